@@ -1,0 +1,3 @@
+from pixiu_cli.cli import main
+
+main()

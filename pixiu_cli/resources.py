@@ -1,0 +1,32 @@
+"""Locate the bundled `prompts/` and `data/` folders.
+
+In a wheel they are copied into `pixiu_cli/_bundled/`; in a source checkout or an
+editable install they sit at the repository top level, next to the package.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+_PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+@cache
+def resource_dir(name: str) -> Path:
+    for candidate in (_PACKAGE_DIR / "_bundled" / name, _PACKAGE_DIR.parent / name):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError(f"pixiu resource folder '{name}' is missing from the installation")
+
+
+def prompts_dir() -> Path:
+    return resource_dir("prompts")
+
+
+def data_dir() -> Path:
+    return resource_dir("data")
+
+
+def read_prompt(relative: str) -> str:
+    return (prompts_dir() / relative).read_text(encoding="utf-8")
