@@ -1,0 +1,58 @@
+"""The composition root: settings → database → client → agent. Shared by the REPL and
+the one-shot commands so both behave the same."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pixiu_cli.agent.loop import Agent
+from pixiu_cli.context.builder import ContextBuilder
+from pixiu_cli.settings import Settings
+from pixiu_cli.store.conversations import ConversationStore
+from pixiu_cli.store.database import open_database
+
+OFFLINE_PLACEHOLDER_KEY = "pixiu-offline"
+
+
+@dataclass
+class App:
+    settings: Settings
+    store: ConversationStore
+    agent: Agent
+    builder: ContextBuilder
+    demo: bool = False
+    _offline_server: object | None = field(default=None, repr=False)
+
+    @property
+    def mode_line(self) -> str:
+        s = self.settings
+        demo = "（演示数据）" if self.demo else ""
+        if s.offline:
+            return f"离线模式{demo}：未设置 API key，回答来自本地离线应答器，不是真实模型。设置 DEEPSEEK_API_KEY 后使用 DeepSeek。"
+        return f"在线{demo}：{s.provider} · 模型 {s.model} · {s.base_url}"
+
+    def close(self) -> None:
+        if self._offline_server is not None:
+            self._offline_server.stop()
+            self._offline_server = None
+        self.store.db.close()
+
+
+def open_app(settings: Settings, *, demo: bool = False) -> App:
+    from pixiu_cli.llm.client import ChatClient
+
+    db = open_database(settings.demo_db_path if demo else settings.db_path)
+    store = ConversationStore(db)
+    server = None
+    if settings.offline:
+        from pixiu_cli.offline.server import OfflineServer
+
+        server = OfflineServer(cache_profile=settings.offline_cache_profile).start()
+        client = ChatClient(base_url=server.base_url, api_key=OFFLINE_PLACEHOLDER_KEY, model=settings.model,
+                            provider="offline", timeout=settings.timeout, max_retries=settings.max_retries)
+    else:
+        client = ChatClient(base_url=settings.base_url, api_key=settings.api_key, model=settings.model,
+                            provider=settings.provider, timeout=settings.timeout, max_retries=settings.max_retries)
+    builder = ContextBuilder(store)
+    agent = Agent(store, client, builder, temperature=settings.temperature)
+    return App(settings=settings, store=store, agent=agent, builder=builder, demo=demo, _offline_server=server)

@@ -1,0 +1,56 @@
+"""Conversation-level slash commands: /help /exit /new /sessions /resume."""
+
+from __future__ import annotations
+
+from pixiu_cli.repl.commands import CommandError, ParsedCommand, registry
+from pixiu_cli.repl.state import ExitRepl, ReplState
+
+
+@registry.command("help", "列出所有命令")
+def help_command(state: ReplState, cmd: ParsedCommand) -> None:
+    rows = [[c.usage, c.summary] for c in registry.all()]
+    state.renderer.table("命令", ["用法", "说明"], rows)
+    state.renderer.dim("Enter 发送；Alt-Enter 或 Ctrl-J 换行；Ctrl-C 中断回复；空输入时连按两次 Ctrl-C 或按 Ctrl-D 退出。")
+
+
+@registry.command("exit", "退出 pixiu")
+def exit_command(state: ReplState, cmd: ParsedCommand) -> None:
+    raise ExitRepl()
+
+
+@registry.command("new", "开始新对话")
+def new_command(state: ReplState, cmd: ParsedCommand) -> None:
+    state.conversation_id = None
+    state.renderer.info("已开始新对话。")
+
+
+@registry.command("sessions", "列出最近的对话", "/sessions [数量]")
+def sessions_command(state: ReplState, cmd: ParsedCommand) -> None:
+    limit = 20
+    if cmd.args:
+        if not cmd.args[0].isdigit() or int(cmd.args[0]) == 0:
+            raise CommandError(f"数量应为正整数：{cmd.args[0]}")
+        limit = int(cmd.args[0])
+    conversations = state.app.store.list_conversations(limit)
+    if not conversations:
+        state.renderer.info("还没有对话。")
+        return
+    rows = [[("* " if c.id == state.conversation_id else "") + str(c.id), c.updated_at[:16].replace("T", " "),
+             str(c.turn_count), c.title or "（无标题）"] for c in conversations]
+    state.renderer.table("最近的对话（/resume ID 继续）", ["ID", "更新时间 (UTC)", "轮数", "标题"], rows)
+
+
+@registry.command("resume", "继续之前的对话", "/resume ID")
+def resume_command(state: ReplState, cmd: ParsedCommand) -> None:
+    if len(cmd.args) != 1 or not cmd.args[0].isdigit():
+        raise CommandError("用法：/resume ID（ID 见 /sessions）")
+    conversation = state.app.store.get_conversation(int(cmd.args[0]))
+    if conversation is None:
+        raise CommandError(f"没有 ID 为 {cmd.args[0]} 的对话，见 /sessions")
+    state.app.store.mark_stale_pending(conversation.id)
+    state.conversation_id = conversation.id
+    state.renderer.info(f"已切换到对话 {conversation.id}：{conversation.title or '（无标题）'}（{conversation.turn_count} 轮）")
+    for turn in state.app.store.turns(conversation.id)[-3:]:
+        state.renderer.dim(f"#{turn.seq} 你：{turn.user_text[:60]}")
+        if turn.reply_text:
+            state.renderer.dim(f"    pixiu：{turn.reply_text[:60]}")

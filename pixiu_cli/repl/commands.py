@@ -1,0 +1,70 @@
+"""The slash-command registry. A command is one registered function with its help text;
+/help and completion are generated from the registry."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+class CommandError(Exception):
+    """Bad use of a command; the message is one line for the user and nothing changed."""
+
+
+@dataclass(frozen=True)
+class SlashCommand:
+    name: str
+    summary: str
+    usage: str
+    handler: Callable
+
+
+@dataclass(frozen=True)
+class ParsedCommand:
+    name: str
+    args: list[str]
+    raw_args: str
+
+
+class CommandRegistry:
+    def __init__(self) -> None:
+        self._commands: dict[str, SlashCommand] = {}
+
+    def command(self, name: str, summary: str, usage: str = ""):
+        def register(handler: Callable) -> Callable:
+            if name in self._commands:
+                raise ValueError(f"slash command /{name} registered twice")
+            self._commands[name] = SlashCommand(name, summary, usage or f"/{name}", handler)
+            return handler
+
+        return register
+
+    def get(self, name: str) -> SlashCommand | None:
+        return self._commands.get(name)
+
+    def all(self) -> list[SlashCommand]:
+        return sorted(self._commands.values(), key=lambda c: c.name)
+
+    def names(self) -> list[str]:
+        return [c.name for c in self.all()]
+
+
+def is_command(line: str) -> bool:
+    return line.lstrip().startswith("/") and not line.lstrip().startswith("//")
+
+
+def parse_command(line: str) -> ParsedCommand:
+    """`/name args…` → name and shell-like args. Unbalanced quotes are a CommandError."""
+    body = line.strip()[1:]
+    name, _, raw_args = body.partition(" ")
+    if not name:
+        raise CommandError("命令为空：输入 /help 查看可用命令")
+    try:
+        args = shlex.split(raw_args)
+    except ValueError:
+        raise CommandError("命令参数的引号不成对") from None
+    return ParsedCommand(name=name.lower(), args=args, raw_args=raw_args.strip())
+
+
+registry = CommandRegistry()

@@ -1,0 +1,68 @@
+"""The read–eval–print loop: slash commands go to the registry, everything else is a turn."""
+
+from __future__ import annotations
+
+from pixiu_cli.render import StatusFigures
+from pixiu_cli.repl import builtin_commands  # noqa: F401  (registers the commands)
+from pixiu_cli.repl.commands import CommandError, is_command, parse_command, registry
+from pixiu_cli.repl.prompt import PROMPT, make_prompt_session
+from pixiu_cli.repl.state import ExitRepl, ReplState
+
+
+def run_command(state: ReplState, line: str) -> None:
+    try:
+        parsed = parse_command(line)
+        command = registry.get(parsed.name)
+        if command is None:
+            raise CommandError(f"未知命令 /{parsed.name}，输入 /help 查看可用命令")
+        command.handler(state, parsed)
+    except CommandError as exc:
+        state.renderer.error(str(exc))
+
+
+def run_chat_turn(state: ReplState, text: str) -> None:
+    conversation_id = state.ensure_conversation()
+    renderer = state.renderer
+    try:
+        with renderer.reply() as stream:
+            result = state.app.agent.run_turn(conversation_id, text, stream)
+    except KeyboardInterrupt:
+        # Ctrl-C outside the stream itself (while saving or assembling context).
+        state.app.store.mark_stale_pending(conversation_id)
+        renderer.info("已中断。")
+        return
+    if result.status == "interrupted":
+        renderer.info("已中断，收到的部分已保存。")
+    elif result.status == "error":
+        renderer.error(result.error or "未知错误")
+    renderer.status(StatusFigures(result.usage.prompt_tokens, result.usage.cache_hit_tokens,
+                                  result.usage.completion_tokens, result.latency_ms, result.calls))
+
+
+def run_repl(state: ReplState, **prompt_io) -> None:
+    session = make_prompt_session(state.app.settings.history_path, registry.names, **prompt_io)
+    armed_exit = False
+    while True:
+        try:
+            line = session.prompt(PROMPT)
+        except KeyboardInterrupt:
+            had_text = bool(session.default_buffer.text.strip())
+            if armed_exit and not had_text:
+                break
+            armed_exit = not had_text
+            if armed_exit:
+                state.renderer.dim("再按一次 Ctrl-C 退出（或按 Ctrl-D）。")
+            continue
+        except EOFError:
+            break
+        armed_exit = False
+        if not line.strip():
+            continue
+        try:
+            if is_command(line):
+                run_command(state, line)
+            else:
+                run_chat_turn(state, line)
+        except ExitRepl:
+            break
+    state.renderer.dim("再见。")

@@ -1,0 +1,24 @@
+"""What the REPL knows between inputs: the app, where output goes, the current conversation."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pixiu_cli.app import App
+from pixiu_cli.render import Renderer
+
+
+class ExitRepl(Exception):
+    pass
+
+
+@dataclass
+class ReplState:
+    app: App
+    renderer: Renderer
+    conversation_id: int | None = None
+
+    def ensure_conversation(self) -> int:
+        if self.conversation_id is None:
+            self.conversation_id = self.app.store.create_conversation(model=self.app.settings.model).id
+        return self.conversation_id

@@ -1,0 +1,135 @@
+"""Settings: command-line flags > PIXIU_* environment > config.toml in the pixiu home > defaults.
+
+`PIXIU_HOME` isolates all state (database, input history, config). The API key is held in
+memory only; it is never written to the database, logs or exports.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DEEPSEEK_BASE_URL = "https://api.deepseek.com"
+# DeepSeek renamed its models in 2026; this is only the default, override with PIXIU_MODEL.
+DEFAULT_DEEPSEEK_MODEL = "deepseek-chat"
+OFFLINE_MODEL = "pixiu-offline"
+
+
+class SettingsError(Exception):
+    """A configuration problem the user can fix; the message is one line."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    home: Path
+    provider: str  # "deepseek" | "openai-compatible" | "offline"
+    base_url: str | None
+    model: str
+    api_key: str | None = field(default=None, repr=False)
+    timeout: float = 60.0
+    max_retries: int = 2
+    temperature: float | None = None
+    offline_cache_profile: str = "deepseek"
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def offline(self) -> bool:
+        return self.provider == "offline"
+
+    @property
+    def db_path(self) -> Path:
+        return self.home / "pixiu.db"
+
+    @property
+    def demo_db_path(self) -> Path:
+        return self.home / "demo.db"
+
+    @property
+    def history_path(self) -> Path:
+        return self.home / "input_history"
+
+    @property
+    def config_path(self) -> Path:
+        return self.home / "config.toml"
+
+
+def default_home() -> Path:
+    env = os.environ.get("PIXIU_HOME")
+    if env:
+        return Path(env).expanduser()
+    return Path.home() / ".pixiu"
+
+
+def _read_config(path: Path) -> tuple[dict, list[str]]:
+    warnings: list[str] = []
+    if not path.exists():
+        return {}, warnings
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise SettingsError(f"配置文件 {path} 格式错误：{exc}") from None
+    if data.get("api_key") and path.stat().st_mode & (stat.S_IRGRP | stat.S_IROTH):
+        warnings.append(f"配置文件 {path} 含 API key 且其他用户可读，建议执行 chmod 600 {path}")
+    return data, warnings
+
+
+def _number(value, name: str, kind):
+    try:
+        return kind(value)
+    except (TypeError, ValueError):
+        raise SettingsError(f"设置 {name} 的值无效：{value!r}") from None
+
+
+def load_settings(
+    *,
+    model: str | None = None,
+    base_url: str | None = None,
+    force_offline: bool = False,
+    home: Path | None = None,
+) -> Settings:
+    home = home or default_home()
+    home.mkdir(parents=True, exist_ok=True)
+    config, warnings = _read_config(home / "config.toml")
+    env = os.environ
+
+    def pick(flag, env_name, config_key, default=None):
+        if flag is not None:
+            return flag
+        if env.get(env_name):
+            return env[env_name]
+        if config.get(config_key) is not None:
+            return config[config_key]
+        return default
+
+    timeout = _number(pick(None, "PIXIU_TIMEOUT", "timeout", 60.0), "timeout", float)
+    max_retries = _number(pick(None, "PIXIU_MAX_RETRIES", "max_retries", 2), "max_retries", int)
+    temperature = pick(None, "PIXIU_TEMPERATURE", "temperature")
+    temperature = None if temperature is None else _number(temperature, "temperature", float)
+    cache_profile = pick(None, "PIXIU_OFFLINE_CACHE_PROFILE", "offline_cache_profile", "deepseek")
+    common = dict(
+        home=home,
+        timeout=timeout,
+        max_retries=max_retries,
+        temperature=temperature,
+        offline_cache_profile=cache_profile,
+        warnings=tuple(warnings),
+    )
+
+    generic_key = pick(None, "PIXIU_API_KEY", "api_key")
+    deepseek_key = env.get("DEEPSEEK_API_KEY") or config.get("deepseek_api_key")
+    chosen_base = pick(base_url, "PIXIU_BASE_URL", "base_url")
+    chosen_model = pick(model, "PIXIU_MODEL", "model")
+
+    if force_offline or not (generic_key or deepseek_key):
+        return Settings(provider="offline", base_url=None, model=chosen_model or OFFLINE_MODEL, **common)
+    if generic_key:
+        base = chosen_base or DEEPSEEK_BASE_URL
+        if base != DEEPSEEK_BASE_URL and not chosen_model:
+            raise SettingsError("使用 PIXIU_BASE_URL 时请用 PIXIU_MODEL 指定模型名（例如 qwen2.5:7b）")
+        return Settings(provider="openai-compatible", base_url=base,
+                        model=chosen_model or DEFAULT_DEEPSEEK_MODEL, api_key=generic_key, **common)
+    return Settings(provider="deepseek", base_url=chosen_base or DEEPSEEK_BASE_URL,
+                    model=chosen_model or DEFAULT_DEEPSEEK_MODEL, api_key=deepseek_key, **common)

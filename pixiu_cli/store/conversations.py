@@ -1,0 +1,236 @@
+"""Conversations, turns and model calls. Every write is its own short transaction, so the
+user's message is on disk before the model is called and a killed process loses nothing
+that was already received."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from sqlite_utils import Database
+
+from pixiu_cli.store.database import write_transaction
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+@dataclass(frozen=True)
+class Conversation:
+    id: int
+    title: str
+    created_at: str
+    updated_at: str
+    model: str | None
+    summary: str | None
+    turn_count: int = 0
+
+
+@dataclass(frozen=True)
+class Turn:
+    id: int
+    conversation_id: int
+    seq: int
+    user_text: str
+    reply_text: str | None
+    status: str
+    error: str | None
+    messages: list[dict]
+    created_at: str
+
+
+@dataclass(frozen=True)
+class Usage:
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cache_hit_tokens: int | None = None
+    cache_miss_tokens: int | None = None
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    id: int
+    turn_id: int
+    conversation_id: int
+    step: int
+    provider: str
+    model: str
+    request_json: str
+    reply_text: str | None
+    reasoning_text: str | None
+    tool_calls_json: str | None
+    finish_reason: str | None
+    status: str
+    error: str | None
+    usage: Usage
+    ttft_ms: float | None
+    latency_ms: float | None
+    started_at: str
+
+    @property
+    def request(self) -> dict:
+        return json.loads(self.request_json)
+
+
+def _turn(row: dict) -> Turn:
+    return Turn(
+        id=row["id"],
+        conversation_id=row["conversation_id"],
+        seq=row["seq"],
+        user_text=row["user_text"],
+        reply_text=row["reply_text"],
+        status=row["status"],
+        error=row["error"],
+        messages=json.loads(row["messages_json"] or "[]"),
+        created_at=row["created_at"],
+    )
+
+
+def _call(row: dict) -> CallRecord:
+    return CallRecord(
+        id=row["id"],
+        turn_id=row["turn_id"],
+        conversation_id=row["conversation_id"],
+        step=row["step"],
+        provider=row["provider"],
+        model=row["model"],
+        request_json=row["request_json"],
+        reply_text=row["reply_text"],
+        reasoning_text=row["reasoning_text"],
+        tool_calls_json=row["tool_calls_json"],
+        finish_reason=row["finish_reason"],
+        status=row["status"],
+        error=row["error"],
+        usage=Usage(row["prompt_tokens"], row["completion_tokens"], row["cache_hit_tokens"],
+                    row["cache_miss_tokens"]),
+        ttft_ms=row["ttft_ms"],
+        latency_ms=row["latency_ms"],
+        started_at=row["started_at"],
+    )
+
+
+class ConversationStore:
+    def __init__(self, db: Database):
+        self.db = db
+
+    # conversations -------------------------------------------------------------
+    def create_conversation(self, title: str = "", model: str | None = None) -> Conversation:
+        stamp = now_iso()
+        with write_transaction(self.db):
+            table = self.db["conversations"]
+            table.insert({"title": title, "created_at": stamp, "updated_at": stamp, "model": model})
+            conv_id = table.last_pk
+        return self.get_conversation(conv_id)
+
+    def get_conversation(self, conversation_id: int) -> Conversation | None:
+        rows = list(self.db.query(
+            "select c.*, (select count(*) from turns t where t.conversation_id = c.id) as turn_count "
+            "from conversations c where c.id = ?", [conversation_id]))
+        if not rows:
+            return None
+        row = rows[0]
+        return Conversation(row["id"], row["title"] or "", row["created_at"], row["updated_at"],
+                            row["model"], row["summary"], row["turn_count"])
+
+    def latest_conversation(self) -> Conversation | None:
+        rows = list(self.db.query("select id from conversations order by updated_at desc, id desc limit 1"))
+        return self.get_conversation(rows[0]["id"]) if rows else None
+
+    def list_conversations(self, limit: int = 20) -> list[Conversation]:
+        rows = self.db.query(
+            "select c.*, (select count(*) from turns t where t.conversation_id = c.id) as turn_count "
+            "from conversations c order by c.updated_at desc, c.id desc limit ?", [limit])
+        return [Conversation(r["id"], r["title"] or "", r["created_at"], r["updated_at"], r["model"],
+                             r["summary"], r["turn_count"]) for r in rows]
+
+    # turns ---------------------------------------------------------------------
+    def start_turn(self, conversation_id: int, user_text: str) -> Turn:
+        """Commit the user's message before any network call."""
+        stamp = now_iso()
+        with write_transaction(self.db):
+            seq = self.db.execute(
+                "select coalesce(max(seq), 0) + 1 from turns where conversation_id = ?",
+                [conversation_id]).fetchone()[0]
+            table = self.db["turns"]
+            table.insert({"conversation_id": conversation_id, "seq": seq, "user_text": user_text,
+                          "status": "pending", "messages_json": "[]", "created_at": stamp})
+            turn_id = table.last_pk
+            self.db.execute(
+                "update conversations set updated_at = ?, title = case when coalesce(title, '') = '' "
+                "then ? else title end where id = ?", [stamp, user_text.strip()[:40], conversation_id])
+        return self.get_turn(turn_id)
+
+    def finish_turn(self, turn_id: int, *, status: str, reply_text: str | None,
+                    messages: list[dict], error: str | None = None) -> None:
+        with write_transaction(self.db):
+            self.db["turns"].update(turn_id, {
+                "status": status, "reply_text": reply_text, "error": error,
+                "messages_json": json.dumps(messages, ensure_ascii=False), "finished_at": now_iso()})
+
+    def get_turn(self, turn_id: int) -> Turn | None:
+        rows = list(self.db.query("select * from turns where id = ?", [turn_id]))
+        return _turn(rows[0]) if rows else None
+
+    def turns(self, conversation_id: int) -> list[Turn]:
+        return [_turn(r) for r in self.db.query(
+            "select * from turns where conversation_id = ? order by seq", [conversation_id])]
+
+    def turn_by_seq(self, conversation_id: int, seq: int) -> Turn | None:
+        rows = list(self.db.query("select * from turns where conversation_id = ? and seq = ?",
+                                  [conversation_id, seq]))
+        return _turn(rows[0]) if rows else None
+
+    def mark_stale_pending(self, conversation_id: int) -> int:
+        """A turn still 'pending' when its conversation is reopened was cut off by a killed process."""
+        with write_transaction(self.db):
+            cursor = self.db.execute(
+                "update turns set status = 'interrupted', error = coalesce(error, '进程在回复过程中退出') "
+                "where conversation_id = ? and status = 'pending'", [conversation_id])
+            self.db.execute("update calls set status = 'interrupted' where conversation_id = ? and "
+                            "status = 'pending'", [conversation_id])
+        return cursor.rowcount
+
+    # calls ---------------------------------------------------------------------
+    def start_call(self, *, turn_id: int, conversation_id: int, step: int, provider: str, model: str,
+                   request_json: str) -> int:
+        with write_transaction(self.db):
+            table = self.db["calls"]
+            table.insert({"turn_id": turn_id, "conversation_id": conversation_id, "step": step,
+                          "provider": provider, "model": model, "request_json": request_json,
+                          "status": "pending", "started_at": now_iso()})
+            return table.last_pk
+
+    def finish_call(self, call_id: int, *, status: str, reply_text: str, reasoning_text: str,
+                    tool_calls: list[dict], finish_reason: str | None, usage: Usage,
+                    ttft_ms: float | None, latency_ms: float | None, error: str | None = None,
+                    request_json: str | None = None) -> None:
+        values = {
+            "status": status, "reply_text": reply_text, "reasoning_text": reasoning_text or None,
+            "tool_calls_json": json.dumps(tool_calls, ensure_ascii=False) if tool_calls else None,
+            "finish_reason": finish_reason, "error": error,
+            "prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens,
+            "cache_hit_tokens": usage.cache_hit_tokens, "cache_miss_tokens": usage.cache_miss_tokens,
+            "ttft_ms": ttft_ms, "latency_ms": latency_ms, "finished_at": now_iso(),
+        }
+        if request_json is not None:
+            values["request_json"] = request_json
+        with write_transaction(self.db):
+            self.db["calls"].update(call_id, values)
+
+    def calls_for_turn(self, turn_id: int) -> list[CallRecord]:
+        return [_call(r) for r in self.db.query(
+            "select * from calls where turn_id = ? order by step, id", [turn_id])]
+
+    def calls_for_conversation(self, conversation_id: int) -> list[CallRecord]:
+        return [_call(r) for r in self.db.query(
+            "select * from calls where conversation_id = ? order by id", [conversation_id])]
+
+    def last_call(self, conversation_id: int | None = None) -> CallRecord | None:
+        if conversation_id is None:
+            rows = list(self.db.query("select * from calls order by id desc limit 1"))
+        else:
+            rows = list(self.db.query("select * from calls where conversation_id = ? order by id desc limit 1",
+                                      [conversation_id]))
+        return _call(rows[0]) if rows else None

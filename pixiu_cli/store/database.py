@@ -1,0 +1,68 @@
+"""Opening the one SQLite file: WAL for concurrent readers, a busy timeout so two pixiu
+processes wait for each other instead of failing, and pending migrations applied."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from sqlite_utils import Database
+
+from pixiu_cli.store.schema import migrations
+
+BUSY_TIMEOUT_MS = 15_000
+
+
+class StoreError(Exception):
+    """The database cannot be used; the message is one line for the user."""
+
+
+def _apply_migrations(db: Database) -> None:
+    # Two processes may open a fresh file at once; the loser of the race sees the
+    # winner's tables ("already exists") and simply re-reads what is pending.
+    for attempt in range(5):
+        if not migrations.pending(db):
+            return
+        try:
+            migrations.apply(db)
+            return
+        except sqlite3.OperationalError:
+            if attempt == 4:
+                raise
+            time.sleep(0.05 * (attempt + 1))
+
+
+def open_database(path: Path) -> Database:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
+        conn.isolation_level = None  # autocommit; every write goes through write_transaction()
+        db = Database(conn)
+        db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        db.execute("PRAGMA journal_mode = WAL")
+        db.execute("PRAGMA synchronous = NORMAL")
+        db.execute("PRAGMA foreign_keys = ON")
+        _apply_migrations(db)
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(f"无法打开数据库 {path}：{exc}") from None
+    return db
+
+
+@contextmanager
+def write_transaction(db: Database) -> Iterator[Database]:
+    """BEGIN IMMEDIATE takes the write lock up front, so a second pixiu process waits on the
+    busy timeout instead of failing a read-then-write upgrade with "database is locked"."""
+    if db.conn.in_transaction:
+        with db.atomic():
+            yield db
+        return
+    db.conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield db
+    except BaseException:
+        db.conn.rollback()
+        raise
+    db.conn.execute("COMMIT")
