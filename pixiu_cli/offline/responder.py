@@ -1,0 +1,162 @@
+"""The deterministic offline responder: what a user without an API key chats with.
+
+It answers only from what the request contains, always says it is offline, echoes the
+real question (the last user message) and summarises the context it can see. The same
+request always gets the same reply.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .script import ScriptedReply
+from .template import SYSTEM_ROLES, content_text
+
+CONTEXT_MARKER = "[上下文信息]"
+OFFLINE_NOTICE = (
+    "（离线模式：未配置 API key，以下回答由本地离线应答器根据本次请求内容生成，不是真实模型）"
+)
+QUESTION_LIMIT = 300
+
+_HEADING = re.compile(r"^\s*(?:#{1,6}\s+(?P<md>.+?)|【(?P<cn>[^】]+)】.*?)\s*$")
+_ITEM = re.compile(r"^\s*(?:[-*•·]|\d+[.、)）])\s*\S")
+
+
+@dataclass
+class ContextSummary:
+    sections: list[tuple[str, int]] = field(default_factory=list)
+    loose_items: int = 0
+
+    @property
+    def items(self) -> int:
+        return self.loose_items + sum(count for _, count in self.sections)
+
+
+def summarise_context(text: str) -> ContextSummary:
+    """Section headings (``## …`` or ``【…】``) of a context block and items under each."""
+    summary = ContextSummary()
+    for line in text.splitlines():
+        heading = _HEADING.match(line)
+        if heading:
+            name = (heading.group("md") or heading.group("cn") or "").strip()
+            summary.sections.append((name, 0))
+        elif _ITEM.match(line):
+            if summary.sections:
+                name, count = summary.sections[-1]
+                summary.sections[-1] = (name, count + 1)
+            else:
+                summary.loose_items += 1
+    return summary
+
+
+def _is_context(message: Mapping[str, Any]) -> bool:
+    return message.get("role") == "user" and content_text(message.get("content")).lstrip().startswith(
+        CONTEXT_MARKER
+    )
+
+
+def _quote(text: str) -> str:
+    text = text.strip()
+    if len(text) > QUESTION_LIMIT:
+        return f"{text[:QUESTION_LIMIT]}…（共 {len(text)} 字）"
+    return text
+
+
+def respond(request: Mapping[str, Any]) -> ScriptedReply:
+    messages = [m for m in request.get("messages") or [] if isinstance(m, Mapping)]
+    conversation = [m for m in messages if m.get("role") not in SYSTEM_ROLES]
+
+    # The trailing run of user messages is this turn; before it is the history.
+    start = len(conversation)
+    while start > 0 and conversation[start - 1].get("role") == "user":
+        start -= 1
+    history, current = conversation[:start], conversation[start:]
+
+    # In a tool loop the turn ends with tool results; the question is still the last
+    # user message.
+    tool_results: list[Mapping[str, Any]] = []
+    if not current:
+        last_user = max((i for i, m in enumerate(history) if m.get("role") == "user"), default=-1)
+        if last_user >= 0:
+            start = last_user
+            while start > 0 and history[start - 1].get("role") == "user":
+                start -= 1
+            current = history[start : last_user + 1]
+            tool_results = [m for m in history[last_user + 1 :] if m.get("role") == "tool"]
+            history = history[:start]
+
+    question_message = current[-1] if current else None
+    context_messages = [m for m in current if _is_context(m)]
+    if question_message is None:
+        question = ""
+    elif _is_context(question_message):
+        question = ""
+    else:
+        question = content_text(question_message.get("content"))
+
+    earlier_turns = sum(1 for m in history if m.get("role") == "user" and not _is_context(m))
+    old_blocks = sum(1 for m in history if _is_context(m))
+
+    lines = [OFFLINE_NOTICE, ""]
+    if question.strip():
+        lines.append(f"你的问题是：「{_quote(question)}」")
+    else:
+        lines.append("本次请求中没有找到你的问题（最后一条用户消息为空或只是 [上下文信息]）。")
+    lines += ["", "本次请求中我能看到："]
+
+    system_text = "\n\n".join(
+        content_text(m.get("content")) for m in messages if m.get("role") in SYSTEM_ROLES
+    )
+    system_count = sum(1 for m in messages if m.get("role") in SYSTEM_ROLES)
+    if system_count:
+        lines.append(f"- 系统提示：{system_count} 条，共 {len(system_text)} 字")
+    else:
+        lines.append("- 系统提示：无")
+
+    tools = request.get("tools") or []
+    names = [
+        str((t.get("function") or {}).get("name", "")) for t in tools if isinstance(t, Mapping)
+    ]
+    if names:
+        lines.append(f"- 可用工具：{len(names)} 个（{'、'.join(n for n in names if n)}）")
+    else:
+        lines.append("- 可用工具：无")
+
+    history_line = f"- 历史对话：{earlier_turns} 轮"
+    if old_blocks:
+        history_line += f"（其中保留了 {old_blocks} 个旧的 [上下文信息] 块）"
+    lines.append(history_line)
+
+    if context_messages:
+        for block in context_messages:
+            summary = summarise_context(content_text(block.get("content")))
+            lines.append(
+                f"- [上下文信息]：{len(summary.sections)} 个部分，共 {summary.items} 条"
+            )
+            for name, count in summary.sections:
+                lines.append(f"  - {name}：{count} 条")
+    else:
+        lines.append("- [上下文信息]：本轮没有附带")
+
+    if tool_results:
+        call_names = {}
+        for message in messages:
+            for call in message.get("tool_calls") or []:
+                if isinstance(call, Mapping):
+                    call_names[call.get("id")] = (call.get("function") or {}).get("name", "")
+        described = "、".join(
+            f"{call_names.get(m.get('tool_call_id')) or m.get('tool_call_id') or '未知工具'}"
+            f"（{len(content_text(m.get('content')))} 字）"
+            for m in tool_results
+        )
+        lines.append(f"- 工具结果：{len(tool_results)} 条（{described}）")
+
+    lines += [
+        "",
+        "离线应答器不会分析行情，也不会给出投资建议。"
+        "设置 DEEPSEEK_API_KEY（或 PIXIU_API_KEY）后即可与真实模型对话。",
+    ]
+    return ScriptedReply(text="\n".join(lines))
