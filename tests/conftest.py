@@ -1,0 +1,57 @@
+"""Shared fixtures: a real offline server on loopback, an isolated PIXIU_HOME, and a way to
+run the real `pixiu` command (in a pipe or a pseudo-terminal) against that server."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from pixiu_cli.offline.server import OfflineServer
+
+# A key-shaped secret planted in the environment; tests grep every artefact for it.
+PLANTED_KEY = "sk-pixiutest" + "0123456789abcdef" * 2
+PIXIU_BIN = str(Path(sys.executable).with_name("pixiu"))
+
+
+@pytest.fixture(scope="session")
+def _server_deepseek():
+    server = OfflineServer(cache_profile="deepseek").start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def server(_server_deepseek):
+    _server_deepseek.reset()
+    yield _server_deepseek
+    _server_deepseek.reset()
+
+
+@pytest.fixture
+def pixiu_home(tmp_path) -> Path:
+    home = tmp_path / "pixiu-home"
+    home.mkdir()
+    return home
+
+
+def clean_env(home: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("PIXIU_") and k not in ("DEEPSEEK_API_KEY", "OPENAI_API_KEY")}
+    env.update({"PIXIU_HOME": str(home), "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8", "LANG": "C.UTF-8"})
+    env.update(extra)
+    return env
+
+
+@pytest.fixture
+def online_env(server, pixiu_home):
+    """pixiu pointed at the test's server as if it were a real provider, with a planted key."""
+    return clean_env(pixiu_home, PIXIU_API_KEY=PLANTED_KEY, PIXIU_BASE_URL=server.base_url,
+                     PIXIU_MODEL="deepseek-test", PIXIU_MAX_RETRIES="0")
+
+
+@pytest.fixture
+def offline_env(pixiu_home):
+    return clean_env(pixiu_home)

@@ -1,0 +1,106 @@
+"""The store and the agent's turn bookkeeping, on a real SQLite file and the real server."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+
+from pixiu_cli.agent.loop import Agent
+from pixiu_cli.context.builder import ContextBuilder, system_prompt
+from pixiu_cli.llm.client import ChatClient
+from pixiu_cli.offline.script import Fault, ScriptedReply
+from pixiu_cli.store.conversations import ConversationStore
+from pixiu_cli.store.database import open_database
+from pixiu_cli.store.schema import migrations
+from tests.conftest import PLANTED_KEY
+
+
+def make_agent(server, db_path, retries=0):
+    store = ConversationStore(open_database(db_path))
+    client = ChatClient(base_url=server.base_url, api_key=PLANTED_KEY, model="deepseek-test",
+                        provider="deepseek", timeout=5, max_retries=retries)
+    return Agent(store, client, ContextBuilder(store)), store
+
+
+def test_migrations_are_idempotent_and_wal(tmp_path):
+    path = tmp_path / "p.db"
+    db = open_database(path)
+    assert migrations.pending(db) == []
+    db.close()
+    db = open_database(path)  # reopening applies nothing and keeps data
+    assert db.execute("pragma journal_mode").fetchone()[0] == "wal"
+    assert {"conversations", "turns", "calls"} <= set(db.table_names())
+
+
+def test_user_message_is_committed_before_the_model_answers(server, tmp_path):
+    agent, store = make_agent(server, tmp_path / "p.db")
+    conversation = store.create_conversation()
+    server.enqueue(ScriptedReply(text="慢慢地回答" * 5, chunk_chars=1, chunk_delay=0.05))
+    worker = threading.Thread(target=agent.run_turn, args=(conversation.id, "茅台怎么看"))
+    worker.start()
+    seen = None
+    other = sqlite3.connect(tmp_path / "p.db")
+    deadline = time.time() + 5
+    while time.time() < deadline and seen is None:
+        rows = other.execute("select user_text, status from turns").fetchall()
+        seen = rows[0] if rows and not server.requests == [] else None
+        time.sleep(0.01)
+    worker.join()
+    assert seen == ("茅台怎么看", "pending")  # visible to another connection mid-reply
+    assert other.execute("select status, reply_text from turns").fetchone() == ("complete", "慢慢地回答" * 5)
+
+
+def test_turn_history_and_exact_requests(server, tmp_path):
+    agent, store = make_agent(server, tmp_path / "p.db")
+    conversation = store.create_conversation()
+    server.enqueue(ScriptedReply(text="第一答"), ScriptedReply(text="第二答"))
+    first = agent.run_turn(conversation.id, "第一问")
+    second = agent.run_turn(conversation.id, "第二问")
+    assert (first.seq, second.seq) == (1, 2)
+    call = store.last_call(conversation.id)
+    sent = json.loads(call.request_json)
+    assert [m["role"] for m in sent["messages"]] == ["system", "user", "assistant", "user"]
+    assert sent["messages"][0]["content"] == system_prompt()
+    assert sent["messages"][1:3] == [{"role": "user", "content": "第一问"}, {"role": "assistant", "content": "第二答"[:0] + "第一答"}]
+    assert call.request_json.encode() == server.requests[-1].body_bytes
+    assert call.usage.cache_hit_tokens is not None and call.usage.cache_hit_tokens > 0
+    assert second.usage.prompt_tokens == call.usage.prompt_tokens
+
+
+def test_error_turn_is_marked_and_skipped_in_history(server, tmp_path):
+    agent, store = make_agent(server, tmp_path / "p.db")
+    conversation = store.create_conversation()
+    server.inject(Fault("http_error", status=500))
+    failed = agent.run_turn(conversation.id, "会失败的问题")
+    assert failed.status == "error" and "500" in failed.error
+    server.enqueue(ScriptedReply(text="恢复了"))
+    ok = agent.run_turn(conversation.id, "再问一次")
+    assert ok.status == "complete" and ok.reply == "恢复了"
+    turns = store.turns(conversation.id)
+    assert [t.status for t in turns] == ["error", "complete"]
+    assert turns[0].user_text == "会失败的问题"
+    roles = [m["role"] for m in store.last_call(conversation.id).request["messages"]]
+    assert roles == ["system", "user"]  # no dangling user message from the failed turn
+
+
+def test_mid_stream_drop_keeps_partial_reply(server, tmp_path):
+    agent, store = make_agent(server, tmp_path / "p.db")
+    conversation = store.create_conversation()
+    server.enqueue(ScriptedReply(text="部分内容然后断开", chunk_chars=2, fault=Fault("drop_stream", after_chunks=2)))
+    result = agent.run_turn(conversation.id, "问题")
+    assert result.status == "error" and result.reply
+    turn = store.turns(conversation.id)[0]
+    assert turn.reply_text == result.reply and turn.messages[-1] == {"role": "assistant", "content": result.reply}
+
+
+def test_key_never_reaches_the_database(server, tmp_path):
+    agent, store = make_agent(server, tmp_path / "p.db")
+    conversation = store.create_conversation()
+    server.inject(Fault("http_error", status=401))
+    agent.run_turn(conversation.id, "一")
+    agent.run_turn(conversation.id, "二")
+    store.db.close()
+    for path in tmp_path.glob("p.db*"):
+        assert PLANTED_KEY.encode() not in path.read_bytes()
