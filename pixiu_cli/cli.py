@@ -175,7 +175,9 @@ def main() -> None:
     from pixiu_cli.store.database import StoreError
 
     try:
-        app(standalone_mode=False)
+        code = app(standalone_mode=False)
+        if isinstance(code, int) and code:
+            sys.exit(code)
     except (CliError, SettingsError, StoreError) as exc:
         _renderer().error(str(exc))
         sys.exit(1)

@@ -52,5 +52,6 @@ def make_prompt_session(history_path: Path, command_names: Callable[[], Iterable
         complete_while_typing=True,
         prompt_continuation=lambda width, line_number, is_soft_wrap: " " * (width - 2) + "… ",
         enable_history_search=False,
+        reserve_space_for_menu=4,
         **io,
     )

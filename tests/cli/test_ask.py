@@ -1,0 +1,91 @@
+"""`pixiu ask` and friends as a user runs them: the real console script in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+
+from pixiu_cli.offline.script import Fault, ScriptedReply
+from tests.conftest import PIXIU_BIN, PLANTED_KEY
+
+
+def pixiu(env, *args, input_bytes=None, timeout=60):
+    return subprocess.run([PIXIU_BIN, *args], env=env, input=input_bytes, capture_output=True, timeout=timeout)
+
+
+def test_ask_json_shape_online(server, online_env):
+    server.enqueue(ScriptedReply(text="茅台是白酒龙头。"))
+    done = pixiu(online_env, "ask", "--json", "茅台怎么样")
+    assert done.returncode == 0, done.stderr.decode()
+    out = json.loads(done.stdout)
+    assert out["reply"] == "茅台是白酒龙头。" and out["status"] == "complete"
+    assert set(out["usage"]) == {"prompt_tokens", "completion_tokens", "cache_hit_tokens", "cache_miss_tokens"}
+    assert out["usage"]["prompt_tokens"] > 0 and out["usage"]["cache_hit_tokens"] == 0
+    assert isinstance(out["conversation_id"], int) and isinstance(out["turn_id"], int)
+
+
+def test_ask_continue_and_conversation(server, online_env):
+    server.enqueue(ScriptedReply(text="一"), ScriptedReply(text="二"), ScriptedReply(text="三"))
+    first = json.loads(pixiu(online_env, "ask", "--json", "第一问").stdout)
+    second = json.loads(pixiu(online_env, "ask", "--json", "--continue", "第二问").stdout)
+    assert second["conversation_id"] == first["conversation_id"]
+    assert second["usage"]["cache_hit_tokens"] > 0  # same prefix as the first call
+    third = json.loads(pixiu(online_env, "ask", "--json", "--conversation", str(first["conversation_id"]), "第三问").stdout)
+    assert third["conversation_id"] == first["conversation_id"]
+    roles = [m["role"] for m in server.requests[-1].json["messages"]]
+    assert roles == ["system", "user", "assistant", "user", "assistant", "user"]
+
+
+def test_ask_reads_stdin_and_streams_plain_text(server, online_env):
+    server.enqueue(ScriptedReply(text="来自标准输入的回答"))
+    done = pixiu(online_env, "ask", "-", input_bytes="多行\n问题".encode())
+    assert done.returncode == 0
+    assert done.stdout.decode().strip() == "来自标准输入的回答"
+    assert server.requests[-1].json["messages"][-1]["content"] == "多行\n问题"
+
+
+def test_ask_rejects_invalid_utf8_and_empty(online_env):
+    done = pixiu(online_env, "ask", "-", input_bytes=b"\xff\xfe\xfa")
+    assert done.returncode == 1 and "UTF-8" in done.stderr.decode()
+    done = pixiu(online_env, "ask", "   ")
+    assert done.returncode == 1 and "为空" in done.stderr.decode()
+
+
+def test_ask_unknown_conversation_is_one_line(online_env):
+    done = pixiu(online_env, "ask", "--conversation", "999", "hi")
+    assert done.returncode == 1
+    assert done.stderr.decode().count("\n") == 1 and "999" in done.stderr.decode()
+
+
+def test_provider_error_is_one_line_and_turn_kept(server, online_env, pixiu_home):
+    server.inject(Fault("http_error", status=402))
+    done = pixiu(online_env, "ask", "你好")
+    err = done.stderr.decode()
+    assert done.returncode == 1 and "余额" in err and "Traceback" not in err and PLANTED_KEY not in err
+    db = sqlite3.connect(pixiu_home / "pixiu.db")
+    assert db.execute("select user_text, status from turns").fetchall() == [("你好", "error")]
+
+
+def test_bad_flag_is_a_usage_error(online_env):
+    done = pixiu(online_env, "ask", "--nope", "x")
+    assert done.returncode == 2 and "--nope" in done.stderr.decode() and "Traceback" not in done.stderr.decode()
+
+
+def test_offline_mode_without_key(offline_env):
+    done = pixiu(offline_env, "ask", "--json", "我的仓位配比怎么样")
+    assert done.returncode == 0, done.stderr.decode()
+    out = json.loads(done.stdout)
+    assert out["offline"] is True and "离线" in out["reply"] and "仓位配比" in out["reply"]
+
+
+def test_help_does_not_import_openai(offline_env):
+    code = ("import sys; sys.argv=['pixiu','--help']\n"
+            "from pixiu_cli.cli import main\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "assert 'openai' not in sys.modules, 'openai imported'\n"
+            "assert 'prompt_toolkit' not in sys.modules\nprint('LAZY-OK')")
+    done = subprocess.run([sys.executable, "-c", code], env=offline_env, capture_output=True, timeout=30)
+    assert b"LAZY-OK" in done.stdout, done.stderr.decode()
+    assert "ask" in done.stdout.decode()
