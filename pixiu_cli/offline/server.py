@@ -280,31 +280,26 @@ class _Handler(BaseHTTPRequestHandler):
         )
 
     def _control(self, route: str, body: bytes) -> None:
-        server_state = self.state
+        state = self.state
         if route == "/_pixiu/reset":
-            _reset(server_state)
+            _reset(state)
             self._send_json(200, {"ok": True})
             return
+        parse = ScriptedReply.from_dict if route == "/_pixiu/script" else Fault.from_dict
         try:
             payload = json.loads(body or b"null")
             if isinstance(payload, dict):
                 payload = [payload]
             if not isinstance(payload, list):
                 raise ValueError("expected a JSON list")
-            if route == "/_pixiu/script":
-                replies = [ScriptedReply.from_dict(item) for item in payload]
-            else:
-                faults = [Fault.from_dict(item) for item in payload]
+            items = [parse(item) for item in payload]
         except (ValueError, TypeError) as exc:
             self._send_error_json(400, f"bad control payload: {exc}")
             return
-        with server_state.lock:
-            if route == "/_pixiu/script":
-                server_state.replies.extend(replies)
-                pending = len(server_state.replies)
-            else:
-                server_state.faults.extend(faults)
-                pending = len(server_state.faults)
+        with state.lock:
+            queue = state.replies if route == "/_pixiu/script" else state.faults
+            queue.extend(items)
+            pending = len(queue)
         self._send_json(200, {"ok": True, "pending": pending})
 
     def _chat(self, body: bytes) -> None:

@@ -277,3 +277,15 @@ def test_restartable_and_context_manager():
         assert server.base_url == f"http://127.0.0.1:{port}/v1"
     with pytest.raises(RuntimeError):
         _ = server.port
+
+
+def test_client_closing_a_slow_stream_leaves_the_server_healthy(offline, client):
+    offline.enqueue(ScriptedReply(text="很慢的回答" * 20, chunk_chars=1, chunk_delay=0.02), "下一条")
+    stream = client.chat.completions.create(model=MODEL, messages=HELLO, stream=True)
+    for count, _ in enumerate(stream, start=1):
+        if count == 3:
+            break
+    stream.close()  # what the REPL does on Ctrl-C
+    start = time.monotonic()
+    assert client.chat.completions.create(model=MODEL, messages=HELLO).choices[0].message.content == "下一条"
+    assert time.monotonic() - start < 1.0
