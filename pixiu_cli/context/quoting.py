@@ -1,0 +1,119 @@
+"""Quote stored text (notes, news, reports) as data inside the `[上下文信息]` block.
+
+Stored text is written by users, news feeds or earlier model output; it must not be able
+to close the block, forge a section or a chat role, or smuggle invisible characters.
+`quote_data` is total (any `str`, including lone surrogates) and applies, in order:
+
+1. Lone surrogates become U+FFFD (so the result always encodes as UTF-8).
+2. Look-alikes are folded with NFKC, character by character, so the later rules see
+   through them: the half-width/full-width forms block (``［`` → ``[``, ``｜`` → ``|``,
+   ``＜`` → ``<``, ``｢`` → ``「``, ``６`` → ``6``) except the everyday Chinese punctuation
+   ``，！？：；（）％～￥`` which is kept; small, vertical and CJK compatibility forms
+   (``﹝``, ``︰`` …); Kangxi radicals (``⽂`` → ``文``); CJK compatibility ideographs;
+   mathematical alphanumerics (``𝐬𝐲𝐬`` → ``sys``). Everything else is kept as written
+   (``……``, ``①``, ``℃`` stay).
+3. Split into lines on every line boundary `str.splitlines` knows (``\\n``, ``\\r``,
+   ``\\v``, ``\\f``, ``\\x1c``–``\\x1e``, ``\\x85``, U+2028, U+2029).
+4. In each line: tab → space; every other control (Cc) and format (Cf: zero-width,
+   bidi overrides, BOM, soft hyphen …) character is removed; surrounding whitespace is
+   stripped; empty lines are dropped.
+5. Line starts that imitate structure are defused: leading ``#`` characters become
+   ``＃`` (no Markdown/section header), and a leading role label — ``system``, ``user``,
+   ``assistant``, ``human``, ``ai``, ``tool``, ``developer``, ``function``, 系统, 用户, 助手,
+   助理 — followed by ``:`` or ``：`` keeps its text but its colon becomes ``∶`` (U+2236).
+6. The lines are joined with `` ↵ `` into a single line.
+7. Markers are defused anywhere in the text:
+   * a ``[`` or ``]`` touching ``上下文信息`` (spaces, ``/`` and ``／`` allowed between) becomes
+     ``〔``/``〕``, so ``[上下文信息]`` and ``[/上下文信息]`` cannot appear;
+   * every ``【`` / ``】`` becomes ``〔`` / ``〕`` (our section headers use 【…】);
+   * chat-template tokens: every ``<|`` becomes ``‹|`` and every ``|>`` becomes ``|›``
+     (covers ``<|im_start|>``, ``<|endoftext|>`` and DeepSeek's ``<｜User｜>`` once folded);
+     tags ``<think>``, ``</think>``, ``<s>``, ``</s>``, ``<system>``, ``<user>``,
+     ``<assistant>``, ``<tool>`` (any case, optional ``/``) get ``‹ ›`` instead of ``< >``;
+     ``[INST]``/``[/INST]``/``<<SYS>>``/``<</SYS>>`` get ``〔 〕``/``‹‹ ››``;
+   * the quote marks themselves: ``「`` → ``『`` and ``」`` → ``』``.
+8. The result is wrapped in ``「`` … ``」``.
+
+Instructions inside stored text ("忽略以上指令…") stay readable, but only as quoted data.
+The output never contains a line break, a control character, ``[上下文信息]`` or
+``[/上下文信息]``. It is not meant to be idempotent.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+LINE_JOINER = " ↵ "
+OPEN_QUOTE = "「"
+CLOSE_QUOTE = "」"
+
+_SURROGATES = re.compile("[\ud800-\udfff]")
+_KEEP = frozenset("，！？：；（）％～￥")
+_FOLD_RANGES = (
+    (0xFE10, 0xFE1F),  # vertical forms
+    (0xFE30, 0xFE4F),  # CJK compatibility forms
+    (0xFE50, 0xFE6F),  # small form variants
+    (0xFF00, 0xFFEF),  # half-width and full-width forms
+    (0x2F00, 0x2FDF),  # Kangxi radicals
+    (0xF900, 0xFAFF),  # CJK compatibility ideographs
+    (0x2F800, 0x2FA1F),  # CJK compatibility ideographs supplement
+    (0x1D400, 0x1D7FF),  # mathematical alphanumeric symbols
+)
+_LEADING_HASHES = re.compile(r"^#+")
+_ROLE_LABEL = re.compile(
+    r"^((?:system|user|assistant|human|ai|tool|developer|function|系统|用户|助手|助理)\s*)[:：]",
+    re.IGNORECASE,
+)
+_BLOCK_OPEN = re.compile(r"\[(?=[\s/／]*上下文信息)")
+_BLOCK_CLOSE = re.compile(r"(?<=上下文信息)(\s*)\]")
+_TEMPLATE_TAG = re.compile(r"<(\s*/?\s*(?:think|s|system|user|assistant|tool)\s*)>", re.IGNORECASE)
+_INST = re.compile(r"\[(\s*/?\s*INST\s*)\]", re.IGNORECASE)
+_SYS = re.compile(r"<<(\s*/?\s*SYS\s*)>>", re.IGNORECASE)
+_TRANSLATE = str.maketrans({"【": "〔", "】": "〕", "「": "『", "」": "』"})
+
+
+def _fold_char(ch: str) -> str:
+    if ch in _KEEP:
+        return ch
+    cp = ord(ch)
+    for low, high in _FOLD_RANGES:
+        if low <= cp <= high:
+            return unicodedata.normalize("NFKC", ch)
+    return ch
+
+
+def _clean_line(line: str) -> str:
+    chars = []
+    for ch in line:
+        if ch == "\t":
+            chars.append(" ")
+        elif unicodedata.category(ch) in ("Cc", "Cf"):
+            continue
+        else:
+            chars.append(ch)
+    return "".join(chars).strip()
+
+
+def _defuse_line_start(line: str) -> str:
+    line = _LEADING_HASHES.sub(lambda m: "＃" * len(m.group()), line)
+    return _ROLE_LABEL.sub(lambda m: m.group(1) + "∶", line)
+
+
+def _defuse_markers(text: str) -> str:
+    text = _BLOCK_OPEN.sub("〔", text)
+    text = _BLOCK_CLOSE.sub(lambda m: m.group(1) + "〕", text)
+    text = text.replace("<|", "‹|").replace("|>", "|›")
+    text = _TEMPLATE_TAG.sub(lambda m: f"‹{m.group(1)}›", text)
+    text = _INST.sub(lambda m: f"〔{m.group(1)}〕", text)
+    text = _SYS.sub(lambda m: f"‹‹{m.group(1)}››", text)
+    return text.translate(_TRANSLATE)
+
+
+def quote_data(text: str) -> str:
+    """Render stored text as one quoted, inert line: 「…」. See the module docstring."""
+    text = _SURROGATES.sub("\ufffd", text)
+    text = "".join(map(_fold_char, text))
+    lines = (_clean_line(line) for line in text.splitlines())
+    body = LINE_JOINER.join(_defuse_line_start(line) for line in lines if line)
+    return OPEN_QUOTE + _defuse_markers(body) + CLOSE_QUOTE
