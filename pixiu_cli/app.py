@@ -8,7 +8,9 @@ from dataclasses import dataclass, field
 from pixiu_cli.agent.loop import Agent
 from pixiu_cli.context.builder import ContextBuilder
 from pixiu_cli.settings import Settings
+from pixiu_cli.context.memory import MemoryLimits
 from pixiu_cli.store.conversations import ConversationStore
+from pixiu_cli.store.domain import DomainStore
 from pixiu_cli.store.database import open_database
 
 OFFLINE_PLACEHOLDER_KEY = "pixiu-offline"
@@ -53,6 +55,6 @@ def open_app(settings: Settings, *, demo: bool = False) -> App:
     else:
         client = ChatClient(base_url=settings.base_url, api_key=settings.api_key, model=settings.model,
                             provider=settings.provider, timeout=settings.timeout, max_retries=settings.max_retries)
-    builder = ContextBuilder(store)
+    builder = ContextBuilder(store, DomainStore(db), MemoryLimits.from_mapping(settings.context))
     agent = Agent(store, client, builder, temperature=settings.temperature)
     return App(settings=settings, store=store, agent=agent, builder=builder, demo=demo, _offline_server=server)

@@ -33,6 +33,7 @@ class Settings:
     max_retries: int = 2
     temperature: float | None = None
     offline_cache_profile: str = "deepseek"
+    context: dict = field(default_factory=dict)  # [context] windows, limits and budget
     warnings: tuple[str, ...] = ()
 
     @property
@@ -83,6 +84,22 @@ def _number(value, name: str, kind):
         raise SettingsError(f"设置 {name} 的值无效：{value!r}") from None
 
 
+def _context_table(config: dict) -> dict:
+    table = config.get("context", {})
+    if not isinstance(table, dict):
+        raise SettingsError("config.toml 的 [context] 应为表")
+    from pixiu_cli.context.memory import MemoryLimits
+
+    try:
+        MemoryLimits.from_mapping(table)
+    except (TypeError, ValueError):
+        raise SettingsError(f"config.toml 的 [context] 有无效的值：{table}") from None
+    unknown = set(table) - set(MemoryLimits.__dataclass_fields__)
+    if unknown:
+        raise SettingsError(f"config.toml 的 [context] 有未知设置：{', '.join(sorted(unknown))}")
+    return table
+
+
 def load_settings(
     *,
     model: str | None = None,
@@ -115,6 +132,7 @@ def load_settings(
         max_retries=max_retries,
         temperature=temperature,
         offline_cache_profile=cache_profile,
+        context=_context_table(config),
         warnings=tuple(warnings),
     )
 

@@ -8,7 +8,7 @@ import json
 from dataclasses import dataclass
 from typing import Protocol
 
-from pixiu_cli.context.builder import ContextBuilder
+from pixiu_cli.context.builder import BuiltMessages, ContextBuilder
 from pixiu_cli.llm.types import CallOutcome, ChatRequest, LLMError
 from pixiu_cli.store.conversations import ConversationStore, Usage
 
@@ -52,6 +52,19 @@ def sum_usage(usages: list[Usage]) -> Usage:
                  total("cache_miss_tokens"))
 
 
+def context_summary_json(built: BuiltMessages) -> str | None:
+    """What /context shows about the dynamic block, stored beside the exact request."""
+    block = built.context_block
+    if block is None:
+        return None
+    return json.dumps({
+        "intent": built.intent.value, "symbols": built.symbols, "tokens": block.tokens, "budget": block.budget,
+        "omitted": block.omitted, "memory_ids": block.memory_ids,
+        "sections": [{"key": s.key, "title": s.title, "tokens": s.tokens, "items": s.items,
+                      "memory_ids": list(s.memory_ids)} for s in block.stats()],
+    }, ensure_ascii=False)
+
+
 class Agent:
     def __init__(self, store: ConversationStore, client, builder: ContextBuilder, *,
                  temperature: float | None = None, max_steps: int = 8):
@@ -67,6 +80,9 @@ class Agent:
         built = self.builder.build_messages(conversation_id, user_text, before_seq=turn.seq)
         messages = list(built.messages)
         added = messages[1 + built.history_count:]
+        context_json = context_summary_json(built)
+        self.builder.domain.count_injection(
+            [int(m.split(":")[1]) for m in built.memory_ids if m.startswith("note:")])
         usages: list[Usage] = []
         latency = 0.0
         status, error, reply = "complete", None, ""
@@ -76,7 +92,8 @@ class Agent:
             outcome = CallOutcome()
             call_id = self.store.start_call(
                 turn_id=turn.id, conversation_id=conversation_id, step=step, provider=self.client.provider,
-                model=self.client.model, request_json=json.dumps(self.client.body_for(request), ensure_ascii=False))
+                model=self.client.model, request_json=json.dumps(self.client.body_for(request), ensure_ascii=False),
+                context_json=context_json)
             call_status, call_error = "complete", None
             try:
                 for kind, delta in self.client.stream(request, outcome):

@@ -1,17 +1,32 @@
 """build_messages: the static prefix, the history, the dynamic block, the user's message.
 
-Static first (byte-identical across turns, sessions and users) so the provider's prefix
-cache can reuse it; everything that changes goes last."""
+    system   prompts/system.md            byte-identical on every call, for every user
+    history  earlier turns as sent        so turn N+1 reuses turn N's cached prefix
+    user     [上下文信息] … [/上下文信息]   time · holdings · persona · memory · summary · scene
+    user     the real question
+
+Static first so the provider's prefix cache can reuse it; everything that changes goes
+last. The per-intent scene fragment lives in the dynamic block, never in a second system
+message (DeepSeek hoists every system message to the front, which would break the prefix
+whenever the intent changes)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from functools import cache
+from zoneinfo import ZoneInfo
 
-from pixiu_cli.resources import read_prompt
+from pixiu_cli.context.block import CONTEXT_OPEN, ContextBlock, assemble
+from pixiu_cli.context.intent import Intent, detect_intent
+from pixiu_cli.context.memory import MemoryAssembler, MemoryLimits
+from pixiu_cli.context.symbols import HoldingName, extract_symbols
+from pixiu_cli.resources import prompts_dir, read_prompt
 from pixiu_cli.store.conversations import ConversationStore
+from pixiu_cli.store.domain import DomainStore
 
-CONTEXT_MARKER = "[上下文信息]"
+SHANGHAI = ZoneInfo("Asia/Shanghai")
+CONTEXT_MARKER = CONTEXT_OPEN
 
 
 @cache
@@ -19,36 +34,76 @@ def system_prompt() -> str:
     return read_prompt("system.md")
 
 
+@cache
+def scene_fragment(intent: Intent) -> str | None:
+    path = prompts_dir() / "scenes" / f"{intent.value}.md"
+    return path.read_text(encoding="utf-8").strip() if path.exists() else None
+
+
+def is_context_message(message: dict) -> bool:
+    content = message.get("content")
+    return message.get("role") == "user" and isinstance(content, str) and content.startswith(CONTEXT_OPEN)
+
+
 @dataclass(frozen=True)
 class BuiltMessages:
     messages: list[dict]
     history_count: int
-    context_block: dict | None = None
-    sections: list = field(default_factory=list)
-    memory_ids: list = field(default_factory=list)
+    context_block: ContextBlock | None = None
+    intent: Intent = Intent.GENERAL
+    symbols: list[str] = field(default_factory=list)
+
+    @property
+    def memory_ids(self) -> list[str]:
+        return self.context_block.memory_ids if self.context_block else []
 
 
-def history_messages(store: ConversationStore, conversation_id: int, before_seq: int | None = None) -> list[dict]:
+def history_messages(store: ConversationStore, conversation_id: int, before_seq: int | None = None,
+                     keep_context_blocks: bool = True) -> list[dict]:
     """Earlier turns as they were sent. Reasoning is dropped between user turns (the API
     wants it back only inside one turn's tool loop)."""
     history: list[dict] = []
     for turn in store.turns(conversation_id):
         if before_seq is not None and turn.seq >= before_seq:
             break
-        if not turn.messages:
-            continue
         for message in turn.messages:
+            if not keep_context_blocks and is_context_message(message):
+                continue
             history.append({k: v for k, v in message.items() if k != "reasoning_content"})
     return history
 
 
 class ContextBuilder:
-    def __init__(self, store: ConversationStore):
+    def __init__(self, store: ConversationStore, domain: DomainStore, limits: MemoryLimits | None = None,
+                 clock=None, keep_context_blocks: bool = True):
         self.store = store
+        self.domain = domain
+        self.limits = limits or MemoryLimits()
+        self.clock = clock or (lambda: datetime.now(SHANGHAI))
+        self.keep_context_blocks = keep_context_blocks
 
-    def build_messages(self, conversation_id: int | None, user_text: str,
-                       before_seq: int | None = None) -> BuiltMessages:
-        history = history_messages(self.store, conversation_id, before_seq) if conversation_id else []
+    def context_block(self, user_text: str, summary: str | None = None, now: datetime | None = None
+                      ) -> tuple[ContextBlock, Intent, list[str]]:
+        now = (now or self.clock()).astimezone(SHANGHAI)
+        holdings = self.domain.holdings()
+        names = [HoldingName(h.symbol, h.name, h.short_names) for h in holdings]
+        symbols = extract_symbols(user_text, names)
+        intent = detect_intent(user_text, symbols)
+        sections = MemoryAssembler(self.domain, self.limits).sections(
+            now=now, symbols=symbols, intent=intent, holdings=holdings, summary=summary,
+            scene=scene_fragment(intent))
+        return assemble(sections, self.limits.budget_tokens), intent, symbols
+
+    def build_messages(self, conversation_id: int | None, user_text: str, before_seq: int | None = None,
+                       now: datetime | None = None) -> BuiltMessages:
+        history: list[dict] = []
+        summary = None
+        if conversation_id:
+            history = history_messages(self.store, conversation_id, before_seq, self.keep_context_blocks)
+            conversation = self.store.get_conversation(conversation_id)
+            summary = conversation.summary if conversation else None
+        block, intent, symbols = self.context_block(user_text, summary, now)
         messages = [{"role": "system", "content": system_prompt()}, *history,
-                    {"role": "user", "content": user_text}]
-        return BuiltMessages(messages=messages, history_count=len(history))
+                    {"role": "user", "content": block.text}, {"role": "user", "content": user_text}]
+        return BuiltMessages(messages=messages, history_count=len(history), context_block=block, intent=intent,
+                             symbols=symbols)

@@ -68,6 +68,7 @@ class CallRecord:
     ttft_ms: float | None
     latency_ms: float | None
     started_at: str
+    context_json: str | None = None
 
     @property
     def request(self) -> dict:
@@ -108,6 +109,7 @@ def _call(row: dict) -> CallRecord:
         ttft_ms=row["ttft_ms"],
         latency_ms=row["latency_ms"],
         started_at=row["started_at"],
+        context_json=row.get("context_json"),
     )
 
 
@@ -194,11 +196,12 @@ class ConversationStore:
 
     # calls ---------------------------------------------------------------------
     def start_call(self, *, turn_id: int, conversation_id: int, step: int, provider: str, model: str,
-                   request_json: str) -> int:
+                   request_json: str, context_json: str | None = None) -> int:
         with write_transaction(self.db):
             table = self.db["calls"]
             table.insert({"turn_id": turn_id, "conversation_id": conversation_id, "step": step,
                           "provider": provider, "model": model, "request_json": request_json,
+                          "context_json": context_json,
                           "status": "pending", "started_at": now_iso()})
             return table.last_pk
 

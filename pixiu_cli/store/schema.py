@@ -67,3 +67,52 @@ def m001_conversations(db: Database) -> None:
     )
     db["calls"].create_index(["turn_id", "step"])
     db["calls"].create_index(["conversation_id", "id"])
+
+
+@migrations()
+def m002_domain(db: Database) -> None:
+    db["holdings"].create(
+        {"symbol": str, "name": str, "short_names": str, "shares": float, "cost": float, "role": str,
+         "updated_at": str},
+        pk="symbol",
+    )
+    db["profiles"].create(
+        {"id": int, "symbol": str, "strategy": str, "period": str, "annual_return": float,
+         "max_drawdown": float, "win_rate": float, "sharpe": float, "best_role": str, "conclusion": str,
+         "as_of": str},
+        pk="id",
+    )
+    db["profiles"].create_index(["symbol", "as_of"])
+    db["news"].create(
+        {"id": int, "symbol": str, "title": str, "summary": str, "source": str, "layer": str,
+         "published_at": str},
+        pk="id",
+    )
+    db["news"].create_index(["symbol", "published_at"])
+    db["signals"].create(
+        {"id": int, "symbol": str, "score": float, "direction": str, "components": str, "as_of": str},
+        pk="id",
+    )
+    db["signals"].create_index(["symbol", "as_of"])
+    db["reports"].create(
+        {"id": int, "title": str, "symbols": str, "conclusion": str, "created_at": str}, pk="id")
+    db["reports"].create_index(["created_at"])
+    db["decisions"].create(
+        {"id": int, "symbol": str, "side": str, "price": float, "quantity": float, "reason": str,
+         "decided_at": str, "source": str},
+        pk="id",
+    )
+    db["decisions"].create_index(["decided_at"])
+    db["alerts"].create(
+        {"id": int, "symbol": str, "rule": str, "message": str, "triggered_at": str}, pk="id")
+    db["alerts"].create_index(["triggered_at"])
+    # user notes and tool-triggered events share one event store (design §4)
+    db["memory_events"].create(
+        {"id": int, "kind": str, "note_kind": str, "symbol": str, "text": str, "created_at": str,
+         "source": str, "deleted_at": str, "inject_count": int},
+        pk="id", defaults={"inject_count": 0},
+    )
+    db["memory_events"].create_index(["kind", "deleted_at", "created_at"])
+    db["memory_events"].create_index(["symbol", "created_at"])
+    db["persona"].create({"key": str, "value": str}, pk="key")
+    db["calls"].add_column("context_json", str)  # sections, token counts and memory ids of the block

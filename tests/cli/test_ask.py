@@ -34,8 +34,10 @@ def test_ask_continue_and_conversation(server, online_env):
     assert second["usage"]["cache_hit_tokens"] > 0  # same prefix as the first call
     third = json.loads(pixiu(online_env, "ask", "--json", "--conversation", str(first["conversation_id"]), "第三问").stdout)
     assert third["conversation_id"] == first["conversation_id"]
-    roles = [m["role"] for m in server.requests[-1].json["messages"]]
+    roles = [m["role"] for m in server.requests[-1].json["messages"] if not m["content"].startswith("[上下文信息]")]
     assert roles == ["system", "user", "assistant", "user", "assistant", "user"]
+    blocks = [m for m in server.requests[-1].json["messages"] if m["content"].startswith("[上下文信息]")]
+    assert len(blocks) == 3  # each turn's block stays in history as sent (cache-friendly)
 
 
 def test_ask_reads_stdin_and_streams_plain_text(server, online_env):

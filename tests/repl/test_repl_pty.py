@@ -118,7 +118,8 @@ def test_slash_commands_help_sessions_new_resume(server, repl):
     say(child, "回到对话一")
     child.expect("答三")
     child.expect(PROMPT)
-    roles = [m["content"] for m in server.requests[-1].json["messages"] if m["role"] == "user"]
+    roles = [m["content"] for m in server.requests[-1].json["messages"]
+             if m["role"] == "user" and not m["content"].startswith("[上下文信息]")]
     assert roles == ["对话一的问题", "回到对话一"]
     child.sendeof()
     child.expect(pexpect.EOF)

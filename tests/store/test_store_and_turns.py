@@ -13,15 +13,17 @@ from pixiu_cli.llm.client import ChatClient
 from pixiu_cli.offline.script import Fault, ScriptedReply
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
+from pixiu_cli.store.domain import DomainStore
 from pixiu_cli.store.schema import migrations
 from tests.conftest import PLANTED_KEY
 
 
 def make_agent(server, db_path, retries=0):
-    store = ConversationStore(open_database(db_path))
+    db = open_database(db_path)
+    store = ConversationStore(db)
     client = ChatClient(base_url=server.base_url, api_key=PLANTED_KEY, model="deepseek-test",
                         provider="deepseek", timeout=5, max_retries=retries)
-    return Agent(store, client, ContextBuilder(store)), store
+    return Agent(store, client, ContextBuilder(store, DomainStore(db))), store
 
 
 def test_migrations_are_idempotent_and_wal(tmp_path):
@@ -60,10 +62,12 @@ def test_turn_history_and_exact_requests(server, tmp_path):
     second = agent.run_turn(conversation.id, "第二问")
     assert (first.seq, second.seq) == (1, 2)
     call = store.last_call(conversation.id)
-    sent = json.loads(call.request_json)
-    assert [m["role"] for m in sent["messages"]] == ["system", "user", "assistant", "user"]
-    assert sent["messages"][0]["content"] == system_prompt()
-    assert sent["messages"][1:3] == [{"role": "user", "content": "第一问"}, {"role": "assistant", "content": "第二答"[:0] + "第一答"}]
+    sent = json.loads(call.request_json)["messages"]
+    assert [m["role"] for m in sent] == ["system", "user", "user", "assistant", "user", "user"]
+    assert sent[0]["content"] == system_prompt()
+    assert sent[1]["content"].startswith("[上下文信息]") and sent[4]["content"].startswith("[上下文信息]")
+    assert sent[2:4] == [{"role": "user", "content": "第一问"}, {"role": "assistant", "content": "第一答"}]
+    assert sent[-1] == {"role": "user", "content": "第二问"}
     assert call.request_json.encode() == server.requests[-1].body_bytes
     assert call.usage.cache_hit_tokens is not None and call.usage.cache_hit_tokens > 0
     assert second.usage.prompt_tokens == call.usage.prompt_tokens
@@ -81,8 +85,9 @@ def test_error_turn_is_marked_and_skipped_in_history(server, tmp_path):
     turns = store.turns(conversation.id)
     assert [t.status for t in turns] == ["error", "complete"]
     assert turns[0].user_text == "会失败的问题"
-    roles = [m["role"] for m in store.last_call(conversation.id).request["messages"]]
-    assert roles == ["system", "user"]  # no dangling user message from the failed turn
+    sent = store.last_call(conversation.id).request["messages"]
+    assert [m["role"] for m in sent] == ["system", "user", "user"]  # nothing left from the failed turn
+    assert sent[-1]["content"] == "再问一次"
 
 
 def test_mid_stream_drop_keeps_partial_reply(server, tmp_path):

@@ -1,0 +1,217 @@
+"""The import/export document (design §8): validation with errors that name the field and
+the row, and conversion to and from the store's data classes.
+
+Timestamps are normalised to ISO 8601 in Asia/Shanghai (`2026-11-27T09:30:00+08:00`) so the
+store can compare them as strings. A date alone means midnight; a naive time means Shanghai
+time; `days_ago` (+ optional `time`) is a convenience for demo and eval data."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from datetime import date, datetime, time, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+from pixiu_cli.store.domain import (Alert, Decision, DomainData, Holding, MemoryEvent, NewsItem, Profile, Report,
+                                    Signal)
+
+SHANGHAI = ZoneInfo("Asia/Shanghai")
+SECTIONS = ("holdings", "profiles", "news", "signals", "reports", "decisions", "alerts", "notes", "persona")
+ROLES = ("core", "satellite")
+SIDES = ("buy", "sell")
+NOTE_KINDS = ("view", "plan", "rule")
+LAYERS = ("事实", "逻辑工具", "情绪观点", "混合")
+_CODE = re.compile(r"^\d{6}$")
+
+
+class DatasetError(Exception):
+    """An invalid document; the message names the field and the row."""
+
+
+def normalise_timestamp(value, where: str, now: datetime) -> str:
+    try:
+        if isinstance(value, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+            moment = datetime.combine(date.fromisoformat(value), time(0, 0), SHANGHAI)
+        elif isinstance(value, str):
+            moment = datetime.fromisoformat(value)
+            moment = moment.replace(tzinfo=SHANGHAI) if moment.tzinfo is None else moment.astimezone(SHANGHAI)
+        else:
+            raise ValueError
+    except ValueError:
+        raise DatasetError(f"{where}：无法识别的日期时间 {value!r}（应为 YYYY-MM-DD 或 ISO 8601）") from None
+    return moment.isoformat(timespec="seconds")
+
+
+class _Row:
+    def __init__(self, section: str, index: int, raw, now: datetime):
+        if not isinstance(raw, dict):
+            raise DatasetError(f"{section}[{index}]：应为对象")
+        self.section, self.index, self.raw, self.now = section, index, raw, now
+
+    def where(self, name: str) -> str:
+        return f"{self.section}[{self.index}].{name}"
+
+    def text(self, name: str, required: bool = True, choices: tuple[str, ...] | None = None) -> str | None:
+        value = self.raw.get(name)
+        if value is None or (isinstance(value, str) and not value.strip()):
+            if required:
+                raise DatasetError(f"{self.where(name)}：缺少必填字段")
+            return None
+        if not isinstance(value, str):
+            raise DatasetError(f"{self.where(name)}：应为字符串")
+        if choices and value not in choices:
+            raise DatasetError(f"{self.where(name)}：应为 {' / '.join(choices)} 之一，而不是 {value!r}")
+        return value
+
+    def symbol(self, name: str = "symbol", required: bool = True) -> str | None:
+        value = self.raw.get(name)
+        if isinstance(value, int) and not isinstance(value, bool):
+            value = f"{value:06d}"
+        if value is None and not required:
+            return None
+        if not isinstance(value, str) or not _CODE.match(value):
+            raise DatasetError(f"{self.where(name)}：应为六位股票代码，而不是 {value!r}")
+        return value
+
+    def number(self, name: str, required: bool = True, positive: bool = False) -> float | None:
+        value = self.raw.get(name)
+        if value is None and not required:
+            return None
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise DatasetError(f"{self.where(name)}：应为数字，而不是 {value!r}")
+        if positive and value <= 0:
+            raise DatasetError(f"{self.where(name)}：应大于 0")
+        return float(value)
+
+    def moment(self, name: str, required: bool = True) -> str | None:
+        if "days_ago" in self.raw and name not in self.raw:
+            days = self.raw["days_ago"]
+            if isinstance(days, bool) or not isinstance(days, (int, float)) or days < 0:
+                raise DatasetError(f"{self.where('days_ago')}：应为非负数字")
+            clock = self.raw.get("time", "09:00")
+            try:
+                at = time.fromisoformat(clock)
+            except (TypeError, ValueError):
+                raise DatasetError(f"{self.where('time')}：应为 HH:MM") from None
+            day = (self.now.astimezone(SHANGHAI) - timedelta(days=days)).date()
+            return datetime.combine(day, at, SHANGHAI).isoformat(timespec="seconds")
+        value = self.raw.get(name, self.raw.get("date"))
+        if value is None:
+            if required:
+                raise DatasetError(f"{self.where(name)}：缺少必填字段")
+            return None
+        return normalise_timestamp(value, self.where(name), self.now)
+
+
+def _list(doc: dict, section: str) -> list:
+    value = doc.get(section, [])
+    if not isinstance(value, list):
+        raise DatasetError(f"{section}：应为数组")
+    return value
+
+
+def parse_document(doc, now: datetime) -> DomainData:
+    if not isinstance(doc, dict):
+        raise DatasetError("文档顶层应为 JSON 对象")
+    unknown = sorted(set(doc) - set(SECTIONS) - {"$schema", "comment", "version"})
+    if unknown:
+        raise DatasetError(f"未知的顶层字段：{', '.join(unknown)}（可用：{', '.join(SECTIONS)}）")
+    holdings, seen = [], set()
+    for i, raw in enumerate(_list(doc, "holdings")):
+        r = _Row("holdings", i, raw, now)
+        symbol = r.symbol()
+        if symbol in seen:
+            raise DatasetError(f"{r.where('symbol')}：重复的持仓 {symbol}")
+        seen.add(symbol)
+        shorts = raw.get("short_names", [])
+        if not isinstance(shorts, list) or not all(isinstance(s, str) and s.strip() for s in shorts):
+            raise DatasetError(f"{r.where('short_names')}：应为非空字符串数组")
+        holdings.append(Holding(symbol, r.text("name"), tuple(shorts), r.number("shares", positive=True),
+                                r.number("cost", positive=True), r.text("role", choices=ROLES),
+                                r.moment("updated_at", required=False)))
+    profiles = []
+    for i, raw in enumerate(_list(doc, "profiles")):
+        r = _Row("profiles", i, raw, now)
+        profiles.append(Profile(0, r.symbol(), r.text("strategy"), r.text("period", False),
+                                r.number("annual_return", False), r.number("max_drawdown", False),
+                                r.number("win_rate", False), r.number("sharpe", False),
+                                r.text("best_role", False, ROLES), r.text("conclusion", False), r.moment("as_of")))
+    news = []
+    for i, raw in enumerate(_list(doc, "news")):
+        r = _Row("news", i, raw, now)
+        news.append(NewsItem(0, r.symbol(required=False), r.text("title"), r.text("summary", False),
+                             r.text("source", False), r.text("layer", False, LAYERS), r.moment("published_at")))
+    signals = []
+    for i, raw in enumerate(_list(doc, "signals")):
+        r = _Row("signals", i, raw, now)
+        components = raw.get("components", {})
+        if not isinstance(components, dict):
+            raise DatasetError(f"{r.where('components')}：应为对象")
+        signals.append(Signal(0, r.symbol(), r.number("score"), r.text("direction", False), components,
+                              r.moment("as_of")))
+    reports = []
+    for i, raw in enumerate(_list(doc, "reports")):
+        r = _Row("reports", i, raw, now)
+        symbols = raw.get("symbols", [])
+        if not isinstance(symbols, list) or not all(isinstance(s, str) and _CODE.match(s) for s in symbols):
+            raise DatasetError(f"{r.where('symbols')}：应为六位代码数组")
+        reports.append(Report(0, r.text("title"), tuple(symbols), r.text("conclusion"), r.moment("created_at")))
+    decisions = []
+    for i, raw in enumerate(_list(doc, "decisions")):
+        r = _Row("decisions", i, raw, now)
+        decisions.append(Decision(0, r.symbol(), r.text("side", choices=SIDES), r.number("price", positive=True),
+                                  r.number("quantity", positive=True), r.text("reason", False),
+                                  r.moment("decided_at"), r.text("source", False) or "import"))
+    alerts = []
+    for i, raw in enumerate(_list(doc, "alerts")):
+        r = _Row("alerts", i, raw, now)
+        alerts.append(Alert(0, r.symbol(required=False), r.text("rule", False), r.text("message"),
+                            r.moment("triggered_at")))
+    notes = []
+    for i, raw in enumerate(_list(doc, "notes")):
+        r = _Row("notes", i, raw, now)
+        notes.append(MemoryEvent(0, "user_note", r.text("kind", choices=NOTE_KINDS), r.symbol(required=False),
+                                 r.text("text"), r.moment("created_at"), r.text("source", False) or "import"))
+    persona = doc.get("persona", {})
+    if not isinstance(persona, dict):
+        raise DatasetError("persona：应为对象")
+    for key, value in persona.items():
+        if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+            raise DatasetError(f"persona.{key}：应为字符串或数字")
+    return DomainData(holdings, profiles, news, signals, reports, decisions, alerts, notes,
+                      {k: str(v) for k, v in persona.items()})
+
+
+def load_document(path: Path, now: datetime) -> DomainData:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise DatasetError(f"找不到文件 {path}") from None
+    except (UnicodeDecodeError, IsADirectoryError):
+        raise DatasetError(f"{path} 不是 UTF-8 文本文件") from None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DatasetError(f"{path.name} 不是有效的 JSON（第 {exc.lineno} 行第 {exc.colno} 列：{exc.msg}）") from None
+    return parse_document(doc, now)
+
+
+def to_document(data: DomainData) -> dict:
+    def strip(obj, *drop):
+        row = {k: (list(v) if isinstance(v, tuple) else v) for k, v in obj.__dict__.items() if k not in drop}
+        return {k: v for k, v in row.items() if v is not None}
+
+    return {
+        "holdings": [strip(h) for h in data.holdings],
+        "profiles": [strip(p, "id") for p in data.profiles],
+        "news": [strip(n, "id") for n in data.news],
+        "signals": [strip(s, "id") for s in data.signals],
+        "reports": [strip(r, "id") for r in data.reports],
+        "decisions": [strip(d, "id") for d in data.decisions],
+        "alerts": [strip(a, "id") for a in data.alerts],
+        "notes": [{"kind": n.note_kind, "symbol": n.symbol, "text": n.text, "created_at": n.created_at,
+                   "source": n.source} for n in data.notes],
+        "persona": dict(data.persona),
+    }

@@ -1,0 +1,275 @@
+"""The investor's domain data: holdings, profiles, news, signals, reports, decisions, alerts,
+memory events (user notes and tool-triggered events) and the persona.
+
+Windows and limits are applied in SQL on indexed columns, so assembling a context stays
+fast however many years of events pile up."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from sqlite_utils import Database
+
+from pixiu_cli.store.database import write_transaction
+
+
+@dataclass(frozen=True)
+class Holding:
+    symbol: str
+    name: str
+    short_names: tuple[str, ...]
+    shares: float
+    cost: float
+    role: str  # core | satellite
+    updated_at: str | None = None
+
+
+@dataclass(frozen=True)
+class Profile:
+    id: int
+    symbol: str
+    strategy: str
+    period: str | None
+    annual_return: float | None
+    max_drawdown: float | None
+    win_rate: float | None
+    sharpe: float | None
+    best_role: str | None
+    conclusion: str | None
+    as_of: str
+
+
+@dataclass(frozen=True)
+class NewsItem:
+    id: int
+    symbol: str | None
+    title: str
+    summary: str | None
+    source: str | None
+    layer: str | None
+    published_at: str
+
+
+@dataclass(frozen=True)
+class Signal:
+    id: int
+    symbol: str
+    score: float
+    direction: str | None
+    components: dict
+    as_of: str
+
+
+@dataclass(frozen=True)
+class Report:
+    id: int
+    title: str
+    symbols: tuple[str, ...]
+    conclusion: str
+    created_at: str
+
+
+@dataclass(frozen=True)
+class Decision:
+    id: int
+    symbol: str
+    side: str
+    price: float
+    quantity: float
+    reason: str | None
+    decided_at: str
+    source: str | None = None
+
+
+@dataclass(frozen=True)
+class Alert:
+    id: int
+    symbol: str | None
+    rule: str | None
+    message: str
+    triggered_at: str
+
+
+@dataclass(frozen=True)
+class MemoryEvent:
+    id: int
+    kind: str  # user_note | decision | backtest | …
+    note_kind: str | None  # view | plan | rule (user notes)
+    symbol: str | None
+    text: str
+    created_at: str
+    source: str | None
+    inject_count: int = 0
+    deleted_at: str | None = None
+
+
+@dataclass(frozen=True)
+class DomainData:
+    """The whole data set as one document (import / export / demo)."""
+
+    holdings: list[Holding] = field(default_factory=list)
+    profiles: list[Profile] = field(default_factory=list)
+    news: list[NewsItem] = field(default_factory=list)
+    signals: list[Signal] = field(default_factory=list)
+    reports: list[Report] = field(default_factory=list)
+    decisions: list[Decision] = field(default_factory=list)
+    alerts: list[Alert] = field(default_factory=list)
+    notes: list[MemoryEvent] = field(default_factory=list)
+    persona: dict[str, str] = field(default_factory=dict)
+
+
+def iso(moment: datetime) -> str:
+    return moment.isoformat(timespec="seconds")
+
+
+def _rows(db: Database, sql: str, params=()) -> list[dict]:
+    return list(db.query(sql, list(params)))
+
+
+def _holding(r) -> Holding:
+    return Holding(r["symbol"], r["name"], tuple(json.loads(r["short_names"] or "[]")), r["shares"], r["cost"],
+                   r["role"], r["updated_at"])
+
+
+def _profile(r) -> Profile:
+    return Profile(**{k: r[k] for k in Profile.__dataclass_fields__})
+
+
+def _news(r) -> NewsItem:
+    return NewsItem(**{k: r[k] for k in NewsItem.__dataclass_fields__})
+
+
+def _signal(r) -> Signal:
+    return Signal(r["id"], r["symbol"], r["score"], r["direction"], json.loads(r["components"] or "{}"), r["as_of"])
+
+
+def _report(r) -> Report:
+    return Report(r["id"], r["title"], tuple(json.loads(r["symbols"] or "[]")), r["conclusion"], r["created_at"])
+
+
+def _decision(r) -> Decision:
+    return Decision(**{k: r[k] for k in Decision.__dataclass_fields__})
+
+
+def _alert(r) -> Alert:
+    return Alert(**{k: r[k] for k in Alert.__dataclass_fields__})
+
+
+def _event(r) -> MemoryEvent:
+    return MemoryEvent(**{k: r[k] for k in MemoryEvent.__dataclass_fields__})
+
+
+class DomainStore:
+    def __init__(self, db: Database):
+        self.db = db
+
+    # reads used by the context engine -------------------------------------------------
+    def holdings(self) -> list[Holding]:
+        return [_holding(r) for r in _rows(self.db, "select * from holdings order by role, symbol")]
+
+    def holding(self, symbol: str) -> Holding | None:
+        rows = _rows(self.db, "select * from holdings where symbol = ?", [symbol])
+        return _holding(rows[0]) if rows else None
+
+    def latest_profile(self, symbol: str) -> Profile | None:
+        rows = _rows(self.db, "select * from profiles where symbol = ? order by as_of desc, id desc limit 1", [symbol])
+        return _profile(rows[0]) if rows else None
+
+    def profiles_for(self, symbols: list[str]) -> dict[str, Profile]:
+        return {s: p for s in symbols if (p := self.latest_profile(s)) is not None}
+
+    def recent_news(self, symbol: str, since: str, limit: int) -> list[NewsItem]:
+        return [_news(r) for r in _rows(
+            self.db, "select * from news where symbol = ? and published_at >= ? order by published_at desc, id desc "
+            "limit ?", [symbol, since, limit])]
+
+    def latest_signal(self, symbol: str) -> Signal | None:
+        rows = _rows(self.db, "select * from signals where symbol = ? order by as_of desc, id desc limit 1", [symbol])
+        return _signal(rows[0]) if rows else None
+
+    def recent_reports(self, since: str, until: str, limit: int) -> list[Report]:
+        return [_report(r) for r in _rows(
+            self.db, "select * from reports where created_at >= ? and created_at <= ? "
+            "order by created_at desc, id desc limit ?", [since, until, limit])]
+
+    def recent_decisions(self, since: str, until: str, limit: int) -> list[Decision]:
+        return [_decision(r) for r in _rows(
+            self.db, "select * from decisions where decided_at >= ? and decided_at <= ? "
+            "order by decided_at desc, id desc limit ?", [since, until, limit])]
+
+    def recent_alerts(self, since: str, until: str, limit: int) -> list[Alert]:
+        return [_alert(r) for r in _rows(
+            self.db, "select * from alerts where triggered_at >= ? and triggered_at <= ? "
+            "order by triggered_at desc, id desc limit ?", [since, until, limit])]
+
+    def recent_notes(self, since: str, until: str, limit: int) -> list[MemoryEvent]:
+        return [_event(r) for r in _rows(
+            self.db, "select * from memory_events where kind = 'user_note' and deleted_at is null "
+            "and created_at >= ? and created_at <= ? order by created_at desc, id desc limit ?",
+            [since, until, limit])]
+
+    def persona(self) -> dict[str, str]:
+        return {r["key"]: r["value"] for r in _rows(self.db, "select key, value from persona order by key")}
+
+    def count_injection(self, event_ids: list[int]) -> None:
+        if not event_ids:
+            return
+        marks = ",".join("?" * len(event_ids))
+        with write_transaction(self.db):
+            self.db.execute(f"update memory_events set inject_count = inject_count + 1 where id in ({marks})",
+                            event_ids)
+
+    # the whole data set ---------------------------------------------------------------
+    def export(self) -> DomainData:
+        db = self.db
+        return DomainData(
+            holdings=self.holdings(),
+            profiles=[_profile(r) for r in _rows(db, "select * from profiles order by id")],
+            news=[_news(r) for r in _rows(db, "select * from news order by id")],
+            signals=[_signal(r) for r in _rows(db, "select * from signals order by id")],
+            reports=[_report(r) for r in _rows(db, "select * from reports order by id")],
+            decisions=[_decision(r) for r in _rows(db, "select * from decisions order by id")],
+            alerts=[_alert(r) for r in _rows(db, "select * from alerts order by id")],
+            notes=[_event(r) for r in _rows(db, "select * from memory_events where kind = 'user_note' "
+                                                "and deleted_at is null order by id")],
+            persona=self.persona(),
+        )
+
+    def replace_all(self, data: DomainData) -> None:
+        """Import: one transaction, so a failure leaves the previous data untouched."""
+        def plain(items, drop_id=True):
+            out = []
+            for item in items:
+                row = dict(item.__dict__)
+                if drop_id:
+                    row.pop("id", None)
+                out.append(row)
+            return out
+
+        with write_transaction(self.db):
+            for table in ("holdings", "profiles", "news", "signals", "reports", "decisions", "alerts", "persona"):
+                self.db.execute(f"delete from {table}")
+            self.db.execute("delete from memory_events where kind = 'user_note'")
+            rows = plain(data.holdings)
+            for row in rows:
+                row["short_names"] = json.dumps(list(row["short_names"]), ensure_ascii=False)
+            self.db["holdings"].insert_all(rows)
+            self.db["profiles"].insert_all(plain(data.profiles))
+            self.db["news"].insert_all(plain(data.news))
+            signals = plain(data.signals)
+            for row in signals:
+                row["components"] = json.dumps(row["components"], ensure_ascii=False)
+            self.db["signals"].insert_all(signals)
+            reports = plain(data.reports)
+            for row in reports:
+                row["symbols"] = json.dumps(list(row["symbols"]), ensure_ascii=False)
+            self.db["reports"].insert_all(reports)
+            self.db["decisions"].insert_all(plain(data.decisions))
+            self.db["alerts"].insert_all(plain(data.alerts))
+            self.db["memory_events"].insert_all(plain(data.notes))
+            self.db["persona"].insert_all([{"key": k, "value": v} for k, v in data.persona.items()])
+
+    def is_empty(self) -> bool:
+        return self.db.execute("select count(*) from holdings").fetchone()[0] == 0
