@@ -40,6 +40,18 @@ class App:
         self.store.db.close()
 
 
+def refresh_demo_data(domain: DomainStore) -> None:
+    """The demo's dates are relative, so it is re-dated on every start and always looks fresh;
+    notes made in conversation are kept."""
+    from datetime import datetime
+
+    from pixiu_cli.dataset import SHANGHAI, load_document
+    from pixiu_cli.resources import data_dir
+
+    data = load_document(data_dir() / "demo" / "portfolio.json", datetime.now(SHANGHAI))
+    domain.replace_all(data, keep_own_notes=True)
+
+
 def open_app(settings: Settings, *, demo: bool = False) -> App:
     from pixiu_cli.llm.client import ChatClient
 
@@ -55,6 +67,9 @@ def open_app(settings: Settings, *, demo: bool = False) -> App:
     else:
         client = ChatClient(base_url=settings.base_url, api_key=settings.api_key, model=settings.model,
                             provider=settings.provider, timeout=settings.timeout, max_retries=settings.max_retries)
-    builder = ContextBuilder(store, DomainStore(db), MemoryLimits.from_mapping(settings.context))
+    domain = DomainStore(db)
+    if demo:
+        refresh_demo_data(domain)
+    builder = ContextBuilder(store, domain, MemoryLimits.from_mapping(settings.context))
     agent = Agent(store, client, builder, temperature=settings.temperature)
     return App(settings=settings, store=store, agent=agent, builder=builder, demo=demo, _offline_server=server)

@@ -38,6 +38,9 @@ def _settings(model: str | None = None, offline: bool = False):
     return load_settings(model=model, force_offline=offline)
 
 
+DemoOpt = Annotated[bool, typer.Option("--demo", help="使用演示数据库")]
+
+
 def _open(model: str | None, offline: bool, demo: bool = False):
     from pixiu_cli.app import open_app
 
@@ -103,6 +106,7 @@ def ask(
     conversation: Annotated[Optional[int], typer.Option("--conversation", help="接着指定 ID 的对话问")] = None,
     model: ModelOpt = None,
     offline: OfflineOpt = False,
+    demo: DemoOpt = False,
 ) -> None:
     """问一个问题并退出（不进入交互界面）。"""
     from pixiu_cli.agent.loop import SilentSink
@@ -118,7 +122,7 @@ def ask(
     if not text.strip():
         raise CliError("问题为空")
     renderer = _renderer()
-    app_ = _open(model, offline)
+    app_ = _open(model, offline, demo)
     try:
         for warning in app_.settings.warnings:
             renderer.warn(warning)
@@ -145,6 +149,114 @@ def ask(
             raise typer.Exit(1)
     finally:
         app_.close()
+
+
+@app.command()
+def context(
+    text: Annotated[Optional[str], typer.Argument(help="假设要问的问题；省略时显示最近一次真实调用")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="输出消息列表 JSON")] = False,
+    raw: Annotated[bool, typer.Option("--raw", help="输出原样请求 JSON")] = False,
+    diff: Annotated[bool, typer.Option("--diff", help="与上一次调用的请求比较")] = False,
+    conversation: Annotated[Optional[int], typer.Option("--conversation", help="对话 ID（默认最近的对话）")] = None,
+    turn: Annotated[Optional[int], typer.Option("--turn", help="查看第 N 轮的调用", min=1)] = None,
+    demo: DemoOpt = False,
+) -> None:
+    """显示模型看到（或将要看到）的完整上下文，不调用模型。"""
+    from pixiu_cli.presenters import show_request
+
+    if sum([as_json, raw, diff]) > 1:
+        raise CliError("--json、--raw、--diff 只能选一个")
+    renderer = _renderer()
+    app_ = _open(None, False, demo)
+    try:
+        store = app_.store
+        if conversation is not None and store.get_conversation(conversation) is None:
+            raise CliError(f"没有 ID 为 {conversation} 的对话")
+        if text is not None:
+            if text == "-":
+                text = sys.stdin.read()
+            if diff or turn:
+                raise CliError("--diff / --turn 用于查看已发生的调用，不能与 TEXT 一起用")
+            request, info = app_.agent.preview(conversation, text)
+            if as_json:
+                renderer.raw(json.dumps(request["messages"], ensure_ascii=False, indent=2))
+                return
+            show_request(renderer, request, info, title="将要发送的请求（未调用模型）", mode="raw" if raw else "table")
+            return
+        conv_id = conversation or (store.latest_conversation().id if store.latest_conversation() else None)
+        calls = store.calls_for_conversation(conv_id) if conv_id else []
+        if turn is not None:
+            target = store.turn_by_seq(conv_id, turn) if conv_id else None
+            calls_of_turn = [c for c in calls if target and c.turn_id == target.id]
+            if not calls_of_turn:
+                raise CliError(f"对话 {conv_id} 没有第 {turn} 轮的调用")
+            call = calls_of_turn[-1]
+        elif calls:
+            call = calls[-1]
+        else:
+            raise CliError("还没有任何模型调用；可用 pixiu context TEXT 预览将要发送的内容")
+        if as_json:
+            renderer.raw(json.dumps(call.request["messages"], ensure_ascii=False, indent=2))
+            return
+        previous = next((c for c in reversed(calls) if c.id < call.id), None)
+        show_request(renderer, call.request, json.loads(call.context_json) if call.context_json else None,
+                     title=f"对话 {conv_id} · 调用 #{call.id}", previous=previous.request if previous else None,
+                     mode="raw" if raw else "diff" if diff else "table")
+    finally:
+        app_.close()
+
+
+@app.command("import")
+def import_data(
+    file: Annotated[str, typer.Argument(help="JSON 文档（格式见 README：holdings、profiles、news…）")],
+    demo: DemoOpt = False,
+) -> None:
+    """导入领域数据（整体替换；文件有误时一条也不导入）。"""
+    from datetime import datetime
+    from pathlib import Path
+
+    from pixiu_cli.dataset import SHANGHAI, DatasetError, load_document
+    from pixiu_cli.store.database import open_database
+    from pixiu_cli.store.domain import DomainStore
+
+    settings = _settings()
+    try:
+        data = load_document(Path(file), datetime.now(SHANGHAI))
+    except DatasetError as exc:
+        raise CliError(f"导入失败，未做任何修改：{exc}") from None
+    db = open_database(settings.demo_db_path if demo else settings.db_path)
+    try:
+        DomainStore(db).replace_all(data)
+    finally:
+        db.close()
+    counts = "，".join(f"{name} {len(getattr(data, name))}" for name in
+                      ("holdings", "profiles", "news", "signals", "reports", "decisions", "alerts", "notes"))
+    _renderer().info(f"已导入：{counts}，persona {len(data.persona)} 项。")
+
+
+@app.command("export")
+def export_data(
+    output: Annotated[Optional[str], typer.Option("--output", "-o", help="写入文件（默认标准输出）")] = None,
+    demo: DemoOpt = False,
+) -> None:
+    """导出全部领域数据为一个 JSON 文档（可再导入）。"""
+    from pathlib import Path
+
+    from pixiu_cli.dataset import to_document
+    from pixiu_cli.store.database import open_database
+    from pixiu_cli.store.domain import DomainStore
+
+    settings = _settings()
+    db = open_database(settings.demo_db_path if demo else settings.db_path)
+    try:
+        text = json.dumps(to_document(DomainStore(db).export()), ensure_ascii=False, indent=2)
+    finally:
+        db.close()
+    if output:
+        Path(output).write_text(text + "\n", encoding="utf-8")
+        _renderer().info(f"已导出到 {output}")
+    else:
+        _renderer().raw(text)
 
 
 @app.command("offline-server")

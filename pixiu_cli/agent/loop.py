@@ -74,6 +74,17 @@ class Agent:
         self.temperature = temperature
         self.max_steps = max_steps
 
+    def preview(self, conversation_id: int | None, user_text: str) -> tuple[dict, dict | None]:
+        """The exact request body a turn would send now, without calling the model."""
+        seq = None
+        if conversation_id:
+            turns = self.store.turns(conversation_id)
+            seq = (turns[-1].seq + 1) if turns else 1
+        built = self.builder.build_messages(conversation_id, user_text, before_seq=seq)
+        body = self.client.body_for(ChatRequest(messages=built.messages, tools=[], temperature=self.temperature))
+        info = context_summary_json(built)
+        return body, (json.loads(info) if info else None)
+
     def run_turn(self, conversation_id: int, user_text: str, sink: TurnSink | None = None) -> TurnResult:
         sink = sink or SilentSink()
         turn = self.store.start_turn(conversation_id, user_text)

@@ -4,36 +4,46 @@ A portfolio-level question ("我的持仓哪只适合核心仓", "仓位配比�
 progressive disclosure finds nothing to load; detecting the intent lets the context
 builder inject every holding's stored profile instead.
 
-Rules, in order (`detect_intent`):
+Rules, in order (`detect_intent`); the exact patterns are the module constants
+`TRADE_REVIEW_PATTERNS`, `PORTFOLIO_STRONG_PATTERNS` and `PORTFOLIO_WEAK_PATTERNS`.
 
-1. **TRADE_REVIEW** — a look back at trades: 复盘 (unless it is clearly a market recap:
-   复盘 together with 大盘/市场/板块/行情/指数/两市/A股 and no personal cue), 买卖/交易/操作/
-   成交记录, 交割单, 对账单, 这笔/那笔/上一笔 + 交易/操作/买/卖/单, 操作回顾/交易总结/操作得失…,
-   a personal past trade (我上周卖…, 我昨天买了…, 我刚清仓…, 我之前加仓的…), 卖飞/卖早了/
-   买早了/买错/卖错.
-2. **PORTFOLIO_REVIEW** — a *strong* portfolio cue, symbols or not: 持仓 (not 基金/主力/
-   机构/北向/外资/社保/股东/十大…持仓 and not 持仓量), 仓位 (not 基金/机构/主力…仓位),
-   核心仓, 卫星仓, 我的仓, 配比, 组合 (not 组合拳/排列组合/组合贷/组合键/K线组合/均线组合/
-   指标组合), 调仓, 再平衡, 集中度 (not 市场/行业集中度), 我的账户/账户里, 我手上/手里的…,
-   我的票/我的股票, 我买的(这/那)几只/我买的那些, 我持有的, 我拿着的, 资产配置, 资金分配.
-3. **PORTFOLIO_REVIEW** — a *weak* cue and no symbol in the message:
-   哪只/哪一只/哪几只 (unless a market-wide cue such as A股/市场/大盘/板块/行业/推荐/龙头/
-   牛股/自选/值得买 is present without any holding or action word), 哪个/哪些 only with a
-   holding or action word (持/仓/减/加/卖/清/留/拿/砍/止/换/调/核心/卫星/我), 这几只/那几只,
-   position words 满仓/半仓/空仓/轻仓/重仓/加仓/减仓/补仓/清仓/建仓/止盈/止损 (not 基金重仓/
-   机构重仓/重仓股), 整体 + 仓位/持仓/收益/盈亏/亏损/回撤/风险/配置/表现/情况 (not after
-   大盘/市场/板块/行业/指数/A股/两市), 分散 (分散投资/够分散/分散一下/分散风险),
-   配置 in the investment sense (怎么配置/资产配置/配置比例…) unless the message has a
-   technical cue (环境/文件/参数/Python/pip/安装/电脑/显卡/服务器/API/软件/系统/代码/
-   网络/代理/Docker/Git/VSCode/IDE/编辑器/模型/key).
-   With a symbol present these words are about that stock ("茅台该减仓吗"), so rule 4.
-4. **SINGLE_STOCK** — symbols present.
-5. **GENERAL** — everything else ("今天大盘怎么样", "什么是市盈率").
+1. **TRADE_REVIEW**, a look back at the user's own trades: 买卖/交易/操作/成交记录, 交割单,
+   对账单, 历史成交; 这笔/那笔/上一笔 + 交易/操作/买卖/买入/卖出/单/加仓/减仓/止损/止盈;
+   操作/交易/买卖 + 回顾/总结/得失/反思, 回顾…操作; 操作/交易/买点/卖点 + 对不对/对吗/是否
+   正确/合理吗; a personal past trade, 我 + time word (上周/昨天/前天/今天/刚才/之前/上次/
+   最近/去年…) + a trade verb with no intention word in between (我上周卖的…, 我昨天买了…;
+   but 我今天想买… is a plan), 我刚/已经 + verb + 了/的/掉/完; 卖飞/卖早了/买早了/买错/卖错/
+   追高了/割肉了; and 复盘, unless it is clearly a market recap (大盘/市场/板块/行情/指数/
+   两市/A股 with no personal cue such as 我的/操作/交易/持仓).
+2. **PORTFOLIO_REVIEW** on a *strong* cue, symbols or not: 持仓 (not 持仓量, not after
+   基金/主力/机构/北向/外资/社保/股东/十大/散户/游资/公募/私募/国家队/券商/险资/QFII…),
+   仓位 (same exclusions), 核心仓, 卫星仓, 我的仓, 配比, 组合 (not 组合拳/组合贷/组合键/
+   排列组合/K线组合/均线组合/指标组合), 调仓, 再平衡, 集中度 (not 市场/行业集中度), 我的账户/
+   账户里, 我手上/我手里/手上的票, 我的票/我的股票/我的持股, 我买的这几只/我买的那些,
+   我持有的, 我拿着的, 资产配置, 资金/钱怎么分配.
+3. **PORTFOLIO_REVIEW** on a *weak* cue when the message names no symbol (with a symbol
+   these words are about that stock: "茅台该减仓吗" is SINGLE_STOCK):
+   这几只/那几只; position words 满仓/半仓/空仓/轻仓/重仓/加仓/减仓/补仓/清仓/建仓/止盈/
+   止损; 整体 + 仓位/持仓/收益/盈亏/亏损/回撤/风险/配置/表现/情况 (not after 大盘/市场/板块/
+   行业/指数/A股/两市); 分散; 哪只/哪一只/哪几只, unless a market-wide cue (A股/市场/大盘/
+   板块/行业/推荐/龙头/牛股/自选/值得买/能买/涨停…) appears with no holding or action word;
+   哪个/哪些 only together with a holding or action word (持有/持仓/仓/减/该加/加哪/卖/留着/
+   拿着/砍/止盈/止损/换掉/核心/卫星); 配置 unless the message has a technical cue (环境/文件/
+   参数/Python/pip/安装/电脑/显卡/服务器/API/软件/系统/代码/网络/代理/Docker/Git/IDE/模型/
+   key/config/版本…). Other people's positions (基金持仓, 机构重仓股, 北向持股) are removed
+   before the weak cues are looked for.
+4. **SINGLE_STOCK** when symbols are present.
+5. **GENERAL** otherwise ("今天大盘怎么样", "什么是市盈率", "配置 Python 环境").
 
-`is_portfolio_question(text)` is the lexical test of rules 2 and 3 without symbols (a
-message that names no stock). It leans towards recall, as the seed's eval showed a missed
-portfolio question costs a wrong answer while a false positive costs only tokens: e.g.
-"仓位管理是什么意思" and "什么是分散投资" are portfolio questions here.
+`is_portfolio_question(text)` is rules 2 and 3 for a message that names no stock.
+
+Trade-offs. The rules lean towards recall, as the seed's eval showed a missed portfolio
+question costs a wrong answer while a false positive only costs tokens: "仓位管理是什么意思"
+and "什么是分散投资" count as portfolio questions. Precision is kept where the words
+plainly mean something else: market-wide stock picking ("哪只股票值得买", "A股哪只龙头最
+强") is GENERAL, so is 配置 in a technical sense, other people's holdings, and 哪个/哪些
+without a position word ("哪个指标最好用"). 复盘 beats portfolio words ("复盘我的持仓" is
+TRADE_REVIEW), and a strong portfolio cue beats a symbol ("茅台在我的持仓里占比高吗").
 """
 
 from __future__ import annotations
@@ -120,6 +130,8 @@ _WHICH_ANY_RE = re.compile(r"哪个|哪些|哪一个")
 _WHICH_ANY_CONTEXT_RE = re.compile(
     r"持有|持仓|仓|减|该加|加哪|加点|加一点|加码|卖|清掉|留着|拿着|砍|止盈|止损|换掉|调出|核心|卫星"
 )
+# Other people's positions (基金持仓, 机构重仓股, 北向持股) are market data, not the user's.
+_OTHERS_POSITIONS_RE = re.compile(rf"(?:{_OTHERS})(?:持仓|重仓|仓位|持股)股?|重仓股", re.IGNORECASE)
 _CONFIGURE_RE = re.compile(r"配置")
 _TECH_RE = re.compile(
     r"环境|文件|参数|python|pip|安装|电脑|显卡|服务器|api|软件|系统|代码|网络|代理|docker|git|"
@@ -133,6 +145,7 @@ def _strong(text: str) -> bool:
 
 
 def _weak(text: str) -> bool:
+    text = _OTHERS_POSITIONS_RE.sub("", text)
     if _WEAK_RE.search(text):
         return True
     if _WHICH_STOCK_RE.search(text) and (

@@ -237,8 +237,9 @@ class DomainStore:
             persona=self.persona(),
         )
 
-    def replace_all(self, data: DomainData) -> None:
-        """Import: one transaction, so a failure leaves the previous data untouched."""
+    def replace_all(self, data: DomainData, keep_own_notes: bool = False) -> None:
+        """Import: one transaction, so a failure leaves the previous data untouched.
+        `keep_own_notes` keeps notes the user or the model made in conversation (demo refresh)."""
         def plain(items, drop_id=True):
             out = []
             for item in items:
@@ -251,7 +252,11 @@ class DomainStore:
         with write_transaction(self.db):
             for table in ("holdings", "profiles", "news", "signals", "reports", "decisions", "alerts", "persona"):
                 self.db.execute(f"delete from {table}")
-            self.db.execute("delete from memory_events where kind = 'user_note'")
+            if keep_own_notes:
+                self.db.execute("delete from memory_events where kind = 'user_note' "
+                                "and coalesce(source, '') not in ('user', 'model')")
+            else:
+                self.db.execute("delete from memory_events where kind = 'user_note'")
             rows = plain(data.holdings)
             for row in rows:
                 row["short_names"] = json.dumps(list(row["short_names"]), ensure_ascii=False)
