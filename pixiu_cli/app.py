@@ -5,12 +5,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from datetime import datetime
+
+from pixiu_cli.agent.guardrails import Guardrails
 from pixiu_cli.agent.loop import Agent
+from pixiu_cli.agent.tools import ToolContext
+from pixiu_cli.context.builder import SHANGHAI
 from pixiu_cli.context.builder import ContextBuilder
 from pixiu_cli.settings import Settings
 from pixiu_cli.context.memory import MemoryLimits
 from pixiu_cli.store.conversations import ConversationStore
-from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.domain import DomainStore, MemoryStore, PortfolioStore
 from pixiu_cli.store.database import open_database
 
 OFFLINE_PLACEHOLDER_KEY = "pixiu-offline"
@@ -43,9 +48,7 @@ class App:
 def refresh_demo_data(domain: DomainStore) -> None:
     """The demo's dates are relative, so it is re-dated on every start and always looks fresh;
     notes made in conversation are kept."""
-    from datetime import datetime
-
-    from pixiu_cli.dataset import SHANGHAI, load_document
+    from pixiu_cli.dataset import load_document
     from pixiu_cli.resources import data_dir
 
     data = load_document(data_dir() / "demo" / "portfolio.json", datetime.now(SHANGHAI))
@@ -71,5 +74,8 @@ def open_app(settings: Settings, *, demo: bool = False) -> App:
     if demo:
         refresh_demo_data(domain)
     builder = ContextBuilder(store, domain, MemoryLimits.from_mapping(settings.context))
-    agent = Agent(store, client, builder, temperature=settings.temperature)
+    tool_context = ToolContext(domain=domain, memory=MemoryStore(db), portfolio=PortfolioStore(db),
+                               now=lambda: datetime.now(SHANGHAI))
+    agent = Agent(store, client, builder, tool_context=tool_context,
+                  guardrails=Guardrails.from_mapping(settings.agent), temperature=settings.temperature)
     return App(settings=settings, store=store, agent=agent, builder=builder, demo=demo, _offline_server=server)

@@ -34,6 +34,7 @@ class Settings:
     temperature: float | None = None
     offline_cache_profile: str = "deepseek"
     context: dict = field(default_factory=dict)  # [context] windows, limits and budget
+    agent: dict = field(default_factory=dict)  # [agent] guardrails: max_steps, tool_timeout, block_repeats
     warnings: tuple[str, ...] = ()
 
     @property
@@ -100,6 +101,19 @@ def _context_table(config: dict) -> dict:
     return table
 
 
+def _agent_table(config: dict) -> dict:
+    table = config.get("agent", {})
+    from pixiu_cli.agent.guardrails import Guardrails
+
+    if not isinstance(table, dict) or set(table) - set(Guardrails.__dataclass_fields__):
+        raise SettingsError(f"config.toml 的 [agent] 只能包含 {', '.join(Guardrails.__dataclass_fields__)}")
+    try:
+        Guardrails.from_mapping(table)
+    except (TypeError, ValueError):
+        raise SettingsError(f"config.toml 的 [agent] 有无效的值：{table}") from None
+    return table
+
+
 def load_settings(
     *,
     model: str | None = None,
@@ -133,6 +147,7 @@ def load_settings(
         temperature=temperature,
         offline_cache_profile=cache_profile,
         context=_context_table(config),
+        agent=_agent_table(config),
         warnings=tuple(warnings),
     )
 

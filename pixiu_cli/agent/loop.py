@@ -1,6 +1,7 @@
-"""One turn: persist the user's message, build the messages, call the model, run tools,
-repeat until the model answers in text. Errors become a stored, visible outcome — never a
-crash — and whatever arrived before an interruption is kept."""
+"""One turn: persist the user's message, build the messages, call the model, run the tools
+it asks for, repeat until it answers in text. Errors become a stored, visible outcome —
+a tool result for the model or a line for the user — never a crash, and whatever arrived
+before an interruption is kept."""
 
 from __future__ import annotations
 
@@ -8,9 +9,13 @@ import json
 from dataclasses import dataclass
 from typing import Protocol
 
+from pixiu_cli.agent.guardrails import Guardrails, run_tool
+from pixiu_cli.agent.tools import ToolContext, ToolRegistry
 from pixiu_cli.context.builder import BuiltMessages, ContextBuilder
 from pixiu_cli.llm.types import CallOutcome, ChatRequest, LLMError
 from pixiu_cli.store.conversations import ConversationStore, Usage
+
+STEP_LIMIT_NOTE = "已达到本轮工具调用上限（{n} 步）：请不要再调用工具，根据已有信息直接回答用户。"
 
 
 class TurnSink(Protocol):
@@ -41,6 +46,7 @@ class TurnResult:
     usage: Usage
     latency_ms: float
     calls: int
+    notices: tuple[str, ...] = ()
 
 
 def sum_usage(usages: list[Usage]) -> Usage:
@@ -65,14 +71,30 @@ def context_summary_json(built: BuiltMessages) -> str | None:
     }, ensure_ascii=False)
 
 
+def assistant_message(outcome: CallOutcome) -> dict:
+    message: dict = {"role": "assistant", "content": outcome.text}
+    if outcome.tool_calls:
+        message["tool_calls"] = [t.as_message_part() for t in outcome.tool_calls]
+        if outcome.reasoning:
+            # DeepSeek's thinking mode wants the reasoning back inside one turn's tool loop.
+            message["reasoning_content"] = outcome.reasoning
+    return message
+
+
 class Agent:
     def __init__(self, store: ConversationStore, client, builder: ContextBuilder, *,
-                 temperature: float | None = None, max_steps: int = 8):
+                 tools: ToolRegistry | None = None, tool_context: ToolContext | None = None,
+                 guardrails: Guardrails | None = None, temperature: float | None = None):
         self.store = store
         self.client = client
         self.builder = builder
+        self.tools = tools or ToolRegistry()
+        self.tool_context = tool_context
+        self.guardrails = guardrails or Guardrails()
         self.temperature = temperature
-        self.max_steps = max_steps
+
+    def _request(self, messages: list[dict]) -> ChatRequest:
+        return ChatRequest(messages=messages, tools=self.tools.schemas(), temperature=self.temperature)
 
     def preview(self, conversation_id: int | None, user_text: str) -> tuple[dict, dict | None]:
         """The exact request body a turn would send now, without calling the model."""
@@ -81,30 +103,32 @@ class Agent:
             turns = self.store.turns(conversation_id)
             seq = (turns[-1].seq + 1) if turns else 1
         built = self.builder.build_messages(conversation_id, user_text, before_seq=seq)
-        body = self.client.body_for(ChatRequest(messages=built.messages, tools=[], temperature=self.temperature))
         info = context_summary_json(built)
-        return body, (json.loads(info) if info else None)
+        return self.client.body_for(self._request(built.messages)), (json.loads(info) if info else None)
 
     def run_turn(self, conversation_id: int, user_text: str, sink: TurnSink | None = None) -> TurnResult:
         sink = sink or SilentSink()
         turn = self.store.start_turn(conversation_id, user_text)
         built = self.builder.build_messages(conversation_id, user_text, before_seq=turn.seq)
         messages = list(built.messages)
-        added = messages[1 + built.history_count:]
+        first_new = 1 + built.history_count
         context_json = context_summary_json(built)
         self.builder.domain.count_injection(
             [int(m.split(":")[1]) for m in built.memory_ids if m.startswith("note:")])
         usages: list[Usage] = []
+        notices: list[str] = []
+        seen_calls: dict[tuple[str, str], int] = {}
         latency = 0.0
         status, error, reply = "complete", None, ""
+        limit = self.guardrails.max_steps
 
-        for step in range(self.max_steps):
-            request = ChatRequest(messages=messages, tools=[], temperature=self.temperature)
+        for step in range(limit + 1):
+            request = self._request(messages)
             outcome = CallOutcome()
             call_id = self.store.start_call(
                 turn_id=turn.id, conversation_id=conversation_id, step=step, provider=self.client.provider,
                 model=self.client.model, request_json=json.dumps(self.client.body_for(request), ensure_ascii=False),
-                context_json=context_json)
+                context_json=context_json if step == 0 else None)
             call_status, call_error = "complete", None
             try:
                 for kind, delta in self.client.stream(request, outcome):
@@ -124,14 +148,37 @@ class Agent:
             if call_status != "complete":
                 status, error = ("error" if call_status == "error" else "interrupted"), call_error
                 if outcome.text:
-                    added.append({"role": "assistant", "content": outcome.text})
+                    messages.append({"role": "assistant", "content": outcome.text})
                 break
-            added.append({"role": "assistant", "content": outcome.text})
-            break
+            if not outcome.tool_calls:
+                messages.append(assistant_message(outcome))
+                break
+            messages.append(assistant_message(outcome))
+            if step == limit:
+                # The model ignored the step-limit note: stop here rather than loop on.
+                reply = outcome.text or STEP_LIMIT_NOTE.format(n=limit).split("：")[0] + "，已停止。"
+                notices.append(reply)
+                sink.notice(reply)
+                messages.pop()
+                messages.append({"role": "assistant", "content": reply})
+                break
+            for call in outcome.tool_calls:
+                run = run_tool(self.tools, self.tool_context, call, seen_calls, step, self.guardrails)
+                content = run.content
+                if step == limit - 1:
+                    content = json.dumps({"result": json.loads(content), "note": STEP_LIMIT_NOTE.format(n=limit)},
+                                         ensure_ascii=False)
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
+                if run.notice:
+                    notices.append(run.notice)
+                    sink.notice(run.notice)
 
+        added = messages[first_new:]
         # A turn that failed before any reply contributes nothing to later history, so the
-        # next request does not carry two user messages in a row.
-        history = added if (status == "complete" or reply) else []
-        self.store.finish_turn(turn.id, status=status, reply_text=reply, messages=history, error=error)
+        # next request does not carry two user messages in a row or a dangling tool call.
+        if status != "complete":
+            added = [m for m in added if m["role"] == "user"] + (
+                [{"role": "assistant", "content": reply}] if reply else []) if reply else []
+        self.store.finish_turn(turn.id, status=status, reply_text=reply, messages=added, error=error)
         return TurnResult(conversation_id, turn.id, turn.seq, reply, status, error, sum_usage(usages),
-                          latency, len(usages))
+                          latency, len(usages), tuple(notices))

@@ -1,0 +1,73 @@
+"""Explicit, configurable guardrails for the tool loop, and the one place a tool runs."""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass
+
+from pixiu_cli.agent.tools import ToolArgumentError, ToolContext, ToolRegistry, encode_result
+from pixiu_cli.llm.types import ToolCall
+
+
+@dataclass(frozen=True)
+class Guardrails:
+    max_steps: int = 8  # model calls per turn
+    tool_timeout: float = 10.0  # seconds per tool run
+    block_repeats: bool = True  # the same tool with the same arguments twice in one turn
+
+    @classmethod
+    def from_mapping(cls, values: dict) -> "Guardrails":
+        return cls(**{k: type(getattr(cls(), k))(v) for k, v in values.items() if k in cls.__dataclass_fields__})
+
+
+@dataclass(frozen=True)
+class ToolRun:
+    content: str  # the tool message the model sees
+    ok: bool
+    notice: str | None = None
+    guardrail: str | None = None  # which guardrail fired, if any
+
+
+def _error(message: str, guardrail: str | None = None) -> ToolRun:
+    return ToolRun(json.dumps({"ok": False, "error": message}, ensure_ascii=False), False, guardrail=guardrail)
+
+
+def run_tool(registry: ToolRegistry, ctx: ToolContext, call: ToolCall, seen: dict[tuple[str, str], int],
+             step: int, guardrails: Guardrails) -> ToolRun:
+    tool = registry.get(call.name)
+    if tool is None:
+        names = "、".join(t.name for t in registry.tools)
+        return _error(f"未知工具 {call.name!r}；可用工具：{names}", "unknown_tool")
+    try:
+        args = json.loads(call.arguments or "{}")
+    except json.JSONDecodeError as exc:
+        return _error(f"参数不是有效的 JSON（{exc.msg}，第 {exc.pos} 个字符），请修正后重试", "bad_json")
+    key = (call.name, json.dumps(args, sort_keys=True, ensure_ascii=False))
+    if guardrails.block_repeats and key in seen:
+        return _error(f"重复调用：第 {seen[key] + 1} 步已用相同参数调用过 {call.name}，结果见上文；请直接使用该结果",
+                      "repeat")
+    seen[key] = step
+    result: dict = {}
+
+    def work() -> None:
+        try:
+            from pixiu_cli.agent.tools import validate_arguments
+
+            result["outcome"] = tool.handler(ctx, validate_arguments(tool.parameters, args))
+        except ToolArgumentError as exc:
+            result["argument_error"] = str(exc)
+        except Exception as exc:  # a broken tool is reported to the model, not raised
+            result["crash"] = f"{type(exc).__name__}: {exc}"
+
+    worker = threading.Thread(target=work, name=f"tool-{call.name}", daemon=True)
+    worker.start()
+    worker.join(guardrails.tool_timeout)
+    if worker.is_alive():
+        return _error(f"工具 {call.name} 执行超时（{guardrails.tool_timeout:g} 秒）", "timeout")
+    if "argument_error" in result:
+        return _error(f"参数有误：{result['argument_error']}", "bad_arguments")
+    if "crash" in result:
+        return _error(f"工具 {call.name} 执行出错：{result['crash'][:200]}", "tool_error")
+    outcome = result["outcome"]
+    return ToolRun(encode_result(outcome.content), True, outcome.notice)

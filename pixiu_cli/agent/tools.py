@@ -1,0 +1,224 @@
+"""The built-in tools: one static list (same names, order and JSON on every call, so the
+provider's prefix cache survives), argument validation, and the handlers.
+
+A handler returns a ToolOutcome; bad arguments raise ToolArgumentError, which the loop
+turns into an error result for the model, never a crash."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import cache
+from typing import Any
+
+from pixiu_cli.resources import prompts_dir
+from pixiu_cli.store.domain import DomainStore, MemoryStore, PortfolioStore
+
+NOTE_KIND_NAMES = {"view": "观点", "plan": "计划", "rule": "纪律"}
+
+
+class ToolArgumentError(Exception):
+    """Arguments that do not fit the schema; the message goes back to the model."""
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    content: dict | list | str  # what the model sees (JSON-encoded)
+    notice: str | None = None  # one line for the user (e.g. 已记住 #12：…)
+
+
+@dataclass
+class ToolContext:
+    domain: DomainStore
+    memory: MemoryStore
+    portfolio: PortfolioStore
+    now: Callable[[], datetime]
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    description: str
+    parameters: dict
+    handler: Callable[[ToolContext, dict], ToolOutcome]
+
+    def schema(self) -> dict:
+        return {"type": "function", "function": {"name": self.name, "description": self.description,
+                                                 "parameters": self.parameters}}
+
+
+_TYPES = {"string": str, "integer": int, "number": (int, float), "array": list, "object": dict, "boolean": bool}
+
+
+def validate_arguments(schema: dict, args: Any) -> dict:
+    if not isinstance(args, dict):
+        raise ToolArgumentError("参数应为 JSON 对象")
+    properties = schema.get("properties", {})
+    for name in schema.get("required", []):
+        if args.get(name) in (None, ""):
+            raise ToolArgumentError(f"缺少必填参数 {name}")
+    unknown = set(args) - set(properties)
+    if unknown:
+        raise ToolArgumentError(f"未知参数：{', '.join(sorted(unknown))}")
+    for name, value in args.items():
+        spec = properties[name]
+        if value is None:
+            continue
+        expected = _TYPES[spec["type"]]
+        if isinstance(value, bool) and spec["type"] in ("integer", "number"):
+            raise ToolArgumentError(f"参数 {name} 应为数字")
+        if not isinstance(value, expected):
+            raise ToolArgumentError(f"参数 {name} 应为 {spec['type']}")
+        if "enum" in spec and value not in spec["enum"]:
+            raise ToolArgumentError(f"参数 {name} 应为 {' / '.join(spec['enum'])} 之一")
+        if spec["type"] == "string" and "pattern" in spec and not re.fullmatch(spec["pattern"], value):
+            raise ToolArgumentError(f"参数 {name} 格式不对：{value!r}")
+        if spec["type"] in ("integer", "number") and "exclusiveMinimum" in spec and value <= spec["exclusiveMinimum"]:
+            raise ToolArgumentError(f"参数 {name} 应大于 {spec['exclusiveMinimum']}")
+        if spec["type"] == "array":
+            item_spec = spec.get("items", {})
+            for item in value:
+                if "pattern" in item_spec and not (isinstance(item, str) and re.fullmatch(item_spec["pattern"], item)):
+                    raise ToolArgumentError(f"参数 {name} 中的 {item!r} 格式不对")
+    return args
+
+
+CODE = r"\d{6}"
+DATE = r"\d{4}-\d{2}-\d{2}"
+
+
+def _stamp(ctx: ToolContext) -> str:
+    return ctx.now().isoformat(timespec="seconds")
+
+
+def _remember(ctx: ToolContext, args: dict) -> ToolOutcome:
+    text = args["text"].strip()
+    if not text:
+        raise ToolArgumentError("text 不能为空")
+    event, merged = ctx.memory.add_note(note_kind=args["kind"], text=text, symbol=args.get("symbol"),
+                                        source="model", at=_stamp(ctx))
+    verb = "已合并到已有记忆" if merged else "已记住"
+    return ToolOutcome({"ok": True, "id": event.id, "merged": merged, "kind": event.note_kind, "text": event.text},
+                       notice=f"{verb} #{event.id}：{NOTE_KIND_NAMES[event.note_kind]} · {event.text}（/forget {event.id} 可撤销）")
+
+
+def _profile_dict(p) -> dict:
+    return {k: v for k, v in p.__dict__.items() if v is not None}
+
+
+def _get_stock_profiles(ctx: ToolContext, args: dict) -> ToolOutcome:
+    symbols = args.get("symbols") or [h.symbol for h in ctx.domain.holdings()]
+    profiles = ctx.domain.profiles_for(symbols)
+    return ToolOutcome({"profiles": [_profile_dict(profiles[s]) for s in symbols if s in profiles],
+                        "missing": [s for s in symbols if s not in profiles]})
+
+
+def _get_holdings(ctx: ToolContext, args: dict) -> ToolOutcome:
+    return ToolOutcome({"holdings": [{"symbol": h.symbol, "name": h.name, "short_names": list(h.short_names),
+                                      "shares": h.shares, "cost": h.cost, "role": h.role}
+                                     for h in ctx.domain.holdings()]})
+
+
+def _record_decision(ctx: ToolContext, args: dict) -> ToolOutcome:
+    try:
+        decision, holding = ctx.portfolio.record_trade(
+            symbol=args["symbol"], side=args["side"], price=float(args["price"]), quantity=float(args["quantity"]),
+            reason=args.get("reason"), name=args.get("name"), at=_stamp(ctx), source="model")
+    except ValueError as exc:
+        raise ToolArgumentError(str(exc)) from None
+    verb = "买入" if decision.side == "buy" else "卖出"
+    after = f"持仓 {holding.shares:g} 股，成本 {holding.cost:.2f}" if holding else "已清仓"
+    return ToolOutcome({"ok": True, "decision_id": decision.id, "holding_after": after},
+                       notice=f"已记录 #{decision.id}：{verb} {decision.symbol} {decision.quantity:g} 股 @ {decision.price:g}，{after}")
+
+
+def _search_memory(ctx: ToolContext, args: dict) -> ToolOutcome:
+    events = ctx.memory.search(text=args.get("text"), kind=args.get("kind"), symbol=args.get("symbol"),
+                               since=args.get("since"), until=(args["until"] + "T23:59:59+08:00") if args.get("until")
+                               else None, limit=args.get("limit") or 10)
+    return ToolOutcome({"results": [{"id": e.id, "kind": e.note_kind or e.kind, "symbol": e.symbol, "text": e.text,
+                                     "date": e.created_at[:10], "source": e.source} for e in events]})
+
+
+@cache
+def knowledge_topics() -> tuple[str, ...]:
+    return tuple(sorted(p.stem for p in (prompts_dir() / "knowledge").glob("*.md")))
+
+
+def _load_context(ctx: ToolContext, args: dict) -> ToolOutcome:
+    topic = args["topic"]
+    if topic not in knowledge_topics():
+        raise ToolArgumentError(f"没有主题 {topic!r}；可用主题：{', '.join(knowledge_topics())}")
+    return ToolOutcome({"topic": topic, "content": (prompts_dir() / "knowledge" / f"{topic}.md").read_text("utf-8")})
+
+
+TOOLS: tuple[Tool, ...] = (
+    Tool("remember", "记住用户陈述的观点、计划或纪律（保留用户原话），供以后的对话参考。", {
+        "type": "object",
+        "properties": {
+            "kind": {"type": "string", "enum": ["view", "plan", "rule"], "description": "view 观点 / plan 计划 / rule 纪律"},
+            "text": {"type": "string", "description": "用户的原话"},
+            "symbol": {"type": "string", "pattern": CODE, "description": "相关的六位股票代码（可选）"},
+        },
+        "required": ["kind", "text"],
+    }, _remember),
+    Tool("get_stock_profiles", "查询股票的回测画像；不传 symbols 时返回全部持仓的画像。", {
+        "type": "object",
+        "properties": {"symbols": {"type": "array", "items": {"type": "string", "pattern": CODE}}},
+        "required": [],
+    }, _get_stock_profiles),
+    Tool("get_holdings", "查询当前全部持仓（代码、名称、股数、成本、核心/卫星定位）。", {
+        "type": "object", "properties": {}, "required": [],
+    }, _get_holdings),
+    Tool("record_decision", "记录用户报告的一笔买入或卖出，并更新持仓。", {
+        "type": "object",
+        "properties": {
+            "symbol": {"type": "string", "pattern": CODE},
+            "side": {"type": "string", "enum": ["buy", "sell"]},
+            "price": {"type": "number", "exclusiveMinimum": 0},
+            "quantity": {"type": "number", "exclusiveMinimum": 0},
+            "reason": {"type": "string"},
+            "name": {"type": "string", "description": "股票名称（新买入的标的时填写）"},
+        },
+        "required": ["symbol", "side", "price", "quantity"],
+    }, _record_decision),
+    Tool("search_memory", "按文字、类型、代码、日期范围搜索记忆（包括已超出注入窗口的旧记忆）。", {
+        "type": "object",
+        "properties": {
+            "text": {"type": "string"},
+            "kind": {"type": "string", "enum": ["view", "plan", "rule", "decision", "user_note"]},
+            "symbol": {"type": "string", "pattern": CODE},
+            "since": {"type": "string", "pattern": DATE},
+            "until": {"type": "string", "pattern": DATE},
+            "limit": {"type": "integer", "exclusiveMinimum": 0},
+        },
+        "required": [],
+    }, _search_memory),
+    Tool("load_context", "按主题加载知识文档（主题列表见系统提示）。", {
+        "type": "object",
+        "properties": {"topic": {"type": "string"}},
+        "required": ["topic"],
+    }, _load_context),
+)
+
+
+@dataclass
+class ToolRegistry:
+    tools: tuple[Tool, ...] = TOOLS
+    _by_name: dict[str, Tool] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._by_name = {t.name: t for t in self.tools}
+
+    def schemas(self) -> list[dict]:
+        return [t.schema() for t in self.tools]
+
+    def get(self, name: str) -> Tool | None:
+        return self._by_name.get(name)
+
+
+def encode_result(content: Any) -> str:
+    return content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)

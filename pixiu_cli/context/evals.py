@@ -1,0 +1,503 @@
+"""Context evals: does the `[上下文信息]` block hold the facts the model needs for a question?
+
+The seed chapter's W2-5 story is the method: a category of questions that scores below
+100% points at a context gap (something that should have been injected and was not, or
+something that should not have been), and the gap is fixed in the context engine, never
+by deleting or weakening the case. These evals call no model: each case imports a data
+set into a fresh SQLite file, assembles the block with `ContextBuilder.context_block` at
+a frozen `now`, and checks facts about the text and the sections.
+
+Case files
+----------
+Every ``*.json`` file directly in ``data/evals/`` (not ``data/evals/datasets/``) holds one
+case object or a list of them. A case:
+
+``id`` (str, unique across all loaded files), ``category`` (str), ``description`` (str,
+optional), ``now`` (ISO 8601 with an offset, e.g. ``2026-03-04T10:15:00+08:00``),
+``message`` (the user's message).
+
+``dataset``
+    Either the file name of a data set (``"portfolio"`` or ``"portfolio.json"``, looked up
+    in the ``datasets/`` folder next to the case file, then in ``data/evals/datasets/``)
+    or an inline import document (`pixiu_cli.dataset`). Relative timestamps
+    (``"days_ago": N`` + ``"time": "HH:MM"``) are resolved against the case's ``now``.
+``dataset_patch`` (optional)
+    ``{"replace": {section: value}, "append": {section: [rows]}}`` with the document's
+    sections (holdings, profiles, news, signals, reports, decisions, alerts, notes,
+    persona). ``replace`` swaps a whole section; ``append`` adds rows (for ``persona``:
+    merges keys). Replacing happens before appending.
+``limits`` (optional)
+    Overrides of `MemoryLimits` fields (``reports_days``, ``notes_limit``,
+    ``budget_tokens`` …), applied with `MemoryLimits.from_mapping`.
+``summary`` (optional)
+    The conversation summary passed to the builder.
+
+Checks (at least one):
+
+``must`` / ``must_not``
+    Substrings that must / must not appear in the block text.
+``intent``
+    The expected intent value (``portfolio_review``, ``single_stock``, ``trade_review``,
+    ``general``).
+``symbols``
+    The exact list of extracted symbols, in order (``[]`` = none).
+``sections`` / ``no_sections``
+    Section keys that must / must not be in the assembled block (after trimming):
+    ``time``, ``scene``, ``summary``, ``holdings``, ``persona``, ``symbol:600519``,
+    ``portfolio_profiles``, ``reports``, ``decisions``, ``alerts``, ``notes``. A key ending
+    in ``*`` is a prefix (``symbol:*`` = any symbol section, ``*`` = any section).
+``omitted`` / ``not_omitted``
+    Section keys that must / must not appear in ``block.omitted`` (trimmed for the token
+    budget); the same ``*`` prefix rule applies (``not_omitted: ["*"]`` = nothing trimmed).
+``max_tokens``
+    ``block.tokens`` must not exceed it.
+``counts``
+    ``{substring: n}``: the substring occurs exactly n times (e.g. the block markers).
+``quoted``
+    Substrings that must occur in the block, and only inside a quoted data span 「…」.
+
+Unknown keys, wrong types, an unknown data set or an invalid document raise `EvalError`
+naming the file and the case id, so a typo can never turn a check into a silent pass.
+
+API: `load_cases(paths)` → `list[EvalCase]`; `run_case(case)` → `CaseResult`;
+`run_evals(cases)` → `EvalReport` (``by_category()``, ``pass_rate``, ``failure_lines()``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from pixiu_cli.context.block import ContextBlock
+from pixiu_cli.context.builder import ContextBuilder
+from pixiu_cli.context.intent import Intent
+from pixiu_cli.context.memory import MemoryLimits
+from pixiu_cli.dataset import SECTIONS, DatasetError, parse_document
+from pixiu_cli.resources import data_dir
+from pixiu_cli.store.conversations import ConversationStore
+from pixiu_cli.store.database import open_database
+from pixiu_cli.store.domain import DomainStore
+
+EVALS_FOLDER = "evals"
+DATASETS_FOLDER = "datasets"
+
+_REQUIRED = ("id", "category", "now", "dataset", "message")
+_OPTIONAL = ("description", "dataset_patch", "limits", "summary")
+_STRING_LIST_CHECKS = ("must", "must_not", "sections", "no_sections", "omitted", "not_omitted", "quoted")
+_CHECKS = (*_STRING_LIST_CHECKS, "intent", "symbols", "max_tokens", "counts")
+_KNOWN = frozenset((*_REQUIRED, *_OPTIONAL, *_CHECKS))
+_QUOTED_SPAN = re.compile(r"「[^「」\n]*」")
+_SNIPPET = 60
+
+
+class EvalError(Exception):
+    """A malformed case file or case; the message names the file and the case id."""
+
+
+@dataclass(frozen=True)
+class EvalCase:
+    id: str
+    category: str
+    now: datetime
+    message: str
+    document: dict  # the import document after dataset_patch
+    description: str = ""
+    dataset_name: str | None = None  # None for an inline document
+    limits: dict = field(default_factory=dict)
+    summary: str | None = None
+    must: tuple[str, ...] = ()
+    must_not: tuple[str, ...] = ()
+    intent: str | None = None
+    symbols: tuple[str, ...] | None = None
+    sections: tuple[str, ...] = ()
+    no_sections: tuple[str, ...] = ()
+    omitted: tuple[str, ...] = ()
+    not_omitted: tuple[str, ...] = ()
+    max_tokens: int | None = None
+    counts: dict = field(default_factory=dict)
+    quoted: tuple[str, ...] = ()
+    source: Path | None = None
+
+
+@dataclass
+class CaseResult:
+    id: str
+    category: str
+    passed: bool
+    failures: list[str] = field(default_factory=list)  # one line each, Chinese
+    description: str = ""
+    intent: str | None = None
+    symbols: list[str] = field(default_factory=list)
+    tokens: int | None = None
+    block_text: str | None = None
+
+
+@dataclass
+class EvalReport:
+    results: list[CaseResult]
+
+    @property
+    def total(self) -> int:
+        return len(self.results)
+
+    @property
+    def passed(self) -> int:
+        return sum(1 for r in self.results if r.passed)
+
+    @property
+    def pass_rate(self) -> float:
+        """Passed / total; 0.0 for an empty run (nothing evaluated is not a pass)."""
+        return self.passed / self.total if self.results else 0.0
+
+    def by_category(self) -> dict[str, tuple[int, int]]:
+        """category → (passed, total), sorted by category."""
+        table: dict[str, list[int]] = {}
+        for result in self.results:
+            row = table.setdefault(result.category, [0, 0])
+            row[0] += int(result.passed)
+            row[1] += 1
+        return {k: (v[0], v[1]) for k, v in sorted(table.items())}
+
+    def failed(self) -> list[CaseResult]:
+        return [r for r in self.results if not r.passed]
+
+    def failure_lines(self) -> list[str]:
+        return [f"{r.id} [{r.category}]: {reason}" for r in self.failed() for reason in r.failures]
+
+
+# ---------------------------------------------------------------------------------------
+# Loading
+
+
+def default_cases_dir() -> Path:
+    return data_dir() / EVALS_FOLDER
+
+
+def _case_files(paths: Sequence[Path] | None) -> list[Path]:
+    roots = [default_cases_dir()] if paths is None else [Path(p) for p in paths]
+    files: list[Path] = []
+    for root in roots:
+        if root.is_dir():
+            files.extend(sorted(p for p in root.glob("*.json") if p.is_file()))
+        elif root.is_file():
+            files.append(root)
+        else:
+            raise EvalError(f"找不到用例文件或目录：{root}")
+    return files
+
+
+def load_cases(paths: Sequence[Path] | None = None) -> list[EvalCase]:
+    """Cases from the given files/folders (a folder: its ``*.json`` files, not recursive);
+    by default every case file in ``data/evals/``."""
+    cases: list[EvalCase] = []
+    seen: dict[str, Path] = {}
+    for path in _case_files(paths):
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+        except UnicodeDecodeError:
+            raise EvalError(f"{path.name}：不是 UTF-8 文本文件") from None
+        except json.JSONDecodeError as exc:
+            raise EvalError(f"{path.name}：不是有效的 JSON（第 {exc.lineno} 行第 {exc.colno} 列：{exc.msg}）") from None
+        items = raw if isinstance(raw, list) else [raw]
+        if not items:
+            raise EvalError(f"{path.name}：文件中没有用例")
+        for index, item in enumerate(items):
+            case = parse_case(item, path, index)
+            if case.id in seen:
+                raise EvalError(f"{path.name}（用例 {case.id}）：id 与 {seen[case.id].name} 中的用例重复")
+            seen[case.id] = path
+            cases.append(case)
+    return cases
+
+
+def parse_case(raw: Any, source: Path | None = None, index: int = 0) -> EvalCase:
+    """Validate one case object (see the module docstring)."""
+    file = source.name if source else "<inline>"
+    if not isinstance(raw, dict):
+        raise EvalError(f"{file} 第 {index + 1} 个用例：应为 JSON 对象")
+    case_id = raw.get("id")
+    where = f"{file}（用例 {case_id}）" if isinstance(case_id, str) and case_id.strip() else \
+        f"{file} 第 {index + 1} 个用例"
+
+    def fail(problem: str) -> EvalError:
+        return EvalError(f"{where}：{problem}")
+
+    unknown = sorted(set(raw) - _KNOWN)
+    if unknown:
+        raise fail(f"未知字段 {', '.join(unknown)}")
+    for key in _REQUIRED:
+        if key not in raw:
+            raise fail(f"缺少必填字段 {key}")
+    for key in ("id", "category", "message"):
+        if not isinstance(raw[key], str) or not raw[key].strip():
+            raise fail(f"{key} 应为非空字符串")
+    for key in ("description", "summary"):
+        if key in raw and not isinstance(raw[key], str):
+            raise fail(f"{key} 应为字符串")
+
+    try:
+        now = datetime.fromisoformat(raw["now"]) if isinstance(raw["now"], str) else None
+    except ValueError:
+        now = None
+    if now is None or now.tzinfo is None or now.utcoffset() is None:
+        raise fail(f"now 应为带时区的 ISO 8601 时间（如 2026-03-04T10:15:00+08:00），而不是 {raw['now']!r}")
+
+    dataset_name, document = _dataset(raw["dataset"], source, fail)
+    document = _apply_patch(document, raw.get("dataset_patch"), fail)
+    try:
+        parse_document(document, now)
+    except DatasetError as exc:
+        raise fail(f"数据集无效：{exc}") from None
+
+    limits = raw.get("limits", {})
+    if not isinstance(limits, dict):
+        raise fail("limits 应为对象")
+    fields = MemoryLimits.__dataclass_fields__
+    for key, value in limits.items():
+        if key not in fields:
+            raise fail(f"limits 中未知的设置 {key}（可用：{', '.join(fields)}）")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+            raise fail(f"limits.{key} 应为非负数字")
+
+    checks: dict[str, Any] = {}
+    for key in _STRING_LIST_CHECKS:
+        if key in raw:
+            value = raw[key]
+            if not isinstance(value, list) or not all(isinstance(s, str) and s for s in value):
+                raise fail(f"{key} 应为非空字符串数组")
+            checks[key] = tuple(value)
+    if "intent" in raw:
+        values = [i.value for i in Intent]
+        if raw["intent"] not in values:
+            raise fail(f"intent 应为 {' / '.join(values)} 之一，而不是 {raw['intent']!r}")
+        checks["intent"] = raw["intent"]
+    if "symbols" in raw:
+        value = raw["symbols"]
+        if not isinstance(value, list) or not all(isinstance(s, str) and re.fullmatch(r"\d{6}", s) for s in value):
+            raise fail("symbols 应为六位代码数组")
+        checks["symbols"] = tuple(value)
+    if "max_tokens" in raw:
+        value = raw["max_tokens"]
+        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+            raise fail("max_tokens 应为正整数")
+        checks["max_tokens"] = value
+    if "counts" in raw:
+        value = raw["counts"]
+        if not isinstance(value, dict) or not all(
+                k and isinstance(n, int) and not isinstance(n, bool) and n >= 0 for k, n in value.items()):
+            raise fail("counts 应为 {子串: 非负整数} 对象")
+        checks["counts"] = dict(value)
+    if not checks:
+        raise fail("没有任何检查（must / must_not / intent / symbols / sections / …）")
+
+    return EvalCase(id=raw["id"], category=raw["category"], now=now, message=raw["message"], document=document,
+                    description=raw.get("description", ""), dataset_name=dataset_name, limits=dict(limits),
+                    summary=raw.get("summary"), source=source, **checks)
+
+
+def _dataset(value: Any, source: Path | None, fail) -> tuple[str | None, dict]:
+    if isinstance(value, dict):
+        return None, json.loads(json.dumps(value))  # a private deep copy
+    if not isinstance(value, str) or not value.strip():
+        raise fail("dataset 应为数据集文件名或内联的导入文档对象")
+    name = value if value.endswith(".json") else f"{value}.json"
+    if Path(name).name != name:
+        raise fail(f"dataset 应为 datasets/ 下的文件名，而不是路径 {value!r}")
+    folders = [source.parent / DATASETS_FOLDER] if source else []
+    folders.append(default_cases_dir() / DATASETS_FOLDER)
+    for folder in folders:
+        path = folder / name
+        if path.is_file():
+            try:
+                return name.removesuffix(".json"), json.loads(_read_dataset(str(path)))
+            except json.JSONDecodeError as exc:
+                raise fail(f"数据集 {name} 不是有效的 JSON（第 {exc.lineno} 行：{exc.msg}）") from None
+    raise fail(f"找不到数据集 {name}（查找了 {', '.join(str(f) for f in folders)}）")
+
+
+@cache
+def _read_dataset(path: str) -> str:
+    return Path(path).read_text(encoding="utf-8")
+
+
+def _apply_patch(document: dict, patch: Any, fail) -> dict:
+    if patch is None:
+        return document
+    if not isinstance(patch, dict) or set(patch) - {"replace", "append"}:
+        raise fail("dataset_patch 应为 {\"replace\": {…}, \"append\": {…}}")
+    for mode in ("replace", "append"):
+        part = patch.get(mode, {})
+        if not isinstance(part, dict):
+            raise fail(f"dataset_patch.{mode} 应为对象")
+        for section, value in part.items():
+            if section not in SECTIONS:
+                raise fail(f"dataset_patch.{mode} 中未知的数据段 {section}（可用：{', '.join(SECTIONS)}）")
+            value = json.loads(json.dumps(value))
+            if section == "persona":
+                if not isinstance(value, dict):
+                    raise fail(f"dataset_patch.{mode}.persona 应为对象")
+                document["persona"] = value if mode == "replace" else {**document.get("persona", {}), **value}
+            else:
+                if not isinstance(value, list):
+                    raise fail(f"dataset_patch.{mode}.{section} 应为数组")
+                document[section] = value if mode == "replace" else [*document.get(section, []), *value]
+    return document
+
+
+# ---------------------------------------------------------------------------------------
+# Running
+
+
+@cache
+def _template_bytes() -> bytes:
+    """An empty, fully migrated database file; copied for every case (migrations run once)."""
+    folder = Path(tempfile.mkdtemp(prefix="pixiu-eval-template-"))
+    try:
+        db = open_database(folder / "template.db")
+        db.conn.close()  # the last connection checkpoints and removes the WAL
+        return (folder / "template.db").read_bytes()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _build(case: EvalCase, path: Path) -> tuple[ContextBlock, str, list[str]]:
+    path.write_bytes(_template_bytes())
+    db = open_database(path)
+    try:
+        domain = DomainStore(db)
+        domain.replace_all(parse_document(case.document, case.now))
+        builder = ContextBuilder(ConversationStore(db), domain, limits=MemoryLimits.from_mapping(case.limits),
+                                 clock=lambda: case.now)
+        block, intent, symbols = builder.context_block(case.message, summary=case.summary, now=case.now)
+        return block, intent.value, list(symbols)
+    finally:
+        db.conn.close()
+
+
+def run_case(case: EvalCase, workdir: Path | None = None) -> CaseResult:
+    """Run one case against a fresh SQLite file (in `workdir`, or a temporary folder)."""
+    if workdir is None:
+        with tempfile.TemporaryDirectory(prefix="pixiu-eval-") as tmp:
+            return run_case(case, Path(tmp))
+    safe = re.sub(r"[^0-9A-Za-z_.-]", "_", case.id)[:80]
+    path = workdir / f"{safe}.db"
+    try:
+        block, intent, symbols = _build(case, path)
+    except Exception as exc:  # an engine crash is a failed case, not a crashed suite
+        reason = f"构建上下文时出错：{type(exc).__name__}: {_one_line(str(exc))}"
+        return CaseResult(case.id, case.category, False, [reason], case.description)
+    finally:
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+    failures = check(case, block, intent, symbols)
+    return CaseResult(case.id, case.category, not failures, failures, case.description, intent, symbols,
+                      block.tokens, block.text)
+
+
+def run_evals(cases: Sequence[EvalCase]) -> EvalReport:
+    with tempfile.TemporaryDirectory(prefix="pixiu-eval-") as tmp:
+        return EvalReport([run_case(case, Path(tmp)) for case in cases])
+
+
+# ---------------------------------------------------------------------------------------
+# Checks
+
+
+def _one_line(text: str, limit: int = 120) -> str:
+    text = text.replace("\r", "").replace("\n", "⏎")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _where(text: str, needle: str, at: int | None = None) -> str:
+    """The block line holding `needle` (its first occurrence, or the one at `at`), shortened
+    around it."""
+    at = text.find(needle) if at is None else at
+    start = text.rfind("\n", 0, at) + 1
+    end = text.find("\n", at + len(needle))
+    line = text[start: end if end >= 0 else len(text)]
+    offset = at - start
+    if len(line) > 2 * _SNIPPET:
+        lo = max(0, offset - _SNIPPET)
+        line = ("…" if lo else "") + line[lo: offset + len(needle) + _SNIPPET] + "…"
+    return _one_line(line, 4 * _SNIPPET)
+
+
+def _matches(pattern: str, key: str) -> bool:
+    return key.startswith(pattern[:-1]) if pattern.endswith("*") else key == pattern
+
+
+def _unquoted_at(text: str, needle: str) -> int | None:
+    """Offset of the first occurrence of `needle` not inside a 「…」 span, else None."""
+    spans = [m.span() for m in _QUOTED_SPAN.finditer(text)]
+    start = text.find(needle)
+    while start >= 0:
+        end = start + len(needle)
+        if not any(lo < start and end < hi for lo, hi in spans):
+            return start
+        start = text.find(needle, start + 1)
+    return None
+
+
+def check(case: EvalCase, block: ContextBlock, intent: str, symbols: list[str]) -> list[str]:
+    """Every failed check of `case` against an assembled block, one line each."""
+    text = block.text
+    keys = [s.key for s in block.sections]
+    failures: list[str] = []
+    for needle in case.must:
+        if needle not in text:
+            failures.append(f"缺少应出现的内容 {_one_line(needle)!r}")
+    for needle in case.must_not:
+        if needle in text:
+            failures.append(f"出现了不应出现的内容 {_one_line(needle)!r}：{_where(text, needle)}")
+    if case.intent is not None and intent != case.intent:
+        failures.append(f"意图应为 {case.intent}，实际为 {intent}")
+    if case.symbols is not None and list(case.symbols) != symbols:
+        failures.append(f"提取的标的应为 {list(case.symbols)}，实际为 {symbols}")
+    for pattern in case.sections:
+        if not any(_matches(pattern, k) for k in keys):
+            failures.append(f"缺少段落 {pattern}（实际段落：{', '.join(keys)}）")
+    for pattern in case.no_sections:
+        found = [k for k in keys if _matches(pattern, k)]
+        if found:
+            failures.append(f"不应出现段落 {', '.join(found)}")
+    for pattern in case.omitted:
+        if not any(_matches(pattern, k) for k in block.omitted):
+            actual = "、".join(f"{k} {n} 条" for k, n in block.omitted.items()) or "无"
+            failures.append(f"段落 {pattern} 应因预算被省略，实际省略：{actual}")
+    for pattern in case.not_omitted:
+        found = [f"{k} {n} 条" for k, n in block.omitted.items() if _matches(pattern, k)]
+        if found:
+            failures.append(f"不应省略 {pattern}，实际省略了 {'、'.join(found)}")
+    if case.max_tokens is not None and block.tokens > case.max_tokens:
+        failures.append(f"上下文 {block.tokens} tokens，超过上限 {case.max_tokens}")
+    for needle, expected in case.counts.items():
+        actual = text.count(needle)
+        if actual != expected:
+            failures.append(f"{_one_line(needle)!r} 应出现 {expected} 次，实际 {actual} 次")
+    for needle in case.quoted:
+        if needle not in text:
+            failures.append(f"应以「」引用的内容 {_one_line(needle)!r} 没有出现在上下文中")
+            continue
+        at = _unquoted_at(text, needle)
+        if at is not None:
+            failures.append(f"{_one_line(needle)!r} 出现在「」之外：{_where(text, needle, at)}")
+    return failures
+
+
+def summarize(report: EvalReport) -> Mapping[str, Any]:
+    """A JSON-ready summary (for `pixiu eval --json`)."""
+    return {
+        "pass_rate": report.pass_rate,
+        "passed": report.passed,
+        "total": report.total,
+        "categories": {k: {"passed": p, "total": t} for k, (p, t) in report.by_category().items()},
+        "failures": [{"id": r.id, "category": r.category, "reasons": r.failures} for r in report.failed()],
+    }
