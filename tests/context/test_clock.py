@@ -1,0 +1,167 @@
+import json
+from datetime import date, datetime, timedelta, timezone
+from zoneinfo import ZoneInfo
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pixiu_cli.context.clock import (
+    SHANGHAI,
+    holiday_name,
+    is_trading_day,
+    market_state,
+    next_trading_day,
+)
+from pixiu_cli.resources import data_dir
+
+SH = ZoneInfo("Asia/Shanghai")
+LABELS = {"盘前", "盘中", "午休", "收盘后", "非交易日"}
+
+
+def at(y, m, d, hh, mm, tz=SH):
+    return datetime(y, m, d, hh, mm, tzinfo=tz)
+
+
+@pytest.mark.parametrize(
+    ("hh", "mm", "label"),
+    [
+        (0, 0, "盘前"),
+        (9, 14, "盘前"),
+        (9, 15, "盘前"),
+        (9, 29, "盘前"),
+        (9, 30, "盘中"),
+        (11, 29, "盘中"),
+        (11, 30, "午休"),
+        (12, 59, "午休"),
+        (13, 0, "盘中"),
+        (14, 59, "盘中"),
+        (15, 0, "收盘后"),
+        (23, 59, "收盘后"),
+    ],
+)
+def test_session_edges_on_a_trading_day(hh, mm, label):
+    state = market_state(at(2026, 1, 5, hh, mm))  # Monday after 元旦
+    assert state.label == label
+    assert state.is_trading_day
+
+
+def test_call_auction_notes():
+    assert "集合竞价" in market_state(at(2026, 1, 5, 9, 20)).note
+    assert "9:30" in market_state(at(2026, 1, 5, 9, 27)).note
+    assert "收盘集合竞价" in market_state(at(2026, 1, 5, 14, 58)).note
+    assert "集合竞价" not in market_state(at(2026, 1, 5, 10, 0)).note
+
+
+def test_weekend_is_not_a_trading_day():
+    state = market_state(at(2026, 1, 10, 10, 0))  # Saturday
+    assert state.label == "非交易日"
+    assert not state.is_trading_day
+    assert "周末" in state.note and "1月12日" in state.note
+
+
+@pytest.mark.parametrize(
+    ("day", "name"),
+    [
+        (date(2026, 10, 1), "国庆节"),
+        (date(2026, 10, 7), "国庆节"),
+        (date(2026, 2, 16), "春节"),
+        (date(2026, 2, 23), "春节"),
+        (date(2026, 1, 2), "元旦"),
+        (date(2026, 4, 6), "清明节"),
+        (date(2026, 5, 5), "劳动节"),
+        (date(2026, 6, 19), "端午节"),
+        (date(2026, 9, 25), "中秋节"),
+        (date(2025, 1, 28), "春节"),
+        (date(2025, 10, 8), "国庆节、中秋节"),
+    ],
+)
+def test_holidays(day, name):
+    assert not is_trading_day(day)
+    assert holiday_name(day) == name
+    state = market_state(datetime.combine(day, datetime.min.time(), SH).replace(hour=10))
+    assert state.label == "非交易日"
+    assert name in state.note
+
+
+def test_national_day_2026_reopens_on_the_eighth():
+    state = market_state(at(2026, 10, 1, 10, 30))
+    assert state.label == "非交易日"
+    assert next_trading_day(date(2026, 10, 1)) == date(2026, 10, 8)
+    assert "10月8日" in state.note
+    assert market_state(at(2026, 10, 8, 10, 30)).label == "盘中"
+
+
+def test_make_up_working_weekend_is_still_closed():
+    # 2026-01-04 (Sunday) and 2026-10-10 (Saturday) are 调休 working days, not trading days.
+    assert not is_trading_day(date(2026, 1, 4))
+    assert not is_trading_day(date(2026, 10, 10))
+
+
+def test_ordinary_weekdays_trade():
+    assert is_trading_day(date(2026, 1, 5))
+    assert is_trading_day(date(2026, 2, 24))
+    assert is_trading_day(date(2025, 10, 9))
+
+
+def test_uncovered_year_falls_back_to_weekends_only():
+    assert is_trading_day(date(2030, 10, 1))  # a Tuesday; 2030 is not in the file
+    assert not is_trading_day(date(2030, 10, 5))  # Saturday
+
+
+def test_utc_input_is_converted():
+    state = market_state(datetime(2026, 1, 5, 1, 30, tzinfo=timezone.utc))  # 09:30 in Shanghai
+    assert state.label == "盘中"
+    assert state.now_shanghai.utcoffset() == timedelta(hours=8)
+    assert state.now_shanghai.hour == 9 and state.now_shanghai.minute == 30
+    # 2026-01-04 23:00 UTC is Monday 07:00 in Shanghai: a trading day, before the open.
+    assert market_state(datetime(2026, 1, 4, 23, 0, tzinfo=timezone.utc)).label == "盘前"
+    # 2026-01-05 07:00 UTC is 15:00 in Shanghai.
+    assert market_state(datetime(2026, 1, 5, 7, 0, tzinfo=timezone.utc)).label == "收盘后"
+
+
+def test_other_timezones_and_naive_input():
+    new_york = ZoneInfo("America/New_York")
+    assert market_state(datetime(2026, 1, 4, 21, 0, tzinfo=new_york)).label == "盘中"  # 10:00 SH
+    naive = market_state(datetime(2026, 1, 5, 12, 0))
+    assert naive.label == "午休"
+    assert naive.now_shanghai.tzinfo is not None
+
+
+def test_is_trading_day_accepts_aware_datetimes():
+    # Friday 2026-01-09 20:00 UTC is Saturday 04:00 in Shanghai.
+    assert not is_trading_day(datetime(2026, 1, 9, 20, 0, tzinfo=timezone.utc))
+
+
+def test_describe_is_one_chinese_line():
+    text = market_state(at(2026, 1, 5, 10, 15)).describe()
+    assert text.startswith("2026-01-05 10:15 星期一")
+    assert "盘中" in text and "\n" not in text
+
+
+def test_calendar_file_covers_2025_and_2026_weekdays_only():
+    raw = json.loads((data_dir() / "calendar" / "cn_a_share_holidays.json").read_text("utf-8"))
+    assert raw["covered_years"] == [2025, 2026]
+    for year, entries in raw["closed_weekdays"].items():
+        days = [date.fromisoformat(e["date"]) for e in entries]
+        assert days == sorted(days) and len(days) == len(set(days))
+        assert all(d.weekday() < 5 and str(d.year) == year for d in days)
+    assert len(raw["closed_weekdays"]["2025"]) == 18
+    assert len(raw["closed_weekdays"]["2026"]) == 19
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.datetimes(min_value=datetime(2024, 6, 1), max_value=datetime(2027, 6, 1), timezones=st.sampled_from(
+        [timezone.utc, SH, ZoneInfo("America/New_York"), ZoneInfo("Asia/Kolkata"), timezone(timedelta(hours=-11))]
+    ))
+)
+def test_any_aware_instant(now):
+    state = market_state(now)
+    assert state.label in LABELS
+    assert state.now_shanghai.timestamp() == now.timestamp()  # same instant (PEP 495 folds compare unequal)
+    assert state.now_shanghai.tzinfo == SHANGHAI
+    if state.label == "非交易日":
+        assert not is_trading_day(state.now_shanghai.date())
+    else:
+        assert is_trading_day(state.now_shanghai.date())
