@@ -48,6 +48,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 
 @dataclass(frozen=True)
@@ -230,16 +231,15 @@ _SHADOW_WORDS: tuple[str, ...] = (
     "招商证券", "招商蛇口", "招商轮船", "招商公路", "招商积余", "招商南油",
     # 宁德 (300750 宁德时代) vs the city
     "宁德市",
-    # 中芯 vs 中芯国际's HK listing is the same company; nothing to shadow.
     # 五粮液 / 茅台 family
     "茅台镇", "茅台酒厂", "茅台机场",
     # 海康 family
     "海康机器人",
-    # 中国平安 vs 中国平安保险 is the same company; nothing to shadow.
 )
 
 
-def _name_pattern(holdings: Sequence[HoldingName]) -> tuple[re.Pattern[str] | None, dict[str, str | None]]:
+@lru_cache(maxsize=32)
+def _name_pattern(holdings: tuple[HoldingName, ...]) -> tuple[re.Pattern[str] | None, dict[str, str | None]]:
     table: dict[str, str | None] = {_fold(word): None for word in _SHADOW_WORDS}
     for holding in holdings:
         for alias in (holding.name, *holding.short_names):
@@ -253,7 +253,7 @@ def _name_pattern(holdings: Sequence[HoldingName]) -> tuple[re.Pattern[str] | No
 
 
 def _find_names(folded: str, holdings: Sequence[HoldingName]) -> list[tuple[int, str]]:
-    pattern, table = _name_pattern(holdings)
+    pattern, table = _name_pattern(tuple(holdings))
     if pattern is None:
         return []
     found: list[tuple[int, str]] = []
