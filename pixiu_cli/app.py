@@ -27,6 +27,7 @@ class App:
     store: ConversationStore
     agent: Agent
     builder: ContextBuilder
+    memory: MemoryStore | None = None
     demo: bool = False
     _offline_server: object | None = field(default=None, repr=False)
 
@@ -74,8 +75,9 @@ def open_app(settings: Settings, *, demo: bool = False) -> App:
     if demo:
         refresh_demo_data(domain)
     builder = ContextBuilder(store, domain, MemoryLimits.from_mapping(settings.context))
-    tool_context = ToolContext(domain=domain, memory=MemoryStore(db), portfolio=PortfolioStore(db),
+    memory = MemoryStore(db)
+    tool_context = ToolContext(domain=domain, memory=memory, portfolio=PortfolioStore(db),
                                now=lambda: datetime.now(SHANGHAI))
     agent = Agent(store, client, builder, tool_context=tool_context,
                   guardrails=Guardrails.from_mapping(settings.agent), temperature=settings.temperature)
-    return App(settings=settings, store=store, agent=agent, builder=builder, demo=demo, _offline_server=server)
+    return App(settings=settings, store=store, agent=agent, builder=builder, memory=memory, demo=demo, _offline_server=server)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .script import ScriptedReply
+from .tool_intents import planned_tool_calls
 from .template import SYSTEM_ROLES, content_text
 
 CONTEXT_MARKER = "[上下文信息]"
@@ -97,6 +98,14 @@ def respond(request: Mapping[str, Any]) -> ScriptedReply:
     else:
         question = content_text(question_message.get("content"))
 
+    available = {str((t.get("function") or {}).get("name", "")) for t in request.get("tools") or []
+                 if isinstance(t, Mapping)}
+    if not tool_results and question.strip():
+        context_text = "\n".join(content_text(m.get("content")) for m in context_messages)
+        planned = planned_tool_calls(question, context_text, available)
+        if planned:
+            return ScriptedReply(tool_calls=planned)
+
     earlier_turns = sum(1 for m in history if m.get("role") == "user" and not _is_context(m))
     old_blocks = sum(1 for m in history if _is_context(m))
 
@@ -153,6 +162,8 @@ def respond(request: Mapping[str, Any]) -> ScriptedReply:
             for m in tool_results
         )
         lines.append(f"- 工具结果：{len(tool_results)} 条（{described}）")
+        for m in tool_results:
+            lines.append(f"  - {_quote(content_text(m.get('content')))}")
 
     lines += [
         "",

@@ -126,6 +126,9 @@ class _State:
         return self.cache.profile
 
 
+logger = logging.getLogger(__name__)
+
+
 class _HTTPServer(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
@@ -145,6 +148,11 @@ class _HTTPServer(ThreadingHTTPServer):
         with self._connections_lock:
             self._connections.discard(request)
         super().shutdown_request(request)
+
+    def handle_error(self, request, client_address) -> None:  # type: ignore[override]
+        # A client that hangs up mid-request (Ctrl-C, a closed pipe) is normal here; it must
+        # never print a traceback into the user's terminal.
+        logger.debug("offline server: request from %s ended with an error", client_address, exc_info=True)
 
     def close_connections(self) -> None:
         with self._connections_lock:

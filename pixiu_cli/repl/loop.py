@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pixiu_cli.render import StatusFigures
-from pixiu_cli.repl import builtin_commands, context_commands  # noqa: F401  (they register commands)
+from pixiu_cli.repl import builtin_commands, context_commands, memory_commands  # noqa: F401  (they register commands)
 from pixiu_cli.repl.commands import CommandError, is_command, parse_command, registry
 from pixiu_cli.repl.prompt import PROMPT, make_prompt_session
 from pixiu_cli.repl.state import ExitRepl, ReplState
@@ -41,6 +41,7 @@ def run_chat_turn(state: ReplState, text: str) -> None:
 
 def run_repl(state: ReplState, **prompt_io) -> None:
     session = make_prompt_session(state.app.settings.history_path, registry.names, **prompt_io)
+    state.edit_text = lambda text: session.prompt("编辑 › ", default=text)
     armed_exit = False
     while True:
         try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from pixiu_cli.app import App
@@ -17,6 +18,7 @@ class ReplState:
     app: App
     renderer: Renderer
     conversation_id: int | None = None
+    edit_text: Callable[[str], str] | None = None  # asks the user to edit a text in place
 
     def ensure_conversation(self) -> int:
         if self.conversation_id is None:

@@ -1,0 +1,97 @@
+"""/remember, /memory, /memory edit, /forget: the user's side of the memory write path."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from pixiu_cli.context.builder import SHANGHAI
+from pixiu_cli.repl.commands import CommandError, ParsedCommand, registry
+from pixiu_cli.repl.state import ReplState
+
+KIND_NAMES = {"view": "观点", "plan": "计划", "rule": "纪律", "decision": "交易", "user_note": "笔记"}
+
+
+def _split_flags(args: list[str], flags: dict[str, tuple[str, ...] | str]) -> tuple[dict[str, str], list[str]]:
+    """--flag VALUE pairs out, the rest kept in order. flags: name → allowed values or a regex."""
+    values: dict[str, str] = {}
+    rest: list[str] = []
+    it = iter(args)
+    for arg in it:
+        if arg.startswith("--") and arg[2:] in flags:
+            value = next(it, None)
+            allowed = flags[arg[2:]]
+            if value is None:
+                raise CommandError(f"{arg} 需要一个值")
+            if isinstance(allowed, tuple) and value not in allowed:
+                raise CommandError(f"{arg} 只能是 {' / '.join(allowed)}，而不是 {value}")
+            if isinstance(allowed, str) and not re.fullmatch(allowed, value):
+                raise CommandError(f"{arg} 的值格式不对：{value}")
+            values[arg[2:]] = value
+        elif arg.startswith("--"):
+            raise CommandError(f"未知选项 {arg}")
+        else:
+            rest.append(arg)
+    return values, rest
+
+
+def _memory_id(text: str) -> int:
+    if not text.lstrip("#").isdigit():
+        raise CommandError(f"记忆 ID 应为数字：{text}（见 /memory）")
+    return int(text.lstrip("#"))
+
+
+@registry.command("remember", "手动记下一条观点 / 计划 / 纪律",
+                  "/remember 文本 [--kind view|plan|rule] [--symbol 代码]")
+def remember_command(state: ReplState, cmd: ParsedCommand) -> None:
+    flags, words = _split_flags(cmd.args, {"kind": ("view", "plan", "rule"), "symbol": r"\d{6}"})
+    text = " ".join(words).strip()
+    if not text:
+        raise CommandError("要记住的内容为空：/remember 文本 [--kind view|plan|rule] [--symbol 代码]")
+    event, merged = state.app.memory.add_note(note_kind=flags.get("kind", "view"), text=text,
+                                              symbol=flags.get("symbol"), source="user",
+                                              at=datetime.now(SHANGHAI).isoformat(timespec="seconds"))
+    verb = "已合并到已有记忆" if merged else "已记住"
+    state.renderer.info(f"{verb} #{event.id}：{KIND_NAMES[event.note_kind]} · {event.text}（/forget {event.id} 可撤销）")
+
+
+@registry.command("memory", "列出、搜索或修改记忆",
+                  "/memory [文字] [--kind K] [--symbol 代码] | /memory edit ID 新文本")
+def memory_command(state: ReplState, cmd: ParsedCommand) -> None:
+    memory = state.app.memory
+    if cmd.args and cmd.args[0] == "edit":
+        if len(cmd.args) < 2:
+            raise CommandError("用法：/memory edit ID 新文本")
+        event_id = _memory_id(cmd.args[1])
+        event = memory.get(event_id)
+        if event is None:
+            raise CommandError(f"没有 ID 为 {event_id} 的记忆（见 /memory）")
+        new_text = " ".join(cmd.args[2:]).strip()
+        if not new_text and state.edit_text is not None:
+            new_text = state.edit_text(event.text).strip()
+        if not new_text:
+            raise CommandError("新文本为空，记忆未修改")
+        memory.edit(event_id, new_text)
+        state.renderer.info(f"已修改 #{event_id}：{new_text}")
+        return
+    flags, words = _split_flags(cmd.args, {"kind": ("view", "plan", "rule", "decision"), "symbol": r"\d{6}"})
+    events = memory.search(text=" ".join(words) or None, kind=flags.get("kind"), symbol=flags.get("symbol"), limit=50)
+    if not events:
+        state.renderer.info("没有找到记忆。用 /remember 文本 手动添加。")
+        return
+    rows = [[str(e.id), KIND_NAMES.get(e.note_kind or e.kind, e.kind), e.symbol or "—", e.created_at[:10],
+             {"user": "手动", "model": "对话", "import": "导入"}.get(e.source or "", e.source or "—"),
+             str(e.inject_count), e.text] for e in events]
+    state.renderer.table(f"记忆（{len(events)} 条，/forget ID 删除）",
+                         ["ID", "类型", "标的", "日期", "来源", "注入次数", "内容"], rows)
+
+
+@registry.command("forget", "删除一条记忆", "/forget ID")
+def forget_command(state: ReplState, cmd: ParsedCommand) -> None:
+    if len(cmd.args) != 1:
+        raise CommandError("用法：/forget ID（ID 见 /memory）")
+    event_id = _memory_id(cmd.args[0])
+    event = state.app.memory.forget(event_id, datetime.now(SHANGHAI).isoformat(timespec="seconds"))
+    if event is None:
+        raise CommandError(f"没有 ID 为 {event_id} 的记忆（见 /memory）")
+    state.renderer.info(f"已删除 #{event_id}：{event.text}")

@@ -1,0 +1,200 @@
+"""The tool loop against the offline server's scripted queue, through the real SDK."""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from pixiu_cli.agent.guardrails import Guardrails
+from pixiu_cli.agent.loop import Agent
+from pixiu_cli.agent.tools import TOOLS, Tool, ToolContext, ToolOutcome, ToolRegistry
+from pixiu_cli.context.builder import ContextBuilder
+from pixiu_cli.dataset import SHANGHAI, load_document
+from pixiu_cli.llm.client import ChatClient
+from pixiu_cli.offline.script import ScriptedReply, ToolCallSpec
+from pixiu_cli.store.conversations import ConversationStore
+from pixiu_cli.store.database import open_database
+from pixiu_cli.store.domain import DomainStore, MemoryStore, PortfolioStore
+from tests.conftest import PLANTED_KEY
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.json"
+NOW = datetime(2026, 11, 24, 10, 15, tzinfo=SHANGHAI)
+
+
+def _boom(ctx, args):
+    raise RuntimeError("数据源不可用")
+
+
+def _slow(ctx, args):
+    time.sleep(2)
+    return ToolOutcome({"ok": True})
+
+
+EXTRA = (Tool("explode", "总是出错", {"type": "object", "properties": {}, "required": []}, _boom),
+         Tool("sleepy", "很慢", {"type": "object", "properties": {}, "required": []}, _slow))
+
+
+@pytest.fixture
+def rig(server, tmp_path):
+    db = open_database(tmp_path / "p.db")
+    domain = DomainStore(db)
+    domain.replace_all(load_document(FIXTURE, NOW))
+    store = ConversationStore(db)
+    client = ChatClient(base_url=server.base_url, api_key=PLANTED_KEY, model="deepseek-test", provider="deepseek",
+                        timeout=10, max_retries=0)
+    ctx = ToolContext(domain=domain, memory=MemoryStore(db), portfolio=PortfolioStore(db), now=lambda: NOW)
+
+    def make(guardrails=Guardrails(), tools=TOOLS + EXTRA):
+        agent = Agent(store, client, ContextBuilder(store, domain, clock=lambda: NOW), tools=ToolRegistry(tools),
+                      tool_context=ctx, guardrails=guardrails)
+        return agent, store.create_conversation().id
+
+    return make, store, domain, ctx
+
+
+def tool_messages(store, conversation_id):
+    calls = store.calls_for_conversation(conversation_id)
+    return [m for m in calls[-1].request["messages"] if m["role"] == "tool"], calls
+
+
+def call(name, args):
+    return ToolCallSpec(name, args if isinstance(args, str) else json.dumps(args, ensure_ascii=False))
+
+
+def test_one_tool_call_then_answer(rig, server):
+    make, store, domain, ctx = rig
+    agent, conv = make()
+    server.enqueue(ScriptedReply(tool_calls=[call("get_holdings", {})]), ScriptedReply(text="你有三只股票。"))
+    result = agent.run_turn(conv, "我有哪些持仓")
+    assert result.reply == "你有三只股票。" and result.calls == 2 and result.status == "complete"
+    tools, calls = tool_messages(store, conv)
+    assert [h["symbol"] for h in json.loads(tools[0]["content"])["holdings"]] == ["600519", "002415", "300750"]
+    assert [c.step for c in calls] == [0, 1]
+    assert calls[0].request["tools"] == calls[1].request["tools"]  # static tool list
+    # the whole exchange is history for the next turn
+    turn = store.turns(conv)[0]
+    assert [m["role"] for m in turn.messages] == ["user", "user", "assistant", "tool", "assistant"]
+
+
+def test_chain_of_two(rig, server):
+    make, store, domain, ctx = rig
+    agent, conv = make()
+    server.enqueue(ScriptedReply(tool_calls=[call("get_holdings", {})]),
+                   ScriptedReply(tool_calls=[call("get_stock_profiles", {"symbols": ["002415"]})]),
+                   ScriptedReply(text="海康只适合卫星仓。"))
+    result = agent.run_turn(conv, "海康适合做什么仓")
+    assert result.calls == 3 and result.reply == "海康只适合卫星仓。"
+    tools, _ = tool_messages(store, conv)
+    assert json.loads(tools[1]["content"])["profiles"][0]["best_role"] == "satellite"
+
+
+def test_parallel_calls(rig, server):
+    make, store, domain, ctx = rig
+    agent, conv = make()
+    server.enqueue(ScriptedReply(tool_calls=[call("get_holdings", {}), call("load_context", {"topic": "a_share_rules"})]),
+                   ScriptedReply(text="好的"))
+    agent.run_turn(conv, "T+1 怎么影响我的持仓")
+    tools, calls = tool_messages(store, conv)
+    assert len(tools) == 2 and "T+1" in json.loads(tools[1]["content"])["content"]
+    ids = [t["id"] for t in calls[-1].request["messages"][-3]["tool_calls"]]
+    assert [t["tool_call_id"] for t in tools] == ids
+
+
+def test_step_limit(rig, server):
+    make, store, domain, ctx = rig
+    agent, conv = make(Guardrails(max_steps=2))
+    server.enqueue(*[ScriptedReply(tool_calls=[call("search_memory", {"text": f"第{i}次"})]) for i in range(5)])
+    result = agent.run_turn(conv, "一直查")
+    assert result.calls == 3 and result.status == "complete"
+    assert "上限" in result.reply and result.notices
+    calls = store.calls_for_conversation(conv)
+    last_tool = [m for m in calls[-1].request["messages"] if m["role"] == "tool"][-1]
+    assert "工具调用上限" in json.loads(last_tool["content"])["note"]
+    assert server.pending_replies == 2  # the loop stopped instead of draining the queue
+
+
+def test_repeated_identical_call_is_not_run_twice(rig, server):
+    make, store, domain, ctx = rig
+    agent, conv = make()
+    server.enqueue(ScriptedReply(tool_calls=[call("remember", {"kind": "rule", "text": "不追高"})]),
+                   ScriptedReply(tool_calls=[call("remember", {"text": "不追高", "kind": "rule"})]),
+                   ScriptedReply(text="记住了"))
+    agent.run_turn(conv, "我不追高")
+    tools, _ = tool_messages(store, conv)
+    assert json.loads(tools[0]["content"])["ok"] is True
+    assert "重复调用" in json.loads(tools[1]["content"])["error"]
+    assert len(ctx.memory.search(text="不追高")) == 1
+
+
+@pytest.mark.parametrize("spec,needle", [
+    (call("no_such_tool", {}), "未知工具"),
+    (call("get_holdings", "{not json"), "不是有效的 JSON"),
+    (call("record_decision", {"symbol": "600519", "side": "hold", "price": 1, "quantity": 1}), "side"),
+    (call("record_decision", {"symbol": "600519", "side": "sell", "price": 1700, "quantity": 999}), "超过持仓"),
+    (call("remember", {"kind": "plan"}), "缺少必填参数 text"),
+    (call("explode", {}), "数据源不可用"),
+])
+def test_bad_calls_become_tool_results(rig, server, spec, needle):
+    make, store, domain, ctx = rig
+    agent, conv = make()
+    server.enqueue(ScriptedReply(tool_calls=[spec]), ScriptedReply(text="抱歉，换个方式"))
+    result = agent.run_turn(conv, "试试")
+    assert result.status == "complete" and result.reply == "抱歉，换个方式"
+    tools, _ = tool_messages(store, conv)
+    body = json.loads(tools[0]["content"])
+    assert body["ok"] is False and needle in body["error"]
+
+
+def test_tool_timeout(rig, server):
+    make, store, domain, ctx = rig
+    agent, conv = make(Guardrails(tool_timeout=0.3))
+    server.enqueue(ScriptedReply(tool_calls=[call("sleepy", {})]), ScriptedReply(text="超时了"))
+    result = agent.run_turn(conv, "慢工具")
+    tools, _ = tool_messages(store, conv)
+    assert "超时" in json.loads(tools[0]["content"])["error"] and result.reply == "超时了"
+
+
+def test_record_decision_updates_holdings_and_memory(rig, server):
+    make, store, domain, ctx = rig
+    agent, conv = make()
+    server.enqueue(ScriptedReply(tool_calls=[call("record_decision", {"symbol": "002415", "side": "buy", "price": 29.5,
+                                                                      "quantity": 1000, "reason": "回踩到位"})]),
+                   ScriptedReply(text="已记录"))
+    result = agent.run_turn(conv, "29.5 买了 1000 股海康")
+    assert result.notices and "已记录" in result.notices[0]
+    holding = domain.holding("002415")
+    assert holding.shares == 3000 and holding.cost == pytest.approx((2000 * 31.2 + 1000 * 29.5) / 3000, abs=1e-3)
+    assert ctx.memory.search(kind="decision", symbol="002415")[0].text.startswith("买入 002415 1000 股")
+    block, _, _ = agent.builder.context_block("你好", now=NOW)
+    assert "回踩到位" in block.text  # lands in the recent-decisions class
+
+
+def test_reasoning_is_sent_back_inside_the_tool_loop_only(rig, server):
+    make, store, domain, ctx = rig
+    agent, conv = make()
+    server.enqueue(ScriptedReply(reasoning="先查持仓", tool_calls=[call("get_holdings", {})]),
+                   ScriptedReply(reasoning="再回答", text="答"), ScriptedReply(text="第二轮"))
+    agent.run_turn(conv, "一")
+    second_call = store.calls_for_conversation(conv)[-1].request["messages"]
+    assistant = [m for m in second_call if m["role"] == "assistant"][0]
+    assert assistant["reasoning_content"] == "先查持仓"
+    agent.run_turn(conv, "二")
+    later = store.calls_for_conversation(conv)[-1].request["messages"]
+    assert all("reasoning_content" not in m for m in later)
+
+
+def test_tool_list_is_identical_across_conversations(rig, server):
+    make, store, domain, ctx = rig
+    a, conv_a = make()
+    b, conv_b = make()
+    server.enqueue(ScriptedReply(text="1"), ScriptedReply(text="2"))
+    a.run_turn(conv_a, "海康怎么样")
+    b.run_turn(conv_b, "我的仓位配比")
+    ra, rb = server.requests[-2].json, server.requests[-1].json
+    assert json.dumps(ra["tools"], ensure_ascii=False) == json.dumps(rb["tools"], ensure_ascii=False)
+    assert ra["messages"][0] == rb["messages"][0]
+    assert server.requests[-2].body_bytes.split(b'"messages"')[0] == server.requests[-1].body_bytes.split(b'"messages"')[0]
