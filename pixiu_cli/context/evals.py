@@ -137,7 +137,7 @@ class CaseResult:
     intent: str | None = None
     symbols: list[str] = field(default_factory=list)
     tokens: int | None = None
-    block_text: str | None = None
+    block_text: str | None = field(default=None, repr=False)
 
 
 @dataclass
@@ -205,7 +205,8 @@ def load_cases(paths: Sequence[Path] | None = None) -> list[EvalCase]:
         except UnicodeDecodeError:
             raise EvalError(f"{path.name}：不是 UTF-8 文本文件") from None
         except json.JSONDecodeError as exc:
-            raise EvalError(f"{path.name}：不是有效的 JSON（第 {exc.lineno} 行第 {exc.colno} 列：{exc.msg}）") from None
+            raise EvalError(f"{path.name}：不是有效的 JSON"
+                            f"（第 {exc.lineno} 行第 {exc.colno} 列：{exc.msg}）") from None
         items = raw if isinstance(raw, list) else [raw]
         if not items:
             raise EvalError(f"{path.name}：文件中没有用例")
@@ -248,7 +249,8 @@ def parse_case(raw: Any, source: Path | None = None, index: int = 0) -> EvalCase
     except ValueError:
         now = None
     if now is None or now.tzinfo is None or now.utcoffset() is None:
-        raise fail(f"now 应为带时区的 ISO 8601 时间（如 2026-03-04T10:15:00+08:00），而不是 {raw['now']!r}")
+        raise fail("now 应为带时区的 ISO 8601 时间（如 2026-03-04T10:15:00+08:00），"
+                   f"而不是 {raw['now']!r}")
 
     dataset_name, document = _dataset(raw["dataset"], source, fail)
     document = _apply_patch(document, raw.get("dataset_patch"), fail)
