@@ -259,6 +259,34 @@ def export_data(
         _renderer().raw(text)
 
 
+@app.command("eval")
+def eval_command(
+    cases: Annotated[Optional[list[str]], typer.Argument(help="用例文件或目录（默认 data/evals/ 下全部）")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="输出 JSON 汇总")] = False,
+) -> None:
+    """上下文评测：每个用例检查组装出的 [上下文信息] 中必须出现 / 不得出现的事实，按类别给出通过率。"""
+    from pathlib import Path
+
+    from pixiu_cli.context.evals import EvalError, load_cases, run_evals, summarize
+
+    try:
+        loaded = load_cases([Path(c) for c in cases] if cases else None)
+    except EvalError as exc:
+        raise CliError(str(exc)) from None
+    report = run_evals(loaded)
+    renderer = _renderer()
+    if as_json:
+        renderer.raw(json.dumps(summarize(report), ensure_ascii=False, indent=2))
+    else:
+        rows = [[name, f"{p}/{t}", f"{p / t:.0%}"] for name, (p, t) in report.by_category().items()]
+        renderer.table("上下文评测（类别低于 100% 是上下文缺口，不是该删的用例）", ["类别", "通过", "通过率"], rows)
+        for line in report.failure_lines():
+            renderer.line(line)
+        renderer.line(f"{report.passed} passed, {report.total - report.passed} failed")
+    if report.passed != report.total:
+        raise typer.Exit(1)
+
+
 @app.command("offline-server")
 def offline_server(
     port: Annotated[int, typer.Option("--port", help="监听端口（0 表示随机）", min=0, max=65535)] = 8765,

@@ -63,6 +63,7 @@ class ContextBlock:
     budget: int
     sections: tuple[Section, ...]
     omitted: dict[str, int] = field(default_factory=dict)
+    unchanged: tuple[str, ...] = ()  # section titles not re-sent (history policy "delta")
 
     @property
     def memory_ids(self) -> list[str]:
@@ -73,9 +74,16 @@ class ContextBlock:
                             tuple(i.memory_id for i in s.items if i.memory_id)) for s in self.sections]
 
 
-def _render(sections: list[Section], omitted: dict[str, int], titles: dict[str, str]) -> str:
+UNCHANGED_TITLE = "## 未变化"
+
+
+def _render(sections: list[Section], omitted: dict[str, int], titles: dict[str, str],
+            unchanged: tuple[str, ...] = ()) -> str:
     parts = [CONTEXT_OPEN, PREAMBLE]
-    parts.extend(s.render() for s in sections if s.items or not s.trimmable)
+    parts.extend(s.render() for s in sections if (s.items or not s.trimmable) and s.title not in unchanged)
+    if unchanged:
+        parts.append(f"{UNCHANGED_TITLE}\n（以下分节与上文最近一次 [上下文信息] 中的相同，本次未重复发送："
+                     f"{'、'.join(unchanged)}）")
     if omitted:
         listed = "；".join(f"{titles[k]} {n} 条" for k, n in omitted.items())
         parts.append(f"## 已省略\n（超出上下文预算，以下内容未放入：{listed}。需要时请调用工具查询。）")
@@ -118,3 +126,25 @@ def _hard_cut(text: str, budget: int) -> str:
         else:
             high = mid - 1
     return text[:low] + suffix
+
+
+def sent_sections(block_text: str) -> dict[str, str]:
+    """Section title → rendered text, parsed back from a block as it was sent. Stored text
+    cannot forge a header: quoting keeps every item on one `- ` line."""
+    sections = {}
+    for part in block_text.split("\n\n"):
+        if part.startswith("## ") and not part.startswith(UNCHANGED_TITLE):
+            sections[part.split("\n", 1)[0][3:]] = part
+    return sections
+
+
+def delta_block(block: ContextBlock, previously_sent: dict[str, str]) -> ContextBlock:
+    """Send only the sections that differ from their last sent version; the rest are named.
+    The time section always changes, so it is always sent."""
+    unchanged = tuple(s.title for s in block.sections
+                      if s.key != "time" and previously_sent.get(s.title) == s.render())
+    if not unchanged:
+        return block
+    titles = {s.key: s.title for s in block.sections}
+    text = _render(list(block.sections), block.omitted, titles, unchanged)
+    return replace(block, text=text, tokens=count_tokens(text), unchanged=unchanged)

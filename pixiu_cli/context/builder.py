@@ -17,7 +17,7 @@ from datetime import datetime
 from functools import cache
 from zoneinfo import ZoneInfo
 
-from pixiu_cli.context.block import CONTEXT_OPEN, ContextBlock, assemble
+from pixiu_cli.context.block import CONTEXT_OPEN, ContextBlock, assemble, delta_block, sent_sections
 from pixiu_cli.context.intent import Intent, detect_intent
 from pixiu_cli.context.memory import MemoryAssembler, MemoryLimits
 from pixiu_cli.context.symbols import HoldingName, extract_symbols
@@ -58,6 +58,9 @@ class BuiltMessages:
         return self.context_block.memory_ids if self.context_block else []
 
 
+HISTORY_BLOCK_POLICIES = ("keep", "drop", "delta")
+
+
 def history_messages(store: ConversationStore, conversation_id: int, before_seq: int | None = None,
                      keep_context_blocks: bool = True) -> list[dict]:
     """Earlier turns as they were sent. Reasoning is dropped between user turns (the API
@@ -75,12 +78,16 @@ def history_messages(store: ConversationStore, conversation_id: int, before_seq:
 
 class ContextBuilder:
     def __init__(self, store: ConversationStore, domain: DomainStore, limits: MemoryLimits | None = None,
-                 clock=None, keep_context_blocks: bool = True):
+                 clock=None, history_blocks: str = "delta"):
+        """history_blocks: what happens to earlier turns' [上下文信息] blocks — "keep" them as
+        sent, "drop" them, or keep them and send only the sections that changed ("delta")."""
+        if history_blocks not in HISTORY_BLOCK_POLICIES:
+            raise ValueError(f"history_blocks must be one of {HISTORY_BLOCK_POLICIES}")
         self.store = store
         self.domain = domain
         self.limits = limits or MemoryLimits()
         self.clock = clock or (lambda: datetime.now(SHANGHAI))
-        self.keep_context_blocks = keep_context_blocks
+        self.history_blocks = history_blocks
 
     def context_block(self, user_text: str, summary: str | None = None, now: datetime | None = None
                       ) -> tuple[ContextBlock, Intent, list[str]]:
@@ -99,10 +106,16 @@ class ContextBuilder:
         history: list[dict] = []
         summary = None
         if conversation_id:
-            history = history_messages(self.store, conversation_id, before_seq, self.keep_context_blocks)
+            history = history_messages(self.store, conversation_id, before_seq, self.history_blocks != "drop")
             conversation = self.store.get_conversation(conversation_id)
             summary = conversation.summary if conversation else None
         block, intent, symbols = self.context_block(user_text, summary, now)
+        if self.history_blocks == "delta":
+            previously_sent: dict[str, str] = {}
+            for message in history:
+                if is_context_message(message):
+                    previously_sent.update(sent_sections(message["content"]))
+            block = delta_block(block, previously_sent)
         messages = [{"role": "system", "content": system_prompt()}, *history,
                     {"role": "user", "content": block.text}, {"role": "user", "content": user_text}]
         return BuiltMessages(messages=messages, history_count=len(history), context_block=block, intent=intent,

@@ -11,7 +11,7 @@ from pixiu_cli.context.block import BlockItem, Section
 from pixiu_cli.context.clock import market_state
 from pixiu_cli.context.intent import Intent
 from pixiu_cli.context.layers import layer_for
-from pixiu_cli.context.quoting import quote_data
+from pixiu_cli.context.quoting import defuse, quote_data
 from pixiu_cli.store.domain import DomainStore, Holding, Profile
 
 ROLE_NAMES = {"core": "核心仓", "satellite": "卫星仓"}
@@ -23,16 +23,17 @@ NOTE_KIND_NAMES = {"view": "观点", "plan": "计划", "rule": "纪律"}
 class MemoryLimits:
     """Windows (days) and limits of each class; all configurable in config.toml [context]."""
 
-    reports_days: float = 3
+    reports_days: float = 3.0
     reports_limit: int = 3
-    decisions_days: float = 7
+    decisions_days: float = 7.0
     decisions_limit: int = 5
-    alerts_days: float = 1
+    alerts_days: float = 1.0
     alerts_limit: int = 5
-    notes_days: float = 30
+    notes_days: float = 30.0
     notes_limit: int = 5
-    news_days: float = 14
+    news_days: float = 14.0
     news_per_symbol: int = 3
+    per_symbol_limit: int = 3  # the symbol's own notes and decisions inside its section
     budget_tokens: int = 3000
 
     @classmethod
@@ -56,14 +57,15 @@ def _num(value: float | None) -> str:
 
 
 def _names(holding: Holding) -> str:
-    alias = f"（简称：{'、'.join(holding.short_names)}）" if holding.short_names else ""
-    return f"{holding.symbol} {holding.name}{alias}"
+    alias = f"（简称：{'、'.join(defuse(n) for n in holding.short_names)}）" if holding.short_names else ""
+    return f"{holding.symbol} {defuse(holding.name)}{alias}"
 
 
 def _profile_text(profile: Profile, name: str) -> str:
-    parts = [f"{profile.symbol} {name} 回测画像：策略 {profile.strategy}"]
+    label = f"{profile.symbol} {defuse(name)}" if name else profile.symbol
+    parts = [f"{label} 回测画像：策略 {defuse(profile.strategy)}"]
     if profile.period:
-        parts.append(f"区间 {profile.period}")
+        parts.append(f"区间 {defuse(profile.period)}")
     parts.append(f"年化 {_pct(profile.annual_return)}，最大回撤 {_pct(profile.max_drawdown)}，"
                  f"胜率 {_pct(profile.win_rate)}，夏普 {_num(profile.sharpe) if profile.sharpe is not None else '—'}")
     if profile.best_role:
@@ -72,6 +74,20 @@ def _profile_text(profile: Profile, name: str) -> str:
     if profile.conclusion:
         text += f"；结论 {quote_data(profile.conclusion)}"
     return text
+
+
+def _note_item(note) -> BlockItem:
+    kind = NOTE_KIND_NAMES.get(note.note_kind, note.note_kind or "笔记")
+    about = f"（{note.symbol}）" if note.symbol else ""
+    return BlockItem(f"{kind}{about}：{quote_data(note.text)}", layer_for("user_note"), _day(note.created_at),
+                     f"note:{note.id}")
+
+
+def _decision_item(d, held: dict[str, Holding]) -> BlockItem:
+    name = f" {defuse(held[d.symbol].name)}" if d.symbol in held else ""
+    reason = f"，理由 {quote_data(d.reason)}" if d.reason else ""
+    return BlockItem(f"{SIDE_NAMES.get(d.side, d.side)} {d.symbol}{name} {_num(d.quantity)} 股 @ {d.price:.2f}{reason}",
+                     layer_for("decision"), _day(d.decided_at), f"decision:{d.id}")
 
 
 class MemoryAssembler:
@@ -102,11 +118,12 @@ class MemoryAssembler:
 
         persona = self.domain.persona()
         if persona:
-            text = "；".join(f"{k}：{quote_data(v)}" for k, v in persona.items())
+            text = "；".join(f"{defuse(k)}：{quote_data(v)}" for k, v in persona.items())
             sections.append(Section("persona", "投资者画像", (BlockItem(text, "事实"),), 50))
 
         for symbol in symbols:
-            sections.append(self._symbol_section(symbol, held.get(symbol), now))
+            sections.append(self._symbol_section(symbol, held.get(symbol), now, held))
+        shown = {i.memory_id for s in sections for i in s.items if i.memory_id}
 
         if intent == Intent.PORTFOLIO_REVIEW and holdings:
             profiles = self.domain.profiles_for([h.symbol for h in holdings])
@@ -114,7 +131,7 @@ class MemoryAssembler:
             for h in holdings:
                 p = profiles.get(h.symbol)
                 if p is None:
-                    items.append(BlockItem(f"{h.symbol} {h.name}：数据库中没有回测画像"))
+                    items.append(BlockItem(f"{h.symbol} {defuse(h.name)}：数据库中没有回测画像"))
                 else:
                     items.append(BlockItem(_profile_text(p, h.name) + f"；当前定位 {ROLE_NAMES.get(h.role, h.role)}",
                                            layer_for("backtest_profile"), _day(p.as_of), f"profile:{p.id}"))
@@ -128,9 +145,7 @@ class MemoryAssembler:
 
         decisions = self.domain.recent_decisions(since(limits.decisions_days), until, limits.decisions_limit)
         sections.append(Section("decisions", "近期操作决策", tuple(
-            BlockItem(f"{SIDE_NAMES.get(d.side, d.side)} {d.symbol}{' ' + held[d.symbol].name if d.symbol in held else ''}"
-                      f" {_num(d.quantity)} 股 @ {d.price:.2f}" + (f"，理由 {quote_data(d.reason)}" if d.reason else ""),
-                      layer_for("decision"), _day(d.decided_at), f"decision:{d.id}") for d in decisions), 65,
+            _decision_item(d, held) for d in decisions if f"decision:{d.id}" not in shown), 65,
             note=f"近 {limits.decisions_days:g} 天，最多 {limits.decisions_limit} 条"))
 
         alerts = self.domain.recent_alerts(since(limits.alerts_days), until, limits.alerts_limit)
@@ -142,15 +157,15 @@ class MemoryAssembler:
 
         notes = self.domain.recent_notes(since(limits.notes_days), until, limits.notes_limit)
         sections.append(Section("notes", "用户观点 / 计划 / 纪律", tuple(
-            BlockItem(f"{NOTE_KIND_NAMES.get(n.note_kind, n.note_kind or '笔记')}"
-                      f"{'（' + n.symbol + '）' if n.symbol else ''}：{quote_data(n.text)}",
-                      layer_for("user_note"), _day(n.created_at), f"note:{n.id}") for n in notes), 70,
+            _note_item(n) for n in notes if f"note:{n.id}" not in shown), 70,
             note=f"用户自己说过的话，近 {limits.notes_days:g} 天，最多 {limits.notes_limit} 条"))
         return sections
 
-    def _symbol_section(self, symbol: str, holding: Holding | None, now: datetime) -> Section:
+    def _symbol_section(self, symbol: str, holding: Holding | None, now: datetime,
+                        held: dict[str, Holding]) -> Section:
         limits = self.limits
         name = holding.name if holding else ""
+        until = now.isoformat(timespec="seconds")
         items: list[BlockItem] = []
         profile = self.domain.latest_profile(symbol)
         if profile:
@@ -159,7 +174,7 @@ class MemoryAssembler:
         signal = self.domain.latest_signal(symbol)
         if signal:
             parts = "、".join(f"{k} {v}" for k, v in signal.components.items())
-            items.append(BlockItem(f"融合信号 {signal.score:+.2f}{' ' + signal.direction if signal.direction else ''}"
+            items.append(BlockItem(f"融合信号 {signal.score:+.2f}{' ' + defuse(signal.direction) if signal.direction else ''}"
                                    + (f"（{quote_data(parts)}）" if parts else ""),
                                    layer_for("fusion_signal"), _day(signal.as_of), f"signal:{signal.id}"))
         if holding:
@@ -167,6 +182,14 @@ class MemoryAssembler:
                                    f"成本 {holding.cost:.2f}", layer_for("holding"), _day(holding.updated_at)))
         else:
             items.append(BlockItem("持仓关联：未持有"))
+        # The user's own plans and trades on this stock, even when newer ones about other
+        # stocks push them out of the global notes / decisions lists.
+        notes_since = (now - timedelta(days=limits.notes_days)).isoformat(timespec="seconds")
+        for note in self.domain.recent_notes_for(symbol, notes_since, until, limits.per_symbol_limit):
+            items.append(_note_item(note))
+        decisions_since = (now - timedelta(days=limits.decisions_days)).isoformat(timespec="seconds")
+        for decision in self.domain.recent_decisions_for(symbol, decisions_since, until, limits.per_symbol_limit):
+            items.append(_decision_item(decision, held))
         since = (now - timedelta(days=limits.news_days)).isoformat(timespec="seconds")
         for news in self.domain.recent_news(symbol, since, limits.news_per_symbol):
             text = f"动态：{quote_data(news.title)}"
@@ -177,5 +200,5 @@ class MemoryAssembler:
             items.append(BlockItem(text, layer_for("news", news.layer), _day(news.published_at), f"news:{news.id}"))
         if not profile and not signal:
             items.insert(0, BlockItem(f"数据库中没有 {symbol} 的画像和信号"))
-        title = f"标的上下文：{symbol} {name}".rstrip()
+        title = f"标的上下文：{symbol} {defuse(name)}".rstrip()
         return Section(f"symbol:{symbol}", title, tuple(items), 90)

@@ -110,10 +110,16 @@ def _defuse_markers(text: str) -> str:
     return text.translate(_TRANSLATE)
 
 
-def quote_data(text: str) -> str:
-    """Render stored text as one quoted, inert line: 「…」. See the module docstring."""
+def defuse(text: str) -> str:
+    """Steps 1–7 without the quotes: for short stored labels (names, strategy, direction)
+    that read better bare but must be just as inert."""
     text = _SURROGATES.sub("\ufffd", text)
     text = "".join(map(_fold_char, text))
     lines = (_clean_line(line) for line in text.splitlines())
     body = LINE_JOINER.join(_defuse_line_start(line) for line in lines if line)
-    return OPEN_QUOTE + _defuse_markers(body) + CLOSE_QUOTE
+    return _defuse_markers(body)
+
+
+def quote_data(text: str) -> str:
+    """Render stored text as one quoted, inert line: 「…」. See the module docstring."""
+    return OPEN_QUOTE + defuse(text) + CLOSE_QUOTE

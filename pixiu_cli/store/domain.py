@@ -210,6 +210,17 @@ class DomainStore:
             "and created_at >= ? and created_at <= ? order by created_at desc, id desc limit ?",
             [since, until, limit])]
 
+    def recent_decisions_for(self, symbol: str, since: str, until: str, limit: int) -> list[Decision]:
+        return [_decision(r) for r in _rows(
+            self.db, "select * from decisions where symbol = ? and decided_at >= ? and decided_at <= ? "
+            "order by decided_at desc, id desc limit ?", [symbol, since, until, limit])]
+
+    def recent_notes_for(self, symbol: str, since: str, until: str, limit: int) -> list[MemoryEvent]:
+        return [_event(r) for r in _rows(
+            self.db, "select * from memory_events where symbol = ? and kind = 'user_note' and deleted_at is null "
+            "and created_at >= ? and created_at <= ? order by created_at desc, id desc limit ?",
+            [symbol, since, until, limit])]
+
     def persona(self) -> dict[str, str]:
         return {r["key"]: r["value"] for r in _rows(self.db, "select key, value from persona order by key")}
 

@@ -116,3 +116,9 @@ def m002_domain(db: Database) -> None:
     db["memory_events"].create_index(["symbol", "created_at"])
     db["persona"].create({"key": str, "value": str}, pk="key")
     db["calls"].add_column("context_json", str)  # sections, token counts and memory ids of the block
+
+
+@migrations()
+def m003_per_symbol_indexes(db: Database) -> None:
+    # symbol context loads each mentioned symbol's own decisions (trade review of a named stock)
+    db["decisions"].create_index(["symbol", "decided_at"])

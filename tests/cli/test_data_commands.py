@@ -76,3 +76,17 @@ def test_context_of_real_calls_and_diff(server, online_env):
     assert "single_stock" in first.stdout
     second = pixiu(online_env, "context")
     assert "portfolio_review" in second.stdout and "持仓画像概览" in second.stdout
+
+
+def test_eval_command_passes_and_fails_honestly(offline_env, tmp_path):
+    done = pixiu(offline_env, "eval", "--json")
+    assert done.returncode == 0, done.stdout[-2000:]
+    summary = json.loads(done.stdout)
+    assert summary["total"] >= 80 and summary["pass_rate"] == 1.0
+    assert {"notes", "portfolio", "symbols", "negatives", "budget", "injection", "layers"} <= set(summary["categories"])
+    bad = tmp_path / "bad_case.json"
+    bad.write_text(json.dumps({"id": "deliberately-wrong", "category": "probe", "now": "2026-11-24T10:00:00+08:00",
+                               "dataset": "small.json", "message": "你好", "must": ["这句话不可能出现在上下文里"]},
+                              ensure_ascii=False))
+    done = pixiu(offline_env, "eval", str(bad))
+    assert done.returncode == 1 and "deliberately-wrong" in done.stdout and "0 passed, 1 failed" in done.stdout
