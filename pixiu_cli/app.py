@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from datetime import datetime
 
+from pixiu_cli.agent.compaction import Compactor
 from pixiu_cli.agent.guardrails import Guardrails
 from pixiu_cli.agent.loop import Agent
 from pixiu_cli.agent.tools import ToolContext
@@ -74,10 +75,12 @@ def open_app(settings: Settings, *, demo: bool = False) -> App:
     domain = DomainStore(db)
     if demo:
         refresh_demo_data(domain)
-    builder = ContextBuilder(store, domain, MemoryLimits.from_mapping(settings.context))
+    limits = MemoryLimits.from_mapping(settings.context)
+    builder = ContextBuilder(store, domain, limits)
     memory = MemoryStore(db)
     tool_context = ToolContext(domain=domain, memory=memory, portfolio=PortfolioStore(db),
                                now=lambda: datetime.now(SHANGHAI))
     agent = Agent(store, client, builder, tool_context=tool_context,
-                  guardrails=Guardrails.from_mapping(settings.agent), temperature=settings.temperature)
+                  guardrails=Guardrails.from_mapping(settings.agent), temperature=settings.temperature,
+                  compactor=Compactor(store, client, budget_tokens=limits.history_budget_tokens))
     return App(settings=settings, store=store, agent=agent, builder=builder, memory=memory, demo=demo, _offline_server=server)

@@ -9,6 +9,7 @@ import json
 from dataclasses import dataclass
 from typing import Protocol
 
+from pixiu_cli.agent.compaction import Compactor, turn_history_tokens
 from pixiu_cli.agent.guardrails import Guardrails, run_tool
 from pixiu_cli.agent.tools import ToolContext, ToolRegistry
 from pixiu_cli.context.builder import BuiltMessages, ContextBuilder
@@ -84,7 +85,8 @@ def assistant_message(outcome: CallOutcome) -> dict:
 class Agent:
     def __init__(self, store: ConversationStore, client, builder: ContextBuilder, *,
                  tools: ToolRegistry | None = None, tool_context: ToolContext | None = None,
-                 guardrails: Guardrails | None = None, temperature: float | None = None):
+                 guardrails: Guardrails | None = None, temperature: float | None = None,
+                 compactor: Compactor | None = None):
         self.store = store
         self.client = client
         self.builder = builder
@@ -92,6 +94,7 @@ class Agent:
         self.tool_context = tool_context
         self.guardrails = guardrails or Guardrails()
         self.temperature = temperature
+        self.compactor = compactor
 
     def _request(self, messages: list[dict]) -> ChatRequest:
         return ChatRequest(messages=messages, tools=self.tools.schemas(), temperature=self.temperature)
@@ -109,6 +112,12 @@ class Agent:
     def run_turn(self, conversation_id: int, user_text: str, sink: TurnSink | None = None) -> TurnResult:
         sink = sink or SilentSink()
         turn = self.store.start_turn(conversation_id, user_text)
+        if self.compactor is not None:
+            compaction = self.compactor.maybe_compact(conversation_id, turn)
+            if compaction is not None:
+                sink.notice(f"对话较长：已把第 {compaction.upto_seq} 轮及之前的 {compaction.turns} 轮压缩为摘要"
+                            f"（{'模型生成' if compaction.method == 'model' else '摘录'}），"
+                            f"历史从约 {compaction.tokens_before:,} 降到 {compaction.tokens_after:,} tokens。")
         built = self.builder.build_messages(conversation_id, user_text, before_seq=turn.seq)
         messages = list(built.messages)
         first_new = 1 + built.history_count
@@ -179,6 +188,7 @@ class Agent:
         if status != "complete":
             added = [m for m in added if m["role"] == "user"] + (
                 [{"role": "assistant", "content": reply}] if reply else []) if reply else []
-        self.store.finish_turn(turn.id, status=status, reply_text=reply, messages=added, error=error)
+        self.store.finish_turn(turn.id, status=status, reply_text=reply, messages=added, error=error,
+                               history_tokens=turn_history_tokens(added))
         return TurnResult(conversation_id, turn.id, turn.seq, reply, status, error, sum_usage(usages),
                           latency, len(usages), tuple(notices))

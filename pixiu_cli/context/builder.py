@@ -62,13 +62,15 @@ HISTORY_BLOCK_POLICIES = ("keep", "drop", "delta")
 
 
 def history_messages(store: ConversationStore, conversation_id: int, before_seq: int | None = None,
-                     keep_context_blocks: bool = True) -> list[dict]:
-    """Earlier turns as they were sent. Reasoning is dropped between user turns (the API
-    wants it back only inside one turn's tool loop)."""
+                     keep_context_blocks: bool = True, after_seq: int = 0) -> list[dict]:
+    """Earlier turns as they were sent (those after the summarised ones). Reasoning is
+    dropped between user turns (the API wants it back only inside one turn's tool loop)."""
     history: list[dict] = []
     for turn in store.turns(conversation_id):
         if before_seq is not None and turn.seq >= before_seq:
             break
+        if turn.seq <= after_seq:
+            continue
         for message in turn.messages:
             if not keep_context_blocks and is_context_message(message):
                 continue
@@ -106,9 +108,10 @@ class ContextBuilder:
         history: list[dict] = []
         summary = None
         if conversation_id:
-            history = history_messages(self.store, conversation_id, before_seq, self.history_blocks != "drop")
             conversation = self.store.get_conversation(conversation_id)
             summary = conversation.summary if conversation else None
+            history = history_messages(self.store, conversation_id, before_seq, self.history_blocks != "drop",
+                                       after_seq=conversation.summary_upto_turn if conversation else 0)
         block, intent, symbols = self.context_block(user_text, summary, now)
         if self.history_blocks == "delta":
             previously_sent: dict[str, str] = {}

@@ -35,6 +35,7 @@ class MemoryLimits:
     news_per_symbol: int = 3
     per_symbol_limit: int = 3  # the symbol's own notes and decisions inside its section
     budget_tokens: int = 3000
+    history_budget_tokens: int = 24000  # past this, an old chunk of history is summarised at once
 
     @classmethod
     def from_mapping(cls, values: dict) -> "MemoryLimits":

@@ -26,6 +26,7 @@ class Conversation:
     model: str | None
     summary: str | None
     turn_count: int = 0
+    summary_upto_turn: int = 0
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,7 @@ class Turn:
     error: str | None
     messages: list[dict]
     created_at: str
+    history_tokens: int | None = None
 
 
 @dataclass(frozen=True)
@@ -86,6 +88,7 @@ def _turn(row: dict) -> Turn:
         error=row["error"],
         messages=json.loads(row["messages_json"] or "[]"),
         created_at=row["created_at"],
+        history_tokens=row.get("history_tokens"),
     )
 
 
@@ -134,7 +137,7 @@ class ConversationStore:
             return None
         row = rows[0]
         return Conversation(row["id"], row["title"] or "", row["created_at"], row["updated_at"],
-                            row["model"], row["summary"], row["turn_count"])
+                            row["model"], row["summary"], row["turn_count"], row["summary_upto_turn"] or 0)
 
     def latest_conversation(self) -> Conversation | None:
         rows = list(self.db.query("select id from conversations order by updated_at desc, id desc limit 1"))
@@ -165,11 +168,20 @@ class ConversationStore:
         return self.get_turn(turn_id)
 
     def finish_turn(self, turn_id: int, *, status: str, reply_text: str | None,
-                    messages: list[dict], error: str | None = None) -> None:
+                    messages: list[dict], error: str | None = None, history_tokens: int | None = None) -> None:
         with write_transaction(self.db):
             self.db["turns"].update(turn_id, {
-                "status": status, "reply_text": reply_text, "error": error,
+                "status": status, "reply_text": reply_text, "error": error, "history_tokens": history_tokens,
                 "messages_json": json.dumps(messages, ensure_ascii=False), "finished_at": now_iso()})
+
+    def set_summary(self, conversation_id: int, summary: str, upto_seq: int) -> None:
+        with write_transaction(self.db):
+            self.db.execute("update conversations set summary = ?, summary_upto_turn = ? where id = ?",
+                            [summary, upto_seq, conversation_id])
+
+    def history_tokens_after(self, conversation_id: int, after_seq: int) -> int:
+        return self.db.execute("select coalesce(sum(history_tokens), 0) from turns where conversation_id = ? "
+                               "and seq > ?", [conversation_id, after_seq]).fetchone()[0]
 
     def get_turn(self, turn_id: int) -> Turn | None:
         rows = list(self.db.query("select * from turns where id = ?", [turn_id]))

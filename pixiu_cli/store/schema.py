@@ -122,3 +122,9 @@ def m002_domain(db: Database) -> None:
 def m003_per_symbol_indexes(db: Database) -> None:
     # symbol context loads each mentioned symbol's own decisions (trade review of a named stock)
     db["decisions"].create_index(["symbol", "decided_at"])
+
+
+@migrations()
+def m004_turn_tokens(db: Database) -> None:
+    # tokens a turn adds to the history, so the history budget is a SUM, not a re-tokenisation
+    db["turns"].add_column("history_tokens", int)

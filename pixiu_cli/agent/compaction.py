@@ -1,0 +1,105 @@
+"""History compaction (摘要): when the history passes its budget, summarise one large old
+chunk at once — one cache miss — instead of trimming a turn per call, which would miss
+the cache on every call. The summary is stored on the conversation and shown in the
+[上下文信息] block; the history then starts after the summarised turns."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from pixiu_cli.context.inspect import message_text
+from pixiu_cli.llm.types import CallOutcome, ChatRequest, LLMError
+from pixiu_cli.resources import read_prompt
+from pixiu_cli.store.conversations import ConversationStore, Turn
+from pixiu_cli.tokens import count_tokens
+
+SUMMARY_CHAR_LIMIT = 2400
+
+
+@dataclass(frozen=True)
+class Compaction:
+    upto_seq: int
+    turns: int
+    tokens_before: int
+    tokens_after: int
+    method: str  # model | extractive
+    summary: str
+
+
+def transcript(turns: list[Turn]) -> str:
+    lines = []
+    for turn in turns:
+        lines.append(f"第 {turn.seq} 轮 用户：{turn.user_text.strip()}")
+        if turn.reply_text:
+            lines.append(f"第 {turn.seq} 轮 助理：{turn.reply_text.strip()}")
+    return "\n".join(lines)
+
+
+def extractive_summary(previous: str | None, turns: list[Turn]) -> str:
+    """Offline and fallback summary: the first sentence of each exchange, newest kept."""
+    lines = [line for line in (previous or "").splitlines() if line.strip()]
+    for turn in turns:
+        asked = " ".join(turn.user_text.split())[:80]
+        answered = " ".join((turn.reply_text or "").split())[:80]
+        lines.append(f"- 第 {turn.seq} 轮：用户问「{asked}」" + (f"；助理答「{answered}」" if answered else ""))
+    text = "\n".join(lines)
+    while len(text) > SUMMARY_CHAR_LIMIT and len(lines) > 1:
+        lines.pop(0)
+        text = "\n".join(lines)
+    return text
+
+
+class Compactor:
+    def __init__(self, store: ConversationStore, client, *, budget_tokens: int, keep_ratio: float = 0.4):
+        self.store = store
+        self.client = client
+        self.budget_tokens = budget_tokens
+        self.keep_ratio = keep_ratio
+
+    def maybe_compact(self, conversation_id: int, turn: Turn) -> Compaction | None:
+        conversation = self.store.get_conversation(conversation_id)
+        total = self.store.history_tokens_after(conversation_id, conversation.summary_upto_turn)
+        if total <= self.budget_tokens:
+            return None
+        earlier = [t for t in self.store.turns(conversation_id)
+                   if conversation.summary_upto_turn < t.seq < turn.seq]
+        chunk, remaining = [], total
+        for old in earlier:
+            if remaining <= self.budget_tokens * self.keep_ratio:
+                break
+            chunk.append(old)
+            remaining -= old.history_tokens or 0
+        if not chunk:
+            return None
+        summary, method = self._summarise(conversation.summary, chunk, turn)
+        self.store.set_summary(conversation_id, summary, chunk[-1].seq)
+        return Compaction(chunk[-1].seq, len(chunk), total, remaining, method, summary)
+
+    def _summarise(self, previous: str | None, chunk: list[Turn], turn: Turn) -> tuple[str, str]:
+        if self.client is None or self.client.provider == "offline":
+            return extractive_summary(previous, chunk), "extractive"
+        material = (f"已有摘要：\n{previous}\n\n" if previous else "") + "需要压缩的对话：\n" + transcript(chunk)
+        request = ChatRequest(messages=[{"role": "system", "content": read_prompt("summarize.md")},
+                                        {"role": "user", "content": material}])
+        outcome = CallOutcome()
+        call_id = self.store.start_call(turn_id=turn.id, conversation_id=turn.conversation_id, step=-1,
+                                        provider=self.client.provider, model=self.client.model,
+                                        request_json=json.dumps(self.client.body_for(request), ensure_ascii=False))
+        status, error = "complete", None
+        try:
+            for _ in self.client.stream(request, outcome):
+                pass
+        except LLMError as exc:
+            status, error = "error", str(exc)
+        self.store.finish_call(call_id, status=status, reply_text=outcome.text, reasoning_text=outcome.reasoning,
+                               tool_calls=[], finish_reason=outcome.finish_reason, usage=outcome.usage,
+                               ttft_ms=outcome.ttft_ms, latency_ms=outcome.latency_ms, error=error,
+                               request_json=outcome.request_json or None)
+        if status != "complete" or not outcome.text.strip():
+            return extractive_summary(previous, chunk), "extractive"
+        return outcome.text.strip()[:SUMMARY_CHAR_LIMIT], "model"
+
+
+def turn_history_tokens(messages: list[dict]) -> int:
+    return sum(count_tokens(message_text(m)) for m in messages)

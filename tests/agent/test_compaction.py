@@ -1,0 +1,65 @@
+"""History compaction: one large chunk summarised at once, then caching resumes."""
+
+from __future__ import annotations
+
+from pixiu_cli.agent.compaction import Compactor
+from pixiu_cli.agent.loop import Agent
+from pixiu_cli.context.builder import ContextBuilder
+from pixiu_cli.context.memory import MemoryLimits
+from pixiu_cli.llm.client import ChatClient
+from pixiu_cli.offline.script import ScriptedReply
+from pixiu_cli.store.conversations import ConversationStore
+from pixiu_cli.store.database import open_database
+from pixiu_cli.store.domain import DomainStore
+from tests.conftest import PLANTED_KEY
+
+LONG_REPLY = "这是一段比较长的回答，用来让历史尽快超过预算。" * 12
+
+
+def rig(server, tmp_path, provider="deepseek", budget=1500):
+    db = open_database(tmp_path / "c.db")
+    store = ConversationStore(db)
+    client = ChatClient(base_url=server.base_url, api_key=PLANTED_KEY, model="deepseek-test", provider=provider,
+                        timeout=10, max_retries=0)
+    builder = ContextBuilder(store, DomainStore(db), MemoryLimits())
+    agent = Agent(store, client, builder, compactor=Compactor(store, client, budget_tokens=budget))
+    return agent, store, store.create_conversation().id
+
+
+def test_model_summary_once_then_history_restarts(server, tmp_path):
+    agent, store, conv = rig(server, tmp_path)
+    compacted_at = None
+    for i in range(1, 12):
+        before = len(server.requests)
+        if store.history_tokens_after(conv, store.get_conversation(conv).summary_upto_turn) > 1500:
+            server.enqueue(ScriptedReply(text="- 用户关心仓位与海康的加仓计划"), ScriptedReply(text=LONG_REPLY))
+            compacted_at = i
+            agent.run_turn(conv, f"第{i}个问题")
+            assert len(server.requests) - before == 2  # one summary call, one answer
+            break
+        server.enqueue(ScriptedReply(text=LONG_REPLY))
+        agent.run_turn(conv, f"第{i}个问题")
+    assert compacted_at is not None
+    conversation = store.get_conversation(conv)
+    assert conversation.summary == "- 用户关心仓位与海康的加仓计划" and conversation.summary_upto_turn > 0
+    summary_calls = [c for c in store.calls_for_conversation(conv) if c.step == -1]
+    assert len(summary_calls) == 1 and "需要压缩的对话" in summary_calls[0].request["messages"][1]["content"]
+    sent = server.requests[-1].json["messages"]
+    users = [m["content"] for m in sent if m["role"] == "user" and not m["content"].startswith("[上下文信息]")]
+    assert "第1个问题" not in users and users[-1] == f"第{compacted_at}个问题"
+    assert "## 对话摘要" in sent[-2]["content"] and "海康的加仓计划" in sent[-2]["content"]
+    # after the compaction the cache works again: the next call extends the previous one
+    server.enqueue(ScriptedReply(text="短回答"))
+    result = agent.run_turn(conv, "再问一句")
+    assert result.usage.cache_hit_tokens > 0.8 * result.usage.prompt_tokens
+
+
+def test_offline_compaction_is_extractive_and_makes_no_call(server, tmp_path):
+    agent, store, conv = rig(server, tmp_path, provider="offline", budget=800)
+    for i in range(1, 8):
+        server.enqueue(ScriptedReply(text=LONG_REPLY))
+        agent.run_turn(conv, f"问题{i}")
+    conversation = store.get_conversation(conv)
+    assert conversation.summary_upto_turn > 0 and "用户问「问题1」" in conversation.summary
+    assert not [c for c in store.calls_for_conversation(conv) if c.step == -1]
+    assert len(server.requests) == 7
