@@ -199,9 +199,15 @@ def context(
             renderer.raw(json.dumps(call.request["messages"], ensure_ascii=False, indent=2))
             return
         previous = next((c for c in reversed(calls) if c.id < call.id), None)
+        note = None
+        if diff and previous:
+            from pixiu_cli.cache.explain import explain
+            from pixiu_cli.presenters import cache_note
+
+            note = cache_note(explain(previous, call))
         show_request(renderer, call.request, json.loads(call.context_json) if call.context_json else None,
                      title=f"对话 {conv_id} · 调用 #{call.id}", previous=previous.request if previous else None,
-                     mode="raw" if raw else "diff" if diff else "table")
+                     mode="raw" if raw else "diff" if diff else "table", cache_note=note)
     finally:
         app_.close()
 
@@ -257,6 +263,37 @@ def export_data(
         _renderer().info(f"已导出到 {output}")
     else:
         _renderer().raw(text)
+
+
+@app.command("cache")
+def cache(
+    as_json: Annotated[bool, typer.Option("--json", help="输出 JSON")] = False,
+    conversation: Annotated[Optional[int], typer.Option("--conversation", help="对话 ID（默认最近的对话）")] = None,
+    demo: DemoOpt = False,
+) -> None:
+    """缓存命中、费用与节省（本对话 / 今天 / 全部），以及每次调用未命中的原因。"""
+    from pixiu_cli.cache.prices import PriceTable
+    from pixiu_cli.cache.report import build_report
+    from pixiu_cli.presenters import show_cache
+    from pixiu_cli.store.conversations import ConversationStore
+    from pixiu_cli.store.database import open_database
+
+    settings = _settings()
+    db = open_database(settings.demo_db_path if demo else settings.db_path)
+    try:
+        store = ConversationStore(db)
+        if conversation is not None and store.get_conversation(conversation) is None:
+            raise CliError(f"没有 ID 为 {conversation} 的对话")
+        latest = store.latest_conversation()
+        conv_id = conversation if conversation is not None else (latest.id if latest else None)
+        report = build_report(store, conv_id, PriceTable.from_mapping(settings.prices))
+    finally:
+        db.close()
+    renderer = _renderer()
+    if as_json:
+        renderer.raw(json.dumps(report.as_json(), ensure_ascii=False, indent=2))
+    else:
+        show_cache(renderer, report)
 
 
 @app.command("eval")

@@ -10,7 +10,7 @@ from pixiu_cli.render import Renderer
 
 
 def show_request(renderer: Renderer, request: dict, context_info: dict | None, *, title: str,
-                 previous: dict | None = None, mode: str = "table") -> None:
+                 previous: dict | None = None, mode: str = "table", cache_note: str | None = None) -> None:
     """mode: table (labelled summary) | raw (the verbatim JSON) | json (same, compact) | diff."""
     if mode in ("raw", "json"):
         renderer.raw(json.dumps(request, ensure_ascii=False, indent=2 if mode == "raw" else None))
@@ -28,6 +28,8 @@ def show_request(renderer: Renderer, request: dict, context_info: dict | None, *
             renderer.dim(f"  上次：{diff.previous_excerpt}")
         if diff.current_excerpt:
             renderer.dim(f"  本次：{diff.current_excerpt}")
+        if cache_note:
+            renderer.info(cache_note)
         return
     view = view_request(request)
     rows = [[str(m.index), m.label, m.role, f"{m.tokens:,}", m.preview] for m in view.messages]
@@ -45,3 +47,63 @@ def show_request(renderer: Renderer, request: dict, context_info: dict | None, *
             renderer.dim("预算裁剪省略：" + "；".join(f"{k} {n} 条" for k, n in context_info["omitted"].items()))
         renderer.dim("注入的记忆 ID：" + (" ".join(context_info.get("memory_ids") or []) or "无"))
     renderer.dim("用 --raw 查看原样请求 JSON，--diff 查看与上一次请求的差异。")
+
+
+def _n(value) -> str:
+    return "未知" if value is None else f"{value:,}"
+
+
+def _pct(value) -> str:
+    return "未知" if value is None else f"{value:.0%}"
+
+
+def _money(value: float, currency: str) -> str:
+    return f"{value:.4f} {currency}"
+
+
+def show_cache(renderer: Renderer, report, *, bar_width: int = 40) -> None:
+    from pixiu_cli.cache.report import CacheReport
+
+    assert isinstance(report, CacheReport)
+    currency = report.prices.currency
+    if report.turns:
+        renderer.line("每轮缓存命中（█ 命中  ░ 未命中）")
+        widest = max(t.totals.prompt_tokens for t in report.turns) or 1
+        for turn in report.turns:
+            t = turn.totals
+            width = max(1, round(bar_width * t.prompt_tokens / widest))
+            if t.cache_hit_tokens is None:
+                renderer.bar(f"#{turn.seq:<3}", 0, width, f"{_n(t.prompt_tokens)} tokens · 命中 未知")
+            else:
+                hit = round(width * t.cache_hit_tokens / t.prompt_tokens) if t.prompt_tokens else 0
+                renderer.bar(f"#{turn.seq:<3}", hit, width - hit,
+                             f"{_pct(t.hit_rate)} · {_n(t.cache_hit_tokens)}/{_n(t.prompt_tokens)}")
+        rows = []
+        for c in report.calls:
+            e = c.explanation
+            gap = "" if e.gap is None else (f" ⚠ 实际与预测相差 {e.gap:+,}" if e.flagged else "")
+            rows.append([str(c.call_id), f"#{c.turn_seq}" + ("·摘要" if c.step < 0 else f"·{c.step}"),
+                         _n(c.prompt_tokens), _n(c.cache_hit_tokens), _n(c.cache_miss_tokens), _n(c.completion_tokens),
+                         _pct(c.hit_rate), "—" if c.latency_ms is None else f"{c.latency_ms / 1000:.1f}s",
+                         f"{e.label}{'：' + e.detail if e.detail else ''}（可复用 {e.predicted_hit:,}）{gap}"])
+        renderer.table(f"对话 {report.conversation_id} 的调用", ["调用", "轮", "输入", "命中", "未命中", "输出",
+                                                               "命中率", "耗时", "缓存分析"], rows)
+    else:
+        renderer.info("当前对话还没有模型调用。")
+    total_rows = []
+    for name, t in (("本对话", report.conversation), ("今天", report.today), ("全部", report.all_time)):
+        note = f"（{t.unreported_calls} 次调用未报告缓存）" if t.unreported_calls else ""
+        total_rows.append([name, str(t.calls), _n(t.prompt_tokens), _n(t.cache_hit_tokens) + note,
+                           _n(t.cache_miss_tokens), _n(t.completion_tokens), _pct(t.hit_rate),
+                           _money(t.cost, currency), _money(t.savings, currency)])
+    renderer.table("合计", ["范围", "调用", "输入", "命中", "未命中", "输出", "命中率", "费用", "缓存节省"], total_rows)
+    p = report.prices
+    renderer.dim(f"价格（每百万 tokens，{currency}）：命中 {p.hit_per_million:g} · 未命中 {p.miss_per_million:g} · "
+                 f"输出 {p.output_per_million:g}。{p.source}")
+
+
+def cache_note(explanation) -> str:
+    reported = "未报告" if explanation.reported_hit is None else f"{explanation.reported_hit:,}"
+    flag = f"（⚠ 与预测相差 {explanation.gap:+,}）" if explanation.flagged else ""
+    return (f"缓存：{explanation.label}；按 DeepSeek 分词，与上一次请求+回复共同前缀 {explanation.common_tokens:,} tokens，"
+            f"可复用 {explanation.predicted_hit:,}，服务商报告命中 {reported}{flag}")

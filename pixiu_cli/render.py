@@ -150,6 +150,13 @@ class Renderer:
             table.add_row(*row)
         self.console.print(table)
 
+    def bar(self, label: str, filled: int, empty: int, caption: str) -> None:
+        text = Text(f"{label} ")
+        text.append("█" * filled, style="green")
+        text.append("░" * empty, style="red")
+        text.append(f" {caption}", style="dim")
+        self.console.print(text)
+
     @contextmanager
     def reply(self):
         stream = ReplyStream(self)

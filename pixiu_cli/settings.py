@@ -35,6 +35,7 @@ class Settings:
     offline_cache_profile: str = "deepseek"
     context: dict = field(default_factory=dict)  # [context] windows, limits and budget
     agent: dict = field(default_factory=dict)  # [agent] guardrails: max_steps, tool_timeout, block_repeats
+    prices: dict = field(default_factory=dict)  # [prices] per-million prices, currency, off-peak period
     warnings: tuple[str, ...] = ()
 
     @property
@@ -114,6 +115,17 @@ def _agent_table(config: dict) -> dict:
     return table
 
 
+def _prices_table(config: dict) -> dict:
+    table = config.get("prices", {})
+    from pixiu_cli.cache.prices import PriceTable
+
+    try:
+        PriceTable.from_mapping(table if isinstance(table, dict) else {"?": table})
+    except (TypeError, ValueError) as exc:
+        raise SettingsError(f"config.toml 的 [prices] 有误：{exc}") from None
+    return table
+
+
 def load_settings(
     *,
     model: str | None = None,
@@ -148,6 +160,7 @@ def load_settings(
         offline_cache_profile=cache_profile,
         context=_context_table(config),
         agent=_agent_table(config),
+        prices=_prices_table(config),
         warnings=tuple(warnings),
     )
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from pixiu_cli.presenters import show_request
+from pixiu_cli.cache.explain import explain
+from pixiu_cli.presenters import cache_note, show_request
 from pixiu_cli.repl.commands import CommandError, ParsedCommand, registry
 from pixiu_cli.repl.state import ReplState
 
@@ -44,7 +45,8 @@ def context_command(state: ReplState, cmd: ParsedCommand) -> None:
         raise CommandError("当前对话还没有调用过模型；先问一个问题")
     previous = next((c for c in reversed(calls) if c.id < call.id), None)
     turn = store.get_turn(call.turn_id)
+    note = cache_note(explain(previous, call)) if mode == "diff" and previous else None
     show_request(state.renderer, call.request,
                  json.loads(call.context_json) if call.context_json else None,
                  title=f"第 {turn.seq} 轮 · 调用 #{call.id}（{call.status}）",
-                 previous=previous.request if previous else None, mode=mode)
+                 previous=previous.request if previous else None, mode=mode, cache_note=note)

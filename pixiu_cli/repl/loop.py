@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 from pixiu_cli.render import StatusFigures
-from pixiu_cli.repl import builtin_commands, context_commands, memory_commands  # noqa: F401  (they register commands)
+from pixiu_cli.repl import (  # noqa: F401  (importing registers the commands)
+    builtin_commands,
+    cache_commands,
+    context_commands,
+    memory_commands,
+)
 from pixiu_cli.repl.commands import CommandError, is_command, parse_command, registry
 from pixiu_cli.repl.prompt import PROMPT, make_prompt_session
 from pixiu_cli.repl.state import ExitRepl, ReplState

@@ -242,6 +242,11 @@ class ConversationStore:
         return [_call(r) for r in self.db.query(
             "select * from calls where conversation_id = ? order by id", [conversation_id])]
 
+    def last_call_before(self, call_id: int) -> CallRecord | None:
+        rows = list(self.db.query("select * from calls where id < ? and status != 'pending' order by id desc limit 1",
+                                  [call_id]))
+        return _call(rows[0]) if rows else None
+
     def last_call(self, conversation_id: int | None = None) -> CallRecord | None:
         if conversation_id is None:
             rows = list(self.db.query("select * from calls order by id desc limit 1"))
@@ -249,3 +254,26 @@ class ConversationStore:
             rows = list(self.db.query("select * from calls where conversation_id = ? order by id desc limit 1",
                                       [conversation_id]))
         return _call(rows[0]) if rows else None
+
+
+@dataclass(frozen=True)
+class UsageRow:
+    started_at: str
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    cache_hit_tokens: int | None
+    cache_miss_tokens: int | None
+
+
+def usage_rows(db: Database, *, since_utc: str | None = None, conversation_id: int | None = None) -> list[UsageRow]:
+    """Only the columns needed for totals and cost, for any number of calls."""
+    where, params = ["status != 'pending'"], []
+    if since_utc:
+        where.append("started_at >= ?")
+        params.append(since_utc)
+    if conversation_id is not None:
+        where.append("conversation_id = ?")
+        params.append(conversation_id)
+    sql = ("select started_at, prompt_tokens, completion_tokens, cache_hit_tokens, cache_miss_tokens from calls "
+           f"where {' and '.join(where)} order by id")
+    return [UsageRow(*row) for row in db.execute(sql, params).fetchall()]

@@ -1,0 +1,115 @@
+"""Why did a call miss the cache? Compare its request, token-exact with DeepSeek's
+tokenizer over DeepSeek's serialisation, with the previous call's request plus its reply,
+and name the first difference."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from pixiu_cli.context.inspect import is_block
+from pixiu_cli.offline.template import render_completion, render_prompt
+from pixiu_cli.store.conversations import CallRecord
+from pixiu_cli.tokens import encode
+
+UNIT = 64
+CAUSES = {
+    "first_call": "首次调用",
+    "new_conversation": "新对话（只有系统提示和工具可复用）",
+    "append_only": "只在末尾追加，前缀完整复用",
+    "model_or_params": "模型或参数变化",
+    "system_changed": "系统提示变化",
+    "tools_changed": "工具列表变化",
+    "history_rewritten": "历史被改写（压缩或编辑）",
+    "context_block_changed": "较早的 [上下文信息] 块被修改或删除",
+}
+
+
+@dataclass(frozen=True)
+class BreakExplanation:
+    cause: str  # a key of CAUSES
+    common_tokens: int  # tokens equal to a prefix of the previous request + reply
+    predicted_hit: int  # common_tokens floored to the cache unit
+    reported_hit: int | None
+    detail: str = ""
+
+    @property
+    def label(self) -> str:
+        return CAUSES[self.cause]
+
+    @property
+    def gap(self) -> int | None:
+        """Reported minus predicted; None when the provider did not report."""
+        return None if self.reported_hit is None else self.reported_hit - self.predicted_hit
+
+    @property
+    def flagged(self) -> bool:
+        return self.gap is not None and abs(self.gap) >= UNIT
+
+
+def _system(request: dict) -> list:
+    return [m.get("content") for m in request.get("messages", []) if m.get("role") == "system"]
+
+
+def _rest(request: dict) -> list:
+    return [m for m in request.get("messages", []) if m.get("role") != "system"]
+
+
+def _params(request: dict) -> dict:
+    return {k: v for k, v in request.items() if k not in ("messages", "tools", "stream", "stream_options")}
+
+
+def _common_prefix(a: list[int], b: list[int]) -> int:
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a[i] == b[i]:
+        i += 1
+    return i
+
+
+def previous_with_reply(call: CallRecord) -> str:
+    tool_calls = json.loads(call.tool_calls_json) if call.tool_calls_json else []
+    return render_prompt(call.request) + render_completion(call.reply_text or "", call.reasoning_text or "", tool_calls)
+
+
+def _block_or_history(prev_rest: list, cur_rest: list, i: int) -> str:
+    """At the first difference: if only a context block changed or vanished, the turns
+    around it are still there; if the turns themselves are gone (compaction, an edit), the
+    history was rewritten."""
+    if not is_block(prev_rest[i]):
+        return "history_rewritten"
+    following = next((m for m in prev_rest[i + 1:] if not is_block(m)), None)
+    return "context_block_changed" if following is None or following in cur_rest[i:] else "history_rewritten"
+
+
+def explain(previous: CallRecord | None, current: CallRecord) -> BreakExplanation:
+    reported = current.usage.cache_hit_tokens
+    if previous is None:
+        return BreakExplanation("first_call", 0, 0, reported)
+    prev_req, cur_req = previous.request, current.request
+    cur_tokens = encode(render_prompt(cur_req))
+    common = _common_prefix(encode(previous_with_reply(previous)), cur_tokens)
+    predicted = (min(common, len(cur_tokens)) // UNIT) * UNIT
+
+    def result(cause: str, detail: str = "") -> BreakExplanation:
+        return BreakExplanation(cause, common, predicted, reported, detail)
+
+    if _params(prev_req) != _params(cur_req):
+        changed = sorted(k for k in set(_params(prev_req)) | set(_params(cur_req))
+                         if _params(prev_req).get(k) != _params(cur_req).get(k))
+        return result("model_or_params", "、".join(changed))
+    if _system(prev_req) != _system(cur_req):
+        return result("system_changed")
+    if (prev_req.get("tools") or []) != (cur_req.get("tools") or []):
+        return result("tools_changed")
+    prev_rest, cur_rest = _rest(prev_req), _rest(cur_req)
+    for i, (a, b) in enumerate(zip(prev_rest, cur_rest)):
+        if a != b:
+            if current.conversation_id != previous.conversation_id:
+                return result("new_conversation")
+            return result(_block_or_history(prev_rest, cur_rest, i), f"第 {i + len(_system(cur_req))} 条消息起不同")
+    if len(cur_rest) < len(prev_rest):
+        return result("history_rewritten", "消息变少")
+    if current.conversation_id != previous.conversation_id:
+        return result("new_conversation")
+    return result("append_only")
