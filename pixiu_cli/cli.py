@@ -324,6 +324,47 @@ def eval_command(
         raise typer.Exit(1)
 
 
+config_app = typer.Typer(help="查看或修改 PIXIU_HOME 下的 config.toml（写入时权限为 600）。", add_completion=False)
+app.add_typer(config_app, name="config")
+
+
+@config_app.command("set")
+def config_set(
+    key: Annotated[str, typer.Argument(help="设置名，如 model、api_key、context.notes_days")],
+    value: Annotated[str, typer.Argument(help="值；为 - 时从标准输入读取（适合 API key，不留在 shell 历史里）")],
+) -> None:
+    """写入一项设置。"""
+    from pixiu_cli.config_file import ConfigError, set_value
+    from pixiu_cli.settings import default_home, validate_config
+
+    if value == "-":
+        value = sys.stdin.readline().strip()
+    path = default_home() / "config.toml"
+    try:
+        set_value(path, key, value, validate=validate_config)
+    except ConfigError as exc:
+        raise CliError(str(exc)) from None
+    shown = "（已隐藏）" if "key" in key else value
+    _renderer().info(f"已写入 {path}：{key} = {shown}")
+
+
+@config_app.command("show")
+def config_show() -> None:
+    """显示当前 config.toml（密钥隐藏）。"""
+    from pixiu_cli.config_file import ConfigError, dump_toml, masked, read_config
+    from pixiu_cli.settings import default_home
+
+    path = default_home() / "config.toml"
+    try:
+        data = read_config(path)
+    except ConfigError as exc:
+        raise CliError(str(exc)) from None
+    renderer = _renderer()
+    renderer.dim(f"# {path}" + ("" if path.exists() else "（尚不存在）"))
+    if data:
+        renderer.raw(dump_toml(masked(data)))
+
+
 @app.command("offline-server")
 def offline_server(
     port: Annotated[int, typer.Option("--port", help="监听端口（0 表示随机）", min=0, max=65535)] = 8765,
@@ -362,6 +403,12 @@ def main() -> None:
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         sys.exit(130)
+    except BrokenPipeError:
+        # Whoever read our output has gone; say nothing more and let the shell see SIGPIPE.
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(141)
     except typer.Abort:
         sys.exit(130)
     except typer.TyperException as exc:  # usage errors (bad flags): click's one-line message

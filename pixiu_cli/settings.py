@@ -126,6 +126,16 @@ def _prices_table(config: dict) -> dict:
     return table
 
 
+def validate_config(config: dict) -> None:
+    """Raise SettingsError if `config` (a parsed config.toml) would not load."""
+    _context_table(config)
+    _agent_table(config)
+    _prices_table(config)
+    for name in ("timeout", "max_retries", "temperature"):
+        if name in config:
+            _number(config[name], name, float)
+
+
 def load_settings(
     *,
     model: str | None = None,

@@ -146,6 +146,8 @@ class Agent:
                 call_status, call_error = "error", str(exc)
             except KeyboardInterrupt:
                 call_status, call_error = "interrupted", "用户按 Ctrl-C 中断了回复"
+            except BrokenPipeError:  # the reader went away (`pixiu ask … | head`)
+                call_status, call_error = "interrupted", "输出管道已关闭"
             self.store.finish_call(
                 call_id, status=call_status, reply_text=outcome.text, reasoning_text=outcome.reasoning,
                 tool_calls=[t.as_message_part() for t in outcome.tool_calls], finish_reason=outcome.finish_reason,
