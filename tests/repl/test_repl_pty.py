@@ -172,3 +172,18 @@ def test_offline_banner(offline_env):
     child.expect(PROMPT)
     child.sendeof()
     child.expect(pexpect.EOF)
+
+
+def test_reasoning_is_shown_dimmed_then_the_answer(server, repl, pixiu_home):
+    child = repl
+    child.expect(PROMPT)
+    server.enqueue(ScriptedReply(text="结论：控制仓位。", reasoning="先看持仓，再看纪律。"))
+    say(child, "帮我想想")
+    child.expect("思考中")
+    child.expect("先看持仓，再看纪律")
+    child.expect("结论：控制仓位")
+    child.expect(PROMPT)
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    db = sqlite3.connect(pixiu_home / "pixiu.db")
+    assert db.execute("select reasoning_text, reply_text from calls").fetchone() == ("先看持仓，再看纪律。", "结论：控制仓位。")
