@@ -4,6 +4,7 @@ read the database the session left behind."""
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 
 import pexpect
@@ -180,8 +181,9 @@ def test_reasoning_is_shown_dimmed_then_the_answer(server, repl, pixiu_home):
     server.enqueue(ScriptedReply(text="结论：控制仓位。", reasoning="先看持仓，再看纪律。"))
     say(child, "帮我想想")
     child.expect("思考中")
-    child.expect("先看持仓，再看纪律")
-    child.expect("结论：控制仓位")
+    child.expect("缓存命中")
+    shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", child.before)
+    assert shown.index("先看持仓，再看纪律") < shown.index("结论：控制仓位")
     child.expect(PROMPT)
     child.sendeof()
     child.expect(pexpect.EOF)
