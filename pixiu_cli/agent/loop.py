@@ -12,7 +12,7 @@ from typing import Protocol
 from pixiu_cli.agent.compaction import Compactor, turn_history_tokens
 from pixiu_cli.agent.guardrails import Guardrails, run_tool
 from pixiu_cli.agent.tools import ToolContext, ToolRegistry
-from pixiu_cli.context.builder import BuiltMessages, ContextBuilder
+from pixiu_cli.context.builder import BuiltMessages, ContextBuilder, is_context_message
 from pixiu_cli.llm.types import CallOutcome, ChatRequest, LLMError
 from pixiu_cli.store.conversations import ConversationStore, Usage
 
@@ -190,7 +190,9 @@ class Agent:
         if status != "complete":
             added = [m for m in added if m["role"] == "user"] + (
                 [{"role": "assistant", "content": reply}] if reply else []) if reply else []
+        # Count what later requests will really carry: under "drop" old blocks are not sent.
+        sent_later = [m for m in added if self.builder.history_blocks != "drop" or not is_context_message(m)]
         self.store.finish_turn(turn.id, status=status, reply_text=reply, messages=added, error=error,
-                               history_tokens=turn_history_tokens(added))
+                               history_tokens=turn_history_tokens(sent_later))
         return TurnResult(conversation_id, turn.id, turn.seq, reply, status, error, sum_usage(usages),
                           latency, len(usages), tuple(notices))

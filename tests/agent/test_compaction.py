@@ -63,3 +63,14 @@ def test_offline_compaction_is_extractive_and_makes_no_call(server, tmp_path):
     assert conversation.summary_upto_turn > 0 and "用户问「问题1」" in conversation.summary
     assert not [c for c in store.calls_for_conversation(conv) if c.step == -1]
     assert len(server.requests) == 7
+
+
+def test_history_tokens_count_only_what_is_sent_under_drop(server, tmp_path):
+    agent, store, conv = rig(server, tmp_path, budget=10**9)
+    server.enqueue(ScriptedReply(text="答"), ScriptedReply(text="答"))
+    agent.run_turn(conv, "问")
+    kept = store.turns(conv)[-1].history_tokens
+    agent.builder.history_blocks = "drop"
+    agent.run_turn(conv, "问")
+    dropped = store.turns(conv)[-1].history_tokens
+    assert dropped < kept / 3  # the block dominates; under drop it is never sent again

@@ -121,3 +121,11 @@ def test_intent_values_are_strings():
 def test_total(text, symbols):
     assert detect_intent(text, symbols) in set(Intent)
     assert isinstance(is_portfolio_question(text), bool)
+
+
+def test_dapei_bijiao_is_not_a_portfolio_ratio():
+    # "搭配比较" contains 配比 but asks about combining products, not the user's allocation
+    from pixiu_cli.context.intent import Intent, detect_intent
+
+    assert detect_intent("ETF 和个股怎么搭配比较好？", []) != Intent.PORTFOLIO_REVIEW
+    assert detect_intent("仓位配比怎么样", []) == Intent.PORTFOLIO_REVIEW
