@@ -162,7 +162,7 @@ def context(
     demo: DemoOpt = False,
 ) -> None:
     """显示模型看到（或将要看到）的完整上下文，不调用模型。"""
-    from pixiu_cli.presenters import show_request
+    from pixiu_cli.presenters import NothingToShow, show_request, show_stored_call
 
     if sum([as_json, raw, diff]) > 1:
         raise CliError("--json、--raw、--diff 只能选一个")
@@ -183,31 +183,13 @@ def context(
                 return
             show_request(renderer, request, info, title="将要发送的请求（未调用模型）", mode="raw" if raw else "table")
             return
-        conv_id = conversation or (store.latest_conversation().id if store.latest_conversation() else None)
-        calls = store.calls_for_conversation(conv_id) if conv_id else []
-        if turn is not None:
-            target = store.turn_by_seq(conv_id, turn) if conv_id else None
-            calls_of_turn = [c for c in calls if target and c.turn_id == target.id]
-            if not calls_of_turn:
-                raise CliError(f"对话 {conv_id} 没有第 {turn} 轮的调用")
-            call = calls_of_turn[-1]
-        elif calls:
-            call = calls[-1]
-        else:
-            raise CliError("还没有任何模型调用；可用 pixiu context TEXT 预览将要发送的内容")
-        if as_json:
-            renderer.raw(json.dumps(call.request["messages"], ensure_ascii=False, indent=2))
-            return
-        previous = next((c for c in reversed(calls) if c.id < call.id), None)
-        note = None
-        if diff and previous:
-            from pixiu_cli.cache.explain import explain
-            from pixiu_cli.presenters import cache_note
-
-            note = cache_note(explain(previous, call))
-        show_request(renderer, call.request, json.loads(call.context_json) if call.context_json else None,
-                     title=f"对话 {conv_id} · 调用 #{call.id}", previous=previous.request if previous else None,
-                     mode="raw" if raw else "diff" if diff else "table", cache_note=note)
+        latest = store.latest_conversation()
+        conv_id = conversation or (latest.id if latest else None)
+        mode = "json" if as_json else "raw" if raw else "diff" if diff else "table"
+        try:
+            show_stored_call(renderer, store, conv_id, turn_seq=turn, mode=mode)
+        except NothingToShow as exc:
+            raise CliError(str(exc)) from None
     finally:
         app_.close()
 
@@ -388,17 +370,30 @@ def offline_server(
         server.stop()
 
 
-def main() -> None:
-    from pixiu_cli.settings import SettingsError
-    from pixiu_cli.store.database import StoreError
+def _is_user_error(exc: Exception) -> bool:
+    """CliError, SettingsError or StoreError: a one-line message, exit status 1. The last two
+    are looked up only among modules already imported (an error of theirs can come from
+    nowhere else), so `pixiu --help` does not import the store (sqlite-utils, ~50 ms)."""
+    if isinstance(exc, CliError):
+        return True
+    for module, name in (("pixiu_cli.settings", "SettingsError"), ("pixiu_cli.store.database", "StoreError")):
+        loaded = sys.modules.get(module)
+        if loaded is not None and isinstance(exc, getattr(loaded, name)):
+            return True
+    return False
 
+
+def main() -> None:
     try:
+        if len(sys.argv) == 1:
+            # Bare `pixiu` is `pixiu chat` with every default. Calling it directly skips
+            # typer's parameter coercion, which imports pydantic (~80 ms) just to check
+            # that the absent --help flag is a bool — before the prompt can show.
+            chat(demo=False, resume=None, continue_=False, model=None, offline=False)
+            return
         code = app(standalone_mode=False)
         if isinstance(code, int) and code:
             sys.exit(code)
-    except (CliError, SettingsError, StoreError) as exc:
-        _renderer().error(str(exc))
-        sys.exit(1)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
@@ -415,6 +410,9 @@ def main() -> None:
         if hasattr(exc, "show"):
             exc.show()
         sys.exit(getattr(exc, "exit_code", 2))
-    except Exception as exc:  # anything unexpected: one line, no traceback
-        _renderer().error(f"意外错误（{type(exc).__name__}）：{exc}")
+    except Exception as exc:
+        if _is_user_error(exc):
+            _renderer().error(str(exc))
+        else:  # anything unexpected: one line, no traceback
+            _renderer().error(f"意外错误（{type(exc).__name__}）：{exc}")
         sys.exit(1)

@@ -107,3 +107,37 @@ def cache_note(explanation) -> str:
     flag = f"（⚠ 与预测相差 {explanation.gap:+,}）" if explanation.flagged else ""
     return (f"缓存：{explanation.label}；按 DeepSeek 分词，与上一次请求+回复共同前缀 {explanation.common_tokens:,} tokens，"
             f"可复用 {explanation.predicted_hit:,}，服务商报告命中 {reported}{flag}")
+
+
+class NothingToShow(Exception):
+    """The asked-for call does not exist; the message is one line for the user."""
+
+
+def show_stored_call(renderer: Renderer, store, conversation_id: int | None, *, turn_seq: int | None = None,
+                     mode: str = "table") -> None:
+    """/context and `pixiu context`: the last call of the conversation (or of turn N),
+    exactly as stored, compared with the call before it for --diff."""
+    from pixiu_cli.cache.explain import explain
+
+    calls = store.calls_for_conversation(conversation_id) if conversation_id else []
+    if turn_seq is not None:
+        turn = store.turn_by_seq(conversation_id, turn_seq) if conversation_id else None
+        if turn is None:
+            raise NothingToShow(f"当前对话没有第 {turn_seq} 轮")
+        calls_of_turn = [c for c in calls if c.turn_id == turn.id]
+        if not calls_of_turn:
+            raise NothingToShow(f"第 {turn_seq} 轮没有模型调用记录")
+        call = calls_of_turn[-1]
+    elif calls:
+        call = calls[-1]
+    else:
+        raise NothingToShow("当前对话还没有调用过模型；可先提问，或用 pixiu context TEXT 预览将要发送的内容")
+    if mode == "json":
+        renderer.raw(json.dumps(call.request["messages"], ensure_ascii=False, indent=2))
+        return
+    previous = next((c for c in reversed(calls) if c.id < call.id), None)
+    note = cache_note(explain(previous, call)) if mode == "diff" and previous else None
+    turn = store.get_turn(call.turn_id)
+    show_request(renderer, call.request, json.loads(call.context_json) if call.context_json else None,
+                 title=f"对话 {conversation_id} · 第 {turn.seq} 轮 · 调用 #{call.id}（{call.status}）",
+                 previous=previous.request if previous else None, mode=mode, cache_note=note)
