@@ -12,6 +12,8 @@ from collections.abc import Iterator
 from pixiu_cli.llm.types import CallOutcome, ChatRequest, LLMError, ToolCall
 from pixiu_cli.llm.usage import parse_usage
 
+DROPPED = "回复中途断开（连接提前结束），已保存收到的部分。"
+
 
 class ChatClient:
     def __init__(self, *, base_url: str, api_key: str, model: str, provider: str,
@@ -94,8 +96,12 @@ class ChatClient:
                     if choice.finish_reason:
                         outcome.finish_reason = choice.finish_reason
             if outcome.finish_reason is None:
-                raise LLMError("回复中途断开（连接提前结束），已保存收到的部分。", kind="dropped")
+                raise LLMError(DROPPED, kind="dropped")
         except openai.APIError as exc:
+            if stream is not None and type(exc) is openai.APIConnectionError:
+                # The SDK reports a connection closed in the middle of the body (httpx's
+                # RemoteProtocolError) as a connection error; the connection did work.
+                raise LLMError(DROPPED, kind="dropped") from None
             raise _translate(exc, self) from None
         except LLMError:
             raise
@@ -146,5 +152,12 @@ def _server_message(exc) -> str:
 
 
 def _scrub(text: str, secret: str) -> str:
+    """One line, without the key. Providers that echo a key in an error show a masked form
+    such as ``sk-abc…wxyz``, so a long key's last eight characters are masked as well."""
     text = " ".join(text.split())
-    return text.replace(secret, "***") if secret else text
+    if not secret:
+        return text
+    text = text.replace(secret, "***")
+    if len(secret) >= 16:
+        text = text.replace(secret[-8:], "***")
+    return text
