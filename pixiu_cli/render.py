@@ -7,9 +7,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from rich.console import Console
-from rich.markdown import Markdown
-from rich.table import Table
 from rich.text import Text
+
+# rich.markdown (markdown-it, pygments) and rich.table are imported where they are used:
+# together ~50 ms that the REPL need not pay before its prompt shows.
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,8 @@ class ReplyStream:
             self.r.out.write(delta)
             self.r.out.flush()
             return
+        from rich.markdown import Markdown
+
         if self._live is None:
             from rich.live import Live
 
@@ -71,6 +74,8 @@ class ReplyStream:
 
     def _stop_live(self) -> None:
         if self._live is not None:
+            from rich.markdown import Markdown
+
             self._live.update(Markdown(self.answer))
             self._live.stop()
             self._live = None
@@ -79,6 +84,8 @@ class ReplyStream:
 
     def close(self) -> None:
         if self._live is not None:
+            from rich.markdown import Markdown
+
             self._live.update(Markdown(self.answer))
             self._live.stop()
             self._live = None
@@ -121,6 +128,8 @@ class Renderer:
 
     def markdown(self, text: str) -> None:
         if self.rich_output:
+            from rich.markdown import Markdown
+
             self.console.print(Markdown(text))
         else:
             self.raw(text)
@@ -143,6 +152,8 @@ class Renderer:
             for row in rows:
                 self.raw("\t".join(row))
             return
+        from rich.table import Table
+
         table = Table(title=title, show_lines=False, header_style="bold")
         for column in columns:
             table.add_column(column, overflow="fold")
