@@ -9,6 +9,27 @@ from dataclasses import dataclass
 from rich.console import Console
 from rich.text import Text
 
+# Terminal-safe text. Stored text (notes, news, titles, replies) and echoed input reach the
+# terminal, so control characters must not act on it: ESC sequences could clear the
+# screen, set the title or write the clipboard, a carriage return could overwrite a line.
+# C0 controls other than newline and tab become their visible Control Pictures (␛, ␇ …),
+# carriage returns are dropped, DEL and C1 controls and lone surrogates (which would also
+# fail to encode) become U+FFFD. Piped output (`raw`, plain replies) stays verbatim.
+_VISIBLE = {c: chr(0x2400 + c) for c in range(0x20) if chr(c) not in "\n\t\r"}
+_VISIBLE.update({ord("\r"): None, 0x7F: "\ufffd"})
+_VISIBLE.update({c: "\ufffd" for c in (*range(0x80, 0xA0), *range(0xD800, 0xE000))})
+
+
+def visible(text: str) -> str:
+    """`text` with every control character made inert (see above); newlines and tabs kept."""
+    return text.translate(_VISIBLE)
+
+
+def one_line(text: str) -> str:
+    """`visible`, on one line: line breaks become ' ↵ ', tabs spaces."""
+    return " ↵ ".join(visible(text).replace("\t", " ").splitlines())
+
+
 # rich.markdown (markdown-it, pygments) and rich.table are imported where they are used:
 # together ~50 ms that the REPL need not pay before its prompt shows.
 
@@ -48,17 +69,18 @@ class ReplyStream:
         if not self._in_reasoning:
             self._in_reasoning = True
             self.r.console.print(Text("思考中…", style="dim italic"))
-        self.r.console.print(Text(delta, style="dim"), end="")
+        self.r.console.print(Text(visible(delta), style="dim"), end="")
 
     def text(self, delta: str) -> None:
         if self._in_reasoning:
             self._in_reasoning = False
             self.r.console.print()
-        self.answer += delta
         if not self.r.rich_output:
+            self.answer += delta
             self.r.out.write(delta)
             self.r.out.flush()
             return
+        self.answer += visible(delta)
         from rich.markdown import Markdown
 
         if self._live is None:
@@ -104,21 +126,21 @@ class Renderer:
 
     # plain lines ---------------------------------------------------------------
     def line(self, text: str = "") -> None:
-        self.console.print(text, markup=False)
+        self.console.print(Text(visible(text)))
 
     def info(self, text: str) -> None:
-        self.console.print(Text(text, style="cyan"))
+        self.console.print(Text(visible(text), style="cyan"))
 
     def dim(self, text: str) -> None:
-        self.console.print(Text(text, style="dim"))
+        self.console.print(Text(visible(text), style="dim"))
 
     def warn(self, text: str) -> None:
-        self.err_console.print(Text(f"注意：{text}", style="yellow"))
+        self.err_console.print(Text(f"注意：{one_line(text)}", style="yellow"))
 
     def error(self, text: str) -> None:
         """One line, to stderr when piped so scripts can still read stdout."""
         target = self.console if self.rich_output else self.err_console
-        target.print(Text(f"错误：{text}", style="bold red"))
+        target.print(Text(f"错误：{one_line(text)}", style="bold red"))
 
     def raw(self, text: str) -> None:
         self.out.write(text)
@@ -130,7 +152,7 @@ class Renderer:
         if self.rich_output:
             from rich.markdown import Markdown
 
-            self.console.print(Markdown(text))
+            self.console.print(Markdown(visible(text)))
         else:
             self.raw(text)
 
@@ -150,15 +172,17 @@ class Renderer:
                 self.raw(title)
             self.raw("\t".join(columns))
             for row in rows:
-                self.raw("\t".join(row))
+                self.raw("\t".join(one_line(cell) for cell in row))
             return
         from rich.table import Table
 
-        table = Table(title=title, show_lines=False, header_style="bold")
+        # Cells hold stored text (titles, notes, previews): plain Text, never Rich markup,
+        # so "[/bold]" or "[red]" in a note is shown as written instead of raising or vanishing.
+        table = Table(title=Text(title) if title else None, show_lines=False, header_style="bold")
         for column in columns:
-            table.add_column(column, overflow="fold")
+            table.add_column(Text(column), overflow="fold")
         for row in rows:
-            table.add_row(*row)
+            table.add_row(*(Text(visible(cell)) for cell in row))
         self.console.print(table)
 
     def bar(self, label: str, filled: int, empty: int, caption: str) -> None:
