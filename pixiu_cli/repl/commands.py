@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -57,7 +58,8 @@ def is_command(line: str) -> bool:
 def parse_command(line: str) -> ParsedCommand:
     """`/name args…` → name and shell-like args. Unbalanced quotes are a CommandError."""
     body = line.strip()[1:]
-    name, _, raw_args = body.partition(" ")
+    # The name ends at any whitespace: "/remember" + Alt-Enter + text is /remember with that text.
+    name, raw_args = re.match(r"(\S*)\s*(.*)", body, re.DOTALL).groups()
     if not name:
         raise CommandError("命令为空：输入 /help 查看可用命令")
     try:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from pixiu_cli.render import StatusFigures
 from pixiu_cli.repl import (  # noqa: F401  (importing registers the commands)
     builtin_commands,
@@ -12,6 +14,11 @@ from pixiu_cli.repl import (  # noqa: F401  (importing registers the commands)
 from pixiu_cli.repl.commands import CommandError, is_command, parse_command, registry
 from pixiu_cli.repl.prompt import PROMPT, make_prompt_session
 from pixiu_cli.repl.state import ExitRepl, ReplState
+
+# prompt_toolkit decodes the terminal with errors="surrogateescape": bytes that are not
+# UTF-8 arrive as lone surrogates, which SQLite (and any UTF-8 output) cannot take.
+_UNDECODABLE = re.compile("[\ud800-\udfff]")
+NOT_UTF8 = "输入含有不是 UTF-8 的字节，未发送；请把终端的字符编码设为 UTF-8 后重新输入。"
 
 
 def run_command(state: ReplState, line: str) -> None:
@@ -44,6 +51,15 @@ def run_chat_turn(state: ReplState, text: str) -> None:
                                   result.usage.completion_tokens, result.latency_ms, result.calls))
 
 
+def _recover(state: ReplState, exc: Exception) -> None:
+    try:
+        if state.conversation_id is not None:
+            state.app.store.mark_stale_pending(state.conversation_id)
+    except Exception:
+        pass
+    state.renderer.error(f"意外错误（{type(exc).__name__}）：{exc}")
+
+
 def run_repl(state: ReplState, **prompt_io) -> None:
     session = make_prompt_session(state.app.settings.history_path, registry.names, **prompt_io)
     state.edit_text = lambda text: session.prompt("编辑 › ", default=text)
@@ -64,6 +80,9 @@ def run_repl(state: ReplState, **prompt_io) -> None:
         armed_exit = False
         if not line.strip():
             continue
+        if _UNDECODABLE.search(line):
+            state.renderer.error(NOT_UTF8)
+            continue
         try:
             if is_command(line):
                 run_command(state, line)
@@ -71,4 +90,6 @@ def run_repl(state: ReplState, **prompt_io) -> None:
                 run_chat_turn(state, line)
         except ExitRepl:
             break
+        except Exception as exc:  # a bug must not end the session: one line, back to the prompt
+            _recover(state, exc)
     state.renderer.dim("再见。")
