@@ -24,6 +24,8 @@ SIDES = ("buy", "sell")
 NOTE_KINDS = ("view", "plan", "rule")
 LAYERS = ("事实", "逻辑工具", "情绪观点", "混合")
 _CODE = re.compile(r"^\d{6}$")
+# JSON may spell lone UTF-16 surrogates ("\ud800"); Python keeps them, SQLite cannot store them.
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class DatasetError(Exception):
@@ -39,7 +41,7 @@ def normalise_timestamp(value, where: str, now: datetime) -> str:
             moment = moment.replace(tzinfo=SHANGHAI) if moment.tzinfo is None else moment.astimezone(SHANGHAI)
         else:
             raise ValueError
-    except ValueError:
+    except (ValueError, OverflowError):  # OverflowError: 0001-01-01/9999-12-31 shifted out of range
         raise DatasetError(f"{where}：无法识别的日期时间 {value!r}（应为 YYYY-MM-DD 或 ISO 8601）") from None
     return moment.isoformat(timespec="seconds")
 
@@ -79,8 +81,8 @@ class _Row:
         value = self.raw.get(name)
         if value is None and not required:
             return None
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise DatasetError(f"{self.where(name)}：应为数字，而不是 {value!r}")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not _finite(value):
+            raise DatasetError(f"{self.where(name)}：应为数字，而不是 {_short(value)}")
         if positive and value <= 0:
             raise DatasetError(f"{self.where(name)}：应大于 0")
         return float(value)
@@ -88,14 +90,17 @@ class _Row:
     def moment(self, name: str, required: bool = True) -> str | None:
         if "days_ago" in self.raw and name not in self.raw:
             days = self.raw["days_ago"]
-            if isinstance(days, bool) or not isinstance(days, (int, float)) or days < 0:
+            if isinstance(days, bool) or not isinstance(days, (int, float)) or not _finite(days) or days < 0:
                 raise DatasetError(f"{self.where('days_ago')}：应为非负数字")
             clock = self.raw.get("time", "09:00")
             try:
                 at = time.fromisoformat(clock)
             except (TypeError, ValueError):
                 raise DatasetError(f"{self.where('time')}：应为 HH:MM") from None
-            day = (self.now.astimezone(SHANGHAI) - timedelta(days=days)).date()
+            try:
+                day = (self.now.astimezone(SHANGHAI) - timedelta(days=days)).date()
+            except OverflowError:
+                raise DatasetError(f"{self.where('days_ago')}：天数过大（{_short(days)}）") from None
             return datetime.combine(day, at, SHANGHAI).isoformat(timespec="seconds")
         value = self.raw.get(name, self.raw.get("date"))
         if value is None:
@@ -103,6 +108,35 @@ class _Row:
                 raise DatasetError(f"{self.where(name)}：缺少必填字段")
             return None
         return normalise_timestamp(value, self.where(name), self.now)
+
+
+def _finite(value: int | float) -> bool:
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an int too large for a float (JSON allows 10**400)
+        return False
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "…"
+
+
+def _check_strings(doc) -> None:
+    """Every key and string in the document must be storable as UTF-8; name the first that is not."""
+    stack = [(doc, "")]
+    while stack:
+        value, where = stack.pop()
+        if isinstance(value, str):
+            if _SURROGATE.search(value):
+                raise DatasetError(f"{where}：含有无效的 Unicode 字符（孤立的代理项 \\ud800–\\udfff），无法保存")
+        elif isinstance(value, dict):
+            for key in value:
+                if _SURROGATE.search(key):
+                    raise DatasetError(f"{where or '顶层'}：字段名含有无效的 Unicode 字符（孤立的代理项），无法保存")
+            stack.extend((v, f"{where}.{k}" if where else k) for k, v in reversed(value.items()))
+        elif isinstance(value, list):
+            stack.extend((v, f"{where}[{i}]") for i, v in reversed(list(enumerate(value))))
 
 
 def _list(doc: dict, section: str) -> list:
@@ -115,6 +149,7 @@ def _list(doc: dict, section: str) -> list:
 def parse_document(doc, now: datetime) -> DomainData:
     if not isinstance(doc, dict):
         raise DatasetError("文档顶层应为 JSON 对象")
+    _check_strings(doc)
     unknown = sorted(set(doc) - set(SECTIONS) - {"$schema", "comment", "version"})
     if unknown:
         raise DatasetError(f"未知的顶层字段：{', '.join(unknown)}（可用：{', '.join(SECTIONS)}）")
@@ -191,10 +226,16 @@ def load_document(path: Path, now: datetime) -> DomainData:
         raise DatasetError(f"找不到文件 {path}") from None
     except (UnicodeDecodeError, IsADirectoryError):
         raise DatasetError(f"{path} 不是 UTF-8 文本文件") from None
+    except OSError as exc:  # permission denied, a device that cannot be read …
+        raise DatasetError(f"无法读取文件 {path}：{exc.strerror or type(exc).__name__}") from None
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
         raise DatasetError(f"{path.name} 不是有效的 JSON（第 {exc.lineno} 行第 {exc.colno} 列：{exc.msg}）") from None
+    except RecursionError:
+        raise DatasetError(f"{path.name} 的 JSON 嵌套过深") from None
+    except ValueError as exc:  # e.g. an integer of more than 4300 digits
+        raise DatasetError(f"{path.name} 不是可接受的 JSON：{exc}") from None
     return parse_document(doc, now)
 
 
