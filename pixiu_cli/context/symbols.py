@@ -153,13 +153,15 @@ def _number_context(text: str, start: int, end: int) -> bool:
     if after in ".-" and after2.isdigit():
         return True
     # Currency signs and amount/identifier words before (spaces, ':' and '=' skipped).
-    head = text[: _skip_back(text, start, _SKIP_BEFORE)]
+    # Compared in place: slicing the text before every candidate made a paste full of
+    # codes quadratic (1 MB took seconds).
+    head_end = _skip_back(text, start, _SKIP_BEFORE)
     for word in (*_CURRENCY_BEFORE, *_NUMBER_WORDS_BEFORE):
-        if head.endswith(word):
+        if text.endswith(word, 0, head_end):
             # An ASCII word must not be the tail of a longer ASCII word (e.g. "lqq").
             if word.isascii() and word.isalpha():
-                cut = len(head) - len(word)
-                if cut > 0 and _is_ascii_glue(head[cut - 1]):
+                cut = head_end - len(word)
+                if cut > 0 and _is_ascii_glue(text[cut - 1]):
                     continue
             return True
     # Units after (spaces skipped).
