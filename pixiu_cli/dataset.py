@@ -224,7 +224,9 @@ def load_document(path: Path, now: datetime) -> DomainData:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise DatasetError(f"找不到文件 {path}") from None
-    except (UnicodeDecodeError, IsADirectoryError):
+    except IsADirectoryError:
+        raise DatasetError(f"{path} 是目录，不是文件") from None
+    except UnicodeDecodeError:
         raise DatasetError(f"{path} 不是 UTF-8 文本文件") from None
     except OSError as exc:  # permission denied, a device that cannot be read …
         raise DatasetError(f"无法读取文件 {path}：{exc.strerror or type(exc).__name__}") from None
