@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pixiu_cli.repl.commands import CommandError, ParsedCommand, registry
+from pixiu_cli.repl.commands import CommandError, ParsedCommand, parse_number, registry
 from pixiu_cli.repl.state import ExitRepl, ReplState
 
 
@@ -28,9 +28,9 @@ def new_command(state: ReplState, cmd: ParsedCommand) -> None:
 def sessions_command(state: ReplState, cmd: ParsedCommand) -> None:
     limit = 20
     if cmd.args:
-        if not cmd.args[0].isdigit() or int(cmd.args[0]) == 0:
+        limit = parse_number(cmd.args[0])
+        if not limit:
             raise CommandError(f"数量应为正整数：{cmd.args[0]}")
-        limit = int(cmd.args[0])
     conversations = state.app.store.list_conversations(limit)
     if not conversations:
         state.renderer.info("还没有对话。")
@@ -42,9 +42,10 @@ def sessions_command(state: ReplState, cmd: ParsedCommand) -> None:
 
 @registry.command("resume", "继续之前的对话", "/resume ID")
 def resume_command(state: ReplState, cmd: ParsedCommand) -> None:
-    if len(cmd.args) != 1 or not cmd.args[0].isdigit():
+    conversation_id = parse_number(cmd.args[0]) if len(cmd.args) == 1 else None
+    if conversation_id is None:
         raise CommandError("用法：/resume ID（ID 见 /sessions）")
-    conversation = state.app.store.get_conversation(int(cmd.args[0]))
+    conversation = state.app.store.get_conversation(conversation_id)
     if conversation is None:
         raise CommandError(f"没有 ID 为 {cmd.args[0]} 的对话，见 /sessions")
     state.app.store.mark_stale_pending(conversation.id)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pixiu_cli.presenters import NothingToShow, show_stored_call
-from pixiu_cli.repl.commands import CommandError, ParsedCommand, registry
+from pixiu_cli.repl.commands import CommandError, ParsedCommand, parse_number, registry
 from pixiu_cli.repl.state import ReplState
 
 _MODES = {"--raw": "raw", "--json": "json", "--diff": "diff"}
@@ -14,8 +14,8 @@ def parse_context_args(args: list[str]) -> tuple[int | None, str]:
     for arg in args:
         if arg in _MODES:
             mode = _MODES[arg]
-        elif arg.isdigit() and int(arg) > 0 and turn is None:
-            turn = int(arg)
+        elif parse_number(arg) and turn is None:
+            turn = parse_number(arg)
         else:
             raise CommandError(f"无法识别的参数 {arg}：用法 /context [轮次] [--raw|--json|--diff]")
     return turn, mode

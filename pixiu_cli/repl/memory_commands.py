@@ -6,9 +6,10 @@ import re
 from datetime import datetime
 
 from pixiu_cli.context.builder import SHANGHAI
-from pixiu_cli.repl.commands import CommandError, ParsedCommand, registry
+from pixiu_cli.repl.commands import CommandError, ParsedCommand, parse_number, registry
 from pixiu_cli.repl.state import ReplState
 
+SYMBOL = r"[0-9]{6}"  # ASCII only: re's \d also takes '６００５１９', which no stored code matches
 KIND_NAMES = {"view": "观点", "plan": "计划", "rule": "纪律", "decision": "交易", "user_note": "笔记"}
 
 
@@ -36,15 +37,16 @@ def _split_flags(args: list[str], flags: dict[str, tuple[str, ...] | str]) -> tu
 
 
 def _memory_id(text: str) -> int:
-    if not text.lstrip("#").isdigit():
+    event_id = parse_number(text.lstrip("#"))
+    if event_id is None:
         raise CommandError(f"记忆 ID 应为数字：{text}（见 /memory）")
-    return int(text.lstrip("#"))
+    return event_id
 
 
 @registry.command("remember", "手动记下一条观点 / 计划 / 纪律",
                   "/remember 文本 [--kind view|plan|rule] [--symbol 代码]")
 def remember_command(state: ReplState, cmd: ParsedCommand) -> None:
-    flags, words = _split_flags(cmd.args, {"kind": ("view", "plan", "rule"), "symbol": r"\d{6}"})
+    flags, words = _split_flags(cmd.args, {"kind": ("view", "plan", "rule"), "symbol": SYMBOL})
     text = " ".join(words).strip()
     if not text:
         raise CommandError("要记住的内容为空：/remember 文本 [--kind view|plan|rule] [--symbol 代码]")
@@ -74,7 +76,7 @@ def memory_command(state: ReplState, cmd: ParsedCommand) -> None:
         memory.edit(event_id, new_text)
         state.renderer.info(f"已修改 #{event_id}：{new_text}")
         return
-    flags, words = _split_flags(cmd.args, {"kind": ("view", "plan", "rule", "decision"), "symbol": r"\d{6}"})
+    flags, words = _split_flags(cmd.args, {"kind": ("view", "plan", "rule", "decision"), "symbol": SYMBOL})
     events = memory.search(text=" ".join(words) or None, kind=flags.get("kind"), symbol=flags.get("symbol"), limit=50)
     if not events:
         state.renderer.info("没有找到记忆。用 /remember 文本 手动添加。")
