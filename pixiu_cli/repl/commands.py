@@ -65,7 +65,9 @@ def is_command(line: str) -> bool:
 
 
 def parse_command(line: str) -> ParsedCommand:
-    """`/name args…` → name and shell-like args. Unbalanced quotes are a CommandError."""
+    """`/name args…` → name and shell-like args. With unbalanced quotes (an apostrophe in
+    free text) the args are the plain whitespace-separated words; commands that take free
+    text (/remember, /memory edit) read raw_args, which is always the text as typed."""
     body = line.strip()[1:]
     # The name ends at any whitespace: "/remember" + Alt-Enter + text is /remember with that text.
     name, raw_args = re.match(r"(\S*)\s*(.*)", body, re.DOTALL).groups()
@@ -74,7 +76,7 @@ def parse_command(line: str) -> ParsedCommand:
     try:
         args = shlex.split(raw_args)
     except ValueError:
-        raise CommandError("命令参数的引号不成对") from None
+        args = raw_args.split()
     return ParsedCommand(name=name.lower(), args=args, raw_args=raw_args.strip())
 
 

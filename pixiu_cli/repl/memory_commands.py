@@ -20,20 +20,56 @@ def _split_flags(args: list[str], flags: dict[str, tuple[str, ...] | str]) -> tu
     it = iter(args)
     for arg in it:
         if arg.startswith("--") and arg[2:] in flags:
-            value = next(it, None)
-            allowed = flags[arg[2:]]
-            if value is None:
-                raise CommandError(f"{arg} 需要一个值")
-            if isinstance(allowed, tuple) and value not in allowed:
-                raise CommandError(f"{arg} 只能是 {' / '.join(allowed)}，而不是 {value}")
-            if isinstance(allowed, str) and not re.fullmatch(allowed, value):
-                raise CommandError(f"{arg} 的值格式不对：{value}")
-            values[arg[2:]] = value
-        elif arg.startswith("--"):
+            values[arg[2:]] = _flag_value(arg, next(it, None), flags[arg[2:]])
+        elif _OPTION.fullmatch(arg):
             raise CommandError(f"未知选项 {arg}")
         else:
             rest.append(arg)
     return values, rest
+
+
+def _flag_value(arg: str, value: str | None, allowed: tuple[str, ...] | str) -> str:
+    if value is None:
+        raise CommandError(f"{arg} 需要一个值")
+    if isinstance(allowed, tuple) and value not in allowed:
+        raise CommandError(f"{arg} 只能是 {' / '.join(allowed)}，而不是 {value}")
+    if isinstance(allowed, str) and not re.fullmatch(allowed, value):
+        raise CommandError(f"{arg} 的值格式不对：{value}")
+    return value
+
+
+_WORD = re.compile(r"\S+")
+_OPTION = re.compile(r"--[a-z][a-z-]*")  # "--" alone, "--5%" or an SQL comment are text
+
+
+def _free_text(raw: str, flags: dict[str, tuple[str, ...] | str]) -> tuple[dict[str, str], str]:
+    """Like _split_flags, but the text is kept exactly as typed: quotes, apostrophes, inner
+    spacing and line breaks survive (shell-style splitting dropped quotes from a note and
+    refused one with a lone apostrophe, e.g. "don't" or '; DROP TABLE …)."""
+    values: dict[str, str] = {}
+    pieces: list[str] = []
+    words = list(_WORD.finditer(raw))
+    start = i = 0
+    while i < len(words):
+        word = words[i].group()
+        if word.startswith("--") and word[2:] in flags:
+            value = words[i + 1] if i + 1 < len(words) else None
+            values[word[2:]] = _flag_value(word, value and value.group(), flags[word[2:]])
+            pieces.append(raw[start:words[i].start()])
+            start = value.end()
+            i += 2
+        elif _OPTION.fullmatch(word):
+            raise CommandError(f"未知选项 {word}")
+        else:
+            i += 1
+    pieces.append(raw[start:])
+    return values, " ".join(p.strip() for p in pieces if p.strip())
+
+
+def _after_words(raw: str, count: int) -> str:
+    """`raw` after its first `count` whitespace-separated words, as typed."""
+    words = list(_WORD.finditer(raw))
+    return raw[words[count - 1].end():].strip() if len(words) >= count else ""
 
 
 def _memory_id(text: str) -> int:
@@ -46,8 +82,7 @@ def _memory_id(text: str) -> int:
 @registry.command("remember", "手动记下一条观点 / 计划 / 纪律",
                   "/remember 文本 [--kind view|plan|rule] [--symbol 代码]")
 def remember_command(state: ReplState, cmd: ParsedCommand) -> None:
-    flags, words = _split_flags(cmd.args, {"kind": ("view", "plan", "rule"), "symbol": SYMBOL})
-    text = " ".join(words).strip()
+    flags, text = _free_text(cmd.raw_args, {"kind": ("view", "plan", "rule"), "symbol": SYMBOL})
     if not text:
         raise CommandError("要记住的内容为空：/remember 文本 [--kind view|plan|rule] [--symbol 代码]")
     event, merged = state.app.memory.add_note(note_kind=flags.get("kind", "view"), text=text,
@@ -68,7 +103,7 @@ def memory_command(state: ReplState, cmd: ParsedCommand) -> None:
         event = memory.get(event_id)
         if event is None:
             raise CommandError(f"没有 ID 为 {event_id} 的记忆（见 /memory）")
-        new_text = " ".join(cmd.args[2:]).strip()
+        new_text = _after_words(cmd.raw_args, 2)
         if not new_text and state.edit_text is not None:
             new_text = state.edit_text(event.text).strip()
         if not new_text:
