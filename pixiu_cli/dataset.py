@@ -149,10 +149,10 @@ def _list(doc: dict, section: str) -> list:
 def parse_document(doc, now: datetime) -> DomainData:
     if not isinstance(doc, dict):
         raise DatasetError("文档顶层应为 JSON 对象")
-    _check_strings(doc)
     unknown = sorted(set(doc) - set(SECTIONS) - {"$schema", "comment", "version"})
     if unknown:
         raise DatasetError(f"未知的顶层字段：{', '.join(unknown)}（可用：{', '.join(SECTIONS)}）")
+    _check_strings(doc)
     holdings, seen = [], set()
     for i, raw in enumerate(_list(doc, "holdings")):
         r = _Row("holdings", i, raw, now)
