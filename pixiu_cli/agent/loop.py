@@ -6,6 +6,7 @@ before an interruption is kept."""
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -16,6 +17,9 @@ from pixiu_cli.context.builder import BuiltMessages, ContextBuilder, is_context_
 from pixiu_cli.llm.types import CallOutcome, ChatRequest, LLMError
 from pixiu_cli.store.conversations import ConversationStore, Usage
 
+# While a reply streams, what has arrived is saved at most this often (a killed process
+# loses at most this much of what was shown; a fast reply is never saved half-way).
+PARTIAL_SAVE_SECONDS = 0.25
 STEP_LIMIT_NOTE = "已达到本轮工具调用上限（{n} 步）：请不要再调用工具，根据已有信息直接回答用户。"
 
 
@@ -139,9 +143,14 @@ class Agent:
                 model=self.client.model, request_json=json.dumps(self.client.body_for(request), ensure_ascii=False),
                 context_json=context_json if step == 0 else None)
             call_status, call_error = "complete", None
+            saved_at = time.monotonic()
             try:
                 for kind, delta in self.client.stream(request, outcome):
                     (sink.reasoning if kind == "reasoning" else sink.text)(delta)
+                    if time.monotonic() - saved_at >= PARTIAL_SAVE_SECONDS:
+                        # SIGKILL cannot be caught: keep what has arrived on disk as it arrives.
+                        self.store.save_partial(call_id, outcome.text, outcome.reasoning)
+                        saved_at = time.monotonic()
             except LLMError as exc:
                 call_status, call_error = "error", str(exc)
             except KeyboardInterrupt:

@@ -11,6 +11,7 @@ from datetime import datetime, timezone
 from sqlite_utils import Database
 
 from pixiu_cli.store.database import write_transaction
+from pixiu_cli.store.liveness import owned_by_another_live_process, this_process
 
 
 def now_iso() -> str:
@@ -116,6 +117,30 @@ def _call(row: dict) -> CallRecord:
     )
 
 
+def _asked(request_json: str, user_text: str) -> list[dict]:
+    """The user messages a turn added (its [上下文信息] block and question): the trailing
+    user messages of its first request."""
+    try:
+        messages = json.loads(request_json)["messages"]
+    except (TypeError, ValueError, KeyError):
+        messages = []
+    asked: list[dict] = []
+    for message in reversed(messages):
+        if not isinstance(message, dict) or message.get("role") != "user":
+            break
+        asked.insert(0, {"role": "user", "content": message.get("content")})
+    if not asked or asked[-1]["content"] != user_text:
+        return [{"role": "user", "content": user_text}]
+    return asked
+
+
+def _tokens(messages: list[dict]) -> int:
+    from pixiu_cli.tokens import count_tokens
+
+    return sum(count_tokens(m["content"] if isinstance(m["content"], str) else json.dumps(m["content"]))
+               for m in messages)
+
+
 class ConversationStore:
     def __init__(self, db: Database):
         self.db = db
@@ -160,7 +185,8 @@ class ConversationStore:
                 [conversation_id]).fetchone()[0]
             table = self.db["turns"]
             table.insert({"conversation_id": conversation_id, "seq": seq, "user_text": user_text,
-                          "status": "pending", "messages_json": "[]", "created_at": stamp})
+                          "status": "pending", "messages_json": "[]", "created_at": stamp,
+                          "owner": this_process()})
             turn_id = table.last_pk
             self.db.execute(
                 "update conversations set updated_at = ?, title = case when coalesce(title, '') = '' "
@@ -197,14 +223,31 @@ class ConversationStore:
         return _turn(rows[0]) if rows else None
 
     def mark_stale_pending(self, conversation_id: int) -> int:
-        """A turn still 'pending' when its conversation is reopened was cut off by a killed process."""
+        """A turn still 'pending' when its conversation is reopened was cut off by a process
+        that is gone (killed, crashed) or abandoned by this one; a turn that another running
+        pixiu process is still answering is left alone. A cut-off turn keeps what had
+        arrived, as after Ctrl-C: the partial reply saved while streaming (save_partial)
+        becomes its reply, and its question plus that reply its history; a turn cut off
+        before any reply text adds nothing to the history, so the next request never
+        carries a dangling question or tool call."""
         with write_transaction(self.db):
-            cursor = self.db.execute(
-                "update turns set status = 'interrupted', error = coalesce(error, '进程在回复过程中退出') "
-                "where conversation_id = ? and status = 'pending'", [conversation_id])
-            self.db.execute("update calls set status = 'interrupted' where conversation_id = ? and "
-                            "status = 'pending'", [conversation_id])
-        return cursor.rowcount
+            pending = self.db.execute("select id, user_text, owner from turns where conversation_id = ? and "
+                                      "status = 'pending'", [conversation_id]).fetchall()
+            stale = [(turn_id, user_text) for turn_id, user_text, owner in pending
+                     if not owned_by_another_live_process(owner)]
+            for turn_id, user_text in stale:
+                calls = self.db.execute("select request_json, reply_text from calls where turn_id = ? and step >= 0 "
+                                        "order by step, id", [turn_id]).fetchall()
+                reply = (calls[-1][1] if calls else None) or None
+                added = ([*_asked(calls[0][0], user_text), {"role": "assistant", "content": reply}]
+                         if reply else [])
+                self.db.execute(
+                    "update turns set status = 'interrupted', error = coalesce(error, '进程在回复过程中退出'), "
+                    "reply_text = ?, messages_json = ?, history_tokens = ?, finished_at = ? where id = ?",
+                    [reply, json.dumps(added, ensure_ascii=False), _tokens(added), now_iso(), turn_id])
+                self.db.execute("update calls set status = 'interrupted', error = coalesce(error, '进程在回复过程中退出') "
+                                "where turn_id = ? and status = 'pending'", [turn_id])
+        return len(stale)
 
     # calls ---------------------------------------------------------------------
     def start_call(self, *, turn_id: int, conversation_id: int, step: int, provider: str, model: str,
@@ -216,6 +259,12 @@ class ConversationStore:
                           "context_json": context_json,
                           "status": "pending", "started_at": now_iso()})
             return table.last_pk
+
+    def save_partial(self, call_id: int, reply_text: str, reasoning_text: str) -> None:
+        """What has arrived of a reply still streaming, so a killed process keeps it."""
+        with write_transaction(self.db):
+            self.db.execute("update calls set reply_text = ?, reasoning_text = ? where id = ?",
+                            [reply_text, reasoning_text or None, call_id])
 
     def finish_call(self, call_id: int, *, status: str, reply_text: str, reasoning_text: str,
                     tool_calls: list[dict], finish_reason: str | None, usage: Usage,

@@ -61,10 +61,14 @@ def write_transaction(db: Database) -> Iterator[Database]:
         with db.atomic():
             yield db
         return
-    db.conn.execute("BEGIN IMMEDIATE")
+    # BEGIN inside the try: a Ctrl-C (KeyboardInterrupt) that lands just after BEGIN
+    # returns must not leave the connection in an open transaction, or every later write
+    # of this process would nest in it, hold the write lock and never be committed.
     try:
+        db.conn.execute("BEGIN IMMEDIATE")
         yield db
+        db.conn.execute("COMMIT")
     except BaseException:
-        db.conn.rollback()
+        if db.conn.in_transaction:
+            db.conn.rollback()
         raise
-    db.conn.execute("COMMIT")

@@ -128,3 +128,10 @@ def m003_per_symbol_indexes(db: Database) -> None:
 def m004_turn_tokens(db: Database) -> None:
     # tokens a turn adds to the history, so the history budget is a SUM, not a re-tokenisation
     db["turns"].add_column("history_tokens", int)
+
+
+@migrations()
+def m005_turn_owner(db: Database) -> None:
+    # the process answering a pending turn ("pid:start"), so reopening a conversation marks
+    # only the turns of processes that are gone as interrupted (store/liveness.py)
+    db["turns"].add_column("owner", str)

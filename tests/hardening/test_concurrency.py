@@ -1,0 +1,215 @@
+"""Concurrency: several pixiu processes write one database at the same time.
+
+* two writers, each a separate OS process that imports pixiu and runs what
+  `pixiu ask --continue` runs (`_pick_conversation(..., continue_=True)` then
+  `Agent.run_turn`) 200 times through the real SDK and HTTP against the offline server,
+  both on the latest conversation, so they race for the next seq of the same conversation;
+  every fifth turn states a plan, the server's responder answers with a `remember` tool
+  call, so tool writes and a second model call happen inside those turns;
+* the real `pixiu ask --continue --json` console script in a shell loop;
+* `/remember` typed into a REPL (`pixiu chat`) in a pseudo-terminal, over and over, while
+  the writers run.
+
+Afterwards: every turn and every call is there and complete, seq numbers are unique and
+gapless per conversation, every note exists exactly once, the database is intact, no
+process ever showed "database is locked" or a traceback, and no writer's `--continue`
+ever marked a turn another writer was still answering as interrupted (a trigger records
+every pending → interrupted change, which the final rows cannot show).
+
+Figures on 2 cores: 405 turns, ~560 calls (405 first calls, 80 after a tool call, ~80
+history summaries), ~270 REPL notes and 80 tool notes, ~50 s.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+import sqlite3
+import string
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from pixiu_cli.store.conversations import ConversationStore
+from pixiu_cli.store.database import open_database
+from tests.conftest import PIXIU_BIN
+from tests.repl.test_repl_pty import PROMPT, say, spawn
+
+TURNS_PER_WRITER = 200
+PLAN_EVERY = 5
+ASK_LOOP_TURNS = 5
+FORBIDDEN = ("database is locked", "database is busy", "Traceback", "OperationalError", "locked")
+
+# One writer process: the body of `pixiu ask --continue --json`, TURNS times, in one process.
+WRITER = r"""
+import json, random, string, sys, time
+from pixiu_cli.agent.loop import SilentSink
+from pixiu_cli.app import open_app
+from pixiu_cli.cli import _pick_conversation
+from pixiu_cli.settings import load_settings
+
+name, turns, plan_every, go = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+rng = random.Random(name)
+app = open_app(load_settings())
+while time.time() < go:
+    time.sleep(0.002)
+started = time.monotonic()
+for i in range(turns):
+    conversation_id = _pick_conversation(app, None, True)
+    if i % plan_every == plan_every - 1:
+        tag = "".join(rng.choice(string.ascii_lowercase) for _ in range(16))
+        text = f"我打算等{tag}再分批加仓"
+    else:
+        text = f"{name} 的第 {i} 个问题：仓位怎么样？"
+    result = app.agent.run_turn(conversation_id, text, SilentSink())
+    print(json.dumps({"writer": name, "i": i, "text": text, "conversation_id": result.conversation_id,
+                      "seq": result.seq, "status": result.status, "error": result.error, "calls": result.calls},
+                     ensure_ascii=False), flush=True)
+app.close()
+print(json.dumps({"writer": name, "done": True, "seconds": round(time.monotonic() - started, 2)}), flush=True)
+"""
+
+
+def random_tag(rng: random.Random) -> str:
+    return "".join(rng.choice(string.ascii_lowercase) for _ in range(16))
+
+
+def assert_clean(label: str, text: str) -> None:
+    for bad in FORBIDDEN:
+        assert bad not in text, f"{label} showed {bad!r}:\n{text[-3000:]}"
+
+
+@pytest.mark.timeout(300)
+def test_two_writers_an_ask_loop_and_a_repl_share_one_database(server, online_env, pixiu_home, tmp_path):
+    # a smaller history budget: shorter requests, and a history summary written every ~15
+    # turns by whichever writer gets there, racing the other one
+    (pixiu_home / "config.toml").write_text("[context]\nhistory_budget_tokens = 6000\n", encoding="utf-8")
+    db = open_database(pixiu_home / "pixiu.db")
+    conversation_id = ConversationStore(db).create_conversation(title="并发").id
+    # Every `--continue` reopens the conversation while the other writers are mid-turn: a
+    # turn must never be marked interrupted while its process is still answering it (it
+    # would be overwritten when that process finishes, so only a trigger can see it).
+    db.execute("create table test_marked_live (turn_id integer, owner text)")
+    db.execute("create trigger test_marked_live after update of status on turns "
+               "when old.status = 'pending' and new.status = 'interrupted' "
+               "begin insert into test_marked_live values (new.id, new.owner); end")
+    db.close()
+
+    go = time.time() + 2.5  # every writer has imported pixiu and opened the database by then
+    writers, logs = [], []
+    for name in ("甲", "乙"):
+        out, err = tmp_path / f"writer-{name}.out", tmp_path / f"writer-{name}.err"
+        logs.append((name, out, err))
+        writers.append(subprocess.Popen(
+            [sys.executable, "-c", WRITER, name, str(TURNS_PER_WRITER), str(PLAN_EVERY), str(go)],
+            env=online_env, cwd=Path(__file__).resolve().parents[2], stdout=out.open("wb"), stderr=err.open("wb")))
+    ask_out, ask_err = tmp_path / "ask-loop.out", tmp_path / "ask-loop.err"
+    ask_loop = subprocess.Popen(
+        ["bash", "-c", f'sleep 3; for i in $(seq {ASK_LOOP_TURNS}); do "{PIXIU_BIN}" ask --continue --json '
+                       f'"命令行第 $i 问：现在的仓位合适吗？" || echo "EXIT $?" >&2; done'],
+        env=online_env, stdout=ask_out.open("wb"), stderr=ask_err.open("wb"))
+
+    rng = random.Random(7)
+    notes: list[str] = []
+    transcript = io.StringIO()
+    started = time.monotonic()
+    repl = spawn(online_env)
+    repl.logfile_read = transcript
+    try:
+        repl.expect(PROMPT)
+        while time.time() < go:
+            time.sleep(0.05)
+        # keep remembering while anybody is still writing, and at least 30 times
+        while len(notes) < 30 or any(w.poll() is None for w in writers) or ask_loop.poll() is None:
+            note = f"笔记{random_tag(rng)}"
+            say(repl, f"/remember {note}")
+            repl.expect(r"(已记住|已合并到已有记忆) #(\d+)", timeout=60)
+            assert repl.match.group(1) == "已记住", note
+            repl.expect(PROMPT)
+            notes.append(note)
+            time.sleep(0.05)
+            assert time.monotonic() - started < 240, "the writers did not finish"
+        say(repl, "/exit")
+        repl.expect(pexpect.EOF)
+    finally:
+        if repl.isalive():
+            repl.terminate(force=True)
+        for proc in (*writers, ask_loop):
+            if proc.poll() is None:
+                proc.kill()
+    elapsed = time.monotonic() - started
+
+    # --- every process's output ------------------------------------------------------------
+    assert_clean("the REPL", transcript.getvalue())
+    results = []
+    for (name, out, err), proc in zip(logs, writers):
+        assert_clean(f"writer {name} (stderr)", err.read_text())
+        assert_clean(f"writer {name} (stdout)", out.read_text())
+        assert proc.returncode == 0, err.read_text()[-3000:]
+        lines = [json.loads(line) for line in out.read_text().splitlines()]
+        assert lines[-1]["done"]
+        results += lines[:-1]
+    assert_clean("pixiu ask (stderr)", ask_err.read_text())
+    assert_clean("pixiu ask (stdout)", ask_out.read_text())
+    asked = [json.loads(line) for line in ask_out.read_text().splitlines()]
+    assert ask_loop.returncode == 0 and len(asked) == ASK_LOOP_TURNS
+    assert all(a["status"] == "complete" and a["conversation_id"] == conversation_id for a in asked)
+
+    assert len(results) == 2 * TURNS_PER_WRITER
+    assert all(r["status"] == "complete" and r["error"] is None for r in results), \
+        [r for r in results if r["status"] != "complete"][:3]
+    assert {r["conversation_id"] for r in results} == {conversation_id}
+    plans = [r for r in results if r["text"].startswith("我打算")]
+    assert len(plans) == 2 * TURNS_PER_WRITER // PLAN_EVERY and all(r["calls"] == 2 for r in plans)
+
+    # --- the database -----------------------------------------------------------------------
+    total_turns = 2 * TURNS_PER_WRITER + ASK_LOOP_TURNS
+    con = sqlite3.connect(pixiu_home / "pixiu.db")
+    try:
+        assert con.execute("pragma integrity_check").fetchone() == ("ok",)
+        assert con.execute("pragma foreign_key_check").fetchall() == []
+        turns = con.execute("select conversation_id, seq, user_text, status from turns order by conversation_id, seq"
+                            ).fetchall()
+        steps = dict(con.execute("select step, count(*) from calls group by step").fetchall())
+        call_status = dict(con.execute("select status, count(*) from calls group by status").fetchall())
+        orphans = con.execute("select count(*) from calls c left join turns t on t.id = c.turn_id "
+                              "where t.id is null or t.conversation_id != c.conversation_id").fetchone()[0]
+        note_rows = con.execute("select text, source, count(*) from memory_events where kind = 'user_note' "
+                                "and deleted_at is null group by text, source").fetchall()
+        total_calls = con.execute("select count(*) from calls").fetchone()[0]
+        marked_live = con.execute("select count(*) from test_marked_live").fetchone()[0]
+        errors = con.execute("select (select count(*) from turns where error is not null) + "
+                             "(select count(*) from calls where error is not null)").fetchone()[0]
+    finally:
+        con.close()
+
+    assert len(turns) == total_turns
+    assert {t[0] for t in turns} == {conversation_id}
+    assert [t[1] for t in turns] == list(range(1, total_turns + 1))  # unique and gapless
+    assert all(t[3] == "complete" for t in turns)
+    assert sorted(t[2] for t in turns) == sorted([r["text"] for r in results] +
+                                                  [f"命令行第 {i} 问：现在的仓位合适吗？" for i in range(1, ASK_LOOP_TURNS + 1)])
+    assert sorted((r["conversation_id"], r["seq"]) for r in results) == sorted(set(
+        (r["conversation_id"], r["seq"]) for r in results))
+    assert steps[0] == total_turns  # one first call per turn
+    assert steps[1] == len(plans)  # and the answer after each remember call
+    assert call_status == {"complete": total_calls}, call_status
+    assert orphans == 0
+    assert errors == 0
+    assert marked_live == 0, f"{marked_live} turns were marked interrupted while their process was answering"
+    by_text = {text: (source, count) for text, source, count in note_rows}
+    for note in notes:
+        assert by_text.get(note) == ("user", 1), note
+    for plan in plans:
+        assert by_text.get(plan["text"]) == ("model", 1), plan["text"]
+    assert len(note_rows) == len(notes) + len(plans)
+
+    seconds = {line["writer"]: line["seconds"] for _, out, _ in logs
+               for line in map(json.loads, out.read_text().splitlines()) if line.get("done")}
+    print(f"\nconcurrency: {total_turns} turns, {total_calls} calls ({steps}), {len(notes)} REPL notes, "
+          f"{len(plans)} tool notes, writers {seconds} s, whole run {elapsed:.1f} s")
