@@ -18,7 +18,7 @@ PROMPT = "你 ›"
 
 def spawn(env, *args):
     env = dict(env, PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm-256color", COLUMNS="110", LINES="40")
-    child = pexpect.spawn(PIXIU_BIN, list(args), env=env, encoding="utf-8", timeout=20,
+    child = pexpect.spawn(PIXIU_BIN, list(args), env=env, encoding="utf-8", timeout=40,
                           dimensions=(40, 110))
     return child
 
