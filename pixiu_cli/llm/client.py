@@ -13,6 +13,7 @@ from pixiu_cli.llm.types import CallOutcome, ChatRequest, LLMError, ToolCall
 from pixiu_cli.llm.usage import parse_usage
 
 DROPPED = "回复中途断开（连接提前结束），已保存收到的部分。"
+BAD_KEY = "API key 含有换行、控制字符或非 ASCII 字符（多半是复制时带入的），请检查 DEEPSEEK_API_KEY / PIXIU_API_KEY 或 config.toml。"
 
 
 class ChatClient:
@@ -21,7 +22,9 @@ class ChatClient:
         self.base_url = base_url
         self.model = model
         self.provider = provider
-        self._api_key = api_key
+        # A key pasted with a trailing newline or spaces is the same key; HTTP headers
+        # cannot carry them (the request would fail as a connection error).
+        self._api_key = api_key.strip() if isinstance(api_key, str) else api_key
         self._timeout = timeout
         self._max_retries = max_retries
         self._sdk = None
@@ -59,6 +62,9 @@ class ChatClient:
         body = self.body_for(request)
         # Until the HTTP layer reports the real bytes, keep the body we asked the SDK to send.
         outcome.request_json = json.dumps(body, ensure_ascii=False)
+        if isinstance(self._api_key, str) and not (self._api_key.isascii() and self._api_key.isprintable()):
+            # httpx would fail to encode the header: 'UnicodeEncodeError' or a connection error.
+            raise LLMError(BAD_KEY, kind="config")
         started = time.perf_counter()
         partial_calls: dict[int, dict] = {}
         stream = None
@@ -106,6 +112,13 @@ class ChatClient:
         except LLMError:
             raise
         except (json.JSONDecodeError, ValueError) as exc:
+            raise LLMError(f"模型服务返回了无法解析的数据（{type(exc).__name__}），已保存收到的部分。",
+                           kind="malformed") from None
+        except (TypeError, AttributeError, KeyError, IndexError) as exc:
+            if stream is None:
+                raise
+            # Valid JSON of the wrong shape ({"choices": "x"}, null, a number as content):
+            # the SDK does not validate stream chunks, so reading one fails here.
             raise LLMError(f"模型服务返回了无法解析的数据（{type(exc).__name__}），已保存收到的部分。",
                            kind="malformed") from None
         finally:
