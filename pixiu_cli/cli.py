@@ -48,6 +48,14 @@ def _open(model: str | None, offline: bool, demo: bool = False):
     return open_app(settings, demo=demo)
 
 
+def _require_utf8(text: str) -> None:
+    """Arguments arrive with undecodable bytes as surrogates; refuse them before storing."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise CliError("问题含有无效的 UTF-8 字节") from None
+
+
 def _pick_conversation(app_, resume: int | None, continue_: bool) -> int | None:
     store = app_.store
     if resume is not None:
@@ -119,6 +127,7 @@ def ask(
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
             raise CliError("标准输入不是有效的 UTF-8 文本") from None
+    _require_utf8(text)
     if not text.strip():
         raise CliError("问题为空")
     renderer = _renderer()
@@ -174,7 +183,11 @@ def context(
             raise CliError(f"没有 ID 为 {conversation} 的对话")
         if text is not None:
             if text == "-":
-                text = sys.stdin.read()
+                try:
+                    text = sys.stdin.buffer.read().decode("utf-8")
+                except UnicodeDecodeError:
+                    raise CliError("标准输入不是有效的 UTF-8 文本") from None
+            _require_utf8(text)
             if diff or turn:
                 raise CliError("--diff / --turn 用于查看已发生的调用，不能与 TEXT 一起用")
             request, info = app_.agent.preview(conversation, text)

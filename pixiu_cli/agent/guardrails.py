@@ -43,6 +43,8 @@ def run_tool(registry: ToolRegistry, ctx: ToolContext, call: ToolCall, seen: dic
         args = json.loads(call.arguments or "{}")
     except json.JSONDecodeError as exc:
         return _error(f"参数不是有效的 JSON（{exc.msg}，第 {exc.pos} 个字符），请修正后重试", "bad_json")
+    except (RecursionError, ValueError):  # absurdly nested or otherwise unreadable
+        return _error("参数无法解析（嵌套过深或格式异常），请修正后重试", "bad_json")
     key = (call.name, json.dumps(args, sort_keys=True, ensure_ascii=False))
     if guardrails.block_repeats and key in seen:
         return _error(f"重复调用：第 {seen[key] + 1} 步已用相同参数调用过 {call.name}，结果见上文；请直接使用该结果",

@@ -130,7 +130,7 @@ class ChatClient:
 def _translate(exc, client: ChatClient) -> LLMError:
     import openai
 
-    where = client.base_url
+    where = _without_credentials(client.base_url)
     if isinstance(exc, openai.APITimeoutError):
         return LLMError(f"模型服务响应超时（{client._timeout:g} 秒，{where}）。", kind="timeout")
     if isinstance(exc, openai.APIConnectionError):
@@ -174,3 +174,13 @@ def _scrub(text: str, secret: str) -> str:
     if len(secret) >= 16:
         text = text.replace(secret[-8:], "***")
     return text
+
+
+def _without_credentials(url: str) -> str:
+    """A base URL may carry user:password@; error messages show the host only."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]))

@@ -100,3 +100,29 @@ def test_closed_output_pipe_marks_the_turn_and_prints_no_traceback(server, onlin
     assert b"Traceback" not in done.stderr and b"BrokenPipe" not in done.stderr, done.stderr
     db = sqlite3.connect(pixiu_home / "pixiu.db")
     assert db.execute("select user_text, status from turns").fetchall() == [("很长的问题", "interrupted")]
+
+
+def test_invalid_utf8_argument_is_one_line_and_stores_nothing(online_env, pixiu_home):
+    done = subprocess.run([PIXIU_BIN.encode(), b"ask", b"\xff\xfe bad"], env=online_env, capture_output=True,
+                          timeout=60)
+    assert done.returncode == 1 and "UTF-8" in done.stderr.decode() and b"Traceback" not in done.stderr
+    assert not (pixiu_home / "pixiu.db").exists() or sqlite3.connect(pixiu_home / "pixiu.db").execute(
+        "select count(*) from conversations").fetchone()[0] == 0
+
+
+def test_deeply_nested_tool_arguments_become_a_tool_error(server, online_env):
+    from pixiu_cli.offline.script import ToolCallSpec
+
+    server.enqueue(ScriptedReply(tool_calls=[ToolCallSpec("get_holdings", "[" * 100000 + "]" * 100000)]),
+                   ScriptedReply(text="换个方式"))
+    done = pixiu(online_env, "ask", "--json", "试试")
+    assert done.returncode == 0, done.stderr.decode()
+    tool = [m for m in server.requests[-1].json["messages"] if m["role"] == "tool"][0]
+    assert "无法解析" in tool["content"]
+
+
+def test_credentials_in_base_url_never_shown():
+    from pixiu_cli.llm.client import _without_credentials
+
+    assert _without_credentials("http://user:secretpw@127.0.0.1:9/v1") == "http://127.0.0.1:9/v1"
+    assert _without_credentials("https://api.deepseek.com") == "https://api.deepseek.com"
