@@ -7,7 +7,9 @@ left out, fits the budget. The time section is never trimmed."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from pixiu_cli.tokens import count_tokens
 
@@ -24,8 +26,13 @@ class BlockItem:
     memory_id: str | None = None  # e.g. "note:12", "profile:3"
 
     def render(self) -> str:
-        tag = " · ".join(part for part in (self.layer, self.as_of) if part)
-        head = f"[{tag}] " if tag else ""
+        layer, as_of = self.layer, self.as_of
+        if layer and as_of:
+            head = f"[{layer} · {as_of}] "
+        elif layer or as_of:
+            head = f"[{layer or as_of}] "
+        else:
+            head = ""
         tail = f"（{self.memory_id}）" if self.memory_id else ""
         return f"- {head}{self.text}{tail}"
 
@@ -40,11 +47,14 @@ class Section:
     trimmable: bool = True
 
     def render(self) -> str:
+        return "\n".join(self.lines())
+
+    def lines(self) -> list[str]:
         lines = [f"## {self.title}"]
         if self.note:
             lines.append(f"（{self.note}）")
         lines.extend(item.render() for item in self.items)
-        return "\n".join(lines)
+        return lines
 
 
 @dataclass(frozen=True)
@@ -70,11 +80,38 @@ class ContextBlock:
         return [i.memory_id for s in self.sections for i in s.items if i.memory_id]
 
     def stats(self) -> list[SectionStat]:
-        return [SectionStat(s.key, s.title, count_tokens(s.render()), len(s.items),
+        return [SectionStat(s.key, s.title, _lines_tokens(s.lines(), ""), len(s.items),
                             tuple(i.memory_id for i in s.items if i.memory_id)) for s in self.sections]
 
 
 UNCHANGED_TITLE = "## 未变化"
+
+
+# Token counting. The block is lines joined by "\n", its parts (sections) by "\n\n". The
+# DeepSeek tokenizer never merges across the end of a run of line breaks: every run of
+# "\r"/"\n" ends a pre-token (its rules for punctuation + line breaks and for whitespace +
+# line breaks both stop there; digit and CJK runs cannot hold one; no added token holds
+# one; no prefix space is added), and BPE works inside pre-tokens. So the tokens of the
+# block are exactly the sum of the tokens of its lines, each counted together with the
+# line breaks after it, as long as no line starts with a line break (none does: "- ",
+# "## ", "（", "["). Lines are counted once and remembered, so trimming is arithmetic, not
+# re-tokenising the whole block after every dropped item. tests/context/
+# test_block_token_counting.py checks the sum against count_tokens and the trimming
+# against the straightforward loop.
+
+@lru_cache(maxsize=16384)
+def _line_tokens(line: str, after: str) -> int:
+    """Tokens of line + after, `after` being the run of line breaks that follows the line
+    (or "" at the very end). Keyed on the line itself, whose hash the string keeps, so a
+    lookup does not build and hash the joined text again."""
+    return count_tokens(line + after)
+
+
+def _lines_tokens(lines: list[str], after: str) -> int:
+    """Tokens of "\n".join(lines) + after."""
+    if not lines:
+        return _line_tokens("", after) if after else 0
+    return sum(_line_tokens(line, "\n") for line in lines[:-1]) + _line_tokens(lines[-1], after)
 
 
 def _render(sections: list[Section], omitted: dict[str, int], titles: dict[str, str],
@@ -85,29 +122,67 @@ def _render(sections: list[Section], omitted: dict[str, int], titles: dict[str, 
         parts.append(f"{UNCHANGED_TITLE}\n（以下分节与上文最近一次 [上下文信息] 中的相同，本次未重复发送："
                      f"{'、'.join(unchanged)}）")
     if omitted:
-        listed = "；".join(f"{titles[k]} {n} 条" for k, n in omitted.items())
-        parts.append(f"## 已省略\n（超出上下文预算，以下内容未放入：{listed}。需要时请调用工具查询。）")
+        parts.append(_omitted_part(omitted, titles))
     parts.append(CONTEXT_CLOSE)
     return "\n\n".join(parts)
 
 
+def _omitted_part(omitted: dict[str, int], titles: dict[str, str]) -> str:
+    listed = "；".join(f"{titles[k]} {n} 条" for k, n in omitted.items())
+    return f"## 已省略\n（超出上下文预算，以下内容未放入：{listed}。需要时请调用工具查询。）"
+
+
+_LINE = re.compile(r"([^\r\n]*)([\r\n]+|$)")  # a line and the whole run of line breaks after it
+
+
+def _text_tokens(text: str) -> int:
+    """count_tokens(text) for a rendered block, from remembered line counts."""
+    return sum(_line_tokens(line, after) for line, after in _LINE.findall(text) if line or after)
+
+
 def assemble(sections: list[Section], budget: int) -> ContextBlock:
+    """Render the sections and trim them to `budget` tokens: while the block is over budget,
+    the trimmable section with the lowest priority (the first one of equal priority) loses
+    its last item; a section left without items disappears; what was left out is listed.
+    The count after each step is exactly count_tokens of that step's rendering (see the
+    note on token counting above), kept up to date by arithmetic."""
     titles = {s.key: s.title for s in sections}
     live = [s for s in sections if s.items or not s.trimmable]
     omitted: dict[str, int] = {}
-    text = _render(live, omitted, titles)
-    tokens = count_tokens(text)
+    fixed = _line_tokens(CONTEXT_OPEN, "\n\n") + _line_tokens(PREAMBLE, "\n\n") + _line_tokens(CONTEXT_CLOSE, "")
+    renders: list[list[str]] = []  # each live section's rendered items that are still in
+    heads: list[int] = []  # tokens of each section's title and note lines (each followed by "\n")
+    body = 0  # tokens of all live sections, each followed by "\n\n"
+    for section in live:
+        lines = section.lines()
+        cut = len(lines) - len(section.items)
+        renders.append(lines[cut:])
+        heads.append(sum(_line_tokens(line, "\n") for line in lines[:cut]) if section.items else 0)
+        body += _lines_tokens(lines, "\n\n")
+    tokens = fixed + body
     while tokens > budget:
-        candidates = [s for s in live if s.trimmable and s.items]
+        candidates = [i for i, s in enumerate(live) if s.trimmable and renders[i]]
         if not candidates:
             break
-        victim = min(candidates, key=lambda s: s.priority)
-        index = live.index(victim)
-        live[index] = replace(victim, items=victim.items[:-1])
-        omitted[victim.key] = omitted.get(victim.key, 0) + 1
-        live = [s for s in live if s.items or not s.trimmable]
-        text = _render(live, omitted, titles)
-        tokens = count_tokens(text)
+        victim = min(candidates, key=lambda i: live[i].priority)
+        key = live[victim].key
+        items = renders[victim]
+        # Drop the victim's items one by one while the block, even before the note about
+        # what was omitted, is still over budget: no need to count that note there.
+        while True:
+            body -= _line_tokens(items.pop(), "\n\n")
+            if items:  # the new last item is now followed by "\n\n", not "\n"
+                body += _line_tokens(items[-1], "\n\n") - _line_tokens(items[-1], "\n")
+            else:  # the section disappears with its title and note
+                body -= heads[victim]
+            omitted[key] = omitted.get(key, 0) + 1
+            if not items or fixed + body <= budget:
+                break
+        tokens = fixed + body + _line_tokens(_omitted_part(omitted, titles), "\n\n")
+    live = [replace(s, items=s.items[:len(renders[i])]) if len(renders[i]) != len(s.items) else s
+            for i, s in enumerate(live)]
+    live = [s for s in live if s.items or not s.trimmable]
+    text = _render(live, omitted, titles)
     if tokens > budget:
         # Only untrimmable sections are left and they alone exceed the budget: keep the
         # block honest by cutting their text, never by overflowing.
@@ -147,4 +222,4 @@ def delta_block(block: ContextBlock, previously_sent: dict[str, str]) -> Context
         return block
     titles = {s.key: s.title for s in block.sections}
     text = _render(list(block.sections), block.omitted, titles, unchanged)
-    return replace(block, text=text, tokens=count_tokens(text), unchanged=unchanged)
+    return replace(block, text=text, tokens=_text_tokens(text), unchanged=unchanged)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import lru_cache
 
 from pixiu_cli.context.block import BlockItem, Section
 from pixiu_cli.context.clock import market_state
@@ -58,8 +59,18 @@ def _num(value: float | None) -> str:
 
 
 def _names(holding: Holding) -> str:
-    alias = f"（简称：{'、'.join(defuse(n) for n in holding.short_names)}）" if holding.short_names else ""
-    return f"{holding.symbol} {defuse(holding.name)}{alias}"
+    return _names_text(holding.symbol, holding.name, holding.short_names)
+
+
+@lru_cache(maxsize=4096)
+def _names_text(symbol: str, name: str, short_names: tuple[str, ...]) -> str:
+    """Remembered: the same holdings are listed on every turn, hundreds of them."""
+    alias = f"（简称：{'、'.join(defuse(n) for n in short_names)}）" if short_names else ""
+    return f"{symbol} {defuse(name)}{alias}"
+
+
+def _holding_text(h: Holding) -> str:
+    return f"{_names(h)} · {ROLE_NAMES.get(h.role, h.role)} · {_num(h.shares)} 股 · 成本 {h.cost:.2f}"
 
 
 def _profile_text(profile: Profile, name: str) -> str:
@@ -112,9 +123,9 @@ class MemoryAssembler:
         if summary:
             sections.append(Section("summary", "对话摘要", (BlockItem(quote_data(summary), "混合"),), 75))
 
+        holding_layer = layer_for("holding")  # once, not once per holding (there may be hundreds)
         sections.append(Section("holdings", f"持仓（{len(holdings)} 只）", tuple(
-            BlockItem(f"{_names(h)} · {ROLE_NAMES.get(h.role, h.role)} · {_num(h.shares)} 股 · 成本 {h.cost:.2f}",
-                      layer_for("holding"), _day(h.updated_at)) for h in holdings) or
+            BlockItem(_holding_text(h), holding_layer, _day(h.updated_at)) for h in holdings) or
             (BlockItem("数据库中没有持仓记录"),), 80))
 
         persona = self.domain.persona()
@@ -128,6 +139,7 @@ class MemoryAssembler:
 
         if intent == Intent.PORTFOLIO_REVIEW and holdings:
             profiles = self.domain.profiles_for([h.symbol for h in holdings])
+            profile_layer = layer_for("backtest_profile")
             items = []
             for h in holdings:
                 p = profiles.get(h.symbol)
@@ -135,7 +147,7 @@ class MemoryAssembler:
                     items.append(BlockItem(f"{h.symbol} {defuse(h.name)}：数据库中没有回测画像"))
                 else:
                     items.append(BlockItem(_profile_text(p, h.name) + f"；当前定位 {ROLE_NAMES.get(h.role, h.role)}",
-                                           layer_for("backtest_profile"), _day(p.as_of), f"profile:{p.id}"))
+                                           profile_layer, _day(p.as_of), f"profile:{p.id}"))
             sections.append(Section("portfolio_profiles", "持仓画像概览（组合级问题，全部持仓）", tuple(items), 88))
 
         reports = self.domain.recent_reports(since(limits.reports_days), until, limits.reports_limit)

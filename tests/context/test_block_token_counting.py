@@ -1,0 +1,97 @@
+"""The block's token budget is kept by arithmetic on remembered per-line counts (a
+performance fix: re-tokenising the whole block after every dropped item took seconds
+with hundreds of holdings). These tests pin that it is exactly what the straightforward
+way gives: count_tokens of the rendered text after every step."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pixiu_cli.context.block import (BlockItem, ContextBlock, Section, _render, _text_tokens, assemble,
+                                     delta_block, sent_sections)
+from pixiu_cli.tokens import count_tokens
+
+PIECES = st.sampled_from([
+    "\n", "\r", "\r\n", "\n\n", "\n\r", " ", "  ", "\t", "\u2028", "\x0b", "。", "）", "（", "-", "#", "##", "[",
+    "]", "1234567", "600519", "贵州茅台", "持仓", "abc", "ABC", "ＡＢ", "🙂", "<｜User｜>", "<think>", "é",
+    "\u0301", "ﬁ", "·", "「", "」", "；",
+])
+TEXT = st.lists(st.one_of(PIECES, st.text(max_size=3)), max_size=12).map("".join)
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+
+
+def reference_assemble(sections: list[Section], budget: int) -> ContextBlock:
+    """The straightforward loop: drop one item, render, count the whole text, repeat."""
+    titles = {s.key: s.title for s in sections}
+    live = [s for s in sections if s.items or not s.trimmable]
+    omitted: dict[str, int] = {}
+    text = _render(live, omitted, titles)
+    tokens = count_tokens(text)
+    while tokens > budget:
+        candidates = [s for s in live if s.trimmable and s.items]
+        if not candidates:
+            break
+        victim = min(candidates, key=lambda s: s.priority)
+        index = live.index(victim)
+        live[index] = replace(victim, items=victim.items[:-1])
+        omitted[victim.key] = omitted.get(victim.key, 0) + 1
+        live = [s for s in live if s.items or not s.trimmable]
+        text = _render(live, omitted, titles)
+        tokens = count_tokens(text)
+    return ContextBlock(text=text, tokens=tokens, budget=budget, sections=tuple(live), omitted=omitted)
+
+
+items = st.builds(BlockItem, TEXT, st.sampled_from([None, "事实", "情绪观点"]),
+                  st.sampled_from([None, "2026-06-01"]), st.sampled_from([None, "note:1", "profile:22"]))
+
+
+@st.composite
+def section_lists(draw):
+    count = draw(st.integers(1, 6))
+    return [Section(f"k{i}", draw(TEXT) or f"t{i}", tuple(draw(st.lists(items, max_size=6))),
+                    draw(st.sampled_from([10, 30, 30, 50, 90])), note=draw(st.one_of(st.none(), TEXT)),
+                    trimmable=draw(st.booleans()) or i > 0)
+            for i in range(count)]
+
+
+@SETTINGS
+@given(st.lists(st.one_of(PIECES, st.text(max_size=4)), max_size=30).map("".join))
+def test_line_counts_add_up_to_the_whole_text(text):
+    assert _text_tokens(text) == count_tokens(text)
+
+
+@SETTINGS
+@given(section_lists(), st.sampled_from([20, 40, 80, 160, 400]))
+def test_trimming_matches_the_straightforward_loop(sections, budget):
+    fast, slow = assemble(sections, budget), reference_assemble(sections, budget)
+    if slow.tokens > budget:  # only untrimmable text left: both cut it the same way afterwards
+        assert fast.omitted == slow.omitted and fast.sections == slow.sections
+        return
+    assert (fast.text, fast.tokens, fast.omitted, fast.sections) == (slow.text, slow.tokens, slow.omitted,
+                                                                     slow.sections)
+    assert [s.tokens for s in fast.stats()] == [count_tokens(s.render()) for s in fast.sections]
+
+
+@SETTINGS
+@given(section_lists(), st.data())
+def test_delta_block_counts_its_text_exactly(sections, data):
+    block = assemble(sections, 100_000)
+    sent = sent_sections(block.text)
+    previously = {title: text for title, text in sent.items() if data.draw(st.booleans())}
+    delta = delta_block(block, previously)
+    assert delta.tokens == count_tokens(delta.text)
+
+
+def test_many_holdings_trim_in_one_pass():
+    holdings = tuple(BlockItem(f"{600000 + i} 测试{i}号 · 卫星仓 · 1,000 股 · 成本 12.34", "事实", "2026-06-01")
+                     for i in range(300))
+    sections = [Section("time", "当前时间", (BlockItem("2026-06-16 10:30 星期二 盘中", "事实"),), 100, trimmable=False),
+                Section("holdings", "持仓（300 只）", holdings, 80)]
+    block = assemble(sections, 600)
+    assert block.tokens == count_tokens(block.text) <= 600
+    assert 0 < block.omitted["holdings"] < 300
+    kept = next(s for s in block.sections if s.key == "holdings").items
+    assert kept == holdings[:len(kept)]  # the last ones go first
