@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from functools import cache
+import re
+from functools import cache, lru_cache
 
 
 @cache
@@ -20,3 +21,29 @@ def encode(text: str) -> list[int]:
 
 def count_tokens(text: str) -> int:
     return len(encode(text))
+
+
+# Counting by line. The tokenizer never merges across the end of a run of line breaks:
+# every run of "\r"/"\n" ends a pre-token (its rules for punctuation + line breaks and for
+# whitespace + line breaks both stop there; digit and CJK runs cannot hold one; no added
+# token holds one; no prefix space is added), and BPE works inside pre-tokens. So the
+# tokens of a text are exactly the sum of the tokens of its lines, each counted together
+# with the run of line breaks after it. Texts that are mostly the same from one call to
+# the next (the [上下文信息] block, trimmed item by item; a turn's messages) are counted
+# from remembered line counts. tests/context/test_block_token_counting.py checks the sum
+# against count_tokens on hostile text.
+
+@lru_cache(maxsize=16384)
+def count_line_tokens(line: str, after: str = "") -> int:
+    """count_tokens(line + after), remembered; `after` is the run of line breaks that
+    follows the line ("" at the end of the text), and `line` must not start with one.
+    Keyed on the line itself, whose hash the string keeps."""
+    return count_tokens(line + after)
+
+
+_LINE = re.compile(r"([^\r\n]*)([\r\n]+|$)")  # a line and the whole run of line breaks after it
+
+
+def count_tokens_by_line(text: str) -> int:
+    """Exactly count_tokens(text), from remembered per-line counts."""
+    return sum(count_line_tokens(line, after) for line, after in _LINE.findall(text) if line or after)

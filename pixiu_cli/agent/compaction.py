@@ -12,7 +12,7 @@ from pixiu_cli.context.inspect import message_text
 from pixiu_cli.llm.types import CallOutcome, ChatRequest, LLMError
 from pixiu_cli.resources import read_prompt
 from pixiu_cli.store.conversations import ConversationStore, Turn
-from pixiu_cli.tokens import count_tokens
+from pixiu_cli.tokens import count_tokens_by_line
 
 SUMMARY_CHAR_LIMIT = 2400
 
@@ -102,4 +102,6 @@ class Compactor:
 
 
 def turn_history_tokens(messages: list[dict]) -> int:
-    return sum(count_tokens(message_text(m)) for m in messages)
+    # By line: the turn's [上下文信息] block was just counted line by line when it was
+    # assembled, so only the question and the reply are new text (exactly count_tokens).
+    return sum(count_tokens_by_line(message_text(m)) for m in messages)

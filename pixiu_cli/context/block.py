@@ -7,11 +7,9 @@ left out, fits the budget. The time section is never trimmed."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 
-from pixiu_cli.tokens import count_tokens
+from pixiu_cli.tokens import count_line_tokens, count_tokens, count_tokens_by_line
 
 CONTEXT_OPEN = "[上下文信息]"
 CONTEXT_CLOSE = "[/上下文信息]"
@@ -87,31 +85,17 @@ class ContextBlock:
 UNCHANGED_TITLE = "## 未变化"
 
 
-# Token counting. The block is lines joined by "\n", its parts (sections) by "\n\n". The
-# DeepSeek tokenizer never merges across the end of a run of line breaks: every run of
-# "\r"/"\n" ends a pre-token (its rules for punctuation + line breaks and for whitespace +
-# line breaks both stop there; digit and CJK runs cannot hold one; no added token holds
-# one; no prefix space is added), and BPE works inside pre-tokens. So the tokens of the
-# block are exactly the sum of the tokens of its lines, each counted together with the
-# line breaks after it, as long as no line starts with a line break (none does: "- ",
-# "## ", "（", "["). Lines are counted once and remembered, so trimming is arithmetic, not
-# re-tokenising the whole block after every dropped item. tests/context/
-# test_block_token_counting.py checks the sum against count_tokens and the trimming
-# against the straightforward loop.
-
-@lru_cache(maxsize=16384)
-def _line_tokens(line: str, after: str) -> int:
-    """Tokens of line + after, `after` being the run of line breaks that follows the line
-    (or "" at the very end). Keyed on the line itself, whose hash the string keeps, so a
-    lookup does not build and hash the joined text again."""
-    return count_tokens(line + after)
-
-
+# Token counting: the block is lines joined by "\n", its parts (sections) by "\n\n", and no
+# line starts with a line break ("- ", "## ", "（", "["), so its tokens are the sum of its
+# lines' tokens, each counted with the line breaks after it (see pixiu_cli/tokens.py).
+# Lines are counted once and remembered, so trimming is arithmetic, not re-tokenising the
+# whole block after every dropped item. tests/context/test_block_token_counting.py checks
+# the trimming against the straightforward loop.
 def _lines_tokens(lines: list[str], after: str) -> int:
     """Tokens of "\n".join(lines) + after."""
     if not lines:
-        return _line_tokens("", after) if after else 0
-    return sum(_line_tokens(line, "\n") for line in lines[:-1]) + _line_tokens(lines[-1], after)
+        return count_line_tokens("", after) if after else 0
+    return sum(count_line_tokens(line, "\n") for line in lines[:-1]) + count_line_tokens(lines[-1], after)
 
 
 def _render(sections: list[Section], omitted: dict[str, int], titles: dict[str, str],
@@ -132,14 +116,6 @@ def _omitted_part(omitted: dict[str, int], titles: dict[str, str]) -> str:
     return f"## 已省略\n（超出上下文预算，以下内容未放入：{listed}。需要时请调用工具查询。）"
 
 
-_LINE = re.compile(r"([^\r\n]*)([\r\n]+|$)")  # a line and the whole run of line breaks after it
-
-
-def _text_tokens(text: str) -> int:
-    """count_tokens(text) for a rendered block, from remembered line counts."""
-    return sum(_line_tokens(line, after) for line, after in _LINE.findall(text) if line or after)
-
-
 def assemble(sections: list[Section], budget: int) -> ContextBlock:
     """Render the sections and trim them to `budget` tokens: while the block is over budget,
     the trimmable section with the lowest priority (the first one of equal priority) loses
@@ -149,7 +125,7 @@ def assemble(sections: list[Section], budget: int) -> ContextBlock:
     titles = {s.key: s.title for s in sections}
     live = [s for s in sections if s.items or not s.trimmable]
     omitted: dict[str, int] = {}
-    fixed = _line_tokens(CONTEXT_OPEN, "\n\n") + _line_tokens(PREAMBLE, "\n\n") + _line_tokens(CONTEXT_CLOSE, "")
+    fixed = count_line_tokens(CONTEXT_OPEN, "\n\n") + count_line_tokens(PREAMBLE, "\n\n") + count_line_tokens(CONTEXT_CLOSE, "")
     renders: list[list[str]] = []  # each live section's rendered items that are still in
     heads: list[int] = []  # tokens of each section's title and note lines (each followed by "\n")
     body = 0  # tokens of all live sections, each followed by "\n\n"
@@ -157,7 +133,7 @@ def assemble(sections: list[Section], budget: int) -> ContextBlock:
         lines = section.lines()
         cut = len(lines) - len(section.items)
         renders.append(lines[cut:])
-        heads.append(sum(_line_tokens(line, "\n") for line in lines[:cut]) if section.items else 0)
+        heads.append(sum(count_line_tokens(line, "\n") for line in lines[:cut]) if section.items else 0)
         body += _lines_tokens(lines, "\n\n")
     tokens = fixed + body
     while tokens > budget:
@@ -170,15 +146,15 @@ def assemble(sections: list[Section], budget: int) -> ContextBlock:
         # Drop the victim's items one by one while the block, even before the note about
         # what was omitted, is still over budget: no need to count that note there.
         while True:
-            body -= _line_tokens(items.pop(), "\n\n")
+            body -= count_line_tokens(items.pop(), "\n\n")
             if items:  # the new last item is now followed by "\n\n", not "\n"
-                body += _line_tokens(items[-1], "\n\n") - _line_tokens(items[-1], "\n")
+                body += count_line_tokens(items[-1], "\n\n") - count_line_tokens(items[-1], "\n")
             else:  # the section disappears with its title and note
                 body -= heads[victim]
             omitted[key] = omitted.get(key, 0) + 1
             if not items or fixed + body <= budget:
                 break
-        tokens = fixed + body + _line_tokens(_omitted_part(omitted, titles), "\n\n")
+        tokens = fixed + body + count_line_tokens(_omitted_part(omitted, titles), "\n\n")
     live = [replace(s, items=s.items[:len(renders[i])]) if len(renders[i]) != len(s.items) else s
             for i, s in enumerate(live)]
     live = [s for s in live if s.items or not s.trimmable]
@@ -222,4 +198,4 @@ def delta_block(block: ContextBlock, previously_sent: dict[str, str]) -> Context
         return block
     titles = {s.key: s.title for s in block.sections}
     text = _render(list(block.sections), block.omitted, titles, unchanged)
-    return replace(block, text=text, tokens=_text_tokens(text), unchanged=unchanged)
+    return replace(block, text=text, tokens=count_tokens_by_line(text), unchanged=unchanged)

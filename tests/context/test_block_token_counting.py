@@ -10,9 +10,8 @@ from dataclasses import replace
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pixiu_cli.context.block import (BlockItem, ContextBlock, Section, _render, _text_tokens, assemble,
-                                     delta_block, sent_sections)
-from pixiu_cli.tokens import count_tokens
+from pixiu_cli.context.block import BlockItem, ContextBlock, Section, _render, assemble, delta_block, sent_sections
+from pixiu_cli.tokens import count_tokens, count_tokens_by_line
 
 PIECES = st.sampled_from([
     "\n", "\r", "\r\n", "\n\n", "\n\r", " ", "  ", "\t", "\u2028", "\x0b", "。", "）", "（", "-", "#", "##", "[",
@@ -60,7 +59,7 @@ def section_lists(draw):
 @SETTINGS
 @given(st.lists(st.one_of(PIECES, st.text(max_size=4)), max_size=30).map("".join))
 def test_line_counts_add_up_to_the_whole_text(text):
-    assert _text_tokens(text) == count_tokens(text)
+    assert count_tokens_by_line(text) == count_tokens(text)
 
 
 @SETTINGS

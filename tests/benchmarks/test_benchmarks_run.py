@@ -1,0 +1,60 @@
+"""The performance benchmarks run (each in its tiny --quick mode) and print their figure
+lines. Behaviour only: no figure is compared with a goal here."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+MS = r"median +\d+\.\d+ ms"
+GOAL = r"goal <= [\d.]+ ms.*(OK|MISSED)"
+
+
+def run_quick(script: str) -> list[str]:
+    done = subprocess.run([sys.executable, str(BENCHMARKS / script), "--quick"], capture_output=True, text=True,
+                          encoding="utf-8", timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout.splitlines()
+
+
+def line(lines: list[str], prefix: str) -> str:
+    found = [candidate for candidate in lines if candidate.startswith(prefix)]
+    assert len(found) == 1, (prefix, lines)
+    return found[0]
+
+
+@pytest.mark.timeout(300)
+def test_startup_prints_baseline_help_and_repl_ratios():
+    lines = run_quick("startup.py")
+    assert re.search(MS, line(lines, "baseline"))
+    for name in ("help ", "repl "):
+        figure = line(lines, name)
+        assert re.search(MS + r".*ratio \d+\.\d\d +goal <= 0\.\d\d +(OK|MISSED)$", figure), figure
+
+
+@pytest.mark.timeout(300)
+def test_context_assembly_prints_both_questions_a_breakdown_and_the_plans():
+    lines = run_quick("context_assembly.py")
+    assert re.search(r"1,000 events \+ 500 holdings generated", line(lines, "data"))
+    for question in ("symbols ", "portfolio "):
+        figure = line(lines, question)
+        assert re.search(r"1,000 events +" + MS + r" +ratio to 1,000: 1\.00", figure), figure
+        assert "goal <= 5 ms" in figure
+        assert "breakdown " + question.strip() in "\n".join(lines)
+    symbols, portfolio = line(lines, "symbols "), line(lines, "portfolio ")
+    assert "intent single_stock, 2 symbols" in symbols and "intent portfolio_review" in portfolio
+    # every query the builder issues is served by an index (a property of the plans, not a speed)
+    assert re.search(r"^plans +\d+ distinct queries at 1,000 events, 0 with a full-table scan$", line(lines, "plans"))
+
+
+@pytest.mark.timeout(300)
+def test_turn_overhead_prints_pixiu_raw_and_overhead():
+    lines = run_quick("turn_overhead.py")
+    assert re.search(MS + r" +\(n=5\)", line(lines, "pixiu "))
+    assert re.search(MS + r" +\(n=5\)", line(lines, "raw "))
+    assert re.search(MS + r".*" + GOAL, line(lines, "overhead "))
