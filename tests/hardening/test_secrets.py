@@ -152,6 +152,11 @@ def test_key_never_leaves_memory(server, online_env, pixiu_home, tmp_path):
         child.expect(STATUS + "|意外错误")
         child.expect(PROMPT)
         server.reset()  # a crashed turn leaves its follow-up reply queued
+        # the deep arguments (~50k tokens) now stay in the history; a new conversation keeps
+        # the next turn from compacting them first (the summary call would take the reply)
+        say(child, "/new")
+        child.expect("新对话")
+        child.expect(PROMPT)
         # a hard crash in the middle of a streamed reply: faulthandler dumps every thread
         server.enqueue(ScriptedReply(text="很慢的回复，" * 200, chunk_chars=2, chunk_delay=0.05))
         say(child, "讲个长的")
