@@ -73,6 +73,7 @@ def _holding_text(h: Holding) -> str:
     return f"{_names(h)} · {ROLE_NAMES.get(h.role, h.role)} · {_num(h.shares)} 股 · 成本 {h.cost:.2f}"
 
 
+@lru_cache(maxsize=4096)
 def _profile_text(profile: Profile, name: str) -> str:
     label = f"{profile.symbol} {defuse(name)}" if name else profile.symbol
     parts = [f"{label} 回测画像：策略 {defuse(profile.strategy)}"]
