@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+from contextlib import contextmanager
 from typing import Annotated, Optional
 
 import typer
@@ -48,6 +49,27 @@ def _open(model: str | None, offline: bool, demo: bool = False):
     return open_app(settings, demo=demo)
 
 
+@contextmanager
+def _opened(model: str | None, offline: bool, demo: bool, resume: int | None, continue_: bool):
+    """Open the app, show configuration warnings, and pick the conversation to continue
+    (None for a new one); the app is closed however the command ends."""
+    renderer = _renderer()
+    app_ = _open(model, offline, demo)
+    try:
+        for warning in app_.settings.warnings:
+            renderer.warn(warning)
+        yield renderer, app_, _pick_conversation(app_, resume, continue_)
+    finally:
+        app_.close()
+
+
+def _read_stdin_text() -> str:
+    try:
+        return sys.stdin.buffer.read().decode("utf-8")
+    except UnicodeDecodeError:
+        raise CliError("标准输入不是有效的 UTF-8 文本") from None
+
+
 def _require_utf8(text: str) -> None:
     """Arguments arrive with undecodable bytes as surrogates; refuse them before storing."""
     try:
@@ -89,21 +111,14 @@ def chat(
     """交互式对话（默认命令）。"""
     if resume is not None and continue_:
         raise CliError("--resume 和 --continue 只能选一个")
-    renderer = _renderer()
-    app_ = _open(model, offline, demo)
-    try:
+    with _opened(model, offline, demo, resume, continue_) as (renderer, app_, conversation_id):
         from pixiu_cli.repl.loop import run_repl
         from pixiu_cli.repl.state import ReplState
 
-        for warning in app_.settings.warnings:
-            renderer.warn(warning)
-        conversation_id = _pick_conversation(app_, resume, continue_)
         state = ReplState(app=app_, renderer=renderer, conversation_id=conversation_id)
         where = f"继续对话 {conversation_id}" if conversation_id else "新对话"
         renderer.banner(mode_line=app_.mode_line, conversation_line=f"{where} · 数据目录 {app_.settings.home}")
         run_repl(state)
-    finally:
-        app_.close()
 
 
 @app.command()
@@ -122,20 +137,11 @@ def ask(
     if conversation is not None and continue_:
         raise CliError("--conversation 和 --continue 只能选一个")
     if text == "-":
-        raw = sys.stdin.buffer.read()
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            raise CliError("标准输入不是有效的 UTF-8 文本") from None
+        text = _read_stdin_text()
     _require_utf8(text)
     if not text.strip():
         raise CliError("问题为空")
-    renderer = _renderer()
-    app_ = _open(model, offline, demo)
-    try:
-        for warning in app_.settings.warnings:
-            renderer.warn(warning)
-        conversation_id = _pick_conversation(app_, conversation, continue_)
+    with _opened(model, offline, demo, conversation, continue_) as (renderer, app_, conversation_id):
         if conversation_id is None:
             conversation_id = app_.store.create_conversation(model=app_.settings.model).id
         if as_json:
@@ -156,8 +162,6 @@ def ask(
             renderer.error(result.error)
         if result.status != "complete":
             raise typer.Exit(1)
-    finally:
-        app_.close()
 
 
 @app.command()
@@ -183,10 +187,7 @@ def context(
             raise CliError(f"没有 ID 为 {conversation} 的对话")
         if text is not None:
             if text == "-":
-                try:
-                    text = sys.stdin.buffer.read().decode("utf-8")
-                except UnicodeDecodeError:
-                    raise CliError("标准输入不是有效的 UTF-8 文本") from None
+                text = _read_stdin_text()
             _require_utf8(text)
             if diff or turn:
                 raise CliError("--diff / --turn 用于查看已发生的调用，不能与 TEXT 一起用")
