@@ -174,28 +174,33 @@ def _event(r) -> MemoryEvent:
 class DomainStore:
     def __init__(self, db: Database):
         self.db = db
-        self._holdings_seen: tuple[tuple[int, int], tuple[Holding, ...]] | None = None
+        self._memo: dict[str, tuple[int, object, object]] = {}
 
-    def _unchanged_since(self) -> tuple[int, int] | None:
-        """A stamp of the database's committed state, or None inside a transaction. It is
-        the same only while nothing was written: `data_version` changes when another
-        connection (or process) commits, `total_changes` when this one writes."""
+    def _unchanged_since(self) -> int | None:
+        """The portfolio's version (bumped by triggers on holdings and profiles), or None
+        inside a transaction, where an uncommitted change may still be rolled back."""
         conn = self.db.conn
         if conn.in_transaction:
             return None
-        return conn.execute("pragma data_version").fetchone()[0], conn.total_changes
+        return conn.execute("select version from portfolio_version where id = 1").fetchone()[0]
+
+    def _remembered(self, name: str, key, compute):
+        """compute() once, reused while the database is unchanged and `key` is the same."""
+        stamp = self._unchanged_since()
+        seen = self._memo.get(name)
+        if stamp is not None and seen is not None and seen[0] == stamp and seen[1] == key:
+            return seen[2]
+        value = compute()
+        if stamp is not None:
+            self._memo[name] = (stamp, key, value)
+        return value
 
     # reads used by the context engine -------------------------------------------------
     def holdings(self) -> list[Holding]:
         """Every holding. Built on every turn, and there may be hundreds: the list is kept
         and reused while the database has not changed since it was read."""
-        stamp = self._unchanged_since()
-        if stamp is not None and self._holdings_seen is not None and self._holdings_seen[0] == stamp:
-            return list(self._holdings_seen[1])
-        holdings = [_holding(r) for r in _rows(self.db, "select * from holdings order by role, symbol")]
-        if stamp is not None:
-            self._holdings_seen = (stamp, tuple(holdings))
-        return holdings
+        return list(self._remembered("holdings", None, lambda: tuple(
+            _holding(r) for r in _rows(self.db, "select * from holdings order by role, symbol"))))
 
     def holding(self, symbol: str) -> Holding | None:
         rows = _rows(self.db, "select * from holdings where symbol = ?", [symbol])
@@ -207,7 +212,11 @@ class DomainStore:
 
     def profiles_for(self, symbols: list[str]) -> dict[str, Profile]:
         """latest_profile of each symbol, in one statement (a portfolio question asks for
-        every holding's: 500 single-row queries cost ~8 ms, this one ~1 ms)."""
+        every holding's: 500 single-row queries cost ~8 ms, this one ~1 ms), reused while
+        the database is unchanged."""
+        return dict(self._remembered("profiles_for", tuple(symbols), lambda: self._read_profiles(symbols)))
+
+    def _read_profiles(self, symbols: list[str]) -> dict[str, Profile]:
         rows = _rows(self.db, "select p.* from json_each(?) s join profiles p on p.id = ("
                               "select id from profiles where symbol = s.value order by as_of desc, id desc limit 1)",
                      [json.dumps(list(symbols))])

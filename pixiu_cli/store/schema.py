@@ -135,3 +135,15 @@ def m005_turn_owner(db: Database) -> None:
     # the process answering a pending turn ("pid:start"), so reopening a conversation marks
     # only the turns of processes that are gone as interrupted (store/liveness.py)
     db["turns"].add_column("owner", str)
+
+
+@migrations()
+def m006_portfolio_version(db: Database) -> None:
+    # A counter bumped by every change to holdings or profiles, so the context engine can
+    # reuse what it read of them across turns; conversation writes do not touch it.
+    db.execute("create table portfolio_version (id integer primary key check (id = 1), version integer not null)")
+    db.execute("insert into portfolio_version (id, version) values (1, 0)")
+    for table in ("holdings", "profiles"):
+        for event in ("insert", "update", "delete"):
+            db.execute(f"create trigger {table}_{event}_bumps_version after {event} on {table} "
+                       "begin update portfolio_version set version = version + 1 where id = 1; end")

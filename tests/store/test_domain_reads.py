@@ -78,3 +78,29 @@ def test_profiles_for_many_symbols_take_each_ones_latest(domain):
     assert {s: p.strategy for s, p in got.items()} == {"600036": "e", "600519": "b"}
     assert got == {s: domain.latest_profile(s) for s in ("600036", "600519")}
     assert domain.profiles_for([]) == {}
+
+
+def test_portfolio_reads_survive_conversation_writes_but_not_trades(tmp_path):
+    from datetime import datetime
+
+    from pixiu_cli.dataset import SHANGHAI
+    from pixiu_cli.store.conversations import ConversationStore
+    from pixiu_cli.store.database import open_database
+    from pixiu_cli.store.domain import DomainStore, Holding, PortfolioStore
+
+    db = open_database(tmp_path / "v.db")
+    domain = DomainStore(db)
+    db["holdings"].insert({"symbol": "600519", "name": "贵州茅台", "short_names": "[]", "shares": 100.0,
+                           "cost": 1600.0, "role": "core"})
+    first = domain.holdings()
+    store = ConversationStore(db)
+    store.start_turn(store.create_conversation().id, "一轮对话的写入")
+    queries = []
+    db.conn.set_trace_callback(queries.append)
+    assert domain.holdings() == first
+    assert not any("from holdings" in q for q in queries)  # reused: a turn is not a portfolio change
+    PortfolioStore(db).record_trade(symbol="600519", side="buy", price=1500.0, quantity=100, reason=None,
+                                    name=None, at=datetime.now(SHANGHAI).isoformat(), source="test")
+    after = domain.holdings()
+    assert after != first and after[0].shares == 200.0
+    assert isinstance(after[0], Holding)
