@@ -13,7 +13,8 @@ from typing import Protocol
 from pixiu_cli.agent.compaction import Compactor, turn_history_tokens
 from pixiu_cli.agent.guardrails import Guardrails, run_tool
 from pixiu_cli.agent.tools import ToolContext, ToolRegistry
-from pixiu_cli.context.builder import BuiltMessages, ContextBuilder, is_context_message
+from pixiu_cli.context.builder import BuiltMessages, ContextBuilder
+from pixiu_cli.context.inspect import is_context_message
 from pixiu_cli.llm.types import CallOutcome, ChatRequest, LLMError
 from pixiu_cli.store.conversations import ConversationStore, Usage
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from pixiu_cli.context.inspect import is_block
+from pixiu_cli.context.inspect import is_context_message
 from pixiu_cli.offline.template import render_completion, render_prompt
 from pixiu_cli.store.conversations import CallRecord
 from pixiu_cli.tokens import encode
@@ -76,9 +76,9 @@ def _block_or_history(prev_rest: list, cur_rest: list, i: int) -> str:
     """At the first difference: if only a context block changed or vanished, the turns
     around it are still there; if the turns themselves are gone (compaction, an edit), the
     history was rewritten."""
-    if not is_block(prev_rest[i]):
+    if not is_context_message(prev_rest[i]):
         return "history_rewritten"
-    following = next((m for m in prev_rest[i + 1:] if not is_block(m)), None)
+    following = next((m for m in prev_rest[i + 1:] if not is_context_message(m)), None)
     return "context_block_changed" if following is None or following in cur_rest[i:] else "history_rewritten"
 
 

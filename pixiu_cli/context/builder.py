@@ -17,7 +17,8 @@ from datetime import datetime
 from functools import cache
 from zoneinfo import ZoneInfo
 
-from pixiu_cli.context.block import CONTEXT_OPEN, ContextBlock, assemble, delta_block, sent_sections
+from pixiu_cli.context.block import ContextBlock, assemble, delta_block, sent_sections
+from pixiu_cli.context.inspect import is_context_message
 from pixiu_cli.context.intent import Intent, detect_intent
 from pixiu_cli.context.memory import MemoryAssembler, MemoryLimits
 from pixiu_cli.context.symbols import HoldingName, extract_symbols
@@ -26,7 +27,6 @@ from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.domain import DomainStore
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
-CONTEXT_MARKER = CONTEXT_OPEN
 
 
 @cache
@@ -38,11 +38,6 @@ def system_prompt() -> str:
 def scene_fragment(intent: Intent) -> str | None:
     path = prompts_dir() / "scenes" / f"{intent.value}.md"
     return path.read_text(encoding="utf-8").strip() if path.exists() else None
-
-
-def is_context_message(message: dict) -> bool:
-    content = message.get("content")
-    return message.get("role") == "user" and isinstance(content, str) and content.startswith(CONTEXT_OPEN)
 
 
 @dataclass(frozen=True)

@@ -45,13 +45,14 @@ def message_text(message: dict) -> str:
     return text
 
 
-def is_block(message: dict) -> bool:
+def is_context_message(message: dict) -> bool:
+    """A `[上下文信息]` block as sent (a user message that starts with the marker)."""
     return message.get("role") == "user" and message_text(message).startswith(CONTEXT_OPEN)
 
 
 def label_messages(messages: list[dict]) -> list[str]:
-    last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user" and not is_block(m)), default=-1)
-    current_block = max((i for i, m in enumerate(messages[:last_user]) if is_block(m)), default=-1)
+    last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user" and not is_context_message(m)), default=-1)
+    current_block = max((i for i, m in enumerate(messages[:last_user]) if is_context_message(m)), default=-1)
     labels = []
     for i, m in enumerate(messages):
         role = m.get("role")
@@ -63,7 +64,7 @@ def label_messages(messages: list[dict]) -> list[str]:
             labels.append("user")
         elif i > last_user:
             labels.append("tool" if role == "tool" else "assistant (this turn)")
-        elif is_block(m):
+        elif is_context_message(m):
             labels.append("history · context block")
         else:
             labels.append("history")
