@@ -232,37 +232,34 @@ class DomainStore:
         rows = _rows(self.db, "select * from signals where symbol = ? order by as_of desc, id desc limit 1", [symbol])
         return _signal(rows[0]) if rows else None
 
+    def _window(self, table: str, time_column: str, mapper, since: str, until: str, limit: int,
+                where: str = "", params: tuple = ()) -> list:
+        """The newest `limit` rows of `table` with since <= time_column <= until (one memory
+        class's window and limit, applied in SQL on an indexed time column)."""
+        condition = f"{where} and " if where else ""
+        sql = (f"select * from {table} where {condition}{time_column} >= ? and {time_column} <= ? "
+               f"order by {time_column} desc, id desc limit ?")
+        return [mapper(r) for r in _rows(self.db, sql, [*params, since, until, limit])]
+
     def recent_reports(self, since: str, until: str, limit: int) -> list[Report]:
-        return [_report(r) for r in _rows(
-            self.db, "select * from reports where created_at >= ? and created_at <= ? "
-            "order by created_at desc, id desc limit ?", [since, until, limit])]
+        return self._window("reports", "created_at", _report, since, until, limit)
 
     def recent_decisions(self, since: str, until: str, limit: int) -> list[Decision]:
-        return [_decision(r) for r in _rows(
-            self.db, "select * from decisions where decided_at >= ? and decided_at <= ? "
-            "order by decided_at desc, id desc limit ?", [since, until, limit])]
+        return self._window("decisions", "decided_at", _decision, since, until, limit)
 
     def recent_alerts(self, since: str, until: str, limit: int) -> list[Alert]:
-        return [_alert(r) for r in _rows(
-            self.db, "select * from alerts where triggered_at >= ? and triggered_at <= ? "
-            "order by triggered_at desc, id desc limit ?", [since, until, limit])]
+        return self._window("alerts", "triggered_at", _alert, since, until, limit)
 
     def recent_notes(self, since: str, until: str, limit: int) -> list[MemoryEvent]:
-        return [_event(r) for r in _rows(
-            self.db, "select * from memory_events where kind = 'user_note' and deleted_at is null "
-            "and created_at >= ? and created_at <= ? order by created_at desc, id desc limit ?",
-            [since, until, limit])]
+        return self._window("memory_events", "created_at", _event, since, until, limit,
+                            "kind = 'user_note' and deleted_at is null")
 
     def recent_decisions_for(self, symbol: str, since: str, until: str, limit: int) -> list[Decision]:
-        return [_decision(r) for r in _rows(
-            self.db, "select * from decisions where symbol = ? and decided_at >= ? and decided_at <= ? "
-            "order by decided_at desc, id desc limit ?", [symbol, since, until, limit])]
+        return self._window("decisions", "decided_at", _decision, since, until, limit, "symbol = ?", (symbol,))
 
     def recent_notes_for(self, symbol: str, since: str, until: str, limit: int) -> list[MemoryEvent]:
-        return [_event(r) for r in _rows(
-            self.db, "select * from memory_events where symbol = ? and kind = 'user_note' and deleted_at is null "
-            "and created_at >= ? and created_at <= ? order by created_at desc, id desc limit ?",
-            [symbol, since, until, limit])]
+        return self._window("memory_events", "created_at", _event, since, until, limit,
+                            "symbol = ? and kind = 'user_note' and deleted_at is null", (symbol,))
 
     def persona(self) -> dict[str, str]:
         return {r["key"]: r["value"] for r in _rows(self.db, "select key, value from persona order by key")}
