@@ -57,7 +57,9 @@ def refresh_demo_data(domain: DomainStore) -> None:
     domain.replace_all(data, keep_own_notes=True)
 
 
-def open_app(settings: Settings, *, demo: bool = False) -> App:
+def open_app(settings: Settings, *, demo: bool = False, calls_model: bool = True) -> App:
+    """`calls_model=False` (e.g. `pixiu context TEXT`, which only assembles a request) skips
+    starting the offline server: nothing will be sent to it."""
     from pixiu_cli.llm.client import ChatClient
 
     db = open_database(settings.demo_db_path if demo else settings.db_path)
@@ -66,8 +68,8 @@ def open_app(settings: Settings, *, demo: bool = False) -> App:
     if settings.offline:
         from pixiu_cli.offline.server import OfflineServer
 
-        server = OfflineServer(cache_profile=settings.offline_cache_profile).start()
-        client = ChatClient(base_url=server.base_url, api_key=OFFLINE_PLACEHOLDER_KEY, model=settings.model,
+        server = OfflineServer(cache_profile=settings.offline_cache_profile).start() if calls_model else None
+        client = ChatClient(base_url=server.base_url if server else "http://127.0.0.1/v1 (离线服务未启动)", api_key=OFFLINE_PLACEHOLDER_KEY, model=settings.model,
                             provider="offline", timeout=settings.timeout, max_retries=settings.max_retries)
     else:
         client = ChatClient(base_url=settings.base_url, api_key=settings.api_key, model=settings.model,

@@ -42,11 +42,11 @@ def _settings(model: str | None = None, offline: bool = False):
 DemoOpt = Annotated[bool, typer.Option("--demo", help="使用演示数据库")]
 
 
-def _open(model: str | None, offline: bool, demo: bool = False):
+def _open(model: str | None, offline: bool, demo: bool = False, calls_model: bool = True):
     from pixiu_cli.app import open_app
 
     settings = _settings(model, offline)
-    return open_app(settings, demo=demo)
+    return open_app(settings, demo=demo, calls_model=calls_model)
 
 
 @contextmanager
@@ -180,7 +180,7 @@ def context(
     if sum([as_json, raw, diff]) > 1:
         raise CliError("--json、--raw、--diff 只能选一个")
     renderer = _renderer()
-    app_ = _open(None, False, demo)
+    app_ = _open(None, False, demo, calls_model=False)
     try:
         store = app_.store
         if conversation is not None and store.get_conversation(conversation) is None:
