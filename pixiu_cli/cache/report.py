@@ -143,6 +143,7 @@ def build_report(store: ConversationStore, conversation_id: int | None, prices: 
     calls = store.calls_for_conversation(conversation_id) if conversation_id is not None else []
     calls = [c for c in calls if c.status != "pending"]
     earlier_than_first = store.last_call_before(calls[0].id) if calls else None
+    seq_of_turn = {t.id: t.seq for t in store.turns(conversation_id)} if conversation_id is not None else {}
     lines: list[CallLine] = []
     for index, call in enumerate(calls):
         previous = _previous_for(call, ([earlier_than_first] if earlier_than_first else []) + calls[:index])
@@ -153,8 +154,7 @@ def build_report(store: ConversationStore, conversation_id: int | None, prices: 
         priced = call_cost(prices, hit=call.usage.cache_hit_tokens, miss=call.usage.cache_miss_tokens,
                            prompt=call.usage.prompt_tokens, completion=call.usage.completion_tokens,
                            at=_moment(call.started_at))
-        turn = store.get_turn(call.turn_id)
-        lines.append(CallLine(call.id, turn.seq if turn else 0, call.step, call.usage.prompt_tokens,
+        lines.append(CallLine(call.id, seq_of_turn.get(call.turn_id, 0), call.step, call.usage.prompt_tokens,
                               call.usage.cache_hit_tokens, call.usage.cache_miss_tokens, call.usage.completion_tokens,
                               call.latency_ms, call.status, explanation, priced.actual if priced else None))
     by_turn: dict[int, list[CallRecord]] = {}
