@@ -126,3 +126,15 @@ def test_credentials_in_base_url_never_shown():
 
     assert _without_credentials("http://user:secretpw@127.0.0.1:9/v1") == "http://127.0.0.1:9/v1"
     assert _without_credentials("https://api.deepseek.com") == "https://api.deepseek.com"
+
+
+def test_offline_responder_records_a_reported_trade(offline_env, pixiu_home):
+    fixture = __import__("pathlib").Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.json"
+    assert pixiu(offline_env, "import", str(fixture)).returncode == 0
+    done = pixiu(offline_env, "ask", "我今天 32.5 元买了 10 手海康")
+    assert done.returncode == 0, done.stderr.decode()
+    assert "已记录" in done.stdout.decode() and "离线" in done.stdout.decode()
+    db = sqlite3.connect(pixiu_home / "pixiu.db")
+    assert db.execute("select shares from holdings where symbol = '002415'").fetchone() == (3000.0,)
+    assert db.execute("select side, price, quantity from decisions order by id desc limit 1").fetchone() == (
+        "buy", 32.5, 1000.0)

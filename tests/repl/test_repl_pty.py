@@ -189,3 +189,25 @@ def test_reasoning_is_shown_dimmed_then_the_answer(server, repl, pixiu_home):
     child.expect(pexpect.EOF)
     db = sqlite3.connect(pixiu_home / "pixiu.db")
     assert db.execute("select reasoning_text, reply_text from calls").fetchone() == ("先看持仓，再看纪律。", "结论：控制仓位。")
+
+
+def test_markdown_is_rendered_and_input_history_persists(server, online_env, pixiu_home):
+    child = spawn(online_env)
+    child.expect(PROMPT)
+    server.enqueue(ScriptedReply(text="**重点**：`仓位` 不超过三成"))
+    say(child, "记住这句话的历史")
+    child.expect("缓存命中")
+    shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", child.before)
+    child.expect(PROMPT)
+    assert "不超过三成" in shown and "重点" in shown and "**" not in shown and "`" not in shown  # Markdown rendered by rich
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    assert "记住这句话的历史" in (pixiu_home / "input_history").read_text(encoding="utf-8")
+    again = spawn(online_env)  # a new session recalls it with the Up arrow
+    again.expect(PROMPT)
+    again.send("\x1b[A")
+    again.expect("记住这句话的历史")
+    again.send("\x03")
+    again.expect(PROMPT)
+    again.sendeof()
+    again.expect(pexpect.EOF)
