@@ -47,3 +47,12 @@ _LINE = re.compile(r"([^\r\n]*)([\r\n]+|$)")  # a line and the whole run of line
 def count_tokens_by_line(text: str) -> int:
     """Exactly count_tokens(text), from remembered per-line counts."""
     return sum(count_line_tokens(line, after) for line, after in _LINE.findall(text) if line or after)
+
+
+def count_message_tokens(messages: list[dict]) -> int:
+    """Tokens of chat messages' text and tool calls, the way the history budget counts them.
+    By line: a [上下文信息] block was just counted line by line when it was assembled, so
+    only new text is tokenised (the sum is exactly count_tokens of each message)."""
+    from pixiu_cli.llm.types import message_text
+
+    return sum(count_tokens_by_line(message_text(m)) for m in messages)

@@ -8,11 +8,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from pixiu_cli.context.inspect import message_text
 from pixiu_cli.llm.types import CallOutcome, ChatRequest, LLMError
 from pixiu_cli.resources import read_prompt
 from pixiu_cli.store.conversations import ConversationStore, Turn
-from pixiu_cli.tokens import count_tokens_by_line
+from pixiu_cli.tokens import count_message_tokens
 
 SUMMARY_CHAR_LIMIT = 2400
 
@@ -101,7 +100,4 @@ class Compactor:
         return outcome.text.strip()[:SUMMARY_CHAR_LIMIT], "model"
 
 
-def turn_history_tokens(messages: list[dict]) -> int:
-    # By line: the turn's [上下文信息] block was just counted line by line when it was
-    # assembled, so only the question and the reply are new text (exactly count_tokens).
-    return sum(count_tokens_by_line(message_text(m)) for m in messages)
+turn_history_tokens = count_message_tokens

@@ -7,6 +7,7 @@ import json
 from dataclasses import dataclass
 
 from pixiu_cli.context.block import CONTEXT_OPEN
+from pixiu_cli.llm.types import message_text
 from pixiu_cli.tokens import count_tokens
 
 
@@ -33,16 +34,6 @@ class RequestDiff:
     what: str  # human-readable, one line
     previous_excerpt: str
     current_excerpt: str
-
-
-def message_text(message: dict) -> str:
-    content = message.get("content")
-    if isinstance(content, list):
-        content = "".join(part.get("text", "") for part in content if isinstance(part, dict))
-    text = content or ""
-    if message.get("tool_calls"):
-        text += json.dumps(message["tool_calls"], ensure_ascii=False)
-    return text
 
 
 def is_context_message(message: dict) -> bool:

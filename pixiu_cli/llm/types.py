@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 from pixiu_cli.store.conversations import Usage
@@ -47,3 +48,13 @@ class LLMError(Exception):
         super().__init__(message)
         self.kind = kind
         self.status = status
+
+
+def message_text(message: dict) -> str:
+    content = message.get("content")
+    if isinstance(content, list):
+        content = "".join(part.get("text", "") for part in content if isinstance(part, dict))
+    text = content or ""
+    if message.get("tool_calls"):
+        text += json.dumps(message["tool_calls"], ensure_ascii=False)
+    return text

@@ -11,6 +11,7 @@ from datetime import datetime, timezone
 from sqlite_utils import Database
 
 from pixiu_cli.store.database import write_transaction
+from pixiu_cli.tokens import count_message_tokens
 from pixiu_cli.store.liveness import owned_by_another_live_process, this_process
 
 
@@ -134,13 +135,6 @@ def _asked(request_json: str, user_text: str) -> list[dict]:
     return asked
 
 
-def _tokens(messages: list[dict]) -> int:
-    from pixiu_cli.tokens import count_tokens
-
-    return sum(count_tokens(m["content"] if isinstance(m["content"], str) else json.dumps(m["content"]))
-               for m in messages)
-
-
 class ConversationStore:
     def __init__(self, db: Database):
         self.db = db
@@ -244,7 +238,7 @@ class ConversationStore:
                 self.db.execute(
                     "update turns set status = 'interrupted', error = coalesce(error, '进程在回复过程中退出'), "
                     "reply_text = ?, messages_json = ?, history_tokens = ?, finished_at = ? where id = ?",
-                    [reply, json.dumps(added, ensure_ascii=False), _tokens(added), now_iso(), turn_id])
+                    [reply, json.dumps(added, ensure_ascii=False), count_message_tokens(added), now_iso(), turn_id])
                 self.db.execute("update calls set status = 'interrupted', error = coalesce(error, '进程在回复过程中退出') "
                                 "where turn_id = ? and status = 'pending'", [turn_id])
         return len(stale)
