@@ -168,8 +168,6 @@ class Agent:
             reply = outcome.text
             if call_status != "complete":
                 status, error = ("error" if call_status == "error" else "interrupted"), call_error
-                if outcome.text:
-                    messages.append({"role": "assistant", "content": outcome.text})
                 break
             if not outcome.tool_calls:
                 messages.append(assistant_message(outcome))
@@ -195,11 +193,12 @@ class Agent:
                     sink.notice(run.notice)
 
         added = messages[first_new:]
-        # A turn that failed before any reply contributes nothing to later history, so the
-        # next request does not carry two user messages in a row or a dangling tool call.
         if status != "complete":
-            added = [m for m in added if m["role"] == "user"] + (
-                [{"role": "assistant", "content": reply}] if reply else []) if reply else []
+            # Keep the question and what arrived, as after Ctrl-C; a turn that failed before
+            # any reply adds nothing, so the next request never carries two questions in a
+            # row or a dangling tool call.
+            asked = [m for m in added if m["role"] == "user"]
+            added = [*asked, {"role": "assistant", "content": reply}] if reply else []
         # Count what later requests will really carry: under "drop" old blocks are not sent.
         sent_later = [m for m in added if self.builder.history_blocks != "drop" or not is_context_message(m)]
         self.store.finish_turn(turn.id, status=status, reply_text=reply, messages=added, error=error,
