@@ -147,3 +147,24 @@ def m006_portfolio_version(db: Database) -> None:
         for event in ("insert", "update", "delete"):
             db.execute(f"create trigger {table}_{event}_bumps_version after {event} on {table} "
                        "begin update portfolio_version set version = version + 1 where id = 1; end")
+
+
+@migrations()
+def m007_security_master(db: Database) -> None:
+    # Every security pixiu knows a name for: the market list from a sync, or what imports and
+    # conversation mention. kind is "stock" or "index" so index codes are never taken for
+    # stocks. Aliases map a nickname (宁王) to a code; source says who added it.
+    db["securities"].create(
+        {"symbol": str, "name": str, "kind": str, "board": str, "list_date": str, "status": str,
+         "is_st": int, "source": str, "updated_at": str},
+        pk="symbol", not_null={"name", "kind"}, defaults={"kind": "stock", "is_st": 0},
+    )
+    db["securities"].create_index(["name"])
+    db["security_aliases"].create(
+        {"alias": str, "symbol": str, "source": str, "created_at": str}, pk="alias")
+    db.execute("create table securities_version (id integer primary key check (id = 1), version integer not null)")
+    db.execute("insert into securities_version (id, version) values (1, 0)")
+    for table in ("securities", "security_aliases"):
+        for event in ("insert", "update", "delete"):
+            db.execute(f"create trigger {table}_{event}_bumps_version after {event} on {table} "
+                       "begin update securities_version set version = version + 1 where id = 1; end")
