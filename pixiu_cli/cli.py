@@ -208,32 +208,85 @@ def context(
         app_.close()
 
 
+SECTION_LABELS = {"holdings": "持仓", "profiles": "回测画像", "news": "新闻", "signals": "信号", "reports": "报告",
+                  "decisions": "操作决策", "alerts": "预警", "notes": "笔记", "persona": "投资者画像"}
+
+
+def _db_path(settings, demo: bool):
+    return settings.demo_db_path if demo else settings.db_path
+
+
+def _backup_now(db, settings, demo: bool):
+    from datetime import datetime
+
+    from pixiu_cli.dataset import SHANGHAI
+    from pixiu_cli.store.backup import backup_database
+
+    return backup_database(db, settings.home / "backups", datetime.now(SHANGHAI), "pixiu-demo" if demo else "pixiu")
+
+
+def _merge_lines(result) -> tuple[list[str], list[str]]:
+    """One summary line per section, and one warning per holding whose shares in the file
+    differ from what the trades recorded in conversation left."""
+    lines = []
+    for section, r in result.sections.items():
+        line = f"{SECTION_LABELS[section]}（{section}）：新增 {r.added}，更新 {r.updated}，保留不动 {r.left_alone}"
+        if r.conversation and section == "holdings":
+            line += f"（其中 {r.conversation} 只被对话中记录的交易改动过）"
+        elif r.conversation:
+            line += f"（其中对话中记下的 {r.conversation} 条，合并导入从不改动）"
+        lines.append(line)
+    warnings = []
+    for symbol, name, in_file, after, file_wins in result.share_conflicts:
+        outcome = (f"文件的 updated_at 晚于最近一次交易，已按文件改为 {in_file:g} 股" if file_wins
+                   else f"已保留 {after:g} 股（以文件为准请在文件中写上更晚的 updated_at，或用 --replace）")
+        warnings.append(f"持仓 {symbol} {name}：导入文件为 {in_file:g} 股，对话中记录的交易之后为 {after:g} 股；"
+                        f"{outcome}")
+    return lines, warnings
+
+
 @app.command("import")
 def import_data(
     file: Annotated[str, typer.Argument(help="JSON 文档（格式见 README：holdings、profiles、news…）")],
+    replace: Annotated[bool, typer.Option("--replace", help="整体替换现有数据（替换前自动备份数据库）")] = False,
     demo: DemoOpt = False,
 ) -> None:
-    """导入领域数据（整体替换；文件有误时一条也不导入）。"""
+    """导入领域数据：默认按自然键合并（对话中记下的笔记和交易不受影响）；文件有误时一条也不导入。"""
     from datetime import datetime
     from pathlib import Path
 
     from pixiu_cli.dataset import SHANGHAI, DatasetError, load_document
     from pixiu_cli.store.database import open_database
     from pixiu_cli.store.domain import DomainStore
+    from pixiu_cli.store.imports import merge_document
 
     settings = _settings()
     try:
         data = load_document(Path(file), datetime.now(SHANGHAI))
     except DatasetError as exc:
         raise CliError(f"导入失败，未做任何修改：{exc}") from None
-    db = open_database(settings.demo_db_path if demo else settings.db_path)
+    renderer = _renderer()
+    db = open_database(_db_path(settings, demo))
     try:
-        DomainStore(db).replace_all(data)
+        if replace:
+            saved = _backup_now(db, settings, demo)
+            renderer.info(f"已备份当前数据库到 {saved}（pixiu restore 该文件可还原）")
+            DomainStore(db).replace_all(data)
+        else:
+            result = merge_document(db, data)
     finally:
         db.close()
-    counts = "，".join(f"{name} {len(getattr(data, name))}" for name in
-                      ("holdings", "profiles", "news", "signals", "reports", "decisions", "alerts", "notes"))
-    _renderer().info(f"已导入：{counts}，persona {len(data.persona)} 项。")
+    if replace:
+        counts = "，".join(f"{name} {len(getattr(data, name))}" for name in
+                          ("holdings", "profiles", "news", "signals", "reports", "decisions", "alerts", "notes"))
+        renderer.info(f"已替换全部数据：{counts}，persona {len(data.persona)} 项。")
+        return
+    lines, warnings = _merge_lines(result)
+    renderer.info("已合并导入：")
+    for line in lines:
+        renderer.line(line)
+    for warning in warnings:
+        renderer.warn(warning)
 
 
 @app.command("export")
@@ -242,23 +295,73 @@ def export_data(
     demo: DemoOpt = False,
 ) -> None:
     """导出全部领域数据为一个 JSON 文档（可再导入）。"""
+    from datetime import datetime
     from pathlib import Path
 
-    from pixiu_cli.dataset import to_document
+    from pixiu_cli.dataset import SHANGHAI, export_document
     from pixiu_cli.store.database import open_database
     from pixiu_cli.store.domain import DomainStore
 
     settings = _settings()
-    db = open_database(settings.demo_db_path if demo else settings.db_path)
+    db = open_database(_db_path(settings, demo))
     try:
-        text = json.dumps(to_document(DomainStore(db).export()), ensure_ascii=False, indent=2)
+        document, notes = export_document(DomainStore(db).export(), datetime.now(SHANGHAI))
     finally:
         db.close()
+    text = json.dumps(document, ensure_ascii=False, indent=2, allow_nan=False)
+    renderer = _renderer()
+    for note in notes:
+        renderer.warn(f"导出：{note}")
     if output:
-        Path(output).write_text(text + "\n", encoding="utf-8")
-        _renderer().info(f"已导出到 {output}")
+        try:
+            Path(output).write_text(text + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise CliError(f"无法写入 {output}：{exc.strerror or type(exc).__name__}") from None
+        renderer.info(f"已导出到 {output}")
     else:
-        _renderer().raw(text)
+        renderer.raw(text)
+
+
+@app.command("backup")
+def backup_command(demo: DemoOpt = False) -> None:
+    """把数据库完整备份到 PIXIU_HOME/backups/（SQLite 在线备份，可在其他终端使用时进行）。"""
+    from pixiu_cli.store.database import open_database
+
+    settings = _settings()
+    db = open_database(_db_path(settings, demo))
+    try:
+        saved = _backup_now(db, settings, demo)
+    finally:
+        db.close()
+    _renderer().info(f"已备份到 {saved}")
+
+
+@app.command("restore")
+def restore_command(
+    file: Annotated[str, typer.Argument(help="pixiu backup 写出的备份文件")],
+    demo: DemoOpt = False,
+) -> None:
+    """用备份文件还原数据库（先检查文件，并先备份当前数据库）。"""
+    from pathlib import Path
+
+    from pixiu_cli.store.backup import check_pixiu_database, restore_database
+    from pixiu_cli.store.database import open_database
+
+    settings = _settings()
+    source = Path(file)
+    check_pixiu_database(source)
+    target = _db_path(settings, demo)
+    if target.exists() and source.resolve() == target.resolve():
+        raise CliError("不能用正在使用的数据库文件还原它自己")
+    renderer = _renderer()
+    db = open_database(target)
+    try:
+        saved = _backup_now(db, settings, demo)
+        renderer.info(f"已先备份当前数据库到 {saved}")
+        restore_database(db, source)
+    finally:
+        db.close()
+    renderer.info(f"已从 {source} 还原数据库")
 
 
 @app.command("cache")

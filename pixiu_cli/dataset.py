@@ -14,6 +14,7 @@ from datetime import date, datetime, time, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+from pixiu_cli.codes import normalise_code
 from pixiu_cli.store.domain import (Alert, Decision, DomainData, Holding, MemoryEvent, NewsItem, Profile, Report,
                                     Signal)
 
@@ -23,7 +24,6 @@ ROLES = ("core", "satellite")
 SIDES = ("buy", "sell")
 NOTE_KINDS = ("view", "plan", "rule")
 LAYERS = ("事实", "逻辑工具", "情绪观点", "混合")
-_CODE = re.compile(r"^\d{6}$")
 # JSON may spell lone UTF-16 surrogates ("\ud800"); Python keeps them, SQLite cannot store them.
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -69,13 +69,9 @@ class _Row:
 
     def symbol(self, name: str = "symbol", required: bool = True) -> str | None:
         value = self.raw.get(name)
-        if isinstance(value, int) and not isinstance(value, bool):
-            value = f"{value:06d}"
         if value is None and not required:
             return None
-        if not isinstance(value, str) or not _CODE.match(value):
-            raise DatasetError(f"{self.where(name)}：应为六位股票代码，而不是 {value!r}")
-        return value
+        return _code(value, self.where(name))
 
     def number(self, name: str, required: bool = True, positive: bool = False) -> float | None:
         value = self.raw.get(name)
@@ -110,6 +106,17 @@ class _Row:
         return normalise_timestamp(value, self.where(name), self.now)
 
 
+def _code(value, where: str) -> str:
+    """Six ASCII digits however the file spells them (６００５１９, ٦٠٠٥١٩, "600519\\n"), so one
+    stock never becomes several rows and no line break reaches the context block."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 10**6:
+        return f"{value:06d}"
+    code = normalise_code(value)
+    if code is None:
+        raise DatasetError(f"{where}：应为六位股票代码，而不是 {_short(value)}")
+    return code
+
+
 def _finite(value: int | float) -> bool:
     try:
         return math.isfinite(value)
@@ -122,11 +129,15 @@ def _short(value) -> str:
     return text if len(text) <= 60 else text[:57] + "…"
 
 
-def _check_strings(doc) -> None:
-    """Every key and string in the document must be storable as UTF-8; name the first that is not."""
+def _check_values(doc) -> None:
+    """Every key and string in the document must be storable as UTF-8 and every number finite
+    (JSON parsers accept NaN, Infinity and 1e999; pixiu's export never writes them); name the
+    first that is not."""
     stack = [(doc, "")]
     while stack:
         value, where = stack.pop()
+        if isinstance(value, float) and not math.isfinite(value):
+            raise DatasetError(f"{where or '顶层'}：应为有限数字，而不是 {_short(value)}")
         if isinstance(value, str):
             if _SURROGATE.search(value):
                 raise DatasetError(f"{where}：含有无效的 Unicode 字符（孤立的代理项 \\ud800–\\udfff），无法保存")
@@ -152,7 +163,7 @@ def parse_document(doc, now: datetime) -> DomainData:
     unknown = sorted(set(doc) - set(SECTIONS) - {"$schema", "comment", "version"})
     if unknown:
         raise DatasetError(f"未知的顶层字段：{', '.join(unknown)}（可用：{', '.join(SECTIONS)}）")
-    _check_strings(doc)
+    _check_values(doc)
     holdings, seen = [], set()
     for i, raw in enumerate(_list(doc, "holdings")):
         r = _Row("holdings", i, raw, now)
@@ -190,9 +201,11 @@ def parse_document(doc, now: datetime) -> DomainData:
     for i, raw in enumerate(_list(doc, "reports")):
         r = _Row("reports", i, raw, now)
         symbols = raw.get("symbols", [])
-        if not isinstance(symbols, list) or not all(isinstance(s, str) and _CODE.match(s) for s in symbols):
+        if not isinstance(symbols, list):
             raise DatasetError(f"{r.where('symbols')}：应为六位代码数组")
-        reports.append(Report(0, r.text("title"), tuple(symbols), r.text("conclusion"), r.moment("created_at")))
+        codes = tuple(_code(s, f"{r.where('symbols')}[{j}]") for j, s in enumerate(symbols))
+        reports.append(Report(0, r.text("title"), codes, r.text("conclusion"),
+                              r.moment("created_at")))
     decisions = []
     for i, raw in enumerate(_list(doc, "decisions")):
         r = _Row("decisions", i, raw, now)
@@ -258,3 +271,50 @@ def to_document(data: DomainData) -> dict:
                    "source": n.source} for n in data.notes],
         "persona": dict(data.persona),
     }
+
+
+def _finite_copy(value, where: str, replaced: list[str]):
+    """`value` with every non-finite float turned into None, noting where."""
+    if isinstance(value, float) and not math.isfinite(value):
+        replaced.append(f"{where}（{value!r}）")
+        return None
+    if isinstance(value, list):
+        return [_finite_copy(v, f"{where}[{i}]", replaced) for i, v in enumerate(value)]
+    if isinstance(value, dict):
+        return {k: _finite_copy(v, f"{where}.{k}", replaced) for k, v in value.items()}
+    return value
+
+
+def export_document(data: DomainData, now: datetime) -> tuple[dict, list[str]]:
+    """The document `pixiu export` writes, and one line per thing it had to change to keep
+    the promise that an exported file always re-imports: a value the database holds but JSON
+    cannot (NaN, ±Infinity) is written as null, and a row that would still not import (a
+    required number missing, a holding whose code now folds onto another) is left out."""
+    notes: list[str] = []
+    document = {}
+    for section, rows in to_document(data).items():
+        if section == "persona":
+            replaced: list[str] = []
+            document[section] = _finite_copy(rows, section, replaced)
+            notes += [f"{where} 不是有限数字，导出为 null" for where in replaced]
+            continue
+        kept, seen = [], set()
+        for i, row in enumerate(rows):
+            replaced = []
+            clean = {k: v for k, v in _finite_copy(row, f"{section}[{i}]", replaced).items() if v is not None}
+            notes += [f"{where} 不是有限数字，导出为 null" for where in replaced]
+            try:
+                parsed = parse_document({section: [clean]}, now)
+            except DatasetError as exc:
+                notes.append(f"未导出 {section}[{i}]：{exc}")
+                continue
+            if section == "holdings":
+                symbol = parsed.holdings[0].symbol
+                if symbol in seen:
+                    notes.append(f"未导出 {section}[{i}]：代码 {symbol} 与前面的持仓重复")
+                    continue
+                seen.add(symbol)
+                clean["symbol"] = symbol
+            kept.append(clean)
+        document[section] = kept
+    return document, notes

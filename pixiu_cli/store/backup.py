@@ -1,0 +1,92 @@
+"""Backups of the database and restoring one, through SQLite's online backup API: pages are
+copied under SQLite's own locks, so a backup taken while another pixiu process writes is
+consistent and a restore goes through the WAL like any other write (a file copy would do
+neither)."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from datetime import datetime
+from pathlib import Path
+
+from sqlite_utils import Database
+
+from pixiu_cli.store.database import StoreError
+from pixiu_cli.store.schema import migrations
+
+# Tables every pixiu database has had since its first migrations.
+_REQUIRED_TABLES = {"conversations", "turns", "calls", "holdings", "memory_events", "persona"}
+
+
+def backup_database(db: Database, directory: Path, at: datetime, stem: str = "pixiu") -> Path:
+    """Write a self-contained copy of `db` to `directory/<stem>-YYYYmmdd-HHMMSS.db` (0600)."""
+    try:
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        target = directory / f"{stem}-{at:%Y%m%d-%H%M%S}.db"
+        n = 1
+        while target.exists():
+            n += 1
+            target = directory / f"{stem}-{at:%Y%m%d-%H%M%S}-{n}.db"
+        partial = target.with_name(target.name + ".partial")
+        partial.unlink(missing_ok=True)
+        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        os.close(fd)
+        copy = sqlite3.connect(str(partial))
+        try:
+            db.conn.backup(copy)
+            # one file, no -wal sidecar: what the user can move or keep is the whole backup
+            copy.execute("PRAGMA journal_mode = DELETE")
+        finally:
+            copy.close()
+        partial.rename(target)
+    except (OSError, sqlite3.Error) as exc:
+        raise StoreError(f"无法写入备份到 {directory}：{_reason(exc)}") from None
+    return target
+
+
+def _reason(exc: Exception) -> str:
+    return getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+
+
+def check_pixiu_database(path: Path) -> None:
+    """Raise StoreError unless `path` is an intact SQLite file holding a pixiu database."""
+    if not path.is_file():
+        raise StoreError(f"找不到备份文件 {path}")
+    try:
+        with path.open("rb") as f:
+            header = f.read(16)
+    except OSError as exc:
+        raise StoreError(f"无法读取 {path}：{_reason(exc)}") from None
+    if header != b"SQLite format 3\x00":
+        raise StoreError(f"{path} 不是 SQLite 数据库文件")
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            verdict = conn.execute("PRAGMA quick_check").fetchone()[0]
+            tables = {r[0] for r in conn.execute("select name from sqlite_master where type = 'table'")}
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        raise StoreError(f"{path} 无法作为数据库读取：{exc}") from None
+    if verdict != "ok":
+        raise StoreError(f"{path} 已损坏（quick_check：{verdict}）")
+    missing = _REQUIRED_TABLES - tables
+    if missing:
+        raise StoreError(f"{path} 不是 pixiu 数据库（缺少表：{', '.join(sorted(missing))}）")
+
+
+def restore_database(db: Database, source: Path) -> None:
+    """Replace the contents of `db` with `source` (checked first), then bring its schema up to
+    date: a backup from an older pixiu gets the migrations it lacks."""
+    check_pixiu_database(source)
+    try:
+        src = sqlite3.connect(f"{source.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            src.backup(db.conn)
+        finally:
+            src.close()
+        db.execute("PRAGMA journal_mode = WAL")
+        migrations.apply(db)
+    except sqlite3.Error as exc:
+        raise StoreError(f"恢复失败：{exc}") from None

@@ -1,0 +1,172 @@
+"""`pixiu import` without `--replace`: merge a document into the data set by natural key.
+
+A row of the file that matches a stored row (same natural key) updates it; one that matches
+none is added; stored rows the file does not mention are left alone, so nothing the user
+said in conversation is lost by importing a file again. Notes and decisions made in
+conversation (source `user` or `model`), and notes the user deleted, are never changed by a
+merge. A holding that trades recorded in conversation have changed keeps what those trades
+left unless the file's row is dated after the last of them; either way a difference in
+shares is reported."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict, deque
+from dataclasses import dataclass, field
+
+from sqlite_utils import Database
+
+from pixiu_cli.store.database import write_transaction
+from pixiu_cli.store.domain import DomainData, Holding, _rows
+
+# Where a note or a decision came from when it was made in conversation (/remember, tools).
+CONVERSATION_SOURCES = ("user", "model")
+
+
+@dataclass(frozen=True)
+class _Spec:
+    section: str
+    table: str
+    key: tuple[str, ...]
+    values: tuple[str, ...]
+    where: str = ""
+
+
+SPECS = (
+    _Spec("profiles", "profiles", ("symbol", "strategy", "as_of"),
+          ("period", "annual_return", "max_drawdown", "win_rate", "sharpe", "best_role", "conclusion")),
+    _Spec("news", "news", ("symbol", "title", "published_at"), ("summary", "source", "layer")),
+    _Spec("signals", "signals", ("symbol", "as_of"), ("score", "direction", "components")),
+    _Spec("reports", "reports", ("title", "created_at"), ("symbols", "conclusion")),
+    _Spec("decisions", "decisions", ("symbol", "side", "price", "quantity", "decided_at"), ("reason", "source")),
+    _Spec("alerts", "alerts", ("symbol", "rule", "triggered_at"), ("message",)),
+    _Spec("notes", "memory_events", ("note_kind", "text"), ("symbol", "created_at", "source"),
+          "where kind = 'user_note'"),
+)
+
+
+@dataclass
+class SectionResult:
+    added: int = 0
+    updated: int = 0
+    left_alone: int = 0
+    conversation: int = 0  # of left_alone: rows made in conversation (or changed by its trades)
+
+
+@dataclass
+class MergeResult:
+    sections: dict[str, SectionResult] = field(default_factory=dict)
+    # (symbol, name, shares in the file, shares after recorded trades, whether the file won)
+    share_conflicts: list[tuple[str, str, float, float, bool]] = field(default_factory=list)
+
+
+def _db_row(section: str, item) -> dict:
+    row = dict(item.__dict__)
+    row.pop("id", None)
+    if section == "signals":
+        row["components"] = json.dumps(row["components"], ensure_ascii=False)
+    elif section == "reports":
+        row["symbols"] = json.dumps(list(row["symbols"]), ensure_ascii=False)
+    elif section == "notes":
+        row.pop("inject_count", None)
+        row.pop("deleted_at", None)
+    return row
+
+
+def _protected(section: str, stored: dict) -> bool:
+    if section == "notes":
+        return stored["source"] in CONVERSATION_SOURCES or stored["deleted_at"] is not None
+    if section == "decisions":
+        return stored["source"] in CONVERSATION_SOURCES
+    return False
+
+
+def _merge_rows(db: Database, spec: _Spec, items: list) -> SectionResult:
+    """Multiset matching: the n-th file row with a key pairs with the n-th stored row with
+    it, so importing the same file twice (or an export) adds nothing."""
+    stored = _rows(db, f"select * from {spec.table} {spec.where} order by id")
+    by_key: dict[tuple, deque] = defaultdict(deque)
+    for row in stored:
+        by_key[tuple(row[k] for k in spec.key)].append(row)
+    result = SectionResult(conversation=sum(_protected(spec.section, r) for r in stored))
+    for item in items:
+        row = _db_row(spec.section, item)
+        matches = by_key.get(tuple(row[k] for k in spec.key))
+        if not matches:
+            db[spec.table].insert(row)
+            result.added += 1
+            continue
+        current = matches.popleft()
+        changes = {k: row[k] for k in spec.values if row[k] != current[k]}
+        if changes and not _protected(spec.section, current):
+            db[spec.table].update(current["id"], changes)
+            result.updated += 1
+    result.left_alone = len(stored) - result.updated
+    return result
+
+
+def _last_conversation_trades(db: Database) -> dict[str, str]:
+    marks = ",".join("?" * len(CONVERSATION_SOURCES))
+    return {r["symbol"]: r["last"] for r in _rows(
+        db, f"select symbol, max(decided_at) as last from decisions where source in ({marks}) group by symbol",
+        CONVERSATION_SOURCES)}
+
+
+def _merge_holdings(db: Database, items: list[Holding], conflicts: list) -> SectionResult:
+    stored = {r["symbol"]: r for r in _rows(db, "select * from holdings")}
+    traded = _last_conversation_trades(db)
+    result = SectionResult(conversation=sum(symbol in traded for symbol in stored))
+    table = db["holdings"]
+    for holding in items:
+        row = _db_row("holdings", holding)
+        if row["updated_at"] is None:  # a file without dates does not erase the stored one
+            del row["updated_at"]
+        row["short_names"] = json.dumps(list(holding.short_names), ensure_ascii=False)
+        current = stored.get(holding.symbol)
+        last_trade = traded.get(holding.symbol)
+        if last_trade is not None:
+            after_trades = current["shares"] if current else 0.0
+            file_wins = holding.updated_at is not None and holding.updated_at > last_trade
+            if after_trades != holding.shares:
+                conflicts.append((holding.symbol, holding.name, holding.shares, after_trades, file_wins))
+            if not file_wins:
+                if current is None:  # sold out in conversation: stays sold
+                    continue
+                # the trades' shares, cost and date stand; names and role follow the file
+                row.update(shares=current["shares"], cost=current["cost"])
+                row.pop("updated_at", None)
+        if current is None:
+            table.insert(row)
+            result.added += 1
+            continue
+        changes = {k: v for k, v in row.items() if v != current[k]}
+        if changes:
+            table.update(holding.symbol, changes)
+            result.updated += 1
+    result.left_alone = len(stored) - result.updated
+    return result
+
+
+def _merge_persona(db: Database, persona: dict[str, str]) -> SectionResult:
+    stored = {r["key"]: r["value"] for r in _rows(db, "select key, value from persona")}
+    result = SectionResult()
+    for key, value in persona.items():
+        if key not in stored:
+            db["persona"].insert({"key": key, "value": value})
+            result.added += 1
+        elif stored[key] != value:
+            db["persona"].update(key, {"value": value})
+            result.updated += 1
+    result.left_alone = len(stored) - result.updated
+    return result
+
+
+def merge_document(db: Database, data: DomainData) -> MergeResult:
+    """One transaction: a failure part-way leaves the data set as it was."""
+    merged = MergeResult()
+    with write_transaction(db):
+        merged.sections["holdings"] = _merge_holdings(db, data.holdings, merged.share_conflicts)
+        for spec in SPECS:
+            merged.sections[spec.section] = _merge_rows(db, spec, getattr(data, spec.section))
+        merged.sections["persona"] = _merge_persona(db, data.persona)
+    return merged
