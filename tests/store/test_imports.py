@@ -1,0 +1,135 @@
+"""Merging an import into the data set by natural key (store/imports.py), on a real SQLite
+file: what is added, updated and left alone, and what a merge never touches."""
+
+from __future__ import annotations
+
+import copy
+import json
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from pixiu_cli.dataset import SHANGHAI, parse_document, to_document
+from pixiu_cli.store.database import open_database
+from pixiu_cli.store.domain import DomainStore, MemoryStore, PortfolioStore
+from pixiu_cli.store.imports import merge_document
+
+NOW = datetime(2026, 11, 27, 10, 0, tzinfo=SHANGHAI)
+FIXTURE = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.json").read_text())
+
+
+@pytest.fixture
+def db(tmp_path):
+    db = open_database(tmp_path / "pixiu.db")
+    yield db
+    db.close()
+
+
+def merge(db, doc):
+    return merge_document(db, parse_document(doc, NOW))
+
+
+def counts(result) -> dict[str, tuple[int, int, int]]:
+    return {name: (r.added, r.updated, r.left_alone) for name, r in result.sections.items()}
+
+
+def test_the_same_file_twice_adds_nothing_and_an_export_merges_back_unchanged(db):
+    first = merge(db, FIXTURE)
+    assert counts(first)["news"] == (3, 0, 0) and counts(first)["persona"] == (3, 0, 0)
+    exported = to_document(DomainStore(db).export())
+    second = merge(db, FIXTURE)
+    assert all(r.added == 0 and r.updated == 0 for r in second.sections.values()), counts(second)
+    assert counts(second)["notes"] == (0, 0, 4) and counts(second)["holdings"] == (0, 0, 3)
+    assert to_document(DomainStore(db).export()) == exported
+    merge(db, exported)
+    assert to_document(DomainStore(db).export()) == exported
+
+
+def test_changed_rows_are_updated_new_ones_added_and_absent_ones_left_alone(db):
+    merge(db, FIXTURE)
+    doc = copy.deepcopy(FIXTURE)
+    doc["profiles"][0]["conclusion"] = "改了结论"
+    doc["news"].append({"symbol": "600519", "title": "新的一条", "days_ago": 0})
+    doc["persona"] = {"风险偏好": "激进"}
+    doc["holdings"] = [dict(doc["holdings"][0], role="satellite")]
+    doc["notes"] = [dict(doc["notes"][1], symbol="600519")]  # same kind+text: the same note
+    result = merge(db, doc)
+    c = counts(result)
+    assert c["profiles"] == (0, 1, 2) and c["news"] == (1, 0, 3) and c["persona"] == (0, 1, 2)
+    assert c["holdings"] == (0, 1, 2) and c["notes"] == (0, 1, 3)
+    domain = DomainStore(db)
+    assert domain.latest_profile("600519").conclusion == "改了结论"
+    assert domain.persona() == {"风险偏好": "激进", "投资期限": "三年以上", "风格": "价值为主，少量成长"}
+    assert [h.symbol for h in domain.holdings()] == ["002415", "300750", "600519"]  # none deleted
+    assert domain.holding("600519").role == "satellite"
+    assert db.execute("select symbol from memory_events where text = '我以后不再追涨杀跌'").fetchall() == [("600519",)]
+
+
+def test_notes_and_decisions_made_in_conversation_are_never_touched(db):
+    merge(db, FIXTURE)
+    memory = MemoryStore(db)
+    said, _ = memory.add_note(note_kind="plan", text="茅台跌破1500元加仓", symbol=None, source="model",
+                              at="2026-11-27T10:00:00+08:00")
+    gone, _ = memory.add_note(note_kind="view", text="白酒股不碰了", symbol=None, source="import",
+                              at="2026-11-27T10:00:00+08:00")
+    memory.forget(gone.id, "2026-11-27T10:01:00+08:00")
+    PortfolioStore(db).record_trade(symbol="002415", side="buy", price=30, quantity=200, reason="对话里说的",
+                                    name="海康威视", at="2026-11-27T10:02:00+08:00", source="model")
+    doc = copy.deepcopy(FIXTURE)
+    # the file names the conversation's note and trade (as an old export would), with other details
+    doc["notes"] += [{"kind": "plan", "symbol": "600519", "text": "茅台跌破1500元加仓", "created_at": "2026-01-01"},
+                     {"kind": "view", "text": "白酒股不碰了", "created_at": "2026-01-01"}]
+    doc["decisions"].append({"symbol": "002415", "side": "buy", "price": 30, "quantity": 200, "reason": "改写",
+                             "decided_at": "2026-11-27T10:02:00+08:00", "source": "import"})
+    result = merge(db, doc)
+    assert counts(result)["notes"] == (0, 0, 6) and result.sections["notes"].conversation == 2
+    assert counts(result)["decisions"] == (0, 0, 3) and result.sections["decisions"].conversation == 1
+    kept = memory.get(said.id)
+    assert (kept.symbol, kept.created_at, kept.source) == (None, "2026-11-27T10:00:00+08:00", "model")
+    assert memory.get(gone.id) is None  # a forgotten note stays forgotten
+    assert db.execute("select reason, source from decisions where symbol = '002415'").fetchall() == [
+        ("对话里说的", "model")]
+
+
+def test_a_holding_changed_by_a_recorded_trade_keeps_the_trade_and_says_so(db):
+    merge(db, FIXTURE)
+    PortfolioStore(db).record_trade(symbol="002415", side="buy", price=30, quantity=200, reason=None,
+                                    name="海康威视", at="2026-11-27T10:02:00+08:00", source="model")
+    PortfolioStore(db).record_trade(symbol="300750", side="sell", price=200, quantity=300, reason=None,
+                                    name="宁德时代", at="2026-11-27T10:03:00+08:00", source="model")
+    result = merge(db, FIXTURE)
+    assert result.share_conflicts == [("002415", "海康威视", 2000.0, 2200.0, False),
+                                      ("300750", "宁德时代", 300.0, 0.0, False)]
+    domain = DomainStore(db)
+    hik = domain.holding("002415")
+    assert (hik.shares, hik.cost) == (2200.0, pytest.approx(31.0909, abs=1e-4))
+    assert domain.holding("300750") is None  # sold out in conversation: not brought back
+    # a file dated after the last trade is newer information: it wins, and the difference is still said
+    doc = copy.deepcopy(FIXTURE)
+    doc["holdings"][1].update(shares=2500, cost=30.5, updated_at="2026-11-27T15:00:00+08:00")
+    result = merge(db, doc)
+    assert ("002415", "海康威视", 2500.0, 2200.0, True) in result.share_conflicts
+    assert (domain.holding("002415").shares, domain.holding("002415").cost) == (2500.0, 30.5)
+
+
+def test_a_file_that_agrees_with_the_trades_raises_no_warning(db):
+    merge(db, FIXTURE)
+    PortfolioStore(db).record_trade(symbol="002415", side="buy", price=30, quantity=200, reason=None,
+                                    name="海康威视", at="2026-11-27T10:02:00+08:00", source="model")
+    doc = copy.deepcopy(FIXTURE)
+    doc["holdings"][1].update(shares=2200, short_names=["海康", "海康威"])
+    result = merge(db, doc)
+    assert result.share_conflicts == []
+    assert DomainStore(db).holding("002415").short_names == ("海康", "海康威")
+
+
+def test_a_failing_merge_changes_nothing(db):
+    merge(db, FIXTURE)
+    before = to_document(DomainStore(db).export())
+    data = parse_document(dict(FIXTURE, news=[{"title": "x", "published_at": "2026-11-01"}]), NOW)
+    db.execute("create trigger no_news before insert on news begin select raise(abort, 'boom'); end")
+    with pytest.raises(Exception, match="boom"):
+        merge_document(db, data)
+    db.execute("drop trigger no_news")
+    assert to_document(DomainStore(db).export()) == before
