@@ -20,7 +20,7 @@ def pixiu(env, *args, input_text=None):
 def test_import_then_export_round_trip(offline_env, tmp_path):
     done = pixiu(offline_env, "import", str(FIXTURE))
     assert done.returncode == 0, done.stderr
-    assert "holdings 3" in done.stdout
+    assert "持仓（holdings）：新增 3，更新 0，保留不动 0" in done.stdout.splitlines()
     exported = json.loads(pixiu(offline_env, "export").stdout)
     assert [h["symbol"] for h in exported["holdings"]] == ["600519", "002415", "300750"]
     assert len(exported["notes"]) == 4 and exported["persona"]["风险偏好"] == "稳健"
