@@ -49,7 +49,8 @@ from pixiu_cli.repl.commands import CommandError, ParsedCommand, parse_command, 
 from pixiu_cli.repl.state import ExitRepl, ReplState
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.domain import DomainData, DomainStore
+from pixiu_cli.store.imports import merge_document
 from tests.conftest import PIXIU_BIN, PLANTED_KEY, clean_env
 from tests.repl.test_repl_pty import PROMPT, say, spawn
 
@@ -452,6 +453,22 @@ def test_an_accepted_document_is_stored_and_exported_verbatim(domain_db, doc):
     store.replace_all(data)
     assert canonical(to_document(store.export())) == canonical(to_document(data))
     assert domain_db.execute("pragma integrity_check").fetchone()[0] == "ok"
+
+
+@settings(SILENT, max_examples=80)
+@given(valid_documents)
+def test_merging_a_document_again_or_its_export_changes_nothing(domain_db, doc):
+    data = parse_document(doc, NOW)
+    store = DomainStore(domain_db)
+    store.replace_all(DomainData())
+    first = merge_document(domain_db, data)
+    assert {name: r.added for name, r in first.sections.items()} == {
+        name: len(data.persona if name == "persona" else getattr(data, name)) for name in SECTIONS}
+    exported = to_document(store.export())
+    for again in (data, parse_document(json.loads(json.dumps(exported, allow_nan=False)), NOW)):
+        result = merge_document(domain_db, again)
+        assert all(r.added == r.updated == 0 for r in result.sections.values()), result
+        assert to_document(store.export()) == exported
 
 
 def test_import_error_with_hostile_keys_is_one_line(offline_env, tmp_path):
