@@ -121,6 +121,11 @@ class DomainData:
     persona: dict[str, str] = field(default_factory=dict)
 
 
+# Where a note or a decision came from when it was made in conversation (/remember, tools):
+# imports never change or drop these.
+CONVERSATION_SOURCES = ("user", "model")
+
+
 def iso(moment: datetime) -> str:
     return moment.isoformat(timespec="seconds")
 
@@ -290,7 +295,8 @@ class DomainStore:
 
     def replace_all(self, data: DomainData, keep_own_notes: bool = False) -> None:
         """Import: one transaction, so a failure leaves the previous data untouched.
-        `keep_own_notes` keeps notes the user or the model made in conversation (demo refresh)."""
+        `keep_own_notes` keeps what was said in conversation (the demo's refresh on every
+        start): notes and recorded trades, the trades applied again to the new holdings."""
         def plain(items, drop_id=True):
             out = []
             for item in items:
@@ -300,13 +306,17 @@ class DomainStore:
                 out.append(row)
             return out
 
+        own = f"coalesce(source, '') in ({', '.join(repr(s) for s in CONVERSATION_SOURCES)})"
         with write_transaction(self.db):
-            for table in ("holdings", "profiles", "news", "signals", "reports", "decisions", "alerts", "persona"):
+            trades = _rows(self.db, f"select * from decisions where {own} order by decided_at, id") \
+                if keep_own_notes else []
+            for table in ("holdings", "profiles", "news", "signals", "reports", "alerts", "persona"):
                 self.db.execute(f"delete from {table}")
             if keep_own_notes:
-                self.db.execute("delete from memory_events where kind = 'user_note' "
-                                "and coalesce(source, '') not in ('user', 'model')")
+                self.db.execute(f"delete from decisions where not {own}")
+                self.db.execute(f"delete from memory_events where kind = 'user_note' and not {own}")
             else:
+                self.db.execute("delete from decisions")
                 self.db.execute("delete from memory_events where kind = 'user_note'")
             rows = plain(data.holdings)
             for row in rows:
@@ -326,9 +336,34 @@ class DomainStore:
             self.db["alerts"].insert_all(plain(data.alerts))
             self.db["memory_events"].insert_all(plain(data.notes))
             self.db["persona"].insert_all([{"key": k, "value": v} for k, v in data.persona.items()])
+            for trade in trades:
+                _replay_trade(self.db, trade)
 
     def is_empty(self) -> bool:
         return self.db.execute("select count(*) from holdings").fetchone()[0] == 0
+
+
+def _replay_trade(db: Database, trade: dict) -> None:
+    """Apply a trade recorded in conversation to freshly imported holdings, as record_trade
+    did when it was recorded; a sell the new holdings cannot cover is left as history."""
+    rows = _rows(db, "select * from holdings where symbol = ?", [trade["symbol"]])
+    held = rows[0] if rows else None
+    symbol, quantity, price, at = trade["symbol"], trade["quantity"], trade["price"], trade["decided_at"]
+    if trade["side"] == "sell":
+        if held is None or held["shares"] < quantity:
+            return
+        if held["shares"] == quantity:
+            db.execute("delete from holdings where symbol = ?", [symbol])
+        else:
+            db["holdings"].update(symbol, {"shares": held["shares"] - quantity, "updated_at": at})
+    elif held is None:
+        named = _rows(db, "select name from securities where symbol = ?", [symbol])
+        db["holdings"].insert({"symbol": symbol, "name": named[0]["name"] if named else symbol, "short_names": "[]",
+                               "shares": quantity, "cost": price, "role": "satellite", "updated_at": at})
+    else:
+        shares = held["shares"] + quantity
+        cost = (held["shares"] * held["cost"] + quantity * price) / shares
+        db["holdings"].update(symbol, {"shares": shares, "cost": round(cost, 4), "updated_at": at})
 
 
 # --- the memory write path (kept in this module: SQL lives in the store) -------------------

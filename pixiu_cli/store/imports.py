@@ -17,10 +17,7 @@ from dataclasses import dataclass, field
 from sqlite_utils import Database
 
 from pixiu_cli.store.database import write_transaction
-from pixiu_cli.store.domain import DomainData, Holding, _rows
-
-# Where a note or a decision came from when it was made in conversation (/remember, tools).
-CONVERSATION_SOURCES = ("user", "model")
+from pixiu_cli.store.domain import CONVERSATION_SOURCES, DomainData, Holding, _rows
 
 
 @dataclass(frozen=True)

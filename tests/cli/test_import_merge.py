@@ -178,3 +178,17 @@ def test_export_never_writes_nan_or_infinity_and_always_reimports(offline_env, p
     fresh = dict(offline_env, PIXIU_HOME=str(tmp_path / "fresh-home"))
     ok(fresh, "import", str(out))
     assert strict_json(ok(fresh, "export").stdout) == doc
+
+
+def test_demo_refresh_keeps_trades_made_in_conversation(offline_env, pixiu_home):
+    """The demo is re-imported on every start (its dates are relative): a trade recorded in
+    conversation must survive it, and keep its effect on the holding."""
+    assert "持仓 3200 股" in ok(offline_env, "ask", "--demo", "今天以 30 元买入海康威视 200 股").stdout
+    ok(offline_env, "ask", "--demo", "今天的新闻有哪些")  # a new process: the demo is refreshed
+    conn = sqlite3.connect(pixiu_home / "demo.db")
+    assert conn.execute("select shares, round(cost, 2) from holdings where symbol = '002415'").fetchone() == (
+        3200.0, 33.56)
+    assert conn.execute("select side, price, quantity from decisions where source = 'model'").fetchall() == [
+        ("buy", 30.0, 200.0)]
+    conn.close()
+    assert "持仓 3300 股" in ok(offline_env, "ask", "--demo", "今天以 30 元买入海康威视 100 股").stdout
