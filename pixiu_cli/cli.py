@@ -237,11 +237,11 @@ def _merge_lines(result) -> tuple[list[str], list[str]]:
             line += f"（其中对话中记下的 {r.conversation} 条，合并导入从不改动）"
         lines.append(line)
     warnings = []
-    for symbol, name, in_file, after, file_wins in result.share_conflicts:
-        outcome = (f"文件的 updated_at 晚于最近一次交易，已按文件改为 {in_file:g} 股" if file_wins
-                   else f"已保留 {after:g} 股（以文件为准请在文件中写上更晚的 updated_at，或用 --replace）")
-        warnings.append(f"持仓 {symbol} {name}：导入文件为 {in_file:g} 股，对话中记录的交易之后为 {after:g} 股；"
-                        f"{outcome}")
+    for c in result.share_conflicts:
+        outcome = (f"文件的 updated_at 晚于最近一次交易，已按文件改为 {c.in_file:g} 股" if c.file_wins
+                   else f"已保留 {c.after_trades:g} 股（以文件为准请在文件中写上更晚的 updated_at，或用 --replace）")
+        warnings.append(f"持仓 {c.symbol} {c.name}：导入文件为 {c.in_file:g} 股，"
+                        f"对话中记录的交易之后为 {c.after_trades:g} 股；{outcome}")
     return lines, warnings
 
 

@@ -50,11 +50,20 @@ class SectionResult:
     conversation: int = 0  # of left_alone: rows made in conversation (or changed by its trades)
 
 
+@dataclass(frozen=True)
+class ShareConflict:
+    """A holding whose shares in the file differ from what trades recorded in conversation left."""
+    symbol: str
+    name: str
+    in_file: float
+    after_trades: float
+    file_wins: bool  # the file's updated_at is after the last of those trades
+
+
 @dataclass
 class MergeResult:
     sections: dict[str, SectionResult] = field(default_factory=dict)
-    # (symbol, name, shares in the file, shares after recorded trades, whether the file won)
-    share_conflicts: list[tuple[str, str, float, float, bool]] = field(default_factory=list)
+    share_conflicts: list[ShareConflict] = field(default_factory=list)
 
 
 def _db_row(section: str, item) -> dict:
@@ -109,7 +118,7 @@ def _last_conversation_trades(db: Database) -> dict[str, str]:
         CONVERSATION_SOURCES)}
 
 
-def _merge_holdings(db: Database, items: list[Holding], conflicts: list) -> SectionResult:
+def _merge_holdings(db: Database, items: list[Holding], conflicts: list[ShareConflict]) -> SectionResult:
     stored = {r["symbol"]: r for r in _rows(db, "select * from holdings")}
     traded = _last_conversation_trades(db)
     result = SectionResult(conversation=sum(symbol in traded for symbol in stored))
@@ -125,7 +134,7 @@ def _merge_holdings(db: Database, items: list[Holding], conflicts: list) -> Sect
             after_trades = current["shares"] if current else 0.0
             file_wins = holding.updated_at is not None and holding.updated_at > last_trade
             if after_trades != holding.shares:
-                conflicts.append((holding.symbol, holding.name, holding.shares, after_trades, file_wins))
+                conflicts.append(ShareConflict(holding.symbol, holding.name, holding.shares, after_trades, file_wins))
             if not file_wins:
                 if current is None:  # sold out in conversation: stays sold
                     continue

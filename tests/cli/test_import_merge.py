@@ -53,6 +53,20 @@ def test_reimport_keeps_what_was_said_in_conversation(offline_env, pixiu_home):
     assert len(warnings) == 1 and "002415" in warnings[0] and "2000 股" in warnings[0] and "2200 股" in warnings[0]
 
 
+def test_a_file_dated_after_the_trade_wins_and_says_so(offline_env, pixiu_home, tmp_path):
+    ok(offline_env, "import", str(FIXTURE))
+    ok(offline_env, "ask", "今天以 30 元买入海康威视 200 股")
+    doc = json.loads(FIXTURE.read_text())
+    doc["holdings"][1].update(shares=2500, cost=30.8, updated_at="2099-01-02T15:00:00+08:00")
+    path = tmp_path / "broker.json"
+    path.write_text(json.dumps(doc, ensure_ascii=False))
+    done = ok(offline_env, "import", str(path))
+    assert done.stderr == ("注意：持仓 002415 海康威视：导入文件为 2500 股，对话中记录的交易之后为 2200 股；"
+                           "文件的 updated_at 晚于最近一次交易，已按文件改为 2500 股\n")
+    assert "持仓（holdings）：新增 0，更新 1，保留不动 2（其中 1 只被对话中记录的交易改动过）" in done.stdout
+    assert query(pixiu_home, "select shares, cost from holdings where symbol = '002415'") == [(2500.0, 30.8)]
+
+
 def test_replace_backs_up_first_and_restore_brings_it_back(offline_env, pixiu_home):
     ok(offline_env, "import", str(FIXTURE))
     ok(offline_env, "ask", "茅台跌破1500元加仓")

@@ -13,7 +13,7 @@ import pytest
 from pixiu_cli.dataset import SHANGHAI, parse_document, to_document
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.domain import DomainStore, MemoryStore, PortfolioStore
-from pixiu_cli.store.imports import merge_document
+from pixiu_cli.store.imports import ShareConflict, merge_document
 
 NOW = datetime(2026, 11, 27, 10, 0, tzinfo=SHANGHAI)
 FIXTURE = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.json").read_text())
@@ -99,8 +99,8 @@ def test_a_holding_changed_by_a_recorded_trade_keeps_the_trade_and_says_so(db):
     PortfolioStore(db).record_trade(symbol="300750", side="sell", price=200, quantity=300, reason=None,
                                     name="宁德时代", at="2026-11-27T10:03:00+08:00", source="model")
     result = merge(db, FIXTURE)
-    assert result.share_conflicts == [("002415", "海康威视", 2000.0, 2200.0, False),
-                                      ("300750", "宁德时代", 300.0, 0.0, False)]
+    assert result.share_conflicts == [ShareConflict("002415", "海康威视", 2000.0, 2200.0, False),
+                                      ShareConflict("300750", "宁德时代", 300.0, 0.0, False)]
     domain = DomainStore(db)
     hik = domain.holding("002415")
     assert (hik.shares, hik.cost) == (2200.0, pytest.approx(31.0909, abs=1e-4))
@@ -109,7 +109,7 @@ def test_a_holding_changed_by_a_recorded_trade_keeps_the_trade_and_says_so(db):
     doc = copy.deepcopy(FIXTURE)
     doc["holdings"][1].update(shares=2500, cost=30.5, updated_at="2026-11-27T15:00:00+08:00")
     result = merge(db, doc)
-    assert ("002415", "海康威视", 2500.0, 2200.0, True) in result.share_conflicts
+    assert ShareConflict("002415", "海康威视", 2500.0, 2200.0, True) in result.share_conflicts
     assert (domain.holding("002415").shares, domain.holding("002415").cost) == (2500.0, 30.5)
 
 
