@@ -206,3 +206,17 @@ def test_demo_refresh_keeps_trades_made_in_conversation(offline_env, pixiu_home)
         ("buy", 30.0, 200.0)]
     conn.close()
     assert "持仓 3300 股" in ok(offline_env, "ask", "--demo", "今天以 30 元买入海康威视 100 股").stdout
+
+
+def test_replace_without_a_backup_replaces_nothing(offline_env, pixiu_home, tmp_path):
+    ok(offline_env, "import", str(FIXTURE))
+    ok(offline_env, "ask", "茅台跌破1500元加仓")
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"holdings": [')
+    done = pixiu(offline_env, "import", "--replace", str(broken))
+    assert done.returncode == 1 and "未做任何修改" in done.stderr and len(done.stderr.splitlines()) == 1
+    assert not (pixiu_home / "backups").exists()  # a bad file is refused before anything else
+    (pixiu_home / "backups").write_text("not a directory")
+    done = pixiu(offline_env, "import", "--replace", str(FIXTURE))
+    assert done.returncode == 1 and done.stderr.startswith("错误：无法写入备份到 ") and len(done.stderr.splitlines()) == 1
+    assert query(pixiu_home, "select count(*) from memory_events where text = '茅台跌破1500元加仓'") == [(1,)]
