@@ -95,19 +95,20 @@ def _merge_rows(db: Database, spec: _Spec, items: list) -> SectionResult:
     for row in stored:
         by_key[tuple(row[k] for k in spec.key)].append(row)
     result = SectionResult(conversation=sum(_protected(spec.section, r) for r in stored))
+    added = []
     for item in items:
         row = _db_row(spec.section, item)
         matches = by_key.get(tuple(row[k] for k in spec.key))
         if not matches:
-            db[spec.table].insert(row)
-            result.added += 1
+            added.append(row)
             continue
         current = matches.popleft()
         changes = {k: row[k] for k in spec.values if row[k] != current[k]}
         if changes and not _protected(spec.section, current):
             db[spec.table].update(current["id"], changes)
             result.updated += 1
-    result.left_alone = len(stored) - result.updated
+    db[spec.table].insert_all(added)  # in file order, one statement per batch
+    result.added, result.left_alone = len(added), len(stored) - result.updated
     return result
 
 
@@ -122,7 +123,7 @@ def _merge_holdings(db: Database, items: list[Holding], conflicts: list[ShareCon
     stored = {r["symbol"]: r for r in _rows(db, "select * from holdings")}
     traded = _last_conversation_trades(db)
     result = SectionResult(conversation=sum(symbol in traded for symbol in stored))
-    table = db["holdings"]
+    table, added = db["holdings"], []
     for holding in items:
         row = _db_row("holdings", holding)
         if row["updated_at"] is None:  # a file without dates does not erase the stored one
@@ -142,14 +143,14 @@ def _merge_holdings(db: Database, items: list[Holding], conflicts: list[ShareCon
                 row.update(shares=current["shares"], cost=current["cost"])
                 row.pop("updated_at", None)
         if current is None:
-            table.insert(row)
-            result.added += 1
+            added.append(row)
             continue
         changes = {k: v for k, v in row.items() if v != current[k]}
         if changes:
             table.update(holding.symbol, changes)
             result.updated += 1
-    result.left_alone = len(stored) - result.updated
+    table.insert_all(added)
+    result.added, result.left_alone = len(added), len(stored) - result.updated
     return result
 
 
