@@ -77,6 +77,8 @@ class _Row:
         value = self.raw.get(name)
         if value is None and not required:
             return None
+        if value is None:
+            raise DatasetError(f"{self.where(name)}：缺少必填字段")
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not _finite(value):
             raise DatasetError(f"{self.where(name)}：应为数字，而不是 {_short(value)}")
         if positive and value <= 0:
@@ -300,18 +302,21 @@ def export_document(data: DomainData, now: datetime) -> tuple[dict, list[str]]:
             continue
         kept, seen = [], set()
         for i, row in enumerate(rows):
-            replaced = []
+            replaced: list[str] = []
             clean = {k: v for k, v in _finite_copy(row, f"{section}[{i}]", replaced).items() if v is not None}
-            notes += [f"{where} 不是有限数字，导出为 null" for where in replaced]
+            label = f"未导出 {section}[{i}]" + (f"（{row['symbol']}）" if isinstance(row.get("symbol"), str) else "")
             try:
                 parsed = parse_document({section: [clean]}, now)
             except DatasetError as exc:
-                notes.append(f"未导出 {section}[{i}]：{exc}")
+                reason = "、".join(replaced) + " 不是有限数字" if replaced else \
+                    str(exc).removeprefix(f"{section}[0].")
+                notes.append(f"{label}：{reason}")
                 continue
+            notes += [f"{where} 不是有限数字，导出为 null" for where in replaced]
             if section == "holdings":
                 symbol = parsed.holdings[0].symbol
                 if symbol in seen:
-                    notes.append(f"未导出 {section}[{i}]：代码 {symbol} 与前面的持仓重复")
+                    notes.append(f"{label}：代码 {symbol} 与前面的持仓重复")
                     continue
                 seen.add(symbol)
                 clean["symbol"] = symbol
