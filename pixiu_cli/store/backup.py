@@ -81,6 +81,7 @@ def restore_database(db: Database, source: Path) -> None:
     date: a backup from an older pixiu gets the migrations it lacks."""
     check_pixiu_database(source)
     try:
+        before = _versions(db)
         src = sqlite3.connect(f"{source.resolve().as_uri()}?mode=ro", uri=True)
         try:
             src.backup(db.conn)
@@ -88,5 +89,23 @@ def restore_database(db: Database, source: Path) -> None:
             src.close()
         db.execute("PRAGMA journal_mode = WAL")
         migrations.apply(db)
+        _move_versions_past(db, before)
     except sqlite3.Error as exc:
         raise StoreError(f"恢复失败：{exc}") from None
+
+
+_VERSION_TABLES = ("portfolio_version", "securities_version")
+
+
+def _versions(db: Database) -> dict[str, int]:
+    tables = set(db.table_names())
+    return {t: db.execute(f"select version from {t} where id = 1").fetchone()[0]
+            for t in _VERSION_TABLES if t in tables}
+
+
+def _move_versions_past(db: Database, before: dict[str, int]) -> None:
+    """Processes that keep what they read until a version counter moves (the context
+    engine's holdings, the name matcher) must see the restored data as new, even when the
+    backup's counter happens to equal the one they saw."""
+    for table, version in _versions(db).items():
+        db.execute(f"update {table} set version = ? where id = 1", [max(version, before.get(table, 0)) + 1])

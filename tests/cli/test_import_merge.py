@@ -220,3 +220,24 @@ def test_replace_without_a_backup_replaces_nothing(offline_env, pixiu_home, tmp_
     done = pixiu(offline_env, "import", "--replace", str(FIXTURE))
     assert done.returncode == 1 and done.stderr.startswith("错误：无法写入备份到 ") and len(done.stderr.splitlines()) == 1
     assert query(pixiu_home, "select count(*) from memory_events where text = '茅台跌破1500元加仓'") == [(1,)]
+
+
+def test_a_process_that_cached_the_holdings_sees_the_restored_ones(offline_env, pixiu_home):
+    from pixiu_cli.store.database import open_database
+    from pixiu_cli.store.domain import DomainStore
+
+    ok(offline_env, "import", str(FIXTURE))
+    ok(offline_env, "backup")
+    [saved] = (pixiu_home / "backups").glob("pixiu-*.db")
+    db = open_database(pixiu_home / "pixiu.db")  # a REPL's connection, kept open throughout
+    domain = DomainStore(db)
+    db.execute("delete from holdings where symbol = '300750'")
+    assert len(domain.holdings()) == 2  # read, and kept while the version counter stands still
+    version = db.execute("select version from portfolio_version").fetchone()[0]
+    other = sqlite3.connect(saved)  # a backup from another history whose counter is the same
+    other.execute("update portfolio_version set version = ?", [version])
+    other.commit()
+    other.close()
+    ok(offline_env, "restore", str(saved))
+    assert [h.symbol for h in domain.holdings()] == ["600519", "002415", "300750"]
+    db.close()
