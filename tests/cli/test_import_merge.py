@@ -241,3 +241,18 @@ def test_a_process_that_cached_the_holdings_sees_the_restored_ones(offline_env, 
     ok(offline_env, "restore", str(saved))
     assert [h.symbol for h in domain.holdings()] == ["600519", "002415", "300750"]
     db.close()
+
+
+def test_imports_while_trades_are_recorded_lose_nothing(offline_env, pixiu_home):
+    """Real processes: each round starts an import and a trade in conversation at once; the
+    write lock orders them, and whichever goes first, the trade and its holding survive."""
+    ok(offline_env, "import", str(FIXTURE))
+    for round_ in range(1, 4):
+        importer = subprocess.Popen([PIXIU_BIN, "import", str(FIXTURE)], env=offline_env,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        trade = ok(offline_env, "ask", "今天以 30 元买入海康威视 100 股")
+        out, err = importer.communicate(timeout=60)
+        assert importer.returncode == 0, err
+        assert f"持仓 {2000 + 100 * round_} 股" in trade.stdout
+        assert query(pixiu_home, "select count(*) from decisions where source = 'model'") == [(round_,)]
+        assert query(pixiu_home, "select shares from holdings where symbol = '002415'") == [(2000.0 + 100 * round_,)]
