@@ -5,7 +5,7 @@ shares since the holding was recorded and counting the cash dividends paid out m
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from pixiu_cli.market.calendar import TradingCalendar
@@ -61,7 +61,9 @@ def shares_after_actions(shares: float, since: str, until: str,
 
 def _value(h: Holding, close: tuple[str, float], actions: Sequence[CorporateAction]) -> HoldingValue:
     as_of, price = close
-    since = (h.updated_at or "")[:10]
+    # The recorded share count is as of the holding's last update; with no date it is
+    # taken to be current, so no later bonus shares are assumed.
+    since = h.updated_at[:10] if h.updated_at else as_of
     shares, cash = shares_after_actions(h.shares, since, as_of, actions)
     basis = h.shares * h.cost
     value = shares * price
@@ -80,10 +82,12 @@ def value_portfolio(market: MarketStore, holdings: Sequence[Holding], now: datet
     calendar = TradingCalendar(market)
     values = [_value(h, closes[h.symbol], actions[h.symbol]) for h in holdings if h.symbol in closes]
     total = sum(v.market_value for v in values)
+    stale: dict[str, int | None] = {}  # holdings mostly share their last bar's date
     weighted = {}
     for v in values:
-        weighted[v.symbol] = HoldingValue(**{**v.__dict__, "weight": v.market_value / total if total else 0.0,
-                                             "stale_days": calendar.stale_days(v.as_of, now)})
+        if v.as_of not in stale:
+            stale[v.as_of] = calendar.stale_days(v.as_of, now)
+        weighted[v.symbol] = replace(v, weight=v.market_value / total if total else 0.0, stale_days=stale[v.as_of])
     ranked = sorted(weighted.values(), key=lambda v: v.weight, reverse=True)
     concentration = Concentration(ranked[0].symbol, ranked[0].weight, sum(v.weight for v in ranked[:3]),
                                   sum(v.weight ** 2 for v in ranked)) if total else None
