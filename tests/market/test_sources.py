@@ -231,3 +231,14 @@ def test_live_baostock_fetches_real_bars(db):
                     since="2016-05-01", now=datetime.now(SHANGHAI))
     assert outcomes[0].error is None
     assert "2016-05-06" in MarketStore(db).bars("000333").dates
+
+
+def test_sync_names_calendar_days_the_source_disagrees_on(db):
+    fake = FakeBaostock()
+    fake.query_trade_dates = lambda start_date, end_date: ResultData(
+        ["calendar_date", "is_trading_day"],
+        [["2026-09-30", "1"], ["2026-10-01", "0"], ["2026-10-05", "1"], ["2026-10-08", "1"], ["2026-10-09", "1"]])
+    notes: list[str] = []
+    sync(MarketStore(db), SecurityMaster(db), BaostockSource(timeout=5, module=fake), [], since="2026-09-30",
+         now=datetime(2026, 10, 9, 16, tzinfo=SHANGHAI), on_calendar=notes.extend)
+    assert notes == ["2026-10-05 来源为交易日，内置日历为休市"]
