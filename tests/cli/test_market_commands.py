@@ -95,3 +95,72 @@ def test_chart_draws_adjusted_close_with_cost_line(offline_env):
     assert done.returncode == 0, done.stderr
     assert "000333 美的集团 · 2024-11-29 至 2025-05-30 · 收盘 79.06 · 成本 60.50" in done.stdout
     assert "MA20" in done.stdout and "MA60" in done.stdout and "\x1b[" not in done.stdout  # piped: no colour
+
+
+FAKE_BAOSTOCK = '''
+"""A stand-in for the baostock package: its functions and ResultData shape, no network."""
+import csv, os
+
+class ResultData:
+    def __init__(self, fields, rows):
+        self.fields, self._rows, self._i, self.error_code, self.error_msg = fields, rows, -1, "0", "success"
+    def next(self):
+        self._i += 1
+        return self._i < len(self._rows)
+    def get_row_data(self):
+        return self._rows[self._i]
+
+class _Login:
+    error_code, error_msg = "0", "success"
+
+def login():
+    return _Login()
+
+def logout():
+    return _Login()
+
+def query_history_k_data_plus(code, fields, start_date, end_date, frequency, adjustflag):
+    assert adjustflag == "3" and frequency == "d"
+    rows = []
+    with open(os.environ["FAKE_BAOSTOCK_CSV"]) as handle:
+        for r in csv.DictReader(handle):
+            if start_date <= r["datetime"] <= end_date:
+                rows.append([r["datetime"], r["open"], r["high"], r["low"], r["close"], r["volume"], "", "1", "0"])
+    return ResultData(fields.split(","), rows)
+
+def query_adjust_factor(code, start_date, end_date):
+    return ResultData(["code", "dividOperateDate", "foreAdjustFactor", "backAdjustFactor", "adjustFactor"], [])
+
+def query_dividend_data(code, year, yearType):
+    rows = [[code, "2016-05-06", "1.2", "", "0.5"]] if year == "2016" else []
+    return ResultData(["code", "dividOperateDate", "dividCashPsBeforeTax", "dividStocksPs", "dividReserveToStockPs"], rows)
+
+def query_trade_dates(start_date, end_date):
+    return ResultData(["calendar_date", "is_trading_day"], [])
+
+def query_stock_basic():
+    return ResultData(["code", "code_name", "ipoDate", "outDate", "type", "status"],
+                      [["sz.000333", "美的集团", "2013-09-18", "", "1", "1"]])
+'''
+
+
+def test_sync_through_the_baostock_extra_end_to_end(offline_env, tmp_path):
+    """The real `pixiu data sync` process with a stand-in baostock package on its path:
+    a first sync from --since, then an incremental one that fetches nothing new."""
+    (tmp_path / "fake" / "baostock").mkdir(parents=True)
+    (tmp_path / "fake" / "baostock" / "__init__.py").write_text(FAKE_BAOSTOCK, encoding="utf-8")
+    env = dict(offline_env, PYTHONPATH=str(tmp_path / "fake"), FAKE_BAOSTOCK_CSV=str(MARKET / "000333.csv"))
+    done = pixiu(env, "data", "sync", "000333", "--since", "2016-01-04")
+    assert done.returncode == 0, done.stderr
+    expected = sum(1 for line in (MARKET / "000333.csv").read_text().splitlines()[1:] if line[:10] >= "2016-01-04")
+    assert f"000333：新增 {expected} 条（2016-01-04 至 2025-05-30）" in done.stdout
+    status = json.loads(pixiu(env, "data", "status", "--json").stdout)[0]
+    assert (status["name"], status["source"], status["rows"], status["last_error"]) == ("美的集团", "baostock", expected, None)
+    actions = json.loads(pixiu(env, "data", "actions", "000333", "--json").stdout)
+    assert [(a["ex_date"], a["cash_per_share"], a["shares_per_share"], a["source"]) for a in actions] == [
+        ("2016-05-06", 1.2, 0.5, "baostock")]
+    bars = json.loads(pixiu(env, "data", "bars", "000333", "--adjust", "qfq", "--from", "2016-05-05",
+                            "--to", "2016-05-06", "--json").stdout)
+    assert bars[0]["close"] == 21.1933  # adjusted with the synced dividend
+    again = pixiu(env, "data", "sync", "000333")
+    assert again.returncode == 0 and "000333：新增 0 条" in again.stdout  # incremental: after 2025-05-30
