@@ -145,9 +145,11 @@ def _row(cells: list[str], m: dict[str, int], line_no: int, lots: bool, tushare:
     date = _date(cells[m["date"]])
     if date is None:
         raise CsvImportError(f"第 {line_no} 行：日期「{cells[m['date']][:20]}」无法识别（应为 YYYY-MM-DD）")
-    o, h, lo, c = (_number(cells[m[f]], name, line_no) for f, name in
-                   (("open", "开盘价"), ("high", "最高价"), ("low", "最低价"), ("close", "收盘价")))
-    if not (lo <= min(o, c) and max(o, c) <= h) or c <= 0:
+    o = _number(cells[m["open"]], "开盘价", line_no)
+    h = _number(cells[m["high"]], "最高价", line_no)
+    lo = _number(cells[m["low"]], "最低价", line_no)
+    c = _number(cells[m["close"]], "收盘价", line_no)
+    if not (lo <= o <= h and lo <= c <= h) or c <= 0:
         raise CsvImportError(f"第 {line_no} 行（{date}）：价格不自洽（最低 {lo} 最高 {h} 开 {o} 收 {c}）")
     volume = _number(cells[m["volume"]], "成交量", line_no) * (100 if lots else 1)
     amount = _number(cells[m["amount"]], "成交额", line_no, allow_empty=True) if "amount" in m else None
@@ -169,7 +171,7 @@ def parse_bars(text: str, volume_unit: str = "auto") -> ParsedBars:
     width = max(mapping.values())
     reader = csv.reader(lines[start + 1:], delimiter=_delimiter(lines[start]))
     for offset, cells in enumerate(reader, start=start + 2):
-        if not cells or not "".join(cells).strip() or cells[0].strip().startswith("数据来源"):
+        if not cells or (not cells[0].strip() and not "".join(cells).strip()) or cells[0].startswith("数据来源"):
             continue
         if shape == "tdx":  # 通达信 pads its columns with spaces
             cells = [c.strip() for c in cells]

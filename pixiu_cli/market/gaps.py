@@ -31,7 +31,8 @@ def suspect_gaps(symbol: str, bars: Sequence[Bar], actions: Sequence[CorporateAc
     explained = {a.ex_date for a in actions}
     out = []
     for prev, bar in zip(bars, bars[1:]):
-        if prev.close <= 0 or bar.date in explained:
+        # a fall within 5% is inside every board's limit: skip the limit lookup
+        if prev.close <= 0 or bar.open >= prev.close * 0.95 or bar.date in explained:
             continue
         limit = daily_limit(symbol, bar.date, bar.is_st or prev.is_st)
         if bar.open / prev.close - 1 < -(limit + TOLERANCE):
