@@ -263,7 +263,9 @@ def watch_list(as_json: JsonOpt = False) -> None:
 
     with _db() as db:
         items = MarketStore(db).watchlist()
-        names = {s: (SecurityMaster(db).get(s).name if SecurityMaster(db).get(s) else None) for s, _ in items}
+        master = SecurityMaster(db)
+        securities = {s: master.get(s) for s, _ in items}
+        names = {s: security.name if security else None for s, security in securities.items()}
     renderer = _cli()._renderer()
     if as_json:
         renderer.raw(json.dumps([{"symbol": s, "name": names[s], "added_at": at} for s, at in items],

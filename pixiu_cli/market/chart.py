@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime
 
 from pixiu_cli.market.data import MarketData
 from pixiu_cli.store.domain import DomainStore
@@ -100,6 +99,5 @@ def render_chart(data: ChartData, *, width: int = 100, height: int = 24, color: 
     return text if color else _ANSI.sub("", text)
 
 
-def build(market: MarketData, domain: DomainStore, symbol: str, days: int, now: datetime | None = None,
-          **style) -> str:
+def build(market: MarketData, domain: DomainStore, symbol: str, days: int, **style) -> str:
     return render_chart(chart_data(market, domain, symbol, days), **style)

@@ -8,7 +8,7 @@ from datetime import datetime
 
 from sqlite_utils import Database
 
-from pixiu_cli.market.adjust import ADJUST_MODES, adjust
+from pixiu_cli.market.adjust import ADJUST_MODES, adjust as adjust_series
 from pixiu_cli.market.calendar import TradingCalendar
 from pixiu_cli.store.market import BarSeries, MarketStore
 from pixiu_cli.store.securities import SecurityMaster
@@ -35,15 +35,15 @@ class MarketData:
         self.store = MarketStore(db)
         self.master = SecurityMaster(db)
 
-    def bars(self, symbol: str, adjust_mode: str = "qfq", start: str | None = None,
+    def bars(self, symbol: str, adjust: str = "qfq", start: str | None = None,
              end: str | None = None) -> BarSeries:
         """Bars in [start, end], adjusted on read. Only the window is read: each event's
         ratio needs just the close before its ex-date (one indexed probe per event, also for
         events outside the window, which still move a qfq or hfq factor)."""
-        if adjust_mode not in ADJUST_MODES:
+        if adjust not in ADJUST_MODES:
             raise ValueError(f"adjust must be one of {ADJUST_MODES}")
         series = self.store.bars(symbol, start, end)
-        if adjust_mode == "none":
+        if adjust == "none":
             return series
         actions = self.store.actions(symbol)
         prev_close = {}
@@ -52,7 +52,7 @@ class MarketData:
                 before = self.store.close_before(symbol, a.ex_date)
                 if before:
                     prev_close[a.ex_date] = before[1]
-        return adjust(series, actions, adjust_mode, prev_close)
+        return adjust_series(series, actions, adjust, prev_close)
 
     def status(self, now: datetime, symbols: list[str] | None = None) -> list[SeriesStatus]:
         calendar = TradingCalendar(self.store)
