@@ -242,3 +242,17 @@ def test_sync_names_calendar_days_the_source_disagrees_on(db):
     sync(MarketStore(db), SecurityMaster(db), BaostockSource(timeout=5, module=fake), [], since="2026-09-30",
          now=datetime(2026, 10, 9, 16, tzinfo=SHANGHAI), on_calendar=notes.extend)
     assert notes == ["2026-10-05 来源为交易日，内置日历为休市"]
+
+
+def test_csv_files_are_a_price_source_too(db):
+    from pixiu_cli.market.csv_source import CsvSource
+    from tests.market.conftest import FIXTURES
+
+    source = CsvSource("000333", FIXTURES / "000333.csv", FIXTURES / "000333_actions.csv")
+    outcomes = sync(MarketStore(db), SecurityMaster(db), source, ["000333"], since="2016-05-01",
+                    now=datetime(2025, 6, 3, 16, tzinfo=SHANGHAI))
+    assert outcomes[0].first == "2016-05-03" and outcomes[0].last == "2025-05-30"
+    qfq = MarketData(db).bars("000333", "qfq", "2016-05-05", "2016-05-06")
+    assert qfq.close[1] / qfq.close[0] - 1 == pytest.approx(20.35 / ((32.99 - 1.2) / 1.5) - 1)
+    # Friday 2025-05-30 → Tuesday 2025-06-03 after the close: Monday was 端午节, so one session
+    assert MarketData(db).status(datetime(2025, 6, 3, 16, tzinfo=SHANGHAI))[0].stale_days == 1
