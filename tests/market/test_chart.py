@@ -22,6 +22,7 @@ def test_trade_markers_sit_on_the_adjusted_scale(db):
                                     name="美的集团", at="2016-05-05T14:00:00+08:00", source="user")
     data = chart_data(MarketData(db), DomainStore(db), "000333", 2400)
     assert data.name == "美的集团" and data.cost == 32.99 and len(data.dates) == 2380
+    assert data.cost_line == pytest.approx((32.99 - 1.2) / 1.5)  # bought before the bonus issue
     (mark,) = data.trades
     assert (mark.date, mark.side) == ("2016-05-05", "buy")
     assert mark.price == pytest.approx((32.99 - 1.2) / 1.5)  # the real 32.99 drawn where the qfq line is
@@ -29,7 +30,7 @@ def test_trade_markers_sit_on_the_adjusted_scale(db):
     assert data.close[i] == pytest.approx(mark.price)
     assert data.ma20[18] is None and data.ma20[19] == pytest.approx(sum(data.close[:20]) / 20)
     text = build(MarketData(db), DomainStore(db), "000333", 2400, color=False, width=100, height=25)
-    assert "收盘(前复权)" in text and "买入" in text and "成本 32.99" in text
+    assert "收盘(前复权)" in text and "买入" in text and "成本 32.99（前复权 21.19）" in text
 
 
 def test_no_bars_is_a_chart_error(db):
