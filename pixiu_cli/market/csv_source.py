@@ -50,6 +50,7 @@ class ParsedBars:
     shape: str  # generic | tdx | tushare
     volume_unit: str  # shares | lots (as the file had it; bars are in shares)
     columns: dict[str, str]  # our field → the file's header
+    title: str = ""  # the line above the header (通达信: "000001 平安银行 日线 不复权")
 
 
 def read_text(path: Path) -> str:
@@ -184,7 +185,23 @@ def parse_bars(text: str, volume_unit: str = "auto") -> ParsedBars:
     if not bars:
         raise CsvImportError("文件里没有数据行")
     columns = {field: header[index] for field, index in mapping.items()}
-    return ParsedBars(sorted(bars.values(), key=lambda b: b.date), shape, unit, columns)
+    title = lines[start - 1].strip() if start else ""
+    return ParsedBars(sorted(bars.values(), key=lambda b: b.date), shape, unit, columns, title)
+
+
+_TITLE_ADJUST = {"前复权": "qfq", "后复权": "hfq", "不复权": "none"}
+
+
+def check_title(parsed: ParsedBars, symbol: str, adjusted: str) -> None:
+    """A 通达信 title names the stock and how the prices were adjusted: refuse a file whose
+    title contradicts --symbol or --adjusted rather than store wrong prices as real ones."""
+    code = re.search(r"\b(\d{6})\b", parsed.title)
+    if code and code.group(1) != symbol:
+        raise CsvImportError(f"文件标题是 {code.group(1)}，与 --symbol {symbol} 不符")
+    for word, mode in _TITLE_ADJUST.items():
+        if word in parsed.title and mode != adjusted:
+            raise CsvImportError(f"文件标题写明「{word}」，请用 --adjusted {mode}"
+                                 + ("（并提供 --actions）" if mode != "none" else ""))
 
 
 def parse_actions(text: str, symbol: str, *, source: str = "import", at: str | None = None) -> list[CorporateAction]:

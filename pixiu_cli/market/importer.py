@@ -8,7 +8,8 @@ from pathlib import Path
 
 from pixiu_cli.market.adjust import ADJUST_MODES, unadjust
 from pixiu_cli.market.boards import board_for
-from pixiu_cli.market.csv_source import CsvImportError, ParsedBars, parse_actions, parse_bars, read_text
+from pixiu_cli.market.csv_source import (CsvImportError, ParsedBars, check_title, parse_actions, parse_bars,
+                                         read_text)
 from pixiu_cli.market.gaps import SuspectGap, suspect_gaps
 from pixiu_cli.store.market import CorporateAction, MarketStore, SeriesWrite
 from pixiu_cli.store.securities import Security, SecurityMaster
@@ -31,6 +32,7 @@ def import_csv(market: MarketStore, master: SecurityMaster, path: Path, symbol: 
     if adjusted not in ADJUST_MODES:
         raise CsvImportError(f"--adjusted 只能是 none、qfq 或 hfq，而不是 {adjusted!r}")
     parsed = parse_bars(read_text(path), volume_unit)
+    check_title(parsed, symbol, adjusted)
     actions = parse_actions(read_text(actions_path), symbol, source="import", at=at) if actions_path else []
     if adjusted != "none" and not actions:
         raise CsvImportError(f"{adjusted} 复权数据需要 --actions 才能还原为不复权价格（pixiu 只存不复权数据）")

@@ -3,6 +3,8 @@ import, and bad files refused whole with one line naming the row."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from pixiu_cli.market.adjust import adjust
@@ -26,6 +28,18 @@ def test_tdx_export_in_gbk_with_title_and_footer(db, tmp_path):
     bars = MarketStore(db).bars("000001").bars()
     assert bars[0].date == "2016-06-13" and bars[0].volume == float(JUNE_2016[0][5]) and bars[0].amount == 12345678
     assert [g.date for g in result.suspects] == ["2016-06-16"]
+
+
+@pytest.mark.parametrize("title, symbol, adjusted, message", [
+    ("000001 平安银行 日线 前复权", "000001", "none", "标题写明「前复权」，请用 --adjusted qfq（并提供 --actions）"),
+    ("000001 平安银行 日线 不复权", "000002", "none", "文件标题是 000001，与 --symbol 000002 不符"),
+])
+def test_tdx_title_contradicting_the_flags_is_refused(db, tmp_path, title, symbol, adjusted, message):
+    path = tmp_path / "export.txt"
+    path.write_bytes(f"{title}\n日期\t开盘\t最高\t最低\t收盘\t成交量\n2016/06/13\t10\t11\t9\t10\t100\n".encode("gbk"))
+    with pytest.raises(CsvImportError, match=re.escape(message)):
+        load(db, symbol, path=path, actions=False, adjusted=adjusted)
+    assert MarketStore(db).series() == []
 
 
 def test_chinese_header_with_volume_in_lots_is_stored_in_shares():
