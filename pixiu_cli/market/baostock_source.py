@@ -4,7 +4,9 @@ Every call goes through call_with_timeout: baostock's socket has no timeout of i
 
 from __future__ import annotations
 
+import io
 import math
+import sys
 from datetime import date
 
 from pixiu_cli.market.boards import board_for
@@ -43,14 +45,25 @@ class BaostockSource:
         return self._bs
 
     def _call(self, what: str, fn):
+        # baostock prints "login success!" and the like to stdout, which would corrupt
+        # pixiu's output: the call runs with stdout swallowed, restored here even when the
+        # call is abandoned on a timeout (the renderer holds the real stdout already).
+        real_stdout = sys.stdout
+
+        def quiet():
+            sys.stdout = io.StringIO()
+            return fn()
+
         try:
-            return call_with_timeout(fn, self.timeout)
+            return call_with_timeout(quiet, self.timeout)
         except CallTimeout as exc:
             raise SourceError(f"baostock {what}：{exc}") from None
         except SourceError:
             raise
         except Exception as exc:  # the library raises whatever its socket raised
             raise SourceError(f"baostock {what}：{type(exc).__name__} {exc}") from None
+        finally:
+            sys.stdout = real_stdout
 
     def _rows(self, what: str, fn) -> list[dict[str, str]]:
         """Runs a query (logging in first) and reads its ResultData to the end, all under

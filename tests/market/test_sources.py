@@ -97,6 +97,20 @@ def test_baostock_native_shapes(db):
     assert MarketStore(db).trading_days("2016-05-06", "2016-05-09") == ["2016-05-06", "2016-05-09"]
 
 
+def test_baostock_chatter_on_stdout_is_swallowed(capsys):
+    fake = FakeBaostock()
+    real_login = fake.login
+
+    def chatty_login():
+        print("login success!")
+        return real_login()
+
+    fake.login = chatty_login
+    BaostockSource(timeout=5, module=fake).daily_bars("000333", "2016-05-05", "2016-05-09")
+    print("pixiu output")
+    assert capsys.readouterr().out == "pixiu output\n"
+
+
 def test_baostock_call_that_never_returns_times_out():
     fake = FakeBaostock()
     blocked = threading.Event()
