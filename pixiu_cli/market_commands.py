@@ -99,8 +99,12 @@ def data_import(
     renderer.info(f"已导入 {code}：{result.rows} 条日线，{result.first} 至 {result.last}；格式 {result.parsed.shape}，"
                   f"成交量单位 {unit}；除权除息 {len(result.actions)} 条。")
     for gap in result.suspects:
-        renderer.line(f"疑似除权除息：{gap.date} 开盘 {gap.open:.2f}，前收 {gap.prev_close:.2f}（{gap.prev_date}），"
-                      f"跌幅 {gap.change:.1%} 超过涨跌幅限制，且没有对应的除权除息记录（用 --actions 提供）")
+        renderer.line(_suspect_line(code, gap))
+
+
+def _suspect_line(symbol: str, gap) -> str:
+    return (f"疑似除权除息：{symbol} {gap.date} 开盘 {gap.open:.2f}，前收 {gap.prev_close:.2f}（{gap.prev_date}），"
+            f"跌幅 {gap.change:.1%} 超过涨跌幅限制，且没有对应的除权除息记录（可用 --actions 提供）")
 
 
 @data_app.command("actions")
@@ -226,6 +230,8 @@ def data_sync(
     for o in outcomes:
         if not o.error:
             renderer.line(f"{o.symbol}：新增 {o.rows} 条" + (f"（{o.first} 至 {o.last}）" if o.rows else ""))
+            for gap in o.suspects:
+                renderer.line(_suspect_line(o.symbol, gap))
     if failed:
         renderer.error(f"数据源 {source} 同步失败（{len(failed)} 只）：{failed[0].error}；已保留本地数据并标记为过期")
         raise typer.Exit(1)

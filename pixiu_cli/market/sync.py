@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from pixiu_cli.market.calendar import calendar_mismatches
+from pixiu_cli.market.gaps import SuspectGap, suspect_gaps
 from pixiu_cli.market.sources import PriceSource, SourceError
-from pixiu_cli.store.market import MarketStore, SeriesWrite
+from pixiu_cli.store.market import Bar, MarketStore, SeriesWrite
 from pixiu_cli.store.securities import SecurityMaster
 
 DEFAULT_YEARS = 10
@@ -24,6 +25,7 @@ class SyncOutcome:
     first: str | None = None
     last: str | None = None
     error: str | None = None
+    suspects: tuple[SuspectGap, ...] = ()  # gaps beyond the daily limit no action explains
 
 
 def _start(market: MarketStore, symbol: str, since: str | None, today: date) -> str:
@@ -46,7 +48,12 @@ def sync_symbol(market: MarketStore, source: PriceSource, symbol: str, since: st
     market.write_series(SeriesWrite(symbol, bars, source=source.name, at=now.isoformat(timespec="seconds"),
                                     origin=f"{source.name} {start}..{end}", actions=actions,
                                     replace_actions_from=source.name))
-    return SyncOutcome(symbol, len(bars), bars[0].date if bars else None, bars[-1].date if bars else None)
+    before = market.close_before(symbol, bars[0].date) if bars else None
+    # the first new bar is checked against the last stored close too (an incremental sync)
+    checked = ([Bar(before[0], before[1], before[1], before[1], before[1], 0.0)] if before else []) + list(bars)
+    suspects = tuple(suspect_gaps(symbol, checked, market.actions(symbol)))
+    return SyncOutcome(symbol, len(bars), bars[0].date if bars else None, bars[-1].date if bars else None,
+                       suspects=suspects)
 
 
 def sync(market: MarketStore, master: SecurityMaster, source: PriceSource, symbols: Sequence[str], *,

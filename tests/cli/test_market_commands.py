@@ -20,7 +20,7 @@ def test_import_status_bars_actions(offline_env):
     done = pixiu(offline_env, "data", "import", str(MARKET / "000333.csv"), "--symbol", "000333", "--name", "美的集团")
     assert done.returncode == 0, done.stderr
     assert "2380 条日线" in done.stdout and "成交量单位 股" in done.stdout
-    assert "疑似除权除息：2016-05-06" in done.stdout  # no actions given yet: the −36% open is flagged
+    assert "疑似除权除息：000333 2016-05-06" in done.stdout  # no actions given yet: the −36% open is flagged
     done = pixiu(offline_env, "data", "import", str(MARKET / "000333.csv"), "--symbol", "000333",
                  "--actions", str(MARKET / "000333_actions.csv"))
     assert done.returncode == 0 and "疑似除权除息" not in done.stdout and "除权除息 1 条" in done.stdout

@@ -202,9 +202,15 @@ def test_akshare_prefers_sina_and_reads_eastmoney_chinese_columns_in_lots(db):
     assert bars[0].date == "2016-05-06" and bars[0].volume == 38785800
 
     fake = FakeAkshare(sina_fails=True)
+    fake.stock_history_dividend_detail = lambda symbol, indicator: _frame([{"除权除息日": None, "进度": "预案"}])
+    missed = sync(MarketStore(db), SecurityMaster(db), AkshareSource(timeout=5, module=fake), ["000333"],
+                  since="2016-05-05", now=NOW)  # the dividend table lacks the event: the gap is named
+    assert [g.date for g in missed[0].suspects] == ["2016-05-06"]
+    fake = FakeAkshare(sina_fails=True)
     outcomes = sync(MarketStore(db), SecurityMaster(db), AkshareSource(timeout=5, module=fake), ["000333"],
                     since="2016-05-05", now=NOW)
     assert outcomes[0].error is None and [c[0] for c in fake.calls] == ["sina", "eastmoney"]
+    assert outcomes[0].suspects == ()
     stored = MarketStore(db).bars("000333").bars()
     assert [b.volume for b in stored] == [19547600, 38785800]  # 手 × 100
     action = MarketStore(db).actions("000333")[0]  # per 10 shares → per share; the 预案 row is skipped
@@ -270,3 +276,16 @@ def test_csv_files_are_a_price_source_too(db):
     assert qfq.close[1] / qfq.close[0] - 1 == pytest.approx(20.35 / ((32.99 - 1.2) / 1.5) - 1)
     # Friday 2025-05-30 → Tuesday 2025-06-03 after the close: Monday was 端午节, so one session
     assert MarketData(db).status(datetime(2025, 6, 3, 16, tzinfo=SHANGHAI))[0].stale_days == 1
+
+
+def test_incremental_sync_checks_the_first_new_bar_against_the_stored_close(db, tmp_path):
+    from tests.market.test_real_events import _truncated
+
+    load(db, "000333", path=_truncated(tmp_path, "000333", "2016-05-05"), actions=False)
+    fake = FakeBaostock()
+    fake.query_dividend_data = lambda **k: ResultData(["dividOperateDate"], [])
+    fake.query_adjust_factor = lambda **k: ResultData(["dividOperateDate", "backAdjustFactor"], [])
+    outcomes = sync(MarketStore(db), SecurityMaster(db), BaostockSource(timeout=5, module=fake), ["000333"],
+                    since=None, now=NOW)  # fetches from 2016-05-06 only
+    assert outcomes[0].first == "2016-05-06"
+    assert [(g.prev_date, g.date) for g in outcomes[0].suspects] == [("2016-05-05", "2016-05-06")]
