@@ -57,6 +57,14 @@ def refresh_demo_data(domain: DomainStore) -> None:
     domain.replace_all(data, keep_own_notes=True)
 
 
+def _valuer(db):
+    """Holdings valued on the stored bars, for the holdings section of the block."""
+    from pixiu_cli.market.valuation import CachedValuer
+    from pixiu_cli.store.market import MarketStore
+
+    return CachedValuer(MarketStore(db))
+
+
 def open_app(settings: Settings, *, demo: bool = False, calls_model: bool = True) -> App:
     """`calls_model=False` (e.g. `pixiu context TEXT`, which only assembles a request) skips
     starting the offline server: nothing will be sent to it."""
@@ -78,7 +86,7 @@ def open_app(settings: Settings, *, demo: bool = False, calls_model: bool = True
     if demo:
         refresh_demo_data(domain)
     limits = MemoryLimits.from_mapping(settings.context)
-    builder = ContextBuilder(store, domain, limits)
+    builder = ContextBuilder(store, domain, limits, valuer=_valuer(db))
     memory = MemoryStore(db)
     tool_context = ToolContext(domain=domain, memory=memory, portfolio=PortfolioStore(db),
                                now=lambda: datetime.now(SHANGHAI))

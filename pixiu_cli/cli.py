@@ -487,6 +487,11 @@ def offline_server(
         server.stop()
 
 
+from pixiu_cli.market_commands import register as _register_market_commands  # noqa: E402
+
+_register_market_commands(app)
+
+
 def _is_user_error(exc: Exception) -> bool:
     """CliError, SettingsError or StoreError: a one-line message, exit status 1. The last two
     are looked up only among modules already imported (an error of theirs can come from

@@ -192,6 +192,23 @@ class Renderer:
         text.append(f" {caption}", style="dim")
         self.console.print(text)
 
+    def chart_size(self) -> dict[str, int]:
+        """Width and height for a terminal chart: the terminal's, within sensible bounds."""
+        width, height = self.console.size
+        return {"width": max(60, min(width, 160)), "height": max(15, min(height - 4, 30))}
+
+    @contextmanager
+    def progress(self, total: int, label: str, *, show: bool = True):
+        """Yields advance(): a rich progress bar on a terminal when `show`, else nothing."""
+        if not (show and self.rich_output):
+            yield lambda: None
+            return
+        from rich.progress import Progress
+
+        with Progress(console=self.console, transient=True) as bar:
+            task = bar.add_task(label, total=total)
+            yield lambda: bar.advance(task)
+
     @contextmanager
     def reply(self):
         stream = ReplyStream(self)

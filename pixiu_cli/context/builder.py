@@ -75,7 +75,7 @@ def history_messages(store: ConversationStore, conversation_id: int, before_seq:
 
 class ContextBuilder:
     def __init__(self, store: ConversationStore, domain: DomainStore, limits: MemoryLimits | None = None,
-                 clock=None, history_blocks: str = "delta"):
+                 clock=None, history_blocks: str = "delta", valuer=None):
         """history_blocks: what happens to earlier turns' [上下文信息] blocks — "keep" them as
         sent, "drop" them, or keep them and send only the sections that changed ("delta")."""
         if history_blocks not in HISTORY_BLOCK_POLICIES:
@@ -85,6 +85,7 @@ class ContextBuilder:
         self.limits = limits or MemoryLimits()
         self.clock = clock or (lambda: datetime.now(SHANGHAI))
         self.history_blocks = history_blocks
+        self.valuer = valuer  # (holdings, now) -> PortfolioValue on stored prices, or None
 
     def context_block(self, user_text: str, summary: str | None = None, now: datetime | None = None
                       ) -> tuple[ContextBlock, Intent, list[str]]:
@@ -95,7 +96,8 @@ class ContextBuilder:
         intent = detect_intent(user_text, symbols)
         sections = MemoryAssembler(self.domain, self.limits).sections(
             now=now, symbols=symbols, intent=intent, holdings=holdings, summary=summary,
-            scene=scene_fragment(intent))
+            scene=scene_fragment(intent),
+            valuation=self.valuer(holdings, now) if self.valuer and holdings else None)
         return assemble(sections, self.limits.budget_tokens), intent, symbols
 
     def build_messages(self, conversation_id: int | None, user_text: str, before_seq: int | None = None,

@@ -73,6 +73,26 @@ def _holding_text(h: Holding) -> str:
     return f"{_names(h)} · {ROLE_NAMES.get(h.role, h.role)} · {_num(h.shares)} 股 · 成本 {h.cost:.2f}"
 
 
+def _value_text(v) -> str:
+    """The holding's valuation on real prices, with the as-of date of the close it uses."""
+    if v is None:
+        return " · 无行情数据"
+    fresh = "" if not v.stale_days else f"，已过期 {v.stale_days} 个交易日"
+    shares = f" · 送转后 {_num(v.shares)} 股" if v.shares != v.recorded_shares else ""
+    cash = f" · 已派现 {_num(v.cash_received)}" if v.cash_received else ""
+    pct = f"（{v.pnl_pct * 100:+.1f}%）" if v.pnl_pct is not None else ""
+    return (f" · 收盘 {v.last_close:.2f}（{v.as_of} 不复权{fresh}）{shares}{cash} · 市值 {_num(round(v.market_value, 2))}"
+            f" · 浮动盈亏 {v.pnl:+,.2f}{pct} · 仓位 {v.weight * 100:.1f}%")
+
+
+def _concentration_items(valuation) -> tuple[BlockItem, ...]:
+    c = valuation.concentration if valuation else None
+    if c is None:
+        return ()
+    return (BlockItem(f"组合市值 {_num(round(valuation.total_value, 2))}（有行情的持仓）；集中度：最大仓位 {c.largest_symbol} "
+                      f"{c.largest_weight * 100:.1f}%，前三 {c.top3_weight * 100:.1f}%，HHI {c.hhi:.2f}", "事实"),)
+
+
 @lru_cache(maxsize=4096)
 def _profile_text(profile: Profile, name: str) -> str:
     label = f"{profile.symbol} {defuse(name)}" if name else profile.symbol
@@ -109,7 +129,8 @@ class MemoryAssembler:
         self.limits = limits
 
     def sections(self, *, now: datetime, symbols: list[str], intent: Intent, holdings: list[Holding],
-                 summary: str | None, scene: str | None) -> list[Section]:
+                 summary: str | None, scene: str | None, valuation=None) -> list[Section]:
+        """valuation: the market's PortfolioValue (pixiu_cli/market/valuation.py) or None."""
         limits = self.limits
         held = {h.symbol: h for h in holdings}
         until = now.isoformat(timespec="seconds")
@@ -125,8 +146,11 @@ class MemoryAssembler:
             sections.append(Section("summary", "对话摘要", (BlockItem(quote_data(summary), "混合"),), 75))
 
         holding_layer = layer_for("holding")  # once, not once per holding (there may be hundreds)
+        values = valuation.holdings if valuation else None  # nothing is said when no holding has bars
         sections.append(Section("holdings", f"持仓（{len(holdings)} 只）", tuple(
-            BlockItem(_holding_text(h), holding_layer, _day(h.updated_at)) for h in holdings) or
+            BlockItem(_holding_text(h) + (_value_text(values.get(h.symbol)) if values else ""), holding_layer,
+                      _day(h.updated_at))
+            for h in holdings) + _concentration_items(valuation) or
             (BlockItem("数据库中没有持仓记录"),), 80))
 
         persona = self.domain.persona()

@@ -8,6 +8,7 @@ from pixiu_cli.render import StatusFigures
 from pixiu_cli.repl import (  # noqa: F401  (importing registers the commands)
     builtin_commands,
     cache_commands,
+    chart_commands,
     context_commands,
     memory_commands,
 )

@@ -168,3 +168,31 @@ def m007_security_master(db: Database) -> None:
         for event in ("insert", "update", "delete"):
             db.execute(f"create trigger {table}_{event}_bumps_version after {event} on {table} "
                        "begin update securities_version set version = version + 1 where id = 1; end")
+
+
+@migrations()
+def m010_market_bars(db: Database) -> None:
+    # Unadjusted daily bars exactly as the source gave them; adjusted series are computed on
+    # read from corporate_actions (a stored qfq series goes wrong at the next dividend).
+    # WITHOUT ROWID: the (symbol, date) key is the only access path, so the table is the index.
+    db.execute(
+        "create table market_bars (symbol text not null, date text not null, open real, high real, low real, "
+        "close real, volume real, amount real, trade_status integer not null default 1, "
+        "is_st integer not null default 0, primary key (symbol, date)) without rowid")
+    # One row per event and source; ratio is the source's own factor when it gave one
+    # (baostock), else derived on read from cash/shares and the previous close.
+    db["corporate_actions"].create(
+        {"symbol": str, "ex_date": str, "cash_per_share": float, "shares_per_share": float, "ratio": float,
+         "source": str, "method": str, "fetched_at": str},
+        pk=("symbol", "ex_date", "source"), not_null={"symbol", "ex_date", "source"})
+    # Provenance and freshness of each stored series.
+    db["market_series"].create(
+        {"symbol": str, "source": str, "origin": str, "file_adjusted": str, "volume_unit": str,
+         "last_sync_at": str, "last_error": str, "stale": int},
+        pk="symbol", defaults={"stale": 0})
+    db["trading_days"].create({"date": str, "source": str}, pk="date")
+    db["watchlist"].create({"symbol": str, "added_at": str}, pk="symbol")
+    # Bumped by every market write (explicitly: a per-row trigger would slow bulk imports),
+    # so a valuation computed from the stored bars stays valid while this number is the same.
+    db.execute("create table market_version (id integer primary key check (id = 1), version integer not null)")
+    db.execute("insert into market_version (id, version) values (1, 0)")

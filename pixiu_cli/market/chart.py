@@ -1,0 +1,113 @@
+"""A terminal price chart (plotext, imported lazily): front-adjusted close, MA20 / MA60, the
+user's cost line and trade markers. Built as text; render.py prints it."""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass
+
+from pixiu_cli.market.data import MarketData
+from pixiu_cli.store.domain import DomainStore
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+class ChartError(Exception):
+    """Nothing to draw; one line for the user."""
+
+
+@dataclass(frozen=True)
+class TradeMark:
+    date: str
+    side: str  # buy | sell
+    price: float  # on the chart's (adjusted) scale
+
+
+@dataclass(frozen=True)
+class ChartData:
+    symbol: str
+    name: str | None
+    dates: tuple[str, ...]
+    close: tuple[float, ...]
+    ma20: tuple[float | None, ...]
+    ma60: tuple[float | None, ...]
+    cost: float | None  # real yuan, as the user recorded it
+    trades: tuple[TradeMark, ...]
+    cost_line: float | None = None  # the cost on the chart's (qfq) scale
+
+
+def moving_average(values: tuple[float, ...], window: int) -> tuple[float | None, ...]:
+    out: list[float | None] = []
+    total = 0.0
+    for i, v in enumerate(values):
+        total += v
+        if i >= window:
+            total -= values[i - window]
+        out.append(total / window if i >= window - 1 else None)
+    return tuple(out)
+
+
+def chart_data(market: MarketData, domain: DomainStore, symbol: str, days: int) -> ChartData:
+    full = market.bars(symbol, "qfq")
+    if not len(full):
+        raise ChartError(f"没有 {symbol} 的行情数据：先用 pixiu data import 或 pixiu data sync")
+    ma20, ma60 = moving_average(full.close, 20), moving_average(full.close, 60)
+    raw = market.store.bars(symbol)
+    scale = [adj / real for adj, real in zip(full.close, raw.close)]  # real price → qfq, per day
+    cut = max(0, len(full) - days)
+    dates = full.dates[cut:]
+    trades = []
+    for d in domain.recent_decisions_for(symbol, dates[0], dates[-1] + "T23:59:59", 50):
+        i = bisect_left(full.dates, d.decided_at[:10])
+        if i < len(full) and full.dates[i] == d.decided_at[:10] and d.side in ("buy", "sell"):
+            trades.append(TradeMark(full.dates[i], d.side, d.price * scale[i]))
+    holding = domain.holding(symbol)
+    cost_line = None
+    if holding:
+        # the cost is in the yuan of the day it was recorded: put it on that day's qfq scale
+        day = holding.updated_at[:10] if holding.updated_at else full.dates[-1]
+        cost_line = holding.cost * scale[max(0, bisect_right(full.dates, day) - 1)]
+    security = market.master.get(symbol)
+    return ChartData(symbol, security.name if security else (holding.name if holding else None), dates,
+                     full.close[cut:], ma20[cut:], ma60[cut:], holding.cost if holding else None, tuple(trades),
+                     cost_line)
+
+
+def _line(plt, xs, values, label, color):
+    points = [(x, v) for x, v in zip(xs, values) if v is not None]
+    if points:
+        plt.plot([p[0] for p in points], [p[1] for p in points], label=label, color=color)
+
+
+def render_chart(data: ChartData, *, width: int = 100, height: int = 24, color: bool = True) -> str:
+    import plotext as plt
+
+    plt.clf()
+    plt.plot_size(width, height)
+    plt.theme("pro" if color else "clear")
+    xs = list(range(len(data.dates)))
+    _line(plt, xs, data.close, "收盘(前复权)", "cyan")
+    _line(plt, xs, data.ma20, "MA20", "orange")
+    _line(plt, xs, data.ma60, "MA60", "magenta")
+    if data.cost_line is not None:
+        plt.hline(data.cost_line, "red")
+    index = {d: i for i, d in enumerate(data.dates)}
+    for side, marker, colour in (("buy", "B", "green"), ("sell", "S", "red")):
+        marks = [t for t in data.trades if t.side == side]
+        if marks:
+            plt.scatter([index[t.date] for t in marks], [t.price for t in marks], marker=marker, color=colour,
+                        label="买入" if side == "buy" else "卖出")
+    step = max(1, len(xs) // 5)
+    ticks = xs[::step]
+    plt.xticks(ticks, [data.dates[i] for i in ticks])
+    cost = f" · 成本 {data.cost:.2f}" if data.cost is not None else ""
+    if data.cost_line is not None and abs(data.cost_line - data.cost) >= 0.005:
+        cost += f"（前复权 {data.cost_line:.2f}）"
+    plt.title(f"{data.symbol} {data.name or ''} · {data.dates[0]} 至 {data.dates[-1]} · 收盘 {data.close[-1]:.2f}{cost}")
+    text = plt.build()
+    return text if color else _ANSI.sub("", text)
+
+
+def build(market: MarketData, domain: DomainStore, symbol: str, days: int, **style) -> str:
+    return render_chart(chart_data(market, domain, symbol, days), **style)

@@ -1,0 +1,54 @@
+"""The PriceSource interface and how a source is picked by name. Network sources are
+optional extras imported only when used; tests feed their native shapes offline."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from pixiu_cli.store.market import Bar, CorporateAction
+from pixiu_cli.store.securities import Security
+
+SOURCE_NAMES = ("baostock", "akshare")
+
+
+class SourceError(Exception):
+    """A source could not answer; the message is one line naming the source and the reason."""
+
+
+class PriceSource(Protocol):
+    name: str
+
+    def daily_bars(self, symbol: str, start: str, end: str) -> list[Bar]:
+        """Unadjusted bars of days the stock traded, oldest first (suspended days left out)."""
+
+    def actions(self, symbol: str, start: str, end: str) -> list[CorporateAction]:
+        """Corporate actions with ex-dates in [start, end]."""
+
+    def trading_days(self, start: str, end: str) -> list[str]:
+        """Exchange trading days in [start, end] (empty when the source cannot say)."""
+
+    def securities(self) -> list[Security]:
+        """The market's security list (empty when the source cannot say)."""
+
+    def close(self) -> None: ...
+
+
+def exchange_code(symbol: str) -> str:
+    """sh / sz / bj prefix of a six-digit code."""
+    if symbol.startswith(("5", "6", "9")):
+        return "sh"
+    if symbol.startswith(("4", "8")):
+        return "bj"
+    return "sz"
+
+
+def open_source(name: str, timeout: float = 20.0) -> PriceSource:
+    if name == "baostock":
+        from pixiu_cli.market.baostock_source import BaostockSource
+
+        return BaostockSource(timeout=timeout)
+    if name == "akshare":
+        from pixiu_cli.market.akshare_source import AkshareSource
+
+        return AkshareSource(timeout=timeout)
+    raise SourceError(f"未知数据源 {name!r}（可选：{'、'.join(SOURCE_NAMES)}）")

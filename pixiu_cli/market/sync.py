@@ -1,0 +1,96 @@
+"""`pixiu data sync`: fetch new bars and actions for each symbol, one transaction per symbol.
+When the source fails, what is stored stays, the symbol is marked stale, and the failure is
+one line naming the source and the reason; after a failure that is not about one symbol
+(not installed, login, timeout) the remaining symbols are not tried."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+
+from pixiu_cli.market.calendar import calendar_mismatches
+from pixiu_cli.market.gaps import SuspectGap, suspect_gaps
+from pixiu_cli.market.sources import PriceSource, SourceError
+from pixiu_cli.store.market import Bar, MarketStore, SeriesWrite
+from pixiu_cli.store.securities import SecurityMaster
+
+DEFAULT_YEARS = 10
+
+
+@dataclass(frozen=True)
+class SyncOutcome:
+    symbol: str
+    rows: int = 0
+    first: str | None = None
+    last: str | None = None
+    error: str | None = None
+    suspects: tuple[SuspectGap, ...] = ()  # gaps beyond the daily limit no action explains
+
+
+def _start(market: MarketStore, symbol: str, since: str | None, today: date) -> str:
+    if since:
+        return since
+    info = market.series([symbol])[0]
+    if info.last:  # incremental: from the day after the newest stored bar
+        return (date.fromisoformat(info.last) + timedelta(days=1)).isoformat()
+    return today.replace(year=today.year - DEFAULT_YEARS).isoformat()
+
+
+def sync_symbol(market: MarketStore, source: PriceSource, symbol: str, since: str | None, now: datetime) -> SyncOutcome:
+    today = now.date()
+    start, end = _start(market, symbol, since, today), today.isoformat()
+    if start > end:
+        return SyncOutcome(symbol)
+    bars = source.daily_bars(symbol, start, end)
+    first_stored = market.series([symbol])[0].first or start
+    actions = source.actions(symbol, min(first_stored, start), end)
+    market.write_series(SeriesWrite(symbol, bars, source=source.name, at=now.isoformat(timespec="seconds"),
+                                    origin=f"{source.name} {start}..{end}", actions=actions,
+                                    replace_actions_from=source.name))
+    before = market.close_before(symbol, bars[0].date) if bars else None
+    # the first new bar is checked against the last stored close too (an incremental sync)
+    checked = ([Bar(before[0], before[1], before[1], before[1], before[1], 0.0)] if before else []) + list(bars)
+    suspects = tuple(suspect_gaps(symbol, checked, market.actions(symbol)))
+    return SyncOutcome(symbol, len(bars), bars[0].date if bars else None, bars[-1].date if bars else None,
+                       suspects=suspects)
+
+
+def sync(market: MarketStore, master: SecurityMaster, source: PriceSource, symbols: Sequence[str], *,
+         since: str | None, now: datetime, on_symbol: Callable[[SyncOutcome], None] = lambda o: None,
+         on_calendar: Callable[[list[str]], None] = lambda notes: None) -> list[SyncOutcome]:
+    """on_calendar receives the days where the source's trading dates disagree with the
+    shipped holiday file (the source's dates are stored and win for staleness)."""
+    stamp = now.isoformat(timespec="seconds")
+    outcomes: list[SyncOutcome] = []
+    try:
+        securities = source.securities()
+        if securities:
+            master.upsert(securities)
+        start, end = since or (now.date() - timedelta(days=366)).isoformat(), now.date().isoformat()
+        days = source.trading_days(start, end)
+        market.add_trading_days(days, source.name)
+        if days:  # up to the source's last listed day: today may not be listed yet
+            notes = calendar_mismatches(days, start, max(days))
+            if notes:
+                on_calendar(notes)
+    except SourceError as exc:
+        return _fail_rest(market, symbols, str(exc), stamp, outcomes, on_symbol)
+    for index, symbol in enumerate(symbols):
+        try:
+            outcome = sync_symbol(market, source, symbol, since, now)
+        except SourceError as exc:
+            return _fail_rest(market, symbols[index:], str(exc), stamp, outcomes, on_symbol)
+        outcomes.append(outcome)
+        on_symbol(outcome)
+    return outcomes
+
+
+def _fail_rest(market: MarketStore, symbols: Sequence[str], error: str, stamp: str,
+               outcomes: list[SyncOutcome], on_symbol) -> list[SyncOutcome]:
+    for symbol in symbols:
+        market.mark_failed(symbol, error, stamp)
+        outcome = SyncOutcome(symbol, error=error)
+        outcomes.append(outcome)
+        on_symbol(outcome)
+    return outcomes

@@ -1,0 +1,237 @@
+"""Market tables: unadjusted daily bars, corporate actions, series provenance and freshness,
+trading days and the watch list. Reads return data classes; adjustment happens above the
+store (pixiu_cli/market/adjust.py), never in a stored row."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from sqlite_utils import Database
+
+from pixiu_cli.store.database import write_transaction
+from pixiu_cli.store.domain import _rows
+
+BAR_COLUMNS = ("date", "open", "high", "low", "close", "volume", "amount", "trade_status", "is_st")
+
+
+@dataclass(frozen=True)
+class Bar:
+    date: str  # YYYY-MM-DD
+    open: float
+    high: float
+    low: float
+    close: float
+    volume: float  # shares
+    amount: float | None = None  # yuan
+    trade_status: int = 1  # 1 traded, 0 suspended (a source may list suspended days)
+    is_st: bool = False
+
+
+@dataclass(frozen=True)
+class BarSeries:
+    """One symbol's daily bars as columns (oldest first), so analytics can hand a column
+    straight to numpy (`numpy.asarray(series.close)`) without a per-row loop."""
+
+    symbol: str
+    adjust: str  # none | qfq | hfq
+    dates: tuple[str, ...] = ()
+    open: tuple[float, ...] = ()
+    high: tuple[float, ...] = ()
+    low: tuple[float, ...] = ()
+    close: tuple[float, ...] = ()
+    volume: tuple[float, ...] = ()
+    amount: tuple[float | None, ...] = ()
+    trade_status: tuple[int, ...] = ()
+    is_st: tuple[bool, ...] = ()
+
+    def __len__(self) -> int:
+        return len(self.dates)
+
+    def bars(self) -> list[Bar]:
+        return [Bar(*row) for row in zip(self.dates, self.open, self.high, self.low, self.close, self.volume,
+                                         self.amount, self.trade_status, self.is_st)]
+
+    @classmethod
+    def from_bars(cls, symbol: str, adjust: str, bars: Sequence[Bar]) -> "BarSeries":
+        if not bars:
+            return cls(symbol, adjust)
+        columns = list(zip(*((b.date, b.open, b.high, b.low, b.close, b.volume, b.amount, b.trade_status,
+                                bool(b.is_st)) for b in bars)))
+        return cls(symbol, adjust, *columns)
+
+
+@dataclass(frozen=True)
+class CorporateAction:
+    symbol: str
+    ex_date: str
+    cash_per_share: float = 0.0  # yuan paid per share (10派12 → 1.2)
+    shares_per_share: float = 0.0  # bonus + transferred shares per share (10送2 → 0.2)
+    ratio: float | None = None  # the source's price ratio before/after, when it gave one
+    source: str = "import"
+    method: str = "cash_shares"  # cash_shares | factor
+    fetched_at: str | None = None
+
+
+@dataclass(frozen=True)
+class SeriesInfo:
+    symbol: str
+    rows: int
+    first: str | None
+    last: str | None
+    source: str | None
+    origin: str | None
+    file_adjusted: str | None
+    volume_unit: str | None
+    last_sync_at: str | None
+    last_error: str | None
+    stale: bool
+
+
+@dataclass(frozen=True)
+class SeriesWrite:
+    """Everything one import or sync writes for one symbol, committed together."""
+
+    symbol: str
+    bars: Sequence[Bar]
+    source: str
+    at: str
+    origin: str | None = None
+    file_adjusted: str = "none"
+    volume_unit: str = "shares"
+    actions: Sequence[CorporateAction] = field(default_factory=tuple)
+    replace_actions_from: str | None = None  # drop this source's stored actions first
+
+
+def _action(r) -> CorporateAction:
+    return CorporateAction(r["symbol"], r["ex_date"], r["cash_per_share"] or 0.0, r["shares_per_share"] or 0.0,
+                           r["ratio"], r["source"], r["method"], r["fetched_at"])
+
+
+class MarketStore:
+    def __init__(self, db: Database):
+        self.db = db
+
+    def version(self) -> int:
+        """Changes with every write to the market tables (valuations are cached on it)."""
+        return self.db.conn.execute("select version from market_version where id = 1").fetchone()[0]
+
+    def _bump(self) -> None:
+        self.db.conn.execute("update market_version set version = version + 1 where id = 1")
+
+    # writes ----------------------------------------------------------------------
+    def write_series(self, w: SeriesWrite) -> int:
+        """Bars upserted by date, actions by (ex_date, source), provenance and a fresh sync
+        mark — one transaction, so a failure leaves the symbol as it was."""
+        with write_transaction(self.db):
+            self.db.conn.executemany(
+                "insert or replace into market_bars (symbol, date, open, high, low, close, volume, amount, "
+                "trade_status, is_st) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(w.symbol, b.date, b.open, b.high, b.low, b.close, b.volume, b.amount, b.trade_status,
+                  int(b.is_st)) for b in w.bars])
+            if w.replace_actions_from:
+                self.db.conn.execute("delete from corporate_actions where symbol = ? and source = ?",
+                                     [w.symbol, w.replace_actions_from])
+            self._insert_actions(w.actions)
+            self.db.conn.execute(
+                "insert into market_series (symbol, source, origin, file_adjusted, volume_unit, last_sync_at, "
+                "last_error, stale) values (?, ?, ?, ?, ?, ?, null, 0) on conflict(symbol) do update set "
+                "source = excluded.source, origin = excluded.origin, file_adjusted = excluded.file_adjusted, "
+                "volume_unit = excluded.volume_unit, last_sync_at = excluded.last_sync_at, last_error = null, "
+                "stale = 0", [w.symbol, w.source, w.origin, w.file_adjusted, w.volume_unit, w.at])
+            self._bump()
+        return len(w.bars)
+
+    def _insert_actions(self, actions: Iterable[CorporateAction]) -> None:
+        self.db.conn.executemany(
+            "insert or replace into corporate_actions (symbol, ex_date, cash_per_share, shares_per_share, ratio, "
+            "source, method, fetched_at) values (?, ?, ?, ?, ?, ?, ?, ?)",
+            [(a.symbol, a.ex_date, a.cash_per_share, a.shares_per_share, a.ratio, a.source, a.method, a.fetched_at)
+             for a in actions])
+
+    def mark_failed(self, symbol: str, error: str, at: str) -> None:
+        """A sync that failed keeps the stored bars and says why; the series is stale."""
+        with write_transaction(self.db):
+            self.db.conn.execute(
+                "insert into market_series (symbol, last_error, stale) values (?, ?, 1) on conflict(symbol) "
+                "do update set last_error = excluded.last_error, stale = 1", [symbol, f"{at} {error}"])
+            self._bump()
+
+    def add_trading_days(self, days: Iterable[str], source: str) -> None:
+        with write_transaction(self.db):
+            self.db.conn.executemany("insert or replace into trading_days (date, source) values (?, ?)",
+                                     [(d, source) for d in days])
+            self._bump()
+
+    def watch(self, symbol: str, at: str) -> bool:
+        with write_transaction(self.db):
+            cursor = self.db.conn.execute(
+                "insert or ignore into watchlist (symbol, added_at) values (?, ?)", [symbol, at])
+        return cursor.rowcount > 0
+
+    def unwatch(self, symbol: str) -> bool:
+        with write_transaction(self.db):
+            cursor = self.db.conn.execute("delete from watchlist where symbol = ?", [symbol])
+        return cursor.rowcount > 0
+
+    # reads -----------------------------------------------------------------------
+    def bars(self, symbol: str, start: str | None = None, end: str | None = None) -> BarSeries:
+        """Unadjusted bars, oldest first, within [start, end] (either open)."""
+        rows = self.db.conn.execute(
+            "select date, open, high, low, close, volume, amount, trade_status, is_st from market_bars "
+            "where symbol = ? and date >= ? and date <= ? order by date",
+            [symbol, start or "", end or "9999"]).fetchall()
+        if not rows:
+            return BarSeries(symbol, "none")
+        d, o, h, lo, c, v, a, ts, st = zip(*rows)
+        return BarSeries(symbol, "none", d, o, h, lo, c, v, a, ts, tuple(bool(x) for x in st))
+
+    def close_before(self, symbol: str, day: str) -> tuple[str, float] | None:
+        row = self.db.conn.execute("select date, close from market_bars where symbol = ? and date < ? "
+                                   "order by date desc limit 1", [symbol, day]).fetchone()
+        return (row[0], row[1]) if row else None
+
+    def last_closes(self, symbols: Sequence[str]) -> dict[str, tuple[str, float]]:
+        """symbol → (date, close) of its newest bar, for the symbols that have bars."""
+        out = {}
+        for symbol in symbols:  # one indexed probe per symbol: O(holdings), not O(bars)
+            row = self.db.conn.execute("select date, close from market_bars where symbol = ? "
+                                       "order by date desc limit 1", [symbol]).fetchone()
+            if row:
+                out[symbol] = (row[0], row[1])
+        return out
+
+    def actions(self, symbol: str) -> list[CorporateAction]:
+        return [_action(r) for r in _rows(self.db, "select * from corporate_actions where symbol = ? "
+                                          "order by ex_date, source", [symbol])]
+
+    def actions_for(self, symbols: Sequence[str]) -> dict[str, list[CorporateAction]]:
+        out: dict[str, list[CorporateAction]] = {s: [] for s in symbols}
+        if not symbols:
+            return out
+        marks = ",".join("?" for _ in symbols)
+        for r in _rows(self.db, f"select * from corporate_actions where symbol in ({marks}) "
+                                "order by ex_date, source", list(symbols)):
+            out[r["symbol"]].append(_action(r))
+        return out
+
+    def series(self, symbols: Sequence[str] | None = None) -> list[SeriesInfo]:
+        """Provenance and extent of every stored series (or of `symbols`)."""
+        known = {r["symbol"]: r for r in _rows(self.db, "select * from market_series")}
+        wanted = sorted(known) if symbols is None else list(symbols)
+        out = []
+        for symbol in wanted:
+            rows, first, last = self.db.conn.execute(
+                "select count(*), min(date), max(date) from market_bars where symbol = ?", [symbol]).fetchone()
+            meta = known.get(symbol) or {}
+            out.append(SeriesInfo(symbol, rows, first, last, meta.get("source"), meta.get("origin"),
+                                  meta.get("file_adjusted"), meta.get("volume_unit"), meta.get("last_sync_at"),
+                                  meta.get("last_error"), bool(meta.get("stale"))))
+        return out
+
+    def trading_days(self, start: str, end: str) -> list[str]:
+        return [r[0] for r in self.db.conn.execute(
+            "select date from trading_days where date >= ? and date <= ? order by date", [start, end])]
+
+    def watchlist(self) -> list[tuple[str, str]]:
+        return [(r["symbol"], r["added_at"]) for r in _rows(self.db, "select * from watchlist order by symbol")]
