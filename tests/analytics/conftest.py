@@ -45,3 +45,12 @@ def frame_of(symbol: str, rows, actions: list[CorporateAction] = (), start: str 
 @pytest.fixture
 def no_costs() -> CostModel:
     return NO_COSTS
+
+
+@pytest.fixture
+def db(tmp_path):
+    from pixiu_cli.store.database import open_database
+
+    database = open_database(tmp_path / "pixiu.db")
+    yield database
+    database.close()
