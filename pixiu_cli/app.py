@@ -59,11 +59,10 @@ def refresh_demo_data(domain: DomainStore) -> None:
 
 def _valuer(db):
     """Holdings valued on the stored bars, for the holdings section of the block."""
-    from pixiu_cli.market.valuation import value_portfolio
+    from pixiu_cli.market.valuation import CachedValuer
     from pixiu_cli.store.market import MarketStore
 
-    market = MarketStore(db)
-    return lambda holdings, now: value_portfolio(market, holdings, now)
+    return CachedValuer(MarketStore(db))
 
 
 def open_app(settings: Settings, *, demo: bool = False, calls_model: bool = True) -> App:

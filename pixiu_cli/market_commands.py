@@ -208,6 +208,7 @@ def data_sync(
             {h.symbol for h in DomainStore(db).holdings()} | {s for s, _ in market.watchlist()})
         if not symbols:
             raise _cli().CliError("没有要同步的股票：给出代码，或先导入持仓 / pixiu watch add CODE")
+        notes: list[str] = []
         try:
             src = open_source(source, timeout)
         except SourceError as exc:
@@ -215,9 +216,12 @@ def data_sync(
         try:
             with renderer.progress(len(symbols), f"同步（{source}）", show=len(symbols) > 3) as advance:
                 outcomes = sync(market, SecurityMaster(db), src, symbols, since=since, now=_now(),
-                                on_symbol=lambda o: advance())
+                                on_symbol=lambda o: advance(), on_calendar=notes.extend)
         finally:
             src.close()
+    if notes:
+        more = f" 等 {len(notes)} 处" if len(notes) > 3 else ""
+        renderer.warn(f"交易日历与数据源不一致（以数据源为准）：{'；'.join(notes[:3])}{more}")
     failed = [o for o in outcomes if o.error]
     for o in outcomes:
         if not o.error:

@@ -12,7 +12,7 @@ as traded. The same ratios undo an adjusted file on import (`unadjust`)."""
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from pixiu_cli.store.market import Bar, BarSeries, CorporateAction
@@ -37,9 +37,11 @@ def event_ratio(prev_close: float, action: CorporateAction) -> float | None:
     return prev_close / reference
 
 
-def ex_ratios(series: BarSeries, actions: Sequence[CorporateAction]) -> list[ExRatio]:
+def ex_ratios(series: BarSeries, actions: Sequence[CorporateAction],
+              prev_close: Mapping[str, float] | None = None) -> list[ExRatio]:
     """One ratio per ex-date (a source's own factor wins over one derived from cash/shares,
-    so two sources describing the same event never count it twice)."""
+    so two sources describing the same event never count it twice). `prev_close` gives the
+    close before each ex-date when `series` is only a window of the history."""
     by_date: dict[str, CorporateAction] = {}
     for a in actions:
         held = by_date.get(a.ex_date)
@@ -47,10 +49,14 @@ def ex_ratios(series: BarSeries, actions: Sequence[CorporateAction]) -> list[ExR
             by_date[a.ex_date] = a
     out = []
     for ex_date, action in sorted(by_date.items()):
-        i = bisect_left(series.dates, ex_date)
-        if i == 0 and not action.ratio:
+        if prev_close is not None:
+            before = prev_close.get(ex_date)
+        else:
+            i = bisect_left(series.dates, ex_date)
+            before = series.close[i - 1] if i else None
+        if before is None and not action.ratio:
             continue  # no close before it in the stored bars: nothing to adjust
-        ratio = event_ratio(series.close[i - 1] if i else 0.0, action)
+        ratio = event_ratio(before or 0.0, action)
         if ratio and ratio != 1.0:
             out.append(ExRatio(ex_date, ratio))
     return out
@@ -80,12 +86,13 @@ def _factors(dates: Sequence[str], ratios: list[ExRatio], mode: str) -> list[flo
     return factors
 
 
-def adjust(series: BarSeries, actions: Sequence[CorporateAction], mode: str) -> BarSeries:
+def adjust(series: BarSeries, actions: Sequence[CorporateAction], mode: str,
+           prev_close: Mapping[str, float] | None = None) -> BarSeries:
     if mode not in ADJUST_MODES:
         raise ValueError(f"adjust must be one of {ADJUST_MODES}")
     if mode == "none" or not len(series):
         return replace(series, adjust=mode)
-    ratios = ex_ratios(series, actions)
+    ratios = ex_ratios(series, actions, prev_close)
     f = _factors(series.dates, ratios, mode)
 
     def scaled(column):

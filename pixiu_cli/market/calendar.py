@@ -51,3 +51,25 @@ class TradingCalendar:
         if last_bar is None:
             return None
         return self.trading_days_between(last_bar, last_complete_session(now).isoformat())
+
+
+def calendar_mismatches(source_days: list[str], start: str, end: str) -> list[str]:
+    """Where a source's trading days in [start, end] disagree with the shipped holidays
+    (checked only for the years the shipped file covers)."""
+    from pixiu_cli.context.clock import holiday_calendar
+
+    if not source_days:
+        return []
+    covered = holiday_calendar().covered_years
+    said = set(source_days)
+    out = []
+    day, last = date.fromisoformat(start), date.fromisoformat(end)
+    while day <= last:
+        if day.year in covered:
+            text = day.isoformat()
+            if text in said and not is_trading_day(day):
+                out.append(f"{text} 来源为交易日，内置日历为休市")
+            elif text not in said and is_trading_day(day):
+                out.append(f"{text} 内置日历为交易日，来源为休市")
+        day += timedelta(days=1)
+    return out

@@ -81,12 +81,18 @@ def _map_header(cells: list[str]) -> dict[str, int]:
     return found
 
 
+def _delimiter(line: str) -> str:
+    return "\t" if line.count("\t") > line.count(",") else ","
+
+
 def _split(line: str) -> list[str]:
-    delimiter = "\t" if line.count("\t") > line.count(",") else ","
-    return [c.strip() for c in next(csv.reader(io.StringIO(line), delimiter=delimiter))]
+    return [c.strip() for c in next(csv.reader(io.StringIO(line), delimiter=_delimiter(line)))]
 
 
 def _date(text: str) -> str | None:
+    if len(text) == 10 and text[4] == "-" == text[7] and "01" <= text[5:7] <= "12" and "01" <= text[8:] <= "31" \
+            and text[:4].isdigit():
+        return text  # the common spelling, without the regex
     m = _DATE.fullmatch(text.strip())
     if not m:
         return None
@@ -97,6 +103,12 @@ def _date(text: str) -> str | None:
 
 
 def _number(text: str, what: str, line_no: int, *, allow_empty: bool = False) -> float | None:
+    try:  # the common case first: a plain number
+        value = float(text)
+        if value >= 0 and value != math.inf:  # NaN fails the comparison
+            return value
+    except ValueError:
+        pass
     text = text.replace(",", "").strip()
     if not text and allow_empty:
         return None
@@ -154,11 +166,14 @@ def parse_bars(text: str, volume_unit: str = "auto") -> ParsedBars:
     shape = "tdx" if start > 0 else "tushare" if any(_key(c) == "ts_code" for c in header) else "generic"
     unit = _volume_unit(header, mapping, shape, volume_unit)
     bars: dict[str, Bar] = {}
-    for offset, line in enumerate(lines[start + 1:], start=start + 2):
-        if not line.strip() or line.strip().startswith("数据来源"):
+    width = max(mapping.values())
+    reader = csv.reader(lines[start + 1:], delimiter=_delimiter(lines[start]))
+    for offset, cells in enumerate(reader, start=start + 2):
+        if not cells or not "".join(cells).strip() or cells[0].strip().startswith("数据来源"):
             continue
-        cells = _split(line)
-        if len(cells) <= max(mapping.values()):
+        if shape == "tdx":  # 通达信 pads its columns with spaces
+            cells = [c.strip() for c in cells]
+        if len(cells) <= width:
             raise CsvImportError(f"第 {offset} 行：只有 {len(cells)} 列，少于表头")
         bar = _row(cells, mapping, offset, unit == "lots", shape == "tushare")
         if bar.date in bars:

@@ -3,8 +3,7 @@
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 
 from sqlite_utils import Database
@@ -31,15 +30,6 @@ class SeriesStatus:
     stale: bool  # behind the calendar, or the last sync failed
 
 
-def _slice(series: BarSeries, start: str | None, end: str | None) -> BarSeries:
-    lo = bisect_left(series.dates, start) if start else 0
-    hi = bisect_right(series.dates, end) if end else len(series.dates)
-    if lo == 0 and hi == len(series.dates):
-        return series
-    return replace(series, **{name: getattr(series, name)[lo:hi] for name in
-                              ("dates", "open", "high", "low", "close", "volume", "amount", "trade_status", "is_st")})
-
-
 class MarketData:
     def __init__(self, db: Database):
         self.store = MarketStore(db)
@@ -47,14 +37,22 @@ class MarketData:
 
     def bars(self, symbol: str, adjust_mode: str = "qfq", start: str | None = None,
              end: str | None = None) -> BarSeries:
-        """Bars in [start, end], adjusted on read. The whole history is read because a qfq
-        factor depends on every later event and each ratio on the close before it."""
+        """Bars in [start, end], adjusted on read. Only the window is read: each event's
+        ratio needs just the close before its ex-date (one indexed probe per event, also for
+        events outside the window, which still move a qfq or hfq factor)."""
         if adjust_mode not in ADJUST_MODES:
             raise ValueError(f"adjust must be one of {ADJUST_MODES}")
-        series = self.store.bars(symbol)
-        if adjust_mode != "none":
-            series = adjust(series, self.store.actions(symbol), adjust_mode)
-        return _slice(series, start, end)
+        series = self.store.bars(symbol, start, end)
+        if adjust_mode == "none":
+            return series
+        actions = self.store.actions(symbol)
+        prev_close = {}
+        for a in actions:
+            if not a.ratio and a.ex_date not in prev_close:
+                before = self.store.close_before(symbol, a.ex_date)
+                if before:
+                    prev_close[a.ex_date] = before[1]
+        return adjust(series, actions, adjust_mode, prev_close)
 
     def status(self, now: datetime, symbols: list[str] | None = None) -> list[SeriesStatus]:
         calendar = TradingCalendar(self.store)

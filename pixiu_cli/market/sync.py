@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
+from pixiu_cli.market.calendar import calendar_mismatches
 from pixiu_cli.market.sources import PriceSource, SourceError
 from pixiu_cli.store.market import MarketStore, SeriesWrite
 from pixiu_cli.store.securities import SecurityMaster
@@ -49,16 +50,23 @@ def sync_symbol(market: MarketStore, source: PriceSource, symbol: str, since: st
 
 
 def sync(market: MarketStore, master: SecurityMaster, source: PriceSource, symbols: Sequence[str], *,
-         since: str | None, now: datetime, on_symbol: Callable[[SyncOutcome], None] = lambda o: None
-         ) -> list[SyncOutcome]:
+         since: str | None, now: datetime, on_symbol: Callable[[SyncOutcome], None] = lambda o: None,
+         on_calendar: Callable[[list[str]], None] = lambda notes: None) -> list[SyncOutcome]:
+    """on_calendar receives the days where the source's trading dates disagree with the
+    shipped holiday file (the source's dates are stored and win for staleness)."""
     stamp = now.isoformat(timespec="seconds")
     outcomes: list[SyncOutcome] = []
     try:
         securities = source.securities()
         if securities:
             master.upsert(securities)
-        start = since or (now.date() - timedelta(days=366)).isoformat()
-        market.add_trading_days(source.trading_days(start, now.date().isoformat()), source.name)
+        start, end = since or (now.date() - timedelta(days=366)).isoformat(), now.date().isoformat()
+        days = source.trading_days(start, end)
+        market.add_trading_days(days, source.name)
+        if days:  # up to the source's last listed day: today may not be listed yet
+            notes = calendar_mismatches(days, start, max(days))
+            if notes:
+                on_calendar(notes)
     except SourceError as exc:
         return _fail_rest(market, symbols, str(exc), stamp, outcomes, on_symbol)
     for index, symbol in enumerate(symbols):

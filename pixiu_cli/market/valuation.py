@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from pixiu_cli.market.calendar import TradingCalendar
+from pixiu_cli.market.calendar import TradingCalendar, last_complete_session
 from pixiu_cli.store.domain import Holding
 from pixiu_cli.store.market import CorporateAction, MarketStore
 
@@ -92,3 +92,20 @@ def value_portfolio(market: MarketStore, holdings: Sequence[Holding], now: datet
     concentration = Concentration(ranked[0].symbol, ranked[0].weight, sum(v.weight for v in ranked[:3]),
                                   sum(v.weight ** 2 for v in ranked)) if total else None
     return PortfolioValue(weighted, total, concentration)
+
+
+class CachedValuer:
+    """value_portfolio for the context block, recomputed only when the holdings, the stored
+    market data (its version counter) or the last closed session change — not every turn."""
+
+    def __init__(self, market: MarketStore):
+        self.market = market
+        self._key: tuple | None = None
+        self._value: PortfolioValue | None = None
+
+    def __call__(self, holdings: Sequence[Holding], now: datetime) -> PortfolioValue:
+        key = (self.market.version(), tuple(holdings), last_complete_session(now))
+        if key != self._key:
+            self._value = value_portfolio(self.market, holdings, now)
+            self._key = key
+        return self._value

@@ -112,6 +112,13 @@ class MarketStore:
     def __init__(self, db: Database):
         self.db = db
 
+    def version(self) -> int:
+        """Changes with every write to the market tables (valuations are cached on it)."""
+        return self.db.conn.execute("select version from market_version where id = 1").fetchone()[0]
+
+    def _bump(self) -> None:
+        self.db.conn.execute("update market_version set version = version + 1 where id = 1")
+
     # writes ----------------------------------------------------------------------
     def write_series(self, w: SeriesWrite) -> int:
         """Bars upserted by date, actions by (ex_date, source), provenance and a fresh sync
@@ -132,6 +139,7 @@ class MarketStore:
                 "source = excluded.source, origin = excluded.origin, file_adjusted = excluded.file_adjusted, "
                 "volume_unit = excluded.volume_unit, last_sync_at = excluded.last_sync_at, last_error = null, "
                 "stale = 0", [w.symbol, w.source, w.origin, w.file_adjusted, w.volume_unit, w.at])
+            self._bump()
         return len(w.bars)
 
     def _insert_actions(self, actions: Iterable[CorporateAction]) -> None:
@@ -147,11 +155,13 @@ class MarketStore:
             self.db.conn.execute(
                 "insert into market_series (symbol, last_error, stale) values (?, ?, 1) on conflict(symbol) "
                 "do update set last_error = excluded.last_error, stale = 1", [symbol, f"{at} {error}"])
+            self._bump()
 
     def add_trading_days(self, days: Iterable[str], source: str) -> None:
         with write_transaction(self.db):
             self.db.conn.executemany("insert or replace into trading_days (date, source) values (?, ?)",
                                      [(d, source) for d in days])
+            self._bump()
 
     def watch(self, symbol: str, at: str) -> bool:
         with write_transaction(self.db):

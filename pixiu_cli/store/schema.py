@@ -192,6 +192,10 @@ def m010_market_bars(db: Database) -> None:
         pk="symbol", defaults={"stale": 0})
     db["trading_days"].create({"date": str, "source": str}, pk="date")
     db["watchlist"].create({"symbol": str, "added_at": str}, pk="symbol")
+    # Bumped by every market write (explicitly: a per-row trigger would slow bulk imports),
+    # so a valuation computed from the stored bars stays valid while this number is the same.
+    db.execute("create table market_version (id integer primary key check (id = 1), version integer not null)")
+    db.execute("insert into market_version (id, version) values (1, 0)")
 
 
 @migrations()

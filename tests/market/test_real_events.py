@@ -128,3 +128,31 @@ def test_holding_recorded_after_the_event_is_not_multiplied_again(db):
     assert "000001" not in value.holdings  # no bars: not valued, not guessed
     assert v.stale_days > 300  # the fixture ends on 2025-05-30
     assert value.concentration.largest_symbol == "000333" and value.concentration.hhi == 1.0
+
+
+@pytest.mark.parametrize("mode", ["qfq", "hfq"])
+@pytest.mark.parametrize("start, end", [("2017-01-03", "2019-12-31"), ("2016-05-06", "2016-06-30"),
+                                        ("2015-06-01", "2016-05-05")])
+def test_a_window_read_equals_the_same_days_of_the_full_read(db, mode, start, end):
+    load(db, "000333")
+    data = MarketData(db)
+    full = data.bars("000333", mode)
+    window = data.bars("000333", mode, start, end)
+    lo, hi = full.dates.index(window.dates[0]), full.dates.index(window.dates[-1]) + 1
+    assert window.dates == full.dates[lo:hi] and window.dates[0] >= start and window.dates[-1] <= end
+    assert window.close == pytest.approx(full.close[lo:hi], rel=1e-12)
+
+
+def test_cached_valuation_follows_new_market_data(db, tmp_path):
+    from pixiu_cli.market.valuation import CachedValuer
+
+    load(db, "000333", path=_truncated(tmp_path, "000333", "2016-05-05"))
+    holding = Holding("000333", "美的集团", (), 1000, 30.0, "core", "2016-04-01T10:00:00+08:00")
+    valuer = CachedValuer(MarketStore(db))
+    now = datetime(2026, 11, 30, 16, tzinfo=SHANGHAI)
+    first = valuer([holding], now)
+    assert valuer([holding], now) is first  # nothing changed: not recomputed
+    assert (first.holdings["000333"].as_of, first.holdings["000333"].shares) == ("2016-05-05", 1000)
+    load(db, "000333")  # newer bars (and the ex-rights day) arrive
+    second = valuer([holding], now)
+    assert (second.holdings["000333"].as_of, second.holdings["000333"].shares) == ("2025-05-30", 1500)

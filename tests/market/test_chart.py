@@ -1,0 +1,37 @@
+"""The chart's data: front-adjusted closes, moving averages, the cost line and trade
+markers placed on the adjusted scale."""
+
+from __future__ import annotations
+
+import pytest
+
+from pixiu_cli.market.chart import ChartError, build, chart_data, moving_average
+from pixiu_cli.market.data import MarketData
+from pixiu_cli.store.domain import DomainStore, PortfolioStore
+from tests.market.conftest import load
+
+
+def test_moving_average():
+    assert moving_average((1.0, 2.0, 3.0, 4.0), 2) == (None, 1.5, 2.5, 3.5)
+    assert moving_average((1.0,), 20) == (None,)
+
+
+def test_trade_markers_sit_on_the_adjusted_scale(db):
+    load(db, "000333", name="美的集团")
+    PortfolioStore(db).record_trade(symbol="000333", side="buy", price=32.99, quantity=1000, reason=None,
+                                    name="美的集团", at="2016-05-05T14:00:00+08:00", source="user")
+    data = chart_data(MarketData(db), DomainStore(db), "000333", 2400)
+    assert data.name == "美的集团" and data.cost == 32.99 and len(data.dates) == 2380
+    (mark,) = data.trades
+    assert (mark.date, mark.side) == ("2016-05-05", "buy")
+    assert mark.price == pytest.approx((32.99 - 1.2) / 1.5)  # the real 32.99 drawn where the qfq line is
+    i = data.dates.index("2016-05-05")
+    assert data.close[i] == pytest.approx(mark.price)
+    assert data.ma20[18] is None and data.ma20[19] == pytest.approx(sum(data.close[:20]) / 20)
+    text = build(MarketData(db), DomainStore(db), "000333", 2400, color=False, width=100, height=25)
+    assert "收盘(前复权)" in text and "买入" in text and "成本 32.99" in text
+
+
+def test_no_bars_is_a_chart_error(db):
+    with pytest.raises(ChartError, match="没有 000333 的行情数据"):
+        chart_data(MarketData(db), DomainStore(db), "000333", 60)

@@ -1,0 +1,95 @@
+"""CSV shapes (generic, 通达信 GBK export, 成交量(手), tushare), adjusted files undone on
+import, and bad files refused whole with one line naming the row."""
+
+from __future__ import annotations
+
+import pytest
+
+from pixiu_cli.market.adjust import adjust
+from pixiu_cli.market.csv_source import CsvImportError, parse_actions, parse_bars
+from pixiu_cli.market.data import MarketData
+from pixiu_cli.store.market import MarketStore
+from tests.market.conftest import FIXTURES, load
+
+REAL = [line.split(",") for line in (FIXTURES / "000001.csv").read_text().splitlines()[1:]]
+JUNE_2016 = [r for r in REAL if "2016-06-13" <= r[0] <= "2016-06-17"]
+
+
+def test_tdx_export_in_gbk_with_title_and_footer(db, tmp_path):
+    lines = ["000001 平安银行 日线 不复权", "      日期\t    开盘\t    最高\t    最低\t    收盘\t    成交量\t    成交额"]
+    lines += ["\t".join([r[0].replace("-", "/"), *r[1:5], r[5], "12345678.00"]) for r in JUNE_2016]
+    lines.append("数据来源:通达信")
+    path = tmp_path / "SZ#000001.txt"
+    path.write_bytes("\r\n".join(lines).encode("gbk"))
+    result = load(db, "000001", path=path, actions=False, name="平安银行")
+    assert (result.parsed.shape, result.parsed.volume_unit, result.rows) == ("tdx", "shares", len(JUNE_2016))
+    bars = MarketStore(db).bars("000001").bars()
+    assert bars[0].date == "2016-06-13" and bars[0].volume == float(JUNE_2016[0][5]) and bars[0].amount == 12345678
+    assert [g.date for g in result.suspects] == ["2016-06-16"]
+
+
+def test_chinese_header_with_volume_in_lots_is_stored_in_shares():
+    text = "交易日期,开盘价,最高价,最低价,收盘价,成交量(手),成交额(元)\n20160613,10.5,10.6,10.4,10.5,1234,100\n"
+    parsed = parse_bars(text)
+    assert parsed.volume_unit == "lots" and parsed.bars[0].volume == 123400 and parsed.bars[0].date == "2016-06-13"
+    assert parse_bars(text, volume_unit="shares").bars[0].volume == 1234  # the flag overrides the guess
+
+
+def test_tushare_daily_dump_units():
+    text = ("ts_code,trade_date,open,high,low,close,pre_close,change,pct_chg,vol,amount\n"
+            "000001.SZ,20160614,10.5,10.6,10.4,10.5,10.4,0.1,0.96,1234.5,2000.0\n"
+            "000001.SZ,20160613,10.4,10.6,10.3,10.4,10.4,0,0,1000,1500.0\n")
+    parsed = parse_bars(text)
+    assert parsed.shape == "tushare" and [b.date for b in parsed.bars] == ["2016-06-13", "2016-06-14"]
+    assert parsed.bars[1].volume == 123450 and parsed.bars[1].amount == 2_000_000  # 手 and 千元
+
+
+@pytest.mark.parametrize("text, message", [
+    ("date,open,high,low,close,volume\n2016-06-13,10,11,9,10,100\n2016-06-14,10,9,11,10,100\n", "第 3 行"),
+    ("date,open,high,low,close,volume\n2016-06-13,10,11,9,abc,100\n", "第 2 行：收盘价「abc」不是数字"),
+    ("date,open,high,low,close,volume\n2016-13-13,10,11,9,10,100\n", "日期「2016-13-13」无法识别"),
+    ("date,open,high,low,close,volume\n2016-06-13,10,11,9,10,100\n2016-06-13,10,11,9,10,100\n", "重复"),
+    ("date,open,close\n2016-06-13,10,11\n", "缺少列：high、low、volume"),
+    ("hello\n", "没有找到表头"),
+    ("date,open,high,low,close,volume\n", "没有数据行"),
+    ("date,open,high,low,close,volume\n2016-06-13,10,11,9,nan,100\n", "不是有效数值"),
+])
+def test_bad_rows_refuse_the_file_naming_the_line(text, message):
+    with pytest.raises(CsvImportError, match=message):
+        parse_bars(text)
+
+
+def test_a_bad_file_writes_nothing(db, tmp_path):
+    load(db, "000002")
+    before = MarketStore(db).series(["000002"])[0]
+    bad = tmp_path / "bad.csv"
+    bad.write_text("date,open,high,low,close,volume\n2025-06-03,10,11,9,10,100\n2025-06-04,x,11,9,10,100\n")
+    with pytest.raises(CsvImportError):
+        load(db, "000002", path=bad)
+    assert MarketStore(db).series(["000002"])[0] == before
+
+
+def test_actions_file_format():
+    actions = parse_actions("ex_date,cash_per_share,shares_per_share\n2016-05-06,1.2,0.5\n", "000333")
+    assert [(a.ex_date, a.cash_per_share, a.shares_per_share) for a in actions] == [("2016-05-06", 1.2, 0.5)]
+    with pytest.raises(CsvImportError, match="表头应为"):
+        parse_actions("date,cash\n2016-05-06,1.2\n", "000333")
+    with pytest.raises(CsvImportError, match="都为 0"):
+        parse_actions("ex_date,cash_per_share,shares_per_share\n2016-05-06,0,0\n", "000333")
+
+
+@pytest.mark.parametrize("mode", ["qfq", "hfq"])
+def test_adjusted_file_is_stored_unadjusted(db, tmp_path, mode):
+    load(db, "000333")
+    data = MarketData(db)
+    real = data.bars("000333", "none")
+    adjusted = adjust(real, MarketStore(db).actions("000333"), mode)
+    path = tmp_path / f"{mode}.csv"
+    path.write_text("date,open,high,low,close,volume\n" + "".join(
+        f"{b.date},{b.open:.4f},{b.high:.4f},{b.low:.4f},{b.close:.4f},{b.volume}\n" for b in adjusted.bars()))
+    with pytest.raises(CsvImportError, match="需要 --actions"):
+        load(db, "000333", path=path, actions=False, adjusted=mode)
+    load(db, "000333", path=path, adjusted=mode)
+    stored = data.bars("000333", "none")
+    assert max(abs(a - b) for a, b in zip(stored.close, real.close)) < 0.001
+    assert MarketStore(db).series(["000333"])[0].file_adjusted == mode

@@ -1,0 +1,244 @@
+"""Source adapters fed their libraries' native return shapes offline (a ResultData-like
+object for baostock, a DataFrame with Chinese columns for akshare), the timeout around a
+call that never returns, and a failed sync that keeps what is stored."""
+
+from __future__ import annotations
+
+import threading
+import time
+from datetime import datetime
+from types import SimpleNamespace
+
+import pytest
+
+from pixiu_cli.context.clock import SHANGHAI
+from pixiu_cli.market.akshare_source import AkshareSource
+from pixiu_cli.market.baostock_source import BaostockSource
+from pixiu_cli.market.data import MarketData
+from pixiu_cli.market.sources import SourceError
+from pixiu_cli.market.sync import sync
+from pixiu_cli.store.market import MarketStore
+from pixiu_cli.store.securities import SecurityMaster
+from tests.market.conftest import load
+
+NOW = datetime(2016, 5, 9, 16, 0, tzinfo=SHANGHAI)
+
+
+class ResultData:
+    """baostock's ResultData: error_code/error_msg, fields, next() and get_row_data()."""
+
+    def __init__(self, fields, rows, error_code="0", error_msg="success"):
+        self.fields, self._rows, self._i = fields, rows, -1
+        self.error_code, self.error_msg = error_code, error_msg
+
+    def next(self):
+        self._i += 1
+        return self._i < len(self._rows)
+
+    def get_row_data(self):
+        return self._rows[self._i]
+
+
+class FakeBaostock:
+    def __init__(self):
+        self.calls = []
+
+    def login(self):
+        return SimpleNamespace(error_code="0", error_msg="success")
+
+    def logout(self):
+        return SimpleNamespace(error_code="0")
+
+    def query_history_k_data_plus(self, code, fields, start_date, end_date, frequency, adjustflag):
+        self.calls.append(("k", code, start_date, end_date, adjustflag))
+        rows = [["2016-05-05", "33.0700", "33.2400", "32.8500", "32.9900", "19547684", "645000000.0000", "1", "0"],
+                ["2016-05-06", "20.9700", "21.1400", "20.3500", "20.3500", "38785800", "800000000.0000", "1", "0"],
+                ["2016-05-09", "20.3500", "20.3500", "20.3500", "20.3500", "0", "0.0000", "0", "0"]]
+        return ResultData(fields.split(","), [r for r in rows if start_date <= r[0] <= end_date])
+
+    def query_adjust_factor(self, code, start_date, end_date):
+        return ResultData(["code", "dividOperateDate", "foreAdjustFactor", "backAdjustFactor", "adjustFactor"],
+                          [[code, "2016-05-06", "0.64", "1.556638", "1.556638"]])
+
+    def query_dividend_data(self, code, year, yearType):
+        rows = [[code, "2016-04-22", "2016-05-05", "2016-05-06", "1.2", "1.2", "", "0.5"]] if year == "2016" else []
+        return ResultData(["code", "dividPlanAnnounceDate", "dividRegistDate", "dividOperateDate",
+                           "dividCashPsBeforeTax", "dividCashPsAfterTax", "dividStocksPs", "dividReserveToStockPs"],
+                          rows)
+
+    def query_trade_dates(self, start_date, end_date):
+        return ResultData(["calendar_date", "is_trading_day"],
+                          [["2016-05-06", "1"], ["2016-05-07", "0"], ["2016-05-08", "0"], ["2016-05-09", "1"]])
+
+    def query_stock_basic(self):
+        return ResultData(["code", "code_name", "ipoDate", "outDate", "type", "status"],
+                          [["sz.000333", "美的集团", "2013-09-18", "", "1", "1"],
+                           ["sh.000001", "上证综合指数", "1991-07-15", "", "2", "1"],
+                           ["sz.000001", "平安银行", "1991-04-03", "", "1", "1"]])
+
+
+def test_baostock_native_shapes(db):
+    fake = FakeBaostock()
+    source = BaostockSource(timeout=5, module=fake)
+    outcomes = sync(MarketStore(db), SecurityMaster(db), source, ["000333"], since="2016-05-05", now=NOW)
+    assert outcomes[0].error is None and outcomes[0].rows == 2
+    assert fake.calls[0] == ("k", "sz.000333", "2016-05-05", "2016-05-09", "3")  # unadjusted, sz. prefix
+    series = MarketData(db).bars("000333", "none")
+    assert series.dates == ("2016-05-05", "2016-05-06")  # the suspended day (tradestatus 0) is not a bar
+    action = MarketStore(db).actions("000333")[0]
+    assert (action.ex_date, action.cash_per_share, action.shares_per_share, action.source) == (
+        "2016-05-06", 1.2, 0.5, "baostock")
+    assert action.ratio == pytest.approx(1.556638)  # the source's own factor, used for adjustment
+    qfq = MarketData(db).bars("000333", "qfq")
+    assert qfq.close[1] / qfq.close[0] - 1 == pytest.approx(20.35 * 1.556638 / 32.99 - 1)
+    master = SecurityMaster(db)
+    assert master.get("000001").name == "平安银行"  # the index sharing its digits did not overwrite it
+    assert master.get("000333").board == "main" and master.get("000333").list_date == "2013-09-18"
+    assert MarketStore(db).trading_days("2016-05-06", "2016-05-09") == ["2016-05-06", "2016-05-09"]
+
+
+def test_baostock_call_that_never_returns_times_out():
+    fake = FakeBaostock()
+    blocked = threading.Event()
+    fake.query_history_k_data_plus = lambda *a, **k: blocked.wait()  # a socket with no timeout
+    source = BaostockSource(timeout=0.5, module=fake)
+    started = time.monotonic()
+    with pytest.raises(SourceError, match=r"baostock 日线查询：0.5 秒内没有响应"):
+        source.daily_bars("000333", "2016-05-05", "2016-05-09")
+    assert time.monotonic() - started < 3
+    blocked.set()
+
+
+def test_baostock_error_code_is_one_line():
+    fake = FakeBaostock()
+    fake.query_adjust_factor = lambda **k: ResultData([], [], error_code="10004011", error_msg="网络接收错误")
+    with pytest.raises(SourceError, match="baostock 复权因子查询失败：网络接收错误"):
+        BaostockSource(timeout=5, module=fake).actions("000333", "2016-01-01", "2016-12-31")
+
+
+def test_offline_sync_keeps_stored_data_and_marks_it_stale(db):
+    load(db, "000333")
+    before = MarketStore(db).bars("000333")
+    fake = FakeBaostock()
+    fake.login = lambda: (_ for _ in ()).throw(OSError("[Errno 101] Network is unreachable"))
+    outcomes = sync(MarketStore(db), SecurityMaster(db), BaostockSource(timeout=5, module=fake),
+                    ["000333", "000002"], since=None, now=datetime(2026, 11, 30, 16, tzinfo=SHANGHAI))
+    assert [o.error for o in outcomes] == ["baostock 登录：OSError [Errno 101] Network is unreachable"] * 2
+    assert MarketStore(db).bars("000333") == before
+    status = {s.symbol: s for s in MarketData(db).status(datetime(2026, 11, 30, 16, tzinfo=SHANGHAI))}
+    assert status["000333"].stale and "Network is unreachable" in status["000333"].last_error
+    assert status["000002"].rows == 0 and status["000002"].stale
+
+
+def test_a_symbol_is_never_half_written(db):
+    load(db, "000333")
+    before = (MarketStore(db).bars("000333"), MarketStore(db).actions("000333"))
+    fake = FakeBaostock()
+    fake.query_dividend_data = lambda **k: ResultData([], [], error_code="1", error_msg="服务器错误")
+    outcomes = sync(MarketStore(db), SecurityMaster(db), BaostockSource(timeout=5, module=fake), ["000333"],
+                    since="2016-05-05", now=NOW)  # bars arrived, then the actions failed
+    assert outcomes[0].error and (MarketStore(db).bars("000333"), MarketStore(db).actions("000333")) == before
+
+
+def _frame(records):
+    try:
+        import pandas
+    except ImportError:  # the same interface the adapter reads
+        return SimpleNamespace(to_dict=lambda orient: list(records), columns=list(records[0]))
+    return pandas.DataFrame(records)
+
+
+class FakeAkshare:
+    def __init__(self, sina_fails=False):
+        self.sina_fails, self.calls = sina_fails, []
+
+    def stock_zh_a_daily(self, symbol, start_date, end_date, adjust):
+        self.calls.append(("sina", symbol, start_date, end_date, adjust))
+        if self.sina_fails:
+            raise ConnectionError("Sina 403")
+        from datetime import date
+        return _frame([{"date": date(2016, 5, 6), "open": 20.97, "high": 21.14, "low": 20.35, "close": 20.35,
+                        "volume": 38785800.0, "amount": 8.0e8, "outstanding_share": 1.0, "turnover": 0.01}])
+
+    def stock_zh_a_hist(self, symbol, period, start_date, end_date, adjust):
+        self.calls.append(("eastmoney", symbol, start_date, end_date, adjust))
+        return _frame([{"日期": "2016-05-05", "股票代码": "000333", "开盘": 33.07, "收盘": 32.99, "最高": 33.24,
+                        "最低": 32.85, "成交量": 195476, "成交额": 6.45e8, "振幅": 1.2, "涨跌幅": -0.3,
+                        "涨跌额": -0.1, "换手率": 0.5},
+                       {"日期": "2016-05-06", "股票代码": "000333", "开盘": 20.97, "收盘": 20.35, "最高": 21.14,
+                        "最低": 20.35, "成交量": 387858, "成交额": 8.0e8, "振幅": 2.4, "涨跌幅": -38.3,
+                        "涨跌额": -12.6, "换手率": 0.9}])
+
+    def tool_trade_date_hist_sina(self):
+        from datetime import date
+        return _frame([{"trade_date": date(2016, 5, 6)}, {"trade_date": date(2016, 5, 9)}])
+
+    def stock_history_dividend_detail(self, symbol, indicator):
+        return _frame([{"公告日期": "2016-04-22", "送股": 0.0, "转增": 5.0, "派息": 12.0, "进度": "实施",
+                        "除权除息日": "2016-05-06", "股权登记日": "2016-05-05", "红股上市日": "2016-05-06"},
+                       {"公告日期": "2025-03-28", "送股": 0.0, "转增": 0.0, "派息": 35.0, "进度": "预案",
+                        "除权除息日": None, "股权登记日": None, "红股上市日": None}])
+
+
+def test_akshare_prefers_sina_and_reads_eastmoney_chinese_columns_in_lots(db):
+    fake = FakeAkshare()
+    source = AkshareSource(timeout=5, module=fake)
+    bars = source.daily_bars("000333", "2016-05-05", "2016-05-09")
+    assert fake.calls == [("sina", "sz000333", "20160505", "20160509", "")]  # unadjusted, not Eastmoney
+    assert bars[0].date == "2016-05-06" and bars[0].volume == 38785800
+
+    fake = FakeAkshare(sina_fails=True)
+    outcomes = sync(MarketStore(db), SecurityMaster(db), AkshareSource(timeout=5, module=fake), ["000333"],
+                    since="2016-05-05", now=NOW)
+    assert outcomes[0].error is None and [c[0] for c in fake.calls] == ["sina", "eastmoney"]
+    stored = MarketStore(db).bars("000333").bars()
+    assert [b.volume for b in stored] == [19547600, 38785800]  # 手 × 100
+    action = MarketStore(db).actions("000333")[0]  # per 10 shares → per share; the 预案 row is skipped
+    assert (action.ex_date, action.cash_per_share, action.shares_per_share) == ("2016-05-06", 1.2, 0.5)
+    qfq = MarketData(db).bars("000333", "qfq")
+    assert qfq.close[1] / qfq.close[0] - 1 == pytest.approx(20.35 / ((32.99 - 1.2) / 1.5) - 1)
+    assert MarketStore(db).trading_days("2016-05-01", "2016-05-31") == ["2016-05-06", "2016-05-09"]
+
+
+def test_akshare_both_endpoints_failing_is_one_line():
+    class Down(FakeAkshare):
+        def stock_zh_a_hist(self, **kw):
+            raise TimeoutError("read timed out")
+
+    with pytest.raises(SourceError) as info:
+        AkshareSource(timeout=5, module=Down(sina_fails=True)).daily_bars("000333", "2016-05-05", "2016-05-09")
+    assert "akshare 新浪日线" in str(info.value) and "akshare 东方财富日线" in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_missing_library_is_named_with_its_extra(monkeypatch):
+    import builtins
+    real_import = builtins.__import__
+
+    def no_baostock(name, *args, **kwargs):
+        if name == "baostock":
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_baostock)
+    with pytest.raises(SourceError, match=r"pip install 'pixiu-cli\[baostock\]'"):
+        BaostockSource().daily_bars("000333", "2016-05-05", "2016-05-09")
+
+
+@pytest.mark.live
+def test_live_baostock_fetches_real_bars(db):
+    outcomes = sync(MarketStore(db), SecurityMaster(db), BaostockSource(timeout=30), ["000333"],
+                    since="2016-05-01", now=datetime.now(SHANGHAI))
+    assert outcomes[0].error is None
+    assert "2016-05-06" in MarketStore(db).bars("000333").dates
+
+
+def test_sync_names_calendar_days_the_source_disagrees_on(db):
+    fake = FakeBaostock()
+    fake.query_trade_dates = lambda start_date, end_date: ResultData(
+        ["calendar_date", "is_trading_day"],
+        [["2026-09-30", "1"], ["2026-10-01", "0"], ["2026-10-05", "1"], ["2026-10-08", "1"], ["2026-10-09", "1"]])
+    notes: list[str] = []
+    sync(MarketStore(db), SecurityMaster(db), BaostockSource(timeout=5, module=fake), [], since="2026-09-30",
+         now=datetime(2026, 10, 9, 16, tzinfo=SHANGHAI), on_calendar=notes.extend)
+    assert notes == ["2026-10-05 来源为交易日，内置日历为休市"]

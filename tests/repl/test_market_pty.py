@@ -1,0 +1,64 @@
+"""The issue's done-when, end to end: import the real 美的集团 history, see `pixiu data
+status`, ask about 美的集团 in the REPL and find the last close, the P&L on the holding and
+the price's as-of date in /context, then draw /chart 000333."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pexpect
+
+from pixiu_cli.offline.script import ScriptedReply
+from tests.conftest import PIXIU_BIN
+from tests.repl.test_repl_pty import PROMPT, say, spawn
+
+MARKET = Path(__file__).resolve().parents[1] / "fixtures" / "market"
+VALUE_LINE = "收盘 79.06（2025-05-30 不复权"
+PNL = "浮动盈亏 +18,560.00（+30.7%）"  # 1,000 × (79.06 − 60.50) on real prices
+
+
+def run(env, *args):
+    done = subprocess.run([PIXIU_BIN, *args], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_import_status_ask_context_chart(server, online_env):
+    run(online_env, "import", str(MARKET / "midea_holding.json"))
+    run(online_env, "data", "import", str(MARKET / "000333.csv"), "--symbol", "000333", "--name", "美的集团",
+        "--actions", str(MARKET / "000333_actions.csv"))
+    assert "000333\t美的集团\t2380\t2015-06-01\t2025-05-30" in run(online_env, "data", "status")
+
+    child = spawn(online_env)
+    try:
+        child.expect(PROMPT)
+        server.enqueue(ScriptedReply(text="美的集团的回答。"))
+        say(child, "美的集团最近怎么样")
+        child.expect("美的集团的回答")
+        child.expect(PROMPT)
+        say(child, "/context --json")
+        child.expect_exact(VALUE_LINE)
+        child.expect_exact(PNL)
+        child.expect(PROMPT)
+        say(child, "/chart 000333 --days 120")
+        child.expect_exact("000333 美的集团 · 2024-11-29 至 2025-05-30 · 收盘 79.06 · 成本 60.50")
+        child.expect("MA60")
+        child.expect(PROMPT)
+        say(child, "/chart 600000")
+        child.expect("没有 600000 的行情数据")
+        child.expect(PROMPT)
+        say(child, "/chart 000333 --days x")
+        child.expect("--days 需要 5 到 5000 之间的整数")
+        child.expect(PROMPT)
+        child.sendeof()
+        child.expect(pexpect.EOF)
+    finally:
+        if child.isalive():
+            child.terminate(force=True)
+
+    block = server.requests[-1].json["messages"][-2]["content"]
+    holding = next(line for line in block.splitlines() if line.startswith("- ") and "000333 美的集团" in line)
+    assert VALUE_LINE in holding and PNL in holding and "仓位" in holding
+    assert "000002 万科A" in block and "无行情数据" in block  # held, but no bars: said, not guessed
+    assert "集中度：最大仓位 000333 100.0%" in block
