@@ -27,7 +27,7 @@ def refresh_lines(db, symbols: list[str]) -> list[str]:
     from pixiu_cli.settings import load_settings
     from pixiu_cli.analytics.costs import CostModel
 
-    costs = CostModel.from_mapping(getattr(load_settings(), "backtest", None) or {})
+    costs = CostModel.from_mapping(load_settings().backtest)
     return refresh(db, symbols, _now(), costs).lines()
 
 

@@ -109,3 +109,15 @@ def test_bad_alert_flags_are_one_line(offline_env):
     assert done.returncode == 1 and "没有预警规则 a99" in done.stderr
     done = pixiu(offline_env, "profile", "000333", check=False)
     assert done.returncode == 1 and "没有 000333 的日线" in done.stderr
+
+
+def test_cost_model_is_configurable_and_validated(offline_env, pixiu_home):
+    (pixiu_home / "config.toml").write_text("[backtest]\ncommission_rate = 0.0003\ncommission_min = 0\n",
+                                            encoding="utf-8")
+    pixiu(offline_env, "data", "import", str(MARKET / "000333.csv"), "--symbol", "000333",
+          "--actions", str(MARKET / "000333_actions.csv"))
+    (row, *_) = json.loads(pixiu(offline_env, "profile", "000333", "--json").stdout)
+    assert row["cost_model"].startswith("佣金0.030%(最低0元)")
+    (pixiu_home / "config.toml").write_text("[backtest]\ncommission_rate = -1\n", encoding="utf-8")
+    done = pixiu(offline_env, "profile", "000333", check=False)
+    assert done.returncode == 1 and "[backtest]" in done.stderr and len(done.stderr.strip().splitlines()) == 1
