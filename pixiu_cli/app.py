@@ -3,7 +3,7 @@ the one-shot commands so both behave the same."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from datetime import datetime
 
@@ -53,8 +53,32 @@ def refresh_demo_data(domain: DomainStore) -> None:
     from pixiu_cli.dataset import load_document
     from pixiu_cli.resources import data_dir
 
-    data = load_document(data_dir() / "demo" / "portfolio.json", datetime.now(SHANGHAI))
+    now = datetime.now(SHANGHAI)
+    data = load_document(data_dir() / "demo" / "portfolio.json", now)
+    shipped = sorted(p.stem for p in (data_dir() / "demo" / "market").glob("[0-9][0-9][0-9][0-9][0-9][0-9].csv"))
+    # Holdings with real bars get computed figures, not the made-up ones.
+    data = replace(data, profiles=[p for p in data.profiles if p.symbol not in shipped],
+                   signals=[s for s in data.signals if s.symbol not in shipped])
     domain.replace_all(data, keep_own_notes=True)
+    _demo_market(domain.db, shipped, now)
+
+
+def _demo_market(db, symbols: list[str], now: datetime) -> None:
+    """Import the demo's shipped bars once, then compute profiles and signals from them."""
+    from pixiu_cli.analytics.refresh import refresh
+    from pixiu_cli.market.importer import import_csv
+    from pixiu_cli.resources import data_dir
+    from pixiu_cli.store.market import MarketStore
+    from pixiu_cli.store.securities import SecurityMaster
+
+    market, folder = MarketStore(db), data_dir() / "demo" / "market"
+    stored = {s.symbol for s in market.series(symbols) if s.rows}
+    for symbol in symbols:
+        if symbol not in stored:
+            actions = folder / f"{symbol}_actions.csv"
+            import_csv(market, SecurityMaster(db), folder / f"{symbol}.csv", symbol, at=now.isoformat(timespec="seconds"),
+                       actions_path=actions if actions.exists() else None)
+    refresh(db, symbols, now)
 
 
 def _valuer(db):

@@ -490,6 +490,9 @@ def offline_server(
 from pixiu_cli.market_commands import register as _register_market_commands  # noqa: E402
 
 _register_market_commands(app)
+from pixiu_cli.analytics_commands import register as _register_analytics_commands  # noqa: E402
+
+_register_analytics_commands(app)
 
 
 def _is_user_error(exc: Exception) -> bool:

@@ -94,17 +94,27 @@ def data_import(
                                 volume_unit=volume_unit)
         except CsvImportError as exc:
             raise _cli().CliError(f"导入失败，未做任何修改：{exc}") from None
+        derived = _refresh(db, [code])
     renderer = _cli()._renderer()
     unit = "手（已换算为股）" if result.parsed.volume_unit == "lots" else "股"
     renderer.info(f"已导入 {code}：{result.rows} 条日线，{result.first} 至 {result.last}；格式 {result.parsed.shape}，"
                   f"成交量单位 {unit}；除权除息 {len(result.actions)} 条。")
     for gap in result.suspects:
         renderer.line(_suspect_line(code, gap))
+    for line in derived:
+        renderer.line(line)
 
 
 def _suspect_line(symbol: str, gap) -> str:
     return (f"疑似除权除息：{symbol} {gap.date} 开盘 {gap.open:.2f}，前收 {gap.prev_close:.2f}（{gap.prev_date}），"
             f"跌幅 {gap.change:.1%} 超过涨跌幅限制，且没有对应的除权除息记录（可用 --actions 提供）")
+
+
+def _refresh(db, symbols: list[str]) -> list[str]:
+    """Profiles, signals, alerts and the track record follow the bars they are computed from."""
+    from pixiu_cli.analytics_commands import refresh_lines
+
+    return refresh_lines(db, symbols)
 
 
 @data_app.command("actions")
@@ -223,6 +233,7 @@ def data_sync(
                                 on_symbol=lambda o: advance(), on_calendar=notes.extend)
         finally:
             src.close()
+        derived = _refresh(db, [o.symbol for o in outcomes if not o.error and o.rows])
     if notes:
         more = f" 等 {len(notes)} 处" if len(notes) > 3 else ""
         renderer.warn(f"交易日历与数据源不一致（以数据源为准）：{'；'.join(notes[:3])}{more}")
@@ -232,6 +243,8 @@ def data_sync(
             renderer.line(f"{o.symbol}：新增 {o.rows} 条" + (f"（{o.first} 至 {o.last}）" if o.rows else ""))
             for gap in o.suspects:
                 renderer.line(_suspect_line(o.symbol, gap))
+    for line in derived:
+        renderer.line(line)
     if failed:
         renderer.error(f"数据源 {source} 同步失败（{len(failed)} 只）：{failed[0].error}；已保留本地数据并标记为过期")
         raise typer.Exit(1)

@@ -36,6 +36,7 @@ class Settings:
     context: dict = field(default_factory=dict)  # [context] windows, limits and budget
     agent: dict = field(default_factory=dict)  # [agent] guardrails: max_steps, tool_timeout, block_repeats
     prices: dict = field(default_factory=dict)  # [prices] per-million prices, currency, off-peak period
+    backtest: dict = field(default_factory=dict)  # [backtest] commission_rate, commission_min, transfer_fee_rate, slippage_bps
     warnings: tuple[str, ...] = ()
 
     @property
@@ -126,11 +127,25 @@ def _prices_table(config: dict) -> dict:
     return table
 
 
+def _backtest_table(config: dict) -> dict:
+    table = config.get("backtest", {})
+    from pixiu_cli.analytics.costs import CostModel
+
+    fields = CostModel.__dataclass_fields__
+    if not isinstance(table, dict) or set(table) - set(fields):
+        raise SettingsError(f"config.toml 的 [backtest] 只能包含 {', '.join(fields)}")
+    for key, value in table.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1e6:
+            raise SettingsError(f"config.toml 的 [backtest] {key} 应为非负数字，而不是 {value!r}")
+    return table
+
+
 def validate_config(config: dict) -> None:
     """Raise SettingsError if `config` (a parsed config.toml) would not load."""
     _context_table(config)
     _agent_table(config)
     _prices_table(config)
+    _backtest_table(config)
     for name in ("timeout", "max_retries", "temperature"):
         if name in config:
             _number(config[name], name, float)
@@ -171,6 +186,7 @@ def load_settings(
         context=_context_table(config),
         agent=_agent_table(config),
         prices=_prices_table(config),
+        backtest=_backtest_table(config),
         warnings=tuple(warnings),
     )
 

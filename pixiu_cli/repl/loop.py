@@ -6,6 +6,7 @@ import re
 
 from pixiu_cli.render import StatusFigures
 from pixiu_cli.repl import (  # noqa: F401  (importing registers the commands)
+    analytics_commands,
     builtin_commands,
     cache_commands,
     chart_commands,
@@ -64,6 +65,7 @@ def _recover(state: ReplState, exc: Exception) -> None:
 def run_repl(state: ReplState, **prompt_io) -> None:
     session = make_prompt_session(state.app.settings.history_path, registry.names, **prompt_io)
     state.edit_text = lambda text: session.prompt("编辑 › ", default=text)
+    analytics_commands.show_new_alerts(state)
     armed_exit = False
     while True:
         try:

@@ -196,3 +196,35 @@ def m010_market_bars(db: Database) -> None:
     # so a valuation computed from the stored bars stays valid while this number is the same.
     db.execute("create table market_version (id integer primary key check (id = 1), version integer not null)")
     db.execute("insert into market_version (id, version) values (1, 0)")
+
+
+@migrations()
+def m011_analytics_profiles_signals_alerts_track(db: Database) -> None:
+    # Every strategy's backtest of a symbol (pixiu profile --json); the selected one is also
+    # written to profiles, which gains the provenance the block shows.
+    db["backtests"].create(
+        {"id": int, "symbol": str, "strategy": str, "label": str, "window_start": str, "window_end": str,
+         "annual_return": float, "max_drawdown": float, "sharpe": float, "win_rate": float, "trades": int,
+         "exposure": float, "excess_return": float, "in_sample_sharpe": float, "out_annual_return": float,
+         "out_sharpe": float, "selected": int, "as_of": str, "engine_version": str, "cost_model": str,
+         "data_source": str, "computed_at": str},
+        pk="id",
+    )
+    db["backtests"].create_index(["symbol", "as_of"])
+    for column, kind in (("source", str), ("engine_version", str), ("cost_model", str), ("data_source", str),
+                         ("trades", int), ("exposure", float), ("excess_return", float),
+                         ("out_annual_return", float), ("out_sharpe", float)):
+        db["profiles"].add_column(column, kind)
+    db["signals"].add_column("source", str)
+    db["alert_rules"].create(
+        {"id": int, "symbol": str, "kind": str, "threshold": float, "cooldown_days": int, "created_at": str,
+         "source": str, "deleted_at": str, "checked_through": str, "last_fired_on": str},
+        pk="id",
+    )
+    db["alerts"].add_column("rule_id", int)
+    db["alerts"].add_column("bar_date", str)
+    db["alerts"].add_column("seen_at", str)
+    db.execute("create unique index alerts_rule_bar on alerts (rule_id, bar_date) where rule_id is not null")
+    for column in ("return_5d", "return_20d", "outcome_5d", "outcome_20d", "vs_stock_5d", "vs_stock_20d"):
+        db["decisions"].add_column(column, float)
+    db["decisions"].add_column("scored_at", str)

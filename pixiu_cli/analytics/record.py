@@ -1,0 +1,93 @@
+"""The track record the investor reads: every decision with its outcome so far, the hit
+rate, the average outcome and the best and worst, scored fresh from the stored bars."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlite_utils import Database
+
+from pixiu_cli.analytics.profiles import load_frame
+from pixiu_cli.analytics.track import score
+from pixiu_cli.market.data import MarketData
+from pixiu_cli.store.analytics import AnalyticsStore
+from pixiu_cli.store.domain import iso
+
+
+@dataclass(frozen=True)
+class TrackRow:
+    id: str  # d<id>
+    symbol: str
+    name: str | None
+    side: str
+    price: float
+    quantity: float
+    decided_at: str
+    return_5d: float | None
+    return_20d: float | None
+    outcome_5d: float | None
+    outcome_20d: float | None
+    vs_stock_5d: float | None
+    vs_stock_20d: float | None
+
+    def side_label(self) -> str:
+        return "买入" if self.side == "buy" else "卖出"
+
+    @property
+    def outcome(self) -> float | None:
+        """The longest horizon scored so far."""
+        return self.outcome_20d if self.outcome_20d is not None else self.outcome_5d
+
+
+@dataclass(frozen=True)
+class TrackRecord:
+    rows: list[TrackRow]
+
+    @property
+    def scored(self) -> list[TrackRow]:
+        return [r for r in self.rows if r.outcome is not None]
+
+    def summary_lines(self) -> list[str]:
+        scored = self.scored
+        if not scored:
+            return [f"共 {len(self.rows)} 条决策，尚无足够的后续日线可评分（需要决策后至少 5 个交易日的日线）。"]
+        hits = sum(1 for r in scored if r.outcome > 0)
+        average = sum(r.outcome for r in scored) / len(scored)
+        best, worst = max(scored, key=lambda r: r.outcome), min(scored, key=lambda r: r.outcome)
+        return [f"已评分 {len(scored)}/{len(self.rows)} 条：命中率 {hits / len(scored):.0%}（{hits} 条事后有利），"
+                f"平均 {average:+.1%}（20 日，不足 20 日的按 5 日）",
+                f"最好 {best.id} {best.symbol} {best.side_label()} {best.outcome:+.1%}；"
+                f"最差 {worst.id} {worst.symbol} {worst.side_label()} {worst.outcome:+.1%}"]
+
+
+def track_record(db: Database, now: datetime) -> TrackRecord:
+    market, store = MarketData(db), AnalyticsStore(db)
+    decisions = store.decisions()
+    scores = []
+    for d in decisions:
+        frame = load_frame(market, d.symbol, now, since=d.decided_at[:10])
+        if frame is not None:
+            scores.append(score(d, frame, iso(now)))
+    store.save_scores(scores)
+    by_id = {s.decision_id: s for s in scores}
+    rows = []
+    for d in decisions:
+        s = by_id.get(d.id)
+        security = market.master.get(d.symbol)
+        rows.append(TrackRow(f"d{d.id}", d.symbol, security.name if security else None, d.side, d.price, d.quantity,
+                             d.decided_at, *(getattr(s, k) if s else None for k in (
+                                 "return_5d", "return_20d", "outcome_5d", "outcome_20d", "vs_stock_5d",
+                                 "vs_stock_20d"))))
+    return TrackRecord(rows)
+
+
+def table(record: TrackRecord) -> tuple[str, list[str], list[list[str]]]:
+    def pct(v):
+        return "—" if v is None else f"{v:+.1%}"
+
+    rows = [[r.id, f"{r.symbol} {r.name or ''}".strip(), r.side_label(), f"{r.quantity:g} 股 @ {r.price:.2f}",
+             r.decided_at[:16].replace("T", " "), pct(r.return_5d), pct(r.return_20d), pct(r.outcome),
+             pct(r.vs_stock_20d if r.vs_stock_20d is not None else r.vs_stock_5d)] for r in record.rows]
+    return ("操作决策的事后表现（结果 = 对比不操作；对比走势 = 对比当日收盘价成交）",
+            ["编号", "股票", "方向", "数量与价格", "时间", "5 日涨跌", "20 日涨跌", "结果", "对比走势"], rows)

@@ -1,0 +1,85 @@
+"""After bars are imported or synced: recompute the profiles and signals of those symbols,
+evaluate their alert rules, and score the decisions that now have enough bars after them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from sqlite_utils import Database
+
+from pixiu_cli.analytics.alerts import describe, evaluate
+from pixiu_cli.analytics.costs import CostModel
+from pixiu_cli.analytics.profiles import load_frame, profile_symbol
+from pixiu_cli.analytics.signals import fused_signal
+from pixiu_cli.analytics.track import score
+from pixiu_cli.market.data import MarketData
+from pixiu_cli.store.analytics import AnalyticsStore
+from pixiu_cli.store.domain import DomainStore, iso
+
+
+@dataclass
+class RefreshSummary:
+    profiles: list[str] = field(default_factory=list)
+    signals: list[str] = field(default_factory=list)
+    fired: list[str] = field(default_factory=list)  # one line per new alert
+    scored: int = 0
+    too_short: list[str] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        out = []
+        if self.profiles:
+            out.append(f"已更新回测画像 {len(self.profiles)} 只、融合信号 {len(self.signals)} 只（本地计算）")
+        if self.too_short:
+            out.append(f"数据不足 120 根日线，未计算画像：{'、'.join(self.too_short)}")
+        out += [f"预警触发：{line}" for line in self.fired]
+        if self.scored:
+            out.append(f"已为 {self.scored} 条操作决策计算事后表现")
+        return out
+
+
+def _alerts(db: Database, market: MarketData, store: AnalyticsStore, symbols: Sequence[str], now: datetime,
+            summary: RefreshSummary) -> None:
+    domain = DomainStore(db)
+    for rule in store.rules(symbols):
+        since = min(rule.checked_through or rule.created_at[:10], rule.created_at[:10])
+        frame = load_frame(market, rule.symbol, now, since=since)
+        if frame is None:
+            continue
+        holding = domain.holding(rule.symbol)
+        firings = evaluate(rule, frame, cost=holding.cost if holding else None,
+                           cost_day=(holding.updated_at or "")[:10] or None if holding else None)
+        security = market.master.get(rule.symbol)
+        text = describe(rule.kind, rule.threshold, rule.symbol, security.name if security else None)
+        fired = [(f.bar_date, text, f"{text}：{f.message}", iso(now)) for f in firings]
+        store.record_check(rule.id, through=frame.dates[-1], fired=fired)
+        summary.fired += [f"a{rule.id} {message}" for _, _, message, _ in fired]
+
+
+def refresh(db: Database, symbols: Sequence[str], now: datetime, costs: CostModel | None = None) -> RefreshSummary:
+    costs = costs or CostModel()
+    market, store, summary = MarketData(db), AnalyticsStore(db), RefreshSummary()
+    stamp = iso(now)
+    for symbol in symbols:
+        computed = profile_symbol(market, symbol, now, costs)
+        if computed is None:
+            summary.too_short.append(symbol)
+            continue
+        rows, profile = computed
+        store.save_profile(rows, profile)
+        summary.profiles.append(symbol)
+        frame = load_frame(market, symbol, now)
+        signal = fused_signal(frame) if frame is not None else None
+        if signal is not None:
+            store.save_signal(symbol, signal.score, signal.direction, signal.components, signal.as_of)
+            summary.signals.append(symbol)
+    _alerts(db, market, store, symbols, now, summary)
+    scores = []
+    for decision in store.decisions(symbols):
+        frame = load_frame(market, decision.symbol, now, since=decision.decided_at[:10])
+        if frame is not None:
+            scores.append(score(decision, frame, stamp))
+    store.save_scores(scores)
+    summary.scored = sum(1 for s in scores if s.return_5d is not None)
+    return summary

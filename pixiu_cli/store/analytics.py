@@ -1,0 +1,218 @@
+"""What local analytics write: every strategy's backtest, the selected profile (the row the
+memory classes read), computed signals, alert rules and the alerts they fire, and each
+decision's scored outcome."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+
+from sqlite_utils import Database
+
+from pixiu_cli.store.database import write_transaction
+from pixiu_cli.store.domain import Decision, _decision, _rows
+
+
+@dataclass(frozen=True)
+class BacktestRow:
+    symbol: str
+    strategy: str
+    label: str
+    window_start: str
+    window_end: str
+    annual_return: float
+    max_drawdown: float
+    sharpe: float | None
+    win_rate: float | None
+    trades: int
+    exposure: float
+    excess_return: float
+    in_sample_sharpe: float | None
+    out_annual_return: float
+    out_sharpe: float | None
+    selected: bool
+    as_of: str
+    engine_version: str
+    cost_model: str
+    data_source: str
+    computed_at: str
+
+
+@dataclass(frozen=True)
+class ComputedProfile:
+    symbol: str
+    strategy: str
+    period: str
+    annual_return: float
+    max_drawdown: float
+    win_rate: float | None
+    sharpe: float | None
+    best_role: str
+    conclusion: str
+    as_of: str
+    engine_version: str
+    cost_model: str
+    data_source: str
+    trades: int
+    exposure: float
+    excess_return: float
+    out_annual_return: float
+    out_sharpe: float | None
+
+
+@dataclass(frozen=True)
+class AlertRule:
+    id: int
+    symbol: str
+    kind: str  # below | above | change_pct | drawdown_from_cost
+    threshold: float
+    cooldown_days: int
+    created_at: str
+    source: str  # 手动 | 对话
+    checked_through: str | None = None  # last bar date evaluated
+    last_fired_on: str | None = None
+
+
+@dataclass(frozen=True)
+class FiredAlert:
+    id: int
+    symbol: str | None
+    rule: str | None
+    message: str
+    triggered_at: str
+    bar_date: str | None
+
+
+@dataclass(frozen=True)
+class DecisionScore:
+    decision_id: int
+    return_5d: float | None
+    return_20d: float | None
+    outcome_5d: float | None
+    outcome_20d: float | None
+    vs_stock_5d: float | None
+    vs_stock_20d: float | None
+    scored_at: str
+
+
+def _rule(r) -> AlertRule:
+    return AlertRule(r["id"], r["symbol"], r["kind"], r["threshold"], r["cooldown_days"], r["created_at"],
+                     r["source"], r["checked_through"], r["last_fired_on"])
+
+
+class AnalyticsStore:
+    def __init__(self, db: Database):
+        self.db = db
+
+    # profiles --------------------------------------------------------------------------
+    def save_profile(self, rows: Sequence[BacktestRow], profile: ComputedProfile) -> None:
+        """Replace what was computed for this symbol on this as-of date, in one transaction."""
+        with write_transaction(self.db):
+            conn = self.db.conn
+            conn.execute("delete from backtests where symbol = ? and as_of = ?", [profile.symbol, profile.as_of])
+            for row in rows:
+                values = asdict(row)
+                values["selected"] = int(row.selected)
+                conn.execute(f"insert into backtests ({', '.join(values)}) values ({', '.join('?' * len(values))})",
+                             list(values.values()))
+            conn.execute("delete from profiles where symbol = ? and as_of = ? and source = 'computed'",
+                         [profile.symbol, profile.as_of])
+            values = {**asdict(profile), "source": "computed"}
+            conn.execute(f"insert into profiles ({', '.join(values)}) values ({', '.join('?' * len(values))})",
+                         list(values.values()))
+
+    def backtests(self, symbols: Sequence[str] | None = None) -> list[BacktestRow]:
+        """Each symbol's newest computation, every strategy."""
+        where, params = "", []
+        if symbols:
+            where = f"where b.symbol in ({', '.join('?' * len(symbols))})"
+            params = list(symbols)
+        rows = _rows(self.db, f"""
+            select b.* from backtests b
+            join (select symbol, max(as_of) as as_of from backtests group by symbol) latest
+              on latest.symbol = b.symbol and latest.as_of = b.as_of
+            {where} order by b.symbol, b.id""", params)
+        fields = BacktestRow.__dataclass_fields__
+        return [BacktestRow(**{**{k: r[k] for k in fields}, "selected": bool(r["selected"])}) for r in rows]
+
+    # signals ---------------------------------------------------------------------------
+    def save_signal(self, symbol: str, score: float, direction: str, components: dict, as_of: str) -> None:
+        with write_transaction(self.db):
+            self.db.conn.execute("delete from signals where symbol = ? and as_of = ? and source = 'computed'",
+                                 [symbol, as_of])
+            self.db.conn.execute(
+                "insert into signals (symbol, score, direction, components, as_of, source) "
+                "values (?, ?, ?, ?, ?, 'computed')",
+                [symbol, score, direction, json.dumps(components, ensure_ascii=False), as_of])
+
+    # alerts ----------------------------------------------------------------------------
+    def add_rule(self, *, symbol: str, kind: str, threshold: float, created_at: str, source: str,
+                 cooldown_days: int = 5, checked_through: str | None = None) -> int:
+        with write_transaction(self.db):
+            cursor = self.db.conn.execute(
+                "insert into alert_rules (symbol, kind, threshold, cooldown_days, created_at, source, "
+                "checked_through) values (?, ?, ?, ?, ?, ?, ?)",
+                [symbol, kind, threshold, cooldown_days, created_at, source, checked_through])
+        return cursor.lastrowid
+
+    def rules(self, symbols: Sequence[str] | None = None) -> list[AlertRule]:
+        rows = _rows(self.db, "select * from alert_rules where deleted_at is null order by id")
+        return [_rule(r) for r in rows if not symbols or r["symbol"] in symbols]
+
+    def rule(self, rule_id: int) -> AlertRule | None:
+        rows = _rows(self.db, "select * from alert_rules where id = ? and deleted_at is null", [rule_id])
+        return _rule(rows[0]) if rows else None
+
+    def remove_rule(self, rule_id: int, at: str) -> bool:
+        with write_transaction(self.db):
+            cursor = self.db.conn.execute(
+                "update alert_rules set deleted_at = ? where id = ? and deleted_at is null", [at, rule_id])
+        return cursor.rowcount > 0
+
+    def record_check(self, rule_id: int, *, through: str, fired: Sequence[tuple[str, str, str, str]]) -> int:
+        """Store the alerts a rule fired — (bar_date, rule_text, message, triggered_at) — at most
+        once per bar date, and how far the rule has been checked. Returns how many were new."""
+        new = 0
+        with write_transaction(self.db):
+            rule = self.db.conn.execute("select symbol from alert_rules where id = ?", [rule_id]).fetchone()
+            for bar_date, text, message, at in fired:
+                cursor = self.db.conn.execute(
+                    "insert or ignore into alerts (symbol, rule, message, triggered_at, rule_id, bar_date) "
+                    "values (?, ?, ?, ?, ?, ?)", [rule[0], text, message, at, rule_id, bar_date])
+                new += cursor.rowcount
+            last = max((f[0] for f in fired), default=None)
+            self.db.conn.execute(
+                "update alert_rules set checked_through = ?, last_fired_on = coalesce(?, last_fired_on) where id = ?",
+                [through, last, rule_id])
+        return new
+
+    def unseen_alerts(self) -> list[FiredAlert]:
+        return [FiredAlert(r["id"], r["symbol"], r["rule"], r["message"], r["triggered_at"], r["bar_date"])
+                for r in _rows(self.db, "select * from alerts where rule_id is not null and seen_at is null "
+                                        "order by bar_date, id")]
+
+    def mark_seen(self, ids: Sequence[int], at: str) -> None:
+        if not ids:
+            return
+        with write_transaction(self.db):
+            self.db.conn.execute(f"update alerts set seen_at = ? where id in ({', '.join('?' * len(ids))})",
+                                 [at, *ids])
+
+    # decisions -------------------------------------------------------------------------
+    def save_scores(self, scores: Sequence[DecisionScore]) -> None:
+        with write_transaction(self.db):
+            self.db.conn.executemany(
+                "update decisions set return_5d = ?, return_20d = ?, outcome_5d = ?, outcome_20d = ?, "
+                "vs_stock_5d = ?, vs_stock_20d = ?, scored_at = ? where id = ?",
+                [[s.return_5d, s.return_20d, s.outcome_5d, s.outcome_20d, s.vs_stock_5d, s.vs_stock_20d,
+                  s.scored_at, s.decision_id] for s in scores])
+
+    def decisions(self, symbols: Sequence[str] | None = None) -> list[Decision]:
+        rows = _rows(self.db, "select * from decisions order by decided_at, id")
+        return [_decision(r) for r in rows if not symbols or r["symbol"] in symbols]
+
+    def scores(self) -> dict[int, DecisionScore]:
+        return {r["id"]: DecisionScore(r["id"], r["return_5d"], r["return_20d"], r["outcome_5d"], r["outcome_20d"],
+                                       r["vs_stock_5d"], r["vs_stock_20d"], r["scored_at"])
+                for r in _rows(self.db, "select * from decisions where scored_at is not null")}

@@ -1,0 +1,113 @@
+"""Each A-share execution rule of the engine, on bars small enough to check by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pixiu_cli.analytics.costs import CostModel
+from pixiu_cli.analytics.engine import run
+from pixiu_cli.analytics.metrics import measure
+from pixiu_cli.store.market import CorporateAction
+from tests.analytics.conftest import NO_COSTS, frame_of
+
+
+def wants(*flags) -> np.ndarray:
+    return np.array(flags, dtype=bool)
+
+
+def test_signal_at_close_fills_at_next_open():
+    frame = frame_of("600000", [(10, 10), (10, 10.5), (10.6, 11), (11.2, 11)])
+    result = run(frame, wants(False, True, True, True), NO_COSTS, cash=10_000)
+    (fill,) = result.fills
+    assert (fill.day, fill.price, fill.shares) == (frame.dates[2], 10.6, 900)  # not day 1's close of 10.5
+    assert result.equity[-1] == pytest.approx(10_000 - 900 * 10.6 + 900 * 11)
+
+
+def test_golden_round_trip_by_hand():
+    # buy 900 @ 10.6 on day 2 (cash 10,000), sell @ 11.8 on day 4: 900 × 1.2 = 1,080 less the
+    # stamp duty no cost model can waive, 0.05% of 10,620 = 5.31
+    frame = frame_of("600000", [(10, 10), (10, 10.5), (10.6, 11), (11, 11.5), (11.8, 12)])
+    result = run(frame, wants(False, True, True, False, False), NO_COSTS, cash=10_000)
+    assert [(f.side, f.price, f.shares) for f in result.fills] == [("buy", 10.6, 900), ("sell", 11.8, 900)]
+    (trip,) = result.round_trips
+    assert trip.pnl == pytest.approx(1_074.69)
+    assert result.equity.tolist() == pytest.approx([10_000, 10_000, 10_360, 10_810, 11_074.69])
+    m = measure(result, 10_000)
+    assert (m.trades, m.win_rate, m.exposure) == (1, 1.0, 0.4)
+    assert m.max_drawdown == 0.0
+
+
+def test_no_fill_on_a_suspended_day():
+    frame = frame_of("600000", [(10, 10), (10, 10), (10, 10, 10, 10, False), (10.2, 10.3)])
+    result = run(frame, wants(True, True, True, True), NO_COSTS, cash=10_000)
+    assert result.fills[0].day == frame.dates[1]
+    frame = frame_of("600000", [(10, 10), (10, 10, 10, 10, False), (10.2, 10.3)])
+    result = run(frame, wants(True, True, True), NO_COSTS, cash=10_000)
+    assert result.fills[0].day == frame.dates[2] and result.blocked == [(frame.dates[1], "停牌")]
+
+
+def test_no_buy_at_an_open_pinned_at_limit_up_and_no_sell_at_limit_down():
+    up = frame_of("600000", [(10, 10), (11, 11, 11, 11), (11.5, 11.6)])  # 11.00 = 10 × 1.10
+    result = run(up, wants(True, True, True), NO_COSTS, cash=100_000)
+    assert result.blocked == [(up.dates[1], "开盘涨停，买不进")] and result.fills[0].day == up.dates[2]
+    down = frame_of("600000", [(10, 10), (10, 10), (9, 9, 9, 9), (8.5, 8.8)])  # 9.00 = 10 × 0.90
+    result = run(down, wants(True, False, False, False), NO_COSTS, cash=100_000)
+    assert result.blocked == [(down.dates[2], "开盘跌停，卖不出")]
+    assert [f.side for f in result.fills] == ["buy", "sell"] and result.fills[1].day == down.dates[3]
+
+
+@pytest.mark.parametrize("symbol, start, is_st, limit", [
+    ("600000", "2024-03-04", False, 0.10), ("600000", "2024-03-04", True, 0.05),
+    ("300750", "2020-08-10", False, 0.10), ("300750", "2020-08-24", False, 0.20),
+    ("688981", "2024-03-04", False, 0.20), ("830799", "2024-03-04", False, 0.30)])
+def test_limits_by_board_date_and_st(symbol, start, is_st, limit):
+    frame = frame_of(symbol, [(10, 10, 10, 10, True, is_st), (10, 10, 10, 10, True, is_st)], start=start)
+    assert frame.limit_up[1] == pytest.approx(round(10 * (1 + limit), 2))
+    assert frame.limit_down[1] == pytest.approx(round(10 * (1 - limit), 2))
+
+
+def test_no_limit_in_the_first_days_after_listing():
+    rows = [(10, 10)] + [(20, 20)] * 6
+    frame = frame_of("301001", rows, list_date="2024-03-04")
+    assert np.isinf(frame.limit_up[1:5]).all() and not np.isinf(frame.limit_up[5])
+
+
+def test_t_plus_one_and_alternating_signals():
+    frame = frame_of("600000", [(10, 10)] * 8)
+    result = run(frame, wants(True, False, True, False, True, False, True, False), NO_COSTS, cash=10_000)
+    for trip in result.round_trips:
+        assert trip.exit_day > trip.entry_day
+    days = [f.day for f in result.fills]
+    assert len(days) == len(set(days))  # never a buy and a sell on one day
+
+
+def test_whole_lots_and_star_lots():
+    main = run(frame_of("600000", [(33, 33), (33, 33)]), wants(True, True), NO_COSTS, cash=100_000)
+    assert main.fills[0].shares == 3000  # 100,000 / 33 = 3030 → 3000
+    star = run(frame_of("688001", [(33, 33), (33, 33)]), wants(True, True), NO_COSTS, cash=100_000)
+    assert star.fills[0].shares == 3000 and star.fills[0].shares % 200 == 0
+    star = run(frame_of("688001", [(33, 33), (33, 33)]), wants(True, True), NO_COSTS, cash=10_000)
+    assert star.fills[0].shares == 200  # 303 shares affordable: one lot of 200
+
+
+def test_costs_by_date_commission_minimum_and_slippage():
+    costs = CostModel()
+    assert costs.fees(10_000, "2023-08-25", selling=True) == pytest.approx(5 + 0.1 + 10)  # min commission
+    assert costs.fees(10_000, "2023-08-28", selling=True) == pytest.approx(5 + 0.1 + 5)  # stamp duty halved
+    assert costs.fees(1_000_000, "2024-01-02", selling=False) == pytest.approx(250 + 10)  # no stamp on buys
+    assert costs.fill_price(10.0, buying=True) == pytest.approx(10.005)
+    assert costs.fill_price(10.0, buying=False) == pytest.approx(9.995)
+    frame = frame_of("600000", [(10, 10), (10, 10), (10, 10)], start="2023-08-24")
+    result = run(frame, wants(True, False, False), costs, cash=100_000)
+    buy, sell = result.fills
+    assert sell.day == "2023-08-28" and sell.fees == pytest.approx(costs.fees(sell.shares * sell.price, "2023-08-28", True))
+
+
+def test_ex_rights_day_is_not_a_loss():
+    # 10派12转增5 on day 2: close 33 → reference (33 − 1.2) / 1.5 = 21.2
+    actions = [CorporateAction("000333", "2024-03-06", 1.2, 0.5)]
+    frame = frame_of("000333", [(33, 33), (33, 33), (21.2, 21.2), (21.2, 21.2)], actions)
+    result = run(frame, wants(True, True, True, True), NO_COSTS, cash=33_000)
+    assert result.fills[0].shares == 1000 and result.equity[-1] == pytest.approx(33_000)  # 1500 × 21.2 + 1200
+    assert frame.adj_close[0] == pytest.approx(21.2) and frame.limit_up[2] == pytest.approx(23.32)
