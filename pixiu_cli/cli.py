@@ -154,7 +154,7 @@ def ask(
             renderer.raw(json.dumps({
                 "conversation_id": result.conversation_id, "turn_id": result.turn_id, "turn": result.seq,
                 "reply": result.reply, "status": result.status, "error": result.error,
-                "model": app_.settings.model, "offline": app_.settings.offline,
+                "notices": list(result.notices), "model": app_.settings.model, "offline": app_.settings.offline,
                 "usage": {"prompt_tokens": u.prompt_tokens, "completion_tokens": u.completion_tokens,
                           "cache_hit_tokens": u.cache_hit_tokens, "cache_miss_tokens": u.cache_miss_tokens},
             }, ensure_ascii=False))
