@@ -74,7 +74,7 @@ def _item(w: Withdrawal) -> BlockItem:
     elif w.action == "edited":
         text = f"#{w.ref} 已更正为 {_short(w.new_text or '')}：上文（{old}）的旧内容作废"
     else:
-        text = f"#{w.ref} 已撤销：上文（{old}）{_short(w.old_text or '')} 这笔交易不算数，持仓已恢复（以本次持仓为准）"
+        text = f"#{w.ref} 已撤销：上文（{old}）{_short(w.old_text or '')} 这笔交易记录已撤销，不再作为依据（持仓以本次为准）"
     return BlockItem(text)
 
 
