@@ -425,8 +425,12 @@ def main() -> None:
             exc.show()
         sys.exit(getattr(exc, "exit_code", 2))
     except Exception as exc:
+        from pixiu_cli.store.database import lock_timeout_line
+
         if _is_user_error(exc):
             _renderer().error(str(exc))
+        elif lock_timeout_line(exc):
+            _renderer().error(lock_timeout_line(exc))
         else:  # anything unexpected: one line, no traceback
             _renderer().error(f"意外错误（{type(exc).__name__}）：{exc}")
         sys.exit(1)

@@ -21,6 +21,15 @@ class StoreError(Exception):
     """The database cannot be used; the message is one line for the user."""
 
 
+def lock_timeout_line(exc: BaseException) -> str | None:
+    """The one line to show when `exc` is SQLite giving up on the busy timeout (another
+    process held the write lock all that time), else None."""
+    if isinstance(exc, sqlite3.OperationalError) and any(w in str(exc) for w in ("locked", "busy")):
+        return (f"数据库正被另一个 pixiu 进程占用（已等待 {BUSY_TIMEOUT_MS // 1000} 秒）：本次操作没有完成；"
+                "之前保存的内容不受影响，请稍后重试。")
+    return None
+
+
 def _apply_migrations(db: Database) -> None:
     # Two processes may open a fresh file at once; the loser of the race sees the
     # winner's tables ("already exists") and simply re-reads what is pending.
