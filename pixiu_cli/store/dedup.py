@@ -32,9 +32,13 @@ _NEGATION = re.compile("不|别|勿|没|无|非|禁止|莫")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?%?|[零〇一二两三四五六七八九十百千万亿半]+[成%]?")
 
 
+_NOT_ALNUM = re.compile(r"[\W_]+")
+
+
 def normalise(text: str) -> str:
-    """Lower-case letters and digits only (NFKC first, so ６ and 6 are one digit)."""
-    return "".join(ch for ch in unicodedata.normalize("NFKC", text).lower() if ch.isalnum())
+    """Lower-case letters and digits only (NFKC first, so ６ and 6 are one digit). A regex,
+    not a per-character loop: 200 candidates of 10,000 characters take milliseconds."""
+    return _NOT_ALNUM.sub("", unicodedata.normalize("NFKC", text).lower())
 
 
 @dataclass(frozen=True)
@@ -68,6 +72,18 @@ def note_key(text: str) -> NoteKey:
     folded = unicodedata.normalize("NFKC", text)
     numbers = tuple(sorted(n.rstrip("成") if n.endswith("成") else n for n in _NUMBER.findall(folded)))
     return NoteKey(normalise(text), _directions(folded), bool(_NEGATION.search(folded)), numbers)
+
+
+def could_match(a: NoteKey, other_text: str) -> bool:
+    """A cheap bound on same_memory from the other note's normalised text alone, so the
+    directions and numbers of a long note are only worked out when they could matter."""
+    if not a.text or not other_text:
+        return False
+    if a.text == other_text:
+        return True
+    if max(len(a.text), len(other_text)) > FUZZY_MAX_CHARS:
+        return False
+    return 2 * min(len(a.text), len(other_text)) / (len(a.text) + len(other_text)) >= DUPLICATE_RATIO
 
 
 def same_memory(a: NoteKey, b: NoteKey) -> bool:

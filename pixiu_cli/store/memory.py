@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from sqlite_utils import Database
 
 from pixiu_cli.store.database import write_transaction
-from pixiu_cli.store.dedup import note_key, same_memory
+from pixiu_cli.store.dedup import FUZZY_MAX_CHARS, could_match, normalise, note_key, same_memory
 from pixiu_cli.store.domain import Decision, Holding, MemoryEvent, _decision, _event, _holding, _rows
 
 CANDIDATES = 200  # live notes of the same symbol compared with a new one
@@ -35,7 +35,7 @@ class MemoryRef:
         return f"{self.kind}{self.id}"
 
 
-_REF = re.compile(r"#?([nd]?)(\d{1,12})")
+_REF = re.compile(r"#?([nd]?)([0-9]{1,12})")
 
 
 def note_ref(event_id: int) -> str:
@@ -110,7 +110,10 @@ class MemoryStore:
     # ids ------------------------------------------------------------------------------
     def resolve(self, text: str) -> MemoryRef:
         """`n12`, `d5`, `#n12` or a plain `12` (when only one live memory has that number)."""
-        folded = unicodedata.normalize("NFKC", text).strip().lower()
+        # full-width forms (Ｎ１２) are what a Chinese IME types; nothing else is folded, so a
+        # superscript or another script's digit is not taken for an id
+        folded = "".join(unicodedata.normalize("NFKC", ch) if 0xFF01 <= ord(ch) <= 0xFF5E else ch
+                         for ch in text.strip()).lower()
         match = _REF.fullmatch(folded)
         if match is None:
             raise MemoryRefError(f"记忆 ID 格式不对：{text}（笔记如 n12，交易如 d5，见 /memory）")
@@ -149,6 +152,10 @@ class MemoryStore:
                               "and coalesce(symbol, '') = ? order by created_at desc, id desc limit ?",
                      [symbol or "", CANDIDATES])
         for row in rows:
+            if len(key.text) > FUZZY_MAX_CHARS and len(row["text"]) < len(key.text):
+                continue  # a long note only matches identical text, never a shorter one
+            if not could_match(key, normalise(row["text"])):
+                continue
             other = note_key(row["text"])
             if not same_memory(key, other):
                 continue
@@ -310,8 +317,6 @@ class MemoryStore:
 
 
 def _shows(shown: str, text: str) -> bool:
-    from pixiu_cli.store.dedup import normalise
-
     return normalise(text) in normalise(shown)
 
 
