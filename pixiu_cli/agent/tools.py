@@ -177,7 +177,7 @@ def _get_stock_profiles(ctx: ToolContext, args: dict) -> ToolOutcome:
 def _get_holdings(ctx: ToolContext, args: dict) -> ToolOutcome:
     return ToolOutcome({"holdings": [{"symbol": h.symbol, "name": _quoted(h.name),
                                       "short_names": [_quoted(n) for n in h.short_names],
-                                      "shares": h.shares, "cost": h.cost, "role": h.role}
+                                      "shares": h.shares, "cost": h.cost, "role": _quoted(h.role)}
                                      for h in ctx.domain.holdings()]})
 
 

@@ -24,7 +24,7 @@ KEY = "withdrawn"
 TITLE = "已撤回或更正"
 MAX_ITEMS = 20
 MAX_TEXT = 120
-_BLOCK_ITEM = re.compile(r"（(note|decision):(\d+)）$")
+_BLOCK_ITEM = re.compile(r"（(note|decision):(\d+)）$", re.MULTILINE)
 _TYPED = re.compile(r"([nd])(\d+)")
 
 
@@ -46,10 +46,11 @@ def shown_memories(history: list[dict]) -> dict[str, str]:
         if not isinstance(content, str):
             continue
         if is_context_message(message):
-            for line in content.splitlines():
-                match = _BLOCK_ITEM.search(line)
-                if match:
-                    seen[("n" if match.group(1) == "note" else "d") + match.group(2)] = line
+            if "（note:" not in content and "（decision:" not in content:
+                continue
+            for match in _BLOCK_ITEM.finditer(content):  # one pass in C over a block of hundreds of lines
+                start = content.rfind("\n", 0, match.start()) + 1
+                seen[("n" if match.group(1) == "note" else "d") + match.group(2)] = content[start:match.end()]
         elif message.get("role") == "tool":
             try:
                 body = json.loads(content)

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 from sqlite_utils import Database
 
+from pixiu_cli.codes import is_finite_number
+
 from pixiu_cli.store.database import write_transaction
 from pixiu_cli.store.dedup import FUZZY_MAX_CHARS, could_match, normalise, note_key, same_memory
 from pixiu_cli.store.domain import Decision, Holding, MemoryEvent, _decision, _event, _holding, _rows
@@ -341,6 +343,8 @@ class PortfolioStore:
 
     def record_trade(self, *, symbol: str, side: str, price: float, quantity: float, reason: str | None,
                      name: str | None, at: str, source: str) -> tuple[Decision, Holding | None]:
+        if not (is_finite_number(price) and is_finite_number(quantity) and price > 0 and quantity > 0):
+            raise ValueError(f"价格和数量应为正的有限数字，而不是 {price!r} 和 {quantity!r}")
         with write_transaction(self.db):
             before = self._holding_row(symbol)
             holding = _holding(before) if before else None
@@ -360,6 +364,8 @@ class PortfolioStore:
             else:
                 shares = holding.shares + quantity
                 cost = (holding.shares * holding.cost + quantity * price) / shares
+                if not (is_finite_number(shares) and is_finite_number(cost)):
+                    raise ValueError("数值过大，无法计算持仓成本")
                 self.db["holdings"].update(symbol, {"shares": shares, "cost": round(cost, 4), "updated_at": at})
             after = self._holding_row(symbol)
             cursor = self.db.conn.execute(

@@ -189,3 +189,15 @@ def test_undoing_a_buy_sold_since_is_refused_with_one_line(tmp_path):
     with pytest.raises(ValueError, match="先撤销那笔卖出"):
         portfolio.undo_trade(buy.id, at(2))
     assert DomainStore(db).holding("002415").shares == 50
+
+
+@pytest.mark.parametrize("price,quantity", [(float("nan"), 100), (1500, float("inf")), (-1, 100), (1e308, 1e308)])
+def test_a_trade_never_stores_a_non_finite_holding(tmp_path, price, quantity):
+    db = open_database(tmp_path / "m.db")
+    db["holdings"].insert({"symbol": "600519", "name": "贵州茅台", "short_names": "[]", "shares": 1e308,
+                           "cost": 1e308, "role": "core", "updated_at": at()})
+    with pytest.raises(ValueError):
+        PortfolioStore(db).record_trade(symbol="600519", side="buy", price=price, quantity=quantity, reason=None,
+                                        name=None, at=at(), source="model")
+    assert DomainStore(db).holding("600519").cost == 1e308
+    assert db.execute("select count(*) from decisions").fetchone()[0] == 0
