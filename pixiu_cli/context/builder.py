@@ -111,7 +111,7 @@ class ContextBuilder:
             history = history_messages(self.store, conversation_id, before_seq, self.history_blocks != "drop",
                                        after_seq=conversation.summary_upto_turn if conversation else 0)
         withdrawn = withdrawn_section(self.domain, history) if history else None
-        block, intent, symbols = self.context_block(user_text, summary, now, withdrawn)
+        block, intent, symbols = self.context_block(user_text, summary, now, withdrawn=withdrawn)
         if self.history_blocks == "delta":
             previously_sent: dict[str, str] = {}
             for message in history:
