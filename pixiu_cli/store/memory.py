@@ -146,7 +146,7 @@ class MemoryStore:
     # writes ---------------------------------------------------------------------------
     def _duplicate_of(self, text: str, note_kind: str, symbol: str | None, source: str) -> tuple[dict, str] | None:
         """(row, outcome) of the live note `text` repeats, or None. Read-only: runs before
-        the write transaction. A model never rewrites a note the user wrote by hand."""
+        the write transaction. The model never rewrites a note it did not write."""
         key = note_key(text)
         if not key.text:
             return None
@@ -164,7 +164,9 @@ class MemoryStore:
             identical = other.text == key.text
             if not identical and row["note_kind"] != note_kind:
                 continue
-            protected = row["source"] == "user" and source != "user"
+            # only the user rewrites anyone's note; the model only its own (not the user's,
+            # not an imported one)
+            protected = source != "user" and row["source"] != source
             if identical and (protected or (row["text"] == text and row["note_kind"] == note_kind)):
                 return row, "unchanged"
             if protected:

@@ -84,6 +84,14 @@ def test_model_never_rewrites_a_hand_written_note(memory):
     assert fuzzy.outcome == "added"
     kept = memory.get(mine.event.id)
     assert (kept.text, kept.source, kept.created_at) == ("茅台跌破1500止损", "user", at())
+    # nor an imported one; the model's own notes it may refresh
+    imported = memory.add_note(note_kind="plan", text="宁德回踩200元加仓", symbol="300750", source="import", at=at())
+    assert memory.add_note(note_kind="plan", text="宁德回踩200元再加仓", symbol="300750", source="model",
+                           at=at(1)).outcome == "added"
+    assert memory.get(imported.event.id).text == "宁德回踩200元加仓"
+    own = memory.add_note(note_kind="view", text="光伏产能过剩还没出清", symbol=None, source="model", at=at())
+    assert memory.add_note(note_kind="view", text="光伏产能过剩还没有出清", symbol=None, source="model",
+                           at=at(1)).event.id == own.event.id
 
 
 def test_emoji_or_punctuation_notes_never_merge(memory):
