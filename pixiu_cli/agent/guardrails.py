@@ -56,6 +56,25 @@ def run_tool(registry: ToolRegistry, ctx: ToolContext, call: ToolCall, seen: dic
         return _error(f"重复调用：第 {seen[key] + 1} 步已用相同参数调用过 {call.name}，结果见上文；请直接使用该结果",
                       "repeat")
     seen[key] = step
+    result = _run_in_thread(tool, ctx, args, guardrails.tool_timeout)
+    timeout = f"工具 {call.name} 执行超时（{guardrails.tool_timeout:g} 秒）"
+    if "abandoned" in result:
+        # Nothing was committed and nothing will be: say so, so the model does not claim it.
+        return _error(f"{timeout}，已取消，没有保存任何内容", "timeout")
+    if "late" in result:
+        return _error(f"{timeout}；其更改已保存，但结果未返回", "timeout")
+    if "argument_error" in result:
+        return _error(f"参数有误：{result['argument_error']}", "bad_arguments")
+    if "crash" in result:
+        return _error(f"工具 {call.name} 执行出错：{result['crash'][:200]}", "tool_error")
+    outcome = result["outcome"]
+    return ToolRun(encode_result(outcome.content), True, outcome.notice)
+
+
+def _run_in_thread(tool, ctx: ToolContext, args: dict, timeout: float) -> dict:
+    """Run the handler on its own thread and its own connection, waiting `timeout` seconds.
+    Returns one of: outcome, argument_error, crash, abandoned (gave up on it before it
+    committed anything: it never will), late (it committed but has not returned)."""
     result: dict = {}
     gate = CommitGate()
 
@@ -77,22 +96,16 @@ def run_tool(registry: ToolRegistry, ctx: ToolContext, call: ToolCall, seen: dic
             if own is not None and own is not ctx:
                 own.close()
 
-    worker = threading.Thread(target=work, name=f"tool-{call.name}", daemon=True)
+    worker = threading.Thread(target=work, name=f"tool-{tool.name}", daemon=True)
     worker.start()
-    worker.join(guardrails.tool_timeout)
-    if worker.is_alive() and gate.abandon():
-        # Nothing was committed and nothing will be: say so, so the model does not claim it.
-        return _error(f"工具 {call.name} 执行超时（{guardrails.tool_timeout:g} 秒），已取消，没有保存任何内容", "timeout")
-    worker.join(COMMITTED_GRACE_SECONDS)  # it committed: its result follows at once
+    worker.join(timeout)
     if worker.is_alive():
-        return _error(f"工具 {call.name} 执行超时（{guardrails.tool_timeout:g} 秒）；其更改已保存，但结果未返回",
-                      "timeout")
-    if "argument_error" in result:
-        return _error(f"参数有误：{result['argument_error']}", "bad_arguments")
-    if "crash" in result:
-        return _error(f"工具 {call.name} 执行出错：{result['crash'][:200]}", "tool_error")
-    outcome = result["outcome"]
-    return ToolRun(encode_result(outcome.content), True, outcome.notice)
+        if gate.abandon() and worker.is_alive():
+            return {"abandoned": True}
+        worker.join(COMMITTED_GRACE_SECONDS)  # it committed (or just finished): its result follows at once
+        if worker.is_alive():
+            return {"late": True}
+    return dict(result)
 
 
 COMMITTED_GRACE_SECONDS = 5.0
