@@ -160,3 +160,43 @@ def test_one_id_space_undo_a_trade_and_find_the_stock(server, online_env, tmp_pa
     assert db.execute("select shares, cost from holdings where symbol = '002415'").fetchone() == (2000, 31.2)
     assert db.execute("select count(*) from memory_events where kind = 'decision' and deleted_at is null"
                       ).fetchone() == (0,)
+
+
+def test_forget_and_edit_take_effect_in_the_same_conversation(server, online_env, tmp_path, pixiu_home):
+    from pixiu_cli.offline.script import ScriptedReply
+
+    import_without_notes(online_env, tmp_path)
+    server.enqueue(ScriptedReply(text="一"), ScriptedReply(text="二"))
+    child = spawn(online_env)
+    child.expect(PROMPT)
+    say(child, "/remember 永远不买白酒股 --kind rule")
+    child.expect(r"已记住 #n(\d+)")
+    rule = child.match.group(1)
+    child.expect(PROMPT)
+    say(child, "/remember 海康回踩 30 元再加仓 --kind plan")
+    child.expect(r"已记住 #n(\d+)")
+    plan = child.match.group(1)
+    child.expect(PROMPT)
+    say(child, "今天大盘怎么样")
+    child.expect("一")
+    child.expect(PROMPT)
+    first = [m["content"] for m in server.requests[-1].json["messages"] if m["content"].startswith("[上下文信息]")]
+    assert f"（note:{rule}）" in first[-1] and f"（note:{plan}）" in first[-1]
+    say(child, f"/forget n{rule}")
+    child.expect(f"已删除 #n{rule}")
+    child.expect(PROMPT)
+    say(child, f"/memory edit n{plan} 海康回踩 28 元再加仓")
+    child.expect(f"已修改 #n{plan}")
+    child.expect(PROMPT)
+    say(child, "今天大盘怎么样")
+    child.expect("二")
+    child.expect(PROMPT)
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    messages = server.requests[-1].json["messages"]
+    blocks = [m["content"] for m in messages if m["content"].startswith("[上下文信息]")]
+    assert len(blocks) == 2 and "永远不买白酒股" in blocks[0]  # the earlier block stays as sent (cache)
+    section = blocks[1].split("## 已撤回或更正", 1)[1].split("\n\n", 1)[0]
+    assert f"#n{rule} 已删除" in section and "「永远不买白酒股」" in section
+    assert f"#n{plan} 已更正为 「海康回踩 28 元再加仓」" in section
+    assert "已撤回或更正" in messages[0]["content"]  # the system prompt says how to read it
