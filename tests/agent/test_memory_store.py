@@ -209,3 +209,36 @@ def test_a_trade_never_stores_a_non_finite_holding(tmp_path, price, quantity):
                                         name=None, at=at(), source="model")
     assert DomainStore(db).holding("600519").cost == 1e308
     assert db.execute("select count(*) from decisions").fetchone()[0] == 0
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from pixiu_cli.store.dedup import note_key, same_memory  # noqa: E402
+
+_PAIRS = [("加仓", "减仓"), ("买入", "卖出"), ("看多", "看空"), ("跌破", "突破"), ("止盈", "止损"), ("上涨", "下跌"),
+          ("高估", "低估"), ("要", "不要")]
+_FILLER = st.text(alphabet="茅台海康宁德估值仓位回撤计划观点纪律长期短期分批慢慢等", min_size=0, max_size=30)
+
+
+@settings(max_examples=300, deadline=None)
+@given(head=_FILLER, tail=_FILLER, pair=st.sampled_from(_PAIRS), flip=st.booleans())
+def test_property_opposite_words_never_merge(head, tail, pair, flip):
+    a, b = pair if not flip else pair[::-1]
+    assert not same_memory(note_key(head + a + tail), note_key(head + b + tail))
+
+
+@settings(max_examples=300, deadline=None)
+@given(head=_FILLER, tail=_FILLER, x=st.integers(0, 100_000), y=st.integers(0, 100_000),
+       unit=st.sampled_from(["元", "%", "股", ""]))
+def test_property_different_numbers_never_merge(head, tail, x, y, unit):
+    if x == y:
+        return
+    assert not same_memory(note_key(f"{head}{x}{unit}{tail}"), note_key(f"{head}{y}{unit}{tail}"))
+
+
+@settings(max_examples=200, deadline=None)
+@given(a=st.text(alphabet="👍🚀🎉！？…。，、~-—()（）", min_size=1, max_size=20),
+       b=st.text(alphabet="👍🚀🎉！？…。，、~-—()（）", min_size=1, max_size=20))
+def test_property_symbol_only_notes_never_merge(a, b):
+    assert not same_memory(note_key(a), note_key(b))
