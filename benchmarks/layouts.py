@@ -113,8 +113,8 @@ class SceneSystemBuilder(ContextBuilder):
     def __init__(self, store, domain, limits=None, clock=None):
         super().__init__(store, domain, limits, clock=clock, history_blocks="drop")
 
-    def context_block(self, user_text, summary=None, now=None):
-        block, intent, symbols = super().context_block(user_text, summary, now)
+    def context_block(self, user_text, summary=None, now=None, withdrawn=None):
+        block, intent, symbols = super().context_block(user_text, summary, now, withdrawn=withdrawn)
         return without_scene(block), intent, symbols
 
     def build_messages(self, conversation_id, user_text, before_seq=None, now=None) -> BuiltMessages:

@@ -154,7 +154,7 @@ def ask(
             renderer.raw(json.dumps({
                 "conversation_id": result.conversation_id, "turn_id": result.turn_id, "turn": result.seq,
                 "reply": result.reply, "status": result.status, "error": result.error,
-                "model": app_.settings.model, "offline": app_.settings.offline,
+                "notices": list(result.notices), "model": app_.settings.model, "offline": app_.settings.offline,
                 "usage": {"prompt_tokens": u.prompt_tokens, "completion_tokens": u.completion_tokens,
                           "cache_hit_tokens": u.cache_hit_tokens, "cache_miss_tokens": u.cache_miss_tokens},
             }, ensure_ascii=False))
@@ -536,8 +536,12 @@ def main() -> None:
             exc.show()
         sys.exit(getattr(exc, "exit_code", 2))
     except Exception as exc:
+        from pixiu_cli.store.database import lock_timeout_line
+
         if _is_user_error(exc):
             _renderer().error(str(exc))
+        elif lock_timeout_line(exc):
+            _renderer().error(lock_timeout_line(exc))
         else:  # anything unexpected: one line, no traceback
             _renderer().error(f"意外错误（{type(exc).__name__}）：{exc}")
         sys.exit(1)

@@ -136,7 +136,7 @@ class Agent:
         status, error, reply = "complete", None, ""
         limit = self.guardrails.max_steps
 
-        for step in range(limit + 1):
+        for step in range(limit):  # max_steps model calls, no more
             request = self._request(messages)
             outcome = CallOutcome()
             call_id = self.store.start_call(
@@ -173,8 +173,8 @@ class Agent:
                 messages.append(assistant_message(outcome))
                 break
             messages.append(assistant_message(outcome))
-            if step == limit:
-                # The model ignored the step-limit note: stop here rather than loop on.
+            if step == limit - 1:
+                # The last call allowed asked for tools anyway: stop here rather than loop on.
                 reply = outcome.text or STEP_LIMIT_NOTE.format(n=limit).split("：")[0] + "，已停止。"
                 notices.append(reply)
                 sink.notice(reply)
@@ -184,7 +184,7 @@ class Agent:
             for call in outcome.tool_calls:
                 run = run_tool(self.tools, self.tool_context, call, seen_calls, step, self.guardrails)
                 content = run.content
-                if step == limit - 1:
+                if step == limit - 2:  # these results go to the last call allowed
                     content = json.dumps({"result": json.loads(content), "note": STEP_LIMIT_NOTE.format(n=limit)},
                                          ensure_ascii=False)
                 messages.append({"role": "tool", "tool_call_id": call.id, "content": content})

@@ -14,8 +14,11 @@ from datetime import datetime
 from functools import cache
 from typing import Any
 
+from pixiu_cli.codes import is_finite_number, normalise_code
+from pixiu_cli.context.quoting import quote_data
 from pixiu_cli.resources import prompts_dir
-from pixiu_cli.store.domain import DomainStore, MemoryStore, PortfolioStore
+from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.memory import MemoryStore, PortfolioStore, decision_ref, note_ref
 
 NOTE_KIND_NAMES = {"view": "观点", "plan": "计划", "rule": "纪律"}
 
@@ -37,6 +40,25 @@ class ToolContext:
     portfolio: PortfolioStore
     now: Callable[[], datetime]
 
+    def isolated(self) -> "ToolContext":
+        """The same stores on a connection of their own, for a tool thread the loop may stop
+        waiting for: an abandoned thread must never hold a transaction open on the
+        connection the turn itself writes through (its writes would be rolled back with
+        it). An in-memory database has no second connection: the context itself."""
+        from pathlib import Path
+
+        from pixiu_cli.store.database import open_database
+
+        rows = self.domain.db.conn.execute("pragma database_list").fetchall()
+        path = next((r[2] for r in rows if r[1] == "main"), "")
+        if not path:
+            return self
+        db = open_database(Path(path), migrate=False)
+        return ToolContext(DomainStore(db), MemoryStore(db), PortfolioStore(db), self.now)
+
+    def close(self) -> None:
+        self.domain.db.close()
+
 
 @dataclass(frozen=True)
 class Tool:
@@ -49,6 +71,11 @@ class Tool:
         return {"type": "function", "function": {"name": self.name, "description": self.description,
                                                  "parameters": self.parameters}}
 
+
+# The schema's own spelling (the tool list is part of the cached prefix: keep its bytes);
+# validation folds codes with normalise_code, which accepts ASCII digits only.
+CODE = r"\d{6}"
+DATE = r"\d{4}-\d{2}-\d{2}"
 
 _TYPES = {"string": str, "integer": int, "number": (int, float), "array": list, "object": dict, "boolean": bool}
 
@@ -63,7 +90,8 @@ def validate_arguments(schema: dict, args: Any) -> dict:
     unknown = set(args) - set(properties)
     if unknown:
         raise ToolArgumentError(f"未知参数：{', '.join(sorted(unknown))}")
-    for name, value in args.items():
+    args = dict(args)
+    for name, value in list(args.items()):
         spec = properties[name]
         if value is None:
             continue
@@ -72,9 +100,15 @@ def validate_arguments(schema: dict, args: Any) -> dict:
             raise ToolArgumentError(f"参数 {name} 应为数字")
         if not isinstance(value, expected):
             raise ToolArgumentError(f"参数 {name} 应为 {spec['type']}")
+        if spec["type"] in ("integer", "number") and not is_finite_number(value):
+            raise ToolArgumentError(f"参数 {name} 应为有限的数字，而不是 {value!r}")
+        if spec.get("pattern") == CODE:
+            value = args[name] = _code(name, value)
+        if spec["type"] == "array" and spec.get("items", {}).get("pattern") == CODE:
+            value = args[name] = [_code(name, item) for item in value]
         if "enum" in spec and value not in spec["enum"]:
             raise ToolArgumentError(f"参数 {name} 应为 {' / '.join(spec['enum'])} 之一")
-        if spec["type"] == "string" and "pattern" in spec and not re.fullmatch(spec["pattern"], value):
+        if spec["type"] == "string" and "pattern" in spec and not re.fullmatch(spec["pattern"], value, re.ASCII):
             raise ToolArgumentError(f"参数 {name} 格式不对：{value!r}")
         if spec["type"] in ("integer", "number") and "exclusiveMinimum" in spec and value <= spec["exclusiveMinimum"]:
             raise ToolArgumentError(f"参数 {name} 应大于 {spec['exclusiveMinimum']}")
@@ -86,27 +120,51 @@ def validate_arguments(schema: dict, args: Any) -> dict:
     return args
 
 
-CODE = r"\d{6}"
-DATE = r"\d{4}-\d{2}-\d{2}"
+def _code(name: str, value: object) -> str:
+    code = normalise_code(value)
+    if code is None:
+        raise ToolArgumentError(f"参数 {name} 应为六位股票代码，而不是 {value!r}")
+    return code
 
 
 def _stamp(ctx: ToolContext) -> str:
     return ctx.now().isoformat(timespec="seconds")
 
 
+_NOTE_VERBS = {"added": "已记住", "merged": "已合并到已有记忆", "unchanged": "已有相同记忆"}
+_NOTE_UNDO = {"added": "（/forget {ref} 可撤销）", "merged": "（/forget {ref} 撤销本次合并）", "unchanged": "（未改动）"}
+
+
+def note_notice(write) -> str:
+    """The confirmation line of a note write (REPL, tool notice, `ask --json` notices)."""
+    event, ref = write.event, note_ref(write.event.id)
+    kind = NOTE_KIND_NAMES.get(event.note_kind, event.note_kind or "笔记")
+    about = f"（{event.symbol}）" if event.symbol else ""
+    return (f"{_NOTE_VERBS[write.outcome]} #{ref}：{kind}{about} · {event.text}"
+            + _NOTE_UNDO[write.outcome].format(ref=ref))
+
+
 def _remember(ctx: ToolContext, args: dict) -> ToolOutcome:
+    from pixiu_cli.agent.note_symbol import symbol_in_text
+
     text = args["text"].strip()
     if not text:
         raise ToolArgumentError("text 不能为空")
-    event, merged = ctx.memory.add_note(note_kind=args["kind"], text=text, symbol=args.get("symbol"),
-                                        source="model", at=_stamp(ctx))
-    verb = "已合并到已有记忆" if merged else "已记住"
-    return ToolOutcome({"ok": True, "id": event.id, "merged": merged, "kind": event.note_kind, "text": event.text},
-                       notice=f"{verb} #{event.id}：{NOTE_KIND_NAMES[event.note_kind]} · {event.text}（/forget {event.id} 可撤销）")
+    symbol = args.get("symbol") or symbol_in_text(ctx.domain, text)
+    write = ctx.memory.add_note(note_kind=args["kind"], text=text, symbol=symbol, source="model", at=_stamp(ctx))
+    event = write.event
+    return ToolOutcome({"ok": True, "id": note_ref(event.id), "result": write.outcome, "kind": event.note_kind,
+                        "symbol": event.symbol, "text": quote_data(event.text)}, notice=note_notice(write))
+
+
+def _quoted(value):
+    """Stored strings reach the model quoted, as in the context block, so a stored field
+    (a profile's strategy, a name) cannot pass for structure or an instruction."""
+    return quote_data(value) if isinstance(value, str) else value
 
 
 def _profile_dict(p) -> dict:
-    return {k: v for k, v in p.__dict__.items() if v is not None}
+    return {k: (v if k in ("symbol", "as_of") else _quoted(v)) for k, v in p.__dict__.items() if v is not None}
 
 
 def _get_stock_profiles(ctx: ToolContext, args: dict) -> ToolOutcome:
@@ -117,8 +175,9 @@ def _get_stock_profiles(ctx: ToolContext, args: dict) -> ToolOutcome:
 
 
 def _get_holdings(ctx: ToolContext, args: dict) -> ToolOutcome:
-    return ToolOutcome({"holdings": [{"symbol": h.symbol, "name": h.name, "short_names": list(h.short_names),
-                                      "shares": h.shares, "cost": h.cost, "role": h.role}
+    return ToolOutcome({"holdings": [{"symbol": h.symbol, "name": _quoted(h.name),
+                                      "short_names": [_quoted(n) for n in h.short_names],
+                                      "shares": h.shares, "cost": h.cost, "role": _quoted(h.role)}
                                      for h in ctx.domain.holdings()]})
 
 
@@ -131,16 +190,19 @@ def _record_decision(ctx: ToolContext, args: dict) -> ToolOutcome:
         raise ToolArgumentError(str(exc)) from None
     verb = "买入" if decision.side == "buy" else "卖出"
     after = f"持仓 {holding.shares:g} 股，成本 {holding.cost:.2f}" if holding else "已清仓"
-    return ToolOutcome({"ok": True, "decision_id": decision.id, "holding_after": after},
-                       notice=f"已记录 #{decision.id}：{verb} {decision.symbol} {decision.quantity:g} 股 @ {decision.price:g}，{after}")
+    ref = decision_ref(decision.id)
+    return ToolOutcome({"ok": True, "decision_id": ref, "holding_after": after},
+                       notice=f"已记录 #{ref}：{verb} {decision.symbol} {decision.quantity:g} 股 @ {decision.price:g}，"
+                              f"{after}（/forget {ref} 可撤销并恢复持仓）")
 
 
 def _search_memory(ctx: ToolContext, args: dict) -> ToolOutcome:
     events = ctx.memory.search(text=args.get("text"), kind=args.get("kind"), symbol=args.get("symbol"),
                                since=args.get("since"), until=(args["until"] + "T23:59:59+08:00") if args.get("until")
                                else None, limit=args.get("limit") or 10)
-    return ToolOutcome({"results": [{"id": e.id, "kind": e.note_kind or e.kind, "symbol": e.symbol, "text": e.text,
-                                     "date": e.created_at[:10], "source": e.source} for e in events]})
+    return ToolOutcome({"results": [{"id": ctx.memory.ref_of(e), "kind": e.note_kind or e.kind, "symbol": e.symbol,
+                                     "text": quote_data(e.text), "date": e.created_at[:10], "source": _quoted(e.source)}
+                                    for e in events]})
 
 
 @cache

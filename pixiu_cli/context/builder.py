@@ -17,11 +17,12 @@ from datetime import datetime
 from functools import cache
 from zoneinfo import ZoneInfo
 
-from pixiu_cli.context.block import ContextBlock, assemble, delta_block, sent_sections
+from pixiu_cli.context.block import ContextBlock, Section, assemble, delta_block, sent_sections
 from pixiu_cli.context.inspect import is_context_message
 from pixiu_cli.context.intent import Intent, detect_intent
 from pixiu_cli.context.memory import MemoryAssembler, MemoryLimits
 from pixiu_cli.context.symbols import HoldingName, extract_symbols
+from pixiu_cli.context.withdrawals import withdrawn_section
 from pixiu_cli.resources import prompts_dir, read_prompt
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.domain import DomainStore
@@ -87,8 +88,8 @@ class ContextBuilder:
         self.history_blocks = history_blocks
         self.valuer = valuer  # (holdings, now) -> PortfolioValue on stored prices, or None
 
-    def context_block(self, user_text: str, summary: str | None = None, now: datetime | None = None
-                      ) -> tuple[ContextBlock, Intent, list[str]]:
+    def context_block(self, user_text: str, summary: str | None = None, now: datetime | None = None,
+                      withdrawn: Section | None = None) -> tuple[ContextBlock, Intent, list[str]]:
         now = (now or self.clock()).astimezone(SHANGHAI)
         holdings = self.domain.holdings()
         names = [HoldingName(h.symbol, h.name, h.short_names) for h in holdings]
@@ -98,6 +99,8 @@ class ContextBuilder:
             now=now, symbols=symbols, intent=intent, holdings=holdings, summary=summary,
             scene=scene_fragment(intent),
             valuation=self.valuer(holdings, now) if self.valuer and holdings else None)
+        if withdrawn is not None:  # right after the time: never trimmed, read before the rest
+            sections.insert(1, withdrawn)
         return assemble(sections, self.limits.budget_tokens), intent, symbols
 
     def build_messages(self, conversation_id: int | None, user_text: str, before_seq: int | None = None,
@@ -109,7 +112,8 @@ class ContextBuilder:
             summary = conversation.summary if conversation else None
             history = history_messages(self.store, conversation_id, before_seq, self.history_blocks != "drop",
                                        after_seq=conversation.summary_upto_turn if conversation else 0)
-        block, intent, symbols = self.context_block(user_text, summary, now)
+        withdrawn = withdrawn_section(self.domain, history) if history else None
+        block, intent, symbols = self.context_block(user_text, summary, now, withdrawn=withdrawn)
         if self.history_blocks == "delta":
             previously_sent: dict[str, str] = {}
             for message in history:

@@ -31,6 +31,13 @@ optional), ``now`` (ISO 8601 with an offset, e.g. ``2026-03-04T10:15:00+08:00``)
     ``budget_tokens`` …), applied with `MemoryLimits.from_mapping`.
 ``summary`` (optional)
     The conversation summary passed to the builder.
+``earlier`` (optional)
+    Earlier turns of the same conversation, in order, before ``message`` is asked. Each
+    step is ``{"ask": "question"}`` (a turn: its block and question go into the history,
+    the reply is "好的"), ``{"forget": "n1"}`` (`/forget`: delete a note or undo a merge;
+    ``d1`` undoes a trade) or ``{"edit": "n1", "text": "新文本"}`` (`/memory edit`). With
+    ``earlier`` the checked block is the one `build_messages` sends for ``message`` in that
+    conversation (delta layout); without it, a fresh block as before.
 
 Checks (at least one):
 
@@ -90,7 +97,7 @@ EVALS_FOLDER = "evals"
 DATASETS_FOLDER = "datasets"
 
 _REQUIRED = ("id", "category", "now", "dataset", "message")
-_OPTIONAL = ("description", "dataset_patch", "limits", "summary")
+_OPTIONAL = ("description", "dataset_patch", "limits", "summary", "earlier")
 _STRING_LIST_CHECKS = ("must", "must_not", "sections", "no_sections", "omitted", "not_omitted", "quoted")
 _CHECKS = (*_STRING_LIST_CHECKS, "intent", "symbols", "max_tokens", "counts")
 _KNOWN = frozenset((*_REQUIRED, *_OPTIONAL, *_CHECKS))
@@ -113,6 +120,7 @@ class EvalCase:
     dataset_name: str | None = None  # None for an inline document
     limits: dict = field(default_factory=dict)
     summary: str | None = None
+    earlier: tuple[dict, ...] = ()
     must: tuple[str, ...] = ()
     must_not: tuple[str, ...] = ()
     intent: str | None = None
@@ -269,6 +277,8 @@ def parse_case(raw: Any, source: Path | None = None, index: int = 0) -> EvalCase
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
             raise fail(f"limits.{key} 应为非负数字")
 
+    earlier = _earlier(raw.get("earlier", []), fail)
+
     checks: dict[str, Any] = {}
     for key in _STRING_LIST_CHECKS:
         if key in raw:
@@ -302,7 +312,19 @@ def parse_case(raw: Any, source: Path | None = None, index: int = 0) -> EvalCase
 
     return EvalCase(id=raw["id"], category=raw["category"], now=now, message=raw["message"], document=document,
                     description=raw.get("description", ""), dataset_name=dataset_name, limits=dict(limits),
-                    summary=raw.get("summary"), source=source, **checks)
+                    summary=raw.get("summary"), earlier=earlier, source=source, **checks)
+
+
+def _earlier(value: Any, fail) -> tuple[dict, ...]:
+    shapes = ({"ask"}, {"forget"}, {"edit", "text"})
+    if not isinstance(value, list):
+        raise fail("earlier 应为步骤数组")
+    for step in value:
+        if not isinstance(step, dict) or set(step) not in shapes or not all(
+                isinstance(v, str) and v.strip() for v in step.values()):
+            raise fail(f"earlier 的步骤应为 {{\"ask\": 问题}}、{{\"forget\": ID}} 或 {{\"edit\": ID, \"text\": 新文本}}，"
+                       f"而不是 {step!r}")
+    return tuple(dict(step) for step in value)
 
 
 def _dataset(value: Any, source: Path | None, fail) -> tuple[str | None, dict]:
@@ -378,10 +400,37 @@ def _build(case: EvalCase, path: Path) -> tuple[ContextBlock, str, list[str]]:
         domain.replace_all(parse_document(case.document, case.now))
         builder = ContextBuilder(ConversationStore(db), domain, limits=MemoryLimits.from_mapping(case.limits),
                                  clock=lambda: case.now)
+        if case.earlier:
+            return _converse(case, builder, db)
         block, intent, symbols = builder.context_block(case.message, summary=case.summary, now=case.now)
         return block, intent.value, list(symbols)
     finally:
         db.conn.close()
+
+
+def _converse(case: EvalCase, builder: ContextBuilder, db) -> tuple[ContextBlock, str, list[str]]:
+    """The case's earlier steps in one conversation, then the block sent with its message."""
+    from pixiu_cli.store.memory import MemoryStore, PortfolioStore
+
+    store, memory = builder.store, MemoryStore(db)
+    conversation = store.create_conversation(title=case.id).id
+    stamp = case.now.isoformat(timespec="seconds")
+    for step in case.earlier:
+        if "ask" in step:
+            turn = store.start_turn(conversation, step["ask"])
+            built = builder.build_messages(conversation, step["ask"], before_seq=turn.seq, now=case.now)
+            added = [*built.messages[1 + built.history_count:], {"role": "assistant", "content": "好的"}]
+            store.finish_turn(turn.id, status="complete", reply_text="好的", messages=added)
+            continue
+        ref = memory.resolve(step.get("forget") or step["edit"])
+        if "edit" in step:
+            memory.edit(ref.id, step["text"], stamp)
+        elif ref.kind == "d":
+            PortfolioStore(db).undo_trade(ref.id, stamp)
+        else:
+            memory.forget(ref.id, stamp)
+    built = builder.build_messages(conversation, case.message, now=case.now)
+    return built.context_block, built.intent.value, list(built.symbols)
 
 
 def run_case(case: EvalCase, workdir: Path | None = None) -> CaseResult:

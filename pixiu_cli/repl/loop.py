@@ -54,12 +54,14 @@ def run_chat_turn(state: ReplState, text: str) -> None:
 
 
 def _recover(state: ReplState, exc: Exception) -> None:
+    from pixiu_cli.store.database import lock_timeout_line
+
     try:
         if state.conversation_id is not None:
             state.app.store.mark_stale_pending(state.conversation_id)
     except Exception:
         pass
-    state.renderer.error(f"意外错误（{type(exc).__name__}）：{exc}")
+    state.renderer.error(lock_timeout_line(exc) or f"意外错误（{type(exc).__name__}）：{exc}")
 
 
 def run_repl(state: ReplState, **prompt_io) -> None:

@@ -5,9 +5,13 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
+from pixiu_cli.agent.note_symbol import symbol_in_text
+from pixiu_cli.agent.tools import note_notice
 from pixiu_cli.context.builder import SHANGHAI
-from pixiu_cli.repl.commands import CommandError, ParsedCommand, parse_number, registry
+from pixiu_cli.repl.commands import CommandError, ParsedCommand, registry
 from pixiu_cli.repl.state import ReplState
+from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.memory import MemoryRef, MemoryRefError, PortfolioStore, trade_text
 
 SYMBOL = r"[0-9]{6}"  # ASCII only: re's \d also takes '６００５１９', which no stored code matches
 KIND_NAMES = {"view": "观点", "plan": "计划", "rule": "纪律", "decision": "交易", "user_note": "笔记"}
@@ -72,63 +76,96 @@ def _after_words(raw: str, count: int) -> str:
     return raw[words[count - 1].end():].strip() if len(words) >= count else ""
 
 
-def _memory_id(text: str) -> int:
-    event_id = parse_number(text.lstrip("#"))
-    if event_id is None:
-        raise CommandError(f"记忆 ID 应为数字：{text}（见 /memory）")
-    return event_id
+def _now() -> str:
+    return datetime.now(SHANGHAI).isoformat(timespec="seconds")
+
+
+def _resolve(state: ReplState, text: str) -> MemoryRef:
+    try:
+        return state.app.memory.resolve(text)
+    except MemoryRefError as exc:
+        raise CommandError(str(exc)) from None
 
 
 @registry.command("remember", "手动记下一条观点 / 计划 / 纪律",
-                  "/remember 文本 [--kind view|plan|rule] [--symbol 代码]")
+                  "/remember 文本 [--kind view|plan|rule] [--symbol 代码]（不写 --symbol 时从文字里认出股票）")
 def remember_command(state: ReplState, cmd: ParsedCommand) -> None:
     flags, text = _free_text(cmd.raw_args, {"kind": ("view", "plan", "rule"), "symbol": SYMBOL})
     if not text:
         raise CommandError("要记住的内容为空：/remember 文本 [--kind view|plan|rule] [--symbol 代码]")
-    event, merged = state.app.memory.add_note(note_kind=flags.get("kind", "view"), text=text,
-                                              symbol=flags.get("symbol"), source="user",
-                                              at=datetime.now(SHANGHAI).isoformat(timespec="seconds"))
-    verb = "已合并到已有记忆" if merged else "已记住"
-    state.renderer.info(f"{verb} #{event.id}：{KIND_NAMES[event.note_kind]} · {event.text}（/forget {event.id} 可撤销）")
+    symbol = flags.get("symbol") or symbol_in_text(DomainStore(state.app.memory.db), text)
+    write = state.app.memory.add_note(note_kind=flags.get("kind", "view"), text=text, symbol=symbol, source="user",
+                                      at=_now())
+    state.renderer.info(note_notice(write))
 
 
-@registry.command("memory", "列出、搜索或修改记忆",
+@registry.command("memory", "列出、搜索或修改记忆（笔记 n… 和交易 d…）",
                   "/memory [文字] [--kind K] [--symbol 代码] | /memory edit ID 新文本")
 def memory_command(state: ReplState, cmd: ParsedCommand) -> None:
     memory = state.app.memory
     if cmd.args and cmd.args[0] == "edit":
-        if len(cmd.args) < 2:
-            raise CommandError("用法：/memory edit ID 新文本")
-        event_id = _memory_id(cmd.args[1])
-        event = memory.get(event_id)
-        if event is None:
-            raise CommandError(f"没有 ID 为 {event_id} 的记忆（见 /memory）")
-        new_text = _after_words(cmd.raw_args, 2)
-        if not new_text and state.edit_text is not None:
-            new_text = state.edit_text(event.text).strip()
-        if not new_text:
-            raise CommandError("新文本为空，记忆未修改")
-        memory.edit(event_id, new_text)
-        state.renderer.info(f"已修改 #{event_id}：{new_text}")
+        _edit(state, cmd)
         return
     flags, words = _split_flags(cmd.args, {"kind": ("view", "plan", "rule", "decision"), "symbol": SYMBOL})
-    events = memory.search(text=" ".join(words) or None, kind=flags.get("kind"), symbol=flags.get("symbol"), limit=50)
-    if not events:
+    entries = memory.listing(text=" ".join(words) or None, kind=flags.get("kind"), symbol=flags.get("symbol"), limit=50)
+    if not entries:
         state.renderer.info("没有找到记忆。用 /remember 文本 手动添加。")
         return
-    rows = [[str(e.id), KIND_NAMES.get(e.note_kind or e.kind, e.kind), e.symbol or "—", e.created_at[:10],
+    rows = [[e.ref, KIND_NAMES.get(e.kind, e.kind), e.symbol or "—", e.created_at[:10],
              {"user": "手动", "model": "对话", "import": "导入"}.get(e.source or "", e.source or "—"),
-             str(e.inject_count), e.text] for e in events]
-    state.renderer.table(f"记忆（{len(events)} 条，/forget ID 删除）",
+             str(e.inject_count), e.text] for e in entries]
+    state.renderer.table(f"记忆（{len(entries)} 条，/forget ID 撤销或删除）",
                          ["ID", "类型", "标的", "日期", "来源", "注入次数", "内容"], rows)
 
 
-@registry.command("forget", "删除一条记忆", "/forget ID")
+def _edit(state: ReplState, cmd: ParsedCommand) -> None:
+    memory = state.app.memory
+    if len(cmd.args) < 2:
+        raise CommandError("用法：/memory edit ID 新文本")
+    ref = _resolve(state, cmd.args[1])
+    if ref.kind == "d":
+        raise CommandError(f"交易记录 #{ref} 不能修改：用 /forget {ref} 撤销（持仓会恢复），再重新记录")
+    event = memory.get(ref.id)
+    new_text = _after_words(cmd.raw_args, 2)
+    if not new_text and state.edit_text is not None:
+        new_text = state.edit_text(event.text).strip()
+    if not new_text:
+        raise CommandError("新文本为空，记忆未修改")
+    if not memory.edit(ref.id, new_text, _now()):
+        raise CommandError(f"没有 ID 为 {ref} 的记忆（见 /memory）")
+    state.renderer.info(f"已修改 #{ref}：{new_text}")
+
+
+@registry.command("forget", "撤销一条记忆：删除笔记、撤销合并，或撤销一笔交易（持仓恢复）", "/forget ID")
 def forget_command(state: ReplState, cmd: ParsedCommand) -> None:
     if len(cmd.args) != 1:
-        raise CommandError("用法：/forget ID（ID 见 /memory）")
-    event_id = _memory_id(cmd.args[0])
-    event = state.app.memory.forget(event_id, datetime.now(SHANGHAI).isoformat(timespec="seconds"))
-    if event is None:
-        raise CommandError(f"没有 ID 为 {event_id} 的记忆（见 /memory）")
-    state.renderer.info(f"已删除 #{event_id}：{event.text}")
+        raise CommandError("用法：/forget ID（ID 见 /memory，如 n12 或 d5）")
+    ref = _resolve(state, cmd.args[0])
+    if ref.kind == "d":
+        _undo_trade(state, ref)
+        return
+    forgotten = state.app.memory.forget(ref.id, _now())
+    if forgotten is None:
+        raise CommandError(f"没有 ID 为 {ref} 的记忆（见 /memory）")
+    if forgotten.action == "unmerged":
+        state.renderer.info(f"已撤销合并 #{ref}：恢复为「{forgotten.restored_text}」（再次 /forget {ref} 删除这条记忆）")
+    else:
+        state.renderer.info(f"已删除 #{ref}：{forgotten.event.text}")
+
+
+def _undo_trade(state: ReplState, ref: MemoryRef) -> None:
+    try:
+        undone = PortfolioStore(state.app.memory.db).undo_trade(ref.id, _now())
+    except ValueError as exc:
+        raise CommandError(str(exc)) from None
+    if undone is None:
+        raise CommandError(f"没有 ID 为 {ref} 的记忆（见 /memory）")
+    d = undone.decision
+    what = trade_text(d.side, d.symbol, d.quantity, d.price, None)
+    if not undone.holding_changed:
+        after = "持仓未改动（这条是导入的记录）"
+    elif undone.holding is None:
+        after = f"{d.symbol} 已无持仓"
+    else:
+        after = f"{d.symbol} 持仓恢复为 {undone.holding.shares:g} 股，成本 {undone.holding.cost:.2f}"
+    state.renderer.info(f"已撤销 #{ref}：{what}；{after}")

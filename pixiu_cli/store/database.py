@@ -4,6 +4,7 @@ processes wait for each other instead of failing, and pending migrations applied
 from __future__ import annotations
 
 import sqlite3
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,6 +19,15 @@ BUSY_TIMEOUT_MS = 15_000
 
 class StoreError(Exception):
     """The database cannot be used; the message is one line for the user."""
+
+
+def lock_timeout_line(exc: BaseException) -> str | None:
+    """The one line to show when `exc` is SQLite giving up on the busy timeout (another
+    process held the write lock all that time), else None."""
+    if isinstance(exc, sqlite3.OperationalError) and any(w in str(exc) for w in ("locked", "busy")):
+        return (f"数据库正被另一个 pixiu 进程占用（已等待 {BUSY_TIMEOUT_MS // 1000} 秒）：本次操作没有完成；"
+                "之前保存的内容不受影响，请稍后重试。")
+    return None
 
 
 def _apply_migrations(db: Database) -> None:
@@ -35,7 +45,7 @@ def _apply_migrations(db: Database) -> None:
             time.sleep(0.05 * (attempt + 1))
 
 
-def open_database(path: Path) -> Database:
+def open_database(path: Path, *, migrate: bool = True) -> Database:
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
@@ -47,10 +57,47 @@ def open_database(path: Path) -> Database:
         db.execute("PRAGMA journal_mode = WAL")
         db.execute("PRAGMA synchronous = NORMAL")
         db.execute("PRAGMA foreign_keys = ON")
-        _apply_migrations(db)
+        if migrate:
+            _apply_migrations(db)
     except sqlite3.DatabaseError as exc:
         raise StoreError(f"无法打开数据库 {path}：{exc}") from None
     return db
+
+
+class CommitRefused(Exception):
+    """The thread's commit gate said no (its work was abandoned): nothing was written."""
+
+
+_gates = threading.local()
+
+
+@contextmanager
+def commit_gate(gate) -> Iterator[None]:
+    """Every outermost write transaction of this thread asks `gate.may_begin()` before it
+    begins and `gate.may_commit()` before it commits, and calls `gate.committed(ok)` after: a thread whose
+    caller stopped waiting for it either finishes a commit it had started or writes
+    nothing (see agent/guardrails.py)."""
+    _gates.gate = gate
+    try:
+        yield
+    finally:
+        _gates.gate = None
+
+
+def _may_begin() -> bool:
+    gate = getattr(_gates, "gate", None)
+    return gate is None or gate.may_begin()
+
+
+def _may_commit() -> bool:
+    gate = getattr(_gates, "gate", None)
+    return gate is None or gate.may_commit()
+
+
+def _committed(ok: bool) -> None:
+    gate = getattr(_gates, "gate", None)
+    if gate is not None:
+        gate.committed(ok)
 
 
 @contextmanager
@@ -64,10 +111,19 @@ def write_transaction(db: Database) -> Iterator[Database]:
     # BEGIN inside the try: a Ctrl-C (KeyboardInterrupt) that lands just after BEGIN
     # returns must not leave the connection in an open transaction, or every later write
     # of this process would nest in it, hold the write lock and never be committed.
+    if not _may_begin():
+        raise CommitRefused()
     try:
         db.conn.execute("BEGIN IMMEDIATE")
         yield db
-        db.conn.execute("COMMIT")
+        if not _may_commit():
+            raise CommitRefused()
+        ok = False
+        try:
+            db.conn.execute("COMMIT")
+            ok = True
+        finally:
+            _committed(ok)
     except BaseException:
         if db.conn.in_transaction:
             db.conn.rollback()

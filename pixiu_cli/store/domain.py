@@ -250,7 +250,7 @@ class DomainStore:
         return self._window("reports", "created_at", _report, since, until, limit)
 
     def recent_decisions(self, since: str, until: str, limit: int) -> list[Decision]:
-        return self._window("decisions", "decided_at", _decision, since, until, limit)
+        return self._window("decisions", "decided_at", _decision, since, until, limit, "deleted_at is null")
 
     def recent_alerts(self, since: str, until: str, limit: int) -> list[Alert]:
         return self._window("alerts", "triggered_at", _alert, since, until, limit)
@@ -260,7 +260,8 @@ class DomainStore:
                             "kind = 'user_note' and deleted_at is null")
 
     def recent_decisions_for(self, symbol: str, since: str, until: str, limit: int) -> list[Decision]:
-        return self._window("decisions", "decided_at", _decision, since, until, limit, "symbol = ?", (symbol,))
+        return self._window("decisions", "decided_at", _decision, since, until, limit,
+                            "symbol = ? and deleted_at is null", (symbol,))
 
     def recent_notes_for(self, symbol: str, since: str, until: str, limit: int) -> list[MemoryEvent]:
         return self._window("memory_events", "created_at", _event, since, until, limit,
@@ -286,7 +287,7 @@ class DomainStore:
             news=[_news(r) for r in _rows(db, "select * from news order by id")],
             signals=[_signal(r) for r in _rows(db, "select * from signals order by id")],
             reports=[_report(r) for r in _rows(db, "select * from reports order by id")],
-            decisions=[_decision(r) for r in _rows(db, "select * from decisions order by id")],
+            decisions=[_decision(r) for r in _rows(db, "select * from decisions where deleted_at is null order by id")],
             alerts=[_alert(r) for r in _rows(db, "select * from alerts order by id")],
             notes=[_event(r) for r in _rows(db, "select * from memory_events where kind = 'user_note' "
                                                 "and deleted_at is null order by id")],
@@ -308,7 +309,8 @@ class DomainStore:
 
         own = f"coalesce(source, '') in ({', '.join(repr(s) for s in CONVERSATION_SOURCES)})"
         with write_transaction(self.db):
-            trades = _rows(self.db, f"select * from decisions where {own} order by decided_at, id") \
+            trades = _rows(self.db, f"select * from decisions where {own} and deleted_at is null "
+                                    "order by decided_at, id") \
                 if keep_own_notes else []
             for table in ("holdings", "profiles", "news", "signals", "reports", "alerts", "persona"):
                 self.db.execute(f"delete from {table}")
@@ -366,128 +368,11 @@ def _replay_trade(db: Database, trade: dict) -> None:
         db["holdings"].update(symbol, {"shares": shares, "cost": round(cost, 4), "updated_at": at})
 
 
-# --- the memory write path (kept in this module: SQL lives in the store) -------------------
+def __getattr__(name: str):
+    # The memory write path lives in store/memory.py (which imports this module); these
+    # names stay importable from here for existing callers.
+    if name in ("MemoryStore", "PortfolioStore"):
+        from pixiu_cli.store import memory
 
-def _normalise_note(text: str) -> str:
-    return "".join(ch for ch in text.lower() if ch.isalnum())
-
-
-class MemoryStore:
-    """User notes and tool-triggered events: add (merging near-duplicates), edit, forget,
-    search. Notes past their window stop being injected but stay searchable here."""
-
-    DUPLICATE_RATIO = 0.85
-
-    def __init__(self, db: Database):
-        self.db = db
-
-    def get(self, event_id: int) -> MemoryEvent | None:
-        rows = _rows(self.db, "select * from memory_events where id = ? and deleted_at is null", [event_id])
-        return _event(rows[0]) if rows else None
-
-    def add_note(self, *, note_kind: str, text: str, symbol: str | None, source: str, at: str
-                 ) -> tuple[MemoryEvent, bool]:
-        """Returns (event, merged). A near-duplicate of a live note of the same kind and
-        symbol refreshes that note instead of adding a second one."""
-        from difflib import SequenceMatcher
-
-        key = _normalise_note(text)
-        with write_transaction(self.db):
-            candidates = _rows(self.db, "select * from memory_events where kind = 'user_note' and deleted_at is null "
-                                        "and note_kind = ? and coalesce(symbol, '') = ? order by created_at desc "
-                                        "limit 200", [note_kind, symbol or ""])
-            for row in candidates:
-                if SequenceMatcher(None, key, _normalise_note(row["text"])).ratio() >= self.DUPLICATE_RATIO:
-                    self.db["memory_events"].update(row["id"], {"text": text, "created_at": at})
-                    return self.get(row["id"]), True
-            table = self.db["memory_events"]
-            table.insert({"kind": "user_note", "note_kind": note_kind, "symbol": symbol, "text": text,
-                          "created_at": at, "source": source, "inject_count": 0})
-            return self.get(table.last_pk), False
-
-    def add_event(self, *, kind: str, text: str, symbol: str | None, source: str, at: str) -> int:
-        with write_transaction(self.db):
-            table = self.db["memory_events"]
-            table.insert({"kind": kind, "symbol": symbol, "text": text, "created_at": at, "source": source,
-                          "inject_count": 0})
-            return table.last_pk
-
-    def edit(self, event_id: int, text: str) -> bool:
-        with write_transaction(self.db):
-            cursor = self.db.execute("update memory_events set text = ? where id = ? and deleted_at is null",
-                                     [text, event_id])
-            return cursor.rowcount == 1
-
-    def forget(self, event_id: int, at: str) -> MemoryEvent | None:
-        event = self.get(event_id)
-        if event is None:
-            return None
-        with write_transaction(self.db):
-            self.db.execute("update memory_events set deleted_at = ? where id = ?", [at, event_id])
-        return event
-
-    def search(self, *, text: str | None = None, kind: str | None = None, symbol: str | None = None,
-               since: str | None = None, until: str | None = None, limit: int = 20) -> list[MemoryEvent]:
-        where, params = ["deleted_at is null"], []
-        if text:
-            where.append("text like ? escape '\\'")
-            params.append("%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%")
-        if kind in ("view", "plan", "rule"):
-            where.append("kind = 'user_note' and note_kind = ?")
-            params.append(kind)
-        elif kind:
-            where.append("kind = ?")
-            params.append(kind)
-        if symbol:
-            where.append("symbol = ?")
-            params.append(symbol)
-        if since:
-            where.append("created_at >= ?")
-            params.append(since)
-        if until:
-            where.append("created_at <= ?")
-            params.append(until)
-        sql = f"select * from memory_events where {' and '.join(where)} order by created_at desc, id desc limit ?"
-        return [_event(r) for r in _rows(self.db, sql, [*params, limit])]
-
-
-class PortfolioStore:
-    """Trades the user reports: a decision row, the holding updated, and a memory event, in
-    one transaction."""
-
-    def __init__(self, db: Database):
-        self.db = db
-
-    def record_trade(self, *, symbol: str, side: str, price: float, quantity: float, reason: str | None,
-                     name: str | None, at: str, source: str) -> tuple[Decision, Holding | None]:
-        with write_transaction(self.db):
-            rows = _rows(self.db, "select * from holdings where symbol = ?", [symbol])
-            holding = _holding(rows[0]) if rows else None
-            if side == "sell":
-                if holding is None or holding.shares < quantity:
-                    held = 0 if holding is None else holding.shares
-                    raise ValueError(f"卖出数量 {quantity:g} 超过持仓 {held:g} 股")
-                remaining = holding.shares - quantity
-                if remaining == 0:
-                    self.db.execute("delete from holdings where symbol = ?", [symbol])
-                else:
-                    self.db["holdings"].update(symbol, {"shares": remaining, "updated_at": at})
-            elif holding is None:
-                self.db["holdings"].insert({"symbol": symbol, "name": name or symbol, "short_names": "[]",
-                                            "shares": quantity, "cost": price, "role": "satellite",
-                                            "updated_at": at})
-            else:
-                shares = holding.shares + quantity
-                cost = (holding.shares * holding.cost + quantity * price) / shares
-                self.db["holdings"].update(symbol, {"shares": shares, "cost": round(cost, 4), "updated_at": at})
-            table = self.db["decisions"]
-            table.insert({"symbol": symbol, "side": side, "price": price, "quantity": quantity, "reason": reason,
-                          "decided_at": at, "source": source})
-            decision_id = table.last_pk
-            verb = "买入" if side == "buy" else "卖出"
-            self.db["memory_events"].insert({
-                "kind": "decision", "symbol": symbol, "source": source, "created_at": at, "inject_count": 0,
-                "text": f"{verb} {symbol} {quantity:g} 股 @ {price:g}" + (f"，理由：{reason}" if reason else "")})
-            decision = _decision(_rows(self.db, "select * from decisions where id = ?", [decision_id])[0])
-            after = _rows(self.db, "select * from holdings where symbol = ?", [symbol])
-            return decision, (_holding(after[0]) if after else None)
+        return getattr(memory, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -228,3 +228,23 @@ def m011_analytics_profiles_signals_alerts_track(db: Database) -> None:
     for column in ("return_5d", "return_20d", "outcome_5d", "outcome_20d", "vs_stock_5d", "vs_stock_20d"):
         db["decisions"].add_column(column, float)
     db["decisions"].add_column("scored_at", str)
+def m010_memory_undo(db: Database) -> None:
+    # Undo for every memory. memory_revisions keeps what a note was before each merge, edit
+    # or deletion (so undoing a merge restores the earlier text, and the next context block
+    # can say which memory was withdrawn). A decision keeps the holding before and after it
+    # (JSON), so forgetting a recorded trade puts the holding back; deleted_at withdraws it.
+    db["memory_revisions"].create(
+        {"id": int, "event_id": int, "action": str, "old_text": str, "old_note_kind": str,
+         "old_created_at": str, "old_source": str, "new_text": str, "at": str},
+        pk="id",
+    )
+    db["memory_revisions"].create_index(["event_id", "id"])
+    db["memory_revisions"].create_index(["at"])
+    db["decisions"].add_column("deleted_at", str)
+    db["decisions"].add_column("holding_before", str)
+    db["decisions"].add_column("holding_after", str)
+    db["memory_events"].add_column("decision_id", int)
+    # link the events recorded with a trade to their decision (same symbol and instant)
+    db.execute("update memory_events set decision_id = (select d.id from decisions d where d.symbol = "
+               "memory_events.symbol and d.decided_at = memory_events.created_at order by d.id limit 1) "
+               "where kind = 'decision'")

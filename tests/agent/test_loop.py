@@ -89,7 +89,7 @@ def test_chain_of_two(rig, server):
     result = agent.run_turn(conv, "海康适合做什么仓")
     assert result.calls == 3 and result.reply == "海康只适合卫星仓。"
     tools, _ = tool_messages(store, conv)
-    assert json.loads(tools[1]["content"])["profiles"][0]["best_role"] == "satellite"
+    assert json.loads(tools[1]["content"])["profiles"][0]["best_role"] == "「satellite」"  # stored strings quoted
 
 
 def test_parallel_calls(rig, server):
@@ -109,12 +109,12 @@ def test_step_limit(rig, server):
     agent, conv = make(Guardrails(max_steps=2))
     server.enqueue(*[ScriptedReply(tool_calls=[call("search_memory", {"text": f"第{i}次"})]) for i in range(5)])
     result = agent.run_turn(conv, "一直查")
-    assert result.calls == 3 and result.status == "complete"
+    assert result.calls == 2 and result.status == "complete"  # max_steps model calls, not one more
     assert "上限" in result.reply and result.notices
     calls = store.calls_for_conversation(conv)
     last_tool = [m for m in calls[-1].request["messages"] if m["role"] == "tool"][-1]
     assert "工具调用上限" in json.loads(last_tool["content"])["note"]
-    assert server.pending_replies == 2  # the loop stopped instead of draining the queue
+    assert server.pending_replies == 3  # the loop stopped instead of draining the queue
 
 
 def test_repeated_identical_call_is_not_run_twice(rig, server):

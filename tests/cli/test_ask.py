@@ -138,3 +138,20 @@ def test_offline_responder_records_a_reported_trade(offline_env, pixiu_home):
     assert db.execute("select shares from holdings where symbol = '002415'").fetchone() == (3000.0,)
     assert db.execute("select side, price, quantity from decisions order by id desc limit 1").fetchone() == (
         "buy", 32.5, 1000.0)
+
+
+def test_ask_json_carries_the_confirmation_lines_as_notices(server, online_env, pixiu_home):
+    from pixiu_cli.offline.script import ToolCallSpec
+
+    server.enqueue(ScriptedReply(tool_calls=[
+        ToolCallSpec("remember", json.dumps({"kind": "plan", "text": "茅台跌破1500元加仓", "symbol": "600519"})),
+        ToolCallSpec("record_decision", json.dumps({"symbol": "002415", "side": "buy", "price": 30, "quantity": 200,
+                                                    "name": "海康威视"}))]),
+        ScriptedReply(text="都记下了"))
+    out = json.loads(pixiu(online_env, "ask", "--json", "茅台跌破1500元加仓；今天30元买了200股海康").stdout)
+    assert out["status"] == "complete"
+    assert out["notices"] == [
+        "已记住 #n1：计划（600519） · 茅台跌破1500元加仓（/forget n1 可撤销）",
+        "已记录 #d1：买入 002415 200 股 @ 30，持仓 200 股，成本 30.00（/forget d1 可撤销并恢复持仓）"]
+    server.enqueue(ScriptedReply(text="好"))
+    assert json.loads(pixiu(online_env, "ask", "--json", "你好").stdout)["notices"] == []

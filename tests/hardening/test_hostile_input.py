@@ -680,7 +680,7 @@ def test_repl_with_hostile_input(server, online_env, pixiu_home):
 
         # odd numbers and unknown commands: one error line each (command names are lower-cased)
         for line, message in (("/sessions ²", "数量应为正整数"), ("/resume 99999999999999999999", "用法：/resume ID"),
-                              ("/forget ¹", "记忆 ID 应为数字"), ("/nosuch\x1b[2J", "未知命令 /nosuch␛[2j")):
+                              ("/forget ¹", "记忆 ID 格式不对"), ("/nosuch\x1b[2J", "未知命令 /nosuch␛[2j")):
             shown = s.run(lambda: (paste(child, line), child.send("\r")), re.escape(message))
             assert shown.count("错误：") == 1, shown
 

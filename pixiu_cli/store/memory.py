@@ -1,0 +1,433 @@
+"""The memory write path: notes (add with dedup, edit, forget, undo a merge), recorded trades
+(and undoing them), one typed id space for both, and what changed since a block was sent.
+
+Ids the user sees are typed: `n<id>` a note (memory_events), `d<id>` a decision. Slow work
+(the near-duplicate scan) runs before the write transaction, never inside it: another
+pixiu process waits for the write lock at most as long as a few inserts take."""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from sqlite_utils import Database
+
+from pixiu_cli.codes import is_finite_number
+
+from pixiu_cli.store.database import write_transaction
+from pixiu_cli.store.dedup import FUZZY_MAX_CHARS, could_match, normalise, note_key, same_memory
+from pixiu_cli.store.domain import Decision, Holding, MemoryEvent, _decision, _event, _holding, _rows
+
+CANDIDATES = 200  # live notes of the same symbol compared with a new one
+SIDE_NAMES = {"buy": "买入", "sell": "卖出"}
+
+
+class MemoryRefError(ValueError):
+    """An id the user typed that names no memory, or two; the message is one line."""
+
+
+@dataclass(frozen=True)
+class MemoryRef:
+    kind: str  # "n" note | "d" decision
+    id: int
+
+    def __str__(self) -> str:
+        return f"{self.kind}{self.id}"
+
+
+_REF = re.compile(r"#?([nd]?)([0-9]{1,12})")
+
+
+def note_ref(event_id: int) -> str:
+    return f"n{event_id}"
+
+
+def decision_ref(decision_id: int) -> str:
+    return f"d{decision_id}"
+
+
+@dataclass(frozen=True)
+class NoteWrite:
+    event: MemoryEvent
+    outcome: str  # added | merged | unchanged (the same memory already exists)
+
+    @property
+    def merged(self) -> bool:
+        return self.outcome != "added"
+
+
+@dataclass(frozen=True)
+class Forgotten:
+    event: MemoryEvent  # as it was before
+    action: str  # deleted | unmerged
+    restored_text: str | None = None
+
+
+@dataclass(frozen=True)
+class UndoneTrade:
+    decision: Decision
+    holding: Holding | None  # after the undo
+    holding_changed: bool  # False for an imported decision, which never moved the holding
+
+
+@dataclass(frozen=True)
+class MemoryEntry:
+    """One row of /memory: a note or a decision under its typed id."""
+
+    ref: str
+    kind: str  # view | plan | rule | decision | user_note | <event kind>
+    symbol: str | None
+    created_at: str
+    source: str | None
+    inject_count: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Withdrawal:
+    ref: str  # n3 | d5
+    action: str  # deleted | edited | undone
+    old_text: str | None
+    new_text: str | None = None
+
+
+def trade_text(side: str, symbol: str, quantity: float, price: float, reason: str | None) -> str:
+    return f"{SIDE_NAMES.get(side, side)} {symbol} {quantity:g} 股 @ {price:g}" + (f"，理由：{reason}" if reason else "")
+
+
+class MemoryStore:
+    """User notes and tool-triggered events: add (merging only true duplicates), edit,
+    forget (undoing a merge first), search. Notes past their window stop being injected
+    but stay searchable here."""
+
+    def __init__(self, db: Database):
+        self.db = db
+
+    def get(self, event_id: int) -> MemoryEvent | None:
+        rows = _rows(self.db, "select * from memory_events where id = ? and deleted_at is null", [event_id])
+        return _event(rows[0]) if rows else None
+
+    # ids ------------------------------------------------------------------------------
+    def resolve(self, text: str) -> MemoryRef:
+        """`n12`, `d5`, `#n12` or a plain `12` (when only one live memory has that number)."""
+        # full-width forms (Ｎ１２) are what a Chinese IME types; nothing else is folded, so a
+        # superscript or another script's digit is not taken for an id
+        folded = "".join(unicodedata.normalize("NFKC", ch) if 0xFF01 <= ord(ch) <= 0xFF5E else ch
+                         for ch in text.strip()).lower()
+        match = _REF.fullmatch(folded)
+        if match is None:
+            raise MemoryRefError(f"记忆 ID 格式不对：{text}（笔记如 n12，交易如 d5，见 /memory）")
+        kind, number = match.group(1), int(match.group(2))
+        note = self._live_note_row(number) if kind in ("", "n") else None
+        decision = self._live_decision_row(number) if kind in ("", "d") else None
+        if note is not None and note["kind"] == "decision" and note["decision_id"]:
+            # the event a recorded trade wrote stands for the trade itself
+            linked = self._live_decision_row(note["decision_id"])
+            if kind == "n" or decision is None or decision["id"] == note["decision_id"]:
+                return MemoryRef("d", note["decision_id"]) if linked else MemoryRef("n", number)
+        if note is not None and decision is not None:
+            raise MemoryRefError(f"ID {number} 有两条记忆：笔记 n{number} 和交易 d{number}，请写明 n{number} 或 d{number}")
+        if note is not None:
+            return MemoryRef("n", number)
+        if decision is not None:
+            return MemoryRef("d", number)
+        raise MemoryRefError(f"没有 ID 为 {text.strip()} 的记忆（见 /memory）")
+
+    def _live_note_row(self, event_id: int) -> dict | None:
+        rows = _rows(self.db, "select * from memory_events where id = ? and deleted_at is null", [event_id])
+        return rows[0] if rows else None
+
+    def _live_decision_row(self, decision_id: int) -> dict | None:
+        rows = _rows(self.db, "select * from decisions where id = ? and deleted_at is null", [decision_id])
+        return rows[0] if rows else None
+
+    # writes ---------------------------------------------------------------------------
+    def _duplicate_of(self, text: str, note_kind: str, symbol: str | None, source: str) -> tuple[dict, str] | None:
+        """(row, outcome) of the live note `text` repeats, or None. Read-only: runs before
+        the write transaction. The model never rewrites a note it did not write."""
+        key = note_key(text)
+        if not key.text:
+            return None
+        rows = _rows(self.db, "select * from memory_events where kind = 'user_note' and deleted_at is null "
+                              "and coalesce(symbol, '') = ? order by created_at desc, id desc limit ?",
+                     [symbol or "", CANDIDATES])
+        for row in rows:
+            if len(key.text) > FUZZY_MAX_CHARS and len(row["text"]) < len(key.text):
+                continue  # a long note only matches identical text, never a shorter one
+            if not could_match(key, normalise(row["text"])):
+                continue
+            other = note_key(row["text"])
+            if not same_memory(key, other):
+                continue
+            identical = other.text == key.text
+            if not identical and row["note_kind"] != note_kind:
+                continue
+            # only the user rewrites anyone's note; the model only its own (not the user's,
+            # not an imported one)
+            protected = source != "user" and row["source"] != source
+            if identical and (protected or (row["text"] == text and row["note_kind"] == note_kind)):
+                return row, "unchanged"
+            if protected:
+                continue  # the model's near-duplicate of a hand-written note is its own memory
+            return row, "merged"
+        return None
+
+    def add_note(self, *, note_kind: str, text: str, symbol: str | None, source: str, at: str) -> NoteWrite:
+        """A new note, or the note it duplicates (refreshed when the writer may change it).
+        A merge keeps the earlier version in memory_revisions, so forget() can undo it."""
+        found = self._duplicate_of(text, note_kind, symbol, source)
+        with write_transaction(self.db):
+            if found is not None:
+                row, outcome = found
+                current = self._live_note_row(row["id"])
+                if current is not None and current["text"] == row["text"] and current["note_kind"] == row["note_kind"]:
+                    if outcome == "merged":
+                        self._revise(row, "merged", text, at)
+                        self.db.conn.execute(
+                            "update memory_events set text = ?, note_kind = ?, created_at = ?, source = ? where id = ?",
+                            [text, note_kind, at, source if source == "user" else row["source"], row["id"]])
+                    return NoteWrite(_event(self._live_note_row(row["id"])), outcome)
+                # changed by someone else meanwhile: keep both rather than guess
+            cursor = self.db.conn.execute(
+                "insert into memory_events (kind, note_kind, symbol, text, created_at, source, inject_count) "
+                "values ('user_note', ?, ?, ?, ?, ?, 0)", [note_kind, symbol, text, at, source])
+            return NoteWrite(_event(self._live_note_row(cursor.lastrowid)), "added")
+
+    def _revise(self, row: dict, action: str, new_text: str | None, at: str) -> None:
+        self.db.conn.execute(
+            "insert into memory_revisions (event_id, action, old_text, old_note_kind, old_created_at, old_source, "
+            "new_text, at) values (?, ?, ?, ?, ?, ?, ?, ?)",
+            [row["id"], action, row["text"], row["note_kind"], row["created_at"], row["source"], new_text, at])
+
+    def add_event(self, *, kind: str, text: str, symbol: str | None, source: str, at: str) -> int:
+        with write_transaction(self.db):
+            cursor = self.db.conn.execute(
+                "insert into memory_events (kind, symbol, text, created_at, source, inject_count) "
+                "values (?, ?, ?, ?, ?, 0)", [kind, symbol, text, at, source])
+            return cursor.lastrowid
+
+    def edit(self, event_id: int, text: str, at: str | None = None) -> bool:
+        with write_transaction(self.db):
+            row = self._live_note_row(event_id)
+            if row is None:
+                return False
+            self._revise(row, "edited", text, at or row["created_at"])
+            self.db.conn.execute("update memory_events set text = ? where id = ?", [text, event_id])
+            return True
+
+    def forget(self, event_id: int, at: str) -> Forgotten | None:
+        """Undo the last thing the user was told about this note: a merge is undone (the
+        earlier text, kind and source come back), anything else deletes the note."""
+        with write_transaction(self.db):
+            row = self._live_note_row(event_id)
+            if row is None:
+                return None
+            last = _rows(self.db, "select * from memory_revisions where event_id = ? order by id desc limit 1",
+                         [event_id])
+            if last and last[0]["action"] == "merged":
+                before = last[0]
+                self._revise(row, "unmerged", before["old_text"], at)
+                self.db.conn.execute(
+                    "update memory_events set text = ?, note_kind = ?, created_at = ?, source = ? where id = ?",
+                    [before["old_text"], before["old_note_kind"], before["old_created_at"], before["old_source"],
+                     event_id])
+                return Forgotten(_event(row), "unmerged", before["old_text"])
+            self._revise(row, "deleted", None, at)
+            self.db.conn.execute("update memory_events set deleted_at = ? where id = ?", [at, event_id])
+            return Forgotten(_event(row), "deleted")
+
+    # reads ----------------------------------------------------------------------------
+    def search(self, *, text: str | None = None, kind: str | None = None, symbol: str | None = None,
+               since: str | None = None, until: str | None = None, limit: int = 20) -> list[MemoryEvent]:
+        where, params = ["deleted_at is null"], []
+        if text:
+            where.append("text like ? escape '\\'")
+            params.append(_like(text))
+        if kind in ("view", "plan", "rule"):
+            where.append("kind = 'user_note' and note_kind = ?")
+            params.append(kind)
+        elif kind:
+            where.append("kind = ?")
+            params.append(kind)
+        if symbol:
+            where.append("symbol = ?")
+            params.append(symbol)
+        if since:
+            where.append("created_at >= ?")
+            params.append(since)
+        if until:
+            where.append("created_at <= ?")
+            params.append(until)
+        sql = f"select * from memory_events where {' and '.join(where)} order by created_at desc, id desc limit ?"
+        return [_event(r) for r in _rows(self.db, sql, [*params, limit])]
+
+    def ref_of(self, event: MemoryEvent) -> str:
+        """The typed id of an event: a trade's event is its decision."""
+        if event.kind == "decision":
+            rows = _rows(self.db, "select decision_id from memory_events where id = ?", [event.id])
+            if rows and rows[0]["decision_id"]:
+                return decision_ref(rows[0]["decision_id"])
+        return note_ref(event.id)
+
+    def listing(self, *, text: str | None = None, kind: str | None = None, symbol: str | None = None,
+                limit: int = 50) -> list[MemoryEntry]:
+        """Notes and decisions, newest first, each under its typed id (/memory)."""
+        entries: list[MemoryEntry] = []
+        if kind != "decision":
+            for e in self.search(text=text, kind=kind, symbol=symbol, limit=limit * 2):
+                if e.kind != "decision":
+                    entries.append(MemoryEntry(note_ref(e.id), e.note_kind or e.kind, e.symbol, e.created_at,
+                                               e.source, e.inject_count, e.text))
+        if kind in (None, "decision"):
+            where, params = ["d.deleted_at is null"], []
+            if symbol:
+                where.append("d.symbol = ?")
+                params.append(symbol)
+            if text:
+                where.append("(coalesce(d.reason, '') like ? escape '\\' or d.symbol like ? escape '\\')")
+                params += [_like(text), _like(text)]
+            rows = _rows(self.db, "select d.*, (select coalesce(sum(inject_count), 0) from memory_events m "
+                                  f"where m.decision_id = d.id) as injected from decisions d where {' and '.join(where)} "
+                                  "order by d.decided_at desc, d.id desc limit ?", [*params, limit])
+            entries += [MemoryEntry(decision_ref(r["id"]), "decision", r["symbol"], r["decided_at"], r["source"],
+                                    r["injected"], trade_text(r["side"], r["symbol"], r["quantity"], r["price"],
+                                                              r["reason"])) for r in rows]
+        entries.sort(key=lambda e: e.created_at, reverse=True)
+        return entries[:limit]
+
+    def withdrawals(self, note_ids: set[int], decision_ids: set[int], seen: dict[str, str]) -> list[Withdrawal]:
+        """Of the notes and decisions a conversation has already shown the model: those
+        deleted, undone or whose text no longer matches what was shown (`seen`: typed id →
+        the text as shown, in any rendering that contains the stored text)."""
+        out: list[Withdrawal] = []
+        if note_ids:
+            rows = _rows(self.db, "select * from memory_events where id in (select value from json_each(?)) "
+                                  "order by id", [json.dumps(sorted(note_ids))])
+            for r in rows:
+                ref = note_ref(r["id"])
+                if r["deleted_at"]:
+                    out.append(Withdrawal(ref, "deleted", r["text"]))
+                elif ref in seen and not _shows(seen[ref], r["text"]):
+                    out.append(Withdrawal(ref, "edited", None, r["text"]))
+        if decision_ids:
+            rows = _rows(self.db, "select * from decisions where deleted_at is not null and id in "
+                                  "(select value from json_each(?)) order by id", [json.dumps(sorted(decision_ids))])
+            out += [Withdrawal(decision_ref(r["id"]), "undone",
+                               trade_text(r["side"], r["symbol"], r["quantity"], r["price"], r["reason"]))
+                    for r in rows]
+        return out
+
+
+def _shows(shown: str, text: str) -> bool:
+    return normalise(text) in normalise(shown)
+
+
+def _like(text: str) -> str:
+    return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+def _holding_json(row: dict | None) -> str | None:
+    return json.dumps(row, ensure_ascii=False) if row else None
+
+
+class PortfolioStore:
+    """Trades the user reports: a decision row, the holding updated, and a memory event, in
+    one transaction; and undoing one (the holding put back)."""
+
+    def __init__(self, db: Database):
+        self.db = db
+
+    def _holding_row(self, symbol: str) -> dict | None:
+        rows = _rows(self.db, "select * from holdings where symbol = ?", [symbol])
+        return rows[0] if rows else None
+
+    def record_trade(self, *, symbol: str, side: str, price: float, quantity: float, reason: str | None,
+                     name: str | None, at: str, source: str) -> tuple[Decision, Holding | None]:
+        if not (is_finite_number(price) and is_finite_number(quantity) and price > 0 and quantity > 0):
+            raise ValueError(f"价格和数量应为正的有限数字，而不是 {price!r} 和 {quantity!r}")
+        with write_transaction(self.db):
+            before = self._holding_row(symbol)
+            holding = _holding(before) if before else None
+            if side == "sell":
+                if holding is None or holding.shares < quantity:
+                    held = 0 if holding is None else holding.shares
+                    raise ValueError(f"卖出数量 {quantity:g} 超过持仓 {held:g} 股")
+                remaining = holding.shares - quantity
+                if remaining == 0:
+                    self.db.execute("delete from holdings where symbol = ?", [symbol])
+                else:
+                    self.db["holdings"].update(symbol, {"shares": remaining, "updated_at": at})
+            elif holding is None:
+                self.db["holdings"].insert({"symbol": symbol, "name": name or symbol, "short_names": "[]",
+                                            "shares": quantity, "cost": price, "role": "satellite",
+                                            "updated_at": at})
+            else:
+                shares = holding.shares + quantity
+                cost = (holding.shares * holding.cost + quantity * price) / shares
+                if not (is_finite_number(shares) and is_finite_number(cost)):
+                    raise ValueError("数值过大，无法计算持仓成本")
+                self.db["holdings"].update(symbol, {"shares": shares, "cost": round(cost, 4), "updated_at": at})
+            after = self._holding_row(symbol)
+            cursor = self.db.conn.execute(
+                "insert into decisions (symbol, side, price, quantity, reason, decided_at, source, holding_before, "
+                "holding_after) values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [symbol, side, price, quantity, reason, at, source, _holding_json(before), _holding_json(after)])
+            decision_id = cursor.lastrowid
+            self.db.conn.execute(
+                "insert into memory_events (kind, symbol, source, created_at, inject_count, text, decision_id) "
+                "values ('decision', ?, ?, ?, 0, ?, ?)",
+                [symbol, source, at, trade_text(side, symbol, quantity, price, reason), decision_id])
+            decision = _decision(_rows(self.db, "select * from decisions where id = ?", [decision_id])[0])
+            return decision, (_holding(after) if after else None)
+
+    def undo_trade(self, decision_id: int, at: str) -> UndoneTrade | None:
+        """Withdraw a decision and reverse its effect on the holding: exactly (the holding
+        as it was before) when nothing changed it since, else by arithmetic. Raises
+        ValueError when the reversal is impossible (shares sold since the buy)."""
+        with write_transaction(self.db):
+            rows = _rows(self.db, "select * from decisions where id = ? and deleted_at is null", [decision_id])
+            if not rows:
+                return None
+            row = rows[0]
+            moved = row["holding_before"] is not None or row["holding_after"] is not None
+            if moved:
+                self._reverse(row, at)
+            self.db.conn.execute("update decisions set deleted_at = ? where id = ?", [at, decision_id])
+            self.db.conn.execute("update memory_events set deleted_at = ? where decision_id = ? and deleted_at is null",
+                                 [at, decision_id])
+            now = self._holding_row(row["symbol"])
+            return UndoneTrade(_decision(row), _holding(now) if now else None, moved)
+
+    def _reverse(self, row: dict, at: str) -> None:
+        symbol, quantity, price = row["symbol"], row["quantity"], row["price"]
+        before = json.loads(row["holding_before"]) if row["holding_before"] else None
+        after = json.loads(row["holding_after"]) if row["holding_after"] else None
+        current = self._holding_row(symbol)
+        untouched = (current is None and after is None) or (
+            current is not None and after is not None and
+            (current["shares"], current["cost"]) == (after["shares"], after["cost"]))
+        if untouched:
+            self._put(symbol, before)
+            return
+        if row["side"] == "buy":
+            if current is None or current["shares"] < quantity:
+                held = 0 if current is None else current["shares"]
+                raise ValueError(f"无法撤销这笔买入：现在只持有 {held:g} 股，少于买入的 {quantity:g} 股"
+                                 "（之后有卖出，请先撤销那笔卖出）")
+            shares = current["shares"] - quantity
+            if shares == 0:
+                self._put(symbol, None)
+                return
+            cost = (current["shares"] * current["cost"] - quantity * price) / shares
+            self._put(symbol, {**current, "shares": shares, "cost": round(max(cost, 0.0), 4), "updated_at": at})
+        else:
+            base = current or before or {"symbol": symbol, "name": symbol, "short_names": "[]", "cost": price,
+                                         "role": "satellite", "shares": 0}
+            self._put(symbol, {**base, "shares": (current["shares"] if current else 0) + quantity, "updated_at": at})
+
+    def _put(self, symbol: str, holding: dict | None) -> None:
+        self.db.conn.execute("delete from holdings where symbol = ?", [symbol])
+        if holding is not None:
+            self.db["holdings"].insert(holding)
