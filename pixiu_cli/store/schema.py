@@ -228,6 +228,9 @@ def m011_analytics_profiles_signals_alerts_track(db: Database) -> None:
     for column in ("return_5d", "return_20d", "outcome_5d", "outcome_20d", "vs_stock_5d", "vs_stock_20d"):
         db["decisions"].add_column(column, float)
     db["decisions"].add_column("scored_at", str)
+
+
+@migrations()
 def m010_memory_undo(db: Database) -> None:
     # Undo for every memory. memory_revisions keeps what a note was before each merge, edit
     # or deletion (so undoing a merge restores the earlier text, and the next context block
