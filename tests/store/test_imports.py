@@ -69,10 +69,10 @@ def test_changed_rows_are_updated_new_ones_added_and_absent_ones_left_alone(db):
 def test_notes_and_decisions_made_in_conversation_are_never_touched(db):
     merge(db, FIXTURE)
     memory = MemoryStore(db)
-    said, _ = memory.add_note(note_kind="plan", text="茅台跌破1500元加仓", symbol=None, source="model",
-                              at="2026-11-27T10:00:00+08:00")
-    gone, _ = memory.add_note(note_kind="view", text="白酒股不碰了", symbol=None, source="import",
-                              at="2026-11-27T10:00:00+08:00")
+    said = memory.add_note(note_kind="plan", text="茅台跌破1500元加仓", symbol=None, source="model",
+                           at="2026-11-27T10:00:00+08:00").event
+    gone = memory.add_note(note_kind="view", text="白酒股不碰了", symbol=None, source="import",
+                           at="2026-11-27T10:00:00+08:00").event
     memory.forget(gone.id, "2026-11-27T10:01:00+08:00")
     PortfolioStore(db).record_trade(symbol="002415", side="buy", price=30, quantity=200, reason="对话里说的",
                                     name="海康威视", at="2026-11-27T10:02:00+08:00", source="model")
