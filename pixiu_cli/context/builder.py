@@ -60,7 +60,13 @@ def history_messages(store: ConversationStore, conversation_id: int, before_seq:
                      keep_context_blocks: bool = True, after_seq: int = 0) -> list[dict]:
     """Earlier turns as they were sent (those after the summarised ones). Reasoning is
     dropped between user turns (the API wants it back only inside one turn's tool loop)."""
-    history: list[dict] = []
+    return [message for _, message in _history(store, conversation_id, before_seq, keep_context_blocks, after_seq)]
+
+
+def _history(store: ConversationStore, conversation_id: int, before_seq: int | None, keep_context_blocks: bool,
+             after_seq: int) -> list[tuple[int, dict]]:
+    """history_messages, each with the seq of the turn it belongs to."""
+    history: list[tuple[int, dict]] = []
     for turn in store.turns(conversation_id):
         if before_seq is not None and turn.seq >= before_seq:
             break
@@ -69,7 +75,7 @@ def history_messages(store: ConversationStore, conversation_id: int, before_seq:
         for message in turn.messages:
             if not keep_context_blocks and is_context_message(message):
                 continue
-            history.append({k: v for k, v in message.items() if k != "reasoning_content"})
+            history.append((turn.seq, {k: v for k, v in message.items() if k != "reasoning_content"}))
     return history
 
 
@@ -100,21 +106,24 @@ class ContextBuilder:
 
     def build_messages(self, conversation_id: int | None, user_text: str, before_seq: int | None = None,
                        now: datetime | None = None) -> BuiltMessages:
-        history: list[dict] = []
+        history: list[tuple[int, dict]] = []
         summary = None
         if conversation_id:
             conversation = self.store.get_conversation(conversation_id)
             summary = conversation.summary if conversation else None
-            history = history_messages(self.store, conversation_id, before_seq, self.history_blocks != "drop",
-                                       after_seq=conversation.summary_upto_turn if conversation else 0)
+            history = _history(self.store, conversation_id, before_seq, self.history_blocks != "drop",
+                               conversation.summary_upto_turn if conversation else 0)
         block, intent, symbols = self.context_block(user_text, summary, now)
         if self.history_blocks == "delta":
             previously_sent: dict[str, str] = {}
-            for message in history:
+            sent_in: dict[str, int] = {}
+            for seq, message in history:
                 if is_context_message(message):
-                    previously_sent.update(sent_sections(message["content"]))
-            block = delta_block(block, previously_sent)
-        messages = [{"role": "system", "content": system_prompt()}, *history,
+                    sent = sent_sections(message["content"])
+                    previously_sent.update(sent)
+                    sent_in.update(dict.fromkeys(sent, seq))
+            block = delta_block(block, previously_sent, sent_in)
+        messages = [{"role": "system", "content": system_prompt()}, *(m for _, m in history),
                     {"role": "user", "content": block.text}, {"role": "user", "content": user_text}]
         return BuiltMessages(messages=messages, history_count=len(history), context_block=block, intent=intent,
                              symbols=symbols)
