@@ -86,7 +86,7 @@ def run_conversation(domain_db, builder: ContextBuilder, questions: list[str], s
         if any(is_context_message(m) for m in built.messages[1:-2]) and block.unchanged:
             deltas += 1
             assert set(block.unchanged_since) == set(block.unchanged)
-        store.finish_turn(turn.id, status="complete", reply_text="答", messages=built.messages[1:] + [
+        store.finish_turn(turn.id, status="complete", reply_text="答", messages=built.messages[1 + built.history_count:] + [
             {"role": "assistant", "content": "答"}])
         if summarise_after is not None and i == summarise_after:
             store.set_summary(conversation, "用户问过组合与茅台", turn.seq)
