@@ -41,7 +41,7 @@ class BlockItem:
             head = ""
         stale = f"（{self.stale}）" if self.stale else ""
         tail = f"（{self.memory_id}）" if self.memory_id else ""
-        return f"- {head}{stale}{self.text}{tail}"
+        return f"- {head}{self.text}{stale}{tail}"
 
 
 @dataclass(frozen=True)

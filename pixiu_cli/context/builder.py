@@ -22,6 +22,7 @@ from pixiu_cli.context.inspect import is_context_message
 from pixiu_cli.context.intent import Intent, detect_intent
 from pixiu_cli.context.memory import MemoryAssembler, MemoryLimits
 from pixiu_cli.context.symbols import HoldingName, extract_symbols
+from pixiu_cli.context.values import text
 from pixiu_cli.resources import prompts_dir, read_prompt
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.domain import DomainStore
@@ -96,7 +97,9 @@ class ContextBuilder:
                       ) -> tuple[ContextBlock, Intent, list[str]]:
         now = (now or self.clock()).astimezone(SHANGHAI)
         holdings = self.domain.holdings()
-        names = [HoldingName(h.symbol, h.name, h.short_names) for h in holdings]
+        # Stored names may be any value the database holds; matching wants text.
+        names = [HoldingName(text(h.symbol), text(h.name), tuple(text(n) for n in h.short_names))
+                 for h in holdings]
         symbols = extract_symbols(user_text, names)
         intent = detect_intent(user_text, symbols)
         sections = MemoryAssembler(self.domain, self.limits).sections(

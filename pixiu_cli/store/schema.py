@@ -168,3 +168,16 @@ def m007_security_master(db: Database) -> None:
         for event in ("insert", "update", "delete"):
             db.execute(f"create trigger {table}_{event}_bumps_version after {event} on {table} "
                        "begin update securities_version set version = version + 1 where id = 1; end")
+
+
+@migrations()
+def m017_context_persona_as_of(db: Database) -> None:
+    # The context block shows every item's as-of date, the persona's too: stamp a row when
+    # it is written without one, whoever writes it (import, merge, a future /persona).
+    db["persona"].add_column("updated_at", str)
+    now = "strftime('%Y-%m-%dT%H:%M:%S+08:00', 'now', '+8 hours')"
+    db.execute("create trigger persona_insert_stamps after insert on persona when new.updated_at is null "
+               f"begin update persona set updated_at = {now} where key = new.key; end")
+    db.execute("create trigger persona_update_stamps after update of value on persona "
+               "when new.updated_at is old.updated_at and new.value is not old.value "
+               f"begin update persona set updated_at = {now} where key = new.key; end")
