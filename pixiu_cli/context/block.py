@@ -147,7 +147,7 @@ def _render(sections: list[Section], omitted: dict[str, int], titles: dict[str, 
 
 
 def _unchanged_part(unchanged: tuple[str, ...]) -> str:
-    return (f"{UNCHANGED_TITLE}\n（以下分节与上文最近一次 [上下文信息] 中的相同，本次未重复发送："
+    return (f"{UNCHANGED_TITLE}\n（以下分节与上文最近一次参考资料中的相同，本次未重复发送："
             f"{'、'.join(unchanged)}）")
 
 
