@@ -122,3 +122,11 @@ def test_prices_weight_by_market_value(tmp_path):
     h = Holding("600519", "贵州茅台", (), 100, 1500.0, "core")
     assert position_weight(h, {}) == 150_000 and position_weight(h, {"600519": 1400.0}) == 140_000
     assert position_weight(Holding("1", "x", (), float("nan"), 1.0, "core"), {}) == 0
+
+
+def test_the_system_prompt_says_how_to_treat_stale_and_undated_items():
+    from pixiu_cli.context.builder import system_prompt
+
+    prompt = system_prompt()
+    assert "（已过期 N 天）" in prompt and "日期未知" in prompt and "不能当作当前状态" in prompt
+    assert "其余 N 只" in prompt
