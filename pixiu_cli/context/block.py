@@ -76,7 +76,8 @@ class SectionStat:
     tokens: int
     items: int
     memory_ids: tuple[str, ...]
-    unchanged_since: int | None = None  # a delta turn: sent unchanged in this turn, not now
+    unchanged: bool = False  # a delta turn: not re-sent, an earlier block carries it
+    unchanged_since: int | None = None  # the turn whose block last sent it
 
 
 @dataclass(frozen=True)
@@ -92,29 +93,28 @@ class ContextBlock:
 
     @property
     def memory_ids(self) -> list[str]:
-        return [i.memory_id for s in self.sections if s.title not in self.unchanged for i in s.items
-                if i.memory_id]
+        """Every item's id, in sent and unchanged sections alike (both are in front of the model)."""
+        return [i.memory_id for s in self.sections for i in s.items if i.memory_id]
 
     def stats(self) -> list[SectionStat]:
         """Each section with the tokens it adds to this text; an unchanged section of a delta
         block adds none (the turn named in `unchanged_since` carried it)."""
         return [SectionStat(s.key, s.title, 0 if s.title in self.unchanged else _lines_tokens(s.lines(), ""),
                             len(s.items), tuple(i.memory_id for i in s.items if i.memory_id),
-                            self.unchanged_since.get(s.title) if s.title in self.unchanged else None)
+                            s.title in self.unchanged, self.unchanged_since.get(s.title))
                 for s in self.sections]
 
     def overhead(self) -> dict[str, int]:
-        """Tokens of what is not a section: the markers and preamble, the 未变化 and 已省略
-        notes (only those present). With the sent sections they add up to `tokens`."""
+        """Tokens of what is not a sent section: the 未变化 and 已省略 notes (only those
+        present) and the frame (markers, preamble, blank lines between parts; a hard cut's
+        note). With the sent sections' tokens (`stats`) they add up to `tokens`."""
         parts: dict[str, int] = {}
         if self.unchanged:
-            parts["unchanged"] = _lines_tokens(_unchanged_part(self.unchanged).split("\n"), "\n\n")
+            parts["unchanged"] = _lines_tokens(_unchanged_part(self.unchanged).split("\n"), "")
         if self.omitted:
-            parts["omitted"] = _lines_tokens(_omitted_part(self.omitted, self.titles).split("\n"), "\n\n")
-        sent = sum(_lines_tokens(s.lines(), "\n\n") for s in self.sections if s.title not in self.unchanged)
+            parts["omitted"] = _lines_tokens(_omitted_part(self.omitted, self.titles).split("\n"), "")
         sections = sum(s.tokens for s in self.stats())
-        # The frame: the markers, the preamble and the line breaks between parts.
-        return {"frame": self.tokens - sum(parts.values()) - sent, "separators": sent - sections, **parts}
+        return {"frame": self.tokens - sum(parts.values()) - sections, **parts}
 
 
 UNCHANGED_TITLE = "## 未变化"
