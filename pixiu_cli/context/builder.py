@@ -82,9 +82,11 @@ def _history(store: ConversationStore, conversation_id: int, before_seq: int | N
 
 class ContextBuilder:
     def __init__(self, store: ConversationStore, domain: DomainStore, limits: MemoryLimits | None = None,
-                 clock=None, history_blocks: str = "delta"):
+                 clock=None, history_blocks: str = "delta", prices=None):
         """history_blocks: what happens to earlier turns' [上下文信息] blocks — "keep" them as
-        sent, "drop" them, or keep them and send only the sections that changed ("delta")."""
+        sent, "drop" them, or keep them and send only the sections that changed ("delta").
+        prices: a callable giving symbol → latest price where one is known, so positions
+        are weighted by market value (by cost × shares without it)."""
         if history_blocks not in HISTORY_BLOCK_POLICIES:
             raise ValueError(f"history_blocks must be one of {HISTORY_BLOCK_POLICIES}")
         self.store = store
@@ -92,6 +94,7 @@ class ContextBuilder:
         self.limits = limits or MemoryLimits()
         self.clock = clock or (lambda: datetime.now(SHANGHAI))
         self.history_blocks = history_blocks
+        self.prices = prices
 
     def context_block(self, user_text: str, summary: str | None = None, now: datetime | None = None
                       ) -> tuple[ContextBlock, Intent, list[str]]:
@@ -102,7 +105,8 @@ class ContextBuilder:
                  for h in holdings]
         symbols = extract_symbols(user_text, names)
         intent = detect_intent(user_text, symbols)
-        sections = MemoryAssembler(self.domain, self.limits).sections(
+        prices = self.prices() if self.prices else None
+        sections = MemoryAssembler(self.domain, self.limits, prices).sections(
             now=now, symbols=symbols, intent=intent, holdings=holdings, summary=summary,
             scene=scene_fragment(intent))
         return assemble(sections, self.limits.budget_tokens), intent, symbols

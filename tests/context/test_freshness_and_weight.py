@@ -130,3 +130,16 @@ def test_the_system_prompt_says_how_to_treat_stale_and_undated_items():
     prompt = system_prompt()
     assert "（已过期 N 天）" in prompt and "日期未知" in prompt and "不能当作当前状态" in prompt
     assert "其余 N 只" in prompt
+
+
+def test_a_price_source_reorders_positions_by_market_value(tmp_path):
+    data = DomainData(holdings=[Holding("600519", "贵州茅台", ("茅台",), 100, 1500.0, "core", stamp(1)),
+                                Holding("002415", "海康威视", ("海康",), 1000, 30.0, "satellite", stamp(1))])
+    db = open_database(tmp_path / "p.db")
+    domain = DomainStore(db)
+    domain.replace_all(data)
+    by_cost = ContextBuilder(ConversationStore(db), domain, MemoryLimits(), clock=lambda: NOW)
+    assert item_lines(by_cost.context_block("你好", now=NOW)[0], "holdings")[0].find("600519") > 0
+    by_price = ContextBuilder(ConversationStore(db), domain, MemoryLimits(), clock=lambda: NOW,
+                              prices=lambda: {"002415": 400.0})  # 400,000 > 150,000
+    assert item_lines(by_price.context_block("你好", now=NOW)[0], "holdings")[0].find("002415") > 0
