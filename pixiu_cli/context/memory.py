@@ -150,7 +150,7 @@ def _fresh_first(items: list[BlockItem]) -> tuple[BlockItem, ...]:
     return tuple(sorted(items, key=lambda item: item.stale is not None))
 
 
-def _ranked_rest(weights: list[float], label: Callable[[int, float], str]) -> Callable[[int], str]:
+def _ranked_rest(weights: list[float]) -> Callable[[int], str]:
     """rest(k): one line about the positions after the first k of a list ranked by weight,
     from suffix sums (trimming asks for it at every step)."""
     total = sum(weights)
@@ -160,8 +160,7 @@ def _ranked_rest(weights: list[float], label: Callable[[int, float], str]) -> Ca
 
     def rest(kept: int) -> str:
         share = f"合计约占组合 {suffix[kept] / total * 100:.1f}%" if total > 0 else "权重未知"
-        return label(len(weights) - kept, suffix[kept] / total if total > 0 else 0.0) + share + \
-            "（按市值或成本×股数排序在后）；需要时调用工具查询"
+        return f"其余 {len(weights) - kept} 只：{share}（按市值或成本×股数排序在后）；需要时调用工具查询"
 
     return rest
 
@@ -176,14 +175,8 @@ class MemoryAssembler:
 
     def sections(self, *, now: datetime, symbols: list[str], intent: Intent, holdings: list[Holding],
                  summary: str | None, scene: str | None) -> list[Section]:
-        limits = self.limits
         today = now.date()
         held = {text(h.symbol): h for h in holdings}
-        until = now.isoformat(timespec="seconds")
-
-        def since(days: float) -> str:
-            return (now - timedelta(days=days)).isoformat(timespec="seconds")
-
         state = market_state(now)
         sections = [Section("time", "当前时间", (BlockItem(state.describe(), "事实"),), 100, trimmable=False)]
         if scene:
@@ -203,6 +196,18 @@ class MemoryAssembler:
         if intent == Intent.PORTFOLIO_REVIEW and holdings:
             sections.append(self._overview_section(ranked, weights, today))
 
+        sections.extend(self._recent_sections(now, held, shown))
+        return sections
+
+    def _recent_sections(self, now: datetime, held: dict[str, Holding], shown: set) -> list[Section]:
+        """The windowed classes: reports, decisions, alerts and the user's notes."""
+        limits, today = self.limits, now.date()
+        until = now.isoformat(timespec="seconds")
+
+        def since(days: float) -> str:
+            return (now - timedelta(days=days)).isoformat(timespec="seconds")
+
+        sections = []
         reports = self.domain.recent_reports(since(limits.reports_days), until, limits.reports_limit)
         rule = limits.rule("reports")
         sections.append(Section("reports", "近期报告结论", _fresh_first([
@@ -239,7 +244,7 @@ class MemoryAssembler:
                            stale_label(day(h.updated_at), today, rule)) for h in ranked]
         items, weights = _stale_last(items, weights)
         return Section("holdings", f"持仓（{len(ranked)} 只）", items, PRIORITY["holdings"],
-                       rest=_ranked_rest(weights, lambda n, _: f"其余 {n} 只："))
+                       rest=_ranked_rest(weights))
 
     def _persona_section(self, today: date) -> list[Section]:
         persona = self.domain.persona()
@@ -267,7 +272,7 @@ class MemoryAssembler:
                                        _shown_day(p.as_of), f"profile:{p.id}", stale_label(day(p.as_of), today, rule)))
         ordered, kept_weights = _stale_last(items, [weights[text(h.symbol)] for h in ranked])
         return Section("portfolio_profiles", "持仓画像概览（组合级问题，全部持仓）", ordered,
-                       PRIORITY["portfolio_profiles"], rest=_ranked_rest(kept_weights, lambda n, _: f"其余 {n} 只："))
+                       PRIORITY["portfolio_profiles"], rest=_ranked_rest(kept_weights))
 
     def _symbol_section(self, symbol: str, holding: Holding | None, now: datetime,
                         held: dict[str, Holding]) -> Section:

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from pixiu_cli.context.builder import ContextBuilder
 from pixiu_cli.context.inspect import is_context_message
 from pixiu_cli.context.memory import MemoryLimits
-from pixiu_cli.dataset import SHANGHAI, load_document
+from pixiu_cli.dataset import load_document
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.domain import Alert, Decision, DomainData, DomainStore, Holding, MemoryEvent, NewsItem, Profile, \
@@ -68,7 +68,7 @@ def data_sets(draw) -> DomainData:
     return DomainData(holdings, profiles, news, signals, reports, decisions, alerts, notes, persona)
 
 
-def run_conversation(domain_db, builder: ContextBuilder, questions: list[str], summarise_after: int | None) -> int:
+def run_conversation(builder: ContextBuilder, questions: list[str], summarise_after: int | None) -> int:
     """Every question as a turn of one conversation; returns how many turns took the delta path."""
     store = builder.store
     conversation = store.create_conversation().id
@@ -102,7 +102,7 @@ def test_any_data_any_budget_any_questions_never_raise_nor_overflow(tmp_path_fac
     domain = DomainStore(db)
     domain.replace_all(data)
     builder = ContextBuilder(ConversationStore(db), domain, MemoryLimits(budget_tokens=budget), clock=lambda: NOW)
-    run_conversation(db, builder, questions, summarise_after)
+    run_conversation(builder, questions, summarise_after)
 
 
 def demo_builder(tmp_path, budget: int) -> ContextBuilder:
@@ -117,7 +117,7 @@ def test_the_same_portfolio_question_twice_on_the_demo_data(tmp_path, budget):
     """Reproduction (c) of the crash: the budget drops the scene section whole, the second
     turn's delta then looked its title up among the surviving sections."""
     builder = demo_builder(tmp_path, budget)
-    deltas = run_conversation(None, builder, ["我的持仓组合怎么样", "我的持仓组合怎么样"], None)
+    deltas = run_conversation(builder, ["我的持仓组合怎么样", "我的持仓组合怎么样"], None)
     assert deltas == 1
 
 
