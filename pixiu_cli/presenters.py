@@ -49,7 +49,7 @@ def show_request(renderer: Renderer, request: dict, context_info: dict | None, *
     renderer.dim("用 --raw 查看原样发送的请求字节，--pretty 查看缩进后的请求 JSON，--diff 查看与上一次请求的差异。")
 
 
-_OVERHEAD_LABELS = {"frame": "（标记、说明与分节间空行）", "unchanged": "（未变化说明）", "omitted": "（已省略说明）"}
+_OVERHEAD_LABELS = {"frame": "（开头结尾标记与说明）", "unchanged": "（未变化说明）", "omitted": "（已省略说明）"}
 
 
 def show_sections(renderer: Renderer, info: dict) -> None:

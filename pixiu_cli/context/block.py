@@ -97,22 +97,22 @@ class ContextBlock:
         return [i.memory_id for s in self.sections for i in s.items if i.memory_id]
 
     def stats(self) -> list[SectionStat]:
-        """Each section with the tokens it adds to this text; an unchanged section of a delta
-        block adds none (the turn named in `unchanged_since` carried it)."""
-        return [SectionStat(s.key, s.title, 0 if s.title in self.unchanged else _lines_tokens(s.lines(), ""),
+        """Each section with the tokens it adds to this text (with the blank line after it);
+        an unchanged section of a delta block adds none (the turn named in
+        `unchanged_since` carried it)."""
+        return [SectionStat(s.key, s.title, 0 if s.title in self.unchanged else _lines_tokens(s.lines(), "\n\n"),
                             len(s.items), tuple(i.memory_id for i in s.items if i.memory_id),
                             s.title in self.unchanged, self.unchanged_since.get(s.title))
                 for s in self.sections]
 
     def overhead(self) -> dict[str, int]:
         """Tokens of what is not a sent section: the 未变化 and 已省略 notes (only those
-        present) and the frame (markers, preamble, blank lines between parts; a hard cut's
-        note). With the sent sections' tokens (`stats`) they add up to `tokens`."""
+        present) and the frame (the markers and the preamble; a hard cut's note). With the sent sections' tokens (`stats`) they add up to `tokens`."""
         parts: dict[str, int] = {}
         if self.unchanged:
-            parts["unchanged"] = _lines_tokens(_unchanged_part(self.unchanged).split("\n"), "")
+            parts["unchanged"] = _lines_tokens(_unchanged_part(self.unchanged).split("\n"), "\n\n")
         if self.omitted:
-            parts["omitted"] = _lines_tokens(_omitted_part(self.omitted, self.titles).split("\n"), "")
+            parts["omitted"] = _lines_tokens(_omitted_part(self.omitted, self.titles).split("\n"), "\n\n")
         sections = sum(s.tokens for s in self.stats())
         return {"frame": self.tokens - sum(parts.values()) - sections, **parts}
 
