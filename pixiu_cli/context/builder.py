@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import cache
+from functools import cache, lru_cache
 from zoneinfo import ZoneInfo
 
 from pixiu_cli.context.block import ContextBlock, assemble, delta_block, sent_sections
@@ -25,7 +25,7 @@ from pixiu_cli.context.symbols import HoldingName, extract_symbols
 from pixiu_cli.context.values import text
 from pixiu_cli.resources import prompts_dir, read_prompt
 from pixiu_cli.store.conversations import ConversationStore
-from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.domain import DomainStore, Holding
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 
@@ -80,6 +80,13 @@ def _history(store: ConversationStore, conversation_id: int, before_seq: int | N
     return history
 
 
+@lru_cache(maxsize=4096)
+def _holding_name(h: Holding) -> HoldingName:
+    """Stored names may be any value the database holds; matching wants text. Remembered:
+    the same holdings are matched on every turn."""
+    return HoldingName(text(h.symbol), text(h.name), tuple(text(n) for n in h.short_names))
+
+
 class ContextBuilder:
     def __init__(self, store: ConversationStore, domain: DomainStore, limits: MemoryLimits | None = None,
                  clock=None, history_blocks: str = "delta", prices=None):
@@ -100,9 +107,7 @@ class ContextBuilder:
                       ) -> tuple[ContextBlock, Intent, list[str]]:
         now = (now or self.clock()).astimezone(SHANGHAI)
         holdings = self.domain.holdings()
-        # Stored names may be any value the database holds; matching wants text.
-        names = [HoldingName(text(h.symbol), text(h.name), tuple(text(n) for n in h.short_names))
-                 for h in holdings]
+        names = [_holding_name(h) for h in holdings]
         symbols = extract_symbols(user_text, names)
         intent = detect_intent(user_text, symbols)
         prices = self.prices() if self.prices else None

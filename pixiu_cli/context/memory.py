@@ -97,14 +97,20 @@ def _names_text(symbol: str, name: str, short_names: tuple[str, ...]) -> str:
     return f"{defuse(symbol)} {defuse(name)}{alias}"
 
 
+@lru_cache(maxsize=4096)
 def _holding_text(h: Holding) -> str:
     return f"{_names(h)} · {_role(h.role)} · {show_number(h.shares)} 股 · 成本 {show_price(h.cost)}"
 
 
 def position_weight(h: Holding, prices: Mapping[str, float]) -> float:
     """Market value when a price is known, else cost × shares; 0 when unknowable."""
+    return _weight(h, prices.get(text(h.symbol)) if prices else None)
+
+
+@lru_cache(maxsize=4096)
+def _weight(h: Holding, price) -> float:
     shares = number(h.shares)
-    unit = number(prices.get(text(h.symbol))) or number(h.cost)
+    unit = number(price) or number(h.cost)
     if shares is None or unit is None or shares <= 0 or unit <= 0:
         return 0.0
     value = shares * unit
@@ -239,9 +245,8 @@ class MemoryAssembler:
     def _holdings_section(self, ranked: list[Holding], weights: list[float], today: date) -> Section:
         if not ranked:
             return Section("holdings", "持仓（0 只）", (BlockItem("数据库中没有持仓记录"),), PRIORITY["holdings"])
-        rule, layer = self.limits.rule("holdings"), layer_for("holding")  # once, not once per holding
-        items = [BlockItem(_holding_text(h), layer, _shown_day(h.updated_at), None,
-                           stale_label(day(h.updated_at), today, rule)) for h in ranked]
+        rule = self.limits.rule("holdings")
+        items = [_holding_item(h, today, rule) for h in ranked]
         items, weights = _stale_last(items, weights)
         return Section("holdings", f"持仓（{len(ranked)} 只）", items, PRIORITY["holdings"],
                        rest=_ranked_rest(weights))
@@ -258,18 +263,13 @@ class MemoryAssembler:
     def _overview_section(self, ranked: list[Holding], weights: dict[str, float], today: date) -> Section:
         """Every holding's latest profile, largest positions first (a portfolio question)."""
         profiles = self.domain.profiles_for([text(h.symbol) for h in ranked])
-        layer, rule = layer_for("backtest_profile"), self.limits.rule("profiles")
+        rule = self.limits.rule("profiles")
         total = sum(weights.values())
         items = []
         for h in ranked:
             symbol = text(h.symbol)
             share = f"；约占组合 {weights[symbol] / total * 100:.1f}%" if total > 0 else ""
-            p = profiles.get(symbol)
-            if p is None:
-                items.append(BlockItem(f"{defuse(symbol)} {defuse(text(h.name))}：数据库中没有回测画像{share}"))
-            else:
-                items.append(BlockItem(_profile_text(p, text(h.name)) + f"；当前定位 {_role(h.role)}{share}", layer,
-                                       _shown_day(p.as_of), f"profile:{p.id}", stale_label(day(p.as_of), today, rule)))
+            items.append(_overview_item(h, profiles.get(symbol), share, today, rule))
         ordered, kept_weights = _stale_last(items, [weights[text(h.symbol)] for h in ranked])
         return Section("portfolio_profiles", "持仓画像概览（组合级问题，全部持仓）", ordered,
                        PRIORITY["portfolio_profiles"], rest=_ranked_rest(kept_weights))
@@ -329,6 +329,22 @@ class MemoryAssembler:
                          + (f"（{quote_data(parts)}）" if parts else ""),
                          layer_for("fusion_signal"), _shown_day(signal.as_of), f"signal:{signal.id}",
                          stale_label(day(signal.as_of), today, self.limits.rule("signals")))
+
+
+@lru_cache(maxsize=4096)
+def _holding_item(h: Holding, today: date, rule: FreshnessRule) -> BlockItem:
+    """Remembered: the same holdings are listed on every turn, hundreds of them."""
+    return BlockItem(_holding_text(h), layer_for("holding"), _shown_day(h.updated_at), None,
+                     stale_label(day(h.updated_at), today, rule))
+
+
+@lru_cache(maxsize=4096)
+def _overview_item(h: Holding, p: Profile | None, share: str, today: date, rule: FreshnessRule) -> BlockItem:
+    symbol = text(h.symbol)
+    if p is None:
+        return BlockItem(f"{defuse(symbol)} {defuse(text(h.name))}：数据库中没有回测画像{share}")
+    return BlockItem(_profile_text(p, text(h.name)) + f"；当前定位 {_role(h.role)}{share}", layer_for("backtest_profile"),
+                     _shown_day(p.as_of), f"profile:{p.id}", stale_label(day(p.as_of), today, rule))
 
 
 def _stale_last(items: list[BlockItem], weights: list[float]) -> tuple[tuple[BlockItem, ...], list[float]]:

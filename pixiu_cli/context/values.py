@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from datetime import date
+from functools import lru_cache
 
 INVALID = "无效值"
 MISSING = "—"
@@ -78,8 +79,10 @@ def show_pct(value) -> str:
     return f"{n * 100:.1f}%"
 
 
+@lru_cache(maxsize=16384)
 def day(value) -> date | None:
-    """The date a stored timestamp starts with (YYYY-MM-DD…), or None."""
+    """The date a stored timestamp starts with (YYYY-MM-DD…), or None. Remembered: the
+    same holdings' and profiles' dates are read on every turn."""
     raw = text(value).strip()[:10]
     try:
         return date.fromisoformat(raw) if len(raw) == 10 else None
