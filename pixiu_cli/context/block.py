@@ -14,6 +14,7 @@ assembling, trimming, the delta layout and /context's table all work per section
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Callable
 
 from pixiu_cli.tokens import count_line_tokens, count_tokens, count_tokens_by_line
@@ -32,6 +33,12 @@ class BlockItem:
     stale: str | None = None  # e.g. "已过期 12 天": past its class's freshness limit
 
     def render(self) -> str:
+        return self._rendered
+
+    @cached_property
+    def _rendered(self) -> str:
+        """Remembered on the item: the same items (hundreds of holdings) are rendered at
+        every trimming step and on every turn."""
         layer, as_of = self.layer, self.as_of
         if layer and as_of:
             head = f"[{layer} · {as_of}] "

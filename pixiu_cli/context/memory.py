@@ -190,9 +190,10 @@ class MemoryAssembler:
         if summary:
             sections.append(Section("summary", "对话摘要", (BlockItem(quote_data(summary), "混合"),), PRIORITY["summary"]))
 
-        weights = {text(h.symbol): position_weight(h, self.prices) for h in holdings}
-        ranked = sorted(holdings, key=lambda h: -weights[text(h.symbol)])
-        sections.append(self._holdings_section(ranked, [weights[text(h.symbol)] for h in ranked], today))
+        weighed = sorted(((position_weight(h, self.prices), h) for h in holdings), key=lambda pair: -pair[0])
+        ranked = [h for _, h in weighed]
+        weights = {text(h.symbol): w for w, h in weighed}
+        sections.append(self._holdings_section(ranked, [w for w, _ in weighed], today))
         sections.extend(self._persona_section(today))
 
         for symbol in symbols:
