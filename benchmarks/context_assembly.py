@@ -21,7 +21,12 @@ Then, in this warm process (the tokenizer loaded, each question built a few time
     symbols    a question that names two holdings (one by name, one by its short name)
     portfolio  a portfolio question (all 500 holdings' profiles are candidates)
 
-Printed: the median per question and size, the ratio to the 1-thousand figure, a
+Then a conversation: the two questions asked in turns (each turn stored as the agent
+stores it), so the next `build_messages(conversation, question)` reads the history and
+takes the delta path (earlier blocks in the history, unchanged sections only named);
+that build is timed the same way for each question.
+
+Printed: the median per question and size (and per question in the conversation), the ratio to the 1-thousand figure, a
 breakdown of the 1-million figure (SQL and section building vs rendering and token
 budgeting, plus a cold first build), and the query plan of every statement the builder
 issued (any full-table scan is named). Goals, printed and never asserted: at 1 million
@@ -262,12 +267,38 @@ def measure(path: Path, qs: dict[str, str], reps: int) -> dict:
                 "items": sum(len(s.items) for s in sections),
                 "largest": sorted(((len(s.items), s.key) for s in sections), reverse=True)[:2],
             }
+        out["conversation"] = measure_conversation(builder, qs, reps)
         out["plans"] = []
         for question in qs.values():
             out["plans"].extend(traced_plans(db, lambda q=question: builder.build_messages(None, q, now=NOW)))
         return out
     finally:
         db.close()
+
+
+CONVERSATION_TURNS = 6
+
+
+def measure_conversation(builder: ContextBuilder, qs: dict[str, str], reps: int) -> dict:
+    """The next turn of a conversation of CONVERSATION_TURNS stored turns, per question:
+    the median build, the block's tokens and how many sections it sent as unchanged."""
+    store = builder.store
+    conversation = store.create_conversation().id
+    asked = list(qs.values())
+    for i in range(CONVERSATION_TURNS):
+        question = asked[i % len(asked)]
+        turn = store.start_turn(conversation, question)
+        built = builder.build_messages(conversation, question, before_seq=turn.seq, now=NOW + timedelta(minutes=i))
+        store.finish_turn(turn.id, status="complete", reply_text="好的。", messages=built.messages[1 + built.history_count:] + [
+            {"role": "assistant", "content": "好的。"}])
+    later = NOW + timedelta(minutes=CONVERSATION_TURNS)
+    out: dict = {"ms": {}, "blocks": {}}
+    for key, question in qs.items():
+        built = builder.build_messages(conversation, question, now=later)
+        block = built.context_block
+        out["blocks"][key] = (block.tokens, len(block.unchanged), built.history_count)
+        out["ms"][key] = median_ms(lambda q=question: builder.build_messages(conversation, q, now=later), reps)
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -309,6 +340,12 @@ def main(argv: list[str] | None = None) -> int:
             elif size == top:
                 line += f"  goal <= {GOAL_MS:g} ms and <= {GOAL_RATIO:g}x at 1,000,000 events: not measured"
             print(line)
+    for key in qs:
+        for size in sizes:
+            ms = results[size]["conversation"]["ms"][key]
+            tokens, unchanged, history = results[size]["conversation"]["blocks"][key]
+            print(f"conversation {key:<10}{size:>9,} events  median {ms:6.2f} ms  (turn {CONVERSATION_TURNS + 1}: "
+                  f"{history} history messages, block {tokens} tokens, {unchanged} sections unchanged)")
     for size in sorted({base, top}):
         for key in qs:
             b = results[size]["breakdown"][key]

@@ -168,7 +168,8 @@ def ask(
 def context(
     text: Annotated[Optional[str], typer.Argument(help="假设要问的问题；省略时显示最近一次真实调用")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="输出消息列表 JSON")] = False,
-    raw: Annotated[bool, typer.Option("--raw", help="输出原样请求 JSON")] = False,
+    raw: Annotated[bool, typer.Option("--raw", help="原样输出发送的请求字节")] = False,
+    pretty: Annotated[bool, typer.Option("--pretty", help="输出缩进后的请求 JSON")] = False,
     diff: Annotated[bool, typer.Option("--diff", help="与上一次调用的请求比较")] = False,
     conversation: Annotated[Optional[int], typer.Option("--conversation", help="对话 ID（默认最近的对话）")] = None,
     turn: Annotated[Optional[int], typer.Option("--turn", help="查看第 N 轮的调用", min=1)] = None,
@@ -177,8 +178,8 @@ def context(
     """显示模型看到（或将要看到）的完整上下文，不调用模型。"""
     from pixiu_cli.presenters import NothingToShow, show_request, show_stored_call
 
-    if sum([as_json, raw, diff]) > 1:
-        raise CliError("--json、--raw、--diff 只能选一个")
+    if sum([as_json, raw, pretty, diff]) > 1:
+        raise CliError("--json、--raw、--pretty、--diff 只能选一个")
     renderer = _renderer()
     app_ = _open(None, False, demo, calls_model=False)
     try:
@@ -195,11 +196,12 @@ def context(
             if as_json:
                 renderer.raw(json.dumps(request["messages"], ensure_ascii=False, indent=2))
                 return
-            show_request(renderer, request, info, title="将要发送的请求（未调用模型）", mode="raw" if raw else "table")
+            show_request(renderer, request, info, title="将要发送的请求（未调用模型）",
+                         mode="raw" if raw else "pretty" if pretty else "table")
             return
         latest = store.latest_conversation()
         conv_id = conversation or (latest.id if latest else None)
-        mode = "json" if as_json else "raw" if raw else "diff" if diff else "table"
+        mode = "json" if as_json else "raw" if raw else "pretty" if pretty else "diff" if diff else "table"
         try:
             show_stored_call(renderer, store, conv_id, turn_seq=turn, mode=mode)
         except NothingToShow as exc:

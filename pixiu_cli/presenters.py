@@ -6,14 +6,21 @@ from __future__ import annotations
 import json
 
 from pixiu_cli.context.inspect import diff_requests, view_request
+from pixiu_cli.llm.types import message_text
+from pixiu_cli.tokens import count_tokens
 from pixiu_cli.render import Renderer
 
 
 def show_request(renderer: Renderer, request: dict, context_info: dict | None, *, title: str,
-                 previous: dict | None = None, mode: str = "table", cache_note: str | None = None) -> None:
-    """mode: table (labelled summary) | raw (the verbatim JSON) | json (same, compact) | diff."""
-    if mode in ("raw", "json"):
-        renderer.raw(json.dumps(request, ensure_ascii=False, indent=2 if mode == "raw" else None))
+                 previous: dict | None = None, mode: str = "table", cache_note: str | None = None,
+                 raw_text: str | None = None) -> None:
+    """mode: table (labelled summary) | raw (the request exactly as sent: `raw_text`, the
+    stored bytes) | pretty (the same JSON, indented) | json (the messages) | diff."""
+    if mode == "raw":
+        renderer.raw(raw_text if raw_text is not None else json.dumps(request, ensure_ascii=False))
+        return
+    if mode in ("pretty", "json"):
+        renderer.raw(json.dumps(request, ensure_ascii=False, indent=2 if mode == "pretty" else None))
         return
     if mode == "diff":
         if previous is None:
@@ -38,15 +45,47 @@ def show_request(renderer: Renderer, request: dict, context_info: dict | None, *
     renderer.table(f"{title} · 模型 {request.get('model', '?')} · 共约 {view.total_tokens:,} tokens",
                    ["#", "类别", "角色", "tokens", "内容预览"], rows)
     if context_info:
-        section_rows = [[s["title"], f"{s['tokens']:,}", str(s["items"]), " ".join(s["memory_ids"]) or "—"]
-                        for s in context_info.get("sections", [])]
-        renderer.table(f"[上下文信息] 分节 · {context_info.get('tokens', 0):,}/{context_info.get('budget', 0):,} tokens"
-                       f" · 意图 {context_info.get('intent')} · 标的 {', '.join(context_info.get('symbols') or []) or '无'}",
-                       ["分节", "tokens", "条数", "记忆 ID"], section_rows)
-        if context_info.get("omitted"):
-            renderer.dim("预算裁剪省略：" + "；".join(f"{k} {n} 条" for k, n in context_info["omitted"].items()))
-        renderer.dim("注入的记忆 ID：" + (" ".join(context_info.get("memory_ids") or []) or "无"))
-    renderer.dim("用 --raw 查看原样请求 JSON，--diff 查看与上一次请求的差异。")
+        show_sections(renderer, context_info)
+    renderer.dim("用 --raw 查看原样发送的请求字节，--pretty 查看缩进后的请求 JSON，--diff 查看与上一次请求的差异。")
+
+
+_OVERHEAD_LABELS = {"frame": "（开头结尾标记与说明）", "unchanged": "（未变化说明）", "omitted": "（已省略说明）"}
+
+
+def show_sections(renderer: Renderer, info: dict) -> None:
+    """The [上下文信息] block of one request, section by section. A delta turn lists what it
+    carried with its tokens; the sections an earlier turn carried are named, not counted."""
+    sent, unchanged = [], []
+    for s in info.get("sections", []):
+        if s.get("unchanged"):
+            since = s.get("unchanged_since")
+            unchanged.append([s["title"], f"未变化（见第 {since} 轮）" if since else "未变化（见上文）", "—", "—"])
+        else:
+            sent.append([s["title"], f"{s['tokens']:,}", str(s["items"]), " ".join(s["memory_ids"]) or "—"])
+    extra = [[_OVERHEAD_LABELS.get(k, k), f"{n:,}", "—", "—"] for k, n in (info.get("overhead") or {}).items() if n]
+    renderer.table(f"[上下文信息] 分节 · {info.get('tokens', 0):,}/{info.get('budget', 0):,} tokens"
+                   f" · 意图 {info.get('intent')} · 标的 {', '.join(info.get('symbols') or []) or '无'}",
+                   ["分节", "tokens", "条数", "记忆 ID"], sent + extra + unchanged)
+    if unchanged:
+        renderer.dim(f"本次只发送了变化的分节；{len(unchanged)} 个分节未变化，其 tokens 计在它们发送的那一轮。")
+    if info.get("omitted"):
+        renderer.dim("预算裁剪省略：" + "；".join(f"{k} {n} 条" for k, n in info["omitted"].items()))
+    renderer.dim("注入的记忆 ID：" + (" ".join(info.get("memory_ids") or []) or "无"))
+
+
+def show_tool_messages(renderer: Renderer, calls: list) -> None:
+    """What the later calls of a tool-loop turn added: the assistant's tool calls and the
+    tool results, call by call."""
+    rows = []
+    for previous, call in zip(calls, calls[1:]):
+        for m in call.request.get("messages", [])[len(previous.request.get("messages", [])):]:
+            text = message_text(m)
+            names = "、".join(t.get("function", {}).get("name", "?") for t in m.get("tool_calls") or [])
+            preview = f"调用 {names}" if names else " ".join(text.split())[:60]
+            rows.append([f"#{call.id}", f"第 {call.step + 1} 次调用", m.get("role", "?"), f"{count_tokens(text):,}",
+                         preview])
+    if rows:
+        renderer.table("本轮后续调用新增的消息（工具调用与工具结果）", ["调用", "步骤", "角色", "tokens", "内容预览"], rows)
 
 
 def _n(value) -> str:
@@ -138,6 +177,11 @@ def show_stored_call(renderer: Renderer, store, conversation_id: int | None, *, 
     previous = next((c for c in reversed(calls) if c.id < call.id), None)
     note = cache_note(explain(previous, call)) if mode == "diff" and previous else None
     turn = store.get_turn(call.turn_id)
-    show_request(renderer, call.request, json.loads(call.context_json) if call.context_json else None,
-                 title=f"对话 {conversation_id} · 第 {turn.seq} 轮 · 调用 #{call.id}（{call.status}）",
-                 previous=previous.request if previous else None, mode=mode, cache_note=note)
+    turn_calls = [c for c in calls if c.turn_id == call.turn_id and c.id <= call.id]
+    # The block is in the turn's first call; the later calls of a tool loop add tool messages.
+    first = turn_calls[0] if turn_calls else call
+    info = json.loads(first.context_json) if first.context_json else None
+    show_request(renderer, call.request, info, title=f"对话 {conversation_id} · 第 {turn.seq} 轮 · 调用 #{call.id}（{call.status}）",
+                 previous=previous.request if previous else None, mode=mode, cache_note=note, raw_text=call.request_json)
+    if mode == "table" and len(turn_calls) > 1:
+        show_tool_messages(renderer, turn_calls)

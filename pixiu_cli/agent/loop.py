@@ -71,9 +71,10 @@ def context_summary_json(built: BuiltMessages) -> str | None:
         return None
     return json.dumps({
         "intent": built.intent.value, "symbols": built.symbols, "tokens": block.tokens, "budget": block.budget,
-        "omitted": block.omitted, "memory_ids": block.memory_ids,
+        "omitted": block.omitted, "memory_ids": block.memory_ids, "overhead": block.overhead(),
         "sections": [{"key": s.key, "title": s.title, "tokens": s.tokens, "items": s.items,
-                      "memory_ids": list(s.memory_ids)} for s in block.stats()],
+                      "memory_ids": list(s.memory_ids), "unchanged": s.unchanged,
+                      "unchanged_since": s.unchanged_since} for s in block.stats()],
     }, ensure_ascii=False)
 
 

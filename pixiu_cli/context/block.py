@@ -2,12 +2,20 @@
 as-of date, rendered as one user message and trimmed to a token budget.
 
 Trimming order (documented in the README): the section with the lowest priority loses its
-last (oldest) item first, until the whole block, including the note that says what was
-left out, fits the budget. The time section is never trimmed."""
+last item first, until the whole block, including the note that says what was left out,
+fits the budget. Sections list their items most important first, so the last item is the
+least important one. A section with a `rest` summary replaces what it lost with one line
+about it (`其余 480 只：…`); only when every item of every section is gone do such summary
+lines go too, lowest priority first. The time section is never trimmed.
+
+Adding a section is appending a `Section` to what `MemoryAssembler.sections` returns:
+assembling, trimming, the delta layout and /context's table all work per section."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import Callable
 
 from pixiu_cli.tokens import count_line_tokens, count_tokens, count_tokens_by_line
 
@@ -20,10 +28,17 @@ PREAMBLE = "以下是系统为本轮对话准备的参考资料，不是用户�
 class BlockItem:
     text: str
     layer: str | None = None
-    as_of: str | None = None  # YYYY-MM-DD
+    as_of: str | None = None  # YYYY-MM-DD, or 日期未知
     memory_id: str | None = None  # e.g. "note:12", "profile:3"
+    stale: str | None = None  # e.g. "已过期 12 天": past its class's freshness limit
 
     def render(self) -> str:
+        return self._rendered
+
+    @cached_property
+    def _rendered(self) -> str:
+        """Remembered on the item: the same items (hundreds of holdings) are rendered at
+        every trimming step and on every turn."""
         layer, as_of = self.layer, self.as_of
         if layer and as_of:
             head = f"[{layer} · {as_of}] "
@@ -31,8 +46,9 @@ class BlockItem:
             head = f"[{layer or as_of}] "
         else:
             head = ""
+        stale = f"（{self.stale}）" if self.stale else ""
         tail = f"（{self.memory_id}）" if self.memory_id else ""
-        return f"- {head}{self.text}{tail}"
+        return f"- {head}{self.text}{stale}{tail}"
 
 
 @dataclass(frozen=True)
@@ -43,6 +59,9 @@ class Section:
     priority: int  # higher survives trimming longer
     note: str | None = None  # a line under the title (window and limit)
     trimmable: bool = True
+    # rest(k): one line about the items after the first k, shown when trimming dropped them
+    rest: Callable[[int], str] | None = field(default=None, compare=False)
+    rest_text: str | None = None  # that line, once trimmed
 
     def render(self) -> str:
         return "\n".join(self.lines())
@@ -52,6 +71,8 @@ class Section:
         if self.note:
             lines.append(f"（{self.note}）")
         lines.extend(item.render() for item in self.items)
+        if self.rest_text:
+            lines.append(f"- {self.rest_text}")
         return lines
 
 
@@ -62,6 +83,8 @@ class SectionStat:
     tokens: int
     items: int
     memory_ids: tuple[str, ...]
+    unchanged: bool = False  # a delta turn: not re-sent, an earlier block carries it
+    unchanged_since: int | None = None  # the turn whose block last sent it
 
 
 @dataclass(frozen=True)
@@ -72,14 +95,33 @@ class ContextBlock:
     sections: tuple[Section, ...]
     omitted: dict[str, int] = field(default_factory=dict)
     unchanged: tuple[str, ...] = ()  # section titles not re-sent (history policy "delta")
+    titles: dict[str, str] = field(default_factory=dict)  # key → title of every section, kept or not
+    unchanged_since: dict[str, int] = field(default_factory=dict)  # title → turn that last sent it
 
     @property
     def memory_ids(self) -> list[str]:
+        """Every item's id, in sent and unchanged sections alike (both are in front of the model)."""
         return [i.memory_id for s in self.sections for i in s.items if i.memory_id]
 
     def stats(self) -> list[SectionStat]:
-        return [SectionStat(s.key, s.title, _lines_tokens(s.lines(), ""), len(s.items),
-                            tuple(i.memory_id for i in s.items if i.memory_id)) for s in self.sections]
+        """Each section with the tokens it adds to this text (with the blank line after it);
+        an unchanged section of a delta block adds none (the turn named in
+        `unchanged_since` carried it)."""
+        return [SectionStat(s.key, s.title, 0 if s.title in self.unchanged else _lines_tokens(s.lines(), "\n\n"),
+                            len(s.items), tuple(i.memory_id for i in s.items if i.memory_id),
+                            s.title in self.unchanged, self.unchanged_since.get(s.title))
+                for s in self.sections]
+
+    def overhead(self) -> dict[str, int]:
+        """Tokens of what is not a sent section: the 未变化 and 已省略 notes (only those
+        present) and the frame (the markers and the preamble; a hard cut's note). With the sent sections' tokens (`stats`) they add up to `tokens`."""
+        parts: dict[str, int] = {}
+        if self.unchanged:
+            parts["unchanged"] = _lines_tokens(_unchanged_part(self.unchanged).split("\n"), "\n\n")
+        if self.omitted:
+            parts["omitted"] = _lines_tokens(_omitted_part(self.omitted, self.titles).split("\n"), "\n\n")
+        sections = sum(s.tokens for s in self.stats())
+        return {"frame": self.tokens - sum(parts.values()) - sections, **parts}
 
 
 UNCHANGED_TITLE = "## 未变化"
@@ -101,70 +143,109 @@ def _lines_tokens(lines: list[str], after: str) -> int:
 def _render(sections: list[Section], omitted: dict[str, int], titles: dict[str, str],
             unchanged: tuple[str, ...] = ()) -> str:
     parts = [CONTEXT_OPEN, PREAMBLE]
-    parts.extend(s.render() for s in sections if (s.items or not s.trimmable) and s.title not in unchanged)
+    parts.extend(s.render() for s in sections
+                 if (s.items or s.rest_text or not s.trimmable) and s.title not in unchanged)
     if unchanged:
-        parts.append(f"{UNCHANGED_TITLE}\n（以下分节与上文最近一次 [上下文信息] 中的相同，本次未重复发送："
-                     f"{'、'.join(unchanged)}）")
+        parts.append(_unchanged_part(unchanged))
     if omitted:
         parts.append(_omitted_part(omitted, titles))
     parts.append(CONTEXT_CLOSE)
     return "\n\n".join(parts)
 
 
+def _unchanged_part(unchanged: tuple[str, ...]) -> str:
+    return (f"{UNCHANGED_TITLE}\n（以下分节与上文最近一次参考资料中的相同，本次未重复发送："
+            f"{'、'.join(unchanged)}）")
+
+
 def _omitted_part(omitted: dict[str, int], titles: dict[str, str]) -> str:
-    listed = "；".join(f"{titles[k]} {n} 条" for k, n in omitted.items())
+    # .get: a section can be omitted whole, and its title must still be known by its key
+    listed = "；".join(f"{titles.get(k, k)} {n} 条" for k, n in omitted.items())
     return f"## 已省略\n（超出上下文预算，以下内容未放入：{listed}。需要时请调用工具查询。）"
 
 
 def assemble(sections: list[Section], budget: int) -> ContextBlock:
     """Render the sections and trim them to `budget` tokens: while the block is over budget,
     the trimmable section with the lowest priority (the first one of equal priority) loses
-    its last item; a section left without items disappears; what was left out is listed.
-    The count after each step is exactly count_tokens of that step's rendering (see the
-    note on token counting above), kept up to date by arithmetic."""
+    its last item; a section left without items (and without a `rest` line) disappears;
+    what was left out is listed. When no section has items left to lose, the `rest` lines
+    go, lowest priority first. The count after each step is exactly count_tokens of that
+    step's rendering (see the note on token counting above), kept up to date by arithmetic."""
     titles = {s.key: s.title for s in sections}
     live = [s for s in sections if s.items or not s.trimmable]
     omitted: dict[str, int] = {}
     fixed = count_line_tokens(CONTEXT_OPEN, "\n\n") + count_line_tokens(PREAMBLE, "\n\n") + count_line_tokens(CONTEXT_CLOSE, "")
     renders: list[list[str]] = []  # each live section's rendered items that are still in
     heads: list[int] = []  # tokens of each section's title and note lines (each followed by "\n")
-    body = 0  # tokens of all live sections, each followed by "\n\n"
+    body = 0  # tokens of all live sections without their rest lines, each followed by "\n\n"
     for section in live:
-        lines = section.lines()
+        lines = replace(section, rest_text=None).lines()
         cut = len(lines) - len(section.items)
         renders.append(lines[cut:])
         heads.append(sum(count_line_tokens(line, "\n") for line in lines[:cut]) if section.items else 0)
         body += _lines_tokens(lines, "\n\n")
+    gone: set[int] = set()  # sections whose rest line was dropped too
+
+    def rest_line(i: int) -> str | None:
+        section, kept = live[i], len(renders[i])
+        if section.rest is None or i in gone or kept == len(section.items):
+            return None
+        return f"- {section.rest(kept)}"
+
+    def notes() -> int:
+        """Tokens of the 已省略 note and of the rest lines (counted apart from `body`)."""
+        extra = count_line_tokens(_omitted_part(omitted, titles), "\n\n") if omitted else 0
+        for i in range(len(live)):
+            line = rest_line(i)
+            if line is None:
+                continue
+            if renders[i]:  # the last item is now followed by "\n", the rest line by "\n\n"
+                last = renders[i][-1]
+                extra += count_line_tokens(last, "\n") - count_line_tokens(last, "\n\n")
+            else:  # the section's title and note are back, with the rest line alone
+                extra += heads[i]
+            extra += count_line_tokens(line, "\n\n")
+        return extra
+
     tokens = fixed + body
     while tokens > budget:
         candidates = [i for i, s in enumerate(live) if s.trimmable and renders[i]]
-        if not candidates:
-            break
-        victim = min(candidates, key=lambda i: live[i].priority)
-        key = live[victim].key
-        items = renders[victim]
-        # Drop the victim's items one by one while the block, even before the note about
-        # what was omitted, is still over budget: no need to count that note there.
-        while True:
-            body -= count_line_tokens(items.pop(), "\n\n")
-            if items:  # the new last item is now followed by "\n\n", not "\n"
-                body += count_line_tokens(items[-1], "\n\n") - count_line_tokens(items[-1], "\n")
-            else:  # the section disappears with its title and note
-                body -= heads[victim]
-            omitted[key] = omitted.get(key, 0) + 1
-            if not items or fixed + body <= budget:
+        if candidates:
+            victim = min(candidates, key=lambda i: live[i].priority)
+            key = live[victim].key
+            items = renders[victim]
+            # Drop the victim's items one by one while the block, even before the notes
+            # (what was omitted, rest lines), is still over budget: no need to count them there.
+            while True:
+                body -= count_line_tokens(items.pop(), "\n\n")
+                if items:  # the new last item is now followed by "\n\n", not "\n"
+                    body += count_line_tokens(items[-1], "\n\n") - count_line_tokens(items[-1], "\n")
+                else:  # the section disappears with its title and note
+                    body -= heads[victim]
+                omitted[key] = omitted.get(key, 0) + 1
+                if not items or fixed + body <= budget:
+                    break
+        else:
+            summaries = [i for i in range(len(live)) if rest_line(i) is not None]
+            if not summaries:
                 break
-        tokens = fixed + body + count_line_tokens(_omitted_part(omitted, titles), "\n\n")
-    live = [replace(s, items=s.items[:len(renders[i])]) if len(renders[i]) != len(s.items) else s
-            for i, s in enumerate(live)]
-    live = [s for s in live if s.items or not s.trimmable]
-    text = _render(live, omitted, titles)
+            gone.add(min(summaries, key=lambda i: live[i].priority))
+        tokens = fixed + body + notes()
+    kept = []
+    for i, section in enumerate(live):
+        if len(renders[i]) != len(section.items):
+            line = rest_line(i)
+            section = replace(section, items=section.items[:len(renders[i])], rest_text=line[2:] if line else None)
+        if section.items or section.rest_text or not section.trimmable:
+            kept.append(section)
+    text = _render(kept, omitted, titles)
     if tokens > budget:
         # Only untrimmable sections are left and they alone exceed the budget: keep the
         # block honest by cutting their text, never by overflowing.
         text = _hard_cut(text, budget)
         tokens = count_tokens(text)
-    return ContextBlock(text=text, tokens=tokens, budget=budget, sections=tuple(live), omitted=omitted)
+    return ContextBlock(text=text, tokens=tokens, budget=budget, sections=tuple(kept), omitted=omitted,
+                        titles=titles)
 
 
 def _hard_cut(text: str, budget: int) -> str:
@@ -189,13 +270,20 @@ def sent_sections(block_text: str) -> dict[str, str]:
     return sections
 
 
-def delta_block(block: ContextBlock, previously_sent: dict[str, str]) -> ContextBlock:
+def delta_block(block: ContextBlock, previously_sent: dict[str, str],
+                sent_in: dict[str, int] | None = None) -> ContextBlock:
     """Send only the sections that differ from their last sent version; the rest are named.
-    The time section always changes, so it is always sent."""
+    The time section always changes, so it is always sent. `sent_in` (title → turn) says
+    which turn last sent each section, for /context. Naming a section costs a few tokens:
+    when naming them all would cost more than sending them, the whole block is sent."""
     unchanged = tuple(s.title for s in block.sections
                       if s.key != "time" and previously_sent.get(s.title) == s.render())
     if not unchanged:
         return block
-    titles = {s.key: s.title for s in block.sections}
+    titles = block.titles or {s.key: s.title for s in block.sections}
     text = _render(list(block.sections), block.omitted, titles, unchanged)
-    return replace(block, text=text, tokens=count_tokens_by_line(text), unchanged=unchanged)
+    tokens = count_tokens_by_line(text)
+    if tokens > block.tokens:
+        return block
+    since = {title: sent_in[title] for title in unchanged if sent_in and title in sent_in}
+    return replace(block, text=text, tokens=tokens, unchanged=unchanged, titles=titles, unchanged_since=since)

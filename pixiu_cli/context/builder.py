@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import cache
+from functools import cache, lru_cache
 from zoneinfo import ZoneInfo
 
 from pixiu_cli.context.block import ContextBlock, Section, assemble, delta_block, sent_sections
@@ -23,9 +23,10 @@ from pixiu_cli.context.intent import Intent, detect_intent
 from pixiu_cli.context.memory import MemoryAssembler, MemoryLimits
 from pixiu_cli.context.symbols import HoldingName, extract_symbols
 from pixiu_cli.context.withdrawals import withdrawn_section
+from pixiu_cli.context.values import text
 from pixiu_cli.resources import prompts_dir, read_prompt
 from pixiu_cli.store.conversations import ConversationStore
-from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.domain import DomainStore, Holding
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 
@@ -61,7 +62,13 @@ def history_messages(store: ConversationStore, conversation_id: int, before_seq:
                      keep_context_blocks: bool = True, after_seq: int = 0) -> list[dict]:
     """Earlier turns as they were sent (those after the summarised ones). Reasoning is
     dropped between user turns (the API wants it back only inside one turn's tool loop)."""
-    history: list[dict] = []
+    return [message for _, message in _history(store, conversation_id, before_seq, keep_context_blocks, after_seq)]
+
+
+def _history(store: ConversationStore, conversation_id: int, before_seq: int | None, keep_context_blocks: bool,
+             after_seq: int) -> list[tuple[int, dict]]:
+    """history_messages, each with the seq of the turn it belongs to."""
+    history: list[tuple[int, dict]] = []
     for turn in store.turns(conversation_id):
         if before_seq is not None and turn.seq >= before_seq:
             break
@@ -70,15 +77,24 @@ def history_messages(store: ConversationStore, conversation_id: int, before_seq:
         for message in turn.messages:
             if not keep_context_blocks and is_context_message(message):
                 continue
-            history.append({k: v for k, v in message.items() if k != "reasoning_content"})
+            history.append((turn.seq, {k: v for k, v in message.items() if k != "reasoning_content"}))
     return history
+
+
+@lru_cache(maxsize=4096)
+def _holding_name(h: Holding) -> HoldingName:
+    """Stored names may be any value the database holds; matching wants text. Remembered:
+    the same holdings are matched on every turn."""
+    return HoldingName(text(h.symbol), text(h.name), tuple(text(n) for n in h.short_names))
 
 
 class ContextBuilder:
     def __init__(self, store: ConversationStore, domain: DomainStore, limits: MemoryLimits | None = None,
-                 clock=None, history_blocks: str = "delta", valuer=None):
+                 clock=None, history_blocks: str = "delta", valuer=None, prices=None):
         """history_blocks: what happens to earlier turns' [上下文信息] blocks — "keep" them as
-        sent, "drop" them, or keep them and send only the sections that changed ("delta")."""
+        sent, "drop" them, or keep them and send only the sections that changed ("delta").
+        prices: a callable giving symbol → latest price where one is known, so positions
+        are weighted by market value (by cost × shares without it)."""
         if history_blocks not in HISTORY_BLOCK_POLICIES:
             raise ValueError(f"history_blocks must be one of {HISTORY_BLOCK_POLICIES}")
         self.store = store
@@ -87,15 +103,17 @@ class ContextBuilder:
         self.clock = clock or (lambda: datetime.now(SHANGHAI))
         self.history_blocks = history_blocks
         self.valuer = valuer  # (holdings, now) -> PortfolioValue on stored prices, or None
+        self.prices = prices
 
     def context_block(self, user_text: str, summary: str | None = None, now: datetime | None = None,
                       withdrawn: Section | None = None) -> tuple[ContextBlock, Intent, list[str]]:
         now = (now or self.clock()).astimezone(SHANGHAI)
         holdings = self.domain.holdings()
-        names = [HoldingName(h.symbol, h.name, h.short_names) for h in holdings]
+        names = [_holding_name(h) for h in holdings]
         symbols = extract_symbols(user_text, names)
         intent = detect_intent(user_text, symbols)
-        sections = MemoryAssembler(self.domain, self.limits).sections(
+        prices = self.prices() if self.prices else None
+        sections = MemoryAssembler(self.domain, self.limits, prices).sections(
             now=now, symbols=symbols, intent=intent, holdings=holdings, summary=summary,
             scene=scene_fragment(intent),
             valuation=self.valuer(holdings, now) if self.valuer and holdings else None)
@@ -105,22 +123,25 @@ class ContextBuilder:
 
     def build_messages(self, conversation_id: int | None, user_text: str, before_seq: int | None = None,
                        now: datetime | None = None) -> BuiltMessages:
-        history: list[dict] = []
+        history: list[tuple[int, dict]] = []
         summary = None
         if conversation_id:
             conversation = self.store.get_conversation(conversation_id)
             summary = conversation.summary if conversation else None
-            history = history_messages(self.store, conversation_id, before_seq, self.history_blocks != "drop",
-                                       after_seq=conversation.summary_upto_turn if conversation else 0)
-        withdrawn = withdrawn_section(self.domain, history) if history else None
+            history = _history(self.store, conversation_id, before_seq, self.history_blocks != "drop",
+                               conversation.summary_upto_turn if conversation else 0)
+        withdrawn = withdrawn_section(self.domain, [m for _, m in history]) if history else None
         block, intent, symbols = self.context_block(user_text, summary, now, withdrawn=withdrawn)
         if self.history_blocks == "delta":
             previously_sent: dict[str, str] = {}
-            for message in history:
+            sent_in: dict[str, int] = {}
+            for seq, message in history:
                 if is_context_message(message):
-                    previously_sent.update(sent_sections(message["content"]))
-            block = delta_block(block, previously_sent)
-        messages = [{"role": "system", "content": system_prompt()}, *history,
+                    sent = sent_sections(message["content"])
+                    previously_sent.update(sent)
+                    sent_in.update(dict.fromkeys(sent, seq))
+            block = delta_block(block, previously_sent, sent_in)
+        messages = [{"role": "system", "content": system_prompt()}, *(m for _, m in history),
                     {"role": "user", "content": block.text}, {"role": "user", "content": user_text}]
         return BuiltMessages(messages=messages, history_count=len(history), context_block=block, intent=intent,
                              symbols=symbols)

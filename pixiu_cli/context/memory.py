@@ -1,28 +1,47 @@
 """The six memory classes (design §3), each on demand and limited, plus the every-turn
 sections (time, holdings, persona, summary). Produces `Section`s; `block.assemble` renders
-and trims them."""
+and trims them.
+
+Every item carries its as-of date (日期未知 when the store has none), and an item past its
+class's freshness limit is marked and listed after the fresh ones (see freshness.py).
+What trimming keeps, most important last to go: the user's own rules, plans and views,
+then alerts, the sections of the stocks asked about, the persona, decisions, the summary,
+the portfolio overview, the holdings list, reports and the scene. Holdings and the
+portfolio overview list the largest positions first (market value when a price is known,
+else cost × shares) and sum up what trimming left out in one line (`其余 480 只：…`).
+
+Stored values are read through values.py: any value the database can hold renders."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from functools import lru_cache
+from typing import Callable, Mapping
 
 from pixiu_cli.context.block import BlockItem, Section
 from pixiu_cli.context.clock import market_state
+from pixiu_cli.context.freshness import FreshnessRule, stale_label
 from pixiu_cli.context.intent import Intent
 from pixiu_cli.context.layers import layer_for
 from pixiu_cli.context.quoting import defuse, quote_data
+from pixiu_cli.context.values import UNKNOWN_DAY, day, number, show_number, show_pct, show_price, show_signed, text
 from pixiu_cli.store.domain import DomainStore, Holding, Profile
 
 ROLE_NAMES = {"core": "核心仓", "satellite": "卫星仓"}
 SIDE_NAMES = {"buy": "买入", "sell": "卖出"}
 NOTE_KIND_NAMES = {"view": "观点", "plan": "计划", "rule": "纪律"}
+NOTE_KIND_ORDER = {"rule": 0, "plan": 1}  # the user's own rules and plans go last when trimming
+
+# Trimming priority: higher survives longer (see the module docstring).
+PRIORITY = {"notes": 97, "alerts": 96, "symbol": 90, "persona": 86, "decisions": 84, "summary": 75,
+            "portfolio_profiles": 72, "holdings": 70, "reports": 40, "scene": 30}
 
 
 @dataclass(frozen=True)
 class MemoryLimits:
-    """Windows (days) and limits of each class; all configurable in config.toml [context]."""
+    """Windows (days), limits and freshness of each class; all configurable in config.toml
+    [context]. A `*_fresh_days` of 0 means that class never goes stale."""
 
     reports_days: float = 3.0
     reports_limit: int = 3
@@ -37,51 +56,76 @@ class MemoryLimits:
     per_symbol_limit: int = 3  # the symbol's own notes and decisions inside its section
     budget_tokens: int = 3000
     history_budget_tokens: int = 24000  # past this, an old chunk of history is summarised at once
+    profiles_fresh_days: float = 90.0
+    signals_fresh_trading_days: float = 5.0
+    news_fresh_days: float = 7.0
+    reports_fresh_days: float = 7.0
+    alerts_fresh_days: float = 3.0
+    holdings_fresh_days: float = 0.0  # a position stays true until a trade changes it
+    persona_fresh_days: float = 365.0
 
     @classmethod
     def from_mapping(cls, values: dict) -> "MemoryLimits":
         known = {k: type(getattr(cls(), k))(v) for k, v in values.items() if k in cls.__dataclass_fields__}
         return cls(**known)
 
-
-def _day(stamp: str | None) -> str | None:
-    return stamp[:10] if stamp else None
-
-
-def _pct(value: float | None) -> str:
-    return "—" if value is None else f"{value * 100:.1f}%"
+    def rule(self, kind: str) -> FreshnessRule:
+        if kind == "signals":
+            return FreshnessRule(self.signals_fresh_trading_days, trading=True)
+        return FreshnessRule(getattr(self, f"{kind}_fresh_days"))
 
 
-def _num(value: float | None) -> str:
-    if value is None:
-        return "—"
-    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.2f}"
+def _shown_day(stamp) -> str:
+    parsed = day(stamp)
+    return parsed.isoformat() if parsed else UNKNOWN_DAY
+
+
+def _role(value) -> str:
+    raw = text(value)
+    return ROLE_NAMES.get(raw, defuse(raw) or "未知定位")
 
 
 def _names(holding: Holding) -> str:
-    return _names_text(holding.symbol, holding.name, holding.short_names)
+    short = holding.short_names if isinstance(holding.short_names, tuple) else ()
+    return _names_text(text(holding.symbol), text(holding.name), tuple(text(n) for n in short))
 
 
 @lru_cache(maxsize=4096)
 def _names_text(symbol: str, name: str, short_names: tuple[str, ...]) -> str:
     """Remembered: the same holdings are listed on every turn, hundreds of them."""
     alias = f"（简称：{'、'.join(defuse(n) for n in short_names)}）" if short_names else ""
-    return f"{symbol} {defuse(name)}{alias}"
+    return f"{defuse(symbol)} {defuse(name)}{alias}"
 
 
+@lru_cache(maxsize=4096)
 def _holding_text(h: Holding) -> str:
-    return f"{_names(h)} · {ROLE_NAMES.get(h.role, h.role)} · {_num(h.shares)} 股 · 成本 {h.cost:.2f}"
+    return f"{_names(h)} · {_role(h.role)} · {show_number(h.shares)} 股 · 成本 {show_price(h.cost)}"
+
+
+def position_weight(h: Holding, prices: Mapping[str, float]) -> float:
+    """Market value when a price is known, else cost × shares; 0 when unknowable."""
+    return _weight(h, prices.get(text(h.symbol)) if prices else None)
+
+
+@lru_cache(maxsize=4096)
+def _weight(h: Holding, price) -> float:
+    shares = number(h.shares)
+    unit = number(price) or number(h.cost)
+    if shares is None or unit is None or shares <= 0 or unit <= 0:
+        return 0.0
+    value = shares * unit
+    return value if value < float("inf") else 0.0
 
 
 def _value_text(v) -> str:
-    """The holding's valuation on real prices, with the as-of date of the close it uses."""
+    """A holding's valuation on real prices, with the as-of date of the close it uses."""
     if v is None:
         return " · 无行情数据"
     fresh = "" if not v.stale_days else f"，已过期 {v.stale_days} 个交易日"
-    shares = f" · 送转后 {_num(v.shares)} 股" if v.shares != v.recorded_shares else ""
-    cash = f" · 已派现 {_num(v.cash_received)}" if v.cash_received else ""
+    shares = f" · 送转后 {show_number(v.shares)} 股" if v.shares != v.recorded_shares else ""
+    cash = f" · 已派现 {show_number(v.cash_received)}" if v.cash_received else ""
     pct = f"（{v.pnl_pct * 100:+.1f}%）" if v.pnl_pct is not None else ""
-    return (f" · 收盘 {v.last_close:.2f}（{v.as_of} 不复权{fresh}）{shares}{cash} · 市值 {_num(round(v.market_value, 2))}"
+    return (f" · 收盘 {v.last_close:.2f}（{v.as_of} 不复权{fresh}）{shares}{cash} · 市值 {show_number(round(v.market_value, 2))}"
             f" · 浮动盈亏 {v.pnl:+,.2f}{pct} · 仓位 {v.weight * 100:.1f}%")
 
 
@@ -89,137 +133,194 @@ def _concentration_items(valuation) -> tuple[BlockItem, ...]:
     c = valuation.concentration if valuation else None
     if c is None:
         return ()
-    return (BlockItem(f"组合市值 {_num(round(valuation.total_value, 2))}（有行情的持仓）；集中度：最大仓位 {c.largest_symbol} "
-                      f"{c.largest_weight * 100:.1f}%，前三 {c.top3_weight * 100:.1f}%，HHI {c.hhi:.2f}", "事实"),)
+    return (BlockItem(f"组合市值 {show_number(round(valuation.total_value, 2))}（有行情的持仓）；集中度：最大仓位 "
+                      f"{c.largest_symbol} {c.largest_weight * 100:.1f}%，前三 {c.top3_weight * 100:.1f}%，HHI {c.hhi:.2f}",
+                      "事实"),)
 
 
 @lru_cache(maxsize=4096)
 def _profile_text(profile: Profile, name: str) -> str:
-    label = f"{profile.symbol} {defuse(name)}" if name else profile.symbol
-    parts = [f"{label} 回测画像：策略 {defuse(profile.strategy)}"]
-    if profile.period:
-        parts.append(f"区间 {defuse(profile.period)}")
-    parts.append(f"年化 {_pct(profile.annual_return)}，最大回撤 {_pct(profile.max_drawdown)}，"
-                 f"胜率 {_pct(profile.win_rate)}，夏普 {_num(profile.sharpe) if profile.sharpe is not None else '—'}")
-    if profile.best_role:
-        parts.append(f"适合定位 {ROLE_NAMES.get(profile.best_role, profile.best_role)}")
-    text = "；".join(parts)
-    if profile.conclusion:
-        text += f"；结论 {quote_data(profile.conclusion)}"
-    return text
+    symbol = defuse(text(profile.symbol))
+    label = f"{symbol} {defuse(name)}" if name else symbol
+    parts = [f"{label} 回测画像：策略 {defuse(text(profile.strategy)) or '未知'}"]
+    if text(profile.period):
+        parts.append(f"区间 {defuse(text(profile.period))}")
+    sharpe = show_number(profile.sharpe)
+    parts.append(f"年化 {show_pct(profile.annual_return)}，最大回撤 {show_pct(profile.max_drawdown)}，"
+                 f"胜率 {show_pct(profile.win_rate)}，夏普 {sharpe}")
+    if text(profile.best_role):
+        parts.append(f"适合定位 {_role(profile.best_role)}")
+    result = "；".join(parts)
+    if text(profile.conclusion):
+        result += f"；结论 {quote_data(text(profile.conclusion))}"
+    return result
 
 
 def _note_item(note) -> BlockItem:
-    kind = NOTE_KIND_NAMES.get(note.note_kind, note.note_kind or "笔记")
-    about = f"（{note.symbol}）" if note.symbol else ""
-    return BlockItem(f"{kind}{about}：{quote_data(note.text)}", layer_for("user_note"), _day(note.created_at),
-                     f"note:{note.id}")
+    kind = NOTE_KIND_NAMES.get(text(note.note_kind), defuse(text(note.note_kind)) or "笔记")
+    about = f"（{defuse(text(note.symbol))}）" if text(note.symbol) else ""
+    return BlockItem(f"{kind}{about}：{quote_data(text(note.text))}", layer_for("user_note"),
+                     _shown_day(note.created_at), f"note:{note.id}")
 
 
 def _decision_item(d, held: dict[str, Holding]) -> BlockItem:
-    name = f" {defuse(held[d.symbol].name)}" if d.symbol in held else ""
-    reason = f"，理由 {quote_data(d.reason)}" if d.reason else ""
-    return BlockItem(f"{SIDE_NAMES.get(d.side, d.side)} {d.symbol}{name} {_num(d.quantity)} 股 @ {d.price:.2f}{reason}",
-                     layer_for("decision"), _day(d.decided_at), f"decision:{d.id}")
+    symbol = text(d.symbol)
+    name = f" {defuse(text(held[symbol].name))}" if symbol in held else ""
+    reason = f"，理由 {quote_data(text(d.reason))}" if text(d.reason) else ""
+    side = SIDE_NAMES.get(text(d.side), defuse(text(d.side)) or "操作")
+    return BlockItem(f"{side} {defuse(symbol)}{name} {show_number(d.quantity)} 股 @ {show_price(d.price)}{reason}",
+                     layer_for("decision"), _shown_day(d.decided_at), f"decision:{d.id}")
+
+
+def _fresh_first(items: list[BlockItem]) -> tuple[BlockItem, ...]:
+    """Stale items after the fresh ones, each group in its given order (stable sort)."""
+    return tuple(sorted(items, key=lambda item: item.stale is not None))
+
+
+def _ranked_rest(weights: list[float]) -> Callable[[int], str]:
+    """rest(k): one line about the positions after the first k of a list ranked by weight,
+    from suffix sums (trimming asks for it at every step)."""
+    total = sum(weights)
+    suffix = [0.0] * (len(weights) + 1)
+    for i in range(len(weights) - 1, -1, -1):
+        suffix[i] = suffix[i + 1] + weights[i]
+
+    def rest(kept: int) -> str:
+        share = f"合计约占组合 {suffix[kept] / total * 100:.1f}%" if total > 0 else "权重未知"
+        return f"其余 {len(weights) - kept} 只：{share}（按市值或成本×股数排序在后）；需要时调用工具查询"
+
+    return rest
 
 
 class MemoryAssembler:
-    def __init__(self, domain: DomainStore, limits: MemoryLimits):
+    def __init__(self, domain: DomainStore, limits: MemoryLimits, prices: Mapping[str, float] | None = None):
+        """`prices`: symbol → latest price, when known; positions are weighted by market
+        value where a price is known and by cost × shares elsewhere."""
         self.domain = domain
         self.limits = limits
+        self.prices = prices or {}
 
     def sections(self, *, now: datetime, symbols: list[str], intent: Intent, holdings: list[Holding],
                  summary: str | None, scene: str | None, valuation=None) -> list[Section]:
         """valuation: the market's PortfolioValue (pixiu_cli/market/valuation.py) or None."""
-        limits = self.limits
-        held = {h.symbol: h for h in holdings}
-        until = now.isoformat(timespec="seconds")
-
-        def since(days: float) -> str:
-            return (now - timedelta(days=days)).isoformat(timespec="seconds")
-
+        today = now.date()
+        values = valuation.holdings if valuation else None  # nothing is said when no holding has bars
+        prices = self.prices or ({s: v.last_close for s, v in values.items()} if values else {})
+        held = {text(h.symbol): h for h in holdings}
         state = market_state(now)
         sections = [Section("time", "当前时间", (BlockItem(state.describe(), "事实"),), 100, trimmable=False)]
         if scene:
-            sections.append(Section("scene", "本轮场景", (BlockItem(scene),), 30))
+            sections.append(Section("scene", "本轮场景", (BlockItem(scene),), PRIORITY["scene"]))
         if summary:
-            sections.append(Section("summary", "对话摘要", (BlockItem(quote_data(summary), "混合"),), 75))
+            sections.append(Section("summary", "对话摘要", (BlockItem(quote_data(summary), "混合"),), PRIORITY["summary"]))
 
-        holding_layer = layer_for("holding")  # once, not once per holding (there may be hundreds)
-        values = valuation.holdings if valuation else None  # nothing is said when no holding has bars
-        sections.append(Section("holdings", f"持仓（{len(holdings)} 只）", tuple(
-            BlockItem(_holding_text(h) + (_value_text(values.get(h.symbol)) if values else ""), holding_layer,
-                      _day(h.updated_at))
-            for h in holdings) + _concentration_items(valuation) or
-            (BlockItem("数据库中没有持仓记录"),), 80))
-
-        persona = self.domain.persona()
-        if persona:
-            text = "；".join(f"{defuse(k)}：{quote_data(v)}" for k, v in persona.items())
-            sections.append(Section("persona", "投资者画像", (BlockItem(text, "事实"),), 50))
+        weighed = sorted(((position_weight(h, prices), h) for h in holdings), key=lambda pair: -pair[0])
+        ranked = [h for _, h in weighed]
+        weights = {text(h.symbol): w for w, h in weighed}
+        sections.append(self._holdings_section(ranked, [w for w, _ in weighed], today, values, valuation))
+        sections.extend(self._persona_section(today))
 
         for symbol in symbols:
             sections.append(self._symbol_section(symbol, held.get(symbol), now, held))
         shown = {i.memory_id for s in sections for i in s.items if i.memory_id}
 
         if intent == Intent.PORTFOLIO_REVIEW and holdings:
-            profiles = self.domain.profiles_for([h.symbol for h in holdings])
-            profile_layer = layer_for("backtest_profile")
-            items = []
-            for h in holdings:
-                p = profiles.get(h.symbol)
-                if p is None:
-                    items.append(BlockItem(f"{h.symbol} {defuse(h.name)}：数据库中没有回测画像"))
-                else:
-                    items.append(BlockItem(_profile_text(p, h.name) + f"；当前定位 {ROLE_NAMES.get(h.role, h.role)}",
-                                           profile_layer, _day(p.as_of), f"profile:{p.id}"))
-            sections.append(Section("portfolio_profiles", "持仓画像概览（组合级问题，全部持仓）", tuple(items), 88))
+            sections.append(self._overview_section(ranked, weights, today))
 
+        sections.extend(self._recent_sections(now, held, shown))
+        return sections
+
+    def _recent_sections(self, now: datetime, held: dict[str, Holding], shown: set) -> list[Section]:
+        """The windowed classes: reports, decisions, alerts and the user's notes."""
+        limits, today = self.limits, now.date()
+        until = now.isoformat(timespec="seconds")
+
+        def since(days: float) -> str:
+            return (now - timedelta(days=days)).isoformat(timespec="seconds")
+
+        sections = []
         reports = self.domain.recent_reports(since(limits.reports_days), until, limits.reports_limit)
-        sections.append(Section("reports", "近期报告结论", tuple(
-            BlockItem(f"{quote_data(r.title)}：{quote_data(r.conclusion)}", layer_for("report"), _day(r.created_at),
-                      f"report:{r.id}") for r in reports), 40,
-            note=f"近 {limits.reports_days:g} 天，最多 {limits.reports_limit} 条"))
+        rule = limits.rule("reports")
+        sections.append(Section("reports", "近期报告结论", _fresh_first([
+            BlockItem(f"{quote_data(text(r.title))}：{quote_data(text(r.conclusion))}", layer_for("report"),
+                      _shown_day(r.created_at), f"report:{r.id}", stale_label(day(r.created_at), today, rule))
+            for r in reports]), PRIORITY["reports"], note=f"近 {limits.reports_days:g} 天，最多 {limits.reports_limit} 条"))
 
         decisions = self.domain.recent_decisions(since(limits.decisions_days), until, limits.decisions_limit)
         sections.append(Section("decisions", "近期操作决策", tuple(
-            _decision_item(d, held) for d in decisions if f"decision:{d.id}" not in shown), 65,
+            _decision_item(d, held) for d in decisions if f"decision:{d.id}" not in shown), PRIORITY["decisions"],
             note=f"近 {limits.decisions_days:g} 天，最多 {limits.decisions_limit} 条"))
 
         alerts = self.domain.recent_alerts(since(limits.alerts_days), until, limits.alerts_limit)
-        sections.append(Section("alerts", "待办预警", tuple(
-            BlockItem((f"{a.symbol} " if a.symbol else "") + quote_data(a.message) +
-                      (f"（规则：{quote_data(a.rule)}）" if a.rule else ""),
-                      layer_for("alert"), _day(a.triggered_at), f"alert:{a.id}") for a in alerts), 55,
+        rule = limits.rule("alerts")
+        sections.append(Section("alerts", "待办预警", _fresh_first([
+            BlockItem((f"{defuse(text(a.symbol))} " if text(a.symbol) else "") + quote_data(text(a.message)) +
+                      (f"（规则：{quote_data(text(a.rule))}）" if text(a.rule) else ""),
+                      layer_for("alert"), _shown_day(a.triggered_at), f"alert:{a.id}",
+                      stale_label(day(a.triggered_at), today, rule)) for a in alerts]), PRIORITY["alerts"],
             note=f"近 {limits.alerts_days:g} 天触发，最多 {limits.alerts_limit} 条"))
 
         notes = self.domain.recent_notes(since(limits.notes_days), until, limits.notes_limit)
+        notes = sorted(notes, key=lambda n: NOTE_KIND_ORDER.get(text(n.note_kind), 2))
         sections.append(Section("notes", "用户观点 / 计划 / 纪律", tuple(
-            _note_item(n) for n in notes if f"note:{n.id}" not in shown), 70,
+            _note_item(n) for n in notes if f"note:{n.id}" not in shown), PRIORITY["notes"],
             note=f"用户自己说过的话，近 {limits.notes_days:g} 天，最多 {limits.notes_limit} 条"))
         return sections
+
+    def _holdings_section(self, ranked: list[Holding], weights: list[float], today: date, values=None,
+                          valuation=None) -> Section:
+        if not ranked:
+            return Section("holdings", "持仓（0 只）", (BlockItem("数据库中没有持仓记录"),), PRIORITY["holdings"])
+        rule = self.limits.rule("holdings")
+        items = [_holding_item(h, today, rule, _value_text(values.get(text(h.symbol))) if values else "")
+                 for h in ranked]
+        items, weights = _stale_last(items, weights)
+        return Section("holdings", f"持仓（{len(ranked)} 只）", items + _concentration_items(valuation),
+                       PRIORITY["holdings"], rest=_ranked_rest(weights))
+
+    def _persona_section(self, today: date) -> list[Section]:
+        persona = self.domain.persona()
+        if not persona:
+            return []
+        as_of = self.domain.persona_updated_at()
+        content = "；".join(f"{defuse(text(k))}：{quote_data(text(v))}" for k, v in persona.items())
+        item = BlockItem(content, "事实", _shown_day(as_of), None, stale_label(day(as_of), today, self.limits.rule("persona")))
+        return [Section("persona", "投资者画像", (item,), PRIORITY["persona"])]
+
+    def _overview_section(self, ranked: list[Holding], weights: dict[str, float], today: date) -> Section:
+        """Every holding's latest profile, largest positions first (a portfolio question)."""
+        profiles = self.domain.profiles_for([text(h.symbol) for h in ranked])
+        rule = self.limits.rule("profiles")
+        total = sum(weights.values())
+        items = []
+        for h in ranked:
+            symbol = text(h.symbol)
+            share = f"；约占组合 {weights[symbol] / total * 100:.1f}%" if total > 0 else ""
+            items.append(_overview_item(h, profiles.get(symbol), share, today, rule))
+        ordered, kept_weights = _stale_last(items, [weights[text(h.symbol)] for h in ranked])
+        return Section("portfolio_profiles", "持仓画像概览（组合级问题，全部持仓）", ordered,
+                       PRIORITY["portfolio_profiles"], rest=_ranked_rest(kept_weights))
 
     def _symbol_section(self, symbol: str, holding: Holding | None, now: datetime,
                         held: dict[str, Holding]) -> Section:
         limits = self.limits
-        name = holding.name if holding else ""
+        today = now.date()
+        name = text(holding.name) if holding else ""
         until = now.isoformat(timespec="seconds")
         items: list[BlockItem] = []
         profile = self.domain.latest_profile(symbol)
         if profile:
-            items.append(BlockItem(_profile_text(profile, name), layer_for("backtest_profile"), _day(profile.as_of),
-                                   f"profile:{profile.id}"))
+            items.append(BlockItem(_profile_text(profile, name), layer_for("backtest_profile"), _shown_day(profile.as_of),
+                                   f"profile:{profile.id}", stale_label(day(profile.as_of), today, limits.rule("profiles"))))
         signal = self.domain.latest_signal(symbol)
         if signal:
-            parts = "、".join(f"{k} {v}" for k, v in signal.components.items())
-            items.append(BlockItem(f"融合信号 {signal.score:+.2f}{' ' + defuse(signal.direction) if signal.direction else ''}"
-                                   + (f"（{quote_data(parts)}）" if parts else ""),
-                                   layer_for("fusion_signal"), _day(signal.as_of), f"signal:{signal.id}"))
+            items.append(self._signal_item(signal, today))
         if holding:
-            items.append(BlockItem(f"持仓关联：{ROLE_NAMES.get(holding.role, holding.role)}，{_num(holding.shares)} 股，"
-                                   f"成本 {holding.cost:.2f}", layer_for("holding"), _day(holding.updated_at)))
+            items.append(BlockItem(f"持仓关联：{_role(holding.role)}，{show_number(holding.shares)} 股，"
+                                   f"成本 {show_price(holding.cost)}", layer_for("holding"), _shown_day(holding.updated_at),
+                                   None, stale_label(day(holding.updated_at), today, limits.rule("holdings"))))
         else:
-            items.append(BlockItem("持仓关联：未持有"))
+            items.append(BlockItem("持仓关联：未持有", layer_for("holding"), today.isoformat()))
         # The user's own plans and trades on this stock, even when newer ones about other
         # stocks push them out of the global notes / decisions lists.
         notes_since = (now - timedelta(days=limits.notes_days)).isoformat(timespec="seconds")
@@ -229,14 +330,52 @@ class MemoryAssembler:
         for decision in self.domain.recent_decisions_for(symbol, decisions_since, until, limits.per_symbol_limit):
             items.append(_decision_item(decision, held))
         since = (now - timedelta(days=limits.news_days)).isoformat(timespec="seconds")
+        rule = limits.rule("news")
         for news in self.domain.recent_news(symbol, since, limits.news_per_symbol):
-            text = f"动态：{quote_data(news.title)}"
-            if news.summary:
-                text += f" {quote_data(news.summary)}"
-            if news.source:
-                text += f"（来源 {quote_data(news.source)}）"
-            items.append(BlockItem(text, layer_for("news", news.layer), _day(news.published_at), f"news:{news.id}"))
+            line = f"动态：{quote_data(text(news.title))}"
+            if text(news.summary):
+                line += f" {quote_data(text(news.summary))}"
+            if text(news.source):
+                line += f"（来源 {quote_data(text(news.source))}）"
+            items.append(BlockItem(line, layer_for("news", text(news.layer)), _shown_day(news.published_at),
+                                   f"news:{news.id}", stale_label(day(news.published_at), today, rule)))
+        items = list(_fresh_first(items))
         if not profile and not signal:
             items.insert(0, BlockItem(f"数据库中没有 {symbol} 的画像和信号"))
         title = f"标的上下文：{symbol} {defuse(name)}".rstrip()
-        return Section(f"symbol:{symbol}", title, tuple(items), 90)
+        return Section(f"symbol:{symbol}", title, tuple(items), PRIORITY["symbol"])
+
+    def _signal_item(self, signal, today: date) -> BlockItem:
+        components = signal.components
+        if isinstance(components, dict):
+            parts = "、".join(f"{text(k)} {text(v)}" for k, v in components.items())
+        else:
+            parts = text(components)
+        direction = defuse(text(signal.direction))
+        return BlockItem(f"融合信号 {show_signed(signal.score)}{' ' + direction if direction else ''}"
+                         + (f"（{quote_data(parts)}）" if parts else ""),
+                         layer_for("fusion_signal"), _shown_day(signal.as_of), f"signal:{signal.id}",
+                         stale_label(day(signal.as_of), today, self.limits.rule("signals")))
+
+
+@lru_cache(maxsize=4096)
+def _holding_item(h: Holding, today: date, rule: FreshnessRule, valued: str = "") -> BlockItem:
+    """Remembered: the same holdings are listed on every turn, hundreds of them."""
+    return BlockItem(_holding_text(h) + valued, layer_for("holding"), _shown_day(h.updated_at), None,
+                     stale_label(day(h.updated_at), today, rule))
+
+
+@lru_cache(maxsize=4096)
+def _overview_item(h: Holding, p: Profile | None, share: str, today: date, rule: FreshnessRule) -> BlockItem:
+    symbol = text(h.symbol)
+    if p is None:
+        return BlockItem(f"{defuse(symbol)} {defuse(text(h.name))}：数据库中没有回测画像{share}")
+    return BlockItem(_profile_text(p, text(h.name)) + f"；当前定位 {_role(h.role)}{share}", layer_for("backtest_profile"),
+                     _shown_day(p.as_of), f"profile:{p.id}", stale_label(day(p.as_of), today, rule))
+
+
+def _stale_last(items: list[BlockItem], weights: list[float]) -> tuple[tuple[BlockItem, ...], list[float]]:
+    """Items (ranked by weight) with the stale ones moved after the fresh ones, and their
+    weights in the same order, for the rest line."""
+    order = sorted(range(len(items)), key=lambda i: items[i].stale is not None)
+    return tuple(items[i] for i in order), [weights[i] for i in order]

@@ -6,7 +6,7 @@ from pixiu_cli.presenters import NothingToShow, show_stored_call
 from pixiu_cli.repl.commands import CommandError, ParsedCommand, parse_number, registry
 from pixiu_cli.repl.state import ReplState
 
-_MODES = {"--raw": "raw", "--json": "json", "--diff": "diff"}
+_MODES = {"--raw": "raw", "--pretty": "pretty", "--json": "json", "--diff": "diff"}
 
 
 def parse_context_args(args: list[str]) -> tuple[int | None, str]:
@@ -17,11 +17,11 @@ def parse_context_args(args: list[str]) -> tuple[int | None, str]:
         elif parse_number(arg) and turn is None:
             turn = parse_number(arg)
         else:
-            raise CommandError(f"无法识别的参数 {arg}：用法 /context [轮次] [--raw|--json|--diff]")
+            raise CommandError(f"无法识别的参数 {arg}：用法 /context [轮次] [--raw|--pretty|--json|--diff]")
     return turn, mode
 
 
-@registry.command("context", "查看模型上一次（或第 N 轮）真正看到的内容", "/context [N] [--raw|--json|--diff]")
+@registry.command("context", "查看模型上一次（或第 N 轮）真正看到的内容", "/context [N] [--raw|--pretty|--json|--diff]")
 def context_command(state: ReplState, cmd: ParsedCommand) -> None:
     turn_seq, mode = parse_context_args(cmd.args)
     try:

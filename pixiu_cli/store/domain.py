@@ -138,9 +138,19 @@ def _rows(db: Database, sql: str, params=()) -> list[dict]:
     return [dict(zip(keys, row)) for row in cursor]
 
 
+def _json(raw, default):
+    """A stored JSON column, or `default` when it holds anything else (the database can
+    hold any value; reading one must not fail a turn)."""
+    try:
+        value = json.loads(raw) if isinstance(raw, (str, bytes)) and raw else default
+    except (ValueError, RecursionError):
+        return default
+    return value if isinstance(value, type(default)) else default
+
+
 @lru_cache(maxsize=4096)
-def _short_names(raw: str | None) -> tuple[str, ...]:
-    return tuple(json.loads(raw or "[]"))
+def _short_names(raw) -> tuple[str, ...]:
+    return tuple(name for name in _json(raw, []) if isinstance(name, str))
 
 
 def _holding(r) -> Holding:
@@ -157,11 +167,11 @@ def _news(r) -> NewsItem:
 
 
 def _signal(r) -> Signal:
-    return Signal(r["id"], r["symbol"], r["score"], r["direction"], json.loads(r["components"] or "{}"), r["as_of"])
+    return Signal(r["id"], r["symbol"], r["score"], r["direction"], _json(r["components"], {}), r["as_of"])
 
 
 def _report(r) -> Report:
-    return Report(r["id"], r["title"], tuple(json.loads(r["symbols"] or "[]")), r["conclusion"], r["created_at"])
+    return Report(r["id"], r["title"], tuple(s for s in _json(r["symbols"], []) if isinstance(s, str)), r["conclusion"], r["created_at"])
 
 
 def _decision(r) -> Decision:
@@ -269,6 +279,11 @@ class DomainStore:
 
     def persona(self) -> dict[str, str]:
         return {r["key"]: r["value"] for r in _rows(self.db, "select key, value from persona order by key")}
+
+    def persona_updated_at(self) -> str | None:
+        """When the persona was last written (its newest row), or None if never stamped."""
+        rows = _rows(self.db, "select max(updated_at) as at from persona")
+        return rows[0]["at"] if rows else None
 
     def count_injection(self, event_ids: list[int]) -> None:
         if not event_ids:

@@ -8,6 +8,9 @@ migrations = Migrations("pixiu")
 
 
 @migrations()
+
+
+@migrations()
 def m001_conversations(db: Database) -> None:
     db["conversations"].create(
         {
@@ -70,6 +73,9 @@ def m001_conversations(db: Database) -> None:
 
 
 @migrations()
+
+
+@migrations()
 def m002_domain(db: Database) -> None:
     db["holdings"].create(
         {"symbol": str, "name": str, "short_names": str, "shares": float, "cost": float, "role": str,
@@ -119,9 +125,15 @@ def m002_domain(db: Database) -> None:
 
 
 @migrations()
+
+
+@migrations()
 def m003_per_symbol_indexes(db: Database) -> None:
     # symbol context loads each mentioned symbol's own decisions (trade review of a named stock)
     db["decisions"].create_index(["symbol", "decided_at"])
+
+
+@migrations()
 
 
 @migrations()
@@ -131,10 +143,16 @@ def m004_turn_tokens(db: Database) -> None:
 
 
 @migrations()
+
+
+@migrations()
 def m005_turn_owner(db: Database) -> None:
     # the process answering a pending turn ("pid:start"), so reopening a conversation marks
     # only the turns of processes that are gone as interrupted (store/liveness.py)
     db["turns"].add_column("owner", str)
+
+
+@migrations()
 
 
 @migrations()
@@ -147,6 +165,9 @@ def m006_portfolio_version(db: Database) -> None:
         for event in ("insert", "update", "delete"):
             db.execute(f"create trigger {table}_{event}_bumps_version after {event} on {table} "
                        "begin update portfolio_version set version = version + 1 where id = 1; end")
+
+
+@migrations()
 
 
 @migrations()
@@ -168,6 +189,9 @@ def m007_security_master(db: Database) -> None:
         for event in ("insert", "update", "delete"):
             db.execute(f"create trigger {table}_{event}_bumps_version after {event} on {table} "
                        "begin update securities_version set version = version + 1 where id = 1; end")
+
+
+@migrations()
 
 
 @migrations()
@@ -196,6 +220,9 @@ def m010_market_bars(db: Database) -> None:
     # so a valuation computed from the stored bars stays valid while this number is the same.
     db.execute("create table market_version (id integer primary key check (id = 1), version integer not null)")
     db.execute("insert into market_version (id, version) values (1, 0)")
+
+
+@migrations()
 
 
 @migrations()
@@ -231,6 +258,9 @@ def m011_analytics_profiles_signals_alerts_track(db: Database) -> None:
 
 
 @migrations()
+
+
+@migrations()
 def m010_memory_undo(db: Database) -> None:
     # Undo for every memory. memory_revisions keeps what a note was before each merge, edit
     # or deletion (so undoing a merge restores the earlier text, and the next context block
@@ -251,3 +281,16 @@ def m010_memory_undo(db: Database) -> None:
     db.execute("update memory_events set decision_id = (select d.id from decisions d where d.symbol = "
                "memory_events.symbol and d.decided_at = memory_events.created_at order by d.id limit 1) "
                "where kind = 'decision'")
+
+
+@migrations()
+def m017_context_persona_as_of(db: Database) -> None:
+    # The context block shows every item's as-of date, the persona's too: stamp a row when
+    # it is written without one, whoever writes it (import, merge, a future /persona).
+    db["persona"].add_column("updated_at", str)
+    now = "strftime('%Y-%m-%dT%H:%M:%S+08:00', 'now', '+8 hours')"
+    db.execute("create trigger persona_insert_stamps after insert on persona when new.updated_at is null "
+               f"begin update persona set updated_at = {now} where key = new.key; end")
+    db.execute("create trigger persona_update_stamps after update of value on persona "
+               "when new.updated_at is old.updated_at and new.value is not old.value "
+               f"begin update persona set updated_at = {now} where key = new.key; end")

@@ -48,6 +48,12 @@ def test_context_assembly_prints_both_questions_a_breakdown_and_the_plans():
         assert "breakdown " + question.strip() in "\n".join(lines)
     symbols, portfolio = line(lines, "symbols "), line(lines, "portfolio ")
     assert "intent single_stock, 2 symbols" in symbols and "intent portfolio_review" in portfolio
+    # the conversation: the next turn reads the history and takes the delta path
+    for question in ("symbols ", "portfolio "):
+        figure = line(lines, "conversation " + question)
+        found = re.search(r"1,000 events +" + MS + r" +\(turn 7: (\d+) history messages, block \d+ tokens, "
+                          r"(\d+) sections unchanged\)", figure)
+        assert found and int(found.group(1)) >= 12 and int(found.group(2)) >= 1, figure
     # every query the builder issues is served by an index (a property of the plans, not a speed)
     assert re.search(r"^plans +\d+ distinct queries at 1,000 events, 0 with a full-table scan$", line(lines, "plans"))
 

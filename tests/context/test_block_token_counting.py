@@ -10,7 +10,7 @@ from dataclasses import replace
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pixiu_cli.context.block import BlockItem, ContextBlock, Section, _render, assemble, delta_block, sent_sections
+from pixiu_cli.context.block import CONTEXT_CLOSE, BlockItem, ContextBlock, Section, _render, assemble, delta_block, sent_sections
 from pixiu_cli.tokens import count_tokens, count_tokens_by_line
 
 PIECES = st.sampled_from([
@@ -71,7 +71,7 @@ def test_trimming_matches_the_straightforward_loop(sections, budget):
         return
     assert (fast.text, fast.tokens, fast.omitted, fast.sections) == (slow.text, slow.tokens, slow.omitted,
                                                                      slow.sections)
-    assert [s.tokens for s in fast.stats()] == [count_tokens(s.render()) for s in fast.sections]
+    assert [s.tokens for s in fast.stats()] == [count_tokens(s.render() + "\n\n") for s in fast.sections]
 
 
 @SETTINGS
@@ -94,3 +94,31 @@ def test_many_holdings_trim_in_one_pass():
     assert 0 < block.omitted["holdings"] < 300
     kept = next(s for s in block.sections if s.key == "holdings").items
     assert kept == holdings[:len(kept)]  # the last ones go first
+
+
+@st.composite
+def sections_with_rest(draw):
+    sections = draw(section_lists())
+    return [replace(s, rest=(lambda kept, n=len(s.items), t=draw(TEXT): f"其余 {n - kept} 条：{t}"))
+            if s.trimmable and draw(st.booleans()) else s for s in sections]
+
+
+@SETTINGS
+@given(sections_with_rest(), st.sampled_from([20, 40, 80, 160, 400]), st.data())
+def test_rest_lines_are_counted_exactly_and_the_parts_add_up(sections, budget, data):
+    block = assemble(sections, budget)
+    assert block.tokens == count_tokens(block.text)
+    assert block.tokens <= budget
+    if block.text.endswith(f"（已截断）\n{CONTEXT_CLOSE}"):  # only untrimmable text left, cut
+        return
+    for section in block.sections:
+        original = next(s for s in sections if s.key == section.key)
+        if section.rest_text:  # the line names exactly what was cut
+            assert section.rest_text.startswith(f"其余 {len(original.items) - len(section.items)} 条：")
+            assert f"\n- {section.rest_text}" in block.text
+    # delta: sent sections plus the frame and notes add up to the block's tokens
+    sent = sent_sections(block.text)
+    delta = delta_block(block, {t: x for t, x in sent.items() if data.draw(st.booleans())})
+    assert delta.tokens == count_tokens(delta.text) <= block.tokens
+    assert sum(s.tokens for s in delta.stats()) + sum(delta.overhead().values()) == delta.tokens
+    assert all(s.tokens == 0 for s in delta.stats() if s.unchanged) and delta.overhead()["frame"] > 0

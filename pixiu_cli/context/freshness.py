@@ -1,0 +1,40 @@
+"""How old is too old: each class of injected item has a freshness limit (config.toml
+[context], `*_fresh_days`; signals count trading days). An item past its limit is still
+injected, marked `已过期 N 天` (N: days since it went past the limit) and listed after the
+fresh items of its section, so trimming drops it first."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+from pixiu_cli.context.clock import next_trading_day
+
+
+@dataclass(frozen=True)
+class FreshnessRule:
+    days: float  # 0 or less: never stale
+    trading: bool = False  # count trading days (signals), not calendar days
+
+
+def expired_days(as_of: date | None, today: date, rule: FreshnessRule) -> int | None:
+    """Days since an item dated `as_of` went past `rule`, or None while it is fresh (or has
+    no limit, or no readable date: that one shows 日期未知 instead)."""
+    if as_of is None or rule.days <= 0 or as_of >= today:
+        return None
+    try:
+        if rule.trading:
+            expiry = as_of
+            for _ in range(max(1, round(rule.days))):
+                expiry = next_trading_day(expiry)
+        else:
+            expiry = as_of + timedelta(days=rule.days)
+    except OverflowError:
+        return None
+    overdue = (today - expiry).days
+    return overdue if overdue > 0 else None
+
+
+def stale_label(as_of: date | None, today: date, rule: FreshnessRule) -> str | None:
+    overdue = expired_days(as_of, today, rule)
+    return None if overdue is None else f"已过期 {overdue} 天"

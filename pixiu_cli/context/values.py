@@ -1,0 +1,90 @@
+"""Stored values as the context block shows them, whatever the database holds.
+
+SQLite keeps any value in any column: NULL, NaN, ±Infinity, a 400-digit integer, a string
+in a numeric column, a BLOB in a text column, a date that is not a date. The block must
+never fail on one of them, and must not present one as a plausible number: a value that
+is not a finite number shows as 无效值, a missing one as —, an unreadable date as 日期未知."""
+
+from __future__ import annotations
+
+import math
+from datetime import date
+from functools import lru_cache
+
+INVALID = "无效值"
+MISSING = "—"
+UNKNOWN_DAY = "日期未知"
+_BIG = 1e15  # past this, digits are noise: shown in scientific notation
+
+
+def text(value) -> str:
+    """Any stored value as text: NULL is empty, a BLOB is decoded (bad bytes replaced)."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value).decode("utf-8", errors="replace")
+    return str(value)
+
+
+def number(value) -> float | None:
+    """A finite float, or None for NULL, NaN, ±Infinity, text that is not a number, a
+    BLOB, or an integer too large for a float."""
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        result = float(value) if isinstance(value, (int, float)) else float(text(value).strip())
+    except (ValueError, OverflowError, TypeError):
+        return None
+    return result if math.isfinite(result) else None
+
+
+def _shown(value, digits: int, integer_plain: bool, grouping: str = ",") -> str:
+    if value is None:
+        return MISSING
+    n = number(value)
+    if n is None:
+        return INVALID
+    if abs(n) >= _BIG:
+        return f"{n:.3e}"
+    if integer_plain and n.is_integer():
+        return f"{n:{grouping}.0f}"
+    return f"{n:{grouping}.{digits}f}"
+
+
+def show_number(value) -> str:
+    """Shares, quantities: 1,000 or 12.50."""
+    return _shown(value, 2, True)
+
+
+def show_price(value) -> str:
+    """Prices and costs: two decimals, no grouping (1465.00)."""
+    return _shown(value, 2, False, "")
+
+
+def show_signed(value) -> str:
+    """Scores: +0.42."""
+    n = number(value)
+    if n is None or abs(n) >= _BIG:
+        return _shown(value, 2, False, "")
+    return f"{n:+.2f}"
+
+
+def show_pct(value) -> str:
+    """A ratio as a percentage: 0.112 → 11.2%."""
+    n = number(value)
+    if n is None or abs(n) * 100 >= _BIG:
+        return _shown(value, 1, False, "")
+    return f"{n * 100:.1f}%"
+
+
+@lru_cache(maxsize=16384)
+def day(value) -> date | None:
+    """The date a stored timestamp starts with (YYYY-MM-DD…), or None. Remembered: the
+    same holdings' and profiles' dates are read on every turn."""
+    raw = text(value).strip()[:10]
+    try:
+        return date.fromisoformat(raw) if len(raw) == 10 else None
+    except ValueError:
+        return None
