@@ -8,9 +8,6 @@ migrations = Migrations("pixiu")
 
 
 @migrations()
-
-
-@migrations()
 def m001_conversations(db: Database) -> None:
     db["conversations"].create(
         {
@@ -73,9 +70,6 @@ def m001_conversations(db: Database) -> None:
 
 
 @migrations()
-
-
-@migrations()
 def m002_domain(db: Database) -> None:
     db["holdings"].create(
         {"symbol": str, "name": str, "short_names": str, "shares": float, "cost": float, "role": str,
@@ -125,15 +119,9 @@ def m002_domain(db: Database) -> None:
 
 
 @migrations()
-
-
-@migrations()
 def m003_per_symbol_indexes(db: Database) -> None:
     # symbol context loads each mentioned symbol's own decisions (trade review of a named stock)
     db["decisions"].create_index(["symbol", "decided_at"])
-
-
-@migrations()
 
 
 @migrations()
@@ -143,16 +131,10 @@ def m004_turn_tokens(db: Database) -> None:
 
 
 @migrations()
-
-
-@migrations()
 def m005_turn_owner(db: Database) -> None:
     # the process answering a pending turn ("pid:start"), so reopening a conversation marks
     # only the turns of processes that are gone as interrupted (store/liveness.py)
     db["turns"].add_column("owner", str)
-
-
-@migrations()
 
 
 @migrations()
@@ -165,9 +147,6 @@ def m006_portfolio_version(db: Database) -> None:
         for event in ("insert", "update", "delete"):
             db.execute(f"create trigger {table}_{event}_bumps_version after {event} on {table} "
                        "begin update portfolio_version set version = version + 1 where id = 1; end")
-
-
-@migrations()
 
 
 @migrations()
@@ -189,9 +168,6 @@ def m007_security_master(db: Database) -> None:
         for event in ("insert", "update", "delete"):
             db.execute(f"create trigger {table}_{event}_bumps_version after {event} on {table} "
                        "begin update securities_version set version = version + 1 where id = 1; end")
-
-
-@migrations()
 
 
 @migrations()
@@ -220,9 +196,6 @@ def m010_market_bars(db: Database) -> None:
     # so a valuation computed from the stored bars stays valid while this number is the same.
     db.execute("create table market_version (id integer primary key check (id = 1), version integer not null)")
     db.execute("insert into market_version (id, version) values (1, 0)")
-
-
-@migrations()
 
 
 @migrations()
@@ -255,9 +228,6 @@ def m011_analytics_profiles_signals_alerts_track(db: Database) -> None:
     for column in ("return_5d", "return_20d", "outcome_5d", "outcome_20d", "vs_stock_5d", "vs_stock_20d"):
         db["decisions"].add_column(column, float)
     db["decisions"].add_column("scored_at", str)
-
-
-@migrations()
 
 
 @migrations()
