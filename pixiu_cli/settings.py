@@ -6,6 +6,7 @@ memory only; it is never written to the database, logs or exports.
 
 from __future__ import annotations
 
+import math
 import os
 import stat
 import tomllib
@@ -31,6 +32,7 @@ class Settings:
     api_key: str | None = field(default=None, repr=False)
     timeout: float = 60.0
     max_retries: int = 2
+    deadline_seconds: float = 600.0  # [llm] deadline_seconds: one model call, retries included
     temperature: float | None = None
     offline_cache_profile: str = "deepseek"
     context: dict = field(default_factory=dict)  # [context] windows, limits and budget
@@ -126,8 +128,20 @@ def _prices_table(config: dict) -> dict:
     return table
 
 
+def _llm_deadline(config: dict, env_value: str | None) -> float:
+    table = config.get("llm", {})
+    if not isinstance(table, dict) or set(table) - {"deadline_seconds"}:
+        raise SettingsError("config.toml 的 [llm] 只能包含 deadline_seconds")
+    value = env_value or table.get("deadline_seconds", 600.0)
+    seconds = _number(value, "deadline_seconds", float)
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise SettingsError(f"deadline_seconds 应为正数（秒），而不是 {value!r}")
+    return seconds
+
+
 def validate_config(config: dict) -> None:
     """Raise SettingsError if `config` (a parsed config.toml) would not load."""
+    _llm_deadline(config, None)
     _context_table(config)
     _agent_table(config)
     _prices_table(config)
@@ -166,6 +180,7 @@ def load_settings(
         home=home,
         timeout=timeout,
         max_retries=max_retries,
+        deadline_seconds=_llm_deadline(config, env.get("PIXIU_DEADLINE_SECONDS")),
         temperature=temperature,
         offline_cache_profile=cache_profile,
         context=_context_table(config),
