@@ -372,6 +372,7 @@ def config_show() -> None:
 def offline_server(
     port: Annotated[int, typer.Option("--port", help="监听端口（0 表示随机）", min=0, max=65535)] = 8765,
     cache_profile: Annotated[str, typer.Option("--cache-profile", help="deepseek | openai | none")] = "deepseek",
+    control: Annotated[bool, typer.Option("--control", help="开启 /_pixiu 控制接口（仅用于测试，需要启动时显示的令牌）")] = False,
 ) -> None:
     """在前台运行离线 OpenAI 兼容服务（127.0.0.1），用于测试和无 key 体验。"""
     if cache_profile not in ("deepseek", "openai", "none"):
@@ -379,8 +380,10 @@ def offline_server(
     from pixiu_cli.offline.server import OfflineServer
 
     renderer = _renderer()
-    server = OfflineServer(cache_profile=cache_profile, port=port).start()
+    server = OfflineServer(cache_profile=cache_profile, port=port, control=control).start()
     renderer.info(f"离线服务已启动：{server.base_url}（缓存模拟：{cache_profile}），按 Ctrl-C 停止。")
+    if server.control_token:
+        renderer.dim(f"控制接口令牌（请求头 X-Pixiu-Control-Token）：{server.control_token}")
     try:
         import threading
 

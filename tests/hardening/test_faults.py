@@ -400,7 +400,7 @@ def test_key_pasted_with_a_trailing_newline_works(server, online_env):
     server.enqueue(_ok("好的。"))
     done = pixiu(dict(online_env, PIXIU_API_KEY=f"  {PLANTED_KEY}\n"), "ask", "你好")
     assert done.returncode == 0 and done.stdout.decode().strip() == "好的。", done.stderr.decode()
-    assert server.requests[-1].api_key == PLANTED_KEY
+    assert server.requests[-1].sent_key(PLANTED_KEY)
 
 
 def test_key_with_a_non_ascii_character_is_one_line(server, online_env):
