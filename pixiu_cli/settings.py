@@ -31,7 +31,7 @@ class Settings:
     model: str
     api_key: str | None = field(default=None, repr=False)
     timeout: float = 60.0
-    max_retries: int = 2
+    max_retries: int = 5  # DEFAULT_MAX_RETRIES
     deadline_seconds: float = 600.0  # [llm] deadline_seconds: one model call, retries included
     temperature: float | None = None
     offline_cache_profile: str = "deepseek"
@@ -59,6 +59,11 @@ class Settings:
     @property
     def config_path(self) -> Path:
         return self.home / "config.toml"
+
+
+# Retries happen only before any of the reply is shown and all within the call's deadline;
+# five ride out a provider that fails two attempts in five (waits 0.5 s doubling to 8 s).
+DEFAULT_MAX_RETRIES = 5
 
 
 def default_home() -> Path:
@@ -172,7 +177,7 @@ def load_settings(
         return default
 
     timeout = _number(pick(None, "PIXIU_TIMEOUT", "timeout", 60.0), "timeout", float)
-    max_retries = _number(pick(None, "PIXIU_MAX_RETRIES", "max_retries", 2), "max_retries", int)
+    max_retries = _number(pick(None, "PIXIU_MAX_RETRIES", "max_retries", DEFAULT_MAX_RETRIES), "max_retries", int)
     temperature = pick(None, "PIXIU_TEMPERATURE", "temperature")
     temperature = None if temperature is None else _number(temperature, "temperature", float)
     cache_profile = pick(None, "PIXIU_OFFLINE_CACHE_PROFILE", "offline_cache_profile", "deepseek")

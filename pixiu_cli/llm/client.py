@@ -27,7 +27,7 @@ MAX_PLAIN_BODY = 32 * 1024 * 1024  # a non-streamed body larger than this is not
 
 class ChatClient:
     def __init__(self, *, base_url: str, api_key: str, model: str, provider: str,
-                 timeout: float = 60.0, max_retries: int = 2, deadline_seconds: float = 600.0):
+                 timeout: float = 60.0, max_retries: int = 5, deadline_seconds: float = 600.0):
         self.base_url = base_url
         self.model = model
         self.provider = provider
@@ -154,8 +154,6 @@ class ChatClient:
                 break
         else:
             yield from self._events(decoder.close(), outcome, state)
-        if state.bad_before_finish is not None:
-            raise LLMError(MALFORMED.format(cause=state.bad_before_finish), kind="malformed")
         # Without the finish reason and the [DONE] terminator the stream was cut, even if the
         # connection closed cleanly (a proxy's time limit does exactly that).
         if outcome.finish_reason is None or not state.done:
@@ -165,6 +163,8 @@ class ChatClient:
         for event in events:
             try:
                 yield from wire.read_event(event, outcome, state)
+            except wire.BadChunk as exc:
+                raise LLMError(MALFORMED.format(cause=exc.cause), kind="malformed") from None
             except wire.ServerReportedError as exc:
                 raise LLMError(f"回复中途出错：{_scrub(str(exc), self._api_key)}，已保存收到的部分。",
                                kind="stream") from None
@@ -185,7 +185,7 @@ class ChatClient:
         if body.lstrip().startswith((b"data:", b":")):
             state, decoder = wire.StreamState(), wire.SSEDecoder()
             yield from self._events(decoder.feed(body) + decoder.close(), outcome, state)
-            if state.bad_before_finish is not None or outcome.finish_reason is None:
+            if outcome.finish_reason is None or not state.done:
                 raise LLMError(DROPPED, kind="dropped")
             return
         try:

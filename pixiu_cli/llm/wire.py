@@ -69,7 +69,7 @@ class StreamState:
     """What one attempt has read so far, beyond what `CallOutcome` holds."""
 
     done: bool = False  # the [DONE] terminator arrived
-    bad_before_finish: str | None = None  # cause of an undecodable event before the finish reason
+    skipped: int = 0  # undecodable events after the finish reason
     partial_calls: dict[int, dict] = field(default_factory=dict)
 
 
@@ -143,16 +143,19 @@ def _fold_tool_calls(parts, outcome: CallOutcome, state: StreamState) -> None:
 
 
 def read_event(data: str, outcome: CallOutcome, state: StreamState) -> list[tuple[str, str]]:
-    """One SSE event. An undecodable event is skipped but remembered: it is harmless only if
-    it came after the finish reason (nothing of the answer can be in it)."""
+    """One SSE event. An undecodable event after the finish reason is skipped: nothing of the
+    answer can be in it (it is the usage chunk at most, which then stays unknown). Before the
+    finish reason it may have carried part of the answer, so BadChunk is raised: the stream
+    counts as cut, and there is no point reading on."""
     if data.strip() == "[DONE]":
         state.done = True
         return []
     try:
         return apply_chunk(decode_chunk(data), outcome, state)
-    except BadChunk as exc:
-        if outcome.finish_reason is None and state.bad_before_finish is None:
-            state.bad_before_finish = exc.cause
+    except BadChunk:
+        if outcome.finish_reason is None:
+            raise
+        state.skipped += 1
         return []
 
 
