@@ -173,13 +173,15 @@ class ChatClient:
                     deadline: float) -> Iterator[tuple[str, str]]:
         """A 200 that is not an event stream: a whole completion, an event stream with the
         wrong content type, or something else entirely (a login page)."""
-        body = b""
+        pieces, size = [], 0
         for data in http.iter_bytes():
             if time.monotonic() > deadline:
                 raise self._deadline_error()
-            body += data
-            if len(body) > MAX_PLAIN_BODY:
+            pieces.append(data)
+            size += len(data)
+            if size > MAX_PLAIN_BODY:
                 break
+        body = b"".join(pieces)
         if wire.looks_like_html(content_type, body[:512]):
             raise LLMError(HTML_PAGE, kind="html")
         if body.lstrip().startswith((b"data:", b":")):

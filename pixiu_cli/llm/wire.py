@@ -30,24 +30,25 @@ class SSEDecoder:
     """Incremental server-sent-events framing: feed bytes, get each event's data."""
 
     def __init__(self) -> None:
-        self._buffer = b""
+        self._pending: list[bytes] = []  # pieces of a line not yet ended (no newline in them)
         self._data: list[str] = []
 
     def feed(self, data: bytes) -> list[str]:
-        self._buffer += data
         events: list[str] = []
-        while True:
-            cut = self._buffer.find(b"\n")
-            if cut < 0:
-                return events
-            line, self._buffer = self._buffer[:cut].rstrip(b"\r"), self._buffer[cut + 1:]
-            self._line(line.decode("utf-8", errors="replace"), events)
+        *lines, rest = data.split(b"\n")
+        for line in lines:
+            # Joining only when a line ends keeps a huge event (split over many reads) linear.
+            whole, self._pending = b"".join([*self._pending, line]), []
+            self._line(whole.rstrip(b"\r").decode("utf-8", errors="replace"), events)
+        if rest:
+            self._pending.append(rest)
+        return events
 
     def close(self) -> list[str]:
         events: list[str] = []
-        if self._buffer:
-            self._line(self._buffer.rstrip(b"\r").decode("utf-8", errors="replace"), events)
-            self._buffer = b""
+        if self._pending:
+            whole, self._pending = b"".join(self._pending), []
+            self._line(whole.rstrip(b"\r").decode("utf-8", errors="replace"), events)
         self._line("", events)
         return events
 

@@ -118,7 +118,7 @@ def _digest(key: str) -> str:
 
 
 def _loggable_headers(headers) -> dict[str, str]:
-    return {k.lower(): ("（已隐去）" if k.lower() in CREDENTIAL_HEADERS else v) for k, v in headers.items()}
+    return {k.lower(): ("[redacted]" if k.lower() in CREDENTIAL_HEADERS else v) for k, v in headers.items()}
 
 
 def _bearer(value: str | None) -> str | None:

@@ -209,3 +209,14 @@ def test_a_server_that_never_finishes_meets_the_deadline(bad, piece, shown):
     assert 1.9 <= time.monotonic() - started < 4.0
     assert str(info.value) == DEADLINE.format(seconds=2) and info.value.kind == "deadline"
     assert outcome.text.startswith(shown) and bad.requests == 1  # the deadline is not retried
+
+
+def test_event_framing_survives_any_split_of_the_bytes():
+    from pixiu_cli.llm.wire import SSEDecoder
+
+    raw = 'data: {"a": "一"}\r\n\r\n: keep-alive\n\ndata: x\ndata: y\n\nevent: e\ndata:[DONE]\n\n'.encode()
+    for size in (1, 2, 3, 7, len(raw)):
+        decoder, events = SSEDecoder(), []
+        for start in range(0, len(raw), size):
+            events += decoder.feed(raw[start:start + size])
+        assert events + decoder.close() == ['{"a": "一"}', "x\ny", "[DONE]"], size
