@@ -23,9 +23,7 @@ from pixiu_cli.store.conversations import ConversationStore, Usage
 # loses at most this much of what was shown; a fast reply is never saved half-way).
 PARTIAL_SAVE_SECONDS = 0.25
 STEP_LIMIT_NOTE = "已达到本轮工具调用上限（{n} 步）：请不要再调用工具，根据已有信息直接回答用户。"
-
-
-RETRIED_PARTIAL = "（已自动重试）"
+RETRIED_PARTIAL = "（已自动重试）"  # appended to the error of a broken call that was asked again
 
 
 class TurnSink(Protocol):
@@ -62,7 +60,6 @@ class TurnResult:
     calls: int
     notices: tuple[str, ...] = ()
     attempts: int = 0  # HTTP requests to the model service, retries included
-    cut_after_output: bool = False  # the reply broke after part of it was shown (/retry offers a rerun)
 
 
 def sum_usage(usages: list[Usage]) -> Usage:
@@ -147,13 +144,12 @@ class Agent:
         status, error, reply = "complete", None, ""
         limit = self.guardrails.max_steps
 
-        attempts, cut_after_output = 0, False
+        attempts = 0
         for step in range(limit + 1):
             request = self._request(messages)
             call = self._call(turn, conversation_id, step, request, context_json, sink, retry_partial)
             outcome, call_status, call_error = call.outcome, call.status, call.error
             attempts += call.attempts
-            cut_after_output = call.cut_after_output
             usages.append(outcome.usage)
             latency += outcome.latency_ms or 0.0
             reply = outcome.text
@@ -195,7 +191,7 @@ class Agent:
         self.store.finish_turn(turn.id, status=status, reply_text=reply, messages=added, error=error,
                                history_tokens=turn_history_tokens(sent_later))
         return TurnResult(conversation_id, turn.id, turn.seq, reply, status, error, sum_usage(usages),
-                          latency, len(usages), tuple(notices), attempts, cut_after_output and status == "error")
+                          latency, len(usages), tuple(notices), attempts)
 
     def _call(self, turn, conversation_id: int, step: int, request: ChatRequest, context_json: str | None,
               sink: TurnSink, retry_partial: bool) -> "CallResult":
@@ -222,7 +218,7 @@ class Agent:
                 request_json=outcome.request_json or None)
             if not retry:
                 outcome.latency_ms = latency
-                return CallResult(outcome, status, error, used, after_output and status == "error")
+                return CallResult(outcome, status, error, used)
             sink.retrying(RETRYING)
             time.sleep(self.client.policy.delay(used, None) or 0.0)
 
@@ -254,4 +250,3 @@ class CallResult:
     status: str
     error: str | None
     attempts: int
-    cut_after_output: bool
