@@ -10,11 +10,18 @@ Warnings llmock may still report, and why they are expected:
   or pixiu stopped reading at the bad chunk and retried, but the whole small response was
   already sent, so llmock saw a completed stream and counted the retry as a new call.
 * `gave_up` — a turn's retry budget (PIXIU_MAX_RETRIES) was spent on earlier faults.
+
+llmock draws its faults from Python's global `random`; the test seeds it (PIXIU_CHAOS_SEED,
+default below) so that the suite sees the same fault sequence on every run. Set
+PIXIU_CHAOS_SEED=random for a fresh draw: about 40 % of attempts fail, so a run now and then
+spends a call's whole retry budget, and llmock reports any call whose last attempt was a
+truncated stream as `truncated_stream_accepted` even though pixiu marked it failed.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -31,6 +38,10 @@ LLMOCK_BIN = str(Path(sys.executable).with_name("llmock"))
 FAULT_MIX = ["--error-rate", "429=0.15", "--error-rate", "503=0.10", "--stream-fault", "truncate=0.10",
              "--stream-fault", "malformed=0.05", "--stream-fault", "disconnect=0.05"]
 TURNS = 20
+DEFAULT_SEED = "20261130"
+# llmock's own console script, with the global random generator seeded first.
+SEEDED_LAUNCHER = ("import random, sys; random.seed(int(sys.argv[1])); sys.argv = ['llmock', *sys.argv[2:]]; "
+                   "from llmock.cli import app; app()")
 
 
 def free_port() -> int:
@@ -44,7 +55,10 @@ def chaos_server(tmp_path):
     port = free_port()
     env = {k: v for k, v in clean_env(tmp_path).items() if not k.startswith("LLMOCK_")}
     log = (tmp_path / "llmock.log").open("wb")
-    process = subprocess.Popen([LLMOCK_BIN, "serve", "--host", "127.0.0.1", "--port", str(port),
+    seed = os.environ.get("PIXIU_CHAOS_SEED", DEFAULT_SEED)
+    launcher = ([LLMOCK_BIN] if seed == "random" else
+                [sys.executable, "-c", SEEDED_LAUNCHER, seed])
+    process = subprocess.Popen([*launcher, "serve", "--host", "127.0.0.1", "--port", str(port),
                                 "--log-level", "warning", *FAULT_MIX], env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
