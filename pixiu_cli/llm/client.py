@@ -205,8 +205,11 @@ def _forget_attempt(outcome: CallOutcome) -> None:
     outcome.text, outcome.reasoning, outcome.tool_calls, outcome.finish_reason = "", "", [], None
 
 
-def _translate(exc, client: ChatClient, retries: int) -> LLMError:
+def _translate(exc, client: ChatClient, retries: int | None = None) -> LLMError:
+    """`retries`: how many were made before this error (default: the configured number)."""
     import openai
+
+    retries = client._max_retries if retries is None else retries
 
     where = _without_credentials(client.base_url)
     if isinstance(exc, openai.APITimeoutError):
