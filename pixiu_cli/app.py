@@ -102,10 +102,12 @@ def open_app(settings: Settings, *, demo: bool = False, calls_model: bool = True
 
         server = OfflineServer(cache_profile=settings.offline_cache_profile).start() if calls_model else None
         client = ChatClient(base_url=server.base_url if server else "http://127.0.0.1/v1 (离线服务未启动)", api_key=OFFLINE_PLACEHOLDER_KEY, model=settings.model,
-                            provider="offline", timeout=settings.timeout, max_retries=settings.max_retries)
+                            provider="offline", timeout=settings.timeout, max_retries=settings.max_retries,
+                            deadline_seconds=settings.deadline_seconds)
     else:
         client = ChatClient(base_url=settings.base_url, api_key=settings.api_key, model=settings.model,
-                            provider=settings.provider, timeout=settings.timeout, max_retries=settings.max_retries)
+                            provider=settings.provider, timeout=settings.timeout, max_retries=settings.max_retries,
+                            deadline_seconds=settings.deadline_seconds)
     domain = DomainStore(db)
     if demo:
         refresh_demo_data(domain)

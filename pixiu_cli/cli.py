@@ -130,6 +130,9 @@ def ask(
     model: ModelOpt = None,
     offline: OfflineOpt = False,
     demo: DemoOpt = False,
+    retry_partial: Annotated[Optional[bool], typer.Option(
+        "--retry-partial/--no-retry-partial",
+        help="回复中途断开时自动重新生成（--json 时默认开启）；开启后回答在完成后一次输出")] = None,
 ) -> None:
     """问一个问题并退出（不进入交互界面）。"""
     from pixiu_cli.agent.loop import SilentSink
@@ -144,8 +147,12 @@ def ask(
     with _opened(model, offline, demo, conversation, continue_) as (renderer, app_, conversation_id):
         if conversation_id is None:
             conversation_id = app_.store.create_conversation(model=app_.settings.model).id
-        if as_json:
-            result = app_.agent.run_turn(conversation_id, text, SilentSink())
+        retry_partial = as_json if retry_partial is None else retry_partial
+        if as_json or retry_partial:
+            # A retried reply must not follow half of the first one on stdout: print it whole.
+            result = app_.agent.run_turn(conversation_id, text, SilentSink(), retry_partial=retry_partial)
+            if not as_json and result.reply:
+                renderer.markdown(result.reply)
         else:
             with renderer.reply() as stream:
                 result = app_.agent.run_turn(conversation_id, text, stream)
@@ -154,7 +161,7 @@ def ask(
             renderer.raw(json.dumps({
                 "conversation_id": result.conversation_id, "turn_id": result.turn_id, "turn": result.seq,
                 "reply": result.reply, "status": result.status, "error": result.error,
-                "notices": list(result.notices), "model": app_.settings.model, "offline": app_.settings.offline,
+                "notices": list(result.notices), "model": app_.settings.model, "offline": app_.settings.offline, "attempts": result.attempts,
                 "usage": {"prompt_tokens": u.prompt_tokens, "completion_tokens": u.completion_tokens,
                           "cache_hit_tokens": u.cache_hit_tokens, "cache_miss_tokens": u.cache_miss_tokens},
             }, ensure_ascii=False))
@@ -470,6 +477,7 @@ def config_show() -> None:
 def offline_server(
     port: Annotated[int, typer.Option("--port", help="监听端口（0 表示随机）", min=0, max=65535)] = 8765,
     cache_profile: Annotated[str, typer.Option("--cache-profile", help="deepseek | openai | none")] = "deepseek",
+    control: Annotated[bool, typer.Option("--control", help="开启 /_pixiu 控制接口（仅用于测试，需要启动时显示的令牌）")] = False,
 ) -> None:
     """在前台运行离线 OpenAI 兼容服务（127.0.0.1），用于测试和无 key 体验。"""
     if cache_profile not in ("deepseek", "openai", "none"):
@@ -477,8 +485,10 @@ def offline_server(
     from pixiu_cli.offline.server import OfflineServer
 
     renderer = _renderer()
-    server = OfflineServer(cache_profile=cache_profile, port=port).start()
+    server = OfflineServer(cache_profile=cache_profile, port=port, control=control).start()
     renderer.info(f"离线服务已启动：{server.base_url}（缓存模拟：{cache_profile}），按 Ctrl-C 停止。")
+    if server.control_token:
+        renderer.dim(f"控制接口令牌（请求头 X-Pixiu-Control-Token）：{server.control_token}")
     try:
         import threading
 

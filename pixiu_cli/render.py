@@ -94,6 +94,12 @@ class ReplyStream:
         self._stop_live()
         self.r.info(line)
 
+    def retrying(self, line: str) -> None:
+        """Only on a terminal: a script reading stdout gets the answer and nothing else."""
+        if self.r.rich_output:
+            self._stop_live()
+            self.r.dim(line)
+
     def _stop_live(self) -> None:
         if self._live is not None:
             from rich.markdown import Markdown

@@ -6,6 +6,7 @@ memory only; it is never written to the database, logs or exports.
 
 from __future__ import annotations
 
+import math
 import os
 import stat
 import tomllib
@@ -30,7 +31,8 @@ class Settings:
     model: str
     api_key: str | None = field(default=None, repr=False)
     timeout: float = 60.0
-    max_retries: int = 2
+    max_retries: int = 5  # DEFAULT_MAX_RETRIES
+    deadline_seconds: float = 600.0  # [llm] deadline_seconds: one model call, retries included
     temperature: float | None = None
     offline_cache_profile: str = "deepseek"
     context: dict = field(default_factory=dict)  # [context] windows, limits and budget
@@ -58,6 +60,11 @@ class Settings:
     @property
     def config_path(self) -> Path:
         return self.home / "config.toml"
+
+
+# Retries happen only before any of the reply is shown and all within the call's deadline;
+# five ride out a provider that fails two attempts in five (waits 0.5 s doubling to 8 s).
+DEFAULT_MAX_RETRIES = 5
 
 
 def default_home() -> Path:
@@ -140,8 +147,20 @@ def _backtest_table(config: dict) -> dict:
     return table
 
 
+def _llm_deadline(config: dict, env_value: str | None) -> float:
+    table = config.get("llm", {})
+    if not isinstance(table, dict) or set(table) - {"deadline_seconds"}:
+        raise SettingsError("config.toml 的 [llm] 只能包含 deadline_seconds")
+    value = env_value or table.get("deadline_seconds", 600.0)
+    seconds = _number(value, "deadline_seconds", float)
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise SettingsError(f"deadline_seconds 应为正数（秒），而不是 {value!r}")
+    return seconds
+
+
 def validate_config(config: dict) -> None:
     """Raise SettingsError if `config` (a parsed config.toml) would not load."""
+    _llm_deadline(config, None)
     _context_table(config)
     _agent_table(config)
     _prices_table(config)
@@ -173,7 +192,7 @@ def load_settings(
         return default
 
     timeout = _number(pick(None, "PIXIU_TIMEOUT", "timeout", 60.0), "timeout", float)
-    max_retries = _number(pick(None, "PIXIU_MAX_RETRIES", "max_retries", 2), "max_retries", int)
+    max_retries = _number(pick(None, "PIXIU_MAX_RETRIES", "max_retries", DEFAULT_MAX_RETRIES), "max_retries", int)
     temperature = pick(None, "PIXIU_TEMPERATURE", "temperature")
     temperature = None if temperature is None else _number(temperature, "temperature", float)
     cache_profile = pick(None, "PIXIU_OFFLINE_CACHE_PROFILE", "offline_cache_profile", "deepseek")
@@ -181,6 +200,7 @@ def load_settings(
         home=home,
         timeout=timeout,
         max_retries=max_retries,
+        deadline_seconds=_llm_deadline(config, env.get("PIXIU_DEADLINE_SECONDS")),
         temperature=temperature,
         offline_cache_profile=cache_profile,
         context=_context_table(config),

@@ -15,6 +15,7 @@ from pixiu_cli.agent.guardrails import Guardrails, run_tool
 from pixiu_cli.agent.tools import ToolContext, ToolRegistry
 from pixiu_cli.context.builder import BuiltMessages, ContextBuilder
 from pixiu_cli.context.inspect import is_context_message
+from pixiu_cli.llm.client import RETRYING
 from pixiu_cli.llm.types import CallOutcome, ChatRequest, LLMError
 from pixiu_cli.store.conversations import ConversationStore, Usage
 
@@ -22,12 +23,14 @@ from pixiu_cli.store.conversations import ConversationStore, Usage
 # loses at most this much of what was shown; a fast reply is never saved half-way).
 PARTIAL_SAVE_SECONDS = 0.25
 STEP_LIMIT_NOTE = "已达到本轮工具调用上限（{n} 步）：请不要再调用工具，根据已有信息直接回答用户。"
+RETRIED_PARTIAL = "（已自动重试）"  # appended to the error of a broken call that was asked again
 
 
 class TurnSink(Protocol):
     def reasoning(self, delta: str) -> None: ...
     def text(self, delta: str) -> None: ...
     def notice(self, line: str) -> None: ...
+    def retrying(self, line: str) -> None: ...
 
 
 class SilentSink:
@@ -38,6 +41,9 @@ class SilentSink:
         pass
 
     def notice(self, line: str) -> None:
+        pass
+
+    def retrying(self, line: str) -> None:
         pass
 
 
@@ -53,6 +59,7 @@ class TurnResult:
     latency_ms: float
     calls: int
     notices: tuple[str, ...] = ()
+    attempts: int = 0  # HTTP requests to the model service, retries included
 
 
 def sum_usage(usages: list[Usage]) -> Usage:
@@ -115,7 +122,8 @@ class Agent:
         info = context_summary_json(built)
         return self.client.body_for(self._request(built.messages)), (json.loads(info) if info else None)
 
-    def run_turn(self, conversation_id: int, user_text: str, sink: TurnSink | None = None) -> TurnResult:
+    def run_turn(self, conversation_id: int, user_text: str, sink: TurnSink | None = None, *,
+                 retry_partial: bool = False) -> TurnResult:
         sink = sink or SilentSink()
         turn = self.store.start_turn(conversation_id, user_text)
         if self.compactor is not None:
@@ -137,33 +145,12 @@ class Agent:
         status, error, reply = "complete", None, ""
         limit = self.guardrails.max_steps
 
+        attempts = 0
         for step in range(limit):  # max_steps model calls, no more
             request = self._request(messages)
-            outcome = CallOutcome()
-            call_id = self.store.start_call(
-                turn_id=turn.id, conversation_id=conversation_id, step=step, provider=self.client.provider,
-                model=self.client.model, request_json=json.dumps(self.client.body_for(request), ensure_ascii=False),
-                context_json=context_json if step == 0 else None)
-            call_status, call_error = "complete", None
-            saved_at = time.monotonic()
-            try:
-                for kind, delta in self.client.stream(request, outcome):
-                    (sink.reasoning if kind == "reasoning" else sink.text)(delta)
-                    if time.monotonic() - saved_at >= PARTIAL_SAVE_SECONDS:
-                        # SIGKILL cannot be caught: keep what has arrived on disk as it arrives.
-                        self.store.save_partial(call_id, outcome.text, outcome.reasoning)
-                        saved_at = time.monotonic()
-            except LLMError as exc:
-                call_status, call_error = "error", str(exc)
-            except KeyboardInterrupt:
-                call_status, call_error = "interrupted", "用户按 Ctrl-C 中断了回复"
-            except BrokenPipeError:  # the reader went away (`pixiu ask … | head`)
-                call_status, call_error = "interrupted", "输出管道已关闭"
-            self.store.finish_call(
-                call_id, status=call_status, reply_text=outcome.text, reasoning_text=outcome.reasoning,
-                tool_calls=[t.as_message_part() for t in outcome.tool_calls], finish_reason=outcome.finish_reason,
-                usage=outcome.usage, ttft_ms=outcome.ttft_ms, latency_ms=outcome.latency_ms,
-                error=call_error, request_json=outcome.request_json or None)
+            call = self._call(turn, conversation_id, step, request, context_json, sink, retry_partial)
+            outcome, call_status, call_error = call.outcome, call.status, call.error
+            attempts += call.attempts
             usages.append(outcome.usage)
             latency += outcome.latency_ms or 0.0
             reply = outcome.text
@@ -205,4 +192,62 @@ class Agent:
         self.store.finish_turn(turn.id, status=status, reply_text=reply, messages=added, error=error,
                                history_tokens=turn_history_tokens(sent_later))
         return TurnResult(conversation_id, turn.id, turn.seq, reply, status, error, sum_usage(usages),
-                          latency, len(usages), tuple(notices))
+                          latency, len(usages), tuple(notices), attempts)
+
+    def _call(self, turn, conversation_id: int, step: int, request: ChatRequest, context_json: str | None,
+              sink: TurnSink, retry_partial: bool) -> "CallResult":
+        """One model call. With `retry_partial`, a reply that broke after part of it arrived is
+        asked for again (same request, a new call row; the broken one stays, labelled), as long
+        as the client's retry budget lasts; otherwise that part is kept and the call fails."""
+        used, latency = 0, 0.0
+        while True:
+            outcome = CallOutcome()
+            call_id = self.store.start_call(
+                turn_id=turn.id, conversation_id=conversation_id, step=step, provider=self.client.provider,
+                model=self.client.model, request_json=json.dumps(self.client.body_for(request), ensure_ascii=False),
+                context_json=context_json if step == 0 else None)
+            status, error, after_output = self._stream_call(call_id, request, outcome, sink, used)
+            used += max(outcome.attempts, 1)
+            latency += outcome.latency_ms or 0.0
+            retry = (status == "error" and after_output and retry_partial
+                     and used <= self.client.policy.max_retries)
+            self.store.finish_call(
+                call_id, status=status, reply_text=outcome.text, reasoning_text=outcome.reasoning,
+                tool_calls=[t.as_message_part() for t in outcome.tool_calls], finish_reason=outcome.finish_reason,
+                usage=outcome.usage, ttft_ms=outcome.ttft_ms, latency_ms=outcome.latency_ms,
+                error=f"{error}{RETRIED_PARTIAL}" if retry else error,
+                request_json=outcome.request_json or None)
+            if not retry:
+                outcome.latency_ms = latency
+                return CallResult(outcome, status, error, used)
+            sink.retrying(RETRYING)
+            time.sleep(self.client.policy.delay(used, None) or 0.0)
+
+    def _stream_call(self, call_id: int, request: ChatRequest, outcome: CallOutcome, sink: TurnSink,
+                     retries_used: int) -> tuple[str, str | None, bool]:
+        saved_at = time.monotonic()
+        try:
+            for kind, delta in self.client.stream(request, outcome, retries_used=retries_used):
+                if kind == "retry":
+                    sink.retrying(delta)
+                    continue
+                (sink.reasoning if kind == "reasoning" else sink.text)(delta)
+                if time.monotonic() - saved_at >= PARTIAL_SAVE_SECONDS:
+                    # SIGKILL cannot be caught: keep what has arrived on disk as it arrives.
+                    self.store.save_partial(call_id, outcome.text, outcome.reasoning)
+                    saved_at = time.monotonic()
+        except LLMError as exc:
+            return "error", str(exc), exc.after_output
+        except KeyboardInterrupt:
+            return "interrupted", "用户按 Ctrl-C 中断了回复", False
+        except BrokenPipeError:  # the reader went away (`pixiu ask … | head`)
+            return "interrupted", "输出管道已关闭", False
+        return "complete", None, False
+
+
+@dataclass(frozen=True)
+class CallResult:
+    outcome: CallOutcome
+    status: str
+    error: str | None
+    attempts: int

@@ -1,7 +1,9 @@
 """The only module that imports openai, and only when the first call is made.
 
 Every call is streamed with usage included; the exact body that went over the wire is
-captured from the HTTP layer, so what is stored is what the model saw."""
+captured from the HTTP layer, so what is stored is what the model saw. The SDK sends the
+request; the response body is read here (see wire.py), and retries are made here rather
+than inside the SDK, so that each one can be announced and all of them fit in one deadline."""
 
 from __future__ import annotations
 
@@ -9,16 +11,23 @@ import json
 import time
 from collections.abc import Iterator
 
-from pixiu_cli.llm.types import CallOutcome, ChatRequest, LLMError, ToolCall
-from pixiu_cli.llm.usage import parse_usage
+from pixiu_cli.llm import wire
+from pixiu_cli.llm.retry import RETRYABLE_KINDS, RetryPolicy, parse_retry_after, retryable_status
+from pixiu_cli.llm.types import CallOutcome, ChatRequest, LLMError
 
 DROPPED = "回复中途断开（连接提前结束），已保存收到的部分。"
 BAD_KEY = "API key 含有换行、控制字符或非 ASCII 字符（多半是复制时带入的），请检查 DEEPSEEK_API_KEY / PIXIU_API_KEY 或 config.toml。"
+MALFORMED = "模型服务返回了无法解析的数据（{cause}），已保存收到的部分。"
+HTML_PAGE = ("模型服务地址返回的是一个网页（HTML），不是 API 回复：多半是需要登录的 Wi-Fi 或代理页面，"
+             "请检查网络或 PIXIU_BASE_URL。")
+DEADLINE = "模型服务在 {seconds:g} 秒内没有完成回复（上限见 config.toml 的 [llm] deadline_seconds），已保存收到的部分。"
+RETRYING = "重试中…"
+MAX_PLAIN_BODY = 32 * 1024 * 1024  # a non-streamed body larger than this is not a reply
 
 
 class ChatClient:
     def __init__(self, *, base_url: str, api_key: str, model: str, provider: str,
-                 timeout: float = 60.0, max_retries: int = 2):
+                 timeout: float = 60.0, max_retries: int = 5, deadline_seconds: float = 600.0):
         self.base_url = base_url
         self.model = model
         self.provider = provider
@@ -27,6 +36,7 @@ class ChatClient:
         self._api_key = api_key.strip() if isinstance(api_key, str) else api_key
         self._timeout = timeout
         self._max_retries = max_retries
+        self.policy = RetryPolicy(max_retries=max_retries, deadline_seconds=deadline_seconds)
         self._sdk = None
         self._last_body: bytes = b""
 
@@ -41,9 +51,9 @@ class ChatClient:
                 self._last_body = request.content
 
             http_client = openai.DefaultHttpx2Client(event_hooks={"request": [remember_body]})
+            # max_retries=0: retrying is done in stream(), within the call's deadline.
             self._sdk = openai.OpenAI(base_url=self.base_url, api_key=self._api_key,
-                                      timeout=self._timeout, max_retries=self._max_retries,
-                                      http_client=http_client)
+                                      timeout=self._timeout, max_retries=0, http_client=http_client)
         return self._sdk
 
     def body_for(self, request: ChatRequest) -> dict:
@@ -55,80 +65,151 @@ class ChatClient:
             body["temperature"] = request.temperature
         return body
 
-    def stream(self, request: ChatRequest, outcome: CallOutcome) -> Iterator[tuple[str, str]]:
-        """Yield ("reasoning" | "text", delta) while filling `outcome`. Raises LLMError."""
-        import openai
-
-        body = self.body_for(request)
+    def stream(self, request: ChatRequest, outcome: CallOutcome,
+               retries_used: int = 0) -> Iterator[tuple[str, str]]:
+        """Yield ("reasoning" | "text", delta) while filling `outcome`, and ("retry", line)
+        before each new attempt. Raises LLMError (with `after_output` set if part of the
+        reply had been yielded: that call is not retried here). `retries_used`: attempts
+        already spent on this request by the caller, which count against the same budget."""
         # Until the HTTP layer reports the real bytes, keep the body we asked the SDK to send.
-        outcome.request_json = json.dumps(body, ensure_ascii=False)
+        outcome.request_json = json.dumps(self.body_for(request), ensure_ascii=False)
         if isinstance(self._api_key, str) and not (self._api_key.isascii() and self._api_key.isprintable()):
             # httpx would fail to encode the header: 'UnicodeEncodeError' or a connection error.
             raise LLMError(BAD_KEY, kind="config")
         started = time.perf_counter()
-        partial_calls: dict[int, dict] = {}
-        stream = None
+        deadline = time.monotonic() + self.policy.deadline_seconds
+        retries = retries_used
         try:
-            kwargs = {k: v for k, v in body.items() if k not in ("model", "messages")}
-            stream = self._client().chat.completions.create(model=self.model, messages=request.messages,
-                                                            **kwargs)
-            outcome.request_json = self._last_body.decode("utf-8") or outcome.request_json
-            for chunk in stream:
-                if chunk.usage is not None:
-                    outcome.usage = parse_usage(chunk.usage)
-                for choice in chunk.choices or []:
-                    delta = choice.delta
-                    if delta is None:
-                        continue
-                    reasoning = getattr(delta, "reasoning_content", None) or \
-                        (getattr(delta, "model_extra", None) or {}).get("reasoning_content")
-                    if reasoning:
-                        outcome.ttft_ms = outcome.ttft_ms or (time.perf_counter() - started) * 1000
-                        outcome.reasoning += reasoning
-                        yield "reasoning", reasoning
-                    if delta.content:
-                        outcome.ttft_ms = outcome.ttft_ms or (time.perf_counter() - started) * 1000
-                        outcome.text += delta.content
-                        yield "text", delta.content
-                    for part in delta.tool_calls or []:
-                        slot = partial_calls.setdefault(part.index, {"id": "", "name": "", "arguments": ""})
-                        if part.id:
-                            slot["id"] = part.id
-                        if part.function is not None:
-                            slot["name"] += part.function.name or ""
-                            slot["arguments"] += part.function.arguments or ""
-                        outcome.tool_calls = [ToolCall(s["id"] or f"call_{i}", s["name"], s["arguments"])
-                                              for i, s in sorted(partial_calls.items())]
-                    if choice.finish_reason:
-                        outcome.finish_reason = choice.finish_reason
-            if outcome.finish_reason is None:
-                raise LLMError(DROPPED, kind="dropped")
-        except openai.APIError as exc:
-            if stream is not None and type(exc) is openai.APIConnectionError:
-                # The SDK reports a connection closed in the middle of the body (httpx's
-                # RemoteProtocolError) as a connection error; the connection did work.
-                raise LLMError(DROPPED, kind="dropped") from None
-            raise _translate(exc, self) from None
-        except LLMError:
-            raise
-        except (json.JSONDecodeError, ValueError) as exc:
-            raise LLMError(f"模型服务返回了无法解析的数据（{type(exc).__name__}），已保存收到的部分。",
-                           kind="malformed") from None
-        except (TypeError, AttributeError, KeyError, IndexError) as exc:
-            if stream is None:
-                raise
-            # Valid JSON of the wrong shape ({"choices": "x"}, null, a number as content):
-            # the SDK does not validate stream chunks, so reading one fails here.
-            raise LLMError(f"模型服务返回了无法解析的数据（{type(exc).__name__}），已保存收到的部分。",
-                           kind="malformed") from None
+            while True:
+                outcome.attempts = retries - retries_used + 1
+                shown = False
+                try:
+                    for kind, delta in self._attempt(request, outcome, deadline, retries):
+                        if not shown:
+                            shown = True
+                            outcome.ttft_ms = outcome.ttft_ms or (time.perf_counter() - started) * 1000
+                        yield kind, delta
+                    return
+                except LLMError as exc:
+                    exc.after_output = shown
+                    wait = self._retry_wait(exc, retries + 1, deadline) if not shown else None
+                    if wait is None:
+                        raise
+                retries += 1
+                _forget_attempt(outcome)
+                yield "retry", RETRYING
+                time.sleep(wait)
         finally:
             outcome.latency_ms = (time.perf_counter() - started) * 1000
-            if stream is not None:
-                stream.close()
+
+    def _retry_wait(self, exc: LLMError, retry_number: int, deadline: float) -> float | None:
+        if not (exc.kind in RETRYABLE_KINDS or (exc.kind == "status" and retryable_status(exc.status))):
+            return None
+        wait = self.policy.delay(retry_number, exc.retry_after)
+        if wait is None or time.monotonic() + wait >= deadline:
+            return None
+        return wait
+
+    def _attempt(self, request: ChatRequest, outcome: CallOutcome, deadline: float,
+                 retries: int) -> Iterator[tuple[str, str]]:
+        import httpx2
+        import openai
+
+        body = self.body_for(request)
+        kwargs = {k: v for k, v in body.items() if k not in ("model", "messages")}
+        # A read timeout never reaches past the deadline.
+        timeout = max(0.001, min(self._timeout, deadline - time.monotonic()))
+        try:
+            with self._client().chat.completions.with_streaming_response.create(
+                    model=self.model, messages=request.messages, timeout=timeout, **kwargs) as response:
+                outcome.request_json = self._last_body.decode("utf-8") or outcome.request_json
+                yield from self._read(response.http_response, outcome, deadline)
+        except openai.APIError as exc:
+            if isinstance(exc, openai.APITimeoutError) and time.monotonic() >= deadline - 0.01:
+                raise self._deadline_error() from None
+            raise _translate(exc, self, retries) from None
+        except httpx2.TimeoutException:
+            if time.monotonic() >= deadline - 0.01:
+                raise self._deadline_error() from None
+            raise LLMError(f"模型服务响应超时（{self._timeout:g} 秒，{_without_credentials(self.base_url)}），"
+                           "已保存收到的部分。", kind="timeout") from None
+        except httpx2.TransportError:
+            # The connection closed in the middle of the body (RemoteProtocolError, a reset).
+            raise LLMError(DROPPED, kind="dropped") from None
+
+    def _deadline_error(self) -> LLMError:
+        return LLMError(DEADLINE.format(seconds=self.policy.deadline_seconds), kind="deadline")
+
+    def _read(self, http, outcome: CallOutcome, deadline: float) -> Iterator[tuple[str, str]]:
+        content_type = http.headers.get("content-type", "").lower()
+        if "event-stream" not in content_type:
+            yield from self._read_plain(http, content_type, outcome, deadline)
+            return
+        state, decoder = wire.StreamState(), wire.SSEDecoder()
+        for data in http.iter_bytes():
+            if time.monotonic() > deadline:
+                raise self._deadline_error()
+            yield from self._events(decoder.feed(data), outcome, state)
+            if state.done:
+                break
+        else:
+            yield from self._events(decoder.close(), outcome, state)
+        # Without the finish reason and the [DONE] terminator the stream was cut, even if the
+        # connection closed cleanly (a proxy's time limit does exactly that).
+        if outcome.finish_reason is None or not state.done:
+            raise LLMError(DROPPED, kind="dropped")
+
+    def _events(self, events: list[str], outcome: CallOutcome, state) -> Iterator[tuple[str, str]]:
+        for event in events:
+            try:
+                yield from wire.read_event(event, outcome, state)
+            except wire.BadChunk as exc:
+                raise LLMError(MALFORMED.format(cause=exc.cause), kind="malformed") from None
+            except wire.ServerReportedError as exc:
+                raise LLMError(f"回复中途出错：{_scrub(str(exc), self._api_key)}，已保存收到的部分。",
+                               kind="stream") from None
+
+    def _read_plain(self, http, content_type: str, outcome: CallOutcome,
+                    deadline: float) -> Iterator[tuple[str, str]]:
+        """A 200 that is not an event stream: a whole completion, an event stream with the
+        wrong content type, or something else entirely (a login page)."""
+        pieces, size = [], 0
+        for data in http.iter_bytes():
+            if time.monotonic() > deadline:
+                raise self._deadline_error()
+            pieces.append(data)
+            size += len(data)
+            if size > MAX_PLAIN_BODY:
+                break
+        body = b"".join(pieces)
+        if wire.looks_like_html(content_type, body[:512]):
+            raise LLMError(HTML_PAGE, kind="html")
+        if body.lstrip().startswith((b"data:", b":")):
+            state, decoder = wire.StreamState(), wire.SSEDecoder()
+            yield from self._events(decoder.feed(body) + decoder.close(), outcome, state)
+            if outcome.finish_reason is None or not state.done:
+                raise LLMError(DROPPED, kind="dropped")
+            return
+        try:
+            shown = wire.read_completion(body, outcome)
+        except wire.BadChunk as exc:
+            raise LLMError(MALFORMED.format(cause=exc.cause), kind="malformed") from None
+        except wire.ServerReportedError as exc:
+            raise LLMError(f"模型服务返回错误：{_scrub(str(exc), self._api_key)}", kind="stream") from None
+        outcome.finish_reason = outcome.finish_reason or "stop"
+        yield from shown
 
 
-def _translate(exc, client: ChatClient) -> LLMError:
+def _forget_attempt(outcome: CallOutcome) -> None:
+    """A failed attempt showed nothing; what it half-read must not leak into the next one."""
+    outcome.text, outcome.reasoning, outcome.tool_calls, outcome.finish_reason = "", "", [], None
+
+
+def _translate(exc, client: ChatClient, retries: int | None = None) -> LLMError:
+    """`retries`: how many were made before this error (default: the configured number)."""
     import openai
+
+    retries = client._max_retries if retries is None else retries
 
     where = _without_credentials(client.base_url)
     if isinstance(exc, openai.APITimeoutError):
@@ -144,12 +225,13 @@ def _translate(exc, client: ChatClient) -> LLMError:
             403: "没有权限使用该模型（403）。",
             404: f"找不到模型或接口（404）：请检查模型名 {client.model} 和 PIXIU_BASE_URL。",
             422: "请求参数不被接受（422）：",
-            429: f"请求过于频繁（429），已重试 {client._max_retries} 次，请稍后再试。",
+            429: f"请求过于频繁（429），已重试 {retries} 次，请稍后再试。",
         }
-        text = messages.get(status) or f"模型服务出错（{status}），已重试 {client._max_retries} 次，请稍后再试。"
+        text = messages.get(status) or f"模型服务出错（{status}），已重试 {retries} 次，请稍后再试。"
         if text.endswith("："):
             text += _scrub(_server_message(exc), client._api_key)
-        return LLMError(text, kind="status", status=status)
+        return LLMError(text, kind="status", status=status,
+                        retry_after=parse_retry_after(getattr(exc.response, "headers", None)))
     # An error the SDK raised from inside the stream (an `error` event, a broken chunk).
     return LLMError(f"回复中途出错：{_scrub(str(exc), client._api_key)[:200]}，已保存收到的部分。",
                     kind="stream")

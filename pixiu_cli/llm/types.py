@@ -39,15 +39,19 @@ class CallOutcome:
     request_json: str = ""
     ttft_ms: float | None = None
     latency_ms: float | None = None
+    attempts: int = 0  # HTTP requests made for this call (retries included)
 
 
 class LLMError(Exception):
     """A provider or network failure, already phrased as one line for the user."""
 
-    def __init__(self, message: str, *, kind: str, status: int | None = None):
+    def __init__(self, message: str, *, kind: str, status: int | None = None,
+                 retry_after: float | None = None):
         super().__init__(message)
         self.kind = kind
         self.status = status
+        self.retry_after = retry_after  # seconds the server asked us to wait, if it did
+        self.after_output = False  # part of the reply had already reached the user
 
 
 def message_text(message: dict) -> str:

@@ -1,5 +1,5 @@
 """A small client for the offline server's control endpoints, for driving a server
-that runs in another process (e.g. a REPL test that spawns ``pixiu`` under a pty)."""
+that runs in another process and was started with control on (its token is required)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,14 @@ import urllib.request
 from typing import Any
 
 from .script import Fault, ScriptedReply
+from .server import CONTROL_TOKEN_HEADER
 
 
 class OfflineControl:
-    def __init__(self, url: str, timeout: float = 10.0) -> None:
-        """``url`` is the server root or its ``base_url`` (a trailing ``/v1`` is dropped)."""
+    def __init__(self, url: str, token: str, timeout: float = 10.0) -> None:
+        """``url`` is the server root or its ``base_url`` (a trailing ``/v1`` is dropped);
+        ``token`` the server's ``control_token``."""
+        self.token = token
         url = url.rstrip("/")
         if url.endswith("/v1"):
             url = url[: -len("/v1")]
@@ -25,7 +28,8 @@ class OfflineControl:
             f"{self.url}{path}",
             data=data,
             method=method,
-            headers={"Content-Type": "application/json"} if data is not None else {},
+            headers={CONTROL_TOKEN_HEADER: self.token,
+                     **({"Content-Type": "application/json"} if data is not None else {})},
         )
         with urllib.request.urlopen(request, timeout=self.timeout) as response:
             return json.loads(response.read() or b"null")
@@ -40,7 +44,8 @@ class OfflineControl:
         return self._call("POST", "/_pixiu/faults", [f.to_dict() for f in faults])["pending"]
 
     def requests(self) -> list[dict[str, Any]]:
-        """The request log: dicts with method, path, headers, body, json, status, usage."""
+        """The request log: dicts with method, path, headers (credentials hidden), key_sha256,
+        body, json, status, usage."""
         return self._call("GET", "/_pixiu/requests")
 
     def reset(self) -> None:

@@ -9,14 +9,23 @@ Routes (``/v1`` is optional on the API routes, as with DeepSeek):
 * ``GET  /_pixiu/requests`` — the request log;
 * ``POST /_pixiu/reset``   — clear replies, faults, cache and the request log.
 
+The ``/_pixiu`` routes exist only on a server started with ``control=True`` (tests, or
+``pixiu offline-server --control``), and then only for a caller that presents the server's
+per-run token in ``X-Pixiu-Control-Token``; POSTs must be ``application/json``. Otherwise
+any local process (or a web page posting a form) could script the user's next answer.
+The request log keeps a digest of each API key, never the key itself.
+
 Replies come from the scripted FIFO, or from the offline responder when it is empty.
 Faults come from their own FIFO (one fault per request) or ride on a scripted reply.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import logging
+import secrets
 import socket
 import threading
 import time
@@ -78,15 +87,18 @@ class RecordedRequest:
     usage: dict[str, Any] | None = None
     fault: Fault | None = None
 
-    @property
-    def api_key(self) -> str | None:
-        return _bearer(self.headers.get("authorization"))
+    key_sha256: str | None = None  # the digest of the bearer key; the key is never kept
+
+    def sent_key(self, key: str) -> bool:
+        """Whether this request carried `key` as its bearer token."""
+        return self.key_sha256 is not None and hmac.compare_digest(self.key_sha256, _digest(key))
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "method": self.method,
             "path": self.path,
             "headers": dict(self.headers),
+            "key_sha256": self.key_sha256,
             "body": self.body_bytes.decode("utf-8", errors="replace"),
             "json": self.json,
             "received_at": self.received_at,
@@ -94,6 +106,19 @@ class RecordedRequest:
             "usage": self.usage,
             "fault": self.fault.to_dict() if self.fault else None,
         }
+
+
+CONTROL_TOKEN_HEADER = "X-Pixiu-Control-Token"
+CREDENTIAL_HEADERS = ("authorization", "proxy-authorization", "api-key", "x-api-key", "cookie",
+                      CONTROL_TOKEN_HEADER.lower())
+
+
+def _digest(key: str) -> str:
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+def _loggable_headers(headers) -> dict[str, str]:
+    return {k.lower(): ("[redacted]" if k.lower() in CREDENTIAL_HEADERS else v) for k, v in headers.items()}
 
 
 def _bearer(value: str | None) -> str | None:
@@ -120,6 +145,7 @@ class _State:
     requests: list[RecordedRequest] = field(default_factory=list)
     last_model: str | None = None
     stopping: threading.Event = field(default_factory=threading.Event)
+    control_token: str | None = None  # None: the /_pixiu routes do not exist
 
     @property
     def profile(self) -> str:
@@ -241,9 +267,10 @@ class _Handler(BaseHTTPRequestHandler):
         if route == "/models":
             self._guarded(self._models)
         elif route == "/_pixiu/requests":
-            with self.state.lock:
-                log_copy = [r.to_dict() for r in self.state.requests]
-            self._guarded(lambda: self._send_json(200, log_copy))
+            if self._control_allowed(post=False):
+                with self.state.lock:
+                    log_copy = [r.to_dict() for r in self.state.requests]
+                self._guarded(lambda: self._send_json(200, log_copy))
         else:
             self._guarded(lambda: self._send_error_json(404, f"no route for GET {self.path}"))
 
@@ -258,11 +285,29 @@ class _Handler(BaseHTTPRequestHandler):
         if route == "/chat/completions":
             self._guarded(lambda: self._chat(body))
         elif route in ("/_pixiu/script", "/_pixiu/faults", "/_pixiu/reset"):
-            self._guarded(lambda: self._control(route, body))
+            if self._control_allowed(post=True):
+                self._guarded(lambda: self._control(route, body))
         else:
             self._guarded(lambda: self._send_error_json(404, f"no route for POST {self.path}"))
 
     # -- endpoints ----------------------------------------------------------------
+
+    def _control_allowed(self, *, post: bool) -> bool:
+        """Answer (and return False) unless control is on, the token matches and a POST is JSON."""
+        token = self.state.control_token
+        if token is None:
+            self._guarded(lambda: self._send_error_json(404, f"no route for {self.command} {self.path}"))
+            return False
+        given = self.headers.get(CONTROL_TOKEN_HEADER) or ""
+        if not hmac.compare_digest(given.encode("utf-8", "replace"), token.encode("utf-8")):
+            self.close_connection = True
+            self._guarded(lambda: self._send_error_json(403, f"control requires the {CONTROL_TOKEN_HEADER} header"))
+            return False
+        content_type = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
+        if post and content_type != "application/json":
+            self._guarded(lambda: self._send_error_json(415, "control requests must be application/json"))
+            return False
+        return True
 
     def _authorised(self) -> str | None:
         key = _bearer(self.headers.get("Authorization"))
@@ -318,13 +363,15 @@ class _Handler(BaseHTTPRequestHandler):
             parsed = json.loads(body)
         except (ValueError, UnicodeDecodeError) as exc:
             parse_error = f"could not parse the JSON body: {exc}"
+        key = _bearer(self.headers.get("Authorization"))
         record = RecordedRequest(
             method="POST",
             path=self.path,
-            headers={k.lower(): v for k, v in self.headers.items()},
+            headers=_loggable_headers(self.headers),
             body_bytes=body,
             json=parsed,
             received_at=time.time(),
+            key_sha256=_digest(key) if key else None,
         )
         with state.lock:
             state.requests.append(record)
@@ -508,7 +555,10 @@ class OfflineServer:
         port: int = 0,
         ttl_seconds: float | None = None,
         responder: Responder | None = None,
+        control: bool = False,
     ) -> None:
+        """``control=True`` (tests only) opens the ``/_pixiu`` routes behind a fresh token
+        (``control_token``); the in-process methods (enqueue, requests…) work either way."""
         if cache_profile not in PROFILES:
             raise ValueError(f"unknown cache profile {cache_profile!r}; expected one of {sorted(PROFILES)}")
         self.cache_profile = cache_profile
@@ -517,6 +567,7 @@ class OfflineServer:
         self._state = _State(
             cache=PrefixCache(cache_profile, ttl_seconds=ttl_seconds),
             responder=responder or _responder.respond,
+            control_token=secrets.token_urlsafe(24) if control else None,
         )
         self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -606,6 +657,10 @@ class OfflineServer:
         """What an OpenAI client takes as ``base_url``."""
         return f"{self.url}/v1"
 
+    @property
+    def control_token(self) -> str | None:
+        return self._state.control_token
+
     # -- scripting ----------------------------------------------------------------
 
     @property
@@ -649,10 +704,12 @@ def serve_forever(
     ttl_seconds: float | None = None,
     on_ready: Callable[[OfflineServer], None] | None = None,
     replies: Iterable[ScriptedReply] = (),
+    control: bool = False,
 ) -> None:
     """Serve in the foreground until interrupted (Ctrl-C). Prints nothing: ``on_ready``
-    receives the bound server (e.g. to print its ``base_url``)."""
-    server = OfflineServer(cache_profile=cache_profile, host=host, port=port, ttl_seconds=ttl_seconds)
+    receives the bound server (e.g. to print its ``base_url`` and ``control_token``)."""
+    server = OfflineServer(cache_profile=cache_profile, host=host, port=port, ttl_seconds=ttl_seconds,
+                           control=control)
     server.bind()
     server.enqueue(*replies)
     if on_ready is not None:

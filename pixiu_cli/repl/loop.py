@@ -12,6 +12,7 @@ from pixiu_cli.repl import (  # noqa: F401  (importing registers the commands)
     chart_commands,
     context_commands,
     memory_commands,
+    retry_command,
 )
 from pixiu_cli.repl.commands import CommandError, is_command, parse_command, registry
 from pixiu_cli.repl.prompt import PROMPT, make_prompt_session
@@ -49,6 +50,8 @@ def run_chat_turn(state: ReplState, text: str) -> None:
         renderer.info("已中断，收到的部分已保存。")
     elif result.status == "error":
         renderer.error(result.error or "未知错误")
+    if result.status != "complete":
+        renderer.dim(retry_command.RETRY_HINT)
     renderer.status(StatusFigures(result.usage.prompt_tokens, result.usage.cache_hit_tokens,
                                   result.usage.completion_tokens, result.latency_ms, result.calls))
 

@@ -194,6 +194,14 @@ class ConversationStore:
                 "status": status, "reply_text": reply_text, "error": error, "history_tokens": history_tokens,
                 "messages_json": json.dumps(messages, ensure_ascii=False), "finished_at": now_iso()})
 
+    def label_retried(self, turn_id: int, label: str) -> None:
+        """A turn asked again (/retry): its partial reply and calls stay on record with `label`
+        added to its error, but it leaves the history, so the model does not see the same
+        question twice with half an answer in between."""
+        with write_transaction(self.db):
+            self.db.execute("update turns set error = coalesce(error, '') || ?, messages_json = '[]', "
+                            "history_tokens = 0 where id = ?", [label, turn_id])
+
     def set_summary(self, conversation_id: int, summary: str, upto_seq: int) -> None:
         with write_transaction(self.db):
             self.db.execute("update conversations set summary = ?, summary_upto_turn = ? where id = ?",

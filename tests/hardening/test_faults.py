@@ -400,7 +400,7 @@ def test_key_pasted_with_a_trailing_newline_works(server, online_env):
     server.enqueue(_ok("好的。"))
     done = pixiu(dict(online_env, PIXIU_API_KEY=f"  {PLANTED_KEY}\n"), "ask", "你好")
     assert done.returncode == 0 and done.stdout.decode().strip() == "好的。", done.stderr.decode()
-    assert server.requests[-1].api_key == PLANTED_KEY
+    assert server.requests[-1].sent_key(PLANTED_KEY)
 
 
 def test_key_with_a_non_ascii_character_is_one_line(server, online_env):
@@ -466,3 +466,81 @@ def test_wrongly_shaped_stream_chunk_is_one_line(shape_server, chunk):
     assert info.value.kind == "malformed" and "\n" not in str(info.value)
     assert str(info.value).startswith("模型服务返回了无法解析的数据（") and str(info.value).endswith("已保存收到的部分。")
     assert outcome.text == "开头"  # what arrived before is kept
+
+
+# --- a 200 that is not an event stream, and a server that never finishes (hand-written server) ------
+
+
+@pytest.fixture
+def bad_server():
+    from tests.bad_server import BadServer
+
+    server = BadServer()
+    yield server
+    server.stop()
+
+
+def _ask_bad(env, bad_server, *args, **extra):
+    env = dict(env, PIXIU_BASE_URL=bad_server.base_url, PIXIU_MAX_RETRIES="2", **extra)
+    return pixiu(env, "ask", *args)
+
+
+def test_200_with_a_plain_json_completion_is_the_answer(bad_server, online_env, pixiu_home):
+    from tests.bad_server import completion, send_body
+
+    bad_server.respond = lambda h: send_body(h, "application/json; charset=utf-8",
+                                             json.dumps(completion("非流式回复也是回答。"), ensure_ascii=False).encode())
+    done = _ask_bad(online_env, bad_server, "你好")
+    assert done.returncode == 0 and done.stderr == b"" and done.stdout.decode().strip() == "非流式回复也是回答。"
+    db = sqlite3.connect(pixiu_home / "pixiu.db")
+    assert db.execute("select status, reply_text from turns").fetchall() == [("complete", "非流式回复也是回答。")]
+    db.close()
+
+
+def test_200_with_an_html_page_is_named_in_one_line(bad_server, online_env):
+    from pixiu_cli.llm.client import HTML_PAGE
+    from tests.bad_server import send_body
+
+    page = "<html><head><title>登录以使用 Wi-Fi</title></head><body><form>…</form></body></html>".encode()
+    bad_server.respond = lambda h: send_body(h, "text/html", page)
+    done = _ask_bad(online_env, bad_server, "你好")
+    _one_line_error(done, HTML_PAGE)
+    assert bad_server.requests == 1  # a login page does not go away by asking again
+
+
+def test_200_with_an_html_page_under_a_json_content_type(bad_server, online_env):
+    from pixiu_cli.llm.client import HTML_PAGE
+    from tests.bad_server import send_body
+
+    bad_server.respond = lambda h: send_body(h, "application/json", b"\n<!DOCTYPE html><html>portal</html>")
+    _one_line_error(_ask_bad(online_env, bad_server, "你好"), HTML_PAGE)
+
+
+@pytest.mark.parametrize("piece", [b": keep-alive\n\n",
+                                   b'data: {"choices": [{"index": 0, "delta": {"content": "x"}}]}\n\n'],
+                         ids=["keep-alive-comments", "one-character-a-tick"])
+def test_a_server_that_never_finishes_cannot_hang_ask(bad_server, online_env, pixiu_home, piece):
+    import time
+
+    from pixiu_cli.llm.client import DEADLINE
+    from tests.bad_server import trickle_forever
+
+    bad_server.respond = trickle_forever(bad_server, piece, pause=0.3)
+    started = time.monotonic()
+    done = _ask_bad(online_env, bad_server, "你好", PIXIU_DEADLINE_SECONDS="3")
+    assert time.monotonic() - started < 15
+    _one_line_error(done, DEADLINE.format(seconds=3))
+    db = sqlite3.connect(pixiu_home / "pixiu.db")
+    ((status, reply),) = db.execute("select status, reply_text from turns").fetchall()
+    db.close()
+    assert status == "error" and (reply or "") == done.stdout.decode().strip()  # what arrived is kept
+
+
+def test_deadline_is_configurable_in_config_toml(online_env, pixiu_home):
+    (pixiu_home / "config.toml").write_text("[llm]\ndeadline_seconds = 42\n", encoding="utf-8")
+    with mock.patch.dict(os.environ, online_env, clear=True):
+        from pixiu_cli.settings import load_settings
+
+        assert load_settings().deadline_seconds == 42.0
+    (pixiu_home / "config.toml").write_text("[llm]\ndeadline_seconds = -1\n", encoding="utf-8")
+    _one_line_error(pixiu(online_env, "ask", "你好"), "deadline_seconds 应为正数（秒），而不是 -1")

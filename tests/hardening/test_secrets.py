@@ -94,7 +94,7 @@ def test_key_never_leaves_memory(server, online_env, pixiu_home, tmp_path):
     server.enqueue(ScriptedReply(text="茅台是白酒龙头。"))
     done = out.run(env, "ask", "茅台怎么看")
     assert done.returncode == 0 and "chmod 600" in done.stderr.decode()  # the warning names the file only
-    assert server.requests[-1].api_key == PLANTED_KEY  # the environment's key was really sent
+    assert server.requests[-1].sent_key(PLANTED_KEY)  # the environment's key was really sent
     server.enqueue(ScriptedReply(tool_calls=[ToolCallSpec("remember", json.dumps({"text": "茅台回踩 1500 加仓"}))]),
                    ScriptedReply(text="记下了。"))
     assert out.run(env, "ask", "--json", "--continue", "记住：茅台回踩 1500 加仓").returncode == 0
@@ -107,7 +107,7 @@ def test_key_never_leaves_memory(server, online_env, pixiu_home, tmp_path):
     config_only = {k: v for k, v in env.items() if k not in ("PIXIU_API_KEY", "DEEPSEEK_API_KEY")}
     server.enqueue(ScriptedReply(text="配置文件里的 key 也能用。"))
     assert out.run(dict(config_only, PIXIU_BASE_URL=server.base_url), "ask", "--continue", "配置文件").returncode == 0
-    assert server.requests[-1].api_key == CONFIG_KEY
+    assert server.requests[-1].sent_key(CONFIG_KEY)
     # a crash reported by main's guard: one line
     server.enqueue(ScriptedReply(tool_calls=[ToolCallSpec("get_holdings", DEEP_ARGUMENTS)]), ScriptedReply(text="好"))
     done = out.run(env, "ask", "--continue", "深层参数")

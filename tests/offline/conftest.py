@@ -25,8 +25,16 @@ def make_server():
 
 @pytest.fixture
 def offline(make_server) -> OfflineServer:
-    """A fresh DeepSeek-profile server."""
-    return make_server()
+    """A fresh DeepSeek-profile server, started for tests: its /_pixiu control routes are
+    open to callers that present its token (see `control_headers`)."""
+    return make_server(control=True)
+
+
+@pytest.fixture
+def control_headers(offline) -> dict[str, str]:
+    from pixiu_cli.offline.server import CONTROL_TOKEN_HEADER
+
+    return {CONTROL_TOKEN_HEADER: offline.control_token}
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+import urllib.error
 
 import openai
 import pytest
@@ -149,8 +150,9 @@ def test_request_log_keeps_exact_bytes_and_headers(offline, client):
     (recorded,) = offline.requests
     assert json.loads(recorded.body_bytes) == recorded.json
     assert recorded.json["messages"] == messages and recorded.json["temperature"] == 0.3
-    assert recorded.headers["authorization"] == "Bearer sk-test"
-    assert recorded.api_key == "sk-test"
+    # The log proves which key was sent without keeping it.
+    assert recorded.headers["authorization"] != "Bearer sk-test" and "sk-test" not in repr(recorded)
+    assert recorded.sent_key("sk-test") and not recorded.sent_key("sk-other")
     assert recorded.status == 200 and recorded.usage["prompt_tokens"] > 0
 
 
@@ -203,11 +205,13 @@ def test_bad_json_and_missing_messages_are_400(offline, raw_http, client):
     assert [r.status for r in offline.requests] == [400, 400, 400]
 
 
-def test_control_endpoints_over_http(offline, client, raw_http):
+def test_control_endpoints_over_http(offline, client, raw_http, control_headers):
     status, _, payload = raw_http(offline, "POST", "/_pixiu/script",
-                                  [{"text": "脚本一"}, {"text": "", "tool_calls": [{"name": "f", "arguments": {"a": 1}}]}])
+                                  [{"text": "脚本一"}, {"text": "", "tool_calls": [{"name": "f", "arguments": {"a": 1}}]}],
+                                  control_headers)
     assert status == 200 and json.loads(payload)["pending"] == 2
-    status, _, _ = raw_http(offline, "POST", "/_pixiu/faults", [{"kind": "http_error", "status": 503}])
+    status, _, _ = raw_http(offline, "POST", "/_pixiu/faults", [{"kind": "http_error", "status": 503}],
+                            control_headers)
     assert status == 200
 
     with pytest.raises(openai.InternalServerError):
@@ -216,27 +220,71 @@ def test_control_endpoints_over_http(offline, client, raw_http):
     call = client.chat.completions.create(model=MODEL, messages=HELLO).choices[0].message.tool_calls[0]
     assert (call.function.name, json.loads(call.function.arguments)) == ("f", {"a": 1})
 
-    status, _, payload = raw_http(offline, "GET", "/_pixiu/requests")
+    status, _, payload = raw_http(offline, "GET", "/_pixiu/requests", None, control_headers)
     log = json.loads(payload)
     assert [entry["status"] for entry in log] == [503, 200, 200]
     assert log[0]["json"]["messages"] == HELLO and log[0]["fault"]["status"] == 503
     assert json.loads(log[1]["body"]) == log[1]["json"]
+    assert "sk-test" not in payload.decode()  # the log never carries the key
 
-    status, _, _ = raw_http(offline, "POST", "/_pixiu/faults", [{"kind": "no_such_fault"}])
+    status, _, _ = raw_http(offline, "POST", "/_pixiu/faults", [{"kind": "no_such_fault"}], control_headers)
     assert status == 400
-    status, _, _ = raw_http(offline, "POST", "/_pixiu/reset", {})
+    status, _, _ = raw_http(offline, "POST", "/_pixiu/reset", {}, control_headers)
     assert status == 200
     assert offline.requests == [] and offline.pending_faults == 0
 
 
+PLANTED_TRADE = [{"text": "卖出 600519 100 股 @ 1"}]
+
+
+@pytest.mark.parametrize(("method", "path", "body"), [
+    ("POST", "/_pixiu/script", PLANTED_TRADE), ("POST", "/_pixiu/faults", [{"kind": "http_error", "status": 500}]),
+    ("POST", "/_pixiu/reset", {}), ("GET", "/_pixiu/requests", None)])
+def test_control_routes_do_not_exist_on_a_server_not_started_for_tests(make_server, raw_http, method, path, body):
+    server = make_server()  # as `pixiu` itself starts it in offline mode
+    assert server.control_token is None
+    status, _, _ = raw_http(server, method, path, body)
+    assert status == 404
+    assert server.pending_replies == 0 and server.pending_faults == 0
+
+
+@pytest.mark.parametrize("headers", [{}, {"X-Pixiu-Control-Token": "guessed"}, {"X-Pixiu-Control-Token": ""}],
+                         ids=["no-token", "wrong-token", "empty-token"])
+def test_control_routes_need_the_run_token(offline, raw_http, headers):
+    offline.enqueue("keep me")
+    for method, path, body in (("POST", "/_pixiu/script", PLANTED_TRADE), ("POST", "/_pixiu/reset", {}),
+                               ("GET", "/_pixiu/requests", None)):
+        status, _, _ = raw_http(offline, method, path, body, headers)
+        assert status == 403, path
+    assert offline.pending_replies == 1  # neither planted nor reset
+
+
+def test_control_routes_take_only_json(offline, raw_http, control_headers):
+    """A web page can POST text/plain (or a form) to loopback without a preflight; not JSON."""
+    body = json.dumps(PLANTED_TRADE).encode()
+    for content_type in ("text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"):
+        status, _, _ = raw_http(offline, "POST", "/_pixiu/script", body,
+                                {**control_headers, "Content-Type": content_type})
+        assert status == 415, content_type
+    assert offline.pending_replies == 0
+
+
+def test_a_second_server_has_another_token(make_server):
+    first, second = make_server(control=True), make_server(control=True)
+    assert first.control_token and second.control_token and first.control_token != second.control_token
+
+
 def test_offline_control_client(offline, client):
-    control = OfflineControl(offline.base_url)
+    control = OfflineControl(offline.base_url, offline.control_token)
     assert control.enqueue(ScriptedReply(text="遥控"), "第二条") == 2
     assert control.inject(Fault("delay", seconds=0.01)) == 1
     assert client.chat.completions.create(model=MODEL, messages=HELLO).choices[0].message.content == "遥控"
     assert control.requests()[0]["fault"]["kind"] == "delay"
     control.reset()
     assert control.requests() == [] and offline.pending_replies == 0
+    with pytest.raises(urllib.error.HTTPError) as info:
+        OfflineControl(offline.base_url, "wrong").enqueue("planted")
+    assert info.value.code == 403 and offline.pending_replies == 0
 
 
 def test_reset_clears_queue_faults_cache_and_log(offline, client):

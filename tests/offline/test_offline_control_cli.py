@@ -1,0 +1,48 @@
+"""`pixiu offline-server`: its control routes exist only with --control, behind the token it prints."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import urllib.error
+import urllib.request
+
+import pytest
+
+from pixiu_cli.offline import OfflineControl
+from tests.conftest import PIXIU_BIN, clean_env
+
+
+def start(tmp_path, *args):
+    process = subprocess.Popen([PIXIU_BIN, "offline-server", "--port", "0", *args], env=clean_env(tmp_path),
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, encoding="utf-8")
+    lines = [process.stdout.readline()]
+    if "--control" in args:
+        lines.append(process.stdout.readline())
+    base_url = re.search(r"(http://127\.0\.0\.1:\d+/v1)", lines[0]).group(1)
+    token = re.search(r"X-Pixiu-Control-Token）：(\S+)", lines[-1]).group(1) if "--control" in args else None
+    return process, base_url, token
+
+
+@pytest.mark.timeout(60)
+def test_offline_server_command_opens_control_only_when_asked(tmp_path):
+    process, base_url, token = start(tmp_path)
+    try:
+        with pytest.raises(urllib.error.HTTPError) as info:
+            OfflineControl(base_url, "anything").enqueue("planted")
+        assert info.value.code == 404
+    finally:
+        process.terminate()
+        process.wait(10)
+
+    process, base_url, token = start(tmp_path, "--control")
+    try:
+        control = OfflineControl(base_url, token)
+        assert control.enqueue("脚本回复") == 1
+        with pytest.raises(urllib.error.HTTPError) as info:
+            OfflineControl(base_url, token + "x").reset()
+        assert info.value.code == 403
+        assert control.requests() == []
+    finally:
+        process.terminate()
+        process.wait(10)
