@@ -330,27 +330,26 @@ def config_set(
     value: Annotated[str, typer.Argument(help="值；为 - 时从标准输入读取（适合 API key，不留在 shell 历史里）")],
 ) -> None:
     """写入一项设置。"""
-    from pixiu_cli.config_file import ConfigError, set_value
-    from pixiu_cli.settings import default_home, validate_config
+    from pixiu_cli.config_file import ConfigError, set_value, shown_value
+    from pixiu_cli.settings import default_home, ensure_home, validate_config
 
     if value == "-":
         value = sys.stdin.readline().strip()
-    path = default_home() / "config.toml"
+    path = ensure_home(default_home()) / "config.toml"
     try:
         set_value(path, key, value, validate=validate_config)
     except ConfigError as exc:
         raise CliError(str(exc)) from None
-    shown = "（已隐藏）" if "key" in key else value
-    _renderer().info(f"已写入 {path}：{key} = {shown}")
+    _renderer().info(f"已写入 {path}：{key} = {shown_value(key, value)}")
 
 
 @config_app.command("show")
 def config_show() -> None:
     """显示当前 config.toml（密钥隐藏）。"""
     from pixiu_cli.config_file import ConfigError, dump_toml, masked, read_config
-    from pixiu_cli.settings import default_home
+    from pixiu_cli.settings import default_home, ensure_home
 
-    path = default_home() / "config.toml"
+    path = ensure_home(default_home()) / "config.toml"
     try:
         data = read_config(path)
     except ConfigError as exc:

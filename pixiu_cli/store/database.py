@@ -3,6 +3,7 @@ processes wait for each other instead of failing, and pending migrations applied
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -35,8 +36,22 @@ def _apply_migrations(db: Database) -> None:
             time.sleep(0.05 * (attempt + 1))
 
 
+def _owner_only(path: Path) -> None:
+    """The database holds every conversation: create it 0600 (SQLite gives its -wal and -shm
+    files the database file's mode) and tighten one left looser by an older version."""
+    for file in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        try:
+            if file == path and not file.exists():
+                os.close(os.open(file, os.O_WRONLY | os.O_CREAT, 0o600))
+            if file.exists() and file.stat().st_mode & 0o077:
+                os.chmod(file, 0o600)
+        except OSError:
+            pass  # not ours to change (read-only, another owner): SQLite will say if it matters
+
+
 def open_database(path: Path) -> Database:
     path.parent.mkdir(parents=True, exist_ok=True)
+    _owner_only(path)
     try:
         conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
         conn.isolation_level = None  # autocommit; every write goes through write_transaction()
