@@ -59,6 +59,12 @@ def _opened(model: str | None, offline: bool, demo: bool, resume: int | None, co
         for warning in app_.settings.warnings:
             renderer.warn(warning)
         yield renderer, app_, _pick_conversation(app_, resume, continue_)
+    except Exception as exc:
+        try:  # a turn this error cut off is labelled with its real cause
+            app_.store.fail_own_pending(error_line(exc))
+        except Exception:
+            pass  # e.g. the disk is still full: it is labelled when the conversation reopens
+        raise
     finally:
         app_.close()
 
@@ -193,7 +199,8 @@ def context(
                 raise CliError("--diff / --turn 用于查看已发生的调用，不能与 TEXT 一起用")
             request, info = app_.agent.preview(conversation, text)
             if as_json:
-                renderer.raw(json.dumps(request["messages"], ensure_ascii=False, indent=2))
+                renderer.json_text(json.dumps(request["messages"], ensure_ascii=False, indent=2),
+                                   exact_when_piped=True)
                 return
             show_request(renderer, request, info, title="将要发送的请求（未调用模型）", mode="raw" if raw else "table")
             return
@@ -254,6 +261,11 @@ def export_data(
         text = json.dumps(to_document(DomainStore(db).export()), ensure_ascii=False, indent=2)
     finally:
         db.close()
+    from pixiu_cli.render import terminal_json
+
+    # Bidi overrides and C1 controls in stored text are written as \uXXXX escapes: the same
+    # JSON value (a re-import restores them exactly), but nothing that acts on a terminal.
+    text = terminal_json(text)
     if output:
         Path(output).write_text(text + "\n", encoding="utf-8")
         _renderer().info(f"已导出到 {output}")
@@ -424,8 +436,17 @@ def main() -> None:
             exc.show()
         sys.exit(getattr(exc, "exit_code", 2))
     except Exception as exc:
-        if _is_user_error(exc):
-            _renderer().error(str(exc))
-        else:  # anything unexpected: one line, no traceback
-            _renderer().error(f"意外错误（{type(exc).__name__}）：{exc}")
+        _renderer().error(error_line(exc))
         sys.exit(1)
+
+
+def error_line(exc: Exception) -> str:
+    """The one line shown for an error that ended a command."""
+    if _is_user_error(exc):
+        return str(exc)
+    if isinstance(exc, OSError) or type(exc).__module__ == "sqlite3":
+        from pixiu_cli.store.database import DISK_FULL, disk_full
+
+        if disk_full(exc):
+            return DISK_FULL
+    return f"意外错误（{type(exc).__name__}）：{exc}"  # anything unexpected: one line, no traceback

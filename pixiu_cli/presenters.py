@@ -13,7 +13,10 @@ def show_request(renderer: Renderer, request: dict, context_info: dict | None, *
                  previous: dict | None = None, mode: str = "table", cache_note: str | None = None) -> None:
     """mode: table (labelled summary) | raw (the verbatim JSON) | json (same, compact) | diff."""
     if mode in ("raw", "json"):
-        renderer.raw(json.dumps(request, ensure_ascii=False, indent=2 if mode == "raw" else None))
+        # Exact when piped (what was sent, for jq or a file); on a terminal, characters that
+        # would act on it are escaped (\uXXXX: the same JSON value, so nothing is lost).
+        renderer.json_text(json.dumps(request, ensure_ascii=False, indent=2 if mode == "raw" else None),
+                           exact_when_piped=True)
         return
     if mode == "diff":
         if previous is None:
@@ -133,7 +136,7 @@ def show_stored_call(renderer: Renderer, store, conversation_id: int | None, *, 
     else:
         raise NothingToShow("当前对话还没有调用过模型；可先提问，或用 pixiu context TEXT 预览将要发送的内容")
     if mode == "json":
-        renderer.raw(json.dumps(call.request["messages"], ensure_ascii=False, indent=2))
+        renderer.json_text(json.dumps(call.request["messages"], ensure_ascii=False, indent=2), exact_when_piped=True)
         return
     previous = next((c for c in reversed(calls) if c.id < call.id), None)
     note = cache_note(explain(previous, call)) if mode == "diff" and previous else None

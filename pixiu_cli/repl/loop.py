@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from pixiu_cli.render import StatusFigures
+from pixiu_cli.store.database import DISK_FULL, StoreError, disk_full
 from pixiu_cli.repl import (  # noqa: F401  (importing registers the commands)
     builtin_commands,
     cache_commands,
@@ -40,7 +41,7 @@ def run_chat_turn(state: ReplState, text: str) -> None:
             result = state.app.agent.run_turn(conversation_id, text, stream)
     except KeyboardInterrupt:
         # Ctrl-C outside the stream itself (while saving or assembling context).
-        state.app.store.mark_stale_pending(conversation_id)
+        state.app.store.fail_own_pending("用户按 Ctrl-C 中断了回复", status="interrupted")
         renderer.info("已中断。")
         return
     if result.status == "interrupted":
@@ -52,12 +53,17 @@ def run_chat_turn(state: ReplState, text: str) -> None:
 
 
 def _recover(state: ReplState, exc: Exception) -> None:
+    if isinstance(exc, StoreError):
+        line = str(exc)
+    elif disk_full(exc):
+        line = DISK_FULL
+    else:
+        line = f"意外错误（{type(exc).__name__}）：{exc}"
     try:
-        if state.conversation_id is not None:
-            state.app.store.mark_stale_pending(state.conversation_id)
+        state.app.store.fail_own_pending(line)
     except Exception:
-        pass
-    state.renderer.error(f"意外错误（{type(exc).__name__}）：{exc}")
+        pass  # e.g. the disk is still full: the turn is labelled when the conversation reopens
+    state.renderer.error(line)
 
 
 def run_repl(state: ReplState, **prompt_io) -> None:

@@ -3,6 +3,7 @@ processes wait for each other instead of failing, and pending migrations applied
 
 from __future__ import annotations
 
+import errno
 import os
 import sqlite3
 import time
@@ -19,6 +20,17 @@ BUSY_TIMEOUT_MS = 15_000
 
 class StoreError(Exception):
     """The database cannot be used; the message is one line for the user."""
+
+
+DISK_FULL = "磁盘已满：这次的内容未能写入，之前保存的对话和数据都完好，没有丢失。请释放磁盘空间后重试。"
+
+
+def disk_full(exc: BaseException) -> bool:
+    """SQLite's SQLITE_FULL ("database or disk is full") or an OS write that found no space."""
+    if isinstance(exc, sqlite3.OperationalError):
+        code = getattr(exc, "sqlite_errorcode", None)
+        return code == sqlite3.SQLITE_FULL if code is not None else "database or disk is full" in str(exc)
+    return isinstance(exc, OSError) and exc.errno == errno.ENOSPC
 
 
 def _apply_migrations(db: Database) -> None:
@@ -64,6 +76,8 @@ def open_database(path: Path) -> Database:
         db.execute("PRAGMA foreign_keys = ON")
         _apply_migrations(db)
     except sqlite3.DatabaseError as exc:
+        if disk_full(exc):
+            raise StoreError(DISK_FULL) from None
         raise StoreError(f"无法打开数据库 {path}：{exc}") from None
     return db
 
@@ -83,7 +97,9 @@ def write_transaction(db: Database) -> Iterator[Database]:
         db.conn.execute("BEGIN IMMEDIATE")
         yield db
         db.conn.execute("COMMIT")
-    except BaseException:
+    except BaseException as exc:
         if db.conn.in_transaction:
             db.conn.rollback()
+        if disk_full(exc):  # the transaction is rolled back whole: what was saved before stays
+            raise StoreError(DISK_FULL) from None
         raise
