@@ -156,3 +156,105 @@ def test_terminal_json_keeps_the_value_and_escapes_what_acts_on_a_terminal():
 def test_visible_keeps_text_and_line_structure():
     assert visible("茅台\n\t1500 元") == "茅台\n\t1500 元"
     assert re.fullmatch("a\ufffd+b", visible(f"a{BIDI}b"))
+
+
+# end to end --------------------------------------------------------------------------------
+
+import subprocess  # noqa: E402
+
+import pexpect  # noqa: E402
+
+from pixiu_cli.offline.script import ScriptedReply  # noqa: E402
+from tests.conftest import PIXIU_BIN  # noqa: E402
+from tests.repl.test_repl_pty import PROMPT, say, spawn  # noqa: E402
+
+HOSTILE_TITLE = f"茅台{BIDI}公告{C1}\x7f结束"
+
+
+def _run(env, *args, **kw):
+    return subprocess.run([PIXIU_BIN, *args], env=env, capture_output=True, timeout=60, **kw)
+
+
+def _hostile_document(tmp_path):
+    doc = {"holdings": [{"symbol": "600519", "name": "贵州茅台", "shares": 100, "cost": 1650.5, "role": "core"}],
+           "news": [{"symbol": "600519", "title": HOSTILE_TITLE, "source": "公告", "days_ago": 1}]}
+    path = tmp_path / "hostile.json"
+    path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def test_export_escapes_bidi_and_c1_and_reimports_exactly(offline_env, tmp_path):
+    assert _run(offline_env, "import", str(_hostile_document(tmp_path))).returncode == 0
+    stdout = _run(offline_env, "export").stdout.decode("utf-8")
+    assert _run(offline_env, "export", "-o", str(tmp_path / "out.json")).returncode == 0
+    written = (tmp_path / "out.json").read_text(encoding="utf-8")
+    for text in (stdout, written):
+        assert not set(BIDI + C1 + "\x7f") & set(text)
+        assert "\\u202e" in text
+        assert json.loads(text)["news"][0]["title"] == HOSTILE_TITLE
+    assert _run(offline_env, "import", str(tmp_path / "out.json")).returncode == 0
+    assert json.loads(_run(offline_env, "export").stdout)["news"][0]["title"] == HOSTILE_TITLE
+
+
+def test_context_raw_is_exact_when_piped_and_escaped_on_a_terminal(server, online_env):
+    question = f"看看{BIDI}这个{C1}问题"
+    server.enqueue(ScriptedReply(text="好"))
+    assert _run(online_env, "ask", question).returncode == 0
+    piped = _run(online_env, "context", "--raw").stdout.decode("utf-8")
+    assert question in piped  # the bytes as stored and sent
+    child = spawn(online_env, "context", "--raw")
+    child.expect(pexpect.EOF)
+    shown = child.before
+    assert not set(BIDI + C1) & set(shown) and "\\u202e" in shown
+
+
+def test_repl_shows_link_targets_and_no_bidi_from_a_reply(server, online_env):
+    reply = f"详情见[公告原文](https://evil.example/phish)。\n\n标题{BIDI}反转{C1}结束"
+    child = spawn(online_env)
+    log = io.StringIO()
+    child.logfile_read = log
+    try:
+        child.expect(PROMPT)
+        server.enqueue(ScriptedReply(text=reply))
+        say(child, "链接")
+        child.expect("结束")
+        child.expect(PROMPT)
+        shown = log.getvalue()
+        say(child, "/exit")
+        child.expect(pexpect.EOF)
+    finally:
+        if child.isalive():
+            child.terminate(force=True)
+    assert OSC8 not in shown and "https://evil.example/phish" in shown
+    assert not set(BIDI + C1) & set(shown)
+
+
+def test_ctrl_c_mid_stream_leaves_each_line_once(server, online_env):
+    """The terminal echoed ^C under the live view, which then redrew one line too low and
+    left the first wrapped line of the reply on screen twice."""
+    width = 60
+    reply = "".join(f"第{i:03d}句，" for i in range(120))  # every screen line different
+    env = dict(online_env, COLUMNS=str(width))
+    child = pexpect.spawn(PIXIU_BIN, [], env=dict(env, PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm-256color",
+                                                  LINES="40"), encoding="utf-8", timeout=40, dimensions=(40, width))
+    log = io.StringIO()
+    child.logfile_read = log
+    try:
+        child.expect(PROMPT)
+        server.enqueue(ScriptedReply(text=reply, chunk_chars=3, chunk_delay=0.05))
+        say(child, "讲个长的")
+        child.expect("第030句")
+        child.sendintr()
+        child.expect("已中断")
+        child.expect(PROMPT)
+        child.sendeof()
+        child.expect(pexpect.EOF)
+    finally:
+        if child.isalive():
+            child.terminate(force=True)
+    screen = pyte.Screen(width, 40)
+    pyte.Stream(screen).feed(log.getvalue())
+    lines = [line.rstrip() for line in screen.display if "句" in line]
+    assert len(lines) >= 3, screen.display
+    assert len(lines) == len(set(lines)), lines
+    assert not any("^C" in line for line in screen.display)
