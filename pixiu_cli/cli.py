@@ -382,8 +382,15 @@ def offline_server(
         raise CliError(f"--cache-profile 只能是 deepseek、openai 或 none，而不是 {cache_profile!r}")
     from pixiu_cli.offline.server import OfflineServer
 
+    import errno
+
     renderer = _renderer()
-    server = OfflineServer(cache_profile=cache_profile, port=port).start()
+    try:
+        server = OfflineServer(cache_profile=cache_profile, port=port).start()
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            raise CliError(f"端口 {port} 已被占用：请用 --port 换一个端口（--port 0 表示随机）") from None
+        raise CliError(f"无法在端口 {port} 上启动离线服务：{exc.strerror or exc}") from None
     renderer.info(f"离线服务已启动：{server.base_url}（缓存模拟：{cache_profile}），按 Ctrl-C 停止。")
     try:
         import threading
