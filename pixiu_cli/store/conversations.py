@@ -324,6 +324,7 @@ class UsageRow:
     completion_tokens: int | None
     cache_hit_tokens: int | None
     cache_miss_tokens: int | None
+    model: str | None = None
 
 
 def usage_rows(db: Database, *, since_utc: str | None = None, conversation_id: int | None = None) -> list[UsageRow]:
@@ -335,6 +336,6 @@ def usage_rows(db: Database, *, since_utc: str | None = None, conversation_id: i
     if conversation_id is not None:
         where.append("conversation_id = ?")
         params.append(conversation_id)
-    sql = ("select started_at, prompt_tokens, completion_tokens, cache_hit_tokens, cache_miss_tokens from calls "
+    sql = ("select started_at, prompt_tokens, completion_tokens, cache_hit_tokens, cache_miss_tokens, model from calls "
            f"where {' and '.join(where)} order by id")
     return [UsageRow(*row) for row in db.execute(sql, params).fetchall()]
