@@ -456,4 +456,6 @@ def error_line(exc: Exception) -> str:
 
         if disk_full(exc):
             return DISK_FULL
-    return f"意外错误（{type(exc).__name__}）：{exc}"  # anything unexpected: one line, no traceback
+    from pixiu_cli.redact import scrub
+
+    return scrub(f"意外错误（{type(exc).__name__}）：{exc}")  # anything unexpected: one line, no traceback

@@ -3,6 +3,7 @@ never reach the terminal (banner, `config show`, `config set`, error lines)."""
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urlsplit, urlunsplit
 
 MASK = "***"
@@ -24,3 +25,35 @@ def mask_url(url: str) -> str:
 
 def has_credentials(url: str) -> bool:
     return isinstance(url, str) and mask_url(url) != url
+
+
+# Every secret this process knows (API keys, URL passwords), registered when settings are
+# loaded, so that an error line built from any exception message is scrubbed of them before
+# it is shown or stored: a library may put a header or a URL into its message.
+_SECRETS: set[str] = set()
+_URL_CREDENTIALS = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/@\s]+@")
+
+
+def remember_secret(value) -> None:
+    if isinstance(value, str) and len(value.strip()) >= 4:
+        _SECRETS.add(value.strip())
+
+
+def remember_url(url) -> None:
+    if isinstance(url, str) and "@" in url:
+        try:
+            parts = urlsplit(url)
+        except ValueError:
+            return
+        remember_secret(parts.password)
+        remember_secret(parts.username)
+
+
+def scrub(text: str) -> str:
+    """`text` without any known secret (nor a long key's last eight characters, which
+    providers echo in masked keys) and without credentials in any URL."""
+    for secret in sorted(_SECRETS, key=len, reverse=True):
+        text = text.replace(secret, MASK)
+        if len(secret) >= 16:
+            text = text.replace(secret[-8:], MASK)
+    return _URL_CREDENTIALS.sub(rf"\1{MASK}@", text)

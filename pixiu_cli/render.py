@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from rich.console import Console
 from rich.text import Text
 
+from pixiu_cli.redact import scrub
+
 # Terminal-safe text. Stored text (notes, news, titles, replies) and echoed input reach the
 # terminal, so control characters must not act on it: ESC sequences could clear the
 # screen, set the title or write the clipboard, a carriage return could overwrite a line.
@@ -241,12 +243,13 @@ class Renderer:
         self.console.print(Text(visible(text), style="dim"))
 
     def warn(self, text: str) -> None:
-        self.err_console.print(Text(f"注意：{one_line(text)}", style="yellow"))
+        self.err_console.print(Text(f"注意：{one_line(scrub(text))}", style="yellow"))
 
     def error(self, text: str) -> None:
-        """One line, to stderr when piped so scripts can still read stdout."""
+        """One line, to stderr when piped so scripts can still read stdout. Error lines are
+        often built from exception messages: known secrets are scrubbed from them."""
         target = self.console if self.rich_output else self.err_console
-        target.print(Text(f"错误：{one_line(text)}", style="bold red"))
+        target.print(Text(f"错误：{one_line(scrub(text))}", style="bold red"))
 
     def raw(self, text: str) -> None:
         self.out.write(text)

@@ -14,6 +14,8 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pixiu_cli.redact import remember_secret, remember_url
+
 DEEPSEEK_BASE_URL = "https://api.deepseek.com"
 # DeepSeek renamed its models in 2026; this is only the default, override with PIXIU_MODEL.
 DEFAULT_DEEPSEEK_MODEL = "deepseek-chat"
@@ -250,6 +252,11 @@ def load_settings(
 
     generic_key = pick(None, "PIXIU_API_KEY", "api_key")
     deepseek_key = env.get("DEEPSEEK_API_KEY") or config.get("deepseek_api_key")
+    for secret in (env.get("PIXIU_API_KEY"), env.get("DEEPSEEK_API_KEY"), config.get("api_key"),
+                   config.get("deepseek_api_key")):
+        remember_secret(secret)
+    for url in (base_url, env.get("PIXIU_BASE_URL"), config.get("base_url")):
+        remember_url(url)
     chosen_base = pick(base_url, "PIXIU_BASE_URL", "base_url")
     chosen_model = pick(model, "PIXIU_MODEL", "model")
     for value, name in ((chosen_base, "base_url"), (chosen_model, "model")):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from pixiu_cli.redact import scrub
 from pixiu_cli.render import StatusFigures
 from pixiu_cli.store.database import DISK_FULL, StoreError, disk_full
 from pixiu_cli.repl import (  # noqa: F401  (importing registers the commands)
@@ -58,7 +59,7 @@ def _recover(state: ReplState, exc: Exception) -> None:
     elif disk_full(exc):
         line = DISK_FULL
     else:
-        line = f"意外错误（{type(exc).__name__}）：{exc}"
+        line = scrub(f"意外错误（{type(exc).__name__}）：{exc}")
     try:
         state.app.store.fail_own_pending(line)
     except Exception:
