@@ -272,3 +272,23 @@ def test_config_file_permission_warning_names_the_file_not_the_key(online_env, p
     done = subprocess.run([PIXIU_BIN, "ask", "你好"], env=online_env, capture_output=True, timeout=60)
     err = done.stderr.decode()
     assert done.returncode == 0 and err == f"注意：配置文件 {path} 含 API key 且其他用户可读，建议执行 chmod 600 {path}\n"
+
+
+def test_error_lines_scrub_every_known_secret_and_url_credentials(pixiu_home):
+    from pixiu_cli.render import Renderer
+    from pixiu_cli.settings import load_settings
+
+    write_config(pixiu_home)
+    env = {"PIXIU_HOME": str(pixiu_home), "DEEPSEEK_API_KEY": ENV_DEEPSEEK_KEY,
+           "PIXIU_BASE_URL": "https://bob:s3cr3t-pass@api.example.com/v1"}
+    with mock.patch.dict(os.environ, env, clear=True):
+        load_settings()
+    out, err = io.StringIO(), io.StringIO()
+    renderer = Renderer(file=out, rich_output=False, stderr=err)
+    for key in (ENV_DEEPSEEK_KEY, CONFIG_KEY, CONFIG_DEEPSEEK_KEY):
+        renderer.error(f"boom {key} / masked sk-…{key[-8:]}")
+        renderer.warn(f"careful {key}")
+    renderer.error("GET https://bob:s3cr3t-pass@api.example.com/v1 failed; also ftp://u:p@h/x")
+    shown = out.getvalue() + err.getvalue()
+    assert not leaked(shown) and "s3cr3t-pass" not in shown and "bob" not in shown and "u:p@" not in shown
+    assert shown.count("***") >= 8 and "https://***@api.example.com/v1" in shown
