@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import sys
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -37,9 +38,14 @@ def terminal_json(text: str) -> str:
     return text.translate(_JSON_ESCAPES)
 
 
+_UNSAFE = re.compile("[" + "".join(re.escape(chr(c)) for c in _VISIBLE if c < 0xD800 or c >= 0xE000)
+                     + "\ud800-\udfff]")
+
+
 def visible(text: str) -> str:
     """`text` with every control character made inert (see above); newlines and tabs kept."""
-    return text.translate(_VISIBLE)
+    # Most text has none: a search is much cheaper than translating character by character.
+    return text.translate(_VISIBLE) if _UNSAFE.search(text) else text
 
 
 def one_line(text: str) -> str:
@@ -79,17 +85,20 @@ def status_text(f: StatusFigures) -> str:
 # block at the end is live, and an open block longer than LIVE_TAIL_CHARS continues as
 # plain text. Nothing beyond SCREEN_CHARS is drawn at all; the whole reply is still stored.
 LIVE_TAIL_CHARS = 4_000
+REDRAW_SECONDS = 0.1
 SCREEN_CHARS = 200_000
-_FENCE = re.compile(r"^ {0,3}(```|~~~)", re.MULTILINE)
-_BLOCK_END = re.compile(r"\n[ \t]*\n+(?=\S)")
+# One pass over the open block: code fences toggle, a blank line followed by unindented
+# text ends a block (when outside a fence).
+_BLOCK_MARKS = re.compile(r"(?P<fence>^ {0,3}(?:```|~~~))|(?P<end>\n[ \t]*\n+(?=\S))", re.MULTILINE)
 
 
 def _last_block_end(text: str) -> int:
-    """Where the last finished block of `text` ends (0 if none): a blank line followed by
-    unindented text, outside any code fence."""
-    end = 0
-    for match in _BLOCK_END.finditer(text):
-        if len(_FENCE.findall(text, 0, match.start())) % 2 == 0:
+    """Where the last finished block of `text` ends (0 if none), in one pass."""
+    end, in_fence = 0, False
+    for match in _BLOCK_MARKS.finditer(text):
+        if match.group("fence"):
+            in_fence = not in_fence
+        elif not in_fence:
             end = match.end()
     return end
 
@@ -139,6 +148,7 @@ class ReplyStream:
         self._plain = False  # the open block outgrew the live view: the rest is plain text
         self._shown = 0
         self._received = 0
+        self._drawn_at = 0.0
         self._in_reasoning = False
 
     def reasoning(self, delta: str) -> None:
@@ -186,14 +196,19 @@ class ReplyStream:
             self._plain = True
             return
         self._start_live()
+        if time.monotonic() - self._drawn_at >= REDRAW_SECONDS:
+            self._live.refresh()
+            self._drawn_at = time.monotonic()
 
     def _start_live(self) -> None:
+        # Redrawn from here, not by Live's own thread: starting a thread per block cost more
+        # than drawing, and the tail is then never read while it changes.
         if self._live is None:
             from rich.live import Live
 
-            self._live = Live(self._tail, console=self.r.console, refresh_per_second=8,
-                              vertical_overflow="ellipsis")
+            self._live = Live(self._tail, console=self.r.console, auto_refresh=False, vertical_overflow="ellipsis")
             self._live.start()
+            self._drawn_at = time.monotonic()  # a reply that arrives at once is drawn once
 
     def notice(self, line: str) -> None:
         self._stop_live()
