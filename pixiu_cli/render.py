@@ -162,7 +162,7 @@ class ReplyStream:
             self._in_reasoning = False
             self.r.console.print()
         if not self.r.rich_output:
-            self.answer += delta
+            self.answer = (self.answer + delta)[-1:]  # piped: only whether it ended a line matters
             self.r.out.write(delta)
             self.r.out.flush()
             return
