@@ -380,9 +380,9 @@ def offline_server(
     """在前台运行离线 OpenAI 兼容服务（127.0.0.1），用于测试和无 key 体验。"""
     if cache_profile not in ("deepseek", "openai", "none"):
         raise CliError(f"--cache-profile 只能是 deepseek、openai 或 none，而不是 {cache_profile!r}")
-    from pixiu_cli.offline.server import OfflineServer
-
     import errno
+
+    from pixiu_cli.offline.server import OfflineServer
 
     renderer = _renderer()
     try:

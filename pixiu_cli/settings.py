@@ -192,7 +192,7 @@ def _tighten(home: Path) -> None:
     try:
         st = home.stat()
         if st.st_uid == os.getuid() and not st.st_mode & stat.S_ISVTX and st.st_mode & 0o077:
-            os.chmod(home, stat.S_IMODE(st.st_mode) & 0o700 | stat.S_IRWXU)
+            os.chmod(home, 0o700)
     except (OSError, AttributeError):  # no getuid on Windows
         pass
 
