@@ -149,13 +149,18 @@ class ReplyStream:
         self._shown = 0
         self._received = 0
         self._drawn_at = 0.0
+        self._thought = self._thought_shown = 0
         self._in_reasoning = False
 
     def reasoning(self, delta: str) -> None:
         if not self._in_reasoning:
             self._in_reasoning = True
             self.r.console.print(Text("思考中…", style="dim italic"))
-        self.r.console.print(Text(visible(delta), style="dim"), end="")
+        self._thought += len(delta)
+        room = SCREEN_CHARS - self._thought_shown
+        if room > 0:
+            self._thought_shown += min(room, len(delta))
+            self.r.console.print(Text(visible(delta[:room]), style="dim"), end="")
 
     def text(self, delta: str) -> None:
         if self._in_reasoning:
@@ -232,6 +237,8 @@ class ReplyStream:
         if self.r.rich_output:
             self._stop_live()
             self._end_plain()
+            if self._thought > self._thought_shown:
+                self.r.dim(f"（思考过程共 {self._thought:,} 字，屏幕上只显示了前 {self._thought_shown:,} 字；已完整保存。）")
             if self._received > self._shown:
                 self.r.dim(f"（回复共 {self._received:,} 字，屏幕上只显示了前 {self._shown:,} 字；完整回复已保存。）")
         elif self.answer and not self.answer.endswith("\n"):

@@ -259,3 +259,14 @@ def test_ctrl_c_mid_stream_leaves_each_line_once(server, online_env):
     assert len(lines) >= 3, screen.display
     assert len(lines) == len(set(lines)), lines
     assert not any("^C" in line for line in screen.display)
+
+
+def test_huge_reasoning_is_capped_on_screen_too():
+    renderer, out = rich_renderer()
+    with renderer.reply() as stream:
+        for _ in range(300):
+            stream.reasoning("想" * 1000)
+        stream.text("结论。")
+    shown = out.getvalue()
+    assert shown.count("想") == SCREEN_CHARS and "结论" in shown
+    assert f"思考过程共 {300_000:,} 字，屏幕上只显示了前 {SCREEN_CHARS:,} 字" in shown
