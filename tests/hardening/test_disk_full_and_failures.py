@@ -156,3 +156,30 @@ def test_turn_failed_by_an_error_in_the_repl_keeps_its_real_cause(server, online
                           capture_output=True, timeout=60).returncode == 0
     turns = rows(pixiu_home / "pixiu.db")
     assert [(t[1], t[2], t[4]) for t in turns] == [("会崩的问题", "error", CAUSE), ("下一问", "complete", None)]
+
+
+# Where mount namespaces are not available, SQLite's own size limit gives the same
+# SQLITE_FULL end to end: every connection of the real pixiu process may grow the database
+# by a few pages only.
+SIZE_LIMITED = ("import sqlite3, sys\n"
+                "connect = sqlite3.connect\n"
+                "def limited(*args, **kwargs):\n"
+                "    conn = connect(*args, **kwargs)\n"
+                "    pages = conn.execute('PRAGMA page_count').fetchone()[0]\n"
+                "    conn.execute(f'PRAGMA max_page_count = {pages + 4}')\n"
+                "    return conn\n"
+                "sqlite3.connect = limited\n"
+                "from pixiu_cli.cli import main; sys.argv = ['pixiu', *sys.argv[1:]]; main()\n")
+
+
+def test_database_size_limit_reads_as_disk_full(server, online_env, pixiu_home):
+    server.enqueue(ScriptedReply(text="第一条回复。"))
+    assert subprocess.run([PIXIU_BIN, "ask", "第一问"], env=online_env, capture_output=True, timeout=60).returncode == 0
+    done = subprocess.run([sys.executable, "-c", SIZE_LIMITED, "ask", "--continue", "-"], env=online_env,
+                          input="长" * 100_000, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and done.stderr == f"错误：{DISK_FULL}\n", done.stderr
+    server.enqueue(ScriptedReply(text="之后照常。"))
+    assert subprocess.run([PIXIU_BIN, "ask", "--continue", "下一问"], env=online_env, capture_output=True,
+                          timeout=60).returncode == 0
+    turns = rows(pixiu_home / "pixiu.db")
+    assert [(t[1], t[2]) for t in turns] == [("第一问", "complete"), ("下一问", "complete")]
