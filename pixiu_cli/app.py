@@ -13,6 +13,7 @@ from pixiu_cli.agent.loop import Agent
 from pixiu_cli.agent.tools import ToolContext
 from pixiu_cli.context.builder import SHANGHAI
 from pixiu_cli.context.builder import ContextBuilder
+from pixiu_cli.redact import mask_url
 from pixiu_cli.settings import Settings
 from pixiu_cli.context.memory import MemoryLimits
 from pixiu_cli.store.conversations import ConversationStore
@@ -38,7 +39,7 @@ class App:
         demo = "（演示数据）" if self.demo else ""
         if s.offline:
             return f"离线模式{demo}：未设置 API key，回答来自本地离线应答器，不是真实模型。设置 DEEPSEEK_API_KEY 后使用 DeepSeek。"
-        return f"在线{demo}：{s.provider} · 模型 {s.model} · {s.base_url}"
+        return f"在线{demo}：{s.provider} · 模型 {s.model} · {mask_url(s.base_url)}"
 
     def close(self) -> None:
         if self._offline_server is not None:

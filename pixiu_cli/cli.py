@@ -59,6 +59,12 @@ def _opened(model: str | None, offline: bool, demo: bool, resume: int | None, co
         for warning in app_.settings.warnings:
             renderer.warn(warning)
         yield renderer, app_, _pick_conversation(app_, resume, continue_)
+    except Exception as exc:
+        try:  # a turn this error cut off is labelled with its real cause
+            app_.store.fail_own_pending(error_line(exc))
+        except Exception:
+            pass  # e.g. the disk is still full: it is labelled when the conversation reopens
+        raise
     finally:
         app_.close()
 
@@ -201,7 +207,8 @@ def context(
                 raise CliError("--diff / --turn 用于查看已发生的调用，不能与 TEXT 一起用")
             request, info = app_.agent.preview(conversation, text)
             if as_json:
-                renderer.raw(json.dumps(request["messages"], ensure_ascii=False, indent=2))
+                renderer.json_text(json.dumps(request["messages"], ensure_ascii=False, indent=2),
+                                   exact_when_piped=True)
                 return
             show_request(renderer, request, info, title="将要发送的请求（未调用模型）",
                          mode="raw" if raw else "pretty" if pretty else "table")
@@ -318,6 +325,11 @@ def export_data(
     finally:
         db.close()
     text = json.dumps(document, ensure_ascii=False, indent=2, allow_nan=False)
+    from pixiu_cli.render import terminal_json
+
+    # Bidi overrides and C1 controls in stored text are written as \uXXXX escapes: the same
+    # JSON value (a re-import restores them exactly), but nothing that acts on a terminal.
+    text = terminal_json(text)
     renderer = _renderer()
     for note in notes:
         renderer.warn(f"导出：{note}")
@@ -442,27 +454,26 @@ def config_set(
     value: Annotated[str, typer.Argument(help="值；为 - 时从标准输入读取（适合 API key，不留在 shell 历史里）")],
 ) -> None:
     """写入一项设置。"""
-    from pixiu_cli.config_file import ConfigError, set_value
-    from pixiu_cli.settings import default_home, validate_config
+    from pixiu_cli.config_file import ConfigError, set_value, shown_value
+    from pixiu_cli.settings import default_home, ensure_home, validate_config
 
     if value == "-":
         value = sys.stdin.readline().strip()
-    path = default_home() / "config.toml"
+    path = ensure_home(default_home()) / "config.toml"
     try:
         set_value(path, key, value, validate=validate_config)
     except ConfigError as exc:
         raise CliError(str(exc)) from None
-    shown = "（已隐藏）" if "key" in key else value
-    _renderer().info(f"已写入 {path}：{key} = {shown}")
+    _renderer().info(f"已写入 {path}：{key} = {shown_value(key, value)}")
 
 
 @config_app.command("show")
 def config_show() -> None:
     """显示当前 config.toml（密钥隐藏）。"""
     from pixiu_cli.config_file import ConfigError, dump_toml, masked, read_config
-    from pixiu_cli.settings import default_home
+    from pixiu_cli.settings import default_home, ensure_home
 
-    path = default_home() / "config.toml"
+    path = ensure_home(default_home()) / "config.toml"
     try:
         data = read_config(path)
     except ConfigError as exc:
@@ -482,10 +493,17 @@ def offline_server(
     """在前台运行离线 OpenAI 兼容服务（127.0.0.1），用于测试和无 key 体验。"""
     if cache_profile not in ("deepseek", "openai", "none"):
         raise CliError(f"--cache-profile 只能是 deepseek、openai 或 none，而不是 {cache_profile!r}")
+    import errno
+
     from pixiu_cli.offline.server import OfflineServer
 
     renderer = _renderer()
-    server = OfflineServer(cache_profile=cache_profile, port=port, control=control).start()
+    try:
+        server = OfflineServer(cache_profile=cache_profile, port=port, control=control).start()
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            raise CliError(f"端口 {port} 已被占用：请用 --port 换一个端口（--port 0 表示随机）") from None
+        raise CliError(f"无法在端口 {port} 上启动离线服务：{exc.strerror or exc}") from None
     renderer.info(f"离线服务已启动：{server.base_url}（缓存模拟：{cache_profile}），按 Ctrl-C 停止。")
     if server.control_token:
         renderer.dim(f"控制接口令牌（请求头 X-Pixiu-Control-Token）：{server.control_token}")
@@ -548,12 +566,23 @@ def main() -> None:
             exc.show()
         sys.exit(getattr(exc, "exit_code", 2))
     except Exception as exc:
+        _renderer().error(error_line(exc))
+        sys.exit(1)
+
+
+def error_line(exc: Exception) -> str:
+    """The one line shown for an error that ended a command."""
+    if _is_user_error(exc):
+        return str(exc)
+    if isinstance(exc, OSError) or type(exc).__module__ == "sqlite3":
+        from pixiu_cli.store.database import DISK_FULL, disk_full
+
+        if disk_full(exc):
+            return DISK_FULL
         from pixiu_cli.store.database import lock_timeout_line
 
-        if _is_user_error(exc):
-            _renderer().error(str(exc))
-        elif lock_timeout_line(exc):
-            _renderer().error(lock_timeout_line(exc))
-        else:  # anything unexpected: one line, no traceback
-            _renderer().error(f"意外错误（{type(exc).__name__}）：{exc}")
-        sys.exit(1)
+        if lock_timeout_line(exc):
+            return lock_timeout_line(exc)
+    from pixiu_cli.redact import scrub
+
+    return scrub(f"意外错误（{type(exc).__name__}）：{exc}")  # anything unexpected: one line, no traceback

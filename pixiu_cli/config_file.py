@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tomllib
 from pathlib import Path
+
+from pixiu_cli.redact import mask_url
 
 SECRET_KEYS = ("api_key", "deepseek_api_key")
 
@@ -22,6 +25,8 @@ def read_config(path: Path) -> dict:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"配置文件 {path} 格式错误：{exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"无法读取配置文件 {path}：{exc.strerror or exc}") from None
 
 
 def _value(value) -> str:
@@ -29,7 +34,8 @@ def _value(value) -> str:
         return "true" if value else "false"
     if isinstance(value, (int, float)):
         return repr(value)
-    return json.dumps(str(value), ensure_ascii=False)  # a TOML basic string is JSON-compatible
+    # A TOML basic string is JSON-compatible, except that TOML also forbids a raw DEL.
+    return json.dumps(str(value), ensure_ascii=False).replace("\x7f", "\\u007f")
 
 
 def dump_toml(data: dict) -> str:
@@ -55,12 +61,18 @@ def parse_value(text: str):
     return text
 
 
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def set_value(path: Path, dotted_key: str, raw_value: str, validate=None) -> None:
     """Change one setting; `validate(new_data)` may raise, and then nothing is written."""
     data = read_config(path)
     parts = dotted_key.split(".")
-    if len(parts) > 2 or not all(parts):
-        raise ConfigError(f"设置名应为 key 或 table.key：{dotted_key!r}")
+    if len(parts) > 2 or not all(_BARE_KEY.fullmatch(part) for part in parts):
+        raise ConfigError(f"设置名应为 key 或 table.key（字母、数字、_ 或 -）：{dotted_key!r}")
+    if _SURROGATE.search(raw_value):
+        raise ConfigError(f"{dotted_key} 的值含有无效的 UTF-8 字节，未写入")
     target = data
     if len(parts) == 2:
         target = data.setdefault(parts[0], {})
@@ -73,13 +85,20 @@ def set_value(path: Path, dotted_key: str, raw_value: str, validate=None) -> Non
 
 
 def write_config(path: Path, data: dict) -> None:
+    text = dump_toml(data)
+    if tomllib.loads(text) != data:  # never leave a file that pixiu itself cannot read back
+        raise ConfigError("该值无法写入 config.toml，未做修改")
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".toml.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(dump_toml(data))
-    os.chmod(tmp, 0o600)
-    os.replace(tmp, path)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, path)
+    except BaseException:  # e.g. a full disk: the old file stays as it was, no stray copy
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def masked(data: dict) -> dict:
@@ -88,6 +107,13 @@ def masked(data: dict) -> dict:
             return {k: mask(k, v) for k, v in value.items()}
         if key in SECRET_KEYS and isinstance(value, str):
             return "已设置（隐藏）" if value else ""
-        return value
+        return mask_url(value) if isinstance(value, str) else value
 
     return {k: mask(k, v) for k, v in data.items()}
+
+
+def shown_value(key: str, value: str) -> str:
+    """How `config set` echoes a value: secrets hidden, URL credentials masked."""
+    if key.rsplit(".", 1)[-1] in SECRET_KEYS or "key" in key:
+        return "（已隐藏）"
+    return mask_url(value)

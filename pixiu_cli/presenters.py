@@ -16,11 +16,14 @@ def show_request(renderer: Renderer, request: dict, context_info: dict | None, *
                  raw_text: str | None = None) -> None:
     """mode: table (labelled summary) | raw (the request exactly as sent: `raw_text`, the
     stored bytes) | pretty (the same JSON, indented) | json (the messages) | diff."""
-    if mode == "raw":
-        renderer.raw(raw_text if raw_text is not None else json.dumps(request, ensure_ascii=False))
-        return
-    if mode in ("pretty", "json"):
-        renderer.raw(json.dumps(request, ensure_ascii=False, indent=2 if mode == "pretty" else None))
+    if mode in ("raw", "pretty", "json"):
+        # Exact when piped (what was sent, for jq or a file); on a terminal, characters that
+        # would act on it are escaped (\uXXXX: the same JSON value, so nothing is lost).
+        if mode == "raw" and raw_text is not None:
+            text = raw_text
+        else:
+            text = json.dumps(request, ensure_ascii=False, indent=2 if mode == "pretty" else None)
+        renderer.json_text(text, exact_when_piped=True)
         return
     if mode == "diff":
         if previous is None:
@@ -130,15 +133,27 @@ def show_cache(renderer: Renderer, report, *, bar_width: int = 40) -> None:
     else:
         renderer.info("当前对话还没有模型调用。")
     total_rows = []
-    for name, t in (("本对话", report.conversation), ("今天", report.today), ("全部", report.all_time)):
+    totals = (("本对话", report.conversation), ("今天", report.today), ("全部", report.all_time))
+    for name, t in totals:
         note = f"（{t.unreported_calls} 次调用未报告缓存）" if t.unreported_calls else ""
         total_rows.append([name, str(t.calls), _n(t.prompt_tokens), _n(t.cache_hit_tokens) + note,
-                           _n(t.cache_miss_tokens), _n(t.completion_tokens), _pct(t.hit_rate),
-                           _money(t.cost, currency), _money(t.savings, currency)])
+                           _n(t.cache_miss_tokens), _n(t.completion_tokens), _pct(t.hit_rate), *_cost_cells(t, currency)])
     renderer.table("合计", ["范围", "调用", "输入", "命中", "未命中", "输出", "命中率", "费用", "缓存节省"], total_rows)
     p = report.prices
-    renderer.dim(f"价格（每百万 tokens，{currency}）：命中 {p.hit_per_million:g} · 未命中 {p.miss_per_million:g} · "
-                 f"输出 {p.output_per_million:g}。{p.source}")
+    if any(t.unpriced_calls for _, t in totals):
+        renderer.dim("标“—”或“不含”的费用：所用模型不在价格表中（只有 DeepSeek 的价格），只显示 tokens；"
+                     "在 config.toml 的 [prices] 中设置价格后显示费用。")
+    if any(t.calls > t.unpriced_calls for _, t in totals):
+        renderer.dim(f"价格（每百万 tokens，{currency}）：命中 {p.hit_per_million:g} · 未命中 {p.miss_per_million:g} · "
+                     f"输出 {p.output_per_million:g}。{'来自 config.toml [prices]' if p.user_set else p.source}")
+
+
+def _cost_cells(t, currency: str) -> list[str]:
+    """Cost and savings, or a dash where no call had a known price."""
+    if not t.priced:
+        return ["—", "—"]
+    note = f"（不含 {t.unpriced_calls} 次未知价格的调用）" if t.unpriced_calls else ""
+    return [_money(t.cost, currency) + note, _money(t.savings, currency)]
 
 
 def cache_note(explanation) -> str:
@@ -172,7 +187,7 @@ def show_stored_call(renderer: Renderer, store, conversation_id: int | None, *, 
     else:
         raise NothingToShow("当前对话还没有调用过模型；可先提问，或用 pixiu context TEXT 预览将要发送的内容")
     if mode == "json":
-        renderer.raw(json.dumps(call.request["messages"], ensure_ascii=False, indent=2))
+        renderer.json_text(json.dumps(call.request["messages"], ensure_ascii=False, indent=2), exact_when_piped=True)
         return
     previous = next((c for c in reversed(calls) if c.id < call.id), None)
     note = cache_note(explain(previous, call)) if mode == "diff" and previous else None

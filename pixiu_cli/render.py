@@ -2,27 +2,50 @@
 
 from __future__ import annotations
 
+import re
 import sys
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 from rich.console import Console
 from rich.text import Text
 
+from pixiu_cli.redact import scrub
+
 # Terminal-safe text. Stored text (notes, news, titles, replies) and echoed input reach the
 # terminal, so control characters must not act on it: ESC sequences could clear the
 # screen, set the title or write the clipboard, a carriage return could overwrite a line.
 # C0 controls other than newline and tab become their visible Control Pictures (␛, ␇ …),
 # carriage returns are dropped, DEL and C1 controls and lone surrogates (which would also
-# fail to encode) become U+FFFD. Piped output (`raw`, plain replies) stays verbatim.
+# fail to encode) become U+FFFD. Bidirectional overrides and isolates (U+202A–202E,
+# U+2066–2069) would make text read differently from what it is ("Trojan Source"): they
+# become U+FFFD too. Piped output (`raw`, plain replies) stays verbatim.
 _VISIBLE = {c: chr(0x2400 + c) for c in range(0x20) if chr(c) not in "\n\t\r"}
 _VISIBLE.update({ord("\r"): None, 0x7F: "\ufffd"})
 _VISIBLE.update({c: "\ufffd" for c in (*range(0x80, 0xA0), *range(0xD800, 0xE000))})
+BIDI_CONTROLS = (*range(0x202A, 0x202F), *range(0x2066, 0x206A))
+_VISIBLE.update({c: "\ufffd" for c in BIDI_CONTROLS})
+# In JSON shown on a terminal the same characters are written as \uXXXX escapes: the
+# document still decodes to exactly the same strings.
+_JSON_ESCAPES = {c: f"\\u{c:04x}" for c in (0x7F, *range(0x80, 0xA0), *BIDI_CONTROLS)}
+
+
+def terminal_json(text: str) -> str:
+    """JSON text (as json.dumps with ensure_ascii=False writes it) with DEL, C1 controls and
+    bidi overrides escaped. They can only occur inside strings, so the result is valid JSON
+    with the same value."""
+    return text.translate(_JSON_ESCAPES)
+
+
+_UNSAFE = re.compile("[" + "".join(re.escape(chr(c)) for c in _VISIBLE if c < 0xD800 or c >= 0xE000)
+                     + "\ud800-\udfff]")
 
 
 def visible(text: str) -> str:
     """`text` with every control character made inert (see above); newlines and tabs kept."""
-    return text.translate(_VISIBLE)
+    # Most text has none: a search is much cheaper than translating character by character.
+    return text.translate(_VISIBLE) if _UNSAFE.search(text) else text
 
 
 def one_line(text: str) -> str:
@@ -56,42 +79,147 @@ def status_text(f: StatusFigures) -> str:
     return f"输入 {num(f.prompt_tokens)} tokens · {hit} · 输出 {num(f.completion_tokens)} tokens · {latency}{calls}"
 
 
+# Streaming cost must stay linear in the reply: re-rendering the whole reply as Markdown on
+# every delta made a 160k-character reply take a minute and a 20M one 4.5 GB. Finished
+# Markdown blocks (up to a blank line outside a code fence) are printed once; only the open
+# block at the end is live, and an open block longer than LIVE_TAIL_CHARS continues as
+# plain text. Nothing beyond SCREEN_CHARS is drawn at all; the whole reply is still stored.
+LIVE_TAIL_CHARS = 4_000
+REDRAW_SECONDS = 0.1
+SCREEN_CHARS = 200_000
+# One pass over the open block: code fences toggle, a blank line followed by unindented
+# text ends a block (when outside a fence).
+_BLOCK_MARKS = re.compile(r"(?P<fence>^ {0,3}(?:```|~~~))|(?P<end>\n[ \t]*\n+(?=\S))", re.MULTILINE)
+
+
+def _last_block_end(text: str) -> int:
+    """Where the last finished block of `text` ends (0 if none), in one pass."""
+    end, in_fence = 0, False
+    for match in _BLOCK_MARKS.finditer(text):
+        if match.group("fence"):
+            in_fence = not in_fence
+        elif not in_fence:
+            end = match.end()
+    return end
+
+
+_LIST_START = re.compile(r" {0,3}([-*+]|[0-9]{1,9}[.)])[ \t]")
+_RULE = re.compile(r" {0,3}([-*_])([ \t]*\1){2,}[ \t]*")
+
+
+class _LiveTail:
+    """The open block, parsed only when Live redraws (a few times a second), not per delta."""
+
+    def __init__(self):
+        self.text = ""
+        self.after = ""  # the blocks printed just before it, if any
+
+    @property
+    def gap(self) -> bool:
+        """Whether Markdown printed in one piece would put a blank line here: after any block
+        but a rule, except before a list (a list brings its own)."""
+        if not self.after:
+            return False
+        last_block = re.split(r"\n[ \t]*\n", self.after.strip("\n"))[-1]
+        return not _RULE.fullmatch(last_block) and not _LIST_START.match(self.text)
+
+    def __rich_console__(self, console, options):
+        if self.gap:
+            yield Text("")
+        yield markdown_view(self.text)
+
+
+def markdown_view(text: str):
+    """Markdown for the terminal. Links show their target: an OSC 8 hyperlink would hide
+    where a click goes behind innocent-looking text."""
+    from rich.markdown import Markdown
+
+    return Markdown(text, hyperlinks=False)
+
+
 class ReplyStream:
-    """Streams one reply: reasoning dimmed, the answer as live-updating Markdown."""
+    """Streams one reply: reasoning dimmed, the answer as Markdown, block by block."""
 
     def __init__(self, renderer: "Renderer"):
         self.r = renderer
         self.answer = ""
         self._live = None
+        self._tail = _LiveTail()
+        self._plain = False  # the open block outgrew the live view: the rest is plain text
+        self._shown = 0
+        self._received = 0
+        self._drawn_at = 0.0
+        self._thought = self._thought_shown = 0
         self._in_reasoning = False
 
     def reasoning(self, delta: str) -> None:
         if not self._in_reasoning:
             self._in_reasoning = True
             self.r.console.print(Text("思考中…", style="dim italic"))
-        self.r.console.print(Text(visible(delta), style="dim"), end="")
+        self._thought += len(delta)
+        room = SCREEN_CHARS - self._thought_shown
+        if room > 0:
+            self._thought_shown += min(room, len(delta))
+            self.r.console.print(Text(visible(delta[:room]), style="dim"), end="")
 
     def text(self, delta: str) -> None:
         if self._in_reasoning:
             self._in_reasoning = False
             self.r.console.print()
         if not self.r.rich_output:
-            self.answer += delta
+            self.answer = (self.answer + delta)[-1:]  # piped: only whether it ended a line matters
             self.r.out.write(delta)
             self.r.out.flush()
             return
-        self.answer += visible(delta)
-        from rich.markdown import Markdown
+        self._received += len(delta)
+        room = SCREEN_CHARS - self._shown
+        if room <= 0:
+            return
+        chunk = delta[:room]
+        self._shown += len(chunk)
+        delta = visible(chunk)
+        self.answer += delta
+        if self._plain:
+            self.r.console.print(Text(delta), end="")
+            return
+        self._tail.text += delta
+        end = _last_block_end(self._tail.text)
+        if end:
+            done = [Text("")] if self._tail.gap else []
+            done.append(markdown_view(self._tail.text[:end]))
+            if self._live is None:
+                self.r.console.print(*done)
+            else:  # the finished blocks take the live view's place, drawn once for good
+                from rich.console import Group
 
+                self._live.update(Group(*done))
+                self._live.stop()
+                self._live = None
+            self._tail.text, self._tail.after = self._tail.text[end:], self._tail.text[:end]
+        if len(self._tail.text) > LIVE_TAIL_CHARS:
+            self._stop_live()
+            self._plain = True
+            return
+        self._start_live()
+        if time.monotonic() - self._drawn_at >= REDRAW_SECONDS:
+            self._live.refresh()
+            self._drawn_at = time.monotonic()
+
+    def _start_live(self) -> None:
+        # Redrawn from here, not by Live's own thread: starting a thread per block cost more
+        # than drawing, and the tail is then never read while it changes.
         if self._live is None:
             from rich.live import Live
 
-            self._live = Live(console=self.r.console, refresh_per_second=10, vertical_overflow="visible")
+            self._live = Live(self._tail, console=self.r.console, auto_refresh=False, vertical_overflow="ellipsis")
             self._live.start()
-        self._live.update(Markdown(self.answer))
+            self._drawn_at = time.monotonic()  # a reply that arrives at once is drawn once
 
     def notice(self, line: str) -> None:
         self._stop_live()
+        self._end_plain()
+        # text after a notice starts a fresh block
+        self.answer, self._tail, self._plain = "", _LiveTail(), False
         self.r.info(line)
 
     def retrying(self, line: str) -> None:
@@ -102,22 +230,24 @@ class ReplyStream:
 
     def _stop_live(self) -> None:
         if self._live is not None:
-            from rich.markdown import Markdown
-
-            self._live.update(Markdown(self.answer))
-            self._live.stop()
+            self._live.stop()  # its last refresh draws the open block in full
             self._live = None
-            # text after a notice starts a fresh block
-            self.answer = ""
+        elif self._tail.text and not self._plain:
+            self.r.console.print(self._tail)
+
+    def _end_plain(self) -> None:
+        if self._plain and not self.answer.endswith("\n"):
+            self.r.console.print()
 
     def close(self) -> None:
-        if self._live is not None:
-            from rich.markdown import Markdown
-
-            self._live.update(Markdown(self.answer))
-            self._live.stop()
-            self._live = None
-        elif not self.r.rich_output and self.answer and not self.answer.endswith("\n"):
+        if self.r.rich_output:
+            self._stop_live()
+            self._end_plain()
+            if self._thought > self._thought_shown:
+                self.r.dim(f"（思考过程共 {self._thought:,} 字，屏幕上只显示了前 {self._thought_shown:,} 字；已完整保存。）")
+            if self._received > self._shown:
+                self.r.dim(f"（回复共 {self._received:,} 字，屏幕上只显示了前 {self._shown:,} 字；完整回复已保存。）")
+        elif self.answer and not self.answer.endswith("\n"):
             self.r.out.write("\n")
             self.r.out.flush()
 
@@ -141,12 +271,13 @@ class Renderer:
         self.console.print(Text(visible(text), style="dim"))
 
     def warn(self, text: str) -> None:
-        self.err_console.print(Text(f"注意：{one_line(text)}", style="yellow"))
+        self.err_console.print(Text(f"注意：{one_line(scrub(text))}", style="yellow"))
 
     def error(self, text: str) -> None:
-        """One line, to stderr when piped so scripts can still read stdout."""
+        """One line, to stderr when piped so scripts can still read stdout. Error lines are
+        often built from exception messages: known secrets are scrubbed from them."""
         target = self.console if self.rich_output else self.err_console
-        target.print(Text(f"错误：{one_line(text)}", style="bold red"))
+        target.print(Text(f"错误：{one_line(scrub(text))}", style="bold red"))
 
     def raw(self, text: str) -> None:
         self.out.write(text)
@@ -154,18 +285,21 @@ class Renderer:
             self.out.write("\n")
         self.out.flush()
 
+    def json_text(self, text: str, *, exact_when_piped: bool = False) -> None:
+        """A JSON document. On a terminal its invisible or reordering characters are escaped;
+        with `exact_when_piped` the bytes stay exactly as given when output is not a terminal."""
+        self.raw(text if exact_when_piped and not self.rich_output else terminal_json(text))
+
     def markdown(self, text: str) -> None:
         if self.rich_output:
-            from rich.markdown import Markdown
-
-            self.console.print(Markdown(visible(text)))
+            self.console.print(markdown_view(visible(text)))
         else:
             self.raw(text)
 
     # composed output -----------------------------------------------------------
     def banner(self, *, mode_line: str, conversation_line: str) -> None:
         self.console.print(Text("貔貅 pixiu · A 股投资助理", style="bold"))
-        self.console.print(Text(mode_line, style="yellow" if "离线" in mode_line else "green"))
+        self.console.print(Text(visible(mode_line), style="yellow" if "离线" in mode_line else "green"))
         self.dim(conversation_line)
         self.dim("输入 /help 查看命令；Enter 发送，Alt-Enter 或 Ctrl-J 换行；Ctrl-C 中断回复，Ctrl-D 退出。")
 
@@ -175,8 +309,8 @@ class Renderer:
     def table(self, title: str | None, columns: list[str], rows: list[list[str]]) -> None:
         if not self.rich_output:
             if title:
-                self.raw(title)
-            self.raw("\t".join(columns))
+                self.raw(one_line(title))
+            self.raw("\t".join(one_line(c) for c in columns))
             for row in rows:
                 self.raw("\t".join(one_line(cell) for cell in row))
             return
@@ -184,9 +318,9 @@ class Renderer:
 
         # Cells hold stored text (titles, notes, previews): plain Text, never Rich markup,
         # so "[/bold]" or "[red]" in a note is shown as written instead of raising or vanishing.
-        table = Table(title=Text(title) if title else None, show_lines=False, header_style="bold")
+        table = Table(title=Text(visible(title)) if title else None, show_lines=False, header_style="bold")
         for column in columns:
-            table.add_column(Text(column), overflow="fold")
+            table.add_column(Text(visible(column)), overflow="fold")
         for row in rows:
             table.add_row(*(Text(visible(cell)) for cell in row))
         self.console.print(table)
@@ -219,6 +353,38 @@ class Renderer:
     def reply(self):
         stream = ReplyStream(self)
         try:
-            yield stream
+            with self._no_echo():
+                yield stream
         finally:
             stream.close()
+
+    @contextmanager
+    def _no_echo(self):
+        """While a reply is drawn, keys typed are not echoed: the terminal's echo of ^C (or of
+        type-ahead) moved the cursor under the live view, whose next redraw then left its
+        first line on screen twice. Type-ahead stays queued for the next prompt."""
+        restore = _echo_off() if self.rich_output else None
+        try:
+            yield
+        finally:
+            if restore is not None:
+                restore()
+
+
+def _echo_off():
+    """Turn off the echo of the terminal on stdin; returns how to turn it back on, or None
+    when stdin is not a terminal (or there are no termios)."""
+    try:
+        import termios
+
+        fd = sys.stdin.fileno()
+        saved = termios.tcgetattr(fd)
+    except Exception:  # no termios (Windows), no fileno, not a tty
+        return None
+    quiet = list(saved)
+    quiet[3] &= ~(termios.ECHO | termios.ECHOCTL)
+    try:
+        termios.tcsetattr(fd, termios.TCSANOW, quiet)
+    except termios.error:
+        return None
+    return lambda: termios.tcsetattr(fd, termios.TCSANOW, saved)

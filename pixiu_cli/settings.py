@@ -9,9 +9,12 @@ from __future__ import annotations
 import math
 import os
 import stat
+import unicodedata
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from pixiu_cli.redact import remember_secret, remember_url
 
 DEEPSEEK_BASE_URL = "https://api.deepseek.com"
 # DeepSeek renamed its models in 2026; this is only the default, override with PIXIU_MODEL.
@@ -82,16 +85,59 @@ def _read_config(path: Path) -> tuple[dict, list[str]]:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise SettingsError(f"配置文件 {path} 格式错误：{exc}") from None
-    if data.get("api_key") and path.stat().st_mode & (stat.S_IRGRP | stat.S_IROTH):
+    except OSError as exc:
+        raise SettingsError(f"无法读取配置文件 {path}：{exc.strerror or exc}") from None
+    if any(data.get(k) for k in ("api_key", "deepseek_api_key")) and path.stat().st_mode & (stat.S_IRGRP | stat.S_IROTH):
         warnings.append(f"配置文件 {path} 含 API key 且其他用户可读，建议执行 chmod 600 {path}")
     return data, warnings
 
 
 def _number(value, name: str, kind):
     try:
-        return kind(value)
-    except (TypeError, ValueError):
+        if isinstance(value, bool):
+            raise TypeError
+        number = kind(value)
+    except (TypeError, ValueError, OverflowError):
         raise SettingsError(f"设置 {name} 的值无效：{value!r}") from None
+    if not math.isfinite(number):
+        raise SettingsError(f"设置 {name} 的值无效：{value!r}")
+    return number
+
+
+# name -> (check, what the value should be). The SDK would otherwise reject a negative
+# timeout or retry count deep inside a call, where it reads as a broken server reply.
+_RANGES = {
+    "timeout": (lambda v: v > 0, "大于 0 的秒数"),
+    "max_retries": (lambda v: 0 <= v <= 20, "0 到 20 之间的整数"),
+    "temperature": (lambda v: 0 <= v <= 2, "0 到 2 之间的数"),
+}
+_TEXT_SETTINGS = ("model", "base_url", "api_key", "deepseek_api_key", "offline_cache_profile")
+
+
+def _setting(value, name: str):
+    """A numeric setting, converted and range-checked; one line for the user otherwise."""
+    kind = int if name == "max_retries" else float
+    if kind is int and isinstance(value, float) and value.is_integer():
+        value = int(value)
+    number = _number(value, name, kind)
+    if kind is int and (isinstance(value, float) or isinstance(value, str) and value.strip() != str(number)):
+        raise SettingsError(f"设置 {name} 应为 {_RANGES[name][1]}，而不是 {value!r}")
+    check, wanted = _RANGES[name]
+    if not check(number):
+        raise SettingsError(f"设置 {name} 应为 {wanted}，而不是 {value!r}")
+    return number
+
+
+def _text_setting(value, name: str) -> str:
+    """Names, URLs and keys: one string, no control characters (a DEL in a model name made
+    config.toml unreadable, and control characters would act on the terminal)."""
+    if not isinstance(value, str):
+        kind = {list: "列表", dict: "表", bool: "布尔值", int: "数字", float: "数字"}.get(type(value), type(value).__name__)
+        raise SettingsError(f"设置 {name} 应为字符串，而不是{kind}")
+    bad = next((c for c in value if unicodedata.category(c) in ("Cc", "Cs")), None)
+    if bad is not None:
+        raise SettingsError(f"设置 {name} 含有控制字符或无效字符（U+{ord(bad):04X}）")
+    return value
 
 
 def _context_table(config: dict) -> dict:
@@ -165,9 +211,37 @@ def validate_config(config: dict) -> None:
     _agent_table(config)
     _prices_table(config)
     _backtest_table(config)
-    for name in ("timeout", "max_retries", "temperature"):
+    for name in _RANGES:
         if name in config:
-            _number(config[name], name, float)
+            _setting(config[name], name)
+    for name in _TEXT_SETTINGS:
+        if name in config:
+            _text_setting(config[name], name)
+
+
+def _tighten(home: Path) -> None:
+    """The home holds the database, the input history and maybe a key: owner only. A shared
+    directory (sticky, like /tmp) or someone else's is left as it is."""
+    try:
+        st = home.stat()
+        if st.st_uid == os.getuid() and not st.st_mode & stat.S_ISVTX and st.st_mode & 0o077:
+            os.chmod(home, 0o700)
+    except (OSError, AttributeError):  # no getuid on Windows
+        pass
+
+
+def ensure_home(home: Path) -> Path:
+    """Create the pixiu home (0700), or say in one line why it cannot be used."""
+    try:
+        home.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except (FileExistsError, NotADirectoryError):
+        raise SettingsError(f"数据目录 {home} 不是一个目录（请检查 PIXIU_HOME）") from None
+    except OSError as exc:
+        raise SettingsError(f"无法创建数据目录 {home}：{exc.strerror or exc}") from None
+    if not home.is_dir():
+        raise SettingsError(f"数据目录 {home} 不是一个目录（请检查 PIXIU_HOME）")
+    _tighten(home)
+    return home
 
 
 def load_settings(
@@ -177,9 +251,9 @@ def load_settings(
     force_offline: bool = False,
     home: Path | None = None,
 ) -> Settings:
-    home = home or default_home()
-    home.mkdir(parents=True, exist_ok=True)
+    home = ensure_home(home or default_home())
     config, warnings = _read_config(home / "config.toml")
+    validate_config(config)
     env = os.environ
 
     def pick(flag, env_name, config_key, default=None):
@@ -191,11 +265,12 @@ def load_settings(
             return config[config_key]
         return default
 
-    timeout = _number(pick(None, "PIXIU_TIMEOUT", "timeout", 60.0), "timeout", float)
-    max_retries = _number(pick(None, "PIXIU_MAX_RETRIES", "max_retries", DEFAULT_MAX_RETRIES), "max_retries", int)
+    timeout = _setting(pick(None, "PIXIU_TIMEOUT", "timeout", 60.0), "timeout")
+    max_retries = _setting(pick(None, "PIXIU_MAX_RETRIES", "max_retries", DEFAULT_MAX_RETRIES), "max_retries")
     temperature = pick(None, "PIXIU_TEMPERATURE", "temperature")
-    temperature = None if temperature is None else _number(temperature, "temperature", float)
-    cache_profile = pick(None, "PIXIU_OFFLINE_CACHE_PROFILE", "offline_cache_profile", "deepseek")
+    temperature = None if temperature is None else _setting(temperature, "temperature")
+    cache_profile = _text_setting(pick(None, "PIXIU_OFFLINE_CACHE_PROFILE", "offline_cache_profile", "deepseek"),
+                                  "offline_cache_profile")
     common = dict(
         home=home,
         timeout=timeout,
@@ -212,8 +287,16 @@ def load_settings(
 
     generic_key = pick(None, "PIXIU_API_KEY", "api_key")
     deepseek_key = env.get("DEEPSEEK_API_KEY") or config.get("deepseek_api_key")
+    for secret in (env.get("PIXIU_API_KEY"), env.get("DEEPSEEK_API_KEY"), config.get("api_key"),
+                   config.get("deepseek_api_key")):
+        remember_secret(secret)
+    for url in (base_url, env.get("PIXIU_BASE_URL"), config.get("base_url")):
+        remember_url(url)
     chosen_base = pick(base_url, "PIXIU_BASE_URL", "base_url")
     chosen_model = pick(model, "PIXIU_MODEL", "model")
+    for value, name in ((chosen_base, "base_url"), (chosen_model, "model")):
+        if value is not None:
+            _text_setting(value, name)
 
     if force_offline or not (generic_key or deepseek_key):
         return Settings(provider="offline", base_url=None, model=chosen_model or OFFLINE_MODEL, **common)

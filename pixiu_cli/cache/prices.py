@@ -11,6 +11,12 @@ from dataclasses import dataclass
 from datetime import datetime, time, timezone
 
 
+# The models the default prices are DeepSeek's published prices for. The offline responder
+# stands in for DeepSeek (its cache simulation follows DeepSeek's), so its calls are priced
+# as DeepSeek's would be. Any other model shows tokens only, unless the user sets [prices].
+DEFAULT_PRICED_MODELS = ("deepseek-chat", "deepseek-reasoner", "pixiu-offline")
+
+
 @dataclass(frozen=True)
 class PriceTable:
     currency: str = "CNY"
@@ -21,15 +27,20 @@ class PriceTable:
     off_peak_end: str = "00:30"  # UTC
     off_peak_factor: float = 1.0
     source: str = "DeepSeek 公布价（2025 年底，deepseek-chat），可能已过时，可在 config.toml [prices] 中修改"
+    user_set: bool = False  # [prices] in config.toml: the user's prices apply to every model
+
+    def knows(self, model: str | None) -> bool:
+        """Whether a call to `model` can be priced (else it shows tokens only)."""
+        return self.user_set or model in DEFAULT_PRICED_MODELS
 
     @classmethod
     def from_mapping(cls, values: dict) -> "PriceTable":
-        fields = cls.__dataclass_fields__
-        unknown = set(values) - set(fields)
+        fields = {name for name in cls.__dataclass_fields__ if name != "user_set"}
+        unknown = set(values) - fields
         if unknown:
             raise ValueError(f"unknown price settings: {', '.join(sorted(unknown))}")
         converted = {k: (float(v) if isinstance(getattr(cls(), k), float) else str(v)) for k, v in values.items()}
-        table = cls(**converted)
+        table = cls(**converted, user_set=bool(values))
         time.fromisoformat(table.off_peak_start), time.fromisoformat(table.off_peak_end)
         return table
 

@@ -45,12 +45,18 @@ class Totals:
     unreported_calls: int = 0  # calls whose provider reported no cache fields
     cost: float = 0.0
     cost_without_cache: float = 0.0
+    unpriced_calls: int = 0  # calls to a model the price table does not know: tokens only
 
     @property
     def hit_rate(self) -> float | None:
         if self.cache_hit_tokens is None or not self.prompt_tokens:
             return None
         return self.cache_hit_tokens / self.prompt_tokens
+
+    @property
+    def priced(self) -> bool:
+        """Whether any call here has a price (no calls at all: a cost of zero is right)."""
+        return not self.calls or self.unpriced_calls < self.calls
 
     @property
     def savings(self) -> float:
@@ -76,7 +82,8 @@ class CacheReport:
 
     def as_json(self) -> dict:
         def totals(t: Totals) -> dict:
-            return {**asdict(t), "hit_rate": t.hit_rate, "savings": t.savings}
+            priced = {} if t.priced else {"cost": None, "cost_without_cache": None}
+            return {**asdict(t), **priced, "hit_rate": t.hit_rate, "savings": t.savings if t.priced else None}
 
         return {
             "conversation_id": self.conversation_id,
@@ -102,7 +109,7 @@ def _moment(stamp: str | None) -> datetime | None:
 
 
 def totals_of(rows: list[UsageRow], prices: PriceTable) -> Totals:
-    calls = prompt = completion = hit = miss = unreported = 0
+    calls = prompt = completion = hit = miss = unreported = unpriced = 0
     cost = without = 0.0
     for row in rows:
         calls += 1
@@ -114,18 +121,23 @@ def totals_of(rows: list[UsageRow], prices: PriceTable) -> Totals:
             hit += row.cache_hit_tokens
             miss += row.cache_miss_tokens if row.cache_miss_tokens is not None else \
                 (row.prompt_tokens or 0) - row.cache_hit_tokens
+        if not prices.knows(row.model):
+            unpriced += 1
+            continue
         priced = call_cost(prices, hit=row.cache_hit_tokens, miss=row.cache_miss_tokens, prompt=row.prompt_tokens,
                            completion=row.completion_tokens, at=_moment(row.started_at))
         if priced is not None:
             cost += priced.actual
             without += priced.without_cache
     known = calls - unreported
-    return Totals(calls, prompt, hit if known else None, miss if known else None, completion, unreported, cost, without)
+    return Totals(calls, prompt, hit if known else None, miss if known else None, completion, unreported, cost, without,
+                  unpriced)
 
 
 def _row(call: CallRecord) -> UsageRow:
     u = call.usage
-    return UsageRow(call.started_at, u.prompt_tokens, u.completion_tokens, u.cache_hit_tokens, u.cache_miss_tokens)
+    return UsageRow(call.started_at, u.prompt_tokens, u.completion_tokens, u.cache_hit_tokens, u.cache_miss_tokens,
+                    call.model)
 
 
 def _previous_for(call: CallRecord, earlier: list[CallRecord]) -> CallRecord | None:
@@ -153,7 +165,7 @@ def build_report(store: ConversationStore, conversation_id: int | None, prices: 
             explanation = BreakExplanation("append_only", 0, 0, call.usage.cache_hit_tokens, "未分析")
         priced = call_cost(prices, hit=call.usage.cache_hit_tokens, miss=call.usage.cache_miss_tokens,
                            prompt=call.usage.prompt_tokens, completion=call.usage.completion_tokens,
-                           at=_moment(call.started_at))
+                           at=_moment(call.started_at)) if prices.knows(call.model) else None
         lines.append(CallLine(call.id, seq_of_turn.get(call.turn_id, 0), call.step, call.usage.prompt_tokens,
                               call.usage.cache_hit_tokens, call.usage.cache_miss_tokens, call.usage.completion_tokens,
                               call.latency_ms, call.status, explanation, priced.actual if priced else None))

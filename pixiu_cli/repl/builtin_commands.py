@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
+from pixiu_cli.context.builder import SHANGHAI
 from pixiu_cli.repl.commands import CommandError, ParsedCommand, parse_number, registry
 from pixiu_cli.repl.state import ExitRepl, ReplState
 
@@ -35,9 +38,20 @@ def sessions_command(state: ReplState, cmd: ParsedCommand) -> None:
     if not conversations:
         state.renderer.info("还没有对话。")
         return
-    rows = [[("* " if c.id == state.conversation_id else "") + str(c.id), c.updated_at[:16].replace("T", " "),
+    rows = [[("* " if c.id == state.conversation_id else "") + str(c.id), beijing_minute(c.updated_at),
              str(c.turn_count), c.title or "（无标题）"] for c in conversations]
-    state.renderer.table("最近的对话（/resume ID 继续）", ["ID", "更新时间 (UTC)", "轮数", "标题"], rows)
+    state.renderer.table("最近的对话（/resume ID 继续）", ["ID", "更新时间（北京时间）", "轮数", "标题"], rows)
+
+
+def beijing_minute(stamp: str) -> str:
+    """A stored UTC timestamp as the user reads time everywhere else: Beijing, to the minute."""
+    try:
+        moment = datetime.fromisoformat(stamp)
+    except (TypeError, ValueError):
+        return str(stamp)[:16]
+    if moment.tzinfo is None:  # stored by pixiu in UTC
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(SHANGHAI).strftime("%Y-%m-%d %H:%M")
 
 
 @registry.command("resume", "继续之前的对话", "/resume ID")

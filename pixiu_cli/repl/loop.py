@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 
+from pixiu_cli.redact import scrub
 from pixiu_cli.render import StatusFigures
+from pixiu_cli.store.database import DISK_FULL, StoreError, disk_full, lock_timeout_line
 from pixiu_cli.repl import (  # noqa: F401  (importing registers the commands)
     analytics_commands,
     builtin_commands,
@@ -43,7 +45,7 @@ def run_chat_turn(state: ReplState, text: str) -> None:
             result = state.app.agent.run_turn(conversation_id, text, stream)
     except KeyboardInterrupt:
         # Ctrl-C outside the stream itself (while saving or assembling context).
-        state.app.store.mark_stale_pending(conversation_id)
+        state.app.store.fail_own_pending("用户按 Ctrl-C 中断了回复", status="interrupted")
         renderer.info("已中断。")
         return
     if result.status == "interrupted":
@@ -57,14 +59,19 @@ def run_chat_turn(state: ReplState, text: str) -> None:
 
 
 def _recover(state: ReplState, exc: Exception) -> None:
-    from pixiu_cli.store.database import lock_timeout_line
-
+    if isinstance(exc, StoreError):
+        line = str(exc)
+    elif lock_timeout_line(exc):
+        line = lock_timeout_line(exc)
+    elif disk_full(exc):
+        line = DISK_FULL
+    else:
+        line = scrub(f"意外错误（{type(exc).__name__}）：{exc}")
     try:
-        if state.conversation_id is not None:
-            state.app.store.mark_stale_pending(state.conversation_id)
+        state.app.store.fail_own_pending(line)
     except Exception:
-        pass
-    state.renderer.error(lock_timeout_line(exc) or f"意外错误（{type(exc).__name__}）：{exc}")
+        pass  # e.g. the disk is still full: the turn is labelled when the conversation reopens
+    state.renderer.error(line)
 
 
 def run_repl(state: ReplState, **prompt_io) -> None:

@@ -3,6 +3,7 @@ newline, bracketed paste keeps a multi-line paste as one message, slash-command 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -42,8 +43,19 @@ def _key_bindings() -> KeyBindings:
     return bindings
 
 
+def _private_file(path: Path) -> None:
+    """What the user typed is as private as the database: 0600, created so if missing."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))
+        if path.stat().st_mode & 0o077:
+            os.chmod(path, 0o600)
+    except OSError:
+        pass  # FileHistory reports a real problem when it writes
+
+
 def make_prompt_session(history_path: Path, command_names: Callable[[], Iterable[str]],
                         **io) -> PromptSession:
+    _private_file(history_path)
     return PromptSession(
         history=FileHistory(str(history_path)),
         multiline=True,

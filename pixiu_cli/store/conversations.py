@@ -15,6 +15,9 @@ from pixiu_cli.tokens import count_message_tokens
 from pixiu_cli.store.liveness import owned_by_another_live_process, this_process
 
 
+PROCESS_EXITED = "进程在回复过程中退出"
+
+
 def now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
@@ -238,18 +241,33 @@ class ConversationStore:
             stale = [(turn_id, user_text) for turn_id, user_text, owner in pending
                      if not owned_by_another_live_process(owner)]
             for turn_id, user_text in stale:
-                calls = self.db.execute("select request_json, reply_text from calls where turn_id = ? and step >= 0 "
-                                        "order by step, id", [turn_id]).fetchall()
-                reply = (calls[-1][1] if calls else None) or None
-                added = ([*_asked(calls[0][0], user_text), {"role": "assistant", "content": reply}]
-                         if reply else [])
-                self.db.execute(
-                    "update turns set status = 'interrupted', error = coalesce(error, '进程在回复过程中退出'), "
-                    "reply_text = ?, messages_json = ?, history_tokens = ?, finished_at = ? where id = ?",
-                    [reply, json.dumps(added, ensure_ascii=False), count_message_tokens(added), now_iso(), turn_id])
-                self.db.execute("update calls set status = 'interrupted', error = coalesce(error, '进程在回复过程中退出') "
-                                "where turn_id = ? and status = 'pending'", [turn_id])
+                self._close_pending(turn_id, user_text, "interrupted", PROCESS_EXITED)
         return len(stale)
+
+    def fail_own_pending(self, error: str, status: str = "error") -> int:
+        """This process gave up on its pending turns (an unexpected error, a full disk, Ctrl-C
+        outside the stream): close them now with the real cause, keeping what had arrived,
+        rather than leave them to be labelled as if the process had died."""
+        with write_transaction(self.db):
+            pending = self.db.execute("select id, user_text from turns where status = 'pending' and owner = ?",
+                                      [this_process()]).fetchall()
+            for turn_id, user_text in pending:
+                self._close_pending(turn_id, user_text, status, error)
+        return len(pending)
+
+    def _close_pending(self, turn_id: int, user_text: str, status: str, error: str) -> None:
+        """A cut-off turn keeps what had arrived, as after Ctrl-C; see mark_stale_pending."""
+        calls = self.db.execute("select request_json, reply_text from calls where turn_id = ? and step >= 0 "
+                                "order by step, id", [turn_id]).fetchall()
+        reply = (calls[-1][1] if calls else None) or None
+        added = [*_asked(calls[0][0], user_text), {"role": "assistant", "content": reply}] if reply else []
+        self.db.execute(
+            "update turns set status = ?, error = coalesce(error, ?), reply_text = ?, messages_json = ?, "
+            "history_tokens = ?, finished_at = ? where id = ?",
+            [status, error, reply, json.dumps(added, ensure_ascii=False), count_message_tokens(added), now_iso(),
+             turn_id])
+        self.db.execute("update calls set status = ?, error = coalesce(error, ?) where turn_id = ? and "
+                        "status = 'pending'", [status, error, turn_id])
 
     # calls ---------------------------------------------------------------------
     def start_call(self, *, turn_id: int, conversation_id: int, step: int, provider: str, model: str,
@@ -314,6 +332,7 @@ class UsageRow:
     completion_tokens: int | None
     cache_hit_tokens: int | None
     cache_miss_tokens: int | None
+    model: str | None = None
 
 
 def usage_rows(db: Database, *, since_utc: str | None = None, conversation_id: int | None = None) -> list[UsageRow]:
@@ -325,6 +344,6 @@ def usage_rows(db: Database, *, since_utc: str | None = None, conversation_id: i
     if conversation_id is not None:
         where.append("conversation_id = ?")
         params.append(conversation_id)
-    sql = ("select started_at, prompt_tokens, completion_tokens, cache_hit_tokens, cache_miss_tokens from calls "
+    sql = ("select started_at, prompt_tokens, completion_tokens, cache_hit_tokens, cache_miss_tokens, model from calls "
            f"where {' and '.join(where)} order by id")
     return [UsageRow(*row) for row in db.execute(sql, params).fetchall()]

@@ -3,6 +3,8 @@ processes wait for each other instead of failing, and pending migrations applied
 
 from __future__ import annotations
 
+import errno
+import os
 import sqlite3
 import threading
 import time
@@ -30,6 +32,17 @@ def lock_timeout_line(exc: BaseException) -> str | None:
     return None
 
 
+DISK_FULL = "磁盘已满：这次的内容未能写入，之前保存的对话和数据都完好，没有丢失。请释放磁盘空间后重试。"
+
+
+def disk_full(exc: BaseException) -> bool:
+    """SQLite's SQLITE_FULL ("database or disk is full") or an OS write that found no space."""
+    if isinstance(exc, sqlite3.OperationalError):
+        code = getattr(exc, "sqlite_errorcode", None)
+        return code == sqlite3.SQLITE_FULL if code is not None else "database or disk is full" in str(exc)
+    return isinstance(exc, OSError) and exc.errno == errno.ENOSPC
+
+
 def _apply_migrations(db: Database) -> None:
     # Two processes may open a fresh file at once; the loser of the race sees the
     # winner's tables ("already exists") and simply re-reads what is pending.
@@ -45,8 +58,22 @@ def _apply_migrations(db: Database) -> None:
             time.sleep(0.05 * (attempt + 1))
 
 
+def _owner_only(path: Path) -> None:
+    """The database holds every conversation: create it 0600 (SQLite gives its -wal and -shm
+    files the database file's mode) and tighten one left looser by an older version."""
+    for file in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        try:
+            if file == path and not file.exists():
+                os.close(os.open(file, os.O_WRONLY | os.O_CREAT, 0o600))
+            if file.exists() and file.stat().st_mode & 0o077:
+                os.chmod(file, 0o600)
+        except OSError:
+            pass  # not ours to change (read-only, another owner): SQLite will say if it matters
+
+
 def open_database(path: Path, *, migrate: bool = True) -> Database:
     path.parent.mkdir(parents=True, exist_ok=True)
+    _owner_only(path)
     try:
         conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
         conn.isolation_level = None  # autocommit; every write goes through write_transaction()
@@ -60,6 +87,8 @@ def open_database(path: Path, *, migrate: bool = True) -> Database:
         if migrate:
             _apply_migrations(db)
     except sqlite3.DatabaseError as exc:
+        if disk_full(exc):
+            raise StoreError(DISK_FULL) from None
         raise StoreError(f"无法打开数据库 {path}：{exc}") from None
     return db
 
@@ -124,7 +153,9 @@ def write_transaction(db: Database) -> Iterator[Database]:
             ok = True
         finally:
             _committed(ok)
-    except BaseException:
+    except BaseException as exc:
         if db.conn.in_transaction:
             db.conn.rollback()
+        if disk_full(exc):  # the transaction is rolled back whole: what was saved before stays
+            raise StoreError(DISK_FULL) from None
         raise

@@ -81,8 +81,28 @@ def _dead_port() -> int:
 
 RAW_APP = "import sys; from pixiu_cli.cli import app; sys.argv = ['pixiu', *sys.argv[1:]]; app()"
 DEEP_ARGUMENTS = "[" * 100_000  # json.loads raises RecursionError on it (agent/guardrails.py)
+# Real crashes, in the real process: the model client is made to fail the way a library may,
+# with the request's Authorization header in its message ("崩溃测试"), or with a plain bug
+# ("无保护"). Any other question goes through unchanged.
+CRASHING_CLIENT = (
+    "import sys\n"
+    "import pixiu_cli.llm.client as c\n"
+    "original = c.ChatClient.stream\n"
+    "def stream(self, request, outcome):\n"
+    "    asked = str(request.messages[-1].get('content'))\n"
+    "    if '崩溃测试' in asked:\n"
+    "        raise RuntimeError(f'transport failed; headers: Authorization: Bearer {self._api_key}')\n"
+    "    if '无保护' in asked:\n"
+    "        raise KeyError('scene')\n"
+    "    return original(self, request, outcome)\n"
+    "c.ChatClient.stream = stream\n"
+    "sys.argv = ['pixiu', *sys.argv[1:]]\n")
+GUARDED = CRASHING_CLIENT + "from pixiu_cli.cli import main; main()\n"
+UNGUARDED = CRASHING_CLIENT + "from pixiu_cli.cli import app; app()\n"
+CRASH_LINE = "错误：意外错误（RuntimeError）：transport failed; headers: Authorization: Bearer ***\n"
 
 
+@pytest.mark.timeout(400)  # some twenty pixiu processes and a REPL session: slow on a busy machine
 def test_key_never_leaves_memory(server, online_env, pixiu_home, tmp_path):
     write_config(pixiu_home)
     env = dict(online_env, DEEPSEEK_API_KEY=ENV_DEEPSEEK_KEY, PIXIU_MAX_RETRIES="0")
@@ -108,14 +128,17 @@ def test_key_never_leaves_memory(server, online_env, pixiu_home, tmp_path):
     server.enqueue(ScriptedReply(text="配置文件里的 key 也能用。"))
     assert out.run(dict(config_only, PIXIU_BASE_URL=server.base_url), "ask", "--continue", "配置文件").returncode == 0
     assert server.requests[-1].sent_key(CONFIG_KEY)
-    # a crash reported by main's guard: one line
+    # absurdly deep tool arguments are a tool error for the model, not a crash
     server.enqueue(ScriptedReply(tool_calls=[ToolCallSpec("get_holdings", DEEP_ARGUMENTS)]), ScriptedReply(text="好"))
     done = out.run(env, "ask", "--continue", "深层参数")
-    assert "Traceback" not in done.stderr.decode()
-    # the same without main's guard: whatever escapes is a raw Python traceback
-    server.reset()
-    server.enqueue(ScriptedReply(tool_calls=[ToolCallSpec("get_holdings", DEEP_ARGUMENTS)]), ScriptedReply(text="好"))
-    out.run(env, "ask", "--continue", "深层参数（无保护）", python=RAW_APP)
+    assert done.returncode == 0 and done.stderr.decode().count("\n") == 1, done.stderr  # the chmod warning
+    # a crash reported by main's guard, its message carrying the key: one line, key scrubbed
+    done = out.run(env, "ask", "--continue", "崩溃测试", python=GUARDED)
+    err = done.stderr.decode()
+    assert done.returncode == 1 and err.count("\n") == 2 and err.endswith(CRASH_LINE), err
+    # a crash without main's guard: a raw Python traceback
+    done = out.run(env, "ask", "--continue", "无保护", python=UNGUARDED)
+    assert done.returncode == 1 and b"Traceback" in done.stderr and b"KeyError: 'scene'" in done.stderr
     bad_config = tmp_path / "bad-home"
     bad_config.mkdir()
     (bad_config / "config.toml").write_text(f"api_key = {CONFIG_KEY}\n", encoding="utf-8")  # unquoted: TOML error
@@ -125,8 +148,9 @@ def test_key_never_leaves_memory(server, online_env, pixiu_home, tmp_path):
     assert b"Traceback" in done.stderr  # SettingsError unguarded
 
     # the REPL ------------------------------------------------------------------------------
-    server.reset()  # the crashed runs left their follow-up replies queued
-    child = spawn(dict(env, PYTHONFAULTHANDLER="1"), "chat", "--continue")
+    child = pexpect.spawn(sys.executable, ["-c", GUARDED, "chat", "--continue"], encoding="utf-8", timeout=40,
+                          dimensions=(40, 110), env=dict(env, PYTHONFAULTHANDLER="1", PROMPT_TOOLKIT_NO_CPR="1",
+                                                         TERM="xterm-256color", COLUMNS="110", LINES="40"))
     log = io.StringIO()
     child.logfile_read = log
     try:
@@ -149,9 +173,13 @@ def test_key_never_leaves_memory(server, online_env, pixiu_home, tmp_path):
         server.enqueue(ScriptedReply(tool_calls=[ToolCallSpec("get_holdings", DEEP_ARGUMENTS)]),
                        ScriptedReply(text="深层参数之后"))
         say(child, "深层参数")
-        child.expect(STATUS + "|意外错误")
+        child.expect("深层参数之后")
+        child.expect(STATUS)
         child.expect(PROMPT)
-        server.reset()  # a crashed turn leaves its follow-up reply queued
+        # the REPL's own guard: one line, the key scrubbed, and the session goes on
+        say(child, "崩溃测试")
+        child.expect(r"意外错误（RuntimeError）：transport failed; headers: Authorization: Bearer \*\*\*")
+        child.expect(PROMPT)
         # the deep arguments (~50k tokens) now stay in the history; a new conversation keeps
         # the next turn from compacting them first (the summary call would take the reply)
         say(child, "/new")
@@ -244,3 +272,23 @@ def test_config_file_permission_warning_names_the_file_not_the_key(online_env, p
     done = subprocess.run([PIXIU_BIN, "ask", "你好"], env=online_env, capture_output=True, timeout=60)
     err = done.stderr.decode()
     assert done.returncode == 0 and err == f"注意：配置文件 {path} 含 API key 且其他用户可读，建议执行 chmod 600 {path}\n"
+
+
+def test_error_lines_scrub_every_known_secret_and_url_credentials(pixiu_home):
+    from pixiu_cli.render import Renderer
+    from pixiu_cli.settings import load_settings
+
+    write_config(pixiu_home)
+    env = {"PIXIU_HOME": str(pixiu_home), "DEEPSEEK_API_KEY": ENV_DEEPSEEK_KEY,
+           "PIXIU_BASE_URL": "https://bob:s3cr3t-pass@api.example.com/v1"}
+    with mock.patch.dict(os.environ, env, clear=True):
+        load_settings()
+    out, err = io.StringIO(), io.StringIO()
+    renderer = Renderer(file=out, rich_output=False, stderr=err)
+    for key in (ENV_DEEPSEEK_KEY, CONFIG_KEY, CONFIG_DEEPSEEK_KEY):
+        renderer.error(f"boom {key} / masked sk-…{key[-8:]}")
+        renderer.warn(f"careful {key}")
+    renderer.error("GET https://bob:s3cr3t-pass@api.example.com/v1 failed; also ftp://u:p@h/x")
+    shown = out.getvalue() + err.getvalue()
+    assert not leaked(shown) and "s3cr3t-pass" not in shown and "bob" not in shown and "u:p@" not in shown
+    assert shown.count("***") >= 8 and "https://***@api.example.com/v1" in shown
