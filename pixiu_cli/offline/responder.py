@@ -20,6 +20,10 @@ CONTEXT_MARKER = "[上下文信息]"
 OFFLINE_NOTICE = (
     "（离线模式：未配置 API key，以下回答由本地离线应答器根据本次请求内容生成，不是真实模型）"
 )
+# `pixiu offline-server` answers clients that do send a key: no claim about keys there.
+SERVER_NOTICE = "（pixiu 离线服务：以下回答由本地离线应答器根据本次请求内容生成，不是真实模型）"
+NO_ADVICE = "离线应答器不会分析行情，也不会给出投资建议。"
+KEY_HINT = "设置 DEEPSEEK_API_KEY（或 PIXIU_API_KEY）后即可与真实模型对话。"
 QUESTION_LIMIT = 300
 
 _HEADING = re.compile(r"^\s*(?:#{1,6}\s+(?P<md>.+?)|【(?P<cn>[^】]+)】.*?)\s*$")
@@ -66,7 +70,9 @@ def _quote(text: str) -> str:
     return text
 
 
-def respond(request: Mapping[str, Any]) -> ScriptedReply:
+def respond(request: Mapping[str, Any], *, keyless: bool = False) -> ScriptedReply:
+    """``keyless``: pixiu's own offline mode (no API key set), whose replies say so and
+    say how to use a real model."""
     messages = [m for m in request.get("messages") or [] if isinstance(m, Mapping)]
     conversation = [m for m in messages if m.get("role") not in SYSTEM_ROLES]
 
@@ -109,7 +115,7 @@ def respond(request: Mapping[str, Any]) -> ScriptedReply:
     earlier_turns = sum(1 for m in history if m.get("role") == "user" and not _is_context(m))
     old_blocks = sum(1 for m in history if _is_context(m))
 
-    lines = [OFFLINE_NOTICE, ""]
+    lines = [OFFLINE_NOTICE if keyless else SERVER_NOTICE, ""]
     if question.strip():
         lines.append(f"你的问题是：「{_quote(question)}」")
     else:
@@ -165,9 +171,5 @@ def respond(request: Mapping[str, Any]) -> ScriptedReply:
         for m in tool_results:
             lines.append(f"  - {_quote(content_text(m.get('content')))}")
 
-    lines += [
-        "",
-        "离线应答器不会分析行情，也不会给出投资建议。"
-        "设置 DEEPSEEK_API_KEY（或 PIXIU_API_KEY）后即可与真实模型对话。",
-    ]
+    lines += ["", NO_ADVICE + (KEY_HINT if keyless else "")]
     return ScriptedReply(text="\n".join(lines))

@@ -508,14 +508,19 @@ class OfflineServer:
         port: int = 0,
         ttl_seconds: float | None = None,
         responder: Responder | None = None,
+        cache: PrefixCache | None = None,
     ) -> None:
+        """``cache`` replaces the in-memory one (e.g. a ``PrefixCache.persisted`` file);
+        its profile then wins over ``cache_profile``."""
+        if cache is not None:
+            cache_profile = cache.profile
         if cache_profile not in PROFILES:
             raise ValueError(f"unknown cache profile {cache_profile!r}; expected one of {sorted(PROFILES)}")
         self.cache_profile = cache_profile
         self.host = host
         self._requested_port = port
         self._state = _State(
-            cache=PrefixCache(cache_profile, ttl_seconds=ttl_seconds),
+            cache=cache if cache is not None else PrefixCache(cache_profile, ttl_seconds=ttl_seconds),
             responder=responder or _responder.respond,
         )
         self._httpd: _HTTPServer | None = None

@@ -28,10 +28,16 @@ def conversation(question="茅台现在能加仓吗？", history_turns=2, with_c
 
 
 def test_says_offline_and_quotes_the_last_user_message():
-    text = respond(conversation()).text
+    text = respond(conversation(), keyless=True).text
     assert text.startswith("（离线模式：未配置 API key")
-    assert "不是真实模型" in text
+    assert "不是真实模型" in text and "DEEPSEEK_API_KEY" in text
     assert "「茅台现在能加仓吗？」" in text
+
+
+def test_as_an_external_server_it_makes_no_claim_about_keys():
+    text = respond(conversation()).text
+    assert text.startswith("（pixiu 离线服务") and "不是真实模型" in text
+    assert "API key" not in text and "DEEPSEEK_API_KEY" not in text and "未配置" not in text
 
 
 def test_summarises_context_sections_items_and_history():
