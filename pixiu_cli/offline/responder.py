@@ -107,7 +107,9 @@ def respond(request: Mapping[str, Any], *, keyless: bool = False) -> ScriptedRep
     available = {str((t.get("function") or {}).get("name", "")) for t in request.get("tools") or []
                  if isinstance(t, Mapping)}
     if not tool_results and question.strip():
-        context_text = "\n".join(content_text(m.get("content")) for m in context_messages)
+        # Stocks named in any block of the conversation, not only this turn's: a delta
+        # block carries only what changed since the earlier ones.
+        context_text = "\n".join(content_text(m.get("content")) for m in conversation if _is_context(m))
         planned = planned_tool_calls(question, context_text, available)
         if planned:
             return ScriptedReply(tool_calls=planned)
