@@ -146,7 +146,9 @@ def measure(home: Path, report: SessionReport) -> None:
         db.close()
 
 
-def run_session(turns: int, mode: str, home: Path, progress=None) -> SessionReport:
+def run_session(turns: int, mode: str, home: Path, progress=None, context_budget: int | None = None) -> SessionReport:
+    if context_budget is not None:
+        (home / "config.toml").write_text(f"[context]\nbudget_tokens = {context_budget}\n", encoding="utf-8")
     server = None
     if mode == "shared-server":
         from pixiu_cli.offline.server import OfflineServer
@@ -176,6 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--turns", type=int, default=200)
     parser.add_argument("--mode", choices=("offline", "shared-server"), default="offline")
     parser.add_argument("--home", type=Path, help="PIXIU_HOME to use (default: a fresh temp dir)")
+    parser.add_argument("--context-budget", type=int, help="[context] budget_tokens for the session (default: pixiu's)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--quiet", action="store_true", help="no per-turn progress")
     args = parser.parse_args(argv)
@@ -188,11 +191,12 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="pixiu-offline-session-") as tmp:
         home = args.home or Path(tmp)
         home.mkdir(parents=True, exist_ok=True)
-        report = run_session(args.turns, args.mode, home, progress)
+        report = run_session(args.turns, args.mode, home, progress, args.context_budget)
     if args.json:
         print(json.dumps(report.as_json(), ensure_ascii=False, indent=2))
     else:
-        print(f"mode {report.mode} · turns {report.turns} · failed {len(report.failed)} · calls {report.calls}")
+        budget = f" · context budget {args.context_budget}" if args.context_budget else ""
+        print(f"mode {report.mode} · turns {report.turns}{budget} · failed {len(report.failed)} · calls {report.calls}")
         for failure in report.failed:
             print(f"  turn {failure.turn} failed: {failure.error}")
         print(f"prompt {report.prompt:,} · hit {report.hit:,} · ideal {report.ideal:,}")

@@ -64,28 +64,29 @@ def unit_hashes(tokens: Sequence[int], unit: int) -> list[int]:
     return hashes
 
 
-def owner_id(profile: str, api_key: str) -> str:
+def owner_id(profile: str, api_key: str) -> int:
     """What the units are filed under: never the key itself, which must not reach a file."""
-    return hashlib.sha256(f"{profile}\0{api_key}".encode()).hexdigest()[:32]
+    digest = hashlib.sha256(f"{profile}\0{api_key}".encode()).digest()
+    return int.from_bytes(digest[:8], "big", signed=True)
 
 
 class UnitStore(Protocol):
-    def last_used(self, owner: str, hashes: Sequence[int]) -> dict[int, float]: ...
-    def touch(self, owner: str, hashes: Sequence[int], now: float) -> None: ...
+    def last_used(self, owner: int, hashes: Sequence[int]) -> dict[int, float]: ...
+    def touch(self, owner: int, hashes: Sequence[int], now: float) -> None: ...
     def purge(self, *, older_than: float | None, keep_at_most: int | None) -> None: ...
     def clear(self) -> None: ...
-    def count(self, owner: str | None = None) -> int: ...
+    def count(self, owner: int | None = None) -> int: ...
 
 
 class MemoryUnits:
     def __init__(self) -> None:
-        self._units: dict[str, dict[int, float]] = {}
+        self._units: dict[int, dict[int, float]] = {}
 
-    def last_used(self, owner: str, hashes: Sequence[int]) -> dict[int, float]:
+    def last_used(self, owner: int, hashes: Sequence[int]) -> dict[int, float]:
         units = self._units.get(owner, {})
         return {h: units[h] for h in hashes if h in units}
 
-    def touch(self, owner: str, hashes: Sequence[int], now: float) -> None:
+    def touch(self, owner: int, hashes: Sequence[int], now: float) -> None:
         units = self._units.setdefault(owner, {})
         for h in hashes:
             units[h] = max(now, units.get(h, now))
@@ -103,7 +104,7 @@ class MemoryUnits:
     def clear(self) -> None:
         self._units.clear()
 
-    def count(self, owner: str | None = None) -> int:
+    def count(self, owner: int | None = None) -> int:
         if owner is None:
             return sum(len(units) for units in self._units.values())
         return len(self._units.get(owner, {}))

@@ -15,12 +15,12 @@ from pathlib import Path
 log = logging.getLogger(__name__)
 
 BUSY_TIMEOUT_MS = 15_000
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 _LOOKUP_CHUNK = 500  # SQLite's variable limit is 999 on old builds
 
 _SCHEMA = (
     "DROP TABLE IF EXISTS units",
-    "CREATE TABLE units (owner TEXT NOT NULL, hash INTEGER NOT NULL, last_used REAL NOT NULL,"
+    "CREATE TABLE units (owner INTEGER NOT NULL, hash INTEGER NOT NULL, last_used REAL NOT NULL,"
     " PRIMARY KEY (owner, hash)) WITHOUT ROWID",
     "CREATE INDEX units_by_last_used ON units (last_used)",
     f"PRAGMA user_version = {SCHEMA_VERSION}",
@@ -50,7 +50,7 @@ def _connect(path: Path) -> sqlite3.Connection:
 
 
 class PrefixUnitFile:
-    """Unit hashes and their last use, per owner (an opaque id, never an API key)."""
+    """Unit hashes and their last use, per owner (an opaque number, never an API key)."""
 
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -64,7 +64,7 @@ class PrefixUnitFile:
             self._conn = _connect(path)
         self.path = path
 
-    def last_used(self, owner: str, hashes: Sequence[int]) -> dict[int, float]:
+    def last_used(self, owner: int, hashes: Sequence[int]) -> dict[int, float]:
         found: dict[int, float] = {}
         for start in range(0, len(hashes), _LOOKUP_CHUNK):
             chunk = list(hashes[start : start + _LOOKUP_CHUNK])
@@ -74,7 +74,7 @@ class PrefixUnitFile:
             found.update(rows.fetchall())
         return found
 
-    def touch(self, owner: str, hashes: Sequence[int], now: float) -> None:
+    def touch(self, owner: int, hashes: Sequence[int], now: float) -> None:
         if not hashes:
             return
         with self._write():
@@ -100,7 +100,7 @@ class PrefixUnitFile:
         with self._write():
             self._conn.execute("DELETE FROM units")
 
-    def count(self, owner: str | None = None) -> int:
+    def count(self, owner: int | None = None) -> int:
         if owner is None:
             return self._conn.execute("SELECT count(*) FROM units").fetchone()[0]
         return self._conn.execute("SELECT count(*) FROM units WHERE owner = ?", [owner]).fetchone()[0]
