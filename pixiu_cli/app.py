@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from datetime import datetime
+from pathlib import Path
 
 from pixiu_cli.agent.compaction import Compactor
 from pixiu_cli.agent.guardrails import Guardrails
@@ -21,6 +22,7 @@ from pixiu_cli.store.domain import DomainStore, MemoryStore, PortfolioStore
 from pixiu_cli.store.database import open_database
 
 OFFLINE_PLACEHOLDER_KEY = "pixiu-offline"
+OFFLINE_CACHE_FILE = "offline_cache.db"
 
 
 @dataclass
@@ -44,6 +46,7 @@ class App:
     def close(self) -> None:
         if self._offline_server is not None:
             self._offline_server.stop()
+            self._offline_server.cache.close()
             self._offline_server = None
         self.store.db.close()
 
@@ -90,6 +93,24 @@ def _valuer(db):
     return CachedValuer(MarketStore(db))
 
 
+def offline_cache_path(settings: Settings) -> Path:
+    return settings.home / OFFLINE_CACHE_FILE
+
+
+def _start_offline_server(settings: Settings):
+    """The in-process server of offline mode. Its prompt cache is a file in the pixiu home,
+    so one `pixiu ask` per turn gets the hits one long REPL would; its replies say that no
+    key is set, which only holds here."""
+    from functools import partial
+
+    from pixiu_cli.offline.cache import PrefixCache
+    from pixiu_cli.offline.responder import respond
+    from pixiu_cli.offline.server import OfflineServer
+
+    cache = PrefixCache.persisted(settings.offline_cache_profile, offline_cache_path(settings))
+    return OfflineServer(cache=cache, responder=partial(respond, keyless=True)).start()
+
+
 def open_app(settings: Settings, *, demo: bool = False, calls_model: bool = True) -> App:
     """`calls_model=False` (e.g. `pixiu context TEXT`, which only assembles a request) skips
     starting the offline server: nothing will be sent to it."""
@@ -99,9 +120,7 @@ def open_app(settings: Settings, *, demo: bool = False, calls_model: bool = True
     store = ConversationStore(db)
     server = None
     if settings.offline:
-        from pixiu_cli.offline.server import OfflineServer
-
-        server = OfflineServer(cache_profile=settings.offline_cache_profile).start() if calls_model else None
+        server = _start_offline_server(settings) if calls_model else None
         client = ChatClient(base_url=server.base_url if server else "http://127.0.0.1/v1 (离线服务未启动)", api_key=OFFLINE_PLACEHOLDER_KEY, model=settings.model,
                             provider="offline", timeout=settings.timeout, max_retries=settings.max_retries,
                             deadline_seconds=settings.deadline_seconds)

@@ -20,6 +20,10 @@ CONTEXT_MARKER = "[上下文信息]"
 OFFLINE_NOTICE = (
     "（离线模式：未配置 API key，以下回答由本地离线应答器根据本次请求内容生成，不是真实模型）"
 )
+# `pixiu offline-server` answers clients that do send a key: no claim about keys there.
+SERVER_NOTICE = "（pixiu 离线服务：以下回答由本地离线应答器根据本次请求内容生成，不是真实模型）"
+NO_ADVICE = "离线应答器不会分析行情，也不会给出投资建议。"
+KEY_HINT = "设置 DEEPSEEK_API_KEY（或 PIXIU_API_KEY）后即可与真实模型对话。"
 QUESTION_LIMIT = 300
 
 _HEADING = re.compile(r"^\s*(?:#{1,6}\s+(?P<md>.+?)|【(?P<cn>[^】]+)】.*?)\s*$")
@@ -66,108 +70,109 @@ def _quote(text: str) -> str:
     return text
 
 
-def respond(request: Mapping[str, Any]) -> ScriptedReply:
-    messages = [m for m in request.get("messages") or [] if isinstance(m, Mapping)]
-    conversation = [m for m in messages if m.get("role") not in SYSTEM_ROLES]
+@dataclass
+class _Turn:
+    history: list[Mapping[str, Any]]
+    current: list[Mapping[str, Any]]  # this turn's user messages: blocks, then the question
+    tool_results: list[Mapping[str, Any]]
 
+    @property
+    def question(self) -> str:
+        last = self.current[-1] if self.current else None
+        return "" if last is None or _is_context(last) else content_text(last.get("content"))
+
+
+def _split_turn(conversation: list[Mapping[str, Any]]) -> _Turn:
     # The trailing run of user messages is this turn; before it is the history.
     start = len(conversation)
     while start > 0 and conversation[start - 1].get("role") == "user":
         start -= 1
     history, current = conversation[:start], conversation[start:]
-
+    if current:
+        return _Turn(history, current, [])
     # In a tool loop the turn ends with tool results; the question is still the last
     # user message.
-    tool_results: list[Mapping[str, Any]] = []
-    if not current:
-        last_user = max((i for i, m in enumerate(history) if m.get("role") == "user"), default=-1)
-        if last_user >= 0:
-            start = last_user
-            while start > 0 and history[start - 1].get("role") == "user":
-                start -= 1
-            current = history[start : last_user + 1]
-            tool_results = [m for m in history[last_user + 1 :] if m.get("role") == "tool"]
-            history = history[:start]
+    last_user = max((i for i, m in enumerate(history) if m.get("role") == "user"), default=-1)
+    if last_user < 0:
+        return _Turn(history, [], [])
+    start = last_user
+    while start > 0 and history[start - 1].get("role") == "user":
+        start -= 1
+    tool_results = [m for m in history[last_user + 1 :] if m.get("role") == "tool"]
+    return _Turn(history[:start], history[start : last_user + 1], tool_results)
 
-    question_message = current[-1] if current else None
-    context_messages = [m for m in current if _is_context(m)]
-    if question_message is None:
-        question = ""
-    elif _is_context(question_message):
-        question = ""
-    else:
-        question = content_text(question_message.get("content"))
 
-    available = {str((t.get("function") or {}).get("name", "")) for t in request.get("tools") or []
-                 if isinstance(t, Mapping)}
-    if not tool_results and question.strip():
-        context_text = "\n".join(content_text(m.get("content")) for m in context_messages)
-        planned = planned_tool_calls(question, context_text, available)
+def _tool_names(request: Mapping[str, Any]) -> list[str]:
+    return [str((t.get("function") or {}).get("name", "")) for t in request.get("tools") or []
+            if isinstance(t, Mapping)]
+
+
+def respond(request: Mapping[str, Any], *, keyless: bool = False) -> ScriptedReply:
+    """``keyless``: pixiu's own offline mode (no API key set), whose replies say so and
+    say how to use a real model."""
+    messages = [m for m in request.get("messages") or [] if isinstance(m, Mapping)]
+    conversation = [m for m in messages if m.get("role") not in SYSTEM_ROLES]
+    turn = _split_turn(conversation)
+    question = turn.question
+
+    if not turn.tool_results and question.strip():
+        # Stocks named in any block of the conversation, not only this turn's: a delta
+        # block carries only what changed since the earlier ones.
+        context_text = "\n".join(content_text(m.get("content")) for m in conversation if _is_context(m))
+        planned = planned_tool_calls(question, context_text, set(_tool_names(request)))
         if planned:
             return ScriptedReply(tool_calls=planned)
 
-    earlier_turns = sum(1 for m in history if m.get("role") == "user" and not _is_context(m))
-    old_blocks = sum(1 for m in history if _is_context(m))
-
-    lines = [OFFLINE_NOTICE, ""]
+    lines = [OFFLINE_NOTICE if keyless else SERVER_NOTICE, ""]
     if question.strip():
         lines.append(f"你的问题是：「{_quote(question)}」")
     else:
         lines.append("本次请求中没有找到你的问题（最后一条用户消息为空或只是 [上下文信息]）。")
     lines += ["", "本次请求中我能看到："]
+    lines += _request_lines(request, messages, turn)
+    lines += _tool_result_lines(messages, turn.tool_results)
+    lines += ["", NO_ADVICE + (KEY_HINT if keyless else "")]
+    return ScriptedReply(text="\n".join(lines))
 
-    system_text = "\n\n".join(
-        content_text(m.get("content")) for m in messages if m.get("role") in SYSTEM_ROLES
-    )
-    system_count = sum(1 for m in messages if m.get("role") in SYSTEM_ROLES)
-    if system_count:
-        lines.append(f"- 系统提示：{system_count} 条，共 {len(system_text)} 字")
-    else:
-        lines.append("- 系统提示：无")
 
-    tools = request.get("tools") or []
-    names = [
-        str((t.get("function") or {}).get("name", "")) for t in tools if isinstance(t, Mapping)
-    ]
-    if names:
-        lines.append(f"- 可用工具：{len(names)} 个（{'、'.join(n for n in names if n)}）")
-    else:
-        lines.append("- 可用工具：无")
+def _request_lines(request: Mapping[str, Any], messages: list[Mapping[str, Any]], turn: _Turn) -> list[str]:
+    lines = []
+    system = [content_text(m.get("content")) for m in messages if m.get("role") in SYSTEM_ROLES]
+    system_chars = len("\n\n".join(system))
+    lines.append(f"- 系统提示：{len(system)} 条，共 {system_chars} 字" if system else "- 系统提示：无")
 
+    names = _tool_names(request)
+    lines.append(f"- 可用工具：{len(names)} 个（{'、'.join(n for n in names if n)}）" if names else "- 可用工具：无")
+
+    earlier_turns = sum(1 for m in turn.history if m.get("role") == "user" and not _is_context(m))
+    old_blocks = sum(1 for m in turn.history if _is_context(m))
     history_line = f"- 历史对话：{earlier_turns} 轮"
     if old_blocks:
         history_line += f"（其中保留了 {old_blocks} 个旧的 [上下文信息] 块）"
     lines.append(history_line)
 
-    if context_messages:
-        for block in context_messages:
-            summary = summarise_context(content_text(block.get("content")))
-            lines.append(
-                f"- [上下文信息]：{len(summary.sections)} 个部分，共 {summary.items} 条"
-            )
-            for name, count in summary.sections:
-                lines.append(f"  - {name}：{count} 条")
-    else:
+    blocks = [m for m in turn.current if _is_context(m)]
+    if not blocks:
         lines.append("- [上下文信息]：本轮没有附带")
+    for block in blocks:
+        summary = summarise_context(content_text(block.get("content")))
+        lines.append(f"- [上下文信息]：{len(summary.sections)} 个部分，共 {summary.items} 条")
+        lines += [f"  - {name}：{count} 条" for name, count in summary.sections]
+    return lines
 
-    if tool_results:
-        call_names = {}
-        for message in messages:
-            for call in message.get("tool_calls") or []:
-                if isinstance(call, Mapping):
-                    call_names[call.get("id")] = (call.get("function") or {}).get("name", "")
-        described = "、".join(
-            f"{call_names.get(m.get('tool_call_id')) or m.get('tool_call_id') or '未知工具'}"
-            f"（{len(content_text(m.get('content')))} 字）"
-            for m in tool_results
-        )
-        lines.append(f"- 工具结果：{len(tool_results)} 条（{described}）")
-        for m in tool_results:
-            lines.append(f"  - {_quote(content_text(m.get('content')))}")
 
-    lines += [
-        "",
-        "离线应答器不会分析行情，也不会给出投资建议。"
-        "设置 DEEPSEEK_API_KEY（或 PIXIU_API_KEY）后即可与真实模型对话。",
-    ]
-    return ScriptedReply(text="\n".join(lines))
+def _tool_result_lines(messages: list[Mapping[str, Any]], tool_results: list[Mapping[str, Any]]) -> list[str]:
+    if not tool_results:
+        return []
+    call_names = {}
+    for message in messages:
+        for call in message.get("tool_calls") or []:
+            if isinstance(call, Mapping):
+                call_names[call.get("id")] = (call.get("function") or {}).get("name", "")
+    described = "、".join(
+        f"{call_names.get(m.get('tool_call_id')) or m.get('tool_call_id') or '未知工具'}"
+        f"（{len(content_text(m.get('content')))} 字）"
+        for m in tool_results
+    )
+    return [f"- 工具结果：{len(tool_results)} 条（{described}）",
+            *(f"  - {_quote(content_text(m.get('content')))}" for m in tool_results)]

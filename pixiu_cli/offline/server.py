@@ -556,16 +556,21 @@ class OfflineServer:
         ttl_seconds: float | None = None,
         responder: Responder | None = None,
         control: bool = False,
+        cache: PrefixCache | None = None,
     ) -> None:
         """``control=True`` (tests only) opens the ``/_pixiu`` routes behind a fresh token
-        (``control_token``); the in-process methods (enqueue, requests…) work either way."""
+        (``control_token``); the in-process methods (enqueue, requests…) work either way.
+        ``cache`` replaces the in-memory one (e.g. a ``PrefixCache.persisted`` file); its
+        profile then wins over ``cache_profile``."""
+        if cache is not None:
+            cache_profile = cache.profile
         if cache_profile not in PROFILES:
             raise ValueError(f"unknown cache profile {cache_profile!r}; expected one of {sorted(PROFILES)}")
         self.cache_profile = cache_profile
         self.host = host
         self._requested_port = port
         self._state = _State(
-            cache=PrefixCache(cache_profile, ttl_seconds=ttl_seconds),
+            cache=cache if cache is not None else PrefixCache(cache_profile, ttl_seconds=ttl_seconds),
             responder=responder or _responder.respond,
             control_token=secrets.token_urlsafe(24) if control else None,
         )

@@ -17,20 +17,26 @@ _TRADE_VERB = re.compile(r"(买入|买了|买进|加仓了|补仓了|卖出|卖�
 _PRICE = re.compile(r"(?:价格|价位|成交价|以|在|@)?\s*(\d+(?:\.\d+)?)\s*(?:元|块)")
 _QUANTITY = re.compile(r"(\d+)\s*(股|手)")
 _CODE = re.compile(r"(?<!\d)(\d{6})(?!\d)")
-_HOLDING_LINE = re.compile(r"^- \[[^\]]*\] (\d{6}) (\S+?)(?:（简称：([^）]+)）)?\s·")
+# "002415 海康威视（简称：海康）" wherever a block names a stock: holdings, a stock's own
+# section heading, decisions, profiles.
+_NAMED_CODE = re.compile(r"(?<![\d.])(\d{6}) ((?:\*?ST)?[\u4e00-\u9fff]{2,8}[A-Z]?)(?:（简称：([^）]+)）)?")
+# Asking pixiu to do something with what it knows ("帮我回顾一下…的计划") is a request, not a
+# statement to remember; asking it to remember something is.
+_REQUEST = re.compile(r"^(?:请你?|麻烦|帮我|帮忙|替我|给我|你?能否|回顾|复盘一下|总结|汇总|列出|列一下|看看|看一下|查查|查一下|"
+                      r"说说|讲讲|告诉我|提醒我)|回顾一下|总结一下|列出|汇总一下")
+_REMEMBER_ASK = re.compile(r"记住|记下|记一下|备忘")
 
 
 def holdings_from_context(context_text: str) -> dict[str, str]:
-    """name or short name → code, read from the block's holdings section."""
+    """name or short name → code, read from every stock the blocks name (later blocks win)."""
     names: dict[str, str] = {}
     for line in context_text.splitlines():
-        match = _HOLDING_LINE.match(line.strip())
-        if match:
+        for match in _NAMED_CODE.finditer(line):
             code, name, shorts = match.groups()
             names[name] = code
             for short in (shorts or "").split("、"):
-                if short:
-                    names[short] = code
+                if short.strip():
+                    names[short.strip()] = code
     return names
 
 
@@ -47,6 +53,8 @@ def _symbol(text: str, names: dict[str, str]) -> tuple[str | None, str | None]:
 def planned_tool_calls(question: str, context_text: str, available: set[str]) -> list[ToolCallSpec]:
     text = question.strip()
     if not text or _QUESTION.search(text):
+        return []
+    if _REQUEST.search(text) and not _REMEMBER_ASK.search(text):
         return []
     names = holdings_from_context(context_text)
     symbol, _ = _symbol(text, names)

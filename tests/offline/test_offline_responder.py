@@ -28,10 +28,16 @@ def conversation(question="茅台现在能加仓吗？", history_turns=2, with_c
 
 
 def test_says_offline_and_quotes_the_last_user_message():
-    text = respond(conversation()).text
+    text = respond(conversation(), keyless=True).text
     assert text.startswith("（离线模式：未配置 API key")
-    assert "不是真实模型" in text
+    assert "不是真实模型" in text and "DEEPSEEK_API_KEY" in text
     assert "「茅台现在能加仓吗？」" in text
+
+
+def test_as_an_external_server_it_makes_no_claim_about_keys():
+    text = respond(conversation()).text
+    assert text.startswith("（pixiu 离线服务") and "不是真实模型" in text
+    assert "API key" not in text and "DEEPSEEK_API_KEY" not in text and "未配置" not in text
 
 
 def test_summarises_context_sections_items_and_history():
@@ -83,3 +89,66 @@ def test_through_the_sdk(offline, client):
     )
     assert streamed == respond(request).text
     assert "离线" in streamed and "茅台现在能加仓吗？" in streamed
+
+
+# -- tool intents read the whole conversation, not only this turn's block -------------------
+
+TOOLS = [{"type": "function", "function": {"name": name, "parameters": {}}}
+         for name in ("remember", "record_decision", "get_holdings")]
+FULL_BLOCK = """[上下文信息]
+
+## 当前时间
+- [事实] 2026-11-30 10:00 星期一（北京时间）· 交易中
+
+## 持仓（2 只）
+- [事实] 600519 贵州茅台（简称：茅台） · 核心仓 · 200 股 · 成本 1580.00
+- [事实] 002415 海康威视（简称：海康） · 卫星仓 · 3,000 股 · 成本 33.80
+
+[/上下文信息]"""
+# What a later turn carries under the delta layout: only what changed, no holdings.
+DELTA_BLOCK = """[上下文信息]
+
+## 当前时间
+- [事实] 2026-11-30 10:05 星期一（北京时间）· 交易中
+
+[/上下文信息]"""
+
+
+def continued(question: str, first_block: str = FULL_BLOCK) -> dict:
+    messages = [{"role": "system", "content": "你是 pixiu。"},
+                {"role": "user", "content": first_block}, {"role": "user", "content": "我的持仓怎么样？"},
+                {"role": "assistant", "content": "整体均衡。"},
+                {"role": "user", "content": DELTA_BLOCK}, {"role": "user", "content": question}]
+    return {"model": "pixiu-offline", "messages": messages, "tools": TOOLS}
+
+
+def planned(request: dict) -> list[tuple[str, dict]]:
+    import json
+
+    return [(call.name, json.loads(call.arguments)) for call in respond(request).tool_calls]
+
+
+def test_a_trade_reported_by_name_in_a_continued_conversation_is_recorded():
+    calls = planned(continued("今天以 30 元买入海康威视 200 股"))
+    assert calls == [("record_decision", {"symbol": "002415", "side": "buy", "price": 30.0, "quantity": 200,
+                                          "reason": "今天以 30 元买入海康威视 200 股"})]
+
+
+def test_remember_keeps_the_symbol_of_a_stock_named_by_its_short_name():
+    assert planned(continued("海康估值偏高，回踩 30 元再加仓")) == [
+        ("remember", {"kind": "plan", "text": "海康估值偏高，回踩 30 元再加仓", "symbol": "002415"})]
+
+
+def test_a_stock_named_only_in_an_earlier_section_heading_is_found():
+    heading_only = "[上下文信息]\n\n## 标的上下文：300750 宁德时代\n- [事实] 画像略\n\n[/上下文信息]"
+    calls = planned(continued("今天以 366 元卖出宁德时代 100 股", first_block=heading_only))
+    assert calls and calls[0][0] == "record_decision" and calls[0][1]["symbol"] == "300750"
+    assert calls[0][1]["side"] == "sell"
+
+
+def test_asking_to_review_plans_is_not_a_plan():
+    for request in ("帮我回顾一下今天说过的计划", "请总结一下我的止损计划", "列出我准备加仓的股票"):
+        assert planned(continued(request)) == [], request
+    # …but asking pixiu to remember one still is.
+    assert planned(continued("帮我记住：茅台跌破1500元加仓")) == [
+        ("remember", {"kind": "plan", "text": "帮我记住：茅台跌破1500元加仓", "symbol": "600519"})]
