@@ -69,7 +69,7 @@ def main() -> int:
                 raise SystemExit(f"{path.name}:{number}: duplicate message {message!r}")
             seen.add(key)
             counters[category] = counters.get(category, 0) + 1
-            case = {"id": f"sel-{category}-{counters[category]:03d}", "category": category, "now": NOW,
+            case = {"id": f"sel-{category}-{counters[category]:03d}", "category": category, "now": NOW, "market_list": True,
                     "dataset": DATASETS[dataset], "message": message, **checks(expect)}
             if len(parts) == 4:
                 case["history"] = [t.strip() for t in parts[3].split("||")]

@@ -19,12 +19,14 @@ from zoneinfo import ZoneInfo
 
 from pixiu_cli.context.block import ContextBlock, assemble, delta_block, sent_sections
 from pixiu_cli.context.inspect import is_context_message
-from pixiu_cli.context.intent import Intent, detect_intent
+from pixiu_cli.context.intent import Intent
 from pixiu_cli.context.memory import MemoryAssembler, MemoryLimits
-from pixiu_cli.context.symbols import HoldingName, extract_symbols
+from pixiu_cli.context.names import Holder, NameSource
+from pixiu_cli.context.selection import Selection, select
 from pixiu_cli.resources import prompts_dir, read_prompt
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.securities import SecurityMaster
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 
@@ -47,6 +49,7 @@ class BuiltMessages:
     context_block: ContextBlock | None = None
     intent: Intent = Intent.GENERAL
     symbols: list[str] = field(default_factory=list)
+    selection: Selection | None = None
 
     @property
     def memory_ids(self) -> list[str]:
@@ -85,18 +88,28 @@ class ContextBuilder:
         self.limits = limits or MemoryLimits()
         self.clock = clock or (lambda: datetime.now(SHANGHAI))
         self.history_blocks = history_blocks
+        self.names = NameSource(SecurityMaster(domain.db))
 
-    def context_block(self, user_text: str, summary: str | None = None, now: datetime | None = None
-                      ) -> tuple[ContextBlock, Intent, list[str]]:
+    def select(self, user_text: str, earlier: tuple[str, ...] | list[str] = (), holdings=None) -> Selection:
+        """Symbols, intent and overview for a message (and why), given the earlier questions."""
+        holdings = self.domain.holdings() if holdings is None else holdings
+        table = self.names.table([Holder(h.symbol, h.name, tuple(h.short_names)) for h in holdings])
+        return select(user_text, table, held=[h.symbol for h in holdings], earlier=earlier)
+
+    def context_block(self, user_text: str, summary: str | None = None, now: datetime | None = None,
+                      earlier: tuple[str, ...] | list[str] = ()) -> tuple[ContextBlock, Intent, list[str]]:
+        block, selection = self.selected_block(user_text, summary, now, earlier)
+        return block, selection.intent, selection.symbols
+
+    def selected_block(self, user_text: str, summary: str | None = None, now: datetime | None = None,
+                       earlier: tuple[str, ...] | list[str] = ()) -> tuple[ContextBlock, Selection]:
         now = (now or self.clock()).astimezone(SHANGHAI)
         holdings = self.domain.holdings()
-        names = [HoldingName(h.symbol, h.name, h.short_names) for h in holdings]
-        symbols = extract_symbols(user_text, names)
-        intent = detect_intent(user_text, symbols)
+        selection = self.select(user_text, earlier, holdings)
         sections = MemoryAssembler(self.domain, self.limits).sections(
-            now=now, symbols=symbols, intent=intent, holdings=holdings, summary=summary,
-            scene=scene_fragment(intent))
-        return assemble(sections, self.limits.budget_tokens), intent, symbols
+            now=now, symbols=selection.symbols, intent=selection.intent, holdings=holdings, summary=summary,
+            scene=scene_fragment(selection.intent), overview=selection.overview)
+        return assemble(sections, self.limits.budget_tokens), selection
 
     def build_messages(self, conversation_id: int | None, user_text: str, before_seq: int | None = None,
                        now: datetime | None = None) -> BuiltMessages:
@@ -107,7 +120,10 @@ class ContextBuilder:
             summary = conversation.summary if conversation else None
             history = history_messages(self.store, conversation_id, before_seq, self.history_blocks != "drop",
                                        after_seq=conversation.summary_upto_turn if conversation else 0)
-        block, intent, symbols = self.context_block(user_text, summary, now)
+        earlier = [m["content"] for m in history
+                   if m.get("role") == "user" and isinstance(m.get("content"), str) and not is_context_message(m)]
+        block, selection = self.selected_block(user_text, summary, now, earlier)
+        intent, symbols = selection.intent, selection.symbols
         if self.history_blocks == "delta":
             previously_sent: dict[str, str] = {}
             for message in history:
@@ -117,4 +133,4 @@ class ContextBuilder:
         messages = [{"role": "system", "content": system_prompt()}, *history,
                     {"role": "user", "content": block.text}, {"role": "user", "content": user_text}]
         return BuiltMessages(messages=messages, history_count=len(history), context_block=block, intent=intent,
-                             symbols=symbols)
+                             symbols=symbols, selection=selection)

@@ -31,6 +31,12 @@ optional), ``now`` (ISO 8601 with an offset, e.g. ``2026-03-04T10:15:00+08:00``)
     ``budget_tokens`` …), applied with `MemoryLimits.from_mapping`.
 ``summary`` (optional)
     The conversation summary passed to the builder.
+``market_list`` (optional, boolean)
+    Load the shipped security names (``data/selection/securities.tsv``) into the security
+    master first, standing in for a market-data sync: every name there is known.
+``history`` (optional)
+    The user's earlier messages in this conversation, oldest first (an elliptical
+    follow-up such as "其他几只呢" is judged against them).
 
 Checks (at least one):
 
@@ -80,17 +86,19 @@ from pixiu_cli.context.block import ContextBlock
 from pixiu_cli.context.builder import ContextBuilder
 from pixiu_cli.context.intent import Intent
 from pixiu_cli.context.memory import MemoryLimits
+from pixiu_cli.context.names import securities_for_document, shipped_market_list
 from pixiu_cli.dataset import SECTIONS, DatasetError, parse_document
 from pixiu_cli.resources import data_dir
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.securities import SecurityMaster
 
 EVALS_FOLDER = "evals"
 DATASETS_FOLDER = "datasets"
 
 _REQUIRED = ("id", "category", "now", "dataset", "message")
-_OPTIONAL = ("description", "dataset_patch", "limits", "summary")
+_OPTIONAL = ("description", "dataset_patch", "limits", "summary", "history", "market_list")
 _STRING_LIST_CHECKS = ("must", "must_not", "sections", "no_sections", "omitted", "not_omitted", "quoted")
 _CHECKS = (*_STRING_LIST_CHECKS, "intent", "symbols", "max_tokens", "counts")
 _KNOWN = frozenset((*_REQUIRED, *_OPTIONAL, *_CHECKS))
@@ -113,6 +121,8 @@ class EvalCase:
     dataset_name: str | None = None  # None for an inline document
     limits: dict = field(default_factory=dict)
     summary: str | None = None
+    history: tuple[str, ...] = ()
+    market_list: bool = False
     must: tuple[str, ...] = ()
     must_not: tuple[str, ...] = ()
     intent: str | None = None
@@ -243,6 +253,11 @@ def parse_case(raw: Any, source: Path | None = None, index: int = 0) -> EvalCase
     for key in ("description", "summary"):
         if key in raw and not isinstance(raw[key], str):
             raise fail(f"{key} 应为字符串")
+    history = raw.get("history", [])
+    if not isinstance(history, list) or not all(isinstance(t, str) and t.strip() for t in history):
+        raise fail("history 应为非空字符串数组（此前用户的提问，从早到晚）")
+    if not isinstance(raw.get("market_list", False), bool):
+        raise fail("market_list 应为 true 或 false")
 
     try:
         now = datetime.fromisoformat(raw["now"]) if isinstance(raw["now"], str) else None
@@ -302,7 +317,8 @@ def parse_case(raw: Any, source: Path | None = None, index: int = 0) -> EvalCase
 
     return EvalCase(id=raw["id"], category=raw["category"], now=now, message=raw["message"], document=document,
                     description=raw.get("description", ""), dataset_name=dataset_name, limits=dict(limits),
-                    summary=raw.get("summary"), source=source, **checks)
+                    summary=raw.get("summary"), history=tuple(history), market_list=raw.get("market_list", False),
+                    source=source, **checks)
 
 
 def _dataset(value: Any, source: Path | None, fail) -> tuple[str | None, dict]:
@@ -375,10 +391,16 @@ def _build(case: EvalCase, path: Path) -> tuple[ContextBlock, str, list[str]]:
     db = open_database(path)
     try:
         domain = DomainStore(db)
-        domain.replace_all(parse_document(case.document, case.now))
+        data = parse_document(case.document, case.now)
+        domain.replace_all(data)
+        master = SecurityMaster(db)
+        if case.market_list:
+            master.upsert(shipped_market_list())
+        master.upsert(securities_for_document(data), keep_names=True)
         builder = ContextBuilder(ConversationStore(db), domain, limits=MemoryLimits.from_mapping(case.limits),
                                  clock=lambda: case.now)
-        block, intent, symbols = builder.context_block(case.message, summary=case.summary, now=case.now)
+        block, intent, symbols = builder.context_block(case.message, summary=case.summary, now=case.now,
+                                                       earlier=case.history)
         return block, intent.value, list(symbols)
     finally:
         db.conn.close()

@@ -109,7 +109,8 @@ class MemoryAssembler:
         self.limits = limits
 
     def sections(self, *, now: datetime, symbols: list[str], intent: Intent, holdings: list[Holding],
-                 summary: str | None, scene: str | None) -> list[Section]:
+                 summary: str | None, scene: str | None, overview: bool | None = None) -> list[Section]:
+        """overview: inject every holding's profile (default: for a portfolio review)."""
         limits = self.limits
         held = {h.symbol: h for h in holdings}
         until = now.isoformat(timespec="seconds")
@@ -138,7 +139,7 @@ class MemoryAssembler:
             sections.append(self._symbol_section(symbol, held.get(symbol), now, held))
         shown = {i.memory_id for s in sections for i in s.items if i.memory_id}
 
-        if intent == Intent.PORTFOLIO_REVIEW and holdings:
+        if (intent == Intent.PORTFOLIO_REVIEW if overview is None else overview) and holdings:
             profiles = self.domain.profiles_for([h.symbol for h in holdings])
             profile_layer = layer_for("backtest_profile")
             items = []

@@ -106,17 +106,21 @@ _NUMBER_WORDS_BEFORE = (
     "价", "价格", "价位", "成本", "市值", "金额", "数量", "成交量", "成交额", "总额", "余额",
     "本金", "资金", "收益", "盈利", "亏损", "利润", "约", "大约", "共", "合计", "总计",
     "第", "号", "邮编", "邮政编码", "电话", "手机", "验证码", "密码", "qq", "微信",
+    "码", "收入", "工资", "编号", "单号", "账号", "卡号", "尾号",
 )
 _UNITS_AFTER = (
     "百万", "千万", "美元", "港元", "港币", "rmb", "cny", "usd", "hkd",
     "元", "圆", "块", "角", "股", "手", "份", "张", "万", "亿", "倍", "%", "‰", "‱",
+    "个", "人", "名", "位", "次", "岁", "米", "公里", "号",
 )
 # A unit followed by one of these characters is a word, not a unit (600519股价 = its price).
 _UNIT_EXCEPTIONS = {
     "股": "价票东息份权本性吧评民改",
     "手": "续机",
+    "个": "股",
 }
-_SKIP_BEFORE = " \t:="
+# Skipped between an amount/identifier word and the digits (验证码是600519).
+_SKIP_BEFORE = " \t:=是为："
 
 
 def _is_ascii_glue(ch: str) -> bool:
@@ -238,6 +242,15 @@ _SHADOW_WORDS: tuple[str, ...] = (
     # 海康 family
     "海康机器人",
 )
+
+
+def shadow_words() -> tuple[str, ...]:
+    return _SHADOW_WORDS
+
+
+def find_codes(folded: str, held: frozenset[str]) -> list[tuple[int, str]]:
+    """Codes in already folded text: (offset, six digits), per the module docstring."""
+    return _find_codes(folded, held)
 
 
 @lru_cache(maxsize=32)
