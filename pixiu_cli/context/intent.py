@@ -220,7 +220,7 @@ def _weak_cues(text: str, fired: list[FiredCue], groups: set[str]) -> list[Fired
     if which and not knowledge and (_WHICH_CONTEXT.search(text) or "market" not in groups):
         weak.append(which)
     which_any = text_of.get("which_any")
-    if which_any and _WHICH_ANY_CONTEXT.search(text):
+    if which_any and not knowledge and _WHICH_ANY_CONTEXT.search(text):
         weak.append(which_any)
     configure = text_of.get("configure")
     if configure and "tech" not in groups and not knowledge:

@@ -69,8 +69,20 @@ def _names_text(symbol: str, name: str, short_names: tuple[str, ...]) -> str:
     return f"{symbol} {defuse(name)}{alias}"
 
 
-def _holding_text(h: Holding) -> str:
-    return f"{_names(h)} · {ROLE_NAMES.get(h.role, h.role)} · {_num(h.shares)} 股 · 成本 {h.cost:.2f}"
+def _holding_text(h: Holding, profile: Profile | None = None) -> str:
+    text = f"{_names(h)} · {ROLE_NAMES.get(h.role, h.role)} · {_num(h.shares)} 股 · 成本 {h.cost:.2f}"
+    return text + _profile_brief(profile) if profile is not None else text
+
+
+@lru_cache(maxsize=4096)
+def _profile_brief(p: Profile) -> str:
+    """The headline figures on the holding's own line, so a portfolio question the intent
+    model missed still sees them (graceful degradation; the overview has the rest)."""
+    return f" · {defuse(p.strategy)} 年化{_short_pct(p.annual_return)} 回撤{_short_pct(p.max_drawdown)}"
+
+
+def _short_pct(value: float | None) -> str:
+    return "—" if value is None else f"{value * 100:.0f}%"
 
 
 @lru_cache(maxsize=4096)
@@ -126,8 +138,9 @@ class MemoryAssembler:
             sections.append(Section("summary", "对话摘要", (BlockItem(quote_data(summary), "混合"),), 75))
 
         holding_layer = layer_for("holding")  # once, not once per holding (there may be hundreds)
+        briefs = self.domain.profiles_for([h.symbol for h in holdings]) if holdings else {}
         sections.append(Section("holdings", f"持仓（{len(holdings)} 只）", tuple(
-            BlockItem(_holding_text(h), holding_layer, _day(h.updated_at)) for h in holdings) or
+            BlockItem(_holding_text(h, briefs.get(h.symbol)), holding_layer, _day(h.updated_at)) for h in holdings) or
             (BlockItem("数据库中没有持仓记录"),), 80))
 
         persona = self.domain.persona()
@@ -140,7 +153,7 @@ class MemoryAssembler:
         shown = {i.memory_id for s in sections for i in s.items if i.memory_id}
 
         if (intent == Intent.PORTFOLIO_REVIEW if overview is None else overview) and holdings:
-            profiles = self.domain.profiles_for([h.symbol for h in holdings])
+            profiles = briefs
             profile_layer = layer_for("backtest_profile")
             items = []
             for h in holdings:

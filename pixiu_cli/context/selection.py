@@ -156,8 +156,11 @@ def _mentions(text: str, table: NameTable, held: frozenset[str], known: frozense
 
 def _own(text: str, table: NameTable, held: frozenset[str], known: frozenset[str], conversation: bool
          ) -> tuple[list[str], list[MentionNote], object]:
+    # A question about the user's holdings or trades is evidence that a held short name
+    # in it is the stock (这几只里长电…, 中芯我前几天追高了吗).
     portfolio = analyze(text, ())
-    symbols, notes = _mentions(text, table, held, known, portfolio.overview, conversation)
+    about_mine = portfolio.overview or portfolio.intent is Intent.TRADE_REVIEW
+    symbols, notes = _mentions(text, table, held, known, about_mine, conversation)
     return symbols, notes, analyze(text, symbols)
 
 
