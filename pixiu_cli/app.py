@@ -55,6 +55,10 @@ def refresh_demo_data(domain: DomainStore) -> None:
 
     data = load_document(data_dir() / "demo" / "portfolio.json", datetime.now(SHANGHAI))
     domain.replace_all(data, keep_own_notes=True)
+    from pixiu_cli.context.names import securities_for_document
+    from pixiu_cli.store.securities import SecurityMaster
+
+    SecurityMaster(domain.db).upsert(securities_for_document(data, source="demo"), keep_names=True)
 
 
 def open_app(settings: Settings, *, demo: bool = False, calls_model: bool = True) -> App:

@@ -46,7 +46,30 @@ def show_request(renderer: Renderer, request: dict, context_info: dict | None, *
         if context_info.get("omitted"):
             renderer.dim("预算裁剪省略：" + "；".join(f"{k} {n} 条" for k, n in context_info["omitted"].items()))
         renderer.dim("注入的记忆 ID：" + (" ".join(context_info.get("memory_ids") or []) or "无"))
+        if context_info.get("selection"):
+            show_selection(renderer, context_info["selection"])
     renderer.dim("用 --raw 查看原样请求 JSON，--diff 查看与上一次请求的差异。")
+
+
+def selection_lines(selection: dict) -> list[str]:
+    """Why these sections: the intent's reason, the cues that fired, each name or code
+    accepted or rejected, and how the previous turn was used."""
+    overview = "，注入持仓画像概览" if selection.get("overview") else ""
+    lines = [f"选择依据：{selection.get('reason', '')}{overview}"]
+    if selection.get("follow_up"):
+        lines.append(f"  追问：{selection['follow_up']}")
+    for cue in selection.get("cues", []):
+        lines.append(f"  线索 {cue['name']}「{cue['matched']}」：{cue['why']}")
+    for mention in selection.get("mentions", []):
+        mark = "✓" if mention["accepted"] else "✗"
+        target = f" → {mention['symbol']}" if mention.get("symbol") else ""
+        lines.append(f"  {mark} {mention['text']}{target}：{mention['why']}")
+    return lines
+
+
+def show_selection(renderer: Renderer, selection: dict) -> None:
+    for line in selection_lines(selection):
+        renderer.dim(line)
 
 
 def _n(value) -> str:
@@ -134,6 +157,10 @@ def show_stored_call(renderer: Renderer, store, conversation_id: int | None, *, 
         raise NothingToShow("当前对话还没有调用过模型；可先提问，或用 pixiu context TEXT 预览将要发送的内容")
     if mode == "json":
         renderer.raw(json.dumps(call.request["messages"], ensure_ascii=False, indent=2))
+        return
+    if mode == "explain":
+        info = json.loads(call.context_json) if call.context_json else {}
+        renderer.raw(json.dumps(info, ensure_ascii=False, indent=2))
         return
     previous = next((c for c in reversed(calls) if c.id < call.id), None)
     note = cache_note(explain(previous, call)) if mode == "diff" and previous else None

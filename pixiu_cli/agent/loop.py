@@ -74,6 +74,7 @@ def context_summary_json(built: BuiltMessages) -> str | None:
         "omitted": block.omitted, "memory_ids": block.memory_ids,
         "sections": [{"key": s.key, "title": s.title, "tokens": s.tokens, "items": s.items,
                       "memory_ids": list(s.memory_ids)} for s in block.stats()],
+        **({"selection": built.selection.explanation()} if built.selection else {}),
     }, ensure_ascii=False)
 
 

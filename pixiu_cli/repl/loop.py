@@ -6,6 +6,7 @@ import re
 
 from pixiu_cli.render import StatusFigures
 from pixiu_cli.repl import (  # noqa: F401  (importing registers the commands)
+    alias_commands,
     builtin_commands,
     cache_commands,
     context_commands,
