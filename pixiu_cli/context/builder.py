@@ -21,7 +21,7 @@ from pixiu_cli.context.block import ContextBlock, assemble, delta_block, sent_se
 from pixiu_cli.context.inspect import is_context_message
 from pixiu_cli.context.intent import Intent
 from pixiu_cli.context.memory import MemoryAssembler, MemoryLimits
-from pixiu_cli.context.names import Holder, NameSource
+from pixiu_cli.context.names import NameSource
 from pixiu_cli.context.selection import Selection, select
 from pixiu_cli.resources import prompts_dir, read_prompt
 from pixiu_cli.store.conversations import ConversationStore
@@ -93,8 +93,7 @@ class ContextBuilder:
     def select(self, user_text: str, earlier: tuple[str, ...] | list[str] = (), holdings=None) -> Selection:
         """Symbols, intent and overview for a message (and why), given the earlier questions."""
         holdings = self.domain.holdings() if holdings is None else holdings
-        table = self.names.table([Holder(h.symbol, h.name, tuple(h.short_names)) for h in holdings])
-        return select(user_text, table, held=[h.symbol for h in holdings], earlier=earlier)
+        return select(user_text, self.names.table(holdings), earlier=earlier)
 
     def context_block(self, user_text: str, summary: str | None = None, now: datetime | None = None,
                       earlier: tuple[str, ...] | list[str] = ()) -> tuple[ContextBlock, Intent, list[str]]:

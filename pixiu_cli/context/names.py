@@ -115,7 +115,8 @@ class NameTable:
             if current is None or (name.held, -_RANK[name.kind]) > (current.held, -_RANK[current.kind]):
                 best[name.alias] = name
         self.names = best
-        self.symbols_named = {n.symbol for n in best.values() if n.kind != INDEX and n.symbol}
+        self.symbols_named = frozenset(n.symbol for n in best.values() if n.kind != INDEX and n.symbol)
+        self.held = frozenset(n.symbol for n in best.values() if n.held and n.symbol)
         self.automaton = ahocorasick.Automaton() if best else None
         for alias, name in best.items():
             self.automaton.add_word(alias, name)
@@ -186,9 +187,13 @@ class NameSource:
         self._key: tuple | None = None
         self._table: NameTable | None = None
 
-    def table(self, holders: Sequence[Holder]) -> NameTable:
-        key = (self.master.version(), tuple(holders))
+    def table(self, holdings: Sequence) -> NameTable:
+        """`holdings`: objects with symbol, name and short_names (store.domain.Holding). The
+        same objects come back from the domain's memo while nothing changed, so comparing
+        the key is an identity check per holding."""
+        key = (self.master.version(), tuple(holdings))
         if key != self._key or self._table is None:
+            holders = [Holder(h.symbol, h.name, tuple(h.short_names)) for h in holdings]
             known = tuple((s.symbol, s.name) for s in self.master.all() if s.kind != "index")
             aliases = tuple((a.alias, a.symbol) for a in self.master.aliases())
             self._table = NameTable(_names(holders, known, aliases))

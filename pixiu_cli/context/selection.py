@@ -164,14 +164,29 @@ def _own(text: str, table: NameTable, held: frozenset[str], known: frozenset[str
     return symbols, notes, analyze(text, symbols)
 
 
-def select(text: str, table: NameTable, held: Sequence[str] = (), known: Sequence[str] = (),
-           earlier: Sequence[str] = ()) -> Selection:
-    """The selection for `text`; `earlier` are the user's previous messages, oldest first."""
-    held_set, known_set = frozenset(held), frozenset(known) | table.symbols_named
+def select(text: str, table: NameTable, earlier: Sequence[str] = ()) -> Selection:
+    """The selection for `text`; `earlier` are the user's previous messages, oldest first.
+    The holdings and known securities are the table's."""
+    held_set, known_set = table.held, table.symbols_named
+    chain = tuple(earlier)[-3:]
     previous: Selection | None = None
-    for old in list(earlier)[-3:]:
-        previous = _select_one(old, table, held_set, known_set, previous)
+    if chain:
+        key = (id(table), chain)
+        cached = _EARLIER.get(key)
+        if cached is not None and cached[0] is table:
+            previous = cached[1]
+        else:
+            for old in chain:
+                previous = _select_one(old, table, held_set, known_set, previous)
+            _EARLIER[key] = (table, previous)
+            if len(_EARLIER) > 64:
+                _EARLIER.pop(next(iter(_EARLIER)))
     return _select_one(text, table, held_set, known_set, previous)
+
+
+# The previous turns' selections, per name table and chain of messages: a conversation
+# re-reads the same earlier questions on every turn.
+_EARLIER: dict[tuple, tuple[NameTable, Selection | None]] = {}
 
 
 def _select_one(text: str, table: NameTable, held: frozenset[str], known: frozenset[str],
