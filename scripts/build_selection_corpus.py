@@ -52,7 +52,10 @@ def main() -> int:
     tune, heldout = [], []
     counters: dict[str, int] = {}
     seen: set[tuple[str, str]] = set()
-    for path in sorted(ROOT.glob("corpus_*.txt")):
+    # corpus_*.txt: split by hash; probe_*.txt: written after the first rules and looked at
+    # while tuning, so always in the tune part.
+    for path in sorted(ROOT.glob("corpus_*.txt")) + sorted(ROOT.glob("probe_*.txt")):
+        probe = path.name.startswith("probe_")
         category = None
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if not line.strip() or line.startswith("#"):
@@ -69,11 +72,12 @@ def main() -> int:
                 raise SystemExit(f"{path.name}:{number}: duplicate message {message!r}")
             seen.add(key)
             counters[category] = counters.get(category, 0) + 1
-            case = {"id": f"sel-{category}-{counters[category]:03d}", "category": category, "now": NOW, "market_list": True,
+            prefix = "probe" if probe else "sel"
+            case = {"id": f"{prefix}-{category}-{counters[category]:03d}", "category": category, "now": NOW, "market_list": True,
                     "dataset": DATASETS[dataset], "message": message, **checks(expect)}
             if len(parts) == 4:
                 case["history"] = [t.strip() for t in parts[3].split("||")]
-            (heldout if is_heldout(message + key[1]) else tune).append(case)
+            (heldout if not probe and is_heldout(message + key[1]) else tune).append(case)
     for name, cases in (("tune", tune), ("heldout", heldout)):
         (ROOT / f"{name}.json").write_text(
             "[\n" + ",\n".join(json.dumps(c, ensure_ascii=False) for c in cases) + "\n]\n", encoding="utf-8")

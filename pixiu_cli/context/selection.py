@@ -74,7 +74,7 @@ _MEASURE_BEFORE = re.compile(r"[一二两三四五六七八九十几半0-9](?:�
 # After a name (also a full name): a product, a place, an employer, a non-stock meaning.
 _NOT_STOCK_AFTER = re.compile(
     r"^(?:公司|集团|厂)?(?:的)?(?:招聘|校招|工程师|员工|工资|宿舍|售后|客服|电话|营业厅|网点|信用卡|卡|办卡|app|"
-    r"广场|酒(?!股|板块)|冰淇淋|酱油|蚝油|牛奶|奶粉|酸奶|空调|冰箱|手机|光伏板|瓶子|酒瓶|保险|车险|好医生|"
+    r"4s店|门店|专卖店|旗舰店|经销商|广场|酒(?!股|板块)|冰淇淋|酱油|蚝油|牛奶|奶粉|酸奶|空调|冰箱|手机|光伏板|瓶子|酒瓶|保险|车险|好医生|"
     r"市|县|区|镇|山|港|路|街|寺|大学|学院|校区|花园|小区|医院|机场|火车站|高铁站|天文台|一色|十二时辰|词霸|毒霸|"
     r"诺伊|海鲜|天气|夜景|美食|特产|房价|酒店|景点|出差|旅游|出发|的车(?!股)|化工园区|园区|到[\u4e00-\u9fff]{1,4}(?:多远|怎么走|多久))",
 )
@@ -122,8 +122,8 @@ def _judge_name(text: str, start: int, end: int, name, portfolio_context: bool, 
         return False, f"前面的“{place.group()}”说明是地名或商品"
     if investing:
         return True, f"简称，句中有投资用语“{investing.group()}”"
-    if name.held and _ASKED_ABOUT.match(after):
-        return True, "持有股票的简称，问的是它怎么样"
+    if _ASKED_ABOUT.match(after):
+        return True, "股票简称，问的是它怎么样" if not name.held else "持有股票的简称，问的是它怎么样"
     if name.held and portfolio_context:
         return True, "持有股票的简称，出现在关于持仓的问题里"
     if conversation:
