@@ -236,8 +236,18 @@ def _weak_cues(text: str, fired: list[FiredCue], groups: set[str]) -> list[Fired
     return weak
 
 
+# A question is short; a pasted document is not read whole for cues (its head and tail
+# carry the question), so a 50,000-character paste costs what a 1,500-character one does.
+HEAD, TAIL = 1000, 500
+
+
+def _question_part(text: str) -> str:
+    return text if len(text) <= HEAD + TAIL else text[:HEAD] + "\n" + text[-TAIL:]
+
+
 def analyze(text: str, symbols: Sequence[str] = ()) -> IntentResult:
     """The intent of a normalised message; `symbols` are the stocks it names."""
+    text = _question_part(text)
     fired = fired_cues(text)
     intent, overview, reason, used = _decide(text, symbols, fired)
     return IntentResult(intent, overview, tuple(used), reason)

@@ -117,7 +117,8 @@ def _judge_name(text: str, start: int, end: int, name, portfolio_context: bool, 
     if _MEASURE_BEFORE.search(before):
         return False, "前面是数量词（两瓶、一箱…），指的是商品"
     place = _PLACE_BEFORE.search(before)
-    investing = _INVESTING.search(text[:start] + " " + text[end:])
+    # Investing words near the name (the whole of a question; a window of a long paste).
+    investing = _INVESTING.search(text, max(0, start - 80), start) or _INVESTING.search(text, end, end + 80)
     if place and not (investing and place.group() in ("在", "买", "买了")):
         return False, f"前面的“{place.group()}”说明是地名或商品"
     if investing:
