@@ -108,7 +108,8 @@ CUES: tuple[Cue, ...] = (
          r"(?:买卖|交易|操作)", "自己一段时间内的交易"),
     _cue("刚做完的交易", "trade", rf"我(?:刚|刚刚|已经|已)(?:{_TRADE_ACT})", "刚刚完成的交易"),
     _cue("事后评价", "trade",
-         r"卖飞|卖早了|买早了|买错|卖错|追高了|割肉了|追涨杀跌|(?:割|买|卖|抄|套)在了?(?:最低|最高|山顶|半山腰|地板|底部|高点|低点|顶)",
+         r"卖飞|卖早了|买早了|买错|卖错|追高了|割肉了|追涨杀跌|(?:割|卖|买|抛|清)(?:早|晚|错|亏|飞)了|"
+         r"(?:割|买|卖|抄|套)在了?(?:最低|最高|山顶|半山腰|地板|底部|高点|低点|顶|高位|低位)",
          "对已做交易的事后评价"),
     _cue("复盘", "replay", r"复盘", "复盘：回看已发生的操作（大盘复盘除外）"),
     _cue("大盘复盘", "recap", r"大盘|市场|板块|行情|指数|两市|a股|沪指|深成指|创业板指", "复盘对象是市场"),
@@ -135,6 +136,7 @@ CUES: tuple[Cue, ...] = (
          "指代自己的这几只股票"),
     _cue("手上的票", "set", r"手[上里头]上?(?:的)?(?:这|那)?(?:几|些|的)?(?:只|支|个)?(?:票|股|只|支|货)", "手上的股票"),
     _cue("持股数量", "set", r"(?:买|拿|持有|持)了?(?:太多|这么多|那么多|很多|好多)只|几只都|几支都", "自己持有几只股票"),
+    _cue("全绿了", "set", r"(?:股票|票|股)(?:全|都|全都|全部)(?:绿|红|亏|套|跌|涨|赚)", "自己的股票全体涨跌"),
     _cue("我的收益", "set", r"我(?:的|这|现在的?|目前的?|账上的?)(?:收益|盈亏|亏损|浮亏|浮盈|回撤|总资产|资产|净值|市值)",
          "自己的收益 / 盈亏（全部持仓）"),
     _cue("钱都在", "set", r"钱(?:都|全|全部)?(?:在|压在|押在|放在)(?:股|股市|股票|这)|钱都(?:在|压在|押在|放在)|资产配置|资产分配|资金(?:怎么|如何)?分配|钱(?:怎么|如何)分配|"
@@ -158,7 +160,7 @@ CUES: tuple[Cue, ...] = (
     # --- context that cancels ---------------------------------------------------------------
     _cue("别人的仓位", "others", rf"(?:{_OTHERS})", "主语是别人（机构、基金、朋友…），不是用户自己"),
     _cue("第一人称", "self", rf"我(?!{_NOT_OTHERS_AFTER_ME})|\bmy\b|咱|俺", "第一人称"),
-    _cue("概念问题", "knowledge", r"是什么|什么是|什么意思|是啥|原则|概念|定义|怎么算|如何计算|技巧|方法论|怎么设|如何设|怎么设置|如何设置", "问概念或方法"),
+    _cue("概念问题", "knowledge", r"是什么|什么是|什么意思|是啥|原则|概念|定义|怎么算|如何计算|技巧|方法论|怎么设|如何设|怎么设置|如何设置|怎么判断|如何判断|有用吗|有没有用|策略是什么", "问概念或方法"),
     _cue("全市场选股", "market",
          r"a股|市场|大盘|板块|行业|推荐|两市|沪深|全市场|龙头|牛股|妖股|自选|值得买|能买|涨停|明天涨", "问的是全市场选股"),
     _cue("技术配置", "tech",
@@ -170,6 +172,10 @@ _WHICH_ANY_CONTEXT = re.compile(
     r"持有|持仓|仓|减|该加|加哪|加点|加一点|加码|卖|清掉|留着|拿着|砍|止盈|止损|换掉|调出|核心|卫星|拖")
 _OTHERS_POSITIONS = re.compile(rf"(?:{_OTHERS})(?:的)?(?:持仓|重仓|仓位|持股)股?|重仓股", re.IGNORECASE)
 _ROLE_CHOICE = re.compile(r"(?:哪个|哪只|谁).{0,8}(?:核心仓|卫星仓|底仓|仓位)|(?:核心仓|卫星仓|底仓).{0,8}(?:哪个|哪只|谁)")
+
+
+# Set cues that are also the names of concepts (asked about in general, they are knowledge).
+CONCEPT_SET_CUES = frozenset({"组合", "调仓", "集中度", "配比", "钱都在", "英文：portfolio", "整体", "总仓位"})
 
 
 def fired_cues(text: str) -> list[FiredCue]:
@@ -209,6 +215,9 @@ def _decide(text: str, symbols: Sequence[str], fired: list[FiredCue]) -> tuple[I
         return Intent.TRADE_REVIEW, overview, "回看自己的交易" + ("，范围是整个组合" if overview else ""), used
     if symbols and _ROLE_CHOICE.search(text) and len(symbols) > 1:
         set_cues.append(FiredCue("在几只中选定位", "set", _ROLE_CHOICE.search(text).group(), "在几只持仓中挑核心 / 卫星"))
+    if set_cues and "knowledge" in groups and "self" not in groups:
+        # 什么是再平衡 asks about a concept, not about the user's own portfolio.
+        set_cues = [c for c in set_cues if c.name not in CONCEPT_SET_CUES]
     if set_cues:
         reason = "说的是整个持仓" + ("，同时点名了个股：概览 + 个股" if symbols else "")
         return Intent.PORTFOLIO_REVIEW, True, reason, used + set_cues

@@ -241,6 +241,8 @@ _SHADOW_WORDS: tuple[str, ...] = (
     "茅台镇", "茅台酒厂", "茅台机场",
     # 海康 family
     "海康机器人",
+    # nicknames inside everyday words (太保 ⊂ 太保守, 中兴 ⊂ 中兴通讯 is the stock itself)
+    "太保守", "顺丰快递", "联通卡", "三一学院",
 )
 
 
