@@ -54,8 +54,11 @@ def main() -> int:
     seen: set[tuple[str, str]] = set()
     # corpus_*.txt: split by hash; probe_*.txt: written after the first rules and looked at
     # while tuning, so always in the tune part.
-    for path in sorted(ROOT.glob("corpus_*.txt")) + sorted(ROOT.glob("probe_*.txt")):
+    # fresh_*.txt: written after all rules, measured once, never tuned on: always held out.
+    for path in (sorted(ROOT.glob("corpus_*.txt")) + sorted(ROOT.glob("probe_*.txt"))
+                 + sorted(ROOT.glob("fresh_*.txt"))):
         probe = path.name.startswith("probe_")
+        fresh = path.name.startswith("fresh_")
         category = None
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if not line.strip() or line.startswith("#"):
@@ -72,12 +75,12 @@ def main() -> int:
                 raise SystemExit(f"{path.name}:{number}: duplicate message {message!r}")
             seen.add(key)
             counters[category] = counters.get(category, 0) + 1
-            prefix = "probe" if probe else "sel"
+            prefix = "probe" if probe else "fresh" if fresh else "sel"
             case = {"id": f"{prefix}-{category}-{counters[category]:03d}", "category": category, "now": NOW, "market_list": True,
                     "dataset": DATASETS[dataset], "message": message, **checks(expect)}
             if len(parts) == 4:
                 case["history"] = [t.strip() for t in parts[3].split("||")]
-            (heldout if not probe and is_heldout(message + key[1]) else tune).append(case)
+            (heldout if fresh or (not probe and is_heldout(message + key[1])) else tune).append(case)
     for name, cases in (("tune", tune), ("heldout", heldout)):
         (ROOT / f"{name}.json").write_text(
             "[\n" + ",\n".join(json.dumps(c, ensure_ascii=False) for c in cases) + "\n]\n", encoding="utf-8")
