@@ -39,8 +39,8 @@ def check_alias(alias: str) -> str:
     alias = alias.strip()
     if not alias:
         raise AliasError("别名不能为空")
-    if any(ch.isspace() for ch in alias):
-        raise AliasError(f"别名不能包含空白：{alias!r}")
+    if any(ch.isspace() or not ch.isprintable() for ch in alias):
+        raise AliasError(f"别名不能包含空白或控制字符：{alias!r}")
     if len(normalize(alias)) < 2:
         raise AliasError(f"别名至少两个字：{alias}")
     if len(alias) > MAX_ALIAS:

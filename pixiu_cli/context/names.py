@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache
 
 from pixiu_cli.context.normalize import fold_width_case, to_simplified
 from pixiu_cli.resources import data_dir
@@ -137,12 +137,6 @@ class NameTable:
                 edge = end
         return chosen
 
-    def name_of(self, symbol: str) -> str | None:
-        for name in self.names.values():
-            if name.symbol == symbol and name.kind == FULL:
-                return name.alias
-        return None
-
 
 def _names(holders: Sequence[Holder], known: Sequence[tuple[str, str]], aliases: Sequence[tuple[str, str]]
            ) -> Iterable[Name]:
@@ -169,13 +163,6 @@ def _names(holders: Sequence[Holder], known: Sequence[tuple[str, str]], aliases:
             yield Name(_norm(alias), h.symbol, SHORT, True)
     for alias, symbol in aliases:
         yield Name(_norm(alias), symbol, USER, symbol in held)
-
-
-@lru_cache(maxsize=8)
-def name_table(version: int, holders: tuple[Holder, ...], known: tuple[tuple[str, str], ...],
-               aliases: tuple[tuple[str, str], ...]) -> NameTable:
-    """Built once per security-master version and holdings list (`version` is the key)."""
-    return NameTable(_names(holders, known, aliases))
 
 
 class NameSource:
