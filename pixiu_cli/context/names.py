@@ -152,6 +152,12 @@ def _names(holders: Sequence[Holder], known: Sequence[tuple[str, str]], aliases:
     for symbol, entry in shipped.items():
         for alias in entry.nicknames:
             yield Name(_norm(alias), symbol, NICKNAME, symbol in held)
+    # Another listed company's name swallows the short name inside it (长电科技 is not 长江电力
+    # 长电) even when pixiu knows nothing about that company.
+    named = {symbol for symbol, _ in known} | held
+    for symbol, entry in shipped.items():
+        if symbol not in named:
+            yield Name(_norm(entry.name), None, SHADOW)
     for symbol, name in known:
         yield Name(_norm(name), symbol, FULL, symbol in held)
         entry = shipped.get(symbol)

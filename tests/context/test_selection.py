@@ -122,3 +122,19 @@ def test_explanation_names_cues_and_rejected_mentions(table):
     assert mention["accepted"] is False and "出差" in mention["why"]
     index = pick(table, "上证指数 000001 跌破3000了吗").explanation()["mentions"]
     assert any(m["text"] == "000001" and not m["accepted"] and "指数" in m["why"] for m in index)
+
+
+def test_another_companys_name_swallows_a_held_short_name_without_a_market_list():
+    # 长电科技 is not 长江电力 (长电), even when pixiu knows nothing about 长电科技
+    table = NameTable(_names((Holder("600900", "长江电力", ("长电",)),), (), ()))
+    assert pick(table, "长电科技怎么样").symbols == []
+    assert pick(table, "长电怎么样").symbols == ["600900"]
+    chosen = pick(table, "长电科技怎么样").explanation()
+    assert chosen["mentions"][0]["kind"] == "shadow" and not chosen["mentions"][0]["accepted"]
+
+
+@pytest.mark.parametrize(("text", "symbols"), [("金山最近咋了", ["688111"]), ("金山这票还能拿吗", ["688111"]),
+                                               ("上海金山区房价", []), ("金山词霸还能用吗", [])])
+def test_held_short_name_in_colloquial_questions(text, symbols):
+    table = NameTable(_names((Holder("688111", "金山办公", ("金山",)),), (), ()))
+    assert pick(table, text).symbols == symbols
