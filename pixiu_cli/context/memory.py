@@ -139,8 +139,12 @@ class MemoryAssembler:
 
         holding_layer = layer_for("holding")  # once, not once per holding (there may be hundreds)
         briefs = self.domain.profiles_for([h.symbol for h in holdings]) if holdings else {}
+        with_overview = (intent == Intent.PORTFOLIO_REVIEW if overview is None else overview) and bool(holdings)
+        # With the overview the figures are there in full: the holding lines stay short.
+        line_briefs = {} if with_overview else briefs
         sections.append(Section("holdings", f"持仓（{len(holdings)} 只）", tuple(
-            BlockItem(_holding_text(h, briefs.get(h.symbol)), holding_layer, _day(h.updated_at)) for h in holdings) or
+            BlockItem(_holding_text(h, line_briefs.get(h.symbol)), holding_layer, _day(h.updated_at))
+            for h in holdings) or
             (BlockItem("数据库中没有持仓记录"),), 80))
 
         persona = self.domain.persona()
@@ -152,7 +156,7 @@ class MemoryAssembler:
             sections.append(self._symbol_section(symbol, held.get(symbol), now, held))
         shown = {i.memory_id for s in sections for i in s.items if i.memory_id}
 
-        if (intent == Intent.PORTFOLIO_REVIEW if overview is None else overview) and holdings:
+        if with_overview:
             profiles = briefs
             profile_layer = layer_for("backtest_profile")
             items = []
