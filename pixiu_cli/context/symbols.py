@@ -24,9 +24,10 @@ without duplicates. Two kinds of mention are recognised:
      - not preceded (spaces, ``:``, ``=`` skipped) by a currency sign ``¥ ￥ $ € £`` or
        currency word (RMB, CNY, USD, HKD, 人民币), nor by a word that introduces an
        amount or an identifier (价, 价格, 成本, 市值, 金额, 数量, 成交量, 成交额, 约, 共,
-       合计, 第, 号, 邮编, 电话, 手机, 验证码, 密码, QQ, ...);
+       合计, 第, 号, 邮编, 电话, 手机, 验证码, 取件码, 密码, 收入, 工资, 单号, QQ, ...),
+       with 是/为/：allowed in between (验证码是600519);
      - not followed (spaces skipped) by a unit: 元 圆 块 角 股 手 份 张 万 亿 倍 百万 千万
-       % ‰ 美元 港元 港币 RMB CNY USD HKD. ``股`` is not a unit in 股价/股票/股东/股息/
+       % ‰ 美元 港元 港币 RMB CNY USD HKD 个 人 名 位 次 岁 米 公里 号. ``股`` is not a unit in 股价/股票/股东/股息/
        股份/股权/股本/股性/股吧/股评/股民/股改, nor ``手`` in 手续费/手机.
 
    Dates and years never reach six digits in the usual spellings (``2026-01-05``,
@@ -34,6 +35,10 @@ without duplicates. Two kinds of mention are recognised:
    numbers are longer runs. Known ambiguity: a bare YYMMDD such as ``000105`` or a postal
    code like ``430000`` written without context cannot be told from a code (``邮编`` in
    front of it is recognised).
+
+(The context builder now matches names with `names.NameTable` and judges them in
+`selection`; `extract_symbols` below keeps the holdings-only matcher for callers that
+have no security master.)
 
 2. **Names.** Each holding's ``name`` and ``short_names`` match as plain substrings
    (Chinese needs no spaces), leftmost-longest first, so ``贵州茅台`` is one mention, not
