@@ -54,8 +54,10 @@ class App:
 def refresh_demo_data(domain: DomainStore) -> None:
     """The demo's dates are relative, so it is re-dated on every start and always looks fresh;
     notes made in conversation are kept."""
+    from pixiu_cli.context.names import securities_for_document
     from pixiu_cli.dataset import load_document
     from pixiu_cli.resources import data_dir
+    from pixiu_cli.store.securities import SecurityMaster
 
     now = datetime.now(SHANGHAI)
     data = load_document(data_dir() / "demo" / "portfolio.json", now)
@@ -64,6 +66,7 @@ def refresh_demo_data(domain: DomainStore) -> None:
     data = replace(data, profiles=[p for p in data.profiles if p.symbol not in shipped],
                    signals=[s for s in data.signals if s.symbol not in shipped])
     domain.replace_all(data, keep_own_notes=True)
+    SecurityMaster(domain.db).upsert(securities_for_document(data, source="demo"), keep_names=True)
     _demo_market(domain.db, shipped, now)
 
 

@@ -184,6 +184,7 @@ def context(
     raw: Annotated[bool, typer.Option("--raw", help="原样输出发送的请求字节")] = False,
     pretty: Annotated[bool, typer.Option("--pretty", help="输出缩进后的请求 JSON")] = False,
     diff: Annotated[bool, typer.Option("--diff", help="与上一次调用的请求比较")] = False,
+    explain: Annotated[bool, typer.Option("--explain", help="输出上下文块的 JSON 摘要，含选择依据（selection）")] = False,
     conversation: Annotated[Optional[int], typer.Option("--conversation", help="对话 ID（默认最近的对话）")] = None,
     turn: Annotated[Optional[int], typer.Option("--turn", help="查看第 N 轮的调用", min=1)] = None,
     demo: DemoOpt = False,
@@ -191,8 +192,8 @@ def context(
     """显示模型看到（或将要看到）的完整上下文，不调用模型。"""
     from pixiu_cli.presenters import NothingToShow, show_request, show_stored_call
 
-    if sum([as_json, raw, pretty, diff]) > 1:
-        raise CliError("--json、--raw、--pretty、--diff 只能选一个")
+    if sum([as_json, raw, pretty, diff, explain]) > 1:
+        raise CliError("--json、--raw、--pretty、--diff、--explain 只能选一个")
     renderer = _renderer()
     app_ = _open(None, False, demo, calls_model=False)
     try:
@@ -206,6 +207,9 @@ def context(
             if diff or turn:
                 raise CliError("--diff / --turn 用于查看已发生的调用，不能与 TEXT 一起用")
             request, info = app_.agent.preview(conversation, text)
+            if explain:
+                renderer.raw(json.dumps(info or {}, ensure_ascii=False, indent=2))
+                return
             if as_json:
                 renderer.json_text(json.dumps(request["messages"], ensure_ascii=False, indent=2),
                                    exact_when_piped=True)
@@ -215,7 +219,8 @@ def context(
             return
         latest = store.latest_conversation()
         conv_id = conversation or (latest.id if latest else None)
-        mode = "json" if as_json else "raw" if raw else "pretty" if pretty else "diff" if diff else "table"
+        mode = ("json" if as_json else "raw" if raw else "pretty" if pretty else "diff" if diff
+                else "explain" if explain else "table")
         try:
             show_stored_call(renderer, store, conv_id, turn_seq=turn, mode=mode)
         except NothingToShow as exc:
@@ -290,6 +295,7 @@ def import_data(
             DomainStore(db).replace_all(data)
         else:
             result = merge_document(db, data)
+        _register_securities(db, data)
     finally:
         db.close()
     if replace:
@@ -303,6 +309,15 @@ def import_data(
         renderer.line(line)
     for warning in warnings:
         renderer.warn(warning)
+
+
+def _register_securities(db, data) -> None:
+    """Every stock the import has data about joins the security master, so its name is
+    recognised in questions even when it is not held (五粮液 with a stored profile)."""
+    from pixiu_cli.context.names import securities_for_document
+    from pixiu_cli.store.securities import SecurityMaster
+
+    SecurityMaster(db).upsert(securities_for_document(data), keep_names=True)
 
 
 @app.command("export")
@@ -421,27 +436,81 @@ def eval_command(
     cases: Annotated[Optional[list[str]], typer.Argument(help="用例文件或目录（默认 data/evals/ 下全部）")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="输出 JSON 汇总")] = False,
 ) -> None:
-    """上下文评测：每个用例检查组装出的 [上下文信息] 中必须出现 / 不得出现的事实，按类别给出通过率。"""
+    """上下文评测：每个用例检查组装出的 [上下文信息] 中必须出现 / 不得出现的事实，按类别给出通过率。
+    不指定用例时，另外报告选择语料（data/selection）的调参集和留出集通过率。"""
     from pathlib import Path
 
-    from pixiu_cli.context.evals import EvalError, load_cases, run_evals, summarize
+    from pixiu_cli.context.evals import EvalError, load_cases, run_evals, run_selection_corpus, summarize, \
+        summarize_splits
 
     try:
         loaded = load_cases([Path(c) for c in cases] if cases else None)
+        splits = run_selection_corpus() if not cases else {}
     except EvalError as exc:
         raise CliError(str(exc)) from None
     report = run_evals(loaded)
     renderer = _renderer()
     if as_json:
-        renderer.raw(json.dumps(summarize(report), ensure_ascii=False, indent=2))
+        summary = dict(summarize(report))
+        if splits:
+            summary["selection"] = summarize_splits(splits)
+        renderer.raw(json.dumps(summary, ensure_ascii=False, indent=2))
     else:
-        rows = [[name, f"{p}/{t}", f"{p / t:.0%}"] for name, (p, t) in report.by_category().items()]
-        renderer.table("上下文评测（类别低于 100% 是上下文缺口，不是该删的用例）", ["类别", "通过", "通过率"], rows)
-        for line in report.failure_lines():
-            renderer.line(line)
-        renderer.line(f"{report.passed} passed, {report.total - report.passed} failed")
+        _eval_table(renderer, "上下文评测（类别低于 100% 是上下文缺口，不是该删的用例）", report)
+        names = {"tune": "调参集（规则据此调整）", "heldout": "留出集（只测量，从不据此调整）"}
+        for split, split_report in splits.items():
+            _eval_table(renderer, f"选择语料 · {names.get(split, split)}", split_report)
     if report.passed != report.total:
         raise typer.Exit(1)
+
+
+def _eval_table(renderer, title: str, report) -> None:
+    rows = [[name, f"{p}/{t}", f"{p / t:.0%}"] for name, (p, t) in report.by_category().items()]
+    renderer.table(title, ["类别", "通过", "通过率"], rows)
+    for line in report.failure_lines():
+        renderer.line(line)
+    renderer.line(f"{report.passed} passed, {report.total - report.passed} failed")
+
+
+@app.command("alias")
+def alias_command(
+    name: Annotated[Optional[str], typer.Argument(help="别名，如 宁王")] = None,
+    code: Annotated[Optional[str], typer.Argument(help="六位股票代码，如 300750")] = None,
+    remove: Annotated[bool, typer.Option("--remove", help="删除这个别名")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="以 JSON 列出")] = False,
+    demo: DemoOpt = False,
+) -> None:
+    """股票别名：pixiu alias 宁王 300750 设置；pixiu alias --remove 宁王 删除；不带参数列出全部。"""
+    from pixiu_cli.context.aliases import AliasError, add_alias, alias_table, list_aliases, remove_alias
+    from pixiu_cli.store.database import open_database
+    from pixiu_cli.store.securities import SecurityMaster
+
+    settings = _settings()
+    db = open_database(settings.demo_db_path if demo else settings.db_path)
+    renderer = _renderer()
+    try:
+        master = SecurityMaster(db)
+        if name is None:
+            rows = list_aliases(master)
+            if as_json:
+                renderer.raw(json.dumps([r.__dict__ for r in rows], ensure_ascii=False, indent=2))
+            else:
+                renderer.table("股票别名", ["别名", "代码", "名称", "来源"], alias_table(rows))
+            return
+        if remove:
+            if code is not None:
+                raise CliError("--remove 只需要别名")
+            remove_alias(master, name)
+            renderer.info(f"已删除别名 {name}")
+            return
+        if code is None:
+            raise CliError("用法：pixiu alias 别名 代码（如 pixiu alias 宁王 300750）")
+        row = add_alias(master, name, code)
+        renderer.info(f"已设置别名：{row.alias} → {row.symbol}{' ' + row.name if row.name else ''}")
+    except AliasError as exc:
+        raise CliError(str(exc)) from None
+    finally:
+        db.close()
 
 
 config_app = typer.Typer(help="查看或修改 PIXIU_HOME 下的 config.toml（写入时权限为 600）。", add_completion=False)

@@ -49,6 +49,8 @@ def show_request(renderer: Renderer, request: dict, context_info: dict | None, *
                    ["#", "类别", "角色", "tokens", "内容预览"], rows)
     if context_info:
         show_sections(renderer, context_info)
+        if context_info.get("selection"):
+            show_selection(renderer, context_info["selection"])
     renderer.dim("用 --raw 查看原样发送的请求字节，--pretty 查看缩进后的请求 JSON，--diff 查看与上一次请求的差异。")
 
 
@@ -89,6 +91,27 @@ def show_tool_messages(renderer: Renderer, calls: list) -> None:
                          preview])
     if rows:
         renderer.table("本轮后续调用新增的消息（工具调用与工具结果）", ["调用", "步骤", "角色", "tokens", "内容预览"], rows)
+
+
+def selection_lines(selection: dict) -> list[str]:
+    """Why these sections: the intent's reason, the cues that fired, each name or code
+    accepted or rejected, and how the previous turn was used."""
+    overview = "，注入持仓画像概览" if selection.get("overview") else ""
+    lines = [f"选择依据：{selection.get('reason', '')}{overview}"]
+    if selection.get("follow_up"):
+        lines.append(f"  追问：{selection['follow_up']}")
+    for cue in selection.get("cues", []):
+        lines.append(f"  线索 {cue['name']}「{cue['matched']}」：{cue['why']}")
+    for mention in selection.get("mentions", []):
+        mark = "✓" if mention["accepted"] else "✗"
+        target = f" → {mention['symbol']}" if mention.get("symbol") else ""
+        lines.append(f"  {mark} {mention['text']}{target}：{mention['why']}")
+    return lines
+
+
+def show_selection(renderer: Renderer, selection: dict) -> None:
+    for line in selection_lines(selection):
+        renderer.dim(line)
 
 
 def _n(value) -> str:
@@ -188,6 +211,10 @@ def show_stored_call(renderer: Renderer, store, conversation_id: int | None, *, 
         raise NothingToShow("当前对话还没有调用过模型；可先提问，或用 pixiu context TEXT 预览将要发送的内容")
     if mode == "json":
         renderer.json_text(json.dumps(call.request["messages"], ensure_ascii=False, indent=2), exact_when_piped=True)
+        return
+    if mode == "explain":
+        info = json.loads(call.context_json) if call.context_json else {}
+        renderer.raw(json.dumps(info, ensure_ascii=False, indent=2))
         return
     previous = next((c for c in reversed(calls) if c.id < call.id), None)
     note = cache_note(explain(previous, call)) if mode == "diff" and previous else None

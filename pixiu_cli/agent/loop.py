@@ -82,6 +82,7 @@ def context_summary_json(built: BuiltMessages) -> str | None:
         "sections": [{"key": s.key, "title": s.title, "tokens": s.tokens, "items": s.items,
                       "memory_ids": list(s.memory_ids), "unchanged": s.unchanged,
                       "unchanged_since": s.unchanged_since} for s in block.stats()],
+        **({"selection": built.selection.explanation()} if built.selection else {}),
     }, ensure_ascii=False)
 
 

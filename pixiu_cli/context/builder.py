@@ -19,14 +19,16 @@ from zoneinfo import ZoneInfo
 
 from pixiu_cli.context.block import ContextBlock, Section, assemble, delta_block, sent_sections
 from pixiu_cli.context.inspect import is_context_message
-from pixiu_cli.context.intent import Intent, detect_intent
+from pixiu_cli.context.intent import Intent
 from pixiu_cli.context.memory import MemoryAssembler, MemoryLimits
-from pixiu_cli.context.symbols import HoldingName, extract_symbols
-from pixiu_cli.context.withdrawals import withdrawn_section
+from pixiu_cli.context.names import NameSource
+from pixiu_cli.context.selection import Selection, select
 from pixiu_cli.context.values import text
+from pixiu_cli.context.withdrawals import withdrawn_section
 from pixiu_cli.resources import prompts_dir, read_prompt
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.domain import DomainStore, Holding
+from pixiu_cli.store.securities import SecurityMaster
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 
@@ -49,6 +51,7 @@ class BuiltMessages:
     context_block: ContextBlock | None = None
     intent: Intent = Intent.GENERAL
     symbols: list[str] = field(default_factory=list)
+    selection: Selection | None = None
 
     @property
     def memory_ids(self) -> list[str]:
@@ -104,22 +107,33 @@ class ContextBuilder:
         self.history_blocks = history_blocks
         self.valuer = valuer  # (holdings, now) -> PortfolioValue on stored prices, or None
         self.prices = prices
+        self.names = NameSource(SecurityMaster(domain.db))
+
+    def select(self, user_text: str, earlier: tuple[str, ...] | list[str] = (), holdings=None) -> Selection:
+        """Symbols, intent and overview for a message (and why), given the earlier questions."""
+        holdings = self.domain.holdings() if holdings is None else holdings
+        return select(user_text, self.names.table(holdings), earlier=earlier)
 
     def context_block(self, user_text: str, summary: str | None = None, now: datetime | None = None,
-                      withdrawn: Section | None = None) -> tuple[ContextBlock, Intent, list[str]]:
+                      earlier: tuple[str, ...] | list[str] = (), withdrawn: Section | None = None
+                      ) -> tuple[ContextBlock, Intent, list[str]]:
+        block, selection = self.selected_block(user_text, summary, now, earlier, withdrawn)
+        return block, selection.intent, selection.symbols
+
+    def selected_block(self, user_text: str, summary: str | None = None, now: datetime | None = None,
+                       earlier: tuple[str, ...] | list[str] = (), withdrawn: Section | None = None
+                       ) -> tuple[ContextBlock, Selection]:
         now = (now or self.clock()).astimezone(SHANGHAI)
         holdings = self.domain.holdings()
-        names = [_holding_name(h) for h in holdings]
-        symbols = extract_symbols(user_text, names)
-        intent = detect_intent(user_text, symbols)
+        selection = self.select(user_text, earlier, holdings)
         prices = self.prices() if self.prices else None
         sections = MemoryAssembler(self.domain, self.limits, prices).sections(
-            now=now, symbols=symbols, intent=intent, holdings=holdings, summary=summary,
-            scene=scene_fragment(intent),
+            now=now, symbols=selection.symbols, intent=selection.intent, holdings=holdings, summary=summary,
+            scene=scene_fragment(selection.intent), overview=selection.overview,
             valuation=self.valuer(holdings, now) if self.valuer and holdings else None)
         if withdrawn is not None:  # right after the time: never trimmed, read before the rest
             sections.insert(1, withdrawn)
-        return assemble(sections, self.limits.budget_tokens), intent, symbols
+        return assemble(sections, self.limits.budget_tokens), selection
 
     def build_messages(self, conversation_id: int | None, user_text: str, before_seq: int | None = None,
                        now: datetime | None = None) -> BuiltMessages:
@@ -130,8 +144,12 @@ class ContextBuilder:
             summary = conversation.summary if conversation else None
             history = _history(self.store, conversation_id, before_seq, self.history_blocks != "drop",
                                conversation.summary_upto_turn if conversation else 0)
-        withdrawn = withdrawn_section(self.domain, [m for _, m in history]) if history else None
-        block, intent, symbols = self.context_block(user_text, summary, now, withdrawn=withdrawn)
+        earlier_messages = [m for _, m in history]
+        withdrawn = withdrawn_section(self.domain, earlier_messages) if history else None
+        earlier = [m["content"] for m in earlier_messages
+                   if m.get("role") == "user" and isinstance(m.get("content"), str) and not is_context_message(m)]
+        block, selection = self.selected_block(user_text, summary, now, earlier, withdrawn)
+        intent, symbols = selection.intent, selection.symbols
         if self.history_blocks == "delta":
             previously_sent: dict[str, str] = {}
             sent_in: dict[str, int] = {}
@@ -141,7 +159,7 @@ class ContextBuilder:
                     previously_sent.update(sent)
                     sent_in.update(dict.fromkeys(sent, seq))
             block = delta_block(block, previously_sent, sent_in)
-        messages = [{"role": "system", "content": system_prompt()}, *(m for _, m in history),
+        messages = [{"role": "system", "content": system_prompt()}, *earlier_messages,
                     {"role": "user", "content": block.text}, {"role": "user", "content": user_text}]
         return BuiltMessages(messages=messages, history_count=len(history), context_block=block, intent=intent,
-                             symbols=symbols)
+                             symbols=symbols, selection=selection)

@@ -38,6 +38,12 @@ optional), ``now`` (ISO 8601 with an offset, e.g. ``2026-03-04T10:15:00+08:00``)
     ``d1`` undoes a trade) or ``{"edit": "n1", "text": "新文本"}`` (`/memory edit`). With
     ``earlier`` the checked block is the one `build_messages` sends for ``message`` in that
     conversation (delta layout); without it, a fresh block as before.
+``market_list`` (optional, boolean)
+    Load the shipped security names (``data/selection/securities.tsv``) into the security
+    master first, standing in for a market-data sync: every name there is known.
+``history`` (optional)
+    The user's earlier messages in this conversation, oldest first (an elliptical
+    follow-up such as "其他几只呢" is judged against them).
 
 Checks (at least one):
 
@@ -87,17 +93,19 @@ from pixiu_cli.context.block import ContextBlock
 from pixiu_cli.context.builder import ContextBuilder
 from pixiu_cli.context.intent import Intent
 from pixiu_cli.context.memory import MemoryLimits
+from pixiu_cli.context.names import securities_for_document, shipped_market_list
 from pixiu_cli.dataset import SECTIONS, DatasetError, parse_document
 from pixiu_cli.resources import data_dir
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.securities import SecurityMaster
 
 EVALS_FOLDER = "evals"
 DATASETS_FOLDER = "datasets"
 
 _REQUIRED = ("id", "category", "now", "dataset", "message")
-_OPTIONAL = ("description", "dataset_patch", "limits", "summary", "earlier")
+_OPTIONAL = ("description", "dataset_patch", "limits", "summary", "earlier", "history", "market_list")
 _STRING_LIST_CHECKS = ("must", "must_not", "sections", "no_sections", "omitted", "not_omitted", "quoted")
 _CHECKS = (*_STRING_LIST_CHECKS, "intent", "symbols", "max_tokens", "counts")
 _KNOWN = frozenset((*_REQUIRED, *_OPTIONAL, *_CHECKS))
@@ -121,6 +129,8 @@ class EvalCase:
     limits: dict = field(default_factory=dict)
     summary: str | None = None
     earlier: tuple[dict, ...] = ()
+    history: tuple[str, ...] = ()
+    market_list: bool = False
     must: tuple[str, ...] = ()
     must_not: tuple[str, ...] = ()
     intent: str | None = None
@@ -251,6 +261,11 @@ def parse_case(raw: Any, source: Path | None = None, index: int = 0) -> EvalCase
     for key in ("description", "summary"):
         if key in raw and not isinstance(raw[key], str):
             raise fail(f"{key} 应为字符串")
+    history = raw.get("history", [])
+    if not isinstance(history, list) or not all(isinstance(t, str) and t.strip() for t in history):
+        raise fail("history 应为非空字符串数组（此前用户的提问，从早到晚）")
+    if not isinstance(raw.get("market_list", False), bool):
+        raise fail("market_list 应为 true 或 false")
 
     try:
         now = datetime.fromisoformat(raw["now"]) if isinstance(raw["now"], str) else None
@@ -312,7 +327,8 @@ def parse_case(raw: Any, source: Path | None = None, index: int = 0) -> EvalCase
 
     return EvalCase(id=raw["id"], category=raw["category"], now=now, message=raw["message"], document=document,
                     description=raw.get("description", ""), dataset_name=dataset_name, limits=dict(limits),
-                    summary=raw.get("summary"), earlier=earlier, source=source, **checks)
+                    summary=raw.get("summary"), earlier=earlier, history=tuple(history),
+                    market_list=raw.get("market_list", False), source=source, **checks)
 
 
 def _earlier(value: Any, fail) -> tuple[dict, ...]:
@@ -392,17 +408,41 @@ def _template_bytes() -> bytes:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def _populated(case: EvalCase, path: Path) -> None:
+    """Write the case's database at `path`: imported data set (and market list), built
+    once per distinct data set and `now`, then copied (hundreds of corpus cases share three)."""
+    key = (json.dumps(case.document, sort_keys=True, ensure_ascii=False), case.now.isoformat(), case.market_list)
+    cached = _POPULATED.get(key)
+    if cached is None:
+        path.write_bytes(_template_bytes())
+        db = open_database(path)
+        data = parse_document(case.document, case.now)
+        DomainStore(db).replace_all(data)
+        master = SecurityMaster(db)
+        if case.market_list:
+            master.upsert(shipped_market_list())
+        master.upsert(securities_for_document(data), keep_names=True)
+        db.conn.close()  # checkpoints the WAL into the file
+        cached = _POPULATED[key] = path.read_bytes()
+        if len(_POPULATED) > 64:
+            _POPULATED.pop(next(iter(_POPULATED)))
+    path.write_bytes(cached)
+
+
+_POPULATED: dict[tuple, bytes] = {}
+
+
 def _build(case: EvalCase, path: Path) -> tuple[ContextBlock, str, list[str]]:
-    path.write_bytes(_template_bytes())
+    _populated(case, path)
     db = open_database(path)
     try:
         domain = DomainStore(db)
-        domain.replace_all(parse_document(case.document, case.now))
         builder = ContextBuilder(ConversationStore(db), domain, limits=MemoryLimits.from_mapping(case.limits),
                                  clock=lambda: case.now)
         if case.earlier:
             return _converse(case, builder, db)
-        block, intent, symbols = builder.context_block(case.message, summary=case.summary, now=case.now)
+        block, intent, symbols = builder.context_block(case.message, summary=case.summary, now=case.now,
+                                                       earlier=case.history)
         return block, intent.value, list(symbols)
     finally:
         db.conn.close()
@@ -552,3 +592,26 @@ def summarize(report: EvalReport) -> Mapping[str, Any]:
         "categories": {k: {"passed": p, "total": t} for k, (p, t) in report.by_category().items()},
         "failures": [{"id": r.id, "category": r.category, "reasons": r.failures} for r in report.failed()],
     }
+
+
+# ---------------------------------------------------------------------------------------
+# The selection corpus (data/selection): a part to tune on and a held-out part
+
+SELECTION_FOLDER = "selection"
+SELECTION_SPLITS = ("tune", "heldout")
+
+
+def selection_corpus() -> dict[str, list[EvalCase]]:
+    """split name → cases, from data/selection/{tune,heldout}.json (empty when absent)."""
+    folder = data_dir() / SELECTION_FOLDER
+    return {split: load_cases([folder / f"{split}.json"]) if (folder / f"{split}.json").is_file() else []
+            for split in SELECTION_SPLITS}
+
+
+def run_selection_corpus() -> dict[str, EvalReport]:
+    return {split: run_evals(cases) for split, cases in selection_corpus().items() if cases}
+
+
+def summarize_splits(reports: Mapping[str, EvalReport]) -> dict[str, Any]:
+    """JSON-ready, one summary per split (for `pixiu eval --json`'s "selection" key)."""
+    return {split: dict(summarize(report)) for split, report in reports.items()}

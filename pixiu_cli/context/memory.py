@@ -98,8 +98,21 @@ def _names_text(symbol: str, name: str, short_names: tuple[str, ...]) -> str:
 
 
 @lru_cache(maxsize=4096)
-def _holding_text(h: Holding) -> str:
-    return f"{_names(h)} · {_role(h.role)} · {show_number(h.shares)} 股 · 成本 {show_price(h.cost)}"
+def _holding_text(h: Holding, profile: Profile | None = None) -> str:
+    line = f"{_names(h)} · {_role(h.role)} · {show_number(h.shares)} 股 · 成本 {show_price(h.cost)}"
+    return line + _profile_brief(profile) if profile is not None else line
+
+
+@lru_cache(maxsize=4096)
+def _profile_brief(p: Profile) -> str:
+    """The headline figures on the holding's own line, so a portfolio question the intent
+    model missed still sees them (graceful degradation; the overview has the rest)."""
+    return f" · {defuse(text(p.strategy))} 年化{_short_pct(p.annual_return)} 回撤{_short_pct(p.max_drawdown)}"
+
+
+def _short_pct(value) -> str:
+    value = number(value)
+    return "—" if value is None else f"{value * 100:.0f}%"
 
 
 def position_weight(h: Holding, prices: Mapping[str, float]) -> float:
@@ -201,8 +214,10 @@ class MemoryAssembler:
         self.prices = prices or {}
 
     def sections(self, *, now: datetime, symbols: list[str], intent: Intent, holdings: list[Holding],
-                 summary: str | None, scene: str | None, valuation=None) -> list[Section]:
-        """valuation: the market's PortfolioValue (pixiu_cli/market/valuation.py) or None."""
+                 summary: str | None, scene: str | None, valuation=None,
+                 overview: bool | None = None) -> list[Section]:
+        """valuation: the market's PortfolioValue (pixiu_cli/market/valuation.py) or None;
+        overview: inject every holding's profile (default: for a portfolio review)."""
         today = now.date()
         values = valuation.holdings if valuation else None  # nothing is said when no holding has bars
         prices = self.prices or ({s: v.last_close for s, v in values.items()} if values else {})
@@ -214,17 +229,20 @@ class MemoryAssembler:
         if summary:
             sections.append(Section("summary", "对话摘要", (BlockItem(quote_data(summary), "混合"),), PRIORITY["summary"]))
 
+        with_overview = (intent == Intent.PORTFOLIO_REVIEW if overview is None else overview) and bool(holdings)
+        # Without the overview the holding lines carry each profile's headline figures.
+        briefs = {} if with_overview or not holdings else self.domain.profiles_for([text(h.symbol) for h in holdings])
         weighed = sorted(((position_weight(h, prices), h) for h in holdings), key=lambda pair: -pair[0])
         ranked = [h for _, h in weighed]
         weights = {text(h.symbol): w for w, h in weighed}
-        sections.append(self._holdings_section(ranked, [w for w, _ in weighed], today, values, valuation))
+        sections.append(self._holdings_section(ranked, [w for w, _ in weighed], today, values, valuation, briefs))
         sections.extend(self._persona_section(today))
 
         for symbol in symbols:
             sections.append(self._symbol_section(symbol, held.get(symbol), now, held))
         shown = {i.memory_id for s in sections for i in s.items if i.memory_id}
 
-        if intent == Intent.PORTFOLIO_REVIEW and holdings:
+        if with_overview:
             sections.append(self._overview_section(ranked, weights, today))
 
         sections.extend(self._recent_sections(now, held, shown))
@@ -268,12 +286,13 @@ class MemoryAssembler:
         return sections
 
     def _holdings_section(self, ranked: list[Holding], weights: list[float], today: date, values=None,
-                          valuation=None) -> Section:
+                          valuation=None, briefs: Mapping[str, Profile] | None = None) -> Section:
         if not ranked:
             return Section("holdings", "持仓（0 只）", (BlockItem("数据库中没有持仓记录"),), PRIORITY["holdings"])
         rule = self.limits.rule("holdings")
-        items = [_holding_item(h, today, rule, _value_text(values.get(text(h.symbol))) if values else "")
-                 for h in ranked]
+        briefs = briefs or {}
+        items = [_holding_item(h, today, rule, _value_text(values.get(text(h.symbol))) if values else "",
+                               briefs.get(text(h.symbol))) for h in ranked]
         items, weights = _stale_last(items, weights)
         return Section("holdings", f"持仓（{len(ranked)} 只）", items + _concentration_items(valuation),
                        PRIORITY["holdings"], rest=_ranked_rest(weights))
@@ -359,9 +378,10 @@ class MemoryAssembler:
 
 
 @lru_cache(maxsize=4096)
-def _holding_item(h: Holding, today: date, rule: FreshnessRule, valued: str = "") -> BlockItem:
+def _holding_item(h: Holding, today: date, rule: FreshnessRule, valued: str = "",
+                  brief: Profile | None = None) -> BlockItem:
     """Remembered: the same holdings are listed on every turn, hundreds of them."""
-    return BlockItem(_holding_text(h) + valued, layer_for("holding"), _shown_day(h.updated_at), None,
+    return BlockItem(_holding_text(h, brief) + valued, layer_for("holding"), _shown_day(h.updated_at), None,
                      stale_label(day(h.updated_at), today, rule))
 
 

@@ -24,9 +24,10 @@ without duplicates. Two kinds of mention are recognised:
      - not preceded (spaces, ``:``, ``=`` skipped) by a currency sign ``¥ ￥ $ € £`` or
        currency word (RMB, CNY, USD, HKD, 人民币), nor by a word that introduces an
        amount or an identifier (价, 价格, 成本, 市值, 金额, 数量, 成交量, 成交额, 约, 共,
-       合计, 第, 号, 邮编, 电话, 手机, 验证码, 密码, QQ, ...);
+       合计, 第, 号, 邮编, 电话, 手机, 验证码, 取件码, 密码, 收入, 工资, 单号, QQ, ...),
+       with 是/为/：allowed in between (验证码是600519);
      - not followed (spaces skipped) by a unit: 元 圆 块 角 股 手 份 张 万 亿 倍 百万 千万
-       % ‰ 美元 港元 港币 RMB CNY USD HKD. ``股`` is not a unit in 股价/股票/股东/股息/
+       % ‰ 美元 港元 港币 RMB CNY USD HKD 个 人 名 位 次 岁 米 公里 号. ``股`` is not a unit in 股价/股票/股东/股息/
        股份/股权/股本/股性/股吧/股评/股民/股改, nor ``手`` in 手续费/手机.
 
    Dates and years never reach six digits in the usual spellings (``2026-01-05``,
@@ -34,6 +35,10 @@ without duplicates. Two kinds of mention are recognised:
    numbers are longer runs. Known ambiguity: a bare YYMMDD such as ``000105`` or a postal
    code like ``430000`` written without context cannot be told from a code (``邮编`` in
    front of it is recognised).
+
+(The context builder now matches names with `names.NameTable` and judges them in
+`selection`; `extract_symbols` below keeps the holdings-only matcher for callers that
+have no security master.)
 
 2. **Names.** Each holding's ``name`` and ``short_names`` match as plain substrings
    (Chinese needs no spaces), leftmost-longest first, so ``贵州茅台`` is one mention, not
@@ -106,17 +111,21 @@ _NUMBER_WORDS_BEFORE = (
     "价", "价格", "价位", "成本", "市值", "金额", "数量", "成交量", "成交额", "总额", "余额",
     "本金", "资金", "收益", "盈利", "亏损", "利润", "约", "大约", "共", "合计", "总计",
     "第", "号", "邮编", "邮政编码", "电话", "手机", "验证码", "密码", "qq", "微信",
+    "取件码", "提货码", "取货码", "邀请码", "兑换码", "收入", "工资", "编号", "单号", "账号", "卡号", "尾号",
 )
 _UNITS_AFTER = (
     "百万", "千万", "美元", "港元", "港币", "rmb", "cny", "usd", "hkd",
     "元", "圆", "块", "角", "股", "手", "份", "张", "万", "亿", "倍", "%", "‰", "‱",
+    "个", "人", "名", "位", "次", "岁", "米", "公里", "号",
 )
 # A unit followed by one of these characters is a word, not a unit (600519股价 = its price).
 _UNIT_EXCEPTIONS = {
     "股": "价票东息份权本性吧评民改",
     "手": "续机",
+    "个": "股",
 }
-_SKIP_BEFORE = " \t:="
+# Skipped between an amount/identifier word and the digits (验证码是600519).
+_SKIP_BEFORE = " \t:=是为："
 
 
 def _is_ascii_glue(ch: str) -> bool:
@@ -237,7 +246,18 @@ _SHADOW_WORDS: tuple[str, ...] = (
     "茅台镇", "茅台酒厂", "茅台机场",
     # 海康 family
     "海康机器人",
+    # nicknames inside everyday words (太保 ⊂ 太保守, 中兴 ⊂ 中兴通讯 is the stock itself)
+    "太保守", "顺丰快递", "联通卡", "三一学院",
 )
+
+
+def shadow_words() -> tuple[str, ...]:
+    return _SHADOW_WORDS
+
+
+def find_codes(folded: str, held: frozenset[str]) -> list[tuple[int, str]]:
+    """Codes in already folded text: (offset, six digits), per the module docstring."""
+    return _find_codes(folded, held)
 
 
 @lru_cache(maxsize=32)

@@ -8,6 +8,7 @@ from pixiu_cli.redact import scrub
 from pixiu_cli.render import StatusFigures
 from pixiu_cli.store.database import DISK_FULL, StoreError, disk_full, lock_timeout_line
 from pixiu_cli.repl import (  # noqa: F401  (importing registers the commands)
+    alias_commands,
     analytics_commands,
     builtin_commands,
     cache_commands,

@@ -64,3 +64,16 @@ def test_turn_overhead_prints_pixiu_raw_and_overhead():
     assert re.search(MS + r" +\(n=5\)", line(lines, "pixiu "))
     assert re.search(MS + r" +\(n=5\)", line(lines, "raw "))
     assert re.search(MS + r".*" + GOAL, line(lines, "overhead "))
+
+
+@pytest.mark.timeout(300)
+def test_selection_benchmark_prints_each_question_against_its_baseline():
+    lines = run_quick("selection.py")
+    assert re.search(r"1,000 events \+ 500 holdings generated", line(lines, "data"))
+    for question in ("symbols ", "portfolio ", "mixed "):
+        figure = line(lines, question)
+        assert re.search(MS + r" with 5,000 names +baseline +\d+\.\d+ ms \(holdings only\) +ratio \d+\.\d\d", figure)
+        assert re.search(r"select\(\) +\d+ us", figure) and re.search(GOAL, figure), figure
+    assert "intent single_stock" in line(lines, "symbols ") and "intent portfolio_review" in line(lines, "mixed ")
+    assert re.search(r"select\(\) \d+ us", line(lines, "known "))
+    assert line(lines, "name table rebuilt") and line(lines, "traditional text")

@@ -193,6 +193,8 @@ def _write(tmp_path: Path, content) -> Path:
     ({k: v for k, v in _case(id="x11").items() if k != "must"}, "没有任何检查"),
     ([_case(id="dup"), _case(id="dup")], "用例 dup）：id 与 bad.json 中的用例重复"),
     (_case(id="x12", max_tokens=0), "max_tokens 应为正整数"),
+    (_case(id="x13", history="茅台呢"), "history 应为非空字符串数组"),
+    (_case(id="x14", market_list="yes"), "market_list 应为 true 或 false"),
 ])
 def test_malformed_case_file_raises(tmp_path, content, fragment):
     path = _write(tmp_path, content)
@@ -205,3 +207,15 @@ def test_malformed_case_file_raises(tmp_path, content, fragment):
 def test_missing_path_raises(tmp_path):
     with pytest.raises(EvalError, match="找不到用例文件或目录"):
         load_cases([tmp_path / "nope.json"])
+
+
+def test_history_and_market_list_reach_the_builder(tmp_path):
+    # the same follow-up without / with the earlier question; 五粮液 known only via the market list
+    plain = parse_case(_case(id="h0", message="其他几只呢", dataset="portfolio", intent="general", must=["[上下文信息]"]))
+    follow = parse_case(_case(id="h1", message="其他几只呢", dataset="portfolio", history=["茅台能加仓吗"], must=["[上下文信息]"],
+                              intent="portfolio_review", sections=["portfolio_profiles"]))
+    assert run_case(plain).intent == "general" and run_case(follow).passed
+    unknown = parse_case(_case(id="m0", message="海尔智家怎么样", dataset="portfolio", symbols=[], must=["[上下文信息]"]))
+    listed = parse_case(_case(id="m1", message="海尔智家怎么样", dataset="portfolio", market_list=True, must=["[上下文信息]"],
+                              symbols=["600690"]))
+    assert run_case(unknown).passed and run_case(listed).passed

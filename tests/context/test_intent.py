@@ -100,7 +100,9 @@ def test_trade_reviews(text):
         ("茅台该减仓吗", ["600519"], Intent.SINGLE_STOCK),  # weak cue + symbol
         ("600519和000858哪只更好", ["600519", "000858"], Intent.SINGLE_STOCK),
         ("茅台在我的持仓里占比高吗", ["600519"], Intent.PORTFOLIO_REVIEW),  # strong cue
-        ("海康的仓位要不要降", ["002415"], Intent.PORTFOLIO_REVIEW),
+        # a position word about one named stock is about that stock (issue 11: over-injection)
+        ("海康的仓位要不要降", ["002415"], Intent.SINGLE_STOCK),
+        ("宁德时代的持仓成本是多少", ["300750"], Intent.SINGLE_STOCK),
         ("复盘一下我上周卖茅台", ["600519"], Intent.TRADE_REVIEW),
         ("帮我复盘今天大盘", [], Intent.GENERAL),  # a market recap
         ("复盘一下今天我的操作和大盘", [], Intent.TRADE_REVIEW),

@@ -1,0 +1,92 @@
+"""Turn data/selection/corpus_*.txt into eval case files: data/selection/tune.json and
+data/selection/heldout.json (the standard `pixiu eval` case format).
+
+The split is a hash of the message, fixed before any selection rule was written, so the
+held-out part is never looked at while tuning: about 40% of every category is held out.
+
+    python scripts/build_selection_corpus.py
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent / "data" / "selection"
+DATASETS = {"A": "energy_consumer", "B": "tech_autos", "C": "small_mixed"}
+NOW = "2026-11-25T10:30:00+08:00"
+HELDOUT_SHARE = 4  # out of 10
+
+
+def is_heldout(message: str) -> bool:
+    return int(hashlib.sha1(message.encode("utf-8")).hexdigest()[:8], 16) % 10 < HELDOUT_SHARE
+
+
+def checks(expect: str) -> dict:
+    kind, _, codes_text = expect.partition(":")
+    codes = [c for c in codes_text.split(",") if c]
+    symbol_sections = [f"symbol:{c}" for c in codes]
+    if kind == "P":
+        return {"intent": "portfolio_review", "symbols": [], "sections": ["portfolio_profiles"],
+                "no_sections": ["symbol:*"]}
+    if kind == "M":
+        return {"intent": "portfolio_review", "symbols": codes, "sections": ["portfolio_profiles", *symbol_sections]}
+    if kind == "S":
+        return {"intent": "single_stock", "symbols": codes, "sections": symbol_sections,
+                "no_sections": ["portfolio_profiles"]}
+    if kind == "G":
+        return {"intent": "general", "symbols": [], "no_sections": ["portfolio_profiles", "symbol:*"]}
+    if kind == "T":
+        result = {"intent": "trade_review", "symbols": codes, "no_sections": ["portfolio_profiles"]}
+        if symbol_sections:
+            result["sections"] = symbol_sections
+        return result
+    if kind == "TP":
+        return {"intent": "trade_review", "sections": ["portfolio_profiles"]}
+    raise ValueError(f"unknown expectation {expect!r}")
+
+
+def main() -> int:
+    tune, heldout = [], []
+    counters: dict[str, int] = {}
+    seen: set[tuple[str, str]] = set()
+    # corpus_*.txt: split by hash; probe_*.txt: written after the first rules and looked at
+    # while tuning, so always in the tune part.
+    # fresh_*.txt: written after all rules, measured once, never tuned on: always held out.
+    for path in (sorted(ROOT.glob("corpus_*.txt")) + sorted(ROOT.glob("probe_*.txt"))
+                 + sorted(ROOT.glob("fresh_*.txt"))):
+        probe = path.name.startswith("probe_")
+        fresh = path.name.startswith("fresh_")
+        category = None
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip() or line.startswith("#"):
+                continue
+            if line.startswith("@"):
+                category = line[1:].strip()
+                continue
+            parts = line.split("\t")
+            if len(parts) not in (3, 4) or category is None:
+                raise SystemExit(f"{path.name}:{number}: bad line {line!r}")
+            dataset, expect, message = parts[:3]
+            key = (message, parts[3] if len(parts) == 4 else "")
+            if key in seen:
+                raise SystemExit(f"{path.name}:{number}: duplicate message {message!r}")
+            seen.add(key)
+            counters[category] = counters.get(category, 0) + 1
+            prefix = "probe" if probe else "fresh" if fresh else "sel"
+            case = {"id": f"{prefix}-{category}-{counters[category]:03d}", "category": category, "now": NOW, "market_list": True,
+                    "dataset": DATASETS[dataset], "message": message, **checks(expect)}
+            if len(parts) == 4:
+                case["history"] = [t.strip() for t in parts[3].split("||")]
+            (heldout if fresh or (not probe and is_heldout(message + key[1])) else tune).append(case)
+    for name, cases in (("tune", tune), ("heldout", heldout)):
+        (ROOT / f"{name}.json").write_text(
+            "[\n" + ",\n".join(json.dumps(c, ensure_ascii=False) for c in cases) + "\n]\n", encoding="utf-8")
+    print(f"tune {len(tune)}, held-out {len(heldout)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,90 @@
+"""Selection as a user meets it: aliases, imported names, follow-ups across turns, the
+explanation in `pixiu context`, and `pixiu eval`'s tune / held-out report."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from tests.conftest import PIXIU_BIN
+
+CORPUS_PORTFOLIO = Path(__file__).resolve().parents[2] / "data" / "selection" / "datasets" / "energy_consumer.json"
+
+
+def pixiu(env, *args):
+    return subprocess.run([PIXIU_BIN, *args], env=env, capture_output=True, text=True, timeout=120)
+
+
+def explain(env, *args) -> dict:
+    done = pixiu(env, "context", "--explain", *args)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_alias_set_used_listed_and_removed(offline_env):
+    assert pixiu(offline_env, "import", str(CORPUS_PORTFOLIO)).returncode == 0
+    assert explain(offline_env, "大宁最近怎么样")["symbols"] == []
+    done = pixiu(offline_env, "alias", "大宁", "３００７５０")  # full-width digits are folded
+    assert done.returncode == 0 and "大宁 → 300750 宁德时代" in done.stdout, done.stderr
+    info = explain(offline_env, "大宁最近怎么样")
+    assert info["symbols"] == ["300750"]
+    assert {"text": "大宁", "symbol": "300750", "kind": "user", "accepted": True, "why": "用户设置的别名"} \
+        in info["selection"]["mentions"]
+    listed = json.loads(pixiu(offline_env, "alias", "--json").stdout)
+    assert {"alias": "大宁", "symbol": "300750", "name": "宁德时代", "source": "user"} in listed
+    assert any(r["alias"] == "宁王" and r["source"] == "shipped" for r in listed)
+    assert pixiu(offline_env, "alias", "--remove", "大宁").returncode == 0
+    assert explain(offline_env, "大宁最近怎么样")["symbols"] == []
+
+
+def test_alias_bad_input_is_one_clear_line(offline_env):
+    for args, message in [(("大宁", "30075"), "股票代码应为六位数字"), (("宁", "300750"), "别名至少两个字"),
+                          (("600519", "300750"), "别名不能是数字"), (("--remove", "没有这个"), "没有别名 没有这个")]:
+        done = pixiu(offline_env, "alias", *args)
+        assert done.returncode == 1 and message in done.stderr and "Traceback" not in done.stderr, done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_import_registers_stocks_it_has_data_about(offline_env):
+    assert pixiu(offline_env, "import", str(CORPUS_PORTFOLIO)).returncode == 0
+    info = explain(offline_env, "五粮液最近怎么样")  # not held: a profile, news and a signal stored
+    assert info["symbols"] == ["000858"] and info["intent"] == "single_stock"
+    assert "symbol:000858" in [s["key"] for s in info["sections"]]
+
+
+def test_follow_up_in_a_conversation_gets_the_overview(offline_env):
+    assert pixiu(offline_env, "import", str(CORPUS_PORTFOLIO)).returncode == 0
+    first = pixiu(offline_env, "ask", "茅台现在能加仓吗")
+    assert first.returncode == 0, first.stderr
+    conversation = json.loads(pixiu(offline_env, "ask", "--json", "--continue", "其他几只呢").stdout)
+    assert conversation["status"] == "complete"
+    stored = explain(offline_env)  # the last real call of the latest conversation
+    assert stored["intent"] == "portfolio_review" and stored["symbols"] == []
+    assert "portfolio_profiles" in [s["key"] for s in stored["sections"]]
+    assert "其他" in stored["selection"]["follow_up"]
+    table = pixiu(offline_env, "context")
+    assert "选择依据" in table.stdout and "追问" in table.stdout, table.stdout
+
+
+def test_holdings_lines_carry_profile_figures_without_portfolio_intent(offline_env):
+    assert pixiu(offline_env, "import", str(CORPUS_PORTFOLIO)).returncode == 0
+    done = pixiu(offline_env, "context", "--json", "今天天气怎么样")
+    block = next(m["content"] for m in json.loads(done.stdout) if m["content"].startswith("[上下文信息]"))
+    assert "持仓画像概览" not in block
+    assert "600900 长江电力（简称：长电） · 核心仓 · 3,000 股 · 成本 22.40 · 红利持有 年化11% 回撤-16%" in block
+
+
+def test_eval_reports_shipped_tune_and_held_out(offline_env):
+    done = pixiu(offline_env, "eval", "--json")
+    assert done.returncode == 0, done.stdout[-2000:]
+    summary = json.loads(done.stdout)
+    assert summary["pass_rate"] == 1.0 and "categories" in summary and "failures" in summary  # shape kept
+    splits = summary["selection"]
+    assert set(splits) == {"tune", "heldout"}
+    held = splits["heldout"]
+    assert held["total"] >= 200 and held["pass_rate"] >= 0.95
+    assert all(c["passed"] / c["total"] >= 0.9 for c in held["categories"].values())
+    assert splits["tune"]["total"] + held["total"] >= 600
+    text = pixiu(offline_env, "eval").stdout
+    assert "留出集" in text and "调参集" in text

@@ -1,0 +1,39 @@
+"""/alias through the real REPL: set an alias, ask with it, see why in /context, remove it."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pexpect
+
+from tests.conftest import PIXIU_BIN
+from tests.repl.test_repl_pty import PROMPT, say, spawn
+
+PORTFOLIO = Path(__file__).resolve().parents[2] / "data" / "selection" / "datasets" / "energy_consumer.json"
+
+
+def test_alias_then_question_then_context_explains(offline_env):
+    subprocess.run([PIXIU_BIN, "import", str(PORTFOLIO)], env=offline_env, check=True, capture_output=True,
+                   timeout=60)
+    repl = spawn(offline_env)
+    repl.expect(PROMPT)
+    say(repl, "/alias 电池王 300750")
+    repl.expect("已设置别名：电池王 → 300750 宁德时代")
+    repl.expect(PROMPT)
+    say(repl, "/alias 电池王 abc")
+    repl.expect("股票代码应为六位数字")
+    repl.expect(PROMPT)
+    say(repl, "电池王最近怎么样")
+    repl.expect("离线模式")
+    repl.expect(PROMPT)
+    say(repl, "/context")
+    repl.expect("single_stock")
+    repl.expect("选择依据")
+    repl.expect("300750：用户设置的别名")
+    repl.expect(PROMPT)
+    say(repl, "/alias --remove 电池王")
+    repl.expect("已删除别名 电池王")
+    repl.expect(PROMPT)
+    say(repl, "/exit")
+    repl.expect(pexpect.EOF)
