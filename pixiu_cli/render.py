@@ -148,6 +148,11 @@ class Renderer:
             self.out.write("\n")
         self.out.flush()
 
+    def confirm(self, question: str) -> bool:
+        """Ask a yes/no question on the terminal; anything but y/yes/是 is a no."""
+        answer = self.console.input(f"{visible(question)} [y/N] ")
+        return answer.strip().lower() in ("y", "yes", "是")
+
     def markdown(self, text: str) -> None:
         if self.rich_output:
             from rich.markdown import Markdown

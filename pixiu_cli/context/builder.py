@@ -54,6 +54,14 @@ class BuiltMessages:
 
 
 HISTORY_BLOCK_POLICIES = ("keep", "drop", "delta")
+# What an ablation can remove: a section key, "symbol_context" for every symbol:* section, or
+# "all" for the whole [上下文信息] block (answer evals measure what each part is worth).
+ABLATE_ALL = "all"
+SYMBOL_CONTEXT = "symbol_context"
+
+
+def ablated(key: str, ablate: frozenset[str]) -> bool:
+    return key in ablate or (key.startswith("symbol:") and SYMBOL_CONTEXT in ablate)
 
 
 def history_messages(store: ConversationStore, conversation_id: int, before_seq: int | None = None,
@@ -75,9 +83,10 @@ def history_messages(store: ConversationStore, conversation_id: int, before_seq:
 
 class ContextBuilder:
     def __init__(self, store: ConversationStore, domain: DomainStore, limits: MemoryLimits | None = None,
-                 clock=None, history_blocks: str = "delta"):
+                 clock=None, history_blocks: str = "delta", ablate: frozenset[str] = frozenset()):
         """history_blocks: what happens to earlier turns' [上下文信息] blocks — "keep" them as
-        sent, "drop" them, or keep them and send only the sections that changed ("delta")."""
+        sent, "drop" them, or keep them and send only the sections that changed ("delta").
+        ablate: parts of the block never to send (see `ablated`); empty in normal use."""
         if history_blocks not in HISTORY_BLOCK_POLICIES:
             raise ValueError(f"history_blocks must be one of {HISTORY_BLOCK_POLICIES}")
         self.store = store
@@ -85,6 +94,7 @@ class ContextBuilder:
         self.limits = limits or MemoryLimits()
         self.clock = clock or (lambda: datetime.now(SHANGHAI))
         self.history_blocks = history_blocks
+        self.ablate = frozenset(ablate)
 
     def context_block(self, user_text: str, summary: str | None = None, now: datetime | None = None
                       ) -> tuple[ContextBlock, Intent, list[str]]:
@@ -96,6 +106,8 @@ class ContextBuilder:
         sections = MemoryAssembler(self.domain, self.limits).sections(
             now=now, symbols=symbols, intent=intent, holdings=holdings, summary=summary,
             scene=scene_fragment(intent))
+        if self.ablate:
+            sections = [s for s in sections if not ablated(s.key, self.ablate)]
         return assemble(sections, self.limits.budget_tokens), intent, symbols
 
     def build_messages(self, conversation_id: int | None, user_text: str, before_seq: int | None = None,
@@ -114,7 +126,9 @@ class ContextBuilder:
                 if is_context_message(message):
                     previously_sent.update(sent_sections(message["content"]))
             block = delta_block(block, previously_sent)
-        messages = [{"role": "system", "content": system_prompt()}, *history,
-                    {"role": "user", "content": block.text}, {"role": "user", "content": user_text}]
-        return BuiltMessages(messages=messages, history_count=len(history), context_block=block, intent=intent,
+        sent_block = [] if ABLATE_ALL in self.ablate else [{"role": "user", "content": block.text}]
+        messages = [{"role": "system", "content": system_prompt()}, *history, *sent_block,
+                    {"role": "user", "content": user_text}]
+        return BuiltMessages(messages=messages, history_count=len(history),
+                             context_block=None if sent_block == [] else block, intent=intent,
                              symbols=symbols)
