@@ -172,7 +172,7 @@ def _topics(question: str, facts: Facts) -> list[str]:
                 out += [f"资料：{line.lstrip('- ')}" for line in facts.lines(title)]
     if any(w in question for w in ("过期", "最新", "新鲜", "旧", "过时")):
         stale = [code for code, line in _profiles(facts).items() if "已过期" in line]
-        out += [f"{facts.display(code)} 的回测画像已过期。" for code in stale] or ["请求中的回测画像都没有标为过期。"]
+        out += [f"{facts.display(code)} 的回测画像已过期。" for code in stale] or ["请求中的回测画像都在有效期内。"]
     return out
 
 
