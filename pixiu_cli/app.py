@@ -120,7 +120,6 @@ def open_app(settings: Settings, *, demo: bool = False, calls_model: bool = True
     from pixiu_cli.llm.client import ChatClient
 
     db = open_database(settings.demo_db_path if demo else settings.db_path)
-    store = ConversationStore(db)
     server = None
     if settings.offline:
         server = _start_offline_server(settings) if calls_model else None
@@ -134,12 +133,19 @@ def open_app(settings: Settings, *, demo: bool = False, calls_model: bool = True
     domain = DomainStore(db)
     if demo:
         refresh_demo_data(domain)
-    limits = MemoryLimits.from_mapping(settings.context)
-    builder = ContextBuilder(store, domain, limits, valuer=_valuer(db))
-    memory = MemoryStore(db)
-    tool_context = ToolContext(domain=domain, memory=memory, portfolio=PortfolioStore(db),
-                               now=lambda: datetime.now(SHANGHAI))
-    agent = Agent(store, client, builder, tool_context=tool_context,
-                  guardrails=Guardrails.from_mapping(settings.agent), temperature=settings.temperature,
-                  compactor=Compactor(store, client, budget_tokens=limits.history_budget_tokens))
-    return App(settings=settings, store=store, agent=agent, builder=builder, memory=memory, demo=demo, _offline_server=server)
+    agent = build_agent(db, client, limits=MemoryLimits.from_mapping(settings.context),
+                        guardrails=Guardrails.from_mapping(settings.agent), temperature=settings.temperature,
+                        clock=lambda: datetime.now(SHANGHAI), domain=domain)
+    return App(settings=settings, store=agent.store, agent=agent, builder=agent.builder,
+               memory=agent.tool_context.memory, demo=demo, _offline_server=server)
+
+
+def build_agent(db, client, *, limits: MemoryLimits, guardrails: Guardrails, temperature: float | None,
+                clock, domain: DomainStore | None = None, ablate: frozenset[str] = frozenset()) -> Agent:
+    """The agent over one database: what the REPL, `ask` and the answer evals all run."""
+    store = ConversationStore(db)
+    domain = domain or DomainStore(db)
+    builder = ContextBuilder(store, domain, limits, clock=clock, ablate=ablate, valuer=_valuer(db))
+    tool_context = ToolContext(domain=domain, memory=MemoryStore(db), portfolio=PortfolioStore(db), now=clock)
+    return Agent(store, client, builder, tool_context=tool_context, guardrails=guardrails, temperature=temperature,
+                 compactor=Compactor(store, client, budget_tokens=limits.history_budget_tokens))

@@ -433,13 +433,22 @@ def cache(
 
 @app.command("eval")
 def eval_command(
-    cases: Annotated[Optional[list[str]], typer.Argument(help="用例文件或目录（默认 data/evals/ 下全部）")] = None,
+    cases: Annotated[Optional[list[str]], typer.Argument(help="用例文件或目录（默认 data/evals/ 下全部；--live 时为 data/evals/answers/）")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="输出 JSON 汇总")] = False,
+    live: Annotated[bool, typer.Option("--live", help="回答评测：经真实对话流程调用模型并给回复打分")] = False,
+    ablate: Annotated[Optional[list[str]], typer.Option("--ablate", help="--live 时去掉的上下文部分（可重复或逗号分隔；all = 不发送 [上下文信息]）")] = None,
+    yes: Annotated[bool, typer.Option("--yes", help="--live 时不询问费用确认")] = False,
+    history: Annotated[bool, typer.Option("--history", help="查看以往的回答评测结果")] = False,
+    model: ModelOpt = None,
+    offline: OfflineOpt = False,
 ) -> None:
     """上下文评测：每个用例检查组装出的 [上下文信息] 中必须出现 / 不得出现的事实，按类别给出通过率。
-    不指定用例时，另外报告选择语料（data/selection）的调参集和留出集通过率。"""
+    不指定用例时，另外报告选择语料（data/selection）的调参集和留出集通过率；加 --live 做回答评测（含消融对照）。"""
     from pathlib import Path
 
+    if live or history:
+        _live_eval(cases, as_json, live, ablate or [], yes, history, model, offline)
+        return
     from pixiu_cli.context.evals import EvalError, load_cases, run_evals, run_selection_corpus, summarize, \
         summarize_splits
 
@@ -511,6 +520,27 @@ def alias_command(
         raise CliError(str(exc)) from None
     finally:
         db.close()
+
+
+def _live_eval(cases, as_json: bool, live: bool, ablate: list[str], yes: bool, history: bool,
+               model: str | None, offline: bool) -> None:
+    from pathlib import Path
+
+    from pixiu_cli.answer_evals.command import LiveEvalError, LiveOptions, render_history, render_report, \
+        run_command
+    from pixiu_cli.context.evals import EvalError
+
+    settings = _settings(model, offline)
+    renderer = _renderer()
+    if history:
+        render_history(settings, renderer, as_json=as_json)
+        return
+    options = LiveOptions([Path(c) for c in cases] if cases else None, ablate, yes, as_json)
+    try:
+        report = run_command(settings, options, renderer)
+    except (LiveEvalError, EvalError) as exc:
+        raise CliError(str(exc)) from None
+    render_report(report, renderer, offline=settings.offline, as_json=as_json)
 
 
 config_app = typer.Typer(help="查看或修改 PIXIU_HOME 下的 config.toml（写入时权限为 600）。", add_completion=False)

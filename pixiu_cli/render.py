@@ -290,6 +290,11 @@ class Renderer:
         with `exact_when_piped` the bytes stay exactly as given when output is not a terminal."""
         self.raw(text if exact_when_piped and not self.rich_output else terminal_json(text))
 
+    def confirm(self, question: str) -> bool:
+        """Ask a yes/no question on the terminal; anything but y/yes/是 is a no."""
+        answer = self.console.input(f"{visible(question)} [y/N] ")
+        return answer.strip().lower() in ("y", "yes", "是")
+
     def markdown(self, text: str) -> None:
         if self.rich_output:
             self.console.print(markdown_view(visible(text)))

@@ -59,6 +59,14 @@ class BuiltMessages:
 
 
 HISTORY_BLOCK_POLICIES = ("keep", "drop", "delta")
+# What an ablation can remove: a section key, "symbol_context" for every symbol:* section, or
+# "all" for the whole [上下文信息] block (answer evals measure what each part is worth).
+ABLATE_ALL = "all"
+SYMBOL_CONTEXT = "symbol_context"
+
+
+def ablated(key: str, ablate: frozenset[str]) -> bool:
+    return key in ablate or (key.startswith("symbol:") and SYMBOL_CONTEXT in ablate)
 
 
 def history_messages(store: ConversationStore, conversation_id: int, before_seq: int | None = None,
@@ -93,11 +101,13 @@ def _holding_name(h: Holding) -> HoldingName:
 
 class ContextBuilder:
     def __init__(self, store: ConversationStore, domain: DomainStore, limits: MemoryLimits | None = None,
-                 clock=None, history_blocks: str = "delta", valuer=None, prices=None):
+                 clock=None, history_blocks: str = "delta", valuer=None, prices=None,
+                 ablate: frozenset[str] = frozenset()):
         """history_blocks: what happens to earlier turns' [上下文信息] blocks — "keep" them as
         sent, "drop" them, or keep them and send only the sections that changed ("delta").
         prices: a callable giving symbol → latest price where one is known, so positions
-        are weighted by market value (by cost × shares without it)."""
+        are weighted by market value (by cost × shares without it).
+        ablate: parts of the block never to send (see `ablated`); empty in normal use."""
         if history_blocks not in HISTORY_BLOCK_POLICIES:
             raise ValueError(f"history_blocks must be one of {HISTORY_BLOCK_POLICIES}")
         self.store = store
@@ -108,6 +118,7 @@ class ContextBuilder:
         self.valuer = valuer  # (holdings, now) -> PortfolioValue on stored prices, or None
         self.prices = prices
         self.names = NameSource(SecurityMaster(domain.db))
+        self.ablate = frozenset(ablate)
 
     def select(self, user_text: str, earlier: tuple[str, ...] | list[str] = (), holdings=None) -> Selection:
         """Symbols, intent and overview for a message (and why), given the earlier questions."""
@@ -133,6 +144,8 @@ class ContextBuilder:
             valuation=self.valuer(holdings, now) if self.valuer and holdings else None)
         if withdrawn is not None:  # right after the time: never trimmed, read before the rest
             sections.insert(1, withdrawn)
+        if self.ablate:
+            sections = [s for s in sections if not ablated(s.key, self.ablate)]
         return assemble(sections, self.limits.budget_tokens), selection
 
     def build_messages(self, conversation_id: int | None, user_text: str, before_seq: int | None = None,
@@ -159,7 +172,9 @@ class ContextBuilder:
                     previously_sent.update(sent)
                     sent_in.update(dict.fromkeys(sent, seq))
             block = delta_block(block, previously_sent, sent_in)
-        messages = [{"role": "system", "content": system_prompt()}, *earlier_messages,
-                    {"role": "user", "content": block.text}, {"role": "user", "content": user_text}]
-        return BuiltMessages(messages=messages, history_count=len(history), context_block=block, intent=intent,
-                             symbols=symbols, selection=selection)
+        sent_block = [] if ABLATE_ALL in self.ablate else [{"role": "user", "content": block.text}]
+        messages = [{"role": "system", "content": system_prompt()}, *earlier_messages, *sent_block,
+                    {"role": "user", "content": user_text}]
+        return BuiltMessages(messages=messages, history_count=len(history),
+                             context_block=block if sent_block else None, intent=intent, symbols=symbols,
+                             selection=selection)

@@ -264,3 +264,21 @@ def m017_context_persona_as_of(db: Database) -> None:
     db.execute("create trigger persona_update_stamps after update of value on persona "
                "when new.updated_at is old.updated_at and new.value is not old.value "
                f"begin update persona set updated_at = {now} where key = new.key; end")
+
+
+@migrations()
+def m010_evals_answer_runs(db: Database) -> None:
+    # `pixiu eval --live`: one row per run and one per case × ablation, so results (replies,
+    # usage, grades) can be read back later with `pixiu eval --history`.
+    db["eval_runs"].create(
+        {"id": int, "started_at": str, "finished_at": str, "provider": str, "model": str, "offline": int,
+         "cases": int, "ablations_json": str, "summary_json": str},
+        pk="id",
+    )
+    db["eval_results"].create(
+        {"id": int, "run_id": int, "ablation": str, "case_id": str, "category": str, "passed": int,
+         "reply_text": str, "tools_json": str, "grades_json": str, "error": str, "prompt_tokens": int,
+         "completion_tokens": int, "cache_hit_tokens": int, "cache_miss_tokens": int},
+        pk="id", foreign_keys=[("run_id", "eval_runs", "id")],
+    )
+    db["eval_results"].create_index(["run_id", "ablation"])
