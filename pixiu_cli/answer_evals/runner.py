@@ -20,9 +20,11 @@ from pixiu_cli.answer_evals.grading import Grade, Reply, grade
 from pixiu_cli.app import build_agent
 from pixiu_cli.context.builder import ABLATE_ALL, SYMBOL_CONTEXT
 from pixiu_cli.context.memory import MemoryLimits
+from pixiu_cli.context.names import securities_for_document
 from pixiu_cli.store.conversations import Usage
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.securities import SecurityMaster
 from pixiu_cli.tokens import count_tokens
 
 FULL = "none"  # the ablation name of the unablated run
@@ -95,6 +97,8 @@ def _open_case(case: AnswerCase, client, ablation: str, workdir: Path, guardrail
     db = open_database(workdir / f"{safe}.db")
     domain = DomainStore(db)
     domain.replace_all(case.data)
+    # as `pixiu import` does: every stock the data set mentions has a name the questions can use
+    SecurityMaster(db).upsert(securities_for_document(case.data), keep_names=True)
     agent = build_agent(db, client, limits=MemoryLimits(), guardrails=guardrails, temperature=temperature,
                         clock=lambda: case.now, domain=domain, ablate=ablation_set(ablation))
     return db, agent

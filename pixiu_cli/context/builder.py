@@ -125,6 +125,12 @@ class ContextBuilder:
         holdings = self.domain.holdings() if holdings is None else holdings
         return select(user_text, self.names.table(holdings), earlier=earlier)
 
+    def _unheld_names(self, symbols: list[str], holdings) -> dict[str, str]:
+        """Names of mentioned stocks the user does not hold, so their sections say what they are."""
+        held = {text(h.symbol) for h in holdings}
+        found = {s: self.names.master.get(s) for s in symbols if s not in held}
+        return {s: sec.name for s, sec in found.items() if sec is not None}
+
     def context_block(self, user_text: str, summary: str | None = None, now: datetime | None = None,
                       earlier: tuple[str, ...] | list[str] = (), withdrawn: Section | None = None
                       ) -> tuple[ContextBlock, Intent, list[str]]:
@@ -141,6 +147,7 @@ class ContextBuilder:
         sections = MemoryAssembler(self.domain, self.limits, prices).sections(
             now=now, symbols=selection.symbols, intent=selection.intent, holdings=holdings, summary=summary,
             scene=scene_fragment(selection.intent), overview=selection.overview,
+            names=self._unheld_names(selection.symbols, holdings),
             valuation=self.valuer(holdings, now) if self.valuer and holdings else None)
         if withdrawn is not None:  # right after the time: never trimmed, read before the rest
             sections.insert(1, withdrawn)

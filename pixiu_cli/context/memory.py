@@ -215,9 +215,10 @@ class MemoryAssembler:
 
     def sections(self, *, now: datetime, symbols: list[str], intent: Intent, holdings: list[Holding],
                  summary: str | None, scene: str | None, valuation=None,
-                 overview: bool | None = None) -> list[Section]:
+                 overview: bool | None = None, names: Mapping[str, str] | None = None) -> list[Section]:
         """valuation: the market's PortfolioValue (pixiu_cli/market/valuation.py) or None;
-        overview: inject every holding's profile (default: for a portfolio review)."""
+        overview: inject every holding's profile (default: for a portfolio review); names: the
+        security master's names of mentioned stocks that are not held."""
         today = now.date()
         values = valuation.holdings if valuation else None  # nothing is said when no holding has bars
         prices = self.prices or ({s: v.last_close for s, v in values.items()} if values else {})
@@ -239,7 +240,7 @@ class MemoryAssembler:
         sections.extend(self._persona_section(today))
 
         for symbol in symbols:
-            sections.append(self._symbol_section(symbol, held.get(symbol), now, held))
+            sections.append(self._symbol_section(symbol, held.get(symbol), now, held, (names or {}).get(symbol)))
         shown = {i.memory_id for s in sections for i in s.items if i.memory_id}
 
         if with_overview:
@@ -321,10 +322,10 @@ class MemoryAssembler:
                        PRIORITY["portfolio_profiles"], rest=_ranked_rest(kept_weights))
 
     def _symbol_section(self, symbol: str, holding: Holding | None, now: datetime,
-                        held: dict[str, Holding]) -> Section:
+                        held: dict[str, Holding], known_name: str | None = None) -> Section:
         limits = self.limits
         today = now.date()
-        name = text(holding.name) if holding else ""
+        name = text(holding.name) if holding else text(known_name)
         until = now.isoformat(timespec="seconds")
         items: list[BlockItem] = []
         profile = self.domain.latest_profile(symbol)

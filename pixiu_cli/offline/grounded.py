@@ -125,7 +125,8 @@ def _mentioned(question: str, facts: Facts) -> list[str]:
 def _superlative(question: str, facts: Facts) -> list[str]:
     lowered = question.lower()
     wanted = [m for m, (_, words, _) in METRICS.items() if any(w in lowered for w in words)]
-    high, low = any(w in question for w in _HIGH), any(w in question for w in _LOW)
+    plain = question.replace("最大回撤", "回撤")  # the metric's name is not a superlative
+    high, low = any(w in plain for w in _HIGH), any(w in plain for w in _LOW)
     if not wanted or not (high or low):
         return []
     metric = wanted[0]
