@@ -93,7 +93,7 @@ def alert_add(
     cooldown: Annotated[int, typer.Option("--cooldown", help="触发后静默的交易日数", min=0, max=250)] = 5,
 ) -> None:
     """添加一条预警规则（检查此后导入或同步的收盘价）。"""
-    from pixiu_cli.analytics.alerts import describe
+    from pixiu_cli.analytics.rules import describe
     from pixiu_cli.codes import is_finite_number
     from pixiu_cli.store.analytics import AnalyticsStore
     from pixiu_cli.store.market import MarketStore
@@ -119,7 +119,7 @@ def alert_add(
 @alert_app.command("list")
 def alert_list(as_json: JsonOpt = False) -> None:
     """列出预警规则和最近触发的预警。"""
-    from pixiu_cli.analytics.alerts import describe
+    from pixiu_cli.analytics.rules import describe
     from pixiu_cli.store.analytics import AnalyticsStore
 
     with _db() as db:

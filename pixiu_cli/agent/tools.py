@@ -196,6 +196,26 @@ def _record_decision(ctx: ToolContext, args: dict) -> ToolOutcome:
                               f"{after}（/forget {ref} 可撤销并恢复持仓）")
 
 
+def _set_alert(ctx: ToolContext, args: dict) -> ToolOutcome:
+    from pixiu_cli.analytics.rules import describe
+    from pixiu_cli.store.analytics import AnalyticsStore
+    from pixiu_cli.store.market import MarketStore
+
+    symbol = normalise_code(args["symbol"])
+    if symbol is None or not is_finite_number(args["threshold"]):
+        raise ToolArgumentError("symbol 应为六位代码，threshold 应为有限的正数")
+    db = ctx.domain.db
+    series = MarketStore(db).series([symbol])
+    holding = ctx.domain.holding(symbol)
+    rule_id = AnalyticsStore(db).add_rule(symbol=symbol, kind=args["kind"], threshold=float(args["threshold"]),
+                                          created_at=_stamp(ctx), source="对话",
+                                          checked_through=series[0].last if series and series[0].rows else None)
+    text = describe(args["kind"], float(args["threshold"]), symbol, holding.name if holding else None)
+    return ToolOutcome({"ok": True, "alert_id": f"a{rule_id}", "rule": text,
+                        "note": "导入或同步新的日线后按收盘价检查；触发后进入待办预警"},
+                       notice=f"已设预警 a{rule_id}：{text}（/forget a{rule_id} 可撤销）")
+
+
 def _search_memory(ctx: ToolContext, args: dict) -> ToolOutcome:
     events = ctx.memory.search(text=args.get("text"), kind=args.get("kind"), symbol=args.get("symbol"),
                                since=args.get("since"), until=(args["until"] + "T23:59:59+08:00") if args.get("until")
@@ -247,6 +267,16 @@ TOOLS: tuple[Tool, ...] = (
         },
         "required": ["symbol", "side", "price", "quantity"],
     }, _record_decision),
+    Tool("set_alert", "按用户说的条件设一条价格预警（如“跌破 180 就止损”→ below 180），在之后的收盘价上检查。", {
+        "type": "object",
+        "properties": {
+            "symbol": {"type": "string", "pattern": CODE},
+            "kind": {"type": "string", "enum": ["below", "above", "change_pct", "drawdown_from_cost"],
+                     "description": "below 收盘跌破 / above 收盘突破 / change_pct 单日涨跌幅% / drawdown_from_cost 较成本回撤%"},
+            "threshold": {"type": "number", "exclusiveMinimum": 0, "description": "价格（元）或百分数"},
+        },
+        "required": ["symbol", "kind", "threshold"],
+    }, _set_alert),
     Tool("search_memory", "按文字、类型、代码、日期范围搜索记忆（包括已超出注入窗口的旧记忆）。", {
         "type": "object",
         "properties": {

@@ -10,26 +10,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from pixiu_cli.analytics.frame import Frame
+from pixiu_cli.analytics.rules import KINDS, describe  # noqa: F401  (re-exported)
 from pixiu_cli.store.analytics import AlertRule
-
-KINDS = ("below", "above", "change_pct", "drawdown_from_cost")
-
-
-@dataclass(frozen=True)
-class Firing:
-    bar_date: str
-    message: str
-
-
-def describe(kind: str, threshold: float, symbol: str, name: str | None = None) -> str:
-    who = f"{symbol} {name}" if name else symbol
-    return {
-        "below": f"{who} 收盘跌破 {threshold:g} 元",
-        "above": f"{who} 收盘突破 {threshold:g} 元",
-        "change_pct": f"{who} 单日涨跌幅达到 {threshold:g}%",
-        "drawdown_from_cost": f"{who} 较持仓成本回撤达到 {threshold:g}%",
-    }[kind]
-
 
 def _conditions(rule: AlertRule, frame: Frame, cost: float | None, cost_day: str | None) -> np.ndarray | None:
     """Per bar: is the rule's condition true at that close?"""

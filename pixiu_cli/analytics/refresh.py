@@ -9,7 +9,8 @@ from datetime import datetime
 
 from sqlite_utils import Database
 
-from pixiu_cli.analytics.alerts import describe, evaluate
+from pixiu_cli.analytics.alerts import evaluate
+from pixiu_cli.analytics.rules import describe
 from pixiu_cli.analytics.costs import CostModel
 from pixiu_cli.analytics.profiles import load_frame, profile_symbol
 from pixiu_cli.analytics.signals import fused_signal

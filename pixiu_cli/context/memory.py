@@ -176,13 +176,20 @@ def _note_item(note) -> BlockItem:
                      _shown_day(note.created_at), f"note:{note.id}")
 
 
-def _decision_item(d, held: dict[str, Holding]) -> BlockItem:
+def _decision_item(d, held: dict[str, Holding], returns: tuple = (None, None)) -> BlockItem:
     symbol = text(d.symbol)
     name = f" {defuse(text(held[symbol].name))}" if symbol in held else ""
     reason = f"，理由 {quote_data(text(d.reason))}" if text(d.reason) else ""
     side = SIDE_NAMES.get(text(d.side), defuse(text(d.side)) or "操作")
-    return BlockItem(f"{side} {defuse(symbol)}{name} {show_number(d.quantity)} 股 @ {show_price(d.price)}{reason}",
-                     layer_for("decision"), _shown_day(d.decided_at), f"decision:{d.id}")
+    return BlockItem(f"{side} {defuse(symbol)}{name} {show_number(d.quantity)} 股 @ {show_price(d.price)}{reason}"
+                     f"{_outcome_text(side, returns)}", layer_for("decision"), _shown_day(d.decided_at),
+                     f"decision:{d.id}")
+
+
+def _outcome_text(side: str, returns: tuple) -> str:
+    """How the stock moved after the decision, from the stored bars ("买入后 20 日 +4.2%")."""
+    parts = [f"{n} 日 {value * 100:+.1f}%" for n, value in zip((5, 20), returns) if number(value) is not None]
+    return f"；{side}后 {'、'.join(parts)}（按日线）" if parts else ""
 
 
 def _fresh_first(items: list[BlockItem]) -> tuple[BlockItem, ...]:
@@ -267,7 +274,7 @@ class MemoryAssembler:
 
         decisions = self.domain.recent_decisions(since(limits.decisions_days), until, limits.decisions_limit)
         sections.append(Section("decisions", "近期操作决策", tuple(
-            _decision_item(d, held) for d in decisions if f"decision:{d.id}" not in shown), PRIORITY["decisions"],
+            _decision_item(d, held, self.domain.decision_returns(d.id)) for d in decisions if f"decision:{d.id}" not in shown), PRIORITY["decisions"],
             note=f"近 {limits.decisions_days:g} 天，最多 {limits.decisions_limit} 条"))
 
         alerts = self.domain.recent_alerts(since(limits.alerts_days), until, limits.alerts_limit)
@@ -348,7 +355,7 @@ class MemoryAssembler:
             items.append(_note_item(note))
         decisions_since = (now - timedelta(days=limits.decisions_days)).isoformat(timespec="seconds")
         for decision in self.domain.recent_decisions_for(symbol, decisions_since, until, limits.per_symbol_limit):
-            items.append(_decision_item(decision, held))
+            items.append(_decision_item(decision, held, self.domain.decision_returns(decision.id)))
         since = (now - timedelta(days=limits.news_days)).isoformat(timespec="seconds")
         rule = limits.rule("news")
         for news in self.domain.recent_news(symbol, since, limits.news_per_symbol):

@@ -25,6 +25,9 @@ _NAMED_CODE = re.compile(r"(?<![\d.])(\d{6}) ((?:\*?ST)?[\u4e00-\u9fff]{2,8}[A-Z
 _REQUEST = re.compile(r"^(?:请你?|麻烦|帮我|帮忙|替我|给我|你?能否|回顾|复盘一下|总结|汇总|列出|列一下|看看|看一下|查查|查一下|"
                       r"说说|讲讲|告诉我|提醒我)|回顾一下|总结一下|列出|汇总一下")
 _REMEMBER_ASK = re.compile(r"记住|记下|记一下|备忘")
+# "跌破 180 就止损" / "涨破 2000 提醒我": a price the user wants watched becomes an alert rule.
+_ALERT = re.compile(r"(跌破|跌到|低于|突破|涨破|涨到|高于)\s*(\d+(?:\.\d+)?)\s*(?:元|块)?\s*(?:就|时|的话)?\s*"
+                    r"(止损|止盈|提醒|预警|卖|清仓|减仓)")
 
 
 def holdings_from_context(context_text: str) -> dict[str, str]:
@@ -66,6 +69,11 @@ def planned_tool_calls(question: str, context_text: str, available: set[str]) ->
         args = {"symbol": symbol, "side": side, "price": float(price.group(1)), "quantity": shares,
                 "reason": text}
         return [ToolCallSpec("record_decision", json.dumps(args, ensure_ascii=False))]
+    alert = _ALERT.search(text)
+    if "set_alert" in available and alert and symbol:
+        kind = "below" if alert.group(1) in ("跌破", "跌到", "低于") else "above"
+        args = {"symbol": symbol, "kind": kind, "threshold": float(alert.group(2))}
+        return [ToolCallSpec("set_alert", json.dumps(args, ensure_ascii=False))]
     if "remember" not in available:
         return []
     kind = "rule" if _RULE.search(text) else "plan" if _PLAN.search(text) else "view" if _VIEW.search(text) else None

@@ -35,7 +35,7 @@ def parse_alert_add(args: list[str]) -> tuple[str, str, float]:
 
 @registry.command("alert", "价格预警：列出、添加、删除规则", ALERT_USAGE)
 def alert_command(state: ReplState, cmd: ParsedCommand) -> None:
-    from pixiu_cli.analytics.alerts import describe
+    from pixiu_cli.analytics.rules import describe
     from pixiu_cli.store.analytics import AnalyticsStore
     from pixiu_cli.store.market import MarketStore
 

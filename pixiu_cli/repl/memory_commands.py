@@ -139,7 +139,11 @@ def _edit(state: ReplState, cmd: ParsedCommand) -> None:
 @registry.command("forget", "撤销一条记忆：删除笔记、撤销合并，或撤销一笔交易（持仓恢复）", "/forget ID")
 def forget_command(state: ReplState, cmd: ParsedCommand) -> None:
     if len(cmd.args) != 1:
-        raise CommandError("用法：/forget ID（ID 见 /memory，如 n12 或 d5）")
+        raise CommandError("用法：/forget ID（ID 见 /memory，如 n12 或 d5；预警规则如 a3）")
+    rule = re.fullmatch(r"#?[aＡａA]([0-9]+)", cmd.args[0].strip())
+    if rule:
+        _remove_alert_rule(state, int(rule.group(1)))
+        return
     ref = _resolve(state, cmd.args[0])
     if ref.kind == "d":
         _undo_trade(state, ref)
@@ -151,6 +155,14 @@ def forget_command(state: ReplState, cmd: ParsedCommand) -> None:
         state.renderer.info(f"已撤销合并 #{ref}：恢复为「{forgotten.restored_text}」（再次 /forget {ref} 删除这条记忆）")
     else:
         state.renderer.info(f"已删除 #{ref}：{forgotten.event.text}")
+
+
+def _remove_alert_rule(state: ReplState, rule_id: int) -> None:
+    from pixiu_cli.store.analytics import AnalyticsStore
+
+    if not AnalyticsStore(state.app.memory.db).remove_rule(rule_id, _now()):
+        raise CommandError(f"没有预警规则 a{rule_id}（见 /alert）")
+    state.renderer.info(f"已撤销预警 a{rule_id}")
 
 
 def _undo_trade(state: ReplState, ref: MemoryRef) -> None:

@@ -273,6 +273,12 @@ class DomainStore:
         return self._window("decisions", "decided_at", _decision, since, until, limit,
                             "symbol = ? and deleted_at is null", (symbol,))
 
+    def decision_returns(self, decision_id: int) -> tuple[float | None, float | None]:
+        """The stock's move 5 and 20 sessions after a decision, as local analytics scored it
+        (None until enough bars exist)."""
+        row = self.db.conn.execute("select return_5d, return_20d from decisions where id = ?", [decision_id]).fetchone()
+        return (row[0], row[1]) if row else (None, None)
+
     def recent_notes_for(self, symbol: str, since: str, until: str, limit: int) -> list[MemoryEvent]:
         return self._window("memory_events", "created_at", _event, since, until, limit,
                             "symbol = ? and kind = 'user_note' and deleted_at is null", (symbol,))

@@ -1,0 +1,69 @@
+"""A rule stated in conversation becomes an alert rule with a visible confirmation and undo,
+and the decisions class carries each decision's outcome so far."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from datetime import datetime
+from pathlib import Path
+
+import pexpect
+
+from pixiu_cli.analytics.refresh import refresh
+from pixiu_cli.context.builder import SHANGHAI, ContextBuilder
+from pixiu_cli.store.conversations import ConversationStore
+from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.memory import PortfolioStore
+from tests.conftest import PIXIU_BIN
+from tests.market.conftest import load
+from tests.repl.test_repl_pty import PROMPT, say, spawn
+
+HOLDING = {"holdings": [{"symbol": "000333", "name": "美的集团", "short_names": ["美的"], "shares": 1000,
+                         "cost": 60.5, "role": "core"}]}
+
+
+def pixiu(env, *args):
+    done = subprocess.run([PIXIU_BIN, *args], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_a_stated_stop_loss_becomes_an_alert_rule_and_forget_undoes_it(offline_env, tmp_path):
+    data = tmp_path / "h.json"
+    data.write_text(json.dumps(HOLDING, ensure_ascii=False), encoding="utf-8")
+    pixiu(offline_env, "import", str(data))
+    out = json.loads(pixiu(offline_env, "ask", "--json", "美的跌破70元就止损"))
+    assert any(n.startswith("已设预警 a1：000333 美的集团 收盘跌破 70 元") for n in out["notices"]), out["notices"]
+    (rule,) = json.loads(pixiu(offline_env, "alert", "list", "--json"))
+    assert (rule["id"], rule["symbol"], rule["kind"], rule["threshold"], rule["source"]) == \
+        ("a1", "000333", "below", 70.0, "对话")
+    child = spawn(offline_env)
+    try:
+        child.expect(PROMPT)
+        say(child, "/forget a1")
+        child.expect_exact("已撤销预警 a1")
+        child.expect(PROMPT)
+        say(child, "/forget a1")
+        child.expect_exact("没有预警规则 a1")
+        child.expect(PROMPT)
+        child.sendeof()
+        child.expect(pexpect.EOF)
+    finally:
+        if child.isalive():
+            child.terminate(force=True)
+    assert json.loads(pixiu(offline_env, "alert", "list", "--json")) == []
+
+
+def test_the_decisions_class_carries_the_outcome_so_far(db):
+    load(db, "000333")
+    domain = DomainStore(db)
+    now = datetime(2025, 5, 28, 16, 0, tzinfo=SHANGHAI)
+    PortfolioStore(db).record_trade(symbol="000333", side="buy", price=77.0, quantity=100, reason="回踩买入",
+                                    name="美的集团", at="2025-05-21T17:00:00+08:00", source="model")
+    refresh(db, ["000333"], now)
+    builder = ContextBuilder(ConversationStore(db), domain, clock=lambda: now)
+    block, _, _ = builder.context_block("我最近的操作怎么样", now=now)
+    line = next(line for line in block.text.splitlines() if "买入 000333" in line)
+    # 5 sessions after 2025-05-21 is 2025-05-28, close 79.32 on a price of 77.00: +3.0%
+    assert "买入后 5 日 +3.0%（按日线）" in line and "20 日" not in line
