@@ -141,8 +141,6 @@ def ask(
         help="回复中途断开时自动重新生成（--json 时默认开启）；开启后回答在完成后一次输出")] = None,
 ) -> None:
     """问一个问题并退出（不进入交互界面）。"""
-    from pixiu_cli.agent.loop import SilentSink
-
     if conversation is not None and continue_:
         raise CliError("--conversation 和 --continue 只能选一个")
     if text == "-":
@@ -150,6 +148,25 @@ def ask(
     _require_utf8(text)
     if not text.strip():
         raise CliError("问题为空")
+    from pixiu_cli.unsent import keep, sent
+
+    spool = keep(_settings(model, offline).home, text)
+    try:
+        _ask(text, as_json, continue_, conversation, model, offline, demo, retry_partial)
+    except Exception as exc:
+        from pixiu_cli.store.database import lock_timeout_line
+
+        if lock_timeout_line(exc):
+            raise CliError(f"{lock_timeout_line(exc)}你的问题已保存在 {spool}（pixiu ask - < 该文件 可重发）") from None
+        sent(spool)
+        raise
+    sent(spool)
+
+
+def _ask(text: str, as_json: bool, continue_: bool, conversation: int | None, model: str | None, offline: bool,
+         demo: bool, retry_partial: bool | None) -> None:
+    from pixiu_cli.agent.loop import SilentSink
+
     with _opened(model, offline, demo, conversation, continue_) as (renderer, app_, conversation_id):
         if conversation_id is None:
             conversation_id = app_.store.create_conversation(model=app_.settings.model).id

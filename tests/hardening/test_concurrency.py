@@ -311,6 +311,9 @@ def test_a_write_lock_held_past_the_busy_timeout_is_one_clear_line(server, onlin
         waited = time.monotonic() - started
         lines = err.decode().strip().splitlines()
         assert ask.returncode == 1 and len(lines) == 1 and "数据库正被另一个 pixiu 进程占用" in lines[0], err.decode()
+        # the question was on disk before pixiu waited on the lock, and the line says where
+        (kept,) = (pixiu_home / "unsent").glob("*.txt")
+        assert str(kept) in lines[0] and kept.read_text(encoding="utf-8") == "锁住时的问题"
         assert "Traceback" not in err.decode() + out.decode()
         assert waited >= 14  # it waited the busy timeout before giving up
         assert holder.stdout.readline().strip() == "released"
@@ -328,6 +331,7 @@ def test_a_write_lock_held_past_the_busy_timeout_is_one_clear_line(server, onlin
     again = subprocess.run([PIXIU_BIN, "ask", "--continue", "--json", "第二问"], env=online_env, capture_output=True,
                            timeout=60)
     assert again.returncode == 0 and json.loads(again.stdout)["status"] == "complete"
+    assert [p.name for p in (pixiu_home / "unsent").glob("*.txt")] == [kept.name]  # a sent question leaves nothing
     con = sqlite3.connect(pixiu_home / "pixiu.db")
     try:
         notes = [r[0] for r in con.execute("select text from memory_events where kind = 'user_note'")]
