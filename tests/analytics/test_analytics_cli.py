@@ -121,3 +121,17 @@ def test_cost_model_is_configurable_and_validated(offline_env, pixiu_home):
     (pixiu_home / "config.toml").write_text("[backtest]\ncommission_rate = -1\n", encoding="utf-8")
     done = pixiu(offline_env, "profile", "000333", check=False)
     assert done.returncode == 1 and "[backtest]" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_demo_holding_with_shipped_bars_gets_computed_figures(offline_env):
+    context = json.loads(pixiu(offline_env, "context", "--demo", "--json", "美的集团最近怎么样").stdout)
+    block = next(m["content"] for m in context if m["content"].startswith("[上下文信息]"))
+    section = block[block.index("## 标的上下文：000333"):]
+    section = section[:section.index("\n## ")] if "\n## " in section else section
+    assert "本地回测 pixiu-bt-1（数据 csv）" in section and "融合信号" in section
+    assert "2025-05-30" in section and "已过期" in section  # computed from real bars that end in May 2025
+    assert "股息再投资" not in section  # the demo file's made-up profile for 000333 is gone
+    holding = next(line for line in block.splitlines() if line.startswith("- ") and "000333 美的集团" in line)
+    assert "收盘 79.06（2025-05-30 不复权" in holding
+    other = next(line for line in block.splitlines() if line.startswith("- ") and "600519 贵州茅台" in line)
+    assert "无行情数据" in other  # the other demo holdings keep their made-up figures, with no price
