@@ -12,7 +12,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pixiu_cli.context.evals import EvalError, _apply_patch, _dataset
+from pixiu_cli.context.evals import EvalError, _apply_patch, _case_files, _dataset
 from pixiu_cli.dataset import DatasetError, parse_document
 from pixiu_cli.resources import data_dir
 from pixiu_cli.store.domain import DomainData
@@ -64,23 +64,10 @@ def default_answers_dir() -> Path:
     return data_dir() / "evals" / ANSWERS_FOLDER
 
 
-def _files(paths: Sequence[Path] | None) -> list[Path]:
-    roots = [default_answers_dir()] if not paths else [Path(p) for p in paths]
-    files: list[Path] = []
-    for root in roots:
-        if root.is_dir():
-            files.extend(sorted(p for p in root.glob("*.json") if p.is_file()))
-        elif root.is_file():
-            files.append(root)
-        else:
-            raise EvalError(f"找不到用例文件或目录：{root}")
-    return files
-
-
 def load_answer_cases(paths: Sequence[Path] | None = None) -> list[AnswerCase]:
     cases: list[AnswerCase] = []
     seen: set[str] = set()
-    for path in _files(paths):
+    for path in _case_files(list(paths) if paths else [default_answers_dir()]):
         try:
             raw = json.loads(path.read_text(encoding="utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
