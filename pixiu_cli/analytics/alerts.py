@@ -10,8 +10,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from pixiu_cli.analytics.frame import Frame
-from pixiu_cli.analytics.rules import KINDS, describe  # noqa: F401  (re-exported)
 from pixiu_cli.store.analytics import AlertRule
+
+@dataclass(frozen=True)
+class Firing:
+    bar_date: str
+    message: str
+
 
 def _conditions(rule: AlertRule, frame: Frame, cost: float | None, cost_day: str | None) -> np.ndarray | None:
     """Per bar: is the rule's condition true at that close?"""
