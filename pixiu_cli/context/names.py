@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from pixiu_cli.context.normalize import fold_width_case, to_simplified
+from pixiu_cli.context.values import text
 from pixiu_cli.resources import data_dir
 
 FULL, NICKNAME, USER, SHORT, INDEX, SHADOW = "full", "nickname", "user", "short", "index", "shadow"
@@ -163,10 +164,13 @@ def _names(holders: Sequence[Holder], known: Sequence[tuple[str, str]], aliases:
         entry = shipped.get(symbol)
         for alias in entry.short_names if entry else ():
             yield Name(_norm(alias), symbol, SHORT, symbol in held)
-    for h in holders:
-        yield Name(_norm(h.name), h.symbol, FULL, True)
+    for h in holders:  # stored values may be anything SQLite holds: match only real text
+        symbol = text(h.symbol)
+        if text(h.name):
+            yield Name(_norm(text(h.name)), symbol, FULL, True)
         for alias in h.short_names:
-            yield Name(_norm(alias), h.symbol, SHORT, True)
+            if text(alias):
+                yield Name(_norm(text(alias)), symbol, SHORT, True)
     for alias, symbol in aliases:
         yield Name(_norm(alias), symbol, USER, symbol in held)
 

@@ -199,7 +199,7 @@ def test_two_writers_an_ask_loop_and_a_repl_share_one_database(server, online_en
         assert lines[-1]["done"]
         results += lines[:-1]
     assert_clean("pixiu import", import_out.read_text() + import_err.read_text())
-    assert "已导入" in import_out.read_text() and "EXIT 0" in import_out.read_text(), import_err.read_text()
+    assert "已合并导入" in import_out.read_text() and "EXIT 0" in import_out.read_text(), import_err.read_text()
     imported_at = import_out.stat().st_mtime
     assert_clean("pixiu ask (stderr)", ask_err.read_text())
     assert_clean("pixiu ask (stdout)", ask_out.read_text())
