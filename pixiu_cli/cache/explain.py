@@ -47,6 +47,41 @@ class BreakExplanation:
         return self.gap is not None and abs(self.gap) >= UNIT
 
 
+def explanation_json(e: BreakExplanation) -> str:
+    return json.dumps({"cause": e.cause, "common_tokens": e.common_tokens, "predicted_hit": e.predicted_hit,
+                       "detail": e.detail}, ensure_ascii=False)
+
+
+def stored_explanation(call: CallRecord) -> BreakExplanation | None:
+    """The explanation worked out when the call finished; None for rows older than that."""
+    if not call.cache_explanation_json:
+        return None
+    try:
+        data = json.loads(call.cache_explanation_json)
+        return BreakExplanation(data["cause"], data["common_tokens"], data["predicted_hit"],
+                                call.usage.cache_hit_tokens, data.get("detail", ""))
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def record_explanation(store, call_id: int) -> None:
+    """Explain a finished call once, so /cache reads it instead of re-tokenising two
+    requests per call on every view."""
+    call = store.get_call(call_id)
+    if call is None or call.status == "pending":
+        return
+    store.set_cache_explanation(call_id, explanation_json(explain(store.previous_for_cache(call), call)))
+
+
+def explain_finished_call(store, call_id: int) -> None:
+    """record_explanation for the agent: the turn is already answered and saved, so a
+    failure here only leaves /cache to work the explanation out itself."""
+    try:
+        record_explanation(store, call_id)
+    except Exception:  # noqa: BLE001 - an explanation is never worth failing a turn over
+        pass
+
+
 def _system(request: dict) -> list:
     return [m.get("content") for m in request.get("messages", []) if m.get("role") == "system"]
 

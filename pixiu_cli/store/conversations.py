@@ -5,6 +5,7 @@ that was already received."""
 from __future__ import annotations
 
 import json
+import zlib
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
@@ -76,6 +77,7 @@ class CallRecord:
     latency_ms: float | None
     started_at: str
     context_json: str | None = None
+    cache_explanation_json: str | None = None
 
     @property
     def request(self) -> dict:
@@ -105,7 +107,7 @@ def _call(row: dict) -> CallRecord:
         step=row["step"],
         provider=row["provider"],
         model=row["model"],
-        request_json=row["request_json"],
+        request_json=request_text(row),
         reply_text=row["reply_text"],
         reasoning_text=row["reasoning_text"],
         tool_calls_json=row["tool_calls_json"],
@@ -118,7 +120,22 @@ def _call(row: dict) -> CallRecord:
         latency_ms=row["latency_ms"],
         started_at=row["started_at"],
         context_json=row.get("context_json"),
+        cache_explanation_json=row.get("cache_explanation_json"),
     )
+
+
+def pack_request(request_json: str) -> bytes:
+    """A request body is mostly the same system prompt, tools and history as the call
+    before it; zlib keeps it byte-exact at a fraction of the size."""
+    return zlib.compress(request_json.encode("utf-8"), 6)
+
+
+def request_text(row: dict) -> str:
+    """The exact bytes sent: rows written before requests were packed keep request_json."""
+    packed = row.get("request_z")
+    if packed is not None:
+        return zlib.decompress(packed).decode("utf-8")
+    return row.get("request_json") or ""
 
 
 def _asked(request_json: str, user_text: str) -> list[dict]:
@@ -138,9 +155,22 @@ def _asked(request_json: str, user_text: str) -> list[dict]:
     return asked
 
 
+def add_request_function(conn) -> None:
+    """SQL `request_text(request_json, request_z)`: the exact request body of a call row,
+    packed or not, for queries outside the store (tests, ad-hoc inspection)."""
+    conn.create_function("request_text", 2, lambda text, packed: request_text(
+        {"request_json": text, "request_z": packed}), deterministic=True)
+
+
 class ConversationStore:
     def __init__(self, db: Database):
         self.db = db
+        self._sent: dict[int, str] = {}  # request written by start_call, so finish_call writes it only if changed
+
+    def set_cache_explanation(self, call_id: int, explanation_json: str) -> None:
+        """Why a finished call hit or missed the cache, worked out once so /cache only reads."""
+        with write_transaction(self.db):
+            self.db.execute("update calls set cache_explanation_json = ? where id = ?", [explanation_json, call_id])
 
     # conversations -------------------------------------------------------------
     def create_conversation(self, title: str = "", model: str | None = None) -> Conversation:
@@ -152,7 +182,7 @@ class ConversationStore:
         return self.get_conversation(conv_id)
 
     def get_conversation(self, conversation_id: int) -> Conversation | None:
-        rows = list(self.db.query(
+        rows = (self._rows(
             "select c.*, (select count(*) from turns t where t.conversation_id = c.id) as turn_count "
             "from conversations c where c.id = ?", [conversation_id]))
         if not rows:
@@ -162,11 +192,11 @@ class ConversationStore:
                             row["model"], row["summary"], row["turn_count"], row["summary_upto_turn"] or 0)
 
     def latest_conversation(self) -> Conversation | None:
-        rows = list(self.db.query("select id from conversations order by updated_at desc, id desc limit 1"))
+        rows = (self._rows("select id from conversations order by updated_at desc, id desc limit 1"))
         return self.get_conversation(rows[0]["id"]) if rows else None
 
     def list_conversations(self, limit: int = 20) -> list[Conversation]:
-        rows = self.db.query(
+        rows = self._rows(
             "select c.*, (select count(*) from turns t where t.conversation_id = c.id) as turn_count "
             "from conversations c order by c.updated_at desc, c.id desc limit ?", [limit])
         return [Conversation(r["id"], r["title"] or "", r["created_at"], r["updated_at"], r["model"],
@@ -215,15 +245,35 @@ class ConversationStore:
                                "and seq > ?", [conversation_id, after_seq]).fetchone()[0]
 
     def get_turn(self, turn_id: int) -> Turn | None:
-        rows = list(self.db.query("select * from turns where id = ?", [turn_id]))
+        rows = (self._rows("select * from turns where id = ?", [turn_id]))
         return _turn(rows[0]) if rows else None
 
-    def turns(self, conversation_id: int) -> list[Turn]:
-        return [_turn(r) for r in self.db.query(
-            "select * from turns where conversation_id = ? order by seq", [conversation_id])]
+    def turns(self, conversation_id: int, after_seq: int = 0, before_seq: int | None = None) -> list[Turn]:
+        """The turns with after_seq < seq < before_seq, filtered in SQL: a turn's history is
+        read without parsing the turns a summary already replaced."""
+        sql, params = "select * from turns where conversation_id = ? and seq > ?", [conversation_id, after_seq]
+        if before_seq is not None:
+            sql += " and seq < ?"
+            params.append(before_seq)
+        return [_turn(r) for r in self._rows(sql + " order by seq", params)]
+
+    def _rows(self, sql: str, params: list | tuple = ()) -> list[dict]:
+        """The one row reader: a plain cursor, no sqlite-utils SAVEPOINT around a read."""
+        cursor = self.db.conn.execute(sql, params)
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+    def turn_seqs(self, conversation_id: int) -> dict[int, int]:
+        """Turn id → seq, without parsing any turn's messages."""
+        return dict(self.db.conn.execute("select id, seq from turns where conversation_id = ?",
+                                         [conversation_id]).fetchall())
+
+    def last_seq(self, conversation_id: int) -> int:
+        return self.db.conn.execute("select coalesce(max(seq), 0) from turns where conversation_id = ?",
+                                    [conversation_id]).fetchone()[0]
 
     def turn_by_seq(self, conversation_id: int, seq: int) -> Turn | None:
-        rows = list(self.db.query("select * from turns where conversation_id = ? and seq = ?",
+        rows = (self._rows("select * from turns where conversation_id = ? and seq = ?",
                                   [conversation_id, seq]))
         return _turn(rows[0]) if rows else None
 
@@ -257,10 +307,10 @@ class ConversationStore:
 
     def _close_pending(self, turn_id: int, user_text: str, status: str, error: str) -> None:
         """A cut-off turn keeps what had arrived, as after Ctrl-C; see mark_stale_pending."""
-        calls = self.db.execute("select request_json, reply_text from calls where turn_id = ? and step >= 0 "
-                                "order by step, id", [turn_id]).fetchall()
-        reply = (calls[-1][1] if calls else None) or None
-        added = [*_asked(calls[0][0], user_text), {"role": "assistant", "content": reply}] if reply else []
+        calls = self._rows("select request_json, request_z, reply_text from calls where turn_id = ? and step >= 0 "
+                           "order by step, id", [turn_id])
+        reply = (calls[-1]["reply_text"] if calls else None) or None
+        added = [*_asked(request_text(calls[0]), user_text), {"role": "assistant", "content": reply}] if reply else []
         self.db.execute(
             "update turns set status = ?, error = coalesce(error, ?), reply_text = ?, messages_json = ?, "
             "history_tokens = ?, finished_at = ? where id = ?",
@@ -275,10 +325,12 @@ class ConversationStore:
         with write_transaction(self.db):
             table = self.db["calls"]
             table.insert({"turn_id": turn_id, "conversation_id": conversation_id, "step": step,
-                          "provider": provider, "model": model, "request_json": request_json,
+                          "provider": provider, "model": model, "request_z": pack_request(request_json),
                           "context_json": context_json,
                           "status": "pending", "started_at": now_iso()})
-            return table.last_pk
+            call_id = table.last_pk
+        self._sent[call_id] = request_json
+        return call_id
 
     def save_partial(self, call_id: int, reply_text: str, reasoning_text: str) -> None:
         """What has arrived of a reply still streaming, so a killed process keeps it."""
@@ -298,29 +350,46 @@ class ConversationStore:
             "cache_hit_tokens": usage.cache_hit_tokens, "cache_miss_tokens": usage.cache_miss_tokens,
             "ttft_ms": ttft_ms, "latency_ms": latency_ms, "finished_at": now_iso(),
         }
-        if request_json is not None:
-            values["request_json"] = request_json
+        started = self._sent.pop(call_id, None)
+        if request_json is not None and request_json != started:
+            values["request_z"] = pack_request(request_json)
         with write_transaction(self.db):
             self.db["calls"].update(call_id, values)
 
     def calls_for_turn(self, turn_id: int) -> list[CallRecord]:
-        return [_call(r) for r in self.db.query(
+        return [_call(r) for r in self._rows(
             "select * from calls where turn_id = ? order by step, id", [turn_id])]
 
     def calls_for_conversation(self, conversation_id: int) -> list[CallRecord]:
-        return [_call(r) for r in self.db.query(
+        return [_call(r) for r in self._rows(
             "select * from calls where conversation_id = ? order by id", [conversation_id])]
 
+    def get_call(self, call_id: int) -> CallRecord | None:
+        rows = self._rows("select * from calls where id = ?", [call_id])
+        return _call(rows[0]) if rows else None
+
+    def previous_for_cache(self, call: CallRecord) -> CallRecord | None:
+        """The call whose cached prefix `call` should reuse: the last earlier finished call of
+        the same kind (answer vs summary) in its conversation, else the last earlier one of
+        the conversation, else the last finished call before the conversation's first."""
+        base = "select * from calls where conversation_id = ? and id < ? and status != 'pending'"
+        for extra in (" and (step < 0) = ?", ""):
+            params = [call.conversation_id, call.id] + ([int(call.step < 0)] if extra else [])
+            rows = self._rows(base + extra + " order by id desc limit 1", params)
+            if rows:
+                return _call(rows[0])
+        return self.last_call_before(call.id)
+
     def last_call_before(self, call_id: int) -> CallRecord | None:
-        rows = list(self.db.query("select * from calls where id < ? and status != 'pending' order by id desc limit 1",
+        rows = (self._rows("select * from calls where id < ? and status != 'pending' order by id desc limit 1",
                                   [call_id]))
         return _call(rows[0]) if rows else None
 
     def last_call(self, conversation_id: int | None = None) -> CallRecord | None:
         if conversation_id is None:
-            rows = list(self.db.query("select * from calls order by id desc limit 1"))
+            rows = (self._rows("select * from calls order by id desc limit 1"))
         else:
-            rows = list(self.db.query("select * from calls where conversation_id = ? order by id desc limit 1",
+            rows = (self._rows("select * from calls where conversation_id = ? order by id desc limit 1",
                                       [conversation_id]))
         return _call(rows[0]) if rows else None
 

@@ -282,3 +282,11 @@ def m010_evals_answer_runs(db: Database) -> None:
         pk="id", foreign_keys=[("run_id", "eval_runs", "id")],
     )
     db["eval_results"].create_index(["run_id", "ablation"])
+
+
+@migrations()
+def m018_perfstore_packed_requests(db: Database) -> None:
+    # A call's request is stored once, zlib-packed (request_json stays for older rows and is
+    # NULL for new ones); each call's cache explanation is stored when it finishes.
+    db["calls"].add_column("request_z", bytes)
+    db["calls"].add_column("cache_explanation_json", str)
