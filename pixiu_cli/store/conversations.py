@@ -5,13 +5,13 @@ that was already received."""
 from __future__ import annotations
 
 import json
-import zlib
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from sqlite_utils import Database
 
 from pixiu_cli.store.database import write_transaction
+from pixiu_cli.store.requests import pack, request_of
 from pixiu_cli.tokens import count_message_tokens
 from pixiu_cli.store.liveness import owned_by_another_live_process, this_process
 
@@ -99,7 +99,7 @@ def _turn(row: dict) -> Turn:
     )
 
 
-def _call(row: dict) -> CallRecord:
+def _call(row: dict, request_json: str) -> CallRecord:
     return CallRecord(
         id=row["id"],
         turn_id=row["turn_id"],
@@ -107,7 +107,7 @@ def _call(row: dict) -> CallRecord:
         step=row["step"],
         provider=row["provider"],
         model=row["model"],
-        request_json=request_text(row),
+        request_json=request_json,
         reply_text=row["reply_text"],
         reasoning_text=row["reasoning_text"],
         tool_calls_json=row["tool_calls_json"],
@@ -122,20 +122,6 @@ def _call(row: dict) -> CallRecord:
         context_json=row.get("context_json"),
         cache_explanation_json=row.get("cache_explanation_json"),
     )
-
-
-def pack_request(request_json: str) -> bytes:
-    """A request body is mostly the same system prompt, tools and history as the call
-    before it; zlib keeps it byte-exact at a fraction of the size."""
-    return zlib.compress(request_json.encode("utf-8"), 6)
-
-
-def request_text(row: dict) -> str:
-    """The exact bytes sent: rows written before requests were packed keep request_json."""
-    packed = row.get("request_z")
-    if packed is not None:
-        return zlib.decompress(packed).decode("utf-8")
-    return row.get("request_json") or ""
 
 
 def _asked(request_json: str, user_text: str) -> list[dict]:
@@ -156,16 +142,33 @@ def _asked(request_json: str, user_text: str) -> list[dict]:
 
 
 def add_request_function(conn) -> None:
-    """SQL `request_text(request_json, request_z)`: the exact request body of a call row,
-    packed or not, for queries outside the store (tests, ad-hoc inspection)."""
-    conn.create_function("request_text", 2, lambda text, packed: request_text(
-        {"request_json": text, "request_z": packed}), deterministic=True)
+    """SQL `call_request(id)`: the exact request body of a call, however it is stored, for
+    queries outside the store (tests, ad-hoc inspection)."""
+    def call_request(call_id):
+        cursor = conn.execute("select id, request_json, request_z, request_base, request_prefix, request_suffix "
+                              "from calls where id = ?", [call_id])
+        found = cursor.fetchone()
+        return request_of(conn, dict(zip([d[0] for d in cursor.description], found))) if found else None
+    conn.create_function("call_request", 1, call_request)
 
 
 class ConversationStore:
     def __init__(self, db: Database):
         self.db = db
         self._sent: dict[int, str] = {}  # request written by start_call, so finish_call writes it only if changed
+
+    def _pack(self, conversation_id: int, request_json: str, before: int | None = None) -> dict:
+        """Packed against the conversation's last finished call: a pending call's request may
+        still be rewritten by finish_call, so nothing is built on it."""
+        rows = self._rows("select * from calls where conversation_id = ? and status != 'pending' and id < ? "
+                          "order by id desc limit 1", [conversation_id, before or 2**62])
+        base = (rows[0]["id"], request_of(self.db.conn, rows[0]), rows[0].get("request_depth") or 0) \
+            if rows and rows[0].get("request_z") is not None else None
+        return pack(request_json, base).columns()
+
+    def _calls(self, rows: list[dict]) -> list[CallRecord]:
+        memo: dict[int, str] = {}
+        return [_call(row, request_of(self.db.conn, row, memo)) for row in rows]
 
     def set_cache_explanation(self, call_id: int, explanation_json: str) -> None:
         """Why a finished call hit or missed the cache, worked out once so /cache only reads."""
@@ -307,10 +310,9 @@ class ConversationStore:
 
     def _close_pending(self, turn_id: int, user_text: str, status: str, error: str) -> None:
         """A cut-off turn keeps what had arrived, as after Ctrl-C; see mark_stale_pending."""
-        calls = self._rows("select request_json, request_z, reply_text from calls where turn_id = ? and step >= 0 "
-                           "order by step, id", [turn_id])
+        calls = self._rows("select * from calls where turn_id = ? and step >= 0 order by step, id", [turn_id])
         reply = (calls[-1]["reply_text"] if calls else None) or None
-        added = [*_asked(request_text(calls[0]), user_text), {"role": "assistant", "content": reply}] if reply else []
+        added = [*_asked(request_of(self.db.conn, calls[0]), user_text), {"role": "assistant", "content": reply}] if reply else []
         self.db.execute(
             "update turns set status = ?, error = coalesce(error, ?), reply_text = ?, messages_json = ?, "
             "history_tokens = ?, finished_at = ? where id = ?",
@@ -325,7 +327,7 @@ class ConversationStore:
         with write_transaction(self.db):
             table = self.db["calls"]
             table.insert({"turn_id": turn_id, "conversation_id": conversation_id, "step": step,
-                          "provider": provider, "model": model, "request_z": pack_request(request_json),
+                          "provider": provider, "model": model, **self._pack(conversation_id, request_json),
                           "context_json": context_json,
                           "status": "pending", "started_at": now_iso()})
             call_id = table.last_pk
@@ -352,21 +354,23 @@ class ConversationStore:
         }
         started = self._sent.pop(call_id, None)
         if request_json is not None and request_json != started:
-            values["request_z"] = pack_request(request_json)
+            conversation_id = self.db.conn.execute("select conversation_id from calls where id = ?",
+                                                   [call_id]).fetchone()[0]
+            values.update(self._pack(conversation_id, request_json, before=call_id))
         with write_transaction(self.db):
             self.db["calls"].update(call_id, values)
 
     def calls_for_turn(self, turn_id: int) -> list[CallRecord]:
-        return [_call(r) for r in self._rows(
-            "select * from calls where turn_id = ? order by step, id", [turn_id])]
+        return self._calls(self._rows(
+            "select * from calls where turn_id = ? order by step, id", [turn_id]))
 
     def calls_for_conversation(self, conversation_id: int) -> list[CallRecord]:
-        return [_call(r) for r in self._rows(
-            "select * from calls where conversation_id = ? order by id", [conversation_id])]
+        return self._calls(self._rows(
+            "select * from calls where conversation_id = ? order by id", [conversation_id]))
 
     def get_call(self, call_id: int) -> CallRecord | None:
         rows = self._rows("select * from calls where id = ?", [call_id])
-        return _call(rows[0]) if rows else None
+        return self._calls(rows[:1])[0] if rows else None
 
     def previous_for_cache(self, call: CallRecord) -> CallRecord | None:
         """The call whose cached prefix `call` should reuse: the last earlier finished call of
@@ -377,13 +381,13 @@ class ConversationStore:
             params = [call.conversation_id, call.id] + ([int(call.step < 0)] if extra else [])
             rows = self._rows(base + extra + " order by id desc limit 1", params)
             if rows:
-                return _call(rows[0])
+                return self._calls(rows)[0]
         return self.last_call_before(call.id)
 
     def last_call_before(self, call_id: int) -> CallRecord | None:
         rows = (self._rows("select * from calls where id < ? and status != 'pending' order by id desc limit 1",
                                   [call_id]))
-        return _call(rows[0]) if rows else None
+        return self._calls(rows[:1])[0] if rows else None
 
     def last_call(self, conversation_id: int | None = None) -> CallRecord | None:
         if conversation_id is None:
@@ -391,7 +395,7 @@ class ConversationStore:
         else:
             rows = (self._rows("select * from calls where conversation_id = ? order by id desc limit 1",
                                       [conversation_id]))
-        return _call(rows[0]) if rows else None
+        return self._calls(rows[:1])[0] if rows else None
 
 
 @dataclass(frozen=True)

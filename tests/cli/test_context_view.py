@@ -28,7 +28,7 @@ def calls(pixiu_home) -> list[tuple]:
     db = sqlite3.connect(pixiu_home / "pixiu.db")
     add_request_function(db)
     try:
-        return db.execute("select c.id, t.seq, c.step, request_text(c.request_json, c.request_z), c.context_json from calls c "
+        return db.execute("select c.id, t.seq, c.step, call_request(c.id), c.context_json from calls c "
                           "join turns t on t.id = c.turn_id order by c.id").fetchall()
     finally:
         db.close()

@@ -235,7 +235,7 @@ def test_two_writers_an_ask_loop_and_a_repl_share_one_database(server, online_en
         note_rows = con.execute("select text, source, count(*) from memory_events where kind = 'user_note' "
                                 "and deleted_at is null group by text, source").fetchall()
         slow_told = [json.loads(r[0]) for r in con.execute(
-            "select request_text(request_json, request_z) from calls where step = 1 and request_text(request_json, request_z) like '%慢慢%'").fetchall()]
+            "select call_request(id) from calls where step = 1 and call_request(id) like '%慢慢%'").fetchall()]
         total_calls = con.execute("select count(*) from calls").fetchone()[0]
         marked_live = con.execute("select count(*) from test_marked_live").fetchone()[0]
         errors = con.execute("select (select count(*) from turns where error is not null) + "

@@ -160,7 +160,7 @@ def assert_stored(db_path: Path, question: str, case: Case, expected: dict) -> N
     try:
         (turn_id, status, reply, error), = db.execute(
             "select id, status, reply_text, error from turns where user_text = ?", [question]).fetchall()
-        calls = db.execute("select status, error, request_text(request_json, request_z) from calls where turn_id = ? order by id",
+        calls = db.execute("select status, error, call_request(id) from calls where turn_id = ? order by id",
                            [turn_id]).fetchall()
     finally:
         db.close()

@@ -56,7 +56,7 @@ def test_w2_6_round_trip_across_sessions(offline_env, tmp_path, pixiu_home):
     add_request_function(db)
     conversations = db.execute("select count(*) from conversations").fetchone()[0]
     assert conversations == 2
-    request = json.loads(db.execute("select request_text(request_json, request_z) from calls order by id desc limit 1").fetchone()[0])
+    request = json.loads(db.execute("select call_request(id) from calls order by id desc limit 1").fetchone()[0])
     block = request["messages"][-2]["content"]
     assert block.startswith("[上下文信息]") and "「海康估值偏高，回踩 30 元再加仓」" in block
     assert db.execute("select source, inject_count from memory_events where id = ?", [note_id]).fetchone() == ("model", 1)

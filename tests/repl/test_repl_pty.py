@@ -74,7 +74,7 @@ def test_two_turns_ctrl_c_continue_exit(server, repl, pixiu_home):
         (1, "茅台怎么看", "complete"), (2, "仓位呢", "complete"), (3, "讲个长的", "interrupted"), (4, "继续", "complete")]
     partial = turns[2][3]
     assert partial and slow.startswith(partial) and len(partial) < len(slow)
-    calls = db.execute("select request_text(request_json, request_z), status from calls order by id").fetchall()
+    calls = db.execute("select call_request(id), status from calls order by id").fetchall()
     assert [c[1] for c in calls] == ["complete", "complete", "interrupted", "complete"]
     for request_json, _ in calls:
         assert json.loads(request_json)["messages"][0]["role"] == "system"
