@@ -155,20 +155,27 @@ def add_request_function(conn) -> None:
 class ConversationStore:
     def __init__(self, db: Database):
         self.db = db
-        self._sent: dict[int, str] = {}  # request written by start_call, so finish_call writes it only if changed
+        self._finished: dict[int, tuple[int, str]] = {}  # conversation → (call id, request) last finished here
+        self._sent: dict[int, tuple[int, str]] = {}
+        self._texts: dict[int, str] = {}  # request written by start_call, so finish_call writes it only if changed
 
     def _pack(self, conversation_id: int, request_json: str, before: int | None = None) -> dict:
         """Packed against the conversation's last finished call: a pending call's request may
         still be rewritten by finish_call, so nothing is built on it."""
-        rows = self._rows("select * from calls where conversation_id = ? and status != 'pending' and id < ? "
+        rows = self._rows("select id, request_json, request_z, request_base, request_prefix, request_suffix, "
+                          "request_depth from calls where conversation_id = ? and status != 'pending' and id < ? "
                           "order by id desc limit 1", [conversation_id, before or 2**62])
-        base = (rows[0]["id"], request_of(self.db.conn, rows[0]), rows[0].get("request_depth") or 0) \
-            if rows and rows[0].get("request_z") is not None else None
+        base = None
+        if rows and rows[0]["request_z"] is not None:
+            known = self._finished.get(conversation_id)
+            text = known[1] if known and known[0] == rows[0]["id"] else request_of(self.db.conn, rows[0])
+            base = (rows[0]["id"], text, rows[0]["request_depth"] or 0)
         return pack(request_json, base).columns()
 
     def _calls(self, rows: list[dict]) -> list[CallRecord]:
-        memo: dict[int, str] = {}
-        return [_call(row, request_of(self.db.conn, row, memo)) for row in rows]
+        if len(self._texts) > 256:  # requests read lately, so a chain is walked once
+            self._texts.clear()
+        return [_call(row, request_of(self.db.conn, row, self._texts)) for row in rows]
 
     def set_cache_explanation(self, call_id: int, explanation_json: str) -> None:
         """Why a finished call hit or missed the cache, worked out once so /cache only reads."""
@@ -331,7 +338,7 @@ class ConversationStore:
                           "context_json": context_json,
                           "status": "pending", "started_at": now_iso()})
             call_id = table.last_pk
-        self._sent[call_id] = request_json
+        self._sent[call_id] = (conversation_id, request_json)
         return call_id
 
     def save_partial(self, call_id: int, reply_text: str, reasoning_text: str) -> None:
@@ -352,13 +359,17 @@ class ConversationStore:
             "cache_hit_tokens": usage.cache_hit_tokens, "cache_miss_tokens": usage.cache_miss_tokens,
             "ttft_ms": ttft_ms, "latency_ms": latency_ms, "finished_at": now_iso(),
         }
-        started = self._sent.pop(call_id, None)
-        if request_json is not None and request_json != started:
+        conversation_id, started = self._sent.pop(call_id, (None, None))
+        self._texts.pop(call_id, None)
+        if conversation_id is None:
             conversation_id = self.db.conn.execute("select conversation_id from calls where id = ?",
                                                    [call_id]).fetchone()[0]
+        if request_json is not None and request_json != started:
             values.update(self._pack(conversation_id, request_json, before=call_id))
         with write_transaction(self.db):
             self.db["calls"].update(call_id, values)
+        if status != "pending" and (request_json or started) is not None:
+            self._finished[conversation_id] = (call_id, request_json or started)
 
     def calls_for_turn(self, turn_id: int) -> list[CallRecord]:
         return self._calls(self._rows(
