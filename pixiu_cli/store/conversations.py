@@ -159,6 +159,16 @@ class ConversationStore:
         self._sent: dict[int, tuple[int, str]] = {}
         self._texts: dict[int, str] = {}  # request written by start_call, so finish_call writes it only if changed
 
+    def _insert(self, table: str, values: dict) -> int:
+        """A plain INSERT: sqlite-utils' insert re-reads the schema (and the row) each time."""
+        columns = ", ".join(values)
+        marks = ", ".join("?" * len(values))
+        return self.db.conn.execute(f"insert into {table} ({columns}) values ({marks})", list(values.values())).lastrowid
+
+    def _update(self, table: str, row_id: int, values: dict) -> None:
+        assignments = ", ".join(f"{column} = ?" for column in values)
+        self.db.conn.execute(f"update {table} set {assignments} where id = ?", [*values.values(), row_id])
+
     def _pack(self, conversation_id: int, request_json: str, before: int | None = None) -> dict:
         """Packed against the conversation's last finished call: a pending call's request may
         still be rewritten by finish_call, so nothing is built on it."""
@@ -186,9 +196,8 @@ class ConversationStore:
     def create_conversation(self, title: str = "", model: str | None = None) -> Conversation:
         stamp = now_iso()
         with write_transaction(self.db):
-            table = self.db["conversations"]
-            table.insert({"title": title, "created_at": stamp, "updated_at": stamp, "model": model})
-            conv_id = table.last_pk
+            conv_id = self._insert("conversations", {"title": title, "created_at": stamp, "updated_at": stamp,
+                                                      "model": model})
         return self.get_conversation(conv_id)
 
     def get_conversation(self, conversation_id: int) -> Conversation | None:
@@ -220,20 +229,18 @@ class ConversationStore:
             seq = self.db.execute(
                 "select coalesce(max(seq), 0) + 1 from turns where conversation_id = ?",
                 [conversation_id]).fetchone()[0]
-            table = self.db["turns"]
-            table.insert({"conversation_id": conversation_id, "seq": seq, "user_text": user_text,
-                          "status": "pending", "messages_json": "[]", "created_at": stamp,
-                          "owner": this_process()})
-            turn_id = table.last_pk
+            turn_id = self._insert("turns", {"conversation_id": conversation_id, "seq": seq, "user_text": user_text,
+                                             "status": "pending", "messages_json": "[]", "created_at": stamp,
+                                             "owner": this_process()})
             self.db.execute(
                 "update conversations set updated_at = ?, title = case when coalesce(title, '') = '' "
                 "then ? else title end where id = ?", [stamp, user_text.strip()[:40], conversation_id])
-        return self.get_turn(turn_id)
+        return Turn(turn_id, conversation_id, seq, user_text, None, "pending", None, [], stamp)
 
     def finish_turn(self, turn_id: int, *, status: str, reply_text: str | None,
                     messages: list[dict], error: str | None = None, history_tokens: int | None = None) -> None:
         with write_transaction(self.db):
-            self.db["turns"].update(turn_id, {
+            self._update("turns", turn_id, {
                 "status": status, "reply_text": reply_text, "error": error, "history_tokens": history_tokens,
                 "messages_json": json.dumps(messages, ensure_ascii=False), "finished_at": now_iso()})
 
@@ -332,12 +339,10 @@ class ConversationStore:
     def start_call(self, *, turn_id: int, conversation_id: int, step: int, provider: str, model: str,
                    request_json: str, context_json: str | None = None) -> int:
         with write_transaction(self.db):
-            table = self.db["calls"]
-            table.insert({"turn_id": turn_id, "conversation_id": conversation_id, "step": step,
+            call_id = self._insert("calls", {"turn_id": turn_id, "conversation_id": conversation_id, "step": step,
                           "provider": provider, "model": model, **self._pack(conversation_id, request_json),
                           "context_json": context_json,
                           "status": "pending", "started_at": now_iso()})
-            call_id = table.last_pk
         self._sent[call_id] = (conversation_id, request_json)
         return call_id
 
@@ -367,7 +372,7 @@ class ConversationStore:
         if request_json is not None and request_json != started:
             values.update(self._pack(conversation_id, request_json, before=call_id))
         with write_transaction(self.db):
-            self.db["calls"].update(call_id, values)
+            self._update("calls", call_id, values)
         if status != "pending" and (request_json or started) is not None:
             self._finished[conversation_id] = (call_id, request_json or started)
 
