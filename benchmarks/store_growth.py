@@ -7,13 +7,11 @@ the in-process offline server; every third turn makes one tool call (get_holding
 then answers, as a portfolio question does. Each figure is printed next to a baseline
 measured in the same run on the same data:
 
-    db bytes/turn  today: the database file's growth over the run (after a checkpoint
-                   and VACUUM, less the file before the first turn) divided by the turns. baseline: a copy of that same database rewritten as the
-                   base layout stored it (each request as plain JSON text in
-                   request_json, twice: the start-of-call and the as-sent copy, which
-                   were the same bytes written by two statements; SQLite keeps one, so
-                   the baseline is one plain copy - the figure is a lower bound of the
-                   old cost).
+    db bytes/turn  today: the database file's growth over the run (checkpointed and
+                   vacuumed, less the file before the first turn) divided by the
+                   turns. baseline: a copy of that same database with every request
+                   rewritten as plain JSON text in request_json (the base layout; one
+                   copy, so a lower bound of the old cost).
     /cache         today: cache.report.build_report, which reads the explanation each
                    call stored when it finished. baseline: the same report with the
                    stored explanations cleared, so each is worked out again by

@@ -326,7 +326,8 @@ class ConversationStore:
         """A cut-off turn keeps what had arrived, as after Ctrl-C; see mark_stale_pending."""
         calls = self._rows("select * from calls where turn_id = ? and step >= 0 order by step, id", [turn_id])
         reply = (calls[-1]["reply_text"] if calls else None) or None
-        added = [*_asked(request_of(self.db.conn, calls[0]), user_text), {"role": "assistant", "content": reply}] if reply else []
+        asked = _asked(request_of(self.db.conn, calls[0]), user_text) if reply else []
+        added = [*asked, {"role": "assistant", "content": reply}] if reply else []
         self.db.execute(
             "update turns set status = ?, error = coalesce(error, ?), reply_text = ?, messages_json = ?, "
             "history_tokens = ?, finished_at = ? where id = ?",

@@ -60,7 +60,8 @@ def test_a_request_is_stored_once_and_smaller_than_its_text(tmp_path):
                              ensure_ascii=False)
         _finish(store, store.start_call(turn_id=turn.id, conversation_id=conv, step=0, provider="p", model="m",
                                         request_json=request), request)
-    rows = store.db.conn.execute("select request_json, length(request_z), request_base from calls order by id").fetchall()
+    rows = store.db.conn.execute("select request_json, length(request_z), request_base from calls "
+                                 "order by id").fetchall()
     assert all(r[0] is None for r in rows)  # no second, plain copy
     assert rows[0][2] is None and all(r[2] is not None for r in rows[1:])  # later calls are deltas
     assert max(r[1] for r in rows[1:]) < len(request.encode()) // 20
