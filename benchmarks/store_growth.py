@@ -44,6 +44,7 @@ if str(ROOT) not in sys.path:  # `python benchmarks/store_growth.py` from a chec
 
 from pixiu_cli.agent.loop import SilentSink  # noqa: E402
 from pixiu_cli.app import open_app  # noqa: E402
+from pixiu_cli.cache.explain import wait_for_explanations  # noqa: E402
 from pixiu_cli.cache.prices import PriceTable  # noqa: E402
 from pixiu_cli.cache.report import build_report  # noqa: E402
 from pixiu_cli.context.builder import history_messages  # noqa: E402
@@ -155,7 +156,9 @@ def main(argv: list[str] | None = None) -> int:
                     traced["tool" if i % 3 == 2 else "plain"] = trace.counts()
                     store.db.conn.set_trace_callback(None)
                 if i == 11:
+                    wait_for_explanations()
                     cache12 = (cache_seconds(store, conversation, True), cache_seconds(store, conversation, False))
+            wait_for_explanations()
             cacheN = (cache_seconds(store, conversation, True), cache_seconds(store, conversation, False))
             hist = history_seconds(store, conversation, turns)
         finally:

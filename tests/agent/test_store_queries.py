@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pixiu_cli.agent.loop import SilentSink
 from pixiu_cli.app import open_app
+from pixiu_cli.cache.explain import wait_for_explanations
 from pixiu_cli.cache.prices import PriceTable
 from pixiu_cli.cache.report import build_report
 from pixiu_cli.offline.script import ScriptedReply, ToolCallSpec
@@ -36,6 +37,7 @@ def test_tool_turn_statements_history_query_and_stored_explanations(tmp_path):
         history = [s for s in statements if s.startswith("select * from turns where conversation_id")]
         assert history and all("seq > " in s and "seq < 5" in s for s in history)
 
+        wait_for_explanations()  # worked out on a worker thread, off the turn's path
         calls = app.store.calls_for_conversation(conversation)
         assert len(calls) == 6 and all(c.cache_explanation_json for c in calls)
         stored = build_report(app.store, conversation, PriceTable()).as_json()
