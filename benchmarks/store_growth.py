@@ -87,8 +87,10 @@ def compact_size(path: Path) -> int:
     con = sqlite3.connect(path)
     con.execute("pragma wal_checkpoint(truncate)")
     con.execute("vacuum")
+    # pages in use, not the file's length: another open connection can delay the shrink
+    size = con.execute("pragma page_count").fetchone()[0] * con.execute("pragma page_size").fetchone()[0]
     con.close()
-    return path.stat().st_size
+    return size
 
 
 def baseline_size(path: Path, copy: Path) -> int:
