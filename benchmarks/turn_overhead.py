@@ -41,6 +41,7 @@ if str(ROOT) not in sys.path:  # `python benchmarks/turn_overhead.py` from a che
 from pixiu_cli.agent import loop as agent_loop  # noqa: E402
 from pixiu_cli.agent.loop import SilentSink  # noqa: E402
 from pixiu_cli.app import OFFLINE_PLACEHOLDER_KEY, open_app  # noqa: E402
+from pixiu_cli.cache.explain import wait_for_explanations  # noqa: E402
 from pixiu_cli.offline.script import ScriptedReply  # noqa: E402
 from pixiu_cli.settings import load_settings  # noqa: E402
 
@@ -79,6 +80,7 @@ def run(app, server, raw, turns: int, warmup: int, per_conversation: int) -> dic
         started = time.perf_counter()
         result = app.agent.run_turn(conversation, question, SilentSink())
         pixiu = time.perf_counter() - started
+        wait_for_explanations()  # the cache explanation is worked out off the turn's path: not in either figure
         if result.status != "complete" or result.calls != 1:
             raise SystemExit(f"turn {i} did not complete in one call: {result.status} {result.error}")
         body = server.requests[-1].json

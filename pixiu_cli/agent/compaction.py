@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from pixiu_cli.llm.types import CallOutcome, ChatRequest, LLMError
 from pixiu_cli.resources import read_prompt
+from pixiu_cli.cache.explain import explain_finished_call
 from pixiu_cli.store.conversations import ConversationStore, Turn
 from pixiu_cli.tokens import count_message_tokens
 
@@ -61,8 +62,7 @@ class Compactor:
         total = self.store.history_tokens_after(conversation_id, conversation.summary_upto_turn)
         if total <= self.budget_tokens:
             return None
-        earlier = [t for t in self.store.turns(conversation_id)
-                   if conversation.summary_upto_turn < t.seq < turn.seq]
+        earlier = self.store.turns(conversation_id, after_seq=conversation.summary_upto_turn, before_seq=turn.seq)
         chunk, remaining = [], total
         for old in earlier:
             if remaining <= self.budget_tokens * self.keep_ratio:
@@ -95,6 +95,7 @@ class Compactor:
                                tool_calls=[], finish_reason=outcome.finish_reason, usage=outcome.usage,
                                ttft_ms=outcome.ttft_ms, latency_ms=outcome.latency_ms, error=error,
                                request_json=outcome.request_json or None)
+        explain_finished_call(self.store, call_id)
         if status != "complete" or not outcome.text.strip():
             return extractive_summary(previous, chunk), "extractive"
         return outcome.text.strip()[:SUMMARY_CHAR_LIMIT], "model"

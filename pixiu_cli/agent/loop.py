@@ -10,6 +10,7 @@ import time
 from dataclasses import dataclass
 from typing import Protocol
 
+from pixiu_cli.cache.explain import explain_finished_call
 from pixiu_cli.agent.compaction import Compactor, turn_history_tokens
 from pixiu_cli.agent.guardrails import Guardrails, run_tool
 from pixiu_cli.agent.tools import ToolContext, ToolRegistry
@@ -117,8 +118,7 @@ class Agent:
         """The exact request body a turn would send now, without calling the model."""
         seq = None
         if conversation_id:
-            turns = self.store.turns(conversation_id)
-            seq = (turns[-1].seq + 1) if turns else 1
+            seq = self.store.last_seq(conversation_id) + 1
         built = self.builder.build_messages(conversation_id, user_text, before_seq=seq)
         info = context_summary_json(built)
         return self.client.body_for(self._request(built.messages)), (json.loads(info) if info else None)
@@ -218,6 +218,7 @@ class Agent:
                 usage=outcome.usage, ttft_ms=outcome.ttft_ms, latency_ms=outcome.latency_ms,
                 error=f"{error}{RETRIED_PARTIAL}" if retry else error,
                 request_json=outcome.request_json or None)
+            explain_finished_call(self.store, call_id)
             if not retry:
                 outcome.latency_ms = latency
                 return CallResult(outcome, status, error, used)

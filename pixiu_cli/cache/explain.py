@@ -5,7 +5,10 @@ and name the first difference."""
 from __future__ import annotations
 
 import json
+import queue
+import threading
 from dataclasses import dataclass
+from pathlib import Path
 
 from pixiu_cli.context.inspect import is_context_message
 from pixiu_cli.offline.template import render_completion, render_prompt
@@ -45,6 +48,76 @@ class BreakExplanation:
     @property
     def flagged(self) -> bool:
         return self.gap is not None and abs(self.gap) >= UNIT
+
+
+def explanation_json(e: BreakExplanation) -> str:
+    return json.dumps({"cause": e.cause, "common_tokens": e.common_tokens, "predicted_hit": e.predicted_hit,
+                       "detail": e.detail}, ensure_ascii=False)
+
+
+def stored_explanation(call: CallRecord) -> BreakExplanation | None:
+    """The explanation worked out when the call finished; None for rows older than that."""
+    if not call.cache_explanation_json:
+        return None
+    try:
+        data = json.loads(call.cache_explanation_json)
+        return BreakExplanation(data["cause"], data["common_tokens"], data["predicted_hit"],
+                                call.usage.cache_hit_tokens, data.get("detail", ""))
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def record_explanation(store, call_id: int) -> None:
+    """Explain a finished call once, so /cache reads it instead of re-tokenising two
+    requests per call on every view."""
+    call = store.get_call(call_id)
+    if call is None or call.status == "pending":
+        return
+    store.set_cache_explanation(call_id, explanation_json(explain(store.previous_for_cache(call), call)))
+
+
+_queue: "queue.Queue[tuple[str, int]] | None" = None
+
+
+def _worker(jobs) -> None:
+    from pixiu_cli.store.conversations import ConversationStore
+    from pixiu_cli.store.database import open_database
+
+    stores: dict[str, ConversationStore] = {}
+    while True:
+        path, call_id = jobs.get()
+        try:
+            if path not in stores:
+                stores[path] = ConversationStore(open_database(Path(path), migrate=False))
+            record_explanation(stores[path], call_id)
+        except Exception:  # noqa: BLE001 - /cache works an explanation out itself when none is stored
+            pass
+        finally:
+            jobs.task_done()
+
+
+def explain_finished_call(store, call_id: int) -> None:
+    """record_explanation off the turn's path: tokenising two requests takes tens of
+    milliseconds, so a worker thread does it on a connection of its own. A process that
+    exits first leaves the row without one, and /cache works it out as for old rows."""
+    global _queue
+    path = store.db.conn.execute("pragma database_list").fetchone()[2]
+    if not path:  # an in-memory database has no second connection
+        try:
+            record_explanation(store, call_id)
+        except Exception:  # noqa: BLE001 - an explanation is never worth failing a turn over
+            pass
+        return
+    if _queue is None:
+        _queue = queue.Queue()
+        threading.Thread(target=_worker, args=(_queue,), name="pixiu-cache-explain", daemon=True).start()
+    _queue.put((path, call_id))
+
+
+def wait_for_explanations() -> None:
+    """Block until every explanation asked for so far is stored (tests, benchmarks)."""
+    if _queue is not None:
+        _queue.join()
 
 
 def _system(request: dict) -> list:

@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, time, timezone
 from zoneinfo import ZoneInfo
 
-from pixiu_cli.cache.explain import BreakExplanation, explain
+from pixiu_cli.cache.explain import BreakExplanation, explain, stored_explanation
 from pixiu_cli.cache.prices import PriceTable, call_cost
 from pixiu_cli.store.conversations import CallRecord, ConversationStore, UsageRow, usage_rows
 
@@ -155,12 +155,12 @@ def build_report(store: ConversationStore, conversation_id: int | None, prices: 
     calls = store.calls_for_conversation(conversation_id) if conversation_id is not None else []
     calls = [c for c in calls if c.status != "pending"]
     earlier_than_first = store.last_call_before(calls[0].id) if calls else None
-    seq_of_turn = {t.id: t.seq for t in store.turns(conversation_id)} if conversation_id is not None else {}
+    seq_of_turn = store.turn_seqs(conversation_id) if conversation_id is not None else {}
     lines: list[CallLine] = []
     for index, call in enumerate(calls):
-        previous = _previous_for(call, ([earlier_than_first] if earlier_than_first else []) + calls[:index])
         if index >= len(calls) - explain_last:
-            explanation = explain(previous, call)
+            explanation = stored_explanation(call) or explain(
+                _previous_for(call, ([earlier_than_first] if earlier_than_first else []) + calls[:index]), call)
         else:  # old calls are not re-tokenised; their figures still count
             explanation = BreakExplanation("append_only", 0, 0, call.usage.cache_hit_tokens, "未分析")
         priced = call_cost(prices, hit=call.usage.cache_hit_tokens, miss=call.usage.cache_miss_tokens,

@@ -80,11 +80,7 @@ def _history(store: ConversationStore, conversation_id: int, before_seq: int | N
              after_seq: int) -> list[tuple[int, dict]]:
     """history_messages, each with the seq of the turn it belongs to."""
     history: list[tuple[int, dict]] = []
-    for turn in store.turns(conversation_id):
-        if before_seq is not None and turn.seq >= before_seq:
-            break
-        if turn.seq <= after_seq:
-            continue
+    for turn in store.turns(conversation_id, after_seq=after_seq, before_seq=before_seq):
         for message in turn.messages:
             if not keep_context_blocks and is_context_message(message):
                 continue

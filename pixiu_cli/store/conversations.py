@@ -11,6 +11,7 @@ from datetime import datetime, timezone
 from sqlite_utils import Database
 
 from pixiu_cli.store.database import write_transaction
+from pixiu_cli.store.requests import pack, request_of
 from pixiu_cli.tokens import count_message_tokens
 from pixiu_cli.store.liveness import owned_by_another_live_process, this_process
 
@@ -76,6 +77,7 @@ class CallRecord:
     latency_ms: float | None
     started_at: str
     context_json: str | None = None
+    cache_explanation_json: str | None = None
 
     @property
     def request(self) -> dict:
@@ -97,7 +99,7 @@ def _turn(row: dict) -> Turn:
     )
 
 
-def _call(row: dict) -> CallRecord:
+def _call(row: dict, request_json: str) -> CallRecord:
     return CallRecord(
         id=row["id"],
         turn_id=row["turn_id"],
@@ -105,7 +107,7 @@ def _call(row: dict) -> CallRecord:
         step=row["step"],
         provider=row["provider"],
         model=row["model"],
-        request_json=row["request_json"],
+        request_json=request_json,
         reply_text=row["reply_text"],
         reasoning_text=row["reasoning_text"],
         tool_calls_json=row["tool_calls_json"],
@@ -118,6 +120,7 @@ def _call(row: dict) -> CallRecord:
         latency_ms=row["latency_ms"],
         started_at=row["started_at"],
         context_json=row.get("context_json"),
+        cache_explanation_json=row.get("cache_explanation_json"),
     )
 
 
@@ -138,21 +141,67 @@ def _asked(request_json: str, user_text: str) -> list[dict]:
     return asked
 
 
+def add_request_function(conn) -> None:
+    """SQL `call_request(id)`: the exact request body of a call, however it is stored, for
+    queries outside the store (tests, ad-hoc inspection)."""
+    def call_request(call_id):
+        cursor = conn.execute("select id, request_json, request_z, request_base, request_prefix, request_suffix "
+                              "from calls where id = ?", [call_id])
+        found = cursor.fetchone()
+        return request_of(conn, dict(zip([d[0] for d in cursor.description], found))) if found else None
+    conn.create_function("call_request", 1, call_request)
+
+
 class ConversationStore:
     def __init__(self, db: Database):
         self.db = db
+        self._finished: dict[int, tuple[int, str]] = {}  # conversation → (call id, request) last finished here
+        self._sent: dict[int, tuple[int, str]] = {}
+        self._texts: dict[int, str] = {}  # request written by start_call, so finish_call writes it only if changed
+
+    def _insert(self, table: str, values: dict) -> int:
+        """A plain INSERT: sqlite-utils' insert re-reads the schema (and the row) each time."""
+        columns = ", ".join(values)
+        marks = ", ".join("?" * len(values))
+        return self.db.conn.execute(f"insert into {table} ({columns}) values ({marks})", list(values.values())).lastrowid
+
+    def _update(self, table: str, row_id: int, values: dict) -> None:
+        assignments = ", ".join(f"{column} = ?" for column in values)
+        self.db.conn.execute(f"update {table} set {assignments} where id = ?", [*values.values(), row_id])
+
+    def _pack(self, conversation_id: int, request_json: str, before: int | None = None) -> dict:
+        """Packed against the conversation's last finished call: a pending call's request may
+        still be rewritten by finish_call, so nothing is built on it."""
+        rows = self._rows("select id, request_json, request_z, request_base, request_prefix, request_suffix, "
+                          "request_depth from calls where conversation_id = ? and status != 'pending' and id < ? "
+                          "order by id desc limit 1", [conversation_id, before or 2**62])
+        base = None
+        if rows and rows[0]["request_z"] is not None:
+            known = self._finished.get(conversation_id)
+            text = known[1] if known and known[0] == rows[0]["id"] else request_of(self.db.conn, rows[0])
+            base = (rows[0]["id"], text, rows[0]["request_depth"] or 0)
+        return pack(request_json, base).columns()
+
+    def _calls(self, rows: list[dict]) -> list[CallRecord]:
+        if len(self._texts) > 256:  # requests read lately, so a chain is walked once
+            self._texts.clear()
+        return [_call(row, request_of(self.db.conn, row, self._texts)) for row in rows]
+
+    def set_cache_explanation(self, call_id: int, explanation_json: str) -> None:
+        """Why a finished call hit or missed the cache, worked out once so /cache only reads."""
+        with write_transaction(self.db):
+            self.db.execute("update calls set cache_explanation_json = ? where id = ?", [explanation_json, call_id])
 
     # conversations -------------------------------------------------------------
     def create_conversation(self, title: str = "", model: str | None = None) -> Conversation:
         stamp = now_iso()
         with write_transaction(self.db):
-            table = self.db["conversations"]
-            table.insert({"title": title, "created_at": stamp, "updated_at": stamp, "model": model})
-            conv_id = table.last_pk
+            conv_id = self._insert("conversations", {"title": title, "created_at": stamp, "updated_at": stamp,
+                                                      "model": model})
         return self.get_conversation(conv_id)
 
     def get_conversation(self, conversation_id: int) -> Conversation | None:
-        rows = list(self.db.query(
+        rows = (self._rows(
             "select c.*, (select count(*) from turns t where t.conversation_id = c.id) as turn_count "
             "from conversations c where c.id = ?", [conversation_id]))
         if not rows:
@@ -162,11 +211,11 @@ class ConversationStore:
                             row["model"], row["summary"], row["turn_count"], row["summary_upto_turn"] or 0)
 
     def latest_conversation(self) -> Conversation | None:
-        rows = list(self.db.query("select id from conversations order by updated_at desc, id desc limit 1"))
+        rows = (self._rows("select id from conversations order by updated_at desc, id desc limit 1"))
         return self.get_conversation(rows[0]["id"]) if rows else None
 
     def list_conversations(self, limit: int = 20) -> list[Conversation]:
-        rows = self.db.query(
+        rows = self._rows(
             "select c.*, (select count(*) from turns t where t.conversation_id = c.id) as turn_count "
             "from conversations c order by c.updated_at desc, c.id desc limit ?", [limit])
         return [Conversation(r["id"], r["title"] or "", r["created_at"], r["updated_at"], r["model"],
@@ -180,20 +229,18 @@ class ConversationStore:
             seq = self.db.execute(
                 "select coalesce(max(seq), 0) + 1 from turns where conversation_id = ?",
                 [conversation_id]).fetchone()[0]
-            table = self.db["turns"]
-            table.insert({"conversation_id": conversation_id, "seq": seq, "user_text": user_text,
-                          "status": "pending", "messages_json": "[]", "created_at": stamp,
-                          "owner": this_process()})
-            turn_id = table.last_pk
+            turn_id = self._insert("turns", {"conversation_id": conversation_id, "seq": seq, "user_text": user_text,
+                                             "status": "pending", "messages_json": "[]", "created_at": stamp,
+                                             "owner": this_process()})
             self.db.execute(
                 "update conversations set updated_at = ?, title = case when coalesce(title, '') = '' "
                 "then ? else title end where id = ?", [stamp, user_text.strip()[:40], conversation_id])
-        return self.get_turn(turn_id)
+        return Turn(turn_id, conversation_id, seq, user_text, None, "pending", None, [], stamp)
 
     def finish_turn(self, turn_id: int, *, status: str, reply_text: str | None,
                     messages: list[dict], error: str | None = None, history_tokens: int | None = None) -> None:
         with write_transaction(self.db):
-            self.db["turns"].update(turn_id, {
+            self._update("turns", turn_id, {
                 "status": status, "reply_text": reply_text, "error": error, "history_tokens": history_tokens,
                 "messages_json": json.dumps(messages, ensure_ascii=False), "finished_at": now_iso()})
 
@@ -215,15 +262,35 @@ class ConversationStore:
                                "and seq > ?", [conversation_id, after_seq]).fetchone()[0]
 
     def get_turn(self, turn_id: int) -> Turn | None:
-        rows = list(self.db.query("select * from turns where id = ?", [turn_id]))
+        rows = (self._rows("select * from turns where id = ?", [turn_id]))
         return _turn(rows[0]) if rows else None
 
-    def turns(self, conversation_id: int) -> list[Turn]:
-        return [_turn(r) for r in self.db.query(
-            "select * from turns where conversation_id = ? order by seq", [conversation_id])]
+    def turns(self, conversation_id: int, after_seq: int = 0, before_seq: int | None = None) -> list[Turn]:
+        """The turns with after_seq < seq < before_seq, filtered in SQL: a turn's history is
+        read without parsing the turns a summary already replaced."""
+        sql, params = "select * from turns where conversation_id = ? and seq > ?", [conversation_id, after_seq]
+        if before_seq is not None:
+            sql += " and seq < ?"
+            params.append(before_seq)
+        return [_turn(r) for r in self._rows(sql + " order by seq", params)]
+
+    def _rows(self, sql: str, params: list | tuple = ()) -> list[dict]:
+        """The one row reader: a plain cursor, no sqlite-utils SAVEPOINT around a read."""
+        cursor = self.db.conn.execute(sql, params)
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+    def turn_seqs(self, conversation_id: int) -> dict[int, int]:
+        """Turn id → seq, without parsing any turn's messages."""
+        return dict(self.db.conn.execute("select id, seq from turns where conversation_id = ?",
+                                         [conversation_id]).fetchall())
+
+    def last_seq(self, conversation_id: int) -> int:
+        return self.db.conn.execute("select coalesce(max(seq), 0) from turns where conversation_id = ?",
+                                    [conversation_id]).fetchone()[0]
 
     def turn_by_seq(self, conversation_id: int, seq: int) -> Turn | None:
-        rows = list(self.db.query("select * from turns where conversation_id = ? and seq = ?",
+        rows = (self._rows("select * from turns where conversation_id = ? and seq = ?",
                                   [conversation_id, seq]))
         return _turn(rows[0]) if rows else None
 
@@ -257,10 +324,10 @@ class ConversationStore:
 
     def _close_pending(self, turn_id: int, user_text: str, status: str, error: str) -> None:
         """A cut-off turn keeps what had arrived, as after Ctrl-C; see mark_stale_pending."""
-        calls = self.db.execute("select request_json, reply_text from calls where turn_id = ? and step >= 0 "
-                                "order by step, id", [turn_id]).fetchall()
-        reply = (calls[-1][1] if calls else None) or None
-        added = [*_asked(calls[0][0], user_text), {"role": "assistant", "content": reply}] if reply else []
+        calls = self._rows("select * from calls where turn_id = ? and step >= 0 order by step, id", [turn_id])
+        reply = (calls[-1]["reply_text"] if calls else None) or None
+        asked = _asked(request_of(self.db.conn, calls[0]), user_text) if reply else []
+        added = [*asked, {"role": "assistant", "content": reply}] if reply else []
         self.db.execute(
             "update turns set status = ?, error = coalesce(error, ?), reply_text = ?, messages_json = ?, "
             "history_tokens = ?, finished_at = ? where id = ?",
@@ -273,12 +340,12 @@ class ConversationStore:
     def start_call(self, *, turn_id: int, conversation_id: int, step: int, provider: str, model: str,
                    request_json: str, context_json: str | None = None) -> int:
         with write_transaction(self.db):
-            table = self.db["calls"]
-            table.insert({"turn_id": turn_id, "conversation_id": conversation_id, "step": step,
-                          "provider": provider, "model": model, "request_json": request_json,
+            call_id = self._insert("calls", {"turn_id": turn_id, "conversation_id": conversation_id, "step": step,
+                          "provider": provider, "model": model, **self._pack(conversation_id, request_json),
                           "context_json": context_json,
                           "status": "pending", "started_at": now_iso()})
-            return table.last_pk
+        self._sent[call_id] = (conversation_id, request_json)
+        return call_id
 
     def save_partial(self, call_id: int, reply_text: str, reasoning_text: str) -> None:
         """What has arrived of a reply still streaming, so a killed process keeps it."""
@@ -298,31 +365,54 @@ class ConversationStore:
             "cache_hit_tokens": usage.cache_hit_tokens, "cache_miss_tokens": usage.cache_miss_tokens,
             "ttft_ms": ttft_ms, "latency_ms": latency_ms, "finished_at": now_iso(),
         }
-        if request_json is not None:
-            values["request_json"] = request_json
+        conversation_id, started = self._sent.pop(call_id, (None, None))
+        self._texts.pop(call_id, None)
+        if conversation_id is None:
+            conversation_id = self.db.conn.execute("select conversation_id from calls where id = ?",
+                                                   [call_id]).fetchone()[0]
+        if request_json is not None and request_json != started:
+            values.update(self._pack(conversation_id, request_json, before=call_id))
         with write_transaction(self.db):
-            self.db["calls"].update(call_id, values)
+            self._update("calls", call_id, values)
+        if status != "pending" and (request_json or started) is not None:
+            self._finished[conversation_id] = (call_id, request_json or started)
 
     def calls_for_turn(self, turn_id: int) -> list[CallRecord]:
-        return [_call(r) for r in self.db.query(
-            "select * from calls where turn_id = ? order by step, id", [turn_id])]
+        return self._calls(self._rows(
+            "select * from calls where turn_id = ? order by step, id", [turn_id]))
 
     def calls_for_conversation(self, conversation_id: int) -> list[CallRecord]:
-        return [_call(r) for r in self.db.query(
-            "select * from calls where conversation_id = ? order by id", [conversation_id])]
+        return self._calls(self._rows(
+            "select * from calls where conversation_id = ? order by id", [conversation_id]))
+
+    def get_call(self, call_id: int) -> CallRecord | None:
+        rows = self._rows("select * from calls where id = ?", [call_id])
+        return self._calls(rows[:1])[0] if rows else None
+
+    def previous_for_cache(self, call: CallRecord) -> CallRecord | None:
+        """The call whose cached prefix `call` should reuse: the last earlier finished call of
+        the same kind (answer vs summary) in its conversation, else the last earlier one of
+        the conversation, else the last finished call before the conversation's first."""
+        base = "select * from calls where conversation_id = ? and id < ? and status != 'pending'"
+        for extra in (" and (step < 0) = ?", ""):
+            params = [call.conversation_id, call.id] + ([int(call.step < 0)] if extra else [])
+            rows = self._rows(base + extra + " order by id desc limit 1", params)
+            if rows:
+                return self._calls(rows)[0]
+        return self.last_call_before(call.id)
 
     def last_call_before(self, call_id: int) -> CallRecord | None:
-        rows = list(self.db.query("select * from calls where id < ? and status != 'pending' order by id desc limit 1",
+        rows = (self._rows("select * from calls where id < ? and status != 'pending' order by id desc limit 1",
                                   [call_id]))
-        return _call(rows[0]) if rows else None
+        return self._calls(rows[:1])[0] if rows else None
 
     def last_call(self, conversation_id: int | None = None) -> CallRecord | None:
         if conversation_id is None:
-            rows = list(self.db.query("select * from calls order by id desc limit 1"))
+            rows = (self._rows("select * from calls order by id desc limit 1"))
         else:
-            rows = list(self.db.query("select * from calls where conversation_id = ? order by id desc limit 1",
+            rows = (self._rows("select * from calls where conversation_id = ? order by id desc limit 1",
                                       [conversation_id]))
-        return _call(rows[0]) if rows else None
+        return self._calls(rows[:1])[0] if rows else None
 
 
 @dataclass(frozen=True)

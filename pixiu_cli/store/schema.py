@@ -282,3 +282,14 @@ def m010_evals_answer_runs(db: Database) -> None:
         pk="id", foreign_keys=[("run_id", "eval_runs", "id")],
     )
     db["eval_results"].create_index(["run_id", "ablation"])
+
+
+@migrations()
+def m018_perfstore_packed_requests(db: Database) -> None:
+    # A call's request is stored once, packed (see store/requests.py; request_json stays for
+    # older rows and is NULL for new ones); each call's cache explanation is stored when the
+    # call finishes.
+    db["calls"].add_column("request_z", bytes)
+    for column in ("request_base", "request_prefix", "request_suffix", "request_depth"):
+        db["calls"].add_column(column, int)
+    db["calls"].add_column("cache_explanation_json", str)

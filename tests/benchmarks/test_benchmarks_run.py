@@ -77,3 +77,16 @@ def test_selection_benchmark_prints_each_question_against_its_baseline():
     assert "intent single_stock" in line(lines, "symbols ") and "intent portfolio_review" in line(lines, "mixed ")
     assert re.search(r"select\(\) \d+ us", line(lines, "known "))
     assert line(lines, "name table rebuilt") and line(lines, "traditional text")
+
+
+@pytest.mark.timeout(300)
+def test_store_growth_prints_bytes_cache_history_and_statements():
+    """A realistic 14-turn demo session (every third turn uses a tool): the request is
+    stored once and packed, so growth per turn stays well below the plain layout's."""
+    lines = run_quick("store_growth.py")
+    growth = re.search(r"today +([\d.]+) KB +baseline +([\d.]+) KB", line(lines, "db bytes/turn"))
+    assert growth and float(growth[1]) < 16 and float(growth[1]) < float(growth[2]) / 3, lines
+    for prefix in ("/cache 12", "/cache 14"):
+        assert re.search(r"today +[\d.]+ s +baseline +[\d.]+ s", line(lines, prefix))
+    assert re.search(r"today +[\d.]+ ms +baseline", line(lines, "history"))
+    assert re.search(r"tool turn \d+ SQL statements", "\n".join(lines))

@@ -13,6 +13,7 @@ from pixiu_cli.offline.script import ScriptedReply, ToolCallSpec
 from pixiu_cli.tokens import count_tokens
 from tests.cli.test_data_commands import FIXTURE
 from tests.conftest import PIXIU_BIN
+from pixiu_cli.store.conversations import add_request_function
 
 QUESTION = "我的持仓组合怎么样"
 
@@ -25,8 +26,9 @@ def pixiu(env, *args):
 
 def calls(pixiu_home) -> list[tuple]:
     db = sqlite3.connect(pixiu_home / "pixiu.db")
+    add_request_function(db)
     try:
-        return db.execute("select c.id, t.seq, c.step, c.request_json, c.context_json from calls c "
+        return db.execute("select c.id, t.seq, c.step, call_request(c.id), c.context_json from calls c "
                           "join turns t on t.id = c.turn_id order by c.id").fetchall()
     finally:
         db.close()

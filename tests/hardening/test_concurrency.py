@@ -35,6 +35,7 @@ import json
 import os
 import random
 import sqlite3
+from pixiu_cli.store.conversations import add_request_function
 import string
 import subprocess
 import sys
@@ -221,6 +222,7 @@ def test_two_writers_an_ask_loop_and_a_repl_share_one_database(server, online_en
     # --- the database -----------------------------------------------------------------------
     total_turns = 2 * TURNS_PER_WRITER + ASK_LOOP_TURNS
     con = sqlite3.connect(pixiu_home / "pixiu.db")
+    add_request_function(con)
     try:
         assert con.execute("pragma integrity_check").fetchone() == ("ok",)
         assert con.execute("pragma foreign_key_check").fetchall() == []
@@ -233,7 +235,7 @@ def test_two_writers_an_ask_loop_and_a_repl_share_one_database(server, online_en
         note_rows = con.execute("select text, source, count(*) from memory_events where kind = 'user_note' "
                                 "and deleted_at is null group by text, source").fetchall()
         slow_told = [json.loads(r[0]) for r in con.execute(
-            "select request_json from calls where step = 1 and request_json like '%慢慢%'").fetchall()]
+            "select call_request(id) from calls where step = 1 and call_request(id) like '%慢慢%'").fetchall()]
         total_calls = con.execute("select count(*) from calls").fetchone()[0]
         marked_live = con.execute("select count(*) from test_marked_live").fetchone()[0]
         errors = con.execute("select (select count(*) from turns where error is not null) + "
@@ -333,6 +335,7 @@ def test_a_write_lock_held_past_the_busy_timeout_is_one_clear_line(server, onlin
     assert again.returncode == 0 and json.loads(again.stdout)["status"] == "complete"
     assert [p.name for p in (pixiu_home / "unsent").glob("*.txt")] == [kept.name]  # a sent question leaves nothing
     con = sqlite3.connect(pixiu_home / "pixiu.db")
+    add_request_function(con)
     try:
         notes = [r[0] for r in con.execute("select text from memory_events where kind = 'user_note'")]
         statuses = [r[0] for r in con.execute("select status from turns order by id")]

@@ -30,6 +30,7 @@ import pytest
 from pixiu_cli.offline.script import Fault, ScriptedReply, ToolCallSpec
 from tests.conftest import PIXIU_BIN, PLANTED_KEY
 from tests.repl.test_repl_pty import PROMPT, spawn
+from pixiu_cli.store.conversations import add_request_function
 
 TIMEOUT = 2.0  # PIXIU_TIMEOUT (seconds) for these tests: the timeout fault outlasts it
 RETRIES = 2
@@ -155,10 +156,11 @@ def assert_history_after(case: Case, expected: dict, messages: list[dict], quest
 
 def assert_stored(db_path: Path, question: str, case: Case, expected: dict) -> None:
     db = sqlite3.connect(db_path)
+    add_request_function(db)
     try:
         (turn_id, status, reply, error), = db.execute(
             "select id, status, reply_text, error from turns where user_text = ?", [question]).fetchall()
-        calls = db.execute("select status, error, request_json from calls where turn_id = ? order by id",
+        calls = db.execute("select status, error, call_request(id) from calls where turn_id = ? order by id",
                            [turn_id]).fetchall()
     finally:
         db.close()
@@ -292,6 +294,7 @@ def test_all_faults_in_one_repl_session(server, online_env, pixiu_home, retries)
             repl.child.terminate(force=True)
     assert PLANTED_KEY not in repl.output and PLANTED_KEY[-8:] not in repl.output
     db = sqlite3.connect(pixiu_home / "pixiu.db")
+    add_request_function(db)
     statuses = [s for (s,) in db.execute("select status from turns order by seq")]
     db.close()
     failing = sum(expectation(c, retries)["status"] == "error" for c in CASES)
@@ -493,6 +496,7 @@ def test_200_with_a_plain_json_completion_is_the_answer(bad_server, online_env, 
     done = _ask_bad(online_env, bad_server, "你好")
     assert done.returncode == 0 and done.stderr == b"" and done.stdout.decode().strip() == "非流式回复也是回答。"
     db = sqlite3.connect(pixiu_home / "pixiu.db")
+    add_request_function(db)
     assert db.execute("select status, reply_text from turns").fetchall() == [("complete", "非流式回复也是回答。")]
     db.close()
 
@@ -531,6 +535,7 @@ def test_a_server_that_never_finishes_cannot_hang_ask(bad_server, online_env, pi
     assert time.monotonic() - started < 15
     _one_line_error(done, DEADLINE.format(seconds=3))
     db = sqlite3.connect(pixiu_home / "pixiu.db")
+    add_request_function(db)
     ((status, reply),) = db.execute("select status, reply_text from turns").fetchall()
     db.close()
     assert status == "error" and (reply or "") == done.stdout.decode().strip()  # what arrived is kept

@@ -12,6 +12,7 @@ import pexpect
 
 from tests.conftest import PIXIU_BIN
 from tests.repl.test_repl_pty import PROMPT, say, spawn
+from pixiu_cli.store.conversations import add_request_function
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.json"
 
@@ -51,9 +52,11 @@ def test_w2_6_round_trip_across_sessions(offline_env, tmp_path, pixiu_home):
     second.expect(pexpect.EOF)
 
     db = sqlite3.connect(pixiu_home / "pixiu.db")
+
+    add_request_function(db)
     conversations = db.execute("select count(*) from conversations").fetchone()[0]
     assert conversations == 2
-    request = json.loads(db.execute("select request_json from calls order by id desc limit 1").fetchone()[0])
+    request = json.loads(db.execute("select call_request(id) from calls order by id desc limit 1").fetchone()[0])
     block = request["messages"][-2]["content"]
     assert block.startswith("[上下文信息]") and "「海康估值偏高，回踩 30 元再加仓」" in block
     assert db.execute("select source, inject_count from memory_events where id = ?", [note_id]).fetchone() == ("model", 1)
@@ -114,6 +117,7 @@ def test_memory_commands(offline_env, tmp_path, pixiu_home):
     child.sendeof()
     child.expect(pexpect.EOF)
     db = sqlite3.connect(pixiu_home / "pixiu.db")
+    add_request_function(db)
     rows = db.execute("select text, deleted_at is not null from memory_events where kind = 'user_note'").fetchall()
     assert rows == [("宁德跌破 140 元就减半", 1), ("宁德跌破150元就加仓", 1)]
 
@@ -123,6 +127,7 @@ def test_one_id_space_undo_a_trade_and_find_the_stock(server, online_env, tmp_pa
 
     import_without_notes(online_env, tmp_path)
     db = sqlite3.connect(pixiu_home / "pixiu.db")
+    add_request_function(db)
     with db:
         db.execute("insert into securities (symbol, name, kind) values ('601318', '中国平安', 'stock')")
     db.close()
@@ -157,6 +162,7 @@ def test_one_id_space_undo_a_trade_and_find_the_stock(server, online_env, tmp_pa
     child.sendeof()
     child.expect(pexpect.EOF)
     db = sqlite3.connect(pixiu_home / "pixiu.db")
+    add_request_function(db)
     assert db.execute("select shares, cost from holdings where symbol = '002415'").fetchone() == (2000, 31.2)
     assert db.execute("select count(*) from memory_events where kind = 'decision' and deleted_at is null"
                       ).fetchone() == (0,)

@@ -12,6 +12,7 @@ import pytest
 
 from pixiu_cli.offline.script import ScriptedReply
 from tests.conftest import PIXIU_BIN, PLANTED_KEY
+from pixiu_cli.store.conversations import add_request_function
 
 PROMPT = "你 ›"
 
@@ -66,12 +67,14 @@ def test_two_turns_ctrl_c_continue_exit(server, repl, pixiu_home):
     child.expect(pexpect.EOF)
 
     db = sqlite3.connect(pixiu_home / "pixiu.db")
+
+    add_request_function(db)
     turns = db.execute("select seq, user_text, status, reply_text from turns order by seq").fetchall()
     assert [(t[0], t[1], t[2]) for t in turns] == [
         (1, "茅台怎么看", "complete"), (2, "仓位呢", "complete"), (3, "讲个长的", "interrupted"), (4, "继续", "complete")]
     partial = turns[2][3]
     assert partial and slow.startswith(partial) and len(partial) < len(slow)
-    calls = db.execute("select request_json, status from calls order by id").fetchall()
+    calls = db.execute("select call_request(id), status from calls order by id").fetchall()
     assert [c[1] for c in calls] == ["complete", "complete", "interrupted", "complete"]
     for request_json, _ in calls:
         assert json.loads(request_json)["messages"][0]["role"] == "system"
@@ -188,6 +191,7 @@ def test_reasoning_is_shown_dimmed_then_the_answer(server, repl, pixiu_home):
     child.sendeof()
     child.expect(pexpect.EOF)
     db = sqlite3.connect(pixiu_home / "pixiu.db")
+    add_request_function(db)
     assert db.execute("select reasoning_text, reply_text from calls").fetchone() == ("先看持仓，再看纪律。", "结论：控制仓位。")
 
 

@@ -1,0 +1,48 @@
+"""A real turn (the app as `pixiu chat --demo` composes it, the offline server over HTTP)
+reads only the turns it sends, makes few SQL statements and no savepoints, and leaves
+each call's cache explanation stored so /cache only reads."""
+
+from __future__ import annotations
+
+from pixiu_cli.agent.loop import SilentSink
+from pixiu_cli.app import open_app
+from pixiu_cli.cache.explain import wait_for_explanations
+from pixiu_cli.cache.prices import PriceTable
+from pixiu_cli.cache.report import build_report
+from pixiu_cli.offline.script import ScriptedReply, ToolCallSpec
+from pixiu_cli.settings import load_settings
+
+
+def _turn(app, conversation, tool: bool, i: int) -> None:
+    server = app._offline_server
+    if tool:
+        server.enqueue(ScriptedReply(tool_calls=[ToolCallSpec("get_holdings", "{}")]), ScriptedReply(text="好的。"))
+    else:
+        server.enqueue(ScriptedReply(text=f"第 {i} 轮回答。"))
+    assert app.agent.run_turn(conversation, f"茅台怎么看？第 {i} 问", SilentSink()).status == "complete"
+
+
+def test_tool_turn_statements_history_query_and_stored_explanations(tmp_path):
+    app = open_app(load_settings(home=tmp_path / "home", force_offline=True), demo=True)
+    try:
+        conversation = app.store.create_conversation(model=app.settings.model).id
+        for i in range(4):
+            _turn(app, conversation, False, i)
+        statements: list[str] = []
+        app.store.db.conn.set_trace_callback(statements.append)
+        _turn(app, conversation, True, 4)
+        app.store.db.conn.set_trace_callback(None)
+        assert len(statements) <= 66, len(statements)  # 105-110 with sqlite-utils writes and whole-history reads
+        assert not [s for s in statements if s.upper().startswith(("SAVEPOINT", "RELEASE"))]
+        history = [s for s in statements if s.startswith("select * from turns where conversation_id")]
+        assert history and all("seq > " in s and "seq < 5" in s for s in history)
+
+        wait_for_explanations()  # worked out on a worker thread, off the turn's path
+        calls = app.store.calls_for_conversation(conversation)
+        assert len(calls) == 6 and all(c.cache_explanation_json for c in calls)
+        stored = build_report(app.store, conversation, PriceTable()).as_json()
+        app.store.db.conn.execute("update calls set cache_explanation_json = null")
+        assert build_report(app.store, conversation, PriceTable()).as_json() == stored  # same as computing
+        assert stored["calls"][-1]["break"]["cause"] == "append_only"
+    finally:
+        app.close()
