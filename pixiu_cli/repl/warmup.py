@@ -1,0 +1,28 @@
+"""Warming up what the first turn would otherwise wait for: the openai SDK and DeepSeek's
+tokenizer take most of a second to load, so they load in a background thread once the
+prompt is on the screen, while the user reads and types."""
+
+from __future__ import annotations
+
+import threading
+
+from pixiu_cli import tokens
+
+
+class Warmup:
+    def __init__(self, client):
+        self._client = client
+        self.thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        """Called by the prompt once it is drawn; only the first call starts the thread."""
+        if self.thread is None:
+            self.thread = threading.Thread(target=self._run, name="pixiu-warmup", daemon=True)
+            self.thread.start()
+
+    def _run(self) -> None:
+        try:
+            self._client.warm()
+            tokens.warm()
+        except Exception:
+            pass  # a failure here shows up, with its proper message, when the turn needs it
