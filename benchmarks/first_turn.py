@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--turns", type=int, default=4)
-    parser.add_argument("--settle", type=float, default=1.0, help="seconds between the prompt and the first question")
+    parser.add_argument("--settle", type=float, default=2.0, help="seconds between the prompt and the first question")
     args = parser.parse_args(argv)
     firsts, laters = [], []
     with tempfile.TemporaryDirectory(prefix="pixiu-first-turn-") as tmp:

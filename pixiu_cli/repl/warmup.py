@@ -1,12 +1,12 @@
-"""Warming up what the first turn would otherwise wait for: the openai SDK and DeepSeek's
-tokenizer take most of a second to load, so they load in a background thread once the
+"""Warming up what the first turn would otherwise wait for: the openai SDK, DeepSeek's
+tokenizer and rich's Markdown take most of a second to load, so they load in a background thread once the
 prompt is on the screen, while the user reads and types."""
 
 from __future__ import annotations
 
 import threading
 
-from pixiu_cli import tokens
+from pixiu_cli import render, tokens
 
 
 class Warmup:
@@ -23,6 +23,7 @@ class Warmup:
     def _run(self) -> None:
         try:
             self._client.warm()
+            render.warm()
             tokens.warm()
         except Exception:
             pass  # a failure here shows up, with its proper message, when the turn needs it
