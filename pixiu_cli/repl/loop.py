@@ -84,7 +84,7 @@ def run_repl(state: ReplState, **prompt_io) -> None:
     warmup = Warmup(state.app.agent.client)
     while True:
         try:
-            line = session.prompt(PROMPT, pre_run=warmup.start)
+            line = session.prompt(PROMPT, pre_run=warmup.after_draw)
         except KeyboardInterrupt:
             had_text = bool(session.default_buffer.text.strip())
             if armed_exit and not had_text:

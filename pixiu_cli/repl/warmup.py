@@ -4,6 +4,7 @@ prompt is on the screen, while the user reads and types."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 
 from pixiu_cli import render, tokens
@@ -14,8 +15,14 @@ class Warmup:
         self._client = client
         self.thread: threading.Thread | None = None
 
+    def after_draw(self) -> None:
+        """The prompt's pre_run: it runs before the prompt is first drawn, so the thread is
+        started from the event loop, which gets control only after that draw."""
+        if self.thread is None:
+            asyncio.get_running_loop().call_soon(self.start)
+
     def start(self) -> None:
-        """Called by the prompt once it is drawn; only the first call starts the thread."""
+        """Only the first call starts the thread."""
         if self.thread is None:
             self.thread = threading.Thread(target=self._run, name="pixiu-warmup", daemon=True)
             self.thread.start()

@@ -69,3 +69,40 @@ def test_help_imports_neither_openai_nor_the_tokenizer(tmp_path):
 def test_context_without_a_call_imports_no_openai(tmp_path):
     # `pixiu context TEXT` assembles a request but sends nothing
     assert _modules_after(["context", "茅台怎么看"], {}, tmp_path).startswith("MODULES False")
+
+
+class _CountingOutput(DummyOutput):
+    """Counts flushes: the prompt is on the screen once the renderer has flushed."""
+
+    def __init__(self):
+        super().__init__()
+        self.flushes = 0
+
+    def flush(self) -> None:
+        self.flushes += 1
+
+
+def test_the_warmup_starts_after_the_prompt_is_drawn(tmp_path, monkeypatch):
+    from pixiu_cli.repl import warmup
+
+    monkeypatch.setenv("PIXIU_HOME", str(tmp_path))
+    for name in ("DEEPSEEK_API_KEY", "OPENAI_API_KEY", "PIXIU_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    output, seen = _CountingOutput(), []
+    original = warmup.Warmup.start
+
+    def start(self):
+        seen.append(output.flushes)
+        original(self)
+
+    monkeypatch.setattr(warmup.Warmup, "start", start)
+    app = open_app(load_settings(force_offline=True))
+    try:
+        state = ReplState(app=app, renderer=Renderer(file=io.StringIO(), rich_output=False))
+        with create_pipe_input() as pipe:
+            pipe.send_bytes(b"\x04")
+            run_repl(state, input=pipe, output=output)
+        _join_warmups()
+    finally:
+        app.close()
+    assert seen and seen[0] >= 1  # the first draw was flushed before the thread started
