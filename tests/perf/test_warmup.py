@@ -16,6 +16,7 @@ from pixiu_cli import tokens
 from pixiu_cli.app import open_app
 from pixiu_cli.render import Renderer
 from pixiu_cli.repl.loop import run_repl
+PROMPT_MARK = "你"  # the prompt "你 ›", drawn one wide character at a time
 from pixiu_cli.repl.state import ReplState
 from pixiu_cli.settings import load_settings
 
@@ -71,15 +72,21 @@ def test_context_without_a_call_imports_no_openai(tmp_path):
     assert _modules_after(["context", "茅台怎么看"], {}, tmp_path).startswith("MODULES False")
 
 
-class _CountingOutput(DummyOutput):
-    """Counts flushes: the prompt is on the screen once the renderer has flushed."""
+class _RecordingOutput(DummyOutput):
+    """Keeps what was flushed to the screen."""
 
     def __init__(self):
         super().__init__()
-        self.flushes = 0
+        self.pending, self.screen = "", ""
+
+    def write(self, data: str) -> None:
+        self.pending += data
+
+    def write_raw(self, data: str) -> None:
+        self.pending += data
 
     def flush(self) -> None:
-        self.flushes += 1
+        self.screen, self.pending = self.screen + self.pending, ""
 
 
 def test_the_warmup_starts_after_the_prompt_is_drawn(tmp_path, monkeypatch):
@@ -88,11 +95,11 @@ def test_the_warmup_starts_after_the_prompt_is_drawn(tmp_path, monkeypatch):
     monkeypatch.setenv("PIXIU_HOME", str(tmp_path))
     for name in ("DEEPSEEK_API_KEY", "OPENAI_API_KEY", "PIXIU_API_KEY"):
         monkeypatch.delenv(name, raising=False)
-    output, seen = _CountingOutput(), []
+    output, seen = _RecordingOutput(), []
     original = warmup.Warmup.start
 
     def start(self):
-        seen.append(output.flushes)
+        seen.append(output.screen)
         original(self)
 
     monkeypatch.setattr(warmup.Warmup, "start", start)
@@ -105,4 +112,4 @@ def test_the_warmup_starts_after_the_prompt_is_drawn(tmp_path, monkeypatch):
         _join_warmups()
     finally:
         app.close()
-    assert seen and seen[0] >= 1  # the first draw was flushed before the thread started
+    assert len(seen) == 1 and PROMPT_MARK in seen[0], seen  # the prompt was on the screen when the thread started
