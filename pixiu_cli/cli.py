@@ -654,13 +654,48 @@ def _is_user_error(exc: Exception) -> bool:
     return False
 
 
+# The common entry points with only on/off flags (and, for ask, the question) are called
+# directly: typer's parameter coercion imports pydantic (~80 ms) just to check that the
+# flags are bools, before the prompt can show or the question can be sent. Anything else
+# (values, --help, unknown flags, a question starting with "-") goes through typer.
+_FAST_FLAGS = {
+    "chat": {"--demo": "demo", "--offline": "offline", "--continue": "continue_", "-c": "continue_"},
+    "ask": {"--json": "as_json", "--offline": "offline", "--demo": "demo", "--continue": "continue_",
+            "-c": "continue_"},
+}
+_FAST_DEFAULTS = {
+    "chat": {"demo": False, "resume": None, "continue_": False, "model": None, "offline": False},
+    "ask": {"as_json": False, "continue_": False, "conversation": None, "model": None, "offline": False,
+            "demo": False, "retry_partial": None},
+}
+
+
+def _fast_call(argv: list[str]):
+    """(command, keyword arguments) when argv needs no parsing beyond on/off flags, else None.
+    Bare `pixiu` is `pixiu chat` with every default."""
+    name, rest = (argv[0], argv[1:]) if argv else ("chat", [])
+    flags = _FAST_FLAGS.get(name)
+    if flags is None:
+        return None
+    kwargs, words = dict(_FAST_DEFAULTS[name]), []
+    for arg in rest:
+        if arg in flags:
+            kwargs[flags[arg]] = True
+        elif arg.startswith("-") and arg != "-":
+            return None
+        else:
+            words.append(arg)
+    if name == "chat":
+        return (chat, kwargs) if not words else None
+    return (ask, dict(kwargs, text=words[0])) if len(words) == 1 else None
+
+
 def main() -> None:
     try:
-        if len(sys.argv) == 1:
-            # Bare `pixiu` is `pixiu chat` with every default. Calling it directly skips
-            # typer's parameter coercion, which imports pydantic (~80 ms) just to check
-            # that the absent --help flag is a bool — before the prompt can show.
-            chat(demo=False, resume=None, continue_=False, model=None, offline=False)
+        fast = _fast_call(sys.argv[1:])
+        if fast is not None:
+            command, kwargs = fast
+            command(**kwargs)
             return
         code = app(standalone_mode=False)
         if isinstance(code, int) and code:

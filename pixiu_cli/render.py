@@ -137,6 +137,11 @@ def markdown_view(text: str):
     return Markdown(text, hyperlinks=False)
 
 
+def warm() -> None:
+    """Import and set up rich's Markdown (markdown-it, ~0.1 s) before the first reply."""
+    markdown_view("**warm**")
+
+
 class ReplyStream:
     """Streams one reply: reasoning dimmed, the answer as Markdown, block by block."""
 

