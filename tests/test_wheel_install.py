@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import clean_env
+from tests.helpers import clean_env
 
 REPO = Path(__file__).resolve().parents[1]
 

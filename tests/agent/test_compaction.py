@@ -11,7 +11,7 @@ from pixiu_cli.offline.script import ScriptedReply
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.domain import DomainStore
-from tests.conftest import PLANTED_KEY
+from tests.helpers import PLANTED_KEY
 
 LONG_REPLY = "这是一段比较长的回答，用来让历史尽快超过预算。" * 12
 

@@ -17,7 +17,7 @@ from pixiu_cli.resources import data_dir
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.domain import DomainStore
-from tests.conftest import PIXIU_BIN, PLANTED_KEY, clean_env
+from tests.helpers import PIXIU_BIN, PLANTED_KEY, clean_env
 
 ANSWERS = data_dir() / "evals" / "answers"
 

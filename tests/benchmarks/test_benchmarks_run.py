@@ -4,28 +4,16 @@ lines. Behaviour only: no figure is compared with a goal here."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.helpers import line, run_quick
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 MS = r"median +\d+\.\d+ ms"
 GOAL = r"goal <= [\d.]+ ms.*(OK|MISSED)"
 
-
-def run_quick(script: str) -> list[str]:
-    done = subprocess.run([sys.executable, str(BENCHMARKS / script), "--quick"], capture_output=True, text=True,
-                          encoding="utf-8", timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
-    return done.stdout.splitlines()
-
-
-def line(lines: list[str], prefix: str) -> str:
-    found = [candidate for candidate in lines if candidate.startswith(prefix)]
-    assert len(found) == 1, (prefix, lines)
-    return found[0]
 
 
 @pytest.mark.timeout(300)

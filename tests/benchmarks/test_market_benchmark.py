@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from tests.benchmarks.test_benchmarks_run import line, run_quick
+from tests.helpers import line, run_quick
 
 
 @pytest.mark.timeout(300)

@@ -12,13 +12,12 @@ from pixiu_cli.cache.prices import PriceTable, call_cost
 from pixiu_cli.cache.report import build_report
 from pixiu_cli.context.builder import ContextBuilder
 from pixiu_cli.llm.client import ChatClient
-from pixiu_cli.llm.types import ChatRequest
 from pixiu_cli.offline.script import ScriptedReply
 from pixiu_cli.offline.server import OfflineServer
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.domain import DomainStore
-from tests.conftest import PLANTED_KEY
+from tests.helpers import PLANTED_KEY
 
 
 class Rig:

@@ -10,8 +10,8 @@ import subprocess
 import pexpect
 
 from pixiu_cli.offline.script import ScriptedReply
-from tests.conftest import PIXIU_BIN
-from tests.repl.test_repl_pty import PROMPT, say, spawn
+from tests.helpers import PIXIU_BIN
+from tests.helpers import PROMPT, say, spawn
 
 
 def pixiu(env, *args):

@@ -8,11 +8,8 @@ import subprocess
 import sys
 
 from pixiu_cli.offline.script import Fault, ScriptedReply
-from tests.conftest import PIXIU_BIN, PLANTED_KEY
+from tests.helpers import PIXIU_BIN, PLANTED_KEY, pixiu
 
-
-def pixiu(env, *args, input_bytes=None, timeout=60):
-    return subprocess.run([PIXIU_BIN, *args], env=env, input=input_bytes, capture_output=True, timeout=timeout)
 
 
 def test_ask_json_shape_online(server, online_env):

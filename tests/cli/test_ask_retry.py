@@ -9,7 +9,7 @@ import sqlite3
 from pixiu_cli.agent.loop import RETRIED_PARTIAL
 from pixiu_cli.llm.client import DROPPED
 from pixiu_cli.offline.script import Fault, ScriptedReply
-from tests.cli.test_ask import pixiu
+from tests.helpers import pixiu
 
 CUT = ScriptedReply(text="这是一段会被掐断的回复内容", chunk_chars=2, fault=Fault("drop_stream", after_chunks=3))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import stat
 import subprocess
 
-from tests.conftest import PIXIU_BIN, PLANTED_KEY
+from tests.helpers import PIXIU_BIN, PLANTED_KEY
 
 
 def pixiu(env, *args, input_text=None):

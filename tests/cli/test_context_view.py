@@ -11,8 +11,8 @@ import subprocess
 
 from pixiu_cli.offline.script import ScriptedReply, ToolCallSpec
 from pixiu_cli.tokens import count_tokens
-from tests.cli.test_data_commands import FIXTURE
-from tests.conftest import PIXIU_BIN
+from tests.helpers import FIXTURE
+from tests.helpers import PIXIU_BIN
 
 QUESTION = "我的持仓组合怎么样"
 

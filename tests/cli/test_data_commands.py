@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 from pixiu_cli.offline.script import ScriptedReply
-from tests.conftest import PIXIU_BIN
+from tests.helpers import PIXIU_BIN
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.json"
 

@@ -10,7 +10,7 @@ import sqlite3
 import subprocess
 from pathlib import Path
 
-from tests.conftest import PIXIU_BIN
+from tests.helpers import PIXIU_BIN
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.json"
 

@@ -7,7 +7,7 @@ import sqlite3
 import subprocess
 from pathlib import Path
 
-from tests.conftest import PIXIU_BIN
+from tests.helpers import PIXIU_BIN
 
 MARKET = Path(__file__).resolve().parents[1] / "fixtures" / "market"
 

@@ -9,8 +9,8 @@ import subprocess
 import threading
 from pathlib import Path
 
-from tests.cli.test_ask import pixiu
-from tests.conftest import PIXIU_BIN, PLANTED_KEY, clean_env
+from tests.helpers import pixiu
+from tests.helpers import PIXIU_BIN, PLANTED_KEY, clean_env
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.json"
 QUESTIONS = ("我的持仓怎么样？", "海康现在能加仓吗？", "今天以 30 元买入海康威视 200 股", "宁德的回撤大吗？")

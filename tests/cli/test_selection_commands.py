@@ -7,7 +7,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from tests.conftest import PIXIU_BIN
+from tests.helpers import PIXIU_BIN
 
 CORPUS_PORTFOLIO = Path(__file__).resolve().parents[2] / "data" / "selection" / "datasets" / "energy_consumer.json"
 

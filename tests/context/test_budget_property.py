@@ -24,7 +24,7 @@ from pixiu_cli.store.database import open_database
 from pixiu_cli.store.domain import Alert, Decision, DomainData, DomainStore, Holding, MemoryEvent, NewsItem, Profile, \
     Report, Signal
 from pixiu_cli.tokens import count_tokens
-from tests.context.test_builder import NOW
+from tests.helpers import NOW
 
 DEMO = Path(__file__).resolve().parents[2] / "data" / "demo" / "portfolio.json"
 NAMES = ("贵州茅台", "海康威视", "宁德时代", "招商银行", "中国平安", "比亚迪", "长江电力", "万科Ａ", "紫金矿业", "美的集团")

@@ -46,8 +46,8 @@ import pytest
 
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
-from tests.conftest import PIXIU_BIN
-from tests.repl.test_repl_pty import PROMPT, say, spawn
+from tests.helpers import PIXIU_BIN
+from tests.helpers import PROMPT, say, spawn
 
 TURNS_PER_WRITER = int(os.environ.get("PIXIU_STRESS_TURNS", "40"))
 PLAN_EVERY = 5

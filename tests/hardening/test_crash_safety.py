@@ -34,8 +34,8 @@ import pexpect
 import pytest
 
 from pixiu_cli.offline.script import Fault, ScriptedReply, ToolCallSpec
-from tests.conftest import PIXIU_BIN
-from tests.repl.test_repl_pty import PROMPT, say, spawn
+from tests.helpers import PIXIU_BIN
+from tests.helpers import PROMPT, say, spawn
 
 SLOW = "这是一段很慢的流式回复，用来在中途杀掉进程。" * 40
 CONTEXT_MARKER = "[上下文信息]"

@@ -14,8 +14,8 @@ import pytest
 
 from pixiu_cli.offline.script import ScriptedReply
 from pixiu_cli.store.database import DISK_FULL
-from tests.conftest import PIXIU_BIN
-from tests.repl.test_repl_pty import PROMPT, say
+from tests.helpers import PIXIU_BIN
+from tests.helpers import PROMPT, say
 
 UNSHARE = ["unshare", "--user", "--map-root-user", "--mount"]
 MOUNT = 'mount -t tmpfs -o size=1m tmpfs "$PIXIU_HOME" || exit 99; '

@@ -28,8 +28,8 @@ import pexpect
 import pytest
 
 from pixiu_cli.offline.script import Fault, ScriptedReply, ToolCallSpec
-from tests.conftest import PIXIU_BIN, PLANTED_KEY
-from tests.repl.test_repl_pty import PROMPT, spawn
+from tests.helpers import PIXIU_BIN, PLANTED_KEY
+from tests.helpers import PROMPT, spawn
 
 TIMEOUT = 2.0  # PIXIU_TIMEOUT (seconds) for these tests: the timeout fault outlasts it
 RETRIES = 2

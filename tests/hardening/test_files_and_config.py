@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from pixiu_cli.offline.script import ScriptedReply
-from tests.conftest import PIXIU_BIN, PLANTED_KEY
+from tests.helpers import PIXIU_BIN, PLANTED_KEY
 
 
 def pixiu(env, *args, input_text=None):
@@ -33,7 +33,7 @@ def one_error_line(done, *needles: str) -> None:
 def test_home_is_0700_and_database_and_history_0600(server, online_env, pixiu_home):
     import pexpect
 
-    from tests.repl.test_repl_pty import PROMPT, say, spawn
+    from tests.helpers import PROMPT, say, spawn
 
     pixiu_home.chmod(0o755)  # as an older pixiu (or mkdir with the usual umask) left it
     server.enqueue(ScriptedReply(text="好的。"))
@@ -142,7 +142,7 @@ def test_home_that_is_a_file_is_one_line(offline_env, tmp_path):
 def test_credentials_in_base_url_are_never_shown(server, online_env, pixiu_home):
     import pexpect
 
-    from tests.repl.test_repl_pty import PROMPT, spawn
+    from tests.helpers import PROMPT, spawn
 
     secret = "hunter2pass" + PLANTED_KEY[-8:]
     url = server.base_url.replace("http://", f"http://alice:{secret}@")

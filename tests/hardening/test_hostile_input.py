@@ -29,7 +29,6 @@ import sqlite3
 import subprocess
 import unicodedata
 from datetime import datetime, timedelta
-from pathlib import Path
 
 import pexpect
 import pytest
@@ -51,8 +50,8 @@ from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.domain import DomainData, DomainStore
 from pixiu_cli.store.imports import merge_document
-from tests.conftest import PIXIU_BIN, PLANTED_KEY, clean_env
-from tests.repl.test_repl_pty import PROMPT, say, spawn
+from tests.helpers import PIXIU_BIN, PLANTED_KEY, clean_env
+from tests.helpers import PROMPT, say, spawn
 
 NOW = datetime(2026, 3, 10, 10, 30, tzinfo=SHANGHAI)  # a Tuesday, market open
 SQL = "'; DROP TABLE turns; --"

@@ -31,8 +31,8 @@ import pexpect
 import pytest
 
 from pixiu_cli.offline.script import Fault, ScriptedReply, ToolCallSpec
-from tests.conftest import PIXIU_BIN, PLANTED_KEY
-from tests.repl.test_repl_pty import PROMPT, say, spawn
+from tests.helpers import PIXIU_BIN, PLANTED_KEY
+from tests.helpers import PROMPT, say
 
 ENV_DEEPSEEK_KEY = "sk-pixiuenvds" + "0f1e2d3c4b5a6978" * 2
 CONFIG_KEY = "sk-pixiucfg" + "a1b2c3d4e5f6a7b8" * 2

@@ -166,8 +166,8 @@ import subprocess  # noqa: E402
 import pexpect  # noqa: E402
 
 from pixiu_cli.offline.script import ScriptedReply  # noqa: E402
-from tests.conftest import PIXIU_BIN  # noqa: E402
-from tests.repl.test_repl_pty import PROMPT, say, spawn  # noqa: E402
+from tests.helpers import PIXIU_BIN  # noqa: E402
+from tests.helpers import PROMPT, say, spawn  # noqa: E402
 
 HOSTILE_TITLE = f"茅台{BIDI}公告{C1}\x7f结束"
 

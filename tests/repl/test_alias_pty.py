@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pexpect
 
-from tests.conftest import PIXIU_BIN
-from tests.repl.test_repl_pty import PROMPT, say, spawn
+from tests.helpers import PIXIU_BIN
+from tests.helpers import PROMPT, say, spawn
 
 PORTFOLIO = Path(__file__).resolve().parents[2] / "data" / "selection" / "datasets" / "energy_consumer.json"
 

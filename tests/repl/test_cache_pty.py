@@ -8,7 +8,7 @@ import re
 import pexpect
 
 from pixiu_cli.offline.script import ScriptedReply
-from tests.repl.test_repl_pty import PROMPT, say, spawn
+from tests.helpers import PROMPT, say, spawn
 
 
 def test_cache_after_three_demo_turns(server, online_env):

@@ -12,9 +12,9 @@ import subprocess
 import pexpect
 
 from pixiu_cli.offline.script import ScriptedReply, ToolCallSpec
-from tests.cli.test_data_commands import FIXTURE
-from tests.conftest import PIXIU_BIN
-from tests.repl.test_repl_pty import PROMPT, say, spawn
+from tests.helpers import FIXTURE
+from tests.helpers import PIXIU_BIN
+from tests.helpers import PROMPT, say, spawn
 
 QUESTION = "我的持仓组合怎么样"
 

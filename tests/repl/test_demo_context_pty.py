@@ -11,7 +11,7 @@ import sqlite3
 import pexpect
 
 from pixiu_cli.offline.script import ScriptedReply
-from tests.repl.test_repl_pty import PROMPT, say, spawn
+from tests.helpers import PROMPT, say, spawn
 
 
 def test_demo_context_by_short_name_then_portfolio(server, online_env, pixiu_home):

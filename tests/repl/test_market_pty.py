@@ -10,8 +10,8 @@ from pathlib import Path
 import pexpect
 
 from pixiu_cli.offline.script import ScriptedReply
-from tests.conftest import PIXIU_BIN
-from tests.repl.test_repl_pty import PROMPT, say, spawn
+from tests.helpers import PIXIU_BIN
+from tests.helpers import PROMPT, say, spawn
 
 MARKET = Path(__file__).resolve().parents[1] / "fixtures" / "market"
 VALUE_LINE = "收盘 79.06（2025-05-30 不复权"

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pexpect
 
-from tests.conftest import PIXIU_BIN
-from tests.repl.test_repl_pty import PROMPT, say, spawn
+from tests.helpers import PIXIU_BIN
+from tests.helpers import PROMPT, say, spawn
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.json"
 

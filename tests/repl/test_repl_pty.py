@@ -11,20 +11,7 @@ import pexpect
 import pytest
 
 from pixiu_cli.offline.script import ScriptedReply
-from tests.conftest import PIXIU_BIN, PLANTED_KEY
-
-PROMPT = "你 ›"
-
-
-def spawn(env, *args):
-    env = dict(env, PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm-256color", COLUMNS="110", LINES="40")
-    child = pexpect.spawn(PIXIU_BIN, list(args), env=env, encoding="utf-8", timeout=40,
-                          dimensions=(40, 110))
-    return child
-
-
-def say(child, text):
-    child.send(text + "\r")  # Enter is carriage return in a terminal; "\n" would be Ctrl-J (newline)
+from tests.helpers import PLANTED_KEY, PROMPT, say, spawn
 
 
 @pytest.fixture

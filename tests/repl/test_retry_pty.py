@@ -11,7 +11,7 @@ import pytest
 
 from pixiu_cli.offline.script import Fault, ScriptedReply
 from pixiu_cli.repl.retry_command import RETRIED_LABEL, RETRY_HINT
-from tests.repl.test_repl_pty import PROMPT, say, spawn
+from tests.helpers import PROMPT, say, spawn
 
 DIM = "\x1b[2m"
 

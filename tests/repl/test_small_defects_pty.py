@@ -12,8 +12,8 @@ from zoneinfo import ZoneInfo
 import pexpect
 
 from pixiu_cli.offline.script import ScriptedReply
-from tests.conftest import PIXIU_BIN
-from tests.repl.test_repl_pty import PROMPT, say, spawn
+from tests.helpers import PIXIU_BIN
+from tests.helpers import PROMPT, say, spawn
 
 
 def test_sessions_shows_beijing_time(server, online_env, pixiu_home):

@@ -15,7 +15,7 @@ from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.domain import DomainStore
 from pixiu_cli.store.schema import migrations
-from tests.conftest import PLANTED_KEY
+from tests.helpers import PLANTED_KEY
 
 
 def make_agent(server, db_path, retries=0):
