@@ -206,7 +206,7 @@ def test_intent_is_total_and_symbols_only_decide_between_general_and_single_stoc
         assert with_symbol is alone
     if with_symbol is Intent.PORTFOLIO_REVIEW:
         assert alone is Intent.PORTFOLIO_REVIEW
-    assert is_portfolio_question(text) in (True, False)
+    assert is_portfolio_question(text) is (alone is Intent.PORTFOLIO_REVIEW)
 
 
 # --- the import validator -----------------------------------------------------------------
