@@ -18,6 +18,7 @@ from tests.helpers import clean_env
 REPO = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_wheel_installs_and_runs_offline(tmp_path):
     dist = tmp_path / "dist"

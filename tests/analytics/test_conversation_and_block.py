@@ -3,6 +3,8 @@ and the decisions class carries each decision's outcome so far."""
 
 from __future__ import annotations
 
+import pytest
+
 import json
 import subprocess
 from datetime import datetime
@@ -28,6 +30,8 @@ def pixiu(env, *args):
     return done.stdout
 
 
+@pytest.mark.pty
+@pytest.mark.slow
 def test_a_stated_stop_loss_becomes_an_alert_rule_and_forget_undoes_it(offline_env, tmp_path):
     data = tmp_path / "h.json"
     data.write_text(json.dumps(HOLDING, ensure_ascii=False), encoding="utf-8")

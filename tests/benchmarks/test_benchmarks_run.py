@@ -16,6 +16,7 @@ GOAL = r"goal <= [\d.]+ ms.*(OK|MISSED)"
 
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_startup_prints_baseline_help_and_repl_ratios():
     lines = run_quick("startup.py")
@@ -25,6 +26,7 @@ def test_startup_prints_baseline_help_and_repl_ratios():
         assert re.search(MS + r".*ratio \d+\.\d\d +goal <= 0\.\d\d +(OK|MISSED)$", figure), figure
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_context_assembly_prints_both_questions_a_breakdown_and_the_plans():
     lines = run_quick("context_assembly.py")
@@ -46,6 +48,7 @@ def test_context_assembly_prints_both_questions_a_breakdown_and_the_plans():
     assert re.search(r"^plans +\d+ distinct queries at 1,000 events, 0 with a full-table scan$", line(lines, "plans"))
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_turn_overhead_prints_pixiu_raw_and_overhead():
     lines = run_quick("turn_overhead.py")
@@ -54,6 +57,7 @@ def test_turn_overhead_prints_pixiu_raw_and_overhead():
     assert re.search(MS + r".*" + GOAL, line(lines, "overhead "))
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_selection_benchmark_prints_each_question_against_its_baseline():
     lines = run_quick("selection.py")

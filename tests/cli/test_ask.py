@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import json
 import sqlite3
 import subprocess
@@ -23,6 +25,7 @@ def test_ask_json_shape_online(server, online_env):
     assert isinstance(out["conversation_id"], int) and isinstance(out["turn_id"], int)
 
 
+@pytest.mark.slow
 def test_ask_continue_and_conversation(server, online_env):
     server.enqueue(ScriptedReply(text="一"), ScriptedReply(text="二"), ScriptedReply(text="三"))
     first = json.loads(pixiu(online_env, "ask", "--json", "第一问").stdout)
@@ -37,6 +40,7 @@ def test_ask_continue_and_conversation(server, online_env):
     assert len(blocks) == 3  # each turn's block stays in history as sent (cache-friendly)
 
 
+@pytest.mark.slow
 def test_ask_reads_stdin_and_streams_plain_text(server, online_env):
     server.enqueue(ScriptedReply(text="来自标准输入的回答"))
     done = pixiu(online_env, "ask", "-", input_bytes="多行\n问题".encode())
@@ -45,6 +49,7 @@ def test_ask_reads_stdin_and_streams_plain_text(server, online_env):
     assert server.requests[-1].json["messages"][-1]["content"] == "多行\n问题"
 
 
+@pytest.mark.slow
 def test_ask_rejects_invalid_utf8_and_empty(online_env):
     done = pixiu(online_env, "ask", "-", input_bytes=b"\xff\xfe\xfa")
     assert done.returncode == 1 and "UTF-8" in done.stderr.decode()
@@ -52,12 +57,14 @@ def test_ask_rejects_invalid_utf8_and_empty(online_env):
     assert done.returncode == 1 and "为空" in done.stderr.decode()
 
 
+@pytest.mark.slow
 def test_ask_unknown_conversation_is_one_line(online_env):
     done = pixiu(online_env, "ask", "--conversation", "999", "hi")
     assert done.returncode == 1
     assert done.stderr.decode().count("\n") == 1 and "999" in done.stderr.decode()
 
 
+@pytest.mark.slow
 def test_provider_error_is_one_line_and_turn_kept(server, online_env, pixiu_home):
     server.inject(Fault("http_error", status=402))
     done = pixiu(online_env, "ask", "你好")
@@ -72,6 +79,7 @@ def test_bad_flag_is_a_usage_error(online_env):
     assert done.returncode == 2 and "--nope" in done.stderr.decode() and "Traceback" not in done.stderr.decode()
 
 
+@pytest.mark.slow
 def test_offline_mode_without_key(offline_env):
     done = pixiu(offline_env, "ask", "--json", "我的仓位配比怎么样")
     assert done.returncode == 0, done.stderr.decode()
@@ -90,6 +98,7 @@ def test_help_does_not_import_openai(offline_env):
     assert "ask" in done.stdout.decode()
 
 
+@pytest.mark.slow
 def test_closed_output_pipe_marks_the_turn_and_prints_no_traceback(server, online_env, pixiu_home):
     server.enqueue(ScriptedReply(text="第一行\n" + "很长的回答。\n" * 2000, chunk_chars=50))
     shell = f"'{PIXIU_BIN}' ask 很长的问题 | head -c 10 > /dev/null"
@@ -99,6 +108,7 @@ def test_closed_output_pipe_marks_the_turn_and_prints_no_traceback(server, onlin
     assert db.execute("select user_text, status from turns").fetchall() == [("很长的问题", "interrupted")]
 
 
+@pytest.mark.slow
 def test_invalid_utf8_argument_is_one_line_and_stores_nothing(online_env, pixiu_home):
     done = subprocess.run([PIXIU_BIN.encode(), b"ask", b"\xff\xfe bad"], env=online_env, capture_output=True,
                           timeout=60)
@@ -107,6 +117,7 @@ def test_invalid_utf8_argument_is_one_line_and_stores_nothing(online_env, pixiu_
         "select count(*) from conversations").fetchone()[0] == 0
 
 
+@pytest.mark.slow
 def test_deeply_nested_tool_arguments_become_a_tool_error(server, online_env):
     from pixiu_cli.offline.script import ToolCallSpec
 
@@ -125,6 +136,7 @@ def test_credentials_in_base_url_never_shown():
     assert _without_credentials("https://api.deepseek.com") == "https://api.deepseek.com"
 
 
+@pytest.mark.slow
 def test_offline_responder_records_a_reported_trade(offline_env, pixiu_home):
     fixture = __import__("pathlib").Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.json"
     assert pixiu(offline_env, "import", str(fixture)).returncode == 0
@@ -137,6 +149,7 @@ def test_offline_responder_records_a_reported_trade(offline_env, pixiu_home):
         "buy", 32.5, 1000.0)
 
 
+@pytest.mark.slow
 def test_ask_json_carries_the_confirmation_lines_as_notices(server, online_env, pixiu_home):
     from pixiu_cli.offline.script import ToolCallSpec
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import stat
 import subprocess
 
@@ -26,6 +28,7 @@ def test_config_file_with_key_is_0600_and_masked(offline_env, pixiu_home):
     assert done.returncode == 0 and PLANTED_KEY not in done.stdout + done.stderr
 
 
+@pytest.mark.slow
 def test_invalid_setting_changes_nothing(offline_env, pixiu_home):
     assert pixiu(offline_env, "config", "set", "model", "deepseek-chat").returncode == 0
     before = (pixiu_home / "config.toml").read_text()
@@ -35,6 +38,7 @@ def test_invalid_setting_changes_nothing(offline_env, pixiu_home):
     assert (pixiu_home / "config.toml").read_text() == before
 
 
+@pytest.mark.slow
 def test_readable_config_with_key_warns(offline_env, pixiu_home):
     path = pixiu_home / "config.toml"
     path.write_text(f'api_key = "{PLANTED_KEY}"\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "m"\n')

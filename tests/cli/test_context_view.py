@@ -5,6 +5,8 @@ tool-loop turn shows its first call's sections and the later calls' tool message
 
 from __future__ import annotations
 
+import pytest
+
 import json
 import sqlite3
 import subprocess
@@ -60,6 +62,7 @@ def test_raw_pretty_and_the_delta_turn_table(server, online_env, pixiu_home):
     assert "未变化" not in pixiu(online_env, "context", "--turn", "1")
 
 
+@pytest.mark.slow
 def test_a_tool_loop_turn_shows_the_first_calls_sections_and_the_tool_messages(server, online_env, pixiu_home):
     pixiu(online_env, "import", str(FIXTURE))
     server.enqueue(ScriptedReply(tool_calls=[ToolCallSpec("get_holdings", "{}")]), ScriptedReply(text="看完持仓了"))

@@ -3,6 +3,8 @@ console script, the real SQLite files in PIXIU_HOME."""
 
 from __future__ import annotations
 
+import pytest
+
 import json
 import sqlite3
 import subprocess
@@ -43,6 +45,7 @@ def test_one_process_per_turn_hits_what_the_previous_process_stored(offline_env,
     assert (pixiu_home / "offline_cache.db").exists()
 
 
+@pytest.mark.slow
 def test_two_asks_at_once_share_the_cache_without_corrupting_it(offline_env, pixiu_home):
     assert pixiu(offline_env, "import", str(FIXTURE)).returncode == 0
     results: dict[str, dict] = {}
@@ -69,6 +72,7 @@ def test_two_asks_at_once_share_the_cache_without_corrupting_it(offline_env, pix
         assert not second["break"]["flagged"]
 
 
+@pytest.mark.slow
 def test_the_offline_responder_reads_the_whole_conversation(offline_env, pixiu_home):
     assert pixiu(offline_env, "import", str(FIXTURE)).returncode == 0
     db = sqlite3.connect(pixiu_home / "pixiu.db")
@@ -86,6 +90,7 @@ def test_the_offline_responder_reads_the_whole_conversation(offline_env, pixiu_h
     assert notes() == before
 
 
+@pytest.mark.slow
 def test_offline_server_used_as_an_external_server_does_not_claim_no_key(tmp_path):
     server = subprocess.Popen([PIXIU_BIN, "offline-server", "--port", "0"], env=clean_env(tmp_path),
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)

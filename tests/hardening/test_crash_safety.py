@@ -188,6 +188,7 @@ def two_completed_turns(server, env) -> int:
     return first["conversation_id"]
 
 
+@pytest.mark.pty
 @pytest.mark.parametrize("where, reopen", [("stream", "--continue"), ("tool-then-stream", "--continue"),
                                            ("tool-then-waiting", "--conversation")])
 def test_ask_killed_then_reopened(server, online_env, pixiu_home, where, reopen):
@@ -222,6 +223,8 @@ def test_ask_killed_then_reopened(server, online_env, pixiu_home, where, reopen)
 
 # --- the REPL -----------------------------------------------------------------------------
 
+@pytest.mark.pty
+@pytest.mark.slow
 @pytest.mark.parametrize("where, reopen", [("stream", "--continue"), ("tool-then-stream", "--continue"),
                                            ("tool-then-stream", "/resume")])
 def test_repl_killed_then_reopened(server, online_env, pixiu_home, where, reopen):
@@ -318,6 +321,7 @@ def test_ctrl_c_right_after_begin_leaves_no_open_transaction(tmp_path):
 
 # --- whose pending turn is stale ------------------------------------------------------------
 
+@pytest.mark.slow
 def test_reopening_leaves_a_live_processs_turn_alone(tmp_path):
     """`--continue` in one terminal while another pixiu is still answering in the same
     conversation must not mark that turn interrupted; once that process is gone, it must."""

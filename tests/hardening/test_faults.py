@@ -317,52 +317,61 @@ def _one_line_error(done, message: str) -> None:
     assert "Traceback" not in err and PLANTED_KEY not in err
 
 
+@pytest.mark.slow
 def test_no_key_means_offline(offline_env):
     done = pixiu(offline_env, "ask", "你好")
     assert done.returncode == 0 and done.stderr == b""
     assert done.stdout.decode().startswith("（离线模式：未配置 API key，以下回答由本地离线应答器根据本次请求内容生成，不是真实模型）")
 
 
+@pytest.mark.slow
 def test_dead_base_url_is_one_line(online_env):
     base = f"http://127.0.0.1:{_free_port()}/v1"
     done = pixiu(dict(online_env, PIXIU_BASE_URL=base), "ask", "你好")
     _one_line_error(done, f"无法连接模型服务 {base}：请检查网络或 PIXIU_BASE_URL。")
 
 
+@pytest.mark.slow
 def test_base_url_without_scheme_is_one_line(online_env):
     done = pixiu(dict(online_env, PIXIU_BASE_URL="localhost:8080"), "ask", "你好")
     _one_line_error(done, "无法连接模型服务 localhost:8080：请检查网络或 PIXIU_BASE_URL。")
 
 
+@pytest.mark.slow
 def test_base_url_without_model_is_one_line(online_env):
     env = {k: v for k, v in online_env.items() if k != "PIXIU_MODEL"}
     done = pixiu(env, "ask", "你好")
     _one_line_error(done, "使用 PIXIU_BASE_URL 时请用 PIXIU_MODEL 指定模型名（例如 qwen2.5:7b）")
 
 
+@pytest.mark.slow
 def test_wrong_path_in_base_url_is_404(server, online_env):
     done = pixiu(dict(online_env, PIXIU_BASE_URL=f"{server.url}/wrong/v1"), "ask", "你好")
     _one_line_error(done, "找不到模型或接口（404）：请检查模型名 deepseek-test 和 PIXIU_BASE_URL。")
 
 
+@pytest.mark.slow
 def test_wrong_model_name_is_404(server, online_env):
     server.inject(Fault("http_error", status=404))  # what a provider answers for an unknown model
     done = pixiu(dict(online_env, PIXIU_MODEL="deepseek-nosuch"), "ask", "你好")
     _one_line_error(done, "找不到模型或接口（404）：请检查模型名 deepseek-nosuch 和 PIXIU_BASE_URL。")
 
 
+@pytest.mark.slow
 def test_bad_key_is_401(server, online_env):
     server.inject(Fault("http_error", status=401))
     done = pixiu(online_env, "ask", "你好")
     _one_line_error(done, "API key 无效或已失效（401），请检查 DEEPSEEK_API_KEY / PIXIU_API_KEY。")
 
 
+@pytest.mark.slow
 def test_config_syntax_error_is_one_line(online_env, pixiu_home):
     (pixiu_home / "config.toml").write_text(f'model = "deepseek-chat"\napi_key = {PLANTED_KEY}\n', encoding="utf-8")
     done = pixiu(online_env, "ask", "你好")
     _one_line_error(done, f"配置文件 {pixiu_home / 'config.toml'} 格式错误：Invalid value (at line 2, column 11)")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("content", "message"), [
     (None, "找不到文件 {path}"),
     ("dir", "{path} 是目录，不是文件"),
@@ -396,6 +405,7 @@ def test_import_file_without_read_permission(tmp_path, monkeypatch):
     assert str(info.value) == f"无法读取文件 {path}：Permission denied"
 
 
+@pytest.mark.slow
 def test_key_pasted_with_a_trailing_newline_works(server, online_env):
     server.enqueue(_ok("好的。"))
     done = pixiu(dict(online_env, PIXIU_API_KEY=f"  {PLANTED_KEY}\n"), "ask", "你好")
@@ -403,6 +413,7 @@ def test_key_pasted_with_a_trailing_newline_works(server, online_env):
     assert server.requests[-1].sent_key(PLANTED_KEY)
 
 
+@pytest.mark.slow
 def test_key_with_a_non_ascii_character_is_one_line(server, online_env):
     key = PLANTED_KEY[:10] + "’" + PLANTED_KEY[10:]  # a curly quote picked up from a web page
     done = pixiu(dict(online_env, PIXIU_API_KEY=key), "ask", "你好")
@@ -485,6 +496,7 @@ def _ask_bad(env, bad_server, *args, **extra):
     return pixiu(env, "ask", *args)
 
 
+@pytest.mark.slow
 def test_200_with_a_plain_json_completion_is_the_answer(bad_server, online_env, pixiu_home):
     from tests.bad_server import completion, send_body
 
@@ -497,6 +509,7 @@ def test_200_with_a_plain_json_completion_is_the_answer(bad_server, online_env, 
     db.close()
 
 
+@pytest.mark.slow
 def test_200_with_an_html_page_is_named_in_one_line(bad_server, online_env):
     from pixiu_cli.llm.client import HTML_PAGE
     from tests.bad_server import send_body
@@ -508,6 +521,7 @@ def test_200_with_an_html_page_is_named_in_one_line(bad_server, online_env):
     assert bad_server.requests == 1  # a login page does not go away by asking again
 
 
+@pytest.mark.slow
 def test_200_with_an_html_page_under_a_json_content_type(bad_server, online_env):
     from pixiu_cli.llm.client import HTML_PAGE
     from tests.bad_server import send_body
@@ -516,6 +530,7 @@ def test_200_with_an_html_page_under_a_json_content_type(bad_server, online_env)
     _one_line_error(_ask_bad(online_env, bad_server, "你好"), HTML_PAGE)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("piece", [b": keep-alive\n\n",
                                    b'data: {"choices": [{"index": 0, "delta": {"content": "x"}}]}\n\n'],
                          ids=["keep-alive-comments", "one-character-a-tick"])
@@ -536,6 +551,7 @@ def test_a_server_that_never_finishes_cannot_hang_ask(bad_server, online_env, pi
     assert status == "error" and (reply or "") == done.stdout.decode().strip()  # what arrived is kept
 
 
+@pytest.mark.slow
 def test_deadline_is_configurable_in_config_toml(online_env, pixiu_home):
     (pixiu_home / "config.toml").write_text("[llm]\ndeadline_seconds = 42\n", encoding="utf-8")
     with mock.patch.dict(os.environ, online_env, clear=True):

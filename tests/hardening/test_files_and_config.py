@@ -30,6 +30,7 @@ def one_error_line(done, *needles: str) -> None:
         assert needle in err, err
 
 
+@pytest.mark.pty
 def test_home_is_0700_and_database_and_history_0600(server, online_env, pixiu_home):
     import pexpect
 
@@ -59,6 +60,7 @@ def test_home_is_0700_and_database_and_history_0600(server, online_env, pixiu_ho
     assert "第二问" in (pixiu_home / "input_history").read_text()
 
 
+@pytest.mark.slow
 def test_loose_database_left_by_an_older_version_is_tightened(offline_env, pixiu_home):
     db = pixiu_home / "pixiu.db"
     assert pixiu(offline_env, "context", "你好").returncode == 0
@@ -69,6 +71,7 @@ def test_loose_database_left_by_an_older_version_is_tightened(offline_env, pixiu
     assert mode(db) == 0o600
 
 
+@pytest.mark.slow
 def test_shared_sticky_directory_as_home_is_not_chmodded(offline_env, tmp_path):
     shared = tmp_path / "shared"
     shared.mkdir()
@@ -78,6 +81,7 @@ def test_shared_sticky_directory_as_home_is_not_chmodded(offline_env, tmp_path):
     assert mode(shared) == 0o1777 and mode(shared / "pixiu.db") == 0o600
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("key, value, needle", [
     ("model", "a\x7fb", "控制字符"),
     ("model", "a\x1b]0;x\x07b", "控制字符"),
@@ -109,6 +113,7 @@ def test_free_text_with_del_is_written_as_readable_toml(offline_env, pixiu_home)
     assert read_config(path) == data
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("content, needle", [
     ('base_url = ["https://a.example/v1"]\napi_key = "sk-x"\nmodel = "m"\n', "base_url 应为字符串"),
     ('timeout = -1\n', "timeout"),
@@ -121,6 +126,7 @@ def test_hand_written_bad_config_is_one_line(online_env, pixiu_home, content, ne
         one_error_line(pixiu(online_env, *args), needle)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, value, needle", [
     ("PIXIU_TIMEOUT", "-2", "timeout"), ("PIXIU_MAX_RETRIES", "-1", "max_retries"),
     ("PIXIU_MODEL", "m\x7f", "model"),
@@ -130,6 +136,7 @@ def test_bad_environment_value_is_one_line(server, online_env, name, value, need
     assert not server.requests
 
 
+@pytest.mark.slow
 def test_home_that_is_a_file_is_one_line(offline_env, tmp_path):
     not_a_dir = tmp_path / "file"
     not_a_dir.write_text("x")
@@ -139,6 +146,8 @@ def test_home_that_is_a_file_is_one_line(offline_env, tmp_path):
     assert not_a_dir.read_text() == "x"
 
 
+@pytest.mark.pty
+@pytest.mark.slow
 def test_credentials_in_base_url_are_never_shown(server, online_env, pixiu_home):
     import pexpect
 

@@ -102,6 +102,7 @@ UNGUARDED = CRASHING_CLIENT + "from pixiu_cli.cli import app; app()\n"
 CRASH_LINE = "错误：意外错误（RuntimeError）：transport failed; headers: Authorization: Bearer ***\n"
 
 
+@pytest.mark.pty
 @pytest.mark.timeout(400)  # some twenty pixiu processes and a REPL session: slow on a busy machine
 def test_key_never_leaves_memory(server, online_env, pixiu_home, tmp_path):
     write_config(pixiu_home)
@@ -265,6 +266,7 @@ def test_error_messages_never_echo_the_key(status):
     assert not leaked(str(_translate(streamed, client)))
 
 
+@pytest.mark.slow
 def test_config_file_permission_warning_names_the_file_not_the_key(online_env, pixiu_home, server):
     path = write_config(pixiu_home)
     assert path.stat().st_mode & stat.S_IROTH

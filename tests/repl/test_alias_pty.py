@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import subprocess
 from pathlib import Path
 
@@ -13,6 +15,8 @@ from tests.helpers import PROMPT, say, spawn
 PORTFOLIO = Path(__file__).resolve().parents[2] / "data" / "selection" / "datasets" / "energy_consumer.json"
 
 
+@pytest.mark.pty
+@pytest.mark.slow
 def test_alias_then_question_then_context_explains(offline_env):
     subprocess.run([PIXIU_BIN, "import", str(PORTFOLIO)], env=offline_env, check=True, capture_output=True,
                    timeout=60)

@@ -4,6 +4,8 @@ the price's as-of date in /context, then draw /chart 000333."""
 
 from __future__ import annotations
 
+import pytest
+
 import subprocess
 from pathlib import Path
 
@@ -24,6 +26,8 @@ def run(env, *args):
     return done.stdout
 
 
+@pytest.mark.pty
+@pytest.mark.slow
 def test_import_status_ask_context_chart(server, online_env):
     run(online_env, "import", str(MARKET / "midea_holding.json"))
     run(online_env, "data", "import", str(MARKET / "000333.csv"), "--symbol", "000333", "--name", "美的集团",

@@ -22,6 +22,7 @@ def repl(online_env):
         child.terminate(force=True)
 
 
+@pytest.mark.pty
 def test_two_turns_ctrl_c_continue_exit(server, repl, pixiu_home):
     child = repl
     child.expect(PROMPT)
@@ -72,6 +73,8 @@ def test_two_turns_ctrl_c_continue_exit(server, repl, pixiu_home):
             assert PLANTED_KEY.encode() not in path.read_bytes(), path
 
 
+@pytest.mark.pty
+@pytest.mark.slow
 def test_slash_commands_help_sessions_new_resume(server, repl):
     child = repl
     child.expect(PROMPT)
@@ -113,6 +116,8 @@ def test_slash_commands_help_sessions_new_resume(server, repl):
     child.expect(pexpect.EOF)
 
 
+@pytest.mark.pty
+@pytest.mark.slow
 def test_multiline_input_and_double_ctrl_c_exit(server, repl):
     child = repl
     child.expect(PROMPT)
@@ -138,6 +143,8 @@ def test_multiline_input_and_double_ctrl_c_exit(server, repl):
     child.expect(pexpect.EOF)
 
 
+@pytest.mark.pty
+@pytest.mark.slow
 def test_slash_completion(repl):
     child = repl
     child.expect(PROMPT)
@@ -151,6 +158,8 @@ def test_slash_completion(repl):
     child.expect(pexpect.EOF)
 
 
+@pytest.mark.pty
+@pytest.mark.slow
 def test_offline_banner(offline_env):
     child = spawn(offline_env)
     child.expect("离线模式")
@@ -162,6 +171,8 @@ def test_offline_banner(offline_env):
     child.expect(pexpect.EOF)
 
 
+@pytest.mark.pty
+@pytest.mark.slow
 def test_reasoning_is_shown_dimmed_then_the_answer(server, repl, pixiu_home):
     child = repl
     child.expect(PROMPT)
@@ -178,6 +189,8 @@ def test_reasoning_is_shown_dimmed_then_the_answer(server, repl, pixiu_home):
     assert db.execute("select reasoning_text, reply_text from calls").fetchone() == ("先看持仓，再看纪律。", "结论：控制仓位。")
 
 
+@pytest.mark.pty
+@pytest.mark.slow
 def test_markdown_is_rendered_and_input_history_persists(server, online_env, pixiu_home):
     child = spawn(online_env)
     child.expect(PROMPT)
