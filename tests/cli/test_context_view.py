@@ -34,6 +34,7 @@ def calls(pixiu_home) -> list[tuple]:
         db.close()
 
 
+@pytest.mark.slow
 def test_raw_pretty_and_the_delta_turn_table(server, online_env, pixiu_home):
     pixiu(online_env, "import", str(FIXTURE))
     server.enqueue(ScriptedReply(text="第一轮回答"), ScriptedReply(text="第二轮回答"))

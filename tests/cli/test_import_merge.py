@@ -35,6 +35,7 @@ def query(home: Path, sql: str):
         conn.close()
 
 
+@pytest.mark.slow
 def test_reimport_keeps_what_was_said_in_conversation(offline_env, pixiu_home):
     """The reported data loss: import, a plan and a trade in conversation, the same import again."""
     ok(offline_env, "import", str(FIXTURE))

@@ -18,6 +18,7 @@ def pixiu(env, *args):
     return subprocess.run([PIXIU_BIN, *args], env=env, capture_output=True, text=True, timeout=60)
 
 
+@pytest.mark.slow
 def test_import_status_bars_actions(offline_env):
     done = pixiu(offline_env, "data", "import", str(MARKET / "000333.csv"), "--symbol", "000333", "--name", "美的集团")
     assert done.returncode == 0, done.stderr

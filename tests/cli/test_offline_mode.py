@@ -31,6 +31,7 @@ def cache_calls(env, conversation: int | None = None) -> list[dict]:
     return json.loads(done.stdout)["calls"]
 
 
+@pytest.mark.slow
 def test_one_process_per_turn_hits_what_the_previous_process_stored(offline_env, pixiu_home):
     assert pixiu(offline_env, "import", str(FIXTURE)).returncode == 0
     for turn, question in enumerate(QUESTIONS):

@@ -24,6 +24,7 @@ def explain(env, *args) -> dict:
     return json.loads(done.stdout)
 
 
+@pytest.mark.slow
 def test_alias_set_used_listed_and_removed(offline_env):
     assert pixiu(offline_env, "import", str(CORPUS_PORTFOLIO)).returncode == 0
     assert explain(offline_env, "大宁最近怎么样")["symbols"] == []

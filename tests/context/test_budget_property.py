@@ -96,6 +96,7 @@ def run_conversation(builder: ContextBuilder, questions: list[str], summarise_af
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 @given(data_sets(), st.integers(200, 6000), st.lists(st.sampled_from(QUESTIONS), min_size=2, max_size=6),
        st.one_of(st.none(), st.integers(0, 3)))
+@pytest.mark.slow
 def test_any_data_any_budget_any_questions_never_raise_nor_overflow(tmp_path_factory, data, budget, questions,
                                                                     summarise_after):
     db = open_database(tmp_path_factory.mktemp("p") / "p.db")

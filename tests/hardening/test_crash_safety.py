@@ -189,8 +189,9 @@ def two_completed_turns(server, env) -> int:
 
 
 @pytest.mark.pty
-@pytest.mark.parametrize("where, reopen", [("stream", "--continue"), ("tool-then-stream", "--continue"),
-                                           ("tool-then-waiting", "--conversation")])
+@pytest.mark.parametrize("where, reopen", [("stream", "--continue"),
+                                           pytest.param("tool-then-stream", "--continue", marks=pytest.mark.slow),
+                                           pytest.param("tool-then-waiting", "--conversation", marks=pytest.mark.slow)])
 def test_ask_killed_then_reopened(server, online_env, pixiu_home, where, reopen):
     conversation_id = two_completed_turns(server, online_env)
     question = "讲个长的，顺便记下：" + NOTE

@@ -193,8 +193,10 @@ def pixiu(env, *args, timeout=60):
     return subprocess.run([PIXIU_BIN, *args], env=env, capture_output=True, timeout=timeout)
 
 
-ASK_PARAMS = [pytest.param(c.name, 0, id=f"{c.name}-retries0") for c in CASES] + [
-    pytest.param(c.name, RETRIES, id=f"{c.name}-retries{RETRIES}")
+# The first case stays in the fast set (-m "not slow"); the rest, one process each, are slow.
+ASK_PARAMS = [pytest.param(c.name, 0, id=f"{c.name}-retries0", marks=[pytest.mark.slow] if i else [])
+              for i, c in enumerate(CASES)] + [
+    pytest.param(c.name, RETRIES, id=f"{c.name}-retries{RETRIES}", marks=pytest.mark.slow)
     for c in CASES if c.retryable]  # the REPL session with retries checks the others are not retried
 
 
@@ -254,6 +256,8 @@ class Repl:
         return self.log.getvalue()
 
 
+@pytest.mark.slow
+@pytest.mark.pty
 @pytest.mark.parametrize("retries", [0, RETRIES], ids=lambda r: f"retries{r}")
 def test_all_faults_in_one_repl_session(server, online_env, pixiu_home, retries):
     repl = Repl(fault_env(online_env, retries))

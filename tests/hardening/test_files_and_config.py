@@ -30,6 +30,7 @@ def one_error_line(done, *needles: str) -> None:
         assert needle in err, err
 
 
+@pytest.mark.slow
 @pytest.mark.pty
 def test_home_is_0700_and_database_and_history_0600(server, online_env, pixiu_home):
     import pexpect

@@ -353,6 +353,7 @@ def assert_names_a_field(message: str, doc) -> None:
     assert head == "顶层" or (isinstance(doc, dict) and head in doc), (message, doc)
 
 
+@pytest.mark.slow
 @settings(SILENT, max_examples=300)
 @given(st.one_of(json_values, documents))
 @example({"holdings": [{"symbol": "600519", "name": "x", "shares": 10**400, "cost": 1, "role": "core"}]})

@@ -102,6 +102,7 @@ UNGUARDED = CRASHING_CLIENT + "from pixiu_cli.cli import app; app()\n"
 CRASH_LINE = "错误：意外错误（RuntimeError）：transport failed; headers: Authorization: Bearer ***\n"
 
 
+@pytest.mark.slow
 @pytest.mark.pty
 @pytest.mark.timeout(400)  # some twenty pixiu processes and a REPL session: slow on a busy machine
 def test_key_never_leaves_memory(server, online_env, pixiu_home, tmp_path):

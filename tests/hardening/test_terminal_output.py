@@ -94,6 +94,7 @@ def test_long_reply_is_linear_and_stays_fully_stored():
     assert "完整回复已保存" not in out  # under the screen cap: all of it drawn
 
 
+@pytest.mark.slow
 def test_huge_reply_draws_at_most_the_screen_cap_with_a_note():
     renderer, out = rich_renderer()
     tracemalloc.start()
