@@ -53,6 +53,19 @@ def spawn(env, *args):
     return pexpect.spawn(PIXIU_BIN, list(args), env=env, encoding="utf-8", timeout=40, dimensions=(40, 110))
 
 
+# prompt_toolkit turns bracketed paste on when a prompt starts reading keys and off when it
+# returns: unlike the prompt text, which redraws can repeat, these mark the prompt's life.
+PROMPT_READING = "\x1b[?2004h"
+PROMPT_DONE = "\x1b[?2004l"
+
+
+def wait_for_new_prompt(child):
+    """After a key that ends the current prompt (Enter, Ctrl-C): wait until that prompt has
+    returned and the next one reads keys, so the next key cannot reach the old one."""
+    child.expect_exact(PROMPT_DONE)
+    child.expect_exact(PROMPT_READING)
+
+
 def say(child, text):
     child.send(text + "\r")  # Enter is carriage return in a terminal; "\n" would be Ctrl-J (newline)
 

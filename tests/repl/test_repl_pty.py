@@ -11,7 +11,7 @@ import pexpect
 import pytest
 
 from pixiu_cli.offline.script import ScriptedReply
-from tests.helpers import PLANTED_KEY, PROMPT, say, spawn
+from tests.helpers import PLANTED_KEY, PROMPT, PROMPT_READING, say, spawn, wait_for_new_prompt
 
 
 @pytest.fixture
@@ -38,13 +38,15 @@ def test_two_turns_ctrl_c_continue_exit(server, repl, pixiu_home):
     child.expect(r"缓存命中 \d+%")
     child.expect(PROMPT)
 
-    slow = "这是一条很慢的回复，" * 40
-    server.enqueue(ScriptedReply(text=slow, chunk_chars=2, chunk_delay=0.05))
+    # Longer than any test waits (about 100 s): Ctrl-C lands mid-stream however loaded the
+    # machine is, once streamed text is on the screen.
+    slow = "这是一条很慢的回复，" * 200
+    server.enqueue(ScriptedReply(text=slow, chunk_chars=2, chunk_delay=0.1))
     say(child, "讲个长的")
-    child.expect("很慢")
+    child.expect("很慢")  # streamed text on screen: the reply is streaming
     child.sendintr()
     child.expect("已中断")
-    child.expect(PROMPT)
+    child.expect_exact(PROMPT_READING)
 
     server.enqueue(ScriptedReply(text="继续后的回复正常。"))
     say(child, "继续")
@@ -208,6 +210,6 @@ def test_markdown_is_rendered_and_input_history_persists(server, online_env, pix
     again.send("\x1b[A")
     again.expect("记住这句话的历史")
     again.send("\x03")
-    again.expect(PROMPT)
+    wait_for_new_prompt(again)  # a redraw of the old prompt would match PROMPT, and Ctrl-D would reach it
     again.sendeof()
     again.expect(pexpect.EOF)
