@@ -121,7 +121,8 @@ def test_invalid_utf8_argument_is_one_line_and_stores_nothing(online_env, pixiu_
 def test_deeply_nested_tool_arguments_become_a_tool_error(server, online_env):
     from pixiu_cli.offline.script import ToolCallSpec
 
-    server.enqueue(ScriptedReply(tool_calls=[ToolCallSpec("get_holdings", "[" * 100000 + "]" * 100000)]),
+    server.enqueue(ScriptedReply(tool_calls=[ToolCallSpec("get_holdings", "[" * 100000 + "]" * 100000)],
+                                 chunk_chars=8192),  # big chunks: the size under test is the arguments'
                    ScriptedReply(text="换个方式"))
     done = pixiu(online_env, "ask", "--json", "试试")
     assert done.returncode == 0, done.stderr.decode()

@@ -81,6 +81,7 @@ def _dead_port() -> int:
 
 RAW_APP = "import sys; from pixiu_cli.cli import app; sys.argv = ['pixiu', *sys.argv[1:]]; app()"
 DEEP_ARGUMENTS = "[" * 100_000  # json.loads raises RecursionError on it (agent/guardrails.py)
+BIG_CHUNK = 8192  # streamed in a dozen chunks, not 25,000: the size under test is the arguments'
 # Real crashes, in the real process: the model client is made to fail the way a library may,
 # with the request's Authorization header in its message ("崩溃测试"), or with a plain bug
 # ("无保护"). Any other question goes through unchanged.
@@ -88,13 +89,13 @@ CRASHING_CLIENT = (
     "import sys\n"
     "import pixiu_cli.llm.client as c\n"
     "original = c.ChatClient.stream\n"
-    "def stream(self, request, outcome):\n"
+    "def stream(self, request, outcome, **options):\n"
     "    asked = str(request.messages[-1].get('content'))\n"
     "    if '崩溃测试' in asked:\n"
     "        raise RuntimeError(f'transport failed; headers: Authorization: Bearer {self._api_key}')\n"
     "    if '无保护' in asked:\n"
     "        raise KeyError('scene')\n"
-    "    return original(self, request, outcome)\n"
+    "    return original(self, request, outcome, **options)\n"
     "c.ChatClient.stream = stream\n"
     "sys.argv = ['pixiu', *sys.argv[1:]]\n")
 GUARDED = CRASHING_CLIENT + "from pixiu_cli.cli import main; main()\n"
@@ -131,7 +132,7 @@ def test_key_never_leaves_memory(server, online_env, pixiu_home, tmp_path):
     assert out.run(dict(config_only, PIXIU_BASE_URL=server.base_url), "ask", "--continue", "配置文件").returncode == 0
     assert server.requests[-1].sent_key(CONFIG_KEY)
     # absurdly deep tool arguments are a tool error for the model, not a crash
-    server.enqueue(ScriptedReply(tool_calls=[ToolCallSpec("get_holdings", DEEP_ARGUMENTS)]), ScriptedReply(text="好"))
+    server.enqueue(ScriptedReply(tool_calls=[ToolCallSpec("get_holdings", DEEP_ARGUMENTS)], chunk_chars=BIG_CHUNK), ScriptedReply(text="好"))
     done = out.run(env, "ask", "--continue", "深层参数")
     assert done.returncode == 0 and done.stderr.decode().count("\n") == 1, done.stderr  # the chmod warning
     # a crash reported by main's guard, its message carrying the key: one line, key scrubbed
@@ -172,7 +173,7 @@ def test_key_never_leaves_memory(server, online_env, pixiu_home, tmp_path):
         say(child, "认证失败的问题")
         child.expect("API key 无效或已失效（401）")
         child.expect(PROMPT)
-        server.enqueue(ScriptedReply(tool_calls=[ToolCallSpec("get_holdings", DEEP_ARGUMENTS)]),
+        server.enqueue(ScriptedReply(tool_calls=[ToolCallSpec("get_holdings", DEEP_ARGUMENTS)], chunk_chars=BIG_CHUNK),
                        ScriptedReply(text="深层参数之后"))
         say(child, "深层参数")
         child.expect("深层参数之后")
