@@ -30,7 +30,6 @@ MARKET_IMPORTED_AT = "2026-11-30T16:00:00+08:00"
 NOW = datetime(2026, 11, 24, 10, 15, tzinfo=SHANGHAI)  # a Tuesday, mid-morning session
 PROMPT = "你 ›"
 
-
 def clean_env(home: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("PIXIU_") and k not in ("DEEPSEEK_API_KEY", "OPENAI_API_KEY")}
@@ -38,11 +37,9 @@ def clean_env(home: Path, **extra: str) -> dict[str, str]:
     env.update(extra)
     return env
 
-
 def pixiu(env, *args, input_bytes=None, timeout=60):
     """The real `pixiu` command in a pipe."""
     return subprocess.run([PIXIU_BIN, *args], env=env, input=input_bytes, capture_output=True, timeout=timeout)
-
 
 # -- the REPL in a pseudo-terminal -----------------------------------------------------------
 
@@ -52,12 +49,10 @@ def spawn(env, *args):
     env = dict(env, PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm-256color", COLUMNS="110", LINES="40")
     return pexpect.spawn(PIXIU_BIN, list(args), env=env, encoding="utf-8", timeout=40, dimensions=(40, 110))
 
-
 # prompt_toolkit turns bracketed paste on when a prompt starts reading keys and off when it
 # returns: unlike the prompt text, which redraws can repeat, these mark the prompt's life.
 PROMPT_READING = "\x1b[?2004h"
 PROMPT_DONE = "\x1b[?2004l"
-
 
 def wait_for_new_prompt(child):
     """After a key that ends the current prompt (Enter, Ctrl-C): wait until that prompt has
@@ -65,10 +60,8 @@ def wait_for_new_prompt(child):
     child.expect_exact(PROMPT_DONE)
     child.expect_exact(PROMPT_READING)
 
-
 def say(child, text):
     child.send(text + "\r")  # Enter is carriage return in a terminal; "\n" would be Ctrl-J (newline)
-
 
 # -- the composition root, hand-built for in-process tests -------------------------------------
 
@@ -95,7 +88,6 @@ class App:
         kw = {"guardrails": guardrails} if guardrails is not None else {}
         builder = ContextBuilder(self.store, self.domain, clock=self.tool_context.now)
         return Agent(self.store, self.client, builder, tools=ToolRegistry(tools), tool_context=self.tool_context, **kw)
-
 
 def build_app(server, db_path: Path, *, portfolio: Path | None = None, now: datetime | None = None,
               provider: str = "deepseek", timeout: float = 10, max_retries: int = 0,
@@ -144,17 +136,14 @@ def build_app(server, db_path: Path, *, portfolio: Path | None = None, now: date
     agent = Agent(store, client, builder, **agent_kw)
     return App(db, store, domain, client, builder, agent, ctx)
 
-
 def tool_messages(store, conversation_id):
     calls = store.calls_for_conversation(conversation_id)
     return [m for m in calls[-1].request["messages"] if m["role"] == "tool"], calls
-
 
 def call(name, args):
     from pixiu_cli.offline.script import ToolCallSpec
 
     return ToolCallSpec(name, args if isinstance(args, str) else json.dumps(args, ensure_ascii=False))
-
 
 # -- market data ------------------------------------------------------------------------------
 
@@ -169,7 +158,6 @@ def load(db, code: str, *, actions: bool = True, path: Path | None = None, **kw)
                       at=MARKET_IMPORTED_AT, actions_path=action_file if actions and action_file.exists() else None,
                       **kw)
 
-
 def truncated_history(tmp_path, code: str, last_day: str) -> Path:
     """A copy of one real history that ends on `last_day`."""
     lines = (MARKET_FIXTURES / f"{code}.csv").read_text().splitlines()
@@ -178,11 +166,9 @@ def truncated_history(tmp_path, code: str, last_day: str) -> Path:
     path.write_text("\n".join(kept) + "\n")
     return path
 
-
 # -- synthetic bars for analytics ---------------------------------------------------------------
 
 NO_COSTS = CostModel(commission_rate=0.0, commission_min=0.0, transfer_fee_rate=0.0, slippage_bps=0.0)
-
 
 def weekdays(start: str, count: int) -> list[str]:
     day, out = date.fromisoformat(start), []
@@ -191,7 +177,6 @@ def weekdays(start: str, count: int) -> list[str]:
             out.append(day.isoformat())
         day += timedelta(days=1)
     return out
-
 
 def series(symbol: str, rows, start: str = "2024-03-04") -> BarSeries:
     """rows: close, or (open, close), or (open, high, low, close[, traded[, is_st]]) per day."""
@@ -206,13 +191,9 @@ def series(symbol: str, rows, start: str = "2024-03-04") -> BarSeries:
         bars.append(Bar(day, o, h, lo, c, 1_000_000.0 if traded else 0.0, None, int(traded), bool(rest[1:] and rest[1])))
     return BarSeries.from_bars(symbol, "none", bars)
 
-
 def frame_of(symbol: str, rows, actions: list[CorporateAction] = (), start: str = "2024-03-04", list_date=None):
     raw = series(symbol, rows, start)
     return build_frame(raw, list(actions), list_date=list_date)
-
-
-
 
 # -- benchmarks ---------------------------------------------------------------------------------
 
@@ -222,8 +203,40 @@ def run_quick(script: str) -> list[str]:
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout.splitlines()
 
-
 def line(lines: list[str], prefix: str) -> str:
     found = [candidate for candidate in lines if candidate.startswith(prefix)]
     assert len(found) == 1, (prefix, lines)
     return found[0]
+
+# -- the CLI in process -------------------------------------------------------------------------
+
+@dataclass
+class CliResult:
+    returncode: int
+    stdout: bytes
+    stderr: bytes
+
+def pixiu_in_process(env: dict[str, str], *args: str, input_bytes: bytes | None = None) -> CliResult:
+    """`pixiu ARGS` through the real entry point (`main`, with its one-line error handling)
+    inside this process, with `env` as the whole environment: for exit codes and messages.
+    Signals, pipes, terminals and crash safety need the real process (`pixiu`)."""
+
+    from typer.testing import CliRunner
+
+    from pixiu_cli import cli
+
+    overrides: dict[str, str | None] = {k: None for k in os.environ if k not in env}
+    overrides.update(env)
+    runner = CliRunner()
+    saved_argv = sys.argv
+    with runner.isolation(input=input_bytes, env=overrides) as streams:
+        sys.argv = ["pixiu", *args]
+        try:
+            cli.main()
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        finally:
+            sys.argv = saved_argv
+        out, err = streams[0].getvalue(), streams[1].getvalue()
+    return CliResult(code, out, err)

@@ -1,4 +1,6 @@
-"""`pixiu ask` and friends as a user runs them: the real console script in a subprocess."""
+"""`pixiu ask` and friends as a user runs them: exit codes and one-line messages through the
+real entry point in process, and the real console script in a subprocess where the process
+itself matters (pipes, stdin streaming, imports)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import subprocess
 import sys
 
 from pixiu_cli.offline.script import Fault, ScriptedReply
-from tests.helpers import PIXIU_BIN, PLANTED_KEY, pixiu
+from tests.helpers import PIXIU_BIN, PLANTED_KEY, pixiu, pixiu_in_process
 
 
 
@@ -49,25 +51,22 @@ def test_ask_reads_stdin_and_streams_plain_text(server, online_env):
     assert server.requests[-1].json["messages"][-1]["content"] == "多行\n问题"
 
 
-@pytest.mark.slow
 def test_ask_rejects_invalid_utf8_and_empty(online_env):
-    done = pixiu(online_env, "ask", "-", input_bytes=b"\xff\xfe\xfa")
+    done = pixiu_in_process(online_env, "ask", "-", input_bytes=b"\xff\xfe\xfa")
     assert done.returncode == 1 and "UTF-8" in done.stderr.decode()
-    done = pixiu(online_env, "ask", "   ")
+    done = pixiu_in_process(online_env, "ask", "   ")
     assert done.returncode == 1 and "为空" in done.stderr.decode()
 
 
-@pytest.mark.slow
 def test_ask_unknown_conversation_is_one_line(online_env):
-    done = pixiu(online_env, "ask", "--conversation", "999", "hi")
+    done = pixiu_in_process(online_env, "ask", "--conversation", "999", "hi")
     assert done.returncode == 1
     assert done.stderr.decode().count("\n") == 1 and "999" in done.stderr.decode()
 
 
-@pytest.mark.slow
 def test_provider_error_is_one_line_and_turn_kept(server, online_env, pixiu_home):
     server.inject(Fault("http_error", status=402))
-    done = pixiu(online_env, "ask", "你好")
+    done = pixiu_in_process(online_env, "ask", "你好")
     err = done.stderr.decode()
     assert done.returncode == 1 and "余额" in err and "Traceback" not in err and PLANTED_KEY not in err
     db = sqlite3.connect(pixiu_home / "pixiu.db")
@@ -75,13 +74,12 @@ def test_provider_error_is_one_line_and_turn_kept(server, online_env, pixiu_home
 
 
 def test_bad_flag_is_a_usage_error(online_env):
-    done = pixiu(online_env, "ask", "--nope", "x")
+    done = pixiu_in_process(online_env, "ask", "--nope", "x")
     assert done.returncode == 2 and "--nope" in done.stderr.decode() and "Traceback" not in done.stderr.decode()
 
 
-@pytest.mark.slow
 def test_offline_mode_without_key(offline_env):
-    done = pixiu(offline_env, "ask", "--json", "我的仓位配比怎么样")
+    done = pixiu_in_process(offline_env, "ask", "--json", "我的仓位配比怎么样")
     assert done.returncode == 0, done.stderr.decode()
     out = json.loads(done.stdout)
     assert out["offline"] is True and "离线" in out["reply"] and "仓位配比" in out["reply"]
