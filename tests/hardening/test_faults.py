@@ -28,7 +28,7 @@ import pexpect
 import pytest
 
 from pixiu_cli.offline.script import Fault, ScriptedReply, ToolCallSpec
-from tests.helpers import PIXIU_BIN, PLANTED_KEY
+from tests.helpers import PIXIU_BIN, PLANTED_KEY, pixiu_in_process
 from tests.helpers import PROMPT, spawn
 
 TIMEOUT = 2.0  # PIXIU_TIMEOUT (seconds) for these tests: the timeout fault outlasts it
@@ -209,7 +209,7 @@ def test_fault_through_pixiu_ask(server, online_env, pixiu_home, name, retries):
 
     question = f"出故障的问题：{name}"
     script(server, case, retries)
-    done = pixiu(env, "ask", "--continue", question)
+    done = pixiu_in_process(env, "ask", "--continue", question)
     out, err = done.stdout.decode(), done.stderr.decode()
     assert "Traceback" not in out + err and PLANTED_KEY not in out + err and PLANTED_KEY[-8:] not in out + err
     assert tuple(r.status for r in server.requests[mark:]) == expected["statuses"]
@@ -224,7 +224,7 @@ def test_fault_through_pixiu_ask(server, online_env, pixiu_home, name, retries):
     assert_stored(pixiu_home / "pixiu.db", question, case, expected)
 
     server.enqueue(_ok("后续回复正常。"))
-    follow = pixiu(env, "ask", "--continue", "后续问题")
+    follow = pixiu_in_process(env, "ask", "--continue", "后续问题")
     assert follow.returncode == 0 and follow.stdout.decode().strip() == "后续回复正常。", follow.stderr.decode()
     assert_history_after(case, expected, conversation_messages(server.requests[-1]), question, [(SEED_Q, SEED_A)])
 
@@ -256,7 +256,6 @@ class Repl:
         return self.log.getvalue()
 
 
-@pytest.mark.slow
 @pytest.mark.pty
 @pytest.mark.parametrize("retries", [0, RETRIES], ids=lambda r: f"retries{r}")
 def test_all_faults_in_one_repl_session(server, online_env, pixiu_home, retries):
@@ -321,61 +320,52 @@ def _one_line_error(done, message: str) -> None:
     assert "Traceback" not in err and PLANTED_KEY not in err
 
 
-@pytest.mark.slow
 def test_no_key_means_offline(offline_env):
-    done = pixiu(offline_env, "ask", "你好")
+    done = pixiu_in_process(offline_env, "ask", "你好")
     assert done.returncode == 0 and done.stderr == b""
     assert done.stdout.decode().startswith("（离线模式：未配置 API key，以下回答由本地离线应答器根据本次请求内容生成，不是真实模型）")
 
 
-@pytest.mark.slow
 def test_dead_base_url_is_one_line(online_env):
     base = f"http://127.0.0.1:{_free_port()}/v1"
-    done = pixiu(dict(online_env, PIXIU_BASE_URL=base), "ask", "你好")
+    done = pixiu_in_process(dict(online_env, PIXIU_BASE_URL=base), "ask", "你好")
     _one_line_error(done, f"无法连接模型服务 {base}：请检查网络或 PIXIU_BASE_URL。")
 
 
-@pytest.mark.slow
 def test_base_url_without_scheme_is_one_line(online_env):
-    done = pixiu(dict(online_env, PIXIU_BASE_URL="localhost:8080"), "ask", "你好")
+    done = pixiu_in_process(dict(online_env, PIXIU_BASE_URL="localhost:8080"), "ask", "你好")
     _one_line_error(done, "无法连接模型服务 localhost:8080：请检查网络或 PIXIU_BASE_URL。")
 
 
-@pytest.mark.slow
 def test_base_url_without_model_is_one_line(online_env):
     env = {k: v for k, v in online_env.items() if k != "PIXIU_MODEL"}
-    done = pixiu(env, "ask", "你好")
+    done = pixiu_in_process(env, "ask", "你好")
     _one_line_error(done, "使用 PIXIU_BASE_URL 时请用 PIXIU_MODEL 指定模型名（例如 qwen2.5:7b）")
 
 
-@pytest.mark.slow
 def test_wrong_path_in_base_url_is_404(server, online_env):
-    done = pixiu(dict(online_env, PIXIU_BASE_URL=f"{server.url}/wrong/v1"), "ask", "你好")
+    done = pixiu_in_process(dict(online_env, PIXIU_BASE_URL=f"{server.url}/wrong/v1"), "ask", "你好")
     _one_line_error(done, "找不到模型或接口（404）：请检查模型名 deepseek-test 和 PIXIU_BASE_URL。")
 
 
-@pytest.mark.slow
 def test_wrong_model_name_is_404(server, online_env):
     server.inject(Fault("http_error", status=404))  # what a provider answers for an unknown model
-    done = pixiu(dict(online_env, PIXIU_MODEL="deepseek-nosuch"), "ask", "你好")
+    done = pixiu_in_process(dict(online_env, PIXIU_MODEL="deepseek-nosuch"), "ask", "你好")
     _one_line_error(done, "找不到模型或接口（404）：请检查模型名 deepseek-nosuch 和 PIXIU_BASE_URL。")
 
 
-@pytest.mark.slow
 def test_bad_key_is_401(server, online_env):
     server.inject(Fault("http_error", status=401))
-    done = pixiu(online_env, "ask", "你好")
+    done = pixiu_in_process(online_env, "ask", "你好")
     _one_line_error(done, "API key 无效或已失效（401），请检查 DEEPSEEK_API_KEY / PIXIU_API_KEY。")
 
 
-@pytest.mark.slow
 def test_config_syntax_error_is_one_line(online_env, pixiu_home):
     (pixiu_home / "config.toml").write_text(f'model = "deepseek-chat"\napi_key = {PLANTED_KEY}\n', encoding="utf-8")
-    done = pixiu(online_env, "ask", "你好")
+    done = pixiu_in_process(online_env, "ask", "你好")
     _one_line_error(done, f"配置文件 {pixiu_home / 'config.toml'} 格式错误：Invalid value (at line 2, column 11)")
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(("content", "message"), [
     (None, "找不到文件 {path}"),
     ("dir", "{path} 是目录，不是文件"),
@@ -389,7 +379,7 @@ def test_unreadable_import_file_is_one_line(offline_env, tmp_path, content, mess
         path.mkdir()
     elif content is not None:
         path.write_bytes(content)
-    done = pixiu(offline_env, "import", str(path))
+    done = pixiu_in_process(offline_env, "import", str(path))
     _one_line_error(done, "导入失败，未做任何修改：" + message.format(path=path, name=path.name))
 
 
@@ -409,10 +399,9 @@ def test_import_file_without_read_permission(tmp_path, monkeypatch):
     assert str(info.value) == f"无法读取文件 {path}：Permission denied"
 
 
-@pytest.mark.slow
 def test_key_pasted_with_a_trailing_newline_works(server, online_env):
     server.enqueue(_ok("好的。"))
-    done = pixiu(dict(online_env, PIXIU_API_KEY=f"  {PLANTED_KEY}\n"), "ask", "你好")
+    done = pixiu_in_process(dict(online_env, PIXIU_API_KEY=f"  {PLANTED_KEY}\n"), "ask", "你好")
     assert done.returncode == 0 and done.stdout.decode().strip() == "好的。", done.stderr.decode()
     assert server.requests[-1].sent_key(PLANTED_KEY)
 
@@ -420,7 +409,7 @@ def test_key_pasted_with_a_trailing_newline_works(server, online_env):
 @pytest.mark.slow
 def test_key_with_a_non_ascii_character_is_one_line(server, online_env):
     key = PLANTED_KEY[:10] + "’" + PLANTED_KEY[10:]  # a curly quote picked up from a web page
-    done = pixiu(dict(online_env, PIXIU_API_KEY=key), "ask", "你好")
+    done = pixiu_in_process(dict(online_env, PIXIU_API_KEY=key), "ask", "你好")
     _one_line_error(done, "API key 含有换行、控制字符或非 ASCII 字符（多半是复制时带入的），"
                           "请检查 DEEPSEEK_API_KEY / PIXIU_API_KEY 或 config.toml。")
     assert PLANTED_KEY[-8:] not in done.stderr.decode() and server.requests == []
