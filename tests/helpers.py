@@ -213,10 +213,11 @@ def line(lines: list[str], prefix: str) -> str:
 @dataclass
 class CliResult:
     returncode: int
-    stdout: bytes
-    stderr: bytes
+    stdout: bytes | str
+    stderr: bytes | str
 
-def pixiu_in_process(env: dict[str, str], *args: str, input_bytes: bytes | None = None) -> CliResult:
+def pixiu_in_process(env: dict[str, str], *args: str, input_bytes: bytes | None = None,
+                     text: bool = False) -> CliResult:
     """`pixiu ARGS` through the real entry point (`main`, with its one-line error handling)
     inside this process, with `env` as the whole environment: for exit codes and messages.
     Signals, pipes, terminals and crash safety need the real process (`pixiu`)."""
@@ -239,4 +240,6 @@ def pixiu_in_process(env: dict[str, str], *args: str, input_bytes: bytes | None 
         finally:
             sys.argv = saved_argv
         out, err = streams[0].getvalue(), streams[1].getvalue()
+    if text:
+        return CliResult(code, out.decode("utf-8"), err.decode("utf-8"))
     return CliResult(code, out, err)

@@ -256,6 +256,7 @@ class Repl:
         return self.log.getvalue()
 
 
+@pytest.mark.slow
 @pytest.mark.pty
 @pytest.mark.parametrize("retries", [0, RETRIES], ids=lambda r: f"retries{r}")
 def test_all_faults_in_one_repl_session(server, online_env, pixiu_home, retries):

@@ -10,7 +10,12 @@ import subprocess
 import pytest
 
 from pixiu_cli.offline.script import ScriptedReply
-from tests.helpers import PIXIU_BIN, PLANTED_KEY
+from tests.helpers import PIXIU_BIN, PLANTED_KEY, pixiu_in_process
+
+
+def pixiu_fast(env, *args, input_text=None):
+    """Exit code and messages only: the real entry point, in process."""
+    return pixiu_in_process(env, *args, input_bytes=input_text.encode() if input_text else None, text=True)
 
 
 def pixiu(env, *args, input_text=None):
@@ -82,7 +87,6 @@ def test_shared_sticky_directory_as_home_is_not_chmodded(offline_env, tmp_path):
     assert mode(shared) == 0o1777 and mode(shared / "pixiu.db") == 0o600
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("key, value, needle", [
     ("model", "a\x7fb", "控制字符"),
     ("model", "a\x1b]0;x\x07b", "控制字符"),
@@ -96,12 +100,12 @@ def test_shared_sticky_directory_as_home_is_not_chmodded(offline_env, tmp_path):
     ("agent.x.y", "1", "设置名"),
 ])
 def test_bad_value_is_refused_before_writing(offline_env, pixiu_home, key, value, needle):
-    assert pixiu(offline_env, "config", "set", "model", "deepseek-chat").returncode == 0
+    assert pixiu_fast(offline_env, "config", "set", "model", "deepseek-chat").returncode == 0
     before = (pixiu_home / "config.toml").read_bytes()
-    one_error_line(pixiu(offline_env, "config", "set", "--", key, value), needle)
+    one_error_line(pixiu_fast(offline_env, "config", "set", "--", key, value), needle)
     assert (pixiu_home / "config.toml").read_bytes() == before
-    assert pixiu(offline_env, "config", "show").returncode == 0
-    assert pixiu(offline_env, "context", "你好").returncode == 0
+    assert pixiu_fast(offline_env, "config", "show").returncode == 0
+    assert pixiu_fast(offline_env, "context", "你好").returncode == 0
 
 
 def test_free_text_with_del_is_written_as_readable_toml(offline_env, pixiu_home):
@@ -114,7 +118,6 @@ def test_free_text_with_del_is_written_as_readable_toml(offline_env, pixiu_home)
     assert read_config(path) == data
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("content, needle", [
     ('base_url = ["https://a.example/v1"]\napi_key = "sk-x"\nmodel = "m"\n', "base_url 应为字符串"),
     ('timeout = -1\n', "timeout"),
@@ -124,26 +127,24 @@ def test_free_text_with_del_is_written_as_readable_toml(offline_env, pixiu_home)
 def test_hand_written_bad_config_is_one_line(online_env, pixiu_home, content, needle):
     (pixiu_home / "config.toml").write_text(content, encoding="utf-8")
     for args in (("ask", "你好"), ("context", "你好")):
-        one_error_line(pixiu(online_env, *args), needle)
+        one_error_line(pixiu_fast(online_env, *args), needle)
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("name, value, needle", [
     ("PIXIU_TIMEOUT", "-2", "timeout"), ("PIXIU_MAX_RETRIES", "-1", "max_retries"),
     ("PIXIU_MODEL", "m\x7f", "model"),
 ])
 def test_bad_environment_value_is_one_line(server, online_env, name, value, needle):
-    one_error_line(pixiu(dict(online_env, **{name: value}), "ask", "你好"), needle)
+    one_error_line(pixiu_fast(dict(online_env, **{name: value}), "ask", "你好"), needle)
     assert not server.requests
 
 
-@pytest.mark.slow
 def test_home_that_is_a_file_is_one_line(offline_env, tmp_path):
     not_a_dir = tmp_path / "file"
     not_a_dir.write_text("x")
     for args in (("ask", "你好"), ("config", "set", "model", "m"), ("config", "show"), ("context", "你好"), ("cache",)):
-        one_error_line(pixiu(dict(offline_env, PIXIU_HOME=str(not_a_dir)), *args), "不是一个目录")
-    one_error_line(pixiu(dict(offline_env, PIXIU_HOME=str(not_a_dir / "sub")), "ask", "你好"), "不是一个目录")
+        one_error_line(pixiu_fast(dict(offline_env, PIXIU_HOME=str(not_a_dir)), *args), "不是一个目录")
+    one_error_line(pixiu_fast(dict(offline_env, PIXIU_HOME=str(not_a_dir / "sub")), "ask", "你好"), "不是一个目录")
     assert not_a_dir.read_text() == "x"
 
 
