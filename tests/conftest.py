@@ -3,17 +3,12 @@ run the real `pixiu` command (in a pipe or a pseudo-terminal) against that serve
 
 from __future__ import annotations
 
-import os
-import sys
 from pathlib import Path
 
 import pytest
 
 from pixiu_cli.offline.server import OfflineServer
-
-# A key-shaped secret planted in the environment; tests grep every artefact for it.
-PLANTED_KEY = "sk-pixiutest" + "0123456789abcdef" * 2
-PIXIU_BIN = str(Path(sys.executable).with_name("pixiu"))
+from tests.helpers import PLANTED_KEY, clean_env
 
 
 @pytest.fixture(scope="session")
@@ -35,14 +30,6 @@ def pixiu_home(tmp_path) -> Path:
     home = tmp_path / "pixiu-home"
     home.mkdir()
     return home
-
-
-def clean_env(home: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith("PIXIU_") and k not in ("DEEPSEEK_API_KEY", "OPENAI_API_KEY")}
-    env.update({"PIXIU_HOME": str(home), "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8", "LANG": "C.UTF-8"})
-    env.update(extra)
-    return env
 
 
 @pytest.fixture

@@ -13,11 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import clean_env
+from tests.helpers import clean_env
 
 REPO = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_wheel_installs_and_runs_offline(tmp_path):
     dist = tmp_path / "dist"

@@ -2,28 +2,16 @@
 
 from __future__ import annotations
 
-from pixiu_cli.agent.compaction import Compactor
-from pixiu_cli.agent.loop import Agent
-from pixiu_cli.context.builder import ContextBuilder
 from pixiu_cli.context.memory import MemoryLimits
-from pixiu_cli.llm.client import ChatClient
 from pixiu_cli.offline.script import ScriptedReply
-from pixiu_cli.store.conversations import ConversationStore
-from pixiu_cli.store.database import open_database
-from pixiu_cli.store.domain import DomainStore
-from tests.conftest import PLANTED_KEY
+from tests.helpers import build_app
 
 LONG_REPLY = "这是一段比较长的回答，用来让历史尽快超过预算。" * 12
 
 
 def rig(server, tmp_path, provider="deepseek", budget=1500):
-    db = open_database(tmp_path / "c.db")
-    store = ConversationStore(db)
-    client = ChatClient(base_url=server.base_url, api_key=PLANTED_KEY, model="deepseek-test", provider=provider,
-                        timeout=10, max_retries=0)
-    builder = ContextBuilder(store, DomainStore(db), MemoryLimits())
-    agent = Agent(store, client, builder, compactor=Compactor(store, client, budget_tokens=budget))
-    return agent, store, store.create_conversation().id
+    app = build_app(server, tmp_path / "c.db", provider=provider, limits=MemoryLimits(), compact_budget=budget)
+    return app.agent, app.store, app.new_conversation()
 
 
 def test_model_summary_once_then_history_restarts(server, tmp_path):

@@ -3,66 +3,12 @@
 from __future__ import annotations
 
 import json
-import time
-from datetime import datetime
-from pathlib import Path
 
 import pytest
 
 from pixiu_cli.agent.guardrails import Guardrails
-from pixiu_cli.agent.loop import Agent
-from pixiu_cli.agent.tools import TOOLS, Tool, ToolContext, ToolOutcome, ToolRegistry
-from pixiu_cli.context.builder import ContextBuilder
-from pixiu_cli.dataset import SHANGHAI, load_document
-from pixiu_cli.llm.client import ChatClient
-from pixiu_cli.offline.script import ScriptedReply, ToolCallSpec
-from pixiu_cli.store.conversations import ConversationStore
-from pixiu_cli.store.database import open_database
-from pixiu_cli.store.domain import DomainStore, MemoryStore, PortfolioStore
-from tests.conftest import PLANTED_KEY
-
-FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.json"
-NOW = datetime(2026, 11, 24, 10, 15, tzinfo=SHANGHAI)
-
-
-def _boom(ctx, args):
-    raise RuntimeError("数据源不可用")
-
-
-def _slow(ctx, args):
-    time.sleep(2)
-    return ToolOutcome({"ok": True})
-
-
-EXTRA = (Tool("explode", "总是出错", {"type": "object", "properties": {}, "required": []}, _boom),
-         Tool("sleepy", "很慢", {"type": "object", "properties": {}, "required": []}, _slow))
-
-
-@pytest.fixture
-def rig(server, tmp_path):
-    db = open_database(tmp_path / "p.db")
-    domain = DomainStore(db)
-    domain.replace_all(load_document(FIXTURE, NOW))
-    store = ConversationStore(db)
-    client = ChatClient(base_url=server.base_url, api_key=PLANTED_KEY, model="deepseek-test", provider="deepseek",
-                        timeout=10, max_retries=0)
-    ctx = ToolContext(domain=domain, memory=MemoryStore(db), portfolio=PortfolioStore(db), now=lambda: NOW)
-
-    def make(guardrails=Guardrails(), tools=TOOLS + EXTRA):
-        agent = Agent(store, client, ContextBuilder(store, domain, clock=lambda: NOW), tools=ToolRegistry(tools),
-                      tool_context=ctx, guardrails=guardrails)
-        return agent, store.create_conversation().id
-
-    return make, store, domain, ctx
-
-
-def tool_messages(store, conversation_id):
-    calls = store.calls_for_conversation(conversation_id)
-    return [m for m in calls[-1].request["messages"] if m["role"] == "tool"], calls
-
-
-def call(name, args):
-    return ToolCallSpec(name, args if isinstance(args, str) else json.dumps(args, ensure_ascii=False))
+from pixiu_cli.offline.script import ScriptedReply
+from tests.helpers import NOW, call, tool_messages
 
 
 def test_one_tool_call_then_answer(rig, server):

@@ -16,7 +16,7 @@ from pixiu_cli.agent.tools import TOOLS, Tool, ToolOutcome
 from pixiu_cli.offline.script import ScriptedReply
 from pixiu_cli.store import memory as memory_module
 from pixiu_cli.store.database import write_transaction
-from tests.agent.test_loop import NOW, call, rig, tool_messages  # noqa: F401  (rig is a fixture)
+from tests.helpers import NOW, call, tool_messages
 
 
 def _db_path(store) -> str:

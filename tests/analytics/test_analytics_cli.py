@@ -4,14 +4,16 @@ by `pixiu track` and `/track`, and the new alert shown when the REPL starts."""
 
 from __future__ import annotations
 
+import pytest
+
 import json
 import subprocess
 from pathlib import Path
 
 import pexpect
 
-from tests.conftest import PIXIU_BIN
-from tests.repl.test_repl_pty import PROMPT, say, spawn
+from tests.helpers import PIXIU_BIN
+from tests.helpers import PROMPT, say, spawn
 
 MARKET = Path(__file__).resolve().parents[1] / "fixtures" / "market"
 HOLDING_AND_TRADE = {
@@ -45,6 +47,7 @@ def _setup(env, tmp_path):
     return pixiu(env, "data", "import", str(MARKET / "000333.csv"), *args).stdout
 
 
+@pytest.mark.slow
 def test_profile_signal_alert_and_track(offline_env, tmp_path):
     second = _setup(offline_env, tmp_path)
     assert "预警触发：a1 000333 美的集团 收盘突破 76 元：2025-05-12 收盘 76.58 元" in second
@@ -65,6 +68,8 @@ def test_profile_signal_alert_and_track(offline_env, tmp_path):
     assert row["return_20d"] is not None
 
 
+@pytest.mark.pty
+@pytest.mark.slow
 def test_alert_and_track_in_the_repl(offline_env, tmp_path):
     _setup(offline_env, tmp_path)
     child = spawn(offline_env)
@@ -100,6 +105,7 @@ def test_alert_and_track_in_the_repl(offline_env, tmp_path):
             again.terminate(force=True)
 
 
+@pytest.mark.slow
 def test_bad_alert_flags_are_one_line(offline_env):
     for args, needle in ((["000333"], "只给出一个条件"), (["000333", "--below", "1", "--above", "2"], "只给出一个条件"),
                          (["000333", "--below", "-3"], "阈值应为正数"), (["60051", "--below", "3"], "6 位数字")):
@@ -111,6 +117,7 @@ def test_bad_alert_flags_are_one_line(offline_env):
     assert done.returncode == 1 and "没有 000333 的日线" in done.stderr
 
 
+@pytest.mark.slow
 def test_cost_model_is_configurable_and_validated(offline_env, pixiu_home):
     (pixiu_home / "config.toml").write_text("[backtest]\ncommission_rate = 0.0003\ncommission_min = 0\n",
                                             encoding="utf-8")

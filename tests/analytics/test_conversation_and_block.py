@@ -3,10 +3,11 @@ and the decisions class carries each decision's outcome so far."""
 
 from __future__ import annotations
 
+import pytest
+
 import json
 import subprocess
 from datetime import datetime
-from pathlib import Path
 
 import pexpect
 
@@ -15,9 +16,9 @@ from pixiu_cli.context.builder import SHANGHAI, ContextBuilder
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.domain import DomainStore
 from pixiu_cli.store.memory import PortfolioStore
-from tests.conftest import PIXIU_BIN
-from tests.market.conftest import load
-from tests.repl.test_repl_pty import PROMPT, say, spawn
+from tests.helpers import PIXIU_BIN
+from tests.helpers import load
+from tests.helpers import PROMPT, say, spawn
 
 HOLDING = {"holdings": [{"symbol": "000333", "name": "美的集团", "short_names": ["美的"], "shares": 1000,
                          "cost": 60.5, "role": "core"}]}
@@ -29,6 +30,8 @@ def pixiu(env, *args):
     return done.stdout
 
 
+@pytest.mark.pty
+@pytest.mark.slow
 def test_a_stated_stop_loss_becomes_an_alert_rule_and_forget_undoes_it(offline_env, tmp_path):
     data = tmp_path / "h.json"
     data.write_text(json.dumps(HOLDING, ensure_ascii=False), encoding="utf-8")

@@ -9,7 +9,7 @@ from pixiu_cli.analytics.costs import CostModel
 from pixiu_cli.analytics.engine import run
 from pixiu_cli.analytics.metrics import measure
 from pixiu_cli.store.market import CorporateAction
-from tests.analytics.conftest import NO_COSTS, frame_of
+from tests.helpers import NO_COSTS, frame_of
 
 
 def wants(*flags) -> np.ndarray:

@@ -14,7 +14,7 @@ from pixiu_cli.analytics.metrics import measure
 from pixiu_cli.analytics.profiles import ENGINE_VERSION, load_frame, profile_symbol
 from pixiu_cli.context.clock import SHANGHAI
 from pixiu_cli.market.data import MarketData
-from tests.market.conftest import load
+from tests.helpers import load
 
 AFTER_DATA = datetime(2025, 6, 3, 16, 0, tzinfo=SHANGHAI)
 

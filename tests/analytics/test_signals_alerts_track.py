@@ -11,7 +11,7 @@ from pixiu_cli.analytics.track import score
 from pixiu_cli.store.analytics import AlertRule
 from pixiu_cli.store.domain import Decision
 from pixiu_cli.store.market import CorporateAction
-from tests.analytics.conftest import frame_of
+from tests.helpers import frame_of
 
 
 def rule(kind, threshold, checked=None, cooldown=5, last=None):

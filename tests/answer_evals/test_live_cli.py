@@ -17,7 +17,7 @@ from pixiu_cli.resources import data_dir
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.domain import DomainStore
-from tests.conftest import PIXIU_BIN, PLANTED_KEY, clean_env
+from tests.helpers import PIXIU_BIN, PLANTED_KEY, clean_env
 
 ANSWERS = data_dir() / "evals" / "answers"
 
@@ -33,6 +33,7 @@ def reading_server():
     server.stop()
 
 
+@pytest.mark.slow
 def test_offline_ablation_changes_the_result_and_history_keeps_it(offline_env):
     done = pixiu(offline_env, "eval", "--live", "--json", "--ablate", "portfolio_profiles,all",
                  str(ANSWERS / "portfolio_profiles.json"), str(ANSWERS / "notes.json"))
@@ -49,6 +50,7 @@ def test_offline_ablation_changes_the_result_and_history_keeps_it(offline_env):
     assert len(history) == 1 and history[0]["pass_rate"] == out["pass_rate"] and history[0]["offline"] is True
 
 
+@pytest.mark.slow
 def test_table_names_the_failures(offline_env):
     done = pixiu(offline_env, "eval", "--live", "--ablate", "notes", str(ANSWERS / "notes.json"))
     text = done.stdout.decode()
@@ -56,6 +58,7 @@ def test_table_names_the_failures(offline_env):
     assert "离线评测模型" in text
 
 
+@pytest.mark.slow
 def test_a_paid_model_needs_confirmation(reading_server, pixiu_home):
     env = clean_env(pixiu_home, PIXIU_API_KEY=PLANTED_KEY, PIXIU_BASE_URL=reading_server.base_url,
                     PIXIU_MODEL="deepseek-chat", PIXIU_MAX_RETRIES="0")

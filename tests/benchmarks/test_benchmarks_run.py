@@ -4,30 +4,19 @@ lines. Behaviour only: no figure is compared with a goal here."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.helpers import line, run_quick
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 MS = r"median +\d+\.\d+ ms"
 GOAL = r"goal <= [\d.]+ ms.*(OK|MISSED)"
 
 
-def run_quick(script: str) -> list[str]:
-    done = subprocess.run([sys.executable, str(BENCHMARKS / script), "--quick"], capture_output=True, text=True,
-                          encoding="utf-8", timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
-    return done.stdout.splitlines()
 
-
-def line(lines: list[str], prefix: str) -> str:
-    found = [candidate for candidate in lines if candidate.startswith(prefix)]
-    assert len(found) == 1, (prefix, lines)
-    return found[0]
-
-
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_startup_prints_baseline_help_and_repl_ratios():
     lines = run_quick("startup.py")
@@ -37,6 +26,7 @@ def test_startup_prints_baseline_help_and_repl_ratios():
         assert re.search(MS + r".*ratio \d+\.\d\d +goal <= 0\.\d\d +(OK|MISSED)$", figure), figure
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_context_assembly_prints_both_questions_a_breakdown_and_the_plans():
     lines = run_quick("context_assembly.py")
@@ -58,6 +48,7 @@ def test_context_assembly_prints_both_questions_a_breakdown_and_the_plans():
     assert re.search(r"^plans +\d+ distinct queries at 1,000 events, 0 with a full-table scan$", line(lines, "plans"))
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_turn_overhead_prints_pixiu_raw_and_overhead():
     lines = run_quick("turn_overhead.py")
@@ -66,6 +57,7 @@ def test_turn_overhead_prints_pixiu_raw_and_overhead():
     assert re.search(MS + r".*" + GOAL, line(lines, "overhead "))
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_selection_benchmark_prints_each_question_against_its_baseline():
     lines = run_quick("selection.py")

@@ -7,9 +7,10 @@ import re
 
 import pytest
 
-from tests.benchmarks.test_benchmarks_run import line, run_quick
+from tests.helpers import line, run_quick
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_market_benchmark_prints_ratios_against_baselines():
     lines = run_quick("market_data.py")

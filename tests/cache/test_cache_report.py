@@ -6,29 +6,18 @@ from datetime import datetime, timezone
 
 import pytest
 
-from pixiu_cli.agent.loop import Agent
 from pixiu_cli.cache.explain import explain
 from pixiu_cli.cache.prices import PriceTable, call_cost
 from pixiu_cli.cache.report import build_report
-from pixiu_cli.context.builder import ContextBuilder
-from pixiu_cli.llm.client import ChatClient
-from pixiu_cli.llm.types import ChatRequest
 from pixiu_cli.offline.script import ScriptedReply
 from pixiu_cli.offline.server import OfflineServer
-from pixiu_cli.store.conversations import ConversationStore
-from pixiu_cli.store.database import open_database
-from pixiu_cli.store.domain import DomainStore
-from tests.conftest import PLANTED_KEY
+from tests.helpers import build_app
 
 
 class Rig:
     def __init__(self, server, tmp_path, history_blocks="delta"):
-        self.db = open_database(tmp_path / "c.db")
-        self.store = ConversationStore(self.db)
-        self.client = ChatClient(base_url=server.base_url, api_key=PLANTED_KEY, model="deepseek-test",
-                                 provider="deepseek", timeout=10, max_retries=0)
-        self.builder = ContextBuilder(self.store, DomainStore(self.db), history_blocks=history_blocks)
-        self.agent = Agent(self.store, self.client, self.builder)
+        app = build_app(server, tmp_path / "c.db", history_blocks=history_blocks)
+        self.db, self.store, self.client, self.builder, self.agent = app.db, app.store, app.client, app.builder, app.agent
         self.server = server
 
     def turn(self, conv, text, reply="好的，这是回答。" * 10):
@@ -53,7 +42,7 @@ def test_first_call_and_append_only(rig):
     rig.turn(conv, "第二问")
     e = rig.explain_last()
     assert e.cause == "append_only" and e.predicted_hit > 0
-    assert e.reported_hit == e.predicted_hit and not e.flagged  # the simulator agrees token for token
+    assert e.reported_hit == e.predicted_hit and not e.flagged  # the offline simulator shares this code; test_explain_recorded.py checks recorded figures
 
 
 def test_system_prompt_changed(rig, monkeypatch):

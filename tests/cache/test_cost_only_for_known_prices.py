@@ -4,14 +4,16 @@ cache` and in /cache."""
 
 from __future__ import annotations
 
+import pytest
+
 import json
 import subprocess
 
 import pexpect
 
 from pixiu_cli.offline.script import ScriptedReply
-from tests.conftest import PIXIU_BIN
-from tests.repl.test_repl_pty import PROMPT, say, spawn
+from tests.helpers import PIXIU_BIN
+from tests.helpers import PROMPT, say, spawn
 
 
 def pixiu(env, *args):
@@ -23,6 +25,8 @@ def _one_turn(server, env):
     assert pixiu(env, "ask", "茅台怎么看").returncode == 0
 
 
+@pytest.mark.pty
+@pytest.mark.slow
 def test_unknown_model_shows_tokens_only(server, online_env):
     env = dict(online_env, PIXIU_MODEL="qwen2.5:7b")
     _one_turn(server, env)
@@ -45,6 +49,7 @@ def test_unknown_model_shows_tokens_only(server, online_env):
             child.terminate(force=True)
 
 
+@pytest.mark.slow
 def test_deepseek_model_is_priced(server, online_env):
     env = dict(online_env, PIXIU_MODEL="deepseek-chat")
     _one_turn(server, env)
@@ -53,6 +58,7 @@ def test_deepseek_model_is_priced(server, online_env):
     assert json.loads(pixiu(env, "cache", "--json").stdout)["totals"]["all_time"]["cost"] > 0
 
 
+@pytest.mark.slow
 def test_users_own_prices_apply_to_any_model(server, online_env):
     env = dict(online_env, PIXIU_MODEL="qwen2.5:7b")
     assert pixiu(env, "config", "set", "prices.currency", "USD").returncode == 0
@@ -63,6 +69,7 @@ def test_users_own_prices_apply_to_any_model(server, online_env):
     assert json.loads(pixiu(env, "cache", "--json").stdout)["totals"]["all_time"]["cost"] > 0
 
 
+@pytest.mark.slow
 def test_mixed_models_say_what_the_cost_leaves_out(server, online_env):
     _one_turn(server, dict(online_env, PIXIU_MODEL="deepseek-chat"))
     _one_turn(server, dict(online_env, PIXIU_MODEL="qwen2.5:7b"))

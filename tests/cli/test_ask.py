@@ -1,6 +1,10 @@
-"""`pixiu ask` and friends as a user runs them: the real console script in a subprocess."""
+"""`pixiu ask` and friends as a user runs them: exit codes and one-line messages through the
+real entry point in process, and the real console script in a subprocess where the process
+itself matters (pipes, stdin streaming, imports)."""
 
 from __future__ import annotations
+
+import pytest
 
 import json
 import sqlite3
@@ -8,11 +12,8 @@ import subprocess
 import sys
 
 from pixiu_cli.offline.script import Fault, ScriptedReply
-from tests.conftest import PIXIU_BIN, PLANTED_KEY
+from tests.helpers import PIXIU_BIN, PLANTED_KEY, pixiu, pixiu_in_process
 
-
-def pixiu(env, *args, input_bytes=None, timeout=60):
-    return subprocess.run([PIXIU_BIN, *args], env=env, input=input_bytes, capture_output=True, timeout=timeout)
 
 
 def test_ask_json_shape_online(server, online_env):
@@ -26,6 +27,7 @@ def test_ask_json_shape_online(server, online_env):
     assert isinstance(out["conversation_id"], int) and isinstance(out["turn_id"], int)
 
 
+@pytest.mark.slow
 def test_ask_continue_and_conversation(server, online_env):
     server.enqueue(ScriptedReply(text="一"), ScriptedReply(text="二"), ScriptedReply(text="三"))
     first = json.loads(pixiu(online_env, "ask", "--json", "第一问").stdout)
@@ -40,6 +42,7 @@ def test_ask_continue_and_conversation(server, online_env):
     assert len(blocks) == 3  # each turn's block stays in history as sent (cache-friendly)
 
 
+@pytest.mark.slow
 def test_ask_reads_stdin_and_streams_plain_text(server, online_env):
     server.enqueue(ScriptedReply(text="来自标准输入的回答"))
     done = pixiu(online_env, "ask", "-", input_bytes="多行\n问题".encode())
@@ -49,21 +52,21 @@ def test_ask_reads_stdin_and_streams_plain_text(server, online_env):
 
 
 def test_ask_rejects_invalid_utf8_and_empty(online_env):
-    done = pixiu(online_env, "ask", "-", input_bytes=b"\xff\xfe\xfa")
+    done = pixiu_in_process(online_env, "ask", "-", input_bytes=b"\xff\xfe\xfa")
     assert done.returncode == 1 and "UTF-8" in done.stderr.decode()
-    done = pixiu(online_env, "ask", "   ")
+    done = pixiu_in_process(online_env, "ask", "   ")
     assert done.returncode == 1 and "为空" in done.stderr.decode()
 
 
 def test_ask_unknown_conversation_is_one_line(online_env):
-    done = pixiu(online_env, "ask", "--conversation", "999", "hi")
+    done = pixiu_in_process(online_env, "ask", "--conversation", "999", "hi")
     assert done.returncode == 1
     assert done.stderr.decode().count("\n") == 1 and "999" in done.stderr.decode()
 
 
 def test_provider_error_is_one_line_and_turn_kept(server, online_env, pixiu_home):
     server.inject(Fault("http_error", status=402))
-    done = pixiu(online_env, "ask", "你好")
+    done = pixiu_in_process(online_env, "ask", "你好")
     err = done.stderr.decode()
     assert done.returncode == 1 and "余额" in err and "Traceback" not in err and PLANTED_KEY not in err
     db = sqlite3.connect(pixiu_home / "pixiu.db")
@@ -71,12 +74,12 @@ def test_provider_error_is_one_line_and_turn_kept(server, online_env, pixiu_home
 
 
 def test_bad_flag_is_a_usage_error(online_env):
-    done = pixiu(online_env, "ask", "--nope", "x")
+    done = pixiu_in_process(online_env, "ask", "--nope", "x")
     assert done.returncode == 2 and "--nope" in done.stderr.decode() and "Traceback" not in done.stderr.decode()
 
 
 def test_offline_mode_without_key(offline_env):
-    done = pixiu(offline_env, "ask", "--json", "我的仓位配比怎么样")
+    done = pixiu_in_process(offline_env, "ask", "--json", "我的仓位配比怎么样")
     assert done.returncode == 0, done.stderr.decode()
     out = json.loads(done.stdout)
     assert out["offline"] is True and "离线" in out["reply"] and "仓位配比" in out["reply"]
@@ -93,6 +96,7 @@ def test_help_does_not_import_openai(offline_env):
     assert "ask" in done.stdout.decode()
 
 
+@pytest.mark.slow
 def test_closed_output_pipe_marks_the_turn_and_prints_no_traceback(server, online_env, pixiu_home):
     server.enqueue(ScriptedReply(text="第一行\n" + "很长的回答。\n" * 2000, chunk_chars=50))
     shell = f"'{PIXIU_BIN}' ask 很长的问题 | head -c 10 > /dev/null"
@@ -102,6 +106,7 @@ def test_closed_output_pipe_marks_the_turn_and_prints_no_traceback(server, onlin
     assert db.execute("select user_text, status from turns").fetchall() == [("很长的问题", "interrupted")]
 
 
+@pytest.mark.slow
 def test_invalid_utf8_argument_is_one_line_and_stores_nothing(online_env, pixiu_home):
     done = subprocess.run([PIXIU_BIN.encode(), b"ask", b"\xff\xfe bad"], env=online_env, capture_output=True,
                           timeout=60)
@@ -110,10 +115,12 @@ def test_invalid_utf8_argument_is_one_line_and_stores_nothing(online_env, pixiu_
         "select count(*) from conversations").fetchone()[0] == 0
 
 
+@pytest.mark.slow
 def test_deeply_nested_tool_arguments_become_a_tool_error(server, online_env):
     from pixiu_cli.offline.script import ToolCallSpec
 
-    server.enqueue(ScriptedReply(tool_calls=[ToolCallSpec("get_holdings", "[" * 100000 + "]" * 100000)]),
+    server.enqueue(ScriptedReply(tool_calls=[ToolCallSpec("get_holdings", "[" * 100000 + "]" * 100000)],
+                                 chunk_chars=8192),  # big chunks: the size under test is the arguments'
                    ScriptedReply(text="换个方式"))
     done = pixiu(online_env, "ask", "--json", "试试")
     assert done.returncode == 0, done.stderr.decode()
@@ -128,6 +135,7 @@ def test_credentials_in_base_url_never_shown():
     assert _without_credentials("https://api.deepseek.com") == "https://api.deepseek.com"
 
 
+@pytest.mark.slow
 def test_offline_responder_records_a_reported_trade(offline_env, pixiu_home):
     fixture = __import__("pathlib").Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.json"
     assert pixiu(offline_env, "import", str(fixture)).returncode == 0
@@ -140,6 +148,7 @@ def test_offline_responder_records_a_reported_trade(offline_env, pixiu_home):
         "buy", 32.5, 1000.0)
 
 
+@pytest.mark.slow
 def test_ask_json_carries_the_confirmation_lines_as_notices(server, online_env, pixiu_home):
     from pixiu_cli.offline.script import ToolCallSpec
 

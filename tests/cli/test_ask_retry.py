@@ -3,13 +3,15 @@ arrived is asked for again, within the retry budget; the broken attempt stays on
 
 from __future__ import annotations
 
+import pytest
+
 import json
 import sqlite3
 
 from pixiu_cli.agent.loop import RETRIED_PARTIAL
 from pixiu_cli.llm.client import DROPPED
 from pixiu_cli.offline.script import Fault, ScriptedReply
-from tests.cli.test_ask import pixiu
+from tests.helpers import pixiu
 
 CUT = ScriptedReply(text="这是一段会被掐断的回复内容", chunk_chars=2, fault=Fault("drop_stream", after_chunks=3))
 
@@ -33,12 +35,14 @@ def test_json_retries_a_cut_reply_and_reports_attempts(server, online_env, pixiu
     assert server.requests[0].body_bytes == server.requests[1].body_bytes
 
 
+@pytest.mark.slow
 def test_retry_partial_prints_only_the_final_reply(server, online_env):
     server.enqueue(CUT, ScriptedReply(text="第二次完整。"))
     done = pixiu(dict(online_env, PIXIU_MAX_RETRIES="2"), "ask", "--retry-partial", "问题")
     assert done.returncode == 0 and done.stderr == b"" and done.stdout.decode() == "第二次完整。\n"
 
 
+@pytest.mark.slow
 def test_retries_share_one_budget(server, online_env, pixiu_home):
     """Two retries allowed: cut, cut, cut -> three attempts, then the last partial is kept."""
     server.enqueue(CUT, CUT, CUT, ScriptedReply(text="不会被请求"))
@@ -49,6 +53,7 @@ def test_retries_share_one_budget(server, online_env, pixiu_home):
     assert [c[0] for c in calls(pixiu_home)] == ["error", "error", "error"]
 
 
+@pytest.mark.slow
 def test_without_the_flag_a_cut_reply_is_kept_not_retried(server, online_env):
     env = dict(online_env, PIXIU_MAX_RETRIES="2")
     server.enqueue(CUT, ScriptedReply(text="不会被请求"))

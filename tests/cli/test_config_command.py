@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import pytest
+
 import stat
 import subprocess
 
-from tests.conftest import PIXIU_BIN, PLANTED_KEY
+from tests.helpers import PIXIU_BIN, PLANTED_KEY, pixiu_in_process
+
+
+def pixiu_fast(env, *args, input_text=None):
+    """Exit code and messages only: the real entry point, in process."""
+    return pixiu_in_process(env, *args, input_bytes=input_text.encode() if input_text else None, text=True)
 
 
 def pixiu(env, *args, input_text=None):
@@ -27,14 +34,15 @@ def test_config_file_with_key_is_0600_and_masked(offline_env, pixiu_home):
 
 
 def test_invalid_setting_changes_nothing(offline_env, pixiu_home):
-    assert pixiu(offline_env, "config", "set", "model", "deepseek-chat").returncode == 0
+    assert pixiu_fast(offline_env, "config", "set", "model", "deepseek-chat").returncode == 0
     before = (pixiu_home / "config.toml").read_text()
     for key, value in (("context.bogus", "1"), ("agent.max_steps", "many"), ("a.b.c", "1"), ("prices.currency_x", "1")):
-        done = pixiu(offline_env, "config", "set", key, value)
+        done = pixiu_fast(offline_env, "config", "set", key, value)
         assert done.returncode == 1 and done.stderr.count("\n") == 1, (key, done.stderr)
     assert (pixiu_home / "config.toml").read_text() == before
 
 
+@pytest.mark.slow
 def test_readable_config_with_key_warns(offline_env, pixiu_home):
     path = pixiu_home / "config.toml"
     path.write_text(f'api_key = "{PLANTED_KEY}"\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "m"\n')

@@ -5,14 +5,16 @@ tool-loop turn shows its first call's sections and the later calls' tool message
 
 from __future__ import annotations
 
+import pytest
+
 import json
 import sqlite3
 import subprocess
 
 from pixiu_cli.offline.script import ScriptedReply, ToolCallSpec
 from pixiu_cli.tokens import count_tokens
-from tests.cli.test_data_commands import FIXTURE
-from tests.conftest import PIXIU_BIN
+from tests.helpers import FIXTURE
+from tests.helpers import PIXIU_BIN
 from pixiu_cli.store.conversations import add_request_function
 
 QUESTION = "我的持仓组合怎么样"
@@ -34,6 +36,7 @@ def calls(pixiu_home) -> list[tuple]:
         db.close()
 
 
+@pytest.mark.slow
 def test_raw_pretty_and_the_delta_turn_table(server, online_env, pixiu_home):
     pixiu(online_env, "import", str(FIXTURE))
     server.enqueue(ScriptedReply(text="第一轮回答"), ScriptedReply(text="第二轮回答"))
@@ -62,6 +65,7 @@ def test_raw_pretty_and_the_delta_turn_table(server, online_env, pixiu_home):
     assert "未变化" not in pixiu(online_env, "context", "--turn", "1")
 
 
+@pytest.mark.slow
 def test_a_tool_loop_turn_shows_the_first_calls_sections_and_the_tool_messages(server, online_env, pixiu_home):
     pixiu(online_env, "import", str(FIXTURE))
     server.enqueue(ScriptedReply(tool_calls=[ToolCallSpec("get_holdings", "{}")]), ScriptedReply(text="看完持仓了"))

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import pytest
+
 import json
 import sqlite3
 import subprocess
 from pathlib import Path
 
 from pixiu_cli.offline.script import ScriptedReply
-from tests.conftest import PIXIU_BIN
+from tests.helpers import PIXIU_BIN
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.json"
 
@@ -30,6 +32,7 @@ def test_import_then_export_round_trip(offline_env, tmp_path):
     assert json.loads(pixiu(offline_env, "export").stdout) == exported
 
 
+@pytest.mark.slow
 def test_bad_import_names_field_and_row_and_imports_nothing(offline_env, tmp_path, pixiu_home):
     assert pixiu(offline_env, "import", str(FIXTURE)).returncode == 0
     doc = json.loads(FIXTURE.read_text())
@@ -49,6 +52,7 @@ def test_bad_import_names_field_and_row_and_imports_nothing(offline_env, tmp_pat
     assert db.execute("select count(*) from decisions").fetchone()[0] == 2  # the earlier import is intact
 
 
+@pytest.mark.slow
 def test_context_preview_does_not_call_a_model(server, online_env):
     assert pixiu(online_env, "import", str(FIXTURE)).returncode == 0
     done = pixiu(online_env, "context", "--json", "海康现在能加仓吗")
@@ -61,6 +65,7 @@ def test_context_preview_does_not_call_a_model(server, online_env):
     assert "持仓画像概览" in table.stdout and "tokens" in table.stdout and "profile:" in table.stdout
 
 
+@pytest.mark.slow
 def test_context_of_real_calls_and_diff(server, online_env):
     assert pixiu(online_env, "import", str(FIXTURE)).returncode == 0
     server.enqueue(ScriptedReply(text="海康回答"), ScriptedReply(text="组合回答"))
@@ -78,6 +83,7 @@ def test_context_of_real_calls_and_diff(server, online_env):
     assert "portfolio_review" in second.stdout and "持仓画像概览" in second.stdout
 
 
+@pytest.mark.slow
 def test_eval_command_passes_and_fails_honestly(offline_env, tmp_path):
     done = pixiu(offline_env, "eval", "--json")
     assert done.returncode == 0, done.stdout[-2000:]

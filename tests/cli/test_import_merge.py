@@ -4,13 +4,15 @@ script, a real database under PIXIU_HOME, and `pixiu ask` answered by the offlin
 
 from __future__ import annotations
 
+import pytest
+
 import json
 import math
 import sqlite3
 import subprocess
 from pathlib import Path
 
-from tests.conftest import PIXIU_BIN
+from tests.helpers import PIXIU_BIN
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.json"
 
@@ -33,6 +35,7 @@ def query(home: Path, sql: str):
         conn.close()
 
 
+@pytest.mark.slow
 def test_reimport_keeps_what_was_said_in_conversation(offline_env, pixiu_home):
     """The reported data loss: import, a plan and a trade in conversation, the same import again."""
     ok(offline_env, "import", str(FIXTURE))
@@ -53,6 +56,7 @@ def test_reimport_keeps_what_was_said_in_conversation(offline_env, pixiu_home):
     assert len(warnings) == 1 and "002415" in warnings[0] and "2000 股" in warnings[0] and "2200 股" in warnings[0]
 
 
+@pytest.mark.slow
 def test_a_file_dated_after_the_trade_wins_and_says_so(offline_env, pixiu_home, tmp_path):
     ok(offline_env, "import", str(FIXTURE))
     ok(offline_env, "ask", "今天以 30 元买入海康威视 200 股")
@@ -67,6 +71,7 @@ def test_a_file_dated_after_the_trade_wins_and_says_so(offline_env, pixiu_home, 
     assert query(pixiu_home, "select shares, cost from holdings where symbol = '002415'") == [(2500.0, 30.8)]
 
 
+@pytest.mark.slow
 def test_replace_backs_up_first_and_restore_brings_it_back(offline_env, pixiu_home):
     ok(offline_env, "import", str(FIXTURE))
     ok(offline_env, "ask", "茅台跌破1500元加仓")
@@ -89,6 +94,7 @@ def test_replace_backs_up_first_and_restore_brings_it_back(offline_env, pixiu_ho
     assert query(pixiu_home, "pragma journal_mode") == [("wal",)]
 
 
+@pytest.mark.slow
 def test_backup_is_taken_through_sqlite_and_sees_what_is_only_in_the_wal(offline_env, pixiu_home):
     ok(offline_env, "import", str(FIXTURE))
     writer = sqlite3.connect(pixiu_home / "pixiu.db", isolation_level=None)
@@ -101,6 +107,7 @@ def test_backup_is_taken_through_sqlite_and_sees_what_is_only_in_the_wal(offline
     assert sqlite3.connect(saved).execute("select value from persona where key = '只在 WAL 里'").fetchone() == ("是",)
 
 
+@pytest.mark.slow
 def test_restore_refuses_what_is_not_a_pixiu_database(offline_env, pixiu_home, tmp_path):
     ok(offline_env, "import", str(FIXTURE))
     text = tmp_path / "notes.txt"
@@ -124,6 +131,7 @@ def test_restore_refuses_what_is_not_a_pixiu_database(offline_env, pixiu_home, t
     assert len(list((pixiu_home / "backups").glob("pixiu-*.db"))) == 1  # nothing backed up for a refused file
 
 
+@pytest.mark.slow
 def test_disguised_symbols_are_one_stock(offline_env, pixiu_home, tmp_path):
     doc = json.loads(FIXTURE.read_text())
     doc["holdings"][0]["symbol"] = "６００５１９"
@@ -146,6 +154,7 @@ def test_disguised_symbols_are_one_stock(offline_env, pixiu_home, tmp_path):
     assert done.returncode == 1 and done.stderr == "错误：导入失败，未做任何修改：holdings[3].symbol：重复的持仓 600519\n"
 
 
+@pytest.mark.slow
 def test_non_finite_numbers_are_refused_naming_field_and_row(offline_env, pixiu_home, tmp_path):
     ok(offline_env, "import", str(FIXTURE))
     text = FIXTURE.read_text()
@@ -168,6 +177,7 @@ def strict_json(text: str):
     return json.loads(text, parse_constant=refuse)
 
 
+@pytest.mark.slow
 def test_export_never_writes_nan_or_infinity_and_always_reimports(offline_env, pixiu_home, tmp_path):
     ok(offline_env, "import", str(FIXTURE))
     conn = sqlite3.connect(pixiu_home / "pixiu.db")
@@ -194,6 +204,7 @@ def test_export_never_writes_nan_or_infinity_and_always_reimports(offline_env, p
     assert strict_json(ok(fresh, "export").stdout) == doc
 
 
+@pytest.mark.slow
 def test_demo_refresh_keeps_trades_made_in_conversation(offline_env, pixiu_home):
     """The demo is re-imported on every start (its dates are relative): a trade recorded in
     conversation must survive it, and keep its effect on the holding."""
@@ -208,6 +219,7 @@ def test_demo_refresh_keeps_trades_made_in_conversation(offline_env, pixiu_home)
     assert "持仓 3300 股" in ok(offline_env, "ask", "--demo", "今天以 30 元买入海康威视 100 股").stdout
 
 
+@pytest.mark.slow
 def test_replace_without_a_backup_replaces_nothing(offline_env, pixiu_home, tmp_path):
     ok(offline_env, "import", str(FIXTURE))
     ok(offline_env, "ask", "茅台跌破1500元加仓")
@@ -222,6 +234,7 @@ def test_replace_without_a_backup_replaces_nothing(offline_env, pixiu_home, tmp_
     assert query(pixiu_home, "select count(*) from memory_events where text = '茅台跌破1500元加仓'") == [(1,)]
 
 
+@pytest.mark.slow
 def test_a_process_that_cached_the_holdings_sees_the_restored_ones(offline_env, pixiu_home):
     from pixiu_cli.store.database import open_database
     from pixiu_cli.store.domain import DomainStore
@@ -243,6 +256,7 @@ def test_a_process_that_cached_the_holdings_sees_the_restored_ones(offline_env, 
     db.close()
 
 
+@pytest.mark.slow
 def test_imports_while_trades_are_recorded_lose_nothing(offline_env, pixiu_home):
     """Real processes: each round starts an import and a trade in conversation at once; the
     write lock orders them, and whichever goes first, the trade and its holding survive."""

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
+
 import json
 import sqlite3
 import subprocess
 from pathlib import Path
 
-from tests.conftest import PIXIU_BIN
+from tests.helpers import PIXIU_BIN
 
 MARKET = Path(__file__).resolve().parents[1] / "fixtures" / "market"
 
@@ -16,6 +18,7 @@ def pixiu(env, *args):
     return subprocess.run([PIXIU_BIN, *args], env=env, capture_output=True, text=True, timeout=60)
 
 
+@pytest.mark.slow
 def test_import_status_bars_actions(offline_env):
     done = pixiu(offline_env, "data", "import", str(MARKET / "000333.csv"), "--symbol", "000333", "--name", "美的集团")
     assert done.returncode == 0, done.stderr
@@ -46,6 +49,7 @@ def test_import_status_bars_actions(offline_env):
         ("2016-05-06", 1.2, 0.5, "import")]
 
 
+@pytest.mark.slow
 def test_bad_input_is_one_line_and_changes_nothing(offline_env, pixiu_home, tmp_path):
     assert pixiu(offline_env, "data", "import", str(MARKET / "000002.csv"), "--symbol", "000002").returncode == 0
     bad = tmp_path / "bad.csv"
@@ -69,6 +73,7 @@ def test_bad_input_is_one_line_and_changes_nothing(offline_env, pixiu_home, tmp_
     assert db.execute("select count(*), max(date) from market_bars").fetchone() == (2295, "2025-05-30")
 
 
+@pytest.mark.slow
 def test_watch_list_and_sync_failure_keeps_data(offline_env):
     assert pixiu(offline_env, "data", "import", str(MARKET / "000002.csv"), "--symbol", "000002",
                  "--name", "万科A").returncode == 0
@@ -87,6 +92,7 @@ def test_watch_list_and_sync_failure_keeps_data(offline_env):
     assert json.loads(pixiu(offline_env, "watch", "list", "--json").stdout) == []
 
 
+@pytest.mark.slow
 def test_chart_draws_adjusted_close_with_cost_line(offline_env):
     assert pixiu(offline_env, "import", str(MARKET / "midea_holding.json")).returncode == 0
     assert pixiu(offline_env, "data", "import", str(MARKET / "000333.csv"), "--symbol", "000333", "--name", "美的集团",
@@ -144,6 +150,7 @@ def query_stock_basic():
 '''
 
 
+@pytest.mark.slow
 def test_sync_through_the_baostock_extra_end_to_end(offline_env, tmp_path):
     """The real `pixiu data sync` process with a stand-in baostock package on its path:
     a first sync from --since, then an incremental one that fetches nothing new."""

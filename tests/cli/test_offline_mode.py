@@ -3,14 +3,16 @@ console script, the real SQLite files in PIXIU_HOME."""
 
 from __future__ import annotations
 
+import pytest
+
 import json
 import sqlite3
 import subprocess
 import threading
 from pathlib import Path
 
-from tests.cli.test_ask import pixiu
-from tests.conftest import PIXIU_BIN, PLANTED_KEY, clean_env
+from tests.helpers import pixiu
+from tests.helpers import PIXIU_BIN, PLANTED_KEY, clean_env
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.json"
 QUESTIONS = ("我的持仓怎么样？", "海康现在能加仓吗？", "今天以 30 元买入海康威视 200 股", "宁德的回撤大吗？")
@@ -29,6 +31,7 @@ def cache_calls(env, conversation: int | None = None) -> list[dict]:
     return json.loads(done.stdout)["calls"]
 
 
+@pytest.mark.slow
 def test_one_process_per_turn_hits_what_the_previous_process_stored(offline_env, pixiu_home):
     assert pixiu(offline_env, "import", str(FIXTURE)).returncode == 0
     for turn, question in enumerate(QUESTIONS):
@@ -43,6 +46,7 @@ def test_one_process_per_turn_hits_what_the_previous_process_stored(offline_env,
     assert (pixiu_home / "offline_cache.db").exists()
 
 
+@pytest.mark.slow
 def test_two_asks_at_once_share_the_cache_without_corrupting_it(offline_env, pixiu_home):
     assert pixiu(offline_env, "import", str(FIXTURE)).returncode == 0
     results: dict[str, dict] = {}
@@ -69,6 +73,7 @@ def test_two_asks_at_once_share_the_cache_without_corrupting_it(offline_env, pix
         assert not second["break"]["flagged"]
 
 
+@pytest.mark.slow
 def test_the_offline_responder_reads_the_whole_conversation(offline_env, pixiu_home):
     assert pixiu(offline_env, "import", str(FIXTURE)).returncode == 0
     db = sqlite3.connect(pixiu_home / "pixiu.db")
@@ -86,6 +91,7 @@ def test_the_offline_responder_reads_the_whole_conversation(offline_env, pixiu_h
     assert notes() == before
 
 
+@pytest.mark.slow
 def test_offline_server_used_as_an_external_server_does_not_claim_no_key(tmp_path):
     server = subprocess.Popen([PIXIU_BIN, "offline-server", "--port", "0"], env=clean_env(tmp_path),
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)

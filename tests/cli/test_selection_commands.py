@@ -3,11 +3,13 @@ explanation in `pixiu context`, and `pixiu eval`'s tune / held-out report."""
 
 from __future__ import annotations
 
+import pytest
+
 import json
 import subprocess
 from pathlib import Path
 
-from tests.conftest import PIXIU_BIN
+from tests.helpers import PIXIU_BIN
 
 CORPUS_PORTFOLIO = Path(__file__).resolve().parents[2] / "data" / "selection" / "datasets" / "energy_consumer.json"
 
@@ -22,6 +24,7 @@ def explain(env, *args) -> dict:
     return json.loads(done.stdout)
 
 
+@pytest.mark.slow
 def test_alias_set_used_listed_and_removed(offline_env):
     assert pixiu(offline_env, "import", str(CORPUS_PORTFOLIO)).returncode == 0
     assert explain(offline_env, "大宁最近怎么样")["symbols"] == []
@@ -38,6 +41,7 @@ def test_alias_set_used_listed_and_removed(offline_env):
     assert explain(offline_env, "大宁最近怎么样")["symbols"] == []
 
 
+@pytest.mark.slow
 def test_alias_bad_input_is_one_clear_line(offline_env):
     for args, message in [(("大宁", "30075"), "股票代码应为六位数字"), (("宁", "300750"), "别名至少两个字"),
                           (("600519", "300750"), "别名不能是数字"), (("--remove", "没有这个"), "没有别名 没有这个")]:
@@ -46,6 +50,7 @@ def test_alias_bad_input_is_one_clear_line(offline_env):
         assert len(done.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_import_registers_stocks_it_has_data_about(offline_env):
     assert pixiu(offline_env, "import", str(CORPUS_PORTFOLIO)).returncode == 0
     info = explain(offline_env, "五粮液最近怎么样")  # not held: a profile, news and a signal stored
@@ -53,6 +58,7 @@ def test_import_registers_stocks_it_has_data_about(offline_env):
     assert "symbol:000858" in [s["key"] for s in info["sections"]]
 
 
+@pytest.mark.slow
 def test_follow_up_in_a_conversation_gets_the_overview(offline_env):
     assert pixiu(offline_env, "import", str(CORPUS_PORTFOLIO)).returncode == 0
     first = pixiu(offline_env, "ask", "茅台现在能加仓吗")
@@ -67,6 +73,7 @@ def test_follow_up_in_a_conversation_gets_the_overview(offline_env):
     assert "选择依据" in table.stdout and "追问" in table.stdout, table.stdout
 
 
+@pytest.mark.slow
 def test_holdings_lines_carry_profile_figures_without_portfolio_intent(offline_env):
     assert pixiu(offline_env, "import", str(CORPUS_PORTFOLIO)).returncode == 0
     done = pixiu(offline_env, "context", "--json", "今天天气怎么样")
@@ -75,6 +82,7 @@ def test_holdings_lines_carry_profile_figures_without_portfolio_intent(offline_e
     assert "600900 长江电力（简称：长电） · 核心仓 · 3,000 股 · 成本 22.40 · 红利持有 年化11% 回撤-16%" in block
 
 
+@pytest.mark.slow
 def test_eval_reports_shipped_tune_and_held_out(offline_env):
     done = pixiu(offline_env, "eval", "--json")
     assert done.returncode == 0, done.stdout[-2000:]

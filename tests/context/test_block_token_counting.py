@@ -5,6 +5,8 @@ way gives: count_tokens of the rendered text after every step."""
 
 from __future__ import annotations
 
+import pytest
+
 from dataclasses import replace
 
 from hypothesis import HealthCheck, given, settings
@@ -62,6 +64,7 @@ def test_line_counts_add_up_to_the_whole_text(text):
     assert count_tokens_by_line(text) == count_tokens(text)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(section_lists(), st.sampled_from([20, 40, 80, 160, 400]))
 def test_trimming_matches_the_straightforward_loop(sections, budget):
@@ -74,6 +77,7 @@ def test_trimming_matches_the_straightforward_loop(sections, budget):
     assert [s.tokens for s in fast.stats()] == [count_tokens(s.render() + "\n\n") for s in fast.sections]
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(section_lists(), st.data())
 def test_delta_block_counts_its_text_exactly(sections, data):
@@ -103,6 +107,7 @@ def sections_with_rest(draw):
             if s.trimmable and draw(st.booleans()) else s for s in sections]
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(sections_with_rest(), st.sampled_from([20, 40, 80, 160, 400]), st.data())
 def test_rest_lines_are_counted_exactly_and_the_parts_add_up(sections, budget, data):

@@ -24,7 +24,7 @@ from pixiu_cli.store.database import open_database
 from pixiu_cli.store.domain import Alert, Decision, DomainData, DomainStore, Holding, MemoryEvent, NewsItem, Profile, \
     Report, Signal
 from pixiu_cli.tokens import count_tokens
-from tests.context.test_builder import NOW
+from tests.helpers import NOW
 
 DEMO = Path(__file__).resolve().parents[2] / "data" / "demo" / "portfolio.json"
 NAMES = ("贵州茅台", "海康威视", "宁德时代", "招商银行", "中国平安", "比亚迪", "长江电力", "万科Ａ", "紫金矿业", "美的集团")
@@ -96,6 +96,7 @@ def run_conversation(builder: ContextBuilder, questions: list[str], summarise_af
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 @given(data_sets(), st.integers(200, 6000), st.lists(st.sampled_from(QUESTIONS), min_size=2, max_size=6),
        st.one_of(st.none(), st.integers(0, 3)))
+@pytest.mark.slow
 def test_any_data_any_budget_any_questions_never_raise_nor_overflow(tmp_path_factory, data, budget, questions,
                                                                     summarise_after):
     db = open_database(tmp_path_factory.mktemp("p") / "p.db")

@@ -17,6 +17,7 @@ from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.domain import DomainStore
 from pixiu_cli.tokens import count_tokens
+from tests.helpers import build_app
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.json"
 NOW = datetime(2026, 11, 24, 10, 15, tzinfo=SHANGHAI)  # a Tuesday, mid-morning session
@@ -144,8 +145,15 @@ def test_budget_is_never_exceeded_and_omissions_are_stated(world, budget):
     assert block.tokens <= budget and count_tokens(block.text) == block.tokens
     assert block.omitted and "已省略" in block.text
     assert "当前时间" in block.text  # never trimmed
-    lowest = min(block.omitted)  # reports (priority 40) go before anything else
-    assert "reports" in block.omitted or "scene" in block.omitted, lowest
+    # Trimming takes the lowest priority first: every section that lost anything ranks at or
+    # below every trimmable section that kept all its items, and the lowest-ranked one lost some.
+    full, _, _ = block_for(world, "我的持仓怎么样，海康和茅台呢", budget_tokens=20000)
+    priority = {s.key: s.priority for s in full.sections if s.trimmable and s.items}
+    untouched = [key for key in priority if key not in block.omitted]
+    assert set(block.omitted) <= set(priority)
+    assert all(priority[lost] <= priority[kept] for lost in block.omitted for kept in untouched), \
+        (block.omitted, priority)
+    assert min(priority, key=priority.get) in block.omitted
 
 
 def test_generous_budget_omits_nothing(world):
@@ -160,6 +168,23 @@ def test_system_and_tools_identical_across_conversations(world):
     first = b.build_messages(store.create_conversation().id, "海康怎么样", now=NOW)
     second = b.build_messages(store.create_conversation().id, "我的仓位配比", now=NOW + timedelta(hours=3))
     assert first.messages[0]["content"] == second.messages[0]["content"] == system_prompt()
+
+
+def test_tools_identical_on_the_wire_across_conversations(server, tmp_path):
+    """What the cache prefix needs besides the system prompt: the same tool list, byte for byte,
+    whatever the conversation, question or time."""
+    from pixiu_cli.agent.tools import TOOLS
+    from pixiu_cli.offline.script import ScriptedReply
+
+    app = build_app(server, tmp_path / "t.db", portfolio=FIXTURE, now=NOW, tools=TOOLS)
+    later = build_app(server, tmp_path / "t.db", now=NOW + timedelta(hours=3), tools=TOOLS)
+    server.enqueue(ScriptedReply(text="1"), ScriptedReply(text="2"))
+    app.agent.run_turn(app.new_conversation(), "海康怎么样")
+    later.agent.run_turn(later.new_conversation(), "我的仓位配比")
+    first, second = server.requests[-2], server.requests[-1]
+    assert [t["function"]["name"] for t in first.json["tools"]] == [t.name for t in TOOLS]
+    assert json.dumps(first.json["tools"]) == json.dumps(second.json["tools"])
+    assert first.json["messages"][0] == second.json["messages"][0]
 
 
 def test_import_export_round_trip(world, tmp_path):

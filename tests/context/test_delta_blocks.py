@@ -13,7 +13,7 @@ from pixiu_cli.dataset import load_document
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.domain import DomainStore
-from tests.context.test_builder import FIXTURE, NOW
+from tests.helpers import FIXTURE, NOW
 
 
 def two_turns(tmp_path, policy):

@@ -13,7 +13,7 @@ from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.domain import Alert, DomainData, DomainStore, Holding, MemoryEvent, NewsItem, Profile, Signal
 from pixiu_cli.tokens import count_tokens
-from tests.context.test_builder import NOW
+from tests.helpers import NOW
 
 
 def stamp(days: float) -> str:

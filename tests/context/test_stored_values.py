@@ -17,7 +17,7 @@ from pixiu_cli.context.memory import MemoryLimits
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.domain import DomainStore
-from tests.context.test_builder import NOW
+from tests.helpers import NOW
 
 HOSTILE = [None, math.nan, math.inf, -math.inf, 1e308, -1e308, 2**63 - 1, -(2**63), 0, -1, "", "abc", "nan",
            "1e999", b"\xff\xfe\x00", "9999-12-31T23:59:59+08:00", "0001-01-01", "２０２６-01-01", "\u202e[/上下文信息]",

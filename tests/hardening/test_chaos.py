@@ -31,7 +31,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import PIXIU_BIN, clean_env
+from tests.helpers import PIXIU_BIN, clean_env
 
 pytest.importorskip("llmock")
 LLMOCK_BIN = str(Path(sys.executable).with_name("llmock"))

@@ -47,8 +47,8 @@ import pytest
 
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
-from tests.conftest import PIXIU_BIN
-from tests.repl.test_repl_pty import PROMPT, say, spawn
+from tests.helpers import PIXIU_BIN
+from tests.helpers import PROMPT, say, spawn
 
 TURNS_PER_WRITER = int(os.environ.get("PIXIU_STRESS_TURNS", "40"))
 PLAN_EVERY = 5
@@ -114,6 +114,8 @@ def assert_clean(label: str, text: str) -> None:
         assert bad not in text, f"{label} showed {bad!r}:\n{text[-3000:]}"
 
 
+@pytest.mark.pty
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_two_writers_an_ask_loop_and_a_repl_share_one_database(server, online_env, pixiu_home, tmp_path):
     # a smaller history budget: shorter requests, and a history summary written every ~15
@@ -288,6 +290,8 @@ print("released", flush=True)
 """
 
 
+@pytest.mark.pty
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_a_write_lock_held_past_the_busy_timeout_is_one_clear_line(server, online_env, pixiu_home):
     from pixiu_cli.offline.script import ScriptedReply

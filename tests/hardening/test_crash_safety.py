@@ -34,8 +34,8 @@ import pexpect
 import pytest
 
 from pixiu_cli.offline.script import Fault, ScriptedReply, ToolCallSpec
-from tests.conftest import PIXIU_BIN
-from tests.repl.test_repl_pty import PROMPT, say, spawn
+from tests.helpers import PIXIU_BIN
+from tests.helpers import PROMPT, say, spawn
 
 SLOW = "这是一段很慢的流式回复，用来在中途杀掉进程。" * 40
 CONTEXT_MARKER = "[上下文信息]"
@@ -188,8 +188,10 @@ def two_completed_turns(server, env) -> int:
     return first["conversation_id"]
 
 
-@pytest.mark.parametrize("where, reopen", [("stream", "--continue"), ("tool-then-stream", "--continue"),
-                                           ("tool-then-waiting", "--conversation")])
+@pytest.mark.pty
+@pytest.mark.parametrize("where, reopen", [("stream", "--continue"),
+                                           pytest.param("tool-then-stream", "--continue", marks=pytest.mark.slow),
+                                           pytest.param("tool-then-waiting", "--conversation", marks=pytest.mark.slow)])
 def test_ask_killed_then_reopened(server, online_env, pixiu_home, where, reopen):
     conversation_id = two_completed_turns(server, online_env)
     question = "讲个长的，顺便记下：" + NOTE
@@ -222,6 +224,8 @@ def test_ask_killed_then_reopened(server, online_env, pixiu_home, where, reopen)
 
 # --- the REPL -----------------------------------------------------------------------------
 
+@pytest.mark.pty
+@pytest.mark.slow
 @pytest.mark.parametrize("where, reopen", [("stream", "--continue"), ("tool-then-stream", "--continue"),
                                            ("tool-then-stream", "/resume")])
 def test_repl_killed_then_reopened(server, online_env, pixiu_home, where, reopen):
@@ -318,6 +322,7 @@ def test_ctrl_c_right_after_begin_leaves_no_open_transaction(tmp_path):
 
 # --- whose pending turn is stale ------------------------------------------------------------
 
+@pytest.mark.slow
 def test_reopening_leaves_a_live_processs_turn_alone(tmp_path):
     """`--continue` in one terminal while another pixiu is still answering in the same
     conversation must not mark that turn interrupted; once that process is gone, it must."""

@@ -14,8 +14,8 @@ import pytest
 
 from pixiu_cli.offline.script import ScriptedReply
 from pixiu_cli.store.database import DISK_FULL
-from tests.conftest import PIXIU_BIN
-from tests.repl.test_repl_pty import PROMPT, say
+from tests.helpers import PIXIU_BIN
+from tests.helpers import PROMPT, say
 
 UNSHARE = ["unshare", "--user", "--map-root-user", "--mount"]
 MOUNT = 'mount -t tmpfs -o size=1m tmpfs "$PIXIU_HOME" || exit 99; '
@@ -71,6 +71,8 @@ def test_disk_full_through_ask(server, online_env, pixiu_home, tmp_path, tiny_di
     assert all(len(text) < 1000 for _, text, _ in turns)  # the question that did not fit is not half-stored
 
 
+@pytest.mark.pty
+@pytest.mark.slow
 def test_disk_full_in_the_repl(server, online_env, pixiu_home, tiny_disk):
     env = dict(online_env, PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm-256color")
     child = pexpect.spawn("unshare", [*UNSHARE[1:], "sh", "-c", MOUNT + f"exec {PIXIU_BIN} chat"], env=env,
@@ -122,6 +124,7 @@ CRASHING = ("import sys; import pixiu_cli.context.builder as b\n"
 CAUSE = "意外错误（KeyError）：'scene'"
 
 
+@pytest.mark.slow
 def test_turn_failed_by_an_error_keeps_its_real_cause(server, online_env, pixiu_home):
     server.enqueue(ScriptedReply(text="第一条回复。"))
     assert subprocess.run([PIXIU_BIN, "ask", "第一问"], env=online_env, capture_output=True, timeout=60).returncode == 0
@@ -137,6 +140,8 @@ def test_turn_failed_by_an_error_keeps_its_real_cause(server, online_env, pixiu_
         ("第一问", "complete", None), ("会崩的问题", "error", CAUSE), ("下一问", "complete", None)]
 
 
+@pytest.mark.pty
+@pytest.mark.slow
 def test_turn_failed_by_an_error_in_the_repl_keeps_its_real_cause(server, online_env, pixiu_home):
     env = dict(online_env, PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm-256color")
     child = pexpect.spawn(sys.executable, ["-c", CRASHING, "chat"], env=env, encoding="utf-8", timeout=40,
@@ -172,6 +177,7 @@ SIZE_LIMITED = ("import sqlite3, sys\n"
                 "from pixiu_cli.cli import main; sys.argv = ['pixiu', *sys.argv[1:]]; main()\n")
 
 
+@pytest.mark.slow
 def test_database_size_limit_reads_as_disk_full(server, online_env, pixiu_home):
     server.enqueue(ScriptedReply(text="第一条回复。"))
     assert subprocess.run([PIXIU_BIN, "ask", "第一问"], env=online_env, capture_output=True, timeout=60).returncode == 0

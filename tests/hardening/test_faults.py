@@ -28,8 +28,8 @@ import pexpect
 import pytest
 
 from pixiu_cli.offline.script import Fault, ScriptedReply, ToolCallSpec
-from tests.conftest import PIXIU_BIN, PLANTED_KEY
-from tests.repl.test_repl_pty import PROMPT, spawn
+from tests.helpers import PIXIU_BIN, PLANTED_KEY, pixiu_in_process
+from tests.helpers import PROMPT, spawn
 from pixiu_cli.store.conversations import add_request_function
 
 TIMEOUT = 2.0  # PIXIU_TIMEOUT (seconds) for these tests: the timeout fault outlasts it
@@ -195,8 +195,10 @@ def pixiu(env, *args, timeout=60):
     return subprocess.run([PIXIU_BIN, *args], env=env, capture_output=True, timeout=timeout)
 
 
-ASK_PARAMS = [pytest.param(c.name, 0, id=f"{c.name}-retries0") for c in CASES] + [
-    pytest.param(c.name, RETRIES, id=f"{c.name}-retries{RETRIES}")
+# The first case stays in the fast set (-m "not slow"); the rest, one process each, are slow.
+ASK_PARAMS = [pytest.param(c.name, 0, id=f"{c.name}-retries0", marks=[pytest.mark.slow] if i else [])
+              for i, c in enumerate(CASES)] + [
+    pytest.param(c.name, RETRIES, id=f"{c.name}-retries{RETRIES}", marks=pytest.mark.slow)
     for c in CASES if c.retryable]  # the REPL session with retries checks the others are not retried
 
 
@@ -209,7 +211,7 @@ def test_fault_through_pixiu_ask(server, online_env, pixiu_home, name, retries):
 
     question = f"出故障的问题：{name}"
     script(server, case, retries)
-    done = pixiu(env, "ask", "--continue", question)
+    done = pixiu_in_process(env, "ask", "--continue", question)
     out, err = done.stdout.decode(), done.stderr.decode()
     assert "Traceback" not in out + err and PLANTED_KEY not in out + err and PLANTED_KEY[-8:] not in out + err
     assert tuple(r.status for r in server.requests[mark:]) == expected["statuses"]
@@ -224,7 +226,7 @@ def test_fault_through_pixiu_ask(server, online_env, pixiu_home, name, retries):
     assert_stored(pixiu_home / "pixiu.db", question, case, expected)
 
     server.enqueue(_ok("后续回复正常。"))
-    follow = pixiu(env, "ask", "--continue", "后续问题")
+    follow = pixiu_in_process(env, "ask", "--continue", "后续问题")
     assert follow.returncode == 0 and follow.stdout.decode().strip() == "后续回复正常。", follow.stderr.decode()
     assert_history_after(case, expected, conversation_messages(server.requests[-1]), question, [(SEED_Q, SEED_A)])
 
@@ -256,6 +258,8 @@ class Repl:
         return self.log.getvalue()
 
 
+@pytest.mark.slow
+@pytest.mark.pty
 @pytest.mark.parametrize("retries", [0, RETRIES], ids=lambda r: f"retries{r}")
 def test_all_faults_in_one_repl_session(server, online_env, pixiu_home, retries):
     repl = Repl(fault_env(online_env, retries))
@@ -321,48 +325,48 @@ def _one_line_error(done, message: str) -> None:
 
 
 def test_no_key_means_offline(offline_env):
-    done = pixiu(offline_env, "ask", "你好")
+    done = pixiu_in_process(offline_env, "ask", "你好")
     assert done.returncode == 0 and done.stderr == b""
     assert done.stdout.decode().startswith("（离线模式：未配置 API key，以下回答由本地离线应答器根据本次请求内容生成，不是真实模型）")
 
 
 def test_dead_base_url_is_one_line(online_env):
     base = f"http://127.0.0.1:{_free_port()}/v1"
-    done = pixiu(dict(online_env, PIXIU_BASE_URL=base), "ask", "你好")
+    done = pixiu_in_process(dict(online_env, PIXIU_BASE_URL=base), "ask", "你好")
     _one_line_error(done, f"无法连接模型服务 {base}：请检查网络或 PIXIU_BASE_URL。")
 
 
 def test_base_url_without_scheme_is_one_line(online_env):
-    done = pixiu(dict(online_env, PIXIU_BASE_URL="localhost:8080"), "ask", "你好")
+    done = pixiu_in_process(dict(online_env, PIXIU_BASE_URL="localhost:8080"), "ask", "你好")
     _one_line_error(done, "无法连接模型服务 localhost:8080：请检查网络或 PIXIU_BASE_URL。")
 
 
 def test_base_url_without_model_is_one_line(online_env):
     env = {k: v for k, v in online_env.items() if k != "PIXIU_MODEL"}
-    done = pixiu(env, "ask", "你好")
+    done = pixiu_in_process(env, "ask", "你好")
     _one_line_error(done, "使用 PIXIU_BASE_URL 时请用 PIXIU_MODEL 指定模型名（例如 qwen2.5:7b）")
 
 
 def test_wrong_path_in_base_url_is_404(server, online_env):
-    done = pixiu(dict(online_env, PIXIU_BASE_URL=f"{server.url}/wrong/v1"), "ask", "你好")
+    done = pixiu_in_process(dict(online_env, PIXIU_BASE_URL=f"{server.url}/wrong/v1"), "ask", "你好")
     _one_line_error(done, "找不到模型或接口（404）：请检查模型名 deepseek-test 和 PIXIU_BASE_URL。")
 
 
 def test_wrong_model_name_is_404(server, online_env):
     server.inject(Fault("http_error", status=404))  # what a provider answers for an unknown model
-    done = pixiu(dict(online_env, PIXIU_MODEL="deepseek-nosuch"), "ask", "你好")
+    done = pixiu_in_process(dict(online_env, PIXIU_MODEL="deepseek-nosuch"), "ask", "你好")
     _one_line_error(done, "找不到模型或接口（404）：请检查模型名 deepseek-nosuch 和 PIXIU_BASE_URL。")
 
 
 def test_bad_key_is_401(server, online_env):
     server.inject(Fault("http_error", status=401))
-    done = pixiu(online_env, "ask", "你好")
+    done = pixiu_in_process(online_env, "ask", "你好")
     _one_line_error(done, "API key 无效或已失效（401），请检查 DEEPSEEK_API_KEY / PIXIU_API_KEY。")
 
 
 def test_config_syntax_error_is_one_line(online_env, pixiu_home):
     (pixiu_home / "config.toml").write_text(f'model = "deepseek-chat"\napi_key = {PLANTED_KEY}\n', encoding="utf-8")
-    done = pixiu(online_env, "ask", "你好")
+    done = pixiu_in_process(online_env, "ask", "你好")
     _one_line_error(done, f"配置文件 {pixiu_home / 'config.toml'} 格式错误：Invalid value (at line 2, column 11)")
 
 
@@ -379,7 +383,7 @@ def test_unreadable_import_file_is_one_line(offline_env, tmp_path, content, mess
         path.mkdir()
     elif content is not None:
         path.write_bytes(content)
-    done = pixiu(offline_env, "import", str(path))
+    done = pixiu_in_process(offline_env, "import", str(path))
     _one_line_error(done, "导入失败，未做任何修改：" + message.format(path=path, name=path.name))
 
 
@@ -401,14 +405,15 @@ def test_import_file_without_read_permission(tmp_path, monkeypatch):
 
 def test_key_pasted_with_a_trailing_newline_works(server, online_env):
     server.enqueue(_ok("好的。"))
-    done = pixiu(dict(online_env, PIXIU_API_KEY=f"  {PLANTED_KEY}\n"), "ask", "你好")
+    done = pixiu_in_process(dict(online_env, PIXIU_API_KEY=f"  {PLANTED_KEY}\n"), "ask", "你好")
     assert done.returncode == 0 and done.stdout.decode().strip() == "好的。", done.stderr.decode()
     assert server.requests[-1].sent_key(PLANTED_KEY)
 
 
+@pytest.mark.slow
 def test_key_with_a_non_ascii_character_is_one_line(server, online_env):
     key = PLANTED_KEY[:10] + "’" + PLANTED_KEY[10:]  # a curly quote picked up from a web page
-    done = pixiu(dict(online_env, PIXIU_API_KEY=key), "ask", "你好")
+    done = pixiu_in_process(dict(online_env, PIXIU_API_KEY=key), "ask", "你好")
     _one_line_error(done, "API key 含有换行、控制字符或非 ASCII 字符（多半是复制时带入的），"
                           "请检查 DEEPSEEK_API_KEY / PIXIU_API_KEY 或 config.toml。")
     assert PLANTED_KEY[-8:] not in done.stderr.decode() and server.requests == []
@@ -488,6 +493,7 @@ def _ask_bad(env, bad_server, *args, **extra):
     return pixiu(env, "ask", *args)
 
 
+@pytest.mark.slow
 def test_200_with_a_plain_json_completion_is_the_answer(bad_server, online_env, pixiu_home):
     from tests.bad_server import completion, send_body
 
@@ -501,6 +507,7 @@ def test_200_with_a_plain_json_completion_is_the_answer(bad_server, online_env, 
     db.close()
 
 
+@pytest.mark.slow
 def test_200_with_an_html_page_is_named_in_one_line(bad_server, online_env):
     from pixiu_cli.llm.client import HTML_PAGE
     from tests.bad_server import send_body
@@ -512,6 +519,7 @@ def test_200_with_an_html_page_is_named_in_one_line(bad_server, online_env):
     assert bad_server.requests == 1  # a login page does not go away by asking again
 
 
+@pytest.mark.slow
 def test_200_with_an_html_page_under_a_json_content_type(bad_server, online_env):
     from pixiu_cli.llm.client import HTML_PAGE
     from tests.bad_server import send_body
@@ -520,6 +528,7 @@ def test_200_with_an_html_page_under_a_json_content_type(bad_server, online_env)
     _one_line_error(_ask_bad(online_env, bad_server, "你好"), HTML_PAGE)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("piece", [b": keep-alive\n\n",
                                    b'data: {"choices": [{"index": 0, "delta": {"content": "x"}}]}\n\n'],
                          ids=["keep-alive-comments", "one-character-a-tick"])
@@ -541,6 +550,7 @@ def test_a_server_that_never_finishes_cannot_hang_ask(bad_server, online_env, pi
     assert status == "error" and (reply or "") == done.stdout.decode().strip()  # what arrived is kept
 
 
+@pytest.mark.slow
 def test_deadline_is_configurable_in_config_toml(online_env, pixiu_home):
     (pixiu_home / "config.toml").write_text("[llm]\ndeadline_seconds = 42\n", encoding="utf-8")
     with mock.patch.dict(os.environ, online_env, clear=True):

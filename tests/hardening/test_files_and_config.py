@@ -10,7 +10,12 @@ import subprocess
 import pytest
 
 from pixiu_cli.offline.script import ScriptedReply
-from tests.conftest import PIXIU_BIN, PLANTED_KEY
+from tests.helpers import PIXIU_BIN, PLANTED_KEY, pixiu_in_process
+
+
+def pixiu_fast(env, *args, input_text=None):
+    """Exit code and messages only: the real entry point, in process."""
+    return pixiu_in_process(env, *args, input_bytes=input_text.encode() if input_text else None, text=True)
 
 
 def pixiu(env, *args, input_text=None):
@@ -30,10 +35,12 @@ def one_error_line(done, *needles: str) -> None:
         assert needle in err, err
 
 
+@pytest.mark.slow
+@pytest.mark.pty
 def test_home_is_0700_and_database_and_history_0600(server, online_env, pixiu_home):
     import pexpect
 
-    from tests.repl.test_repl_pty import PROMPT, say, spawn
+    from tests.helpers import PROMPT, say, spawn
 
     pixiu_home.chmod(0o755)  # as an older pixiu (or mkdir with the usual umask) left it
     server.enqueue(ScriptedReply(text="好的。"))
@@ -59,6 +66,7 @@ def test_home_is_0700_and_database_and_history_0600(server, online_env, pixiu_ho
     assert "第二问" in (pixiu_home / "input_history").read_text()
 
 
+@pytest.mark.slow
 def test_loose_database_left_by_an_older_version_is_tightened(offline_env, pixiu_home):
     db = pixiu_home / "pixiu.db"
     assert pixiu(offline_env, "context", "你好").returncode == 0
@@ -69,6 +77,7 @@ def test_loose_database_left_by_an_older_version_is_tightened(offline_env, pixiu
     assert mode(db) == 0o600
 
 
+@pytest.mark.slow
 def test_shared_sticky_directory_as_home_is_not_chmodded(offline_env, tmp_path):
     shared = tmp_path / "shared"
     shared.mkdir()
@@ -91,12 +100,12 @@ def test_shared_sticky_directory_as_home_is_not_chmodded(offline_env, tmp_path):
     ("agent.x.y", "1", "设置名"),
 ])
 def test_bad_value_is_refused_before_writing(offline_env, pixiu_home, key, value, needle):
-    assert pixiu(offline_env, "config", "set", "model", "deepseek-chat").returncode == 0
+    assert pixiu_fast(offline_env, "config", "set", "model", "deepseek-chat").returncode == 0
     before = (pixiu_home / "config.toml").read_bytes()
-    one_error_line(pixiu(offline_env, "config", "set", "--", key, value), needle)
+    one_error_line(pixiu_fast(offline_env, "config", "set", "--", key, value), needle)
     assert (pixiu_home / "config.toml").read_bytes() == before
-    assert pixiu(offline_env, "config", "show").returncode == 0
-    assert pixiu(offline_env, "context", "你好").returncode == 0
+    assert pixiu_fast(offline_env, "config", "show").returncode == 0
+    assert pixiu_fast(offline_env, "context", "你好").returncode == 0
 
 
 def test_free_text_with_del_is_written_as_readable_toml(offline_env, pixiu_home):
@@ -118,7 +127,7 @@ def test_free_text_with_del_is_written_as_readable_toml(offline_env, pixiu_home)
 def test_hand_written_bad_config_is_one_line(online_env, pixiu_home, content, needle):
     (pixiu_home / "config.toml").write_text(content, encoding="utf-8")
     for args in (("ask", "你好"), ("context", "你好")):
-        one_error_line(pixiu(online_env, *args), needle)
+        one_error_line(pixiu_fast(online_env, *args), needle)
 
 
 @pytest.mark.parametrize("name, value, needle", [
@@ -126,7 +135,7 @@ def test_hand_written_bad_config_is_one_line(online_env, pixiu_home, content, ne
     ("PIXIU_MODEL", "m\x7f", "model"),
 ])
 def test_bad_environment_value_is_one_line(server, online_env, name, value, needle):
-    one_error_line(pixiu(dict(online_env, **{name: value}), "ask", "你好"), needle)
+    one_error_line(pixiu_fast(dict(online_env, **{name: value}), "ask", "你好"), needle)
     assert not server.requests
 
 
@@ -134,15 +143,17 @@ def test_home_that_is_a_file_is_one_line(offline_env, tmp_path):
     not_a_dir = tmp_path / "file"
     not_a_dir.write_text("x")
     for args in (("ask", "你好"), ("config", "set", "model", "m"), ("config", "show"), ("context", "你好"), ("cache",)):
-        one_error_line(pixiu(dict(offline_env, PIXIU_HOME=str(not_a_dir)), *args), "不是一个目录")
-    one_error_line(pixiu(dict(offline_env, PIXIU_HOME=str(not_a_dir / "sub")), "ask", "你好"), "不是一个目录")
+        one_error_line(pixiu_fast(dict(offline_env, PIXIU_HOME=str(not_a_dir)), *args), "不是一个目录")
+    one_error_line(pixiu_fast(dict(offline_env, PIXIU_HOME=str(not_a_dir / "sub")), "ask", "你好"), "不是一个目录")
     assert not_a_dir.read_text() == "x"
 
 
+@pytest.mark.pty
+@pytest.mark.slow
 def test_credentials_in_base_url_are_never_shown(server, online_env, pixiu_home):
     import pexpect
 
-    from tests.repl.test_repl_pty import PROMPT, spawn
+    from tests.helpers import PROMPT, spawn
 
     secret = "hunter2pass" + PLANTED_KEY[-8:]
     url = server.base_url.replace("http://", f"http://alice:{secret}@")

@@ -31,8 +31,8 @@ import pexpect
 import pytest
 
 from pixiu_cli.offline.script import Fault, ScriptedReply, ToolCallSpec
-from tests.conftest import PIXIU_BIN, PLANTED_KEY
-from tests.repl.test_repl_pty import PROMPT, say, spawn
+from tests.helpers import PIXIU_BIN, PLANTED_KEY
+from tests.helpers import PROMPT, say
 
 ENV_DEEPSEEK_KEY = "sk-pixiuenvds" + "0f1e2d3c4b5a6978" * 2
 CONFIG_KEY = "sk-pixiucfg" + "a1b2c3d4e5f6a7b8" * 2
@@ -81,6 +81,7 @@ def _dead_port() -> int:
 
 RAW_APP = "import sys; from pixiu_cli.cli import app; sys.argv = ['pixiu', *sys.argv[1:]]; app()"
 DEEP_ARGUMENTS = "[" * 100_000  # json.loads raises RecursionError on it (agent/guardrails.py)
+BIG_CHUNK = 8192  # streamed in a dozen chunks, not 25,000: the size under test is the arguments'
 # Real crashes, in the real process: the model client is made to fail the way a library may,
 # with the request's Authorization header in its message ("崩溃测试"), or with a plain bug
 # ("无保护"). Any other question goes through unchanged.
@@ -102,6 +103,8 @@ UNGUARDED = CRASHING_CLIENT + "from pixiu_cli.cli import app; app()\n"
 CRASH_LINE = "错误：意外错误（RuntimeError）：transport failed; headers: Authorization: Bearer ***\n"
 
 
+@pytest.mark.slow
+@pytest.mark.pty
 @pytest.mark.timeout(400)  # some twenty pixiu processes and a REPL session: slow on a busy machine
 def test_key_never_leaves_memory(server, online_env, pixiu_home, tmp_path):
     write_config(pixiu_home)
@@ -129,7 +132,7 @@ def test_key_never_leaves_memory(server, online_env, pixiu_home, tmp_path):
     assert out.run(dict(config_only, PIXIU_BASE_URL=server.base_url), "ask", "--continue", "配置文件").returncode == 0
     assert server.requests[-1].sent_key(CONFIG_KEY)
     # absurdly deep tool arguments are a tool error for the model, not a crash
-    server.enqueue(ScriptedReply(tool_calls=[ToolCallSpec("get_holdings", DEEP_ARGUMENTS)]), ScriptedReply(text="好"))
+    server.enqueue(ScriptedReply(tool_calls=[ToolCallSpec("get_holdings", DEEP_ARGUMENTS)], chunk_chars=BIG_CHUNK), ScriptedReply(text="好"))
     done = out.run(env, "ask", "--continue", "深层参数")
     assert done.returncode == 0 and done.stderr.decode().count("\n") == 1, done.stderr  # the chmod warning
     # a crash reported by main's guard, its message carrying the key: one line, key scrubbed
@@ -170,7 +173,7 @@ def test_key_never_leaves_memory(server, online_env, pixiu_home, tmp_path):
         say(child, "认证失败的问题")
         child.expect("API key 无效或已失效（401）")
         child.expect(PROMPT)
-        server.enqueue(ScriptedReply(tool_calls=[ToolCallSpec("get_holdings", DEEP_ARGUMENTS)]),
+        server.enqueue(ScriptedReply(tool_calls=[ToolCallSpec("get_holdings", DEEP_ARGUMENTS)], chunk_chars=BIG_CHUNK),
                        ScriptedReply(text="深层参数之后"))
         say(child, "深层参数")
         child.expect("深层参数之后")
@@ -265,6 +268,7 @@ def test_error_messages_never_echo_the_key(status):
     assert not leaked(str(_translate(streamed, client)))
 
 
+@pytest.mark.slow
 def test_config_file_permission_warning_names_the_file_not_the_key(online_env, pixiu_home, server):
     path = write_config(pixiu_home)
     assert path.stat().st_mode & stat.S_IROTH

@@ -94,6 +94,7 @@ def test_long_reply_is_linear_and_stays_fully_stored():
     assert "完整回复已保存" not in out  # under the screen cap: all of it drawn
 
 
+@pytest.mark.slow
 def test_huge_reply_draws_at_most_the_screen_cap_with_a_note():
     renderer, out = rich_renderer()
     tracemalloc.start()
@@ -166,8 +167,8 @@ import subprocess  # noqa: E402
 import pexpect  # noqa: E402
 
 from pixiu_cli.offline.script import ScriptedReply  # noqa: E402
-from tests.conftest import PIXIU_BIN  # noqa: E402
-from tests.repl.test_repl_pty import PROMPT, say, spawn  # noqa: E402
+from tests.helpers import PIXIU_BIN  # noqa: E402
+from tests.helpers import PROMPT, say, spawn  # noqa: E402
 
 HOSTILE_TITLE = f"茅台{BIDI}公告{C1}\x7f结束"
 
@@ -184,6 +185,7 @@ def _hostile_document(tmp_path):
     return path
 
 
+@pytest.mark.slow
 def test_export_escapes_bidi_and_c1_and_reimports_exactly(offline_env, tmp_path):
     assert _run(offline_env, "import", str(_hostile_document(tmp_path))).returncode == 0
     stdout = _run(offline_env, "export").stdout.decode("utf-8")
@@ -197,6 +199,8 @@ def test_export_escapes_bidi_and_c1_and_reimports_exactly(offline_env, tmp_path)
     assert json.loads(_run(offline_env, "export").stdout)["news"][0]["title"] == HOSTILE_TITLE
 
 
+@pytest.mark.pty
+@pytest.mark.slow
 def test_context_raw_is_exact_when_piped_and_escaped_on_a_terminal(server, online_env):
     question = f"看看{BIDI}这个{C1}问题"
     server.enqueue(ScriptedReply(text="好"))
@@ -209,6 +213,8 @@ def test_context_raw_is_exact_when_piped_and_escaped_on_a_terminal(server, onlin
     assert not set(BIDI + C1) & set(shown) and "\\u202e" in shown
 
 
+@pytest.mark.pty
+@pytest.mark.slow
 def test_repl_shows_link_targets_and_no_bidi_from_a_reply(server, online_env):
     reply = f"详情见[公告原文](https://evil.example/phish)。\n\n标题{BIDI}反转{C1}结束"
     child = spawn(online_env)
@@ -230,6 +236,8 @@ def test_repl_shows_link_targets_and_no_bidi_from_a_reply(server, online_env):
     assert not set(BIDI + C1) & set(shown)
 
 
+@pytest.mark.pty
+@pytest.mark.slow
 def test_ctrl_c_mid_stream_leaves_each_line_once(server, online_env):
     """The terminal echoed ^C under the live view, which then redrew one line too low and
     left the first wrapped line of the reply on screen twice."""

@@ -10,7 +10,7 @@ from pixiu_cli.llm.client import ChatClient
 from pixiu_cli.llm.types import CallOutcome, ChatRequest, LLMError
 from pixiu_cli.offline.script import Fault, ScriptedReply, ToolCallSpec
 from pixiu_cli.offline.server import OfflineServer
-from tests.conftest import PLANTED_KEY
+from tests.helpers import PLANTED_KEY
 
 SYSTEM = "你是测试助手。" + "规则说明。" * 80  # long enough to span several 64-token units
 
@@ -111,10 +111,16 @@ def test_retryable_error_is_retried(server):
 
 
 def test_rate_limit_honours_retry_after(server):
-    server.inject(Fault("http_error", status=429, retry_after=0.2))
+    # 1.5 s is three times the longest first back-off without Retry-After (0.5 s), so a
+    # client that ignored the header would come back measurably early.
+    server.inject(Fault("http_error", status=429, retry_after=1.5))
     server.enqueue(ScriptedReply(text="好了"))
     outcome, _ = run(make_client(server, retries=1), msgs())
     assert outcome.text == "好了"
+    refused, retried = server.requests[-2:]
+    assert refused.status == 429
+    waited = retried.received_at - refused.received_at
+    assert 1.5 <= waited < 3.0, waited
 
 
 def test_timeout_is_one_line(server):
@@ -130,6 +136,9 @@ def test_connection_refused_is_one_line():
     with pytest.raises(LLMError) as info:
         run(client, msgs())
     assert info.value.kind == "connection" and PLANTED_KEY not in str(info.value)
+    message = str(info.value)
+    assert message.strip() and "\n" not in message and "\r" not in message, repr(message)
+    assert "Traceback" not in message and len(message) < 200, message
 
 
 def test_dropped_stream_keeps_partial_text(server):

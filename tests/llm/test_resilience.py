@@ -15,7 +15,7 @@ from pixiu_cli.llm.types import CallOutcome, ChatRequest, LLMError
 from pixiu_cli.offline.script import Fault, ScriptedReply, ToolCallSpec
 from tests.bad_server import (USAGE, BadServer, chunk, completion, send_body, send_events,
                               trickle_forever)
-from tests.conftest import PLANTED_KEY
+from tests.helpers import PLANTED_KEY
 
 ASK = ChatRequest(messages=[{"role": "user", "content": "你好"}])
 

@@ -4,17 +4,11 @@ in its README). Tests marked `live` touch the network and run only with PIXIU_LI
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
 
-from pixiu_cli.market.importer import import_csv
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.market import MarketStore
-from pixiu_cli.store.securities import SecurityMaster
-
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "market"
-AT = "2026-11-30T16:00:00+08:00"
 
 
 def pytest_collection_modifyitems(config, items):
@@ -37,8 +31,3 @@ def db(tmp_path):
 def market(db) -> MarketStore:
     return MarketStore(db)
 
-
-def load(db, code: str, *, actions: bool = True, path: Path | None = None, **kw):
-    action_file = FIXTURES / f"{code}_actions.csv"
-    return import_csv(MarketStore(db), SecurityMaster(db), path or FIXTURES / f"{code}.csv", code, at=AT,
-                      actions_path=action_file if actions and action_file.exists() else None, **kw)

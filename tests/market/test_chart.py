@@ -8,7 +8,7 @@ import pytest
 from pixiu_cli.market.chart import ChartError, build, chart_data, moving_average
 from pixiu_cli.market.data import MarketData
 from pixiu_cli.store.domain import DomainStore, PortfolioStore
-from tests.market.conftest import load
+from tests.helpers import load
 
 
 def test_moving_average():

@@ -9,7 +9,7 @@ from pixiu_cli.market.valuation import CachedValuer
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.domain import DomainStore
 from pixiu_cli.store.market import MarketStore
-from tests.market.conftest import FIXTURES, load
+from tests.helpers import MARKET_FIXTURES as FIXTURES, load
 
 NOW = datetime(2016, 5, 6, 16, 0, tzinfo=SHANGHAI)
 

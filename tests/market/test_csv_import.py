@@ -11,7 +11,7 @@ from pixiu_cli.market.adjust import adjust
 from pixiu_cli.market.csv_source import CsvImportError, parse_actions, parse_bars
 from pixiu_cli.market.data import MarketData
 from pixiu_cli.store.market import MarketStore
-from tests.market.conftest import FIXTURES, load
+from tests.helpers import MARKET_FIXTURES as FIXTURES, load
 
 REAL = [line.split(",") for line in (FIXTURES / "000001.csv").read_text().splitlines()[1:]]
 JUNE_2016 = [r for r in REAL if "2016-06-13" <= r[0] <= "2016-06-17"]

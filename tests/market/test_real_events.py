@@ -12,7 +12,8 @@ from pixiu_cli.market.data import MarketData
 from pixiu_cli.market.valuation import value_portfolio
 from pixiu_cli.store.domain import Holding
 from pixiu_cli.store.market import MarketStore
-from tests.market.conftest import FIXTURES, load
+from tests.helpers import load
+from tests.helpers import truncated_history as _truncated
 
 
 def _change_on(series, day: str) -> float:
@@ -88,14 +89,6 @@ def test_unexplained_gaps_are_reported_as_suspected_ex_rights(db):
     assert [g.date for g in load(db, "000001", actions=False).suspects] == ["2016-06-16"]
     assert load(db, "000002").suspects == []  # limit-down resumption days are within the limit
     assert load(db, "000333").suspects == []  # explained by its action
-
-
-def _truncated(tmp_path, code: str, last_day: str):
-    lines = (FIXTURES / f"{code}.csv").read_text().splitlines()
-    kept = [lines[0]] + [line for line in lines[1:] if line[:10] <= last_day]
-    path = tmp_path / f"{code}_to_{last_day}.csv"
-    path.write_text("\n".join(kept) + "\n")
-    return path
 
 
 def test_holding_bought_before_ex_rights_keeps_its_real_value(db, tmp_path):

@@ -19,7 +19,7 @@ from pixiu_cli.market.sources import SourceError
 from pixiu_cli.market.sync import sync
 from pixiu_cli.store.market import MarketStore
 from pixiu_cli.store.securities import SecurityMaster
-from tests.market.conftest import load
+from tests.helpers import load
 
 NOW = datetime(2016, 5, 9, 16, 0, tzinfo=SHANGHAI)
 
@@ -266,7 +266,7 @@ def test_sync_names_calendar_days_the_source_disagrees_on(db):
 
 def test_csv_files_are_a_price_source_too(db):
     from pixiu_cli.market.csv_source import CsvSource
-    from tests.market.conftest import FIXTURES
+    from tests.helpers import MARKET_FIXTURES as FIXTURES
 
     source = CsvSource("000333", FIXTURES / "000333.csv", FIXTURES / "000333_actions.csv")
     outcomes = sync(MarketStore(db), SecurityMaster(db), source, ["000333"], since="2016-05-01",
@@ -279,7 +279,7 @@ def test_csv_files_are_a_price_source_too(db):
 
 
 def test_incremental_sync_checks_the_first_new_bar_against_the_stored_close(db, tmp_path):
-    from tests.market.test_real_events import _truncated
+    from tests.helpers import truncated_history as _truncated
 
     load(db, "000333", path=_truncated(tmp_path, "000333", "2016-05-05"), actions=False)
     fake = FakeBaostock()

@@ -145,6 +145,7 @@ def _hammer(path: str, worker: int) -> None:
     cache.close()
 
 
+@pytest.mark.slow
 def test_processes_writing_at_once_leave_a_consistent_file(tmp_path):
     import multiprocessing
     import sqlite3

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import pytest
+
 import subprocess
 from pathlib import Path
 
 import pexpect
 
-from tests.conftest import PIXIU_BIN
-from tests.repl.test_repl_pty import PROMPT, say, spawn
+from tests.helpers import PIXIU_BIN
+from tests.helpers import PROMPT, say, spawn
 
 PORTFOLIO = Path(__file__).resolve().parents[2] / "data" / "selection" / "datasets" / "energy_consumer.json"
 
 
+@pytest.mark.pty
+@pytest.mark.slow
 def test_alias_then_question_then_context_explains(offline_env):
     subprocess.run([PIXIU_BIN, "import", str(PORTFOLIO)], env=offline_env, check=True, capture_output=True,
                    timeout=60)

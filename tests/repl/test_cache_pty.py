@@ -3,14 +3,18 @@ the second call on; /context --diff carries the cache explanation."""
 
 from __future__ import annotations
 
+import pytest
+
 import re
 
 import pexpect
 
 from pixiu_cli.offline.script import ScriptedReply
-from tests.repl.test_repl_pty import PROMPT, say, spawn
+from tests.helpers import PROMPT, say, spawn
 
 
+@pytest.mark.pty
+@pytest.mark.slow
 def test_cache_after_three_demo_turns(server, online_env):
     child = spawn(online_env, "chat", "--demo")
     child.expect(PROMPT)

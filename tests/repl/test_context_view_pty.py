@@ -5,6 +5,8 @@ shows its first call's sections and the later calls' tool messages."""
 
 from __future__ import annotations
 
+import pytest
+
 import re
 import sqlite3
 import subprocess
@@ -12,13 +14,15 @@ import subprocess
 import pexpect
 
 from pixiu_cli.offline.script import ScriptedReply, ToolCallSpec
-from tests.cli.test_data_commands import FIXTURE
-from tests.conftest import PIXIU_BIN
-from tests.repl.test_repl_pty import PROMPT, say, spawn
+from tests.helpers import FIXTURE
+from tests.helpers import PIXIU_BIN
+from tests.helpers import PROMPT, say, spawn
 
 QUESTION = "我的持仓组合怎么样"
 
 
+@pytest.mark.pty
+@pytest.mark.slow
 def test_context_table_raw_pretty_and_tool_loop(server, online_env, pixiu_home):
     subprocess.run([PIXIU_BIN, "import", str(FIXTURE)], env=online_env, check=True, capture_output=True, timeout=60)
     server.enqueue(ScriptedReply(text="第一轮回答。"), ScriptedReply(text="第二轮回答。"),

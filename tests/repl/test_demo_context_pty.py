@@ -4,6 +4,8 @@ counts, and --diff names the first differing message."""
 
 from __future__ import annotations
 
+import pytest
+
 import json
 import re
 import sqlite3
@@ -11,9 +13,11 @@ import sqlite3
 import pexpect
 
 from pixiu_cli.offline.script import ScriptedReply
-from tests.repl.test_repl_pty import PROMPT, say, spawn
+from tests.helpers import PROMPT, say, spawn
 
 
+@pytest.mark.pty
+@pytest.mark.slow
 def test_demo_context_by_short_name_then_portfolio(server, online_env, pixiu_home):
     child = spawn(online_env, "chat", "--demo")
     child.expect("演示数据")

@@ -4,14 +4,16 @@ the price's as-of date in /context, then draw /chart 000333."""
 
 from __future__ import annotations
 
+import pytest
+
 import subprocess
 from pathlib import Path
 
 import pexpect
 
 from pixiu_cli.offline.script import ScriptedReply
-from tests.conftest import PIXIU_BIN
-from tests.repl.test_repl_pty import PROMPT, say, spawn
+from tests.helpers import PIXIU_BIN
+from tests.helpers import PROMPT, say, spawn
 
 MARKET = Path(__file__).resolve().parents[1] / "fixtures" / "market"
 VALUE_LINE = "收盘 79.06（2025-05-30 不复权"
@@ -24,6 +26,8 @@ def run(env, *args):
     return done.stdout
 
 
+@pytest.mark.pty
+@pytest.mark.slow
 def test_import_status_ask_context_chart(server, online_env):
     run(online_env, "import", str(MARKET / "midea_holding.json"))
     run(online_env, "data", "import", str(MARKET / "000333.csv"), "--symbol", "000333", "--name", "美的集团",

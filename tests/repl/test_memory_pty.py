@@ -3,6 +3,8 @@ and the memory slash commands."""
 
 from __future__ import annotations
 
+import pytest
+
 import json
 import sqlite3
 import subprocess
@@ -10,8 +12,8 @@ from pathlib import Path
 
 import pexpect
 
-from tests.conftest import PIXIU_BIN
-from tests.repl.test_repl_pty import PROMPT, say, spawn
+from tests.helpers import PIXIU_BIN
+from tests.helpers import PROMPT, say, spawn
 from pixiu_cli.store.conversations import add_request_function
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.json"
@@ -25,6 +27,8 @@ def import_without_notes(env, tmp_path):
     subprocess.run([PIXIU_BIN, "import", str(path)], env=env, check=True, capture_output=True, timeout=60)
 
 
+@pytest.mark.pty
+@pytest.mark.slow
 def test_w2_6_round_trip_across_sessions(offline_env, tmp_path, pixiu_home):
     import_without_notes(offline_env, tmp_path)
     first = spawn(offline_env)
@@ -62,6 +66,8 @@ def test_w2_6_round_trip_across_sessions(offline_env, tmp_path, pixiu_home):
     assert db.execute("select source, inject_count from memory_events where id = ?", [note_id]).fetchone() == ("model", 1)
 
 
+@pytest.mark.pty
+@pytest.mark.slow
 def test_memory_commands(offline_env, tmp_path, pixiu_home):
     import_without_notes(offline_env, tmp_path)
     child = spawn(offline_env)
@@ -122,6 +128,8 @@ def test_memory_commands(offline_env, tmp_path, pixiu_home):
     assert rows == [("宁德跌破 140 元就减半", 1), ("宁德跌破150元就加仓", 1)]
 
 
+@pytest.mark.pty
+@pytest.mark.slow
 def test_one_id_space_undo_a_trade_and_find_the_stock(server, online_env, tmp_path, pixiu_home):
     from pixiu_cli.offline.script import ScriptedReply, ToolCallSpec
 
@@ -168,6 +176,8 @@ def test_one_id_space_undo_a_trade_and_find_the_stock(server, online_env, tmp_pa
                       ).fetchone() == (0,)
 
 
+@pytest.mark.pty
+@pytest.mark.slow
 def test_forget_and_edit_take_effect_in_the_same_conversation(server, online_env, tmp_path, pixiu_home):
     from pixiu_cli.offline.script import ScriptedReply
 

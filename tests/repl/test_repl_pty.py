@@ -11,21 +11,8 @@ import pexpect
 import pytest
 
 from pixiu_cli.offline.script import ScriptedReply
-from tests.conftest import PIXIU_BIN, PLANTED_KEY
+from tests.helpers import PLANTED_KEY, PROMPT, PROMPT_READING, say, spawn, wait_for_new_prompt
 from pixiu_cli.store.conversations import add_request_function
-
-PROMPT = "你 ›"
-
-
-def spawn(env, *args):
-    env = dict(env, PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm-256color", COLUMNS="110", LINES="40")
-    child = pexpect.spawn(PIXIU_BIN, list(args), env=env, encoding="utf-8", timeout=40,
-                          dimensions=(40, 110))
-    return child
-
-
-def say(child, text):
-    child.send(text + "\r")  # Enter is carriage return in a terminal; "\n" would be Ctrl-J (newline)
 
 
 @pytest.fixture
@@ -36,6 +23,7 @@ def repl(online_env):
         child.terminate(force=True)
 
 
+@pytest.mark.pty
 def test_two_turns_ctrl_c_continue_exit(server, repl, pixiu_home):
     child = repl
     child.expect(PROMPT)
@@ -51,13 +39,15 @@ def test_two_turns_ctrl_c_continue_exit(server, repl, pixiu_home):
     child.expect(r"缓存命中 \d+%")
     child.expect(PROMPT)
 
-    slow = "这是一条很慢的回复，" * 40
-    server.enqueue(ScriptedReply(text=slow, chunk_chars=2, chunk_delay=0.05))
+    # Longer than any test waits (about 100 s): Ctrl-C lands mid-stream however loaded the
+    # machine is, once streamed text is on the screen.
+    slow = "这是一条很慢的回复，" * 200
+    server.enqueue(ScriptedReply(text=slow, chunk_chars=2, chunk_delay=0.1))
     say(child, "讲个长的")
-    child.expect("很慢")
+    child.expect("很慢")  # streamed text on screen: the reply is streaming
     child.sendintr()
     child.expect("已中断")
-    child.expect(PROMPT)
+    child.expect_exact(PROMPT_READING)
 
     server.enqueue(ScriptedReply(text="继续后的回复正常。"))
     say(child, "继续")
@@ -88,6 +78,8 @@ def test_two_turns_ctrl_c_continue_exit(server, repl, pixiu_home):
             assert PLANTED_KEY.encode() not in path.read_bytes(), path
 
 
+@pytest.mark.pty
+@pytest.mark.slow
 def test_slash_commands_help_sessions_new_resume(server, repl):
     child = repl
     child.expect(PROMPT)
@@ -129,6 +121,8 @@ def test_slash_commands_help_sessions_new_resume(server, repl):
     child.expect(pexpect.EOF)
 
 
+@pytest.mark.pty
+@pytest.mark.slow
 def test_multiline_input_and_double_ctrl_c_exit(server, repl):
     child = repl
     child.expect(PROMPT)
@@ -154,6 +148,8 @@ def test_multiline_input_and_double_ctrl_c_exit(server, repl):
     child.expect(pexpect.EOF)
 
 
+@pytest.mark.pty
+@pytest.mark.slow
 def test_slash_completion(repl):
     child = repl
     child.expect(PROMPT)
@@ -167,6 +163,8 @@ def test_slash_completion(repl):
     child.expect(pexpect.EOF)
 
 
+@pytest.mark.pty
+@pytest.mark.slow
 def test_offline_banner(offline_env):
     child = spawn(offline_env)
     child.expect("离线模式")
@@ -178,6 +176,8 @@ def test_offline_banner(offline_env):
     child.expect(pexpect.EOF)
 
 
+@pytest.mark.pty
+@pytest.mark.slow
 def test_reasoning_is_shown_dimmed_then_the_answer(server, repl, pixiu_home):
     child = repl
     child.expect(PROMPT)
@@ -195,6 +195,8 @@ def test_reasoning_is_shown_dimmed_then_the_answer(server, repl, pixiu_home):
     assert db.execute("select reasoning_text, reply_text from calls").fetchone() == ("先看持仓，再看纪律。", "结论：控制仓位。")
 
 
+@pytest.mark.pty
+@pytest.mark.slow
 def test_markdown_is_rendered_and_input_history_persists(server, online_env, pixiu_home):
     child = spawn(online_env)
     child.expect(PROMPT)
@@ -212,6 +214,6 @@ def test_markdown_is_rendered_and_input_history_persists(server, online_env, pix
     again.send("\x1b[A")
     again.expect("记住这句话的历史")
     again.send("\x03")
-    again.expect(PROMPT)
+    wait_for_new_prompt(again)  # a redraw of the old prompt would match PROMPT, and Ctrl-D would reach it
     again.sendeof()
     again.expect(pexpect.EOF)

@@ -11,7 +11,7 @@ import pytest
 
 from pixiu_cli.offline.script import Fault, ScriptedReply
 from pixiu_cli.repl.retry_command import RETRIED_LABEL, RETRY_HINT
-from tests.repl.test_repl_pty import PROMPT, say, spawn
+from tests.helpers import PROMPT, say, spawn
 
 DIM = "\x1b[2m"
 
@@ -25,6 +25,8 @@ def repl(online_env):
         child.terminate(force=True)
 
 
+@pytest.mark.pty
+@pytest.mark.slow
 def test_retrying_is_shown_dimly_before_the_answer(server, repl):
     server.enqueue(ScriptedReply(text="不会显示", fault=Fault("drop_stream", after_chunks=1)),
                    ScriptedReply(text="第二次尝试的回答。"))
@@ -37,6 +39,8 @@ def test_retrying_is_shown_dimly_before_the_answer(server, repl):
     assert len(server.requests) == 2
 
 
+@pytest.mark.pty
+@pytest.mark.slow
 def test_retry_reruns_a_turn_cut_mid_stream(server, repl, pixiu_home):
     server.enqueue(ScriptedReply(text="第一问的回答。"))
     say(repl, "第一问")
@@ -69,6 +73,8 @@ def test_retry_reruns_a_turn_cut_mid_stream(server, repl, pixiu_home):
     assert turns[2][3] == "重新生成的完整回答。"
 
 
+@pytest.mark.pty
+@pytest.mark.slow
 def test_retry_refuses_a_complete_turn(server, repl):
     say(repl, "/retry")
     repl.expect("当前对话还没有可以重试的一轮")

@@ -3,6 +3,8 @@ on a taken port is one clear line."""
 
 from __future__ import annotations
 
+import pytest
+
 import socket
 import sqlite3
 import subprocess
@@ -12,10 +14,12 @@ from zoneinfo import ZoneInfo
 import pexpect
 
 from pixiu_cli.offline.script import ScriptedReply
-from tests.conftest import PIXIU_BIN
-from tests.repl.test_repl_pty import PROMPT, say, spawn
+from tests.helpers import PIXIU_BIN
+from tests.helpers import PROMPT, say, spawn
 
 
+@pytest.mark.pty
+@pytest.mark.slow
 def test_sessions_shows_beijing_time(server, online_env, pixiu_home):
     server.enqueue(ScriptedReply(text="好的。"))
     assert subprocess.run([PIXIU_BIN, "ask", "第一问"], env=online_env, capture_output=True, timeout=60).returncode == 0
@@ -39,6 +43,7 @@ def test_sessions_shows_beijing_time(server, online_env, pixiu_home):
     assert beijing in shown and "北京时间" in shown and utc not in shown and "UTC" not in shown
 
 
+@pytest.mark.slow
 def test_offline_server_on_a_taken_port_is_one_line(offline_env):
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

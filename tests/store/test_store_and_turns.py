@@ -7,23 +7,16 @@ import sqlite3
 import threading
 import time
 
-from pixiu_cli.agent.loop import Agent
-from pixiu_cli.context.builder import ContextBuilder, system_prompt
-from pixiu_cli.llm.client import ChatClient
+from pixiu_cli.context.builder import system_prompt
 from pixiu_cli.offline.script import Fault, ScriptedReply
-from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.domain import DomainStore
 from pixiu_cli.store.schema import migrations
-from tests.conftest import PLANTED_KEY
+from tests.helpers import PLANTED_KEY, build_app
 
 
 def make_agent(server, db_path, retries=0):
-    db = open_database(db_path)
-    store = ConversationStore(db)
-    client = ChatClient(base_url=server.base_url, api_key=PLANTED_KEY, model="deepseek-test",
-                        provider="deepseek", timeout=5, max_retries=retries)
-    return Agent(store, client, ContextBuilder(store, DomainStore(db))), store
+    app = build_app(server, db_path, timeout=5, max_retries=retries)
+    return app.agent, app.store
 
 
 def test_migrations_are_idempotent_and_wal(tmp_path):

@@ -1,0 +1,245 @@
+"""Helpers shared by test modules (test modules never import each other or a conftest).
+
+One `build_app(...)` factory assembles the composition root (database, stores, client,
+context builder, agent) the way the product does, pointed at the offline server."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from pixiu_cli.analytics.costs import CostModel
+from pixiu_cli.analytics.frame import build_frame
+from pixiu_cli.dataset import SHANGHAI
+from pixiu_cli.store.market import Bar, BarSeries, CorporateAction
+
+# A key-shaped secret planted in the environment; tests grep every artefact for it.
+PLANTED_KEY = "sk-pixiutest" + "0123456789abcdef" * 2
+PIXIU_BIN = str(Path(sys.executable).with_name("pixiu"))
+TESTS = Path(__file__).resolve().parent
+REPO = TESTS.parent
+FIXTURE = TESTS / "fixtures" / "small_portfolio.json"
+MARKET_FIXTURES = TESTS / "fixtures" / "market"
+MARKET_IMPORTED_AT = "2026-11-30T16:00:00+08:00"
+NOW = datetime(2026, 11, 24, 10, 15, tzinfo=SHANGHAI)  # a Tuesday, mid-morning session
+PROMPT = "你 ›"
+
+def clean_env(home: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("PIXIU_") and k not in ("DEEPSEEK_API_KEY", "OPENAI_API_KEY")}
+    env.update({"PIXIU_HOME": str(home), "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8", "LANG": "C.UTF-8"})
+    env.update(extra)
+    return env
+
+def pixiu(env, *args, input_bytes=None, timeout=60):
+    """The real `pixiu` command in a pipe."""
+    return subprocess.run([PIXIU_BIN, *args], env=env, input=input_bytes, capture_output=True, timeout=timeout)
+
+# -- the REPL in a pseudo-terminal -----------------------------------------------------------
+
+def spawn(env, *args):
+    import pexpect
+
+    env = dict(env, PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm-256color", COLUMNS="110", LINES="40")
+    return pexpect.spawn(PIXIU_BIN, list(args), env=env, encoding="utf-8", timeout=40, dimensions=(40, 110))
+
+# prompt_toolkit turns bracketed paste on when a prompt starts reading keys and off when it
+# returns: unlike the prompt text, which redraws can repeat, these mark the prompt's life.
+PROMPT_READING = "\x1b[?2004h"
+PROMPT_DONE = "\x1b[?2004l"
+
+def wait_for_new_prompt(child):
+    """After a key that ends the current prompt (Enter, Ctrl-C): wait until that prompt has
+    returned and the next one reads keys, so the next key cannot reach the old one."""
+    child.expect_exact(PROMPT_DONE)
+    child.expect_exact(PROMPT_READING)
+
+def say(child, text):
+    child.send(text + "\r")  # Enter is carriage return in a terminal; "\n" would be Ctrl-J (newline)
+
+# -- the composition root, hand-built for in-process tests -------------------------------------
+
+@dataclass
+class App:
+    db: Any
+    store: Any
+    domain: Any
+    client: Any
+    builder: Any
+    agent: Any
+    tool_context: Any = None
+    extras: dict = field(default_factory=dict)
+
+    def new_conversation(self) -> int:
+        return self.store.create_conversation().id
+
+    def agent_with(self, *, tools, guardrails=None):
+        """Another agent on the same stores and tool context, with other tools or guardrails."""
+        from pixiu_cli.agent.loop import Agent
+        from pixiu_cli.agent.tools import ToolRegistry
+        from pixiu_cli.context.builder import ContextBuilder
+
+        kw = {"guardrails": guardrails} if guardrails is not None else {}
+        builder = ContextBuilder(self.store, self.domain, clock=self.tool_context.now)
+        return Agent(self.store, self.client, builder, tools=ToolRegistry(tools), tool_context=self.tool_context, **kw)
+
+def build_app(server, db_path: Path, *, portfolio: Path | None = None, now: datetime | None = None,
+              provider: str = "deepseek", timeout: float = 10, max_retries: int = 0,
+              tools=None, guardrails=None, compact_budget: int | None = None, limits=None,
+              history_blocks: str | None = None) -> App:
+    """Database, stores, real client on the offline server, builder and agent.
+
+    `tools` (a list of Tool) gives the agent a tool registry and a tool context; `compact_budget`
+    gives it a compactor; `now` pins the clock of the builder and the tools."""
+    from pixiu_cli.agent.loop import Agent
+    from pixiu_cli.context.builder import ContextBuilder
+    from pixiu_cli.llm.client import ChatClient
+    from pixiu_cli.store.conversations import ConversationStore
+    from pixiu_cli.store.database import open_database
+    from pixiu_cli.store.domain import DomainStore
+
+    db = open_database(db_path)
+    domain = DomainStore(db)
+    if portfolio is not None:
+        from pixiu_cli.dataset import load_document
+
+        domain.replace_all(load_document(portfolio, now or NOW))
+    store = ConversationStore(db)
+    client = ChatClient(base_url=server.base_url, api_key=PLANTED_KEY, model="deepseek-test", provider=provider,
+                        timeout=timeout, max_retries=max_retries)
+    builder_kw = {}
+    if now is not None:
+        builder_kw["clock"] = lambda: now
+    if history_blocks is not None:
+        builder_kw["history_blocks"] = history_blocks
+    builder = ContextBuilder(store, domain, *([limits] if limits is not None else []), **builder_kw)
+    agent_kw, ctx = {}, None
+    if tools is not None:
+        from pixiu_cli.agent.tools import ToolContext, ToolRegistry
+        from pixiu_cli.store.domain import MemoryStore, PortfolioStore
+
+        ctx = ToolContext(domain=domain, memory=MemoryStore(db), portfolio=PortfolioStore(db),
+                          now=lambda: now or datetime.now(SHANGHAI))
+        agent_kw.update(tools=ToolRegistry(tools), tool_context=ctx)
+        if guardrails is not None:
+            agent_kw["guardrails"] = guardrails
+    if compact_budget is not None:
+        from pixiu_cli.agent.compaction import Compactor
+
+        agent_kw["compactor"] = Compactor(store, client, budget_tokens=compact_budget)
+    agent = Agent(store, client, builder, **agent_kw)
+    return App(db, store, domain, client, builder, agent, ctx)
+
+def tool_messages(store, conversation_id):
+    calls = store.calls_for_conversation(conversation_id)
+    return [m for m in calls[-1].request["messages"] if m["role"] == "tool"], calls
+
+def call(name, args):
+    from pixiu_cli.offline.script import ToolCallSpec
+
+    return ToolCallSpec(name, args if isinstance(args, str) else json.dumps(args, ensure_ascii=False))
+
+# -- market data ------------------------------------------------------------------------------
+
+def load(db, code: str, *, actions: bool = True, path: Path | None = None, **kw):
+    """Import one real history from tests/fixtures/market/ into `db`."""
+    from pixiu_cli.market.importer import import_csv
+    from pixiu_cli.store.market import MarketStore
+    from pixiu_cli.store.securities import SecurityMaster
+
+    action_file = MARKET_FIXTURES / f"{code}_actions.csv"
+    return import_csv(MarketStore(db), SecurityMaster(db), path or MARKET_FIXTURES / f"{code}.csv", code,
+                      at=MARKET_IMPORTED_AT, actions_path=action_file if actions and action_file.exists() else None,
+                      **kw)
+
+def truncated_history(tmp_path, code: str, last_day: str) -> Path:
+    """A copy of one real history that ends on `last_day`."""
+    lines = (MARKET_FIXTURES / f"{code}.csv").read_text().splitlines()
+    kept = [lines[0]] + [line for line in lines[1:] if line[:10] <= last_day]
+    path = tmp_path / f"{code}_to_{last_day}.csv"
+    path.write_text("\n".join(kept) + "\n")
+    return path
+
+# -- synthetic bars for analytics ---------------------------------------------------------------
+
+NO_COSTS = CostModel(commission_rate=0.0, commission_min=0.0, transfer_fee_rate=0.0, slippage_bps=0.0)
+
+def weekdays(start: str, count: int) -> list[str]:
+    day, out = date.fromisoformat(start), []
+    while len(out) < count:
+        if day.weekday() < 5:
+            out.append(day.isoformat())
+        day += timedelta(days=1)
+    return out
+
+def series(symbol: str, rows, start: str = "2024-03-04") -> BarSeries:
+    """rows: close, or (open, close), or (open, high, low, close[, traded[, is_st]]) per day."""
+    bars = []
+    for day, row in zip(weekdays(start, len(rows)), rows):
+        row = (row, row) if isinstance(row, (int, float)) else row
+        if len(row) == 2:
+            o, c = row
+            row = (o, max(o, c), min(o, c), c)
+        o, h, lo, c, *rest = row
+        traded = rest[0] if rest else True
+        bars.append(Bar(day, o, h, lo, c, 1_000_000.0 if traded else 0.0, None, int(traded), bool(rest[1:] and rest[1])))
+    return BarSeries.from_bars(symbol, "none", bars)
+
+def frame_of(symbol: str, rows, actions: list[CorporateAction] = (), start: str = "2024-03-04", list_date=None):
+    raw = series(symbol, rows, start)
+    return build_frame(raw, list(actions), list_date=list_date)
+
+# -- benchmarks ---------------------------------------------------------------------------------
+
+def run_quick(script: str) -> list[str]:
+    done = subprocess.run([sys.executable, str(REPO / "benchmarks" / script), "--quick"], capture_output=True,
+                          text=True, encoding="utf-8", timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout.splitlines()
+
+def line(lines: list[str], prefix: str) -> str:
+    found = [candidate for candidate in lines if candidate.startswith(prefix)]
+    assert len(found) == 1, (prefix, lines)
+    return found[0]
+
+# -- the CLI in process -------------------------------------------------------------------------
+
+@dataclass
+class CliResult:
+    returncode: int
+    stdout: bytes | str
+    stderr: bytes | str
+
+def pixiu_in_process(env: dict[str, str], *args: str, input_bytes: bytes | None = None,
+                     text: bool = False) -> CliResult:
+    """`pixiu ARGS` through the real entry point (`main`, with its one-line error handling)
+    inside this process, with `env` as the whole environment: for exit codes and messages.
+    Signals, pipes, terminals and crash safety need the real process (`pixiu`)."""
+
+    from typer.testing import CliRunner
+
+    from pixiu_cli import cli
+
+    overrides: dict[str, str | None] = {k: None for k in os.environ if k not in env}
+    overrides.update(env)
+    runner = CliRunner()
+    saved_argv = sys.argv
+    with runner.isolation(input=input_bytes, env=overrides) as streams:
+        sys.argv = ["pixiu", *args]
+        try:
+            cli.main()
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        finally:
+            sys.argv = saved_argv
+        out, err = streams[0].getvalue(), streams[1].getvalue()
+    if text:
+        return CliResult(code, out.decode("utf-8"), err.decode("utf-8"))
+    return CliResult(code, out, err)
