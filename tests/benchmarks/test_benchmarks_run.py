@@ -54,7 +54,8 @@ def test_turn_overhead_prints_pixiu_raw_and_overhead():
     lines = run_quick("turn_overhead.py")
     assert re.search(MS + r" +\(n=5\)", line(lines, "pixiu "))
     assert re.search(MS + r" +\(n=5\)", line(lines, "raw "))
-    assert re.search(MS + r".*" + GOAL, line(lines, "overhead "))
+    # a difference of two medians on a noisy machine may come out below zero
+    assert re.search(r"median +-?\d+\.\d+ ms.*" + GOAL, line(lines, "overhead "))
 
 
 @pytest.mark.slow
