@@ -41,6 +41,13 @@ def pixiu(env, *args, input_bytes=None, timeout=60):
     """The real `pixiu` command in a pipe."""
     return subprocess.run([PIXIU_BIN, *args], env=env, input=input_bytes, capture_output=True, timeout=timeout)
 
+
+def pixiu_ok(env, *args, timeout=120) -> str:
+    """The real `pixiu` command, which must succeed; its standard output as text."""
+    done = pixiu(env, *args, timeout=timeout)
+    assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
+    return done.stdout.decode("utf-8")
+
 # -- the REPL in a pseudo-terminal -----------------------------------------------------------
 
 def spawn(env, *args):

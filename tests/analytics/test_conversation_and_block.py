@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 import json
-import subprocess
 from datetime import datetime
 
 import pexpect
@@ -16,18 +15,12 @@ from pixiu_cli.context.builder import SHANGHAI, ContextBuilder
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.domain import DomainStore
 from pixiu_cli.store.memory import PortfolioStore
-from tests.helpers import PIXIU_BIN
 from tests.helpers import load
-from tests.helpers import PROMPT, say, spawn
+from tests.helpers import PROMPT, pixiu_ok, say, spawn
 
 HOLDING = {"holdings": [{"symbol": "000333", "name": "美的集团", "short_names": ["美的"], "shares": 1000,
                          "cost": 60.5, "role": "core"}]}
 
-
-def pixiu(env, *args):
-    done = subprocess.run([PIXIU_BIN, *args], env=env, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
 
 
 @pytest.mark.pty
@@ -35,10 +28,10 @@ def pixiu(env, *args):
 def test_a_stated_stop_loss_becomes_an_alert_rule_and_forget_undoes_it(offline_env, tmp_path):
     data = tmp_path / "h.json"
     data.write_text(json.dumps(HOLDING, ensure_ascii=False), encoding="utf-8")
-    pixiu(offline_env, "import", str(data))
-    out = json.loads(pixiu(offline_env, "ask", "--json", "美的跌破70元就止损"))
+    pixiu_ok(offline_env, "import", str(data))
+    out = json.loads(pixiu_ok(offline_env, "ask", "--json", "美的跌破70元就止损"))
     assert any(n.startswith("已设预警 a1：000333 美的集团 收盘跌破 70 元") for n in out["notices"]), out["notices"]
-    (rule,) = json.loads(pixiu(offline_env, "alert", "list", "--json"))
+    (rule,) = json.loads(pixiu_ok(offline_env, "alert", "list", "--json"))
     assert (rule["id"], rule["symbol"], rule["kind"], rule["threshold"], rule["source"]) == \
         ("a1", "000333", "below", 70.0, "对话")
     child = spawn(offline_env)
@@ -55,7 +48,7 @@ def test_a_stated_stop_loss_becomes_an_alert_rule_and_forget_undoes_it(offline_e
     finally:
         if child.isalive():
             child.terminate(force=True)
-    assert json.loads(pixiu(offline_env, "alert", "list", "--json")) == []
+    assert json.loads(pixiu_ok(offline_env, "alert", "list", "--json")) == []
 
 
 def test_the_decisions_class_carries_the_outcome_so_far(db):
