@@ -159,15 +159,9 @@ def _list(doc: dict, section: str) -> list:
     return value
 
 
-def parse_document(doc, now: datetime) -> DomainData:
-    if not isinstance(doc, dict):
-        raise DatasetError("文档顶层应为 JSON 对象")
-    unknown = sorted(set(doc) - set(SECTIONS) - {"$schema", "comment", "version"})
-    if unknown:
-        raise DatasetError(f"未知的顶层字段：{', '.join(unknown)}（可用：{', '.join(SECTIONS)}）")
-    _check_values(doc)
+def _holdings(rows: list, now: datetime) -> list[Holding]:
     holdings, seen = [], set()
-    for i, raw in enumerate(_list(doc, "holdings")):
+    for i, raw in enumerate(rows):
         r = _Row("holdings", i, raw, now)
         symbol = r.symbol()
         if symbol in seen:
@@ -179,59 +173,78 @@ def parse_document(doc, now: datetime) -> DomainData:
         holdings.append(Holding(symbol, r.text("name"), tuple(shorts), r.number("shares", positive=True),
                                 r.number("cost", positive=True), r.text("role", choices=ROLES),
                                 r.moment("updated_at", required=False)))
-    profiles = []
-    for i, raw in enumerate(_list(doc, "profiles")):
-        r = _Row("profiles", i, raw, now)
-        profiles.append(Profile(0, r.symbol(), r.text("strategy"), r.text("period", False),
-                                r.number("annual_return", False), r.number("max_drawdown", False),
-                                r.number("win_rate", False), r.number("sharpe", False),
-                                r.text("best_role", False, ROLES), r.text("conclusion", False), r.moment("as_of")))
-    news = []
-    for i, raw in enumerate(_list(doc, "news")):
-        r = _Row("news", i, raw, now)
-        news.append(NewsItem(0, r.symbol(required=False), r.text("title"), r.text("summary", False),
-                             r.text("source", False), r.text("layer", False, LAYERS), r.moment("published_at")))
-    signals = []
-    for i, raw in enumerate(_list(doc, "signals")):
-        r = _Row("signals", i, raw, now)
-        components = raw.get("components", {})
-        if not isinstance(components, dict):
-            raise DatasetError(f"{r.where('components')}：应为对象")
-        signals.append(Signal(0, r.symbol(), r.number("score"), r.text("direction", False), components,
-                              r.moment("as_of")))
-    reports = []
-    for i, raw in enumerate(_list(doc, "reports")):
-        r = _Row("reports", i, raw, now)
-        symbols = raw.get("symbols", [])
-        if not isinstance(symbols, list):
-            raise DatasetError(f"{r.where('symbols')}：应为六位代码数组")
-        codes = tuple(_code(s, f"{r.where('symbols')}[{j}]") for j, s in enumerate(symbols))
-        reports.append(Report(0, r.text("title"), codes, r.text("conclusion"),
-                              r.moment("created_at")))
-    decisions = []
-    for i, raw in enumerate(_list(doc, "decisions")):
-        r = _Row("decisions", i, raw, now)
-        decisions.append(Decision(0, r.symbol(), r.text("side", choices=SIDES), r.number("price", positive=True),
-                                  r.number("quantity", positive=True), r.text("reason", False),
-                                  r.moment("decided_at"), r.text("source", False) or "import"))
-    alerts = []
-    for i, raw in enumerate(_list(doc, "alerts")):
-        r = _Row("alerts", i, raw, now)
-        alerts.append(Alert(0, r.symbol(required=False), r.text("rule", False), r.text("message"),
-                            r.moment("triggered_at")))
-    notes = []
-    for i, raw in enumerate(_list(doc, "notes")):
-        r = _Row("notes", i, raw, now)
-        notes.append(MemoryEvent(0, "user_note", r.text("kind", choices=NOTE_KINDS), r.symbol(required=False),
-                                 r.text("text"), r.moment("created_at"), r.text("source", False) or "import"))
+    return holdings
+
+
+def _profile(r: _Row) -> Profile:
+    return Profile(0, r.symbol(), r.text("strategy"), r.text("period", False),
+                   r.number("annual_return", False), r.number("max_drawdown", False),
+                   r.number("win_rate", False), r.number("sharpe", False),
+                   r.text("best_role", False, ROLES), r.text("conclusion", False), r.moment("as_of"))
+
+
+def _news_item(r: _Row) -> NewsItem:
+    return NewsItem(0, r.symbol(required=False), r.text("title"), r.text("summary", False),
+                    r.text("source", False), r.text("layer", False, LAYERS), r.moment("published_at"))
+
+
+def _signal(r: _Row) -> Signal:
+    components = r.raw.get("components", {})
+    if not isinstance(components, dict):
+        raise DatasetError(f"{r.where('components')}：应为对象")
+    return Signal(0, r.symbol(), r.number("score"), r.text("direction", False), components, r.moment("as_of"))
+
+
+def _report(r: _Row) -> Report:
+    symbols = r.raw.get("symbols", [])
+    if not isinstance(symbols, list):
+        raise DatasetError(f"{r.where('symbols')}：应为六位代码数组")
+    codes = tuple(_code(s, f"{r.where('symbols')}[{j}]") for j, s in enumerate(symbols))
+    return Report(0, r.text("title"), codes, r.text("conclusion"), r.moment("created_at"))
+
+
+def _decision(r: _Row) -> Decision:
+    return Decision(0, r.symbol(), r.text("side", choices=SIDES), r.number("price", positive=True),
+                    r.number("quantity", positive=True), r.text("reason", False),
+                    r.moment("decided_at"), r.text("source", False) or "import")
+
+
+def _alert(r: _Row) -> Alert:
+    return Alert(0, r.symbol(required=False), r.text("rule", False), r.text("message"), r.moment("triggered_at"))
+
+
+def _note(r: _Row) -> MemoryEvent:
+    return MemoryEvent(0, "user_note", r.text("kind", choices=NOTE_KINDS), r.symbol(required=False),
+                       r.text("text"), r.moment("created_at"), r.text("source", False) or "import")
+
+
+# Every row section after holdings (which also checks for duplicates across rows), in document
+# order, so the first invalid row reported is the same whichever order the keys are written in.
+_ROW_PARSERS = {"profiles": _profile, "news": _news_item, "signals": _signal, "reports": _report,
+                "decisions": _decision, "alerts": _alert, "notes": _note}
+
+
+def _persona(doc: dict) -> dict[str, str]:
     persona = doc.get("persona", {})
     if not isinstance(persona, dict):
         raise DatasetError("persona：应为对象")
     for key, value in persona.items():
         if not isinstance(value, (str, int, float)) or isinstance(value, bool):
             raise DatasetError(f"persona.{key}：应为字符串或数字")
-    return DomainData(holdings, profiles, news, signals, reports, decisions, alerts, notes,
-                      {k: str(v) for k, v in persona.items()})
+    return {k: str(v) for k, v in persona.items()}
+
+
+def parse_document(doc, now: datetime) -> DomainData:
+    if not isinstance(doc, dict):
+        raise DatasetError("文档顶层应为 JSON 对象")
+    unknown = sorted(set(doc) - set(SECTIONS) - {"$schema", "comment", "version"})
+    if unknown:
+        raise DatasetError(f"未知的顶层字段：{', '.join(unknown)}（可用：{', '.join(SECTIONS)}）")
+    _check_values(doc)
+    holdings = _holdings(_list(doc, "holdings"), now)
+    rows = {section: [parse(_Row(section, i, raw, now)) for i, raw in enumerate(_list(doc, section))]
+            for section, parse in _ROW_PARSERS.items()}
+    return DomainData(holdings, **rows, persona=_persona(doc))
 
 
 def load_document(path: Path, now: datetime) -> DomainData:
