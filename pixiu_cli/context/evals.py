@@ -1,11 +1,11 @@
 """Context evals: does the `[上下文信息]` block hold the facts the model needs for a question?
 
-The seed chapter's W2-5 story is the method: a category of questions that scores below
-100% points at a context gap (something that should have been injected and was not, or
-something that should not have been), and the gap is fixed in the context engine, never
-by deleting or weakening the case. These evals call no model: each case imports a data
-set into a fresh SQLite file, assembles the block with `ContextBuilder.context_block` at
-a frozen `now`, and checks facts about the text and the sections.
+A category of questions that scores below 100% points at a context gap (something that
+should have been injected and was not, or something that should not have been), and the gap
+is fixed in the context engine, never by deleting or weakening the case. These evals call
+no model: each case imports a data set into a fresh SQLite file, assembles the block with
+`ContextBuilder.context_block` at a frozen `now`, and checks facts about the text and the
+sections.
 
 Case files
 ----------
@@ -249,6 +249,28 @@ def parse_case(raw: Any, source: Path | None = None, index: int = 0) -> EvalCase
     def fail(problem: str) -> EvalError:
         return EvalError(f"{where}：{problem}")
 
+    _check_fields(raw, fail)
+    now = _case_now(raw["now"], fail)
+    dataset_name, document = _dataset(raw["dataset"], source, fail)
+    document = _apply_patch(document, raw.get("dataset_patch"), fail)
+    try:
+        parse_document(document, now)
+    except DatasetError as exc:
+        raise fail(f"数据集无效：{exc}") from None
+    limits = _limits(raw.get("limits", {}), fail)
+    earlier = _earlier(raw.get("earlier", []), fail)
+    checks = {key: _CHECK_PARSERS[key](key, raw[key], fail) for key in _CHECKS if key in raw}
+    if not checks:
+        raise fail("没有任何检查（must / must_not / intent / symbols / sections / …）")
+
+    return EvalCase(id=raw["id"], category=raw["category"], now=now, message=raw["message"], document=document,
+                    description=raw.get("description", ""), dataset_name=dataset_name, limits=limits,
+                    summary=raw.get("summary"), earlier=earlier, history=tuple(raw.get("history", [])),
+                    market_list=raw.get("market_list", False), source=source, **checks)
+
+
+def _check_fields(raw: dict, fail) -> None:
+    """The case's keys and its plain fields (everything but the data set, limits, steps and checks)."""
     unknown = sorted(set(raw) - _KNOWN)
     if unknown:
         raise fail(f"未知字段 {', '.join(unknown)}")
@@ -267,22 +289,19 @@ def parse_case(raw: Any, source: Path | None = None, index: int = 0) -> EvalCase
     if not isinstance(raw.get("market_list", False), bool):
         raise fail("market_list 应为 true 或 false")
 
+
+def _case_now(value: Any, fail) -> datetime:
     try:
-        now = datetime.fromisoformat(raw["now"]) if isinstance(raw["now"], str) else None
+        now = datetime.fromisoformat(value) if isinstance(value, str) else None
     except ValueError:
         now = None
     if now is None or now.tzinfo is None or now.utcoffset() is None:
         raise fail("now 应为带时区的 ISO 8601 时间（如 2026-03-04T10:15:00+08:00），"
-                   f"而不是 {raw['now']!r}")
+                   f"而不是 {value!r}")
+    return now
 
-    dataset_name, document = _dataset(raw["dataset"], source, fail)
-    document = _apply_patch(document, raw.get("dataset_patch"), fail)
-    try:
-        parse_document(document, now)
-    except DatasetError as exc:
-        raise fail(f"数据集无效：{exc}") from None
 
-    limits = raw.get("limits", {})
+def _limits(limits: Any, fail) -> dict:
     if not isinstance(limits, dict):
         raise fail("limits 应为对象")
     fields = MemoryLimits.__dataclass_fields__
@@ -291,44 +310,44 @@ def parse_case(raw: Any, source: Path | None = None, index: int = 0) -> EvalCase
             raise fail(f"limits 中未知的设置 {key}（可用：{', '.join(fields)}）")
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
             raise fail(f"limits.{key} 应为非负数字")
+    return dict(limits)
 
-    earlier = _earlier(raw.get("earlier", []), fail)
 
-    checks: dict[str, Any] = {}
-    for key in _STRING_LIST_CHECKS:
-        if key in raw:
-            value = raw[key]
-            if not isinstance(value, list) or not all(isinstance(s, str) and s for s in value):
-                raise fail(f"{key} 应为非空字符串数组")
-            checks[key] = tuple(value)
-    if "intent" in raw:
-        values = [i.value for i in Intent]
-        if raw["intent"] not in values:
-            raise fail(f"intent 应为 {' / '.join(values)} 之一，而不是 {raw['intent']!r}")
-        checks["intent"] = raw["intent"]
-    if "symbols" in raw:
-        value = raw["symbols"]
-        if not isinstance(value, list) or not all(isinstance(s, str) and re.fullmatch(r"\d{6}", s) for s in value):
-            raise fail("symbols 应为六位代码数组")
-        checks["symbols"] = tuple(value)
-    if "max_tokens" in raw:
-        value = raw["max_tokens"]
-        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-            raise fail("max_tokens 应为正整数")
-        checks["max_tokens"] = value
-    if "counts" in raw:
-        value = raw["counts"]
-        if not isinstance(value, dict) or not all(
-                k and isinstance(n, int) and not isinstance(n, bool) and n >= 0 for k, n in value.items()):
-            raise fail("counts 应为 {子串: 非负整数} 对象")
-        checks["counts"] = dict(value)
-    if not checks:
-        raise fail("没有任何检查（must / must_not / intent / symbols / sections / …）")
+def _string_list_check(key: str, value: Any, fail) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(s, str) and s for s in value):
+        raise fail(f"{key} 应为非空字符串数组")
+    return tuple(value)
 
-    return EvalCase(id=raw["id"], category=raw["category"], now=now, message=raw["message"], document=document,
-                    description=raw.get("description", ""), dataset_name=dataset_name, limits=dict(limits),
-                    summary=raw.get("summary"), earlier=earlier, history=tuple(history),
-                    market_list=raw.get("market_list", False), source=source, **checks)
+
+def _intent_check(key: str, value: Any, fail) -> str:
+    values = [i.value for i in Intent]
+    if value not in values:
+        raise fail(f"intent 应为 {' / '.join(values)} 之一，而不是 {value!r}")
+    return value
+
+
+def _symbols_check(key: str, value: Any, fail) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(s, str) and re.fullmatch(r"\d{6}", s) for s in value):
+        raise fail("symbols 应为六位代码数组")
+    return tuple(value)
+
+
+def _max_tokens_check(key: str, value: Any, fail) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise fail("max_tokens 应为正整数")
+    return value
+
+
+def _counts_check(key: str, value: Any, fail) -> dict:
+    if not isinstance(value, dict) or not all(
+            k and isinstance(n, int) and not isinstance(n, bool) and n >= 0 for k, n in value.items()):
+        raise fail("counts 应为 {子串: 非负整数} 对象")
+    return dict(value)
+
+
+# check key → validator returning the value the case keeps; keys are checked in `_CHECKS` order
+_CHECK_PARSERS = {**dict.fromkeys(_STRING_LIST_CHECKS, _string_list_check), "intent": _intent_check,
+                  "symbols": _symbols_check, "max_tokens": _max_tokens_check, "counts": _counts_check}
 
 
 def _earlier(value: Any, fail) -> tuple[dict, ...]:
@@ -539,40 +558,64 @@ def _unquoted_at(text: str, needle: str) -> int | None:
 
 def check(case: EvalCase, block: ContextBlock, intent: str, symbols: list[str]) -> list[str]:
     """Every failed check of `case` against an assembled block, one line each."""
-    text = block.text
     keys = [s.key for s in block.sections]
-    failures: list[str] = []
-    for needle in case.must:
-        if needle not in text:
-            failures.append(f"缺少应出现的内容 {_one_line(needle)!r}")
-    for needle in case.must_not:
-        if needle in text:
-            failures.append(f"出现了不应出现的内容 {_one_line(needle)!r}：{_where(text, needle)}")
+    return [*_text_failures(case, block.text), *_extraction_failures(case, intent, symbols),
+            *_section_failures(case, keys), *_omitted_failures(case, block.omitted),
+            *_size_failures(case, block), *_quoted_failures(case, block.text)]
+
+
+def _text_failures(case: EvalCase, text: str) -> list[str]:
+    failures = [f"缺少应出现的内容 {_one_line(needle)!r}" for needle in case.must if needle not in text]
+    failures += [f"出现了不应出现的内容 {_one_line(needle)!r}：{_where(text, needle)}"
+                 for needle in case.must_not if needle in text]
+    return failures
+
+
+def _extraction_failures(case: EvalCase, intent: str, symbols: list[str]) -> list[str]:
+    failures = []
     if case.intent is not None and intent != case.intent:
         failures.append(f"意图应为 {case.intent}，实际为 {intent}")
     if case.symbols is not None and list(case.symbols) != symbols:
         failures.append(f"提取的标的应为 {list(case.symbols)}，实际为 {symbols}")
-    for pattern in case.sections:
-        if not any(_matches(pattern, k) for k in keys):
-            failures.append(f"缺少段落 {pattern}（实际段落：{', '.join(keys)}）")
+    return failures
+
+
+def _section_failures(case: EvalCase, keys: list[str]) -> list[str]:
+    failures = [f"缺少段落 {pattern}（实际段落：{', '.join(keys)}）"
+                for pattern in case.sections if not any(_matches(pattern, k) for k in keys)]
     for pattern in case.no_sections:
         found = [k for k in keys if _matches(pattern, k)]
         if found:
             failures.append(f"不应出现段落 {', '.join(found)}")
+    return failures
+
+
+def _omitted_failures(case: EvalCase, omitted: Mapping[str, int]) -> list[str]:
+    failures = []
     for pattern in case.omitted:
-        if not any(_matches(pattern, k) for k in block.omitted):
-            actual = "、".join(f"{k} {n} 条" for k, n in block.omitted.items()) or "无"
+        if not any(_matches(pattern, k) for k in omitted):
+            actual = "、".join(f"{k} {n} 条" for k, n in omitted.items()) or "无"
             failures.append(f"段落 {pattern} 应因预算被省略，实际省略：{actual}")
     for pattern in case.not_omitted:
-        found = [f"{k} {n} 条" for k, n in block.omitted.items() if _matches(pattern, k)]
+        found = [f"{k} {n} 条" for k, n in omitted.items() if _matches(pattern, k)]
         if found:
             failures.append(f"不应省略 {pattern}，实际省略了 {'、'.join(found)}")
+    return failures
+
+
+def _size_failures(case: EvalCase, block: ContextBlock) -> list[str]:
+    failures = []
     if case.max_tokens is not None and block.tokens > case.max_tokens:
         failures.append(f"上下文 {block.tokens} tokens，超过上限 {case.max_tokens}")
     for needle, expected in case.counts.items():
-        actual = text.count(needle)
+        actual = block.text.count(needle)
         if actual != expected:
             failures.append(f"{_one_line(needle)!r} 应出现 {expected} 次，实际 {actual} 次")
+    return failures
+
+
+def _quoted_failures(case: EvalCase, text: str) -> list[str]:
+    failures = []
     for needle in case.quoted:
         if needle not in text:
             failures.append(f"应以「」引用的内容 {_one_line(needle)!r} 没有出现在上下文中")
