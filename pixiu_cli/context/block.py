@@ -171,81 +171,101 @@ def assemble(sections: list[Section], budget: int) -> ContextBlock:
     what was left out is listed. When no section has items left to lose, the `rest` lines
     go, lowest priority first. The count after each step is exactly count_tokens of that
     step's rendering (see the note on token counting above), kept up to date by arithmetic."""
-    titles = {s.key: s.title for s in sections}
-    live = [s for s in sections if s.items or not s.trimmable]
-    omitted: dict[str, int] = {}
-    fixed = count_line_tokens(CONTEXT_OPEN, "\n\n") + count_line_tokens(PREAMBLE, "\n\n") + count_line_tokens(CONTEXT_CLOSE, "")
-    renders: list[list[str]] = []  # each live section's rendered items that are still in
-    heads: list[int] = []  # tokens of each section's title and note lines (each followed by "\n")
-    body = 0  # tokens of all live sections without their rest lines, each followed by "\n\n"
-    for section in live:
-        lines = replace(section, rest_text=None).lines()
-        cut = len(lines) - len(section.items)
-        renders.append(lines[cut:])
-        heads.append(sum(count_line_tokens(line, "\n") for line in lines[:cut]) if section.items else 0)
-        body += _lines_tokens(lines, "\n\n")
-    gone: set[int] = set()  # sections whose rest line was dropped too
-
-    def rest_line(i: int) -> str | None:
-        section, kept = live[i], len(renders[i])
-        if section.rest is None or i in gone or kept == len(section.items):
-            return None
-        return f"- {section.rest(kept)}"
-
-    def notes() -> int:
-        """Tokens of the 已省略 note and of the rest lines (counted apart from `body`)."""
-        extra = count_line_tokens(_omitted_part(omitted, titles), "\n\n") if omitted else 0
-        for i in range(len(live)):
-            line = rest_line(i)
-            if line is None:
-                continue
-            if renders[i]:  # the last item is now followed by "\n", the rest line by "\n\n"
-                last = renders[i][-1]
-                extra += count_line_tokens(last, "\n") - count_line_tokens(last, "\n\n")
-            else:  # the section's title and note are back, with the rest line alone
-                extra += heads[i]
-            extra += count_line_tokens(line, "\n\n")
-        return extra
-
-    tokens = fixed + body
+    trim = _Trimming(sections)
+    tokens = trim.fixed + trim.body
     while tokens > budget:
-        candidates = [i for i, s in enumerate(live) if s.trimmable and renders[i]]
+        candidates = [i for i, s in enumerate(trim.live) if s.trimmable and trim.renders[i]]
         if candidates:
-            victim = min(candidates, key=lambda i: live[i].priority)
-            key = live[victim].key
-            items = renders[victim]
-            # Drop the victim's items one by one while the block, even before the notes
-            # (what was omitted, rest lines), is still over budget: no need to count them there.
-            while True:
-                body -= count_line_tokens(items.pop(), "\n\n")
-                if items:  # the new last item is now followed by "\n\n", not "\n"
-                    body += count_line_tokens(items[-1], "\n\n") - count_line_tokens(items[-1], "\n")
-                else:  # the section disappears with its title and note
-                    body -= heads[victim]
-                omitted[key] = omitted.get(key, 0) + 1
-                if not items or fixed + body <= budget:
-                    break
-        else:
-            summaries = [i for i in range(len(live)) if rest_line(i) is not None]
-            if not summaries:
-                break
-            gone.add(min(summaries, key=lambda i: live[i].priority))
-        tokens = fixed + body + notes()
-    kept = []
-    for i, section in enumerate(live):
-        if len(renders[i]) != len(section.items):
-            line = rest_line(i)
-            section = replace(section, items=section.items[:len(renders[i])], rest_text=line[2:] if line else None)
-        if section.items or section.rest_text or not section.trimmable:
-            kept.append(section)
-    text = _render(kept, omitted, titles)
+            trim.drop_items(min(candidates, key=lambda i: trim.live[i].priority), budget)
+        elif not trim.drop_rest_line():
+            break
+        tokens = trim.fixed + trim.body + trim.notes()
+    kept = trim.kept()
+    text = _render(kept, trim.omitted, trim.titles)
     if tokens > budget:
         # Only untrimmable sections are left and they alone exceed the budget: keep the
         # block honest by cutting their text, never by overflowing.
         text = _hard_cut(text, budget)
         tokens = count_tokens(text)
-    return ContextBlock(text=text, tokens=tokens, budget=budget, sections=tuple(kept), omitted=omitted,
-                        titles=titles)
+    return ContextBlock(text=text, tokens=tokens, budget=budget, sections=tuple(kept), omitted=trim.omitted,
+                        titles=trim.titles)
+
+
+class _Trimming:
+    """The state of one `assemble`: which rendered items of each section are still in, and
+    the block's tokens as `fixed + body + notes()`."""
+
+    def __init__(self, sections: list[Section]):
+        self.titles = {s.key: s.title for s in sections}
+        self.live = [s for s in sections if s.items or not s.trimmable]
+        self.omitted: dict[str, int] = {}
+        self.fixed = (count_line_tokens(CONTEXT_OPEN, "\n\n") + count_line_tokens(PREAMBLE, "\n\n")
+                      + count_line_tokens(CONTEXT_CLOSE, ""))
+        self.renders: list[list[str]] = []  # each live section's rendered items that are still in
+        self.heads: list[int] = []  # tokens of each section's title and note lines (each followed by "\n")
+        self.body = 0  # tokens of all live sections without their rest lines, each followed by "\n\n"
+        for section in self.live:
+            lines = replace(section, rest_text=None).lines()
+            cut = len(lines) - len(section.items)
+            self.renders.append(lines[cut:])
+            self.heads.append(sum(count_line_tokens(line, "\n") for line in lines[:cut]) if section.items else 0)
+            self.body += _lines_tokens(lines, "\n\n")
+        self.gone: set[int] = set()  # sections whose rest line was dropped too
+
+    def rest_line(self, i: int) -> str | None:
+        section, kept = self.live[i], len(self.renders[i])
+        if section.rest is None or i in self.gone or kept == len(section.items):
+            return None
+        return f"- {section.rest(kept)}"
+
+    def notes(self) -> int:
+        """Tokens of the 已省略 note and of the rest lines (counted apart from `body`)."""
+        extra = count_line_tokens(_omitted_part(self.omitted, self.titles), "\n\n") if self.omitted else 0
+        for i in range(len(self.live)):
+            line = self.rest_line(i)
+            if line is None:
+                continue
+            if self.renders[i]:  # the last item is now followed by "\n", the rest line by "\n\n"
+                last = self.renders[i][-1]
+                extra += count_line_tokens(last, "\n") - count_line_tokens(last, "\n\n")
+            else:  # the section's title and note are back, with the rest line alone
+                extra += self.heads[i]
+            extra += count_line_tokens(line, "\n\n")
+        return extra
+
+    def drop_items(self, victim: int, budget: int) -> None:
+        """Drop the victim's items one by one while the block, even before the notes (what
+        was omitted, rest lines), is still over budget: no need to count them there."""
+        key, items = self.live[victim].key, self.renders[victim]
+        while True:
+            self.body -= count_line_tokens(items.pop(), "\n\n")
+            if items:  # the new last item is now followed by "\n\n", not "\n"
+                self.body += count_line_tokens(items[-1], "\n\n") - count_line_tokens(items[-1], "\n")
+            else:  # the section disappears with its title and note
+                self.body -= self.heads[victim]
+            self.omitted[key] = self.omitted.get(key, 0) + 1
+            if not items or self.fixed + self.body <= budget:
+                break
+
+    def drop_rest_line(self) -> bool:
+        """Drop the rest line of the lowest priority; False when none is left."""
+        summaries = [i for i in range(len(self.live)) if self.rest_line(i) is not None]
+        if not summaries:
+            return False
+        self.gone.add(min(summaries, key=lambda i: self.live[i].priority))
+        return True
+
+    def kept(self) -> list[Section]:
+        """The sections as trimmed: fewer items, their rest line, the empty ones left out."""
+        kept = []
+        for i, section in enumerate(self.live):
+            if len(self.renders[i]) != len(section.items):
+                line = self.rest_line(i)
+                section = replace(section, items=section.items[:len(self.renders[i])],
+                                  rest_text=line[2:] if line else None)
+            if section.items or section.rest_text or not section.trimmable:
+                kept.append(section)
+        return kept
 
 
 def _hard_cut(text: str, budget: int) -> str:
