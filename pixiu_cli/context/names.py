@@ -141,10 +141,19 @@ class NameTable:
 
 def _names(holders: Sequence[Holder], known: Sequence[tuple[str, str]], aliases: Sequence[tuple[str, str]]
            ) -> Iterable[Name]:
-    from pixiu_cli.context.symbols import shadow_words
-
     held = {h.symbol for h in holders}
     shipped = shipped_securities()
+    yield from _shipped_names(shipped, held)
+    yield from _known_names(known, shipped, held)
+    yield from _holding_names(holders)
+    for alias, symbol in aliases:
+        yield Name(_norm(alias), symbol, USER, symbol in held)
+
+
+def _shipped_names(shipped: dict[str, ShippedSecurity], held: set[str]) -> Iterable[Name]:
+    """Shadow words, index names and nicknames: what pixiu ships, whatever the database holds."""
+    from pixiu_cli.context.symbols import shadow_words
+
     for word in shadow_words():
         yield Name(_norm(word), None, SHADOW)
     for code, names in shipped_indexes().items():
@@ -153,6 +162,10 @@ def _names(holders: Sequence[Holder], known: Sequence[tuple[str, str]], aliases:
     for symbol, entry in shipped.items():
         for alias in entry.nicknames:
             yield Name(_norm(alias), symbol, NICKNAME, symbol in held)
+
+
+def _known_names(known: Sequence[tuple[str, str]], shipped: dict[str, ShippedSecurity], held: set[str]
+                 ) -> Iterable[Name]:
     # Another listed company's name swallows the short name inside it (长电科技 is not 长江电力
     # 长电) even when pixiu knows nothing about that company.
     named = {symbol for symbol, _ in known} | held
@@ -164,6 +177,9 @@ def _names(holders: Sequence[Holder], known: Sequence[tuple[str, str]], aliases:
         entry = shipped.get(symbol)
         for alias in entry.short_names if entry else ():
             yield Name(_norm(alias), symbol, SHORT, symbol in held)
+
+
+def _holding_names(holders: Sequence[Holder]) -> Iterable[Name]:
     for h in holders:  # stored values may be anything SQLite holds: match only real text
         symbol = text(h.symbol)
         if text(h.name):
@@ -171,8 +187,6 @@ def _names(holders: Sequence[Holder], known: Sequence[tuple[str, str]], aliases:
         for alias in h.short_names:
             if text(alias):
                 yield Name(_norm(text(alias)), symbol, SHORT, True)
-    for alias, symbol in aliases:
-        yield Name(_norm(alias), symbol, USER, symbol in held)
 
 
 class NameSource:
