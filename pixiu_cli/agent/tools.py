@@ -92,32 +92,44 @@ def validate_arguments(schema: dict, args: Any) -> dict:
         raise ToolArgumentError(f"未知参数：{', '.join(sorted(unknown))}")
     args = dict(args)
     for name, value in list(args.items()):
-        spec = properties[name]
-        if value is None:
-            continue
-        expected = _TYPES[spec["type"]]
-        if isinstance(value, bool) and spec["type"] in ("integer", "number"):
-            raise ToolArgumentError(f"参数 {name} 应为数字")
-        if not isinstance(value, expected):
-            raise ToolArgumentError(f"参数 {name} 应为 {spec['type']}")
-        if spec["type"] in ("integer", "number") and not is_finite_number(value):
-            raise ToolArgumentError(f"参数 {name} 应为有限的数字，而不是 {value!r}")
-        if spec.get("pattern") == CODE:
-            value = args[name] = _code(name, value)
-        if spec["type"] == "array" and spec.get("items", {}).get("pattern") == CODE:
-            value = args[name] = [_code(name, item) for item in value]
-        if "enum" in spec and value not in spec["enum"]:
-            raise ToolArgumentError(f"参数 {name} 应为 {' / '.join(spec['enum'])} 之一")
-        if spec["type"] == "string" and "pattern" in spec and not re.fullmatch(spec["pattern"], value, re.ASCII):
-            raise ToolArgumentError(f"参数 {name} 格式不对：{value!r}")
-        if spec["type"] in ("integer", "number") and "exclusiveMinimum" in spec and value <= spec["exclusiveMinimum"]:
-            raise ToolArgumentError(f"参数 {name} 应大于 {spec['exclusiveMinimum']}")
-        if spec["type"] == "array":
-            item_spec = spec.get("items", {})
-            for item in value:
-                if "pattern" in item_spec and not (isinstance(item, str) and re.fullmatch(item_spec["pattern"], item)):
-                    raise ToolArgumentError(f"参数 {name} 中的 {item!r} 格式不对")
+        if value is not None:
+            args[name] = _argument(name, properties[name], value)
     return args
+
+
+def _argument(name: str, spec: dict, value: Any) -> Any:
+    """One argument checked against its schema, its stock codes folded to six ASCII digits."""
+    _check_type(name, spec, value)
+    if spec.get("pattern") == CODE:
+        value = _code(name, value)
+    if spec["type"] == "array" and spec.get("items", {}).get("pattern") == CODE:
+        value = [_code(name, item) for item in value]
+    _check_constraints(name, spec, value)
+    return value
+
+
+def _check_type(name: str, spec: dict, value: Any) -> None:
+    numeric = spec["type"] in ("integer", "number")
+    if isinstance(value, bool) and numeric:
+        raise ToolArgumentError(f"参数 {name} 应为数字")
+    if not isinstance(value, _TYPES[spec["type"]]):
+        raise ToolArgumentError(f"参数 {name} 应为 {spec['type']}")
+    if numeric and not is_finite_number(value):
+        raise ToolArgumentError(f"参数 {name} 应为有限的数字，而不是 {value!r}")
+
+
+def _check_constraints(name: str, spec: dict, value: Any) -> None:
+    if "enum" in spec and value not in spec["enum"]:
+        raise ToolArgumentError(f"参数 {name} 应为 {' / '.join(spec['enum'])} 之一")
+    if spec["type"] == "string" and "pattern" in spec and not re.fullmatch(spec["pattern"], value, re.ASCII):
+        raise ToolArgumentError(f"参数 {name} 格式不对：{value!r}")
+    if spec["type"] in ("integer", "number") and "exclusiveMinimum" in spec and value <= spec["exclusiveMinimum"]:
+        raise ToolArgumentError(f"参数 {name} 应大于 {spec['exclusiveMinimum']}")
+    if spec["type"] == "array":
+        item_spec = spec.get("items", {})
+        for item in value:
+            if "pattern" in item_spec and not (isinstance(item, str) and re.fullmatch(item_spec["pattern"], item)):
+                raise ToolArgumentError(f"参数 {name} 中的 {item!r} 格式不对")
 
 
 def _code(name: str, value: object) -> str:
