@@ -85,63 +85,103 @@ def _is_stale(profile: Profile, now: datetime) -> bool:
     return (now - as_of).days > PROFILE_FRESH_DAYS
 
 
-def grade_check(case: AnswerCase, check: Check, reply: Reply) -> Grade:
-    data, text, a = case.data, reply.text, check.args
-    name = check.describe()
-    if check.name == "best_holding":
-        best = _best(data, a["metric"], a["order"])
-        if best is None:
-            return Grade(name, False, "数据集中没有可比较的持仓画像（用例有误）")
-        ok = _mentions(text, data, best[0])
-        return Grade(name, ok, f"应点名 {'/'.join(names_of(data, best[0]))}（{best[1]}）")
-    if check.name == "metric_value":
-        profile = _latest_profiles(data).get(a["symbol"])
-        value = getattr(profile, a["metric"]) if profile else None
-        if value is None:
-            return Grade(name, False, "数据集中没有该画像数值（用例有误）")
-        return Grade(name, _quotes_value(text, value, a["metric"]), f"应给出 {a['metric']} = {value}")
-    if check.name == "holding_figure":
-        holding = next((h for h in data.holdings if h.symbol == a["symbol"]), None)
-        if holding is None:
-            return Grade(name, False, "数据集中没有该持仓（用例有误）")
-        value = getattr(holding, a["field"])
-        ok = any(abs(n - value) <= 0.006 for n in _numbers(text))
-        return Grade(name, ok, f"应给出 {a['field']} = {value}")
-    if check.name in ("quotes_note", "quotes_report"):
-        pool = [n.text for n in data.notes] if check.name == "quotes_note" else [r.conclusion for r in data.reports]
-        if not any(a["phrase"] in t for t in pool):
-            return Grade(name, False, "短语不在数据集中（用例有误）")
-        return Grade(name, a["phrase"] in text, f"应引用「{a['phrase']}」")
-    if check.name == "latest_decision":
-        decisions = [d for d in data.decisions if a.get("symbol") in (None, d.symbol)]
-        if not decisions:
-            return Grade(name, False, "数据集中没有相关决策（用例有误）")
-        latest = max(decisions, key=lambda d: d.decided_at)
-        side = "买入" if latest.side == "buy" else "卖出"
-        ok = side in text and any(abs(n - latest.price) <= 0.006 for n in _numbers(text))
-        return Grade(name, ok, f"应提到 {side} @ {latest.price}")
-    if check.name == "alert_stock":
-        recent = max(data.alerts, key=lambda x: x.triggered_at, default=None)
-        if recent is None or not recent.symbol:
-            return Grade(name, False, "数据集中没有带代码的预警（用例有误）")
-        return Grade(name, _mentions(text, data, recent.symbol), f"应提到 {recent.symbol}")
-    if check.name == "stale_profile":
-        profile = _latest_profiles(data).get(a["symbol"])
-        if profile is None:
-            return Grade(name, False, "数据集中没有该画像（用例有误）")
-        stale = _is_stale(profile, case.now)
-        said = any(w in text for w in STALE_WORDS)
-        return Grade(name, said == stale, f"画像{'已' if stale else '未'}过期，回复{'说了' if said else '没说'}过期")
-    if check.name == "calls_tool":
-        return Grade(name, a["tool"] in reply.tools, f"应调用 {a['tool']}，实际 {list(reply.tools) or '无'}")
-    if check.name == "no_tool":
-        return Grade(name, a["tool"] not in reply.tools, f"不应调用 {a['tool']}，实际 {list(reply.tools) or '无'}")
+# Each grader: (case, the check's args, reply) → (passed, detail). A case whose data set
+# cannot answer its own check fails with a detail that says the case is wrong.
+_Verdict = tuple[bool, str]
+
+
+def _best_holding(case: AnswerCase, a: dict, reply: Reply) -> _Verdict:
+    data = case.data
+    best = _best(data, a["metric"], a["order"])
+    if best is None:
+        return False, "数据集中没有可比较的持仓画像（用例有误）"
+    return _mentions(reply.text, data, best[0]), f"应点名 {'/'.join(names_of(data, best[0]))}（{best[1]}）"
+
+
+def _metric_value(case: AnswerCase, a: dict, reply: Reply) -> _Verdict:
+    profile = _latest_profiles(case.data).get(a["symbol"])
+    value = getattr(profile, a["metric"]) if profile else None
+    if value is None:
+        return False, "数据集中没有该画像数值（用例有误）"
+    return _quotes_value(reply.text, value, a["metric"]), f"应给出 {a['metric']} = {value}"
+
+
+def _holding_figure(case: AnswerCase, a: dict, reply: Reply) -> _Verdict:
+    holding = next((h for h in case.data.holdings if h.symbol == a["symbol"]), None)
+    if holding is None:
+        return False, "数据集中没有该持仓（用例有误）"
+    value = getattr(holding, a["field"])
+    return any(abs(n - value) <= 0.006 for n in _numbers(reply.text)), f"应给出 {a['field']} = {value}"
+
+
+def _quotes(pool: list[str], a: dict, reply: Reply) -> _Verdict:
+    if not any(a["phrase"] in t for t in pool):
+        return False, "短语不在数据集中（用例有误）"
+    return a["phrase"] in reply.text, f"应引用「{a['phrase']}」"
+
+
+def _quotes_note(case: AnswerCase, a: dict, reply: Reply) -> _Verdict:
+    return _quotes([n.text for n in case.data.notes], a, reply)
+
+
+def _quotes_report(case: AnswerCase, a: dict, reply: Reply) -> _Verdict:
+    return _quotes([r.conclusion for r in case.data.reports], a, reply)
+
+
+def _latest_decision(case: AnswerCase, a: dict, reply: Reply) -> _Verdict:
+    decisions = [d for d in case.data.decisions if a.get("symbol") in (None, d.symbol)]
+    if not decisions:
+        return False, "数据集中没有相关决策（用例有误）"
+    latest = max(decisions, key=lambda d: d.decided_at)
+    side = "买入" if latest.side == "buy" else "卖出"
+    ok = side in reply.text and any(abs(n - latest.price) <= 0.006 for n in _numbers(reply.text))
+    return ok, f"应提到 {side} @ {latest.price}"
+
+
+def _alert_stock(case: AnswerCase, a: dict, reply: Reply) -> _Verdict:
+    recent = max(case.data.alerts, key=lambda x: x.triggered_at, default=None)
+    if recent is None or not recent.symbol:
+        return False, "数据集中没有带代码的预警（用例有误）"
+    return _mentions(reply.text, case.data, recent.symbol), f"应提到 {recent.symbol}"
+
+
+def _stale_profile(case: AnswerCase, a: dict, reply: Reply) -> _Verdict:
+    profile = _latest_profiles(case.data).get(a["symbol"])
+    if profile is None:
+        return False, "数据集中没有该画像（用例有误）"
+    stale = _is_stale(profile, case.now)
+    said = any(w in reply.text for w in STALE_WORDS)
+    return said == stale, f"画像{'已' if stale else '未'}过期，回复{'说了' if said else '没说'}过期"
+
+
+def _calls_tool(case: AnswerCase, a: dict, reply: Reply) -> _Verdict:
+    return a["tool"] in reply.tools, f"应调用 {a['tool']}，实际 {list(reply.tools) or '无'}"
+
+
+def _no_tool(case: AnswerCase, a: dict, reply: Reply) -> _Verdict:
+    return a["tool"] not in reply.tools, f"不应调用 {a['tool']}，实际 {list(reply.tools) or '无'}"
+
+
+def _no_invented_symbol(case: AnswerCase, a: dict, reply: Reply) -> _Verdict:
+    data = case.data
     known = {h.symbol for h in data.holdings} | {p.symbol for p in data.profiles} | {
         n.symbol for n in data.news if n.symbol} | {s.symbol for s in data.signals} | {
         d.symbol for d in data.decisions} | {x.symbol for x in data.alerts if x.symbol} | {
         s for r in data.reports for s in r.symbols} | {n.symbol for n in data.notes if n.symbol}
-    invented = sorted(set(_CODE.findall(text)) - known)
-    return Grade(name, not invented, f"回复中不在数据集里的代码：{invented or '无'}")
+    invented = sorted(set(_CODE.findall(reply.text)) - known)
+    return not invented, f"回复中不在数据集里的代码：{invented or '无'}"
+
+
+_GRADERS = {"best_holding": _best_holding, "metric_value": _metric_value, "holding_figure": _holding_figure,
+            "quotes_note": _quotes_note, "quotes_report": _quotes_report, "latest_decision": _latest_decision,
+            "alert_stock": _alert_stock, "stale_profile": _stale_profile, "calls_tool": _calls_tool,
+            "no_tool": _no_tool, "no_invented_symbol": _no_invented_symbol}
+
+
+def grade_check(case: AnswerCase, check: Check, reply: Reply) -> Grade:
+    grader = _GRADERS.get(check.name, _no_invented_symbol)
+    passed, detail = grader(case, check.args, reply)
+    return Grade(check.describe(), passed, detail)
 
 
 def grade(case: AnswerCase, reply: Reply) -> list[Grade]:

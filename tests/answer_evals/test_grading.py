@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pixiu_cli.answer_evals.cases import load_answer_cases
+from pixiu_cli.answer_evals.cases import CHECK_FIELDS, load_answer_cases
 from pixiu_cli.answer_evals.grading import Reply, grade
 from pixiu_cli.context.evals import EvalError
 
@@ -77,6 +77,15 @@ def test_tools_and_invented_symbols(tmp_path):
     assert _passed(case, "建议买入 000001", []) == [False, False]
     never = _case(tmp_path, [{"check": "no_tool", "tool": "remember"}])
     assert _passed(never, "好的", ["remember"]) == [False]
+
+
+def test_every_check_kind_has_its_own_grader(tmp_path):
+    args = {"metric": "sharpe", "order": "max", "symbol": "600519", "field": "shares", "phrase": "不再追涨杀跌",
+            "tool": "remember"}
+    checks = [{"check": name, **{k: args[k] for k in required}} for name, (required, _) in CHECK_FIELDS.items()]
+    grades = grade(_case(tmp_path, checks), Reply("好的", ()))
+    invented = [g.check for g in grades if g.detail.startswith("回复中不在数据集里的代码")]
+    assert len(grades) == len(CHECK_FIELDS) and invented == ["no_invented_symbol"]
 
 
 def test_a_phrase_not_in_the_data_set_is_a_broken_case(tmp_path):
