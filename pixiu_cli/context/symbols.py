@@ -1,44 +1,17 @@
-"""Find the A-share symbols a user message mentions (progressive disclosure, design §3).
+"""Find the A-share symbols a user message mentions, so only their data is injected.
 
 `extract_symbols(text, holdings)` returns six-digit codes in order of first appearance,
 without duplicates. Two kinds of mention are recognised:
 
-1. **Codes.** Full-width ASCII (``６００５１９``, ``ＳＨ``, ``．``) is folded to ASCII first,
-   position by position, so offsets stay comparable.
-
-   * *Explicit exchange* spellings: a prefix ``sh``/``sz``/``bj`` (also ``shse``/``szse``/
-     ``bse``, optionally followed by ``.`` or ``:``) or a suffix ``.SH``/``.SZ``/``.BJ``
-     (also ``.SS``, ``.XSHG``, ``.XSHE``, ``.SSE``, ``.SZSE``, ``.BSE``; the dot may be
-     omitted), any letter case. The code must fit that exchange (SH: 6xxxxx, 5xxxxx funds,
-     900xxx B shares; SZ: 00/30 stocks, 15/16/18 funds, 20 B shares; BJ: 4x, 8x, 92x), so
-     index codes such as ``sh000001`` (上证指数) or ``sz399001`` (深证成指) are *not* taken
-     for 平安银行 or anything else.
-   * *Bare* six-digit runs count only when plausible A-share stock codes (SH 600/601/603/
-     605/688/689, SZ 000/001/002/003/300/301, BJ 43/83/87/88/92) or equal to a held symbol,
-     and only when nothing around them says "this is a number":
-
-     - not part of a longer digit run (any Unicode digit counts), not glued to ASCII
-       letters or ``_`` (``ID600519``, ``600519abc``);
-     - not a decimal or a dotted/hyphenated chain (``1.600519``, ``600519.5``,
-       ``2026-600519``, ``600519-2``) and not signed (``+600519``, ``±600519``);
-     - not preceded (spaces, ``:``, ``=`` skipped) by a currency sign ``¥ ￥ $ € £`` or
-       currency word (RMB, CNY, USD, HKD, 人民币), nor by a word that introduces an
-       amount or an identifier (价, 价格, 成本, 市值, 金额, 数量, 成交量, 成交额, 约, 共,
-       合计, 第, 号, 邮编, 电话, 手机, 验证码, 取件码, 密码, 收入, 工资, 单号, QQ, ...),
-       with 是/为/：allowed in between (验证码是600519);
-     - not followed (spaces skipped) by a unit: 元 圆 块 角 股 手 份 张 万 亿 倍 百万 千万
-       % ‰ 美元 港元 港币 RMB CNY USD HKD 个 人 名 位 次 岁 米 公里 号. ``股`` is not a unit in 股价/股票/股东/股息/
-       股份/股权/股本/股性/股吧/股评/股民/股改, nor ``手`` in 手续费/手机.
-
-   Dates and years never reach six digits in the usual spellings (``2026-01-05``,
-   ``2026/1/5``, ``2026年1月5日``), ``20260105`` is an eight-digit run, and phone or ID
-   numbers are longer runs. Known ambiguity: a bare YYMMDD such as ``000105`` or a postal
-   code like ``430000`` written without context cannot be told from a code (``邮编`` in
-   front of it is recognised).
-
-(The context builder now matches names with `names.NameTable` and judges them in
-`selection`; `extract_symbols` below keeps the holdings-only matcher for callers that
-have no security master.)
+1. **Codes.** Full-width ASCII is folded to ASCII first, position by position, so offsets
+   stay comparable. A code with an explicit exchange (``sh600519``, ``600519.SH``) must fit
+   that exchange, so an index code such as ``sh000001`` is not taken for a stock. A bare
+   six-digit run counts only when it looks like an A-share stock code (or is held) and
+   nothing around it says "this is a number": a longer digit run, a decimal or a signed
+   number, a currency or an amount/identifier word before it, a unit after it. The
+   prefixes, words and units are the tables below; tests/context/test_symbols.py lists
+   the spellings that are and are not codes, including the known ambiguity (a bare
+   YYMMDD or postal code written without context cannot be told from a code).
 
 2. **Names.** Each holding's ``name`` and ``short_names`` match as plain substrings
    (Chinese needs no spaces), leftmost-longest first, so ``贵州茅台`` is one mention, not
@@ -46,7 +19,10 @@ have no security master.)
    built-in table of *shadow words* consumes everyday words that contain a short name
    (完美的 ⊃ 美的, 平安夜 ⊃ 平安) or another listed company's name (平安银行 ⊃ 平安), unless
    that word is itself one of the holdings' aliases.
-"""
+
+The context builder matches names with `names.NameTable` and judges them in `selection`;
+`extract_symbols` keeps the holdings-only matcher for callers that have no security
+master."""
 
 from __future__ import annotations
 
@@ -163,7 +139,7 @@ def _number_context(text: str, start: int, end: int) -> bool:
         return True
     # Currency signs and amount/identifier words before (spaces, ':' and '=' skipped).
     # Compared in place: slicing the text before every candidate made a paste full of
-    # codes quadratic (1 MB took seconds).
+    # codes quadratic.
     head_end = _skip_back(text, start, _SKIP_BEFORE)
     for word in (*_CURRENCY_BEFORE, *_NUMBER_WORDS_BEFORE):
         if text.endswith(word, 0, head_end):

@@ -128,6 +128,14 @@ def test_not_codes(text):
     assert extract_symbols(text, ()) == []
 
 
+def test_known_ambiguity_a_bare_date_or_postal_code_reads_as_a_code():
+    # Without context a YYMMDD or a postal code cannot be told from a plausible code; a word
+    # in front of it (邮编) can.
+    assert extract_symbols("000105", ()) == ["000105"]
+    assert extract_symbols("430000", ()) == ["430000"]
+    assert extract_symbols("邮编430000", ()) == []
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
