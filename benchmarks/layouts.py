@@ -1,4 +1,4 @@
-"""Message layouts against DeepSeek's prompt prefix cache (design §2), measured.
+"""Message layouts against DeepSeek's prompt prefix cache, measured.
 
 One scripted 30-turn session (several intents, tool calls, a user note, exactly one
 history compaction) is replayed through the real turn machinery — Agent, ChatClient,
@@ -7,7 +7,7 @@ ContextBuilder, Compactor, the tools and the stores — against the offline serv
 
     a      dynamic data in the system message: system = system.md + the [上下文信息]
            block; history without blocks; then the question.
-    b      the seed's literal order: system.md, a second system message with the
+    b      the straightforward order: system.md, a second system message with the
            per-intent scene fragment, history (old blocks dropped), the block, the
            question. DeepSeek hoists every system message to the front, so the scene
            changes the prefix whenever the intent changes.
@@ -107,7 +107,7 @@ def without_scene(block: ContextBlock) -> ContextBlock:
 
 
 class SceneSystemBuilder(ContextBuilder):
-    """(b) The seed's literal order: system.md, a second system message with the
+    """(b) The straightforward order: system.md, a second system message with the
     per-intent scene, history (old blocks dropped), the block, the question."""
 
     def __init__(self, store, domain, limits=None, clock=None):
@@ -674,7 +674,7 @@ def render(report: Report) -> str:
         "",
         *shortfall_lines(report),
         "",
-        "Design goals (§2):",
+        "Layout goals:",
         *(f"  [{'ok' if ok else 'FAIL'}] {goal}: {value}" for goal, ok, value in report.goals()),
         "",
         *verdict(report),

@@ -1,4 +1,4 @@
-"""Context selection cost with a large security master (issue 11).
+"""Context selection cost with a large security master.
 
 The same generated database as `context_assembly.py` (500 holdings, N memory events), then
 5,000 securities written into the security master (synthetic four-character names, each

@@ -1,5 +1,5 @@
-"""The import/export document (design §8): validation with errors that name the field and
-the row, and conversion to and from the store's data classes.
+"""The import/export document: validation with errors that name the field and the row,
+and conversion to and from the store's data classes.
 
 Timestamps are normalised to ISO 8601 in Asia/Shanghai (`2026-11-27T09:30:00+08:00`) so the
 store can compare them as strings. A date alone means midnight; a naive time means Shanghai

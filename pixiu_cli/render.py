@@ -54,7 +54,7 @@ def one_line(text: str) -> str:
 
 
 # rich.markdown (markdown-it, pygments) and rich.table are imported where they are used:
-# together ~50 ms that the REPL need not pay before its prompt shows.
+# an import time the REPL need not pay before its prompt shows.
 
 
 @dataclass(frozen=True)
@@ -138,7 +138,8 @@ def markdown_view(text: str):
 
 
 def warm() -> None:
-    """Import and set up rich's Markdown (markdown-it, ~0.1 s) before the first reply."""
+    """Import and set up rich's Markdown (markdown-it) before the first reply, so the first
+    reply does not wait for it."""
     markdown_view("**warm**")
 
 

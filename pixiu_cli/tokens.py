@@ -1,4 +1,4 @@
-"""DeepSeek's tokenizer, loaded once and only when first needed (it takes ~0.4 s)."""
+"""DeepSeek's tokenizer, loaded once and only when first needed (loading it is slow)."""
 
 from __future__ import annotations
 

@@ -97,9 +97,9 @@ def _worker(jobs) -> None:
 
 
 def explain_finished_call(store, call_id: int) -> None:
-    """record_explanation off the turn's path: tokenising two requests takes tens of
-    milliseconds, so a worker thread does it on a connection of its own. A process that
-    exits first leaves the row without one, and /cache works it out as for old rows."""
+    """record_explanation off the turn's path: it tokenises two requests, which the turn
+    should not wait for, so a worker thread does it on a connection of its own. A process
+    that exits first leaves the row without one, and /cache works it out as for old rows."""
     global _queue
     path = store.db.conn.execute("pragma database_list").fetchone()[2]
     if not path:  # an in-memory database has no second connection

@@ -1,4 +1,5 @@
-"""Current time in Asia/Shanghai and the A-share trading-session state (design §3).
+"""Current time in Asia/Shanghai and the A-share trading-session state, so every answer
+knows whether the market is open.
 
 Sessions on a trading day (SSE/SZSE/BSE continuous trading):
 

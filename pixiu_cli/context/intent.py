@@ -1,7 +1,7 @@
-"""What kind of question is this? Scored cues with an explanation (design §3, issue 11).
+"""What kind of question is this? Scored cues with an explanation.
 
-A portfolio question that gets no profiles gets a wrong answer (the seed's W2-5 lesson),
-so the intent decides whether the holdings-profile overview is injected. Intent is read
+A portfolio question that gets no profiles gets a wrong answer (it compares holdings it
+cannot see), so the intent decides whether the holdings-profile overview is injected. Intent is read
 from *cues*: named patterns, each in one group, each with a reason a person can check.
 `analyze` returns the intent, whether the overview is wanted, and every cue that fired.
 Cues are matched on the normalised text (`normalize.normalize`: half-width, lower case,

@@ -1,4 +1,4 @@
-"""Information layers (信息层次, design §3): how much weight an injected item deserves.
+"""Information layers (信息层次): how much weight an injected item deserves.
 
 | layer    | what                              | how the model should use it          |
 |----------|-----------------------------------|--------------------------------------|
@@ -21,8 +21,8 @@
 Kinds with a fixed layer ignore `declared`: a holding is a fact whatever a record says,
 and a backtest stays a decision aid even if someone labels it 事实. Elsewhere a valid
 `declared` wins (a news item marked 情绪观点 is a pundit's view, a report marked 事实 is a
-plain data release). `declared` accepts a layer value (事实/逻辑工具/情绪观点/混合), the
-chapter's long names (客观事实/混合信息), or English (fact, logic/tool/logic_tool,
+plain data release). `declared` accepts a layer value (事实/逻辑工具/情绪观点/混合), their
+long names (客观事实/混合信息), or English (fact, logic/tool/logic_tool,
 opinion/sentiment, mixed); anything else is ignored.
 """
 

@@ -1,4 +1,4 @@
-"""The six memory classes (design §3), each on demand and limited, plus the every-turn
+"""The six memory classes, each on demand and limited, plus the every-turn
 sections (time, holdings, persona, summary). Produces `Section`s; `block.assemble` renders
 and trims them.
 

@@ -18,7 +18,7 @@ Kinds of name, by how much evidence they need (`selection` decides):
 it make it a product, a place or an employer (格力空调, 长江电力公司的招聘); ``short`` — a
 short name is an everyday word more often than a stock (宁德 is a city, 紫金 a mountain),
 so it needs evidence. All names are matched at once with an Aho–Corasick automaton
-(`pyahocorasick`), leftmost-longest, so 5,000 names cost microseconds per message.
+(`pyahocorasick`), leftmost-longest, so a message costs one pass however many names there are.
 """
 
 from __future__ import annotations
@@ -106,7 +106,7 @@ class NameTable:
     """Every name, normalised, in one automaton."""
 
     def __init__(self, names: Iterable[Name]):
-        import ahocorasick  # C extension, ~1 ms to import; only when a table is built
+        import ahocorasick  # C extension, imported only when a table is built
 
         best: dict[str, Name] = {}
         for name in names:

@@ -6,7 +6,7 @@ length), so an offset in the normalised text is the same offset in the original:
 1. full-width ASCII → ASCII, ideographic space → space, ASCII upper → lower case;
 2. traditional → simplified Chinese with OpenCC, loaded only when the text holds a
    character OpenCC would change (a set shipped in ``data/selection/traditional_chars.txt``)
-   — importing the converter and its dictionaries costs ~10 ms, most messages need none;
+   — importing the converter and its dictionaries is slow, and most messages need none;
 3. common typos of investing words (组和 → 组合, 舱位 → 仓位, 配制 → 配置 …), each the
    same length as its fix.
 """

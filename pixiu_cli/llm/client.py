@@ -48,7 +48,7 @@ class ChatClient:
     def warm(self) -> None:
         """Import the SDK and build the client now (from a background thread while the user
         types), so that the first call does not pay for it. The chat resource is imported
-        by the SDK on first use (~0.1 s), so it is touched here too."""
+        by the SDK on first use, so it is touched here too."""
         self._client().chat.completions  # noqa: B018
 
     def _client(self):

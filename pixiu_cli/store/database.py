@@ -78,7 +78,7 @@ def open_database(path: Path, *, migrate: bool = True) -> Database:
         conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
         conn.isolation_level = None  # autocommit; every write goes through write_transaction()
         # No sqlite-utils plugins: loading them scans every installed distribution's entry
-        # points (importlib.metadata, ~40 ms at start-up) and pixiu registers none.
+        # points (importlib.metadata) at start-up, and pixiu registers none.
         db = Database(conn, execute_plugins=False)
         db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         db.execute("PRAGMA journal_mode = WAL")

@@ -1,8 +1,8 @@
 """When two notes are the same memory. Character similarity alone merged "跌破1500元加仓"
 into "跌破1500元减仓" (0.909), so a merge also needs the same actions, directions, negation
 and numbers; text without a single letter or digit (emoji, punctuation) never merges; and
-the fuzzy comparison is bounded so 200 candidates of 10,000 characters cost milliseconds,
-not the 20 s that held a write lock."""
+the fuzzy comparison is bounded, so remembering a note stays quick however long it and
+the candidates are (an unbounded one once held a write lock long enough to block others)."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ _NOT_ALNUM = re.compile(r"[\W_]+")
 
 def normalise(text: str) -> str:
     """Lower-case letters and digits only (NFKC first, so ６ and 6 are one digit). A regex,
-    not a per-character loop: 200 candidates of 10,000 characters take milliseconds."""
+    not a per-character loop: every candidate of a write is normalised, however long."""
     return _NOT_ALNUM.sub("", unicodedata.normalize("NFKC", text).lower())
 
 

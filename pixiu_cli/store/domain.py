@@ -227,7 +227,7 @@ class DomainStore:
 
     def profiles_for(self, symbols: list[str]) -> dict[str, Profile]:
         """latest_profile of each symbol, in one statement (a portfolio question asks for
-        every holding's: 500 single-row queries cost ~8 ms, this one ~1 ms), reused while
+        every holding's, and one query per holding is several times slower), reused while
         the database is unchanged."""
         return dict(self._remembered("profiles_for", tuple(symbols), lambda: self._read_profiles(symbols)))
 

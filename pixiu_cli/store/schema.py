@@ -106,7 +106,8 @@ def m002_domain(db: Database) -> None:
     db["alerts"].create(
         {"id": int, "symbol": str, "rule": str, "message": str, "triggered_at": str}, pk="id")
     db["alerts"].create_index(["triggered_at"])
-    # user notes and tool-triggered events share one event store (design §4)
+    # user notes and tool-triggered events share one event store, so one query searches
+    # both (search_memory, /memory)
     db["memory_events"].create(
         {"id": int, "kind": str, "note_kind": str, "symbol": str, "text": str, "created_at": str,
          "source": str, "deleted_at": str, "inject_count": int},

@@ -41,7 +41,7 @@ def test_offline_ablation_changes_the_result_and_history_keeps_it(offline_env):
     out = json.loads(done.stdout)
     assert out["offline"] is True and "离线" in done.stderr.decode()
     assert out["cases"] == 15 and set(out["ablations"]) == {"portfolio_profiles", "all"}
-    # the seed's W2-5 effect: portfolio questions need every holding's profile in the request
+    # portfolio questions need every holding's profile in the request: without it they fail
     assert out["categories"]["portfolio_profiles"] >= 0.8
     assert out["categories_by_ablation"]["portfolio_profiles"]["portfolio_profiles"] <= 0.2
     assert out["categories_by_ablation"]["portfolio_profiles"]["notes"] == out["categories"]["notes"] == 1.0

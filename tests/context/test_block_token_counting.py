@@ -1,6 +1,6 @@
 """The block's token budget is kept by arithmetic on remembered per-line counts (a
-performance fix: re-tokenising the whole block after every dropped item took seconds
-with hundreds of holdings). These tests pin that it is exactly what the straightforward
+performance fix: re-tokenising the whole block after every dropped item was far too slow
+with hundreds of holdings; figures in benchmarks/README.md). These tests pin that it is exactly what the straightforward
 way gives: count_tokens of the rendered text after every step."""
 
 from __future__ import annotations

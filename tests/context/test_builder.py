@@ -76,7 +76,7 @@ def test_portfolio_intent_injects_every_profile(world):
 
 
 def test_unrelated_question_gets_no_symbol_or_overview(world):
-    # 茅台股价, not 茅台酒: the liquor is a product, not the stock (issue 11: false matches)
+    # 茅台股价, not 茅台酒: the liquor is a product, not the stock (a false match otherwise)
     block, intent, symbols = block_for(world, "什么是市盈率？茅台股价 1500 元贵吗，2026 年会涨吗")
     keys = [s.key for s in block.sections]
     assert "portfolio_profiles" not in keys

@@ -5,7 +5,7 @@ from hypothesis import strategies as st
 from pixiu_cli.context.intent import Intent, detect_intent, is_portfolio_question
 
 PORTFOLIO_QUESTIONS = [
-    # the seed's words
+    # the plain wording of portfolio questions
     "我的持仓哪只适合核心仓",
     "仓位配比怎么样",
     "我的组合风险大吗",
@@ -100,7 +100,7 @@ def test_trade_reviews(text):
         ("茅台该减仓吗", ["600519"], Intent.SINGLE_STOCK),  # weak cue + symbol
         ("600519和000858哪只更好", ["600519", "000858"], Intent.SINGLE_STOCK),
         ("茅台在我的持仓里占比高吗", ["600519"], Intent.PORTFOLIO_REVIEW),  # strong cue
-        # a position word about one named stock is about that stock (issue 11: over-injection)
+        # a position word about one named stock is about that stock, not the whole portfolio
         ("海康的仓位要不要降", ["002415"], Intent.SINGLE_STOCK),
         ("宁德时代的持仓成本是多少", ["300750"], Intent.SINGLE_STOCK),
         ("复盘一下我上周卖茅台", ["600519"], Intent.TRADE_REVIEW),

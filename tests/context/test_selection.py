@@ -1,4 +1,4 @@
-"""Context selection (issue 11): normalisation, the name table, evidence for short names,
+"""Context selection: normalisation, the name table, evidence for short names,
 index codes, intent cues with explanations, follow-ups, mixed questions."""
 
 from __future__ import annotations

@@ -24,8 +24,8 @@ ever marked a turn another writer was still answering as interrupted (a trigger 
 every pending → interrupted change, which the final rows cannot show).
 
 Turns per writer come from PIXIU_STRESS_TURNS (default 40, CI-sized; the attack run used
-200). Figures on 2 cores at 200: 405 turns, ~560 calls (405 first calls, 80 after a tool
-call, ~80 history summaries), ~270 REPL notes and 80 tool notes, ~50 s.
+200). At 200: 405 turns, ~560 calls (405 first calls, 80 after a tool call, ~80 history
+summaries), ~270 REPL notes and 80 tool notes; its run time is in benchmarks/README.md.
 """
 
 from __future__ import annotations

@@ -83,8 +83,8 @@ def test_streamed_markdown_looks_like_markdown_printed_at_once():
 
 
 def test_long_reply_is_linear_and_stays_fully_stored():
-    """160k characters took 63 s through the old live view (every delta re-rendered the
-    whole reply); here the whole reply must take a few seconds."""
+    """The old live view re-rendered the whole reply on every delta, quadratic in its
+    length (figures in benchmarks/README.md); streaming must stay linear."""
     paragraph = "茅台的估值与现金流分析，" * 20 + "\n\n"
     text = (paragraph * (160_000 // len(paragraph) + 1))[:160_000]
     started = time.perf_counter()

@@ -1,5 +1,5 @@
-"""W2-6 end to end through the real REPL, offline (the offline responder calls `remember`),
-and the memory slash commands."""
+"""Memory written in conversation, end to end through the real REPL, offline (the offline
+responder calls `remember`), and the memory slash commands."""
 
 from __future__ import annotations
 
