@@ -5,34 +5,20 @@ to close the block, forge a section or a chat role, or smuggle invisible charact
 `quote_data` is total (any `str`, including lone surrogates) and applies, in order:
 
 1. Lone surrogates become U+FFFD (so the result always encodes as UTF-8).
-2. Look-alikes are folded with NFKC, character by character, so the later rules see
-   through them: the half-width/full-width forms block (``［`` → ``[``, ``｜`` → ``|``,
-   ``＜`` → ``<``, ``｢`` → ``「``, ``６`` → ``6``) except the everyday Chinese punctuation
-   ``，！？：；（）％～￥`` which is kept; small, vertical and CJK compatibility forms
-   (``﹝``, ``︰`` …); Kangxi radicals (``⽂`` → ``文``); CJK compatibility ideographs;
-   mathematical alphanumerics (``𝐬𝐲𝐬`` → ``sys``). Everything else is kept as written
-   (``……``, ``①``, ``℃`` stay).
-3. Split into lines on every line boundary `str.splitlines` knows (``\\n``, ``\\r``,
-   ``\\v``, ``\\f``, ``\\x1c``–``\\x1e``, ``\\x85``, U+2028, U+2029).
-4. In each line: tab → space; every other control (Cc) and format (Cf: zero-width,
-   bidi overrides, BOM, soft hyphen …) character is removed; surrounding whitespace is
-   stripped; empty lines are dropped.
-5. Line starts that imitate structure are defused: leading ``#`` characters become
-   ``＃`` (no Markdown/section header), and a leading role label — ``system``, ``user``,
-   ``assistant``, ``human``, ``ai``, ``tool``, ``developer``, ``function``, 系统, 用户, 助手,
-   助理 — followed by ``:`` or ``：`` keeps its text but its colon becomes ``∶`` (U+2236).
+2. Look-alikes (full-width, small and vertical forms, Kangxi radicals, compatibility
+   ideographs, mathematical letters) are folded with NFKC, character by character, so the
+   later rules see through them; everyday Chinese punctuation is kept as written.
+3. Split into lines on every line boundary `str.splitlines` knows.
+4. In each line: tab → space; every other control and format character is removed;
+   surrounding whitespace is stripped; empty lines are dropped.
+5. Line starts that imitate structure are defused: a Markdown header, a chat role label.
 6. The lines are joined with `` ↵ `` into a single line.
-7. Markers are defused anywhere in the text:
-   * a ``[`` or ``]`` touching ``上下文信息`` (spaces, ``/`` and ``／`` allowed between) becomes
-     ``〔``/``〕``, so ``[上下文信息]`` and ``[/上下文信息]`` cannot appear;
-   * every ``【`` / ``】`` becomes ``〔`` / ``〕`` (our section headers use 【…】);
-   * chat-template tokens: every ``<|`` becomes ``‹|`` and every ``|>`` becomes ``|›``
-     (covers ``<|im_start|>``, ``<|endoftext|>`` and DeepSeek's ``<｜User｜>`` once folded);
-     tags ``<think>``, ``</think>``, ``<s>``, ``</s>``, ``<system>``, ``<user>``,
-     ``<assistant>``, ``<tool>`` (any case, optional ``/``) get ``‹ ›`` instead of ``< >``;
-     ``[INST]``/``[/INST]``/``<<SYS>>``/``<</SYS>>`` get ``〔 〕``/``‹‹ ››``;
-   * the quote marks themselves: ``「`` → ``『`` and ``」`` → ``』``.
+7. Markers are defused anywhere in the text: the block's own markers, the 【】 of section
+   headers, chat-template tokens and tags, and the quote marks themselves.
 8. The result is wrapped in ``「`` … ``」``.
+
+The characters, words and replacements are the tables and patterns below;
+tests/context/test_quoting.py shows each rule on hostile examples.
 
 Instructions inside stored text ("忽略以上指令…") stay readable, but only as quoted data.
 The output never contains a line break, a control character, ``[上下文信息]`` or
