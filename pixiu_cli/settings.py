@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pixiu_cli.redact import remember_secret, remember_url
+from pixiu_cli.resources import default_home
 
 DEEPSEEK_BASE_URL = "https://api.deepseek.com"
 # DeepSeek renamed its models in 2026; this is only the default, override with PIXIU_MODEL.
@@ -68,13 +69,6 @@ class Settings:
 # Retries happen only before any of the reply is shown and all within the call's deadline;
 # five ride out a provider that fails two attempts in five (waits 0.5 s doubling to 8 s).
 DEFAULT_MAX_RETRIES = 5
-
-
-def default_home() -> Path:
-    env = os.environ.get("PIXIU_HOME")
-    if env:
-        return Path(env).expanduser()
-    return Path.home() / ".pixiu"
 
 
 def _read_config(path: Path) -> tuple[dict, list[str]]:
