@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from pixiu_cli.redact import remember_secret, remember_url
 from pixiu_cli.resources import default_home
 
-if TYPE_CHECKING:  # built in _config_tables, imported there: `pixiu --help` does not load them
+if TYPE_CHECKING:  # imported where they are built (_config_tables): importing settings stays light
     from pixiu_cli.agent.guardrails import Guardrails
     from pixiu_cli.analytics.costs import CostModel
     from pixiu_cli.cache.prices import PriceTable

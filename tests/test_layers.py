@@ -31,7 +31,8 @@ def test_the_import_contracts_hold():
 
 @pytest.fixture
 def copy(tmp_path) -> Path:
-    shutil.copytree(ROOT / "pixiu_cli", tmp_path / "pixiu_cli", ignore=shutil.ignore_patterns("__pycache__", "_bundled"))
+    skip = shutil.ignore_patterns("__pycache__", "_bundled")
+    shutil.copytree(ROOT / "pixiu_cli", tmp_path / "pixiu_cli", ignore=skip)
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
     return tmp_path
 

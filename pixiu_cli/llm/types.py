@@ -59,4 +59,3 @@ class LLMError(Exception):
         self.status = status
         self.retry_after = retry_after  # seconds the server asked us to wait, if it did
         self.after_output = False  # part of the reply had already reached the user
-

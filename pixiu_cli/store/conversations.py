@@ -132,7 +132,7 @@ def _call(row: dict, request_json: str) -> CallRecord:
         status=row["status"],
         error=row["error"],
         usage=CallUsage(row["prompt_tokens"], row["completion_tokens"], row["cache_hit_tokens"],
-                    row["cache_miss_tokens"]),
+                        row["cache_miss_tokens"]),
         ttft_ms=row["ttft_ms"],
         latency_ms=row["latency_ms"],
         started_at=row["started_at"],
