@@ -25,10 +25,8 @@ def refresh_lines(db, symbols: list[str]) -> list[str]:
     """Recompute what depends on these symbols' bars; the summary lines to show."""
     from pixiu_cli.analytics.refresh import refresh
     from pixiu_cli.settings import load_settings
-    from pixiu_cli.analytics.costs import CostModel
 
-    costs = CostModel.from_mapping(load_settings().backtest)
-    return refresh(db, symbols, _now(), costs).lines()
+    return refresh(db, symbols, _now(), load_settings().costs).lines()
 
 
 def profile(

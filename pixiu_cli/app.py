@@ -133,8 +133,7 @@ def open_app(settings: Settings, *, demo: bool = False, calls_model: bool = True
     domain = DomainStore(db)
     if demo:
         refresh_demo_data(domain)
-    agent = build_agent(db, client, limits=MemoryLimits.from_mapping(settings.context),
-                        guardrails=Guardrails.from_mapping(settings.agent), temperature=settings.temperature,
+    agent = build_agent(db, client, limits=settings.limits, guardrails=settings.guardrails, temperature=settings.temperature,
                         clock=lambda: datetime.now(SHANGHAI), domain=domain)
     return App(settings=settings, store=agent.store, agent=agent, builder=agent.builder,
                memory=agent.tool_context.memory, demo=demo, _offline_server=server)

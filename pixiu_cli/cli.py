@@ -424,7 +424,6 @@ def cache(
     demo: DemoOpt = False,
 ) -> None:
     """缓存命中、费用与节省（本对话 / 今天 / 全部），以及每次调用未命中的原因。"""
-    from pixiu_cli.cache.prices import PriceTable
     from pixiu_cli.cache.report import build_report
     from pixiu_cli.presenters import show_cache
     from pixiu_cli.store.conversations import ConversationStore
@@ -438,7 +437,7 @@ def cache(
             raise CliError(f"没有 ID 为 {conversation} 的对话")
         latest = store.latest_conversation()
         conv_id = conversation if conversation is not None else (latest.id if latest else None)
-        report = build_report(store, conv_id, PriceTable.from_mapping(settings.prices))
+        report = build_report(store, conv_id, settings.prices)
     finally:
         db.close()
     renderer = _renderer()

@@ -12,13 +12,12 @@ import math
 import re
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
-from zoneinfo import ZoneInfo
 
 from pixiu_cli.codes import normalise_code
+from pixiu_cli.market.trading_days import SHANGHAI
 from pixiu_cli.store.domain import (Alert, Decision, DomainData, Holding, MemoryEvent, NewsItem, Profile, Report,
                                     Signal)
 
-SHANGHAI = ZoneInfo("Asia/Shanghai")
 SECTIONS = ("holdings", "profiles", "news", "signals", "reports", "decisions", "alerts", "notes", "persona")
 ROLES = ("core", "satellite")
 SIDES = ("buy", "sell")

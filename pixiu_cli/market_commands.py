@@ -26,7 +26,7 @@ def _cli():
 
 
 def _now() -> datetime:
-    from pixiu_cli.context.clock import SHANGHAI
+    from pixiu_cli.market.trading_days import SHANGHAI
 
     return datetime.now(SHANGHAI)
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 import json
 
 from pixiu_cli.context.inspect import diff_requests, view_request
-from pixiu_cli.llm.types import message_text
-from pixiu_cli.tokens import count_tokens
+from pixiu_cli.tokens import count_tokens, message_text
 from pixiu_cli.render import Renderer
 
 

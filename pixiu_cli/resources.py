@@ -1,4 +1,4 @@
-"""Locate the bundled `prompts/` and `data/` folders.
+"""Locate the bundled `prompts/` and `data/` folders, and the pixiu home.
 
 In a wheel they are copied into `pixiu_cli/_bundled/`; in a source checkout or an
 editable install they sit at the repository top level, next to the package.
@@ -6,6 +6,7 @@ editable install they sit at the repository top level, next to the package.
 
 from __future__ import annotations
 
+import os
 from functools import cache
 from pathlib import Path
 
@@ -30,3 +31,11 @@ def data_dir() -> Path:
 
 def read_prompt(relative: str) -> str:
     return (prompts_dir() / relative).read_text(encoding="utf-8")
+
+
+def default_home() -> Path:
+    """The pixiu home (database, input history, config): PIXIU_HOME, else ~/.pixiu."""
+    env = os.environ.get("PIXIU_HOME")
+    if env:
+        return Path(env).expanduser()
+    return Path.home() / ".pixiu"

@@ -13,8 +13,16 @@ import unicodedata
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pixiu_cli.redact import remember_secret, remember_url
+from pixiu_cli.resources import default_home
+
+if TYPE_CHECKING:  # imported where they are built (_config_tables): importing settings stays light
+    from pixiu_cli.agent.guardrails import Guardrails
+    from pixiu_cli.analytics.costs import CostModel
+    from pixiu_cli.cache.prices import PriceTable
+    from pixiu_cli.context.memory import MemoryLimits
 
 DEEPSEEK_BASE_URL = "https://api.deepseek.com"
 # DeepSeek renamed its models in 2026; this is only the default, override with PIXIU_MODEL.
@@ -32,16 +40,16 @@ class Settings:
     provider: str  # "deepseek" | "openai-compatible" | "offline"
     base_url: str | None
     model: str
+    limits: MemoryLimits  # [context] windows, limits and budget
+    guardrails: Guardrails  # [agent] max_steps, tool_timeout, block_repeats
+    prices: PriceTable  # [prices] per-million prices, currency, off-peak period
+    costs: CostModel  # [backtest] commission_rate, commission_min, transfer_fee_rate, slippage_bps
     api_key: str | None = field(default=None, repr=False)
     timeout: float = 60.0
     max_retries: int = 5  # DEFAULT_MAX_RETRIES
     deadline_seconds: float = 600.0  # [llm] deadline_seconds: one model call, retries included
     temperature: float | None = None
     offline_cache_profile: str = "deepseek"
-    context: dict = field(default_factory=dict)  # [context] windows, limits and budget
-    agent: dict = field(default_factory=dict)  # [agent] guardrails: max_steps, tool_timeout, block_repeats
-    prices: dict = field(default_factory=dict)  # [prices] per-million prices, currency, off-peak period
-    backtest: dict = field(default_factory=dict)  # [backtest] commission_rate, commission_min, transfer_fee_rate, slippage_bps
     warnings: tuple[str, ...] = ()
 
     @property
@@ -68,13 +76,6 @@ class Settings:
 # Retries happen only before any of the reply is shown and all within the call's deadline;
 # five ride out a provider that fails two attempts in five (waits 0.5 s doubling to 8 s).
 DEFAULT_MAX_RETRIES = 5
-
-
-def default_home() -> Path:
-    env = os.environ.get("PIXIU_HOME")
-    if env:
-        return Path(env).expanduser()
-    return Path.home() / ".pixiu"
 
 
 def _read_config(path: Path) -> tuple[dict, list[str]]:
@@ -140,47 +141,45 @@ def _text_setting(value, name: str) -> str:
     return value
 
 
-def _context_table(config: dict) -> dict:
+def _context_table(config: dict) -> MemoryLimits:
     table = config.get("context", {})
     if not isinstance(table, dict):
         raise SettingsError("config.toml 的 [context] 应为表")
     from pixiu_cli.context.memory import MemoryLimits
 
     try:
-        MemoryLimits.from_mapping(table)
+        limits = MemoryLimits.from_mapping(table)
     except (TypeError, ValueError):
         raise SettingsError(f"config.toml 的 [context] 有无效的值：{table}") from None
     unknown = set(table) - set(MemoryLimits.__dataclass_fields__)
     if unknown:
         raise SettingsError(f"config.toml 的 [context] 有未知设置：{', '.join(sorted(unknown))}")
-    return table
+    return limits
 
 
-def _agent_table(config: dict) -> dict:
+def _agent_table(config: dict) -> Guardrails:
     table = config.get("agent", {})
     from pixiu_cli.agent.guardrails import Guardrails
 
     if not isinstance(table, dict) or set(table) - set(Guardrails.__dataclass_fields__):
         raise SettingsError(f"config.toml 的 [agent] 只能包含 {', '.join(Guardrails.__dataclass_fields__)}")
     try:
-        Guardrails.from_mapping(table)
+        return Guardrails.from_mapping(table)
     except (TypeError, ValueError):
         raise SettingsError(f"config.toml 的 [agent] 有无效的值：{table}") from None
-    return table
 
 
-def _prices_table(config: dict) -> dict:
+def _prices_table(config: dict) -> PriceTable:
     table = config.get("prices", {})
     from pixiu_cli.cache.prices import PriceTable
 
     try:
-        PriceTable.from_mapping(table if isinstance(table, dict) else {"?": table})
+        return PriceTable.from_mapping(table if isinstance(table, dict) else {"?": table})
     except (TypeError, ValueError) as exc:
         raise SettingsError(f"config.toml 的 [prices] 有误：{exc}") from None
-    return table
 
 
-def _backtest_table(config: dict) -> dict:
+def _backtest_table(config: dict) -> CostModel:
     table = config.get("backtest", {})
     from pixiu_cli.analytics.costs import CostModel
 
@@ -190,7 +189,7 @@ def _backtest_table(config: dict) -> dict:
     for key, value in table.items():
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1e6:
             raise SettingsError(f"config.toml 的 [backtest] {key} 应为非负数字，而不是 {value!r}")
-    return table
+    return CostModel.from_mapping(table)
 
 
 def _llm_deadline(config: dict, env_value: str | None) -> float:
@@ -204,19 +203,24 @@ def _llm_deadline(config: dict, env_value: str | None) -> float:
     return seconds
 
 
-def validate_config(config: dict) -> None:
-    """Raise SettingsError if `config` (a parsed config.toml) would not load."""
+def _config_tables(config: dict) -> dict:
+    """Check `config` (a parsed config.toml) and build its tables' objects, once: the
+    Settings fields limits, guardrails, prices and costs."""
     _llm_deadline(config, None)
-    _context_table(config)
-    _agent_table(config)
-    _prices_table(config)
-    _backtest_table(config)
+    tables = dict(limits=_context_table(config), guardrails=_agent_table(config), prices=_prices_table(config),
+                  costs=_backtest_table(config))
     for name in _RANGES:
         if name in config:
             _setting(config[name], name)
     for name in _TEXT_SETTINGS:
         if name in config:
             _text_setting(config[name], name)
+    return tables
+
+
+def validate_config(config: dict) -> None:
+    """Raise SettingsError if `config` (a parsed config.toml) would not load."""
+    _config_tables(config)
 
 
 def _tighten(home: Path) -> None:
@@ -244,18 +248,8 @@ def ensure_home(home: Path) -> Path:
     return home
 
 
-def load_settings(
-    *,
-    model: str | None = None,
-    base_url: str | None = None,
-    force_offline: bool = False,
-    home: Path | None = None,
-) -> Settings:
-    home = ensure_home(home or default_home())
-    config, warnings = _read_config(home / "config.toml")
-    validate_config(config)
-    env = os.environ
-
+def _picker(config: dict, env):
+    """pick(flag, env_name, config_key, default): flag > PIXIU_* environment > config.toml > default."""
     def pick(flag, env_name, config_key, default=None):
         if flag is not None:
             return flag
@@ -265,46 +259,67 @@ def load_settings(
             return config[config_key]
         return default
 
+    return pick
+
+
+def _call_settings(pick, config: dict, env) -> dict:
+    """How model calls are made: timeout, retries, deadline, temperature, offline cache profile."""
     timeout = _setting(pick(None, "PIXIU_TIMEOUT", "timeout", 60.0), "timeout")
     max_retries = _setting(pick(None, "PIXIU_MAX_RETRIES", "max_retries", DEFAULT_MAX_RETRIES), "max_retries")
     temperature = pick(None, "PIXIU_TEMPERATURE", "temperature")
     temperature = None if temperature is None else _setting(temperature, "temperature")
     cache_profile = _text_setting(pick(None, "PIXIU_OFFLINE_CACHE_PROFILE", "offline_cache_profile", "deepseek"),
                                   "offline_cache_profile")
-    common = dict(
-        home=home,
-        timeout=timeout,
-        max_retries=max_retries,
-        deadline_seconds=_llm_deadline(config, env.get("PIXIU_DEADLINE_SECONDS")),
-        temperature=temperature,
-        offline_cache_profile=cache_profile,
-        context=_context_table(config),
-        agent=_agent_table(config),
-        prices=_prices_table(config),
-        backtest=_backtest_table(config),
-        warnings=tuple(warnings),
-    )
+    return dict(timeout=timeout, max_retries=max_retries,
+                deadline_seconds=_llm_deadline(config, env.get("PIXIU_DEADLINE_SECONDS")),
+                temperature=temperature, offline_cache_profile=cache_profile)
 
-    generic_key = pick(None, "PIXIU_API_KEY", "api_key")
-    deepseek_key = env.get("DEEPSEEK_API_KEY") or config.get("deepseek_api_key")
+
+def _remember_secrets(config: dict, env, base_url: str | None) -> None:
+    """Every key and URL pixiu was given, so that any line it prints can mask them."""
     for secret in (env.get("PIXIU_API_KEY"), env.get("DEEPSEEK_API_KEY"), config.get("api_key"),
                    config.get("deepseek_api_key")):
         remember_secret(secret)
     for url in (base_url, env.get("PIXIU_BASE_URL"), config.get("base_url")):
         remember_url(url)
+
+
+def _for_provider(common: dict, *, generic_key: str | None, deepseek_key: str | None, base_url: str | None,
+                  model: str | None, force_offline: bool) -> Settings:
+    """Offline without a key (or when asked), else the generic provider for PIXIU_API_KEY, else DeepSeek."""
+    if force_offline or not (generic_key or deepseek_key):
+        return Settings(provider="offline", base_url=None, model=model or OFFLINE_MODEL, **common)
+    if generic_key:
+        base = base_url or DEEPSEEK_BASE_URL
+        if base != DEEPSEEK_BASE_URL and not model:
+            raise SettingsError("使用 PIXIU_BASE_URL 时请用 PIXIU_MODEL 指定模型名（例如 qwen2.5:7b）")
+        return Settings(provider="openai-compatible", base_url=base,
+                        model=model or DEFAULT_DEEPSEEK_MODEL, api_key=generic_key, **common)
+    return Settings(provider="deepseek", base_url=base_url or DEEPSEEK_BASE_URL,
+                    model=model or DEFAULT_DEEPSEEK_MODEL, api_key=deepseek_key, **common)
+
+
+def load_settings(
+    *,
+    model: str | None = None,
+    base_url: str | None = None,
+    force_offline: bool = False,
+    home: Path | None = None,
+) -> Settings:
+    home = ensure_home(home or default_home())
+    config, warnings = _read_config(home / "config.toml")
+    tables = _config_tables(config)  # checked and built once, before anything else is read
+    env = os.environ
+    pick = _picker(config, env)
+    common = dict(home=home, **_call_settings(pick, config, env), **tables, warnings=tuple(warnings))
+
+    generic_key = pick(None, "PIXIU_API_KEY", "api_key")
+    deepseek_key = env.get("DEEPSEEK_API_KEY") or config.get("deepseek_api_key")
+    _remember_secrets(config, env, base_url)
     chosen_base = pick(base_url, "PIXIU_BASE_URL", "base_url")
     chosen_model = pick(model, "PIXIU_MODEL", "model")
     for value, name in ((chosen_base, "base_url"), (chosen_model, "model")):
         if value is not None:
             _text_setting(value, name)
-
-    if force_offline or not (generic_key or deepseek_key):
-        return Settings(provider="offline", base_url=None, model=chosen_model or OFFLINE_MODEL, **common)
-    if generic_key:
-        base = chosen_base or DEEPSEEK_BASE_URL
-        if base != DEEPSEEK_BASE_URL and not chosen_model:
-            raise SettingsError("使用 PIXIU_BASE_URL 时请用 PIXIU_MODEL 指定模型名（例如 qwen2.5:7b）")
-        return Settings(provider="openai-compatible", base_url=base,
-                        model=chosen_model or DEFAULT_DEEPSEEK_MODEL, api_key=generic_key, **common)
-    return Settings(provider="deepseek", base_url=chosen_base or DEEPSEEK_BASE_URL,
-                    model=chosen_model or DEFAULT_DEEPSEEK_MODEL, api_key=deepseek_key, **common)
+    return _for_provider(common, generic_key=generic_key, deepseek_key=deepseek_key, base_url=chosen_base,
+                         model=chosen_model, force_offline=force_offline)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 import unicodedata
@@ -132,7 +133,7 @@ def _line_counts() -> LineCounts:
     if _counts is None:
         import atexit
 
-        from pixiu_cli.settings import default_home
+        from pixiu_cli.resources import default_home
 
         _counts = LineCounts(default_home() / LineCounts.FILE, _tokenizer_stamp())
         atexit.register(_counts.save)
@@ -161,6 +162,16 @@ def count_message_tokens(messages: list[dict]) -> int:
     """Tokens of chat messages' text and tool calls, the way the history budget counts them.
     By line: a [上下文信息] block was just counted line by line when it was assembled, so
     only new text is tokenised (the sum is exactly count_tokens of each message)."""
-    from pixiu_cli.llm.types import message_text
-
     return sum(count_tokens_by_line(message_text(m)) for m in messages)
+
+
+def message_text(message: dict) -> str:
+    """A chat message's text as its tokens are counted: its content (the text parts of a
+    list) followed by its tool calls as JSON."""
+    content = message.get("content")
+    if isinstance(content, list):
+        content = "".join(part.get("text", "") for part in content if isinstance(part, dict))
+    text = content or ""
+    if message.get("tool_calls"):
+        text += json.dumps(message["tool_calls"], ensure_ascii=False)
+    return text

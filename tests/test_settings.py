@@ -68,3 +68,29 @@ def test_world_readable_config_with_key_warns(env, tmp_path):
     assert warnings and "chmod 600" in warnings[0] and "sk-secret" not in warnings[0]
     path.chmod(0o600)
     assert load_settings().warnings == ()
+
+
+def test_config_tables_become_typed_settings_built_once(env, tmp_path):
+    from pixiu_cli.app import open_app
+
+    (tmp_path / "config.toml").write_text(
+        "[context]\nnotes_limit = 2\n[agent]\nmax_steps = 3\n[prices]\ncurrency = \"USD\"\n"
+        "[backtest]\ncommission_rate = 0.001\n", encoding="utf-8")
+    s = load_settings()
+    assert (s.limits.notes_limit, s.guardrails.max_steps) == (2, 3)
+    assert (s.prices.currency, s.prices.user_set, s.costs.commission_rate) == ("USD", True, 0.001)
+    app = open_app(s, calls_model=False)
+    try:  # the composition root uses the objects the settings hold, not copies rebuilt from tables
+        assert app.agent.guardrails is s.guardrails and app.builder.limits is s.limits
+    finally:
+        app.close()
+
+
+def test_defaults_without_config_tables(env):
+    from pixiu_cli.agent.guardrails import Guardrails
+    from pixiu_cli.analytics.costs import CostModel
+    from pixiu_cli.cache.prices import PriceTable
+    from pixiu_cli.context.memory import MemoryLimits
+
+    s = load_settings()
+    assert (s.limits, s.guardrails, s.prices, s.costs) == (MemoryLimits(), Guardrails(), PriceTable(), CostModel())

@@ -17,8 +17,8 @@ from pixiu_cli.agent.tools import ToolContext, ToolRegistry
 from pixiu_cli.context.builder import BuiltMessages, ContextBuilder
 from pixiu_cli.context.inspect import is_context_message
 from pixiu_cli.llm.client import RETRYING
-from pixiu_cli.llm.types import CallOutcome, ChatRequest, LLMError
-from pixiu_cli.store.conversations import ConversationStore, Usage
+from pixiu_cli.llm.types import CallOutcome, ChatRequest, LLMError, Usage
+from pixiu_cli.store.conversations import ConversationStore
 
 # While a reply streams, what has arrived is saved at most this often (a killed process
 # loses at most this much of what was shown; a fast reply is never saved half-way).

@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from pixiu_cli.agent.guardrails import Guardrails
 from pixiu_cli.answer_evals.cases import load_answer_cases
 from pixiu_cli.answer_evals.runner import ABLATIONS, EXPECTED_CALLS_PER_CASE, EXPECTED_OUTPUT_TOKENS, FULL, \
     LiveReport, estimate_prompt_tokens, run_live
@@ -59,9 +58,7 @@ def _client(settings: Settings):
 
 
 def _cost_line(settings: Settings, prompt_tokens: int, output_tokens: int) -> str:
-    from pixiu_cli.cache.prices import PriceTable
-
-    prices = PriceTable.from_mapping(getattr(settings, "prices", None) or {})
+    prices = settings.prices
     cost = (prompt_tokens * prices.miss_per_million + output_tokens * prices.output_per_million) / 1e6
     return (f"预计约 {prompt_tokens:,} 输入 tokens、{output_tokens:,} 输出 tokens，"
             f"最多约 {cost:.2f} {prices.currency}（按未命中缓存计；{prices.source}）")
@@ -87,7 +84,7 @@ def run_command(settings: Settings, options: LiveOptions, renderer) -> LiveRepor
                 if not renderer.confirm("继续吗？"):
                     raise LiveEvalError("已取消，没有调用模型")
         started = iso(datetime.now(SHANGHAI))
-        report = run_live(cases, client, ablations, guardrails=Guardrails.from_mapping(settings.agent),
+        report = run_live(cases, client, ablations, guardrails=settings.guardrails,
                           temperature=settings.temperature,
                           progress=None if options.as_json else lambda o: renderer.dim(
                               f"{'✓' if o.passed else '✗'} {o.case_id} [{o.ablation}]"))

@@ -5,13 +5,11 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, time, timezone
-from zoneinfo import ZoneInfo
 
 from pixiu_cli.cache.explain import BreakExplanation, explain, stored_explanation
 from pixiu_cli.cache.prices import PriceTable, call_cost
+from pixiu_cli.market.trading_days import SHANGHAI
 from pixiu_cli.store.conversations import CallRecord, ConversationStore, UsageRow, usage_rows
-
-SHANGHAI = ZoneInfo("Asia/Shanghai")
 
 
 @dataclass(frozen=True)

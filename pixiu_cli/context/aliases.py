@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from zoneinfo import ZoneInfo
 
 from pixiu_cli.codes import normalise_code
 from pixiu_cli.context.names import shipped_indexes, shipped_securities
 from pixiu_cli.context.normalize import normalize
+from pixiu_cli.market.trading_days import SHANGHAI
 from pixiu_cli.store.securities import SecurityMaster
 
 MAX_ALIAS = 20
@@ -57,7 +57,7 @@ def add_alias(master: SecurityMaster, alias: str, code: str, now: datetime | Non
         raise AliasError(f"股票代码应为六位数字，而不是 {code!r}")
     if symbol in shipped_indexes() and _name(master, symbol) == "":
         raise AliasError(f"{symbol} 是指数代码，别名只能指向股票")
-    at = (now or datetime.now(ZoneInfo("Asia/Shanghai"))).isoformat(timespec="seconds")
+    at = (now or datetime.now(SHANGHAI)).isoformat(timespec="seconds")
     master.add_alias(alias, symbol, source="user", at=at)
     return AliasRow(alias, symbol, _name(master, symbol), "user")
 

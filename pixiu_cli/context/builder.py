@@ -15,7 +15,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache, lru_cache
-from zoneinfo import ZoneInfo
 
 from pixiu_cli.context.block import ContextBlock, Section, assemble, delta_block, sent_sections
 from pixiu_cli.context.inspect import is_context_message
@@ -25,12 +24,11 @@ from pixiu_cli.context.names import NameSource
 from pixiu_cli.context.selection import Selection, select
 from pixiu_cli.context.values import text
 from pixiu_cli.context.withdrawals import withdrawn_section
+from pixiu_cli.market.trading_days import SHANGHAI
 from pixiu_cli.resources import prompts_dir, read_prompt
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.domain import DomainStore, Holding
 from pixiu_cli.store.securities import SecurityMaster
-
-SHANGHAI = ZoneInfo("Asia/Shanghai")
 
 
 @cache

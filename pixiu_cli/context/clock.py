@@ -9,24 +9,16 @@ Sessions on a trading day (SSE/SZSE/BSE continuous trading):
     13:00 ≤ t < 15:00   盘中    (14:57–15:00 closing call auction)
     15:00 ≤ t           收盘后
 
-Weekends and exchange holidays are 非交易日 all day. Holidays come from
-`data/calendar/cn_a_share_holidays.json`; a year the file does not cover falls back to
-"weekends only". An aware `now` is converted to Asia/Shanghai; a naive one is taken to be
-Shanghai wall-clock time already.
+Weekends and exchange holidays are 非交易日 all day; the trading days and Beijing time
+come from the market layer (pixiu_cli/market/trading_days.py).
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
-from functools import cache
-from zoneinfo import ZoneInfo
+from datetime import date, datetime, time
 
-from pixiu_cli.resources import data_dir
-
-SHANGHAI = ZoneInfo("Asia/Shanghai")
-CALENDAR_FILE = ("calendar", "cn_a_share_holidays.json")
+from pixiu_cli.market.trading_days import as_shanghai, holiday_name, is_trading_day, next_trading_day
 
 PRE_OPEN = "盘前"
 TRADING = "盘中"
@@ -46,12 +38,6 @@ _CLOSE = time(15, 0)
 
 
 @dataclass(frozen=True)
-class HolidayCalendar:
-    closed: dict[date, str]  # weekday closures → holiday name
-    covered_years: frozenset[int]
-
-
-@dataclass(frozen=True)
 class MarketState:
     now_shanghai: datetime  # aware, Asia/Shanghai
     label: str  # 盘前 / 盘中 / 午休 / 收盘后 / 非交易日
@@ -67,50 +53,6 @@ class MarketState:
         return f"{text} · {self.note}" if self.note else text
 
 
-@cache
-def holiday_calendar() -> HolidayCalendar:
-    path = data_dir().joinpath(*CALENDAR_FILE)
-    raw = json.loads(path.read_text(encoding="utf-8"))
-    closed: dict[date, str] = {}
-    for entries in raw["closed_weekdays"].values():
-        for entry in entries:
-            closed[date.fromisoformat(entry["date"])] = entry["name"]
-    return HolidayCalendar(closed=closed, covered_years=frozenset(int(y) for y in raw["covered_years"]))
-
-
-def _as_shanghai(moment: datetime) -> datetime:
-    if moment.tzinfo is None or moment.utcoffset() is None:
-        return moment.replace(tzinfo=SHANGHAI)
-    return moment.astimezone(SHANGHAI)
-
-
-def _as_date(d: date) -> date:
-    if isinstance(d, datetime):
-        return _as_shanghai(d).date()
-    return d
-
-
-def holiday_name(d: date) -> str | None:
-    """The holiday's name when the exchanges are closed on this weekday, else None."""
-    return holiday_calendar().closed.get(_as_date(d))
-
-
-def is_trading_day(d: date) -> bool:
-    """Weekday and not an exchange holiday (holidays known for the covered years only)."""
-    d = _as_date(d)
-    return d.weekday() < 5 and holiday_name(d) is None
-
-
-def next_trading_day(d: date) -> date:
-    """The first trading day strictly after `d`."""
-    day = _as_date(d) + timedelta(days=1)
-    for _ in range(60):  # the longest closure is far shorter; the bound keeps this total
-        if is_trading_day(day):
-            return day
-        day += timedelta(days=1)
-    return day
-
-
 def _next_open_note(d: date) -> str:
     nxt = next_trading_day(d)
     return f"下一交易日 {nxt.month}月{nxt.day}日（{_WEEKDAYS[nxt.weekday()]}）"
@@ -118,7 +60,7 @@ def _next_open_note(d: date) -> str:
 
 def market_state(now: datetime) -> MarketState:
     """Session state of the A-share market at `now` (see the module docstring)."""
-    local = _as_shanghai(now)
+    local = as_shanghai(now)
     today = local.date()
     if not is_trading_day(today):
         reason = f"{holiday_name(today)}休市" if holiday_name(today) else "周末休市"

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from pixiu_cli.context.clock import next_trading_day
+from pixiu_cli.market.trading_days import next_trading_day
 
 
 @dataclass(frozen=True)

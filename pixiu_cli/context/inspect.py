@@ -7,8 +7,7 @@ import json
 from dataclasses import dataclass
 
 from pixiu_cli.context.block import CONTEXT_OPEN
-from pixiu_cli.llm.types import message_text
-from pixiu_cli.tokens import count_tokens
+from pixiu_cli.tokens import count_tokens, message_text
 
 
 @dataclass(frozen=True)

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
-from pixiu_cli.store.conversations import Usage
+
+@dataclass(frozen=True)
+class Usage:
+    """Token counts a provider reported for one call; None where it did not say."""
+
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cache_hit_tokens: int | None = None
+    cache_miss_tokens: int | None = None
 
 
 @dataclass(frozen=True)
@@ -52,13 +59,3 @@ class LLMError(Exception):
         self.status = status
         self.retry_after = retry_after  # seconds the server asked us to wait, if it did
         self.after_output = False  # part of the reply had already reached the user
-
-
-def message_text(message: dict) -> str:
-    content = message.get("content")
-    if isinstance(content, list):
-        content = "".join(part.get("text", "") for part in content if isinstance(part, dict))
-    text = content or ""
-    if message.get("tool_calls"):
-        text += json.dumps(message["tool_calls"], ensure_ascii=False)
-    return text

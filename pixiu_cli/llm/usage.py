@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pixiu_cli.store.conversations import Usage
+from pixiu_cli.llm.types import Usage
 
 
 def _get(obj, name):

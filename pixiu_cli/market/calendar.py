@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import date, datetime, time, timedelta
 
-from pixiu_cli.context.clock import SHANGHAI, is_trading_day
+from pixiu_cli.market.trading_days import SHANGHAI, holiday_calendar, is_trading_day
 from pixiu_cli.store.market import MarketStore
 
 MARKET_CLOSE = time(15, 0)
@@ -56,8 +56,6 @@ class TradingCalendar:
 def calendar_mismatches(source_days: list[str], start: str, end: str) -> list[str]:
     """Where a source's trading days in [start, end] disagree with the shipped holidays
     (checked only for the years the shipped file covers)."""
-    from pixiu_cli.context.clock import holiday_calendar
-
     if not source_days:
         return []
     covered = holiday_calendar().covered_years

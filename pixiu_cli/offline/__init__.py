@@ -9,7 +9,6 @@ from .control import OfflineControl
 from .responder import respond
 from .script import Fault, ScriptedReply, ToolCallSpec
 from .server import OfflineServer, RecordedRequest, serve_forever
-from .template import render_completion, render_prompt
 
 __all__ = [
     "Fault",
@@ -19,8 +18,6 @@ __all__ = [
     "RecordedRequest",
     "ScriptedReply",
     "ToolCallSpec",
-    "render_completion",
-    "render_prompt",
     "respond",
     "serve_forever",
 ]

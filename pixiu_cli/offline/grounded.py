@@ -14,8 +14,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from pixiu_cli.llm.template import SYSTEM_ROLES, content_text
+
 from .script import ScriptedReply
-from .template import SYSTEM_ROLES, content_text
 from .tool_intents import planned_tool_calls
 
 CONTEXT_MARKER = "[上下文信息]"

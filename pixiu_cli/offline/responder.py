@@ -12,9 +12,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from pixiu_cli.llm.template import SYSTEM_ROLES, content_text
+
 from .script import ScriptedReply
 from .tool_intents import planned_tool_calls
-from .template import SYSTEM_ROLES, content_text
 
 CONTEXT_MARKER = "[上下文信息]"
 OFFLINE_NOTICE = (

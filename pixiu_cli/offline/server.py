@@ -36,13 +36,13 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from pixiu_cli.llm.template import render_completion, render_prompt
 from pixiu_cli.tokens import encode
 
 from . import responder as _responder
 from .cache import PROFILES, PrefixCache
 from .chunks import ReplyMeta, completion_body, stream_chunks, tool_call_ids
 from .script import REJECTING_FAULT_KINDS, Fault, ScriptedReply
-from .template import render_completion, render_prompt
 from .usage import build_usage
 
 log = logging.getLogger(__name__)

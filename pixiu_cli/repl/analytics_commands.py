@@ -15,7 +15,7 @@ _FLAGS = {"--below": "below", "--above": "above", "--change-pct": "change_pct",
 
 
 def _now() -> datetime:
-    from pixiu_cli.context.clock import SHANGHAI
+    from pixiu_cli.market.trading_days import SHANGHAI
 
     return datetime.now(SHANGHAI)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pixiu_cli.cache.prices import PriceTable
 from pixiu_cli.cache.report import build_report
 from pixiu_cli.presenters import show_cache
 from pixiu_cli.repl.commands import CommandError, ParsedCommand, registry
@@ -13,5 +12,4 @@ from pixiu_cli.repl.state import ReplState
 def cache_command(state: ReplState, cmd: ParsedCommand) -> None:
     if cmd.args:
         raise CommandError("/cache 不接受参数")
-    prices = PriceTable.from_mapping(state.app.settings.prices)
-    show_cache(state.renderer, build_report(state.app.store, state.conversation_id, prices))
+    show_cache(state.renderer, build_report(state.app.store, state.conversation_id, state.app.settings.prices))

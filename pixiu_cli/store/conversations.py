@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from typing import Protocol
 
 from sqlite_utils import Database
 
@@ -50,11 +51,27 @@ class Turn:
 
 
 @dataclass(frozen=True)
-class Usage:
+class CallUsage:
+    """A stored call's token counts (the calls table's four usage columns)."""
+
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     cache_hit_tokens: int | None = None
     cache_miss_tokens: int | None = None
+
+
+class ReportedUsage(Protocol):
+    """What finish_call reads of a call's usage, by name, so the store needs nothing from
+    llm/ (whose Usage has these counts)."""
+
+    @property
+    def prompt_tokens(self) -> int | None: ...
+    @property
+    def completion_tokens(self) -> int | None: ...
+    @property
+    def cache_hit_tokens(self) -> int | None: ...
+    @property
+    def cache_miss_tokens(self) -> int | None: ...
 
 
 @dataclass(frozen=True)
@@ -72,7 +89,7 @@ class CallRecord:
     finish_reason: str | None
     status: str
     error: str | None
-    usage: Usage
+    usage: CallUsage
     ttft_ms: float | None
     latency_ms: float | None
     started_at: str
@@ -114,8 +131,8 @@ def _call(row: dict, request_json: str) -> CallRecord:
         finish_reason=row["finish_reason"],
         status=row["status"],
         error=row["error"],
-        usage=Usage(row["prompt_tokens"], row["completion_tokens"], row["cache_hit_tokens"],
-                    row["cache_miss_tokens"]),
+        usage=CallUsage(row["prompt_tokens"], row["completion_tokens"], row["cache_hit_tokens"],
+                        row["cache_miss_tokens"]),
         ttft_ms=row["ttft_ms"],
         latency_ms=row["latency_ms"],
         started_at=row["started_at"],
@@ -354,7 +371,7 @@ class ConversationStore:
                             [reply_text, reasoning_text or None, call_id])
 
     def finish_call(self, call_id: int, *, status: str, reply_text: str, reasoning_text: str,
-                    tool_calls: list[dict], finish_reason: str | None, usage: Usage,
+                    tool_calls: list[dict], finish_reason: str | None, usage: ReportedUsage,
                     ttft_ms: float | None, latency_ms: float | None, error: str | None = None,
                     request_json: str | None = None) -> None:
         values = {

@@ -12,7 +12,7 @@ from pixiu_cli.analytics.costs import CostModel
 from pixiu_cli.analytics.engine import run
 from pixiu_cli.analytics.metrics import measure
 from pixiu_cli.analytics.profiles import ENGINE_VERSION, load_frame, profile_symbol
-from pixiu_cli.context.clock import SHANGHAI
+from pixiu_cli.market.trading_days import SHANGHAI
 from pixiu_cli.market.data import MarketData
 from tests.helpers import load
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pixiu_cli.cache.explain import UNIT, explain
-from pixiu_cli.store.conversations import CallRecord, Usage
+from pixiu_cli.store.conversations import CallRecord, CallUsage
 
 RECORDED = Path(__file__).resolve().parents[1] / "fixtures" / "cache" / "deepseek_usage.json"
 EXPECTED = [  # cause, flagged
@@ -26,8 +26,8 @@ def records() -> list[CallRecord]:
     out = []
     for n, call in enumerate(calls, start=1):
         u = call["usage"]
-        usage = Usage(u["prompt_tokens"], u["completion_tokens"], u["prompt_cache_hit_tokens"],
-                      u["prompt_cache_miss_tokens"])
+        usage = CallUsage(u["prompt_tokens"], u["completion_tokens"], u["prompt_cache_hit_tokens"],
+                          u["prompt_cache_miss_tokens"])
         out.append(CallRecord(id=n, turn_id=n, conversation_id=call["conversation"], step=1, provider="deepseek",
                               model=call["request"]["model"], request_json=json.dumps(call["request"], ensure_ascii=False),
                               reply_text=call["reply"], reasoning_text=None, tool_calls_json=None, finish_reason="stop",

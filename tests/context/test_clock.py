@@ -6,13 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pixiu_cli.context.clock import (
-    SHANGHAI,
-    holiday_name,
-    is_trading_day,
-    market_state,
-    next_trading_day,
-)
+from pixiu_cli.context.clock import market_state
+from pixiu_cli.market.trading_days import SHANGHAI, holiday_name, is_trading_day, next_trading_day
 from pixiu_cli.resources import data_dir
 
 SH = ZoneInfo("Asia/Shanghai")

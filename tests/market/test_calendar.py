@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pixiu_cli.context.clock import SHANGHAI
+from pixiu_cli.market.trading_days import SHANGHAI
 from pixiu_cli.market.calendar import TradingCalendar, calendar_mismatches, last_complete_session
 from pixiu_cli.store.market import MarketStore
 

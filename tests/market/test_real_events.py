@@ -7,7 +7,7 @@ from datetime import datetime
 
 import pytest
 
-from pixiu_cli.context.clock import SHANGHAI
+from pixiu_cli.market.trading_days import SHANGHAI
 from pixiu_cli.market.data import MarketData
 from pixiu_cli.market.valuation import value_portfolio
 from pixiu_cli.store.domain import Holding

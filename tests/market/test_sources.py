@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from pixiu_cli.context.clock import SHANGHAI
+from pixiu_cli.market.trading_days import SHANGHAI
 from pixiu_cli.market.akshare_source import AkshareSource
 from pixiu_cli.market.baostock_source import BaostockSource
 from pixiu_cli.market.data import MarketData

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from pixiu_cli.offline import ScriptedReply
-from pixiu_cli.offline.template import BOS
+from pixiu_cli.llm.template import BOS
 from pixiu_cli.tokens import count_tokens
 
 MODEL = "deepseek-chat"
@@ -78,7 +78,7 @@ def test_deepseek_second_system_message_later_breaks_the_prefix(offline, client)
 def test_deepseek_changed_tools_miss_after_the_system_prompt(offline, client):
     from os.path import commonprefix
 
-    from pixiu_cli.offline.template import render_prompt
+    from pixiu_cli.llm.template import render_prompt
 
     ask(client, first_turn(), tools=TOOLS)
     full = hit(ask(client, first_turn(), tools=TOOLS).usage)
@@ -142,7 +142,7 @@ def test_none_profile_reports_no_cache_fields(make_server, make_client):
 
 
 def test_prompt_tokens_match_the_deepseek_tokenizer(offline, client):
-    from pixiu_cli.offline.template import render_completion, render_prompt
+    from pixiu_cli.llm.template import render_completion, render_prompt
 
     offline.enqueue(ScriptedReply(text="答案"))
     messages = first_turn()

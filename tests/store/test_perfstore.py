@@ -9,7 +9,8 @@ from hypothesis import given, settings, strategies as st
 
 from pixiu_cli.cache.prices import PriceTable
 from pixiu_cli.cache.report import build_report
-from pixiu_cli.store.conversations import ConversationStore, Usage, add_request_function
+from pixiu_cli.llm.types import Usage
+from pixiu_cli.store.conversations import ConversationStore, add_request_function
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.requests import MAX_DEPTH, pack, unpack
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from pixiu_cli.offline.script import ToolCallSpec
-from pixiu_cli.offline.template import (
+from pixiu_cli.llm.template import (
     ASSISTANT,
     BOS,
     USER,

@@ -1,0 +1,73 @@
+"""Imports point one way: the import-linter contracts in pyproject.toml hold, and they catch
+the kinds of breakage they exist for, including an import hidden inside a function (the
+way store → tokens → llm → store once hid a cycle)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+LINT = "import sys; from importlinter.cli import lint_imports_command; sys.exit(lint_imports_command())"
+
+
+def lint_imports(root: Path) -> subprocess.CompletedProcess:
+    """`lint-imports` over the pixiu_cli package found in `root`, with `root`'s contracts."""
+    env = {**os.environ, "PYTHONPATH": str(root), "PYTHONIOENCODING": "utf-8"}
+    return subprocess.run([sys.executable, "-c", LINT, "--no-cache", str(root / "pyproject.toml")], cwd=root, env=env,
+                          capture_output=True, text=True, encoding="utf-8", timeout=120)
+
+
+def test_the_import_contracts_hold():
+    done = lint_imports(ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "0 broken" in done.stdout
+
+
+@pytest.fixture
+def copy(tmp_path) -> Path:
+    skip = shutil.ignore_patterns("__pycache__", "_bundled")
+    shutil.copytree(ROOT / "pixiu_cli", tmp_path / "pixiu_cli", ignore=skip)
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    return tmp_path
+
+
+PROBE = "\n\ndef _layer_probe():\n    from {module} import {name}  # noqa: F401\n"
+BREAKS = {
+    "store imports llm inside a function": ("store/conversations.py", "pixiu_cli.llm.types", "Usage",
+                                            "pixiu_cli.store is not allowed to import pixiu_cli.llm"),
+    "llm imports the store": ("llm/types.py", "pixiu_cli.store.conversations", "CallRecord",
+                              "pixiu_cli.llm is not allowed to import pixiu_cli.store"),
+    "market imports context": ("market/calendar.py", "pixiu_cli.context.clock", "market_state",
+                               "pixiu_cli.market is not allowed to import pixiu_cli.context"),
+    "tokens imports settings": ("tokens.py", "pixiu_cli.settings", "load_settings",
+                                "pixiu_cli.tokens is not allowed to import pixiu_cli.settings"),
+    "the product imports the offline server": ("cache/explain.py", "pixiu_cli.offline.server", "OfflineServer",
+                                               "pixiu_cli.cache is not allowed to import pixiu_cli.offline"),
+    "the offline server imports context": ("offline/cache.py", "pixiu_cli.context.block", "CONTEXT_OPEN",
+                                           "pixiu_cli.offline is not allowed to import pixiu_cli.context"),
+    "a second module imports openai": ("agent/tools.py", "openai", "OpenAI",
+                                       "pixiu_cli.agent.tools -> openai"),
+}
+
+
+@pytest.mark.parametrize("case", BREAKS, ids=list(BREAKS))
+def test_a_function_level_import_against_the_layers_fails(copy, case):
+    path, module, name, message = BREAKS[case]
+    with (copy / "pixiu_cli" / path).open("a", encoding="utf-8") as out:
+        out.write(PROBE.format(module=module, name=name))
+    done = lint_imports(copy)
+    assert done.returncode != 0
+    assert message in done.stdout, done.stdout + done.stderr
+
+
+def test_a_new_top_level_module_must_be_given_a_layer(copy):
+    (copy / "pixiu_cli" / "unplaced.py").write_text('"""Not yet in any layer."""\n', encoding="utf-8")
+    done = lint_imports(copy)
+    assert done.returncode != 0
+    assert "pixiu_cli.unplaced" in done.stdout and "not listed as layers" in done.stdout
