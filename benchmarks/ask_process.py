@@ -16,8 +16,9 @@ run starts, on that server, the same question as
     before    with --before SRC: `pixiu ask TEXT` run from the source tree SRC (e.g. an
               export of an older commit) on this virtualenv: before/after in one run.
 
-Wall time per process (median of --runs, interleaved) and peak RSS (ru_maxrss of that child,
-via os.wait4). Ratios are to llm (and to raw). Goals: ask ≤ 1.0× llm's time and ≤ its
+Wall time per process (median of --runs, interleaved), its CPU time (user + system; less
+sensitive than wall time to a loaded machine) and peak RSS (ru_maxrss of that child, via
+os.wait4). Ratios are to llm (and to raw). Goals: ask ≤ 1.0× llm's time and ≤ its
 memory. Printed, never asserted. Without llm installed its column is skipped and the
 goal is checked against raw.
 
@@ -62,8 +63,8 @@ FROM_SOURCE = "import sys; sys.path.insert(0, sys.argv.pop(1)); sys.argv[0] = 'p
               "from pixiu_cli.cli import main; main()"
 
 
-def measure(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """(wall seconds, peak RSS in MiB) of one child process."""
+def measure(argv: list[str], env: dict[str, str]) -> tuple[float, float, float]:
+    """(wall seconds, peak RSS in MiB, CPU seconds) of one child process."""
     started = time.perf_counter()
     child = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(child.pid, 0)
@@ -71,7 +72,7 @@ def measure(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
     child.returncode = os.waitstatus_to_exitcode(status)
     if child.returncode:
         raise SystemExit(f"{argv[:2]} failed: {child.stderr.read().decode()[-500:]}")
-    return elapsed, usage.ru_maxrss / 1024
+    return elapsed, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
 
 
 def llm_user_dir(folder: Path, base_url: str) -> Path:
@@ -110,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
             env.update(PIXIU_API_KEY=KEY, PIXIU_BASE_URL=base_url, PIXIU_MODEL="deepseek-chat",
                        LLM_USER_PATH=str(llm_user_dir(Path(tmp) / "llm", base_url)))
             argvs = commands(base_url, args.before)
-            results: dict[str, list[tuple[float, float]]] = {name: [] for name in argvs}
+            results: dict[str, list[tuple[float, float, float]]] = {name: [] for name in argvs}
             for argv_ in argvs.values():  # warm-up: page cache, .pyc files, the databases
                 measure(argv_, env)
             for _ in range(runs):
@@ -125,18 +126,21 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def report(results: dict[str, list[tuple[float, float]]], runs: int) -> None:
-    time_ms = {k: statistics.median(t for t, _ in v) * 1000 for k, v in results.items()}
-    mib = {k: statistics.median(m for _, m in v) for k, v in results.items()}
+def report(results: dict[str, list[tuple[float, float, float]]], runs: int) -> None:
+    time_ms = {k: statistics.median(t for t, _, _ in v) * 1000 for k, v in results.items()}
+    mib = {k: statistics.median(m for _, m, _ in v) for k, v in results.items()}
+    cpu_ms = {k: statistics.median(c for _, _, c in v) * 1000 for k, v in results.items()}
     labels = {"llm": "llm -m (simonw/llm)", "raw": "raw openai SDK one-shot script", "ask": "pixiu ask",
               "json": "pixiu ask --json", "before": "pixiu ask from --before SRC"}
     if "llm" not in results:
         print(f"llm       not installed ({LLM}): pip install -e '.[bench]'; the goal is checked against raw")
     goal_base = "llm" if "llm" in results else "raw"
     for name in results:
-        text = f"{name:<10}{labels[name]:<34}median {time_ms[name]:7.1f} ms  peak {mib[name]:6.1f} MiB  (n={runs})"
+        text = (f"{name:<10}{labels[name]:<34}median {time_ms[name]:7.1f} ms  cpu {cpu_ms[name]:7.1f} ms  "
+                f"peak {mib[name]:6.1f} MiB  (n={runs})")
         if name not in ("llm", "raw"):
-            versus = [f"{base}: {time_ms[name] / time_ms[base]:.2f}x time, {mib[name] / mib[base]:.2f}x memory"
+            versus = [f"{base}: {time_ms[name] / time_ms[base]:.2f}x time, {cpu_ms[name] / cpu_ms[base]:.2f}x cpu, "
+                      f"{mib[name] / mib[base]:.2f}x memory"
                       for base in ("llm", "raw") if base in results]
             text += "  " + "; ".join(versus)
             if name in ("ask", "json"):

@@ -41,8 +41,10 @@ REPL_GOAL = 0.6
 
 def clean_env(home: Path) -> dict[str, str]:
     """No key anywhere (so offline mode), an isolated home, a plain terminal."""
+    # PYTHONDONTWRITEBYTECODE is dropped: an installed pixiu has its .pyc files (pip compiles
+    # them, as it did openai's), so a run without them would time the compiler, not pixiu.
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith("PIXIU_") and k not in ("DEEPSEEK_API_KEY", "OPENAI_API_KEY")}
+           if not k.startswith("PIXIU_") and k not in ("DEEPSEEK_API_KEY", "OPENAI_API_KEY", "PYTHONDONTWRITEBYTECODE")}
     env.update(PIXIU_HOME=str(home), PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm-256color", NO_COLOR="1",
                LANG="C.UTF-8", PYTHONIOENCODING="utf-8", COLUMNS="110", LINES="40")
     return env
