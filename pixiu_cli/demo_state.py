@@ -21,7 +21,6 @@ from pixiu_cli import __version__
 from pixiu_cli.store.stamp import content_digest
 
 
-
 def shipped_digest(folder: Path) -> str:
     """The demo's shipped files (the document and the bars), by name and content."""
     digest = hashlib.sha256()
