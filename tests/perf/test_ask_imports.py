@@ -4,6 +4,7 @@ without rich, the offline server or numpy, and a repeated demo start without the
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 import sys
 
@@ -41,3 +42,18 @@ def test_a_second_demo_start_does_not_load_the_analytics(offline_env):
     assert not loaded & {"numpy", "pixiu_cli.analytics.refresh"}, loaded
     block = next(m["content"] for m in json.loads(done.stdout) if m["content"].startswith("[上下文信息]"))
     assert "本地回测 pixiu-bt-1（数据 csv）" in block
+
+
+def test_a_one_shot_ask_explains_its_call_only_when_the_tokenizer_is_loaded(online_env, pixiu_home):
+    """No worker thread racing the exit: the first ask in a home loads the tokenizer to count
+    its block's lines and explains its call at once; a repeated ask leaves it to /cache."""
+    for _ in range(2):
+        done, _ = run_reporting_modules(online_env, "ask", "--json", "茅台最近怎么样")
+        assert done.returncode == 0, done.stderr
+    conn = sqlite3.connect(pixiu_home / "pixiu.db")
+    stored = [row[0] is not None for row in conn.execute("select cache_explanation_json from calls order by id")]
+    conn.close()
+    assert stored == [True, False]
+    shown = subprocess.run([sys.executable, "-m", "pixiu_cli", "cache"], env=online_env, capture_output=True,
+                           text=True, timeout=120)
+    assert shown.returncode == 0 and "新对话" in shown.stdout, shown.stdout + shown.stderr
