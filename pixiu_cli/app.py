@@ -121,11 +121,10 @@ def _start_offline_server(settings: Settings):
     from functools import partial
 
     from pixiu_cli.offline.cache import PrefixCache
-    from pixiu_cli.offline.responder import respond
-    from pixiu_cli.offline.server import OfflineServer
+    from pixiu_cli.offline.server import OfflineServer, respond_offline
 
     cache = PrefixCache.persisted(settings.offline_cache_profile, offline_cache_path(settings))
-    return OfflineServer(cache=cache, responder=partial(respond, keyless=True)).start()
+    return OfflineServer(cache=cache, responder=partial(respond_offline, keyless=True)).start()
 
 
 def open_app(settings: Settings, *, demo: bool = False, calls_model: bool = True) -> App:

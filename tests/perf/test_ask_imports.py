@@ -57,3 +57,21 @@ def test_a_one_shot_ask_explains_its_call_only_when_the_tokenizer_is_loaded(onli
     shown = subprocess.run([sys.executable, "-m", "pixiu_cli", "cache"], env=online_env, capture_output=True,
                            text=True, timeout=120, check=False)
     assert shown.returncode == 0 and "新对话" in shown.stdout, shown.stdout + shown.stderr
+
+
+def test_offline_mode_starts_its_server_without_the_responder_and_answers(offline_env):
+    """The offline responder is imported by the first request, not before the prompt."""
+    script = ("import sys\n"
+              "from pixiu_cli.app import open_app\n"
+              "from pixiu_cli.agent.loop import SilentSink\n"
+              "from pixiu_cli.settings import load_settings\n"
+              "app = open_app(load_settings(force_offline=True))\n"
+              "print('BEFORE', 'pixiu_cli.offline.responder' in sys.modules)\n"
+              "conversation = app.store.create_conversation(model=app.settings.model).id\n"
+              "result = app.agent.run_turn(conversation, '茅台最近怎么样', SilentSink())\n"
+              "print('AFTER', result.status, '离线' in result.reply)\n"
+              "app.close()\n")
+    done = subprocess.run([sys.executable, "-c", script], env=offline_env, capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "BEFORE False" in done.stdout and "AFTER complete True" in done.stdout, done.stdout
