@@ -1,25 +1,35 @@
-"""`pixiu ask` as a whole process against a one-shot script on the bare openai SDK.
+"""`pixiu ask` as a whole process against `llm -m` and a one-shot script on the bare openai SDK.
 
-One offline server (`OfflineServer(cache_profile="deepseek")`) runs in this process. Each
+One offline server (`OfflineServer(cache_profile="deepseek")`) runs in a child process (so
+this process stays small: a child's peak RSS starts from its parent's at fork). Each
 run starts, on that server, the same question as
 
+    llm       `llm -m pixiu-bench --key KEY TEXT` (simonw/llm, `pip install -e '.[bench]'`):
+              an `extra-openai-models.yaml` in a temporary LLM_USER_PATH registers the
+              server as an OpenAI-compatible model; llm streams the reply and logs it to
+              its own SQLite database (its defaults). The issue's baseline.
+    raw       `python -c` a script that imports openai, streams one chat completion of
+              the same question and prints it (what a minimal one-shot client does).
     ask       `pixiu ask TEXT` with PIXIU_BASE_URL pointing at the server and a key set (as
               with a real provider), in a PIXIU_HOME prepared once (demo-free, empty);
-    baseline  `python -c` a script that imports openai, streams one chat completion of
-              the same question and prints it (what a minimal one-shot client does).
+    json      `pixiu ask --json TEXT`, the same home.
+    before    with --before SRC: `pixiu ask TEXT` run from the source tree SRC (e.g. an
+              export of an older commit) on this virtualenv: before/after in one run.
 
-Wall time per process (median of --runs, interleaved) and peak RSS (ru_maxrss of that child,
-via os.wait4). `llm -m` (simonw/llm) was the issue's baseline; it is not installed in the
-project's environment, so the raw SDK script stands in for it. Goals: ask ≤ 1.0× the
-baseline's time and ≤ its memory. Printed, never asserted.
+Wall time per process (median of --runs, interleaved), its CPU time (user + system; less
+sensitive than wall time to a loaded machine) and peak RSS (ru_maxrss of that child, via
+os.wait4). Ratios are to llm (and to raw). Goals: ask ≤ 1.0× llm's time and ≤ its
+memory. Printed, never asserted. Without llm installed its column is skipped and the
+goal is checked against raw.
 
-Run:  python benchmarks/ask_process.py [--runs 5]
+Run:  python benchmarks/ask_process.py [--runs 7] [--before SRC] [--quick]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -27,14 +37,14 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from pixiu_cli.offline.server import OfflineServer  # noqa: E402
-
+ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from startup import PIXIU, PYTHON, clean_env  # noqa: E402
+from startup import PIXIU, PYTHON, clean_env
 
 QUESTION = "茅台最近怎么样"
 KEY = "sk-bench-0000"
+LLM = Path(sys.executable).with_name("llm")
+LLM_MODEL = "pixiu-bench"
 RAW = """import sys
 from openai import OpenAI
 client = OpenAI(base_url=sys.argv[1], api_key=sys.argv[2], max_retries=0)
@@ -45,10 +55,16 @@ for chunk in stream:
         sys.stdout.write(chunk.choices[0].delta.content)
 print()
 """
+SERVER = """import sys
+from pixiu_cli.offline.server import serve_forever
+serve_forever(on_ready=lambda server: print(server.base_url, flush=True))
+"""
+FROM_SOURCE = "import sys; sys.path.insert(0, sys.argv.pop(1)); sys.argv[0] = 'pixiu'; " \
+              "from pixiu_cli.cli import main; main()"
 
 
-def measure(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """(wall seconds, peak RSS in MiB) of one child process."""
+def measure(argv: list[str], env: dict[str, str]) -> tuple[float, float, float]:
+    """(wall seconds, peak RSS in MiB, CPU seconds) of one child process."""
     started = time.perf_counter()
     child = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(child.pid, 0)
@@ -56,36 +72,81 @@ def measure(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
     child.returncode = os.waitstatus_to_exitcode(status)
     if child.returncode:
         raise SystemExit(f"{argv[:2]} failed: {child.stderr.read().decode()[-500:]}")
-    return elapsed, usage.ru_maxrss / 1024
+    return elapsed, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
+
+
+def llm_user_dir(folder: Path, base_url: str) -> Path:
+    """llm's documented way to reach an OpenAI-compatible server: a model entry in
+    `extra-openai-models.yaml` in its user directory (LLM_USER_PATH)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "extra-openai-models.yaml").write_text(
+        f'- model_id: {LLM_MODEL}\n  model_name: deepseek-chat\n  api_base: "{base_url}"\n'
+        f"  api_key_name: {LLM_MODEL}\n", encoding="utf-8")
+    return folder
+
+
+def commands(base_url: str, before: str | None) -> dict[str, list[str]]:
+    found = {"raw": [PYTHON, "-c", RAW, base_url, KEY, QUESTION]}
+    if LLM.exists():
+        found["llm"] = [str(LLM), "-m", LLM_MODEL, "--key", KEY, QUESTION]
+    found["ask"] = [PIXIU, "ask", QUESTION]
+    found["json"] = [PIXIU, "ask", "--json", QUESTION]
+    if before:
+        found["before"] = [PYTHON, "-c", FROM_SOURCE, str(Path(before).resolve()), "ask", QUESTION]
+    return found
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--before", metavar="SRC", help="also time `pixiu ask` from this source tree")
+    parser.add_argument("--quick", action="store_true", help="one run of each (a smoke test)")
     args = parser.parse_args(argv)
-    server = OfflineServer(cache_profile="deepseek").start()
-    results: dict[str, list[tuple[float, float]]] = {"baseline": [], "ask": []}
+    runs = 1 if args.quick else max(1, args.runs)
+    server = subprocess.Popen([PYTHON, "-c", SERVER], cwd=ROOT, stdout=subprocess.PIPE, text=True)
     try:
+        base_url = server.stdout.readline().strip()
         with tempfile.TemporaryDirectory(prefix="pixiu-ask-bench-") as tmp:
             env = clean_env(Path(tmp) / "home")
-            env.update(PIXIU_API_KEY=KEY, PIXIU_BASE_URL=server.base_url, PIXIU_MODEL="deepseek-chat")
-            raw = [PYTHON, "-c", RAW, server.base_url, KEY, QUESTION]
-            ask = [PIXIU, "ask", QUESTION]
-            measure(raw, env), measure(ask, env)  # warm-up: page cache, .pyc files, the database
-            for _ in range(max(1, args.runs)):
-                results["baseline"].append(measure(raw, env))
-                results["ask"].append(measure(ask, env))
+            env.update(PIXIU_API_KEY=KEY, PIXIU_BASE_URL=base_url, PIXIU_MODEL="deepseek-chat",
+                       LLM_USER_PATH=str(llm_user_dir(Path(tmp) / "llm", base_url)))
+            argvs = commands(base_url, args.before)
+            results: dict[str, list[tuple[float, float, float]]] = {name: [] for name in argvs}
+            for argv_ in argvs.values():  # warm-up: page cache, .pyc files, the databases
+                measure(argv_, env)
+            for _ in range(runs):
+                for name, argv_ in argvs.items():
+                    results[name].append(measure(argv_, env))
     finally:
-        server.stop()
-    base_t = statistics.median(t for t, _ in results["baseline"]) * 1000
-    base_m = statistics.median(m for _, m in results["baseline"])
-    ask_t = statistics.median(t for t, _ in results["ask"]) * 1000
-    ask_m = statistics.median(m for _, m in results["ask"])
-    print(f"baseline  raw openai SDK one-shot script   median {base_t:7.1f} ms  peak {base_m:6.1f} MiB")
-    ok = ask_t <= base_t and ask_m <= base_m
-    print(f"ask       pixiu ask                        median {ask_t:7.1f} ms  peak {ask_m:6.1f} MiB  "
-          f"ratio {ask_t / base_t:.2f}, memory {ask_m / base_m:.2f}  goal <= 1.00, <= 1.00  {'OK' if ok else 'MISSED'}")
+        server.terminate()
+        server.wait()
+    report(results, runs)
+    floor = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"(peak RSS of this benchmark process, the floor of every child's figure: {floor:.1f} MiB)")
     return 0
+
+
+def report(results: dict[str, list[tuple[float, float, float]]], runs: int) -> None:
+    time_ms = {k: statistics.median(t for t, _, _ in v) * 1000 for k, v in results.items()}
+    mib = {k: statistics.median(m for _, m, _ in v) for k, v in results.items()}
+    cpu_ms = {k: statistics.median(c for _, _, c in v) * 1000 for k, v in results.items()}
+    labels = {"llm": "llm -m (simonw/llm)", "raw": "raw openai SDK one-shot script", "ask": "pixiu ask",
+              "json": "pixiu ask --json", "before": "pixiu ask from --before SRC"}
+    if "llm" not in results:
+        print(f"llm       not installed ({LLM}): pip install -e '.[bench]'; the goal is checked against raw")
+    goal_base = "llm" if "llm" in results else "raw"
+    for name in results:
+        text = (f"{name:<10}{labels[name]:<34}median {time_ms[name]:7.1f} ms  cpu {cpu_ms[name]:7.1f} ms  "
+                f"peak {mib[name]:6.1f} MiB  (n={runs})")
+        if name not in ("llm", "raw"):
+            versus = [f"{base}: {time_ms[name] / time_ms[base]:.2f}x time, {cpu_ms[name] / cpu_ms[base]:.2f}x cpu, "
+                      f"{mib[name] / mib[base]:.2f}x memory"
+                      for base in ("llm", "raw") if base in results]
+            text += "  " + "; ".join(versus)
+            if name in ("ask", "json"):
+                ok = time_ms[name] <= time_ms[goal_base] and mib[name] <= mib[goal_base]
+                text += f"  goal <= 1.00x {goal_base}  {'OK' if ok else 'MISSED'}"
+        print(text)
 
 
 if __name__ == "__main__":

@@ -11,10 +11,12 @@
 
 All are interleaved run by run (baseline, help, repl, baseline, ...) after one
 untimed warm-up round, and each figure is the median of its runs, so a noisy neighbour
-slows all three alike. Goals: help ≤ 0.5 and repl ≤ 0.8 of the baseline. Goals are
+slows all three alike. Goals: help ≤ 0.5 and each prompt ≤ 0.6 of the baseline.
+With --before SRC, `pixiu chat --demo` is also run from the source tree SRC (e.g. an export
+of an older commit) on this virtualenv, in its own home: before/after in one run. Goals are
 printed, never asserted; the script exits 0.
 
-Run:  python benchmarks/startup.py [--runs 9] [--quick]
+Run:  python benchmarks/startup.py [--runs 9] [--quick] [--before SRC]
 """
 
 from __future__ import annotations
@@ -41,8 +43,10 @@ REPL_GOAL = 0.6
 
 def clean_env(home: Path) -> dict[str, str]:
     """No key anywhere (so offline mode), an isolated home, a plain terminal."""
+    # PYTHONDONTWRITEBYTECODE is dropped: an installed pixiu has its .pyc files (pip compiles
+    # them, as it did openai's), so a run without them would time the compiler, not pixiu.
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith("PIXIU_") and k not in ("DEEPSEEK_API_KEY", "OPENAI_API_KEY")}
+           if not k.startswith("PIXIU_") and k not in ("DEEPSEEK_API_KEY", "OPENAI_API_KEY", "PYTHONDONTWRITEBYTECODE")}
     env.update(PIXIU_HOME=str(home), PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm-256color", NO_COLOR="1",
                LANG="C.UTF-8", PYTHONIOENCODING="utf-8", COLUMNS="110", LINES="40")
     return env
@@ -61,11 +65,17 @@ def time_help(env: dict[str, str]) -> float:
     return time.perf_counter() - started
 
 
-def time_repl(base: Path, run: int, args: tuple[str, ...] = (), fresh: bool = True) -> float:
-    home = base / (f"home-{run}" if fresh else f"home-{'-'.join(args)}")  # fresh: the database is created and migrated
+# `pixiu` run from another source tree on this virtualenv (--before SRC): before/after in one run.
+FROM_SOURCE = "import sys; sys.path.insert(0, sys.argv.pop(1)); sys.argv[0] = 'pixiu'; " \
+              "from pixiu_cli.cli import main; main()"
+
+
+def time_repl(base: Path, run: int, args: tuple[str, ...] = (), fresh: bool = True, source: str | None = None) -> float:
+    home = base / (f"home-{run}" if fresh else f"home-{'-'.join(args)}{'-src' if source else ''}")  # fresh: created and migrated
     env = clean_env(home)
+    command, argv = (PYTHON, ["-c", FROM_SOURCE, source, *args]) if source else (PIXIU, list(args))
     started = time.perf_counter()
-    child = pexpect.spawn(PIXIU, list(args), env=env, encoding="utf-8", timeout=30, dimensions=(40, 110))
+    child = pexpect.spawn(command, argv, env=env, encoding="utf-8", timeout=30, dimensions=(40, 110))
     try:
         child.expect_exact(PROMPT)
         elapsed = time.perf_counter() - started
@@ -84,6 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--runs", type=int, default=9, help="timed runs of each (default 9)")
     parser.add_argument("--quick", action="store_true", help="one run of each, no warm-up (a smoke test)")
+    parser.add_argument("--before", metavar="SRC", help="also time `pixiu chat --demo` from this source tree")
     args = parser.parse_args(argv)
     runs = 1 if args.quick else max(1, args.runs)
 
@@ -94,12 +105,18 @@ def main(argv: list[str] | None = None) -> int:
         if not args.quick:  # warm the page cache and the .pyc files; not counted
             time_baseline(env), time_help(env), time_repl(base, -1)
         time_repl(base, -1, ("chat", "--demo"), fresh=False)  # imports the demo bars once; not counted
+        before = str(Path(args.before).resolve()) if args.before else None
+        if before:
+            times["before"] = []
+            time_repl(base, -1, ("chat", "--demo"), fresh=False, source=before)
         for run in range(runs):
             times["baseline"].append(time_baseline(env))
             times["help"].append(time_help(env))
             times["repl"].append(time_repl(base, run))
             times["chat"].append(time_repl(base, run, ("chat",)))
             times["demo"].append(time_repl(base, run, ("chat", "--demo"), fresh=False))
+            if before:
+                times["before"].append(time_repl(base, run, ("chat", "--demo"), fresh=False, source=before))
 
     med = {k: statistics.median(v) * 1000 for k, v in times.items()}
     spread = {k: (min(v) * 1000, max(v) * 1000) for k, v in times.items()}
@@ -118,6 +135,8 @@ def main(argv: list[str] | None = None) -> int:
     print(line("repl", "pixiu -> prompt ready (pty, offline)", REPL_GOAL))
     print(line("chat", "pixiu chat -> prompt ready", REPL_GOAL))
     print(line("demo", "pixiu chat --demo -> prompt ready", REPL_GOAL))
+    if "before" in times:
+        print(line("before", "the same, from --before SRC", REPL_GOAL))
     return 0
 
 

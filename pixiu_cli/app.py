@@ -23,6 +23,7 @@ from pixiu_cli.store.database import open_database
 
 OFFLINE_PLACEHOLDER_KEY = "pixiu-offline"
 OFFLINE_CACHE_FILE = "offline_cache.db"
+DEMO_STATE_FILE = "demo_state.json"
 
 
 @dataclass
@@ -51,15 +52,28 @@ class App:
         self.store.db.close()
 
 
-def refresh_demo_data(domain: DomainStore) -> None:
+def refresh_demo_data(domain: DomainStore, state_file: Path | None = None) -> None:
     """The demo's dates are relative, so it is re-dated on every start and always looks fresh;
-    notes made in conversation are kept."""
+    notes made in conversation are kept. With `state_file`, a start on the same day as the
+    last refresh, with the database as that refresh left it, keeps it as it is: re-dating
+    would write the same rows and recomputing the analytics would give the same figures."""
+    from pixiu_cli.demo_state import DemoState
+
+    now = datetime.now(SHANGHAI)
+    state = DemoState(state_file, domain.db, now) if state_file is not None else None
+    if state is not None and state.unchanged():
+        return
+    _refresh_demo_data(domain, now)
+    if state is not None:
+        state.save()
+
+
+def _refresh_demo_data(domain: DomainStore, now: datetime) -> None:
     from pixiu_cli.context.names import securities_for_document
     from pixiu_cli.dataset import load_document
     from pixiu_cli.resources import data_dir
     from pixiu_cli.store.securities import SecurityMaster
 
-    now = datetime.now(SHANGHAI)
     data = load_document(data_dir() / "demo" / "portfolio.json", now)
     shipped = sorted(p.stem for p in (data_dir() / "demo" / "market").glob("[0-9][0-9][0-9][0-9][0-9][0-9].csv"))
     # Holdings with real bars get computed figures, not the made-up ones.
@@ -107,11 +121,10 @@ def _start_offline_server(settings: Settings):
     from functools import partial
 
     from pixiu_cli.offline.cache import PrefixCache
-    from pixiu_cli.offline.responder import respond
-    from pixiu_cli.offline.server import OfflineServer
+    from pixiu_cli.offline.server import OfflineServer, respond_offline
 
     cache = PrefixCache.persisted(settings.offline_cache_profile, offline_cache_path(settings))
-    return OfflineServer(cache=cache, responder=partial(respond, keyless=True)).start()
+    return OfflineServer(cache=cache, responder=partial(respond_offline, keyless=True)).start()
 
 
 def open_app(settings: Settings, *, demo: bool = False, calls_model: bool = True) -> App:
@@ -132,7 +145,7 @@ def open_app(settings: Settings, *, demo: bool = False, calls_model: bool = True
                             deadline_seconds=settings.deadline_seconds)
     domain = DomainStore(db)
     if demo:
-        refresh_demo_data(domain)
+        refresh_demo_data(domain, settings.home / DEMO_STATE_FILE)
     agent = build_agent(db, client, limits=settings.limits, guardrails=settings.guardrails, temperature=settings.temperature,
                         clock=lambda: datetime.now(SHANGHAI), domain=domain)
     return App(settings=settings, store=agent.store, agent=agent, builder=agent.builder,

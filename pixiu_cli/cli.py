@@ -166,8 +166,10 @@ def ask(
 def _ask(text: str, as_json: bool, continue_: bool, conversation: int | None, model: str | None, offline: bool,
          demo: bool, retry_partial: bool | None) -> None:
     from pixiu_cli.agent.loop import SilentSink
+    from pixiu_cli.cache.explain import one_shot_explanations
 
-    with _opened(model, offline, demo, conversation, continue_) as (renderer, app_, conversation_id):
+    with one_shot_explanations(), _opened(model, offline, demo, conversation, continue_) as (
+            renderer, app_, conversation_id):
         if conversation_id is None:
             conversation_id = app_.store.create_conversation(model=app_.settings.model).id
         retry_partial = as_json if retry_partial is None else retry_partial

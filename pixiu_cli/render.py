@@ -7,9 +7,7 @@ import sys
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
-
-from rich.console import Console
-from rich.text import Text
+from functools import cached_property
 
 from pixiu_cli.redact import scrub
 
@@ -54,7 +52,15 @@ def one_line(text: str) -> str:
 
 
 # rich.markdown (markdown-it, pygments) and rich.table are imported where they are used:
-# an import time the REPL need not pay before its prompt shows.
+# an import time the REPL need not pay before its prompt shows. rich itself (its console
+# and text) is imported on first use too: `pixiu ask` with its output piped
+# (a script, `--json`) writes plain text and never needs it.
+
+
+def _text(*args, **kwargs):
+    from rich.text import Text
+
+    return Text(*args, **kwargs)
 
 
 @dataclass(frozen=True)
@@ -125,7 +131,7 @@ class _LiveTail:
 
     def __rich_console__(self, console, options):
         if self.gap:
-            yield Text("")
+            yield _text("")
         yield markdown_view(self.text)
 
 
@@ -161,12 +167,12 @@ class ReplyStream:
     def reasoning(self, delta: str) -> None:
         if not self._in_reasoning:
             self._in_reasoning = True
-            self.r.console.print(Text("思考中…", style="dim italic"))
+            self.r.console.print(_text("思考中…", style="dim italic"))
         self._thought += len(delta)
         room = SCREEN_CHARS - self._thought_shown
         if room > 0:
             self._thought_shown += min(room, len(delta))
-            self.r.console.print(Text(visible(delta[:room]), style="dim"), end="")
+            self.r.console.print(_text(visible(delta[:room]), style="dim"), end="")
 
     def text(self, delta: str) -> None:
         if self._in_reasoning:
@@ -186,12 +192,12 @@ class ReplyStream:
         delta = visible(chunk)
         self.answer += delta
         if self._plain:
-            self.r.console.print(Text(delta), end="")
+            self.r.console.print(_text(delta), end="")
             return
         self._tail.text += delta
         end = _last_block_end(self._tail.text)
         if end:
-            done = [Text("")] if self._tail.gap else []
+            done = [_text("")] if self._tail.gap else []
             done.append(markdown_view(self._tail.text[:end]))
             if self._live is None:
                 self.r.console.print(*done)
@@ -262,28 +268,40 @@ class Renderer:
     def __init__(self, *, file=None, rich_output: bool | None = None, stderr=None):
         self.out = file or sys.stdout
         self.rich_output = self.out.isatty() if rich_output is None else rich_output
-        self.console = Console(file=self.out, highlight=False, soft_wrap=not self.rich_output,
-                               force_terminal=self.rich_output if rich_output is not None else None)
-        self.err_console = Console(file=stderr or sys.stderr, highlight=False, soft_wrap=True)
+        self._force_terminal = self.rich_output if rich_output is not None else None
+        self._err = stderr or sys.stderr
+
+    @cached_property
+    def console(self):
+        from rich.console import Console
+
+        return Console(file=self.out, highlight=False, soft_wrap=not self.rich_output,
+                       force_terminal=self._force_terminal)
+
+    @cached_property
+    def err_console(self):
+        from rich.console import Console
+
+        return Console(file=self._err, highlight=False, soft_wrap=True)
 
     # plain lines ---------------------------------------------------------------
     def line(self, text: str = "") -> None:
-        self.console.print(Text(visible(text)))
+        self.console.print(_text(visible(text)))
 
     def info(self, text: str) -> None:
-        self.console.print(Text(visible(text), style="cyan"))
+        self.console.print(_text(visible(text), style="cyan"))
 
     def dim(self, text: str) -> None:
-        self.console.print(Text(visible(text), style="dim"))
+        self.console.print(_text(visible(text), style="dim"))
 
     def warn(self, text: str) -> None:
-        self.err_console.print(Text(f"注意：{one_line(scrub(text))}", style="yellow"))
+        self.err_console.print(_text(f"注意：{one_line(scrub(text))}", style="yellow"))
 
     def error(self, text: str) -> None:
         """One line, to stderr when piped so scripts can still read stdout. Error lines are
         often built from exception messages: known secrets are scrubbed from them."""
         target = self.console if self.rich_output else self.err_console
-        target.print(Text(f"错误：{one_line(scrub(text))}", style="bold red"))
+        target.print(_text(f"错误：{one_line(scrub(text))}", style="bold red"))
 
     def raw(self, text: str) -> None:
         self.out.write(text)
@@ -309,8 +327,8 @@ class Renderer:
 
     # composed output -----------------------------------------------------------
     def banner(self, *, mode_line: str, conversation_line: str) -> None:
-        self.console.print(Text("貔貅 pixiu · A 股投资助理", style="bold"))
-        self.console.print(Text(visible(mode_line), style="yellow" if "离线" in mode_line else "green"))
+        self.console.print(_text("貔貅 pixiu · A 股投资助理", style="bold"))
+        self.console.print(_text(visible(mode_line), style="yellow" if "离线" in mode_line else "green"))
         self.dim(conversation_line)
         self.dim("输入 /help 查看命令；Enter 发送，Alt-Enter 或 Ctrl-J 换行；Ctrl-C 中断回复，Ctrl-D 退出。")
 
@@ -329,15 +347,15 @@ class Renderer:
 
         # Cells hold stored text (titles, notes, previews): plain Text, never Rich markup,
         # so "[/bold]" or "[red]" in a note is shown as written instead of raising or vanishing.
-        table = Table(title=Text(visible(title)) if title else None, show_lines=False, header_style="bold")
+        table = Table(title=_text(visible(title)) if title else None, show_lines=False, header_style="bold")
         for column in columns:
-            table.add_column(Text(visible(column)), overflow="fold")
+            table.add_column(_text(visible(column)), overflow="fold")
         for row in rows:
-            table.add_row(*(Text(visible(cell)) for cell in row))
+            table.add_row(*(_text(visible(cell)) for cell in row))
         self.console.print(table)
 
     def bar(self, label: str, filled: int, empty: int, caption: str) -> None:
-        text = Text(f"{label} ")
+        text = _text(f"{label} ")
         text.append("█" * filled, style="green")
         text.append("░" * empty, style="red")
         text.append(f" {caption}", style="dim")

@@ -10,7 +10,6 @@ import math
 import os
 import stat
 import unicodedata
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -82,6 +81,8 @@ def _read_config(path: Path) -> tuple[dict, list[str]]:
     warnings: list[str] = []
     if not path.exists():
         return {}, warnings
+    import tomllib  # only when there is a file to parse: most starts have none
+
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:

@@ -23,6 +23,10 @@ def _tokenizer():
         return _loaded
 
 
+def tokenizer_loaded() -> bool:
+    return _loaded is not None
+
+
 def warm() -> None:
     """Load the tokenizer now, off the path of the first turn."""
     _tokenizer()

@@ -7,13 +7,14 @@ from __future__ import annotations
 import json
 import queue
 import threading
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from pixiu_cli.context.inspect import is_context_message
 from pixiu_cli.llm.template import render_completion, render_prompt
 from pixiu_cli.store.conversations import CallRecord
-from pixiu_cli.tokens import encode
+from pixiu_cli.tokens import encode, tokenizer_loaded
 
 UNIT = 64
 CAUSES = {
@@ -96,11 +97,35 @@ def _worker(jobs) -> None:
             jobs.task_done()
 
 
+_one_shot = False
+
+
+@contextmanager
+def one_shot_explanations():
+    """For a process that makes one turn and exits (`pixiu ask`): a worker thread would
+    load the tokenizer (~0.5 s of CPU, ~20 MiB) only to be cut off at exit, so the call is
+    explained at once when the tokenizer is already loaded (it was needed to count new
+    lines) and otherwise left to /cache, which works it out as for old rows."""
+    global _one_shot
+    saved, _one_shot = _one_shot, True
+    try:
+        yield
+    finally:
+        _one_shot = saved
+
+
 def explain_finished_call(store, call_id: int) -> None:
     """record_explanation off the turn's path: it tokenises two requests, which the turn
     should not wait for, so a worker thread does it on a connection of its own. A process
     that exits first leaves the row without one, and /cache works it out as for old rows."""
     global _queue
+    if _one_shot:
+        if tokenizer_loaded():
+            try:
+                record_explanation(store, call_id)
+            except Exception:  # noqa: BLE001 - an explanation is never worth failing a turn over
+                pass
+        return
     path = store.db.conn.execute("pragma database_list").fetchone()[2]
     if not path:  # an in-memory database has no second connection
         try:

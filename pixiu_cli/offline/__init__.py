@@ -4,11 +4,24 @@ scripted queue or a deterministic offline responder, and injects faults on reque
 
 Nothing here imports ``openai``; clients talk to it over real HTTP."""
 
-from .cache import PrefixCache
-from .control import OfflineControl
-from .responder import respond
-from .script import Fault, ScriptedReply, ToolCallSpec
-from .server import OfflineServer, RecordedRequest, serve_forever
+import importlib
+
+# Names are loaded on first use (PEP 562): importing the package for one name must not
+# pay for the server, its cache and the responder.
+_WHERE = {
+    "PrefixCache": "cache", "OfflineControl": "control", "respond": "responder", "Fault": "script",
+    "ScriptedReply": "script", "ToolCallSpec": "script", "OfflineServer": "server",
+    "RecordedRequest": "server", "serve_forever": "server",
+}
+
+
+def __getattr__(name: str):
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "Fault",

@@ -39,11 +39,19 @@ from typing import Any
 from pixiu_cli.llm.template import render_completion, render_prompt
 from pixiu_cli.tokens import encode
 
-from . import responder as _responder
 from .cache import PROFILES, PrefixCache
 from .chunks import ReplyMeta, completion_body, stream_chunks, tool_call_ids
 from .script import REJECTING_FAULT_KINDS, Fault, ScriptedReply
 from .usage import build_usage
+
+
+def respond_offline(request, **options):
+    """The offline responder, imported on the first request: its tables and patterns are
+    not needed before then (an offline REPL draws its prompt without them)."""
+    from .responder import respond
+
+    return respond(request, **options)
+
 
 log = logging.getLogger(__name__)
 
@@ -571,7 +579,7 @@ class OfflineServer:
         self._requested_port = port
         self._state = _State(
             cache=cache if cache is not None else PrefixCache(cache_profile, ttl_seconds=ttl_seconds),
-            responder=responder or _responder.respond,
+            responder=responder or respond_offline,
             control_token=secrets.token_urlsafe(24) if control else None,
         )
         self._httpd: _HTTPServer | None = None

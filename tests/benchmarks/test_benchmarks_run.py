@@ -83,3 +83,19 @@ def test_store_growth_prints_bytes_cache_history_and_statements():
         assert re.search(r"today +[\d.]+ s +baseline +[\d.]+ s", line(lines, prefix))
     assert re.search(r"today +[\d.]+ ms +baseline", line(lines, "history"))
     assert re.search(r"tool turn \d+ SQL statements", "\n".join(lines))
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_ask_process_prints_pixiu_against_llm_and_the_raw_sdk():
+    lines = run_quick("ask_process.py")
+    figures = r"median +\d+\.\d+ ms +cpu +\d+\.\d+ ms +peak +\d+\.\d+ MiB"
+    assert re.search(figures, line(lines, "raw "))
+    llm_installed = not any(candidate.startswith("llm       not installed") for candidate in lines)
+    if llm_installed:
+        assert re.search(figures, line(lines, "llm "))
+    for name in ("ask ", "json "):
+        figure = line(lines, name)
+        assert re.search(figures + r".*raw: \d+\.\d\dx time", figure), figure
+        assert re.search(r"goal <= 1\.00x (llm|raw) +(OK|MISSED)$", figure), figure
+        assert ("llm: " in figure) == llm_installed

