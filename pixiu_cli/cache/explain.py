@@ -101,7 +101,7 @@ def explain_finished_call(store, call_id: int) -> None:
     milliseconds, so a worker thread does it on a connection of its own. A process that
     exits first leaves the row without one, and /cache works it out as for old rows."""
     global _queue
-    path = store.db.conn.execute("pragma database_list").fetchone()[2]
+    path = store.path
     if not path:  # an in-memory database has no second connection
         try:
             record_explanation(store, call_id)
