@@ -130,7 +130,10 @@ class Agent:
         self.guardrails = guardrails or Guardrails()
         self.temperature = temperature
         self.compactor = compactor
-        self.caller = ModelCaller(store, client)
+
+    @property
+    def caller(self) -> ModelCaller:
+        return ModelCaller(self.store, self.client)
 
     def _request(self, messages: list[dict]) -> ChatRequest:
         return ChatRequest(messages=messages, tools=self.tools.schemas(), temperature=self.temperature)
