@@ -100,10 +100,10 @@ def _previously_sent(turns: list[Turn]) -> tuple[dict[str, str], dict[str, int]]
         blocks = [m for m in turn.messages if is_context_message(m)]
         if not blocks:
             continue
-        sent = turn.block["sections"] if turn.block else {}
-        if not turn.block:
-            for message in blocks:
-                sent.update(parsed_digests(message["content"]))
+        if turn.block:
+            sent = turn.block["sections"]
+        else:
+            sent = {title: digest for m in blocks for title, digest in parsed_digests(m["content"]).items()}
         digests.update(sent)
         sent_in.update(dict.fromkeys(sent, turn.seq))
     return digests, sent_in
