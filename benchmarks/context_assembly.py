@@ -289,8 +289,8 @@ def measure_conversation(builder: ContextBuilder, qs: dict[str, str], reps: int)
         question = asked[i % len(asked)]
         turn = store.start_turn(conversation, question)
         built = builder.build_messages(conversation, question, before_seq=turn.seq, now=NOW + timedelta(minutes=i))
-        store.finish_turn(turn.id, status="complete", reply_text="好的。", messages=built.messages[1 + built.history_count:] + [
-            {"role": "assistant", "content": "好的。"}])
+        added = built.messages[1 + built.history_count:] + [{"role": "assistant", "content": "好的。"}]
+        store.finish_turn(turn.id, status="complete", reply_text="好的。", messages=added, block=built.block_record(added))
     later = NOW + timedelta(minutes=CONVERSATION_TURNS)
     out: dict = {"ms": {}, "blocks": {}}
     for key, question in qs.items():

@@ -86,8 +86,8 @@ class SystemBlockBuilder(ContextBuilder):
     def __init__(self, store, domain, limits=None, clock=None):
         super().__init__(store, domain, limits, clock=clock, history_blocks="drop")
 
-    def build_messages(self, conversation_id, user_text, before_seq=None, now=None) -> BuiltMessages:
-        built = super().build_messages(conversation_id, user_text, before_seq, now)
+    def build_messages(self, conversation_id, user_text, before_seq=None, now=None, **options) -> BuiltMessages:
+        built = super().build_messages(conversation_id, user_text, before_seq, now, **options)
         *head, block, question = built.messages  # [system.md, *history, block, question]
         system = {"role": "system", "content": system_prompt() + "\n\n" + block["content"]}
         return replace(built, messages=[system, *head[1:], question])
@@ -117,8 +117,8 @@ class SceneSystemBuilder(ContextBuilder):
         block, intent, symbols = super().context_block(user_text, summary, now, withdrawn=withdrawn)
         return without_scene(block), intent, symbols
 
-    def build_messages(self, conversation_id, user_text, before_seq=None, now=None) -> BuiltMessages:
-        built = super().build_messages(conversation_id, user_text, before_seq, now)
+    def build_messages(self, conversation_id, user_text, before_seq=None, now=None, **options) -> BuiltMessages:
+        built = super().build_messages(conversation_id, user_text, before_seq, now, **options)
         scene = scene_fragment(built.intent)
         if not scene:
             return built

@@ -5,16 +5,16 @@ the cache on every call. The summary is stored on the conversation and shown in 
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from pixiu_cli.llm.types import CallOutcome, ChatRequest, LLMError
+from pixiu_cli.agent.calls import ModelCaller, SilentSink
+from pixiu_cli.llm.types import ChatRequest
 from pixiu_cli.resources import read_prompt
-from pixiu_cli.cache.explain import explain_finished_call
-from pixiu_cli.store.conversations import ConversationStore, Turn
+from pixiu_cli.store.conversations import Conversation, ConversationStore, Turn
 from pixiu_cli.tokens import count_message_tokens
 
 SUMMARY_CHAR_LIMIT = 2400
+SUMMARY_STEP = -1  # the step of a turn's summary call: answer calls count from 0
 
 
 @dataclass(frozen=True)
@@ -25,6 +25,9 @@ class Compaction:
     tokens_after: int
     method: str  # model | extractive
     summary: str
+
+    def applied_to(self, conversation: Conversation) -> Conversation:
+        return replace(conversation, summary=self.summary, summary_upto_turn=self.upto_seq)
 
 
 def transcript(turns: list[Turn]) -> str:
@@ -57,12 +60,13 @@ class Compactor:
         self.budget_tokens = budget_tokens
         self.keep_ratio = keep_ratio
 
-    def maybe_compact(self, conversation_id: int, turn: Turn) -> Compaction | None:
-        conversation = self.store.get_conversation(conversation_id)
-        total = self.store.history_tokens_after(conversation_id, conversation.summary_upto_turn)
+    def maybe_compact(self, conversation: Conversation, turn: Turn) -> Compaction | None:
+        """`conversation` as read at the start of the turn; the compacted one is
+        `compaction.applied_to(conversation)`, without reading it again."""
+        total = self.store.history_tokens_after(conversation.id, conversation.summary_upto_turn)
         if total <= self.budget_tokens:
             return None
-        earlier = self.store.turns(conversation_id, after_seq=conversation.summary_upto_turn, before_seq=turn.seq)
+        earlier = self.store.turns(conversation.id, after_seq=conversation.summary_upto_turn, before_seq=turn.seq)
         chunk, remaining = [], total
         for old in earlier:
             if remaining <= self.budget_tokens * self.keep_ratio:
@@ -72,7 +76,7 @@ class Compactor:
         if not chunk:
             return None
         summary, method = self._summarise(conversation.summary, chunk, turn)
-        self.store.set_summary(conversation_id, summary, chunk[-1].seq)
+        self.store.set_summary(conversation.id, summary, chunk[-1].seq)
         return Compaction(chunk[-1].seq, len(chunk), total, remaining, method, summary)
 
     def _summarise(self, previous: str | None, chunk: list[Turn], turn: Turn) -> tuple[str, str]:
@@ -81,24 +85,12 @@ class Compactor:
         material = (f"已有摘要：\n{previous}\n\n" if previous else "") + "需要压缩的对话：\n" + transcript(chunk)
         request = ChatRequest(messages=[{"role": "system", "content": read_prompt("summarize.md")},
                                         {"role": "user", "content": material}])
-        outcome = CallOutcome()
-        call_id = self.store.start_call(turn_id=turn.id, conversation_id=turn.conversation_id, step=-1,
-                                        provider=self.client.provider, model=self.client.model,
-                                        request_json=json.dumps(self.client.body_for(request), ensure_ascii=False))
-        status, error = "complete", None
-        try:
-            for _ in self.client.stream(request, outcome):
-                pass
-        except LLMError as exc:
-            status, error = "error", str(exc)
-        self.store.finish_call(call_id, status=status, reply_text=outcome.text, reasoning_text=outcome.reasoning,
-                               tool_calls=[], finish_reason=outcome.finish_reason, usage=outcome.usage,
-                               ttft_ms=outcome.ttft_ms, latency_ms=outcome.latency_ms, error=error,
-                               request_json=outcome.request_json or None)
-        explain_finished_call(self.store, call_id)
-        if status != "complete" or not outcome.text.strip():
+        result = ModelCaller(self.store, self.client).call(turn, SUMMARY_STEP, request, SilentSink())
+        if result.status == "interrupted":  # Ctrl-C while summarising stops the turn, as while answering
+            raise result.stop()
+        if result.status != "complete" or not result.outcome.text.strip():
             return extractive_summary(previous, chunk), "extractive"
-        return outcome.text.strip()[:SUMMARY_CHAR_LIMIT], "model"
+        return result.outcome.text.strip()[:SUMMARY_CHAR_LIMIT], "model"
 
 
 turn_history_tokens = count_message_tokens

@@ -6,46 +6,20 @@ before an interruption is kept."""
 from __future__ import annotations
 
 import json
-import time
-from dataclasses import dataclass
-from typing import Protocol
+from dataclasses import dataclass, field
 
-from pixiu_cli.cache.explain import explain_finished_call
-from pixiu_cli.agent.compaction import Compactor, turn_history_tokens
+from pixiu_cli.agent.calls import (PARTIAL_SAVE_SECONDS, RETRIED_PARTIAL, CallResult, ModelCaller, SilentSink,
+                                   TurnSink, TurnStopped)
+from pixiu_cli.agent.compaction import Compaction, Compactor, turn_history_tokens
 from pixiu_cli.agent.guardrails import Guardrails, run_tool
 from pixiu_cli.agent.tools import ToolContext, ToolRegistry
 from pixiu_cli.context.builder import BuiltMessages, ContextBuilder
-from pixiu_cli.context.inspect import is_context_message
-from pixiu_cli.llm.client import RETRYING
-from pixiu_cli.llm.types import CallOutcome, ChatRequest, LLMError, Usage
-from pixiu_cli.store.conversations import ConversationStore
+from pixiu_cli.llm.types import CallOutcome, ChatRequest, ToolCall, Usage
+from pixiu_cli.store.conversations import ConversationStore, Turn
 
-# While a reply streams, what has arrived is saved at most this often (a killed process
-# loses at most this much of what was shown; a fast reply is never saved half-way).
-PARTIAL_SAVE_SECONDS = 0.25
+__all__ = ["PARTIAL_SAVE_SECONDS", "RETRIED_PARTIAL", "Agent", "CallResult", "SilentSink", "TurnResult", "TurnSink"]
+
 STEP_LIMIT_NOTE = "已达到本轮工具调用上限（{n} 步）：请不要再调用工具，根据已有信息直接回答用户。"
-RETRIED_PARTIAL = "（已自动重试）"  # appended to the error of a broken call that was asked again
-
-
-class TurnSink(Protocol):
-    def reasoning(self, delta: str) -> None: ...
-    def text(self, delta: str) -> None: ...
-    def notice(self, line: str) -> None: ...
-    def retrying(self, line: str) -> None: ...
-
-
-class SilentSink:
-    def reasoning(self, delta: str) -> None:
-        pass
-
-    def text(self, delta: str) -> None:
-        pass
-
-    def notice(self, line: str) -> None:
-        pass
-
-    def retrying(self, line: str) -> None:
-        pass
 
 
 @dataclass(frozen=True)
@@ -79,9 +53,9 @@ def context_summary_json(built: BuiltMessages) -> str | None:
         return None
     return json.dumps({
         "intent": built.intent.value, "symbols": built.symbols, "tokens": block.tokens, "budget": block.budget,
-        "omitted": block.omitted, "memory_ids": block.memory_ids, "overhead": block.overhead(),
+        "omitted": block.omitted, "memory_ids": [str(m) for m in block.memory_ids], "overhead": block.overhead(),
         "sections": [{"key": s.key, "title": s.title, "tokens": s.tokens, "items": s.items,
-                      "memory_ids": list(s.memory_ids), "unchanged": s.unchanged,
+                      "memory_ids": [str(m) for m in s.memory_ids], "unchanged": s.unchanged,
                       "unchanged_since": s.unchanged_since} for s in block.stats()],
         **({"selection": built.selection.explanation()} if built.selection else {}),
     }, ensure_ascii=False)
@@ -95,6 +69,52 @@ def assistant_message(outcome: CallOutcome) -> dict:
             # DeepSeek's thinking mode wants the reasoning back inside one turn's tool loop.
             message["reasoning_content"] = outcome.reasoning
     return message
+
+
+@dataclass
+class TurnProgress:
+    """What a turn has so far: the messages of its next request and what its calls added up to."""
+    messages: list[dict] = field(default_factory=list)
+    first_new: int = 0  # messages[first_new:] are this turn's own
+    context_json: str | None = None
+    built: BuiltMessages | None = None
+    reply: str = ""
+    usages: list[Usage] = field(default_factory=list)
+    latency: float = 0.0
+    attempts: int = 0
+    notices: list[str] = field(default_factory=list)
+    seen_calls: dict[tuple[str, str], int] = field(default_factory=dict)
+
+    def record(self, result: CallResult) -> None:
+        self.attempts += result.attempts
+        self.usages.append(result.outcome.usage)
+        self.latency += result.outcome.latency_ms or 0.0
+        self.reply = result.outcome.text
+
+    def notice(self, line: str, sink: TurnSink) -> None:
+        self.notices.append(line)
+        sink.notice(line)
+
+    def kept(self, status: str) -> list[dict]:
+        """The messages the turn adds to the history. A turn that did not complete keeps the
+        question and what arrived, as after Ctrl-C; one that failed before any reply adds
+        nothing, so the next request never carries two questions in a row or a dangling
+        tool call."""
+        added = self.messages[self.first_new:]
+        if status == "complete":
+            return added
+        asked = [m for m in added if m["role"] == "user"]
+        return [*asked, {"role": "assistant", "content": self.reply}] if self.reply else []
+
+
+def compaction_notice(compaction: Compaction) -> str:
+    return (f"对话较长：已把第 {compaction.upto_seq} 轮及之前的 {compaction.turns} 轮压缩为摘要"
+            f"（{'模型生成' if compaction.method == 'model' else '摘录'}），"
+            f"历史从约 {compaction.tokens_before:,} 降到 {compaction.tokens_after:,} tokens。")
+
+
+def with_step_limit_note(content: str, limit: int) -> str:
+    return json.dumps({"result": json.loads(content), "note": STEP_LIMIT_NOTE.format(n=limit)}, ensure_ascii=False)
 
 
 class Agent:
@@ -111,6 +131,10 @@ class Agent:
         self.temperature = temperature
         self.compactor = compactor
 
+    @property
+    def caller(self) -> ModelCaller:
+        return ModelCaller(self.store, self.client)
+
     def _request(self, messages: list[dict]) -> ChatRequest:
         return ChatRequest(messages=messages, tools=self.tools.schemas(), temperature=self.temperature)
 
@@ -125,131 +149,78 @@ class Agent:
 
     def run_turn(self, conversation_id: int, user_text: str, sink: TurnSink | None = None, *,
                  retry_partial: bool = False) -> TurnResult:
+        """Call the model until it answers in text (a tool step after each call that asks
+        for tools), at most max_steps calls; a call that fails or is interrupted stops the
+        turn (TurnStopped), keeping what arrived."""
         sink = sink or SilentSink()
         turn = self.store.start_turn(conversation_id, user_text)
-        if self.compactor is not None:
-            compaction = self.compactor.maybe_compact(conversation_id, turn)
-            if compaction is not None:
-                sink.notice(f"对话较长：已把第 {compaction.upto_seq} 轮及之前的 {compaction.turns} 轮压缩为摘要"
-                            f"（{'模型生成' if compaction.method == 'model' else '摘录'}），"
-                            f"历史从约 {compaction.tokens_before:,} 降到 {compaction.tokens_after:,} tokens。")
-        built = self.builder.build_messages(conversation_id, user_text, before_seq=turn.seq)
-        messages = list(built.messages)
-        first_new = 1 + built.history_count
-        context_json = context_summary_json(built)
-        self.builder.domain.count_injection(
-            [int(m.split(":")[1]) for m in built.memory_ids if m.startswith("note:")])
-        usages: list[Usage] = []
-        notices: list[str] = []
-        seen_calls: dict[tuple[str, str], int] = {}
-        latency = 0.0
-        status, error, reply = "complete", None, ""
-        limit = self.guardrails.max_steps
-
-        attempts = 0
-        for step in range(limit):  # max_steps model calls, no more
-            request = self._request(messages)
-            call = self._call(turn, conversation_id, step, request, context_json, sink, retry_partial)
-            outcome, call_status, call_error = call.outcome, call.status, call.error
-            attempts += call.attempts
-            usages.append(outcome.usage)
-            latency += outcome.latency_ms or 0.0
-            reply = outcome.text
-            if call_status != "complete":
-                status, error = ("error" if call_status == "error" else "interrupted"), call_error
-                break
-            if not outcome.tool_calls:
-                messages.append(assistant_message(outcome))
-                break
-            messages.append(assistant_message(outcome))
-            if step == limit - 1:
-                # The last call allowed asked for tools anyway: stop here rather than loop on.
-                reply = outcome.text or STEP_LIMIT_NOTE.format(n=limit).split("：")[0] + "，已停止。"
-                notices.append(reply)
-                sink.notice(reply)
-                messages.pop()
-                messages.append({"role": "assistant", "content": reply})
-                break
-            for call in outcome.tool_calls:
-                run = run_tool(self.tools, self.tool_context, call, seen_calls, step, self.guardrails)
-                content = run.content
-                if step == limit - 2:  # these results go to the last call allowed
-                    content = json.dumps({"result": json.loads(content), "note": STEP_LIMIT_NOTE.format(n=limit)},
-                                         ensure_ascii=False)
-                messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
-                if run.notice:
-                    notices.append(run.notice)
-                    sink.notice(run.notice)
-
-        added = messages[first_new:]
-        if status != "complete":
-            # Keep the question and what arrived, as after Ctrl-C; a turn that failed before
-            # any reply adds nothing, so the next request never carries two questions in a
-            # row or a dangling tool call.
-            asked = [m for m in added if m["role"] == "user"]
-            added = [*asked, {"role": "assistant", "content": reply}] if reply else []
-        # Count what later requests will really carry: under "drop" old blocks are not sent.
-        sent_later = [m for m in added if self.builder.history_blocks != "drop" or not is_context_message(m)]
-        self.store.finish_turn(turn.id, status=status, reply_text=reply, messages=added, error=error,
-                               history_tokens=turn_history_tokens(sent_later))
-        return TurnResult(conversation_id, turn.id, turn.seq, reply, status, error, sum_usage(usages),
-                          latency, len(usages), tuple(notices), attempts)
-
-    def _call(self, turn, conversation_id: int, step: int, request: ChatRequest, context_json: str | None,
-              sink: TurnSink, retry_partial: bool) -> "CallResult":
-        """One model call. With `retry_partial`, a reply that broke after part of it arrived is
-        asked for again (same request, a new call row; the broken one stays, labelled), as long
-        as the client's retry budget lasts; otherwise that part is kept and the call fails."""
-        used, latency = 0, 0.0
-        while True:
-            outcome = CallOutcome()
-            call_id = self.store.start_call(
-                turn_id=turn.id, conversation_id=conversation_id, step=step, provider=self.client.provider,
-                model=self.client.model, request_json=json.dumps(self.client.body_for(request), ensure_ascii=False),
-                context_json=context_json if step == 0 else None)
-            status, error, after_output = self._stream_call(call_id, request, outcome, sink, used)
-            used += max(outcome.attempts, 1)
-            latency += outcome.latency_ms or 0.0
-            retry = (status == "error" and after_output and retry_partial
-                     and used <= self.client.policy.max_retries)
-            self.store.finish_call(
-                call_id, status=status, reply_text=outcome.text, reasoning_text=outcome.reasoning,
-                tool_calls=[t.as_message_part() for t in outcome.tool_calls], finish_reason=outcome.finish_reason,
-                usage=outcome.usage, ttft_ms=outcome.ttft_ms, latency_ms=outcome.latency_ms,
-                error=f"{error}{RETRIED_PARTIAL}" if retry else error,
-                request_json=outcome.request_json or None)
-            explain_finished_call(self.store, call_id)
-            if not retry:
-                outcome.latency_ms = latency
-                return CallResult(outcome, status, error, used)
-            sink.retrying(RETRYING)
-            time.sleep(self.client.policy.delay(used, None) or 0.0)
-
-    def _stream_call(self, call_id: int, request: ChatRequest, outcome: CallOutcome, sink: TurnSink,
-                     retries_used: int) -> tuple[str, str | None, bool]:
-        saved_at = time.monotonic()
+        progress = TurnProgress()
+        status, error = "complete", None
         try:
-            for kind, delta in self.client.stream(request, outcome, retries_used=retries_used):
-                if kind == "retry":
-                    sink.retrying(delta)
-                    continue
-                (sink.reasoning if kind == "reasoning" else sink.text)(delta)
-                if time.monotonic() - saved_at >= PARTIAL_SAVE_SECONDS:
-                    # SIGKILL cannot be caught: keep what has arrived on disk as it arrives.
-                    self.store.save_partial(call_id, outcome.text, outcome.reasoning)
-                    saved_at = time.monotonic()
-        except LLMError as exc:
-            return "error", str(exc), exc.after_output
-        except KeyboardInterrupt:
-            return "interrupted", "用户按 Ctrl-C 中断了回复", False
-        except BrokenPipeError:  # the reader went away (`pixiu ask … | head`)
-            return "interrupted", "输出管道已关闭", False
-        return "complete", None, False
+            self._prepare(turn, progress, sink)
+            for step in range(self.guardrails.max_steps):  # max_steps model calls, no more
+                outcome = self._call_step(turn, step, progress, sink, retry_partial)
+                if not outcome.tool_calls or self._stopped_at_limit(step, outcome, progress, sink):
+                    break
+                self._tool_step(step, outcome.tool_calls, progress, sink)
+        except TurnStopped as stop:
+            status, error = stop.status, stop.error
+        self._finish(turn, progress, status, error)
+        return TurnResult(conversation_id, turn.id, turn.seq, progress.reply, status, error,
+                          sum_usage(progress.usages), progress.latency, len(progress.usages),
+                          tuple(progress.notices), progress.attempts)
 
+    def _prepare(self, turn: Turn, progress: TurnProgress, sink: TurnSink) -> None:
+        """Compact the history if it is due, then build the turn's first request."""
+        conversation = self.store.get_conversation(turn.conversation_id)
+        if self.compactor is not None and conversation is not None:
+            compaction = self.compactor.maybe_compact(conversation, turn)
+            if compaction is not None:
+                sink.notice(compaction_notice(compaction))
+                conversation = compaction.applied_to(conversation)
+        built = self.builder.build_messages(turn.conversation_id, turn.user_text, before_seq=turn.seq,
+                                            conversation=conversation)
+        progress.built, progress.messages = built, list(built.messages)
+        progress.first_new = 1 + built.history_count
+        progress.context_json = context_summary_json(built)
+        self.builder.count_injection(built)
 
-@dataclass(frozen=True)
-class CallResult:
-    outcome: CallOutcome
-    status: str
-    error: str | None
-    attempts: int
+    def _call_step(self, turn: Turn, step: int, progress: TurnProgress, sink: TurnSink,
+                   retry_partial: bool) -> CallOutcome:
+        result = self.caller.call(turn, step, self._request(progress.messages), sink,
+                                  context_json=progress.context_json if step == 0 else None,
+                                  retry_partial=retry_partial)
+        progress.record(result)
+        if result.status != "complete":
+            raise result.stop()
+        progress.messages.append(assistant_message(result.outcome))
+        return result.outcome
+
+    def _stopped_at_limit(self, step: int, outcome: CallOutcome, progress: TurnProgress, sink: TurnSink) -> bool:
+        """The last call allowed asked for tools anyway: stop here rather than loop on."""
+        limit = self.guardrails.max_steps
+        if step < limit - 1:
+            return False
+        progress.reply = outcome.text or STEP_LIMIT_NOTE.format(n=limit).split("：")[0] + "，已停止。"
+        progress.notice(progress.reply, sink)
+        progress.messages[-1] = {"role": "assistant", "content": progress.reply}
+        return True
+
+    def _tool_step(self, step: int, calls: list[ToolCall], progress: TurnProgress, sink: TurnSink) -> None:
+        limit = self.guardrails.max_steps
+        for call in calls:
+            run = run_tool(self.tools, self.tool_context, call, progress.seen_calls, step, self.guardrails)
+            content = run.content
+            if step == limit - 2:  # these results go to the last call allowed
+                content = with_step_limit_note(content, limit)
+            progress.messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
+            if run.notice:
+                progress.notice(run.notice, sink)
+
+    def _finish(self, turn: Turn, progress: TurnProgress, status: str, error: str | None) -> None:
+        added = progress.kept(status)
+        # Count what later requests will really carry.
+        history_tokens = turn_history_tokens(self.builder.carried_later(added))
+        block = progress.built.block_record(added) if progress.built else None
+        self.store.finish_turn(turn.id, status=status, reply_text=progress.reply, messages=added, error=error,
+                               history_tokens=history_tokens, block=block)

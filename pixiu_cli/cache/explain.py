@@ -126,7 +126,7 @@ def explain_finished_call(store, call_id: int) -> None:
             except Exception:  # noqa: BLE001 - an explanation is never worth failing a turn over
                 pass
         return
-    path = store.db.conn.execute("pragma database_list").fetchone()[2]
+    path = store.path
     if not path:  # an in-memory database has no second connection
         try:
             record_explanation(store, call_id)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache, lru_cache
 
-from pixiu_cli.context.block import ContextBlock, Section, assemble, delta_block, sent_sections
+from pixiu_cli.context.block import ContextBlock, MemoryId, Section, assemble, delta_block, parsed_digests
 from pixiu_cli.context.inspect import is_context_message
 from pixiu_cli.context.intent import Intent
 from pixiu_cli.context.memory import MemoryAssembler, MemoryLimits
@@ -26,7 +26,7 @@ from pixiu_cli.context.values import text
 from pixiu_cli.context.withdrawals import withdrawn_section
 from pixiu_cli.market.trading_days import SHANGHAI
 from pixiu_cli.resources import prompts_dir, read_prompt
-from pixiu_cli.store.conversations import ConversationStore
+from pixiu_cli.store.conversations import Conversation, ConversationStore, Turn
 from pixiu_cli.store.domain import DomainStore, Holding
 from pixiu_cli.store.securities import SecurityMaster
 
@@ -52,8 +52,15 @@ class BuiltMessages:
     selection: Selection | None = None
 
     @property
-    def memory_ids(self) -> list[str]:
+    def memory_ids(self) -> list[MemoryId]:
         return self.context_block.memory_ids if self.context_block else []
+
+    def block_record(self, added: list[dict]) -> dict | None:
+        """What later turns need to know about the block (see ContextBlock.record), if
+        `added`, the messages the turn keeps in the history, carry it."""
+        if self.context_block is None or not any(is_context_message(m) for m in added):
+            return None
+        return self.context_block.record()
 
 
 HISTORY_BLOCK_POLICIES = ("keep", "drop", "delta")
@@ -69,21 +76,35 @@ def ablated(key: str, ablate: frozenset[str]) -> bool:
 
 def history_messages(store: ConversationStore, conversation_id: int, before_seq: int | None = None,
                      keep_context_blocks: bool = True, after_seq: int = 0) -> list[dict]:
-    """Earlier turns as they were sent (those after the summarised ones). Reasoning is
-    dropped between user turns (the API wants it back only inside one turn's tool loop)."""
-    return [message for _, message in _history(store, conversation_id, before_seq, keep_context_blocks, after_seq)]
+    """Earlier turns as they were sent (those after the summarised ones)."""
+    return _messages(store.turns(conversation_id, after_seq=after_seq, before_seq=before_seq), keep_context_blocks)
 
 
-def _history(store: ConversationStore, conversation_id: int, before_seq: int | None, keep_context_blocks: bool,
-             after_seq: int) -> list[tuple[int, dict]]:
-    """history_messages, each with the seq of the turn it belongs to."""
-    history: list[tuple[int, dict]] = []
-    for turn in store.turns(conversation_id, after_seq=after_seq, before_seq=before_seq):
-        for message in turn.messages:
-            if not keep_context_blocks and is_context_message(message):
-                continue
-            history.append((turn.seq, {k: v for k, v in message.items() if k != "reasoning_content"}))
-    return history
+def _messages(turns: list[Turn], keep_context_blocks: bool) -> list[dict]:
+    """The turns' messages as they were sent. Reasoning is dropped between user turns (the
+    API wants it back only inside one turn's tool loop)."""
+    return [{k: v for k, v in message.items() if k != "reasoning_content"}
+            for turn in turns for message in turn.messages
+            if keep_context_blocks or not is_context_message(message)]
+
+
+def _previously_sent(turns: list[Turn]) -> tuple[dict[str, str], dict[str, int]]:
+    """Section title → digest of its last sent rendering, and title → the turn that sent it,
+    from the block records stored with the turns. A turn stored without one (before
+    records were kept, or cut off by a killed process) has its block text parsed instead."""
+    digests: dict[str, str] = {}
+    sent_in: dict[str, int] = {}
+    for turn in turns:
+        blocks = [m for m in turn.messages if is_context_message(m)]
+        if not blocks:
+            continue
+        if turn.block:
+            sent = turn.block["sections"]
+        else:
+            sent = {title: digest for m in blocks for title, digest in parsed_digests(m["content"]).items()}
+        digests.update(sent)
+        sent_in.update(dict.fromkeys(sent, turn.seq))
+    return digests, sent_in
 
 
 @lru_cache(maxsize=4096)
@@ -149,33 +170,39 @@ class ContextBuilder:
             sections = [s for s in sections if not ablated(s.key, self.ablate)]
         return assemble(sections, self.limits.budget_tokens), selection
 
+    @property
+    def securities(self) -> SecurityMaster:
+        return self.names.master
+
+    def count_injection(self, built: BuiltMessages) -> None:
+        """Count each note the block put in front of the model (a note's use, for /memory)."""
+        self.domain.count_injection([m.id for m in built.memory_ids if m.kind == "note"])
+
+    def carried_later(self, messages: list[dict]) -> list[dict]:
+        """Of a turn's messages, those later requests will carry: under "drop" earlier
+        [上下文信息] blocks are not sent."""
+        return [m for m in messages if self.history_blocks != "drop" or not is_context_message(m)]
+
     def build_messages(self, conversation_id: int | None, user_text: str, before_seq: int | None = None,
-                       now: datetime | None = None) -> BuiltMessages:
-        history: list[tuple[int, dict]] = []
-        summary = None
-        if conversation_id:
+                       now: datetime | None = None, conversation: Conversation | None = None) -> BuiltMessages:
+        """`conversation`: the conversation as the caller has just read it (read here if None)."""
+        turns: list[Turn] = []
+        if conversation is None and conversation_id:
             conversation = self.store.get_conversation(conversation_id)
-            summary = conversation.summary if conversation else None
-            history = _history(self.store, conversation_id, before_seq, self.history_blocks != "drop",
-                               conversation.summary_upto_turn if conversation else 0)
-        earlier_messages = [m for _, m in history]
-        withdrawn = withdrawn_section(self.domain, earlier_messages) if history else None
+        if conversation is not None:
+            turns = self.store.turns(conversation.id, after_seq=conversation.summary_upto_turn or 0,
+                                     before_seq=before_seq)
+        earlier_messages = _messages(turns, self.history_blocks != "drop")
+        withdrawn = withdrawn_section(self.domain, earlier_messages) if earlier_messages else None
         earlier = [m["content"] for m in earlier_messages
                    if m.get("role") == "user" and isinstance(m.get("content"), str) and not is_context_message(m)]
-        block, selection = self.selected_block(user_text, summary, now, earlier, withdrawn)
-        intent, symbols = selection.intent, selection.symbols
+        block, selection = self.selected_block(user_text, conversation.summary if conversation else None, now,
+                                               earlier, withdrawn)
         if self.history_blocks == "delta":
-            previously_sent: dict[str, str] = {}
-            sent_in: dict[str, int] = {}
-            for seq, message in history:
-                if is_context_message(message):
-                    sent = sent_sections(message["content"])
-                    previously_sent.update(sent)
-                    sent_in.update(dict.fromkeys(sent, seq))
-            block = delta_block(block, previously_sent, sent_in)
+            block = delta_block(block, *_previously_sent(turns))
         sent_block = [] if ABLATE_ALL in self.ablate else [{"role": "user", "content": block.text}]
         messages = [{"role": "system", "content": system_prompt()}, *earlier_messages, *sent_block,
                     {"role": "user", "content": user_text}]
-        return BuiltMessages(messages=messages, history_count=len(history),
-                             context_block=block if sent_block else None, intent=intent, symbols=symbols,
-                             selection=selection)
+        return BuiltMessages(messages=messages, history_count=len(earlier_messages),
+                             context_block=block if sent_block else None, intent=selection.intent,
+                             symbols=selection.symbols, selection=selection)

@@ -479,7 +479,8 @@ def _converse(case: EvalCase, builder: ContextBuilder, db) -> tuple[ContextBlock
             turn = store.start_turn(conversation, step["ask"])
             built = builder.build_messages(conversation, step["ask"], before_seq=turn.seq, now=case.now)
             added = [*built.messages[1 + built.history_count:], {"role": "assistant", "content": "好的"}]
-            store.finish_turn(turn.id, status="complete", reply_text="好的", messages=added)
+            store.finish_turn(turn.id, status="complete", reply_text="好的", messages=added,
+                              block=built.block_record(added))
             continue
         ref = memory.resolve(step.get("forget") or step["edit"])
         if "edit" in step:

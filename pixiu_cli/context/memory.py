@@ -19,7 +19,7 @@ from datetime import date, datetime, timedelta
 from functools import lru_cache
 from typing import Callable, Mapping
 
-from pixiu_cli.context.block import BlockItem, Section
+from pixiu_cli.context.block import BlockItem, MemoryId, Section
 from pixiu_cli.context.clock import market_state
 from pixiu_cli.context.freshness import FreshnessRule, stale_label
 from pixiu_cli.context.intent import Intent
@@ -173,7 +173,7 @@ def _note_item(note) -> BlockItem:
     kind = NOTE_KIND_NAMES.get(text(note.note_kind), defuse(text(note.note_kind)) or "笔记")
     about = f"（{defuse(text(note.symbol))}）" if text(note.symbol) else ""
     return BlockItem(f"{kind}{about}：{quote_data(text(note.text))}", layer_for("user_note"),
-                     _shown_day(note.created_at), f"note:{note.id}")
+                     _shown_day(note.created_at), MemoryId("note", note.id))
 
 
 def _decision_item(d, held: dict[str, Holding], returns: tuple = (None, None)) -> BlockItem:
@@ -183,7 +183,7 @@ def _decision_item(d, held: dict[str, Holding], returns: tuple = (None, None)) -
     side = SIDE_NAMES.get(text(d.side), defuse(text(d.side)) or "操作")
     return BlockItem(f"{side} {defuse(symbol)}{name} {show_number(d.quantity)} 股 @ {show_price(d.price)}{reason}"
                      f"{_outcome_text(side, returns)}", layer_for("decision"), _shown_day(d.decided_at),
-                     f"decision:{d.id}")
+                     MemoryId("decision", d.id))
 
 
 def _outcome_text(side: str, returns: tuple) -> str:
@@ -269,12 +269,12 @@ class MemoryAssembler:
         rule = limits.rule("reports")
         sections.append(Section("reports", "近期报告结论", _fresh_first([
             BlockItem(f"{quote_data(text(r.title))}：{quote_data(text(r.conclusion))}", layer_for("report"),
-                      _shown_day(r.created_at), f"report:{r.id}", stale_label(day(r.created_at), today, rule))
+                      _shown_day(r.created_at), MemoryId("report", r.id), stale_label(day(r.created_at), today, rule))
             for r in reports]), PRIORITY["reports"], note=f"近 {limits.reports_days:g} 天，最多 {limits.reports_limit} 条"))
 
         decisions = self.domain.recent_decisions(since(limits.decisions_days), until, limits.decisions_limit)
         sections.append(Section("decisions", "近期操作决策", tuple(
-            _decision_item(d, held, self.domain.decision_returns(d.id)) for d in decisions if f"decision:{d.id}" not in shown), PRIORITY["decisions"],
+            _decision_item(d, held, self.domain.decision_returns(d.id)) for d in decisions if MemoryId("decision", d.id) not in shown), PRIORITY["decisions"],
             note=f"近 {limits.decisions_days:g} 天，最多 {limits.decisions_limit} 条"))
 
         alerts = self.domain.recent_alerts(since(limits.alerts_days), until, limits.alerts_limit)
@@ -282,14 +282,14 @@ class MemoryAssembler:
         sections.append(Section("alerts", "待办预警", _fresh_first([
             BlockItem((f"{defuse(text(a.symbol))} " if text(a.symbol) else "") + quote_data(text(a.message)) +
                       (f"（规则：{quote_data(text(a.rule))}）" if text(a.rule) else ""),
-                      layer_for("alert"), _shown_day(a.triggered_at), f"alert:{a.id}",
+                      layer_for("alert"), _shown_day(a.triggered_at), MemoryId("alert", a.id),
                       stale_label(day(a.triggered_at), today, rule)) for a in alerts]), PRIORITY["alerts"],
             note=f"近 {limits.alerts_days:g} 天触发，最多 {limits.alerts_limit} 条"))
 
         notes = self.domain.recent_notes(since(limits.notes_days), until, limits.notes_limit)
         notes = sorted(notes, key=lambda n: NOTE_KIND_ORDER.get(text(n.note_kind), 2))
         sections.append(Section("notes", "用户观点 / 计划 / 纪律", tuple(
-            _note_item(n) for n in notes if f"note:{n.id}" not in shown), PRIORITY["notes"],
+            _note_item(n) for n in notes if MemoryId("note", n.id) not in shown), PRIORITY["notes"],
             note=f"用户自己说过的话，近 {limits.notes_days:g} 天，最多 {limits.notes_limit} 条"))
         return sections
 
@@ -338,7 +338,7 @@ class MemoryAssembler:
         profile = self.domain.latest_profile(symbol)
         if profile:
             items.append(BlockItem(_profile_text(profile, name), layer_for("backtest_profile"), _shown_day(profile.as_of),
-                                   f"profile:{profile.id}", stale_label(day(profile.as_of), today, limits.rule("profiles"))))
+                                   MemoryId("profile", profile.id), stale_label(day(profile.as_of), today, limits.rule("profiles"))))
         signal = self.domain.latest_signal(symbol)
         if signal:
             items.append(self._signal_item(signal, today))
@@ -365,7 +365,7 @@ class MemoryAssembler:
             if text(news.source):
                 line += f"（来源 {quote_data(text(news.source))}）"
             items.append(BlockItem(line, layer_for("news", text(news.layer)), _shown_day(news.published_at),
-                                   f"news:{news.id}", stale_label(day(news.published_at), today, rule)))
+                                   MemoryId("news", news.id), stale_label(day(news.published_at), today, rule)))
         items = list(_fresh_first(items))
         if not profile and not signal:
             items.insert(0, BlockItem(f"数据库中没有 {symbol} 的画像和信号"))
@@ -381,7 +381,7 @@ class MemoryAssembler:
         direction = defuse(text(signal.direction))
         return BlockItem(f"融合信号 {show_signed(signal.score)}{' ' + direction if direction else ''}"
                          + (f"（{quote_data(parts)}）" if parts else ""),
-                         layer_for("fusion_signal"), _shown_day(signal.as_of), f"signal:{signal.id}",
+                         layer_for("fusion_signal"), _shown_day(signal.as_of), MemoryId("signal", signal.id),
                          stale_label(day(signal.as_of), today, self.limits.rule("signals")))
 
 
@@ -399,7 +399,7 @@ def _overview_item(h: Holding, p: Profile | None, share: str, today: date, rule:
     if p is None:
         return BlockItem(f"{defuse(symbol)} {defuse(text(h.name))}：数据库中没有回测画像{share}")
     return BlockItem(_profile_text(p, text(h.name)) + f"；当前定位 {_role(h.role)}{share}", layer_for("backtest_profile"),
-                     _shown_day(p.as_of), f"profile:{p.id}", stale_label(day(p.as_of), today, rule))
+                     _shown_day(p.as_of), MemoryId("profile", p.id), stale_label(day(p.as_of), today, rule))
 
 
 def _stale_last(items: list[BlockItem], weights: list[float]) -> tuple[tuple[BlockItem, ...], list[float]]:

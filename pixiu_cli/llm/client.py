@@ -77,14 +77,18 @@ class ChatClient:
             body["temperature"] = request.temperature
         return body
 
-    def stream(self, request: ChatRequest, outcome: CallOutcome,
-               retries_used: int = 0) -> Iterator[tuple[str, str]]:
+    def stream(self, request: ChatRequest, outcome: CallOutcome, retries_used: int = 0,
+               body: dict | None = None) -> Iterator[tuple[str, str]]:
         """Yield ("reasoning" | "text", delta) while filling `outcome`, and ("retry", line)
         before each new attempt. Raises LLMError (with `after_output` set if part of the
         reply had been yielded: that call is not retried here). `retries_used`: attempts
-        already spent on this request by the caller, which count against the same budget."""
-        # Until the HTTP layer reports the real bytes, keep the body we asked the SDK to send.
-        outcome.request_json = json.dumps(self.body_for(request), ensure_ascii=False)
+        already spent on this request by the caller, which count against the same budget.
+        `body`: `body_for(request)` when the caller has built it already, with its JSON in
+        `outcome.request_json`, so that a call builds its body once."""
+        if body is None:
+            body = self.body_for(request)
+            # Until the HTTP layer reports the real bytes, keep the body we asked the SDK to send.
+            outcome.request_json = json.dumps(body, ensure_ascii=False)
         if isinstance(self._api_key, str) and not (self._api_key.isascii() and self._api_key.isprintable()):
             # httpx would fail to encode the header: 'UnicodeEncodeError' or a connection error.
             raise LLMError(BAD_KEY, kind="config")
@@ -96,7 +100,7 @@ class ChatClient:
                 outcome.attempts = retries - retries_used + 1
                 shown = False
                 try:
-                    for kind, delta in self._attempt(request, outcome, deadline, retries):
+                    for kind, delta in self._attempt(request, body, outcome, deadline, retries):
                         if not shown:
                             shown = True
                             outcome.ttft_ms = outcome.ttft_ms or (time.perf_counter() - started) * 1000
@@ -122,12 +126,11 @@ class ChatClient:
             return None
         return wait
 
-    def _attempt(self, request: ChatRequest, outcome: CallOutcome, deadline: float,
+    def _attempt(self, request: ChatRequest, body: dict, outcome: CallOutcome, deadline: float,
                  retries: int) -> Iterator[tuple[str, str]]:
         import httpx2
         import openai
 
-        body = self.body_for(request)
         kwargs = {k: v for k, v in body.items() if k not in ("model", "messages")}
         # A read timeout never reaches past the deadline.
         timeout = max(0.001, min(self._timeout, deadline - time.monotonic()))

@@ -5,14 +5,13 @@ from __future__ import annotations
 from pixiu_cli.context.aliases import AliasError, add_alias, alias_table, list_aliases, remove_alias
 from pixiu_cli.repl.commands import CommandError, ParsedCommand, registry
 from pixiu_cli.repl.state import ReplState
-from pixiu_cli.store.securities import SecurityMaster
 
 USAGE = "/alias [别名 代码] | /alias --remove 别名"
 
 
 @registry.command("alias", "给股票起别名，之后提到别名就会加载这只股票；不带参数列出全部", USAGE)
 def alias_command(state: ReplState, cmd: ParsedCommand) -> None:
-    master = SecurityMaster(state.app.builder.domain.db)
+    master = state.app.builder.securities
     args = cmd.args
     try:
         if not args:

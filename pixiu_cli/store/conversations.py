@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from functools import cached_property
 from typing import Protocol
 
 from sqlite_utils import Database
@@ -48,6 +49,7 @@ class Turn:
     messages: list[dict]
     created_at: str
     history_tokens: int | None = None
+    block: dict | None = None  # the record of the block its messages carry (None: not recorded)
 
 
 @dataclass(frozen=True)
@@ -113,6 +115,7 @@ def _turn(row: dict) -> Turn:
         messages=json.loads(row["messages_json"] or "[]"),
         created_at=row["created_at"],
         history_tokens=row.get("history_tokens"),
+        block=json.loads(row["block_json"]) if row.get("block_json") else None,
     )
 
 
@@ -176,6 +179,11 @@ class ConversationStore:
         self._sent: dict[int, tuple[int, str]] = {}
         self._texts: dict[int, str] = {}  # request written by start_call, so finish_call writes it only if changed
 
+    @cached_property
+    def path(self) -> str:
+        """The database file ("" for an in-memory database), for a connection of one's own."""
+        return next((row[2] for row in self.db.conn.execute("pragma database_list") if row[1] == "main"), "")
+
     def _insert(self, table: str, values: dict) -> int:
         """A plain INSERT: sqlite-utils' insert re-reads the schema (and the row) each time."""
         columns = ", ".join(values)
@@ -186,18 +194,18 @@ class ConversationStore:
         assignments = ", ".join(f"{column} = ?" for column in values)
         self.db.conn.execute(f"update {table} set {assignments} where id = ?", [*values.values(), row_id])
 
-    def _pack(self, conversation_id: int, request_json: str, before: int | None = None) -> dict:
-        """Packed against the conversation's last finished call: a pending call's request may
-        still be rewritten by finish_call, so nothing is built on it."""
+    def _pack_base(self, conversation_id: int, before: int | None = None) -> tuple[int, str, int] | None:
+        """What a new request is packed against: the conversation's last finished call (a
+        pending call's request may still be rewritten by finish_call, so nothing is built
+        on it), as (id, exact request, depth); None to store it whole."""
         rows = self._rows("select id, request_json, request_z, request_base, request_prefix, request_suffix, "
                           "request_depth from calls where conversation_id = ? and status != 'pending' and id < ? "
                           "order by id desc limit 1", [conversation_id, before or 2**62])
-        base = None
-        if rows and rows[0]["request_z"] is not None:
-            known = self._finished.get(conversation_id)
-            text = known[1] if known and known[0] == rows[0]["id"] else request_of(self.db.conn, rows[0])
-            base = (rows[0]["id"], text, rows[0]["request_depth"] or 0)
-        return pack(request_json, base).columns()
+        if not rows or rows[0]["request_z"] is None:
+            return None
+        known = self._finished.get(conversation_id)
+        text = known[1] if known and known[0] == rows[0]["id"] else request_of(self.db.conn, rows[0])
+        return rows[0]["id"], text, rows[0]["request_depth"] or 0
 
     def _calls(self, rows: list[dict]) -> list[CallRecord]:
         if len(self._texts) > 256:  # requests read lately, so a chain is walked once
@@ -255,11 +263,14 @@ class ConversationStore:
         return Turn(turn_id, conversation_id, seq, user_text, None, "pending", None, [], stamp)
 
     def finish_turn(self, turn_id: int, *, status: str, reply_text: str | None,
-                    messages: list[dict], error: str | None = None, history_tokens: int | None = None) -> None:
+                    messages: list[dict], error: str | None = None, history_tokens: int | None = None,
+                    block: dict | None = None) -> None:
+        """`block`: the record of the [上下文信息] block among `messages`, if any."""
         with write_transaction(self.db):
             self._update("turns", turn_id, {
                 "status": status, "reply_text": reply_text, "error": error, "history_tokens": history_tokens,
-                "messages_json": json.dumps(messages, ensure_ascii=False), "finished_at": now_iso()})
+                "messages_json": json.dumps(messages, ensure_ascii=False), "finished_at": now_iso(),
+                "block_json": json.dumps(block, ensure_ascii=False) if block is not None else None})
 
     def label_retried(self, turn_id: int, label: str) -> None:
         """A turn asked again (/retry): its partial reply and calls stay on record with `label`
@@ -267,7 +278,7 @@ class ConversationStore:
         question twice with half an answer in between."""
         with write_transaction(self.db):
             self.db.execute("update turns set error = coalesce(error, '') || ?, messages_json = '[]', "
-                            "history_tokens = 0 where id = ?", [label, turn_id])
+                            "block_json = null, history_tokens = 0 where id = ?", [label, turn_id])
 
     def set_summary(self, conversation_id: int, summary: str, upto_seq: int) -> None:
         with write_transaction(self.db):
@@ -357,11 +368,14 @@ class ConversationStore:
     def start_call(self, *, turn_id: int, conversation_id: int, step: int, provider: str, model: str,
                    request_json: str, context_json: str | None = None) -> int:
         with write_transaction(self.db):
+            base = self._pack_base(conversation_id)
             call_id = self._insert("calls", {"turn_id": turn_id, "conversation_id": conversation_id, "step": step,
-                          "provider": provider, "model": model, **self._pack(conversation_id, request_json),
+                          "provider": provider, "model": model, **pack(request_json, base).columns(),
                           "context_json": context_json,
                           "status": "pending", "started_at": now_iso()})
-        self._sent[call_id] = (conversation_id, request_json)
+        # finish_call stores the bytes really sent if they differ, packed against the same base
+        # (a finished call's request never changes, so it is still there and still the same).
+        self._sent[call_id] = (conversation_id, request_json, base)
         return call_id
 
     def save_partial(self, call_id: int, reply_text: str, reasoning_text: str) -> None:
@@ -382,13 +396,17 @@ class ConversationStore:
             "cache_hit_tokens": usage.cache_hit_tokens, "cache_miss_tokens": usage.cache_miss_tokens,
             "ttft_ms": ttft_ms, "latency_ms": latency_ms, "finished_at": now_iso(),
         }
-        conversation_id, started = self._sent.pop(call_id, (None, None))
+        known = self._sent.pop(call_id, None)
         self._texts.pop(call_id, None)
-        if conversation_id is None:
+        if known is None:  # started by another store (another process)
             conversation_id = self.db.conn.execute("select conversation_id from calls where id = ?",
                                                    [call_id]).fetchone()[0]
+            known = (conversation_id, None, None)
+        conversation_id, started, base = known
         if request_json is not None and request_json != started:
-            values.update(self._pack(conversation_id, request_json, before=call_id))
+            if started is None:
+                base = self._pack_base(conversation_id, before=call_id)
+            values.update(pack(request_json, base).columns())
         with write_transaction(self.db):
             self._update("calls", call_id, values)
         if status != "pending" and (request_json or started) is not None:

@@ -294,3 +294,11 @@ def m018_perfstore_packed_requests(db: Database) -> None:
     for column in ("request_base", "request_prefix", "request_suffix", "request_depth"):
         db["calls"].add_column(column, int)
     db["calls"].add_column("cache_explanation_json", str)
+
+
+@migrations()
+def m019_turn_block_record(db: Database) -> None:
+    # What each turn's [上下文信息] block carried (section digests by title, memory ids),
+    # stored as JSON beside the messages so later turns never parse the block text back.
+    # NULL on older turns: those are parsed (context/builder.py).
+    db["turns"].add_column("block_json", str)

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import _thread
+import threading
+import time
+
+from pixiu_cli.cache.explain import wait_for_explanations
 from pixiu_cli.context.memory import MemoryLimits
 from pixiu_cli.offline.script import ScriptedReply
 from tests.helpers import build_app
@@ -62,3 +67,50 @@ def test_history_tokens_count_only_what_is_sent_under_drop(server, tmp_path):
     agent.run_turn(conv, "问")
     dropped = store.turns(conv)[-1].history_tokens
     assert dropped < kept / 3  # the block dominates; under drop it is never sent again
+
+
+def _fill_until_due(agent, store, server, conv, budget=1500) -> None:
+    for i in range(1, 12):
+        if store.history_tokens_after(conv, store.get_conversation(conv).summary_upto_turn) > budget:
+            return
+        server.enqueue(ScriptedReply(text=LONG_REPLY))
+        agent.run_turn(conv, f"第{i}个问题")
+    raise AssertionError("the history never passed its budget")
+
+
+def test_summary_call_is_stored_like_any_call(server, tmp_path):
+    """The summary call goes through the same call step as the answer: its stored request
+    is the bytes the server received, and it has a cache explanation."""
+    agent, store, conv = rig(server, tmp_path)
+    _fill_until_due(agent, store, server, conv)
+    server.enqueue(ScriptedReply(text="- 摘要"), ScriptedReply(text="答"))
+    before = len(server.requests)
+    agent.run_turn(conv, "再问")
+    wait_for_explanations()
+    summary = [c for c in store.calls_for_conversation(conv) if c.step == -1]
+    assert len(summary) == 1 and summary[0].status == "complete" and summary[0].reply_text == "- 摘要"
+    assert summary[0].request_json.encode("utf-8") == server.requests[before].body_bytes
+    assert store.get_call(summary[0].id).cache_explanation_json
+
+
+def test_ctrl_c_while_summarising_stops_the_turn_as_interrupted(server, tmp_path):
+    agent, store, conv = rig(server, tmp_path)
+    _fill_until_due(agent, store, server, conv)
+    server.enqueue(ScriptedReply(text="一段很长的摘要" * 20, chunk_delay=0.1))
+    asked = len(server.requests)
+
+    def interrupt_once_asked() -> None:  # Ctrl-C while the summary streams
+        deadline = time.monotonic() + 30
+        while len(server.requests) == asked and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.2)
+        _thread.interrupt_main()
+
+    threading.Thread(target=interrupt_once_asked, daemon=True).start()
+    result = agent.run_turn(conv, "被打断的问题")
+    assert (result.status, result.error, result.reply) == ("interrupted", "用户按 Ctrl-C 中断了回复", "")
+    assert len(server.requests) == asked + 1  # no answer call after the interrupted summary
+    turn = store.turns(conv)[-1]
+    assert turn.status == "interrupted" and turn.messages == [] and turn.block is None
+    assert [c.status for c in store.calls_for_turn(turn.id)] == ["interrupted"]
+    assert store.get_conversation(conv).summary is None  # nothing was summarised

@@ -7,7 +7,8 @@ import json
 import pytest
 
 from pixiu_cli.agent.guardrails import Guardrails
-from pixiu_cli.offline.script import ScriptedReply
+from pixiu_cli.context.block import MemoryId, parsed_digests
+from pixiu_cli.offline.script import Fault, ScriptedReply
 from tests.helpers import NOW, call, tool_messages
 
 
@@ -144,3 +145,36 @@ def test_tool_list_is_identical_across_conversations(rig, server):
     assert json.dumps(ra["tools"], ensure_ascii=False) == json.dumps(rb["tools"], ensure_ascii=False)
     assert ra["messages"][0] == rb["messages"][0]
     assert server.requests[-2].body_bytes.split(b'"messages"')[0] == server.requests[-1].body_bytes.split(b'"messages"')[0]
+
+
+def test_turn_stores_its_block_record_and_a_failed_turn_none(rig, server):
+    """What the turn's [上下文信息] block carried is stored with it, so a later turn reads
+    it instead of parsing the block text; a turn that failed before any reply keeps no
+    messages and no record."""
+    make, store, domain, ctx = rig
+    agent, conv = make()
+    server.enqueue(ScriptedReply(text="好的。"))
+    done = agent.run_turn(conv, "海康怎么样")
+    turn = store.turn_by_seq(conv, done.seq)
+    block = next(m["content"] for m in turn.messages if m["content"].startswith("[上下文信息]"))
+    assert turn.block["sections"] == parsed_digests(block) and "当前时间" in turn.block["sections"]
+    ids = [MemoryId(*m) for m in turn.block["memory_ids"]]
+    assert ids and all(f"（{m}）" in block for m in ids)
+    info = json.loads(store.calls_for_turn(turn.id)[0].context_json)
+    assert info["memory_ids"] == [str(m) for m in ids]  # /context shows them as "note:12"
+    server.enqueue(ScriptedReply(fault=Fault(kind="http_error", status=402)))
+    failed = agent.run_turn(conv, "再问")
+    assert failed.status == "error"
+    turn = store.turn_by_seq(conv, failed.seq)
+    assert turn.messages == [] and turn.block is None
+
+
+def test_notes_shown_are_counted_once_per_turn(rig, server):
+    make, store, domain, ctx = rig
+    agent, conv = make()
+    counts = lambda: dict(store.db.execute("select id, inject_count from memory_events").fetchall())  # noqa: E731
+    before = counts()
+    server.enqueue(ScriptedReply(text="好的。"))
+    agent.run_turn(conv, "海康怎么样")
+    shown = {m[1] for m in store.turns(conv)[-1].block["memory_ids"] if m[0] == "note"}
+    assert shown and {i: n - before[i] for i, n in counts().items()} == {i: int(i in shown) for i in before}

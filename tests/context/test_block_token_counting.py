@@ -12,7 +12,7 @@ from dataclasses import replace
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pixiu_cli.context.block import CONTEXT_CLOSE, BlockItem, ContextBlock, Section, _render, assemble, delta_block, sent_sections
+from pixiu_cli.context.block import CONTEXT_CLOSE, BlockItem, ContextBlock, MemoryId, Section, _render, assemble, delta_block
 from pixiu_cli.tokens import count_tokens, count_tokens_by_line
 
 PIECES = st.sampled_from([
@@ -46,7 +46,7 @@ def reference_assemble(sections: list[Section], budget: int) -> ContextBlock:
 
 
 items = st.builds(BlockItem, TEXT, st.sampled_from([None, "事实", "情绪观点"]),
-                  st.sampled_from([None, "2026-06-01"]), st.sampled_from([None, "note:1", "profile:22"]))
+                  st.sampled_from([None, "2026-06-01"]), st.sampled_from([None, MemoryId("note", 1), MemoryId("profile", 22)]))
 
 
 @st.composite
@@ -82,10 +82,11 @@ def test_trimming_matches_the_straightforward_loop(sections, budget):
 @given(section_lists(), st.data())
 def test_delta_block_counts_its_text_exactly(sections, data):
     block = assemble(sections, 100_000)
-    sent = sent_sections(block.text)
-    previously = {title: text for title, text in sent.items() if data.draw(st.booleans())}
+    sent = block.record()["sections"]
+    previously = {title: digest for title, digest in sent.items() if data.draw(st.booleans())}
     delta = delta_block(block, previously)
     assert delta.tokens == count_tokens(delta.text)
+    assert set(delta.unchanged) <= set(previously)
 
 
 def test_many_holdings_trim_in_one_pass():
@@ -122,7 +123,7 @@ def test_rest_lines_are_counted_exactly_and_the_parts_add_up(sections, budget, d
             assert section.rest_text.startswith(f"其余 {len(original.items) - len(section.items)} 条：")
             assert f"\n- {section.rest_text}" in block.text
     # delta: sent sections plus the frame and notes add up to the block's tokens
-    sent = sent_sections(block.text)
+    sent = block.record()["sections"]
     delta = delta_block(block, {t: x for t, x in sent.items() if data.draw(st.booleans())})
     assert delta.tokens == count_tokens(delta.text) <= block.tokens
     assert sum(s.tokens for s in delta.stats()) + sum(delta.overhead().values()) == delta.tokens
