@@ -14,6 +14,7 @@ from datetime import date, datetime, time, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+from pixiu_cli.errors import UserError
 from pixiu_cli.codes import normalise_code
 from pixiu_cli.store.domain import (Alert, Decision, DomainData, Holding, MemoryEvent, NewsItem, Profile, Report,
                                     Signal)
@@ -28,7 +29,7 @@ LAYERS = ("事实", "逻辑工具", "情绪观点", "混合")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-class DatasetError(Exception):
+class DatasetError(UserError):
     """An invalid document; the message names the field and the row."""
 
 

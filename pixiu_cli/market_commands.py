@@ -207,7 +207,7 @@ def data_sync(
     timeout: Annotated[float, typer.Option("--timeout", help="每次请求的超时秒数", min=1)] = 20.0,
 ) -> None:
     """从网络数据源增量同步日线和除权除息（每只股票一个事务）。"""
-    from pixiu_cli.market.sources import SOURCE_NAMES, SourceError, open_source
+    from pixiu_cli.market.sources import SOURCE_NAMES, open_source
     from pixiu_cli.market.sync import sync
     from pixiu_cli.store.domain import DomainStore
     from pixiu_cli.store.market import MarketStore
@@ -223,10 +223,7 @@ def data_sync(
         if not symbols:
             raise _cli().CliError("没有要同步的股票：给出代码，或先导入持仓 / pixiu watch add CODE")
         notes: list[str] = []
-        try:
-            src = open_source(source, timeout)
-        except SourceError as exc:
-            raise _cli().CliError(str(exc)) from None
+        src = open_source(source, timeout)
         try:
             with renderer.progress(len(symbols), f"同步（{source}）", show=len(symbols) > 3) as advance:
                 outcomes = sync(market, SecurityMaster(db), src, symbols, since=since, now=_now(),
@@ -300,18 +297,15 @@ def chart(
     days: Annotated[int, typer.Option("--days", help="显示最近 N 个交易日", min=5, max=5000)] = 250,
 ) -> None:
     """终端走势图：前复权收盘、MA20/MA60、持仓成本线和买卖点。"""
-    from pixiu_cli.market.chart import ChartError, build
+    from pixiu_cli.market.chart import build
     from pixiu_cli.market.data import MarketData
     from pixiu_cli.store.domain import DomainStore
 
     symbol = _code(code)
     renderer = _cli()._renderer()
     with _db() as db:
-        try:
-            text = build(MarketData(db), DomainStore(db), symbol, days, color=renderer.rich_output,
-                         **renderer.chart_size())
-        except ChartError as exc:
-            raise _cli().CliError(str(exc)) from None
+        text = build(MarketData(db), DomainStore(db), symbol, days, color=renderer.rich_output,
+                     **renderer.chart_size())
     renderer.raw(text)
 
 

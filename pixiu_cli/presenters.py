@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from pixiu_cli.errors import UserError
 from pixiu_cli.context.inspect import diff_requests, view_request
 from pixiu_cli.llm.types import message_text
 from pixiu_cli.tokens import count_tokens
@@ -186,7 +187,7 @@ def cache_note(explanation) -> str:
             f"可复用 {explanation.predicted_hit:,}，服务商报告命中 {reported}{flag}")
 
 
-class NothingToShow(Exception):
+class NothingToShow(UserError):
     """The asked-for call does not exist; the message is one line for the user."""
 
 

@@ -14,6 +14,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pixiu_cli.errors import UserError
 from pixiu_cli.redact import remember_secret, remember_url
 
 DEEPSEEK_BASE_URL = "https://api.deepseek.com"
@@ -22,7 +23,7 @@ DEFAULT_DEEPSEEK_MODEL = "deepseek-chat"
 OFFLINE_MODEL = "pixiu-offline"
 
 
-class SettingsError(Exception):
+class SettingsError(UserError):
     """A configuration problem the user can fix; the message is one line."""
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from pixiu_cli.errors import UserError
 from pixiu_cli.agent.guardrails import Guardrails
 from pixiu_cli.answer_evals.cases import load_answer_cases
 from pixiu_cli.answer_evals.runner import ABLATIONS, EXPECTED_CALLS_PER_CASE, EXPECTED_OUTPUT_TOKENS, FULL, \
@@ -21,7 +22,7 @@ from pixiu_cli.store.evals import EvalResultRow, EvalRunStore
 from pixiu_cli.store.domain import iso
 
 
-class LiveEvalError(Exception):
+class LiveEvalError(UserError):
     """One line for the user."""
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
+from pixiu_cli.errors import UserError
 from pixiu_cli.codes import normalise_code
 from pixiu_cli.context.names import shipped_indexes, shipped_securities
 from pixiu_cli.context.normalize import normalize
@@ -15,7 +16,7 @@ from pixiu_cli.store.securities import SecurityMaster
 MAX_ALIAS = 20
 
 
-class AliasError(Exception):
+class AliasError(UserError):
     """Bad input for an alias; the message is one line for the user (Chinese)."""
 
 

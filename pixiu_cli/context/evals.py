@@ -89,6 +89,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from pixiu_cli.errors import UserError
 from pixiu_cli.context.block import ContextBlock
 from pixiu_cli.context.builder import ContextBuilder
 from pixiu_cli.context.intent import Intent
@@ -113,7 +114,7 @@ _QUOTED_SPAN = re.compile(r"「[^「」\n]*」")
 _SNIPPET = 60
 
 
-class EvalError(Exception):
+class EvalError(UserError):
     """A malformed case file or case; the message names the file and the case id."""
 
 

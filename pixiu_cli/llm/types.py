@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from pixiu_cli.errors import UserError
 from pixiu_cli.store.conversations import Usage
 
 
@@ -42,7 +43,7 @@ class CallOutcome:
     attempts: int = 0  # HTTP requests made for this call (retries included)
 
 
-class LLMError(Exception):
+class LLMError(UserError):
     """A provider or network failure, already phrased as one line for the user."""
 
     def __init__(self, message: str, *, kind: str, status: int | None = None,

@@ -7,13 +7,14 @@ import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
+from pixiu_cli.errors import UserError
 from pixiu_cli.market.data import MarketData
 from pixiu_cli.store.domain import DomainStore
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
-class ChartError(Exception):
+class ChartError(UserError):
     """Nothing to draw; one line for the user."""
 
 

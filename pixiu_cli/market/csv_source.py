@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from pixiu_cli.errors import UserError
 from pixiu_cli.store.market import Bar, CorporateAction
 
 VOLUME_UNITS = ("auto", "shares", "lots")
@@ -40,7 +41,7 @@ _DATE = re.compile(r"(\d{4})[-/.]?(\d{1,2})[-/.]?(\d{1,2})(?:[ T].*)?")
 _UNIT_SUFFIX = re.compile(r"[（(][^）)]*[）)]")
 
 
-class CsvImportError(Exception):
+class CsvImportError(UserError):
     """The file cannot be imported; one line for the user, nothing was written."""
 
 

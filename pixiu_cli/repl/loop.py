@@ -6,7 +6,8 @@ import re
 
 from pixiu_cli.redact import scrub
 from pixiu_cli.render import StatusFigures
-from pixiu_cli.store.database import DISK_FULL, StoreError, disk_full, lock_timeout_line
+from pixiu_cli.errors import UserError
+from pixiu_cli.store.database import DISK_FULL, disk_full, lock_timeout_line
 from pixiu_cli.repl import (  # noqa: F401  (importing registers the commands)
     alias_commands,
     analytics_commands,
@@ -35,7 +36,7 @@ def run_command(state: ReplState, line: str) -> None:
         if command is None:
             raise CommandError(f"未知命令 /{parsed.name}，输入 /help 查看可用命令")
         command.handler(state, parsed)
-    except CommandError as exc:
+    except UserError as exc:
         state.renderer.error(str(exc))
 
 
@@ -61,7 +62,7 @@ def run_chat_turn(state: ReplState, text: str) -> None:
 
 
 def _recover(state: ReplState, exc: Exception) -> None:
-    if isinstance(exc, StoreError):
+    if isinstance(exc, UserError):
         line = str(exc)
     elif lock_timeout_line(exc):
         line = lock_timeout_line(exc)

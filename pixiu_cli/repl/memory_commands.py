@@ -11,7 +11,7 @@ from pixiu_cli.context.builder import SHANGHAI
 from pixiu_cli.repl.commands import CommandError, ParsedCommand, registry
 from pixiu_cli.repl.state import ReplState
 from pixiu_cli.store.domain import DomainStore
-from pixiu_cli.store.memory import MemoryRef, MemoryRefError, PortfolioStore, trade_text
+from pixiu_cli.store.memory import MemoryRef, PortfolioStore, trade_text
 
 SYMBOL = r"[0-9]{6}"  # ASCII only: re's \d also takes '６００５１９', which no stored code matches
 KIND_NAMES = {"view": "观点", "plan": "计划", "rule": "纪律", "decision": "交易", "user_note": "笔记"}
@@ -81,10 +81,7 @@ def _now() -> str:
 
 
 def _resolve(state: ReplState, text: str) -> MemoryRef:
-    try:
-        return state.app.memory.resolve(text)
-    except MemoryRefError as exc:
-        raise CommandError(str(exc)) from None
+    return state.app.memory.resolve(text)
 
 
 @registry.command("remember", "手动记下一条观点 / 计划 / 纪律",

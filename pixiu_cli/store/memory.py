@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from sqlite_utils import Database
 
+from pixiu_cli.errors import UserError
 from pixiu_cli.codes import is_finite_number
 
 from pixiu_cli.store.database import write_transaction
@@ -24,7 +25,7 @@ CANDIDATES = 200  # live notes of the same symbol compared with a new one
 SIDE_NAMES = {"buy": "买入", "sell": "卖出"}
 
 
-class MemoryRefError(ValueError):
+class MemoryRefError(UserError, ValueError):
     """An id the user typed that names no memory, or two; the message is one line."""
 
 
