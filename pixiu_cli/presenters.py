@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import json
 
-from pixiu_cli.errors import UserError
+from pixiu_cli.context.block import CONTEXT_OPEN
 from pixiu_cli.context.inspect import diff_requests, view_request
+from pixiu_cli.errors import UserError
 from pixiu_cli.llm.types import message_text
 from pixiu_cli.tokens import count_tokens
 from pixiu_cli.render import Renderer
@@ -69,7 +70,7 @@ def show_sections(renderer: Renderer, info: dict) -> None:
         else:
             sent.append([s["title"], f"{s['tokens']:,}", str(s["items"]), " ".join(s["memory_ids"]) or "—"])
     extra = [[_OVERHEAD_LABELS.get(k, k), f"{n:,}", "—", "—"] for k, n in (info.get("overhead") or {}).items() if n]
-    renderer.table(f"[上下文信息] 分节 · {info.get('tokens', 0):,}/{info.get('budget', 0):,} tokens"
+    renderer.table(f"{CONTEXT_OPEN} 分节 · {info.get('tokens', 0):,}/{info.get('budget', 0):,} tokens"
                    f" · 意图 {info.get('intent')} · 标的 {', '.join(info.get('symbols') or []) or '无'}",
                    ["分节", "tokens", "条数", "记忆 ID"], sent + extra + unchanged)
     if unchanged:

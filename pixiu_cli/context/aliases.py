@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from pixiu_cli.errors import UserError
 from pixiu_cli.codes import normalise_code
 from pixiu_cli.context.names import shipped_indexes, shipped_securities
 from pixiu_cli.context.normalize import normalize
+from pixiu_cli.errors import UserError
 from pixiu_cli.store.securities import SecurityMaster
 
 MAX_ALIAS = 20

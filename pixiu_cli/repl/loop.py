@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
+from pixiu_cli.errors import UserError
 from pixiu_cli.redact import scrub
 from pixiu_cli.render import StatusFigures
-from pixiu_cli.errors import UserError
 from pixiu_cli.store.database import DISK_FULL, disk_full, lock_timeout_line
 from pixiu_cli.repl import (  # noqa: F401  (importing registers the commands)
     alias_commands,

@@ -14,15 +14,15 @@ from dataclasses import dataclass
 
 from sqlite_utils import Database
 
-from pixiu_cli.errors import UserError
 from pixiu_cli.codes import is_finite_number
+from pixiu_cli.errors import UserError
 
 from pixiu_cli.store.database import write_transaction
 from pixiu_cli.store.dedup import FUZZY_MAX_CHARS, could_match, normalise, note_key, same_memory
 from pixiu_cli.store.domain import Decision, Holding, MemoryEvent, _decision, _event, _holding, _rows
+from pixiu_cli.store.vocabulary import NOTE_KINDS, side_name
 
 CANDIDATES = 200  # live notes of the same symbol compared with a new one
-SIDE_NAMES = {"buy": "买入", "sell": "卖出"}
 
 
 class MemoryRefError(UserError, ValueError):
@@ -95,7 +95,7 @@ class Withdrawal:
 
 
 def trade_text(side: str, symbol: str, quantity: float, price: float, reason: str | None) -> str:
-    return f"{SIDE_NAMES.get(side, side)} {symbol} {quantity:g} 股 @ {price:g}" + (f"，理由：{reason}" if reason else "")
+    return f"{side_name(side)} {symbol} {quantity:g} 股 @ {price:g}" + (f"，理由：{reason}" if reason else "")
 
 
 class MemoryStore:
@@ -246,7 +246,7 @@ class MemoryStore:
         if text:
             where.append("text like ? escape '\\'")
             params.append(_like(text))
-        if kind in ("view", "plan", "rule"):
+        if kind in NOTE_KINDS:
             where.append("kind = 'user_note' and note_kind = ?")
             params.append(kind)
         elif kind:

@@ -1,0 +1,18 @@
+"""The stored vocabulary and its Chinese labels: note kinds, memory kinds and trade sides.
+Defined once here (the lowest layer that stores them); every other layer imports them."""
+
+from __future__ import annotations
+
+NOTE_KINDS = ("view", "plan", "rule")
+NOTE_KIND_NAMES = {"view": "观点", "plan": "计划", "rule": "纪律"}
+NOTE_NAME = "笔记"  # a note without a kind, and the memory kind `user_note`
+# Every kind a memory can be listed under: a note's own kind, or the event kind.
+MEMORY_KIND_NAMES = {**NOTE_KIND_NAMES, "decision": "交易", "user_note": NOTE_NAME}
+
+SIDES = ("buy", "sell")
+SIDE_NAMES = {"buy": "买入", "sell": "卖出"}
+
+
+def side_name(side: str) -> str:
+    """买入 / 卖出 for a stored side (an unknown value is shown as it is)."""
+    return SIDE_NAMES.get(side, side)
