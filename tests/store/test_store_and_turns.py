@@ -102,3 +102,21 @@ def test_key_never_reaches_the_database(server, tmp_path):
     store.db.close()
     for path in tmp_path.glob("p.db*"):
         assert PLANTED_KEY.encode() not in path.read_bytes()
+
+
+def test_listed_conversations_read_like_one_conversation(tmp_path):
+    """One row mapper: a listed conversation carries everything get_conversation does,
+    including how far its summary reaches."""
+    from pixiu_cli.store.conversations import ConversationStore
+
+    db = open_database(tmp_path / "p.db")
+    store = ConversationStore(db)
+    conversation = store.create_conversation("茅台", model="deepseek-chat")
+    for text in ("第一问", "第二问"):
+        turn = store.start_turn(conversation.id, text)
+        store.finish_turn(turn.id, status="complete", reply_text="答", messages=[])
+    store.set_summary(conversation.id, "- 摘要", upto_seq=1)
+    [listed] = store.list_conversations()
+    assert listed == store.get_conversation(conversation.id)
+    assert listed.summary_upto_turn == 1 and listed.turn_count == 2
+    db.close()
