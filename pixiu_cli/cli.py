@@ -598,7 +598,7 @@ def offline_server(
 
     renderer = _renderer()
     try:
-        server = OfflineServer(cache_profile=cache_profile, port=port, control=control).start()
+        server = OfflineServer(cache_profile=cache_profile, port=port, control=control).bind()
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
             raise CliError(f"端口 {port} 已被占用：请用 --port 换一个端口（--port 0 表示随机）") from None
@@ -606,14 +606,7 @@ def offline_server(
     renderer.info(f"离线服务已启动：{server.base_url}（缓存模拟：{cache_profile}），按 Ctrl-C 停止。")
     if server.control_token:
         renderer.dim(f"控制接口令牌（请求头 X-Pixiu-Control-Token）：{server.control_token}")
-    try:
-        import threading
-
-        threading.Event().wait()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.stop()
+    server.serve_in_foreground()  # until Ctrl-C
 
 
 from pixiu_cli.market_commands import register as _register_market_commands  # noqa: E402

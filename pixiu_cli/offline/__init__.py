@@ -8,7 +8,7 @@ from .cache import PrefixCache
 from .control import OfflineControl
 from .responder import respond
 from .script import Fault, ScriptedReply, ToolCallSpec
-from .server import OfflineServer, RecordedRequest, serve_forever
+from .server import OfflineServer, RecordedRequest
 from .template import render_completion, render_prompt
 
 __all__ = [
@@ -22,5 +22,4 @@ __all__ = [
     "render_completion",
     "render_prompt",
     "respond",
-    "serve_forever",
 ]

@@ -31,7 +31,7 @@ import threading
 import time
 import uuid
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -716,23 +716,3 @@ class OfflineServer:
     def reset(self) -> None:
         _reset(self._state)
 
-
-def serve_forever(
-    port: int = 0,
-    cache_profile: str = "deepseek",
-    *,
-    host: str = "127.0.0.1",
-    ttl_seconds: float | None = None,
-    on_ready: Callable[[OfflineServer], None] | None = None,
-    replies: Iterable[ScriptedReply] = (),
-    control: bool = False,
-) -> None:
-    """Serve in the foreground until interrupted (Ctrl-C). Prints nothing: ``on_ready``
-    receives the bound server (e.g. to print its ``base_url`` and ``control_token``)."""
-    server = OfflineServer(cache_profile=cache_profile, host=host, port=port, ttl_seconds=ttl_seconds,
-                           control=control)
-    server.bind()
-    server.enqueue(*replies)
-    if on_ready is not None:
-        on_ready(server)
-    server.serve_in_foreground()
