@@ -17,6 +17,7 @@ from typing import Any
 from pixiu_cli.analytics.costs import CostModel
 from pixiu_cli.analytics.frame import build_frame
 from pixiu_cli.dataset import SHANGHAI
+from pixiu_cli.offline.script import Fault, ScriptedReply
 from pixiu_cli.store.market import Bar, BarSeries, CorporateAction
 
 # A key-shaped secret planted in the environment; tests grep every artefact for it.
@@ -250,3 +251,51 @@ def pixiu_in_process(env: dict[str, str], *args: str, input_bytes: bytes | None 
     if text:
         return CliResult(code, out.decode("utf-8"), err.decode("utf-8"))
     return CliResult(code, out, err)
+
+
+class OfflineControl:
+    """A client for the offline server's /_pixiu control routes, to drive a server that runs in
+    another process (`pixiu offline-server --control`, whose token is required)."""
+
+    def __init__(self, url: str, token: str, timeout: float = 10.0) -> None:
+        """``url`` is the server root or its ``base_url`` (a trailing ``/v1`` is dropped);
+        ``token`` the server's ``control_token``."""
+        self.token = token
+        url = url.rstrip("/")
+        if url.endswith("/v1"):
+            url = url[: -len("/v1")]
+        self.url = url
+        self.timeout = timeout
+
+    def _call(self, method: str, path: str, payload: Any = None) -> Any:
+        import urllib.request
+
+        from pixiu_cli.offline.server import CONTROL_TOKEN_HEADER
+
+        data = None if payload is None else json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        request = urllib.request.Request(
+            f"{self.url}{path}",
+            data=data,
+            method=method,
+            headers={CONTROL_TOKEN_HEADER: self.token,
+                     **({"Content-Type": "application/json"} if data is not None else {})},
+        )
+        with urllib.request.urlopen(request, timeout=self.timeout) as response:
+            return json.loads(response.read() or b"null")
+
+    def enqueue(self, *replies: ScriptedReply | str) -> int:
+        """Queue replies; returns how many are pending."""
+        items = [ScriptedReply(text=r) if isinstance(r, str) else r for r in replies]
+        return self._call("POST", "/_pixiu/script", [r.to_dict() for r in items])["pending"]
+
+    def inject(self, *faults: Fault) -> int:
+        """Queue faults; returns how many are pending."""
+        return self._call("POST", "/_pixiu/faults", [f.to_dict() for f in faults])["pending"]
+
+    def requests(self) -> list[dict[str, Any]]:
+        """The request log: dicts with method, path, headers (credentials hidden), key_sha256,
+        body, json, status, usage."""
+        return self._call("GET", "/_pixiu/requests")
+
+    def reset(self) -> None:
+        self._call("POST", "/_pixiu/reset", {})

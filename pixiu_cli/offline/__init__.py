@@ -5,7 +5,6 @@ scripted queue or a deterministic offline responder, and injects faults on reque
 Nothing here imports ``openai``; clients talk to it over real HTTP."""
 
 from .cache import PrefixCache
-from .control import OfflineControl
 from .responder import respond
 from .script import Fault, ScriptedReply, ToolCallSpec
 from .server import OfflineServer, RecordedRequest
@@ -13,7 +12,6 @@ from .template import render_completion, render_prompt
 
 __all__ = [
     "Fault",
-    "OfflineControl",
     "OfflineServer",
     "PrefixCache",
     "RecordedRequest",

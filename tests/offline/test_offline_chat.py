@@ -12,11 +12,11 @@ import pytest
 
 from pixiu_cli.offline import (
     Fault,
-    OfflineControl,
     OfflineServer,
     ScriptedReply,
     ToolCallSpec,
 )
+from tests.helpers import OfflineControl
 
 MODEL = "deepseek-chat"
 HELLO = [{"role": "user", "content": "你好"}]

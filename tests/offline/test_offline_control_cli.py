@@ -9,8 +9,7 @@ import urllib.request
 
 import pytest
 
-from pixiu_cli.offline import OfflineControl
-from tests.helpers import PIXIU_BIN, clean_env
+from tests.helpers import PIXIU_BIN, OfflineControl, clean_env
 
 
 def start(tmp_path, *args):
