@@ -61,10 +61,6 @@ class Settings:
     def history_path(self) -> Path:
         return self.home / "input_history"
 
-    @property
-    def config_path(self) -> Path:
-        return self.home / "config.toml"
-
 
 # Retries happen only before any of the reply is shown and all within the call's deadline;
 # five ride out a provider that fails two attempts in five (waits 0.5 s doubling to 8 s).

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import cache, lru_cache
+from functools import cache
 from zoneinfo import ZoneInfo
 
 from pixiu_cli.context.block import ContextBlock, Section, assemble, delta_block, sent_sections
@@ -27,7 +27,7 @@ from pixiu_cli.context.values import text
 from pixiu_cli.context.withdrawals import withdrawn_section
 from pixiu_cli.resources import prompts_dir, read_prompt
 from pixiu_cli.store.conversations import ConversationStore
-from pixiu_cli.store.domain import DomainStore, Holding
+from pixiu_cli.store.domain import DomainStore
 from pixiu_cli.store.securities import SecurityMaster
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
@@ -86,13 +86,6 @@ def _history(store: ConversationStore, conversation_id: int, before_seq: int | N
                 continue
             history.append((turn.seq, {k: v for k, v in message.items() if k != "reasoning_content"}))
     return history
-
-
-@lru_cache(maxsize=4096)
-def _holding_name(h: Holding) -> HoldingName:
-    """Stored names may be any value the database holds; matching wants text. Remembered:
-    the same holdings are matched on every turn."""
-    return HoldingName(text(h.symbol), text(h.name), tuple(text(n) for n in h.short_names))
 
 
 class ContextBuilder:

@@ -407,14 +407,6 @@ class ConversationStore:
                                   [call_id]))
         return self._calls(rows[:1])[0] if rows else None
 
-    def last_call(self, conversation_id: int | None = None) -> CallRecord | None:
-        if conversation_id is None:
-            rows = (self._rows("select * from calls order by id desc limit 1"))
-        else:
-            rows = (self._rows("select * from calls where conversation_id = ? order by id desc limit 1",
-                                      [conversation_id]))
-        return self._calls(rows[:1])[0] if rows else None
-
 
 @dataclass(frozen=True)
 class UsageRow:

@@ -362,9 +362,6 @@ class DomainStore:
             for trade in trades:
                 _replay_trade(self.db, trade)
 
-    def is_empty(self) -> bool:
-        return self.db.execute("select count(*) from holdings").fetchone()[0] == 0
-
 
 def _replay_trade(db: Database, trade: dict) -> None:
     """Apply a trade recorded in conversation to freshly imported holdings, as record_trade

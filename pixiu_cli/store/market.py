@@ -12,9 +12,6 @@ from sqlite_utils import Database
 from pixiu_cli.store.database import write_transaction
 from pixiu_cli.store.domain import _rows
 
-BAR_COLUMNS = ("date", "open", "high", "low", "close", "volume", "amount", "trade_status", "is_st")
-
-
 @dataclass(frozen=True)
 class Bar:
     date: str  # YYYY-MM-DD

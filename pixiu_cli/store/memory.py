@@ -202,13 +202,6 @@ class MemoryStore:
             "new_text, at) values (?, ?, ?, ?, ?, ?, ?, ?)",
             [row["id"], action, row["text"], row["note_kind"], row["created_at"], row["source"], new_text, at])
 
-    def add_event(self, *, kind: str, text: str, symbol: str | None, source: str, at: str) -> int:
-        with write_transaction(self.db):
-            cursor = self.db.conn.execute(
-                "insert into memory_events (kind, symbol, text, created_at, source, inject_count) "
-                "values (?, ?, ?, ?, ?, 0)", [kind, symbol, text, at, source])
-            return cursor.lastrowid
-
     def edit(self, event_id: int, text: str, at: str | None = None) -> bool:
         with write_transaction(self.db):
             row = self._live_note_row(event_id)

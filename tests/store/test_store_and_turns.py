@@ -54,7 +54,7 @@ def test_turn_history_and_exact_requests(server, tmp_path):
     first = agent.run_turn(conversation.id, "第一问")
     second = agent.run_turn(conversation.id, "第二问")
     assert (first.seq, second.seq) == (1, 2)
-    call = store.last_call(conversation.id)
+    call = store.calls_for_conversation(conversation.id)[-1]
     sent = json.loads(call.request_json)["messages"]
     assert [m["role"] for m in sent] == ["system", "user", "user", "assistant", "user", "user"]
     assert sent[0]["content"] == system_prompt()
@@ -78,7 +78,7 @@ def test_error_turn_is_marked_and_skipped_in_history(server, tmp_path):
     turns = store.turns(conversation.id)
     assert [t.status for t in turns] == ["error", "complete"]
     assert turns[0].user_text == "会失败的问题"
-    sent = store.last_call(conversation.id).request["messages"]
+    sent = store.calls_for_conversation(conversation.id)[-1].request["messages"]
     assert [m["role"] for m in sent] == ["system", "user", "user"]  # nothing left from the failed turn
     assert sent[-1]["content"] == "再问一次"
 
