@@ -62,6 +62,8 @@ def _opened(model: str | None, offline: bool, demo: bool, resume: int | None, co
             renderer.warn(warning)
         yield renderer, app_, _pick_conversation(app_, resume, continue_)
     except Exception as exc:
+        from pixiu_cli.presenters import error_line
+
         try:  # a turn this error cut off is labelled with its real cause
             app_.store.fail_own_pending(error_line(exc))
         except Exception:
@@ -683,23 +685,7 @@ def main() -> None:
         _renderer().error(str(exc))
         sys.exit(exc.exit_code)
     except Exception as exc:
+        from pixiu_cli.presenters import error_line
+
         _renderer().error(error_line(exc))
         sys.exit(1)
-
-
-def error_line(exc: Exception) -> str:
-    """The one line shown for an error that ended a command."""
-    if isinstance(exc, UserError):
-        return str(exc)
-    if isinstance(exc, OSError) or type(exc).__module__ == "sqlite3":
-        from pixiu_cli.store.database import DISK_FULL, disk_full
-
-        if disk_full(exc):
-            return DISK_FULL
-        from pixiu_cli.store.database import lock_timeout_line
-
-        if lock_timeout_line(exc):
-            return lock_timeout_line(exc)
-    from pixiu_cli.redact import scrub
-
-    return scrub(f"意外错误（{type(exc).__name__}）：{exc}")  # anything unexpected: one line, no traceback

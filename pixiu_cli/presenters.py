@@ -9,6 +9,7 @@ from pixiu_cli.context.block import CONTEXT_OPEN
 from pixiu_cli.context.inspect import diff_requests, view_request
 from pixiu_cli.errors import UserError
 from pixiu_cli.llm.types import message_text
+from pixiu_cli.redact import scrub
 from pixiu_cli.tokens import count_tokens
 from pixiu_cli.render import Renderer
 
@@ -229,3 +230,16 @@ def show_stored_call(renderer: Renderer, store, conversation_id: int | None, *, 
                  previous=previous.request if previous else None, mode=mode, cache_note=note, raw_text=call.request_json)
     if mode == "table" and len(turn_calls) > 1:
         show_tool_messages(renderer, turn_calls)
+
+
+def error_line(exc: BaseException) -> str:
+    """The one line shown (and stored on a turn it cut off) for an error that ended a command
+    or a turn: a UserError's own message, a full disk or a lock timeout in plain words, and
+    anything unexpected as one scrubbed line, never a traceback."""
+    if isinstance(exc, UserError):
+        return str(exc)
+    from pixiu_cli.store.database import DISK_FULL, disk_full, lock_timeout_line
+
+    if disk_full(exc):
+        return DISK_FULL
+    return lock_timeout_line(exc) or scrub(f"意外错误（{type(exc).__name__}）：{exc}")
