@@ -299,3 +299,34 @@ class OfflineControl:
 
     def reset(self) -> None:
         self._call("POST", "/_pixiu/reset", {})
+
+
+class CsvSource:
+    """The PriceSource interface over one symbol's CSV files, so a test can feed sync (or
+    anything that takes a source) the way baostock and akshare do."""
+
+    name = "csv"
+
+    def __init__(self, symbol: str, path: Path, actions_path: Path | None = None, volume_unit: str = "auto"):
+        from pixiu_cli.market.csv_source import parse_actions, parse_bars, read_text
+
+        self.symbol = symbol
+        self.parsed = parse_bars(read_text(path), volume_unit)
+        self._actions = parse_actions(read_text(actions_path), symbol, source=self.name) if actions_path else []
+
+    def daily_bars(self, symbol: str, start: str, end: str) -> list[Bar]:
+        if symbol != self.symbol:
+            return []
+        return [b for b in self.parsed.bars if start <= b.date <= end and b.trade_status]
+
+    def actions(self, symbol: str, start: str, end: str) -> list[CorporateAction]:
+        return [a for a in self._actions if a.symbol == symbol and start <= a.ex_date <= end]
+
+    def trading_days(self, start: str, end: str) -> list[str]:
+        return []  # one stock's bars skip its suspensions: not the exchange's calendar
+
+    def securities(self) -> list:
+        return []
+
+    def close(self) -> None:
+        pass
