@@ -130,7 +130,7 @@ def build_app(server, db_path: Path, *, portfolio: Path | None = None, now: date
     agent_kw, ctx = {}, None
     if tools is not None:
         from pixiu_cli.agent.tools import ToolContext, ToolRegistry
-        from pixiu_cli.store.domain import MemoryStore, PortfolioStore
+        from pixiu_cli.store.memory import MemoryStore, PortfolioStore
 
         ctx = ToolContext(domain=domain, memory=MemoryStore(db), portfolio=PortfolioStore(db),
                           now=lambda: now or datetime.now(SHANGHAI))
