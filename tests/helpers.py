@@ -197,7 +197,9 @@ def series(symbol: str, rows, start: str = "2024-03-04") -> BarSeries:
         o, h, lo, c, *rest = row
         traded = rest[0] if rest else True
         bars.append(Bar(day, o, h, lo, c, 1_000_000.0 if traded else 0.0, None, int(traded), bool(rest[1:] and rest[1])))
-    return BarSeries.from_bars(symbol, "none", bars)
+    columns = zip(*((b.date, b.open, b.high, b.low, b.close, b.volume, b.amount, b.trade_status, b.is_st)
+                    for b in bars))
+    return BarSeries(symbol, "none", *columns)
 
 def frame_of(symbol: str, rows, actions: list[CorporateAction] = (), start: str = "2024-03-04", list_date=None):
     raw = series(symbol, rows, start)

@@ -49,14 +49,6 @@ class BarSeries:
         return [Bar(*row) for row in zip(self.dates, self.open, self.high, self.low, self.close, self.volume,
                                          self.amount, self.trade_status, self.is_st)]
 
-    @classmethod
-    def from_bars(cls, symbol: str, adjust: str, bars: Sequence[Bar]) -> "BarSeries":
-        if not bars:
-            return cls(symbol, adjust)
-        columns = list(zip(*((b.date, b.open, b.high, b.low, b.close, b.volume, b.amount, b.trade_status,
-                                bool(b.is_st)) for b in bars)))
-        return cls(symbol, adjust, *columns)
-
 
 @dataclass(frozen=True)
 class CorporateAction:
