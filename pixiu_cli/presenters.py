@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 
-from pixiu_cli.context.block import CONTEXT_OPEN
 from pixiu_cli.context.inspect import diff_requests, view_request
 from pixiu_cli.errors import UserError
 from pixiu_cli.llm.types import message_text
 from pixiu_cli.redact import scrub
+from pixiu_cli.store.vocabulary import CONTEXT_OPEN
 from pixiu_cli.tokens import count_tokens
 from pixiu_cli.render import Renderer
 

@@ -1,5 +1,5 @@
-"""The stored vocabulary (note kinds, trade sides and their Chinese labels) and the
-context-block marker are each defined in one module and imported everywhere else."""
+"""The stored vocabulary (note kinds, trade sides and their Chinese labels, the context-block
+marker) is defined in one module and imported everywhere else."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import ast
 from pathlib import Path
 
 import pixiu_cli
-from pixiu_cli.context.block import CONTEXT_CLOSE, CONTEXT_OPEN
-from pixiu_cli.store.vocabulary import MEMORY_KIND_NAMES, NOTE_KIND_NAMES, NOTE_KINDS, SIDE_NAMES, SIDES, side_name
+from pixiu_cli.store.vocabulary import (CONTEXT_CLOSE, CONTEXT_OPEN, MEMORY_KIND_NAMES, NOTE_KIND_NAMES, NOTE_KINDS,
+                                        SIDE_NAMES, SIDES, side_name)
 
 PACKAGE = Path(pixiu_cli.__file__).parent
 
@@ -40,7 +40,7 @@ def test_labels_are_mapped_in_one_module():
 def test_the_block_marker_is_spelled_in_one_module():
     spelled = sorted(name for name, tree in _modules() for node in ast.walk(tree)
                      if isinstance(node, ast.Constant) and node.value in (CONTEXT_OPEN, CONTEXT_CLOSE))
-    assert spelled == ["context/block.py", "context/block.py"]
+    assert spelled == ["store/vocabulary.py", "store/vocabulary.py"]
 
 
 def test_vocabulary_values():

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pixiu_cli.context.block import CONTEXT_OPEN
+from pixiu_cli.store.vocabulary import CONTEXT_OPEN
 
 from .script import ScriptedReply
 from .template import SYSTEM_ROLES, content_text
