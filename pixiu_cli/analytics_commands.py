@@ -8,6 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from pixiu_cli.errors import UserError
 from pixiu_cli.market_commands import JsonOpt, _cli, _code, _db, _now
 
 alert_app = typer.Typer(help="价格预警：收盘价穿越、单日涨跌幅、较成本回撤（导入或同步日线后检查）。", add_completion=False)
@@ -46,9 +47,9 @@ def profile(
             ({h.symbol for h in DomainStore(db).holdings()} | {s for s, _ in market.watchlist()}) & set(with_bars))
         missing = [s for s in wanted if s not in with_bars]
         if missing:
-            raise _cli().CliError(f"没有 {'、'.join(missing)} 的日线：先 pixiu data import 或 pixiu data sync")
+            raise UserError(f"没有 {'、'.join(missing)} 的日线：先 pixiu data import 或 pixiu data sync")
         if not wanted:
-            raise _cli().CliError("没有可计算的股票：先导入持仓和日线（pixiu data import FILE.csv --symbol CODE）")
+            raise UserError("没有可计算的股票：先导入持仓和日线（pixiu data import FILE.csv --symbol CODE）")
         store = AnalyticsStore(db)
         stored = {r.symbol: r.window_end for r in store.backtests(wanted)}
         stale = [s for s in wanted if again or s not in stored or stored[s] < with_bars[s]]
@@ -77,7 +78,7 @@ def profile(
 def _rule_id(raw: str) -> int:
     text = raw.strip().lower().removeprefix("a")
     if not text.isascii() or not text.isdigit():
-        raise _cli().CliError(f"预警编号应形如 a3 或 3，而不是 {raw!r}")
+        raise UserError(f"预警编号应形如 a3 或 3，而不是 {raw!r}")
     return int(text)
 
 
@@ -100,10 +101,10 @@ def alert_add(
     given = [(k, v) for k, v in (("below", below), ("above", above), ("change_pct", change_pct),
                                  ("drawdown_from_cost", drawdown)) if v is not None]
     if len(given) != 1:
-        raise _cli().CliError("请给出且只给出一个条件：--below、--above、--change-pct 或 --drawdown-from-cost")
+        raise UserError("请给出且只给出一个条件：--below、--above、--change-pct 或 --drawdown-from-cost")
     kind, threshold = given[0]
     if not is_finite_number(threshold) or threshold <= 0:
-        raise _cli().CliError(f"阈值应为正数，而不是 {threshold}")
+        raise UserError(f"阈值应为正数，而不是 {threshold}")
     now = _now()
     with _db() as db:
         # Bars already stored are history: the rule watches the closes that arrive after them.
@@ -143,7 +144,7 @@ def alert_remove(rule: Annotated[str, typer.Argument(help="预警编号，如 a3
     with _db() as db:
         removed = AnalyticsStore(db).remove_rule(rule_id, _now().isoformat(timespec="seconds"))
     if not removed:
-        raise _cli().CliError(f"没有预警规则 a{rule_id}")
+        raise UserError(f"没有预警规则 a{rule_id}")
     _cli()._renderer().info(f"已删除预警 a{rule_id}")
 
 

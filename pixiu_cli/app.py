@@ -18,7 +18,8 @@ from pixiu_cli.redact import mask_url
 from pixiu_cli.settings import Settings
 from pixiu_cli.context.memory import MemoryLimits
 from pixiu_cli.store.conversations import ConversationStore
-from pixiu_cli.store.domain import DomainStore, MemoryStore, PortfolioStore
+from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.memory import MemoryStore, PortfolioStore
 from pixiu_cli.store.database import open_database
 
 OFFLINE_PLACEHOLDER_KEY = "pixiu-offline"

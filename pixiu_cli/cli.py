@@ -10,6 +10,8 @@ from typing import Annotated, Optional
 
 import typer
 
+from pixiu_cli.errors import UserError
+
 app = typer.Typer(
     name="pixiu",
     help="貔貅 pixiu：A 股投资者的终端助理（DeepSeek 或任意 OpenAI 兼容接口；无 key 时离线）。",
@@ -23,7 +25,7 @@ ModelOpt = Annotated[Optional[str], typer.Option("--model", help="模型名（�
 OfflineOpt = Annotated[bool, typer.Option("--offline", help="即使设置了 API key 也使用离线应答器")]
 
 
-class CliError(Exception):
+class CliError(UserError):
     """One line for the user, exit status 1."""
 
 
@@ -60,6 +62,8 @@ def _opened(model: str | None, offline: bool, demo: bool, resume: int | None, co
             renderer.warn(warning)
         yield renderer, app_, _pick_conversation(app_, resume, continue_)
     except Exception as exc:
+        from pixiu_cli.presenters import error_line
+
         try:  # a turn this error cut off is labelled with its real cause
             app_.store.fail_own_pending(error_line(exc))
         except Exception:
@@ -209,7 +213,7 @@ def context(
     demo: DemoOpt = False,
 ) -> None:
     """显示模型看到（或将要看到）的完整上下文，不调用模型。"""
-    from pixiu_cli.presenters import NothingToShow, show_request, show_stored_call
+    from pixiu_cli.presenters import show_request, show_stored_call
 
     if sum([as_json, raw, pretty, diff, explain]) > 1:
         raise CliError("--json、--raw、--pretty、--diff、--explain 只能选一个")
@@ -240,10 +244,7 @@ def context(
         conv_id = conversation or (latest.id if latest else None)
         mode = ("json" if as_json else "raw" if raw else "pretty" if pretty else "diff" if diff
                 else "explain" if explain else "table")
-        try:
-            show_stored_call(renderer, store, conv_id, turn_seq=turn, mode=mode)
-        except NothingToShow as exc:
-            raise CliError(str(exc)) from None
+        show_stored_call(renderer, store, conv_id, turn_seq=turn, mode=mode)
     finally:
         app_.close()
 
@@ -467,14 +468,11 @@ def eval_command(
     if live or history:
         _live_eval(cases, as_json, live, ablate or [], yes, history, model, offline)
         return
-    from pixiu_cli.context.evals import EvalError, load_cases, run_evals, run_selection_corpus, summarize, \
+    from pixiu_cli.context.evals import load_cases, run_evals, run_selection_corpus, summarize, \
         summarize_splits
 
-    try:
-        loaded = load_cases([Path(c) for c in cases] if cases else None)
-        splits = run_selection_corpus() if not cases else {}
-    except EvalError as exc:
-        raise CliError(str(exc)) from None
+    loaded = load_cases([Path(c) for c in cases] if cases else None)
+    splits = run_selection_corpus() if not cases else {}
     report = run_evals(loaded)
     renderer = _renderer()
     if as_json:
@@ -508,7 +506,7 @@ def alias_command(
     demo: DemoOpt = False,
 ) -> None:
     """股票别名：pixiu alias 宁王 300750 设置；pixiu alias --remove 宁王 删除；不带参数列出全部。"""
-    from pixiu_cli.context.aliases import AliasError, add_alias, alias_table, list_aliases, remove_alias
+    from pixiu_cli.context.aliases import add_alias, alias_table, list_aliases, remove_alias
     from pixiu_cli.store.database import open_database
     from pixiu_cli.store.securities import SecurityMaster
 
@@ -534,8 +532,6 @@ def alias_command(
             raise CliError("用法：pixiu alias 别名 代码（如 pixiu alias 宁王 300750）")
         row = add_alias(master, name, code)
         renderer.info(f"已设置别名：{row.alias} → {row.symbol}{' ' + row.name if row.name else ''}")
-    except AliasError as exc:
-        raise CliError(str(exc)) from None
     finally:
         db.close()
 
@@ -544,9 +540,7 @@ def _live_eval(cases, as_json: bool, live: bool, ablate: list[str], yes: bool, h
                model: str | None, offline: bool) -> None:
     from pathlib import Path
 
-    from pixiu_cli.answer_evals.command import LiveEvalError, LiveOptions, render_history, render_report, \
-        run_command
-    from pixiu_cli.context.evals import EvalError
+    from pixiu_cli.answer_evals.command import LiveOptions, render_history, render_report, run_command
 
     settings = _settings(model, offline)
     renderer = _renderer()
@@ -554,10 +548,7 @@ def _live_eval(cases, as_json: bool, live: bool, ablate: list[str], yes: bool, h
         render_history(settings, renderer, as_json=as_json)
         return
     options = LiveOptions([Path(c) for c in cases] if cases else None, ablate, yes, as_json)
-    try:
-        report = run_command(settings, options, renderer)
-    except (LiveEvalError, EvalError) as exc:
-        raise CliError(str(exc)) from None
+    report = run_command(settings, options, renderer)
     render_report(report, renderer, offline=settings.offline, as_json=as_json)
 
 
@@ -571,30 +562,24 @@ def config_set(
     value: Annotated[str, typer.Argument(help="值；为 - 时从标准输入读取（适合 API key，不留在 shell 历史里）")],
 ) -> None:
     """写入一项设置。"""
-    from pixiu_cli.config_file import ConfigError, set_value, shown_value
+    from pixiu_cli.config_file import set_value, shown_value
     from pixiu_cli.settings import default_home, ensure_home, validate_config
 
     if value == "-":
         value = sys.stdin.readline().strip()
     path = ensure_home(default_home()) / "config.toml"
-    try:
-        set_value(path, key, value, validate=validate_config)
-    except ConfigError as exc:
-        raise CliError(str(exc)) from None
+    set_value(path, key, value, validate=validate_config)
     _renderer().info(f"已写入 {path}：{key} = {shown_value(key, value)}")
 
 
 @config_app.command("show")
 def config_show() -> None:
     """显示当前 config.toml（密钥隐藏）。"""
-    from pixiu_cli.config_file import ConfigError, dump_toml, masked, read_config
+    from pixiu_cli.config_file import dump_toml, masked, read_config
     from pixiu_cli.settings import default_home, ensure_home
 
     path = ensure_home(default_home()) / "config.toml"
-    try:
-        data = read_config(path)
-    except ConfigError as exc:
-        raise CliError(str(exc)) from None
+    data = read_config(path)
     renderer = _renderer()
     renderer.dim(f"# {path}" + ("" if path.exists() else "（尚不存在）"))
     if data:
@@ -616,7 +601,7 @@ def offline_server(
 
     renderer = _renderer()
     try:
-        server = OfflineServer(cache_profile=cache_profile, port=port, control=control).start()
+        server = OfflineServer(cache_profile=cache_profile, port=port, control=control).bind()
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
             raise CliError(f"端口 {port} 已被占用：请用 --port 换一个端口（--port 0 表示随机）") from None
@@ -624,14 +609,7 @@ def offline_server(
     renderer.info(f"离线服务已启动：{server.base_url}（缓存模拟：{cache_profile}），按 Ctrl-C 停止。")
     if server.control_token:
         renderer.dim(f"控制接口令牌（请求头 X-Pixiu-Control-Token）：{server.control_token}")
-    try:
-        import threading
-
-        threading.Event().wait()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.stop()
+    server.serve_in_foreground()  # until Ctrl-C
 
 
 from pixiu_cli.market_commands import register as _register_market_commands  # noqa: E402
@@ -640,19 +618,6 @@ _register_market_commands(app)
 from pixiu_cli.analytics_commands import register as _register_analytics_commands  # noqa: E402
 
 _register_analytics_commands(app)
-
-
-def _is_user_error(exc: Exception) -> bool:
-    """CliError, SettingsError or StoreError: a one-line message, exit status 1. The last two
-    are looked up only among modules already imported (an error of theirs can come from
-    nowhere else), so `pixiu --help` does not import the store (sqlite-utils, ~50 ms)."""
-    if isinstance(exc, CliError):
-        return True
-    for module, name in (("pixiu_cli.settings", "SettingsError"), ("pixiu_cli.store.database", "StoreError")):
-        loaded = sys.modules.get(module)
-        if loaded is not None and isinstance(exc, getattr(loaded, name)):
-            return True
-    return False
 
 
 # The common entry points with only on/off flags (and, for ask, the question) are called
@@ -717,24 +682,11 @@ def main() -> None:
         if hasattr(exc, "show"):
             exc.show()
         sys.exit(getattr(exc, "exit_code", 2))
+    except UserError as exc:
+        _renderer().error(str(exc))
+        sys.exit(exc.exit_code)
     except Exception as exc:
+        from pixiu_cli.presenters import error_line
+
         _renderer().error(error_line(exc))
         sys.exit(1)
-
-
-def error_line(exc: Exception) -> str:
-    """The one line shown for an error that ended a command."""
-    if _is_user_error(exc):
-        return str(exc)
-    if isinstance(exc, OSError) or type(exc).__module__ == "sqlite3":
-        from pixiu_cli.store.database import DISK_FULL, disk_full
-
-        if disk_full(exc):
-            return DISK_FULL
-        from pixiu_cli.store.database import lock_timeout_line
-
-        if lock_timeout_line(exc):
-            return lock_timeout_line(exc)
-    from pixiu_cli.redact import scrub
-
-    return scrub(f"意外错误（{type(exc).__name__}）：{exc}")  # anything unexpected: one line, no traceback

@@ -9,12 +9,13 @@ import re
 import tomllib
 from pathlib import Path
 
+from pixiu_cli.errors import UserError
 from pixiu_cli.redact import mask_url
 
 SECRET_KEYS = ("api_key", "deepseek_api_key")
 
 
-class ConfigError(Exception):
+class ConfigError(UserError):
     """One line for the user."""
 
 

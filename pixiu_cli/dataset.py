@@ -14,20 +14,20 @@ from datetime import date, datetime, time, timedelta
 from pathlib import Path
 
 from pixiu_cli.codes import normalise_code
+from pixiu_cli.errors import UserError
 from pixiu_cli.market.trading_days import SHANGHAI
 from pixiu_cli.store.domain import (Alert, Decision, DomainData, Holding, MemoryEvent, NewsItem, Profile, Report,
                                     Signal)
+from pixiu_cli.store.vocabulary import NOTE_KINDS, SIDES
 
 SECTIONS = ("holdings", "profiles", "news", "signals", "reports", "decisions", "alerts", "notes", "persona")
 ROLES = ("core", "satellite")
-SIDES = ("buy", "sell")
-NOTE_KINDS = ("view", "plan", "rule")
 LAYERS = ("事实", "逻辑工具", "情绪观点", "混合")
 # JSON may spell lone UTF-16 surrogates ("\ud800"); Python keeps them, SQLite cannot store them.
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-class DatasetError(Exception):
+class DatasetError(UserError):
     """An invalid document; the message names the field and the row."""
 
 

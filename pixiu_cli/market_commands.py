@@ -12,6 +12,8 @@ from typing import Annotated, Optional
 
 import typer
 
+from pixiu_cli.errors import UserError
+
 data_app = typer.Typer(help="行情数据：导入、同步、查看（不复权存储，读取时复权）。", add_completion=False)
 watch_app = typer.Typer(help="自选股（同步时与持仓一起更新）。", add_completion=False)
 
@@ -47,7 +49,7 @@ def _code(raw: str) -> str:
 
     code = normalise_code(raw)
     if code is None:
-        raise _cli().CliError(f"股票代码应为 6 位数字，而不是 {raw!r}")
+        raise UserError(f"股票代码应为 6 位数字，而不是 {raw!r}")
     return code
 
 
@@ -55,17 +57,17 @@ def _day(raw: str | None, flag: str) -> str | None:
     if raw is None:
         return None
     if not _DAY.fullmatch(raw):
-        raise _cli().CliError(f"{flag} 应为 YYYY-MM-DD 日期，而不是 {raw!r}")
+        raise UserError(f"{flag} 应为 YYYY-MM-DD 日期，而不是 {raw!r}")
     try:
         datetime.strptime(raw, "%Y-%m-%d")
     except ValueError:
-        raise _cli().CliError(f"{flag} 不是有效日期：{raw}") from None
+        raise UserError(f"{flag} 不是有效日期：{raw}") from None
     return raw
 
 
 def _choice(value: str, allowed: tuple[str, ...], flag: str) -> str:
     if value not in allowed:
-        raise _cli().CliError(f"{flag} 只能是 {'、'.join(allowed)}，而不是 {value!r}")
+        raise UserError(f"{flag} 只能是 {'、'.join(allowed)}，而不是 {value!r}")
     return value
 
 
@@ -93,7 +95,7 @@ def data_import(
                                 name=name, adjusted=adjusted, actions_path=Path(actions) if actions else None,
                                 volume_unit=volume_unit)
         except CsvImportError as exc:
-            raise _cli().CliError(f"导入失败，未做任何修改：{exc}") from None
+            raise UserError(f"导入失败，未做任何修改：{exc}") from None
         derived = _refresh(db, [code])
     renderer = _cli()._renderer()
     unit = "手（已换算为股）" if result.parsed.volume_unit == "lots" else "股"
@@ -164,7 +166,7 @@ def data_bars(
                                   "amount": b.amount, "adjust": adjust} for b in bars], ensure_ascii=False))
         return
     if not bars:
-        raise _cli().CliError(f"没有 {symbol} 在该区间的日线：先用 pixiu data import 或 pixiu data sync")
+        raise UserError(f"没有 {symbol} 在该区间的日线：先用 pixiu data import 或 pixiu data sync")
     label = {"none": "不复权", "qfq": "前复权", "hfq": "后复权"}[adjust]
     rows = [[b.date, f"{b.open:.2f}", f"{b.high:.2f}", f"{b.low:.2f}", f"{b.close:.2f}", f"{b.volume:,.0f}"]
             for b in bars]
@@ -207,7 +209,7 @@ def data_sync(
     timeout: Annotated[float, typer.Option("--timeout", help="每次请求的超时秒数", min=1)] = 20.0,
 ) -> None:
     """从网络数据源增量同步日线和除权除息（每只股票一个事务）。"""
-    from pixiu_cli.market.sources import SOURCE_NAMES, SourceError, open_source
+    from pixiu_cli.market.sources import SOURCE_NAMES, open_source
     from pixiu_cli.market.sync import sync
     from pixiu_cli.store.domain import DomainStore
     from pixiu_cli.store.market import MarketStore
@@ -221,12 +223,9 @@ def data_sync(
         symbols = [_code(c) for c in codes] if codes else sorted(
             {h.symbol for h in DomainStore(db).holdings()} | {s for s, _ in market.watchlist()})
         if not symbols:
-            raise _cli().CliError("没有要同步的股票：给出代码，或先导入持仓 / pixiu watch add CODE")
+            raise UserError("没有要同步的股票：给出代码，或先导入持仓 / pixiu watch add CODE")
         notes: list[str] = []
-        try:
-            src = open_source(source, timeout)
-        except SourceError as exc:
-            raise _cli().CliError(str(exc)) from None
+        src = open_source(source, timeout)
         try:
             with renderer.progress(len(symbols), f"同步（{source}）", show=len(symbols) > 3) as advance:
                 outcomes = sync(market, SecurityMaster(db), src, symbols, since=since, now=_now(),
@@ -270,7 +269,7 @@ def watch_remove(code: Annotated[str, typer.Argument(help="股票代码")]) -> N
     with _db() as db:
         removed = MarketStore(db).unwatch(symbol)
     if not removed:
-        raise _cli().CliError(f"{symbol} 不在自选中")
+        raise UserError(f"{symbol} 不在自选中")
     _cli()._renderer().info(f"已移出自选：{symbol}")
 
 
@@ -300,18 +299,15 @@ def chart(
     days: Annotated[int, typer.Option("--days", help="显示最近 N 个交易日", min=5, max=5000)] = 250,
 ) -> None:
     """终端走势图：前复权收盘、MA20/MA60、持仓成本线和买卖点。"""
-    from pixiu_cli.market.chart import ChartError, build
+    from pixiu_cli.market.chart import build
     from pixiu_cli.market.data import MarketData
     from pixiu_cli.store.domain import DomainStore
 
     symbol = _code(code)
     renderer = _cli()._renderer()
     with _db() as db:
-        try:
-            text = build(MarketData(db), DomainStore(db), symbol, days, color=renderer.rich_output,
-                         **renderer.chart_size())
-        except ChartError as exc:
-            raise _cli().CliError(str(exc)) from None
+        text = build(MarketData(db), DomainStore(db), symbol, days, color=renderer.rich_output,
+                     **renderer.chart_size())
     renderer.raw(text)
 
 

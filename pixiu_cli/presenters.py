@@ -6,6 +6,9 @@ from __future__ import annotations
 import json
 
 from pixiu_cli.context.inspect import diff_requests, view_request
+from pixiu_cli.errors import UserError
+from pixiu_cli.redact import scrub
+from pixiu_cli.store.vocabulary import CONTEXT_OPEN
 from pixiu_cli.tokens import count_tokens, message_text
 from pixiu_cli.render import Renderer
 
@@ -67,7 +70,7 @@ def show_sections(renderer: Renderer, info: dict) -> None:
         else:
             sent.append([s["title"], f"{s['tokens']:,}", str(s["items"]), " ".join(s["memory_ids"]) or "—"])
     extra = [[_OVERHEAD_LABELS.get(k, k), f"{n:,}", "—", "—"] for k, n in (info.get("overhead") or {}).items() if n]
-    renderer.table(f"[上下文信息] 分节 · {info.get('tokens', 0):,}/{info.get('budget', 0):,} tokens"
+    renderer.table(f"{CONTEXT_OPEN} 分节 · {info.get('tokens', 0):,}/{info.get('budget', 0):,} tokens"
                    f" · 意图 {info.get('intent')} · 标的 {', '.join(info.get('symbols') or []) or '无'}",
                    ["分节", "tokens", "条数", "记忆 ID"], sent + extra + unchanged)
     if unchanged:
@@ -185,7 +188,7 @@ def cache_note(explanation) -> str:
             f"可复用 {explanation.predicted_hit:,}，服务商报告命中 {reported}{flag}")
 
 
-class NothingToShow(Exception):
+class NothingToShow(UserError):
     """The asked-for call does not exist; the message is one line for the user."""
 
 
@@ -226,3 +229,16 @@ def show_stored_call(renderer: Renderer, store, conversation_id: int | None, *, 
                  previous=previous.request if previous else None, mode=mode, cache_note=note, raw_text=call.request_json)
     if mode == "table" and len(turn_calls) > 1:
         show_tool_messages(renderer, turn_calls)
+
+
+def error_line(exc: BaseException) -> str:
+    """The one line shown (and stored on a turn it cut off) for an error that ended a command
+    or a turn: a UserError's own message, a full disk or a lock timeout in plain words, and
+    anything unexpected as one scrubbed line, never a traceback."""
+    if isinstance(exc, UserError):
+        return str(exc)
+    from pixiu_cli.store.database import DISK_FULL, disk_full, lock_timeout_line
+
+    if disk_full(exc):
+        return DISK_FULL
+    return lock_timeout_line(exc) or scrub(f"意外错误（{type(exc).__name__}）：{exc}")

@@ -23,10 +23,6 @@ def mask_url(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{MASK}@{parts.netloc.rsplit('@', 1)[1]}"))
 
 
-def has_credentials(url: str) -> bool:
-    return isinstance(url, str) and mask_url(url) != url
-
-
 # Every secret this process knows (API keys, URL passwords), registered when settings are
 # loaded, so that an error line built from any exception message is scrubbed of them before
 # it is shown or stored: a library may put a header or a URL into its message.

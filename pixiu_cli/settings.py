@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pixiu_cli.errors import UserError
 from pixiu_cli.redact import remember_secret, remember_url
 from pixiu_cli.resources import default_home
 
@@ -29,7 +30,7 @@ DEFAULT_DEEPSEEK_MODEL = "deepseek-chat"
 OFFLINE_MODEL = "pixiu-offline"
 
 
-class SettingsError(Exception):
+class SettingsError(UserError):
     """A configuration problem the user can fix; the message is one line."""
 
 
@@ -66,10 +67,6 @@ class Settings:
     @property
     def history_path(self) -> Path:
         return self.home / "input_history"
-
-    @property
-    def config_path(self) -> Path:
-        return self.home / "config.toml"
 
 
 # Retries happen only before any of the reply is shown and all within the call's deadline;

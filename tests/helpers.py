@@ -17,6 +17,7 @@ from typing import Any
 from pixiu_cli.analytics.costs import CostModel
 from pixiu_cli.analytics.frame import build_frame
 from pixiu_cli.dataset import SHANGHAI
+from pixiu_cli.offline.script import Fault, ScriptedReply
 from pixiu_cli.store.market import Bar, BarSeries, CorporateAction
 
 # A key-shaped secret planted in the environment; tests grep every artefact for it.
@@ -129,7 +130,7 @@ def build_app(server, db_path: Path, *, portfolio: Path | None = None, now: date
     agent_kw, ctx = {}, None
     if tools is not None:
         from pixiu_cli.agent.tools import ToolContext, ToolRegistry
-        from pixiu_cli.store.domain import MemoryStore, PortfolioStore
+        from pixiu_cli.store.memory import MemoryStore, PortfolioStore
 
         ctx = ToolContext(domain=domain, memory=MemoryStore(db), portfolio=PortfolioStore(db),
                           now=lambda: now or datetime.now(SHANGHAI))
@@ -196,7 +197,9 @@ def series(symbol: str, rows, start: str = "2024-03-04") -> BarSeries:
         o, h, lo, c, *rest = row
         traded = rest[0] if rest else True
         bars.append(Bar(day, o, h, lo, c, 1_000_000.0 if traded else 0.0, None, int(traded), bool(rest[1:] and rest[1])))
-    return BarSeries.from_bars(symbol, "none", bars)
+    columns = zip(*((b.date, b.open, b.high, b.low, b.close, b.volume, b.amount, b.trade_status, b.is_st)
+                    for b in bars))
+    return BarSeries(symbol, "none", *columns)
 
 def frame_of(symbol: str, rows, actions: list[CorporateAction] = (), start: str = "2024-03-04", list_date=None):
     raw = series(symbol, rows, start)
@@ -250,3 +253,82 @@ def pixiu_in_process(env: dict[str, str], *args: str, input_bytes: bytes | None 
     if text:
         return CliResult(code, out.decode("utf-8"), err.decode("utf-8"))
     return CliResult(code, out, err)
+
+
+class OfflineControl:
+    """A client for the offline server's /_pixiu control routes, to drive a server that runs in
+    another process (`pixiu offline-server --control`, whose token is required)."""
+
+    def __init__(self, url: str, token: str, timeout: float = 10.0) -> None:
+        """``url`` is the server root or its ``base_url`` (a trailing ``/v1`` is dropped);
+        ``token`` the server's ``control_token``."""
+        self.token = token
+        url = url.rstrip("/")
+        if url.endswith("/v1"):
+            url = url[: -len("/v1")]
+        self.url = url
+        self.timeout = timeout
+
+    def _call(self, method: str, path: str, payload: Any = None) -> Any:
+        import urllib.request
+
+        from pixiu_cli.offline.server import CONTROL_TOKEN_HEADER
+
+        data = None if payload is None else json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        request = urllib.request.Request(
+            f"{self.url}{path}",
+            data=data,
+            method=method,
+            headers={CONTROL_TOKEN_HEADER: self.token,
+                     **({"Content-Type": "application/json"} if data is not None else {})},
+        )
+        with urllib.request.urlopen(request, timeout=self.timeout) as response:
+            return json.loads(response.read() or b"null")
+
+    def enqueue(self, *replies: ScriptedReply | str) -> int:
+        """Queue replies; returns how many are pending."""
+        items = [ScriptedReply(text=r) if isinstance(r, str) else r for r in replies]
+        return self._call("POST", "/_pixiu/script", [r.to_dict() for r in items])["pending"]
+
+    def inject(self, *faults: Fault) -> int:
+        """Queue faults; returns how many are pending."""
+        return self._call("POST", "/_pixiu/faults", [f.to_dict() for f in faults])["pending"]
+
+    def requests(self) -> list[dict[str, Any]]:
+        """The request log: dicts with method, path, headers (credentials hidden), key_sha256,
+        body, json, status, usage."""
+        return self._call("GET", "/_pixiu/requests")
+
+    def reset(self) -> None:
+        self._call("POST", "/_pixiu/reset", {})
+
+
+class CsvSource:
+    """The PriceSource interface over one symbol's CSV files, so a test can feed sync (or
+    anything that takes a source) the way baostock and akshare do."""
+
+    name = "csv"
+
+    def __init__(self, symbol: str, path: Path, actions_path: Path | None = None, volume_unit: str = "auto"):
+        from pixiu_cli.market.csv_source import parse_actions, parse_bars, read_text
+
+        self.symbol = symbol
+        self.parsed = parse_bars(read_text(path), volume_unit)
+        self._actions = parse_actions(read_text(actions_path), symbol, source=self.name) if actions_path else []
+
+    def daily_bars(self, symbol: str, start: str, end: str) -> list[Bar]:
+        if symbol != self.symbol:
+            return []
+        return [b for b in self.parsed.bars if start <= b.date <= end and b.trade_status]
+
+    def actions(self, symbol: str, start: str, end: str) -> list[CorporateAction]:
+        return [a for a in self._actions if a.symbol == symbol and start <= a.ex_date <= end]
+
+    def trading_days(self, start: str, end: str) -> list[str]:
+        return []  # one stock's bars skip its suspensions: not the exchange's calendar
+
+    def securities(self) -> list:
+        return []
+
+    def close(self) -> None:
+        pass

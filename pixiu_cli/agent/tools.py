@@ -19,8 +19,8 @@ from pixiu_cli.context.quoting import quote_data
 from pixiu_cli.resources import prompts_dir
 from pixiu_cli.store.domain import DomainStore
 from pixiu_cli.store.memory import MemoryStore, PortfolioStore, decision_ref, note_ref
+from pixiu_cli.store.vocabulary import NOTE_KIND_NAMES, NOTE_KINDS, NOTE_NAME, SIDES, side_name
 
-NOTE_KIND_NAMES = {"view": "观点", "plan": "计划", "rule": "纪律"}
 
 
 class ToolArgumentError(Exception):
@@ -150,7 +150,7 @@ _NOTE_UNDO = {"added": "（/forget {ref} 可撤销）", "merged": "（/forget {r
 def note_notice(write) -> str:
     """The confirmation line of a note write (REPL, tool notice, `ask --json` notices)."""
     event, ref = write.event, note_ref(write.event.id)
-    kind = NOTE_KIND_NAMES.get(event.note_kind, event.note_kind or "笔记")
+    kind = NOTE_KIND_NAMES.get(event.note_kind, event.note_kind or NOTE_NAME)
     about = f"（{event.symbol}）" if event.symbol else ""
     return (f"{_NOTE_VERBS[write.outcome]} #{ref}：{kind}{about} · {event.text}"
             + _NOTE_UNDO[write.outcome].format(ref=ref))
@@ -200,7 +200,7 @@ def _record_decision(ctx: ToolContext, args: dict) -> ToolOutcome:
             reason=args.get("reason"), name=args.get("name"), at=_stamp(ctx), source="model")
     except ValueError as exc:
         raise ToolArgumentError(str(exc)) from None
-    verb = "买入" if decision.side == "buy" else "卖出"
+    verb = side_name(decision.side)
     after = f"持仓 {holding.shares:g} 股，成本 {holding.cost:.2f}" if holding else "已清仓"
     ref = decision_ref(decision.id)
     return ToolOutcome({"ok": True, "decision_id": ref, "holding_after": after},
@@ -253,7 +253,8 @@ TOOLS: tuple[Tool, ...] = (
     Tool("remember", "记住用户陈述的观点、计划或纪律（保留用户原话），供以后的对话参考。", {
         "type": "object",
         "properties": {
-            "kind": {"type": "string", "enum": ["view", "plan", "rule"], "description": "view 观点 / plan 计划 / rule 纪律"},
+            "kind": {"type": "string", "enum": list(NOTE_KINDS),
+                     "description": " / ".join(f"{k} {NOTE_KIND_NAMES[k]}" for k in NOTE_KINDS)},
             "text": {"type": "string", "description": "用户的原话"},
             "symbol": {"type": "string", "pattern": CODE, "description": "相关的六位股票代码（可选）"},
         },
@@ -271,7 +272,7 @@ TOOLS: tuple[Tool, ...] = (
         "type": "object",
         "properties": {
             "symbol": {"type": "string", "pattern": CODE},
-            "side": {"type": "string", "enum": ["buy", "sell"]},
+            "side": {"type": "string", "enum": list(SIDES)},
             "price": {"type": "number", "exclusiveMinimum": 0},
             "quantity": {"type": "number", "exclusiveMinimum": 0},
             "reason": {"type": "string"},
@@ -293,7 +294,7 @@ TOOLS: tuple[Tool, ...] = (
         "type": "object",
         "properties": {
             "text": {"type": "string"},
-            "kind": {"type": "string", "enum": ["view", "plan", "rule", "decision", "user_note"]},
+            "kind": {"type": "string", "enum": [*NOTE_KINDS, "decision", "user_note"]},
             "symbol": {"type": "string", "pattern": CODE},
             "since": {"type": "string", "pattern": DATE},
             "until": {"type": "string", "pattern": DATE},

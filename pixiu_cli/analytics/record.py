@@ -13,6 +13,7 @@ from pixiu_cli.analytics.track import score
 from pixiu_cli.market.data import MarketData
 from pixiu_cli.store.analytics import AnalyticsStore
 from pixiu_cli.store.domain import iso
+from pixiu_cli.store.vocabulary import side_name
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,7 @@ class TrackRow:
     vs_stock_20d: float | None
 
     def side_label(self) -> str:
-        return "买入" if self.side == "buy" else "卖出"
+        return side_name(self.side)
 
     @property
     def outcome(self) -> float | None:

@@ -3,8 +3,6 @@ the REPL describe rules on every turn without loading the analytics engine."""
 
 from __future__ import annotations
 
-KINDS = ("below", "above", "change_pct", "drawdown_from_cost")
-
 
 def describe(kind: str, threshold: float, symbol: str, name: str | None = None) -> str:
     who = f"{symbol} {name}" if name else symbol

@@ -14,13 +14,14 @@ from pixiu_cli.answer_evals.cases import load_answer_cases
 from pixiu_cli.answer_evals.runner import ABLATIONS, EXPECTED_CALLS_PER_CASE, EXPECTED_OUTPUT_TOKENS, FULL, \
     LiveReport, estimate_prompt_tokens, run_live
 from pixiu_cli.context.builder import SHANGHAI
+from pixiu_cli.errors import UserError
 from pixiu_cli.settings import Settings
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.evals import EvalResultRow, EvalRunStore
 from pixiu_cli.store.domain import iso
 
 
-class LiveEvalError(Exception):
+class LiveEvalError(UserError):
     """One line for the user."""
 
 

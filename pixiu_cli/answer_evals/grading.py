@@ -12,6 +12,7 @@ from datetime import datetime
 
 from pixiu_cli.answer_evals.cases import AnswerCase, Check
 from pixiu_cli.store.domain import DomainData, Profile
+from pixiu_cli.store.vocabulary import side_name
 
 # A profile older than this at the case's `now` is stale (the context engine's default limit).
 PROFILE_FRESH_DAYS = 90
@@ -133,7 +134,7 @@ def _latest_decision(case: AnswerCase, a: dict, reply: Reply) -> _Verdict:
     if not decisions:
         return False, "数据集中没有相关决策（用例有误）"
     latest = max(decisions, key=lambda d: d.decided_at)
-    side = "买入" if latest.side == "buy" else "卖出"
+    side = side_name(latest.side)
     ok = side in reply.text and any(abs(n - latest.price) <= 0.006 for n in _numbers(reply.text))
     return ok, f"应提到 {side} @ {latest.price}"
 

@@ -9,13 +9,14 @@ from datetime import datetime
 from pixiu_cli.codes import normalise_code
 from pixiu_cli.context.names import shipped_indexes, shipped_securities
 from pixiu_cli.context.normalize import normalize
+from pixiu_cli.errors import UserError
 from pixiu_cli.market.trading_days import SHANGHAI
 from pixiu_cli.store.securities import SecurityMaster
 
 MAX_ALIAS = 20
 
 
-class AliasError(Exception):
+class AliasError(UserError):
     """Bad input for an alias; the message is one line for the user (Chinese)."""
 
 

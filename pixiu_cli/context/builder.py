@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import cache, lru_cache
+from functools import cache
 
 from pixiu_cli.context.block import ContextBlock, MemoryId, Section, assemble, delta_block, parsed_digests
 from pixiu_cli.context.inspect import is_context_message
@@ -27,7 +27,7 @@ from pixiu_cli.context.withdrawals import withdrawn_section
 from pixiu_cli.market.trading_days import SHANGHAI
 from pixiu_cli.resources import prompts_dir, read_prompt
 from pixiu_cli.store.conversations import Conversation, ConversationStore, Turn
-from pixiu_cli.store.domain import DomainStore, Holding
+from pixiu_cli.store.domain import DomainStore
 from pixiu_cli.store.securities import SecurityMaster
 
 
@@ -105,13 +105,6 @@ def _previously_sent(turns: list[Turn]) -> tuple[dict[str, str], dict[str, int]]
         digests.update(sent)
         sent_in.update(dict.fromkeys(sent, turn.seq))
     return digests, sent_in
-
-
-@lru_cache(maxsize=4096)
-def _holding_name(h: Holding) -> HoldingName:
-    """Stored names may be any value the database holds; matching wants text. Remembered:
-    the same holdings are matched on every turn."""
-    return HoldingName(text(h.symbol), text(h.name), tuple(text(n) for n in h.short_names))
 
 
 class ContextBuilder:

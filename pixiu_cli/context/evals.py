@@ -95,6 +95,7 @@ from pixiu_cli.context.intent import Intent
 from pixiu_cli.context.memory import MemoryLimits
 from pixiu_cli.context.names import securities_for_document, shipped_market_list
 from pixiu_cli.dataset import SECTIONS, DatasetError, parse_document
+from pixiu_cli.errors import UserError
 from pixiu_cli.resources import data_dir
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
@@ -113,7 +114,7 @@ _QUOTED_SPAN = re.compile(r"「[^「」\n]*」")
 _SNIPPET = 60
 
 
-class EvalError(Exception):
+class EvalError(UserError):
     """A malformed case file or case; the message names the file and the case id."""
 
 

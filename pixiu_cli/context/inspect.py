@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from pixiu_cli.context.block import CONTEXT_OPEN
+from pixiu_cli.store.vocabulary import CONTEXT_OPEN
 from pixiu_cli.tokens import count_tokens, message_text
 
 

@@ -37,18 +37,6 @@ class Layer(StrEnum):
     OPINION = "情绪观点"
     MIXED = "混合"
 
-    @property
-    def guidance(self) -> str:
-        """How the model should treat items of this layer (Chinese, for the block)."""
-        return _GUIDANCE[self]
-
-
-_GUIDANCE = {
-    Layer.FACT: "客观事实：原样记录，作为分析基础",
-    Layer.LOGIC_TOOL: "逻辑工具：决策辅助，不单独作为依据",
-    Layer.OPINION: "情绪观点：仅供参考，剥离情绪",
-    Layer.MIXED: "混合信息：区分其中的事实与情绪",
-}
 
 _FIXED: dict[str, Layer] = {
     **dict.fromkeys(("holding", "position", "decision", "trade", "alert", "quote", "price"), Layer.FACT),

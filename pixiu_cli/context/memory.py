@@ -27,10 +27,9 @@ from pixiu_cli.context.layers import layer_for
 from pixiu_cli.context.quoting import defuse, quote_data
 from pixiu_cli.context.values import UNKNOWN_DAY, day, number, show_number, show_pct, show_price, show_signed, text
 from pixiu_cli.store.domain import DomainStore, Holding, Profile
+from pixiu_cli.store.vocabulary import NOTE_KIND_NAMES, NOTE_NAME, SIDE_NAMES
 
 ROLE_NAMES = {"core": "核心仓", "satellite": "卫星仓"}
-SIDE_NAMES = {"buy": "买入", "sell": "卖出"}
-NOTE_KIND_NAMES = {"view": "观点", "plan": "计划", "rule": "纪律"}
 NOTE_KIND_ORDER = {"rule": 0, "plan": 1}  # the user's own rules and plans go last when trimming
 
 # Trimming priority: higher survives longer (see the module docstring).
@@ -170,7 +169,7 @@ def _profile_text(profile: Profile, name: str) -> str:
 
 
 def _note_item(note) -> BlockItem:
-    kind = NOTE_KIND_NAMES.get(text(note.note_kind), defuse(text(note.note_kind)) or "笔记")
+    kind = NOTE_KIND_NAMES.get(text(note.note_kind), defuse(text(note.note_kind)) or NOTE_NAME)
     about = f"（{defuse(text(note.symbol))}）" if text(note.symbol) else ""
     return BlockItem(f"{kind}{about}：{quote_data(text(note.text))}", layer_for("user_note"),
                      _shown_day(note.created_at), MemoryId("note", note.id))

@@ -108,10 +108,6 @@ def _is_ascii_glue(ch: str) -> bool:
     return ch.isascii() and (ch.isalnum() or ch == "_")
 
 
-def _is_glue(ch: str) -> bool:
-    return ch.isdigit() or _is_ascii_glue(ch)
-
-
 def _skip_back(text: str, pos: int, skip: str) -> int:
     """Index just past the last character before `pos` that is not in `skip`/whitespace."""
     while pos > 0 and (text[pos - 1] in skip or text[pos - 1].isspace()):

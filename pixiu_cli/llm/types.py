@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from pixiu_cli.errors import UserError
 
 @dataclass(frozen=True)
 class Usage:
@@ -49,7 +50,7 @@ class CallOutcome:
     attempts: int = 0  # HTTP requests made for this call (retries included)
 
 
-class LLMError(Exception):
+class LLMError(UserError):
     """A provider or network failure, already phrased as one line for the user."""
 
     def __init__(self, message: str, *, kind: str, status: int | None = None,

@@ -70,7 +70,6 @@ class StreamState:
     """What one attempt has read so far, beyond what `CallOutcome` holds."""
 
     done: bool = False  # the [DONE] terminator arrived
-    skipped: int = 0  # undecodable events after the finish reason
     partial_calls: dict[int, dict] = field(default_factory=dict)
 
 
@@ -156,7 +155,6 @@ def read_event(data: str, outcome: CallOutcome, state: StreamState) -> list[tupl
     except BadChunk:
         if outcome.finish_reason is None:
             raise
-        state.skipped += 1
         return []
 
 

@@ -7,13 +7,15 @@ import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
+from pixiu_cli.errors import UserError
 from pixiu_cli.market.data import MarketData
 from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.vocabulary import SIDE_NAMES, SIDES
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
-class ChartError(Exception):
+class ChartError(UserError):
     """Nothing to draw; one line for the user."""
 
 
@@ -60,7 +62,7 @@ def chart_data(market: MarketData, domain: DomainStore, symbol: str, days: int) 
     trades = []
     for d in domain.recent_decisions_for(symbol, dates[0], dates[-1] + "T23:59:59", 50):
         i = bisect_left(full.dates, d.decided_at[:10])
-        if i < len(full) and full.dates[i] == d.decided_at[:10] and d.side in ("buy", "sell"):
+        if i < len(full) and full.dates[i] == d.decided_at[:10] and d.side in SIDES:
             trades.append(TradeMark(full.dates[i], d.side, d.price * scale[i]))
     holding = domain.holding(symbol)
     cost_line = None
@@ -93,11 +95,11 @@ def render_chart(data: ChartData, *, width: int = 100, height: int = 24, color: 
     if data.cost_line is not None:
         plt.hline(data.cost_line, "red")
     index = {d: i for i, d in enumerate(data.dates)}
-    for side, marker, colour in (("buy", "B", "green"), ("sell", "S", "red")):
+    for side, marker, colour in zip(SIDES, ("B", "S"), ("green", "red")):
         marks = [t for t in data.trades if t.side == side]
         if marks:
             plt.scatter([index[t.date] for t in marks], [t.price for t in marks], marker=marker, color=colour,
-                        label="买入" if side == "buy" else "卖出")
+                        label=SIDE_NAMES[side])
     step = max(1, len(xs) // 5)
     ticks = xs[::step]
     plt.xticks(ticks, [data.dates[i] for i in ticks])

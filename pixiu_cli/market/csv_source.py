@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from pixiu_cli.errors import UserError
 from pixiu_cli.store.market import Bar, CorporateAction
 
 VOLUME_UNITS = ("auto", "shares", "lots")
@@ -40,7 +41,7 @@ _DATE = re.compile(r"(\d{4})[-/.]?(\d{1,2})[-/.]?(\d{1,2})(?:[ T].*)?")
 _UNIT_SUFFIX = re.compile(r"[（(][^）)]*[）)]")
 
 
-class CsvImportError(Exception):
+class CsvImportError(UserError):
     """The file cannot be imported; one line for the user, nothing was written."""
 
 
@@ -225,31 +226,3 @@ def parse_actions(text: str, symbol: str, *, source: str = "import", at: str | N
         actions.append(CorporateAction(symbol, ex_date, cash, shares, None, source, "cash_shares", at))
     return actions
 
-
-class CsvSource:
-    """The PriceSource interface over one symbol's files, so a CSV can feed anything that
-    takes a source (sync, tests) the same way baostock and akshare do."""
-
-    name = "csv"
-
-    def __init__(self, symbol: str, path: Path, actions_path: Path | None = None, volume_unit: str = "auto"):
-        self.symbol = symbol
-        self.parsed = parse_bars(read_text(path), volume_unit)
-        self._actions = parse_actions(read_text(actions_path), symbol, source=self.name) if actions_path else []
-
-    def daily_bars(self, symbol: str, start: str, end: str) -> list[Bar]:
-        if symbol != self.symbol:
-            return []
-        return [b for b in self.parsed.bars if start <= b.date <= end and b.trade_status]
-
-    def actions(self, symbol: str, start: str, end: str) -> list[CorporateAction]:
-        return [a for a in self._actions if a.symbol == symbol and start <= a.ex_date <= end]
-
-    def trading_days(self, start: str, end: str) -> list[str]:
-        return []  # one stock's bars skip its suspensions: not the exchange's calendar
-
-    def securities(self) -> list:
-        return []
-
-    def close(self) -> None:
-        pass

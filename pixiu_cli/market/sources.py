@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from pixiu_cli.errors import UserError
 from pixiu_cli.store.market import Bar, CorporateAction
 from pixiu_cli.store.securities import Security
 
 SOURCE_NAMES = ("baostock", "akshare")
 
 
-class SourceError(Exception):
+class SourceError(UserError):
     """A source could not answer; the message is one line naming the source and the reason."""
 
 

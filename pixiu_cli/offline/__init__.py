@@ -9,9 +9,9 @@ import importlib
 # Names are loaded on first use (PEP 562): importing the package for one name must not
 # pay for the server, its cache and the responder.
 _WHERE = {
-    "PrefixCache": "cache", "OfflineControl": "control", "respond": "responder", "Fault": "script",
+    "PrefixCache": "cache", "respond": "responder", "Fault": "script",
     "ScriptedReply": "script", "ToolCallSpec": "script", "OfflineServer": "server",
-    "RecordedRequest": "server", "serve_forever": "server",
+    "RecordedRequest": "server",
 }
 
 
@@ -25,12 +25,10 @@ def __getattr__(name: str):
 
 __all__ = [
     "Fault",
-    "OfflineControl",
     "OfflineServer",
     "PrefixCache",
     "RecordedRequest",
     "ScriptedReply",
     "ToolCallSpec",
     "respond",
-    "serve_forever",
 ]

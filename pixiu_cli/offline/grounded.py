@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pixiu_cli.llm.template import SYSTEM_ROLES, content_text
+from pixiu_cli.store.vocabulary import CONTEXT_OPEN
 
 from .script import ScriptedReply
 from .tool_intents import planned_tool_calls
 
-CONTEXT_MARKER = "[上下文信息]"
 NOTICE = "（离线评测模型：只根据本次请求里的资料作答，不是真实模型）"
 NOTHING = "本次请求中没有与这个问题相关的资料，我不做猜测。"
 
@@ -64,8 +64,9 @@ class Facts:
         return f"{names[0]}（{code}）" if names else code
 
 
-def _is_context(message: Mapping[str, Any]) -> bool:
-    return message.get("role") == "user" and content_text(message.get("content")).lstrip().startswith(CONTEXT_MARKER)
+def is_context_block(message: Mapping[str, Any]) -> bool:
+    """A user message that carries a [上下文信息] block (leading blank space tolerated)."""
+    return message.get("role") == "user" and content_text(message.get("content")).lstrip().startswith(CONTEXT_OPEN)
 
 
 def read_facts(blocks: list[str]) -> Facts:
@@ -182,8 +183,8 @@ def _split(request: Mapping[str, Any]) -> tuple[str, list[str], list[str]]:
     """The question (last plain user message), every context block in order, tool results after it."""
     messages = [m for m in request.get("messages") or [] if isinstance(m, Mapping)
                 and m.get("role") not in SYSTEM_ROLES]
-    blocks = [content_text(m.get("content")) for m in messages if _is_context(m)]
-    last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user" and not _is_context(m)),
+    blocks = [content_text(m.get("content")) for m in messages if is_context_block(m)]
+    last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user" and not is_context_block(m)),
                     default=-1)
     question = content_text(messages[last_user].get("content")) if last_user >= 0 else ""
     tools = [content_text(m.get("content")) for m in messages[last_user + 1:] if m.get("role") == "tool"]

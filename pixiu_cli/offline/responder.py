@@ -13,11 +13,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pixiu_cli.llm.template import SYSTEM_ROLES, content_text
-
+from .grounded import is_context_block
 from .script import ScriptedReply
 from .tool_intents import planned_tool_calls
 
-CONTEXT_MARKER = "[上下文信息]"
 OFFLINE_NOTICE = (
     "（离线模式：未配置 API key，以下回答由本地离线应答器根据本次请求内容生成，不是真实模型）"
 )
@@ -58,12 +57,6 @@ def summarise_context(text: str) -> ContextSummary:
     return summary
 
 
-def _is_context(message: Mapping[str, Any]) -> bool:
-    return message.get("role") == "user" and content_text(message.get("content")).lstrip().startswith(
-        CONTEXT_MARKER
-    )
-
-
 def _quote(text: str) -> str:
     text = text.strip()
     if len(text) > QUESTION_LIMIT:
@@ -80,7 +73,7 @@ class _Turn:
     @property
     def question(self) -> str:
         last = self.current[-1] if self.current else None
-        return "" if last is None or _is_context(last) else content_text(last.get("content"))
+        return "" if last is None or is_context_block(last) else content_text(last.get("content"))
 
 
 def _split_turn(conversation: list[Mapping[str, Any]]) -> _Turn:
@@ -119,7 +112,7 @@ def respond(request: Mapping[str, Any], *, keyless: bool = False) -> ScriptedRep
     if not turn.tool_results and question.strip():
         # Stocks named in any block of the conversation, not only this turn's: a delta
         # block carries only what changed since the earlier ones.
-        context_text = "\n".join(content_text(m.get("content")) for m in conversation if _is_context(m))
+        context_text = "\n".join(content_text(m.get("content")) for m in conversation if is_context_block(m))
         planned = planned_tool_calls(question, context_text, set(_tool_names(request)))
         if planned:
             return ScriptedReply(tool_calls=planned)
@@ -145,14 +138,14 @@ def _request_lines(request: Mapping[str, Any], messages: list[Mapping[str, Any]]
     names = _tool_names(request)
     lines.append(f"- 可用工具：{len(names)} 个（{'、'.join(n for n in names if n)}）" if names else "- 可用工具：无")
 
-    earlier_turns = sum(1 for m in turn.history if m.get("role") == "user" and not _is_context(m))
-    old_blocks = sum(1 for m in turn.history if _is_context(m))
+    earlier_turns = sum(1 for m in turn.history if m.get("role") == "user" and not is_context_block(m))
+    old_blocks = sum(1 for m in turn.history if is_context_block(m))
     history_line = f"- 历史对话：{earlier_turns} 轮"
     if old_blocks:
         history_line += f"（其中保留了 {old_blocks} 个旧的 [上下文信息] 块）"
     lines.append(history_line)
 
-    blocks = [m for m in turn.current if _is_context(m)]
+    blocks = [m for m in turn.current if is_context_block(m)]
     if not blocks:
         lines.append("- [上下文信息]：本轮没有附带")
     for block in blocks:

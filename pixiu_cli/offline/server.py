@@ -31,7 +31,7 @@ import threading
 import time
 import uuid
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -137,6 +137,17 @@ def _bearer(value: str | None) -> str | None:
     if scheme.lower() != "bearer" or not token:
         return None
     return token
+
+
+def _invalid_request(parsed: Any) -> str | None:
+    """Why a parsed body is not a chat request, or None."""
+    if not isinstance(parsed, dict):
+        return "the request body must be a JSON object"
+    if not isinstance(parsed.get("messages"), list) or not parsed["messages"]:
+        return "'messages' is required and must be a non-empty list"
+    if not all(isinstance(m, dict) and "role" in m for m in parsed["messages"]):
+        return "every message must be an object with a 'role'"
+    return None
 
 
 class _Abort(Exception):
@@ -364,7 +375,39 @@ class _Handler(BaseHTTPRequestHandler):
         self._send_json(200, {"ok": True, "pending": pending})
 
     def _chat(self, body: bytes) -> None:
-        state = self.state
+        record, parsed, parse_error = self._record(body)
+        api_key = self._authorised()
+        if api_key is None:
+            record.status = 401
+            return
+        parse_error = parse_error or _invalid_request(parsed)
+        if parse_error is not None:
+            record.status = 400
+            self._send_error_json(400, parse_error)
+            return
+        request: dict[str, Any] = parsed
+        model = request.get("model") if isinstance(request.get("model"), str) else None
+        fault, reply = self._take_script(model)
+        record.fault = fault
+        if fault is not None and fault.kind in REJECTING_FAULT_KINDS:
+            self._reject(fault, record)
+            return
+        if reply is None:
+            reply = self.state.responder(request)
+        if fault is not None and fault.kind == "delay":
+            self._wait(fault.seconds)
+        prompt = render_prompt(request)
+        truncated = fault is not None and fault.kind in ("drop_stream", "malformed_chunk")
+        usage = self._account(api_key, prompt, reply, truncated)
+        record.usage = usage
+        record.status = 200
+        self._answer(request, reply, fault, usage, ReplyMeta(
+            completion_id=f"chatcmpl-{uuid.uuid4().hex}", created=int(time.time()), model=model or DEFAULT_MODEL,
+        ), tool_call_ids(reply, prompt))
+
+    def _record(self, body: bytes) -> tuple[RecordedRequest, Any, str | None]:
+        """Record the request as received (every request is recorded, even a rejected one);
+        the parsed body, and why it could not be parsed."""
         parsed: Any = None
         parse_error: str | None = None
         try:
@@ -381,27 +424,13 @@ class _Handler(BaseHTTPRequestHandler):
             received_at=time.time(),
             key_sha256=_digest(key) if key else None,
         )
-        with state.lock:
-            state.requests.append(record)
+        with self.state.lock:
+            self.state.requests.append(record)
+        return record, parsed, parse_error
 
-        api_key = self._authorised()
-        if api_key is None:
-            record.status = 401
-            return
-        if parse_error is None:
-            if not isinstance(parsed, dict):
-                parse_error = "the request body must be a JSON object"
-            elif not isinstance(parsed.get("messages"), list) or not parsed["messages"]:
-                parse_error = "'messages' is required and must be a non-empty list"
-            elif not all(isinstance(m, dict) and "role" in m for m in parsed["messages"]):
-                parse_error = "every message must be an object with a 'role'"
-        if parse_error is not None:
-            record.status = 400
-            self._send_error_json(400, parse_error)
-            return
-        request: dict[str, Any] = parsed
-
-        model = request.get("model") if isinstance(request.get("model"), str) else None
+    def _take_script(self, model: str | None) -> tuple[Fault | None, ScriptedReply | None]:
+        """The next injected fault and scripted reply (a rejecting fault consumes no reply)."""
+        state = self.state
         with state.lock:
             if model:
                 state.last_model = model
@@ -411,39 +440,26 @@ class _Handler(BaseHTTPRequestHandler):
                 reply = state.replies.popleft() if state.replies else None
         if fault is None and reply is not None:
             fault = reply.fault
-        record.fault = fault
+        return fault, reply
 
-        if fault is not None and fault.kind in REJECTING_FAULT_KINDS:
-            self._reject(fault, record)
-            return
-        if reply is None:
-            reply = state.responder(request)
-
-        if fault is not None and fault.kind == "delay":
-            self._wait(fault.seconds)
-
-        truncated = fault is not None and fault.kind in ("drop_stream", "malformed_chunk")
-        prompt = render_prompt(request)
+    def _account(self, api_key: str, prompt: str, reply: ScriptedReply, truncated: bool) -> dict[str, Any]:
+        """Usage for this call, with the prefix cache consulted and updated (a cut-off
+        answer caches only the prompt)."""
+        state = self.state
         input_tokens = encode(prompt)
         output_tokens = encode(render_completion(reply.text, reply.reasoning, reply.tool_calls))
         cached = state.cache.lookup(api_key, input_tokens)
         state.cache.store(api_key, input_tokens if truncated else input_tokens + output_tokens)
-        usage = build_usage(
+        return build_usage(
             state.profile,
             len(input_tokens),
             len(output_tokens),
             cached,
             reasoning_tokens=len(encode(reply.reasoning)) if reply.reasoning else 0,
         )
-        record.usage = usage
-        record.status = 200
 
-        meta = ReplyMeta(
-            completion_id=f"chatcmpl-{uuid.uuid4().hex}",
-            created=int(time.time()),
-            model=model or DEFAULT_MODEL,
-        )
-        call_ids = tool_call_ids(reply, prompt)
+    def _answer(self, request: dict[str, Any], reply: ScriptedReply, fault: Fault | None,
+                usage: dict[str, Any], meta: ReplyMeta, call_ids: list[str]) -> None:
         if request.get("stream"):
             options = request.get("stream_options") or {}
             include_usage = bool(isinstance(options, dict) and options.get("include_usage"))
@@ -708,23 +724,3 @@ class OfflineServer:
     def reset(self) -> None:
         _reset(self._state)
 
-
-def serve_forever(
-    port: int = 0,
-    cache_profile: str = "deepseek",
-    *,
-    host: str = "127.0.0.1",
-    ttl_seconds: float | None = None,
-    on_ready: Callable[[OfflineServer], None] | None = None,
-    replies: Iterable[ScriptedReply] = (),
-    control: bool = False,
-) -> None:
-    """Serve in the foreground until interrupted (Ctrl-C). Prints nothing: ``on_ready``
-    receives the bound server (e.g. to print its ``base_url`` and ``control_token``)."""
-    server = OfflineServer(cache_profile=cache_profile, host=host, port=port, ttl_seconds=ttl_seconds,
-                           control=control)
-    server.bind()
-    server.enqueue(*replies)
-    if on_ready is not None:
-        on_ready(server)
-    server.serve_in_foreground()

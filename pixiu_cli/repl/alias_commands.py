@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pixiu_cli.context.aliases import AliasError, add_alias, alias_table, list_aliases, remove_alias
+from pixiu_cli.context.aliases import add_alias, alias_table, list_aliases, remove_alias
 from pixiu_cli.repl.commands import CommandError, ParsedCommand, registry
 from pixiu_cli.repl.state import ReplState
 
@@ -13,18 +13,15 @@ USAGE = "/alias [别名 代码] | /alias --remove 别名"
 def alias_command(state: ReplState, cmd: ParsedCommand) -> None:
     master = state.app.builder.securities
     args = cmd.args
-    try:
-        if not args:
-            rows = list_aliases(master)
-            state.renderer.table("股票别名", ["别名", "代码", "名称", "来源"], alias_table(rows))
-            return
-        if args[0] == "--remove" and len(args) == 2:
-            remove_alias(master, args[1])
-            state.renderer.info(f"已删除别名 {args[1]}")
-            return
-        if len(args) != 2 or args[0].startswith("--"):
-            raise CommandError(f"用法：{USAGE}")
-        row = add_alias(master, args[0], args[1])
-    except AliasError as exc:
-        raise CommandError(str(exc)) from None
+    if not args:
+        rows = list_aliases(master)
+        state.renderer.table("股票别名", ["别名", "代码", "名称", "来源"], alias_table(rows))
+        return
+    if args[0] == "--remove" and len(args) == 2:
+        remove_alias(master, args[1])
+        state.renderer.info(f"已删除别名 {args[1]}")
+        return
+    if len(args) != 2 or args[0].startswith("--"):
+        raise CommandError(f"用法：{USAGE}")
+    row = add_alias(master, args[0], args[1])
     state.renderer.info(f"已设置别名：{row.alias} → {row.symbol}{' ' + row.name if row.name else ''}")

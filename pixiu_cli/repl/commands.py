@@ -8,8 +8,10 @@ import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from pixiu_cli.errors import UserError
 
-class CommandError(Exception):
+
+class CommandError(UserError):
     """Bad use of a command; the message is one line for the user and nothing changed."""
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pixiu_cli.presenters import NothingToShow, show_stored_call
+from pixiu_cli.presenters import show_stored_call
 from pixiu_cli.repl.commands import CommandError, ParsedCommand, parse_number, registry
 from pixiu_cli.repl.state import ReplState
 
@@ -24,7 +24,4 @@ def parse_context_args(args: list[str]) -> tuple[int | None, str]:
 @registry.command("context", "查看模型上一次（或第 N 轮）真正看到的内容", "/context [N] [--raw|--pretty|--json|--diff]")
 def context_command(state: ReplState, cmd: ParsedCommand) -> None:
     turn_seq, mode = parse_context_args(cmd.args)
-    try:
-        show_stored_call(state.renderer, state.app.store, state.conversation_id, turn_seq=turn_seq, mode=mode)
-    except NothingToShow as exc:
-        raise CommandError(str(exc)) from None
+    show_stored_call(state.renderer, state.app.store, state.conversation_id, turn_seq=turn_seq, mode=mode)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from pixiu_cli.redact import scrub
+from pixiu_cli.errors import UserError
+from pixiu_cli.presenters import error_line
 from pixiu_cli.render import StatusFigures
-from pixiu_cli.store.database import DISK_FULL, StoreError, disk_full, lock_timeout_line
 from pixiu_cli.repl import (  # noqa: F401  (importing registers the commands)
     alias_commands,
     analytics_commands,
@@ -35,8 +35,8 @@ def run_command(state: ReplState, line: str) -> None:
         if command is None:
             raise CommandError(f"未知命令 /{parsed.name}，输入 /help 查看可用命令")
         command.handler(state, parsed)
-    except CommandError as exc:
-        state.renderer.error(str(exc))
+    except UserError as exc:
+        _recover(state, exc)  # /retry runs a turn: one it cut off is closed with this line
 
 
 def run_chat_turn(state: ReplState, text: str) -> None:
@@ -61,14 +61,8 @@ def run_chat_turn(state: ReplState, text: str) -> None:
 
 
 def _recover(state: ReplState, exc: Exception) -> None:
-    if isinstance(exc, StoreError):
-        line = str(exc)
-    elif lock_timeout_line(exc):
-        line = lock_timeout_line(exc)
-    elif disk_full(exc):
-        line = DISK_FULL
-    else:
-        line = scrub(f"意外错误（{type(exc).__name__}）：{exc}")
+    """One line for an error that ended a command or a turn (see error_line)."""
+    line = error_line(exc)
     try:
         state.app.store.fail_own_pending(line)
     except Exception:

@@ -11,10 +11,10 @@ from pixiu_cli.context.builder import SHANGHAI
 from pixiu_cli.repl.commands import CommandError, ParsedCommand, registry
 from pixiu_cli.repl.state import ReplState
 from pixiu_cli.store.domain import DomainStore
-from pixiu_cli.store.memory import MemoryRef, MemoryRefError, PortfolioStore, trade_text
+from pixiu_cli.store.memory import MemoryRef, PortfolioStore, trade_text
+from pixiu_cli.store.vocabulary import MEMORY_KIND_NAMES, NOTE_KINDS
 
 SYMBOL = r"[0-9]{6}"  # ASCII only: re's \d also takes '６００５１９', which no stored code matches
-KIND_NAMES = {"view": "观点", "plan": "计划", "rule": "纪律", "decision": "交易", "user_note": "笔记"}
 
 
 def _split_flags(args: list[str], flags: dict[str, tuple[str, ...] | str]) -> tuple[dict[str, str], list[str]]:
@@ -81,16 +81,13 @@ def _now() -> str:
 
 
 def _resolve(state: ReplState, text: str) -> MemoryRef:
-    try:
-        return state.app.memory.resolve(text)
-    except MemoryRefError as exc:
-        raise CommandError(str(exc)) from None
+    return state.app.memory.resolve(text)
 
 
 @registry.command("remember", "手动记下一条观点 / 计划 / 纪律",
                   "/remember 文本 [--kind view|plan|rule] [--symbol 代码]（不写 --symbol 时从文字里认出股票）")
 def remember_command(state: ReplState, cmd: ParsedCommand) -> None:
-    flags, text = _free_text(cmd.raw_args, {"kind": ("view", "plan", "rule"), "symbol": SYMBOL})
+    flags, text = _free_text(cmd.raw_args, {"kind": NOTE_KINDS, "symbol": SYMBOL})
     if not text:
         raise CommandError("要记住的内容为空：/remember 文本 [--kind view|plan|rule] [--symbol 代码]")
     symbol = flags.get("symbol") or symbol_in_text(DomainStore(state.app.memory.db), text)
@@ -106,12 +103,12 @@ def memory_command(state: ReplState, cmd: ParsedCommand) -> None:
     if cmd.args and cmd.args[0] == "edit":
         _edit(state, cmd)
         return
-    flags, words = _split_flags(cmd.args, {"kind": ("view", "plan", "rule", "decision"), "symbol": SYMBOL})
+    flags, words = _split_flags(cmd.args, {"kind": (*NOTE_KINDS, "decision"), "symbol": SYMBOL})
     entries = memory.listing(text=" ".join(words) or None, kind=flags.get("kind"), symbol=flags.get("symbol"), limit=50)
     if not entries:
         state.renderer.info("没有找到记忆。用 /remember 文本 手动添加。")
         return
-    rows = [[e.ref, KIND_NAMES.get(e.kind, e.kind), e.symbol or "—", e.created_at[:10],
+    rows = [[e.ref, MEMORY_KIND_NAMES.get(e.kind, e.kind), e.symbol or "—", e.created_at[:10],
              {"user": "手动", "model": "对话", "import": "导入"}.get(e.source or "", e.source or "—"),
              str(e.inject_count), e.text] for e in entries]
     state.renderer.table(f"记忆（{len(entries)} 条，/forget ID 撤销或删除）",

@@ -172,6 +172,12 @@ def add_request_function(conn) -> None:
     conn.create_function("call_request", 1, call_request)
 
 
+def _conversation(row: dict) -> Conversation:
+    """A conversations row (with its `turn_count`) as a Conversation."""
+    return Conversation(row["id"], row["title"] or "", row["created_at"], row["updated_at"],
+                        row["model"], row["summary"], row["turn_count"], row["summary_upto_turn"] or 0)
+
+
 class ConversationStore:
     def __init__(self, db: Database):
         self.db = db
@@ -229,11 +235,7 @@ class ConversationStore:
         rows = (self._rows(
             "select c.*, (select count(*) from turns t where t.conversation_id = c.id) as turn_count "
             "from conversations c where c.id = ?", [conversation_id]))
-        if not rows:
-            return None
-        row = rows[0]
-        return Conversation(row["id"], row["title"] or "", row["created_at"], row["updated_at"],
-                            row["model"], row["summary"], row["turn_count"], row["summary_upto_turn"] or 0)
+        return _conversation(rows[0]) if rows else None
 
     def latest_conversation(self) -> Conversation | None:
         rows = (self._rows("select id from conversations order by updated_at desc, id desc limit 1"))
@@ -243,8 +245,7 @@ class ConversationStore:
         rows = self._rows(
             "select c.*, (select count(*) from turns t where t.conversation_id = c.id) as turn_count "
             "from conversations c order by c.updated_at desc, c.id desc limit ?", [limit])
-        return [Conversation(r["id"], r["title"] or "", r["created_at"], r["updated_at"], r["model"],
-                             r["summary"], r["turn_count"]) for r in rows]
+        return [_conversation(r) for r in rows]
 
     # turns ---------------------------------------------------------------------
     def start_turn(self, conversation_id: int, user_text: str) -> Turn:
@@ -439,14 +440,6 @@ class ConversationStore:
     def last_call_before(self, call_id: int) -> CallRecord | None:
         rows = (self._rows("select * from calls where id < ? and status != 'pending' order by id desc limit 1",
                                   [call_id]))
-        return self._calls(rows[:1])[0] if rows else None
-
-    def last_call(self, conversation_id: int | None = None) -> CallRecord | None:
-        if conversation_id is None:
-            rows = (self._rows("select * from calls order by id desc limit 1"))
-        else:
-            rows = (self._rows("select * from calls where conversation_id = ? order by id desc limit 1",
-                                      [conversation_id]))
         return self._calls(rows[:1])[0] if rows else None
 
 

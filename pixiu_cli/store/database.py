@@ -14,12 +14,13 @@ from pathlib import Path
 
 from sqlite_utils import Database
 
+from pixiu_cli.errors import UserError
 from pixiu_cli.store.schema import migrations
 
 BUSY_TIMEOUT_MS = 15_000
 
 
-class StoreError(Exception):
+class StoreError(UserError):
     """The database cannot be used; the message is one line for the user."""
 
 

@@ -362,9 +362,6 @@ class DomainStore:
             for trade in trades:
                 _replay_trade(self.db, trade)
 
-    def is_empty(self) -> bool:
-        return self.db.execute("select count(*) from holdings").fetchone()[0] == 0
-
 
 def _replay_trade(db: Database, trade: dict) -> None:
     """Apply a trade recorded in conversation to freshly imported holdings, as record_trade
@@ -388,12 +385,3 @@ def _replay_trade(db: Database, trade: dict) -> None:
         cost = (held["shares"] * held["cost"] + quantity * price) / shares
         db["holdings"].update(symbol, {"shares": shares, "cost": round(cost, 4), "updated_at": at})
 
-
-def __getattr__(name: str):
-    # The memory write path lives in store/memory.py (which imports this module); these
-    # names stay importable from here for existing callers.
-    if name in ("MemoryStore", "PortfolioStore"):
-        from pixiu_cli.store import memory
-
-        return getattr(memory, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -12,9 +12,6 @@ from sqlite_utils import Database
 from pixiu_cli.store.database import write_transaction
 from pixiu_cli.store.domain import _rows
 
-BAR_COLUMNS = ("date", "open", "high", "low", "close", "volume", "amount", "trade_status", "is_st")
-
-
 @dataclass(frozen=True)
 class Bar:
     date: str  # YYYY-MM-DD
@@ -51,14 +48,6 @@ class BarSeries:
     def bars(self) -> list[Bar]:
         return [Bar(*row) for row in zip(self.dates, self.open, self.high, self.low, self.close, self.volume,
                                          self.amount, self.trade_status, self.is_st)]
-
-    @classmethod
-    def from_bars(cls, symbol: str, adjust: str, bars: Sequence[Bar]) -> "BarSeries":
-        if not bars:
-            return cls(symbol, adjust)
-        columns = list(zip(*((b.date, b.open, b.high, b.low, b.close, b.volume, b.amount, b.trade_status,
-                                bool(b.is_st)) for b in bars)))
-        return cls(symbol, adjust, *columns)
 
 
 @dataclass(frozen=True)

@@ -15,16 +15,17 @@ from dataclasses import dataclass
 from sqlite_utils import Database
 
 from pixiu_cli.codes import is_finite_number
+from pixiu_cli.errors import UserError
 
 from pixiu_cli.store.database import write_transaction
 from pixiu_cli.store.dedup import FUZZY_MAX_CHARS, could_match, normalise, note_key, same_memory
 from pixiu_cli.store.domain import Decision, Holding, MemoryEvent, _decision, _event, _holding, _rows
+from pixiu_cli.store.vocabulary import NOTE_KINDS, side_name
 
 CANDIDATES = 200  # live notes of the same symbol compared with a new one
-SIDE_NAMES = {"buy": "买入", "sell": "卖出"}
 
 
-class MemoryRefError(ValueError):
+class MemoryRefError(UserError, ValueError):
     """An id the user typed that names no memory, or two; the message is one line."""
 
 
@@ -94,7 +95,7 @@ class Withdrawal:
 
 
 def trade_text(side: str, symbol: str, quantity: float, price: float, reason: str | None) -> str:
-    return f"{SIDE_NAMES.get(side, side)} {symbol} {quantity:g} 股 @ {price:g}" + (f"，理由：{reason}" if reason else "")
+    return f"{side_name(side)} {symbol} {quantity:g} 股 @ {price:g}" + (f"，理由：{reason}" if reason else "")
 
 
 class MemoryStore:
@@ -201,13 +202,6 @@ class MemoryStore:
             "new_text, at) values (?, ?, ?, ?, ?, ?, ?, ?)",
             [row["id"], action, row["text"], row["note_kind"], row["created_at"], row["source"], new_text, at])
 
-    def add_event(self, *, kind: str, text: str, symbol: str | None, source: str, at: str) -> int:
-        with write_transaction(self.db):
-            cursor = self.db.conn.execute(
-                "insert into memory_events (kind, symbol, text, created_at, source, inject_count) "
-                "values (?, ?, ?, ?, ?, 0)", [kind, symbol, text, at, source])
-            return cursor.lastrowid
-
     def edit(self, event_id: int, text: str, at: str | None = None) -> bool:
         with write_transaction(self.db):
             row = self._live_note_row(event_id)
@@ -245,7 +239,7 @@ class MemoryStore:
         if text:
             where.append("text like ? escape '\\'")
             params.append(_like(text))
-        if kind in ("view", "plan", "rule"):
+        if kind in NOTE_KINDS:
             where.append("kind = 'user_note' and note_kind = ?")
             params.append(kind)
         elif kind:

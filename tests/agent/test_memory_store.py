@@ -7,7 +7,8 @@ import pytest
 
 from pixiu_cli.dataset import SHANGHAI
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.domain import DomainStore, MemoryStore, PortfolioStore
+from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.memory import MemoryStore, PortfolioStore
 from pixiu_cli.store.memory import MemoryRefError
 
 NOW = datetime(2026, 11, 24, 10, 0, tzinfo=SHANGHAI)

@@ -191,5 +191,9 @@ def test_layer_for(kind, declared, layer):
 
 def test_layer_values_and_guidance():
     assert [layer.value for layer in Layer] == ["事实", "逻辑工具", "情绪观点", "混合"]
-    assert "不单独作为依据" in Layer.LOGIC_TOOL.guidance
+    # how the model treats each layer is taught by the knowledge prompt, next to the layer names
+    from pixiu_cli.resources import prompts_dir
+
+    guide = (prompts_dir() / "knowledge" / "information_layers.md").read_text(encoding="utf-8")
+    assert all(layer.value in guide for layer in Layer) and "不单独作为依据" in guide
     assert parse_layer(None) is None and parse_layer("  Mixed ") is Layer.MIXED

@@ -265,8 +265,8 @@ def test_sync_names_calendar_days_the_source_disagrees_on(db):
 
 
 def test_csv_files_are_a_price_source_too(db):
-    from pixiu_cli.market.csv_source import CsvSource
     from tests.helpers import MARKET_FIXTURES as FIXTURES
+    from tests.helpers import CsvSource
 
     source = CsvSource("000333", FIXTURES / "000333.csv", FIXTURES / "000333_actions.csv")
     outcomes = sync(MarketStore(db), SecurityMaster(db), source, ["000333"], since="2016-05-01",

@@ -12,12 +12,11 @@ import pytest
 
 from pixiu_cli.offline import (
     Fault,
-    OfflineControl,
     OfflineServer,
     ScriptedReply,
     ToolCallSpec,
-    serve_forever,
 )
+from tests.helpers import OfflineControl
 
 MODEL = "deepseek-chat"
 HELLO = [{"role": "user", "content": "你好"}]
@@ -295,19 +294,11 @@ def test_reset_clears_queue_faults_cache_and_log(offline, client):
     assert "离线" in client.chat.completions.create(model=MODEL, messages=HELLO).choices[0].message.content
 
 
-def test_serve_forever_runs_until_stopped():
-    ready = threading.Event()
-    holder: list[OfflineServer] = []
-
-    def on_ready(server):
-        holder.append(server)
-        ready.set()
-
-    thread = threading.Thread(target=serve_forever, kwargs={"port": 0, "cache_profile": "none", "on_ready": on_ready},
-                              daemon=True)
+def test_serve_in_foreground_runs_until_stopped():
+    """What `pixiu offline-server` does: bind, then serve from the calling thread."""
+    server = OfflineServer(cache_profile="none").bind()
+    thread = threading.Thread(target=server.serve_in_foreground, daemon=True)
     thread.start()
-    assert ready.wait(5)
-    server = holder[0]
     client = openai.OpenAI(base_url=server.base_url, api_key="sk-test", max_retries=0)
     try:
         reply = client.chat.completions.create(model=MODEL, messages=HELLO)

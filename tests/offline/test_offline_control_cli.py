@@ -9,8 +9,7 @@ import urllib.request
 
 import pytest
 
-from pixiu_cli.offline import OfflineControl
-from tests.helpers import PIXIU_BIN, clean_env
+from tests.helpers import PIXIU_BIN, OfflineControl, clean_env
 
 
 def start(tmp_path, *args):
@@ -46,3 +45,24 @@ def test_offline_server_command_opens_control_only_when_asked(tmp_path):
     finally:
         process.terminate()
         process.wait(10)
+
+
+@pytest.mark.timeout(60)
+def test_offline_server_command_stops_cleanly_on_ctrl_c(tmp_path):
+    """It serves in the foreground (OfflineServer.serve_in_foreground): Ctrl-C ends it with
+    status 0 and the port is free again."""
+    import signal
+    import socket
+
+    process, base_url, _ = start(tmp_path)
+    port = int(base_url.rsplit(":", 1)[1].split("/", 1)[0])
+    with pytest.raises(urllib.error.HTTPError) as info:  # it answers (without a key: 401)
+        urllib.request.urlopen(f"{base_url}/models", timeout=10)
+    assert info.value.code == 401
+    process.send_signal(signal.SIGINT)
+    assert process.wait(10) == 0
+    assert process.stdout.read() == ""
+    with socket.socket() as probe:  # nothing listens there any more (TIME_WAIT aside)
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        probe.bind(("127.0.0.1", port))
+        probe.listen()

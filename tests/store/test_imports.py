@@ -12,7 +12,8 @@ import pytest
 
 from pixiu_cli.dataset import SHANGHAI, parse_document, to_document
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.domain import DomainStore, MemoryStore, PortfolioStore
+from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.memory import MemoryStore, PortfolioStore
 from pixiu_cli.store.imports import ShareConflict, merge_document
 
 NOW = datetime(2026, 11, 27, 10, 0, tzinfo=SHANGHAI)

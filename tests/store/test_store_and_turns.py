@@ -54,7 +54,7 @@ def test_turn_history_and_exact_requests(server, tmp_path):
     first = agent.run_turn(conversation.id, "第一问")
     second = agent.run_turn(conversation.id, "第二问")
     assert (first.seq, second.seq) == (1, 2)
-    call = store.last_call(conversation.id)
+    call = store.calls_for_conversation(conversation.id)[-1]
     sent = json.loads(call.request_json)["messages"]
     assert [m["role"] for m in sent] == ["system", "user", "user", "assistant", "user", "user"]
     assert sent[0]["content"] == system_prompt()
@@ -78,7 +78,7 @@ def test_error_turn_is_marked_and_skipped_in_history(server, tmp_path):
     turns = store.turns(conversation.id)
     assert [t.status for t in turns] == ["error", "complete"]
     assert turns[0].user_text == "会失败的问题"
-    sent = store.last_call(conversation.id).request["messages"]
+    sent = store.calls_for_conversation(conversation.id)[-1].request["messages"]
     assert [m["role"] for m in sent] == ["system", "user", "user"]  # nothing left from the failed turn
     assert sent[-1]["content"] == "再问一次"
 
@@ -102,3 +102,21 @@ def test_key_never_reaches_the_database(server, tmp_path):
     store.db.close()
     for path in tmp_path.glob("p.db*"):
         assert PLANTED_KEY.encode() not in path.read_bytes()
+
+
+def test_listed_conversations_read_like_one_conversation(tmp_path):
+    """One row mapper: a listed conversation carries everything get_conversation does,
+    including how far its summary reaches."""
+    from pixiu_cli.store.conversations import ConversationStore
+
+    db = open_database(tmp_path / "p.db")
+    store = ConversationStore(db)
+    conversation = store.create_conversation("茅台", model="deepseek-chat")
+    for text in ("第一问", "第二问"):
+        turn = store.start_turn(conversation.id, text)
+        store.finish_turn(turn.id, status="complete", reply_text="答", messages=[])
+    store.set_summary(conversation.id, "- 摘要", upto_seq=1)
+    [listed] = store.list_conversations()
+    assert listed == store.get_conversation(conversation.id)
+    assert listed.summary_upto_turn == 1 and listed.turn_count == 2
+    db.close()
