@@ -39,7 +39,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from startup import PIXIU, PYTHON, clean_env
+from startup import PIXIU, PYTHON, clean_env  # noqa: E402 - a sibling script, found through the path set above
 
 QUESTION = "茅台最近怎么样"
 KEY = "sk-bench-0000"

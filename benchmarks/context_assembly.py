@@ -246,7 +246,7 @@ def measure(path: Path, qs: dict[str, str], reps: int) -> dict:
         for key, question in qs.items():
             box: list = []
 
-            def select(force_intent=None):
+            def select(force_intent=None, question=question, box=box):
                 holdings = domain.holdings()
                 names = [HoldingName(h.symbol, h.name, h.short_names) for h in holdings]
                 symbols = extract_symbols(question, names)
@@ -263,7 +263,7 @@ def measure(path: Path, qs: dict[str, str], reps: int) -> dict:
                 "sections_ms": sections_ms,
                 # the portfolio overview (every holding's profile): the same sections without it
                 "overview_ms": sections_ms - median_ms(lambda: select(Intent.GENERAL), reps) if overview else None,
-                "assemble_ms": median_ms(lambda: assemble(sections, limits.budget_tokens), reps),
+                "assemble_ms": median_ms(lambda sections=sections: assemble(sections, limits.budget_tokens), reps),
                 "items": sum(len(s.items) for s in sections),
                 "largest": sorted(((len(s.items), s.key) for s in sections), reverse=True)[:2],
             }

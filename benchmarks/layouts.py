@@ -147,8 +147,8 @@ class Layout:
 
 
 LAYOUTS: tuple[Layout, ...] = (
-    Layout("a", "(a) block in system", lambda s, d, l, c: SystemBlockBuilder(s, d, l, clock=c)),
-    Layout("b", "(b) scene as 2nd system", lambda s, d, l, c: SceneSystemBuilder(s, d, l, clock=c)),
+    Layout("a", "(a) block in system", lambda s, d, limits, c: SystemBlockBuilder(s, d, limits, clock=c)),
+    Layout("b", "(b) scene as 2nd system", lambda s, d, limits, c: SceneSystemBuilder(s, d, limits, clock=c)),
     Layout("drop", "(c) pixiu drop", _pixiu("drop")),
     Layout("keep", "(c) pixiu keep", _pixiu("keep")),
     Layout("delta", "(c) pixiu delta", _pixiu("delta")),
