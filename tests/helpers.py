@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
@@ -47,6 +50,15 @@ def pixiu_ok(env, *args, timeout=120) -> str:
     done = pixiu(env, *args, timeout=timeout)
     assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
     return done.stdout.decode("utf-8")
+
+@contextmanager
+def refused_port() -> Iterator[int]:
+    """A loopback port that refuses connections for as long as the block runs: bound but not
+    listening, so no other process (another test run on the machine) can take it meanwhile,
+    as it could a port found free and closed again."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        yield sock.getsockname()[1]
 
 # -- the REPL in a pseudo-terminal -----------------------------------------------------------
 
