@@ -284,11 +284,11 @@ def test_two_writers_an_ask_loop_and_a_repl_share_one_database(server, online_en
 
 
 HOLDER = r"""
-import sqlite3, sys, time
+import sqlite3, sys
 con = sqlite3.connect(sys.argv[1], isolation_level=None)
 con.execute("begin immediate")
 print("held", flush=True)
-time.sleep(float(sys.argv[2]))
+sys.stdin.readline()  # until the test lets go: a fixed hold could end before a slow-starting waiter gave up
 con.execute("rollback")
 print("released", flush=True)
 """
@@ -307,8 +307,8 @@ def test_a_write_lock_held_past_the_busy_timeout_is_one_clear_line(server, onlin
     transcript = io.StringIO()
     repl.logfile_read = transcript
     repl.expect(PROMPT)
-    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(pixiu_home / "pixiu.db"), "19"],
-                              stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(pixiu_home / "pixiu.db")],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "held"
         started = time.monotonic()
@@ -326,6 +326,8 @@ def test_a_write_lock_held_past_the_busy_timeout_is_one_clear_line(server, onlin
         assert str(kept) in lines[0] and kept.read_text(encoding="utf-8") == "锁住时的问题"
         assert "Traceback" not in err.decode() + out.decode()
         assert waited >= 14  # it waited the busy timeout before giving up
+        holder.stdin.write("\n")
+        holder.stdin.flush()
         assert holder.stdout.readline().strip() == "released"
     finally:
         if holder.poll() is None:
