@@ -7,8 +7,12 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import socket
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
@@ -49,13 +53,31 @@ def pixiu_ok(env, *args, timeout=120) -> str:
     assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
     return done.stdout.decode("utf-8")
 
+@contextmanager
+def refused_port() -> Iterator[int]:
+    """A loopback port that refuses connections for as long as the block runs: bound but not
+    listening, so no other process (another test run on the machine) can take it meanwhile,
+    as it could a port found free and closed again."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        yield sock.getsockname()[1]
+
 # -- the REPL in a pseudo-terminal -----------------------------------------------------------
+
+def interrupt_as_in_a_terminal() -> None:
+    """A pexpect child's preexec_fn: Ctrl-C raises KeyboardInterrupt in it as in a user's
+    terminal. A test run started as a background job of a shell without job control
+    (`nohup … &`, some CI runners) ignores SIGINT, children inherit that through exec, and
+    Python then installs no handler: the Ctrl-C tests would fail however long they waited."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
 
 def spawn(env, *args):
     import pexpect
 
     env = dict(env, PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm-256color", COLUMNS="110", LINES="40")
-    return pexpect.spawn(PIXIU_BIN, list(args), env=env, encoding="utf-8", timeout=40, dimensions=(40, 110))
+    return pexpect.spawn(PIXIU_BIN, list(args), env=env, encoding="utf-8", timeout=40, dimensions=(40, 110),
+                         preexec_fn=interrupt_as_in_a_terminal)
 
 # prompt_toolkit turns bracketed paste on when a prompt starts reading keys and off when it
 # returns: unlike the prompt text, which redraws can repeat, these mark the prompt's life.

@@ -52,7 +52,7 @@ def test_slow_duplicate_check_times_out_and_saves_nothing_and_says_so(rig, serve
                    ScriptedReply(text="没记上，请再说一次"))
     result = agent.run_turn(conv, "医药还要再等等")
     released.set()
-    time.sleep(0.5)  # let the abandoned thread run to its end
+    join_tool_threads()  # the abandoned thread runs to its end (and tries to commit) first
     assert result.status == "complete" and result.reply == "没记上，请再说一次"
     tools, _ = tool_messages(store, conv)
     error = json.loads(tools[0]["content"])["error"]
@@ -64,11 +64,35 @@ def test_slow_duplicate_check_times_out_and_saves_nothing_and_says_so(rig, serve
     assert not store.db.conn.in_transaction
 
 
+def join_tool_threads() -> None:
+    """Wait for every tool thread the loop gave up on, instead of a pause that a loaded
+    machine can outlast (the assertions after it would then hold for the wrong reason)."""
+    for thread in threading.enumerate():
+        if thread.name.startswith("tool-"):
+            thread.join(30)
+            assert not thread.is_alive(), thread.name
+
+
+def wait_until_abandoned() -> None:
+    """Inside a tool: until the loop has given up on it (its commit gate refuses new
+    writes), so it cannot reach its commit first however the threads are scheduled."""
+    from pixiu_cli.store.database import _gates
+
+    gate, deadline = _gates.gate, time.monotonic() + 30
+    while gate.may_begin() and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
+# The lingering tool commits at once, then outlives a timeout long enough for that commit
+# to land first on a loaded machine.
+LINGER_TIMEOUT = 1.0
+
+
 def _stuck_in_transaction(ctx, args):
     with write_transaction(ctx.memory.db):
         ctx.memory.db.conn.execute("insert into memory_events (kind, note_kind, text, created_at, source) "
                                    "values ('user_note', 'view', '卡在事务里', '2026-11-24', 'model')")
-        time.sleep(0.8)
+        wait_until_abandoned()  # then tries to commit
     return ToolOutcome({"ok": True}, notice="已记住 #n99：卡在事务里")
 
 
@@ -76,7 +100,7 @@ def _commits_then_lingers(ctx, args):
     with write_transaction(ctx.memory.db):
         ctx.memory.db.conn.execute("insert into memory_events (kind, note_kind, text, created_at, source) "
                                    "values ('user_note', 'view', '已提交', '2026-11-24', 'model')")
-    time.sleep(0.6)
+    time.sleep(LINGER_TIMEOUT + 0.3)
     return ToolOutcome({"ok": True, "saved": True}, notice="已记住：已提交")
 
 
@@ -89,7 +113,7 @@ def test_a_tool_abandoned_inside_its_transaction_never_commits(rig, server):
     agent, conv = make(Guardrails(tool_timeout=0.3), tools=TOOLS + SLOW)
     server.enqueue(ScriptedReply(tool_calls=[call("stuck", {})]), ScriptedReply(text="好"))
     result = agent.run_turn(conv, "试试")
-    time.sleep(1.0)
+    join_tool_threads()
     assert result.status == "complete" and not result.notices
     tools, _ = tool_messages(store, conv)
     assert "没有保存" in json.loads(tools[0]["content"])["error"]
@@ -99,7 +123,7 @@ def test_a_tool_abandoned_inside_its_transaction_never_commits(rig, server):
 
 def test_a_tool_that_committed_before_the_timeout_is_reported_as_done(rig, server):
     make, store, domain, ctx = rig
-    agent, conv = make(Guardrails(tool_timeout=0.3), tools=TOOLS + SLOW)
+    agent, conv = make(Guardrails(tool_timeout=LINGER_TIMEOUT), tools=TOOLS + SLOW)
     server.enqueue(ScriptedReply(tool_calls=[call("linger", {})]), ScriptedReply(text="好"))
     result = agent.run_turn(conv, "试试")
     tools, _ = tool_messages(store, conv)

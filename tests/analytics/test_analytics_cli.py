@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pexpect
 
-from tests.helpers import PIXIU_BIN
+from tests.helpers import PIXIU_BIN, pixiu_in_process
 from tests.helpers import PROMPT, say, spawn
 
 MARKET = Path(__file__).resolve().parents[1] / "fixtures" / "market"
@@ -131,7 +131,9 @@ def test_cost_model_is_configurable_and_validated(offline_env, pixiu_home):
 
 
 def test_demo_holding_with_shipped_bars_gets_computed_figures(offline_env):
-    context = json.loads(pixiu(offline_env, "context", "--demo", "--json", "美的集团最近怎么样").stdout)
+    done = pixiu_in_process(offline_env, "context", "--demo", "--json", "美的集团最近怎么样", text=True)
+    assert done.returncode == 0, done.stderr
+    context = json.loads(done.stdout)
     block = next(m["content"] for m in context if m["content"].startswith("[上下文信息]"))
     section = block[block.index("## 标的上下文：000333"):]
     section = section[:section.index("\n## ")] if "\n## " in section else section

@@ -17,7 +17,7 @@ from pixiu_cli.resources import data_dir
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.domain import DomainStore
-from tests.helpers import PIXIU_BIN, PLANTED_KEY, clean_env
+from tests.helpers import PIXIU_BIN, PLANTED_KEY, clean_env, pixiu_in_process
 
 ANSWERS = data_dir() / "evals" / "answers"
 
@@ -75,12 +75,13 @@ def test_a_paid_model_needs_confirmation(reading_server, pixiu_home):
 
 
 def test_unknown_ablation_and_bad_case_file_are_one_line(offline_env, tmp_path):
-    bad = pixiu(offline_env, "eval", "--live", "--ablate", "everything")
-    assert bad.returncode == 1 and "未知的消融项" in bad.stderr.decode() and "Traceback" not in bad.stderr.decode()
+    bad = pixiu_in_process(offline_env, "eval", "--live", "--ablate", "everything", text=True)
+    assert bad.returncode == 1 and "未知的消融项" in bad.stderr and "Traceback" not in bad.stderr
+    assert len(bad.stderr.splitlines()) == 1
     broken = tmp_path / "broken.json"
     broken.write_text('[{"id": "x"}]', encoding="utf-8")
-    done = pixiu(offline_env, "eval", "--live", str(broken))
-    assert done.returncode == 1 and "broken.json" in done.stderr.decode() and len(done.stderr.splitlines()) == 1
+    done = pixiu_in_process(offline_env, "eval", "--live", str(broken), text=True)
+    assert done.returncode == 1 and "broken.json" in done.stderr and len(done.stderr.splitlines()) == 1
 
 
 def test_builder_ablation_removes_sections_or_the_whole_block(tmp_path):

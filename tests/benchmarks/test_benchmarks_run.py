@@ -72,6 +72,7 @@ def test_selection_benchmark_prints_each_question_against_its_baseline():
     assert line(lines, "name table rebuilt") and line(lines, "traditional text")
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_store_growth_prints_bytes_cache_history_and_statements():
     """A realistic 14-turn demo session (every third turn uses a tool): the request is

@@ -37,6 +37,7 @@ def test_script_intents_match_the_detector(bench):
     assert len(intents) == 4  # the short session still switches between every intent
 
 
+@pytest.mark.slow  # one 8-turn session through every layout (~5 s of CPU)
 def test_every_call_reports_hit_plus_miss_equal_to_prompt(report):
     for result in report.results:
         assert result.calls
@@ -45,6 +46,7 @@ def test_every_call_reports_hit_plus_miss_equal_to_prompt(report):
             assert call.hit % 64 == 0 and call.ideal % 64 == 0
 
 
+@pytest.mark.slow  # one 8-turn session through every layout (~5 s of CPU)
 def test_same_script_and_exactly_one_compaction_everywhere(report):
     assert [r.key for r in report.results] == ["a", "b", "drop", "keep", "delta"]
     assert len({len(r.calls) for r in report.results}) == 1  # same calls in every layout
@@ -58,18 +60,21 @@ def test_same_script_and_exactly_one_compaction_everywhere(report):
         assert result.calls[index + 1].kind == "answer" and result.calls[index + 1].turn == COMPACT_AT
 
 
+@pytest.mark.slow  # one 8-turn session through every layout (~5 s of CPU)
 def test_pixiu_keep_and_delta_reach_the_ideal(report):
     for key in ("keep", "delta"):
         result = report.by_key(key)
         assert result.hit >= 0.9 * result.ideal, (key, result.hit, result.ideal)
 
 
+@pytest.mark.slow  # one 8-turn session through every layout (~5 s of CPU)
 def test_dynamic_system_message_hits_far_less(report):
     a = report.by_key("a")
     for key in ("keep", "delta"):
         assert 2 * a.hit < report.by_key(key).hit, key
 
 
+@pytest.mark.slow  # one 8-turn session through every layout (~5 s of CPU)
 def test_scene_as_second_system_message_hits_less(report):
     b = report.by_key("b")
     for key in ("keep", "delta"):
@@ -77,6 +82,7 @@ def test_scene_as_second_system_message_hits_less(report):
     assert b.hit < report.by_key("drop").hit  # same layout as drop plus the scene: only the scene differs
 
 
+@pytest.mark.slow  # one 8-turn session through every layout (~5 s of CPU)
 def test_output_has_a_row_per_layout(bench, report):
     table = bench.markdown_table(report)
     assert table.count("\n") == 1 + len(report.results)

@@ -11,7 +11,7 @@ import sqlite3
 from pixiu_cli.agent.loop import RETRIED_PARTIAL
 from pixiu_cli.llm.client import DROPPED
 from pixiu_cli.offline.script import Fault, ScriptedReply
-from tests.helpers import pixiu
+from tests.helpers import pixiu, pixiu_in_process
 
 CUT = ScriptedReply(text="这是一段会被掐断的回复内容", chunk_chars=2, fault=Fault("drop_stream", after_chunks=3))
 
@@ -26,7 +26,7 @@ def calls(home) -> list[tuple]:
 
 def test_json_retries_a_cut_reply_and_reports_attempts(server, online_env, pixiu_home):
     server.enqueue(CUT, ScriptedReply(text="完整的第二次回答。"))
-    done = pixiu(dict(online_env, PIXIU_MAX_RETRIES="2"), "ask", "--json", "问题")
+    done = pixiu_in_process(dict(online_env, PIXIU_MAX_RETRIES="2"), "ask", "--json", "问题")
     out = json.loads(done.stdout)
     assert done.returncode == 0 and (out["status"], out["reply"], out["attempts"]) == ("complete", "完整的第二次回答。", 2)
     first, second = calls(pixiu_home)

@@ -20,16 +20,16 @@ def pixiu(env, *args, input_text=None):
 
 
 def test_config_file_with_key_is_0600_and_masked(offline_env, pixiu_home):
-    done = pixiu(offline_env, "config", "set", "deepseek_api_key", "-", input_text=PLANTED_KEY + "\n")
+    done = pixiu_fast(offline_env, "config", "set", "deepseek_api_key", "-", input_text=PLANTED_KEY + "\n")
     assert done.returncode == 0 and PLANTED_KEY not in done.stdout + done.stderr
     path = pixiu_home / "config.toml"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
-    assert pixiu(offline_env, "config", "set", "context.notes_days", "45").returncode == 0
+    assert pixiu_fast(offline_env, "config", "set", "context.notes_days", "45").returncode == 0
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
-    shown = pixiu(offline_env, "config", "show")
+    shown = pixiu_fast(offline_env, "config", "show")
     assert PLANTED_KEY not in shown.stdout and "已设置（隐藏）" in shown.stdout and "notes_days = 45" in shown.stdout
     # the key in config.toml switches pixiu online (DeepSeek) — without ever printing it
-    done = pixiu(offline_env, "context", "--json", "你好")
+    done = pixiu_fast(offline_env, "context", "--json", "你好")
     assert done.returncode == 0 and PLANTED_KEY not in done.stdout + done.stderr
 
 

@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 from pixiu_cli.offline.script import ScriptedReply
-from tests.helpers import PIXIU_BIN
+from tests.helpers import PIXIU_BIN, pixiu_in_process
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.json"
 
@@ -19,17 +19,22 @@ def pixiu(env, *args, input_text=None):
     return subprocess.run([PIXIU_BIN, *args], env=env, input=input_text, capture_output=True, text=True, timeout=60)
 
 
+def pixiu_fast(env, *args, input_text=None):
+    """Exit code and output only: the real entry point, in process."""
+    return pixiu_in_process(env, *args, input_bytes=input_text.encode() if input_text else None, text=True)
+
+
 def test_import_then_export_round_trip(offline_env, tmp_path):
-    done = pixiu(offline_env, "import", str(FIXTURE))
+    done = pixiu_fast(offline_env, "import", str(FIXTURE))
     assert done.returncode == 0, done.stderr
     assert "持仓（holdings）：新增 3，更新 0，保留不动 0" in done.stdout.splitlines()
-    exported = json.loads(pixiu(offline_env, "export").stdout)
+    exported = json.loads(pixiu_fast(offline_env, "export").stdout)
     assert [h["symbol"] for h in exported["holdings"]] == ["600519", "002415", "300750"]
     assert len(exported["notes"]) == 4 and exported["persona"]["风险偏好"] == "稳健"
     out = tmp_path / "out.json"
-    assert pixiu(offline_env, "export", "-o", str(out)).returncode == 0
-    assert pixiu(offline_env, "import", str(out)).returncode == 0
-    assert json.loads(pixiu(offline_env, "export").stdout) == exported
+    assert pixiu_fast(offline_env, "export", "-o", str(out)).returncode == 0
+    assert pixiu_fast(offline_env, "import", str(out)).returncode == 0
+    assert json.loads(pixiu_fast(offline_env, "export").stdout) == exported
 
 
 @pytest.mark.slow

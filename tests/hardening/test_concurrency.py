@@ -70,14 +70,16 @@ slow_every = int(sys.argv[5])
 rng = random.Random(name)
 app = open_app(load_settings())
 if slow_every:
-    # A slow tool: the duplicate check of a note marked 慢 outlives the tool timeout.
-    app.agent.guardrails = dataclasses.replace(app.agent.guardrails, tool_timeout=0.5)
+    # A slow tool: the duplicate check of a note marked 慢 outlives the tool timeout. The
+    # timeout is long enough that every other remember, waiting its turn for the write lock
+    # on a loaded machine, still finishes inside it.
+    app.agent.guardrails = dataclasses.replace(app.agent.guardrails, tool_timeout=3.0)
     real, slowed = memory.same_memory, set()
 
     def same_memory(a, b):
         if "慢" in a.text and a.text not in slowed:
             slowed.add(a.text)
-            time.sleep(1.5)
+            time.sleep(4.0)
         return real(a, b)
 
     memory.same_memory = same_memory
@@ -99,7 +101,9 @@ for i in range(turns):
     print(json.dumps({"writer": name, "i": i, "text": text, "conversation_id": result.conversation_id,
                       "seq": result.seq, "status": result.status, "error": result.error, "calls": result.calls,
                       "notices": list(result.notices), "t": asked_at}, ensure_ascii=False), flush=True)
-time.sleep(2)  # an abandoned tool thread runs on: give it the time to try (and fail) to commit
+for thread in threading.enumerate():  # an abandoned tool thread runs on: it tries (and fails) to commit
+    if thread.name.startswith("tool-"):
+        thread.join(60)
 app.close()
 print(json.dumps({"writer": name, "done": True, "seconds": round(time.monotonic() - started, 2)}), flush=True)
 """
@@ -280,11 +284,11 @@ def test_two_writers_an_ask_loop_and_a_repl_share_one_database(server, online_en
 
 
 HOLDER = r"""
-import sqlite3, sys, time
+import sqlite3, sys
 con = sqlite3.connect(sys.argv[1], isolation_level=None)
 con.execute("begin immediate")
 print("held", flush=True)
-time.sleep(float(sys.argv[2]))
+sys.stdin.readline()  # until the test lets go: a fixed hold could end before a slow-starting waiter gave up
 con.execute("rollback")
 print("released", flush=True)
 """
@@ -303,8 +307,8 @@ def test_a_write_lock_held_past_the_busy_timeout_is_one_clear_line(server, onlin
     transcript = io.StringIO()
     repl.logfile_read = transcript
     repl.expect(PROMPT)
-    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(pixiu_home / "pixiu.db"), "19"],
-                              stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(pixiu_home / "pixiu.db")],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "held"
         started = time.monotonic()
@@ -322,6 +326,8 @@ def test_a_write_lock_held_past_the_busy_timeout_is_one_clear_line(server, onlin
         assert str(kept) in lines[0] and kept.read_text(encoding="utf-8") == "锁住时的问题"
         assert "Traceback" not in err.decode() + out.decode()
         assert waited >= 14  # it waited the busy timeout before giving up
+        holder.stdin.write("\n")
+        holder.stdin.flush()
         assert holder.stdout.readline().strip() == "released"
     finally:
         if holder.poll() is None:

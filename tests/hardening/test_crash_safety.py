@@ -34,7 +34,7 @@ import pexpect
 import pytest
 
 from pixiu_cli.offline.script import Fault, ScriptedReply, ToolCallSpec
-from tests.helpers import PIXIU_BIN
+from tests.helpers import PIXIU_BIN, pixiu_in_process
 from tests.helpers import PROMPT, say, spawn
 
 SLOW = "这是一段很慢的流式回复，用来在中途杀掉进程。" * 40
@@ -75,6 +75,20 @@ def wait_for(predicate, timeout=15.0, what="condition"):
             return value
         time.sleep(0.02)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+def wait_for_saved_partial(home: Path) -> None:
+    """The streamed text on disk, a real marker instead of a pause: a loaded machine may take
+    longer than any fixed pause to reach the loop's first partial save."""
+    def saved():
+        db = open_db(home)
+        try:
+            row = db.execute("select reply_text from calls where status = 'pending' order by id desc").fetchone()
+        finally:
+            db.close()
+        return row and row[0]
+
+    wait_for(saved, timeout=60, what="the partial save of the streamed reply")
 
 
 def sigkill(child: pexpect.spawn) -> None:
@@ -180,10 +194,18 @@ def check_resumed_request(messages: list[dict], earlier: list[tuple[str, str]], 
 EARLIER = [("茅台怎么看", "第一条回复：贵州茅台是白酒龙头。"), ("仓位呢", "第二条回复：仓位请控制在三成以内。")]
 
 
+def ask_in_process(env, *args) -> dict:
+    done = pixiu_in_process(env, "ask", "--json", *args, text=True)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
 def two_completed_turns(server, env) -> int:
+    """The history before the kill: written by the real entry point in this process, since
+    only the killed process and the one reopening after it need to be real."""
     server.enqueue(*(ScriptedReply(text=a) for _, a in EARLIER))
-    first = ask(env, EARLIER[0][0])
-    second = ask(env, "--continue", EARLIER[1][0])
+    first = ask_in_process(env, EARLIER[0][0])
+    second = ask_in_process(env, "--continue", EARLIER[1][0])
     assert first["conversation_id"] == second["conversation_id"] and second["turn"] == 2
     return first["conversation_id"]
 
@@ -209,7 +231,7 @@ def test_ask_killed_then_reopened(server, online_env, pixiu_home, where, reopen)
         time.sleep(0.3)
     else:
         child.expect("很慢")
-        time.sleep(0.8)  # more text arrives
+        wait_for_saved_partial(pixiu_home)
     sigkill(child)
 
     seq = check_db_after_kill(pixiu_home, EARLIER, question)
@@ -244,7 +266,7 @@ def test_repl_killed_then_reopened(server, online_env, pixiu_home, where, reopen
         if where != "stream":
             child.expect("已记住")
         child.expect("很慢")
-        time.sleep(0.8)
+        wait_for_saved_partial(pixiu_home)
         sigkill(child)
     finally:
         if child.isalive():

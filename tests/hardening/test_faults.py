@@ -28,7 +28,7 @@ import pexpect
 import pytest
 
 from pixiu_cli.offline.script import Fault, ScriptedReply, ToolCallSpec
-from tests.helpers import PIXIU_BIN, PLANTED_KEY, pixiu_in_process
+from tests.helpers import PIXIU_BIN, PLANTED_KEY, pixiu_in_process, refused_port
 from tests.helpers import PROMPT, spawn
 from pixiu_cli.store.conversations import add_request_function
 
@@ -309,14 +309,6 @@ def test_all_faults_in_one_repl_session(server, online_env, pixiu_home, retries)
 # --- setup errors (the setup table in the README's Troubleshooting section) -----------------------------
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def _one_line_error(done, message: str) -> None:
     err = done.stderr.decode()
     assert done.returncode == 1, (done.stdout, err)
@@ -331,8 +323,9 @@ def test_no_key_means_offline(offline_env):
 
 
 def test_dead_base_url_is_one_line(online_env):
-    base = f"http://127.0.0.1:{_free_port()}/v1"
-    done = pixiu_in_process(dict(online_env, PIXIU_BASE_URL=base), "ask", "你好")
+    with refused_port() as port:
+        base = f"http://127.0.0.1:{port}/v1"
+        done = pixiu_in_process(dict(online_env, PIXIU_BASE_URL=base), "ask", "你好")
     _one_line_error(done, f"无法连接模型服务 {base}：请检查网络或 PIXIU_BASE_URL。")
 
 

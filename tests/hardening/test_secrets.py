@@ -20,7 +20,6 @@ import io
 import json
 import os
 import signal
-import socket
 import stat
 import subprocess
 import sys
@@ -31,7 +30,7 @@ import pexpect
 import pytest
 
 from pixiu_cli.offline.script import Fault, ScriptedReply, ToolCallSpec
-from tests.helpers import PIXIU_BIN, PLANTED_KEY
+from tests.helpers import PIXIU_BIN, PLANTED_KEY, refused_port
 from tests.helpers import PROMPT, say
 
 ENV_DEEPSEEK_KEY = "sk-pixiuenvds" + "0f1e2d3c4b5a6978" * 2
@@ -71,12 +70,6 @@ class Transcript:
 
     def add(self, label: str, text: str) -> None:
         self.parts.append((label, text.encode()))
-
-
-def _dead_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 RAW_APP = "import sys; from pixiu_cli.cli import app; sys.argv = ['pixiu', *sys.argv[1:]]; app()"
@@ -124,7 +117,8 @@ def test_key_never_leaves_memory(server, online_env, pixiu_home, tmp_path):
     server.inject(Fault("http_error", status=401))
     done = out.run(env, "ask", "--continue", "再问一次")
     assert done.returncode == 1 and "401" in done.stderr.decode()
-    done = out.run(dict(env, PIXIU_BASE_URL=f"http://127.0.0.1:{_dead_port()}/v1"), "ask", "--continue", "连不上")
+    with refused_port() as port:
+        done = out.run(dict(env, PIXIU_BASE_URL=f"http://127.0.0.1:{port}/v1"), "ask", "--continue", "连不上")
     assert done.returncode == 1 and "无法连接模型服务" in done.stderr.decode()
     # only config.toml holds a key: it is used, and still never shown
     config_only = {k: v for k, v in env.items() if k not in ("PIXIU_API_KEY", "DEEPSEEK_API_KEY")}

@@ -167,7 +167,7 @@ import subprocess  # noqa: E402
 import pexpect  # noqa: E402
 
 from pixiu_cli.offline.script import ScriptedReply  # noqa: E402
-from tests.helpers import PIXIU_BIN  # noqa: E402
+from tests.helpers import PIXIU_BIN, interrupt_as_in_a_terminal  # noqa: E402
 from tests.helpers import PROMPT, say, spawn  # noqa: E402
 
 HOSTILE_TITLE = f"茅台{BIDI}公告{C1}\x7f结束"
@@ -245,7 +245,8 @@ def test_ctrl_c_mid_stream_leaves_each_line_once(server, online_env):
     reply = "".join(f"第{i:03d}句，" for i in range(120))  # every screen line different
     env = dict(online_env, COLUMNS=str(width))
     child = pexpect.spawn(PIXIU_BIN, [], env=dict(env, PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm-256color",
-                                                  LINES="40"), encoding="utf-8", timeout=40, dimensions=(40, width))
+                                                  LINES="40"), encoding="utf-8", timeout=40, dimensions=(40, width),
+                         preexec_fn=interrupt_as_in_a_terminal)
     log = io.StringIO()
     child.logfile_read = log
     try:

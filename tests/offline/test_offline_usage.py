@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 from pixiu_cli.offline import ScriptedReply
 from pixiu_cli.llm.template import BOS
 from pixiu_cli.tokens import count_tokens
@@ -98,11 +96,17 @@ def test_deepseek_cache_is_per_api_key(offline, client, make_client):
 
 
 def test_deepseek_ttl_expiry(make_server, make_client):
-    server = make_server(ttl_seconds=0.3)
+    # The cache's clock is moved by hand: with a real one, a loaded machine could take longer
+    # than a short TTL between the first two requests.
+    from pixiu_cli.offline.cache import PrefixCache
+
+    now = [1000.0]
+    server = make_server(cache=PrefixCache("deepseek", ttl_seconds=300, clock=lambda: now[0]))
     client = make_client(server)
     ask(client, first_turn())
+    now[0] += 299
     assert hit(ask(client, first_turn()).usage) > 0
-    time.sleep(0.45)
+    now[0] += 301
     assert hit(ask(client, first_turn()).usage) == 0
 
 

@@ -8,6 +8,8 @@ import os
 import subprocess
 import sys
 
+from tests.helpers import clean_env, pixiu_in_process
+
 
 def _run(argv: list[str], tmp_path, stdin: str = "") -> subprocess.CompletedProcess:
     script = ("import sys, atexit\n"
@@ -29,21 +31,29 @@ def test_ask_with_plain_flags_answers_without_typer_coercion(tmp_path):
     assert "COERCION False" in done.stderr
 
 
+# The rest goes through the same entry point (`main`, which takes the fast path from
+# sys.argv) inside this process: only the import check above needs a fresh process.
+
+def _main(tmp_path, *argv: str):
+    return pixiu_in_process(clean_env(tmp_path), *argv, text=True)
+
+
 def test_ask_continue_reuses_the_conversation(tmp_path):
-    first = json.loads(_run(["ask", "--json", "茅台最近怎么样"], tmp_path).stdout)
-    second = json.loads(_run(["ask", "-c", "--json", "那五粮液呢"], tmp_path).stdout)
+    first = json.loads(_main(tmp_path, "ask", "--json", "茅台最近怎么样").stdout)
+    second = json.loads(_main(tmp_path, "ask", "-c", "--json", "那五粮液呢").stdout)
     assert second["conversation_id"] == first["conversation_id"] and second["turn"] == first["turn"] + 1
 
 
 def test_values_and_unknown_flags_still_go_through_typer(tmp_path):
-    done = _run(["ask", "--json", "--conversation", "999", "茅台"], tmp_path)
+    done = _main(tmp_path, "ask", "--json", "--conversation", "999", "茅台")
     assert done.returncode == 1 and "999" in done.stderr
-    done = _run(["ask", "--nonsense", "茅台"], tmp_path)
+    done = _main(tmp_path, "ask", "--nonsense", "茅台")
     assert done.returncode == 2 and "--nonsense" in done.stderr
-    done = _run(["chat", "extra"], tmp_path)
+    done = _main(tmp_path, "chat", "extra")
     assert done.returncode == 2
 
 
 def test_empty_question_is_one_line_either_way(tmp_path):
-    done = _run(["ask", ""], tmp_path)
+    done = _main(tmp_path, "ask", "")
     assert done.returncode == 1 and "问题为空" in done.stderr and "Traceback" not in done.stderr
+    assert done.stderr.count("\n") == 1

