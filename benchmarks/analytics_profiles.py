@@ -17,8 +17,8 @@ from pathlib import Path
 
 from pixiu_cli.analytics.costs import CostModel
 from pixiu_cli.analytics.profiles import profile_symbol
-from pixiu_cli.market.trading_days import SHANGHAI, is_trading_day
 from pixiu_cli.market.data import MarketData
+from pixiu_cli.market.trading_days import SHANGHAI, is_trading_day
 from pixiu_cli.store.analytics import AnalyticsStore
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.market import Bar, MarketStore, SeriesWrite
@@ -38,8 +38,16 @@ def synthetic_bars(seed: int, days: list[str]) -> list[Bar]:
     for day in days:
         open_ = price * (1 + rng.gauss(0, 0.005))
         close = max(1.0, open_ * (1 + rng.gauss(0.0003, 0.02)))
-        bars.append(Bar(day, round(open_, 2), round(max(open_, close) * 1.01, 2), round(min(open_, close) * 0.99, 2),
-                        round(close, 2), 1e6))
+        bars.append(
+            Bar(
+                day,
+                round(open_, 2),
+                round(max(open_, close) * 1.01, 2),
+                round(min(open_, close) * 0.99, 2),
+                round(close, 2),
+                1e6,
+            )
+        )
         price = close
     return bars
 
@@ -70,15 +78,23 @@ def main() -> None:
             store.save_profile(rows, profile)
         profiles = time.perf_counter() - start
         db.close()
-    result = {"symbols": args.symbols, "bars_per_symbol": len(days), "strategies": 4,
-              "read_bars_s": round(read, 3), "profiles_s": round(profiles, 3),
-              "per_symbol_ms": round(profiles / args.symbols * 1000, 2), "ratio_to_reading": round(profiles / read, 1)}
+    result = {
+        "symbols": args.symbols,
+        "bars_per_symbol": len(days),
+        "strategies": 4,
+        "read_bars_s": round(read, 3),
+        "profiles_s": round(profiles, 3),
+        "per_symbol_ms": round(profiles / args.symbols * 1000, 2),
+        "ratio_to_reading": round(profiles / read, 1),
+    }
     if args.json:
         print(json.dumps(result))
     else:
-        print(f"{args.symbols} symbols × {len(days)} bars × 4 strategies: profiles {profiles:.2f} s "
-              f"({result['per_symbol_ms']} ms a symbol, stored); reading the same bars back {read:.2f} s; "
-              f"ratio {result['ratio_to_reading']}×")
+        print(
+            f"{args.symbols} symbols × {len(days)} bars × 4 strategies: profiles {profiles:.2f} s "
+            f"({result['per_symbol_ms']} ms a symbol, stored); reading the same bars back {read:.2f} s; "
+            f"ratio {result['ratio_to_reading']}×"
+        )
 
 
 if __name__ == "__main__":

@@ -59,8 +59,9 @@ SERVER = """import sys
 from pixiu_cli.offline.server import serve_forever
 serve_forever(on_ready=lambda server: print(server.base_url, flush=True))
 """
-FROM_SOURCE = "import sys; sys.path.insert(0, sys.argv.pop(1)); sys.argv[0] = 'pixiu'; " \
-              "from pixiu_cli.cli import main; main()"
+FROM_SOURCE = (
+    "import sys; sys.path.insert(0, sys.argv.pop(1)); sys.argv[0] = 'pixiu'; from pixiu_cli.cli import main; main()"
+)
 
 
 def measure(argv: list[str], env: dict[str, str]) -> tuple[float, float, float]:
@@ -81,7 +82,9 @@ def llm_user_dir(folder: Path, base_url: str) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "extra-openai-models.yaml").write_text(
         f'- model_id: {LLM_MODEL}\n  model_name: deepseek-chat\n  api_base: "{base_url}"\n'
-        f"  api_key_name: {LLM_MODEL}\n", encoding="utf-8")
+        f"  api_key_name: {LLM_MODEL}\n",
+        encoding="utf-8",
+    )
     return folder
 
 
@@ -108,8 +111,12 @@ def main(argv: list[str] | None = None) -> int:
         base_url = server.stdout.readline().strip()
         with tempfile.TemporaryDirectory(prefix="pixiu-ask-bench-") as tmp:
             env = clean_env(Path(tmp) / "home")
-            env.update(PIXIU_API_KEY=KEY, PIXIU_BASE_URL=base_url, PIXIU_MODEL="deepseek-chat",
-                       LLM_USER_PATH=str(llm_user_dir(Path(tmp) / "llm", base_url)))
+            env.update(
+                PIXIU_API_KEY=KEY,
+                PIXIU_BASE_URL=base_url,
+                PIXIU_MODEL="deepseek-chat",
+                LLM_USER_PATH=str(llm_user_dir(Path(tmp) / "llm", base_url)),
+            )
             argvs = commands(base_url, args.before)
             results: dict[str, list[tuple[float, float, float]]] = {name: [] for name in argvs}
             for argv_ in argvs.values():  # warm-up: page cache, .pyc files, the databases
@@ -130,18 +137,28 @@ def report(results: dict[str, list[tuple[float, float, float]]], runs: int) -> N
     time_ms = {k: statistics.median(t for t, _, _ in v) * 1000 for k, v in results.items()}
     mib = {k: statistics.median(m for _, m, _ in v) for k, v in results.items()}
     cpu_ms = {k: statistics.median(c for _, _, c in v) * 1000 for k, v in results.items()}
-    labels = {"llm": "llm -m (simonw/llm)", "raw": "raw openai SDK one-shot script", "ask": "pixiu ask",
-              "json": "pixiu ask --json", "before": "pixiu ask from --before SRC"}
+    labels = {
+        "llm": "llm -m (simonw/llm)",
+        "raw": "raw openai SDK one-shot script",
+        "ask": "pixiu ask",
+        "json": "pixiu ask --json",
+        "before": "pixiu ask from --before SRC",
+    }
     if "llm" not in results:
         print(f"llm       not installed ({LLM}): pip install -e '.[bench]'; the goal is checked against raw")
     goal_base = "llm" if "llm" in results else "raw"
     for name in results:
-        text = (f"{name:<10}{labels[name]:<34}median {time_ms[name]:7.1f} ms  cpu {cpu_ms[name]:7.1f} ms  "
-                f"peak {mib[name]:6.1f} MiB  (n={runs})")
+        text = (
+            f"{name:<10}{labels[name]:<34}median {time_ms[name]:7.1f} ms  cpu {cpu_ms[name]:7.1f} ms  "
+            f"peak {mib[name]:6.1f} MiB  (n={runs})"
+        )
         if name not in ("llm", "raw"):
-            versus = [f"{base}: {time_ms[name] / time_ms[base]:.2f}x time, {cpu_ms[name] / cpu_ms[base]:.2f}x cpu, "
-                      f"{mib[name] / mib[base]:.2f}x memory"
-                      for base in ("llm", "raw") if base in results]
+            versus = [
+                f"{base}: {time_ms[name] / time_ms[base]:.2f}x time, {cpu_ms[name] / cpu_ms[base]:.2f}x cpu, "
+                f"{mib[name] / mib[base]:.2f}x memory"
+                for base in ("llm", "raw")
+                if base in results
+            ]
             text += "  " + "; ".join(versus)
             if name in ("ask", "json"):
                 ok = time_ms[name] <= time_ms[goal_base] and mib[name] <= mib[goal_base]

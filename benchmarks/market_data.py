@@ -79,8 +79,10 @@ def write_files(folder: Path, symbols: int, years: int, seed: int = 7) -> list[t
             price = c
         bars, actions = folder / f"{code}.csv", folder / f"{code}_actions.csv"
         bars.write_text("\n".join(lines) + "\n")
-        actions.write_text("ex_date,cash_per_share,shares_per_share\n" + "".join(
-            f"{d.isoformat()},{cash / 10},{shares}\n" for d, (cash, shares) in events.items()))
+        actions.write_text(
+            "ex_date,cash_per_share,shares_per_share\n"
+            + "".join(f"{d.isoformat()},{cash / 10},{shares}\n" for d, (cash, shares) in events.items())
+        )
         out.append((code, bars, actions))
     return out
 
@@ -128,8 +130,9 @@ def bench_import(files, db_path: Path) -> tuple[float, float, float | None, int]
     rows = 0
     t = time.perf_counter()
     for code, bars, actions in files:
-        rows += import_csv(market, master, bars, code, at=NOW.isoformat(), name=f"股票{code}",
-                           actions_path=actions).rows
+        rows += import_csv(
+            market, master, bars, code, at=NOW.isoformat(), name=f"股票{code}", actions_path=actions
+        ).rows
     pixiu_ms = (time.perf_counter() - t) * 1000
     db.close()
     return pixiu_ms, baseline, pandas_ms, rows
@@ -153,9 +156,21 @@ def bench_context(files, db_path: Path, reps: int) -> tuple[float, float]:
     db = open_database(db_path)
     domain = DomainStore(db)
     held = files[:20]
-    db["holdings"].insert_all([{"symbol": code, "name": f"股票{code}", "short_names": "[]", "shares": 1000,
-                                "cost": 10.0, "role": "core", "updated_at": "2020-01-02T10:00:00+08:00"}
-                               for code, _, _ in held], replace=True)
+    db["holdings"].insert_all(
+        [
+            {
+                "symbol": code,
+                "name": f"股票{code}",
+                "short_names": "[]",
+                "shares": 1000,
+                "cost": 10.0,
+                "role": "core",
+                "updated_at": "2020-01-02T10:00:00+08:00",
+            }
+            for code, _, _ in held
+        ],
+        replace=True,
+    )
     market = MarketStore(db)
     store = ConversationStore(db)
     question = f"股票{held[3][0]}最近怎么样"
@@ -188,19 +203,27 @@ def main() -> int:
         files = write_files(folder, args.symbols, args.years)
         db_path = folder / "pixiu.db"
         pixiu_ms, csv_ms, pandas_ms, rows = bench_import(files, db_path)
-        print(f"data      {args.symbols} symbols × {args.years} years = {rows:,} bars; "
-              f"db {db_path.stat().st_size / 1e6:.1f} MB")
-        print(f"import    pixiu {fmt(pixiu_ms)} ({rows / pixiu_ms * 1000:,.0f} bars/s)  csv-module {fmt(csv_ms)}  "
-              f"pandas {fmt(pandas_ms)}  ratio {pixiu_ms / csv_ms:.2f}"
-              + (f"  vs-pandas {pixiu_ms / pandas_ms:.2f}" if pandas_ms else ""))
+        print(
+            f"data      {args.symbols} symbols × {args.years} years = {rows:,} bars; "
+            f"db {db_path.stat().st_size / 1e6:.1f} MB"
+        )
+        print(
+            f"import    pixiu {fmt(pixiu_ms)} ({rows / pixiu_ms * 1000:,.0f} bars/s)  csv-module {fmt(csv_ms)}  "
+            f"pandas {fmt(pandas_ms)}  ratio {pixiu_ms / csv_ms:.2f}"
+            + (f"  vs-pandas {pixiu_ms / pandas_ms:.2f}" if pandas_ms else "")
+        )
         read_ms, read_csv, read_pandas, n = bench_read(files, db_path, args.reps)
-        print(f"read      median pixiu {fmt(read_ms)} ({n} qfq bars of 3 years)  csv-module {fmt(read_csv)}  "
-              f"pandas {fmt(read_pandas)}  ratio {read_ms / read_csv:.2f}  goal <= {READ_GOAL:.2f}  "
-              f"{'OK' if read_ms / read_csv <= READ_GOAL else 'MISSED'}")
+        print(
+            f"read      median pixiu {fmt(read_ms)} ({n} qfq bars of 3 years)  csv-module {fmt(read_csv)}  "
+            f"pandas {fmt(read_pandas)}  ratio {read_ms / read_csv:.2f}  goal <= {READ_GOAL:.2f}  "
+            f"{'OK' if read_ms / read_csv <= READ_GOAL else 'MISSED'}"
+        )
         on, off, recomputed = bench_context(files, db_path, args.reps)
-        print(f"context   median valued {fmt(on)}  unvalued {fmt(off)}  ratio {on / off:.2f}  "
-              f"goal <= {CONTEXT_GOAL:.2f}  {'OK' if on / off <= CONTEXT_GOAL else 'MISSED'}  "
-              f"(valuation recomputed every turn: {fmt(recomputed)}, ratio {recomputed / off:.2f})")
+        print(
+            f"context   median valued {fmt(on)}  unvalued {fmt(off)}  ratio {on / off:.2f}  "
+            f"goal <= {CONTEXT_GOAL:.2f}  {'OK' if on / off <= CONTEXT_GOAL else 'MISSED'}  "
+            f"(valuation recomputed every turn: {fmt(recomputed)}, ratio {recomputed / off:.2f})"
+        )
     return 0
 
 

@@ -92,12 +92,21 @@ class SessionReport:
 
 
 def _env(home: Path, server_url: str | None) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith("PIXIU_") and k not in ("DEEPSEEK_API_KEY", "OPENAI_API_KEY")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("PIXIU_") and k not in ("DEEPSEEK_API_KEY", "OPENAI_API_KEY")
+    }
     env.update({"PIXIU_HOME": str(home), "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8", "LANG": "C.UTF-8"})
     if server_url:
-        env.update({"PIXIU_API_KEY": "sk-offline-session-benchmark", "PIXIU_BASE_URL": server_url,
-                    "PIXIU_MODEL": "deepseek-chat", "PIXIU_MAX_RETRIES": "0"})
+        env.update(
+            {
+                "PIXIU_API_KEY": "sk-offline-session-benchmark",
+                "PIXIU_BASE_URL": server_url,
+                "PIXIU_MODEL": "deepseek-chat",
+                "PIXIU_MAX_RETRIES": "0",
+            }
+        )
     return env
 
 
@@ -138,8 +147,14 @@ def measure(home: Path, report: SessionReport) -> None:
             report.ideal += line.explanation.predicted_hit
             report.flagged += line.explanation.flagged
             ideal_hit = min(line.explanation.predicted_hit, line.prompt_tokens or 0)
-            at_ideal = call_cost(prices, hit=ideal_hit, miss=(line.prompt_tokens or 0) - ideal_hit,
-                                 prompt=line.prompt_tokens, completion=line.completion_tokens, at=None)
+            at_ideal = call_cost(
+                prices,
+                hit=ideal_hit,
+                miss=(line.prompt_tokens or 0) - ideal_hit,
+                prompt=line.prompt_tokens,
+                completion=line.completion_tokens,
+                at=None,
+            )
             report.cost += line.cost or 0.0
             report.cost_at_ideal += at_ideal.actual if at_ideal else 0.0
     finally:
@@ -200,8 +215,10 @@ def main(argv: list[str] | None = None) -> int:
         for failure in report.failed:
             print(f"  turn {failure.turn} failed: {failure.error}")
         print(f"prompt {report.prompt:,} · hit {report.hit:,} · ideal {report.ideal:,}")
-        print(f"hit/ideal {report.of_ideal:.3f} · flagged calls {report.flagged} · "
-              f"cost ¥{report.cost:.4f} vs ¥{report.cost_at_ideal:.4f} at ideal ({report.cost_ratio:.2f}×)")
+        print(
+            f"hit/ideal {report.of_ideal:.3f} · flagged calls {report.flagged} · "
+            f"cost ¥{report.cost:.4f} vs ¥{report.cost_at_ideal:.4f} at ideal ({report.cost_ratio:.2f}×)"
+        )
         print(f"seconds per turn {report.seconds_per_turn:.2f}")
     return 0 if not report.failed else 1
 

@@ -107,18 +107,24 @@ def run(path: Path, names: int, reps: int) -> list[str]:
         for key in qs:
             ms, base = with_names[key], baseline[key]
             if key == "known":  # unknown in the baseline run: a different block, no ratio
-                out.append(f"{key:<10}median {ms:6.2f} ms with {names:,} names  (a name only the master knows; "
-                           f"select() {select_ms[key] * 1000:.0f} us)  goal <= {GOAL_MS:g} ms  "
-                           f"{'OK' if ms <= GOAL_MS else 'MISSED'}")
+                out.append(
+                    f"{key:<10}median {ms:6.2f} ms with {names:,} names  (a name only the master knows; "
+                    f"select() {select_ms[key] * 1000:.0f} us)  goal <= {GOAL_MS:g} ms  "
+                    f"{'OK' if ms <= GOAL_MS else 'MISSED'}"
+                )
                 continue
             ok = "OK" if ms <= GOAL_MS else "MISSED"
             intent = builder.select(qs[key]).intent.value
-            out.append(f"{key:<10}median {ms:6.2f} ms with {names:,} names  baseline {base:6.2f} ms (holdings only)  "
-                       f"ratio {ms / base:4.2f}  select() {select_ms[key] * 1000:6.0f} us  intent {intent}  "
-                       f"goal <= {GOAL_MS:g} ms  {ok}")
+            out.append(
+                f"{key:<10}median {ms:6.2f} ms with {names:,} names  baseline {base:6.2f} ms (holdings only)  "
+                f"ratio {ms / base:4.2f}  select() {select_ms[key] * 1000:6.0f} us  intent {intent}  "
+                f"goal <= {GOAL_MS:g} ms  {ok}"
+            )
         out.append(f"name table rebuilt after the master changed: first build {rebuild_ms:.1f} ms (once per change)")
-        out.append(f"traditional text: first message {traditional_ms:.1f} ms (OpenCC imported lazily), "
-                   f"then {traditional_warm * 1000:.0f} us")
+        out.append(
+            f"traditional text: first message {traditional_ms:.1f} ms (OpenCC imported lazily), "
+            f"then {traditional_warm * 1000:.0f} us"
+        )
     finally:
         db.close()
     return out

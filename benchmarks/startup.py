@@ -45,17 +45,29 @@ def clean_env(home: Path) -> dict[str, str]:
     """No key anywhere (so offline mode), an isolated home, a plain terminal."""
     # PYTHONDONTWRITEBYTECODE is dropped: an installed pixiu has its .pyc files (pip compiles
     # them, as it did openai's), so a run without them would time the compiler, not pixiu.
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith("PIXIU_") and k not in ("DEEPSEEK_API_KEY", "OPENAI_API_KEY", "PYTHONDONTWRITEBYTECODE")}
-    env.update(PIXIU_HOME=str(home), PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm-256color", NO_COLOR="1",
-               LANG="C.UTF-8", PYTHONIOENCODING="utf-8", COLUMNS="110", LINES="40")
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("PIXIU_") and k not in ("DEEPSEEK_API_KEY", "OPENAI_API_KEY", "PYTHONDONTWRITEBYTECODE")
+    }
+    env.update(
+        PIXIU_HOME=str(home),
+        PROMPT_TOOLKIT_NO_CPR="1",
+        TERM="xterm-256color",
+        NO_COLOR="1",
+        LANG="C.UTF-8",
+        PYTHONIOENCODING="utf-8",
+        COLUMNS="110",
+        LINES="40",
+    )
     return env
 
 
 def time_baseline(env: dict[str, str]) -> float:
     started = time.perf_counter()
-    subprocess.run([PYTHON, "-c", "import openai"], env=env, check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        [PYTHON, "-c", "import openai"], env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     return time.perf_counter() - started
 
 
@@ -66,12 +78,15 @@ def time_help(env: dict[str, str]) -> float:
 
 
 # `pixiu` run from another source tree on this virtualenv (--before SRC): before/after in one run.
-FROM_SOURCE = "import sys; sys.path.insert(0, sys.argv.pop(1)); sys.argv[0] = 'pixiu'; " \
-              "from pixiu_cli.cli import main; main()"
+FROM_SOURCE = (
+    "import sys; sys.path.insert(0, sys.argv.pop(1)); sys.argv[0] = 'pixiu'; from pixiu_cli.cli import main; main()"
+)
 
 
 def time_repl(base: Path, run: int, args: tuple[str, ...] = (), fresh: bool = True, source: str | None = None) -> float:
-    home = base / (f"home-{run}" if fresh else f"home-{'-'.join(args)}{'-src' if source else ''}")  # fresh: created and migrated
+    home = base / (
+        f"home-{run}" if fresh else f"home-{'-'.join(args)}{'-src' if source else ''}"
+    )  # fresh: created and migrated
     env = clean_env(home)
     command, argv = (PYTHON, ["-c", FROM_SOURCE, source, *args]) if source else (PIXIU, list(args))
     started = time.perf_counter()

@@ -51,16 +51,22 @@ from pixiu_cli.context.builder import history_messages  # noqa: E402
 from pixiu_cli.offline.script import ScriptedReply, ToolCallSpec  # noqa: E402
 from pixiu_cli.settings import load_settings  # noqa: E402
 from pixiu_cli.store.conversations import ConversationStore, _turn, add_request_function  # noqa: E402
-from pixiu_cli.store.database import open_database  # noqa: E402
 
 GOAL_BYTES = 12 * 1024
 GOAL_CACHE_S = 0.2
-QUESTIONS = ("茅台最近怎么看？估值贵不贵？", "我的持仓里哪几只适合做核心仓？", "招行的分红和股价走势怎么样？",
-             "宁德时代涨了这么多，要不要先止盈一部分？", "今天大盘怎么样，有什么需要注意的？")
-REPLY = ("先说结论：维持现有仓位，不追高也不急着卖。\n\n"
-         "1. 估值：当前处于近五年中位数附近，安全边际一般，继续持有的理由主要是现金流和分红的稳定性。\n"
-         "2. 计划：按你之前定下的纪律，单只仓位不超过总资产的 25%，目前没有触发减仓条件。\n"
-         "3. 风险：关注下周的股东大会和行业政策，如果跌破年线，再按计划分批处理。\n")
+QUESTIONS = (
+    "茅台最近怎么看？估值贵不贵？",
+    "我的持仓里哪几只适合做核心仓？",
+    "招行的分红和股价走势怎么样？",
+    "宁德时代涨了这么多，要不要先止盈一部分？",
+    "今天大盘怎么样，有什么需要注意的？",
+)
+REPLY = (
+    "先说结论：维持现有仓位，不追高也不急着卖。\n\n"
+    "1. 估值：当前处于近五年中位数附近，安全边际一般，继续持有的理由主要是现金流和分红的稳定性。\n"
+    "2. 计划：按你之前定下的纪律，单只仓位不超过总资产的 25%，目前没有触发减仓条件。\n"
+    "3. 风险：关注下周的股东大会和行业政策，如果跌破年线，再按计划分批处理。\n"
+)
 
 
 class Trace:
@@ -127,8 +133,9 @@ def history_seconds(store: ConversationStore, conversation: int, last: int) -> t
     started = time.perf_counter()
     rows = store.db.conn.execute("select * from turns where conversation_id = ? order by seq", [conversation])
     names = [d[0] for d in rows.description]
-    old = [m for t in (_turn(dict(zip(names, r))) for r in rows.fetchall()) if after < t.seq <= last
-           for m in t.messages]
+    old = [
+        m for t in (_turn(dict(zip(names, r))) for r in rows.fetchall()) if after < t.seq <= last for m in t.messages
+    ]
     before = time.perf_counter() - started
     assert len(old) == len(today)
     return now, before
@@ -171,13 +178,16 @@ def main(argv: list[str] | None = None) -> int:
         base_size = baseline_size(db_path, Path(tmp) / "baseline.db") - empty
     per_turn, base_per_turn = today_size / turns, base_size / turns
     ok = "OK" if per_turn <= GOAL_BYTES else "MISSED"
-    print(f"db bytes/turn   today {per_turn / 1024:8.1f} KB  baseline {base_per_turn / 1024:8.1f} KB  "
-          f"ratio {per_turn / base_per_turn:.2f}  goal <= {GOAL_BYTES // 1024} KB  {ok}  ({turns} turns)")
+    print(
+        f"db bytes/turn   today {per_turn / 1024:8.1f} KB  baseline {base_per_turn / 1024:8.1f} KB  "
+        f"ratio {per_turn / base_per_turn:.2f}  goal <= {GOAL_BYTES // 1024} KB  {ok}  ({turns} turns)"
+    )
     for label, (now, before) in (("/cache 12", cache12), (f"/cache {turns}", cacheN)):
         ok = "OK" if now <= GOAL_CACHE_S else "MISSED"
         print(f"{label:<15} today {now:8.3f} s   baseline {before:8.3f} s   goal <= {GOAL_CACHE_S} s  {ok}")
-    print(f"history         today {hist[0] * 1000:8.2f} ms  baseline {hist[1] * 1000:8.2f} ms  "
-          f"(last 10 of {turns} turns)")
+    print(
+        f"history         today {hist[0] * 1000:8.2f} ms  baseline {hist[1] * 1000:8.2f} ms  (last 10 of {turns} turns)"
+    )
     for kind, (count, savepoints) in sorted(traced.items()):
         print(f"statements      {kind} turn {count} SQL statements, {savepoints} SAVEPOINT/RELEASE")
     return 0

@@ -61,7 +61,9 @@ ANSWER = """## 贵州茅台（600519）近况
 总的来说，茅台处在**估值合理、趋势偏弱**的阶段。适合耐心分批，而不是追涨。
 你可以用 `/remember` 记下这次的计划，下次我会提醒你对照执行。
 """
-ANSWER += "\n" + ANSWER.replace("贵州茅台（600519）", "五粮液（000858）").replace("茅台", "五粮液")  # ~2 kB, two of each block
+ANSWER += "\n" + ANSWER.replace("贵州茅台（600519）", "五粮液（000858）").replace(
+    "茅台", "五粮液"
+)  # ~2 kB, two of each block
 
 
 def console_renderer() -> Renderer:
@@ -75,7 +77,7 @@ def stream_cpu(text: str, size: int, delay: float) -> tuple[float, str]:
     started = time.process_time()
     with renderer.reply() as stream:
         for i in range(0, len(text), size):
-            stream.text(text[i:i + size])
+            stream.text(text[i : i + size])
             if delay:
                 time.sleep(delay)
     return time.process_time() - started, renderer.out.getvalue()
@@ -101,8 +103,10 @@ def main(argv: list[str] | None = None) -> int:
     deltas = -(-len(ANSWER) // args.delta)
     print(f"answer {len(ANSWER.encode())} bytes, {deltas} deltas of {args.delta} characters")
     print(f"baseline  one render of the whole answer   median {once:7.1f} ms CPU")
-    print(f"stream    streamed render                  median {stream:7.1f} ms CPU  ratio {stream / once:.2f}  "
-          f"goal <= {GOAL_SECONDS * 1000:.0f} ms  {'OK' if stream <= GOAL_SECONDS * 1000 else 'MISSED'}")
+    print(
+        f"stream    streamed render                  median {stream:7.1f} ms CPU  ratio {stream / once:.2f}  "
+        f"goal <= {GOAL_SECONDS * 1000:.0f} ms  {'OK' if stream <= GOAL_SECONDS * 1000 else 'MISSED'}"
+    )
     return 0
 
 

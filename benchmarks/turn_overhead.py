@@ -55,11 +55,13 @@ QUESTIONS = (
     "海康威视跌到 30 元附近了，按计划该加仓吗？",
     "帮我看看整体仓位和回撤风险。",
 )
-REPLY = ("先说结论：维持现有仓位，不追高也不急着卖。\n\n"
-         "1. 估值：当前处于近五年中位数附近，安全边际一般，继续持有的理由主要是现金流和分红的稳定性。\n"
-         "2. 计划：按你之前定下的纪律，单只仓位不超过总资产的 25%，目前没有触发减仓条件。\n"
-         "3. 风险：关注下周的股东大会和行业政策，如果跌破年线，再按计划分批处理。\n\n"
-         "以上只是根据你记录的数据整理的参考，不构成投资建议。")
+REPLY = (
+    "先说结论：维持现有仓位，不追高也不急着卖。\n\n"
+    "1. 估值：当前处于近五年中位数附近，安全边际一般，继续持有的理由主要是现金流和分红的稳定性。\n"
+    "2. 计划：按你之前定下的纪律，单只仓位不超过总资产的 25%，目前没有触发减仓条件。\n"
+    "3. 风险：关注下周的股东大会和行业政策，如果跌破年线，再按计划分批处理。\n\n"
+    "以上只是根据你记录的数据整理的参考，不构成投资建议。"
+)
 
 
 def open_demo_app(home: Path):
@@ -125,7 +127,7 @@ class Timers:
         out = {}
         for label, values in self.samples.items():
             per_turn = max(1, len(values) // turns) if values else 1
-            sums = [sum(values[i:i + per_turn]) for i in range(0, len(values) - per_turn + 1, per_turn)]
+            sums = [sum(values[i : i + per_turn]) for i in range(0, len(values) - per_turn + 1, per_turn)]
             out[label] = statistics.median(sums) if sums else 0.0
         return out
 
@@ -172,10 +174,15 @@ def main(argv: list[str] | None = None) -> int:
     print(f"pixiu    Agent.run_turn, offline server, SDK over HTTP   median {med['pixiu']:7.2f} ms  (n={n})")
     print(f"raw      openai SDK streaming call, same body        median {med['raw']:7.2f} ms  (n={n})")
     verdict = "OK" if med["overhead"] <= GOAL_MS else "MISSED"
-    lo, hi = (statistics.quantiles(times["overhead"], n=4)[::2] if n >= 4 else (min(times["overhead"]),
-                                                                                 max(times["overhead"])))
-    print(f"overhead pixiu - raw, paired per turn                 median {med['overhead']:7.2f} ms  "
-          f"(quartiles {lo:.2f} .. {hi:.2f})  goal <= {GOAL_MS:g} ms  {verdict}")
+    lo, hi = (
+        statistics.quantiles(times["overhead"], n=4)[::2]
+        if n >= 4
+        else (min(times["overhead"]), max(times["overhead"]))
+    )
+    print(
+        f"overhead pixiu - raw, paired per turn                 median {med['overhead']:7.2f} ms  "
+        f"(quartiles {lo:.2f} .. {hi:.2f})  goal <= {GOAL_MS:g} ms  {verdict}"
+    )
     if steps:
         listed = ", ".join(f"{name} {ms:.2f}" for name, ms in sorted(steps.items(), key=lambda kv: -kv[1]))
         print(f"breakdown median ms per turn: {listed}")

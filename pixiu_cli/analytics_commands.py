@@ -4,14 +4,16 @@ pixiu_cli/analytics/, output through render.py. Registered on the main app by cl
 from __future__ import annotations
 
 import json
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
 from pixiu_cli.errors import UserError
 from pixiu_cli.market_commands import JsonOpt, _cli, _code, _db, _now
 
-alert_app = typer.Typer(help="价格预警：收盘价穿越、单日涨跌幅、较成本回撤（导入或同步日线后检查）。", add_completion=False)
+alert_app = typer.Typer(
+    help="价格预警：收盘价穿越、单日涨跌幅、较成本回撤（导入或同步日线后检查）。", add_completion=False
+)
 
 
 def _pct(value: float | None, digits: int = 1) -> str:
@@ -31,7 +33,7 @@ def refresh_lines(db, symbols: list[str]) -> list[str]:
 
 
 def profile(
-    codes: Annotated[Optional[list[str]], typer.Argument(help="股票代码（默认：有日线的持仓和自选股）")] = None,
+    codes: Annotated[list[str] | None, typer.Argument(help="股票代码（默认：有日线的持仓和自选股）")] = None,
     as_json: JsonOpt = False,
     again: Annotated[bool, typer.Option("--refresh", help="重新计算（默认只在有新日线时计算）")] = False,
 ) -> None:
@@ -43,8 +45,13 @@ def profile(
     with _db() as db:
         market = MarketStore(db)
         with_bars = {s.symbol: s.last for s in market.series()}
-        wanted = [_code(c) for c in codes] if codes else sorted(
-            ({h.symbol for h in DomainStore(db).holdings()} | {s for s, _ in market.watchlist()}) & set(with_bars))
+        wanted = (
+            [_code(c) for c in codes]
+            if codes
+            else sorted(
+                ({h.symbol for h in DomainStore(db).holdings()} | {s for s, _ in market.watchlist()}) & set(with_bars)
+            )
+        )
         missing = [s for s in wanted if s not in with_bars]
         if missing:
             raise UserError(f"没有 {'、'.join(missing)} 的日线：先 pixiu data import 或 pixiu data sync")
@@ -57,22 +64,55 @@ def profile(
         rows = store.backtests(wanted)
     renderer = _cli()._renderer()
     if as_json:
-        renderer.raw(json.dumps([{**r.__dict__, "sample_note": "样本不足" if r.trades < 10 else None} for r in rows],
-                                ensure_ascii=False, indent=2))
+        renderer.raw(
+            json.dumps(
+                [{**r.__dict__, "sample_note": "样本不足" if r.trades < 10 else None} for r in rows],
+                ensure_ascii=False,
+                indent=2,
+            )
+        )
         return
     for line in notes:
         renderer.dim(line)
-    table = [[r.symbol, ("★ " if r.selected else "") + r.label, _pct(r.annual_return), _pct(r.max_drawdown),
-              _num(r.sharpe), _pct(r.win_rate, 0) if r.win_rate is not None else "—",
-              f"{r.trades}{'（样本不足）' if r.trades < 10 else ''}", f"{r.exposure:.0%}", _pct(r.excess_return),
-              f"{_pct(r.out_annual_return)} / {_num(r.out_sharpe)}", f"{r.window_start}~{r.window_end}"] for r in rows]
-    renderer.table("回测画像（★ 为前 2/3 样本内夏普最优；后 1/3 为样本外检验）",
-                   ["代码", "策略", "年化", "最大回撤", "夏普", "胜率", "交易次数", "持仓占比", "超额", "样本外 年化/夏普", "窗口"],
-                   table)
+    table = [
+        [
+            r.symbol,
+            ("★ " if r.selected else "") + r.label,
+            _pct(r.annual_return),
+            _pct(r.max_drawdown),
+            _num(r.sharpe),
+            _pct(r.win_rate, 0) if r.win_rate is not None else "—",
+            f"{r.trades}{'（样本不足）' if r.trades < 10 else ''}",
+            f"{r.exposure:.0%}",
+            _pct(r.excess_return),
+            f"{_pct(r.out_annual_return)} / {_num(r.out_sharpe)}",
+            f"{r.window_start}~{r.window_end}",
+        ]
+        for r in rows
+    ]
+    renderer.table(
+        "回测画像（★ 为前 2/3 样本内夏普最优；后 1/3 为样本外检验）",
+        [
+            "代码",
+            "策略",
+            "年化",
+            "最大回撤",
+            "夏普",
+            "胜率",
+            "交易次数",
+            "持仓占比",
+            "超额",
+            "样本外 年化/夏普",
+            "窗口",
+        ],
+        table,
+    )
     if rows:
         first = rows[0]
-        renderer.dim(f"引擎 {first.engine_version} · 数据 {first.data_source} · 成本 {first.cost_model} · "
-                     "夏普按日收益、无风险利率 1.5%、一年 243 个交易日年化；胜率按已平仓的完整买卖计算")
+        renderer.dim(
+            f"引擎 {first.engine_version} · 数据 {first.data_source} · 成本 {first.cost_model} · "
+            "夏普按日收益、无风险利率 1.5%、一年 243 个交易日年化；胜率按已平仓的完整买卖计算"
+        )
 
 
 def _rule_id(raw: str) -> int:
@@ -85,10 +125,10 @@ def _rule_id(raw: str) -> int:
 @alert_app.command("add")
 def alert_add(
     code: Annotated[str, typer.Argument(help="股票代码")],
-    below: Annotated[Optional[float], typer.Option("--below", help="收盘跌破该价格（元）")] = None,
-    above: Annotated[Optional[float], typer.Option("--above", help="收盘突破该价格（元）")] = None,
-    change_pct: Annotated[Optional[float], typer.Option("--change-pct", help="单日涨跌幅达到 N%")] = None,
-    drawdown: Annotated[Optional[float], typer.Option("--drawdown-from-cost", help="较持仓成本回撤达到 N%")] = None,
+    below: Annotated[float | None, typer.Option("--below", help="收盘跌破该价格（元）")] = None,
+    above: Annotated[float | None, typer.Option("--above", help="收盘突破该价格（元）")] = None,
+    change_pct: Annotated[float | None, typer.Option("--change-pct", help="单日涨跌幅达到 N%")] = None,
+    drawdown: Annotated[float | None, typer.Option("--drawdown-from-cost", help="较持仓成本回撤达到 N%")] = None,
     cooldown: Annotated[int, typer.Option("--cooldown", help="触发后静默的交易日数", min=0, max=250)] = 5,
 ) -> None:
     """添加一条预警规则（检查此后导入或同步的收盘价）。"""
@@ -98,8 +138,11 @@ def alert_add(
     from pixiu_cli.store.market import MarketStore
 
     symbol = _code(code)
-    given = [(k, v) for k, v in (("below", below), ("above", above), ("change_pct", change_pct),
-                                 ("drawdown_from_cost", drawdown)) if v is not None]
+    given = [
+        (k, v)
+        for k, v in (("below", below), ("above", above), ("change_pct", change_pct), ("drawdown_from_cost", drawdown))
+        if v is not None
+    ]
     if len(given) != 1:
         raise UserError("请给出且只给出一个条件：--below、--above、--change-pct 或 --drawdown-from-cost")
     kind, threshold = given[0]
@@ -109,10 +152,18 @@ def alert_add(
     with _db() as db:
         # Bars already stored are history: the rule watches the closes that arrive after them.
         series = MarketStore(db).series([symbol])
-        rule_id = AnalyticsStore(db).add_rule(symbol=symbol, kind=kind, threshold=threshold, cooldown_days=cooldown,
-                                              created_at=now.isoformat(timespec="seconds"), source="手动",
-                                              checked_through=series[0].last if series else None)
-    _cli()._renderer().info(f"已设预警 a{rule_id}：{describe(kind, threshold, symbol)}（撤销：pixiu alert remove a{rule_id}）")
+        rule_id = AnalyticsStore(db).add_rule(
+            symbol=symbol,
+            kind=kind,
+            threshold=threshold,
+            cooldown_days=cooldown,
+            created_at=now.isoformat(timespec="seconds"),
+            source="手动",
+            checked_through=series[0].last if series else None,
+        )
+    _cli()._renderer().info(
+        f"已设预警 a{rule_id}：{describe(kind, threshold, symbol)}（撤销：pixiu alert remove a{rule_id}）"
+    )
 
 
 @alert_app.command("list")
@@ -125,14 +176,31 @@ def alert_list(as_json: JsonOpt = False) -> None:
         rules = AnalyticsStore(db).rules()
     renderer = _cli()._renderer()
     if as_json:
-        renderer.raw(json.dumps([{"id": f"a{r.id}", **{k: v for k, v in r.__dict__.items() if k != "id"}}
-                                 for r in rules], ensure_ascii=False, indent=2))
+        renderer.raw(
+            json.dumps(
+                [{"id": f"a{r.id}", **{k: v for k, v in r.__dict__.items() if k != "id"}} for r in rules],
+                ensure_ascii=False,
+                indent=2,
+            )
+        )
     elif not rules:
         renderer.line("没有预警规则：pixiu alert add CODE --below P")
     else:
-        renderer.table("预警规则", ["编号", "条件", "冷却", "来源", "已检查到", "上次触发"],
-                       [[f"a{r.id}", describe(r.kind, r.threshold, r.symbol), f"{r.cooldown_days} 日", r.source,
-                         r.checked_through or "—", r.last_fired_on or "—"] for r in rules])
+        renderer.table(
+            "预警规则",
+            ["编号", "条件", "冷却", "来源", "已检查到", "上次触发"],
+            [
+                [
+                    f"a{r.id}",
+                    describe(r.kind, r.threshold, r.symbol),
+                    f"{r.cooldown_days} 日",
+                    r.source,
+                    r.checked_through or "—",
+                    r.last_fired_on or "—",
+                ]
+                for r in rules
+            ],
+        )
 
 
 @alert_app.command("remove")

@@ -4,7 +4,6 @@ the one-shot commands so both behave the same."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-
 from datetime import datetime
 from pathlib import Path
 
@@ -12,15 +11,14 @@ from pixiu_cli.agent.compaction import Compactor
 from pixiu_cli.agent.guardrails import Guardrails
 from pixiu_cli.agent.loop import Agent
 from pixiu_cli.agent.tools import ToolContext
-from pixiu_cli.context.builder import SHANGHAI
-from pixiu_cli.context.builder import ContextBuilder
+from pixiu_cli.context.builder import SHANGHAI, ContextBuilder
+from pixiu_cli.context.memory import MemoryLimits
 from pixiu_cli.redact import mask_url
 from pixiu_cli.settings import Settings
-from pixiu_cli.context.memory import MemoryLimits
 from pixiu_cli.store.conversations import ConversationStore
+from pixiu_cli.store.database import open_database
 from pixiu_cli.store.domain import DomainStore
 from pixiu_cli.store.memory import MemoryStore, PortfolioStore
-from pixiu_cli.store.database import open_database
 
 OFFLINE_PLACEHOLDER_KEY = "pixiu-offline"
 OFFLINE_CACHE_FILE = "offline_cache.db"
@@ -78,8 +76,11 @@ def _refresh_demo_data(domain: DomainStore, now: datetime) -> None:
     data = load_document(data_dir() / "demo" / "portfolio.json", now)
     shipped = sorted(p.stem for p in (data_dir() / "demo" / "market").glob("[0-9][0-9][0-9][0-9][0-9][0-9].csv"))
     # Holdings with real bars get computed figures, not the made-up ones.
-    data = replace(data, profiles=[p for p in data.profiles if p.symbol not in shipped],
-                   signals=[s for s in data.signals if s.symbol not in shipped])
+    data = replace(
+        data,
+        profiles=[p for p in data.profiles if p.symbol not in shipped],
+        signals=[s for s in data.signals if s.symbol not in shipped],
+    )
     domain.replace_all(data, keep_own_notes=True)
     SecurityMaster(domain.db).upsert(securities_for_document(data, source="demo"), keep_names=True)
     _demo_market(domain.db, shipped, now)
@@ -98,8 +99,14 @@ def _demo_market(db, symbols: list[str], now: datetime) -> None:
     for symbol in symbols:
         if symbol not in stored:
             actions = folder / f"{symbol}_actions.csv"
-            import_csv(market, SecurityMaster(db), folder / f"{symbol}.csv", symbol, at=now.isoformat(timespec="seconds"),
-                       actions_path=actions if actions.exists() else None)
+            import_csv(
+                market,
+                SecurityMaster(db),
+                folder / f"{symbol}.csv",
+                symbol,
+                at=now.isoformat(timespec="seconds"),
+                actions_path=actions if actions.exists() else None,
+            )
     refresh(db, symbols, now)
 
 
@@ -137,28 +144,70 @@ def open_app(settings: Settings, *, demo: bool = False, calls_model: bool = True
     server = None
     if settings.offline:
         server = _start_offline_server(settings) if calls_model else None
-        client = ChatClient(base_url=server.base_url if server else "http://127.0.0.1/v1 (离线服务未启动)", api_key=OFFLINE_PLACEHOLDER_KEY, model=settings.model,
-                            provider="offline", timeout=settings.timeout, max_retries=settings.max_retries,
-                            deadline_seconds=settings.deadline_seconds)
+        client = ChatClient(
+            base_url=server.base_url if server else "http://127.0.0.1/v1 (离线服务未启动)",
+            api_key=OFFLINE_PLACEHOLDER_KEY,
+            model=settings.model,
+            provider="offline",
+            timeout=settings.timeout,
+            max_retries=settings.max_retries,
+            deadline_seconds=settings.deadline_seconds,
+        )
     else:
-        client = ChatClient(base_url=settings.base_url, api_key=settings.api_key, model=settings.model,
-                            provider=settings.provider, timeout=settings.timeout, max_retries=settings.max_retries,
-                            deadline_seconds=settings.deadline_seconds)
+        client = ChatClient(
+            base_url=settings.base_url,
+            api_key=settings.api_key,
+            model=settings.model,
+            provider=settings.provider,
+            timeout=settings.timeout,
+            max_retries=settings.max_retries,
+            deadline_seconds=settings.deadline_seconds,
+        )
     domain = DomainStore(db)
     if demo:
         refresh_demo_data(domain, settings.home / DEMO_STATE_FILE)
-    agent = build_agent(db, client, limits=settings.limits, guardrails=settings.guardrails, temperature=settings.temperature,
-                        clock=lambda: datetime.now(SHANGHAI), domain=domain)
-    return App(settings=settings, store=agent.store, agent=agent, builder=agent.builder,
-               memory=agent.tool_context.memory, demo=demo, _offline_server=server)
+    agent = build_agent(
+        db,
+        client,
+        limits=settings.limits,
+        guardrails=settings.guardrails,
+        temperature=settings.temperature,
+        clock=lambda: datetime.now(SHANGHAI),
+        domain=domain,
+    )
+    return App(
+        settings=settings,
+        store=agent.store,
+        agent=agent,
+        builder=agent.builder,
+        memory=agent.tool_context.memory,
+        demo=demo,
+        _offline_server=server,
+    )
 
 
-def build_agent(db, client, *, limits: MemoryLimits, guardrails: Guardrails, temperature: float | None,
-                clock, domain: DomainStore | None = None, ablate: frozenset[str] = frozenset()) -> Agent:
+def build_agent(
+    db,
+    client,
+    *,
+    limits: MemoryLimits,
+    guardrails: Guardrails,
+    temperature: float | None,
+    clock,
+    domain: DomainStore | None = None,
+    ablate: frozenset[str] = frozenset(),
+) -> Agent:
     """The agent over one database: what the REPL, `ask` and the answer evals all run."""
     store = ConversationStore(db)
     domain = domain or DomainStore(db)
     builder = ContextBuilder(store, domain, limits, clock=clock, ablate=ablate, valuer=_valuer(db))
     tool_context = ToolContext(domain=domain, memory=MemoryStore(db), portfolio=PortfolioStore(db), now=clock)
-    return Agent(store, client, builder, tool_context=tool_context, guardrails=guardrails, temperature=temperature,
-                 compactor=Compactor(store, client, budget_tokens=limits.history_budget_tokens))
+    return Agent(
+        store,
+        client,
+        builder,
+        tool_context=tool_context,
+        guardrails=guardrails,
+        temperature=temperature,
+        compactor=Compactor(store, client, budget_tokens=limits.history_budget_tokens),
+    )

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import sys
 from contextlib import contextmanager
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -21,7 +21,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-ModelOpt = Annotated[Optional[str], typer.Option("--model", help="模型名（覆盖 PIXIU_MODEL）")]
+ModelOpt = Annotated[str | None, typer.Option("--model", help="模型名（覆盖 PIXIU_MODEL）")]
 OfflineOpt = Annotated[bool, typer.Option("--offline", help="即使设置了 API key 也使用离线应答器")]
 
 
@@ -113,7 +113,7 @@ def root(ctx: typer.Context) -> None:
 @app.command()
 def chat(
     demo: Annotated[bool, typer.Option("--demo", help="使用演示数据库（真实 A 股名称的示例持仓）")] = False,
-    resume: Annotated[Optional[int], typer.Option("--resume", help="继续指定 ID 的对话")] = None,
+    resume: Annotated[int | None, typer.Option("--resume", help="继续指定 ID 的对话")] = None,
     continue_: Annotated[bool, typer.Option("--continue", "-c", help="继续最近的对话")] = False,
     model: ModelOpt = None,
     offline: OfflineOpt = False,
@@ -136,13 +136,17 @@ def ask(
     text: Annotated[str, typer.Argument(help="问题；为 - 时从标准输入读取")],
     as_json: Annotated[bool, typer.Option("--json", help="输出一个 JSON 对象")] = False,
     continue_: Annotated[bool, typer.Option("--continue", "-c", help="接着最近的对话问")] = False,
-    conversation: Annotated[Optional[int], typer.Option("--conversation", help="接着指定 ID 的对话问")] = None,
+    conversation: Annotated[int | None, typer.Option("--conversation", help="接着指定 ID 的对话问")] = None,
     model: ModelOpt = None,
     offline: OfflineOpt = False,
     demo: DemoOpt = False,
-    retry_partial: Annotated[Optional[bool], typer.Option(
-        "--retry-partial/--no-retry-partial",
-        help="回复中途断开时自动重新生成（--json 时默认开启）；开启后回答在完成后一次输出")] = None,
+    retry_partial: Annotated[
+        bool | None,
+        typer.Option(
+            "--retry-partial/--no-retry-partial",
+            help="回复中途断开时自动重新生成（--json 时默认开启）；开启后回答在完成后一次输出",
+        ),
+    ] = None,
 ) -> None:
     """问一个问题并退出（不进入交互界面）。"""
     if conversation is not None and continue_:
@@ -167,13 +171,23 @@ def ask(
     sent(spool)
 
 
-def _ask(text: str, as_json: bool, continue_: bool, conversation: int | None, model: str | None, offline: bool,
-         demo: bool, retry_partial: bool | None) -> None:
+def _ask(
+    text: str,
+    as_json: bool,
+    continue_: bool,
+    conversation: int | None,
+    model: str | None,
+    offline: bool,
+    demo: bool,
+    retry_partial: bool | None,
+) -> None:
     from pixiu_cli.agent.loop import SilentSink
     from pixiu_cli.cache.explain import one_shot_explanations
 
-    with one_shot_explanations(), _opened(model, offline, demo, conversation, continue_) as (
-            renderer, app_, conversation_id):
+    with (
+        one_shot_explanations(),
+        _opened(model, offline, demo, conversation, continue_) as (renderer, app_, conversation_id),
+    ):
         if conversation_id is None:
             conversation_id = app_.store.create_conversation(model=app_.settings.model).id
         retry_partial = as_json if retry_partial is None else retry_partial
@@ -187,13 +201,29 @@ def _ask(text: str, as_json: bool, continue_: bool, conversation: int | None, mo
                 result = app_.agent.run_turn(conversation_id, text, stream)
         if as_json:
             u = result.usage
-            renderer.raw(json.dumps({
-                "conversation_id": result.conversation_id, "turn_id": result.turn_id, "turn": result.seq,
-                "reply": result.reply, "status": result.status, "error": result.error,
-                "notices": list(result.notices), "model": app_.settings.model, "offline": app_.settings.offline, "attempts": result.attempts,
-                "usage": {"prompt_tokens": u.prompt_tokens, "completion_tokens": u.completion_tokens,
-                          "cache_hit_tokens": u.cache_hit_tokens, "cache_miss_tokens": u.cache_miss_tokens},
-            }, ensure_ascii=False))
+            renderer.raw(
+                json.dumps(
+                    {
+                        "conversation_id": result.conversation_id,
+                        "turn_id": result.turn_id,
+                        "turn": result.seq,
+                        "reply": result.reply,
+                        "status": result.status,
+                        "error": result.error,
+                        "notices": list(result.notices),
+                        "model": app_.settings.model,
+                        "offline": app_.settings.offline,
+                        "attempts": result.attempts,
+                        "usage": {
+                            "prompt_tokens": u.prompt_tokens,
+                            "completion_tokens": u.completion_tokens,
+                            "cache_hit_tokens": u.cache_hit_tokens,
+                            "cache_miss_tokens": u.cache_miss_tokens,
+                        },
+                    },
+                    ensure_ascii=False,
+                )
+            )
         elif result.error:
             renderer.error(result.error)
         if result.status != "complete":
@@ -202,14 +232,16 @@ def _ask(text: str, as_json: bool, continue_: bool, conversation: int | None, mo
 
 @app.command()
 def context(
-    text: Annotated[Optional[str], typer.Argument(help="假设要问的问题；省略时显示最近一次真实调用")] = None,
+    text: Annotated[str | None, typer.Argument(help="假设要问的问题；省略时显示最近一次真实调用")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="输出消息列表 JSON")] = False,
     raw: Annotated[bool, typer.Option("--raw", help="原样输出发送的请求字节")] = False,
     pretty: Annotated[bool, typer.Option("--pretty", help="输出缩进后的请求 JSON")] = False,
     diff: Annotated[bool, typer.Option("--diff", help="与上一次调用的请求比较")] = False,
-    explain: Annotated[bool, typer.Option("--explain", help="输出上下文块的 JSON 摘要，含选择依据（selection）")] = False,
-    conversation: Annotated[Optional[int], typer.Option("--conversation", help="对话 ID（默认最近的对话）")] = None,
-    turn: Annotated[Optional[int], typer.Option("--turn", help="查看第 N 轮的调用", min=1)] = None,
+    explain: Annotated[
+        bool, typer.Option("--explain", help="输出上下文块的 JSON 摘要，含选择依据（selection）")
+    ] = False,
+    conversation: Annotated[int | None, typer.Option("--conversation", help="对话 ID（默认最近的对话）")] = None,
+    turn: Annotated[int | None, typer.Option("--turn", help="查看第 N 轮的调用", min=1)] = None,
     demo: DemoOpt = False,
 ) -> None:
     """显示模型看到（或将要看到）的完整上下文，不调用模型。"""
@@ -234,23 +266,47 @@ def context(
                 renderer.raw(json.dumps(info or {}, ensure_ascii=False, indent=2))
                 return
             if as_json:
-                renderer.json_text(json.dumps(request["messages"], ensure_ascii=False, indent=2),
-                                   exact_when_piped=True)
+                renderer.json_text(json.dumps(request["messages"], ensure_ascii=False, indent=2), exact_when_piped=True)
                 return
-            show_request(renderer, request, info, title="将要发送的请求（未调用模型）",
-                         mode="raw" if raw else "pretty" if pretty else "table")
+            show_request(
+                renderer,
+                request,
+                info,
+                title="将要发送的请求（未调用模型）",
+                mode="raw" if raw else "pretty" if pretty else "table",
+            )
             return
         latest = store.latest_conversation()
         conv_id = conversation or (latest.id if latest else None)
-        mode = ("json" if as_json else "raw" if raw else "pretty" if pretty else "diff" if diff
-                else "explain" if explain else "table")
+        mode = (
+            "json"
+            if as_json
+            else "raw"
+            if raw
+            else "pretty"
+            if pretty
+            else "diff"
+            if diff
+            else "explain"
+            if explain
+            else "table"
+        )
         show_stored_call(renderer, store, conv_id, turn_seq=turn, mode=mode)
     finally:
         app_.close()
 
 
-SECTION_LABELS = {"holdings": "持仓", "profiles": "回测画像", "news": "新闻", "signals": "信号", "reports": "报告",
-                  "decisions": "操作决策", "alerts": "预警", "notes": "笔记", "persona": "投资者画像"}
+SECTION_LABELS = {
+    "holdings": "持仓",
+    "profiles": "回测画像",
+    "news": "新闻",
+    "signals": "信号",
+    "reports": "报告",
+    "decisions": "操作决策",
+    "alerts": "预警",
+    "notes": "笔记",
+    "persona": "投资者画像",
+}
 
 
 def _db_path(settings, demo: bool):
@@ -279,10 +335,15 @@ def _merge_lines(result) -> tuple[list[str], list[str]]:
         lines.append(line)
     warnings = []
     for c in result.share_conflicts:
-        outcome = (f"文件的 updated_at 晚于最近一次交易，已按文件改为 {c.in_file:g} 股" if c.file_wins
-                   else f"已保留 {c.after_trades:g} 股（以文件为准请在文件中写上更晚的 updated_at，或用 --replace）")
-        warnings.append(f"持仓 {c.symbol} {c.name}：导入文件为 {c.in_file:g} 股，"
-                        f"对话中记录的交易之后为 {c.after_trades:g} 股；{outcome}")
+        outcome = (
+            f"文件的 updated_at 晚于最近一次交易，已按文件改为 {c.in_file:g} 股"
+            if c.file_wins
+            else f"已保留 {c.after_trades:g} 股（以文件为准请在文件中写上更晚的 updated_at，或用 --replace）"
+        )
+        warnings.append(
+            f"持仓 {c.symbol} {c.name}：导入文件为 {c.in_file:g} 股，"
+            f"对话中记录的交易之后为 {c.after_trades:g} 股；{outcome}"
+        )
     return lines, warnings
 
 
@@ -319,8 +380,10 @@ def import_data(
     finally:
         db.close()
     if replace:
-        counts = "，".join(f"{name} {len(getattr(data, name))}" for name in
-                          ("holdings", "profiles", "news", "signals", "reports", "decisions", "alerts", "notes"))
+        counts = "，".join(
+            f"{name} {len(getattr(data, name))}"
+            for name in ("holdings", "profiles", "news", "signals", "reports", "decisions", "alerts", "notes")
+        )
         renderer.info(f"已替换全部数据：{counts}，persona {len(data.persona)} 项。")
         return
     lines, warnings = _merge_lines(result)
@@ -342,7 +405,7 @@ def _register_securities(db, data) -> None:
 
 @app.command("export")
 def export_data(
-    output: Annotated[Optional[str], typer.Option("--output", "-o", help="写入文件（默认标准输出）")] = None,
+    output: Annotated[str | None, typer.Option("--output", "-o", help="写入文件（默认标准输出）")] = None,
     demo: DemoOpt = False,
 ) -> None:
     """导出全部领域数据为一个 JSON 文档（可再导入）。"""
@@ -394,8 +457,7 @@ def backup_command(demo: DemoOpt = False) -> None:
 
 @app.command("restore")
 def restore_command(
-    file: Annotated[str, typer.Argument(help="pixiu backup 写出的备份文件")],
-    demo: DemoOpt = False,
+    file: Annotated[str, typer.Argument(help="pixiu backup 写出的备份文件")], demo: DemoOpt = False
 ) -> None:
     """用备份文件还原数据库（先检查文件，并先备份当前数据库）。"""
     from pathlib import Path
@@ -423,7 +485,7 @@ def restore_command(
 @app.command("cache")
 def cache(
     as_json: Annotated[bool, typer.Option("--json", help="输出 JSON")] = False,
-    conversation: Annotated[Optional[int], typer.Option("--conversation", help="对话 ID（默认最近的对话）")] = None,
+    conversation: Annotated[int | None, typer.Option("--conversation", help="对话 ID（默认最近的对话）")] = None,
     demo: DemoOpt = False,
 ) -> None:
     """缓存命中、费用与节省（本对话 / 今天 / 全部），以及每次调用未命中的原因。"""
@@ -452,10 +514,16 @@ def cache(
 
 @app.command("eval")
 def eval_command(
-    cases: Annotated[Optional[list[str]], typer.Argument(help="用例文件或目录（默认 data/evals/ 下全部；--live 时为 data/evals/answers/）")] = None,
+    cases: Annotated[
+        list[str] | None,
+        typer.Argument(help="用例文件或目录（默认 data/evals/ 下全部；--live 时为 data/evals/answers/）"),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="输出 JSON 汇总")] = False,
     live: Annotated[bool, typer.Option("--live", help="回答评测：经真实对话流程调用模型并给回复打分")] = False,
-    ablate: Annotated[Optional[list[str]], typer.Option("--ablate", help="--live 时去掉的上下文部分（可重复或逗号分隔；all = 不发送 [上下文信息]）")] = None,
+    ablate: Annotated[
+        list[str] | None,
+        typer.Option("--ablate", help="--live 时去掉的上下文部分（可重复或逗号分隔；all = 不发送 [上下文信息]）"),
+    ] = None,
     yes: Annotated[bool, typer.Option("--yes", help="--live 时不询问费用确认")] = False,
     history: Annotated[bool, typer.Option("--history", help="查看以往的回答评测结果")] = False,
     model: ModelOpt = None,
@@ -468,8 +536,7 @@ def eval_command(
     if live or history:
         _live_eval(cases, as_json, live, ablate or [], yes, history, model, offline)
         return
-    from pixiu_cli.context.evals import load_cases, run_evals, run_selection_corpus, summarize, \
-        summarize_splits
+    from pixiu_cli.context.evals import load_cases, run_evals, run_selection_corpus, summarize, summarize_splits
 
     loaded = load_cases([Path(c) for c in cases] if cases else None)
     splits = run_selection_corpus() if not cases else {}
@@ -499,8 +566,8 @@ def _eval_table(renderer, title: str, report) -> None:
 
 @app.command("alias")
 def alias_command(
-    name: Annotated[Optional[str], typer.Argument(help="别名，如 宁王")] = None,
-    code: Annotated[Optional[str], typer.Argument(help="六位股票代码，如 300750")] = None,
+    name: Annotated[str | None, typer.Argument(help="别名，如 宁王")] = None,
+    code: Annotated[str | None, typer.Argument(help="六位股票代码，如 300750")] = None,
     remove: Annotated[bool, typer.Option("--remove", help="删除这个别名")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="以 JSON 列出")] = False,
     demo: DemoOpt = False,
@@ -536,8 +603,9 @@ def alias_command(
         db.close()
 
 
-def _live_eval(cases, as_json: bool, live: bool, ablate: list[str], yes: bool, history: bool,
-               model: str | None, offline: bool) -> None:
+def _live_eval(
+    cases, as_json: bool, live: bool, ablate: list[str], yes: bool, history: bool, model: str | None, offline: bool
+) -> None:
     from pathlib import Path
 
     from pixiu_cli.answer_evals.command import LiveOptions, render_history, render_report, run_command
@@ -590,7 +658,9 @@ def config_show() -> None:
 def offline_server(
     port: Annotated[int, typer.Option("--port", help="监听端口（0 表示随机）", min=0, max=65535)] = 8765,
     cache_profile: Annotated[str, typer.Option("--cache-profile", help="deepseek | openai | none")] = "deepseek",
-    control: Annotated[bool, typer.Option("--control", help="开启 /_pixiu 控制接口（仅用于测试，需要启动时显示的令牌）")] = False,
+    control: Annotated[
+        bool, typer.Option("--control", help="开启 /_pixiu 控制接口（仅用于测试，需要启动时显示的令牌）")
+    ] = False,
 ) -> None:
     """在前台运行离线 OpenAI 兼容服务（127.0.0.1），用于测试和无 key 体验。"""
     if cache_profile not in ("deepseek", "openai", "none"):
@@ -626,13 +696,25 @@ _register_analytics_commands(app)
 # (values, --help, unknown flags, a question starting with "-") goes through typer.
 _FAST_FLAGS = {
     "chat": {"--demo": "demo", "--offline": "offline", "--continue": "continue_", "-c": "continue_"},
-    "ask": {"--json": "as_json", "--offline": "offline", "--demo": "demo", "--continue": "continue_",
-            "-c": "continue_"},
+    "ask": {
+        "--json": "as_json",
+        "--offline": "offline",
+        "--demo": "demo",
+        "--continue": "continue_",
+        "-c": "continue_",
+    },
 }
 _FAST_DEFAULTS = {
     "chat": {"demo": False, "resume": None, "continue_": False, "model": None, "offline": False},
-    "ask": {"as_json": False, "continue_": False, "conversation": None, "model": None, "offline": False,
-            "demo": False, "retry_partial": None},
+    "ask": {
+        "as_json": False,
+        "continue_": False,
+        "conversation": None,
+        "model": None,
+        "offline": False,
+        "demo": False,
+        "retry_partial": None,
+    },
 }
 
 

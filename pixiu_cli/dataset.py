@@ -16,8 +16,7 @@ from pathlib import Path
 from pixiu_cli.codes import normalise_code
 from pixiu_cli.errors import UserError
 from pixiu_cli.market.trading_days import SHANGHAI
-from pixiu_cli.store.domain import (Alert, Decision, DomainData, Holding, MemoryEvent, NewsItem, Profile, Report,
-                                    Signal)
+from pixiu_cli.store.domain import Alert, Decision, DomainData, Holding, MemoryEvent, NewsItem, Profile, Report, Signal
 from pixiu_cli.store.vocabulary import NOTE_KINDS, SIDES
 
 SECTIONS = ("holdings", "profiles", "news", "signals", "reports", "decisions", "alerts", "notes", "persona")
@@ -169,22 +168,46 @@ def _holdings(rows: list, now: datetime) -> list[Holding]:
         shorts = raw.get("short_names", [])
         if not isinstance(shorts, list) or not all(isinstance(s, str) and s.strip() for s in shorts):
             raise DatasetError(f"{r.where('short_names')}：应为非空字符串数组")
-        holdings.append(Holding(symbol, r.text("name"), tuple(shorts), r.number("shares", positive=True),
-                                r.number("cost", positive=True), r.text("role", choices=ROLES),
-                                r.moment("updated_at", required=False)))
+        holdings.append(
+            Holding(
+                symbol,
+                r.text("name"),
+                tuple(shorts),
+                r.number("shares", positive=True),
+                r.number("cost", positive=True),
+                r.text("role", choices=ROLES),
+                r.moment("updated_at", required=False),
+            )
+        )
     return holdings
 
 
 def _profile(r: _Row) -> Profile:
-    return Profile(0, r.symbol(), r.text("strategy"), r.text("period", False),
-                   r.number("annual_return", False), r.number("max_drawdown", False),
-                   r.number("win_rate", False), r.number("sharpe", False),
-                   r.text("best_role", False, ROLES), r.text("conclusion", False), r.moment("as_of"))
+    return Profile(
+        0,
+        r.symbol(),
+        r.text("strategy"),
+        r.text("period", False),
+        r.number("annual_return", False),
+        r.number("max_drawdown", False),
+        r.number("win_rate", False),
+        r.number("sharpe", False),
+        r.text("best_role", False, ROLES),
+        r.text("conclusion", False),
+        r.moment("as_of"),
+    )
 
 
 def _news_item(r: _Row) -> NewsItem:
-    return NewsItem(0, r.symbol(required=False), r.text("title"), r.text("summary", False),
-                    r.text("source", False), r.text("layer", False, LAYERS), r.moment("published_at"))
+    return NewsItem(
+        0,
+        r.symbol(required=False),
+        r.text("title"),
+        r.text("summary", False),
+        r.text("source", False),
+        r.text("layer", False, LAYERS),
+        r.moment("published_at"),
+    )
 
 
 def _signal(r: _Row) -> Signal:
@@ -203,9 +226,16 @@ def _report(r: _Row) -> Report:
 
 
 def _decision(r: _Row) -> Decision:
-    return Decision(0, r.symbol(), r.text("side", choices=SIDES), r.number("price", positive=True),
-                    r.number("quantity", positive=True), r.text("reason", False),
-                    r.moment("decided_at"), r.text("source", False) or "import")
+    return Decision(
+        0,
+        r.symbol(),
+        r.text("side", choices=SIDES),
+        r.number("price", positive=True),
+        r.number("quantity", positive=True),
+        r.text("reason", False),
+        r.moment("decided_at"),
+        r.text("source", False) or "import",
+    )
 
 
 def _alert(r: _Row) -> Alert:
@@ -213,14 +243,28 @@ def _alert(r: _Row) -> Alert:
 
 
 def _note(r: _Row) -> MemoryEvent:
-    return MemoryEvent(0, "user_note", r.text("kind", choices=NOTE_KINDS), r.symbol(required=False),
-                       r.text("text"), r.moment("created_at"), r.text("source", False) or "import")
+    return MemoryEvent(
+        0,
+        "user_note",
+        r.text("kind", choices=NOTE_KINDS),
+        r.symbol(required=False),
+        r.text("text"),
+        r.moment("created_at"),
+        r.text("source", False) or "import",
+    )
 
 
 # Every row section after holdings (which also checks for duplicates across rows), in document
 # order, so the first invalid row reported is the same whichever order the keys are written in.
-_ROW_PARSERS = {"profiles": _profile, "news": _news_item, "signals": _signal, "reports": _report,
-                "decisions": _decision, "alerts": _alert, "notes": _note}
+_ROW_PARSERS = {
+    "profiles": _profile,
+    "news": _news_item,
+    "signals": _signal,
+    "reports": _report,
+    "decisions": _decision,
+    "alerts": _alert,
+    "notes": _note,
+}
 
 
 def _persona(doc: dict) -> dict[str, str]:
@@ -241,8 +285,10 @@ def parse_document(doc, now: datetime) -> DomainData:
         raise DatasetError(f"未知的顶层字段：{', '.join(unknown)}（可用：{', '.join(SECTIONS)}）")
     _check_values(doc)
     holdings = _holdings(_list(doc, "holdings"), now)
-    rows = {section: [parse(_Row(section, i, raw, now)) for i, raw in enumerate(_list(doc, section))]
-            for section, parse in _ROW_PARSERS.items()}
+    rows = {
+        section: [parse(_Row(section, i, raw, now)) for i, raw in enumerate(_list(doc, section))]
+        for section, parse in _ROW_PARSERS.items()
+    }
     return DomainData(holdings, **rows, persona=_persona(doc))
 
 
@@ -281,8 +327,10 @@ def to_document(data: DomainData) -> dict:
         "reports": [strip(r, "id") for r in data.reports],
         "decisions": [strip(d, "id") for d in data.decisions],
         "alerts": [strip(a, "id") for a in data.alerts],
-        "notes": [{"kind": n.note_kind, "symbol": n.symbol, "text": n.text, "created_at": n.created_at,
-                   "source": n.source} for n in data.notes],
+        "notes": [
+            {"kind": n.note_kind, "symbol": n.symbol, "text": n.text, "created_at": n.created_at, "source": n.source}
+            for n in data.notes
+        ],
         "persona": dict(data.persona),
     }
 
@@ -320,8 +368,7 @@ def export_document(data: DomainData, now: datetime) -> tuple[dict, list[str]]:
             try:
                 parsed = parse_document({section: [clean]}, now)
             except DatasetError as exc:
-                reason = "、".join(replaced) + " 不是有限数字" if replaced else \
-                    str(exc).removeprefix(f"{section}[0].")
+                reason = "、".join(replaced) + " 不是有限数字" if replaced else str(exc).removeprefix(f"{section}[0].")
                 notes.append(f"{label}：{reason}")
                 continue
             notes += [f"{where} 不是有限数字，导出为 null" for where in replaced]

@@ -34,8 +34,11 @@ class DemoState:
         self.path, self.db = path, db
         from pixiu_cli.resources import data_dir
 
-        self.inputs = {"version": __version__, "day": now.date().isoformat(),
-                       "shipped": shipped_digest(data_dir() / "demo")}
+        self.inputs = {
+            "version": __version__,
+            "day": now.date().isoformat(),
+            "shipped": shipped_digest(data_dir() / "demo"),
+        }
 
     def unchanged(self) -> bool:
         try:

@@ -8,7 +8,7 @@ import re
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -75,10 +75,14 @@ def _choice(value: str, allowed: tuple[str, ...], flag: str) -> str:
 def data_import(
     file: Annotated[str, typer.Argument(help="日线 CSV（通用表头、通达信导出、tushare 格式）")],
     symbol: Annotated[str, typer.Option("--symbol", help="股票代码（6 位）")],
-    name: Annotated[Optional[str], typer.Option("--name", help="证券名称（写入证券主表）")] = None,
+    name: Annotated[str | None, typer.Option("--name", help="证券名称（写入证券主表）")] = None,
     adjusted: Annotated[str, typer.Option("--adjusted", help="文件价格的复权方式：none | qfq | hfq")] = "none",
-    actions: Annotated[Optional[str], typer.Option("--actions", help="除权除息 CSV：ex_date,cash_per_share,shares_per_share")] = None,
-    volume_unit: Annotated[str, typer.Option("--volume-unit", help="成交量单位：auto | shares（股）| lots（手）")] = "auto",
+    actions: Annotated[
+        str | None, typer.Option("--actions", help="除权除息 CSV：ex_date,cash_per_share,shares_per_share")
+    ] = None,
+    volume_unit: Annotated[
+        str, typer.Option("--volume-unit", help="成交量单位：auto | shares（股）| lots（手）")
+    ] = "auto",
 ) -> None:
     """导入一只股票的日线（存为不复权价格，附来源）。"""
     from pixiu_cli.market.csv_source import VOLUME_UNITS, CsvImportError
@@ -91,16 +95,26 @@ def data_import(
     _choice(volume_unit, VOLUME_UNITS, "--volume-unit")
     with _db() as db:
         try:
-            result = import_csv(MarketStore(db), SecurityMaster(db), Path(file), code, at=_now().isoformat(timespec="seconds"),
-                                name=name, adjusted=adjusted, actions_path=Path(actions) if actions else None,
-                                volume_unit=volume_unit)
+            result = import_csv(
+                MarketStore(db),
+                SecurityMaster(db),
+                Path(file),
+                code,
+                at=_now().isoformat(timespec="seconds"),
+                name=name,
+                adjusted=adjusted,
+                actions_path=Path(actions) if actions else None,
+                volume_unit=volume_unit,
+            )
         except CsvImportError as exc:
             raise UserError(f"导入失败，未做任何修改：{exc}") from None
         derived = _refresh(db, [code])
     renderer = _cli()._renderer()
     unit = "手（已换算为股）" if result.parsed.volume_unit == "lots" else "股"
-    renderer.info(f"已导入 {code}：{result.rows} 条日线，{result.first} 至 {result.last}；格式 {result.parsed.shape}，"
-                  f"成交量单位 {unit}；除权除息 {len(result.actions)} 条。")
+    renderer.info(
+        f"已导入 {code}：{result.rows} 条日线，{result.first} 至 {result.last}；格式 {result.parsed.shape}，"
+        f"成交量单位 {unit}；除权除息 {len(result.actions)} 条。"
+    )
     for gap in result.suspects:
         renderer.line(_suspect_line(code, gap))
     for line in derived:
@@ -108,8 +122,10 @@ def data_import(
 
 
 def _suspect_line(symbol: str, gap) -> str:
-    return (f"疑似除权除息：{symbol} {gap.date} 开盘 {gap.open:.2f}，前收 {gap.prev_close:.2f}（{gap.prev_date}），"
-            f"跌幅 {gap.change:.1%} 超过涨跌幅限制，且没有对应的除权除息记录（可用 --actions 提供）")
+    return (
+        f"疑似除权除息：{symbol} {gap.date} 开盘 {gap.open:.2f}，前收 {gap.prev_close:.2f}（{gap.prev_date}），"
+        f"跌幅 {gap.change:.1%} 超过涨跌幅限制，且没有对应的除权除息记录（可用 --actions 提供）"
+    )
 
 
 def _refresh(db, symbols: list[str]) -> list[str]:
@@ -129,16 +145,40 @@ def data_actions(code: Annotated[str, typer.Argument(help="股票代码")], as_j
         actions = MarketStore(db).actions(symbol)
     renderer = _cli()._renderer()
     if as_json:
-        renderer.raw(json.dumps([{"symbol": a.symbol, "ex_date": a.ex_date, "cash_per_share": a.cash_per_share,
-                                  "shares_per_share": a.shares_per_share, "ratio": a.ratio, "source": a.source,
-                                  "method": a.method, "fetched_at": a.fetched_at} for a in actions],
-                                ensure_ascii=False, indent=2))
+        renderer.raw(
+            json.dumps(
+                [
+                    {
+                        "symbol": a.symbol,
+                        "ex_date": a.ex_date,
+                        "cash_per_share": a.cash_per_share,
+                        "shares_per_share": a.shares_per_share,
+                        "ratio": a.ratio,
+                        "source": a.source,
+                        "method": a.method,
+                        "fetched_at": a.fetched_at,
+                    }
+                    for a in actions
+                ],
+                ensure_ascii=False,
+                indent=2,
+            )
+        )
         return
     if not actions:
         renderer.line(f"{symbol} 没有除权除息记录")
         return
-    rows = [[a.ex_date, f"{a.cash_per_share:g}", f"{a.shares_per_share:g}", f"{a.ratio:.6f}" if a.ratio else "—",
-             a.source, a.fetched_at or "—"] for a in actions]
+    rows = [
+        [
+            a.ex_date,
+            f"{a.cash_per_share:g}",
+            f"{a.shares_per_share:g}",
+            f"{a.ratio:.6f}" if a.ratio else "—",
+            a.source,
+            a.fetched_at or "—",
+        ]
+        for a in actions
+    ]
     renderer.table(f"{symbol} 除权除息", ["除权除息日", "每股派现", "每股送转", "复权比例", "来源", "获取时间"], rows)
 
 
@@ -146,8 +186,8 @@ def data_actions(code: Annotated[str, typer.Argument(help="股票代码")], as_j
 def data_bars(
     code: Annotated[str, typer.Argument(help="股票代码")],
     adjust: Annotated[str, typer.Option("--adjust", help="none（不复权）| qfq（前复权）| hfq（后复权）")] = "none",
-    start: Annotated[Optional[str], typer.Option("--from", help="起始日期 YYYY-MM-DD")] = None,
-    end: Annotated[Optional[str], typer.Option("--to", help="截止日期 YYYY-MM-DD")] = None,
+    start: Annotated[str | None, typer.Option("--from", help="起始日期 YYYY-MM-DD")] = None,
+    end: Annotated[str | None, typer.Option("--to", help="截止日期 YYYY-MM-DD")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """显示日线（复权在读取时计算）。"""
@@ -161,16 +201,34 @@ def data_bars(
     renderer = _cli()._renderer()
     bars = series.bars()
     if as_json:
-        renderer.raw(json.dumps([{"date": b.date, "open": round(b.open, 4), "high": round(b.high, 4),
-                                  "low": round(b.low, 4), "close": round(b.close, 4), "volume": b.volume,
-                                  "amount": b.amount, "adjust": adjust} for b in bars], ensure_ascii=False))
+        renderer.raw(
+            json.dumps(
+                [
+                    {
+                        "date": b.date,
+                        "open": round(b.open, 4),
+                        "high": round(b.high, 4),
+                        "low": round(b.low, 4),
+                        "close": round(b.close, 4),
+                        "volume": b.volume,
+                        "amount": b.amount,
+                        "adjust": adjust,
+                    }
+                    for b in bars
+                ],
+                ensure_ascii=False,
+            )
+        )
         return
     if not bars:
         raise UserError(f"没有 {symbol} 在该区间的日线：先用 pixiu data import 或 pixiu data sync")
     label = {"none": "不复权", "qfq": "前复权", "hfq": "后复权"}[adjust]
-    rows = [[b.date, f"{b.open:.2f}", f"{b.high:.2f}", f"{b.low:.2f}", f"{b.close:.2f}", f"{b.volume:,.0f}"]
-            for b in bars]
-    renderer.table(f"{symbol} 日线（{label}，{len(bars)} 条）", ["日期", "开盘", "最高", "最低", "收盘", "成交量(股)"], rows)
+    rows = [
+        [b.date, f"{b.open:.2f}", f"{b.high:.2f}", f"{b.low:.2f}", f"{b.close:.2f}", f"{b.volume:,.0f}"] for b in bars
+    ]
+    renderer.table(
+        f"{symbol} 日线（{label}，{len(bars)} 条）", ["日期", "开盘", "最高", "最低", "收盘", "成交量(股)"], rows
+    )
 
 
 @data_app.command("status")
@@ -182,11 +240,30 @@ def data_status(as_json: JsonOpt = False) -> None:
         statuses = MarketData(db).status(_now())
     renderer = _cli()._renderer()
     if as_json:
-        renderer.raw(json.dumps([{"symbol": s.symbol, "name": s.name, "rows": s.rows, "first": s.first,
-                                  "last": s.last, "source": s.source, "origin": s.origin,
-                                  "adjusted": s.file_adjusted, "stored_as": "none", "last_sync": s.last_sync,
-                                  "stale": s.stale, "stale_trading_days": s.stale_days,
-                                  "last_error": s.last_error} for s in statuses], ensure_ascii=False, indent=2))
+        renderer.raw(
+            json.dumps(
+                [
+                    {
+                        "symbol": s.symbol,
+                        "name": s.name,
+                        "rows": s.rows,
+                        "first": s.first,
+                        "last": s.last,
+                        "source": s.source,
+                        "origin": s.origin,
+                        "adjusted": s.file_adjusted,
+                        "stored_as": "none",
+                        "last_sync": s.last_sync,
+                        "stale": s.stale,
+                        "stale_trading_days": s.stale_days,
+                        "last_error": s.last_error,
+                    }
+                    for s in statuses
+                ],
+                ensure_ascii=False,
+                indent=2,
+            )
+        )
         return
     if not statuses:
         renderer.line("还没有行情数据：pixiu data import FILE.csv --symbol CODE，或 pixiu data sync")
@@ -196,16 +273,27 @@ def data_status(as_json: JsonOpt = False) -> None:
         fresh = "最新" if not s.stale else (f"过期 {s.stale_days} 个交易日" if s.stale_days else "过期")
         if s.last_error:
             fresh += f"（同步失败：{s.last_error}）"
-        rows.append([s.symbol, s.name or "—", str(s.rows), s.first or "—", s.last or "—", s.source or "—",
-                     f"不复权（文件 {s.file_adjusted}）" if s.file_adjusted else "不复权", s.last_sync or "—", fresh])
+        rows.append(
+            [
+                s.symbol,
+                s.name or "—",
+                str(s.rows),
+                s.first or "—",
+                s.last or "—",
+                s.source or "—",
+                f"不复权（文件 {s.file_adjusted}）" if s.file_adjusted else "不复权",
+                s.last_sync or "—",
+                fresh,
+            ]
+        )
     renderer.table("行情数据状态", ["代码", "名称", "条数", "首日", "末日", "来源", "存储", "最近同步", "新鲜度"], rows)
 
 
 @data_app.command("sync")
 def data_sync(
-    codes: Annotated[Optional[list[str]], typer.Argument(help="股票代码（默认：持仓和自选股）")] = None,
+    codes: Annotated[list[str] | None, typer.Argument(help="股票代码（默认：持仓和自选股）")] = None,
     source: Annotated[str, typer.Option("--source", help="baostock | akshare")] = "baostock",
-    since: Annotated[Optional[str], typer.Option("--since", help="从该日期起重新获取（默认增量）")] = None,
+    since: Annotated[str | None, typer.Option("--since", help="从该日期起重新获取（默认增量）")] = None,
     timeout: Annotated[float, typer.Option("--timeout", help="每次请求的超时秒数", min=1)] = 20.0,
 ) -> None:
     """从网络数据源增量同步日线和除权除息（每只股票一个事务）。"""
@@ -220,16 +308,27 @@ def data_sync(
     renderer = _cli()._renderer()
     with _db() as db:
         market = MarketStore(db)
-        symbols = [_code(c) for c in codes] if codes else sorted(
-            {h.symbol for h in DomainStore(db).holdings()} | {s for s, _ in market.watchlist()})
+        symbols = (
+            [_code(c) for c in codes]
+            if codes
+            else sorted({h.symbol for h in DomainStore(db).holdings()} | {s for s, _ in market.watchlist()})
+        )
         if not symbols:
             raise UserError("没有要同步的股票：给出代码，或先导入持仓 / pixiu watch add CODE")
         notes: list[str] = []
         src = open_source(source, timeout)
         try:
             with renderer.progress(len(symbols), f"同步（{source}）", show=len(symbols) > 3) as advance:
-                outcomes = sync(market, SecurityMaster(db), src, symbols, since=since, now=_now(),
-                                on_symbol=lambda o: advance(), on_calendar=notes.extend)
+                outcomes = sync(
+                    market,
+                    SecurityMaster(db),
+                    src,
+                    symbols,
+                    since=since,
+                    now=_now(),
+                    on_symbol=lambda o: advance(),
+                    on_calendar=notes.extend,
+                )
         finally:
             src.close()
         derived = _refresh(db, [o.symbol for o in outcomes if not o.error and o.rows])
@@ -286,8 +385,11 @@ def watch_list(as_json: JsonOpt = False) -> None:
         names = {s: security.name if security else None for s, security in securities.items()}
     renderer = _cli()._renderer()
     if as_json:
-        renderer.raw(json.dumps([{"symbol": s, "name": names[s], "added_at": at} for s, at in items],
-                                ensure_ascii=False, indent=2))
+        renderer.raw(
+            json.dumps(
+                [{"symbol": s, "name": names[s], "added_at": at} for s, at in items], ensure_ascii=False, indent=2
+            )
+        )
     elif not items:
         renderer.line("自选股为空：pixiu watch add CODE")
     else:
@@ -306,8 +408,7 @@ def chart(
     symbol = _code(code)
     renderer = _cli()._renderer()
     with _db() as db:
-        text = build(MarketData(db), DomainStore(db), symbol, days, color=renderer.rich_output,
-                     **renderer.chart_size())
+        text = build(MarketData(db), DomainStore(db), symbol, days, color=renderer.rich_output, **renderer.chart_size())
     renderer.raw(text)
 
 

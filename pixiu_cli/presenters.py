@@ -8,14 +8,22 @@ import json
 from pixiu_cli.context.inspect import diff_requests, view_request
 from pixiu_cli.errors import UserError
 from pixiu_cli.redact import scrub
+from pixiu_cli.render import Renderer
 from pixiu_cli.store.vocabulary import CONTEXT_OPEN
 from pixiu_cli.tokens import count_tokens, message_text
-from pixiu_cli.render import Renderer
 
 
-def show_request(renderer: Renderer, request: dict, context_info: dict | None, *, title: str,
-                 previous: dict | None = None, mode: str = "table", cache_note: str | None = None,
-                 raw_text: str | None = None) -> None:
+def show_request(
+    renderer: Renderer,
+    request: dict,
+    context_info: dict | None,
+    *,
+    title: str,
+    previous: dict | None = None,
+    mode: str = "table",
+    cache_note: str | None = None,
+    raw_text: str | None = None,
+) -> None:
     """mode: table (labelled summary) | raw (the request exactly as sent: `raw_text`, the
     stored bytes) | pretty (the same JSON, indented) | json (the messages) | diff."""
     if mode in ("raw", "pretty", "json"):
@@ -47,8 +55,11 @@ def show_request(renderer: Renderer, request: dict, context_info: dict | None, *
     rows = [[str(m.index), m.label, m.role, f"{m.tokens:,}", m.preview] for m in view.messages]
     if view.tool_names:
         rows.insert(1, ["—", "static", "tools", f"{view.tools_tokens:,}", "、".join(view.tool_names)])
-    renderer.table(f"{title} · 模型 {request.get('model', '?')} · 共约 {view.total_tokens:,} tokens",
-                   ["#", "类别", "角色", "tokens", "内容预览"], rows)
+    renderer.table(
+        f"{title} · 模型 {request.get('model', '?')} · 共约 {view.total_tokens:,} tokens",
+        ["#", "类别", "角色", "tokens", "内容预览"],
+        rows,
+    )
     if context_info:
         show_sections(renderer, context_info)
         if context_info.get("selection"):
@@ -70,9 +81,12 @@ def show_sections(renderer: Renderer, info: dict) -> None:
         else:
             sent.append([s["title"], f"{s['tokens']:,}", str(s["items"]), " ".join(s["memory_ids"]) or "—"])
     extra = [[_OVERHEAD_LABELS.get(k, k), f"{n:,}", "—", "—"] for k, n in (info.get("overhead") or {}).items() if n]
-    renderer.table(f"{CONTEXT_OPEN} 分节 · {info.get('tokens', 0):,}/{info.get('budget', 0):,} tokens"
-                   f" · 意图 {info.get('intent')} · 标的 {', '.join(info.get('symbols') or []) or '无'}",
-                   ["分节", "tokens", "条数", "记忆 ID"], sent + extra + unchanged)
+    renderer.table(
+        f"{CONTEXT_OPEN} 分节 · {info.get('tokens', 0):,}/{info.get('budget', 0):,} tokens"
+        f" · 意图 {info.get('intent')} · 标的 {', '.join(info.get('symbols') or []) or '无'}",
+        ["分节", "tokens", "条数", "记忆 ID"],
+        sent + extra + unchanged,
+    )
     if unchanged:
         renderer.dim(f"本次只发送了变化的分节；{len(unchanged)} 个分节未变化，其 tokens 计在它们发送的那一轮。")
     if info.get("omitted"):
@@ -85,14 +99,17 @@ def show_tool_messages(renderer: Renderer, calls: list) -> None:
     tool results, call by call."""
     rows = []
     for previous, call in zip(calls, calls[1:]):
-        for m in call.request.get("messages", [])[len(previous.request.get("messages", [])):]:
+        for m in call.request.get("messages", [])[len(previous.request.get("messages", [])) :]:
             text = message_text(m)
             names = "、".join(t.get("function", {}).get("name", "?") for t in m.get("tool_calls") or [])
             preview = f"调用 {names}" if names else " ".join(text.split())[:60]
-            rows.append([f"#{call.id}", f"第 {call.step + 1} 次调用", m.get("role", "?"), f"{count_tokens(text):,}",
-                         preview])
+            rows.append(
+                [f"#{call.id}", f"第 {call.step + 1} 次调用", m.get("role", "?"), f"{count_tokens(text):,}", preview]
+            )
     if rows:
-        renderer.table("本轮后续调用新增的消息（工具调用与工具结果）", ["调用", "步骤", "角色", "tokens", "内容预览"], rows)
+        renderer.table(
+            "本轮后续调用新增的消息（工具调用与工具结果）", ["调用", "步骤", "角色", "tokens", "内容预览"], rows
+        )
 
 
 def selection_lines(selection: dict) -> list[str]:
@@ -143,34 +160,64 @@ def show_cache(renderer: Renderer, report, *, bar_width: int = 40) -> None:
                 renderer.bar(f"#{turn.seq:<3}", 0, width, f"{_n(t.prompt_tokens)} tokens · 命中 未知")
             else:
                 hit = round(width * t.cache_hit_tokens / t.prompt_tokens) if t.prompt_tokens else 0
-                renderer.bar(f"#{turn.seq:<3}", hit, width - hit,
-                             f"{_pct(t.hit_rate)} · {_n(t.cache_hit_tokens)}/{_n(t.prompt_tokens)}")
+                renderer.bar(
+                    f"#{turn.seq:<3}",
+                    hit,
+                    width - hit,
+                    f"{_pct(t.hit_rate)} · {_n(t.cache_hit_tokens)}/{_n(t.prompt_tokens)}",
+                )
         rows = []
         for c in report.calls:
             e = c.explanation
             gap = "" if e.gap is None else (f" ⚠ 实际与预测相差 {e.gap:+,}" if e.flagged else "")
-            rows.append([str(c.call_id), f"#{c.turn_seq}" + ("·摘要" if c.step < 0 else f"·{c.step}"),
-                         _n(c.prompt_tokens), _n(c.cache_hit_tokens), _n(c.cache_miss_tokens), _n(c.completion_tokens),
-                         _pct(c.hit_rate), "—" if c.latency_ms is None else f"{c.latency_ms / 1000:.1f}s",
-                         f"{e.label}{'：' + e.detail if e.detail else ''}（可复用 {e.predicted_hit:,}）{gap}"])
-        renderer.table(f"对话 {report.conversation_id} 的调用", ["调用", "轮", "输入", "命中", "未命中", "输出",
-                                                               "命中率", "耗时", "缓存分析"], rows)
+            rows.append(
+                [
+                    str(c.call_id),
+                    f"#{c.turn_seq}" + ("·摘要" if c.step < 0 else f"·{c.step}"),
+                    _n(c.prompt_tokens),
+                    _n(c.cache_hit_tokens),
+                    _n(c.cache_miss_tokens),
+                    _n(c.completion_tokens),
+                    _pct(c.hit_rate),
+                    "—" if c.latency_ms is None else f"{c.latency_ms / 1000:.1f}s",
+                    f"{e.label}{'：' + e.detail if e.detail else ''}（可复用 {e.predicted_hit:,}）{gap}",
+                ]
+            )
+        renderer.table(
+            f"对话 {report.conversation_id} 的调用",
+            ["调用", "轮", "输入", "命中", "未命中", "输出", "命中率", "耗时", "缓存分析"],
+            rows,
+        )
     else:
         renderer.info("当前对话还没有模型调用。")
     total_rows = []
     totals = (("本对话", report.conversation), ("今天", report.today), ("全部", report.all_time))
     for name, t in totals:
         note = f"（{t.unreported_calls} 次调用未报告缓存）" if t.unreported_calls else ""
-        total_rows.append([name, str(t.calls), _n(t.prompt_tokens), _n(t.cache_hit_tokens) + note,
-                           _n(t.cache_miss_tokens), _n(t.completion_tokens), _pct(t.hit_rate), *_cost_cells(t, currency)])
+        total_rows.append(
+            [
+                name,
+                str(t.calls),
+                _n(t.prompt_tokens),
+                _n(t.cache_hit_tokens) + note,
+                _n(t.cache_miss_tokens),
+                _n(t.completion_tokens),
+                _pct(t.hit_rate),
+                *_cost_cells(t, currency),
+            ]
+        )
     renderer.table("合计", ["范围", "调用", "输入", "命中", "未命中", "输出", "命中率", "费用", "缓存节省"], total_rows)
     p = report.prices
     if any(t.unpriced_calls for _, t in totals):
-        renderer.dim("标“—”或“不含”的费用：所用模型不在价格表中（只有 DeepSeek 的价格），只显示 tokens；"
-                     "在 config.toml 的 [prices] 中设置价格后显示费用。")
+        renderer.dim(
+            "标“—”或“不含”的费用：所用模型不在价格表中（只有 DeepSeek 的价格），只显示 tokens；"
+            "在 config.toml 的 [prices] 中设置价格后显示费用。"
+        )
     if any(t.calls > t.unpriced_calls for _, t in totals):
-        renderer.dim(f"价格（每百万 tokens，{currency}）：命中 {p.hit_per_million:g} · 未命中 {p.miss_per_million:g} · "
-                     f"输出 {p.output_per_million:g}。{'来自 config.toml [prices]' if p.user_set else p.source}")
+        renderer.dim(
+            f"价格（每百万 tokens，{currency}）：命中 {p.hit_per_million:g} · 未命中 {p.miss_per_million:g} · "
+            f"输出 {p.output_per_million:g}。{'来自 config.toml [prices]' if p.user_set else p.source}"
+        )
 
 
 def _cost_cells(t, currency: str) -> list[str]:
@@ -184,16 +231,19 @@ def _cost_cells(t, currency: str) -> list[str]:
 def cache_note(explanation) -> str:
     reported = "未报告" if explanation.reported_hit is None else f"{explanation.reported_hit:,}"
     flag = f"（⚠ 与预测相差 {explanation.gap:+,}）" if explanation.flagged else ""
-    return (f"缓存：{explanation.label}；按 DeepSeek 分词，与上一次请求+回复共同前缀 {explanation.common_tokens:,} tokens，"
-            f"可复用 {explanation.predicted_hit:,}，服务商报告命中 {reported}{flag}")
+    return (
+        f"缓存：{explanation.label}；按 DeepSeek 分词，与上一次请求+回复共同前缀 {explanation.common_tokens:,} tokens，"
+        f"可复用 {explanation.predicted_hit:,}，服务商报告命中 {reported}{flag}"
+    )
 
 
 class NothingToShow(UserError):
     """The asked-for call does not exist; the message is one line for the user."""
 
 
-def show_stored_call(renderer: Renderer, store, conversation_id: int | None, *, turn_seq: int | None = None,
-                     mode: str = "table") -> None:
+def show_stored_call(
+    renderer: Renderer, store, conversation_id: int | None, *, turn_seq: int | None = None, mode: str = "table"
+) -> None:
     """/context and `pixiu context`: the last call of the conversation (or of turn N),
     exactly as stored, compared with the call before it for --diff."""
     from pixiu_cli.cache.explain import explain
@@ -225,8 +275,16 @@ def show_stored_call(renderer: Renderer, store, conversation_id: int | None, *, 
     # The block is in the turn's first call; the later calls of a tool loop add tool messages.
     first = turn_calls[0] if turn_calls else call
     info = json.loads(first.context_json) if first.context_json else None
-    show_request(renderer, call.request, info, title=f"对话 {conversation_id} · 第 {turn.seq} 轮 · 调用 #{call.id}（{call.status}）",
-                 previous=previous.request if previous else None, mode=mode, cache_note=note, raw_text=call.request_json)
+    show_request(
+        renderer,
+        call.request,
+        info,
+        title=f"对话 {conversation_id} · 第 {turn.seq} 轮 · 调用 #{call.id}（{call.status}）",
+        previous=previous.request if previous else None,
+        mode=mode,
+        cache_note=note,
+        raw_text=call.request_json,
+    )
     if mode == "table" and len(turn_calls) > 1:
         show_tool_messages(renderer, turn_calls)
 

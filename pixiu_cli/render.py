@@ -36,8 +36,7 @@ def terminal_json(text: str) -> str:
     return text.translate(_JSON_ESCAPES)
 
 
-_UNSAFE = re.compile("[" + "".join(re.escape(chr(c)) for c in _VISIBLE if c < 0xD800 or c >= 0xE000)
-                     + "\ud800-\udfff]")
+_UNSAFE = re.compile("[" + "".join(re.escape(chr(c)) for c in _VISIBLE if c < 0xD800 or c >= 0xE000) + "\ud800-\udfff]")
 
 
 def visible(text: str) -> str:
@@ -152,7 +151,7 @@ def warm() -> None:
 class ReplyStream:
     """Streams one reply: reasoning dimmed, the answer as Markdown, block by block."""
 
-    def __init__(self, renderer: "Renderer"):
+    def __init__(self, renderer: Renderer):
         self.r = renderer
         self.answer = ""
         self._live = None
@@ -256,7 +255,9 @@ class ReplyStream:
             self._stop_live()
             self._end_plain()
             if self._thought > self._thought_shown:
-                self.r.dim(f"（思考过程共 {self._thought:,} 字，屏幕上只显示了前 {self._thought_shown:,} 字；已完整保存。）")
+                self.r.dim(
+                    f"（思考过程共 {self._thought:,} 字，屏幕上只显示了前 {self._thought_shown:,} 字；已完整保存。）"
+                )
             if self._received > self._shown:
                 self.r.dim(f"（回复共 {self._received:,} 字，屏幕上只显示了前 {self._shown:,} 字；完整回复已保存。）")
         elif self.answer and not self.answer.endswith("\n"):
@@ -275,8 +276,9 @@ class Renderer:
     def console(self):
         from rich.console import Console
 
-        return Console(file=self.out, highlight=False, soft_wrap=not self.rich_output,
-                       force_terminal=self._force_terminal)
+        return Console(
+            file=self.out, highlight=False, soft_wrap=not self.rich_output, force_terminal=self._force_terminal
+        )
 
     @cached_property
     def err_console(self):

@@ -86,7 +86,9 @@ def _read_config(path: Path) -> tuple[dict, list[str]]:
         raise SettingsError(f"配置文件 {path} 格式错误：{exc}") from None
     except OSError as exc:
         raise SettingsError(f"无法读取配置文件 {path}：{exc.strerror or exc}") from None
-    if any(data.get(k) for k in ("api_key", "deepseek_api_key")) and path.stat().st_mode & (stat.S_IRGRP | stat.S_IROTH):
+    if any(data.get(k) for k in ("api_key", "deepseek_api_key")) and path.stat().st_mode & (
+        stat.S_IRGRP | stat.S_IROTH
+    ):
         warnings.append(f"配置文件 {path} 含 API key 且其他用户可读，建议执行 chmod 600 {path}")
     return data, warnings
 
@@ -131,7 +133,9 @@ def _text_setting(value, name: str) -> str:
     """Names, URLs and keys: one string, no control characters (a DEL in a model name made
     config.toml unreadable, and control characters would act on the terminal)."""
     if not isinstance(value, str):
-        kind = {list: "列表", dict: "表", bool: "布尔值", int: "数字", float: "数字"}.get(type(value), type(value).__name__)
+        kind = {list: "列表", dict: "表", bool: "布尔值", int: "数字", float: "数字"}.get(
+            type(value), type(value).__name__
+        )
         raise SettingsError(f"设置 {name} 应为字符串，而不是{kind}")
     bad = next((c for c in value if unicodedata.category(c) in ("Cc", "Cs")), None)
     if bad is not None:
@@ -205,8 +209,12 @@ def _config_tables(config: dict) -> dict:
     """Check `config` (a parsed config.toml) and build its tables' objects, once: the
     Settings fields limits, guardrails, prices and costs."""
     _llm_deadline(config, None)
-    tables = dict(limits=_context_table(config), guardrails=_agent_table(config), prices=_prices_table(config),
-                  costs=_backtest_table(config))
+    tables = dict(
+        limits=_context_table(config),
+        guardrails=_agent_table(config),
+        prices=_prices_table(config),
+        costs=_backtest_table(config),
+    )
     for name in _RANGES:
         if name in config:
             _setting(config[name], name)
@@ -248,6 +256,7 @@ def ensure_home(home: Path) -> Path:
 
 def _picker(config: dict, env):
     """pick(flag, env_name, config_key, default): flag > PIXIU_* environment > config.toml > default."""
+
     def pick(flag, env_name, config_key, default=None):
         if flag is not None:
             return flag
@@ -266,24 +275,40 @@ def _call_settings(pick, config: dict, env) -> dict:
     max_retries = _setting(pick(None, "PIXIU_MAX_RETRIES", "max_retries", DEFAULT_MAX_RETRIES), "max_retries")
     temperature = pick(None, "PIXIU_TEMPERATURE", "temperature")
     temperature = None if temperature is None else _setting(temperature, "temperature")
-    cache_profile = _text_setting(pick(None, "PIXIU_OFFLINE_CACHE_PROFILE", "offline_cache_profile", "deepseek"),
-                                  "offline_cache_profile")
-    return dict(timeout=timeout, max_retries=max_retries,
-                deadline_seconds=_llm_deadline(config, env.get("PIXIU_DEADLINE_SECONDS")),
-                temperature=temperature, offline_cache_profile=cache_profile)
+    cache_profile = _text_setting(
+        pick(None, "PIXIU_OFFLINE_CACHE_PROFILE", "offline_cache_profile", "deepseek"), "offline_cache_profile"
+    )
+    return dict(
+        timeout=timeout,
+        max_retries=max_retries,
+        deadline_seconds=_llm_deadline(config, env.get("PIXIU_DEADLINE_SECONDS")),
+        temperature=temperature,
+        offline_cache_profile=cache_profile,
+    )
 
 
 def _remember_secrets(config: dict, env, base_url: str | None) -> None:
     """Every key and URL pixiu was given, so that any line it prints can mask them."""
-    for secret in (env.get("PIXIU_API_KEY"), env.get("DEEPSEEK_API_KEY"), config.get("api_key"),
-                   config.get("deepseek_api_key")):
+    for secret in (
+        env.get("PIXIU_API_KEY"),
+        env.get("DEEPSEEK_API_KEY"),
+        config.get("api_key"),
+        config.get("deepseek_api_key"),
+    ):
         remember_secret(secret)
     for url in (base_url, env.get("PIXIU_BASE_URL"), config.get("base_url")):
         remember_url(url)
 
 
-def _for_provider(common: dict, *, generic_key: str | None, deepseek_key: str | None, base_url: str | None,
-                  model: str | None, force_offline: bool) -> Settings:
+def _for_provider(
+    common: dict,
+    *,
+    generic_key: str | None,
+    deepseek_key: str | None,
+    base_url: str | None,
+    model: str | None,
+    force_offline: bool,
+) -> Settings:
     """Offline without a key (or when asked), else the generic provider for PIXIU_API_KEY, else DeepSeek."""
     if force_offline or not (generic_key or deepseek_key):
         return Settings(provider="offline", base_url=None, model=model or OFFLINE_MODEL, **common)
@@ -291,18 +316,24 @@ def _for_provider(common: dict, *, generic_key: str | None, deepseek_key: str | 
         base = base_url or DEEPSEEK_BASE_URL
         if base != DEEPSEEK_BASE_URL and not model:
             raise SettingsError("使用 PIXIU_BASE_URL 时请用 PIXIU_MODEL 指定模型名（例如 qwen2.5:7b）")
-        return Settings(provider="openai-compatible", base_url=base,
-                        model=model or DEFAULT_DEEPSEEK_MODEL, api_key=generic_key, **common)
-    return Settings(provider="deepseek", base_url=base_url or DEEPSEEK_BASE_URL,
-                    model=model or DEFAULT_DEEPSEEK_MODEL, api_key=deepseek_key, **common)
+        return Settings(
+            provider="openai-compatible",
+            base_url=base,
+            model=model or DEFAULT_DEEPSEEK_MODEL,
+            api_key=generic_key,
+            **common,
+        )
+    return Settings(
+        provider="deepseek",
+        base_url=base_url or DEEPSEEK_BASE_URL,
+        model=model or DEFAULT_DEEPSEEK_MODEL,
+        api_key=deepseek_key,
+        **common,
+    )
 
 
 def load_settings(
-    *,
-    model: str | None = None,
-    base_url: str | None = None,
-    force_offline: bool = False,
-    home: Path | None = None,
+    *, model: str | None = None, base_url: str | None = None, force_offline: bool = False, home: Path | None = None
 ) -> Settings:
     home = ensure_home(home or default_home())
     config, warnings = _read_config(home / "config.toml")
@@ -319,5 +350,11 @@ def load_settings(
     for value, name in ((chosen_base, "base_url"), (chosen_model, "model")):
         if value is not None:
             _text_setting(value, name)
-    return _for_provider(common, generic_key=generic_key, deepseek_key=deepseek_key, base_url=chosen_base,
-                         model=chosen_model, force_offline=force_offline)
+    return _for_provider(
+        common,
+        generic_key=generic_key,
+        deepseek_key=deepseek_key,
+        base_url=chosen_base,
+        model=chosen_model,
+        force_offline=force_offline,
+    )

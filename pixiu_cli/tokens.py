@@ -6,8 +6,8 @@ import json
 import re
 import threading
 import unicodedata
-from pathlib import Path
 from functools import lru_cache
+from pathlib import Path
 
 _loaded = None
 _load_lock = threading.Lock()  # warm() loads it in the background; one load, not two
@@ -51,6 +51,7 @@ def count_tokens(text: str) -> int:
 # the next (the [上下文信息] block, trimmed item by item; a turn's messages) are counted
 # from remembered line counts. tests/context/test_block_token_counting.py checks the sum
 # against count_tokens on hostile text.
+
 
 @lru_cache(maxsize=16384)
 def count_line_tokens(line: str, after: str = "") -> int:
@@ -119,7 +120,7 @@ class LineCounts:
         import marshal
         import os
 
-        keep = dict(list(self.counts.items())[-self.MAX_LINES:])
+        keep = dict(list(self.counts.items())[-self.MAX_LINES :])
         tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}")
         try:
             tmp.write_bytes(marshal.dumps((self.stamp, keep)))

@@ -29,13 +29,21 @@ def checks(expect: str) -> dict:
     codes = [c for c in codes_text.split(",") if c]
     symbol_sections = [f"symbol:{c}" for c in codes]
     if kind == "P":
-        return {"intent": "portfolio_review", "symbols": [], "sections": ["portfolio_profiles"],
-                "no_sections": ["symbol:*"]}
+        return {
+            "intent": "portfolio_review",
+            "symbols": [],
+            "sections": ["portfolio_profiles"],
+            "no_sections": ["symbol:*"],
+        }
     if kind == "M":
         return {"intent": "portfolio_review", "symbols": codes, "sections": ["portfolio_profiles", *symbol_sections]}
     if kind == "S":
-        return {"intent": "single_stock", "symbols": codes, "sections": symbol_sections,
-                "no_sections": ["portfolio_profiles"]}
+        return {
+            "intent": "single_stock",
+            "symbols": codes,
+            "sections": symbol_sections,
+            "no_sections": ["portfolio_profiles"],
+        }
     if kind == "G":
         return {"intent": "general", "symbols": [], "no_sections": ["portfolio_profiles", "symbol:*"]}
     if kind == "T":
@@ -55,8 +63,7 @@ def main() -> int:
     # corpus_*.txt: split by hash; probe_*.txt: written after the first rules and looked at
     # while tuning, so always in the tune part.
     # fresh_*.txt: written after all rules, measured once, never tuned on: always held out.
-    for path in (sorted(ROOT.glob("corpus_*.txt")) + sorted(ROOT.glob("probe_*.txt"))
-                 + sorted(ROOT.glob("fresh_*.txt"))):
+    for path in sorted(ROOT.glob("corpus_*.txt")) + sorted(ROOT.glob("probe_*.txt")) + sorted(ROOT.glob("fresh_*.txt")):
         probe = path.name.startswith("probe_")
         fresh = path.name.startswith("fresh_")
         category = None
@@ -76,14 +83,22 @@ def main() -> int:
             seen.add(key)
             counters[category] = counters.get(category, 0) + 1
             prefix = "probe" if probe else "fresh" if fresh else "sel"
-            case = {"id": f"{prefix}-{category}-{counters[category]:03d}", "category": category, "now": NOW, "market_list": True,
-                    "dataset": DATASETS[dataset], "message": message, **checks(expect)}
+            case = {
+                "id": f"{prefix}-{category}-{counters[category]:03d}",
+                "category": category,
+                "now": NOW,
+                "market_list": True,
+                "dataset": DATASETS[dataset],
+                "message": message,
+                **checks(expect),
+            }
             if len(parts) == 4:
                 case["history"] = [t.strip() for t in parts[3].split("||")]
             (heldout if fresh or (not probe and is_heldout(message + key[1])) else tune).append(case)
     for name, cases in (("tune", tune), ("heldout", heldout)):
         (ROOT / f"{name}.json").write_text(
-            "[\n" + ",\n".join(json.dumps(c, ensure_ascii=False) for c in cases) + "\n]\n", encoding="utf-8")
+            "[\n" + ",\n".join(json.dumps(c, ensure_ascii=False) for c in cases) + "\n]\n", encoding="utf-8"
+        )
     print(f"tune {len(tune)}, held-out {len(heldout)}")
     return 0
 

@@ -15,18 +15,39 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 def chunk(content: str | None = None, finish: str | None = None, **delta) -> str:
     if content is not None:
         delta["content"] = content
-    return json.dumps({"id": "c1", "object": "chat.completion.chunk", "created": 0, "model": "m",
-                       "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}, ensure_ascii=False)
+    return json.dumps(
+        {
+            "id": "c1",
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": "m",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        },
+        ensure_ascii=False,
+    )
 
 
-USAGE = json.dumps({"id": "c1", "object": "chat.completion.chunk", "created": 0, "model": "m", "choices": [],
-                    "usage": {"prompt_tokens": 5, "completion_tokens": 2, "total_tokens": 7}})
+USAGE = json.dumps(
+    {
+        "id": "c1",
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": "m",
+        "choices": [],
+        "usage": {"prompt_tokens": 5, "completion_tokens": 2, "total_tokens": 7},
+    }
+)
 
 
 def completion(text: str) -> dict:
-    return {"id": "c1", "object": "chat.completion", "created": 0, "model": "m",
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 5, "completion_tokens": 3, "total_tokens": 8}}
+    return {
+        "id": "c1",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "m",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 5, "completion_tokens": 3, "total_tokens": 8},
+    }
 
 
 class BadServer:
@@ -80,7 +101,7 @@ def send_events(handler, events: list[str], *, pause: float = 0.0) -> None:
     handler.send_header("Content-Type", "text/event-stream")
     handler.end_headers()
     for event in events:
-        handler.wfile.write(f"data: {event}\n\n".encode("utf-8"))
+        handler.wfile.write(f"data: {event}\n\n".encode())
         handler.wfile.flush()
         time.sleep(pause)
 

@@ -35,8 +35,13 @@ def pixiu_home(tmp_path) -> Path:
 @pytest.fixture
 def online_env(server, pixiu_home):
     """pixiu pointed at the test's server as if it were a real provider, with a planted key."""
-    return clean_env(pixiu_home, PIXIU_API_KEY=PLANTED_KEY, PIXIU_BASE_URL=server.base_url,
-                     PIXIU_MODEL="deepseek-test", PIXIU_MAX_RETRIES="0")
+    return clean_env(
+        pixiu_home,
+        PIXIU_API_KEY=PLANTED_KEY,
+        PIXIU_BASE_URL=server.base_url,
+        PIXIU_MODEL="deepseek-test",
+        PIXIU_MAX_RETRIES="0",
+    )
 
 
 @pytest.fixture

@@ -35,12 +35,17 @@ MARKET_IMPORTED_AT = "2026-11-30T16:00:00+08:00"
 NOW = datetime(2026, 11, 24, 10, 15, tzinfo=SHANGHAI)  # a Tuesday, mid-morning session
 PROMPT = "你 ›"
 
+
 def clean_env(home: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith("PIXIU_") and k not in ("DEEPSEEK_API_KEY", "OPENAI_API_KEY")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("PIXIU_") and k not in ("DEEPSEEK_API_KEY", "OPENAI_API_KEY")
+    }
     env.update({"PIXIU_HOME": str(home), "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8", "LANG": "C.UTF-8"})
     env.update(extra)
     return env
+
 
 def pixiu(env, *args, input_bytes=None, timeout=60):
     """The real `pixiu` command in a pipe."""
@@ -53,6 +58,7 @@ def pixiu_ok(env, *args, timeout=120) -> str:
     assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
     return done.stdout.decode("utf-8")
 
+
 @contextmanager
 def refused_port() -> Iterator[int]:
     """A loopback port that refuses connections for as long as the block runs: bound but not
@@ -62,7 +68,9 @@ def refused_port() -> Iterator[int]:
         sock.bind(("127.0.0.1", 0))
         yield sock.getsockname()[1]
 
+
 # -- the REPL in a pseudo-terminal -----------------------------------------------------------
+
 
 def interrupt_as_in_a_terminal() -> None:
     """A pexpect child's preexec_fn: Ctrl-C raises KeyboardInterrupt in it as in a user's
@@ -76,13 +84,22 @@ def spawn(env, *args):
     import pexpect
 
     env = dict(env, PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm-256color", COLUMNS="110", LINES="40")
-    return pexpect.spawn(PIXIU_BIN, list(args), env=env, encoding="utf-8", timeout=40, dimensions=(40, 110),
-                         preexec_fn=interrupt_as_in_a_terminal)
+    return pexpect.spawn(
+        PIXIU_BIN,
+        list(args),
+        env=env,
+        encoding="utf-8",
+        timeout=40,
+        dimensions=(40, 110),
+        preexec_fn=interrupt_as_in_a_terminal,
+    )
+
 
 # prompt_toolkit turns bracketed paste on when a prompt starts reading keys and off when it
 # returns: unlike the prompt text, which redraws can repeat, these mark the prompt's life.
 PROMPT_READING = "\x1b[?2004h"
 PROMPT_DONE = "\x1b[?2004l"
+
 
 def wait_for_new_prompt(child):
     """After a key that ends the current prompt (Enter, Ctrl-C): wait until that prompt has
@@ -90,10 +107,13 @@ def wait_for_new_prompt(child):
     child.expect_exact(PROMPT_DONE)
     child.expect_exact(PROMPT_READING)
 
+
 def say(child, text):
     child.send(text + "\r")  # Enter is carriage return in a terminal; "\n" would be Ctrl-J (newline)
 
+
 # -- the composition root, hand-built for in-process tests -------------------------------------
+
 
 @dataclass
 class App:
@@ -119,10 +139,22 @@ class App:
         builder = ContextBuilder(self.store, self.domain, clock=self.tool_context.now)
         return Agent(self.store, self.client, builder, tools=ToolRegistry(tools), tool_context=self.tool_context, **kw)
 
-def build_app(server, db_path: Path, *, portfolio: Path | None = None, now: datetime | None = None,
-              provider: str = "deepseek", timeout: float = 10, max_retries: int = 0,
-              tools=None, guardrails=None, compact_budget: int | None = None, limits=None,
-              history_blocks: str | None = None) -> App:
+
+def build_app(
+    server,
+    db_path: Path,
+    *,
+    portfolio: Path | None = None,
+    now: datetime | None = None,
+    provider: str = "deepseek",
+    timeout: float = 10,
+    max_retries: int = 0,
+    tools=None,
+    guardrails=None,
+    compact_budget: int | None = None,
+    limits=None,
+    history_blocks: str | None = None,
+) -> App:
     """Database, stores, real client on the offline server, builder and agent.
 
     `tools` (a list of Tool) gives the agent a tool registry and a tool context; `compact_budget`
@@ -141,8 +173,14 @@ def build_app(server, db_path: Path, *, portfolio: Path | None = None, now: date
 
         domain.replace_all(load_document(portfolio, now or NOW))
     store = ConversationStore(db)
-    client = ChatClient(base_url=server.base_url, api_key=PLANTED_KEY, model="deepseek-test", provider=provider,
-                        timeout=timeout, max_retries=max_retries)
+    client = ChatClient(
+        base_url=server.base_url,
+        api_key=PLANTED_KEY,
+        model="deepseek-test",
+        provider=provider,
+        timeout=timeout,
+        max_retries=max_retries,
+    )
     builder_kw = {}
     if now is not None:
         builder_kw["clock"] = lambda: now
@@ -154,8 +192,12 @@ def build_app(server, db_path: Path, *, portfolio: Path | None = None, now: date
         from pixiu_cli.agent.tools import ToolContext, ToolRegistry
         from pixiu_cli.store.memory import MemoryStore, PortfolioStore
 
-        ctx = ToolContext(domain=domain, memory=MemoryStore(db), portfolio=PortfolioStore(db),
-                          now=lambda: now or datetime.now(SHANGHAI))
+        ctx = ToolContext(
+            domain=domain,
+            memory=MemoryStore(db),
+            portfolio=PortfolioStore(db),
+            now=lambda: now or datetime.now(SHANGHAI),
+        )
         agent_kw.update(tools=ToolRegistry(tools), tool_context=ctx)
         if guardrails is not None:
             agent_kw["guardrails"] = guardrails
@@ -166,16 +208,20 @@ def build_app(server, db_path: Path, *, portfolio: Path | None = None, now: date
     agent = Agent(store, client, builder, **agent_kw)
     return App(db, store, domain, client, builder, agent, ctx)
 
+
 def tool_messages(store, conversation_id):
     calls = store.calls_for_conversation(conversation_id)
     return [m for m in calls[-1].request["messages"] if m["role"] == "tool"], calls
+
 
 def call(name, args):
     from pixiu_cli.offline.script import ToolCallSpec
 
     return ToolCallSpec(name, args if isinstance(args, str) else json.dumps(args, ensure_ascii=False))
 
+
 # -- market data ------------------------------------------------------------------------------
+
 
 def load(db, code: str, *, actions: bool = True, path: Path | None = None, **kw):
     """Import one real history from tests/fixtures/market/ into `db`."""
@@ -184,9 +230,16 @@ def load(db, code: str, *, actions: bool = True, path: Path | None = None, **kw)
     from pixiu_cli.store.securities import SecurityMaster
 
     action_file = MARKET_FIXTURES / f"{code}_actions.csv"
-    return import_csv(MarketStore(db), SecurityMaster(db), path or MARKET_FIXTURES / f"{code}.csv", code,
-                      at=MARKET_IMPORTED_AT, actions_path=action_file if actions and action_file.exists() else None,
-                      **kw)
+    return import_csv(
+        MarketStore(db),
+        SecurityMaster(db),
+        path or MARKET_FIXTURES / f"{code}.csv",
+        code,
+        at=MARKET_IMPORTED_AT,
+        actions_path=action_file if actions and action_file.exists() else None,
+        **kw,
+    )
+
 
 def truncated_history(tmp_path, code: str, last_day: str) -> Path:
     """A copy of one real history that ends on `last_day`."""
@@ -196,9 +249,11 @@ def truncated_history(tmp_path, code: str, last_day: str) -> Path:
     path.write_text("\n".join(kept) + "\n")
     return path
 
+
 # -- synthetic bars for analytics ---------------------------------------------------------------
 
 NO_COSTS = CostModel(commission_rate=0.0, commission_min=0.0, transfer_fee_rate=0.0, slippage_bps=0.0)
+
 
 def weekdays(start: str, count: int) -> list[str]:
     day, out = date.fromisoformat(start), []
@@ -207,6 +262,7 @@ def weekdays(start: str, count: int) -> list[str]:
             out.append(day.isoformat())
         day += timedelta(days=1)
     return out
+
 
 def series(symbol: str, rows, start: str = "2024-03-04") -> BarSeries:
     """rows: close, or (open, close), or (open, high, low, close[, traded[, is_st]]) per day."""
@@ -218,29 +274,43 @@ def series(symbol: str, rows, start: str = "2024-03-04") -> BarSeries:
             row = (o, max(o, c), min(o, c), c)
         o, h, lo, c, *rest = row
         traded = rest[0] if rest else True
-        bars.append(Bar(day, o, h, lo, c, 1_000_000.0 if traded else 0.0, None, int(traded), bool(rest[1:] and rest[1])))
-    columns = zip(*((b.date, b.open, b.high, b.low, b.close, b.volume, b.amount, b.trade_status, b.is_st)
-                    for b in bars))
+        bars.append(
+            Bar(day, o, h, lo, c, 1_000_000.0 if traded else 0.0, None, int(traded), bool(rest[1:] and rest[1]))
+        )
+    columns = zip(
+        *((b.date, b.open, b.high, b.low, b.close, b.volume, b.amount, b.trade_status, b.is_st) for b in bars)
+    )
     return BarSeries(symbol, "none", *columns)
+
 
 def frame_of(symbol: str, rows, actions: list[CorporateAction] = (), start: str = "2024-03-04", list_date=None):
     raw = series(symbol, rows, start)
     return build_frame(raw, list(actions), list_date=list_date)
 
+
 # -- benchmarks ---------------------------------------------------------------------------------
 
+
 def run_quick(script: str) -> list[str]:
-    done = subprocess.run([sys.executable, str(REPO / "benchmarks" / script), "--quick"], capture_output=True,
-                          text=True, encoding="utf-8", timeout=300)
+    done = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / script), "--quick"],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout.splitlines()
+
 
 def line(lines: list[str], prefix: str) -> str:
     found = [candidate for candidate in lines if candidate.startswith(prefix)]
     assert len(found) == 1, (prefix, lines)
     return found[0]
 
+
 # -- the CLI in process -------------------------------------------------------------------------
+
 
 @dataclass
 class CliResult:
@@ -248,8 +318,10 @@ class CliResult:
     stdout: bytes | str
     stderr: bytes | str
 
-def pixiu_in_process(env: dict[str, str], *args: str, input_bytes: bytes | None = None,
-                     text: bool = False) -> CliResult:
+
+def pixiu_in_process(
+    env: dict[str, str], *args: str, input_bytes: bytes | None = None, text: bool = False
+) -> CliResult:
     """`pixiu ARGS` through the real entry point (`main`, with its one-line error handling)
     inside this process, with `env` as the whole environment: for exit codes and messages.
     Signals, pipes, terminals and crash safety need the real process (`pixiu`)."""
@@ -301,8 +373,10 @@ class OfflineControl:
             f"{self.url}{path}",
             data=data,
             method=method,
-            headers={CONTROL_TOKEN_HEADER: self.token,
-                     **({"Content-Type": "application/json"} if data is not None else {})},
+            headers={
+                CONTROL_TOKEN_HEADER: self.token,
+                **({"Content-Type": "application/json"} if data is not None else {}),
+            },
         )
         with urllib.request.urlopen(request, timeout=self.timeout) as response:
             return json.loads(response.read() or b"null")

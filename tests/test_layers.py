@@ -19,8 +19,15 @@ LINT = "import sys; from importlinter.cli import lint_imports_command; sys.exit(
 def lint_imports(root: Path) -> subprocess.CompletedProcess:
     """`lint-imports` over the pixiu_cli package found in `root`, with `root`'s contracts."""
     env = {**os.environ, "PYTHONPATH": str(root), "PYTHONIOENCODING": "utf-8"}
-    return subprocess.run([sys.executable, "-c", LINT, "--no-cache", str(root / "pyproject.toml")], cwd=root, env=env,
-                          capture_output=True, text=True, encoding="utf-8", timeout=120)
+    return subprocess.run(
+        [sys.executable, "-c", LINT, "--no-cache", str(root / "pyproject.toml")],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=120,
+    )
 
 
 def test_the_import_contracts_hold():
@@ -39,20 +46,43 @@ def copy(tmp_path) -> Path:
 
 PROBE = "\n\ndef _layer_probe():\n    from {module} import {name}  # noqa: F401\n"
 BREAKS = {
-    "store imports llm inside a function": ("store/conversations.py", "pixiu_cli.llm.types", "Usage",
-                                            "pixiu_cli.store is not allowed to import pixiu_cli.llm"),
-    "llm imports the store": ("llm/types.py", "pixiu_cli.store.conversations", "CallRecord",
-                              "pixiu_cli.llm is not allowed to import pixiu_cli.store"),
-    "market imports context": ("market/calendar.py", "pixiu_cli.context.clock", "market_state",
-                               "pixiu_cli.market is not allowed to import pixiu_cli.context"),
-    "tokens imports settings": ("tokens.py", "pixiu_cli.settings", "load_settings",
-                                "pixiu_cli.tokens is not allowed to import pixiu_cli.settings"),
-    "the product imports the offline server": ("cache/explain.py", "pixiu_cli.offline.server", "OfflineServer",
-                                               "pixiu_cli.cache is not allowed to import pixiu_cli.offline"),
-    "the offline server imports context": ("offline/cache.py", "pixiu_cli.context.block", "CONTEXT_OPEN",
-                                           "pixiu_cli.offline is not allowed to import pixiu_cli.context"),
-    "a second module imports openai": ("agent/tools.py", "openai", "OpenAI",
-                                       "pixiu_cli.agent.tools -> openai"),
+    "store imports llm inside a function": (
+        "store/conversations.py",
+        "pixiu_cli.llm.types",
+        "Usage",
+        "pixiu_cli.store is not allowed to import pixiu_cli.llm",
+    ),
+    "llm imports the store": (
+        "llm/types.py",
+        "pixiu_cli.store.conversations",
+        "CallRecord",
+        "pixiu_cli.llm is not allowed to import pixiu_cli.store",
+    ),
+    "market imports context": (
+        "market/calendar.py",
+        "pixiu_cli.context.clock",
+        "market_state",
+        "pixiu_cli.market is not allowed to import pixiu_cli.context",
+    ),
+    "tokens imports settings": (
+        "tokens.py",
+        "pixiu_cli.settings",
+        "load_settings",
+        "pixiu_cli.tokens is not allowed to import pixiu_cli.settings",
+    ),
+    "the product imports the offline server": (
+        "cache/explain.py",
+        "pixiu_cli.offline.server",
+        "OfflineServer",
+        "pixiu_cli.cache is not allowed to import pixiu_cli.offline",
+    ),
+    "the offline server imports context": (
+        "offline/cache.py",
+        "pixiu_cli.context.block",
+        "CONTEXT_OPEN",
+        "pixiu_cli.offline is not allowed to import pixiu_cli.context",
+    ),
+    "a second module imports openai": ("agent/tools.py", "openai", "OpenAI", "pixiu_cli.agent.tools -> openai"),
 }
 
 

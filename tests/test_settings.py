@@ -74,8 +74,10 @@ def test_config_tables_become_typed_settings_built_once(env, tmp_path):
     from pixiu_cli.app import open_app
 
     (tmp_path / "config.toml").write_text(
-        "[context]\nnotes_limit = 2\n[agent]\nmax_steps = 3\n[prices]\ncurrency = \"USD\"\n"
-        "[backtest]\ncommission_rate = 0.001\n", encoding="utf-8")
+        '[context]\nnotes_limit = 2\n[agent]\nmax_steps = 3\n[prices]\ncurrency = "USD"\n'
+        "[backtest]\ncommission_rate = 0.001\n",
+        encoding="utf-8",
+    )
     s = load_settings()
     assert (s.limits.notes_limit, s.guardrails.max_steps) == (2, 3)
     assert (s.prices.currency, s.prices.user_set, s.costs.commission_rate) == ("USD", True, 0.001)

@@ -19,6 +19,9 @@ def test_no_test_module_imports_another_test_module_or_a_conftest():
                 names = [node.module]
             elif isinstance(node, ast.Import):
                 names = [alias.name for alias in node.names]
-            offenders += [f"{path.relative_to(TESTS)}: {name}" for name in names
-                          if name.startswith("tests.") and name not in SHARED]
+            offenders += [
+                f"{path.relative_to(TESTS)}: {name}"
+                for name in names
+                if name.startswith("tests.") and name not in SHARED
+            ]
     assert offenders == []

@@ -7,8 +7,16 @@ import ast
 from pathlib import Path
 
 import pixiu_cli
-from pixiu_cli.store.vocabulary import (CONTEXT_CLOSE, CONTEXT_OPEN, MEMORY_KIND_NAMES, NOTE_KIND_NAMES, NOTE_KINDS,
-                                        SIDE_NAMES, SIDES, side_name)
+from pixiu_cli.store.vocabulary import (
+    CONTEXT_CLOSE,
+    CONTEXT_OPEN,
+    MEMORY_KIND_NAMES,
+    NOTE_KIND_NAMES,
+    NOTE_KINDS,
+    SIDE_NAMES,
+    SIDES,
+    side_name,
+)
 
 PACKAGE = Path(pixiu_cli.__file__).parent
 
@@ -32,14 +40,20 @@ def test_labels_are_mapped_in_one_module():
                     owners.setdefault(name, []).append(sorted(keys))
                     continue
             if isinstance(node, ast.Tuple) and [getattr(e, "value", None) for e in node.elts] in (
-                    ["buy", "sell"], ["view", "plan", "rule"]):
+                ["buy", "sell"],
+                ["view", "plan", "rule"],
+            ):
                 owners.setdefault(name, []).append("tuple")
     assert set(owners) == {"store/vocabulary.py"}, owners
 
 
 def test_the_block_marker_is_spelled_in_one_module():
-    spelled = sorted(name for name, tree in _modules() for node in ast.walk(tree)
-                     if isinstance(node, ast.Constant) and node.value in (CONTEXT_OPEN, CONTEXT_CLOSE))
+    spelled = sorted(
+        name
+        for name, tree in _modules()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and node.value in (CONTEXT_OPEN, CONTEXT_CLOSE)
+    )
     assert spelled == ["store/vocabulary.py", "store/vocabulary.py"]
 
 

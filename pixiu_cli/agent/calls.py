@@ -68,8 +68,16 @@ class ModelCaller:
         self.store = store
         self.client = client
 
-    def call(self, turn: Turn, step: int, request: ChatRequest, sink: TurnSink, *,
-             context_json: str | None = None, retry_partial: bool = False) -> CallResult:
+    def call(
+        self,
+        turn: Turn,
+        step: int,
+        request: ChatRequest,
+        sink: TurnSink,
+        *,
+        context_json: str | None = None,
+        retry_partial: bool = False,
+    ) -> CallResult:
         """One model call. With `retry_partial`, a reply that broke after part of it arrived is
         asked for again (same request, a new call row; the broken one stays, labelled), as long
         as the client's retry budget lasts; otherwise that part is kept and the call fails."""
@@ -79,13 +87,18 @@ class ModelCaller:
         while True:
             outcome = CallOutcome(request_json=request_json)
             call_id = self.store.start_call(
-                turn_id=turn.id, conversation_id=turn.conversation_id, step=step, provider=self.client.provider,
-                model=self.client.model, request_json=request_json, context_json=context_json)
+                turn_id=turn.id,
+                conversation_id=turn.conversation_id,
+                step=step,
+                provider=self.client.provider,
+                model=self.client.model,
+                request_json=request_json,
+                context_json=context_json,
+            )
             status, error, after_output = self._stream(call_id, request, body, outcome, sink, used)
             used += max(outcome.attempts, 1)
             latency += outcome.latency_ms or 0.0
-            retry = (status == "error" and after_output and retry_partial
-                     and used <= self.client.policy.max_retries)
+            retry = status == "error" and after_output and retry_partial and used <= self.client.policy.max_retries
             self._finish(call_id, outcome, status, f"{error}{RETRIED_PARTIAL}" if retry else error)
             if not retry:
                 outcome.latency_ms = latency
@@ -93,8 +106,9 @@ class ModelCaller:
             sink.retrying(RETRYING)
             time.sleep(self.client.policy.delay(used, None) or 0.0)
 
-    def _stream(self, call_id: int, request: ChatRequest, body: dict, outcome: CallOutcome, sink: TurnSink,
-                retries_used: int) -> tuple[str, str | None, bool]:
+    def _stream(
+        self, call_id: int, request: ChatRequest, body: dict, outcome: CallOutcome, sink: TurnSink, retries_used: int
+    ) -> tuple[str, str | None, bool]:
         saved_at = time.monotonic()
         try:
             for kind, delta in self.client.stream(request, outcome, retries_used=retries_used, body=body):
@@ -116,8 +130,16 @@ class ModelCaller:
 
     def _finish(self, call_id: int, outcome: CallOutcome, status: str, error: str | None) -> None:
         self.store.finish_call(
-            call_id, status=status, reply_text=outcome.text, reasoning_text=outcome.reasoning,
-            tool_calls=[t.as_message_part() for t in outcome.tool_calls], finish_reason=outcome.finish_reason,
-            usage=outcome.usage, ttft_ms=outcome.ttft_ms, latency_ms=outcome.latency_ms, error=error,
-            request_json=outcome.request_json or None)
+            call_id,
+            status=status,
+            reply_text=outcome.text,
+            reasoning_text=outcome.reasoning,
+            tool_calls=[t.as_message_part() for t in outcome.tool_calls],
+            finish_reason=outcome.finish_reason,
+            usage=outcome.usage,
+            ttft_ms=outcome.ttft_ms,
+            latency_ms=outcome.latency_ms,
+            error=error,
+            request_json=outcome.request_json or None,
+        )
         explain_finished_call(self.store, call_id)

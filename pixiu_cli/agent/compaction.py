@@ -83,8 +83,9 @@ class Compactor:
         if self.client is None or self.client.provider == "offline":
             return extractive_summary(previous, chunk), "extractive"
         material = (f"已有摘要：\n{previous}\n\n" if previous else "") + "需要压缩的对话：\n" + transcript(chunk)
-        request = ChatRequest(messages=[{"role": "system", "content": read_prompt("summarize.md")},
-                                        {"role": "user", "content": material}])
+        request = ChatRequest(
+            messages=[{"role": "system", "content": read_prompt("summarize.md")}, {"role": "user", "content": material}]
+        )
         result = ModelCaller(self.store, self.client).call(turn, SUMMARY_STEP, request, SilentSink())
         if result.status == "interrupted":  # Ctrl-C while summarising stops the turn, as while answering
             raise result.stop()

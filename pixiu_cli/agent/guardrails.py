@@ -6,10 +6,9 @@ import json
 import threading
 from dataclasses import dataclass
 
-from pixiu_cli.store.database import CommitRefused, commit_gate
-
 from pixiu_cli.agent.tools import ToolArgumentError, ToolContext, ToolRegistry, encode_result
 from pixiu_cli.llm.types import ToolCall
+from pixiu_cli.store.database import CommitRefused, commit_gate
 
 
 @dataclass(frozen=True)
@@ -23,7 +22,7 @@ class Guardrails:
             object.__setattr__(self, "max_steps", 1)  # a turn makes at least its first call
 
     @classmethod
-    def from_mapping(cls, values: dict) -> "Guardrails":
+    def from_mapping(cls, values: dict) -> Guardrails:
         return cls(**{k: type(getattr(cls(), k))(v) for k, v in values.items() if k in cls.__dataclass_fields__})
 
 
@@ -39,8 +38,14 @@ def _error(message: str, guardrail: str | None = None) -> ToolRun:
     return ToolRun(json.dumps({"ok": False, "error": message}, ensure_ascii=False), False, guardrail=guardrail)
 
 
-def run_tool(registry: ToolRegistry, ctx: ToolContext, call: ToolCall, seen: dict[tuple[str, str], int],
-             step: int, guardrails: Guardrails) -> ToolRun:
+def run_tool(
+    registry: ToolRegistry,
+    ctx: ToolContext,
+    call: ToolCall,
+    seen: dict[tuple[str, str], int],
+    step: int,
+    guardrails: Guardrails,
+) -> ToolRun:
     tool = registry.get(call.name)
     if tool is None:
         names = "、".join(t.name for t in registry.tools)
@@ -53,8 +58,9 @@ def run_tool(registry: ToolRegistry, ctx: ToolContext, call: ToolCall, seen: dic
         return _error("参数无法解析（嵌套过深或格式异常），请修正后重试", "bad_json")
     key = (call.name, json.dumps(args, sort_keys=True, ensure_ascii=False))
     if guardrails.block_repeats and key in seen:
-        return _error(f"重复调用：第 {seen[key] + 1} 步已用相同参数调用过 {call.name}，结果见上文；请直接使用该结果",
-                      "repeat")
+        return _error(
+            f"重复调用：第 {seen[key] + 1} 步已用相同参数调用过 {call.name}，结果见上文；请直接使用该结果", "repeat"
+        )
     seen[key] = step
     result = _run_in_thread(tool, ctx, args, guardrails.tool_timeout)
     timeout = f"工具 {call.name} 执行超时（{guardrails.tool_timeout:g} 秒）"

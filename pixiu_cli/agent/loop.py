@@ -8,8 +8,15 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from pixiu_cli.agent.calls import (PARTIAL_SAVE_SECONDS, RETRIED_PARTIAL, CallResult, ModelCaller, SilentSink,
-                                   TurnSink, TurnStopped)
+from pixiu_cli.agent.calls import (
+    PARTIAL_SAVE_SECONDS,
+    RETRIED_PARTIAL,
+    CallResult,
+    ModelCaller,
+    SilentSink,
+    TurnSink,
+    TurnStopped,
+)
 from pixiu_cli.agent.compaction import Compaction, Compactor, turn_history_tokens
 from pixiu_cli.agent.guardrails import Guardrails, run_tool
 from pixiu_cli.agent.tools import ToolContext, ToolRegistry
@@ -42,8 +49,9 @@ def sum_usage(usages: list[Usage]) -> Usage:
         values = [getattr(u, name) for u in usages]
         return None if not values or any(v is None for v in values) else sum(values)
 
-    return Usage(total("prompt_tokens"), total("completion_tokens"), total("cache_hit_tokens"),
-                 total("cache_miss_tokens"))
+    return Usage(
+        total("prompt_tokens"), total("completion_tokens"), total("cache_hit_tokens"), total("cache_miss_tokens")
+    )
 
 
 def context_summary_json(built: BuiltMessages) -> str | None:
@@ -51,14 +59,31 @@ def context_summary_json(built: BuiltMessages) -> str | None:
     block = built.context_block
     if block is None:
         return None
-    return json.dumps({
-        "intent": built.intent.value, "symbols": built.symbols, "tokens": block.tokens, "budget": block.budget,
-        "omitted": block.omitted, "memory_ids": [str(m) for m in block.memory_ids], "overhead": block.overhead(),
-        "sections": [{"key": s.key, "title": s.title, "tokens": s.tokens, "items": s.items,
-                      "memory_ids": [str(m) for m in s.memory_ids], "unchanged": s.unchanged,
-                      "unchanged_since": s.unchanged_since} for s in block.stats()],
-        **({"selection": built.selection.explanation()} if built.selection else {}),
-    }, ensure_ascii=False)
+    return json.dumps(
+        {
+            "intent": built.intent.value,
+            "symbols": built.symbols,
+            "tokens": block.tokens,
+            "budget": block.budget,
+            "omitted": block.omitted,
+            "memory_ids": [str(m) for m in block.memory_ids],
+            "overhead": block.overhead(),
+            "sections": [
+                {
+                    "key": s.key,
+                    "title": s.title,
+                    "tokens": s.tokens,
+                    "items": s.items,
+                    "memory_ids": [str(m) for m in s.memory_ids],
+                    "unchanged": s.unchanged,
+                    "unchanged_since": s.unchanged_since,
+                }
+                for s in block.stats()
+            ],
+            **({"selection": built.selection.explanation()} if built.selection else {}),
+        },
+        ensure_ascii=False,
+    )
 
 
 def assistant_message(outcome: CallOutcome) -> dict:
@@ -74,6 +99,7 @@ def assistant_message(outcome: CallOutcome) -> dict:
 @dataclass
 class TurnProgress:
     """What a turn has so far: the messages of its next request and what its calls added up to."""
+
     messages: list[dict] = field(default_factory=list)
     first_new: int = 0  # messages[first_new:] are this turn's own
     context_json: str | None = None
@@ -100,7 +126,7 @@ class TurnProgress:
         question and what arrived, as after Ctrl-C; one that failed before any reply adds
         nothing, so the next request never carries two questions in a row or a dangling
         tool call."""
-        added = self.messages[self.first_new:]
+        added = self.messages[self.first_new :]
         if status == "complete":
             return added
         asked = [m for m in added if m["role"] == "user"]
@@ -108,9 +134,11 @@ class TurnProgress:
 
 
 def compaction_notice(compaction: Compaction) -> str:
-    return (f"对话较长：已把第 {compaction.upto_seq} 轮及之前的 {compaction.turns} 轮压缩为摘要"
-            f"（{'模型生成' if compaction.method == 'model' else '摘录'}），"
-            f"历史从约 {compaction.tokens_before:,} 降到 {compaction.tokens_after:,} tokens。")
+    return (
+        f"对话较长：已把第 {compaction.upto_seq} 轮及之前的 {compaction.turns} 轮压缩为摘要"
+        f"（{'模型生成' if compaction.method == 'model' else '摘录'}），"
+        f"历史从约 {compaction.tokens_before:,} 降到 {compaction.tokens_after:,} tokens。"
+    )
 
 
 def with_step_limit_note(content: str, limit: int) -> str:
@@ -118,10 +146,18 @@ def with_step_limit_note(content: str, limit: int) -> str:
 
 
 class Agent:
-    def __init__(self, store: ConversationStore, client, builder: ContextBuilder, *,
-                 tools: ToolRegistry | None = None, tool_context: ToolContext | None = None,
-                 guardrails: Guardrails | None = None, temperature: float | None = None,
-                 compactor: Compactor | None = None):
+    def __init__(
+        self,
+        store: ConversationStore,
+        client,
+        builder: ContextBuilder,
+        *,
+        tools: ToolRegistry | None = None,
+        tool_context: ToolContext | None = None,
+        guardrails: Guardrails | None = None,
+        temperature: float | None = None,
+        compactor: Compactor | None = None,
+    ):
         self.store = store
         self.client = client
         self.builder = builder
@@ -147,8 +183,9 @@ class Agent:
         info = context_summary_json(built)
         return self.client.body_for(self._request(built.messages)), (json.loads(info) if info else None)
 
-    def run_turn(self, conversation_id: int, user_text: str, sink: TurnSink | None = None, *,
-                 retry_partial: bool = False) -> TurnResult:
+    def run_turn(
+        self, conversation_id: int, user_text: str, sink: TurnSink | None = None, *, retry_partial: bool = False
+    ) -> TurnResult:
         """Call the model until it answers in text (a tool step after each call that asks
         for tools), at most max_steps calls; a call that fails or is interrupted stops the
         turn (TurnStopped), keeping what arrived."""
@@ -166,9 +203,19 @@ class Agent:
         except TurnStopped as stop:
             status, error = stop.status, stop.error
         self._finish(turn, progress, status, error)
-        return TurnResult(conversation_id, turn.id, turn.seq, progress.reply, status, error,
-                          sum_usage(progress.usages), progress.latency, len(progress.usages),
-                          tuple(progress.notices), progress.attempts)
+        return TurnResult(
+            conversation_id,
+            turn.id,
+            turn.seq,
+            progress.reply,
+            status,
+            error,
+            sum_usage(progress.usages),
+            progress.latency,
+            len(progress.usages),
+            tuple(progress.notices),
+            progress.attempts,
+        )
 
     def _prepare(self, turn: Turn, progress: TurnProgress, sink: TurnSink) -> None:
         """Compact the history if it is due, then build the turn's first request."""
@@ -178,18 +225,25 @@ class Agent:
             if compaction is not None:
                 sink.notice(compaction_notice(compaction))
                 conversation = compaction.applied_to(conversation)
-        built = self.builder.build_messages(turn.conversation_id, turn.user_text, before_seq=turn.seq,
-                                            conversation=conversation)
+        built = self.builder.build_messages(
+            turn.conversation_id, turn.user_text, before_seq=turn.seq, conversation=conversation
+        )
         progress.built, progress.messages = built, list(built.messages)
         progress.first_new = 1 + built.history_count
         progress.context_json = context_summary_json(built)
         self.builder.count_injection(built)
 
-    def _call_step(self, turn: Turn, step: int, progress: TurnProgress, sink: TurnSink,
-                   retry_partial: bool) -> CallOutcome:
-        result = self.caller.call(turn, step, self._request(progress.messages), sink,
-                                  context_json=progress.context_json if step == 0 else None,
-                                  retry_partial=retry_partial)
+    def _call_step(
+        self, turn: Turn, step: int, progress: TurnProgress, sink: TurnSink, retry_partial: bool
+    ) -> CallOutcome:
+        result = self.caller.call(
+            turn,
+            step,
+            self._request(progress.messages),
+            sink,
+            context_json=progress.context_json if step == 0 else None,
+            retry_partial=retry_partial,
+        )
         progress.record(result)
         if result.status != "complete":
             raise result.stop()
@@ -222,5 +276,12 @@ class Agent:
         # Count what later requests will really carry.
         history_tokens = turn_history_tokens(self.builder.carried_later(added))
         block = progress.built.block_record(added) if progress.built else None
-        self.store.finish_turn(turn.id, status=status, reply_text=progress.reply, messages=added, error=error,
-                               history_tokens=history_tokens, block=block)
+        self.store.finish_turn(
+            turn.id,
+            status=status,
+            reply_text=progress.reply,
+            messages=added,
+            error=error,
+            history_tokens=history_tokens,
+            block=block,
+        )

@@ -22,8 +22,11 @@ def known_names(domain: DomainStore) -> list[HoldingName]:
     for symbol in [s for s in aliases if s in held]:
         index = next(i for i, n in enumerate(names) if n.symbol == symbol)
         names[index] = HoldingName(symbol, names[index].name, (*names[index].short_names, *aliases[symbol]))
-    names += [HoldingName(s.symbol, s.name, tuple(aliases.get(s.symbol, ())))
-              for s in master.all() if s.kind == "stock" and s.symbol not in held]
+    names += [
+        HoldingName(s.symbol, s.name, tuple(aliases.get(s.symbol, ())))
+        for s in master.all()
+        if s.kind == "stock" and s.symbol not in held
+    ]
     return names
 
 

@@ -22,7 +22,6 @@ from pixiu_cli.store.memory import MemoryStore, PortfolioStore, decision_ref, no
 from pixiu_cli.store.vocabulary import NOTE_KIND_NAMES, NOTE_KINDS, NOTE_NAME, SIDES, side_name
 
 
-
 class ToolArgumentError(Exception):
     """Arguments that do not fit the schema; the message goes back to the model."""
 
@@ -40,7 +39,7 @@ class ToolContext:
     portfolio: PortfolioStore
     now: Callable[[], datetime]
 
-    def isolated(self) -> "ToolContext":
+    def isolated(self) -> ToolContext:
         """The same stores on a connection of their own, for a tool thread the loop may stop
         waiting for: an abandoned thread must never hold a transaction open on the
         connection the turn itself writes through (its writes would be rolled back with
@@ -68,8 +67,10 @@ class Tool:
     handler: Callable[[ToolContext, dict], ToolOutcome]
 
     def schema(self) -> dict:
-        return {"type": "function", "function": {"name": self.name, "description": self.description,
-                                                 "parameters": self.parameters}}
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
+        }
 
 
 # The schema's own spelling (the tool list is part of the cached prefix: keep its bytes);
@@ -144,7 +145,11 @@ def _stamp(ctx: ToolContext) -> str:
 
 
 _NOTE_VERBS = {"added": "已记住", "merged": "已合并到已有记忆", "unchanged": "已有相同记忆"}
-_NOTE_UNDO = {"added": "（/forget {ref} 可撤销）", "merged": "（/forget {ref} 撤销本次合并）", "unchanged": "（未改动）"}
+_NOTE_UNDO = {
+    "added": "（/forget {ref} 可撤销）",
+    "merged": "（/forget {ref} 撤销本次合并）",
+    "unchanged": "（未改动）",
+}
 
 
 def note_notice(write) -> str:
@@ -152,8 +157,9 @@ def note_notice(write) -> str:
     event, ref = write.event, note_ref(write.event.id)
     kind = NOTE_KIND_NAMES.get(event.note_kind, event.note_kind or NOTE_NAME)
     about = f"（{event.symbol}）" if event.symbol else ""
-    return (f"{_NOTE_VERBS[write.outcome]} #{ref}：{kind}{about} · {event.text}"
-            + _NOTE_UNDO[write.outcome].format(ref=ref))
+    return f"{_NOTE_VERBS[write.outcome]} #{ref}：{kind}{about} · {event.text}" + _NOTE_UNDO[write.outcome].format(
+        ref=ref
+    )
 
 
 def _remember(ctx: ToolContext, args: dict) -> ToolOutcome:
@@ -165,8 +171,17 @@ def _remember(ctx: ToolContext, args: dict) -> ToolOutcome:
     symbol = args.get("symbol") or symbol_in_text(ctx.domain, text)
     write = ctx.memory.add_note(note_kind=args["kind"], text=text, symbol=symbol, source="model", at=_stamp(ctx))
     event = write.event
-    return ToolOutcome({"ok": True, "id": note_ref(event.id), "result": write.outcome, "kind": event.note_kind,
-                        "symbol": event.symbol, "text": quote_data(event.text)}, notice=note_notice(write))
+    return ToolOutcome(
+        {
+            "ok": True,
+            "id": note_ref(event.id),
+            "result": write.outcome,
+            "kind": event.note_kind,
+            "symbol": event.symbol,
+            "text": quote_data(event.text),
+        },
+        notice=note_notice(write),
+    )
 
 
 def _quoted(value):
@@ -182,30 +197,54 @@ def _profile_dict(p) -> dict:
 def _get_stock_profiles(ctx: ToolContext, args: dict) -> ToolOutcome:
     symbols = args.get("symbols") or [h.symbol for h in ctx.domain.holdings()]
     profiles = ctx.domain.profiles_for(symbols)
-    return ToolOutcome({"profiles": [_profile_dict(profiles[s]) for s in symbols if s in profiles],
-                        "missing": [s for s in symbols if s not in profiles]})
+    return ToolOutcome(
+        {
+            "profiles": [_profile_dict(profiles[s]) for s in symbols if s in profiles],
+            "missing": [s for s in symbols if s not in profiles],
+        }
+    )
 
 
 def _get_holdings(ctx: ToolContext, args: dict) -> ToolOutcome:
-    return ToolOutcome({"holdings": [{"symbol": h.symbol, "name": _quoted(h.name),
-                                      "short_names": [_quoted(n) for n in h.short_names],
-                                      "shares": h.shares, "cost": h.cost, "role": _quoted(h.role)}
-                                     for h in ctx.domain.holdings()]})
+    return ToolOutcome(
+        {
+            "holdings": [
+                {
+                    "symbol": h.symbol,
+                    "name": _quoted(h.name),
+                    "short_names": [_quoted(n) for n in h.short_names],
+                    "shares": h.shares,
+                    "cost": h.cost,
+                    "role": _quoted(h.role),
+                }
+                for h in ctx.domain.holdings()
+            ]
+        }
+    )
 
 
 def _record_decision(ctx: ToolContext, args: dict) -> ToolOutcome:
     try:
         decision, holding = ctx.portfolio.record_trade(
-            symbol=args["symbol"], side=args["side"], price=float(args["price"]), quantity=float(args["quantity"]),
-            reason=args.get("reason"), name=args.get("name"), at=_stamp(ctx), source="model")
+            symbol=args["symbol"],
+            side=args["side"],
+            price=float(args["price"]),
+            quantity=float(args["quantity"]),
+            reason=args.get("reason"),
+            name=args.get("name"),
+            at=_stamp(ctx),
+            source="model",
+        )
     except ValueError as exc:
         raise ToolArgumentError(str(exc)) from None
     verb = side_name(decision.side)
     after = f"持仓 {holding.shares:g} 股，成本 {holding.cost:.2f}" if holding else "已清仓"
     ref = decision_ref(decision.id)
-    return ToolOutcome({"ok": True, "decision_id": ref, "holding_after": after},
-                       notice=f"已记录 #{ref}：{verb} {decision.symbol} {decision.quantity:g} 股 @ {decision.price:g}，"
-                              f"{after}（/forget {ref} 可撤销并恢复持仓）")
+    return ToolOutcome(
+        {"ok": True, "decision_id": ref, "holding_after": after},
+        notice=f"已记录 #{ref}：{verb} {decision.symbol} {decision.quantity:g} 股 @ {decision.price:g}，"
+        f"{after}（/forget {ref} 可撤销并恢复持仓）",
+    )
 
 
 def _set_alert(ctx: ToolContext, args: dict) -> ToolOutcome:
@@ -219,22 +258,50 @@ def _set_alert(ctx: ToolContext, args: dict) -> ToolOutcome:
     db = ctx.domain.db
     series = MarketStore(db).series([symbol])
     holding = ctx.domain.holding(symbol)
-    rule_id = AnalyticsStore(db).add_rule(symbol=symbol, kind=args["kind"], threshold=float(args["threshold"]),
-                                          created_at=_stamp(ctx), source="对话",
-                                          checked_through=series[0].last if series and series[0].rows else None)
+    rule_id = AnalyticsStore(db).add_rule(
+        symbol=symbol,
+        kind=args["kind"],
+        threshold=float(args["threshold"]),
+        created_at=_stamp(ctx),
+        source="对话",
+        checked_through=series[0].last if series and series[0].rows else None,
+    )
     text = describe(args["kind"], float(args["threshold"]), symbol, holding.name if holding else None)
-    return ToolOutcome({"ok": True, "alert_id": f"a{rule_id}", "rule": text,
-                        "note": "导入或同步新的日线后按收盘价检查；触发后进入待办预警"},
-                       notice=f"已设预警 a{rule_id}：{text}（/forget a{rule_id} 可撤销）")
+    return ToolOutcome(
+        {
+            "ok": True,
+            "alert_id": f"a{rule_id}",
+            "rule": text,
+            "note": "导入或同步新的日线后按收盘价检查；触发后进入待办预警",
+        },
+        notice=f"已设预警 a{rule_id}：{text}（/forget a{rule_id} 可撤销）",
+    )
 
 
 def _search_memory(ctx: ToolContext, args: dict) -> ToolOutcome:
-    events = ctx.memory.search(text=args.get("text"), kind=args.get("kind"), symbol=args.get("symbol"),
-                               since=args.get("since"), until=(args["until"] + "T23:59:59+08:00") if args.get("until")
-                               else None, limit=args.get("limit") or 10)
-    return ToolOutcome({"results": [{"id": ctx.memory.ref_of(e), "kind": e.note_kind or e.kind, "symbol": e.symbol,
-                                     "text": quote_data(e.text), "date": e.created_at[:10], "source": _quoted(e.source)}
-                                    for e in events]})
+    events = ctx.memory.search(
+        text=args.get("text"),
+        kind=args.get("kind"),
+        symbol=args.get("symbol"),
+        since=args.get("since"),
+        until=(args["until"] + "T23:59:59+08:00") if args.get("until") else None,
+        limit=args.get("limit") or 10,
+    )
+    return ToolOutcome(
+        {
+            "results": [
+                {
+                    "id": ctx.memory.ref_of(e),
+                    "kind": e.note_kind or e.kind,
+                    "symbol": e.symbol,
+                    "text": quote_data(e.text),
+                    "date": e.created_at[:10],
+                    "source": _quoted(e.source),
+                }
+                for e in events
+            ]
+        }
+    )
 
 
 @cache
@@ -250,63 +317,98 @@ def _load_context(ctx: ToolContext, args: dict) -> ToolOutcome:
 
 
 TOOLS: tuple[Tool, ...] = (
-    Tool("remember", "记住用户陈述的观点、计划或纪律（保留用户原话），供以后的对话参考。", {
-        "type": "object",
-        "properties": {
-            "kind": {"type": "string", "enum": list(NOTE_KINDS),
-                     "description": " / ".join(f"{k} {NOTE_KIND_NAMES[k]}" for k in NOTE_KINDS)},
-            "text": {"type": "string", "description": "用户的原话"},
-            "symbol": {"type": "string", "pattern": CODE, "description": "相关的六位股票代码（可选）"},
+    Tool(
+        "remember",
+        "记住用户陈述的观点、计划或纪律（保留用户原话），供以后的对话参考。",
+        {
+            "type": "object",
+            "properties": {
+                "kind": {
+                    "type": "string",
+                    "enum": list(NOTE_KINDS),
+                    "description": " / ".join(f"{k} {NOTE_KIND_NAMES[k]}" for k in NOTE_KINDS),
+                },
+                "text": {"type": "string", "description": "用户的原话"},
+                "symbol": {"type": "string", "pattern": CODE, "description": "相关的六位股票代码（可选）"},
+            },
+            "required": ["kind", "text"],
         },
-        "required": ["kind", "text"],
-    }, _remember),
-    Tool("get_stock_profiles", "查询股票的回测画像；不传 symbols 时返回全部持仓的画像。", {
-        "type": "object",
-        "properties": {"symbols": {"type": "array", "items": {"type": "string", "pattern": CODE}}},
-        "required": [],
-    }, _get_stock_profiles),
-    Tool("get_holdings", "查询当前全部持仓（代码、名称、股数、成本、核心/卫星定位）。", {
-        "type": "object", "properties": {}, "required": [],
-    }, _get_holdings),
-    Tool("record_decision", "记录用户报告的一笔买入或卖出，并更新持仓。", {
-        "type": "object",
-        "properties": {
-            "symbol": {"type": "string", "pattern": CODE},
-            "side": {"type": "string", "enum": list(SIDES)},
-            "price": {"type": "number", "exclusiveMinimum": 0},
-            "quantity": {"type": "number", "exclusiveMinimum": 0},
-            "reason": {"type": "string"},
-            "name": {"type": "string", "description": "股票名称（新买入的标的时填写）"},
+        _remember,
+    ),
+    Tool(
+        "get_stock_profiles",
+        "查询股票的回测画像；不传 symbols 时返回全部持仓的画像。",
+        {
+            "type": "object",
+            "properties": {"symbols": {"type": "array", "items": {"type": "string", "pattern": CODE}}},
+            "required": [],
         },
-        "required": ["symbol", "side", "price", "quantity"],
-    }, _record_decision),
-    Tool("set_alert", "按用户说的条件设一条价格预警（如“跌破 180 就止损”→ below 180），在之后的收盘价上检查。", {
-        "type": "object",
-        "properties": {
-            "symbol": {"type": "string", "pattern": CODE},
-            "kind": {"type": "string", "enum": ["below", "above", "change_pct", "drawdown_from_cost"],
-                     "description": "below 收盘跌破 / above 收盘突破 / change_pct 单日涨跌幅% / drawdown_from_cost 较成本回撤%"},
-            "threshold": {"type": "number", "exclusiveMinimum": 0, "description": "价格（元）或百分数"},
+        _get_stock_profiles,
+    ),
+    Tool(
+        "get_holdings",
+        "查询当前全部持仓（代码、名称、股数、成本、核心/卫星定位）。",
+        {"type": "object", "properties": {}, "required": []},
+        _get_holdings,
+    ),
+    Tool(
+        "record_decision",
+        "记录用户报告的一笔买入或卖出，并更新持仓。",
+        {
+            "type": "object",
+            "properties": {
+                "symbol": {"type": "string", "pattern": CODE},
+                "side": {"type": "string", "enum": list(SIDES)},
+                "price": {"type": "number", "exclusiveMinimum": 0},
+                "quantity": {"type": "number", "exclusiveMinimum": 0},
+                "reason": {"type": "string"},
+                "name": {"type": "string", "description": "股票名称（新买入的标的时填写）"},
+            },
+            "required": ["symbol", "side", "price", "quantity"],
         },
-        "required": ["symbol", "kind", "threshold"],
-    }, _set_alert),
-    Tool("search_memory", "按文字、类型、代码、日期范围搜索记忆（包括已超出注入窗口的旧记忆）。", {
-        "type": "object",
-        "properties": {
-            "text": {"type": "string"},
-            "kind": {"type": "string", "enum": [*NOTE_KINDS, "decision", "user_note"]},
-            "symbol": {"type": "string", "pattern": CODE},
-            "since": {"type": "string", "pattern": DATE},
-            "until": {"type": "string", "pattern": DATE},
-            "limit": {"type": "integer", "exclusiveMinimum": 0},
+        _record_decision,
+    ),
+    Tool(
+        "set_alert",
+        "按用户说的条件设一条价格预警（如“跌破 180 就止损”→ below 180），在之后的收盘价上检查。",
+        {
+            "type": "object",
+            "properties": {
+                "symbol": {"type": "string", "pattern": CODE},
+                "kind": {
+                    "type": "string",
+                    "enum": ["below", "above", "change_pct", "drawdown_from_cost"],
+                    "description": "below 收盘跌破 / above 收盘突破 / change_pct 单日涨跌幅% / drawdown_from_cost 较成本回撤%",
+                },
+                "threshold": {"type": "number", "exclusiveMinimum": 0, "description": "价格（元）或百分数"},
+            },
+            "required": ["symbol", "kind", "threshold"],
         },
-        "required": [],
-    }, _search_memory),
-    Tool("load_context", "按主题加载知识文档（主题列表见系统提示）。", {
-        "type": "object",
-        "properties": {"topic": {"type": "string"}},
-        "required": ["topic"],
-    }, _load_context),
+        _set_alert,
+    ),
+    Tool(
+        "search_memory",
+        "按文字、类型、代码、日期范围搜索记忆（包括已超出注入窗口的旧记忆）。",
+        {
+            "type": "object",
+            "properties": {
+                "text": {"type": "string"},
+                "kind": {"type": "string", "enum": [*NOTE_KINDS, "decision", "user_note"]},
+                "symbol": {"type": "string", "pattern": CODE},
+                "since": {"type": "string", "pattern": DATE},
+                "until": {"type": "string", "pattern": DATE},
+                "limit": {"type": "integer", "exclusiveMinimum": 0},
+            },
+            "required": [],
+        },
+        _search_memory,
+    ),
+    Tool(
+        "load_context",
+        "按主题加载知识文档（主题列表见系统提示）。",
+        {"type": "object", "properties": {"topic": {"type": "string"}}, "required": ["topic"]},
+        _load_context,
+    ),
 )
 
 

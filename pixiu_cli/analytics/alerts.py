@@ -12,6 +12,7 @@ import numpy as np
 from pixiu_cli.analytics.frame import Frame
 from pixiu_cli.store.analytics import AlertRule
 
+
 @dataclass(frozen=True)
 class Firing:
     bar_date: str
@@ -42,8 +43,7 @@ def _message(rule: AlertRule, frame: Frame, i: int) -> str:
     return f"{day} 收盘 {price:.2f} 元（当日 {change:+.2f}%）"
 
 
-def evaluate(rule: AlertRule, frame: Frame, *, cost: float | None = None, cost_day: str | None = None
-             ) -> list[Firing]:
+def evaluate(rule: AlertRule, frame: Frame, *, cost: float | None = None, cost_day: str | None = None) -> list[Firing]:
     """Firings on bars after `rule.checked_through` (the rule's creation day when never checked)."""
     condition = _conditions(rule, frame, cost, cost_day)
     if condition is None or len(frame) < 2:

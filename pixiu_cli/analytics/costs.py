@@ -16,7 +16,7 @@ class CostModel:
     slippage_bps: float = 5.0  # the fill is this much worse than the open
 
     @classmethod
-    def from_mapping(cls, values: dict) -> "CostModel":
+    def from_mapping(cls, values: dict) -> CostModel:
         known = {k: float(v) for k, v in values.items() if k in cls.__dataclass_fields__}
         return cls(**known)
 
@@ -34,5 +34,7 @@ class CostModel:
         return open_price + slip if buying else open_price - slip
 
     def describe(self) -> str:
-        return (f"佣金{self.commission_rate:.3%}(最低{self.commission_min:g}元)+过户费{self.transfer_fee_rate:.3%}"
-                f"+印花税卖出0.1%(2023-08-28起0.05%)+滑点{self.slippage_bps:g}bp")
+        return (
+            f"佣金{self.commission_rate:.3%}(最低{self.commission_min:g}元)+过户费{self.transfer_fee_rate:.3%}"
+            f"+印花税卖出0.1%(2023-08-28起0.05%)+滑点{self.slippage_bps:g}bp"
+        )

@@ -65,8 +65,11 @@ def run(frame: Frame, wants: np.ndarray, costs: CostModel, cash: float = INITIAL
     want = [False, *map(bool, wants[:-1])]  # what the open of day t acts on
     o, c, traded = frame.open.tolist(), frame.close.tolist(), frame.traded.tolist()
     up, down = frame.limit_up.tolist(), frame.limit_down.tolist()
-    cash_ps, shares_ps, ratio = frame.cash_per_share.tolist(), frame.shares_per_share.tolist(), \
-        frame.factor_ratio.tolist()
+    cash_ps, shares_ps, ratio = (
+        frame.cash_per_share.tolist(),
+        frame.shares_per_share.tolist(),
+        frame.factor_ratio.tolist(),
+    )
     shares, bought_on, entry_cost, received = 0.0, -1, 0.0, 0.0
     for t in range(n):
         day = frame.dates[t]
@@ -98,8 +101,9 @@ def run(frame: Frame, wants: np.ndarray, costs: CostModel, cash: float = INITIAL
                 fees = costs.fees(shares * price, day, selling=True)
                 cash += shares * price - fees
                 result.fills.append(Fill(day, "sell", price, shares, fees))
-                result.round_trips.append(RoundTrip(frame.dates[bought_on], day, entry_cost,
-                                                    shares * price - fees + received))
+                result.round_trips.append(
+                    RoundTrip(frame.dates[bought_on], day, entry_cost, shares * price - fees + received)
+                )
                 shares = 0.0
         equity[t] = cash + shares * c[t]
         holding[t] = shares > 0

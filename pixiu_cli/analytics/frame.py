@@ -42,13 +42,27 @@ class Frame:
     def lot(self) -> int:
         return 200 if board_for(self.symbol) == "star" else 100
 
-    def window(self, start: int, end: int | None = None) -> "Frame":
+    def window(self, start: int, end: int | None = None) -> Frame:
         cut = slice(start, end)
         return Frame(self.symbol, self.dates[cut], *(getattr(self, name)[cut] for name in _ARRAYS))
 
 
-_ARRAYS = ("open", "high", "low", "close", "adj_close", "adj_high", "adj_low", "traded", "cash_per_share",
-           "shares_per_share", "factor_ratio", "reference", "limit_up", "limit_down")
+_ARRAYS = (
+    "open",
+    "high",
+    "low",
+    "close",
+    "adj_close",
+    "adj_high",
+    "adj_low",
+    "traded",
+    "cash_per_share",
+    "shares_per_share",
+    "factor_ratio",
+    "reference",
+    "limit_up",
+    "limit_down",
+)
 
 
 def _events(dates: list[str], actions: list[CorporateAction]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -76,14 +90,17 @@ def _listing_free(dates: list[str], list_date: str | None) -> np.ndarray:
     free = np.zeros(len(dates), dtype=bool)
     if list_date and dates and list_date >= dates[0]:
         start = int(np.searchsorted(np.asarray(dates), list_date))
-        free[start:start + LISTING_FREE_DAYS] = True
+        free[start : start + LISTING_FREE_DAYS] = True
     return free
 
 
 def _limit_array(symbol: str, dates: np.ndarray, is_st: np.ndarray) -> np.ndarray:
-    cases = {(d >= CHINEXT_20PCT_FROM, st): daily_limit(symbol, CHINEXT_20PCT_FROM if d >= CHINEXT_20PCT_FROM
-                                                         else "2000-01-01", st)
-             for d, st in ((d, st) for d in (CHINEXT_20PCT_FROM, "2000-01-01") for st in (False, True))}
+    cases = {
+        (d >= CHINEXT_20PCT_FROM, st): daily_limit(
+            symbol, CHINEXT_20PCT_FROM if d >= CHINEXT_20PCT_FROM else "2000-01-01", st
+        )
+        for d, st in ((d, st) for d in (CHINEXT_20PCT_FROM, "2000-01-01") for st in (False, True))
+    }
     late = dates >= CHINEXT_20PCT_FROM
     out = np.empty(len(dates))
     for (is_late, st), limit in cases.items():
@@ -115,8 +132,24 @@ def build_frame(raw: BarSeries, actions: list[CorporateAction], *, list_date: st
     up = np.where(free, np.inf, np.round(reference * (1 + limits) + 1e-9, 2))
     down = np.where(free, -np.inf, np.round(reference * (1 - limits) + 1e-9, 2))
     factor = adjusted_factors(raw, actions)
-    return Frame(raw.symbol, dates, o, h, lo, c, c * factor, h * factor, lo * factor, traded, cash, shares, ratio,
-                 reference, up, down)
+    return Frame(
+        raw.symbol,
+        dates,
+        o,
+        h,
+        lo,
+        c,
+        c * factor,
+        h * factor,
+        lo * factor,
+        traded,
+        cash,
+        shares,
+        ratio,
+        reference,
+        up,
+        down,
+    )
 
 
 def three_year_start(dates: list[str], years: int = 3) -> int:
@@ -124,6 +157,9 @@ def three_year_start(dates: list[str], years: int = 3) -> int:
     if not dates:
         return 0
     last = date.fromisoformat(dates[-1])
-    cutoff = last.replace(year=last.year - years) + timedelta(days=1) if not (last.month == 2 and last.day == 29) \
+    cutoff = (
+        last.replace(year=last.year - years) + timedelta(days=1)
+        if not (last.month == 2 and last.day == 29)
         else date(last.year - years, 3, 1)
+    )
     return int(np.searchsorted(np.asarray(dates), cutoff.isoformat()))

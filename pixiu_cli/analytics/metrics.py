@@ -51,5 +51,6 @@ def measure(result: Backtest, start_cash: float) -> Metrics:
     sharpe = float(excess.mean() / spread * np.sqrt(TRADING_DAYS)) if spread > 1e-12 else None
     trips = result.round_trips
     win = sum(1 for t in trips if t.pnl > 0) / len(trips) if trips else None
-    return Metrics(float(annual), drawdown, sharpe, win, len(trips), float(result.holding.mean()) if len(
-        result.holding) else 0.0)
+    return Metrics(
+        float(annual), drawdown, sharpe, win, len(trips), float(result.holding.mean()) if len(result.holding) else 0.0
+    )

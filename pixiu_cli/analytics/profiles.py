@@ -7,8 +7,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-import numpy as np
-
 from pixiu_cli.analytics.costs import CostModel
 from pixiu_cli.analytics.engine import INITIAL_CASH, run
 from pixiu_cli.analytics.frame import Frame, build_frame, three_year_start
@@ -60,8 +58,15 @@ def run_strategies(frame: Frame, costs: CostModel) -> list[StrategyRun]:
         result = run(window, strategy(frame)[start:], costs)
         first, first_cash = part(result, window.dates, 0, split)
         last, last_cash = part(result, window.dates, split)
-        runs.append(StrategyRun(name, label, measure(result, INITIAL_CASH),
-                                measure(first, first_cash or INITIAL_CASH), measure(last, last_cash)))
+        runs.append(
+            StrategyRun(
+                name,
+                label,
+                measure(result, INITIAL_CASH),
+                measure(first, first_cash or INITIAL_CASH),
+                measure(last, last_cash),
+            )
+        )
     return runs
 
 
@@ -73,13 +78,19 @@ def choose(runs: list[StrategyRun]) -> StrategyRun:
 def role_of(metrics: Metrics) -> tuple[str, str]:
     sharpe = metrics.sharpe or 0.0
     if metrics.max_drawdown >= CORE_MAX_DRAWDOWN and sharpe >= CORE_MIN_SHARPE:
-        return "core", f"启发式：回撤 {metrics.max_drawdown:.1%} 浅于 {CORE_MAX_DRAWDOWN:.0%} 且夏普 {sharpe:.2f} ≥ {CORE_MIN_SHARPE}"
-    return "satellite", (f"启发式：回撤 {metrics.max_drawdown:.1%}、夏普 {sharpe:.2f}，"
-                         f"未同时满足回撤浅于 {CORE_MAX_DRAWDOWN:.0%} 且夏普 ≥ {CORE_MIN_SHARPE}")
+        return (
+            "core",
+            f"启发式：回撤 {metrics.max_drawdown:.1%} 浅于 {CORE_MAX_DRAWDOWN:.0%} 且夏普 {sharpe:.2f} ≥ {CORE_MIN_SHARPE}",
+        )
+    return "satellite", (
+        f"启发式：回撤 {metrics.max_drawdown:.1%}、夏普 {sharpe:.2f}，"
+        f"未同时满足回撤浅于 {CORE_MAX_DRAWDOWN:.0%} 且夏普 ≥ {CORE_MIN_SHARPE}"
+    )
 
 
-def profile_symbol(market: MarketData, symbol: str, now: datetime, costs: CostModel
-                   ) -> tuple[list[BacktestRow], ComputedProfile] | None:
+def profile_symbol(
+    market: MarketData, symbol: str, now: datetime, costs: CostModel
+) -> tuple[list[BacktestRow], ComputedProfile] | None:
     frame = load_frame(market, symbol, now)
     if frame is None or len(frame) < MIN_BARS:
         return None
@@ -90,20 +101,58 @@ def profile_symbol(market: MarketData, symbol: str, now: datetime, costs: CostMo
     as_of, window_start, stamp = frame.dates[-1], frame.dates[start], iso(now)
     series = market.store.series([symbol])
     source = series[0].source if series else "unknown"
-    rows = [BacktestRow(symbol, r.strategy, r.label, window_start, as_of, r.full.annual_return, r.full.max_drawdown,
-                        r.full.sharpe, r.full.win_rate, r.full.trades, r.full.exposure,
-                        r.full.annual_return - hold.full.annual_return, r.in_sample.sharpe,
-                        r.out_sample.annual_return, r.out_sample.sharpe, r is best, as_of, ENGINE_VERSION,
-                        costs.describe(), source or "unknown", stamp) for r in runs]
+    rows = [
+        BacktestRow(
+            symbol,
+            r.strategy,
+            r.label,
+            window_start,
+            as_of,
+            r.full.annual_return,
+            r.full.max_drawdown,
+            r.full.sharpe,
+            r.full.win_rate,
+            r.full.trades,
+            r.full.exposure,
+            r.full.annual_return - hold.full.annual_return,
+            r.in_sample.sharpe,
+            r.out_sample.annual_return,
+            r.out_sample.sharpe,
+            r is best,
+            as_of,
+            ENGINE_VERSION,
+            costs.describe(),
+            source or "unknown",
+            stamp,
+        )
+        for r in runs
+    ]
     role, reason = role_of(best.full)
     few = "，样本不足" if best.full.few_trades else ""
     out_sharpe = "—" if best.out_sample.sharpe is None else f"{best.out_sample.sharpe:.2f}"
-    conclusion = (f"本地回测 {ENGINE_VERSION}（数据 {source}）：样本内最优 {best.label}；"
-                  f"样本外（后 1/3）年化 {best.out_sample.annual_return:.1%}、夏普 {out_sharpe}；"
-                  f"交易 {best.full.trades} 次{few}；超额（对买入持有）{rows[runs.index(best)].excess_return:+.1%}；{reason}")
-    profile = ComputedProfile(symbol, best.label, f"{window_start} 至 {as_of}", best.full.annual_return,
-                              best.full.max_drawdown, best.full.win_rate, best.full.sharpe, role, conclusion, as_of,
-                              ENGINE_VERSION, costs.describe(), source or "unknown", best.full.trades,
-                              best.full.exposure, rows[runs.index(best)].excess_return,
-                              best.out_sample.annual_return, best.out_sample.sharpe)
+    conclusion = (
+        f"本地回测 {ENGINE_VERSION}（数据 {source}）：样本内最优 {best.label}；"
+        f"样本外（后 1/3）年化 {best.out_sample.annual_return:.1%}、夏普 {out_sharpe}；"
+        f"交易 {best.full.trades} 次{few}；超额（对买入持有）{rows[runs.index(best)].excess_return:+.1%}；{reason}"
+    )
+    profile = ComputedProfile(
+        symbol,
+        best.label,
+        f"{window_start} 至 {as_of}",
+        best.full.annual_return,
+        best.full.max_drawdown,
+        best.full.win_rate,
+        best.full.sharpe,
+        role,
+        conclusion,
+        as_of,
+        ENGINE_VERSION,
+        costs.describe(),
+        source or "unknown",
+        best.full.trades,
+        best.full.exposure,
+        rows[runs.index(best)].excess_return,
+        best.out_sample.annual_return,
+        best.out_sample.sharpe,
+    )
     return rows, profile

@@ -56,10 +56,12 @@ class TrackRecord:
         hits = sum(1 for r in scored if r.outcome > 0)
         average = sum(r.outcome for r in scored) / len(scored)
         best, worst = max(scored, key=lambda r: r.outcome), min(scored, key=lambda r: r.outcome)
-        return [f"已评分 {len(scored)}/{len(self.rows)} 条：命中率 {hits / len(scored):.0%}（{hits} 条事后有利），"
-                f"平均 {average:+.1%}（20 日，不足 20 日的按 5 日）",
-                f"最好 {best.id} {best.symbol} {best.side_label()} {best.outcome:+.1%}；"
-                f"最差 {worst.id} {worst.symbol} {worst.side_label()} {worst.outcome:+.1%}"]
+        return [
+            f"已评分 {len(scored)}/{len(self.rows)} 条：命中率 {hits / len(scored):.0%}（{hits} 条事后有利），"
+            f"平均 {average:+.1%}（20 日，不足 20 日的按 5 日）",
+            f"最好 {best.id} {best.symbol} {best.side_label()} {best.outcome:+.1%}；"
+            f"最差 {worst.id} {worst.symbol} {worst.side_label()} {worst.outcome:+.1%}",
+        ]
 
 
 def track_record(db: Database, now: datetime) -> TrackRecord:
@@ -76,10 +78,21 @@ def track_record(db: Database, now: datetime) -> TrackRecord:
     for d in decisions:
         s = by_id.get(d.id)
         security = market.master.get(d.symbol)
-        rows.append(TrackRow(f"d{d.id}", d.symbol, security.name if security else None, d.side, d.price, d.quantity,
-                             d.decided_at, *(getattr(s, k) if s else None for k in (
-                                 "return_5d", "return_20d", "outcome_5d", "outcome_20d", "vs_stock_5d",
-                                 "vs_stock_20d"))))
+        rows.append(
+            TrackRow(
+                f"d{d.id}",
+                d.symbol,
+                security.name if security else None,
+                d.side,
+                d.price,
+                d.quantity,
+                d.decided_at,
+                *(
+                    getattr(s, k) if s else None
+                    for k in ("return_5d", "return_20d", "outcome_5d", "outcome_20d", "vs_stock_5d", "vs_stock_20d")
+                ),
+            )
+        )
     return TrackRecord(rows)
 
 
@@ -87,8 +100,22 @@ def table(record: TrackRecord) -> tuple[str, list[str], list[list[str]]]:
     def pct(v):
         return "—" if v is None else f"{v:+.1%}"
 
-    rows = [[r.id, f"{r.symbol} {r.name or ''}".strip(), r.side_label(), f"{r.quantity:g} 股 @ {r.price:.2f}",
-             r.decided_at[:16].replace("T", " "), pct(r.return_5d), pct(r.return_20d), pct(r.outcome),
-             pct(r.vs_stock_20d if r.vs_stock_20d is not None else r.vs_stock_5d)] for r in record.rows]
-    return ("操作决策的事后表现（结果 = 对比不操作；对比走势 = 对比当日收盘价成交）",
-            ["编号", "股票", "方向", "数量与价格", "时间", "5 日涨跌", "20 日涨跌", "结果", "对比走势"], rows)
+    rows = [
+        [
+            r.id,
+            f"{r.symbol} {r.name or ''}".strip(),
+            r.side_label(),
+            f"{r.quantity:g} 股 @ {r.price:.2f}",
+            r.decided_at[:16].replace("T", " "),
+            pct(r.return_5d),
+            pct(r.return_20d),
+            pct(r.outcome),
+            pct(r.vs_stock_20d if r.vs_stock_20d is not None else r.vs_stock_5d),
+        ]
+        for r in record.rows
+    ]
+    return (
+        "操作决策的事后表现（结果 = 对比不操作；对比走势 = 对比当日收盘价成交）",
+        ["编号", "股票", "方向", "数量与价格", "时间", "5 日涨跌", "20 日涨跌", "结果", "对比走势"],
+        rows,
+    )

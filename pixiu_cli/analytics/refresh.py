@@ -10,9 +10,9 @@ from datetime import datetime
 from sqlite_utils import Database
 
 from pixiu_cli.analytics.alerts import evaluate
-from pixiu_cli.analytics.rules import describe
 from pixiu_cli.analytics.costs import CostModel
 from pixiu_cli.analytics.profiles import load_frame, profile_symbol
+from pixiu_cli.analytics.rules import describe
 from pixiu_cli.analytics.signals import fused_signal
 from pixiu_cli.analytics.track import score
 from pixiu_cli.market.data import MarketData
@@ -40,8 +40,14 @@ class RefreshSummary:
         return out
 
 
-def _alerts(db: Database, market: MarketData, store: AnalyticsStore, symbols: Sequence[str], now: datetime,
-            summary: RefreshSummary) -> None:
+def _alerts(
+    db: Database,
+    market: MarketData,
+    store: AnalyticsStore,
+    symbols: Sequence[str],
+    now: datetime,
+    summary: RefreshSummary,
+) -> None:
     domain = DomainStore(db)
     for rule in store.rules(symbols):
         since = min(rule.checked_through or rule.created_at[:10], rule.created_at[:10])
@@ -49,8 +55,12 @@ def _alerts(db: Database, market: MarketData, store: AnalyticsStore, symbols: Se
         if frame is None:
             continue
         holding = domain.holding(rule.symbol)
-        firings = evaluate(rule, frame, cost=holding.cost if holding else None,
-                           cost_day=(holding.updated_at or "")[:10] or None if holding else None)
+        firings = evaluate(
+            rule,
+            frame,
+            cost=holding.cost if holding else None,
+            cost_day=(holding.updated_at or "")[:10] or None if holding else None,
+        )
         security = market.master.get(rule.symbol)
         text = describe(rule.kind, rule.threshold, rule.symbol, security.name if security else None)
         fired = [(f.bar_date, text, f"{text}：{f.message}", iso(now)) for f in firings]

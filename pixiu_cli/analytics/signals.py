@@ -36,7 +36,7 @@ def fused_signal(frame: Frame) -> FusedSignal | None:
     fast, slow = moving_average(closes, 20)[-1], moving_average(closes, 60)[-1]
     daily = closes[-21:][1:] / closes[-21:][:-1] - 1
     volatility = float(daily.std(ddof=1) * np.sqrt(TRADING_DAYS))
-    high = closes[-min(len(closes), TRADING_DAYS):].max()
+    high = closes[-min(len(closes), TRADING_DAYS) :].max()
     components = {
         "趋势": round(_clip((fast / slow - 1) / 0.05), 2),  # MA20 5% above MA60 → +1
         "动量": round(_clip((closes[-1] / closes[-21] - 1) / 0.10), 2),  # +10% in 20 sessions → +1

@@ -14,7 +14,7 @@ def moving_average(values: np.ndarray, window: int) -> np.ndarray:
     out = np.full(len(values), np.nan)
     if len(values) >= window:
         sums = np.cumsum(np.insert(values, 0, 0.0))
-        out[window - 1:] = (sums[window:] - sums[:-window]) / window
+        out[window - 1 :] = (sums[window:] - sums[:-window]) / window
     return out
 
 

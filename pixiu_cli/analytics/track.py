@@ -28,5 +28,13 @@ def score(decision: Decision, frame: Frame, scored_at: str) -> DecisionScore:
             own = float(later / frame.adj_close[t0] - 1)
             outcome, vs = sign * ret, sign * (ret - own)
         values[f"return_{n}d"], values[f"outcome_{n}d"], values[f"vs_stock_{n}d"] = ret, outcome, vs
-    return DecisionScore(decision.id, values["return_5d"], values["return_20d"], values["outcome_5d"],
-                         values["outcome_20d"], values["vs_stock_5d"], values["vs_stock_20d"], scored_at)
+    return DecisionScore(
+        decision.id,
+        values["return_5d"],
+        values["return_20d"],
+        values["outcome_5d"],
+        values["outcome_20d"],
+        values["vs_stock_5d"],
+        values["vs_stock_20d"],
+        scored_at,
+    )

@@ -134,5 +134,6 @@ def parse_answer_case(raw: Any, source: Path, index: int) -> AnswerCase:
     if not isinstance(raw["checks"], list) or not raw["checks"]:
         raise fail("checks 应为非空数组")
     checks = tuple(_check(c, fail) for c in raw["checks"])
-    return AnswerCase(raw["id"], raw["category"], now, raw["message"], document, data, checks,
-                      raw.get("description", ""))
+    return AnswerCase(
+        raw["id"], raw["category"], now, raw["message"], document, data, checks, raw.get("description", "")
+    )

@@ -11,14 +11,21 @@ from datetime import datetime
 from pathlib import Path
 
 from pixiu_cli.answer_evals.cases import load_answer_cases
-from pixiu_cli.answer_evals.runner import ABLATIONS, EXPECTED_CALLS_PER_CASE, EXPECTED_OUTPUT_TOKENS, FULL, \
-    LiveReport, estimate_prompt_tokens, run_live
+from pixiu_cli.answer_evals.runner import (
+    ABLATIONS,
+    EXPECTED_CALLS_PER_CASE,
+    EXPECTED_OUTPUT_TOKENS,
+    FULL,
+    LiveReport,
+    estimate_prompt_tokens,
+    run_live,
+)
 from pixiu_cli.context.builder import SHANGHAI
 from pixiu_cli.errors import UserError
 from pixiu_cli.settings import Settings
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.evals import EvalResultRow, EvalRunStore
 from pixiu_cli.store.domain import iso
+from pixiu_cli.store.evals import EvalResultRow, EvalRunStore
 
 
 class LiveEvalError(UserError):
@@ -52,17 +59,31 @@ def _client(settings: Settings):
         from pixiu_cli.offline.server import OfflineServer
 
         server = OfflineServer(cache_profile=settings.offline_cache_profile, responder=grounded.respond).start()
-        return ChatClient(base_url=server.base_url, api_key="pixiu-offline", model="pixiu-offline-reader",
-                          provider="offline", timeout=settings.timeout, max_retries=settings.max_retries), server
-    return ChatClient(base_url=settings.base_url, api_key=settings.api_key, model=settings.model,
-                      provider=settings.provider, timeout=settings.timeout, max_retries=settings.max_retries), None
+        return ChatClient(
+            base_url=server.base_url,
+            api_key="pixiu-offline",
+            model="pixiu-offline-reader",
+            provider="offline",
+            timeout=settings.timeout,
+            max_retries=settings.max_retries,
+        ), server
+    return ChatClient(
+        base_url=settings.base_url,
+        api_key=settings.api_key,
+        model=settings.model,
+        provider=settings.provider,
+        timeout=settings.timeout,
+        max_retries=settings.max_retries,
+    ), None
 
 
 def _cost_line(settings: Settings, prompt_tokens: int, output_tokens: int) -> str:
     prices = settings.prices
     cost = (prompt_tokens * prices.miss_per_million + output_tokens * prices.output_per_million) / 1e6
-    return (f"预计约 {prompt_tokens:,} 输入 tokens、{output_tokens:,} 输出 tokens，"
-            f"最多约 {cost:.2f} {prices.currency}（按未命中缓存计；{prices.source}）")
+    return (
+        f"预计约 {prompt_tokens:,} 输入 tokens、{output_tokens:,} 输出 tokens，"
+        f"最多约 {cost:.2f} {prices.currency}（按未命中缓存计；{prices.source}）"
+    )
 
 
 def run_command(settings: Settings, options: LiveOptions, renderer) -> LiveReport:
@@ -71,24 +92,34 @@ def run_command(settings: Settings, options: LiveOptions, renderer) -> LiveRepor
     client, server = _client(settings)
     try:
         if settings.offline:
-            renderer.warn("离线：未设置 API key，回答来自本地离线评测模型（只会照读请求里的资料），不是真实模型；"
-                          "结果只说明上下文里有没有所需资料。")
+            renderer.warn(
+                "离线：未设置 API key，回答来自本地离线评测模型（只会照读请求里的资料），不是真实模型；"
+                "结果只说明上下文里有没有所需资料。"
+            )
         else:
             runs = len(cases) * len(ablations)
             prompt = estimate_prompt_tokens(cases, client, ablations)
             output = int(runs * EXPECTED_CALLS_PER_CASE * EXPECTED_OUTPUT_TOKENS)
-            renderer.line(f"将调用 {settings.provider} · {settings.model}：{len(cases)} 个用例 × {len(ablations)} 组，"
-                          f"{_cost_line(settings, prompt, output)}")
+            renderer.line(
+                f"将调用 {settings.provider} · {settings.model}：{len(cases)} 个用例 × {len(ablations)} 组，"
+                f"{_cost_line(settings, prompt, output)}"
+            )
             if not options.yes:
                 if not sys.stdin.isatty():
                     raise LiveEvalError("这会调用付费模型：确认后加 --yes 再运行")
                 if not renderer.confirm("继续吗？"):
                     raise LiveEvalError("已取消，没有调用模型")
         started = iso(datetime.now(SHANGHAI))
-        report = run_live(cases, client, ablations, guardrails=settings.guardrails,
-                          temperature=settings.temperature,
-                          progress=None if options.as_json else lambda o: renderer.dim(
-                              f"{'✓' if o.passed else '✗'} {o.case_id} [{o.ablation}]"))
+        report = run_live(
+            cases,
+            client,
+            ablations,
+            guardrails=settings.guardrails,
+            temperature=settings.temperature,
+            progress=None
+            if options.as_json
+            else lambda o: renderer.dim(f"{'✓' if o.passed else '✗'} {o.case_id} [{o.ablation}]"),
+        )
         _save(settings, report, started, client, len(cases))
         return report
     finally:
@@ -99,13 +130,34 @@ def run_command(settings: Settings, options: LiveOptions, renderer) -> LiveRepor
 def _save(settings: Settings, report: LiveReport, started: str, client, cases: int) -> None:
     db = open_database(settings.db_path)
     try:
-        rows = [EvalResultRow(o.ablation, o.case_id, o.category, o.passed, o.reply, list(o.tools),
-                              [{"check": g.check, "passed": g.passed, "detail": g.detail} for g in o.grades],
-                              o.error, o.usage.prompt_tokens, o.usage.completion_tokens, o.usage.cache_hit_tokens,
-                              o.usage.cache_miss_tokens) for o in report.outcomes]
-        EvalRunStore(db).save(started_at=started, finished_at=iso(datetime.now(SHANGHAI)), provider=client.provider,
-                              model=client.model, offline=settings.offline, cases=cases,
-                              ablations=report.ablations, summary=report.summary(), results=rows)
+        rows = [
+            EvalResultRow(
+                o.ablation,
+                o.case_id,
+                o.category,
+                o.passed,
+                o.reply,
+                list(o.tools),
+                [{"check": g.check, "passed": g.passed, "detail": g.detail} for g in o.grades],
+                o.error,
+                o.usage.prompt_tokens,
+                o.usage.completion_tokens,
+                o.usage.cache_hit_tokens,
+                o.usage.cache_miss_tokens,
+            )
+            for o in report.outcomes
+        ]
+        EvalRunStore(db).save(
+            started_at=started,
+            finished_at=iso(datetime.now(SHANGHAI)),
+            provider=client.provider,
+            model=client.model,
+            offline=settings.offline,
+            cases=cases,
+            ablations=report.ablations,
+            summary=report.summary(),
+            results=rows,
+        )
     finally:
         db.conn.close()
 
@@ -114,8 +166,13 @@ def render_report(report: LiveReport, renderer, *, offline: bool, as_json: bool)
     summary = {**report.summary(), "offline": offline}
     if as_json:
         prompt, completion = report.tokens()
-        renderer.raw(json.dumps({**summary, "usage": {"prompt_tokens": prompt, "completion_tokens": completion}},
-                                ensure_ascii=False, indent=2))
+        renderer.raw(
+            json.dumps(
+                {**summary, "usage": {"prompt_tokens": prompt, "completion_tokens": completion}},
+                ensure_ascii=False,
+                indent=2,
+            )
+        )
         return
     columns = ["类别", "完整上下文", *report.ablations[1:]]
     categories = sorted({o.category for o in report.outcomes})
@@ -139,11 +196,34 @@ def render_history(settings: Settings, renderer, *, as_json: bool) -> None:
     finally:
         db.conn.close()
     if as_json:
-        renderer.raw(json.dumps([{"id": r.id, "started_at": r.started_at, "provider": r.provider, "model": r.model,
-                                  "offline": r.offline, "cases": r.cases, **r.summary} for r in runs],
-                                ensure_ascii=False, indent=2))
+        renderer.raw(
+            json.dumps(
+                [
+                    {
+                        "id": r.id,
+                        "started_at": r.started_at,
+                        "provider": r.provider,
+                        "model": r.model,
+                        "offline": r.offline,
+                        "cases": r.cases,
+                        **r.summary,
+                    }
+                    for r in runs
+                ],
+                ensure_ascii=False,
+                indent=2,
+            )
+        )
         return
-    rows = [[str(r.id), r.started_at[:16].replace("T", " "), f"{r.provider} · {r.model}", str(r.cases),
-             f"{r.summary.get('pass_rate', 0):.0%}",
-             "，".join(f"{k} {v:.0%}" for k, v in r.summary.get("ablations", {}).items()) or "—"] for r in runs]
+    rows = [
+        [
+            str(r.id),
+            r.started_at[:16].replace("T", " "),
+            f"{r.provider} · {r.model}",
+            str(r.cases),
+            f"{r.summary.get('pass_rate', 0):.0%}",
+            "，".join(f"{k} {v:.0%}" for k, v in r.summary.get("ablations", {}).items()) or "—",
+        ]
+        for r in runs
+    ]
     renderer.table("回答评测记录", ["#", "时间（北京）", "模型", "用例", "通过率", "消融"], rows)

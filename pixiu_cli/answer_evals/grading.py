@@ -69,8 +69,11 @@ def _quotes_value(text: str, value: float, metric: str) -> bool:
 
 def _best(data: DomainData, metric: str, order: str) -> tuple[str, float] | None:
     held = {h.symbol for h in data.holdings}
-    scored = [(getattr(p, metric), s) for s, p in _latest_profiles(data).items()
-              if s in held and getattr(p, metric) is not None]
+    scored = [
+        (getattr(p, metric), s)
+        for s, p in _latest_profiles(data).items()
+        if s in held and getattr(p, metric) is not None
+    ]
     if not scored:
         return None
     # "highest max drawdown" reads as the deepest one: the most negative fraction.
@@ -165,18 +168,33 @@ def _no_tool(case: AnswerCase, a: dict, reply: Reply) -> _Verdict:
 
 def _no_invented_symbol(case: AnswerCase, a: dict, reply: Reply) -> _Verdict:
     data = case.data
-    known = {h.symbol for h in data.holdings} | {p.symbol for p in data.profiles} | {
-        n.symbol for n in data.news if n.symbol} | {s.symbol for s in data.signals} | {
-        d.symbol for d in data.decisions} | {x.symbol for x in data.alerts if x.symbol} | {
-        s for r in data.reports for s in r.symbols} | {n.symbol for n in data.notes if n.symbol}
+    known = (
+        {h.symbol for h in data.holdings}
+        | {p.symbol for p in data.profiles}
+        | {n.symbol for n in data.news if n.symbol}
+        | {s.symbol for s in data.signals}
+        | {d.symbol for d in data.decisions}
+        | {x.symbol for x in data.alerts if x.symbol}
+        | {s for r in data.reports for s in r.symbols}
+        | {n.symbol for n in data.notes if n.symbol}
+    )
     invented = sorted(set(_CODE.findall(reply.text)) - known)
     return not invented, f"回复中不在数据集里的代码：{invented or '无'}"
 
 
-_GRADERS = {"best_holding": _best_holding, "metric_value": _metric_value, "holding_figure": _holding_figure,
-            "quotes_note": _quotes_note, "quotes_report": _quotes_report, "latest_decision": _latest_decision,
-            "alert_stock": _alert_stock, "stale_profile": _stale_profile, "calls_tool": _calls_tool,
-            "no_tool": _no_tool, "no_invented_symbol": _no_invented_symbol}
+_GRADERS = {
+    "best_holding": _best_holding,
+    "metric_value": _metric_value,
+    "holding_figure": _holding_figure,
+    "quotes_note": _quotes_note,
+    "quotes_report": _quotes_report,
+    "latest_decision": _latest_decision,
+    "alert_stock": _alert_stock,
+    "stale_profile": _stale_profile,
+    "calls_tool": _calls_tool,
+    "no_tool": _no_tool,
+    "no_invented_symbol": _no_invented_symbol,
+}
 
 
 def grade_check(case: AnswerCase, check: Check, reply: Reply) -> Grade:

@@ -28,8 +28,17 @@ from pixiu_cli.store.securities import SecurityMaster
 from pixiu_cli.tokens import count_tokens
 
 FULL = "none"  # the ablation name of the unablated run
-ABLATIONS = ("portfolio_profiles", SYMBOL_CONTEXT, "notes", "decisions", "alerts", "reports", "holdings",
-             "persona", ABLATE_ALL)
+ABLATIONS = (
+    "portfolio_profiles",
+    SYMBOL_CONTEXT,
+    "notes",
+    "decisions",
+    "alerts",
+    "reports",
+    "holdings",
+    "persona",
+    ABLATE_ALL,
+)
 # Output is unknown before the model answers: an estimate per call for the cost preview.
 EXPECTED_OUTPUT_TOKENS = 400
 EXPECTED_CALLS_PER_CASE = 1.5
@@ -74,10 +83,13 @@ class LiveReport:
 
     def summary(self) -> dict:
         cases = len(self._of(FULL))
-        return {"cases": cases, "pass_rate": self.pass_rate(),
-                "ablations": {a: self.pass_rate(a) for a in self.ablations if a != FULL},
-                "categories": self.categories(),
-                "categories_by_ablation": {a: self.categories(a) for a in self.ablations if a != FULL}}
+        return {
+            "cases": cases,
+            "pass_rate": self.pass_rate(),
+            "ablations": {a: self.pass_rate(a) for a in self.ablations if a != FULL},
+            "categories": self.categories(),
+            "categories_by_ablation": {a: self.categories(a) for a in self.ablations if a != FULL},
+        }
 
 
 def ablation_set(name: str) -> frozenset[str]:
@@ -99,13 +111,22 @@ def _open_case(case: AnswerCase, client, ablation: str, workdir: Path, guardrail
     domain.replace_all(case.data)
     # as `pixiu import` does: every stock the data set mentions has a name the questions can use
     SecurityMaster(db).upsert(securities_for_document(case.data), keep_names=True)
-    agent = build_agent(db, client, limits=MemoryLimits(), guardrails=guardrails, temperature=temperature,
-                        clock=lambda: case.now, domain=domain, ablate=ablation_set(ablation))
+    agent = build_agent(
+        db,
+        client,
+        limits=MemoryLimits(),
+        guardrails=guardrails,
+        temperature=temperature,
+        clock=lambda: case.now,
+        domain=domain,
+        ablate=ablation_set(ablation),
+    )
     return db, agent
 
 
-def run_case(case: AnswerCase, client, ablation: str, workdir: Path, *, guardrails: Guardrails,
-             temperature: float | None = None) -> CaseOutcome:
+def run_case(
+    case: AnswerCase, client, ablation: str, workdir: Path, *, guardrails: Guardrails, temperature: float | None = None
+) -> CaseOutcome:
     db, agent = _open_case(case, client, ablation, workdir, guardrails, temperature)
     try:
         conversation = agent.store.create_conversation(title=f"eval {case.id}", model=client.model)
@@ -113,8 +134,9 @@ def run_case(case: AnswerCase, client, ablation: str, workdir: Path, *, guardrai
         reply = Reply(result.reply or "", _tools_called(agent, result.turn_id))
         grades = grade(case, reply)
         passed = result.status == "complete" and all(g.passed for g in grades)
-        return CaseOutcome(case.id, case.category, ablation, passed, grades, reply.text, reply.tools,
-                           result.usage, result.error)
+        return CaseOutcome(
+            case.id, case.category, ablation, passed, grades, reply.text, reply.tools, result.usage, result.error
+        )
     finally:
         db.conn.close()
 
@@ -135,9 +157,15 @@ def estimate_prompt_tokens(cases: Sequence[AnswerCase], client, ablations: Seque
     return int(total * EXPECTED_CALLS_PER_CASE)
 
 
-def run_live(cases: Sequence[AnswerCase], client, ablations: Sequence[str], *, guardrails: Guardrails,
-             temperature: float | None = None,
-             progress: Callable[[CaseOutcome], None] | None = None) -> LiveReport:
+def run_live(
+    cases: Sequence[AnswerCase],
+    client,
+    ablations: Sequence[str],
+    *,
+    guardrails: Guardrails,
+    temperature: float | None = None,
+    progress: Callable[[CaseOutcome], None] | None = None,
+) -> LiveReport:
     report = LiveReport(ablations=[FULL, *[a for a in ablations if a != FULL]])
     with tempfile.TemporaryDirectory(prefix="pixiu-eval-live-") as tmp:
         for ablation in report.ablations:

@@ -52,8 +52,10 @@ class BreakExplanation:
 
 
 def explanation_json(e: BreakExplanation) -> str:
-    return json.dumps({"cause": e.cause, "common_tokens": e.common_tokens, "predicted_hit": e.predicted_hit,
-                       "detail": e.detail}, ensure_ascii=False)
+    return json.dumps(
+        {"cause": e.cause, "common_tokens": e.common_tokens, "predicted_hit": e.predicted_hit, "detail": e.detail},
+        ensure_ascii=False,
+    )
 
 
 def stored_explanation(call: CallRecord) -> BreakExplanation | None:
@@ -62,8 +64,13 @@ def stored_explanation(call: CallRecord) -> BreakExplanation | None:
         return None
     try:
         data = json.loads(call.cache_explanation_json)
-        return BreakExplanation(data["cause"], data["common_tokens"], data["predicted_hit"],
-                                call.usage.cache_hit_tokens, data.get("detail", ""))
+        return BreakExplanation(
+            data["cause"],
+            data["common_tokens"],
+            data["predicted_hit"],
+            call.usage.cache_hit_tokens,
+            data.get("detail", ""),
+        )
     except (ValueError, KeyError, TypeError):
         return None
 
@@ -77,7 +84,7 @@ def record_explanation(store, call_id: int) -> None:
     store.set_cache_explanation(call_id, explanation_json(explain(store.previous_for_cache(call), call)))
 
 
-_queue: "queue.Queue[tuple[str, int]] | None" = None
+_queue: queue.Queue[tuple[str, int]] | None = None
 
 
 def _worker(jobs) -> None:
@@ -176,7 +183,7 @@ def _block_or_history(prev_rest: list, cur_rest: list, i: int) -> str:
     history was rewritten."""
     if not is_context_message(prev_rest[i]):
         return "history_rewritten"
-    following = next((m for m in prev_rest[i + 1:] if not is_context_message(m)), None)
+    following = next((m for m in prev_rest[i + 1 :] if not is_context_message(m)), None)
     return "context_block_changed" if following is None or following in cur_rest[i:] else "history_rewritten"
 
 
@@ -193,8 +200,11 @@ def explain(previous: CallRecord | None, current: CallRecord) -> BreakExplanatio
         return BreakExplanation(cause, common, predicted, reported, detail)
 
     if _params(prev_req) != _params(cur_req):
-        changed = sorted(k for k in set(_params(prev_req)) | set(_params(cur_req))
-                         if _params(prev_req).get(k) != _params(cur_req).get(k))
+        changed = sorted(
+            k
+            for k in set(_params(prev_req)) | set(_params(cur_req))
+            if _params(prev_req).get(k) != _params(cur_req).get(k)
+        )
         return result("model_or_params", "、".join(changed))
     if _system(prev_req) != _system(cur_req):
         return result("system_changed")

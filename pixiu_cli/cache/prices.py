@@ -8,8 +8,7 @@ factor defaults to 1.0 (no discount) because no discount is published now."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, time, timezone
-
+from datetime import UTC, datetime, time
 
 # The models the default prices are DeepSeek's published prices for. The offline responder
 # stands in for DeepSeek (its cache simulation follows DeepSeek's), so its calls are priced
@@ -34,7 +33,7 @@ class PriceTable:
         return self.user_set or model in DEFAULT_PRICED_MODELS
 
     @classmethod
-    def from_mapping(cls, values: dict) -> "PriceTable":
+    def from_mapping(cls, values: dict) -> PriceTable:
         fields = {name for name in cls.__dataclass_fields__ if name != "user_set"}
         unknown = set(values) - fields
         if unknown:
@@ -47,7 +46,7 @@ class PriceTable:
     def factor_at(self, moment: datetime | None) -> float:
         if moment is None or self.off_peak_factor == 1.0:
             return 1.0
-        t = moment.astimezone(timezone.utc).time()
+        t = moment.astimezone(UTC).time()
         start, end = time.fromisoformat(self.off_peak_start), time.fromisoformat(self.off_peak_end)
         inside = (start <= t < end) if start <= end else (t >= start or t < end)
         return self.off_peak_factor if inside else 1.0
@@ -63,8 +62,15 @@ class Cost:
         return self.without_cache - self.actual
 
 
-def call_cost(prices: PriceTable, *, hit: int | None, miss: int | None, prompt: int | None,
-              completion: int | None, at: datetime | None) -> Cost | None:
+def call_cost(
+    prices: PriceTable,
+    *,
+    hit: int | None,
+    miss: int | None,
+    prompt: int | None,
+    completion: int | None,
+    at: datetime | None,
+) -> Cost | None:
     """None when the provider did not report enough to price the call."""
     if prompt is None or completion is None:
         return None

@@ -4,7 +4,7 @@ cost and savings, and for each call why it missed. Unknown stays unknown."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, time, timezone
+from datetime import UTC, datetime, time
 
 from pixiu_cli.cache.explain import BreakExplanation, explain, stored_explanation
 from pixiu_cli.cache.prices import PriceTable, call_cost
@@ -86,16 +86,29 @@ class CacheReport:
         return {
             "conversation_id": self.conversation_id,
             "prices": asdict(self.prices),
-            "calls": [{**{k: v for k, v in asdict(c).items() if k != "explanation"}, "hit_rate": c.hit_rate,
-                       "break": {"cause": c.explanation.cause, "label": c.explanation.label,
-                                 "common_tokens": c.explanation.common_tokens,
-                                 "predicted_hit": c.explanation.predicted_hit,
-                                 "reported_hit": c.explanation.reported_hit, "gap": c.explanation.gap,
-                                 "flagged": c.explanation.flagged, "detail": c.explanation.detail}}
-                      for c in self.calls],
+            "calls": [
+                {
+                    **{k: v for k, v in asdict(c).items() if k != "explanation"},
+                    "hit_rate": c.hit_rate,
+                    "break": {
+                        "cause": c.explanation.cause,
+                        "label": c.explanation.label,
+                        "common_tokens": c.explanation.common_tokens,
+                        "predicted_hit": c.explanation.predicted_hit,
+                        "reported_hit": c.explanation.reported_hit,
+                        "gap": c.explanation.gap,
+                        "flagged": c.explanation.flagged,
+                        "detail": c.explanation.detail,
+                    },
+                }
+                for c in self.calls
+            ],
             "turns": [{"turn": t.seq, "calls": t.calls, **totals(t.totals)} for t in self.turns],
-            "totals": {"conversation": totals(self.conversation), "today": totals(self.today),
-                       "all_time": totals(self.all_time)},
+            "totals": {
+                "conversation": totals(self.conversation),
+                "today": totals(self.today),
+                "all_time": totals(self.all_time),
+            },
         }
 
 
@@ -117,25 +130,36 @@ def totals_of(rows: list[UsageRow], prices: PriceTable) -> Totals:
             unreported += 1
         else:
             hit += row.cache_hit_tokens
-            miss += row.cache_miss_tokens if row.cache_miss_tokens is not None else \
-                (row.prompt_tokens or 0) - row.cache_hit_tokens
+            miss += (
+                row.cache_miss_tokens
+                if row.cache_miss_tokens is not None
+                else (row.prompt_tokens or 0) - row.cache_hit_tokens
+            )
         if not prices.knows(row.model):
             unpriced += 1
             continue
-        priced = call_cost(prices, hit=row.cache_hit_tokens, miss=row.cache_miss_tokens, prompt=row.prompt_tokens,
-                           completion=row.completion_tokens, at=_moment(row.started_at))
+        priced = call_cost(
+            prices,
+            hit=row.cache_hit_tokens,
+            miss=row.cache_miss_tokens,
+            prompt=row.prompt_tokens,
+            completion=row.completion_tokens,
+            at=_moment(row.started_at),
+        )
         if priced is not None:
             cost += priced.actual
             without += priced.without_cache
     known = calls - unreported
-    return Totals(calls, prompt, hit if known else None, miss if known else None, completion, unreported, cost, without,
-                  unpriced)
+    return Totals(
+        calls, prompt, hit if known else None, miss if known else None, completion, unreported, cost, without, unpriced
+    )
 
 
 def _row(call: CallRecord) -> UsageRow:
     u = call.usage
-    return UsageRow(call.started_at, u.prompt_tokens, u.completion_tokens, u.cache_hit_tokens, u.cache_miss_tokens,
-                    call.model)
+    return UsageRow(
+        call.started_at, u.prompt_tokens, u.completion_tokens, u.cache_hit_tokens, u.cache_miss_tokens, call.model
+    )
 
 
 def _previous_for(call: CallRecord, earlier: list[CallRecord]) -> CallRecord | None:
@@ -147,8 +171,13 @@ def _previous_for(call: CallRecord, earlier: list[CallRecord]) -> CallRecord | N
     return earlier[-1] if earlier else None
 
 
-def build_report(store: ConversationStore, conversation_id: int | None, prices: PriceTable,
-                 now: datetime | None = None, explain_last: int = 60) -> CacheReport:
+def build_report(
+    store: ConversationStore,
+    conversation_id: int | None,
+    prices: PriceTable,
+    now: datetime | None = None,
+    explain_last: int = 60,
+) -> CacheReport:
     now = now or datetime.now(SHANGHAI)
     calls = store.calls_for_conversation(conversation_id) if conversation_id is not None else []
     calls = [c for c in calls if c.status != "pending"]
@@ -158,23 +187,48 @@ def build_report(store: ConversationStore, conversation_id: int | None, prices: 
     for index, call in enumerate(calls):
         if index >= len(calls) - explain_last:
             explanation = stored_explanation(call) or explain(
-                _previous_for(call, ([earlier_than_first] if earlier_than_first else []) + calls[:index]), call)
+                _previous_for(call, ([earlier_than_first] if earlier_than_first else []) + calls[:index]), call
+            )
         else:  # old calls are not re-tokenised; their figures still count
             explanation = BreakExplanation("append_only", 0, 0, call.usage.cache_hit_tokens, "未分析")
-        priced = call_cost(prices, hit=call.usage.cache_hit_tokens, miss=call.usage.cache_miss_tokens,
-                           prompt=call.usage.prompt_tokens, completion=call.usage.completion_tokens,
-                           at=_moment(call.started_at)) if prices.knows(call.model) else None
-        lines.append(CallLine(call.id, seq_of_turn.get(call.turn_id, 0), call.step, call.usage.prompt_tokens,
-                              call.usage.cache_hit_tokens, call.usage.cache_miss_tokens, call.usage.completion_tokens,
-                              call.latency_ms, call.status, explanation, priced.actual if priced else None))
+        priced = (
+            call_cost(
+                prices,
+                hit=call.usage.cache_hit_tokens,
+                miss=call.usage.cache_miss_tokens,
+                prompt=call.usage.prompt_tokens,
+                completion=call.usage.completion_tokens,
+                at=_moment(call.started_at),
+            )
+            if prices.knows(call.model)
+            else None
+        )
+        lines.append(
+            CallLine(
+                call.id,
+                seq_of_turn.get(call.turn_id, 0),
+                call.step,
+                call.usage.prompt_tokens,
+                call.usage.cache_hit_tokens,
+                call.usage.cache_miss_tokens,
+                call.usage.completion_tokens,
+                call.latency_ms,
+                call.status,
+                explanation,
+                priced.actual if priced else None,
+            )
+        )
     by_turn: dict[int, list[CallRecord]] = {}
     for line, call in zip(lines, calls):
         by_turn.setdefault(line.turn_seq, []).append(call)
-    turns = [TurnLine(seq, len(group), totals_of([_row(c) for c in group], prices))
-             for seq, group in sorted(by_turn.items())]
-    midnight = datetime.combine(now.astimezone(SHANGHAI).date(), time(0), SHANGHAI).astimezone(timezone.utc)
+    turns = [
+        TurnLine(seq, len(group), totals_of([_row(c) for c in group], prices)) for seq, group in sorted(by_turn.items())
+    ]
+    midnight = datetime.combine(now.astimezone(SHANGHAI).date(), time(0), SHANGHAI).astimezone(UTC)
     return CacheReport(
-        conversation_id, lines, turns,
+        conversation_id,
+        lines,
+        turns,
         conversation=totals_of([_row(c) for c in calls], prices),
         today=totals_of(usage_rows(store.db, since_utc=midnight.isoformat(timespec="milliseconds")), prices),
         all_time=totals_of(usage_rows(store.db), prices),

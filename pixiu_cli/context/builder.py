@@ -74,8 +74,13 @@ def ablated(key: str, ablate: frozenset[str]) -> bool:
     return key in ablate or (key.startswith("symbol:") and SYMBOL_CONTEXT in ablate)
 
 
-def history_messages(store: ConversationStore, conversation_id: int, before_seq: int | None = None,
-                     keep_context_blocks: bool = True, after_seq: int = 0) -> list[dict]:
+def history_messages(
+    store: ConversationStore,
+    conversation_id: int,
+    before_seq: int | None = None,
+    keep_context_blocks: bool = True,
+    after_seq: int = 0,
+) -> list[dict]:
     """Earlier turns as they were sent (those after the summarised ones)."""
     return _messages(store.turns(conversation_id, after_seq=after_seq, before_seq=before_seq), keep_context_blocks)
 
@@ -83,9 +88,12 @@ def history_messages(store: ConversationStore, conversation_id: int, before_seq:
 def _messages(turns: list[Turn], keep_context_blocks: bool) -> list[dict]:
     """The turns' messages as they were sent. Reasoning is dropped between user turns (the
     API wants it back only inside one turn's tool loop)."""
-    return [{k: v for k, v in message.items() if k != "reasoning_content"}
-            for turn in turns for message in turn.messages
-            if keep_context_blocks or not is_context_message(message)]
+    return [
+        {k: v for k, v in message.items() if k != "reasoning_content"}
+        for turn in turns
+        for message in turn.messages
+        if keep_context_blocks or not is_context_message(message)
+    ]
 
 
 def _previously_sent(turns: list[Turn]) -> tuple[dict[str, str], dict[str, int]]:
@@ -108,9 +116,17 @@ def _previously_sent(turns: list[Turn]) -> tuple[dict[str, str], dict[str, int]]
 
 
 class ContextBuilder:
-    def __init__(self, store: ConversationStore, domain: DomainStore, limits: MemoryLimits | None = None,
-                 clock=None, history_blocks: str = "delta", valuer=None, prices=None,
-                 ablate: frozenset[str] = frozenset()):
+    def __init__(
+        self,
+        store: ConversationStore,
+        domain: DomainStore,
+        limits: MemoryLimits | None = None,
+        clock=None,
+        history_blocks: str = "delta",
+        valuer=None,
+        prices=None,
+        ablate: frozenset[str] = frozenset(),
+    ):
         """history_blocks: what happens to earlier turns' [上下文信息] blocks — "keep" them as
         sent, "drop" them, or keep them and send only the sections that changed ("delta").
         prices: a callable giving symbol → latest price where one is known, so positions
@@ -139,24 +155,40 @@ class ContextBuilder:
         found = {s: self.names.master.get(s) for s in symbols if s not in held}
         return {s: sec.name for s, sec in found.items() if sec is not None}
 
-    def context_block(self, user_text: str, summary: str | None = None, now: datetime | None = None,
-                      earlier: tuple[str, ...] | list[str] = (), withdrawn: Section | None = None
-                      ) -> tuple[ContextBlock, Intent, list[str]]:
+    def context_block(
+        self,
+        user_text: str,
+        summary: str | None = None,
+        now: datetime | None = None,
+        earlier: tuple[str, ...] | list[str] = (),
+        withdrawn: Section | None = None,
+    ) -> tuple[ContextBlock, Intent, list[str]]:
         block, selection = self.selected_block(user_text, summary, now, earlier, withdrawn)
         return block, selection.intent, selection.symbols
 
-    def selected_block(self, user_text: str, summary: str | None = None, now: datetime | None = None,
-                       earlier: tuple[str, ...] | list[str] = (), withdrawn: Section | None = None
-                       ) -> tuple[ContextBlock, Selection]:
+    def selected_block(
+        self,
+        user_text: str,
+        summary: str | None = None,
+        now: datetime | None = None,
+        earlier: tuple[str, ...] | list[str] = (),
+        withdrawn: Section | None = None,
+    ) -> tuple[ContextBlock, Selection]:
         now = (now or self.clock()).astimezone(SHANGHAI)
         holdings = self.domain.holdings()
         selection = self.select(user_text, earlier, holdings)
         prices = self.prices() if self.prices else None
         sections = MemoryAssembler(self.domain, self.limits, prices).sections(
-            now=now, symbols=selection.symbols, intent=selection.intent, holdings=holdings, summary=summary,
-            scene=scene_fragment(selection.intent), overview=selection.overview,
+            now=now,
+            symbols=selection.symbols,
+            intent=selection.intent,
+            holdings=holdings,
+            summary=summary,
+            scene=scene_fragment(selection.intent),
+            overview=selection.overview,
             names=self._unheld_names(selection.symbols, holdings),
-            valuation=self.valuer(holdings, now) if self.valuer and holdings else None)
+            valuation=self.valuer(holdings, now) if self.valuer and holdings else None,
+        )
         if withdrawn is not None:  # right after the time: never trimmed, read before the rest
             sections.insert(1, withdrawn)
         if self.ablate:
@@ -176,26 +208,46 @@ class ContextBuilder:
         [上下文信息] blocks are not sent."""
         return [m for m in messages if self.history_blocks != "drop" or not is_context_message(m)]
 
-    def build_messages(self, conversation_id: int | None, user_text: str, before_seq: int | None = None,
-                       now: datetime | None = None, conversation: Conversation | None = None) -> BuiltMessages:
+    def build_messages(
+        self,
+        conversation_id: int | None,
+        user_text: str,
+        before_seq: int | None = None,
+        now: datetime | None = None,
+        conversation: Conversation | None = None,
+    ) -> BuiltMessages:
         """`conversation`: the conversation as the caller has just read it (read here if None)."""
         turns: list[Turn] = []
         if conversation is None and conversation_id:
             conversation = self.store.get_conversation(conversation_id)
         if conversation is not None:
-            turns = self.store.turns(conversation.id, after_seq=conversation.summary_upto_turn or 0,
-                                     before_seq=before_seq)
+            turns = self.store.turns(
+                conversation.id, after_seq=conversation.summary_upto_turn or 0, before_seq=before_seq
+            )
         earlier_messages = _messages(turns, self.history_blocks != "drop")
         withdrawn = withdrawn_section(self.domain, earlier_messages) if earlier_messages else None
-        earlier = [m["content"] for m in earlier_messages
-                   if m.get("role") == "user" and isinstance(m.get("content"), str) and not is_context_message(m)]
-        block, selection = self.selected_block(user_text, conversation.summary if conversation else None, now,
-                                               earlier, withdrawn)
+        earlier = [
+            m["content"]
+            for m in earlier_messages
+            if m.get("role") == "user" and isinstance(m.get("content"), str) and not is_context_message(m)
+        ]
+        block, selection = self.selected_block(
+            user_text, conversation.summary if conversation else None, now, earlier, withdrawn
+        )
         if self.history_blocks == "delta":
             block = delta_block(block, *_previously_sent(turns))
         sent_block = [] if ABLATE_ALL in self.ablate else [{"role": "user", "content": block.text}]
-        messages = [{"role": "system", "content": system_prompt()}, *earlier_messages, *sent_block,
-                    {"role": "user", "content": user_text}]
-        return BuiltMessages(messages=messages, history_count=len(earlier_messages),
-                             context_block=block if sent_block else None, intent=selection.intent,
-                             symbols=selection.symbols, selection=selection)
+        messages = [
+            {"role": "system", "content": system_prompt()},
+            *earlier_messages,
+            *sent_block,
+            {"role": "user", "content": user_text},
+        ]
+        return BuiltMessages(
+            messages=messages,
+            history_count=len(earlier_messages),
+            context_block=block if sent_block else None,
+            intent=selection.intent,
+            symbols=selection.symbols,
+            selection=selection,
+        )

@@ -224,8 +224,7 @@ def load_cases(paths: Sequence[Path] | None = None) -> list[EvalCase]:
         except UnicodeDecodeError:
             raise EvalError(f"{path.name}：不是 UTF-8 文本文件") from None
         except json.JSONDecodeError as exc:
-            raise EvalError(f"{path.name}：不是有效的 JSON"
-                            f"（第 {exc.lineno} 行第 {exc.colno} 列：{exc.msg}）") from None
+            raise EvalError(f"{path.name}：不是有效的 JSON（第 {exc.lineno} 行第 {exc.colno} 列：{exc.msg}）") from None
         items = raw if isinstance(raw, list) else [raw]
         if not items:
             raise EvalError(f"{path.name}：文件中没有用例")
@@ -244,8 +243,9 @@ def parse_case(raw: Any, source: Path | None = None, index: int = 0) -> EvalCase
     if not isinstance(raw, dict):
         raise EvalError(f"{file} 第 {index + 1} 个用例：应为 JSON 对象")
     case_id = raw.get("id")
-    where = f"{file}（用例 {case_id}）" if isinstance(case_id, str) and case_id.strip() else \
-        f"{file} 第 {index + 1} 个用例"
+    where = (
+        f"{file}（用例 {case_id}）" if isinstance(case_id, str) and case_id.strip() else f"{file} 第 {index + 1} 个用例"
+    )
 
     def fail(problem: str) -> EvalError:
         return EvalError(f"{where}：{problem}")
@@ -264,10 +264,22 @@ def parse_case(raw: Any, source: Path | None = None, index: int = 0) -> EvalCase
     if not checks:
         raise fail("没有任何检查（must / must_not / intent / symbols / sections / …）")
 
-    return EvalCase(id=raw["id"], category=raw["category"], now=now, message=raw["message"], document=document,
-                    description=raw.get("description", ""), dataset_name=dataset_name, limits=limits,
-                    summary=raw.get("summary"), earlier=earlier, history=tuple(raw.get("history", [])),
-                    market_list=raw.get("market_list", False), source=source, **checks)
+    return EvalCase(
+        id=raw["id"],
+        category=raw["category"],
+        now=now,
+        message=raw["message"],
+        document=document,
+        description=raw.get("description", ""),
+        dataset_name=dataset_name,
+        limits=limits,
+        summary=raw.get("summary"),
+        earlier=earlier,
+        history=tuple(raw.get("history", [])),
+        market_list=raw.get("market_list", False),
+        source=source,
+        **checks,
+    )
 
 
 def _check_fields(raw: dict, fail) -> None:
@@ -297,8 +309,7 @@ def _case_now(value: Any, fail) -> datetime:
     except ValueError:
         now = None
     if now is None or now.tzinfo is None or now.utcoffset() is None:
-        raise fail("now 应为带时区的 ISO 8601 时间（如 2026-03-04T10:15:00+08:00），"
-                   f"而不是 {value!r}")
+        raise fail(f"now 应为带时区的 ISO 8601 时间（如 2026-03-04T10:15:00+08:00），而不是 {value!r}")
     return now
 
 
@@ -341,14 +352,20 @@ def _max_tokens_check(key: str, value: Any, fail) -> int:
 
 def _counts_check(key: str, value: Any, fail) -> dict:
     if not isinstance(value, dict) or not all(
-            k and isinstance(n, int) and not isinstance(n, bool) and n >= 0 for k, n in value.items()):
+        k and isinstance(n, int) and not isinstance(n, bool) and n >= 0 for k, n in value.items()
+    ):
         raise fail("counts 应为 {子串: 非负整数} 对象")
     return dict(value)
 
 
 # check key → validator returning the value the case keeps; keys are checked in `_CHECKS` order
-_CHECK_PARSERS = {**dict.fromkeys(_STRING_LIST_CHECKS, _string_list_check), "intent": _intent_check,
-                  "symbols": _symbols_check, "max_tokens": _max_tokens_check, "counts": _counts_check}
+_CHECK_PARSERS = {
+    **dict.fromkeys(_STRING_LIST_CHECKS, _string_list_check),
+    "intent": _intent_check,
+    "symbols": _symbols_check,
+    "max_tokens": _max_tokens_check,
+    "counts": _counts_check,
+}
 
 
 def _earlier(value: Any, fail) -> tuple[dict, ...]:
@@ -356,10 +373,15 @@ def _earlier(value: Any, fail) -> tuple[dict, ...]:
     if not isinstance(value, list):
         raise fail("earlier 应为步骤数组")
     for step in value:
-        if not isinstance(step, dict) or set(step) not in shapes or not all(
-                isinstance(v, str) and v.strip() for v in step.values()):
-            raise fail(f"earlier 的步骤应为 {{\"ask\": 问题}}、{{\"forget\": ID}} 或 {{\"edit\": ID, \"text\": 新文本}}，"
-                       f"而不是 {step!r}")
+        if (
+            not isinstance(step, dict)
+            or set(step) not in shapes
+            or not all(isinstance(v, str) and v.strip() for v in step.values())
+        ):
+            raise fail(
+                f'earlier 的步骤应为 {{"ask": 问题}}、{{"forget": ID}} 或 {{"edit": ID, "text": 新文本}}，'
+                f"而不是 {step!r}"
+            )
     return tuple(dict(step) for step in value)
 
 
@@ -392,7 +414,7 @@ def _apply_patch(document: dict, patch: Any, fail) -> dict:
     if patch is None:
         return document
     if not isinstance(patch, dict) or set(patch) - {"replace", "append"}:
-        raise fail("dataset_patch 应为 {\"replace\": {…}, \"append\": {…}}")
+        raise fail('dataset_patch 应为 {"replace": {…}, "append": {…}}')
     for mode in ("replace", "append"):
         part = patch.get(mode, {})
         if not isinstance(part, dict):
@@ -457,12 +479,14 @@ def _build(case: EvalCase, path: Path) -> tuple[ContextBlock, str, list[str]]:
     db = open_database(path)
     try:
         domain = DomainStore(db)
-        builder = ContextBuilder(ConversationStore(db), domain, limits=MemoryLimits.from_mapping(case.limits),
-                                 clock=lambda: case.now)
+        builder = ContextBuilder(
+            ConversationStore(db), domain, limits=MemoryLimits.from_mapping(case.limits), clock=lambda: case.now
+        )
         if case.earlier:
             return _converse(case, builder, db)
-        block, intent, symbols = builder.context_block(case.message, summary=case.summary, now=case.now,
-                                                       earlier=case.history)
+        block, intent, symbols = builder.context_block(
+            case.message, summary=case.summary, now=case.now, earlier=case.history
+        )
         return block, intent.value, list(symbols)
     finally:
         db.conn.close()
@@ -479,9 +503,10 @@ def _converse(case: EvalCase, builder: ContextBuilder, db) -> tuple[ContextBlock
         if "ask" in step:
             turn = store.start_turn(conversation, step["ask"])
             built = builder.build_messages(conversation, step["ask"], before_seq=turn.seq, now=case.now)
-            added = [*built.messages[1 + built.history_count:], {"role": "assistant", "content": "好的"}]
-            store.finish_turn(turn.id, status="complete", reply_text="好的", messages=added,
-                              block=built.block_record(added))
+            added = [*built.messages[1 + built.history_count :], {"role": "assistant", "content": "好的"}]
+            store.finish_turn(
+                turn.id, status="complete", reply_text="好的", messages=added, block=built.block_record(added)
+            )
             continue
         ref = memory.resolve(step.get("forget") or step["edit"])
         if "edit" in step:
@@ -510,8 +535,9 @@ def run_case(case: EvalCase, workdir: Path | None = None) -> CaseResult:
         for suffix in ("", "-wal", "-shm"):
             Path(f"{path}{suffix}").unlink(missing_ok=True)
     failures = check(case, block, intent, symbols)
-    return CaseResult(case.id, case.category, not failures, failures, case.description, intent, symbols,
-                      block.tokens, block.text)
+    return CaseResult(
+        case.id, case.category, not failures, failures, case.description, intent, symbols, block.tokens, block.text
+    )
 
 
 def run_evals(cases: Sequence[EvalCase]) -> EvalReport:
@@ -534,11 +560,11 @@ def _where(text: str, needle: str, at: int | None = None) -> str:
     at = text.find(needle) if at is None else at
     start = text.rfind("\n", 0, at) + 1
     end = text.find("\n", at + len(needle))
-    line = text[start: end if end >= 0 else len(text)]
+    line = text[start : end if end >= 0 else len(text)]
     offset = at - start
     if len(line) > 2 * _SNIPPET:
         lo = max(0, offset - _SNIPPET)
-        line = ("…" if lo else "") + line[lo: offset + len(needle) + _SNIPPET] + "…"
+        line = ("…" if lo else "") + line[lo : offset + len(needle) + _SNIPPET] + "…"
     return _one_line(line, 4 * _SNIPPET)
 
 
@@ -561,15 +587,23 @@ def _unquoted_at(text: str, needle: str) -> int | None:
 def check(case: EvalCase, block: ContextBlock, intent: str, symbols: list[str]) -> list[str]:
     """Every failed check of `case` against an assembled block, one line each."""
     keys = [s.key for s in block.sections]
-    return [*_text_failures(case, block.text), *_extraction_failures(case, intent, symbols),
-            *_section_failures(case, keys), *_omitted_failures(case, block.omitted),
-            *_size_failures(case, block), *_quoted_failures(case, block.text)]
+    return [
+        *_text_failures(case, block.text),
+        *_extraction_failures(case, intent, symbols),
+        *_section_failures(case, keys),
+        *_omitted_failures(case, block.omitted),
+        *_size_failures(case, block),
+        *_quoted_failures(case, block.text),
+    ]
 
 
 def _text_failures(case: EvalCase, text: str) -> list[str]:
     failures = [f"缺少应出现的内容 {_one_line(needle)!r}" for needle in case.must if needle not in text]
-    failures += [f"出现了不应出现的内容 {_one_line(needle)!r}：{_where(text, needle)}"
-                 for needle in case.must_not if needle in text]
+    failures += [
+        f"出现了不应出现的内容 {_one_line(needle)!r}：{_where(text, needle)}"
+        for needle in case.must_not
+        if needle in text
+    ]
     return failures
 
 
@@ -583,8 +617,11 @@ def _extraction_failures(case: EvalCase, intent: str, symbols: list[str]) -> lis
 
 
 def _section_failures(case: EvalCase, keys: list[str]) -> list[str]:
-    failures = [f"缺少段落 {pattern}（实际段落：{', '.join(keys)}）"
-                for pattern in case.sections if not any(_matches(pattern, k) for k in keys)]
+    failures = [
+        f"缺少段落 {pattern}（实际段落：{', '.join(keys)}）"
+        for pattern in case.sections
+        if not any(_matches(pattern, k) for k in keys)
+    ]
     for pattern in case.no_sections:
         found = [k for k in keys if _matches(pattern, k)]
         if found:
@@ -649,8 +686,10 @@ SELECTION_SPLITS = ("tune", "heldout")
 def selection_corpus() -> dict[str, list[EvalCase]]:
     """split name → cases, from data/selection/{tune,heldout}.json (empty when absent)."""
     folder = data_dir() / SELECTION_FOLDER
-    return {split: load_cases([folder / f"{split}.json"]) if (folder / f"{split}.json").is_file() else []
-            for split in SELECTION_SPLITS}
+    return {
+        split: load_cases([folder / f"{split}.json"]) if (folder / f"{split}.json").is_file() else []
+        for split in SELECTION_SPLITS
+    }
 
 
 def run_selection_corpus() -> dict[str, EvalReport]:

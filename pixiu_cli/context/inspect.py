@@ -41,7 +41,9 @@ def is_context_message(message: dict) -> bool:
 
 
 def label_messages(messages: list[dict]) -> list[str]:
-    last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user" and not is_context_message(m)), default=-1)
+    last_user = max(
+        (i for i, m in enumerate(messages) if m.get("role") == "user" and not is_context_message(m)), default=-1
+    )
     current_block = max((i for i, m in enumerate(messages[:last_user]) if is_context_message(m)), default=-1)
     labels = []
     for i, m in enumerate(messages):
@@ -67,8 +69,7 @@ def view_request(request: dict) -> RequestView:
     views = []
     for i, (m, label) in enumerate(zip(messages, labels)):
         text = message_text(m)
-        views.append(MessageView(i, m.get("role", "?"), label, count_tokens(text),
-                                 " ".join(text.split())[:60]))
+        views.append(MessageView(i, m.get("role", "?"), label, count_tokens(text), " ".join(text.split())[:60]))
     tools = request.get("tools") or []
     tools_tokens = count_tokens(json.dumps(tools, ensure_ascii=False)) if tools else 0
     names = [t.get("function", {}).get("name", "?") for t in tools]
@@ -77,7 +78,7 @@ def view_request(request: dict) -> RequestView:
 
 def _excerpt(text: str, at: int) -> str:
     start = max(0, at - 12)
-    snippet = text[start:at + 28].replace("\n", "⏎")
+    snippet = text[start : at + 28].replace("\n", "⏎")
     return ("…" if start else "") + snippet + ("…" if at + 28 < len(text) else "")
 
 
@@ -94,11 +95,19 @@ def diff_requests(previous: dict, current: dict) -> RequestDiff | None:
         if a != b:
             ta, tb = message_text(a), message_text(b)
             at = next((k for k, (x, y) in enumerate(zip(ta, tb)) if x != y), min(len(ta), len(tb)))
-            return RequestDiff(i, f"第 {i} 条消息（{labels[i]}，{b.get('role')}）第 {at} 个字符起不同",
-                               _excerpt(ta, at), _excerpt(tb, at))
+            return RequestDiff(
+                i,
+                f"第 {i} 条消息（{labels[i]}，{b.get('role')}）第 {at} 个字符起不同",
+                _excerpt(ta, at),
+                _excerpt(tb, at),
+            )
     if len(cur_msgs) < len(prev_msgs):
         return RequestDiff(len(cur_msgs), f"消息被删减：上次 {len(prev_msgs)} 条，本次 {len(cur_msgs)} 条", "", "")
     first_new = len(prev_msgs)
     label = labels[first_new] if first_new < len(labels) else "—"
-    return RequestDiff(first_new, f"前 {first_new} 条消息与上次完全相同；从第 {first_new} 条（{label}）起是新增内容",
-                       "", message_text(cur_msgs[first_new])[:40] if first_new < len(cur_msgs) else "")
+    return RequestDiff(
+        first_new,
+        f"前 {first_new} 条消息与上次完全相同；从第 {first_new} 条（{label}）起是新增内容",
+        "",
+        message_text(cur_msgs[first_new])[:40] if first_new < len(cur_msgs) else "",
+    )

@@ -14,10 +14,10 @@ Stored values are read through values.py: any value the database can hold render
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from functools import lru_cache
-from typing import Callable, Mapping
 
 from pixiu_cli.context.block import BlockItem, MemoryId, Section
 from pixiu_cli.context.clock import market_state
@@ -33,8 +33,18 @@ ROLE_NAMES = {"core": "核心仓", "satellite": "卫星仓"}
 NOTE_KIND_ORDER = {"rule": 0, "plan": 1}  # the user's own rules and plans go last when trimming
 
 # Trimming priority: higher survives longer (see the module docstring).
-PRIORITY = {"notes": 97, "alerts": 96, "symbol": 90, "persona": 86, "decisions": 84, "summary": 75,
-            "portfolio_profiles": 72, "holdings": 70, "reports": 40, "scene": 30}
+PRIORITY = {
+    "notes": 97,
+    "alerts": 96,
+    "symbol": 90,
+    "persona": 86,
+    "decisions": 84,
+    "summary": 75,
+    "portfolio_profiles": 72,
+    "holdings": 70,
+    "reports": 40,
+    "scene": 30,
+}
 
 
 @dataclass(frozen=True)
@@ -64,7 +74,7 @@ class MemoryLimits:
     persona_fresh_days: float = 365.0
 
     @classmethod
-    def from_mapping(cls, values: dict) -> "MemoryLimits":
+    def from_mapping(cls, values: dict) -> MemoryLimits:
         known = {k: type(getattr(cls(), k))(v) for k, v in values.items() if k in cls.__dataclass_fields__}
         return cls(**known)
 
@@ -137,17 +147,23 @@ def _value_text(v) -> str:
     shares = f" · 送转后 {show_number(v.shares)} 股" if v.shares != v.recorded_shares else ""
     cash = f" · 已派现 {show_number(v.cash_received)}" if v.cash_received else ""
     pct = f"（{v.pnl_pct * 100:+.1f}%）" if v.pnl_pct is not None else ""
-    return (f" · 收盘 {v.last_close:.2f}（{v.as_of} 不复权{fresh}）{shares}{cash} · 市值 {show_number(round(v.market_value, 2))}"
-            f" · 浮动盈亏 {v.pnl:+,.2f}{pct} · 仓位 {v.weight * 100:.1f}%")
+    return (
+        f" · 收盘 {v.last_close:.2f}（{v.as_of} 不复权{fresh}）{shares}{cash} · 市值 {show_number(round(v.market_value, 2))}"
+        f" · 浮动盈亏 {v.pnl:+,.2f}{pct} · 仓位 {v.weight * 100:.1f}%"
+    )
 
 
 def _concentration_items(valuation) -> tuple[BlockItem, ...]:
     c = valuation.concentration if valuation else None
     if c is None:
         return ()
-    return (BlockItem(f"组合市值 {show_number(round(valuation.total_value, 2))}（有行情的持仓）；集中度：最大仓位 "
-                      f"{c.largest_symbol} {c.largest_weight * 100:.1f}%，前三 {c.top3_weight * 100:.1f}%，HHI {c.hhi:.2f}",
-                      "事实"),)
+    return (
+        BlockItem(
+            f"组合市值 {show_number(round(valuation.total_value, 2))}（有行情的持仓）；集中度：最大仓位 "
+            f"{c.largest_symbol} {c.largest_weight * 100:.1f}%，前三 {c.top3_weight * 100:.1f}%，HHI {c.hhi:.2f}",
+            "事实",
+        ),
+    )
 
 
 @lru_cache(maxsize=4096)
@@ -158,8 +174,10 @@ def _profile_text(profile: Profile, name: str) -> str:
     if text(profile.period):
         parts.append(f"区间 {defuse(text(profile.period))}")
     sharpe = show_number(profile.sharpe)
-    parts.append(f"年化 {show_pct(profile.annual_return)}，最大回撤 {show_pct(profile.max_drawdown)}，"
-                 f"胜率 {show_pct(profile.win_rate)}，夏普 {sharpe}")
+    parts.append(
+        f"年化 {show_pct(profile.annual_return)}，最大回撤 {show_pct(profile.max_drawdown)}，"
+        f"胜率 {show_pct(profile.win_rate)}，夏普 {sharpe}"
+    )
     if text(profile.best_role):
         parts.append(f"适合定位 {_role(profile.best_role)}")
     result = "；".join(parts)
@@ -171,8 +189,12 @@ def _profile_text(profile: Profile, name: str) -> str:
 def _note_item(note) -> BlockItem:
     kind = NOTE_KIND_NAMES.get(text(note.note_kind), defuse(text(note.note_kind)) or NOTE_NAME)
     about = f"（{defuse(text(note.symbol))}）" if text(note.symbol) else ""
-    return BlockItem(f"{kind}{about}：{quote_data(text(note.text))}", layer_for("user_note"),
-                     _shown_day(note.created_at), MemoryId("note", note.id))
+    return BlockItem(
+        f"{kind}{about}：{quote_data(text(note.text))}",
+        layer_for("user_note"),
+        _shown_day(note.created_at),
+        MemoryId("note", note.id),
+    )
 
 
 def _decision_item(d, held: dict[str, Holding], returns: tuple = (None, None)) -> BlockItem:
@@ -180,9 +202,13 @@ def _decision_item(d, held: dict[str, Holding], returns: tuple = (None, None)) -
     name = f" {defuse(text(held[symbol].name))}" if symbol in held else ""
     reason = f"，理由 {quote_data(text(d.reason))}" if text(d.reason) else ""
     side = SIDE_NAMES.get(text(d.side), defuse(text(d.side)) or "操作")
-    return BlockItem(f"{side} {defuse(symbol)}{name} {show_number(d.quantity)} 股 @ {show_price(d.price)}{reason}"
-                     f"{_outcome_text(side, returns)}", layer_for("decision"), _shown_day(d.decided_at),
-                     MemoryId("decision", d.id))
+    return BlockItem(
+        f"{side} {defuse(symbol)}{name} {show_number(d.quantity)} 股 @ {show_price(d.price)}{reason}"
+        f"{_outcome_text(side, returns)}",
+        layer_for("decision"),
+        _shown_day(d.decided_at),
+        MemoryId("decision", d.id),
+    )
 
 
 def _outcome_text(side: str, returns: tuple) -> str:
@@ -219,9 +245,19 @@ class MemoryAssembler:
         self.limits = limits
         self.prices = prices or {}
 
-    def sections(self, *, now: datetime, symbols: list[str], intent: Intent, holdings: list[Holding],
-                 summary: str | None, scene: str | None, valuation=None,
-                 overview: bool | None = None, names: Mapping[str, str] | None = None) -> list[Section]:
+    def sections(
+        self,
+        *,
+        now: datetime,
+        symbols: list[str],
+        intent: Intent,
+        holdings: list[Holding],
+        summary: str | None,
+        scene: str | None,
+        valuation=None,
+        overview: bool | None = None,
+        names: Mapping[str, str] | None = None,
+    ) -> list[Section]:
         """valuation: the market's PortfolioValue (pixiu_cli/market/valuation.py) or None;
         overview: inject every holding's profile (default: for a portfolio review); names: the
         security master's names of mentioned stocks that are not held."""
@@ -234,7 +270,9 @@ class MemoryAssembler:
         if scene:
             sections.append(Section("scene", "本轮场景", (BlockItem(scene),), PRIORITY["scene"]))
         if summary:
-            sections.append(Section("summary", "对话摘要", (BlockItem(quote_data(summary), "混合"),), PRIORITY["summary"]))
+            sections.append(
+                Section("summary", "对话摘要", (BlockItem(quote_data(summary), "混合"),), PRIORITY["summary"])
+            )
 
         with_overview = (intent == Intent.PORTFOLIO_REVIEW if overview is None else overview) and bool(holdings)
         # Without the overview the holding lines carry each profile's headline figures.
@@ -266,43 +304,107 @@ class MemoryAssembler:
         sections = []
         reports = self.domain.recent_reports(since(limits.reports_days), until, limits.reports_limit)
         rule = limits.rule("reports")
-        sections.append(Section("reports", "近期报告结论", _fresh_first([
-            BlockItem(f"{quote_data(text(r.title))}：{quote_data(text(r.conclusion))}", layer_for("report"),
-                      _shown_day(r.created_at), MemoryId("report", r.id), stale_label(day(r.created_at), today, rule))
-            for r in reports]), PRIORITY["reports"], note=f"近 {limits.reports_days:g} 天，最多 {limits.reports_limit} 条"))
+        sections.append(
+            Section(
+                "reports",
+                "近期报告结论",
+                _fresh_first(
+                    [
+                        BlockItem(
+                            f"{quote_data(text(r.title))}：{quote_data(text(r.conclusion))}",
+                            layer_for("report"),
+                            _shown_day(r.created_at),
+                            MemoryId("report", r.id),
+                            stale_label(day(r.created_at), today, rule),
+                        )
+                        for r in reports
+                    ]
+                ),
+                PRIORITY["reports"],
+                note=f"近 {limits.reports_days:g} 天，最多 {limits.reports_limit} 条",
+            )
+        )
 
         decisions = self.domain.recent_decisions(since(limits.decisions_days), until, limits.decisions_limit)
-        sections.append(Section("decisions", "近期操作决策", tuple(
-            _decision_item(d, held, self.domain.decision_returns(d.id)) for d in decisions if MemoryId("decision", d.id) not in shown), PRIORITY["decisions"],
-            note=f"近 {limits.decisions_days:g} 天，最多 {limits.decisions_limit} 条"))
+        sections.append(
+            Section(
+                "decisions",
+                "近期操作决策",
+                tuple(
+                    _decision_item(d, held, self.domain.decision_returns(d.id))
+                    for d in decisions
+                    if MemoryId("decision", d.id) not in shown
+                ),
+                PRIORITY["decisions"],
+                note=f"近 {limits.decisions_days:g} 天，最多 {limits.decisions_limit} 条",
+            )
+        )
 
         alerts = self.domain.recent_alerts(since(limits.alerts_days), until, limits.alerts_limit)
         rule = limits.rule("alerts")
-        sections.append(Section("alerts", "待办预警", _fresh_first([
-            BlockItem((f"{defuse(text(a.symbol))} " if text(a.symbol) else "") + quote_data(text(a.message)) +
-                      (f"（规则：{quote_data(text(a.rule))}）" if text(a.rule) else ""),
-                      layer_for("alert"), _shown_day(a.triggered_at), MemoryId("alert", a.id),
-                      stale_label(day(a.triggered_at), today, rule)) for a in alerts]), PRIORITY["alerts"],
-            note=f"近 {limits.alerts_days:g} 天触发，最多 {limits.alerts_limit} 条"))
+        sections.append(
+            Section(
+                "alerts",
+                "待办预警",
+                _fresh_first(
+                    [
+                        BlockItem(
+                            (f"{defuse(text(a.symbol))} " if text(a.symbol) else "")
+                            + quote_data(text(a.message))
+                            + (f"（规则：{quote_data(text(a.rule))}）" if text(a.rule) else ""),
+                            layer_for("alert"),
+                            _shown_day(a.triggered_at),
+                            MemoryId("alert", a.id),
+                            stale_label(day(a.triggered_at), today, rule),
+                        )
+                        for a in alerts
+                    ]
+                ),
+                PRIORITY["alerts"],
+                note=f"近 {limits.alerts_days:g} 天触发，最多 {limits.alerts_limit} 条",
+            )
+        )
 
         notes = self.domain.recent_notes(since(limits.notes_days), until, limits.notes_limit)
         notes = sorted(notes, key=lambda n: NOTE_KIND_ORDER.get(text(n.note_kind), 2))
-        sections.append(Section("notes", "用户观点 / 计划 / 纪律", tuple(
-            _note_item(n) for n in notes if MemoryId("note", n.id) not in shown), PRIORITY["notes"],
-            note=f"用户自己说过的话，近 {limits.notes_days:g} 天，最多 {limits.notes_limit} 条"))
+        sections.append(
+            Section(
+                "notes",
+                "用户观点 / 计划 / 纪律",
+                tuple(_note_item(n) for n in notes if MemoryId("note", n.id) not in shown),
+                PRIORITY["notes"],
+                note=f"用户自己说过的话，近 {limits.notes_days:g} 天，最多 {limits.notes_limit} 条",
+            )
+        )
         return sections
 
-    def _holdings_section(self, ranked: list[Holding], weights: list[float], today: date, values=None,
-                          valuation=None, briefs: Mapping[str, Profile] | None = None) -> Section:
+    def _holdings_section(
+        self,
+        ranked: list[Holding],
+        weights: list[float],
+        today: date,
+        values=None,
+        valuation=None,
+        briefs: Mapping[str, Profile] | None = None,
+    ) -> Section:
         if not ranked:
             return Section("holdings", "持仓（0 只）", (BlockItem("数据库中没有持仓记录"),), PRIORITY["holdings"])
         rule = self.limits.rule("holdings")
         briefs = briefs or {}
-        items = [_holding_item(h, today, rule, _value_text(values.get(text(h.symbol))) if values else "",
-                               briefs.get(text(h.symbol))) for h in ranked]
+        items = [
+            _holding_item(
+                h, today, rule, _value_text(values.get(text(h.symbol))) if values else "", briefs.get(text(h.symbol))
+            )
+            for h in ranked
+        ]
         items, weights = _stale_last(items, weights)
-        return Section("holdings", f"持仓（{len(ranked)} 只）", items + _concentration_items(valuation),
-                       PRIORITY["holdings"], rest=_ranked_rest(weights))
+        return Section(
+            "holdings",
+            f"持仓（{len(ranked)} 只）",
+            items + _concentration_items(valuation),
+            PRIORITY["holdings"],
+            rest=_ranked_rest(weights),
+        )
 
     def _persona_section(self, today: date) -> list[Section]:
         persona = self.domain.persona()
@@ -310,7 +412,9 @@ class MemoryAssembler:
             return []
         as_of = self.domain.persona_updated_at()
         content = "；".join(f"{defuse(text(k))}：{quote_data(text(v))}" for k, v in persona.items())
-        item = BlockItem(content, "事实", _shown_day(as_of), None, stale_label(day(as_of), today, self.limits.rule("persona")))
+        item = BlockItem(
+            content, "事实", _shown_day(as_of), None, stale_label(day(as_of), today, self.limits.rule("persona"))
+        )
         return [Section("persona", "投资者画像", (item,), PRIORITY["persona"])]
 
     def _overview_section(self, ranked: list[Holding], weights: dict[str, float], today: date) -> Section:
@@ -324,11 +428,22 @@ class MemoryAssembler:
             share = f"；约占组合 {weights[symbol] / total * 100:.1f}%" if total > 0 else ""
             items.append(_overview_item(h, profiles.get(symbol), share, today, rule))
         ordered, kept_weights = _stale_last(items, [weights[text(h.symbol)] for h in ranked])
-        return Section("portfolio_profiles", "持仓画像概览（组合级问题，全部持仓）", ordered,
-                       PRIORITY["portfolio_profiles"], rest=_ranked_rest(kept_weights))
+        return Section(
+            "portfolio_profiles",
+            "持仓画像概览（组合级问题，全部持仓）",
+            ordered,
+            PRIORITY["portfolio_profiles"],
+            rest=_ranked_rest(kept_weights),
+        )
 
-    def _symbol_section(self, symbol: str, holding: Holding | None, now: datetime,
-                        held: dict[str, Holding], known_name: str | None = None) -> Section:
+    def _symbol_section(
+        self,
+        symbol: str,
+        holding: Holding | None,
+        now: datetime,
+        held: dict[str, Holding],
+        known_name: str | None = None,
+    ) -> Section:
         limits = self.limits
         today = now.date()
         name = text(holding.name) if holding else text(known_name)
@@ -336,15 +451,29 @@ class MemoryAssembler:
         items: list[BlockItem] = []
         profile = self.domain.latest_profile(symbol)
         if profile:
-            items.append(BlockItem(_profile_text(profile, name), layer_for("backtest_profile"), _shown_day(profile.as_of),
-                                   MemoryId("profile", profile.id), stale_label(day(profile.as_of), today, limits.rule("profiles"))))
+            items.append(
+                BlockItem(
+                    _profile_text(profile, name),
+                    layer_for("backtest_profile"),
+                    _shown_day(profile.as_of),
+                    MemoryId("profile", profile.id),
+                    stale_label(day(profile.as_of), today, limits.rule("profiles")),
+                )
+            )
         signal = self.domain.latest_signal(symbol)
         if signal:
             items.append(self._signal_item(signal, today))
         if holding:
-            items.append(BlockItem(f"持仓关联：{_role(holding.role)}，{show_number(holding.shares)} 股，"
-                                   f"成本 {show_price(holding.cost)}", layer_for("holding"), _shown_day(holding.updated_at),
-                                   None, stale_label(day(holding.updated_at), today, limits.rule("holdings"))))
+            items.append(
+                BlockItem(
+                    f"持仓关联：{_role(holding.role)}，{show_number(holding.shares)} 股，"
+                    f"成本 {show_price(holding.cost)}",
+                    layer_for("holding"),
+                    _shown_day(holding.updated_at),
+                    None,
+                    stale_label(day(holding.updated_at), today, limits.rule("holdings")),
+                )
+            )
         else:
             items.append(BlockItem("持仓关联：未持有", layer_for("holding"), today.isoformat()))
         # The user's own plans and trades on this stock, even when newer ones about other
@@ -363,8 +492,15 @@ class MemoryAssembler:
                 line += f" {quote_data(text(news.summary))}"
             if text(news.source):
                 line += f"（来源 {quote_data(text(news.source))}）"
-            items.append(BlockItem(line, layer_for("news", text(news.layer)), _shown_day(news.published_at),
-                                   MemoryId("news", news.id), stale_label(day(news.published_at), today, rule)))
+            items.append(
+                BlockItem(
+                    line,
+                    layer_for("news", text(news.layer)),
+                    _shown_day(news.published_at),
+                    MemoryId("news", news.id),
+                    stale_label(day(news.published_at), today, rule),
+                )
+            )
         items = list(_fresh_first(items))
         if not profile and not signal:
             items.insert(0, BlockItem(f"数据库中没有 {symbol} 的画像和信号"))
@@ -378,18 +514,28 @@ class MemoryAssembler:
         else:
             parts = text(components)
         direction = defuse(text(signal.direction))
-        return BlockItem(f"融合信号 {show_signed(signal.score)}{' ' + direction if direction else ''}"
-                         + (f"（{quote_data(parts)}）" if parts else ""),
-                         layer_for("fusion_signal"), _shown_day(signal.as_of), MemoryId("signal", signal.id),
-                         stale_label(day(signal.as_of), today, self.limits.rule("signals")))
+        return BlockItem(
+            f"融合信号 {show_signed(signal.score)}{' ' + direction if direction else ''}"
+            + (f"（{quote_data(parts)}）" if parts else ""),
+            layer_for("fusion_signal"),
+            _shown_day(signal.as_of),
+            MemoryId("signal", signal.id),
+            stale_label(day(signal.as_of), today, self.limits.rule("signals")),
+        )
 
 
 @lru_cache(maxsize=4096)
-def _holding_item(h: Holding, today: date, rule: FreshnessRule, valued: str = "",
-                  brief: Profile | None = None) -> BlockItem:
+def _holding_item(
+    h: Holding, today: date, rule: FreshnessRule, valued: str = "", brief: Profile | None = None
+) -> BlockItem:
     """Remembered: the same holdings are listed on every turn, hundreds of them."""
-    return BlockItem(_holding_text(h, brief) + valued, layer_for("holding"), _shown_day(h.updated_at), None,
-                     stale_label(day(h.updated_at), today, rule))
+    return BlockItem(
+        _holding_text(h, brief) + valued,
+        layer_for("holding"),
+        _shown_day(h.updated_at),
+        None,
+        stale_label(day(h.updated_at), today, rule),
+    )
 
 
 @lru_cache(maxsize=4096)
@@ -397,8 +543,13 @@ def _overview_item(h: Holding, p: Profile | None, share: str, today: date, rule:
     symbol = text(h.symbol)
     if p is None:
         return BlockItem(f"{defuse(symbol)} {defuse(text(h.name))}：数据库中没有回测画像{share}")
-    return BlockItem(_profile_text(p, text(h.name)) + f"；当前定位 {_role(h.role)}{share}", layer_for("backtest_profile"),
-                     _shown_day(p.as_of), MemoryId("profile", p.id), stale_label(day(p.as_of), today, rule))
+    return BlockItem(
+        _profile_text(p, text(h.name)) + f"；当前定位 {_role(h.role)}{share}",
+        layer_for("backtest_profile"),
+        _shown_day(p.as_of),
+        MemoryId("profile", p.id),
+        stale_label(day(p.as_of), today, rule),
+    )
 
 
 def _stale_last(items: list[BlockItem], weights: list[float]) -> tuple[tuple[BlockItem, ...], list[float]]:

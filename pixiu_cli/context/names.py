@@ -78,8 +78,12 @@ def shipped_securities() -> dict[str, ShippedSecurity]:
     table: dict[str, ShippedSecurity] = {}
     for row in _tsv("securities.tsv"):
         symbol, name, aliases = row[0], row[1], (row[2].split(",") if len(row) > 2 and row[2] else [])
-        table[symbol] = ShippedSecurity(symbol, name, tuple(a for a in aliases if not a.startswith("~")),
-                                        tuple(a[1:] for a in aliases if a.startswith("~")))
+        table[symbol] = ShippedSecurity(
+            symbol,
+            name,
+            tuple(a for a in aliases if not a.startswith("~")),
+            tuple(a[1:] for a in aliases if a.startswith("~")),
+        )
     return table
 
 
@@ -139,8 +143,9 @@ class NameTable:
         return chosen
 
 
-def _names(holders: Sequence[Holder], known: Sequence[tuple[str, str]], aliases: Sequence[tuple[str, str]]
-           ) -> Iterable[Name]:
+def _names(
+    holders: Sequence[Holder], known: Sequence[tuple[str, str]], aliases: Sequence[tuple[str, str]]
+) -> Iterable[Name]:
     held = {h.symbol for h in holders}
     shipped = shipped_securities()
     yield from _shipped_names(shipped, held)
@@ -164,8 +169,9 @@ def _shipped_names(shipped: dict[str, ShippedSecurity], held: set[str]) -> Itera
             yield Name(_norm(alias), symbol, NICKNAME, symbol in held)
 
 
-def _known_names(known: Sequence[tuple[str, str]], shipped: dict[str, ShippedSecurity], held: set[str]
-                 ) -> Iterable[Name]:
+def _known_names(
+    known: Sequence[tuple[str, str]], shipped: dict[str, ShippedSecurity], held: set[str]
+) -> Iterable[Name]:
     # Another listed company's name swallows the short name inside it (长电科技 is not 长江电力
     # 长电) even when pixiu knows nothing about that company.
     named = {symbol for symbol, _ in known} | held

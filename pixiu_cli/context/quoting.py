@@ -49,8 +49,7 @@ _FOLD_RANGES = (
 )
 _LEADING_HASHES = re.compile(r"^#+")
 _ROLE_LABEL = re.compile(
-    r"^((?:system|user|assistant|human|ai|tool|developer|function|系统|用户|助手|助理)\s*)[:：]",
-    re.IGNORECASE,
+    r"^((?:system|user|assistant|human|ai|tool|developer|function|系统|用户|助手|助理)\s*)[:：]", re.IGNORECASE
 )
 _BLOCK_OPEN = re.compile(r"\[(?=[\s/／]*上下文信息)")
 _BLOCK_CLOSE = re.compile(r"(?<=上下文信息)(\s*)\]")

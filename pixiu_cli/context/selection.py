@@ -51,11 +51,17 @@ class Selection:
     def explanation(self) -> dict:
         """JSON-ready: what /context and `pixiu context` show under "selection"."""
         return {
-            "intent": self.intent.value, "symbols": list(self.symbols), "overview": self.overview,
-            "reason": self.reason, "follow_up": self.follow_up, "normalized": self.normalized,
+            "intent": self.intent.value,
+            "symbols": list(self.symbols),
+            "overview": self.overview,
+            "reason": self.reason,
+            "follow_up": self.follow_up,
+            "normalized": self.normalized,
             "cues": [{"name": c.name, "group": c.group, "matched": c.matched, "why": c.why} for c in self.cues],
-            "mentions": [{"text": m.text, "symbol": m.symbol, "kind": m.kind, "accepted": m.accepted, "why": m.why}
-                         for m in self.mentions],
+            "mentions": [
+                {"text": m.text, "symbol": m.symbol, "kind": m.kind, "accepted": m.accepted, "why": m.why}
+                for m in self.mentions
+            ],
         }
 
 
@@ -64,41 +70,51 @@ _INVESTING = re.compile(
     r"股|仓|涨|跌|买|卖|估值|业绩|财报|分红|股息|回撤|止损|止盈|走势|行情|市值|市盈|市净|画像|信号|k线|拿|持有|"
     r"利好|利空|年报|季报|研报|目标价|评级|价位|位置|抄底|被套|套牢|回本|涨停|跌停|主力|资金|板块|概念|龙头|"
     r"减|加|割|清|定位|核心|卫星|收益|年化|夏普|胜率|波动|弹性|消息|新闻|公告|表现|稳|票|这只|投资|机会|前景|"
-    r"基本面|风险|低估|高估|上车|下车|出货|解套|翻倍|跑赢|回调|反弹|突破|支撑|压力位|见底|到顶|空间|新高|新低",
+    r"基本面|风险|低估|高估|上车|下车|出货|解套|翻倍|跑赢|回调|反弹|突破|支撑|压力位|见底|到顶|空间|新高|新低"
 )
 # Right after a short name: a question about it as a stock (宁德怎么样, 茅台呢).
-_ASKED_ABOUT = re.compile(r"^(?:最近|现在|今天|今年|这个|这只|的)?(?:怎么样|怎么看|如何|咋样|还能|能不能|能|要不要|该不该|"
-                          r"该|可以|呢|值得|行不行|比呢|是不是|算不算|咋了|怎么了|什么情况|啥情况|还行吗|行吗|靠谱吗|"
-                          r"怎么回事|为什么|为啥|会不会|能否|到底|还有戏)")
+_ASKED_ABOUT = re.compile(
+    r"^(?:最近|现在|今天|今年|这个|这只|的)?(?:怎么样|怎么看|如何|咋样|还能|能不能|能|要不要|该不该|"
+    r"该|可以|呢|值得|行不行|比呢|是不是|算不算|咋了|怎么了|什么情况|啥情况|还行吗|行吗|靠谱吗|"
+    r"怎么回事|为什么|为啥|会不会|能否|到底|还有戏)"
+)
 # Before a name: going somewhere, or counting bottles (去宁德出差, 两瓶茅台).
 _PLACE_BEFORE = re.compile(r"(?:去|到|回|飞|来自|从|住在|逛|游览|爬|我家在|路过|在|喝了?|买了?)$")
-_MEASURE_BEFORE = re.compile(r"[一二两三四五六七八九十几半0-9](?:瓶|箱|杯|斤|件|台|盒|罐|口|包|袋|桶|听|支|条|辆|部|双|套|碗|份|块|张)$")
+_MEASURE_BEFORE = re.compile(
+    r"[一二两三四五六七八九十几半0-9](?:瓶|箱|杯|斤|件|台|盒|罐|口|包|袋|桶|听|支|条|辆|部|双|套|碗|份|块|张)$"
+)
 # After a name (also a full name): a product, a place, an employer, a non-stock meaning.
 _NOT_STOCK_AFTER = re.compile(
     r"^(?:公司|集团|厂)?(?:的)?(?:招聘|校招|工程师|员工|工资|宿舍|售后|客服|电话|营业厅|网点|信用卡|卡|办卡|app|"
     r"软件|激活|会员|下载|安装|理财经理|客户经理|柜员|转账|房贷|办理|工厂|厂区|总部|地址|电费|水费|话费|流量|套餐|"
     r"城|门票|景区|公园|博物馆|餐厅|4s店|门店|专卖店|旗舰店|经销商|广场|酒(?!股|板块)|冰淇淋|酱油|蚝油|牛奶|奶粉|酸奶|空调|冰箱|手机|光伏板|瓶子|酒瓶|保险|车险|好医生|"
     r"市|县|区|镇|山|港|路|街|寺|大学|学院|校区|花园|小区|医院|机场|火车站|高铁站|天文台|一色|十二时辰|词霸|毒霸|"
-    r"诺伊|海鲜|天气|夜景|美食|特产|房价|酒店|景点|出差|旅游|出发|的车(?!股)|化工园区|园区|到[\u4e00-\u9fff]{1,4}(?:多远|怎么走|多久))",
+    r"诺伊|海鲜|天气|夜景|美食|特产|房价|酒店|景点|出差|旅游|出发|的车(?!股)|化工园区|园区|到[\u4e00-\u9fff]{1,4}(?:多远|怎么走|多久))"
 )
 _INDEX_CONTEXT = re.compile(r"指数|大盘|上证|深证|沪深|中证|创业板指|科创50|综指|沪指|深成指|点位")
 _PUNCT = re.compile(r"[\s，。,.!?！？、~～…]+")
 # Follow-ups. REST: the other holdings; WHOLE: the portfolio; PRONOUN: the stock just discussed.
-_REST = re.compile(r"^(?:那|那么)?(?:还有)?(?:其他|其它|其余|剩下|剩余|别的|另外)(?:的)?(?:[一二两三四五六七八九十几0-9]?(?:只|支|个)|"
-                   r"股票|票|股|持仓)?(?:呢|怎么样|怎么看|如何)?$|^(?:那|那么)?(?:其他|其它|其余|剩下|剩余|别的|另外)(?:的)?(?:几|[一二两三四五六七八九十0-9])?(?:只|支|个)?(?:票|股)?")
+_REST = re.compile(
+    r"^(?:那|那么)?(?:还有)?(?:其他|其它|其余|剩下|剩余|别的|另外)(?:的)?(?:[一二两三四五六七八九十几0-9]?(?:只|支|个)|"
+    r"股票|票|股|持仓)?(?:呢|怎么样|怎么看|如何)?$|^(?:那|那么)?(?:其他|其它|其余|剩下|剩余|别的|另外)(?:的)?(?:几|[一二两三四五六七八九十0-9])?(?:只|支|个)?(?:票|股)?"
+)
 _WHOLE = re.compile(r"^(?:那|那么)?(?:整体|总体|整个|全部|所有|我的)(?:的)?[^，。]{0,4}(?:呢|怎么样|如何)$")
 _PRONOUN = re.compile(r"^(?:那|那么)?(?:它|它的|这只|该股|这个股|这票|这只票)")
 _ELLIPTICAL = re.compile(r"^(?:那|那么|还有|其他|其它|其余|剩下|别的|另外|继续|展开|再|和|跟|与|它|那它)|呢$")
 
 
-def _code_notes(text: str, held: frozenset[str], known: frozenset[str], named: set[str]) -> list[tuple[int, MentionNote]]:
+def _code_notes(
+    text: str, held: frozenset[str], known: frozenset[str], named: set[str]
+) -> list[tuple[int, MentionNote]]:
     notes = []
     indexes = index_codes()
     index_context = _INDEX_CONTEXT.search(text) is not None
     for start, code in find_codes(text, held):
-        bare = not re.search(r"[a-z]", text[max(0, start - 3):start + 9].replace(code, ""))
+        bare = not re.search(r"[a-z]", text[max(0, start - 3) : start + 9].replace(code, ""))
         if code in indexes and bare and index_context and code not in named:
-            notes.append((start, MentionNote(code, None, "index", False, "指数代码：上下文说的是指数，不是同代码的股票")))
+            notes.append(
+                (start, MentionNote(code, None, "index", False, "指数代码：上下文说的是指数，不是同代码的股票"))
+            )
         elif code not in held and code not in known and code.endswith("0000"):
             notes.append((start, MentionNote(code, None, "code", False, "整万的数字，不是已知的股票代码：读作金额")))
         else:
@@ -106,9 +122,8 @@ def _code_notes(text: str, held: frozenset[str], known: frozenset[str], named: s
     return notes
 
 
-def _judge_name(text: str, start: int, end: int, name, portfolio_context: bool, conversation: bool
-                ) -> tuple[bool, str]:
-    before, after = text[max(0, start - 4):start], text[end:end + 12]
+def _judge_name(text: str, start: int, end: int, name, portfolio_context: bool, conversation: bool) -> tuple[bool, str]:
+    before, after = text[max(0, start - 4) : start], text[end : end + 12]
     if name.kind == SHADOW:
         return False, "日常用语或其他公司的名字，包含了简称"
     if name.kind == INDEX:
@@ -135,8 +150,14 @@ def _judge_name(text: str, start: int, end: int, name, portfolio_context: bool, 
     return False, "简称也是日常用语，句中没有投资相关的证据"
 
 
-def _mentions(text: str, table: NameTable, held: frozenset[str], known: frozenset[str], portfolio_context: bool,
-              conversation: bool) -> tuple[list[str], list[MentionNote]]:
+def _mentions(
+    text: str,
+    table: NameTable,
+    held: frozenset[str],
+    known: frozenset[str],
+    portfolio_context: bool,
+    conversation: bool,
+) -> tuple[list[str], list[MentionNote]]:
     hits: list[tuple[int, MentionNote]] = []
     matches = table.matches(text)
     named = set()
@@ -144,8 +165,14 @@ def _mentions(text: str, table: NameTable, held: frozenset[str], known: frozense
         accepted, why = _judge_name(text, m.start, m.end, m.name, portfolio_context, conversation)
         if accepted:
             named.add(m.name.symbol)
-        hits.append((m.start, MentionNote(text[m.start:m.end], m.name.symbol if m.name.kind != INDEX else None,
-                                          m.name.kind, accepted, why)))
+        hits.append(
+            (
+                m.start,
+                MentionNote(
+                    text[m.start : m.end], m.name.symbol if m.name.kind != INDEX else None, m.name.kind, accepted, why
+                ),
+            )
+        )
     covered = [(m.start, m.end) for m in matches]
     for start, note in _code_notes(text, held, known, named):
         if not any(lo <= start < hi for lo, hi in covered):
@@ -158,8 +185,9 @@ def _mentions(text: str, table: NameTable, held: frozenset[str], known: frozense
     return list(symbols), [note for _, note in hits]
 
 
-def _own(text: str, table: NameTable, held: frozenset[str], known: frozenset[str], conversation: bool
-         ) -> tuple[list[str], list[MentionNote], object]:
+def _own(
+    text: str, table: NameTable, held: frozenset[str], known: frozenset[str], conversation: bool
+) -> tuple[list[str], list[MentionNote], object]:
     # A question about the user's holdings or trades is evidence that a held short name
     # in it is the stock (这几只里长电…, 中芯我前几天追高了吗).
     portfolio = analyze(text, ())
@@ -193,13 +221,15 @@ def select(text: str, table: NameTable, earlier: Sequence[str] = ()) -> Selectio
 _EARLIER: dict[tuple, tuple[NameTable, Selection | None]] = {}
 
 
-def _select_one(text: str, table: NameTable, held: frozenset[str], known: frozenset[str],
-                previous: Selection | None) -> Selection:
+def _select_one(
+    text: str, table: NameTable, held: frozenset[str], known: frozenset[str], previous: Selection | None
+) -> Selection:
     normalized = normalize(text)
     conversation = previous is not None and bool(previous.symbols or previous.intent is not Intent.GENERAL)
     symbols, notes, result = _own(normalized, table, held, known, conversation)
-    selection = Selection(result.intent, symbols, result.overview, result.cues, tuple(notes), result.reason,
-                          None, normalized)
+    selection = Selection(
+        result.intent, symbols, result.overview, result.cues, tuple(notes), result.reason, None, normalized
+    )
     if previous is None:
         return selection
     return _follow_up(selection, previous)
@@ -215,8 +245,13 @@ def _follow_up(current: Selection, previous: Selection) -> Selection:
         return _replace(current, Intent.PORTFOLIO_REVIEW, [], True, "追问整体：注入持仓概览")
     if current.symbols:
         if previous.intent is Intent.PORTFOLIO_REVIEW and previous.overview:
-            return _replace(current, Intent.PORTFOLIO_REVIEW, current.symbols, True,
-                            "承接上一轮的持仓问题，换成点名的个股：概览 + 个股")
+            return _replace(
+                current,
+                Intent.PORTFOLIO_REVIEW,
+                current.symbols,
+                True,
+                "承接上一轮的持仓问题，换成点名的个股：概览 + 个股",
+            )
         if current.intent is Intent.GENERAL:
             return _replace(current, Intent.SINGLE_STOCK, current.symbols, False, "承接上一轮，换一只股票问同样的问题")
         return current
@@ -231,6 +266,4 @@ def _follow_up(current: Selection, previous: Selection) -> Selection:
 
 
 def _replace(current: Selection, intent: Intent, symbols: list[str], overview: bool, why: str) -> Selection:
-    return Selection(intent, symbols, overview, current.cues, current.mentions, current.reason, why,
-                     current.normalized)
-
+    return Selection(intent, symbols, overview, current.cues, current.mentions, current.reason, why, current.normalized)

@@ -50,7 +50,7 @@ def shown_memories(history: list[dict]) -> dict[str, str]:
                 continue
             for match in _BLOCK_ITEM.finditer(content):  # one pass in C over a block of hundreds of lines
                 start = content.rfind("\n", 0, match.start()) + 1
-                seen[("n" if match.group(1) == "note" else "d") + match.group(2)] = content[start:match.end()]
+                seen[("n" if match.group(1) == "note" else "d") + match.group(2)] = content[start : match.end()]
         elif message.get("role") == "tool":
             try:
                 body = json.loads(content)
@@ -89,5 +89,11 @@ def withdrawn_section(domain: DomainStore, history: list[dict]) -> Section | Non
     if not found:
         return None
     items = tuple(_item(w) for w in found[-MAX_ITEMS:])
-    return Section(KEY, TITLE, items, 100, trimmable=False,
-                   note="用户已删除、撤销或改写下列记忆：以此为准，覆盖上文更早的 [上下文信息] 和工具结果")
+    return Section(
+        KEY,
+        TITLE,
+        items,
+        100,
+        trimmable=False,
+        note="用户已删除、撤销或改写下列记忆：以此为准，覆盖上文更早的 [上下文信息] 和工具结果",
+    )

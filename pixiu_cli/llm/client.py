@@ -19,16 +19,27 @@ from pixiu_cli.llm.types import CallOutcome, ChatRequest, LLMError
 DROPPED = "回复中途断开（连接提前结束），已保存收到的部分。"
 BAD_KEY = "API key 含有换行、控制字符或非 ASCII 字符（多半是复制时带入的），请检查 DEEPSEEK_API_KEY / PIXIU_API_KEY 或 config.toml。"
 MALFORMED = "模型服务返回了无法解析的数据（{cause}），已保存收到的部分。"
-HTML_PAGE = ("模型服务地址返回的是一个网页（HTML），不是 API 回复：多半是需要登录的 Wi-Fi 或代理页面，"
-             "请检查网络或 PIXIU_BASE_URL。")
+HTML_PAGE = (
+    "模型服务地址返回的是一个网页（HTML），不是 API 回复：多半是需要登录的 Wi-Fi 或代理页面，"
+    "请检查网络或 PIXIU_BASE_URL。"
+)
 DEADLINE = "模型服务在 {seconds:g} 秒内没有完成回复（上限见 config.toml 的 [llm] deadline_seconds），已保存收到的部分。"
 RETRYING = "重试中…"
 MAX_PLAIN_BODY = 32 * 1024 * 1024  # a non-streamed body larger than this is not a reply
 
 
 class ChatClient:
-    def __init__(self, *, base_url: str, api_key: str, model: str, provider: str,
-                 timeout: float = 60.0, max_retries: int = 5, deadline_seconds: float = 600.0):
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        api_key: str,
+        model: str,
+        provider: str,
+        timeout: float = 60.0,
+        max_retries: int = 5,
+        deadline_seconds: float = 600.0,
+    ):
         self.base_url = base_url
         self.model = model
         self.provider = provider
@@ -64,21 +75,31 @@ class ChatClient:
 
             http_client = openai.DefaultHttpx2Client(event_hooks={"request": [remember_body]})
             # max_retries=0: retrying is done in stream(), within the call's deadline.
-            self._sdk = openai.OpenAI(base_url=self.base_url, api_key=self._api_key,
-                                      timeout=self._timeout, max_retries=0, http_client=http_client)
+            self._sdk = openai.OpenAI(
+                base_url=self.base_url,
+                api_key=self._api_key,
+                timeout=self._timeout,
+                max_retries=0,
+                http_client=http_client,
+            )
         return self._sdk
 
     def body_for(self, request: ChatRequest) -> dict:
-        body: dict = {"model": self.model, "messages": request.messages, "stream": True,
-                      "stream_options": {"include_usage": True}}
+        body: dict = {
+            "model": self.model,
+            "messages": request.messages,
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
         if request.tools:
             body["tools"] = request.tools
         if request.temperature is not None:
             body["temperature"] = request.temperature
         return body
 
-    def stream(self, request: ChatRequest, outcome: CallOutcome, retries_used: int = 0,
-               body: dict | None = None) -> Iterator[tuple[str, str]]:
+    def stream(
+        self, request: ChatRequest, outcome: CallOutcome, retries_used: int = 0, body: dict | None = None
+    ) -> Iterator[tuple[str, str]]:
         """Yield ("reasoning" | "text", delta) while filling `outcome`, and ("retry", line)
         before each new attempt. Raises LLMError (with `after_output` set if part of the
         reply had been yielded: that call is not retried here). `retries_used`: attempts
@@ -126,8 +147,9 @@ class ChatClient:
             return None
         return wait
 
-    def _attempt(self, request: ChatRequest, body: dict, outcome: CallOutcome, deadline: float,
-                 retries: int) -> Iterator[tuple[str, str]]:
+    def _attempt(
+        self, request: ChatRequest, body: dict, outcome: CallOutcome, deadline: float, retries: int
+    ) -> Iterator[tuple[str, str]]:
         import httpx2
         import openai
 
@@ -136,7 +158,8 @@ class ChatClient:
         timeout = max(0.001, min(self._timeout, deadline - time.monotonic()))
         try:
             with self._client().chat.completions.with_streaming_response.create(
-                    model=self.model, messages=request.messages, timeout=timeout, **kwargs) as response:
+                model=self.model, messages=request.messages, timeout=timeout, **kwargs
+            ) as response:
                 outcome.request_json = self._last_body.decode("utf-8") or outcome.request_json
                 yield from self._read(response.http_response, outcome, deadline)
         except openai.APIError as exc:
@@ -146,8 +169,10 @@ class ChatClient:
         except httpx2.TimeoutException:
             if time.monotonic() >= deadline - 0.01:
                 raise self._deadline_error() from None
-            raise LLMError(f"模型服务响应超时（{self._timeout:g} 秒，{_without_credentials(self.base_url)}），"
-                           "已保存收到的部分。", kind="timeout") from None
+            raise LLMError(
+                f"模型服务响应超时（{self._timeout:g} 秒，{_without_credentials(self.base_url)}），已保存收到的部分。",
+                kind="timeout",
+            ) from None
         except httpx2.TransportError:
             # The connection closed in the middle of the body (RemoteProtocolError, a reset).
             raise LLMError(DROPPED, kind="dropped") from None
@@ -181,11 +206,11 @@ class ChatClient:
             except wire.BadChunk as exc:
                 raise LLMError(MALFORMED.format(cause=exc.cause), kind="malformed") from None
             except wire.ServerReportedError as exc:
-                raise LLMError(f"回复中途出错：{_scrub(str(exc), self._api_key)}，已保存收到的部分。",
-                               kind="stream") from None
+                raise LLMError(
+                    f"回复中途出错：{_scrub(str(exc), self._api_key)}，已保存收到的部分。", kind="stream"
+                ) from None
 
-    def _read_plain(self, http, content_type: str, outcome: CallOutcome,
-                    deadline: float) -> Iterator[tuple[str, str]]:
+    def _read_plain(self, http, content_type: str, outcome: CallOutcome, deadline: float) -> Iterator[tuple[str, str]]:
         """A 200 that is not an event stream: a whole completion, an event stream with the
         wrong content type, or something else entirely (a login page)."""
         pieces, size = [], 0
@@ -245,11 +270,11 @@ def _translate(exc, client: ChatClient, retries: int | None = None) -> LLMError:
         text = messages.get(status) or f"模型服务出错（{status}），已重试 {retries} 次，请稍后再试。"
         if text.endswith("："):
             text += _scrub(_server_message(exc), client._api_key)
-        return LLMError(text, kind="status", status=status,
-                        retry_after=parse_retry_after(getattr(exc.response, "headers", None)))
+        return LLMError(
+            text, kind="status", status=status, retry_after=parse_retry_after(getattr(exc.response, "headers", None))
+        )
     # An error the SDK raised from inside the stream (an `error` event, a broken chunk).
-    return LLMError(f"回复中途出错：{_scrub(str(exc), client._api_key)[:200]}，已保存收到的部分。",
-                    kind="stream")
+    return LLMError(f"回复中途出错：{_scrub(str(exc), client._api_key)[:200]}，已保存收到的部分。", kind="stream")
 
 
 def _server_message(exc) -> str:

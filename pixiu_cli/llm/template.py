@@ -105,9 +105,7 @@ def render_prompt(request: Mapping[str, Any]) -> str:
     """The prompt text DeepSeek's template would build for ``request`` (ends with the
     generation marker ``<｜Assistant｜>``)."""
     messages = [m for m in request.get("messages") or [] if isinstance(m, Mapping)]
-    system = "\n\n".join(
-        content_text(m.get("content")) for m in messages if m.get("role") in SYSTEM_ROLES
-    )
+    system = "\n\n".join(content_text(m.get("content")) for m in messages if m.get("role") in SYSTEM_ROLES)
     out = [BOS, system]
     tools = request.get("tools")
     if tools:
@@ -123,10 +121,7 @@ def render_prompt(request: Mapping[str, Any]) -> str:
                 out.append(OUTPUTS_BEGIN)
                 in_tool_outputs = True
             call_id = message.get("tool_call_id") or ""
-            out.append(
-                f"{OUTPUT_BEGIN}[tool_call_id: {call_id}]\n"
-                f"{content_text(message.get('content'))}{OUTPUT_END}"
-            )
+            out.append(f"{OUTPUT_BEGIN}[tool_call_id: {call_id}]\n{content_text(message.get('content'))}{OUTPUT_END}")
             continue
         if in_tool_outputs:
             out.append(OUTPUTS_END)

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from pixiu_cli.errors import UserError
 
+
 @dataclass(frozen=True)
 class Usage:
     """Token counts a provider reported for one call; None where it did not say."""
@@ -23,8 +24,7 @@ class ToolCall:
     arguments: str  # raw text from the model; may be invalid JSON
 
     def as_message_part(self) -> dict:
-        return {"id": self.id, "type": "function",
-                "function": {"name": self.name, "arguments": self.arguments}}
+        return {"id": self.id, "type": "function", "function": {"name": self.name, "arguments": self.arguments}}
 
 
 @dataclass(frozen=True)
@@ -53,8 +53,7 @@ class CallOutcome:
 class LLMError(UserError):
     """A provider or network failure, already phrased as one line for the user."""
 
-    def __init__(self, message: str, *, kind: str, status: int | None = None,
-                 retry_after: float | None = None):
+    def __init__(self, message: str, *, kind: str, status: int | None = None, retry_after: float | None = None):
         super().__init__(message)
         self.kind = kind
         self.status = status

@@ -138,8 +138,9 @@ def _fold_tool_calls(parts, outcome: CallOutcome, state: StreamState) -> None:
             raise BadChunk("TypeError")
         slot["name"] += _text(function.get("name"), "name")
         slot["arguments"] += _text(function.get("arguments"), "arguments")
-    outcome.tool_calls = [ToolCall(s["id"] or f"call_{i}", s["name"], s["arguments"])
-                          for i, s in sorted(state.partial_calls.items())]
+    outcome.tool_calls = [
+        ToolCall(s["id"] or f"call_{i}", s["name"], s["arguments"]) for i, s in sorted(state.partial_calls.items())
+    ]
 
 
 def read_event(data: str, outcome: CallOutcome, state: StreamState) -> list[tuple[str, str]]:
@@ -175,8 +176,10 @@ def read_completion(body: bytes, outcome: CallOutcome) -> list[tuple[str, str]]:
     if not isinstance(message, dict):
         raise BadChunk("TypeError")
     # The same folding as a stream with one chunk: the message is that chunk's delta.
-    as_chunk = {"choices": [{"delta": message, "finish_reason": choices[0].get("finish_reason")}],
-                "usage": data.get("usage")}
+    as_chunk = {
+        "choices": [{"delta": message, "finish_reason": choices[0].get("finish_reason")}],
+        "usage": data.get("usage"),
+    }
     return apply_chunk(as_chunk, outcome, StreamState())
 
 

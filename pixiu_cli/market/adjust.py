@@ -37,8 +37,9 @@ def event_ratio(prev_close: float, action: CorporateAction) -> float | None:
     return prev_close / reference
 
 
-def ex_ratios(series: BarSeries, actions: Sequence[CorporateAction],
-              prev_close: Mapping[str, float] | None = None) -> list[ExRatio]:
+def ex_ratios(
+    series: BarSeries, actions: Sequence[CorporateAction], prev_close: Mapping[str, float] | None = None
+) -> list[ExRatio]:
     """One ratio per ex-date (a source's own factor wins over one derived from cash/shares,
     so two sources describing the same event never count it twice). `prev_close` gives the
     close before each ex-date when `series` is only a window of the history."""
@@ -86,8 +87,9 @@ def _factors(dates: Sequence[str], ratios: list[ExRatio], mode: str) -> list[flo
     return factors
 
 
-def adjust(series: BarSeries, actions: Sequence[CorporateAction], mode: str,
-           prev_close: Mapping[str, float] | None = None) -> BarSeries:
+def adjust(
+    series: BarSeries, actions: Sequence[CorporateAction], mode: str, prev_close: Mapping[str, float] | None = None
+) -> BarSeries:
     if mode not in ADJUST_MODES:
         raise ValueError(f"adjust must be one of {ADJUST_MODES}")
     if mode == "none" or not len(series):
@@ -98,9 +100,19 @@ def adjust(series: BarSeries, actions: Sequence[CorporateAction], mode: str,
     def scaled(column):
         return tuple(p * k for p, k in zip(column, f))
 
-    return BarSeries(series.symbol, mode, series.dates, scaled(series.open), scaled(series.high),
-                     scaled(series.low), scaled(series.close), series.volume, series.amount,
-                     series.trade_status, series.is_st)
+    return BarSeries(
+        series.symbol,
+        mode,
+        series.dates,
+        scaled(series.open),
+        scaled(series.high),
+        scaled(series.low),
+        scaled(series.close),
+        series.volume,
+        series.amount,
+        series.trade_status,
+        series.is_st,
+    )
 
 
 def unadjust(bars: Sequence[Bar], actions: Sequence[CorporateAction], mode: str) -> list[Bar]:
@@ -130,5 +142,7 @@ def unadjust(bars: Sequence[Bar], actions: Sequence[CorporateAction], mode: str)
             factor = 1 / ratio
         for k in span:
             prices[k] = [p * factor for p in prices[k]]
-    return [Bar(b.date, *(round(p, 4) for p in prices[k]), b.volume, b.amount, b.trade_status, b.is_st)
-            for k, b in enumerate(bars)]
+    return [
+        Bar(b.date, *(round(p, 4) for p in prices[k]), b.volume, b.amount, b.trade_status, b.is_st)
+        for k, b in enumerate(bars)
+    ]

@@ -17,8 +17,13 @@ from pixiu_cli.store.market import Bar, CorporateAction
 from pixiu_cli.store.securities import Security
 
 _BAR_KEYS = {
-    "date": ("date", "日期"), "open": ("open", "开盘"), "high": ("high", "最高"), "low": ("low", "最低"),
-    "close": ("close", "收盘"), "volume": ("volume", "成交量"), "amount": ("amount", "成交额"),
+    "date": ("date", "日期"),
+    "open": ("open", "开盘"),
+    "high": ("high", "最高"),
+    "low": ("low", "最低"),
+    "close": ("close", "收盘"),
+    "volume": ("volume", "成交量"),
+    "amount": ("amount", "成交额"),
 }
 
 
@@ -88,13 +93,19 @@ class AkshareSource:
     def daily_bars(self, symbol: str, start: str, end: str) -> list[Bar]:
         s, e = start.replace("-", ""), end.replace("-", "")
         try:
-            frame = self._call("新浪日线", lambda ak: ak.stock_zh_a_daily(
-                symbol=f"{exchange_code(symbol)}{symbol}", start_date=s, end_date=e, adjust=""))
+            frame = self._call(
+                "新浪日线",
+                lambda ak: ak.stock_zh_a_daily(
+                    symbol=f"{exchange_code(symbol)}{symbol}", start_date=s, end_date=e, adjust=""
+                ),
+            )
             return frame_to_bars(frame, volume_in_lots=False)
         except SourceError as sina_error:
             try:
-                frame = self._call("东方财富日线", lambda ak: ak.stock_zh_a_hist(
-                    symbol=symbol, period="daily", start_date=s, end_date=e, adjust=""))
+                frame = self._call(
+                    "东方财富日线",
+                    lambda ak: ak.stock_zh_a_hist(symbol=symbol, period="daily", start_date=s, end_date=e, adjust=""),
+                )
             except SourceError as em_error:
                 raise SourceError(f"{sina_error}；{em_error}") from None
             return frame_to_bars(frame, volume_in_lots=True)

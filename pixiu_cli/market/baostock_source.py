@@ -88,23 +88,31 @@ class BaostockSource:
 
     def daily_bars(self, symbol: str, start: str, end: str) -> list[Bar]:
         code = f"{exchange_code(symbol)}.{symbol}"
-        rows = self._rows("日线查询", lambda bs: bs.query_history_k_data_plus(
-            code, BAR_FIELDS, start_date=start, end_date=end, frequency="d", adjustflag=UNADJUSTED))
+        rows = self._rows(
+            "日线查询",
+            lambda bs: bs.query_history_k_data_plus(
+                code, BAR_FIELDS, start_date=start, end_date=end, frequency="d", adjustflag=UNADJUSTED
+            ),
+        )
         bars = []
         for r in rows:
             prices = [_float(r.get(k)) for k in ("open", "high", "low", "close")]
             if r.get("tradestatus") == "0" or None in prices or prices[3] <= 0:
                 continue  # a suspended day: baostock repeats the last close; no bar is invented
-            bars.append(Bar(r["date"], *prices, _float(r.get("volume")) or 0.0, _float(r.get("amount")), 1,
-                            r.get("isST") == "1"))
+            bars.append(
+                Bar(
+                    r["date"], *prices, _float(r.get("volume")) or 0.0, _float(r.get("amount")), 1, r.get("isST") == "1"
+                )
+            )
         return bars
 
     def actions(self, symbol: str, start: str, end: str) -> list[CorporateAction]:
         """Ratios from the cumulative back-adjust factor, cash and shares from the dividend
         table, merged per ex-date."""
         code = f"{exchange_code(symbol)}.{symbol}"
-        factors = self._rows("复权因子查询", lambda bs: bs.query_adjust_factor(
-            code=code, start_date="1990-01-01", end_date=end))
+        factors = self._rows(
+            "复权因子查询", lambda bs: bs.query_adjust_factor(code=code, start_date="1990-01-01", end_date=end)
+        )
         ratios, previous = {}, 1.0
         for r in factors:
             back = _float(r.get("backAdjustFactor"))
@@ -113,8 +121,9 @@ class BaostockSource:
                 previous = back
         events: dict[str, tuple[float, float]] = {}
         for year in range(int(start[:4]), int(end[:4]) + 1):
-            for r in self._rows("分红送转查询", lambda bs, y=year: bs.query_dividend_data(
-                    code=code, year=str(y), yearType="operate")):
+            for r in self._rows(
+                "分红送转查询", lambda bs, y=year: bs.query_dividend_data(code=code, year=str(y), yearType="operate")
+            ):
                 day = r.get("dividOperateDate") or ""
                 if not day:
                     continue
@@ -144,8 +153,19 @@ class BaostockSource:
             if not symbol.isdigit() or r.get("type") != "1":
                 continue
             name = r.get("code_name") or symbol
-            out.append(Security(symbol, name, "stock", board_for(symbol), r.get("ipoDate") or None,
-                                "listed" if r.get("status") == "1" else "delisted", "ST" in name, self.name, today))
+            out.append(
+                Security(
+                    symbol,
+                    name,
+                    "stock",
+                    board_for(symbol),
+                    r.get("ipoDate") or None,
+                    "listed" if r.get("status") == "1" else "delisted",
+                    "ST" in name,
+                    self.name,
+                    today,
+                )
+            )
         return out
 
     def close(self) -> None:

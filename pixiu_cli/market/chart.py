@@ -71,9 +71,17 @@ def chart_data(market: MarketData, domain: DomainStore, symbol: str, days: int) 
         day = holding.updated_at[:10] if holding.updated_at else full.dates[-1]
         cost_line = holding.cost * scale[max(0, bisect_right(full.dates, day) - 1)]
     security = market.master.get(symbol)
-    return ChartData(symbol, security.name if security else (holding.name if holding else None), dates,
-                     full.close[cut:], ma20[cut:], ma60[cut:], holding.cost if holding else None, tuple(trades),
-                     cost_line)
+    return ChartData(
+        symbol,
+        security.name if security else (holding.name if holding else None),
+        dates,
+        full.close[cut:],
+        ma20[cut:],
+        ma60[cut:],
+        holding.cost if holding else None,
+        tuple(trades),
+        cost_line,
+    )
 
 
 def _line(plt, xs, values, label, color):
@@ -98,15 +106,22 @@ def render_chart(data: ChartData, *, width: int = 100, height: int = 24, color: 
     for side, marker, colour in zip(SIDES, ("B", "S"), ("green", "red")):
         marks = [t for t in data.trades if t.side == side]
         if marks:
-            plt.scatter([index[t.date] for t in marks], [t.price for t in marks], marker=marker, color=colour,
-                        label=SIDE_NAMES[side])
+            plt.scatter(
+                [index[t.date] for t in marks],
+                [t.price for t in marks],
+                marker=marker,
+                color=colour,
+                label=SIDE_NAMES[side],
+            )
     step = max(1, len(xs) // 5)
     ticks = xs[::step]
     plt.xticks(ticks, [data.dates[i] for i in ticks])
     cost = f" · 成本 {data.cost:.2f}" if data.cost is not None else ""
     if data.cost_line is not None and abs(data.cost_line - data.cost) >= 0.005:
         cost += f"（前复权 {data.cost_line:.2f}）"
-    plt.title(f"{data.symbol} {data.name or ''} · {data.dates[0]} 至 {data.dates[-1]} · 收盘 {data.close[-1]:.2f}{cost}")
+    plt.title(
+        f"{data.symbol} {data.name or ''} · {data.dates[0]} 至 {data.dates[-1]} · 收盘 {data.close[-1]:.2f}{cost}"
+    )
     text = plt.build()
     return text if color else _ANSI.sub("", text)
 

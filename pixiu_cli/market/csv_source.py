@@ -92,8 +92,13 @@ def _split(line: str) -> list[str]:
 
 
 def _date(text: str) -> str | None:
-    if len(text) == 10 and text[4] == "-" == text[7] and "01" <= text[5:7] <= "12" and "01" <= text[8:] <= "31" \
-            and text[:4].isdigit():
+    if (
+        len(text) == 10
+        and text[4] == "-" == text[7]
+        and "01" <= text[5:7] <= "12"
+        and "01" <= text[8:] <= "31"
+        and text[:4].isdigit()
+    ):
         return text  # the common spelling, without the regex
     m = _DATE.fullmatch(text.strip())
     if not m:
@@ -171,7 +176,7 @@ def parse_bars(text: str, volume_unit: str = "auto") -> ParsedBars:
     unit = _volume_unit(header, mapping, shape, volume_unit)
     bars: dict[str, Bar] = {}
     width = max(mapping.values())
-    reader = csv.reader(lines[start + 1:], delimiter=_delimiter(lines[start]))
+    reader = csv.reader(lines[start + 1 :], delimiter=_delimiter(lines[start]))
     for offset, cells in enumerate(reader, start=start + 2):
         if not cells or (not cells[0].strip() and not "".join(cells).strip()) or cells[0].startswith("数据来源"):
             continue
@@ -201,8 +206,9 @@ def check_title(parsed: ParsedBars, symbol: str, adjusted: str) -> None:
         raise CsvImportError(f"文件标题是 {code.group(1)}，与 --symbol {symbol} 不符")
     for word, mode in _TITLE_ADJUST.items():
         if word in parsed.title and mode != adjusted:
-            raise CsvImportError(f"文件标题写明「{word}」，请用 --adjusted {mode}"
-                                 + ("（并提供 --actions）" if mode != "none" else ""))
+            raise CsvImportError(
+                f"文件标题写明「{word}」，请用 --adjusted {mode}" + ("（并提供 --actions）" if mode != "none" else "")
+            )
 
 
 def parse_actions(text: str, symbol: str, *, source: str = "import", at: str | None = None) -> list[CorporateAction]:
@@ -225,4 +231,3 @@ def parse_actions(text: str, symbol: str, *, source: str = "import", at: str | N
             raise CsvImportError(f"除权除息文件第 {line_no} 行：派现和送转都为 0")
         actions.append(CorporateAction(symbol, ex_date, cash, shares, None, source, "cash_shares", at))
     return actions
-

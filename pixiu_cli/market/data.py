@@ -8,7 +8,8 @@ from datetime import datetime
 
 from sqlite_utils import Database
 
-from pixiu_cli.market.adjust import ADJUST_MODES, adjust as adjust_series
+from pixiu_cli.market.adjust import ADJUST_MODES
+from pixiu_cli.market.adjust import adjust as adjust_series
 from pixiu_cli.market.calendar import TradingCalendar
 from pixiu_cli.store.market import BarSeries, MarketStore
 from pixiu_cli.store.securities import SecurityMaster
@@ -35,8 +36,7 @@ class MarketData:
         self.store = MarketStore(db)
         self.master = SecurityMaster(db)
 
-    def bars(self, symbol: str, adjust: str = "qfq", start: str | None = None,
-             end: str | None = None) -> BarSeries:
+    def bars(self, symbol: str, adjust: str = "qfq", start: str | None = None, end: str | None = None) -> BarSeries:
         """Bars in [start, end], adjusted on read. Only the window is read: each event's
         ratio needs just the close before its ex-date (one indexed probe per event, also for
         events outside the window, which still move a qfq or hfq factor)."""
@@ -60,7 +60,20 @@ class MarketData:
         for info in self.store.series(symbols):
             security = self.master.get(info.symbol)
             days = calendar.stale_days(info.last, now)
-            out.append(SeriesStatus(info.symbol, security.name if security else None, info.rows, info.first,
-                                    info.last, info.source, info.origin, info.file_adjusted, info.last_sync_at,
-                                    info.last_error, days, info.stale or days is None or days > 0))
+            out.append(
+                SeriesStatus(
+                    info.symbol,
+                    security.name if security else None,
+                    info.rows,
+                    info.first,
+                    info.last,
+                    info.source,
+                    info.origin,
+                    info.file_adjusted,
+                    info.last_sync_at,
+                    info.last_error,
+                    days,
+                    info.stale or days is None or days > 0,
+                )
+            )
         return out

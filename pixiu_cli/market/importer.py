@@ -8,8 +8,7 @@ from pathlib import Path
 
 from pixiu_cli.market.adjust import ADJUST_MODES, unadjust
 from pixiu_cli.market.boards import board_for
-from pixiu_cli.market.csv_source import (CsvImportError, ParsedBars, check_title, parse_actions, parse_bars,
-                                         read_text)
+from pixiu_cli.market.csv_source import CsvImportError, ParsedBars, check_title, parse_actions, parse_bars, read_text
 from pixiu_cli.market.gaps import SuspectGap, suspect_gaps
 from pixiu_cli.store.market import CorporateAction, MarketStore, SeriesWrite
 from pixiu_cli.store.securities import Security, SecurityMaster
@@ -26,9 +25,18 @@ class ImportResult:
     suspects: list[SuspectGap]
 
 
-def import_csv(market: MarketStore, master: SecurityMaster, path: Path, symbol: str, *, at: str,
-               name: str | None = None, adjusted: str = "none", actions_path: Path | None = None,
-               volume_unit: str = "auto") -> ImportResult:
+def import_csv(
+    market: MarketStore,
+    master: SecurityMaster,
+    path: Path,
+    symbol: str,
+    *,
+    at: str,
+    name: str | None = None,
+    adjusted: str = "none",
+    actions_path: Path | None = None,
+    volume_unit: str = "auto",
+) -> ImportResult:
     if adjusted not in ADJUST_MODES:
         raise CsvImportError(f"--adjusted 只能是 none、qfq 或 hfq，而不是 {adjusted!r}")
     parsed = parse_bars(read_text(path), volume_unit)
@@ -38,10 +46,22 @@ def import_csv(market: MarketStore, master: SecurityMaster, path: Path, symbol: 
         raise CsvImportError(f"{adjusted} 复权数据需要 --actions 才能还原为不复权价格（pixiu 只存不复权数据）")
     bars = unadjust(parsed.bars, actions, adjusted)
     suspects = suspect_gaps(symbol, bars, actions)
-    market.write_series(SeriesWrite(
-        symbol, bars, source="csv", at=at, origin=path.name, file_adjusted=adjusted,
-        volume_unit=parsed.volume_unit, actions=actions, replace_actions_from="import" if actions_path else None))
+    market.write_series(
+        SeriesWrite(
+            symbol,
+            bars,
+            source="csv",
+            at=at,
+            origin=path.name,
+            file_adjusted=adjusted,
+            volume_unit=parsed.volume_unit,
+            actions=actions,
+            replace_actions_from="import" if actions_path else None,
+        )
+    )
     if name:
-        master.upsert([Security(symbol, name, board=board_for(symbol), is_st=bars[-1].is_st, source="csv",
-                                updated_at=at)], keep_names=True)
+        master.upsert(
+            [Security(symbol, name, board=board_for(symbol), is_st=bars[-1].is_st, source="csv", updated_at=at)],
+            keep_names=True,
+        )
     return ImportResult(symbol, len(bars), bars[0].date, bars[-1].date, parsed, actions, suspects)

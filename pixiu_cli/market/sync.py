@@ -45,20 +45,37 @@ def sync_symbol(market: MarketStore, source: PriceSource, symbol: str, since: st
     bars = source.daily_bars(symbol, start, end)
     first_stored = market.series([symbol])[0].first or start
     actions = source.actions(symbol, min(first_stored, start), end)
-    market.write_series(SeriesWrite(symbol, bars, source=source.name, at=now.isoformat(timespec="seconds"),
-                                    origin=f"{source.name} {start}..{end}", actions=actions,
-                                    replace_actions_from=source.name))
+    market.write_series(
+        SeriesWrite(
+            symbol,
+            bars,
+            source=source.name,
+            at=now.isoformat(timespec="seconds"),
+            origin=f"{source.name} {start}..{end}",
+            actions=actions,
+            replace_actions_from=source.name,
+        )
+    )
     before = market.close_before(symbol, bars[0].date) if bars else None
     # the first new bar is checked against the last stored close too (an incremental sync)
     checked = ([Bar(before[0], before[1], before[1], before[1], before[1], 0.0)] if before else []) + list(bars)
     suspects = tuple(suspect_gaps(symbol, checked, market.actions(symbol)))
-    return SyncOutcome(symbol, len(bars), bars[0].date if bars else None, bars[-1].date if bars else None,
-                       suspects=suspects)
+    return SyncOutcome(
+        symbol, len(bars), bars[0].date if bars else None, bars[-1].date if bars else None, suspects=suspects
+    )
 
 
-def sync(market: MarketStore, master: SecurityMaster, source: PriceSource, symbols: Sequence[str], *,
-         since: str | None, now: datetime, on_symbol: Callable[[SyncOutcome], None] = lambda o: None,
-         on_calendar: Callable[[list[str]], None] = lambda notes: None) -> list[SyncOutcome]:
+def sync(
+    market: MarketStore,
+    master: SecurityMaster,
+    source: PriceSource,
+    symbols: Sequence[str],
+    *,
+    since: str | None,
+    now: datetime,
+    on_symbol: Callable[[SyncOutcome], None] = lambda o: None,
+    on_calendar: Callable[[list[str]], None] = lambda notes: None,
+) -> list[SyncOutcome]:
     """on_calendar receives the days where the source's trading dates disagree with the
     shipped holiday file (the source's dates are stored and win for staleness)."""
     stamp = now.isoformat(timespec="seconds")
@@ -86,8 +103,9 @@ def sync(market: MarketStore, master: SecurityMaster, source: PriceSource, symbo
     return outcomes
 
 
-def _fail_rest(market: MarketStore, symbols: Sequence[str], error: str, stamp: str,
-               outcomes: list[SyncOutcome], on_symbol) -> list[SyncOutcome]:
+def _fail_rest(
+    market: MarketStore, symbols: Sequence[str], error: str, stamp: str, outcomes: list[SyncOutcome], on_symbol
+) -> list[SyncOutcome]:
     for symbol in symbols:
         market.mark_failed(symbol, error, stamp)
         outcome = SyncOutcome(symbol, error=error)

@@ -44,8 +44,9 @@ class PortfolioValue:
     concentration: Concentration | None
 
 
-def shares_after_actions(shares: float, since: str, until: str,
-                         actions: Sequence[CorporateAction]) -> tuple[float, float]:
+def shares_after_actions(
+    shares: float, since: str, until: str, actions: Sequence[CorporateAction]
+) -> tuple[float, float]:
     """(shares now, cash received) for `shares` held from `since` through `until`: every
     event with since < ex_date ≤ until pays cash on, and adds shares to, what was held."""
     cash = 0.0
@@ -68,8 +69,9 @@ def _value(h: Holding, close: tuple[str, float], actions: Sequence[CorporateActi
     basis = h.shares * h.cost
     value = shares * price
     pnl = value + cash - basis
-    return HoldingValue(h.symbol, as_of, price, shares, h.shares, cash, value, basis, pnl,
-                        pnl / basis if basis else None, 0.0, None)
+    return HoldingValue(
+        h.symbol, as_of, price, shares, h.shares, cash, value, basis, pnl, pnl / basis if basis else None, 0.0, None
+    )
 
 
 def value_portfolio(market: MarketStore, holdings: Sequence[Holding], now: datetime) -> PortfolioValue:
@@ -89,8 +91,13 @@ def value_portfolio(market: MarketStore, holdings: Sequence[Holding], now: datet
             stale[v.as_of] = calendar.stale_days(v.as_of, now)
         weighted[v.symbol] = replace(v, weight=v.market_value / total if total else 0.0, stale_days=stale[v.as_of])
     ranked = sorted(weighted.values(), key=lambda v: v.weight, reverse=True)
-    concentration = Concentration(ranked[0].symbol, ranked[0].weight, sum(v.weight for v in ranked[:3]),
-                                  sum(v.weight ** 2 for v in ranked)) if total else None
+    concentration = (
+        Concentration(
+            ranked[0].symbol, ranked[0].weight, sum(v.weight for v in ranked[:3]), sum(v.weight**2 for v in ranked)
+        )
+        if total
+        else None
+    )
     return PortfolioValue(weighted, total, concentration)
 
 

@@ -9,8 +9,12 @@ import importlib
 # Names are loaded on first use (PEP 562): importing the package for one name must not
 # pay for the server, its cache and the responder.
 _WHERE = {
-    "PrefixCache": "cache", "respond": "responder", "Fault": "script",
-    "ScriptedReply": "script", "ToolCallSpec": "script", "OfflineServer": "server",
+    "PrefixCache": "cache",
+    "respond": "responder",
+    "Fault": "script",
+    "ScriptedReply": "script",
+    "ToolCallSpec": "script",
+    "OfflineServer": "server",
     "RecordedRequest": "server",
 }
 
@@ -23,12 +27,4 @@ def __getattr__(name: str):
     return value
 
 
-__all__ = [
-    "Fault",
-    "OfflineServer",
-    "PrefixCache",
-    "RecordedRequest",
-    "ScriptedReply",
-    "ToolCallSpec",
-    "respond",
-]
+__all__ = ["Fault", "OfflineServer", "PrefixCache", "RecordedRequest", "ScriptedReply", "ToolCallSpec", "respond"]

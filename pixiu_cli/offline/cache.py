@@ -142,8 +142,7 @@ class PrefixCache:
     @classmethod
     def persisted(cls, profile: str, path: Path, clock: Callable[[], float] | None = None) -> PrefixCache:
         """The cache pixiu's own offline mode uses: on disk, with DeepSeek-like expiry."""
-        return cls(profile, ttl_seconds=PERSISTED_TTL_SECONDS, clock=clock, path=path,
-                   max_units=PERSISTED_MAX_UNITS)
+        return cls(profile, ttl_seconds=PERSISTED_TTL_SECONDS, clock=clock, path=path, max_units=PERSISTED_MAX_UNITS)
 
     @property
     def enabled(self) -> bool:

@@ -45,11 +45,7 @@ def completion_body(
         message["reasoning_content"] = reply.reasoning
     if reply.tool_calls:
         message["tool_calls"] = [
-            {
-                "id": call_id,
-                "type": "function",
-                "function": {"name": call.name, "arguments": call.arguments},
-            }
+            {"id": call_id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}
             for call, call_id in zip(reply.tool_calls, call_ids)
         ]
     return {
@@ -58,9 +54,7 @@ def completion_body(
         "created": meta.created,
         "model": meta.model,
         "system_fingerprint": SYSTEM_FINGERPRINT,
-        "choices": [
-            {"index": 0, "message": message, "logprobs": None, "finish_reason": finish_reason(reply)}
-        ],
+        "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish_reason(reply)}],
         "usage": usage,
     }
 
@@ -77,10 +71,7 @@ def _chunk(meta: ReplyMeta, delta: dict[str, Any], finish: str | None = None) ->
 
 
 def stream_chunks(
-    meta: ReplyMeta,
-    reply: ScriptedReply,
-    call_ids: list[str],
-    usage: dict[str, Any] | None,
+    meta: ReplyMeta, reply: ScriptedReply, call_ids: list[str], usage: dict[str, Any] | None
 ) -> list[dict[str, Any]]:
     """Every data chunk of a streamed reply, in order (without ``[DONE]``).
 
@@ -109,9 +100,7 @@ def stream_chunks(
             )
         )
         for piece in split(call.arguments, size):
-            chunks.append(
-                _chunk(meta, {"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
-            )
+            chunks.append(_chunk(meta, {"tool_calls": [{"index": index, "function": {"arguments": piece}}]}))
     chunks.append(_chunk(meta, {}, finish_reason(reply)))
     if usage is not None:
         final = _chunk(meta, {})

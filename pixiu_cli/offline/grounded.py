@@ -88,8 +88,7 @@ def read_facts(blocks: list[str]) -> Facts:
             for shorts in _SHORT_NAMES.findall(line):
                 code = _CODE.search(line)
                 if code:
-                    facts.names.setdefault(code.group(1), set()).update(
-                        s.strip("「」") for s in shorts.split("、"))
+                    facts.names.setdefault(code.group(1), set()).update(s.strip("「」") for s in shorts.split("、"))
     return facts
 
 
@@ -157,8 +156,10 @@ def _about(code: str, facts: Facts) -> list[str]:
         if code in line and "股" in line and "回测画像" not in line:
             shares, cost = _SHARES.search(line), _COST.search(line)
             if shares or cost:
-                out.append(f"你持有 {facts.display(code)} {shares.group(1) if shares else '?'} 股，"
-                           f"成本 {cost.group(1) if cost else '?'}。")
+                out.append(
+                    f"你持有 {facts.display(code)} {shares.group(1) if shares else '?'} 股，"
+                    f"成本 {cost.group(1) if cost else '?'}。"
+                )
             break
     for title, lines in facts.sections.items():
         if title.startswith(("持仓", "用户观点")):
@@ -181,20 +182,23 @@ def _topics(question: str, facts: Facts) -> list[str]:
 
 def _split(request: Mapping[str, Any]) -> tuple[str, list[str], list[str]]:
     """The question (last plain user message), every context block in order, tool results after it."""
-    messages = [m for m in request.get("messages") or [] if isinstance(m, Mapping)
-                and m.get("role") not in SYSTEM_ROLES]
+    messages = [
+        m for m in request.get("messages") or [] if isinstance(m, Mapping) and m.get("role") not in SYSTEM_ROLES
+    ]
     blocks = [content_text(m.get("content")) for m in messages if is_context_block(m)]
-    last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user" and not is_context_block(m)),
-                    default=-1)
+    last_user = max(
+        (i for i, m in enumerate(messages) if m.get("role") == "user" and not is_context_block(m)), default=-1
+    )
     question = content_text(messages[last_user].get("content")) if last_user >= 0 else ""
-    tools = [content_text(m.get("content")) for m in messages[last_user + 1:] if m.get("role") == "tool"]
+    tools = [content_text(m.get("content")) for m in messages[last_user + 1 :] if m.get("role") == "tool"]
     return question, blocks, tools
 
 
 def respond(request: Mapping[str, Any]) -> ScriptedReply:
     question, blocks, tool_results = _split(request)
-    available = {str((t.get("function") or {}).get("name", "")) for t in request.get("tools") or []
-                 if isinstance(t, Mapping)}
+    available = {
+        str((t.get("function") or {}).get("name", "")) for t in request.get("tools") or [] if isinstance(t, Mapping)
+    }
     if not tool_results and question.strip():
         planned = planned_tool_calls(question, "\n".join(blocks[-1:]), available)
         if planned:

@@ -13,13 +13,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pixiu_cli.llm.template import SYSTEM_ROLES, content_text
+
 from .grounded import is_context_block
 from .script import ScriptedReply
 from .tool_intents import planned_tool_calls
 
-OFFLINE_NOTICE = (
-    "（离线模式：未配置 API key，以下回答由本地离线应答器根据本次请求内容生成，不是真实模型）"
-)
+OFFLINE_NOTICE = "（离线模式：未配置 API key，以下回答由本地离线应答器根据本次请求内容生成，不是真实模型）"
 # `pixiu offline-server` answers clients that do send a key: no claim about keys there.
 SERVER_NOTICE = "（pixiu 离线服务：以下回答由本地离线应答器根据本次请求内容生成，不是真实模型）"
 NO_ADVICE = "离线应答器不会分析行情，也不会给出投资建议。"
@@ -97,8 +96,9 @@ def _split_turn(conversation: list[Mapping[str, Any]]) -> _Turn:
 
 
 def _tool_names(request: Mapping[str, Any]) -> list[str]:
-    return [str((t.get("function") or {}).get("name", "")) for t in request.get("tools") or []
-            if isinstance(t, Mapping)]
+    return [
+        str((t.get("function") or {}).get("name", "")) for t in request.get("tools") or [] if isinstance(t, Mapping)
+    ]
 
 
 def respond(request: Mapping[str, Any], *, keyless: bool = False) -> ScriptedReply:
@@ -168,5 +168,7 @@ def _tool_result_lines(messages: list[Mapping[str, Any]], tool_results: list[Map
         f"（{len(content_text(m.get('content')))} 字）"
         for m in tool_results
     )
-    return [f"- 工具结果：{len(tool_results)} 条（{described}）",
-            *(f"  - {_quote(content_text(m.get('content')))}" for m in tool_results)]
+    return [
+        f"- 工具结果：{len(tool_results)} 条（{described}）",
+        *(f"  - {_quote(content_text(m.get('content')))}" for m in tool_results),
+    ]

@@ -11,9 +11,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-FAULT_KINDS = frozenset(
-    {"http_error", "delay", "keepalive", "drop_stream", "malformed_chunk", "timeout"}
-)
+FAULT_KINDS = frozenset({"http_error", "delay", "keepalive", "drop_stream", "malformed_chunk", "timeout"})
 
 # Faults that end the request before any reply is produced: when such a fault comes
 # from the fault queue, the scripted reply queue is left untouched, so a client retry

@@ -74,7 +74,9 @@ Responder = Callable[[Mapping[str, Any]], ScriptedReply]
 
 
 def error_body(status: int, message: str | None = None) -> dict[str, Any]:
-    kind, default = ERROR_DEFAULTS.get(status, ("api_error" if status >= 500 else "invalid_request_error", f"HTTP {status}"))
+    kind, default = ERROR_DEFAULTS.get(
+        status, ("api_error" if status >= 500 else "invalid_request_error", f"HTTP {status}")
+    )
     return {"error": {"message": message or default, "type": kind, "code": kind}}
 
 
@@ -117,8 +119,14 @@ class RecordedRequest:
 
 
 CONTROL_TOKEN_HEADER = "X-Pixiu-Control-Token"
-CREDENTIAL_HEADERS = ("authorization", "proxy-authorization", "api-key", "x-api-key", "cookie",
-                      CONTROL_TOKEN_HEADER.lower())
+CREDENTIAL_HEADERS = (
+    "authorization",
+    "proxy-authorization",
+    "api-key",
+    "x-api-key",
+    "cookie",
+    CONTROL_TOKEN_HEADER.lower(),
+)
 
 
 def _digest(key: str) -> str:
@@ -270,7 +278,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._wait(line_pause)
         self._write(body)
 
-    def _send_error_json(self, status: int, message: str | None = None, headers: Mapping[str, str] | None = None) -> None:
+    def _send_error_json(
+        self, status: int, message: str | None = None, headers: Mapping[str, str] | None = None
+    ) -> None:
         self._send_json(status, error_body(status, message), headers)
 
     def _guarded(self, action: Callable[[], None]) -> None:
@@ -331,9 +341,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _authorised(self) -> str | None:
         key = _bearer(self.headers.get("Authorization"))
         if key is None:
-            self._send_error_json(
-                401, "Authentication Fails: an 'Authorization: Bearer <key>' header is required"
-            )
+            self._send_error_json(401, "Authentication Fails: an 'Authorization: Bearer <key>' header is required")
         return key
 
     def _models(self) -> None:
@@ -401,9 +409,16 @@ class _Handler(BaseHTTPRequestHandler):
         usage = self._account(api_key, prompt, reply, truncated)
         record.usage = usage
         record.status = 200
-        self._answer(request, reply, fault, usage, ReplyMeta(
-            completion_id=f"chatcmpl-{uuid.uuid4().hex}", created=int(time.time()), model=model or DEFAULT_MODEL,
-        ), tool_call_ids(reply, prompt))
+        self._answer(
+            request,
+            reply,
+            fault,
+            usage,
+            ReplyMeta(
+                completion_id=f"chatcmpl-{uuid.uuid4().hex}", created=int(time.time()), model=model or DEFAULT_MODEL
+            ),
+            tool_call_ids(reply, prompt),
+        )
 
     def _record(self, body: bytes) -> tuple[RecordedRequest, Any, str | None]:
         """Record the request as received (every request is recorded, even a rejected one);
@@ -458,8 +473,15 @@ class _Handler(BaseHTTPRequestHandler):
             reasoning_tokens=len(encode(reply.reasoning)) if reply.reasoning else 0,
         )
 
-    def _answer(self, request: dict[str, Any], reply: ScriptedReply, fault: Fault | None,
-                usage: dict[str, Any], meta: ReplyMeta, call_ids: list[str]) -> None:
+    def _answer(
+        self,
+        request: dict[str, Any],
+        reply: ScriptedReply,
+        fault: Fault | None,
+        usage: dict[str, Any],
+        meta: ReplyMeta,
+        call_ids: list[str],
+    ) -> None:
         if request.get("stream"):
             options = request.get("stream_options") or {}
             include_usage = bool(isinstance(options, dict) and options.get("include_usage"))
@@ -543,7 +565,7 @@ class _Handler(BaseHTTPRequestHandler):
             if sent:
                 self._wait(reply.chunk_delay)
             data = json.dumps(chunk, ensure_ascii=False, separators=(",", ":"))
-            self._write_chunk(f"data: {data}\n\n".encode("utf-8"))
+            self._write_chunk(f"data: {data}\n\n".encode())
 
         if fault is not None and fault.kind == "drop_stream":
             self._hang_up()
@@ -723,4 +745,3 @@ class OfflineServer:
 
     def reset(self) -> None:
         _reset(self._state)
-

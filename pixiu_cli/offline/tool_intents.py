@@ -9,7 +9,9 @@ import re
 
 from .script import ToolCallSpec
 
-_QUESTION = re.compile(r"[?？]\s*$|[吗呢么嘛]\s*[。！!]?\s*$|能不能|可不可以|可以吗|怎么|如何|是否|该不该|要不要|多少|哪")
+_QUESTION = re.compile(
+    r"[?？]\s*$|[吗呢么嘛]\s*[。！!]?\s*$|能不能|可不可以|可以吗|怎么|如何|是否|该不该|要不要|多少|哪"
+)
 _RULE = re.compile(r"以后|再也不|绝不|坚决不|永远不|纪律|原则|不再|必须|一律")
 _PLAN = re.compile(r"再加仓|加仓|减仓|止损|止盈|打算|计划|准备|等.{0,12}再|回踩.{0,12}再|到.{0,8}就|分批")
 _VIEW = re.compile(r"估值偏高|估值偏低|我觉得|我认为|看好|看空|看多|看淡|高估|低估|判断")
@@ -22,12 +24,16 @@ _CODE = re.compile(r"(?<!\d)(\d{6})(?!\d)")
 _NAMED_CODE = re.compile(r"(?<![\d.])(\d{6}) ((?:\*?ST)?[\u4e00-\u9fff]{2,8}[A-Z]?)(?:（简称：([^）]+)）)?")
 # Asking pixiu to do something with what it knows ("帮我回顾一下…的计划") is a request, not a
 # statement to remember; asking it to remember something is.
-_REQUEST = re.compile(r"^(?:请你?|麻烦|帮我|帮忙|替我|给我|你?能否|回顾|复盘一下|总结|汇总|列出|列一下|看看|看一下|查查|查一下|"
-                      r"说说|讲讲|告诉我|提醒我)|回顾一下|总结一下|列出|汇总一下")
+_REQUEST = re.compile(
+    r"^(?:请你?|麻烦|帮我|帮忙|替我|给我|你?能否|回顾|复盘一下|总结|汇总|列出|列一下|看看|看一下|查查|查一下|"
+    r"说说|讲讲|告诉我|提醒我)|回顾一下|总结一下|列出|汇总一下"
+)
 _REMEMBER_ASK = re.compile(r"记住|记下|记一下|备忘")
 # "跌破 180 就止损" / "涨破 2000 提醒我": a price the user wants watched becomes an alert rule.
-_ALERT = re.compile(r"(跌破|跌到|低于|突破|涨破|涨到|高于)\s*(\d+(?:\.\d+)?)\s*(?:元|块)?\s*(?:就|时|的话)?\s*"
-                    r"(止损|止盈|提醒|预警|卖|清仓|减仓)")
+_ALERT = re.compile(
+    r"(跌破|跌到|低于|突破|涨破|涨到|高于)\s*(\d+(?:\.\d+)?)\s*(?:元|块)?\s*(?:就|时|的话)?\s*"
+    r"(止损|止盈|提醒|预警|卖|清仓|减仓)"
+)
 
 
 def holdings_from_context(context_text: str) -> dict[str, str]:
@@ -66,8 +72,7 @@ def planned_tool_calls(question: str, context_text: str, available: set[str]) ->
     if "record_decision" in available and verb and price and quantity and symbol:
         side = "sell" if any(w in verb.group(1) for w in ("卖", "减", "清", "止")) else "buy"
         shares = int(quantity.group(1)) * (100 if quantity.group(2) == "手" else 1)
-        args = {"symbol": symbol, "side": side, "price": float(price.group(1)), "quantity": shares,
-                "reason": text}
+        args = {"symbol": symbol, "side": side, "price": float(price.group(1)), "quantity": shares, "reason": text}
         return [ToolCallSpec("record_decision", json.dumps(args, ensure_ascii=False))]
     alert = _ALERT.search(text)
     if "set_alert" in available and alert and symbol:

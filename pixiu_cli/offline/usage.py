@@ -6,11 +6,7 @@ from typing import Any
 
 
 def build_usage(
-    profile: str,
-    prompt_tokens: int,
-    completion_tokens: int,
-    cached_tokens: int,
-    reasoning_tokens: int = 0,
+    profile: str, prompt_tokens: int, completion_tokens: int, cached_tokens: int, reasoning_tokens: int = 0
 ) -> dict[str, Any]:
     usage: dict[str, Any] = {
         "prompt_tokens": prompt_tokens,

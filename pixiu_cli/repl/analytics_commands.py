@@ -10,8 +10,12 @@ from pixiu_cli.repl.commands import CommandError, ParsedCommand, registry
 from pixiu_cli.repl.state import ReplState
 
 ALERT_USAGE = "/alert [add CODE --below P|--above P|--change-pct N|--drawdown-from-cost N | remove aN]"
-_FLAGS = {"--below": "below", "--above": "above", "--change-pct": "change_pct",
-          "--drawdown-from-cost": "drawdown_from_cost"}
+_FLAGS = {
+    "--below": "below",
+    "--above": "above",
+    "--change-pct": "change_pct",
+    "--drawdown-from-cost": "drawdown_from_cost",
+}
 
 
 def _now() -> datetime:
@@ -44,10 +48,17 @@ def alert_command(state: ReplState, cmd: ParsedCommand) -> None:
     if cmd.args and cmd.args[0] == "add":
         symbol, kind, threshold = parse_alert_add(cmd.args[1:])
         series = MarketStore(db).series([symbol])
-        rule_id = store.add_rule(symbol=symbol, kind=kind, threshold=threshold,
-                                 created_at=_now().isoformat(timespec="seconds"), source="手动",
-                                 checked_through=series[0].last if series else None)
-        state.renderer.info(f"已设预警 a{rule_id}：{describe(kind, threshold, symbol)}（/alert remove a{rule_id} 可撤销）")
+        rule_id = store.add_rule(
+            symbol=symbol,
+            kind=kind,
+            threshold=threshold,
+            created_at=_now().isoformat(timespec="seconds"),
+            source="手动",
+            checked_through=series[0].last if series else None,
+        )
+        state.renderer.info(
+            f"已设预警 a{rule_id}：{describe(kind, threshold, symbol)}（/alert remove a{rule_id} 可撤销）"
+        )
         return
     if cmd.args and cmd.args[0] == "remove":
         raw = cmd.args[1].lower().removeprefix("a") if len(cmd.args) == 2 else ""
@@ -63,9 +74,20 @@ def alert_command(state: ReplState, cmd: ParsedCommand) -> None:
     if not rules:
         state.renderer.line("没有预警规则：/alert add CODE --below P")
         return
-    state.renderer.table("预警规则", ["编号", "条件", "来源", "已检查到", "上次触发"],
-                         [[f"a{r.id}", describe(r.kind, r.threshold, r.symbol), r.source, r.checked_through or "—",
-                           r.last_fired_on or "—"] for r in rules])
+    state.renderer.table(
+        "预警规则",
+        ["编号", "条件", "来源", "已检查到", "上次触发"],
+        [
+            [
+                f"a{r.id}",
+                describe(r.kind, r.threshold, r.symbol),
+                r.source,
+                r.checked_through or "—",
+                r.last_fired_on or "—",
+            ]
+            for r in rules
+        ],
+    )
 
 
 @registry.command("track", "操作决策的事后表现（5 日 / 20 日，命中率、最好与最差）")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from pixiu_cli.context.builder import SHANGHAI
 from pixiu_cli.repl.commands import CommandError, ParsedCommand, parse_number, registry
@@ -13,7 +13,9 @@ from pixiu_cli.repl.state import ExitRepl, ReplState
 def help_command(state: ReplState, cmd: ParsedCommand) -> None:
     rows = [[c.usage, c.summary] for c in registry.all()]
     state.renderer.table("命令", ["用法", "说明"], rows)
-    state.renderer.dim("Enter 发送；Alt-Enter 或 Ctrl-J 换行；Ctrl-C 中断回复；空输入时连按两次 Ctrl-C 或按 Ctrl-D 退出。")
+    state.renderer.dim(
+        "Enter 发送；Alt-Enter 或 Ctrl-J 换行；Ctrl-C 中断回复；空输入时连按两次 Ctrl-C 或按 Ctrl-D 退出。"
+    )
 
 
 @registry.command("exit", "退出 pixiu")
@@ -38,8 +40,15 @@ def sessions_command(state: ReplState, cmd: ParsedCommand) -> None:
     if not conversations:
         state.renderer.info("还没有对话。")
         return
-    rows = [[("* " if c.id == state.conversation_id else "") + str(c.id), beijing_minute(c.updated_at),
-             str(c.turn_count), c.title or "（无标题）"] for c in conversations]
+    rows = [
+        [
+            ("* " if c.id == state.conversation_id else "") + str(c.id),
+            beijing_minute(c.updated_at),
+            str(c.turn_count),
+            c.title or "（无标题）",
+        ]
+        for c in conversations
+    ]
     state.renderer.table("最近的对话（/resume ID 继续）", ["ID", "更新时间（北京时间）", "轮数", "标题"], rows)
 
 
@@ -50,7 +59,7 @@ def beijing_minute(stamp: str) -> str:
     except (TypeError, ValueError):
         return str(stamp)[:16]
     if moment.tzinfo is None:  # stored by pixiu in UTC
-        moment = moment.replace(tzinfo=timezone.utc)
+        moment = moment.replace(tzinfo=UTC)
     return moment.astimezone(SHANGHAI).strftime("%Y-%m-%d %H:%M")
 
 
@@ -64,7 +73,9 @@ def resume_command(state: ReplState, cmd: ParsedCommand) -> None:
         raise CommandError(f"没有 ID 为 {cmd.args[0]} 的对话，见 /sessions")
     state.app.store.mark_stale_pending(conversation.id)
     state.conversation_id = conversation.id
-    state.renderer.info(f"已切换到对话 {conversation.id}：{conversation.title or '（无标题）'}（{conversation.turn_count} 轮）")
+    state.renderer.info(
+        f"已切换到对话 {conversation.id}：{conversation.title or '（无标题）'}（{conversation.turn_count} 轮）"
+    )
     for turn in state.app.store.turns(conversation.id)[-3:]:
         state.renderer.dim(f"#{turn.seq} 你：{turn.user_text[:60]}")
         if turn.reply_text:

@@ -35,6 +35,7 @@ def chart_command(state: ReplState, cmd: ParsedCommand) -> None:
 
     symbol, days = parse_chart_args(cmd.args)
     db = state.app.store.db
-    text = build(MarketData(db), DomainStore(db), symbol, days, color=state.renderer.rich_output,
-                 **state.renderer.chart_size())
+    text = build(
+        MarketData(db), DomainStore(db), symbol, days, color=state.renderer.rich_output, **state.renderer.chart_size()
+    )
     state.renderer.raw(text)

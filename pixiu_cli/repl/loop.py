@@ -56,8 +56,15 @@ def run_chat_turn(state: ReplState, text: str) -> None:
         renderer.error(result.error or "未知错误")
     if result.status != "complete":
         renderer.dim(retry_command.RETRY_HINT)
-    renderer.status(StatusFigures(result.usage.prompt_tokens, result.usage.cache_hit_tokens,
-                                  result.usage.completion_tokens, result.latency_ms, result.calls))
+    renderer.status(
+        StatusFigures(
+            result.usage.prompt_tokens,
+            result.usage.cache_hit_tokens,
+            result.usage.completion_tokens,
+            result.latency_ms,
+            result.calls,
+        )
+    )
 
 
 def _recover(state: ReplState, exc: Exception) -> None:

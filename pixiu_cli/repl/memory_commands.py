@@ -59,7 +59,7 @@ def _free_text(raw: str, flags: dict[str, tuple[str, ...] | str]) -> tuple[dict[
         if word.startswith("--") and word[2:] in flags:
             value = words[i + 1] if i + 1 < len(words) else None
             values[word[2:]] = _flag_value(word, value and value.group(), flags[word[2:]])
-            pieces.append(raw[start:words[i].start()])
+            pieces.append(raw[start : words[i].start()])
             start = value.end()
             i += 2
         elif _OPTION.fullmatch(word):
@@ -73,7 +73,7 @@ def _free_text(raw: str, flags: dict[str, tuple[str, ...] | str]) -> tuple[dict[
 def _after_words(raw: str, count: int) -> str:
     """`raw` after its first `count` whitespace-separated words, as typed."""
     words = list(_WORD.finditer(raw))
-    return raw[words[count - 1].end():].strip() if len(words) >= count else ""
+    return raw[words[count - 1].end() :].strip() if len(words) >= count else ""
 
 
 def _now() -> str:
@@ -84,20 +84,27 @@ def _resolve(state: ReplState, text: str) -> MemoryRef:
     return state.app.memory.resolve(text)
 
 
-@registry.command("remember", "手动记下一条观点 / 计划 / 纪律",
-                  "/remember 文本 [--kind view|plan|rule] [--symbol 代码]（不写 --symbol 时从文字里认出股票）")
+@registry.command(
+    "remember",
+    "手动记下一条观点 / 计划 / 纪律",
+    "/remember 文本 [--kind view|plan|rule] [--symbol 代码]（不写 --symbol 时从文字里认出股票）",
+)
 def remember_command(state: ReplState, cmd: ParsedCommand) -> None:
     flags, text = _free_text(cmd.raw_args, {"kind": NOTE_KINDS, "symbol": SYMBOL})
     if not text:
         raise CommandError("要记住的内容为空：/remember 文本 [--kind view|plan|rule] [--symbol 代码]")
     symbol = flags.get("symbol") or symbol_in_text(DomainStore(state.app.memory.db), text)
-    write = state.app.memory.add_note(note_kind=flags.get("kind", "view"), text=text, symbol=symbol, source="user",
-                                      at=_now())
+    write = state.app.memory.add_note(
+        note_kind=flags.get("kind", "view"), text=text, symbol=symbol, source="user", at=_now()
+    )
     state.renderer.info(note_notice(write))
 
 
-@registry.command("memory", "列出、搜索或修改记忆（笔记 n… 和交易 d…）",
-                  "/memory [文字] [--kind K] [--symbol 代码] | /memory edit ID 新文本")
+@registry.command(
+    "memory",
+    "列出、搜索或修改记忆（笔记 n… 和交易 d…）",
+    "/memory [文字] [--kind K] [--symbol 代码] | /memory edit ID 新文本",
+)
 def memory_command(state: ReplState, cmd: ParsedCommand) -> None:
     memory = state.app.memory
     if cmd.args and cmd.args[0] == "edit":
@@ -108,11 +115,23 @@ def memory_command(state: ReplState, cmd: ParsedCommand) -> None:
     if not entries:
         state.renderer.info("没有找到记忆。用 /remember 文本 手动添加。")
         return
-    rows = [[e.ref, MEMORY_KIND_NAMES.get(e.kind, e.kind), e.symbol or "—", e.created_at[:10],
-             {"user": "手动", "model": "对话", "import": "导入"}.get(e.source or "", e.source or "—"),
-             str(e.inject_count), e.text] for e in entries]
-    state.renderer.table(f"记忆（{len(entries)} 条，/forget ID 撤销或删除）",
-                         ["ID", "类型", "标的", "日期", "来源", "注入次数", "内容"], rows)
+    rows = [
+        [
+            e.ref,
+            MEMORY_KIND_NAMES.get(e.kind, e.kind),
+            e.symbol or "—",
+            e.created_at[:10],
+            {"user": "手动", "model": "对话", "import": "导入"}.get(e.source or "", e.source or "—"),
+            str(e.inject_count),
+            e.text,
+        ]
+        for e in entries
+    ]
+    state.renderer.table(
+        f"记忆（{len(entries)} 条，/forget ID 撤销或删除）",
+        ["ID", "类型", "标的", "日期", "来源", "注入次数", "内容"],
+        rows,
+    )
 
 
 def _edit(state: ReplState, cmd: ParsedCommand) -> None:
@@ -149,7 +168,9 @@ def forget_command(state: ReplState, cmd: ParsedCommand) -> None:
     if forgotten is None:
         raise CommandError(f"没有 ID 为 {ref} 的记忆（见 /memory）")
     if forgotten.action == "unmerged":
-        state.renderer.info(f"已撤销合并 #{ref}：恢复为「{forgotten.restored_text}」（再次 /forget {ref} 删除这条记忆）")
+        state.renderer.info(
+            f"已撤销合并 #{ref}：恢复为「{forgotten.restored_text}」（再次 /forget {ref} 删除这条记忆）"
+        )
     else:
         state.renderer.info(f"已删除 #{ref}：{forgotten.event.text}")
 

@@ -53,8 +53,7 @@ def _private_file(path: Path) -> None:
         pass  # FileHistory reports a real problem when it writes
 
 
-def make_prompt_session(history_path: Path, command_names: Callable[[], Iterable[str]],
-                        **io) -> PromptSession:
+def make_prompt_session(history_path: Path, command_names: Callable[[], Iterable[str]], **io) -> PromptSession:
     _private_file(history_path)
     return PromptSession(
         history=FileHistory(str(history_path)),

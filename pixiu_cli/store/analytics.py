@@ -97,8 +97,17 @@ class DecisionScore:
 
 
 def _rule(r) -> AlertRule:
-    return AlertRule(r["id"], r["symbol"], r["kind"], r["threshold"], r["cooldown_days"], r["created_at"],
-                     r["source"], r["checked_through"], r["last_fired_on"])
+    return AlertRule(
+        r["id"],
+        r["symbol"],
+        r["kind"],
+        r["threshold"],
+        r["cooldown_days"],
+        r["created_at"],
+        r["source"],
+        r["checked_through"],
+        r["last_fired_on"],
+    )
 
 
 class AnalyticsStore:
@@ -114,13 +123,19 @@ class AnalyticsStore:
             for row in rows:
                 values = asdict(row)
                 values["selected"] = int(row.selected)
-                conn.execute(f"insert into backtests ({', '.join(values)}) values ({', '.join('?' * len(values))})",
-                             list(values.values()))
-            conn.execute("delete from profiles where symbol = ? and as_of = ? and source = 'computed'",
-                         [profile.symbol, profile.as_of])
+                conn.execute(
+                    f"insert into backtests ({', '.join(values)}) values ({', '.join('?' * len(values))})",
+                    list(values.values()),
+                )
+            conn.execute(
+                "delete from profiles where symbol = ? and as_of = ? and source = 'computed'",
+                [profile.symbol, profile.as_of],
+            )
             values = {**asdict(profile), "source": "computed"}
-            conn.execute(f"insert into profiles ({', '.join(values)}) values ({', '.join('?' * len(values))})",
-                         list(values.values()))
+            conn.execute(
+                f"insert into profiles ({', '.join(values)}) values ({', '.join('?' * len(values))})",
+                list(values.values()),
+            )
 
     def backtests(self, symbols: Sequence[str] | None = None) -> list[BacktestRow]:
         """Each symbol's newest computation, every strategy."""
@@ -128,32 +143,48 @@ class AnalyticsStore:
         if symbols:
             where = f"where b.symbol in ({', '.join('?' * len(symbols))})"
             params = list(symbols)
-        rows = _rows(self.db, f"""
+        rows = _rows(
+            self.db,
+            f"""
             select b.* from backtests b
             join (select symbol, max(as_of) as as_of from backtests group by symbol) latest
               on latest.symbol = b.symbol and latest.as_of = b.as_of
-            {where} order by b.symbol, b.id""", params)
+            {where} order by b.symbol, b.id""",
+            params,
+        )
         fields = BacktestRow.__dataclass_fields__
         return [BacktestRow(**{**{k: r[k] for k in fields}, "selected": bool(r["selected"])}) for r in rows]
 
     # signals ---------------------------------------------------------------------------
     def save_signal(self, symbol: str, score: float, direction: str, components: dict, as_of: str) -> None:
         with write_transaction(self.db):
-            self.db.conn.execute("delete from signals where symbol = ? and as_of = ? and source = 'computed'",
-                                 [symbol, as_of])
+            self.db.conn.execute(
+                "delete from signals where symbol = ? and as_of = ? and source = 'computed'", [symbol, as_of]
+            )
             self.db.conn.execute(
                 "insert into signals (symbol, score, direction, components, as_of, source) "
                 "values (?, ?, ?, ?, ?, 'computed')",
-                [symbol, score, direction, json.dumps(components, ensure_ascii=False), as_of])
+                [symbol, score, direction, json.dumps(components, ensure_ascii=False), as_of],
+            )
 
     # alerts ----------------------------------------------------------------------------
-    def add_rule(self, *, symbol: str, kind: str, threshold: float, created_at: str, source: str,
-                 cooldown_days: int = 5, checked_through: str | None = None) -> int:
+    def add_rule(
+        self,
+        *,
+        symbol: str,
+        kind: str,
+        threshold: float,
+        created_at: str,
+        source: str,
+        cooldown_days: int = 5,
+        checked_through: str | None = None,
+    ) -> int:
         with write_transaction(self.db):
             cursor = self.db.conn.execute(
                 "insert into alert_rules (symbol, kind, threshold, cooldown_days, created_at, source, "
                 "checked_through) values (?, ?, ?, ?, ?, ?, ?)",
-                [symbol, kind, threshold, cooldown_days, created_at, source, checked_through])
+                [symbol, kind, threshold, cooldown_days, created_at, source, checked_through],
+            )
         return cursor.lastrowid
 
     def rules(self, symbols: Sequence[str] | None = None) -> list[AlertRule]:
@@ -167,7 +198,8 @@ class AnalyticsStore:
     def remove_rule(self, rule_id: int, at: str) -> bool:
         with write_transaction(self.db):
             cursor = self.db.conn.execute(
-                "update alert_rules set deleted_at = ? where id = ? and deleted_at is null", [at, rule_id])
+                "update alert_rules set deleted_at = ? where id = ? and deleted_at is null", [at, rule_id]
+            )
         return cursor.rowcount > 0
 
     def record_check(self, rule_id: int, *, through: str, fired: Sequence[tuple[str, str, str, str]]) -> int:
@@ -179,25 +211,30 @@ class AnalyticsStore:
             for bar_date, text, message, at in fired:
                 cursor = self.db.conn.execute(
                     "insert or ignore into alerts (symbol, rule, message, triggered_at, rule_id, bar_date) "
-                    "values (?, ?, ?, ?, ?, ?)", [rule[0], text, message, at, rule_id, bar_date])
+                    "values (?, ?, ?, ?, ?, ?)",
+                    [rule[0], text, message, at, rule_id, bar_date],
+                )
                 new += cursor.rowcount
             last = max((f[0] for f in fired), default=None)
             self.db.conn.execute(
                 "update alert_rules set checked_through = ?, last_fired_on = coalesce(?, last_fired_on) where id = ?",
-                [through, last, rule_id])
+                [through, last, rule_id],
+            )
         return new
 
     def unseen_alerts(self) -> list[FiredAlert]:
-        return [FiredAlert(r["id"], r["symbol"], r["rule"], r["message"], r["triggered_at"], r["bar_date"])
-                for r in _rows(self.db, "select * from alerts where rule_id is not null and seen_at is null "
-                                        "order by bar_date, id")]
+        return [
+            FiredAlert(r["id"], r["symbol"], r["rule"], r["message"], r["triggered_at"], r["bar_date"])
+            for r in _rows(
+                self.db, "select * from alerts where rule_id is not null and seen_at is null order by bar_date, id"
+            )
+        ]
 
     def mark_seen(self, ids: Sequence[int], at: str) -> None:
         if not ids:
             return
         with write_transaction(self.db):
-            self.db.conn.execute(f"update alerts set seen_at = ? where id in ({', '.join('?' * len(ids))})",
-                                 [at, *ids])
+            self.db.conn.execute(f"update alerts set seen_at = ? where id in ({', '.join('?' * len(ids))})", [at, *ids])
 
     # decisions -------------------------------------------------------------------------
     def save_scores(self, scores: Sequence[DecisionScore]) -> None:
@@ -205,14 +242,36 @@ class AnalyticsStore:
             self.db.conn.executemany(
                 "update decisions set return_5d = ?, return_20d = ?, outcome_5d = ?, outcome_20d = ?, "
                 "vs_stock_5d = ?, vs_stock_20d = ?, scored_at = ? where id = ?",
-                [[s.return_5d, s.return_20d, s.outcome_5d, s.outcome_20d, s.vs_stock_5d, s.vs_stock_20d,
-                  s.scored_at, s.decision_id] for s in scores])
+                [
+                    [
+                        s.return_5d,
+                        s.return_20d,
+                        s.outcome_5d,
+                        s.outcome_20d,
+                        s.vs_stock_5d,
+                        s.vs_stock_20d,
+                        s.scored_at,
+                        s.decision_id,
+                    ]
+                    for s in scores
+                ],
+            )
 
     def decisions(self, symbols: Sequence[str] | None = None) -> list[Decision]:
         rows = _rows(self.db, "select * from decisions order by decided_at, id")
         return [_decision(r) for r in rows if not symbols or r["symbol"] in symbols]
 
     def scores(self) -> dict[int, DecisionScore]:
-        return {r["id"]: DecisionScore(r["id"], r["return_5d"], r["return_20d"], r["outcome_5d"], r["outcome_20d"],
-                                       r["vs_stock_5d"], r["vs_stock_20d"], r["scored_at"])
-                for r in _rows(self.db, "select * from decisions where scored_at is not null")}
+        return {
+            r["id"]: DecisionScore(
+                r["id"],
+                r["return_5d"],
+                r["return_20d"],
+                r["outcome_5d"],
+                r["outcome_20d"],
+                r["vs_stock_5d"],
+                r["vs_stock_20d"],
+                r["scored_at"],
+            )
+            for r in _rows(self.db, "select * from decisions where scored_at is not null")
+        }

@@ -99,8 +99,9 @@ _VERSION_TABLES = ("portfolio_version", "securities_version")
 
 def _versions(db: Database) -> dict[str, int]:
     tables = set(db.table_names())
-    return {t: db.execute(f"select version from {t} where id = 1").fetchone()[0]
-            for t in _VERSION_TABLES if t in tables}
+    return {
+        t: db.execute(f"select version from {t} where id = 1").fetchone()[0] for t in _VERSION_TABLES if t in tables
+    }
 
 
 def _move_versions_past(db: Database, before: dict[str, int]) -> None:

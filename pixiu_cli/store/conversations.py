@@ -6,23 +6,22 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from functools import cached_property
 from typing import Protocol
 
 from sqlite_utils import Database
 
 from pixiu_cli.store.database import write_transaction
+from pixiu_cli.store.liveness import owned_by_another_live_process, this_process
 from pixiu_cli.store.requests import pack, request_of
 from pixiu_cli.tokens import count_message_tokens
-from pixiu_cli.store.liveness import owned_by_another_live_process, this_process
-
 
 PROCESS_EXITED = "进程在回复过程中退出"
 
 
 def now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 @dataclass(frozen=True)
@@ -134,8 +133,9 @@ def _call(row: dict, request_json: str) -> CallRecord:
         finish_reason=row["finish_reason"],
         status=row["status"],
         error=row["error"],
-        usage=CallUsage(row["prompt_tokens"], row["completion_tokens"], row["cache_hit_tokens"],
-                        row["cache_miss_tokens"]),
+        usage=CallUsage(
+            row["prompt_tokens"], row["completion_tokens"], row["cache_hit_tokens"], row["cache_miss_tokens"]
+        ),
         ttft_ms=row["ttft_ms"],
         latency_ms=row["latency_ms"],
         started_at=row["started_at"],
@@ -164,18 +164,30 @@ def _asked(request_json: str, user_text: str) -> list[dict]:
 def add_request_function(conn) -> None:
     """SQL `call_request(id)`: the exact request body of a call, however it is stored, for
     queries outside the store (tests, ad-hoc inspection)."""
+
     def call_request(call_id):
-        cursor = conn.execute("select id, request_json, request_z, request_base, request_prefix, request_suffix "
-                              "from calls where id = ?", [call_id])
+        cursor = conn.execute(
+            "select id, request_json, request_z, request_base, request_prefix, request_suffix from calls where id = ?",
+            [call_id],
+        )
         found = cursor.fetchone()
         return request_of(conn, dict(zip([d[0] for d in cursor.description], found))) if found else None
+
     conn.create_function("call_request", 1, call_request)
 
 
 def _conversation(row: dict) -> Conversation:
     """A conversations row (with its `turn_count`) as a Conversation."""
-    return Conversation(row["id"], row["title"] or "", row["created_at"], row["updated_at"],
-                        row["model"], row["summary"], row["turn_count"], row["summary_upto_turn"] or 0)
+    return Conversation(
+        row["id"],
+        row["title"] or "",
+        row["created_at"],
+        row["updated_at"],
+        row["model"],
+        row["summary"],
+        row["turn_count"],
+        row["summary_upto_turn"] or 0,
+    )
 
 
 class ConversationStore:
@@ -194,7 +206,9 @@ class ConversationStore:
         """A plain INSERT: sqlite-utils' insert re-reads the schema (and the row) each time."""
         columns = ", ".join(values)
         marks = ", ".join("?" * len(values))
-        return self.db.conn.execute(f"insert into {table} ({columns}) values ({marks})", list(values.values())).lastrowid
+        return self.db.conn.execute(
+            f"insert into {table} ({columns}) values ({marks})", list(values.values())
+        ).lastrowid
 
     def _update(self, table: str, row_id: int, values: dict) -> None:
         assignments = ", ".join(f"{column} = ?" for column in values)
@@ -204,9 +218,12 @@ class ConversationStore:
         """What a new request is packed against: the conversation's last finished call (a
         pending call's request may still be rewritten by finish_call, so nothing is built
         on it), as (id, exact request, depth); None to store it whole."""
-        rows = self._rows("select id, request_json, request_z, request_base, request_prefix, request_suffix, "
-                          "request_depth from calls where conversation_id = ? and status != 'pending' and id < ? "
-                          "order by id desc limit 1", [conversation_id, before or 2**62])
+        rows = self._rows(
+            "select id, request_json, request_z, request_base, request_prefix, request_suffix, "
+            "request_depth from calls where conversation_id = ? and status != 'pending' and id < ? "
+            "order by id desc limit 1",
+            [conversation_id, before or 2**62],
+        )
         if not rows or rows[0]["request_z"] is None:
             return None
         known = self._finished.get(conversation_id)
@@ -227,24 +244,29 @@ class ConversationStore:
     def create_conversation(self, title: str = "", model: str | None = None) -> Conversation:
         stamp = now_iso()
         with write_transaction(self.db):
-            conv_id = self._insert("conversations", {"title": title, "created_at": stamp, "updated_at": stamp,
-                                                      "model": model})
+            conv_id = self._insert(
+                "conversations", {"title": title, "created_at": stamp, "updated_at": stamp, "model": model}
+            )
         return self.get_conversation(conv_id)
 
     def get_conversation(self, conversation_id: int) -> Conversation | None:
-        rows = (self._rows(
+        rows = self._rows(
             "select c.*, (select count(*) from turns t where t.conversation_id = c.id) as turn_count "
-            "from conversations c where c.id = ?", [conversation_id]))
+            "from conversations c where c.id = ?",
+            [conversation_id],
+        )
         return _conversation(rows[0]) if rows else None
 
     def latest_conversation(self) -> Conversation | None:
-        rows = (self._rows("select id from conversations order by updated_at desc, id desc limit 1"))
+        rows = self._rows("select id from conversations order by updated_at desc, id desc limit 1")
         return self.get_conversation(rows[0]["id"]) if rows else None
 
     def list_conversations(self, limit: int = 20) -> list[Conversation]:
         rows = self._rows(
             "select c.*, (select count(*) from turns t where t.conversation_id = c.id) as turn_count "
-            "from conversations c order by c.updated_at desc, c.id desc limit ?", [limit])
+            "from conversations c order by c.updated_at desc, c.id desc limit ?",
+            [limit],
+        )
         return [_conversation(r) for r in rows]
 
     # turns ---------------------------------------------------------------------
@@ -253,45 +275,80 @@ class ConversationStore:
         stamp = now_iso()
         with write_transaction(self.db):
             seq = self.db.execute(
-                "select coalesce(max(seq), 0) + 1 from turns where conversation_id = ?",
-                [conversation_id]).fetchone()[0]
-            turn_id = self._insert("turns", {"conversation_id": conversation_id, "seq": seq, "user_text": user_text,
-                                             "status": "pending", "messages_json": "[]", "created_at": stamp,
-                                             "owner": this_process()})
+                "select coalesce(max(seq), 0) + 1 from turns where conversation_id = ?", [conversation_id]
+            ).fetchone()[0]
+            turn_id = self._insert(
+                "turns",
+                {
+                    "conversation_id": conversation_id,
+                    "seq": seq,
+                    "user_text": user_text,
+                    "status": "pending",
+                    "messages_json": "[]",
+                    "created_at": stamp,
+                    "owner": this_process(),
+                },
+            )
             self.db.execute(
                 "update conversations set updated_at = ?, title = case when coalesce(title, '') = '' "
-                "then ? else title end where id = ?", [stamp, user_text.strip()[:40], conversation_id])
+                "then ? else title end where id = ?",
+                [stamp, user_text.strip()[:40], conversation_id],
+            )
         return Turn(turn_id, conversation_id, seq, user_text, None, "pending", None, [], stamp)
 
-    def finish_turn(self, turn_id: int, *, status: str, reply_text: str | None,
-                    messages: list[dict], error: str | None = None, history_tokens: int | None = None,
-                    block: dict | None = None) -> None:
+    def finish_turn(
+        self,
+        turn_id: int,
+        *,
+        status: str,
+        reply_text: str | None,
+        messages: list[dict],
+        error: str | None = None,
+        history_tokens: int | None = None,
+        block: dict | None = None,
+    ) -> None:
         """`block`: the record of the [上下文信息] block among `messages`, if any."""
         with write_transaction(self.db):
-            self._update("turns", turn_id, {
-                "status": status, "reply_text": reply_text, "error": error, "history_tokens": history_tokens,
-                "messages_json": json.dumps(messages, ensure_ascii=False), "finished_at": now_iso(),
-                "block_json": json.dumps(block, ensure_ascii=False) if block is not None else None})
+            self._update(
+                "turns",
+                turn_id,
+                {
+                    "status": status,
+                    "reply_text": reply_text,
+                    "error": error,
+                    "history_tokens": history_tokens,
+                    "messages_json": json.dumps(messages, ensure_ascii=False),
+                    "finished_at": now_iso(),
+                    "block_json": json.dumps(block, ensure_ascii=False) if block is not None else None,
+                },
+            )
 
     def label_retried(self, turn_id: int, label: str) -> None:
         """A turn asked again (/retry): its partial reply and calls stay on record with `label`
         added to its error, but it leaves the history, so the model does not see the same
         question twice with half an answer in between."""
         with write_transaction(self.db):
-            self.db.execute("update turns set error = coalesce(error, '') || ?, messages_json = '[]', "
-                            "block_json = null, history_tokens = 0 where id = ?", [label, turn_id])
+            self.db.execute(
+                "update turns set error = coalesce(error, '') || ?, messages_json = '[]', "
+                "block_json = null, history_tokens = 0 where id = ?",
+                [label, turn_id],
+            )
 
     def set_summary(self, conversation_id: int, summary: str, upto_seq: int) -> None:
         with write_transaction(self.db):
-            self.db.execute("update conversations set summary = ?, summary_upto_turn = ? where id = ?",
-                            [summary, upto_seq, conversation_id])
+            self.db.execute(
+                "update conversations set summary = ?, summary_upto_turn = ? where id = ?",
+                [summary, upto_seq, conversation_id],
+            )
 
     def history_tokens_after(self, conversation_id: int, after_seq: int) -> int:
-        return self.db.execute("select coalesce(sum(history_tokens), 0) from turns where conversation_id = ? "
-                               "and seq > ?", [conversation_id, after_seq]).fetchone()[0]
+        return self.db.execute(
+            "select coalesce(sum(history_tokens), 0) from turns where conversation_id = ? and seq > ?",
+            [conversation_id, after_seq],
+        ).fetchone()[0]
 
     def get_turn(self, turn_id: int) -> Turn | None:
-        rows = (self._rows("select * from turns where id = ?", [turn_id]))
+        rows = self._rows("select * from turns where id = ?", [turn_id])
         return _turn(rows[0]) if rows else None
 
     def turns(self, conversation_id: int, after_seq: int = 0, before_seq: int | None = None) -> list[Turn]:
@@ -311,16 +368,17 @@ class ConversationStore:
 
     def turn_seqs(self, conversation_id: int) -> dict[int, int]:
         """Turn id → seq, without parsing any turn's messages."""
-        return dict(self.db.conn.execute("select id, seq from turns where conversation_id = ?",
-                                         [conversation_id]).fetchall())
+        return dict(
+            self.db.conn.execute("select id, seq from turns where conversation_id = ?", [conversation_id]).fetchall()
+        )
 
     def last_seq(self, conversation_id: int) -> int:
-        return self.db.conn.execute("select coalesce(max(seq), 0) from turns where conversation_id = ?",
-                                    [conversation_id]).fetchone()[0]
+        return self.db.conn.execute(
+            "select coalesce(max(seq), 0) from turns where conversation_id = ?", [conversation_id]
+        ).fetchone()[0]
 
     def turn_by_seq(self, conversation_id: int, seq: int) -> Turn | None:
-        rows = (self._rows("select * from turns where conversation_id = ? and seq = ?",
-                                  [conversation_id, seq]))
+        rows = self._rows("select * from turns where conversation_id = ? and seq = ?", [conversation_id, seq])
         return _turn(rows[0]) if rows else None
 
     def mark_stale_pending(self, conversation_id: int) -> int:
@@ -332,10 +390,15 @@ class ConversationStore:
         before any reply text adds nothing to the history, so the next request never
         carries a dangling question or tool call."""
         with write_transaction(self.db):
-            pending = self.db.execute("select id, user_text, owner from turns where conversation_id = ? and "
-                                      "status = 'pending'", [conversation_id]).fetchall()
-            stale = [(turn_id, user_text) for turn_id, user_text, owner in pending
-                     if not owned_by_another_live_process(owner)]
+            pending = self.db.execute(
+                "select id, user_text, owner from turns where conversation_id = ? and status = 'pending'",
+                [conversation_id],
+            ).fetchall()
+            stale = [
+                (turn_id, user_text)
+                for turn_id, user_text, owner in pending
+                if not owned_by_another_live_process(owner)
+            ]
             for turn_id, user_text in stale:
                 self._close_pending(turn_id, user_text, "interrupted", PROCESS_EXITED)
         return len(stale)
@@ -345,8 +408,9 @@ class ConversationStore:
         outside the stream): close them now with the real cause, keeping what had arrived,
         rather than leave them to be labelled as if the process had died."""
         with write_transaction(self.db):
-            pending = self.db.execute("select id, user_text from turns where status = 'pending' and owner = ?",
-                                      [this_process()]).fetchall()
+            pending = self.db.execute(
+                "select id, user_text from turns where status = 'pending' and owner = ?", [this_process()]
+            ).fetchall()
             for turn_id, user_text in pending:
                 self._close_pending(turn_id, user_text, status, error)
         return len(pending)
@@ -360,20 +424,49 @@ class ConversationStore:
         self.db.execute(
             "update turns set status = ?, error = coalesce(error, ?), reply_text = ?, messages_json = ?, "
             "history_tokens = ?, finished_at = ? where id = ?",
-            [status, error, reply, json.dumps(added, ensure_ascii=False), count_message_tokens(added), now_iso(),
-             turn_id])
-        self.db.execute("update calls set status = ?, error = coalesce(error, ?) where turn_id = ? and "
-                        "status = 'pending'", [status, error, turn_id])
+            [
+                status,
+                error,
+                reply,
+                json.dumps(added, ensure_ascii=False),
+                count_message_tokens(added),
+                now_iso(),
+                turn_id,
+            ],
+        )
+        self.db.execute(
+            "update calls set status = ?, error = coalesce(error, ?) where turn_id = ? and status = 'pending'",
+            [status, error, turn_id],
+        )
 
     # calls ---------------------------------------------------------------------
-    def start_call(self, *, turn_id: int, conversation_id: int, step: int, provider: str, model: str,
-                   request_json: str, context_json: str | None = None) -> int:
+    def start_call(
+        self,
+        *,
+        turn_id: int,
+        conversation_id: int,
+        step: int,
+        provider: str,
+        model: str,
+        request_json: str,
+        context_json: str | None = None,
+    ) -> int:
         with write_transaction(self.db):
             base = self._pack_base(conversation_id)
-            call_id = self._insert("calls", {"turn_id": turn_id, "conversation_id": conversation_id, "step": step,
-                          "provider": provider, "model": model, **pack(request_json, base).columns(),
-                          "context_json": context_json,
-                          "status": "pending", "started_at": now_iso()})
+            call_id = self._insert(
+                "calls",
+                {
+                    "turn_id": turn_id,
+                    "conversation_id": conversation_id,
+                    "step": step,
+                    "provider": provider,
+                    "model": model,
+                    **pack(request_json, base).columns(),
+                    "context_json": context_json,
+                    "status": "pending",
+                    "started_at": now_iso(),
+                },
+            )
         # finish_call stores the bytes really sent if they differ, packed against the same base
         # (a finished call's request never changes, so it is still there and still the same).
         self._sent[call_id] = (conversation_id, request_json, base)
@@ -382,26 +475,47 @@ class ConversationStore:
     def save_partial(self, call_id: int, reply_text: str, reasoning_text: str) -> None:
         """What has arrived of a reply still streaming, so a killed process keeps it."""
         with write_transaction(self.db):
-            self.db.execute("update calls set reply_text = ?, reasoning_text = ? where id = ?",
-                            [reply_text, reasoning_text or None, call_id])
+            self.db.execute(
+                "update calls set reply_text = ?, reasoning_text = ? where id = ?",
+                [reply_text, reasoning_text or None, call_id],
+            )
 
-    def finish_call(self, call_id: int, *, status: str, reply_text: str, reasoning_text: str,
-                    tool_calls: list[dict], finish_reason: str | None, usage: ReportedUsage,
-                    ttft_ms: float | None, latency_ms: float | None, error: str | None = None,
-                    request_json: str | None = None) -> None:
+    def finish_call(
+        self,
+        call_id: int,
+        *,
+        status: str,
+        reply_text: str,
+        reasoning_text: str,
+        tool_calls: list[dict],
+        finish_reason: str | None,
+        usage: ReportedUsage,
+        ttft_ms: float | None,
+        latency_ms: float | None,
+        error: str | None = None,
+        request_json: str | None = None,
+    ) -> None:
         values = {
-            "status": status, "reply_text": reply_text, "reasoning_text": reasoning_text or None,
+            "status": status,
+            "reply_text": reply_text,
+            "reasoning_text": reasoning_text or None,
             "tool_calls_json": json.dumps(tool_calls, ensure_ascii=False) if tool_calls else None,
-            "finish_reason": finish_reason, "error": error,
-            "prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens,
-            "cache_hit_tokens": usage.cache_hit_tokens, "cache_miss_tokens": usage.cache_miss_tokens,
-            "ttft_ms": ttft_ms, "latency_ms": latency_ms, "finished_at": now_iso(),
+            "finish_reason": finish_reason,
+            "error": error,
+            "prompt_tokens": usage.prompt_tokens,
+            "completion_tokens": usage.completion_tokens,
+            "cache_hit_tokens": usage.cache_hit_tokens,
+            "cache_miss_tokens": usage.cache_miss_tokens,
+            "ttft_ms": ttft_ms,
+            "latency_ms": latency_ms,
+            "finished_at": now_iso(),
         }
         known = self._sent.pop(call_id, None)
         self._texts.pop(call_id, None)
         if known is None:  # started by another store (another process)
-            conversation_id = self.db.conn.execute("select conversation_id from calls where id = ?",
-                                                   [call_id]).fetchone()[0]
+            conversation_id = self.db.conn.execute(
+                "select conversation_id from calls where id = ?", [call_id]
+            ).fetchone()[0]
             known = (conversation_id, None, None)
         conversation_id, started, base = known
         if request_json is not None and request_json != started:
@@ -414,12 +528,10 @@ class ConversationStore:
             self._finished[conversation_id] = (call_id, request_json or started)
 
     def calls_for_turn(self, turn_id: int) -> list[CallRecord]:
-        return self._calls(self._rows(
-            "select * from calls where turn_id = ? order by step, id", [turn_id]))
+        return self._calls(self._rows("select * from calls where turn_id = ? order by step, id", [turn_id]))
 
     def calls_for_conversation(self, conversation_id: int) -> list[CallRecord]:
-        return self._calls(self._rows(
-            "select * from calls where conversation_id = ? order by id", [conversation_id]))
+        return self._calls(self._rows("select * from calls where conversation_id = ? order by id", [conversation_id]))
 
     def get_call(self, call_id: int) -> CallRecord | None:
         rows = self._rows("select * from calls where id = ?", [call_id])
@@ -438,8 +550,9 @@ class ConversationStore:
         return self.last_call_before(call.id)
 
     def last_call_before(self, call_id: int) -> CallRecord | None:
-        rows = (self._rows("select * from calls where id < ? and status != 'pending' order by id desc limit 1",
-                                  [call_id]))
+        rows = self._rows(
+            "select * from calls where id < ? and status != 'pending' order by id desc limit 1", [call_id]
+        )
         return self._calls(rows[:1])[0] if rows else None
 
 
@@ -462,6 +575,8 @@ def usage_rows(db: Database, *, since_utc: str | None = None, conversation_id: i
     if conversation_id is not None:
         where.append("conversation_id = ?")
         params.append(conversation_id)
-    sql = ("select started_at, prompt_tokens, completion_tokens, cache_hit_tokens, cache_miss_tokens, model from calls "
-           f"where {' and '.join(where)} order by id")
+    sql = (
+        "select started_at, prompt_tokens, completion_tokens, cache_hit_tokens, cache_miss_tokens, model from calls "
+        f"where {' and '.join(where)} order by id"
+    )
     return [UsageRow(*row) for row in db.execute(sql, params).fetchall()]

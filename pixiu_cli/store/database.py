@@ -28,8 +28,10 @@ def lock_timeout_line(exc: BaseException) -> str | None:
     """The one line to show when `exc` is SQLite giving up on the busy timeout (another
     process held the write lock all that time), else None."""
     if isinstance(exc, sqlite3.OperationalError) and any(w in str(exc) for w in ("locked", "busy")):
-        return (f"数据库正被另一个 pixiu 进程占用（已等待 {BUSY_TIMEOUT_MS // 1000} 秒）：本次操作没有完成；"
-                "之前保存的内容不受影响，请稍后重试。")
+        return (
+            f"数据库正被另一个 pixiu 进程占用（已等待 {BUSY_TIMEOUT_MS // 1000} 秒）：本次操作没有完成；"
+            "之前保存的内容不受影响，请稍后重试。"
+        )
     return None
 
 

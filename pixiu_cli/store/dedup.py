@@ -101,5 +101,8 @@ def same_memory(a: NoteKey, b: NoteKey) -> bool:
     if 2 * min(len(a.text), len(b.text)) / (len(a.text) + len(b.text)) < DUPLICATE_RATIO:
         return False
     matcher = SequenceMatcher(None, a.text, b.text, autojunk=False)
-    return (matcher.real_quick_ratio() >= DUPLICATE_RATIO and matcher.quick_ratio() >= DUPLICATE_RATIO
-            and matcher.ratio() >= DUPLICATE_RATIO)
+    return (
+        matcher.real_quick_ratio() >= DUPLICATE_RATIO
+        and matcher.quick_ratio() >= DUPLICATE_RATIO
+        and matcher.ratio() >= DUPLICATE_RATIO
+    )

@@ -154,8 +154,9 @@ def _short_names(raw) -> tuple[str, ...]:
 
 
 def _holding(r) -> Holding:
-    return Holding(r["symbol"], r["name"], _short_names(r["short_names"]), r["shares"], r["cost"],
-                   r["role"], r["updated_at"])
+    return Holding(
+        r["symbol"], r["name"], _short_names(r["short_names"]), r["shares"], r["cost"], r["role"], r["updated_at"]
+    )
 
 
 def _profile(r) -> Profile:
@@ -171,7 +172,13 @@ def _signal(r) -> Signal:
 
 
 def _report(r) -> Report:
-    return Report(r["id"], r["title"], tuple(s for s in _json(r["symbols"], []) if isinstance(s, str)), r["conclusion"], r["created_at"])
+    return Report(
+        r["id"],
+        r["title"],
+        tuple(s for s in _json(r["symbols"], []) if isinstance(s, str)),
+        r["conclusion"],
+        r["created_at"],
+    )
 
 
 def _decision(r) -> Decision:
@@ -214,8 +221,13 @@ class DomainStore:
     def holdings(self) -> list[Holding]:
         """Every holding. Built on every turn, and there may be hundreds: the list is kept
         and reused while the database has not changed since it was read."""
-        return list(self._remembered("holdings", None, lambda: tuple(
-            _holding(r) for r in _rows(self.db, "select * from holdings order by role, symbol"))))
+        return list(
+            self._remembered(
+                "holdings",
+                None,
+                lambda: tuple(_holding(r) for r in _rows(self.db, "select * from holdings order by role, symbol")),
+            )
+        )
 
     def holding(self, symbol: str) -> Holding | None:
         rows = _rows(self.db, "select * from holdings where symbol = ?", [symbol])
@@ -232,28 +244,47 @@ class DomainStore:
         return dict(self._remembered("profiles_for", tuple(symbols), lambda: self._read_profiles(symbols)))
 
     def _read_profiles(self, symbols: list[str]) -> dict[str, Profile]:
-        rows = _rows(self.db, "select p.* from json_each(?) s join profiles p on p.id = ("
-                              "select id from profiles where symbol = s.value order by as_of desc, id desc limit 1)",
-                     [json.dumps(list(symbols))])
+        rows = _rows(
+            self.db,
+            "select p.* from json_each(?) s join profiles p on p.id = ("
+            "select id from profiles where symbol = s.value order by as_of desc, id desc limit 1)",
+            [json.dumps(list(symbols))],
+        )
         latest = {r["symbol"]: _profile(r) for r in rows}
         return {s: latest[s] for s in symbols if s in latest}
 
     def recent_news(self, symbol: str, since: str, limit: int) -> list[NewsItem]:
-        return [_news(r) for r in _rows(
-            self.db, "select * from news where symbol = ? and published_at >= ? order by published_at desc, id desc "
-            "limit ?", [symbol, since, limit])]
+        return [
+            _news(r)
+            for r in _rows(
+                self.db,
+                "select * from news where symbol = ? and published_at >= ? order by published_at desc, id desc limit ?",
+                [symbol, since, limit],
+            )
+        ]
 
     def latest_signal(self, symbol: str) -> Signal | None:
         rows = _rows(self.db, "select * from signals where symbol = ? order by as_of desc, id desc limit 1", [symbol])
         return _signal(rows[0]) if rows else None
 
-    def _window(self, table: str, time_column: str, mapper, since: str, until: str, limit: int,
-                where: str = "", params: tuple = ()) -> list:
+    def _window(
+        self,
+        table: str,
+        time_column: str,
+        mapper,
+        since: str,
+        until: str,
+        limit: int,
+        where: str = "",
+        params: tuple = (),
+    ) -> list:
         """The newest `limit` rows of `table` with since <= time_column <= until (one memory
         class's window and limit, applied in SQL on an indexed time column)."""
         condition = f"{where} and " if where else ""
-        sql = (f"select * from {table} where {condition}{time_column} >= ? and {time_column} <= ? "
-               f"order by {time_column} desc, id desc limit ?")
+        sql = (
+            f"select * from {table} where {condition}{time_column} >= ? and {time_column} <= ? "
+            f"order by {time_column} desc, id desc limit ?"
+        )
         return [mapper(r) for r in _rows(self.db, sql, [*params, since, until, limit])]
 
     def recent_reports(self, since: str, until: str, limit: int) -> list[Report]:
@@ -266,12 +297,14 @@ class DomainStore:
         return self._window("alerts", "triggered_at", _alert, since, until, limit)
 
     def recent_notes(self, since: str, until: str, limit: int) -> list[MemoryEvent]:
-        return self._window("memory_events", "created_at", _event, since, until, limit,
-                            "kind = 'user_note' and deleted_at is null")
+        return self._window(
+            "memory_events", "created_at", _event, since, until, limit, "kind = 'user_note' and deleted_at is null"
+        )
 
     def recent_decisions_for(self, symbol: str, since: str, until: str, limit: int) -> list[Decision]:
-        return self._window("decisions", "decided_at", _decision, since, until, limit,
-                            "symbol = ? and deleted_at is null", (symbol,))
+        return self._window(
+            "decisions", "decided_at", _decision, since, until, limit, "symbol = ? and deleted_at is null", (symbol,)
+        )
 
     def decision_returns(self, decision_id: int) -> tuple[float | None, float | None]:
         """The stock's move 5 and 20 sessions after a decision, as local analytics scored it
@@ -280,8 +313,16 @@ class DomainStore:
         return (row[0], row[1]) if row else (None, None)
 
     def recent_notes_for(self, symbol: str, since: str, until: str, limit: int) -> list[MemoryEvent]:
-        return self._window("memory_events", "created_at", _event, since, until, limit,
-                            "symbol = ? and kind = 'user_note' and deleted_at is null", (symbol,))
+        return self._window(
+            "memory_events",
+            "created_at",
+            _event,
+            since,
+            until,
+            limit,
+            "symbol = ? and kind = 'user_note' and deleted_at is null",
+            (symbol,),
+        )
 
     def persona(self) -> dict[str, str]:
         return {r["key"]: r["value"] for r in _rows(self.db, "select key, value from persona order by key")}
@@ -296,8 +337,9 @@ class DomainStore:
             return
         marks = ",".join("?" * len(event_ids))
         with write_transaction(self.db):
-            self.db.execute(f"update memory_events set inject_count = inject_count + 1 where id in ({marks})",
-                            event_ids)
+            self.db.execute(
+                f"update memory_events set inject_count = inject_count + 1 where id in ({marks})", event_ids
+            )
 
     # the whole data set ---------------------------------------------------------------
     def export(self) -> DomainData:
@@ -310,8 +352,12 @@ class DomainStore:
             reports=[_report(r) for r in _rows(db, "select * from reports order by id")],
             decisions=[_decision(r) for r in _rows(db, "select * from decisions where deleted_at is null order by id")],
             alerts=[_alert(r) for r in _rows(db, "select * from alerts order by id")],
-            notes=[_event(r) for r in _rows(db, "select * from memory_events where kind = 'user_note' "
-                                                "and deleted_at is null order by id")],
+            notes=[
+                _event(r)
+                for r in _rows(
+                    db, "select * from memory_events where kind = 'user_note' and deleted_at is null order by id"
+                )
+            ],
             persona=self.persona(),
         )
 
@@ -319,6 +365,7 @@ class DomainStore:
         """Import: one transaction, so a failure leaves the previous data untouched.
         `keep_own_notes` keeps what was said in conversation (the demo's refresh on every
         start): notes and recorded trades, the trades applied again to the new holdings."""
+
         def plain(items, drop_id=True):
             out = []
             for item in items:
@@ -330,9 +377,11 @@ class DomainStore:
 
         own = f"coalesce(source, '') in ({', '.join(repr(s) for s in CONVERSATION_SOURCES)})"
         with write_transaction(self.db):
-            trades = _rows(self.db, f"select * from decisions where {own} and deleted_at is null "
-                                    "order by decided_at, id") \
-                if keep_own_notes else []
+            trades = (
+                _rows(self.db, f"select * from decisions where {own} and deleted_at is null order by decided_at, id")
+                if keep_own_notes
+                else []
+            )
             for table in ("holdings", "profiles", "news", "signals", "reports", "alerts", "persona"):
                 self.db.execute(f"delete from {table}")
             if keep_own_notes:
@@ -378,10 +427,18 @@ def _replay_trade(db: Database, trade: dict) -> None:
             db["holdings"].update(symbol, {"shares": held["shares"] - quantity, "updated_at": at})
     elif held is None:
         named = _rows(db, "select name from securities where symbol = ?", [symbol])
-        db["holdings"].insert({"symbol": symbol, "name": named[0]["name"] if named else symbol, "short_names": "[]",
-                               "shares": quantity, "cost": price, "role": "satellite", "updated_at": at})
+        db["holdings"].insert(
+            {
+                "symbol": symbol,
+                "name": named[0]["name"] if named else symbol,
+                "short_names": "[]",
+                "shares": quantity,
+                "cost": price,
+                "role": "satellite",
+                "updated_at": at,
+            }
+        )
     else:
         shares = held["shares"] + quantity
         cost = (held["shares"] * held["cost"] + quantity * price) / shares
         db["holdings"].update(symbol, {"shares": shares, "cost": round(cost, 4), "updated_at": at})
-

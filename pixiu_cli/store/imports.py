@@ -30,15 +30,20 @@ class _Spec:
 
 
 SPECS = (
-    _Spec("profiles", "profiles", ("symbol", "strategy", "as_of"),
-          ("period", "annual_return", "max_drawdown", "win_rate", "sharpe", "best_role", "conclusion")),
+    _Spec(
+        "profiles",
+        "profiles",
+        ("symbol", "strategy", "as_of"),
+        ("period", "annual_return", "max_drawdown", "win_rate", "sharpe", "best_role", "conclusion"),
+    ),
     _Spec("news", "news", ("symbol", "title", "published_at"), ("summary", "source", "layer")),
     _Spec("signals", "signals", ("symbol", "as_of"), ("score", "direction", "components")),
     _Spec("reports", "reports", ("title", "created_at"), ("symbols", "conclusion")),
     _Spec("decisions", "decisions", ("symbol", "side", "price", "quantity", "decided_at"), ("reason", "source")),
     _Spec("alerts", "alerts", ("symbol", "rule", "triggered_at"), ("message",)),
-    _Spec("notes", "memory_events", ("note_kind", "text"), ("symbol", "created_at", "source"),
-          "where kind = 'user_note'"),
+    _Spec(
+        "notes", "memory_events", ("note_kind", "text"), ("symbol", "created_at", "source"), "where kind = 'user_note'"
+    ),
 )
 
 
@@ -53,6 +58,7 @@ class SectionResult:
 @dataclass(frozen=True)
 class ShareConflict:
     """A holding whose shares in the file differ from what trades recorded in conversation left."""
+
     symbol: str
     name: str
     in_file: float
@@ -114,9 +120,14 @@ def _merge_rows(db: Database, spec: _Spec, items: list) -> SectionResult:
 
 def _last_conversation_trades(db: Database) -> dict[str, str]:
     marks = ",".join("?" * len(CONVERSATION_SOURCES))
-    return {r["symbol"]: r["last"] for r in _rows(
-        db, f"select symbol, max(decided_at) as last from decisions where source in ({marks}) group by symbol",
-        CONVERSATION_SOURCES)}
+    return {
+        r["symbol"]: r["last"]
+        for r in _rows(
+            db,
+            f"select symbol, max(decided_at) as last from decisions where source in ({marks}) group by symbol",
+            CONVERSATION_SOURCES,
+        )
+    }
 
 
 def _merge_holdings(db: Database, items: list[Holding], conflicts: list[ShareConflict]) -> SectionResult:

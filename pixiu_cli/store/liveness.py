@@ -22,7 +22,7 @@ def _start_time(pid: int) -> str | None:
         stat = (_PROC / str(pid) / "stat").read_text()
     except (OSError, ValueError):
         return None
-    fields = stat[stat.rindex(")") + 2:].split()  # after "pid (comm) ": state is field 3, starttime 22
+    fields = stat[stat.rindex(")") + 2 :].split()  # after "pid (comm) ": state is field 3, starttime 22
     if not fields or fields[0] in ("Z", "X"):
         return None
     return fields[19] if len(fields) > 19 else None

@@ -12,6 +12,7 @@ from sqlite_utils import Database
 from pixiu_cli.store.database import write_transaction
 from pixiu_cli.store.domain import _rows
 
+
 @dataclass(frozen=True)
 class Bar:
     date: str  # YYYY-MM-DD
@@ -46,8 +47,20 @@ class BarSeries:
         return len(self.dates)
 
     def bars(self) -> list[Bar]:
-        return [Bar(*row) for row in zip(self.dates, self.open, self.high, self.low, self.close, self.volume,
-                                         self.amount, self.trade_status, self.is_st)]
+        return [
+            Bar(*row)
+            for row in zip(
+                self.dates,
+                self.open,
+                self.high,
+                self.low,
+                self.close,
+                self.volume,
+                self.amount,
+                self.trade_status,
+                self.is_st,
+            )
+        ]
 
 
 @dataclass(frozen=True)
@@ -93,8 +106,16 @@ class SeriesWrite:
 
 
 def _action(r) -> CorporateAction:
-    return CorporateAction(r["symbol"], r["ex_date"], r["cash_per_share"] or 0.0, r["shares_per_share"] or 0.0,
-                           r["ratio"], r["source"], r["method"], r["fetched_at"])
+    return CorporateAction(
+        r["symbol"],
+        r["ex_date"],
+        r["cash_per_share"] or 0.0,
+        r["shares_per_share"] or 0.0,
+        r["ratio"],
+        r["source"],
+        r["method"],
+        r["fetched_at"],
+    )
 
 
 class MarketStore:
@@ -116,18 +137,24 @@ class MarketStore:
             self.db.conn.executemany(
                 "insert or replace into market_bars (symbol, date, open, high, low, close, volume, amount, "
                 "trade_status, is_st) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [(w.symbol, b.date, b.open, b.high, b.low, b.close, b.volume, b.amount, b.trade_status,
-                  int(b.is_st)) for b in w.bars])
+                [
+                    (w.symbol, b.date, b.open, b.high, b.low, b.close, b.volume, b.amount, b.trade_status, int(b.is_st))
+                    for b in w.bars
+                ],
+            )
             if w.replace_actions_from:
-                self.db.conn.execute("delete from corporate_actions where symbol = ? and source = ?",
-                                     [w.symbol, w.replace_actions_from])
+                self.db.conn.execute(
+                    "delete from corporate_actions where symbol = ? and source = ?", [w.symbol, w.replace_actions_from]
+                )
             self._insert_actions(w.actions)
             self.db.conn.execute(
                 "insert into market_series (symbol, source, origin, file_adjusted, volume_unit, last_sync_at, "
                 "last_error, stale) values (?, ?, ?, ?, ?, ?, null, 0) on conflict(symbol) do update set "
                 "source = excluded.source, origin = excluded.origin, file_adjusted = excluded.file_adjusted, "
                 "volume_unit = excluded.volume_unit, last_sync_at = excluded.last_sync_at, last_error = null, "
-                "stale = 0", [w.symbol, w.source, w.origin, w.file_adjusted, w.volume_unit, w.at])
+                "stale = 0",
+                [w.symbol, w.source, w.origin, w.file_adjusted, w.volume_unit, w.at],
+            )
             self._bump()
         return len(w.bars)
 
@@ -135,27 +162,34 @@ class MarketStore:
         self.db.conn.executemany(
             "insert or replace into corporate_actions (symbol, ex_date, cash_per_share, shares_per_share, ratio, "
             "source, method, fetched_at) values (?, ?, ?, ?, ?, ?, ?, ?)",
-            [(a.symbol, a.ex_date, a.cash_per_share, a.shares_per_share, a.ratio, a.source, a.method, a.fetched_at)
-             for a in actions])
+            [
+                (a.symbol, a.ex_date, a.cash_per_share, a.shares_per_share, a.ratio, a.source, a.method, a.fetched_at)
+                for a in actions
+            ],
+        )
 
     def mark_failed(self, symbol: str, error: str, at: str) -> None:
         """A sync that failed keeps the stored bars and says why; the series is stale."""
         with write_transaction(self.db):
             self.db.conn.execute(
                 "insert into market_series (symbol, last_error, stale) values (?, ?, 1) on conflict(symbol) "
-                "do update set last_error = excluded.last_error, stale = 1", [symbol, f"{at} {error}"])
+                "do update set last_error = excluded.last_error, stale = 1",
+                [symbol, f"{at} {error}"],
+            )
             self._bump()
 
     def add_trading_days(self, days: Iterable[str], source: str) -> None:
         with write_transaction(self.db):
-            self.db.conn.executemany("insert or replace into trading_days (date, source) values (?, ?)",
-                                     [(d, source) for d in days])
+            self.db.conn.executemany(
+                "insert or replace into trading_days (date, source) values (?, ?)", [(d, source) for d in days]
+            )
             self._bump()
 
     def watch(self, symbol: str, at: str) -> bool:
         with write_transaction(self.db):
             cursor = self.db.conn.execute(
-                "insert or ignore into watchlist (symbol, added_at) values (?, ?)", [symbol, at])
+                "insert or ignore into watchlist (symbol, added_at) values (?, ?)", [symbol, at]
+            )
         return cursor.rowcount > 0
 
     def unwatch(self, symbol: str) -> bool:
@@ -169,38 +203,49 @@ class MarketStore:
         rows = self.db.conn.execute(
             "select date, open, high, low, close, volume, amount, trade_status, is_st from market_bars "
             "where symbol = ? and date >= ? and date <= ? order by date",
-            [symbol, start or "", end or "9999"]).fetchall()
+            [symbol, start or "", end or "9999"],
+        ).fetchall()
         if not rows:
             return BarSeries(symbol, "none")
         d, o, h, lo, c, v, a, ts, st = zip(*rows)
         return BarSeries(symbol, "none", d, o, h, lo, c, v, a, ts, tuple(bool(x) for x in st))
 
     def close_before(self, symbol: str, day: str) -> tuple[str, float] | None:
-        row = self.db.conn.execute("select date, close from market_bars where symbol = ? and date < ? "
-                                   "order by date desc limit 1", [symbol, day]).fetchone()
+        row = self.db.conn.execute(
+            "select date, close from market_bars where symbol = ? and date < ? order by date desc limit 1",
+            [symbol, day],
+        ).fetchone()
         return (row[0], row[1]) if row else None
 
     def last_closes(self, symbols: Sequence[str]) -> dict[str, tuple[str, float]]:
         """symbol → (date, close) of its newest bar, for the symbols that have bars."""
         out = {}
         for symbol in symbols:  # one indexed probe per symbol: O(holdings), not O(bars)
-            row = self.db.conn.execute("select date, close from market_bars where symbol = ? "
-                                       "order by date desc limit 1", [symbol]).fetchone()
+            row = self.db.conn.execute(
+                "select date, close from market_bars where symbol = ? order by date desc limit 1", [symbol]
+            ).fetchone()
             if row:
                 out[symbol] = (row[0], row[1])
         return out
 
     def actions(self, symbol: str) -> list[CorporateAction]:
-        return [_action(r) for r in _rows(self.db, "select * from corporate_actions where symbol = ? "
-                                          "order by ex_date, source", [symbol])]
+        return [
+            _action(r)
+            for r in _rows(
+                self.db, "select * from corporate_actions where symbol = ? order by ex_date, source", [symbol]
+            )
+        ]
 
     def actions_for(self, symbols: Sequence[str]) -> dict[str, list[CorporateAction]]:
         out: dict[str, list[CorporateAction]] = {s: [] for s in symbols}
         if not symbols:
             return out
         marks = ",".join("?" for _ in symbols)
-        for r in _rows(self.db, f"select * from corporate_actions where symbol in ({marks}) "
-                                "order by ex_date, source", list(symbols)):
+        for r in _rows(
+            self.db,
+            f"select * from corporate_actions where symbol in ({marks}) order by ex_date, source",
+            list(symbols),
+        ):
             out[r["symbol"]].append(_action(r))
         return out
 
@@ -211,16 +256,33 @@ class MarketStore:
         out = []
         for symbol in wanted:
             rows, first, last = self.db.conn.execute(
-                "select count(*), min(date), max(date) from market_bars where symbol = ?", [symbol]).fetchone()
+                "select count(*), min(date), max(date) from market_bars where symbol = ?", [symbol]
+            ).fetchone()
             meta = known.get(symbol) or {}
-            out.append(SeriesInfo(symbol, rows, first, last, meta.get("source"), meta.get("origin"),
-                                  meta.get("file_adjusted"), meta.get("volume_unit"), meta.get("last_sync_at"),
-                                  meta.get("last_error"), bool(meta.get("stale"))))
+            out.append(
+                SeriesInfo(
+                    symbol,
+                    rows,
+                    first,
+                    last,
+                    meta.get("source"),
+                    meta.get("origin"),
+                    meta.get("file_adjusted"),
+                    meta.get("volume_unit"),
+                    meta.get("last_sync_at"),
+                    meta.get("last_error"),
+                    bool(meta.get("stale")),
+                )
+            )
         return out
 
     def trading_days(self, start: str, end: str) -> list[str]:
-        return [r[0] for r in self.db.conn.execute(
-            "select date from trading_days where date >= ? and date <= ? order by date", [start, end])]
+        return [
+            r[0]
+            for r in self.db.conn.execute(
+                "select date from trading_days where date >= ? and date <= ? order by date", [start, end]
+            )
+        ]
 
     def watchlist(self) -> list[tuple[str, str]]:
         return [(r["symbol"], r["added_at"]) for r in _rows(self.db, "select * from watchlist order by symbol")]

@@ -16,7 +16,6 @@ from sqlite_utils import Database
 
 from pixiu_cli.codes import is_finite_number
 from pixiu_cli.errors import UserError
-
 from pixiu_cli.store.database import write_transaction
 from pixiu_cli.store.dedup import FUZZY_MAX_CHARS, could_match, normalise, note_key, same_memory
 from pixiu_cli.store.domain import Decision, Holding, MemoryEvent, _decision, _event, _holding, _rows
@@ -115,8 +114,9 @@ class MemoryStore:
         """`n12`, `d5`, `#n12` or a plain `12` (when only one live memory has that number)."""
         # full-width forms (Ｎ１２) are what a Chinese IME types; nothing else is folded, so a
         # superscript or another script's digit is not taken for an id
-        folded = "".join(unicodedata.normalize("NFKC", ch) if 0xFF01 <= ord(ch) <= 0xFF5E else ch
-                         for ch in text.strip()).lower()
+        folded = "".join(
+            unicodedata.normalize("NFKC", ch) if 0xFF01 <= ord(ch) <= 0xFF5E else ch for ch in text.strip()
+        ).lower()
         match = _REF.fullmatch(folded)
         if match is None:
             raise MemoryRefError(f"记忆 ID 格式不对：{text}（笔记如 n12，交易如 d5，见 /memory）")
@@ -129,7 +129,9 @@ class MemoryStore:
             if kind == "n" or decision is None or decision["id"] == note["decision_id"]:
                 return MemoryRef("d", note["decision_id"]) if linked else MemoryRef("n", number)
         if note is not None and decision is not None:
-            raise MemoryRefError(f"ID {number} 有两条记忆：笔记 n{number} 和交易 d{number}，请写明 n{number} 或 d{number}")
+            raise MemoryRefError(
+                f"ID {number} 有两条记忆：笔记 n{number} 和交易 d{number}，请写明 n{number} 或 d{number}"
+            )
         if note is not None:
             return MemoryRef("n", number)
         if decision is not None:
@@ -151,9 +153,12 @@ class MemoryStore:
         key = note_key(text)
         if not key.text:
             return None
-        rows = _rows(self.db, "select * from memory_events where kind = 'user_note' and deleted_at is null "
-                              "and coalesce(symbol, '') = ? order by created_at desc, id desc limit ?",
-                     [symbol or "", CANDIDATES])
+        rows = _rows(
+            self.db,
+            "select * from memory_events where kind = 'user_note' and deleted_at is null "
+            "and coalesce(symbol, '') = ? order by created_at desc, id desc limit ?",
+            [symbol or "", CANDIDATES],
+        )
         for row in rows:
             if len(key.text) > FUZZY_MAX_CHARS and len(row["text"]) < len(key.text):
                 continue  # a long note only matches identical text, never a shorter one
@@ -188,19 +193,23 @@ class MemoryStore:
                         self._revise(row, "merged", text, at)
                         self.db.conn.execute(
                             "update memory_events set text = ?, note_kind = ?, created_at = ?, source = ? where id = ?",
-                            [text, note_kind, at, source if source == "user" else row["source"], row["id"]])
+                            [text, note_kind, at, source if source == "user" else row["source"], row["id"]],
+                        )
                     return NoteWrite(_event(self._live_note_row(row["id"])), outcome)
                 # changed by someone else meanwhile: keep both rather than guess
             cursor = self.db.conn.execute(
                 "insert into memory_events (kind, note_kind, symbol, text, created_at, source, inject_count) "
-                "values ('user_note', ?, ?, ?, ?, ?, 0)", [note_kind, symbol, text, at, source])
+                "values ('user_note', ?, ?, ?, ?, ?, 0)",
+                [note_kind, symbol, text, at, source],
+            )
             return NoteWrite(_event(self._live_note_row(cursor.lastrowid)), "added")
 
     def _revise(self, row: dict, action: str, new_text: str | None, at: str) -> None:
         self.db.conn.execute(
             "insert into memory_revisions (event_id, action, old_text, old_note_kind, old_created_at, old_source, "
             "new_text, at) values (?, ?, ?, ?, ?, ?, ?, ?)",
-            [row["id"], action, row["text"], row["note_kind"], row["created_at"], row["source"], new_text, at])
+            [row["id"], action, row["text"], row["note_kind"], row["created_at"], row["source"], new_text, at],
+        )
 
     def edit(self, event_id: int, text: str, at: str | None = None) -> bool:
         with write_transaction(self.db):
@@ -218,23 +227,38 @@ class MemoryStore:
             row = self._live_note_row(event_id)
             if row is None:
                 return None
-            last = _rows(self.db, "select * from memory_revisions where event_id = ? order by id desc limit 1",
-                         [event_id])
+            last = _rows(
+                self.db, "select * from memory_revisions where event_id = ? order by id desc limit 1", [event_id]
+            )
             if last and last[0]["action"] == "merged":
                 before = last[0]
                 self._revise(row, "unmerged", before["old_text"], at)
                 self.db.conn.execute(
                     "update memory_events set text = ?, note_kind = ?, created_at = ?, source = ? where id = ?",
-                    [before["old_text"], before["old_note_kind"], before["old_created_at"], before["old_source"],
-                     event_id])
+                    [
+                        before["old_text"],
+                        before["old_note_kind"],
+                        before["old_created_at"],
+                        before["old_source"],
+                        event_id,
+                    ],
+                )
                 return Forgotten(_event(row), "unmerged", before["old_text"])
             self._revise(row, "deleted", None, at)
             self.db.conn.execute("update memory_events set deleted_at = ? where id = ?", [at, event_id])
             return Forgotten(_event(row), "deleted")
 
     # reads ----------------------------------------------------------------------------
-    def search(self, *, text: str | None = None, kind: str | None = None, symbol: str | None = None,
-               since: str | None = None, until: str | None = None, limit: int = 20) -> list[MemoryEvent]:
+    def search(
+        self,
+        *,
+        text: str | None = None,
+        kind: str | None = None,
+        symbol: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        limit: int = 20,
+    ) -> list[MemoryEvent]:
         where, params = ["deleted_at is null"], []
         if text:
             where.append("text like ? escape '\\'")
@@ -265,15 +289,25 @@ class MemoryStore:
                 return decision_ref(rows[0]["decision_id"])
         return note_ref(event.id)
 
-    def listing(self, *, text: str | None = None, kind: str | None = None, symbol: str | None = None,
-                limit: int = 50) -> list[MemoryEntry]:
+    def listing(
+        self, *, text: str | None = None, kind: str | None = None, symbol: str | None = None, limit: int = 50
+    ) -> list[MemoryEntry]:
         """Notes and decisions, newest first, each under its typed id (/memory)."""
         entries: list[MemoryEntry] = []
         if kind != "decision":
             for e in self.search(text=text, kind=kind, symbol=symbol, limit=limit * 2):
                 if e.kind != "decision":
-                    entries.append(MemoryEntry(note_ref(e.id), e.note_kind or e.kind, e.symbol, e.created_at,
-                                               e.source, e.inject_count, e.text))
+                    entries.append(
+                        MemoryEntry(
+                            note_ref(e.id),
+                            e.note_kind or e.kind,
+                            e.symbol,
+                            e.created_at,
+                            e.source,
+                            e.inject_count,
+                            e.text,
+                        )
+                    )
         if kind in (None, "decision"):
             where, params = ["d.deleted_at is null"], []
             if symbol:
@@ -282,12 +316,25 @@ class MemoryStore:
             if text:
                 where.append("(coalesce(d.reason, '') like ? escape '\\' or d.symbol like ? escape '\\')")
                 params += [_like(text), _like(text)]
-            rows = _rows(self.db, "select d.*, (select coalesce(sum(inject_count), 0) from memory_events m "
-                                  f"where m.decision_id = d.id) as injected from decisions d where {' and '.join(where)} "
-                                  "order by d.decided_at desc, d.id desc limit ?", [*params, limit])
-            entries += [MemoryEntry(decision_ref(r["id"]), "decision", r["symbol"], r["decided_at"], r["source"],
-                                    r["injected"], trade_text(r["side"], r["symbol"], r["quantity"], r["price"],
-                                                              r["reason"])) for r in rows]
+            rows = _rows(
+                self.db,
+                "select d.*, (select coalesce(sum(inject_count), 0) from memory_events m "
+                f"where m.decision_id = d.id) as injected from decisions d where {' and '.join(where)} "
+                "order by d.decided_at desc, d.id desc limit ?",
+                [*params, limit],
+            )
+            entries += [
+                MemoryEntry(
+                    decision_ref(r["id"]),
+                    "decision",
+                    r["symbol"],
+                    r["decided_at"],
+                    r["source"],
+                    r["injected"],
+                    trade_text(r["side"], r["symbol"], r["quantity"], r["price"], r["reason"]),
+                )
+                for r in rows
+            ]
         entries.sort(key=lambda e: e.created_at, reverse=True)
         return entries[:limit]
 
@@ -297,8 +344,11 @@ class MemoryStore:
         the text as shown, in any rendering that contains the stored text)."""
         out: list[Withdrawal] = []
         if note_ids:
-            rows = _rows(self.db, "select * from memory_events where id in (select value from json_each(?)) "
-                                  "order by id", [json.dumps(sorted(note_ids))])
+            rows = _rows(
+                self.db,
+                "select * from memory_events where id in (select value from json_each(?)) order by id",
+                [json.dumps(sorted(note_ids))],
+            )
             for r in rows:
                 ref = note_ref(r["id"])
                 if r["deleted_at"]:
@@ -306,11 +356,20 @@ class MemoryStore:
                 elif ref in seen and not _shows(seen[ref], r["text"]):
                     out.append(Withdrawal(ref, "edited", None, r["text"]))
         if decision_ids:
-            rows = _rows(self.db, "select * from decisions where deleted_at is not null and id in "
-                                  "(select value from json_each(?)) order by id", [json.dumps(sorted(decision_ids))])
-            out += [Withdrawal(decision_ref(r["id"]), "undone",
-                               trade_text(r["side"], r["symbol"], r["quantity"], r["price"], r["reason"]))
-                    for r in rows]
+            rows = _rows(
+                self.db,
+                "select * from decisions where deleted_at is not null and id in "
+                "(select value from json_each(?)) order by id",
+                [json.dumps(sorted(decision_ids))],
+            )
+            out += [
+                Withdrawal(
+                    decision_ref(r["id"]),
+                    "undone",
+                    trade_text(r["side"], r["symbol"], r["quantity"], r["price"], r["reason"]),
+                )
+                for r in rows
+            ]
         return out
 
 
@@ -337,8 +396,18 @@ class PortfolioStore:
         rows = _rows(self.db, "select * from holdings where symbol = ?", [symbol])
         return rows[0] if rows else None
 
-    def record_trade(self, *, symbol: str, side: str, price: float, quantity: float, reason: str | None,
-                     name: str | None, at: str, source: str) -> tuple[Decision, Holding | None]:
+    def record_trade(
+        self,
+        *,
+        symbol: str,
+        side: str,
+        price: float,
+        quantity: float,
+        reason: str | None,
+        name: str | None,
+        at: str,
+        source: str,
+    ) -> tuple[Decision, Holding | None]:
         if not (is_finite_number(price) and is_finite_number(quantity) and price > 0 and quantity > 0):
             raise ValueError(f"价格和数量应为正的有限数字，而不是 {price!r} 和 {quantity!r}")
         with write_transaction(self.db):
@@ -354,9 +423,17 @@ class PortfolioStore:
                 else:
                     self.db["holdings"].update(symbol, {"shares": remaining, "updated_at": at})
             elif holding is None:
-                self.db["holdings"].insert({"symbol": symbol, "name": name or symbol, "short_names": "[]",
-                                            "shares": quantity, "cost": price, "role": "satellite",
-                                            "updated_at": at})
+                self.db["holdings"].insert(
+                    {
+                        "symbol": symbol,
+                        "name": name or symbol,
+                        "short_names": "[]",
+                        "shares": quantity,
+                        "cost": price,
+                        "role": "satellite",
+                        "updated_at": at,
+                    }
+                )
             else:
                 shares = holding.shares + quantity
                 cost = (holding.shares * holding.cost + quantity * price) / shares
@@ -367,12 +444,14 @@ class PortfolioStore:
             cursor = self.db.conn.execute(
                 "insert into decisions (symbol, side, price, quantity, reason, decided_at, source, holding_before, "
                 "holding_after) values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [symbol, side, price, quantity, reason, at, source, _holding_json(before), _holding_json(after)])
+                [symbol, side, price, quantity, reason, at, source, _holding_json(before), _holding_json(after)],
+            )
             decision_id = cursor.lastrowid
             self.db.conn.execute(
                 "insert into memory_events (kind, symbol, source, created_at, inject_count, text, decision_id) "
                 "values ('decision', ?, ?, ?, 0, ?, ?)",
-                [symbol, source, at, trade_text(side, symbol, quantity, price, reason), decision_id])
+                [symbol, source, at, trade_text(side, symbol, quantity, price, reason), decision_id],
+            )
             decision = _decision(_rows(self.db, "select * from decisions where id = ?", [decision_id])[0])
             return decision, (_holding(after) if after else None)
 
@@ -389,8 +468,10 @@ class PortfolioStore:
             if moved:
                 self._reverse(row, at)
             self.db.conn.execute("update decisions set deleted_at = ? where id = ?", [at, decision_id])
-            self.db.conn.execute("update memory_events set deleted_at = ? where decision_id = ? and deleted_at is null",
-                                 [at, decision_id])
+            self.db.conn.execute(
+                "update memory_events set deleted_at = ? where decision_id = ? and deleted_at is null",
+                [at, decision_id],
+            )
             now = self._holding_row(row["symbol"])
             return UndoneTrade(_decision(row), _holding(now) if now else None, moved)
 
@@ -400,16 +481,20 @@ class PortfolioStore:
         after = json.loads(row["holding_after"]) if row["holding_after"] else None
         current = self._holding_row(symbol)
         untouched = (current is None and after is None) or (
-            current is not None and after is not None and
-            (current["shares"], current["cost"]) == (after["shares"], after["cost"]))
+            current is not None
+            and after is not None
+            and (current["shares"], current["cost"]) == (after["shares"], after["cost"])
+        )
         if untouched:
             self._put(symbol, before)
             return
         if row["side"] == "buy":
             if current is None or current["shares"] < quantity:
                 held = 0 if current is None else current["shares"]
-                raise ValueError(f"无法撤销这笔买入：现在只持有 {held:g} 股，少于买入的 {quantity:g} 股"
-                                 "（之后有卖出，请先撤销那笔卖出）")
+                raise ValueError(
+                    f"无法撤销这笔买入：现在只持有 {held:g} 股，少于买入的 {quantity:g} 股"
+                    "（之后有卖出，请先撤销那笔卖出）"
+                )
             shares = current["shares"] - quantity
             if shares == 0:
                 self._put(symbol, None)
@@ -417,8 +502,18 @@ class PortfolioStore:
             cost = (current["shares"] * current["cost"] - quantity * price) / shares
             self._put(symbol, {**current, "shares": shares, "cost": round(max(cost, 0.0), 4), "updated_at": at})
         else:
-            base = current or before or {"symbol": symbol, "name": symbol, "short_names": "[]", "cost": price,
-                                         "role": "satellite", "shares": 0}
+            base = (
+                current
+                or before
+                or {
+                    "symbol": symbol,
+                    "name": symbol,
+                    "short_names": "[]",
+                    "cost": price,
+                    "role": "satellite",
+                    "shares": 0,
+                }
+            )
             self._put(symbol, {**base, "shares": (current["shares"] if current else 0) + quantity, "updated_at": at})
 
     def _put(self, symbol: str, holding: dict | None) -> None:

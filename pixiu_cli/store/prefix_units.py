@@ -33,8 +33,7 @@ def _version(conn: sqlite3.Connection) -> int:
 
 
 def _connect(path: Path | str, busy_timeout_ms: int) -> sqlite3.Connection:
-    conn = sqlite3.connect(str(path), timeout=busy_timeout_ms / 1000, check_same_thread=False,
-                           isolation_level=None)
+    conn = sqlite3.connect(str(path), timeout=busy_timeout_ms / 1000, check_same_thread=False, isolation_level=None)
     try:
         conn.execute(f"PRAGMA busy_timeout = {busy_timeout_ms}")
         conn.execute("PRAGMA journal_mode = WAL")
@@ -83,7 +82,8 @@ class PrefixUnitFile:
                 chunk = list(hashes[start : start + _LOOKUP_CHUNK])
                 marks = ",".join("?" * len(chunk))
                 rows = self._conn.execute(
-                    f"SELECT hash, last_used FROM units WHERE owner = ? AND hash IN ({marks})", [owner, *chunk])
+                    f"SELECT hash, last_used FROM units WHERE owner = ? AND hash IN ({marks})", [owner, *chunk]
+                )
                 found.update(rows.fetchall())
         except sqlite3.Error as exc:
             log.warning("offline prompt cache read failed (%s): counted as a miss", exc)
@@ -93,10 +93,13 @@ class PrefixUnitFile:
     def touch(self, owner: int, hashes: Sequence[int], now: float) -> None:
         if not hashes:
             return
-        self._write(lambda conn: conn.executemany(
-            "INSERT INTO units (owner, hash, last_used) VALUES (?, ?, ?) "
-            "ON CONFLICT (owner, hash) DO UPDATE SET last_used = max(last_used, excluded.last_used)",
-            [(owner, h, now) for h in hashes]))
+        self._write(
+            lambda conn: conn.executemany(
+                "INSERT INTO units (owner, hash, last_used) VALUES (?, ?, ?) "
+                "ON CONFLICT (owner, hash) DO UPDATE SET last_used = max(last_used, excluded.last_used)",
+                [(owner, h, now) for h in hashes],
+            )
+        )
 
     def purge(self, *, older_than: float | None, keep_at_most: int | None) -> None:
         """Drop units last used before ``older_than``, then the least recently used beyond
@@ -108,8 +111,11 @@ class PrefixUnitFile:
             if keep_at_most is not None:
                 excess = conn.execute("SELECT count(*) FROM units").fetchone()[0] - keep_at_most
                 if excess > 0:
-                    conn.execute("DELETE FROM units WHERE (owner, hash) IN "
-                                 "(SELECT owner, hash FROM units ORDER BY last_used LIMIT ?)", [excess])
+                    conn.execute(
+                        "DELETE FROM units WHERE (owner, hash) IN "
+                        "(SELECT owner, hash FROM units ORDER BY last_used LIMIT ?)",
+                        [excess],
+                    )
 
         self._write(purge)
 

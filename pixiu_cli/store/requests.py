@@ -24,8 +24,13 @@ class Packed:
     depth: int = 0
 
     def columns(self) -> dict:
-        return {"request_z": self.blob, "request_base": self.base, "request_prefix": self.prefix,
-                "request_suffix": self.suffix, "request_depth": self.depth}
+        return {
+            "request_z": self.blob,
+            "request_base": self.base,
+            "request_prefix": self.prefix,
+            "request_suffix": self.suffix,
+            "request_depth": self.depth,
+        }
 
 
 def _shared(a: bytes, b: bytes) -> tuple[int, int]:
@@ -33,7 +38,7 @@ def _shared(a: bytes, b: bytes) -> tuple[int, int]:
     prefix = 0
     step = 4096
     while step:  # galloping compare: whole blocks first, then narrower
-        while prefix + step <= limit and a[prefix:prefix + step] == b[prefix:prefix + step]:
+        while prefix + step <= limit and a[prefix : prefix + step] == b[prefix : prefix + step]:
             prefix += step
         step //= 8
     limit -= prefix
@@ -51,7 +56,7 @@ def pack(text: str, base: tuple[int, str, int] | None = None) -> Packed:
     base_id, base_text, depth = base
     old = base_text.encode("utf-8")
     prefix, suffix = _shared(old, data)
-    return Packed(zlib.compress(data[prefix:len(data) - suffix], 6), base_id, prefix, suffix, depth + 1)
+    return Packed(zlib.compress(data[prefix : len(data) - suffix], 6), base_id, prefix, suffix, depth + 1)
 
 
 def unpack(row: dict, base_text: str | None) -> str:
@@ -59,7 +64,7 @@ def unpack(row: dict, base_text: str | None) -> str:
     if row.get("request_base") is None:
         return middle.decode("utf-8")
     old = (base_text or "").encode("utf-8")
-    return (old[:row["request_prefix"]] + middle + old[len(old) - row["request_suffix"]:]).decode("utf-8")
+    return (old[: row["request_prefix"]] + middle + old[len(old) - row["request_suffix"] :]).decode("utf-8")
 
 
 def request_of(conn: sqlite3.Connection, row: dict, memo: dict[int, str] | None = None) -> str:
@@ -78,8 +83,11 @@ def request_of(conn: sqlite3.Connection, row: dict, memo: dict[int, str] | None 
     text = None
     for link in reversed(chain):
         base = link.get("request_base")
-        text = link.get("request_json") or "" if link.get("request_z") is None else \
-            unpack(link, memo.get(base) if base is not None else None)
+        text = (
+            link.get("request_json") or ""
+            if link.get("request_z") is None
+            else unpack(link, memo.get(base) if base is not None else None)
+        )
         if link.get("id") is not None:
             memo[link["id"]] = text
     return text

@@ -72,46 +72,77 @@ def m001_conversations(db: Database) -> None:
 @migrations()
 def m002_domain(db: Database) -> None:
     db["holdings"].create(
-        {"symbol": str, "name": str, "short_names": str, "shares": float, "cost": float, "role": str,
-         "updated_at": str},
+        {
+            "symbol": str,
+            "name": str,
+            "short_names": str,
+            "shares": float,
+            "cost": float,
+            "role": str,
+            "updated_at": str,
+        },
         pk="symbol",
     )
     db["profiles"].create(
-        {"id": int, "symbol": str, "strategy": str, "period": str, "annual_return": float,
-         "max_drawdown": float, "win_rate": float, "sharpe": float, "best_role": str, "conclusion": str,
-         "as_of": str},
+        {
+            "id": int,
+            "symbol": str,
+            "strategy": str,
+            "period": str,
+            "annual_return": float,
+            "max_drawdown": float,
+            "win_rate": float,
+            "sharpe": float,
+            "best_role": str,
+            "conclusion": str,
+            "as_of": str,
+        },
         pk="id",
     )
     db["profiles"].create_index(["symbol", "as_of"])
     db["news"].create(
-        {"id": int, "symbol": str, "title": str, "summary": str, "source": str, "layer": str,
-         "published_at": str},
+        {"id": int, "symbol": str, "title": str, "summary": str, "source": str, "layer": str, "published_at": str},
         pk="id",
     )
     db["news"].create_index(["symbol", "published_at"])
     db["signals"].create(
-        {"id": int, "symbol": str, "score": float, "direction": str, "components": str, "as_of": str},
-        pk="id",
+        {"id": int, "symbol": str, "score": float, "direction": str, "components": str, "as_of": str}, pk="id"
     )
     db["signals"].create_index(["symbol", "as_of"])
-    db["reports"].create(
-        {"id": int, "title": str, "symbols": str, "conclusion": str, "created_at": str}, pk="id")
+    db["reports"].create({"id": int, "title": str, "symbols": str, "conclusion": str, "created_at": str}, pk="id")
     db["reports"].create_index(["created_at"])
     db["decisions"].create(
-        {"id": int, "symbol": str, "side": str, "price": float, "quantity": float, "reason": str,
-         "decided_at": str, "source": str},
+        {
+            "id": int,
+            "symbol": str,
+            "side": str,
+            "price": float,
+            "quantity": float,
+            "reason": str,
+            "decided_at": str,
+            "source": str,
+        },
         pk="id",
     )
     db["decisions"].create_index(["decided_at"])
-    db["alerts"].create(
-        {"id": int, "symbol": str, "rule": str, "message": str, "triggered_at": str}, pk="id")
+    db["alerts"].create({"id": int, "symbol": str, "rule": str, "message": str, "triggered_at": str}, pk="id")
     db["alerts"].create_index(["triggered_at"])
     # user notes and tool-triggered events share one event store, so one query searches
     # both (search_memory, /memory)
     db["memory_events"].create(
-        {"id": int, "kind": str, "note_kind": str, "symbol": str, "text": str, "created_at": str,
-         "source": str, "deleted_at": str, "inject_count": int},
-        pk="id", defaults={"inject_count": 0},
+        {
+            "id": int,
+            "kind": str,
+            "note_kind": str,
+            "symbol": str,
+            "text": str,
+            "created_at": str,
+            "source": str,
+            "deleted_at": str,
+            "inject_count": int,
+        },
+        pk="id",
+        defaults={"inject_count": 0},
     )
     db["memory_events"].create_index(["kind", "deleted_at", "created_at"])
     db["memory_events"].create_index(["symbol", "created_at"])
@@ -146,8 +177,10 @@ def m006_portfolio_version(db: Database) -> None:
     db.execute("insert into portfolio_version (id, version) values (1, 0)")
     for table in ("holdings", "profiles"):
         for event in ("insert", "update", "delete"):
-            db.execute(f"create trigger {table}_{event}_bumps_version after {event} on {table} "
-                       "begin update portfolio_version set version = version + 1 where id = 1; end")
+            db.execute(
+                f"create trigger {table}_{event}_bumps_version after {event} on {table} "
+                "begin update portfolio_version set version = version + 1 where id = 1; end"
+            )
 
 
 @migrations()
@@ -156,19 +189,31 @@ def m007_security_master(db: Database) -> None:
     # conversation mention. kind is "stock" or "index" so index codes are never taken for
     # stocks. Aliases map a nickname (宁王) to a code; source says who added it.
     db["securities"].create(
-        {"symbol": str, "name": str, "kind": str, "board": str, "list_date": str, "status": str,
-         "is_st": int, "source": str, "updated_at": str},
-        pk="symbol", not_null={"name", "kind"}, defaults={"kind": "stock", "is_st": 0},
+        {
+            "symbol": str,
+            "name": str,
+            "kind": str,
+            "board": str,
+            "list_date": str,
+            "status": str,
+            "is_st": int,
+            "source": str,
+            "updated_at": str,
+        },
+        pk="symbol",
+        not_null={"name", "kind"},
+        defaults={"kind": "stock", "is_st": 0},
     )
     db["securities"].create_index(["name"])
-    db["security_aliases"].create(
-        {"alias": str, "symbol": str, "source": str, "created_at": str}, pk="alias")
+    db["security_aliases"].create({"alias": str, "symbol": str, "source": str, "created_at": str}, pk="alias")
     db.execute("create table securities_version (id integer primary key check (id = 1), version integer not null)")
     db.execute("insert into securities_version (id, version) values (1, 0)")
     for table in ("securities", "security_aliases"):
         for event in ("insert", "update", "delete"):
-            db.execute(f"create trigger {table}_{event}_bumps_version after {event} on {table} "
-                       "begin update securities_version set version = version + 1 where id = 1; end")
+            db.execute(
+                f"create trigger {table}_{event}_bumps_version after {event} on {table} "
+                "begin update securities_version set version = version + 1 where id = 1; end"
+            )
 
 
 @migrations()
@@ -179,18 +224,39 @@ def m010_market_bars(db: Database) -> None:
     db.execute(
         "create table market_bars (symbol text not null, date text not null, open real, high real, low real, "
         "close real, volume real, amount real, trade_status integer not null default 1, "
-        "is_st integer not null default 0, primary key (symbol, date)) without rowid")
+        "is_st integer not null default 0, primary key (symbol, date)) without rowid"
+    )
     # One row per event and source; ratio is the source's own factor when it gave one
     # (baostock), else derived on read from cash/shares and the previous close.
     db["corporate_actions"].create(
-        {"symbol": str, "ex_date": str, "cash_per_share": float, "shares_per_share": float, "ratio": float,
-         "source": str, "method": str, "fetched_at": str},
-        pk=("symbol", "ex_date", "source"), not_null={"symbol", "ex_date", "source"})
+        {
+            "symbol": str,
+            "ex_date": str,
+            "cash_per_share": float,
+            "shares_per_share": float,
+            "ratio": float,
+            "source": str,
+            "method": str,
+            "fetched_at": str,
+        },
+        pk=("symbol", "ex_date", "source"),
+        not_null={"symbol", "ex_date", "source"},
+    )
     # Provenance and freshness of each stored series.
     db["market_series"].create(
-        {"symbol": str, "source": str, "origin": str, "file_adjusted": str, "volume_unit": str,
-         "last_sync_at": str, "last_error": str, "stale": int},
-        pk="symbol", defaults={"stale": 0})
+        {
+            "symbol": str,
+            "source": str,
+            "origin": str,
+            "file_adjusted": str,
+            "volume_unit": str,
+            "last_sync_at": str,
+            "last_error": str,
+            "stale": int,
+        },
+        pk="symbol",
+        defaults={"stale": 0},
+    )
     db["trading_days"].create({"date": str, "source": str}, pk="date")
     db["watchlist"].create({"symbol": str, "added_at": str}, pk="symbol")
     # Bumped by every market write (explicitly: a per-row trigger would slow bulk imports),
@@ -204,22 +270,59 @@ def m011_analytics_profiles_signals_alerts_track(db: Database) -> None:
     # Every strategy's backtest of a symbol (pixiu profile --json); the selected one is also
     # written to profiles, which gains the provenance the block shows.
     db["backtests"].create(
-        {"id": int, "symbol": str, "strategy": str, "label": str, "window_start": str, "window_end": str,
-         "annual_return": float, "max_drawdown": float, "sharpe": float, "win_rate": float, "trades": int,
-         "exposure": float, "excess_return": float, "in_sample_sharpe": float, "out_annual_return": float,
-         "out_sharpe": float, "selected": int, "as_of": str, "engine_version": str, "cost_model": str,
-         "data_source": str, "computed_at": str},
+        {
+            "id": int,
+            "symbol": str,
+            "strategy": str,
+            "label": str,
+            "window_start": str,
+            "window_end": str,
+            "annual_return": float,
+            "max_drawdown": float,
+            "sharpe": float,
+            "win_rate": float,
+            "trades": int,
+            "exposure": float,
+            "excess_return": float,
+            "in_sample_sharpe": float,
+            "out_annual_return": float,
+            "out_sharpe": float,
+            "selected": int,
+            "as_of": str,
+            "engine_version": str,
+            "cost_model": str,
+            "data_source": str,
+            "computed_at": str,
+        },
         pk="id",
     )
     db["backtests"].create_index(["symbol", "as_of"])
-    for column, kind in (("source", str), ("engine_version", str), ("cost_model", str), ("data_source", str),
-                         ("trades", int), ("exposure", float), ("excess_return", float),
-                         ("out_annual_return", float), ("out_sharpe", float)):
+    for column, kind in (
+        ("source", str),
+        ("engine_version", str),
+        ("cost_model", str),
+        ("data_source", str),
+        ("trades", int),
+        ("exposure", float),
+        ("excess_return", float),
+        ("out_annual_return", float),
+        ("out_sharpe", float),
+    ):
         db["profiles"].add_column(column, kind)
     db["signals"].add_column("source", str)
     db["alert_rules"].create(
-        {"id": int, "symbol": str, "kind": str, "threshold": float, "cooldown_days": int, "created_at": str,
-         "source": str, "deleted_at": str, "checked_through": str, "last_fired_on": str},
+        {
+            "id": int,
+            "symbol": str,
+            "kind": str,
+            "threshold": float,
+            "cooldown_days": int,
+            "created_at": str,
+            "source": str,
+            "deleted_at": str,
+            "checked_through": str,
+            "last_fired_on": str,
+        },
         pk="id",
     )
     db["alerts"].add_column("rule_id", int)
@@ -238,8 +341,17 @@ def m010_memory_undo(db: Database) -> None:
     # can say which memory was withdrawn). A decision keeps the holding before and after it
     # (JSON), so forgetting a recorded trade puts the holding back; deleted_at withdraws it.
     db["memory_revisions"].create(
-        {"id": int, "event_id": int, "action": str, "old_text": str, "old_note_kind": str,
-         "old_created_at": str, "old_source": str, "new_text": str, "at": str},
+        {
+            "id": int,
+            "event_id": int,
+            "action": str,
+            "old_text": str,
+            "old_note_kind": str,
+            "old_created_at": str,
+            "old_source": str,
+            "new_text": str,
+            "at": str,
+        },
         pk="id",
     )
     db["memory_revisions"].create_index(["event_id", "id"])
@@ -249,9 +361,11 @@ def m010_memory_undo(db: Database) -> None:
     db["decisions"].add_column("holding_after", str)
     db["memory_events"].add_column("decision_id", int)
     # link the events recorded with a trade to their decision (same symbol and instant)
-    db.execute("update memory_events set decision_id = (select d.id from decisions d where d.symbol = "
-               "memory_events.symbol and d.decided_at = memory_events.created_at order by d.id limit 1) "
-               "where kind = 'decision'")
+    db.execute(
+        "update memory_events set decision_id = (select d.id from decisions d where d.symbol = "
+        "memory_events.symbol and d.decided_at = memory_events.created_at order by d.id limit 1) "
+        "where kind = 'decision'"
+    )
 
 
 @migrations()
@@ -260,11 +374,15 @@ def m017_context_persona_as_of(db: Database) -> None:
     # it is written without one, whoever writes it (import, merge, a future /persona).
     db["persona"].add_column("updated_at", str)
     now = "strftime('%Y-%m-%dT%H:%M:%S+08:00', 'now', '+8 hours')"
-    db.execute("create trigger persona_insert_stamps after insert on persona when new.updated_at is null "
-               f"begin update persona set updated_at = {now} where key = new.key; end")
-    db.execute("create trigger persona_update_stamps after update of value on persona "
-               "when new.updated_at is old.updated_at and new.value is not old.value "
-               f"begin update persona set updated_at = {now} where key = new.key; end")
+    db.execute(
+        "create trigger persona_insert_stamps after insert on persona when new.updated_at is null "
+        f"begin update persona set updated_at = {now} where key = new.key; end"
+    )
+    db.execute(
+        "create trigger persona_update_stamps after update of value on persona "
+        "when new.updated_at is old.updated_at and new.value is not old.value "
+        f"begin update persona set updated_at = {now} where key = new.key; end"
+    )
 
 
 @migrations()
@@ -272,15 +390,38 @@ def m010_evals_answer_runs(db: Database) -> None:
     # `pixiu eval --live`: one row per run and one per case × ablation, so results (replies,
     # usage, grades) can be read back later with `pixiu eval --history`.
     db["eval_runs"].create(
-        {"id": int, "started_at": str, "finished_at": str, "provider": str, "model": str, "offline": int,
-         "cases": int, "ablations_json": str, "summary_json": str},
+        {
+            "id": int,
+            "started_at": str,
+            "finished_at": str,
+            "provider": str,
+            "model": str,
+            "offline": int,
+            "cases": int,
+            "ablations_json": str,
+            "summary_json": str,
+        },
         pk="id",
     )
     db["eval_results"].create(
-        {"id": int, "run_id": int, "ablation": str, "case_id": str, "category": str, "passed": int,
-         "reply_text": str, "tools_json": str, "grades_json": str, "error": str, "prompt_tokens": int,
-         "completion_tokens": int, "cache_hit_tokens": int, "cache_miss_tokens": int},
-        pk="id", foreign_keys=[("run_id", "eval_runs", "id")],
+        {
+            "id": int,
+            "run_id": int,
+            "ablation": str,
+            "case_id": str,
+            "category": str,
+            "passed": int,
+            "reply_text": str,
+            "tools_json": str,
+            "grades_json": str,
+            "error": str,
+            "prompt_tokens": int,
+            "completion_tokens": int,
+            "cache_hit_tokens": int,
+            "cache_miss_tokens": int,
+        },
+        pk="id",
+        foreign_keys=[("run_id", "eval_runs", "id")],
     )
     db["eval_results"].create_index(["run_id", "ablation"])
 

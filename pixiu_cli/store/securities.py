@@ -34,8 +34,17 @@ class Alias:
 
 
 def _security(r) -> Security:
-    return Security(r["symbol"], r["name"], r["kind"] or "stock", r["board"], r["list_date"], r["status"],
-                    bool(r["is_st"]), r["source"], r["updated_at"])
+    return Security(
+        r["symbol"],
+        r["name"],
+        r["kind"] or "stock",
+        r["board"],
+        r["list_date"],
+        r["status"],
+        bool(r["is_st"]),
+        r["source"],
+        r["updated_at"],
+    )
 
 
 class SecurityMaster:
@@ -60,8 +69,7 @@ class SecurityMaster:
         count = 0
         with write_transaction(self.db):
             for s in securities:
-                existing = self.db.conn.execute(
-                    "select name from securities where symbol = ?", [s.symbol]).fetchone()
+                existing = self.db.conn.execute("select name from securities where symbol = ?", [s.symbol]).fetchone()
                 name = existing[0] if (existing and keep_names) else s.name
                 self.db.conn.execute(
                     "insert into securities (symbol, name, kind, board, list_date, status, is_st, source, updated_at) "
@@ -70,20 +78,25 @@ class SecurityMaster:
                     "board = coalesce(excluded.board, board), list_date = coalesce(excluded.list_date, list_date), "
                     "status = coalesce(excluded.status, status), is_st = excluded.is_st, "
                     "source = coalesce(excluded.source, source), updated_at = excluded.updated_at",
-                    [s.symbol, name, s.kind, s.board, s.list_date, s.status, int(s.is_st), s.source, s.updated_at])
+                    [s.symbol, name, s.kind, s.board, s.list_date, s.status, int(s.is_st), s.source, s.updated_at],
+                )
                 count += 1
         return count
 
     def aliases(self) -> list[Alias]:
-        return [Alias(r["alias"], r["symbol"], r["source"], r["created_at"])
-                for r in _rows(self.db, "select * from security_aliases order by alias")]
+        return [
+            Alias(r["alias"], r["symbol"], r["source"], r["created_at"])
+            for r in _rows(self.db, "select * from security_aliases order by alias")
+        ]
 
     def add_alias(self, alias: str, symbol: str, *, source: str = "user", at: str | None = None) -> None:
         with write_transaction(self.db):
             self.db.conn.execute(
                 "insert into security_aliases (alias, symbol, source, created_at) values (?, ?, ?, ?) "
                 "on conflict(alias) do update set symbol = excluded.symbol, source = excluded.source, "
-                "created_at = excluded.created_at", [alias, symbol, source, at])
+                "created_at = excluded.created_at",
+                [alias, symbol, source, at],
+            )
 
     def remove_alias(self, alias: str) -> bool:
         with write_transaction(self.db):

@@ -12,13 +12,27 @@ from sqlite_utils import Database
 # version counters. A note's inject_count is left out: every turn that shows a note bumps
 # it, and it is neither an input nor an output of the refresh.
 DEMO_CONTENT = (
-    ("holdings", "*", "1"), ("profiles", "*", "1"), ("news", "*", "1"), ("signals", "*", "1"),
-    ("reports", "*", "1"), ("decisions", "*", "1"), ("alerts", "*", "1"), ("persona", "*", "1"),
-    ("memory_events", "id, kind, note_kind, symbol, text, created_at, source, deleted_at, decision_id",
-     "kind = 'user_note'"),
-    ("alert_rules", "*", "1"), ("backtests", "*", "1"), ("securities", "*", "1"),
-    ("security_aliases", "*", "1"), ("market_series", "*", "1"), ("corporate_actions", "*", "1"),
-    ("market_version", "*", "1"), ("securities_version", "*", "1"),
+    ("holdings", "*", "1"),
+    ("profiles", "*", "1"),
+    ("news", "*", "1"),
+    ("signals", "*", "1"),
+    ("reports", "*", "1"),
+    ("decisions", "*", "1"),
+    ("alerts", "*", "1"),
+    ("persona", "*", "1"),
+    (
+        "memory_events",
+        "id, kind, note_kind, symbol, text, created_at, source, deleted_at, decision_id",
+        "kind = 'user_note'",
+    ),
+    ("alert_rules", "*", "1"),
+    ("backtests", "*", "1"),
+    ("securities", "*", "1"),
+    ("security_aliases", "*", "1"),
+    ("market_series", "*", "1"),
+    ("corporate_actions", "*", "1"),
+    ("market_version", "*", "1"),
+    ("securities_version", "*", "1"),
 )
 
 

@@ -21,15 +21,17 @@ def _slow(ctx, args):
     return ToolOutcome({"ok": True})
 
 
-EXTRA = (Tool("explode", "总是出错", {"type": "object", "properties": {}, "required": []}, _boom),
-         Tool("sleepy", "很慢", {"type": "object", "properties": {}, "required": []}, _slow))
+EXTRA = (
+    Tool("explode", "总是出错", {"type": "object", "properties": {}, "required": []}, _boom),
+    Tool("sleepy", "很慢", {"type": "object", "properties": {}, "required": []}, _slow),
+)
 
 
 @pytest.fixture
 def rig(server, tmp_path):
     app = build_app(server, tmp_path / "p.db", portfolio=FIXTURE, now=NOW, tools=TOOLS + EXTRA)
 
-    def make(guardrails=Guardrails(), tools=TOOLS + EXTRA):
-        return app.agent_with(tools=tools, guardrails=guardrails), app.new_conversation()
+    def make(guardrails=None, tools=TOOLS + EXTRA):
+        return app.agent_with(tools=tools, guardrails=guardrails or Guardrails()), app.new_conversation()
 
     return make, app.store, app.domain, app.tool_context

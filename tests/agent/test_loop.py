@@ -30,9 +30,11 @@ def test_one_tool_call_then_answer(rig, server):
 def test_chain_of_two(rig, server):
     make, store, domain, ctx = rig
     agent, conv = make()
-    server.enqueue(ScriptedReply(tool_calls=[call("get_holdings", {})]),
-                   ScriptedReply(tool_calls=[call("get_stock_profiles", {"symbols": ["002415"]})]),
-                   ScriptedReply(text="海康只适合卫星仓。"))
+    server.enqueue(
+        ScriptedReply(tool_calls=[call("get_holdings", {})]),
+        ScriptedReply(tool_calls=[call("get_stock_profiles", {"symbols": ["002415"]})]),
+        ScriptedReply(text="海康只适合卫星仓。"),
+    )
     result = agent.run_turn(conv, "海康适合做什么仓")
     assert result.calls == 3 and result.reply == "海康只适合卫星仓。"
     tools, _ = tool_messages(store, conv)
@@ -42,8 +44,10 @@ def test_chain_of_two(rig, server):
 def test_parallel_calls(rig, server):
     make, store, domain, ctx = rig
     agent, conv = make()
-    server.enqueue(ScriptedReply(tool_calls=[call("get_holdings", {}), call("load_context", {"topic": "a_share_rules"})]),
-                   ScriptedReply(text="好的"))
+    server.enqueue(
+        ScriptedReply(tool_calls=[call("get_holdings", {}), call("load_context", {"topic": "a_share_rules"})]),
+        ScriptedReply(text="好的"),
+    )
     agent.run_turn(conv, "T+1 怎么影响我的持仓")
     tools, calls = tool_messages(store, conv)
     assert len(tools) == 2 and "T+1" in json.loads(tools[1]["content"])["content"]
@@ -67,9 +71,11 @@ def test_step_limit(rig, server):
 def test_repeated_identical_call_is_not_run_twice(rig, server):
     make, store, domain, ctx = rig
     agent, conv = make()
-    server.enqueue(ScriptedReply(tool_calls=[call("remember", {"kind": "rule", "text": "不追高"})]),
-                   ScriptedReply(tool_calls=[call("remember", {"text": "不追高", "kind": "rule"})]),
-                   ScriptedReply(text="记住了"))
+    server.enqueue(
+        ScriptedReply(tool_calls=[call("remember", {"kind": "rule", "text": "不追高"})]),
+        ScriptedReply(tool_calls=[call("remember", {"text": "不追高", "kind": "rule"})]),
+        ScriptedReply(text="记住了"),
+    )
     agent.run_turn(conv, "我不追高")
     tools, _ = tool_messages(store, conv)
     assert json.loads(tools[0]["content"])["ok"] is True
@@ -77,14 +83,17 @@ def test_repeated_identical_call_is_not_run_twice(rig, server):
     assert len(ctx.memory.search(text="不追高")) == 1
 
 
-@pytest.mark.parametrize("spec,needle", [
-    (call("no_such_tool", {}), "未知工具"),
-    (call("get_holdings", "{not json"), "不是有效的 JSON"),
-    (call("record_decision", {"symbol": "600519", "side": "hold", "price": 1, "quantity": 1}), "side"),
-    (call("record_decision", {"symbol": "600519", "side": "sell", "price": 1700, "quantity": 999}), "超过持仓"),
-    (call("remember", {"kind": "plan"}), "缺少必填参数 text"),
-    (call("explode", {}), "数据源不可用"),
-])
+@pytest.mark.parametrize(
+    "spec,needle",
+    [
+        (call("no_such_tool", {}), "未知工具"),
+        (call("get_holdings", "{not json"), "不是有效的 JSON"),
+        (call("record_decision", {"symbol": "600519", "side": "hold", "price": 1, "quantity": 1}), "side"),
+        (call("record_decision", {"symbol": "600519", "side": "sell", "price": 1700, "quantity": 999}), "超过持仓"),
+        (call("remember", {"kind": "plan"}), "缺少必填参数 text"),
+        (call("explode", {}), "数据源不可用"),
+    ],
+)
 def test_bad_calls_become_tool_results(rig, server, spec, needle):
     make, store, domain, ctx = rig
     agent, conv = make()
@@ -108,9 +117,17 @@ def test_tool_timeout(rig, server):
 def test_record_decision_updates_holdings_and_memory(rig, server):
     make, store, domain, ctx = rig
     agent, conv = make()
-    server.enqueue(ScriptedReply(tool_calls=[call("record_decision", {"symbol": "002415", "side": "buy", "price": 29.5,
-                                                                      "quantity": 1000, "reason": "回踩到位"})]),
-                   ScriptedReply(text="已记录"))
+    server.enqueue(
+        ScriptedReply(
+            tool_calls=[
+                call(
+                    "record_decision",
+                    {"symbol": "002415", "side": "buy", "price": 29.5, "quantity": 1000, "reason": "回踩到位"},
+                )
+            ]
+        ),
+        ScriptedReply(text="已记录"),
+    )
     result = agent.run_turn(conv, "29.5 买了 1000 股海康")
     assert result.notices and "已记录" in result.notices[0]
     holding = domain.holding("002415")
@@ -123,8 +140,11 @@ def test_record_decision_updates_holdings_and_memory(rig, server):
 def test_reasoning_is_sent_back_inside_the_tool_loop_only(rig, server):
     make, store, domain, ctx = rig
     agent, conv = make()
-    server.enqueue(ScriptedReply(reasoning="先查持仓", tool_calls=[call("get_holdings", {})]),
-                   ScriptedReply(reasoning="再回答", text="答"), ScriptedReply(text="第二轮"))
+    server.enqueue(
+        ScriptedReply(reasoning="先查持仓", tool_calls=[call("get_holdings", {})]),
+        ScriptedReply(reasoning="再回答", text="答"),
+        ScriptedReply(text="第二轮"),
+    )
     agent.run_turn(conv, "一")
     second_call = store.calls_for_conversation(conv)[-1].request["messages"]
     assistant = [m for m in second_call if m["role"] == "assistant"][0]
@@ -144,7 +164,9 @@ def test_tool_list_is_identical_across_conversations(rig, server):
     ra, rb = server.requests[-2].json, server.requests[-1].json
     assert json.dumps(ra["tools"], ensure_ascii=False) == json.dumps(rb["tools"], ensure_ascii=False)
     assert ra["messages"][0] == rb["messages"][0]
-    assert server.requests[-2].body_bytes.split(b'"messages"')[0] == server.requests[-1].body_bytes.split(b'"messages"')[0]
+    assert (
+        server.requests[-2].body_bytes.split(b'"messages"')[0] == server.requests[-1].body_bytes.split(b'"messages"')[0]
+    )
 
 
 def test_turn_stores_its_block_record_and_a_failed_turn_none(rig, server):

@@ -8,8 +8,7 @@ import pytest
 from pixiu_cli.dataset import SHANGHAI
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.domain import DomainStore
-from pixiu_cli.store.memory import MemoryStore, PortfolioStore
-from pixiu_cli.store.memory import MemoryRefError
+from pixiu_cli.store.memory import MemoryRefError, MemoryStore, PortfolioStore
 
 NOW = datetime(2026, 11, 24, 10, 0, tzinfo=SHANGHAI)
 
@@ -24,11 +23,13 @@ def memory(tmp_path):
 
 
 def test_near_duplicates_merge_and_forget_undoes_the_merge(memory):
-    first = memory.add_note(note_kind="plan", text="海康估值偏高，回踩 30 元再加仓", symbol="002415",
-                            source="model", at=at())
+    first = memory.add_note(
+        note_kind="plan", text="海康估值偏高，回踩 30 元再加仓", symbol="002415", source="model", at=at()
+    )
     assert first.outcome == "added"
-    again = memory.add_note(note_kind="plan", text="海康估值偏高, 回踩30元再加仓!", symbol="002415",
-                            source="user", at=at(1))
+    again = memory.add_note(
+        note_kind="plan", text="海康估值偏高, 回踩30元再加仓!", symbol="002415", source="user", at=at(1)
+    )
     assert again.outcome == "merged" and again.event.id == first.event.id
     assert again.event.created_at.startswith("2026-11-25") and again.event.source == "user"
     other = memory.add_note(note_kind="plan", text="宁德跌到 150 再买", symbol="300750", source="user", at=at())
@@ -45,16 +46,19 @@ def test_near_duplicates_merge_and_forget_undoes_the_merge(memory):
     assert [e.id for e in memory.search()] == [other.event.id]
 
 
-@pytest.mark.parametrize("a,b", [
-    ("茅台跌破1500元加仓", "茅台跌破1500元减仓"),
-    ("茅台跌破1500元买入", "茅台跌破1500元卖出"),
-    ("我看多茅台，长期持有", "我看空茅台，长期持有"),
-    ("茅台跌破1500元加仓", "茅台突破1500元加仓"),
-    ("茅台跌破1500元加仓", "茅台跌破1400元加仓"),
-    ("茅台回撤 10% 就加仓一成", "茅台回撤 15% 就加仓一成"),
-    ("茅台到1800就止盈一半仓位", "茅台到1800就止损一半仓位"),
-    ("茅台跌破1500元要加仓", "茅台跌破1500元不要加仓"),
-])
+@pytest.mark.parametrize(
+    "a,b",
+    [
+        ("茅台跌破1500元加仓", "茅台跌破1500元减仓"),
+        ("茅台跌破1500元买入", "茅台跌破1500元卖出"),
+        ("我看多茅台，长期持有", "我看空茅台，长期持有"),
+        ("茅台跌破1500元加仓", "茅台突破1500元加仓"),
+        ("茅台跌破1500元加仓", "茅台跌破1400元加仓"),
+        ("茅台回撤 10% 就加仓一成", "茅台回撤 15% 就加仓一成"),
+        ("茅台到1800就止盈一半仓位", "茅台到1800就止损一半仓位"),
+        ("茅台跌破1500元要加仓", "茅台跌破1500元不要加仓"),
+    ],
+)
 def test_opposite_plans_never_merge(memory, a, b):
     first = memory.add_note(note_kind="plan", text=a, symbol="600519", source="user", at=at())
     second = memory.add_note(note_kind="plan", text=b, symbol="600519", source="user", at=at(1))
@@ -87,12 +91,16 @@ def test_model_never_rewrites_a_hand_written_note(memory):
     assert (kept.text, kept.source, kept.created_at) == ("茅台跌破1500止损", "user", at())
     # nor an imported one; the model's own notes it may refresh
     imported = memory.add_note(note_kind="plan", text="宁德回踩200元加仓", symbol="300750", source="import", at=at())
-    assert memory.add_note(note_kind="plan", text="宁德回踩200元再加仓", symbol="300750", source="model",
-                           at=at(1)).outcome == "added"
+    assert (
+        memory.add_note(note_kind="plan", text="宁德回踩200元再加仓", symbol="300750", source="model", at=at(1)).outcome
+        == "added"
+    )
     assert memory.get(imported.event.id).text == "宁德回踩200元加仓"
     own = memory.add_note(note_kind="view", text="光伏产能过剩还没出清", symbol=None, source="model", at=at())
-    assert memory.add_note(note_kind="view", text="光伏产能过剩还没有出清", symbol=None, source="model",
-                           at=at(1)).event.id == own.event.id
+    assert (
+        memory.add_note(note_kind="view", text="光伏产能过剩还没有出清", symbol=None, source="model", at=at(1)).event.id
+        == own.event.id
+    )
 
 
 def test_emoji_or_punctuation_notes_never_merge(memory):
@@ -111,8 +119,11 @@ def test_near_duplicate_check_is_fast_with_long_notes(memory):
     base = "".join(rng.choice(alphabet) for _ in range(10_000))
     for i in range(200):
         text = base[:9_990] + f"{i:010d}"
-        memory.db.conn.execute("insert into memory_events (kind, note_kind, text, created_at, source) "
-                               "values ('user_note', 'view', ?, ?, 'user')", [text, at()])
+        memory.db.conn.execute(
+            "insert into memory_events (kind, note_kind, text, created_at, source) "
+            "values ('user_note', 'view', ?, ?, 'user')",
+            [text, at()],
+        )
     started = time.perf_counter()
     write = memory.add_note(note_kind="view", text=base[:9_990] + "x" * 10, symbol=None, source="model", at=at(1))
     elapsed = time.perf_counter() - started
@@ -120,8 +131,10 @@ def test_near_duplicate_check_is_fast_with_long_notes(memory):
     assert elapsed < 1.0, elapsed
     short = memory.add_note(note_kind="view", text="短笔记" * 50, symbol=None, source="model", at=at(1))
     started = time.perf_counter()
-    assert memory.add_note(note_kind="view", text="短笔记" * 50 + "。", symbol=None, source="model",
-                           at=at(2)).event.id == short.event.id
+    assert (
+        memory.add_note(note_kind="view", text="短笔记" * 50 + "。", symbol=None, source="model", at=at(2)).event.id
+        == short.event.id
+    )
     assert time.perf_counter() - started < 1.0
 
 
@@ -141,8 +154,9 @@ def test_typed_ids_resolve_and_plain_numbers_ask_when_ambiguous(tmp_path):
     db = open_database(tmp_path / "m.db")
     memory, portfolio = MemoryStore(db), PortfolioStore(db)
     note = memory.add_note(note_kind="plan", text="海康回踩30元加仓", symbol="002415", source="user", at=at())
-    decision, _ = portfolio.record_trade(symbol="002415", side="buy", price=30, quantity=200, reason=None,
-                                         name="海康威视", at=at(), source="model")
+    decision, _ = portfolio.record_trade(
+        symbol="002415", side="buy", price=30, quantity=200, reason=None, name="海康威视", at=at(), source="model"
+    )
     assert note.event.id == 1 and decision.id == 1
     assert str(memory.resolve("n1")) == "n1" and str(memory.resolve("#d1")) == "d1"
     assert str(memory.resolve("Ｎ１")) == "n1"
@@ -160,26 +174,42 @@ def test_typed_ids_resolve_and_plain_numbers_ask_when_ambiguous(tmp_path):
     assert [e.ref for e in listing] == ["d1"] and listing[0].kind == "decision"
 
 
-@pytest.mark.parametrize("trades,undo,expected", [
-    # a buy that opened the position: undoing it removes the holding
-    ([("buy", 30, 200)], 0, None),
-    # a buy added to an existing holding: shares and cost exactly as before
-    ([("buy", 1500, 100)], 0, (200, 1600.0)),
-    # a sale that cleared the position: the holding comes back whole
-    ([("sell", 1700, 200)], 0, (200, 1600.0)),
-    # a partial sale
-    ([("sell", 1700, 50)], 0, (200, 1600.0)),
-    # undo the first of two buys: arithmetic reversal keeps the second
-    ([("buy", 1500, 100), ("buy", 1800, 100)], 0, (300, pytest.approx((200 * 1600 + 100 * 1800) / 300, abs=1e-3))),
-])
+@pytest.mark.parametrize(
+    "trades,undo,expected",
+    [
+        # a buy that opened the position: undoing it removes the holding
+        ([("buy", 30, 200)], 0, None),
+        # a buy added to an existing holding: shares and cost exactly as before
+        ([("buy", 1500, 100)], 0, (200, 1600.0)),
+        # a sale that cleared the position: the holding comes back whole
+        ([("sell", 1700, 200)], 0, (200, 1600.0)),
+        # a partial sale
+        ([("sell", 1700, 50)], 0, (200, 1600.0)),
+        # undo the first of two buys: arithmetic reversal keeps the second
+        ([("buy", 1500, 100), ("buy", 1800, 100)], 0, (300, pytest.approx((200 * 1600 + 100 * 1800) / 300, abs=1e-3))),
+    ],
+)
 def test_forgetting_a_trade_reverses_it(tmp_path, trades, undo, expected):
     db = open_database(tmp_path / "m.db")
     domain, portfolio = DomainStore(db), PortfolioStore(db)
     symbol = "002415" if trades[0][1] == 30 else "600519"
-    db["holdings"].insert({"symbol": "600519", "name": "贵州茅台", "short_names": '["茅台"]', "shares": 200,
-                           "cost": 1600.0, "role": "core", "updated_at": at(-10)})
-    ids = [portfolio.record_trade(symbol=symbol, side=s, price=p, quantity=q, reason=None, name="海康威视",
-                                  at=at(i), source="model")[0].id for i, (s, p, q) in enumerate(trades)]
+    db["holdings"].insert(
+        {
+            "symbol": "600519",
+            "name": "贵州茅台",
+            "short_names": '["茅台"]',
+            "shares": 200,
+            "cost": 1600.0,
+            "role": "core",
+            "updated_at": at(-10),
+        }
+    )
+    ids = [
+        portfolio.record_trade(
+            symbol=symbol, side=s, price=p, quantity=q, reason=None, name="海康威视", at=at(i), source="model"
+        )[0].id
+        for i, (s, p, q) in enumerate(trades)
+    ]
     undone = portfolio.undo_trade(ids[undo], at(5))
     assert undone.holding_changed
     assert _holding(domain, symbol) == expected
@@ -191,10 +221,12 @@ def test_forgetting_a_trade_reverses_it(tmp_path, trades, undo, expected):
 def test_undoing_a_buy_sold_since_is_refused_with_one_line(tmp_path):
     db = open_database(tmp_path / "m.db")
     portfolio = PortfolioStore(db)
-    buy, _ = portfolio.record_trade(symbol="002415", side="buy", price=30, quantity=200, reason=None, name="海康威视",
-                                    at=at(), source="model")
-    portfolio.record_trade(symbol="002415", side="sell", price=31, quantity=150, reason=None, name=None,
-                           at=at(1), source="model")
+    buy, _ = portfolio.record_trade(
+        symbol="002415", side="buy", price=30, quantity=200, reason=None, name="海康威视", at=at(), source="model"
+    )
+    portfolio.record_trade(
+        symbol="002415", side="sell", price=31, quantity=150, reason=None, name=None, at=at(1), source="model"
+    )
     with pytest.raises(ValueError, match="先撤销那笔卖出"):
         portfolio.undo_trade(buy.id, at(2))
     assert DomainStore(db).holding("002415").shares == 50
@@ -203,11 +235,21 @@ def test_undoing_a_buy_sold_since_is_refused_with_one_line(tmp_path):
 @pytest.mark.parametrize("price,quantity", [(float("nan"), 100), (1500, float("inf")), (-1, 100), (1e308, 1e308)])
 def test_a_trade_never_stores_a_non_finite_holding(tmp_path, price, quantity):
     db = open_database(tmp_path / "m.db")
-    db["holdings"].insert({"symbol": "600519", "name": "贵州茅台", "short_names": "[]", "shares": 1e308,
-                           "cost": 1e308, "role": "core", "updated_at": at()})
+    db["holdings"].insert(
+        {
+            "symbol": "600519",
+            "name": "贵州茅台",
+            "short_names": "[]",
+            "shares": 1e308,
+            "cost": 1e308,
+            "role": "core",
+            "updated_at": at(),
+        }
+    )
     with pytest.raises(ValueError):
-        PortfolioStore(db).record_trade(symbol="600519", side="buy", price=price, quantity=quantity, reason=None,
-                                        name=None, at=at(), source="model")
+        PortfolioStore(db).record_trade(
+            symbol="600519", side="buy", price=price, quantity=quantity, reason=None, name=None, at=at(), source="model"
+        )
     assert DomainStore(db).holding("600519").cost == 1e308
     assert db.execute("select count(*) from decisions").fetchone()[0] == 0
 
@@ -217,8 +259,16 @@ from hypothesis import strategies as st  # noqa: E402
 
 from pixiu_cli.store.dedup import note_key, same_memory  # noqa: E402
 
-_PAIRS = [("加仓", "减仓"), ("买入", "卖出"), ("看多", "看空"), ("跌破", "突破"), ("止盈", "止损"), ("上涨", "下跌"),
-          ("高估", "低估"), ("要", "不要")]
+_PAIRS = [
+    ("加仓", "减仓"),
+    ("买入", "卖出"),
+    ("看多", "看空"),
+    ("跌破", "突破"),
+    ("止盈", "止损"),
+    ("上涨", "下跌"),
+    ("高估", "低估"),
+    ("要", "不要"),
+]
 _FILLER = st.text(alphabet="茅台海康宁德估值仓位回撤计划观点纪律长期短期分批慢慢等", min_size=0, max_size=30)
 
 
@@ -230,8 +280,13 @@ def test_property_opposite_words_never_merge(head, tail, pair, flip):
 
 
 @settings(max_examples=300, deadline=None)
-@given(head=_FILLER, tail=_FILLER, x=st.integers(0, 100_000), y=st.integers(0, 100_000),
-       unit=st.sampled_from(["元", "%", "股", ""]))
+@given(
+    head=_FILLER,
+    tail=_FILLER,
+    x=st.integers(0, 100_000),
+    y=st.integers(0, 100_000),
+    unit=st.sampled_from(["元", "%", "股", ""]),
+)
 def test_property_different_numbers_never_merge(head, tail, x, y, unit):
     if x == y:
         return
@@ -239,7 +294,9 @@ def test_property_different_numbers_never_merge(head, tail, x, y, unit):
 
 
 @settings(max_examples=200, deadline=None)
-@given(a=st.text(alphabet="👍🚀🎉！？…。，、~-—()（）", min_size=1, max_size=20),
-       b=st.text(alphabet="👍🚀🎉！？…。，、~-—()（）", min_size=1, max_size=20))
+@given(
+    a=st.text(alphabet="👍🚀🎉！？…。，、~-—()（）", min_size=1, max_size=20),
+    b=st.text(alphabet="👍🚀🎉！？…。，、~-—()（）", min_size=1, max_size=20),
+)
 def test_property_symbol_only_notes_never_merge(a, b):
     assert not same_memory(note_key(a), note_key(b))

@@ -4,23 +4,38 @@ by `pixiu track` and `/track`, and the new alert shown when the REPL starts."""
 
 from __future__ import annotations
 
-import pytest
-
 import json
 import subprocess
 from pathlib import Path
 
 import pexpect
+import pytest
 
-from tests.helpers import PIXIU_BIN, pixiu_in_process
-from tests.helpers import PROMPT, say, spawn
+from tests.helpers import PIXIU_BIN, PROMPT, pixiu_in_process, say, spawn
 
 MARKET = Path(__file__).resolve().parents[1] / "fixtures" / "market"
 HOLDING_AND_TRADE = {
-    "holdings": [{"symbol": "000333", "name": "美的集团", "short_names": ["美的"], "shares": 1000, "cost": 60.5,
-                  "role": "core", "updated_at": "2025-04-01T15:00:00+08:00"}],
-    "decisions": [{"symbol": "000333", "side": "buy", "price": 75.0, "quantity": 200, "reason": "回踩均线加仓",
-                   "decided_at": "2025-04-01T10:00:00+08:00"}],
+    "holdings": [
+        {
+            "symbol": "000333",
+            "name": "美的集团",
+            "short_names": ["美的"],
+            "shares": 1000,
+            "cost": 60.5,
+            "role": "core",
+            "updated_at": "2025-04-01T15:00:00+08:00",
+        }
+    ],
+    "decisions": [
+        {
+            "symbol": "000333",
+            "side": "buy",
+            "price": 75.0,
+            "quantity": 200,
+            "reason": "回踩均线加仓",
+            "decided_at": "2025-04-01T10:00:00+08:00",
+        }
+    ],
 }
 
 
@@ -37,8 +52,9 @@ def _setup(env, tmp_path):
     pixiu(env, "import", str(data))
     lines = (MARKET / "000333.csv").read_text(encoding="utf-8").splitlines()
     early = tmp_path / "000333-early.csv"
-    early.write_text("\n".join([lines[0], *(line for line in lines[1:] if line[:10] <= "2025-04-30")]) + "\n",
-                     encoding="utf-8")
+    early.write_text(
+        "\n".join([lines[0], *(line for line in lines[1:] if line[:10] <= "2025-04-30")]) + "\n", encoding="utf-8"
+    )
     args = ["--symbol", "000333", "--name", "美的集团", "--actions", str(MARKET / "000333_actions.csv")]
     first = pixiu(env, "data", "import", str(early), *args).stdout
     assert "已更新回测画像 1 只" in first and "预警触发" not in first
@@ -107,8 +123,12 @@ def test_alert_and_track_in_the_repl(offline_env, tmp_path):
 
 @pytest.mark.slow
 def test_bad_alert_flags_are_one_line(offline_env):
-    for args, needle in ((["000333"], "只给出一个条件"), (["000333", "--below", "1", "--above", "2"], "只给出一个条件"),
-                         (["000333", "--below", "-3"], "阈值应为正数"), (["60051", "--below", "3"], "6 位数字")):
+    for args, needle in (
+        (["000333"], "只给出一个条件"),
+        (["000333", "--below", "1", "--above", "2"], "只给出一个条件"),
+        (["000333", "--below", "-3"], "阈值应为正数"),
+        (["60051", "--below", "3"], "6 位数字"),
+    ):
         done = pixiu(offline_env, "alert", "add", *args, check=False)
         assert done.returncode == 1 and needle in done.stderr and "Traceback" not in done.stderr
     done = pixiu(offline_env, "alert", "remove", "a99", check=False)
@@ -119,10 +139,19 @@ def test_bad_alert_flags_are_one_line(offline_env):
 
 @pytest.mark.slow
 def test_cost_model_is_configurable_and_validated(offline_env, pixiu_home):
-    (pixiu_home / "config.toml").write_text("[backtest]\ncommission_rate = 0.0003\ncommission_min = 0\n",
-                                            encoding="utf-8")
-    pixiu(offline_env, "data", "import", str(MARKET / "000333.csv"), "--symbol", "000333",
-          "--actions", str(MARKET / "000333_actions.csv"))
+    (pixiu_home / "config.toml").write_text(
+        "[backtest]\ncommission_rate = 0.0003\ncommission_min = 0\n", encoding="utf-8"
+    )
+    pixiu(
+        offline_env,
+        "data",
+        "import",
+        str(MARKET / "000333.csv"),
+        "--symbol",
+        "000333",
+        "--actions",
+        str(MARKET / "000333_actions.csv"),
+    )
     (row, *_) = json.loads(pixiu(offline_env, "profile", "000333", "--json").stdout)
     assert row["cost_model"].startswith("佣金0.030%(最低0元)")
     (pixiu_home / "config.toml").write_text("[backtest]\ncommission_rate = -1\n", encoding="utf-8")
@@ -135,8 +164,8 @@ def test_demo_holding_with_shipped_bars_gets_computed_figures(offline_env):
     assert done.returncode == 0, done.stderr
     context = json.loads(done.stdout)
     block = next(m["content"] for m in context if m["content"].startswith("[上下文信息]"))
-    section = block[block.index("## 标的上下文：000333"):]
-    section = section[:section.index("\n## ")] if "\n## " in section else section
+    section = block[block.index("## 标的上下文：000333") :]
+    section = section[: section.index("\n## ")] if "\n## " in section else section
     assert "本地回测 pixiu-bt-1（数据 csv）" in section and "融合信号" in section
     assert "2025-05-30" in section and "已过期" in section  # computed from real bars that end in May 2025
     assert "股息再投资" not in section  # the demo file's made-up profile for 000333 is gone

@@ -3,24 +3,24 @@ and the decisions class carries each decision's outcome so far."""
 
 from __future__ import annotations
 
-import pytest
-
 import json
 from datetime import datetime
 
 import pexpect
+import pytest
 
 from pixiu_cli.analytics.refresh import refresh
 from pixiu_cli.context.builder import SHANGHAI, ContextBuilder
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.domain import DomainStore
 from pixiu_cli.store.memory import PortfolioStore
-from tests.helpers import load
-from tests.helpers import PROMPT, pixiu_ok, say, spawn
+from tests.helpers import PROMPT, load, pixiu_ok, say, spawn
 
-HOLDING = {"holdings": [{"symbol": "000333", "name": "美的集团", "short_names": ["美的"], "shares": 1000,
-                         "cost": 60.5, "role": "core"}]}
-
+HOLDING = {
+    "holdings": [
+        {"symbol": "000333", "name": "美的集团", "short_names": ["美的"], "shares": 1000, "cost": 60.5, "role": "core"}
+    ]
+}
 
 
 @pytest.mark.pty
@@ -32,8 +32,13 @@ def test_a_stated_stop_loss_becomes_an_alert_rule_and_forget_undoes_it(offline_e
     out = json.loads(pixiu_ok(offline_env, "ask", "--json", "美的跌破70元就止损"))
     assert any(n.startswith("已设预警 a1：000333 美的集团 收盘跌破 70 元") for n in out["notices"]), out["notices"]
     (rule,) = json.loads(pixiu_ok(offline_env, "alert", "list", "--json"))
-    assert (rule["id"], rule["symbol"], rule["kind"], rule["threshold"], rule["source"]) == \
-        ("a1", "000333", "below", 70.0, "对话")
+    assert (rule["id"], rule["symbol"], rule["kind"], rule["threshold"], rule["source"]) == (
+        "a1",
+        "000333",
+        "below",
+        70.0,
+        "对话",
+    )
     child = spawn(offline_env)
     try:
         child.expect(PROMPT)
@@ -55,8 +60,16 @@ def test_the_decisions_class_carries_the_outcome_so_far(db):
     load(db, "000333")
     domain = DomainStore(db)
     now = datetime(2025, 5, 28, 16, 0, tzinfo=SHANGHAI)
-    PortfolioStore(db).record_trade(symbol="000333", side="buy", price=77.0, quantity=100, reason="回踩买入",
-                                    name="美的集团", at="2025-05-21T17:00:00+08:00", source="model")
+    PortfolioStore(db).record_trade(
+        symbol="000333",
+        side="buy",
+        price=77.0,
+        quantity=100,
+        reason="回踩买入",
+        name="美的集团",
+        at="2025-05-21T17:00:00+08:00",
+        source="model",
+    )
     refresh(db, ["000333"], now)
     builder = ContextBuilder(ConversationStore(db), domain, clock=lambda: now)
     block, _, _ = builder.context_block("我最近的操作怎么样", now=now)

@@ -57,10 +57,17 @@ def test_no_buy_at_an_open_pinned_at_limit_up_and_no_sell_at_limit_down():
     assert [f.side for f in result.fills] == ["buy", "sell"] and result.fills[1].day == down.dates[3]
 
 
-@pytest.mark.parametrize("symbol, start, is_st, limit", [
-    ("600000", "2024-03-04", False, 0.10), ("600000", "2024-03-04", True, 0.05),
-    ("300750", "2020-08-10", False, 0.10), ("300750", "2020-08-24", False, 0.20),
-    ("688981", "2024-03-04", False, 0.20), ("830799", "2024-03-04", False, 0.30)])
+@pytest.mark.parametrize(
+    "symbol, start, is_st, limit",
+    [
+        ("600000", "2024-03-04", False, 0.10),
+        ("600000", "2024-03-04", True, 0.05),
+        ("300750", "2020-08-10", False, 0.10),
+        ("300750", "2020-08-24", False, 0.20),
+        ("688981", "2024-03-04", False, 0.20),
+        ("830799", "2024-03-04", False, 0.30),
+    ],
+)
 def test_limits_by_board_date_and_st(symbol, start, is_st, limit):
     frame = frame_of(symbol, [(10, 10, 10, 10, True, is_st), (10, 10, 10, 10, True, is_st)], start=start)
     assert frame.limit_up[1] == pytest.approx(round(10 * (1 + limit), 2))
@@ -101,7 +108,9 @@ def test_costs_by_date_commission_minimum_and_slippage():
     frame = frame_of("600000", [(10, 10), (10, 10), (10, 10)], start="2023-08-24")
     result = run(frame, wants(True, False, False), costs, cash=100_000)
     buy, sell = result.fills
-    assert sell.day == "2023-08-28" and sell.fees == pytest.approx(costs.fees(sell.shares * sell.price, "2023-08-28", True))
+    assert sell.day == "2023-08-28" and sell.fees == pytest.approx(
+        costs.fees(sell.shares * sell.price, "2023-08-28", True)
+    )
 
 
 def test_ex_rights_day_is_not_a_loss():

@@ -12,8 +12,8 @@ from pixiu_cli.analytics.costs import CostModel
 from pixiu_cli.analytics.engine import run
 from pixiu_cli.analytics.metrics import measure
 from pixiu_cli.analytics.profiles import ENGINE_VERSION, load_frame, profile_symbol
-from pixiu_cli.market.trading_days import SHANGHAI
 from pixiu_cli.market.data import MarketData
+from pixiu_cli.market.trading_days import SHANGHAI
 from tests.helpers import load
 
 AFTER_DATA = datetime(2025, 6, 3, 16, 0, tzinfo=SHANGHAI)

@@ -40,31 +40,46 @@ def test_best_holding_is_computed_from_the_latest_profiles(tmp_path):
 
 
 def test_best_holding_follows_the_data_not_the_case(tmp_path):
-    patch = {"append": {"profiles": [{"symbol": "000333", "strategy": "新策略", "sharpe": 2.5, "days_ago": 0,
-                                      "time": "09:00"}]}}
+    patch = {
+        "append": {
+            "profiles": [{"symbol": "000333", "strategy": "新策略", "sharpe": 2.5, "days_ago": 0, "time": "09:00"}]
+        }
+    }
     case = _case(tmp_path, [{"check": "best_holding", "metric": "sharpe", "order": "max"}], patch=patch)
     assert _passed(case, "贵州茅台") == [False] and _passed(case, "美的集团") == [True]
 
 
-@pytest.mark.parametrize("text, ok", [("最大回撤 -33.1%", True), ("回撤33.1%", True), ("-0.331", True),
-                                      ("回撤 -33.5%", False), ("不知道", False)])
+@pytest.mark.parametrize(
+    "text, ok",
+    [("最大回撤 -33.1%", True), ("回撤33.1%", True), ("-0.331", True), ("回撤 -33.5%", False), ("不知道", False)],
+)
 def test_metric_value_within_rounding(tmp_path, text, ok):
     case = _case(tmp_path, [{"check": "metric_value", "symbol": "002415", "metric": "max_drawdown"}])
     assert _passed(case, text) == [ok]
 
 
 def test_notes_decisions_alerts_reports_holdings(tmp_path):
-    case = _case(tmp_path, [{"check": "quotes_note", "phrase": "不再追涨杀跌"}, {"check": "latest_decision"},
-                            {"check": "alert_stock"}, {"check": "quotes_report", "phrase": "维持观望"},
-                            {"check": "holding_figure", "symbol": "600036", "field": "shares"}])
+    case = _case(
+        tmp_path,
+        [
+            {"check": "quotes_note", "phrase": "不再追涨杀跌"},
+            {"check": "latest_decision"},
+            {"check": "alert_stock"},
+            {"check": "quotes_report", "phrase": "维持观望"},
+            {"check": "holding_figure", "symbol": "600036", "field": "shares"},
+        ],
+    )
     right = "纪律：不再追涨杀跌。最近买入海康 @ 30.20。中芯国际有预警。点评：维持观望。招行 3,000 股。"
     assert _passed(case, right) == [True] * 5
     assert _passed(case, "最近卖出 @ 192.5，招行 300 股") == [False] * 5
 
 
 def test_stale_is_judged_both_ways(tmp_path):
-    old = {"replace": {"profiles": [{"symbol": "002415", "strategy": "均值回归", "sharpe": 0.4, "days_ago": 200,
-                                     "time": "20:00"}]}}
+    old = {
+        "replace": {
+            "profiles": [{"symbol": "002415", "strategy": "均值回归", "sharpe": 0.4, "days_ago": 200, "time": "20:00"}]
+        }
+    }
     stale = _case(tmp_path, [{"check": "stale_profile", "symbol": "002415"}], patch=old)
     assert _passed(stale, "这份画像已过期") == [True] and _passed(stale, "画像可以参考") == [False]
     fresh = _case(tmp_path, [{"check": "stale_profile", "symbol": "600519"}])
@@ -80,8 +95,14 @@ def test_tools_and_invented_symbols(tmp_path):
 
 
 def test_every_check_kind_has_its_own_grader(tmp_path):
-    args = {"metric": "sharpe", "order": "max", "symbol": "600519", "field": "shares", "phrase": "不再追涨杀跌",
-            "tool": "remember"}
+    args = {
+        "metric": "sharpe",
+        "order": "max",
+        "symbol": "600519",
+        "field": "shares",
+        "phrase": "不再追涨杀跌",
+        "tool": "remember",
+    }
     checks = [{"check": name, **{k: args[k] for k in required}} for name, (required, _) in CHECK_FIELDS.items()]
     grades = grade(_case(tmp_path, checks), Reply("好的", ()))
     invented = [g.check for g in grades if g.detail.startswith("回复中不在数据集里的代码")]
@@ -94,10 +115,15 @@ def test_a_phrase_not_in_the_data_set_is_a_broken_case(tmp_path):
     assert not grades[0].passed and "用例有误" in grades[0].detail
 
 
-@pytest.mark.parametrize("checks, needle", [([{"check": "nope"}], "未知的检查"),
-                                            ([{"check": "metric_value", "symbol": "002415"}], "缺少 metric"),
-                                            ([{"check": "best_holding", "metric": "pe", "order": "max"}], "metric"),
-                                            ([], "checks")])
+@pytest.mark.parametrize(
+    "checks, needle",
+    [
+        ([{"check": "nope"}], "未知的检查"),
+        ([{"check": "metric_value", "symbol": "002415"}], "缺少 metric"),
+        ([{"check": "best_holding", "metric": "pe", "order": "max"}], "metric"),
+        ([], "checks"),
+    ],
+)
 def test_malformed_cases_name_the_problem(tmp_path, checks, needle):
     with pytest.raises(EvalError, match=needle):
         _case(tmp_path, checks)
@@ -106,5 +132,15 @@ def test_malformed_cases_name_the_problem(tmp_path, checks, needle):
 def test_shipped_answer_cases_load_and_cover_the_memory_classes():
     cases = load_answer_cases()
     assert len(cases) >= 40
-    assert {"portfolio_profiles", "symbol_context", "holdings", "notes", "decisions", "alerts", "reports",
-            "staleness", "tools", "hallucination"} <= {c.category for c in cases}
+    assert {
+        "portfolio_profiles",
+        "symbol_context",
+        "holdings",
+        "notes",
+        "decisions",
+        "alerts",
+        "reports",
+        "staleness",
+        "tools",
+        "hallucination",
+    } <= {c.category for c in cases}

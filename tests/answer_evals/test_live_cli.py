@@ -35,8 +35,16 @@ def reading_server():
 
 @pytest.mark.slow
 def test_offline_ablation_changes_the_result_and_history_keeps_it(offline_env):
-    done = pixiu(offline_env, "eval", "--live", "--json", "--ablate", "portfolio_profiles,all",
-                 str(ANSWERS / "portfolio_profiles.json"), str(ANSWERS / "notes.json"))
+    done = pixiu(
+        offline_env,
+        "eval",
+        "--live",
+        "--json",
+        "--ablate",
+        "portfolio_profiles,all",
+        str(ANSWERS / "portfolio_profiles.json"),
+        str(ANSWERS / "notes.json"),
+    )
     assert done.returncode == 0, done.stderr.decode()
     out = json.loads(done.stdout)
     assert out["offline"] is True and "离线" in done.stderr.decode()
@@ -60,8 +68,13 @@ def test_table_names_the_failures(offline_env):
 
 @pytest.mark.slow
 def test_a_paid_model_needs_confirmation(reading_server, pixiu_home):
-    env = clean_env(pixiu_home, PIXIU_API_KEY=PLANTED_KEY, PIXIU_BASE_URL=reading_server.base_url,
-                    PIXIU_MODEL="deepseek-chat", PIXIU_MAX_RETRIES="0")
+    env = clean_env(
+        pixiu_home,
+        PIXIU_API_KEY=PLANTED_KEY,
+        PIXIU_BASE_URL=reading_server.base_url,
+        PIXIU_MODEL="deepseek-chat",
+        PIXIU_MAX_RETRIES="0",
+    )
     case = str(ANSWERS / "holdings.json")
     refused = pixiu(env, "eval", "--live", case)
     assert refused.returncode == 1 and "--yes" in refused.stderr.decode()
@@ -98,8 +111,9 @@ def test_builder_ablation_removes_sections_or_the_whole_block(tmp_path):
     full = ContextBuilder(store, domain, clock=lambda: now).build_messages(None, question)
     keys = {s.key for s in full.context_block.sections}
     assert {"portfolio_profiles", "symbol:002415"} <= keys
-    cut = ContextBuilder(store, domain, clock=lambda: now,
-                         ablate=frozenset({"portfolio_profiles", "symbol_context"})).build_messages(None, question)
+    cut = ContextBuilder(
+        store, domain, clock=lambda: now, ablate=frozenset({"portfolio_profiles", "symbol_context"})
+    ).build_messages(None, question)
     cut_keys = {s.key for s in cut.context_block.sections}
     assert "portfolio_profiles" not in cut_keys and not any(k.startswith("symbol:") for k in cut_keys)
     assert "holdings" in cut_keys

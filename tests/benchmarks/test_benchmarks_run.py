@@ -15,7 +15,6 @@ MS = r"median +\d+\.\d+ ms"
 GOAL = r"goal <= [\d.]+ ms.*(OK|MISSED)"
 
 
-
 @pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_startup_prints_baseline_help_and_repl_ratios():
@@ -41,8 +40,11 @@ def test_context_assembly_prints_both_questions_a_breakdown_and_the_plans():
     # the conversation: the next turn reads the history and takes the delta path
     for question in ("symbols ", "portfolio "):
         figure = line(lines, "conversation " + question)
-        found = re.search(r"1,000 events +" + MS + r" +\(turn 7: (\d+) history messages, block \d+ tokens, "
-                          r"(\d+) sections unchanged\)", figure)
+        found = re.search(
+            r"1,000 events +" + MS + r" +\(turn 7: (\d+) history messages, block \d+ tokens, "
+            r"(\d+) sections unchanged\)",
+            figure,
+        )
         assert found and int(found.group(1)) >= 12 and int(found.group(2)) >= 1, figure
     # every query the builder issues is served by an index (a property of the plans, not a speed)
     assert re.search(r"^plans +\d+ distinct queries at 1,000 events, 0 with a full-table scan$", line(lines, "plans"))

@@ -17,5 +17,6 @@ def test_market_benchmark_prints_ratios_against_baselines():
     assert re.search(r"20 symbols × 4 years = [\d,]+ bars", line(lines, "data "))
     assert re.search(r"pixiu [\d.]+ ms .* csv-module [\d.]+ ms .* ratio \d+\.\d\d", line(lines, "import "))
     assert re.search(r"ratio \d+\.\d\d +goal <= 3\.00 +(OK|MISSED)$", line(lines, "read "))
-    assert re.search(r"valued [\d.]+ ms +unvalued [\d.]+ ms +ratio \d+\.\d\d +goal <= 1\.50 +(OK|MISSED)",
-                     line(lines, "context "))
+    assert re.search(
+        r"valued [\d.]+ ms +unvalued [\d.]+ ms +ratio \d+\.\d\d +goal <= 1\.50 +(OK|MISSED)", line(lines, "context ")
+    )

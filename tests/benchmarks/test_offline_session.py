@@ -18,8 +18,13 @@ SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "offline_session.p
 @pytest.mark.timeout(900)
 def test_thirty_offline_turns_one_process_each_reach_the_ideal_cache_hit():
     # The default block budget: sections it drops must never fail a turn (the delta path).
-    done = subprocess.run([sys.executable, str(SCRIPT), "--turns", "30", "--json"],
-                          capture_output=True, text=True, encoding="utf-8", timeout=880)
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--turns", "30", "--json"],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=880,
+    )
     report = json.loads(done.stdout)
     assert done.returncode == 0 and report["failed"] == [], report["failed"]
     assert report["calls"] >= 30 and report["ideal"] > 0

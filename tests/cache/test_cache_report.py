@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -17,7 +17,13 @@ from tests.helpers import build_app
 class Rig:
     def __init__(self, server, tmp_path, history_blocks="delta"):
         app = build_app(server, tmp_path / "c.db", history_blocks=history_blocks)
-        self.db, self.store, self.client, self.builder, self.agent = app.db, app.store, app.client, app.builder, app.agent
+        self.db, self.store, self.client, self.builder, self.agent = (
+            app.db,
+            app.store,
+            app.client,
+            app.builder,
+            app.agent,
+        )
         self.server = server
 
     def turn(self, conv, text, reply="好的，这是回答。" * 10):
@@ -42,13 +48,16 @@ def test_first_call_and_append_only(rig):
     rig.turn(conv, "第二问")
     e = rig.explain_last()
     assert e.cause == "append_only" and e.predicted_hit > 0
-    assert e.reported_hit == e.predicted_hit and not e.flagged  # the offline simulator shares this code; test_explain_recorded.py checks recorded figures
+    assert (
+        e.reported_hit == e.predicted_hit and not e.flagged
+    )  # the offline simulator shares this code; test_explain_recorded.py checks recorded figures
 
 
 def test_system_prompt_changed(rig, monkeypatch):
     conv = rig.store.create_conversation().id
     rig.turn(conv, "第一问")
     import pixiu_cli.context.builder as builder_module
+
     monkeypatch.setattr(builder_module, "system_prompt", lambda: "完全不同的系统提示")
     rig.turn(conv, "第二问")
     e = rig.explain_last()
@@ -145,12 +154,14 @@ def test_cost_arithmetic_by_hand():
     assert cost.without_cache == pytest.approx(2.0 + 0.8)
     assert cost.savings == pytest.approx(0.9)
     off_peak = PriceTable(hit_per_million=0.5, miss_per_million=2.0, output_per_million=8.0, off_peak_factor=0.5)
-    night = datetime(2026, 11, 24, 17, 0, tzinfo=timezone.utc)
-    noon = datetime(2026, 11, 24, 4, 0, tzinfo=timezone.utc)
-    assert call_cost(off_peak, hit=600_000, miss=400_000, prompt=1_000_000, completion=100_000,
-                     at=night).actual == pytest.approx(0.95)
-    assert call_cost(off_peak, hit=600_000, miss=400_000, prompt=1_000_000, completion=100_000,
-                     at=noon).actual == pytest.approx(1.9)
+    night = datetime(2026, 11, 24, 17, 0, tzinfo=UTC)
+    noon = datetime(2026, 11, 24, 4, 0, tzinfo=UTC)
+    assert call_cost(
+        off_peak, hit=600_000, miss=400_000, prompt=1_000_000, completion=100_000, at=night
+    ).actual == pytest.approx(0.95)
+    assert call_cost(
+        off_peak, hit=600_000, miss=400_000, prompt=1_000_000, completion=100_000, at=noon
+    ).actual == pytest.approx(1.9)
     assert call_cost(prices, hit=None, miss=None, prompt=None, completion=5, at=None) is None
 
 

@@ -4,16 +4,14 @@ cache` and in /cache."""
 
 from __future__ import annotations
 
-import pytest
-
 import json
 import subprocess
 
 import pexpect
+import pytest
 
 from pixiu_cli.offline.script import ScriptedReply
-from tests.helpers import PIXIU_BIN
-from tests.helpers import PROMPT, say, spawn
+from tests.helpers import PIXIU_BIN, PROMPT, say, spawn
 
 
 def pixiu(env, *args):

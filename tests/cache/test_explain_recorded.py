@@ -26,13 +26,30 @@ def records() -> list[CallRecord]:
     out = []
     for n, call in enumerate(calls, start=1):
         u = call["usage"]
-        usage = CallUsage(u["prompt_tokens"], u["completion_tokens"], u["prompt_cache_hit_tokens"],
-                          u["prompt_cache_miss_tokens"])
-        out.append(CallRecord(id=n, turn_id=n, conversation_id=call["conversation"], step=1, provider="deepseek",
-                              model=call["request"]["model"], request_json=json.dumps(call["request"], ensure_ascii=False),
-                              reply_text=call["reply"], reasoning_text=None, tool_calls_json=None, finish_reason="stop",
-                              status="ok", error=None, usage=usage, ttft_ms=None, latency_ms=None,
-                              started_at=f"2026-11-24T02:{10 + n}:00+00:00"))
+        usage = CallUsage(
+            u["prompt_tokens"], u["completion_tokens"], u["prompt_cache_hit_tokens"], u["prompt_cache_miss_tokens"]
+        )
+        out.append(
+            CallRecord(
+                id=n,
+                turn_id=n,
+                conversation_id=call["conversation"],
+                step=1,
+                provider="deepseek",
+                model=call["request"]["model"],
+                request_json=json.dumps(call["request"], ensure_ascii=False),
+                reply_text=call["reply"],
+                reasoning_text=None,
+                tool_calls_json=None,
+                finish_reason="stop",
+                status="ok",
+                error=None,
+                usage=usage,
+                ttft_ms=None,
+                latency_ms=None,
+                started_at=f"2026-11-24T02:{10 + n}:00+00:00",
+            )
+        )
     return out
 
 

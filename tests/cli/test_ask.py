@@ -4,16 +4,15 @@ itself matters (pipes, stdin streaming, imports)."""
 
 from __future__ import annotations
 
-import pytest
-
 import json
 import sqlite3
 import subprocess
 import sys
 
+import pytest
+
 from pixiu_cli.offline.script import Fault, ScriptedReply
 from tests.helpers import PIXIU_BIN, PLANTED_KEY, pixiu, pixiu_in_process
-
 
 
 def test_ask_json_shape_online(server, online_env):
@@ -34,7 +33,9 @@ def test_ask_continue_and_conversation(server, online_env):
     second = json.loads(pixiu(online_env, "ask", "--json", "--continue", "第二问").stdout)
     assert second["conversation_id"] == first["conversation_id"]
     assert second["usage"]["cache_hit_tokens"] > 0  # same prefix as the first call
-    third = json.loads(pixiu(online_env, "ask", "--json", "--conversation", str(first["conversation_id"]), "第三问").stdout)
+    third = json.loads(
+        pixiu(online_env, "ask", "--json", "--conversation", str(first["conversation_id"]), "第三问").stdout
+    )
     assert third["conversation_id"] == first["conversation_id"]
     roles = [m["role"] for m in server.requests[-1].json["messages"] if not m["content"].startswith("[上下文信息]")]
     assert roles == ["system", "user", "assistant", "user", "assistant", "user"]
@@ -86,11 +87,13 @@ def test_offline_mode_without_key(offline_env):
 
 
 def test_help_does_not_import_openai(offline_env):
-    code = ("import sys; sys.argv=['pixiu','--help']\n"
-            "from pixiu_cli.cli import main\n"
-            "try:\n    main()\nexcept SystemExit:\n    pass\n"
-            "assert 'openai' not in sys.modules, 'openai imported'\n"
-            "assert 'prompt_toolkit' not in sys.modules\nprint('LAZY-OK')")
+    code = (
+        "import sys; sys.argv=['pixiu','--help']\n"
+        "from pixiu_cli.cli import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "assert 'openai' not in sys.modules, 'openai imported'\n"
+        "assert 'prompt_toolkit' not in sys.modules\nprint('LAZY-OK')"
+    )
     done = subprocess.run([sys.executable, "-c", code], env=offline_env, capture_output=True, timeout=30)
     assert b"LAZY-OK" in done.stdout, done.stderr.decode()
     assert "ask" in done.stdout.decode()
@@ -108,20 +111,26 @@ def test_closed_output_pipe_marks_the_turn_and_prints_no_traceback(server, onlin
 
 @pytest.mark.slow
 def test_invalid_utf8_argument_is_one_line_and_stores_nothing(online_env, pixiu_home):
-    done = subprocess.run([PIXIU_BIN.encode(), b"ask", b"\xff\xfe bad"], env=online_env, capture_output=True,
-                          timeout=60)
+    done = subprocess.run(
+        [PIXIU_BIN.encode(), b"ask", b"\xff\xfe bad"], env=online_env, capture_output=True, timeout=60
+    )
     assert done.returncode == 1 and "UTF-8" in done.stderr.decode() and b"Traceback" not in done.stderr
-    assert not (pixiu_home / "pixiu.db").exists() or sqlite3.connect(pixiu_home / "pixiu.db").execute(
-        "select count(*) from conversations").fetchone()[0] == 0
+    assert (
+        not (pixiu_home / "pixiu.db").exists()
+        or sqlite3.connect(pixiu_home / "pixiu.db").execute("select count(*) from conversations").fetchone()[0] == 0
+    )
 
 
 @pytest.mark.slow
 def test_deeply_nested_tool_arguments_become_a_tool_error(server, online_env):
     from pixiu_cli.offline.script import ToolCallSpec
 
-    server.enqueue(ScriptedReply(tool_calls=[ToolCallSpec("get_holdings", "[" * 100000 + "]" * 100000)],
-                                 chunk_chars=8192),  # big chunks: the size under test is the arguments'
-                   ScriptedReply(text="换个方式"))
+    server.enqueue(
+        ScriptedReply(
+            tool_calls=[ToolCallSpec("get_holdings", "[" * 100000 + "]" * 100000)], chunk_chars=8192
+        ),  # big chunks: the size under test is the arguments'
+        ScriptedReply(text="换个方式"),
+    )
     done = pixiu(online_env, "ask", "--json", "试试")
     assert done.returncode == 0, done.stderr.decode()
     tool = [m for m in server.requests[-1].json["messages"] if m["role"] == "tool"][0]
@@ -145,22 +154,35 @@ def test_offline_responder_records_a_reported_trade(offline_env, pixiu_home):
     db = sqlite3.connect(pixiu_home / "pixiu.db")
     assert db.execute("select shares from holdings where symbol = '002415'").fetchone() == (3000.0,)
     assert db.execute("select side, price, quantity from decisions order by id desc limit 1").fetchone() == (
-        "buy", 32.5, 1000.0)
+        "buy",
+        32.5,
+        1000.0,
+    )
 
 
 @pytest.mark.slow
 def test_ask_json_carries_the_confirmation_lines_as_notices(server, online_env, pixiu_home):
     from pixiu_cli.offline.script import ToolCallSpec
 
-    server.enqueue(ScriptedReply(tool_calls=[
-        ToolCallSpec("remember", json.dumps({"kind": "plan", "text": "茅台跌破1500元加仓", "symbol": "600519"})),
-        ToolCallSpec("record_decision", json.dumps({"symbol": "002415", "side": "buy", "price": 30, "quantity": 200,
-                                                    "name": "海康威视"}))]),
-        ScriptedReply(text="都记下了"))
+    server.enqueue(
+        ScriptedReply(
+            tool_calls=[
+                ToolCallSpec(
+                    "remember", json.dumps({"kind": "plan", "text": "茅台跌破1500元加仓", "symbol": "600519"})
+                ),
+                ToolCallSpec(
+                    "record_decision",
+                    json.dumps({"symbol": "002415", "side": "buy", "price": 30, "quantity": 200, "name": "海康威视"}),
+                ),
+            ]
+        ),
+        ScriptedReply(text="都记下了"),
+    )
     out = json.loads(pixiu(online_env, "ask", "--json", "茅台跌破1500元加仓；今天30元买了200股海康").stdout)
     assert out["status"] == "complete"
     assert out["notices"] == [
         "已记住 #n1：计划（600519） · 茅台跌破1500元加仓（/forget n1 可撤销）",
-        "已记录 #d1：买入 002415 200 股 @ 30，持仓 200 股，成本 30.00（/forget d1 可撤销并恢复持仓）"]
+        "已记录 #d1：买入 002415 200 股 @ 30，持仓 200 股，成本 30.00（/forget d1 可撤销并恢复持仓）",
+    ]
     server.enqueue(ScriptedReply(text="好"))
     assert json.loads(pixiu(online_env, "ask", "--json", "你好").stdout)["notices"] == []

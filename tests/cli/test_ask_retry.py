@@ -3,10 +3,10 @@ arrived is asked for again, within the retry budget; the broken attempt stays on
 
 from __future__ import annotations
 
-import pytest
-
 import json
 import sqlite3
+
+import pytest
 
 from pixiu_cli.agent.loop import RETRIED_PARTIAL
 from pixiu_cli.llm.client import DROPPED
@@ -28,7 +28,11 @@ def test_json_retries_a_cut_reply_and_reports_attempts(server, online_env, pixiu
     server.enqueue(CUT, ScriptedReply(text="完整的第二次回答。"))
     done = pixiu_in_process(dict(online_env, PIXIU_MAX_RETRIES="2"), "ask", "--json", "问题")
     out = json.loads(done.stdout)
-    assert done.returncode == 0 and (out["status"], out["reply"], out["attempts"]) == ("complete", "完整的第二次回答。", 2)
+    assert done.returncode == 0 and (out["status"], out["reply"], out["attempts"]) == (
+        "complete",
+        "完整的第二次回答。",
+        2,
+    )
     first, second = calls(pixiu_home)
     assert first == ("error", "这是一段", DROPPED + RETRIED_PARTIAL)  # the broken attempt, labelled
     assert second == ("complete", "完整的第二次回答。", None)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import pytest
-
 import stat
 import subprocess
+
+import pytest
 
 from tests.helpers import PIXIU_BIN, PLANTED_KEY, pixiu_in_process
 

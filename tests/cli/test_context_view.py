@@ -5,17 +5,16 @@ tool-loop turn shows its first call's sections and the later calls' tool message
 
 from __future__ import annotations
 
-import pytest
-
 import json
 import sqlite3
 import subprocess
 
+import pytest
+
 from pixiu_cli.offline.script import ScriptedReply, ToolCallSpec
-from pixiu_cli.tokens import count_tokens
-from tests.helpers import FIXTURE
-from tests.helpers import PIXIU_BIN
 from pixiu_cli.store.conversations import add_request_function
+from pixiu_cli.tokens import count_tokens
+from tests.helpers import FIXTURE, PIXIU_BIN
 
 QUESTION = "我的持仓组合怎么样"
 
@@ -30,8 +29,10 @@ def calls(pixiu_home) -> list[tuple]:
     db = sqlite3.connect(pixiu_home / "pixiu.db")
     add_request_function(db)
     try:
-        return db.execute("select c.id, t.seq, c.step, call_request(c.id), c.context_json from calls c "
-                          "join turns t on t.id = c.turn_id order by c.id").fetchall()
+        return db.execute(
+            "select c.id, t.seq, c.step, call_request(c.id), c.context_json from calls c "
+            "join turns t on t.id = c.turn_id order by c.id"
+        ).fetchall()
     finally:
         db.close()
 
@@ -48,7 +49,9 @@ def test_raw_pretty_and_the_delta_turn_table(server, online_env, pixiu_home):
     request_json = stored[-1][3]
     assert pixiu(online_env, "context", "--raw") == request_json + "\n"  # the stored bytes, exactly
     pretty = pixiu(online_env, "context", "--pretty")
-    assert json.loads(pretty) == json.loads(request_json) and '\n  "messages"' in pretty and pretty != request_json + "\n"
+    assert (
+        json.loads(pretty) == json.loads(request_json) and '\n  "messages"' in pretty and pretty != request_json + "\n"
+    )
 
     info = json.loads(stored[-1][4])
     unchanged = [s for s in info["sections"] if s["unchanged"]]

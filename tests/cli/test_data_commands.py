@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import pytest
-
 import json
 import sqlite3
 import subprocess
 from pathlib import Path
+
+import pytest
 
 from pixiu_cli.offline.script import ScriptedReply
 from tests.helpers import PIXIU_BIN, pixiu_in_process
@@ -96,8 +96,18 @@ def test_eval_command_passes_and_fails_honestly(offline_env, tmp_path):
     assert summary["total"] >= 80 and summary["pass_rate"] == 1.0
     assert {"notes", "portfolio", "symbols", "negatives", "budget", "injection", "layers"} <= set(summary["categories"])
     bad = tmp_path / "bad_case.json"
-    bad.write_text(json.dumps({"id": "deliberately-wrong", "category": "probe", "now": "2026-11-24T10:00:00+08:00",
-                               "dataset": "small.json", "message": "你好", "must": ["这句话不可能出现在上下文里"]},
-                              ensure_ascii=False))
+    bad.write_text(
+        json.dumps(
+            {
+                "id": "deliberately-wrong",
+                "category": "probe",
+                "now": "2026-11-24T10:00:00+08:00",
+                "dataset": "small.json",
+                "message": "你好",
+                "must": ["这句话不可能出现在上下文里"],
+            },
+            ensure_ascii=False,
+        )
+    )
     done = pixiu(offline_env, "eval", str(bad))
     assert done.returncode == 1 and "deliberately-wrong" in done.stdout and "0 passed, 1 failed" in done.stdout

@@ -4,13 +4,13 @@ script, a real database under PIXIU_HOME, and `pixiu ask` answered by the offlin
 
 from __future__ import annotations
 
-import pytest
-
 import json
 import math
 import sqlite3
 import subprocess
 from pathlib import Path
+
+import pytest
 
 from tests.helpers import PIXIU_BIN
 
@@ -42,10 +42,14 @@ def test_reimport_keeps_what_was_said_in_conversation(offline_env, pixiu_home):
     assert "已记住" in ok(offline_env, "ask", "茅台跌破1500元加仓").stdout
     assert "持仓 2200 股" in ok(offline_env, "ask", "今天以 30 元买入海康威视 200 股").stdout
     again = ok(offline_env, "import", str(FIXTURE))
-    assert query(pixiu_home, "select source from memory_events where kind = 'user_note' "
-                             "and text = '茅台跌破1500元加仓' and deleted_at is null") == [("model",)]
+    assert query(
+        pixiu_home,
+        "select source from memory_events where kind = 'user_note' "
+        "and text = '茅台跌破1500元加仓' and deleted_at is null",
+    ) == [("model",)]
     assert query(pixiu_home, "select side, price, quantity, source from decisions where symbol = '002415'") == [
-        ("buy", 30.0, 200.0, "model")]
+        ("buy", 30.0, 200.0, "model")
+    ]
     assert query(pixiu_home, "select shares from holdings where symbol = '002415'") == [(2200.0,)]
     lines = again.stdout.splitlines()
     assert "持仓（holdings）：新增 0，更新 0，保留不动 3（其中 1 只被对话中记录的交易改动过）" in lines
@@ -65,8 +69,10 @@ def test_a_file_dated_after_the_trade_wins_and_says_so(offline_env, pixiu_home, 
     path = tmp_path / "broker.json"
     path.write_text(json.dumps(doc, ensure_ascii=False))
     done = ok(offline_env, "import", str(path))
-    assert done.stderr == ("注意：持仓 002415 海康威视：导入文件为 2500 股，对话中记录的交易之后为 2200 股；"
-                           "文件的 updated_at 晚于最近一次交易，已按文件改为 2500 股\n")
+    assert done.stderr == (
+        "注意：持仓 002415 海康威视：导入文件为 2500 股，对话中记录的交易之后为 2200 股；"
+        "文件的 updated_at 晚于最近一次交易，已按文件改为 2500 股\n"
+    )
     assert "持仓（holdings）：新增 0，更新 1，保留不动 2（其中 1 只被对话中记录的交易改动过）" in done.stdout
     assert query(pixiu_home, "select shares, cost from holdings where symbol = '002415'") == [(2500.0, 30.8)]
 
@@ -121,9 +127,13 @@ def test_restore_refuses_what_is_not_a_pixiu_database(offline_env, pixiu_home, t
     ok(offline_env, "backup")
     [good] = (pixiu_home / "backups").glob("pixiu-*.db")
     truncated.write_bytes(good.read_bytes()[:5000])
-    for path, expected in ((tmp_path / "missing.db", "找不到备份文件"), (text, "不是 SQLite 数据库文件"),
-                           (other, "不是 pixiu 数据库"), (truncated, str(truncated)),
-                           (pixiu_home / "pixiu.db", "正在使用的数据库")):
+    for path, expected in (
+        (tmp_path / "missing.db", "找不到备份文件"),
+        (text, "不是 SQLite 数据库文件"),
+        (other, "不是 pixiu 数据库"),
+        (truncated, str(truncated)),
+        (pixiu_home / "pixiu.db", "正在使用的数据库"),
+    ):
         done = pixiu(offline_env, "restore", str(path))
         assert done.returncode == 1 and expected in done.stderr, (path, done.stderr)
         assert len(done.stderr.splitlines()) == 1 and "Traceback" not in done.stderr
@@ -147,21 +157,27 @@ def test_disguised_symbols_are_one_stock(offline_env, pixiu_home, tmp_path):
     for table in ("news", "decisions", "alerts", "memory_events"):
         symbols = {s for (s,) in query(pixiu_home, f"select symbol from {table} where symbol is not null")}
         assert symbols <= {"600519", "002415", "300750"}, (table, symbols)
-    assert ("[\"600519\", \"300750\"]",) in query(pixiu_home, "select symbols from reports")
+    assert ('["600519", "300750"]',) in query(pixiu_home, "select symbols from reports")
     doc["holdings"].append(dict(doc["holdings"][0], symbol="٦٠٠٥١٩"))
     path.write_text(json.dumps(doc, ensure_ascii=False))
     done = pixiu(offline_env, "import", str(path))
-    assert done.returncode == 1 and done.stderr == "错误：导入失败，未做任何修改：holdings[3].symbol：重复的持仓 600519\n"
+    assert (
+        done.returncode == 1 and done.stderr == "错误：导入失败，未做任何修改：holdings[3].symbol：重复的持仓 600519\n"
+    )
 
 
 @pytest.mark.slow
 def test_non_finite_numbers_are_refused_naming_field_and_row(offline_env, pixiu_home, tmp_path):
     ok(offline_env, "import", str(FIXTURE))
     text = FIXTURE.read_text()
-    cases = {'"cost": 188.0': ("NaN", "holdings[2].cost"), '"price": 190.0': ("Infinity", "decisions[0].price"),
-             '"score": -0.35': ("-1e999", "signals[0].score"), '"资金": -0.2': ("1e999", "signals[0].components.资金"),
-             '"风险偏好": "稳健"': ("NaN", "persona.风险偏好")}
-    for (field, (bad, where)) in cases.items():
+    cases = {
+        '"cost": 188.0': ("NaN", "holdings[2].cost"),
+        '"price": 190.0': ("Infinity", "decisions[0].price"),
+        '"score": -0.35': ("-1e999", "signals[0].score"),
+        '"资金": -0.2': ("1e999", "signals[0].components.资金"),
+        '"风险偏好": "稳健"': ("NaN", "persona.风险偏好"),
+    }
+    for field, (bad, where) in cases.items():
         key = field.split(":")[0]
         path = tmp_path / "bad.json"
         path.write_text(text.replace(field, f"{key}: {bad}"))
@@ -174,6 +190,7 @@ def test_non_finite_numbers_are_refused_naming_field_and_row(offline_env, pixiu_
 def strict_json(text: str):
     def refuse(name):
         raise AssertionError(f"export wrote {name}")
+
     return json.loads(text, parse_constant=refuse)
 
 
@@ -184,7 +201,7 @@ def test_export_never_writes_nan_or_infinity_and_always_reimports(offline_env, p
     conn.execute("update holdings set cost = 9e999 where symbol = '300750'")  # what a 1e999 price once stored
     conn.execute("update holdings set cost = null where symbol = '600519'")  # what a NaN price once stored
     conn.execute("update profiles set sharpe = -9e999 where symbol = '002415'")
-    conn.execute("update signals set components = '{\"趋势\": NaN, \"资金\": Infinity}'")
+    conn.execute('update signals set components = \'{"趋势": NaN, "资金": Infinity}\'')
     conn.commit()
     conn.close()
     assert query(pixiu_home, "select cost from holdings where symbol = '300750'") == [(math.inf,)]
@@ -212,9 +229,12 @@ def test_demo_refresh_keeps_trades_made_in_conversation(offline_env, pixiu_home)
     ok(offline_env, "ask", "--demo", "今天的新闻有哪些")  # a new process: the demo is refreshed
     conn = sqlite3.connect(pixiu_home / "demo.db")
     assert conn.execute("select shares, round(cost, 2) from holdings where symbol = '002415'").fetchone() == (
-        3200.0, 33.56)
+        3200.0,
+        33.56,
+    )
     assert conn.execute("select side, price, quantity from decisions where source = 'model'").fetchall() == [
-        ("buy", 30.0, 200.0)]
+        ("buy", 30.0, 200.0)
+    ]
     conn.close()
     assert "持仓 3300 股" in ok(offline_env, "ask", "--demo", "今天以 30 元买入海康威视 100 股").stdout
 
@@ -230,7 +250,9 @@ def test_replace_without_a_backup_replaces_nothing(offline_env, pixiu_home, tmp_
     assert not (pixiu_home / "backups").exists()  # a bad file is refused before anything else
     (pixiu_home / "backups").write_text("not a directory")
     done = pixiu(offline_env, "import", "--replace", str(FIXTURE))
-    assert done.returncode == 1 and done.stderr.startswith("错误：无法写入备份到 ") and len(done.stderr.splitlines()) == 1
+    assert (
+        done.returncode == 1 and done.stderr.startswith("错误：无法写入备份到 ") and len(done.stderr.splitlines()) == 1
+    )
     assert query(pixiu_home, "select count(*) from memory_events where text = '茅台跌破1500元加仓'") == [(1,)]
 
 
@@ -262,8 +284,13 @@ def test_imports_while_trades_are_recorded_lose_nothing(offline_env, pixiu_home)
     write lock orders them, and whichever goes first, the trade and its holding survive."""
     ok(offline_env, "import", str(FIXTURE))
     for round_ in range(1, 4):
-        importer = subprocess.Popen([PIXIU_BIN, "import", str(FIXTURE)], env=offline_env,
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        importer = subprocess.Popen(
+            [PIXIU_BIN, "import", str(FIXTURE)],
+            env=offline_env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         trade = ok(offline_env, "ask", "今天以 30 元买入海康威视 100 股")
         out, err = importer.communicate(timeout=60)
         assert importer.returncode == 0, err

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import pytest
-
 import json
 import sqlite3
 import subprocess
 from pathlib import Path
+
+import pytest
 
 from tests.helpers import PIXIU_BIN
 
@@ -24,29 +24,53 @@ def test_import_status_bars_actions(offline_env):
     assert done.returncode == 0, done.stderr
     assert "2380 条日线" in done.stdout and "成交量单位 股" in done.stdout
     assert "疑似除权除息：000333 2016-05-06" in done.stdout  # no actions given yet: the −36% open is flagged
-    done = pixiu(offline_env, "data", "import", str(MARKET / "000333.csv"), "--symbol", "000333",
-                 "--actions", str(MARKET / "000333_actions.csv"))
+    done = pixiu(
+        offline_env,
+        "data",
+        "import",
+        str(MARKET / "000333.csv"),
+        "--symbol",
+        "000333",
+        "--actions",
+        str(MARKET / "000333_actions.csv"),
+    )
     assert done.returncode == 0 and "疑似除权除息" not in done.stdout and "除权除息 1 条" in done.stdout
 
     status = json.loads(pixiu(offline_env, "data", "status", "--json").stdout)
     assert [(s["symbol"], s["name"], s["rows"], s["first"], s["last"], s["source"]) for s in status] == [
-        ("000333", "美的集团", 2380, "2015-06-01", "2025-05-30", "csv")]
+        ("000333", "美的集团", 2380, "2015-06-01", "2025-05-30", "csv")
+    ]
     assert status[0]["stale"] is True and status[0]["stale_trading_days"] > 300
     table = pixiu(offline_env, "data", "status")
     assert "000333\t美的集团\t2380" in table.stdout and "过期" in table.stdout
 
-    bars = json.loads(pixiu(offline_env, "data", "bars", "000333", "--adjust", "qfq", "--from", "2016-05-05",
-                            "--to", "2016-05-06", "--json").stdout)
+    bars = json.loads(
+        pixiu(
+            offline_env,
+            "data",
+            "bars",
+            "000333",
+            "--adjust",
+            "qfq",
+            "--from",
+            "2016-05-05",
+            "--to",
+            "2016-05-06",
+            "--json",
+        ).stdout
+    )
     assert [b["date"] for b in bars] == ["2016-05-05", "2016-05-06"]
     assert set(bars[0]) >= {"date", "open", "high", "low", "close", "volume"}
     assert bars[0]["close"] == 21.1933 and bars[1]["close"] == 20.35
-    raw = json.loads(pixiu(offline_env, "data", "bars", "000333", "--from", "2016-05-05", "--to", "2016-05-05",
-                           "--json").stdout)
+    raw = json.loads(
+        pixiu(offline_env, "data", "bars", "000333", "--from", "2016-05-05", "--to", "2016-05-05", "--json").stdout
+    )
     assert raw[0]["close"] == 32.99
 
     actions = json.loads(pixiu(offline_env, "data", "actions", "000333", "--json").stdout)
     assert [(a["ex_date"], a["cash_per_share"], a["shares_per_share"], a["source"]) for a in actions] == [
-        ("2016-05-06", 1.2, 0.5, "import")]
+        ("2016-05-06", 1.2, 0.5, "import")
+    ]
 
 
 @pytest.mark.slow
@@ -75,8 +99,12 @@ def test_bad_input_is_one_line_and_changes_nothing(offline_env, pixiu_home, tmp_
 
 @pytest.mark.slow
 def test_watch_list_and_sync_failure_keeps_data(offline_env):
-    assert pixiu(offline_env, "data", "import", str(MARKET / "000002.csv"), "--symbol", "000002",
-                 "--name", "万科A").returncode == 0
+    assert (
+        pixiu(
+            offline_env, "data", "import", str(MARKET / "000002.csv"), "--symbol", "000002", "--name", "万科A"
+        ).returncode
+        == 0
+    )
     assert "已加入自选：000002" in pixiu(offline_env, "watch", "add", "000002").stdout
     assert "已在自选中" in pixiu(offline_env, "watch", "add", "０００００２").stdout  # full-width digits: same code
     listed = json.loads(pixiu(offline_env, "watch", "list", "--json").stdout)
@@ -95,8 +123,21 @@ def test_watch_list_and_sync_failure_keeps_data(offline_env):
 @pytest.mark.slow
 def test_chart_draws_adjusted_close_with_cost_line(offline_env):
     assert pixiu(offline_env, "import", str(MARKET / "midea_holding.json")).returncode == 0
-    assert pixiu(offline_env, "data", "import", str(MARKET / "000333.csv"), "--symbol", "000333", "--name", "美的集团",
-                 "--actions", str(MARKET / "000333_actions.csv")).returncode == 0
+    assert (
+        pixiu(
+            offline_env,
+            "data",
+            "import",
+            str(MARKET / "000333.csv"),
+            "--symbol",
+            "000333",
+            "--name",
+            "美的集团",
+            "--actions",
+            str(MARKET / "000333_actions.csv"),
+        ).returncode
+        == 0
+    )
     done = pixiu(offline_env, "chart", "000333", "--days", "120")
     assert done.returncode == 0, done.stderr
     assert "000333 美的集团 · 2024-11-29 至 2025-05-30 · 收盘 79.06 · 成本 60.50" in done.stdout
@@ -162,12 +203,21 @@ def test_sync_through_the_baostock_extra_end_to_end(offline_env, tmp_path):
     expected = sum(1 for line in (MARKET / "000333.csv").read_text().splitlines()[1:] if line[:10] >= "2016-01-04")
     assert f"000333：新增 {expected} 条（2016-01-04 至 2025-05-30）" in done.stdout
     status = json.loads(pixiu(env, "data", "status", "--json").stdout)[0]
-    assert (status["name"], status["source"], status["rows"], status["last_error"]) == ("美的集团", "baostock", expected, None)
+    assert (status["name"], status["source"], status["rows"], status["last_error"]) == (
+        "美的集团",
+        "baostock",
+        expected,
+        None,
+    )
     actions = json.loads(pixiu(env, "data", "actions", "000333", "--json").stdout)
     assert [(a["ex_date"], a["cash_per_share"], a["shares_per_share"], a["source"]) for a in actions] == [
-        ("2016-05-06", 1.2, 0.5, "baostock")]
-    bars = json.loads(pixiu(env, "data", "bars", "000333", "--adjust", "qfq", "--from", "2016-05-05",
-                            "--to", "2016-05-06", "--json").stdout)
+        ("2016-05-06", 1.2, 0.5, "baostock")
+    ]
+    bars = json.loads(
+        pixiu(
+            env, "data", "bars", "000333", "--adjust", "qfq", "--from", "2016-05-05", "--to", "2016-05-06", "--json"
+        ).stdout
+    )
     assert bars[0]["close"] == 21.1933  # adjusted with the synced dividend
     again = pixiu(env, "data", "sync", "000333")
     assert again.returncode == 0 and "000333：新增 0 条" in again.stdout  # incremental: after 2025-05-30

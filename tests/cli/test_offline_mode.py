@@ -3,16 +3,15 @@ console script, the real SQLite files in PIXIU_HOME."""
 
 from __future__ import annotations
 
-import pytest
-
 import json
 import sqlite3
 import subprocess
 import threading
 from pathlib import Path
 
-from tests.helpers import pixiu
-from tests.helpers import PIXIU_BIN, PLANTED_KEY, clean_env
+import pytest
+
+from tests.helpers import PIXIU_BIN, PLANTED_KEY, clean_env, pixiu
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.json"
 QUESTIONS = ("我的持仓怎么样？", "海康现在能加仓吗？", "今天以 30 元买入海康威视 200 股", "宁德的回撤大吗？")
@@ -81,11 +80,17 @@ def test_the_offline_responder_reads_the_whole_conversation(offline_env, pixiu_h
     ask(offline_env, "我的持仓怎么样？")
     trade = ask(offline_env, "--continue", "今天以 30 元买入海康威视 200 股")
     assert db.execute("select symbol, side, price, quantity from decisions order by id desc limit 1").fetchone() == (
-        "002415", "buy", 30.0, 200.0), trade["reply"]
+        "002415",
+        "buy",
+        30.0,
+        200.0,
+    ), trade["reply"]
     assert db.execute("select shares from holdings where symbol = '002415'").fetchone() == (2200.0,)
     ask(offline_env, "--continue", "海康估值偏高，跌到 28 元再分批加仓")
     assert db.execute("select note_kind, symbol from memory_events order by id desc limit 1").fetchone() == (
-        "plan", "002415")
+        "plan",
+        "002415",
+    )
     before = notes()
     ask(offline_env, "--continue", "帮我回顾一下今天说过的计划")
     assert notes() == before
@@ -93,16 +98,21 @@ def test_the_offline_responder_reads_the_whole_conversation(offline_env, pixiu_h
 
 @pytest.mark.slow
 def test_offline_server_used_as_an_external_server_does_not_claim_no_key(tmp_path):
-    server = subprocess.Popen([PIXIU_BIN, "offline-server", "--port", "0"], env=clean_env(tmp_path),
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    server = subprocess.Popen(
+        [PIXIU_BIN, "offline-server", "--port", "0"],
+        env=clean_env(tmp_path),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     try:
         line = server.stdout.readline().decode()
         base_url = line.split("：", 1)[1].split("（", 1)[0].strip()
         assert base_url.startswith("http://127.0.0.1:"), line
         home = tmp_path / "client-home"
         home.mkdir()
-        env = clean_env(home, PIXIU_API_KEY=PLANTED_KEY, PIXIU_BASE_URL=base_url, PIXIU_MODEL="pixiu-offline",
-                        PIXIU_MAX_RETRIES="0")
+        env = clean_env(
+            home, PIXIU_API_KEY=PLANTED_KEY, PIXIU_BASE_URL=base_url, PIXIU_MODEL="pixiu-offline", PIXIU_MAX_RETRIES="0"
+        )
         reply = ask(env, "你好")
         assert reply["offline"] is False and "离线" in reply["reply"] and "不是真实模型" in reply["reply"]
         assert "未配置 API key" not in reply["reply"] and "DEEPSEEK_API_KEY" not in reply["reply"]

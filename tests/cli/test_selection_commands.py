@@ -3,11 +3,11 @@ explanation in `pixiu context`, and `pixiu eval`'s tune / held-out report."""
 
 from __future__ import annotations
 
-import pytest
-
 import json
 import subprocess
 from pathlib import Path
+
+import pytest
 
 from tests.helpers import PIXIU_BIN
 
@@ -32,8 +32,9 @@ def test_alias_set_used_listed_and_removed(offline_env):
     assert done.returncode == 0 and "大宁 → 300750 宁德时代" in done.stdout, done.stderr
     info = explain(offline_env, "大宁最近怎么样")
     assert info["symbols"] == ["300750"]
-    assert {"text": "大宁", "symbol": "300750", "kind": "user", "accepted": True, "why": "用户设置的别名"} \
-        in info["selection"]["mentions"]
+    assert {"text": "大宁", "symbol": "300750", "kind": "user", "accepted": True, "why": "用户设置的别名"} in info[
+        "selection"
+    ]["mentions"]
     listed = json.loads(pixiu(offline_env, "alias", "--json").stdout)
     assert {"alias": "大宁", "symbol": "300750", "name": "宁德时代", "source": "user"} in listed
     assert any(r["alias"] == "宁王" and r["source"] == "shipped" for r in listed)
@@ -43,8 +44,12 @@ def test_alias_set_used_listed_and_removed(offline_env):
 
 @pytest.mark.slow
 def test_alias_bad_input_is_one_clear_line(offline_env):
-    for args, message in [(("大宁", "30075"), "股票代码应为六位数字"), (("宁", "300750"), "别名至少两个字"),
-                          (("600519", "300750"), "别名不能是数字"), (("--remove", "没有这个"), "没有别名 没有这个")]:
+    for args, message in [
+        (("大宁", "30075"), "股票代码应为六位数字"),
+        (("宁", "300750"), "别名至少两个字"),
+        (("600519", "300750"), "别名不能是数字"),
+        (("--remove", "没有这个"), "没有别名 没有这个"),
+    ]:
         done = pixiu(offline_env, "alias", *args)
         assert done.returncode == 1 and message in done.stderr and "Traceback" not in done.stderr, done.stderr
         assert len(done.stderr.strip().splitlines()) == 1

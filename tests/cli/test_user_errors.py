@@ -27,9 +27,23 @@ from pixiu_cli.store.database import StoreError
 from pixiu_cli.store.memory import MemoryRefError
 from tests.helpers import pixiu_in_process
 
-ONE_LINE_FAILURES = [CliError, CommandError, DatasetError, SettingsError, ConfigError, StoreError, AliasError,
-                     EvalError, LiveEvalError, CsvImportError, SourceError, ChartError, MemoryRefError, LLMError,
-                     NothingToShow]
+ONE_LINE_FAILURES = [
+    CliError,
+    CommandError,
+    DatasetError,
+    SettingsError,
+    ConfigError,
+    StoreError,
+    AliasError,
+    EvalError,
+    LiveEvalError,
+    CsvImportError,
+    SourceError,
+    ChartError,
+    MemoryRefError,
+    LLMError,
+    NothingToShow,
+]
 
 
 @pytest.mark.parametrize("cls", ONE_LINE_FAILURES, ids=lambda c: c.__name__)
@@ -44,13 +58,16 @@ def test_the_error_base_depends_on_nothing_in_pixiu():
     assert not [m for m in imported if m and m.startswith("pixiu_cli")]
 
 
-@pytest.mark.parametrize(("args", "needle"), [
-    (("config", "set", "--", "a b", "1"), "设置名"),  # ConfigError
-    (("alias", "宁王", "12"), "12"),  # AliasError
-    (("chart", "600519"), "600519"),  # ChartError
-    (("context", "--turn", "3"), "没有"),  # NothingToShow
-    (("eval", "no-such-cases.yaml"), "no-such-cases.yaml"),  # EvalError
-])
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (("config", "set", "--", "a b", "1"), "设置名"),  # ConfigError
+        (("alias", "宁王", "12"), "12"),  # AliasError
+        (("chart", "600519"), "600519"),  # ChartError
+        (("context", "--turn", "3"), "没有"),  # NothingToShow
+        (("eval", "no-such-cases.yaml"), "no-such-cases.yaml"),  # EvalError
+    ],
+)
 def test_a_user_error_from_any_layer_is_one_line_and_status_1(offline_env, args, needle):
     done = pixiu_in_process(offline_env, *args, text=True)
     assert done.returncode == 1, done

@@ -5,21 +5,63 @@ way gives: count_tokens of the rendered text after every step."""
 
 from __future__ import annotations
 
-import pytest
-
 from dataclasses import replace
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pixiu_cli.context.block import CONTEXT_CLOSE, BlockItem, ContextBlock, MemoryId, Section, _render, assemble, delta_block
+from pixiu_cli.context.block import (
+    CONTEXT_CLOSE,
+    BlockItem,
+    ContextBlock,
+    MemoryId,
+    Section,
+    _render,
+    assemble,
+    delta_block,
+)
 from pixiu_cli.tokens import count_tokens, count_tokens_by_line
 
-PIECES = st.sampled_from([
-    "\n", "\r", "\r\n", "\n\n", "\n\r", " ", "  ", "\t", "\u2028", "\x0b", "。", "）", "（", "-", "#", "##", "[",
-    "]", "1234567", "600519", "贵州茅台", "持仓", "abc", "ABC", "ＡＢ", "🙂", "<｜User｜>", "<think>", "é",
-    "\u0301", "ﬁ", "·", "「", "」", "；",
-])
+PIECES = st.sampled_from(
+    [
+        "\n",
+        "\r",
+        "\r\n",
+        "\n\n",
+        "\n\r",
+        " ",
+        "  ",
+        "\t",
+        "\u2028",
+        "\x0b",
+        "。",
+        "）",
+        "（",
+        "-",
+        "#",
+        "##",
+        "[",
+        "]",
+        "1234567",
+        "600519",
+        "贵州茅台",
+        "持仓",
+        "abc",
+        "ABC",
+        "ＡＢ",
+        "🙂",
+        "<｜User｜>",
+        "<think>",
+        "é",
+        "\u0301",
+        "ﬁ",
+        "·",
+        "「",
+        "」",
+        "；",
+    ]
+)
 TEXT = st.lists(st.one_of(PIECES, st.text(max_size=3)), max_size=12).map("".join)
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 
@@ -45,17 +87,29 @@ def reference_assemble(sections: list[Section], budget: int) -> ContextBlock:
     return ContextBlock(text=text, tokens=tokens, budget=budget, sections=tuple(live), omitted=omitted)
 
 
-items = st.builds(BlockItem, TEXT, st.sampled_from([None, "事实", "情绪观点"]),
-                  st.sampled_from([None, "2026-06-01"]), st.sampled_from([None, MemoryId("note", 1), MemoryId("profile", 22)]))
+items = st.builds(
+    BlockItem,
+    TEXT,
+    st.sampled_from([None, "事实", "情绪观点"]),
+    st.sampled_from([None, "2026-06-01"]),
+    st.sampled_from([None, MemoryId("note", 1), MemoryId("profile", 22)]),
+)
 
 
 @st.composite
 def section_lists(draw):
     count = draw(st.integers(1, 6))
-    return [Section(f"k{i}", draw(TEXT) or f"t{i}", tuple(draw(st.lists(items, max_size=6))),
-                    draw(st.sampled_from([10, 30, 30, 50, 90])), note=draw(st.one_of(st.none(), TEXT)),
-                    trimmable=draw(st.booleans()) or i > 0)
-            for i in range(count)]
+    return [
+        Section(
+            f"k{i}",
+            draw(TEXT) or f"t{i}",
+            tuple(draw(st.lists(items, max_size=6))),
+            draw(st.sampled_from([10, 30, 30, 50, 90])),
+            note=draw(st.one_of(st.none(), TEXT)),
+            trimmable=draw(st.booleans()) or i > 0,
+        )
+        for i in range(count)
+    ]
 
 
 @SETTINGS
@@ -72,8 +126,12 @@ def test_trimming_matches_the_straightforward_loop(sections, budget):
     if slow.tokens > budget:  # only untrimmable text left: both cut it the same way afterwards
         assert fast.omitted == slow.omitted and fast.sections == slow.sections
         return
-    assert (fast.text, fast.tokens, fast.omitted, fast.sections) == (slow.text, slow.tokens, slow.omitted,
-                                                                     slow.sections)
+    assert (fast.text, fast.tokens, fast.omitted, fast.sections) == (
+        slow.text,
+        slow.tokens,
+        slow.omitted,
+        slow.sections,
+    )
     assert [s.tokens for s in fast.stats()] == [count_tokens(s.render() + "\n\n") for s in fast.sections]
 
 
@@ -90,22 +148,31 @@ def test_delta_block_counts_its_text_exactly(sections, data):
 
 
 def test_many_holdings_trim_in_one_pass():
-    holdings = tuple(BlockItem(f"{600000 + i} 测试{i}号 · 卫星仓 · 1,000 股 · 成本 12.34", "事实", "2026-06-01")
-                     for i in range(300))
-    sections = [Section("time", "当前时间", (BlockItem("2026-06-16 10:30 星期二 盘中", "事实"),), 100, trimmable=False),
-                Section("holdings", "持仓（300 只）", holdings, 80)]
+    holdings = tuple(
+        BlockItem(f"{600000 + i} 测试{i}号 · 卫星仓 · 1,000 股 · 成本 12.34", "事实", "2026-06-01") for i in range(300)
+    )
+    sections = [
+        Section("time", "当前时间", (BlockItem("2026-06-16 10:30 星期二 盘中", "事实"),), 100, trimmable=False),
+        Section("holdings", "持仓（300 只）", holdings, 80),
+    ]
     block = assemble(sections, 600)
     assert block.tokens == count_tokens(block.text) <= 600
     assert 0 < block.omitted["holdings"] < 300
     kept = next(s for s in block.sections if s.key == "holdings").items
-    assert kept == holdings[:len(kept)]  # the last ones go first
+    assert kept == holdings[: len(kept)]  # the last ones go first
 
 
 @st.composite
 def sections_with_rest(draw):
     sections = draw(section_lists())
-    return [replace(s, rest=(lambda kept, n=len(s.items), t=draw(TEXT): f"其余 {n - kept} 条：{t}"))
-            if s.trimmable and draw(st.booleans()) else s for s in sections]
+    return [
+        replace(s, rest=_rest_line(len(s.items), draw(TEXT))) if s.trimmable and draw(st.booleans()) else s
+        for s in sections
+    ]
+
+
+def _rest_line(total: int, tail: str):
+    return lambda kept: f"其余 {total - kept} 条：{tail}"
 
 
 @pytest.mark.slow

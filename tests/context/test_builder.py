@@ -87,8 +87,9 @@ def test_unrelated_question_gets_no_symbol_or_overview(world):
 def test_report_window_edge(world, days, inside):
     db, domain = world
     doc = json.loads(FIXTURE.read_text())
-    doc["reports"] = [{"title": "边界报告", "conclusion": "边界结论", "created_at":
-                       (NOW - timedelta(days=days)).isoformat()}]
+    doc["reports"] = [
+        {"title": "边界报告", "conclusion": "边界结论", "created_at": (NOW - timedelta(days=days)).isoformat()}
+    ]
     domain.replace_all(parse_document(doc, NOW))
     block, _, _ = block_for(world, "你好")
     assert ("边界结论" in block.text) is inside
@@ -97,14 +98,30 @@ def test_report_window_edge(world, days, inside):
 def test_limits_keep_the_newest(world):
     db, domain = world
     doc = json.loads(FIXTURE.read_text())
-    doc["decisions"] = [{"symbol": "600519", "side": "buy", "price": 1600 + i, "quantity": 10, "reason": f"第{i}笔",
-                         "decided_at": (NOW - timedelta(hours=i + 1)).isoformat()} for i in range(8)]
-    doc["alerts"] = [{"message": f"预警{i}", "triggered_at": (NOW - timedelta(hours=i + 1)).isoformat()}
-                     for i in range(7)]
+    doc["decisions"] = [
+        {
+            "symbol": "600519",
+            "side": "buy",
+            "price": 1600 + i,
+            "quantity": 10,
+            "reason": f"第{i}笔",
+            "decided_at": (NOW - timedelta(hours=i + 1)).isoformat(),
+        }
+        for i in range(8)
+    ]
+    doc["alerts"] = [
+        {"message": f"预警{i}", "triggered_at": (NOW - timedelta(hours=i + 1)).isoformat()} for i in range(7)
+    ]
     domain.replace_all(parse_document(doc, NOW))
     block, _, _ = block_for(world, "你好")
     decisions = next(s for s in block.sections if s.key == "decisions")
-    assert [i.text.split("「")[1].rstrip("」") for i in decisions.items] == ["第0笔", "第1笔", "第2笔", "第3笔", "第4笔"]
+    assert [i.text.split("「")[1].rstrip("」") for i in decisions.items] == [
+        "第0笔",
+        "第1笔",
+        "第2笔",
+        "第3笔",
+        "第4笔",
+    ]
     alerts = next(s for s in block.sections if s.key == "alerts")
     assert len(alerts.items) == 5 and "预警0" in alerts.items[0].text
 
@@ -151,8 +168,10 @@ def test_budget_is_never_exceeded_and_omissions_are_stated(world, budget):
     priority = {s.key: s.priority for s in full.sections if s.trimmable and s.items}
     untouched = [key for key in priority if key not in block.omitted]
     assert set(block.omitted) <= set(priority)
-    assert all(priority[lost] <= priority[kept] for lost in block.omitted for kept in untouched), \
-        (block.omitted, priority)
+    assert all(priority[lost] <= priority[kept] for lost in block.omitted for kept in untouched), (
+        block.omitted,
+        priority,
+    )
     assert min(priority, key=priority.get) in block.omitted
 
 
@@ -196,17 +215,22 @@ def test_import_export_round_trip(world, tmp_path):
     assert len(exported["holdings"]) == 3 and exported["holdings"][0]["short_names"]
 
 
-@pytest.mark.parametrize("mutate,needle", [
-    (lambda d: d["holdings"][1].update(symbol="12345"), "holdings[1].symbol"),
-    (lambda d: d["holdings"][0].update(role="main"), "holdings[0].role"),
-    (lambda d: d["decisions"][0].update(side="hold"), "decisions[0].side"),
-    (lambda d: d["decisions"][1].update(price="贵"), "decisions[1].price"),
-    (lambda d: d["notes"][2].pop("text"), "notes[2].text"),
-    (lambda d: d["news"][0].update(published_at="昨天", days_ago=None) or d["news"][0].pop("days_ago"),
-     "news[0].published_at"),
-    (lambda d: d.update(holding=[]), "未知的顶层字段"),
-    (lambda d: d.update(persona=[1]), "persona"),
-])
+@pytest.mark.parametrize(
+    "mutate,needle",
+    [
+        (lambda d: d["holdings"][1].update(symbol="12345"), "holdings[1].symbol"),
+        (lambda d: d["holdings"][0].update(role="main"), "holdings[0].role"),
+        (lambda d: d["decisions"][0].update(side="hold"), "decisions[0].side"),
+        (lambda d: d["decisions"][1].update(price="贵"), "decisions[1].price"),
+        (lambda d: d["notes"][2].pop("text"), "notes[2].text"),
+        (
+            lambda d: d["news"][0].update(published_at="昨天", days_ago=None) or d["news"][0].pop("days_ago"),
+            "news[0].published_at",
+        ),
+        (lambda d: d.update(holding=[]), "未知的顶层字段"),
+        (lambda d: d.update(persona=[1]), "persona"),
+    ],
+)
 def test_invalid_documents_name_field_and_row(mutate, needle):
     doc = json.loads(FIXTURE.read_text())
     mutate(doc)

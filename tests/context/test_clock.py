@@ -1,5 +1,5 @@
 import json
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -105,14 +105,14 @@ def test_uncovered_year_falls_back_to_weekends_only():
 
 
 def test_utc_input_is_converted():
-    state = market_state(datetime(2026, 1, 5, 1, 30, tzinfo=timezone.utc))  # 09:30 in Shanghai
+    state = market_state(datetime(2026, 1, 5, 1, 30, tzinfo=UTC))  # 09:30 in Shanghai
     assert state.label == "盘中"
     assert state.now_shanghai.utcoffset() == timedelta(hours=8)
     assert state.now_shanghai.hour == 9 and state.now_shanghai.minute == 30
     # 2026-01-04 23:00 UTC is Monday 07:00 in Shanghai: a trading day, before the open.
-    assert market_state(datetime(2026, 1, 4, 23, 0, tzinfo=timezone.utc)).label == "盘前"
+    assert market_state(datetime(2026, 1, 4, 23, 0, tzinfo=UTC)).label == "盘前"
     # 2026-01-05 07:00 UTC is 15:00 in Shanghai.
-    assert market_state(datetime(2026, 1, 5, 7, 0, tzinfo=timezone.utc)).label == "收盘后"
+    assert market_state(datetime(2026, 1, 5, 7, 0, tzinfo=UTC)).label == "收盘后"
 
 
 def test_other_timezones_and_naive_input():
@@ -125,7 +125,7 @@ def test_other_timezones_and_naive_input():
 
 def test_is_trading_day_accepts_aware_datetimes():
     # Friday 2026-01-09 20:00 UTC is Saturday 04:00 in Shanghai.
-    assert not is_trading_day(datetime(2026, 1, 9, 20, 0, tzinfo=timezone.utc))
+    assert not is_trading_day(datetime(2026, 1, 9, 20, 0, tzinfo=UTC))
 
 
 def test_describe_is_one_chinese_line():
@@ -147,9 +147,13 @@ def test_calendar_file_covers_2025_and_2026_weekdays_only():
 
 @settings(max_examples=200, deadline=None)
 @given(
-    st.datetimes(min_value=datetime(2024, 6, 1), max_value=datetime(2027, 6, 1), timezones=st.sampled_from(
-        [timezone.utc, SH, ZoneInfo("America/New_York"), ZoneInfo("Asia/Kolkata"), timezone(timedelta(hours=-11))]
-    ))
+    st.datetimes(
+        min_value=datetime(2024, 6, 1),
+        max_value=datetime(2027, 6, 1),
+        timezones=st.sampled_from(
+            [UTC, SH, ZoneInfo("America/New_York"), ZoneInfo("Asia/Kolkata"), timezone(timedelta(hours=-11))]
+        ),
+    )
 )
 def test_any_aware_instant(now):
     state = market_state(now)

@@ -28,8 +28,12 @@ def two_turns(tmp_path, policy):
     conv = store.create_conversation().id
     turn = store.start_turn(conv, "海康怎么样")
     first = builder.build_messages(conv, "海康怎么样", before_seq=turn.seq, now=NOW)
-    store.finish_turn(turn.id, status="complete", reply_text="答", messages=first.messages[1:] + [
-        {"role": "assistant", "content": "答"}])
+    store.finish_turn(
+        turn.id,
+        status="complete",
+        reply_text="答",
+        messages=first.messages[1:] + [{"role": "assistant", "content": "答"}],
+    )
     later = NOW + timedelta(minutes=5)
     second = builder.build_messages(conv, "宁德呢", now=later)
     return first, second
@@ -45,7 +49,7 @@ def test_delta_sends_only_changed_sections(tmp_path):
     assert "## 持仓（3 只）" not in block  # unchanged, not repeated
     assert second.context_block.unchanged and second.context_block.tokens < first.context_block.tokens
     # the previous request is an exact prefix of this one
-    assert second.messages[:len(first.messages)] == first.messages
+    assert second.messages[: len(first.messages)] == first.messages
 
 
 def test_keep_repeats_everything_and_drop_removes_old_blocks(tmp_path):
@@ -74,8 +78,9 @@ def first_turn(path, record: bool):
     turn = store.start_turn(conv, "海康怎么样")
     first = builder.build_messages(conv, "海康怎么样", before_seq=turn.seq, now=NOW)
     added = first.messages[1:] + [{"role": "assistant", "content": "答"}]
-    store.finish_turn(turn.id, status="complete", reply_text="答", messages=added,
-                      block=first.block_record(added) if record else None)
+    store.finish_turn(
+        turn.id, status="complete", reply_text="答", messages=added, block=first.block_record(added) if record else None
+    )
     return store, builder, conv, first
 
 
@@ -96,8 +101,10 @@ def test_block_record_is_stored_with_the_turn_and_read_instead_of_the_text(tmp_p
     assert with_record.context_block.unchanged
     # ... and the record is what is read: a stored text that no longer matches it is not parsed.
     holdings = next(s.title for s in block.sections if s.key == "holdings")
-    store.db.execute("update turns set messages_json = replace(messages_json, ?, ?) where conversation_id = ?",
-                     [f"## {holdings}", f"## {holdings}（改）", conv])
+    store.db.execute(
+        "update turns set messages_json = replace(messages_json, ?, ?) where conversation_id = ?",
+        [f"## {holdings}", f"## {holdings}（改）", conv],
+    )
     assert holdings in builder.build_messages(conv, "宁德呢", now=later).context_block.unchanged
     store.db.execute("update turns set block_json = null where conversation_id = ?", [conv])
     assert holdings not in builder.build_messages(conv, "宁德呢", now=later).context_block.unchanged
@@ -112,9 +119,11 @@ def test_turns_stored_before_the_record_migration_still_get_delta_blocks(tmp_pat
     migrations.apply(old, stop_before="m019_turn_block_record")
     assert "block_json" not in old["turns"].columns_dict
     old.execute("insert into conversations (id, title, created_at, updated_at) values (1, '', 'x', 'x')")
-    old.execute("insert into turns (conversation_id, seq, user_text, status, messages_json, created_at) "
-                "values (1, 1, '海康怎么样', 'complete', ?, 'x')",
-                [json.dumps(first.messages[1:] + [{"role": "assistant", "content": "答"}], ensure_ascii=False)])
+    old.execute(
+        "insert into turns (conversation_id, seq, user_text, status, messages_json, created_at) "
+        "values (1, 1, '海康怎么样', 'complete', ?, 'x')",
+        [json.dumps(first.messages[1:] + [{"role": "assistant", "content": "答"}], ensure_ascii=False)],
+    )
     old.close()
     db = open_database(path)
     assert "block_json" in db["turns"].columns_dict
@@ -124,5 +133,5 @@ def test_turns_stored_before_the_record_migration_still_get_delta_blocks(tmp_pat
     builder = ContextBuilder(store, domain, clock=lambda: NOW)
     assert store.turn_by_seq(1, 1).block is None
     second = builder.build_messages(1, "宁德呢", now=NOW + timedelta(minutes=5))
-    assert second.messages[:len(first.messages)] == first.messages
+    assert second.messages[: len(first.messages)] == first.messages
     assert "持仓（3 只）" in second.context_block.unchanged

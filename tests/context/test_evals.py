@@ -7,12 +7,33 @@ from pathlib import Path
 
 import pytest
 
-from pixiu_cli.context.evals import (CaseResult, EvalError, EvalReport, default_cases_dir, load_cases, parse_case,
-                                     run_case, run_evals, summarize)
+from pixiu_cli.context.evals import (
+    CaseResult,
+    EvalError,
+    EvalReport,
+    default_cases_dir,
+    load_cases,
+    parse_case,
+    run_case,
+    run_evals,
+    summarize,
+)
 
 NOW = "2026-03-04T10:15:00+08:00"
-EXPECTED_CATEGORIES = {"reports", "decisions", "alerts", "notes", "symbols", "symbol_context", "portfolio",
-                       "negatives", "layers", "budget", "injection", "session"}
+EXPECTED_CATEGORIES = {
+    "reports",
+    "decisions",
+    "alerts",
+    "notes",
+    "symbols",
+    "symbol_context",
+    "portfolio",
+    "negatives",
+    "layers",
+    "budget",
+    "injection",
+    "session",
+}
 
 
 @pytest.fixture(scope="module")
@@ -49,8 +70,14 @@ def test_default_load_skips_datasets_and_readme():
 
 
 def _case(**overrides) -> dict:
-    case = {"id": "t", "category": "test", "now": NOW, "dataset": "small", "message": "茅台最近怎么样",
-            "must": ["## 标的上下文：600519 贵州茅台"]}
+    case = {
+        "id": "t",
+        "category": "test",
+        "now": NOW,
+        "dataset": "small",
+        "message": "茅台最近怎么样",
+        "must": ["## 标的上下文：600519 贵州茅台"],
+    }
     case.update(overrides)
     return case
 
@@ -135,19 +162,29 @@ def test_report_aggregates():
 
 
 def test_patch_and_inline_dataset(tmp_path):
-    inline = {"holdings": [{"symbol": "000333", "name": "美的集团", "short_names": ["美的"], "shares": 100,
-                            "cost": 60, "role": "core"}]}
-    result = _run(dataset=inline, message="美的怎么样", must=["## 标的上下文：000333 美的集团"],
-                  dataset_patch={"append": {"notes": [{"kind": "rule", "text": "不追高", "days_ago": 1}]},
-                                 "replace": {"persona": {"风险偏好": "激进"}}})
+    inline = {
+        "holdings": [
+            {"symbol": "000333", "name": "美的集团", "short_names": ["美的"], "shares": 100, "cost": 60, "role": "core"}
+        ]
+    }
+    result = _run(
+        dataset=inline,
+        message="美的怎么样",
+        must=["## 标的上下文：000333 美的集团"],
+        dataset_patch={
+            "append": {"notes": [{"kind": "rule", "text": "不追高", "days_ago": 1}]},
+            "replace": {"persona": {"风险偏好": "激进"}},
+        },
+    )
     assert result.passed, result.failures
     assert "纪律：「不追高」" in result.block_text and "风险偏好：「激进」" in result.block_text
 
 
 def test_list_and_single_object_files(tmp_path):
     (tmp_path / "one.json").write_text(json.dumps(_case(id="one"), ensure_ascii=False), encoding="utf-8")
-    (tmp_path / "many.json").write_text(json.dumps([_case(id="m1"), _case(id="m2")], ensure_ascii=False),
-                                        encoding="utf-8")
+    (tmp_path / "many.json").write_text(
+        json.dumps([_case(id="m1"), _case(id="m2")], ensure_ascii=False), encoding="utf-8"
+    )
     cases = load_cases([tmp_path])
     assert sorted(c.id for c in cases) == ["m1", "m2", "one"]
     assert run_evals(cases).pass_rate == 1.0
@@ -155,12 +192,29 @@ def test_list_and_single_object_files(tmp_path):
 
 def test_case_file_can_bring_its_own_datasets(tmp_path):
     (tmp_path / "datasets").mkdir()
-    (tmp_path / "datasets" / "mine.json").write_text(json.dumps({"holdings": [
-        {"symbol": "601318", "name": "中国平安", "short_names": ["平安"], "shares": 100, "cost": 45, "role": "core"}]},
-        ensure_ascii=False), encoding="utf-8")
+    (tmp_path / "datasets" / "mine.json").write_text(
+        json.dumps(
+            {
+                "holdings": [
+                    {
+                        "symbol": "601318",
+                        "name": "中国平安",
+                        "short_names": ["平安"],
+                        "shares": 100,
+                        "cost": 45,
+                        "role": "core",
+                    }
+                ]
+            },
+            ensure_ascii=False,
+        ),
+        encoding="utf-8",
+    )
     path = tmp_path / "c.json"
-    path.write_text(json.dumps(_case(dataset="mine", message="平安怎么样", must=["601318 中国平安"]),
-                               ensure_ascii=False), encoding="utf-8")
+    path.write_text(
+        json.dumps(_case(dataset="mine", message="平安怎么样", must=["601318 中国平安"]), ensure_ascii=False),
+        encoding="utf-8",
+    )
     [case] = load_cases([path])
     assert run_case(case).passed
 
@@ -171,31 +225,33 @@ def test_case_file_can_bring_its_own_datasets(tmp_path):
 
 def _write(tmp_path: Path, content) -> Path:
     path = tmp_path / "bad.json"
-    path.write_text(content if isinstance(content, str) else json.dumps(content, ensure_ascii=False),
-                    encoding="utf-8")
+    path.write_text(content if isinstance(content, str) else json.dumps(content, ensure_ascii=False), encoding="utf-8")
     return path
 
 
-@pytest.mark.parametrize(("content", "fragment"), [
-    ("{not json", "不是有效的 JSON"),
-    ([], "没有用例"),
-    ([42], "第 1 个用例：应为 JSON 对象"),
-    (_case(id="x1", must_nto=["a"]), "用例 x1）：未知字段 must_nto"),
-    ({k: v for k, v in _case(id="x2").items() if k != "message"}, "用例 x2）：缺少必填字段 message"),
-    (_case(id="x3", now="2026-03-04T10:15:00"), "now 应为带时区"),
-    (_case(id="x4", dataset="no_such_dataset"), "找不到数据集 no_such_dataset.json"),
-    (_case(id="x5", intent="portfolio"), "intent 应为"),
-    (_case(id="x6", limits={"report_days": 3}), "limits 中未知的设置 report_days"),
-    (_case(id="x7", must="茅台"), "must 应为非空字符串数组"),
-    (_case(id="x8", symbols=["sh600519"]), "symbols 应为六位代码数组"),
-    (_case(id="x9", dataset_patch={"append": {"trades": []}}), "未知的数据段 trades"),
-    (_case(id="x10", dataset={"holdings": [{"symbol": "abc"}]}), "数据集无效：holdings[0].symbol"),
-    ({k: v for k, v in _case(id="x11").items() if k != "must"}, "没有任何检查"),
-    ([_case(id="dup"), _case(id="dup")], "用例 dup）：id 与 bad.json 中的用例重复"),
-    (_case(id="x12", max_tokens=0), "max_tokens 应为正整数"),
-    (_case(id="x13", history="茅台呢"), "history 应为非空字符串数组"),
-    (_case(id="x14", market_list="yes"), "market_list 应为 true 或 false"),
-])
+@pytest.mark.parametrize(
+    ("content", "fragment"),
+    [
+        ("{not json", "不是有效的 JSON"),
+        ([], "没有用例"),
+        ([42], "第 1 个用例：应为 JSON 对象"),
+        (_case(id="x1", must_nto=["a"]), "用例 x1）：未知字段 must_nto"),
+        ({k: v for k, v in _case(id="x2").items() if k != "message"}, "用例 x2）：缺少必填字段 message"),
+        (_case(id="x3", now="2026-03-04T10:15:00"), "now 应为带时区"),
+        (_case(id="x4", dataset="no_such_dataset"), "找不到数据集 no_such_dataset.json"),
+        (_case(id="x5", intent="portfolio"), "intent 应为"),
+        (_case(id="x6", limits={"report_days": 3}), "limits 中未知的设置 report_days"),
+        (_case(id="x7", must="茅台"), "must 应为非空字符串数组"),
+        (_case(id="x8", symbols=["sh600519"]), "symbols 应为六位代码数组"),
+        (_case(id="x9", dataset_patch={"append": {"trades": []}}), "未知的数据段 trades"),
+        (_case(id="x10", dataset={"holdings": [{"symbol": "abc"}]}), "数据集无效：holdings[0].symbol"),
+        ({k: v for k, v in _case(id="x11").items() if k != "must"}, "没有任何检查"),
+        ([_case(id="dup"), _case(id="dup")], "用例 dup）：id 与 bad.json 中的用例重复"),
+        (_case(id="x12", max_tokens=0), "max_tokens 应为正整数"),
+        (_case(id="x13", history="茅台呢"), "history 应为非空字符串数组"),
+        (_case(id="x14", market_list="yes"), "market_list 应为 true 或 false"),
+    ],
+)
 def test_malformed_case_file_raises(tmp_path, content, fragment):
     path = _write(tmp_path, content)
     with pytest.raises(EvalError) as info:
@@ -211,11 +267,32 @@ def test_missing_path_raises(tmp_path):
 
 def test_history_and_market_list_reach_the_builder(tmp_path):
     # the same follow-up without / with the earlier question; 五粮液 known only via the market list
-    plain = parse_case(_case(id="h0", message="其他几只呢", dataset="portfolio", intent="general", must=["[上下文信息]"]))
-    follow = parse_case(_case(id="h1", message="其他几只呢", dataset="portfolio", history=["茅台能加仓吗"], must=["[上下文信息]"],
-                              intent="portfolio_review", sections=["portfolio_profiles"]))
+    plain = parse_case(
+        _case(id="h0", message="其他几只呢", dataset="portfolio", intent="general", must=["[上下文信息]"])
+    )
+    follow = parse_case(
+        _case(
+            id="h1",
+            message="其他几只呢",
+            dataset="portfolio",
+            history=["茅台能加仓吗"],
+            must=["[上下文信息]"],
+            intent="portfolio_review",
+            sections=["portfolio_profiles"],
+        )
+    )
     assert run_case(plain).intent == "general" and run_case(follow).passed
-    unknown = parse_case(_case(id="m0", message="海尔智家怎么样", dataset="portfolio", symbols=[], must=["[上下文信息]"]))
-    listed = parse_case(_case(id="m1", message="海尔智家怎么样", dataset="portfolio", market_list=True, must=["[上下文信息]"],
-                              symbols=["600690"]))
+    unknown = parse_case(
+        _case(id="m0", message="海尔智家怎么样", dataset="portfolio", symbols=[], must=["[上下文信息]"])
+    )
+    listed = parse_case(
+        _case(
+            id="m1",
+            message="海尔智家怎么样",
+            dataset="portfolio",
+            market_list=True,
+            must=["[上下文信息]"],
+            symbols=["600690"],
+        )
+    )
     assert run_case(unknown).passed and run_case(listed).passed

@@ -38,9 +38,12 @@ def test_old_profile_is_marked_and_every_item_carries_a_date(tmp_path):
         holdings=[Holding("600519", "贵州茅台", ("茅台",), 100, 1500.0, "core")],  # no updated_at
         profiles=[Profile(0, "600519", "均线", None, 0.1, -0.2, 0.5, 0.9, "core", "稳", "2024-01-02T15:00:00+08:00")],
         signals=[Signal(0, "600519", 0.3, "偏多", {}, stamp(12))],  # 12 calendar days: > 5 trading days
-        news=[NewsItem(0, "600519", "旧闻", None, None, None, stamp(10)),
-              NewsItem(0, "600519", "新闻", None, None, None, stamp(1))],
-        persona={"risk_label": "稳健型"})
+        news=[
+            NewsItem(0, "600519", "旧闻", None, None, None, stamp(10)),
+            NewsItem(0, "600519", "新闻", None, None, None, stamp(1)),
+        ],
+        persona={"risk_label": "稳健型"},
+    )
     block = build(tmp_path, data, "茅台怎么样")
     lines = item_lines(block, "symbol:600519")
     profile = next(line for line in lines if "回测画像" in line)
@@ -65,12 +68,15 @@ def test_old_profile_is_marked_and_every_item_carries_a_date(tmp_path):
 
 def profile_expiry():
     from datetime import date
+
     return date(2024, 1, 2) + timedelta(days=90)
 
 
 def test_freshness_limits_come_from_the_context_settings(tmp_path):
-    data = DomainData(holdings=[Holding("600519", "贵州茅台", ("茅台",), 100, 1500.0, "core", stamp(40))],
-                      profiles=[Profile(0, "600519", "均线", None, 0.1, -0.2, 0.5, 0.9, "core", "稳", stamp(40))])
+    data = DomainData(
+        holdings=[Holding("600519", "贵州茅台", ("茅台",), 100, 1500.0, "core", stamp(40))],
+        profiles=[Profile(0, "600519", "均线", None, 0.1, -0.2, 0.5, 0.9, "core", "稳", stamp(40))],
+    )
     assert "已过期" not in "\n".join(item_lines(build(tmp_path / "a", data, "茅台怎么样"), "symbol:600519"))
     tight = build(tmp_path / "b", data, "茅台怎么样", profiles_fresh_days=30, holdings_fresh_days=10)
     lines = item_lines(tight, "symbol:600519")
@@ -81,22 +87,29 @@ def test_freshness_limits_come_from_the_context_settings(tmp_path):
 
 def test_stale_signal_counts_trading_days(tmp_path):
     # NOW is Tuesday 2026-11-24; a signal of Tuesday 2026-11-17 is 5 trading days old: still fresh
-    data = DomainData(holdings=[Holding("600519", "贵州茅台", ("茅台",), 100, 1500.0, "core", stamp(1))],
-                      signals=[Signal(0, "600519", 0.3, None, {}, stamp(7))])
+    data = DomainData(
+        holdings=[Holding("600519", "贵州茅台", ("茅台",), 100, 1500.0, "core", stamp(1))],
+        signals=[Signal(0, "600519", 0.3, None, {}, stamp(7))],
+    )
     assert "已过期" not in "\n".join(item_lines(build(tmp_path / "a", data, "茅台怎么样"), "symbol:600519"))
     data = DomainData(holdings=data.holdings, signals=[Signal(0, "600519", 0.3, None, {}, stamp(8))])
     assert "已过期 1 天" in "\n".join(item_lines(build(tmp_path / "b", data, "茅台怎么样"), "symbol:600519"))
 
 
 def big_portfolio(count: int = 500) -> DomainData:
-    holdings = [Holding(f"{600000 + i:06d}", f"测试{i}号", (), 100.0 * (1 + i % 7), 10.0 + i, "satellite", stamp(1))
-                for i in range(count)]
+    holdings = [
+        Holding(f"{600000 + i:06d}", f"测试{i}号", (), 100.0 * (1 + i % 7), 10.0 + i, "satellite", stamp(1))
+        for i in range(count)
+    ]
     profiles = [Profile(0, h.symbol, "均线", None, 0.1, -0.2, 0.5, 0.9, "core", "回撤可控", stamp(3)) for h in holdings]
-    notes = [MemoryEvent(0, "user_note", "rule", None, "单只仓位不超过 25%", stamp(2), "user"),
-             MemoryEvent(0, "user_note", "plan", "600001", "跌破 10 元加仓", stamp(1), "user")]
+    notes = [
+        MemoryEvent(0, "user_note", "rule", None, "单只仓位不超过 25%", stamp(2), "user"),
+        MemoryEvent(0, "user_note", "plan", "600001", "跌破 10 元加仓", stamp(1), "user"),
+    ]
     alerts = [Alert(0, "600003", "跌破年线", "触及年线", stamp(0.1))]
-    return DomainData(holdings=holdings, profiles=profiles, notes=notes, alerts=alerts,
-                      persona={"risk_label": "稳健型"})
+    return DomainData(
+        holdings=holdings, profiles=profiles, notes=notes, alerts=alerts, persona={"risk_label": "稳健型"}
+    )
 
 
 def test_a_500_holding_portfolio_question_keeps_rules_alerts_and_the_largest_positions(tmp_path):
@@ -105,11 +118,13 @@ def test_a_500_holding_portfolio_question_keeps_rules_alerts_and_the_largest_pos
     assert block.tokens == count_tokens(block.text) <= 3000
     keys = {s.key for s in block.sections}
     assert {"notes", "alerts", "persona"} <= keys and "notes" not in block.omitted and "alerts" not in block.omitted
-    assert "「单只仓位不超过 25%」" in block.text and "「跌破 10 元加仓」" in block.text and "「触及年线」" in block.text
+    assert (
+        "「单只仓位不超过 25%」" in block.text and "「跌破 10 元加仓」" in block.text and "「触及年线」" in block.text
+    )
     overview = next(s for s in block.sections if s.key == "portfolio_profiles")
     kept = [item.text.split()[0] for item in overview.items]
     weight = {h.symbol: h.shares * h.cost for h in data.holdings}
-    expected = sorted(weight, key=lambda s: -weight[s])[:len(kept)]
+    expected = sorted(weight, key=lambda s: -weight[s])[: len(kept)]
     assert kept == expected and 5 < len(kept) < 500
     rest = 500 - len(kept)
     assert overview.rest_text.startswith(f"其余 {rest} 只：合计约占组合 ")
@@ -133,13 +148,18 @@ def test_the_system_prompt_says_how_to_treat_stale_and_undated_items():
 
 
 def test_a_price_source_reorders_positions_by_market_value(tmp_path):
-    data = DomainData(holdings=[Holding("600519", "贵州茅台", ("茅台",), 100, 1500.0, "core", stamp(1)),
-                                Holding("002415", "海康威视", ("海康",), 1000, 30.0, "satellite", stamp(1))])
+    data = DomainData(
+        holdings=[
+            Holding("600519", "贵州茅台", ("茅台",), 100, 1500.0, "core", stamp(1)),
+            Holding("002415", "海康威视", ("海康",), 1000, 30.0, "satellite", stamp(1)),
+        ]
+    )
     db = open_database(tmp_path / "p.db")
     domain = DomainStore(db)
     domain.replace_all(data)
     by_cost = ContextBuilder(ConversationStore(db), domain, MemoryLimits(), clock=lambda: NOW)
     assert item_lines(by_cost.context_block("你好", now=NOW)[0], "holdings")[0].find("600519") > 0
-    by_price = ContextBuilder(ConversationStore(db), domain, MemoryLimits(), clock=lambda: NOW,
-                              prices=lambda: {"002415": 400.0})  # 400,000 > 150,000
+    by_price = ContextBuilder(
+        ConversationStore(db), domain, MemoryLimits(), clock=lambda: NOW, prices=lambda: {"002415": 400.0}
+    )  # 400,000 > 150,000
     assert item_lines(by_price.context_block("你好", now=NOW)[0], "holdings")[0].find("002415") > 0

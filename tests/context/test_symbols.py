@@ -198,33 +198,73 @@ amounts = st.integers(min_value=0, max_value=10**10)
 cents = st.integers(min_value=0, max_value=99)
 
 PRICE_FORMS = (
-    "{v}元", "{v} 元", "{v}.{c:02d}元", "¥{v}", "￥{v}", "¥ {v}", "${v}", "$ {v}.{c:02d}",
-    "{v}.{c:02d}", "{v:,}", "{v:,}.{c:02d}", "{v}块", "{v}块{c}", "{v}万", "{v}亿", "{v}万元",
-    "{v}%", "{v}.{c:02d}%", "-{v}.{c:02d}%", "+{v}.{c:02d}%", "价格{v}", "现价：{v}", "成本价 {v}",
-    "市值{v}", "{v}美元", "{v}港元", "{v}RMB", "{v} CNY", "约{v}元", "{v}倍",
+    "{v}元",
+    "{v} 元",
+    "{v}.{c:02d}元",
+    "¥{v}",
+    "￥{v}",
+    "¥ {v}",
+    "${v}",
+    "$ {v}.{c:02d}",
+    "{v}.{c:02d}",
+    "{v:,}",
+    "{v:,}.{c:02d}",
+    "{v}块",
+    "{v}块{c}",
+    "{v}万",
+    "{v}亿",
+    "{v}万元",
+    "{v}%",
+    "{v}.{c:02d}%",
+    "-{v}.{c:02d}%",
+    "+{v}.{c:02d}%",
+    "价格{v}",
+    "现价：{v}",
+    "成本价 {v}",
+    "市值{v}",
+    "{v}美元",
+    "{v}港元",
+    "{v}RMB",
+    "{v} CNY",
+    "约{v}元",
+    "{v}倍",
 )
 QUANTITY_FORMS = (
-    "{v}股", "{v} 股", "{v}手", "{v} 手", "{v:,}股", "{v}份", "{v}张", "数量{v}", "数量：{v}",
-    "成交量{v}", "共{v}股", "{v}万股", "{v}亿股",
+    "{v}股",
+    "{v} 股",
+    "{v}手",
+    "{v} 手",
+    "{v:,}股",
+    "{v}份",
+    "{v}张",
+    "数量{v}",
+    "数量：{v}",
+    "成交量{v}",
+    "共{v}股",
+    "{v}万股",
+    "{v}亿股",
 )
 
 
 @settings(max_examples=300, deadline=None)
-@given(
-    form=st.sampled_from(PRICE_FORMS + QUANTITY_FORMS),
-    v=amounts,
-    c=cents,
-    before=CJK,
-    after=CJK,
-)
+@given(form=st.sampled_from(PRICE_FORMS + QUANTITY_FORMS), v=amounts, c=cents, before=CJK, after=CJK)
 def test_prices_and_quantities_are_never_codes(form, v, c, before, after):
     text = before + form.format(v=v, c=c) + after
     assert extract_symbols(text, ()) == []
 
 
 DATE_FORMS = (
-    "%Y-%m-%d", "%Y/%m/%d", "%Y%m%d", "%Y.%m.%d", "%Y年%m月%d日", "%Y-%m-%d %H:%M",
-    "%Y-%m-%dT%H:%M:%S", "%Y%m%d%H%M%S", "%Y%m%d %H:%M", "%m-%d", "%m/%d %H:%M",
+    "%Y-%m-%d",
+    "%Y/%m/%d",
+    "%Y%m%d",
+    "%Y.%m.%d",
+    "%Y年%m月%d日",
+    "%Y-%m-%d %H:%M",
+    "%Y-%m-%dT%H:%M:%S",
+    "%Y%m%d%H%M%S",
+    "%Y%m%d %H:%M",
+    "%m-%d",
+    "%m/%d %H:%M",
 )
 
 
@@ -268,8 +308,9 @@ STOCK_PREFIXES = {
 def spelled_codes(draw):
     exchange = draw(st.sampled_from(sorted(STOCK_PREFIXES)))
     prefix = draw(st.sampled_from(STOCK_PREFIXES[exchange]))
-    code = prefix + "".join(draw(st.lists(st.sampled_from("0123456789"), min_size=6 - len(prefix),
-                                          max_size=6 - len(prefix))))
+    code = prefix + "".join(
+        draw(st.lists(st.sampled_from("0123456789"), min_size=6 - len(prefix), max_size=6 - len(prefix)))
+    )
     form = draw(st.sampled_from(("{c}", "{e}{c}", "{E}{c}", "{c}.{E}", "{c}.{e}", "{E}.{c}", "{W}")))
     full_width = "".join(chr(ord(ch) + 0xFEE0) for ch in code)
     spelled = form.format(c=code, e=exchange, E=exchange.upper(), W=full_width)
@@ -313,4 +354,3 @@ def test_total_and_well_formed(text):
     found = extract_symbols(text, HOLDINGS)
     assert len(found) == len(set(found))
     assert all(len(s) == 6 and s.isascii() and s.isdigit() for s in found)
-

@@ -35,13 +35,25 @@ from tests.helpers import PIXIU_BIN, clean_env
 
 pytest.importorskip("llmock")
 LLMOCK_BIN = str(Path(sys.executable).with_name("llmock"))
-FAULT_MIX = ["--error-rate", "429=0.15", "--error-rate", "503=0.10", "--stream-fault", "truncate=0.10",
-             "--stream-fault", "malformed=0.05", "--stream-fault", "disconnect=0.05"]
+FAULT_MIX = [
+    "--error-rate",
+    "429=0.15",
+    "--error-rate",
+    "503=0.10",
+    "--stream-fault",
+    "truncate=0.10",
+    "--stream-fault",
+    "malformed=0.05",
+    "--stream-fault",
+    "disconnect=0.05",
+]
 TURNS = 20
 DEFAULT_SEED = "20261130"
 # llmock's own console script, with the global random generator seeded first.
-SEEDED_LAUNCHER = ("import random, sys; random.seed(int(sys.argv[1])); sys.argv = ['llmock', *sys.argv[2:]]; "
-                   "from llmock.cli import app; app()")
+SEEDED_LAUNCHER = (
+    "import random, sys; random.seed(int(sys.argv[1])); sys.argv = ['llmock', *sys.argv[2:]]; "
+    "from llmock.cli import app; app()"
+)
 
 
 def free_port() -> int:
@@ -56,10 +68,13 @@ def chaos_server(tmp_path):
     env = {k: v for k, v in clean_env(tmp_path).items() if not k.startswith("LLMOCK_")}
     log = (tmp_path / "llmock.log").open("wb")
     seed = os.environ.get("PIXIU_CHAOS_SEED", DEFAULT_SEED)
-    launcher = ([LLMOCK_BIN] if seed == "random" else
-                [sys.executable, "-c", SEEDED_LAUNCHER, seed])
-    process = subprocess.Popen([*launcher, "serve", "--host", "127.0.0.1", "--port", str(port),
-                                "--log-level", "warning", *FAULT_MIX], env=env, stdout=log, stderr=subprocess.STDOUT)
+    launcher = [LLMOCK_BIN] if seed == "random" else [sys.executable, "-c", SEEDED_LAUNCHER, seed]
+    process = subprocess.Popen(
+        [*launcher, "serve", "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning", *FAULT_MIX],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         for _ in range(200):
@@ -81,8 +96,9 @@ def chaos_server(tmp_path):
 @pytest.mark.slow
 @pytest.mark.timeout(900)
 def test_llmock_chaos_verdict_has_no_errors(chaos_server, pixiu_home):
-    env = clean_env(pixiu_home, PIXIU_BASE_URL=f"{chaos_server}/v1", PIXIU_API_KEY="sk-chaos-test",
-                    PIXIU_MODEL="gpt-4o-mini")
+    env = clean_env(
+        pixiu_home, PIXIU_BASE_URL=f"{chaos_server}/v1", PIXIU_API_KEY="sk-chaos-test", PIXIU_MODEL="gpt-4o-mini"
+    )
     results = []
     started = time.monotonic()
     for n in range(1, TURNS + 1):
@@ -91,14 +107,20 @@ def test_llmock_chaos_verdict_has_no_errors(chaos_server, pixiu_home):
         assert b"Traceback" not in done.stderr + done.stdout
         results.append(json.loads(done.stdout))
     elapsed = time.monotonic() - started
-    report = subprocess.run([LLMOCK_BIN, "report", "--url", chaos_server, "--json"], capture_output=True,
-                            timeout=60, env=clean_env(pixiu_home))
+    report = subprocess.run(
+        [LLMOCK_BIN, "report", "--url", chaos_server, "--json"],
+        capture_output=True,
+        timeout=60,
+        env=clean_env(pixiu_home),
+    )
     verdict = json.loads(report.stdout)
     complete = sum(r["status"] == "complete" for r in results)
-    summary = (f"{complete}/{TURNS} turns complete in {elapsed:.0f} s; attempts per turn "
-               f"{[r['attempts'] for r in results]}; llmock: {verdict['calls']} calls, {verdict['attempts']} attempts, "
-               f"{verdict['faults_injected']} faults, {verdict['errors']} errors, {verdict['warnings']} warnings "
-               f"{sorted(f['code'] for f in verdict['findings'])}")
+    summary = (
+        f"{complete}/{TURNS} turns complete in {elapsed:.0f} s; attempts per turn "
+        f"{[r['attempts'] for r in results]}; llmock: {verdict['calls']} calls, {verdict['attempts']} attempts, "
+        f"{verdict['faults_injected']} faults, {verdict['errors']} errors, {verdict['warnings']} warnings "
+        f"{sorted(f['code'] for f in verdict['findings'])}"
+    )
     print(summary)
     assert [f for f in verdict["findings"] if f["severity"] == "error"] == [], summary
     assert complete >= 19, summary

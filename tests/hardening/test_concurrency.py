@@ -35,7 +35,6 @@ import json
 import os
 import random
 import sqlite3
-from pixiu_cli.store.conversations import add_request_function
 import string
 import subprocess
 import sys
@@ -45,10 +44,9 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from pixiu_cli.store.conversations import ConversationStore
+from pixiu_cli.store.conversations import ConversationStore, add_request_function
 from pixiu_cli.store.database import open_database
-from tests.helpers import PIXIU_BIN
-from tests.helpers import PROMPT, say, spawn
+from tests.helpers import PIXIU_BIN, PROMPT, say, spawn
 
 TURNS_PER_WRITER = int(os.environ.get("PIXIU_STRESS_TURNS", "40"))
 PLAN_EVERY = 5
@@ -131,9 +129,11 @@ def test_two_writers_an_ask_loop_and_a_repl_share_one_database(server, online_en
     # turn must never be marked interrupted while its process is still answering it (it
     # would be overwritten when that process finishes, so only a trigger can see it).
     db.execute("create table test_marked_live (turn_id integer, owner text)")
-    db.execute("create trigger test_marked_live after update of status on turns "
-               "when old.status = 'pending' and new.status = 'interrupted' "
-               "begin insert into test_marked_live values (new.id, new.owner); end")
+    db.execute(
+        "create trigger test_marked_live after update of status on turns "
+        "when old.status = 'pending' and new.status = 'interrupted' "
+        "begin insert into test_marked_live values (new.id, new.owner); end"
+    )
     db.close()
 
     go = time.time() + 2.5  # every writer has imported pixiu and opened the database by then
@@ -141,27 +141,54 @@ def test_two_writers_an_ask_loop_and_a_repl_share_one_database(server, online_en
     for name in ("甲", "乙"):
         out, err = tmp_path / f"writer-{name}.out", tmp_path / f"writer-{name}.err"
         logs.append((name, out, err))
-        writers.append(subprocess.Popen(
-            [sys.executable, "-c", WRITER, name, str(TURNS_PER_WRITER), str(PLAN_EVERY), str(go),
-             str(SLOW_EVERY if name == "乙" else 0)],
-            env=online_env, cwd=Path(__file__).resolve().parents[2], stdout=out.open("wb"), stderr=err.open("wb")))
+        writers.append(
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "-c",
+                    WRITER,
+                    name,
+                    str(TURNS_PER_WRITER),
+                    str(PLAN_EVERY),
+                    str(go),
+                    str(SLOW_EVERY if name == "乙" else 0),
+                ],
+                env=online_env,
+                cwd=Path(__file__).resolve().parents[2],
+                stdout=out.open("wb"),
+                stderr=err.open("wb"),
+            )
+        )
     ask_out, ask_err = tmp_path / "ask-loop.out", tmp_path / "ask-loop.err"
     ask_loop = subprocess.Popen(
-        ["bash", "-c", f'sleep 3; for i in $(seq {ASK_LOOP_TURNS}); do "{PIXIU_BIN}" ask --continue --json '
-                       f'"命令行第 $i 问：现在的仓位合适吗？" || echo "EXIT $?" >&2; done'],
-        env=online_env, stdout=ask_out.open("wb"), stderr=ask_err.open("wb"))
+        [
+            "bash",
+            "-c",
+            f'sleep 3; for i in $(seq {ASK_LOOP_TURNS}); do "{PIXIU_BIN}" ask --continue --json '
+            f'"命令行第 $i 问：现在的仓位合适吗？" || echo "EXIT $?" >&2; done',
+        ],
+        env=online_env,
+        stdout=ask_out.open("wb"),
+        stderr=ask_err.open("wb"),
+    )
 
     # an import while everyone writes (a file without notes: under replace semantics notes
     # made before it may go, under merge semantics none do; notes made after it must stay)
     dataset = tmp_path / "import.json"
-    dataset.write_text((Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.json").read_text(
-        encoding="utf-8"), encoding="utf-8")
+    dataset.write_text(
+        (Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.json").read_text(encoding="utf-8"),
+        encoding="utf-8",
+    )
     doc = json.loads(dataset.read_text(encoding="utf-8"))
     doc["notes"] = []
     dataset.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
     import_out, import_err = tmp_path / "import.out", tmp_path / "import.err"
-    importer = subprocess.Popen(["bash", "-c", f'sleep 4; "{PIXIU_BIN}" import "{dataset}"; echo "EXIT $?"'],
-                                env=online_env, stdout=import_out.open("wb"), stderr=import_err.open("wb"))
+    importer = subprocess.Popen(
+        ["bash", "-c", f'sleep 4; "{PIXIU_BIN}" import "{dataset}"; echo "EXIT $?"'],
+        env=online_env,
+        stdout=import_out.open("wb"),
+        stderr=import_err.open("wb"),
+    )
 
     rng = random.Random(7)
     notes: list[tuple[str, float]] = []
@@ -215,8 +242,9 @@ def test_two_writers_an_ask_loop_and_a_repl_share_one_database(server, online_en
     assert all(a["status"] == "complete" and a["conversation_id"] == conversation_id for a in asked)
 
     assert len(results) == 2 * TURNS_PER_WRITER
-    assert all(r["status"] == "complete" and r["error"] is None for r in results), \
-        [r for r in results if r["status"] != "complete"][:3]
+    assert all(r["status"] == "complete" and r["error"] is None for r in results), [
+        r for r in results if r["status"] != "complete"
+    ][:3]
     assert {r["conversation_id"] for r in results} == {conversation_id}
     plans = [r for r in results if r["text"].startswith("我打算")]
     assert len(plans) == 2 * TURNS_PER_WRITER // PLAN_EVERY and all(r["calls"] == 2 for r in plans)
@@ -232,20 +260,31 @@ def test_two_writers_an_ask_loop_and_a_repl_share_one_database(server, online_en
     try:
         assert con.execute("pragma integrity_check").fetchone() == ("ok",)
         assert con.execute("pragma foreign_key_check").fetchall() == []
-        turns = con.execute("select conversation_id, seq, user_text, status from turns order by conversation_id, seq"
-                            ).fetchall()
+        turns = con.execute(
+            "select conversation_id, seq, user_text, status from turns order by conversation_id, seq"
+        ).fetchall()
         steps = dict(con.execute("select step, count(*) from calls group by step").fetchall())
         call_status = dict(con.execute("select status, count(*) from calls group by status").fetchall())
-        orphans = con.execute("select count(*) from calls c left join turns t on t.id = c.turn_id "
-                              "where t.id is null or t.conversation_id != c.conversation_id").fetchone()[0]
-        note_rows = con.execute("select text, source, count(*) from memory_events where kind = 'user_note' "
-                                "and deleted_at is null group by text, source").fetchall()
-        slow_told = [json.loads(r[0]) for r in con.execute(
-            "select call_request(id) from calls where step = 1 and call_request(id) like '%慢慢%'").fetchall()]
+        orphans = con.execute(
+            "select count(*) from calls c left join turns t on t.id = c.turn_id "
+            "where t.id is null or t.conversation_id != c.conversation_id"
+        ).fetchone()[0]
+        note_rows = con.execute(
+            "select text, source, count(*) from memory_events where kind = 'user_note' "
+            "and deleted_at is null group by text, source"
+        ).fetchall()
+        slow_told = [
+            json.loads(r[0])
+            for r in con.execute(
+                "select call_request(id) from calls where step = 1 and call_request(id) like '%慢慢%'"
+            ).fetchall()
+        ]
         total_calls = con.execute("select count(*) from calls").fetchone()[0]
         marked_live = con.execute("select count(*) from test_marked_live").fetchone()[0]
-        errors = con.execute("select (select count(*) from turns where error is not null) + "
-                             "(select count(*) from calls where error is not null)").fetchone()[0]
+        errors = con.execute(
+            "select (select count(*) from turns where error is not null) + "
+            "(select count(*) from calls where error is not null)"
+        ).fetchone()[0]
     finally:
         con.close()
 
@@ -253,10 +292,12 @@ def test_two_writers_an_ask_loop_and_a_repl_share_one_database(server, online_en
     assert {t[0] for t in turns} == {conversation_id}
     assert [t[1] for t in turns] == list(range(1, total_turns + 1))  # unique and gapless
     assert all(t[3] == "complete" for t in turns)
-    assert sorted(t[2] for t in turns) == sorted([r["text"] for r in results] +
-                                                  [f"命令行第 {i} 问：现在的仓位合适吗？" for i in range(1, ASK_LOOP_TURNS + 1)])
-    assert sorted((r["conversation_id"], r["seq"]) for r in results) == sorted(set(
-        (r["conversation_id"], r["seq"]) for r in results))
+    assert sorted(t[2] for t in turns) == sorted(
+        [r["text"] for r in results] + [f"命令行第 {i} 问：现在的仓位合适吗？" for i in range(1, ASK_LOOP_TURNS + 1)]
+    )
+    assert sorted((r["conversation_id"], r["seq"]) for r in results) == sorted(
+        set((r["conversation_id"], r["seq"]) for r in results)
+    )
     assert steps[0] == total_turns  # one first call per turn
     assert steps[1] == len(plans)  # and the answer after each remember call
     assert call_status == {"complete": total_calls}, call_status
@@ -277,10 +318,16 @@ def test_two_writers_an_ask_loop_and_a_repl_share_one_database(server, online_en
     tool_results = [m["content"] for body in slow_told for m in body["messages"] if m["role"] == "tool"]
     assert sum("超时" in c and "没有保存" in c for c in tool_results) >= len(slow)
 
-    seconds = {line["writer"]: line["seconds"] for _, out, _ in logs
-               for line in map(json.loads, out.read_text().splitlines()) if line.get("done")}
-    print(f"\nconcurrency: {total_turns} turns, {total_calls} calls ({steps}), {len(notes)} REPL notes, "
-          f"{len(plans)} tool notes, writers {seconds} s, whole run {elapsed:.1f} s")
+    seconds = {
+        line["writer"]: line["seconds"]
+        for _, out, _ in logs
+        for line in map(json.loads, out.read_text().splitlines())
+        if line.get("done")
+    }
+    print(
+        f"\nconcurrency: {total_turns} turns, {total_calls} calls ({steps}), {len(notes)} REPL notes, "
+        f"{len(plans)} tool notes, writers {seconds} s, whole run {elapsed:.1f} s"
+    )
 
 
 HOLDER = r"""
@@ -307,13 +354,21 @@ def test_a_write_lock_held_past_the_busy_timeout_is_one_clear_line(server, onlin
     transcript = io.StringIO()
     repl.logfile_read = transcript
     repl.expect(PROMPT)
-    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(pixiu_home / "pixiu.db")],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(pixiu_home / "pixiu.db")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout.readline().strip() == "held"
         started = time.monotonic()
-        ask = subprocess.Popen([PIXIU_BIN, "ask", "--continue", "锁住时的问题"], env=online_env,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        ask = subprocess.Popen(
+            [PIXIU_BIN, "ask", "--continue", "锁住时的问题"],
+            env=online_env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         say(repl, "/remember 锁住时的笔记")
         repl.expect("数据库正被另一个 pixiu 进程占用", timeout=40)
         repl.expect(PROMPT)
@@ -340,8 +395,9 @@ def test_a_write_lock_held_past_the_busy_timeout_is_one_clear_line(server, onlin
     repl.expect(pexpect.EOF)
     assert "Traceback" not in transcript.getvalue() and "OperationalError" not in transcript.getvalue()
     server.enqueue(ScriptedReply(text="二"))
-    again = subprocess.run([PIXIU_BIN, "ask", "--continue", "--json", "第二问"], env=online_env, capture_output=True,
-                           timeout=60)
+    again = subprocess.run(
+        [PIXIU_BIN, "ask", "--continue", "--json", "第二问"], env=online_env, capture_output=True, timeout=60
+    )
     assert again.returncode == 0 and json.loads(again.stdout)["status"] == "complete"
     assert [p.name for p in (pixiu_home / "unsent").glob("*.txt")] == [kept.name]  # a sent question leaves nothing
     con = sqlite3.connect(pixiu_home / "pixiu.db")

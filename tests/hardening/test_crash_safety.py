@@ -34,8 +34,7 @@ import pexpect
 import pytest
 
 from pixiu_cli.offline.script import Fault, ScriptedReply, ToolCallSpec
-from tests.helpers import PIXIU_BIN, pixiu_in_process
-from tests.helpers import PROMPT, say, spawn
+from tests.helpers import PIXIU_BIN, PROMPT, pixiu_in_process, say, spawn
 
 SLOW = "这是一段很慢的流式回复，用来在中途杀掉进程。" * 40
 CONTEXT_MARKER = "[上下文信息]"
@@ -54,6 +53,7 @@ def tool_reply() -> ScriptedReply:
 
 # --- helpers ----------------------------------------------------------------------------
 
+
 def open_db(home: Path) -> sqlite3.Connection:
     return sqlite3.connect(home / "pixiu.db")
 
@@ -64,7 +64,7 @@ def ask(env, *args, timeout=60) -> dict:
     child.close()
     assert child.exitstatus == 0, out
     assert "Traceback" not in out and "database is locked" not in out, out
-    return json.loads(out[out.index("{"):])
+    return json.loads(out[out.index("{") :])
 
 
 def wait_for(predicate, timeout=15.0, what="condition"):
@@ -80,6 +80,7 @@ def wait_for(predicate, timeout=15.0, what="condition"):
 def wait_for_saved_partial(home: Path) -> None:
     """The streamed text on disk, a real marker instead of a pause: a loaded machine may take
     longer than any fixed pause to reach the loop's first partial save."""
+
     def saved():
         db = open_db(home)
         try:
@@ -124,9 +125,13 @@ def well_formed(messages: list[dict]) -> None:
 
 def dialogue(messages: list[dict]) -> list[tuple[str, str]]:
     """The request without the system prompt, context blocks and tool plumbing."""
-    return [(m["role"], m["content"]) for m in messages[1:]
-            if m["role"] in ("user", "assistant") and not m.get("tool_calls")
-            and not m["content"].startswith(CONTEXT_MARKER)]
+    return [
+        (m["role"], m["content"])
+        for m in messages[1:]
+        if m["role"] in ("user", "assistant")
+        and not m.get("tool_calls")
+        and not m["content"].startswith(CONTEXT_MARKER)
+    ]
 
 
 def check_db_after_kill(home: Path, earlier: list[tuple[str, str]], last_question: str) -> int:
@@ -148,9 +153,11 @@ def check_db_after_resume(home: Path, seq: int, *, partial_expected: bool, tool_
     try:
         assert db.execute("pragma integrity_check").fetchone() == ("ok",)
         status, reply, error, turn_id, messages = db.execute(
-            "select status, reply_text, error, id, messages_json from turns where seq = ?", [seq]).fetchone()
-        calls = db.execute("select step, status, reply_text, tool_calls_json from calls where turn_id = ? "
-                           "order by step, id", [turn_id]).fetchall()
+            "select status, reply_text, error, id, messages_json from turns where seq = ?", [seq]
+        ).fetchone()
+        calls = db.execute(
+            "select step, status, reply_text, tool_calls_json from calls where turn_id = ? order by step, id", [turn_id]
+        ).fetchall()
         notes = db.execute("select text from memory_events where kind = 'user_note'").fetchall()
         pending = db.execute("select count(*) from turns where status = 'pending'").fetchone()[0]
     finally:
@@ -177,8 +184,9 @@ def check_db_after_resume(home: Path, seq: int, *, partial_expected: bool, tool_
     return reply
 
 
-def check_resumed_request(messages: list[dict], earlier: list[tuple[str, str]], interrupted: str,
-                          partial: str, follow_up: str) -> None:
+def check_resumed_request(
+    messages: list[dict], earlier: list[tuple[str, str]], interrupted: str, partial: str, follow_up: str
+) -> None:
     well_formed(messages)
     expected = []
     for question, answer in earlier:
@@ -211,9 +219,14 @@ def two_completed_turns(server, env) -> int:
 
 
 @pytest.mark.pty
-@pytest.mark.parametrize("where, reopen", [("stream", "--continue"),
-                                           pytest.param("tool-then-stream", "--continue", marks=pytest.mark.slow),
-                                           pytest.param("tool-then-waiting", "--conversation", marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "where, reopen",
+    [
+        ("stream", "--continue"),
+        pytest.param("tool-then-stream", "--continue", marks=pytest.mark.slow),
+        pytest.param("tool-then-waiting", "--conversation", marks=pytest.mark.slow),
+    ],
+)
 def test_ask_killed_then_reopened(server, online_env, pixiu_home, where, reopen):
     conversation_id = two_completed_turns(server, online_env)
     question = "讲个长的，顺便记下：" + NOTE
@@ -224,8 +237,7 @@ def test_ask_killed_then_reopened(server, online_env, pixiu_home, where, reopen)
     else:  # the tool ran; the follow-up request is in flight, nothing received yet
         server.enqueue(tool_reply(), ScriptedReply(text=SLOW, fault=Fault("delay", seconds=3)))
     before = len(server.requests)
-    child = pexpect.spawn(PIXIU_BIN, ["ask", "--continue", question], env=online_env, encoding="utf-8",
-                          timeout=20)
+    child = pexpect.spawn(PIXIU_BIN, ["ask", "--continue", question], env=online_env, encoding="utf-8", timeout=20)
     if where == "tool-then-waiting":
         wait_for(lambda: len(server.requests) == before + 2, what="the follow-up request")
         time.sleep(0.3)
@@ -239,17 +251,20 @@ def test_ask_killed_then_reopened(server, online_env, pixiu_home, where, reopen)
     resumed = ask(online_env, *(["--continue"] if reopen == "--continue" else [reopen, str(conversation_id)]), "继续")
     assert resumed["conversation_id"] == conversation_id and resumed["turn"] == seq + 1
     assert resumed["status"] == "complete" and resumed["reply"] == "接着聊：收到。"
-    partial = check_db_after_resume(pixiu_home, seq, partial_expected=where != "tool-then-waiting",
-                                    tool_ran=where != "stream")
+    partial = check_db_after_resume(
+        pixiu_home, seq, partial_expected=where != "tool-then-waiting", tool_ran=where != "stream"
+    )
     check_resumed_request(server.requests[-1].json["messages"], EARLIER, question, partial, "继续")
 
 
 # --- the REPL -----------------------------------------------------------------------------
 
+
 @pytest.mark.pty
 @pytest.mark.slow
-@pytest.mark.parametrize("where, reopen", [("stream", "--continue"), ("tool-then-stream", "--continue"),
-                                           ("tool-then-stream", "/resume")])
+@pytest.mark.parametrize(
+    "where, reopen", [("stream", "--continue"), ("tool-then-stream", "--continue"), ("tool-then-stream", "/resume")]
+)
 def test_repl_killed_then_reopened(server, online_env, pixiu_home, where, reopen):
     transcript = io.StringIO()
     child = spawn(online_env)
@@ -301,6 +316,7 @@ def test_repl_killed_then_reopened(server, online_env, pixiu_home, where, reopen
 
 # --- an interrupt inside the write path -------------------------------------------------------
 
+
 class InterruptAfterBegin:
     """The connection, except that a Ctrl-C (KeyboardInterrupt) arrives just after one
     BEGIN has been executed: the narrowest window of a write transaction."""
@@ -343,6 +359,7 @@ def test_ctrl_c_right_after_begin_leaves_no_open_transaction(tmp_path):
 
 
 # --- whose pending turn is stale ------------------------------------------------------------
+
 
 @pytest.mark.slow
 def test_reopening_leaves_a_live_processs_turn_alone(tmp_path):

@@ -14,8 +14,7 @@ import pytest
 
 from pixiu_cli.offline.script import ScriptedReply
 from pixiu_cli.store.database import DISK_FULL
-from tests.helpers import PIXIU_BIN
-from tests.helpers import PROMPT, say
+from tests.helpers import PIXIU_BIN, PROMPT, say
 
 UNSHARE = ["unshare", "--user", "--map-root-user", "--mount"]
 MOUNT = 'mount -t tmpfs -o size=1m tmpfs "$PIXIU_HOME" || exit 99; '
@@ -44,20 +43,23 @@ def rows(db_path):
         db.close()
 
 
-FILL = ('fill() { rm -f "$PIXIU_HOME/filler"; dd if=/dev/zero of="$PIXIU_HOME/filler" bs=1k '
-        'count=$(( $(df -k --output=avail "$PIXIU_HOME" | tail -1) - 40 )) 2>/dev/null; }; ')
+FILL = (
+    'fill() { rm -f "$PIXIU_HOME/filler"; dd if=/dev/zero of="$PIXIU_HOME/filler" bs=1k '
+    'count=$(( $(df -k --output=avail "$PIXIU_HOME" | tail -1) - 40 )) 2>/dev/null; }; '
+)
 
 
 def test_disk_full_through_ask(server, online_env, pixiu_home, tmp_path, tiny_disk):
     out = tmp_path / "out"
     out.mkdir()
     server.enqueue(ScriptedReply(text="第一条回复。"), ScriptedReply(text="腾出空间后照常。"))
-    script = (MOUNT + FILL +
-              f'{PIXIU_BIN} ask "第一问" > {out}/1.out 2> {out}/1.err; echo $? > {out}/1.rc; '
-              f'fill; head -c 300000 /dev/zero | tr "\\0" "a" | {PIXIU_BIN} ask - > {out}/2.out 2> {out}/2.err; '
-              f'echo $? > {out}/2.rc; rm "$PIXIU_HOME/filler"; '
-              f'{PIXIU_BIN} ask --conversation 1 "第三问" > {out}/3.out 2> {out}/3.err; echo $? > {out}/3.rc; '
-              f'cp "$PIXIU_HOME"/pixiu.db* {out}/')  # with its WAL: committed data may not be checkpointed yet
+    script = (
+        MOUNT + FILL + f'{PIXIU_BIN} ask "第一问" > {out}/1.out 2> {out}/1.err; echo $? > {out}/1.rc; '
+        f'fill; head -c 300000 /dev/zero | tr "\\0" "a" | {PIXIU_BIN} ask - > {out}/2.out 2> {out}/2.err; '
+        f'echo $? > {out}/2.rc; rm "$PIXIU_HOME/filler"; '
+        f'{PIXIU_BIN} ask --conversation 1 "第三问" > {out}/3.out 2> {out}/3.err; echo $? > {out}/3.rc; '
+        f'cp "$PIXIU_HOME"/pixiu.db* {out}/'
+    )  # with its WAL: committed data may not be checkpointed yet
     done = subprocess.run([*UNSHARE, "sh", "-c", script], env=online_env, capture_output=True, timeout=120)
     assert done.returncode == 0, done.stderr
     read = lambda name: (out / name).read_text(encoding="utf-8")  # noqa: E731
@@ -75,8 +77,14 @@ def test_disk_full_through_ask(server, online_env, pixiu_home, tmp_path, tiny_di
 @pytest.mark.slow
 def test_disk_full_in_the_repl(server, online_env, pixiu_home, tiny_disk):
     env = dict(online_env, PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm-256color")
-    child = pexpect.spawn("unshare", [*UNSHARE[1:], "sh", "-c", MOUNT + f"exec {PIXIU_BIN} chat"], env=env,
-                          encoding="utf-8", timeout=40, dimensions=(40, 110))
+    child = pexpect.spawn(
+        "unshare",
+        [*UNSHARE[1:], "sh", "-c", MOUNT + f"exec {PIXIU_BIN} chat"],
+        env=env,
+        encoding="utf-8",
+        timeout=40,
+        dimensions=(40, 110),
+    )
     inside = f"/proc/{child.pid}/root{pixiu_home}"
     try:
         child.expect(PROMPT)
@@ -117,10 +125,12 @@ def test_disk_full_in_the_repl(server, online_env, pixiu_home, tiny_disk):
 
 # A real defect stands in for any unexpected error inside a turn: the context builder
 # raising as it did before the KeyError('scene') fix.
-CRASHING = ("import sys; import pixiu_cli.context.builder as b\n"
-            "def boom(*args, **kwargs): raise KeyError('scene')\n"
-            "b.ContextBuilder.build_messages = boom\n"
-            "from pixiu_cli.cli import main; sys.argv = ['pixiu', *sys.argv[1:]]; main()")
+CRASHING = (
+    "import sys; import pixiu_cli.context.builder as b\n"
+    "def boom(*args, **kwargs): raise KeyError('scene')\n"
+    "b.ContextBuilder.build_messages = boom\n"
+    "from pixiu_cli.cli import main; sys.argv = ['pixiu', *sys.argv[1:]]; main()"
+)
 CAUSE = "意外错误（KeyError）：'scene'"
 
 
@@ -128,24 +138,34 @@ CAUSE = "意外错误（KeyError）：'scene'"
 def test_turn_failed_by_an_error_keeps_its_real_cause(server, online_env, pixiu_home):
     server.enqueue(ScriptedReply(text="第一条回复。"))
     assert subprocess.run([PIXIU_BIN, "ask", "第一问"], env=online_env, capture_output=True, timeout=60).returncode == 0
-    done = subprocess.run([sys.executable, "-c", CRASHING, "ask", "--continue", "会崩的问题"], env=online_env,
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", CRASHING, "ask", "--continue", "会崩的问题"],
+        env=online_env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 1 and done.stderr == f"错误：{CAUSE}\n"
     server.enqueue(ScriptedReply(text="之后照常。"))
-    done = subprocess.run([PIXIU_BIN, "ask", "--continue", "下一问"], env=online_env, capture_output=True,
-                          text=True, timeout=60)
+    done = subprocess.run(
+        [PIXIU_BIN, "ask", "--continue", "下一问"], env=online_env, capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0, done.stderr
     turns = rows(pixiu_home / "pixiu.db")
     assert [(t[1], t[2], t[4]) for t in turns] == [
-        ("第一问", "complete", None), ("会崩的问题", "error", CAUSE), ("下一问", "complete", None)]
+        ("第一问", "complete", None),
+        ("会崩的问题", "error", CAUSE),
+        ("下一问", "complete", None),
+    ]
 
 
 @pytest.mark.pty
 @pytest.mark.slow
 def test_turn_failed_by_an_error_in_the_repl_keeps_its_real_cause(server, online_env, pixiu_home):
     env = dict(online_env, PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm-256color")
-    child = pexpect.spawn(sys.executable, ["-c", CRASHING, "chat"], env=env, encoding="utf-8", timeout=40,
-                          dimensions=(40, 110))
+    child = pexpect.spawn(
+        sys.executable, ["-c", CRASHING, "chat"], env=env, encoding="utf-8", timeout=40, dimensions=(40, 110)
+    )
     try:
         child.expect(PROMPT)
         say(child, "会崩的问题")
@@ -157,8 +177,12 @@ def test_turn_failed_by_an_error_in_the_repl_keeps_its_real_cause(server, online
         if child.isalive():
             child.terminate(force=True)
     server.enqueue(ScriptedReply(text="之后照常。"))
-    assert subprocess.run([PIXIU_BIN, "ask", "--continue", "下一问"], env=online_env,
-                          capture_output=True, timeout=60).returncode == 0
+    assert (
+        subprocess.run(
+            [PIXIU_BIN, "ask", "--continue", "下一问"], env=online_env, capture_output=True, timeout=60
+        ).returncode
+        == 0
+    )
     turns = rows(pixiu_home / "pixiu.db")
     assert [(t[1], t[2], t[4]) for t in turns] == [("会崩的问题", "error", CAUSE), ("下一问", "complete", None)]
 
@@ -166,26 +190,38 @@ def test_turn_failed_by_an_error_in_the_repl_keeps_its_real_cause(server, online
 # Where mount namespaces are not available, SQLite's own size limit gives the same
 # SQLITE_FULL end to end: every connection of the real pixiu process may grow the database
 # by a few pages only.
-SIZE_LIMITED = ("import sqlite3, sys\n"
-                "connect = sqlite3.connect\n"
-                "def limited(*args, **kwargs):\n"
-                "    conn = connect(*args, **kwargs)\n"
-                "    pages = conn.execute('PRAGMA page_count').fetchone()[0]\n"
-                "    conn.execute(f'PRAGMA max_page_count = {pages + 4}')\n"
-                "    return conn\n"
-                "sqlite3.connect = limited\n"
-                "from pixiu_cli.cli import main; sys.argv = ['pixiu', *sys.argv[1:]]; main()\n")
+SIZE_LIMITED = (
+    "import sqlite3, sys\n"
+    "connect = sqlite3.connect\n"
+    "def limited(*args, **kwargs):\n"
+    "    conn = connect(*args, **kwargs)\n"
+    "    pages = conn.execute('PRAGMA page_count').fetchone()[0]\n"
+    "    conn.execute(f'PRAGMA max_page_count = {pages + 4}')\n"
+    "    return conn\n"
+    "sqlite3.connect = limited\n"
+    "from pixiu_cli.cli import main; sys.argv = ['pixiu', *sys.argv[1:]]; main()\n"
+)
 
 
 @pytest.mark.slow
 def test_database_size_limit_reads_as_disk_full(server, online_env, pixiu_home):
     server.enqueue(ScriptedReply(text="第一条回复。"))
     assert subprocess.run([PIXIU_BIN, "ask", "第一问"], env=online_env, capture_output=True, timeout=60).returncode == 0
-    done = subprocess.run([sys.executable, "-c", SIZE_LIMITED, "ask", "--continue", "-"], env=online_env,
-                          input="长" * 100_000, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", SIZE_LIMITED, "ask", "--continue", "-"],
+        env=online_env,
+        input="长" * 100_000,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 1 and done.stderr == f"错误：{DISK_FULL}\n", done.stderr
     server.enqueue(ScriptedReply(text="之后照常。"))
-    assert subprocess.run([PIXIU_BIN, "ask", "--continue", "下一问"], env=online_env, capture_output=True,
-                          timeout=60).returncode == 0
+    assert (
+        subprocess.run(
+            [PIXIU_BIN, "ask", "--continue", "下一问"], env=online_env, capture_output=True, timeout=60
+        ).returncode
+        == 0
+    )
     turns = rows(pixiu_home / "pixiu.db")
     assert [(t[1], t[2]) for t in turns] == [("第一问", "complete"), ("下一问", "complete")]

@@ -28,9 +28,8 @@ import pexpect
 import pytest
 
 from pixiu_cli.offline.script import Fault, ScriptedReply, ToolCallSpec
-from tests.helpers import PIXIU_BIN, PLANTED_KEY, pixiu_in_process, refused_port
-from tests.helpers import PROMPT, spawn
 from pixiu_cli.store.conversations import add_request_function
+from tests.helpers import PIXIU_BIN, PLANTED_KEY, PROMPT, pixiu_in_process, refused_port, spawn
 
 TIMEOUT = 2.0  # PIXIU_TIMEOUT (seconds) for these tests: the timeout fault outlasts it
 RETRIES = 2
@@ -58,36 +57,87 @@ def _ok(text: str) -> ScriptedReply:
 
 
 CASES = [
-    Case("402", faults=(Fault("http_error", status=402),), message="账户余额不足（402），请到服务商控制台充值。",
-         statuses=(402,)),
-    Case("429", faults=(Fault("http_error", status=429, retry_after=0.2),), retryable=True,
-         message="请求过于频繁（429），已重试 0 次，请稍后再试。", statuses=(429,)),
-    Case("500", faults=(Fault("http_error", status=500),), retryable=True,
-         message="模型服务出错（500），已重试 0 次，请稍后再试。", statuses=(500,)),
-    Case("503", faults=(Fault("http_error", status=503),), retryable=True,
-         message="模型服务出错（503），已重试 0 次，请稍后再试。", statuses=(503,)),
-    Case("timeout", faults=(Fault("timeout", seconds=TIMEOUT + 2.5),), retryable=True,
-         message=f"模型服务响应超时（{TIMEOUT:g} 秒，", statuses=(None,)),
+    Case(
+        "402",
+        faults=(Fault("http_error", status=402),),
+        message="账户余额不足（402），请到服务商控制台充值。",
+        statuses=(402,),
+    ),
+    Case(
+        "429",
+        faults=(Fault("http_error", status=429, retry_after=0.2),),
+        retryable=True,
+        message="请求过于频繁（429），已重试 0 次，请稍后再试。",
+        statuses=(429,),
+    ),
+    Case(
+        "500",
+        faults=(Fault("http_error", status=500),),
+        retryable=True,
+        message="模型服务出错（500），已重试 0 次，请稍后再试。",
+        statuses=(500,),
+    ),
+    Case(
+        "503",
+        faults=(Fault("http_error", status=503),),
+        retryable=True,
+        message="模型服务出错（503），已重试 0 次，请稍后再试。",
+        statuses=(503,),
+    ),
+    Case(
+        "timeout",
+        faults=(Fault("timeout", seconds=TIMEOUT + 2.5),),
+        retryable=True,
+        message=f"模型服务响应超时（{TIMEOUT:g} 秒，",
+        statuses=(None,),
+    ),
     # The first streamed chunk carries only the role, so after_chunks=3 delivers two
     # 2-character pieces of text before the fault.
     # Four keep-alive comments 0.7 s apart: the reply starts after 2.8 s, longer than the
     # 2 s timeout, which is a read timeout (between bytes), so the keep-alives hold it open.
-    Case("keepalive", replies=(ScriptedReply(text="保持连接后的完整回复。",
-                                            fault=Fault("keepalive", keepalive_lines=4, seconds=2.8)),),
-         reply="保持连接后的完整回复。", statuses=(200,)),
-    Case("drop_stream", replies=(ScriptedReply(text="这是一段会被掐断的回复内容", chunk_chars=2,
-                                              fault=Fault("drop_stream", after_chunks=3)),),
-         message="回复中途断开（连接提前结束），已保存收到的部分。", partial="这是一段", statuses=(200,)),
-    Case("malformed_chunk", replies=(ScriptedReply(text="正常开头然后坏掉", chunk_chars=2,
-                                                  fault=Fault("malformed_chunk", after_chunks=3)),),
-         message="模型服务返回了无法解析的数据（JSONDecodeError），已保存收到的部分。", partial="正常开头",
-         statuses=(200,)),
-    Case("bad_tool_json", replies=(ScriptedReply(tool_calls=[ToolCallSpec("get_holdings", '{"symbol": "600519"')]),
-                                   _ok("工具参数坏了，我直接回答。")),
-         reply="工具参数坏了，我直接回答。", tool_error="参数不是有效的 JSON", statuses=(200, 200)),
-    Case("unknown_tool", replies=(ScriptedReply(tool_calls=[ToolCallSpec("buy_everything", "{}")]),
-                                  _ok("没有这个工具，我直接回答。")),
-         reply="没有这个工具，我直接回答。", tool_error="未知工具 'buy_everything'", statuses=(200, 200)),
+    Case(
+        "keepalive",
+        replies=(
+            ScriptedReply(text="保持连接后的完整回复。", fault=Fault("keepalive", keepalive_lines=4, seconds=2.8)),
+        ),
+        reply="保持连接后的完整回复。",
+        statuses=(200,),
+    ),
+    Case(
+        "drop_stream",
+        replies=(
+            ScriptedReply(text="这是一段会被掐断的回复内容", chunk_chars=2, fault=Fault("drop_stream", after_chunks=3)),
+        ),
+        message="回复中途断开（连接提前结束），已保存收到的部分。",
+        partial="这是一段",
+        statuses=(200,),
+    ),
+    Case(
+        "malformed_chunk",
+        replies=(
+            ScriptedReply(text="正常开头然后坏掉", chunk_chars=2, fault=Fault("malformed_chunk", after_chunks=3)),
+        ),
+        message="模型服务返回了无法解析的数据（JSONDecodeError），已保存收到的部分。",
+        partial="正常开头",
+        statuses=(200,),
+    ),
+    Case(
+        "bad_tool_json",
+        replies=(
+            ScriptedReply(tool_calls=[ToolCallSpec("get_holdings", '{"symbol": "600519"')]),
+            _ok("工具参数坏了，我直接回答。"),
+        ),
+        reply="工具参数坏了，我直接回答。",
+        tool_error="参数不是有效的 JSON",
+        statuses=(200, 200),
+    ),
+    Case(
+        "unknown_tool",
+        replies=(ScriptedReply(tool_calls=[ToolCallSpec("buy_everything", "{}")]), _ok("没有这个工具，我直接回答。")),
+        reply="没有这个工具，我直接回答。",
+        tool_error="未知工具 'buy_everything'",
+        statuses=(200, 200),
+    ),
 ]
 BY_NAME = {c.name: c for c in CASES}
 
@@ -96,8 +146,12 @@ def expectation(case: Case, retries: int) -> dict:
     """What one faulted turn must look like with this many retries."""
     retried = case.retryable and retries > 0
     if retried:
-        return {"status": "complete", "reply": f"重试后成功：{case.name}", "message": None,
-                "statuses": (case.statuses[0], 200)}
+        return {
+            "status": "complete",
+            "reply": f"重试后成功：{case.name}",
+            "message": None,
+            "statuses": (case.statuses[0], 200),
+        }
     if case.message is None:
         return {"status": "complete", "reply": case.reply, "message": None, "statuses": case.statuses}
     message = case.message.replace("已重试 0 次", f"已重试 {retries} 次")
@@ -121,8 +175,11 @@ def fault_env(env: dict, retries: int) -> dict:
 
 def conversation_messages(request) -> list[dict]:
     """The request's messages without the system prompt and the [上下文信息] blocks."""
-    return [m for m in request.json["messages"][1:]
-            if not (m["role"] == "user" and str(m.get("content", "")).startswith("[上下文信息]"))]
+    return [
+        m
+        for m in request.json["messages"][1:]
+        if not (m["role"] == "user" and str(m.get("content", "")).startswith("[上下文信息]"))
+    ]
 
 
 def assert_well_formed(messages: list[dict]) -> None:
@@ -131,13 +188,14 @@ def assert_well_formed(messages: list[dict]) -> None:
         assert not (before["role"] == "user" and after["role"] == "user"), messages
     for i, m in enumerate(messages):
         for call in m.get("tool_calls") or []:
-            answers = [n for n in messages[i + 1:] if n.get("tool_call_id") == call["id"]]
+            answers = [n for n in messages[i + 1 :] if n.get("tool_call_id") == call["id"]]
             assert len(answers) == 1, (call, messages)
     assert messages[-1]["role"] == "user"
 
 
-def assert_history_after(case: Case, expected: dict, messages: list[dict], question: str,
-                         earlier: list[tuple[str, str]]) -> None:
+def assert_history_after(
+    case: Case, expected: dict, messages: list[dict], question: str, earlier: list[tuple[str, str]]
+) -> None:
     """The follow-up request after a faulted turn asked `question`."""
     assert_well_formed(messages)
     pairs = [m["content"] for m in messages]
@@ -158,10 +216,12 @@ def assert_stored(db_path: Path, question: str, case: Case, expected: dict) -> N
     db = sqlite3.connect(db_path)
     add_request_function(db)
     try:
-        (turn_id, status, reply, error), = db.execute(
-            "select id, status, reply_text, error from turns where user_text = ?", [question]).fetchall()
-        calls = db.execute("select status, error, call_request(id) from calls where turn_id = ? order by id",
-                           [turn_id]).fetchall()
+        ((turn_id, status, reply, error),) = db.execute(
+            "select id, status, reply_text, error from turns where user_text = ?", [question]
+        ).fetchall()
+        calls = db.execute(
+            "select status, error, call_request(id) from calls where turn_id = ? order by id", [turn_id]
+        ).fetchall()
     finally:
         db.close()
     assert (status, reply or "") == (expected["status"], expected["reply"])
@@ -196,10 +256,11 @@ def pixiu(env, *args, timeout=60):
 
 
 # The first case stays in the fast set (-m "not slow"); the rest, one process each, are slow.
-ASK_PARAMS = [pytest.param(c.name, 0, id=f"{c.name}-retries0", marks=[pytest.mark.slow] if i else [])
-              for i, c in enumerate(CASES)] + [
-    pytest.param(c.name, RETRIES, id=f"{c.name}-retries{RETRIES}", marks=pytest.mark.slow)
-    for c in CASES if c.retryable]  # the REPL session with retries checks the others are not retried
+ASK_PARAMS = [
+    pytest.param(c.name, 0, id=f"{c.name}-retries0", marks=[pytest.mark.slow] if i else []) for i, c in enumerate(CASES)
+] + [
+    pytest.param(c.name, RETRIES, id=f"{c.name}-retries{RETRIES}", marks=pytest.mark.slow) for c in CASES if c.retryable
+]  # the REPL session with retries checks the others are not retried
 
 
 @pytest.mark.parametrize(("name", "retries"), ASK_PARAMS)
@@ -319,7 +380,9 @@ def _one_line_error(done, message: str) -> None:
 def test_no_key_means_offline(offline_env):
     done = pixiu_in_process(offline_env, "ask", "你好")
     assert done.returncode == 0 and done.stderr == b""
-    assert done.stdout.decode().startswith("（离线模式：未配置 API key，以下回答由本地离线应答器根据本次请求内容生成，不是真实模型）")
+    assert done.stdout.decode().startswith(
+        "（离线模式：未配置 API key，以下回答由本地离线应答器根据本次请求内容生成，不是真实模型）"
+    )
 
 
 def test_dead_base_url_is_one_line(online_env):
@@ -363,13 +426,17 @@ def test_config_syntax_error_is_one_line(online_env, pixiu_home):
     _one_line_error(done, f"配置文件 {pixiu_home / 'config.toml'} 格式错误：Invalid value (at line 2, column 11)")
 
 
-@pytest.mark.parametrize(("content", "message"), [
-    (None, "找不到文件 {path}"),
-    ("dir", "{path} 是目录，不是文件"),
-    (b"\xff\xfe{}", "{path} 不是 UTF-8 文本文件"),
-    (b'{"holdings": [}', "{name} 不是有效的 JSON（第 1 行第 15 列：Expecting value）"),
-    (b'{"holdings": [{"symbol": "60051"}]}', "holdings[0].symbol：应为六位股票代码，而不是 '60051'"),
-], ids=["missing", "directory", "not-utf8", "bad-json", "bad-field"])
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "找不到文件 {path}"),
+        ("dir", "{path} 是目录，不是文件"),
+        (b"\xff\xfe{}", "{path} 不是 UTF-8 文本文件"),
+        (b'{"holdings": [}', "{name} 不是有效的 JSON（第 1 行第 15 列：Expecting value）"),
+        (b'{"holdings": [{"symbol": "60051"}]}', "holdings[0].symbol：应为六位股票代码，而不是 '60051'"),
+    ],
+    ids=["missing", "directory", "not-utf8", "bad-json", "bad-field"],
+)
 def test_unreadable_import_file_is_one_line(offline_env, tmp_path, content, message):
     path = tmp_path / "import.json"
     if content == "dir":
@@ -407,17 +474,26 @@ def test_key_pasted_with_a_trailing_newline_works(server, online_env):
 def test_key_with_a_non_ascii_character_is_one_line(server, online_env):
     key = PLANTED_KEY[:10] + "’" + PLANTED_KEY[10:]  # a curly quote picked up from a web page
     done = pixiu_in_process(dict(online_env, PIXIU_API_KEY=key), "ask", "你好")
-    _one_line_error(done, "API key 含有换行、控制字符或非 ASCII 字符（多半是复制时带入的），"
-                          "请检查 DEEPSEEK_API_KEY / PIXIU_API_KEY 或 config.toml。")
+    _one_line_error(
+        done,
+        "API key 含有换行、控制字符或非 ASCII 字符（多半是复制时带入的），"
+        "请检查 DEEPSEEK_API_KEY / PIXIU_API_KEY 或 config.toml。",
+    )
     assert PLANTED_KEY[-8:] not in done.stderr.decode() and server.requests == []
 
 
 # --- a provider that streams valid JSON of the wrong shape (the offline server cannot) ---------
 
-WRONG_SHAPES = ['{"choices": "x"}', '{"choices": [null]}', "null", "[]", '"text"',
-                '{"choices": [{"index": 0, "delta": {"content": 5}}]}',
-                '{"choices": [{"index": 0, "delta": {"reasoning_content": {"a": 1}}}]}',
-                '{"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"name": 7}}]}}]}']
+WRONG_SHAPES = [
+    '{"choices": "x"}',
+    '{"choices": [null]}',
+    "null",
+    "[]",
+    '"text"',
+    '{"choices": [{"index": 0, "delta": {"content": 5}}]}',
+    '{"choices": [{"index": 0, "delta": {"reasoning_content": {"a": 1}}}]}',
+    '{"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"name": 7}}]}}]}',
+]
 
 
 @pytest.fixture(scope="module")
@@ -459,13 +535,21 @@ def test_wrongly_shaped_stream_chunk_is_one_line(shape_server, chunk):
 
     httpd, state = shape_server
     state["chunk"] = chunk
-    client = ChatClient(base_url=f"http://127.0.0.1:{httpd.server_address[1]}/v1", api_key=PLANTED_KEY,
-                        model="m", provider="x", timeout=5, max_retries=0)
+    client = ChatClient(
+        base_url=f"http://127.0.0.1:{httpd.server_address[1]}/v1",
+        api_key=PLANTED_KEY,
+        model="m",
+        provider="x",
+        timeout=5,
+        max_retries=0,
+    )
     outcome = CallOutcome()
     with pytest.raises(LLMError) as info:
         list(client.stream(ChatRequest(messages=[{"role": "user", "content": "你好"}]), outcome))
     assert info.value.kind == "malformed" and "\n" not in str(info.value)
-    assert str(info.value).startswith("模型服务返回了无法解析的数据（") and str(info.value).endswith("已保存收到的部分。")
+    assert str(info.value).startswith("模型服务返回了无法解析的数据（") and str(info.value).endswith(
+        "已保存收到的部分。"
+    )
     assert outcome.text == "开头"  # what arrived before is kept
 
 
@@ -490,8 +574,11 @@ def _ask_bad(env, bad_server, *args, **extra):
 def test_200_with_a_plain_json_completion_is_the_answer(bad_server, online_env, pixiu_home):
     from tests.bad_server import completion, send_body
 
-    bad_server.respond = lambda h: send_body(h, "application/json; charset=utf-8",
-                                             json.dumps(completion("非流式回复也是回答。"), ensure_ascii=False).encode())
+    bad_server.respond = lambda h: send_body(
+        h,
+        "application/json; charset=utf-8",
+        json.dumps(completion("非流式回复也是回答。"), ensure_ascii=False).encode(),
+    )
     done = _ask_bad(online_env, bad_server, "你好")
     assert done.returncode == 0 and done.stderr == b"" and done.stdout.decode().strip() == "非流式回复也是回答。"
     db = sqlite3.connect(pixiu_home / "pixiu.db")
@@ -522,9 +609,11 @@ def test_200_with_an_html_page_under_a_json_content_type(bad_server, online_env)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("piece", [b": keep-alive\n\n",
-                                   b'data: {"choices": [{"index": 0, "delta": {"content": "x"}}]}\n\n'],
-                         ids=["keep-alive-comments", "one-character-a-tick"])
+@pytest.mark.parametrize(
+    "piece",
+    [b": keep-alive\n\n", b'data: {"choices": [{"index": 0, "delta": {"content": "x"}}]}\n\n'],
+    ids=["keep-alive-comments", "one-character-a-tick"],
+)
 def test_a_server_that_never_finishes_cannot_hang_ask(bad_server, online_env, pixiu_home, piece):
     import time
 

@@ -87,18 +87,21 @@ def test_shared_sticky_directory_as_home_is_not_chmodded(offline_env, tmp_path):
     assert mode(shared) == 0o1777 and mode(shared / "pixiu.db") == 0o600
 
 
-@pytest.mark.parametrize("key, value, needle", [
-    ("model", "a\x7fb", "控制字符"),
-    ("model", "a\x1b]0;x\x07b", "控制字符"),
-    ("timeout", "-5", "大于 0"),
-    ("timeout", "0", "大于 0"),
-    ("timeout", "nan", "timeout"),
-    ("max_retries", "-1", "0 到 20"),
-    ("max_retries", "2.5", "max_retries"),
-    ("temperature", "9", "0 到 2"),
-    ("a b", "1", "设置名"),
-    ("agent.x.y", "1", "设置名"),
-])
+@pytest.mark.parametrize(
+    "key, value, needle",
+    [
+        ("model", "a\x7fb", "控制字符"),
+        ("model", "a\x1b]0;x\x07b", "控制字符"),
+        ("timeout", "-5", "大于 0"),
+        ("timeout", "0", "大于 0"),
+        ("timeout", "nan", "timeout"),
+        ("max_retries", "-1", "0 到 20"),
+        ("max_retries", "2.5", "max_retries"),
+        ("temperature", "9", "0 到 2"),
+        ("a b", "1", "设置名"),
+        ("agent.x.y", "1", "设置名"),
+    ],
+)
 def test_bad_value_is_refused_before_writing(offline_env, pixiu_home, key, value, needle):
     assert pixiu_fast(offline_env, "config", "set", "model", "deepseek-chat").returncode == 0
     before = (pixiu_home / "config.toml").read_bytes()
@@ -118,22 +121,25 @@ def test_free_text_with_del_is_written_as_readable_toml(offline_env, pixiu_home)
     assert read_config(path) == data
 
 
-@pytest.mark.parametrize("content, needle", [
-    ('base_url = ["https://a.example/v1"]\napi_key = "sk-x"\nmodel = "m"\n', "base_url 应为字符串"),
-    ('timeout = -1\n', "timeout"),
-    ('max_retries = -3\n', "max_retries"),
-    ('model = 5\n', "model 应为字符串"),
-])
+@pytest.mark.parametrize(
+    "content, needle",
+    [
+        ('base_url = ["https://a.example/v1"]\napi_key = "sk-x"\nmodel = "m"\n', "base_url 应为字符串"),
+        ("timeout = -1\n", "timeout"),
+        ("max_retries = -3\n", "max_retries"),
+        ("model = 5\n", "model 应为字符串"),
+    ],
+)
 def test_hand_written_bad_config_is_one_line(online_env, pixiu_home, content, needle):
     (pixiu_home / "config.toml").write_text(content, encoding="utf-8")
     for args in (("ask", "你好"), ("context", "你好")):
         one_error_line(pixiu_fast(online_env, *args), needle)
 
 
-@pytest.mark.parametrize("name, value, needle", [
-    ("PIXIU_TIMEOUT", "-2", "timeout"), ("PIXIU_MAX_RETRIES", "-1", "max_retries"),
-    ("PIXIU_MODEL", "m\x7f", "model"),
-])
+@pytest.mark.parametrize(
+    "name, value, needle",
+    [("PIXIU_TIMEOUT", "-2", "timeout"), ("PIXIU_MAX_RETRIES", "-1", "max_retries"), ("PIXIU_MODEL", "m\x7f", "model")],
+)
 def test_bad_environment_value_is_one_line(server, online_env, name, value, needle):
     one_error_line(pixiu_fast(dict(online_env, **{name: value}), "ask", "你好"), needle)
     assert not server.requests

@@ -30,8 +30,7 @@ import pexpect
 import pytest
 
 from pixiu_cli.offline.script import Fault, ScriptedReply, ToolCallSpec
-from tests.helpers import PIXIU_BIN, PLANTED_KEY, refused_port
-from tests.helpers import PROMPT, say
+from tests.helpers import PIXIU_BIN, PLANTED_KEY, PROMPT, refused_port, say
 
 ENV_DEEPSEEK_KEY = "sk-pixiuenvds" + "0f1e2d3c4b5a6978" * 2
 CONFIG_KEY = "sk-pixiucfg" + "a1b2c3d4e5f6a7b8" * 2
@@ -50,8 +49,10 @@ def leaked(data: str | bytes) -> list[str]:
 
 def write_config(home: Path) -> Path:
     path = home / "config.toml"
-    path.write_text(f'api_key = "{CONFIG_KEY}"\ndeepseek_api_key = "{CONFIG_DEEPSEEK_KEY}"\n'
-                    f'model = "deepseek-test"\n', encoding="utf-8")
+    path.write_text(
+        f'api_key = "{CONFIG_KEY}"\ndeepseek_api_key = "{CONFIG_DEEPSEEK_KEY}"\nmodel = "deepseek-test"\n',
+        encoding="utf-8",
+    )
     path.chmod(0o644)  # readable by others: pixiu warns, and the warning must not show the key
     return path
 
@@ -90,7 +91,8 @@ CRASHING_CLIENT = (
     "        raise KeyError('scene')\n"
     "    return original(self, request, outcome, **options)\n"
     "c.ChatClient.stream = stream\n"
-    "sys.argv = ['pixiu', *sys.argv[1:]]\n")
+    "sys.argv = ['pixiu', *sys.argv[1:]]\n"
+)
 GUARDED = CRASHING_CLIENT + "from pixiu_cli.cli import main; main()\n"
 UNGUARDED = CRASHING_CLIENT + "from pixiu_cli.cli import app; app()\n"
 CRASH_LINE = "错误：意外错误（RuntimeError）：transport failed; headers: Authorization: Bearer ***\n"
@@ -111,8 +113,10 @@ def test_key_never_leaves_memory(server, online_env, pixiu_home, tmp_path):
     done = out.run(env, "ask", "茅台怎么看")
     assert done.returncode == 0 and "chmod 600" in done.stderr.decode()  # the warning names the file only
     assert server.requests[-1].sent_key(PLANTED_KEY)  # the environment's key was really sent
-    server.enqueue(ScriptedReply(tool_calls=[ToolCallSpec("remember", json.dumps({"text": "茅台回踩 1500 加仓"}))]),
-                   ScriptedReply(text="记下了。"))
+    server.enqueue(
+        ScriptedReply(tool_calls=[ToolCallSpec("remember", json.dumps({"text": "茅台回踩 1500 加仓"}))]),
+        ScriptedReply(text="记下了。"),
+    )
     assert out.run(env, "ask", "--json", "--continue", "记住：茅台回踩 1500 加仓").returncode == 0
     server.inject(Fault("http_error", status=401))
     done = out.run(env, "ask", "--continue", "再问一次")
@@ -126,7 +130,10 @@ def test_key_never_leaves_memory(server, online_env, pixiu_home, tmp_path):
     assert out.run(dict(config_only, PIXIU_BASE_URL=server.base_url), "ask", "--continue", "配置文件").returncode == 0
     assert server.requests[-1].sent_key(CONFIG_KEY)
     # absurdly deep tool arguments are a tool error for the model, not a crash
-    server.enqueue(ScriptedReply(tool_calls=[ToolCallSpec("get_holdings", DEEP_ARGUMENTS)], chunk_chars=BIG_CHUNK), ScriptedReply(text="好"))
+    server.enqueue(
+        ScriptedReply(tool_calls=[ToolCallSpec("get_holdings", DEEP_ARGUMENTS)], chunk_chars=BIG_CHUNK),
+        ScriptedReply(text="好"),
+    )
     done = out.run(env, "ask", "--continue", "深层参数")
     assert done.returncode == 0 and done.stderr.decode().count("\n") == 1, done.stderr  # the chmod warning
     # a crash reported by main's guard, its message carrying the key: one line, key scrubbed
@@ -145,9 +152,16 @@ def test_key_never_leaves_memory(server, online_env, pixiu_home, tmp_path):
     assert b"Traceback" in done.stderr  # SettingsError unguarded
 
     # the REPL ------------------------------------------------------------------------------
-    child = pexpect.spawn(sys.executable, ["-c", GUARDED, "chat", "--continue"], encoding="utf-8", timeout=40,
-                          dimensions=(40, 110), env=dict(env, PYTHONFAULTHANDLER="1", PROMPT_TOOLKIT_NO_CPR="1",
-                                                         TERM="xterm-256color", COLUMNS="110", LINES="40"))
+    child = pexpect.spawn(
+        sys.executable,
+        ["-c", GUARDED, "chat", "--continue"],
+        encoding="utf-8",
+        timeout=40,
+        dimensions=(40, 110),
+        env=dict(
+            env, PYTHONFAULTHANDLER="1", PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm-256color", COLUMNS="110", LINES="40"
+        ),
+    )
     log = io.StringIO()
     child.logfile_read = log
     try:
@@ -157,9 +171,16 @@ def test_key_never_leaves_memory(server, online_env, pixiu_home, tmp_path):
         child.expect("仓位宜小")
         child.expect(STATUS)
         child.expect(PROMPT)
-        for command, marker in (("/context", "分节"), ("/context --raw", '"messages"'), ("/context --json", '"role"'),
-                                ("/context --diff", "与上一次请求"), ("/cache", "缓存"), ("/sessions", "最近的对话"),
-                                ("/memory", "记忆"), ("/remember 海康跌破 30 元减仓", "已记住")):
+        for command, marker in (
+            ("/context", "分节"),
+            ("/context --raw", '"messages"'),
+            ("/context --json", '"role"'),
+            ("/context --diff", "与上一次请求"),
+            ("/cache", "缓存"),
+            ("/sessions", "最近的对话"),
+            ("/memory", "记忆"),
+            ("/remember 海康跌破 30 元减仓", "已记住"),
+        ):
             say(child, command)
             child.expect(marker)
             child.expect(PROMPT)
@@ -167,8 +188,10 @@ def test_key_never_leaves_memory(server, online_env, pixiu_home, tmp_path):
         say(child, "认证失败的问题")
         child.expect("API key 无效或已失效（401）")
         child.expect(PROMPT)
-        server.enqueue(ScriptedReply(tool_calls=[ToolCallSpec("get_holdings", DEEP_ARGUMENTS)], chunk_chars=BIG_CHUNK),
-                       ScriptedReply(text="深层参数之后"))
+        server.enqueue(
+            ScriptedReply(tool_calls=[ToolCallSpec("get_holdings", DEEP_ARGUMENTS)], chunk_chars=BIG_CHUNK),
+            ScriptedReply(text="深层参数之后"),
+        )
         say(child, "深层参数")
         child.expect("深层参数之后")
         child.expect(STATUS)
@@ -195,8 +218,16 @@ def test_key_never_leaves_memory(server, online_env, pixiu_home, tmp_path):
     out.add("repl", log.getvalue())
 
     # reading it all back --------------------------------------------------------------------
-    for args in (("context",), ("context", "--raw"), ("context", "--json"), ("context", "--diff"),
-                 ("cache",), ("cache", "--json"), ("export",), ("export", "-o", str(exported))):
+    for args in (
+        ("context",),
+        ("context", "--raw"),
+        ("context", "--json"),
+        ("context", "--diff"),
+        ("cache",),
+        ("cache", "--json"),
+        ("export",),
+        ("export", "-o", str(exported)),
+    ):
         assert out.run(env, *args).returncode == 0, args
     server.enqueue(ScriptedReply(text="崩溃之后照常。"))
     assert out.run(env, "ask", "--continue", "崩溃之后").returncode == 0
@@ -217,8 +248,13 @@ def test_repr_of_settings_app_and_client_hide_the_key(server, pixiu_home):
     from pixiu_cli.settings import load_settings
 
     write_config(pixiu_home)
-    env = {"PIXIU_HOME": str(pixiu_home), "PIXIU_API_KEY": PLANTED_KEY, "DEEPSEEK_API_KEY": ENV_DEEPSEEK_KEY,
-           "PIXIU_BASE_URL": server.base_url, "PIXIU_MODEL": "deepseek-test"}
+    env = {
+        "PIXIU_HOME": str(pixiu_home),
+        "PIXIU_API_KEY": PLANTED_KEY,
+        "DEEPSEEK_API_KEY": ENV_DEEPSEEK_KEY,
+        "PIXIU_BASE_URL": server.base_url,
+        "PIXIU_MODEL": "deepseek-test",
+    }
     with mock.patch.dict(os.environ, env, clear=True):
         settings = load_settings()
     assert settings.api_key == PLANTED_KEY
@@ -226,8 +262,17 @@ def test_repr_of_settings_app_and_client_hide_the_key(server, pixiu_home):
     try:
         client = app.agent.client
         client._client()  # the SDK client exists and holds the key
-        shown = [repr(settings), str(settings), repr(app), str(app), repr(client), str(client), repr(client._sdk),
-                 repr(app.agent), repr(app.agent.compactor)]
+        shown = [
+            repr(settings),
+            str(settings),
+            repr(app),
+            str(app),
+            repr(client),
+            str(client),
+            repr(client._sdk),
+            repr(app.agent),
+            repr(app.agent.compactor),
+        ]
         for text in shown:
             assert not leaked(text), text
         assert repr(client) == f"ChatClient(base_url={server.base_url!r}, model='deepseek-test')"
@@ -269,7 +314,9 @@ def test_config_file_permission_warning_names_the_file_not_the_key(online_env, p
     server.enqueue(ScriptedReply(text="好"))
     done = subprocess.run([PIXIU_BIN, "ask", "你好"], env=online_env, capture_output=True, timeout=60)
     err = done.stderr.decode()
-    assert done.returncode == 0 and err == f"注意：配置文件 {path} 含 API key 且其他用户可读，建议执行 chmod 600 {path}\n"
+    assert (
+        done.returncode == 0 and err == f"注意：配置文件 {path} 含 API key 且其他用户可读，建议执行 chmod 600 {path}\n"
+    )
 
 
 def test_error_lines_scrub_every_known_secret_and_url_credentials(pixiu_home):
@@ -277,8 +324,11 @@ def test_error_lines_scrub_every_known_secret_and_url_credentials(pixiu_home):
     from pixiu_cli.settings import load_settings
 
     write_config(pixiu_home)
-    env = {"PIXIU_HOME": str(pixiu_home), "DEEPSEEK_API_KEY": ENV_DEEPSEEK_KEY,
-           "PIXIU_BASE_URL": "https://bob:s3cr3t-pass@api.example.com/v1"}
+    env = {
+        "PIXIU_HOME": str(pixiu_home),
+        "DEEPSEEK_API_KEY": ENV_DEEPSEEK_KEY,
+        "PIXIU_BASE_URL": "https://bob:s3cr3t-pass@api.example.com/v1",
+    }
     with mock.patch.dict(os.environ, env, clear=True):
         load_settings()
     out, err = io.StringIO(), io.StringIO()

@@ -43,7 +43,7 @@ def stream_reply(text: str, size: int = 37, width: int = 100) -> str:
     renderer, out = rich_renderer(width)
     with renderer.reply() as stream:
         for i in range(0, len(text), size):
-            stream.text(text[i:i + size])
+            stream.text(text[i : i + size])
     return out.getvalue()
 
 
@@ -78,8 +78,9 @@ def test_streamed_markdown_looks_like_markdown_printed_at_once():
     at_once = screen_of(printed_at_once(MARKDOWN))
     assert screen_of(stream_reply(MARKDOWN, size=len(MARKDOWN))) == at_once
     for size in (1, 37):  # redrawn while streaming: the same lines, in order, no repeats (spacing may differ)
-        assert [line for line in screen_of(stream_reply(MARKDOWN, size=size)) if line] == \
-            [line for line in at_once if line]
+        assert [line for line in screen_of(stream_reply(MARKDOWN, size=size)) if line] == [
+            line for line in at_once if line
+        ]
 
 
 def test_long_reply_is_linear_and_stays_fully_stored():
@@ -167,8 +168,7 @@ import subprocess  # noqa: E402
 import pexpect  # noqa: E402
 
 from pixiu_cli.offline.script import ScriptedReply  # noqa: E402
-from tests.helpers import PIXIU_BIN, interrupt_as_in_a_terminal  # noqa: E402
-from tests.helpers import PROMPT, say, spawn  # noqa: E402
+from tests.helpers import PIXIU_BIN, PROMPT, interrupt_as_in_a_terminal, say, spawn  # noqa: E402  # noqa: E402
 
 HOSTILE_TITLE = f"茅台{BIDI}公告{C1}\x7f结束"
 
@@ -178,8 +178,10 @@ def _run(env, *args, **kw):
 
 
 def _hostile_document(tmp_path):
-    doc = {"holdings": [{"symbol": "600519", "name": "贵州茅台", "shares": 100, "cost": 1650.5, "role": "core"}],
-           "news": [{"symbol": "600519", "title": HOSTILE_TITLE, "source": "公告", "days_ago": 1}]}
+    doc = {
+        "holdings": [{"symbol": "600519", "name": "贵州茅台", "shares": 100, "cost": 1650.5, "role": "core"}],
+        "news": [{"symbol": "600519", "title": HOSTILE_TITLE, "source": "公告", "days_ago": 1}],
+    }
     path = tmp_path / "hostile.json"
     path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
     return path
@@ -244,9 +246,15 @@ def test_ctrl_c_mid_stream_leaves_each_line_once(server, online_env):
     width = 60
     reply = "".join(f"第{i:03d}句，" for i in range(120))  # every screen line different
     env = dict(online_env, COLUMNS=str(width))
-    child = pexpect.spawn(PIXIU_BIN, [], env=dict(env, PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm-256color",
-                                                  LINES="40"), encoding="utf-8", timeout=40, dimensions=(40, width),
-                         preexec_fn=interrupt_as_in_a_terminal)
+    child = pexpect.spawn(
+        PIXIU_BIN,
+        [],
+        env=dict(env, PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm-256color", LINES="40"),
+        encoding="utf-8",
+        timeout=40,
+        dimensions=(40, width),
+        preexec_fn=interrupt_as_in_a_terminal,
+    )
     log = io.StringIO()
     child.logfile_read = log
     try:

@@ -16,8 +16,14 @@ SYSTEM = "你是测试助手。" + "规则说明。" * 80  # long enough to span
 
 
 def make_client(server, retries=0, timeout=5.0) -> ChatClient:
-    return ChatClient(base_url=server.base_url, api_key=PLANTED_KEY, model="deepseek-test",
-                      provider="deepseek", timeout=timeout, max_retries=retries)
+    return ChatClient(
+        base_url=server.base_url,
+        api_key=PLANTED_KEY,
+        model="deepseek-test",
+        provider="deepseek",
+        timeout=timeout,
+        max_retries=retries,
+    )
 
 
 def run(client, messages, tools=None):
@@ -52,8 +58,11 @@ def test_reasoning_is_streamed_separately(server):
 
 
 def test_tool_calls_are_assembled(server):
-    server.enqueue(ScriptedReply(tool_calls=[ToolCallSpec("get_holdings", "{}"),
-                                             ToolCallSpec("remember", '{"text": "回踩30元加仓"}')]))
+    server.enqueue(
+        ScriptedReply(
+            tool_calls=[ToolCallSpec("get_holdings", "{}"), ToolCallSpec("remember", '{"text": "回踩30元加仓"}')]
+        )
+    )
     outcome, _ = run(make_client(server), msgs())
     assert [t.name for t in outcome.tool_calls] == ["get_holdings", "remember"]
     assert json.loads(outcome.tool_calls[1].arguments) == {"text": "回踩30元加仓"}
@@ -131,8 +140,9 @@ def test_timeout_is_one_line(server):
 
 
 def test_connection_refused_is_one_line():
-    client = ChatClient(base_url="http://127.0.0.1:9/v1", api_key=PLANTED_KEY, model="m", provider="x",
-                        timeout=2, max_retries=0)
+    client = ChatClient(
+        base_url="http://127.0.0.1:9/v1", api_key=PLANTED_KEY, model="m", provider="x", timeout=2, max_retries=0
+    )
     with pytest.raises(LLMError) as info:
         run(client, msgs())
     assert info.value.kind == "connection" and PLANTED_KEY not in str(info.value)
@@ -142,8 +152,9 @@ def test_connection_refused_is_one_line():
 
 
 def test_dropped_stream_keeps_partial_text(server):
-    server.enqueue(ScriptedReply(text="这是一段会被掐断的回复内容", chunk_chars=2,
-                                 fault=Fault("drop_stream", after_chunks=2)))
+    server.enqueue(
+        ScriptedReply(text="这是一段会被掐断的回复内容", chunk_chars=2, fault=Fault("drop_stream", after_chunks=2))
+    )
     outcome = CallOutcome()
     with pytest.raises(LLMError):
         for _ in make_client(server).stream(ChatRequest(messages=msgs()), outcome):
@@ -152,7 +163,9 @@ def test_dropped_stream_keeps_partial_text(server):
 
 
 def test_malformed_chunk_is_an_error(server):
-    server.enqueue(ScriptedReply(text="正常开头然后坏掉", chunk_chars=2, fault=Fault("malformed_chunk", after_chunks=3)))
+    server.enqueue(
+        ScriptedReply(text="正常开头然后坏掉", chunk_chars=2, fault=Fault("malformed_chunk", after_chunks=3))
+    )
     outcome = CallOutcome()
     with pytest.raises(LLMError):
         for _ in make_client(server).stream(ChatRequest(messages=msgs()), outcome):

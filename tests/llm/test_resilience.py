@@ -13,16 +13,22 @@ from pixiu_cli.llm.client import DEADLINE, HTML_PAGE, RETRYING, ChatClient
 from pixiu_cli.llm.retry import RetryPolicy, parse_retry_after
 from pixiu_cli.llm.types import CallOutcome, ChatRequest, LLMError
 from pixiu_cli.offline.script import Fault, ScriptedReply, ToolCallSpec
-from tests.bad_server import (USAGE, BadServer, chunk, completion, send_body, send_events,
-                              trickle_forever)
+from tests.bad_server import USAGE, BadServer, chunk, completion, send_body, send_events, trickle_forever
 from tests.helpers import PLANTED_KEY
 
 ASK = ChatRequest(messages=[{"role": "user", "content": "你好"}])
 
 
 def client_for(base_url: str, retries: int = 2, timeout: float = 5.0, deadline: float = 60.0) -> ChatClient:
-    return ChatClient(base_url=base_url, api_key=PLANTED_KEY, model="deepseek-test", provider="deepseek",
-                      timeout=timeout, max_retries=retries, deadline_seconds=deadline)
+    return ChatClient(
+        base_url=base_url,
+        api_key=PLANTED_KEY,
+        model="deepseek-test",
+        provider="deepseek",
+        timeout=timeout,
+        max_retries=retries,
+        deadline_seconds=deadline,
+    )
 
 
 def run(client: ChatClient, request: ChatRequest = ASK):
@@ -41,9 +47,16 @@ def bad():
 # --- failures before any output are retried -------------------------------------------------------
 
 
-@pytest.mark.parametrize("fault", [Fault("drop_stream", after_chunks=0), Fault("drop_stream", after_chunks=1),
-                                   Fault("malformed_chunk", after_chunks=0), Fault("malformed_chunk", after_chunks=1)],
-                         ids=["dropped-at-once", "dropped-after-role", "malformed-first", "malformed-after-role"])
+@pytest.mark.parametrize(
+    "fault",
+    [
+        Fault("drop_stream", after_chunks=0),
+        Fault("drop_stream", after_chunks=1),
+        Fault("malformed_chunk", after_chunks=0),
+        Fault("malformed_chunk", after_chunks=1),
+    ],
+    ids=["dropped-at-once", "dropped-after-role", "malformed-first", "malformed-after-role"],
+)
 def test_stream_broken_before_the_first_delta_is_retried(server, fault):
     server.enqueue(ScriptedReply(text="不该出现的开头", chunk_chars=2, fault=fault), ScriptedReply(text="重试成功。"))
     outcome, events = run(client_for(server.base_url))
@@ -63,16 +76,22 @@ def test_without_retries_a_stream_broken_before_output_fails_in_one_line(server)
 
 def test_tool_call_cut_before_any_text_is_retried(server):
     """Tool-call deltas are not shown to the user, so a cut among them is still 'before output'."""
-    server.enqueue(ScriptedReply(tool_calls=[ToolCallSpec("get_holdings", '{"symbol": "600519"}')],
-                                 fault=Fault("drop_stream", after_chunks=2)),
-                   ScriptedReply(tool_calls=[ToolCallSpec("get_holdings", '{"symbol": "600519"}')]))
+    server.enqueue(
+        ScriptedReply(
+            tool_calls=[ToolCallSpec("get_holdings", '{"symbol": "600519"}')],
+            fault=Fault("drop_stream", after_chunks=2),
+        ),
+        ScriptedReply(tool_calls=[ToolCallSpec("get_holdings", '{"symbol": "600519"}')]),
+    )
     outcome, events = run(client_for(server.base_url))
     assert events == [("retry", RETRYING)]
     assert [(t.name, json.loads(t.arguments)) for t in outcome.tool_calls] == [("get_holdings", {"symbol": "600519"})]
 
 
 def test_stream_cut_after_output_is_not_retried_by_the_client(server):
-    server.enqueue(ScriptedReply(text="这是一段会被掐断的回复", chunk_chars=2, fault=Fault("drop_stream", after_chunks=3)))
+    server.enqueue(
+        ScriptedReply(text="这是一段会被掐断的回复", chunk_chars=2, fault=Fault("drop_stream", after_chunks=3))
+    )
     outcome = CallOutcome()
     with pytest.raises(LLMError) as info:
         list(client_for(server.base_url).stream(ASK, outcome))
@@ -165,16 +184,25 @@ def test_an_event_stream_with_a_wrong_content_type_is_read(bad):
 
 def test_a_malformed_chunk_after_the_finish_reason_is_skipped(bad):
     """The usage chunk arrives broken: nothing of the answer can be missing, so it is kept."""
-    bad.respond = lambda h: send_events(h, [chunk("完整回答", role="assistant"), chunk(finish="stop"),
-                                            USAGE[: len(USAGE) // 2], "[DONE]"])
+    bad.respond = lambda h: send_events(
+        h, [chunk("完整回答", role="assistant"), chunk(finish="stop"), USAGE[: len(USAGE) // 2], "[DONE]"]
+    )
     outcome, _ = run(client_for(bad.base_url))
     assert outcome.text == "完整回答" and outcome.finish_reason == "stop" and bad.requests == 1
 
 
 def test_a_malformed_chunk_before_the_finish_reason_is_a_cut(bad):
     """It may have carried part of the answer: the reply cannot be called complete."""
-    bad.respond = lambda h: send_events(h, [chunk("开头", role="assistant"), '{"choices": [{"delta": {"cont',
-                                            chunk("结尾"), chunk(finish="stop"), "[DONE]"])
+    bad.respond = lambda h: send_events(
+        h,
+        [
+            chunk("开头", role="assistant"),
+            '{"choices": [{"delta": {"cont',
+            chunk("结尾"),
+            chunk(finish="stop"),
+            "[DONE]",
+        ],
+    )
     outcome = CallOutcome()
     with pytest.raises(LLMError) as info:
         list(client_for(bad.base_url, retries=0).stream(ASK, outcome))
@@ -182,10 +210,14 @@ def test_a_malformed_chunk_before_the_finish_reason_is_a_cut(bad):
     assert outcome.text == "开头"  # what arrived before it is kept; reading stops there
 
 
-@pytest.mark.parametrize("events", [
-    [chunk("回答", role="assistant"), chunk(finish="stop"), USAGE],  # cleanly closed, no [DONE]
-    [chunk("回答", role="assistant"), "[DONE]"],  # [DONE] but no finish reason
-], ids=["no-done", "no-finish-reason"])
+@pytest.mark.parametrize(
+    "events",
+    [
+        [chunk("回答", role="assistant"), chunk(finish="stop"), USAGE],  # cleanly closed, no [DONE]
+        [chunk("回答", role="assistant"), "[DONE]"],  # [DONE] but no finish reason
+    ],
+    ids=["no-done", "no-finish-reason"],
+)
 def test_a_stream_that_ends_early_but_cleanly_is_a_cut(bad, events):
     bad.respond = lambda h: send_events(h, events)
     with pytest.raises(LLMError) as info:
@@ -196,10 +228,11 @@ def test_a_stream_that_ends_early_but_cleanly_is_a_cut(bad, events):
 # --- the total deadline ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("piece", "shown"), [
-    (b": keep-alive\n\n", ""),
-    (("data: " + chunk("字") + "\n\n").encode(), "字"),
-], ids=["keep-alive-forever", "one-character-at-a-time"])
+@pytest.mark.parametrize(
+    ("piece", "shown"),
+    [(b": keep-alive\n\n", ""), (("data: " + chunk("字") + "\n\n").encode(), "字")],
+    ids=["keep-alive-forever", "one-character-at-a-time"],
+)
 def test_a_server_that_never_finishes_meets_the_deadline(bad, piece, shown):
     bad.respond = trickle_forever(bad, piece, pause=0.2)
     outcome = CallOutcome()
@@ -218,5 +251,5 @@ def test_event_framing_survives_any_split_of_the_bytes():
     for size in (1, 2, 3, 7, len(raw)):
         decoder, events = SSEDecoder(), []
         for start in range(0, len(raw), size):
-            events += decoder.feed(raw[start:start + size])
+            events += decoder.feed(raw[start : start + size])
         assert events + decoder.close() == ['{"a": "一"}', "x\ny", "[DONE]"], size

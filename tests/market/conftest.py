@@ -30,4 +30,3 @@ def db(tmp_path):
 @pytest.fixture
 def market(db) -> MarketStore:
     return MarketStore(db)
-

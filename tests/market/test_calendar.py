@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pixiu_cli.market.trading_days import SHANGHAI
 from pixiu_cli.market.calendar import TradingCalendar, calendar_mismatches, last_complete_session
+from pixiu_cli.market.trading_days import SHANGHAI
 from pixiu_cli.store.market import MarketStore
 
 
@@ -39,5 +39,6 @@ def test_source_dates_disagreeing_with_shipped_holidays_are_named():
     days = ["2026-09-30", "2026-10-05", "2026-10-08", "2026-10-09"]  # 10-05 is 国庆 in the shipped file
     assert calendar_mismatches(days, "2026-09-30", "2026-10-09") == ["2026-10-05 来源为交易日，内置日历为休市"]
     assert calendar_mismatches(["2026-09-30", "2026-10-08"], "2026-09-30", "2026-10-09") == [
-        "2026-10-09 内置日历为交易日，来源为休市"]
+        "2026-10-09 内置日历为交易日，来源为休市"
+    ]
     assert calendar_mismatches([], "2026-09-30", "2026-10-09") == []  # the source said nothing

@@ -19,8 +19,16 @@ def test_moving_average():
 
 def test_trade_markers_sit_on_the_adjusted_scale(db):
     load(db, "000333", name="美的集团")
-    PortfolioStore(db).record_trade(symbol="000333", side="buy", price=32.99, quantity=1000, reason=None,
-                                    name="美的集团", at="2016-05-05T14:00:00+08:00", source="user")
+    PortfolioStore(db).record_trade(
+        symbol="000333",
+        side="buy",
+        price=32.99,
+        quantity=1000,
+        reason=None,
+        name="美的集团",
+        at="2016-05-05T14:00:00+08:00",
+        source="user",
+    )
     data = chart_data(MarketData(db), DomainStore(db), "000333", 2400)
     assert data.name == "美的集团" and data.cost == 32.99 and len(data.dates) == 2380
     assert data.cost_line == pytest.approx((32.99 - 1.2) / 1.5)  # bought before the bonus issue

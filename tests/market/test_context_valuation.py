@@ -9,19 +9,25 @@ from pixiu_cli.market.valuation import CachedValuer
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.domain import DomainStore
 from pixiu_cli.store.market import MarketStore
-from tests.helpers import MARKET_FIXTURES as FIXTURES, load
+from tests.helpers import MARKET_FIXTURES as FIXTURES
+from tests.helpers import load
 
 NOW = datetime(2016, 5, 6, 16, 0, tzinfo=SHANGHAI)
 
 
 def _holdings(db, rows):
-    db["holdings"].insert_all([{"symbol": s, "name": n, "short_names": "[]", "shares": q, "cost": c, "role": "core",
-                                "updated_at": at} for s, n, q, c, at in rows])
+    db["holdings"].insert_all(
+        [
+            {"symbol": s, "name": n, "short_names": "[]", "shares": q, "cost": c, "role": "core", "updated_at": at}
+            for s, n, q, c, at in rows
+        ]
+    )
 
 
 def _block(db, valued=True):
-    builder = ContextBuilder(ConversationStore(db), DomainStore(db),
-                             valuer=CachedValuer(MarketStore(db)) if valued else None)
+    builder = ContextBuilder(
+        ConversationStore(db), DomainStore(db), valuer=CachedValuer(MarketStore(db)) if valued else None
+    )
     return builder.context_block("美的集团最近怎么样", now=NOW)[0].text
 
 
@@ -30,12 +36,19 @@ def test_holdings_line_after_a_bonus_issue(db, tmp_path):
     path = tmp_path / "to_ex_day.csv"
     path.write_text("\n".join([lines[0]] + [x for x in lines[1:] if x[:10] <= "2016-05-06"]) + "\n")
     load(db, "000333", path=path)
-    _holdings(db, [("000333", "美的集团", 1000, 30.0, "2016-04-01T10:00:00+08:00"),
-                   ("600519", "贵州茅台", 100, 200.0, "2016-04-01T10:00:00+08:00")])
+    _holdings(
+        db,
+        [
+            ("000333", "美的集团", 1000, 30.0, "2016-04-01T10:00:00+08:00"),
+            ("600519", "贵州茅台", 100, 200.0, "2016-04-01T10:00:00+08:00"),
+        ],
+    )
     block = _block(db)
     line = next(x for x in block.splitlines() if "000333 美的集团" in x and x.startswith("- ["))
-    assert ("收盘 20.35（2016-05-06 不复权） · 送转后 1,500 股 · 已派现 1,200 · 市值 30,525 · "
-            "浮动盈亏 +1,725.00（+5.8%） · 仓位 100.0%") in line
+    assert (
+        "收盘 20.35（2016-05-06 不复权） · 送转后 1,500 股 · 已派现 1,200 · 市值 30,525 · "
+        "浮动盈亏 +1,725.00（+5.8%） · 仓位 100.0%"
+    ) in line
     assert "600519 贵州茅台 · 核心仓 · 100 股 · 成本 200.00 · 无行情数据" in block
     assert "集中度：最大仓位 000333 100.0%，前三 100.0%，HHI 1.00" in block
 

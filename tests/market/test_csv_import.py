@@ -11,14 +11,18 @@ from pixiu_cli.market.adjust import adjust
 from pixiu_cli.market.csv_source import CsvImportError, parse_actions, parse_bars
 from pixiu_cli.market.data import MarketData
 from pixiu_cli.store.market import MarketStore
-from tests.helpers import MARKET_FIXTURES as FIXTURES, load
+from tests.helpers import MARKET_FIXTURES as FIXTURES
+from tests.helpers import load
 
 REAL = [line.split(",") for line in (FIXTURES / "000001.csv").read_text().splitlines()[1:]]
 JUNE_2016 = [r for r in REAL if "2016-06-13" <= r[0] <= "2016-06-17"]
 
 
 def test_tdx_export_in_gbk_with_title_and_footer(db, tmp_path):
-    lines = ["000001 平安银行 日线 不复权", "      日期\t    开盘\t    最高\t    最低\t    收盘\t    成交量\t    成交额"]
+    lines = [
+        "000001 平安银行 日线 不复权",
+        "      日期\t    开盘\t    最高\t    最低\t    收盘\t    成交量\t    成交额",
+    ]
     lines += ["\t".join([r[0].replace("-", "/"), *r[1:5], r[5], "12345678.00"]) for r in JUNE_2016]
     lines.append("数据来源:通达信")
     path = tmp_path / "SZ#000001.txt"
@@ -30,10 +34,18 @@ def test_tdx_export_in_gbk_with_title_and_footer(db, tmp_path):
     assert [g.date for g in result.suspects] == ["2016-06-16"]
 
 
-@pytest.mark.parametrize("title, symbol, adjusted, message", [
-    ("000001 平安银行 日线 前复权", "000001", "none", "标题写明「前复权」，请用 --adjusted qfq（并提供 --actions）"),
-    ("000001 平安银行 日线 不复权", "000002", "none", "文件标题是 000001，与 --symbol 000002 不符"),
-])
+@pytest.mark.parametrize(
+    "title, symbol, adjusted, message",
+    [
+        (
+            "000001 平安银行 日线 前复权",
+            "000001",
+            "none",
+            "标题写明「前复权」，请用 --adjusted qfq（并提供 --actions）",
+        ),
+        ("000001 平安银行 日线 不复权", "000002", "none", "文件标题是 000001，与 --symbol 000002 不符"),
+    ],
+)
 def test_tdx_title_contradicting_the_flags_is_refused(db, tmp_path, title, symbol, adjusted, message):
     path = tmp_path / "export.txt"
     path.write_bytes(f"{title}\n日期\t开盘\t最高\t最低\t收盘\t成交量\n2016/06/13\t10\t11\t9\t10\t100\n".encode("gbk"))
@@ -50,24 +62,29 @@ def test_chinese_header_with_volume_in_lots_is_stored_in_shares():
 
 
 def test_tushare_daily_dump_units():
-    text = ("ts_code,trade_date,open,high,low,close,pre_close,change,pct_chg,vol,amount\n"
-            "000001.SZ,20160614,10.5,10.6,10.4,10.5,10.4,0.1,0.96,1234.5,2000.0\n"
-            "000001.SZ,20160613,10.4,10.6,10.3,10.4,10.4,0,0,1000,1500.0\n")
+    text = (
+        "ts_code,trade_date,open,high,low,close,pre_close,change,pct_chg,vol,amount\n"
+        "000001.SZ,20160614,10.5,10.6,10.4,10.5,10.4,0.1,0.96,1234.5,2000.0\n"
+        "000001.SZ,20160613,10.4,10.6,10.3,10.4,10.4,0,0,1000,1500.0\n"
+    )
     parsed = parse_bars(text)
     assert parsed.shape == "tushare" and [b.date for b in parsed.bars] == ["2016-06-13", "2016-06-14"]
     assert parsed.bars[1].volume == 123450 and parsed.bars[1].amount == 2_000_000  # 手 and 千元
 
 
-@pytest.mark.parametrize("text, message", [
-    ("date,open,high,low,close,volume\n2016-06-13,10,11,9,10,100\n2016-06-14,10,9,11,10,100\n", "第 3 行"),
-    ("date,open,high,low,close,volume\n2016-06-13,10,11,9,abc,100\n", "第 2 行：收盘价「abc」不是数字"),
-    ("date,open,high,low,close,volume\n2016-13-13,10,11,9,10,100\n", "日期「2016-13-13」无法识别"),
-    ("date,open,high,low,close,volume\n2016-06-13,10,11,9,10,100\n2016-06-13,10,11,9,10,100\n", "重复"),
-    ("date,open,close\n2016-06-13,10,11\n", "缺少列：high、low、volume"),
-    ("hello\n", "没有找到表头"),
-    ("date,open,high,low,close,volume\n", "没有数据行"),
-    ("date,open,high,low,close,volume\n2016-06-13,10,11,9,nan,100\n", "不是有效数值"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("date,open,high,low,close,volume\n2016-06-13,10,11,9,10,100\n2016-06-14,10,9,11,10,100\n", "第 3 行"),
+        ("date,open,high,low,close,volume\n2016-06-13,10,11,9,abc,100\n", "第 2 行：收盘价「abc」不是数字"),
+        ("date,open,high,low,close,volume\n2016-13-13,10,11,9,10,100\n", "日期「2016-13-13」无法识别"),
+        ("date,open,high,low,close,volume\n2016-06-13,10,11,9,10,100\n2016-06-13,10,11,9,10,100\n", "重复"),
+        ("date,open,close\n2016-06-13,10,11\n", "缺少列：high、low、volume"),
+        ("hello\n", "没有找到表头"),
+        ("date,open,high,low,close,volume\n", "没有数据行"),
+        ("date,open,high,low,close,volume\n2016-06-13,10,11,9,nan,100\n", "不是有效数值"),
+    ],
+)
 def test_bad_rows_refuse_the_file_naming_the_line(text, message):
     with pytest.raises(CsvImportError, match=message):
         parse_bars(text)
@@ -99,8 +116,10 @@ def test_adjusted_file_is_stored_unadjusted(db, tmp_path, mode):
     real = data.bars("000333", "none")
     adjusted = adjust(real, MarketStore(db).actions("000333"), mode)
     path = tmp_path / f"{mode}.csv"
-    path.write_text("date,open,high,low,close,volume\n" + "".join(
-        f"{b.date},{b.open:.4f},{b.high:.4f},{b.low:.4f},{b.close:.4f},{b.volume}\n" for b in adjusted.bars()))
+    path.write_text(
+        "date,open,high,low,close,volume\n"
+        + "".join(f"{b.date},{b.open:.4f},{b.high:.4f},{b.low:.4f},{b.close:.4f},{b.volume}\n" for b in adjusted.bars())
+    )
     with pytest.raises(CsvImportError, match="需要 --actions"):
         load(db, "000333", path=path, actions=False, adjusted=mode)
     load(db, "000333", path=path, adjusted=mode)

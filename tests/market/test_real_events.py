@@ -7,8 +7,8 @@ from datetime import datetime
 
 import pytest
 
-from pixiu_cli.market.trading_days import SHANGHAI
 from pixiu_cli.market.data import MarketData
+from pixiu_cli.market.trading_days import SHANGHAI
 from pixiu_cli.market.valuation import value_portfolio
 from pixiu_cli.store.domain import Holding
 from pixiu_cli.store.market import MarketStore
@@ -21,12 +21,15 @@ def _change_on(series, day: str) -> float:
     return series.close[i] / series.close[i - 1] - 1
 
 
-@pytest.mark.parametrize("code, day, raw_change, real_change", [
-    # 000333 10派12转增5: close 32.99 → 20.35; reference (32.99 − 1.2) / 1.5 = 21.1933
-    ("000333", "2016-05-06", -0.383, 20.35 / ((32.99 - 1.2) / 1.5) - 1),
-    # 000001 10派1.53送2: close 10.44 → reference (10.44 − 0.153) / 1.2 = 8.5725
-    ("000001", "2016-06-16", -0.179, None),
-])
+@pytest.mark.parametrize(
+    "code, day, raw_change, real_change",
+    [
+        # 000333 10派12转增5: close 32.99 → 20.35; reference (32.99 − 1.2) / 1.5 = 21.1933
+        ("000333", "2016-05-06", -0.383, 20.35 / ((32.99 - 1.2) / 1.5) - 1),
+        # 000001 10派1.53送2: close 10.44 → reference (10.44 − 0.153) / 1.2 = 8.5725
+        ("000001", "2016-06-16", -0.179, None),
+    ],
+)
 def test_ex_rights_day_moves_by_the_real_market_move(db, code, day, raw_change, real_change):
     load(db, code)
     data = MarketData(db)
@@ -112,8 +115,10 @@ def test_holding_bought_before_ex_rights_keeps_its_real_value(db, tmp_path):
 def test_holding_recorded_after_the_event_is_not_multiplied_again(db):
     load(db, "000333")
     now = datetime(2026, 11, 30, 16, tzinfo=SHANGHAI)
-    holdings = [Holding("000333", "美的集团", (), 1000, 60.5, "core", "2024-01-02T10:00:00+08:00"),
-                Holding("000001", "平安银行", (), 100, 10.0, "satellite", None)]
+    holdings = [
+        Holding("000333", "美的集团", (), 1000, 60.5, "core", "2024-01-02T10:00:00+08:00"),
+        Holding("000001", "平安银行", (), 100, 10.0, "satellite", None),
+    ]
     value = value_portfolio(MarketStore(db), holdings, now)
     v = value.holdings["000333"]
     assert (v.shares, v.cash_received, v.last_close) == (1000, 0, 79.06)
@@ -124,8 +129,9 @@ def test_holding_recorded_after_the_event_is_not_multiplied_again(db):
 
 
 @pytest.mark.parametrize("mode", ["qfq", "hfq"])
-@pytest.mark.parametrize("start, end", [("2017-01-03", "2019-12-31"), ("2016-05-06", "2016-06-30"),
-                                        ("2015-06-01", "2016-05-05")])
+@pytest.mark.parametrize(
+    "start, end", [("2017-01-03", "2019-12-31"), ("2016-05-06", "2016-06-30"), ("2015-06-01", "2016-05-05")]
+)
 def test_a_window_read_equals_the_same_days_of_the_full_read(db, mode, start, end):
     load(db, "000333")
     data = MarketData(db)

@@ -11,12 +11,12 @@ from types import SimpleNamespace
 
 import pytest
 
-from pixiu_cli.market.trading_days import SHANGHAI
 from pixiu_cli.market.akshare_source import AkshareSource
 from pixiu_cli.market.baostock_source import BaostockSource
 from pixiu_cli.market.data import MarketData
 from pixiu_cli.market.sources import SourceError
 from pixiu_cli.market.sync import sync
+from pixiu_cli.market.trading_days import SHANGHAI
 from pixiu_cli.store.market import MarketStore
 from pixiu_cli.store.securities import SecurityMaster
 from tests.helpers import load
@@ -51,30 +51,50 @@ class FakeBaostock:
 
     def query_history_k_data_plus(self, code, fields, start_date, end_date, frequency, adjustflag):
         self.calls.append(("k", code, start_date, end_date, adjustflag))
-        rows = [["2016-05-05", "33.0700", "33.2400", "32.8500", "32.9900", "19547684", "645000000.0000", "1", "0"],
-                ["2016-05-06", "20.9700", "21.1400", "20.3500", "20.3500", "38785800", "800000000.0000", "1", "0"],
-                ["2016-05-09", "20.3500", "20.3500", "20.3500", "20.3500", "0", "0.0000", "0", "0"]]
+        rows = [
+            ["2016-05-05", "33.0700", "33.2400", "32.8500", "32.9900", "19547684", "645000000.0000", "1", "0"],
+            ["2016-05-06", "20.9700", "21.1400", "20.3500", "20.3500", "38785800", "800000000.0000", "1", "0"],
+            ["2016-05-09", "20.3500", "20.3500", "20.3500", "20.3500", "0", "0.0000", "0", "0"],
+        ]
         return ResultData(fields.split(","), [r for r in rows if start_date <= r[0] <= end_date])
 
     def query_adjust_factor(self, code, start_date, end_date):
-        return ResultData(["code", "dividOperateDate", "foreAdjustFactor", "backAdjustFactor", "adjustFactor"],
-                          [[code, "2016-05-06", "0.64", "1.556638", "1.556638"]])
+        return ResultData(
+            ["code", "dividOperateDate", "foreAdjustFactor", "backAdjustFactor", "adjustFactor"],
+            [[code, "2016-05-06", "0.64", "1.556638", "1.556638"]],
+        )
 
     def query_dividend_data(self, code, year, yearType):
         rows = [[code, "2016-04-22", "2016-05-05", "2016-05-06", "1.2", "1.2", "", "0.5"]] if year == "2016" else []
-        return ResultData(["code", "dividPlanAnnounceDate", "dividRegistDate", "dividOperateDate",
-                           "dividCashPsBeforeTax", "dividCashPsAfterTax", "dividStocksPs", "dividReserveToStockPs"],
-                          rows)
+        return ResultData(
+            [
+                "code",
+                "dividPlanAnnounceDate",
+                "dividRegistDate",
+                "dividOperateDate",
+                "dividCashPsBeforeTax",
+                "dividCashPsAfterTax",
+                "dividStocksPs",
+                "dividReserveToStockPs",
+            ],
+            rows,
+        )
 
     def query_trade_dates(self, start_date, end_date):
-        return ResultData(["calendar_date", "is_trading_day"],
-                          [["2016-05-06", "1"], ["2016-05-07", "0"], ["2016-05-08", "0"], ["2016-05-09", "1"]])
+        return ResultData(
+            ["calendar_date", "is_trading_day"],
+            [["2016-05-06", "1"], ["2016-05-07", "0"], ["2016-05-08", "0"], ["2016-05-09", "1"]],
+        )
 
     def query_stock_basic(self):
-        return ResultData(["code", "code_name", "ipoDate", "outDate", "type", "status"],
-                          [["sz.000333", "美的集团", "2013-09-18", "", "1", "1"],
-                           ["sh.000001", "上证综合指数", "1991-07-15", "", "2", "1"],
-                           ["sz.000001", "平安银行", "1991-04-03", "", "1", "1"]])
+        return ResultData(
+            ["code", "code_name", "ipoDate", "outDate", "type", "status"],
+            [
+                ["sz.000333", "美的集团", "2013-09-18", "", "1", "1"],
+                ["sh.000001", "上证综合指数", "1991-07-15", "", "2", "1"],
+                ["sz.000001", "平安银行", "1991-04-03", "", "1", "1"],
+            ],
+        )
 
 
 def test_baostock_native_shapes(db):
@@ -87,7 +107,11 @@ def test_baostock_native_shapes(db):
     assert series.dates == ("2016-05-05", "2016-05-06")  # the suspended day (tradestatus 0) is not a bar
     action = MarketStore(db).actions("000333")[0]
     assert (action.ex_date, action.cash_per_share, action.shares_per_share, action.source) == (
-        "2016-05-06", 1.2, 0.5, "baostock")
+        "2016-05-06",
+        1.2,
+        0.5,
+        "baostock",
+    )
     assert action.ratio == pytest.approx(1.556638)  # the source's own factor, used for adjustment
     qfq = MarketData(db).bars("000333", "qfq")
     assert qfq.close[1] / qfq.close[0] - 1 == pytest.approx(20.35 * 1.556638 / 32.99 - 1)
@@ -135,8 +159,14 @@ def test_offline_sync_keeps_stored_data_and_marks_it_stale(db):
     before = MarketStore(db).bars("000333")
     fake = FakeBaostock()
     fake.login = lambda: (_ for _ in ()).throw(OSError("[Errno 101] Network is unreachable"))
-    outcomes = sync(MarketStore(db), SecurityMaster(db), BaostockSource(timeout=5, module=fake),
-                    ["000333", "000002"], since=None, now=datetime(2026, 11, 30, 16, tzinfo=SHANGHAI))
+    outcomes = sync(
+        MarketStore(db),
+        SecurityMaster(db),
+        BaostockSource(timeout=5, module=fake),
+        ["000333", "000002"],
+        since=None,
+        now=datetime(2026, 11, 30, 16, tzinfo=SHANGHAI),
+    )
     assert [o.error for o in outcomes] == ["baostock 登录：OSError [Errno 101] Network is unreachable"] * 2
     assert MarketStore(db).bars("000333") == before
     status = {s.symbol: s for s in MarketData(db).status(datetime(2026, 11, 30, 16, tzinfo=SHANGHAI))}
@@ -149,8 +179,14 @@ def test_a_symbol_is_never_half_written(db):
     before = (MarketStore(db).bars("000333"), MarketStore(db).actions("000333"))
     fake = FakeBaostock()
     fake.query_dividend_data = lambda **k: ResultData([], [], error_code="1", error_msg="服务器错误")
-    outcomes = sync(MarketStore(db), SecurityMaster(db), BaostockSource(timeout=5, module=fake), ["000333"],
-                    since="2016-05-05", now=NOW)  # bars arrived, then the actions failed
+    outcomes = sync(
+        MarketStore(db),
+        SecurityMaster(db),
+        BaostockSource(timeout=5, module=fake),
+        ["000333"],
+        since="2016-05-05",
+        now=NOW,
+    )  # bars arrived, then the actions failed
     assert outcomes[0].error and (MarketStore(db).bars("000333"), MarketStore(db).actions("000333")) == before
 
 
@@ -171,27 +207,88 @@ class FakeAkshare:
         if self.sina_fails:
             raise ConnectionError("Sina 403")
         from datetime import date
-        return _frame([{"date": date(2016, 5, 6), "open": 20.97, "high": 21.14, "low": 20.35, "close": 20.35,
-                        "volume": 38785800.0, "amount": 8.0e8, "outstanding_share": 1.0, "turnover": 0.01}])
+
+        return _frame(
+            [
+                {
+                    "date": date(2016, 5, 6),
+                    "open": 20.97,
+                    "high": 21.14,
+                    "low": 20.35,
+                    "close": 20.35,
+                    "volume": 38785800.0,
+                    "amount": 8.0e8,
+                    "outstanding_share": 1.0,
+                    "turnover": 0.01,
+                }
+            ]
+        )
 
     def stock_zh_a_hist(self, symbol, period, start_date, end_date, adjust):
         self.calls.append(("eastmoney", symbol, start_date, end_date, adjust))
-        return _frame([{"日期": "2016-05-05", "股票代码": "000333", "开盘": 33.07, "收盘": 32.99, "最高": 33.24,
-                        "最低": 32.85, "成交量": 195476, "成交额": 6.45e8, "振幅": 1.2, "涨跌幅": -0.3,
-                        "涨跌额": -0.1, "换手率": 0.5},
-                       {"日期": "2016-05-06", "股票代码": "000333", "开盘": 20.97, "收盘": 20.35, "最高": 21.14,
-                        "最低": 20.35, "成交量": 387858, "成交额": 8.0e8, "振幅": 2.4, "涨跌幅": -38.3,
-                        "涨跌额": -12.6, "换手率": 0.9}])
+        return _frame(
+            [
+                {
+                    "日期": "2016-05-05",
+                    "股票代码": "000333",
+                    "开盘": 33.07,
+                    "收盘": 32.99,
+                    "最高": 33.24,
+                    "最低": 32.85,
+                    "成交量": 195476,
+                    "成交额": 6.45e8,
+                    "振幅": 1.2,
+                    "涨跌幅": -0.3,
+                    "涨跌额": -0.1,
+                    "换手率": 0.5,
+                },
+                {
+                    "日期": "2016-05-06",
+                    "股票代码": "000333",
+                    "开盘": 20.97,
+                    "收盘": 20.35,
+                    "最高": 21.14,
+                    "最低": 20.35,
+                    "成交量": 387858,
+                    "成交额": 8.0e8,
+                    "振幅": 2.4,
+                    "涨跌幅": -38.3,
+                    "涨跌额": -12.6,
+                    "换手率": 0.9,
+                },
+            ]
+        )
 
     def tool_trade_date_hist_sina(self):
         from datetime import date
+
         return _frame([{"trade_date": date(2016, 5, 6)}, {"trade_date": date(2016, 5, 9)}])
 
     def stock_history_dividend_detail(self, symbol, indicator):
-        return _frame([{"公告日期": "2016-04-22", "送股": 0.0, "转增": 5.0, "派息": 12.0, "进度": "实施",
-                        "除权除息日": "2016-05-06", "股权登记日": "2016-05-05", "红股上市日": "2016-05-06"},
-                       {"公告日期": "2025-03-28", "送股": 0.0, "转增": 0.0, "派息": 35.0, "进度": "预案",
-                        "除权除息日": None, "股权登记日": None, "红股上市日": None}])
+        return _frame(
+            [
+                {
+                    "公告日期": "2016-04-22",
+                    "送股": 0.0,
+                    "转增": 5.0,
+                    "派息": 12.0,
+                    "进度": "实施",
+                    "除权除息日": "2016-05-06",
+                    "股权登记日": "2016-05-05",
+                    "红股上市日": "2016-05-06",
+                },
+                {
+                    "公告日期": "2025-03-28",
+                    "送股": 0.0,
+                    "转增": 0.0,
+                    "派息": 35.0,
+                    "进度": "预案",
+                    "除权除息日": None,
+                    "股权登记日": None,
+                    "红股上市日": None,
+                },
+            ]
+        )
 
 
 def test_akshare_prefers_sina_and_reads_eastmoney_chinese_columns_in_lots(db):
@@ -203,12 +300,24 @@ def test_akshare_prefers_sina_and_reads_eastmoney_chinese_columns_in_lots(db):
 
     fake = FakeAkshare(sina_fails=True)
     fake.stock_history_dividend_detail = lambda symbol, indicator: _frame([{"除权除息日": None, "进度": "预案"}])
-    missed = sync(MarketStore(db), SecurityMaster(db), AkshareSource(timeout=5, module=fake), ["000333"],
-                  since="2016-05-05", now=NOW)  # the dividend table lacks the event: the gap is named
+    missed = sync(
+        MarketStore(db),
+        SecurityMaster(db),
+        AkshareSource(timeout=5, module=fake),
+        ["000333"],
+        since="2016-05-05",
+        now=NOW,
+    )  # the dividend table lacks the event: the gap is named
     assert [g.date for g in missed[0].suspects] == ["2016-05-06"]
     fake = FakeAkshare(sina_fails=True)
-    outcomes = sync(MarketStore(db), SecurityMaster(db), AkshareSource(timeout=5, module=fake), ["000333"],
-                    since="2016-05-05", now=NOW)
+    outcomes = sync(
+        MarketStore(db),
+        SecurityMaster(db),
+        AkshareSource(timeout=5, module=fake),
+        ["000333"],
+        since="2016-05-05",
+        now=NOW,
+    )
     assert outcomes[0].error is None and [c[0] for c in fake.calls] == ["sina", "eastmoney"]
     assert outcomes[0].suspects == ()
     stored = MarketStore(db).bars("000333").bars()
@@ -233,6 +342,7 @@ def test_akshare_both_endpoints_failing_is_one_line():
 
 def test_missing_library_is_named_with_its_extra(monkeypatch):
     import builtins
+
     real_import = builtins.__import__
 
     def no_baostock(name, *args, **kwargs):
@@ -247,8 +357,14 @@ def test_missing_library_is_named_with_its_extra(monkeypatch):
 
 @pytest.mark.live
 def test_live_baostock_fetches_real_bars(db):
-    outcomes = sync(MarketStore(db), SecurityMaster(db), BaostockSource(timeout=30), ["000333"],
-                    since="2016-05-01", now=datetime.now(SHANGHAI))
+    outcomes = sync(
+        MarketStore(db),
+        SecurityMaster(db),
+        BaostockSource(timeout=30),
+        ["000333"],
+        since="2016-05-01",
+        now=datetime.now(SHANGHAI),
+    )
     assert outcomes[0].error is None
     assert "2016-05-06" in MarketStore(db).bars("000333").dates
 
@@ -257,10 +373,18 @@ def test_sync_names_calendar_days_the_source_disagrees_on(db):
     fake = FakeBaostock()
     fake.query_trade_dates = lambda start_date, end_date: ResultData(
         ["calendar_date", "is_trading_day"],
-        [["2026-09-30", "1"], ["2026-10-01", "0"], ["2026-10-05", "1"], ["2026-10-08", "1"], ["2026-10-09", "1"]])
+        [["2026-09-30", "1"], ["2026-10-01", "0"], ["2026-10-05", "1"], ["2026-10-08", "1"], ["2026-10-09", "1"]],
+    )
     notes: list[str] = []
-    sync(MarketStore(db), SecurityMaster(db), BaostockSource(timeout=5, module=fake), [], since="2026-09-30",
-         now=datetime(2026, 10, 9, 16, tzinfo=SHANGHAI), on_calendar=notes.extend)
+    sync(
+        MarketStore(db),
+        SecurityMaster(db),
+        BaostockSource(timeout=5, module=fake),
+        [],
+        since="2026-09-30",
+        now=datetime(2026, 10, 9, 16, tzinfo=SHANGHAI),
+        on_calendar=notes.extend,
+    )
     assert notes == ["2026-10-05 来源为交易日，内置日历为休市"]
 
 
@@ -269,8 +393,14 @@ def test_csv_files_are_a_price_source_too(db):
     from tests.helpers import CsvSource
 
     source = CsvSource("000333", FIXTURES / "000333.csv", FIXTURES / "000333_actions.csv")
-    outcomes = sync(MarketStore(db), SecurityMaster(db), source, ["000333"], since="2016-05-01",
-                    now=datetime(2025, 6, 3, 16, tzinfo=SHANGHAI))
+    outcomes = sync(
+        MarketStore(db),
+        SecurityMaster(db),
+        source,
+        ["000333"],
+        since="2016-05-01",
+        now=datetime(2025, 6, 3, 16, tzinfo=SHANGHAI),
+    )
     assert outcomes[0].first == "2016-05-03" and outcomes[0].last == "2025-05-30"
     qfq = MarketData(db).bars("000333", "qfq", "2016-05-05", "2016-05-06")
     assert qfq.close[1] / qfq.close[0] - 1 == pytest.approx(20.35 / ((32.99 - 1.2) / 1.5) - 1)
@@ -285,7 +415,8 @@ def test_incremental_sync_checks_the_first_new_bar_against_the_stored_close(db, 
     fake = FakeBaostock()
     fake.query_dividend_data = lambda **k: ResultData(["dividOperateDate"], [])
     fake.query_adjust_factor = lambda **k: ResultData(["dividOperateDate", "backAdjustFactor"], [])
-    outcomes = sync(MarketStore(db), SecurityMaster(db), BaostockSource(timeout=5, module=fake), ["000333"],
-                    since=None, now=NOW)  # fetches from 2016-05-06 only
+    outcomes = sync(
+        MarketStore(db), SecurityMaster(db), BaostockSource(timeout=5, module=fake), ["000333"], since=None, now=NOW
+    )  # fetches from 2016-05-06 only
     assert outcomes[0].first == "2016-05-06"
     assert [(g.prev_date, g.date) for g in outcomes[0].suspects] == [("2016-05-05", "2016-05-06")]

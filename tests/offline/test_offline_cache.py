@@ -79,6 +79,7 @@ def test_unknown_profile_is_rejected():
 
 # -- the cache on disk (pixiu's own offline mode) --------------------------------------------
 
+
 def test_persisted_units_outlive_the_instance(tmp_path):
     path = tmp_path / "offline_cache.db"
     first = PrefixCache.persisted("deepseek", path)

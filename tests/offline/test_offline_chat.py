@@ -10,12 +10,7 @@ import urllib.error
 import openai
 import pytest
 
-from pixiu_cli.offline import (
-    Fault,
-    OfflineServer,
-    ScriptedReply,
-    ToolCallSpec,
-)
+from pixiu_cli.offline import Fault, OfflineServer, ScriptedReply, ToolCallSpec
 from tests.helpers import OfflineControl
 
 MODEL = "deepseek-chat"
@@ -45,8 +40,14 @@ def collect(stream):
                     entry["arguments"] += call.function.arguments
             if choice.finish_reason:
                 finishes.append(choice.finish_reason)
-    return {"text": "".join(text), "reasoning": "".join(reasoning), "calls": calls,
-            "finish": finishes, "usage": usage, "chunks": count}
+    return {
+        "text": "".join(text),
+        "reasoning": "".join(reasoning),
+        "calls": calls,
+        "finish": finishes,
+        "usage": usage,
+        "chunks": count,
+    }
 
 
 def test_non_streaming_text(offline, client):
@@ -69,8 +70,9 @@ def test_streaming_text_in_chunk_chars_pieces(offline, client):
 
 def test_streaming_final_usage_chunk(offline, client):
     offline.enqueue(ScriptedReply(text="好"))
-    chunks = list(client.chat.completions.create(
-        model=MODEL, messages=HELLO, stream=True, stream_options={"include_usage": True}))
+    chunks = list(
+        client.chat.completions.create(model=MODEL, messages=HELLO, stream=True, stream_options={"include_usage": True})
+    )
     assert chunks[-1].choices == [] and chunks[-1].usage is not None
     assert chunks[-2].choices[0].finish_reason == "stop"
     assert all(c.usage is None for c in chunks[:-1])
@@ -79,11 +81,16 @@ def test_streaming_final_usage_chunk(offline, client):
 
 
 def test_streamed_parallel_tool_calls_assemble(offline, client):
-    offline.enqueue(ScriptedReply(
-        text="我查一下。",
-        tool_calls=[ToolCallSpec("get_quote", '{"code": "600519", "fields": ["price", "pe"]}'),
-                    ToolCallSpec("get_news", '{"code": "000001"}', id="call_fixed")],
-        chunk_chars=5))
+    offline.enqueue(
+        ScriptedReply(
+            text="我查一下。",
+            tool_calls=[
+                ToolCallSpec("get_quote", '{"code": "600519", "fields": ["price", "pe"]}'),
+                ToolCallSpec("get_news", '{"code": "000001"}', id="call_fixed"),
+            ],
+            chunk_chars=5,
+        )
+    )
     result = collect(client.chat.completions.create(model=MODEL, messages=HELLO, stream=True))
     assert result["text"] == "我查一下。"
     assert result["finish"] == ["tool_calls"]
@@ -108,13 +115,17 @@ def test_non_streaming_tool_calls_keep_invalid_arguments_verbatim(offline, clien
 def test_tool_call_ids_are_deterministic_per_request(offline, client):
     spec = ScriptedReply(tool_calls=[ToolCallSpec("a", "{}"), ToolCallSpec("b", "{}")])
     offline.enqueue(spec, spec)
-    ids = [[c.id for c in client.chat.completions.create(model=MODEL, messages=HELLO).choices[0].message.tool_calls]
-           for _ in range(2)]
+    ids = [
+        [c.id for c in client.chat.completions.create(model=MODEL, messages=HELLO).choices[0].message.tool_calls]
+        for _ in range(2)
+    ]
     assert ids[0] == ids[1] and len(set(ids[0])) == 2
 
 
 def test_reasoning_content_streamed_and_not(offline, client):
-    offline.enqueue(ScriptedReply(text="结论", reasoning="先想想估值"), ScriptedReply(text="结论", reasoning="先想想估值"))
+    offline.enqueue(
+        ScriptedReply(text="结论", reasoning="先想想估值"), ScriptedReply(text="结论", reasoning="先想想估值")
+    )
     reply = client.chat.completions.create(model=MODEL, messages=HELLO)
     assert reply.choices[0].message.reasoning_content == "先想想估值"
     assert reply.usage.completion_tokens_details.reasoning_tokens > 0
@@ -124,8 +135,7 @@ def test_reasoning_content_streamed_and_not(offline, client):
 
 def test_scripted_queue_is_fifo_then_falls_back_to_the_responder(offline, client):
     offline.enqueue(ScriptedReply(text="A"), ScriptedReply(text="B"), "C")
-    answers = [client.chat.completions.create(model=MODEL, messages=HELLO).choices[0].message.content
-               for _ in range(4)]
+    answers = [client.chat.completions.create(model=MODEL, messages=HELLO).choices[0].message.content for _ in range(4)]
     assert answers[:3] == ["A", "B", "C"]
     assert "离线" in answers[3]
     assert offline.pending_replies == 0
@@ -185,8 +195,9 @@ def test_missing_or_empty_key_is_401(offline, raw_http):
 
 def test_sdk_sees_401_as_authentication_error(offline):
     # The SDK always sends a bearer key; override the header with a non-bearer scheme.
-    client = openai.OpenAI(base_url=offline.base_url, api_key="sk-test", max_retries=0,
-                           default_headers={"Authorization": "Token abc"})
+    client = openai.OpenAI(
+        base_url=offline.base_url, api_key="sk-test", max_retries=0, default_headers={"Authorization": "Token abc"}
+    )
     try:
         with pytest.raises(openai.AuthenticationError):
             client.chat.completions.create(model=MODEL, messages=HELLO)
@@ -207,12 +218,15 @@ def test_bad_json_and_missing_messages_are_400(offline, raw_http, client):
 
 
 def test_control_endpoints_over_http(offline, client, raw_http, control_headers):
-    status, _, payload = raw_http(offline, "POST", "/_pixiu/script",
-                                  [{"text": "脚本一"}, {"text": "", "tool_calls": [{"name": "f", "arguments": {"a": 1}}]}],
-                                  control_headers)
+    status, _, payload = raw_http(
+        offline,
+        "POST",
+        "/_pixiu/script",
+        [{"text": "脚本一"}, {"text": "", "tool_calls": [{"name": "f", "arguments": {"a": 1}}]}],
+        control_headers,
+    )
     assert status == 200 and json.loads(payload)["pending"] == 2
-    status, _, _ = raw_http(offline, "POST", "/_pixiu/faults", [{"kind": "http_error", "status": 503}],
-                            control_headers)
+    status, _, _ = raw_http(offline, "POST", "/_pixiu/faults", [{"kind": "http_error", "status": 503}], control_headers)
     assert status == 200
 
     with pytest.raises(openai.InternalServerError):
@@ -238,9 +252,15 @@ def test_control_endpoints_over_http(offline, client, raw_http, control_headers)
 PLANTED_TRADE = [{"text": "卖出 600519 100 股 @ 1"}]
 
 
-@pytest.mark.parametrize(("method", "path", "body"), [
-    ("POST", "/_pixiu/script", PLANTED_TRADE), ("POST", "/_pixiu/faults", [{"kind": "http_error", "status": 500}]),
-    ("POST", "/_pixiu/reset", {}), ("GET", "/_pixiu/requests", None)])
+@pytest.mark.parametrize(
+    ("method", "path", "body"),
+    [
+        ("POST", "/_pixiu/script", PLANTED_TRADE),
+        ("POST", "/_pixiu/faults", [{"kind": "http_error", "status": 500}]),
+        ("POST", "/_pixiu/reset", {}),
+        ("GET", "/_pixiu/requests", None),
+    ],
+)
 def test_control_routes_do_not_exist_on_a_server_not_started_for_tests(make_server, raw_http, method, path, body):
     server = make_server()  # as `pixiu` itself starts it in offline mode
     assert server.control_token is None
@@ -249,12 +269,18 @@ def test_control_routes_do_not_exist_on_a_server_not_started_for_tests(make_serv
     assert server.pending_replies == 0 and server.pending_faults == 0
 
 
-@pytest.mark.parametrize("headers", [{}, {"X-Pixiu-Control-Token": "guessed"}, {"X-Pixiu-Control-Token": ""}],
-                         ids=["no-token", "wrong-token", "empty-token"])
+@pytest.mark.parametrize(
+    "headers",
+    [{}, {"X-Pixiu-Control-Token": "guessed"}, {"X-Pixiu-Control-Token": ""}],
+    ids=["no-token", "wrong-token", "empty-token"],
+)
 def test_control_routes_need_the_run_token(offline, raw_http, headers):
     offline.enqueue("keep me")
-    for method, path, body in (("POST", "/_pixiu/script", PLANTED_TRADE), ("POST", "/_pixiu/reset", {}),
-                               ("GET", "/_pixiu/requests", None)):
+    for method, path, body in (
+        ("POST", "/_pixiu/script", PLANTED_TRADE),
+        ("POST", "/_pixiu/reset", {}),
+        ("GET", "/_pixiu/requests", None),
+    ):
         status, _, _ = raw_http(offline, method, path, body, headers)
         assert status == 403, path
     assert offline.pending_replies == 1  # neither planted nor reset
@@ -264,8 +290,9 @@ def test_control_routes_take_only_json(offline, raw_http, control_headers):
     """A web page can POST text/plain (or a form) to loopback without a preflight; not JSON."""
     body = json.dumps(PLANTED_TRADE).encode()
     for content_type in ("text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"):
-        status, _, _ = raw_http(offline, "POST", "/_pixiu/script", body,
-                                {**control_headers, "Content-Type": content_type})
+        status, _, _ = raw_http(
+            offline, "POST", "/_pixiu/script", body, {**control_headers, "Content-Type": content_type}
+        )
         assert status == 415, content_type
     assert offline.pending_replies == 0
 

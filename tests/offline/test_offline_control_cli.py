@@ -13,8 +13,14 @@ from tests.helpers import PIXIU_BIN, OfflineControl, clean_env
 
 
 def start(tmp_path, *args):
-    process = subprocess.Popen([PIXIU_BIN, "offline-server", "--port", "0", *args], env=clean_env(tmp_path),
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, encoding="utf-8")
+    process = subprocess.Popen(
+        [PIXIU_BIN, "offline-server", "--port", "0", *args],
+        env=clean_env(tmp_path),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        encoding="utf-8",
+    )
     lines = [process.stdout.readline()]
     if "--control" in args:
         lines.append(process.stdout.readline())

@@ -86,9 +86,13 @@ def test_keepalive_lines_are_ignored_by_the_sdk(offline, client, raw_http):
     assert ask(client).choices[0].message.content == "非流式"
 
     offline.inject(Fault("keepalive", keepalive_lines=2))
-    status, headers, body = raw_http(offline, "POST", "/v1/chat/completions",
-                                     {"model": MODEL, "messages": HELLO, "stream": True},
-                                     {"Authorization": "Bearer sk-test"})
+    status, headers, body = raw_http(
+        offline,
+        "POST",
+        "/v1/chat/completions",
+        {"model": MODEL, "messages": HELLO, "stream": True},
+        {"Authorization": "Bearer sk-test"},
+    )
     assert status == 200 and headers["content-type"].startswith("text/event-stream")
     assert body.startswith(b": keep-alive\n\n: keep-alive\n\ndata: {")
     assert body.endswith(b"data: [DONE]\n\n")
@@ -135,8 +139,10 @@ def test_timeout_raises_api_timeout_error(offline, client):
 
 
 def test_fault_attached_to_a_scripted_reply(offline, client):
-    offline.enqueue(ScriptedReply(text="一二三四五六", chunk_chars=1, fault=Fault("drop_stream", after_chunks=2)),
-                    ScriptedReply(text="完整"))
+    offline.enqueue(
+        ScriptedReply(text="一二三四五六", chunk_chars=1, fault=Fault("drop_stream", after_chunks=2)),
+        ScriptedReply(text="完整"),
+    )
     with pytest.raises(openai.APIConnectionError):
         list(ask(client, stream=True))
     assert ask(client).choices[0].message.content == "完整"
@@ -145,9 +151,11 @@ def test_fault_attached_to_a_scripted_reply(offline, client):
 def test_faults_apply_in_order_one_per_request(offline, make_client):
     client = make_client(offline, max_retries=3)
     offline.enqueue(ScriptedReply(text="终于"))
-    offline.inject(Fault("http_error", status=500, retry_after=0.01),
-                   Fault("http_error", status=503, retry_after=0.01),
-                   Fault("delay", seconds=0.01))
+    offline.inject(
+        Fault("http_error", status=500, retry_after=0.01),
+        Fault("http_error", status=503, retry_after=0.01),
+        Fault("delay", seconds=0.01),
+    )
     assert ask(client).choices[0].message.content == "终于"
     assert [r.status for r in offline.requests] == [500, 503, 200]
     assert [r.fault.kind for r in offline.requests] == ["http_error", "http_error", "delay"]

@@ -62,8 +62,11 @@ def test_mentions_tools_and_tool_results():
     request = conversation(history_turns=0)
     request["tools"] = [{"type": "function", "function": {"name": "get_quote", "parameters": {}}}]
     request["messages"] += [
-        {"role": "assistant", "content": None,
-         "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "get_quote", "arguments": "{}"}}]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "get_quote", "arguments": "{}"}}],
+        },
         {"role": "tool", "tool_call_id": "c1", "content": "1500.00"},
     ]
     text = respond(request).text
@@ -93,8 +96,10 @@ def test_through_the_sdk(offline, client):
 
 # -- tool intents read the whole conversation, not only this turn's block -------------------
 
-TOOLS = [{"type": "function", "function": {"name": name, "parameters": {}}}
-         for name in ("remember", "record_decision", "get_holdings")]
+TOOLS = [
+    {"type": "function", "function": {"name": name, "parameters": {}}}
+    for name in ("remember", "record_decision", "get_holdings")
+]
 FULL_BLOCK = """[上下文信息]
 
 ## 当前时间
@@ -115,10 +120,14 @@ DELTA_BLOCK = """[上下文信息]
 
 
 def continued(question: str, first_block: str = FULL_BLOCK) -> dict:
-    messages = [{"role": "system", "content": "你是 pixiu。"},
-                {"role": "user", "content": first_block}, {"role": "user", "content": "我的持仓怎么样？"},
-                {"role": "assistant", "content": "整体均衡。"},
-                {"role": "user", "content": DELTA_BLOCK}, {"role": "user", "content": question}]
+    messages = [
+        {"role": "system", "content": "你是 pixiu。"},
+        {"role": "user", "content": first_block},
+        {"role": "user", "content": "我的持仓怎么样？"},
+        {"role": "assistant", "content": "整体均衡。"},
+        {"role": "user", "content": DELTA_BLOCK},
+        {"role": "user", "content": question},
+    ]
     return {"model": "pixiu-offline", "messages": messages, "tools": TOOLS}
 
 
@@ -130,13 +139,24 @@ def planned(request: dict) -> list[tuple[str, dict]]:
 
 def test_a_trade_reported_by_name_in_a_continued_conversation_is_recorded():
     calls = planned(continued("今天以 30 元买入海康威视 200 股"))
-    assert calls == [("record_decision", {"symbol": "002415", "side": "buy", "price": 30.0, "quantity": 200,
-                                          "reason": "今天以 30 元买入海康威视 200 股"})]
+    assert calls == [
+        (
+            "record_decision",
+            {
+                "symbol": "002415",
+                "side": "buy",
+                "price": 30.0,
+                "quantity": 200,
+                "reason": "今天以 30 元买入海康威视 200 股",
+            },
+        )
+    ]
 
 
 def test_remember_keeps_the_symbol_of_a_stock_named_by_its_short_name():
     assert planned(continued("海康估值偏高，回踩 30 元再加仓")) == [
-        ("remember", {"kind": "plan", "text": "海康估值偏高，回踩 30 元再加仓", "symbol": "002415"})]
+        ("remember", {"kind": "plan", "text": "海康估值偏高，回踩 30 元再加仓", "symbol": "002415"})
+    ]
 
 
 def test_a_stock_named_only_in_an_earlier_section_heading_is_found():
@@ -151,4 +171,5 @@ def test_asking_to_review_plans_is_not_a_plan():
         assert planned(continued(request)) == [], request
     # …but asking pixiu to remember one still is.
     assert planned(continued("帮我记住：茅台跌破1500元加仓")) == [
-        ("remember", {"kind": "plan", "text": "帮我记住：茅台跌破1500元加仓", "symbol": "600519"})]
+        ("remember", {"kind": "plan", "text": "帮我记住：茅台跌破1500元加仓", "symbol": "600519"})
+    ]

@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
-from pixiu_cli.offline import ScriptedReply
 from pixiu_cli.llm.template import BOS
+from pixiu_cli.offline import ScriptedReply
 from pixiu_cli.tokens import count_tokens
 
 MODEL = "deepseek-chat"
 SYSTEM = "你是 pixiu（貔貅），一位面向中国 A 股个人投资者的终端投资助理。回答先给结论，再给依据；不编造数据。\n" * 12
-TOOLS = [{"type": "function", "function": {"name": "get_quote", "description": "查询一只股票的最新行情",
-                                           "parameters": {"type": "object",
-                                                          "properties": {"code": {"type": "string"}}}}}]
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_quote",
+            "description": "查询一只股票的最新行情",
+            "parameters": {"type": "object", "properties": {"code": {"type": "string"}}},
+        },
+    }
+]
 
 
 def ask(client, messages, **extra):
@@ -45,8 +52,7 @@ def test_deepseek_next_turn_reuses_the_stored_reply(offline, client):
     offline.enqueue(ScriptedReply(text="估值处于历史中位附近，" * 20))
     first = ask(client, first_turn())
     answer = first.choices[0].message.content
-    follow_up = first_turn() + [{"role": "assistant", "content": answer},
-                                {"role": "user", "content": "那我该加仓吗？"}]
+    follow_up = first_turn() + [{"role": "assistant", "content": answer}, {"role": "user", "content": "那我该加仓吗？"}]
     usage = ask(client, follow_up).usage
     stored = first.usage.prompt_tokens + first.usage.completion_tokens
     assert hit(usage) == stored // 64 * 64
@@ -55,7 +61,10 @@ def test_deepseek_next_turn_reuses_the_stored_reply(offline, client):
 
 def test_deepseek_changed_system_prompt_misses_everything(offline, client):
     ask(client, first_turn())
-    changed = [{"role": "system", "content": "【2026-05-01 10:00】" + SYSTEM}, {"role": "user", "content": "茅台现在估值高吗？"}]
+    changed = [
+        {"role": "system", "content": "【2026-05-01 10:00】" + SYSTEM},
+        {"role": "user", "content": "茅台现在估值高吗？"},
+    ]
     assert hit(ask(client, changed).usage) == 0
 
 
@@ -65,7 +74,10 @@ def test_deepseek_second_system_message_later_breaks_the_prefix(offline, client)
     history = first_turn() + [{"role": "assistant", "content": first.choices[0].message.content}]
     system_tokens = count_tokens(BOS + SYSTEM)
 
-    with_scene = history + [{"role": "system", "content": "场景：持仓诊断。"}, {"role": "user", "content": "仓位怎么样？"}]
+    with_scene = history + [
+        {"role": "system", "content": "场景：持仓诊断。"},
+        {"role": "user", "content": "仓位怎么样？"},
+    ]
     scene_hit = hit(ask(client, with_scene).usage)
     assert scene_hit < system_tokens  # hoisted into the system prompt: history no longer matches
 

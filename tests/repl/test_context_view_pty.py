@@ -5,18 +5,15 @@ shows its first call's sections and the later calls' tool messages."""
 
 from __future__ import annotations
 
-import pytest
-
 import re
 import sqlite3
 import subprocess
 
 import pexpect
+import pytest
 
 from pixiu_cli.offline.script import ScriptedReply, ToolCallSpec
-from tests.helpers import FIXTURE
-from tests.helpers import PIXIU_BIN
-from tests.helpers import PROMPT, say, spawn
+from tests.helpers import FIXTURE, PIXIU_BIN, PROMPT, say, spawn
 
 QUESTION = "我的持仓组合怎么样"
 
@@ -25,8 +22,12 @@ QUESTION = "我的持仓组合怎么样"
 @pytest.mark.slow
 def test_context_table_raw_pretty_and_tool_loop(server, online_env, pixiu_home):
     subprocess.run([PIXIU_BIN, "import", str(FIXTURE)], env=online_env, check=True, capture_output=True, timeout=60)
-    server.enqueue(ScriptedReply(text="第一轮回答。"), ScriptedReply(text="第二轮回答。"),
-                   ScriptedReply(tool_calls=[ToolCallSpec("get_holdings", "{}")]), ScriptedReply(text="第三轮回答。"))
+    server.enqueue(
+        ScriptedReply(text="第一轮回答。"),
+        ScriptedReply(text="第二轮回答。"),
+        ScriptedReply(tool_calls=[ToolCallSpec("get_holdings", "{}")]),
+        ScriptedReply(text="第三轮回答。"),
+    )
     child = spawn(online_env, "chat")
     child.expect(PROMPT)
     say(child, QUESTION)
@@ -46,7 +47,7 @@ def test_context_table_raw_pretty_and_tool_loop(server, online_env, pixiu_home):
     child.expect("未变化，其 tokens 计在它们发送的那一轮")
     child.expect(PROMPT)
     say(child, "/context --raw")
-    child.expect(r'\]\}\}\}\]\}\r\n')  # the end of the tools list, the last key stored
+    child.expect(r"\]\}\}\}\]\}\r\n")  # the end of the tools list, the last key stored
     shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]|\r|\n", "", child.before)
     assert '{"model":"deepseek-test","stream":true,"messages":[{"role":"system","content":"你是 pixiu' in shown
     child.expect(PROMPT)
@@ -66,6 +67,7 @@ def test_context_table_raw_pretty_and_tool_loop(server, online_env, pixiu_home):
     child.expect(pexpect.EOF)
 
     db = sqlite3.connect(pixiu_home / "pixiu.db")
-    steps = db.execute("select t.seq, c.step, c.context_json is not null from calls c join turns t on t.id = c.turn_id "
-                       "order by c.id").fetchall()
+    steps = db.execute(
+        "select t.seq, c.step, c.context_json is not null from calls c join turns t on t.id = c.turn_id order by c.id"
+    ).fetchall()
     assert steps == [(1, 0, 1), (2, 0, 1), (3, 0, 1), (3, 1, 0)]

@@ -4,13 +4,12 @@ counts, and --diff names the first differing message."""
 
 from __future__ import annotations
 
-import pytest
-
 import json
 import re
 import sqlite3
 
 import pexpect
+import pytest
 
 from pixiu_cli.offline.script import ScriptedReply
 from tests.helpers import PROMPT, say, spawn
@@ -56,4 +55,6 @@ def test_demo_context_by_short_name_then_portfolio(server, online_env, pixiu_hom
     assert len(re.findall(r"回测画像", block2.split("## 持仓画像概览")[1].split("\n## ")[0])) == 8
     db = sqlite3.connect(pixiu_home / "demo.db")
     info = json.loads(db.execute("select context_json from calls order by id desc limit 1").fetchone()[0])
-    assert info["intent"] == "portfolio_review" and len([m for m in info["memory_ids"] if m.startswith("profile:")]) == 8
+    assert (
+        info["intent"] == "portfolio_review" and len([m for m in info["memory_ids"] if m.startswith("profile:")]) == 8
+    )

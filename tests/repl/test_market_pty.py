@@ -4,11 +4,10 @@ the price's as-of date in /context, then draw /chart 000333."""
 
 from __future__ import annotations
 
-import pytest
-
 from pathlib import Path
 
 import pexpect
+import pytest
 
 from pixiu_cli.offline.script import ScriptedReply
 from tests.helpers import PROMPT, pixiu_ok, say, spawn
@@ -18,13 +17,22 @@ VALUE_LINE = "收盘 79.06（2025-05-30 不复权"
 PNL = "浮动盈亏 +18,560.00（+30.7%）"  # 1,000 × (79.06 − 60.50) on real prices
 
 
-
 @pytest.mark.pty
 @pytest.mark.slow
 def test_import_status_ask_context_chart(server, online_env):
     pixiu_ok(online_env, "import", str(MARKET / "midea_holding.json"))
-    pixiu_ok(online_env, "data", "import", str(MARKET / "000333.csv"), "--symbol", "000333", "--name", "美的集团",
-        "--actions", str(MARKET / "000333_actions.csv"))
+    pixiu_ok(
+        online_env,
+        "data",
+        "import",
+        str(MARKET / "000333.csv"),
+        "--symbol",
+        "000333",
+        "--name",
+        "美的集团",
+        "--actions",
+        str(MARKET / "000333_actions.csv"),
+    )
     assert "000333\t美的集团\t2380\t2015-06-01\t2025-05-30" in pixiu_ok(online_env, "data", "status")
 
     child = spawn(online_env)

@@ -3,18 +3,16 @@ responder calls `remember`), and the memory slash commands."""
 
 from __future__ import annotations
 
-import pytest
-
 import json
 import sqlite3
 import subprocess
 from pathlib import Path
 
 import pexpect
+import pytest
 
-from tests.helpers import PIXIU_BIN
-from tests.helpers import PROMPT, say, spawn
 from pixiu_cli.store.conversations import add_request_function
+from tests.helpers import PIXIU_BIN, PROMPT, say, spawn
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.json"
 
@@ -63,7 +61,10 @@ def test_w2_6_round_trip_across_sessions(offline_env, tmp_path, pixiu_home):
     request = json.loads(db.execute("select call_request(id) from calls order by id desc limit 1").fetchone()[0])
     block = request["messages"][-2]["content"]
     assert block.startswith("[上下文信息]") and "「海康估值偏高，回踩 30 元再加仓」" in block
-    assert db.execute("select source, inject_count from memory_events where id = ?", [note_id]).fetchone() == ("model", 1)
+    assert db.execute("select source, inject_count from memory_events where id = ?", [note_id]).fetchone() == (
+        "model",
+        1,
+    )
 
 
 @pytest.mark.pty
@@ -139,8 +140,16 @@ def test_one_id_space_undo_a_trade_and_find_the_stock(server, online_env, tmp_pa
     with db:
         db.execute("insert into securities (symbol, name, kind) values ('601318', '中国平安', 'stock')")
     db.close()
-    server.enqueue(ScriptedReply(tool_calls=[ToolCallSpec("record_decision", json.dumps(
-        {"symbol": "002415", "side": "buy", "price": 30, "quantity": 200}))]), ScriptedReply(text="记下了"))
+    server.enqueue(
+        ScriptedReply(
+            tool_calls=[
+                ToolCallSpec(
+                    "record_decision", json.dumps({"symbol": "002415", "side": "buy", "price": 30, "quantity": 200})
+                )
+            ]
+        ),
+        ScriptedReply(text="记下了"),
+    )
     child = spawn(online_env)
     child.expect(PROMPT)
     say(child, "今天以 30 元买入海康威视 200 股")
@@ -172,8 +181,9 @@ def test_one_id_space_undo_a_trade_and_find_the_stock(server, online_env, tmp_pa
     db = sqlite3.connect(pixiu_home / "pixiu.db")
     add_request_function(db)
     assert db.execute("select shares, cost from holdings where symbol = '002415'").fetchone() == (2000, 31.2)
-    assert db.execute("select count(*) from memory_events where kind = 'decision' and deleted_at is null"
-                      ).fetchone() == (0,)
+    assert db.execute(
+        "select count(*) from memory_events where kind = 'decision' and deleted_at is null"
+    ).fetchone() == (0,)
 
 
 @pytest.mark.pty

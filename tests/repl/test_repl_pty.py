@@ -11,8 +11,8 @@ import pexpect
 import pytest
 
 from pixiu_cli.offline.script import ScriptedReply
-from tests.helpers import PLANTED_KEY, PROMPT, PROMPT_READING, say, spawn, wait_for_new_prompt
 from pixiu_cli.store.conversations import add_request_function
+from tests.helpers import PLANTED_KEY, PROMPT, PROMPT_READING, say, spawn, wait_for_new_prompt
 
 
 @pytest.fixture
@@ -61,7 +61,11 @@ def test_two_turns_ctrl_c_continue_exit(server, repl, pixiu_home):
     add_request_function(db)
     turns = db.execute("select seq, user_text, status, reply_text from turns order by seq").fetchall()
     assert [(t[0], t[1], t[2]) for t in turns] == [
-        (1, "茅台怎么看", "complete"), (2, "仓位呢", "complete"), (3, "讲个长的", "interrupted"), (4, "继续", "complete")]
+        (1, "茅台怎么看", "complete"),
+        (2, "仓位呢", "complete"),
+        (3, "讲个长的", "interrupted"),
+        (4, "继续", "complete"),
+    ]
     partial = turns[2][3]
     assert partial and slow.startswith(partial) and len(partial) < len(slow)
     calls = db.execute("select call_request(id), status from calls order by id").fetchall()
@@ -114,8 +118,11 @@ def test_slash_commands_help_sessions_new_resume(server, repl):
     say(child, "回到对话一")
     child.expect("答三")
     child.expect(PROMPT)
-    roles = [m["content"] for m in server.requests[-1].json["messages"]
-             if m["role"] == "user" and not m["content"].startswith("[上下文信息]")]
+    roles = [
+        m["content"]
+        for m in server.requests[-1].json["messages"]
+        if m["role"] == "user" and not m["content"].startswith("[上下文信息]")
+    ]
     assert roles == ["对话一的问题", "回到对话一"]
     child.sendeof()
     child.expect(pexpect.EOF)
@@ -192,7 +199,10 @@ def test_reasoning_is_shown_dimmed_then_the_answer(server, repl, pixiu_home):
     child.expect(pexpect.EOF)
     db = sqlite3.connect(pixiu_home / "pixiu.db")
     add_request_function(db)
-    assert db.execute("select reasoning_text, reply_text from calls").fetchone() == ("先看持仓，再看纪律。", "结论：控制仓位。")
+    assert db.execute("select reasoning_text, reply_text from calls").fetchone() == (
+        "先看持仓，再看纪律。",
+        "结论：控制仓位。",
+    )
 
 
 @pytest.mark.pty
@@ -205,7 +215,9 @@ def test_markdown_is_rendered_and_input_history_persists(server, online_env, pix
     child.expect("缓存命中")
     shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", child.before)
     child.expect(PROMPT)
-    assert "不超过三成" in shown and "重点" in shown and "**" not in shown and "`" not in shown  # Markdown rendered by rich
+    assert (
+        "不超过三成" in shown and "重点" in shown and "**" not in shown and "`" not in shown
+    )  # Markdown rendered by rich
     child.sendeof()
     child.expect(pexpect.EOF)
     assert "记住这句话的历史" in (pixiu_home / "input_history").read_text(encoding="utf-8")

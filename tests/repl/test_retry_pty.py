@@ -28,8 +28,10 @@ def repl(online_env):
 @pytest.mark.pty
 @pytest.mark.slow
 def test_retrying_is_shown_dimly_before_the_answer(server, repl):
-    server.enqueue(ScriptedReply(text="不会显示", fault=Fault("drop_stream", after_chunks=1)),
-                   ScriptedReply(text="第二次尝试的回答。"))
+    server.enqueue(
+        ScriptedReply(text="不会显示", fault=Fault("drop_stream", after_chunks=1)),
+        ScriptedReply(text="第二次尝试的回答。"),
+    )
     say(repl, "你好")
     repl.expect("重试中…")
     assert repl.before.endswith(DIM) or DIM in repl.before[-20:]  # printed in the dim style
@@ -47,7 +49,9 @@ def test_retry_reruns_a_turn_cut_mid_stream(server, repl, pixiu_home):
     repl.expect("第一问的回答")
     repl.expect(PROMPT)
 
-    server.enqueue(ScriptedReply(text="这是一段会被掐断的回复内容", chunk_chars=2, fault=Fault("drop_stream", after_chunks=3)))
+    server.enqueue(
+        ScriptedReply(text="这是一段会被掐断的回复内容", chunk_chars=2, fault=Fault("drop_stream", after_chunks=3))
+    )
     say(repl, "会断的问题")
     repl.expect("回复中途断开")
     repl.expect(RETRY_HINT.split("（")[0])
@@ -68,7 +72,11 @@ def test_retry_reruns_a_turn_cut_mid_stream(server, repl, pixiu_home):
     db = sqlite3.connect(pixiu_home / "pixiu.db")
     turns = db.execute("select seq, user_text, status, reply_text, error from turns order by seq").fetchall()
     db.close()
-    assert [t[:3] for t in turns] == [(1, "第一问", "complete"), (2, "会断的问题", "error"), (3, "会断的问题", "complete")]
+    assert [t[:3] for t in turns] == [
+        (1, "第一问", "complete"),
+        (2, "会断的问题", "error"),
+        (3, "会断的问题", "complete"),
+    ]
     assert turns[1][3] == "这是一段" and turns[1][4].endswith(RETRIED_LABEL.format(seq=3))  # kept, labelled
     assert turns[2][3] == "重新生成的完整回答。"
 

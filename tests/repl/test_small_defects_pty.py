@@ -3,8 +3,6 @@ on a taken port is one clear line."""
 
 from __future__ import annotations
 
-import pytest
-
 import socket
 import sqlite3
 import subprocess
@@ -12,10 +10,10 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 import pexpect
+import pytest
 
 from pixiu_cli.offline.script import ScriptedReply
-from tests.helpers import PIXIU_BIN
-from tests.helpers import PROMPT, say, spawn
+from tests.helpers import PIXIU_BIN, PROMPT, say, spawn
 
 
 @pytest.mark.pty
@@ -49,7 +47,12 @@ def test_offline_server_on_a_taken_port_is_one_line(offline_env):
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        done = subprocess.run([PIXIU_BIN, "offline-server", "--port", str(port)], env=offline_env,
-                              capture_output=True, text=True, timeout=30)
+        done = subprocess.run(
+            [PIXIU_BIN, "offline-server", "--port", str(port)],
+            env=offline_env,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
     assert done.returncode == 1
     assert done.stderr == f"错误：端口 {port} 已被占用：请用 --port 换一个端口（--port 0 表示随机）\n"

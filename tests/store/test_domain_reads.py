@@ -13,8 +13,15 @@ from pixiu_cli.store.memory import PortfolioStore
 
 
 def _holding(symbol: str, name: str, shares: float = 100.0) -> dict:
-    return {"symbol": symbol, "name": name, "short_names": "[]", "shares": shares, "cost": 10.0, "role": "core",
-            "updated_at": "2026-06-01T10:00:00+08:00"}
+    return {
+        "symbol": symbol,
+        "name": name,
+        "short_names": "[]",
+        "shares": shares,
+        "cost": 10.0,
+        "role": "core",
+        "updated_at": "2026-06-01T10:00:00+08:00",
+    }
 
 
 @pytest.fixture
@@ -33,8 +40,10 @@ def symbols(domain: DomainStore) -> list[str]:
 def test_a_commit_by_another_connection_is_seen(domain, tmp_path):
     assert symbols(domain) == ["600036", "600519"]
     other = sqlite3.connect(tmp_path / "p.db")
-    other.execute("insert into holdings (symbol, name, short_names, shares, cost, role) "
-                  "values ('000001', '平安银行', '[]', 10, 9.5, 'satellite')")
+    other.execute(
+        "insert into holdings (symbol, name, short_names, shares, cost, role) "
+        "values ('000001', '平安银行', '[]', 10, 9.5, 'satellite')"
+    )
     other.commit()
     other.execute("update holdings set shares = 999 where symbol = '600519'")
     other.commit()
@@ -45,8 +54,16 @@ def test_a_commit_by_another_connection_is_seen(domain, tmp_path):
 
 def test_a_write_on_the_same_connection_is_seen(domain):
     assert len(domain.holdings()) == 2
-    PortfolioStore(domain.db).record_trade(symbol="600519", side="sell", price=1500.0, quantity=100, reason=None,
-                                           name=None, at="2026-06-02T10:00:00+08:00", source="user")
+    PortfolioStore(domain.db).record_trade(
+        symbol="600519",
+        side="sell",
+        price=1500.0,
+        quantity=100,
+        reason=None,
+        name=None,
+        at="2026-06-02T10:00:00+08:00",
+        source="user",
+    )
     assert symbols(domain) == ["600036"]
     with write_transaction(domain.db):
         domain.db.execute("update holdings set role = 'satellite' where symbol = '600036'")
@@ -70,8 +87,13 @@ def test_the_returned_list_is_the_callers_own(domain):
 
 
 def test_profiles_for_many_symbols_take_each_ones_latest(domain):
-    rows = [("600519", "a", "2026-01-01"), ("600519", "b", "2026-05-01"), ("600519", "c", "2026-03-01"),
-            ("600036", "d", "2026-02-01"), ("600036", "e", "2026-02-01")]  # same day: the higher id wins
+    rows = [
+        ("600519", "a", "2026-01-01"),
+        ("600519", "b", "2026-05-01"),
+        ("600519", "c", "2026-03-01"),
+        ("600036", "d", "2026-02-01"),
+        ("600036", "e", "2026-02-01"),
+    ]  # same day: the higher id wins
     with write_transaction(domain.db):
         domain.db["profiles"].insert_all([{"symbol": s, "strategy": k, "as_of": d} for s, k, d in rows])
     got = domain.profiles_for(["600036", "000001", "600519", "600036"])
@@ -92,8 +114,9 @@ def test_portfolio_reads_survive_conversation_writes_but_not_trades(tmp_path):
 
     db = open_database(tmp_path / "v.db")
     domain = DomainStore(db)
-    db["holdings"].insert({"symbol": "600519", "name": "贵州茅台", "short_names": "[]", "shares": 100.0,
-                           "cost": 1600.0, "role": "core"})
+    db["holdings"].insert(
+        {"symbol": "600519", "name": "贵州茅台", "short_names": "[]", "shares": 100.0, "cost": 1600.0, "role": "core"}
+    )
     first = domain.holdings()
     store = ConversationStore(db)
     store.start_turn(store.create_conversation().id, "一轮对话的写入")
@@ -101,8 +124,16 @@ def test_portfolio_reads_survive_conversation_writes_but_not_trades(tmp_path):
     db.conn.set_trace_callback(queries.append)
     assert domain.holdings() == first
     assert not any("from holdings" in q for q in queries)  # reused: a turn is not a portfolio change
-    PortfolioStore(db).record_trade(symbol="600519", side="buy", price=1500.0, quantity=100, reason=None,
-                                    name=None, at=datetime.now(SHANGHAI).isoformat(), source="test")
+    PortfolioStore(db).record_trade(
+        symbol="600519",
+        side="buy",
+        price=1500.0,
+        quantity=100,
+        reason=None,
+        name=None,
+        at=datetime.now(SHANGHAI).isoformat(),
+        source="test",
+    )
     after = domain.holdings()
     assert after != first and after[0].shares == 200.0
     assert isinstance(after[0], Holding)

@@ -13,8 +13,8 @@ import pytest
 from pixiu_cli.dataset import SHANGHAI, parse_document, to_document
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.domain import DomainStore
-from pixiu_cli.store.memory import MemoryStore, PortfolioStore
 from pixiu_cli.store.imports import ShareConflict, merge_document
+from pixiu_cli.store.memory import MemoryStore, PortfolioStore
 
 NOW = datetime(2026, 11, 27, 10, 0, tzinfo=SHANGHAI)
 FIXTURE = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.json").read_text())
@@ -70,19 +70,40 @@ def test_changed_rows_are_updated_new_ones_added_and_absent_ones_left_alone(db):
 def test_notes_and_decisions_made_in_conversation_are_never_touched(db):
     merge(db, FIXTURE)
     memory = MemoryStore(db)
-    said = memory.add_note(note_kind="plan", text="茅台跌破1500元加仓", symbol=None, source="model",
-                           at="2026-11-27T10:00:00+08:00").event
-    gone = memory.add_note(note_kind="view", text="白酒股不碰了", symbol=None, source="import",
-                           at="2026-11-27T10:00:00+08:00").event
+    said = memory.add_note(
+        note_kind="plan", text="茅台跌破1500元加仓", symbol=None, source="model", at="2026-11-27T10:00:00+08:00"
+    ).event
+    gone = memory.add_note(
+        note_kind="view", text="白酒股不碰了", symbol=None, source="import", at="2026-11-27T10:00:00+08:00"
+    ).event
     memory.forget(gone.id, "2026-11-27T10:01:00+08:00")
-    PortfolioStore(db).record_trade(symbol="002415", side="buy", price=30, quantity=200, reason="对话里说的",
-                                    name="海康威视", at="2026-11-27T10:02:00+08:00", source="model")
+    PortfolioStore(db).record_trade(
+        symbol="002415",
+        side="buy",
+        price=30,
+        quantity=200,
+        reason="对话里说的",
+        name="海康威视",
+        at="2026-11-27T10:02:00+08:00",
+        source="model",
+    )
     doc = copy.deepcopy(FIXTURE)
     # the file names the conversation's note and trade (as an old export would), with other details
-    doc["notes"] += [{"kind": "plan", "symbol": "600519", "text": "茅台跌破1500元加仓", "created_at": "2026-01-01"},
-                     {"kind": "view", "text": "白酒股不碰了", "created_at": "2026-01-01"}]
-    doc["decisions"].append({"symbol": "002415", "side": "buy", "price": 30, "quantity": 200, "reason": "改写",
-                             "decided_at": "2026-11-27T10:02:00+08:00", "source": "import"})
+    doc["notes"] += [
+        {"kind": "plan", "symbol": "600519", "text": "茅台跌破1500元加仓", "created_at": "2026-01-01"},
+        {"kind": "view", "text": "白酒股不碰了", "created_at": "2026-01-01"},
+    ]
+    doc["decisions"].append(
+        {
+            "symbol": "002415",
+            "side": "buy",
+            "price": 30,
+            "quantity": 200,
+            "reason": "改写",
+            "decided_at": "2026-11-27T10:02:00+08:00",
+            "source": "import",
+        }
+    )
     result = merge(db, doc)
     assert counts(result)["notes"] == (0, 0, 6) and result.sections["notes"].conversation == 2
     assert counts(result)["decisions"] == (0, 0, 3) and result.sections["decisions"].conversation == 1
@@ -90,18 +111,37 @@ def test_notes_and_decisions_made_in_conversation_are_never_touched(db):
     assert (kept.symbol, kept.created_at, kept.source) == (None, "2026-11-27T10:00:00+08:00", "model")
     assert memory.get(gone.id) is None  # a forgotten note stays forgotten
     assert db.execute("select reason, source from decisions where symbol = '002415'").fetchall() == [
-        ("对话里说的", "model")]
+        ("对话里说的", "model")
+    ]
 
 
 def test_a_holding_changed_by_a_recorded_trade_keeps_the_trade_and_says_so(db):
     merge(db, FIXTURE)
-    PortfolioStore(db).record_trade(symbol="002415", side="buy", price=30, quantity=200, reason=None,
-                                    name="海康威视", at="2026-11-27T10:02:00+08:00", source="model")
-    PortfolioStore(db).record_trade(symbol="300750", side="sell", price=200, quantity=300, reason=None,
-                                    name="宁德时代", at="2026-11-27T10:03:00+08:00", source="model")
+    PortfolioStore(db).record_trade(
+        symbol="002415",
+        side="buy",
+        price=30,
+        quantity=200,
+        reason=None,
+        name="海康威视",
+        at="2026-11-27T10:02:00+08:00",
+        source="model",
+    )
+    PortfolioStore(db).record_trade(
+        symbol="300750",
+        side="sell",
+        price=200,
+        quantity=300,
+        reason=None,
+        name="宁德时代",
+        at="2026-11-27T10:03:00+08:00",
+        source="model",
+    )
     result = merge(db, FIXTURE)
-    assert result.share_conflicts == [ShareConflict("002415", "海康威视", 2000.0, 2200.0, False),
-                                      ShareConflict("300750", "宁德时代", 300.0, 0.0, False)]
+    assert result.share_conflicts == [
+        ShareConflict("002415", "海康威视", 2000.0, 2200.0, False),
+        ShareConflict("300750", "宁德时代", 300.0, 0.0, False),
+    ]
     domain = DomainStore(db)
     hik = domain.holding("002415")
     assert (hik.shares, hik.cost) == (2200.0, pytest.approx(31.0909, abs=1e-4))
@@ -116,8 +156,16 @@ def test_a_holding_changed_by_a_recorded_trade_keeps_the_trade_and_says_so(db):
 
 def test_a_file_that_agrees_with_the_trades_raises_no_warning(db):
     merge(db, FIXTURE)
-    PortfolioStore(db).record_trade(symbol="002415", side="buy", price=30, quantity=200, reason=None,
-                                    name="海康威视", at="2026-11-27T10:02:00+08:00", source="model")
+    PortfolioStore(db).record_trade(
+        symbol="002415",
+        side="buy",
+        price=30,
+        quantity=200,
+        reason=None,
+        name="海康威视",
+        at="2026-11-27T10:02:00+08:00",
+        source="model",
+    )
     doc = copy.deepcopy(FIXTURE)
     doc["holdings"][1].update(shares=2200, short_names=["海康", "海康威"])
     result = merge(db, doc)

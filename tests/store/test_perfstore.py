@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pixiu_cli.cache.prices import PriceTable
 from pixiu_cli.cache.report import build_report
@@ -20,12 +21,21 @@ def _store(tmp_path, name="p.db") -> ConversationStore:
 
 
 def _finish(store, call_id, request_json=None):
-    store.finish_call(call_id, status="complete", reply_text="答", reasoning_text="", tool_calls=[],
-                      finish_reason="stop", usage=Usage(100, 10, 64, 36), ttft_ms=1.0, latency_ms=2.0,
-                      request_json=request_json)
+    store.finish_call(
+        call_id,
+        status="complete",
+        reply_text="答",
+        reasoning_text="",
+        tool_calls=[],
+        finish_reason="stop",
+        usage=Usage(100, 10, 64, 36),
+        ttft_ms=1.0,
+        latency_ms=2.0,
+        request_json=request_json,
+    )
 
 
-texts = st.text(alphabet=st.sampled_from(list("ab{}\"茅台，\n") + ["\U0001F600"]), max_size=60)
+texts = st.text(alphabet=st.sampled_from(list('ab{}"茅台，\n') + ["\U0001f600"]), max_size=60)
 
 
 @given(st.lists(st.tuples(texts, texts, texts), min_size=1, max_size=MAX_DEPTH + 6))
@@ -38,8 +48,9 @@ def test_packed_requests_reconstruct_byte_identical(tmp_path_factory, parts):
     for head, tail, rewrite in parts:
         body = body + head
         request = json.dumps({"messages": body, "tools": tail}, ensure_ascii=False)
-        call_id = store.start_call(turn_id=turn.id, conversation_id=conv, step=0, provider="p", model="m",
-                                   request_json=request)
+        call_id = store.start_call(
+            turn_id=turn.id, conversation_id=conv, step=0, provider="p", model="m", request_json=request
+        )
         final = request + rewrite if rewrite else None  # the as-sent body may differ from the built one
         _finish(store, call_id, final)
         sent.append(final or request)
@@ -57,12 +68,19 @@ def test_a_request_is_stored_once_and_smaller_than_its_text(tmp_path):
     history = ""
     for i in range(6):
         history += f"第 {i} 轮：茅台的估值、分红和仓位怎么看？" * 20
-        request = json.dumps({"messages": [{"role": "user", "content": history}], "tools": ["t"] * 50},
-                             ensure_ascii=False)
-        _finish(store, store.start_call(turn_id=turn.id, conversation_id=conv, step=0, provider="p", model="m",
-                                        request_json=request), request)
-    rows = store.db.conn.execute("select request_json, length(request_z), request_base from calls "
-                                 "order by id").fetchall()
+        request = json.dumps(
+            {"messages": [{"role": "user", "content": history}], "tools": ["t"] * 50}, ensure_ascii=False
+        )
+        _finish(
+            store,
+            store.start_call(
+                turn_id=turn.id, conversation_id=conv, step=0, provider="p", model="m", request_json=request
+            ),
+            request,
+        )
+    rows = store.db.conn.execute(
+        "select request_json, length(request_z), request_base from calls order by id"
+    ).fetchall()
     assert all(r[0] is None for r in rows)  # no second, plain copy
     assert rows[0][2] is None and all(r[2] is not None for r in rows[1:])  # later calls are deltas
     assert max(r[1] for r in rows[1:]) < len(request.encode()) // 20
@@ -72,9 +90,10 @@ def test_old_rows_with_plain_request_json_still_read(tmp_path):
     store = _store(tmp_path)
     conv = store.create_conversation().id
     turn = store.start_turn(conv, "问")
-    call_id = store.start_call(turn_id=turn.id, conversation_id=conv, step=0, provider="p", model="m",
-                               request_json='{"old": 1}')
-    store.db.conn.execute("update calls set request_json = '{\"old\": \"行\"}', request_z = null where id = ?", [call_id])
+    call_id = store.start_call(
+        turn_id=turn.id, conversation_id=conv, step=0, provider="p", model="m", request_json='{"old": 1}'
+    )
+    store.db.conn.execute('update calls set request_json = \'{"old": "行"}\', request_z = null where id = ?', [call_id])
     assert ConversationStore(store.db).get_call(call_id).request_json == '{"old": "行"}'
 
 
@@ -89,15 +108,20 @@ def test_cache_report_reads_the_explanation_stored_at_finish(tmp_path):
     store = _store(tmp_path)
     conv = store.create_conversation().id
     turn = store.start_turn(conv, "问")
-    call_id = store.start_call(turn_id=turn.id, conversation_id=conv, step=0, provider="p", model="m",
-                               request_json='{"messages": []}')
+    call_id = store.start_call(
+        turn_id=turn.id, conversation_id=conv, step=0, provider="p", model="m", request_json='{"messages": []}'
+    )
     _finish(store, call_id)
     # a stored explanation no computation would produce: the report must show it as stored
-    store.set_cache_explanation(call_id, json.dumps({"cause": "tools_changed", "common_tokens": 4242,
-                                                     "predicted_hit": 4224, "detail": "已存"}))
+    store.set_cache_explanation(
+        call_id, json.dumps({"cause": "tools_changed", "common_tokens": 4242, "predicted_hit": 4224, "detail": "已存"})
+    )
     line = build_report(store, conv, PriceTable()).calls[0]
-    assert (line.explanation.cause, line.explanation.common_tokens, line.explanation.detail) == \
-        ("tools_changed", 4242, "已存")
+    assert (line.explanation.cause, line.explanation.common_tokens, line.explanation.detail) == (
+        "tools_changed",
+        4242,
+        "已存",
+    )
     assert line.explanation.reported_hit == 64
     store.db.conn.execute("update calls set cache_explanation_json = null")  # an old row: computed
     assert build_report(store, conv, PriceTable()).calls[0].explanation.cause == "first_call"

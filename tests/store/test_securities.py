@@ -5,8 +5,9 @@ from pixiu_cli.store.securities import Security, SecurityMaster
 def test_upsert_aliases_and_version(tmp_path):
     master = SecurityMaster(open_database(tmp_path / "p.db"))
     v0 = master.version()
-    master.upsert([Security("000333", "美的集团", board="main", source="sync"),
-                   Security("000300", "沪深300", kind="index")])
+    master.upsert(
+        [Security("000333", "美的集团", board="main", source="sync"), Security("000300", "沪深300", kind="index")]
+    )
     assert master.version() > v0
     assert master.get("000300").kind == "index"
     master.upsert([Security("000333", "美的", source="import")], keep_names=True)
