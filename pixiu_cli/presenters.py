@@ -149,73 +149,83 @@ def show_cache(renderer: Renderer, report, *, bar_width: int = 40) -> None:
     from pixiu_cli.cache.report import CacheReport
 
     assert isinstance(report, CacheReport)
-    currency = report.prices.currency
     if report.turns:
-        renderer.line("每轮缓存命中（█ 命中  ░ 未命中）")
-        widest = max(t.totals.prompt_tokens for t in report.turns) or 1
-        for turn in report.turns:
-            t = turn.totals
-            width = max(1, round(bar_width * t.prompt_tokens / widest))
-            if t.cache_hit_tokens is None:
-                renderer.bar(f"#{turn.seq:<3}", 0, width, f"{_n(t.prompt_tokens)} tokens · 命中 未知")
-            else:
-                hit = round(width * t.cache_hit_tokens / t.prompt_tokens) if t.prompt_tokens else 0
-                renderer.bar(
-                    f"#{turn.seq:<3}",
-                    hit,
-                    width - hit,
-                    f"{_pct(t.hit_rate)} · {_n(t.cache_hit_tokens)}/{_n(t.prompt_tokens)}",
-                )
-        rows = []
-        for c in report.calls:
-            e = c.explanation
-            gap = "" if e.gap is None else (f" ⚠ 实际与预测相差 {e.gap:+,}" if e.flagged else "")
-            rows.append(
-                [
-                    str(c.call_id),
-                    f"#{c.turn_seq}" + ("·摘要" if c.step < 0 else f"·{c.step}"),
-                    _n(c.prompt_tokens),
-                    _n(c.cache_hit_tokens),
-                    _n(c.cache_miss_tokens),
-                    _n(c.completion_tokens),
-                    _pct(c.hit_rate),
-                    "—" if c.latency_ms is None else f"{c.latency_ms / 1000:.1f}s",
-                    f"{e.label}{'：' + e.detail if e.detail else ''}（可复用 {e.predicted_hit:,}）{gap}",
-                ]
-            )
+        _show_turn_bars(renderer, report.turns, bar_width)
         renderer.table(
             f"对话 {report.conversation_id} 的调用",
             ["调用", "轮", "输入", "命中", "未命中", "输出", "命中率", "耗时", "缓存分析"],
-            rows,
+            [_call_row(c) for c in report.calls],
         )
     else:
         renderer.info("当前对话还没有模型调用。")
-    total_rows = []
     totals = (("本对话", report.conversation), ("今天", report.today), ("全部", report.all_time))
-    for name, t in totals:
-        note = f"（{t.unreported_calls} 次调用未报告缓存）" if t.unreported_calls else ""
-        total_rows.append(
-            [
-                name,
-                str(t.calls),
-                _n(t.prompt_tokens),
-                _n(t.cache_hit_tokens) + note,
-                _n(t.cache_miss_tokens),
-                _n(t.completion_tokens),
-                _pct(t.hit_rate),
-                *_cost_cells(t, currency),
-            ]
-        )
-    renderer.table("合计", ["范围", "调用", "输入", "命中", "未命中", "输出", "命中率", "费用", "缓存节省"], total_rows)
-    p = report.prices
-    if any(t.unpriced_calls for _, t in totals):
+    renderer.table(
+        "合计",
+        ["范围", "调用", "输入", "命中", "未命中", "输出", "命中率", "费用", "缓存节省"],
+        [_total_row(name, t, report.prices.currency) for name, t in totals],
+    )
+    _show_price_notes(renderer, [t for _, t in totals], report.prices)
+
+
+def _show_turn_bars(renderer: Renderer, turns, bar_width: int) -> None:
+    """One bar per turn, as long as its prompt relative to the longest, split hit / miss."""
+    renderer.line("每轮缓存命中（█ 命中  ░ 未命中）")
+    widest = max(t.totals.prompt_tokens for t in turns) or 1
+    for turn in turns:
+        t = turn.totals
+        width = max(1, round(bar_width * t.prompt_tokens / widest))
+        if t.cache_hit_tokens is None:
+            renderer.bar(f"#{turn.seq:<3}", 0, width, f"{_n(t.prompt_tokens)} tokens · 命中 未知")
+        else:
+            hit = round(width * t.cache_hit_tokens / t.prompt_tokens) if t.prompt_tokens else 0
+            renderer.bar(
+                f"#{turn.seq:<3}",
+                hit,
+                width - hit,
+                f"{_pct(t.hit_rate)} · {_n(t.cache_hit_tokens)}/{_n(t.prompt_tokens)}",
+            )
+
+
+def _call_row(c) -> list[str]:
+    e = c.explanation
+    gap = "" if e.gap is None else (f" ⚠ 实际与预测相差 {e.gap:+,}" if e.flagged else "")
+    return [
+        str(c.call_id),
+        f"#{c.turn_seq}" + ("·摘要" if c.step < 0 else f"·{c.step}"),
+        _n(c.prompt_tokens),
+        _n(c.cache_hit_tokens),
+        _n(c.cache_miss_tokens),
+        _n(c.completion_tokens),
+        _pct(c.hit_rate),
+        "—" if c.latency_ms is None else f"{c.latency_ms / 1000:.1f}s",
+        f"{e.label}{'：' + e.detail if e.detail else ''}（可复用 {e.predicted_hit:,}）{gap}",
+    ]
+
+
+def _total_row(name: str, t, currency: str) -> list[str]:
+    note = f"（{t.unreported_calls} 次调用未报告缓存）" if t.unreported_calls else ""
+    return [
+        name,
+        str(t.calls),
+        _n(t.prompt_tokens),
+        _n(t.cache_hit_tokens) + note,
+        _n(t.cache_miss_tokens),
+        _n(t.completion_tokens),
+        _pct(t.hit_rate),
+        *_cost_cells(t, currency),
+    ]
+
+
+def _show_price_notes(renderer: Renderer, totals: list, p) -> None:
+    """Why some costs are missing, and the prices the others were computed with."""
+    if any(t.unpriced_calls for t in totals):
         renderer.dim(
             "标“—”或“不含”的费用：所用模型不在价格表中（只有 DeepSeek 的价格），只显示 tokens；"
             "在 config.toml 的 [prices] 中设置价格后显示费用。"
         )
-    if any(t.calls > t.unpriced_calls for _, t in totals):
+    if any(t.calls > t.unpriced_calls for t in totals):
         renderer.dim(
-            f"价格（每百万 tokens，{currency}）：命中 {p.hit_per_million:g} · 未命中 {p.miss_per_million:g} · "
+            f"价格（每百万 tokens，{p.currency}）：命中 {p.hit_per_million:g} · 未命中 {p.miss_per_million:g} · "
             f"输出 {p.output_per_million:g}。{'来自 config.toml [prices]' if p.user_set else p.source}"
         )
 

@@ -88,6 +88,19 @@ def role_of(metrics: Metrics) -> tuple[str, str]:
     )
 
 
+@dataclass(frozen=True)
+class _Provenance:
+    """What every stored row and the profile of one symbol share: the window, the engine
+    run's inputs and when it ran."""
+
+    symbol: str
+    window_start: str
+    as_of: str
+    costs: CostModel
+    source: str | None  # as the series store has it; stored as "unknown" when missing
+    stamp: str
+
+
 def profile_symbol(
     market: MarketData, symbol: str, now: datetime, costs: CostModel
 ) -> tuple[list[BacktestRow], ComputedProfile] | None:
@@ -98,61 +111,69 @@ def profile_symbol(
     best = choose(runs)
     hold = next(r for r in runs if r.strategy == "buy_and_hold")
     start = three_year_start(frame.dates)
-    as_of, window_start, stamp = frame.dates[-1], frame.dates[start], iso(now)
     series = market.store.series([symbol])
-    source = series[0].source if series else "unknown"
-    rows = [
-        BacktestRow(
-            symbol,
-            r.strategy,
-            r.label,
-            window_start,
-            as_of,
-            r.full.annual_return,
-            r.full.max_drawdown,
-            r.full.sharpe,
-            r.full.win_rate,
-            r.full.trades,
-            r.full.exposure,
-            r.full.annual_return - hold.full.annual_return,
-            r.in_sample.sharpe,
-            r.out_sample.annual_return,
-            r.out_sample.sharpe,
-            r is best,
-            as_of,
-            ENGINE_VERSION,
-            costs.describe(),
-            source or "unknown",
-            stamp,
-        )
-        for r in runs
-    ]
-    role, reason = role_of(best.full)
+    origin = _Provenance(
+        symbol, frame.dates[start], frame.dates[-1], costs, series[0].source if series else "unknown", iso(now)
+    )
+    rows = [_backtest_row(r, hold, r is best, origin) for r in runs]
+    return rows, _computed_profile(best, rows[runs.index(best)].excess_return, origin)
+
+
+def _backtest_row(r: StrategyRun, hold: StrategyRun, selected: bool, origin: _Provenance) -> BacktestRow:
+    return BacktestRow(
+        origin.symbol,
+        r.strategy,
+        r.label,
+        origin.window_start,
+        origin.as_of,
+        r.full.annual_return,
+        r.full.max_drawdown,
+        r.full.sharpe,
+        r.full.win_rate,
+        r.full.trades,
+        r.full.exposure,
+        r.full.annual_return - hold.full.annual_return,
+        r.in_sample.sharpe,
+        r.out_sample.annual_return,
+        r.out_sample.sharpe,
+        selected,
+        origin.as_of,
+        ENGINE_VERSION,
+        origin.costs.describe(),
+        origin.source or "unknown",
+        origin.stamp,
+    )
+
+
+def _conclusion(best: StrategyRun, excess: float, source: str | None, reason: str) -> str:
     few = "，样本不足" if best.full.few_trades else ""
     out_sharpe = "—" if best.out_sample.sharpe is None else f"{best.out_sample.sharpe:.2f}"
-    conclusion = (
+    return (
         f"本地回测 {ENGINE_VERSION}（数据 {source}）：样本内最优 {best.label}；"
         f"样本外（后 1/3）年化 {best.out_sample.annual_return:.1%}、夏普 {out_sharpe}；"
-        f"交易 {best.full.trades} 次{few}；超额（对买入持有）{rows[runs.index(best)].excess_return:+.1%}；{reason}"
+        f"交易 {best.full.trades} 次{few}；超额（对买入持有）{excess:+.1%}；{reason}"
     )
-    profile = ComputedProfile(
-        symbol,
+
+
+def _computed_profile(best: StrategyRun, excess: float, origin: _Provenance) -> ComputedProfile:
+    role, reason = role_of(best.full)
+    return ComputedProfile(
+        origin.symbol,
         best.label,
-        f"{window_start} 至 {as_of}",
+        f"{origin.window_start} 至 {origin.as_of}",
         best.full.annual_return,
         best.full.max_drawdown,
         best.full.win_rate,
         best.full.sharpe,
         role,
-        conclusion,
-        as_of,
+        _conclusion(best, excess, origin.source, reason),
+        origin.as_of,
         ENGINE_VERSION,
-        costs.describe(),
-        source or "unknown",
+        origin.costs.describe(),
+        origin.source or "unknown",
         best.full.trades,
         best.full.exposure,
-        rows[runs.index(best)].excess_return,
+        excess,
         best.out_sample.annual_return,
         best.out_sample.sharpe,
     )
-    return rows, profile

@@ -183,54 +183,59 @@ def build_report(
     calls = [c for c in calls if c.status != "pending"]
     earlier_than_first = store.last_call_before(calls[0].id) if calls else None
     seq_of_turn = store.turn_seqs(conversation_id) if conversation_id is not None else {}
+    before = [earlier_than_first] if earlier_than_first else []
     lines: list[CallLine] = []
     for index, call in enumerate(calls):
         if index >= len(calls) - explain_last:
-            explanation = stored_explanation(call) or explain(
-                _previous_for(call, ([earlier_than_first] if earlier_than_first else []) + calls[:index]), call
-            )
+            explanation = stored_explanation(call) or explain(_previous_for(call, before + calls[:index]), call)
         else:  # old calls are not re-tokenised; their figures still count
             explanation = BreakExplanation("append_only", 0, 0, call.usage.cache_hit_tokens, "未分析")
-        priced = (
-            call_cost(
-                prices,
-                hit=call.usage.cache_hit_tokens,
-                miss=call.usage.cache_miss_tokens,
-                prompt=call.usage.prompt_tokens,
-                completion=call.usage.completion_tokens,
-                at=_moment(call.started_at),
-            )
-            if prices.knows(call.model)
-            else None
-        )
-        lines.append(
-            CallLine(
-                call.id,
-                seq_of_turn.get(call.turn_id, 0),
-                call.step,
-                call.usage.prompt_tokens,
-                call.usage.cache_hit_tokens,
-                call.usage.cache_miss_tokens,
-                call.usage.completion_tokens,
-                call.latency_ms,
-                call.status,
-                explanation,
-                priced.actual if priced else None,
-            )
-        )
-    by_turn: dict[int, list[CallRecord]] = {}
-    for line, call in zip(lines, calls):
-        by_turn.setdefault(line.turn_seq, []).append(call)
-    turns = [
-        TurnLine(seq, len(group), totals_of([_row(c) for c in group], prices)) for seq, group in sorted(by_turn.items())
-    ]
+        lines.append(_call_line(call, seq_of_turn.get(call.turn_id, 0), explanation, prices))
     midnight = datetime.combine(now.astimezone(SHANGHAI).date(), time(0), SHANGHAI).astimezone(UTC)
     return CacheReport(
         conversation_id,
         lines,
-        turns,
+        _turn_lines(lines, calls, prices),
         conversation=totals_of([_row(c) for c in calls], prices),
         today=totals_of(usage_rows(store.db, since_utc=midnight.isoformat(timespec="milliseconds")), prices),
         all_time=totals_of(usage_rows(store.db), prices),
         prices=prices,
     )
+
+
+def _call_line(call: CallRecord, turn_seq: int, explanation: BreakExplanation, prices: PriceTable) -> CallLine:
+    """One call's figures; its cost only when the price table knows its model."""
+    priced = (
+        call_cost(
+            prices,
+            hit=call.usage.cache_hit_tokens,
+            miss=call.usage.cache_miss_tokens,
+            prompt=call.usage.prompt_tokens,
+            completion=call.usage.completion_tokens,
+            at=_moment(call.started_at),
+        )
+        if prices.knows(call.model)
+        else None
+    )
+    return CallLine(
+        call.id,
+        turn_seq,
+        call.step,
+        call.usage.prompt_tokens,
+        call.usage.cache_hit_tokens,
+        call.usage.cache_miss_tokens,
+        call.usage.completion_tokens,
+        call.latency_ms,
+        call.status,
+        explanation,
+        priced.actual if priced else None,
+    )
+
+
+def _turn_lines(lines: list[CallLine], calls: list[CallRecord], prices: PriceTable) -> list[TurnLine]:
+    by_turn: dict[int, list[CallRecord]] = {}
+    for line, call in zip(lines, calls):
+        by_turn.setdefault(line.turn_seq, []).append(call)
+    return [
+        TurnLine(seq, len(group), totals_of([_row(c) for c in group], prices)) for seq, group in sorted(by_turn.items())
+    ]

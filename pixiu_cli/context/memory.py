@@ -295,88 +295,65 @@ class MemoryAssembler:
 
     def _recent_sections(self, now: datetime, held: dict[str, Holding], shown: set) -> list[Section]:
         """The windowed classes: reports, decisions, alerts and the user's notes."""
+        return [
+            self._reports_section(now),
+            self._decisions_section(now, held, shown),
+            self._alerts_section(now),
+            self._notes_section(now, shown),
+        ]
+
+    def _reports_section(self, now: datetime) -> Section:
         limits, today = self.limits, now.date()
-        until = now.isoformat(timespec="seconds")
-
-        def since(days: float) -> str:
-            return (now - timedelta(days=days)).isoformat(timespec="seconds")
-
-        sections = []
-        reports = self.domain.recent_reports(since(limits.reports_days), until, limits.reports_limit)
+        reports = self.domain.recent_reports(_since(now, limits.reports_days), _until(now), limits.reports_limit)
         rule = limits.rule("reports")
-        sections.append(
-            Section(
-                "reports",
-                "近期报告结论",
-                _fresh_first(
-                    [
-                        BlockItem(
-                            f"{quote_data(text(r.title))}：{quote_data(text(r.conclusion))}",
-                            layer_for("report"),
-                            _shown_day(r.created_at),
-                            MemoryId("report", r.id),
-                            stale_label(day(r.created_at), today, rule),
-                        )
-                        for r in reports
-                    ]
-                ),
-                PRIORITY["reports"],
-                note=f"近 {limits.reports_days:g} 天，最多 {limits.reports_limit} 条",
-            )
+        return Section(
+            "reports",
+            "近期报告结论",
+            _fresh_first([_report_item(r, today, rule) for r in reports]),
+            PRIORITY["reports"],
+            note=f"近 {limits.reports_days:g} 天，最多 {limits.reports_limit} 条",
         )
 
-        decisions = self.domain.recent_decisions(since(limits.decisions_days), until, limits.decisions_limit)
-        sections.append(
-            Section(
-                "decisions",
-                "近期操作决策",
-                tuple(
-                    _decision_item(d, held, self.domain.decision_returns(d.id))
-                    for d in decisions
-                    if MemoryId("decision", d.id) not in shown
-                ),
-                PRIORITY["decisions"],
-                note=f"近 {limits.decisions_days:g} 天，最多 {limits.decisions_limit} 条",
-            )
+    def _decisions_section(self, now: datetime, held: dict[str, Holding], shown: set) -> Section:
+        limits = self.limits
+        decisions = self.domain.recent_decisions(
+            _since(now, limits.decisions_days), _until(now), limits.decisions_limit
+        )
+        return Section(
+            "decisions",
+            "近期操作决策",
+            tuple(
+                _decision_item(d, held, self.domain.decision_returns(d.id))
+                for d in decisions
+                if MemoryId("decision", d.id) not in shown
+            ),
+            PRIORITY["decisions"],
+            note=f"近 {limits.decisions_days:g} 天，最多 {limits.decisions_limit} 条",
         )
 
-        alerts = self.domain.recent_alerts(since(limits.alerts_days), until, limits.alerts_limit)
+    def _alerts_section(self, now: datetime) -> Section:
+        limits, today = self.limits, now.date()
+        alerts = self.domain.recent_alerts(_since(now, limits.alerts_days), _until(now), limits.alerts_limit)
         rule = limits.rule("alerts")
-        sections.append(
-            Section(
-                "alerts",
-                "待办预警",
-                _fresh_first(
-                    [
-                        BlockItem(
-                            (f"{defuse(text(a.symbol))} " if text(a.symbol) else "")
-                            + quote_data(text(a.message))
-                            + (f"（规则：{quote_data(text(a.rule))}）" if text(a.rule) else ""),
-                            layer_for("alert"),
-                            _shown_day(a.triggered_at),
-                            MemoryId("alert", a.id),
-                            stale_label(day(a.triggered_at), today, rule),
-                        )
-                        for a in alerts
-                    ]
-                ),
-                PRIORITY["alerts"],
-                note=f"近 {limits.alerts_days:g} 天触发，最多 {limits.alerts_limit} 条",
-            )
+        return Section(
+            "alerts",
+            "待办预警",
+            _fresh_first([_alert_item(a, today, rule) for a in alerts]),
+            PRIORITY["alerts"],
+            note=f"近 {limits.alerts_days:g} 天触发，最多 {limits.alerts_limit} 条",
         )
 
-        notes = self.domain.recent_notes(since(limits.notes_days), until, limits.notes_limit)
+    def _notes_section(self, now: datetime, shown: set) -> Section:
+        limits = self.limits
+        notes = self.domain.recent_notes(_since(now, limits.notes_days), _until(now), limits.notes_limit)
         notes = sorted(notes, key=lambda n: NOTE_KIND_ORDER.get(text(n.note_kind), 2))
-        sections.append(
-            Section(
-                "notes",
-                "用户观点 / 计划 / 纪律",
-                tuple(_note_item(n) for n in notes if MemoryId("note", n.id) not in shown),
-                PRIORITY["notes"],
-                note=f"用户自己说过的话，近 {limits.notes_days:g} 天，最多 {limits.notes_limit} 条",
-            )
+        return Section(
+            "notes",
+            "用户观点 / 计划 / 纪律",
+            tuple(_note_item(n) for n in notes if MemoryId("note", n.id) not in shown),
+            PRIORITY["notes"],
+            note=f"用户自己说过的话，近 {limits.notes_days:g} 天，最多 {limits.notes_limit} 条",
         )
-        return sections
 
     def _holdings_section(
         self,
@@ -444,68 +421,53 @@ class MemoryAssembler:
         held: dict[str, Holding],
         known_name: str | None = None,
     ) -> Section:
-        limits = self.limits
         today = now.date()
         name = text(holding.name) if holding else text(known_name)
-        until = now.isoformat(timespec="seconds")
         items: list[BlockItem] = []
         profile = self.domain.latest_profile(symbol)
         if profile:
-            items.append(
-                BlockItem(
-                    _profile_text(profile, name),
-                    layer_for("backtest_profile"),
-                    _shown_day(profile.as_of),
-                    MemoryId("profile", profile.id),
-                    stale_label(day(profile.as_of), today, limits.rule("profiles")),
-                )
-            )
+            items.append(_profile_item(profile, name, today, self.limits.rule("profiles")))
         signal = self.domain.latest_signal(symbol)
         if signal:
             items.append(self._signal_item(signal, today))
-        if holding:
-            items.append(
-                BlockItem(
-                    f"持仓关联：{_role(holding.role)}，{show_number(holding.shares)} 股，"
-                    f"成本 {show_price(holding.cost)}",
-                    layer_for("holding"),
-                    _shown_day(holding.updated_at),
-                    None,
-                    stale_label(day(holding.updated_at), today, limits.rule("holdings")),
-                )
-            )
-        else:
-            items.append(BlockItem("持仓关联：未持有", layer_for("holding"), today.isoformat()))
-        # The user's own plans and trades on this stock, even when newer ones about other
-        # stocks push them out of the global notes / decisions lists.
-        notes_since = (now - timedelta(days=limits.notes_days)).isoformat(timespec="seconds")
-        for note in self.domain.recent_notes_for(symbol, notes_since, until, limits.per_symbol_limit):
-            items.append(_note_item(note))
-        decisions_since = (now - timedelta(days=limits.decisions_days)).isoformat(timespec="seconds")
-        for decision in self.domain.recent_decisions_for(symbol, decisions_since, until, limits.per_symbol_limit):
-            items.append(_decision_item(decision, held, self.domain.decision_returns(decision.id)))
-        since = (now - timedelta(days=limits.news_days)).isoformat(timespec="seconds")
-        rule = limits.rule("news")
-        for news in self.domain.recent_news(symbol, since, limits.news_per_symbol):
-            line = f"动态：{quote_data(text(news.title))}"
-            if text(news.summary):
-                line += f" {quote_data(text(news.summary))}"
-            if text(news.source):
-                line += f"（来源 {quote_data(text(news.source))}）"
-            items.append(
-                BlockItem(
-                    line,
-                    layer_for("news", text(news.layer)),
-                    _shown_day(news.published_at),
-                    MemoryId("news", news.id),
-                    stale_label(day(news.published_at), today, rule),
-                )
-            )
+        items.append(self._holding_link_item(holding, today))
+        items.extend(self._own_items(symbol, now, held))
+        items.extend(self._news_items(symbol, now))
         items = list(_fresh_first(items))
         if not profile and not signal:
             items.insert(0, BlockItem(f"数据库中没有 {symbol} 的画像和信号"))
         title = f"标的上下文：{symbol} {defuse(name)}".rstrip()
         return Section(f"symbol:{symbol}", title, tuple(items), PRIORITY["symbol"])
+
+    def _holding_link_item(self, holding: Holding | None, today: date) -> BlockItem:
+        """Whether the stock is held, and how, in one line."""
+        if not holding:
+            return BlockItem("持仓关联：未持有", layer_for("holding"), today.isoformat())
+        return BlockItem(
+            f"持仓关联：{_role(holding.role)}，{show_number(holding.shares)} 股，成本 {show_price(holding.cost)}",
+            layer_for("holding"),
+            _shown_day(holding.updated_at),
+            None,
+            stale_label(day(holding.updated_at), today, self.limits.rule("holdings")),
+        )
+
+    def _own_items(self, symbol: str, now: datetime, held: dict[str, Holding]) -> list[BlockItem]:
+        """The user's own plans and trades on this stock, even when newer ones about other
+        stocks push them out of the global notes / decisions lists."""
+        limits, until = self.limits, _until(now)
+        notes = self.domain.recent_notes_for(symbol, _since(now, limits.notes_days), until, limits.per_symbol_limit)
+        items = [_note_item(note) for note in notes]
+        decisions = self.domain.recent_decisions_for(
+            symbol, _since(now, limits.decisions_days), until, limits.per_symbol_limit
+        )
+        items.extend(_decision_item(d, held, self.domain.decision_returns(d.id)) for d in decisions)
+        return items
+
+    def _news_items(self, symbol: str, now: datetime) -> list[BlockItem]:
+        limits, today = self.limits, now.date()
+        rule = limits.rule("news")
+        news = self.domain.recent_news(symbol, _since(now, limits.news_days), limits.news_per_symbol)
+        return [_news_item(n, today, rule) for n in news]
 
     def _signal_item(self, signal, today: date) -> BlockItem:
         components = signal.components
@@ -557,3 +519,59 @@ def _stale_last(items: list[BlockItem], weights: list[float]) -> tuple[tuple[Blo
     weights in the same order, for the rest line."""
     order = sorted(range(len(items)), key=lambda i: items[i].stale is not None)
     return tuple(items[i] for i in order), [weights[i] for i in order]
+
+
+def _since(now: datetime, days: float) -> str:
+    """The start of a memory class's window, in the store's timestamp form."""
+    return (now - timedelta(days=days)).isoformat(timespec="seconds")
+
+
+def _until(now: datetime) -> str:
+    return now.isoformat(timespec="seconds")
+
+
+def _report_item(r, today: date, rule: FreshnessRule) -> BlockItem:
+    return BlockItem(
+        f"{quote_data(text(r.title))}：{quote_data(text(r.conclusion))}",
+        layer_for("report"),
+        _shown_day(r.created_at),
+        MemoryId("report", r.id),
+        stale_label(day(r.created_at), today, rule),
+    )
+
+
+def _alert_item(a, today: date, rule: FreshnessRule) -> BlockItem:
+    return BlockItem(
+        (f"{defuse(text(a.symbol))} " if text(a.symbol) else "")
+        + quote_data(text(a.message))
+        + (f"（规则：{quote_data(text(a.rule))}）" if text(a.rule) else ""),
+        layer_for("alert"),
+        _shown_day(a.triggered_at),
+        MemoryId("alert", a.id),
+        stale_label(day(a.triggered_at), today, rule),
+    )
+
+
+def _profile_item(profile: Profile, name: str, today: date, rule: FreshnessRule) -> BlockItem:
+    return BlockItem(
+        _profile_text(profile, name),
+        layer_for("backtest_profile"),
+        _shown_day(profile.as_of),
+        MemoryId("profile", profile.id),
+        stale_label(day(profile.as_of), today, rule),
+    )
+
+
+def _news_item(news, today: date, rule: FreshnessRule) -> BlockItem:
+    line = f"动态：{quote_data(text(news.title))}"
+    if text(news.summary):
+        line += f" {quote_data(text(news.summary))}"
+    if text(news.source):
+        line += f"（来源 {quote_data(text(news.source))}）"
+    return BlockItem(
+        line,
+        layer_for("news", text(news.layer)),
+        _shown_day(news.published_at),
+        MemoryId("news", news.id),
+        stale_label(day(news.published_at), today, rule),
+    )
