@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, time
 
-from pixiu_cli.cache.explain import BreakExplanation, explain, stored_explanation
+from pixiu_cli.cache.explain import BreakExplanation, explain, explanation_json, stored_explanation
 from pixiu_cli.cache.prices import PriceTable, call_cost
 from pixiu_cli.market.trading_days import SHANGHAI
 from pixiu_cli.store.conversations import CallRecord, ConversationStore, UsageRow, usage_rows
@@ -187,7 +187,7 @@ def build_report(
     lines: list[CallLine] = []
     for index, call in enumerate(calls):
         if index >= len(calls) - explain_last:
-            explanation = stored_explanation(call) or explain(_previous_for(call, before + calls[:index]), call)
+            explanation = stored_explanation(call) or _worked_out(store, call, before + calls[:index])
         else:  # old calls are not re-tokenised; their figures still count
             explanation = BreakExplanation("append_only", 0, 0, call.usage.cache_hit_tokens, "未分析")
         lines.append(_call_line(call, seq_of_turn.get(call.turn_id, 0), explanation, prices))
@@ -201,6 +201,18 @@ def build_report(
         all_time=totals_of(usage_rows(store.db), prices),
         prices=prices,
     )
+
+
+def _worked_out(store: ConversationStore, call: CallRecord, earlier: list[CallRecord]) -> BreakExplanation:
+    """Explain a call nothing explained yet (a one-shot `ask` leaves that to /cache) and keep
+    the result, so the next view only reads it. Keeping it is an optimisation: a database
+    another process holds locked costs only the saving."""
+    explanation = explain(_previous_for(call, earlier), call)
+    try:
+        store.set_cache_explanation(call.id, explanation_json(explanation))
+    except Exception:  # noqa: BLE001 - the report is shown either way
+        pass
+    return explanation
 
 
 def _call_line(call: CallRecord, turn_seq: int, explanation: BreakExplanation, prices: PriceTable) -> CallLine:

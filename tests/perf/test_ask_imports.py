@@ -74,6 +74,10 @@ def test_a_one_shot_ask_explains_its_call_only_when_the_tokenizer_is_loaded(onli
         check=False,
     )
     assert shown.returncode == 0 and "新对话" in shown.stdout, shown.stdout + shown.stderr
+    conn = sqlite3.connect(pixiu_home / "pixiu.db")
+    stored = [row[0] is not None for row in conn.execute("select cache_explanation_json from calls order by id")]
+    conn.close()
+    assert stored == [True, True]  # the view kept what it worked out
 
 
 def test_offline_mode_starts_its_server_without_the_responder_and_answers(offline_env):

@@ -125,6 +125,8 @@ def test_cache_report_reads_the_explanation_stored_at_finish(tmp_path):
     assert line.explanation.reported_hit == 64
     store.db.conn.execute("update calls set cache_explanation_json = null")  # an old row: computed
     assert build_report(store, conv, PriceTable()).calls[0].explanation.cause == "first_call"
+    kept = store.db.conn.execute("select cache_explanation_json from calls").fetchone()[0]
+    assert json.loads(kept)["cause"] == "first_call"  # worked out once, then only read
 
 
 def test_turns_are_filtered_by_seq_in_sql(tmp_path):
