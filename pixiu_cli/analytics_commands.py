@@ -38,30 +38,7 @@ def profile(
     again: Annotated[bool, typer.Option("--refresh", help="重新计算（默认只在有新日线时计算）")] = False,
 ) -> None:
     """本地回测画像：3 年窗口、4 个策略、A 股成交规则与成本；样本内选优、样本外检验。"""
-    from pixiu_cli.store.analytics import AnalyticsStore
-    from pixiu_cli.store.domain import DomainStore
-    from pixiu_cli.store.market import MarketStore
-
-    with _db() as db:
-        market = MarketStore(db)
-        with_bars = {s.symbol: s.last for s in market.series()}
-        wanted = (
-            [_code(c) for c in codes]
-            if codes
-            else sorted(
-                ({h.symbol for h in DomainStore(db).holdings()} | {s for s, _ in market.watchlist()}) & set(with_bars)
-            )
-        )
-        missing = [s for s in wanted if s not in with_bars]
-        if missing:
-            raise UserError(f"没有 {'、'.join(missing)} 的日线：先 pixiu data import 或 pixiu data sync")
-        if not wanted:
-            raise UserError("没有可计算的股票：先导入持仓和日线（pixiu data import FILE.csv --symbol CODE）")
-        store = AnalyticsStore(db)
-        stored = {r.symbol: r.window_end for r in store.backtests(wanted)}
-        stale = [s for s in wanted if again or s not in stored or stored[s] < with_bars[s]]
-        notes = refresh_lines(db, stale) if stale else []
-        rows = store.backtests(wanted)
+    notes, rows = _load_profiles(codes, again)
     renderer = _cli()._renderer()
     if as_json:
         renderer.raw(
@@ -74,22 +51,58 @@ def profile(
         return
     for line in notes:
         renderer.dim(line)
-    table = [
-        [
-            r.symbol,
-            ("★ " if r.selected else "") + r.label,
-            _pct(r.annual_return),
-            _pct(r.max_drawdown),
-            _num(r.sharpe),
-            _pct(r.win_rate, 0) if r.win_rate is not None else "—",
-            f"{r.trades}{'（样本不足）' if r.trades < 10 else ''}",
-            f"{r.exposure:.0%}",
-            _pct(r.excess_return),
-            f"{_pct(r.out_annual_return)} / {_num(r.out_sharpe)}",
-            f"{r.window_start}~{r.window_end}",
-        ]
-        for r in rows
+    _show_profile_table(renderer, rows)
+
+
+def _profile_symbols(db, market, codes: list[str] | None, with_bars: dict) -> list[str]:
+    """The symbols asked for, or by default the holdings and watchlist that have bars."""
+    from pixiu_cli.store.domain import DomainStore
+
+    if codes:
+        return [_code(c) for c in codes]
+    return sorted(
+        ({h.symbol for h in DomainStore(db).holdings()} | {s for s, _ in market.watchlist()}) & set(with_bars)
+    )
+
+
+def _load_profiles(codes: list[str] | None, again: bool) -> tuple[list[str], list]:
+    """Recompute the stale backtests (all of them with --refresh); the refresh notes and the rows."""
+    from pixiu_cli.store.analytics import AnalyticsStore
+    from pixiu_cli.store.market import MarketStore
+
+    with _db() as db:
+        market = MarketStore(db)
+        with_bars = {s.symbol: s.last for s in market.series()}
+        wanted = _profile_symbols(db, market, codes, with_bars)
+        missing = [s for s in wanted if s not in with_bars]
+        if missing:
+            raise UserError(f"没有 {'、'.join(missing)} 的日线：先 pixiu data import 或 pixiu data sync")
+        if not wanted:
+            raise UserError("没有可计算的股票：先导入持仓和日线（pixiu data import FILE.csv --symbol CODE）")
+        store = AnalyticsStore(db)
+        stored = {r.symbol: r.window_end for r in store.backtests(wanted)}
+        stale = [s for s in wanted if again or s not in stored or stored[s] < with_bars[s]]
+        notes = refresh_lines(db, stale) if stale else []
+        return notes, store.backtests(wanted)
+
+
+def _profile_row(r) -> list[str]:
+    return [
+        r.symbol,
+        ("★ " if r.selected else "") + r.label,
+        _pct(r.annual_return),
+        _pct(r.max_drawdown),
+        _num(r.sharpe),
+        _pct(r.win_rate, 0) if r.win_rate is not None else "—",
+        f"{r.trades}{'（样本不足）' if r.trades < 10 else ''}",
+        f"{r.exposure:.0%}",
+        _pct(r.excess_return),
+        f"{_pct(r.out_annual_return)} / {_num(r.out_sharpe)}",
+        f"{r.window_start}~{r.window_end}",
     ]
+
+
+def _show_profile_table(renderer, rows: list) -> None:
     renderer.table(
         "回测画像（★ 为前 2/3 样本内夏普最优；后 1/3 为样本外检验）",
         [
@@ -105,7 +118,7 @@ def profile(
             "样本外 年化/夏普",
             "窗口",
         ],
-        table,
+        [_profile_row(r) for r in rows],
     )
     if rows:
         first = rows[0]

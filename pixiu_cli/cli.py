@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sys
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Annotated
 
 import typer
@@ -245,55 +246,72 @@ def context(
     demo: DemoOpt = False,
 ) -> None:
     """显示模型看到（或将要看到）的完整上下文，不调用模型。"""
-    from pixiu_cli.presenters import show_request, show_stored_call
-
-    if sum([as_json, raw, pretty, diff, explain]) > 1:
+    view = _ContextView(as_json=as_json, raw=raw, pretty=pretty, diff=diff, explain=explain)
+    if view.chosen() > 1:
         raise CliError("--json、--raw、--pretty、--diff、--explain 只能选一个")
     renderer = _renderer()
     app_ = _open(None, False, demo, calls_model=False)
     try:
-        store = app_.store
-        if conversation is not None and store.get_conversation(conversation) is None:
+        if conversation is not None and app_.store.get_conversation(conversation) is None:
             raise CliError(f"没有 ID 为 {conversation} 的对话")
         if text is not None:
-            if text == "-":
-                text = _read_stdin_text()
-            _require_utf8(text)
-            if diff or turn:
-                raise CliError("--diff / --turn 用于查看已发生的调用，不能与 TEXT 一起用")
-            request, info = app_.agent.preview(conversation, text)
-            if explain:
-                renderer.raw(json.dumps(info or {}, ensure_ascii=False, indent=2))
-                return
-            if as_json:
-                renderer.json_text(json.dumps(request["messages"], ensure_ascii=False, indent=2), exact_when_piped=True)
-                return
-            show_request(
-                renderer,
-                request,
-                info,
-                title="将要发送的请求（未调用模型）",
-                mode="raw" if raw else "pretty" if pretty else "table",
-            )
-            return
-        latest = store.latest_conversation()
-        conv_id = conversation or (latest.id if latest else None)
-        mode = (
-            "json"
-            if as_json
-            else "raw"
-            if raw
-            else "pretty"
-            if pretty
-            else "diff"
-            if diff
-            else "explain"
-            if explain
-            else "table"
-        )
-        show_stored_call(renderer, store, conv_id, turn_seq=turn, mode=mode)
+            _show_context_preview(renderer, app_, conversation, text, view, turn)
+        else:
+            _show_context_of_call(renderer, app_.store, conversation, view, turn)
     finally:
         app_.close()
+
+
+@dataclass(frozen=True)
+class _ContextView:
+    """The output flags of `pixiu context`; at most one may be set."""
+
+    as_json: bool
+    raw: bool
+    pretty: bool
+    diff: bool
+    explain: bool
+
+    def chosen(self) -> int:
+        return sum([self.as_json, self.raw, self.pretty, self.diff, self.explain])
+
+    def stored_mode(self) -> str:
+        flags = (("json", self.as_json), ("raw", self.raw), ("pretty", self.pretty), ("diff", self.diff))
+        return next((mode for mode, on in flags if on), "explain" if self.explain else "table")
+
+
+def _show_context_preview(renderer, app_, conversation: int | None, text: str, view: _ContextView, turn) -> None:
+    """The request a question would send now, built without calling the model."""
+    from pixiu_cli.presenters import show_request
+
+    if text == "-":
+        text = _read_stdin_text()
+    _require_utf8(text)
+    if view.diff or turn:
+        raise CliError("--diff / --turn 用于查看已发生的调用，不能与 TEXT 一起用")
+    request, info = app_.agent.preview(conversation, text)
+    if view.explain:
+        renderer.raw(json.dumps(info or {}, ensure_ascii=False, indent=2))
+        return
+    if view.as_json:
+        renderer.json_text(json.dumps(request["messages"], ensure_ascii=False, indent=2), exact_when_piped=True)
+        return
+    show_request(
+        renderer,
+        request,
+        info,
+        title="将要发送的请求（未调用模型）",
+        mode="raw" if view.raw else "pretty" if view.pretty else "table",
+    )
+
+
+def _show_context_of_call(renderer, store, conversation: int | None, view: _ContextView, turn: int | None) -> None:
+    """A call already made: the latest one of the conversation, or the one of turn N."""
+    from pixiu_cli.presenters import show_stored_call
+
+    latest = store.latest_conversation()
+    conv_id = conversation or (latest.id if latest else None)
+    show_stored_call(renderer, store, conv_id, turn_seq=turn, mode=view.stored_mode())
 
 
 SECTION_LABELS = {

@@ -71,6 +71,13 @@ def m001_conversations(db: Database) -> None:
 
 @migrations()
 def m002_domain(db: Database) -> None:
+    _create_holdings_and_profiles(db)
+    _create_news_signals_and_reports(db)
+    _create_decisions_and_alerts(db)
+    _create_memory_and_persona(db)
+
+
+def _create_holdings_and_profiles(db: Database) -> None:
     db["holdings"].create(
         {
             "symbol": str,
@@ -100,6 +107,9 @@ def m002_domain(db: Database) -> None:
         pk="id",
     )
     db["profiles"].create_index(["symbol", "as_of"])
+
+
+def _create_news_signals_and_reports(db: Database) -> None:
     db["news"].create(
         {"id": int, "symbol": str, "title": str, "summary": str, "source": str, "layer": str, "published_at": str},
         pk="id",
@@ -111,6 +121,9 @@ def m002_domain(db: Database) -> None:
     db["signals"].create_index(["symbol", "as_of"])
     db["reports"].create({"id": int, "title": str, "symbols": str, "conclusion": str, "created_at": str}, pk="id")
     db["reports"].create_index(["created_at"])
+
+
+def _create_decisions_and_alerts(db: Database) -> None:
     db["decisions"].create(
         {
             "id": int,
@@ -127,6 +140,9 @@ def m002_domain(db: Database) -> None:
     db["decisions"].create_index(["decided_at"])
     db["alerts"].create({"id": int, "symbol": str, "rule": str, "message": str, "triggered_at": str}, pk="id")
     db["alerts"].create_index(["triggered_at"])
+
+
+def _create_memory_and_persona(db: Database) -> None:
     # user notes and tool-triggered events share one event store, so one query searches
     # both (search_memory, /memory)
     db["memory_events"].create(
@@ -267,6 +283,13 @@ def m010_market_bars(db: Database) -> None:
 
 @migrations()
 def m011_analytics_profiles_signals_alerts_track(db: Database) -> None:
+    _create_backtests(db)
+    _add_profile_and_signal_provenance(db)
+    _create_alert_rules(db)
+    _add_decision_outcomes(db)
+
+
+def _create_backtests(db: Database) -> None:
     # Every strategy's backtest of a symbol (pixiu profile --json); the selected one is also
     # written to profiles, which gains the provenance the block shows.
     db["backtests"].create(
@@ -297,6 +320,9 @@ def m011_analytics_profiles_signals_alerts_track(db: Database) -> None:
         pk="id",
     )
     db["backtests"].create_index(["symbol", "as_of"])
+
+
+def _add_profile_and_signal_provenance(db: Database) -> None:
     for column, kind in (
         ("source", str),
         ("engine_version", str),
@@ -310,6 +336,10 @@ def m011_analytics_profiles_signals_alerts_track(db: Database) -> None:
     ):
         db["profiles"].add_column(column, kind)
     db["signals"].add_column("source", str)
+
+
+def _create_alert_rules(db: Database) -> None:
+    # alerts gain the rule that fired and the bar it fired on, so a rule fires once per bar
     db["alert_rules"].create(
         {
             "id": int,
@@ -329,6 +359,9 @@ def m011_analytics_profiles_signals_alerts_track(db: Database) -> None:
     db["alerts"].add_column("bar_date", str)
     db["alerts"].add_column("seen_at", str)
     db.execute("create unique index alerts_rule_bar on alerts (rule_id, bar_date) where rule_id is not null")
+
+
+def _add_decision_outcomes(db: Database) -> None:
     for column in ("return_5d", "return_20d", "outcome_5d", "outcome_20d", "vs_stock_5d", "vs_stock_20d"):
         db["decisions"].add_column(column, float)
     db["decisions"].add_column("scored_at", str)
