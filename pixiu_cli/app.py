@@ -135,34 +135,37 @@ def _start_offline_server(settings: Settings):
     return OfflineServer(cache=cache, responder=partial(respond_offline, keyless=True)).start()
 
 
+def chat_client(settings: Settings, *, base_url=None, api_key=None, model=None, provider=None):
+    """The model client the settings describe; an offline server passes its own address and
+    names. One place, so every caller gets the same timeouts, retries and deadline."""
+    from pixiu_cli.llm.client import ChatClient
+
+    return ChatClient(
+        base_url=base_url or settings.base_url,
+        api_key=api_key or settings.api_key,
+        model=model or settings.model,
+        provider=provider or settings.provider,
+        timeout=settings.timeout,
+        max_retries=settings.max_retries,
+        deadline_seconds=settings.deadline_seconds,
+    )
+
+
 def open_app(settings: Settings, *, demo: bool = False, calls_model: bool = True) -> App:
     """`calls_model=False` (e.g. `pixiu context TEXT`, which only assembles a request) skips
     starting the offline server: nothing will be sent to it."""
-    from pixiu_cli.llm.client import ChatClient
-
     db = open_database(settings.demo_db_path if demo else settings.db_path)
     server = None
     if settings.offline:
         server = _start_offline_server(settings) if calls_model else None
-        client = ChatClient(
+        client = chat_client(
+            settings,
             base_url=server.base_url if server else "http://127.0.0.1/v1 (离线服务未启动)",
             api_key=OFFLINE_PLACEHOLDER_KEY,
-            model=settings.model,
             provider="offline",
-            timeout=settings.timeout,
-            max_retries=settings.max_retries,
-            deadline_seconds=settings.deadline_seconds,
         )
     else:
-        client = ChatClient(
-            base_url=settings.base_url,
-            api_key=settings.api_key,
-            model=settings.model,
-            provider=settings.provider,
-            timeout=settings.timeout,
-            max_retries=settings.max_retries,
-            deadline_seconds=settings.deadline_seconds,
-        )
+        client = chat_client(settings)
     domain = DomainStore(db)
     if demo:
         refresh_demo_data(domain, settings.home / DEMO_STATE_FILE)

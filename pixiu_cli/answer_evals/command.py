@@ -20,8 +20,9 @@ from pixiu_cli.answer_evals.runner import (
     estimate_prompt_tokens,
     run_live,
 )
-from pixiu_cli.context.builder import SHANGHAI
+from pixiu_cli.app import chat_client
 from pixiu_cli.errors import UserError
+from pixiu_cli.market.trading_days import SHANGHAI
 from pixiu_cli.settings import Settings
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.domain import iso
@@ -52,29 +53,20 @@ def parse_ablations(values: list[str]) -> list[str]:
 
 def _client(settings: Settings):
     """The model to evaluate, and the offline server behind it when there is no key."""
-    from pixiu_cli.llm.client import ChatClient
-
     if settings.offline:
         from pixiu_cli.offline import grounded
         from pixiu_cli.offline.server import OfflineServer
 
         server = OfflineServer(cache_profile=settings.offline_cache_profile, responder=grounded.respond).start()
-        return ChatClient(
+        client = chat_client(
+            settings,
             base_url=server.base_url,
             api_key="pixiu-offline",
             model="pixiu-offline-reader",
             provider="offline",
-            timeout=settings.timeout,
-            max_retries=settings.max_retries,
-        ), server
-    return ChatClient(
-        base_url=settings.base_url,
-        api_key=settings.api_key,
-        model=settings.model,
-        provider=settings.provider,
-        timeout=settings.timeout,
-        max_retries=settings.max_retries,
-    ), None
+        )
+        return client, server
+    return chat_client(settings), None
 
 
 def _cost_line(settings: Settings, prompt_tokens: int, output_tokens: int) -> str:
