@@ -709,7 +709,7 @@ _register_analytics_commands(app)
 
 
 # The common entry points with only on/off flags (and, for ask, the question) are called
-# directly: typer's parameter coercion imports pydantic (~80 ms) just to check that the
+# directly: typer's parameter coercion imports pydantic just to check that the
 # flags are bools, before the prompt can show or the question can be sent. Anything else
 # (values, --help, unknown flags, a question starting with "-") goes through typer.
 _FAST_FLAGS = {

@@ -110,9 +110,9 @@ _one_shot = False
 @contextmanager
 def one_shot_explanations():
     """For a process that makes one turn and exits (`pixiu ask`): a worker thread would
-    load the tokenizer (~0.5 s of CPU, ~20 MiB) only to be cut off at exit, so the call is
-    explained at once when the tokenizer is already loaded (it was needed to count new
-    lines) and otherwise left to /cache, which works it out as for old rows."""
+    load the tokenizer (benchmarks/README.md has its cost) only to be cut off at exit, so
+    the call is explained at once when the tokenizer is already loaded (it was needed to
+    count new lines) and otherwise left to /cache, which works it out and keeps it."""
     global _one_shot
     saved, _one_shot = _one_shot, True
     try:
