@@ -55,9 +55,10 @@ for chunk in stream:
         sys.stdout.write(chunk.choices[0].delta.content)
 print()
 """
-SERVER = """import sys
-from pixiu_cli.offline.server import serve_forever
-serve_forever(on_ready=lambda server: print(server.base_url, flush=True))
+SERVER = """from pixiu_cli.offline.server import OfflineServer
+server = OfflineServer(cache_profile="deepseek").bind()
+print(server.base_url, flush=True)
+server.serve_in_foreground()
 """
 FROM_SOURCE = (
     "import sys; sys.path.insert(0, sys.argv.pop(1)); sys.argv[0] = 'pixiu'; from pixiu_cli.cli import main; main()"
