@@ -3,7 +3,6 @@ pixiu_cli/analytics/, output through render.py. Registered on the main app by cl
 
 from __future__ import annotations
 
-import json
 from typing import Annotated
 
 import typer
@@ -41,13 +40,7 @@ def profile(
     notes, rows = _load_profiles(codes, again)
     renderer = _cli()._renderer()
     if as_json:
-        renderer.raw(
-            json.dumps(
-                [{**r.__dict__, "sample_note": "样本不足" if r.trades < 10 else None} for r in rows],
-                ensure_ascii=False,
-                indent=2,
-            )
-        )
+        renderer.json([{**r.__dict__, "sample_note": "样本不足" if r.trades < 10 else None} for r in rows])
         return
     for line in notes:
         renderer.dim(line)
@@ -189,13 +182,7 @@ def alert_list(as_json: JsonOpt = False) -> None:
         rules = AnalyticsStore(db).rules()
     renderer = _cli()._renderer()
     if as_json:
-        renderer.raw(
-            json.dumps(
-                [{"id": f"a{r.id}", **{k: v for k, v in r.__dict__.items() if k != "id"}} for r in rules],
-                ensure_ascii=False,
-                indent=2,
-            )
-        )
+        renderer.json([{"id": f"a{r.id}", **{k: v for k, v in r.__dict__.items() if k != "id"}} for r in rules])
     elif not rules:
         renderer.line("没有预警规则：pixiu alert add CODE --below P")
     else:
@@ -237,7 +224,7 @@ def track(as_json: JsonOpt = False) -> None:
         record = track_record(db, _now())
     renderer = _cli()._renderer()
     if as_json:
-        renderer.raw(json.dumps([row.__dict__ for row in record.rows], ensure_ascii=False, indent=2))
+        renderer.json([row.__dict__ for row in record.rows])
         return
     if not record.rows:
         renderer.line("还没有记录的操作决策（对话中说出买卖，或在导入文件的 decisions 中提供）。")

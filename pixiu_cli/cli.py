@@ -291,7 +291,7 @@ def _show_context_preview(renderer, app_, conversation: int | None, text: str, v
         raise CliError("--diff / --turn 用于查看已发生的调用，不能与 TEXT 一起用")
     request, info = app_.agent.preview(conversation, text)
     if view.explain:
-        renderer.raw(json.dumps(info or {}, ensure_ascii=False, indent=2))
+        renderer.json(info or {})
         return
     if view.as_json:
         renderer.json_text(json.dumps(request["messages"], ensure_ascii=False, indent=2), exact_when_piped=True)
@@ -525,7 +525,7 @@ def cache(
         db.close()
     renderer = _renderer()
     if as_json:
-        renderer.raw(json.dumps(report.as_json(), ensure_ascii=False, indent=2))
+        renderer.json(report.as_json())
     else:
         show_cache(renderer, report)
 
@@ -564,7 +564,7 @@ def eval_command(
         summary = dict(summarize(report))
         if splits:
             summary["selection"] = summarize_splits(splits)
-        renderer.raw(json.dumps(summary, ensure_ascii=False, indent=2))
+        renderer.json(summary)
     else:
         _eval_table(renderer, "上下文评测（类别低于 100% 是上下文缺口，不是该删的用例）", report)
         names = {"tune": "调参集（规则据此调整）", "heldout": "留出集（只测量，从不据此调整）"}
@@ -603,7 +603,7 @@ def alias_command(
         if name is None:
             rows = list_aliases(master)
             if as_json:
-                renderer.raw(json.dumps([r.__dict__ for r in rows], ensure_ascii=False, indent=2))
+                renderer.json([r.__dict__ for r in rows])
             else:
                 renderer.table("股票别名", ["别名", "代码", "名称", "来源"], alias_table(rows))
             return

@@ -145,24 +145,20 @@ def data_actions(code: Annotated[str, typer.Argument(help="股票代码")], as_j
         actions = MarketStore(db).actions(symbol)
     renderer = _cli()._renderer()
     if as_json:
-        renderer.raw(
-            json.dumps(
-                [
-                    {
-                        "symbol": a.symbol,
-                        "ex_date": a.ex_date,
-                        "cash_per_share": a.cash_per_share,
-                        "shares_per_share": a.shares_per_share,
-                        "ratio": a.ratio,
-                        "source": a.source,
-                        "method": a.method,
-                        "fetched_at": a.fetched_at,
-                    }
-                    for a in actions
-                ],
-                ensure_ascii=False,
-                indent=2,
-            )
+        renderer.json(
+            [
+                {
+                    "symbol": a.symbol,
+                    "ex_date": a.ex_date,
+                    "cash_per_share": a.cash_per_share,
+                    "shares_per_share": a.shares_per_share,
+                    "ratio": a.ratio,
+                    "source": a.source,
+                    "method": a.method,
+                    "fetched_at": a.fetched_at,
+                }
+                for a in actions
+            ]
         )
         return
     if not actions:
@@ -240,29 +236,25 @@ def data_status(as_json: JsonOpt = False) -> None:
         statuses = MarketData(db).status(_now())
     renderer = _cli()._renderer()
     if as_json:
-        renderer.raw(
-            json.dumps(
-                [
-                    {
-                        "symbol": s.symbol,
-                        "name": s.name,
-                        "rows": s.rows,
-                        "first": s.first,
-                        "last": s.last,
-                        "source": s.source,
-                        "origin": s.origin,
-                        "adjusted": s.file_adjusted,
-                        "stored_as": "none",
-                        "last_sync": s.last_sync,
-                        "stale": s.stale,
-                        "stale_trading_days": s.stale_days,
-                        "last_error": s.last_error,
-                    }
-                    for s in statuses
-                ],
-                ensure_ascii=False,
-                indent=2,
-            )
+        renderer.json(
+            [
+                {
+                    "symbol": s.symbol,
+                    "name": s.name,
+                    "rows": s.rows,
+                    "first": s.first,
+                    "last": s.last,
+                    "source": s.source,
+                    "origin": s.origin,
+                    "adjusted": s.file_adjusted,
+                    "stored_as": "none",
+                    "last_sync": s.last_sync,
+                    "stale": s.stale,
+                    "stale_trading_days": s.stale_days,
+                    "last_error": s.last_error,
+                }
+                for s in statuses
+            ]
         )
         return
     if not statuses:
@@ -385,11 +377,7 @@ def watch_list(as_json: JsonOpt = False) -> None:
         names = {s: security.name if security else None for s, security in securities.items()}
     renderer = _cli()._renderer()
     if as_json:
-        renderer.raw(
-            json.dumps(
-                [{"symbol": s, "name": names[s], "added_at": at} for s, at in items], ensure_ascii=False, indent=2
-            )
-        )
+        renderer.json([{"symbol": s, "name": names[s], "added_at": at} for s, at in items])
     elif not items:
         renderer.line("自选股为空：pixiu watch add CODE")
     else:

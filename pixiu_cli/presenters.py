@@ -276,7 +276,7 @@ def show_stored_call(
         return
     if mode == "explain":
         info = json.loads(call.context_json) if call.context_json else {}
-        renderer.raw(json.dumps(info, ensure_ascii=False, indent=2))
+        renderer.json(info)
         return
     previous = next((c for c in reversed(calls) if c.id < call.id), None)
     note = cache_note(explain(previous, call)) if mode == "diff" and previous else None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 import time
@@ -310,6 +311,10 @@ class Renderer:
         if not text.endswith("\n"):
             self.out.write("\n")
         self.out.flush()
+
+    def json(self, value) -> None:
+        """A value as an indented JSON document, non-ASCII kept as written (`--json` output)."""
+        self.raw(json.dumps(value, ensure_ascii=False, indent=2))
 
     def json_text(self, text: str, *, exact_when_piped: bool = False) -> None:
         """A JSON document. On a terminal its invisible or reordering characters are escaped;

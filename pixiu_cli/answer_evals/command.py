@@ -4,7 +4,6 @@ money, run, store the results, and render the ablation table."""
 
 from __future__ import annotations
 
-import json
 import sys
 from dataclasses import dataclass
 from datetime import datetime
@@ -158,13 +157,7 @@ def render_report(report: LiveReport, renderer, *, offline: bool, as_json: bool)
     summary = {**report.summary(), "offline": offline}
     if as_json:
         prompt, completion = report.tokens()
-        renderer.raw(
-            json.dumps(
-                {**summary, "usage": {"prompt_tokens": prompt, "completion_tokens": completion}},
-                ensure_ascii=False,
-                indent=2,
-            )
-        )
+        renderer.json({**summary, "usage": {"prompt_tokens": prompt, "completion_tokens": completion}})
         return
     columns = ["类别", "完整上下文", *report.ablations[1:]]
     categories = sorted({o.category for o in report.outcomes})
@@ -188,23 +181,19 @@ def render_history(settings: Settings, renderer, *, as_json: bool) -> None:
     finally:
         db.conn.close()
     if as_json:
-        renderer.raw(
-            json.dumps(
-                [
-                    {
-                        "id": r.id,
-                        "started_at": r.started_at,
-                        "provider": r.provider,
-                        "model": r.model,
-                        "offline": r.offline,
-                        "cases": r.cases,
-                        **r.summary,
-                    }
-                    for r in runs
-                ],
-                ensure_ascii=False,
-                indent=2,
-            )
+        renderer.json(
+            [
+                {
+                    "id": r.id,
+                    "started_at": r.started_at,
+                    "provider": r.provider,
+                    "model": r.model,
+                    "offline": r.offline,
+                    "cases": r.cases,
+                    **r.summary,
+                }
+                for r in runs
+            ]
         )
         return
     rows = [
