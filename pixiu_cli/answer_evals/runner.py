@@ -18,6 +18,7 @@ from pixiu_cli.agent.guardrails import Guardrails
 from pixiu_cli.answer_evals.cases import AnswerCase
 from pixiu_cli.answer_evals.grading import Grade, Reply, grade
 from pixiu_cli.app import build_agent
+from pixiu_cli.cache.explain import wait_for_explanations
 from pixiu_cli.context.builder import ABLATE_ALL, SYMBOL_CONTEXT
 from pixiu_cli.context.memory import MemoryLimits
 from pixiu_cli.context.names import securities_for_document
@@ -138,6 +139,7 @@ def run_case(
             case.id, case.category, ablation, passed, grades, reply.text, reply.tools, result.usage, result.error
         )
     finally:
+        wait_for_explanations()  # the case's database is deleted with the run's folder
         db.conn.close()
 
 

@@ -101,6 +101,10 @@ def _worker(jobs) -> None:
         except Exception:  # noqa: BLE001 - /cache works an explanation out itself when none is stored
             pass
         finally:
+            if jobs.empty():  # idle: hold no database open, so its owner may close or delete it
+                for store in stores.values():
+                    store.db.conn.close()
+                stores.clear()
             jobs.task_done()
 
 
@@ -147,7 +151,8 @@ def explain_finished_call(store, call_id: int) -> None:
 
 
 def wait_for_explanations() -> None:
-    """Block until every explanation asked for so far is stored (tests, benchmarks)."""
+    """Block until every explanation asked for so far is stored: before a database is
+    deleted (the live evals' throw-away copies), and in tests and benchmarks."""
     if _queue is not None:
         _queue.join()
 

@@ -4,6 +4,8 @@ each call's cache explanation stored so /cache only reads."""
 
 from __future__ import annotations
 
+import os
+
 from pixiu_cli.agent.loop import SilentSink
 from pixiu_cli.app import open_app
 from pixiu_cli.cache.explain import wait_for_explanations
@@ -54,3 +56,31 @@ def test_tool_turn_statements_history_query_and_stored_explanations(tmp_path):
         assert stored["calls"][-1]["break"]["cause"] == "append_only"
     finally:
         app.close()
+
+
+def _open_files_under(folder) -> list[str]:
+    """What this process holds open below `folder` (Linux: /proc/self/fd)."""
+    held = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith(str(folder)):
+            held.append(target)
+    return held
+
+
+def test_the_explanation_worker_lets_go_of_a_database_once_idle(tmp_path):
+    """The live evals delete each case's database after its turn; a worker still holding it
+    open could write beside the deletion (the folder then cannot be removed)."""
+    home = tmp_path / "home"
+    app = open_app(load_settings(home=home, force_offline=True), demo=True)
+    try:
+        conversation = app.store.create_conversation(model=app.settings.model).id
+        _turn(app, conversation, False, 0)
+        wait_for_explanations()
+        assert all(c.cache_explanation_json for c in app.store.calls_for_conversation(conversation))
+    finally:
+        app.close()
+    assert _open_files_under(home) == []
