@@ -16,6 +16,7 @@ from sqlite_utils import Database
 
 from pixiu_cli.errors import UserError
 from pixiu_cli.store.schema import migrations
+from pixiu_cli.store.wal import enable_wal
 
 BUSY_TIMEOUT_MS = 15_000
 
@@ -84,7 +85,7 @@ def open_database(path: Path, *, migrate: bool = True) -> Database:
         # points (importlib.metadata) at start-up, and pixiu registers none.
         db = Database(conn, execute_plugins=False)
         db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        db.execute("PRAGMA journal_mode = WAL")
+        enable_wal(conn, BUSY_TIMEOUT_MS)
         db.execute("PRAGMA synchronous = NORMAL")
         db.execute("PRAGMA foreign_keys = ON")
         if migrate:

@@ -13,6 +13,8 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from pixiu_cli.store.wal import enable_wal
+
 log = logging.getLogger(__name__)
 
 BUSY_TIMEOUT_MS = 15_000
@@ -36,7 +38,7 @@ def _connect(path: Path | str, busy_timeout_ms: int) -> sqlite3.Connection:
     conn = sqlite3.connect(str(path), timeout=busy_timeout_ms / 1000, check_same_thread=False, isolation_level=None)
     try:
         conn.execute(f"PRAGMA busy_timeout = {busy_timeout_ms}")
-        conn.execute("PRAGMA journal_mode = WAL")
+        enable_wal(conn, busy_timeout_ms)
         conn.execute("PRAGMA synchronous = NORMAL")
         if _version(conn) != SCHEMA_VERSION:
             with _Transaction(conn):
