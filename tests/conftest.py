@@ -3,12 +3,22 @@ run the real `pixiu` command (in a pipe or a pseudo-terminal) against that serve
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 
 import pytest
 
 from pixiu_cli.offline.server import OfflineServer
 from tests.helpers import PLANTED_KEY, clean_env
+
+
+def pytest_configure(config):
+    """Every test process (pytest-xdist workers too) handles Ctrl-C as one started from a
+    terminal does. A run started as a background job of a shell without job control
+    (`nohup … &`, some CI runners) ignores SIGINT, and so would every test process and every
+    `pixiu` it starts: the Ctrl-C tests would then fail however long they waited, or pass
+    only when an earlier test happened to reinstall the handler."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session")

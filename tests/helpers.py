@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -72,27 +71,11 @@ def refused_port() -> Iterator[int]:
 # -- the REPL in a pseudo-terminal -----------------------------------------------------------
 
 
-def interrupt_as_in_a_terminal() -> None:
-    """A pexpect child's preexec_fn: Ctrl-C raises KeyboardInterrupt in it as in a user's
-    terminal. A test run started as a background job of a shell without job control
-    (`nohup … &`, some CI runners) ignores SIGINT, children inherit that through exec, and
-    Python then installs no handler: the Ctrl-C tests would fail however long they waited."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 def spawn(env, *args):
     import pexpect
 
     env = dict(env, PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm-256color", COLUMNS="110", LINES="40")
-    return pexpect.spawn(
-        PIXIU_BIN,
-        list(args),
-        env=env,
-        encoding="utf-8",
-        timeout=40,
-        dimensions=(40, 110),
-        preexec_fn=interrupt_as_in_a_terminal,
-    )
+    return pexpect.spawn(PIXIU_BIN, list(args), env=env, encoding="utf-8", timeout=40, dimensions=(40, 110))
 
 
 # prompt_toolkit turns bracketed paste on when a prompt starts reading keys and off when it

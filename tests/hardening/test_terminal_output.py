@@ -168,7 +168,7 @@ import subprocess  # noqa: E402
 import pexpect  # noqa: E402
 
 from pixiu_cli.offline.script import ScriptedReply  # noqa: E402
-from tests.helpers import PIXIU_BIN, PROMPT, interrupt_as_in_a_terminal, say, spawn  # noqa: E402  # noqa: E402
+from tests.helpers import PIXIU_BIN, PROMPT, say, spawn  # noqa: E402
 
 HOSTILE_TITLE = f"茅台{BIDI}公告{C1}\x7f结束"
 
@@ -253,7 +253,6 @@ def test_ctrl_c_mid_stream_leaves_each_line_once(server, online_env):
         encoding="utf-8",
         timeout=40,
         dimensions=(40, width),
-        preexec_fn=interrupt_as_in_a_terminal,
     )
     log = io.StringIO()
     child.logfile_read = log
