@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from datetime import date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 
 from pixiu_cli.codes import normalise_code
@@ -39,6 +39,9 @@ def normalise_timestamp(value, where: str, now: datetime) -> str:
             moment = moment.replace(tzinfo=SHANGHAI) if moment.tzinfo is None else moment.astimezone(SHANGHAI)
         else:
             raise ValueError
+        # Shanghai's offset before 1901 is +08:05:43, which pushes 0001-01-01 below the first
+        # UTC instant: such a moment could be stored but never read back, so it is refused here.
+        moment.astimezone(UTC)
     except (ValueError, OverflowError):  # OverflowError: 0001-01-01/9999-12-31 shifted out of range
         raise DatasetError(f"{where}：无法识别的日期时间 {value!r}（应为 YYYY-MM-DD 或 ISO 8601）") from None
     return moment.isoformat(timespec="seconds")

@@ -597,6 +597,8 @@ def assert_names_a_field(message: str, doc) -> None:
 @example({"notes": [{"kind": "view", "text": "x", "days_ago": math.nan}]})
 @example({"notes": [{"kind": "view", "text": "x", "days_ago": 1e10}]})
 @example({"notes": [{"kind": "view", "text": "x", "created_at": "9999-12-31T23:59:59-12:00"}]})
+@example({"profiles": [{"symbol": "600519", "strategy": "s", "as_of": "0001-01-01T00:00:00"}]})
+@example({"notes": [{"kind": "view", "text": "x", "created_at": "0001-01-01"}]})
 @example({"notes": [{"kind": "view", "text": "a\ud800b", "created_at": "2026-03-09"}]})
 @example({"signals": [{"symbol": "600519", "score": 1, "components": {"\udc00": 1}, "as_of": "2026-03-09"}]})
 @example({"holdings": [{"symbol": "٦٠٠٥١٩", "name": "x", "shares": 1, "cost": 1, "role": "core"}]})
