@@ -50,6 +50,7 @@ from pixiu_cli.agent.compaction import Compactor  # noqa: E402
 from pixiu_cli.agent.guardrails import Guardrails  # noqa: E402
 from pixiu_cli.agent.loop import Agent  # noqa: E402
 from pixiu_cli.agent.tools import ToolContext  # noqa: E402
+from pixiu_cli.cache.explain import wait_for_explanations  # noqa: E402
 from pixiu_cli.context.block import ContextBlock  # noqa: E402
 from pixiu_cli.context.builder import SHANGHAI, BuiltMessages, ContextBuilder, scene_fragment, system_prompt  # noqa: E402
 from pixiu_cli.context.intent import Intent, detect_intent  # noqa: E402
@@ -678,6 +679,7 @@ def run_layout(
             conversation = store.get_conversation(conv)
             summary_calls = [c for c in store.calls_for_conversation(conv) if c.step == -1]
         finally:
+            wait_for_explanations()  # the explanation worker writes to bench.db: done before it is deleted
             db.close()
 
     requests = server.requests

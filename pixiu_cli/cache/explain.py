@@ -96,6 +96,8 @@ def _worker(jobs) -> None:
         path, call_id = jobs.get()
         try:
             if path not in stores:
+                if not Path(path).exists():  # deleted meanwhile: opening would create it again
+                    continue
                 stores[path] = ConversationStore(open_database(Path(path), migrate=False))
             record_explanation(stores[path], call_id)
         except Exception:  # noqa: BLE001 - /cache works an explanation out itself when none is stored

@@ -141,3 +141,22 @@ def test_turns_are_filtered_by_seq_in_sql(tmp_path):
     assert len(statements) == 1 and "seq > 2" in statements[0] and "seq < 6" in statements[0]
     assert not any("SAVEPOINT" in s.upper() for s in statements)
     assert [t.seq for t in store.turns(conv)] == list(range(1, 9))
+
+
+def test_the_explanation_worker_never_recreates_a_deleted_database(tmp_path):
+    """A call explained after its database's folder was deleted (a throw-away copy, a
+    benchmark's temporary folder) is skipped: opening the path would create the folder and
+    the file again, and the deletion would find the folder not empty."""
+    import shutil
+
+    from pixiu_cli.cache.explain import explain_finished_call, wait_for_explanations
+
+    folder = tmp_path / "copy"
+    folder.mkdir()
+    db = open_database(folder / "pixiu.db")
+    store = ConversationStore(db)
+    shutil.rmtree(folder)
+    explain_finished_call(store, 1)
+    db.close()
+    wait_for_explanations()
+    assert not folder.exists()
