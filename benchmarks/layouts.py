@@ -46,11 +46,11 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # `python benchmarks/layouts.py` from a checkout
     sys.path.insert(0, str(ROOT))
 
+from pixiu_cli.accounting.explain import wait_for_explanations  # noqa: E402
 from pixiu_cli.agent.compaction import Compactor  # noqa: E402
 from pixiu_cli.agent.guardrails import Guardrails  # noqa: E402
 from pixiu_cli.agent.loop import Agent  # noqa: E402
 from pixiu_cli.agent.tools import ToolContext  # noqa: E402
-from pixiu_cli.cache.explain import wait_for_explanations  # noqa: E402
 from pixiu_cli.context.block import ContextBlock  # noqa: E402
 from pixiu_cli.context.builder import SHANGHAI, BuiltMessages, ContextBuilder, scene_fragment, system_prompt  # noqa: E402
 from pixiu_cli.context.intent import Intent, detect_intent  # noqa: E402

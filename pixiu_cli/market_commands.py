@@ -45,7 +45,7 @@ def _db():
 
 
 def _code(raw: str) -> str:
-    from pixiu_cli.codes import normalise_code
+    from pixiu_cli.domain.codes import normalise_code
 
     code = normalise_code(raw)
     if code is None:

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from pixiu_cli.context.inspect import is_context_message
+from pixiu_cli.context.block import is_context_message
 from pixiu_cli.llm.template import render_completion, render_prompt
 from pixiu_cli.store.conversations import CallRecord
 from pixiu_cli.tokens import encode, tokenizer_loaded

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, time
 
-from pixiu_cli.cache.explain import BreakExplanation, explain, explanation_json, stored_explanation
-from pixiu_cli.cache.prices import PriceTable, call_cost
+from pixiu_cli.accounting.explain import BreakExplanation, explain, explanation_json, stored_explanation
+from pixiu_cli.accounting.prices import PriceTable, call_cost
 from pixiu_cli.market.trading_days import SHANGHAI
 from pixiu_cli.store.conversations import CallRecord, ConversationStore, UsageRow, usage_rows
 

@@ -16,8 +16,15 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
 
-from pixiu_cli.context.block import ContextBlock, MemoryId, Section, assemble, delta_block, parsed_digests
-from pixiu_cli.context.inspect import is_context_message
+from pixiu_cli.context.block import (
+    ContextBlock,
+    MemoryId,
+    Section,
+    assemble,
+    delta_block,
+    is_context_message,
+    parsed_digests,
+)
 from pixiu_cli.context.intent import Intent
 from pixiu_cli.context.memory import MemoryAssembler, MemoryLimits
 from pixiu_cli.context.names import NameSource

@@ -1,6 +1,6 @@
 """Answer cases: a data set, a question and checks. The case format shares the context
 evals' `dataset`, `dataset_patch` and `now` fields; `checks` name what the reply must do,
-and their expected values are computed from the data set (answer_evals/truth.py), never
+and their expected values are computed from the data set (evals/answer_grading.py), never
 written into the case."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pixiu_cli.context.evals import EvalError, _apply_patch, _case_files, _dataset
 from pixiu_cli.dataset import DatasetError, parse_document
+from pixiu_cli.evals.context_cases import EvalError, _apply_patch, _case_files, _dataset
 from pixiu_cli.resources import data_dir
 from pixiu_cli.store.domain import DomainData
 

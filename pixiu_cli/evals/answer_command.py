@@ -9,8 +9,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from pixiu_cli.answer_evals.cases import load_answer_cases
-from pixiu_cli.answer_evals.runner import (
+from pixiu_cli.app import chat_client
+from pixiu_cli.errors import UserError
+from pixiu_cli.evals.answer_cases import load_answer_cases
+from pixiu_cli.evals.answer_runner import (
     ABLATIONS,
     EXPECTED_CALLS_PER_CASE,
     EXPECTED_OUTPUT_TOKENS,
@@ -19,8 +21,6 @@ from pixiu_cli.answer_evals.runner import (
     estimate_prompt_tokens,
     run_live,
 )
-from pixiu_cli.app import chat_client
-from pixiu_cli.errors import UserError
 from pixiu_cli.market.trading_days import SHANGHAI
 from pixiu_cli.settings import Settings
 from pixiu_cli.store.database import open_database

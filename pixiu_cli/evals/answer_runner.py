@@ -2,7 +2,7 @@
 
 Each case × ablation gets a throw-away SQLite file with the case's data set imported, the
 case's frozen `now` as the clock, and one turn of `Agent.run_turn` against the target model.
-The reply and the tools it called are graded against the data set (answer_evals/grading.py).
+The reply and the tools it called are graded against the data set (evals/answer_grading.py).
 """
 
 from __future__ import annotations
@@ -14,14 +14,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pixiu_cli.accounting.explain import wait_for_explanations
 from pixiu_cli.agent.guardrails import Guardrails
-from pixiu_cli.answer_evals.cases import AnswerCase
-from pixiu_cli.answer_evals.grading import Grade, Reply, grade
 from pixiu_cli.app import build_agent
-from pixiu_cli.cache.explain import wait_for_explanations
 from pixiu_cli.context.builder import ABLATE_ALL, SYMBOL_CONTEXT
 from pixiu_cli.context.memory import MemoryLimits
 from pixiu_cli.context.names import securities_for_document
+from pixiu_cli.evals.answer_cases import AnswerCase
+from pixiu_cli.evals.answer_grading import Grade, Reply, grade
 from pixiu_cli.llm.types import Usage
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.domain import DomainStore

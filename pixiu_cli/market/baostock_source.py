@@ -9,7 +9,7 @@ import math
 import sys
 from datetime import date
 
-from pixiu_cli.market.boards import board_for
+from pixiu_cli.domain.boards import board_for
 from pixiu_cli.market.sources import SourceError, exchange_code
 from pixiu_cli.market.timeout import CallTimeout, call_with_timeout
 from pixiu_cli.store.market import Bar, CorporateAction

@@ -14,12 +14,12 @@ from dataclasses import dataclass
 
 from sqlite_utils import Database
 
-from pixiu_cli.codes import is_finite_number
+from pixiu_cli.domain.codes import is_finite_number
+from pixiu_cli.domain.vocabulary import NOTE_KINDS, side_name
 from pixiu_cli.errors import UserError
 from pixiu_cli.store.database import write_transaction
 from pixiu_cli.store.dedup import FUZZY_MAX_CHARS, could_match, normalise, note_key, same_memory
 from pixiu_cli.store.domain import Decision, Holding, MemoryEvent, _decision, _event, _holding, _rows
-from pixiu_cli.store.vocabulary import NOTE_KINDS, side_name
 
 CANDIDATES = 200  # live notes of the same symbol compared with a new one
 

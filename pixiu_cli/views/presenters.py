@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 
-from pixiu_cli.context.inspect import diff_requests, view_request
+from pixiu_cli.domain.vocabulary import CONTEXT_OPEN
 from pixiu_cli.errors import UserError
 from pixiu_cli.redact import scrub
 from pixiu_cli.render import Renderer
-from pixiu_cli.store.vocabulary import CONTEXT_OPEN
 from pixiu_cli.tokens import count_tokens, message_text
+from pixiu_cli.views.request import diff_requests, view_request
 
 
 def show_request(
@@ -146,7 +146,7 @@ def _money(value: float, currency: str) -> str:
 
 
 def show_cache(renderer: Renderer, report, *, bar_width: int = 40) -> None:
-    from pixiu_cli.cache.report import CacheReport
+    from pixiu_cli.accounting.report import CacheReport
 
     assert isinstance(report, CacheReport)
     if report.turns:
@@ -256,7 +256,7 @@ def show_stored_call(
 ) -> None:
     """/context and `pixiu context`: the last call of the conversation (or of turn N),
     exactly as stored, compared with the call before it for --diff."""
-    from pixiu_cli.cache.explain import explain
+    from pixiu_cli.accounting.explain import explain
 
     calls = store.calls_for_conversation(conversation_id) if conversation_id else []
     if turn_seq is not None:

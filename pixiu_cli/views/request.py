@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from pixiu_cli.store.vocabulary import CONTEXT_OPEN
+from pixiu_cli.context.block import is_context_message
 from pixiu_cli.tokens import count_tokens, message_text
 
 
@@ -33,11 +33,6 @@ class RequestDiff:
     what: str  # human-readable, one line
     previous_excerpt: str
     current_excerpt: str
-
-
-def is_context_message(message: dict) -> bool:
-    """A `[上下文信息]` block as sent (a user message that starts with the marker)."""
-    return message.get("role") == "user" and message_text(message).startswith(CONTEXT_OPEN)
 
 
 def label_messages(messages: list[dict]) -> list[str]:

@@ -6,9 +6,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from pixiu_cli.cache.explain import explain
-from pixiu_cli.cache.prices import PriceTable, call_cost
-from pixiu_cli.cache.report import build_report
+from pixiu_cli.accounting.explain import explain
+from pixiu_cli.accounting.prices import PriceTable, call_cost
+from pixiu_cli.accounting.report import build_report
 from pixiu_cli.offline.script import ScriptedReply
 from pixiu_cli.offline.server import OfflineServer
 from tests.helpers import build_app

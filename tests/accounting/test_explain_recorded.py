@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pixiu_cli.cache.explain import UNIT, explain
+from pixiu_cli.accounting.explain import UNIT, explain
 from pixiu_cli.store.conversations import CallRecord, CallUsage
 
 RECORDED = Path(__file__).resolve().parents[1] / "fixtures" / "cache" / "deepseek_usage.json"

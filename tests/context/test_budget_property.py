@@ -15,8 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pixiu_cli.context.block import is_context_message
 from pixiu_cli.context.builder import ContextBuilder
-from pixiu_cli.context.inspect import is_context_message
 from pixiu_cli.context.memory import MemoryLimits
 from pixiu_cli.dataset import load_document
 from pixiu_cli.store.conversations import ConversationStore

@@ -7,7 +7,7 @@ import ast
 from pathlib import Path
 
 import pixiu_cli
-from pixiu_cli.store.vocabulary import (
+from pixiu_cli.domain.vocabulary import (
     CONTEXT_CLOSE,
     CONTEXT_OPEN,
     MEMORY_KIND_NAMES,
@@ -44,7 +44,7 @@ def test_labels_are_mapped_in_one_module():
                 ["view", "plan", "rule"],
             ):
                 owners.setdefault(name, []).append("tuple")
-    assert set(owners) == {"store/vocabulary.py"}, owners
+    assert set(owners) == {"domain/vocabulary.py"}, owners
 
 
 def test_the_block_marker_is_spelled_in_one_module():
@@ -54,7 +54,7 @@ def test_the_block_marker_is_spelled_in_one_module():
         for node in ast.walk(tree)
         if isinstance(node, ast.Constant) and node.value in (CONTEXT_OPEN, CONTEXT_CLOSE)
     )
-    assert spelled == ["store/vocabulary.py", "store/vocabulary.py"]
+    assert spelled == ["domain/vocabulary.py", "domain/vocabulary.py"]
 
 
 def test_vocabulary_values():

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pixiu_cli.context.evals import (
+from pixiu_cli.evals.context_cases import (
     CaseResult,
     EvalError,
     EvalReport,
@@ -139,7 +139,7 @@ def test_counts_check_fails():
 
 
 def test_engine_crash_is_a_failed_case(monkeypatch):
-    import pixiu_cli.context.evals as evals
+    import pixiu_cli.evals.context_cases as evals
 
     def boom(*args, **kwargs):
         raise RuntimeError("kaput")
