@@ -64,7 +64,8 @@ from pixiu_cli.resources import data_dir  # noqa: E402
 from pixiu_cli.store.conversations import ConversationStore  # noqa: E402
 from pixiu_cli.store.database import open_database  # noqa: E402
 from pixiu_cli.store.domain import DomainStore  # noqa: E402
-from pixiu_cli.store.memory import MemoryStore, PortfolioStore  # noqa: E402
+from pixiu_cli.store.memory import MemoryStore  # noqa: E402
+from pixiu_cli.store.portfolio import PortfolioStore  # noqa: E402
 
 UNIT = 64  # DeepSeek caches in 64-token units
 # Assumed DeepSeek-like prices, CNY per million tokens (printed with every run).

@@ -18,7 +18,8 @@ from pixiu_cli.settings import Settings
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.domain import DomainStore
-from pixiu_cli.store.memory import MemoryStore, PortfolioStore
+from pixiu_cli.store.memory import MemoryStore
+from pixiu_cli.store.portfolio import PortfolioStore
 
 OFFLINE_PLACEHOLDER_KEY = "pixiu-offline"
 OFFLINE_CACHE_FILE = "offline_cache.db"

@@ -173,7 +173,8 @@ def build_app(
     agent_kw, ctx = {}, None
     if tools is not None:
         from pixiu_cli.agent.tools import ToolContext, ToolRegistry
-        from pixiu_cli.store.memory import MemoryStore, PortfolioStore
+        from pixiu_cli.store.memory import MemoryStore
+        from pixiu_cli.store.portfolio import PortfolioStore
 
         ctx = ToolContext(
             domain=domain,

@@ -19,7 +19,8 @@ from pixiu_cli.domain.codes import is_finite_number, normalise_code
 from pixiu_cli.domain.vocabulary import NOTE_KIND_NAMES, NOTE_KINDS, NOTE_NAME, SIDES, side_name
 from pixiu_cli.resources import prompts_dir
 from pixiu_cli.store.domain import DomainStore
-from pixiu_cli.store.memory import MemoryStore, PortfolioStore, decision_ref, note_ref
+from pixiu_cli.store.memory import MemoryStore, decision_ref, note_ref
+from pixiu_cli.store.portfolio import PortfolioStore
 
 
 class ToolArgumentError(Exception):

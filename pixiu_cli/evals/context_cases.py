@@ -494,7 +494,8 @@ def _build(case: EvalCase, path: Path) -> tuple[ContextBlock, str, list[str]]:
 
 def _converse(case: EvalCase, builder: ContextBuilder, db) -> tuple[ContextBlock, str, list[str]]:
     """The case's earlier steps in one conversation, then the block sent with its message."""
-    from pixiu_cli.store.memory import MemoryStore, PortfolioStore
+    from pixiu_cli.store.memory import MemoryStore
+    from pixiu_cli.store.portfolio import PortfolioStore
 
     store, memory = builder.store, MemoryStore(db)
     conversation = store.create_conversation(title=case.id).id
