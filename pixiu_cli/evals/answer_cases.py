@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from pixiu_cli.dataset import DatasetError, parse_document
-from pixiu_cli.evals.context_cases import EvalError, _apply_patch, _case_files, _dataset
+from pixiu_cli.evals.case_files import EvalError, apply_patch, case_dataset, case_files
 from pixiu_cli.resources import data_dir
 from pixiu_cli.store.domain import DomainData
 
@@ -67,7 +67,7 @@ def default_answers_dir() -> Path:
 def load_answer_cases(paths: Sequence[Path] | None = None) -> list[AnswerCase]:
     cases: list[AnswerCase] = []
     seen: set[str] = set()
-    for path in _case_files(list(paths) if paths else [default_answers_dir()]):
+    for path in case_files(list(paths) if paths else [default_answers_dir()]):
         try:
             raw = json.loads(path.read_text(encoding="utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -125,8 +125,8 @@ def parse_answer_case(raw: Any, source: Path, index: int) -> AnswerCase:
         now = None
     if now is None or now.utcoffset() is None:
         raise fail("now 应为带时区的 ISO 8601 时间")
-    _, document = _dataset(raw["dataset"], source, fail)
-    document = _apply_patch(document, raw.get("dataset_patch"), fail)
+    _, document = case_dataset(raw["dataset"], source, fail)
+    document = apply_patch(document, raw.get("dataset_patch"), fail)
     try:
         data = parse_document(document, now)
     except DatasetError as exc:

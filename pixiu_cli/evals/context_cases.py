@@ -72,50 +72,31 @@ Checks (at least one):
 Unknown keys, wrong types, an unknown data set or an invalid document raise `EvalError`
 naming the file and the case id, so a typo can never turn a check into a silent pass.
 
-API: `load_cases(paths)` → `list[EvalCase]`; `run_case(case)` → `CaseResult`;
-`run_evals(cases)` → `EvalReport` (``by_category()``, ``pass_rate``, ``failure_lines()``).
+API: `load_cases(paths)` → `list[EvalCase]` (here); `run_case(case)` → `CaseResult` and
+`run_evals(cases)` → `EvalReport` (``by_category()``, ``pass_rate``, ``failure_lines()``) in
+`context_runner.py`; the checks themselves in `context_checks.py`.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import shutil
-import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import cache
 from pathlib import Path
 from typing import Any
 
-from pixiu_cli.context.block import ContextBlock
-from pixiu_cli.context.builder import ContextBuilder
 from pixiu_cli.context.intent import Intent
 from pixiu_cli.context.memory import MemoryLimits
-from pixiu_cli.context.names import securities_for_document, shipped_market_list
-from pixiu_cli.dataset import SECTIONS, DatasetError, parse_document
-from pixiu_cli.errors import UserError
-from pixiu_cli.resources import data_dir
-from pixiu_cli.store.conversations import ConversationStore
-from pixiu_cli.store.database import open_database
-from pixiu_cli.store.domain import DomainStore
-from pixiu_cli.store.securities import SecurityMaster
-
-EVALS_FOLDER = "evals"
-DATASETS_FOLDER = "datasets"
+from pixiu_cli.dataset import DatasetError, parse_document
+from pixiu_cli.evals.case_files import EvalError, apply_patch, case_dataset, case_files
 
 _REQUIRED = ("id", "category", "now", "dataset", "message")
 _OPTIONAL = ("description", "dataset_patch", "limits", "summary", "earlier", "history", "market_list")
 _STRING_LIST_CHECKS = ("must", "must_not", "sections", "no_sections", "omitted", "not_omitted", "quoted")
 _CHECKS = (*_STRING_LIST_CHECKS, "intent", "symbols", "max_tokens", "counts")
 _KNOWN = frozenset((*_REQUIRED, *_OPTIONAL, *_CHECKS))
-_QUOTED_SPAN = re.compile(r"「[^「」\n]*」")
-_SNIPPET = 60
-
-
-class EvalError(UserError):
-    """A malformed case file or case; the message names the file and the case id."""
 
 
 @dataclass(frozen=True)
@@ -146,71 +127,8 @@ class EvalCase:
     source: Path | None = None
 
 
-@dataclass
-class CaseResult:
-    id: str
-    category: str
-    passed: bool
-    failures: list[str] = field(default_factory=list)  # one line each, Chinese
-    description: str = ""
-    intent: str | None = None
-    symbols: list[str] = field(default_factory=list)
-    tokens: int | None = None
-    block_text: str | None = field(default=None, repr=False)
-
-
-@dataclass
-class EvalReport:
-    results: list[CaseResult]
-
-    @property
-    def total(self) -> int:
-        return len(self.results)
-
-    @property
-    def passed(self) -> int:
-        return sum(1 for r in self.results if r.passed)
-
-    @property
-    def pass_rate(self) -> float:
-        """Passed / total; 0.0 for an empty run (nothing evaluated is not a pass)."""
-        return self.passed / self.total if self.results else 0.0
-
-    def by_category(self) -> dict[str, tuple[int, int]]:
-        """category → (passed, total), sorted by category."""
-        table: dict[str, list[int]] = {}
-        for result in self.results:
-            row = table.setdefault(result.category, [0, 0])
-            row[0] += int(result.passed)
-            row[1] += 1
-        return {k: (v[0], v[1]) for k, v in sorted(table.items())}
-
-    def failed(self) -> list[CaseResult]:
-        return [r for r in self.results if not r.passed]
-
-    def failure_lines(self) -> list[str]:
-        return [f"{r.id} [{r.category}]: {reason}" for r in self.failed() for reason in r.failures]
-
-
 # ---------------------------------------------------------------------------------------
 # Loading
-
-
-def default_cases_dir() -> Path:
-    return data_dir() / EVALS_FOLDER
-
-
-def _case_files(paths: Sequence[Path] | None) -> list[Path]:
-    roots = [default_cases_dir()] if paths is None else [Path(p) for p in paths]
-    files: list[Path] = []
-    for root in roots:
-        if root.is_dir():
-            files.extend(sorted(p for p in root.glob("*.json") if p.is_file()))
-        elif root.is_file():
-            files.append(root)
-        else:
-            raise EvalError(f"找不到用例文件或目录：{root}")
-    return files
 
 
 def load_cases(paths: Sequence[Path] | None = None) -> list[EvalCase]:
@@ -218,7 +136,7 @@ def load_cases(paths: Sequence[Path] | None = None) -> list[EvalCase]:
     by default every case file in ``data/evals/``."""
     cases: list[EvalCase] = []
     seen: dict[str, Path] = {}
-    for path in _case_files(paths):
+    for path in case_files(paths):
         try:
             raw = json.loads(path.read_text(encoding="utf-8"))
         except UnicodeDecodeError:
@@ -252,8 +170,8 @@ def parse_case(raw: Any, source: Path | None = None, index: int = 0) -> EvalCase
 
     _check_fields(raw, fail)
     now = _case_now(raw["now"], fail)
-    dataset_name, document = _dataset(raw["dataset"], source, fail)
-    document = _apply_patch(document, raw.get("dataset_patch"), fail)
+    dataset_name, document = case_dataset(raw["dataset"], source, fail)
+    document = apply_patch(document, raw.get("dataset_patch"), fail)
     try:
         parse_document(document, now)
     except DatasetError as exc:
@@ -383,320 +301,3 @@ def _earlier(value: Any, fail) -> tuple[dict, ...]:
                 f"而不是 {step!r}"
             )
     return tuple(dict(step) for step in value)
-
-
-def _dataset(value: Any, source: Path | None, fail) -> tuple[str | None, dict]:
-    if isinstance(value, dict):
-        return None, json.loads(json.dumps(value))  # a private deep copy
-    if not isinstance(value, str) or not value.strip():
-        raise fail("dataset 应为数据集文件名或内联的导入文档对象")
-    name = value if value.endswith(".json") else f"{value}.json"
-    if Path(name).name != name:
-        raise fail(f"dataset 应为 datasets/ 下的文件名，而不是路径 {value!r}")
-    folders = [source.parent / DATASETS_FOLDER] if source else []
-    folders.append(default_cases_dir() / DATASETS_FOLDER)
-    for folder in folders:
-        path = folder / name
-        if path.is_file():
-            try:
-                return name.removesuffix(".json"), json.loads(_read_dataset(str(path)))
-            except json.JSONDecodeError as exc:
-                raise fail(f"数据集 {name} 不是有效的 JSON（第 {exc.lineno} 行：{exc.msg}）") from None
-    raise fail(f"找不到数据集 {name}（查找了 {', '.join(str(f) for f in folders)}）")
-
-
-@cache
-def _read_dataset(path: str) -> str:
-    return Path(path).read_text(encoding="utf-8")
-
-
-def _apply_patch(document: dict, patch: Any, fail) -> dict:
-    if patch is None:
-        return document
-    if not isinstance(patch, dict) or set(patch) - {"replace", "append"}:
-        raise fail('dataset_patch 应为 {"replace": {…}, "append": {…}}')
-    for mode in ("replace", "append"):
-        part = patch.get(mode, {})
-        if not isinstance(part, dict):
-            raise fail(f"dataset_patch.{mode} 应为对象")
-        for section, value in part.items():
-            if section not in SECTIONS:
-                raise fail(f"dataset_patch.{mode} 中未知的数据段 {section}（可用：{', '.join(SECTIONS)}）")
-            value = json.loads(json.dumps(value))
-            if section == "persona":
-                if not isinstance(value, dict):
-                    raise fail(f"dataset_patch.{mode}.persona 应为对象")
-                document["persona"] = value if mode == "replace" else {**document.get("persona", {}), **value}
-            else:
-                if not isinstance(value, list):
-                    raise fail(f"dataset_patch.{mode}.{section} 应为数组")
-                document[section] = value if mode == "replace" else [*document.get(section, []), *value]
-    return document
-
-
-# ---------------------------------------------------------------------------------------
-# Running
-
-
-@cache
-def _template_bytes() -> bytes:
-    """An empty, fully migrated database file; copied for every case (migrations run once)."""
-    folder = Path(tempfile.mkdtemp(prefix="pixiu-eval-template-"))
-    try:
-        db = open_database(folder / "template.db")
-        db.conn.close()  # the last connection checkpoints and removes the WAL
-        return (folder / "template.db").read_bytes()
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-
-
-def _populated(case: EvalCase, path: Path) -> None:
-    """Write the case's database at `path`: imported data set (and market list), built
-    once per distinct data set and `now`, then copied (hundreds of corpus cases share three)."""
-    key = (json.dumps(case.document, sort_keys=True, ensure_ascii=False), case.now.isoformat(), case.market_list)
-    cached = _POPULATED.get(key)
-    if cached is None:
-        path.write_bytes(_template_bytes())
-        db = open_database(path)
-        data = parse_document(case.document, case.now)
-        DomainStore(db).replace_all(data)
-        master = SecurityMaster(db)
-        if case.market_list:
-            master.upsert(shipped_market_list())
-        master.upsert(securities_for_document(data), keep_names=True)
-        db.conn.close()  # checkpoints the WAL into the file
-        cached = _POPULATED[key] = path.read_bytes()
-        if len(_POPULATED) > 64:
-            _POPULATED.pop(next(iter(_POPULATED)))
-    path.write_bytes(cached)
-
-
-_POPULATED: dict[tuple, bytes] = {}
-
-
-def _build(case: EvalCase, path: Path) -> tuple[ContextBlock, str, list[str]]:
-    _populated(case, path)
-    db = open_database(path)
-    try:
-        domain = DomainStore(db)
-        builder = ContextBuilder(
-            ConversationStore(db), domain, limits=MemoryLimits.from_mapping(case.limits), clock=lambda: case.now
-        )
-        if case.earlier:
-            return _converse(case, builder, db)
-        block, intent, symbols = builder.context_block(
-            case.message, summary=case.summary, now=case.now, earlier=case.history
-        )
-        return block, intent.value, list(symbols)
-    finally:
-        db.conn.close()
-
-
-def _converse(case: EvalCase, builder: ContextBuilder, db) -> tuple[ContextBlock, str, list[str]]:
-    """The case's earlier steps in one conversation, then the block sent with its message."""
-    from pixiu_cli.store.memory import MemoryStore
-    from pixiu_cli.store.portfolio import PortfolioStore
-
-    store, memory = builder.store, MemoryStore(db)
-    conversation = store.create_conversation(title=case.id).id
-    stamp = case.now.isoformat(timespec="seconds")
-    for step in case.earlier:
-        if "ask" in step:
-            turn = store.start_turn(conversation, step["ask"])
-            built = builder.build_messages(conversation, step["ask"], before_seq=turn.seq, now=case.now)
-            added = [*built.messages[1 + built.history_count :], {"role": "assistant", "content": "好的"}]
-            store.finish_turn(
-                turn.id, status="complete", reply_text="好的", messages=added, block=built.block_record(added)
-            )
-            continue
-        ref = memory.resolve(step.get("forget") or step["edit"])
-        if "edit" in step:
-            memory.edit(ref.id, step["text"], stamp)
-        elif ref.kind == "d":
-            PortfolioStore(db).undo_trade(ref.id, stamp)
-        else:
-            memory.forget(ref.id, stamp)
-    built = builder.build_messages(conversation, case.message, now=case.now)
-    return built.context_block, built.intent.value, list(built.symbols)
-
-
-def run_case(case: EvalCase, workdir: Path | None = None) -> CaseResult:
-    """Run one case against a fresh SQLite file (in `workdir`, or a temporary folder)."""
-    if workdir is None:
-        with tempfile.TemporaryDirectory(prefix="pixiu-eval-") as tmp:
-            return run_case(case, Path(tmp))
-    safe = re.sub(r"[^0-9A-Za-z_.-]", "_", case.id)[:80]
-    path = workdir / f"{safe}.db"
-    try:
-        block, intent, symbols = _build(case, path)
-    except Exception as exc:  # an engine crash is a failed case, not a crashed suite
-        reason = f"构建上下文时出错：{type(exc).__name__}: {_one_line(str(exc))}"
-        return CaseResult(case.id, case.category, False, [reason], case.description)
-    finally:
-        for suffix in ("", "-wal", "-shm"):
-            Path(f"{path}{suffix}").unlink(missing_ok=True)
-    failures = check(case, block, intent, symbols)
-    return CaseResult(
-        case.id, case.category, not failures, failures, case.description, intent, symbols, block.tokens, block.text
-    )
-
-
-def run_evals(cases: Sequence[EvalCase]) -> EvalReport:
-    with tempfile.TemporaryDirectory(prefix="pixiu-eval-") as tmp:
-        return EvalReport([run_case(case, Path(tmp)) for case in cases])
-
-
-# ---------------------------------------------------------------------------------------
-# Checks
-
-
-def _one_line(text: str, limit: int = 120) -> str:
-    text = text.replace("\r", "").replace("\n", "⏎")
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _where(text: str, needle: str, at: int | None = None) -> str:
-    """The block line holding `needle` (its first occurrence, or the one at `at`), shortened
-    around it."""
-    at = text.find(needle) if at is None else at
-    start = text.rfind("\n", 0, at) + 1
-    end = text.find("\n", at + len(needle))
-    line = text[start : end if end >= 0 else len(text)]
-    offset = at - start
-    if len(line) > 2 * _SNIPPET:
-        lo = max(0, offset - _SNIPPET)
-        line = ("…" if lo else "") + line[lo : offset + len(needle) + _SNIPPET] + "…"
-    return _one_line(line, 4 * _SNIPPET)
-
-
-def _matches(pattern: str, key: str) -> bool:
-    return key.startswith(pattern[:-1]) if pattern.endswith("*") else key == pattern
-
-
-def _unquoted_at(text: str, needle: str) -> int | None:
-    """Offset of the first occurrence of `needle` not inside a 「…」 span, else None."""
-    spans = [m.span() for m in _QUOTED_SPAN.finditer(text)]
-    start = text.find(needle)
-    while start >= 0:
-        end = start + len(needle)
-        if not any(lo < start and end < hi for lo, hi in spans):
-            return start
-        start = text.find(needle, start + 1)
-    return None
-
-
-def check(case: EvalCase, block: ContextBlock, intent: str, symbols: list[str]) -> list[str]:
-    """Every failed check of `case` against an assembled block, one line each."""
-    keys = [s.key for s in block.sections]
-    return [
-        *_text_failures(case, block.text),
-        *_extraction_failures(case, intent, symbols),
-        *_section_failures(case, keys),
-        *_omitted_failures(case, block.omitted),
-        *_size_failures(case, block),
-        *_quoted_failures(case, block.text),
-    ]
-
-
-def _text_failures(case: EvalCase, text: str) -> list[str]:
-    failures = [f"缺少应出现的内容 {_one_line(needle)!r}" for needle in case.must if needle not in text]
-    failures += [
-        f"出现了不应出现的内容 {_one_line(needle)!r}：{_where(text, needle)}"
-        for needle in case.must_not
-        if needle in text
-    ]
-    return failures
-
-
-def _extraction_failures(case: EvalCase, intent: str, symbols: list[str]) -> list[str]:
-    failures = []
-    if case.intent is not None and intent != case.intent:
-        failures.append(f"意图应为 {case.intent}，实际为 {intent}")
-    if case.symbols is not None and list(case.symbols) != symbols:
-        failures.append(f"提取的标的应为 {list(case.symbols)}，实际为 {symbols}")
-    return failures
-
-
-def _section_failures(case: EvalCase, keys: list[str]) -> list[str]:
-    failures = [
-        f"缺少段落 {pattern}（实际段落：{', '.join(keys)}）"
-        for pattern in case.sections
-        if not any(_matches(pattern, k) for k in keys)
-    ]
-    for pattern in case.no_sections:
-        found = [k for k in keys if _matches(pattern, k)]
-        if found:
-            failures.append(f"不应出现段落 {', '.join(found)}")
-    return failures
-
-
-def _omitted_failures(case: EvalCase, omitted: Mapping[str, int]) -> list[str]:
-    failures = []
-    for pattern in case.omitted:
-        if not any(_matches(pattern, k) for k in omitted):
-            actual = "、".join(f"{k} {n} 条" for k, n in omitted.items()) or "无"
-            failures.append(f"段落 {pattern} 应因预算被省略，实际省略：{actual}")
-    for pattern in case.not_omitted:
-        found = [f"{k} {n} 条" for k, n in omitted.items() if _matches(pattern, k)]
-        if found:
-            failures.append(f"不应省略 {pattern}，实际省略了 {'、'.join(found)}")
-    return failures
-
-
-def _size_failures(case: EvalCase, block: ContextBlock) -> list[str]:
-    failures = []
-    if case.max_tokens is not None and block.tokens > case.max_tokens:
-        failures.append(f"上下文 {block.tokens} tokens，超过上限 {case.max_tokens}")
-    for needle, expected in case.counts.items():
-        actual = block.text.count(needle)
-        if actual != expected:
-            failures.append(f"{_one_line(needle)!r} 应出现 {expected} 次，实际 {actual} 次")
-    return failures
-
-
-def _quoted_failures(case: EvalCase, text: str) -> list[str]:
-    failures = []
-    for needle in case.quoted:
-        if needle not in text:
-            failures.append(f"应以「」引用的内容 {_one_line(needle)!r} 没有出现在上下文中")
-            continue
-        at = _unquoted_at(text, needle)
-        if at is not None:
-            failures.append(f"{_one_line(needle)!r} 出现在「」之外：{_where(text, needle, at)}")
-    return failures
-
-
-def summarize(report: EvalReport) -> Mapping[str, Any]:
-    """A JSON-ready summary (for `pixiu eval --json`)."""
-    return {
-        "pass_rate": report.pass_rate,
-        "passed": report.passed,
-        "total": report.total,
-        "categories": {k: {"passed": p, "total": t} for k, (p, t) in report.by_category().items()},
-        "failures": [{"id": r.id, "category": r.category, "reasons": r.failures} for r in report.failed()],
-    }
-
-
-# ---------------------------------------------------------------------------------------
-# The selection corpus (data/selection): a part to tune on and a held-out part
-
-SELECTION_FOLDER = "selection"
-SELECTION_SPLITS = ("tune", "heldout")
-
-
-def selection_corpus() -> dict[str, list[EvalCase]]:
-    """split name → cases, from data/selection/{tune,heldout}.json (empty when absent)."""
-    folder = data_dir() / SELECTION_FOLDER
-    return {
-        split: load_cases([folder / f"{split}.json"]) if (folder / f"{split}.json").is_file() else []
-        for split in SELECTION_SPLITS
-    }
-
-
-def run_selection_corpus() -> dict[str, EvalReport]:
-    return {split: run_evals(cases) for split, cases in selection_corpus().items() if cases}
-
-
-def summarize_splits(reports: Mapping[str, EvalReport]) -> dict[str, Any]:
-    """JSON-ready, one summary per split (for `pixiu eval --json`'s "selection" key)."""
-    return {split: dict(summarize(report)) for split, report in reports.items()}

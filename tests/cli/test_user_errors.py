@@ -15,7 +15,7 @@ from pixiu_cli.context.aliases import AliasError
 from pixiu_cli.dataset import DatasetError
 from pixiu_cli.errors import UserError
 from pixiu_cli.evals.answer_command import LiveEvalError
-from pixiu_cli.evals.context_cases import EvalError
+from pixiu_cli.evals.case_files import EvalError
 from pixiu_cli.llm.types import LLMError
 from pixiu_cli.market.chart import ChartError
 from pixiu_cli.market.csv_source import CsvImportError
