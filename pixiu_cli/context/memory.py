@@ -26,8 +26,9 @@ from pixiu_cli.context.intent import Intent
 from pixiu_cli.context.layers import layer_for
 from pixiu_cli.context.quoting import defuse, quote_data
 from pixiu_cli.context.values import UNKNOWN_DAY, day, number, show_number, show_pct, show_price, show_signed, text
+from pixiu_cli.domain.investor import Holding, Profile
 from pixiu_cli.domain.vocabulary import NOTE_KIND_NAMES, NOTE_NAME, SIDE_NAMES
-from pixiu_cli.store.domain import DomainStore, Holding, Profile
+from pixiu_cli.store.domain import DomainStore
 
 ROLE_NAMES = {"core": "核心仓", "satellite": "卫星仓"}
 NOTE_KIND_ORDER = {"rule": 0, "plan": 1}  # the user's own rules and plans go last when trimming

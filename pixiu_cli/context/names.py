@@ -221,7 +221,7 @@ class NameSource:
 def securities_for_document(data, source: str = "import") -> list:
     """Every stock an import document has data about, named from its holding or the shipped
     list (a profile or a news item carries only the code); unnamed codes are skipped."""
-    from pixiu_cli.store.securities import Security
+    from pixiu_cli.domain.securities import Security
 
     names = {h.symbol: h.name for h in data.holdings}
     symbols: dict[str, None] = {}
@@ -244,6 +244,6 @@ def securities_for_document(data, source: str = "import") -> list:
 
 def shipped_market_list(source: str = "shipped") -> list:
     """The shipped names as security rows: stands in for a market-data sync in evals."""
-    from pixiu_cli.store.securities import Security
+    from pixiu_cli.domain.securities import Security
 
     return [Security(s.symbol, s.name, "stock", source=source) for s in shipped_securities().values()]

@@ -22,3 +22,8 @@ SIDE_NAMES = {"buy": "买入", "sell": "卖出"}
 def side_name(side: str) -> str:
     """买入 / 卖出 for a stored side (an unknown value is shown as it is)."""
     return SIDE_NAMES.get(side, side)
+
+
+# Where a note or a decision came from when it was made in conversation (/remember, tools):
+# imports never change or drop these.
+CONVERSATION_SOURCES = ("user", "model")

@@ -10,9 +10,9 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
+from pixiu_cli.domain.investor import DomainData, Profile
 from pixiu_cli.domain.vocabulary import side_name
 from pixiu_cli.evals.answer_cases import AnswerCase, Check
-from pixiu_cli.store.domain import DomainData, Profile
 
 # A profile older than this at the case's `now` is stale (the context engine's default limit).
 PROFILE_FRESH_DAYS = 90

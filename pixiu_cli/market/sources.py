@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from pixiu_cli.domain.market import Bar, CorporateAction
+from pixiu_cli.domain.securities import Security
 from pixiu_cli.errors import UserError
-from pixiu_cli.store.market import Bar, CorporateAction
-from pixiu_cli.store.securities import Security
 
 
 class SourceError(UserError):

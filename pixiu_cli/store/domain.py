@@ -1,5 +1,5 @@
-"""The investor's domain data: holdings, profiles, news, signals, reports, decisions, alerts,
-memory events (user notes and tool-triggered events) and the persona.
+"""The investor's data set in the database: holdings, profiles, news, signals, reports,
+decisions, alerts, memory events and the persona, read into the types of domain/investor.py.
 
 Windows and limits are applied in SQL on indexed columns, so assembling a context stays
 fast however many years of events pile up."""
@@ -7,123 +7,24 @@ fast however many years of events pile up."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
 
 from sqlite_utils import Database
 
+from pixiu_cli.domain.investor import (
+    Alert,
+    Decision,
+    DomainData,
+    Holding,
+    MemoryEvent,
+    NewsItem,
+    Profile,
+    Report,
+    Signal,
+)
+from pixiu_cli.domain.vocabulary import CONVERSATION_SOURCES
 from pixiu_cli.store.database import write_transaction
-
-
-@dataclass(frozen=True)
-class Holding:
-    symbol: str
-    name: str
-    short_names: tuple[str, ...]
-    shares: float
-    cost: float
-    role: str  # core | satellite
-    updated_at: str | None = None
-
-
-@dataclass(frozen=True)
-class Profile:
-    id: int
-    symbol: str
-    strategy: str
-    period: str | None
-    annual_return: float | None
-    max_drawdown: float | None
-    win_rate: float | None
-    sharpe: float | None
-    best_role: str | None
-    conclusion: str | None
-    as_of: str
-
-
-@dataclass(frozen=True)
-class NewsItem:
-    id: int
-    symbol: str | None
-    title: str
-    summary: str | None
-    source: str | None
-    layer: str | None
-    published_at: str
-
-
-@dataclass(frozen=True)
-class Signal:
-    id: int
-    symbol: str
-    score: float
-    direction: str | None
-    components: dict
-    as_of: str
-
-
-@dataclass(frozen=True)
-class Report:
-    id: int
-    title: str
-    symbols: tuple[str, ...]
-    conclusion: str
-    created_at: str
-
-
-@dataclass(frozen=True)
-class Decision:
-    id: int
-    symbol: str
-    side: str
-    price: float
-    quantity: float
-    reason: str | None
-    decided_at: str
-    source: str | None = None
-
-
-@dataclass(frozen=True)
-class Alert:
-    id: int
-    symbol: str | None
-    rule: str | None
-    message: str
-    triggered_at: str
-
-
-@dataclass(frozen=True)
-class MemoryEvent:
-    id: int
-    kind: str  # user_note | decision | backtest | …
-    note_kind: str | None  # view | plan | rule (user notes)
-    symbol: str | None
-    text: str
-    created_at: str
-    source: str | None
-    inject_count: int = 0
-    deleted_at: str | None = None
-
-
-@dataclass(frozen=True)
-class DomainData:
-    """The whole data set as one document (import / export / demo)."""
-
-    holdings: list[Holding] = field(default_factory=list)
-    profiles: list[Profile] = field(default_factory=list)
-    news: list[NewsItem] = field(default_factory=list)
-    signals: list[Signal] = field(default_factory=list)
-    reports: list[Report] = field(default_factory=list)
-    decisions: list[Decision] = field(default_factory=list)
-    alerts: list[Alert] = field(default_factory=list)
-    notes: list[MemoryEvent] = field(default_factory=list)
-    persona: dict[str, str] = field(default_factory=dict)
-
-
-# Where a note or a decision came from when it was made in conversation (/remember, tools):
-# imports never change or drop these.
-CONVERSATION_SOURCES = ("user", "model")
 
 
 def iso(moment: datetime) -> str:

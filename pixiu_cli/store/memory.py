@@ -15,11 +15,12 @@ from dataclasses import dataclass
 
 from sqlite_utils import Database
 
+from pixiu_cli.domain.investor import MemoryEvent
 from pixiu_cli.domain.vocabulary import NOTE_KINDS, side_name
 from pixiu_cli.errors import UserError
 from pixiu_cli.store.database import write_transaction
 from pixiu_cli.store.dedup import FUZZY_MAX_CHARS, could_match, normalise, note_key, same_memory
-from pixiu_cli.store.domain import MemoryEvent, _event, _rows
+from pixiu_cli.store.domain import _event, _rows
 
 CANDIDATES = 200  # live notes of the same symbol compared with a new one
 

@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from sqlite_utils import Database
 
 from pixiu_cli.domain.codes import is_finite_number
+from pixiu_cli.domain.investor import Decision, Holding
 from pixiu_cli.store.database import write_transaction
-from pixiu_cli.store.domain import Decision, Holding, _decision, _holding, _rows
+from pixiu_cli.store.domain import _decision, _holding, _rows
 from pixiu_cli.store.memory import trade_text
 
 

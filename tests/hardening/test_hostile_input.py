@@ -43,12 +43,13 @@ from pixiu_cli.context.quoting import CLOSE_QUOTE, OPEN_QUOTE, quote_data
 from pixiu_cli.context.symbols import HoldingName, extract_symbols
 from pixiu_cli.dataset import SECTIONS, DatasetError, parse_document, to_document
 from pixiu_cli.domain.codes import normalise_code
+from pixiu_cli.domain.investor import DomainData
 from pixiu_cli.offline.script import ScriptedReply
 from pixiu_cli.repl.commands import CommandError, ParsedCommand, parse_command, registry
 from pixiu_cli.repl.state import ExitRepl, ReplState
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.domain import DomainData, DomainStore
+from pixiu_cli.store.domain import DomainStore
 from pixiu_cli.store.imports import merge_document
 from tests.helpers import PIXIU_BIN, PLANTED_KEY, PROMPT, clean_env, say, spawn
 
