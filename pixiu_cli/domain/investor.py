@@ -16,8 +16,8 @@ class Holding:
     symbol: str
     name: str
     short_names: tuple[str, ...]
-    shares: float
-    cost: float
+    shares: float | None
+    cost: float | None
     role: str  # core | satellite
     updated_at: str | None = None
 
@@ -52,7 +52,7 @@ class NewsItem:
 class Signal:
     id: int
     symbol: str
-    score: float
+    score: float | None
     direction: str | None
     components: dict
     as_of: str
@@ -72,8 +72,8 @@ class Decision:
     id: int
     symbol: str
     side: str
-    price: float
-    quantity: float
+    price: float | None
+    quantity: float | None
     reason: str | None
     decided_at: str
     source: str | None = None

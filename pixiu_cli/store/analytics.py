@@ -14,20 +14,11 @@ from pixiu_cli.domain.analytics import AlertRule, BacktestRow, ComputedProfile, 
 from pixiu_cli.domain.investor import Decision
 from pixiu_cli.store.database import write_transaction
 from pixiu_cli.store.domain import _decision, _rows
+from pixiu_cli.store.rows import record
 
 
 def _rule(r) -> AlertRule:
-    return AlertRule(
-        r["id"],
-        r["symbol"],
-        r["kind"],
-        r["threshold"],
-        r["cooldown_days"],
-        r["created_at"],
-        r["source"],
-        r["checked_through"],
-        r["last_fired_on"],
-    )
+    return record(AlertRule, r, "alert_rules", exact=True)
 
 
 class AnalyticsStore:
@@ -72,8 +63,7 @@ class AnalyticsStore:
             {where} order by b.symbol, b.id""",
             params,
         )
-        fields = BacktestRow.__dataclass_fields__
-        return [BacktestRow(**{**{k: r[k] for k in fields}, "selected": bool(r["selected"])}) for r in rows]
+        return [record(BacktestRow, r, "backtests") for r in rows]
 
     # signals ---------------------------------------------------------------------------
     def save_signal(self, symbol: str, score: float, direction: str, components: dict, as_of: str) -> None:
@@ -144,7 +134,7 @@ class AnalyticsStore:
 
     def unseen_alerts(self) -> list[FiredAlert]:
         return [
-            FiredAlert(r["id"], r["symbol"], r["rule"], r["message"], r["triggered_at"], r["bar_date"])
+            record(FiredAlert, r, "alerts")
             for r in _rows(
                 self.db, "select * from alerts where rule_id is not null and seen_at is null order by bar_date, id"
             )
@@ -183,15 +173,6 @@ class AnalyticsStore:
 
     def scores(self) -> dict[int, DecisionScore]:
         return {
-            r["id"]: DecisionScore(
-                r["id"],
-                r["return_5d"],
-                r["return_20d"],
-                r["outcome_5d"],
-                r["outcome_20d"],
-                r["vs_stock_5d"],
-                r["vs_stock_20d"],
-                r["scored_at"],
-            )
+            r["id"]: record(DecisionScore, r, "decisions", decision_id=r["id"])
             for r in _rows(self.db, "select * from decisions where scored_at is not null")
         }

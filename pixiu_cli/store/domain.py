@@ -25,6 +25,7 @@ from pixiu_cli.domain.investor import (
 )
 from pixiu_cli.domain.vocabulary import CONVERSATION_SOURCES
 from pixiu_cli.store.database import write_transaction
+from pixiu_cli.store.rows import number, optional_text, record, text
 
 
 def iso(moment: datetime) -> str:
@@ -55,43 +56,36 @@ def _short_names(raw) -> tuple[str, ...]:
 
 
 def _holding(r) -> Holding:
-    return Holding(
-        r["symbol"], r["name"], _short_names(r["short_names"]), r["shares"], r["cost"], r["role"], r["updated_at"]
-    )
+    return record(Holding, r, "holdings", short_names=_short_names(r["short_names"]))
 
 
 def _profile(r) -> Profile:
-    return Profile(**{k: r[k] for k in Profile.__dataclass_fields__})
+    return record(Profile, r, "profiles")
 
 
 def _news(r) -> NewsItem:
-    return NewsItem(**{k: r[k] for k in NewsItem.__dataclass_fields__})
+    return record(NewsItem, r, "news")
 
 
 def _signal(r) -> Signal:
-    return Signal(r["id"], r["symbol"], r["score"], r["direction"], _json(r["components"], {}), r["as_of"])
+    return record(Signal, r, "signals", components=_json(r["components"], {}))
 
 
 def _report(r) -> Report:
-    return Report(
-        r["id"],
-        r["title"],
-        tuple(s for s in _json(r["symbols"], []) if isinstance(s, str)),
-        r["conclusion"],
-        r["created_at"],
-    )
+    symbols = tuple(s for s in _json(r["symbols"], []) if isinstance(s, str))
+    return record(Report, r, "reports", symbols=symbols)
 
 
 def _decision(r) -> Decision:
-    return Decision(**{k: r[k] for k in Decision.__dataclass_fields__})
+    return record(Decision, r, "decisions")
 
 
 def _alert(r) -> Alert:
-    return Alert(**{k: r[k] for k in Alert.__dataclass_fields__})
+    return record(Alert, r, "alerts")
 
 
 def _event(r) -> MemoryEvent:
-    return MemoryEvent(**{k: r[k] for k in MemoryEvent.__dataclass_fields__})
+    return record(MemoryEvent, r, "memory_events")
 
 
 class DomainStore:
@@ -211,7 +205,7 @@ class DomainStore:
         """The stock's move 5 and 20 sessions after a decision, as local analytics scored it
         (None until enough bars exist)."""
         row = self.db.conn.execute("select return_5d, return_20d from decisions where id = ?", [decision_id]).fetchone()
-        return (row[0], row[1]) if row else (None, None)
+        return (number(row[0]), number(row[1])) if row else (None, None)
 
     def recent_notes_for(self, symbol: str, since: str, until: str, limit: int) -> list[MemoryEvent]:
         return self._window(
@@ -226,12 +220,12 @@ class DomainStore:
         )
 
     def persona(self) -> dict[str, str]:
-        return {r["key"]: r["value"] for r in _rows(self.db, "select key, value from persona order by key")}
+        return {text(r["key"]): text(r["value"]) for r in _rows(self.db, "select key, value from persona order by key")}
 
     def persona_updated_at(self) -> str | None:
         """When the persona was last written (its newest row), or None if never stamped."""
         rows = _rows(self.db, "select max(updated_at) as at from persona")
-        return rows[0]["at"] if rows else None
+        return optional_text(rows[0]["at"]) if rows else None
 
     def count_injection(self, event_ids: list[int]) -> None:
         if not event_ids:

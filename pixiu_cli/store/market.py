@@ -11,19 +11,51 @@ from sqlite_utils import Database
 from pixiu_cli.domain.market import BarSeries, CorporateAction, SeriesInfo, SeriesWrite
 from pixiu_cli.store.database import write_transaction
 from pixiu_cli.store.domain import _rows
+from pixiu_cli.store.rows import count, exact_number, flag, record, required_number, text
 
 
 def _action(r) -> CorporateAction:
-    return CorporateAction(
-        r["symbol"],
-        r["ex_date"],
-        r["cash_per_share"] or 0.0,
-        r["shares_per_share"] or 0.0,
-        r["ratio"],
-        r["source"],
-        r["method"],
-        r["fetched_at"],
+    def where(column: str):
+        return lambda: f"corporate_actions 表 {r['symbol']} {r['ex_date']} 行的 {column}"
+
+    return record(
+        CorporateAction,
+        r,
+        "corporate_actions",
+        exact=True,
+        cash_per_share=exact_number(r["cash_per_share"], where("cash_per_share")) or 0.0,
+        shares_per_share=exact_number(r["shares_per_share"], where("shares_per_share")) or 0.0,
     )
+
+
+_PRICE_COLUMNS = ("open", "high", "low", "close", "volume")
+
+
+def _prices(symbol: str, dates: tuple, name: str, column: tuple) -> tuple[float, ...]:
+    """A bar column as floats; a value that is none is refused, naming the bar."""
+    if all(type(x) is float for x in column):  # what every import and sync writes: no work
+        return column
+    return tuple(
+        required_number(x, lambda day=day: f"market_bars 表 {symbol} {day} 行的 {name}")
+        for day, x in zip(dates, column)
+    )
+
+
+def _amounts(symbol: str, dates: tuple, column: tuple) -> tuple[float | None, ...]:
+    if all(x is None or type(x) is float for x in column):
+        return column
+    return tuple(
+        exact_number(x, lambda day=day: f"market_bars 表 {symbol} {day} 行的 amount") for day, x in zip(dates, column)
+    )
+
+
+def _as(kind: type, read, column: tuple) -> tuple:
+    """`column` when every value already is `kind` (no work), else each value read."""
+    return column if all(type(x) is kind for x in column) else tuple(read(x) for x in column)
+
+
+def _close(symbol: str, row) -> tuple[str, float]:
+    return text(row[0]), required_number(row[1], lambda: f"market_bars 表 {symbol} {row[0]} 行的 close")
 
 
 class MarketStore:
@@ -115,15 +147,22 @@ class MarketStore:
         ).fetchall()
         if not rows:
             return BarSeries(symbol, "none")
-        d, o, h, lo, c, v, a, ts, st = zip(*rows)
-        return BarSeries(symbol, "none", d, o, h, lo, c, v, a, ts, tuple(bool(x) for x in st))
+        d, *columns = zip(*rows)
+        d = tuple(text(x) for x in d)
+        o, h, lo, c, v = (_prices(symbol, d, name, column) for name, column in zip(_PRICE_COLUMNS, columns))
+        a, ts, st = (
+            _amounts(symbol, d, columns[5]),
+            tuple(count(x) for x in columns[6]),
+            tuple(flag(x) for x in columns[7]),
+        )
+        return BarSeries(symbol, "none", d, o, h, lo, c, v, a, ts, st)
 
     def close_before(self, symbol: str, day: str) -> tuple[str, float] | None:
         row = self.db.conn.execute(
             "select date, close from market_bars where symbol = ? and date < ? order by date desc limit 1",
             [symbol, day],
         ).fetchone()
-        return (row[0], row[1]) if row else None
+        return _close(symbol, row) if row else None
 
     def last_closes(self, symbols: Sequence[str]) -> dict[str, tuple[str, float]]:
         """symbol → (date, close) of its newest bar, for the symbols that have bars."""
@@ -133,7 +172,7 @@ class MarketStore:
                 "select date, close from market_bars where symbol = ? order by date desc limit 1", [symbol]
             ).fetchone()
             if row:
-                out[symbol] = (row[0], row[1])
+                out[symbol] = _close(symbol, row)
         return out
 
     def actions(self, symbol: str) -> list[CorporateAction]:

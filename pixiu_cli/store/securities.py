@@ -10,20 +10,11 @@ from sqlite_utils import Database
 from pixiu_cli.domain.securities import Alias, Security
 from pixiu_cli.store.database import write_transaction
 from pixiu_cli.store.domain import _rows
+from pixiu_cli.store.rows import record, text
 
 
 def _security(r) -> Security:
-    return Security(
-        r["symbol"],
-        r["name"],
-        r["kind"] or "stock",
-        r["board"],
-        r["list_date"],
-        r["status"],
-        bool(r["is_st"]),
-        r["source"],
-        r["updated_at"],
-    )
+    return record(Security, r, "securities", kind=text(r["kind"]) or "stock")
 
 
 class SecurityMaster:
@@ -64,7 +55,7 @@ class SecurityMaster:
 
     def aliases(self) -> list[Alias]:
         return [
-            Alias(r["alias"], r["symbol"], r["source"], r["created_at"])
+            record(Alias, r, "security_aliases")
             for r in _rows(self.db, "select * from security_aliases order by alias")
         ]
 
