@@ -224,7 +224,9 @@ def _show_price_notes(renderer: Renderer, totals: list, p) -> None:
             "在 config.toml 的 [prices] 中设置价格后显示费用。"
         )
     if any(t.calls > t.unpriced_calls for t in totals):
-        renderer.dim(f"价格（每百万 tokens，{p.currency}）：{_rates_text(p)}。{'来自 config.toml [prices]' if p.user_set else p.source}")
+        renderer.dim(
+            f"价格（每百万 tokens，{p.currency}）：{_rates_text(p)}。{'来自 config.toml [prices]' if p.user_set else p.source}"
+        )
 
 
 def _rates_text(p) -> str:

@@ -44,7 +44,9 @@ class PriceTable:
     output_per_million: float = _FLASH.output
     peak_hours: str = PEAK_HOURS  # Beijing time, weekdays that are not holidays
     off_peak_factor: float = 0.5  # DeepSeek's idle-hour price is half the peak price
-    source: str = "DeepSeek 公布价（2026-12-01 价格页；高峰价，空闲时段半价），可能已变动，可在 config.toml [prices] 中修改"
+    source: str = (
+        "DeepSeek 公布价（2026-12-01 价格页；高峰价，空闲时段半价），可能已变动，可在 config.toml [prices] 中修改"
+    )
     user_set: bool = False  # [prices] in config.toml: the user's prices apply to every model
 
     def rates_for(self, model: str | None) -> Rates | None:
@@ -80,7 +82,7 @@ class PriceTable:
 
 
 def _windows(text: str) -> list[tuple[time, time]]:
-    """"09:00-12:00,14:00-18:00" → [(09:00, 12:00), (14:00, 18:00)]; ValueError when malformed."""
+    """ "09:00-12:00,14:00-18:00" → [(09:00, 12:00), (14:00, 18:00)]; ValueError when malformed."""
     windows = []
     for part in filter(None, (p.strip() for p in text.split(","))):
         start, sep, end = part.partition("-")

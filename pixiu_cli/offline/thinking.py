@@ -13,12 +13,13 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from pixiu_cli.llm.models import RETIRED_MODELS
 from pixiu_cli.llm.template import content_text
 
 from .script import ScriptedReply
 
 REASONING_MISSING = "The reasoning_content in the thinking mode must be passed back to the API."
-RETIRED = ("deepseek-chat", "deepseek-reasoner")  # DeepSeek answers these with "Model Not Exist"
+RETIRED = tuple(RETIRED_MODELS)  # DeepSeek answers these with "Model Not Exist"
 
 
 def thinking_requested(request: Mapping[str, Any]) -> bool:

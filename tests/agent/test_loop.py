@@ -160,6 +160,7 @@ def test_reasoning_of_a_tool_turn_is_sent_back_in_every_later_request(rig, serve
         assert sent[:2] == ["先查持仓", "再回答"]
         assert all(r is None for r in sent[2:])  # turn 2 called no tool: its reasoning stays home
 
+
 def test_tool_list_is_identical_across_conversations(rig, server):
     make, store, domain, ctx = rig
     a, conv_a = make()

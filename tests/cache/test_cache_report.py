@@ -172,7 +172,7 @@ def test_published_prices_per_model_with_deepseeks_idle_hours():
     args = dict(hit=500_000, miss=500_000, prompt=1_000_000, completion=200_000)
     peak = datetime(2026, 11, 24, 6, 30, tzinfo=UTC)  # Tuesday 14:30 Beijing
     flash = call_cost(table, model="deepseek-flash", at=peak, **args)
-    assert flash.actual == pytest.approx((0.5 * 0.04 + 0.5 * 2 + 0.2 * 8))  # 2.62
+    assert flash.actual == pytest.approx(0.5 * 0.04 + 0.5 * 2 + 0.2 * 8)  # 2.62
     pro = call_cost(table, model="deepseek-v4-pro", at=peak, **args)
     assert pro.actual == pytest.approx(0.5 * 0.30 + 0.5 * 9 + 0.2 * 27)  # 10.05
     saturday = datetime(2026, 11, 28, 2, 0, tzinfo=UTC)  # 10:00 Beijing
