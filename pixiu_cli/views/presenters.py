@@ -231,7 +231,7 @@ def _show_price_notes(renderer: Renderer, totals: list, p) -> None:
 
 def _rates_text(p) -> str:
     """The user's one table, or the published rates per model (the offline stand-in left out)."""
-    from pixiu_cli.cache.prices import PUBLISHED_RATES
+    from pixiu_cli.accounting.prices import PUBLISHED_RATES
 
     def one(r) -> str:
         return f"命中 {r.hit:g} · 未命中 {r.miss:g} · 输出 {r.output:g}"
