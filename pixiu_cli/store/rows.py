@@ -108,8 +108,16 @@ _READERS: dict[str, Callable[[Any], Any]] = {
 
 
 @cache
-def _plan(cls: type) -> tuple[tuple[str, str], ...]:
-    return tuple((f.name, str(f.type)) for f in fields(cls))
+def _plan(cls: type, exact: bool) -> tuple[tuple[str, Callable[[Any], Any] | None, Callable | None], ...]:
+    """Per field: (name, plain reader, or the checked reader that refuses)."""
+    plan = []
+    for f in fields(cls):
+        kind = str(f.type)
+        if kind == "float" or (exact and kind == "float | None"):
+            plan.append((f.name, None, required_number if kind == "float" else exact_number))
+        else:
+            plan.append((f.name, _READERS.get(kind), None))
+    return tuple(plan)
 
 
 def _row_name(table: str, row: Mapping[str, Any]) -> str:
@@ -122,17 +130,14 @@ def record(cls: type[T], row: Mapping[str, Any], table: str, *, exact: bool = Fa
     field must hold a finite number, and with `exact` so must a `float | None` one that is
     not NULL (refused with StoredValueError otherwise); `given` supplies the fields no plain
     reader covers (JSON columns, defaults of missing columns)."""
-    values = {}
-    for name, kind in _plan(cls):
+    values = []
+    for name, read, check in _plan(cls, exact):
         if name in given:
-            values[name] = given[name]
-            continue
-        value = row[name]
-        if kind == "float" or (exact and kind == "float | None"):
-            check = required_number if kind == "float" else exact_number
-            values[name] = check(value, lambda name=name: f"{_row_name(table, row)}的 {name}")
-        elif kind in _READERS:
-            values[name] = _READERS[kind](value)
+            values.append(given[name])
+        elif read is not None:
+            values.append(read(row[name]))
+        elif check is not None:
+            values.append(check(row[name], lambda name=name: f"{_row_name(table, row)}的 {name}"))
         else:
-            raise TypeError(f"{cls.__name__}.{name}: no reader for {kind}; pass it")
-    return cls(**values)
+            raise TypeError(f"{cls.__name__}.{name}: no reader for its type; pass it")
+    return cls(*values)
