@@ -55,9 +55,9 @@ if str(ROOT) not in sys.path:  # `python benchmarks/context_assembly.py` from a 
 
 from pixiu_cli.context.block import assemble  # noqa: E402
 from pixiu_cli.context.builder import SHANGHAI, ContextBuilder, scene_fragment  # noqa: E402
-from pixiu_cli.context.intent import Intent, detect_intent  # noqa: E402
 from pixiu_cli.context.memory import MemoryAssembler, MemoryLimits  # noqa: E402
-from pixiu_cli.context.symbols import HoldingName, extract_symbols  # noqa: E402
+from pixiu_cli.selection.codes import HoldingName, extract_symbols  # noqa: E402
+from pixiu_cli.selection.intent import Intent, detect_intent  # noqa: E402
 from pixiu_cli.store.conversations import ConversationStore  # noqa: E402
 from pixiu_cli.store.database import open_database  # noqa: E402
 from pixiu_cli.store.domain import DomainStore  # noqa: E402

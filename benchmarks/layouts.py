@@ -53,14 +53,14 @@ from pixiu_cli.agent.tools import ToolContext  # noqa: E402
 from pixiu_cli.cache.explain import wait_for_explanations  # noqa: E402
 from pixiu_cli.context.block import ContextBlock  # noqa: E402
 from pixiu_cli.context.builder import SHANGHAI, BuiltMessages, ContextBuilder, scene_fragment, system_prompt  # noqa: E402
-from pixiu_cli.context.intent import Intent, detect_intent  # noqa: E402
 from pixiu_cli.context.memory import MemoryLimits  # noqa: E402
-from pixiu_cli.context.symbols import HoldingName, extract_symbols  # noqa: E402
 from pixiu_cli.dataset import load_document  # noqa: E402
 from pixiu_cli.llm.client import ChatClient  # noqa: E402
 from pixiu_cli.offline.script import ScriptedReply, ToolCallSpec  # noqa: E402
 from pixiu_cli.offline.server import OfflineServer  # noqa: E402
 from pixiu_cli.resources import data_dir  # noqa: E402
+from pixiu_cli.selection.codes import HoldingName, extract_symbols  # noqa: E402
+from pixiu_cli.selection.intent import Intent, detect_intent  # noqa: E402
 from pixiu_cli.store.conversations import ConversationStore  # noqa: E402
 from pixiu_cli.store.database import open_database  # noqa: E402
 from pixiu_cli.store.domain import DomainStore  # noqa: E402

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from pixiu_cli.context.symbols import HoldingName, extract_symbols
+from pixiu_cli.selection.codes import HoldingName, extract_symbols
 from pixiu_cli.store.domain import DomainStore
 from pixiu_cli.store.securities import SecurityMaster
 

@@ -21,8 +21,8 @@ from pixiu_cli.app import build_agent
 from pixiu_cli.cache.explain import wait_for_explanations
 from pixiu_cli.context.builder import ABLATE_ALL, SYMBOL_CONTEXT
 from pixiu_cli.context.memory import MemoryLimits
-from pixiu_cli.context.names import securities_for_document
 from pixiu_cli.llm.types import Usage
+from pixiu_cli.selection.names import securities_for_document
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.domain import DomainStore
 from pixiu_cli.store.securities import SecurityMaster

@@ -91,12 +91,12 @@ from typing import Any
 
 from pixiu_cli.context.block import ContextBlock
 from pixiu_cli.context.builder import ContextBuilder
-from pixiu_cli.context.intent import Intent
 from pixiu_cli.context.memory import MemoryLimits
-from pixiu_cli.context.names import securities_for_document, shipped_market_list
 from pixiu_cli.dataset import SECTIONS, DatasetError, parse_document
 from pixiu_cli.errors import UserError
 from pixiu_cli.resources import data_dir
+from pixiu_cli.selection.intent import Intent
+from pixiu_cli.selection.names import securities_for_document, shipped_market_list
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.domain import DomainStore

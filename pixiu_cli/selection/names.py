@@ -27,9 +27,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from pixiu_cli.context.normalize import fold_width_case, to_simplified
-from pixiu_cli.context.values import text
 from pixiu_cli.resources import data_dir
+from pixiu_cli.selection.normalize import fold_width_case, to_simplified
 
 FULL, NICKNAME, USER, SHORT, INDEX, SHADOW = "full", "nickname", "user", "short", "index", "shadow"
 # When two sources give one alias to different symbols, the first kind here wins; a
@@ -157,7 +156,7 @@ def _names(
 
 def _shipped_names(shipped: dict[str, ShippedSecurity], held: set[str]) -> Iterable[Name]:
     """Shadow words, index names and nicknames: what pixiu ships, whatever the database holds."""
-    from pixiu_cli.context.symbols import shadow_words
+    from pixiu_cli.selection.codes import shadow_words
 
     for word in shadow_words():
         yield Name(_norm(word), None, SHADOW)
@@ -185,14 +184,26 @@ def _known_names(
             yield Name(_norm(alias), symbol, SHORT, symbol in held)
 
 
+def _as_text(value) -> str:
+    """A stored value as text (SQLite keeps any value in any column): NULL is empty, a BLOB
+    is decoded with bad bytes replaced, anything else is its str()."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value).decode("utf-8", errors="replace")
+    return str(value)
+
+
 def _holding_names(holders: Sequence[Holder]) -> Iterable[Name]:
     for h in holders:  # stored values may be anything SQLite holds: match only real text
-        symbol = text(h.symbol)
-        if text(h.name):
-            yield Name(_norm(text(h.name)), symbol, FULL, True)
+        symbol = _as_text(h.symbol)
+        if _as_text(h.name):
+            yield Name(_norm(_as_text(h.name)), symbol, FULL, True)
         for alias in h.short_names:
-            if text(alias):
-                yield Name(_norm(text(alias)), symbol, SHORT, True)
+            if _as_text(alias):
+                yield Name(_norm(_as_text(alias)), symbol, SHORT, True)
 
 
 class NameSource:

@@ -22,10 +22,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pixiu_cli.context.intent import FiredCue, Intent, analyze
-from pixiu_cli.context.names import FULL, INDEX, SHADOW, SHORT, NameTable, index_codes
-from pixiu_cli.context.normalize import normalize
-from pixiu_cli.context.symbols import find_codes
+from pixiu_cli.selection.codes import find_codes
+from pixiu_cli.selection.intent import FiredCue, Intent, analyze
+from pixiu_cli.selection.names import FULL, INDEX, SHADOW, SHORT, NameTable, index_codes
+from pixiu_cli.selection.normalize import normalize
 
 
 @dataclass(frozen=True)

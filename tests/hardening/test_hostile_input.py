@@ -38,14 +38,14 @@ from hypothesis import strategies as st
 from pixiu_cli.codes import normalise_code
 from pixiu_cli.context.block import CONTEXT_CLOSE, CONTEXT_OPEN
 from pixiu_cli.context.builder import SHANGHAI, ContextBuilder
-from pixiu_cli.context.intent import Intent, detect_intent, is_portfolio_question
 from pixiu_cli.context.memory import MemoryLimits
 from pixiu_cli.context.quoting import CLOSE_QUOTE, OPEN_QUOTE, quote_data
-from pixiu_cli.context.symbols import HoldingName, extract_symbols
 from pixiu_cli.dataset import SECTIONS, DatasetError, parse_document, to_document
 from pixiu_cli.offline.script import ScriptedReply
 from pixiu_cli.repl.commands import CommandError, ParsedCommand, parse_command, registry
 from pixiu_cli.repl.state import ExitRepl, ReplState
+from pixiu_cli.selection.codes import HoldingName, extract_symbols
+from pixiu_cli.selection.intent import Intent, detect_intent, is_portfolio_question
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.domain import DomainData, DomainStore

@@ -5,8 +5,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pixiu_cli.context.symbols import HoldingName, extract_symbols
 from pixiu_cli.resources import data_dir
+from pixiu_cli.selection.codes import HoldingName, extract_symbols
 
 HOLDINGS = (
     HoldingName("600519", "贵州茅台", ("茅台",)),
