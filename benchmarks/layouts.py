@@ -59,8 +59,9 @@ from pixiu_cli.llm.client import ChatClient  # noqa: E402
 from pixiu_cli.offline.script import ScriptedReply, ToolCallSpec  # noqa: E402
 from pixiu_cli.offline.server import OfflineServer  # noqa: E402
 from pixiu_cli.resources import data_dir  # noqa: E402
-from pixiu_cli.selection.codes import HoldingName, extract_symbols  # noqa: E402
 from pixiu_cli.selection.intent import Intent, detect_intent  # noqa: E402
+from pixiu_cli.selection.names import Holder  # noqa: E402
+from pixiu_cli.selection.select import extract_symbols  # noqa: E402
 from pixiu_cli.store.conversations import ConversationStore  # noqa: E402
 from pixiu_cli.store.database import open_database  # noqa: E402
 from pixiu_cli.store.domain import DomainStore  # noqa: E402
@@ -486,7 +487,7 @@ SUMMARY_REPLY = ScriptedReply(
 def check_script(script: Sequence[ScriptTurn] = SCRIPT) -> None:
     """Every scripted question has the intent it is meant to exercise (demo holdings)."""
     data = load_document(data_dir() / "demo" / "portfolio.json", START)
-    names = [HoldingName(h.symbol, h.name, h.short_names) for h in data.holdings]
+    names = [Holder(h.symbol, h.name, h.short_names) for h in data.holdings]
     for i, turn in enumerate(script, 1):
         got = detect_intent(turn.text, extract_symbols(turn.text, names))
         if got != turn.intent:

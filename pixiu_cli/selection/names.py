@@ -29,6 +29,7 @@ from functools import cache
 
 from pixiu_cli.resources import data_dir
 from pixiu_cli.selection.normalize import fold_width_case, to_simplified
+from pixiu_cli.selection.rules import words
 
 FULL, NICKNAME, USER, SHORT, INDEX, SHADOW = "full", "nickname", "user", "short", "index", "shadow"
 # When two sources give one alias to different symbols, the first kind here wins; a
@@ -96,6 +97,13 @@ def index_codes() -> frozenset[str]:
     return frozenset(shipped_indexes())
 
 
+def shadow_names() -> Iterable[Name]:
+    """Everyday words and other companies' names that contain a short name
+    (``data/selection/rules/shadow_words.txt``): matched like names, naming nothing."""
+    for word in words("shadow_words.txt"):
+        yield Name(_norm(word), None, SHADOW)
+
+
 @dataclass(frozen=True)
 class Holder:
     """A held symbol and its names (what the context builder knows about holdings)."""
@@ -149,17 +157,14 @@ def _names(
     shipped = shipped_securities()
     yield from _shipped_names(shipped, held)
     yield from _known_names(known, shipped, held)
-    yield from _holding_names(holders)
+    yield from holding_names(holders)
     for alias, symbol in aliases:
         yield Name(_norm(alias), symbol, USER, symbol in held)
 
 
 def _shipped_names(shipped: dict[str, ShippedSecurity], held: set[str]) -> Iterable[Name]:
     """Shadow words, index names and nicknames: what pixiu ships, whatever the database holds."""
-    from pixiu_cli.selection.codes import shadow_words
-
-    for word in shadow_words():
-        yield Name(_norm(word), None, SHADOW)
+    yield from shadow_names()
     for code, names in shipped_indexes().items():
         for alias in names:
             yield Name(_norm(alias), code, INDEX)
@@ -196,7 +201,7 @@ def _as_text(value) -> str:
     return str(value)
 
 
-def _holding_names(holders: Sequence[Holder]) -> Iterable[Name]:
+def holding_names(holders: Sequence[Holder]) -> Iterable[Name]:
     for h in holders:  # stored values may be anything SQLite holds: match only real text
         symbol = _as_text(h.symbol)
         if _as_text(h.name):

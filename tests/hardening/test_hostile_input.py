@@ -44,8 +44,9 @@ from pixiu_cli.dataset import SECTIONS, DatasetError, parse_document, to_documen
 from pixiu_cli.offline.script import ScriptedReply
 from pixiu_cli.repl.commands import CommandError, ParsedCommand, parse_command, registry
 from pixiu_cli.repl.state import ExitRepl, ReplState
-from pixiu_cli.selection.codes import HoldingName, extract_symbols
 from pixiu_cli.selection.intent import Intent, detect_intent, is_portfolio_question
+from pixiu_cli.selection.names import Holder
+from pixiu_cli.selection.select import extract_symbols
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.domain import DomainData, DomainStore
@@ -112,9 +113,9 @@ def texts(*, surrogates: bool = False, max_pieces: int = 10) -> st.SearchStrateg
 
 
 HOLDINGS = (
-    HoldingName("600519", "贵州茅台", ("茅台",)),
-    HoldingName("000333", "美的集团", ("美的",)),
-    HoldingName("300750", "宁德时代", ("宁德",)),
+    Holder("600519", "贵州茅台", ("茅台",)),
+    Holder("000333", "美的集团", ("美的",)),
+    Holder("300750", "宁德时代", ("宁德",)),
 )
 
 
@@ -246,7 +247,7 @@ def test_symbols_are_codes_from_the_text_or_the_holdings(text):
     assert extract_symbols(text, HOLDINGS) == found  # deterministic (the name pattern is cached)
 
 
-def mentions(holding: HoldingName) -> list[str]:
+def mentions(holding: Holder) -> list[str]:
     """Unambiguous ways to write a holding: its names, or its code with its exchange."""
     code = holding.symbol
     exchange = ["SH{0}", "{0}.SH", "sh{0}", "{0}.XSHG"] if code.startswith("6") else ["SZ{0}", "{0}.SZ", "{0}.XSHE"]
