@@ -7,7 +7,7 @@ must fit that exchange, so an index code such as ``sh000001`` is not taken for a
 bare six-digit run counts only when it looks like an A-share stock code (or is held) and
 nothing around it says "this is a number": a longer digit run, a decimal or a signed
 number, a currency or an amount/identifier word before it, a unit after it. The prefixes,
-words and units are data (``data/selection/rules/codes.toml``); tests/selection/test_codes.py
+words and units are data (``data/selection/rules/codes.toml``); tests/selection/test_code_mentions.py
 lists the spellings that are and are not codes, including the known ambiguity (a bare
 YYMMDD or postal code written without context cannot be told from a code).
 

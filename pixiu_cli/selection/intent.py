@@ -118,9 +118,16 @@ class _Context:
 def cues() -> tuple[Cue, ...]:
     """The cues of ``data/selection/rules/intent.toml``, in file order."""
     return tuple(
-        Cue(c["name"], Group(c["group"]), re.compile(joined(c["pattern"]), re.IGNORECASE), c["why"])
+        Cue(c["name"], _group(c), re.compile(joined(c["pattern"]), re.IGNORECASE), c["why"])
         for c in table("intent.toml")["cue"]
     )
+
+
+def _group(cue: dict) -> Group:
+    try:
+        return Group(cue["group"])
+    except ValueError:
+        raise ValueError(f"selection rules: cue {cue['name']!r} has an unknown group {cue['group']!r}") from None
 
 
 @cache

@@ -1,6 +1,6 @@
 """Security names: what pixiu can call a stock, and one multi-pattern matcher over them.
 
-Where names come from (`NameTable.build`):
+Where names come from (`NameSource.table`, `_names`):
 
 * the user's holdings (full name and short names);
 * the security master (`store.securities`): every security pixiu has data about (imports
@@ -10,15 +10,17 @@ Where names come from (`NameTable.build`):
   stock even when pixiu holds no data about it;
 * shipped index names (``data/selection/indexes.tsv``): an index is market data, never a
   stock, and its code (000001 上证指数) must not be read as the stock with the same digits;
-* shadow words: everyday words and other companies' names that contain a short name
-  (平安夜 ⊃ 平安), matched like names but naming nothing.
+* shadow words (``data/selection/rules/shadow_words.txt``): everyday words and other
+  companies' names that contain a short name (平安夜 ⊃ 平安), matched like names but
+  naming nothing.
 
-Kinds of name, by how much evidence they need (`selection` decides):
+Kinds of name, by how much evidence they need (`select` decides):
 ``full`` (exchange name), ``nickname``, ``user`` — always the stock unless the words after
 it make it a product, a place or an employer (格力空调, 长江电力公司的招聘); ``short`` — a
 short name is an everyday word more often than a stock (宁德 is a city, 紫金 a mountain),
 so it needs evidence. All names are matched at once with an Aho–Corasick automaton
 (`pyahocorasick`), leftmost-longest, so a message costs one pass however many names there are.
+`NameTable` is the only name matcher: turns, notes and `select.extract_symbols` use it.
 """
 
 from __future__ import annotations
