@@ -63,6 +63,10 @@ def _rules() -> _CodeRules:
     )
 
 
+def warm() -> None:
+    _rules()
+
+
 _DIGIT_RUN = re.compile(r"[0-9]+")
 
 

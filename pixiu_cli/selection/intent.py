@@ -142,6 +142,11 @@ def _context() -> _Context:
     )
 
 
+def warm() -> None:
+    cues()
+    _context()
+
+
 def fired_cues(text: str) -> list[FiredCue]:
     """Every cue that matches the (normalised) text, with the matched words."""
     fired = []
