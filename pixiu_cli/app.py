@@ -69,9 +69,9 @@ def refresh_demo_data(domain: DomainStore, state_file: Path | None = None) -> No
 
 
 def _refresh_demo_data(domain: DomainStore, now: datetime) -> None:
-    from pixiu_cli.context.names import securities_for_document
     from pixiu_cli.dataset import load_document
     from pixiu_cli.resources import data_dir
+    from pixiu_cli.selection.names import securities_for_document
     from pixiu_cli.store.securities import SecurityMaster
 
     data = load_document(data_dir() / "demo" / "portfolio.json", now)

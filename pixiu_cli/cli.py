@@ -415,7 +415,7 @@ def import_data(
 def _register_securities(db, data) -> None:
     """Every stock the import has data about joins the security master, so its name is
     recognised in questions even when it is not held (五粮液 with a stored profile)."""
-    from pixiu_cli.context.names import securities_for_document
+    from pixiu_cli.selection.names import securities_for_document
     from pixiu_cli.store.securities import SecurityMaster
 
     SecurityMaster(db).upsert(securities_for_document(data), keep_names=True)
@@ -592,7 +592,7 @@ def alias_command(
     demo: DemoOpt = False,
 ) -> None:
     """股票别名：pixiu alias 宁王 300750 设置；pixiu alias --remove 宁王 删除；不带参数列出全部。"""
-    from pixiu_cli.context.aliases import add_alias, alias_table, list_aliases, remove_alias
+    from pixiu_cli.selection.aliases import add_alias, alias_table, list_aliases, remove_alias
     from pixiu_cli.store.database import open_database
     from pixiu_cli.store.securities import SecurityMaster
 
