@@ -29,8 +29,8 @@ from pixiu_cli.context.quoting import defuse, quote_data
 from pixiu_cli.context.values import UNKNOWN_DAY, day, show_number, show_pct, show_price, show_signed
 from pixiu_cli.domain.investor import Alert, Decision, Holding, MemoryEvent, NewsItem, Profile, Report, Signal
 from pixiu_cli.domain.vocabulary import NOTE_KIND_NAMES, NOTE_NAME, SIDE_NAMES
-from pixiu_cli.store.domain import DomainStore
 from pixiu_cli.selection.intent import Intent
+from pixiu_cli.store.domain import DomainStore
 
 ROLE_NAMES = {"core": "核心仓", "satellite": "卫星仓"}
 NOTE_KIND_ORDER = {"rule": 0, "plan": 1}  # the user's own rules and plans go last when trimming
