@@ -7,13 +7,12 @@ an unknown flag, a question starting with "-") goes through typer."""
 
 from __future__ import annotations
 
-import inspect
-import typing
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
 from typer.models import ArgumentInfo, OptionInfo
+from typer.utils import get_params_from_function
 
 
 @dataclass(frozen=True)
@@ -23,32 +22,30 @@ class FastSignature:
     arguments: tuple[str, ...]  # the positional parameters, each one word of argv
 
 
-def _info(hint) -> ArgumentInfo | OptionInfo | None:
-    return next((m for m in typing.get_args(hint)[1:] if isinstance(m, ArgumentInfo | OptionInfo)), None)
-
-
 def _flag_names(name: str, info: OptionInfo) -> list[str]:
-    declared = [d for d in info.param_decls if d.startswith("-")]
+    declared = [d for d in info.param_decls or () if d.startswith("-")]
     return declared or [f"--{name.replace('_', '-')}"]
 
 
 @cache
 def fast_signature(command: Callable) -> FastSignature | None:
     """None when a parameter is of a kind this path does not parse (it then always goes
-    through typer): arguments must be plain strings, and only `bool` options are flags."""
-    hints = typing.get_type_hints(command, include_extras=True)
+    through typer): arguments must be required plain strings, and only `bool` options
+    without an on/off pair are flags. Read through typer's own reading of the signature."""
     flags: dict[str, str] = {}
     defaults: dict[str, object] = {}
     arguments: list[str] = []
-    for name, parameter in inspect.signature(command).parameters.items():
-        hint, info = hints.get(name), _info(hints.get(name))
+    for name, meta in get_params_from_function(command).items():
+        info = meta.default
         if isinstance(info, ArgumentInfo):
-            if typing.get_args(hint)[0] is not str or parameter.default is not inspect.Parameter.empty:
+            if meta.annotation is not str or info.default is not ...:
                 return None
             arguments.append(name)
             continue
-        defaults[name] = parameter.default
-        if typing.get_args(hint)[0] is bool and not any("/" in d for d in info.param_decls):
+        if not isinstance(info, OptionInfo):
+            return None
+        defaults[name] = info.default
+        if meta.annotation is bool and not any("/" in d for d in info.param_decls or ()):
             flags.update(dict.fromkeys(_flag_names(name, info), name))
     return FastSignature(flags, defaults, tuple(arguments))
 
