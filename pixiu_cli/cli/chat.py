@@ -89,7 +89,9 @@ def _ask(
         common.opened(model, offline, demo, conversation, continue_) as (renderer, app_, conversation_id),
     ):
         if conversation_id is None:
-            conversation_id = app_.store.create_conversation(model=app_.settings.model).id
+            from pixiu_cli.services.conversations import start_conversation
+
+            conversation_id = start_conversation(app_.store, app_.settings.model)
         retry_partial = as_json if retry_partial is None else retry_partial
         if as_json or retry_partial:
             # A retried reply must not follow half of the first one on stdout: print it whole.

@@ -43,5 +43,10 @@ def pick_conversation(store: ConversationStore, resume_id: int | None, continue_
     return None
 
 
+def start_conversation(store: ConversationStore, model: str | None) -> int:
+    """A new conversation (its title comes from its first question)."""
+    return store.create_conversation(model=model).id
+
+
 def recent_conversations(store: ConversationStore, limit: int = 20) -> list[Conversation]:
     return store.list_conversations(limit)
