@@ -1,5 +1,6 @@
-"""Shared fixtures: a real offline server on loopback, an isolated PIXIU_HOME, and a way to
-run the real `pixiu` command (in a pipe or a pseudo-terminal) against that server."""
+"""Shared fixtures: a real offline server on loopback, the offline model in process, an
+isolated PIXIU_HOME, and a way to run the real `pixiu` command (in a pipe or a
+pseudo-terminal) against that server."""
 
 from __future__ import annotations
 
@@ -33,6 +34,15 @@ def server(_server_deepseek):
     _server_deepseek.reset()
     yield _server_deepseek
     _server_deepseek.reset()
+
+
+@pytest.fixture
+def model():
+    """The deterministic offline model in process: scripted like the server (`enqueue`,
+    `inject`), for tests of the loop that need a model but not the wire."""
+    from pixiu_cli.offline.model import OfflineModel
+
+    return OfflineModel()
 
 
 @pytest.fixture

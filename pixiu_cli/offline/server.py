@@ -36,13 +36,12 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from pixiu_cli.llm.template import render_completion, render_prompt
-from pixiu_cli.tokens import encode
+from pixiu_cli.llm.template import render_prompt
 
 from .cache import PROFILES, PrefixCache
 from .chunks import ReplyMeta, completion_body, stream_chunks, tool_call_ids
 from .script import REJECTING_FAULT_KINDS, Fault, ScriptedReply
-from .usage import build_usage
+from .usage import account_call
 
 
 def respond_offline(request, **options):
@@ -460,18 +459,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _account(self, api_key: str, prompt: str, reply: ScriptedReply, truncated: bool) -> dict[str, Any]:
         """Usage for this call, with the prefix cache consulted and updated (a cut-off
         answer caches only the prompt)."""
-        state = self.state
-        input_tokens = encode(prompt)
-        output_tokens = encode(render_completion(reply.text, reply.reasoning, reply.tool_calls))
-        cached = state.cache.lookup(api_key, input_tokens)
-        state.cache.store(api_key, input_tokens if truncated else input_tokens + output_tokens)
-        return build_usage(
-            state.profile,
-            len(input_tokens),
-            len(output_tokens),
-            cached,
-            reasoning_tokens=len(encode(reply.reasoning)) if reply.reasoning else 0,
-        )
+        return account_call(self.state.cache, api_key, prompt, reply, truncated)
 
     def _answer(
         self,

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from pixiu_cli.llm.template import render_completion
+from pixiu_cli.tokens import encode
+
+if TYPE_CHECKING:
+    from .cache import PrefixCache
+    from .script import ScriptedReply
 
 
 def build_usage(
@@ -24,3 +31,21 @@ def build_usage(
         if reasoning_tokens:
             usage["completion_tokens_details"] = {"reasoning_tokens": reasoning_tokens}
     return usage
+
+
+def account_call(
+    cache: PrefixCache, api_key: str, prompt: str, reply: ScriptedReply, truncated: bool
+) -> dict[str, Any]:
+    """Usage for one call, with the prefix cache consulted and updated (a cut-off answer
+    caches only the prompt). The HTTP server and the in-process model both count here."""
+    input_tokens = encode(prompt)
+    output_tokens = encode(render_completion(reply.text, reply.reasoning, reply.tool_calls))
+    cached = cache.lookup(api_key, input_tokens)
+    cache.store(api_key, input_tokens if truncated else input_tokens + output_tokens)
+    return build_usage(
+        cache.profile,
+        len(input_tokens),
+        len(output_tokens),
+        cached,
+        reasoning_tokens=len(encode(reply.reasoning)) if reply.reasoning else 0,
+    )
