@@ -7,12 +7,12 @@ than inside the SDK, so that each one can be announced and all of them fit in on
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Iterator
 
 from pixiu_cli.llm import wire
+from pixiu_cli.llm.model import request_json
 from pixiu_cli.llm.retry import RETRYABLE_KINDS, RetryPolicy, parse_retry_after, retryable_status
 from pixiu_cli.llm.types import CallOutcome, ChatRequest, LLMError
 
@@ -108,8 +108,8 @@ class ChatClient:
         `outcome.request_json`, so that a call builds its body once."""
         if body is None:
             body = self.body_for(request)
-            # Until the HTTP layer reports the real bytes, keep the body we asked the SDK to send.
-            outcome.request_json = json.dumps(body, ensure_ascii=False)
+            # Until the HTTP layer reports the real bytes, keep the bytes we asked the SDK to send.
+            outcome.request_json = request_json(body)
         if isinstance(self._api_key, str) and not (self._api_key.isascii() and self._api_key.isprintable()):
             # httpx would fail to encode the header: 'UnicodeEncodeError' or a connection error.
             raise LLMError(BAD_KEY, kind="config")
