@@ -4,13 +4,24 @@ pseudo-terminal) against that server."""
 
 from __future__ import annotations
 
+import os
 import signal
+import sys
 from pathlib import Path
 
 import pytest
 
 from pixiu_cli.offline.server import OfflineServer
 from tests.helpers import PLANTED_KEY, clean_env
+
+# Bytecode is cached (in __pycache__, ignored by git) even where the environment says not
+# to: each test process (the xdist workers) and each `pixiu` a test starts would otherwise
+# compile pixiu's sources, and pytest rewrite every test module's asserts, from scratch —
+# most of a worker's collection and a good part of a short `pixiu` run. An installed pixiu
+# has its .pyc files (pip compiles them), so this is also what users run. The workers and
+# the children inherit the environment as it is once this conftest is loaded.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
 
 
 def pytest_configure(config):
