@@ -103,7 +103,7 @@ def _env(home: Path, server_url: str | None) -> dict[str, str]:
             {
                 "PIXIU_API_KEY": "sk-offline-session-benchmark",
                 "PIXIU_BASE_URL": server_url,
-                "PIXIU_MODEL": "deepseek-chat",
+                "PIXIU_MODEL": "deepseek-flash",
                 "PIXIU_MAX_RETRIES": "0",
             }
         )

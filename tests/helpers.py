@@ -122,18 +122,13 @@ class App:
         return _agent(self.db, self.domain, self.client, **options)
 
 
-def http_model(server, *, provider: str = "deepseek", timeout: float = 10, max_retries: int = 0):
-    """The product's HTTP client on `server` (the offline server), with the planted key."""
+def http_model(server, *, provider: str = "deepseek", model: str = "deepseek-test", **options):
+    """The product's HTTP client on `server` (the offline server), with the planted key;
+    `options`: timeout (10 s), max_retries (0), thinking, reasoning_effort."""
     from pixiu_cli.llm.client import ChatClient
 
-    return ChatClient(
-        base_url=server.base_url,
-        api_key=PLANTED_KEY,
-        model="deepseek-test",
-        provider=provider,
-        timeout=timeout,
-        max_retries=max_retries,
-    )
+    options = {"timeout": 10, "max_retries": 0, **options}
+    return ChatClient(base_url=server.base_url, api_key=PLANTED_KEY, model=model, provider=provider, **options)
 
 
 def _agent(db, domain, model, *, now=None, tools=None, guardrails=None, limits=None, history_blocks=None):

@@ -27,6 +27,7 @@ from pixiu_cli.llm.types import CallOutcome, ChatRequest, LLMError
 from .cache import PrefixCache
 from .chunks import ReplyMeta, stream_chunks, tool_call_ids
 from .script import REJECTING_FAULT_KINDS, Fault, ScriptedReply
+from .thinking import refusal_of, thought
 from .usage import account_call
 
 IN_PROCESS_URL = "in-process://offline/v1"
@@ -60,6 +61,8 @@ class OfflineModel(ChatClient):
         timeout: float = 10.0,
         max_retries: int = 0,
         deadline_seconds: float = 600.0,
+        thinking: str | None = None,
+        reasoning_effort: str | None = None,
     ):
         super().__init__(
             base_url=IN_PROCESS_URL,
@@ -69,6 +72,8 @@ class OfflineModel(ChatClient):
             timeout=timeout,
             max_retries=max_retries,
             deadline_seconds=deadline_seconds,
+            thinking=thinking,
+            reasoning_effort=reasoning_effort,
         )
         self.cache = PrefixCache(cache_profile)
         self._responder = responder
@@ -125,12 +130,15 @@ class OfflineModel(ChatClient):
         received = ModelRequest(sent.encode("utf-8"), json.loads(sent))
         with self._lock:
             self._requests.append(received)
+        refusal = refusal_of(received.json, received.json.get("model"))
+        if refusal is not None:
+            raise status_error(self, 400, retries, refusal, None)
         fault, reply = self._take_script()
         received.fault = fault
         if fault is not None and fault.kind in REJECTING_FAULT_KINDS:
             raise self._rejection(fault, retries)
         if reply is None:
-            reply = self._respond(received.json)
+            reply = thought(self._respond(received.json), received.json)
         if fault is not None and fault.kind == "delay":
             time.sleep(fault.seconds)
         prompt = render_prompt(received.json)

@@ -41,6 +41,7 @@ from pixiu_cli.llm.template import render_prompt
 from .cache import PROFILES, PrefixCache
 from .chunks import ReplyMeta, completion_body, stream_chunks, tool_call_ids
 from .script import REJECTING_FAULT_KINDS, Fault, ScriptedReply
+from .thinking import refusal_of, thought
 from .usage import account_call
 
 
@@ -394,13 +395,18 @@ class _Handler(BaseHTTPRequestHandler):
             return
         request: dict[str, Any] = parsed
         model = request.get("model") if isinstance(request.get("model"), str) else None
+        refusal = refusal_of(request, model)
+        if refusal is not None:
+            record.status = 400
+            self._send_error_json(400, refusal)
+            return
         fault, reply = self._take_script(model)
         record.fault = fault
         if fault is not None and fault.kind in REJECTING_FAULT_KINDS:
             self._reject(fault, record)
             return
         if reply is None:
-            reply = self.state.responder(request)
+            reply = thought(self.state.responder(request), request)
         if fault is not None and fault.kind == "delay":
             self._wait(fault.seconds)
         prompt = render_prompt(request)

@@ -57,10 +57,11 @@ def outcome_of(client: ChatModel, chat: ChatRequest) -> dict:
     }
 
 
-def both(server, model, *scripts, faults=(), chats=None, **client_options):
-    """Each side gets the same script; the calls' results, side by side."""
+def both(server, in_process, *scripts, faults=(), chats=None, **client_options):
+    """Each side gets the same script; the calls' results, side by side. With
+    `client_options`, the in-process side is a new model made with them."""
     client = http_model(server, **client_options)
-    local = OfflineModel(**client_options) if client_options else model
+    local = OfflineModel(**client_options) if client_options else in_process
     for side in (server, local):
         side.enqueue(*scripts)
         side.inject(*faults)
@@ -192,3 +193,35 @@ def test_a_tool_turn_stores_the_same_calls_on_both(server, model, tmp_path):
         app.db.close()
     assert stored[0] == stored[1]
     assert [r[0].encode("utf-8") for r in stored[0]] == [r.body_bytes for r in server.requests]
+
+
+def test_thinking_mode_thinks_and_sends_the_same_bytes(server, model):
+    """Asked to think (DeepSeek's `thinking`, sent in the SDK's extra body, after its own
+    fields), the responder reasons the same on both sides."""
+    options = {"thinking": "enabled", "reasoning_effort": "high"}
+    wire, local, _ = both(server, model, chats=[request("帮我看看仓位")], **options)
+    assert wire == local and wire[0]["reasoning"].startswith("（离线思考）")
+    sent = json.loads(server.requests[-1].body_bytes)
+    assert sent["thinking"] == {"type": "enabled"} and sent["reasoning_effort"] == "high"
+
+
+def test_deepseeks_own_refusals_are_the_same_line(server, model):
+    """A tool turn sent back without its reasoning in thinking mode, and a retired model name."""
+    tool_turn = [
+        {"role": "system", "content": SYSTEM},
+        {"role": "user", "content": "一"},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "get_holdings", "arguments": "{}"}}],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": "{}"},
+        {"role": "assistant", "content": "答"},
+        {"role": "user", "content": "二"},
+    ]
+    wire, local, _ = both(server, model, "不会用到", chats=[ChatRequest(messages=tool_turn)], thinking="enabled")
+    assert wire == local and wire[0]["error"][1:3] == ("status", 400)
+    assert "reasoning_content" in wire[0]["error"][0]
+    wire, local, _ = both(server, model, chats=[request()], model="deepseek-chat", max_retries=0)
+    assert wire == local and wire[0]["error"][1:3] == ("status", 400)
+    assert "deepseek-chat" in wire[0]["error"][0]
