@@ -127,8 +127,8 @@ def run_turn(env: dict[str, str], turn: int, question: str) -> TurnResult:
 
 def measure(home: Path, report: SessionReport) -> None:
     """Reported vs predicted (ideal) hits of every call of the session, as /cache sees them."""
-    from pixiu_cli.cache.prices import PriceTable, call_cost
-    from pixiu_cli.cache.report import build_report
+    from pixiu_cli.accounting.prices import PriceTable, call_cost
+    from pixiu_cli.accounting.report import build_report
     from pixiu_cli.store.conversations import ConversationStore
     from pixiu_cli.store.database import open_database
 
@@ -147,15 +147,20 @@ def measure(home: Path, report: SessionReport) -> None:
             report.ideal += line.explanation.predicted_hit
             report.flagged += line.explanation.flagged
             ideal_hit = min(line.explanation.predicted_hit, line.prompt_tokens or 0)
-            at_ideal = call_cost(
-                prices,
-                hit=ideal_hit,
-                miss=(line.prompt_tokens or 0) - ideal_hit,
-                prompt=line.prompt_tokens,
-                completion=line.completion_tokens,
-                at=None,
+            # Both at the peak rate (at=None), so the ratio does not depend on the hour it ran.
+            at_ideal, actual = (
+                call_cost(
+                    prices,
+                    model="deepseek-flash",
+                    hit=hit,
+                    miss=(line.prompt_tokens or 0) - hit,
+                    prompt=line.prompt_tokens,
+                    completion=line.completion_tokens,
+                    at=None,
+                )
+                for hit in (ideal_hit, line.cache_hit_tokens)
             )
-            report.cost += line.cost or 0.0
+            report.cost += actual.actual if actual else 0.0
             report.cost_at_ideal += at_ideal.actual if at_ideal else 0.0
     finally:
         db.close()

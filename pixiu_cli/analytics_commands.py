@@ -139,7 +139,7 @@ def alert_add(
 ) -> None:
     """添加一条预警规则（检查此后导入或同步的收盘价）。"""
     from pixiu_cli.analytics.rules import describe
-    from pixiu_cli.codes import is_finite_number
+    from pixiu_cli.domain.codes import is_finite_number
     from pixiu_cli.store.analytics import AnalyticsStore
     from pixiu_cli.store.market import MarketStore
 

@@ -63,7 +63,7 @@ def _opened(model: str | None, offline: bool, demo: bool, resume: int | None, co
             renderer.warn(warning)
         yield renderer, app_, _pick_conversation(app_, resume, continue_)
     except Exception as exc:
-        from pixiu_cli.presenters import error_line
+        from pixiu_cli.views.presenters import error_line
 
         try:  # a turn this error cut off is labelled with its real cause
             app_.store.fail_own_pending(error_line(exc))
@@ -182,8 +182,8 @@ def _ask(
     demo: bool,
     retry_partial: bool | None,
 ) -> None:
+    from pixiu_cli.accounting.explain import one_shot_explanations
     from pixiu_cli.agent.loop import SilentSink
-    from pixiu_cli.cache.explain import one_shot_explanations
 
     with (
         one_shot_explanations(),
@@ -282,7 +282,7 @@ class _ContextView:
 
 def _show_context_preview(renderer, app_, conversation: int | None, text: str, view: _ContextView, turn) -> None:
     """The request a question would send now, built without calling the model."""
-    from pixiu_cli.presenters import show_request
+    from pixiu_cli.views.presenters import show_request
 
     if text == "-":
         text = _read_stdin_text()
@@ -307,7 +307,7 @@ def _show_context_preview(renderer, app_, conversation: int | None, text: str, v
 
 def _show_context_of_call(renderer, store, conversation: int | None, view: _ContextView, turn: int | None) -> None:
     """A call already made: the latest one of the conversation, or the one of turn N."""
-    from pixiu_cli.presenters import show_stored_call
+    from pixiu_cli.views.presenters import show_stored_call
 
     latest = store.latest_conversation()
     conv_id = conversation or (latest.id if latest else None)
@@ -415,7 +415,7 @@ def import_data(
 def _register_securities(db, data) -> None:
     """Every stock the import has data about joins the security master, so its name is
     recognised in questions even when it is not held (五粮液 with a stored profile)."""
-    from pixiu_cli.context.names import securities_for_document
+    from pixiu_cli.selection.names import securities_for_document
     from pixiu_cli.store.securities import SecurityMaster
 
     SecurityMaster(db).upsert(securities_for_document(data), keep_names=True)
@@ -507,10 +507,10 @@ def cache(
     demo: DemoOpt = False,
 ) -> None:
     """缓存命中、费用与节省（本对话 / 今天 / 全部），以及每次调用未命中的原因。"""
-    from pixiu_cli.cache.report import build_report
-    from pixiu_cli.presenters import show_cache
+    from pixiu_cli.accounting.report import build_report
     from pixiu_cli.store.conversations import ConversationStore
     from pixiu_cli.store.database import open_database
+    from pixiu_cli.views.presenters import show_cache
 
     settings = _settings()
     db = open_database(settings.demo_db_path if demo else settings.db_path)
@@ -554,7 +554,8 @@ def eval_command(
     if live or history:
         _live_eval(cases, as_json, live, ablate or [], yes, history, model, offline)
         return
-    from pixiu_cli.context.evals import load_cases, run_evals, run_selection_corpus, summarize, summarize_splits
+    from pixiu_cli.evals.context_cases import load_cases
+    from pixiu_cli.evals.context_runner import run_evals, run_selection_corpus, summarize, summarize_splits
 
     loaded = load_cases([Path(c) for c in cases] if cases else None)
     splits = run_selection_corpus() if not cases else {}
@@ -591,7 +592,7 @@ def alias_command(
     demo: DemoOpt = False,
 ) -> None:
     """股票别名：pixiu alias 宁王 300750 设置；pixiu alias --remove 宁王 删除；不带参数列出全部。"""
-    from pixiu_cli.context.aliases import add_alias, alias_table, list_aliases, remove_alias
+    from pixiu_cli.selection.aliases import add_alias, alias_table, list_aliases, remove_alias
     from pixiu_cli.store.database import open_database
     from pixiu_cli.store.securities import SecurityMaster
 
@@ -626,7 +627,7 @@ def _live_eval(
 ) -> None:
     from pathlib import Path
 
-    from pixiu_cli.answer_evals.command import LiveOptions, render_history, render_report, run_command
+    from pixiu_cli.evals.answer_command import LiveOptions, render_history, render_report, run_command
 
     settings = _settings(model, offline)
     renderer = _renderer()
@@ -786,7 +787,7 @@ def main() -> None:
         _renderer().error(str(exc))
         sys.exit(exc.exit_code)
     except Exception as exc:
-        from pixiu_cli.presenters import error_line
+        from pixiu_cli.views.presenters import error_line
 
         _renderer().error(error_line(exc))
         sys.exit(1)

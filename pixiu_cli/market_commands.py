@@ -45,7 +45,7 @@ def _db():
 
 
 def _code(raw: str) -> str:
-    from pixiu_cli.codes import normalise_code
+    from pixiu_cli.domain.codes import normalise_code
 
     code = normalise_code(raw)
     if code is None:
@@ -289,7 +289,7 @@ def data_sync(
     timeout: Annotated[float, typer.Option("--timeout", help="每次请求的超时秒数", min=1)] = 20.0,
 ) -> None:
     """从网络数据源增量同步日线和除权除息（每只股票一个事务）。"""
-    from pixiu_cli.market.sources import SOURCE_NAMES, open_source
+    from pixiu_cli.market.source_by_name import SOURCE_NAMES, open_source
     from pixiu_cli.market.sync import sync
     from pixiu_cli.store.domain import DomainStore
     from pixiu_cli.store.market import MarketStore

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 
 from pixiu_cli.errors import UserError
-from pixiu_cli.presenters import error_line
 from pixiu_cli.render import StatusFigures
 from pixiu_cli.repl import (  # noqa: F401  (importing registers the commands)
     alias_commands,
@@ -21,6 +20,7 @@ from pixiu_cli.repl.commands import CommandError, is_command, parse_command, reg
 from pixiu_cli.repl.prompt import PROMPT, make_prompt_session
 from pixiu_cli.repl.state import ExitRepl, ReplState
 from pixiu_cli.repl.warmup import Warmup
+from pixiu_cli.views.presenters import error_line
 
 # prompt_toolkit decodes the terminal with errors="surrogateescape": bytes that are not
 # UTF-8 arrive as lone surrogates, which SQLite (and any UTF-8 output) cannot take.

@@ -8,11 +8,12 @@ from datetime import datetime
 from pixiu_cli.agent.note_symbol import symbol_in_text
 from pixiu_cli.agent.tools import note_notice
 from pixiu_cli.context.builder import SHANGHAI
+from pixiu_cli.domain.vocabulary import MEMORY_KIND_NAMES, NOTE_KINDS
 from pixiu_cli.repl.commands import CommandError, ParsedCommand, registry
 from pixiu_cli.repl.state import ReplState
 from pixiu_cli.store.domain import DomainStore
-from pixiu_cli.store.memory import MemoryRef, PortfolioStore, trade_text
-from pixiu_cli.store.vocabulary import MEMORY_KIND_NAMES, NOTE_KINDS
+from pixiu_cli.store.memory import MemoryRef, trade_text
+from pixiu_cli.store.portfolio import PortfolioStore
 
 SYMBOL = r"[0-9]{6}"  # ASCII only: re's \d also takes '６００５１９', which no stored code matches
 
