@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pixiu_cli.agent.note_symbol import symbol_in_text
+from pixiu_cli.services.note_symbol import symbol_in_text
 from pixiu_cli.context.builder import ContextBuilder
 from pixiu_cli.dataset import SHANGHAI, load_document
 from pixiu_cli.selection.aliases import add_alias
