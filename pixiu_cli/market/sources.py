@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from pixiu_cli.errors import UserError
+from pixiu_cli.market.boards import board_for
 from pixiu_cli.store.market import Bar, CorporateAction
 from pixiu_cli.store.securities import Security
 
@@ -35,7 +36,10 @@ class PriceSource(Protocol):
 
 
 def exchange_code(symbol: str) -> str:
-    """sh / sz / bj prefix of a six-digit code."""
+    """sh / sz / bj prefix of a six-digit code (the BSE's 920xxx codes share their first digit
+    with Shanghai's 900xxx B shares, so the board decides first)."""
+    if board_for(symbol) == "bse":
+        return "bj"
     if symbol.startswith(("5", "6", "9")):
         return "sh"
     if symbol.startswith(("4", "8")):

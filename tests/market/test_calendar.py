@@ -101,9 +101,7 @@ def home(tmp_path, monkeypatch):
 
 
 def test_a_user_holiday_file_adds_closures_and_names_bad_lines(home):
-    (home / "holidays.txt").write_text(
-        "# 自定义休市\n2026-11-03 台风停市\n2026-11-04\nnot-a-date\n", encoding="utf-8"
-    )
+    (home / "holidays.txt").write_text("# 自定义休市\n2026-11-03 台风停市\n2026-11-04\nnot-a-date\n", encoding="utf-8")
     reload_calendar()
     assert not is_trading_day(date(2026, 11, 3)) and holiday_name(date(2026, 11, 3)) == "台风停市"
     assert not is_trading_day(date(2026, 11, 4)) and holiday_name(date(2026, 11, 4)) == "节假日"
