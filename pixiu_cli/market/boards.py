@@ -41,7 +41,7 @@ def board_for(symbol: str) -> str:
     """main | chinext | star | bse, from the code's prefix."""
     if symbol.startswith(("688", "689")):
         return "star"
-    if symbol.startswith(("300", "301")):
+    if symbol.startswith("30"):  # 300, 301 and 302 (302132 中航成飞)
         return "chinext"
     if symbol.startswith(("43", "83", "87", "88", "92")):
         return "bse"
