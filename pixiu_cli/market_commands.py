@@ -233,7 +233,8 @@ def data_status(as_json: JsonOpt = False) -> None:
     from pixiu_cli.market.data import MarketData
 
     with _db() as db:
-        statuses = MarketData(db).status(_now())
+        market = MarketData(db)
+        statuses, notes = market.status(_now()), market.reference_notes()
     renderer = _cli()._renderer()
     if as_json:
         renderer.json(
@@ -251,18 +252,26 @@ def data_status(as_json: JsonOpt = False) -> None:
                     "last_sync": s.last_sync,
                     "stale": s.stale,
                     "stale_trading_days": s.stale_days,
+                    "calendar_note": s.calendar_note,
+                    "suspected_missing_actions": s.missing_actions,
                     "last_error": s.last_error,
                 }
                 for s in statuses
             ]
         )
         return
+    for line in notes:
+        renderer.line(line)
     if not statuses:
         renderer.line("还没有行情数据：pixiu data import FILE.csv --symbol CODE，或 pixiu data sync")
         return
     rows = []
     for s in statuses:
         fresh = "最新" if not s.stale else (f"过期 {s.stale_days} 个交易日" if s.stale_days else "过期")
+        if s.calendar_note:
+            fresh += f"（{s.calendar_note}，之后未计）"
+        if s.missing_actions:
+            fresh += f"；疑似缺少除权记录（{s.missing_actions} 处）"
         if s.last_error:
             fresh += f"（同步失败：{s.last_error}）"
         rows.append(

@@ -72,13 +72,7 @@ def parse_name(name: str) -> NameParts:
     match = _NAME.match(text)
     if not match:
         return NameParts(text)
-    return NameParts(
-        match["base"],
-        match["st"],
-        match["debut"],
-        bool(match["reform"]),
-        frozenset(match["flags"] or ""),
-    )
+    return NameParts(match["base"], match["st"], match["debut"], bool(match["reform"]), frozenset(match["flags"] or ""))
 
 
 def _stock(row: dict[str, str]) -> ListedStock | None:
