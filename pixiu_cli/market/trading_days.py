@@ -12,6 +12,7 @@ wall-clock time already. The files are read on first use, once per pixiu home.""
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from functools import cache
@@ -98,7 +99,9 @@ def _user_holidays(home: Path, closed: set[date], names: dict[date, str]) -> tup
 
 
 @cache
-def _calendar_for(home: Path) -> TradingCalendarData:
+def _calendar_for(home_variable: str | None) -> TradingCalendarData:
+    # keyed by the PIXIU_HOME variable itself: the lookup runs on every call, a Path would not be cheap
+    home = default_home()
     first, last, closed, names = _shipped()
     last, refreshed_by = _refresh(home, last, closed)
     problems = _user_holidays(home, closed, names)
@@ -106,7 +109,7 @@ def _calendar_for(home: Path) -> TradingCalendarData:
 
 
 def trading_calendar() -> TradingCalendarData:
-    return _calendar_for(default_home())
+    return _calendar_for(os.environ.get("PIXIU_HOME"))
 
 
 def reload_calendar() -> None:
@@ -161,19 +164,22 @@ def holiday_name(d: date) -> str | None:
     return calendar.names.get(d, UNNAMED_CLOSURE)
 
 
-def is_trading_day(d: date) -> bool:
-    """A weekday the exchanges are open; raises CalendarEnd past the last known day."""
-    d = _as_date(d)
-    calendar = trading_calendar()
+def _is_session(calendar: TradingCalendarData, d: date) -> bool:
     if d > calendar.last:
         raise CalendarEnd(calendar.last)
     return calendar.first <= d and d.weekday() < 5 and d not in calendar.closed
 
 
+def is_trading_day(d: date) -> bool:
+    """A weekday the exchanges are open; raises CalendarEnd past the last known day."""
+    return _is_session(trading_calendar(), _as_date(d))
+
+
 def next_trading_day(d: date) -> date:
     """The first trading day strictly after `d` (CalendarEnd when none is known)."""
+    calendar = trading_calendar()
     day = _as_date(d) + timedelta(days=1)
-    while not is_trading_day(day):
+    while not _is_session(calendar, day):
         day += timedelta(days=1)
     return day
 
@@ -182,7 +188,7 @@ def previous_trading_day(d: date) -> date:
     """The last trading day strictly before `d`, at most the calendar's end."""
     calendar = trading_calendar()
     day = min(_as_date(d) - timedelta(days=1), calendar.last)
-    while day >= calendar.first and not is_trading_day(day):
+    while day >= calendar.first and not _is_session(calendar, day):
         day -= timedelta(days=1)
     return day
 
