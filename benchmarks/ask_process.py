@@ -48,7 +48,7 @@ LLM_MODEL = "pixiu-bench"
 RAW = """import sys
 from openai import OpenAI
 client = OpenAI(base_url=sys.argv[1], api_key=sys.argv[2], max_retries=0)
-stream = client.chat.completions.create(model="deepseek-chat", stream=True,
+stream = client.chat.completions.create(model="deepseek-flash", stream=True,
                                         messages=[{"role": "user", "content": sys.argv[3]}])
 for chunk in stream:
     if chunk.choices and chunk.choices[0].delta.content:
@@ -82,7 +82,7 @@ def llm_user_dir(folder: Path, base_url: str) -> Path:
     `extra-openai-models.yaml` in its user directory (LLM_USER_PATH)."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "extra-openai-models.yaml").write_text(
-        f'- model_id: {LLM_MODEL}\n  model_name: deepseek-chat\n  api_base: "{base_url}"\n'
+        f'- model_id: {LLM_MODEL}\n  model_name: deepseek-flash\n  api_base: "{base_url}"\n'
         f"  api_key_name: {LLM_MODEL}\n",
         encoding="utf-8",
     )
@@ -115,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
             env.update(
                 PIXIU_API_KEY=KEY,
                 PIXIU_BASE_URL=base_url,
-                PIXIU_MODEL="deepseek-chat",
+                PIXIU_MODEL="deepseek-flash",
                 LLM_USER_PATH=str(llm_user_dir(Path(tmp) / "llm", base_url)),
             )
             argvs = commands(base_url, args.before)

@@ -622,7 +622,7 @@ def run_layout(
             client = ChatClient(
                 base_url=server.base_url,
                 api_key=f"bench-{layout.key}",
-                model="deepseek-chat",
+                model="deepseek-flash",
                 provider="deepseek",
                 timeout=30,
                 max_retries=0,

@@ -103,7 +103,7 @@ def _env(home: Path, server_url: str | None) -> dict[str, str]:
             {
                 "PIXIU_API_KEY": "sk-offline-session-benchmark",
                 "PIXIU_BASE_URL": server_url,
-                "PIXIU_MODEL": "deepseek-chat",
+                "PIXIU_MODEL": "deepseek-flash",
                 "PIXIU_MAX_RETRIES": "0",
             }
         )
@@ -147,15 +147,20 @@ def measure(home: Path, report: SessionReport) -> None:
             report.ideal += line.explanation.predicted_hit
             report.flagged += line.explanation.flagged
             ideal_hit = min(line.explanation.predicted_hit, line.prompt_tokens or 0)
-            at_ideal = call_cost(
-                prices,
-                hit=ideal_hit,
-                miss=(line.prompt_tokens or 0) - ideal_hit,
-                prompt=line.prompt_tokens,
-                completion=line.completion_tokens,
-                at=None,
+            # Both at the peak rate (at=None), so the ratio does not depend on the hour it ran.
+            at_ideal, actual = (
+                call_cost(
+                    prices,
+                    model="deepseek-flash",
+                    hit=hit,
+                    miss=(line.prompt_tokens or 0) - hit,
+                    prompt=line.prompt_tokens,
+                    completion=line.completion_tokens,
+                    at=None,
+                )
+                for hit in (ideal_hit, line.cache_hit_tokens)
             )
-            report.cost += line.cost or 0.0
+            report.cost += actual.actual if actual else 0.0
             report.cost_at_ideal += at_ideal.actual if at_ideal else 0.0
     finally:
         db.close()

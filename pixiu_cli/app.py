@@ -148,6 +148,8 @@ def chat_client(settings: Settings, *, base_url=None, api_key=None, model=None, 
         timeout=settings.timeout,
         max_retries=settings.max_retries,
         deadline_seconds=settings.deadline_seconds,
+        thinking=settings.thinking,
+        reasoning_effort=settings.reasoning_effort,
     )
 
 

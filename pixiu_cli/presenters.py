@@ -225,9 +225,20 @@ def _show_price_notes(renderer: Renderer, totals: list, p) -> None:
         )
     if any(t.calls > t.unpriced_calls for t in totals):
         renderer.dim(
-            f"价格（每百万 tokens，{p.currency}）：命中 {p.hit_per_million:g} · 未命中 {p.miss_per_million:g} · "
-            f"输出 {p.output_per_million:g}。{'来自 config.toml [prices]' if p.user_set else p.source}"
+            f"价格（每百万 tokens，{p.currency}）：{_rates_text(p)}。{'来自 config.toml [prices]' if p.user_set else p.source}"
         )
+
+
+def _rates_text(p) -> str:
+    """The user's one table, or the published rates per model (the offline stand-in left out)."""
+    from pixiu_cli.cache.prices import PUBLISHED_RATES
+
+    def one(r) -> str:
+        return f"命中 {r.hit:g} · 未命中 {r.miss:g} · 输出 {r.output:g}"
+
+    if p.user_set:
+        return one(p.rates_for(None))
+    return "；".join(f"{model} {one(r)}" for model, r in PUBLISHED_RATES.items() if model != "pixiu-offline")
 
 
 def _cost_cells(t, currency: str) -> list[str]:

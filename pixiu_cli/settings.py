@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pixiu_cli.errors import UserError
+from pixiu_cli.llm.models import DEFAULT_DEEPSEEK_MODEL, REASONING_EFFORTS, THINKING_MODES, retired_model_line
 from pixiu_cli.redact import remember_secret, remember_url
 from pixiu_cli.resources import default_home
 
@@ -25,8 +26,6 @@ if TYPE_CHECKING:  # imported where they are built (_config_tables): importing s
     from pixiu_cli.context.memory import MemoryLimits
 
 DEEPSEEK_BASE_URL = "https://api.deepseek.com"
-# DeepSeek renamed its models in 2026; this is only the default, override with PIXIU_MODEL.
-DEFAULT_DEEPSEEK_MODEL = "deepseek-chat"
 OFFLINE_MODEL = "pixiu-offline"
 
 
@@ -49,6 +48,8 @@ class Settings:
     max_retries: int = 5  # DEFAULT_MAX_RETRIES
     deadline_seconds: float = 600.0  # [llm] deadline_seconds: one model call, retries included
     temperature: float | None = None
+    thinking: str | None = None  # [llm] thinking: "enabled" | "disabled"; None: the provider's default
+    reasoning_effort: str | None = None  # [llm] reasoning_effort: "low" | "high" | "max"
     offline_cache_profile: str = "deepseek"
     warnings: tuple[str, ...] = ()
 
@@ -194,10 +195,40 @@ def _backtest_table(config: dict) -> CostModel:
     return CostModel.from_mapping(table)
 
 
-def _llm_deadline(config: dict, env_value: str | None) -> float:
+_LLM_KEYS = ("deadline_seconds", "thinking", "reasoning_effort")
+
+
+def _llm_table(config: dict) -> dict:
     table = config.get("llm", {})
-    if not isinstance(table, dict) or set(table) - {"deadline_seconds"}:
-        raise SettingsError("config.toml 的 [llm] 只能包含 deadline_seconds")
+    if not isinstance(table, dict) or set(table) - set(_LLM_KEYS):
+        raise SettingsError(f"config.toml 的 [llm] 只能包含 {'、'.join(_LLM_KEYS)}")
+    return table
+
+
+def _choice(value, name: str, allowed: tuple[str, ...]) -> str | None:
+    """One of `allowed` (any case), None when unset; one line for the user otherwise."""
+    if value is None:
+        return None
+    text = value.strip().lower() if isinstance(value, str) else value
+    if text not in allowed:
+        raise SettingsError(f"设置 {name} 应为 {' / '.join(allowed)} 之一，而不是 {value!r}")
+    return text
+
+
+def _thinking(config: dict, env) -> dict:
+    """[llm] thinking / reasoning_effort (PIXIU_THINKING / PIXIU_REASONING_EFFORT): DeepSeek's
+    thinking-mode switch and effort; unset leaves the provider's default."""
+    table = _llm_table(config)
+    return dict(
+        thinking=_choice(env.get("PIXIU_THINKING") or table.get("thinking"), "thinking", THINKING_MODES),
+        reasoning_effort=_choice(
+            env.get("PIXIU_REASONING_EFFORT") or table.get("reasoning_effort"), "reasoning_effort", REASONING_EFFORTS
+        ),
+    )
+
+
+def _llm_deadline(config: dict, env_value: str | None) -> float:
+    table = _llm_table(config)
     value = env_value or table.get("deadline_seconds", 600.0)
     seconds = _number(value, "deadline_seconds", float)
     if not (math.isfinite(seconds) and seconds > 0):
@@ -209,6 +240,7 @@ def _config_tables(config: dict) -> dict:
     """Check `config` (a parsed config.toml) and build its tables' objects, once: the
     Settings fields limits, guardrails, prices and costs."""
     _llm_deadline(config, None)
+    _thinking(config, {})
     tables = dict(
         limits=_context_table(config),
         guardrails=_agent_table(config),
@@ -282,6 +314,7 @@ def _call_settings(pick, config: dict, env) -> dict:
         timeout=timeout,
         max_retries=max_retries,
         deadline_seconds=_llm_deadline(config, env.get("PIXIU_DEADLINE_SECONDS")),
+        **_thinking(config, env),
         temperature=temperature,
         offline_cache_profile=cache_profile,
     )
@@ -323,12 +356,12 @@ def _for_provider(
             api_key=generic_key,
             **common,
         )
+    chosen = model or DEFAULT_DEEPSEEK_MODEL
+    retired = retired_model_line(chosen)
+    if retired:  # DeepSeek itself refuses the name; say so before the first call fails
+        common = dict(common, warnings=(*common.get("warnings", ()), retired))
     return Settings(
-        provider="deepseek",
-        base_url=base_url or DEEPSEEK_BASE_URL,
-        model=model or DEFAULT_DEEPSEEK_MODEL,
-        api_key=deepseek_key,
-        **common,
+        provider="deepseek", base_url=base_url or DEEPSEEK_BASE_URL, model=chosen, api_key=deepseek_key, **common
     )
 
 

@@ -167,7 +167,13 @@ def count_message_tokens(messages: list[dict]) -> int:
     """Tokens of chat messages' text and tool calls, the way the history budget counts them.
     By line: a [上下文信息] block was just counted line by line when it was assembled, so
     only new text is tokenised (the sum is exactly count_tokens of each message)."""
-    return sum(count_tokens_by_line(message_text(m)) for m in messages)
+    return sum(count_tokens_by_line(message_text(m)) + _reasoning_tokens(m) for m in messages)
+
+
+def _reasoning_tokens(message: dict) -> int:
+    """The reasoning a message carries back (a tool-using turn in thinking mode) is sent too."""
+    reasoning = message.get("reasoning_content")
+    return count_tokens_by_line(reasoning) if isinstance(reasoning, str) and reasoning else 0
 
 
 def message_text(message: dict) -> str:

@@ -30,7 +30,7 @@ def test_deepseek_key(env):
 
 def test_precedence_flag_env_config_default(env, tmp_path):
     env.setenv("DEEPSEEK_API_KEY", "sk-abc")
-    assert load_settings().model == "deepseek-chat"  # default
+    assert load_settings().model == "deepseek-flash"  # default
     (tmp_path / "config.toml").write_text('model = "from-config"\ntimeout = 12\n')
     assert load_settings().model == "from-config" and load_settings().timeout == 12
     env.setenv("PIXIU_MODEL", "from-env")

@@ -20,7 +20,7 @@ from pixiu_cli.agent.calls import (
 from pixiu_cli.agent.compaction import Compaction, Compactor, turn_history_tokens
 from pixiu_cli.agent.guardrails import Guardrails, run_tool
 from pixiu_cli.agent.tools import ToolContext, ToolRegistry
-from pixiu_cli.context.builder import BuiltMessages, ContextBuilder
+from pixiu_cli.context.builder import BuiltMessages, ContextBuilder, sent_back
 from pixiu_cli.llm.types import CallOutcome, ChatRequest, ToolCall, Usage
 from pixiu_cli.store.conversations import ConversationStore, Turn
 
@@ -90,9 +90,11 @@ def assistant_message(outcome: CallOutcome) -> dict:
     message: dict = {"role": "assistant", "content": outcome.text}
     if outcome.tool_calls:
         message["tool_calls"] = [t.as_message_part() for t in outcome.tool_calls]
-        if outcome.reasoning:
-            # DeepSeek's thinking mode wants the reasoning back inside one turn's tool loop.
-            message["reasoning_content"] = outcome.reasoning
+    if outcome.reasoning:
+        # Kept as received: a turn that calls tools must send it back in every later request
+        # (DeepSeek's thinking mode answers 400 otherwise); `TurnProgress.kept` drops it from
+        # a turn without tool calls, where it would only cost tokens.
+        message["reasoning_content"] = outcome.reasoning
     return message
 
 
@@ -128,7 +130,7 @@ class TurnProgress:
         tool call."""
         added = self.messages[self.first_new :]
         if status == "complete":
-            return added
+            return sent_back(added)
         asked = [m for m in added if m["role"] == "user"]
         return [*asked, {"role": "assistant", "content": self.reply}] if self.reply else []
 

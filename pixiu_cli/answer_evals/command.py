@@ -70,7 +70,8 @@ def _client(settings: Settings):
 
 def _cost_line(settings: Settings, prompt_tokens: int, output_tokens: int) -> str:
     prices = settings.prices
-    cost = (prompt_tokens * prices.miss_per_million + output_tokens * prices.output_per_million) / 1e6
+    rates = prices.rates_for(settings.model) or prices.rates_for("deepseek-flash")
+    cost = (prompt_tokens * rates.miss + output_tokens * rates.output) / 1e6
     return (
         f"预计约 {prompt_tokens:,} 输入 tokens、{output_tokens:,} 输出 tokens，"
         f"最多约 {cost:.2f} {prices.currency}（按未命中缓存计；{prices.source}）"

@@ -140,6 +140,7 @@ def totals_of(rows: list[UsageRow], prices: PriceTable) -> Totals:
             continue
         priced = call_cost(
             prices,
+            model=row.model,
             hit=row.cache_hit_tokens,
             miss=row.cache_miss_tokens,
             prompt=row.prompt_tokens,
@@ -220,6 +221,7 @@ def _call_line(call: CallRecord, turn_seq: int, explanation: BreakExplanation, p
     priced = (
         call_cost(
             prices,
+            model=call.model,
             hit=call.usage.cache_hit_tokens,
             miss=call.usage.cache_miss_tokens,
             prompt=call.usage.prompt_tokens,

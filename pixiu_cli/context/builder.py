@@ -85,13 +85,21 @@ def history_messages(
     return _messages(store.turns(conversation_id, after_seq=after_seq, before_seq=before_seq), keep_context_blocks)
 
 
+def sent_back(messages: list[dict]) -> list[dict]:
+    """One turn's messages as later requests carry them. DeepSeek's thinking mode needs the
+    reasoning of a turn that called tools in every later request, byte for byte (a 400
+    otherwise); a turn without tool calls sends none, as the API ignores it there."""
+    if any(m.get("tool_calls") for m in messages):
+        return messages
+    return [{k: v for k, v in m.items() if k != "reasoning_content"} for m in messages]
+
+
 def _messages(turns: list[Turn], keep_context_blocks: bool) -> list[dict]:
-    """The turns' messages as they were sent. Reasoning is dropped between user turns (the
-    API wants it back only inside one turn's tool loop)."""
+    """The turns' messages as they were sent, each turn's reasoning as `sent_back` keeps it."""
     return [
-        {k: v for k, v in message.items() if k != "reasoning_content"}
+        message
         for turn in turns
-        for message in turn.messages
+        for message in sent_back(turn.messages)
         if keep_context_blocks or not is_context_message(message)
     ]
 

@@ -14,7 +14,7 @@ from pixiu_cli.tokens import count_tokens, message_text
 class MessageView:
     index: int
     role: str
-    label: str  # static | history | history · context block | context block | user | tool | assistant
+    label: str  # static | history | history · context block | context block | user | tool | assistant | … · reasoning
     tokens: int
     preview: str
 
@@ -70,6 +70,11 @@ def view_request(request: dict) -> RequestView:
     for i, (m, label) in enumerate(zip(messages, labels)):
         text = message_text(m)
         views.append(MessageView(i, m.get("role", "?"), label, count_tokens(text), " ".join(text.split())[:60]))
+        reasoning = m.get("reasoning_content")
+        if isinstance(reasoning, str) and reasoning:
+            # Its own row: thinking sent back after tool calls costs tokens the answer text does not show.
+            preview = " ".join(reasoning.split())[:60]
+            views.append(MessageView(i, m.get("role", "?"), f"{label} · reasoning", count_tokens(reasoning), preview))
     tools = request.get("tools") or []
     tools_tokens = count_tokens(json.dumps(tools, ensure_ascii=False)) if tools else 0
     names = [t.get("function", {}).get("name", "?") for t in tools]
@@ -84,7 +89,7 @@ def _excerpt(text: str, at: int) -> str:
 
 def diff_requests(previous: dict, current: dict) -> RequestDiff | None:
     """Where `current` first stops being a continuation of `previous`."""
-    for key in ("model", "temperature", "top_p", "max_tokens"):
+    for key in ("model", "temperature", "top_p", "max_tokens", "thinking", "reasoning_effort"):
         if previous.get(key) != current.get(key):
             return RequestDiff(None, f"参数 {key} 变化：{previous.get(key)!r} → {current.get(key)!r}", "", "")
     if (previous.get("tools") or []) != (current.get("tools") or []):
@@ -94,6 +99,8 @@ def diff_requests(previous: dict, current: dict) -> RequestDiff | None:
     for i, (a, b) in enumerate(zip(prev_msgs, cur_msgs)):
         if a != b:
             ta, tb = message_text(a), message_text(b)
+            if ta == tb:  # the same text: what changed is the reasoning sent with it
+                ta, tb = a.get("reasoning_content") or "", b.get("reasoning_content") or ""
             at = next((k for k, (x, y) in enumerate(zip(ta, tb)) if x != y), min(len(ta), len(tb)))
             return RequestDiff(
                 i,

@@ -13,6 +13,7 @@ import time
 from collections.abc import Iterator
 
 from pixiu_cli.llm import wire
+from pixiu_cli.llm.models import THINKING_PROVIDERS, retired_model_line
 from pixiu_cli.llm.retry import RETRYABLE_KINDS, RetryPolicy, parse_retry_after, retryable_status
 from pixiu_cli.llm.types import CallOutcome, ChatRequest, LLMError
 
@@ -39,10 +40,17 @@ class ChatClient:
         timeout: float = 60.0,
         max_retries: int = 5,
         deadline_seconds: float = 600.0,
+        thinking: str | None = None,
+        reasoning_effort: str | None = None,
     ):
+        """thinking / reasoning_effort: DeepSeek's thinking-mode switch and effort, sent only
+        to providers that understand them (None: the provider's default)."""
         self.base_url = base_url
         self.model = model
         self.provider = provider
+        speaks_thinking = provider in THINKING_PROVIDERS
+        self.thinking = thinking if speaks_thinking else None
+        self.reasoning_effort = reasoning_effort if speaks_thinking else None
         # A key pasted with a trailing newline or spaces is the same key; HTTP headers
         # cannot carry them (the request would fail as a connection error).
         self._api_key = api_key.strip() if isinstance(api_key, str) else api_key
@@ -95,6 +103,10 @@ class ChatClient:
             body["tools"] = request.tools
         if request.temperature is not None:
             body["temperature"] = request.temperature
+        if self.thinking is not None:
+            body["thinking"] = {"type": self.thinking}
+        if self.reasoning_effort is not None:
+            body["reasoning_effort"] = self.reasoning_effort
         return body
 
     def stream(
@@ -153,7 +165,9 @@ class ChatClient:
         import httpx2
         import openai
 
-        kwargs = {k: v for k, v in body.items() if k not in ("model", "messages")}
+        kwargs = {k: v for k, v in body.items() if k not in ("model", "messages", "thinking")}
+        if "thinking" in body:  # not an SDK parameter: DeepSeek documents it in extra_body
+            kwargs["extra_body"] = {"thinking": body["thinking"]}
         # A read timeout never reaches past the deadline.
         timeout = max(0.001, min(self._timeout, deadline - time.monotonic()))
         try:
@@ -268,6 +282,9 @@ def _translate(exc, client: ChatClient, retries: int | None = None) -> LLMError:
             429: f"请求过于频繁（429），已重试 {retries} 次，请稍后再试。",
         }
         text = messages.get(status) or f"模型服务出错（{status}），已重试 {retries} 次，请稍后再试。"
+        retired = retired_model_line(client.model) if status in (400, 404, 422) else None
+        if retired:
+            return LLMError(retired, kind="status", status=status)
         if text.endswith("："):
             text += _scrub(_server_message(exc), client._api_key)
         return LLMError(

@@ -42,6 +42,7 @@ from pixiu_cli.tokens import encode
 from .cache import PROFILES, PrefixCache
 from .chunks import ReplyMeta, completion_body, stream_chunks, tool_call_ids
 from .script import REJECTING_FAULT_KINDS, Fault, ScriptedReply
+from .thinking import REASONING_MISSING, RETIRED, missing_reasoning, thinking_requested, thought
 from .usage import build_usage
 
 
@@ -155,6 +156,16 @@ def _invalid_request(parsed: Any) -> str | None:
         return "'messages' is required and must be a non-empty list"
     if not all(isinstance(m, dict) and "role" in m for m in parsed["messages"]):
         return "every message must be an object with a 'role'"
+    return None
+
+
+def _refusal(request: dict[str, Any], model: str | None) -> str | None:
+    """DeepSeek's own refusals of a well-formed request: a retired model name, and reasoning
+    missing from a tool-using turn in thinking mode."""
+    if model in RETIRED:
+        return "Model Not Exist"
+    if thinking_requested(request) and missing_reasoning(request["messages"]):
+        return REASONING_MISSING
     return None
 
 
@@ -395,13 +406,18 @@ class _Handler(BaseHTTPRequestHandler):
             return
         request: dict[str, Any] = parsed
         model = request.get("model") if isinstance(request.get("model"), str) else None
+        refusal = _refusal(request, model)
+        if refusal is not None:
+            record.status = 400
+            self._send_error_json(400, refusal)
+            return
         fault, reply = self._take_script(model)
         record.fault = fault
         if fault is not None and fault.kind in REJECTING_FAULT_KINDS:
             self._reject(fault, record)
             return
         if reply is None:
-            reply = self.state.responder(request)
+            reply = thought(self.state.responder(request), request)
         if fault is not None and fault.kind == "delay":
             self._wait(fault.seconds)
         prompt = render_prompt(request)

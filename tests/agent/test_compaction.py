@@ -114,3 +114,28 @@ def test_ctrl_c_while_summarising_stops_the_turn_as_interrupted(server, tmp_path
     assert turn.status == "interrupted" and turn.messages == [] and turn.block is None
     assert [c.status for c in store.calls_for_turn(turn.id)] == ["interrupted"]
     assert store.get_conversation(conv).summary is None  # nothing was summarised
+
+
+def test_a_tool_turns_reasoning_counts_toward_the_history_and_goes_with_its_turn(server, tmp_path):
+    """Reasoning sent back after tool calls is history like any other text: it counts toward
+    the budget, and once its turn is summarised it is sent no more."""
+    from tests.helpers import call
+
+    agent, store, conv = rig(server, tmp_path, provider="offline", budget=800)
+    thinking = "先想一想持仓，再决定调用哪个工具。" * 20
+    server.enqueue(
+        ScriptedReply(reasoning=thinking, tool_calls=[call("get_holdings", {})]),
+        ScriptedReply(reasoning="看完了", text="答"),
+    )
+    agent.run_turn(conv, "问题1")
+    first = store.turns(conv)[0]
+    assert first.history_tokens > 200  # the short question and answer alone are a few dozen tokens
+    for i in range(2, 9):
+        server.enqueue(ScriptedReply(text=LONG_REPLY))
+        agent.run_turn(conv, f"问题{i}")
+        sent = server.requests[-1].json["messages"]
+        if store.get_conversation(conv).summary_upto_turn >= 1:
+            assert all(thinking != m.get("reasoning_content") for m in sent)
+            return
+        assert any(m.get("reasoning_content") == thinking for m in sent)
+    raise AssertionError("the first turn was never summarised")

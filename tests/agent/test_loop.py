@@ -137,21 +137,28 @@ def test_record_decision_updates_holdings_and_memory(rig, server):
     assert "回踩到位" in block.text  # lands in the recent-decisions class
 
 
-def test_reasoning_is_sent_back_inside_the_tool_loop_only(rig, server):
+def test_reasoning_of_a_tool_turn_is_sent_back_in_every_later_request(rig, server):
+    """DeepSeek's thinking mode: the reasoning of every assistant message of a turn that
+    called tools goes back, as received, in all later requests; a turn without tool calls
+    sends none."""
     make, store, domain, ctx = rig
     agent, conv = make()
     server.enqueue(
         ScriptedReply(reasoning="先查持仓", tool_calls=[call("get_holdings", {})]),
         ScriptedReply(reasoning="再回答", text="答"),
-        ScriptedReply(text="第二轮"),
+        ScriptedReply(reasoning="第二轮只是寒暄", text="第二轮"),
+        ScriptedReply(text="第三轮"),
     )
     agent.run_turn(conv, "一")
     second_call = store.calls_for_conversation(conv)[-1].request["messages"]
     assistant = [m for m in second_call if m["role"] == "assistant"][0]
     assert assistant["reasoning_content"] == "先查持仓"
     agent.run_turn(conv, "二")
-    later = store.calls_for_conversation(conv)[-1].request["messages"]
-    assert all("reasoning_content" not in m for m in later)
+    agent.run_turn(conv, "三")
+    for later in [c.request["messages"] for c in store.calls_for_conversation(conv)[-2:]]:
+        sent = [m.get("reasoning_content") for m in later if m["role"] == "assistant"]
+        assert sent[:2] == ["先查持仓", "再回答"]
+        assert all(r is None for r in sent[2:])  # turn 2 called no tool: its reasoning stays home
 
 
 def test_tool_list_is_identical_across_conversations(rig, server):

@@ -72,7 +72,7 @@ def test_a_paid_model_needs_confirmation(reading_server, pixiu_home):
         pixiu_home,
         PIXIU_API_KEY=PLANTED_KEY,
         PIXIU_BASE_URL=reading_server.base_url,
-        PIXIU_MODEL="deepseek-chat",
+        PIXIU_MODEL="deepseek-flash",
         PIXIU_MAX_RETRIES="0",
     )
     case = str(ANSWERS / "holdings.json")

@@ -147,22 +147,40 @@ def test_unknown_for_providers_without_cache_data(tmp_path):
 
 
 def test_cost_arithmetic_by_hand():
-    prices = PriceTable(hit_per_million=0.5, miss_per_million=2.0, output_per_million=8.0)
-    cost = call_cost(prices, hit=600_000, miss=400_000, prompt=1_000_000, completion=100_000, at=None)
+    prices = PriceTable(hit_per_million=0.5, miss_per_million=2.0, output_per_million=8.0, user_set=True)
+    cost = call_cost(prices, model="any", hit=600_000, miss=400_000, prompt=1_000_000, completion=100_000, at=None)
     # 0.6M × 0.5 + 0.4M × 2 + 0.1M × 8 = 0.3 + 0.8 + 0.8
     assert cost.actual == pytest.approx(1.9)
     assert cost.without_cache == pytest.approx(2.0 + 0.8)
     assert cost.savings == pytest.approx(0.9)
-    off_peak = PriceTable(hit_per_million=0.5, miss_per_million=2.0, output_per_million=8.0, off_peak_factor=0.5)
-    night = datetime(2026, 11, 24, 17, 0, tzinfo=UTC)
-    noon = datetime(2026, 11, 24, 4, 0, tzinfo=UTC)
-    assert call_cost(
-        off_peak, hit=600_000, miss=400_000, prompt=1_000_000, completion=100_000, at=night
-    ).actual == pytest.approx(0.95)
-    assert call_cost(
-        off_peak, hit=600_000, miss=400_000, prompt=1_000_000, completion=100_000, at=noon
-    ).actual == pytest.approx(1.9)
-    assert call_cost(prices, hit=None, miss=None, prompt=None, completion=5, at=None) is None
+    # Tuesday 2026-11-24: 10:00 Beijing is a peak hour, 01:00 and 12:30 are idle (half price).
+    for moment, expected in (
+        (datetime(2026, 11, 24, 2, 0, tzinfo=UTC), 1.9),
+        (datetime(2026, 11, 23, 17, 0, tzinfo=UTC), 0.95),
+        (datetime(2026, 11, 24, 4, 30, tzinfo=UTC), 0.95),
+    ):
+        got = call_cost(prices, model="any", hit=600_000, miss=400_000, prompt=1_000_000, completion=100_000, at=moment)
+        assert got.actual == pytest.approx(expected), moment
+    assert call_cost(prices, model="any", hit=None, miss=None, prompt=None, completion=5, at=None) is None
+
+
+def test_published_prices_per_model_with_deepseeks_idle_hours():
+    """DeepSeek's published table: deepseek-flash 0.04 / 2 / 8 CNY and deepseek-v4-pro
+    0.30 / 9 / 27 per million (hit / miss / output) at peak; half in idle hours, which
+    include weekends and statutory holidays all day."""
+    table = PriceTable()
+    args = dict(hit=500_000, miss=500_000, prompt=1_000_000, completion=200_000)
+    peak = datetime(2026, 11, 24, 6, 30, tzinfo=UTC)  # Tuesday 14:30 Beijing
+    flash = call_cost(table, model="deepseek-flash", at=peak, **args)
+    assert flash.actual == pytest.approx(0.5 * 0.04 + 0.5 * 2 + 0.2 * 8)  # 2.62
+    pro = call_cost(table, model="deepseek-v4-pro", at=peak, **args)
+    assert pro.actual == pytest.approx(0.5 * 0.30 + 0.5 * 9 + 0.2 * 27)  # 10.05
+    saturday = datetime(2026, 11, 28, 2, 0, tzinfo=UTC)  # 10:00 Beijing
+    national_day = datetime(2026, 10, 2, 2, 0, tzinfo=UTC)  # a Friday, 10:00 Beijing, a holiday
+    for idle in (saturday, national_day):
+        assert call_cost(table, model="deepseek-flash", at=idle, **args).actual == pytest.approx(2.62 / 2)
+    assert call_cost(table, model="deepseek-chat", at=peak, **args) is None  # retired: no price
+    assert not table.knows("qwen2.5:7b") and table.knows("deepseek-flash")
 
 
 def test_price_table_rejects_unknown_settings():

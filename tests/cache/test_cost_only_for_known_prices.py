@@ -49,7 +49,7 @@ def test_unknown_model_shows_tokens_only(server, online_env):
 
 @pytest.mark.slow
 def test_deepseek_model_is_priced(server, online_env):
-    env = dict(online_env, PIXIU_MODEL="deepseek-chat")
+    env = dict(online_env, PIXIU_MODEL="deepseek-flash")
     _one_turn(server, env)
     shown = pixiu(env, "cache").stdout
     assert "CNY" in shown and "只显示 tokens" not in shown
@@ -69,7 +69,7 @@ def test_users_own_prices_apply_to_any_model(server, online_env):
 
 @pytest.mark.slow
 def test_mixed_models_say_what_the_cost_leaves_out(server, online_env):
-    _one_turn(server, dict(online_env, PIXIU_MODEL="deepseek-chat"))
+    _one_turn(server, dict(online_env, PIXIU_MODEL="deepseek-flash"))
     _one_turn(server, dict(online_env, PIXIU_MODEL="qwen2.5:7b"))
     shown = pixiu(online_env, "cache").stdout
     assert "不含 1 次未知价格的调用" in shown

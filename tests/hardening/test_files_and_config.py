@@ -103,7 +103,7 @@ def test_shared_sticky_directory_as_home_is_not_chmodded(offline_env, tmp_path):
     ],
 )
 def test_bad_value_is_refused_before_writing(offline_env, pixiu_home, key, value, needle):
-    assert pixiu_fast(offline_env, "config", "set", "model", "deepseek-chat").returncode == 0
+    assert pixiu_fast(offline_env, "config", "set", "model", "deepseek-flash").returncode == 0
     before = (pixiu_home / "config.toml").read_bytes()
     one_error_line(pixiu_fast(offline_env, "config", "set", "--", key, value), needle)
     assert (pixiu_home / "config.toml").read_bytes() == before

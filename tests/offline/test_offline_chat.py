@@ -13,7 +13,7 @@ import pytest
 from pixiu_cli.offline import Fault, OfflineServer, ScriptedReply, ToolCallSpec
 from tests.helpers import OfflineControl
 
-MODEL = "deepseek-chat"
+MODEL = "deepseek-flash"
 HELLO = [{"role": "user", "content": "你好"}]
 
 
@@ -169,8 +169,8 @@ def test_request_log_keeps_exact_bytes_and_headers(offline, client):
 
 def test_models_lists_offline_model_and_the_last_requested(offline, client):
     assert [m.id for m in client.models.list()] == ["pixiu-offline"]
-    client.chat.completions.create(model="deepseek-reasoner", messages=HELLO)
-    assert [m.id for m in client.models.list()] == ["pixiu-offline", "deepseek-reasoner"]
+    client.chat.completions.create(model="deepseek-v4-pro", messages=HELLO)
+    assert [m.id for m in client.models.list()] == ["pixiu-offline", "deepseek-v4-pro"]
 
 
 def test_routes_without_v1_prefix_work_like_deepseek(offline, make_client):

@@ -10,7 +10,7 @@ import pytest
 
 from pixiu_cli.offline import Fault, ScriptedReply
 
-MODEL = "deepseek-chat"
+MODEL = "deepseek-flash"
 HELLO = [{"role": "user", "content": "你好"}]
 
 

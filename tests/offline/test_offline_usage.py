@@ -6,7 +6,7 @@ from pixiu_cli.llm.template import BOS
 from pixiu_cli.offline import ScriptedReply
 from pixiu_cli.tokens import count_tokens
 
-MODEL = "deepseek-chat"
+MODEL = "deepseek-flash"
 SYSTEM = "你是 pixiu（貔貅），一位面向中国 A 股个人投资者的终端投资助理。回答先给结论，再给依据；不编造数据。\n" * 12
 TOOLS = [
     {
