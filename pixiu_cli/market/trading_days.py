@@ -121,18 +121,29 @@ def calendar_end() -> date:
     return trading_calendar().last
 
 
+def _guessed_from(sessions: list[str]) -> str | None:
+    """The first New Year's Day a source lists as a session: the exchanges are always closed
+    then, so from that day on the source is guessing weekdays, not publishing a calendar."""
+    return next((d for d in sessions if d[5:] == "01-01"), None)
+
+
 def write_refresh(sessions: list[str], source: str) -> bool:
     """Keeps a source's sessions past the shipped end in the pixiu home; True when they
-    extend what is known."""
-    home = default_home()
+    extend what is known. Nothing is lost when the home cannot be written: the shipped
+    calendar stays in force."""
     _, shipped_last, _, _ = _shipped()
     beyond = sorted(d for d in set(sessions) if d > shipped_last.isoformat())
+    guessed = _guessed_from(beyond)
+    beyond = [d for d in beyond if guessed is None or d < guessed]
     if not beyond or date.fromisoformat(beyond[-1]) <= calendar_end():
         return False
-    path = home / REFRESH_FILE
+    path = default_home() / REFRESH_FILE
     temporary = path.with_suffix(".tmp")
-    temporary.write_text(json.dumps({"source": source, "sessions": beyond}, ensure_ascii=False), encoding="utf-8")
-    temporary.replace(path)
+    try:
+        temporary.write_text(json.dumps({"source": source, "sessions": beyond}, ensure_ascii=False), encoding="utf-8")
+        temporary.replace(path)
+    except OSError:
+        return False
     reload_calendar()
     return True
 

@@ -121,3 +121,22 @@ def test_a_source_refresh_extends_the_calendar_past_the_shipped_end(home):
     (home / "calendar_refresh.json").write_text("{broken", encoding="utf-8")
     reload_calendar()
     assert calendar_end() == date(2026, 12, 31)  # a damaged refresh falls back to the shipped file
+
+
+def test_a_source_that_lists_new_years_day_is_guessing_and_is_not_believed(home):
+    guessed = ["2027-01-04", "2027-01-05", "2027-12-31", "2028-01-03", "2028-01-01"]  # 2028-01-01 a "session"
+    assert write_refresh(["2026-12-31", "2027-01-04", "2027-01-05"], "baostock")
+    assert not write_refresh(["2027-01-01", "2027-01-04"], "akshare")  # all of it guessed: nothing kept
+    assert calendar_end() == date(2027, 1, 5)
+    assert write_refresh(guessed, "akshare")
+    assert calendar_end() == date(2027, 12, 31)  # kept up to the guessed year only
+
+
+def test_a_home_that_cannot_be_written_keeps_the_shipped_calendar(tmp_path, monkeypatch):
+    monkeypatch.setenv("PIXIU_HOME", str(tmp_path / "missing" / "home"))
+    reload_calendar()
+    try:
+        assert not write_refresh(["2027-01-04"], "baostock")
+        assert calendar_end() == date(2026, 12, 31)
+    finally:
+        reload_calendar()
