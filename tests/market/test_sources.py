@@ -190,10 +190,15 @@ def test_a_symbol_is_never_half_written(db):
     assert outcomes[0].error and (MarketStore(db).bars("000333"), MarketStore(db).actions("000333")) == before
 
 
-def _frame(records):
-    import pandas
+def _frame(records, date_column=None):
+    """A DataFrame of `records`; akshare's bar functions end with
+    `pd.to_datetime(df[date_column], errors="coerce").dt.date`, and so does this."""
+    import pandas as pd
 
-    return pandas.DataFrame(records)
+    temp_df = pd.DataFrame(records)
+    if date_column:
+        temp_df[date_column] = pd.to_datetime(temp_df[date_column], errors="coerce").dt.date
+    return temp_df
 
 
 def akshare_dividend_frame(rows):
@@ -230,12 +235,10 @@ class FakeAkshare:
         self.calls.append(("sina", symbol, start_date, end_date, adjust))
         if self.sina_fails:
             raise ConnectionError("Sina 403")
-        from datetime import date
-
         return _frame(
             [
                 {
-                    "date": date(2016, 5, 6),
+                    "date": "2016-05-06",
                     "open": 20.97,
                     "high": 21.14,
                     "low": 20.35,
@@ -245,7 +248,8 @@ class FakeAkshare:
                     "outstanding_share": 1.0,
                     "turnover": 0.01,
                 }
-            ]
+            ],
+            "date",
         )
 
     def stock_zh_a_hist(self, symbol, period, start_date, end_date, adjust):
@@ -280,7 +284,15 @@ class FakeAkshare:
                     "涨跌额": -12.6,
                     "换手率": 0.9,
                 },
-            ]
+                {
+                    "日期": "--",
+                    "股票代码": "000333",
+                    "开盘": None,
+                    "收盘": None,
+                    "成交量": None,
+                },  # NaT after conversion
+            ],
+            "日期",
         )
 
     def tool_trade_date_hist_sina(self):
