@@ -24,12 +24,12 @@ from functools import lru_cache
 from pixiu_cli.context.block import BlockItem, MemoryId, Section
 from pixiu_cli.context.clock import market_state
 from pixiu_cli.context.freshness import FreshnessRule, stale_label
-from pixiu_cli.context.intent import Intent
 from pixiu_cli.context.layers import layer_for
 from pixiu_cli.context.quoting import defuse, quote_data
 from pixiu_cli.context.values import UNKNOWN_DAY, day, show_number, show_pct, show_price, show_signed
 from pixiu_cli.domain.investor import Alert, Decision, Holding, MemoryEvent, NewsItem, Profile, Report, Signal
 from pixiu_cli.domain.vocabulary import NOTE_KIND_NAMES, NOTE_NAME, SIDE_NAMES
+from pixiu_cli.selection.intent import Intent
 from pixiu_cli.store.domain import DomainStore
 
 ROLE_NAMES = {"core": "核心仓", "satellite": "卫星仓"}

@@ -19,10 +19,10 @@ from pixiu_cli.agent.guardrails import Guardrails
 from pixiu_cli.app import build_agent
 from pixiu_cli.context.builder import ABLATE_ALL, SYMBOL_CONTEXT
 from pixiu_cli.context.memory import MemoryLimits
-from pixiu_cli.context.names import securities_for_document
 from pixiu_cli.evals.answer_cases import AnswerCase
 from pixiu_cli.evals.answer_grading import Grade, Reply, grade
 from pixiu_cli.llm.types import Usage
+from pixiu_cli.selection.names import securities_for_document
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.domain import DomainStore
 from pixiu_cli.store.securities import SecurityMaster

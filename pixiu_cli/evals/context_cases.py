@@ -87,10 +87,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pixiu_cli.context.intent import Intent
 from pixiu_cli.context.memory import MemoryLimits
 from pixiu_cli.dataset import DatasetError, parse_document
 from pixiu_cli.evals.case_files import EvalError, apply_patch, case_dataset, case_files
+from pixiu_cli.selection.intent import Intent
 
 _REQUIRED = ("id", "category", "now", "dataset", "message")
 _OPTIONAL = ("description", "dataset_patch", "limits", "summary", "earlier", "history", "market_list")

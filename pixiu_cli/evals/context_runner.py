@@ -17,11 +17,11 @@ from typing import Any
 from pixiu_cli.context.block import ContextBlock
 from pixiu_cli.context.builder import ContextBuilder
 from pixiu_cli.context.memory import MemoryLimits
-from pixiu_cli.context.names import securities_for_document, shipped_market_list
 from pixiu_cli.dataset import parse_document
 from pixiu_cli.evals.context_cases import EvalCase, load_cases
 from pixiu_cli.evals.context_checks import check, one_line
 from pixiu_cli.resources import data_dir
+from pixiu_cli.selection.names import securities_for_document, shipped_market_list
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.domain import DomainStore

@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 
 import pixiu_cli
-from pixiu_cli.cli import CliError
+from pixiu_cli.cli.common import CliError
 from pixiu_cli.config_file import ConfigError
-from pixiu_cli.context.aliases import AliasError
 from pixiu_cli.dataset import DatasetError
 from pixiu_cli.errors import UserError
 from pixiu_cli.evals.answer_command import LiveEvalError
@@ -21,6 +20,8 @@ from pixiu_cli.market.chart import ChartError
 from pixiu_cli.market.csv_source import CsvImportError
 from pixiu_cli.market.sources import SourceError
 from pixiu_cli.repl.commands import CommandError
+from pixiu_cli.selection.aliases import AliasError
+from pixiu_cli.services.errors import RequestError
 from pixiu_cli.settings import SettingsError
 from pixiu_cli.store.database import StoreError
 from pixiu_cli.store.memory import MemoryRefError
@@ -43,6 +44,7 @@ ONE_LINE_FAILURES = [
     MemoryRefError,
     LLMError,
     NothingToShow,
+    RequestError,
 ]
 
 

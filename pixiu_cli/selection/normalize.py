@@ -8,7 +8,7 @@ length), so an offset in the normalised text is the same offset in the original:
    character OpenCC would change (a set shipped in ``data/selection/traditional_chars.txt``)
    — importing the converter and its dictionaries is slow, and most messages need none;
 3. common typos of investing words (组和 → 组合, 舱位 → 仓位, 配制 → 配置 …), each the
-   same length as its fix.
+   same length as its fix (``data/selection/rules/typos.tsv``).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from __future__ import annotations
 from functools import cache
 
 from pixiu_cli.resources import data_dir
+from pixiu_cli.selection.rules import pairs
 
 
 def _fold_char(cp: int) -> int:
@@ -34,38 +35,14 @@ def fold_width_case(text: str) -> str:
     return text.translate(_FOLD)
 
 
-# Typos an investor types with a pinyin IME: same pinyin (or nearly), wrong character.
-# Only words whose typo is not itself a common word are listed.
-TYPOS: dict[str, str] = {
-    "组和": "组合",
-    "租合": "组合",
-    "配制": "配置",
-    "舱位": "仓位",
-    "苍位": "仓位",
-    "持苍": "持仓",
-    "持舱": "持仓",
-    "仓为": "仓位",
-    "仓味": "仓位",
-    "仓未": "仓位",
-    "比列": "比例",
-    "账护": "账户",
-    "帐户": "账户",
-    "帐号": "账号",
-    "调正": "调整",
-    "减舱": "减仓",
-    "加舱": "加仓",
-    "满舱": "满仓",
-    "清舱": "清仓",
-    "建舱": "建仓",
-    "补舱": "补仓",
-    "重舱": "重仓",
-    "轻舱": "轻仓",
-    "半舱": "半仓",
-    "回徹": "回撤",
-    "回彻": "回撤",
-    "止顺": "止损",
-    "止盆": "止盈",
-}
+@cache
+def typos() -> tuple[tuple[str, str], ...]:
+    """(typo, fix) pairs from ``data/selection/rules/typos.tsv``, applied in file order."""
+    table = pairs("typos.tsv")
+    for typo, fix in table:
+        if len(typo) != len(fix):  # a fix of another length would move every offset after it
+            raise ValueError(f"selection rules: typo {typo!r} and its fix {fix!r} differ in length")
+    return table
 
 
 @cache
@@ -94,7 +71,7 @@ def to_simplified(text: str) -> str:
 
 
 def fix_typos(text: str) -> str:
-    for typo, fix in TYPOS.items():
+    for typo, fix in typos():
         if typo in text:
             text = text.replace(typo, fix)
     return text

@@ -6,11 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from pixiu_cli.context.names import shipped_indexes, shipped_securities
-from pixiu_cli.context.normalize import normalize
 from pixiu_cli.domain.codes import normalise_code
 from pixiu_cli.errors import UserError
 from pixiu_cli.market.trading_days import SHANGHAI
+from pixiu_cli.selection.names import shipped_indexes, shipped_securities
+from pixiu_cli.selection.normalize import normalize
 from pixiu_cli.store.securities import SecurityMaster
 
 MAX_ALIAS = 20

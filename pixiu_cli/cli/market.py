@@ -1,74 +1,19 @@
-"""`pixiu data …`, `pixiu watch …` and `pixiu chart`: flags parsed here, work done in
-pixiu_cli/market/, output through render.py. Registered on the main app by cli.py."""
+"""`pixiu data …`, `pixiu watch …` and `pixiu chart`: flags parsed here, the work done by
+services/market.py, output through render.py."""
 
 from __future__ import annotations
 
 import json
-import re
-from contextlib import contextmanager
-from datetime import datetime
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from pixiu_cli.errors import UserError
+from pixiu_cli.cli import common
+from pixiu_cli.cli.common import JsonOpt, choice, database, now, stock_code
 
 data_app = typer.Typer(help="行情数据：导入、同步、查看（不复权存储，读取时复权）。", add_completion=False)
 watch_app = typer.Typer(help="自选股（同步时与持仓一起更新）。", add_completion=False)
-
-JsonOpt = Annotated[bool, typer.Option("--json", help="输出一个 JSON 文档")]
-_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
-
-
-def _cli():
-    from pixiu_cli import cli
-
-    return cli
-
-
-def _now() -> datetime:
-    from pixiu_cli.market.trading_days import SHANGHAI
-
-    return datetime.now(SHANGHAI)
-
-
-@contextmanager
-def _db():
-    from pixiu_cli.store.database import open_database
-
-    db = open_database(_cli()._settings().db_path)
-    try:
-        yield db
-    finally:
-        db.close()
-
-
-def _code(raw: str) -> str:
-    from pixiu_cli.domain.codes import normalise_code
-
-    code = normalise_code(raw)
-    if code is None:
-        raise UserError(f"股票代码应为 6 位数字，而不是 {raw!r}")
-    return code
-
-
-def _day(raw: str | None, flag: str) -> str | None:
-    if raw is None:
-        return None
-    if not _DAY.fullmatch(raw):
-        raise UserError(f"{flag} 应为 YYYY-MM-DD 日期，而不是 {raw!r}")
-    try:
-        datetime.strptime(raw, "%Y-%m-%d")
-    except ValueError:
-        raise UserError(f"{flag} 不是有效日期：{raw}") from None
-    return raw
-
-
-def _choice(value: str, allowed: tuple[str, ...], flag: str) -> str:
-    if value not in allowed:
-        raise UserError(f"{flag} 只能是 {'、'.join(allowed)}，而不是 {value!r}")
-    return value
 
 
 @data_app.command("import")
@@ -85,40 +30,26 @@ def data_import(
     ] = "auto",
 ) -> None:
     """导入一只股票的日线（存为不复权价格，附来源）。"""
-    from pixiu_cli.market.csv_source import VOLUME_UNITS, CsvImportError
-    from pixiu_cli.market.importer import import_csv
-    from pixiu_cli.store.market import MarketStore
-    from pixiu_cli.store.securities import SecurityMaster
+    from pixiu_cli.market.csv_source import VOLUME_UNITS
+    from pixiu_cli.services.market import BarImport, import_bars
 
-    code = _code(symbol)
-    _choice(adjusted, ("none", "qfq", "hfq"), "--adjusted")
-    _choice(volume_unit, VOLUME_UNITS, "--volume-unit")
-    with _db() as db:
-        try:
-            result = import_csv(
-                MarketStore(db),
-                SecurityMaster(db),
-                Path(file),
-                code,
-                at=_now().isoformat(timespec="seconds"),
-                name=name,
-                adjusted=adjusted,
-                actions_path=Path(actions) if actions else None,
-                volume_unit=volume_unit,
-            )
-        except CsvImportError as exc:
-            raise UserError(f"导入失败，未做任何修改：{exc}") from None
-        derived = _refresh(db, [code])
-    renderer = _cli()._renderer()
+    code = stock_code(symbol)
+    choice(adjusted, ("none", "qfq", "hfq"), "--adjusted")
+    choice(volume_unit, VOLUME_UNITS, "--volume-unit")
+    request = BarImport(Path(file), code, name, adjusted, Path(actions) if actions else None, volume_unit)
+    with database() as db:
+        done = import_bars(db, request, now(), common.costs())
+    result = done.result
+    shown = common.renderer()
     unit = "手（已换算为股）" if result.parsed.volume_unit == "lots" else "股"
-    renderer.info(
+    shown.info(
         f"已导入 {code}：{result.rows} 条日线，{result.first} 至 {result.last}；格式 {result.parsed.shape}，"
         f"成交量单位 {unit}；除权除息 {len(result.actions)} 条。"
     )
     for gap in result.suspects:
-        renderer.line(_suspect_line(code, gap))
-    for line in derived:
-        renderer.line(line)
+        shown.line(_suspect_line(code, gap))
+    for line in done.refreshed.lines():
+        shown.line(line)
 
 
 def _suspect_line(symbol: str, gap) -> str:
@@ -128,22 +59,15 @@ def _suspect_line(symbol: str, gap) -> str:
     )
 
 
-def _refresh(db, symbols: list[str]) -> list[str]:
-    """Profiles, signals, alerts and the track record follow the bars they are computed from."""
-    from pixiu_cli.analytics_commands import refresh_lines
-
-    return refresh_lines(db, symbols)
-
-
 @data_app.command("actions")
 def data_actions(code: Annotated[str, typer.Argument(help="股票代码")], as_json: JsonOpt = False) -> None:
     """列出一只股票的除权除息记录（任何来源）。"""
-    from pixiu_cli.store.market import MarketStore
+    from pixiu_cli.services.market import actions as stored_actions
 
-    symbol = _code(code)
-    with _db() as db:
-        actions = MarketStore(db).actions(symbol)
-    renderer = _cli()._renderer()
+    symbol = stock_code(code)
+    with database() as db:
+        actions = stored_actions(db, symbol)
+    renderer = common.renderer()
     if as_json:
         renderer.json(
             [
@@ -187,15 +111,14 @@ def data_bars(
     as_json: JsonOpt = False,
 ) -> None:
     """显示日线（复权在读取时计算）。"""
-    from pixiu_cli.market.data import MarketData
+    from pixiu_cli.services.market import bars as stored_bars
 
-    symbol = _code(code)
-    _choice(adjust, ("none", "qfq", "hfq"), "--adjust")
-    start, end = _day(start, "--from"), _day(end, "--to")
-    with _db() as db:
-        series = MarketData(db).bars(symbol, adjust, start, end)
-    renderer = _cli()._renderer()
-    bars = series.bars()
+    symbol = stock_code(code)
+    choice(adjust, ("none", "qfq", "hfq"), "--adjust")
+    start, end = common.day(start, "--from"), common.day(end, "--to")
+    with database() as db:
+        bars = stored_bars(db, symbol, adjust, start, end)
+    renderer = common.renderer()
     if as_json:
         renderer.raw(
             json.dumps(
@@ -217,7 +140,7 @@ def data_bars(
         )
         return
     if not bars:
-        raise UserError(f"没有 {symbol} 在该区间的日线：先用 pixiu data import 或 pixiu data sync")
+        raise common.CliError(f"没有 {symbol} 在该区间的日线：先用 pixiu data import 或 pixiu data sync")
     label = {"none": "不复权", "qfq": "前复权", "hfq": "后复权"}[adjust]
     rows = [
         [b.date, f"{b.open:.2f}", f"{b.high:.2f}", f"{b.low:.2f}", f"{b.close:.2f}", f"{b.volume:,.0f}"] for b in bars
@@ -230,11 +153,11 @@ def data_bars(
 @data_app.command("status")
 def data_status(as_json: JsonOpt = False) -> None:
     """每只股票的数据范围、来源、最近同步，以及按交易日计的新鲜度。"""
-    from pixiu_cli.market.data import MarketData
+    from pixiu_cli.services.market import reference_notes, status
 
-    with _db() as db:
-        statuses = MarketData(db).status(_now())
-    renderer = _cli()._renderer()
+    with database() as db:
+        statuses, notes = status(db, now()), reference_notes(db)
+    renderer = common.renderer()
     if as_json:
         renderer.json(
             [
@@ -251,18 +174,26 @@ def data_status(as_json: JsonOpt = False) -> None:
                     "last_sync": s.last_sync,
                     "stale": s.stale,
                     "stale_trading_days": s.stale_days,
+                    "calendar_note": s.calendar_note,
+                    "suspected_missing_actions": s.missing_actions,
                     "last_error": s.last_error,
                 }
                 for s in statuses
             ]
         )
         return
+    for line in notes:
+        renderer.line(line)
     if not statuses:
         renderer.line("还没有行情数据：pixiu data import FILE.csv --symbol CODE，或 pixiu data sync")
         return
     rows = []
     for s in statuses:
         fresh = "最新" if not s.stale else (f"过期 {s.stale_days} 个交易日" if s.stale_days else "过期")
+        if s.calendar_note:
+            fresh += f"（{s.calendar_note}，之后未计）"
+        if s.missing_actions:
+            fresh += f"；疑似缺少除权记录（{s.missing_actions} 处）"
         if s.last_error:
             fresh += f"（同步失败：{s.last_error}）"
         rows.append(
@@ -289,99 +220,76 @@ def data_sync(
     timeout: Annotated[float, typer.Option("--timeout", help="每次请求的超时秒数", min=1)] = 20.0,
 ) -> None:
     """从网络数据源增量同步日线和除权除息（每只股票一个事务）。"""
-    from pixiu_cli.market.source_by_name import SOURCE_NAMES, open_source
-    from pixiu_cli.market.sync import sync
-    from pixiu_cli.store.domain import DomainStore
-    from pixiu_cli.store.market import MarketStore
-    from pixiu_cli.store.securities import SecurityMaster
+    from pixiu_cli.market.source_by_name import SOURCE_NAMES
+    from pixiu_cli.services.market import SyncRequest, sync_market, sync_targets
 
-    _choice(source, SOURCE_NAMES, "--source")
-    since = _day(since, "--since")
-    renderer = _cli()._renderer()
-    with _db() as db:
-        market = MarketStore(db)
-        symbols = (
-            [_code(c) for c in codes]
-            if codes
-            else sorted({h.symbol for h in DomainStore(db).holdings()} | {s for s, _ in market.watchlist()})
-        )
-        if not symbols:
-            raise UserError("没有要同步的股票：给出代码，或先导入持仓 / pixiu watch add CODE")
-        notes: list[str] = []
-        src = open_source(source, timeout)
-        try:
-            with renderer.progress(len(symbols), f"同步（{source}）", show=len(symbols) > 3) as advance:
-                outcomes = sync(
-                    market,
-                    SecurityMaster(db),
-                    src,
-                    symbols,
-                    since=since,
-                    now=_now(),
-                    on_symbol=lambda o: advance(),
-                    on_calendar=notes.extend,
-                )
-        finally:
-            src.close()
-        derived = _refresh(db, [o.symbol for o in outcomes if not o.error and o.rows])
+    choice(source, SOURCE_NAMES, "--source")
+    since = common.day(since, "--since")
+    shown = common.renderer()
+    with database() as db:
+        symbols = sync_targets(db, [stock_code(c) for c in codes] if codes else None)
+        with shown.progress(len(symbols), f"同步（{source}）", show=len(symbols) > 3) as advance:
+            request = SyncRequest(symbols, source, since, timeout)
+            done = sync_market(db, request, now(), common.costs(), on_symbol=lambda o: advance())
+    _show_sync(shown, source, done)
+
+
+def _show_sync(shown, source: str, done) -> None:
+    notes = done.calendar_notes
     if notes:
         more = f" 等 {len(notes)} 处" if len(notes) > 3 else ""
-        renderer.warn(f"交易日历与数据源不一致（以数据源为准）：{'；'.join(notes[:3])}{more}")
-    failed = [o for o in outcomes if o.error]
-    for o in outcomes:
+        shown.warn(f"交易日历与数据源不一致（以数据源为准）：{'；'.join(notes[:3])}{more}")
+    for o in done.outcomes:
         if not o.error:
-            renderer.line(f"{o.symbol}：新增 {o.rows} 条" + (f"（{o.first} 至 {o.last}）" if o.rows else ""))
+            shown.line(f"{o.symbol}：新增 {o.rows} 条" + (f"（{o.first} 至 {o.last}）" if o.rows else ""))
             for gap in o.suspects:
-                renderer.line(_suspect_line(o.symbol, gap))
-    for line in derived:
-        renderer.line(line)
+                shown.line(_suspect_line(o.symbol, gap))
+    for line in done.refreshed.lines():
+        shown.line(line)
+    failed = done.failed
     if failed:
-        renderer.error(f"数据源 {source} 同步失败（{len(failed)} 只）：{failed[0].error}；已保留本地数据并标记为过期")
+        shown.error(f"数据源 {source} 同步失败（{len(failed)} 只）：{failed[0].error}；已保留本地数据并标记为过期")
         raise typer.Exit(1)
 
 
 @watch_app.command("add")
 def watch_add(code: Annotated[str, typer.Argument(help="股票代码")]) -> None:
     """加入自选股。"""
-    from pixiu_cli.store.market import MarketStore
+    from pixiu_cli.services.market import watch
 
-    symbol = _code(code)
-    with _db() as db:
-        added = MarketStore(db).watch(symbol, _now().isoformat(timespec="seconds"))
-    _cli()._renderer().info(f"已加入自选：{symbol}" if added else f"{symbol} 已在自选中")
+    symbol = stock_code(code)
+    with database() as db:
+        added = watch(db, symbol, now())
+    common.renderer().info(f"已加入自选：{symbol}" if added else f"{symbol} 已在自选中")
 
 
 @watch_app.command("remove")
 def watch_remove(code: Annotated[str, typer.Argument(help="股票代码")]) -> None:
     """移出自选股。"""
-    from pixiu_cli.store.market import MarketStore
+    from pixiu_cli.services.market import unwatch
 
-    symbol = _code(code)
-    with _db() as db:
-        removed = MarketStore(db).unwatch(symbol)
+    symbol = stock_code(code)
+    with database() as db:
+        removed = unwatch(db, symbol)
     if not removed:
-        raise UserError(f"{symbol} 不在自选中")
-    _cli()._renderer().info(f"已移出自选：{symbol}")
+        raise common.CliError(f"{symbol} 不在自选中")
+    common.renderer().info(f"已移出自选：{symbol}")
 
 
 @watch_app.command("list")
 def watch_list(as_json: JsonOpt = False) -> None:
     """列出自选股。"""
-    from pixiu_cli.store.market import MarketStore
-    from pixiu_cli.store.securities import SecurityMaster
+    from pixiu_cli.services.market import watchlist
 
-    with _db() as db:
-        items = MarketStore(db).watchlist()
-        master = SecurityMaster(db)
-        securities = {s: master.get(s) for s, _ in items}
-        names = {s: security.name if security else None for s, security in securities.items()}
-    renderer = _cli()._renderer()
+    with database() as db:
+        items = watchlist(db)
+    renderer = common.renderer()
     if as_json:
-        renderer.json([{"symbol": s, "name": names[s], "added_at": at} for s, at in items])
+        renderer.json([{"symbol": w.symbol, "name": w.name, "added_at": w.added_at} for w in items])
     elif not items:
         renderer.line("自选股为空：pixiu watch add CODE")
     else:
-        renderer.table("自选股", ["代码", "名称", "加入时间"], [[s, names[s] or "—", at] for s, at in items])
+        renderer.table("自选股", ["代码", "名称", "加入时间"], [[w.symbol, w.name or "—", w.added_at] for w in items])
 
 
 def chart(
@@ -389,14 +297,12 @@ def chart(
     days: Annotated[int, typer.Option("--days", help="显示最近 N 个交易日", min=5, max=5000)] = 250,
 ) -> None:
     """终端走势图：前复权收盘、MA20/MA60、持仓成本线和买卖点。"""
-    from pixiu_cli.market.chart import build
-    from pixiu_cli.market.data import MarketData
-    from pixiu_cli.store.domain import DomainStore
+    from pixiu_cli.services.market import chart as chart_text
 
-    symbol = _code(code)
-    renderer = _cli()._renderer()
-    with _db() as db:
-        text = build(MarketData(db), DomainStore(db), symbol, days, color=renderer.rich_output, **renderer.chart_size())
+    symbol = stock_code(code)
+    renderer = common.renderer()
+    with database() as db:
+        text = chart_text(db, symbol, days, color=renderer.rich_output, **renderer.chart_size())
     renderer.raw(text)
 
 

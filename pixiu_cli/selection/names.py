@@ -1,6 +1,6 @@
 """Security names: what pixiu can call a stock, and one multi-pattern matcher over them.
 
-Where names come from (`NameTable.build`):
+Where names come from (`NameSource.table`, `_names`):
 
 * the user's holdings (full name and short names);
 * the security master (`store.securities`): every security pixiu has data about (imports
@@ -10,15 +10,17 @@ Where names come from (`NameTable.build`):
   stock even when pixiu holds no data about it;
 * shipped index names (``data/selection/indexes.tsv``): an index is market data, never a
   stock, and its code (000001 上证指数) must not be read as the stock with the same digits;
-* shadow words: everyday words and other companies' names that contain a short name
-  (平安夜 ⊃ 平安), matched like names but naming nothing.
+* shadow words (``data/selection/rules/shadow_words.txt``): everyday words and other
+  companies' names that contain a short name (平安夜 ⊃ 平安), matched like names but
+  naming nothing.
 
-Kinds of name, by how much evidence they need (`selection` decides):
+Kinds of name, by how much evidence they need (`select` decides):
 ``full`` (exchange name), ``nickname``, ``user`` — always the stock unless the words after
 it make it a product, a place or an employer (格力空调, 长江电力公司的招聘); ``short`` — a
 short name is an everyday word more often than a stock (宁德 is a city, 紫金 a mountain),
 so it needs evidence. All names are matched at once with an Aho–Corasick automaton
 (`pyahocorasick`), leftmost-longest, so a message costs one pass however many names there are.
+`NameTable` is the only name matcher: turns, notes and `select.extract_symbols` use it.
 """
 
 from __future__ import annotations
@@ -27,9 +29,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from pixiu_cli.context.normalize import fold_width_case, to_simplified
-from pixiu_cli.context.values import text
 from pixiu_cli.resources import data_dir
+from pixiu_cli.selection.normalize import fold_width_case, to_simplified
+from pixiu_cli.selection.rules import words
 
 FULL, NICKNAME, USER, SHORT, INDEX, SHADOW = "full", "nickname", "user", "short", "index", "shadow"
 # When two sources give one alias to different symbols, the first kind here wins; a
@@ -97,6 +99,13 @@ def index_codes() -> frozenset[str]:
     return frozenset(shipped_indexes())
 
 
+def shadow_names() -> Iterable[Name]:
+    """Everyday words and other companies' names that contain a short name
+    (``data/selection/rules/shadow_words.txt``): matched like names, naming nothing."""
+    for word in words("shadow_words.txt"):
+        yield Name(_norm(word), None, SHADOW)
+
+
 @dataclass(frozen=True)
 class Holder:
     """A held symbol and its names (what the context builder knows about holdings)."""
@@ -150,17 +159,14 @@ def _names(
     shipped = shipped_securities()
     yield from _shipped_names(shipped, held)
     yield from _known_names(known, shipped, held)
-    yield from _holding_names(holders)
+    yield from holding_names(holders)
     for alias, symbol in aliases:
         yield Name(_norm(alias), symbol, USER, symbol in held)
 
 
 def _shipped_names(shipped: dict[str, ShippedSecurity], held: set[str]) -> Iterable[Name]:
     """Shadow words, index names and nicknames: what pixiu ships, whatever the database holds."""
-    from pixiu_cli.context.symbols import shadow_words
-
-    for word in shadow_words():
-        yield Name(_norm(word), None, SHADOW)
+    yield from shadow_names()
     for code, names in shipped_indexes().items():
         for alias in names:
             yield Name(_norm(alias), code, INDEX)
@@ -185,14 +191,26 @@ def _known_names(
             yield Name(_norm(alias), symbol, SHORT, symbol in held)
 
 
-def _holding_names(holders: Sequence[Holder]) -> Iterable[Name]:
+def _as_text(value) -> str:
+    """A stored value as text (SQLite keeps any value in any column): NULL is empty, a BLOB
+    is decoded with bad bytes replaced, anything else is its str()."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value).decode("utf-8", errors="replace")
+    return str(value)
+
+
+def holding_names(holders: Sequence[Holder]) -> Iterable[Name]:
     for h in holders:  # stored values may be anything SQLite holds: match only real text
-        symbol = text(h.symbol)
-        if text(h.name):
-            yield Name(_norm(text(h.name)), symbol, FULL, True)
+        symbol = _as_text(h.symbol)
+        if _as_text(h.name):
+            yield Name(_norm(_as_text(h.name)), symbol, FULL, True)
         for alias in h.short_names:
-            if text(alias):
-                yield Name(_norm(text(alias)), symbol, SHORT, True)
+            if _as_text(alias):
+                yield Name(_norm(_as_text(alias)), symbol, SHORT, True)
 
 
 class NameSource:

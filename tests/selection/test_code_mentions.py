@@ -5,18 +5,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pixiu_cli.context.symbols import HoldingName, extract_symbols
 from pixiu_cli.resources import data_dir
+from pixiu_cli.selection.names import Holder
+from pixiu_cli.selection.select import extract_symbols
 
 HOLDINGS = (
-    HoldingName("600519", "贵州茅台", ("茅台",)),
-    HoldingName("002415", "海康威视", ("海康",)),
-    HoldingName("300750", "宁德时代", ("宁德",)),
-    HoldingName("000858", "五粮液", ()),
-    HoldingName("600036", "招商银行", ("招行",)),
-    HoldingName("601318", "中国平安", ("平安",)),
-    HoldingName("688981", "中芯国际", ("中芯",)),
-    HoldingName("000333", "美的集团", ("美的",)),
+    Holder("600519", "贵州茅台", ("茅台",)),
+    Holder("002415", "海康威视", ("海康",)),
+    Holder("300750", "宁德时代", ("宁德",)),
+    Holder("000858", "五粮液", ()),
+    Holder("600036", "招商银行", ("招行",)),
+    Holder("601318", "中国平安", ("平安",)),
+    Holder("688981", "中芯国际", ("中芯",)),
+    Holder("000333", "美的集团", ("美的",)),
 )
 
 
@@ -161,18 +162,18 @@ def test_holding_names(text, expected):
 
 
 def test_held_symbol_counts_even_when_not_a_stock_prefix():
-    etf = HoldingName("510300", "沪深300ETF", ("300ETF",))
+    etf = Holder("510300", "沪深300ETF", ("300ETF",))
     assert extract_symbols("510300还能拿吗", [etf]) == ["510300"]
     assert extract_symbols("510300还能拿吗", []) == []
 
 
 def test_holding_named_like_a_shadow_word_wins():
-    bank = HoldingName("000001", "平安银行", ())
+    bank = Holder("000001", "平安银行", ())
     assert extract_symbols("平安银行怎么样", [bank]) == ["000001"]
 
 
 def test_short_aliases_are_ignored():
-    weird = HoldingName("600519", "贵州茅台", ("茅",))
+    weird = Holder("600519", "贵州茅台", ("茅",))
     assert extract_symbols("茅草屋", [weird]) == []
 
 
@@ -182,7 +183,7 @@ def test_empty_text():
 
 def test_demo_holdings_are_recognised_by_name():
     doc = json.loads((data_dir() / "demo" / "portfolio.json").read_text(encoding="utf-8"))
-    holdings = [HoldingName(h["symbol"], h["name"], tuple(h["short_names"])) for h in doc["holdings"]]
+    holdings = [Holder(h["symbol"], h["name"], tuple(h["short_names"])) for h in doc["holdings"]]
     assert 6 <= len(holdings) <= 8
     for h in holdings:
         assert extract_symbols(f"说说{h.name}吧", holdings) == [h.symbol]
