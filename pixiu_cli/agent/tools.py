@@ -14,12 +14,13 @@ from datetime import datetime
 from functools import cache
 from typing import Any
 
-from pixiu_cli.codes import is_finite_number, normalise_code
 from pixiu_cli.context.quoting import quote_data
+from pixiu_cli.domain.codes import is_finite_number, normalise_code
+from pixiu_cli.domain.vocabulary import NOTE_KIND_NAMES, NOTE_KINDS, SIDES
 from pixiu_cli.resources import prompts_dir
 from pixiu_cli.store.domain import DomainStore
-from pixiu_cli.store.memory import MemoryStore, PortfolioStore, note_ref
-from pixiu_cli.store.vocabulary import NOTE_KIND_NAMES, NOTE_KINDS, SIDES
+from pixiu_cli.store.memory import MemoryStore, note_ref
+from pixiu_cli.store.portfolio import PortfolioStore
 
 
 class ToolArgumentError(Exception):

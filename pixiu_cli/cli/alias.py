@@ -17,7 +17,7 @@ def alias_command(
     demo: common.DemoOpt = False,
 ) -> None:
     """股票别名：pixiu alias 宁王 300750 设置；pixiu alias --remove 宁王 删除；不带参数列出全部。"""
-    from pixiu_cli.context.aliases import add_alias, alias_table, list_aliases, remove_alias
+    from pixiu_cli.selection.aliases import add_alias, alias_table, list_aliases, remove_alias
     from pixiu_cli.store.database import open_database
     from pixiu_cli.store.securities import SecurityMaster
 

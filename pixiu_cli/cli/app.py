@@ -63,7 +63,7 @@ def main() -> None:
         common.renderer().error(str(exc))
         sys.exit(exc.exit_code)
     except Exception as exc:
-        from pixiu_cli.presenters import error_line
+        from pixiu_cli.views.presenters import error_line
 
         common.renderer().error(error_line(exc))
         sys.exit(1)

@@ -15,10 +15,10 @@ def cache(
     demo: common.DemoOpt = False,
 ) -> None:
     """缓存命中、费用与节省（本对话 / 今天 / 全部），以及每次调用未命中的原因。"""
-    from pixiu_cli.cache.report import build_report
-    from pixiu_cli.presenters import show_cache
+    from pixiu_cli.accounting.report import build_report
     from pixiu_cli.store.conversations import ConversationStore
     from pixiu_cli.store.database import open_database
+    from pixiu_cli.views.presenters import show_cache
 
     settings = common.settings()
     db = open_database(settings.demo_db_path if demo else settings.db_path)

@@ -81,8 +81,8 @@ def _ask(
     demo: bool,
     retry_partial: bool | None,
 ) -> None:
+    from pixiu_cli.accounting.explain import one_shot_explanations
     from pixiu_cli.agent.loop import SilentSink
-    from pixiu_cli.cache.explain import one_shot_explanations
 
     with (
         one_shot_explanations(),

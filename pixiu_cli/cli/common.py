@@ -56,7 +56,7 @@ def opened(model: str | None, offline: bool, demo: bool, resume: int | None, con
             shown.warn(warning)
         yield shown, app_, pick_conversation(app_.store, resume, continue_)
     except Exception as exc:
-        from pixiu_cli.presenters import error_line
+        from pixiu_cli.views.presenters import error_line
 
         try:  # a turn this error cut off is labelled with its real cause
             app_.store.fail_own_pending(error_line(exc))
@@ -109,7 +109,7 @@ def require_utf8(text: str) -> None:
 
 
 def stock_code(raw: str) -> str:
-    from pixiu_cli.codes import normalise_code
+    from pixiu_cli.domain.codes import normalise_code
 
     code = normalise_code(raw)
     if code is None:

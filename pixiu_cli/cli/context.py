@@ -61,7 +61,7 @@ class _ContextView:
 
 def _show_context_preview(renderer, app_, conversation: int | None, text: str, view: _ContextView, turn) -> None:
     """The request a question would send now, built without calling the model."""
-    from pixiu_cli.presenters import show_request
+    from pixiu_cli.views.presenters import show_request
 
     if text == "-":
         text = common.read_stdin_text()
@@ -86,7 +86,7 @@ def _show_context_preview(renderer, app_, conversation: int | None, text: str, v
 
 def _show_context_of_call(renderer, store, conversation: int | None, view: _ContextView, turn: int | None) -> None:
     """A call already made: the latest one of the conversation, or the one of turn N."""
-    from pixiu_cli.presenters import show_stored_call
+    from pixiu_cli.views.presenters import show_stored_call
 
     latest = store.latest_conversation()
     conv_id = conversation or (latest.id if latest else None)

@@ -32,7 +32,8 @@ def eval_command(
     if live or history:
         _live_eval(cases, as_json, live, ablate or [], yes, history, model, offline)
         return
-    from pixiu_cli.context.evals import load_cases, run_evals, run_selection_corpus, summarize, summarize_splits
+    from pixiu_cli.evals.context_cases import load_cases
+    from pixiu_cli.evals.context_runner import run_evals, run_selection_corpus, summarize, summarize_splits
 
     loaded = load_cases([Path(c) for c in cases] if cases else None)
     splits = run_selection_corpus() if not cases else {}
@@ -65,7 +66,7 @@ def _live_eval(
 ) -> None:
     from pathlib import Path
 
-    from pixiu_cli.answer_evals.command import LiveOptions, render_history, render_report, run_command
+    from pixiu_cli.evals.answer_command import LiveOptions, render_history, render_report, run_command
 
     settings = common.settings(model, offline)
     renderer = common.renderer()

@@ -212,7 +212,7 @@ def data_sync(
     timeout: Annotated[float, typer.Option("--timeout", help="每次请求的超时秒数", min=1)] = 20.0,
 ) -> None:
     """从网络数据源增量同步日线和除权除息（每只股票一个事务）。"""
-    from pixiu_cli.market.sources import SOURCE_NAMES
+    from pixiu_cli.market.source_by_name import SOURCE_NAMES
     from pixiu_cli.services.market import SyncRequest, sync_market, sync_targets
 
     choice(source, SOURCE_NAMES, "--source")

@@ -8,10 +8,11 @@ from datetime import datetime
 
 from sqlite_utils import Database
 
+from pixiu_cli.domain.market import BarSeries
 from pixiu_cli.market.adjust import ADJUST_MODES
 from pixiu_cli.market.adjust import adjust as adjust_series
 from pixiu_cli.market.calendar import TradingCalendar
-from pixiu_cli.store.market import BarSeries, MarketStore
+from pixiu_cli.store.market import MarketStore
 from pixiu_cli.store.securities import SecurityMaster
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pixiu_cli.codes import is_finite_number, normalise_code
+from pixiu_cli.domain.codes import is_finite_number, normalise_code
 from pixiu_cli.repl.commands import CommandError, ParsedCommand, parse_number, registry
 from pixiu_cli.repl.state import ReplState
 from pixiu_cli.services import alerts

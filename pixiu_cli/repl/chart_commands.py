@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pixiu_cli.codes import normalise_code
+from pixiu_cli.domain.codes import normalise_code
 from pixiu_cli.repl.commands import CommandError, ParsedCommand, parse_number, registry
 from pixiu_cli.repl.state import ReplState
 

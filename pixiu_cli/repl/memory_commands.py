@@ -6,11 +6,11 @@ import re
 from datetime import datetime
 
 from pixiu_cli.context.builder import SHANGHAI
+from pixiu_cli.domain.vocabulary import MEMORY_KIND_NAMES, NOTE_KINDS
 from pixiu_cli.repl.commands import CommandError, ParsedCommand, registry
 from pixiu_cli.repl.state import ReplState
 from pixiu_cli.services import alerts, notes, trades
 from pixiu_cli.store.memory import MemoryRef
-from pixiu_cli.store.vocabulary import MEMORY_KIND_NAMES, NOTE_KINDS
 
 SYMBOL = r"[0-9]{6}"  # ASCII only: re's \d also takes '６００５１９', which no stored code matches
 

@@ -3,9 +3,9 @@ that ended a command or a turn leaves."""
 
 from __future__ import annotations
 
-from pixiu_cli.presenters import error_line
 from pixiu_cli.render import StatusFigures
 from pixiu_cli.repl.state import ReplState
+from pixiu_cli.views.presenters import error_line
 
 RETRY_HINT = "输入 /retry 重新生成这一轮（已收到的部分会保留在记录中）。"
 

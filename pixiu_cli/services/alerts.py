@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pixiu_cli.analytics.rules import describe
-from pixiu_cli.codes import is_finite_number, normalise_code
+from pixiu_cli.domain.codes import is_finite_number, normalise_code
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.store.analytics import AlertRule, AnalyticsStore, FiredAlert
 from pixiu_cli.store.domain import DomainStore

@@ -72,7 +72,7 @@ def import_document(
 def _register_securities(db, data) -> None:
     """Every stock the import has data about joins the security master, so its name is
     recognised in questions even when it is not held (五粮液 with a stored profile)."""
-    from pixiu_cli.context.names import securities_for_document
+    from pixiu_cli.selection.names import securities_for_document
     from pixiu_cli.store.securities import SecurityMaster
 
     SecurityMaster(db).upsert(securities_for_document(data), keep_names=True)

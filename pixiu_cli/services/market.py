@@ -102,7 +102,7 @@ def sync_market(
 ) -> SyncResult:
     """Fetch each stock's new bars and actions (one transaction per stock), then recompute
     what depends on the ones that got bars. A stock that fails keeps its data, marked stale."""
-    from pixiu_cli.market.sources import open_source
+    from pixiu_cli.market.source_by_name import open_source
     from pixiu_cli.market.sync import sync
 
     notes: list[str] = []

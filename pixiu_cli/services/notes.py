@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pixiu_cli.domain.vocabulary import NOTE_KIND_NAMES, NOTE_KINDS, NOTE_NAME
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.services.note_symbol import symbol_in_text
 from pixiu_cli.store.domain import DomainStore
 from pixiu_cli.store.memory import MemoryStore, NoteWrite, note_ref
-from pixiu_cli.store.vocabulary import NOTE_KIND_NAMES, NOTE_KINDS, NOTE_NAME
 
 
 @dataclass(frozen=True)

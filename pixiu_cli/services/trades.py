@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pixiu_cli.domain.vocabulary import SIDES, side_name
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.store.domain import Decision, Holding
-from pixiu_cli.store.memory import PortfolioStore, UndoneTrade, decision_ref, trade_text
-from pixiu_cli.store.vocabulary import SIDES, side_name
+from pixiu_cli.store.memory import decision_ref, trade_text
+from pixiu_cli.store.portfolio import PortfolioStore, UndoneTrade
 
 
 @dataclass(frozen=True)
