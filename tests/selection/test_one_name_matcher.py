@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from pixiu_cli.services.note_symbol import symbol_in_text
 from pixiu_cli.context.builder import ContextBuilder
 from pixiu_cli.dataset import SHANGHAI, load_document
 from pixiu_cli.selection.aliases import add_alias
 from pixiu_cli.selection.names import Holder, shipped_market_list
 from pixiu_cli.selection.select import extract_symbols
+from pixiu_cli.services.note_symbol import symbol_in_text
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.domain import DomainStore
