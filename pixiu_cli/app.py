@@ -10,9 +10,10 @@ from pathlib import Path
 from pixiu_cli.agent.compaction import Compactor
 from pixiu_cli.agent.guardrails import Guardrails
 from pixiu_cli.agent.loop import Agent
-from pixiu_cli.agent.tools import ToolContext
+from pixiu_cli.agent.tools import ToolContext, ToolRegistry
 from pixiu_cli.context.builder import SHANGHAI, ContextBuilder
 from pixiu_cli.context.memory import MemoryLimits
+from pixiu_cli.llm.model import ChatModel
 from pixiu_cli.redact import mask_url
 from pixiu_cli.settings import Settings
 from pixiu_cli.store.conversations import ConversationStore
@@ -194,7 +195,7 @@ def open_app(settings: Settings, *, demo: bool = False, calls_model: bool = True
 
 def build_agent(
     db,
-    client,
+    client: ChatModel,
     *,
     limits: MemoryLimits,
     guardrails: Guardrails,
@@ -202,16 +203,23 @@ def build_agent(
     clock,
     domain: DomainStore | None = None,
     ablate: frozenset[str] = frozenset(),
+    tools: ToolRegistry | None = None,
+    history_blocks: str = "delta",
 ) -> Agent:
-    """The agent over one database: what the REPL, `ask` and the answer evals all run."""
+    """The agent over one database: what the REPL, `ask`, the answer evals and the tests all
+    run. `client` is any `ChatModel` (the HTTP client, or the offline model in process);
+    `tools` and `history_blocks` differ from the product's only in tests."""
     store = ConversationStore(db)
     domain = domain or DomainStore(db)
-    builder = ContextBuilder(store, domain, limits, clock=clock, ablate=ablate, valuer=_valuer(db))
+    builder = ContextBuilder(
+        store, domain, limits, clock=clock, history_blocks=history_blocks, ablate=ablate, valuer=_valuer(db)
+    )
     tool_context = ToolContext(domain=domain, memory=MemoryStore(db), portfolio=PortfolioStore(db), now=clock)
     return Agent(
         store,
         client,
         builder,
+        tools=tools,
         tool_context=tool_context,
         guardrails=guardrails,
         temperature=temperature,

@@ -1,15 +1,27 @@
-"""Shared fixtures: a real offline server on loopback, an isolated PIXIU_HOME, and a way to
-run the real `pixiu` command (in a pipe or a pseudo-terminal) against that server."""
+"""Shared fixtures: a real offline server on loopback, the offline model in process, an
+isolated PIXIU_HOME, and a way to run the real `pixiu` command (in a pipe or a
+pseudo-terminal) against that server."""
 
 from __future__ import annotations
 
+import os
 import signal
+import sys
 from pathlib import Path
 
 import pytest
 
 from pixiu_cli.offline.server import OfflineServer
 from tests.helpers import PLANTED_KEY, clean_env
+
+# Bytecode is cached (in __pycache__, ignored by git) even where the environment says not
+# to: each test process (the xdist workers) and each `pixiu` a test starts would otherwise
+# compile pixiu's sources, and pytest rewrite every test module's asserts, from scratch —
+# most of a worker's collection and a good part of a short `pixiu` run. An installed pixiu
+# has its .pyc files (pip compiles them), so this is also what users run. The workers and
+# the children inherit the environment as it is once this conftest is loaded.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
 
 
 def pytest_configure(config):
@@ -33,6 +45,15 @@ def server(_server_deepseek):
     _server_deepseek.reset()
     yield _server_deepseek
     _server_deepseek.reset()
+
+
+@pytest.fixture
+def model():
+    """The deterministic offline model in process: scripted like the server (`enqueue`,
+    `inject`), for tests of the loop that need a model but not the wire."""
+    from pixiu_cli.offline.model import OfflineModel
+
+    return OfflineModel()
 
 
 @pytest.fixture

@@ -1,7 +1,8 @@
 """Helpers shared by test modules (test modules never import each other or a conftest).
 
-One `build_app(...)` factory assembles the composition root (database, stores, client,
-context builder, agent) the way the product does, pointed at the offline server."""
+One `build_app(...)` factory opens a database and wires the agent over it through the
+product's composition root (`app.build_agent`), on the model a test gives it: the
+deterministic `OfflineModel` in process, or the real client on the offline server."""
 
 from __future__ import annotations
 
@@ -95,7 +96,7 @@ def say(child, text):
     child.send(text + "\r")  # Enter is carriage return in a terminal; "\n" would be Ctrl-J (newline)
 
 
-# -- the composition root, hand-built for in-process tests -------------------------------------
+# -- the composition root, the product's, with the model injected ------------------------------
 
 
 @dataclass
@@ -108,44 +109,68 @@ class App:
     agent: Any
     tool_context: Any = None
     extras: dict = field(default_factory=dict)
+    options: dict = field(default_factory=dict)
 
     def new_conversation(self) -> int:
         return self.store.create_conversation().id
 
     def agent_with(self, *, tools, guardrails=None):
-        """Another agent on the same stores and tool context, with other tools or guardrails."""
-        from pixiu_cli.agent.loop import Agent
-        from pixiu_cli.agent.tools import ToolRegistry
-        from pixiu_cli.context.builder import ContextBuilder
+        """Another agent on the same database, model and clock, with other tools or guardrails."""
+        options = dict(self.options, tools=tools)
+        if guardrails is not None:
+            options["guardrails"] = guardrails
+        return _agent(self.db, self.domain, self.client, **options)
 
-        kw = {"guardrails": guardrails} if guardrails is not None else {}
-        builder = ContextBuilder(self.store, self.domain, clock=self.tool_context.now)
-        return Agent(self.store, self.client, builder, tools=ToolRegistry(tools), tool_context=self.tool_context, **kw)
+
+def http_model(server, *, provider: str = "deepseek", model: str = "deepseek-test", **options):
+    """The product's HTTP client on `server` (the offline server), with the planted key;
+    `options`: timeout (10 s), max_retries (0), thinking, reasoning_effort."""
+    from pixiu_cli.llm.client import ChatClient
+
+    options = {"timeout": 10, "max_retries": 0, **options}
+    return ChatClient(base_url=server.base_url, api_key=PLANTED_KEY, model=model, provider=provider, **options)
+
+
+def _agent(db, domain, model, *, now=None, tools=None, guardrails=None, limits=None, history_blocks=None):
+    from pixiu_cli.agent.guardrails import Guardrails
+    from pixiu_cli.agent.tools import ToolRegistry
+    from pixiu_cli.app import build_agent
+    from pixiu_cli.context.memory import MemoryLimits
+
+    return build_agent(
+        db,
+        model,
+        limits=limits or MemoryLimits(),
+        guardrails=guardrails or Guardrails(),
+        temperature=None,
+        clock=(lambda: now) if now is not None else (lambda: datetime.now(SHANGHAI)),
+        domain=domain,
+        tools=ToolRegistry(tuple(tools)) if tools is not None else None,
+        **({"history_blocks": history_blocks} if history_blocks is not None else {}),
+    )
 
 
 def build_app(
-    server,
+    model,
     db_path: Path,
     *,
     portfolio: Path | None = None,
     now: datetime | None = None,
-    provider: str = "deepseek",
-    timeout: float = 10,
-    max_retries: int = 0,
     tools=None,
     guardrails=None,
     compact_budget: int | None = None,
     limits=None,
     history_blocks: str | None = None,
 ) -> App:
-    """Database, stores, real client on the offline server, builder and agent.
+    """A database and the agent `app.build_agent` wires over it, as `pixiu` does, on `model`:
+    the in-process `OfflineModel` (the `model` fixture), or `http_model(server)` for the wire.
 
-    `tools` (a list of Tool) gives the agent a tool registry and a tool context; `compact_budget`
-    gives it a compactor; `now` pins the clock of the builder and the tools."""
-    from pixiu_cli.agent.loop import Agent
-    from pixiu_cli.context.builder import ContextBuilder
-    from pixiu_cli.llm.client import ChatClient
-    from pixiu_cli.store.conversations import ConversationStore
+    `tools` (a list of Tool) replaces the product's tools; `compact_budget` the history
+    budget past which the compactor summarises; `now` pins the clock of the builder and
+    the tools."""
+    from dataclasses import replace
+
+    from pixiu_cli.context.memory import MemoryLimits
     from pixiu_cli.store.database import open_database
     from pixiu_cli.store.domain import DomainStore
 
@@ -155,42 +180,12 @@ def build_app(
         from pixiu_cli.dataset import load_document
 
         domain.replace_all(load_document(portfolio, now or NOW))
-    store = ConversationStore(db)
-    client = ChatClient(
-        base_url=server.base_url,
-        api_key=PLANTED_KEY,
-        model="deepseek-test",
-        provider=provider,
-        timeout=timeout,
-        max_retries=max_retries,
-    )
-    builder_kw = {}
-    if now is not None:
-        builder_kw["clock"] = lambda: now
-    if history_blocks is not None:
-        builder_kw["history_blocks"] = history_blocks
-    builder = ContextBuilder(store, domain, *([limits] if limits is not None else []), **builder_kw)
-    agent_kw, ctx = {}, None
-    if tools is not None:
-        from pixiu_cli.agent.tools import ToolContext, ToolRegistry
-        from pixiu_cli.store.memory import MemoryStore
-        from pixiu_cli.store.portfolio import PortfolioStore
-
-        ctx = ToolContext(
-            domain=domain,
-            memory=MemoryStore(db),
-            portfolio=PortfolioStore(db),
-            now=lambda: now or datetime.now(SHANGHAI),
-        )
-        agent_kw.update(tools=ToolRegistry(tools), tool_context=ctx)
-        if guardrails is not None:
-            agent_kw["guardrails"] = guardrails
+    limits = limits or MemoryLimits()
     if compact_budget is not None:
-        from pixiu_cli.agent.compaction import Compactor
-
-        agent_kw["compactor"] = Compactor(store, client, budget_tokens=compact_budget)
-    agent = Agent(store, client, builder, **agent_kw)
-    return App(db, store, domain, client, builder, agent, ctx)
+        limits = replace(limits, history_budget_tokens=compact_budget)
+    options = {"now": now, "tools": tools, "guardrails": guardrails, "limits": limits, "history_blocks": history_blocks}
+    agent = _agent(db, domain, model, **options)
+    return App(db, agent.store, domain, model, agent.builder, agent, agent.tool_context, options=options)
 
 
 def tool_messages(store, conversation_id):

@@ -5,13 +5,13 @@ is stored and sent."""
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass
 from typing import Protocol
 
 from pixiu_cli.accounting.explain import explain_finished_call
 from pixiu_cli.llm.client import RETRYING
+from pixiu_cli.llm.model import ChatModel, request_json
 from pixiu_cli.llm.types import CallOutcome, ChatRequest, LLMError
 from pixiu_cli.store.conversations import ConversationStore, Turn
 
@@ -64,7 +64,7 @@ class CallResult:
 
 
 class ModelCaller:
-    def __init__(self, store: ConversationStore, client):
+    def __init__(self, store: ConversationStore, client: ChatModel):
         self.store = store
         self.client = client
 
@@ -82,17 +82,17 @@ class ModelCaller:
         asked for again (same request, a new call row; the broken one stays, labelled), as long
         as the client's retry budget lasts; otherwise that part is kept and the call fails."""
         body = self.client.body_for(request)
-        request_json = json.dumps(body, ensure_ascii=False)
+        sent = request_json(body)
         used, latency = 0, 0.0
         while True:
-            outcome = CallOutcome(request_json=request_json)
+            outcome = CallOutcome(request_json=sent)
             call_id = self.store.start_call(
                 turn_id=turn.id,
                 conversation_id=turn.conversation_id,
                 step=step,
                 provider=self.client.provider,
                 model=self.client.model,
-                request_json=request_json,
+                request_json=sent,
                 context_json=context_json,
             )
             status, error, after_output = self._stream(call_id, request, body, outcome, sink, used)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from pixiu_cli.agent.calls import ModelCaller, SilentSink
+from pixiu_cli.llm.model import ChatModel
 from pixiu_cli.llm.types import ChatRequest
 from pixiu_cli.resources import read_prompt
 from pixiu_cli.store.conversations import Conversation, ConversationStore, Turn
@@ -54,7 +55,9 @@ def extractive_summary(previous: str | None, turns: list[Turn]) -> str:
 
 
 class Compactor:
-    def __init__(self, store: ConversationStore, client, *, budget_tokens: int, keep_ratio: float = 0.4):
+    def __init__(
+        self, store: ConversationStore, client: ChatModel | None, *, budget_tokens: int, keep_ratio: float = 0.4
+    ):
         self.store = store
         self.client = client
         self.budget_tokens = budget_tokens

@@ -21,6 +21,7 @@ from pixiu_cli.agent.compaction import Compaction, Compactor, turn_history_token
 from pixiu_cli.agent.guardrails import Guardrails, run_tool
 from pixiu_cli.agent.tools import ToolContext, ToolRegistry
 from pixiu_cli.context.builder import BuiltMessages, ContextBuilder, sent_back
+from pixiu_cli.llm.model import ChatModel
 from pixiu_cli.llm.types import CallOutcome, ChatRequest, ToolCall, Usage
 from pixiu_cli.store.conversations import ConversationStore, Turn
 
@@ -151,7 +152,7 @@ class Agent:
     def __init__(
         self,
         store: ConversationStore,
-        client,
+        client: ChatModel,
         builder: ContextBuilder,
         *,
         tools: ToolRegistry | None = None,

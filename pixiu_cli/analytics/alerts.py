@@ -1,7 +1,8 @@
 """Alert rules evaluated on completed bars: a rule fires on the bar where its condition
 becomes true (a cross, not every day below), at most once per bar date, and then rests for
 its cooldown. Prices are real (unadjusted); "yesterday" is the ex-rights reference price, so
-a dividend gap never looks like a cross."""
+a dividend gap never looks like a cross. The cost of a drawdown-from-cost rule is adjusted
+from the day it was recorded, so the frame handed in must reach back to that day."""
 
 from __future__ import annotations
 
@@ -19,22 +20,28 @@ class Firing:
     message: str
 
 
-def _conditions(rule: AlertRule, frame: Frame, cost: float | None, cost_day: str | None) -> np.ndarray | None:
-    """Per bar: is the rule's condition true at that close?"""
+def _conditions(
+    rule: AlertRule, frame: Frame, cost: float | None, cost_day: str | None
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Per bar: is the rule's condition true at that close, and was it true the day before?
+    For a price line "the day before" is the reference price (yesterday's close after any
+    ex-rights that morning), so a dividend gap across the line is no cross."""
     c, ref = frame.close, frame.reference
     if rule.kind == "below":
-        return c < rule.threshold
+        return c < rule.threshold, ref < rule.threshold
     if rule.kind == "above":
-        return c > rule.threshold
+        return c > rule.threshold, ref > rule.threshold
     if rule.kind == "change_pct":
-        return np.abs(c / ref - 1) * 100 >= rule.threshold - 1e-9
+        today = np.abs(c / ref - 1) * 100 >= rule.threshold - 1e-9
+        return today, np.zeros(len(frame), dtype=bool)  # a big daily move is an event every day it happens
     if cost is None:
         return None
     # the cost in today's front-adjusted terms: bonus shares and dividends since the purchase lower it
     base = int(np.searchsorted(np.asarray(frame.dates), cost_day)) if cost_day else 0
     factor = frame.adj_close / frame.close
     adjusted_cost = cost * factor[min(base, len(frame) - 1)]
-    return (frame.adj_close / adjusted_cost - 1) * 100 <= -rule.threshold + 1e-9
+    today = (frame.adj_close / adjusted_cost - 1) * 100 <= -rule.threshold + 1e-9
+    return today, np.concatenate([[False], today[:-1]])
 
 
 def _message(rule: AlertRule, frame: Frame, i: int) -> str:
@@ -45,9 +52,10 @@ def _message(rule: AlertRule, frame: Frame, i: int) -> str:
 
 def evaluate(rule: AlertRule, frame: Frame, *, cost: float | None = None, cost_day: str | None = None) -> list[Firing]:
     """Firings on bars after `rule.checked_through` (the rule's creation day when never checked)."""
-    condition = _conditions(rule, frame, cost, cost_day)
-    if condition is None or len(frame) < 2:
+    conditions = _conditions(rule, frame, cost, cost_day)
+    if conditions is None or len(frame) < 2:
         return []
+    condition, before = conditions
     dates = frame.dates
     after = rule.checked_through or rule.created_at[:10]
     start = max(int(np.searchsorted(np.asarray(dates), after, side="right")), 1)
@@ -55,9 +63,8 @@ def evaluate(rule: AlertRule, frame: Frame, *, cost: float | None = None, cost_d
     if rule.last_fired_on and rule.last_fired_on in dates:
         rest_until = dates.index(rule.last_fired_on) + rule.cooldown_days
     firings = []
-    edge = rule.kind != "change_pct"  # a big daily move is an event every day it happens
     for i in range(start, len(dates)):
-        if not condition[i] or (edge and condition[i - 1]) or i <= rest_until or not frame.traded[i]:
+        if not condition[i] or before[i] or i <= rest_until or not frame.traded[i]:
             continue
         firings.append(Firing(dates[i], _message(rule, frame, i)))
         rest_until = i + rule.cooldown_days

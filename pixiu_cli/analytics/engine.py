@@ -3,7 +3,7 @@ engine trades at the next open under A-share rules and marks the account to mark
 
 Rules: fill at the open after the signal (never at the signal's own close); no fill on a
 suspended day; no buy at an open pinned at limit-up, no sell at one pinned at limit-down; no
-sale on the day of purchase (T+1); whole lots (100 shares, 200 on STAR); commission with its
+sale on the day of purchase (T+1); orders in whole lots of 100 (STAR: 200 or more, then any number; BSE: 100 or more); commission with its
 minimum, transfer fee, stamp duty on sells by date, slippage. On an ex-rights day the account
 receives the cash and the bonus shares, so the gap in the real price is not a loss."""
 
@@ -16,6 +16,7 @@ import numpy as np
 
 from pixiu_cli.analytics.costs import CostModel
 from pixiu_cli.analytics.frame import Frame
+from pixiu_cli.domain.boards import OrderSize
 
 INITIAL_CASH = 1_000_000.0
 
@@ -50,11 +51,15 @@ class Backtest:
     blocked: list[tuple[str, str]] = field(default_factory=list)  # (day, why) an order could not fill
 
 
-def _affordable(cash: float, price: float, lot: int, costs: CostModel, day: str) -> int:
-    shares = math.floor(cash / (price * (1 + costs.commission_rate + costs.transfer_fee_rate)) / lot) * lot
-    while shares > 0 and shares * price + costs.fees(shares * price, day, False) > cash:
-        shares -= lot
-    return shares
+def _affordable(cash: float, price: float, size: OrderSize, costs: CostModel, day: str) -> int:
+    """The most shares an order of this board may hold that the cash pays for, fees
+    included (0 below the board's minimum)."""
+    per_share = price * (1 + costs.commission_rate + costs.transfer_rate(day))
+    shares = math.floor(cash / per_share)
+    shares -= (shares - size.minimum) % size.step if shares >= size.minimum else shares
+    while shares >= size.minimum and shares * price + costs.fees(shares * price, day, False) > cash:
+        shares -= size.step
+    return shares if shares >= size.minimum else 0
 
 
 def run(frame: Frame, wants: np.ndarray, costs: CostModel, cash: float = INITIAL_CASH) -> Backtest:
@@ -90,7 +95,7 @@ def run(frame: Frame, wants: np.ndarray, costs: CostModel, cash: float = INITIAL
                 result.blocked.append((day, why))
             elif want[t]:
                 price = costs.fill_price(o[t], buying=True)
-                count = _affordable(cash, price, frame.lot, costs, day)
+                count = _affordable(cash, price, frame.order_size, costs, day)
                 if count:
                     fees = costs.fees(count * price, day, selling=False)
                     cash -= count * price + fees

@@ -9,7 +9,7 @@ from datetime import date, timedelta
 
 import numpy as np
 
-from pixiu_cli.domain.boards import CHINEXT_20PCT_FROM, board_for, daily_limit
+from pixiu_cli.domain.boards import OrderSize, limit_schedule, order_size
 from pixiu_cli.domain.market import BarSeries, CorporateAction
 from pixiu_cli.market.adjust import ex_ratios
 
@@ -39,8 +39,8 @@ class Frame:
         return len(self.dates)
 
     @property
-    def lot(self) -> int:
-        return 200 if board_for(self.symbol) == "star" else 100
+    def order_size(self) -> OrderSize:
+        return order_size(self.symbol)
 
     def window(self, start: int, end: int | None = None) -> Frame:
         cut = slice(start, end)
@@ -95,16 +95,14 @@ def _listing_free(dates: list[str], list_date: str | None) -> np.ndarray:
 
 
 def _limit_array(symbol: str, dates: np.ndarray, is_st: np.ndarray) -> np.ndarray:
-    cases = {
-        (d >= CHINEXT_20PCT_FROM, st): daily_limit(
-            symbol, CHINEXT_20PCT_FROM if d >= CHINEXT_20PCT_FROM else "2000-01-01", st
-        )
-        for d, st in ((d, st) for d in (CHINEXT_20PCT_FROM, "2000-01-01") for st in (False, True))
-    }
-    late = dates >= CHINEXT_20PCT_FROM
+    """Each day's limit from the board's dated table, for ST and other days alike."""
     out = np.empty(len(dates))
-    for (is_late, st), limit in cases.items():
-        out[(late == is_late) & (is_st == st)] = limit
+    for st in (False, True):
+        schedule = limit_schedule(symbol, st)
+        starts = np.asarray([start for start, _ in schedule])
+        limits = np.asarray([limit for _, limit in schedule])
+        row = np.maximum(np.searchsorted(starts, dates, side="right") - 1, 0)
+        out[is_st == st] = limits[row][is_st == st]
     return out
 
 

@@ -43,8 +43,30 @@ def load_frame(market: MarketData, symbol: str, now: datetime, since: str | None
     raw = market.store.bars(symbol, since, last.isoformat())
     if not len(raw):
         return None
+    return build_frame(raw, market.store.actions(symbol), list_date=list_date(market, symbol))
+
+
+def list_date(market: MarketData, symbol: str) -> str | None:
+    """From the security master, else the shipped security list."""
     security = market.master.get(symbol)
-    return build_frame(raw, market.store.actions(symbol), list_date=security.list_date if security else None)
+    if security and security.list_date:
+        return security.list_date
+    from pixiu_cli.market.security_list import shipped_security_list
+
+    listed = shipped_security_list().get(symbol)
+    return listed.list_date if listed else None
+
+
+def caveats(market: MarketData, symbol: str, window_start: str, as_of: str) -> list[str]:
+    """What the profile's figures do not account for, in its window."""
+    out = []
+    listed = list_date(market, symbol)
+    if listed and window_start <= listed <= as_of:
+        out.append(f"窗口含上市日 {listed}：新股上市首日规则未模拟")
+    missing = [g for g in market.missing_actions(symbol) if window_start <= g.date <= as_of]
+    if missing:
+        out.append(f"疑似缺少除权记录（{len(missing)} 处）：{'、'.join(g.date for g in missing)} 的低开可能是除息")
+    return out
 
 
 def run_strategies(frame: Frame, costs: CostModel) -> list[StrategyRun]:
@@ -116,7 +138,8 @@ def profile_symbol(
         symbol, frame.dates[start], frame.dates[-1], costs, series[0].source if series else "unknown", iso(now)
     )
     rows = [_backtest_row(r, hold, r is best, origin) for r in runs]
-    return rows, _computed_profile(best, rows[runs.index(best)].excess_return, origin)
+    notes = caveats(market, symbol, origin.window_start, origin.as_of)
+    return rows, _computed_profile(best, rows[runs.index(best)].excess_return, origin, notes)
 
 
 def _backtest_row(r: StrategyRun, hold: StrategyRun, selected: bool, origin: _Provenance) -> BacktestRow:
@@ -145,17 +168,18 @@ def _backtest_row(r: StrategyRun, hold: StrategyRun, selected: bool, origin: _Pr
     )
 
 
-def _conclusion(best: StrategyRun, excess: float, source: str | None, reason: str) -> str:
+def _conclusion(best: StrategyRun, excess: float, source: str | None, reason: str, notes: list[str]) -> str:
     few = "，样本不足" if best.full.few_trades else ""
     out_sharpe = "—" if best.out_sample.sharpe is None else f"{best.out_sample.sharpe:.2f}"
     return (
         f"本地回测 {ENGINE_VERSION}（数据 {source}）：样本内最优 {best.label}；"
         f"样本外（后 1/3）年化 {best.out_sample.annual_return:.1%}、夏普 {out_sharpe}；"
         f"交易 {best.full.trades} 次{few}；超额（对买入持有）{excess:+.1%}；{reason}"
+        + "".join(f"；{note}" for note in notes)
     )
 
 
-def _computed_profile(best: StrategyRun, excess: float, origin: _Provenance) -> ComputedProfile:
+def _computed_profile(best: StrategyRun, excess: float, origin: _Provenance, notes: list[str] = ()) -> ComputedProfile:
     role, reason = role_of(best.full)
     return ComputedProfile(
         origin.symbol,
@@ -166,7 +190,7 @@ def _computed_profile(best: StrategyRun, excess: float, origin: _Provenance) -> 
         best.full.win_rate,
         best.full.sharpe,
         role,
-        _conclusion(best, excess, origin.source, reason),
+        _conclusion(best, excess, origin.source, reason, list(notes)),
         origin.as_of,
         ENGINE_VERSION,
         origin.costs.describe(),

@@ -50,17 +50,15 @@ def _alerts(
 ) -> None:
     domain = DomainStore(db)
     for rule in store.rules(symbols):
+        holding = domain.holding(rule.symbol)
+        cost_day = (holding.updated_at or "")[:10] or None if holding else None
         since = min(rule.checked_through or rule.created_at[:10], rule.created_at[:10])
+        if rule.kind == "drawdown_from_cost" and cost_day:
+            since = min(since, cost_day)  # every ex-rights event since the purchase moves the cost
         frame = load_frame(market, rule.symbol, now, since=since)
         if frame is None:
             continue
-        holding = domain.holding(rule.symbol)
-        firings = evaluate(
-            rule,
-            frame,
-            cost=holding.cost if holding else None,
-            cost_day=(holding.updated_at or "")[:10] or None if holding else None,
-        )
+        firings = evaluate(rule, frame, cost=holding.cost if holding else None, cost_day=cost_day)
         security = market.master.get(rule.symbol)
         text = describe(rule.kind, rule.threshold, rule.symbol, security.name if security else None)
         fired = [(f.bar_date, text, f"{text}：{f.message}", iso(now)) for f in firings]

@@ -153,10 +153,10 @@ def data_bars(
 @data_app.command("status")
 def data_status(as_json: JsonOpt = False) -> None:
     """每只股票的数据范围、来源、最近同步，以及按交易日计的新鲜度。"""
-    from pixiu_cli.services.market import status
+    from pixiu_cli.services.market import reference_notes, status
 
     with database() as db:
-        statuses = status(db, now())
+        statuses, notes = status(db, now()), reference_notes(db)
     renderer = common.renderer()
     if as_json:
         renderer.json(
@@ -174,18 +174,26 @@ def data_status(as_json: JsonOpt = False) -> None:
                     "last_sync": s.last_sync,
                     "stale": s.stale,
                     "stale_trading_days": s.stale_days,
+                    "calendar_note": s.calendar_note,
+                    "suspected_missing_actions": s.missing_actions,
                     "last_error": s.last_error,
                 }
                 for s in statuses
             ]
         )
         return
+    for line in notes:
+        renderer.line(line)
     if not statuses:
         renderer.line("还没有行情数据：pixiu data import FILE.csv --symbol CODE，或 pixiu data sync")
         return
     rows = []
     for s in statuses:
         fresh = "最新" if not s.stale else (f"过期 {s.stale_days} 个交易日" if s.stale_days else "过期")
+        if s.calendar_note:
+            fresh += f"（{s.calendar_note}，之后未计）"
+        if s.missing_actions:
+            fresh += f"；疑似缺少除权记录（{s.missing_actions} 处）"
         if s.last_error:
             fresh += f"（同步失败：{s.last_error}）"
         rows.append(

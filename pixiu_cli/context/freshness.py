@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from pixiu_cli.market.trading_days import next_trading_day
+from pixiu_cli.market.trading_days import CalendarEnd, next_trading_day
 
 
 @dataclass(frozen=True)
@@ -26,13 +26,26 @@ def expired_days(as_of: date | None, today: date, rule: FreshnessRule) -> int | 
         if rule.trading:
             expiry = as_of
             for _ in range(max(1, round(rule.days))):
-                expiry = next_trading_day(expiry)
+                expiry = _next_session_or_weekday(expiry)
         else:
             expiry = as_of + timedelta(days=rule.days)
     except OverflowError:
         return None
     overdue = (today - expiry).days
     return overdue if overdue > 0 else None
+
+
+def _next_session_or_weekday(d: date) -> date:
+    # Past the calendar's end a signal still has to age: a limit counted in weekdays there
+    # marks it stale at most a holiday week early, where no limit at all would keep it
+    # fresh forever. Nothing here is shown as a session date.
+    try:
+        return next_trading_day(d)
+    except CalendarEnd:
+        d += timedelta(days=1)
+        while d.weekday() >= 5:
+            d += timedelta(days=1)
+        return d
 
 
 def stale_label(as_of: date | None, today: date, rule: FreshnessRule) -> str | None:

@@ -1,27 +1,73 @@
-"""Boards and daily price limits: what a normal day's move can be, so a bigger gap with no
-corporate action to explain it is reported as 疑似除权除息."""
+"""Boards, their daily price limits by date, and their order sizes: what a normal day's move
+can be (so a bigger gap with no corporate action to explain it is reported as 疑似除权除息)
+and how many shares an order may hold.
+
+Not modelled: the first sessions of a new listing beyond "no limit for five sessions" (the
+main board's first-day 44%/−36% band before 2023 and the call-auction rules of a debut), and
+the tax on dividends (it depends on how long the shares were held)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 CHINEXT_20PCT_FROM = "2020-08-24"  # ChiNext registration reform: ±20% from this day
+# Main-board risk-warning stocks (ST, *ST) moved from ±5% to the main board's ±10%: the
+# exchanges proposed it on 2025-06-27; it has been in force since 2026-07-06.
+MAIN_ST_10PCT_FROM = "2026-07-06"
+
+# (board, for risk-warning stocks, in force from, limit): the latest row in force wins.
+LIMITS: tuple[tuple[str, bool, str, float], ...] = (
+    ("main", False, "1996-12-16", 0.10),
+    ("main", True, "1998-04-22", 0.05),
+    ("main", True, MAIN_ST_10PCT_FROM, 0.10),
+    ("chinext", False, "2009-10-30", 0.10),
+    ("chinext", True, "2009-10-30", 0.05),
+    ("chinext", False, CHINEXT_20PCT_FROM, 0.20),
+    ("chinext", True, CHINEXT_20PCT_FROM, 0.20),
+    ("star", False, "2019-07-22", 0.20),
+    ("star", True, "2019-07-22", 0.20),
+    ("bse", False, "2021-11-15", 0.30),
+    ("bse", True, "2021-11-15", 0.30),
+)
+
+
+@dataclass(frozen=True)
+class OrderSize:
+    minimum: int  # shares in the smallest buy order
+    step: int  # shares an order may grow by above the minimum
 
 
 def board_for(symbol: str) -> str:
     """main | chinext | star | bse, from the code's prefix."""
     if symbol.startswith(("688", "689")):
         return "star"
-    if symbol.startswith(("300", "301")):
+    if symbol.startswith("30"):  # 300, 301 and 302 (302132 中航成飞)
         return "chinext"
     if symbol.startswith(("43", "83", "87", "88", "92")):
         return "bse"
     return "main"
 
 
-def daily_limit(symbol: str, day: str, is_st: bool = False) -> float:
-    """The board's daily price limit on `day` as a fraction (0.10 for ±10%)."""
+def limit_schedule(symbol: str, is_st: bool = False) -> list[tuple[str, float]]:
+    """(in force from, limit) for the stock's board, oldest first."""
     board = board_for(symbol)
+    return sorted((start, limit) for b, st, start, limit in LIMITS if b == board and st == is_st)
+
+
+def daily_limit(symbol: str, day: str, is_st: bool = False) -> float:
+    """The board's daily price limit on `day` as a fraction (0.10 for ±10%); before the
+    table's first row, its first limit."""
+    schedule = limit_schedule(symbol, is_st)
+    in_force = [limit for start, limit in schedule if start <= day]
+    return in_force[-1] if in_force else schedule[0][1]
+
+
+def order_size(symbol: str) -> OrderSize:
+    """STAR: at least 200 shares, then any number; BSE: at least 100, then any number;
+    elsewhere whole lots of 100."""
+    board = board_for(symbol)
+    if board == "star":
+        return OrderSize(200, 1)
     if board == "bse":
-        return 0.30
-    if board == "star" or (board == "chinext" and day >= CHINEXT_20PCT_FROM):
-        return 0.20
-    return 0.05 if is_st else 0.10
+        return OrderSize(100, 1)
+    return OrderSize(100, 100)

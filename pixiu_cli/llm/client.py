@@ -7,12 +7,12 @@ than inside the SDK, so that each one can be announced and all of them fit in on
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Iterator
 
 from pixiu_cli.llm import wire
+from pixiu_cli.llm.model import request_json
 from pixiu_cli.llm.models import THINKING_PROVIDERS, retired_model_line
 from pixiu_cli.llm.retry import RETRYABLE_KINDS, RetryPolicy, parse_retry_after, retryable_status
 from pixiu_cli.llm.types import CallOutcome, ChatRequest, LLMError
@@ -120,8 +120,8 @@ class ChatClient:
         `outcome.request_json`, so that a call builds its body once."""
         if body is None:
             body = self.body_for(request)
-            # Until the HTTP layer reports the real bytes, keep the body we asked the SDK to send.
-            outcome.request_json = json.dumps(body, ensure_ascii=False)
+            # Until the HTTP layer reports the real bytes, keep the bytes we asked the SDK to send.
+            outcome.request_json = request_json(body)
         if isinstance(self._api_key, str) and not (self._api_key.isascii() and self._api_key.isprintable()):
             # httpx would fail to encode the header: 'UnicodeEncodeError' or a connection error.
             raise LLMError(BAD_KEY, kind="config")
@@ -265,33 +265,48 @@ def _translate(exc, client: ChatClient, retries: int | None = None) -> LLMError:
 
     retries = client._max_retries if retries is None else retries
 
-    where = _without_credentials(client.base_url)
     if isinstance(exc, openai.APITimeoutError):
-        return LLMError(f"模型服务响应超时（{client._timeout:g} 秒，{where}）。", kind="timeout")
+        return timeout_error(client)
     if isinstance(exc, openai.APIConnectionError):
+        where = _without_credentials(client.base_url)
         return LLMError(f"无法连接模型服务 {where}：请检查网络或 PIXIU_BASE_URL。", kind="connection")
     if isinstance(exc, openai.APIStatusError):
-        status = exc.status_code
-        messages = {
-            400: "请求被模型服务拒绝（400）：",
-            401: "API key 无效或已失效（401），请检查 DEEPSEEK_API_KEY / PIXIU_API_KEY。",
-            402: "账户余额不足（402），请到服务商控制台充值。",
-            403: "没有权限使用该模型（403）。",
-            404: f"找不到模型或接口（404）：请检查模型名 {client.model} 和 PIXIU_BASE_URL。",
-            422: "请求参数不被接受（422）：",
-            429: f"请求过于频繁（429），已重试 {retries} 次，请稍后再试。",
-        }
-        text = messages.get(status) or f"模型服务出错（{status}），已重试 {retries} 次，请稍后再试。"
-        retired = retired_model_line(client.model) if status in (400, 404, 422) else None
-        if retired:
-            return LLMError(retired, kind="status", status=status)
-        if text.endswith("："):
-            text += _scrub(_server_message(exc), client._api_key)
-        return LLMError(
-            text, kind="status", status=status, retry_after=parse_retry_after(getattr(exc.response, "headers", None))
+        return status_error(
+            client,
+            exc.status_code,
+            retries,
+            _server_message(exc),
+            parse_retry_after(getattr(exc.response, "headers", None)),
         )
     # An error the SDK raised from inside the stream (an `error` event, a broken chunk).
     return LLMError(f"回复中途出错：{_scrub(str(exc), client._api_key)[:200]}，已保存收到的部分。", kind="stream")
+
+
+def timeout_error(client: ChatClient) -> LLMError:
+    where = _without_credentials(client.base_url)
+    return LLMError(f"模型服务响应超时（{client._timeout:g} 秒，{where}）。", kind="timeout")
+
+
+def status_error(
+    client: ChatClient, status: int, retries: int, server_message: str, retry_after: float | None
+) -> LLMError:
+    """The line for an HTTP error status (`server_message`: what the error body said)."""
+    messages = {
+        400: "请求被模型服务拒绝（400）：",
+        401: "API key 无效或已失效（401），请检查 DEEPSEEK_API_KEY / PIXIU_API_KEY。",
+        402: "账户余额不足（402），请到服务商控制台充值。",
+        403: "没有权限使用该模型（403）。",
+        404: f"找不到模型或接口（404）：请检查模型名 {client.model} 和 PIXIU_BASE_URL。",
+        422: "请求参数不被接受（422）：",
+        429: f"请求过于频繁（429），已重试 {retries} 次，请稍后再试。",
+    }
+    text = messages.get(status) or f"模型服务出错（{status}），已重试 {retries} 次，请稍后再试。"
+    retired = retired_model_line(client.model) if status in (400, 404, 422) else None
+    if retired:
+        return LLMError(retired, kind="status", status=status)
+    if text.endswith("："):
+        text += _scrub(server_message, client._api_key)
+    return LLMError(text, kind="status", status=status, retry_after=retry_after)
 
 
 def _server_message(exc) -> str:

@@ -43,7 +43,10 @@ def _num(value) -> float | None:
 
 
 def _day(value) -> str | None:
-    if value is None:
+    # akshare converts dates with `pd.to_datetime(..., errors="coerce").dt.date`, so a plan
+    # row (预案, 不分配) holds pandas' NaT: a datetime subclass whose strftime raises and
+    # which, like NaN, is not equal to itself.
+    if value is None or value != value:
         return None
     if isinstance(value, datetime | date):
         return value.strftime("%Y-%m-%d")

@@ -27,6 +27,19 @@ def _float(text: str) -> float | None:
     return value if math.isfinite(value) else None
 
 
+def _next_page_lost(rs) -> bool:
+    """baostock's next() returns False at the end and also when asking for the next page
+    failed: its send_msg swallows the socket's exception and returns None. The two differ
+    in the page left behind: a real end leaves a short (or empty) page, a lost request the
+    full page before it."""
+    data = getattr(rs, "data", None)
+    try:
+        per_page = int(getattr(rs, "per_page_count", 0))
+    except (TypeError, ValueError):
+        return False
+    return isinstance(data, list) and per_page > 0 and len(data) == per_page
+
+
 class BaostockSource:
     name = "baostock"
 
@@ -82,6 +95,11 @@ class BaostockSource:
             rows = []
             while rs.next():
                 rows.append(dict(zip(rs.fields, rs.get_row_data())))
+            if _next_page_lost(rs):
+                reason = f"：{rs.error_msg}" if rs.error_code != "0" else ""
+                raise SourceError(
+                    f"baostock {what}：第 {rs.cur_page_num} 页之后的数据没有取到（已取 {len(rows)} 行），结果不完整{reason}"
+                )
             return rows
 
         return self._call(what, run)

@@ -1,29 +1,39 @@
-"""The trading calendar: the days a source said were trading days, else weekdays minus the
-shipped exchange holidays. Freshness is measured in trading days, so a Monday morning does
-not call Friday's close stale."""
+"""The trading calendar over stored data: the days a source said were trading days, else the
+shipped calendar. Freshness is measured in trading days, so a Monday morning does not call
+Friday's close stale; past the calendar's last known day the count stops there and says so."""
 
 from __future__ import annotations
 
 from datetime import date, datetime, time, timedelta
 
-from pixiu_cli.market.trading_days import SHANGHAI, holiday_calendar, is_trading_day
+from pixiu_cli.market.trading_days import (
+    SHANGHAI,
+    calendar_end,
+    is_trading_day,
+    knows,
+    previous_trading_day,
+    sessions_between,
+    trading_calendar,
+)
 from pixiu_cli.store.market import MarketStore
 
 MARKET_CLOSE = time(15, 0)
 
 
 def last_complete_session(now: datetime) -> date:
-    """The newest trading day whose close has happened at `now` (Beijing time)."""
+    """The newest trading day whose close has happened at `now` (Beijing time); past the
+    calendar's end, its last session (beyond_calendar(now) says so)."""
     local = now.astimezone(SHANGHAI)
     day = local.date()
-    if is_trading_day(day) and local.time() >= MARKET_CLOSE:
+    if knows(day) and is_trading_day(day) and local.time() >= MARKET_CLOSE:
         return day
-    day -= timedelta(days=1)
-    for _ in range(60):
-        if is_trading_day(day):
-            return day
-        day -= timedelta(days=1)
-    return day
+    return previous_trading_day(day)
+
+
+def beyond_calendar(now: datetime) -> str | None:
+    """`交易日历只到 …` when today's status is unknown, else None."""
+    day = now.astimezone(SHANGHAI).date()
+    return None if knows(day) else f"交易日历只到 {calendar_end().isoformat()}"
 
 
 class TradingCalendar:
@@ -31,20 +41,13 @@ class TradingCalendar:
         self.market = market
 
     def trading_days_between(self, after: str, until: str) -> int:
-        """Trading days d with after < d ≤ until."""
+        """Trading days d with after < d ≤ until (counted up to the calendar's end)."""
         if until <= after:
             return 0
-        known = self.market.trading_days(after, until)
-        known = [d for d in known if d > after]
-        start = date.fromisoformat(after) + timedelta(days=1)
-        if known:  # the source's list covers up to its last day; rules beyond it
-            start = date.fromisoformat(known[-1]) + timedelta(days=1)
-        count = len(known)
-        day, end = start, date.fromisoformat(until)
-        while day <= end:
-            count += is_trading_day(day)
-            day += timedelta(days=1)
-        return count
+        known = [d for d in self.market.trading_days(after, until) if d > after]
+        start = date.fromisoformat(known[-1] if known else after)  # the source's list wins where it reaches
+        end = min(date.fromisoformat(until), calendar_end())
+        return len(known) + (sessions_between(start, end) if end > start else 0)
 
     def stale_days(self, last_bar: str | None, now: datetime) -> int | None:
         """Trading sessions closed since the last stored bar (0 = up to date)."""
@@ -54,20 +57,19 @@ class TradingCalendar:
 
 
 def calendar_mismatches(source_days: list[str], start: str, end: str) -> list[str]:
-    """Where a source's trading days in [start, end] disagree with the shipped holidays
-    (checked only for the years the shipped file covers)."""
+    """Where a source's trading days in [start, end] disagree with the shipped calendar
+    (checked up to the calendar's last known day)."""
     if not source_days:
         return []
-    covered = holiday_calendar().covered_years
     said = set(source_days)
     out = []
-    day, last = date.fromisoformat(start), date.fromisoformat(end)
+    day = max(date.fromisoformat(start), trading_calendar().first)
+    last = min(date.fromisoformat(end), calendar_end())
     while day <= last:
-        if day.year in covered:
-            text = day.isoformat()
-            if text in said and not is_trading_day(day):
-                out.append(f"{text} 来源为交易日，内置日历为休市")
-            elif text not in said and is_trading_day(day):
-                out.append(f"{text} 内置日历为交易日，来源为休市")
+        text = day.isoformat()
+        if text in said and not is_trading_day(day):
+            out.append(f"{text} 来源为交易日，内置日历为休市")
+        elif text not in said and is_trading_day(day):
+            out.append(f"{text} 内置日历为交易日，来源为休市")
         day += timedelta(days=1)
     return out

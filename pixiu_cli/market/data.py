@@ -11,7 +11,9 @@ from sqlite_utils import Database
 from pixiu_cli.domain.market import BarSeries
 from pixiu_cli.market.adjust import ADJUST_MODES
 from pixiu_cli.market.adjust import adjust as adjust_series
-from pixiu_cli.market.calendar import TradingCalendar
+from pixiu_cli.market.calendar import TradingCalendar, beyond_calendar
+from pixiu_cli.market.gaps import MIN_DIVIDEND_GAP, SuspectGap, market_wide_days, missing_dividend_gaps
+from pixiu_cli.market.sources import SOURCE_NAMES
 from pixiu_cli.store.market import MarketStore
 from pixiu_cli.store.securities import SecurityMaster
 
@@ -28,8 +30,10 @@ class SeriesStatus:
     file_adjusted: str | None
     last_sync: str | None
     last_error: str | None
-    stale_days: int | None  # trading sessions since the last bar
+    stale_days: int | None  # trading sessions since the last bar (up to the calendar's end)
     stale: bool  # behind the calendar, or the last sync failed
+    missing_actions: int = 0  # ex-dividend-like gaps no stored action covers
+    calendar_note: str | None = None  # 交易日历只到 …: the count stops at the calendar's end
 
 
 class MarketData:
@@ -55,8 +59,34 @@ class MarketData:
                     prev_close[a.ex_date] = before[1]
         return adjust_series(series, actions, adjust, prev_close)
 
+    def reference_notes(self) -> list[str]:
+        """What `data status` says about the security list and the trading calendar."""
+        from pixiu_cli.market.security_list import shipped_security_list
+        from pixiu_cli.market.trading_days import trading_calendar
+
+        shipped = shipped_security_list()
+        lines = [f"证券列表：内置 {len(shipped):,} 只股票，截至 {shipped.as_of}"]
+        synced = [s for s in self.master.all() if s.kind == "stock" and s.source in SOURCE_NAMES]
+        if synced:
+            stamp = max(s.updated_at or "" for s in synced)[:10]
+            lines[0] += f"；数据源同步 {len(synced):,} 只（{stamp}）"
+        calendar = trading_calendar()
+        refreshed = f"，{calendar.refreshed_by} 更新" if calendar.refreshed_by else ""
+        lines.append(f"交易日历：{calendar.first.isoformat()} 至 {calendar.last.isoformat()}{refreshed}")
+        lines += [f"节假日文件有误：{problem}" for problem in calendar.problems]
+        return lines
+
+    def missing_actions(self, symbol: str) -> list[SuspectGap]:
+        """Suspected ex-dividend days that no stored action covers (market/gaps.py)."""
+        actions = self.store.actions(symbol)
+        if not actions:
+            return []
+        market_wide = market_wide_days(self.store.open_gaps_by_date(symbol, MIN_DIVIDEND_GAP))
+        return missing_dividend_gaps(symbol, self.store.bars(symbol).bars(), actions, market_wide)
+
     def status(self, now: datetime, symbols: list[str] | None = None) -> list[SeriesStatus]:
         calendar = TradingCalendar(self.store)
+        note = beyond_calendar(now)
         out = []
         for info in self.store.series(symbols):
             security = self.master.get(info.symbol)
@@ -74,7 +104,9 @@ class MarketData:
                     info.last_sync_at,
                     info.last_error,
                     days,
-                    info.stale or days is None or days > 0,
+                    info.stale or days is None or days > 0 or note is not None,
+                    len(self.missing_actions(info.symbol)),
+                    note,
                 )
             )
         return out

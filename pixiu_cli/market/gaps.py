@@ -6,8 +6,9 @@ moves the price less than the limit and cannot be seen this way."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from datetime import date
 
 from pixiu_cli.domain.boards import daily_limit
 from pixiu_cli.domain.market import Bar, CorporateAction
@@ -38,3 +39,58 @@ def suspect_gaps(symbol: str, bars: Sequence[Bar], actions: Sequence[CorporateAc
         if bar.open / prev.close - 1 < -(limit + TOLERANCE):
             out.append(SuspectGap(bar.date, prev.date, prev.close, bar.open))
     return out
+
+
+# Ex-dividend days inside the limit. A cash dividend lowers the open by the dividend, often
+# 1.5–5% for a steady payer: no limit is broken, so suspect_gaps cannot see it, yet every qfq
+# series, profile and signal then reads the gap as a market drop. A stock that is known to
+# pay (at least one stored action) but has no action in a year's dividend season gets that
+# season's largest open gap flagged, when it is neither a limit open nor a day most other
+# stored series (an index, other holdings) also opened that low, nor a resumption.
+MIN_DIVIDEND_GAP = 0.015
+DIVIDEND_SEASON = ("05-01", "08-31")  # annual dividends go ex within two months of the AGM, due by June
+RESUMPTION_DAYS = 10  # a gap after a longer pause is news, not a dividend
+
+
+def _season_covered(year: str, first: str, last: str) -> bool:
+    return first <= f"{year}-{DIVIDEND_SEASON[0]}" and f"{year}-{DIVIDEND_SEASON[1]}" <= last
+
+
+def _dividend_like(symbol: str, prev: Bar, bar: Bar) -> bool:
+    if prev.close <= 0 or bar.open > prev.close * (1 - MIN_DIVIDEND_GAP):
+        return False
+    if (date.fromisoformat(bar.date) - date.fromisoformat(prev.date)).days > RESUMPTION_DAYS:
+        return False
+    limit = daily_limit(symbol, bar.date, bar.is_st or prev.is_st)
+    return bar.open / prev.close - 1 > -(limit - TOLERANCE)  # a limit open is the market's verdict
+
+
+def missing_dividend_gaps(
+    symbol: str, bars: Sequence[Bar], actions: Sequence[CorporateAction], market_wide: Collection[str] = ()
+) -> list[SuspectGap]:
+    """One suspected ex-dividend day per dividend season that no stored action covers."""
+    if not actions or len(bars) < 2:
+        return []
+    paid_years = {a.ex_date[:4] for a in actions}
+    first, last = bars[0].date, bars[-1].date
+    largest: dict[str, SuspectGap] = {}
+    for prev, bar in zip(bars, bars[1:]):
+        year, day = bar.date[:4], bar.date[5:]
+        if year in paid_years or not (DIVIDEND_SEASON[0] <= day <= DIVIDEND_SEASON[1]):
+            continue
+        if bar.date in market_wide or not _season_covered(year, first, last):
+            continue
+        if _dividend_like(symbol, prev, bar):
+            gap = SuspectGap(bar.date, prev.date, prev.close, bar.open)
+            if year not in largest or gap.change < largest[year].change:
+                largest[year] = gap
+    return [largest[y] for y in sorted(largest)]
+
+
+def market_wide_days(gaps_by_date: dict[str, tuple[int, int]]) -> frozenset[str]:
+    """Days on which at least half of the other series opened MIN_DIVIDEND_GAP lower."""
+    return frozenset(day for day, (gapped, present) in gaps_by_date.items() if present and gapped * 2 >= present)
+
+
+def missing_actions_note(count: int) -> str | None:
+    return f"疑似缺少除权记录（{count} 处）" if count else None

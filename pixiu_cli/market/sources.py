@@ -6,9 +6,12 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from pixiu_cli.domain.boards import board_for
 from pixiu_cli.domain.market import Bar, CorporateAction
 from pixiu_cli.domain.securities import Security
 from pixiu_cli.errors import UserError
+
+SOURCE_NAMES = ("baostock", "akshare")
 
 
 class SourceError(UserError):
@@ -34,7 +37,10 @@ class PriceSource(Protocol):
 
 
 def exchange_code(symbol: str) -> str:
-    """sh / sz / bj prefix of a six-digit code."""
+    """sh / sz / bj prefix of a six-digit code (the BSE's 920xxx codes share their first digit
+    with Shanghai's 900xxx B shares, so the board decides first)."""
+    if board_for(symbol) == "bse":
+        return "bj"
     if symbol.startswith(("5", "6", "9")):
         return "sh"
     if symbol.startswith(("4", "8")):

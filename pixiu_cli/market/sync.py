@@ -13,10 +13,12 @@ from pixiu_cli.domain.market import Bar, SeriesWrite
 from pixiu_cli.market.calendar import calendar_mismatches
 from pixiu_cli.market.gaps import SuspectGap, suspect_gaps
 from pixiu_cli.market.sources import PriceSource, SourceError
+from pixiu_cli.market.trading_days import write_refresh
 from pixiu_cli.store.market import MarketStore
 from pixiu_cli.store.securities import SecurityMaster
 
 DEFAULT_YEARS = 10
+CALENDAR_AHEAD_DAYS = 400  # sources publish the next year's sessions once the holidays are announced
 
 
 @dataclass(frozen=True)
@@ -85,13 +87,15 @@ def sync(
         securities = source.securities()
         if securities:
             master.upsert(securities)
-        start, end = since or (now.date() - timedelta(days=366)).isoformat(), now.date().isoformat()
+        start = since or (now.date() - timedelta(days=366)).isoformat()
+        end = (now.date() + timedelta(days=CALENDAR_AHEAD_DAYS)).isoformat()
         days = source.trading_days(start, end)
         market.add_trading_days(days, source.name)
         if days:  # up to the source's last listed day: today may not be listed yet
             notes = calendar_mismatches(days, start, max(days))
             if notes:
                 on_calendar(notes)
+            write_refresh(days, source.name)  # the source may know sessions past the shipped end
     except SourceError as exc:
         return _fail_rest(market, symbols, str(exc), stamp, outcomes, on_symbol)
     for index, symbol in enumerate(symbols):

@@ -1,37 +1,151 @@
-"""Beijing time and the A-share exchanges' trading days by rule: weekdays minus the exchange
-holidays shipped in `data/calendar/cn_a_share_holidays.json`; a year the file does not
-cover falls back to "weekends only". An aware moment is converted to Asia/Shanghai; a
-naive one is taken to be Shanghai wall-clock time already."""
+"""Beijing time and the A-share exchanges' trading days, from the first session (1990-12-19)
+to the last day the shipped calendar knows (`data/calendar/xshg_trading_days.json`, built
+by scripts/build_trading_calendar.py). Two files in the pixiu home add to it: a source's
+trading dates past the shipped end (`calendar_refresh.json`, written by `data sync`) and
+the user's own closures (`holidays.txt`, one `YYYY-MM-DD [name]` a line). A day past the
+last known one is not guessed: asking about it raises CalendarEnd, so every caller says
+`交易日历只到 …` instead of treating a weekday as a session.
+
+An aware moment is converted to Asia/Shanghai; a naive one is taken to be Shanghai
+wall-clock time already. The files are read on first use, once per pixiu home."""
 
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from functools import cache
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from pixiu_cli.resources import data_dir
+from pixiu_cli.resources import data_dir, default_home
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
-CALENDAR_FILE = ("calendar", "cn_a_share_holidays.json")
+SHIPPED_FILE = ("calendar", "xshg_trading_days.json")
+REFRESH_FILE = "calendar_refresh.json"
+USER_HOLIDAYS_FILE = "holidays.txt"
+UNNAMED_CLOSURE = "节假日"
+
+
+class CalendarEnd(ValueError):
+    """The day lies past the last day any loaded calendar knows."""
+
+    def __init__(self, last: date):
+        super().__init__(f"交易日历只到 {last.isoformat()}")
+        self.last = last
 
 
 @dataclass(frozen=True)
-class HolidayCalendar:
-    closed: dict[date, str]  # weekday closures → holiday name
-    covered_years: frozenset[int]
+class TradingCalendarData:
+    first: date  # the first session
+    last: date  # the last day whose status is known
+    closed: frozenset[date]  # weekday closures up to `last`
+    names: dict[date, str]  # closure → holiday name, where known
+    refreshed_by: str | None = None  # the source whose dates reach past the shipped end
+    problems: tuple[str, ...] = ()  # unreadable lines of the user's holiday file
+
+
+def _shipped() -> tuple[date, date, set[date], dict[date, str]]:
+    raw = json.loads(data_dir().joinpath(*SHIPPED_FILE).read_text(encoding="utf-8"))
+    closed = {date.fromisoformat(d) for d in raw["closed_weekdays"]}
+    names = {date.fromisoformat(d): name for d, name in raw["names"].items()}
+    return date.fromisoformat(raw["first"]), date.fromisoformat(raw["last"]), closed, names
+
+
+def _weekdays(after: date, through: date):
+    day = after + timedelta(days=1)
+    while day <= through:
+        if day.weekday() < 5:
+            yield day
+        day += timedelta(days=1)
+
+
+def _refresh(home: Path, shipped_last: date, closed: set[date]) -> tuple[date, str | None]:
+    """Extends the calendar with a source's sessions past the shipped end: every weekday up
+    to the source's last listed session that it did not list is a closure."""
+    try:
+        raw = json.loads((home / REFRESH_FILE).read_text(encoding="utf-8"))
+        sessions = {date.fromisoformat(d) for d in raw["sessions"]}
+        source = str(raw["source"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return shipped_last, None  # absent or damaged: the shipped calendar alone
+    last = max(sessions, default=shipped_last)
+    if last <= shipped_last:
+        return shipped_last, None
+    closed.update(d for d in _weekdays(shipped_last, last) if d not in sessions)
+    return last, source
+
+
+def _user_holidays(home: Path, closed: set[date], names: dict[date, str]) -> tuple[str, ...]:
+    try:
+        lines = (home / USER_HOLIDAYS_FILE).read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return ()
+    problems = []
+    for number, line in enumerate(lines, 1):
+        text = line.split("#", 1)[0].strip()
+        if not text:
+            continue
+        day_text, _, name = text.partition(" ")
+        try:
+            day = date.fromisoformat(day_text)
+        except ValueError:
+            problems.append(f"{USER_HOLIDAYS_FILE} 第 {number} 行不是 YYYY-MM-DD 日期：{day_text[:20]}")
+            continue
+        closed.add(day)
+        names[day] = name.strip() or names.get(day, UNNAMED_CLOSURE)
+    return tuple(problems)
 
 
 @cache
-def holiday_calendar() -> HolidayCalendar:
-    path = data_dir().joinpath(*CALENDAR_FILE)
-    raw = json.loads(path.read_text(encoding="utf-8"))
-    closed: dict[date, str] = {}
-    for entries in raw["closed_weekdays"].values():
-        for entry in entries:
-            closed[date.fromisoformat(entry["date"])] = entry["name"]
-    return HolidayCalendar(closed=closed, covered_years=frozenset(int(y) for y in raw["covered_years"]))
+def _calendar_for(home_variable: str | None) -> TradingCalendarData:
+    # keyed by the PIXIU_HOME variable itself: the lookup runs on every call, a Path would not be cheap
+    home = default_home()
+    first, last, closed, names = _shipped()
+    last, refreshed_by = _refresh(home, last, closed)
+    problems = _user_holidays(home, closed, names)
+    return TradingCalendarData(first, last, frozenset(closed), names, refreshed_by, problems)
+
+
+def trading_calendar() -> TradingCalendarData:
+    return _calendar_for(os.environ.get("PIXIU_HOME"))
+
+
+def reload_calendar() -> None:
+    """Forget the loaded calendars (after `data sync` wrote a refresh)."""
+    _calendar_for.cache_clear()
+
+
+def calendar_end() -> date:
+    return trading_calendar().last
+
+
+def _guessed_from(sessions: list[str]) -> str | None:
+    """The first New Year's Day a source lists as a session: the exchanges are always closed
+    then, so from that day on the source is guessing weekdays, not publishing a calendar."""
+    return next((d for d in sessions if d[5:] == "01-01"), None)
+
+
+def write_refresh(sessions: list[str], source: str) -> bool:
+    """Keeps a source's sessions past the shipped end in the pixiu home; True when they
+    extend what is known. Nothing is lost when the home cannot be written: the shipped
+    calendar stays in force."""
+    _, shipped_last, _, _ = _shipped()
+    beyond = sorted(d for d in set(sessions) if d > shipped_last.isoformat())
+    guessed = _guessed_from(beyond)
+    beyond = [d for d in beyond if guessed is None or d < guessed]
+    if not beyond or date.fromisoformat(beyond[-1]) <= calendar_end():
+        return False
+    path = default_home() / REFRESH_FILE
+    temporary = path.with_suffix(".tmp")
+    try:
+        temporary.write_text(json.dumps({"source": source, "sessions": beyond}, ensure_ascii=False), encoding="utf-8")
+        temporary.replace(path)
+    except OSError:
+        return False
+    reload_calendar()
+    return True
 
 
 def as_shanghai(moment: datetime) -> datetime:
@@ -46,22 +160,53 @@ def _as_date(d: date) -> date:
     return d
 
 
+def knows(d: date) -> bool:
+    """Whether the calendar can say if `d` is a trading day."""
+    return _as_date(d) <= trading_calendar().last
+
+
 def holiday_name(d: date) -> str | None:
-    """The holiday's name when the exchanges are closed on this weekday, else None."""
-    return holiday_calendar().closed.get(_as_date(d))
+    """The holiday's name (节假日 when unnamed) when the exchanges are closed on this
+    weekday, else None."""
+    d = _as_date(d)
+    calendar = trading_calendar()
+    if d not in calendar.closed:
+        return None
+    return calendar.names.get(d, UNNAMED_CLOSURE)
+
+
+def _is_session(calendar: TradingCalendarData, d: date) -> bool:
+    if d > calendar.last:
+        raise CalendarEnd(calendar.last)
+    return calendar.first <= d and d.weekday() < 5 and d not in calendar.closed
 
 
 def is_trading_day(d: date) -> bool:
-    """Weekday and not an exchange holiday (holidays known for the covered years only)."""
-    d = _as_date(d)
-    return d.weekday() < 5 and holiday_name(d) is None
+    """A weekday the exchanges are open; raises CalendarEnd past the last known day."""
+    return _is_session(trading_calendar(), _as_date(d))
 
 
 def next_trading_day(d: date) -> date:
-    """The first trading day strictly after `d`."""
+    """The first trading day strictly after `d` (CalendarEnd when none is known)."""
+    calendar = trading_calendar()
     day = _as_date(d) + timedelta(days=1)
-    for _ in range(60):  # the longest closure is far shorter; the bound keeps this total
-        if is_trading_day(day):
-            return day
+    while not _is_session(calendar, day):
         day += timedelta(days=1)
     return day
+
+
+def previous_trading_day(d: date) -> date:
+    """The last trading day strictly before `d`, at most the calendar's end."""
+    calendar = trading_calendar()
+    day = min(_as_date(d) - timedelta(days=1), calendar.last)
+    while day >= calendar.first and not _is_session(calendar, day):
+        day -= timedelta(days=1)
+    return day
+
+
+def sessions_between(after: date, until: date) -> int:
+    """Trading days d with after < d ≤ until (CalendarEnd when `until` is past the end)."""
+    calendar = trading_calendar()
+    if until > calendar.last:
+        raise CalendarEnd(calendar.last)
+    return sum(1 for d in _weekdays(after, until) if d >= calendar.first and d not in calendar.closed)

@@ -36,14 +36,13 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from pixiu_cli.llm.template import render_completion, render_prompt
-from pixiu_cli.tokens import encode
+from pixiu_cli.llm.template import render_prompt
 
 from .cache import PROFILES, PrefixCache
 from .chunks import ReplyMeta, completion_body, stream_chunks, tool_call_ids
 from .script import REJECTING_FAULT_KINDS, Fault, ScriptedReply
-from .thinking import REASONING_MISSING, RETIRED, missing_reasoning, thinking_requested, thought
-from .usage import build_usage
+from .thinking import refusal_of, thought
+from .usage import account_call
 
 
 def respond_offline(request, **options):
@@ -156,16 +155,6 @@ def _invalid_request(parsed: Any) -> str | None:
         return "'messages' is required and must be a non-empty list"
     if not all(isinstance(m, dict) and "role" in m for m in parsed["messages"]):
         return "every message must be an object with a 'role'"
-    return None
-
-
-def _refusal(request: dict[str, Any], model: str | None) -> str | None:
-    """DeepSeek's own refusals of a well-formed request: a retired model name, and reasoning
-    missing from a tool-using turn in thinking mode."""
-    if model in RETIRED:
-        return "Model Not Exist"
-    if thinking_requested(request) and missing_reasoning(request["messages"]):
-        return REASONING_MISSING
     return None
 
 
@@ -406,7 +395,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         request: dict[str, Any] = parsed
         model = request.get("model") if isinstance(request.get("model"), str) else None
-        refusal = _refusal(request, model)
+        refusal = refusal_of(request, model)
         if refusal is not None:
             record.status = 400
             self._send_error_json(400, refusal)
@@ -476,18 +465,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _account(self, api_key: str, prompt: str, reply: ScriptedReply, truncated: bool) -> dict[str, Any]:
         """Usage for this call, with the prefix cache consulted and updated (a cut-off
         answer caches only the prompt)."""
-        state = self.state
-        input_tokens = encode(prompt)
-        output_tokens = encode(render_completion(reply.text, reply.reasoning, reply.tool_calls))
-        cached = state.cache.lookup(api_key, input_tokens)
-        state.cache.store(api_key, input_tokens if truncated else input_tokens + output_tokens)
-        return build_usage(
-            state.profile,
-            len(input_tokens),
-            len(output_tokens),
-            cached,
-            reasoning_tokens=len(encode(reply.reasoning)) if reply.reasoning else 0,
-        )
+        return account_call(self.state.cache, api_key, prompt, reply, truncated)
 
     def _answer(
         self,

@@ -22,6 +22,16 @@ REASONING_MISSING = "The reasoning_content in the thinking mode must be passed b
 RETIRED = tuple(RETIRED_MODELS)  # DeepSeek answers these with "Model Not Exist"
 
 
+def refusal_of(request: Mapping[str, Any], model: str | None) -> str | None:
+    """DeepSeek's own refusals of a well-formed request: a retired model name, and reasoning
+    missing from a tool-using turn in thinking mode."""
+    if model in RETIRED:
+        return "Model Not Exist"
+    if thinking_requested(request) and missing_reasoning(request["messages"]):
+        return REASONING_MISSING
+    return None
+
+
 def thinking_requested(request: Mapping[str, Any]) -> bool:
     thinking = request.get("thinking")
     return isinstance(thinking, Mapping) and thinking.get("type") == "enabled"

@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from pixiu_cli.llm import template
+from pixiu_cli.llm.template import render_completion
+from pixiu_cli.tokens import encode
+
+if TYPE_CHECKING:
+    from .cache import PrefixCache
+    from .script import ScriptedReply
 
 
 def build_usage(
@@ -24,3 +34,62 @@ def build_usage(
         if reasoning_tokens:
             usage["completion_tokens_details"] = {"reasoning_tokens": reasoning_tokens}
     return usage
+
+
+# The template's markers, each one special token of DeepSeek's tokenizer. The tokenizer
+# matches special tokens before anything else and tokenises the text between two of them on
+# its own (none strips the whitespace beside it), so a prompt's tokens are its pieces'
+# tokens in order. A conversation's prompts share most pieces (the system prompt with the
+# tools, every earlier message), and the tokenizer is pure Python: each piece is encoded once.
+_MARKERS = sorted(
+    (
+        template.BOS,
+        template.EOS,
+        template.USER,
+        template.ASSISTANT,
+        template.CALLS_BEGIN,
+        template.CALLS_END,
+        template.CALL_BEGIN,
+        template.CALL_END,
+        template.TOOL_SEP,
+        template.OUTPUTS_BEGIN,
+        template.OUTPUTS_END,
+        template.OUTPUT_BEGIN,
+        template.OUTPUT_END,
+    ),
+    key=len,
+    reverse=True,
+)
+_AT_MARKERS = re.compile("(" + "|".join(map(re.escape, _MARKERS)) + ")")
+
+
+@lru_cache(maxsize=8192)
+def _piece_tokens(piece: str) -> tuple[int, ...]:
+    return tuple(encode(piece))
+
+
+def prompt_tokens(text: str) -> list[int]:
+    """`encode(text)`, piece by piece between the template's markers, each piece remembered."""
+    tokens: list[int] = []
+    for piece in _AT_MARKERS.split(text):
+        if piece:
+            tokens.extend(_piece_tokens(piece))
+    return tokens
+
+
+def account_call(
+    cache: PrefixCache, api_key: str, prompt: str, reply: ScriptedReply, truncated: bool
+) -> dict[str, Any]:
+    """Usage for one call, with the prefix cache consulted and updated (a cut-off answer
+    caches only the prompt). The HTTP server and the in-process model both count here."""
+    input_tokens = prompt_tokens(prompt)
+    output_tokens = prompt_tokens(render_completion(reply.text, reply.reasoning, reply.tool_calls))
+    cached = cache.lookup(api_key, input_tokens)
+    cache.store(api_key, input_tokens if truncated else input_tokens + output_tokens)
+    return build_usage(
+        cache.profile,
+        len(input_tokens),
+        len(output_tokens),
+        cached,
+        reasoning_tokens=len(encode(reply.reasoning)) if reply.reasoning else 0,
+    )

@@ -17,7 +17,7 @@
 
 The word lists and patterns of steps 3 and 5 are data: ``data/selection/rules/mentions.toml``.
 Every caller finds names with the same `NameTable`: a turn here, a note (`/remember`, the
-remember tool: `agent/note_symbol.py` calls `select`), and `extract_symbols` below, which
+remember tool: `services/note_symbol.py` calls `select`), and `extract_symbols` below, which
 lists what a text names without judging it.
 """
 

@@ -129,6 +129,11 @@ def status(db, now: datetime) -> list[SeriesStatus]:
     return MarketData(db).status(now)
 
 
+def reference_notes(db) -> list[str]:
+    """What the security list and the trading calendar cover, for `data status`."""
+    return MarketData(db).reference_notes()
+
+
 def bars(db, symbol: str, adjust: str, start: str | None, end: str | None):
     return MarketData(db).bars(symbol, adjust, start, end).bars()
 

@@ -157,6 +157,17 @@ class MarketStore:
         )
         return BarSeries(symbol, "none", d, o, h, lo, c, v, a, ts, st)
 
+    def open_gaps_by_date(self, exclude: str, min_fall: float) -> dict[str, tuple[int, int]]:
+        """date → (series that opened at least `min_fall` below their previous close, series
+        with a bar that day), over every stored series but `exclude`."""
+        rows = self.db.conn.execute(
+            "with g as (select date, open, lag(close) over (partition by symbol order by date) as prev "
+            "from market_bars where symbol != ?) "
+            "select date, sum(open <= prev * (1 - ?)), count(*) from g where prev > 0 group by date",
+            [exclude, min_fall],
+        ).fetchall()
+        return {day: (gapped, present) for day, gapped, present in rows}
+
     def close_before(self, symbol: str, day: str) -> tuple[str, float] | None:
         row = self.db.conn.execute(
             "select date, close from market_bars where symbol = ? and date < ? order by date desc limit 1",

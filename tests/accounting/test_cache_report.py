@@ -1,4 +1,5 @@
-"""Cache accounting and cache-break explanations on real calls through the offline server."""
+"""Cache accounting and cache-break explanations on real calls to the offline model in process
+(its prefix cache is the offline server's; the wire's own figures: tests/offline/test_offline_usage.py)."""
 
 from __future__ import annotations
 
@@ -9,14 +10,14 @@ import pytest
 from pixiu_cli.accounting.explain import explain
 from pixiu_cli.accounting.prices import PriceTable, call_cost
 from pixiu_cli.accounting.report import build_report
+from pixiu_cli.offline.model import OfflineModel
 from pixiu_cli.offline.script import ScriptedReply
-from pixiu_cli.offline.server import OfflineServer
 from tests.helpers import build_app
 
 
 class Rig:
-    def __init__(self, server, tmp_path, history_blocks="delta"):
-        app = build_app(server, tmp_path / "c.db", history_blocks=history_blocks)
+    def __init__(self, model, tmp_path, history_blocks="delta"):
+        app = build_app(model, tmp_path / "c.db", history_blocks=history_blocks)
         self.db, self.store, self.client, self.builder, self.agent = (
             app.db,
             app.store,
@@ -24,10 +25,10 @@ class Rig:
             app.builder,
             app.agent,
         )
-        self.server = server
+        self.model = model
 
     def turn(self, conv, text, reply="好的，这是回答。" * 10):
-        self.server.enqueue(ScriptedReply(text=reply))
+        self.model.enqueue(ScriptedReply(text=reply))
         return self.agent.run_turn(conv, text)
 
     def explain_last(self):
@@ -37,8 +38,8 @@ class Rig:
 
 
 @pytest.fixture
-def rig(server, tmp_path):
-    return Rig(server, tmp_path)
+def rig(model, tmp_path):
+    return Rig(model, tmp_path)
 
 
 def test_first_call_and_append_only(rig):
@@ -90,8 +91,8 @@ def test_history_rewritten_by_compaction(rig):
     assert rig.explain_last().cause == "history_rewritten"
 
 
-def test_context_block_changed_or_dropped(server, tmp_path):
-    rig = Rig(server, tmp_path, history_blocks="keep")
+def test_context_block_changed_or_dropped(model, tmp_path):
+    rig = Rig(model, tmp_path, history_blocks="keep")
     conv = rig.store.create_conversation().id
     rig.turn(conv, "第一问")
     rig.builder.history_blocks = "drop"  # the earlier block disappears from the history
@@ -110,7 +111,7 @@ def test_new_conversation(rig):
 def test_gap_is_flagged_when_the_provider_disagrees(rig):
     conv = rig.store.create_conversation().id
     rig.turn(conv, "第一问")
-    rig.server.cache.reset()  # the provider forgot (eviction): it reports less than the prefix allows
+    rig.model.cache.reset()  # the provider forgot (eviction): it reports less than the prefix allows
     rig.turn(conv, "第二问")
     e = rig.explain_last()
     assert e.cause == "append_only" and e.flagged and e.gap < 0
@@ -134,16 +135,15 @@ def test_totals_equal_the_sum_of_stored_calls(rig):
 
 
 def test_unknown_for_providers_without_cache_data(tmp_path):
-    with OfflineServer(cache_profile="none") as server:
-        rig = Rig(server, tmp_path)
-        conv = rig.store.create_conversation().id
-        rig.turn(conv, "一")
-        rig.turn(conv, "二")
-        report = build_report(rig.store, conv, PriceTable())
-        assert report.conversation.cache_hit_tokens is None and report.conversation.hit_rate is None
-        assert report.conversation.unreported_calls == 2
-        assert all(c.cache_hit_tokens is None and c.hit_rate is None for c in report.calls)
-        assert report.as_json()["totals"]["conversation"]["cache_hit_tokens"] is None
+    rig = Rig(OfflineModel(cache_profile="none"), tmp_path)
+    conv = rig.store.create_conversation().id
+    rig.turn(conv, "一")
+    rig.turn(conv, "二")
+    report = build_report(rig.store, conv, PriceTable())
+    assert report.conversation.cache_hit_tokens is None and report.conversation.hit_rate is None
+    assert report.conversation.unreported_calls == 2
+    assert all(c.cache_hit_tokens is None and c.hit_rate is None for c in report.calls)
+    assert report.as_json()["totals"]["conversation"]["cache_hit_tokens"] is None
 
 
 def test_cost_arithmetic_by_hand():

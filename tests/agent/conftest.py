@@ -28,8 +28,8 @@ EXTRA = (
 
 
 @pytest.fixture
-def rig(server, tmp_path):
-    app = build_app(server, tmp_path / "p.db", portfolio=FIXTURE, now=NOW, tools=TOOLS + EXTRA)
+def rig(model, tmp_path):
+    app = build_app(model, tmp_path / "p.db", portfolio=FIXTURE, now=NOW, tools=TOOLS + EXTRA)
 
     def make(guardrails=None, tools=TOOLS + EXTRA):
         return app.agent_with(tools=tools, guardrails=guardrails or Guardrails()), app.new_conversation()

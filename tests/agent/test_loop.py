@@ -1,4 +1,4 @@
-"""The tool loop against the offline server's scripted queue, through the real SDK."""
+"""The tool loop against the offline model's scripted queue, in process (the wire: tests/llm, tests/offline)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from pixiu_cli.offline.script import Fault, ScriptedReply
 from tests.helpers import NOW, call, tool_messages
 
 
-def test_one_tool_call_then_answer(rig, server):
+def test_one_tool_call_then_answer(rig, model):
     make, store, domain, ctx = rig
     agent, conv = make()
-    server.enqueue(ScriptedReply(tool_calls=[call("get_holdings", {})]), ScriptedReply(text="你有三只股票。"))
+    model.enqueue(ScriptedReply(tool_calls=[call("get_holdings", {})]), ScriptedReply(text="你有三只股票。"))
     result = agent.run_turn(conv, "我有哪些持仓")
     assert result.reply == "你有三只股票。" and result.calls == 2 and result.status == "complete"
     tools, calls = tool_messages(store, conv)
@@ -27,10 +27,10 @@ def test_one_tool_call_then_answer(rig, server):
     assert [m["role"] for m in turn.messages] == ["user", "user", "assistant", "tool", "assistant"]
 
 
-def test_chain_of_two(rig, server):
+def test_chain_of_two(rig, model):
     make, store, domain, ctx = rig
     agent, conv = make()
-    server.enqueue(
+    model.enqueue(
         ScriptedReply(tool_calls=[call("get_holdings", {})]),
         ScriptedReply(tool_calls=[call("get_stock_profiles", {"symbols": ["002415"]})]),
         ScriptedReply(text="海康只适合卫星仓。"),
@@ -41,10 +41,10 @@ def test_chain_of_two(rig, server):
     assert json.loads(tools[1]["content"])["profiles"][0]["best_role"] == "「satellite」"  # stored strings quoted
 
 
-def test_parallel_calls(rig, server):
+def test_parallel_calls(rig, model):
     make, store, domain, ctx = rig
     agent, conv = make()
-    server.enqueue(
+    model.enqueue(
         ScriptedReply(tool_calls=[call("get_holdings", {}), call("load_context", {"topic": "a_share_rules"})]),
         ScriptedReply(text="好的"),
     )
@@ -55,23 +55,23 @@ def test_parallel_calls(rig, server):
     assert [t["tool_call_id"] for t in tools] == ids
 
 
-def test_step_limit(rig, server):
+def test_step_limit(rig, model):
     make, store, domain, ctx = rig
     agent, conv = make(Guardrails(max_steps=2))
-    server.enqueue(*[ScriptedReply(tool_calls=[call("search_memory", {"text": f"第{i}次"})]) for i in range(5)])
+    model.enqueue(*[ScriptedReply(tool_calls=[call("search_memory", {"text": f"第{i}次"})]) for i in range(5)])
     result = agent.run_turn(conv, "一直查")
     assert result.calls == 2 and result.status == "complete"  # max_steps model calls, not one more
     assert "上限" in result.reply and result.notices
     calls = store.calls_for_conversation(conv)
     last_tool = [m for m in calls[-1].request["messages"] if m["role"] == "tool"][-1]
     assert "工具调用上限" in json.loads(last_tool["content"])["note"]
-    assert server.pending_replies == 3  # the loop stopped instead of draining the queue
+    assert model.pending_replies == 3  # the loop stopped instead of draining the queue
 
 
-def test_repeated_identical_call_is_not_run_twice(rig, server):
+def test_repeated_identical_call_is_not_run_twice(rig, model):
     make, store, domain, ctx = rig
     agent, conv = make()
-    server.enqueue(
+    model.enqueue(
         ScriptedReply(tool_calls=[call("remember", {"kind": "rule", "text": "不追高"})]),
         ScriptedReply(tool_calls=[call("remember", {"text": "不追高", "kind": "rule"})]),
         ScriptedReply(text="记住了"),
@@ -94,10 +94,10 @@ def test_repeated_identical_call_is_not_run_twice(rig, server):
         (call("explode", {}), "数据源不可用"),
     ],
 )
-def test_bad_calls_become_tool_results(rig, server, spec, needle):
+def test_bad_calls_become_tool_results(rig, model, spec, needle):
     make, store, domain, ctx = rig
     agent, conv = make()
-    server.enqueue(ScriptedReply(tool_calls=[spec]), ScriptedReply(text="抱歉，换个方式"))
+    model.enqueue(ScriptedReply(tool_calls=[spec]), ScriptedReply(text="抱歉，换个方式"))
     result = agent.run_turn(conv, "试试")
     assert result.status == "complete" and result.reply == "抱歉，换个方式"
     tools, _ = tool_messages(store, conv)
@@ -105,19 +105,19 @@ def test_bad_calls_become_tool_results(rig, server, spec, needle):
     assert body["ok"] is False and needle in body["error"]
 
 
-def test_tool_timeout(rig, server):
+def test_tool_timeout(rig, model):
     make, store, domain, ctx = rig
     agent, conv = make(Guardrails(tool_timeout=0.3))
-    server.enqueue(ScriptedReply(tool_calls=[call("sleepy", {})]), ScriptedReply(text="超时了"))
+    model.enqueue(ScriptedReply(tool_calls=[call("sleepy", {})]), ScriptedReply(text="超时了"))
     result = agent.run_turn(conv, "慢工具")
     tools, _ = tool_messages(store, conv)
     assert "超时" in json.loads(tools[0]["content"])["error"] and result.reply == "超时了"
 
 
-def test_record_decision_updates_holdings_and_memory(rig, server):
+def test_record_decision_updates_holdings_and_memory(rig, model):
     make, store, domain, ctx = rig
     agent, conv = make()
-    server.enqueue(
+    model.enqueue(
         ScriptedReply(
             tool_calls=[
                 call(
@@ -137,13 +137,13 @@ def test_record_decision_updates_holdings_and_memory(rig, server):
     assert "回踩到位" in block.text  # lands in the recent-decisions class
 
 
-def test_reasoning_of_a_tool_turn_is_sent_back_in_every_later_request(rig, server):
+def test_reasoning_of_a_tool_turn_is_sent_back_in_every_later_request(rig, model):
     """DeepSeek's thinking mode: the reasoning of every assistant message of a turn that
     called tools goes back, as received, in all later requests; a turn without tool calls
     sends none."""
     make, store, domain, ctx = rig
     agent, conv = make()
-    server.enqueue(
+    model.enqueue(
         ScriptedReply(reasoning="先查持仓", tool_calls=[call("get_holdings", {})]),
         ScriptedReply(reasoning="再回答", text="答"),
         ScriptedReply(reasoning="第二轮只是寒暄", text="第二轮"),
@@ -161,28 +161,28 @@ def test_reasoning_of_a_tool_turn_is_sent_back_in_every_later_request(rig, serve
         assert all(r is None for r in sent[2:])  # turn 2 called no tool: its reasoning stays home
 
 
-def test_tool_list_is_identical_across_conversations(rig, server):
+def test_tool_list_is_identical_across_conversations(rig, model):
     make, store, domain, ctx = rig
     a, conv_a = make()
     b, conv_b = make()
-    server.enqueue(ScriptedReply(text="1"), ScriptedReply(text="2"))
+    model.enqueue(ScriptedReply(text="1"), ScriptedReply(text="2"))
     a.run_turn(conv_a, "海康怎么样")
     b.run_turn(conv_b, "我的仓位配比")
-    ra, rb = server.requests[-2].json, server.requests[-1].json
+    ra, rb = model.requests[-2].json, model.requests[-1].json
     assert json.dumps(ra["tools"], ensure_ascii=False) == json.dumps(rb["tools"], ensure_ascii=False)
     assert ra["messages"][0] == rb["messages"][0]
     assert (
-        server.requests[-2].body_bytes.split(b'"messages"')[0] == server.requests[-1].body_bytes.split(b'"messages"')[0]
+        model.requests[-2].body_bytes.split(b'"messages"')[0] == model.requests[-1].body_bytes.split(b'"messages"')[0]
     )
 
 
-def test_turn_stores_its_block_record_and_a_failed_turn_none(rig, server):
+def test_turn_stores_its_block_record_and_a_failed_turn_none(rig, model):
     """What the turn's [上下文信息] block carried is stored with it, so a later turn reads
     it instead of parsing the block text; a turn that failed before any reply keeps no
     messages and no record."""
     make, store, domain, ctx = rig
     agent, conv = make()
-    server.enqueue(ScriptedReply(text="好的。"))
+    model.enqueue(ScriptedReply(text="好的。"))
     done = agent.run_turn(conv, "海康怎么样")
     turn = store.turn_by_seq(conv, done.seq)
     block = next(m["content"] for m in turn.messages if m["content"].startswith("[上下文信息]"))
@@ -191,19 +191,19 @@ def test_turn_stores_its_block_record_and_a_failed_turn_none(rig, server):
     assert ids and all(f"（{m}）" in block for m in ids)
     info = json.loads(store.calls_for_turn(turn.id)[0].context_json)
     assert info["memory_ids"] == [str(m) for m in ids]  # /context shows them as "note:12"
-    server.enqueue(ScriptedReply(fault=Fault(kind="http_error", status=402)))
+    model.enqueue(ScriptedReply(fault=Fault(kind="http_error", status=402)))
     failed = agent.run_turn(conv, "再问")
     assert failed.status == "error"
     turn = store.turn_by_seq(conv, failed.seq)
     assert turn.messages == [] and turn.block is None
 
 
-def test_notes_shown_are_counted_once_per_turn(rig, server):
+def test_notes_shown_are_counted_once_per_turn(rig, model):
     make, store, domain, ctx = rig
     agent, conv = make()
     counts = lambda: dict(store.db.execute("select id, inject_count from memory_events").fetchall())  # noqa: E731
     before = counts()
-    server.enqueue(ScriptedReply(text="好的。"))
+    model.enqueue(ScriptedReply(text="好的。"))
     agent.run_turn(conv, "海康怎么样")
     shown = {m[1] for m in store.turns(conv)[-1].block["memory_ids"] if m[0] == "note"}
     assert shown and {i: n - before[i] for i, n in counts().items()} == {i: int(i in shown) for i in before}

@@ -92,10 +92,42 @@ def test_t_plus_one_and_alternating_signals():
 def test_whole_lots_and_star_lots():
     main = run(frame_of("600000", [(33, 33), (33, 33)]), wants(True, True), NO_COSTS, cash=100_000)
     assert main.fills[0].shares == 3000  # 100,000 / 33 = 3030 → 3000
+    # STAR: at least 200 shares, then one-share steps
     star = run(frame_of("688001", [(33, 33), (33, 33)]), wants(True, True), NO_COSTS, cash=100_000)
-    assert star.fills[0].shares == 3000 and star.fills[0].shares % 200 == 0
+    assert star.fills[0].shares == 3030
     star = run(frame_of("688001", [(33, 33), (33, 33)]), wants(True, True), NO_COSTS, cash=10_000)
-    assert star.fills[0].shares == 200  # 303 shares affordable: one lot of 200
+    assert star.fills[0].shares == 303
+    star = run(frame_of("688001", [(33, 33), (33, 33)]), wants(True, True), NO_COSTS, cash=6_000)
+    assert star.fills == []  # 181 shares affordable: below the minimum order of 200
+    bse = run(frame_of("920002", [(33, 33), (33, 33)]), wants(True, True), NO_COSTS, cash=10_000)
+    assert bse.fills[0].shares == 303  # BSE: at least 100, then one-share steps
+
+
+def test_fees_leave_a_star_order_inside_the_cash():
+    costs = CostModel()
+    star = run(frame_of("688001", [(33, 33), (33, 33)]), wants(True, True), costs, cash=10_000)
+    fill = star.fills[0]
+    one_more = (fill.shares + 1) * fill.price
+    assert fill.shares * fill.price + fill.fees <= 10_000 < one_more + costs.fees(one_more, fill.day, False)
+
+
+def test_transfer_fee_and_st_limit_are_dated():
+    costs = CostModel(commission_rate=0.0, commission_min=0.0, slippage_bps=0.0)
+    assert costs.fees(1_000_000, "2022-04-28", selling=False) == pytest.approx(20.0)  # 0.002%
+    assert costs.fees(1_000_000, "2022-04-29", selling=False) == pytest.approx(10.0)  # 0.001%
+    assert "过户费0.002%(2022-04-29起0.001%)" in costs.describe() and "未计红利税" in costs.describe()
+    from pixiu_cli.domain.boards import daily_limit
+
+    assert daily_limit("600000", "2026-07-03", is_st=True) == 0.05
+    assert daily_limit("600000", "2026-07-06", is_st=True) == 0.10  # main-board ST aligned with the board
+    assert daily_limit("000001", "2026-07-06", is_st=True) == 0.10
+    assert daily_limit("300001", "2020-08-21", is_st=True) == 0.05 and daily_limit("300001", "2020-08-24", True) == 0.20
+    assert daily_limit("688001", "2026-07-03", is_st=True) == 0.20  # STAR ST never had a 5% limit
+    from pixiu_cli.analytics.frame import _limit_array
+
+    days = np.asarray(["2026-07-02", "2026-07-03", "2026-07-06", "2026-07-07"])
+    limits = _limit_array("600000", days, np.array([True, True, True, False]))
+    assert limits.tolist() == [0.05, 0.05, 0.10, 0.10]  # the frame's limits follow the same table
 
 
 def test_costs_by_date_commission_minimum_and_slippage():

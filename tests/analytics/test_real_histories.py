@@ -73,3 +73,21 @@ def test_last_completed_bar_only(db):
     during = datetime(2025, 5, 30, 10, 0, tzinfo=SHANGHAI)  # the session of the last bar is still open
     _, profile = profile_symbol(MarketData(db), "000333", during, CostModel())
     assert profile.as_of == "2025-05-29"
+
+
+def test_profile_names_its_suspected_missing_actions_and_unmodelled_rules(db):
+    load(db, "000333")  # the shipped actions file holds only 2016: 2022–2024's ex-dividend opens are missing
+    _, profile = profile_symbol(MarketData(db), "000333", AFTER_DATA, CostModel())
+    assert "疑似缺少除权记录（3 处）" in profile.conclusion
+    assert "2023-06-01" in profile.conclusion and "2024-05-15" in profile.conclusion
+    assert "未计红利税" in profile.cost_model and "过户费0.002%(2022-04-29起0.001%)" in profile.cost_model
+    assert "上市" not in profile.conclusion  # listed in 2013, long before the window
+
+
+def test_a_window_that_holds_the_listing_says_the_debut_rules_are_not_modelled(db):
+    from pixiu_cli.store.securities import Security, SecurityMaster
+
+    load(db, "000333")
+    SecurityMaster(db).upsert([Security("000333", "美的集团", list_date="2022-07-01")])  # as if it listed then
+    _, profile = profile_symbol(MarketData(db), "000333", AFTER_DATA, CostModel())
+    assert "窗口含上市日 2022-07-01：新股上市首日规则未模拟" in profile.conclusion

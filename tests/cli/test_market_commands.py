@@ -41,8 +41,13 @@ def test_import_status_bars_actions(offline_env):
         ("000333", "美的集团", 2380, "2015-06-01", "2025-05-30", "csv")
     ]
     assert status[0]["stale"] is True and status[0]["stale_trading_days"] > 300
+    # the fixture's actions file holds only 2016: the later ex-dividend opens are named, one a year
+    assert status[0]["suspected_missing_actions"] == 8
     table = pixiu(offline_env, "data", "status")
     assert "000333\t美的集团\t2380" in table.stdout and "过期" in table.stdout
+    assert "疑似缺少除权记录（8 处）" in table.stdout
+    assert "证券列表：内置 5,448 只股票，截至 2025-11-07" in table.stdout
+    assert "交易日历：1990-12-19 至 2026-12-31" in table.stdout
 
     bars = json.loads(
         pixiu(

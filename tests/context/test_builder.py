@@ -17,7 +17,7 @@ from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.domain import DomainStore
 from pixiu_cli.tokens import count_tokens
-from tests.helpers import build_app
+from tests.helpers import build_app, http_model
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.json"
 NOW = datetime(2026, 11, 24, 10, 15, tzinfo=SHANGHAI)  # a Tuesday, mid-morning session
@@ -195,8 +195,9 @@ def test_tools_identical_on_the_wire_across_conversations(server, tmp_path):
     from pixiu_cli.agent.tools import TOOLS
     from pixiu_cli.offline.script import ScriptedReply
 
-    app = build_app(server, tmp_path / "t.db", portfolio=FIXTURE, now=NOW, tools=TOOLS)
-    later = build_app(server, tmp_path / "t.db", now=NOW + timedelta(hours=3), tools=TOOLS)
+    client = http_model(server)
+    app = build_app(client, tmp_path / "t.db", portfolio=FIXTURE, now=NOW, tools=TOOLS)
+    later = build_app(client, tmp_path / "t.db", now=NOW + timedelta(hours=3), tools=TOOLS)
     server.enqueue(ScriptedReply(text="1"), ScriptedReply(text="2"))
     app.agent.run_turn(app.new_conversation(), "海康怎么样")
     later.agent.run_turn(later.new_conversation(), "我的仓位配比")

@@ -7,11 +7,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pixiu_cli.context.clock import market_state
-from pixiu_cli.market.trading_days import SHANGHAI, holiday_name, is_trading_day, next_trading_day
+from pixiu_cli.market.trading_days import SHANGHAI, CalendarEnd, holiday_name, is_trading_day, knows, next_trading_day
 from pixiu_cli.resources import data_dir
 
 SH = ZoneInfo("Asia/Shanghai")
-LABELS = {"盘前", "盘中", "午休", "收盘后", "非交易日"}
+LABELS = {"盘前", "盘中", "午休", "收盘后", "非交易日", "交易日未知"}
 
 
 def at(y, m, d, hh, mm, tz=SH):
@@ -99,9 +99,30 @@ def test_ordinary_weekdays_trade():
     assert is_trading_day(date(2025, 10, 9))
 
 
-def test_uncovered_year_falls_back_to_weekends_only():
-    assert is_trading_day(date(2030, 10, 1))  # a Tuesday; 2030 is not in the file
-    assert not is_trading_day(date(2030, 10, 5))  # Saturday
+def test_past_the_calendar_no_weekday_is_called_a_session():
+    with pytest.raises(CalendarEnd, match="交易日历只到 2026-12-31"):
+        is_trading_day(date(2030, 10, 1))
+    state = market_state(at(2027, 1, 1, 10, 0))  # a Friday the shipped calendar does not know
+    assert state.label == "交易日未知" and not state.is_trading_day
+    assert "交易日历只到 2026-12-31" in state.note and "无法确认" in state.note
+    assert "盘中 ·" not in state.describe()
+    weekend = market_state(at(2027, 1, 2, 10, 0))
+    assert weekend.label == "非交易日" and "交易日历只到 2026-12-31" in weekend.note
+
+
+def test_after_the_last_known_close_the_next_session_is_not_invented():
+    state = market_state(at(2026, 12, 31, 16, 0))
+    assert state.label == "收盘后"
+    assert "交易日历只到 2026-12-31" in state.note and "下一交易日未知" in state.note
+    assert "1月1日" not in state.note and "1月4日" not in state.note
+    assert "12月31日" in market_state(at(2026, 12, 30, 16, 0)).note
+
+
+def test_older_years_know_their_holidays():
+    assert not is_trading_day(date(2015, 2, 19))  # 春节 2015
+    assert holiday_name(date(2015, 2, 19)) == "节假日"  # closed, unnamed in the shipped file
+    assert "节假日休市" in market_state(at(2015, 2, 19, 10, 0)).note
+    assert not is_trading_day(date(1990, 12, 18)) and is_trading_day(date(1990, 12, 19))  # the first session
 
 
 def test_utc_input_is_converted():
@@ -134,15 +155,15 @@ def test_describe_is_one_chinese_line():
     assert "盘中" in text and "\n" not in text
 
 
-def test_calendar_file_covers_2025_and_2026_weekdays_only():
-    raw = json.loads((data_dir() / "calendar" / "cn_a_share_holidays.json").read_text("utf-8"))
-    assert raw["covered_years"] == [2025, 2026]
-    for year, entries in raw["closed_weekdays"].items():
-        days = [date.fromisoformat(e["date"]) for e in entries]
-        assert days == sorted(days) and len(days) == len(set(days))
-        assert all(d.weekday() < 5 and str(d.year) == year for d in days)
-    assert len(raw["closed_weekdays"]["2025"]) == 18
-    assert len(raw["closed_weekdays"]["2026"]) == 19
+def test_calendar_file_lists_weekday_closures_only():
+    raw = json.loads((data_dir() / "calendar" / "xshg_trading_days.json").read_text("utf-8"))
+    assert (raw["first"], raw["last"]) == ("1990-12-19", "2026-12-31")
+    days = [date.fromisoformat(d) for d in raw["closed_weekdays"]]
+    assert days == sorted(days) and len(days) == len(set(days))
+    assert all(d.weekday() < 5 for d in days)
+    assert len([d for d in days if d.year == 2025]) == 18
+    assert len([d for d in days if d.year == 2026]) == 19
+    assert set(raw["names"]) <= set(raw["closed_weekdays"])
 
 
 @settings(max_examples=200, deadline=None)
@@ -160,7 +181,9 @@ def test_any_aware_instant(now):
     assert state.label in LABELS
     assert state.now_shanghai.timestamp() == now.timestamp()  # same instant (PEP 495 folds compare unequal)
     assert state.now_shanghai.tzinfo == SHANGHAI
-    if state.label == "非交易日":
+    if not knows(state.now_shanghai.date()):
+        assert state.label in {"交易日未知", "非交易日"} and "交易日历只到" in state.note
+    elif state.label == "非交易日":
         assert not is_trading_day(state.now_shanghai.date())
     else:
         assert is_trading_day(state.now_shanghai.date())

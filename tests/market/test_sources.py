@@ -191,12 +191,41 @@ def test_a_symbol_is_never_half_written(db):
     assert outcomes[0].error and (MarketStore(db).bars("000333"), MarketStore(db).actions("000333")) == before
 
 
-def _frame(records):
-    try:
-        import pandas
-    except ImportError:  # the same interface the adapter reads
-        return SimpleNamespace(to_dict=lambda orient: list(records), columns=list(records[0]))
-    return pandas.DataFrame(records)
+def _frame(records, date_column=None):
+    """A DataFrame of `records`; akshare's bar functions end with
+    `pd.to_datetime(df[date_column], errors="coerce").dt.date`, and so does this."""
+    import pandas as pd
+
+    temp_df = pd.DataFrame(records)
+    if date_column:
+        temp_df[date_column] = pd.to_datetime(temp_df[date_column], errors="coerce").dt.date
+    return temp_df
+
+
+def akshare_dividend_frame(rows):
+    """`stock_history_dividend_detail(indicator="分红")` as akshare 1.19.5 builds it: the
+    scraped table's text cells, then akshare's own conversions, so a plan row's empty
+    除权除息日 ("--") becomes NaT exactly as it does for a real stock."""
+    import pandas as pd
+
+    columns = ["公告日期", "送股", "转增", "派息", "进度", "除权除息日", "股权登记日", "红股上市日"]
+    temp_df = pd.DataFrame(rows, columns=columns)
+    temp_df["公告日期"] = pd.to_datetime(temp_df["公告日期"], errors="coerce").dt.date
+    temp_df["送股"] = pd.to_numeric(temp_df["送股"], errors="coerce")
+    temp_df["转增"] = pd.to_numeric(temp_df["转增"], errors="coerce")
+    temp_df["派息"] = pd.to_numeric(temp_df["派息"], errors="coerce")
+    for column in ("除权除息日", "股权登记日", "红股上市日"):
+        temp_df[column] = pd.to_datetime(temp_df[column], format="%Y-%m-%d", errors="coerce").dt.date
+    return temp_df
+
+
+def akshare_trade_date_frame(days):
+    """`tool_trade_date_hist_sina()` as akshare builds it: a `trade_date` column of dates."""
+    import pandas as pd
+
+    temp_df = pd.DataFrame(days, columns=["trade_date"])
+    temp_df["trade_date"] = pd.to_datetime(temp_df["trade_date"]).dt.date
+    return temp_df
 
 
 class FakeAkshare:
@@ -207,12 +236,10 @@ class FakeAkshare:
         self.calls.append(("sina", symbol, start_date, end_date, adjust))
         if self.sina_fails:
             raise ConnectionError("Sina 403")
-        from datetime import date
-
         return _frame(
             [
                 {
-                    "date": date(2016, 5, 6),
+                    "date": "2016-05-06",
                     "open": 20.97,
                     "high": 21.14,
                     "low": 20.35,
@@ -222,7 +249,8 @@ class FakeAkshare:
                     "outstanding_share": 1.0,
                     "turnover": 0.01,
                 }
-            ]
+            ],
+            "date",
         )
 
     def stock_zh_a_hist(self, symbol, period, start_date, end_date, adjust):
@@ -257,37 +285,25 @@ class FakeAkshare:
                     "涨跌额": -12.6,
                     "换手率": 0.9,
                 },
-            ]
+                {
+                    "日期": "--",
+                    "股票代码": "000333",
+                    "开盘": None,
+                    "收盘": None,
+                    "成交量": None,
+                },  # NaT after conversion
+            ],
+            "日期",
         )
 
     def tool_trade_date_hist_sina(self):
-        from datetime import date
-
-        return _frame([{"trade_date": date(2016, 5, 6)}, {"trade_date": date(2016, 5, 9)}])
+        return akshare_trade_date_frame(["2016-05-06", "2016-05-09"])
 
     def stock_history_dividend_detail(self, symbol, indicator):
-        return _frame(
+        return akshare_dividend_frame(
             [
-                {
-                    "公告日期": "2016-04-22",
-                    "送股": 0.0,
-                    "转增": 5.0,
-                    "派息": 12.0,
-                    "进度": "实施",
-                    "除权除息日": "2016-05-06",
-                    "股权登记日": "2016-05-05",
-                    "红股上市日": "2016-05-06",
-                },
-                {
-                    "公告日期": "2025-03-28",
-                    "送股": 0.0,
-                    "转增": 0.0,
-                    "派息": 35.0,
-                    "进度": "预案",
-                    "除权除息日": None,
-                    "股权登记日": None,
-                    "红股上市日": None,
-                },
+                ["2016-04-22", "0", "5", "12", "实施", "2016-05-06", "2016-05-05", "2016-05-06"],
+                ["2025-03-28", "0", "0", "35", "预案", "--", "--", "--"],
             ]
         )
 
@@ -300,7 +316,9 @@ def test_akshare_prefers_sina_and_reads_eastmoney_chinese_columns_in_lots(db):
     assert bars[0].date == "2016-05-06" and bars[0].volume == 38785800
 
     fake = FakeAkshare(sina_fails=True)
-    fake.stock_history_dividend_detail = lambda symbol, indicator: _frame([{"除权除息日": None, "进度": "预案"}])
+    fake.stock_history_dividend_detail = lambda symbol, indicator: akshare_dividend_frame(
+        [["2025-03-28", "0", "0", "35", "预案", "--", "--", "--"]]
+    )
     missed = sync(
         MarketStore(db),
         SecurityMaster(db),
@@ -444,3 +462,128 @@ def test_incremental_sync_checks_the_first_new_bar_against_the_stored_close(db, 
     )  # fetches from 2016-05-06 only
     assert outcomes[0].first == "2016-05-06"
     assert [(g.prev_date, g.date) for g in outcomes[0].suspects] == [("2016-05-05", "2016-05-06")]
+
+
+def test_akshare_plan_rows_hold_nat_and_never_crash_the_sync(db):
+    frame = FakeAkshare().stock_history_dividend_detail("000333", "分红")
+    assert str(frame.to_dict("records")[1]["除权除息日"]) == "NaT"  # the shape the adapter must read
+    source = AkshareSource(timeout=5, module=FakeAkshare())
+    actions = source.actions("000333", "2015-01-01", "2026-12-31")
+    assert [(a.ex_date, a.cash_per_share, a.shares_per_share) for a in actions] == [("2016-05-06", 1.2, 0.5)]
+    outcomes = sync(MarketStore(db), SecurityMaster(db), source, ["000333"], since="2016-05-05", now=NOW)
+    assert outcomes[0].error is None and outcomes[0].rows == 1
+
+
+def test_akshare_trade_dates_are_read_from_their_date_column():
+    days = AkshareSource(timeout=5, module=FakeAkshare()).trading_days("2016-05-01", "2016-05-31")
+    assert days == ["2016-05-06", "2016-05-09"]
+
+
+def test_bse_920_codes_are_beijing_not_shanghai():
+    from pixiu_cli.domain.boards import board_for
+    from pixiu_cli.market.sources import exchange_code
+
+    assert board_for("920002") == "bse" and exchange_code("920002") == "bj"
+    assert exchange_code("900901") == "sh"  # a Shanghai B share keeps its prefix
+    assert (exchange_code("600519"), exchange_code("000333"), exchange_code("430047")) == ("sh", "sz", "bj")
+    fake = FakeBaostock()
+    BaostockSource(timeout=5, module=fake).daily_bars("920002", "2016-05-05", "2016-05-09")
+    assert fake.calls[0][1] == "bj.920002"
+
+
+PAGE = 2000  # baostock's BAOSTOCK_PER_PAGE_COUNT
+
+
+class PagedResultData:
+    """baostock's ResultData paging as its next() does it: a full page asks the server for the
+    next one; send_msg swallows a socket error and returns None, and next() then says False."""
+
+    def __init__(self, fields, rows, lost_page=None):
+        self.fields, self._rows, self._lost = fields, rows, lost_page
+        self.error_code, self.error_msg = "0", "success"
+        self.cur_page_num, self.per_page_count, self.cur_row_num = "1", str(PAGE), 0
+        self.data = rows[:PAGE]
+
+    def _send_msg(self, page):
+        if page == self._lost:
+            return None  # "接收数据异常，请稍后再试。" printed, nothing raised
+        return self._rows[(page - 1) * PAGE : page * PAGE]
+
+    def next(self):
+        if len(self.data) == 0:
+            return False
+        if self.cur_row_num < len(self.data):
+            return True
+        if len(self.data) < PAGE:
+            return False
+        page = int(self.cur_page_num) + 1
+        received = self._send_msg(page)
+        if received is None:
+            return False
+        self.cur_page_num, self.data, self.cur_row_num = str(page), received, 0
+        return len(self.data) > 0
+
+    def get_row_data(self):
+        row = self.data[self.cur_row_num]
+        self.cur_row_num += 1
+        return row
+
+
+def _long_history(count):
+    from datetime import date, timedelta
+
+    day, rows = date(2010, 1, 4), []
+    while len(rows) < count:
+        if day.weekday() < 5:
+            rows.append([day.isoformat(), "10.0", "10.2", "9.9", "10.1", "1000", "10100.0", "1", "0"])
+        day += timedelta(days=1)
+    return rows
+
+
+@pytest.mark.parametrize(("count", "lost_page"), [(2430, None), (PAGE, None), (PAGE * 2, None)])
+def test_baostock_reads_every_page(count, lost_page):
+    fake = FakeBaostock()
+    fake.query_history_k_data_plus = lambda code, fields, **kw: PagedResultData(
+        fields.split(","), _long_history(count), lost_page
+    )
+    bars = BaostockSource(timeout=5, module=fake).daily_bars("000333", "2010-01-01", "2020-12-31")
+    assert len(bars) == count
+
+
+def test_baostock_lost_page_is_named_not_a_short_history(db):
+    fake = FakeBaostock()
+    fake.query_history_k_data_plus = lambda code, fields, **kw: PagedResultData(
+        fields.split(","), _long_history(2430), lost_page=2
+    )
+    source = BaostockSource(timeout=5, module=fake)
+    with pytest.raises(SourceError) as info:
+        source.daily_bars("000333", "2010-01-01", "2020-12-31")
+    assert "第 1 页之后的数据没有取到（已取 2000 行）" in str(info.value) and "\n" not in str(info.value)
+    outcomes = sync(MarketStore(db), SecurityMaster(db), source, ["000333"], since="2010-01-01", now=NOW)
+    assert "结果不完整" in outcomes[0].error
+    assert MarketStore(db).bars("000333").bars() == []  # nothing half-written
+
+
+def test_a_sync_whose_source_knows_next_year_extends_the_calendar(db, tmp_path, monkeypatch):
+    from pixiu_cli.market.trading_days import CalendarEnd, calendar_end, is_trading_day, reload_calendar
+
+    monkeypatch.setenv("PIXIU_HOME", str(tmp_path))
+    reload_calendar()
+    asked = []
+
+    class NextYear(FakeBaostock):
+        def query_trade_dates(self, start_date, end_date):
+            asked.append((start_date, end_date))
+            rows = [["2026-12-31", "1"], ["2027-01-01", "0"], ["2027-01-04", "1"], ["2027-01-05", "1"]]
+            return ResultData(["calendar_date", "is_trading_day"], rows)
+
+    now = datetime(2026, 12, 1, 16, 0, tzinfo=SHANGHAI)
+    try:
+        with pytest.raises(CalendarEnd):
+            is_trading_day(datetime(2027, 1, 4).date())
+        sync(MarketStore(db), SecurityMaster(db), BaostockSource(timeout=5, module=NextYear()), [], since=None, now=now)
+        assert asked and asked[0][1] > "2027-12-01"  # the next year is asked for, not only up to today
+        assert calendar_end().isoformat() == "2027-01-05"
+        assert is_trading_day(datetime(2027, 1, 4).date()) and not is_trading_day(datetime(2027, 1, 1).date())
+    finally:
+        reload_calendar()

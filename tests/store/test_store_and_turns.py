@@ -1,4 +1,5 @@
-"""The store and the agent's turn bookkeeping, on a real SQLite file and the real server."""
+"""The store and the agent's turn bookkeeping, on a real SQLite file: over the wire to the real
+server where the bytes sent or the key matter, on the offline model in process otherwise."""
 
 from __future__ import annotations
 
@@ -11,11 +12,11 @@ from pixiu_cli.context.builder import system_prompt
 from pixiu_cli.offline.script import Fault, ScriptedReply
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.schema import migrations
-from tests.helpers import PLANTED_KEY, build_app
+from tests.helpers import PLANTED_KEY, build_app, http_model
 
 
-def make_agent(server, db_path, retries=0):
-    app = build_app(server, db_path, timeout=5, max_retries=retries)
+def make_agent(model, db_path):
+    app = build_app(model, db_path)
     return app.agent, app.store
 
 
@@ -29,10 +30,10 @@ def test_migrations_are_idempotent_and_wal(tmp_path):
     assert {"conversations", "turns", "calls"} <= set(db.table_names())
 
 
-def test_user_message_is_committed_before_the_model_answers(server, tmp_path):
-    agent, store = make_agent(server, tmp_path / "p.db")
+def test_user_message_is_committed_before_the_model_answers(model, tmp_path):
+    agent, store = make_agent(model, tmp_path / "p.db")
     conversation = store.create_conversation()
-    server.enqueue(ScriptedReply(text="慢慢地回答" * 5, chunk_chars=1, chunk_delay=0.05))
+    model.enqueue(ScriptedReply(text="慢慢地回答" * 5, chunk_chars=1, chunk_delay=0.05))
     worker = threading.Thread(target=agent.run_turn, args=(conversation.id, "茅台怎么看"))
     worker.start()
     seen = None
@@ -40,7 +41,7 @@ def test_user_message_is_committed_before_the_model_answers(server, tmp_path):
     deadline = time.time() + 5
     while time.time() < deadline and seen is None:
         rows = other.execute("select user_text, status from turns").fetchall()
-        seen = rows[0] if rows and not server.requests == [] else None
+        seen = rows[0] if rows and not model.requests == [] else None
         time.sleep(0.01)
     worker.join()
     assert seen == ("茅台怎么看", "pending")  # visible to another connection mid-reply
@@ -48,7 +49,7 @@ def test_user_message_is_committed_before_the_model_answers(server, tmp_path):
 
 
 def test_turn_history_and_exact_requests(server, tmp_path):
-    agent, store = make_agent(server, tmp_path / "p.db")
+    agent, store = make_agent(http_model(server, timeout=5), tmp_path / "p.db")
     conversation = store.create_conversation()
     server.enqueue(ScriptedReply(text="第一答"), ScriptedReply(text="第二答"))
     first = agent.run_turn(conversation.id, "第一问")
@@ -66,13 +67,13 @@ def test_turn_history_and_exact_requests(server, tmp_path):
     assert second.usage.prompt_tokens == call.usage.prompt_tokens
 
 
-def test_error_turn_is_marked_and_skipped_in_history(server, tmp_path):
-    agent, store = make_agent(server, tmp_path / "p.db")
+def test_error_turn_is_marked_and_skipped_in_history(model, tmp_path):
+    agent, store = make_agent(model, tmp_path / "p.db")
     conversation = store.create_conversation()
-    server.inject(Fault("http_error", status=500))
+    model.inject(Fault("http_error", status=500))
     failed = agent.run_turn(conversation.id, "会失败的问题")
     assert failed.status == "error" and "500" in failed.error
-    server.enqueue(ScriptedReply(text="恢复了"))
+    model.enqueue(ScriptedReply(text="恢复了"))
     ok = agent.run_turn(conversation.id, "再问一次")
     assert ok.status == "complete" and ok.reply == "恢复了"
     turns = store.turns(conversation.id)
@@ -83,10 +84,10 @@ def test_error_turn_is_marked_and_skipped_in_history(server, tmp_path):
     assert sent[-1]["content"] == "再问一次"
 
 
-def test_mid_stream_drop_keeps_partial_reply(server, tmp_path):
-    agent, store = make_agent(server, tmp_path / "p.db")
+def test_mid_stream_drop_keeps_partial_reply(model, tmp_path):
+    agent, store = make_agent(model, tmp_path / "p.db")
     conversation = store.create_conversation()
-    server.enqueue(ScriptedReply(text="部分内容然后断开", chunk_chars=2, fault=Fault("drop_stream", after_chunks=2)))
+    model.enqueue(ScriptedReply(text="部分内容然后断开", chunk_chars=2, fault=Fault("drop_stream", after_chunks=2)))
     result = agent.run_turn(conversation.id, "问题")
     assert result.status == "error" and result.reply
     turn = store.turns(conversation.id)[0]
@@ -94,7 +95,7 @@ def test_mid_stream_drop_keeps_partial_reply(server, tmp_path):
 
 
 def test_key_never_reaches_the_database(server, tmp_path):
-    agent, store = make_agent(server, tmp_path / "p.db")
+    agent, store = make_agent(http_model(server, timeout=5), tmp_path / "p.db")
     conversation = store.create_conversation()
     server.inject(Fault("http_error", status=401))
     agent.run_turn(conversation.id, "一")
