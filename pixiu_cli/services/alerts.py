@@ -7,9 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pixiu_cli.analytics.rules import describe
+from pixiu_cli.domain.analytics import AlertRule, FiredAlert
 from pixiu_cli.domain.codes import is_finite_number, normalise_code
 from pixiu_cli.services.errors import RequestError
-from pixiu_cli.store.analytics import AlertRule, AnalyticsStore, FiredAlert
+from pixiu_cli.store.analytics import AnalyticsStore
 from pixiu_cli.store.domain import DomainStore
 from pixiu_cli.store.market import MarketStore
 from pixiu_cli.store.securities import SecurityMaster

@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from pixiu_cli.domain.analytics import BacktestRow
 from pixiu_cli.services.errors import RequestError
-from pixiu_cli.store.analytics import AnalyticsStore, BacktestRow
+from pixiu_cli.store.analytics import AnalyticsStore
 from pixiu_cli.store.domain import DomainStore
 from pixiu_cli.store.market import MarketStore
 

@@ -10,11 +10,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pixiu_cli.domain.market import CorporateAction
 from pixiu_cli.market.data import MarketData, SeriesStatus
 from pixiu_cli.services.analytics import held_and_watched, refresh
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.store.domain import DomainStore
-from pixiu_cli.store.market import CorporateAction, MarketStore
+from pixiu_cli.store.market import MarketStore
 from pixiu_cli.store.securities import SecurityMaster
 
 if TYPE_CHECKING:  # what the import and the sync load, so /chart and the watch list do not

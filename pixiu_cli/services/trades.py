@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pixiu_cli.domain.investor import Decision, Holding
 from pixiu_cli.domain.vocabulary import SIDES, side_name
 from pixiu_cli.services.errors import RequestError
-from pixiu_cli.store.domain import Decision, Holding
 from pixiu_cli.store.memory import decision_ref, trade_text
 from pixiu_cli.store.portfolio import PortfolioStore, UndoneTrade
 
