@@ -17,11 +17,12 @@ from pathlib import Path
 
 from pixiu_cli.analytics.costs import CostModel
 from pixiu_cli.analytics.profiles import profile_symbol
+from pixiu_cli.domain.market import Bar, SeriesWrite
 from pixiu_cli.market.data import MarketData
 from pixiu_cli.market.trading_days import SHANGHAI, is_trading_day
 from pixiu_cli.store.analytics import AnalyticsStore
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.market import Bar, MarketStore, SeriesWrite
+from pixiu_cli.store.market import MarketStore
 
 
 def trading_days(start: date, end: date) -> list[str]:

@@ -55,9 +55,10 @@ if str(ROOT) not in sys.path:  # `python benchmarks/context_assembly.py` from a 
 
 from pixiu_cli.context.block import assemble  # noqa: E402
 from pixiu_cli.context.builder import SHANGHAI, ContextBuilder, scene_fragment  # noqa: E402
-from pixiu_cli.context.intent import Intent, detect_intent  # noqa: E402
 from pixiu_cli.context.memory import MemoryAssembler, MemoryLimits  # noqa: E402
-from pixiu_cli.context.symbols import HoldingName, extract_symbols  # noqa: E402
+from pixiu_cli.selection.intent import Intent, detect_intent  # noqa: E402
+from pixiu_cli.selection.names import Holder  # noqa: E402
+from pixiu_cli.selection.select import extract_symbols  # noqa: E402
 from pixiu_cli.store.conversations import ConversationStore  # noqa: E402
 from pixiu_cli.store.database import open_database  # noqa: E402
 from pixiu_cli.store.domain import DomainStore  # noqa: E402
@@ -387,7 +388,7 @@ def measure(path: Path, qs: dict[str, str], reps: int) -> dict:
 
             def select(force_intent=None, question=question, box=box):
                 holdings = domain.holdings()
-                names = [HoldingName(h.symbol, h.name, h.short_names) for h in holdings]
+                names = [Holder(h.symbol, h.name, h.short_names) for h in holdings]
                 symbols = extract_symbols(question, names)
                 intent = force_intent or detect_intent(question, symbols)
                 box[:] = [

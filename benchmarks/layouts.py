@@ -46,25 +46,27 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # `python benchmarks/layouts.py` from a checkout
     sys.path.insert(0, str(ROOT))
 
+from pixiu_cli.accounting.explain import wait_for_explanations  # noqa: E402
 from pixiu_cli.agent.compaction import Compactor  # noqa: E402
 from pixiu_cli.agent.guardrails import Guardrails  # noqa: E402
 from pixiu_cli.agent.loop import Agent  # noqa: E402
 from pixiu_cli.agent.tools import ToolContext  # noqa: E402
-from pixiu_cli.cache.explain import wait_for_explanations  # noqa: E402
 from pixiu_cli.context.block import ContextBlock  # noqa: E402
 from pixiu_cli.context.builder import SHANGHAI, BuiltMessages, ContextBuilder, scene_fragment, system_prompt  # noqa: E402
-from pixiu_cli.context.intent import Intent, detect_intent  # noqa: E402
 from pixiu_cli.context.memory import MemoryLimits  # noqa: E402
-from pixiu_cli.context.symbols import HoldingName, extract_symbols  # noqa: E402
 from pixiu_cli.dataset import load_document  # noqa: E402
 from pixiu_cli.llm.client import ChatClient  # noqa: E402
 from pixiu_cli.offline.script import ScriptedReply, ToolCallSpec  # noqa: E402
 from pixiu_cli.offline.server import OfflineServer  # noqa: E402
 from pixiu_cli.resources import data_dir  # noqa: E402
+from pixiu_cli.selection.intent import Intent, detect_intent  # noqa: E402
+from pixiu_cli.selection.names import Holder  # noqa: E402
+from pixiu_cli.selection.select import extract_symbols  # noqa: E402
 from pixiu_cli.store.conversations import ConversationStore  # noqa: E402
 from pixiu_cli.store.database import open_database  # noqa: E402
 from pixiu_cli.store.domain import DomainStore  # noqa: E402
-from pixiu_cli.store.memory import MemoryStore, PortfolioStore  # noqa: E402
+from pixiu_cli.store.memory import MemoryStore  # noqa: E402
+from pixiu_cli.store.portfolio import PortfolioStore  # noqa: E402
 
 UNIT = 64  # DeepSeek caches in 64-token units
 # Assumed DeepSeek-like prices, CNY per million tokens (printed with every run).
@@ -486,7 +488,7 @@ SUMMARY_REPLY = ScriptedReply(
 def check_script(script: Sequence[ScriptTurn] = SCRIPT) -> None:
     """Every scripted question has the intent it is meant to exercise (demo holdings)."""
     data = load_document(data_dir() / "demo" / "portfolio.json", START)
-    names = [HoldingName(h.symbol, h.name, h.short_names) for h in data.holdings]
+    names = [Holder(h.symbol, h.name, h.short_names) for h in data.holdings]
     for i, turn in enumerate(script, 1):
         got = detect_intent(turn.text, extract_symbols(turn.text, names))
         if got != turn.intent:

@@ -127,8 +127,8 @@ def run_turn(env: dict[str, str], turn: int, question: str) -> TurnResult:
 
 def measure(home: Path, report: SessionReport) -> None:
     """Reported vs predicted (ideal) hits of every call of the session, as /cache sees them."""
-    from pixiu_cli.cache.prices import PriceTable, call_cost
-    from pixiu_cli.cache.report import build_report
+    from pixiu_cli.accounting.prices import PriceTable, call_cost
+    from pixiu_cli.accounting.report import build_report
     from pixiu_cli.store.conversations import ConversationStore
     from pixiu_cli.store.database import open_database
 

@@ -35,10 +35,11 @@ from context_assembly import NOW, generate, holding_rows  # noqa: E402
 
 from pixiu_cli.context.builder import ContextBuilder  # noqa: E402
 from pixiu_cli.context.memory import MemoryLimits  # noqa: E402
+from pixiu_cli.domain.securities import Security  # noqa: E402
 from pixiu_cli.store.conversations import ConversationStore  # noqa: E402
 from pixiu_cli.store.database import open_database  # noqa: E402
 from pixiu_cli.store.domain import DomainStore  # noqa: E402
-from pixiu_cli.store.securities import Security, SecurityMaster  # noqa: E402
+from pixiu_cli.store.securities import SecurityMaster  # noqa: E402
 
 GOAL_MS = 5.0
 SYLLABLES = "安宝北博昌辰成诚达大德东方丰福港光广国海汉航和恒宏华环汇佳建江金锦京晶景巨凯康科蓝力联隆美明南宁鹏启庆仁瑞润山上深盛"

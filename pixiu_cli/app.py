@@ -18,7 +18,8 @@ from pixiu_cli.settings import Settings
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.domain import DomainStore
-from pixiu_cli.store.memory import MemoryStore, PortfolioStore
+from pixiu_cli.store.memory import MemoryStore
+from pixiu_cli.store.portfolio import PortfolioStore
 
 OFFLINE_PLACEHOLDER_KEY = "pixiu-offline"
 OFFLINE_CACHE_FILE = "offline_cache.db"
@@ -68,9 +69,9 @@ def refresh_demo_data(domain: DomainStore, state_file: Path | None = None) -> No
 
 
 def _refresh_demo_data(domain: DomainStore, now: datetime) -> None:
-    from pixiu_cli.context.names import securities_for_document
     from pixiu_cli.dataset import load_document
     from pixiu_cli.resources import data_dir
+    from pixiu_cli.selection.names import securities_for_document
     from pixiu_cli.store.securities import SecurityMaster
 
     data = load_document(data_dir() / "demo" / "portfolio.json", now)

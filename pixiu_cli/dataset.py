@@ -13,11 +13,21 @@ import re
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 
-from pixiu_cli.codes import normalise_code
+from pixiu_cli.domain.codes import normalise_code
+from pixiu_cli.domain.investor import (
+    Alert,
+    Decision,
+    DomainData,
+    Holding,
+    MemoryEvent,
+    NewsItem,
+    Profile,
+    Report,
+    Signal,
+)
+from pixiu_cli.domain.vocabulary import NOTE_KINDS, SIDES
 from pixiu_cli.errors import UserError
 from pixiu_cli.market.trading_days import SHANGHAI
-from pixiu_cli.store.domain import Alert, Decision, DomainData, Holding, MemoryEvent, NewsItem, Profile, Report, Signal
-from pixiu_cli.store.vocabulary import NOTE_KINDS, SIDES
 
 SECTIONS = ("holdings", "profiles", "news", "signals", "reports", "decisions", "alerts", "notes", "persona")
 ROLES = ("core", "satellite")

@@ -20,9 +20,9 @@ from pixiu_cli.redact import remember_secret, remember_url
 from pixiu_cli.resources import default_home
 
 if TYPE_CHECKING:  # imported where they are built (_config_tables): importing settings stays light
+    from pixiu_cli.accounting.prices import PriceTable
     from pixiu_cli.agent.guardrails import Guardrails
     from pixiu_cli.analytics.costs import CostModel
-    from pixiu_cli.cache.prices import PriceTable
     from pixiu_cli.context.memory import MemoryLimits
 
 DEEPSEEK_BASE_URL = "https://api.deepseek.com"
@@ -174,7 +174,7 @@ def _agent_table(config: dict) -> Guardrails:
 
 def _prices_table(config: dict) -> PriceTable:
     table = config.get("prices", {})
-    from pixiu_cli.cache.prices import PriceTable
+    from pixiu_cli.accounting.prices import PriceTable
 
     try:
         return PriceTable.from_mapping(table if isinstance(table, dict) else {"?": table})

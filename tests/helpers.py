@@ -20,8 +20,8 @@ from typing import Any
 from pixiu_cli.analytics.costs import CostModel
 from pixiu_cli.analytics.frame import build_frame
 from pixiu_cli.dataset import SHANGHAI
+from pixiu_cli.domain.market import Bar, BarSeries, CorporateAction
 from pixiu_cli.offline.script import Fault, ScriptedReply
-from pixiu_cli.store.market import Bar, BarSeries, CorporateAction
 
 # A key-shaped secret planted in the environment; tests grep every artefact for it.
 PLANTED_KEY = "sk-pixiutest" + "0123456789abcdef" * 2
@@ -173,7 +173,8 @@ def build_app(
     agent_kw, ctx = {}, None
     if tools is not None:
         from pixiu_cli.agent.tools import ToolContext, ToolRegistry
-        from pixiu_cli.store.memory import MemoryStore, PortfolioStore
+        from pixiu_cli.store.memory import MemoryStore
+        from pixiu_cli.store.portfolio import PortfolioStore
 
         ctx = ToolContext(
             domain=domain,

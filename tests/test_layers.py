@@ -71,10 +71,10 @@ BREAKS = {
         "pixiu_cli.tokens is not allowed to import pixiu_cli.settings",
     ),
     "the product imports the offline server": (
-        "cache/explain.py",
+        "accounting/explain.py",
         "pixiu_cli.offline.server",
         "OfflineServer",
-        "pixiu_cli.cache is not allowed to import pixiu_cli.offline",
+        "pixiu_cli.accounting is not allowed to import pixiu_cli.offline",
     ),
     "the offline server imports context": (
         "offline/cache.py",

@@ -89,9 +89,9 @@ def test_config_tables_become_typed_settings_built_once(env, tmp_path):
 
 
 def test_defaults_without_config_tables(env):
+    from pixiu_cli.accounting.prices import PriceTable
     from pixiu_cli.agent.guardrails import Guardrails
     from pixiu_cli.analytics.costs import CostModel
-    from pixiu_cli.cache.prices import PriceTable
     from pixiu_cli.context.memory import MemoryLimits
 
     s = load_settings()

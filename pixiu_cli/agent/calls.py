@@ -10,7 +10,7 @@ import time
 from dataclasses import dataclass
 from typing import Protocol
 
-from pixiu_cli.cache.explain import explain_finished_call
+from pixiu_cli.accounting.explain import explain_finished_call
 from pixiu_cli.llm.client import RETRYING
 from pixiu_cli.llm.types import CallOutcome, ChatRequest, LLMError
 from pixiu_cli.store.conversations import ConversationStore, Turn

@@ -14,12 +14,13 @@ from datetime import datetime
 from functools import cache
 from typing import Any
 
-from pixiu_cli.codes import is_finite_number, normalise_code
 from pixiu_cli.context.quoting import quote_data
+from pixiu_cli.domain.codes import is_finite_number, normalise_code
+from pixiu_cli.domain.vocabulary import NOTE_KIND_NAMES, NOTE_KINDS, SIDES
 from pixiu_cli.resources import prompts_dir
 from pixiu_cli.store.domain import DomainStore
-from pixiu_cli.store.memory import MemoryStore, PortfolioStore, decision_ref, note_ref
-from pixiu_cli.store.vocabulary import NOTE_KIND_NAMES, NOTE_KINDS, NOTE_NAME, SIDES, side_name
+from pixiu_cli.store.memory import MemoryStore, note_ref
+from pixiu_cli.store.portfolio import PortfolioStore
 
 
 class ToolArgumentError(Exception):
@@ -144,32 +145,23 @@ def _stamp(ctx: ToolContext) -> str:
     return ctx.now().isoformat(timespec="seconds")
 
 
-_NOTE_VERBS = {"added": "已记住", "merged": "已合并到已有记忆", "unchanged": "已有相同记忆"}
-_NOTE_UNDO = {
-    "added": "（/forget {ref} 可撤销）",
-    "merged": "（/forget {ref} 撤销本次合并）",
-    "unchanged": "（未改动）",
-}
+def _requested(use_case: Callable, *args):
+    """A use case's refusal (bad or impossible arguments) goes back to the model."""
+    from pixiu_cli.services.errors import RequestError
 
-
-def note_notice(write) -> str:
-    """The confirmation line of a note write (REPL, tool notice, `ask --json` notices)."""
-    event, ref = write.event, note_ref(write.event.id)
-    kind = NOTE_KIND_NAMES.get(event.note_kind, event.note_kind or NOTE_NAME)
-    about = f"（{event.symbol}）" if event.symbol else ""
-    return f"{_NOTE_VERBS[write.outcome]} #{ref}：{kind}{about} · {event.text}" + _NOTE_UNDO[write.outcome].format(
-        ref=ref
-    )
+    try:
+        return use_case(*args)
+    except RequestError as exc:
+        raise ToolArgumentError(str(exc)) from None
 
 
 def _remember(ctx: ToolContext, args: dict) -> ToolOutcome:
-    from pixiu_cli.agent.note_symbol import symbol_in_text
+    from pixiu_cli.services.notes import NewNote, add_note, note_notice
 
-    text = args["text"].strip()
-    if not text:
+    if not args["text"].strip():
         raise ToolArgumentError("text 不能为空")
-    symbol = args.get("symbol") or symbol_in_text(ctx.domain, text)
-    write = ctx.memory.add_note(note_kind=args["kind"], text=text, symbol=symbol, source="model", at=_stamp(ctx))
+    request = NewNote(kind=args["kind"], text=args["text"], symbol=args.get("symbol"), source="model")
+    write = _requested(add_note, ctx.domain.db, request, _stamp(ctx))
     event = write.event
     return ToolOutcome(
         {
@@ -224,57 +216,38 @@ def _get_holdings(ctx: ToolContext, args: dict) -> ToolOutcome:
 
 
 def _record_decision(ctx: ToolContext, args: dict) -> ToolOutcome:
-    try:
-        decision, holding = ctx.portfolio.record_trade(
-            symbol=args["symbol"],
-            side=args["side"],
-            price=float(args["price"]),
-            quantity=float(args["quantity"]),
-            reason=args.get("reason"),
-            name=args.get("name"),
-            at=_stamp(ctx),
-            source="model",
-        )
-    except ValueError as exc:
-        raise ToolArgumentError(str(exc)) from None
-    verb = side_name(decision.side)
-    after = f"持仓 {holding.shares:g} 股，成本 {holding.cost:.2f}" if holding else "已清仓"
-    ref = decision_ref(decision.id)
+    from pixiu_cli.services.trades import NewTrade, record_trade
+
+    trade = NewTrade(
+        symbol=args["symbol"],
+        side=args["side"],
+        price=float(args["price"]),
+        quantity=float(args["quantity"]),
+        reason=args.get("reason"),
+        name=args.get("name"),
+        source="model",
+    )
+    recorded = _requested(record_trade, ctx.domain.db, trade, _stamp(ctx))
     return ToolOutcome(
-        {"ok": True, "decision_id": ref, "holding_after": after},
-        notice=f"已记录 #{ref}：{verb} {decision.symbol} {decision.quantity:g} 股 @ {decision.price:g}，"
-        f"{after}（/forget {ref} 可撤销并恢复持仓）",
+        {"ok": True, "decision_id": recorded.ref, "holding_after": recorded.holding_line()}, notice=recorded.notice()
     )
 
 
 def _set_alert(ctx: ToolContext, args: dict) -> ToolOutcome:
-    from pixiu_cli.analytics.rules import describe
-    from pixiu_cli.store.analytics import AnalyticsStore
-    from pixiu_cli.store.market import MarketStore
+    from pixiu_cli.services.alerts import SOURCE_CONVERSATION, NewAlert, add_alert
 
-    symbol = normalise_code(args["symbol"])
-    if symbol is None or not is_finite_number(args["threshold"]):
-        raise ToolArgumentError("symbol 应为六位代码，threshold 应为有限的正数")
-    db = ctx.domain.db
-    series = MarketStore(db).series([symbol])
-    holding = ctx.domain.holding(symbol)
-    rule_id = AnalyticsStore(db).add_rule(
-        symbol=symbol,
-        kind=args["kind"],
-        threshold=float(args["threshold"]),
-        created_at=_stamp(ctx),
-        source="对话",
-        checked_through=series[0].last if series and series[0].rows else None,
+    request = NewAlert(
+        symbol=args["symbol"], kind=args["kind"], threshold=args["threshold"], source=SOURCE_CONVERSATION
     )
-    text = describe(args["kind"], float(args["threshold"]), symbol, holding.name if holding else None)
+    added = _requested(add_alert, ctx.domain.db, request, _stamp(ctx))
     return ToolOutcome(
         {
             "ok": True,
-            "alert_id": f"a{rule_id}",
-            "rule": text,
+            "alert_id": added.ref,
+            "rule": added.text,
             "note": "导入或同步新的日线后按收盘价检查；触发后进入待办预警",
         },
-        notice=f"已设预警 a{rule_id}：{text}（/forget a{rule_id} 可撤销）",
+        notice=f"已设预警 {added.ref}：{added.text}（/forget {added.ref} 可撤销）",
     )
 
 

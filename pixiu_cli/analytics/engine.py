@@ -16,7 +16,7 @@ import numpy as np
 
 from pixiu_cli.analytics.costs import CostModel
 from pixiu_cli.analytics.frame import Frame
-from pixiu_cli.market.boards import OrderSize
+from pixiu_cli.domain.boards import OrderSize
 
 INITIAL_CASH = 1_000_000.0
 

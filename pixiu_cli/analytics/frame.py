@@ -9,9 +9,9 @@ from datetime import date, timedelta
 
 import numpy as np
 
+from pixiu_cli.domain.boards import OrderSize, limit_schedule, order_size
+from pixiu_cli.domain.market import BarSeries, CorporateAction
 from pixiu_cli.market.adjust import ex_ratios
-from pixiu_cli.market.boards import OrderSize, limit_schedule, order_size
-from pixiu_cli.store.market import BarSeries, CorporateAction
 
 LISTING_FREE_DAYS = 5  # new listings trade without a price limit for their first sessions
 

@@ -10,10 +10,10 @@ from sqlite_utils import Database
 
 from pixiu_cli.analytics.profiles import load_frame
 from pixiu_cli.analytics.track import score
+from pixiu_cli.domain.vocabulary import side_name
 from pixiu_cli.market.data import MarketData
 from pixiu_cli.store.analytics import AnalyticsStore
 from pixiu_cli.store.domain import iso
-from pixiu_cli.store.vocabulary import side_name
 
 
 @dataclass(frozen=True)

@@ -16,16 +16,23 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
 
-from pixiu_cli.context.block import ContextBlock, MemoryId, Section, assemble, delta_block, parsed_digests
-from pixiu_cli.context.inspect import is_context_message
-from pixiu_cli.context.intent import Intent
+from pixiu_cli.context.block import (
+    ContextBlock,
+    MemoryId,
+    Section,
+    assemble,
+    delta_block,
+    is_context_message,
+    parsed_digests,
+)
 from pixiu_cli.context.memory import MemoryAssembler, MemoryLimits
-from pixiu_cli.context.names import NameSource
-from pixiu_cli.context.selection import Selection, select
 from pixiu_cli.context.values import text
 from pixiu_cli.context.withdrawals import withdrawn_section
 from pixiu_cli.market.trading_days import SHANGHAI
 from pixiu_cli.resources import prompts_dir, read_prompt
+from pixiu_cli.selection.intent import Intent
+from pixiu_cli.selection.names import NameSource
+from pixiu_cli.selection.select import Selection, select
 from pixiu_cli.store.conversations import Conversation, ConversationStore, Turn
 from pixiu_cli.store.domain import DomainStore
 from pixiu_cli.store.securities import SecurityMaster

@@ -10,10 +10,12 @@ the portfolio overview, the holdings list, reports and the scene. Holdings and t
 portfolio overview list the largest positions first (market value when a price is known,
 else cost × shares) and sum up what trimming left out in one line (`其余 480 只：…`).
 
-Stored values are read through values.py: any value the database can hold renders."""
+Stored values arrive typed from the store (store/rows.py): text as str, numbers as float or
+None, and a number that is none as NaN, which values.py shows as 无效值."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
@@ -22,12 +24,13 @@ from functools import lru_cache
 from pixiu_cli.context.block import BlockItem, MemoryId, Section
 from pixiu_cli.context.clock import market_state
 from pixiu_cli.context.freshness import FreshnessRule, stale_label
-from pixiu_cli.context.intent import Intent
 from pixiu_cli.context.layers import layer_for
 from pixiu_cli.context.quoting import defuse, quote_data
-from pixiu_cli.context.values import UNKNOWN_DAY, day, number, show_number, show_pct, show_price, show_signed, text
-from pixiu_cli.store.domain import DomainStore, Holding, Profile
-from pixiu_cli.store.vocabulary import NOTE_KIND_NAMES, NOTE_NAME, SIDE_NAMES
+from pixiu_cli.context.values import UNKNOWN_DAY, day, show_number, show_pct, show_price, show_signed
+from pixiu_cli.domain.investor import Alert, Decision, Holding, MemoryEvent, NewsItem, Profile, Report, Signal
+from pixiu_cli.domain.vocabulary import NOTE_KIND_NAMES, NOTE_NAME, SIDE_NAMES
+from pixiu_cli.selection.intent import Intent
+from pixiu_cli.store.domain import DomainStore
 
 ROLE_NAMES = {"core": "核心仓", "satellite": "卫星仓"}
 NOTE_KIND_ORDER = {"rule": 0, "plan": 1}  # the user's own rules and plans go last when trimming
@@ -89,14 +92,17 @@ def _shown_day(stamp) -> str:
     return parsed.isoformat() if parsed else UNKNOWN_DAY
 
 
-def _role(value) -> str:
-    raw = text(value)
-    return ROLE_NAMES.get(raw, defuse(raw) or "未知定位")
+def _role(value: str | None) -> str:
+    return ROLE_NAMES.get(value or "", defuse(value or "") or "未知定位")
+
+
+def _finite(value: float | None) -> float | None:
+    """A figure to compute with: None for a missing or invalid (NaN, ±Infinity) number."""
+    return value if value is not None and math.isfinite(value) else None
 
 
 def _names(holding: Holding) -> str:
-    short = holding.short_names if isinstance(holding.short_names, tuple) else ()
-    return _names_text(text(holding.symbol), text(holding.name), tuple(text(n) for n in short))
+    return _names_text(holding.symbol, holding.name, holding.short_names)
 
 
 @lru_cache(maxsize=4096)
@@ -116,23 +122,23 @@ def _holding_text(h: Holding, profile: Profile | None = None) -> str:
 def _profile_brief(p: Profile) -> str:
     """The headline figures on the holding's own line, so a portfolio question the intent
     model missed still sees them (graceful degradation; the overview has the rest)."""
-    return f" · {defuse(text(p.strategy))} 年化{_short_pct(p.annual_return)} 回撤{_short_pct(p.max_drawdown)}"
+    return f" · {defuse(p.strategy)} 年化{_short_pct(p.annual_return)} 回撤{_short_pct(p.max_drawdown)}"
 
 
-def _short_pct(value) -> str:
-    value = number(value)
+def _short_pct(value: float | None) -> str:
+    value = _finite(value)
     return "—" if value is None else f"{value * 100:.0f}%"
 
 
 def position_weight(h: Holding, prices: Mapping[str, float]) -> float:
     """Market value when a price is known, else cost × shares; 0 when unknowable."""
-    return _weight(h, prices.get(text(h.symbol)) if prices else None)
+    return _weight(h, prices.get(h.symbol) if prices else None)
 
 
 @lru_cache(maxsize=4096)
-def _weight(h: Holding, price) -> float:
-    shares = number(h.shares)
-    unit = number(price) or number(h.cost)
+def _weight(h: Holding, price: float | None) -> float:
+    shares = _finite(h.shares)
+    unit = _finite(price) or _finite(h.cost)
     if shares is None or unit is None or shares <= 0 or unit <= 0:
         return 0.0
     value = shares * unit
@@ -168,40 +174,40 @@ def _concentration_items(valuation) -> tuple[BlockItem, ...]:
 
 @lru_cache(maxsize=4096)
 def _profile_text(profile: Profile, name: str) -> str:
-    symbol = defuse(text(profile.symbol))
+    symbol = defuse(profile.symbol)
     label = f"{symbol} {defuse(name)}" if name else symbol
-    parts = [f"{label} 回测画像：策略 {defuse(text(profile.strategy)) or '未知'}"]
-    if text(profile.period):
-        parts.append(f"区间 {defuse(text(profile.period))}")
+    parts = [f"{label} 回测画像：策略 {defuse(profile.strategy) or '未知'}"]
+    if profile.period:
+        parts.append(f"区间 {defuse(profile.period)}")
     sharpe = show_number(profile.sharpe)
     parts.append(
         f"年化 {show_pct(profile.annual_return)}，最大回撤 {show_pct(profile.max_drawdown)}，"
         f"胜率 {show_pct(profile.win_rate)}，夏普 {sharpe}"
     )
-    if text(profile.best_role):
+    if profile.best_role:
         parts.append(f"适合定位 {_role(profile.best_role)}")
     result = "；".join(parts)
-    if text(profile.conclusion):
-        result += f"；结论 {quote_data(text(profile.conclusion))}"
+    if profile.conclusion:
+        result += f"；结论 {quote_data(profile.conclusion)}"
     return result
 
 
-def _note_item(note) -> BlockItem:
-    kind = NOTE_KIND_NAMES.get(text(note.note_kind), defuse(text(note.note_kind)) or NOTE_NAME)
-    about = f"（{defuse(text(note.symbol))}）" if text(note.symbol) else ""
+def _note_item(note: MemoryEvent) -> BlockItem:
+    kind = NOTE_KIND_NAMES.get(note.note_kind or "", defuse(note.note_kind or "") or NOTE_NAME)
+    about = f"（{defuse(note.symbol)}）" if note.symbol else ""
     return BlockItem(
-        f"{kind}{about}：{quote_data(text(note.text))}",
+        f"{kind}{about}：{quote_data(note.text)}",
         layer_for("user_note"),
         _shown_day(note.created_at),
         MemoryId("note", note.id),
     )
 
 
-def _decision_item(d, held: dict[str, Holding], returns: tuple = (None, None)) -> BlockItem:
-    symbol = text(d.symbol)
-    name = f" {defuse(text(held[symbol].name))}" if symbol in held else ""
-    reason = f"，理由 {quote_data(text(d.reason))}" if text(d.reason) else ""
-    side = SIDE_NAMES.get(text(d.side), defuse(text(d.side)) or "操作")
+def _decision_item(d: Decision, held: dict[str, Holding], returns: tuple = (None, None)) -> BlockItem:
+    symbol = d.symbol
+    name = f" {defuse(held[symbol].name)}" if symbol in held else ""
+    reason = f"，理由 {quote_data(d.reason)}" if d.reason else ""
+    side = SIDE_NAMES.get(d.side, defuse(d.side) or "操作")
     return BlockItem(
         f"{side} {defuse(symbol)}{name} {show_number(d.quantity)} 股 @ {show_price(d.price)}{reason}"
         f"{_outcome_text(side, returns)}",
@@ -213,7 +219,7 @@ def _decision_item(d, held: dict[str, Holding], returns: tuple = (None, None)) -
 
 def _outcome_text(side: str, returns: tuple) -> str:
     """How the stock moved after the decision, from the stored bars ("买入后 20 日 +4.2%")."""
-    parts = [f"{n} 日 {value * 100:+.1f}%" for n, value in zip((5, 20), returns) if number(value) is not None]
+    parts = [f"{n} 日 {value * 100:+.1f}%" for n, value in zip((5, 20), returns) if _finite(value) is not None]
     return f"；{side}后 {'、'.join(parts)}（按日线）" if parts else ""
 
 
@@ -264,7 +270,7 @@ class MemoryAssembler:
         today = now.date()
         values = valuation.holdings if valuation else None  # nothing is said when no holding has bars
         prices = self.prices or ({s: v.last_close for s, v in values.items()} if values else {})
-        held = {text(h.symbol): h for h in holdings}
+        held = {h.symbol: h for h in holdings}
         state = market_state(now)
         sections = [Section("time", "当前时间", (BlockItem(state.describe(), "事实"),), 100, trimmable=False)]
         if scene:
@@ -276,10 +282,10 @@ class MemoryAssembler:
 
         with_overview = (intent == Intent.PORTFOLIO_REVIEW if overview is None else overview) and bool(holdings)
         # Without the overview the holding lines carry each profile's headline figures.
-        briefs = {} if with_overview or not holdings else self.domain.profiles_for([text(h.symbol) for h in holdings])
+        briefs = {} if with_overview or not holdings else self.domain.profiles_for([h.symbol for h in holdings])
         weighed = sorted(((position_weight(h, prices), h) for h in holdings), key=lambda pair: -pair[0])
         ranked = [h for _, h in weighed]
-        weights = {text(h.symbol): w for w, h in weighed}
+        weights = {h.symbol: w for w, h in weighed}
         sections.append(self._holdings_section(ranked, [w for w, _ in weighed], today, values, valuation, briefs))
         sections.extend(self._persona_section(today))
 
@@ -346,7 +352,7 @@ class MemoryAssembler:
     def _notes_section(self, now: datetime, shown: set) -> Section:
         limits = self.limits
         notes = self.domain.recent_notes(_since(now, limits.notes_days), _until(now), limits.notes_limit)
-        notes = sorted(notes, key=lambda n: NOTE_KIND_ORDER.get(text(n.note_kind), 2))
+        notes = sorted(notes, key=lambda n: NOTE_KIND_ORDER.get(n.note_kind or "", 2))
         return Section(
             "notes",
             "用户观点 / 计划 / 纪律",
@@ -369,9 +375,7 @@ class MemoryAssembler:
         rule = self.limits.rule("holdings")
         briefs = briefs or {}
         items = [
-            _holding_item(
-                h, today, rule, _value_text(values.get(text(h.symbol))) if values else "", briefs.get(text(h.symbol))
-            )
+            _holding_item(h, today, rule, _value_text(values.get(h.symbol)) if values else "", briefs.get(h.symbol))
             for h in ranked
         ]
         items, weights = _stale_last(items, weights)
@@ -388,7 +392,7 @@ class MemoryAssembler:
         if not persona:
             return []
         as_of = self.domain.persona_updated_at()
-        content = "；".join(f"{defuse(text(k))}：{quote_data(text(v))}" for k, v in persona.items())
+        content = "；".join(f"{defuse(k)}：{quote_data(v)}" for k, v in persona.items())
         item = BlockItem(
             content, "事实", _shown_day(as_of), None, stale_label(day(as_of), today, self.limits.rule("persona"))
         )
@@ -396,15 +400,15 @@ class MemoryAssembler:
 
     def _overview_section(self, ranked: list[Holding], weights: dict[str, float], today: date) -> Section:
         """Every holding's latest profile, largest positions first (a portfolio question)."""
-        profiles = self.domain.profiles_for([text(h.symbol) for h in ranked])
+        profiles = self.domain.profiles_for([h.symbol for h in ranked])
         rule = self.limits.rule("profiles")
         total = sum(weights.values())
         items = []
         for h in ranked:
-            symbol = text(h.symbol)
+            symbol = h.symbol
             share = f"；约占组合 {weights[symbol] / total * 100:.1f}%" if total > 0 else ""
             items.append(_overview_item(h, profiles.get(symbol), share, today, rule))
-        ordered, kept_weights = _stale_last(items, [weights[text(h.symbol)] for h in ranked])
+        ordered, kept_weights = _stale_last(items, [weights[h.symbol] for h in ranked])
         return Section(
             "portfolio_profiles",
             "持仓画像概览（组合级问题，全部持仓）",
@@ -422,7 +426,7 @@ class MemoryAssembler:
         known_name: str | None = None,
     ) -> Section:
         today = now.date()
-        name = text(holding.name) if holding else text(known_name)
+        name = holding.name if holding else known_name or ""
         items: list[BlockItem] = []
         profile = self.domain.latest_profile(symbol)
         if profile:
@@ -469,13 +473,10 @@ class MemoryAssembler:
         news = self.domain.recent_news(symbol, _since(now, limits.news_days), limits.news_per_symbol)
         return [_news_item(n, today, rule) for n in news]
 
-    def _signal_item(self, signal, today: date) -> BlockItem:
-        components = signal.components
-        if isinstance(components, dict):
-            parts = "、".join(f"{text(k)} {text(v)}" for k, v in components.items())
-        else:
-            parts = text(components)
-        direction = defuse(text(signal.direction))
+    def _signal_item(self, signal: Signal, today: date) -> BlockItem:
+        # components is a JSON object: its values any JSON value, shown as written (null blank)
+        parts = "、".join(f"{k} {'' if v is None else v}" for k, v in signal.components.items())
+        direction = defuse(signal.direction or "")
         return BlockItem(
             f"融合信号 {show_signed(signal.score)}{' ' + direction if direction else ''}"
             + (f"（{quote_data(parts)}）" if parts else ""),
@@ -502,11 +503,10 @@ def _holding_item(
 
 @lru_cache(maxsize=4096)
 def _overview_item(h: Holding, p: Profile | None, share: str, today: date, rule: FreshnessRule) -> BlockItem:
-    symbol = text(h.symbol)
     if p is None:
-        return BlockItem(f"{defuse(symbol)} {defuse(text(h.name))}：数据库中没有回测画像{share}")
+        return BlockItem(f"{defuse(h.symbol)} {defuse(h.name)}：数据库中没有回测画像{share}")
     return BlockItem(
-        _profile_text(p, text(h.name)) + f"；当前定位 {_role(h.role)}{share}",
+        _profile_text(p, h.name) + f"；当前定位 {_role(h.role)}{share}",
         layer_for("backtest_profile"),
         _shown_day(p.as_of),
         MemoryId("profile", p.id),
@@ -530,9 +530,9 @@ def _until(now: datetime) -> str:
     return now.isoformat(timespec="seconds")
 
 
-def _report_item(r, today: date, rule: FreshnessRule) -> BlockItem:
+def _report_item(r: Report, today: date, rule: FreshnessRule) -> BlockItem:
     return BlockItem(
-        f"{quote_data(text(r.title))}：{quote_data(text(r.conclusion))}",
+        f"{quote_data(r.title)}：{quote_data(r.conclusion)}",
         layer_for("report"),
         _shown_day(r.created_at),
         MemoryId("report", r.id),
@@ -540,11 +540,11 @@ def _report_item(r, today: date, rule: FreshnessRule) -> BlockItem:
     )
 
 
-def _alert_item(a, today: date, rule: FreshnessRule) -> BlockItem:
+def _alert_item(a: Alert, today: date, rule: FreshnessRule) -> BlockItem:
     return BlockItem(
-        (f"{defuse(text(a.symbol))} " if text(a.symbol) else "")
-        + quote_data(text(a.message))
-        + (f"（规则：{quote_data(text(a.rule))}）" if text(a.rule) else ""),
+        (f"{defuse(a.symbol)} " if a.symbol else "")
+        + quote_data(a.message)
+        + (f"（规则：{quote_data(a.rule)}）" if a.rule else ""),
         layer_for("alert"),
         _shown_day(a.triggered_at),
         MemoryId("alert", a.id),
@@ -562,15 +562,15 @@ def _profile_item(profile: Profile, name: str, today: date, rule: FreshnessRule)
     )
 
 
-def _news_item(news, today: date, rule: FreshnessRule) -> BlockItem:
-    line = f"动态：{quote_data(text(news.title))}"
-    if text(news.summary):
-        line += f" {quote_data(text(news.summary))}"
-    if text(news.source):
-        line += f"（来源 {quote_data(text(news.source))}）"
+def _news_item(news: NewsItem, today: date, rule: FreshnessRule) -> BlockItem:
+    line = f"动态：{quote_data(news.title)}"
+    if news.summary:
+        line += f" {quote_data(news.summary)}"
+    if news.source:
+        line += f"（来源 {quote_data(news.source)}）"
     return BlockItem(
         line,
-        layer_for("news", text(news.layer)),
+        layer_for("news", news.layer),
         _shown_day(news.published_at),
         MemoryId("news", news.id),
         stale_label(day(news.published_at), today, rule),

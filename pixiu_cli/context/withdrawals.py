@@ -14,8 +14,7 @@ import json
 import re
 from collections.abc import Iterable
 
-from pixiu_cli.context.block import BlockItem, Section
-from pixiu_cli.context.inspect import is_context_message
+from pixiu_cli.context.block import BlockItem, Section, is_context_message
 from pixiu_cli.context.quoting import quote_data
 from pixiu_cli.store.domain import DomainStore
 from pixiu_cli.store.memory import MemoryStore, Withdrawal

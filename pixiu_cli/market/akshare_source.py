@@ -11,10 +11,10 @@ from __future__ import annotations
 import math
 from datetime import date, datetime
 
+from pixiu_cli.domain.market import Bar, CorporateAction
+from pixiu_cli.domain.securities import Security
 from pixiu_cli.market.sources import SourceError, exchange_code
 from pixiu_cli.market.timeout import CallTimeout, call_with_timeout
-from pixiu_cli.store.market import Bar, CorporateAction
-from pixiu_cli.store.securities import Security
 
 _BAR_KEYS = {
     "date": ("date", "日期"),

@@ -9,11 +9,11 @@ import math
 import sys
 from datetime import date
 
-from pixiu_cli.market.boards import board_for
+from pixiu_cli.domain.boards import board_for
+from pixiu_cli.domain.market import Bar, CorporateAction
+from pixiu_cli.domain.securities import Security
 from pixiu_cli.market.sources import SourceError, exchange_code
 from pixiu_cli.market.timeout import CallTimeout, call_with_timeout
-from pixiu_cli.store.market import Bar, CorporateAction
-from pixiu_cli.store.securities import Security
 
 BAR_FIELDS = "date,open,high,low,close,volume,amount,tradestatus,isST"
 UNADJUSTED = "3"  # baostock's adjustflag: 1 hfq, 2 qfq, 3 none

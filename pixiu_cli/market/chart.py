@@ -7,10 +7,10 @@ import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
+from pixiu_cli.domain.vocabulary import SIDE_NAMES, SIDES
 from pixiu_cli.errors import UserError
 from pixiu_cli.market.data import MarketData
 from pixiu_cli.store.domain import DomainStore
-from pixiu_cli.store.vocabulary import SIDE_NAMES, SIDES
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 

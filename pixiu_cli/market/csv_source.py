@@ -20,8 +20,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from pixiu_cli.domain.market import Bar, CorporateAction
 from pixiu_cli.errors import UserError
-from pixiu_cli.store.market import Bar, CorporateAction
 
 VOLUME_UNITS = ("auto", "shares", "lots")
 

@@ -10,8 +10,8 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from pixiu_cli.market.boards import daily_limit
-from pixiu_cli.store.market import Bar, CorporateAction
+from pixiu_cli.domain.boards import daily_limit
+from pixiu_cli.domain.market import Bar, CorporateAction
 
 TOLERANCE = 0.005  # limit prices are rounded to the fen: −10.04% is still a limit-down open
 

@@ -6,12 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from pixiu_cli.domain.boards import board_for
+from pixiu_cli.domain.market import CorporateAction, SeriesWrite
+from pixiu_cli.domain.securities import Security
 from pixiu_cli.market.adjust import ADJUST_MODES, unadjust
-from pixiu_cli.market.boards import board_for
 from pixiu_cli.market.csv_source import CsvImportError, ParsedBars, check_title, parse_actions, parse_bars, read_text
 from pixiu_cli.market.gaps import SuspectGap, suspect_gaps
-from pixiu_cli.store.market import CorporateAction, MarketStore, SeriesWrite
-from pixiu_cli.store.securities import Security, SecurityMaster
+from pixiu_cli.store.market import MarketStore
+from pixiu_cli.store.securities import SecurityMaster
 
 
 @dataclass(frozen=True)

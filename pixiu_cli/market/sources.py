@@ -1,16 +1,15 @@
-"""The PriceSource interface and how a source is picked by name. Network sources are
-optional extras imported only when used; tests feed their native shapes offline."""
+"""The PriceSource interface every market-data source implements, and the error it raises.
+The sources themselves (and how one is picked by name: source_by_name.py) import this module,
+never the other way round."""
 
 from __future__ import annotations
 
 from typing import Protocol
 
+from pixiu_cli.domain.boards import board_for
+from pixiu_cli.domain.market import Bar, CorporateAction
+from pixiu_cli.domain.securities import Security
 from pixiu_cli.errors import UserError
-from pixiu_cli.market.boards import board_for
-from pixiu_cli.store.market import Bar, CorporateAction
-from pixiu_cli.store.securities import Security
-
-SOURCE_NAMES = ("baostock", "akshare")
 
 
 class SourceError(UserError):
@@ -45,15 +44,3 @@ def exchange_code(symbol: str) -> str:
     if symbol.startswith(("4", "8")):
         return "bj"
     return "sz"
-
-
-def open_source(name: str, timeout: float = 20.0) -> PriceSource:
-    if name == "baostock":
-        from pixiu_cli.market.baostock_source import BaostockSource
-
-        return BaostockSource(timeout=timeout)
-    if name == "akshare":
-        from pixiu_cli.market.akshare_source import AkshareSource
-
-        return AkshareSource(timeout=timeout)
-    raise SourceError(f"未知数据源 {name!r}（可选：{'、'.join(SOURCE_NAMES)}）")

@@ -9,11 +9,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
+from pixiu_cli.domain.market import Bar, SeriesWrite
 from pixiu_cli.market.calendar import calendar_mismatches
 from pixiu_cli.market.gaps import SuspectGap, suspect_gaps
 from pixiu_cli.market.sources import PriceSource, SourceError
 from pixiu_cli.market.trading_days import write_refresh
-from pixiu_cli.store.market import Bar, MarketStore, SeriesWrite
+from pixiu_cli.store.market import MarketStore
 from pixiu_cli.store.securities import SecurityMaster
 
 DEFAULT_YEARS = 10

@@ -8,9 +8,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from pixiu_cli.domain.investor import Holding
+from pixiu_cli.domain.market import CorporateAction
 from pixiu_cli.market.calendar import TradingCalendar, last_complete_session
-from pixiu_cli.store.domain import Holding
-from pixiu_cli.store.market import CorporateAction, MarketStore
+from pixiu_cli.store.market import MarketStore
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from pixiu_cli.domain.vocabulary import CONTEXT_OPEN
 from pixiu_cli.llm.template import SYSTEM_ROLES, content_text
-from pixiu_cli.store.vocabulary import CONTEXT_OPEN
 
 from .script import ScriptedReply
 from .tool_intents import planned_tool_calls

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from pixiu_cli.context.aliases import add_alias, alias_table, list_aliases, remove_alias
 from pixiu_cli.repl.commands import CommandError, ParsedCommand, registry
 from pixiu_cli.repl.state import ReplState
+from pixiu_cli.selection.aliases import add_alias, alias_table, list_aliases, remove_alias
 
 USAGE = "/alias [别名 代码] | /alias --remove 别名"
 

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pixiu_cli.codes import is_finite_number, normalise_code
-from pixiu_cli.repl.commands import CommandError, ParsedCommand, registry
+from pixiu_cli.domain.codes import is_finite_number, normalise_code
+from pixiu_cli.repl.commands import CommandError, ParsedCommand, parse_number, registry
 from pixiu_cli.repl.state import ReplState
+from pixiu_cli.services import alerts
 
-ALERT_USAGE = "/alert [add CODE --below P|--above P|--change-pct N|--drawdown-from-cost N | remove aN]"
+ALERT_USAGE = (
+    "/alert [add CODE --below P|--above P|--change-pct N|--drawdown-from-cost N [--cooldown DAYS] | remove aN]"
+)
 _FLAGS = {
     "--below": "below",
     "--above": "above",
@@ -24,9 +27,24 @@ def _now() -> datetime:
     return datetime.now(SHANGHAI)
 
 
-def parse_alert_add(args: list[str]) -> tuple[str, str, float]:
+def _stamp() -> str:
+    return _now().isoformat(timespec="seconds")
+
+
+def _cooldown(args: list[str]) -> int:
+    if not args:
+        return alerts.DEFAULT_COOLDOWN_DAYS
+    days = parse_number(args[1]) if len(args) == 2 and args[0] == "--cooldown" else None
+    if days is None:
+        raise CommandError(f"用法 {ALERT_USAGE}")
+    if days > alerts.MAX_COOLDOWN_DAYS:
+        raise CommandError(f"--cooldown 应为 0 到 {alerts.MAX_COOLDOWN_DAYS} 之间的交易日数，而不是 {days}")
+    return days
+
+
+def parse_alert_add(args: list[str]) -> alerts.NewAlert:
     code = normalise_code(args[0]) if args else None
-    if code is None or len(args) != 3 or args[1] not in _FLAGS:
+    if code is None or len(args) not in (3, 5) or args[1] not in _FLAGS:
         raise CommandError(f"用法 {ALERT_USAGE}")
     try:
         threshold = float(args[2])
@@ -34,43 +52,30 @@ def parse_alert_add(args: list[str]) -> tuple[str, str, float]:
         threshold = float("nan")
     if not is_finite_number(threshold) or threshold <= 0:
         raise CommandError(f"阈值应为正数，而不是 {args[2]!r}")
-    return code, _FLAGS[args[1]], threshold
+    return alerts.NewAlert(code, _FLAGS[args[1]], threshold, alerts.SOURCE_BY_HAND, _cooldown(args[3:]))
 
 
 @registry.command("alert", "价格预警：列出、添加、删除规则", ALERT_USAGE)
 def alert_command(state: ReplState, cmd: ParsedCommand) -> None:
-    from pixiu_cli.analytics.rules import describe
-    from pixiu_cli.store.analytics import AnalyticsStore
-    from pixiu_cli.store.market import MarketStore
-
     db = state.app.store.db
-    store = AnalyticsStore(db)
     if cmd.args and cmd.args[0] == "add":
-        symbol, kind, threshold = parse_alert_add(cmd.args[1:])
-        series = MarketStore(db).series([symbol])
-        rule_id = store.add_rule(
-            symbol=symbol,
-            kind=kind,
-            threshold=threshold,
-            created_at=_now().isoformat(timespec="seconds"),
-            source="手动",
-            checked_through=series[0].last if series else None,
-        )
-        state.renderer.info(
-            f"已设预警 a{rule_id}：{describe(kind, threshold, symbol)}（/alert remove a{rule_id} 可撤销）"
-        )
+        added = alerts.add_alert(db, parse_alert_add(cmd.args[1:]), _stamp())
+        state.renderer.info(f"已设预警 {added.ref}：{added.text}（/alert remove {added.ref} 可撤销）")
         return
     if cmd.args and cmd.args[0] == "remove":
-        raw = cmd.args[1].lower().removeprefix("a") if len(cmd.args) == 2 else ""
-        if not (raw.isascii() and raw.isdigit()):
+        rule_id = alerts.parse_rule_id(cmd.args[1]) if len(cmd.args) == 2 else None
+        if rule_id is None:
             raise CommandError(f"用法 {ALERT_USAGE}")
-        if not store.remove_rule(int(raw), _now().isoformat(timespec="seconds")):
-            raise CommandError(f"没有预警规则 a{raw}")
-        state.renderer.info(f"已删除预警 a{raw}")
+        if not alerts.remove_alert(db, rule_id, _stamp()):
+            raise CommandError(f"没有预警规则 a{rule_id}")
+        state.renderer.info(f"已删除预警 a{rule_id}")
         return
     if cmd.args:
         raise CommandError(f"用法 {ALERT_USAGE}")
-    rules = store.rules()
+    _show_rules(state, alerts.alert_rules(db))
+
+
+def _show_rules(state: ReplState, rules: list) -> None:
     if not rules:
         state.renderer.line("没有预警规则：/alert add CODE --below P")
         return
@@ -78,13 +83,7 @@ def alert_command(state: ReplState, cmd: ParsedCommand) -> None:
         "预警规则",
         ["编号", "条件", "来源", "已检查到", "上次触发"],
         [
-            [
-                f"a{r.id}",
-                describe(r.kind, r.threshold, r.symbol),
-                r.source,
-                r.checked_through or "—",
-                r.last_fired_on or "—",
-            ]
+            [f"a{r.id}", alerts.describe_rule(r), r.source, r.checked_through or "—", r.last_fired_on or "—"]
             for r in rules
         ],
     )
@@ -92,11 +91,12 @@ def alert_command(state: ReplState, cmd: ParsedCommand) -> None:
 
 @registry.command("track", "操作决策的事后表现（5 日 / 20 日，命中率、最好与最差）")
 def track_command(state: ReplState, cmd: ParsedCommand) -> None:
-    from pixiu_cli.analytics.record import table, track_record
+    from pixiu_cli.analytics.record import table
+    from pixiu_cli.services.analytics import track
 
     if cmd.args:
         raise CommandError("用法 /track")
-    record = track_record(state.app.store.db, _now())
+    record = track(state.app.store.db, _now())
     if not record.rows:
         state.renderer.line("还没有记录的操作决策。")
         return
@@ -107,10 +107,5 @@ def track_command(state: ReplState, cmd: ParsedCommand) -> None:
 
 def show_new_alerts(state: ReplState) -> None:
     """Alerts fired by imports or syncs since the REPL last showed them."""
-    from pixiu_cli.store.analytics import AnalyticsStore
-
-    store = AnalyticsStore(state.app.store.db)
-    fired = store.unseen_alerts()
-    for alert in fired:
+    for alert in alerts.take_unseen_alerts(state.app.store.db, _stamp()):
         state.renderer.info(f"新预警 · {alert.message}")
-    store.mark_seen([a.id for a in fired], _now().isoformat(timespec="seconds"))

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from pixiu_cli.context.builder import SHANGHAI
 from pixiu_cli.repl.commands import CommandError, ParsedCommand, parse_number, registry
 from pixiu_cli.repl.state import ExitRepl, ReplState
+from pixiu_cli.services.conversations import recent_conversations, resume
 
 
 @registry.command("help", "列出所有命令")
@@ -36,7 +37,7 @@ def sessions_command(state: ReplState, cmd: ParsedCommand) -> None:
         limit = parse_number(cmd.args[0])
         if not limit:
             raise CommandError(f"数量应为正整数：{cmd.args[0]}")
-    conversations = state.app.store.list_conversations(limit)
+    conversations = recent_conversations(state.app.store, limit)
     if not conversations:
         state.renderer.info("还没有对话。")
         return
@@ -68,15 +69,15 @@ def resume_command(state: ReplState, cmd: ParsedCommand) -> None:
     conversation_id = parse_number(cmd.args[0]) if len(cmd.args) == 1 else None
     if conversation_id is None:
         raise CommandError("用法：/resume ID（ID 见 /sessions）")
-    conversation = state.app.store.get_conversation(conversation_id)
-    if conversation is None:
+    resumed = resume(state.app.store, conversation_id)
+    if resumed is None:
         raise CommandError(f"没有 ID 为 {cmd.args[0]} 的对话，见 /sessions")
-    state.app.store.mark_stale_pending(conversation.id)
+    conversation = resumed.conversation
     state.conversation_id = conversation.id
     state.renderer.info(
         f"已切换到对话 {conversation.id}：{conversation.title or '（无标题）'}（{conversation.turn_count} 轮）"
     )
-    for turn in state.app.store.turns(conversation.id)[-3:]:
+    for turn in resumed.recent_turns:
         state.renderer.dim(f"#{turn.seq} 你：{turn.user_text[:60]}")
         if turn.reply_text:
             state.renderer.dim(f"    pixiu：{turn.reply_text[:60]}")

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from pixiu_cli.cache.report import build_report
-from pixiu_cli.presenters import show_cache
+from pixiu_cli.accounting.report import build_report
 from pixiu_cli.repl.commands import CommandError, ParsedCommand, registry
 from pixiu_cli.repl.state import ReplState
+from pixiu_cli.views.presenters import show_cache
 
 
 @registry.command("cache", "缓存命中、费用与每次未命中的原因（按轮的柱状图）", "/cache")

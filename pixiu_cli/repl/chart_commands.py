@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pixiu_cli.codes import normalise_code
+from pixiu_cli.domain.codes import normalise_code
 from pixiu_cli.repl.commands import CommandError, ParsedCommand, parse_number, registry
 from pixiu_cli.repl.state import ReplState
 
@@ -29,13 +29,8 @@ def parse_chart_args(args: list[str]) -> tuple[str, int]:
 
 @registry.command("chart", "走势图：前复权收盘、MA20/MA60、成本线和买卖点", USAGE)
 def chart_command(state: ReplState, cmd: ParsedCommand) -> None:
-    from pixiu_cli.market.chart import build
-    from pixiu_cli.market.data import MarketData
-    from pixiu_cli.store.domain import DomainStore
+    from pixiu_cli.services.market import chart
 
     symbol, days = parse_chart_args(cmd.args)
-    db = state.app.store.db
-    text = build(
-        MarketData(db), DomainStore(db), symbol, days, color=state.renderer.rich_output, **state.renderer.chart_size()
-    )
+    text = chart(state.app.store.db, symbol, days, color=state.renderer.rich_output, **state.renderer.chart_size())
     state.renderer.raw(text)

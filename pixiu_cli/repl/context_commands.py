@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from pixiu_cli.presenters import show_stored_call
 from pixiu_cli.repl.commands import CommandError, ParsedCommand, parse_number, registry
 from pixiu_cli.repl.state import ReplState
+from pixiu_cli.views.presenters import show_stored_call
 
 _MODES = {"--raw": "raw", "--pretty": "pretty", "--json": "json", "--diff": "diff"}
 

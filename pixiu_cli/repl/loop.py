@@ -5,8 +5,6 @@ from __future__ import annotations
 import re
 
 from pixiu_cli.errors import UserError
-from pixiu_cli.presenters import error_line
-from pixiu_cli.render import StatusFigures
 from pixiu_cli.repl import (  # noqa: F401  (importing registers the commands)
     alias_commands,
     analytics_commands,
@@ -20,6 +18,7 @@ from pixiu_cli.repl import (  # noqa: F401  (importing registers the commands)
 from pixiu_cli.repl.commands import CommandError, is_command, parse_command, registry
 from pixiu_cli.repl.prompt import PROMPT, make_prompt_session
 from pixiu_cli.repl.state import ExitRepl, ReplState
+from pixiu_cli.repl.turn import recover, run_chat_turn
 from pixiu_cli.repl.warmup import Warmup
 
 # prompt_toolkit decodes the terminal with errors="surrogateescape": bytes that are not
@@ -36,45 +35,7 @@ def run_command(state: ReplState, line: str) -> None:
             raise CommandError(f"未知命令 /{parsed.name}，输入 /help 查看可用命令")
         command.handler(state, parsed)
     except UserError as exc:
-        _recover(state, exc)  # /retry runs a turn: one it cut off is closed with this line
-
-
-def run_chat_turn(state: ReplState, text: str) -> None:
-    conversation_id = state.ensure_conversation()
-    renderer = state.renderer
-    try:
-        with renderer.reply() as stream:
-            result = state.app.agent.run_turn(conversation_id, text, stream)
-    except KeyboardInterrupt:
-        # Ctrl-C outside the stream itself (while saving or assembling context).
-        state.app.store.fail_own_pending("用户按 Ctrl-C 中断了回复", status="interrupted")
-        renderer.info("已中断。")
-        return
-    if result.status == "interrupted":
-        renderer.info("已中断，收到的部分已保存。")
-    elif result.status == "error":
-        renderer.error(result.error or "未知错误")
-    if result.status != "complete":
-        renderer.dim(retry_command.RETRY_HINT)
-    renderer.status(
-        StatusFigures(
-            result.usage.prompt_tokens,
-            result.usage.cache_hit_tokens,
-            result.usage.completion_tokens,
-            result.latency_ms,
-            result.calls,
-        )
-    )
-
-
-def _recover(state: ReplState, exc: Exception) -> None:
-    """One line for an error that ended a command or a turn (see error_line)."""
-    line = error_line(exc)
-    try:
-        state.app.store.fail_own_pending(line)
-    except Exception:
-        pass  # e.g. the disk is still full: the turn is labelled when the conversation reopens
-    state.renderer.error(line)
+        recover(state, exc)  # /retry runs a turn: one it cut off is closed with this line
 
 
 def run_repl(state: ReplState, **prompt_io) -> None:
@@ -110,5 +71,5 @@ def run_repl(state: ReplState, **prompt_io) -> None:
         except ExitRepl:
             break
         except Exception as exc:  # a bug must not end the session: one line, back to the prompt
-            _recover(state, exc)
+            recover(state, exc)
     state.renderer.dim("再见。")

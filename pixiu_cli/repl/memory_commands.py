@@ -5,14 +5,12 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from pixiu_cli.agent.note_symbol import symbol_in_text
-from pixiu_cli.agent.tools import note_notice
 from pixiu_cli.context.builder import SHANGHAI
+from pixiu_cli.domain.vocabulary import MEMORY_KIND_NAMES, NOTE_KINDS
 from pixiu_cli.repl.commands import CommandError, ParsedCommand, registry
 from pixiu_cli.repl.state import ReplState
-from pixiu_cli.store.domain import DomainStore
-from pixiu_cli.store.memory import MemoryRef, PortfolioStore, trade_text
-from pixiu_cli.store.vocabulary import MEMORY_KIND_NAMES, NOTE_KINDS
+from pixiu_cli.services import alerts, notes, trades
+from pixiu_cli.store.memory import MemoryRef
 
 SYMBOL = r"[0-9]{6}"  # ASCII only: re's \d also takes '６００５１９', which no stored code matches
 
@@ -93,11 +91,8 @@ def remember_command(state: ReplState, cmd: ParsedCommand) -> None:
     flags, text = _free_text(cmd.raw_args, {"kind": NOTE_KINDS, "symbol": SYMBOL})
     if not text:
         raise CommandError("要记住的内容为空：/remember 文本 [--kind view|plan|rule] [--symbol 代码]")
-    symbol = flags.get("symbol") or symbol_in_text(DomainStore(state.app.memory.db), text)
-    write = state.app.memory.add_note(
-        note_kind=flags.get("kind", "view"), text=text, symbol=symbol, source="user", at=_now()
-    )
-    state.renderer.info(note_notice(write))
+    request = notes.NewNote(kind=flags.get("kind", "view"), text=text, symbol=flags.get("symbol"), source="user")
+    state.renderer.info(notes.note_notice(notes.add_note(state.app.memory.db, request, _now())))
 
 
 @registry.command(
@@ -176,26 +171,13 @@ def forget_command(state: ReplState, cmd: ParsedCommand) -> None:
 
 
 def _remove_alert_rule(state: ReplState, rule_id: int) -> None:
-    from pixiu_cli.store.analytics import AnalyticsStore
-
-    if not AnalyticsStore(state.app.memory.db).remove_rule(rule_id, _now()):
+    if not alerts.remove_alert(state.app.memory.db, rule_id, _now()):
         raise CommandError(f"没有预警规则 a{rule_id}（见 /alert）")
     state.renderer.info(f"已撤销预警 a{rule_id}")
 
 
 def _undo_trade(state: ReplState, ref: MemoryRef) -> None:
-    try:
-        undone = PortfolioStore(state.app.memory.db).undo_trade(ref.id, _now())
-    except ValueError as exc:
-        raise CommandError(str(exc)) from None
+    undone = trades.undo_trade(state.app.memory.db, ref.id, _now())
     if undone is None:
         raise CommandError(f"没有 ID 为 {ref} 的记忆（见 /memory）")
-    d = undone.decision
-    what = trade_text(d.side, d.symbol, d.quantity, d.price, None)
-    if not undone.holding_changed:
-        after = "持仓未改动（这条是导入的记录）"
-    elif undone.holding is None:
-        after = f"{d.symbol} 已无持仓"
-    else:
-        after = f"{d.symbol} 持仓恢复为 {undone.holding.shares:g} 股，成本 {undone.holding.cost:.2f}"
-    state.renderer.info(f"已撤销 #{ref}：{what}；{after}")
+    state.renderer.info(trades.undo_notice(str(ref), undone))

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from pixiu_cli.repl.commands import CommandError, ParsedCommand, registry
 from pixiu_cli.repl.state import ReplState
+from pixiu_cli.repl.turn import RETRY_HINT, run_chat_turn
 
-RETRY_HINT = "输入 /retry 重新生成这一轮（已收到的部分会保留在记录中）。"
+__all__ = ["RETRIED_LABEL", "RETRY_HINT", "retry_command"]
 RETRIED_LABEL = "（已用 /retry 重新生成，见第 {seq} 轮）"
 
 
 @registry.command("retry", "重新生成上一轮中断或出错的回答（原来的部分回答保留在记录中）")
 def retry_command(state: ReplState, cmd: ParsedCommand) -> None:
-    from pixiu_cli.repl.loop import run_chat_turn  # the loop imports this module to register it
-
     if cmd.args:
         raise CommandError("用法：/retry（不带参数，重试上一轮）")
     store = state.app.store

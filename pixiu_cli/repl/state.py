@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from pixiu_cli.app import App
 from pixiu_cli.render import Renderer
+from pixiu_cli.services.conversations import start_conversation
 
 
 class ExitRepl(Exception):
@@ -22,5 +23,5 @@ class ReplState:
 
     def ensure_conversation(self) -> int:
         if self.conversation_id is None:
-            self.conversation_id = self.app.store.create_conversation(model=self.app.settings.model).id
+            self.conversation_id = start_conversation(self.app.store, self.app.settings.model)
         return self.conversation_id

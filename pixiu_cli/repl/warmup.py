@@ -1,6 +1,7 @@
 """Warming up what the first turn would otherwise wait for: the openai SDK, DeepSeek's
-tokenizer and rich's Markdown take most of a second to load, so they load in a background thread once the
-prompt is on the screen, while the user reads and types."""
+tokenizer and rich's Markdown take most of a second to load, and the selection's rules some
+50 ms to compile, so they load in a background thread once the prompt is on the screen,
+while the user reads and types."""
 
 from __future__ import annotations
 
@@ -28,7 +29,10 @@ class Warmup:
             self.thread.start()
 
     def _run(self) -> None:
+        from pixiu_cli.selection.select import warm as warm_selection
+
         try:
+            warm_selection()
             self._client.warm()
             render.warm()
             tokens.warm()

@@ -6,108 +6,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 
 from sqlite_utils import Database
 
+from pixiu_cli.domain.analytics import AlertRule, BacktestRow, ComputedProfile, DecisionScore, FiredAlert
+from pixiu_cli.domain.investor import Decision
 from pixiu_cli.store.database import write_transaction
-from pixiu_cli.store.domain import Decision, _decision, _rows
-
-
-@dataclass(frozen=True)
-class BacktestRow:
-    symbol: str
-    strategy: str
-    label: str
-    window_start: str
-    window_end: str
-    annual_return: float
-    max_drawdown: float
-    sharpe: float | None
-    win_rate: float | None
-    trades: int
-    exposure: float
-    excess_return: float
-    in_sample_sharpe: float | None
-    out_annual_return: float
-    out_sharpe: float | None
-    selected: bool
-    as_of: str
-    engine_version: str
-    cost_model: str
-    data_source: str
-    computed_at: str
-
-
-@dataclass(frozen=True)
-class ComputedProfile:
-    symbol: str
-    strategy: str
-    period: str
-    annual_return: float
-    max_drawdown: float
-    win_rate: float | None
-    sharpe: float | None
-    best_role: str
-    conclusion: str
-    as_of: str
-    engine_version: str
-    cost_model: str
-    data_source: str
-    trades: int
-    exposure: float
-    excess_return: float
-    out_annual_return: float
-    out_sharpe: float | None
-
-
-@dataclass(frozen=True)
-class AlertRule:
-    id: int
-    symbol: str
-    kind: str  # below | above | change_pct | drawdown_from_cost
-    threshold: float
-    cooldown_days: int
-    created_at: str
-    source: str  # 手动 | 对话
-    checked_through: str | None = None  # last bar date evaluated
-    last_fired_on: str | None = None
-
-
-@dataclass(frozen=True)
-class FiredAlert:
-    id: int
-    symbol: str | None
-    rule: str | None
-    message: str
-    triggered_at: str
-    bar_date: str | None
-
-
-@dataclass(frozen=True)
-class DecisionScore:
-    decision_id: int
-    return_5d: float | None
-    return_20d: float | None
-    outcome_5d: float | None
-    outcome_20d: float | None
-    vs_stock_5d: float | None
-    vs_stock_20d: float | None
-    scored_at: str
+from pixiu_cli.store.domain import _decision, _rows
+from pixiu_cli.store.rows import record
 
 
 def _rule(r) -> AlertRule:
-    return AlertRule(
-        r["id"],
-        r["symbol"],
-        r["kind"],
-        r["threshold"],
-        r["cooldown_days"],
-        r["created_at"],
-        r["source"],
-        r["checked_through"],
-        r["last_fired_on"],
-    )
+    return record(AlertRule, r, "alert_rules", exact=True)
 
 
 class AnalyticsStore:
@@ -152,8 +63,7 @@ class AnalyticsStore:
             {where} order by b.symbol, b.id""",
             params,
         )
-        fields = BacktestRow.__dataclass_fields__
-        return [BacktestRow(**{**{k: r[k] for k in fields}, "selected": bool(r["selected"])}) for r in rows]
+        return [record(BacktestRow, r, "backtests") for r in rows]
 
     # signals ---------------------------------------------------------------------------
     def save_signal(self, symbol: str, score: float, direction: str, components: dict, as_of: str) -> None:
@@ -224,7 +134,7 @@ class AnalyticsStore:
 
     def unseen_alerts(self) -> list[FiredAlert]:
         return [
-            FiredAlert(r["id"], r["symbol"], r["rule"], r["message"], r["triggered_at"], r["bar_date"])
+            record(FiredAlert, r, "alerts")
             for r in _rows(
                 self.db, "select * from alerts where rule_id is not null and seen_at is null order by bar_date, id"
             )
@@ -263,15 +173,6 @@ class AnalyticsStore:
 
     def scores(self) -> dict[int, DecisionScore]:
         return {
-            r["id"]: DecisionScore(
-                r["id"],
-                r["return_5d"],
-                r["return_20d"],
-                r["outcome_5d"],
-                r["outcome_20d"],
-                r["vs_stock_5d"],
-                r["vs_stock_20d"],
-                r["scored_at"],
-            )
+            r["id"]: record(DecisionScore, r, "decisions", decision_id=r["id"])
             for r in _rows(self.db, "select * from decisions where scored_at is not null")
         }

@@ -1,5 +1,5 @@
-"""The investor's domain data: holdings, profiles, news, signals, reports, decisions, alerts,
-memory events (user notes and tool-triggered events) and the persona.
+"""The investor's data set in the database: holdings, profiles, news, signals, reports,
+decisions, alerts, memory events and the persona, read into the types of domain/investor.py.
 
 Windows and limits are applied in SQL on indexed columns, so assembling a context stays
 fast however many years of events pile up."""
@@ -7,123 +7,25 @@ fast however many years of events pile up."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
 
 from sqlite_utils import Database
 
+from pixiu_cli.domain.investor import (
+    Alert,
+    Decision,
+    DomainData,
+    Holding,
+    MemoryEvent,
+    NewsItem,
+    Profile,
+    Report,
+    Signal,
+)
+from pixiu_cli.domain.vocabulary import CONVERSATION_SOURCES
 from pixiu_cli.store.database import write_transaction
-
-
-@dataclass(frozen=True)
-class Holding:
-    symbol: str
-    name: str
-    short_names: tuple[str, ...]
-    shares: float
-    cost: float
-    role: str  # core | satellite
-    updated_at: str | None = None
-
-
-@dataclass(frozen=True)
-class Profile:
-    id: int
-    symbol: str
-    strategy: str
-    period: str | None
-    annual_return: float | None
-    max_drawdown: float | None
-    win_rate: float | None
-    sharpe: float | None
-    best_role: str | None
-    conclusion: str | None
-    as_of: str
-
-
-@dataclass(frozen=True)
-class NewsItem:
-    id: int
-    symbol: str | None
-    title: str
-    summary: str | None
-    source: str | None
-    layer: str | None
-    published_at: str
-
-
-@dataclass(frozen=True)
-class Signal:
-    id: int
-    symbol: str
-    score: float
-    direction: str | None
-    components: dict
-    as_of: str
-
-
-@dataclass(frozen=True)
-class Report:
-    id: int
-    title: str
-    symbols: tuple[str, ...]
-    conclusion: str
-    created_at: str
-
-
-@dataclass(frozen=True)
-class Decision:
-    id: int
-    symbol: str
-    side: str
-    price: float
-    quantity: float
-    reason: str | None
-    decided_at: str
-    source: str | None = None
-
-
-@dataclass(frozen=True)
-class Alert:
-    id: int
-    symbol: str | None
-    rule: str | None
-    message: str
-    triggered_at: str
-
-
-@dataclass(frozen=True)
-class MemoryEvent:
-    id: int
-    kind: str  # user_note | decision | backtest | …
-    note_kind: str | None  # view | plan | rule (user notes)
-    symbol: str | None
-    text: str
-    created_at: str
-    source: str | None
-    inject_count: int = 0
-    deleted_at: str | None = None
-
-
-@dataclass(frozen=True)
-class DomainData:
-    """The whole data set as one document (import / export / demo)."""
-
-    holdings: list[Holding] = field(default_factory=list)
-    profiles: list[Profile] = field(default_factory=list)
-    news: list[NewsItem] = field(default_factory=list)
-    signals: list[Signal] = field(default_factory=list)
-    reports: list[Report] = field(default_factory=list)
-    decisions: list[Decision] = field(default_factory=list)
-    alerts: list[Alert] = field(default_factory=list)
-    notes: list[MemoryEvent] = field(default_factory=list)
-    persona: dict[str, str] = field(default_factory=dict)
-
-
-# Where a note or a decision came from when it was made in conversation (/remember, tools):
-# imports never change or drop these.
-CONVERSATION_SOURCES = ("user", "model")
+from pixiu_cli.store.rows import number, optional_text, record, text
 
 
 def iso(moment: datetime) -> str:
@@ -154,43 +56,36 @@ def _short_names(raw) -> tuple[str, ...]:
 
 
 def _holding(r) -> Holding:
-    return Holding(
-        r["symbol"], r["name"], _short_names(r["short_names"]), r["shares"], r["cost"], r["role"], r["updated_at"]
-    )
+    return record(Holding, r, "holdings", short_names=_short_names(r["short_names"]))
 
 
 def _profile(r) -> Profile:
-    return Profile(**{k: r[k] for k in Profile.__dataclass_fields__})
+    return record(Profile, r, "profiles")
 
 
 def _news(r) -> NewsItem:
-    return NewsItem(**{k: r[k] for k in NewsItem.__dataclass_fields__})
+    return record(NewsItem, r, "news")
 
 
 def _signal(r) -> Signal:
-    return Signal(r["id"], r["symbol"], r["score"], r["direction"], _json(r["components"], {}), r["as_of"])
+    return record(Signal, r, "signals", components=_json(r["components"], {}))
 
 
 def _report(r) -> Report:
-    return Report(
-        r["id"],
-        r["title"],
-        tuple(s for s in _json(r["symbols"], []) if isinstance(s, str)),
-        r["conclusion"],
-        r["created_at"],
-    )
+    symbols = tuple(s for s in _json(r["symbols"], []) if isinstance(s, str))
+    return record(Report, r, "reports", symbols=symbols)
 
 
 def _decision(r) -> Decision:
-    return Decision(**{k: r[k] for k in Decision.__dataclass_fields__})
+    return record(Decision, r, "decisions")
 
 
 def _alert(r) -> Alert:
-    return Alert(**{k: r[k] for k in Alert.__dataclass_fields__})
+    return record(Alert, r, "alerts")
 
 
 def _event(r) -> MemoryEvent:
-    return MemoryEvent(**{k: r[k] for k in MemoryEvent.__dataclass_fields__})
+    return record(MemoryEvent, r, "memory_events")
 
 
 class DomainStore:
@@ -310,7 +205,7 @@ class DomainStore:
         """The stock's move 5 and 20 sessions after a decision, as local analytics scored it
         (None until enough bars exist)."""
         row = self.db.conn.execute("select return_5d, return_20d from decisions where id = ?", [decision_id]).fetchone()
-        return (row[0], row[1]) if row else (None, None)
+        return (number(row[0]), number(row[1])) if row else (None, None)
 
     def recent_notes_for(self, symbol: str, since: str, until: str, limit: int) -> list[MemoryEvent]:
         return self._window(
@@ -325,12 +220,12 @@ class DomainStore:
         )
 
     def persona(self) -> dict[str, str]:
-        return {r["key"]: r["value"] for r in _rows(self.db, "select key, value from persona order by key")}
+        return {text(r["key"]): text(r["value"]) for r in _rows(self.db, "select key, value from persona order by key")}
 
     def persona_updated_at(self) -> str | None:
         """When the persona was last written (its newest row), or None if never stamped."""
         rows = _rows(self.db, "select max(updated_at) as at from persona")
-        return rows[0]["at"] if rows else None
+        return optional_text(rows[0]["at"]) if rows else None
 
     def count_injection(self, event_ids: list[int]) -> None:
         if not event_ids:

@@ -16,8 +16,10 @@ from dataclasses import dataclass, field
 
 from sqlite_utils import Database
 
+from pixiu_cli.domain.investor import DomainData, Holding
+from pixiu_cli.domain.vocabulary import CONVERSATION_SOURCES
 from pixiu_cli.store.database import write_transaction
-from pixiu_cli.store.domain import CONVERSATION_SOURCES, DomainData, Holding, _rows
+from pixiu_cli.store.domain import _rows
 
 
 @dataclass(frozen=True)

@@ -1,121 +1,61 @@
 """Market tables: unadjusted daily bars, corporate actions, series provenance and freshness,
-trading days and the watch list. Reads return data classes; adjustment happens above the
+trading days and the watch list. Reads return domain/market.py's types; adjustment happens above the
 store (pixiu_cli/market/adjust.py), never in a stored row."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 
 from sqlite_utils import Database
 
+from pixiu_cli.domain.market import BarSeries, CorporateAction, SeriesInfo, SeriesWrite
 from pixiu_cli.store.database import write_transaction
 from pixiu_cli.store.domain import _rows
-
-
-@dataclass(frozen=True)
-class Bar:
-    date: str  # YYYY-MM-DD
-    open: float
-    high: float
-    low: float
-    close: float
-    volume: float  # shares
-    amount: float | None = None  # yuan
-    trade_status: int = 1  # 1 traded, 0 suspended (a source may list suspended days)
-    is_st: bool = False
-
-
-@dataclass(frozen=True)
-class BarSeries:
-    """One symbol's daily bars as columns (oldest first), so analytics can hand a column
-    straight to numpy (`numpy.asarray(series.close)`) without a per-row loop."""
-
-    symbol: str
-    adjust: str  # none | qfq | hfq
-    dates: tuple[str, ...] = ()
-    open: tuple[float, ...] = ()
-    high: tuple[float, ...] = ()
-    low: tuple[float, ...] = ()
-    close: tuple[float, ...] = ()
-    volume: tuple[float, ...] = ()
-    amount: tuple[float | None, ...] = ()
-    trade_status: tuple[int, ...] = ()
-    is_st: tuple[bool, ...] = ()
-
-    def __len__(self) -> int:
-        return len(self.dates)
-
-    def bars(self) -> list[Bar]:
-        return [
-            Bar(*row)
-            for row in zip(
-                self.dates,
-                self.open,
-                self.high,
-                self.low,
-                self.close,
-                self.volume,
-                self.amount,
-                self.trade_status,
-                self.is_st,
-            )
-        ]
-
-
-@dataclass(frozen=True)
-class CorporateAction:
-    symbol: str
-    ex_date: str
-    cash_per_share: float = 0.0  # yuan paid per share (10派12 → 1.2)
-    shares_per_share: float = 0.0  # bonus + transferred shares per share (10送2 → 0.2)
-    ratio: float | None = None  # the source's price ratio before/after, when it gave one
-    source: str = "import"
-    method: str = "cash_shares"  # cash_shares | factor
-    fetched_at: str | None = None
-
-
-@dataclass(frozen=True)
-class SeriesInfo:
-    symbol: str
-    rows: int
-    first: str | None
-    last: str | None
-    source: str | None
-    origin: str | None
-    file_adjusted: str | None
-    volume_unit: str | None
-    last_sync_at: str | None
-    last_error: str | None
-    stale: bool
-
-
-@dataclass(frozen=True)
-class SeriesWrite:
-    """Everything one import or sync writes for one symbol, committed together."""
-
-    symbol: str
-    bars: Sequence[Bar]
-    source: str
-    at: str
-    origin: str | None = None
-    file_adjusted: str = "none"
-    volume_unit: str = "shares"
-    actions: Sequence[CorporateAction] = field(default_factory=tuple)
-    replace_actions_from: str | None = None  # drop this source's stored actions first
+from pixiu_cli.store.rows import count, exact_number, flag, record, required_number, text
 
 
 def _action(r) -> CorporateAction:
-    return CorporateAction(
-        r["symbol"],
-        r["ex_date"],
-        r["cash_per_share"] or 0.0,
-        r["shares_per_share"] or 0.0,
-        r["ratio"],
-        r["source"],
-        r["method"],
-        r["fetched_at"],
+    def where(column: str):
+        return lambda: f"corporate_actions 表 {r['symbol']} {r['ex_date']} 行的 {column}"
+
+    return record(
+        CorporateAction,
+        r,
+        "corporate_actions",
+        exact=True,
+        cash_per_share=exact_number(r["cash_per_share"], where("cash_per_share")) or 0.0,
+        shares_per_share=exact_number(r["shares_per_share"], where("shares_per_share")) or 0.0,
     )
+
+
+_PRICE_COLUMNS = ("open", "high", "low", "close", "volume")
+
+
+def _prices(symbol: str, dates: tuple, name: str, column: tuple) -> tuple[float, ...]:
+    """A bar column as floats; a value that is none is refused, naming the bar."""
+    if all(type(x) is float for x in column):  # what every import and sync writes: no work
+        return column
+    return tuple(
+        required_number(x, lambda day=day: f"market_bars 表 {symbol} {day} 行的 {name}")
+        for day, x in zip(dates, column)
+    )
+
+
+def _amounts(symbol: str, dates: tuple, column: tuple) -> tuple[float | None, ...]:
+    if all(x is None or type(x) is float for x in column):
+        return column
+    return tuple(
+        exact_number(x, lambda day=day: f"market_bars 表 {symbol} {day} 行的 amount") for day, x in zip(dates, column)
+    )
+
+
+def _as(kind: type, read, column: tuple) -> tuple:
+    """`column` when every value already is `kind` (no work), else each value read."""
+    return column if all(type(x) is kind for x in column) else tuple(read(x) for x in column)
+
+
+def _close(symbol: str, row) -> tuple[str, float]:
+    return text(row[0]), required_number(row[1], lambda: f"market_bars 表 {symbol} {row[0]} 行的 close")
 
 
 class MarketStore:
@@ -207,8 +147,15 @@ class MarketStore:
         ).fetchall()
         if not rows:
             return BarSeries(symbol, "none")
-        d, o, h, lo, c, v, a, ts, st = zip(*rows)
-        return BarSeries(symbol, "none", d, o, h, lo, c, v, a, ts, tuple(bool(x) for x in st))
+        d, *columns = zip(*rows)
+        d = tuple(text(x) for x in d)
+        o, h, lo, c, v = (_prices(symbol, d, name, column) for name, column in zip(_PRICE_COLUMNS, columns))
+        a, ts, st = (
+            _amounts(symbol, d, columns[5]),
+            tuple(count(x) for x in columns[6]),
+            tuple(flag(x) for x in columns[7]),
+        )
+        return BarSeries(symbol, "none", d, o, h, lo, c, v, a, ts, st)
 
     def open_gaps_by_date(self, exclude: str, min_fall: float) -> dict[str, tuple[int, int]]:
         """date → (series that opened at least `min_fall` below their previous close, series
@@ -226,7 +173,7 @@ class MarketStore:
             "select date, close from market_bars where symbol = ? and date < ? order by date desc limit 1",
             [symbol, day],
         ).fetchone()
-        return (row[0], row[1]) if row else None
+        return _close(symbol, row) if row else None
 
     def last_closes(self, symbols: Sequence[str]) -> dict[str, tuple[str, float]]:
         """symbol → (date, close) of its newest bar, for the symbols that have bars."""
@@ -236,7 +183,7 @@ class MarketStore:
                 "select date, close from market_bars where symbol = ? order by date desc limit 1", [symbol]
             ).fetchone()
             if row:
-                out[symbol] = (row[0], row[1])
+                out[symbol] = _close(symbol, row)
         return out
 
     def actions(self, symbol: str) -> list[CorporateAction]:

@@ -4,47 +4,17 @@ the user's aliases. Name matching (context/) reads it; market-data syncs and imp
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from sqlite_utils import Database
 
+from pixiu_cli.domain.securities import Alias, Security
 from pixiu_cli.store.database import write_transaction
 from pixiu_cli.store.domain import _rows
-
-
-@dataclass(frozen=True)
-class Security:
-    symbol: str  # six ASCII digits
-    name: str
-    kind: str = "stock"  # stock | index
-    board: str | None = None  # main | chinext | star | bse (None when unknown)
-    list_date: str | None = None
-    status: str | None = None  # listed | delisted | suspended (None when unknown)
-    is_st: bool = False
-    source: str | None = None  # import | baostock | akshare | csv | shipped | ...
-    updated_at: str | None = None
-
-
-@dataclass(frozen=True)
-class Alias:
-    alias: str
-    symbol: str
-    source: str  # user | shipped
-    created_at: str | None = None
+from pixiu_cli.store.rows import record, text
 
 
 def _security(r) -> Security:
-    return Security(
-        r["symbol"],
-        r["name"],
-        r["kind"] or "stock",
-        r["board"],
-        r["list_date"],
-        r["status"],
-        bool(r["is_st"]),
-        r["source"],
-        r["updated_at"],
-    )
+    return record(Security, r, "securities", kind=text(r["kind"]) or "stock")
 
 
 class SecurityMaster:
@@ -85,7 +55,7 @@ class SecurityMaster:
 
     def aliases(self) -> list[Alias]:
         return [
-            Alias(r["alias"], r["symbol"], r["source"], r["created_at"])
+            record(Alias, r, "security_aliases")
             for r in _rows(self.db, "select * from security_aliases order by alias")
         ]
 

@@ -6,7 +6,7 @@ import _thread
 import threading
 import time
 
-from pixiu_cli.cache.explain import wait_for_explanations
+from pixiu_cli.accounting.explain import wait_for_explanations
 from pixiu_cli.context.memory import MemoryLimits
 from pixiu_cli.offline.script import ScriptedReply
 from tests.helpers import build_app

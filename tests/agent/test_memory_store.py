@@ -8,7 +8,8 @@ import pytest
 from pixiu_cli.dataset import SHANGHAI
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.domain import DomainStore
-from pixiu_cli.store.memory import MemoryRefError, MemoryStore, PortfolioStore
+from pixiu_cli.store.memory import MemoryRefError, MemoryStore
+from pixiu_cli.store.portfolio import PortfolioStore
 
 NOW = datetime(2026, 11, 24, 10, 0, tzinfo=SHANGHAI)
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import os
 
+from pixiu_cli.accounting.explain import wait_for_explanations
+from pixiu_cli.accounting.prices import PriceTable
+from pixiu_cli.accounting.report import build_report
 from pixiu_cli.agent.loop import SilentSink
 from pixiu_cli.app import open_app
-from pixiu_cli.cache.explain import wait_for_explanations
-from pixiu_cli.cache.prices import PriceTable
-from pixiu_cli.cache.report import build_report
 from pixiu_cli.offline.script import ScriptedReply, ToolCallSpec
 from pixiu_cli.settings import load_settings
 

@@ -13,7 +13,7 @@ from pixiu_cli.analytics.refresh import refresh
 from pixiu_cli.context.builder import SHANGHAI, ContextBuilder
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.domain import DomainStore
-from pixiu_cli.store.memory import PortfolioStore
+from pixiu_cli.store.portfolio import PortfolioStore
 from tests.helpers import PROMPT, load, pixiu_ok, say, spawn
 
 HOLDING = {

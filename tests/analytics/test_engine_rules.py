@@ -8,7 +8,7 @@ import pytest
 from pixiu_cli.analytics.costs import CostModel
 from pixiu_cli.analytics.engine import run
 from pixiu_cli.analytics.metrics import measure
-from pixiu_cli.store.market import CorporateAction
+from pixiu_cli.domain.market import CorporateAction
 from tests.helpers import NO_COSTS, frame_of
 
 
@@ -116,7 +116,7 @@ def test_transfer_fee_and_st_limit_are_dated():
     assert costs.fees(1_000_000, "2022-04-28", selling=False) == pytest.approx(20.0)  # 0.002%
     assert costs.fees(1_000_000, "2022-04-29", selling=False) == pytest.approx(10.0)  # 0.001%
     assert "过户费0.002%(2022-04-29起0.001%)" in costs.describe() and "未计红利税" in costs.describe()
-    from pixiu_cli.market.boards import daily_limit
+    from pixiu_cli.domain.boards import daily_limit
 
     assert daily_limit("600000", "2026-07-03", is_st=True) == 0.05
     assert daily_limit("600000", "2026-07-06", is_st=True) == 0.10  # main-board ST aligned with the board

@@ -9,22 +9,23 @@ from pathlib import Path
 import pytest
 
 import pixiu_cli
-from pixiu_cli.answer_evals.command import LiveEvalError
-from pixiu_cli.cli import CliError
+from pixiu_cli.cli.common import CliError
 from pixiu_cli.config_file import ConfigError
-from pixiu_cli.context.aliases import AliasError
-from pixiu_cli.context.evals import EvalError
 from pixiu_cli.dataset import DatasetError
 from pixiu_cli.errors import UserError
+from pixiu_cli.evals.answer_command import LiveEvalError
+from pixiu_cli.evals.case_files import EvalError
 from pixiu_cli.llm.types import LLMError
 from pixiu_cli.market.chart import ChartError
 from pixiu_cli.market.csv_source import CsvImportError
 from pixiu_cli.market.sources import SourceError
-from pixiu_cli.presenters import NothingToShow
 from pixiu_cli.repl.commands import CommandError
+from pixiu_cli.selection.aliases import AliasError
+from pixiu_cli.services.errors import RequestError
 from pixiu_cli.settings import SettingsError
 from pixiu_cli.store.database import StoreError
 from pixiu_cli.store.memory import MemoryRefError
+from pixiu_cli.views.presenters import NothingToShow
 from tests.helpers import pixiu_in_process
 
 ONE_LINE_FAILURES = [
@@ -43,6 +44,7 @@ ONE_LINE_FAILURES = [
     MemoryRefError,
     LLMError,
     NothingToShow,
+    RequestError,
 ]
 
 

@@ -15,17 +15,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pixiu_cli.context.block import is_context_message
 from pixiu_cli.context.builder import ContextBuilder
-from pixiu_cli.context.inspect import is_context_message
 from pixiu_cli.context.memory import MemoryLimits
 from pixiu_cli.dataset import load_document
-from pixiu_cli.store.conversations import ConversationStore
-from pixiu_cli.store.database import open_database
-from pixiu_cli.store.domain import (
+from pixiu_cli.domain.investor import (
     Alert,
     Decision,
     DomainData,
-    DomainStore,
     Holding,
     MemoryEvent,
     NewsItem,
@@ -33,6 +30,9 @@ from pixiu_cli.store.domain import (
     Report,
     Signal,
 )
+from pixiu_cli.store.conversations import ConversationStore
+from pixiu_cli.store.database import open_database
+from pixiu_cli.store.domain import DomainStore
 from pixiu_cli.tokens import count_tokens
 from tests.helpers import NOW
 

@@ -10,9 +10,9 @@ import pytest
 
 from pixiu_cli.context.block import CONTEXT_CLOSE, CONTEXT_OPEN
 from pixiu_cli.context.builder import ContextBuilder, system_prompt
-from pixiu_cli.context.intent import Intent
 from pixiu_cli.context.memory import MemoryLimits
 from pixiu_cli.dataset import SHANGHAI, DatasetError, load_document, parse_document, to_document
+from pixiu_cli.selection.intent import Intent
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.domain import DomainStore

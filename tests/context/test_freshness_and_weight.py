@@ -9,9 +9,10 @@ from datetime import timedelta
 
 from pixiu_cli.context.builder import ContextBuilder
 from pixiu_cli.context.memory import MemoryLimits
+from pixiu_cli.domain.investor import Alert, DomainData, Holding, MemoryEvent, NewsItem, Profile, Signal
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.domain import Alert, DomainData, DomainStore, Holding, MemoryEvent, NewsItem, Profile, Signal
+from pixiu_cli.store.domain import DomainStore
 from pixiu_cli.tokens import count_tokens
 from tests.helpers import NOW
 

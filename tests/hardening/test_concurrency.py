@@ -1,7 +1,7 @@
 """Concurrency: several pixiu processes write one database at the same time.
 
 * two writers, each a separate OS process that imports pixiu and runs what
-  `pixiu ask --continue` runs (`_pick_conversation(..., continue_=True)` then
+  `pixiu ask --continue` runs (`pick_conversation(..., continue_latest=True)` then
   `Agent.run_turn`) 200 times through the real SDK and HTTP against the offline server,
   both on the latest conversation, so they race for the next seq of the same conversation;
   every fifth turn states a plan, the server's responder answers with a `remember` tool
@@ -59,7 +59,7 @@ WRITER = r"""
 import dataclasses, json, random, string, sys, threading, time
 from pixiu_cli.agent.loop import SilentSink
 from pixiu_cli.app import open_app
-from pixiu_cli.cli import _pick_conversation
+from pixiu_cli.services.conversations import pick_conversation
 from pixiu_cli.settings import load_settings
 from pixiu_cli.store import memory
 
@@ -86,7 +86,7 @@ while time.time() < go:
 started = time.monotonic()
 plans = 0
 for i in range(turns):
-    conversation_id = _pick_conversation(app, None, True)
+    conversation_id = pick_conversation(app.store, None, True)
     if i % plan_every == plan_every - 1:
         tag = "".join(rng.choice(string.ascii_lowercase) for _ in range(16))
         plans += 1

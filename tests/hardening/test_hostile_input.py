@@ -35,20 +35,22 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from pixiu_cli.codes import normalise_code
 from pixiu_cli.context.block import CONTEXT_CLOSE, CONTEXT_OPEN
 from pixiu_cli.context.builder import SHANGHAI, ContextBuilder
-from pixiu_cli.context.intent import Intent, detect_intent, is_portfolio_question
 from pixiu_cli.context.memory import MemoryLimits
 from pixiu_cli.context.quoting import CLOSE_QUOTE, OPEN_QUOTE, quote_data
-from pixiu_cli.context.symbols import HoldingName, extract_symbols
 from pixiu_cli.dataset import SECTIONS, DatasetError, parse_document, to_document
+from pixiu_cli.domain.codes import normalise_code
+from pixiu_cli.domain.investor import DomainData
 from pixiu_cli.offline.script import ScriptedReply
 from pixiu_cli.repl.commands import CommandError, ParsedCommand, parse_command, registry
 from pixiu_cli.repl.state import ExitRepl, ReplState
+from pixiu_cli.selection.intent import Intent, detect_intent, is_portfolio_question
+from pixiu_cli.selection.names import Holder
+from pixiu_cli.selection.select import extract_symbols
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.domain import DomainData, DomainStore
+from pixiu_cli.store.domain import DomainStore
 from pixiu_cli.store.imports import merge_document
 from tests.helpers import PIXIU_BIN, PLANTED_KEY, PROMPT, clean_env, say, spawn
 
@@ -112,9 +114,9 @@ def texts(*, surrogates: bool = False, max_pieces: int = 10) -> st.SearchStrateg
 
 
 HOLDINGS = (
-    HoldingName("600519", "贵州茅台", ("茅台",)),
-    HoldingName("000333", "美的集团", ("美的",)),
-    HoldingName("300750", "宁德时代", ("宁德",)),
+    Holder("600519", "贵州茅台", ("茅台",)),
+    Holder("000333", "美的集团", ("美的",)),
+    Holder("300750", "宁德时代", ("宁德",)),
 )
 
 
@@ -246,7 +248,7 @@ def test_symbols_are_codes_from_the_text_or_the_holdings(text):
     assert extract_symbols(text, HOLDINGS) == found  # deterministic (the name pattern is cached)
 
 
-def mentions(holding: HoldingName) -> list[str]:
+def mentions(holding: Holder) -> list[str]:
     """Unambiguous ways to write a holding: its names, or its code with its exchange."""
     code = holding.symbol
     exchange = ["SH{0}", "{0}.SH", "sh{0}", "{0}.XSHG"] if code.startswith("6") else ["SZ{0}", "{0}.SZ", "{0}.XSHE"]

@@ -8,7 +8,7 @@ import pytest
 from pixiu_cli.market.chart import ChartError, build, chart_data, moving_average
 from pixiu_cli.market.data import MarketData
 from pixiu_cli.store.domain import DomainStore
-from pixiu_cli.store.memory import PortfolioStore
+from pixiu_cli.store.portfolio import PortfolioStore
 from tests.helpers import load
 
 

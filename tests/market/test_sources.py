@@ -14,6 +14,7 @@ import pytest
 from pixiu_cli.market.akshare_source import AkshareSource
 from pixiu_cli.market.baostock_source import BaostockSource
 from pixiu_cli.market.data import MarketData
+from pixiu_cli.market.source_by_name import SOURCE_NAMES, open_source
 from pixiu_cli.market.sources import SourceError
 from pixiu_cli.market.sync import sync
 from pixiu_cli.market.trading_days import SHANGHAI
@@ -373,6 +374,29 @@ def test_missing_library_is_named_with_its_extra(monkeypatch):
         BaostockSource().daily_bars("000333", "2016-05-05", "2016-05-09")
 
 
+def test_a_source_is_picked_by_name_and_an_unknown_name_is_one_line():
+    picked = {name: open_source(name, timeout=3.0) for name in SOURCE_NAMES}
+    assert isinstance(picked["baostock"], BaostockSource) and isinstance(picked["akshare"], AkshareSource)
+    assert [source.name for source in picked.values()] == list(SOURCE_NAMES)
+    with pytest.raises(SourceError) as info:
+        open_source("tushare")
+    assert "tushare" in str(info.value) and "\n" not in str(info.value)
+
+
+def test_the_sources_import_their_interface_and_it_imports_none_of_them():
+    import grimp
+
+    graph = grimp.build_graph("pixiu_cli")
+    interface = "pixiu_cli.market.sources"
+    for module in (
+        "pixiu_cli.market.akshare_source",
+        "pixiu_cli.market.baostock_source",
+        "pixiu_cli.market.source_by_name",
+    ):
+        assert graph.direct_import_exists(importer=module, imported=interface)
+        assert not graph.chain_exists(importer=interface, imported=module)
+
+
 @pytest.mark.live
 def test_live_baostock_fetches_real_bars(db):
     outcomes = sync(
@@ -456,7 +480,7 @@ def test_akshare_trade_dates_are_read_from_their_date_column():
 
 
 def test_bse_920_codes_are_beijing_not_shanghai():
-    from pixiu_cli.market.boards import board_for
+    from pixiu_cli.domain.boards import board_for
     from pixiu_cli.market.sources import exchange_code
 
     assert board_for("920002") == "bse" and exchange_code("920002") == "bj"

@@ -17,6 +17,7 @@ from pixiu_cli.app import open_app
 from pixiu_cli.render import Renderer
 from pixiu_cli.repl.loop import run_repl
 from pixiu_cli.repl.state import ReplState
+from pixiu_cli.selection import intent
 from pixiu_cli.settings import load_settings
 
 PROMPT_MARK = "你"  # the prompt "你 ›", drawn one wide character at a time
@@ -37,6 +38,7 @@ def test_the_prompt_starts_the_warmup_without_any_turn(tmp_path, monkeypatch):
         client = app.agent.client
         assert client._sdk is None  # opening the app does not build the SDK client
         state = ReplState(app=app, renderer=Renderer(file=io.StringIO(), rich_output=False))
+        intent.cues.cache_clear()
         with create_pipe_input() as pipe:
             pipe.send_bytes(b"\x04")  # Ctrl-D at the first prompt: no turn at all
             run_repl(state, input=pipe, output=DummyOutput())
@@ -44,6 +46,7 @@ def test_the_prompt_starts_the_warmup_without_any_turn(tmp_path, monkeypatch):
         assert client._sdk is not None
         assert tokens._loaded is not None
         assert tokens.count_tokens("贵州茅台 600519") > 0
+        assert intent.cues.cache_info().currsize == 1  # the selection's rules are compiled
     finally:
         app.close()
 

@@ -9,7 +9,7 @@ import pytest
 
 from pixiu_cli.store.database import open_database, write_transaction
 from pixiu_cli.store.domain import DomainStore
-from pixiu_cli.store.memory import PortfolioStore
+from pixiu_cli.store.portfolio import PortfolioStore
 
 
 def _holding(symbol: str, name: str, shares: float = 100.0) -> dict:
@@ -107,10 +107,11 @@ def test_portfolio_reads_survive_conversation_writes_but_not_trades(tmp_path):
     from datetime import datetime
 
     from pixiu_cli.dataset import SHANGHAI
+    from pixiu_cli.domain.investor import Holding
     from pixiu_cli.store.conversations import ConversationStore
     from pixiu_cli.store.database import open_database
-    from pixiu_cli.store.domain import DomainStore, Holding
-    from pixiu_cli.store.memory import PortfolioStore
+    from pixiu_cli.store.domain import DomainStore
+    from pixiu_cli.store.portfolio import PortfolioStore
 
     db = open_database(tmp_path / "v.db")
     domain = DomainStore(db)

@@ -14,7 +14,8 @@ from pixiu_cli.dataset import SHANGHAI, parse_document, to_document
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.domain import DomainStore
 from pixiu_cli.store.imports import ShareConflict, merge_document
-from pixiu_cli.store.memory import MemoryStore, PortfolioStore
+from pixiu_cli.store.memory import MemoryStore
+from pixiu_cli.store.portfolio import PortfolioStore
 
 NOW = datetime(2026, 11, 27, 10, 0, tzinfo=SHANGHAI)
 FIXTURE = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.json").read_text())

@@ -1,0 +1,230 @@
+"""Why did a call miss the cache? Compare its request, token-exact with DeepSeek's
+tokenizer over DeepSeek's serialisation, with the previous call's request plus its reply,
+and name the first difference."""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from pixiu_cli.context.block import is_context_message
+from pixiu_cli.llm.template import render_completion, render_prompt
+from pixiu_cli.store.conversations import CallRecord
+from pixiu_cli.tokens import encode, tokenizer_loaded
+
+UNIT = 64
+CAUSES = {
+    "first_call": "首次调用",
+    "new_conversation": "新对话（只有系统提示和工具可复用）",
+    "append_only": "只在末尾追加，前缀完整复用",
+    "model_or_params": "模型或参数变化",
+    "system_changed": "系统提示变化",
+    "tools_changed": "工具列表变化",
+    "history_rewritten": "历史被改写（压缩或编辑）",
+    "context_block_changed": "较早的 [上下文信息] 块被修改或删除",
+}
+
+
+@dataclass(frozen=True)
+class BreakExplanation:
+    cause: str  # a key of CAUSES
+    common_tokens: int  # tokens equal to a prefix of the previous request + reply
+    predicted_hit: int  # common_tokens floored to the cache unit
+    reported_hit: int | None
+    detail: str = ""
+
+    @property
+    def label(self) -> str:
+        return CAUSES[self.cause]
+
+    @property
+    def gap(self) -> int | None:
+        """Reported minus predicted; None when the provider did not report."""
+        return None if self.reported_hit is None else self.reported_hit - self.predicted_hit
+
+    @property
+    def flagged(self) -> bool:
+        return self.gap is not None and abs(self.gap) >= UNIT
+
+
+def explanation_json(e: BreakExplanation) -> str:
+    return json.dumps(
+        {"cause": e.cause, "common_tokens": e.common_tokens, "predicted_hit": e.predicted_hit, "detail": e.detail},
+        ensure_ascii=False,
+    )
+
+
+def stored_explanation(call: CallRecord) -> BreakExplanation | None:
+    """The explanation worked out when the call finished; None for rows older than that."""
+    if not call.cache_explanation_json:
+        return None
+    try:
+        data = json.loads(call.cache_explanation_json)
+        return BreakExplanation(
+            data["cause"],
+            data["common_tokens"],
+            data["predicted_hit"],
+            call.usage.cache_hit_tokens,
+            data.get("detail", ""),
+        )
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def record_explanation(store, call_id: int) -> None:
+    """Explain a finished call once, so /cache reads it instead of re-tokenising two
+    requests per call on every view."""
+    call = store.get_call(call_id)
+    if call is None or call.status == "pending":
+        return
+    store.set_cache_explanation(call_id, explanation_json(explain(store.previous_for_cache(call), call)))
+
+
+_queue: queue.Queue[tuple[str, int]] | None = None
+
+
+def _worker(jobs) -> None:
+    from pixiu_cli.store.conversations import ConversationStore
+    from pixiu_cli.store.database import open_database
+
+    stores: dict[str, ConversationStore] = {}
+    while True:
+        path, call_id = jobs.get()
+        try:
+            if path not in stores:
+                if not Path(path).exists():  # deleted meanwhile: opening would create it again
+                    continue
+                stores[path] = ConversationStore(open_database(Path(path), migrate=False))
+            record_explanation(stores[path], call_id)
+        except Exception:  # noqa: BLE001 - /cache works an explanation out itself when none is stored
+            pass
+        finally:
+            if jobs.empty():  # idle: hold no database open, so its owner may close or delete it
+                for store in stores.values():
+                    store.db.conn.close()
+                stores.clear()
+            jobs.task_done()
+
+
+_one_shot = False
+
+
+@contextmanager
+def one_shot_explanations():
+    """For a process that makes one turn and exits (`pixiu ask`): a worker thread would
+    load the tokenizer (benchmarks/README.md has its cost) only to be cut off at exit, so
+    the call is explained at once when the tokenizer is already loaded (it was needed to
+    count new lines) and otherwise left to /cache, which works it out and keeps it."""
+    global _one_shot
+    saved, _one_shot = _one_shot, True
+    try:
+        yield
+    finally:
+        _one_shot = saved
+
+
+def explain_finished_call(store, call_id: int) -> None:
+    """record_explanation off the turn's path: it tokenises two requests, which the turn
+    should not wait for, so a worker thread does it on a connection of its own. A process
+    that exits first leaves the row without one, and /cache works it out as for old rows."""
+    global _queue
+    if _one_shot:
+        if tokenizer_loaded():
+            try:
+                record_explanation(store, call_id)
+            except Exception:  # noqa: BLE001 - an explanation is never worth failing a turn over
+                pass
+        return
+    path = store.path
+    if not path:  # an in-memory database has no second connection
+        try:
+            record_explanation(store, call_id)
+        except Exception:  # noqa: BLE001 - an explanation is never worth failing a turn over
+            pass
+        return
+    if _queue is None:
+        _queue = queue.Queue()
+        threading.Thread(target=_worker, args=(_queue,), name="pixiu-cache-explain", daemon=True).start()
+    _queue.put((path, call_id))
+
+
+def wait_for_explanations() -> None:
+    """Block until every explanation asked for so far is stored: before a database is
+    deleted (the live evals' throw-away copies), and in tests and benchmarks."""
+    if _queue is not None:
+        _queue.join()
+
+
+def _system(request: dict) -> list:
+    return [m.get("content") for m in request.get("messages", []) if m.get("role") == "system"]
+
+
+def _rest(request: dict) -> list:
+    return [m for m in request.get("messages", []) if m.get("role") != "system"]
+
+
+def _params(request: dict) -> dict:
+    return {k: v for k, v in request.items() if k not in ("messages", "tools", "stream", "stream_options")}
+
+
+def _common_prefix(a: list[int], b: list[int]) -> int:
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a[i] == b[i]:
+        i += 1
+    return i
+
+
+def previous_with_reply(call: CallRecord) -> str:
+    tool_calls = json.loads(call.tool_calls_json) if call.tool_calls_json else []
+    return render_prompt(call.request) + render_completion(call.reply_text or "", call.reasoning_text or "", tool_calls)
+
+
+def _block_or_history(prev_rest: list, cur_rest: list, i: int) -> str:
+    """At the first difference: if only a context block changed or vanished, the turns
+    around it are still there; if the turns themselves are gone (compaction, an edit), the
+    history was rewritten."""
+    if not is_context_message(prev_rest[i]):
+        return "history_rewritten"
+    following = next((m for m in prev_rest[i + 1 :] if not is_context_message(m)), None)
+    return "context_block_changed" if following is None or following in cur_rest[i:] else "history_rewritten"
+
+
+def explain(previous: CallRecord | None, current: CallRecord) -> BreakExplanation:
+    reported = current.usage.cache_hit_tokens
+    if previous is None:
+        return BreakExplanation("first_call", 0, 0, reported)
+    prev_req, cur_req = previous.request, current.request
+    cur_tokens = encode(render_prompt(cur_req))
+    common = _common_prefix(encode(previous_with_reply(previous)), cur_tokens)
+    predicted = (min(common, len(cur_tokens)) // UNIT) * UNIT
+
+    def result(cause: str, detail: str = "") -> BreakExplanation:
+        return BreakExplanation(cause, common, predicted, reported, detail)
+
+    if _params(prev_req) != _params(cur_req):
+        changed = sorted(
+            k
+            for k in set(_params(prev_req)) | set(_params(cur_req))
+            if _params(prev_req).get(k) != _params(cur_req).get(k)
+        )
+        return result("model_or_params", "、".join(changed))
+    if _system(prev_req) != _system(cur_req):
+        return result("system_changed")
+    if (prev_req.get("tools") or []) != (cur_req.get("tools") or []):
+        return result("tools_changed")
+    prev_rest, cur_rest = _rest(prev_req), _rest(cur_req)
+    for i, (a, b) in enumerate(zip(prev_rest, cur_rest)):
+        if a != b:
+            if current.conversation_id != previous.conversation_id:
+                return result("new_conversation")
+            return result(_block_or_history(prev_rest, cur_rest, i), f"第 {i + len(_system(cur_req))} 条消息起不同")
+    if len(cur_rest) < len(prev_rest):
+        return result("history_rewritten", "消息变少")
+    if current.conversation_id != previous.conversation_id:
+        return result("new_conversation")
+    return result("append_only")

@@ -1,0 +1,69 @@
+"""The command line: the typer app, its command groups (one module each in this package),
+and the entry point with its one-line error handling. Commands import heavy modules inside
+themselves so `pixiu --help` stays fast (it never imports openai)."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from pixiu_cli.cli import alias, analytics, cache, chat, common, config, context, documents, evals, market, offline
+from pixiu_cli.cli.fast import defaults_of, fast_call
+from pixiu_cli.errors import UserError
+
+app = typer.Typer(
+    name="pixiu",
+    help="貔貅 pixiu：A 股投资者的终端助理（DeepSeek 或任意 OpenAI 兼容接口；无 key 时离线）。",
+    no_args_is_help=False,
+    add_completion=False,
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+)
+
+
+@app.callback(invoke_without_command=True)
+def root(ctx: typer.Context) -> None:
+    if ctx.invoked_subcommand is None:
+        chat.chat(**defaults_of(chat.chat))
+
+
+# The order of `pixiu --help`.
+for group in (chat, context, documents, cache, evals, alias, config, offline, market, analytics):
+    group.register(app)
+
+
+def main() -> None:
+    try:
+        fast = fast_call(sys.argv[1:], {"chat": chat.chat, "ask": chat.ask}, default="chat")
+        if fast is not None:
+            command, kwargs = fast
+            command(**kwargs)
+            return
+        code = app(standalone_mode=False)
+        if isinstance(code, int) and code:
+            sys.exit(code)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except BrokenPipeError:
+        # Whoever read our output has gone; say nothing more and let the shell see SIGPIPE.
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(141)
+    except typer.Abort:
+        sys.exit(130)
+    except typer.TyperException as exc:  # usage errors (bad flags): click's one-line message
+        if hasattr(exc, "show"):
+            exc.show()
+        sys.exit(getattr(exc, "exit_code", 2))
+    except UserError as exc:
+        common.renderer().error(str(exc))
+        sys.exit(exc.exit_code)
+    except Exception as exc:
+        from pixiu_cli.views.presenters import error_line
+
+        common.renderer().error(error_line(exc))
+        sys.exit(1)

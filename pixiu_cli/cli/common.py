@@ -1,0 +1,143 @@
+"""What the commands share: the one-line error, the common options, opening the settings,
+the app or the database, and checking the values typed on the command line. Heavy modules
+are imported inside the functions so `pixiu --help` stays fast (it never imports openai)."""
+
+from __future__ import annotations
+
+import re
+import sys
+from contextlib import contextmanager
+from datetime import datetime
+from typing import Annotated
+
+import typer
+
+from pixiu_cli.errors import UserError
+
+
+class CliError(UserError):
+    """One line for the user, exit status 1."""
+
+
+ModelOpt = Annotated[str | None, typer.Option("--model", help="模型名（覆盖 PIXIU_MODEL）")]
+OfflineOpt = Annotated[bool, typer.Option("--offline", help="即使设置了 API key 也使用离线应答器")]
+DemoOpt = Annotated[bool, typer.Option("--demo", help="使用演示数据库")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="输出一个 JSON 文档")]
+
+
+def renderer(**kw):
+    from pixiu_cli.render import Renderer
+
+    return Renderer(**kw)
+
+
+def settings(model: str | None = None, offline: bool = False):
+    from pixiu_cli.settings import load_settings
+
+    return load_settings(model=model, force_offline=offline)
+
+
+def open_app(model: str | None, offline: bool, demo: bool = False, calls_model: bool = True):
+    from pixiu_cli.app import open_app as open_composed
+
+    return open_composed(settings(model, offline), demo=demo, calls_model=calls_model)
+
+
+@contextmanager
+def opened(model: str | None, offline: bool, demo: bool, resume: int | None, continue_: bool):
+    """Open the app, show configuration warnings, and pick the conversation to continue
+    (None for a new one); the app is closed however the command ends."""
+    from pixiu_cli.services.conversations import pick_conversation
+
+    shown = renderer()
+    app_ = open_app(model, offline, demo)
+    try:
+        for warning in app_.settings.warnings:
+            shown.warn(warning)
+        yield shown, app_, pick_conversation(app_.store, resume, continue_)
+    except Exception as exc:
+        from pixiu_cli.views.presenters import error_line
+
+        try:  # a turn this error cut off is labelled with its real cause
+            app_.store.fail_own_pending(error_line(exc))
+        except Exception:
+            pass  # e.g. the disk is still full: it is labelled when the conversation reopens
+        raise
+    finally:
+        app_.close()
+
+
+def db_path(loaded, demo: bool):
+    return loaded.demo_db_path if demo else loaded.db_path
+
+
+@contextmanager
+def database(demo: bool = False):
+    """The database of the settings (the demo's with `demo`), closed when the command ends."""
+    from pixiu_cli.store.database import open_database
+
+    db = open_database(db_path(settings(), demo))
+    try:
+        yield db
+    finally:
+        db.close()
+
+
+def now() -> datetime:
+    from pixiu_cli.market.trading_days import SHANGHAI
+
+    return datetime.now(SHANGHAI)
+
+
+def stamp() -> str:
+    return now().isoformat(timespec="seconds")
+
+
+def read_stdin_text() -> str:
+    try:
+        return sys.stdin.buffer.read().decode("utf-8")
+    except UnicodeDecodeError:
+        raise CliError("标准输入不是有效的 UTF-8 文本") from None
+
+
+def require_utf8(text: str) -> None:
+    """Arguments arrive with undecodable bytes as surrogates; refuse them before storing."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise CliError("问题含有无效的 UTF-8 字节") from None
+
+
+def stock_code(raw: str) -> str:
+    from pixiu_cli.domain.codes import normalise_code
+
+    code = normalise_code(raw)
+    if code is None:
+        raise CliError(f"股票代码应为 6 位数字，而不是 {raw!r}")
+    return code
+
+
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def day(raw: str | None, flag: str) -> str | None:
+    if raw is None:
+        return None
+    if not _DAY.fullmatch(raw):
+        raise CliError(f"{flag} 应为 YYYY-MM-DD 日期，而不是 {raw!r}")
+    try:
+        datetime.strptime(raw, "%Y-%m-%d")
+    except ValueError:
+        raise CliError(f"{flag} 不是有效日期：{raw}") from None
+    return raw
+
+
+def choice(value: str, allowed: tuple[str, ...], flag: str) -> str:
+    if value not in allowed:
+        raise CliError(f"{flag} 只能是 {'、'.join(allowed)}，而不是 {value!r}")
+    return value
+
+
+def costs():
+    """The trading costs the analytics use (from the settings)."""
+    return settings().costs

@@ -1,0 +1,151 @@
+"""`pixiu import|export|backup|restore`: the data set as one JSON document, the database as one file."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from pixiu_cli.cli import common
+
+SECTION_LABELS = {
+    "holdings": "持仓",
+    "profiles": "回测画像",
+    "news": "新闻",
+    "signals": "信号",
+    "reports": "报告",
+    "decisions": "操作决策",
+    "alerts": "预警",
+    "notes": "笔记",
+    "persona": "投资者画像",
+}
+
+
+def _place(loaded, demo: bool):
+    from pixiu_cli.services.documents import BackupPlace
+
+    return BackupPlace(loaded.home / "backups", "pixiu-demo" if demo else "pixiu")
+
+
+def _merge_lines(result) -> tuple[list[str], list[str]]:
+    """One summary line per section, and one warning per holding whose shares in the file
+    differ from what the trades recorded in conversation left."""
+    lines = []
+    for section, r in result.sections.items():
+        line = f"{SECTION_LABELS[section]}（{section}）：新增 {r.added}，更新 {r.updated}，保留不动 {r.left_alone}"
+        if r.conversation and section == "holdings":
+            line += f"（其中 {r.conversation} 只被对话中记录的交易改动过）"
+        elif r.conversation:
+            line += f"（其中对话中记下的 {r.conversation} 条，合并导入从不改动）"
+        lines.append(line)
+    warnings = []
+    for c in result.share_conflicts:
+        outcome = (
+            f"文件的 updated_at 晚于最近一次交易，已按文件改为 {c.in_file:g} 股"
+            if c.file_wins
+            else f"已保留 {c.after_trades:g} 股（以文件为准请在文件中写上更晚的 updated_at，或用 --replace）"
+        )
+        warnings.append(
+            f"持仓 {c.symbol} {c.name}：导入文件为 {c.in_file:g} 股，"
+            f"对话中记录的交易之后为 {c.after_trades:g} 股；{outcome}"
+        )
+    return lines, warnings
+
+
+def import_data(
+    file: Annotated[str, typer.Argument(help="JSON 文档（格式见 README：holdings、profiles、news…）")],
+    replace: Annotated[bool, typer.Option("--replace", help="整体替换现有数据（替换前自动备份数据库）")] = False,
+    demo: common.DemoOpt = False,
+) -> None:
+    """导入领域数据：默认按自然键合并（对话中记下的笔记和交易不受影响）；文件有误时一条也不导入。"""
+    from pathlib import Path
+
+    from pixiu_cli.services.documents import import_document
+
+    loaded = common.settings()
+    shown = common.renderer()
+    with common.database(demo) as db:
+        done = import_document(
+            db,
+            Path(file),
+            common.now(),
+            replace=replace,
+            place=_place(loaded, demo),
+            on_backup=lambda saved: shown.info(f"已备份当前数据库到 {saved}（pixiu restore 该文件可还原）"),
+        )
+    if done.replaced:
+        counts = "，".join(f"{name} {count}" for name, count in done.counts.items())
+        shown.info(f"已替换全部数据：{counts}，persona {done.persona_items} 项。")
+        return
+    lines, warnings = _merge_lines(done.merge)
+    shown.info("已合并导入：")
+    for line in lines:
+        shown.line(line)
+    for warning in warnings:
+        shown.warn(warning)
+
+
+def export_data(
+    output: Annotated[str | None, typer.Option("--output", "-o", help="写入文件（默认标准输出）")] = None,
+    demo: common.DemoOpt = False,
+) -> None:
+    """导出全部领域数据为一个 JSON 文档（可再导入）。"""
+    from pathlib import Path
+
+    from pixiu_cli.render import terminal_json
+    from pixiu_cli.services.documents import export
+
+    with common.database(demo) as db:
+        exported = export(db, common.now())
+    # Bidi overrides and C1 controls in stored text are written as \uXXXX escapes: the same
+    # JSON value (a re-import restores them exactly), but nothing that acts on a terminal.
+    text = terminal_json(exported.text)
+    shown = common.renderer()
+    for note in exported.notes:
+        shown.warn(f"导出：{note}")
+    if output:
+        try:
+            Path(output).write_text(text + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise common.CliError(f"无法写入 {output}：{exc.strerror or type(exc).__name__}") from None
+        shown.info(f"已导出到 {output}")
+    else:
+        shown.raw(text)
+
+
+def backup_command(demo: common.DemoOpt = False) -> None:
+    """把数据库完整备份到 PIXIU_HOME/backups/（SQLite 在线备份，可在其他终端使用时进行）。"""
+    from pixiu_cli.services.documents import backup
+
+    loaded = common.settings()
+    with common.database(demo) as db:
+        saved = backup(db, _place(loaded, demo), common.now())
+    common.renderer().info(f"已备份到 {saved}")
+
+
+def restore_command(
+    file: Annotated[str, typer.Argument(help="pixiu backup 写出的备份文件")], demo: common.DemoOpt = False
+) -> None:
+    """用备份文件还原数据库（先检查文件，并先备份当前数据库）。"""
+    from pathlib import Path
+
+    from pixiu_cli.services.documents import restore
+
+    loaded = common.settings()
+    shown = common.renderer()
+    source = Path(file)
+    restore(
+        common.db_path(loaded, demo),
+        source,
+        _place(loaded, demo),
+        common.now(),
+        on_backup=lambda saved: shown.info(f"已先备份当前数据库到 {saved}"),
+    )
+    shown.info(f"已从 {source} 还原数据库")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("import")(import_data)
+    app.command("export")(export_data)
+    app.command("backup")(backup_command)
+    app.command("restore")(restore_command)

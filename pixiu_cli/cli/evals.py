@@ -1,0 +1,82 @@
+"""`pixiu eval`: the context evals (and with --live the answer evals)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from pixiu_cli.cli import common
+
+
+def eval_command(
+    cases: Annotated[
+        list[str] | None,
+        typer.Argument(help="用例文件或目录（默认 data/evals/ 下全部；--live 时为 data/evals/answers/）"),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="输出 JSON 汇总")] = False,
+    live: Annotated[bool, typer.Option("--live", help="回答评测：经真实对话流程调用模型并给回复打分")] = False,
+    ablate: Annotated[
+        list[str] | None,
+        typer.Option("--ablate", help="--live 时去掉的上下文部分（可重复或逗号分隔；all = 不发送 [上下文信息]）"),
+    ] = None,
+    yes: Annotated[bool, typer.Option("--yes", help="--live 时不询问费用确认")] = False,
+    history: Annotated[bool, typer.Option("--history", help="查看以往的回答评测结果")] = False,
+    model: common.ModelOpt = None,
+    offline: common.OfflineOpt = False,
+) -> None:
+    """上下文评测：每个用例检查组装出的 [上下文信息] 中必须出现 / 不得出现的事实，按类别给出通过率。
+    不指定用例时，另外报告选择语料（data/selection）的调参集和留出集通过率；加 --live 做回答评测（含消融对照）。"""
+    from pathlib import Path
+
+    if live or history:
+        _live_eval(cases, as_json, live, ablate or [], yes, history, model, offline)
+        return
+    from pixiu_cli.evals.context_cases import load_cases
+    from pixiu_cli.evals.context_runner import run_evals, run_selection_corpus, summarize, summarize_splits
+
+    loaded = load_cases([Path(c) for c in cases] if cases else None)
+    splits = run_selection_corpus() if not cases else {}
+    report = run_evals(loaded)
+    renderer = common.renderer()
+    if as_json:
+        summary = dict(summarize(report))
+        if splits:
+            summary["selection"] = summarize_splits(splits)
+        renderer.json(summary)
+    else:
+        _eval_table(renderer, "上下文评测（类别低于 100% 是上下文缺口，不是该删的用例）", report)
+        names = {"tune": "调参集（规则据此调整）", "heldout": "留出集（只测量，从不据此调整）"}
+        for split, split_report in splits.items():
+            _eval_table(renderer, f"选择语料 · {names.get(split, split)}", split_report)
+    if report.passed != report.total:
+        raise typer.Exit(1)
+
+
+def _eval_table(renderer, title: str, report) -> None:
+    rows = [[name, f"{p}/{t}", f"{p / t:.0%}"] for name, (p, t) in report.by_category().items()]
+    renderer.table(title, ["类别", "通过", "通过率"], rows)
+    for line in report.failure_lines():
+        renderer.line(line)
+    renderer.line(f"{report.passed} passed, {report.total - report.passed} failed")
+
+
+def _live_eval(
+    cases, as_json: bool, live: bool, ablate: list[str], yes: bool, history: bool, model: str | None, offline: bool
+) -> None:
+    from pathlib import Path
+
+    from pixiu_cli.evals.answer_command import LiveOptions, render_history, render_report, run_command
+
+    settings = common.settings(model, offline)
+    renderer = common.renderer()
+    if history:
+        render_history(settings, renderer, as_json=as_json)
+        return
+    options = LiveOptions([Path(c) for c in cases] if cases else None, ablate, yes, as_json)
+    report = run_command(settings, options, renderer)
+    render_report(report, renderer, offline=settings.offline, as_json=as_json)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("eval")(eval_command)

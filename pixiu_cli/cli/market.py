@@ -1,0 +1,313 @@
+"""`pixiu data …`, `pixiu watch …` and `pixiu chart`: flags parsed here, the work done by
+services/market.py, output through render.py."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from pixiu_cli.cli import common
+from pixiu_cli.cli.common import JsonOpt, choice, database, now, stock_code
+
+data_app = typer.Typer(help="行情数据：导入、同步、查看（不复权存储，读取时复权）。", add_completion=False)
+watch_app = typer.Typer(help="自选股（同步时与持仓一起更新）。", add_completion=False)
+
+
+@data_app.command("import")
+def data_import(
+    file: Annotated[str, typer.Argument(help="日线 CSV（通用表头、通达信导出、tushare 格式）")],
+    symbol: Annotated[str, typer.Option("--symbol", help="股票代码（6 位）")],
+    name: Annotated[str | None, typer.Option("--name", help="证券名称（写入证券主表）")] = None,
+    adjusted: Annotated[str, typer.Option("--adjusted", help="文件价格的复权方式：none | qfq | hfq")] = "none",
+    actions: Annotated[
+        str | None, typer.Option("--actions", help="除权除息 CSV：ex_date,cash_per_share,shares_per_share")
+    ] = None,
+    volume_unit: Annotated[
+        str, typer.Option("--volume-unit", help="成交量单位：auto | shares（股）| lots（手）")
+    ] = "auto",
+) -> None:
+    """导入一只股票的日线（存为不复权价格，附来源）。"""
+    from pixiu_cli.market.csv_source import VOLUME_UNITS
+    from pixiu_cli.services.market import BarImport, import_bars
+
+    code = stock_code(symbol)
+    choice(adjusted, ("none", "qfq", "hfq"), "--adjusted")
+    choice(volume_unit, VOLUME_UNITS, "--volume-unit")
+    request = BarImport(Path(file), code, name, adjusted, Path(actions) if actions else None, volume_unit)
+    with database() as db:
+        done = import_bars(db, request, now(), common.costs())
+    result = done.result
+    shown = common.renderer()
+    unit = "手（已换算为股）" if result.parsed.volume_unit == "lots" else "股"
+    shown.info(
+        f"已导入 {code}：{result.rows} 条日线，{result.first} 至 {result.last}；格式 {result.parsed.shape}，"
+        f"成交量单位 {unit}；除权除息 {len(result.actions)} 条。"
+    )
+    for gap in result.suspects:
+        shown.line(_suspect_line(code, gap))
+    for line in done.refreshed.lines():
+        shown.line(line)
+
+
+def _suspect_line(symbol: str, gap) -> str:
+    return (
+        f"疑似除权除息：{symbol} {gap.date} 开盘 {gap.open:.2f}，前收 {gap.prev_close:.2f}（{gap.prev_date}），"
+        f"跌幅 {gap.change:.1%} 超过涨跌幅限制，且没有对应的除权除息记录（可用 --actions 提供）"
+    )
+
+
+@data_app.command("actions")
+def data_actions(code: Annotated[str, typer.Argument(help="股票代码")], as_json: JsonOpt = False) -> None:
+    """列出一只股票的除权除息记录（任何来源）。"""
+    from pixiu_cli.services.market import actions as stored_actions
+
+    symbol = stock_code(code)
+    with database() as db:
+        actions = stored_actions(db, symbol)
+    renderer = common.renderer()
+    if as_json:
+        renderer.json(
+            [
+                {
+                    "symbol": a.symbol,
+                    "ex_date": a.ex_date,
+                    "cash_per_share": a.cash_per_share,
+                    "shares_per_share": a.shares_per_share,
+                    "ratio": a.ratio,
+                    "source": a.source,
+                    "method": a.method,
+                    "fetched_at": a.fetched_at,
+                }
+                for a in actions
+            ]
+        )
+        return
+    if not actions:
+        renderer.line(f"{symbol} 没有除权除息记录")
+        return
+    rows = [
+        [
+            a.ex_date,
+            f"{a.cash_per_share:g}",
+            f"{a.shares_per_share:g}",
+            f"{a.ratio:.6f}" if a.ratio else "—",
+            a.source,
+            a.fetched_at or "—",
+        ]
+        for a in actions
+    ]
+    renderer.table(f"{symbol} 除权除息", ["除权除息日", "每股派现", "每股送转", "复权比例", "来源", "获取时间"], rows)
+
+
+@data_app.command("bars")
+def data_bars(
+    code: Annotated[str, typer.Argument(help="股票代码")],
+    adjust: Annotated[str, typer.Option("--adjust", help="none（不复权）| qfq（前复权）| hfq（后复权）")] = "none",
+    start: Annotated[str | None, typer.Option("--from", help="起始日期 YYYY-MM-DD")] = None,
+    end: Annotated[str | None, typer.Option("--to", help="截止日期 YYYY-MM-DD")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """显示日线（复权在读取时计算）。"""
+    from pixiu_cli.services.market import bars as stored_bars
+
+    symbol = stock_code(code)
+    choice(adjust, ("none", "qfq", "hfq"), "--adjust")
+    start, end = common.day(start, "--from"), common.day(end, "--to")
+    with database() as db:
+        bars = stored_bars(db, symbol, adjust, start, end)
+    renderer = common.renderer()
+    if as_json:
+        renderer.raw(
+            json.dumps(
+                [
+                    {
+                        "date": b.date,
+                        "open": round(b.open, 4),
+                        "high": round(b.high, 4),
+                        "low": round(b.low, 4),
+                        "close": round(b.close, 4),
+                        "volume": b.volume,
+                        "amount": b.amount,
+                        "adjust": adjust,
+                    }
+                    for b in bars
+                ],
+                ensure_ascii=False,
+            )
+        )
+        return
+    if not bars:
+        raise common.CliError(f"没有 {symbol} 在该区间的日线：先用 pixiu data import 或 pixiu data sync")
+    label = {"none": "不复权", "qfq": "前复权", "hfq": "后复权"}[adjust]
+    rows = [
+        [b.date, f"{b.open:.2f}", f"{b.high:.2f}", f"{b.low:.2f}", f"{b.close:.2f}", f"{b.volume:,.0f}"] for b in bars
+    ]
+    renderer.table(
+        f"{symbol} 日线（{label}，{len(bars)} 条）", ["日期", "开盘", "最高", "最低", "收盘", "成交量(股)"], rows
+    )
+
+
+@data_app.command("status")
+def data_status(as_json: JsonOpt = False) -> None:
+    """每只股票的数据范围、来源、最近同步，以及按交易日计的新鲜度。"""
+    from pixiu_cli.market.data import MarketData
+    from pixiu_cli.services.market import status
+
+    with database() as db:
+        statuses, notes = status(db, now()), MarketData(db).reference_notes()
+    renderer = common.renderer()
+    if as_json:
+        renderer.json(
+            [
+                {
+                    "symbol": s.symbol,
+                    "name": s.name,
+                    "rows": s.rows,
+                    "first": s.first,
+                    "last": s.last,
+                    "source": s.source,
+                    "origin": s.origin,
+                    "adjusted": s.file_adjusted,
+                    "stored_as": "none",
+                    "last_sync": s.last_sync,
+                    "stale": s.stale,
+                    "stale_trading_days": s.stale_days,
+                    "calendar_note": s.calendar_note,
+                    "suspected_missing_actions": s.missing_actions,
+                    "last_error": s.last_error,
+                }
+                for s in statuses
+            ]
+        )
+        return
+    for line in notes:
+        renderer.line(line)
+    if not statuses:
+        renderer.line("还没有行情数据：pixiu data import FILE.csv --symbol CODE，或 pixiu data sync")
+        return
+    rows = []
+    for s in statuses:
+        fresh = "最新" if not s.stale else (f"过期 {s.stale_days} 个交易日" if s.stale_days else "过期")
+        if s.calendar_note:
+            fresh += f"（{s.calendar_note}，之后未计）"
+        if s.missing_actions:
+            fresh += f"；疑似缺少除权记录（{s.missing_actions} 处）"
+        if s.last_error:
+            fresh += f"（同步失败：{s.last_error}）"
+        rows.append(
+            [
+                s.symbol,
+                s.name or "—",
+                str(s.rows),
+                s.first or "—",
+                s.last or "—",
+                s.source or "—",
+                f"不复权（文件 {s.file_adjusted}）" if s.file_adjusted else "不复权",
+                s.last_sync or "—",
+                fresh,
+            ]
+        )
+    renderer.table("行情数据状态", ["代码", "名称", "条数", "首日", "末日", "来源", "存储", "最近同步", "新鲜度"], rows)
+
+
+@data_app.command("sync")
+def data_sync(
+    codes: Annotated[list[str] | None, typer.Argument(help="股票代码（默认：持仓和自选股）")] = None,
+    source: Annotated[str, typer.Option("--source", help="baostock | akshare")] = "baostock",
+    since: Annotated[str | None, typer.Option("--since", help="从该日期起重新获取（默认增量）")] = None,
+    timeout: Annotated[float, typer.Option("--timeout", help="每次请求的超时秒数", min=1)] = 20.0,
+) -> None:
+    """从网络数据源增量同步日线和除权除息（每只股票一个事务）。"""
+    from pixiu_cli.market.source_by_name import SOURCE_NAMES
+    from pixiu_cli.services.market import SyncRequest, sync_market, sync_targets
+
+    choice(source, SOURCE_NAMES, "--source")
+    since = common.day(since, "--since")
+    shown = common.renderer()
+    with database() as db:
+        symbols = sync_targets(db, [stock_code(c) for c in codes] if codes else None)
+        with shown.progress(len(symbols), f"同步（{source}）", show=len(symbols) > 3) as advance:
+            request = SyncRequest(symbols, source, since, timeout)
+            done = sync_market(db, request, now(), common.costs(), on_symbol=lambda o: advance())
+    _show_sync(shown, source, done)
+
+
+def _show_sync(shown, source: str, done) -> None:
+    notes = done.calendar_notes
+    if notes:
+        more = f" 等 {len(notes)} 处" if len(notes) > 3 else ""
+        shown.warn(f"交易日历与数据源不一致（以数据源为准）：{'；'.join(notes[:3])}{more}")
+    for o in done.outcomes:
+        if not o.error:
+            shown.line(f"{o.symbol}：新增 {o.rows} 条" + (f"（{o.first} 至 {o.last}）" if o.rows else ""))
+            for gap in o.suspects:
+                shown.line(_suspect_line(o.symbol, gap))
+    for line in done.refreshed.lines():
+        shown.line(line)
+    failed = done.failed
+    if failed:
+        shown.error(f"数据源 {source} 同步失败（{len(failed)} 只）：{failed[0].error}；已保留本地数据并标记为过期")
+        raise typer.Exit(1)
+
+
+@watch_app.command("add")
+def watch_add(code: Annotated[str, typer.Argument(help="股票代码")]) -> None:
+    """加入自选股。"""
+    from pixiu_cli.services.market import watch
+
+    symbol = stock_code(code)
+    with database() as db:
+        added = watch(db, symbol, now())
+    common.renderer().info(f"已加入自选：{symbol}" if added else f"{symbol} 已在自选中")
+
+
+@watch_app.command("remove")
+def watch_remove(code: Annotated[str, typer.Argument(help="股票代码")]) -> None:
+    """移出自选股。"""
+    from pixiu_cli.services.market import unwatch
+
+    symbol = stock_code(code)
+    with database() as db:
+        removed = unwatch(db, symbol)
+    if not removed:
+        raise common.CliError(f"{symbol} 不在自选中")
+    common.renderer().info(f"已移出自选：{symbol}")
+
+
+@watch_app.command("list")
+def watch_list(as_json: JsonOpt = False) -> None:
+    """列出自选股。"""
+    from pixiu_cli.services.market import watchlist
+
+    with database() as db:
+        items = watchlist(db)
+    renderer = common.renderer()
+    if as_json:
+        renderer.json([{"symbol": w.symbol, "name": w.name, "added_at": w.added_at} for w in items])
+    elif not items:
+        renderer.line("自选股为空：pixiu watch add CODE")
+    else:
+        renderer.table("自选股", ["代码", "名称", "加入时间"], [[w.symbol, w.name or "—", w.added_at] for w in items])
+
+
+def chart(
+    code: Annotated[str, typer.Argument(help="股票代码")],
+    days: Annotated[int, typer.Option("--days", help="显示最近 N 个交易日", min=5, max=5000)] = 250,
+) -> None:
+    """终端走势图：前复权收盘、MA20/MA60、持仓成本线和买卖点。"""
+    from pixiu_cli.services.market import chart as chart_text
+
+    symbol = stock_code(code)
+    renderer = common.renderer()
+    with database() as db:
+        text = chart_text(db, symbol, days, color=renderer.rich_output, **renderer.chart_size())
+    renderer.raw(text)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(data_app, name="data")
+    app.add_typer(watch_app, name="watch")
+    app.command("chart")(chart)

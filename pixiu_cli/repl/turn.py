@@ -1,0 +1,48 @@
+"""One chat turn in the REPL (typed, or asked again by /retry), and the one line an error
+that ended a command or a turn leaves."""
+
+from __future__ import annotations
+
+from pixiu_cli.render import StatusFigures
+from pixiu_cli.repl.state import ReplState
+from pixiu_cli.views.presenters import error_line
+
+RETRY_HINT = "输入 /retry 重新生成这一轮（已收到的部分会保留在记录中）。"
+
+
+def run_chat_turn(state: ReplState, text: str) -> None:
+    conversation_id = state.ensure_conversation()
+    renderer = state.renderer
+    try:
+        with renderer.reply() as stream:
+            result = state.app.agent.run_turn(conversation_id, text, stream)
+    except KeyboardInterrupt:
+        # Ctrl-C outside the stream itself (while saving or assembling context).
+        state.app.store.fail_own_pending("用户按 Ctrl-C 中断了回复", status="interrupted")
+        renderer.info("已中断。")
+        return
+    if result.status == "interrupted":
+        renderer.info("已中断，收到的部分已保存。")
+    elif result.status == "error":
+        renderer.error(result.error or "未知错误")
+    if result.status != "complete":
+        renderer.dim(RETRY_HINT)
+    renderer.status(
+        StatusFigures(
+            result.usage.prompt_tokens,
+            result.usage.cache_hit_tokens,
+            result.usage.completion_tokens,
+            result.latency_ms,
+            result.calls,
+        )
+    )
+
+
+def recover(state: ReplState, exc: Exception) -> None:
+    """One line for an error that ended a command or a turn (see error_line)."""
+    line = error_line(exc)
+    try:
+        state.app.store.fail_own_pending(line)
+    except Exception:
+        pass  # e.g. the disk is still full: the turn is labelled when the conversation reopens
+    state.renderer.error(line)

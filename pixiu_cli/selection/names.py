@@ -1,0 +1,267 @@
+"""Security names: what pixiu can call a stock, and one multi-pattern matcher over them.
+
+Where names come from (`NameSource.table`, `_names`):
+
+* the user's holdings (full name and short names);
+* the security master (`store.securities`): every security pixiu has data about (imports
+  register them, see `register_document`) and whatever a market-data sync wrote;
+* the user's aliases (`/alias 宁王 300750`);
+* shipped nicknames (``data/selection/securities.tsv``: 宁王, 茅子, 工行 …), read as the
+  stock even when pixiu holds no data about it;
+* shipped index names (``data/selection/indexes.tsv``): an index is market data, never a
+  stock, and its code (000001 上证指数) must not be read as the stock with the same digits;
+* shadow words (``data/selection/rules/shadow_words.txt``): everyday words and other
+  companies' names that contain a short name (平安夜 ⊃ 平安), matched like names but
+  naming nothing.
+
+Kinds of name, by how much evidence they need (`select` decides):
+``full`` (exchange name), ``nickname``, ``user`` — always the stock unless the words after
+it make it a product, a place or an employer (格力空调, 长江电力公司的招聘); ``short`` — a
+short name is an everyday word more often than a stock (宁德 is a city, 紫金 a mountain),
+so it needs evidence. All names are matched at once with an Aho–Corasick automaton
+(`pyahocorasick`), leftmost-longest, so a message costs one pass however many names there are.
+`NameTable` is the only name matcher: turns, notes and `select.extract_symbols` use it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache
+
+from pixiu_cli.resources import data_dir
+from pixiu_cli.selection.normalize import fold_width_case, to_simplified
+from pixiu_cli.selection.rules import words
+
+FULL, NICKNAME, USER, SHORT, INDEX, SHADOW = "full", "nickname", "user", "short", "index", "shadow"
+# When two sources give one alias to different symbols, the first kind here wins; a
+# holding beats everything (长电 is 长电科技 for its holder, 长江电力 for another).
+_RANK = {USER: 0, FULL: 1, NICKNAME: 2, SHORT: 3, INDEX: 4, SHADOW: 5}
+
+
+@dataclass(frozen=True)
+class ShippedSecurity:
+    symbol: str
+    name: str
+    nicknames: tuple[str, ...]
+    short_names: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Name:
+    alias: str  # normalised spelling
+    symbol: str | None  # None for shadow words; the index code for an index
+    kind: str
+    held: bool = False
+
+
+@dataclass(frozen=True)
+class Match:
+    start: int
+    end: int
+    name: Name
+
+
+def _norm(text: str) -> str:
+    return to_simplified(fold_width_case(text.strip()))
+
+
+def _tsv(filename: str) -> list[list[str]]:
+    path = data_dir() / "selection" / filename
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            rows.append(line.split("\t"))
+    return rows
+
+
+@cache
+def shipped_securities() -> dict[str, ShippedSecurity]:
+    table: dict[str, ShippedSecurity] = {}
+    for row in _tsv("securities.tsv"):
+        symbol, name, aliases = row[0], row[1], (row[2].split(",") if len(row) > 2 and row[2] else [])
+        table[symbol] = ShippedSecurity(
+            symbol,
+            name,
+            tuple(a for a in aliases if not a.startswith("~")),
+            tuple(a[1:] for a in aliases if a.startswith("~")),
+        )
+    return table
+
+
+@cache
+def shipped_indexes() -> dict[str, tuple[str, ...]]:
+    """index code → its names (the first is the usual one)."""
+    return {row[0]: (row[1], *(row[2].split(",") if len(row) > 2 and row[2] else ())) for row in _tsv("indexes.tsv")}
+
+
+def index_codes() -> frozenset[str]:
+    return frozenset(shipped_indexes())
+
+
+def shadow_names() -> Iterable[Name]:
+    """Everyday words and other companies' names that contain a short name
+    (``data/selection/rules/shadow_words.txt``): matched like names, naming nothing."""
+    for word in words("shadow_words.txt"):
+        yield Name(_norm(word), None, SHADOW)
+
+
+@dataclass(frozen=True)
+class Holder:
+    """A held symbol and its names (what the context builder knows about holdings)."""
+
+    symbol: str
+    name: str
+    short_names: tuple[str, ...] = ()
+
+
+class NameTable:
+    """Every name, normalised, in one automaton."""
+
+    def __init__(self, names: Iterable[Name]):
+        import ahocorasick  # C extension, imported only when a table is built
+
+        best: dict[str, Name] = {}
+        for name in names:
+            if len(name.alias) < 2:
+                continue
+            current = best.get(name.alias)
+            if current is None or (name.held, -_RANK[name.kind]) > (current.held, -_RANK[current.kind]):
+                best[name.alias] = name
+        self.names = best
+        self.symbols_named = frozenset(n.symbol for n in best.values() if n.kind != INDEX and n.symbol)
+        self.held = frozenset(n.symbol for n in best.values() if n.held and n.symbol)
+        self.automaton = ahocorasick.Automaton() if best else None
+        for alias, name in best.items():
+            self.automaton.add_word(alias, name)
+        if self.automaton is not None:
+            self.automaton.make_automaton()
+
+    def matches(self, text: str) -> list[Match]:
+        """Leftmost-longest, non-overlapping name matches in normalised `text`."""
+        if self.automaton is None or not text:
+            return []
+        found = [(end - len(name.alias) + 1, end + 1, name) for end, name in self.automaton.iter(text)]
+        found.sort(key=lambda m: (m[0], -(m[1] - m[0])))
+        chosen: list[Match] = []
+        edge = 0
+        for start, end, name in found:
+            if start >= edge:
+                chosen.append(Match(start, end, name))
+                edge = end
+        return chosen
+
+
+def _names(
+    holders: Sequence[Holder], known: Sequence[tuple[str, str]], aliases: Sequence[tuple[str, str]]
+) -> Iterable[Name]:
+    held = {h.symbol for h in holders}
+    shipped = shipped_securities()
+    yield from _shipped_names(shipped, held)
+    yield from _known_names(known, shipped, held)
+    yield from holding_names(holders)
+    for alias, symbol in aliases:
+        yield Name(_norm(alias), symbol, USER, symbol in held)
+
+
+def _shipped_names(shipped: dict[str, ShippedSecurity], held: set[str]) -> Iterable[Name]:
+    """Shadow words, index names and nicknames: what pixiu ships, whatever the database holds."""
+    yield from shadow_names()
+    for code, names in shipped_indexes().items():
+        for alias in names:
+            yield Name(_norm(alias), code, INDEX)
+    for symbol, entry in shipped.items():
+        for alias in entry.nicknames:
+            yield Name(_norm(alias), symbol, NICKNAME, symbol in held)
+
+
+def _known_names(
+    known: Sequence[tuple[str, str]], shipped: dict[str, ShippedSecurity], held: set[str]
+) -> Iterable[Name]:
+    # Another listed company's name swallows the short name inside it (长电科技 is not 长江电力
+    # 长电) even when pixiu knows nothing about that company.
+    named = {symbol for symbol, _ in known} | held
+    for symbol, entry in shipped.items():
+        if symbol not in named:
+            yield Name(_norm(entry.name), None, SHADOW)
+    for symbol, name in known:
+        yield Name(_norm(name), symbol, FULL, symbol in held)
+        entry = shipped.get(symbol)
+        for alias in entry.short_names if entry else ():
+            yield Name(_norm(alias), symbol, SHORT, symbol in held)
+
+
+def _as_text(value) -> str:
+    """A stored value as text (SQLite keeps any value in any column): NULL is empty, a BLOB
+    is decoded with bad bytes replaced, anything else is its str()."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value).decode("utf-8", errors="replace")
+    return str(value)
+
+
+def holding_names(holders: Sequence[Holder]) -> Iterable[Name]:
+    for h in holders:  # stored values may be anything SQLite holds: match only real text
+        symbol = _as_text(h.symbol)
+        if _as_text(h.name):
+            yield Name(_norm(_as_text(h.name)), symbol, FULL, True)
+        for alias in h.short_names:
+            if _as_text(alias):
+                yield Name(_norm(_as_text(alias)), symbol, SHORT, True)
+
+
+class NameSource:
+    """The name table for one database, rebuilt only when the security master's version or
+    the holdings change (a turn otherwise costs one version lookup)."""
+
+    def __init__(self, master):
+        self.master = master
+        self._key: tuple | None = None
+        self._table: NameTable | None = None
+
+    def table(self, holdings: Sequence) -> NameTable:
+        """`holdings`: objects with symbol, name and short_names (store.domain.Holding). The
+        same objects come back from the domain's memo while nothing changed, so comparing
+        the key is an identity check per holding."""
+        key = (self.master.version(), tuple(holdings))
+        if key != self._key or self._table is None:
+            holders = [Holder(h.symbol, h.name, tuple(h.short_names)) for h in holdings]
+            known = tuple((s.symbol, s.name) for s in self.master.all() if s.kind != "index")
+            aliases = tuple((a.alias, a.symbol) for a in self.master.aliases())
+            self._table = NameTable(_names(holders, known, aliases))
+            self._key = key
+        return self._table
+
+
+def securities_for_document(data, source: str = "import") -> list:
+    """Every stock an import document has data about, named from its holding or the shipped
+    list (a profile or a news item carries only the code); unnamed codes are skipped."""
+    from pixiu_cli.domain.securities import Security
+
+    names = {h.symbol: h.name for h in data.holdings}
+    symbols: dict[str, None] = {}
+    for section in ("holdings", "profiles", "news", "signals", "decisions", "alerts", "notes"):
+        for row in getattr(data, section, ()):
+            symbol = getattr(row, "symbol", None)
+            if symbol:
+                symbols.setdefault(symbol, None)
+    for report in getattr(data, "reports", ()):
+        for symbol in getattr(report, "symbols", ()) or ():
+            symbols.setdefault(symbol, None)
+    shipped = shipped_securities()
+    result = []
+    for symbol in symbols:
+        name = names.get(symbol) or (shipped[symbol].name if symbol in shipped else None)
+        if name:
+            result.append(Security(symbol, name, "stock", source=source))
+    return result
+
+
+def shipped_market_list(source: str = "shipped") -> list:
+    """The shipped names as security rows: stands in for a market-data sync in evals."""
+    from pixiu_cli.domain.securities import Security
+
+    return [Security(s.symbol, s.name, "stock", source=source) for s in shipped_securities().values()]

@@ -1,0 +1,83 @@
+"""Normalise a user message before names, codes and intent cues are matched.
+
+Every step maps one character to one character (or one word to a word of the same
+length), so an offset in the normalised text is the same offset in the original:
+
+1. full-width ASCII → ASCII, ideographic space → space, ASCII upper → lower case;
+2. traditional → simplified Chinese with OpenCC, loaded only when the text holds a
+   character OpenCC would change (a set shipped in ``data/selection/traditional_chars.txt``)
+   — importing the converter and its dictionaries is slow, and most messages need none;
+3. common typos of investing words (组和 → 组合, 舱位 → 仓位, 配制 → 配置 …), each the
+   same length as its fix (``data/selection/rules/typos.tsv``).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from pixiu_cli.resources import data_dir
+from pixiu_cli.selection.rules import pairs
+
+
+def _fold_char(cp: int) -> int:
+    if 0xFF01 <= cp <= 0xFF5E:
+        cp -= 0xFEE0
+    if ord("A") <= cp <= ord("Z"):
+        cp += 32
+    return cp
+
+
+_FOLD = {cp: _fold_char(cp) for cp in (*range(0xFF01, 0xFF5F), *range(ord("A"), ord("Z") + 1))}
+_FOLD[0x3000] = 0x20
+
+
+def fold_width_case(text: str) -> str:
+    return text.translate(_FOLD)
+
+
+@cache
+def typos() -> tuple[tuple[str, str], ...]:
+    """(typo, fix) pairs from ``data/selection/rules/typos.tsv``, applied in file order."""
+    table = pairs("typos.tsv")
+    for typo, fix in table:
+        if len(typo) != len(fix):  # a fix of another length would move every offset after it
+            raise ValueError(f"selection rules: typo {typo!r} and its fix {fix!r} differ in length")
+    return table
+
+
+@cache
+def _traditional_chars() -> frozenset[str]:
+    path = data_dir() / "selection" / "traditional_chars.txt"
+    return frozenset(path.read_text(encoding="utf-8").strip())
+
+
+@cache
+def _converter():
+    from opencc import OpenCC  # heavy: dictionaries are parsed on first use
+
+    return OpenCC("t2s")
+
+
+def to_simplified(text: str) -> str:
+    traditional = _traditional_chars()
+    if not any(ch in traditional for ch in text):
+        return text
+    converted = _converter().convert(text)
+    if len(converted) == len(text):
+        return converted
+    # A phrase rule changed the length: convert character by character to keep offsets.
+    convert = _converter().convert
+    return "".join(c if len(c := convert(ch)) == 1 else ch for ch in text)
+
+
+def fix_typos(text: str) -> str:
+    for typo, fix in typos():
+        if typo in text:
+            text = text.replace(typo, fix)
+    return text
+
+
+def normalize(text: str) -> str:
+    """The message in one spelling: half-width, lower case, simplified, typos fixed; the
+    same length as `text`."""
+    return fix_typos(to_simplified(fold_width_case(text)))

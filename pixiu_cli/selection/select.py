@@ -1,0 +1,319 @@
+"""Which sections does this message need? Symbols, intent and overview, with reasons.
+
+`select(text, table, held, earlier)`:
+
+1. normalise (`normalize`): half-width, lower case, simplified, typos fixed;
+2. codes (`codes.find_codes`), minus index codes in an index context (上证指数 000001
+   is the index, 000001 平安银行 is the bank);
+3. names (`names.NameTable`, one Aho–Corasick pass), each accepted or rejected with a
+   reason: a full name, nickname or user alias is the stock unless the words after it make
+   it a product, a place or an employer (格力空调, 宁德时代广场); a short name needs
+   evidence — investing words, a holding asked about (宁德还能拿吗), a portfolio question
+   (这几只里长电…), or the conversation — and never counts after a place verb or a
+   measure word (去宁德出差, 两瓶茅台);
+4. intent cues (`intent.analyze`);
+5. the conversation: an elliptical follow-up (其他几只呢, 剩下的呢, 那整体呢, 它呢, 那茅台呢)
+   inherits the previous turn's intent and symbols, or turns to the rest of the portfolio.
+
+The word lists and patterns of steps 3 and 5 are data: ``data/selection/rules/mentions.toml``.
+Every caller finds names with the same `NameTable`: a turn here, a note (`/remember`, the
+remember tool: `agent/note_symbol.py` calls `select`), and `extract_symbols` below, which
+lists what a text names without judging it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache, lru_cache
+
+from pixiu_cli.selection.codes import find_codes
+from pixiu_cli.selection.codes import warm as warm_codes
+from pixiu_cli.selection.intent import FiredCue, Intent, analyze
+from pixiu_cli.selection.intent import warm as warm_intent
+from pixiu_cli.selection.names import (
+    FULL,
+    INDEX,
+    SHADOW,
+    SHORT,
+    Holder,
+    NameTable,
+    holding_names,
+    index_codes,
+    shadow_names,
+)
+from pixiu_cli.selection.normalize import normalize
+from pixiu_cli.selection.rules import joined, table
+
+
+@dataclass(frozen=True)
+class MentionNote:
+    text: str
+    symbol: str | None
+    kind: str  # code | full | nickname | user | short | index | shadow
+    accepted: bool
+    why: str  # Chinese
+
+
+@dataclass(frozen=True)
+class Selection:
+    intent: Intent
+    symbols: list[str]
+    overview: bool
+    cues: tuple[FiredCue, ...] = ()
+    mentions: tuple[MentionNote, ...] = ()
+    reason: str = ""
+    follow_up: str | None = None  # how the previous turn was used, Chinese
+    normalized: str = ""
+
+    def explanation(self) -> dict:
+        """JSON-ready: what /context and `pixiu context` show under "selection"."""
+        return {
+            "intent": self.intent.value,
+            "symbols": list(self.symbols),
+            "overview": self.overview,
+            "reason": self.reason,
+            "follow_up": self.follow_up,
+            "normalized": self.normalized,
+            "cues": [{"name": c.name, "group": c.group, "matched": c.matched, "why": c.why} for c in self.cues],
+            "mentions": [
+                {"text": m.text, "symbol": m.symbol, "kind": m.kind, "accepted": m.accepted, "why": m.why}
+                for m in self.mentions
+            ],
+        }
+
+
+@dataclass(frozen=True)
+class _MentionRules:
+    """How a name is judged (``[mention]`` of ``data/selection/rules/mentions.toml``)."""
+
+    investing: re.Pattern[str]  # evidence that a short name is the stock
+    asked_about: re.Pattern[str]  # right after a short name: a question about it as a stock
+    place_before: re.Pattern[str]  # going somewhere, or buying a product (去宁德出差)
+    measure_before: re.Pattern[str]  # counting bottles (两瓶茅台)
+    not_stock_after: re.Pattern[str]  # a product, a place, an employer (格力空调)
+    index_context: re.Pattern[str]  # a bare index code is the index
+
+
+@dataclass(frozen=True)
+class _FollowUpRules:
+    """How a short follow-up leans on the turn before (``[follow_up]``)."""
+
+    punctuation: re.Pattern[str]
+    rest: re.Pattern[str]  # the other holdings
+    whole: re.Pattern[str]  # the portfolio
+    pronoun: re.Pattern[str]  # the stock just discussed
+    elliptical: re.Pattern[str]  # leans on the previous turn at all
+
+
+def _compiled(section: dict, kind):
+    return kind(**{key: re.compile(joined(value)) for key, value in section.items()})
+
+
+@cache
+def _mention_rules() -> _MentionRules:
+    return _compiled(table("mentions.toml")["mention"], _MentionRules)
+
+
+@cache
+def _follow_up_rules() -> _FollowUpRules:
+    return _compiled(table("mentions.toml")["follow_up"], _FollowUpRules)
+
+
+def _code_notes(
+    text: str, held: frozenset[str], known: frozenset[str], named: set[str]
+) -> list[tuple[int, MentionNote]]:
+    notes = []
+    indexes = index_codes()
+    index_context = _mention_rules().index_context.search(text) is not None
+    for start, code in find_codes(text, held):
+        bare = not re.search(r"[a-z]", text[max(0, start - 3) : start + 9].replace(code, ""))
+        if code in indexes and bare and index_context and code not in named:
+            notes.append(
+                (start, MentionNote(code, None, "index", False, "指数代码：上下文说的是指数，不是同代码的股票"))
+            )
+        elif code not in held and code not in known and code.endswith("0000"):
+            notes.append((start, MentionNote(code, None, "code", False, "整万的数字，不是已知的股票代码：读作金额")))
+        else:
+            notes.append((start, MentionNote(code, code, "code", True, "股票代码")))
+    return notes
+
+
+def _judge_name(text: str, start: int, end: int, name, portfolio_context: bool, conversation: bool) -> tuple[bool, str]:
+    rules = _mention_rules()
+    before, after = text[max(0, start - 4) : start], text[end : end + 12]
+    if name.kind == SHADOW:
+        return False, "日常用语或其他公司的名字，包含了简称"
+    if name.kind == INDEX:
+        return False, "指数，不是股票"
+    if not_stock := rules.not_stock_after.match(after):
+        return False, f"后面的“{not_stock.group()}”说明指的是产品、地方或公司本身，不是股票"
+    if name.kind != SHORT:
+        return True, {FULL: "股票全称", "nickname": "常用昵称", "user": "用户设置的别名"}[name.kind]
+    if rules.measure_before.search(before):
+        return False, "前面是数量词（两瓶、一箱…），指的是商品"
+    place = rules.place_before.search(before)
+    # Investing words near the name (the whole of a question; a window of a long paste).
+    investing = rules.investing.search(text, max(0, start - 80), start) or rules.investing.search(text, end, end + 80)
+    if place and not (investing and place.group() in ("在", "买", "买了")):
+        return False, f"前面的“{place.group()}”说明是地名或商品"
+    if investing:
+        return True, f"简称，句中有投资用语“{investing.group()}”"
+    if rules.asked_about.match(after):
+        return True, "股票简称，问的是它怎么样" if not name.held else "持有股票的简称，问的是它怎么样"
+    if name.held and portfolio_context:
+        return True, "持有股票的简称，出现在关于持仓的问题里"
+    if conversation:
+        return True, "简称，上一轮在谈股票"
+    return False, "简称也是日常用语，句中没有投资相关的证据"
+
+
+def _mentions(
+    text: str,
+    table: NameTable,
+    held: frozenset[str],
+    known: frozenset[str],
+    portfolio_context: bool,
+    conversation: bool,
+) -> tuple[list[str], list[MentionNote]]:
+    hits: list[tuple[int, MentionNote]] = []
+    matches = table.matches(text)
+    named = set()
+    for m in matches:
+        accepted, why = _judge_name(text, m.start, m.end, m.name, portfolio_context, conversation)
+        if accepted:
+            named.add(m.name.symbol)
+        hits.append(
+            (
+                m.start,
+                MentionNote(
+                    text[m.start : m.end], m.name.symbol if m.name.kind != INDEX else None, m.name.kind, accepted, why
+                ),
+            )
+        )
+    covered = [(m.start, m.end) for m in matches]
+    for start, note in _code_notes(text, held, known, named):
+        if not any(lo <= start < hi for lo, hi in covered):
+            hits.append((start, note))
+    hits.sort(key=lambda h: h[0])
+    symbols: dict[str, None] = {}
+    for _, note in hits:
+        if note.accepted and note.symbol:
+            symbols.setdefault(note.symbol, None)
+    return list(symbols), [note for _, note in hits]
+
+
+def _own(
+    text: str, table: NameTable, held: frozenset[str], known: frozenset[str], conversation: bool
+) -> tuple[list[str], list[MentionNote], object]:
+    # A question about the user's holdings or trades is evidence that a held short name
+    # in it is the stock (这几只里长电…, 中芯我前几天追高了吗).
+    portfolio = analyze(text, ())
+    about_mine = portfolio.overview or portfolio.intent is Intent.TRADE_REVIEW
+    symbols, notes = _mentions(text, table, held, known, about_mine, conversation)
+    return symbols, notes, analyze(text, symbols)
+
+
+def select(text: str, table: NameTable, earlier: Sequence[str] = ()) -> Selection:
+    """The selection for `text`; `earlier` are the user's previous messages, oldest first.
+    The holdings and known securities are the table's."""
+    held_set, known_set = table.held, table.symbols_named
+    chain = tuple(earlier)[-3:]
+    previous: Selection | None = None
+    if chain:
+        key = (id(table), chain)
+        cached = _EARLIER.get(key)
+        if cached is not None and cached[0] is table:
+            previous = cached[1]
+        else:
+            for old in chain:
+                previous = _select_one(old, table, held_set, known_set, previous)
+            _EARLIER[key] = (table, previous)
+            if len(_EARLIER) > 64:
+                _EARLIER.pop(next(iter(_EARLIER)))
+    return _select_one(text, table, held_set, known_set, previous)
+
+
+# The previous turns' selections, per name table and chain of messages: a conversation
+# re-reads the same earlier questions on every turn.
+_EARLIER: dict[tuple, tuple[NameTable, Selection | None]] = {}
+
+
+def _select_one(
+    text: str, table: NameTable, held: frozenset[str], known: frozenset[str], previous: Selection | None
+) -> Selection:
+    normalized = normalize(text)
+    conversation = previous is not None and bool(previous.symbols or previous.intent is not Intent.GENERAL)
+    symbols, notes, result = _own(normalized, table, held, known, conversation)
+    selection = Selection(
+        result.intent, symbols, result.overview, result.cues, tuple(notes), result.reason, None, normalized
+    )
+    if previous is None:
+        return selection
+    return _follow_up(selection, previous)
+
+
+def _follow_up(current: Selection, previous: Selection) -> Selection:
+    rules = _follow_up_rules()
+    bare = rules.punctuation.sub("", current.normalized)
+    if len(bare) > 14 or not rules.elliptical.search(bare):
+        return current
+    if rules.rest.search(bare) and not current.symbols:
+        return _replace(current, Intent.PORTFOLIO_REVIEW, [], True, "追问“其他 / 剩下的”：转向其余持仓，注入持仓概览")
+    if rules.whole.search(bare) and not current.symbols:
+        return _replace(current, Intent.PORTFOLIO_REVIEW, [], True, "追问整体：注入持仓概览")
+    if current.symbols:
+        if previous.intent is Intent.PORTFOLIO_REVIEW and previous.overview:
+            return _replace(
+                current,
+                Intent.PORTFOLIO_REVIEW,
+                current.symbols,
+                True,
+                "承接上一轮的持仓问题，换成点名的个股：概览 + 个股",
+            )
+        if current.intent is Intent.GENERAL:
+            return _replace(current, Intent.SINGLE_STOCK, current.symbols, False, "承接上一轮，换一只股票问同样的问题")
+        return current
+    if current.intent is not Intent.GENERAL and not rules.pronoun.search(bare):
+        return current
+    symbols = previous.symbols
+    intent = current.intent if current.intent is not Intent.GENERAL else previous.intent
+    if rules.pronoun.search(bare) and intent is Intent.PORTFOLIO_REVIEW and symbols and not previous.overview:
+        intent = Intent.SINGLE_STOCK
+    overview = previous.overview if intent is previous.intent else intent is Intent.PORTFOLIO_REVIEW
+    return _replace(current, intent, list(symbols), overview, "省略式追问：沿用上一轮的意图和个股")
+
+
+def _replace(current: Selection, intent: Intent, symbols: list[str], overview: bool, why: str) -> Selection:
+    return Selection(intent, symbols, overview, current.cues, current.mentions, current.reason, why, current.normalized)
+
+
+def warm() -> None:
+    """Read and compile every rule now (~50 ms of regex compilation), not on the first turn."""
+    warm_codes()
+    warm_intent()
+    _mention_rules()
+    _follow_up_rules()
+    normalize("")
+
+
+@lru_cache(maxsize=32)
+def _holdings_table(holders: tuple[Holder, ...]) -> NameTable:
+    return NameTable([*shadow_names(), *holding_names(holders)])
+
+
+def extract_symbols(text: str, holdings: Sequence[Holder] = ()) -> list[str]:
+    """Six-digit codes the text mentions, by code or by a holding's name, in order of first
+    appearance and without duplicates. Names are matched as a turn's are (one `NameTable`,
+    the same normalisation, shadow words swallowing the short names inside them) but not
+    judged: this is the plain list, for callers with holdings and no security master."""
+    if not text:
+        return []
+    normalized = normalize(text)
+    held = frozenset(h.symbol for h in holdings)
+    holders = tuple(Holder(h.symbol, h.name, tuple(h.short_names)) for h in holdings)
+    names = _holdings_table(holders).matches(normalized)
+    hits = find_codes(normalized, held) + [(m.start, m.name.symbol) for m in names if m.name.symbol]
+    hits.sort(key=lambda hit: hit[0])
+    return list(dict.fromkeys(symbol for _, symbol in hits))

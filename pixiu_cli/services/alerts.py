@@ -1,0 +1,110 @@
+"""Alert rules: add, remove, list, and the firings nobody has been shown yet. One add path for
+`pixiu alert add`, `/alert add` and the `set_alert` tool, so a rule reads, starts and rests the
+same whichever surface set it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pixiu_cli.analytics.rules import describe
+from pixiu_cli.domain.codes import is_finite_number, normalise_code
+from pixiu_cli.services.errors import RequestError
+from pixiu_cli.store.analytics import AlertRule, AnalyticsStore, FiredAlert
+from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.market import MarketStore
+from pixiu_cli.store.securities import SecurityMaster
+
+ALERT_KINDS = ("below", "above", "change_pct", "drawdown_from_cost")
+DEFAULT_COOLDOWN_DAYS = 5
+MAX_COOLDOWN_DAYS = 250
+SOURCE_BY_HAND = "手动"
+SOURCE_CONVERSATION = "对话"
+
+
+@dataclass(frozen=True)
+class NewAlert:
+    symbol: str
+    kind: str  # one of ALERT_KINDS
+    threshold: float  # yuan for below/above, percent for the others
+    source: str  # SOURCE_BY_HAND | SOURCE_CONVERSATION
+    cooldown_days: int = DEFAULT_COOLDOWN_DAYS
+
+
+@dataclass(frozen=True)
+class AddedAlert:
+    rule_id: int
+    symbol: str
+    text: str  # how the rule reads, with the stock's name where pixiu knows it
+    checked_through: str | None  # the last stored bar: the rule watches the closes after it
+
+    @property
+    def ref(self) -> str:
+        return f"a{self.rule_id}"
+
+
+def _checked(request: NewAlert) -> NewAlert:
+    symbol = normalise_code(request.symbol)
+    if symbol is None:
+        raise RequestError(f"股票代码应为 6 位数字，而不是 {request.symbol!r}")
+    if request.kind not in ALERT_KINDS:
+        raise RequestError(f"预警条件只能是 {'、'.join(ALERT_KINDS)}，而不是 {request.kind!r}")
+    if isinstance(request.threshold, bool) or not is_finite_number(request.threshold) or request.threshold <= 0:
+        raise RequestError(f"阈值应为正数，而不是 {request.threshold}")
+    days = request.cooldown_days
+    if isinstance(days, bool) or not isinstance(days, int) or not 0 <= days <= MAX_COOLDOWN_DAYS:
+        raise RequestError(f"冷却天数应为 0 到 {MAX_COOLDOWN_DAYS} 之间的整数，而不是 {days!r}")
+    return NewAlert(symbol, request.kind, float(request.threshold), request.source, days)
+
+
+def stock_name(db, symbol: str) -> str | None:
+    """The name a rule is described with: the holding's, else the security master's (the
+    one the alert's firing messages use)."""
+    holding = DomainStore(db).holding(symbol)
+    if holding and holding.name and holding.name != symbol:
+        return holding.name
+    security = SecurityMaster(db).get(symbol)
+    return security.name if security else None
+
+
+def add_alert(db, request: NewAlert, at: str) -> AddedAlert:
+    """Store the rule. Bars already stored are history: the rule is checked from the close
+    after the last of them (from its creation day when there are none yet)."""
+    request = _checked(request)
+    last_bar = MarketStore(db).series([request.symbol])[0].last
+    rule_id = AnalyticsStore(db).add_rule(
+        symbol=request.symbol,
+        kind=request.kind,
+        threshold=request.threshold,
+        cooldown_days=request.cooldown_days,
+        created_at=at,
+        source=request.source,
+        checked_through=last_bar,
+    )
+    text = describe(request.kind, request.threshold, request.symbol, stock_name(db, request.symbol))
+    return AddedAlert(rule_id, request.symbol, text, last_bar)
+
+
+def parse_rule_id(raw: str) -> int | None:
+    """`a3`, `A3` or `3` → 3; anything else None."""
+    text = raw.strip().lower().removeprefix("a")
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 18 else None
+
+
+def remove_alert(db, rule_id: int, at: str) -> bool:
+    return AnalyticsStore(db).remove_rule(rule_id, at)
+
+
+def alert_rules(db) -> list[AlertRule]:
+    return AnalyticsStore(db).rules()
+
+
+def describe_rule(rule: AlertRule) -> str:
+    return describe(rule.kind, rule.threshold, rule.symbol)
+
+
+def take_unseen_alerts(db, at: str) -> list[FiredAlert]:
+    """Alerts fired by imports or syncs since they were last shown, marked shown."""
+    store = AnalyticsStore(db)
+    fired = store.unseen_alerts()
+    store.mark_seen([a.id for a in fired], at)
+    return fired

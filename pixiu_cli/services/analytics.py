@@ -1,0 +1,60 @@
+"""What follows the bars: profiles, signals, alerts and the decisions' track record are
+recomputed when bars arrive (import, sync) or on request (`pixiu profile --refresh`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from pixiu_cli.services.errors import RequestError
+from pixiu_cli.store.analytics import AnalyticsStore, BacktestRow
+from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.market import MarketStore
+
+if TYPE_CHECKING:  # the engine loads numpy: imported by the functions that compute
+    from pixiu_cli.analytics.costs import CostModel
+    from pixiu_cli.analytics.record import TrackRecord
+    from pixiu_cli.analytics.refresh import RefreshSummary
+
+
+def refresh(db, symbols: Sequence[str], now: datetime, costs: CostModel | None) -> RefreshSummary:
+    """Recompute what depends on these symbols' bars."""
+    from pixiu_cli.analytics.refresh import refresh as recompute
+
+    return recompute(db, list(symbols), now, costs)
+
+
+def held_and_watched(db) -> list[str]:
+    """The holdings and the watch list: what sync, profile and the rest work on by default."""
+    return sorted({h.symbol for h in DomainStore(db).holdings()} | {s for s, _ in MarketStore(db).watchlist()})
+
+
+@dataclass(frozen=True)
+class ProfileListing:
+    refreshed: list[str]  # the summary lines of the recomputation, when one was needed
+    rows: list[BacktestRow]
+
+
+def profiles(db, symbols: list[str] | None, now: datetime, costs: CostModel | None, again: bool) -> ProfileListing:
+    """The backtest rows of `symbols` (by default the holdings and watch list that have bars),
+    recomputing the ones older than their bars (all of them with `again`)."""
+    with_bars = {s.symbol: s.last for s in MarketStore(db).series()}
+    wanted = symbols if symbols else [s for s in held_and_watched(db) if s in with_bars]
+    missing = [s for s in wanted if s not in with_bars]
+    if missing:
+        raise RequestError(f"没有 {'、'.join(missing)} 的日线：先 pixiu data import 或 pixiu data sync")
+    if not wanted:
+        raise RequestError("没有可计算的股票：先导入持仓和日线（pixiu data import FILE.csv --symbol CODE）")
+    store = AnalyticsStore(db)
+    stored = {r.symbol: r.window_end for r in store.backtests(wanted)}
+    stale = [s for s in wanted if again or s not in stored or stored[s] < with_bars[s]]
+    lines = refresh(db, stale, now, costs).lines() if stale else []
+    return ProfileListing(lines, store.backtests(wanted))
+
+
+def track(db, now: datetime) -> TrackRecord:
+    from pixiu_cli.analytics.record import track_record
+
+    return track_record(db, now)

@@ -1,0 +1,100 @@
+"""The whole data set as one document, and the database as one file: import (merge or
+replace), export, backup and restore."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from pixiu_cli.dataset import DatasetError, export_document, load_document
+from pixiu_cli.services.errors import RequestError
+from pixiu_cli.store.backup import backup_database, check_pixiu_database, restore_database
+from pixiu_cli.store.database import open_database
+from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.imports import MergeResult, merge_document
+
+SECTIONS = ("holdings", "profiles", "news", "signals", "reports", "decisions", "alerts", "notes")
+
+
+@dataclass(frozen=True)
+class BackupPlace:
+    directory: Path  # PIXIU_HOME/backups
+    stem: str  # pixiu | pixiu-demo
+
+
+@dataclass(frozen=True)
+class DocumentImport:
+    replaced: bool
+    backup: Path | None  # where the database was saved before a replace
+    counts: dict[str, int] = field(default_factory=dict)  # rows per section of the document
+    persona_items: int = 0
+    merge: MergeResult | None = None  # what a merge added, updated and left alone
+
+
+@dataclass(frozen=True)
+class DocumentExport:
+    text: str  # the JSON document
+    notes: list[str]  # what had to change so it re-imports
+
+
+def backup(db, place: BackupPlace, now: datetime) -> Path:
+    return backup_database(db, place.directory, now, place.stem)
+
+
+OnBackup = Callable[[Path], None]  # told where the backup went before the change is made
+
+
+def import_document(
+    db, path: Path, now: datetime, *, replace: bool, place: BackupPlace, on_backup: OnBackup | None = None
+) -> DocumentImport:
+    """Merge by natural keys (notes and trades recorded in conversation are never touched),
+    or replace everything after a backup. A file with any error imports nothing."""
+    try:
+        data = load_document(path, now)
+    except DatasetError as exc:
+        raise RequestError(f"导入失败，未做任何修改：{exc}") from None
+    saved, merged = None, None
+    if replace:
+        saved = backup(db, place, now)
+        if on_backup:
+            on_backup(saved)
+        DomainStore(db).replace_all(data)
+    else:
+        merged = merge_document(db, data)
+    _register_securities(db, data)
+    counts = {name: len(getattr(data, name)) for name in SECTIONS}
+    return DocumentImport(replace, saved, counts, len(data.persona), merged)
+
+
+def _register_securities(db, data) -> None:
+    """Every stock the import has data about joins the security master, so its name is
+    recognised in questions even when it is not held (五粮液 with a stored profile)."""
+    from pixiu_cli.selection.names import securities_for_document
+    from pixiu_cli.store.securities import SecurityMaster
+
+    SecurityMaster(db).upsert(securities_for_document(data), keep_names=True)
+
+
+def export(db, now: datetime) -> DocumentExport:
+    document, notes = export_document(DomainStore(db).export(), now)
+    return DocumentExport(json.dumps(document, ensure_ascii=False, indent=2, allow_nan=False), notes)
+
+
+def restore(target: Path, source: Path, place: BackupPlace, now: datetime, on_backup: OnBackup | None = None) -> Path:
+    """Replace the database at `target` with the backup `source` (checked first); the
+    current database is backed up before. Returns where that backup went."""
+    check_pixiu_database(source)
+    if target.exists() and source.resolve() == target.resolve():
+        raise RequestError("不能用正在使用的数据库文件还原它自己")
+    db = open_database(target)
+    try:
+        saved = backup(db, place, now)
+        if on_backup:
+            on_backup(saved)
+        restore_database(db, source)
+    finally:
+        db.close()
+    return saved

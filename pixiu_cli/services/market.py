@@ -1,0 +1,169 @@
+"""Market data: import a CSV, sync from a network source, the status of every series, the
+bars and actions of one stock, the watch list and the chart (`pixiu data|watch|chart`,
+`/chart`). Imports and syncs recompute what depends on the bars they wrote."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pixiu_cli.market.data import MarketData, SeriesStatus
+from pixiu_cli.services.analytics import held_and_watched, refresh
+from pixiu_cli.services.errors import RequestError
+from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.market import CorporateAction, MarketStore
+from pixiu_cli.store.securities import SecurityMaster
+
+if TYPE_CHECKING:  # what the import and the sync load, so /chart and the watch list do not
+    from pixiu_cli.analytics.costs import CostModel
+    from pixiu_cli.analytics.refresh import RefreshSummary
+    from pixiu_cli.market.importer import ImportResult
+    from pixiu_cli.market.sync import SyncOutcome
+
+
+def _stamp(now: datetime) -> str:
+    return now.isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True)
+class BarImport:
+    path: Path
+    symbol: str
+    name: str | None = None
+    adjusted: str = "none"  # how the file's prices are adjusted: none | qfq | hfq
+    actions_path: Path | None = None
+    volume_unit: str = "auto"
+
+
+@dataclass(frozen=True)
+class BarsImported:
+    result: ImportResult
+    refreshed: RefreshSummary
+
+
+def import_bars(db, request: BarImport, now: datetime, costs: CostModel | None) -> BarsImported:
+    """One stock's daily bars, stored unadjusted with their provenance; a bad file writes nothing."""
+    from pixiu_cli.market.csv_source import CsvImportError
+    from pixiu_cli.market.importer import import_csv
+
+    try:
+        result = import_csv(
+            MarketStore(db),
+            SecurityMaster(db),
+            request.path,
+            request.symbol,
+            at=_stamp(now),
+            name=request.name,
+            adjusted=request.adjusted,
+            actions_path=request.actions_path,
+            volume_unit=request.volume_unit,
+        )
+    except CsvImportError as exc:
+        raise RequestError(f"导入失败，未做任何修改：{exc}") from None
+    return BarsImported(result, refresh(db, [request.symbol], now, costs))
+
+
+def sync_targets(db, symbols: list[str] | None) -> list[str]:
+    """The stocks a sync fetches: those given, else the holdings and the watch list."""
+    targets = symbols or held_and_watched(db)
+    if not targets:
+        raise RequestError("没有要同步的股票：给出代码，或先导入持仓 / pixiu watch add CODE")
+    return targets
+
+
+@dataclass(frozen=True)
+class SyncRequest:
+    symbols: list[str]
+    source: str  # one of market.sources.SOURCE_NAMES
+    since: str | None = None  # refetch from this day (default: incremental)
+    timeout: float = 20.0
+
+
+@dataclass(frozen=True)
+class SyncResult:
+    outcomes: list[SyncOutcome]
+    calendar_notes: list[str]  # days where the source's trading dates disagree with the calendar file
+    refreshed: RefreshSummary
+
+    @property
+    def failed(self) -> list[SyncOutcome]:
+        return [o for o in self.outcomes if o.error]
+
+
+def sync_market(
+    db,
+    request: SyncRequest,
+    now: datetime,
+    costs: CostModel | None,
+    on_symbol: Callable[[SyncOutcome], None] = lambda outcome: None,
+) -> SyncResult:
+    """Fetch each stock's new bars and actions (one transaction per stock), then recompute
+    what depends on the ones that got bars. A stock that fails keeps its data, marked stale."""
+    from pixiu_cli.market.source_by_name import open_source
+    from pixiu_cli.market.sync import sync
+
+    notes: list[str] = []
+    source = open_source(request.source, request.timeout)
+    try:
+        outcomes = sync(
+            MarketStore(db),
+            SecurityMaster(db),
+            source,
+            request.symbols,
+            since=request.since,
+            now=now,
+            on_symbol=on_symbol,
+            on_calendar=notes.extend,
+        )
+    finally:
+        source.close()
+    changed = [o.symbol for o in outcomes if not o.error and o.rows]
+    return SyncResult(outcomes, notes, refresh(db, changed, now, costs))
+
+
+def status(db, now: datetime) -> list[SeriesStatus]:
+    return MarketData(db).status(now)
+
+
+def bars(db, symbol: str, adjust: str, start: str | None, end: str | None):
+    return MarketData(db).bars(symbol, adjust, start, end).bars()
+
+
+def actions(db, symbol: str) -> list[CorporateAction]:
+    return MarketStore(db).actions(symbol)
+
+
+def watch(db, symbol: str, now: datetime) -> bool:
+    """False when it was already watched."""
+    return MarketStore(db).watch(symbol, _stamp(now))
+
+
+def unwatch(db, symbol: str) -> bool:
+    """False when it was not watched."""
+    return MarketStore(db).unwatch(symbol)
+
+
+@dataclass(frozen=True)
+class Watched:
+    symbol: str
+    name: str | None
+    added_at: str
+
+
+def watchlist(db) -> list[Watched]:
+    master = SecurityMaster(db)
+    out = []
+    for symbol, at in MarketStore(db).watchlist():
+        security = master.get(symbol)
+        out.append(Watched(symbol, security.name if security else None, at))
+    return out
+
+
+def chart(db, symbol: str, days: int, **style) -> str:
+    """The terminal chart: front-adjusted closes, MA20/MA60, the cost line and the trades."""
+    from pixiu_cli.market.chart import build
+
+    return build(MarketData(db), DomainStore(db), symbol, days, **style)

@@ -1,0 +1,163 @@
+"""Trades the user reports, and undoing them: the decision row, the holding it changed and
+its memory event, written in one transaction."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from sqlite_utils import Database
+
+from pixiu_cli.domain.codes import is_finite_number
+from pixiu_cli.domain.investor import Decision, Holding
+from pixiu_cli.store.database import write_transaction
+from pixiu_cli.store.domain import _decision, _holding, _rows
+from pixiu_cli.store.memory import trade_text
+
+
+@dataclass(frozen=True)
+class UndoneTrade:
+    decision: Decision
+    holding: Holding | None  # after the undo
+    holding_changed: bool  # False for an imported decision, which never moved the holding
+
+
+def _holding_json(row: dict | None) -> str | None:
+    return json.dumps(row, ensure_ascii=False) if row else None
+
+
+class PortfolioStore:
+    """Trades the user reports: a decision row, the holding updated, and a memory event, in
+    one transaction; and undoing one (the holding put back)."""
+
+    def __init__(self, db: Database):
+        self.db = db
+
+    def _holding_row(self, symbol: str) -> dict | None:
+        rows = _rows(self.db, "select * from holdings where symbol = ?", [symbol])
+        return rows[0] if rows else None
+
+    def record_trade(
+        self,
+        *,
+        symbol: str,
+        side: str,
+        price: float,
+        quantity: float,
+        reason: str | None,
+        name: str | None,
+        at: str,
+        source: str,
+    ) -> tuple[Decision, Holding | None]:
+        if not (is_finite_number(price) and is_finite_number(quantity) and price > 0 and quantity > 0):
+            raise ValueError(f"价格和数量应为正的有限数字，而不是 {price!r} 和 {quantity!r}")
+        with write_transaction(self.db):
+            before = self._holding_row(symbol)
+            holding = _holding(before) if before else None
+            if side == "sell":
+                if holding is None or holding.shares < quantity:
+                    held = 0 if holding is None else holding.shares
+                    raise ValueError(f"卖出数量 {quantity:g} 超过持仓 {held:g} 股")
+                remaining = holding.shares - quantity
+                if remaining == 0:
+                    self.db.execute("delete from holdings where symbol = ?", [symbol])
+                else:
+                    self.db["holdings"].update(symbol, {"shares": remaining, "updated_at": at})
+            elif holding is None:
+                self.db["holdings"].insert(
+                    {
+                        "symbol": symbol,
+                        "name": name or symbol,
+                        "short_names": "[]",
+                        "shares": quantity,
+                        "cost": price,
+                        "role": "satellite",
+                        "updated_at": at,
+                    }
+                )
+            else:
+                shares = holding.shares + quantity
+                cost = (holding.shares * holding.cost + quantity * price) / shares
+                if not (is_finite_number(shares) and is_finite_number(cost)):
+                    raise ValueError("数值过大，无法计算持仓成本")
+                self.db["holdings"].update(symbol, {"shares": shares, "cost": round(cost, 4), "updated_at": at})
+            after = self._holding_row(symbol)
+            cursor = self.db.conn.execute(
+                "insert into decisions (symbol, side, price, quantity, reason, decided_at, source, holding_before, "
+                "holding_after) values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [symbol, side, price, quantity, reason, at, source, _holding_json(before), _holding_json(after)],
+            )
+            decision_id = cursor.lastrowid
+            self.db.conn.execute(
+                "insert into memory_events (kind, symbol, source, created_at, inject_count, text, decision_id) "
+                "values ('decision', ?, ?, ?, 0, ?, ?)",
+                [symbol, source, at, trade_text(side, symbol, quantity, price, reason), decision_id],
+            )
+            decision = _decision(_rows(self.db, "select * from decisions where id = ?", [decision_id])[0])
+            return decision, (_holding(after) if after else None)
+
+    def undo_trade(self, decision_id: int, at: str) -> UndoneTrade | None:
+        """Withdraw a decision and reverse its effect on the holding: exactly (the holding
+        as it was before) when nothing changed it since, else by arithmetic. Raises
+        ValueError when the reversal is impossible (shares sold since the buy)."""
+        with write_transaction(self.db):
+            rows = _rows(self.db, "select * from decisions where id = ? and deleted_at is null", [decision_id])
+            if not rows:
+                return None
+            row = rows[0]
+            moved = row["holding_before"] is not None or row["holding_after"] is not None
+            if moved:
+                self._reverse(row, at)
+            self.db.conn.execute("update decisions set deleted_at = ? where id = ?", [at, decision_id])
+            self.db.conn.execute(
+                "update memory_events set deleted_at = ? where decision_id = ? and deleted_at is null",
+                [at, decision_id],
+            )
+            now = self._holding_row(row["symbol"])
+            return UndoneTrade(_decision(row), _holding(now) if now else None, moved)
+
+    def _reverse(self, row: dict, at: str) -> None:
+        symbol, quantity, price = row["symbol"], row["quantity"], row["price"]
+        before = json.loads(row["holding_before"]) if row["holding_before"] else None
+        after = json.loads(row["holding_after"]) if row["holding_after"] else None
+        current = self._holding_row(symbol)
+        untouched = (current is None and after is None) or (
+            current is not None
+            and after is not None
+            and (current["shares"], current["cost"]) == (after["shares"], after["cost"])
+        )
+        if untouched:
+            self._put(symbol, before)
+            return
+        if row["side"] == "buy":
+            if current is None or current["shares"] < quantity:
+                held = 0 if current is None else current["shares"]
+                raise ValueError(
+                    f"无法撤销这笔买入：现在只持有 {held:g} 股，少于买入的 {quantity:g} 股"
+                    "（之后有卖出，请先撤销那笔卖出）"
+                )
+            shares = current["shares"] - quantity
+            if shares == 0:
+                self._put(symbol, None)
+                return
+            cost = (current["shares"] * current["cost"] - quantity * price) / shares
+            self._put(symbol, {**current, "shares": shares, "cost": round(max(cost, 0.0), 4), "updated_at": at})
+        else:
+            base = (
+                current
+                or before
+                or {
+                    "symbol": symbol,
+                    "name": symbol,
+                    "short_names": "[]",
+                    "cost": price,
+                    "role": "satellite",
+                    "shares": 0,
+                }
+            )
+            self._put(symbol, {**base, "shares": (current["shares"] if current else 0) + quantity, "updated_at": at})
+
+    def _put(self, symbol: str, holding: dict | None) -> None:
+        self.db.conn.execute("delete from holdings where symbol = ?", [symbol])
+        if holding is not None:
+            self.db["holdings"].insert(holding)

@@ -1,0 +1,138 @@
+"""Stored values read as the types the domain declares, at the store's boundary.
+
+SQLite keeps any value in any column: a number an old import wrote as text (`１００`, ` 12.5`),
+a BLOB in a text column, text that is no number in a REAL column. What leaves the store has
+the type its field declares: a `str` field is str (NULL as ""), a `str | None` field str or
+None, a `float | None` field a float or None, an `int` field an int, a `bool` field a bool.
+
+Two kinds of field, two answers to a value that is not what it should be:
+- the investor's data set (holdings, notes, decisions… read on every turn): a number that is
+  no number reads as NaN, which every view shows as 无效值 and no figure is made from, so one
+  bad row never fails a turn;
+- figures that are computed with (bars, corporate actions, alert thresholds): the row is
+  refused with `StoredValueError`, one line naming the table, the row and the column."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import fields
+from functools import cache
+from typing import Any, TypeVar
+
+from pixiu_cli.errors import UserError
+
+T = TypeVar("T")
+INVALID = math.nan  # a stored number that is no number
+
+
+class StoredValueError(UserError):
+    """A stored value pixiu cannot compute with; the message names where it is."""
+
+
+def text(value: Any) -> str:
+    """Text as stored: NULL is "", a BLOB is decoded (bad bytes replaced), a number its digits."""
+    if type(value) is str:
+        return value
+    if value is None:
+        return ""
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value).decode("utf-8", errors="replace")
+    return str(value)
+
+
+def optional_text(value: Any) -> str | None:
+    return None if value is None else text(value)
+
+
+def _parsed(value: Any) -> float | None:
+    """The float a stored value spells, or None when it spells none."""
+    if isinstance(value, bool):
+        return None
+    try:
+        if isinstance(value, (int, float)):
+            return float(value)
+        return float(text(value).strip())  # float() also reads full-width digits (１００)
+    except (ValueError, OverflowError):
+        return None
+
+
+def number(value: Any) -> float | None:
+    """NULL is None; a number (or text spelling one) its float; anything else NaN."""
+    if type(value) is float or value is None:
+        return value
+    parsed = _parsed(value)
+    return INVALID if parsed is None else parsed
+
+
+def count(value: Any) -> int:
+    """A whole number; NULL or anything that is not one is 0."""
+    if type(value) is int:
+        return value
+    parsed = _parsed(value)
+    return int(parsed) if parsed is not None and parsed.is_integer() else 0
+
+
+def flag(value: Any) -> bool:
+    return count(value) != 0
+
+
+def exact_number(value: Any, where: Callable[[], str]) -> float | None:
+    """NULL is None; a finite number (or text spelling one) its float; anything else is refused."""
+    if type(value) is float and math.isfinite(value) or value is None:
+        return value
+    parsed = _parsed(value)
+    if parsed is None or not math.isfinite(parsed):
+        shown = repr(value if not isinstance(value, (bytes, bytearray, memoryview)) else bytes(value))
+        raise StoredValueError(
+            f"数据库中 {where()} 的值 {shown[:40]} 不是有效数字：请重新导入或同步这部分数据（pixiu data import / sync）"
+        )
+    return parsed
+
+
+def required_number(value: Any, where: Callable[[], str]) -> float:
+    """exact_number, and NULL is refused too."""
+    result = exact_number(value, where)
+    if result is None:
+        raise StoredValueError(f"数据库中 {where()} 缺少数值：请重新导入或同步这部分数据（pixiu data import / sync）")
+    return result
+
+
+_READERS: dict[str, Callable[[Any], Any]] = {
+    "str": text,
+    "str | None": optional_text,
+    "float | None": number,
+    "int": count,
+    "bool": flag,
+}
+
+
+@cache
+def _plan(cls: type) -> tuple[tuple[str, str], ...]:
+    return tuple((f.name, str(f.type)) for f in fields(cls))
+
+
+def _row_name(table: str, row: Mapping[str, Any]) -> str:
+    key = next((row[k] for k in ("id", "symbol", "key") if row.get(k) is not None), None)
+    return table if key is None else f"{table} 表 {text(key)} 行"
+
+
+def record(cls: type[T], row: Mapping[str, Any], table: str, *, exact: bool = False, **given: Any) -> T:
+    """`cls` built from a row of `table`, each field read as its declared type. A `float`
+    field must hold a finite number, and with `exact` so must a `float | None` one that is
+    not NULL (refused with StoredValueError otherwise); `given` supplies the fields no plain
+    reader covers (JSON columns, defaults of missing columns)."""
+    values = {}
+    for name, kind in _plan(cls):
+        if name in given:
+            values[name] = given[name]
+            continue
+        value = row[name]
+        if kind == "float" or (exact and kind == "float | None"):
+            check = required_number if kind == "float" else exact_number
+            values[name] = check(value, lambda name=name: f"{_row_name(table, row)}的 {name}")
+        elif kind in _READERS:
+            values[name] = _READERS[kind](value)
+        else:
+            raise TypeError(f"{cls.__name__}.{name}: no reader for {kind}; pass it")
+    return cls(**values)

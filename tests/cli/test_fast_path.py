@@ -1,0 +1,74 @@
+"""`pixiu`, `pixiu chat …` and `pixiu ask TEXT …` with only on/off flags skip typer's parsing;
+what that path accepts is read from the commands' typer signatures, so it passes exactly the
+arguments typer would, and leaves everything else to typer."""
+
+from __future__ import annotations
+
+import pytest
+import typer
+
+from pixiu_cli.cli import chat
+from pixiu_cli.cli.app import app
+from pixiu_cli.cli.fast import defaults_of, fast_call, fast_signature
+
+COMMANDS = {"chat": chat.chat, "ask": chat.ask}
+
+
+def typer_arguments(argv: list[str]) -> dict:
+    """The keyword arguments typer's own parsing gives the command's function."""
+    group = typer.main.get_command(app)
+    name, rest = argv[0], argv[1:]
+    with group.make_context("pixiu", [name], resilient_parsing=True) as parent:
+        command = group.get_command(parent, name)
+        with command.make_context(name, list(rest), parent=parent) as ctx:
+            return dict(ctx.params)
+
+
+FAST = [
+    ["ask", "茅台怎么样"],
+    ["ask", "--json", "茅台怎么样"],
+    ["ask", "-c", "--offline", "--demo", "茅台怎么样"],
+    ["ask", "茅台怎么样", "--continue"],
+    ["ask", "-"],
+    ["chat"],
+    ["chat", "--demo", "--offline", "-c"],
+]
+
+
+@pytest.mark.parametrize("argv", FAST, ids=" ".join)
+def test_the_fast_path_passes_what_typer_would(argv):
+    found = fast_call(argv, COMMANDS, default="chat")
+    assert found is not None
+    command, kwargs = found
+    assert command is COMMANDS[argv[0]]
+    assert kwargs == typer_arguments(argv)
+
+
+SLOW = [
+    ["ask", "--model", "x", "茅台怎么样"],  # a value
+    ["ask", "--retry-partial", "茅台怎么样"],  # an on/off pair, not a plain flag
+    ["ask", "--help"],
+    ["ask", "--jsn", "茅台怎么样"],  # unknown: typer's own message
+    ["ask", "-x"],  # a question starting with "-"
+    ["ask"],  # no question
+    ["ask", "one", "two"],
+    ["chat", "stray"],
+    ["chat", "--resume", "3"],
+    ["context", "茅台"],  # not a fast command
+]
+
+
+@pytest.mark.parametrize("argv", SLOW, ids=" ".join)
+def test_anything_else_goes_through_typer(argv):
+    assert fast_call(argv, COMMANDS, default="chat") is None
+
+
+def test_bare_pixiu_is_chat_with_every_default():
+    command, kwargs = fast_call([], COMMANDS, default="chat")
+    assert command is chat.chat and kwargs == defaults_of(chat.chat) == typer_arguments(["chat"])
+
+
+def test_every_plain_flag_of_the_signature_is_a_fast_flag():
+    signature = fast_signature(chat.ask)
+    assert set(signature.flags) == {"--json", "--continue", "-c", "--offline", "--demo"}
+    assert signature.arguments == ("text",)

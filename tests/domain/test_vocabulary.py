@@ -1,0 +1,64 @@
+"""The stored vocabulary (note kinds, trade sides and their Chinese labels, the context-block
+marker) is defined in one module and imported everywhere else."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pixiu_cli
+from pixiu_cli.domain.vocabulary import (
+    CONTEXT_CLOSE,
+    CONTEXT_OPEN,
+    MEMORY_KIND_NAMES,
+    NOTE_KIND_NAMES,
+    NOTE_KINDS,
+    SIDE_NAMES,
+    SIDES,
+    side_name,
+)
+
+PACKAGE = Path(pixiu_cli.__file__).parent
+
+
+def _modules():
+    for path in sorted(PACKAGE.rglob("*.py")):
+        yield path.relative_to(PACKAGE).as_posix(), ast.parse(path.read_text(encoding="utf-8"))
+
+
+def _literal_keys(node: ast.Dict) -> set:
+    return {k.value for k in node.keys if isinstance(k, ast.Constant)}
+
+
+def test_labels_are_mapped_in_one_module():
+    owners = {}
+    for name, tree in _modules():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Dict):
+                keys = _literal_keys(node)
+                if keys >= {"buy", "sell"} or keys >= {"view", "plan", "rule"}:
+                    owners.setdefault(name, []).append(sorted(keys))
+                    continue
+            if isinstance(node, ast.Tuple) and [getattr(e, "value", None) for e in node.elts] in (
+                ["buy", "sell"],
+                ["view", "plan", "rule"],
+            ):
+                owners.setdefault(name, []).append("tuple")
+    assert set(owners) == {"domain/vocabulary.py"}, owners
+
+
+def test_the_block_marker_is_spelled_in_one_module():
+    spelled = sorted(
+        name
+        for name, tree in _modules()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and node.value in (CONTEXT_OPEN, CONTEXT_CLOSE)
+    )
+    assert spelled == ["domain/vocabulary.py", "domain/vocabulary.py"]
+
+
+def test_vocabulary_values():
+    assert NOTE_KINDS == tuple(NOTE_KIND_NAMES) == ("view", "plan", "rule")
+    assert SIDES == tuple(SIDE_NAMES) == ("buy", "sell")
+    assert [side_name(s) for s in SIDES] == ["买入", "卖出"] and side_name("short") == "short"
+    assert MEMORY_KIND_NAMES["decision"] == "交易" and MEMORY_KIND_NAMES["user_note"] == "笔记"

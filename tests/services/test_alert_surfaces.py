@@ -1,0 +1,120 @@
+"""One alert-add path: a rule set by `pixiu alert add` (a CLI process), `/alert add` (the
+REPL, in a pty) or the `set_alert` tool (a turn of `pixiu ask`, offline) reads the same, is
+checked from the same bar with the same cooldown, and fires on the same close."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from pixiu_cli.repl.analytics_commands import parse_alert_add
+from pixiu_cli.repl.commands import CommandError
+from pixiu_cli.services.alerts import DEFAULT_COOLDOWN_DAYS
+from tests.helpers import MARKET_FIXTURES, PROMPT, pixiu_ok, say, spawn
+
+HOLDING = {
+    "holdings": [
+        {"symbol": "000333", "name": "美的集团", "short_names": ["美的"], "shares": 1000, "cost": 60.5, "role": "core"}
+    ]
+}
+EARLY_END = "2025-04-30"
+RULE_TEXT = "000333 美的集团 收盘突破 76 元"
+BARS = MARKET_FIXTURES / "000333.csv"
+IMPORT_ARGS = ["--symbol", "000333", "--name", "美的集团", "--actions", str(MARKET_FIXTURES / "000333_actions.csv")]
+
+
+def _closes() -> list[tuple[str, float]]:
+    with BARS.open(encoding="utf-8") as rows:
+        return [(row["datetime"][:10], float(row["close"])) for row in csv.DictReader(rows)]
+
+
+def _last_early_bar() -> str:
+    return max(day for day, _ in _closes() if day <= EARLY_END)
+
+
+def _first_cross_above(level: float) -> tuple[str, float]:
+    """The first close above `level` after the early bars, from one at or below it (no
+    ex-rights day in that stretch of the file, so raw closes are the reference)."""
+    closes = _closes()
+    return next(
+        (day, close)
+        for (_, before), (day, close) in zip(closes, closes[1:])
+        if day > EARLY_END and before <= level < close
+    )
+
+
+def _holding_and_early_bars(env, tmp_path: Path) -> None:
+    data = tmp_path / "holding.json"
+    data.write_text(json.dumps(HOLDING, ensure_ascii=False), encoding="utf-8")
+    pixiu_ok(env, "import", str(data))
+    lines = BARS.read_text(encoding="utf-8").splitlines()
+    early = tmp_path / "early.csv"
+    early.write_text("\n".join([lines[0], *(ln for ln in lines[1:] if ln[:10] <= EARLY_END)]) + "\n", encoding="utf-8")
+    pixiu_ok(env, "data", "import", str(early), *IMPORT_ARGS)
+
+
+def _by_cli(env) -> str:
+    return pixiu_ok(env, "alert", "add", "000333", "--above", "76")
+
+
+def _by_repl(env) -> str:
+    child = spawn(env)
+    try:
+        child.expect(PROMPT)
+        say(child, "/alert add 000333 --above 76")
+        child.expect(r"已设预警 a1：[^\r\n]*")
+        confirmation = child.after
+        child.expect(PROMPT)
+        child.sendeof()
+        child.expect(pexpect.EOF)
+    finally:
+        if child.isalive():
+            child.terminate(force=True)
+    return confirmation
+
+
+def _by_tool(env) -> str:
+    out = json.loads(pixiu_ok(env, "ask", "--json", "美的涨破76元提醒我"))
+    return "\n".join(out["notices"])
+
+
+SURFACES = {"cli": (_by_cli, "手动"), "repl": (_by_repl, "手动"), "tool": (_by_tool, "对话")}
+
+
+@pytest.mark.slow
+@pytest.mark.pty
+@pytest.mark.parametrize("surface", SURFACES)
+def test_every_surface_sets_the_same_rule_and_it_fires_on_the_same_close(surface, offline_env, tmp_path):
+    add, source = SURFACES[surface]
+    _holding_and_early_bars(offline_env, tmp_path)
+    confirmation = add(offline_env)
+    assert f"已设预警 a1：{RULE_TEXT}" in confirmation, confirmation
+    (rule,) = json.loads(pixiu_ok(offline_env, "alert", "list", "--json"))
+    seen = {k: rule[k] for k in ("id", "symbol", "kind", "threshold", "cooldown_days", "checked_through", "source")}
+    assert seen == {
+        "id": "a1",
+        "symbol": "000333",
+        "kind": "above",
+        "threshold": 76.0,
+        "cooldown_days": DEFAULT_COOLDOWN_DAYS,
+        "checked_through": _last_early_bar(),  # the bars already stored are history
+        "source": source,
+    }
+    later = pixiu_ok(offline_env, "data", "import", str(BARS), *IMPORT_ARGS)
+    fired = [line for line in later.splitlines() if line.startswith("预警触发：")]
+    day, close = _first_cross_above(76)
+    assert len(fired) == 1 and fired[0].startswith(f"预警触发：a1 {RULE_TEXT}：{day} 收盘 {close:.2f} 元"), later
+    (rule,) = json.loads(pixiu_ok(offline_env, "alert", "list", "--json"))
+    assert rule["last_fired_on"] == day
+
+
+def test_the_repl_takes_the_cooldown_the_cli_takes():
+    assert parse_alert_add(["000333", "--below", "70"]).cooldown_days == DEFAULT_COOLDOWN_DAYS
+    assert parse_alert_add(["000333", "--below", "70", "--cooldown", "0"]).cooldown_days == 0
+    for bad in (["000333", "--below", "70", "--cooldown"], ["000333", "--below", "70", "--cooldown", "251"]):
+        with pytest.raises(CommandError):
+            parse_alert_add(bad)
