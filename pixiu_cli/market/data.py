@@ -13,7 +13,7 @@ from pixiu_cli.market.adjust import ADJUST_MODES
 from pixiu_cli.market.adjust import adjust as adjust_series
 from pixiu_cli.market.calendar import TradingCalendar, beyond_calendar
 from pixiu_cli.market.gaps import MIN_DIVIDEND_GAP, SuspectGap, market_wide_days, missing_dividend_gaps
-from pixiu_cli.market.sources import SOURCE_NAMES
+from pixiu_cli.market.source_by_name import SOURCE_NAMES
 from pixiu_cli.store.market import MarketStore
 from pixiu_cli.store.securities import SecurityMaster
 

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from pixiu_cli.domain.boards import board_for
+from pixiu_cli.domain.securities import Security
 from pixiu_cli.resources import data_dir
-from pixiu_cli.store.securities import Security
 
 SHIPPED_FILE = ("securities", "stock_basic.csv")
 SHIPPED_SOURCE = "shipped"

@@ -11,8 +11,6 @@ from pixiu_cli.domain.market import Bar, CorporateAction
 from pixiu_cli.domain.securities import Security
 from pixiu_cli.errors import UserError
 
-SOURCE_NAMES = ("baostock", "akshare")
-
 
 class SourceError(UserError):
     """A source could not answer; the message is one line naming the source and the reason."""

@@ -78,7 +78,7 @@ def sync_targets(db, symbols: list[str] | None) -> list[str]:
 @dataclass(frozen=True)
 class SyncRequest:
     symbols: list[str]
-    source: str  # one of market.sources.SOURCE_NAMES
+    source: str  # one of market.source_by_name.SOURCE_NAMES
     since: str | None = None  # refetch from this day (default: incremental)
     timeout: float = 20.0
 
