@@ -35,6 +35,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
+from pixiu_cli.domain.securities import FORMER_NAME_SOURCE
 from pixiu_cli.market.security_list import ListedName, parse_name, shipped_names
 from pixiu_cli.resources import data_dir
 from pixiu_cli.selection.normalize import fold_width_case, to_simplified
@@ -51,7 +52,6 @@ _LIST_SOURCES = frozenset({"baostock", "akshare", "shipped"})
 # A two-character name left when the marks are taken off (ST太重 → 太重) is an everyday
 # word: only the quoted name is matched, unless the user holds the stock.
 _TYPED_MIN = 3
-FORMER_SOURCE = "former"  # security_aliases.source of a name a later list replaced
 
 
 @dataclass(frozen=True)
@@ -193,7 +193,7 @@ def _names(
     yield from _known_names(rows, listed, shipped, held)
     yield from holding_names(holders)
     for alias, symbol, *source in aliases:
-        kind = FORMER if source and source[0] == FORMER_SOURCE else USER
+        kind = FORMER if source and source[0] == FORMER_NAME_SOURCE else USER
         yield Name(_norm(alias), symbol, kind, symbol in held)
 
 
