@@ -82,6 +82,7 @@ def frame_to_bars(frame, volume_in_lots: bool) -> list[Bar]:
 
 class AkshareSource:
     name = "akshare"
+    lists_with_bars = False
 
     def __init__(self, timeout: float = 30.0, module=None):
         self.timeout = timeout

@@ -85,7 +85,7 @@ def sync(
     stamp = now.isoformat(timespec="seconds")
     outcomes: list[SyncOutcome] = []
     try:
-        securities = source.securities()
+        securities = source.securities() if getattr(source, "lists_with_bars", True) else []
         if securities:
             refresh_master(master, source.name, securities, stamp)
         start = since or (now.date() - timedelta(days=366)).isoformat()
