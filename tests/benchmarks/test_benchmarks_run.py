@@ -119,7 +119,8 @@ def test_market_names_prints_both_trees_and_their_ratios():
     )
     assert done.returncode == 0, done.stderr[-2000:]
     lines = done.stdout.splitlines()
-    assert re.search(r"ms CPU +before +\d+\.\d+ ms +ratio +\d+\.\d\d$", line(lines, "first "))
+    for figure in ("table ", "first "):
+        assert re.search(r"ms CPU +before +\d+\.\d+ ms +ratio +\d+\.\d\d$", line(lines, figure))
     named = line(lines, "warm      宁德时代能买吗")
     assert "symbols ['300750'] (before ['300750'])" in named, named
     for kind in ("context", "ask"):
