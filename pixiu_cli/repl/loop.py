@@ -14,6 +14,7 @@ from pixiu_cli.repl import (  # noqa: F401  (importing registers the commands)
     context_commands,
     memory_commands,
     retry_command,
+    sync_commands,
 )
 from pixiu_cli.repl.commands import CommandError, is_command, parse_command, registry
 from pixiu_cli.repl.prompt import PROMPT, make_prompt_session
@@ -42,11 +43,12 @@ def run_repl(state: ReplState, **prompt_io) -> None:
     session = make_prompt_session(state.app.settings.history_path, registry.names, **prompt_io)
     state.edit_text = lambda text: session.prompt("编辑 › ", default=text)
     analytics_commands.show_new_alerts(state)
+    _offer_sync(state)
     armed_exit = False
     warmup = Warmup(state.app.agent.client)
     while True:
         try:
-            line = session.prompt(PROMPT, pre_run=warmup.after_draw)
+            line = session.prompt(PROMPT, pre_run=warmup.after_draw, **_toolbar(session, state))
         except KeyboardInterrupt:
             had_text = bool(session.default_buffer.text.strip())
             if armed_exit and not had_text:
@@ -72,4 +74,22 @@ def run_repl(state: ReplState, **prompt_io) -> None:
             break
         except Exception as exc:  # a bug must not end the session: one line, back to the prompt
             recover(state, exc)
+        _offer_sync(state)
     state.renderer.dim("再见。")
+
+
+def _offer_sync(state: ReplState) -> None:
+    try:
+        sync_commands.offer_sync(state)
+    except Exception as exc:  # a broken calendar or database must not end the session either
+        recover(state, exc)
+
+
+def _toolbar(session, state: ReplState) -> dict:
+    """A bottom line with the background sync's progress, redrawn twice a second, only
+    while there is one (prompt() keeps a toolbar once given, so it is cleared by hand)."""
+    if state.background_sync is None:
+        session.bottom_toolbar = None
+        session.refresh_interval = 0
+        return {}
+    return {"bottom_toolbar": lambda: sync_commands.toolbar(state), "refresh_interval": 0.5}
