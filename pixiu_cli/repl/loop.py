@@ -85,11 +85,24 @@ def _offer_sync(state: ReplState) -> None:
         recover(state, exc)
 
 
+def _report_when_done(session, state: ReplState) -> None:
+    """From the sync's thread: print its result above the prompt now (run_in_terminal hides
+    the prompt, prints, and draws it again with what was typed). Between prompts nothing is
+    done here: the next offer_sync reports it."""
+    from prompt_toolkit.application import run_in_terminal
+
+    loop = session.app.loop
+    if session.app.is_running and loop is not None and not loop.is_closed():
+        loop.call_soon_threadsafe(lambda: run_in_terminal(lambda: sync_commands.report_background(state)))
+
+
 def _toolbar(session, state: ReplState) -> dict:
-    """A bottom line with the background sync's progress, redrawn twice a second, only
-    while there is one (prompt() keeps a toolbar once given, so it is cleared by hand)."""
+    """The background sync's progress on the prompt line's right, redrawn twice a second, only
+    while there is one (prompt() keeps an rprompt once given, so it is cleared by hand). Not a
+    bottom toolbar: prompt_toolkit draws that only on terminals that report the cursor position."""
     if state.background_sync is None:
-        session.bottom_toolbar = None
+        session.rprompt = None
         session.refresh_interval = 0
         return {}
-    return {"bottom_toolbar": lambda: sync_commands.toolbar(state), "refresh_interval": 0.5}
+    state.background_sync.on_finish = lambda: _report_when_done(session, state)
+    return {"rprompt": lambda: sync_commands.toolbar(state), "refresh_interval": 0.5}

@@ -1,11 +1,12 @@
 """/sync and the daily offer: after the close of a trading day the REPL says, once per
 session, that the holdings', watch list's or benchmarks' bars are behind and how to fetch
 them; with `[market] auto_sync = true` it fetches them in the background instead, its
-progress on the prompt's bottom line and its result printed at the next prompt."""
+progress on the right of the prompt line and its result printed above the prompt when done."""
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
 from pixiu_cli.repl.commands import CommandError, ParsedCommand, registry
 from pixiu_cli.repl.state import ReplState
@@ -76,6 +77,7 @@ class BackgroundSync:
         self._now, self._costs = state.clock(), state.app.settings.costs
         self.total, self.done = len(self._request.symbols), 0
         self.result, self.error = None, None
+        self.on_finish: Callable[[], None] = lambda: None  # called on the sync's thread
         self._thread = threading.Thread(target=self._run, name="pixiu-auto-sync", daemon=True)
 
     def start(self) -> None:
@@ -101,11 +103,12 @@ class BackgroundSync:
                 db.close()
         except Exception as exc:  # one line at the next prompt; the REPL goes on
             self.error = error_line(exc)
+        self.on_finish()
 
     def progress_line(self) -> str:
         if self.running:
             return f"后台同步行情（{self.source}）：{self.done}/{self.total}"
-        return f"后台同步已完成：{self.done}/{self.total}，结果显示在下一次输入之后"
+        return f"后台同步已完成：{self.done}/{self.total}"
 
     def wait(self, seconds: float) -> None:
         self._thread.join(seconds)
@@ -116,7 +119,7 @@ def offer_sync(state: ReplState) -> None:
     session, say that the data is behind (or start the background sync)."""
     from pixiu_cli.services.daily import stale_market
 
-    _report_background(state)
+    report_background(state)
     if state.background_sync is not None:
         return
     stale = stale_market(state.app.store.db, state.clock())
@@ -127,7 +130,7 @@ def offer_sync(state: ReplState) -> None:
     if state.app.settings.auto_sync:
         state.background_sync = BackgroundSync(state, _source([]))
         state.background_sync.start()
-        state.renderer.dim(f"行情数据落后 {stale.session} 收盘（{count}），已在后台同步；进度见底部")
+        state.renderer.dim(f"行情数据落后 {stale.session} 收盘（{count}），已在后台同步；进度见输入行右侧")
         return
     state.renderer.info(
         f"行情数据落后 {stale.session} 收盘（{count}，最多 {stale.behind} 个交易日）："
@@ -135,7 +138,8 @@ def offer_sync(state: ReplState) -> None:
     )
 
 
-def _report_background(state: ReplState) -> None:
+def report_background(state: ReplState) -> None:
+    """What a finished background sync did, once; nothing while it runs."""
     running = state.background_sync
     if running is None or running.running:
         return
@@ -148,6 +152,6 @@ def _report_background(state: ReplState) -> None:
 
 
 def toolbar(state: ReplState):
-    """The prompt's bottom line while a background sync has something to say, else None."""
+    """The prompt's right-hand text while a background sync has something to say, else None."""
     running = state.background_sync
     return running.progress_line() if running is not None else None
