@@ -30,10 +30,20 @@ def stored_signals(db, symbols: list[str] | None) -> list[SignalView]:
     out = []
     for symbol in dict.fromkeys(wanted):
         signal = store.latest_signal(symbol)
-        security = master.get(symbol)
-        name = names.get(symbol) or (security.name if security else None)
+        name = names.get(symbol) or _listed_name(master, symbol)
         if signal is None:
             out.append(SignalView(symbol, name, None, None, {}, None))
         else:
             out.append(SignalView(symbol, name, signal.score, signal.direction, dict(signal.components), signal.as_of))
     return out
+
+
+def _listed_name(master: SecurityMaster, symbol: str) -> str | None:
+    """From the security master, else the shipped security list."""
+    security = master.get(symbol)
+    if security:
+        return security.name
+    from pixiu_cli.market.security_list import shipped_security_list
+
+    listed = shipped_security_list().get(symbol)
+    return listed.full_name if listed else None

@@ -166,6 +166,10 @@ def test_signal_shows_each_holdings_fused_signal_and_components(home_env, pixiu_
     table = pixiu_in_process(home_env, "signal", "000333", text=True).stdout
     assert "趋势" in table and f"{mine['components']['趋势']:+.2f}" in table and mine["direction"] in table
     assert "000002" not in table  # the code given, not every holding
+    unheld = json.loads(pixiu_in_process(home_env, "signal", "600519", "--json", text=True).stdout)
+    assert unheld == [
+        {"symbol": "600519", "name": "贵州茅台", "score": None, "direction": None, "components": {}, "as_of": None}
+    ]  # named from the shipped security list; nothing stored is nothing shown
     bad = pixiu_in_process(home_env, "signal", "60051", text=True)
     assert bad.returncode == 1 and bad.stderr.count("\n") == 1
 
