@@ -128,6 +128,14 @@ def stock_code(raw: str) -> str:
     return code
 
 
+def series_code(raw: str) -> str:
+    """A stock code, or an index benchmark's stored key (sh000300): what `data bars` reads."""
+    from pixiu_cli.domain.benchmarks import benchmark_for
+
+    key = raw.strip().lower()
+    return key if benchmark_for(key) else stock_code(raw)
+
+
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 

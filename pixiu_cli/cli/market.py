@@ -99,16 +99,16 @@ def data_actions(code: Annotated[str, typer.Argument(help="股票代码")], as_j
 
 @data_app.command("bars")
 def data_bars(
-    code: Annotated[str, typer.Argument(help="股票代码")],
+    code: Annotated[str, typer.Argument(help="股票代码，或指数基准 sh000300 / sh000001 / sz399006")],
     adjust: Annotated[str, typer.Option("--adjust", help="none（不复权）| qfq（前复权）| hfq（后复权）")] = "none",
     start: Annotated[str | None, typer.Option("--from", help="起始日期 YYYY-MM-DD")] = None,
     end: Annotated[str | None, typer.Option("--to", help="截止日期 YYYY-MM-DD")] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """显示日线（复权在读取时计算）。"""
+    """显示日线（复权在读取时计算）；指数基准用 sh000300、sh000001、sz399006。"""
     from pixiu_cli.services.market import bars as stored_bars
 
-    symbol = stock_code(code)
+    symbol = common.series_code(code)
     choice(adjust, ("none", "qfq", "hfq"), "--adjust")
     start, end = common.day(start, "--from"), common.day(end, "--to")
     with database() as db:

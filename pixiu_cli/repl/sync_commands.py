@@ -120,7 +120,7 @@ def offer_sync(state: ReplState) -> None:
     from pixiu_cli.services.daily import stale_market
 
     report_background(state)
-    if state.background_sync is not None:
+    if state.background_sync is not None or state.app.demo:  # the demo's bars are dated on purpose
         return
     stale = stale_market(state.app.store.db, state.clock())
     if stale is None or stale.session == state.offered_session:

@@ -51,6 +51,10 @@ def test_default_sync_fetches_benchmarks_apart_from_the_stock_with_the_same_digi
     assert signalled == {"000001", "000333"}
     status = {s["symbol"]: s for s in json.loads(pixiu_ok(env, "data", "status", "--json"))}
     assert status["sh000300"]["name"] == "沪深300" and status["sz399006"]["name"] == "创业板指"
+    shown = json.loads(
+        pixiu_ok(env, "data", "bars", "SH000001", "--from", "2016-06-15", "--to", "2016-06-15", "--json")
+    )
+    assert [b["close"] for b in shown] == [index["2016-06-15"]]  # the index's bars, not the bank's
 
 
 @pytest.mark.slow
