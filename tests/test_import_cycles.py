@@ -39,3 +39,14 @@ def test_the_check_finds_the_circle_the_repl_once_had(graph):
         graph.remove_import(importer="pixiu_cli.repl.retry_command", imported="pixiu_cli.repl.loop")
     assert ("pixiu_cli.repl.loop", "pixiu_cli.repl.retry_command") in found
     assert ("pixiu_cli.repl.retry_command", "pixiu_cli.repl.loop") in found
+
+
+def test_the_check_finds_the_circle_the_sources_once_had(graph):
+    """sources.py once imported the adapters that import it (open_source, now in source_by_name.py)."""
+    graph.add_import(importer="pixiu_cli.market.sources", imported="pixiu_cli.market.akshare_source")
+    try:
+        found = circles(graph)
+    finally:
+        graph.remove_import(importer="pixiu_cli.market.sources", imported="pixiu_cli.market.akshare_source")
+    assert ("pixiu_cli.market.akshare_source", "pixiu_cli.market.sources") in found
+    assert ("pixiu_cli.market.sources", "pixiu_cli.market.akshare_source") in found
