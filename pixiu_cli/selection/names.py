@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from pixiu_cli.domain.securities import FORMER_NAME_SOURCE
 from pixiu_cli.market.security_list import ListedName, parse_name, shipped_names
@@ -77,7 +77,10 @@ class Match:
     name: Name
 
 
+@lru_cache(maxsize=65536)
 def _norm(text: str) -> str:
+    """Remembered: a table build normalises every listed name (about 11,000), and a process
+    builds a table for each database it opens."""
     return to_simplified(fold_width_case(text.strip()))
 
 
@@ -278,6 +281,14 @@ def holding_names(holders: Sequence[Holder]) -> Iterable[Name]:
                 yield Name(_norm(_as_text(alias)), symbol, SHORT, True)
 
 
+@lru_cache(maxsize=32)
+def _table_for(holders: tuple[Holder, ...], known: tuple[Known, ...], aliases: tuple[tuple, ...]) -> NameTable:
+    """One table per distinct set of names in a process: databases with the same holdings,
+    master and aliases (every eval case of one data set) share it. A table is never changed
+    once built."""
+    return NameTable(_names(holders, known, aliases))
+
+
 class NameSource:
     """The name table for one database, rebuilt only when the security master's version or
     the holdings change (a turn otherwise costs one version lookup)."""
@@ -293,10 +304,10 @@ class NameSource:
         the key is an identity check per holding."""
         key = (self.master.version(), tuple(holdings))
         if key != self._key or self._table is None:
-            holders = [Holder(h.symbol, h.name, tuple(h.short_names)) for h in holdings]
+            holders = tuple(Holder(h.symbol, h.name, tuple(h.short_names)) for h in holdings)
             known = tuple(Known(s.symbol, s.name, s.source) for s in self.master.all() if s.kind != "index")
             aliases = tuple((a.alias, a.symbol, a.source) for a in self.master.aliases())
-            self._table = NameTable(_names(holders, known, aliases))
+            self._table = _table_for(holders, known, aliases)
             self._key = key
         return self._table
 
