@@ -51,6 +51,7 @@ class Settings:
     thinking: str | None = None  # [llm] thinking: "enabled" | "disabled"; None: the provider's default
     reasoning_effort: str | None = None  # [llm] reasoning_effort: "low" | "high" | "max"
     offline_cache_profile: str = "deepseek"
+    auto_sync: bool = False  # [market] auto_sync: the REPL syncs stale market data in the background
     warnings: tuple[str, ...] = ()
 
     @property
@@ -195,6 +196,16 @@ def _backtest_table(config: dict) -> CostModel:
     return CostModel.from_mapping(table)
 
 
+def _market_table(config: dict) -> dict:
+    table = config.get("market", {})
+    if not isinstance(table, dict) or set(table) - {"auto_sync"}:
+        raise SettingsError("config.toml 的 [market] 只能包含 auto_sync")
+    auto_sync = table.get("auto_sync", False)
+    if not isinstance(auto_sync, bool):
+        raise SettingsError(f"config.toml 的 [market] auto_sync 应为 true 或 false，而不是 {auto_sync!r}")
+    return {"auto_sync": auto_sync}
+
+
 _LLM_KEYS = ("deadline_seconds", "thinking", "reasoning_effort")
 
 
@@ -238,7 +249,7 @@ def _llm_deadline(config: dict, env_value: str | None) -> float:
 
 def _config_tables(config: dict) -> dict:
     """Check `config` (a parsed config.toml) and build its tables' objects, once: the
-    Settings fields limits, guardrails, prices and costs."""
+    Settings fields limits, guardrails, prices, costs and auto_sync."""
     _llm_deadline(config, None)
     _thinking(config, {})
     tables = dict(
@@ -246,6 +257,7 @@ def _config_tables(config: dict) -> dict:
         guardrails=_agent_table(config),
         prices=_prices_table(config),
         costs=_backtest_table(config),
+        **_market_table(config),
     )
     for name in _RANGES:
         if name in config:

@@ -407,3 +407,69 @@ class CsvSource:
 
     def close(self) -> None:
         pass
+
+
+# A stand-in for the baostock package (its functions and ResultData shape, no network) that
+# serves each exchange-prefixed code from its own CSV: FAKE_BAOSTOCK_FILES maps "sz.000333"
+# to a file; FAKE_BAOSTOCK_DOWN names a code whose query fails as a dropped connection does.
+FAKE_BAOSTOCK_BY_CODE = '''
+"""A stand-in for the baostock package: its functions and ResultData shape, no network."""
+import csv, json, os
+
+class ResultData:
+    def __init__(self, fields, rows):
+        self.fields, self._rows, self._i, self.error_code, self.error_msg = fields, rows, -1, "0", "success"
+    def next(self):
+        self._i += 1
+        return self._i < len(self._rows)
+    def get_row_data(self):
+        return self._rows[self._i]
+
+class _Login:
+    error_code, error_msg = "0", "success"
+
+def login():
+    return _Login()
+
+def logout():
+    return _Login()
+
+def query_history_k_data_plus(code, fields, start_date, end_date, frequency, adjustflag):
+    if code == os.environ.get("FAKE_BAOSTOCK_DOWN"):
+        raise ConnectionResetError(104, "Connection reset by peer")
+    names = fields.split(",")
+    path = json.loads(os.environ["FAKE_BAOSTOCK_FILES"]).get(code)
+    rows = []
+    if path:
+        with open(path) as handle:
+            for r in csv.DictReader(handle):
+                if start_date <= r["datetime"] <= end_date:
+                    row = dict(r, date=r["datetime"], amount="", tradestatus="1", isST="0")
+                    rows.append([row[name] for name in names])
+    return ResultData(names, rows)
+
+def query_adjust_factor(code, start_date, end_date):
+    return ResultData(["code", "dividOperateDate", "foreAdjustFactor", "backAdjustFactor", "adjustFactor"], [])
+
+def query_dividend_data(code, year, yearType):
+    return ResultData(["code", "dividOperateDate", "dividCashPsBeforeTax", "dividStocksPs", "dividReserveToStockPs"], [])
+
+def query_trade_dates(start_date, end_date):
+    return ResultData(["calendar_date", "is_trading_day"], [])
+
+def query_stock_basic():
+    return ResultData(["code", "code_name", "ipoDate", "outDate", "type", "status"], [])
+'''
+
+
+def fake_baostock_env(env: dict[str, str], tmp_path: Path, files: dict[str, Path], down: str = "") -> dict[str, str]:
+    """`env` with the stand-in baostock package first on the path, serving `files`."""
+    package = tmp_path / "fake-baostock" / "baostock"
+    package.mkdir(parents=True, exist_ok=True)
+    (package / "__init__.py").write_text(FAKE_BAOSTOCK_BY_CODE, encoding="utf-8")
+    return dict(
+        env,
+        PYTHONPATH=str(package.parent),
+        FAKE_BAOSTOCK_FILES=json.dumps({code: str(path) for code, path in files.items()}),
+        FAKE_BAOSTOCK_DOWN=down,
+    )

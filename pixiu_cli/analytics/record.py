@@ -3,13 +3,18 @@ rate, the average outcome and the best and worst, scored fresh from the stored b
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
 from datetime import datetime
 
 from sqlite_utils import Database
 
+from pixiu_cli.analytics.benchmark import BenchmarkCloses
+from pixiu_cli.analytics.frame import Frame
 from pixiu_cli.analytics.profiles import load_frame
-from pixiu_cli.analytics.track import score
+from pixiu_cli.analytics.track import HORIZONS, score
+from pixiu_cli.domain.analytics import DecisionScore
+from pixiu_cli.domain.investor import Decision
 from pixiu_cli.domain.vocabulary import side_name
 from pixiu_cli.market.data import MarketData
 from pixiu_cli.store.analytics import AnalyticsStore
@@ -31,6 +36,10 @@ class TrackRow:
     outcome_20d: float | None
     vs_stock_5d: float | None
     vs_stock_20d: float | None
+    # the outcome against 沪深300's move over the same sessions (a buy earns the stock's excess
+    # over the index, a sell avoids it); None without the index's bars
+    vs_csi300_5d: float | None = None
+    vs_csi300_20d: float | None = None
 
     def side_label(self) -> str:
         return side_name(self.side)
@@ -44,6 +53,7 @@ class TrackRow:
 @dataclass(frozen=True)
 class TrackRecord:
     rows: list[TrackRow]
+    benchmark: str | None = None  # 沪深300 when its bars are stored
 
     @property
     def scored(self) -> list[TrackRow]:
@@ -66,12 +76,14 @@ class TrackRecord:
 
 def track_record(db: Database, now: datetime) -> TrackRecord:
     market, store = MarketData(db), AnalyticsStore(db)
+    index = BenchmarkCloses(market)
     decisions = store.decisions()
-    scores = []
+    scores, vs_index = [], {}
     for d in decisions:
         frame = load_frame(market, d.symbol, now, since=d.decided_at[:10])
         if frame is not None:
             scores.append(score(d, frame, iso(now)))
+            vs_index[d.id] = _vs_index(d, frame, scores[-1], index)
     store.save_scores(scores)
     by_id = {s.decision_id: s for s in scores}
     rows = []
@@ -91,9 +103,23 @@ def track_record(db: Database, now: datetime) -> TrackRecord:
                     getattr(s, k) if s else None
                     for k in ("return_5d", "return_20d", "outcome_5d", "outcome_20d", "vs_stock_5d", "vs_stock_20d")
                 ),
+                *vs_index.get(d.id, (None, None)),
             )
         )
-    return TrackRecord(rows)
+    return TrackRecord(rows, index.name if index else None)
+
+
+def _vs_index(d: Decision, frame: Frame, s: DecisionScore, index: BenchmarkCloses) -> tuple[float | None, ...]:
+    """sign × (the stock's move from the decision price − 沪深300's from that day's close), per horizon."""
+    if not index:
+        return (None,) * len(HORIZONS)
+    t0 = bisect_left(frame.dates, d.decided_at[:10])  # the session score() starts from
+    sign = 1.0 if d.side == "buy" else -1.0
+    out = []
+    for n, ret in zip(HORIZONS, (s.return_5d, s.return_20d)):
+        move = index.move(frame.dates[t0], frame.dates[t0 + n]) if ret is not None else None
+        out.append(None if move is None else sign * (ret - move))
+    return tuple(out)
 
 
 def table(record: TrackRecord) -> tuple[str, list[str], list[list[str]]]:
@@ -112,10 +138,12 @@ def table(record: TrackRecord) -> tuple[str, list[str], list[list[str]]]:
             pct(r.outcome),
             pct(r.vs_stock_20d if r.vs_stock_20d is not None else r.vs_stock_5d),
         ]
+        + ([pct(r.vs_csi300_20d if r.vs_csi300_20d is not None else r.vs_csi300_5d)] if record.benchmark else [])
         for r in record.rows
     ]
-    return (
-        "操作决策的事后表现（结果 = 对比不操作；对比走势 = 对比当日收盘价成交）",
-        ["编号", "股票", "方向", "数量与价格", "时间", "5 日涨跌", "20 日涨跌", "结果", "对比走势"],
-        rows,
-    )
+    columns = ["编号", "股票", "方向", "数量与价格", "时间", "5 日涨跌", "20 日涨跌", "结果", "对比走势"]
+    title = "操作决策的事后表现（结果 = 对比不操作；对比走势 = 对比当日收盘价成交"
+    if record.benchmark:  # said only when 沪深300's bars are stored
+        columns.append("对比沪深300")
+        title += "；对比沪深300 = 扣除同期沪深300 涨跌"
+    return title + "）", columns, rows

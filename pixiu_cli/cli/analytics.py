@@ -34,14 +34,17 @@ def profile(
     symbols = [stock_code(c) for c in codes] if codes else None
     with database() as db:
         listing = profiles(db, symbols, now(), common.costs(), again)
-    notes, rows = listing.refreshed, listing.rows
+    notes, rows, vs_index = listing.refreshed, listing.rows, listing.vs_csi300
     renderer = common.renderer()
     if as_json:
-        renderer.json([{**r.__dict__, "sample_note": "样本不足" if r.trades < 10 else None} for r in rows])
+        extra = [{"excess_vs_csi300": v} for v in vs_index] or [{} for _ in rows]
+        renderer.json(
+            [{**r.__dict__, "sample_note": "样本不足" if r.trades < 10 else None, **e} for r, e in zip(rows, extra)]
+        )
         return
     for line in notes:
         renderer.dim(line)
-    _show_profile_table(renderer, rows)
+    _show_profile_table(renderer, rows, vs_index)
 
 
 def _profile_row(r) -> list[str]:
@@ -60,29 +63,32 @@ def _profile_row(r) -> list[str]:
     ]
 
 
-def _show_profile_table(renderer, rows: list) -> None:
-    renderer.table(
-        "回测画像（★ 为前 2/3 样本内夏普最优；后 1/3 为样本外检验）",
-        [
-            "代码",
-            "策略",
-            "年化",
-            "最大回撤",
-            "夏普",
-            "胜率",
-            "交易次数",
-            "持仓占比",
-            "超额",
-            "样本外 年化/夏普",
-            "窗口",
-        ],
-        [_profile_row(r) for r in rows],
-    )
+def _show_profile_table(renderer, rows: list, vs_index: list) -> None:
+    columns = [
+        "代码",
+        "策略",
+        "年化",
+        "最大回撤",
+        "夏普",
+        "胜率",
+        "交易次数",
+        "持仓占比",
+        "超额",
+        "样本外 年化/夏普",
+        "窗口",
+    ]
+    table = [_profile_row(r) for r in rows]
+    if vs_index:  # said only when 沪深300's bars are stored
+        columns.insert(9, "超额沪深300")
+        for line, excess in zip(table, vs_index):
+            line.insert(9, _pct(excess))
+    renderer.table("回测画像（★ 为前 2/3 样本内夏普最优；后 1/3 为样本外检验）", columns, table)
     if rows:
         first = rows[0]
         renderer.dim(
             f"引擎 {first.engine_version} · 数据 {first.data_source} · 成本 {first.cost_model} · "
             "夏普按日收益、无风险利率 1.5%、一年 243 个交易日年化；胜率按已平仓的完整买卖计算"
+            + ("；超额 = 对比买入持有，超额沪深300 = 年化减去沪深300 同窗口年化" if vs_index else "")
         )
 
 

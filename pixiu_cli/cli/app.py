@@ -8,7 +8,20 @@ import sys
 
 import typer
 
-from pixiu_cli.cli import alias, analytics, cache, chat, common, config, context, documents, evals, market, offline
+from pixiu_cli.cli import (
+    alias,
+    analytics,
+    cache,
+    chat,
+    common,
+    config,
+    context,
+    documents,
+    evals,
+    market,
+    offline,
+    signal,
+)
 from pixiu_cli.cli.fast import defaults_of, fast_call
 from pixiu_cli.errors import UserError
 
@@ -29,7 +42,7 @@ def root(ctx: typer.Context) -> None:
 
 
 # The order of `pixiu --help`.
-for group in (chat, context, documents, cache, evals, alias, config, offline, market, analytics):
+for group in (chat, context, documents, cache, evals, alias, config, offline, market, analytics, signal):
     group.register(app)
 
 

@@ -24,7 +24,7 @@ def chat(
         from pixiu_cli.repl.loop import run_repl
         from pixiu_cli.repl.state import ReplState
 
-        state = ReplState(app=app_, renderer=renderer, conversation_id=conversation_id)
+        state = ReplState(app=app_, renderer=renderer, conversation_id=conversation_id, clock=common.now)
         where = f"继续对话 {conversation_id}" if conversation_id else "新对话"
         renderer.banner(mode_line=app_.mode_line, conversation_line=f"{where} · 数据目录 {app_.settings.home}")
         run_repl(state)

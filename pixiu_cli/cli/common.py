@@ -84,9 +84,20 @@ def database(demo: bool = False):
 
 
 def now() -> datetime:
+    """Beijing time. PIXIU_NOW (ISO 8601; naive is Beijing time) pins it, so a test can run a
+    command or the REPL's market checks at a chosen session (after a close, on a holiday)."""
+    import os
+
     from pixiu_cli.market.trading_days import SHANGHAI
 
-    return datetime.now(SHANGHAI)
+    pinned = os.environ.get("PIXIU_NOW")
+    if not pinned:
+        return datetime.now(SHANGHAI)
+    try:
+        moment = datetime.fromisoformat(pinned)
+    except ValueError:
+        raise CliError(f"PIXIU_NOW 应为 ISO 8601 时间（如 2026-12-01T15:30），而不是 {pinned!r}") from None
+    return moment.replace(tzinfo=SHANGHAI) if moment.tzinfo is None else moment.astimezone(SHANGHAI)
 
 
 def stamp() -> str:
@@ -115,6 +126,14 @@ def stock_code(raw: str) -> str:
     if code is None:
         raise CliError(f"股票代码应为 6 位数字，而不是 {raw!r}")
     return code
+
+
+def series_code(raw: str) -> str:
+    """A stock code, or an index benchmark's stored key (sh000300): what `data bars` reads."""
+    from pixiu_cli.domain.benchmarks import benchmark_for
+
+    key = raw.strip().lower()
+    return key if benchmark_for(key) else stock_code(raw)
 
 
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")

@@ -46,17 +46,12 @@ def data_import(
         f"已导入 {code}：{result.rows} 条日线，{result.first} 至 {result.last}；格式 {result.parsed.shape}，"
         f"成交量单位 {unit}；除权除息 {len(result.actions)} 条。"
     )
+    from pixiu_cli.views.sync import suspect_line
+
     for gap in result.suspects:
-        shown.line(_suspect_line(code, gap))
+        shown.line(suspect_line(code, gap))
     for line in done.refreshed.lines():
         shown.line(line)
-
-
-def _suspect_line(symbol: str, gap) -> str:
-    return (
-        f"疑似除权除息：{symbol} {gap.date} 开盘 {gap.open:.2f}，前收 {gap.prev_close:.2f}（{gap.prev_date}），"
-        f"跌幅 {gap.change:.1%} 超过涨跌幅限制，且没有对应的除权除息记录（可用 --actions 提供）"
-    )
 
 
 @data_app.command("actions")
@@ -104,16 +99,16 @@ def data_actions(code: Annotated[str, typer.Argument(help="股票代码")], as_j
 
 @data_app.command("bars")
 def data_bars(
-    code: Annotated[str, typer.Argument(help="股票代码")],
+    code: Annotated[str, typer.Argument(help="股票代码，或指数基准 sh000300 / sh000001 / sz399006")],
     adjust: Annotated[str, typer.Option("--adjust", help="none（不复权）| qfq（前复权）| hfq（后复权）")] = "none",
     start: Annotated[str | None, typer.Option("--from", help="起始日期 YYYY-MM-DD")] = None,
     end: Annotated[str | None, typer.Option("--to", help="截止日期 YYYY-MM-DD")] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """显示日线（复权在读取时计算）。"""
+    """显示日线（复权在读取时计算）；指数基准用 sh000300、sh000001、sz399006。"""
     from pixiu_cli.services.market import bars as stored_bars
 
-    symbol = stock_code(code)
+    symbol = common.series_code(code)
     choice(adjust, ("none", "qfq", "hfq"), "--adjust")
     start, end = common.day(start, "--from"), common.day(end, "--to")
     with database() as db:
@@ -214,7 +209,9 @@ def data_status(as_json: JsonOpt = False) -> None:
 
 @data_app.command("sync")
 def data_sync(
-    codes: Annotated[list[str] | None, typer.Argument(help="股票代码（默认：持仓和自选股）")] = None,
+    codes: Annotated[
+        list[str] | None, typer.Argument(help="股票代码（默认：持仓、自选股和指数基准沪深300、上证指数、创业板指）")
+    ] = None,
     source: Annotated[str, typer.Option("--source", help="baostock | akshare")] = "baostock",
     since: Annotated[str | None, typer.Option("--since", help="从该日期起重新获取（默认增量）")] = None,
     timeout: Annotated[float, typer.Option("--timeout", help="每次请求的超时秒数", min=1)] = 20.0,
@@ -258,20 +255,15 @@ def _sync_securities(source: str, timeout: float) -> None:
 
 
 def _show_sync(shown, source: str, done) -> None:
-    notes = done.calendar_notes
-    if notes:
-        more = f" 等 {len(notes)} 处" if len(notes) > 3 else ""
-        shown.warn(f"交易日历与数据源不一致（以数据源为准）：{'；'.join(notes[:3])}{more}")
-    for o in done.outcomes:
-        if not o.error:
-            shown.line(f"{o.symbol}：新增 {o.rows} 条" + (f"（{o.first} 至 {o.last}）" if o.rows else ""))
-            for gap in o.suspects:
-                shown.line(_suspect_line(o.symbol, gap))
-    for line in done.refreshed.lines():
+    from pixiu_cli.views.sync import sync_report
+
+    report = sync_report(source, done)
+    if report.warning:
+        shown.warn(report.warning)
+    for line in report.lines:
         shown.line(line)
-    failed = done.failed
-    if failed:
-        shown.error(f"数据源 {source} 同步失败（{len(failed)} 只）：{failed[0].error}；已保留本地数据并标记为过期")
+    if report.error:
+        shown.error(report.error)
         raise typer.Exit(1)
 
 

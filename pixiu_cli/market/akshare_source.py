@@ -12,6 +12,7 @@ import math
 import unicodedata
 from datetime import date, datetime
 
+from pixiu_cli.domain.benchmarks import benchmark_for
 from pixiu_cli.domain.boards import board_for
 from pixiu_cli.domain.market import Bar, CorporateAction
 from pixiu_cli.domain.securities import Security
@@ -107,6 +108,9 @@ class AkshareSource:
             raise SourceError(f"akshare {what}：{type(exc).__name__} {str(exc)[:120]}") from None
 
     def daily_bars(self, symbol: str, start: str, end: str) -> list[Bar]:
+        if benchmark_for(symbol):  # Sina's index endpoint takes the prefixed code and returns all history
+            frame = self._call("新浪指数日线", lambda ak: ak.stock_zh_index_daily(symbol=symbol))
+            return [b for b in frame_to_bars(frame, volume_in_lots=False) if start <= b.date <= end]
         s, e = start.replace("-", ""), end.replace("-", "")
         try:
             frame = self._call(
@@ -127,6 +131,8 @@ class AkshareSource:
             return frame_to_bars(frame, volume_in_lots=True)
 
     def actions(self, symbol: str, start: str, end: str) -> list[CorporateAction]:
+        if benchmark_for(symbol):
+            return []
         frame = self._call("分红送转", lambda ak: ak.stock_history_dividend_detail(symbol=symbol, indicator="分红"))
         out = {}
         for r in frame.to_dict("records"):

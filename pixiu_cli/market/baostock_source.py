@@ -9,6 +9,7 @@ import math
 import sys
 from datetime import date
 
+from pixiu_cli.domain.benchmarks import benchmark_for
 from pixiu_cli.domain.boards import board_for
 from pixiu_cli.domain.market import Bar, CorporateAction
 from pixiu_cli.domain.securities import Security
@@ -16,6 +17,7 @@ from pixiu_cli.market.sources import SourceError, exchange_code
 from pixiu_cli.market.timeout import CallTimeout, call_with_timeout
 
 BAR_FIELDS = "date,open,high,low,close,volume,amount,tradestatus,isST"
+INDEX_FIELDS = "date,open,high,low,close,volume,amount"  # an index has no trade status or ST flag
 UNADJUSTED = "3"  # baostock's adjustflag: 1 hfq, 2 qfq, 3 none
 
 
@@ -106,11 +108,13 @@ class BaostockSource:
         return self._call(what, run)
 
     def daily_bars(self, symbol: str, start: str, end: str) -> list[Bar]:
-        code = f"{exchange_code(symbol)}.{symbol}"
+        index = benchmark_for(symbol)
+        code = f"{index.exchange}.{index.code}" if index else f"{exchange_code(symbol)}.{symbol}"
+        fields = INDEX_FIELDS if index else BAR_FIELDS
         rows = self._rows(
             "日线查询",
             lambda bs: bs.query_history_k_data_plus(
-                code, BAR_FIELDS, start_date=start, end_date=end, frequency="d", adjustflag=UNADJUSTED
+                code, fields, start_date=start, end_date=end, frequency="d", adjustflag=UNADJUSTED
             ),
         )
         bars = []
@@ -127,7 +131,9 @@ class BaostockSource:
 
     def actions(self, symbol: str, start: str, end: str) -> list[CorporateAction]:
         """Ratios from the cumulative back-adjust factor, cash and shares from the dividend
-        table, merged per ex-date."""
+        table, merged per ex-date. An index has none."""
+        if benchmark_for(symbol):
+            return []
         code = f"{exchange_code(symbol)}.{symbol}"
         factors = self._rows(
             "复权因子查询", lambda bs: bs.query_adjust_factor(code=code, start_date="1990-01-01", end_date=end)

@@ -8,6 +8,7 @@ from datetime import datetime
 
 from sqlite_utils import Database
 
+from pixiu_cli.domain.benchmarks import benchmark_for
 from pixiu_cli.domain.market import BarSeries
 from pixiu_cli.market.adjust import ADJUST_MODES
 from pixiu_cli.market.adjust import adjust as adjust_series
@@ -89,12 +90,12 @@ class MarketData:
         note = beyond_calendar(now)
         out = []
         for info in self.store.series(symbols):
-            security = self.master.get(info.symbol)
+            security, index = self.master.get(info.symbol), benchmark_for(info.symbol)
             days = calendar.stale_days(info.last, now)
             out.append(
                 SeriesStatus(
                     info.symbol,
-                    security.name if security else None,
+                    security.name if security else index.name if index else None,
                     info.rows,
                     info.first,
                     info.last,

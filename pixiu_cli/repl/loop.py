@@ -14,6 +14,7 @@ from pixiu_cli.repl import (  # noqa: F401  (importing registers the commands)
     context_commands,
     memory_commands,
     retry_command,
+    sync_commands,
 )
 from pixiu_cli.repl.commands import CommandError, is_command, parse_command, registry
 from pixiu_cli.repl.prompt import PROMPT, make_prompt_session
@@ -42,11 +43,12 @@ def run_repl(state: ReplState, **prompt_io) -> None:
     session = make_prompt_session(state.app.settings.history_path, registry.names, **prompt_io)
     state.edit_text = lambda text: session.prompt("编辑 › ", default=text)
     analytics_commands.show_new_alerts(state)
+    _offer_sync(state)
     armed_exit = False
     warmup = Warmup(state.app.agent.client)
     while True:
         try:
-            line = session.prompt(PROMPT, pre_run=warmup.after_draw)
+            line = session.prompt(PROMPT, pre_run=warmup.after_draw, **_toolbar(session, state))
         except KeyboardInterrupt:
             had_text = bool(session.default_buffer.text.strip())
             if armed_exit and not had_text:
@@ -72,4 +74,35 @@ def run_repl(state: ReplState, **prompt_io) -> None:
             break
         except Exception as exc:  # a bug must not end the session: one line, back to the prompt
             recover(state, exc)
+        _offer_sync(state)
     state.renderer.dim("再见。")
+
+
+def _offer_sync(state: ReplState) -> None:
+    try:
+        sync_commands.offer_sync(state)
+    except Exception as exc:  # a broken calendar or database must not end the session either
+        recover(state, exc)
+
+
+def _report_when_done(session, state: ReplState) -> None:
+    """From the sync's thread: print its result above the prompt now (run_in_terminal hides
+    the prompt, prints, and draws it again with what was typed). Between prompts nothing is
+    done here: the next offer_sync reports it."""
+    from prompt_toolkit.application import run_in_terminal
+
+    loop = session.app.loop
+    if session.app.is_running and loop is not None and not loop.is_closed():
+        loop.call_soon_threadsafe(lambda: run_in_terminal(lambda: sync_commands.report_background(state)))
+
+
+def _toolbar(session, state: ReplState) -> dict:
+    """The background sync's progress on the prompt line's right, redrawn twice a second, only
+    while there is one (prompt() keeps an rprompt once given, so it is cleared by hand). Not a
+    bottom toolbar: prompt_toolkit draws that only on terminals that report the cursor position."""
+    if state.background_sync is None:
+        session.rprompt = None
+        session.refresh_interval = 0
+        return {}
+    state.background_sync.on_finish = lambda: _report_when_done(session, state)
+    return {"rprompt": lambda: sync_commands.toolbar(state), "refresh_interval": 0.5}

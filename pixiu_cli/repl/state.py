@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime
 
 from pixiu_cli.app import App
 from pixiu_cli.render import Renderer
 from pixiu_cli.services.conversations import start_conversation
+
+
+def _beijing_now() -> datetime:
+    from pixiu_cli.market.trading_days import SHANGHAI
+
+    return datetime.now(SHANGHAI)
 
 
 class ExitRepl(Exception):
@@ -20,6 +27,9 @@ class ReplState:
     renderer: Renderer
     conversation_id: int | None = None
     edit_text: Callable[[str], str] | None = None  # asks the user to edit a text in place
+    clock: Callable[[], datetime] = field(default_factory=lambda: _beijing_now)  # the market checks' now
+    offered_session: str | None = None  # the session whose stale data the REPL last offered to sync
+    background_sync: object | None = None  # repl/sync_commands.BackgroundSync while one runs
 
     def ensure_conversation(self) -> int:
         if self.conversation_id is None:

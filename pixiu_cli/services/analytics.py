@@ -4,7 +4,7 @@ recomputed when bars arrive (import, sync) or on request (`pixiu profile --refre
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -36,6 +36,9 @@ def held_and_watched(db) -> list[str]:
 class ProfileListing:
     refreshed: list[str]  # the summary lines of the recomputation, when one was needed
     rows: list[BacktestRow]
+    # each row's annual return minus 沪深300's over the same window (None where its bars do not
+    # cover the window); empty when no 沪深300 bars are stored
+    vs_csi300: list[float | None] = field(default_factory=list)
 
 
 def profiles(db, symbols: list[str] | None, now: datetime, costs: CostModel | None, again: bool) -> ProfileListing:
@@ -52,7 +55,22 @@ def profiles(db, symbols: list[str] | None, now: datetime, costs: CostModel | No
     stored = {r.symbol: r.window_end for r in store.backtests(wanted)}
     stale = [s for s in wanted if again or s not in stored or stored[s] < with_bars[s]]
     lines = refresh(db, stale, now, costs).lines() if stale else []
-    return ProfileListing(lines, store.backtests(wanted))
+    rows = store.backtests(wanted)
+    return ProfileListing(lines, rows, _vs_csi300(db, rows))
+
+
+def _vs_csi300(db, rows: list[BacktestRow]) -> list[float | None]:
+    from pixiu_cli.analytics.benchmark import BenchmarkCloses
+    from pixiu_cli.market.data import MarketData
+
+    index = BenchmarkCloses(MarketData(db))
+    if not index:
+        return []
+    out = []
+    for r in rows:
+        index_return = index.annual_return(r.window_start, r.window_end)
+        out.append(None if index_return is None else r.annual_return - index_return)
+    return out
 
 
 def track(db, now: datetime) -> TrackRecord:

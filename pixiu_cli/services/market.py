@@ -10,6 +10,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pixiu_cli.domain.benchmarks import BENCHMARKS, benchmark_for
 from pixiu_cli.domain.market import CorporateAction
 from pixiu_cli.market.data import MarketData, SeriesStatus
 from pixiu_cli.services.analytics import held_and_watched, refresh
@@ -69,11 +70,11 @@ def import_bars(db, request: BarImport, now: datetime, costs: CostModel | None) 
 
 
 def sync_targets(db, symbols: list[str] | None) -> list[str]:
-    """The stocks a sync fetches: those given, else the holdings and the watch list."""
-    targets = symbols or held_and_watched(db)
-    if not targets:
-        raise RequestError("没有要同步的股票：给出代码，或先导入持仓 / pixiu watch add CODE")
-    return targets
+    """The series a sync fetches: those given, else the holdings, the watch list and the
+    index benchmarks (stored under their prefixed keys, see domain/benchmarks.py)."""
+    if symbols:
+        return symbols
+    return held_and_watched(db) + [b.key for b in BENCHMARKS]
 
 
 @dataclass(frozen=True)
@@ -122,7 +123,8 @@ def sync_market(
         )
     finally:
         source.close()
-    changed = [o.symbol for o in outcomes if not o.error and o.rows]
+    # an index gets no profile, signal or alert of its own: it is what stocks are measured against
+    changed = [o.symbol for o in outcomes if not o.error and o.rows and not benchmark_for(o.symbol)]
     return SyncResult(outcomes, notes, refresh(db, changed, now, costs))
 
 

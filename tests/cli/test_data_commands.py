@@ -15,8 +15,10 @@ from tests.helpers import PIXIU_BIN, pixiu_in_process
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.json"
 
 
-def pixiu(env, *args, input_text=None):
-    return subprocess.run([PIXIU_BIN, *args], env=env, input=input_text, capture_output=True, text=True, timeout=60)
+def pixiu(env, *args, input_text=None, timeout=60):
+    return subprocess.run(
+        [PIXIU_BIN, *args], env=env, input=input_text, capture_output=True, text=True, timeout=timeout
+    )
 
 
 def pixiu_fast(env, *args, input_text=None):
@@ -89,8 +91,10 @@ def test_context_of_real_calls_and_diff(server, online_env):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(300)
 def test_eval_command_passes_and_fails_honestly(offline_env, tmp_path):
-    done = pixiu(offline_env, "eval", "--json")
+    # Every corpus case builds a block: about 30 s on an idle machine, much more on a loaded one.
+    done = pixiu(offline_env, "eval", "--json", timeout=240)
     assert done.returncode == 0, done.stdout[-2000:]
     summary = json.loads(done.stdout)
     assert summary["total"] >= 80 and summary["pass_rate"] == 1.0

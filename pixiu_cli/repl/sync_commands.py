@@ -1,0 +1,157 @@
+"""/sync and the daily offer: after the close of a trading day the REPL says, once per
+session, that the holdings', watch list's or benchmarks' bars are behind and how to fetch
+them; with `[market] auto_sync = true` it fetches them in the background instead, its
+progress on the right of the prompt line and its result printed above the prompt when done."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+from pixiu_cli.repl.commands import CommandError, ParsedCommand, registry
+from pixiu_cli.repl.state import ReplState
+
+SYNC_USAGE = "/sync [--source baostock|akshare]"
+
+
+def _source(args: list[str]) -> str:
+    from pixiu_cli.market.source_by_name import SOURCE_NAMES
+
+    if not args:
+        return SOURCE_NAMES[0]
+    if len(args) == 2 and args[0] == "--source" and args[1] in SOURCE_NAMES:
+        return args[1]
+    raise CommandError(f"用法 {SYNC_USAGE}")
+
+
+def _request(state: ReplState, source: str):
+    from pixiu_cli.services.market import SyncRequest, sync_targets
+
+    return SyncRequest(sync_targets(state.app.store.db, None), source)
+
+
+def _show(state: ReplState, source: str, done) -> None:
+    from pixiu_cli.views.sync import sync_report
+
+    report = sync_report(source, done)
+    if report.warning:
+        state.renderer.warn(report.warning)
+    for line in report.lines:
+        state.renderer.line(line)
+    if report.error:
+        state.renderer.error(report.error)
+
+
+@registry.command("sync", "同步行情：持仓、自选股和指数基准的日线与除权除息（同 pixiu data sync）", SYNC_USAGE)
+def sync_command(state: ReplState, cmd: ParsedCommand) -> None:
+    from pixiu_cli.services.market import sync_market
+
+    source = _source(cmd.args)
+    running = state.background_sync
+    if running is not None and running.running:
+        raise CommandError("后台同步进行中，完成后会在这里报告")
+    request = _request(state, source)
+    shown = state.renderer
+    with shown.progress(len(request.symbols), f"同步（{source}）", show=len(request.symbols) > 3) as advance:
+        done = sync_market(
+            state.app.store.db, request, state.clock(), state.app.settings.costs, on_symbol=lambda o: advance()
+        )
+    state.offered_session = state.offered_session or _today(state)  # asked for: not offered again today
+    _show(state, source, done)
+
+
+def _today(state: ReplState) -> str:
+    from pixiu_cli.market.trading_days import as_shanghai
+
+    return as_shanghai(state.clock()).date().isoformat()
+
+
+class BackgroundSync:
+    """One default sync on its own thread and database connection (SQLite in WAL mode lets
+    the REPL keep reading and writing meanwhile)."""
+
+    def __init__(self, state: ReplState, source: str):
+        self.source = source
+        self._request = _request(state, source)
+        self._path = state.app.settings.demo_db_path if state.app.demo else state.app.settings.db_path
+        self._now, self._costs = state.clock(), state.app.settings.costs
+        self.total, self.done = len(self._request.symbols), 0
+        self.result, self.error = None, None
+        self.on_finish: Callable[[], None] = lambda: None  # called on the sync's thread
+        self._thread = threading.Thread(target=self._run, name="pixiu-auto-sync", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    @property
+    def running(self) -> bool:
+        return self._thread.is_alive()
+
+    def _advance(self, outcome) -> None:
+        self.done += 1
+
+    def _run(self) -> None:
+        from pixiu_cli.services.market import sync_market
+        from pixiu_cli.store.database import open_database
+        from pixiu_cli.views.presenters import error_line
+
+        try:
+            db = open_database(self._path)
+            try:
+                self.result = sync_market(db, self._request, self._now, self._costs, on_symbol=self._advance)
+            finally:
+                db.close()
+        except Exception as exc:  # one line at the next prompt; the REPL goes on
+            self.error = error_line(exc)
+        self.on_finish()
+
+    def progress_line(self) -> str:
+        if self.running:
+            return f"后台同步行情（{self.source}）：{self.done}/{self.total}"
+        return f"后台同步已完成：{self.done}/{self.total}"
+
+    def wait(self, seconds: float) -> None:
+        self._thread.join(seconds)
+
+
+def offer_sync(state: ReplState) -> None:
+    """At the start and after each turn: report a finished background sync, then, once per
+    session, say that the data is behind (or start the background sync)."""
+    from pixiu_cli.services.daily import stale_market
+
+    report_background(state)
+    if state.background_sync is not None or state.app.demo:  # the demo's bars are dated on purpose
+        return
+    stale = stale_market(state.app.store.db, state.clock())
+    if stale is None or stale.session == state.offered_session:
+        return
+    state.offered_session = stale.session
+    count = f"{len(stale.symbols)} 只"
+    if state.app.settings.auto_sync:
+        state.background_sync = BackgroundSync(state, _source([]))
+        state.background_sync.start()
+        state.renderer.dim(f"行情数据落后 {stale.session} 收盘（{count}），已在后台同步；进度见输入行右侧")
+        return
+    state.renderer.info(
+        f"行情数据落后 {stale.session} 收盘（{count}，最多 {stale.behind} 个交易日）："
+        "输入 /sync 同步（或 pixiu data sync）；pixiu config set market.auto_sync true 可在收盘后自动同步"
+    )
+
+
+def report_background(state: ReplState) -> None:
+    """What a finished background sync did, once; nothing while it runs."""
+    running = state.background_sync
+    if running is None or running.running:
+        return
+    state.background_sync = None
+    if running.error:
+        state.renderer.error(f"后台同步失败：{running.error}")
+        return
+    state.renderer.dim(f"后台同步完成（{running.source}，{running.total} 只）：")
+    _show(state, running.source, running.result)
+
+
+def toolbar(state: ReplState):
+    """The prompt's right-hand text while a background sync has something to say, else None."""
+    running = state.background_sync
+    return running.progress_line() if running is not None else None

@@ -1,0 +1,49 @@
+"""`pixiu signal`: the stored fused signal of each holding (or each given code) with its
+components, as the context block has them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pixiu_cli.services.errors import RequestError
+from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.securities import SecurityMaster
+
+
+@dataclass(frozen=True)
+class SignalView:
+    symbol: str
+    name: str | None
+    score: float | None  # None, like the rest, when nothing is stored for the stock
+    direction: str | None
+    components: dict[str, float]
+    as_of: str | None
+
+
+def stored_signals(db, symbols: list[str] | None) -> list[SignalView]:
+    """The latest stored signal of each symbol (default: every holding), in the order asked."""
+    store, master = DomainStore(db), SecurityMaster(db)
+    names = {h.symbol: h.name for h in store.holdings()}
+    wanted = symbols or list(names)
+    if not wanted:
+        raise RequestError("没有持仓：给出股票代码（pixiu signal 600519），或先导入持仓")
+    out = []
+    for symbol in dict.fromkeys(wanted):
+        signal = store.latest_signal(symbol)
+        name = names.get(symbol) or _listed_name(master, symbol)
+        if signal is None:
+            out.append(SignalView(symbol, name, None, None, {}, None))
+        else:
+            out.append(SignalView(symbol, name, signal.score, signal.direction, dict(signal.components), signal.as_of))
+    return out
+
+
+def _listed_name(master: SecurityMaster, symbol: str) -> str | None:
+    """From the security master, else the shipped security list."""
+    security = master.get(symbol)
+    if security:
+        return security.name
+    from pixiu_cli.market.security_list import shipped_security_list
+
+    listed = shipped_security_list().get(symbol)
+    return listed.full_name if listed else None

@@ -1,0 +1,48 @@
+"""What a market-data sync says, for `pixiu data sync` and the REPL's /sync alike: a line per
+series that got bars, the suspected ex-rights gaps, what was recomputed, and at most one
+warning (the calendar) and one error (the failure, with what was kept)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pixiu_cli.domain.benchmarks import benchmark_for
+
+
+@dataclass(frozen=True)
+class SyncReport:
+    lines: list[str]
+    warning: str | None
+    error: str | None
+
+
+def suspect_line(symbol: str, gap) -> str:
+    return (
+        f"疑似除权除息：{symbol} {gap.date} 开盘 {gap.open:.2f}，前收 {gap.prev_close:.2f}（{gap.prev_date}），"
+        f"跌幅 {gap.change:.1%} 超过涨跌幅限制，且没有对应的除权除息记录（可用 --actions 提供）"
+    )
+
+
+def _label(symbol: str) -> str:
+    index = benchmark_for(symbol)
+    return f"{index.name}（{symbol}）" if index else symbol
+
+
+def sync_report(source: str, done) -> SyncReport:
+    """done: a services.market.SyncResult."""
+    notes = done.calendar_notes
+    warning = None
+    if notes:
+        more = f" 等 {len(notes)} 处" if len(notes) > 3 else ""
+        warning = f"交易日历与数据源不一致（以数据源为准）：{'；'.join(notes[:3])}{more}"
+    lines = []
+    for o in done.outcomes:
+        if not o.error:
+            lines.append(f"{_label(o.symbol)}：新增 {o.rows} 条" + (f"（{o.first} 至 {o.last}）" if o.rows else ""))
+            lines += [suspect_line(o.symbol, gap) for gap in o.suspects]
+    lines += done.refreshed.lines()
+    failed = done.failed
+    error = None
+    if failed:
+        error = f"数据源 {source} 同步失败（{len(failed)} 只）：{failed[0].error}；已保留本地数据并标记为过期"
+    return SyncReport(lines, warning, error)
