@@ -146,7 +146,7 @@ _ALWAYS = {FULL: "股票全称", "nickname": "常用昵称", "user": "用户设�
 # A market list's name this long is a company's name; a shorter one (老百姓, 张家界,
 # 值得买) is also an everyday word, and investing words around it are no evidence.
 _LISTED_NAME_CHARS = 4
-_EVIDENCE_LABEL = {SHORT: "简称", LISTED: "证券列表中的名称", FORMER: "股票的曾用名"}
+_EVIDENCE_LABEL = {LISTED: "证券列表中的名称", FORMER: "股票的曾用名"}
 
 
 def _judge_name(text: str, start: int, end: int, name, portfolio_context: bool, conversation: bool) -> tuple[bool, str]:
@@ -184,16 +184,15 @@ def _listed_name(after: str, name) -> tuple[bool, str]:
 
 
 def _evidence(after: str, name, investing, portfolio_context: bool, conversation: bool) -> tuple[bool, str]:
-    label = _EVIDENCE_LABEL[name.kind]
     if investing:
-        return True, f"{label}，句中有投资用语“{investing.group()}”"
+        return True, f"简称，句中有投资用语“{investing.group()}”"
     if _mention_rules().asked_about.match(after):
-        return True, f"{label}，问的是它怎么样" if not name.held else f"持有股票的{label}，问的是它怎么样"
+        return True, "股票简称，问的是它怎么样" if not name.held else "持有股票的简称，问的是它怎么样"
     if name.held and portfolio_context:
-        return True, f"持有股票的{label}，出现在关于持仓的问题里"
+        return True, "持有股票的简称，出现在关于持仓的问题里"
     if conversation:
-        return True, f"{label}，上一轮在谈股票"
-    return False, f"{label}也是日常用语，句中没有投资相关的证据"
+        return True, "简称，上一轮在谈股票"
+    return False, "简称也是日常用语，句中没有投资相关的证据"
 
 
 def _mentions(

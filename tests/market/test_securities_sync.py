@@ -18,7 +18,6 @@ from pixiu_cli.resources import data_dir
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.securities import SecurityMaster
 from tests.helpers import clean_env, pixiu_in_process
-from tests.market.test_sources import FakeBaostock, ResultData
 
 RENAMED = ("300750", "宁德新能")  # a made-up rename of a stock the shipped list calls 宁德时代
 NEW = ("920999", "新上市")  # a code the shipped list does not have
@@ -42,10 +41,32 @@ def baostock_basic_rows() -> list[list[str]]:
     return rows
 
 
-class ListingBaostock(FakeBaostock):
+class ResultData:
+    """baostock's ResultData: error_code/error_msg, fields, next() and get_row_data()."""
+
+    def __init__(self, fields, rows, error_code="0", error_msg="success"):
+        self.fields, self._rows, self._i = fields, rows, -1
+        self.error_code, self.error_msg = error_code, error_msg
+
+    def next(self):
+        self._i += 1
+        return self._i < len(self._rows)
+
+    def get_row_data(self):
+        return self._rows[self._i]
+
+
+class ListingBaostock:
+    """The baostock module as far as a list refresh uses it: login, the list, logout."""
+
     def __init__(self, rows):
-        super().__init__()
         self.rows = rows
+
+    def login(self):
+        return SimpleNamespace(error_code="0", error_msg="success")
+
+    def logout(self):
+        return SimpleNamespace(error_code="0")
 
     def query_stock_basic(self):
         return ResultData(list(BASIC_FIELDS), self.rows)
