@@ -215,12 +215,20 @@ def data_sync(
     source: Annotated[str, typer.Option("--source", help="baostock | akshare")] = "baostock",
     since: Annotated[str | None, typer.Option("--since", help="从该日期起重新获取（默认增量）")] = None,
     timeout: Annotated[float, typer.Option("--timeout", help="每次请求的超时秒数", min=1)] = 20.0,
+    securities: Annotated[
+        bool, typer.Option("--securities", help="只更新证券列表（全部上市股票的代码和名称）")
+    ] = False,
 ) -> None:
-    """从网络数据源增量同步日线和除权除息（每只股票一个事务）。"""
+    """从网络数据源增量同步日线和除权除息（每只股票一个事务）；--securities 更新证券列表。"""
     from pixiu_cli.market.source_by_name import SOURCE_NAMES
     from pixiu_cli.services.market import SyncRequest, sync_market, sync_targets
 
     choice(source, SOURCE_NAMES, "--source")
+    if securities:
+        if codes or since:
+            raise common.CliError("--securities 只更新证券列表：不要同时给出股票代码或 --since")
+        _sync_securities(source, timeout)
+        return
     since = common.day(since, "--since")
     shown = common.renderer()
     with database() as db:
@@ -229,6 +237,21 @@ def data_sync(
             request = SyncRequest(symbols, source, since, timeout)
             done = sync_market(db, request, now(), common.costs(), on_symbol=lambda o: advance())
     _show_sync(shown, source, done)
+
+
+def _sync_securities(source: str, timeout: float) -> None:
+    from pixiu_cli.services.market import SecuritiesRequest, sync_securities
+
+    with database() as db:
+        done = sync_securities(db, SecuritiesRequest(source, timeout), now())
+    shown = common.renderer()
+    shown.info(
+        f"证券列表已从 {done.source} 更新：{done.stocks:,} 只股票，新增 {done.added} 只，改名 {len(done.renamed)} 只"
+    )
+    for rename in done.renamed[:5]:
+        shown.line(f"{rename.symbol}：{rename.old} → {rename.new}（旧名保留为别名）")
+    if len(done.renamed) > 5:
+        shown.line(f"…另有 {len(done.renamed) - 5} 只改名，旧名均保留为别名")
 
 
 def _show_sync(shown, source: str, done) -> None:

@@ -167,8 +167,8 @@ class ContextBuilder:
     def _unheld_names(self, symbols: list[str], holdings) -> dict[str, str]:
         """Names of mentioned stocks the user does not hold, so their sections say what they are."""
         held = {text(h.symbol) for h in holdings}
-        found = {s: self.names.master.get(s) for s in symbols if s not in held}
-        return {s: sec.name for s, sec in found.items() if sec is not None}
+        found = {s: self.names.security_name(s) for s in symbols if s not in held}
+        return {s: name for s, name in found.items() if name}
 
     def context_block(
         self,

@@ -19,9 +19,13 @@ class Security:
     updated_at: str | None = None
 
 
+# Alias.source of a name a later market list replaced (the stock was renamed).
+FORMER_NAME_SOURCE = "former"
+
+
 @dataclass(frozen=True)
 class Alias:
     alias: str
     symbol: str
-    source: str  # user | shipped
+    source: str  # user | shipped | former
     created_at: str | None = None

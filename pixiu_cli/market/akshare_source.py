@@ -9,9 +9,11 @@ Sina fails, because Eastmoney bans IPs that call it often. Dividends come from
 from __future__ import annotations
 
 import math
+import unicodedata
 from datetime import date, datetime
 
 from pixiu_cli.domain.benchmarks import benchmark_for
+from pixiu_cli.domain.boards import board_for
 from pixiu_cli.domain.market import Bar, CorporateAction
 from pixiu_cli.domain.securities import Security
 from pixiu_cli.market.sources import SourceError, exchange_code
@@ -26,6 +28,16 @@ _BAR_KEYS = {
     "volume": ("volume", "成交量"),
     "amount": ("amount", "成交额"),
 }
+
+
+# stock_info_a_code_name's columns, and the exchange lists' own (SSE 证券代码 / 证券简称,
+# SZSE A股代码 / A股简称) it renames them from.
+_CODE_KEYS = ("code", "证券代码", "A股代码")
+_NAME_KEYS = ("name", "证券简称", "A股简称")
+
+
+def _field(record: dict, keys: tuple[str, ...]):
+    return next((record[k] for k in keys if k in record), None)
 
 
 def _value(record: dict, field: str):
@@ -71,6 +83,7 @@ def frame_to_bars(frame, volume_in_lots: bool) -> list[Bar]:
 
 class AkshareSource:
     name = "akshare"
+    lists_with_bars = False
 
     def __init__(self, timeout: float = 30.0, module=None):
         self.timeout = timeout
@@ -138,7 +151,17 @@ class AkshareSource:
         return [d for d in days if d and start <= d <= end]
 
     def securities(self) -> list[Security]:
-        return []  # akshare's full list comes from Eastmoney (ban-prone); baostock provides it
+        """`stock_info_a_code_name`: the three exchanges' own lists (SSE, SZSE, BSE), joined
+        by akshare into code and name; the exchanges' names carry full-width letters and
+        padding (万  科Ａ), taken out here."""
+        frame = self._call("证券列表", lambda ak: ak.stock_info_a_code_name())
+        out = []
+        for record in frame.to_dict("records"):
+            symbol = str(_field(record, _CODE_KEYS) or "").strip()
+            name = "".join(unicodedata.normalize("NFKC", str(_field(record, _NAME_KEYS) or "")).split())
+            if len(symbol) == 6 and symbol.isascii() and symbol.isdigit() and name:
+                out.append(Security(symbol, name, "stock", board_for(symbol), None, "listed", "ST" in name, self.name))
+        return out
 
     def close(self) -> None:
         pass

@@ -44,6 +44,7 @@ def _next_page_lost(rs) -> bool:
 
 class BaostockSource:
     name = "baostock"
+    lists_with_bars = True
 
     def __init__(self, timeout: float = 20.0, module=None):
         self.timeout = timeout

@@ -106,6 +106,35 @@ def shipped_security_list() -> SecurityList:
     return SecurityList(as_of, stocks)
 
 
+@dataclass(frozen=True)
+class ListedName:
+    code: str
+    full_name: str  # as quoted: *ST天微
+    short_name: str  # as typed: 天微
+
+
+# A quoted name that cannot carry a mark is its own typed name (most rows: parse_name is
+# skipped for them, which halves the read).
+_MARKED = re.compile(r"^[SNC*]|-[UWD]+$")
+
+
+@cache
+def shipped_names() -> tuple[ListedName, ...]:
+    """Every shipped stock's code and names, all name matching needs: read with a plain csv
+    reader and no ListedStock rows, since every process that matches a name reads it."""
+    path = data_dir().joinpath(*SHIPPED_FILE)
+    with path.open(encoding="utf-8", newline="") as handle:
+        rows = csv.reader(handle)
+        header = next(rows, [])
+        code_at, name_at = header.index("symbol"), header.index("name")
+        out = []
+        for row in rows:
+            code, name = row[code_at].strip(), row[name_at].strip()
+            if len(code) == 6 and code.isascii() and code.isdigit() and name:
+                out.append(ListedName(code, name, parse_name(name).short_name if _MARKED.search(name) else name))
+    return tuple(out)
+
+
 @cache
 def _by_code(listing: SecurityList) -> dict[str, ListedStock]:
     return {s.code: s for s in listing.stocks}

@@ -18,6 +18,9 @@ class SourceError(UserError):
 
 class PriceSource(Protocol):
     name: str
+    # Whether `data sync` of bars also refreshes the security list: cheap for baostock (one
+    # query); for akshare it crawls three exchanges' sites, left to `--securities`.
+    lists_with_bars: bool
 
     def daily_bars(self, symbol: str, start: str, end: str) -> list[Bar]:
         """Unadjusted bars of days the stock traded, oldest first (suspended days left out)."""

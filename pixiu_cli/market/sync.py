@@ -12,6 +12,7 @@ from datetime import date, datetime, timedelta
 from pixiu_cli.domain.market import Bar, SeriesWrite
 from pixiu_cli.market.calendar import calendar_mismatches
 from pixiu_cli.market.gaps import SuspectGap, suspect_gaps
+from pixiu_cli.market.security_master import refresh_master
 from pixiu_cli.market.sources import PriceSource, SourceError
 from pixiu_cli.market.trading_days import write_refresh
 from pixiu_cli.store.market import MarketStore
@@ -84,9 +85,9 @@ def sync(
     stamp = now.isoformat(timespec="seconds")
     outcomes: list[SyncOutcome] = []
     try:
-        securities = source.securities()
+        securities = source.securities() if getattr(source, "lists_with_bars", True) else []
         if securities:
-            master.upsert(securities)
+            refresh_master(master, source.name, securities, stamp)
         start = since or (now.date() - timedelta(days=366)).isoformat()
         end = (now.date() + timedelta(days=CALENDAR_AHEAD_DAYS)).isoformat()
         days = source.trading_days(start, end)

@@ -5,6 +5,9 @@ Where names come from (`NameSource.table`, `_names`):
 * the user's holdings (full name and short names);
 * the security master (`store.securities`): every security pixiu has data about (imports
   register them, see `register_document`) and whatever a market-data sync wrote;
+* the shipped list of every listed stock (``data/securities/stock_basic.csv``, read by
+  `market.security_list.shipped_names` when the first table is built), so a fresh home
+  knows every full name; a name a later list replaced is kept as a former name;
 * the user's aliases (`/alias 宁王 300750`);
 * shipped nicknames (``data/selection/securities.tsv``: 宁王, 茅子, 工行 …), read as the
   stock even when pixiu holds no data about it;
@@ -16,7 +19,10 @@ Where names come from (`NameSource.table`, `_names`):
 
 Kinds of name, by how much evidence they need (`select` decides):
 ``full`` (exchange name), ``nickname``, ``user`` — always the stock unless the words after
-it make it a product, a place or an employer (格力空调, 长江电力公司的招聘); ``short`` — a
+it make it a product, a place or an employer (格力空调, 长江电力公司的招聘); ``listed`` (a
+market list's name of a stock the user neither holds nor has data about) and ``former`` —
+like a full name, but also not after a place verb or a measure word (去黄山旅游), and,
+when three characters or fewer (老百姓, 张家界), only with evidence; ``short`` — a
 short name is an everyday word more often than a stock (宁德 is a city, 紫金 a mountain),
 so it needs evidence. All names are matched at once with an Aho–Corasick automaton
 (`pyahocorasick`), leftmost-longest, so a message costs one pass however many names there are.
@@ -29,14 +35,23 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
+from pixiu_cli.domain.securities import FORMER_NAME_SOURCE
+from pixiu_cli.market.security_list import ListedName, parse_name, shipped_names
 from pixiu_cli.resources import data_dir
 from pixiu_cli.selection.normalize import fold_width_case, to_simplified
 from pixiu_cli.selection.rules import words
 
 FULL, NICKNAME, USER, SHORT, INDEX, SHADOW = "full", "nickname", "user", "short", "index", "shadow"
+LISTED, FORMER = "listed", "former"
 # When two sources give one alias to different symbols, the first kind here wins; a
-# holding beats everything (长电 is 长电科技 for its holder, 长江电力 for another).
-_RANK = {USER: 0, FULL: 1, NICKNAME: 2, SHORT: 3, INDEX: 4, SHADOW: 5}
+# holding beats everything (长电 is 长电科技 for its holder, 长江电力 for another), and a
+# stock's current name beats another's former one.
+_RANK = {USER: 0, FULL: 1, NICKNAME: 2, LISTED: 3, SHORT: 4, FORMER: 5, INDEX: 6, SHADOW: 7}
+# Master rows a market list wrote (not an import of the user's own data).
+_LIST_SOURCES = frozenset({"baostock", "akshare", "shipped"})
+# A two-character name left when the marks are taken off (ST太重 → 太重) is an everyday
+# word: only the quoted name is matched, unless the user holds the stock.
+_TYPED_MIN = 3
 
 
 @dataclass(frozen=True)
@@ -152,16 +167,34 @@ class NameTable:
         return chosen
 
 
+@dataclass(frozen=True)
+class Known:
+    """A security-master row as name matching sees it."""
+
+    symbol: str
+    name: str
+    source: str | None = None
+
+
 def _names(
-    holders: Sequence[Holder], known: Sequence[tuple[str, str]], aliases: Sequence[tuple[str, str]]
+    holders: Sequence[Holder],
+    known: Sequence[tuple[str, str] | Known],
+    aliases: Sequence[tuple[str, str] | tuple[str, str, str]],
+    listed: Sequence[ListedName] | None = None,
 ) -> Iterable[Name]:
+    """`known`: master rows ((symbol, name) pairs are rows an import wrote); `aliases`:
+    (alias, symbol[, source]); `listed`: the market list (default: the shipped one)."""
     held = {h.symbol for h in holders}
     shipped = shipped_securities()
+    rows = [k if isinstance(k, Known) else Known(*k) for k in known]
+    listed = shipped_names() if listed is None else listed
     yield from _shipped_names(shipped, held)
-    yield from _known_names(known, shipped, held)
+    yield from _listed_names(listed, rows, shipped, held)
+    yield from _known_names(rows, listed, shipped, held)
     yield from holding_names(holders)
-    for alias, symbol in aliases:
-        yield Name(_norm(alias), symbol, USER, symbol in held)
+    for alias, symbol, *source in aliases:
+        kind = FORMER if source and source[0] == FORMER_NAME_SOURCE else USER
+        yield Name(_norm(alias), symbol, kind, symbol in held)
 
 
 def _shipped_names(shipped: dict[str, ShippedSecurity], held: set[str]) -> Iterable[Name]:
@@ -175,19 +208,51 @@ def _shipped_names(shipped: dict[str, ShippedSecurity], held: set[str]) -> Itera
             yield Name(_norm(alias), symbol, NICKNAME, symbol in held)
 
 
-def _known_names(
-    known: Sequence[tuple[str, str]], shipped: dict[str, ShippedSecurity], held: set[str]
+def _spellings(name: str) -> tuple[str, ...]:
+    """A quoted name and the name people type (*ST天微 → 天微, 寒武纪-U → 寒武纪)."""
+    typed = parse_name(name).short_name
+    return (_norm(name), _norm(typed)) if typed != name else (_norm(name),)
+
+
+def _listed_names(
+    listed: Sequence[ListedName], rows: Sequence[Known], shipped: dict[str, ShippedSecurity], held: set[str]
 ) -> Iterable[Name]:
-    # Another listed company's name swallows the short name inside it (长电科技 is not 长江电力
-    # 长电) even when pixiu knows nothing about that company.
-    named = {symbol for symbol, _ in known} | held
+    """The market list's stocks the master does not name, and the list's names the master
+    replaced (a later list renamed the stock: the old name stays, as a former name)."""
+    current = {k.symbol: k for k in rows}
+    for stock in listed:
+        row = current.get(stock.code)
+        if row is not None and _norm(stock.short_name) in _spellings(row.name):
+            continue
+        if row is not None and row.source in _LIST_SOURCES:
+            kind = FORMER
+        else:
+            kind = FULL if stock.code in shipped or stock.code in held else LISTED
+        yield Name(_norm(stock.full_name), stock.code, kind, stock.code in held)
+        if stock.short_name != stock.full_name and (kind == FULL or len(stock.short_name) >= _TYPED_MIN):
+            yield Name(_norm(stock.short_name), stock.code, kind, stock.code in held)
+
+
+def _known_names(
+    rows: Sequence[Known], listed: Sequence[ListedName], shipped: dict[str, ShippedSecurity], held: set[str]
+) -> Iterable[Name]:
+    # Another company's name swallows the short name inside it (长电科技 is not 长江电力
+    # 长电): curated names of stocks no list names (delisted) still do.
+    in_master = {k.symbol for k in rows}
+    named = in_master | held | {s.code for s in listed}
     for symbol, entry in shipped.items():
         if symbol not in named:
             yield Name(_norm(entry.name), None, SHADOW)
-    for symbol, name in known:
-        yield Name(_norm(name), symbol, FULL, symbol in held)
-        entry = shipped.get(symbol)
-        for alias in entry.short_names if entry else ():
+        elif symbol not in in_master:  # the curated spelling, where it differs from the list's
+            yield Name(_norm(entry.name), symbol, FULL, symbol in held)
+    for row in rows:
+        curated = row.symbol in shipped or row.symbol in held
+        kind = LISTED if row.source in _LIST_SOURCES and not curated else FULL
+        for spelling in _spellings(row.name):
+            if kind == FULL or spelling == _norm(row.name) or len(spelling) >= _TYPED_MIN:
+                yield Name(spelling, row.symbol, kind, row.symbol in held)
+    for symbol, entry in shipped.items():
+        for alias in entry.short_names if symbol in named else ():
             yield Name(_norm(alias), symbol, SHORT, symbol in held)
 
 
@@ -229,16 +294,30 @@ class NameSource:
         key = (self.master.version(), tuple(holdings))
         if key != self._key or self._table is None:
             holders = [Holder(h.symbol, h.name, tuple(h.short_names)) for h in holdings]
-            known = tuple((s.symbol, s.name) for s in self.master.all() if s.kind != "index")
-            aliases = tuple((a.alias, a.symbol) for a in self.master.aliases())
+            known = tuple(Known(s.symbol, s.name, s.source) for s in self.master.all() if s.kind != "index")
+            aliases = tuple((a.alias, a.symbol, a.source) for a in self.master.aliases())
             self._table = NameTable(_names(holders, known, aliases))
             self._key = key
         return self._table
 
+    def security_name(self, symbol: str) -> str | None:
+        """The master's name for a stock, else the shipped list's (a fresh home names every
+        listed stock it matched)."""
+        security = self.master.get(symbol)
+        if security is not None:
+            return security.name
+        listed = _listed_by_code().get(symbol)
+        return listed.full_name if listed else None
+
+
+@cache
+def _listed_by_code() -> dict[str, ListedName]:
+    return {stock.code: stock for stock in shipped_names()}
+
 
 def securities_for_document(data, source: str = "import") -> list:
     """Every stock an import document has data about, named from its holding or the shipped
-    list (a profile or a news item carries only the code); unnamed codes are skipped."""
+    lists (a profile or a news item carries only the code); unnamed codes are skipped."""
     from pixiu_cli.domain.securities import Security
 
     names = {h.symbol: h.name for h in data.holdings}
@@ -254,7 +333,9 @@ def securities_for_document(data, source: str = "import") -> list:
     shipped = shipped_securities()
     result = []
     for symbol in symbols:
+        listed = _listed_by_code().get(symbol)
         name = names.get(symbol) or (shipped[symbol].name if symbol in shipped else None)
+        name = name or (listed.full_name if listed else None)
         if name:
             result.append(Security(symbol, name, "stock", source=source))
     return result

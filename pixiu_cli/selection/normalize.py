@@ -59,8 +59,7 @@ def _converter():
 
 
 def to_simplified(text: str) -> str:
-    traditional = _traditional_chars()
-    if not any(ch in traditional for ch in text):
+    if _traditional_chars().isdisjoint(text):  # a set operation: every listed name passes here
         return text
     converted = _converter().convert(text)
     if len(converted) == len(text):

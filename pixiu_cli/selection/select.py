@@ -33,8 +33,10 @@ from pixiu_cli.selection.codes import warm as warm_codes
 from pixiu_cli.selection.intent import FiredCue, Intent, analyze
 from pixiu_cli.selection.intent import warm as warm_intent
 from pixiu_cli.selection.names import (
+    FORMER,
     FULL,
     INDEX,
+    LISTED,
     SHADOW,
     SHORT,
     Holder,
@@ -140,6 +142,13 @@ def _code_notes(
     return notes
 
 
+_ALWAYS = {FULL: "股票全称", "nickname": "常用昵称", "user": "用户设置的别名"}
+# A market list's name this long is a company's name; a shorter one (老百姓, 张家界,
+# 值得买) is also an everyday word, and investing words around it are no evidence.
+_LISTED_NAME_CHARS = 4
+_EVIDENCE_LABEL = {SHORT: "简称", LISTED: "证券列表中的名称", FORMER: "股票的曾用名"}
+
+
 def _judge_name(text: str, start: int, end: int, name, portfolio_context: bool, conversation: bool) -> tuple[bool, str]:
     rules = _mention_rules()
     before, after = text[max(0, start - 4) : start], text[end : end + 12]
@@ -149,8 +158,8 @@ def _judge_name(text: str, start: int, end: int, name, portfolio_context: bool, 
         return False, "指数，不是股票"
     if not_stock := rules.not_stock_after.match(after):
         return False, f"后面的“{not_stock.group()}”说明指的是产品、地方或公司本身，不是股票"
-    if name.kind != SHORT:
-        return True, {FULL: "股票全称", "nickname": "常用昵称", "user": "用户设置的别名"}[name.kind]
+    if name.kind in _ALWAYS:
+        return True, _ALWAYS[name.kind]
     if rules.measure_before.search(before):
         return False, "前面是数量词（两瓶、一箱…），指的是商品"
     place = rules.place_before.search(before)
@@ -158,15 +167,33 @@ def _judge_name(text: str, start: int, end: int, name, portfolio_context: bool, 
     investing = rules.investing.search(text, max(0, start - 80), start) or rules.investing.search(text, end, end + 80)
     if place and not (investing and place.group() in ("在", "买", "买了")):
         return False, f"前面的“{place.group()}”说明是地名或商品"
+    if name.kind != SHORT:
+        return _listed_name(after, name)
+    return _evidence(after, name, investing, portfolio_context, conversation)
+
+
+def _listed_name(after: str, name) -> tuple[bool, str]:
+    """A market list's or former name: a company's name when long enough; a short one is
+    the stock only when the question is about it (值得买怎么样, not 哪只股票值得买)."""
+    label = _EVIDENCE_LABEL[name.kind]
+    if len(name.alias) >= _LISTED_NAME_CHARS:
+        return True, "股票全称（证券列表）" if name.kind == LISTED else label
+    if _mention_rules().asked_about.match(after):
+        return True, f"{label}，问的是它怎么样"
+    return False, f"{label}只有 {len(name.alias)} 个字，也是日常用语：直接问它（怎么样、能买吗）才算股票"
+
+
+def _evidence(after: str, name, investing, portfolio_context: bool, conversation: bool) -> tuple[bool, str]:
+    label = _EVIDENCE_LABEL[name.kind]
     if investing:
-        return True, f"简称，句中有投资用语“{investing.group()}”"
-    if rules.asked_about.match(after):
-        return True, "股票简称，问的是它怎么样" if not name.held else "持有股票的简称，问的是它怎么样"
+        return True, f"{label}，句中有投资用语“{investing.group()}”"
+    if _mention_rules().asked_about.match(after):
+        return True, f"{label}，问的是它怎么样" if not name.held else f"持有股票的{label}，问的是它怎么样"
     if name.held and portfolio_context:
-        return True, "持有股票的简称，出现在关于持仓的问题里"
+        return True, f"持有股票的{label}，出现在关于持仓的问题里"
     if conversation:
-        return True, "简称，上一轮在谈股票"
-    return False, "简称也是日常用语，句中没有投资相关的证据"
+        return True, f"{label}，上一轮在谈股票"
+    return False, f"{label}也是日常用语，句中没有投资相关的证据"
 
 
 def _mentions(

@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # what the import and the sync load, so /chart and the watch 
     from pixiu_cli.analytics.costs import CostModel
     from pixiu_cli.analytics.refresh import RefreshSummary
     from pixiu_cli.market.importer import ImportResult
+    from pixiu_cli.market.security_master import MasterRefresh
     from pixiu_cli.market.sync import SyncOutcome
 
 
@@ -125,6 +126,33 @@ def sync_market(
     # an index gets no profile, signal or alert of its own: it is what stocks are measured against
     changed = [o.symbol for o in outcomes if not o.error and o.rows and not benchmark_for(o.symbol)]
     return SyncResult(outcomes, notes, refresh(db, changed, now, costs))
+
+
+@dataclass(frozen=True)
+class SecuritiesRequest:
+    source: str  # one of market.source_by_name.SOURCE_NAMES
+    timeout: float = 20.0
+
+
+def sync_securities(db, request: SecuritiesRequest, now: datetime) -> MasterRefresh:
+    """Refresh the security master from a source's list of every listed stock. A failure
+    (network, a missing library, an empty or truncated list) writes nothing: the shipped
+    list and any earlier sync stay in force."""
+    from pixiu_cli.market.security_master import refresh_master
+    from pixiu_cli.market.source_by_name import open_source
+    from pixiu_cli.market.sources import SourceError
+
+    try:
+        source = open_source(request.source, request.timeout)
+        try:
+            listed = source.securities()
+            if not listed:
+                raise SourceError(f"{request.source} 没有返回证券列表")
+            return refresh_master(SecurityMaster(db), source.name, listed, _stamp(now), whole_market=True)
+        finally:
+            source.close()
+    except SourceError as exc:
+        raise RequestError(f"证券列表未更新：{exc}；已保留现有列表") from None
 
 
 def status(db, now: datetime) -> list[SeriesStatus]:

@@ -4,6 +4,8 @@ lines. Behaviour only: no figure is compared with a goal here."""
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -102,3 +104,24 @@ def test_ask_process_prints_pixiu_against_llm_and_the_raw_sdk():
         assert re.search(figures + r".*raw: \d+\.\d\dx time", figure), figure
         assert re.search(r"goal <= 1\.00x (llm|raw) +(OK|MISSED)$", figure), figure
         assert ("llm: " in figure) == llm_installed
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_market_names_prints_both_trees_and_their_ratios():
+    # compared with itself (--before the checkout): a shallow clone may lack the old commit
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "market_names.py"), "--quick", "--before", str(BENCHMARKS.parent)],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    for figure in ("table ", "first "):
+        assert re.search(r"ms CPU +before +\d+\.\d+ ms +ratio +\d+\.\d\d$", line(lines, figure))
+    named = line(lines, "warm      宁德时代能买吗")
+    assert "symbols ['300750'] (before ['300750'])" in named, named
+    for kind in ("context", "ask"):
+        assert re.search(r"ratio +\d+\.\d\d +\(median of 1\)$", line(lines, f"process   pixiu {kind}"))

@@ -168,11 +168,16 @@ def test_explanation_names_cues_and_rejected_mentions(table):
     assert any(m["text"] == "000001" and not m["accepted"] and "指数" in m["why"] for m in index)
 
 
-def test_another_companys_name_swallows_a_held_short_name_without_a_market_list():
-    # 长电科技 is not 长江电力 (长电), even when pixiu knows nothing about 长电科技
+def test_another_companys_name_swallows_a_held_short_name_in_a_fresh_home():
+    # 长电科技 is not 长江电力 (长电): the shipped list names it, with no sync and no data
     table = NameTable(_names((Holder("600900", "长江电力", ("长电",)),), (), ()))
-    assert pick(table, "长电科技怎么样").symbols == []
+    assert pick(table, "长电科技怎么样").symbols == ["600584"]
     assert pick(table, "长电怎么样").symbols == ["600900"]
+
+
+def test_a_curated_name_no_list_knows_still_swallows_a_held_short_name():
+    table = NameTable(_names((Holder("600900", "长江电力", ("长电",)),), (), (), listed=()))
+    assert pick(table, "长电科技怎么样").symbols == []
     chosen = pick(table, "长电科技怎么样").explanation()
     assert chosen["mentions"][0]["kind"] == "shadow" and not chosen["mentions"][0]["accepted"]
 
