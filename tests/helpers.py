@@ -412,8 +412,8 @@ class CsvSource:
 # A stand-in for the baostock package (its functions and ResultData shape, no network) that
 # serves each exchange-prefixed code from its own CSV: FAKE_BAOSTOCK_FILES maps "sz.000333"
 # to a file; FAKE_BAOSTOCK_DOWN names a code whose query fails as a dropped connection does.
-FAKE_BAOSTOCK_BY_CODE = '''
-"""A stand-in for the baostock package: its functions and ResultData shape, no network."""
+# The part of every baostock stand-in that is baostock's own shape: login, logout, ResultData.
+FAKE_BAOSTOCK_PRELUDE = '''"""A stand-in for the baostock package: its functions and ResultData shape, no network."""
 import csv, json, os
 
 class ResultData:
@@ -434,7 +434,11 @@ def login():
 def logout():
     return _Login()
 
-def query_history_k_data_plus(code, fields, start_date, end_date, frequency, adjustflag):
+'''
+
+FAKE_BAOSTOCK_BY_CODE = (
+    FAKE_BAOSTOCK_PRELUDE
+    + """def query_history_k_data_plus(code, fields, start_date, end_date, frequency, adjustflag):
     if code == os.environ.get("FAKE_BAOSTOCK_DOWN"):
         raise ConnectionResetError(104, "Connection reset by peer")
     names = fields.split(",")
@@ -459,7 +463,8 @@ def query_trade_dates(start_date, end_date):
 
 def query_stock_basic():
     return ResultData(["code", "code_name", "ipoDate", "outDate", "type", "status"], [])
-'''
+"""
+)
 
 
 def fake_baostock_env(env: dict[str, str], tmp_path: Path, files: dict[str, Path], down: str = "") -> dict[str, str]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import PIXIU_BIN
+from tests.helpers import FAKE_BAOSTOCK_PRELUDE, PIXIU_BIN
 
 MARKET = Path(__file__).resolve().parents[1] / "fixtures" / "market"
 
@@ -149,29 +149,9 @@ def test_chart_draws_adjusted_close_with_cost_line(offline_env):
     assert "MA20" in done.stdout and "MA60" in done.stdout and "\x1b[" not in done.stdout  # piped: no colour
 
 
-FAKE_BAOSTOCK = '''
-"""A stand-in for the baostock package: its functions and ResultData shape, no network."""
-import csv, os
-
-class ResultData:
-    def __init__(self, fields, rows):
-        self.fields, self._rows, self._i, self.error_code, self.error_msg = fields, rows, -1, "0", "success"
-    def next(self):
-        self._i += 1
-        return self._i < len(self._rows)
-    def get_row_data(self):
-        return self._rows[self._i]
-
-class _Login:
-    error_code, error_msg = "0", "success"
-
-def login():
-    return _Login()
-
-def logout():
-    return _Login()
-
-def query_history_k_data_plus(code, fields, start_date, end_date, frequency, adjustflag):
+FAKE_BAOSTOCK = (
+    FAKE_BAOSTOCK_PRELUDE
+    + """def query_history_k_data_plus(code, fields, start_date, end_date, frequency, adjustflag):
     assert adjustflag == "3" and frequency == "d"
     rows = []
     with open(os.environ["FAKE_BAOSTOCK_CSV"]) as handle:
@@ -193,7 +173,8 @@ def query_trade_dates(start_date, end_date):
 def query_stock_basic():
     return ResultData(["code", "code_name", "ipoDate", "outDate", "type", "status"],
                       [["sz.000333", "美的集团", "2013-09-18", "", "1", "1"]])
-'''
+"""
+)
 
 
 @pytest.mark.slow
