@@ -113,11 +113,13 @@ def _demo_market(db, symbols: list[str], now: datetime) -> None:
 
 
 def _valuer(db):
-    """Holdings valued on the stored bars, for the holdings section of the block."""
+    """Holdings valued on the stored bars, with the account's cash, for the holdings section
+    of the block."""
     from pixiu_cli.market.valuation import CachedValuer
+    from pixiu_cli.store.account import AccountStore
     from pixiu_cli.store.market import MarketStore
 
-    return CachedValuer(MarketStore(db))
+    return CachedValuer(MarketStore(db), AccountStore(db).current_cash)
 
 
 def offline_cache_path(settings: Settings) -> Path:
@@ -181,6 +183,7 @@ def open_app(settings: Settings, *, demo: bool = False, calls_model: bool = True
         temperature=settings.temperature,
         clock=lambda: datetime.now(SHANGHAI),
         domain=domain,
+        cost_method=settings.cost_method,
     )
     return App(
         settings=settings,
@@ -205,6 +208,7 @@ def build_agent(
     ablate: frozenset[str] = frozenset(),
     tools: ToolRegistry | None = None,
     history_blocks: str = "delta",
+    cost_method: str = "diluted",
 ) -> Agent:
     """The agent over one database: what the REPL, `ask`, the answer evals and the tests all
     run. `client` is any `ChatModel` (the HTTP client, or the offline model in process);
@@ -214,7 +218,9 @@ def build_agent(
     builder = ContextBuilder(
         store, domain, limits, clock=clock, history_blocks=history_blocks, ablate=ablate, valuer=_valuer(db)
     )
-    tool_context = ToolContext(domain=domain, memory=MemoryStore(db), portfolio=PortfolioStore(db), now=clock)
+    tool_context = ToolContext(
+        domain=domain, memory=MemoryStore(db), portfolio=PortfolioStore(db), now=clock, cost_method=cost_method
+    )
     return Agent(
         store,
         client,

@@ -52,6 +52,7 @@ class Settings:
     reasoning_effort: str | None = None  # [llm] reasoning_effort: "low" | "high" | "max"
     offline_cache_profile: str = "deepseek"
     auto_sync: bool = False  # [market] auto_sync: the REPL syncs stale market data in the background
+    cost_method: str = "diluted"  # [account] cost_method: "diluted" (摊薄成本) | "average" (持仓均价)
     warnings: tuple[str, ...] = ()
 
     @property
@@ -206,6 +207,14 @@ def _market_table(config: dict) -> dict:
     return {"auto_sync": auto_sync}
 
 
+def _account_table(config: dict) -> dict:
+    table = config.get("account", {})
+    if not isinstance(table, dict) or set(table) - {"cost_method"}:
+        raise SettingsError("config.toml 的 [account] 只能包含 cost_method")
+    method = _choice(table.get("cost_method"), "[account] cost_method", ("diluted", "average"))
+    return {"cost_method": method or "diluted"}
+
+
 _LLM_KEYS = ("deadline_seconds", "thinking", "reasoning_effort")
 
 
@@ -249,7 +258,7 @@ def _llm_deadline(config: dict, env_value: str | None) -> float:
 
 def _config_tables(config: dict) -> dict:
     """Check `config` (a parsed config.toml) and build its tables' objects, once: the
-    Settings fields limits, guardrails, prices, costs and auto_sync."""
+    Settings fields limits, guardrails, prices, costs, auto_sync and cost_method."""
     _llm_deadline(config, None)
     _thinking(config, {})
     tables = dict(
@@ -258,6 +267,7 @@ def _config_tables(config: dict) -> dict:
         prices=_prices_table(config),
         costs=_backtest_table(config),
         **_market_table(config),
+        **_account_table(config),
     )
     for name in _RANGES:
         if name in config:

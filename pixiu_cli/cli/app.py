@@ -9,6 +9,7 @@ import sys
 import typer
 
 from pixiu_cli.cli import (
+    account,
     alias,
     analytics,
     cache,
@@ -42,7 +43,7 @@ def root(ctx: typer.Context) -> None:
 
 
 # The order of `pixiu --help`.
-for group in (chat, context, documents, cache, evals, alias, config, offline, market, analytics, signal):
+for group in (chat, context, documents, account, cache, evals, alias, config, offline, market, analytics, signal):
     group.register(app)
 
 

@@ -11,17 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from pixiu_cli.domain.account import (
-    ALLOTMENT,
-    BONUS,
-    BUY,
-    DIVIDEND,
-    DIVIDEND_TAX,
-    RIGHTS,
-    SELL,
-    Fill,
-    Position,
-)
+from pixiu_cli.domain.account import ALLOTMENT, BONUS, BUY, DIVIDEND, DIVIDEND_TAX, RIGHTS, SELL, Fill, Position
 
 _EPSILON = 1e-9
 

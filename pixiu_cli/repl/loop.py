@@ -6,6 +6,7 @@ import re
 
 from pixiu_cli.errors import UserError
 from pixiu_cli.repl import (  # noqa: F401  (importing registers the commands)
+    account_commands,
     alias_commands,
     analytics_commands,
     builtin_commands,

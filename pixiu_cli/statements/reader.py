@@ -60,10 +60,7 @@ def _fill_id(p: Parsed, seen: Counter) -> str:
 def _fills(parsed: list[Parsed]) -> tuple[Fill, ...]:
     # A statement listed newest first is read oldest first; rows of one moment keep their order.
     descending = len(parsed) > 1 and parsed[0].day > parsed[-1].day
-    order = sorted(
-        range(len(parsed)),
-        key=lambda i: (parsed[i].day, parsed[i].time or "", -i if descending else i),
-    )
+    order = sorted(range(len(parsed)), key=lambda i: (parsed[i].day, parsed[i].time or "", -i if descending else i))
     seen: Counter = Counter()
     out = []
     for i in order:
@@ -116,4 +113,3 @@ def read_statement(path: Path, broker: str = "auto", skip_bad: bool = False) -> 
     fills = _fills(parsed)
     accounts = frozenset(f.account for f in fills if f.account)
     return Statement(layout, fills, tuple(skipped), tuple(bad), accounts, _cash(fills))
-
