@@ -7,6 +7,7 @@ reported. One transaction: a file that does not read changes nothing."""
 
 from __future__ import annotations
 
+import math
 from collections import Counter, defaultdict, deque
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -99,20 +100,27 @@ def _changes(db, store: AccountStore, plan: _Plan, as_of: str) -> list[tuple[Hol
     if not touched:
         return []
     replaced = {m.fill_id for m, _ in plan.matched}
-    kept_fills = [f for f in store.fills() if f.symbol in touched and f.fill_id not in replaced]
-    ordered = sorted(kept_fills + new, key=lambda f: (f.day, f.time or ""))
-    derived = positions(ordered)
+    had = [f for f in store.fills() if f.symbol in touched]
+    ordered = sorted([f for f in had if f.fill_id not in replaced] + new, key=lambda f: (f.day, f.time or ""))
+    derived, before_import = positions(ordered), positions(had)
     stored = {r["symbol"]: r for r in _rows(db, "select * from holdings")}
     out = []
     for symbol in touched:
         p = derived[symbol]
         row = stored.get(symbol)
-        kept = bool(row and row["updated_at"] and row["updated_at"][:10] > max(p.last_day, as_of))
+        kept = row is not None and _newer_than_fills(row, before_import.get(symbol), max(p.last_day, as_of))
         before = row["shares"] if row else None
         name = (row["name"] if row else None) or p.name or symbol
         if before != p.shares or not kept:
             out.append((HoldingChange(symbol, name, before, p.shares, kept), p))
     return out
+
+
+def _newer_than_fills(row: dict, had, last_day: str) -> bool:
+    """A holding the fills did not make (a JSON import, an edit) dated after them: the user
+    said it later than the statement, so it stands."""
+    explained = had is not None and math.isclose(had.shares, row["shares"] or 0.0, abs_tol=1e-6)
+    return not explained and bool(row["updated_at"]) and row["updated_at"][:10] > last_day
 
 
 def _cash(store: AccountStore, statement: Statement) -> tuple[CashBalance | None, CashBalance | None]:

@@ -74,9 +74,17 @@ def _fills(parsed: list[Parsed]) -> tuple[Fill, ...]:
     return tuple(out)
 
 
-def _cash(fills: tuple[Fill, ...]) -> CashBalance | None:
-    stated = [f for f in fills if f.balance is not None]
-    return CashBalance(stated[-1].balance, stated[-1].day, "statement") if stated else None
+def _cash(parsed: list[Parsed], skipped: list[Skipped]) -> CashBalance | None:
+    """The balance after the last row that states one, skipped rows included (what they
+    moved is in the balance even when pixiu does not count them)."""
+    stated = [(p.line, p.day, p.time or "", p.balance) for p in parsed if p.balance is not None]
+    stated += [(s.line, s.day, "", s.balance) for s in skipped if s.balance is not None and s.day]
+    if not stated:
+        return None
+    days = [day for _, day, _, _ in sorted(stated)]
+    descending = days[0] > days[-1]  # listed newest first: the first line is the last moment
+    line, day, _, balance = max(stated, key=lambda s: (s[1], -s[0] if descending else s[0]))
+    return CashBalance(balance, day, "statement")
 
 
 def _read_rows(table: list[Row], columns: Columns, skip_bad: bool):
@@ -112,4 +120,4 @@ def read_statement(path: Path, broker: str = "auto", skip_bad: bool = False) -> 
     parsed, skipped, bad = _read_rows(table[start + 1 :], columns, skip_bad)
     fills = _fills(parsed)
     accounts = frozenset(f.account for f in fills if f.account)
-    return Statement(layout, fills, tuple(skipped), tuple(bad), accounts, _cash(fills))
+    return Statement(layout, fills, tuple(skipped), tuple(bad), accounts, _cash(parsed, skipped))

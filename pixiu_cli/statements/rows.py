@@ -45,6 +45,8 @@ class Parsed:
 class Skipped:
     line: int
     reason: str
+    day: str | None = None
+    balance: float | None = None  # a skipped row's 资金余额 still says what the cash was
 
 
 class _Cells:
@@ -84,7 +86,7 @@ def read_row(row: Row, columns: Columns) -> Parsed | Skipped | None:
         raise BadCell(row.line, cells.header("day"), raw_day, "不是日期")
     kind, reason = kind_of(cells.text("action"))
     if kind is None:
-        return Skipped(row.line, reason)
+        return Skipped(row.line, reason, day, cells.number("balance"))
     time = time_of(cells.text("time")) if columns.has("time") else None
     if kind in SHARE_KINDS:
         return _share_row(cells, day, time, kind)
