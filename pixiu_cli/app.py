@@ -112,14 +112,15 @@ def _demo_market(db, symbols: list[str], now: datetime) -> None:
     refresh(db, symbols, now)
 
 
-def _valuer(db):
+def _valuer(db, cost_method: str):
     """Holdings valued on the stored bars, with the account's cash, for the holdings section
     of the block."""
+    from pixiu_cli.domain.account import COST_METHOD_NAMES
     from pixiu_cli.market.valuation import CachedValuer
     from pixiu_cli.store.account import AccountStore
     from pixiu_cli.store.market import MarketStore
 
-    return CachedValuer(MarketStore(db), AccountStore(db).current_cash)
+    return CachedValuer(MarketStore(db), AccountStore(db).current_cash, COST_METHOD_NAMES[cost_method])
 
 
 def offline_cache_path(settings: Settings) -> Path:
@@ -216,7 +217,13 @@ def build_agent(
     store = ConversationStore(db)
     domain = domain or DomainStore(db)
     builder = ContextBuilder(
-        store, domain, limits, clock=clock, history_blocks=history_blocks, ablate=ablate, valuer=_valuer(db)
+        store,
+        domain,
+        limits,
+        clock=clock,
+        history_blocks=history_blocks,
+        ablate=ablate,
+        valuer=_valuer(db, cost_method),
     )
     tool_context = ToolContext(
         domain=domain, memory=MemoryStore(db), portfolio=PortfolioStore(db), now=clock, cost_method=cost_method

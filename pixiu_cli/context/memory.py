@@ -166,11 +166,13 @@ def _assets_text(valuation) -> str:
     stocks = show_number(round(valuation.total_value, 2))
     at_cost = f"，其中 {valuation.unpriced} 只无行情按成本计" if valuation.unpriced else ""
     cash = valuation.cash
+    label = valuation.cost_label
+    cost = f"；由成交记录推算的持仓，成本为{label}" if label and cash is not None else ""
     if cash is None:
         return f"股票市值 {stocks}（全部持仓{at_cost}；现金未知，仓位按股票市值计）"
     return (
         f"总资产 {show_number(round(valuation.total_assets, 2))} = 股票市值 {stocks}（全部持仓{at_cost}）"
-        f" + 现金 {show_number(round(cash.amount, 2))}（截至 {cash.as_of}）；仓位按总资产计"
+        f" + 现金 {show_number(round(cash.amount, 2))}（截至 {cash.as_of}）；仓位按总资产计{cost}"
     )
 
 

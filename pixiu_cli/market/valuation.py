@@ -52,6 +52,7 @@ class PortfolioValue:
     concentration: Concentration | None
     cash: CashBalance | None = None
     unpriced: int = 0  # holdings valued at cost for want of bars
+    cost_label: str | None = None  # the cost a holding the account's fills explain shows (摊薄成本)
 
     @property
     def total_assets(self) -> float:
@@ -139,9 +140,12 @@ class CachedValuer:
     """value_portfolio for the context block, recomputed only when the holdings, the stored
     market data (its version counter) or the last closed session change — not every turn."""
 
-    def __init__(self, market: MarketStore, cash: Callable[[], CashBalance | None] | None = None):
+    def __init__(
+        self, market: MarketStore, cash: Callable[[], CashBalance | None] | None = None, cost_label: str | None = None
+    ):
         self.market = market
         self.cash = cash or (lambda: None)
+        self.cost_label = cost_label
         self._key: tuple | None = None
         self._value: PortfolioValue | None = None
 
@@ -149,6 +153,6 @@ class CachedValuer:
         cash = self.cash()
         key = (self.market.version(), tuple(holdings), last_complete_session(now), cash)
         if key != self._key:
-            self._value = value_portfolio(self.market, holdings, now, cash)
+            self._value = replace(value_portfolio(self.market, holdings, now, cash), cost_label=self.cost_label)
             self._key = key
         return self._value

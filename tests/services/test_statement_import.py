@@ -115,7 +115,9 @@ def test_a_statement_for_another_account_is_flagged_before_it_is_merged(db, tmp_
     other = tmp_path / "other.csv"
     other.write_text(text.replace("1001", "2001").replace("70.000", "71.000"), encoding="utf-8")
     before = digest(db)
-    with pytest.raises(RequestError, match="股东代码 0999999999、A999999999 与之前导入的 0123456789、A123456789 都不同"):
+    with pytest.raises(
+        RequestError, match="股东代码 0999999999、A999999999 与之前导入的 0123456789、A123456789 都不同"
+    ):
         import_statement(db, other, NOW)
     assert digest(db) == before
     assert len(import_statement(db, other, NOW, new_account=True, dry_run=True).added) >= 1
@@ -152,7 +154,9 @@ def test_a_json_holding_that_disagrees_is_reported_with_both_figures(db):
 
 def test_forgetting_a_trade_takes_its_fill_out_of_the_account(db):
     import_statement(db, THS, NOW)
-    recorded = record_trade(db, NewTrade("000333", "sell", 81, 90, None, None, "user", day="昨天", fee=5), NOW.isoformat())
+    recorded = record_trade(
+        db, NewTrade("000333", "sell", 81, 90, None, None, "user", day="昨天", fee=5), NOW.isoformat()
+    )
     # the holding follows the fills: 200 left; cash 27,094.95 + 90 × 81 − 5 = 34,379.95
     assert holdings(db)["000333"][0] == 200
     assert AccountStore(db).current_cash().amount == pytest.approx(34379.95)
