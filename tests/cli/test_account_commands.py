@@ -113,3 +113,21 @@ def test_an_unknown_layout_and_a_bad_number_name_what_is_wrong(env, tmp_path):
     assert "还没有成交记录" in run(env, "trades")
     partial = run(env, "trades", "import", str(bad), "--skip-bad")
     assert "已新增 11 笔" in partial
+
+
+def test_the_demo_concentration_is_over_all_eight_holdings(pixiu_home):
+    """The demo ships bars for 000333 only: the other seven are valued at cost, so the
+    largest position is 贵州茅台 at 26.5% (over its own 25% cap), not 美的 at 100%."""
+    block = run(clean_env(pixiu_home), "context", "--demo", "我的持仓怎么样", "--pretty")
+    shipped = FIXTURES.parents[1] / "data" / "demo"
+    demo = json.loads((shipped / "portfolio.json").read_text(encoding="utf-8"))
+    last_close = float((shipped / "market" / "000333.csv").read_text().splitlines()[-1].split(",")[4])
+    values = {
+        h["symbol"]: h["shares"] * (last_close if h["symbol"] == "000333" else h["cost"]) for h in demo["holdings"]
+    }
+    total = sum(values.values())  # 316,000 + 166,000 + 146,700 + 158,120 + 91,400 + 142,600 + 101,400 + 69,120
+    assert len(values) == 8 and total == pytest.approx(1191340)
+    top3 = sorted(values.values(), reverse=True)[:3]
+    assert f"股票市值 {total:,.0f}（全部持仓，其中 7 只无行情按成本计；现金未知，仓位按股票市值计）" in block
+    assert f"最大仓位 600519 {values['600519'] / total * 100:.1f}%，前三 {sum(top3) / total * 100:.1f}%" in block
+    assert "100.0%" not in block
