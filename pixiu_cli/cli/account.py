@@ -36,9 +36,10 @@ def trade_command(
     demo: common.DemoOpt = False,
 ) -> None:
     """记录一笔买入或卖出（更新持仓与现金；/forget dN 可撤销）。"""
+    from pixiu_cli.domain.vocabulary import SIDES
     from pixiu_cli.services.trades import NewTrade, record_trade
 
-    common.choice(side, ("buy", "sell"), "买卖方向")
+    common.choice(side, SIDES, "买卖方向")
     trade = NewTrade(common.stock_code(code), side, price, quantity, reason, None, "user", date, fee)
     loaded = common.settings()
     with common.database(demo) as db:

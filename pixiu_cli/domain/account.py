@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pixiu_cli.domain.vocabulary import SIDE_NAMES, SIDES
+
 # What a statement row does to the account. Share kinds move shares, cash kinds only cash.
-BUY, SELL = "buy", "sell"
+BUY, SELL = SIDES
 BONUS = "bonus"  # 红股入账 / 送股 / 转增: shares at no cost
 DIVIDEND = "dividend"  # 股息入账 / 红利入账: cash on a holding
 DIVIDEND_TAX = "dividend_tax"  # 股息红利税补缴: cash out, on a holding
@@ -22,8 +24,7 @@ ACCOUNT_CASH_KINDS = (TRANSFER_IN, TRANSFER_OUT, INTEREST, FEE)
 FILL_KINDS = SHARE_KINDS + HOLDING_CASH_KINDS + ACCOUNT_CASH_KINDS
 
 KIND_NAMES = {
-    BUY: "买入",
-    SELL: "卖出",
+    **SIDE_NAMES,
     BONUS: "红股入账",
     DIVIDEND: "股息入账",
     DIVIDEND_TAX: "股息红利税补缴",

@@ -298,23 +298,7 @@ class DomainStore:
             else:
                 self.db.execute("delete from decisions")
                 self.db.execute("delete from memory_events where kind = 'user_note'")
-            rows = plain(data.holdings)
-            for row in rows:
-                row["short_names"] = json.dumps(list(row["short_names"]), ensure_ascii=False)
-            self.db["holdings"].insert_all(rows)
-            self.db["profiles"].insert_all(plain(data.profiles))
-            self.db["news"].insert_all(plain(data.news))
-            signals = plain(data.signals)
-            for row in signals:
-                row["components"] = json.dumps(row["components"], ensure_ascii=False)
-            self.db["signals"].insert_all(signals)
-            reports = plain(data.reports)
-            for row in reports:
-                row["symbols"] = json.dumps(list(row["symbols"]), ensure_ascii=False)
-            self.db["reports"].insert_all(reports)
-            self.db["decisions"].insert_all(decisions)
-            self.db["alerts"].insert_all(plain(data.alerts))
-            self.db["memory_events"].insert_all(notes)
+            _insert_document(self.db, data, decisions, notes, plain)
             self.db.execute(
                 "update account_fills set decision_id = null where decision_id is not null "
                 "and decision_id not in (select id from decisions)"
@@ -322,6 +306,26 @@ class DomainStore:
             self.db["persona"].insert_all([{"key": k, "value": v} for k, v in data.persona.items()])
             for trade in trades:
                 _replay_trade(self.db, trade)
+
+
+def _insert_document(db: Database, data: DomainData, decisions: list[dict], notes: list[dict], plain) -> None:
+    rows = plain(data.holdings)
+    for row in rows:
+        row["short_names"] = json.dumps(list(row["short_names"]), ensure_ascii=False)
+    db["holdings"].insert_all(rows)
+    db["profiles"].insert_all(plain(data.profiles))
+    db["news"].insert_all(plain(data.news))
+    signals = plain(data.signals)
+    for row in signals:
+        row["components"] = json.dumps(row["components"], ensure_ascii=False)
+    db["signals"].insert_all(signals)
+    reports = plain(data.reports)
+    for row in reports:
+        row["symbols"] = json.dumps(list(row["symbols"]), ensure_ascii=False)
+    db["reports"].insert_all(reports)
+    db["decisions"].insert_all(decisions)
+    db["alerts"].insert_all(plain(data.alerts))
+    db["memory_events"].insert_all(notes)
 
 
 def _decision_identity(row: dict) -> tuple:

@@ -60,33 +60,9 @@ class PortfolioStore:
         with write_transaction(self.db):
             before = self._holding_row(symbol)
             holding = _holding(before) if before else None
-            if side == "sell":
-                if holding is None or holding.shares < quantity:
-                    held = 0 if holding is None else holding.shares
-                    raise ValueError(f"卖出数量 {quantity:g} 超过持仓 {held:g} 股")
-                remaining = holding.shares - quantity
-                if remaining == 0:
-                    self.db.execute("delete from holdings where symbol = ?", [symbol])
-                else:
-                    self.db["holdings"].update(symbol, {"shares": remaining, "updated_at": at})
-            elif holding is None:
-                self.db["holdings"].insert(
-                    {
-                        "symbol": symbol,
-                        "name": name or symbol,
-                        "short_names": "[]",
-                        "shares": quantity,
-                        "cost": round((quantity * price + fee) / quantity, 4),
-                        "role": "satellite",
-                        "updated_at": at,
-                    }
-                )
-            else:
-                shares = holding.shares + quantity
-                cost = (holding.shares * holding.cost + quantity * price + fee) / shares
-                if not (is_finite_number(shares) and is_finite_number(cost)):
-                    raise ValueError("数值过大，无法计算持仓成本")
-                self.db["holdings"].update(symbol, {"shares": shares, "cost": round(cost, 4), "updated_at": at})
+            self._move_holding(
+                holding, symbol=symbol, side=side, price=price, quantity=quantity, fee=fee, name=name, at=at
+            )
             after = self._holding_row(symbol)
             cursor = self.db.conn.execute(
                 "insert into decisions (symbol, side, price, quantity, reason, decided_at, source, holding_before, "
@@ -114,6 +90,37 @@ class PortfolioStore:
             )
             decision = _decision(_rows(self.db, "select * from decisions where id = ?", [decision_id])[0])
             return decision, (_holding(after) if after else None)
+
+    def _move_holding(
+        self, holding: Holding | None, *, symbol: str, side: str, price, quantity, fee, name, at: str
+    ) -> None:
+        if side == "sell":
+            if holding is None or holding.shares < quantity:
+                held = 0 if holding is None else holding.shares
+                raise ValueError(f"卖出数量 {quantity:g} 超过持仓 {held:g} 股")
+            remaining = holding.shares - quantity
+            if remaining == 0:
+                self.db.execute("delete from holdings where symbol = ?", [symbol])
+            else:
+                self.db["holdings"].update(symbol, {"shares": remaining, "updated_at": at})
+        elif holding is None:
+            self.db["holdings"].insert(
+                {
+                    "symbol": symbol,
+                    "name": name or symbol,
+                    "short_names": "[]",
+                    "shares": quantity,
+                    "cost": round((quantity * price + fee) / quantity, 4),
+                    "role": "satellite",
+                    "updated_at": at,
+                }
+            )
+        else:
+            shares = holding.shares + quantity
+            cost = (holding.shares * holding.cost + quantity * price + fee) / shares
+            if not (is_finite_number(shares) and is_finite_number(cost)):
+                raise ValueError("数值过大，无法计算持仓成本")
+            self.db["holdings"].update(symbol, {"shares": shares, "cost": round(cost, 4), "updated_at": at})
 
     def _add_fill(self, decision_id, symbol, side, price, quantity, fee, decided_at, name, at) -> None:
         """The trade in the account's ledger too (origin manual), so its cost and cash count
