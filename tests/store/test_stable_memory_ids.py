@@ -44,6 +44,9 @@ def texts(db) -> dict[int, str]:
 def test_import_replace_of_its_own_export_keeps_every_id(db, tmp_path):
     import_document(db, FIXTURE, NOW, replace=False, place=place(tmp_path))
     mine = note(db, "白酒估值偏高，不追")
+    # a trade told in conversation writes a memory event a replace keeps: before AUTOINCREMENT
+    # and kept ids, every note re-inserted after it came back under a new number
+    record_trade(db, NewTrade("600519", "buy", 1500, 100, None, "贵州茅台", "user"), NOW.isoformat())
     shown = texts(db)
     decisions = dict(db.execute("select id, symbol || side || quantity from decisions").fetchall())
     exported = tmp_path / "export.json"
