@@ -199,8 +199,13 @@ def _get_stock_profiles(ctx: ToolContext, args: dict) -> ToolOutcome:
 
 
 def _get_holdings(ctx: ToolContext, args: dict) -> ToolOutcome:
+    from pixiu_cli.store.account import AccountStore
+
+    cash = AccountStore(ctx.domain.db).current_cash()
+    extra = {"cash": {"amount": cash.amount, "as_of": cash.as_of}} if cash else {}
     return ToolOutcome(
         {
+            **extra,
             "holdings": [
                 {
                     "symbol": h.symbol,
@@ -211,7 +216,7 @@ def _get_holdings(ctx: ToolContext, args: dict) -> ToolOutcome:
                     "role": _quoted(h.role),
                 }
                 for h in ctx.domain.holdings()
-            ]
+            ],
         }
     )
 

@@ -30,6 +30,7 @@ class HoldingChange:
     before: float | None  # shares held before the import (None: not held)
     after: float  # shares the fills leave
     kept: bool  # the stored holding is dated after the fills: left as it was
+    opening: float = 0.0  # shares sold that the fills never bought (held before the statement)
 
 
 @dataclass(frozen=True)
@@ -112,7 +113,7 @@ def _changes(db, store: AccountStore, plan: _Plan, as_of: str) -> list[tuple[Hol
         before = row["shares"] if row else None
         name = (row["name"] if row else None) or p.name or symbol
         if before != p.shares or not kept:
-            out.append((HoldingChange(symbol, name, before, p.shares, kept), p))
+            out.append((HoldingChange(symbol, name, before, p.shares, kept, p.opening_shares), p))
     return out
 
 

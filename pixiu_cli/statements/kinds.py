@@ -3,6 +3,8 @@ a row pixiu does not count, with the reason it is skipped (reported, never dropp
 
 from __future__ import annotations
 
+import re
+
 from pixiu_cli.domain.account import (
     ALLOTMENT,
     BONUS,
@@ -50,6 +52,8 @@ _KINDS: tuple[tuple[str, str], ...] = (
 
 # Rows that move nothing pixiu counts (the cash they move shows in the balance column).
 _SKIPPED: tuple[tuple[str, str], ...] = (
+    ("回购", "国债逆回购（借出的资金在资金余额中）"),
+    ("购回", "国债逆回购（借出的资金在资金余额中）"),
     ("配股入", "配股股份到账（已按配股缴款计入）"),
     ("配股上市", "配股股份到账（已按配股缴款计入）"),
     ("申购", "新股申购、配号或退款（中签后按新股入账计入）"),
@@ -58,6 +62,11 @@ _SKIPPED: tuple[tuple[str, str], ...] = (
     ("撤单", "撤单"),
     ("指定", "指定交易"),
 )
+
+
+# 国债逆回购 codes (上交所 204xxx, 深交所 1318xx): a "sell" of one lends cash overnight
+REPO_CODE = re.compile(r"204\d{3}|1318\d{2}")
+REPO_REASON = "国债逆回购（借出的资金在资金余额中）"
 
 
 def kind_of(action: str) -> tuple[str | None, str | None]:

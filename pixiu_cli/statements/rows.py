@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from pixiu_cli.domain.account import BONUS, HOLDING_CASH_KINDS, SHARE_KINDS
 from pixiu_cli.statements.columns import FEE_FIELDS, Columns
-from pixiu_cli.statements.kinds import kind_of
+from pixiu_cli.statements.kinds import REPO_CODE, REPO_REASON, kind_of
 from pixiu_cli.statements.table import Row
 from pixiu_cli.statements.values import code_of, day_of, number_of, time_of
 
@@ -85,6 +85,8 @@ def read_row(row: Row, columns: Columns) -> Parsed | Skipped | None:
             return None
         raise BadCell(row.line, cells.header("day"), raw_day, "不是日期")
     kind, reason = kind_of(cells.text("action"))
+    if kind is not None and REPO_CODE.fullmatch(cells.text("symbol")):
+        kind, reason = None, REPO_REASON
     if kind is None:
         return Skipped(row.line, reason, day, cells.number("balance"))
     time = time_of(cells.text("time")) if columns.has("time") else None

@@ -147,6 +147,13 @@ def import_lines(done) -> tuple[list[str], list[str]]:
 
 
 def _holding_change(change, dry_run: bool) -> str:
+    line = _shares_change(change, dry_run)
+    if change.opening:
+        line += f"（卖出比成交记录中的买入多 {_shares(change.opening)} 股：按对账单之前已持有、成本按卖出价计）"
+    return line
+
+
+def _shares_change(change, dry_run: bool) -> str:
     before = "未持有" if change.before is None else f"{_shares(change.before)} 股"
     if change.kept:
         return (

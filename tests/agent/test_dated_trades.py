@@ -1,5 +1,6 @@
-"""`record_decision` with the day the user named: "我2025年3月3日以70元买了500股美的" is
-stamped 2025-03-03, not today; a day after today is refused back to the model."""
+"""The account through the tools: `record_decision` with the day the user named ("我2025年3月3日
+以70元买了500股美的" is stamped 2025-03-03, not today; a day after today is refused back to
+the model) and its fees; `get_holdings` with the cash."""
 
 from __future__ import annotations
 
@@ -66,3 +67,18 @@ def test_offline_planner_passes_the_users_day_words():
     assert (args["symbol"], args["price"], args["quantity"], args["date"]) == ("000333", 70.0, 500, "2025年3月3日")
     (today,) = planned_tool_calls("今天以70元买了500股美的", context, {"record_decision"})
     assert "date" not in json.loads(today.arguments)
+
+
+def test_get_holdings_says_the_cash_once_it_is_known(rig, model):
+    from pixiu_cli.services.account import set_cash
+
+    make, store, domain, ctx = rig
+    agent, conv = make()
+    model.enqueue(ScriptedReply(tool_calls=[call("get_holdings", {})]), ScriptedReply(text="好"))
+    agent.run_turn(conv, "我的持仓")
+    assert "cash" not in json.loads(tool_messages(store, conv)[0][0]["content"])
+    set_cash(domain.db, 50000, "昨天", ctx.now())
+    model.enqueue(ScriptedReply(tool_calls=[call("get_holdings", {})]), ScriptedReply(text="好"))
+    agent.run_turn(conv, "我的持仓和现金")
+    yesterday = ctx.now().date().fromordinal(ctx.now().date().toordinal() - 1).isoformat()
+    assert json.loads(tool_messages(store, conv)[0][-1]["content"])["cash"] == {"amount": 50000, "as_of": yesterday}

@@ -169,3 +169,13 @@ def test_a_future_day_is_refused(db):
     with pytest.raises(RequestError, match="之后：不能记录未来的交易"):
         record_trade(db, NewTrade("000333", "buy", 70, 100, None, None, "user", day="2025-08-21"), NOW.isoformat())
     assert db.execute("select count(*) from decisions").fetchone() == (0,)
+
+
+def test_a_sale_of_shares_bought_before_the_statement_is_reported(db, tmp_path):
+    path = tmp_path / "sale_only.csv"
+    lines = THS.read_bytes().decode("utf-8-sig").splitlines()
+    path.write_text("\n".join([lines[0], lines[4]]) + "\n", encoding="utf-8")  # the 200 @ 75 sale alone
+    done = import_statement(db, path, NOW)
+    (change,) = done.holdings
+    assert (change.symbol, change.before, change.after, change.opening) == ("000333", None, 0, 200)
+    assert "000333" not in holdings(db)

@@ -161,3 +161,17 @@ def test_unknown_business_is_reported_not_dropped(tmp_path):
     statement = read_statement(path)
     assert "未识别的业务「融资融券划转」" in [s.reason for s in statement.skipped]
     assert statement.cash.amount == 27194.95  # its balance still says what the cash was
+
+
+def test_reverse_repos_are_reported_as_such(tmp_path):
+    """A 国债逆回购 is a "sell" of 204001 / 131810 that lends cash overnight: never a stock."""
+    text = _ths_text().rstrip() + (
+        '\r\n20250818,14:50:00,="204001",GC001,卖出,100,1.850,10000.00,0.10,0,0,0,-10000.10,17094.85,1006,A123456789'
+        '\r\n20250819,09:00:00,="204001",GC001,融券购回,100,0,10000.51,0,0,0,0,10000.51,27095.36,,A123456789\r\n'
+    )
+    path = tmp_path / "repo.csv"
+    path.write_text(text, encoding="utf-8")
+    statement = read_statement(path)
+    assert len(statement.fills) == 12 and "204001" not in {f.symbol for f in statement.fills}
+    assert [s.reason for s in statement.skipped].count("国债逆回购（借出的资金在资金余额中）") == 2
+    assert statement.cash.amount == 27095.36
