@@ -24,10 +24,9 @@ _FORCED = re.compile(r'^="?(.*?)"?$')
 
 def clean(cell: str) -> str:
     text = cell.replace("\u3000", " ").strip()
-    match = _FORCED.match(text)
-    if match:
-        text = match.group(1)
-    return text.strip().strip("'\"").strip()
+    if text.startswith("="):
+        text = _FORCED.match(text).group(1)
+    return text.strip("'\" ")
 
 
 class _TableParser(HTMLParser):

@@ -55,8 +55,13 @@ class AccountStore:
         return {r["account"] for r in rows}
 
     def add_fill(self, fill: Fill, *, source_file: str | None, at: str) -> None:
-        row = {k: v for k, v in asdict(fill).items() if k in _FILL_COLUMNS}
-        self.db["account_fills"].insert({**row, "source_file": source_file, "recorded_at": at})
+        # one plain INSERT: sqlite-utils' insert() reads the table's schema on every call,
+        # which a statement of thousands of fills would pay thousands of times
+        row = {**{k: v for k, v in asdict(fill).items() if k in _FILL_COLUMNS}, "source_file": source_file}
+        row["recorded_at"] = at
+        self.db.conn.execute(
+            f"insert into account_fills ({', '.join(row)}) values ({', '.join('?' * len(row))})", list(row.values())
+        )
 
     def take_over(self, manual: Fill, statement: Fill, *, source_file: str | None, at: str) -> None:
         """A fill told one at a time is the statement's fill: it takes the statement's id,
