@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
-from pixiu_cli.domain.account import BUY, SELL, SHARE_KINDS, CashBalance, Fill
+from pixiu_cli.domain.account import BUY, SELL, CashBalance, Fill
 from pixiu_cli.domain.ledger import positions
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.statements.reader import Statement, read_statement
@@ -193,7 +193,3 @@ def import_statement(
         cash,
         newer_cash,
     )
-
-
-def share_fills(fills: tuple[Fill, ...]) -> int:
-    return sum(f.kind in SHARE_KINDS for f in fills)

@@ -4,7 +4,7 @@ through xlrd when it is installed. Cells come back as the text the client wrote.
 from __future__ import annotations
 
 import io
-from datetime import date, datetime
+from datetime import date, datetime, time
 
 from pixiu_cli.statements.errors import StatementError
 from pixiu_cli.statements.table import Row, clean
@@ -16,8 +16,10 @@ XLS_MAGIC = b"\xd0\xcf\x11\xe0"
 def _text(value) -> str:
     if value is None:
         return ""
-    if isinstance(value, datetime | date):
-        return value.strftime("%Y-%m-%d") if not isinstance(value, datetime) or not value.hour else str(value)
+    if isinstance(value, datetime) and value.time() == time(0, 0):
+        return value.date().isoformat()  # a date cell: openpyxl reads every date as a datetime
+    if isinstance(value, date | time):
+        return value.isoformat()
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return clean(str(value))

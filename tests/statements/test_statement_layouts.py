@@ -7,6 +7,7 @@ listed newest first. The positions and cash they add up to are computed by hand 
 from __future__ import annotations
 
 import codecs
+from datetime import datetime, time
 from pathlib import Path
 
 import pytest
@@ -71,9 +72,15 @@ def test_a_real_xlsx_reads_like_the_csv(tmp_path):
     book = openpyxl.Workbook()
     sheet = book.active
     sheet.append(["招商证券 交割单"])  # a title row above the header
-    for line in _ths_text().strip().splitlines():
+    for n, line in enumerate(_ths_text().strip().splitlines()):
         cells = []
-        for cell in line.split(","):
+        for i, cell in enumerate(line.split(",")):
+            if n and i == 0:  # date and time cells as a client writes them: Excel dates and times
+                cells.append(datetime.strptime(cell, "%Y%m%d"))
+                continue
+            if n and i == 1:
+                cells.append(time.fromisoformat(cell))
+                continue
             cell = cell.removeprefix('="').removesuffix('"')
             try:
                 cells.append(float(cell) if "." in cell else int(cell) if cell.lstrip("-").isdigit() else cell)
