@@ -55,10 +55,11 @@ def holdings_summary(view) -> list[str]:
     if view.closed:
         closed = "、".join(f"{p.symbol} {_signed(p.realised_pnl)}" for p in view.closed)
         lines.append(f"已清仓：{closed}")
-    lines.append(
-        f"已实现盈亏合计 {_signed(view.realised_pnl)}（含股息，扣费用）；成本为{method}"
-        "（config.toml [account] cost_method = diluted 摊薄 | average 均价）"
-    )
+    if view.closed or any(line.realised_pnl is not None for line in view.lines):
+        lines.append(
+            f"已实现盈亏合计 {_signed(view.realised_pnl)}（含股息，扣费用）；由成交记录推算的持仓，成本为{method}"
+            "（config.toml [account] cost_method = diluted 摊薄 | average 均价）"
+        )
     return lines
 
 
