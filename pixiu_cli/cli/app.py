@@ -19,6 +19,7 @@ from pixiu_cli.cli import (
     documents,
     evals,
     market,
+    news,
     offline,
     signal,
 )
@@ -42,7 +43,7 @@ def root(ctx: typer.Context) -> None:
 
 
 # The order of `pixiu --help`.
-for group in (chat, context, documents, cache, evals, alias, config, offline, market, analytics, signal):
+for group in (chat, context, documents, cache, evals, alias, config, offline, market, news, analytics, signal):
     group.register(app)
 
 
