@@ -188,6 +188,7 @@ def test_news_lists_and_json_carry_source_url_and_both_times(monkeypatch, home):
 
 def test_a_hostile_headline_stays_quoted_data_in_the_block(monkeypatch, home):
     sync(monkeypatch, home, fake_akshare(), "600519", "002415")
+    (home / "config.toml").write_text("[context]\nnews_per_symbol = 6\n", encoding="utf-8")
     done = pixiu_in_process(clean_env(home, PIXIU_NOW=NOW), "context", "茅台和海康最近有什么消息", "--json", text=True)
     assert done.returncode == 0, done.stderr
     messages = json.loads(done.stdout)
