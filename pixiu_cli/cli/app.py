@@ -11,6 +11,7 @@ import typer
 from pixiu_cli.cli import (
     alias,
     analytics,
+    brief,
     cache,
     chat,
     common,
@@ -43,7 +44,7 @@ def root(ctx: typer.Context) -> None:
 
 
 # The order of `pixiu --help`.
-for group in (chat, context, documents, cache, evals, alias, config, offline, market, news, analytics, signal):
+for group in (chat, brief, context, documents, cache, evals, alias, config, offline, market, news, analytics, signal):
     group.register(app)
 
 

@@ -87,7 +87,14 @@ class AkshareNews:
                 url = _text(r.get("公告链接"))
                 out.append(
                     FetchedNews(
-                        symbol, title, None, CNINFO, url, beijing_stamp(r.get("公告时间")), NOTICE_PROVIDER, ANNOUNCEMENT
+                        symbol,
+                        title,
+                        None,
+                        CNINFO,
+                        url,
+                        beijing_stamp(r.get("公告时间")),
+                        NOTICE_PROVIDER,
+                        ANNOUNCEMENT,
                     )
                 )
         return out

@@ -63,7 +63,7 @@ def _sync_one(feed, store: NewsStore, symbol: str, now: datetime) -> NewsOutcome
 
     fetched_at = now.isoformat(timespec="seconds")
     last = store.last_fetch(symbol, NOTICE_PROVIDER)
-    start = (last[:10] if last else (now - timedelta(days=ANNOUNCEMENT_DAYS)).date().isoformat())
+    start = last[:10] if last else (now - timedelta(days=ANNOUNCEMENT_DAYS)).date().isoformat()
     fetches = (lambda: feed.stock_news(symbol), lambda: feed.announcements(symbol, start, now.date().isoformat()))
     fetched = added = 0
     layers: dict[str, int] = {}
