@@ -32,7 +32,7 @@ def brief(
             guess = estimate(app_.agent, None, plan, settings.prices, settings.model)
             limit = settings.brief_confirm_above
             if over_budget(guess, limit):
-                renderer.line(cost_line(guess, settings.provider, settings.model, limit))
+                renderer.warn(cost_line(guess, settings.provider, settings.model, limit))
                 _confirm(renderer, yes)
         conversation_id = start_conversation(app_.store, settings.model)
         if as_json:
