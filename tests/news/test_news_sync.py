@@ -206,13 +206,33 @@ def test_sync_stores_each_item_once_with_its_layer_and_provenance(monkeypatch, h
 
 def test_default_targets_are_the_holdings_and_a_feed_failure_is_one_line_that_loses_nothing(monkeypatch, home):
     assert sync(monkeypatch, home, fake_akshare()).returncode == 0  # holdings: 600519, 002415, 300750
-    before = len(fetched_rows(home))
+    before = fetched_rows(home)
+    filing = {
+        "symbol": "600519",
+        "name": "贵州茅台",
+        "title": "贵州茅台关于董事会决议的公告",
+        "ms": 1795862400000,
+        "id": "9",
+    }
+    monkeypatch.setitem(NOTICES, "600519", [*NOTICES["600519"], filing])
     down = sync(monkeypatch, home, fake_akshare(down={"news"}))
     assert down.returncode == 1
     lines = [line for line in down.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and "新闻同步失败" in lines[0] and "ConnectionError" in lines[0], lines
     assert "已保留本地数据" in lines[0] and "Traceback" not in down.stderr
-    assert len(fetched_rows(home)) == before  # nothing lost; the filings still came in (none new)
+    after = fetched_rows(home)
+    assert after[: len(before)] == before  # nothing stored before is lost or changed
+    assert [r[1] for r in after[len(before) :]] == ["贵州茅台关于董事会决议的公告"]  # the other feed still came in
+
+
+def test_layers_follow_the_stated_source_rules():
+    from pixiu_cli.context.news_layers import source_layer
+
+    assert source_layer("announcement", None) == "事实"
+    assert source_layer("media", "国家统计局") == "事实"  # an official statistic
+    assert source_layer("media", "中国人民银行") == "事实"
+    assert source_layer("media", "雪球") == "情绪观点" and source_layer("media", "某财富号") == "情绪观点"
+    assert source_layer("media", "证券时报网") == "混合" and source_layer("media", None) == "混合"
 
 
 def test_missing_library_is_one_line_naming_the_extra(monkeypatch, home):
