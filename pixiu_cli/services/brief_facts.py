@@ -6,7 +6,7 @@ rules at risk (a position over its cap, a stop crossed, a plan's price reached).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from pixiu_cli.analytics.stated_rules import CAP, PLAN_ABOVE, PLAN_BELOW, ROLE_CAP, STOP, StatedRule
@@ -133,9 +133,19 @@ def _move(market: MarketStore, h: Holding, v: HoldingValue | None, previous: Sto
     if v is None:
         return HoldingMove(h.symbol, h.name, h.role, _book_value(h), 0.0)
     move = HoldingMove(
-        h.symbol, h.name, h.role, v.market_value, 0.0, v.last_close, v.as_of, pnl=v.pnl, pnl_pct=v.pnl_pct,
-        stale_days=v.stale_days, shares=v.shares, cash=v.cash_received,
-    )  # fmt: skip
+        h.symbol,
+        h.name,
+        h.role,
+        v.market_value,
+        0.0,
+        close=v.last_close,
+        as_of=v.as_of,
+        pnl=v.pnl,
+        pnl_pct=v.pnl_pct,
+        stale_days=v.stale_days,
+        shares=v.shares,
+        cash=v.cash_received,
+    )
     ref = _reference(market, v, previous)
     if ref is None:
         return move
@@ -144,15 +154,13 @@ def _move(market: MarketStore, h: Holding, v: HoldingValue | None, previous: Sto
     shares_then, cash_then = shares_after_actions(h.shares, since, ref_date, market.actions(h.symbol))
     then = shares_then * ref_close + cash_then
     change = v.market_value + v.cash_received - then
-    return HoldingMove(
-        **{**move.__dict__, "ref_close": ref_close, "ref_date": ref_date, "change": change,
-           "change_pct": change / then if then > 0 else None},
-    )  # fmt: skip
+    pct = change / then if then > 0 else None
+    return replace(move, ref_close=ref_close, ref_date=ref_date, change=change, change_pct=pct)
 
 
 def _weighted(moves: list[HoldingMove], cash: float | None) -> tuple[HoldingMove, ...]:
     total = sum(m.value for m in moves) + (cash or 0.0)
-    return tuple(HoldingMove(**{**m.__dict__, "weight": m.value / total if total > 0 else 0.0}) for m in moves)
+    return tuple(replace(m, weight=m.value / total if total > 0 else 0.0) for m in moves)
 
 
 def _signal_changes(
@@ -183,8 +191,8 @@ def _risks(moves: tuple[HoldingMove, ...], rules: list[StatedRule], closes: dict
     out = []
     for rule in rules:
         if rule.kind == CAP:
-            out += [RuleAtRisk(rule, m.symbol, m.weight) for m in moves if rule.symbol in (None, m.symbol)
-                    and m.weight > rule.level]  # fmt: skip
+            over = [m for m in moves if rule.symbol in (None, m.symbol) and m.weight > rule.level]
+            out += [RuleAtRisk(rule, m.symbol, m.weight) for m in over]
         elif rule.kind == ROLE_CAP:
             combined = sum(m.weight for m in moves if m.role == rule.role)
             if combined > rule.level:

@@ -92,11 +92,15 @@ def _events(f: BriefFacts) -> list[str]:
         for n in f.news
     ]
     return [
-        "交易（自上次简报）：", *(trades or [NONE]),
-        "预警（自上次简报）：", *(alerts or [NONE]),
-        "信号方向变化：", *(signals or [NONE]),
-        "新闻与公告（自上次简报）：", *(news or [NONE]),
-    ]  # fmt: skip
+        "交易（自上次简报）：",
+        *(trades or [NONE]),
+        "预警（自上次简报）：",
+        *(alerts or [NONE]),
+        "信号方向变化：",
+        *(signals or [NONE]),
+        "新闻与公告（自上次简报）：",
+        *(news or [NONE]),
+    ]
 
 
 def fact_lines(f: BriefFacts) -> list[str]:

@@ -51,11 +51,17 @@ def _facts_json(f: BriefFacts) -> dict:
         "signal_changes": [s.__dict__ for s in f.signals],
         "news": [n.__dict__ for n in f.news],
         "rules_at_risk": [
-            {"kind": r.rule.kind, "symbol": r.symbol, "level": r.rule.level, "actual": r.actual,
-             "text": r.rule.text, "origin": r.rule.origin}
+            {
+                "kind": r.rule.kind,
+                "symbol": r.symbol,
+                "level": r.rule.level,
+                "actual": r.actual,
+                "text": r.rule.text,
+                "origin": r.rule.origin,
+            }
             for r in f.risks
         ],
-    }  # fmt: skip
+    }
 
 
 def brief_json(outcome: BriefOutcome, offline: bool) -> dict:
