@@ -5,7 +5,8 @@ user's own notes) is quoted as data."""
 from __future__ import annotations
 
 from pixiu_cli.analytics.stated_rules import CAP, PLAN_ABOVE, PLAN_BELOW, ROLE_CAP, STOP
-from pixiu_cli.context.quoting import quote_data
+from pixiu_cli.context.quoting import defuse, quote_data
+from pixiu_cli.context.values import show_number, show_price
 from pixiu_cli.domain.vocabulary import BRIEF_FACTS, side_name
 from pixiu_cli.services.brief_facts import BriefFacts, HoldingMove, RuleAtRisk
 
@@ -51,7 +52,7 @@ def _header(f: BriefFacts) -> list[str]:
 
 
 def _move_line(m: HoldingMove) -> str:
-    head = f"- {m.symbol} {m.name}"
+    head = f"- {m.symbol} {defuse(m.name)}"
     if not m.priced:
         return f"{head}：无行情数据；按成本计 {money(m.value)}，仓位 {weight(m.weight)}"
     stale = f"，落后 {m.stale_days} 个交易日" if m.stale_days else ""
@@ -68,7 +69,7 @@ def _move_line(m: HoldingMove) -> str:
 
 
 def _risk_line(r: RuleAtRisk) -> str:
-    rule, origin = r.rule, f"（{r.rule.origin}：{quote_data(r.rule.text)}）"
+    rule, origin = r.rule, f"（{defuse(r.rule.origin)}：{quote_data(r.rule.text)}）"
     if rule.kind == CAP:
         return f"- 仓位上限：{r.symbol} 仓位 {weight(r.actual)}，超过上限 {weight(rule.level)}{origin}"
     if rule.kind == ROLE_CAP:
@@ -82,7 +83,7 @@ def _risk_line(r: RuleAtRisk) -> str:
 
 def _events(f: BriefFacts) -> list[str]:
     trades = [
-        f"- {side_name(d.side)} {d.symbol} {d.quantity:g} 股 @ {d.price:.2f}（{_stamp(d.decided_at)}）"
+        f"- {side_name(d.side)} {d.symbol} {show_number(d.quantity)} 股 @ {show_price(d.price)}（{_stamp(d.decided_at)}）"
         for d in f.trades
     ]
     alerts = [f"- {a.symbol or '组合'} {quote_data(a.message)}（{_stamp(a.triggered_at)}）" for a in f.alerts]

@@ -132,7 +132,7 @@ def test_every_number_of_the_first_brief_comes_from_the_stored_data(app):
     shown = formatted(now, ref, fig)
     stale = {str(m.stale_days) for m in plan.facts.moves if m.stale_days}
     # the trade, the rules' own numbers and the weights that break them
-    shown |= {"1000", "6.70", "25.0%", "60.0%", "90.00", "7.00", "25%", "60%", "90", "7", "1"} | stale
+    shown |= {"1,000", "6.70", "25.0%", "60.0%", "90.00", "7.00", "25%", "60%", "90", "7", "1"} | stale
     assert set(numbers(lines)) <= shown, set(numbers(lines)) - shown
 
     line = next(x for x in lines if x.startswith("- 000333 美的集团"))
@@ -152,7 +152,7 @@ def test_every_number_of_the_first_brief_comes_from_the_stored_data(app):
     satellite = fig["000002"]["weight"]
     assert any("卫星仓合计" in r for r in risks) == (satellite > 0.60)
     text = "\n".join(lines)
-    assert "- 买入 000002 1000 股 @ 6.70" in text and "「万科跌破 7 元」" in text
+    assert "- 买入 000002 1,000 股 @ 6.70" in text and "「万科跌破 7 元」" in text
     assert "- 000002：偏多 → 偏空" in text and "[事实] 000333 「美的集团发布回购公告」" in text
 
 
