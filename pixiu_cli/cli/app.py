@@ -13,6 +13,7 @@ from pixiu_cli.cli import (
     account,
     alias,
     analytics,
+    brief,
     cache,
     chat,
     common,
@@ -21,6 +22,7 @@ from pixiu_cli.cli import (
     documents,
     evals,
     market,
+    news,
     offline,
     signal,
 )
@@ -44,7 +46,22 @@ def root(ctx: typer.Context) -> None:
 
 
 # The order of `pixiu --help`.
-for group in (chat, context, documents, account, cache, evals, alias, config, offline, market, analytics, signal):
+for group in (
+    chat,
+    brief,
+    context,
+    documents,
+    account,
+    cache,
+    evals,
+    alias,
+    config,
+    offline,
+    market,
+    news,
+    analytics,
+    signal,
+):
     group.register(app)
 
 
