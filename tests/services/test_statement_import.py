@@ -179,3 +179,16 @@ def test_a_sale_of_shares_bought_before_the_statement_is_reported(db, tmp_path):
     (change,) = done.holdings
     assert (change.symbol, change.before, change.after, change.opening) == ("000333", None, 0, 200)
     assert "000333" not in holdings(db)
+
+
+def test_the_brief_reads_the_accounts_cash(db):
+    from pixiu_cli.services.holdings import holdings_now
+
+    assert holdings_now(db, NOW).cash is None
+    import_statement(db, THS, NOW)
+    held = holdings_now(db, NOW)
+    assert held.cash == pytest.approx(27094.95)
+    # no bars stored: every holding valued at cost, weights over stocks + cash
+    assert held.valuation.total_assets == pytest.approx(
+        290 * 38.4313 + 1300 * 39.6255 + 500 * 10.5 + 27094.95, abs=0.01
+    )
