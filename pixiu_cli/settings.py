@@ -145,6 +145,20 @@ def _text_setting(value, name: str) -> str:
     return value
 
 
+def _check_url(value: str) -> None:
+    """An address the client can call: http(s) with a host. "not a url" once got as far as the
+    first request, where it read as a connection failure."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 - raises on a port that is not a number
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise SettingsError(f"设置 base_url 应为 http:// 或 https:// 开头的地址，而不是 {value!r}")
+
+
 def _context_table(config: dict) -> MemoryLimits:
     table = config.get("context", {})
     if not isinstance(table, dict):
@@ -153,12 +167,27 @@ def _context_table(config: dict) -> MemoryLimits:
 
     try:
         limits = MemoryLimits.from_mapping(table)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise SettingsError(f"config.toml 的 [context] 有无效的值：{table}") from None
     unknown = set(table) - set(MemoryLimits.__dataclass_fields__)
     if unknown:
         raise SettingsError(f"config.toml 的 [context] 有未知设置：{', '.join(sorted(unknown))}")
+    for name in MemoryLimits.__dataclass_fields__:
+        _check_limit(name, getattr(limits, name))
     return limits
+
+
+_MAX_DAYS = 36_500  # a century: any window longer than that is a typo, and 1e308 overflows dates
+
+
+def _check_limit(name: str, value: float) -> None:
+    """[context] values a user could mean: days within a century, counts and budgets not negative
+    (a token budget must leave room for something)."""
+    if not math.isfinite(value) or value < 0 or (name.endswith("_days") and value > _MAX_DAYS):
+        wanted = f" 0 到 {_MAX_DAYS} 之间的天数" if name.endswith("_days") else "非负整数"
+        raise SettingsError(f"config.toml 的 [context] {name} 应为{wanted}，而不是 {value!r}")
+    if name.endswith("budget_tokens") and value < 1:
+        raise SettingsError(f"config.toml 的 [context] {name} 应为正整数，而不是 {value!r}")
 
 
 def _agent_table(config: dict) -> Guardrails:
@@ -168,9 +197,14 @@ def _agent_table(config: dict) -> Guardrails:
     if not isinstance(table, dict) or set(table) - set(Guardrails.__dataclass_fields__):
         raise SettingsError(f"config.toml 的 [agent] 只能包含 {', '.join(Guardrails.__dataclass_fields__)}")
     try:
-        return Guardrails.from_mapping(table)
-    except (TypeError, ValueError):
+        guardrails = Guardrails.from_mapping(table)
+    except (TypeError, ValueError, OverflowError):
         raise SettingsError(f"config.toml 的 [agent] 有无效的值：{table}") from None
+    if not (0 < guardrails.tool_timeout <= 3600):
+        raise SettingsError(
+            f"config.toml 的 [agent] tool_timeout 应为 0 到 3600 之间的秒数，而不是 {table['tool_timeout']!r}"
+        )
+    return guardrails
 
 
 def _prices_table(config: dict) -> PriceTable:
@@ -395,6 +429,8 @@ def load_settings(
     for value, name in ((chosen_base, "base_url"), (chosen_model, "model")):
         if value is not None:
             _text_setting(value, name)
+    if chosen_base is not None:
+        _check_url(chosen_base)
     return _for_provider(
         common,
         generic_key=generic_key,

