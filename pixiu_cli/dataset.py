@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 import math
 import re
-from datetime import UTC, date, datetime, time, timedelta
 from collections.abc import Callable
+from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 
 from pixiu_cli.domain.codes import normalise_code
