@@ -171,3 +171,22 @@ def test_a_sync_source_returning_far_future_or_absurd_bars_keeps_what_it_could_m
     assert later.error and "最高价" in later.error
     assert market.series(["600519"])[0].last == "2024-03-04"
     db.close()
+
+
+# --- 4. pixiu's own export imported back ----------------------------------------------------
+
+
+def test_reimporting_the_export_adds_no_computed_profile_or_signal(env, tmp_path):
+    from tests.helpers import MARKET_FIXTURES
+
+    run(env, "import", str(MARKET_FIXTURES / "midea_holding.json"))
+    csv_path, actions = MARKET_FIXTURES / "000333.csv", MARKET_FIXTURES / "000333_actions.csv"
+    assert run(env, "data", "import", str(csv_path), "--symbol", "000333", "--actions", str(actions)).returncode == 0
+    first, second = tmp_path / "first.json", tmp_path / "second.json"
+    run(env, "export", "-o", str(first))
+    exported = json.loads(first.read_text(encoding="utf-8"))
+    assert exported["profiles"] and exported["signals"]
+    assert run(env, "import", str(first)).returncode == 0
+    run(env, "export", "-o", str(second))
+    again = json.loads(second.read_text(encoding="utf-8"))
+    assert (len(again["profiles"]), len(again["signals"])) == (len(exported["profiles"]), len(exported["signals"]))
