@@ -328,9 +328,24 @@ def parse_document(doc, now: datetime) -> DomainData:
     return DomainData(holdings, **rows, persona=_persona(doc))
 
 
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    """An object naming a field twice is ambiguous (json takes the last silently): refuse it."""
+    doc = dict(pairs)
+    if len(doc) != len(pairs):
+        seen: set[str] = set()
+        raise _DuplicateKey(next(k for k, _ in pairs if k in seen or seen.add(k)))
+    return doc
+
+
 def load_document(path: Path, now: datetime) -> DomainData:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # Windows editors start UTF-8 with a BOM
     except FileNotFoundError:
         raise DatasetError(f"找不到文件 {path}") from None
     except IsADirectoryError:
@@ -340,7 +355,9 @@ def load_document(path: Path, now: datetime) -> DomainData:
     except OSError as exc:  # permission denied, a device that cannot be read …
         raise DatasetError(f"无法读取文件 {path}：{exc.strerror or type(exc).__name__}") from None
     try:
-        doc = json.loads(text)
+        doc = json.loads(text, object_pairs_hook=_unique_keys)
+    except _DuplicateKey as exc:
+        raise DatasetError(f"{path.name} 中的对象有重复的字段「{exc.key}」，无法确定用哪个值") from None
     except json.JSONDecodeError as exc:
         raise DatasetError(f"{path.name} 不是有效的 JSON（第 {exc.lineno} 行第 {exc.colno} 列：{exc.msg}）") from None
     except RecursionError:

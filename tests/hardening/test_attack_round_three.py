@@ -190,3 +190,26 @@ def test_reimporting_the_export_adds_no_computed_profile_or_signal(env, tmp_path
     run(env, "export", "-o", str(second))
     again = json.loads(second.read_text(encoding="utf-8"))
     assert (len(again["profiles"]), len(again["signals"])) == (len(exported["profiles"]), len(exported["signals"]))
+
+
+# --- 12. ambiguous JSON ---------------------------------------------------------------------
+
+
+def test_a_json_file_with_a_utf8_bom_is_read(env, tmp_path):
+    path = tmp_path / "bom.json"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps({"holdings": [HOLDING]}, ensure_ascii=False).encode("utf-8"))
+    assert run(env, "import", str(path)).returncode == 0
+    assert json.loads(run(env, "export").stdout)["holdings"][0]["name"] == "贵州茅台"
+
+
+def test_a_json_object_naming_a_field_twice_is_refused_in_one_line(env, tmp_path):
+    path = tmp_path / "twice.json"
+    path.write_text(
+        '{"holdings": [{"symbol": "600519", "name": "贵州茅台", "shares": 100, "shares": 9000, '
+        '"cost": 1500, "role": "core"}]}',
+        encoding="utf-8",
+    )
+    done = run(env, "import", str(path))
+    assert done.returncode == 1 and "shares" in done.stderr and "重复" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert json.loads(run(env, "export").stdout)["holdings"] == []
