@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Annotated
 
 import typer
@@ -103,28 +102,26 @@ def _ask(
                 result = app_.agent.run_turn(conversation_id, text, stream)
         if as_json:
             u = result.usage
-            renderer.raw(
-                json.dumps(
-                    {
-                        "conversation_id": result.conversation_id,
-                        "turn_id": result.turn_id,
-                        "turn": result.seq,
-                        "reply": result.reply,
-                        "status": result.status,
-                        "error": result.error,
-                        "notices": list(result.notices),
-                        "model": app_.settings.model,
-                        "offline": app_.settings.offline,
-                        "attempts": result.attempts,
-                        "usage": {
-                            "prompt_tokens": u.prompt_tokens,
-                            "completion_tokens": u.completion_tokens,
-                            "cache_hit_tokens": u.cache_hit_tokens,
-                            "cache_miss_tokens": u.cache_miss_tokens,
-                        },
+            renderer.json(
+                {
+                    "conversation_id": result.conversation_id,
+                    "turn_id": result.turn_id,
+                    "turn": result.seq,
+                    "reply": result.reply,
+                    "status": result.status,
+                    "error": result.error,
+                    "notices": list(result.notices),
+                    "model": app_.settings.model,
+                    "offline": app_.settings.offline,
+                    "attempts": result.attempts,
+                    "usage": {
+                        "prompt_tokens": u.prompt_tokens,
+                        "completion_tokens": u.completion_tokens,
+                        "cache_hit_tokens": u.cache_hit_tokens,
+                        "cache_miss_tokens": u.cache_miss_tokens,
                     },
-                    ensure_ascii=False,
-                )
+                },
+                indent=None,
             )
         elif result.error:
             renderer.error(result.error)
