@@ -38,7 +38,21 @@ def encode(text: str) -> list[int]:
     return _tokenizer().encode(text, add_special_tokens=False)
 
 
+# Past this many characters a text is counted by estimate: the tokenizer's time and memory
+# grow with the text (a 20 MB reply took minutes and gigabytes), and history carries no text
+# this long whole (pixiu_cli/context/oversize.py).
+EXACT_COUNT_CHARS = 200_000
+
+
+def estimated_tokens(text: str) -> int:
+    """A cheap upper bound: a token per three UTF-8 bytes is one per CJK character (the
+    tokenizer needs fewer) and one per three ASCII characters (it needs about one per four)."""
+    return len(text.encode("utf-8", "surrogatepass")) // 3 + 1
+
+
 def count_tokens(text: str) -> int:
+    if len(text) > EXACT_COUNT_CHARS:
+        return estimated_tokens(text)
     return len(encode(text))
 
 
@@ -159,7 +173,9 @@ _LINE = re.compile(r"([^\r\n]*)([\r\n]+|$)")  # a line and the whole run of line
 
 
 def count_tokens_by_line(text: str) -> int:
-    """Exactly count_tokens(text), from remembered per-line counts."""
+    """Exactly count_tokens(text), from remembered per-line counts (estimated past a size)."""
+    if len(text) > EXACT_COUNT_CHARS:
+        return estimated_tokens(text)
     return sum(count_line_tokens(line, after) for line, after in _LINE.findall(text) if line or after)
 
 

@@ -264,3 +264,33 @@ def test_every_json_printer_escapes_on_a_terminal_and_is_exact_when_piped():
     assert not [c for c in ("\u202e", "\u2066", "\x85", "\x9b", "\x7f", "\ud800") if c in terminal.getvalue()]
     assert json.loads(terminal.getvalue()) == value
     assert piped.getvalue() == json.dumps(value, ensure_ascii=False) + "\n"
+
+
+# --- 9. a 20 MB reply on one line --------------------------------------------------------------
+
+
+def test_a_huge_reply_is_stored_whole_counted_cheaply_and_clipped_in_what_is_sent_later(tmp_path):
+    import time
+
+    from pixiu_cli.agent.loop import SilentSink
+    from pixiu_cli.offline.model import OfflineModel
+    from pixiu_cli.offline.script import ScriptedReply
+    from tests.helpers import build_app
+
+    model = OfflineModel()
+    huge = "茅台" * 5_000_000 + "结尾"  # 10 M characters, 30 MB of UTF-8, one line
+    model.enqueue(ScriptedReply(text=huge, chunk_chars=1_000_000), "好的")
+    app = build_app(model, tmp_path / "pixiu.db", compact_budget=24_000)
+    conversation = app.new_conversation()
+    started = time.monotonic()
+    first = app.agent.run_turn(conversation, "写长一点", SilentSink(), retry_partial=True)
+    elapsed = time.monotonic() - started
+    assert first.status == "complete" and elapsed < 30
+    stored = app.store.turns(conversation)[0]
+    assert stored.reply_text == huge  # stored whole
+    second = app.agent.run_turn(conversation, "继续", SilentSink())
+    assert second.status == "complete"
+    sent = model.requests[-1].body_bytes
+    assert len(sent) < 500_000, len(sent)  # the history carries a clipped reply, not 30 MB
+    assert "此回复过长" in sent.decode("utf-8")
+    app.db.close()
