@@ -46,7 +46,7 @@ class Settings:
     api_key: str | None = field(default=None, repr=False)
     timeout: float = 60.0
     max_retries: int = 5  # DEFAULT_MAX_RETRIES
-    deadline_seconds: float = 600.0  # [llm] deadline_seconds: one model call, retries included
+    deadline_seconds: float = 600.0  # [llm] deadline_seconds: one turn, every call and retry included
     temperature: float | None = None
     thinking: str | None = None  # [llm] thinking: "enabled" | "disabled"; None: the provider's default
     reasoning_effort: str | None = None  # [llm] reasoning_effort: "low" | "high" | "max"

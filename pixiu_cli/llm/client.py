@@ -110,14 +110,21 @@ class ChatClient:
         return body
 
     def stream(
-        self, request: ChatRequest, outcome: CallOutcome, retries_used: int = 0, body: dict | None = None
+        self,
+        request: ChatRequest,
+        outcome: CallOutcome,
+        retries_used: int = 0,
+        body: dict | None = None,
+        deadline: float | None = None,
     ) -> Iterator[tuple[str, str]]:
         """Yield ("reasoning" | "text", delta) while filling `outcome`, and ("retry", line)
         before each new attempt. Raises LLMError (with `after_output` set if part of the
         reply had been yielded: that call is not retried here). `retries_used`: attempts
         already spent on this request by the caller, which count against the same budget.
         `body`: `body_for(request)` when the caller has built it already, with its JSON in
-        `outcome.request_json`, so that a call builds its body once."""
+        `outcome.request_json`, so that a call builds its body once. `deadline`: the
+        time.monotonic() by which the caller's whole command must end (else the deadline
+        setting from now)."""
         if body is None:
             body = self.body_for(request)
             # Until the HTTP layer reports the real bytes, keep the bytes we asked the SDK to send.
@@ -126,7 +133,8 @@ class ChatClient:
             # httpx would fail to encode the header: 'UnicodeEncodeError' or a connection error.
             raise LLMError(BAD_KEY, kind="config")
         started = time.perf_counter()
-        deadline = time.monotonic() + self.policy.deadline_seconds
+        if deadline is None:
+            deadline = time.monotonic() + self.policy.deadline_seconds
         retries = retries_used
         try:
             while True:

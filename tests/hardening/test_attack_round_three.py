@@ -294,3 +294,23 @@ def test_a_huge_reply_is_stored_whole_counted_cheaply_and_clipped_in_what_is_sen
     assert len(sent) < 500_000, len(sent)  # the history carries a clipped reply, not 30 MB
     assert "此回复过长" in sent.decode("utf-8")
     app.db.close()
+
+
+# --- 8. the deadline bounds the whole command -------------------------------------------------
+
+
+def test_ask_json_ends_within_its_deadline_however_often_a_trickling_reply_is_retried(server, online_env):
+    import time
+
+    from pixiu_cli.offline.script import ScriptedReply
+
+    trickle = ScriptedReply(text="慢" * 400, chunk_chars=1, chunk_delay=0.02)  # 8 s at one character a time
+    server.enqueue(*[trickle] * 6)
+    env = dict(online_env, PIXIU_MAX_RETRIES="5", PIXIU_DEADLINE_SECONDS="2")
+    started = time.monotonic()
+    done = run(env, "ask", "--json", "问题")
+    elapsed = time.monotonic() - started
+    out = json.loads(done.stdout)
+    assert done.returncode == 1 and out["status"] == "error" and "2 秒" in out["error"]
+    assert elapsed < 4, elapsed  # once 191 s against a 30 s deadline: each retry had a fresh one
+    assert len(server.requests) == 1
