@@ -52,6 +52,7 @@ class Settings:
     reasoning_effort: str | None = None  # [llm] reasoning_effort: "low" | "high" | "max"
     offline_cache_profile: str = "deepseek"
     auto_sync: bool = False  # [market] auto_sync: the REPL syncs stale market data in the background
+    backups_kept: int = 10  # [backup] keep: the newest N backups stay, older ones are removed (0: all)
     warnings: tuple[str, ...] = ()
 
     @property
@@ -240,6 +241,16 @@ def _market_table(config: dict) -> dict:
     return {"auto_sync": auto_sync}
 
 
+def _backup_table(config: dict) -> dict:
+    table = config.get("backup", {})
+    if not isinstance(table, dict) or set(table) - {"keep"}:
+        raise SettingsError("config.toml 的 [backup] 只能包含 keep")
+    keep = table.get("keep", 10)
+    if isinstance(keep, bool) or not isinstance(keep, int) or keep < 0:
+        raise SettingsError(f"config.toml 的 [backup] keep 应为非负整数（0 表示全部保留），而不是 {keep!r}")
+    return {"backups_kept": keep}
+
+
 _LLM_KEYS = ("deadline_seconds", "thinking", "reasoning_effort")
 
 
@@ -292,6 +303,7 @@ def _config_tables(config: dict) -> dict:
         prices=_prices_table(config),
         costs=_backtest_table(config),
         **_market_table(config),
+        **_backup_table(config),
     )
     for name in _RANGES:
         if name in config:

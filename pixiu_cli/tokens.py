@@ -9,6 +9,8 @@ import unicodedata
 from functools import lru_cache
 from pathlib import Path
 
+from pixiu_cli.resources import write_private
+
 _loaded = None
 _load_lock = threading.Lock()  # warm() loads it in the background; one load, not two
 
@@ -132,16 +134,13 @@ class LineCounts:
         if not self.dirty or self.path is None or not self.path.parent.is_dir():
             return
         import marshal
-        import os
 
         keep = dict(list(self.counts.items())[-self.MAX_LINES :])
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}")
-        try:
-            tmp.write_bytes(marshal.dumps((self.stamp, keep)))
-            os.replace(tmp, self.path)
+        try:  # 0600: the lines are the block's, holding names and note texts verbatim
+            write_private(self.path, marshal.dumps((self.stamp, keep)))
             self.dirty = False
         except OSError:
-            tmp.unlink(missing_ok=True)  # a full or read-only disk costs only the saving
+            pass  # a full or read-only disk costs only the saving
 
 
 _counts: LineCounts | None = None

@@ -11,7 +11,13 @@ from pathlib import Path
 
 from pixiu_cli.dataset import DatasetError, export_document, load_document
 from pixiu_cli.services.errors import RequestError
-from pixiu_cli.store.backup import backup_database, check_pixiu_database, restore_database
+from pixiu_cli.store.backup import (
+    backup_database,
+    check_pixiu_database,
+    clean_partials,
+    prune_backups,
+    restore_database,
+)
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.domain import DomainStore
 from pixiu_cli.store.imports import MergeResult, merge_document
@@ -23,6 +29,18 @@ SECTIONS = ("holdings", "profiles", "news", "signals", "reports", "decisions", "
 class BackupPlace:
     directory: Path  # PIXIU_HOME/backups
     stem: str  # pixiu | pixiu-demo
+    keep: int = 10  # [backup] keep: the newest N stay (0: all)
+
+
+@dataclass(frozen=True)
+class SavedBackup:
+    path: Path
+    pruned: tuple[Path, ...] = ()  # older backups removed to keep the newest `keep`
+    cleaned: tuple[Path, ...] = ()  # partial files interrupted backups had left
+    kept: int = 0  # the [backup] keep setting the pruning followed
+
+    def __str__(self) -> str:
+        return str(self.path)
 
 
 @dataclass(frozen=True)
@@ -40,11 +58,16 @@ class DocumentExport:
     notes: list[str]  # what had to change so it re-imports
 
 
-def backup(db, place: BackupPlace, now: datetime) -> Path:
-    return backup_database(db, place.directory, now, place.stem)
+def backup(db, place: BackupPlace, now: datetime) -> SavedBackup:
+    """A new backup, then the folder tidied: interrupted backups' partial files removed and
+    only the newest `place.keep` backups kept."""
+    path = backup_database(db, place.directory, now, place.stem)
+    cleaned = clean_partials(place.directory)
+    pruned = prune_backups(place.directory, place.stem, place.keep)
+    return SavedBackup(path, tuple(pruned), tuple(cleaned), place.keep)
 
 
-OnBackup = Callable[[Path], None]  # told where the backup went before the change is made
+OnBackup = Callable[[SavedBackup], None]  # told where the backup went before the change is made
 
 
 def import_document(
@@ -66,7 +89,7 @@ def import_document(
         merged = merge_document(db, data)
     _register_securities(db, data)
     counts = {name: len(getattr(data, name)) for name in SECTIONS}
-    return DocumentImport(replace, saved, counts, len(data.persona), merged)
+    return DocumentImport(replace, saved.path if saved else None, counts, len(data.persona), merged)
 
 
 def _register_securities(db, data) -> None:
@@ -97,4 +120,4 @@ def restore(target: Path, source: Path, place: BackupPlace, now: datetime, on_ba
         restore_database(db, source)
     finally:
         db.close()
-    return saved
+    return saved.path

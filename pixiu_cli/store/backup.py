@@ -6,7 +6,9 @@ neither)."""
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
+import time
 from datetime import datetime
 from pathlib import Path
 
@@ -43,6 +45,48 @@ def backup_database(db: Database, directory: Path, at: datetime, stem: str = "pi
     except (OSError, sqlite3.Error) as exc:
         raise StoreError(f"无法写入备份到 {directory}：{_reason(exc)}") from None
     return target
+
+
+# A backup still being written by another process is younger than this; an older partial
+# file is what an interrupted backup left behind.
+PARTIAL_AGE_SECONDS = 600
+
+
+def clean_partials(directory: Path) -> list[Path]:
+    """Remove what interrupted backups left (`*.db.partial` and its `-journal`): tens of MB
+    each, never of use."""
+    removed = []
+    cutoff = time.time() - PARTIAL_AGE_SECONDS
+    for path in sorted(directory.glob("*.db.partial*")):
+        try:
+            if path.is_file() and not path.is_symlink() and path.stat().st_mtime < cutoff:
+                path.unlink()
+                removed.append(path)
+        except OSError:
+            continue  # another process took it, or it is not ours to remove
+    return removed
+
+
+def prune_backups(directory: Path, stem: str, keep: int) -> list[Path]:
+    """Remove all but the newest `keep` backups named `<stem>-YYYYmmdd-HHMMSS[-n].db` (0 keeps
+    all); other files in the folder (another stem, a copy the user named) are never touched."""
+    if keep <= 0:
+        return []
+    pattern = re.compile(rf"{re.escape(stem)}-(\d{{8}}-\d{{6}})(?:-(\d+))?\.db")
+    dated = []
+    for path in directory.iterdir():
+        m = pattern.fullmatch(path.name)
+        if m and path.is_file() and not path.is_symlink():
+            dated.append(((m.group(1), int(m.group(2) or 1)), path))
+    old = [path for _, path in sorted(dated)[:-keep]]
+    removed = []
+    for path in old:
+        try:
+            path.unlink()
+            removed.append(path)
+        except OSError:
+            continue
+    return removed
 
 
 def _reason(exc: Exception) -> str:

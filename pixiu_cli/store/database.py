@@ -62,7 +62,7 @@ def _apply_migrations(db: Database) -> None:
             time.sleep(0.05 * (attempt + 1))
 
 
-def _owner_only(path: Path) -> None:
+def owner_only(path: Path) -> None:
     """The database holds every conversation: create it 0600 (SQLite gives its -wal and -shm
     files the database file's mode) and tighten one left looser by an older version."""
     for file in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
@@ -76,8 +76,14 @@ def _owner_only(path: Path) -> None:
 
 
 def open_database(path: Path, *, migrate: bool = True) -> Database:
+    if path.is_symlink():
+        # its permissions would be changed on the target, which may be anywhere: refuse visibly
+        raise StoreError(
+            f"数据库 {path} 是指向 {os.path.realpath(path)} 的符号链接：pixiu 不打开链接的数据库"
+            "（以免改动目标文件的权限）；请把 PIXIU_HOME 设为目标所在目录，或用真实文件替换链接"
+        )
     path.parent.mkdir(parents=True, exist_ok=True)
-    _owner_only(path)
+    owner_only(path)
     try:
         conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
         conn.isolation_level = None  # autocommit; every write goes through write_transaction()
