@@ -140,15 +140,22 @@ def backup_command(demo: common.DemoOpt = False) -> None:
 
 
 def restore_command(
-    file: Annotated[str, typer.Argument(help="pixiu backup 写出的备份文件")], demo: common.DemoOpt = False
+    file: Annotated[str | None, typer.Argument(help="pixiu backup 写出的备份文件")] = None,
+    salvage: Annotated[bool, typer.Option("--salvage", help="数据库损坏时：抢救能读出的数据到新数据库")] = False,
+    demo: common.DemoOpt = False,
 ) -> None:
-    """用备份文件还原数据库（先检查文件，并先备份当前数据库）。"""
+    """用备份文件还原数据库（先检查文件，并先备份当前数据库；当前数据库损坏时先把它移到 backups/）。"""
     from pathlib import Path
 
     from pixiu_cli.services.documents import restore
 
     loaded = common.settings()
     shown = common.renderer()
+    if salvage == (file is not None):
+        raise common.CliError("用法：pixiu restore FILE（从备份还原）或 pixiu restore --salvage（抢救损坏的数据库）")
+    if salvage:
+        _salvage(shown, loaded, demo)
+        return
     source = Path(file)
     restore(
         common.db_path(loaded, demo),
@@ -156,8 +163,20 @@ def restore_command(
         _place(loaded, demo),
         common.now(),
         on_backup=lambda saved: (shown.info(f"已先备份当前数据库到 {saved}"), _tidied(shown, saved)),
+        on_set_aside=lambda kept: shown.info(f"当前数据库已损坏，未打开，已移到 {kept}"),
     )
     shown.info(f"已从 {source} 还原数据库")
+
+
+def _salvage(shown, loaded, demo: bool) -> None:
+    from pixiu_cli.services.documents import restore_salvaged
+
+    done = restore_salvaged(common.db_path(loaded, demo), _place(loaded, demo), common.now())
+    shown.info(f"损坏的数据库已移到 {done.damaged}")
+    rows = "，".join(f"{table} {n}" for table, n in sorted(done.salvaged.rows.items()))
+    shown.info(f"已抢救 {done.salvaged.total} 行到新数据库：{rows or '没有能读出的行'}")
+    if done.salvaged.unreadable:
+        shown.warn(f"这些表无法读出：{'、'.join(done.salvaged.unreadable)}")
 
 
 def register(app: typer.Typer) -> None:

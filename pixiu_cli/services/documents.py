@@ -15,12 +15,15 @@ from pixiu_cli.store.backup import (
     backup_database,
     check_pixiu_database,
     clean_partials,
+    is_damaged,
     prune_backups,
     restore_database,
+    set_aside,
 )
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.domain import DomainStore
 from pixiu_cli.store.imports import MergeResult, merge_document
+from pixiu_cli.store.salvage import Salvaged, salvage
 
 SECTIONS = ("holdings", "profiles", "news", "signals", "reports", "decisions", "alerts", "notes")
 
@@ -106,12 +109,33 @@ def export(db, now: datetime) -> DocumentExport:
     return DocumentExport(json.dumps(document, ensure_ascii=False, indent=2, allow_nan=False), notes)
 
 
-def restore(target: Path, source: Path, place: BackupPlace, now: datetime, on_backup: OnBackup | None = None) -> Path:
+OnSetAside = Callable[[Path], None]  # told where a damaged database was moved
+
+
+def restore(
+    target: Path,
+    source: Path,
+    place: BackupPlace,
+    now: datetime,
+    on_backup: OnBackup | None = None,
+    on_set_aside: OnSetAside | None = None,
+) -> Path:
     """Replace the database at `target` with the backup `source` (checked first); the
-    current database is backed up before. Returns where that backup went."""
+    current database is backed up before, or, when it is damaged, moved into the backups
+    folder without being opened. Returns where the current database went."""
     check_pixiu_database(source)
     if target.exists() and source.resolve() == target.resolve():
         raise RequestError("不能用正在使用的数据库文件还原它自己")
+    if is_damaged(target):
+        kept = set_aside(target, place.directory, now)
+        if on_set_aside:
+            on_set_aside(kept)
+        db = open_database(target)
+        try:
+            restore_database(db, source)
+        finally:
+            db.close()
+        return kept
     db = open_database(target)
     try:
         saved = backup(db, place, now)
@@ -121,3 +145,25 @@ def restore(target: Path, source: Path, place: BackupPlace, now: datetime, on_ba
     finally:
         db.close()
     return saved.path
+
+
+@dataclass(frozen=True)
+class SalvageResult:
+    damaged: Path  # where the damaged file was moved (the rows were read from there)
+    salvaged: Salvaged
+
+
+def restore_salvaged(target: Path, place: BackupPlace, now: datetime) -> SalvageResult:
+    """Move the damaged database at `target` aside and build a new one from every row that
+    can still be read from it."""
+    if not target.exists():
+        raise RequestError(f"找不到数据库 {target}，没有可抢救的内容")
+    if not is_damaged(target):
+        raise RequestError(f"数据库 {target} 完好（quick_check 通过），不需要抢救；要回到备份请用 pixiu restore FILE")
+    kept = set_aside(target, place.directory, now)
+    db = open_database(target)
+    try:
+        salvaged = salvage(kept, db)
+    finally:
+        db.close()
+    return SalvageResult(kept, salvaged)

@@ -6,7 +6,6 @@ neither)."""
 from __future__ import annotations
 
 import os
-import re
 import sqlite3
 import time
 from datetime import datetime
@@ -14,6 +13,7 @@ from pathlib import Path
 
 from sqlite_utils import Database
 
+from pixiu_cli.store.damage import DamagedDatabase, backup_name, damaged_message, quick_check
 from pixiu_cli.store.database import StoreError
 from pixiu_cli.store.schema import migrations
 
@@ -22,7 +22,11 @@ _REQUIRED_TABLES = {"conversations", "turns", "calls", "holdings", "memory_event
 
 
 def backup_database(db: Database, directory: Path, at: datetime, stem: str = "pixiu") -> Path:
-    """Write a self-contained copy of `db` to `directory/<stem>-YYYYmmdd-HHMMSS.db` (0600)."""
+    """Write a self-contained copy of `db` to `directory/<stem>-YYYYmmdd-HHMMSS.db` (0600).
+    A damaged database is refused: its copy would be as damaged, and look like a good backup."""
+    verdict = _checked(db)
+    if verdict != "ok":
+        raise DamagedDatabase(damaged_message(_path_of(db), verdict))
     try:
         directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         target = directory / f"{stem}-{at:%Y%m%d-%H%M%S}.db"
@@ -72,7 +76,7 @@ def prune_backups(directory: Path, stem: str, keep: int) -> list[Path]:
     all); other files in the folder (another stem, a copy the user named) are never touched."""
     if keep <= 0:
         return []
-    pattern = re.compile(rf"{re.escape(stem)}-(\d{{8}}-\d{{6}})(?:-(\d+))?\.db")
+    pattern = backup_name(stem)
     dated = []
     for path in directory.iterdir():
         m = pattern.fullmatch(path.name)
@@ -87,6 +91,48 @@ def prune_backups(directory: Path, stem: str, keep: int) -> list[Path]:
         except OSError:
             continue
     return removed
+
+
+def _checked(db: Database) -> str:
+    try:
+        return str(db.execute("PRAGMA quick_check").fetchone()[0])
+    except sqlite3.DatabaseError as exc:
+        return str(exc)
+
+
+def _path_of(db: Database) -> Path:
+    row = db.execute("PRAGMA database_list").fetchone()
+    return Path(row[2]) if row and row[2] else Path("pixiu.db")
+
+
+def is_damaged(path: Path) -> bool:
+    """The file at `path` is there but not a readable database (0 bytes counts as damaged)."""
+    try:
+        if path.stat().st_size == 0:
+            return True
+    except OSError:
+        return False
+    return quick_check(path) != "ok"
+
+
+def set_aside(path: Path, directory: Path, at: datetime) -> Path:
+    """Move a damaged database (and its -wal; the -shm is only an index) into `directory` as
+    `<stem>-damaged-YYYYmmdd-HHMMSS.db`, without opening it: kept for salvage, out of the way."""
+    try:
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        target = directory / f"{path.stem}-damaged-{at:%Y%m%d-%H%M%S}.db"
+        n = 1
+        while target.exists():
+            n += 1
+            target = directory / f"{path.stem}-damaged-{at:%Y%m%d-%H%M%S}-{n}.db"
+        os.replace(path, target)
+        wal = path.with_name(path.name + "-wal")
+        if wal.exists():
+            os.replace(wal, target.with_name(target.name + "-wal"))
+        path.with_name(path.name + "-shm").unlink(missing_ok=True)
+    except OSError as exc:
+        raise StoreError(f"无法把损坏的数据库移到 {directory}：{_reason(exc)}") from None
+    return target
 
 
 def _reason(exc: Exception) -> str:

@@ -15,6 +15,7 @@ from pathlib import Path
 from sqlite_utils import Database
 
 from pixiu_cli.errors import UserError
+from pixiu_cli.store.damage import DamagedDatabase, backups_of, damaged_message, is_damage, quick_check, remember_opened
 from pixiu_cli.store.schema import migrations
 from pixiu_cli.store.wal import enable_wal
 
@@ -83,6 +84,7 @@ def open_database(path: Path, *, migrate: bool = True) -> Database:
             "（以免改动目标文件的权限）；请把 PIXIU_HOME 设为目标所在目录，或用真实文件替换链接"
         )
     path.parent.mkdir(parents=True, exist_ok=True)
+    _refuse_emptied(path)
     owner_only(path)
     try:
         conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
@@ -99,8 +101,23 @@ def open_database(path: Path, *, migrate: bool = True) -> Database:
     except sqlite3.DatabaseError as exc:
         if disk_full(exc):
             raise StoreError(DISK_FULL) from None
+        if is_damage(exc):
+            verdict = quick_check(path)
+            raise DamagedDatabase(damaged_message(path, str(exc) if verdict == "ok" else verdict)) from None
         raise StoreError(f"无法打开数据库 {path}：{exc}") from None
+    remember_opened(path)
     return db
+
+
+def _refuse_emptied(path: Path) -> None:
+    """SQLite takes a 0-byte file for a new, empty database: with backups about, a file that
+    was emptied (a failed copy, a full disk) would silently look like all data gone."""
+    try:
+        emptied = path.stat().st_size == 0  # pixiu writes the header at the first open
+    except OSError:
+        return
+    if emptied and backups_of(path):
+        raise DamagedDatabase(damaged_message(path, "文件为 0 字节"))
 
 
 class CommitRefused(Exception):

@@ -320,4 +320,6 @@ def error_line(exc: BaseException) -> str:
 
     if disk_full(exc):
         return DISK_FULL
-    return lock_timeout_line(exc) or scrub(f"意外错误（{type(exc).__name__}）：{exc}")
+    from pixiu_cli.store.damage import damaged_line
+
+    return lock_timeout_line(exc) or damaged_line(exc) or scrub(f"意外错误（{type(exc).__name__}）：{exc}")

@@ -393,3 +393,84 @@ def test_a_symlinked_database_is_refused_visibly_and_its_target_untouched(env, t
     done = run(env, "ask", "你好")
     assert done.returncode != 0 and "符号链接" in done.stderr and str(target) in done.stderr
     assert _mode(target) == 0o644 and target.stat().st_size == 0
+
+
+# --- 2. a damaged pixiu.db -------------------------------------------------------------------
+
+
+@pytest.fixture
+def backed_up(env, tmp_path):
+    """A home with a portfolio, three turns and one backup; returns (pixiu.db, the backup)."""
+    from tests.helpers import FIXTURE
+
+    run(env, "import", str(FIXTURE))
+    for n in range(3):
+        run(env, "ask", f"茅台怎么样 {n}")
+    home = Path(env["PIXIU_HOME"])
+    run(env, "backup")
+    (backup,) = home.glob("backups/pixiu-*.db")
+    return home / "pixiu.db", backup
+
+
+def _checkpointed(db_path: Path) -> None:
+    import sqlite3
+
+    conn = sqlite3.connect(db_path)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+
+
+def _truncate(db_path: Path) -> None:
+    data = db_path.read_bytes()
+    db_path.write_bytes(data[: len(data) // 4])
+
+
+def _garble_middle(db_path: Path) -> None:
+    import random
+
+    data = bytearray(db_path.read_bytes())
+    noise = random.Random(28).randbytes(16384)
+    middle = len(data) // 2 // 4096 * 4096
+    data[middle : middle + len(noise)] = noise
+    db_path.write_bytes(bytes(data))
+
+
+def _empty(db_path: Path) -> None:
+    db_path.write_bytes(b"")
+
+
+@pytest.mark.parametrize("damage", [_truncate, _garble_middle, _empty])
+def test_a_damaged_database_is_named_with_its_backup_and_restore_brings_it_back(env, backed_up, damage):
+    db_path, backup = backed_up
+    _checkpointed(db_path)
+    damage(db_path)
+    for command in (["ask", "你好"], ["export"], ["context", "茅台"], ["data", "status"], ["backup"]):
+        done = run(env, *command)
+        if done.returncode != 0:
+            assert "已损坏" in done.stderr and str(backup) in done.stderr, (command, done.stderr)
+    assert len(list(backup.parent.glob("pixiu-2*.db"))) == 1  # the damaged file was not backed up
+    done = run(env, "restore", str(backup))
+    assert done.returncode == 0 and "已损坏，未打开" in done.stdout, done.stderr
+    assert list(backup.parent.glob("pixiu-damaged-*.db"))  # kept aside, for salvage
+    holdings = json.loads(run(env, "export").stdout)["holdings"]
+    assert len(holdings) == 3
+
+
+def test_salvage_rebuilds_what_can_be_read_from_a_damaged_database(env, backed_up):
+    db_path, backup = backed_up
+    backup.unlink()  # no backup to fall back on
+    _checkpointed(db_path)
+    _garble_middle(db_path)
+    assert "restore --salvage" in run(env, "backup").stderr
+    done = run(env, "restore", "--salvage")
+    assert done.returncode == 0 and "已抢救" in done.stdout, done.stderr
+    assert run(env, "ask", "你好").returncode == 0
+    exported = json.loads(run(env, "export").stdout)
+    assert exported["holdings"]  # the holdings' pages survived the garbling
+
+
+def test_restore_refuses_nothing_when_the_database_is_fine_and_salvage_says_so(env, backed_up):
+    done = run(env, "restore", "--salvage")
+    assert done.returncode == 1 and "完好" in done.stderr
+    done = run(env, "restore")
+    assert done.returncode != 0 and "用法" in done.stderr
