@@ -53,18 +53,17 @@ def ask(
     common.require_utf8(text)
     if not text.strip():
         raise common.CliError("问题为空")
-    from pixiu_cli.unsent import keep, sent
+    from pixiu_cli.unsent import keep_if_possible, not_stored, sent
 
-    spool = keep(common.settings(model, offline).home, text)
+    spool = keep_if_possible(common.settings(model, offline).home, text)
     try:
         _ask(text, as_json, continue_, conversation, model, offline, demo, retry_partial)
     except Exception as exc:
-        from pixiu_cli.store.database import lock_timeout_line
+        if not_stored(exc) and spool is not None:
+            from pixiu_cli.views.presenters import error_line
 
-        if lock_timeout_line(exc):
-            raise common.CliError(
-                f"{lock_timeout_line(exc)}你的问题已保存在 {spool}（pixiu ask - < 该文件 可重发）"
-            ) from None
+            line = error_line(exc).rstrip("。")
+            raise common.CliError(f"{line}。你的问题已保存在 {spool}（pixiu ask - < 该文件 可重发）") from None
         sent(spool)
         raise
     sent(spool)

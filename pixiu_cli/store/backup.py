@@ -184,7 +184,7 @@ def restore_database(db: Database, source: Path) -> None:
         raise StoreError(f"恢复失败：{exc}") from None
 
 
-_VERSION_TABLES = ("portfolio_version", "securities_version")
+_VERSION_TABLES = ("portfolio_version", "securities_version", "restore_generation")
 
 
 def _versions(db: Database) -> dict[str, int]:

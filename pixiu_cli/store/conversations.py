@@ -12,7 +12,7 @@ from typing import Protocol
 
 from sqlite_utils import Database
 
-from pixiu_cli.store.database import write_transaction
+from pixiu_cli.store.database import StoreError, write_transaction
 from pixiu_cli.store.liveness import owned_by_another_live_process, this_process
 from pixiu_cli.store.requests import pack, request_of
 from pixiu_cli.tokens import count_message_tokens
@@ -190,9 +190,17 @@ def _conversation(row: dict) -> Conversation:
     )
 
 
+class RestoredElsewhere(StoreError):
+    """Another process restored the database from a backup while this one had a turn going."""
+
+
+RESTORED = "数据库已在另一个终端从备份还原：这一轮没有写入还原后的数据库（以免混进备份里的对话）"
+
+
 class ConversationStore:
     def __init__(self, db: Database):
         self.db = db
+        self._generation: int | None = None  # restore generation the current turn started in
         self._finished: dict[int, tuple[int, str]] = {}  # conversation → (call id, request) last finished here
         self._sent: dict[int, tuple[int, str]] = {}
         self._texts: dict[int, str] = {}  # request written by start_call, so finish_call writes it only if changed
@@ -269,11 +277,27 @@ class ConversationStore:
         )
         return [_conversation(r) for r in rows]
 
+    def _restore_generation(self) -> int:
+        row = self.db.conn.execute("select version from restore_generation where id = 1").fetchone()
+        return row[0] if row else 0
+
+    def _same_database(self) -> None:
+        """Inside a write of the turn under way: refuse when a restore replaced the database
+        since the turn started (the turn's ids would name the backup's rows)."""
+        if self._generation is not None and self._restore_generation() != self._generation:
+            raise RestoredElsewhere(RESTORED)
+
     # turns ---------------------------------------------------------------------
     def start_turn(self, conversation_id: int, user_text: str) -> Turn:
-        """Commit the user's message before any network call."""
+        """Commit the user's message before any network call. After a restore by another
+        process the first turn is refused once (its conversation may be the backup's now)."""
         stamp = now_iso()
         with write_transaction(self.db):
+            generation = self._restore_generation()
+            if self._generation is not None and generation != self._generation:
+                self._generation = generation
+                raise RestoredElsewhere(RESTORED.replace("这一轮没有写入", "这个问题没有写入") + "；请重新提问")
+            self._generation = generation
             seq = self.db.execute(
                 "select coalesce(max(seq), 0) + 1 from turns where conversation_id = ?", [conversation_id]
             ).fetchone()[0]
@@ -309,6 +333,7 @@ class ConversationStore:
     ) -> None:
         """`block`: the record of the [上下文信息] block among `messages`, if any."""
         with write_transaction(self.db):
+            self._same_database()
             self._update(
                 "turns",
                 turn_id,
@@ -452,6 +477,7 @@ class ConversationStore:
         context_json: str | None = None,
     ) -> int:
         with write_transaction(self.db):
+            self._same_database()
             base = self._pack_base(conversation_id)
             call_id = self._insert(
                 "calls",
@@ -475,6 +501,7 @@ class ConversationStore:
     def save_partial(self, call_id: int, reply_text: str, reasoning_text: str) -> None:
         """What has arrived of a reply still streaming, so a killed process keeps it."""
         with write_transaction(self.db):
+            self._same_database()
             self.db.execute(
                 "update calls set reply_text = ?, reasoning_text = ? where id = ?",
                 [reply_text, reasoning_text or None, call_id],
@@ -523,6 +550,7 @@ class ConversationStore:
                 base = self._pack_base(conversation_id, before=call_id)
             values.update(pack(request_json, base).columns())
         with write_transaction(self.db):
+            self._same_database()
             self._update("calls", call_id, values)
         if status != "pending" and (request_json or started) is not None:
             self._finished[conversation_id] = (call_id, request_json or started)

@@ -476,3 +476,10 @@ def m019_turn_block_record(db: Database) -> None:
     # stored as JSON beside the messages so later turns never parse the block text back.
     # NULL on older turns: those are parsed (context/builder.py).
     db["turns"].add_column("block_json", str)
+
+
+@migrations()
+def m028_restore_generation(db: Database) -> None:
+    # Moved by every `pixiu restore`: a process with a turn under way checks it before each of
+    # the turn's writes, so its answer never lands in a restored turn of the same id.
+    db["restore_generation"].insert({"id": 1, "version": 0}, pk="id")

@@ -474,3 +474,114 @@ def test_restore_refuses_nothing_when_the_database_is_fine_and_salvage_says_so(e
     assert done.returncode == 1 and "完好" in done.stderr
     done = run(env, "restore")
     assert done.returncode != 0 and "用法" in done.stderr
+
+
+# --- 3. restore while another process is mid-turn ----------------------------------------------
+
+
+def test_a_restore_during_a_turn_keeps_the_turn_out_of_the_restored_database(tmp_path):
+    from datetime import datetime
+
+    from pixiu_cli.agent.loop import SilentSink
+    from pixiu_cli.dataset import SHANGHAI
+    from pixiu_cli.offline.model import OfflineModel
+    from pixiu_cli.offline.script import ScriptedReply
+    from pixiu_cli.services.documents import BackupPlace, backup, restore
+    from pixiu_cli.store.conversations import RestoredElsewhere
+    from tests.helpers import build_app
+
+    now = datetime(2026, 3, 10, 10, 30, tzinfo=SHANGHAI)
+    place = BackupPlace(tmp_path / "backups", "pixiu")
+    other = build_app(OfflineModel(), tmp_path / "other.db")  # the history the backup holds
+    other.client.enqueue("备份里的回答一", "备份里的回答二")
+    other_conversation = other.new_conversation()
+    for question in ("备份里的问题一", "备份里的问题二"):
+        other.agent.run_turn(other_conversation, question, SilentSink())
+    saved = backup(other.db, place, now).path
+    other.db.close()
+
+    db_path = tmp_path / "pixiu.db"
+
+    def restore_meanwhile(request) -> ScriptedReply:
+        if request["messages"][-1]["content"].endswith("第二问"):
+            restore(db_path, saved, place, now)  # `pixiu restore` in another terminal, mid-turn
+        return ScriptedReply(text="本进程的回答")
+
+    app = build_app(OfflineModel(responder=restore_meanwhile), db_path)
+    conversation = app.new_conversation()
+    app.agent.run_turn(conversation, "第一问", SilentSink())
+    with pytest.raises(RestoredElsewhere):
+        app.agent.run_turn(conversation, "第二问", SilentSink())
+    rows = app.db.execute("select user_text, reply_text from turns order by id").fetchall()
+    assert rows == [("备份里的问题一", "备份里的回答一"), ("备份里的问题二", "备份里的回答二")]
+    assert not app.db.execute("select count(*) from calls where reply_text like '%本进程%'").fetchone()[0]
+    with pytest.raises(RestoredElsewhere):  # the next question is refused once: its conversation is gone
+        app.agent.run_turn(conversation, "第三问", SilentSink())
+    fresh = app.new_conversation()
+    assert app.agent.run_turn(fresh, "第四问", SilentSink()).status == "complete"
+    app.db.close()
+
+
+# --- 10. a full disk in the REPL -----------------------------------------------------------------
+
+
+@pytest.mark.pty
+def test_a_question_the_full_disk_cannot_store_is_kept_not_discarded(env, tmp_path):
+    import shutil
+    import subprocess
+
+    import pexpect
+
+    from tests.helpers import PIXIU_BIN, PROMPT, PROMPT_READING, say
+
+    unshare = ["--user", "--map-root-user", "--mount"]
+    probe = tmp_path / "probe"
+    probe.mkdir()
+    if (
+        not shutil.which("unshare")
+        or subprocess.run(
+            ["unshare", *unshare, "sh", "-c", f"mount -t tmpfs -o size=64k tmpfs {probe}"], capture_output=True
+        ).returncode
+    ):
+        pytest.skip("no unprivileged mount namespaces here")
+    home = Path(env["PIXIU_HOME"])
+    home.mkdir(parents=True)
+    mount = f'mount -t tmpfs -o size=2m tmpfs "{home}" || exit 99; '
+    child = pexpect.spawn(
+        "unshare",
+        [*unshare, "sh", "-c", mount + f"exec {PIXIU_BIN} chat"],
+        env=dict(env, PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm-256color"),
+        encoding="utf-8",
+        timeout=40,
+        dimensions=(40, 110),
+    )
+    inside = f"/proc/{child.pid}/root{home}"
+    question = "磁盘满了还问" + "长" * 3000
+    try:
+        child.expect(PROMPT)
+        try:
+            with open(f"{inside}/filler", "wb", buffering=0) as filler:
+                while True:
+                    filler.write(b"\0" * 4096)
+        except OSError as exc:
+            assert exc.errno == 28
+        say(child, question)  # neither its input history line nor the turn fits
+        child.expect("输入历史无法写入")
+        child.expect("磁盘已满")
+        child.expect("已放回输入框|已保存在")
+        put_back = "已放回输入框" in child.after
+        child.expect_exact(PROMPT_READING)  # the next prompt reads keys (drawn with the question)
+        seen = child.before
+        Path(f"{inside}/filler").unlink()
+        if put_back:  # the next prompt holds the question: Enter asks it again
+            child.send("\r")
+        else:
+            say(child, "再问")
+        child.expect("你的问题是")
+        child.expect(PROMPT)
+        say(child, "/exit")
+        child.expect(pexpect.EOF)
+    finally:
+        if child.isalive():
+            child.terminate(force=True)
+    assert "Unhandled exception" not in seen and UNEXPECTED not in seen
