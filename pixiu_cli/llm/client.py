@@ -20,6 +20,7 @@ from pixiu_cli.llm.types import CallOutcome, ChatRequest, LLMError
 DROPPED = "回复中途断开（连接提前结束），已保存收到的部分。"
 BAD_KEY = "API key 含有换行、控制字符或非 ASCII 字符（多半是复制时带入的），请检查 DEEPSEEK_API_KEY / PIXIU_API_KEY 或 config.toml。"
 MALFORMED = "模型服务返回了无法解析的数据（{cause}），已保存收到的部分。"
+UNDECODABLE = "模型服务的回复无法解压（声明为压缩数据，内容却不是；多半是代理配置有误），已保存收到的部分。"
 HTML_PAGE = (
     "模型服务地址返回的是一个网页（HTML），不是 API 回复：多半是需要登录的 Wi-Fi 或代理页面，"
     "请检查网络或 PIXIU_BASE_URL。"
@@ -198,6 +199,9 @@ class ChatClient:
         except httpx2.TransportError:
             # The connection closed in the middle of the body (RemoteProtocolError, a reset).
             raise LLMError(DROPPED, kind="dropped") from None
+        except httpx2.DecodingError:
+            # Content-Encoding: gzip over a body that is not gzip (a misconfigured proxy)
+            raise LLMError(UNDECODABLE, kind="malformed") from None
 
     def _deadline_error(self) -> LLMError:
         return LLMError(DEADLINE.format(seconds=self.policy.deadline_seconds), kind="deadline")
@@ -208,9 +212,14 @@ class ChatClient:
             yield from self._read_plain(http, content_type, outcome, deadline)
             return
         state, decoder = wire.StreamState(), wire.SSEDecoder()
+        first = True
         for data in http.iter_bytes():
             if time.monotonic() > deadline:
                 raise self._deadline_error()
+            if first and data.strip():
+                first = False
+                if wire.looks_like_html("", data[:512]):
+                    raise LLMError(HTML_PAGE, kind="html")  # a login page labelled as a stream
             yield from self._events(decoder.feed(data), outcome, state)
             if state.done:
                 break

@@ -642,3 +642,107 @@ def test_plain_labels_stay_bare_and_the_engine_names_are_the_engines():
         and period_label("2021-01~2026-10") == "2021-01~2026-10"
     )
     assert label("茅台 · 100 股").startswith("「") and period_label("近三年；胜率 99%").startswith("「")
+
+
+# --- 12. odd HTTP replies and a read-only home -----------------------------------------------------
+
+
+@pytest.fixture
+def bad_env(tmp_path):
+    from tests.bad_server import BadServer
+    from tests.helpers import PLANTED_KEY
+
+    server = BadServer()
+    env = clean_env(
+        tmp_path / "home",
+        PIXIU_API_KEY=PLANTED_KEY,
+        PIXIU_BASE_URL=server.base_url,
+        PIXIU_MODEL="deepseek-test",
+        PIXIU_MAX_RETRIES="2",
+    )
+    yield server, env
+    server.stop()
+
+
+def test_html_labelled_as_an_event_stream_is_named_as_a_web_page(bad_env):
+    from pixiu_cli.llm.client import HTML_PAGE
+    from tests.bad_server import send_body
+
+    server, env = bad_env
+    page = b"<!DOCTYPE html><html><body>Wi-Fi login</body></html>"
+    server.respond = lambda h: send_body(h, "text/event-stream", page)
+    done = run(env, "ask", "你好")
+    assert done.returncode == 1 and HTML_PAGE in done.stderr and "中途断开" not in done.stderr
+
+
+def test_a_body_that_lies_about_gzip_is_one_line(bad_env):
+    server, env = bad_env
+
+    def respond(handler):
+        handler.send_response(200)
+        handler.send_header("Content-Type", "text/event-stream")
+        handler.send_header("Content-Encoding", "gzip")
+        handler.end_headers()
+        handler.wfile.write(b"data: this is not gzip at all\n\n")
+        handler.wfile.flush()
+
+    server.respond = respond
+    done = run(env, "ask", "你好")
+    assert done.returncode == 1 and "无法解压" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_a_503_with_a_negative_retry_after_is_retried(bad_env):
+    from tests.bad_server import USAGE, chunk, send_events
+
+    server, env = bad_env
+
+    def respond(handler):
+        if server.requests == 1:
+            body = b'{"error": {"message": "busy"}}'
+            handler.send_response(503)
+            handler.send_header("Content-Type", "application/json")
+            handler.send_header("Retry-After", "-5")
+            handler.send_header("Content-Length", str(len(body)))
+            handler.end_headers()
+            handler.wfile.write(body)
+            return
+        send_events(handler, [chunk("第二次成功", role="assistant"), chunk(finish="stop"), USAGE, "[DONE]"])
+
+    server.respond = respond
+    done = run(env, "ask", "你好")
+    assert done.returncode == 0 and "第二次成功" in done.stdout and server.requests == 2
+
+
+def test_a_read_only_home_still_asks_and_exports(env, tmp_path):
+    import os
+    import stat
+    import subprocess
+
+    run(env, "import", str(_document(tmp_path, holdings=[HOLDING])))
+    run(env, "ask", "你好")
+    home = Path(env["PIXIU_HOME"])
+    # root ignores permissions: a read-only bind mount in a private namespace makes it real
+    script = f'mount --bind "{home}" "{home}" && mount -o remount,bind,ro "{home}" && '
+    script += f'"$0" export > "{tmp_path}/out.json" 2> "{tmp_path}/export.err"; echo $? > "{tmp_path}/export.rc"; '
+    script += f'"$0" data status > /dev/null 2> "{tmp_path}/status.err"; echo $? > "{tmp_path}/status.rc"; '
+    script += f'"$0" ask 你好 > /dev/null 2> "{tmp_path}/ask.err"; echo $? > "{tmp_path}/ask.rc"'
+    from tests.helpers import PIXIU_BIN
+
+    if os.geteuid() != 0 and not os.access(home, os.W_OK):
+        pytest.skip("cannot arrange a read-only home")
+    done = subprocess.run(
+        ["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", script, PIXIU_BIN],
+        env=env,
+        capture_output=True,
+        timeout=120,
+    )
+    if done.returncode and b"mount" in done.stderr:
+        pytest.skip("no unprivileged mount namespaces here")
+    read = lambda name: (tmp_path / name).read_text(encoding="utf-8")  # noqa: E731
+    assert read("export.rc").strip() == "0", read("export.err")
+    assert json.loads(read("out.json"))["holdings"][0]["symbol"] == "600519"
+    assert read("status.rc").strip() == "0", read("status.err")
+    for name in ("export.err", "status.err", "ask.err"):
+        assert UNEXPECTED not in read(name) and "Traceback" not in read(name), read(name)
+    assert read("ask.rc").strip() == "1" and "只读" in read("ask.err")
+    assert stat.S_IMODE(home.stat().st_mode)  # the home itself is untouched
