@@ -194,6 +194,7 @@ class RestoredElsewhere(StoreError):
     """Another process restored the database from a backup while this one had a turn going."""
 
 
+_SAME_DATABASE = " and (select version from restore_generation where id = 1) is ?"
 RESTORED = "数据库已在另一个终端从备份还原：这一轮没有写入还原后的数据库（以免混进备份里的对话）"
 
 
@@ -217,6 +218,20 @@ class ConversationStore:
         return self.db.conn.execute(
             f"insert into {table} ({columns}) values ({marks})", list(values.values())
         ).lastrowid
+
+    def _guarded_insert(self, table: str, values: dict) -> int:
+        """`_insert` made only while the database is the one the turn started in."""
+        if self._generation is None:
+            return self._insert(table, values)
+        marks = ", ".join("?" * len(values))
+        cursor = self.db.conn.execute(
+            f"insert into {table} ({', '.join(values)}) select {marks} where "
+            "(select version from restore_generation where id = 1) is ?",
+            [*values.values(), self._generation],
+        )
+        if cursor.rowcount == 0:
+            raise RestoredElsewhere(RESTORED)
+        return cursor.lastrowid
 
     def _update(self, table: str, row_id: int, values: dict) -> None:
         assignments = ", ".join(f"{column} = ?" for column in values)
@@ -281,11 +296,20 @@ class ConversationStore:
         row = self.db.conn.execute("select version from restore_generation where id = 1").fetchone()
         return row[0] if row else 0
 
-    def _same_database(self) -> None:
-        """Inside a write of the turn under way: refuse when a restore replaced the database
-        since the turn started (the turn's ids would name the backup's rows)."""
-        if self._generation is not None and self._restore_generation() != self._generation:
+    def _guarded(self, sql: str, params: list) -> None:
+        """One write of the turn under way, made only while the database is the one the turn
+        started in: a restore since then would make the turn's ids name the backup's rows.
+        The check is part of the statement (no query of its own on every write)."""
+        if self._generation is None:
+            self.db.conn.execute(sql, params)
+            return
+        cursor = self.db.conn.execute(sql + _SAME_DATABASE, [*params, self._generation])
+        if cursor.rowcount == 0 and self._restore_generation() != self._generation:
             raise RestoredElsewhere(RESTORED)
+
+    def _guarded_update(self, table: str, row_id: int, values: dict) -> None:
+        assignments = ", ".join(f"{column} = ?" for column in values)
+        self._guarded(f"update {table} set {assignments} where id = ?", [*values.values(), row_id])
 
     # turns ---------------------------------------------------------------------
     def start_turn(self, conversation_id: int, user_text: str) -> Turn:
@@ -293,14 +317,15 @@ class ConversationStore:
         process the first turn is refused once (its conversation may be the backup's now)."""
         stamp = now_iso()
         with write_transaction(self.db):
-            generation = self._restore_generation()
+            seq, generation = self.db.execute(
+                "select coalesce(max(seq), 0) + 1, (select version from restore_generation where id = 1) "
+                "from turns where conversation_id = ?",
+                [conversation_id],
+            ).fetchone()
             if self._generation is not None and generation != self._generation:
                 self._generation = generation
                 raise RestoredElsewhere(RESTORED.replace("这一轮没有写入", "这个问题没有写入") + "；请重新提问")
             self._generation = generation
-            seq = self.db.execute(
-                "select coalesce(max(seq), 0) + 1 from turns where conversation_id = ?", [conversation_id]
-            ).fetchone()[0]
             turn_id = self._insert(
                 "turns",
                 {
@@ -333,8 +358,7 @@ class ConversationStore:
     ) -> None:
         """`block`: the record of the [上下文信息] block among `messages`, if any."""
         with write_transaction(self.db):
-            self._same_database()
-            self._update(
+            self._guarded_update(
                 "turns",
                 turn_id,
                 {
@@ -477,9 +501,8 @@ class ConversationStore:
         context_json: str | None = None,
     ) -> int:
         with write_transaction(self.db):
-            self._same_database()
             base = self._pack_base(conversation_id)
-            call_id = self._insert(
+            call_id = self._guarded_insert(
                 "calls",
                 {
                     "turn_id": turn_id,
@@ -501,8 +524,7 @@ class ConversationStore:
     def save_partial(self, call_id: int, reply_text: str, reasoning_text: str) -> None:
         """What has arrived of a reply still streaming, so a killed process keeps it."""
         with write_transaction(self.db):
-            self._same_database()
-            self.db.execute(
+            self._guarded(
                 "update calls set reply_text = ?, reasoning_text = ? where id = ?",
                 [reply_text, reasoning_text or None, call_id],
             )
@@ -550,8 +572,7 @@ class ConversationStore:
                 base = self._pack_base(conversation_id, before=call_id)
             values.update(pack(request_json, base).columns())
         with write_transaction(self.db):
-            self._same_database()
-            self._update("calls", call_id, values)
+            self._guarded_update("calls", call_id, values)
         if status != "pending" and (request_json or started) is not None:
             self._finished[conversation_id] = (call_id, request_json or started)
 
