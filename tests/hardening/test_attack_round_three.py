@@ -279,8 +279,8 @@ def test_a_huge_reply_is_stored_whole_counted_cheaply_and_clipped_in_what_is_sen
 
     model = OfflineModel()
     huge = "茅台" * 5_000_000 + "结尾"  # 10 M characters, 30 MB of UTF-8, one line
-    model.enqueue(ScriptedReply(text=huge, chunk_chars=1_000_000), "好的")
-    app = build_app(model, tmp_path / "pixiu.db", compact_budget=24_000)
+    model.enqueue(ScriptedReply(text=huge, chunk_chars=1_000_000), "摘要", "好的")
+    app = build_app(model, tmp_path / "pixiu.db", compact_budget=2_000)  # the next turn compacts
     conversation = app.new_conversation()
     started = time.monotonic()
     first = app.agent.run_turn(conversation, "写长一点", SilentSink(), retry_partial=True)
@@ -290,9 +290,11 @@ def test_a_huge_reply_is_stored_whole_counted_cheaply_and_clipped_in_what_is_sen
     assert stored.reply_text == huge  # stored whole
     second = app.agent.run_turn(conversation, "继续", SilentSink())
     assert second.status == "complete"
-    sent = model.requests[-1].body_bytes
-    assert len(sent) < 500_000, len(sent)  # the history carries a clipped reply, not 30 MB
-    assert "此回复过长" in sent.decode("utf-8")
+    summary_request, answer_request = (r.body_bytes for r in model.requests[1:])
+    assert "需要压缩的对话" in summary_request.decode("utf-8")
+    for sent in (summary_request, answer_request):  # once a 60 MB compaction request
+        assert len(sent) < 500_000, len(sent)
+    assert "此回复过长" in summary_request.decode("utf-8")
     app.db.close()
 
 
