@@ -109,7 +109,7 @@ def _date(text: str) -> str | None:
 def _market_day(text: str, line_no: int, where: str = "") -> str:
     day = _date(text)
     if day is None:
-        raise CsvImportError(f"{where}第 {line_no} 行：日期「{text[:20]}」不是有效日期（应为 YYYY-MM-DD）")
+        raise CsvImportError(f"{where}第 {line_no} 行：日期「{text[:20]}」无法识别（应为有效的 YYYY-MM-DD 日期）")
     problem = market_date_problem(date.fromisoformat(day), datetime.now(SHANGHAI).date())
     if problem:
         raise CsvImportError(f"{where}第 {line_no} 行：{problem}")
