@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 from typing import Annotated
 
 import typer
@@ -53,9 +54,14 @@ def ask(
     common.require_utf8(text)
     if not text.strip():
         raise common.CliError("问题为空")
-    from pixiu_cli.unsent import keep_if_possible, not_stored, sent
+    from pixiu_cli.unsent import keep, not_stored, sent
 
-    spool = keep_if_possible(common.settings(model, offline).home, text)
+    try:
+        spool = keep(common.settings(model, offline).home, text)
+    except OSError as exc:
+        if exc.errno == errno.ENOSPC:
+            raise  # a full disk: one line saying so, nothing half-stored
+        spool = None  # a read-only home: asked all the same
     try:
         _ask(text, as_json, continue_, conversation, model, offline, demo, retry_partial)
     except Exception as exc:

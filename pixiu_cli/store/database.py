@@ -92,16 +92,14 @@ def open_database(path: Path, *, migrate: bool = True) -> Database:
     try:
         db = _connect(path, migrate)
     except sqlite3.DatabaseError as exc:
-        if path.is_file() and not os.access(path.parent, os.W_OK):
-            db = _read_only(path)  # a read-only home: what only reads still works
-            remember_opened(path)
-            return db
         if disk_full(exc):
             raise StoreError(DISK_FULL) from None
         if is_damage(exc):
             verdict = quick_check(path)
             raise DamagedDatabase(damaged_message(path, str(exc) if verdict == "ok" else verdict)) from None
-        raise StoreError(f"无法打开数据库 {path}：{exc}") from None
+        if not (path.is_file() and not os.access(path.parent, os.W_OK)):
+            raise StoreError(f"无法打开数据库 {path}：{exc}") from None
+        db = _read_only(path)  # a read-only home: what only reads still works
     remember_opened(path)
     return db
 
