@@ -17,6 +17,7 @@ from sqlite_utils import Database
 from pixiu_cli.errors import UserError
 from pixiu_cli.store.damage import DamagedDatabase, backups_of, damaged_message, is_damage, quick_check, remember_opened
 from pixiu_cli.store.schema import migrations
+from pixiu_cli.store.template import create_migrated
 from pixiu_cli.store.wal import enable_wal
 
 BUSY_TIMEOUT_MS = 15_000
@@ -88,6 +89,8 @@ def open_database(path: Path, *, migrate: bool = True) -> Database:
     except OSError as exc:
         raise StoreError(f"无法创建数据目录 {path.parent}：{exc.strerror or exc}") from None
     _refuse_emptied(path)
+    if migrate:
+        create_migrated(path)
     owner_only(path)
     try:
         db = _connect(path, migrate)
