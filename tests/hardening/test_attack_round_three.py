@@ -237,6 +237,7 @@ def _hostile_series(env, tmp_path):
     assert done.returncode == 0, done.stderr
 
 
+@pytest.mark.pty
 def test_chart_on_a_terminal_neutralises_escapes_in_a_security_name(env, tmp_path):
     _hostile_series(env, tmp_path)
     shown = _terminal_output(env, "chart", "600519", "--days", "5")
@@ -244,6 +245,7 @@ def test_chart_on_a_terminal_neutralises_escapes_in_a_security_name(env, tmp_pat
     assert not [c for c in RAW_CONTROLS if c in shown]
 
 
+@pytest.mark.pty
 def test_json_on_a_terminal_escapes_controls_and_keeps_the_value(env, tmp_path):
     _hostile_series(env, tmp_path)
     shown = _terminal_output(env, "data", "status", "--json")
@@ -269,6 +271,7 @@ def test_every_json_printer_escapes_on_a_terminal_and_is_exact_when_piped():
 # --- 9. a 20 MB reply on one line --------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_huge_reply_is_stored_whole_counted_cheaply_and_clipped_in_what_is_sent_later(tmp_path):
     import time
 
@@ -540,6 +543,7 @@ def test_a_restore_during_a_turn_keeps_the_turn_out_of_the_restored_database(tmp
 
 
 @pytest.mark.pty
+@pytest.mark.slow
 def test_a_question_the_full_disk_cannot_store_is_kept_not_discarded(env, tmp_path):
     import shutil
     import subprocess
@@ -727,6 +731,7 @@ def test_a_503_with_a_negative_retry_after_is_retried(bad_env):
     assert done.returncode == 0 and "第二次成功" in done.stdout and server.requests == 2
 
 
+@pytest.mark.slow
 def test_a_read_only_home_still_asks_and_exports(env, tmp_path):
     import os
     import stat
