@@ -317,8 +317,14 @@ def test_ask_json_ends_within_its_deadline_however_often_a_trickling_reply_is_re
     elapsed = time.monotonic() - started
     out = json.loads(done.stdout)
     assert done.returncode == 1 and out["status"] == "error" and "2 秒" in out["error"]
-    assert elapsed < 4, elapsed  # once 191 s against a 30 s deadline: each retry had a fresh one
-    assert len(server.requests) == 1
+    assert len(server.requests) == 1  # once 6 attempts, 191 s against a 30 s deadline
+    import sqlite3
+
+    conn = sqlite3.connect(Path(env["PIXIU_HOME"]) / "pixiu.db")
+    calls = conn.execute("select latency_ms from calls").fetchall()
+    conn.close()
+    assert len(calls) == 1 and calls[0][0] < 4_000, calls  # the model's time: the 2 s deadline (+ load)
+    assert elapsed < 2 + 10, elapsed  # and the command's (start-up included, on a loaded machine)
 
 
 # --- 11. files: modes, partial backups, pruning, a symlinked database ---------------------------
