@@ -479,6 +479,39 @@ def m019_turn_block_record(db: Database) -> None:
 
 
 @migrations()
+def m026_news_provenance_and_briefs(db: Database) -> None:
+    # `pixiu news sync`: each fetched item keeps where it came from (the feed, its URL) and
+    # when it was fetched; dedup_key (the URL, else a digest of source + title + time) makes a
+    # second sync add nothing. Imported rows leave it NULL, so two identical imported items
+    # still keep two (the import's own merge rules).
+    for column in ("url", "fetched_at", "provider", "dedup_key"):
+        db["news"].add_column(column, str)
+    db.execute("create unique index news_dedup_key on news(dedup_key) where dedup_key is not null")
+    db["news"].create_index(["fetched_at"])
+    # `pixiu brief`: a report row says which brief produced it (as-of session, the turn of
+    # the call that wrote it); the brief's own figures are kept so the next one can say what
+    # changed since.
+    for column in ("as_of", "origin"):
+        db["reports"].add_column(column, str)
+    for column in ("conversation_id", "turn_id", "turn_seq"):
+        db["reports"].add_column(column, int)
+    db["briefs"].create(
+        {
+            "id": int,
+            "report_id": int,
+            "as_of": str,
+            "created_at": str,
+            "conversation_id": int,
+            "turn_id": int,
+            "turn_seq": int,
+            "facts_json": str,
+        },
+        pk="id",
+    )
+    db["briefs"].create_index(["created_at"])
+
+
+@migrations()
 def m028_restore_generation(db: Database) -> None:
     # Moved by every `pixiu restore`: a process with a turn under way checks it before each of
     # the turn's writes, so its answer never lands in a restored turn of the same id.
