@@ -323,8 +323,8 @@ def test_ask_json_ends_within_its_deadline_however_often_a_trickling_reply_is_re
     conn = sqlite3.connect(Path(env["PIXIU_HOME"]) / "pixiu.db")
     calls = conn.execute("select latency_ms from calls").fetchall()
     conn.close()
-    assert len(calls) == 1 and calls[0][0] < 4_000, calls  # the model's time: the 2 s deadline (+ load)
-    assert elapsed < 2 + 10, elapsed  # and the command's (start-up included, on a loaded machine)
+    assert len(calls) == 1 and calls[0][0] < 6_000, calls  # the model's time: the 2 s deadline (+ a loaded machine)
+    assert elapsed < 20, elapsed  # and the command's (start-up included, on a loaded machine)
 
 
 # --- 11. files: modes, partial backups, pruning, a symlinked database ---------------------------
