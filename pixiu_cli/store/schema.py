@@ -577,3 +577,10 @@ def m024_stable_memory_ids(db: Database) -> None:
     # another memory later: not after `import --replace`, a restore or the demo's refresh.
     for table in ("memory_events", "decisions", "alert_rules"):
         _never_reuse_ids(db, table)
+
+
+@migrations()
+def m028_restore_generation(db: Database) -> None:
+    # Moved by every `pixiu restore`: a process with a turn under way checks it before each of
+    # the turn's writes, so its answer never lands in a restored turn of the same id.
+    db["restore_generation"].insert({"id": 1, "version": 0}, pk="id")

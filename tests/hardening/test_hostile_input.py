@@ -323,6 +323,8 @@ codes = st.one_of(disguised_codes, disguised_codes, not_codes)
 ASCII_CODE = re.compile(r"\A[0-9]{6}\Z", re.ASCII)
 storable = texts(max_pieces=6)
 positive = st.one_of(st.integers(1, 10**6), st.floats(0.001, 1e6))
+# a price a stock could have: above ¥100,000 is refused as nobody's (domain/plausible.py)
+price = st.one_of(st.integers(1, 10**5), st.floats(0.001, 1e5))
 non_finite = st.sampled_from([math.nan, math.inf, -math.inf, float("1e999")])
 moments = st.one_of(
     st.sampled_from(
@@ -474,7 +476,7 @@ valid_documents = st.fixed_dictionaries(
                     "name": text_field,
                     "short_names": st.lists(text_field, max_size=3),
                     "shares": positive,
-                    "cost": positive,
+                    "cost": price,
                     "role": st.sampled_from(["core", "satellite"]),
                     "updated_at": valid_moments,
                 },
@@ -542,7 +544,7 @@ valid_documents = st.fixed_dictionaries(
                 {
                     "symbol": disguised_codes,
                     "side": st.sampled_from(["buy", "sell"]),
-                    "price": positive,
+                    "price": price,
                     "quantity": positive,
                     "reason": text_field,
                     "decided_at": valid_moments,

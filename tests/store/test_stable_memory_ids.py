@@ -82,7 +82,7 @@ def test_a_restore_of_an_older_backup_never_reissues_an_id(db, tmp_path):
     trade = record_trade(db, NewTrade("600519", "buy", 1500, 100, None, "贵州茅台", "user"), NOW.isoformat())
     path = Path(db.conn.execute("pragma database_list").fetchone()[2])
     db.close()
-    restore(path, saved, place(tmp_path), NOW)
+    restore(path, saved.path, place(tmp_path), NOW)
     again = open_database(path)
     try:
         assert shown not in texts(again)
