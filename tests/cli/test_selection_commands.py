@@ -96,10 +96,10 @@ def test_eval_reports_shipped_tune_and_held_out(offline_env):
     summary = json.loads(done.stdout)
     assert summary["pass_rate"] == 1.0 and "categories" in summary and "failures" in summary  # shape kept
     splits = summary["selection"]
-    assert set(splits) == {"tune", "heldout"}
+    assert set(splits) == {"tune", "heldout", "frozen"}
     held = splits["heldout"]
     assert held["total"] >= 200 and held["pass_rate"] >= 0.95
     assert all(c["passed"] / c["total"] >= 0.9 for c in held["categories"].values())
     assert splits["tune"]["total"] + held["total"] >= 600
     text = pixiu(offline_env, "eval").stdout
-    assert "留出集" in text and "调参集" in text
+    assert "留出集" in text and "调参集" in text and "冻结留出集" in text
