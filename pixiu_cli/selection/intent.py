@@ -26,6 +26,9 @@ Groups and how they decide:
   and position cues are not the user's and are dropped.
 * ``knowledge`` — a definition or rule question with no first-person word (止损的原则,
   什么是分散投资): position cues are dropped, the user asked about a concept.
+* ``plan`` — a plan or a modal (该, 准备, 打算, 明天): 该割肉了 is not a look back at a trade.
+* ``money`` — the user's own money (亏, 套, 钱, 梭哈…): with a first-person word and no other
+  cue, the overview is included anyway (recall first, `_own_money`).
 * ``market`` / ``tech`` — market-wide stock picking (哪只股票值得买) and technical 配置
   (配置 Python 环境) keep 哪只 and 配置 from counting.
 * ``replay`` (复盘) with ``recap`` (its object is the market) or ``personal`` (my trades);
@@ -71,10 +74,12 @@ class Group(StrEnum):
     KNOWLEDGE = "knowledge"
     MARKET = "market"
     TECH = "tech"
+    PLAN = "plan"
+    MONEY = "money"
 
 
 # Somebody else's positions make these the other person's, not the user's.
-_MINE_ONLY = frozenset({Group.SET, Group.POSITION, Group.WHICH, Group.WHICH_ANY, Group.CONFIGURE})
+_MINE_ONLY = frozenset({Group.SET, Group.POSITION, Group.WHICH, Group.WHICH_ANY, Group.CONFIGURE, Group.MONEY})
 # The cues that show a trade review in the explanation.
 _TRADE_EVIDENCE = frozenset({Group.TRADE, Group.REPLAY, Group.PERSONAL})
 
@@ -85,6 +90,7 @@ class Cue:
     group: Group
     pattern: re.Pattern[str]
     why: str  # Chinese, shown in /context
+    whole_word: bool = False  # a match inside a longer word does not count (其他的 ⊅ 他的)
 
 
 @dataclass(frozen=True)
@@ -108,17 +114,25 @@ class _Context:
     """Patterns the rules read besides the cues."""
 
     which: re.Pattern[str]  # 哪只 counts with one of these
+    which_other: re.Pattern[str]  # 哪只 of animals or shoes (我家猫哪只最胖) never counts
     which_any: re.Pattern[str]  # 哪个 / 哪些 / 谁 counts only with one of these
     others_positions: re.Pattern[str]  # 机构重仓股 inside a question about mine
     role_choice: re.Pattern[str]  # which of several named stocks is the core position
     concept_set_cues: frozenset[str]  # set cues that are also the names of concepts
+    plan_cancels: frozenset[str]  # trade cues a plan (该, 准备, 明天…) makes a future action
 
 
 @cache
 def cues() -> tuple[Cue, ...]:
     """The cues of ``data/selection/rules/intent.toml``, in file order."""
     return tuple(
-        Cue(c["name"], _group(c), re.compile(joined(c["pattern"]), re.IGNORECASE), c["why"])
+        Cue(
+            c["name"],
+            _group(c),
+            re.compile(joined(c["pattern"]), re.IGNORECASE),
+            c["why"],
+            bool(c.get("whole_word", False)),
+        )
         for c in table("intent.toml")["cue"]
     )
 
@@ -135,10 +149,12 @@ def _context() -> _Context:
     data = table("intent.toml")["context"]
     return _Context(
         which=re.compile(joined(data["which"])),
+        which_other=re.compile(joined(data["which_other"])),
         which_any=re.compile(joined(data["which_any"])),
         others_positions=re.compile(joined(data["others_positions"]), re.IGNORECASE),
         role_choice=re.compile(joined(data["role_choice"])),
         concept_set_cues=frozenset(data["concept_set_cues"]),
+        plan_cancels=frozenset(data["plan_cancels"]),
     )
 
 
@@ -151,10 +167,21 @@ def fired_cues(text: str) -> list[FiredCue]:
     """Every cue that matches the (normalised) text, with the matched words."""
     fired = []
     for cue in cues():
-        match = cue.pattern.search(text)
+        match = _first_match(cue, text)
         if match:
             fired.append(FiredCue(cue.name, cue.group, match.group(), cue.why))
     return fired
+
+
+def _first_match(cue: Cue, text: str) -> re.Match[str] | None:
+    if not cue.whole_word:
+        return cue.pattern.search(text)
+    from pixiu_cli.selection.words import segment  # the segmenter loads only for such a cue
+
+    for match in cue.pattern.finditer(text):
+        if segment(text).whole(*match.span()):
+            return match
+    return None
 
 
 @dataclass(frozen=True)
@@ -181,6 +208,9 @@ class _Reading:
 
 def _read(text: str, symbols: Sequence[str], fired: list[FiredCue]) -> _Reading:
     groups = {c.group for c in fired}
+    if Group.PLAN in groups:  # 该割肉了 is a plan, not a look back at a trade
+        fired = [c for c in fired if c.name not in _context().plan_cancels]
+        groups = {c.group for c in fired}
     replay_of_mine = Group.REPLAY in groups and not (Group.RECAP in groups and Group.PERSONAL not in groups)
     trade = Group.TRADE in groups or replay_of_mine
     if Group.OTHERS in groups and Group.SELF not in groups:
@@ -235,6 +265,17 @@ def _position_words_only(r: _Reading) -> IntentResult | None:
     return IntentResult(Intent.PORTFOLIO_REVIEW, True, tuple(r.others + weak), "没有点名个股，仓位类问题指向整个持仓")
 
 
+def _own_money(r: _Reading) -> IntentResult | None:
+    """Recall first: the user's own money (a first-person word and a money word) with no
+    clearer cue. A missing overview makes a wrong answer, an extra one costs tokens."""
+    if r.symbols or not r.has(Group.SELF) or not r.has(Group.MONEY) or r.conceptual:
+        return None
+    used = r.of(Group.SELF, Group.MONEY)
+    return IntentResult(
+        Intent.PORTFOLIO_REVIEW, True, tuple(used), "说的是自己的钱，意图不确定：宁可多给概览（召回优先），不漏掉持仓"
+    )
+
+
 def _general(r: _Reading) -> IntentResult:
     return IntentResult(Intent.GENERAL, False, tuple(r.others), "没有持仓或个股线索")
 
@@ -245,6 +286,7 @@ _RULES: tuple[Callable[[_Reading], IntentResult | None], ...] = (
     _portfolio_as_a_whole,
     _named_stock,
     _position_words_only,
+    _own_money,
     _general,
 )
 
@@ -265,7 +307,7 @@ def _weak_cues(r: _Reading) -> list[FiredCue]:
     last = {c.group: c for c in r.fired}
     weak = r.of(Group.POSITION)
     which = last.get(Group.WHICH)
-    if which and (_context().which.search(text) or not r.has(Group.MARKET)):
+    if which and not _context().which_other.search(text) and (_context().which.search(text) or not r.has(Group.MARKET)):
         weak.append(which)
     which_any = last.get(Group.WHICH_ANY)
     if which_any and _context().which_any.search(text):
