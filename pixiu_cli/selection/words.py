@@ -10,6 +10,7 @@ name table the caller passes (`add_names`), so 泸州老窖 and 核心仓 stay w
 
 from __future__ import annotations
 
+import weakref
 from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -61,6 +62,16 @@ def _segmenter():
 
 
 _ADDED: set[str] = set()
+_TABLES: weakref.WeakSet = weakref.WeakSet()
+
+
+def use_names(table) -> None:
+    """Make a name table's names (of three characters or more: the security master's, the
+    aliases) words of the segmenter, once per table."""
+    if table in _TABLES:
+        return
+    add_names(alias for alias in table.names if len(alias) >= 3)
+    _TABLES.add(table)
 
 
 def add_names(names: Iterable[str]) -> None:

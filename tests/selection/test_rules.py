@@ -10,7 +10,7 @@ import shutil
 import pytest
 
 from pixiu_cli.resources import data_dir
-from pixiu_cli.selection import codes, homophones, intent, names, normalize, rules, select
+from pixiu_cli.selection import codes, conversation, homophones, intent, names, normalize, rules, select
 from pixiu_cli.selection.intent import Group, Intent, analyze
 
 RULES = data_dir() / "selection" / "rules"
@@ -25,7 +25,7 @@ _CACHED = (
     intent.cues,
     intent._context,
     select._mention_rules,
-    select._follow_up_rules,
+    conversation._rules,
     select._holdings_table,
 )
 
