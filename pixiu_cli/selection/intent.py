@@ -107,6 +107,7 @@ class IntentResult:
     overview: bool  # inject every holding's profile
     cues: tuple[FiredCue, ...]
     reason: str  # one line, Chinese
+    compact: bool = False  # the overview in one short line a holding (recall first)
 
 
 @dataclass(frozen=True)
@@ -173,6 +174,18 @@ def fired_cues(text: str) -> list[FiredCue]:
     return fired
 
 
+def _without_others_positions(text: str) -> str:
+    """The text without somebody else's positions (机构重仓股), each a whole word: 其他的持仓
+    is the user's other holdings, not 他的持仓."""
+
+    def whole_only(match: re.Match[str]) -> str:
+        from pixiu_cli.selection.words import segment
+
+        return "" if segment(text).whole(*match.span()) else match.group()
+
+    return _context().others_positions.sub(whole_only, text)
+
+
 def _first_match(cue: Cue, text: str) -> re.Match[str] | None:
     if not cue.whole_word:
         return cue.pattern.search(text)
@@ -217,7 +230,7 @@ def _read(text: str, symbols: Sequence[str], fired: list[FiredCue]) -> _Reading:
         others = [c for c in fired if c.group == Group.OTHERS]
         return _Reading(text, symbols, [c for c in fired if c.group not in _MINE_ONLY], trade, others)
     # 机构重仓股 inside a question about my holdings is still market data.
-    stripped = _context().others_positions.sub("", text)
+    stripped = _without_others_positions(text)
     if stripped != text:
         fired = fired_cues(stripped)
     return _Reading(text, symbols, fired, trade, [])
@@ -271,9 +284,8 @@ def _own_money(r: _Reading) -> IntentResult | None:
     if r.symbols or not r.has(Group.SELF) or not r.has(Group.MONEY) or r.conceptual:
         return None
     used = r.of(Group.SELF, Group.MONEY)
-    return IntentResult(
-        Intent.PORTFOLIO_REVIEW, True, tuple(used), "说的是自己的钱，意图不确定：宁可多给概览（召回优先），不漏掉持仓"
-    )
+    why = "说的是自己的钱，意图不确定：召回优先，附上精简的持仓概览"
+    return IntentResult(Intent.PORTFOLIO_REVIEW, True, tuple(used), why, compact=True)
 
 
 def _general(r: _Reading) -> IntentResult:
@@ -303,7 +315,7 @@ def _decide(text: str, symbols: Sequence[str], fired: list[FiredCue]) -> IntentR
 def _weak_cues(r: _Reading) -> list[FiredCue]:
     if r.conceptual:
         return []
-    text = _context().others_positions.sub("", r.text)
+    text = _without_others_positions(r.text)
     last = {c.group: c for c in r.fired}
     weak = r.of(Group.POSITION)
     which = last.get(Group.WHICH)

@@ -36,6 +36,7 @@ class Selection:
     follow_up: str | None = None  # how the previous turn was used, Chinese
     normalized: str = ""
     carried: tuple[Carried, ...] = ()  # the stocks taken from earlier turns, and from which
+    compact_overview: bool = False  # the overview in one short line a holding (recall first)
 
     def explanation(self) -> dict:
         """JSON-ready: what /context and `pixiu context` show under "selection"."""
@@ -43,6 +44,7 @@ class Selection:
             "intent": self.intent.value,
             "symbols": list(self.symbols),
             "overview": self.overview,
+            "compact_overview": self.compact_overview,
             "reason": self.reason,
             "follow_up": self.follow_up,
             "normalized": self.normalized,

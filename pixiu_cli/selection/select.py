@@ -267,7 +267,15 @@ def _select_one(text: str, table: NameTable, earlier: tuple[EarlierTurn, ...]) -
     conversation = any(t.selection.symbols or t.selection.intent is not Intent.GENERAL for t in earlier[-1:])
     symbols, notes, result = _own(normalized, table, table.held, table.symbols_named, conversation)
     selection = Selection(
-        result.intent, symbols, result.overview, result.cues, tuple(notes), result.reason, None, normalized
+        result.intent,
+        symbols,
+        result.overview,
+        result.cues,
+        tuple(notes),
+        result.reason,
+        None,
+        normalized,
+        compact_overview=result.compact,
     )
     return resolve(selection, earlier) if earlier else selection
 

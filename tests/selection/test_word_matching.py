@@ -88,7 +88,8 @@ def test_investing_evidence_overrules_product_words(table, text, symbol):
 
 
 @pytest.mark.parametrize(
-    "text", ["身份证后六位000333怎么查", "密码设成600519安全吗", "房贷还剩300015", "口令601888打不开", "年终奖发了300750"]
+    "text",
+    ["身份证后六位000333怎么查", "密码设成600519安全吗", "房贷还剩300015", "口令601888打不开", "年终奖发了300750"],
 )
 def test_identifiers_and_amounts_a_few_characters_back_are_not_codes(text):
     assert find_codes(normalize(text), frozenset()) == []
