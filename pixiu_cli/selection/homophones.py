@@ -33,6 +33,7 @@ class _Vocabulary:
     words: frozenset[str]
     by_char: dict[tuple[int, int, str], tuple[str, ...]]  # (length, position, char) → words
     min_freq: int
+    chars: frozenset[str]  # every character of a vocabulary word
 
 
 def _is_han(ch: str) -> bool:
@@ -47,7 +48,12 @@ def _vocabulary() -> _Vocabulary:
     for word in words:
         for position, ch in enumerate(word):
             index.setdefault((len(word), position, ch), []).append(word)
-    return _Vocabulary(frozenset(words), {k: tuple(v) for k, v in index.items()}, int(data["real_word_min_freq"]))
+    return _Vocabulary(
+        frozenset(words),
+        {k: tuple(v) for k, v in index.items()},
+        int(data["real_word_min_freq"]),
+        frozenset("".join(words)),
+    )
 
 
 def _fold(syllable: str) -> str:
@@ -99,9 +105,16 @@ def _plausible(text: str, start: int, run: str) -> bool:
 
 def _fix_part(text: str, lo: int, hi: int) -> str:
     vocabulary = _vocabulary()
+    if vocabulary.chars.isdisjoint(text[lo:hi]):
+        return text
     chars = list(text)
     start = lo
     while start < hi:
+        # A typo shares all but one character with its word: a run whose first two
+        # characters are both foreign to the vocabulary is none.
+        if text[start] not in vocabulary.chars and text[start + 1 : start + 2] not in vocabulary.chars:
+            start += 1
+            continue
         for word in _candidates(text, start, vocabulary):
             if _plausible(text, start, text[start : start + len(word)]):
                 chars[start : start + len(word)] = word

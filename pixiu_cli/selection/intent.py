@@ -45,7 +45,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import cache
+from functools import cache, lru_cache
 
 from pixiu_cli.selection.rules import joined, table
 
@@ -166,12 +166,18 @@ def warm() -> None:
 
 def fired_cues(text: str) -> list[FiredCue]:
     """Every cue that matches the (normalised) text, with the matched words."""
+    return list(_fired(text))
+
+
+@lru_cache(maxsize=256)
+def _fired(text: str) -> tuple[FiredCue, ...]:
+    # Remembered: a message is read twice (without, then with the stocks it names).
     fired = []
     for cue in cues():
-        match = _first_match(cue, text)
+        match = _whole_word_match(cue, text) if cue.whole_word else cue.pattern.search(text)
         if match:
             fired.append(FiredCue(cue.name, cue.group, match.group(), cue.why))
-    return fired
+    return tuple(fired)
 
 
 def _without_others_positions(text: str) -> str:
@@ -186,9 +192,7 @@ def _without_others_positions(text: str) -> str:
     return _context().others_positions.sub(whole_only, text)
 
 
-def _first_match(cue: Cue, text: str) -> re.Match[str] | None:
-    if not cue.whole_word:
-        return cue.pattern.search(text)
+def _whole_word_match(cue: Cue, text: str) -> re.Match[str] | None:
     from pixiu_cli.selection.words import segment  # the segmenter loads only for such a cue
 
     for match in cue.pattern.finditer(text):

@@ -97,6 +97,11 @@ def segment(text: str) -> Words:
     return Words(words, tuple(starts), len(text))
 
 
+def warm() -> None:
+    """Load the segmenter now (the REPL does, in the background, once the prompt is drawn)."""
+    _segmenter()
+
+
 def frequency(word: str) -> int:
     """How common the segmenter's dictionary says a word is (0 for an unknown word)."""
     return int(_segmenter().FREQ.get(word) or 0)

@@ -23,6 +23,7 @@ _CACHED = (
     homophones.readings,
     codes._rules,
     intent.cues,
+    intent._fired,
     intent._context,
     select._mention_rules,
     conversation._rules,
