@@ -174,10 +174,25 @@ def _fired(text: str) -> tuple[FiredCue, ...]:
     # Remembered: a message is read twice (without, then with the stocks it names).
     fired = []
     for cue in cues():
-        match = _whole_word_match(cue, text) if cue.whole_word else cue.pattern.search(text)
+        # A whole-word cue is matched as a substring here and checked against word
+        # boundaries only when it decides (`_whole_words`): the segmenter loads rarely.
+        match = cue.pattern.search(text)
         if match:
             fired.append(FiredCue(cue.name, cue.group, match.group(), cue.why))
     return tuple(fired)
+
+
+def _whole_words(text: str, fired: list[FiredCue]) -> list[FiredCue]:
+    """The fired cues, without whole-word cues found only inside longer words (其他的 ⊅ 他的)."""
+    marked = {c.name: c for c in cues() if c.whole_word}
+    kept = []
+    for fired_cue in fired:
+        cue = marked.get(fired_cue.name)
+        if cue is None:
+            kept.append(fired_cue)
+        elif match := _whole_word_match(cue, text):
+            kept.append(FiredCue(cue.name, cue.group, match.group(), cue.why))
+    return kept
 
 
 def _without_others_positions(text: str) -> str:
@@ -230,6 +245,9 @@ def _read(text: str, symbols: Sequence[str], fired: list[FiredCue]) -> _Reading:
         groups = {c.group for c in fired}
     replay_of_mine = Group.REPLAY in groups and not (Group.RECAP in groups and Group.PERSONAL not in groups)
     trade = Group.TRADE in groups or replay_of_mine
+    if Group.OTHERS in groups and Group.SELF not in groups and groups & _MINE_ONLY:
+        fired = _whole_words(text, fired)
+        groups = {c.group for c in fired}
     if Group.OTHERS in groups and Group.SELF not in groups:
         others = [c for c in fired if c.group == Group.OTHERS]
         return _Reading(text, symbols, [c for c in fired if c.group not in _MINE_ONLY], trade, others)

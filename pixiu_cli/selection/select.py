@@ -144,8 +144,10 @@ def _judge_name(
     evidence = _near(rules.evidence, text, start, end) if context else None
     if context and not evidence:
         return False, f"“{context}”说明指的是产品、地方或服务，不是股票（句中没有股价、代码、持仓等投资证据）"
-    held_in_question = name.held and portfolio_context
-    if name.kind == SHORT and not held_in_question and not _near(rules.investing, text, start, end):
+    # A name asked about directly (茅台最近怎么样) or a holding in a question about holdings
+    # is not inside a word; otherwise, without investing words, it may be (心灵美的人).
+    plain = name.held and portfolio_context or rules.asked_about.match(after)
+    if name.kind == SHORT and not plain and not _near(rules.investing, text, start, end):
         # Without investing words, a short name inside an everyday word is that word.
         if word := _inside_word(text, start, end, table):
             return False, f"简称在词语“{word}”里面，句中也没有投资用语：不是股票"

@@ -60,8 +60,10 @@ def test_dialect_pronouns_are_the_users():
 
 
 def test_a_cue_inside_a_longer_word_does_not_fire():
-    # 其他的 is 其他 + 的: not 他的 (somebody else's positions).
-    assert not [c for c in fired_cues("其他的票都绿了") if c.group == "others"]
+    # 其他的 is 其他 + 的: not 他的 (somebody else's positions), so the holdings stay mine.
+    mine = analyze(normalize("其他的票都绿了"))
+    assert mine.intent is Intent.PORTFOLIO_REVIEW and not [c for c in mine.cues if c.group == "others"]
+    assert analyze(normalize("他的票都绿了")).intent is Intent.GENERAL
     assert [c for c in fired_cues("他的票都绿了") if c.group == "others"]
 
 
