@@ -5,7 +5,9 @@ cannot see), so the intent decides whether the holdings-profile overview is inje
 from *cues*: named patterns, each in one group, each with a reason a person can check.
 `analyze` returns the intent, whether the overview is wanted, and every cue that fired.
 Cues are matched on the normalised text (`normalize.normalize`: half-width, lower case,
-simplified, typos fixed), so 持倉/倉位, ＰＯＲＴＦＯＬＩＯ and 组和 need no cue of their own.
+simplified, homophones fixed), so 持倉/倉位, ＰＯＲＴＦＯＬＩＯ and 组和 need no cue of their own.
+A cue marked ``whole_word`` counts only as whole words of the sentence (`words`), checked
+when it decides: 其他的 does not hold 他的.
 
 The cues are data (``data/selection/rules/intent.toml``: name, group, pattern, reason);
 what a group means is code (`Group`), and the decision is an ordered list of named rules

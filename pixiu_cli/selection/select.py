@@ -1,19 +1,21 @@
 """Which sections does this message need? Symbols, intent and overview, with reasons.
 
-`select(text, table, held, earlier)`:
+`select(text, table, earlier)`:
 
-1. normalise (`normalize`): half-width, lower case, simplified, typos fixed;
+1. normalise (`normalize`): half-width, lower case, simplified, standard pronouns, IME
+   homophones of position words fixed by pinyin;
 2. codes (`codes.find_codes`), minus index codes in an index context (上证指数 000001
    is the index, 000001 平安银行 is the bank);
 3. names (`names.NameTable`, one Aho–Corasick pass), each accepted or rejected with a
-   reason: a full name, nickname or user alias is the stock unless the words after it make
-   it a product, a place or an employer (格力空调, 宁德时代广场); a short name needs
-   evidence — investing words, a holding asked about (宁德还能拿吗), a portfolio question
-   (这几只里长电…), or the conversation — and never counts after a place verb or a
-   measure word (去宁德出差, 两瓶茅台);
+   reason: product, place, service or idiom words around any name make it not the stock
+   unless investing evidence is near (云南白药牙膏, but 海康的摄像头卖得好，股价能涨吗); a
+   full name, nickname or user alias is otherwise the stock; a short name needs evidence —
+   investing words, a holding asked about (宁德还能拿吗), a portfolio question
+   (这几只里长电…), or the conversation — never counts after a place verb or a measure
+   word (去宁德出差, 两瓶茅台), nor inside an everyday word (心灵美的人, `words`);
 4. intent cues (`intent.analyze`);
-5. the conversation: an elliptical follow-up (其他几只呢, 剩下的呢, 那整体呢, 它呢, 那茅台呢)
-   inherits the previous turn's intent and symbols, or turns to the rest of the portfolio.
+5. the conversation (`conversation.resolve`): the last few turns, for pronouns and pairs
+   (它, 这俩), questions that need an object, and the older short follow-ups (其他几只呢).
 
 The word lists and patterns of steps 3 and 5 are data: ``data/selection/rules/mentions.toml``.
 Every caller finds names with the same `NameTable`: a turn here, a note (`/remember`, the
