@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from pixiu_cli.selection.intent import Intent
-from pixiu_cli.selection.names import NameTable, _names
-from pixiu_cli.selection.select import Holder, select
+from pixiu_cli.selection.names import Holder, NameTable, _names
+from pixiu_cli.selection.select import select
 
 HOLDINGS = [
     Holder("000568", "泸州老窖", ("老窖",)),

@@ -13,9 +13,9 @@ import pytest
 from pixiu_cli.resources import data_dir
 from pixiu_cli.selection.codes import find_codes
 from pixiu_cli.selection.intent import Intent, analyze, fired_cues
-from pixiu_cli.selection.names import NameTable, _names
+from pixiu_cli.selection.names import Holder, NameTable, _names
 from pixiu_cli.selection.normalize import normalize
-from pixiu_cli.selection.select import Holder, select
+from pixiu_cli.selection.select import select
 
 
 @pytest.fixture(scope="module")
