@@ -1,5 +1,6 @@
 """Turn data/selection/corpus_*.txt into eval case files: data/selection/tune.json and
-data/selection/heldout.json (the standard `pixiu eval` case format).
+data/selection/heldout.json (the standard `pixiu eval` case format), and the frozen set
+data/selection/frozen_*.txt into data/selection/frozen.json.
 
 The split is a hash of the message, fixed before any selection rule was written, so the
 held-out part is never looked at while tuning: about 40% of every category is held out.
@@ -15,7 +16,15 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent / "data" / "selection"
-DATASETS = {"A": "energy_consumer", "B": "tech_autos", "C": "small_mixed"}
+DATASETS = {
+    "A": "energy_consumer",
+    "B": "tech_autos",
+    "C": "small_mixed",
+    # The frozen set's own accounts (issue 27): new holdings, not the ones the rules were tuned on.
+    "D": "pharma_liquor",
+    "E": "home_brands",
+    "F": "growth_mix",
+}
 NOW = "2026-11-25T10:30:00+08:00"
 HELDOUT_SHARE = 4  # out of 10
 
@@ -60,47 +69,60 @@ def main() -> int:
     tune, heldout = [], []
     counters: dict[str, int] = {}
     seen: set[tuple[str, str]] = set()
+    # frozen_*.txt: the frozen set of issue 27, on accounts of its own, never split and never
+    # tuned on (its digest is checked by tests/selection/test_frozen_set.py).
+    frozen_counters: dict[str, int] = {}
+    frozen = [
+        case for path in sorted(ROOT.glob("frozen_*.txt")) for case in cases(path, "frozen", frozen_counters, seen)
+    ]
     # corpus_*.txt: split by hash; probe_*.txt: written after the first rules and looked at
     # while tuning, so always in the tune part.
     # fresh_*.txt: written after all rules, measured once, never tuned on: always held out.
     for path in sorted(ROOT.glob("corpus_*.txt")) + sorted(ROOT.glob("probe_*.txt")) + sorted(ROOT.glob("fresh_*.txt")):
         probe = path.name.startswith("probe_")
         fresh = path.name.startswith("fresh_")
-        category = None
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if not line.strip() or line.startswith("#"):
-                continue
-            if line.startswith("@"):
-                category = line[1:].strip()
-                continue
-            parts = line.split("\t")
-            if len(parts) not in (3, 4) or category is None:
-                raise SystemExit(f"{path.name}:{number}: bad line {line!r}")
-            dataset, expect, message = parts[:3]
-            key = (message, parts[3] if len(parts) == 4 else "")
-            if key in seen:
-                raise SystemExit(f"{path.name}:{number}: duplicate message {message!r}")
-            seen.add(key)
-            counters[category] = counters.get(category, 0) + 1
-            prefix = "probe" if probe else "fresh" if fresh else "sel"
-            case = {
-                "id": f"{prefix}-{category}-{counters[category]:03d}",
-                "category": category,
-                "now": NOW,
-                "market_list": True,
-                "dataset": DATASETS[dataset],
-                "message": message,
-                **checks(expect),
-            }
-            if len(parts) == 4:
-                case["history"] = [t.strip() for t in parts[3].split("||")]
-            (heldout if fresh or (not probe and is_heldout(message + key[1])) else tune).append(case)
-    for name, cases in (("tune", tune), ("heldout", heldout)):
+        prefix = "probe" if probe else "fresh" if fresh else "sel"
+        for case in cases(path, prefix, counters, seen):
+            split_key = case["message"] + "||".join(case.get("history", []))
+            (heldout if fresh or (not probe and is_heldout(split_key)) else tune).append(case)
+    for name, found in (("tune", tune), ("heldout", heldout), ("frozen", frozen)):
         (ROOT / f"{name}.json").write_text(
-            "[\n" + ",\n".join(json.dumps(c, ensure_ascii=False) for c in cases) + "\n]\n", encoding="utf-8"
+            "[\n" + ",\n".join(json.dumps(c, ensure_ascii=False) for c in found) + "\n]\n", encoding="utf-8"
         )
-    print(f"tune {len(tune)}, held-out {len(heldout)}")
+    print(f"tune {len(tune)}, held-out {len(heldout)}, frozen {len(frozen)}")
     return 0
+
+
+def cases(path: Path, prefix: str, counters: dict[str, int], seen: set[tuple[str, str]]):
+    """The cases of one corpus file, in file order; ids count per category in `counters`."""
+    category = None
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        if line.startswith("@"):
+            category = line[1:].strip()
+            continue
+        parts = line.split("\t")
+        if len(parts) not in (3, 4) or category is None:
+            raise SystemExit(f"{path.name}:{number}: bad line {line!r}")
+        dataset, expect, message = parts[:3]
+        key = (message, parts[3] if len(parts) == 4 else "")
+        if key in seen:
+            raise SystemExit(f"{path.name}:{number}: duplicate message {message!r}")
+        seen.add(key)
+        counters[category] = counters.get(category, 0) + 1
+        case = {
+            "id": f"{prefix}-{category}-{counters[category]:03d}",
+            "category": category,
+            "now": NOW,
+            "market_list": True,
+            "dataset": DATASETS[dataset],
+            "message": message,
+            **checks(expect),
+        }
+        if len(parts) == 4:
+            case["history"] = [t.strip() for t in parts[3].split("||")]
+        yield case
 
 
 if __name__ == "__main__":

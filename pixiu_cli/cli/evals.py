@@ -46,7 +46,11 @@ def eval_command(
         renderer.json(summary)
     else:
         _eval_table(renderer, "上下文评测（类别低于 100% 是上下文缺口，不是该删的用例）", report)
-        names = {"tune": "调参集（规则据此调整）", "heldout": "留出集（只测量，从不据此调整）"}
+        names = {
+            "tune": "调参集（规则据此调整）",
+            "heldout": "留出集（只测量，从不据此调整）",
+            "frozen": "冻结留出集（新账户，规则之前写成，只测量）",
+        }
         for split, split_report in splits.items():
             _eval_table(renderer, f"选择语料 · {names.get(split, split)}", split_report)
     if report.passed != report.total:

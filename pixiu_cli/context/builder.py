@@ -202,6 +202,7 @@ class ContextBuilder:
             summary=summary,
             scene=scene_fragment(selection.intent),
             overview=selection.overview,
+            compact_overview=selection.compact_overview,
             names=self._unheld_names(selection.symbols, holdings),
             valuation=self.valuer(holdings, now) if self.valuer and holdings else None,
         )

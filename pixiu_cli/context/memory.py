@@ -283,10 +283,12 @@ class MemoryAssembler:
         valuation=None,
         overview: bool | None = None,
         names: Mapping[str, str] | None = None,
+        compact_overview: bool = False,
     ) -> list[Section]:
         """valuation: the market's PortfolioValue (pixiu_cli/market/valuation.py) or None;
         overview: inject every holding's profile (default: for a portfolio review); names: the
-        security master's names of mentioned stocks that are not held."""
+        security master's names of mentioned stocks that are not held; compact_overview: the
+        overview as one short line a holding (an uncertain question about the user's money)."""
         today = now.date()
         values = valuation.holdings if valuation else None  # nothing is said when no holding has bars
         prices = self.prices or ({s: v.last_close for s, v in values.items()} if values else {})
@@ -314,7 +316,7 @@ class MemoryAssembler:
         shown = {i.memory_id for s in sections for i in s.items if i.memory_id}
 
         if with_overview:
-            sections.append(self._overview_section(ranked, weights, today))
+            sections.append(self._overview_section(ranked, weights, today, compact_overview))
 
         sections.extend(self._recent_sections(now, held, shown))
         return sections
@@ -418,8 +420,11 @@ class MemoryAssembler:
         )
         return [Section("persona", "投资者画像", (item,), PRIORITY["persona"])]
 
-    def _overview_section(self, ranked: list[Holding], weights: dict[str, float], today: date) -> Section:
-        """Every holding's latest profile, largest positions first (a portfolio question)."""
+    def _overview_section(
+        self, ranked: list[Holding], weights: dict[str, float], today: date, compact: bool = False
+    ) -> Section:
+        """Every holding's latest profile, largest positions first (a portfolio question);
+        compact: its headline figures only."""
         profiles = self.domain.profiles_for([h.symbol for h in ranked])
         rule = self.limits.rule("profiles")
         total = sum(weights.values())
@@ -427,11 +432,12 @@ class MemoryAssembler:
         for h in ranked:
             symbol = h.symbol
             share = f"；约占组合 {weights[symbol] / total * 100:.1f}%" if total > 0 else ""
-            items.append(_overview_item(h, profiles.get(symbol), share, today, rule))
+            item = _compact_overview_item if compact else _overview_item
+            items.append(item(h, profiles.get(symbol), share, today, rule))
         ordered, kept_weights = _stale_last(items, [weights[h.symbol] for h in ranked])
         return Section(
             "portfolio_profiles",
-            "持仓画像概览（组合级问题，全部持仓）",
+            "持仓画像概览（精简：意图不确定，召回优先）" if compact else "持仓画像概览（组合级问题，全部持仓）",
             ordered,
             PRIORITY["portfolio_profiles"],
             rest=_ranked_rest(kept_weights),
@@ -527,6 +533,19 @@ def _overview_item(h: Holding, p: Profile | None, share: str, today: date, rule:
         return BlockItem(f"{defuse(h.symbol)} {label(h.name)}：数据库中没有回测画像{share}")
     return BlockItem(
         _profile_text(p, h.name) + f"；当前定位 {_role(h.role)}{share}",
+        layer_for("backtest_profile"),
+        _shown_day(p.as_of),
+        MemoryId("profile", p.id),
+        stale_label(day(p.as_of), today, rule),
+    )
+
+
+@lru_cache(maxsize=4096)
+def _compact_overview_item(h: Holding, p: Profile | None, share: str, today: date, rule: FreshnessRule) -> BlockItem:
+    if p is None:
+        return BlockItem(f"{_names_text(h.symbol, h.name, ())}：没有回测画像{share}")
+    return BlockItem(
+        f"{_names_text(h.symbol, h.name, ())}{_profile_brief(p)}{share}",
         layer_for("backtest_profile"),
         _shown_day(p.as_of),
         MemoryId("profile", p.id),

@@ -193,13 +193,14 @@ def summarize(report: EvalReport) -> Mapping[str, Any]:
     }
 
 
-# The selection corpus (data/selection): a part to tune on and a held-out part
+# The selection corpus (data/selection): a part to tune on, a held-out part, and a frozen
+# held-out set written on accounts of its own before the rules that it measures
 SELECTION_FOLDER = "selection"
-SELECTION_SPLITS = ("tune", "heldout")
+SELECTION_SPLITS = ("tune", "heldout", "frozen")
 
 
 def selection_corpus() -> dict[str, list[EvalCase]]:
-    """split name → cases, from data/selection/{tune,heldout}.json (empty when absent)."""
+    """split name → cases, from data/selection/{tune,heldout,frozen}.json (empty when absent)."""
     folder = data_dir() / SELECTION_FOLDER
     return {
         split: load_cases([folder / f"{split}.json"]) if (folder / f"{split}.json").is_file() else []

@@ -1,6 +1,6 @@
 """Warming up what the first turn would otherwise wait for: the openai SDK, DeepSeek's
-tokenizer and rich's Markdown take most of a second to load, and the selection's rules some
-50 ms to compile, so they load in a background thread once the prompt is on the screen,
+tokenizer and rich's Markdown take most of a second to load, the selection's rules some
+50 ms to compile and its word segmenter half a second, so they load in a background thread once the prompt is on the screen,
 while the user reads and types."""
 
 from __future__ import annotations
@@ -30,11 +30,13 @@ class Warmup:
 
     def _run(self) -> None:
         from pixiu_cli.selection.select import warm as warm_selection
+        from pixiu_cli.selection.words import warm as warm_segmenter
 
         try:
             warm_selection()
             self._client.warm()
             render.warm()
             tokens.warm()
+            warm_segmenter()  # last: jieba's dictionary, for the questions that need word boundaries
         except Exception:
             pass  # a failure here shows up, with its proper message, when the turn needs it

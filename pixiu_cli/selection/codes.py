@@ -33,6 +33,7 @@ class _CodeRules:
     prefix_window: int  # how far back a prefix can start: the longest word and a separator
     suffix: re.Pattern[str]  # matched right after the digits
     before: tuple[str, ...]  # currencies and amount/identifier words
+    near_before: re.Pattern[str]  # identifier words a few characters back (身份证后六位…)
     skip_before: str
     units_after: tuple[str, ...]
     unit_exceptions: dict[str, str]
@@ -57,6 +58,9 @@ def _rules() -> _CodeRules:
         prefix_window=max(map(len, prefix_words)) + 2,
         suffix=re.compile(rf"\.?({_alternatives(suffix_words)})(?![a-z0-9_])"),
         before=(*number["currency_before"], *number["words_before"]),
+        near_before=re.compile(
+            rf"(?:{_alternatives(number['near_before'])})[^0-9，。,.!?！？;；\n]{{0,{number['near_window']}}}$"
+        ),
         skip_before=number["skip_before"],
         units_after=tuple(number["units_after"]),
         unit_exceptions=dict(number["unit_exceptions"]),
@@ -112,7 +116,15 @@ def _number_context(text: str, start: int, end: int) -> bool:
                 if cut > 0 and _is_ascii_glue(text[cut - 1]):
                     continue
             return True
-    # Units after (spaces skipped).
+    # An identifier word a few characters back: 身份证后六位 000333, 房贷还剩 300015.
+    if rules.near_before.search(text, max(0, start - 16), start):
+        return True
+    return _unit_after(text, end)
+
+
+def _unit_after(text: str, end: int) -> bool:
+    """A unit right after the digits (spaces skipped): 600519元, 300000股."""
+    rules = _rules()
     tail_at = _skip_forward(text, end)
     for unit in rules.units_after:
         if text.startswith(unit, tail_at):

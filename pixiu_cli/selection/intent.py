@@ -5,7 +5,9 @@ cannot see), so the intent decides whether the holdings-profile overview is inje
 from *cues*: named patterns, each in one group, each with a reason a person can check.
 `analyze` returns the intent, whether the overview is wanted, and every cue that fired.
 Cues are matched on the normalised text (`normalize.normalize`: half-width, lower case,
-simplified, typos fixed), so 持倉/倉位, ＰＯＲＴＦＯＬＩＯ and 组和 need no cue of their own.
+simplified, homophones fixed), so 持倉/倉位, ＰＯＲＴＦＯＬＩＯ and 组和 need no cue of their own.
+A cue marked ``whole_word`` counts only as whole words of the sentence (`words`), checked
+when it decides: 其他的 does not hold 他的.
 
 The cues are data (``data/selection/rules/intent.toml``: name, group, pattern, reason);
 what a group means is code (`Group`), and the decision is an ordered list of named rules
@@ -26,6 +28,9 @@ Groups and how they decide:
   and position cues are not the user's and are dropped.
 * ``knowledge`` — a definition or rule question with no first-person word (止损的原则,
   什么是分散投资): position cues are dropped, the user asked about a concept.
+* ``plan`` — a plan or a modal (该, 准备, 打算, 明天): 该割肉了 is not a look back at a trade.
+* ``money`` — the user's own money (亏, 套, 钱, 梭哈…): with a first-person word and no other
+  cue, the overview is included anyway (recall first, `_own_money`).
 * ``market`` / ``tech`` — market-wide stock picking (哪只股票值得买) and technical 配置
   (配置 Python 环境) keep 哪只 and 配置 from counting.
 * ``replay`` (复盘) with ``recap`` (its object is the market) or ``personal`` (my trades);
@@ -42,7 +47,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import cache
+from functools import cache, lru_cache
 
 from pixiu_cli.selection.rules import joined, table
 
@@ -71,10 +76,12 @@ class Group(StrEnum):
     KNOWLEDGE = "knowledge"
     MARKET = "market"
     TECH = "tech"
+    PLAN = "plan"
+    MONEY = "money"
 
 
 # Somebody else's positions make these the other person's, not the user's.
-_MINE_ONLY = frozenset({Group.SET, Group.POSITION, Group.WHICH, Group.WHICH_ANY, Group.CONFIGURE})
+_MINE_ONLY = frozenset({Group.SET, Group.POSITION, Group.WHICH, Group.WHICH_ANY, Group.CONFIGURE, Group.MONEY})
 # The cues that show a trade review in the explanation.
 _TRADE_EVIDENCE = frozenset({Group.TRADE, Group.REPLAY, Group.PERSONAL})
 
@@ -85,6 +92,7 @@ class Cue:
     group: Group
     pattern: re.Pattern[str]
     why: str  # Chinese, shown in /context
+    whole_word: bool = False  # a match inside a longer word does not count (其他的 ⊅ 他的)
 
 
 @dataclass(frozen=True)
@@ -101,6 +109,7 @@ class IntentResult:
     overview: bool  # inject every holding's profile
     cues: tuple[FiredCue, ...]
     reason: str  # one line, Chinese
+    compact: bool = False  # the overview in one short line a holding (recall first)
 
 
 @dataclass(frozen=True)
@@ -108,17 +117,25 @@ class _Context:
     """Patterns the rules read besides the cues."""
 
     which: re.Pattern[str]  # 哪只 counts with one of these
+    which_other: re.Pattern[str]  # 哪只 of animals or shoes (我家猫哪只最胖) never counts
     which_any: re.Pattern[str]  # 哪个 / 哪些 / 谁 counts only with one of these
     others_positions: re.Pattern[str]  # 机构重仓股 inside a question about mine
     role_choice: re.Pattern[str]  # which of several named stocks is the core position
     concept_set_cues: frozenset[str]  # set cues that are also the names of concepts
+    plan_cancels: frozenset[str]  # trade cues a plan (该, 准备, 明天…) makes a future action
 
 
 @cache
 def cues() -> tuple[Cue, ...]:
     """The cues of ``data/selection/rules/intent.toml``, in file order."""
     return tuple(
-        Cue(c["name"], _group(c), re.compile(joined(c["pattern"]), re.IGNORECASE), c["why"])
+        Cue(
+            c["name"],
+            _group(c),
+            re.compile(joined(c["pattern"]), re.IGNORECASE),
+            c["why"],
+            bool(c.get("whole_word", False)),
+        )
         for c in table("intent.toml")["cue"]
     )
 
@@ -135,10 +152,12 @@ def _context() -> _Context:
     data = table("intent.toml")["context"]
     return _Context(
         which=re.compile(joined(data["which"])),
+        which_other=re.compile(joined(data["which_other"])),
         which_any=re.compile(joined(data["which_any"])),
         others_positions=re.compile(joined(data["others_positions"]), re.IGNORECASE),
         role_choice=re.compile(joined(data["role_choice"])),
         concept_set_cues=frozenset(data["concept_set_cues"]),
+        plan_cancels=frozenset(data["plan_cancels"]),
     )
 
 
@@ -149,12 +168,54 @@ def warm() -> None:
 
 def fired_cues(text: str) -> list[FiredCue]:
     """Every cue that matches the (normalised) text, with the matched words."""
+    return list(_fired(text))
+
+
+@lru_cache(maxsize=256)
+def _fired(text: str) -> tuple[FiredCue, ...]:
+    # Remembered: a message is read twice (without, then with the stocks it names).
     fired = []
     for cue in cues():
+        # A whole-word cue is matched as a substring here and checked against word
+        # boundaries only when it decides (`_whole_words`): the segmenter loads rarely.
         match = cue.pattern.search(text)
         if match:
             fired.append(FiredCue(cue.name, cue.group, match.group(), cue.why))
-    return fired
+    return tuple(fired)
+
+
+def _whole_words(text: str, fired: list[FiredCue]) -> list[FiredCue]:
+    """The fired cues, without whole-word cues found only inside longer words (其他的 ⊅ 他的)."""
+    marked = {c.name: c for c in cues() if c.whole_word}
+    kept = []
+    for fired_cue in fired:
+        cue = marked.get(fired_cue.name)
+        if cue is None:
+            kept.append(fired_cue)
+        elif match := _whole_word_match(cue, text):
+            kept.append(FiredCue(cue.name, cue.group, match.group(), cue.why))
+    return kept
+
+
+def _without_others_positions(text: str) -> str:
+    """The text without somebody else's positions (机构重仓股), each a whole word: 其他的持仓
+    is the user's other holdings, not 他的持仓."""
+
+    def whole_only(match: re.Match[str]) -> str:
+        from pixiu_cli.selection.words import segment
+
+        return "" if segment(text).whole(*match.span()) else match.group()
+
+    return _context().others_positions.sub(whole_only, text)
+
+
+def _whole_word_match(cue: Cue, text: str) -> re.Match[str] | None:
+    from pixiu_cli.selection.words import segment  # the segmenter loads only for such a cue
+
+    for match in cue.pattern.finditer(text):
+        if segment(text).whole(*match.span()):
+            return match
+    return None
 
 
 @dataclass(frozen=True)
@@ -181,13 +242,19 @@ class _Reading:
 
 def _read(text: str, symbols: Sequence[str], fired: list[FiredCue]) -> _Reading:
     groups = {c.group for c in fired}
+    if Group.PLAN in groups:  # 该割肉了 is a plan, not a look back at a trade
+        fired = [c for c in fired if c.name not in _context().plan_cancels]
+        groups = {c.group for c in fired}
     replay_of_mine = Group.REPLAY in groups and not (Group.RECAP in groups and Group.PERSONAL not in groups)
     trade = Group.TRADE in groups or replay_of_mine
+    if Group.OTHERS in groups and Group.SELF not in groups and groups & _MINE_ONLY:
+        fired = _whole_words(text, fired)
+        groups = {c.group for c in fired}
     if Group.OTHERS in groups and Group.SELF not in groups:
         others = [c for c in fired if c.group == Group.OTHERS]
         return _Reading(text, symbols, [c for c in fired if c.group not in _MINE_ONLY], trade, others)
     # 机构重仓股 inside a question about my holdings is still market data.
-    stripped = _context().others_positions.sub("", text)
+    stripped = _without_others_positions(text)
     if stripped != text:
         fired = fired_cues(stripped)
     return _Reading(text, symbols, fired, trade, [])
@@ -235,6 +302,16 @@ def _position_words_only(r: _Reading) -> IntentResult | None:
     return IntentResult(Intent.PORTFOLIO_REVIEW, True, tuple(r.others + weak), "没有点名个股，仓位类问题指向整个持仓")
 
 
+def _own_money(r: _Reading) -> IntentResult | None:
+    """Recall first: the user's own money (a first-person word and a money word) with no
+    clearer cue. A missing overview makes a wrong answer, an extra one costs tokens."""
+    if r.symbols or not r.has(Group.SELF) or not r.has(Group.MONEY) or r.conceptual:
+        return None
+    used = r.of(Group.SELF, Group.MONEY)
+    why = "说的是自己的钱，意图不确定：召回优先，附上精简的持仓概览"
+    return IntentResult(Intent.PORTFOLIO_REVIEW, True, tuple(used), why, compact=True)
+
+
 def _general(r: _Reading) -> IntentResult:
     return IntentResult(Intent.GENERAL, False, tuple(r.others), "没有持仓或个股线索")
 
@@ -245,6 +322,7 @@ _RULES: tuple[Callable[[_Reading], IntentResult | None], ...] = (
     _portfolio_as_a_whole,
     _named_stock,
     _position_words_only,
+    _own_money,
     _general,
 )
 
@@ -261,11 +339,11 @@ def _decide(text: str, symbols: Sequence[str], fired: list[FiredCue]) -> IntentR
 def _weak_cues(r: _Reading) -> list[FiredCue]:
     if r.conceptual:
         return []
-    text = _context().others_positions.sub("", r.text)
+    text = _without_others_positions(r.text)
     last = {c.group: c for c in r.fired}
     weak = r.of(Group.POSITION)
     which = last.get(Group.WHICH)
-    if which and (_context().which.search(text) or not r.has(Group.MARKET)):
+    if which and not _context().which_other.search(text) and (_context().which.search(text) or not r.has(Group.MARKET)):
         weak.append(which)
     which_any = last.get(Group.WHICH_ANY)
     if which_any and _context().which_any.search(text):

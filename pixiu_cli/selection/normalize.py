@@ -7,8 +7,9 @@ length), so an offset in the normalised text is the same offset in the original:
 2. traditional → simplified Chinese with OpenCC, loaded only when the text holds a
    character OpenCC would change (a set shipped in ``data/selection/traditional_chars.txt``)
    — importing the converter and its dictionaries is slow, and most messages need none;
-3. common typos of investing words (组和 → 组合, 舱位 → 仓位, 配制 → 配置 …), each the
-   same length as its fix (``data/selection/rules/typos.tsv``).
+3. dialect pronouns and particles (俺 / 咱 → 我, 我滴 → 我的; ``data/selection/rules/dialect.tsv``);
+4. IME homophones of position and portfolio words (藏位 → 仓位, 组和 → 组合), found by pinyin
+   similarity against a vocabulary (`homophones.fix_homophones`), not from a table of typos.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 from functools import cache
 
 from pixiu_cli.resources import data_dir
+from pixiu_cli.selection.homophones import fix_homophones
 from pixiu_cli.selection.rules import pairs
 
 
@@ -36,12 +38,12 @@ def fold_width_case(text: str) -> str:
 
 
 @cache
-def typos() -> tuple[tuple[str, str], ...]:
-    """(typo, fix) pairs from ``data/selection/rules/typos.tsv``, applied in file order."""
-    table = pairs("typos.tsv")
-    for typo, fix in table:
-        if len(typo) != len(fix):  # a fix of another length would move every offset after it
-            raise ValueError(f"selection rules: typo {typo!r} and its fix {fix!r} differ in length")
+def dialect() -> tuple[tuple[str, str], ...]:
+    """(dialect, standard) pairs from ``data/selection/rules/dialect.tsv``, in file order."""
+    table = pairs("dialect.tsv")
+    for word, standard in table:
+        if len(word) != len(standard):  # another length would move every offset after it
+            raise ValueError(f"selection rules: dialect {word!r} and {standard!r} differ in length")
     return table
 
 
@@ -69,14 +71,14 @@ def to_simplified(text: str) -> str:
     return "".join(c if len(c := convert(ch)) == 1 else ch for ch in text)
 
 
-def fix_typos(text: str) -> str:
-    for typo, fix in typos():
-        if typo in text:
-            text = text.replace(typo, fix)
+def standard_pronouns(text: str) -> str:
+    for word, standard in dialect():
+        if word in text:
+            text = text.replace(word, standard)
     return text
 
 
 def normalize(text: str) -> str:
-    """The message in one spelling: half-width, lower case, simplified, typos fixed; the
-    same length as `text`."""
-    return fix_typos(to_simplified(fold_width_case(text)))
+    """The message in one spelling: half-width, lower case, simplified, standard pronouns,
+    homophones fixed; the same length as `text`."""
+    return fix_homophones(standard_pronouns(to_simplified(fold_width_case(text))))

@@ -1,19 +1,21 @@
 """Which sections does this message need? Symbols, intent and overview, with reasons.
 
-`select(text, table, held, earlier)`:
+`select(text, table, earlier)`:
 
-1. normalise (`normalize`): half-width, lower case, simplified, typos fixed;
+1. normalise (`normalize`): half-width, lower case, simplified, standard pronouns, IME
+   homophones of position words fixed by pinyin;
 2. codes (`codes.find_codes`), minus index codes in an index context (上证指数 000001
    is the index, 000001 平安银行 is the bank);
 3. names (`names.NameTable`, one Aho–Corasick pass), each accepted or rejected with a
-   reason: a full name, nickname or user alias is the stock unless the words after it make
-   it a product, a place or an employer (格力空调, 宁德时代广场); a short name needs
-   evidence — investing words, a holding asked about (宁德还能拿吗), a portfolio question
-   (这几只里长电…), or the conversation — and never counts after a place verb or a
-   measure word (去宁德出差, 两瓶茅台);
+   reason: product, place, service or idiom words around any name make it not the stock
+   unless investing evidence is near (云南白药牙膏, but 海康的摄像头卖得好，股价能涨吗); a
+   full name, nickname or user alias is otherwise the stock; a short name needs evidence —
+   investing words, a holding asked about (宁德还能拿吗), a portfolio question
+   (这几只里长电…), or the conversation — never counts after a place verb or a measure
+   word (去宁德出差, 两瓶茅台), nor inside an everyday word (心灵美的人, `words`);
 4. intent cues (`intent.analyze`);
-5. the conversation: an elliptical follow-up (其他几只呢, 剩下的呢, 那整体呢, 它呢, 那茅台呢)
-   inherits the previous turn's intent and symbols, or turns to the rest of the portfolio.
+5. the conversation (`conversation.resolve`): the last few turns, for pronouns and pairs
+   (它, 这俩), questions that need an object, and the older short follow-ups (其他几只呢).
 
 The word lists and patterns of steps 3 and 5 are data: ``data/selection/rules/mentions.toml``.
 Every caller finds names with the same `NameTable`: a turn here, a note (`/remember`, the
@@ -30,7 +32,9 @@ from functools import cache, lru_cache
 
 from pixiu_cli.selection.codes import find_codes
 from pixiu_cli.selection.codes import warm as warm_codes
-from pixiu_cli.selection.intent import FiredCue, Intent, analyze
+from pixiu_cli.selection.conversation import EARLIER_TURNS, EarlierTurn, resolve
+from pixiu_cli.selection.conversation import warm as warm_conversation
+from pixiu_cli.selection.intent import Intent, analyze
 from pixiu_cli.selection.intent import warm as warm_intent
 from pixiu_cli.selection.names import (
     FORMER,
@@ -46,44 +50,10 @@ from pixiu_cli.selection.names import (
     shadow_names,
 )
 from pixiu_cli.selection.normalize import normalize
+from pixiu_cli.selection.result import Carried, MentionNote, Selection
 from pixiu_cli.selection.rules import joined, table
 
-
-@dataclass(frozen=True)
-class MentionNote:
-    text: str
-    symbol: str | None
-    kind: str  # code | full | nickname | user | short | index | shadow
-    accepted: bool
-    why: str  # Chinese
-
-
-@dataclass(frozen=True)
-class Selection:
-    intent: Intent
-    symbols: list[str]
-    overview: bool
-    cues: tuple[FiredCue, ...] = ()
-    mentions: tuple[MentionNote, ...] = ()
-    reason: str = ""
-    follow_up: str | None = None  # how the previous turn was used, Chinese
-    normalized: str = ""
-
-    def explanation(self) -> dict:
-        """JSON-ready: what /context and `pixiu context` show under "selection"."""
-        return {
-            "intent": self.intent.value,
-            "symbols": list(self.symbols),
-            "overview": self.overview,
-            "reason": self.reason,
-            "follow_up": self.follow_up,
-            "normalized": self.normalized,
-            "cues": [{"name": c.name, "group": c.group, "matched": c.matched, "why": c.why} for c in self.cues],
-            "mentions": [
-                {"text": m.text, "symbol": m.symbol, "kind": m.kind, "accepted": m.accepted, "why": m.why}
-                for m in self.mentions
-            ],
-        }
+__all__ = ["Carried", "MentionNote", "Selection", "extract_symbols", "select", "warm"]
 
 
 @dataclass(frozen=True)
@@ -91,22 +61,13 @@ class _MentionRules:
     """How a name is judged (``[mention]`` of ``data/selection/rules/mentions.toml``)."""
 
     investing: re.Pattern[str]  # evidence that a short name is the stock
+    evidence: re.Pattern[str]  # strong enough to overrule product or place words around a name
+    product_before: re.Pattern[str]  # drinking, using or going to it (喝五粮液), also a full name
     asked_about: re.Pattern[str]  # right after a short name: a question about it as a stock
     place_before: re.Pattern[str]  # going somewhere, or buying a product (去宁德出差)
     measure_before: re.Pattern[str]  # counting bottles (两瓶茅台)
     not_stock_after: re.Pattern[str]  # a product, a place, an employer (格力空调)
     index_context: re.Pattern[str]  # a bare index code is the index
-
-
-@dataclass(frozen=True)
-class _FollowUpRules:
-    """How a short follow-up leans on the turn before (``[follow_up]``)."""
-
-    punctuation: re.Pattern[str]
-    rest: re.Pattern[str]  # the other holdings
-    whole: re.Pattern[str]  # the portfolio
-    pronoun: re.Pattern[str]  # the stock just discussed
-    elliptical: re.Pattern[str]  # leans on the previous turn at all
 
 
 def _compiled(section: dict, kind):
@@ -116,11 +77,6 @@ def _compiled(section: dict, kind):
 @cache
 def _mention_rules() -> _MentionRules:
     return _compiled(table("mentions.toml")["mention"], _MentionRules)
-
-
-@cache
-def _follow_up_rules() -> _FollowUpRules:
-    return _compiled(table("mentions.toml")["follow_up"], _FollowUpRules)
 
 
 def _code_notes(
@@ -149,22 +105,63 @@ _LISTED_NAME_CHARS = 4
 _EVIDENCE_LABEL = {LISTED: "证券列表中的名称", FORMER: "股票的曾用名"}
 
 
-def _judge_name(text: str, start: int, end: int, name, portfolio_context: bool, conversation: bool) -> tuple[bool, str]:
+def _near(pattern: re.Pattern[str], text: str, start: int, end: int, reach: int = 80) -> re.Match[str] | None:
+    """A match of `pattern` in the text around a name (the whole of a question; a window of a paste)."""
+    return pattern.search(text, max(0, start - reach), start) or pattern.search(text, end, end + reach)
+
+
+def _not_stock_context(text: str, start: int, end: int) -> str | None:
+    """The product, place, service or idiom words around a name, if any (格力空调, 喝五粮液)."""
+    rules = _mention_rules()
+    after = rules.not_stock_after.match(text[end : end + 12])
+    if after:
+        return after.group()
+    before = rules.product_before.search(text[max(0, start - 4) : start])
+    return before.group() if before else None
+
+
+def _inside_word(text: str, start: int, end: int, table: NameTable) -> str | None:
+    """The common word a short name sits inside (心灵美的 holds 心灵美, 不到长城非好汉)."""
+    from pixiu_cli.selection.words import frequency, segment, use_names
+
+    use_names(table)
+    common = [w for w in segment(text).cut_by(start, end) if frequency(w) >= _COMMON_WORD]
+    return common[0] if common else None
+
+
+# A word at least this frequent in the segmenter's dictionary is an everyday word.
+_COMMON_WORD = 100
+
+
+def _judge_name(
+    text: str, start: int, end: int, name, portfolio_context: bool, conversation: bool, table: NameTable
+) -> tuple[bool, str]:
     rules = _mention_rules()
     before, after = text[max(0, start - 4) : start], text[end : end + 12]
     if name.kind == SHADOW:
         return False, "日常用语或其他公司的名字，包含了简称"
     if name.kind == INDEX:
         return False, "指数，不是股票"
-    if not_stock := rules.not_stock_after.match(after):
-        return False, f"后面的“{not_stock.group()}”说明指的是产品、地方或公司本身，不是股票"
+    context = _not_stock_context(text, start, end)
+    evidence = _near(rules.evidence, text, start, end) if context else None
+    if context and not evidence:
+        return False, f"“{context}”说明指的是产品、地方或服务，不是股票（句中没有股价、代码、持仓等投资证据）"
+    # A name asked about directly (茅台最近怎么样) or a holding in a question about holdings
+    # is not inside a word; otherwise, without investing words, it may be (心灵美的人).
+    plain = name.held and portfolio_context or rules.asked_about.match(after)
+    if name.kind == SHORT and not plain and not _near(rules.investing, text, start, end):
+        # Without investing words, a short name inside an everyday word is that word.
+        if word := _inside_word(text, start, end, table):
+            return False, f"简称在词语“{word}”里面，句中也没有投资用语：不是股票"
     if name.kind in _ALWAYS:
+        if evidence:
+            return True, f"{_ALWAYS[name.kind]}：虽有“{context}”，句中有投资证据“{evidence.group()}”"
         return True, _ALWAYS[name.kind]
     if rules.measure_before.search(before):
         return False, "前面是数量词（两瓶、一箱…），指的是商品"
     place = rules.place_before.search(before)
     # Investing words near the name (the whole of a question; a window of a long paste).
-    investing = rules.investing.search(text, max(0, start - 80), start) or rules.investing.search(text, end, end + 80)
+    investing = _near(rules.investing, text, start, end)
     if place and not (investing and place.group() in ("在", "买", "买了")):
         return False, f"前面的“{place.group()}”说明是地名或商品"
     if name.kind != SHORT:
@@ -207,7 +204,7 @@ def _mentions(
     matches = table.matches(text)
     named = set()
     for m in matches:
-        accepted, why = _judge_name(text, m.start, m.end, m.name, portfolio_context, conversation)
+        accepted, why = _judge_name(text, m.start, m.end, m.name, portfolio_context, conversation, table)
         if accepted:
             named.add(m.name.symbol)
         hits.append(
@@ -242,77 +239,49 @@ def _own(
 
 
 def select(text: str, table: NameTable, earlier: Sequence[str] = ()) -> Selection:
-    """The selection for `text`; `earlier` are the user's previous messages, oldest first.
-    The holdings and known securities are the table's."""
-    held_set, known_set = table.held, table.symbols_named
-    chain = tuple(earlier)[-3:]
-    previous: Selection | None = None
-    if chain:
-        key = (id(table), chain)
-        cached = _EARLIER.get(key)
-        if cached is not None and cached[0] is table:
-            previous = cached[1]
-        else:
-            for old in chain:
-                previous = _select_one(old, table, held_set, known_set, previous)
-            _EARLIER[key] = (table, previous)
-            if len(_EARLIER) > 64:
-                _EARLIER.pop(next(iter(_EARLIER)))
-    return _select_one(text, table, held_set, known_set, previous)
+    """The selection for `text`; `earlier` are the user's previous messages, oldest first
+    (the last few are read: see `conversation`). The holdings and known securities are the table's."""
+    return _select_one(text, table, _earlier_turns(tuple(earlier)[-EARLIER_TURNS:], table))
 
 
-# The previous turns' selections, per name table and chain of messages: a conversation
+def _earlier_turns(chain: tuple[str, ...], table: NameTable) -> tuple[EarlierTurn, ...]:
+    """The selections of the earlier messages, each read with the ones before it."""
+    if not chain:
+        return ()
+    key = (id(table), chain)
+    cached = _EARLIER.get(key)
+    if cached is not None and cached[0] is table:
+        return cached[1]
+    turns: tuple[EarlierTurn, ...] = ()
+    for old in chain:
+        turns = (*turns, EarlierTurn(old, _select_one(old, table, turns)))
+    _EARLIER[key] = (table, turns)
+    if len(_EARLIER) > 64:
+        _EARLIER.pop(next(iter(_EARLIER)))
+    return turns
+
+
+# The earlier turns' selections, per name table and chain of messages: a conversation
 # re-reads the same earlier questions on every turn.
-_EARLIER: dict[tuple, tuple[NameTable, Selection | None]] = {}
+_EARLIER: dict[tuple, tuple[NameTable, tuple[EarlierTurn, ...]]] = {}
 
 
-def _select_one(
-    text: str, table: NameTable, held: frozenset[str], known: frozenset[str], previous: Selection | None
-) -> Selection:
+def _select_one(text: str, table: NameTable, earlier: tuple[EarlierTurn, ...]) -> Selection:
     normalized = normalize(text)
-    conversation = previous is not None and bool(previous.symbols or previous.intent is not Intent.GENERAL)
-    symbols, notes, result = _own(normalized, table, held, known, conversation)
+    conversation = any(t.selection.symbols or t.selection.intent is not Intent.GENERAL for t in earlier[-1:])
+    symbols, notes, result = _own(normalized, table, table.held, table.symbols_named, conversation)
     selection = Selection(
-        result.intent, symbols, result.overview, result.cues, tuple(notes), result.reason, None, normalized
+        result.intent,
+        symbols,
+        result.overview,
+        result.cues,
+        tuple(notes),
+        result.reason,
+        None,
+        normalized,
+        compact_overview=result.compact,
     )
-    if previous is None:
-        return selection
-    return _follow_up(selection, previous)
-
-
-def _follow_up(current: Selection, previous: Selection) -> Selection:
-    rules = _follow_up_rules()
-    bare = rules.punctuation.sub("", current.normalized)
-    if len(bare) > 14 or not rules.elliptical.search(bare):
-        return current
-    if rules.rest.search(bare) and not current.symbols:
-        return _replace(current, Intent.PORTFOLIO_REVIEW, [], True, "追问“其他 / 剩下的”：转向其余持仓，注入持仓概览")
-    if rules.whole.search(bare) and not current.symbols:
-        return _replace(current, Intent.PORTFOLIO_REVIEW, [], True, "追问整体：注入持仓概览")
-    if current.symbols:
-        if previous.intent is Intent.PORTFOLIO_REVIEW and previous.overview:
-            return _replace(
-                current,
-                Intent.PORTFOLIO_REVIEW,
-                current.symbols,
-                True,
-                "承接上一轮的持仓问题，换成点名的个股：概览 + 个股",
-            )
-        if current.intent is Intent.GENERAL:
-            return _replace(current, Intent.SINGLE_STOCK, current.symbols, False, "承接上一轮，换一只股票问同样的问题")
-        return current
-    if current.intent is not Intent.GENERAL and not rules.pronoun.search(bare):
-        return current
-    symbols = previous.symbols
-    intent = current.intent if current.intent is not Intent.GENERAL else previous.intent
-    if rules.pronoun.search(bare) and intent is Intent.PORTFOLIO_REVIEW and symbols and not previous.overview:
-        intent = Intent.SINGLE_STOCK
-    overview = previous.overview if intent is previous.intent else intent is Intent.PORTFOLIO_REVIEW
-    return _replace(current, intent, list(symbols), overview, "省略式追问：沿用上一轮的意图和个股")
-
-
-def _replace(current: Selection, intent: Intent, symbols: list[str], overview: bool, why: str) -> Selection:
-    return Selection(intent, symbols, overview, current.cues, current.mentions, current.reason, why, current.normalized)
+    return resolve(selection, earlier) if earlier else selection
 
 
 def warm() -> None:
@@ -320,7 +289,7 @@ def warm() -> None:
     warm_codes()
     warm_intent()
     _mention_rules()
-    _follow_up_rules()
+    warm_conversation()
     normalize("")
 
 

@@ -92,7 +92,9 @@ def test_help_does_not_import_openai(offline_env):
         "from pixiu_cli.cli import main\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
         "assert 'openai' not in sys.modules, 'openai imported'\n"
-        "assert 'prompt_toolkit' not in sys.modules\nprint('LAZY-OK')"
+        "assert 'prompt_toolkit' not in sys.modules\n"
+        "assert 'jieba' not in sys.modules and 'pypinyin' not in sys.modules, 'segmenter imported'\n"
+        "print('LAZY-OK')"
     )
     done = subprocess.run([sys.executable, "-c", code], env=offline_env, capture_output=True, timeout=30)
     assert b"LAZY-OK" in done.stdout, done.stderr.decode()

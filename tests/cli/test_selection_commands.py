@@ -96,10 +96,25 @@ def test_eval_reports_shipped_tune_and_held_out(offline_env):
     summary = json.loads(done.stdout)
     assert summary["pass_rate"] == 1.0 and "categories" in summary and "failures" in summary  # shape kept
     splits = summary["selection"]
-    assert set(splits) == {"tune", "heldout"}
+    assert set(splits) == {"tune", "heldout", "frozen"}
     held = splits["heldout"]
     assert held["total"] >= 200 and held["pass_rate"] >= 0.95
     assert all(c["passed"] / c["total"] >= 0.9 for c in held["categories"].values())
     assert splits["tune"]["total"] + held["total"] >= 600
     text = pixiu(offline_env, "eval").stdout
-    assert "留出集" in text and "调参集" in text
+    assert "留出集" in text and "调参集" in text and "冻结留出集" in text
+
+
+@pytest.mark.slow
+def test_context_on_a_three_turn_conversation_selects_both_and_names_their_turns(offline_env):
+    assert pixiu(offline_env, "import", str(CORPUS_PORTFOLIO)).returncode == 0
+    first = json.loads(pixiu(offline_env, "ask", "--json", "贵州茅台最近走势怎么样").stdout)
+    assert pixiu(offline_env, "ask", "--continue", "宁德时代呢").returncode == 0
+    info = explain(offline_env, "--conversation", str(first["conversation_id"]), "它俩哪个回撤更大")
+    assert info["symbols"] == ["600519", "300750"] and info["intent"] == "single_stock"
+    carried = info["selection"]["carried"]
+    assert [(c["symbol"], c["turns_ago"]) for c in carried] == [("600519", 2), ("300750", 1)]
+    assert carried[0]["message"] == "贵州茅台最近走势怎么样" and carried[1]["message"] == "宁德时代呢"
+    assert "前 2 轮" in info["selection"]["follow_up"]
+    keys = [s["key"] for s in info["sections"]]
+    assert "symbol:600519" in keys and "symbol:300750" in keys

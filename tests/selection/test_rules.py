@@ -10,7 +10,7 @@ import shutil
 import pytest
 
 from pixiu_cli.resources import data_dir
-from pixiu_cli.selection import codes, intent, names, normalize, rules, select
+from pixiu_cli.selection import codes, conversation, homophones, intent, names, normalize, rules, select
 from pixiu_cli.selection.intent import Group, Intent, analyze
 
 RULES = data_dir() / "selection" / "rules"
@@ -18,12 +18,15 @@ _CACHED = (
     rules.words,
     rules.pairs,
     rules.table,
-    normalize.typos,
+    normalize.dialect,
+    homophones._vocabulary,
+    homophones.readings,
     codes._rules,
     intent.cues,
+    intent._fired,
     intent._context,
     select._mention_rules,
-    select._follow_up_rules,
+    conversation._rules,
     select._holdings_table,
 )
 
@@ -55,26 +58,30 @@ def test_every_rules_file_loads_and_every_cue_has_a_known_group():
         "intent.toml",
         "mentions.toml",
         "shadow_words.txt",
-        "typos.tsv",
+        "dialect.tsv",
+        "words.toml",
     }
     loaded = intent.cues()
     assert len(loaded) == len(rules.table("intent.toml")["cue"]) > 40
     assert {c.group for c in loaded} == set(Group)  # every group has a cue, no cue an unknown group
     assert all(c.why and c.name for c in loaded)
-    assert ("舱位", "仓位") in normalize.typos()
+    assert ("俺", "我") in normalize.dialect()
+    assert "仓位" in rules.table("words.toml")["vocabulary"]
     assert "平安夜" in rules.words("shadow_words.txt")
     assert not any(w.startswith("#") for w in rules.words("shadow_words.txt"))
 
 
-def test_a_typo_added_to_the_file_is_fixed(rules_copy):
-    assert normalize.normalize("我的仓味和仓伟") == "我的仓位和仓伟"
-    _append(rules_copy / "typos.tsv", "仓伟\t仓位\n")
+def test_a_word_added_to_the_vocabulary_has_its_homophones_fixed(rules_copy):
+    # No table of typos: a homophone of a vocabulary word is found by its pinyin.
+    assert normalize.normalize("我的底薪和我的谷息") == "我的底薪和我的谷息"
+    path = rules_copy / "words.toml"
+    path.write_text(path.read_text(encoding="utf-8").replace("vocabulary = [", "vocabulary = ['股息', "))
     _forget_loaded_rules()
-    assert normalize.normalize("我的仓味和仓伟") == "我的仓位和仓位"
+    assert normalize.normalize("我的底薪和我的谷息") == "我的底薪和我的股息"
 
 
-def test_a_typo_whose_fix_has_another_length_is_refused(rules_copy):
-    _append(rules_copy / "typos.tsv", "仓\t仓位\n")
+def test_a_dialect_word_whose_standard_has_another_length_is_refused(rules_copy):
+    _append(rules_copy / "dialect.tsv", "俺们\t我\n")
     _forget_loaded_rules()
     with pytest.raises(ValueError, match="differ in length"):
         normalize.normalize("仓位")

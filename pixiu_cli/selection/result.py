@@ -1,0 +1,57 @@
+"""What the selection decided for one message, and why (shown by /context and `pixiu context`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pixiu_cli.selection.intent import FiredCue, Intent
+
+
+@dataclass(frozen=True)
+class Carried:
+    """A stock a follow-up took from an earlier turn."""
+
+    symbol: str
+    turns_ago: int  # 1 = the previous turn
+    message: str  # that turn's question
+
+
+@dataclass(frozen=True)
+class MentionNote:
+    text: str
+    symbol: str | None
+    kind: str  # code | full | nickname | user | short | index | shadow
+    accepted: bool
+    why: str  # Chinese
+
+
+@dataclass(frozen=True)
+class Selection:
+    intent: Intent
+    symbols: list[str]
+    overview: bool
+    cues: tuple[FiredCue, ...] = ()
+    mentions: tuple[MentionNote, ...] = ()
+    reason: str = ""
+    follow_up: str | None = None  # how the previous turn was used, Chinese
+    normalized: str = ""
+    carried: tuple[Carried, ...] = ()  # the stocks taken from earlier turns, and from which
+    compact_overview: bool = False  # the overview in one short line a holding (recall first)
+
+    def explanation(self) -> dict:
+        """JSON-ready: what /context and `pixiu context` show under "selection"."""
+        return {
+            "intent": self.intent.value,
+            "symbols": list(self.symbols),
+            "overview": self.overview,
+            "compact_overview": self.compact_overview,
+            "reason": self.reason,
+            "follow_up": self.follow_up,
+            "normalized": self.normalized,
+            "cues": [{"name": c.name, "group": c.group, "matched": c.matched, "why": c.why} for c in self.cues],
+            "mentions": [
+                {"text": m.text, "symbol": m.symbol, "kind": m.kind, "accepted": m.accepted, "why": m.why}
+                for m in self.mentions
+            ],
+            "carried": [{"symbol": c.symbol, "turns_ago": c.turns_ago, "message": c.message} for c in self.carried],
+        }
