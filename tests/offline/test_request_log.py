@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from pixiu_cli.offline.server import DEFAULT_REQUEST_LOG, CONTROL_TOKEN_HEADER
+from pixiu_cli.offline.server import CONTROL_TOKEN_HEADER, DEFAULT_REQUEST_LOG
 
 
 def _ask(client, text: str) -> None:
