@@ -237,3 +237,68 @@ def message_text(message: dict) -> str:
     if message.get("tool_calls"):
         text += json.dumps(message["tool_calls"], ensure_ascii=False)
     return text
+
+
+def _segments(text: str, at_markers: re.Pattern | None) -> list[tuple[str, str]]:
+    """The text as (line, after) pairs whose tokens, in order, are the text's tokens; a
+    marker (one special token) is its own pair, with _MARKER as its `after`."""
+    out: list[tuple[str, str]] = []
+    pieces = at_markers.split(text) if at_markers else [text]
+    for index, piece in enumerate(pieces):
+        if index % 2:  # split() with one group puts the markers at odd indexes
+            out.append((piece, _MARKER))
+        elif piece:
+            out.extend((line, after) for line, after in _LINE.findall(piece) if line or after)
+    return out
+
+
+_MARKER = "\0marker"  # an `after` no text can hold: a special token, counted as one
+
+
+class NeedsTokenizer(Exception):
+    """Raised by common_prefix_tokens(may_load=False) where only the tokenizer can answer."""
+
+
+def _segment_tokens(segment: tuple[str, str], may_load: bool) -> int:
+    line, after = segment
+    if after == _MARKER:
+        return 1
+    if may_load or tokenizer_loaded():
+        return count_line_tokens(line, after)
+    known = _line_counts().get(digit_free_key(line + after))
+    if known is None:
+        raise NeedsTokenizer
+    return known
+
+
+def _stream(segments: list[tuple[str, str]], may_load: bool):
+    for line, after in segments:
+        if not (may_load or tokenizer_loaded()):
+            raise NeedsTokenizer
+        yield from encode(line if after == _MARKER else line + after)
+
+
+def markers_pattern(markers: tuple[str, ...]) -> re.Pattern:
+    """A split pattern for special tokens (each must be one added token of the tokenizer)."""
+    return re.compile("(" + "|".join(map(re.escape, sorted(markers, key=len, reverse=True))) + ")")
+
+
+def common_prefix_tokens(a: str, b: str, at_markers: re.Pattern | None = None, *, may_load: bool = True) -> int:
+    """len of the longest common prefix of encode(a) and encode(b), without encoding either
+    whole: the leading segments (lines, and the markers `at_markers` splits at) the texts
+    share are counted from remembered line counts, and only from the first segment that
+    differs are tokens compared, one segment at a time, until they differ. Two requests of
+    one conversation differ in a line or two, so this encodes a line or two (none when one
+    text is the other plus more). With may_load=False it raises NeedsTokenizer rather than
+    load the tokenizer."""
+    first, second = _segments(a, at_markers), _segments(b, at_markers)
+    shared = 0
+    limit = min(len(first), len(second))
+    while shared < limit and first[shared] == second[shared]:
+        shared += 1
+    common = sum(_segment_tokens(s, may_load) for s in first[:shared])
+    for x, y in zip(_stream(first[shared:], may_load), _stream(second[shared:], may_load)):
+        if x != y:
+            break
+        common += 1
+    return common
