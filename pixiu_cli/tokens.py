@@ -302,3 +302,11 @@ def common_prefix_tokens(a: str, b: str, at_markers: re.Pattern | None = None, *
             break
         common += 1
     return common
+
+
+def remember_segments(text: str, at_markers: re.Pattern | None = None) -> None:
+    """Count every segment of `text` while the tokenizer is loaded anyway, so that a later
+    process compares this text with the next one from stored counts alone."""
+    if tokenizer_loaded():
+        for segment in _segments(text, at_markers):
+            _segment_tokens(segment, True)

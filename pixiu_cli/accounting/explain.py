@@ -16,7 +16,7 @@ from pathlib import Path
 from pixiu_cli.context.block import is_context_message
 from pixiu_cli.llm.template import MARKERS, render_completion, render_prompt
 from pixiu_cli.store.conversations import CallRecord
-from pixiu_cli.tokens import NeedsTokenizer, common_prefix_tokens, markers_pattern
+from pixiu_cli.tokens import NeedsTokenizer, common_prefix_tokens, markers_pattern, remember_segments
 
 UNIT = 64
 CAUSES = {
@@ -193,6 +193,7 @@ def _block_or_history(prev_rest: list, cur_rest: list, i: int) -> str:
 
 def explain(previous: CallRecord | None, current: CallRecord, *, may_load: bool = True) -> BreakExplanation:
     reported = current.usage.cache_hit_tokens
+    remember_segments(render_prompt(current.request), _AT_MARKERS)  # for the next call's explanation
     if previous is None:
         return BreakExplanation("first_call", 0, 0, reported)
     prev_req, cur_req = previous.request, current.request

