@@ -12,11 +12,13 @@ import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from pixiu_cli.context.block import is_context_message
 from pixiu_cli.llm.template import MARKERS, render_completion, render_prompt
-from pixiu_cli.store.conversations import CallRecord
 from pixiu_cli.tokens import NeedsTokenizer, common_prefix_tokens, markers_pattern, remember_segments
+
+if TYPE_CHECKING:  # `pixiu cache` reads stored explanations: the store and context load when explaining
+    from pixiu_cli.store.conversations import CallRecord
 
 UNIT = 64
 CAUSES = {
@@ -185,6 +187,8 @@ def _block_or_history(prev_rest: list, cur_rest: list, i: int) -> str:
     """At the first difference: if only a context block changed or vanished, the turns
     around it are still there; if the turns themselves are gone (compaction, an edit), the
     history was rewritten."""
+    from pixiu_cli.context.block import is_context_message
+
     if not is_context_message(prev_rest[i]):
         return "history_rewritten"
     following = next((m for m in prev_rest[i + 1 :] if not is_context_message(m)), None)
