@@ -63,3 +63,12 @@ def test_missing_actions_reads_the_whole_market_once_per_version(db, market):
     assert later * 5 < first, (first, later)  # the market-wide gaps were kept
     fresh = MarketData(db)
     assert fresh.missing_actions("600002") == data.missing_actions("600002")
+
+
+def test_a_listed_stock_is_found_without_hashing_the_whole_list():
+    from pixiu_cli.market.security_list import ListedStock, SecurityList
+
+    # flags as a set: hashing a row fails, so any lookup that hashes the list's rows fails
+    row = ListedStock("600519", "SH", "贵州茅台", "贵州茅台", "main", "2001-08-27", None, None, {"U"})
+    listing = SecurityList("2026-11-30", (row,))
+    assert listing.get("600519") is row and listing.get("000001") is None
