@@ -346,9 +346,11 @@ def session_rss(turns: int, early: int, unbounded: bool) -> tuple[float, float]:
 
 
 def bench_rss(turns: int) -> None:
+    """Each variant in its own process: memory a process freed is rarely returned to the OS."""
     early = max(1, turns // 10)
     for unbounded in (True, False):
-        at_early, at_end = session_rss(turns, early, unbounded)
+        argv = [sys.executable, __file__, "--rss-session", str(turns), "--unbounded" if unbounded else "--bounded"]
+        at_early, at_end = map(float, subprocess.run(argv, capture_output=True, text=True, check=True).stdout.split())
         label = "request log unbounded (before)" if unbounded else "request log bounded (now)"
         line = f"rss      {turns} turns, {label}: {at_early:6.1f} MiB after {early}, {at_end:6.1f} MiB after {turns}"
         print(line + "  " + (verdict(at_end / at_early, 1.10) if not unbounded else f"ratio {at_end / at_early:5.2f}"))
@@ -361,7 +363,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=7, help="timed runs of each process (default 7)")
     parser.add_argument("--symbols", type=int, default=5000, help="profile: synthetic symbols (default 5000)")
     parser.add_argument("--files", type=int, default=500, help="import: synthetic CSV files (default 500)")
+    parser.add_argument("--rss-session", type=int, help=argparse.SUPPRESS)  # one rss variant, in a child
+    parser.add_argument("--unbounded", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--bounded", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.rss_session:
+        print(*session_rss(args.rss_session, max(1, args.rss_session // 10), args.unbounded))
+        return 0
     quick = args.quick
     runs = 1 if quick else args.runs
     sections = {

@@ -8,6 +8,8 @@ import sqlite3
 import subprocess
 import sys
 
+import pytest
+
 HEAVY = (
     "rich",
     "pixiu_cli.offline.server",
@@ -102,6 +104,7 @@ def test_offline_mode_starts_its_server_without_the_responder_and_answers(offlin
     assert "BEFORE False" in done.stdout and "AFTER complete True" in done.stdout, done.stdout
 
 
+@pytest.mark.slow  # a new process is what is measured: whole suite only
 def test_continued_asks_are_explained_when_they_finish_and_cache_only_reads(online_env, pixiu_home, server):
     """The third `ask --continue` of a repeated question loads no tokenizer (its lines were
     all counted before), yet its call is explained from the stored line counts when it
@@ -125,6 +128,7 @@ def test_continued_asks_are_explained_when_they_finish_and_cache_only_reads(onli
     assert [c["break"]["cause"] for c in json.loads(done.stdout)["calls"]] == ["first_call", *["append_only"] * 2]
 
 
+@pytest.mark.slow  # a new process is what is measured: whole suite only
 def test_a_second_context_preview_loads_no_tokenizer(offline_env):
     """`pixiu context TEXT` counts each message by line from the stored counts."""
     for expect_loaded in (True, False):
