@@ -19,9 +19,7 @@ def test_the_log_keeps_the_last_n_requests(make_server, make_client):
         _ask(client, f"第 {i} 个问题")
     kept = [r.json["messages"][0]["content"] for r in server.requests]
     assert kept == ["第 4 个问题", "第 5 个问题", "第 6 个问题"]
-    logged = httpx.get(
-        f"{server.url}/_pixiu/requests", headers={CONTROL_TOKEN_HEADER: server.control_token}
-    ).json()
+    logged = httpx.get(f"{server.url}/_pixiu/requests", headers={CONTROL_TOKEN_HEADER: server.control_token}).json()
     assert len(logged["requests"] if isinstance(logged, dict) else logged) == 3
 
 
