@@ -52,6 +52,7 @@ class Settings:
     reasoning_effort: str | None = None  # [llm] reasoning_effort: "low" | "high" | "max"
     offline_cache_profile: str = "deepseek"
     auto_sync: bool = False  # [market] auto_sync: the REPL syncs stale market data in the background
+    brief_confirm_above: float = 0.05  # [brief] confirm_above: ask before a brief's call costs more (currency units)
     warnings: tuple[str, ...] = ()
 
     @property
@@ -196,6 +197,16 @@ def _backtest_table(config: dict) -> CostModel:
     return CostModel.from_mapping(table)
 
 
+def _brief_table(config: dict) -> dict:
+    table = config.get("brief", {})
+    if not isinstance(table, dict) or set(table) - {"confirm_above"}:
+        raise SettingsError("config.toml 的 [brief] 只能包含 confirm_above")
+    value = table.get("confirm_above", 0.05)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
+        raise SettingsError(f"config.toml 的 [brief] confirm_above 应为不小于 0 的金额，而不是 {value!r}")
+    return {"brief_confirm_above": float(value)}
+
+
 def _market_table(config: dict) -> dict:
     table = config.get("market", {})
     if not isinstance(table, dict) or set(table) - {"auto_sync"}:
@@ -249,7 +260,7 @@ def _llm_deadline(config: dict, env_value: str | None) -> float:
 
 def _config_tables(config: dict) -> dict:
     """Check `config` (a parsed config.toml) and build its tables' objects, once: the
-    Settings fields limits, guardrails, prices, costs and auto_sync."""
+    Settings fields limits, guardrails, prices, costs, auto_sync and brief_confirm_above."""
     _llm_deadline(config, None)
     _thinking(config, {})
     tables = dict(
@@ -258,6 +269,7 @@ def _config_tables(config: dict) -> dict:
         prices=_prices_table(config),
         costs=_backtest_table(config),
         **_market_table(config),
+        **_brief_table(config),
     )
     for name in _RANGES:
         if name in config:

@@ -12,6 +12,7 @@ import typer
 from pixiu_cli.cli import (
     alias,
     analytics,
+    brief,
     cache,
     chat,
     common,
@@ -20,6 +21,7 @@ from pixiu_cli.cli import (
     documents,
     evals,
     market,
+    news,
     offline,
     signal,
 )
@@ -43,7 +45,7 @@ def root(ctx: typer.Context) -> None:
 
 
 # The order of `pixiu --help`.
-for group in (chat, context, documents, cache, evals, alias, config, offline, market, analytics, signal):
+for group in (chat, brief, context, documents, cache, evals, alias, config, offline, market, news, analytics, signal):
     group.register(app)
 
 

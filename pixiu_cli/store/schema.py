@@ -476,3 +476,36 @@ def m019_turn_block_record(db: Database) -> None:
     # stored as JSON beside the messages so later turns never parse the block text back.
     # NULL on older turns: those are parsed (context/builder.py).
     db["turns"].add_column("block_json", str)
+
+
+@migrations()
+def m026_news_provenance_and_briefs(db: Database) -> None:
+    # `pixiu news sync`: each fetched item keeps where it came from (the feed, its URL) and
+    # when it was fetched; dedup_key (the URL, else a digest of source + title + time) makes a
+    # second sync add nothing. Imported rows leave it NULL, so two identical imported items
+    # still keep two (the import's own merge rules).
+    for column in ("url", "fetched_at", "provider", "dedup_key"):
+        db["news"].add_column(column, str)
+    db.execute("create unique index news_dedup_key on news(dedup_key) where dedup_key is not null")
+    db["news"].create_index(["fetched_at"])
+    # `pixiu brief`: a report row says which brief produced it (as-of session, the turn of
+    # the call that wrote it); the brief's own figures are kept so the next one can say what
+    # changed since.
+    for column in ("as_of", "origin"):
+        db["reports"].add_column(column, str)
+    for column in ("conversation_id", "turn_id", "turn_seq"):
+        db["reports"].add_column(column, int)
+    db["briefs"].create(
+        {
+            "id": int,
+            "report_id": int,
+            "as_of": str,
+            "created_at": str,
+            "conversation_id": int,
+            "turn_id": int,
+            "turn_seq": int,
+            "facts_json": str,
+        },
+        pk="id",
+    )
+    db["briefs"].create_index(["created_at"])
