@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from pixiu_cli.domain.investor import (
     Report,
     Signal,
 )
+from pixiu_cli.domain.plausible import price_problem, shares_problem
 from pixiu_cli.domain.vocabulary import NOTE_KINDS, SIDES
 from pixiu_cli.errors import UserError
 from pixiu_cli.market.trading_days import SHANGHAI
@@ -84,7 +86,9 @@ class _Row:
             return None
         return _code(value, self.where(name))
 
-    def number(self, name: str, required: bool = True, positive: bool = False) -> float | None:
+    def number(
+        self, name: str, required: bool = True, positive: bool = False, plausible: Callable | None = None
+    ) -> float | None:
         value = self.raw.get(name)
         if value is None and not required:
             return None
@@ -94,6 +98,8 @@ class _Row:
             raise DatasetError(f"{self.where(name)}：应为数字，而不是 {_short(value)}")
         if positive and value <= 0:
             raise DatasetError(f"{self.where(name)}：应大于 0")
+        if plausible and (problem := plausible(float(value))):
+            raise DatasetError(f"{self.where(name)}：{problem}")
         return float(value)
 
     def moment(self, name: str, required: bool = True) -> str | None:
@@ -186,8 +192,8 @@ def _holdings(rows: list, now: datetime) -> list[Holding]:
                 symbol,
                 r.text("name"),
                 tuple(shorts),
-                r.number("shares", positive=True),
-                r.number("cost", positive=True),
+                r.number("shares", positive=True, plausible=shares_problem),
+                r.number("cost", positive=True, plausible=price_problem),
                 r.text("role", choices=ROLES),
                 r.moment("updated_at", required=False),
             )
@@ -223,10 +229,27 @@ def _news_item(r: _Row) -> NewsItem:
     )
 
 
+# A signal's components are a few named figures; deeper nesting only breaks the export later.
+MAX_COMPONENT_DEPTH = 8
+
+
+def _depth(value) -> int:
+    """How deeply lists and objects nest, without recursion (600 levels must not overflow)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, level)
+            stack.extend((child, level + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return deepest
+
+
 def _signal(r: _Row) -> Signal:
     components = r.raw.get("components", {})
     if not isinstance(components, dict):
         raise DatasetError(f"{r.where('components')}：应为对象")
+    if _depth(components) > MAX_COMPONENT_DEPTH:
+        raise DatasetError(f"{r.where('components')}：嵌套超过 {MAX_COMPONENT_DEPTH} 层")
     return Signal(0, r.symbol(), r.number("score"), r.text("direction", False), components, r.moment("as_of"))
 
 
@@ -243,8 +266,8 @@ def _decision(r: _Row) -> Decision:
         0,
         r.symbol(),
         r.text("side", choices=SIDES),
-        r.number("price", positive=True),
-        r.number("quantity", positive=True),
+        r.number("price", positive=True, plausible=price_problem),
+        r.number("quantity", positive=True, plausible=shares_problem),
         r.text("reason", False),
         r.moment("decided_at"),
         r.text("source", False) or "import",
@@ -305,9 +328,24 @@ def parse_document(doc, now: datetime) -> DomainData:
     return DomainData(holdings, **rows, persona=_persona(doc))
 
 
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    """An object naming a field twice is ambiguous (json takes the last silently): refuse it."""
+    doc = dict(pairs)
+    if len(doc) != len(pairs):
+        seen: set[str] = set()
+        raise _DuplicateKey(next(k for k, _ in pairs if k in seen or seen.add(k)))
+    return doc
+
+
 def load_document(path: Path, now: datetime) -> DomainData:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # Windows editors start UTF-8 with a BOM
     except FileNotFoundError:
         raise DatasetError(f"找不到文件 {path}") from None
     except IsADirectoryError:
@@ -317,7 +355,9 @@ def load_document(path: Path, now: datetime) -> DomainData:
     except OSError as exc:  # permission denied, a device that cannot be read …
         raise DatasetError(f"无法读取文件 {path}：{exc.strerror or type(exc).__name__}") from None
     try:
-        doc = json.loads(text)
+        doc = json.loads(text, object_pairs_hook=_unique_keys)
+    except _DuplicateKey as exc:
+        raise DatasetError(f"{path.name} 中的对象有重复的字段「{exc.key}」，无法确定用哪个值") from None
     except json.JSONDecodeError as exc:
         raise DatasetError(f"{path.name} 不是有效的 JSON（第 {exc.lineno} 行第 {exc.colno} 列：{exc.msg}）") from None
     except RecursionError:

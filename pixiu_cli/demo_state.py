@@ -18,6 +18,7 @@ from datetime import datetime
 from pathlib import Path
 
 from pixiu_cli import __version__
+from pixiu_cli.resources import write_private
 from pixiu_cli.store.stamp import content_digest
 
 
@@ -52,6 +53,6 @@ class DemoState:
     def save(self) -> None:
         state = {"inputs": self.inputs, "tables": content_digest(self.db)}
         try:
-            self.path.write_text(json.dumps(state), encoding="utf-8")
+            write_private(self.path, json.dumps(state).encode("utf-8"))
         except OSError:
             pass  # e.g. a read-only home: the next start simply refreshes again

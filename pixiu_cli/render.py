@@ -27,7 +27,10 @@ BIDI_CONTROLS = (*range(0x202A, 0x202F), *range(0x2066, 0x206A))
 _VISIBLE.update({c: "\ufffd" for c in BIDI_CONTROLS})
 # In JSON shown on a terminal the same characters are written as \uXXXX escapes: the
 # document still decodes to exactly the same strings.
-_JSON_ESCAPES = {c: f"\\u{c:04x}" for c in (0x7F, *range(0x80, 0xA0), *BIDI_CONTROLS)}
+_JSON_ESCAPES = {c: f"\\u{c:04x}" for c in (0x7F, *range(0x80, 0xA0), *BIDI_CONTROLS, *range(0xD800, 0xE000))}
+# Colour is the one escape a printer itself writes (a chart's lines); every other sequence in
+# text bound for a terminal came from data and is made visible.
+_SGR = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def terminal_json(text: str) -> str:
@@ -44,6 +47,17 @@ def visible(text: str) -> str:
     """`text` with every control character made inert (see above); newlines and tabs kept."""
     # Most text has none: a search is much cheaper than translating character by character.
     return text.translate(_VISIBLE) if _UNSAFE.search(text) else text
+
+
+def terminal_text(text: str) -> str:
+    """`visible`, keeping colour (SGR) sequences: for output composed with its own colours."""
+    if not _UNSAFE.search(text):
+        return text
+    pieces, last = [], 0
+    for m in _SGR.finditer(text):
+        pieces += [visible(text[last : m.start()]), m.group()]
+        last = m.end()
+    return "".join(pieces) + visible(text[last:])
 
 
 def one_line(text: str) -> str:
@@ -412,14 +426,16 @@ class Renderer:
         target.print(_text(f"错误：{one_line(scrub(text))}", style="bold red"))
 
     def raw(self, text: str) -> None:
-        self.out.write(text)
+        """Text as given when piped; on a terminal, escapes other than colour made inert."""
+        self.out.write(terminal_text(text) if self.rich_output else text)
         if not text.endswith("\n"):
             self.out.write("\n")
         self.out.flush()
 
-    def json(self, value) -> None:
-        """A value as an indented JSON document, non-ASCII kept as written (`--json` output)."""
-        self.raw(json.dumps(value, ensure_ascii=False, indent=2))
+    def json(self, value, *, indent: int | None = 2) -> None:
+        """A value as a JSON document, non-ASCII kept as written (`--json` output); on a
+        terminal, invisible or reordering characters as \\u escapes (the same value)."""
+        self.json_text(json.dumps(value, ensure_ascii=False, indent=indent), exact_when_piped=True)
 
     def json_text(self, text: str, *, exact_when_piped: bool = False) -> None:
         """A JSON document. On a terminal its invisible or reordering characters are escaped;

@@ -39,3 +39,18 @@ def default_home() -> Path:
     if env:
         return Path(env).expanduser()
     return Path.home() / ".pixiu"
+
+
+def write_private(path: Path, data: bytes) -> None:
+    """Write `data` to `path` readable by its owner only (0600), whole or not at all: a file
+    pixiu writes (a cache of block lines, an export) holds holdings and notes verbatim."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.chmod(tmp, 0o600)  # O_CREAT keeps the mode of a leftover file
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise

@@ -46,12 +46,14 @@ class Settings:
     api_key: str | None = field(default=None, repr=False)
     timeout: float = 60.0
     max_retries: int = 5  # DEFAULT_MAX_RETRIES
-    deadline_seconds: float = 600.0  # [llm] deadline_seconds: one model call, retries included
+    deadline_seconds: float = 600.0  # [llm] deadline_seconds: one turn, every call and retry included
     temperature: float | None = None
     thinking: str | None = None  # [llm] thinking: "enabled" | "disabled"; None: the provider's default
     reasoning_effort: str | None = None  # [llm] reasoning_effort: "low" | "high" | "max"
     offline_cache_profile: str = "deepseek"
     auto_sync: bool = False  # [market] auto_sync: the REPL syncs stale market data in the background
+    cost_method: str = "diluted"  # [account] cost_method: "diluted" (摊薄成本) | "average" (持仓均价)
+    backups_kept: int = 10  # [backup] keep: the newest N backups stay, older ones are removed (0: all)
     brief_confirm_above: float = 0.05  # [brief] confirm_above: ask before a brief's call costs more (currency units)
     warnings: tuple[str, ...] = ()
 
@@ -146,6 +148,20 @@ def _text_setting(value, name: str) -> str:
     return value
 
 
+def _check_url(value: str) -> None:
+    """An address the client can call: http(s) with a host. "not a url" once got as far as the
+    first request, where it read as a connection failure."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 - raises on a port that is not a number
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise SettingsError(f"设置 base_url 应为 http:// 或 https:// 开头的地址，而不是 {value!r}")
+
+
 def _context_table(config: dict) -> MemoryLimits:
     table = config.get("context", {})
     if not isinstance(table, dict):
@@ -154,12 +170,27 @@ def _context_table(config: dict) -> MemoryLimits:
 
     try:
         limits = MemoryLimits.from_mapping(table)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise SettingsError(f"config.toml 的 [context] 有无效的值：{table}") from None
     unknown = set(table) - set(MemoryLimits.__dataclass_fields__)
     if unknown:
         raise SettingsError(f"config.toml 的 [context] 有未知设置：{', '.join(sorted(unknown))}")
+    for name in MemoryLimits.__dataclass_fields__:
+        _check_limit(name, getattr(limits, name))
     return limits
+
+
+_MAX_DAYS = 36_500  # a century: any window longer than that is a typo, and 1e308 overflows dates
+
+
+def _check_limit(name: str, value: float) -> None:
+    """[context] values a user could mean: days within a century, counts and budgets not negative
+    (a token budget must leave room for something)."""
+    if not math.isfinite(value) or value < 0 or (name.endswith("_days") and value > _MAX_DAYS):
+        wanted = f" 0 到 {_MAX_DAYS} 之间的天数" if name.endswith("_days") else "非负整数"
+        raise SettingsError(f"config.toml 的 [context] {name} 应为{wanted}，而不是 {value!r}")
+    if name.endswith("budget_tokens") and value < 1:
+        raise SettingsError(f"config.toml 的 [context] {name} 应为正整数，而不是 {value!r}")
 
 
 def _agent_table(config: dict) -> Guardrails:
@@ -169,9 +200,14 @@ def _agent_table(config: dict) -> Guardrails:
     if not isinstance(table, dict) or set(table) - set(Guardrails.__dataclass_fields__):
         raise SettingsError(f"config.toml 的 [agent] 只能包含 {', '.join(Guardrails.__dataclass_fields__)}")
     try:
-        return Guardrails.from_mapping(table)
-    except (TypeError, ValueError):
+        guardrails = Guardrails.from_mapping(table)
+    except (TypeError, ValueError, OverflowError):
         raise SettingsError(f"config.toml 的 [agent] 有无效的值：{table}") from None
+    if not (0 < guardrails.tool_timeout <= 3600):
+        raise SettingsError(
+            f"config.toml 的 [agent] tool_timeout 应为 0 到 3600 之间的秒数，而不是 {table['tool_timeout']!r}"
+        )
+    return guardrails
 
 
 def _prices_table(config: dict) -> PriceTable:
@@ -217,6 +253,24 @@ def _market_table(config: dict) -> dict:
     return {"auto_sync": auto_sync}
 
 
+def _account_table(config: dict) -> dict:
+    table = config.get("account", {})
+    if not isinstance(table, dict) or set(table) - {"cost_method"}:
+        raise SettingsError("config.toml 的 [account] 只能包含 cost_method")
+    method = _choice(table.get("cost_method"), "[account] cost_method", ("diluted", "average"))
+    return {"cost_method": method or "diluted"}
+
+
+def _backup_table(config: dict) -> dict:
+    table = config.get("backup", {})
+    if not isinstance(table, dict) or set(table) - {"keep"}:
+        raise SettingsError("config.toml 的 [backup] 只能包含 keep")
+    keep = table.get("keep", 10)
+    if isinstance(keep, bool) or not isinstance(keep, int) or keep < 0:
+        raise SettingsError(f"config.toml 的 [backup] keep 应为非负整数（0 表示全部保留），而不是 {keep!r}")
+    return {"backups_kept": keep}
+
+
 _LLM_KEYS = ("deadline_seconds", "thinking", "reasoning_effort")
 
 
@@ -260,7 +314,7 @@ def _llm_deadline(config: dict, env_value: str | None) -> float:
 
 def _config_tables(config: dict) -> dict:
     """Check `config` (a parsed config.toml) and build its tables' objects, once: the
-    Settings fields limits, guardrails, prices, costs, auto_sync and brief_confirm_above."""
+    Settings fields limits, guardrails, prices, costs, auto_sync, cost_method and brief_confirm_above."""
     _llm_deadline(config, None)
     _thinking(config, {})
     tables = dict(
@@ -269,6 +323,8 @@ def _config_tables(config: dict) -> dict:
         prices=_prices_table(config),
         costs=_backtest_table(config),
         **_market_table(config),
+        **_account_table(config),
+        **_backup_table(config),
         **_brief_table(config),
     )
     for name in _RANGES:
@@ -407,6 +463,8 @@ def load_settings(
     for value, name in ((chosen_base, "base_url"), (chosen_model, "model")):
         if value is not None:
             _text_setting(value, name)
+    if chosen_base is not None:
+        _check_url(chosen_base)
     return _for_provider(
         common,
         generic_key=generic_key,

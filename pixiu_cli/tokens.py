@@ -10,6 +10,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
 
+from pixiu_cli.resources import write_private
+
 _loaded = None
 _load_lock = threading.Lock()  # warm() loads it in the background; one load, not two
 
@@ -87,7 +89,21 @@ def encode(text: str) -> list[int]:
     return _tokenizer().encode(text)
 
 
+# Past this many characters a text is counted by estimate: the tokenizer's time and memory
+# grow with the text (a 20 MB reply took minutes and gigabytes), and history carries no text
+# this long whole (pixiu_cli/context/oversize.py).
+EXACT_COUNT_CHARS = 200_000
+
+
+def estimated_tokens(text: str) -> int:
+    """A cheap upper bound: a token per three UTF-8 bytes is one per CJK character (the
+    tokenizer needs fewer) and one per three ASCII characters (it needs about one per four)."""
+    return len(text.encode("utf-8", "surrogatepass")) // 3 + 1
+
+
 def count_tokens(text: str) -> int:
+    if len(text) > EXACT_COUNT_CHARS:
+        return estimated_tokens(text)
     return len(encode(text))
 
 
@@ -169,16 +185,13 @@ class LineCounts:
         if not self.dirty or self.path is None or not self.path.parent.is_dir():
             return
         import marshal
-        import os
 
         keep = dict(list(self.counts.items())[-self.MAX_LINES :])
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}")
-        try:
-            tmp.write_bytes(marshal.dumps((self.stamp, keep)))
-            os.replace(tmp, self.path)
+        try:  # 0600: the lines are the block's, holding names and note texts verbatim
+            write_private(self.path, marshal.dumps((self.stamp, keep)))
             self.dirty = False
         except OSError:
-            tmp.unlink(missing_ok=True)  # a full or read-only disk costs only the saving
+            pass  # a full or read-only disk costs only the saving
 
 
 _counts: LineCounts | None = None
@@ -210,7 +223,9 @@ _LINE = re.compile(r"([^\r\n]*)([\r\n]+(?:[^\S\r\n]+[\r\n]+)*|$)")
 
 
 def count_tokens_by_line(text: str) -> int:
-    """Exactly count_tokens(text), from remembered per-line counts."""
+    """Exactly count_tokens(text), from remembered per-line counts (estimated past a size)."""
+    if len(text) > EXACT_COUNT_CHARS:
+        return estimated_tokens(text)
     return sum(count_line_tokens(line, after) for line, after in _LINE.findall(text) if line or after)
 
 

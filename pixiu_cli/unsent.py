@@ -20,5 +20,29 @@ def keep(home: Path, text: str) -> Path:
     return path
 
 
-def sent(path: Path) -> None:
-    path.unlink(missing_ok=True)
+def keep_if_possible(home: Path, text: str) -> Path | None:
+    """`keep`, or None where nothing can be written (a read-only home, a full disk): the
+    question is asked all the same, and the caller keeps it another way if it fails."""
+    try:
+        return keep(home, text)
+    except OSError:
+        return None
+
+
+def sent(path: Path | None) -> None:
+    if path is not None:
+        path.unlink(missing_ok=True)
+
+
+def not_stored(exc: BaseException) -> bool:
+    """The turn failed because it could not be written (the lock held past the busy timeout,
+    a full disk, a restore by another process): the question is worth keeping."""
+    from pixiu_cli.store.conversations import RestoredElsewhere
+    from pixiu_cli.store.database import DISK_FULL, disk_full, lock_timeout_line
+
+    return (
+        bool(lock_timeout_line(exc))
+        or disk_full(exc)
+        or str(exc) == DISK_FULL  # write_transaction's StoreError for a full disk
+        or isinstance(exc, RestoredElsewhere)
+    )

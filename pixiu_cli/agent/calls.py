@@ -77,10 +77,15 @@ class ModelCaller:
         *,
         context_json: str | None = None,
         retry_partial: bool = False,
+        deadline: float | None = None,
     ) -> CallResult:
         """One model call. With `retry_partial`, a reply that broke after part of it arrived is
         asked for again (same request, a new call row; the broken one stays, labelled), as long
-        as the client's retry budget lasts; otherwise that part is kept and the call fails."""
+        as the client's retry budget and the deadline last; otherwise that part is kept and the
+        call fails. Every attempt shares one `deadline` (time.monotonic()), the caller's or the
+        deadline setting from now: six attempts once took 191 s against a 30 s deadline."""
+        if deadline is None:
+            deadline = time.monotonic() + self.client.policy.deadline_seconds
         body = self.client.body_for(request)
         sent = request_json(body)
         used, latency = 0, 0.0
@@ -95,23 +100,38 @@ class ModelCaller:
                 request_json=sent,
                 context_json=context_json,
             )
-            status, error, after_output = self._stream(call_id, request, body, outcome, sink, used)
+            status, error, after_output = self._stream(call_id, request, body, outcome, sink, used, deadline)
             used += max(outcome.attempts, 1)
             latency += outcome.latency_ms or 0.0
-            retry = status == "error" and after_output and retry_partial and used <= self.client.policy.max_retries
+            wait = self.client.policy.delay(used, None) or 0.0
+            retry = (
+                status == "error"
+                and after_output
+                and retry_partial
+                and used <= self.client.policy.max_retries
+                and time.monotonic() + wait < deadline
+            )
             self._finish(call_id, outcome, status, f"{error}{RETRIED_PARTIAL}" if retry else error)
             if not retry:
                 outcome.latency_ms = latency
                 return CallResult(outcome, status, error, used)
             sink.retrying(RETRYING)
-            time.sleep(self.client.policy.delay(used, None) or 0.0)
+            time.sleep(wait)
 
     def _stream(
-        self, call_id: int, request: ChatRequest, body: dict, outcome: CallOutcome, sink: TurnSink, retries_used: int
+        self,
+        call_id: int,
+        request: ChatRequest,
+        body: dict,
+        outcome: CallOutcome,
+        sink: TurnSink,
+        retries_used: int,
+        deadline: float,
     ) -> tuple[str, str | None, bool]:
         saved_at = time.monotonic()
         try:
-            for kind, delta in self.client.stream(request, outcome, retries_used=retries_used, body=body):
+            events = self.client.stream(request, outcome, retries_used=retries_used, body=body, deadline=deadline)
+            for kind, delta in events:
                 if kind == "retry":
                     sink.retrying(delta)
                     continue

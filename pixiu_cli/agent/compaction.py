@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from pixiu_cli.agent.calls import ModelCaller, SilentSink
+from pixiu_cli.context.oversize import clipped
 from pixiu_cli.llm.model import ChatModel
 from pixiu_cli.llm.types import ChatRequest
 from pixiu_cli.resources import read_prompt
@@ -36,7 +37,7 @@ def transcript(turns: list[Turn]) -> str:
     for turn in turns:
         lines.append(f"第 {turn.seq} 轮 用户：{turn.user_text.strip()}")
         if turn.reply_text:
-            lines.append(f"第 {turn.seq} 轮 助理：{turn.reply_text.strip()}")
+            lines.append(f"第 {turn.seq} 轮 助理：{clipped(turn.reply_text.strip())}")
     return "\n".join(lines)
 
 

@@ -6,6 +6,7 @@ before an interruption is kept."""
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, field
 
 from pixiu_cli.agent.calls import (
@@ -113,6 +114,7 @@ class TurnProgress:
     attempts: int = 0
     notices: list[str] = field(default_factory=list)
     seen_calls: dict[tuple[str, str], int] = field(default_factory=dict)
+    deadline: float | None = None  # time.monotonic() by which the turn's calls must end
 
     def record(self, result: CallResult) -> None:
         self.attempts += result.attempts
@@ -194,7 +196,8 @@ class Agent:
         turn (TurnStopped), keeping what arrived."""
         sink = sink or SilentSink()
         turn = self.store.start_turn(conversation_id, user_text)
-        progress = TurnProgress()
+        # the deadline bounds the whole turn, every call and retry in it (`pixiu ask` is one turn)
+        progress = TurnProgress(deadline=time.monotonic() + self.caller.client.policy.deadline_seconds)
         status, error = "complete", None
         try:
             self._prepare(turn, progress, sink)
@@ -246,6 +249,7 @@ class Agent:
             sink,
             context_json=progress.context_json if step == 0 else None,
             retry_partial=retry_partial,
+            deadline=progress.deadline,
         )
         progress.record(result)
         if result.status != "complete":

@@ -10,6 +10,7 @@ import sys
 import typer
 
 from pixiu_cli.cli import (
+    account,
     alias,
     analytics,
     brief,
@@ -45,7 +46,22 @@ def root(ctx: typer.Context) -> None:
 
 
 # The order of `pixiu --help`.
-for group in (chat, brief, context, documents, cache, evals, alias, config, offline, market, news, analytics, signal):
+for group in (
+    chat,
+    brief,
+    context,
+    documents,
+    account,
+    cache,
+    evals,
+    alias,
+    config,
+    offline,
+    market,
+    news,
+    analytics,
+    signal,
+):
     group.register(app)
 
 

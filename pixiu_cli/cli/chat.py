@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+import errno
 from typing import Annotated
 
 import typer
@@ -54,18 +54,22 @@ def ask(
     common.require_utf8(text)
     if not text.strip():
         raise common.CliError("问题为空")
-    from pixiu_cli.unsent import keep, sent
+    from pixiu_cli.unsent import keep, not_stored, sent
 
-    spool = keep(common.settings(model, offline).home, text)
+    try:
+        spool = keep(common.settings(model, offline).home, text)
+    except OSError as exc:
+        if exc.errno == errno.ENOSPC:
+            raise  # a full disk: one line saying so, nothing half-stored
+        spool = None  # a read-only home: asked all the same
     try:
         _ask(text, as_json, continue_, conversation, model, offline, demo, retry_partial)
     except Exception as exc:
-        from pixiu_cli.store.database import lock_timeout_line
+        if not_stored(exc) and spool is not None:
+            from pixiu_cli.views.presenters import error_line
 
-        if lock_timeout_line(exc):
-            raise common.CliError(
-                f"{lock_timeout_line(exc)}你的问题已保存在 {spool}（pixiu ask - < 该文件 可重发）"
-            ) from None
+            line = error_line(exc).rstrip("。")
+            raise common.CliError(f"{line}。你的问题已保存在 {spool}（pixiu ask - < 该文件 可重发）") from None
         sent(spool)
         raise
     sent(spool)
@@ -103,28 +107,26 @@ def _ask(
                 result = app_.agent.run_turn(conversation_id, text, stream)
         if as_json:
             u = result.usage
-            renderer.raw(
-                json.dumps(
-                    {
-                        "conversation_id": result.conversation_id,
-                        "turn_id": result.turn_id,
-                        "turn": result.seq,
-                        "reply": result.reply,
-                        "status": result.status,
-                        "error": result.error,
-                        "notices": list(result.notices),
-                        "model": app_.settings.model,
-                        "offline": app_.settings.offline,
-                        "attempts": result.attempts,
-                        "usage": {
-                            "prompt_tokens": u.prompt_tokens,
-                            "completion_tokens": u.completion_tokens,
-                            "cache_hit_tokens": u.cache_hit_tokens,
-                            "cache_miss_tokens": u.cache_miss_tokens,
-                        },
+            renderer.json(
+                {
+                    "conversation_id": result.conversation_id,
+                    "turn_id": result.turn_id,
+                    "turn": result.seq,
+                    "reply": result.reply,
+                    "status": result.status,
+                    "error": result.error,
+                    "notices": list(result.notices),
+                    "model": app_.settings.model,
+                    "offline": app_.settings.offline,
+                    "attempts": result.attempts,
+                    "usage": {
+                        "prompt_tokens": u.prompt_tokens,
+                        "completion_tokens": u.completion_tokens,
+                        "cache_hit_tokens": u.cache_hit_tokens,
+                        "cache_miss_tokens": u.cache_miss_tokens,
                     },
-                    ensure_ascii=False,
-                )
+                },
+                indent=None,
             )
         elif result.error:
             renderer.error(result.error)

@@ -24,7 +24,16 @@ SECTION_LABELS = {
 def _place(loaded, demo: bool):
     from pixiu_cli.services.documents import BackupPlace
 
-    return BackupPlace(loaded.home / "backups", "pixiu-demo" if demo else "pixiu")
+    return BackupPlace(loaded.home / "backups", "pixiu-demo" if demo else "pixiu", loaded.backups_kept)
+
+
+def _tidied(shown, saved) -> None:
+    """Say what tidying the backups folder removed: nothing of the user's goes unannounced."""
+    if saved.cleaned:
+        shown.dim(f"已清理中断的备份残留文件 {len(saved.cleaned)} 个：{'、'.join(p.name for p in saved.cleaned)}")
+    if saved.pruned:
+        names = "、".join(p.name for p in saved.pruned)
+        shown.dim(f"已删除较旧的备份 {len(saved.pruned)} 个（只保留最新 {saved.kept} 个，见 [backup] keep）：{names}")
 
 
 def _merge_lines(result) -> tuple[list[str], list[str]]:
@@ -71,7 +80,10 @@ def import_data(
             common.now(),
             replace=replace,
             place=_place(loaded, demo),
-            on_backup=lambda saved: shown.info(f"已备份当前数据库到 {saved}（pixiu restore 该文件可还原）"),
+            on_backup=lambda saved: (
+                shown.info(f"已备份当前数据库到 {saved}（pixiu restore 该文件可还原）"),
+                _tidied(shown, saved),
+            ),
         )
     if done.replaced:
         counts = "，".join(f"{name} {count}" for name, count in done.counts.items())
@@ -105,7 +117,9 @@ def export_data(
         shown.warn(f"导出：{note}")
     if output:
         try:
-            Path(output).write_text(text + "\n", encoding="utf-8")
+            from pixiu_cli.resources import write_private
+
+            write_private(Path(output), (text + "\n").encode("utf-8"))
         except OSError as exc:
             raise common.CliError(f"无法写入 {output}：{exc.strerror or type(exc).__name__}") from None
         shown.info(f"已导出到 {output}")
@@ -120,28 +134,49 @@ def backup_command(demo: common.DemoOpt = False) -> None:
     loaded = common.settings()
     with common.database(demo) as db:
         saved = backup(db, _place(loaded, demo), common.now())
-    common.renderer().info(f"已备份到 {saved}")
+    shown = common.renderer()
+    shown.info(f"已备份到 {saved}")
+    _tidied(shown, saved)
 
 
 def restore_command(
-    file: Annotated[str, typer.Argument(help="pixiu backup 写出的备份文件")], demo: common.DemoOpt = False
+    file: Annotated[str | None, typer.Argument(help="pixiu backup 写出的备份文件")] = None,
+    salvage: Annotated[bool, typer.Option("--salvage", help="数据库损坏时：抢救能读出的数据到新数据库")] = False,
+    demo: common.DemoOpt = False,
 ) -> None:
-    """用备份文件还原数据库（先检查文件，并先备份当前数据库）。"""
+    """用备份文件还原数据库（先检查文件，并先备份当前数据库；当前数据库损坏时先把它移到 backups/）。"""
     from pathlib import Path
 
     from pixiu_cli.services.documents import restore
 
     loaded = common.settings()
     shown = common.renderer()
+    if salvage == (file is not None):
+        raise common.CliError("用法：pixiu restore FILE（从备份还原）或 pixiu restore --salvage（抢救损坏的数据库）")
+    if salvage:
+        _salvage(shown, loaded, demo)
+        return
     source = Path(file)
     restore(
         common.db_path(loaded, demo),
         source,
         _place(loaded, demo),
         common.now(),
-        on_backup=lambda saved: shown.info(f"已先备份当前数据库到 {saved}"),
+        on_backup=lambda saved: (shown.info(f"已先备份当前数据库到 {saved}"), _tidied(shown, saved)),
+        on_set_aside=lambda kept: shown.info(f"当前数据库已损坏，未打开，已移到 {kept}"),
     )
     shown.info(f"已从 {source} 还原数据库")
+
+
+def _salvage(shown, loaded, demo: bool) -> None:
+    from pixiu_cli.services.documents import restore_salvaged
+
+    done = restore_salvaged(common.db_path(loaded, demo), _place(loaded, demo), common.now())
+    shown.info(f"损坏的数据库已移到 {done.damaged}")
+    rows = "，".join(f"{table} {n}" for table, n in sorted(done.salvaged.rows.items()))
+    shown.info(f"已抢救 {done.salvaged.total} 行到新数据库：{rows or '没有能读出的行'}")
+    if done.salvaged.unreadable:
+        shown.warn(f"这些表无法读出：{'、'.join(done.salvaged.unreadable)}")
 
 
 def register(app: typer.Typer) -> None:

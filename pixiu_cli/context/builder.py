@@ -26,6 +26,7 @@ from pixiu_cli.context.block import (
     parsed_digests,
 )
 from pixiu_cli.context.memory import MemoryAssembler, MemoryLimits
+from pixiu_cli.context.oversize import clipped_message
 from pixiu_cli.context.values import text
 from pixiu_cli.context.withdrawals import withdrawn_section
 from pixiu_cli.market.trading_days import SHANGHAI
@@ -104,7 +105,7 @@ def sent_back(messages: list[dict]) -> list[dict]:
 def _messages(turns: list[Turn], keep_context_blocks: bool) -> list[dict]:
     """The turns' messages as they were sent, each turn's reasoning as `sent_back` keeps it."""
     return [
-        message
+        clipped_message(message)
         for turn in turns
         for message in sent_back(turn.messages)
         if keep_context_blocks or not is_context_message(message)
@@ -221,7 +222,7 @@ class ContextBuilder:
     def carried_later(self, messages: list[dict]) -> list[dict]:
         """Of a turn's messages, those later requests will carry: under "drop" earlier
         [上下文信息] blocks are not sent."""
-        return [m for m in messages if self.history_blocks != "drop" or not is_context_message(m)]
+        return [clipped_message(m) for m in messages if self.history_blocks != "drop" or not is_context_message(m)]
 
     def build_messages(
         self,

@@ -25,7 +25,7 @@ from pixiu_cli.context.block import BlockItem, MemoryId, Section
 from pixiu_cli.context.clock import market_state
 from pixiu_cli.context.freshness import FreshnessRule, stale_label
 from pixiu_cli.context.layers import layer_for
-from pixiu_cli.context.quoting import defuse, quote_data
+from pixiu_cli.context.quoting import ENGINE_STRATEGIES, SIGNAL_DIRECTIONS, defuse, label, period_label, quote_data
 from pixiu_cli.context.values import UNKNOWN_DAY, day, show_number, show_pct, show_price, show_signed
 from pixiu_cli.domain.investor import Alert, Decision, Holding, MemoryEvent, NewsItem, Profile, Report, Signal
 from pixiu_cli.domain.vocabulary import NOTE_KIND_NAMES, NOTE_NAME, SIDE_NAMES
@@ -93,7 +93,7 @@ def _shown_day(stamp) -> str:
 
 
 def _role(value: str | None) -> str:
-    return ROLE_NAMES.get(value or "", defuse(value or "") or "未知定位")
+    return ROLE_NAMES.get(value or "", label(value) if value else "未知定位")
 
 
 def _finite(value: float | None) -> float | None:
@@ -108,8 +108,8 @@ def _names(holding: Holding) -> str:
 @lru_cache(maxsize=4096)
 def _names_text(symbol: str, name: str, short_names: tuple[str, ...]) -> str:
     """Remembered: the same holdings are listed on every turn, hundreds of them."""
-    alias = f"（简称：{'、'.join(defuse(n) for n in short_names)}）" if short_names else ""
-    return f"{defuse(symbol)} {defuse(name)}{alias}"
+    alias = f"（简称：{'、'.join(label(n) for n in short_names)}）" if short_names else ""
+    return f"{defuse(symbol)} {label(name)}{alias}"
 
 
 @lru_cache(maxsize=4096)
@@ -122,7 +122,9 @@ def _holding_text(h: Holding, profile: Profile | None = None) -> str:
 def _profile_brief(p: Profile) -> str:
     """The headline figures on the holding's own line, so a portfolio question the intent
     model missed still sees them (graceful degradation; the overview has the rest)."""
-    return f" · {defuse(p.strategy)} 年化{_short_pct(p.annual_return)} 回撤{_short_pct(p.max_drawdown)}"
+    return (
+        f" · {label(p.strategy, ENGINE_STRATEGIES)} 年化{_short_pct(p.annual_return)} 回撤{_short_pct(p.max_drawdown)}"
+    )
 
 
 def _short_pct(value: float | None) -> str:
@@ -149,6 +151,8 @@ def _value_text(v) -> str:
     """A holding's valuation on real prices, with the as-of date of the close it uses."""
     if v is None:
         return " · 无行情数据"
+    if not v.priced:
+        return f" · 无行情数据，按成本计市值 {show_number(round(v.market_value, 2))} · 仓位 {v.weight * 100:.1f}%"
     fresh = "" if not v.stale_days else f"，已过期 {v.stale_days} 个交易日"
     shares = f" · 送转后 {show_number(v.shares)} 股" if v.shares != v.recorded_shares else ""
     cash = f" · 已派现 {show_number(v.cash_received)}" if v.cash_received else ""
@@ -159,26 +163,42 @@ def _value_text(v) -> str:
     )
 
 
-def _concentration_items(valuation) -> tuple[BlockItem, ...]:
-    c = valuation.concentration if valuation else None
-    if c is None:
-        return ()
+def _assets_text(valuation) -> str:
+    """What the weights are shares of: total assets with the cash, else the stocks alone."""
+    stocks = show_number(round(valuation.total_value, 2))
+    at_cost = f"，其中 {valuation.unpriced} 只无行情按成本计" if valuation.unpriced else ""
+    cash = valuation.cash
+    label = valuation.cost_label
+    cost = f"；由成交记录推算的持仓，成本为{label}" if label and cash is not None else ""
+    if cash is None:
+        return f"股票市值 {stocks}（全部持仓{at_cost}；现金未知，仓位按股票市值计）"
     return (
-        BlockItem(
-            f"组合市值 {show_number(round(valuation.total_value, 2))}（有行情的持仓）；集中度：最大仓位 "
-            f"{c.largest_symbol} {c.largest_weight * 100:.1f}%，前三 {c.top3_weight * 100:.1f}%，HHI {c.hhi:.2f}",
-            "事实",
-        ),
+        f"总资产 {show_number(round(valuation.total_assets, 2))} = 股票市值 {stocks}（全部持仓{at_cost}）"
+        f" + 现金 {show_number(round(cash.amount, 2))}（截至 {cash.as_of}）；仓位按总资产计{cost}"
     )
+
+
+def _concentration_items(valuation) -> tuple[BlockItem, ...]:
+    if valuation is None or not valuation.holdings:
+        return ()
+    c = valuation.concentration
+    text = _assets_text(valuation)
+    if c is not None:
+        text += (
+            f"；集中度：最大仓位 {c.largest_symbol} {c.largest_weight * 100:.1f}%，前三 {c.top3_weight * 100:.1f}%，"
+            f"HHI {c.hhi:.2f}（按股票市值）"
+        )
+    return (BlockItem(text, "事实"),)
 
 
 @lru_cache(maxsize=4096)
 def _profile_text(profile: Profile, name: str) -> str:
     symbol = defuse(profile.symbol)
-    label = f"{symbol} {defuse(name)}" if name else symbol
-    parts = [f"{label} 回测画像：策略 {defuse(profile.strategy) or '未知'}"]
+    named = f"{symbol} {label(name)}" if name else symbol
+    strategy = label(profile.strategy, ENGINE_STRATEGIES) if profile.strategy else "未知"
+    parts = [f"{named} 回测画像：策略 {strategy}"]
     if profile.period:
-        parts.append(f"区间 {defuse(profile.period)}")
+        parts.append(f"区间 {period_label(profile.period)}")
     sharpe = show_number(profile.sharpe)
     parts.append(
         f"年化 {show_pct(profile.annual_return)}，最大回撤 {show_pct(profile.max_drawdown)}，"
@@ -193,7 +213,7 @@ def _profile_text(profile: Profile, name: str) -> str:
 
 
 def _note_item(note: MemoryEvent) -> BlockItem:
-    kind = NOTE_KIND_NAMES.get(note.note_kind or "", defuse(note.note_kind or "") or NOTE_NAME)
+    kind = NOTE_KIND_NAMES.get(note.note_kind or "", label(note.note_kind) if note.note_kind else NOTE_NAME)
     about = f"（{defuse(note.symbol)}）" if note.symbol else ""
     return BlockItem(
         f"{kind}{about}：{quote_data(note.text)}",
@@ -205,9 +225,9 @@ def _note_item(note: MemoryEvent) -> BlockItem:
 
 def _decision_item(d: Decision, held: dict[str, Holding], returns: tuple = (None, None)) -> BlockItem:
     symbol = d.symbol
-    name = f" {defuse(held[symbol].name)}" if symbol in held else ""
+    name = f" {label(held[symbol].name)}" if symbol in held else ""
     reason = f"，理由 {quote_data(d.reason)}" if d.reason else ""
-    side = SIDE_NAMES.get(d.side, defuse(d.side) or "操作")
+    side = SIDE_NAMES.get(d.side, label(d.side) if d.side else "操作")
     return BlockItem(
         f"{side} {defuse(symbol)}{name} {show_number(d.quantity)} 股 @ {show_price(d.price)}{reason}"
         f"{_outcome_text(side, returns)}",
@@ -392,7 +412,7 @@ class MemoryAssembler:
         if not persona:
             return []
         as_of = self.domain.persona_updated_at()
-        content = "；".join(f"{defuse(k)}：{quote_data(v)}" for k, v in persona.items())
+        content = "；".join(f"{label(k)}：{quote_data(v)}" for k, v in persona.items())
         item = BlockItem(
             content, "事实", _shown_day(as_of), None, stale_label(day(as_of), today, self.limits.rule("persona"))
         )
@@ -440,7 +460,7 @@ class MemoryAssembler:
         items = list(_fresh_first(items))
         if not profile and not signal:
             items.insert(0, BlockItem(f"数据库中没有 {symbol} 的画像和信号"))
-        title = f"标的上下文：{symbol} {defuse(name)}".rstrip()
+        title = f"标的上下文：{symbol} {label(name) if name else ''}".rstrip()
         return Section(f"symbol:{symbol}", title, tuple(items), PRIORITY["symbol"])
 
     def _holding_link_item(self, holding: Holding | None, today: date) -> BlockItem:
@@ -476,7 +496,7 @@ class MemoryAssembler:
     def _signal_item(self, signal: Signal, today: date) -> BlockItem:
         # components is a JSON object: its values any JSON value, shown as written (null blank)
         parts = "、".join(f"{k} {'' if v is None else v}" for k, v in signal.components.items())
-        direction = defuse(signal.direction or "")
+        direction = label(signal.direction, SIGNAL_DIRECTIONS) if signal.direction else ""
         return BlockItem(
             f"融合信号 {show_signed(signal.score)}{' ' + direction if direction else ''}"
             + (f"（{quote_data(parts)}）" if parts else ""),
@@ -504,7 +524,7 @@ def _holding_item(
 @lru_cache(maxsize=4096)
 def _overview_item(h: Holding, p: Profile | None, share: str, today: date, rule: FreshnessRule) -> BlockItem:
     if p is None:
-        return BlockItem(f"{defuse(h.symbol)} {defuse(h.name)}：数据库中没有回测画像{share}")
+        return BlockItem(f"{defuse(h.symbol)} {label(h.name)}：数据库中没有回测画像{share}")
     return BlockItem(
         _profile_text(p, h.name) + f"；当前定位 {_role(h.role)}{share}",
         layer_for("backtest_profile"),

@@ -111,3 +111,26 @@ def defuse(text: str) -> str:
 def quote_data(text: str) -> str:
     """Render stored text as one quoted, inert line: 「…」. See the module docstring."""
     return OPEN_QUOTE + defuse(text) + CLOSE_QUOTE
+
+
+# The backtest engine's strategy names (pixiu_cli/analytics/strategies.py; a test keeps the
+# two equal), shown bare; any other strategy must be one plain word to be shown bare too.
+ENGINE_STRATEGIES = frozenset({"买入持有", "MA20/MA60 趋势", "20 日突破", "RSI 均值回归"})
+SIGNAL_DIRECTIONS = frozenset({"偏多", "偏空", "中性", "看多", "看空", "bullish", "bearish", "neutral"})
+# One plain word: Chinese characters, letters, digits and the * and - of names like *ST东电
+# or 三六零-U. Separators (· ， ； ： %), spaces and quotes, which a forged label needs to
+# look like figures of its own, make a label quoted instead.
+_PLAIN_WORD = re.compile(r"[\u4e00-\u9fffA-Za-z0-9*\-]{1,12}")
+_PERIOD = re.compile(r"\d{4}(?:[-/.]\d{1,2}){0,2}\s*(?:~|～|至|到|-|—)\s*\d{4}(?:[-/.]\d{1,2}){0,2}")
+
+
+def label(text: str, known: frozenset[str] = frozenset()) -> str:
+    """A stored label (a name, a strategy, a direction, a persona key) bare when it is one of
+    the `known` words or one plain word, else quoted like any stored text: a holding named
+    "贵州茅台 · 核心仓 · 100,000 股" must not read as figures of the block's own."""
+    return text if text in known or _PLAIN_WORD.fullmatch(text) else quote_data(text)
+
+
+def period_label(text: str) -> str:
+    """A backtest period bare when it is a date range (2021-01~2026-10), else quoted."""
+    return text if _PERIOD.fullmatch(text) else quote_data(text)

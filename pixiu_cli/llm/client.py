@@ -21,6 +21,7 @@ from pixiu_cli.llm.types import CallOutcome, ChatRequest, LLMError
 DROPPED = "回复中途断开（连接提前结束），已保存收到的部分。"
 BAD_KEY = "API key 含有换行、控制字符或非 ASCII 字符（多半是复制时带入的），请检查 DEEPSEEK_API_KEY / PIXIU_API_KEY 或 config.toml。"
 MALFORMED = "模型服务返回了无法解析的数据（{cause}），已保存收到的部分。"
+UNDECODABLE = "模型服务的回复无法解压（声明为压缩数据，内容却不是；多半是代理配置有误），已保存收到的部分。"
 HTML_PAGE = (
     "模型服务地址返回的是一个网页（HTML），不是 API 回复：多半是需要登录的 Wi-Fi 或代理页面，"
     "请检查网络或 PIXIU_BASE_URL。"
@@ -122,14 +123,21 @@ class ChatClient:
         return body
 
     def stream(
-        self, request: ChatRequest, outcome: CallOutcome, retries_used: int = 0, body: dict | None = None
+        self,
+        request: ChatRequest,
+        outcome: CallOutcome,
+        retries_used: int = 0,
+        body: dict | None = None,
+        deadline: float | None = None,
     ) -> Iterator[tuple[str, str]]:
         """Yield ("reasoning" | "text", delta) while filling `outcome`, and ("retry", line)
         before each new attempt. Raises LLMError (with `after_output` set if part of the
         reply had been yielded: that call is not retried here). `retries_used`: attempts
         already spent on this request by the caller, which count against the same budget.
         `body`: `body_for(request)` when the caller has built it already, with its JSON in
-        `outcome.request_json`, so that a call builds its body once."""
+        `outcome.request_json`, so that a call builds its body once. `deadline`: the
+        time.monotonic() by which the caller's whole command must end (else the deadline
+        setting from now)."""
         if body is None:
             body = self.body_for(request)
             # Until the HTTP layer reports the real bytes, keep the bytes we asked the SDK to send.
@@ -138,7 +146,8 @@ class ChatClient:
             # httpx would fail to encode the header: 'UnicodeEncodeError' or a connection error.
             raise LLMError(BAD_KEY, kind="config")
         started = time.perf_counter()
-        deadline = time.monotonic() + self.policy.deadline_seconds
+        if deadline is None:
+            deadline = time.monotonic() + self.policy.deadline_seconds
         retries = retries_used
         try:
             while True:
@@ -202,6 +211,9 @@ class ChatClient:
         except httpx2.TransportError:
             # The connection closed in the middle of the body (RemoteProtocolError, a reset).
             raise LLMError(DROPPED, kind="dropped") from None
+        except httpx2.DecodingError:
+            # Content-Encoding: gzip over a body that is not gzip (a misconfigured proxy)
+            raise LLMError(UNDECODABLE, kind="malformed") from None
 
     def _deadline_error(self) -> LLMError:
         return LLMError(DEADLINE.format(seconds=self.policy.deadline_seconds), kind="deadline")
@@ -212,9 +224,14 @@ class ChatClient:
             yield from self._read_plain(http, content_type, outcome, deadline)
             return
         state, decoder = wire.StreamState(), wire.SSEDecoder()
+        first = True
         for data in http.iter_bytes():
             if time.monotonic() > deadline:
                 raise self._deadline_error()
+            if first and data.strip():
+                first = False
+                if wire.looks_like_html("", data[:512]):
+                    raise LLMError(HTML_PAGE, kind="html")  # a login page labelled as a stream
             yield from self._events(decoder.feed(data), outcome, state)
             if state.done:
                 break

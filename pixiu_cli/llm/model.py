@@ -79,7 +79,12 @@ class ChatModel(Protocol):
     def body_for(self, request: ChatRequest) -> dict: ...
 
     def stream(
-        self, request: ChatRequest, outcome: CallOutcome, retries_used: int = 0, body: dict | None = None
+        self,
+        request: ChatRequest,
+        outcome: CallOutcome,
+        retries_used: int = 0,
+        body: dict | None = None,
+        deadline: float | None = None,
     ) -> Iterator[StreamEvent]: ...
 
     def warm(self) -> None: ...

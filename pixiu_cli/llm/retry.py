@@ -35,7 +35,9 @@ def parse_retry_after(headers) -> float | None:
             seconds = float(value) / divisor
         except ValueError:
             continue
-        return seconds if math.isfinite(seconds) and seconds >= 0 else MAX_RETRY_AFTER + 1
+        if math.isnan(seconds) or seconds < 0:
+            return None  # a value no server means (Retry-After: -5): our own backoff instead
+        return seconds if math.isfinite(seconds) else MAX_RETRY_AFTER + 1
     raw = headers.get("retry-after")
     parsed = email.utils.parsedate_tz(raw) if raw else None
     if parsed is None:

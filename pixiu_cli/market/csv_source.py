@@ -18,10 +18,13 @@ import io
 import math
 import re
 from dataclasses import dataclass
+from datetime import date, datetime
 from pathlib import Path
 
 from pixiu_cli.domain.market import Bar, CorporateAction
+from pixiu_cli.domain.plausible import action_problem, calendar_date, market_date_problem, price_problem
 from pixiu_cli.errors import UserError
+from pixiu_cli.market.trading_days import SHANGHAI
 
 VOLUME_UNITS = ("auto", "shares", "lots")
 
@@ -92,21 +95,25 @@ def _split(line: str) -> list[str]:
 
 
 def _date(text: str) -> str | None:
-    if (
-        len(text) == 10
-        and text[4] == "-" == text[7]
-        and "01" <= text[5:7] <= "12"
-        and "01" <= text[8:] <= "31"
-        and text[:4].isdigit()
-    ):
-        return text  # the common spelling, without the regex
+    """The row's date as YYYY-MM-DD, or None when it is not a day the calendar has."""
+    if len(text) == 10 and text[4] == "-" == text[7]:
+        return text if calendar_date(text) else None  # the common spelling, without the regex
     m = _DATE.fullmatch(text.strip())
     if not m:
         return None
     y, mo, d = (int(g) for g in m.groups())
-    if not (1 <= mo <= 12 and 1 <= d <= 31):
-        return None
-    return f"{y:04d}-{mo:02d}-{d:02d}"
+    spelled = f"{y:04d}-{mo:02d}-{d:02d}"
+    return spelled if calendar_date(spelled) else None
+
+
+def _market_day(text: str, line_no: int, where: str = "") -> str:
+    day = _date(text)
+    if day is None:
+        raise CsvImportError(f"{where}第 {line_no} 行：日期「{text[:20]}」无法识别（应为有效的 YYYY-MM-DD 日期）")
+    problem = market_date_problem(date.fromisoformat(day), datetime.now(SHANGHAI).date())
+    if problem:
+        raise CsvImportError(f"{where}第 {line_no} 行：{problem}")
+    return day
 
 
 def _number(text: str, what: str, line_no: int, *, allow_empty: bool = False) -> float | None:
@@ -149,15 +156,15 @@ def _volume_unit(cells: list[str], mapping: dict[str, int], shape: str, requeste
 
 
 def _row(cells: list[str], m: dict[str, int], line_no: int, lots: bool, tushare: bool) -> Bar:
-    date = _date(cells[m["date"]])
-    if date is None:
-        raise CsvImportError(f"第 {line_no} 行：日期「{cells[m['date']][:20]}」无法识别（应为 YYYY-MM-DD）")
+    date = _market_day(cells[m["date"]], line_no)
     o = _number(cells[m["open"]], "开盘价", line_no)
     h = _number(cells[m["high"]], "最高价", line_no)
     lo = _number(cells[m["low"]], "最低价", line_no)
     c = _number(cells[m["close"]], "收盘价", line_no)
     if not (lo <= o <= h and lo <= c <= h) or c <= 0:
         raise CsvImportError(f"第 {line_no} 行（{date}）：价格不自洽（最低 {lo} 最高 {h} 开 {o} 收 {c}）")
+    if problem := price_problem(h):
+        raise CsvImportError(f"第 {line_no} 行（{date}）：最高价 {problem}")
     volume = _number(cells[m["volume"]], "成交量", line_no) * (100 if lots else 1)
     amount = _number(cells[m["amount"]], "成交额", line_no, allow_empty=True) if "amount" in m else None
     if amount is not None and tushare:
@@ -274,12 +281,12 @@ def parse_actions(text: str, symbol: str, *, source: str = "import", at: str | N
             continue
         if len(cells) < 3:
             raise CsvImportError(f"除权除息文件第 {line_no} 行：需要 3 列")
-        ex_date = _date(cells[0])
-        if ex_date is None:
-            raise CsvImportError(f"除权除息文件第 {line_no} 行：日期「{cells[0][:20]}」无法识别")
+        ex_date = _market_day(cells[0], line_no, "除权除息文件")
         cash = _number(cells[1] or "0", "每股派现", line_no)
         shares = _number(cells[2] or "0", "每股送转", line_no)
         if cash == 0 and shares == 0:
             raise CsvImportError(f"除权除息文件第 {line_no} 行：派现和送转都为 0")
+        if problem := action_problem(cash, shares, None):
+            raise CsvImportError(f"除权除息文件第 {line_no} 行（{ex_date}）：{problem}")
         actions.append(CorporateAction(symbol, ex_date, cash, shares, None, source, "cash_shares", at))
     return actions

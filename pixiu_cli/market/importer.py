@@ -3,11 +3,13 @@ store as unadjusted bars, with provenance, in one transaction."""
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
 from pathlib import Path
 
 from pixiu_cli.domain.boards import board_for
-from pixiu_cli.domain.market import CorporateAction, SeriesWrite
+from pixiu_cli.domain.market import Bar, CorporateAction, SeriesWrite
+from pixiu_cli.domain.plausible import action_problem
 from pixiu_cli.domain.securities import Security
 from pixiu_cli.market.adjust import ADJUST_MODES, unadjust
 from pixiu_cli.market.csv_source import CsvImportError, ParsedBars, check_title, parse_actions, parse_bars, read_text
@@ -25,6 +27,16 @@ class ImportResult:
     parsed: ParsedBars
     actions: list[CorporateAction]
     suspects: list[SuspectGap]
+
+
+def _check_actions_against_prices(actions: list[CorporateAction], bars: list[Bar]) -> None:
+    """A dividend is paid out of the price: ¥1,000 on a ¥10 stock is a typo, not an action."""
+    dates = [b.date for b in bars]
+    for action in actions:
+        before = bisect_left(dates, action.ex_date)
+        close = bars[before - 1].close if before else None
+        if problem := action_problem(action.cash_per_share, action.shares_per_share, close):
+            raise CsvImportError(f"除权除息 {action.ex_date}：{problem}")
 
 
 def import_csv(
@@ -47,6 +59,7 @@ def import_csv(
     if adjusted != "none" and not actions:
         raise CsvImportError(f"{adjusted} 复权数据需要 --actions 才能还原为不复权价格（pixiu 只存不复权数据）")
     bars = unadjust(parsed.bars, actions, adjusted)
+    _check_actions_against_prices(actions, bars)
     suspects = suspect_gaps(symbol, bars, actions)
     market.write_series(
         SeriesWrite(

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from pixiu_cli.domain.market import Bar, SeriesWrite
+from pixiu_cli.domain.plausible import price_problem
 from pixiu_cli.market.calendar import calendar_mismatches
 from pixiu_cli.market.gaps import SuspectGap, suspect_gaps
 from pixiu_cli.market.security_master import refresh_master
@@ -46,7 +47,13 @@ def sync_symbol(market: MarketStore, source: PriceSource, symbol: str, since: st
     start, end = _start(market, symbol, since, today), today.isoformat()
     if start > end:
         return SyncOutcome(symbol)
-    bars = source.daily_bars(symbol, start, end)
+    # a source answers for the days asked: a bar dated 9999-12-31 (or 2100) is not one of them
+    bars = [b for b in source.daily_bars(symbol, start, end) if start <= b.date <= end]
+    problem = next((f"{b.date} 最高价 {p}" for b in bars if (p := price_problem(b.high))), None)
+    if problem:
+        error = f"{source.name} 返回了不可能的行情（{problem}），未保存"
+        market.mark_failed(symbol, error, now.isoformat(timespec="seconds"))
+        return SyncOutcome(symbol, error=error)
     first_stored = market.series([symbol])[0].first or start
     actions = source.actions(symbol, min(first_stored, start), end)
     market.write_series(

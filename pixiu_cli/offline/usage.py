@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from pixiu_cli.llm import template
 from pixiu_cli.llm.template import render_completion
-from pixiu_cli.tokens import encode
+from pixiu_cli.tokens import EXACT_COUNT_CHARS, encode, estimated_tokens
 
 if TYPE_CHECKING:
     from .cache import PrefixCache
@@ -83,13 +83,16 @@ def account_call(
     """Usage for one call, with the prefix cache consulted and updated (a cut-off answer
     caches only the prompt). The HTTP server and the in-process model both count here."""
     input_tokens = prompt_tokens(prompt)
-    output_tokens = prompt_tokens(render_completion(reply.text, reply.reasoning, reply.tool_calls))
+    completion = render_completion(reply.text, reply.reasoning, reply.tool_calls)
+    # a reply of megabytes is counted by estimate (as the client counts it) and not cached
+    huge = len(completion) > EXACT_COUNT_CHARS
+    output_tokens = [] if huge else prompt_tokens(completion)
     cached = cache.lookup(api_key, input_tokens)
-    cache.store(api_key, input_tokens if truncated else input_tokens + output_tokens)
+    cache.store(api_key, input_tokens if truncated or huge else input_tokens + output_tokens)
     return build_usage(
         cache.profile,
         len(input_tokens),
-        len(output_tokens),
+        estimated_tokens(completion) if huge else len(output_tokens),
         cached,
         reasoning_tokens=len(encode(reply.reasoning)) if reply.reasoning else 0,
     )

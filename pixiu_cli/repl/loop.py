@@ -6,6 +6,7 @@ import re
 
 from pixiu_cli.errors import UserError
 from pixiu_cli.repl import (  # noqa: F401  (importing registers the commands)
+    account_commands,
     alias_commands,
     analytics_commands,
     builtin_commands,
@@ -49,7 +50,10 @@ def run_repl(state: ReplState, **prompt_io) -> None:
     warmup = Warmup(state.app.agent.client)
     while True:
         try:
-            line = session.prompt(PROMPT, pre_run=lambda: _pre_run(session, state, warmup), **_toolbar(session, state))
+            retype, state.retype = state.retype, ""
+            line = session.prompt(
+                PROMPT, default=retype, pre_run=lambda: _pre_run(session, state, warmup), **_toolbar(session, state)
+            )
         except KeyboardInterrupt:
             had_text = bool(session.default_buffer.text.strip())
             if armed_exit and not had_text:
@@ -61,6 +65,10 @@ def run_repl(state: ReplState, **prompt_io) -> None:
         except EOFError:
             break
         armed_exit = False
+        if session.history.failed_once():
+            state.renderer.warn(
+                f"输入历史无法写入 {state.app.settings.history_path}（磁盘已满或只读？）：本次会话照常进行"
+            )
         if not line.strip():
             continue
         if _UNDECODABLE.search(line):

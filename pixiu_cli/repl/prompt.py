@@ -53,10 +53,33 @@ def _private_file(path: Path) -> None:
         pass  # FileHistory reports a real problem when it writes
 
 
+class _KeptHistory(FileHistory):
+    """FileHistory that survives a file it cannot write (a full disk, a read-only home): the
+    error once escaped into prompt_toolkit's event loop as a raw traceback and discarded the
+    question. The REPL says so once (`failed_once`)."""
+
+    def __init__(self, filename: str):
+        super().__init__(filename)
+        self._failed, self._said = False, False
+
+    def store_string(self, string: str) -> None:
+        try:
+            super().store_string(string)
+        except OSError:
+            self._failed = True
+
+    def failed_once(self) -> bool:
+        """True the first time after a write failed, then False."""
+        if self._failed and not self._said:
+            self._said = True
+            return True
+        return False
+
+
 def make_prompt_session(history_path: Path, command_names: Callable[[], Iterable[str]], **io) -> PromptSession:
     _private_file(history_path)
     return PromptSession(
-        history=FileHistory(str(history_path)),
+        history=_KeptHistory(str(history_path)),
         multiline=True,
         key_bindings=_key_bindings(),
         completer=SlashCompleter(command_names),

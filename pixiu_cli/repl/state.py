@@ -30,6 +30,7 @@ class ReplState:
     clock: Callable[[], datetime] = field(default_factory=lambda: _beijing_now)  # the market checks' now
     offered_session: str | None = None  # the session whose stale data the REPL last offered to sync
     background_sync: object | None = None  # repl/sync_commands.BackgroundSync while one runs
+    retype: str = ""  # a question that could not be stored, put back at the next prompt
 
     def ensure_conversation(self) -> int:
         if self.conversation_id is None:

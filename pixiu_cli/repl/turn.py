@@ -5,12 +5,37 @@ from __future__ import annotations
 
 from pixiu_cli.render import StatusFigures
 from pixiu_cli.repl.state import ReplState
+from pixiu_cli.store.conversations import RestoredElsewhere
+from pixiu_cli.unsent import keep_if_possible, not_stored, sent
 from pixiu_cli.views.presenters import error_line
 
 RETRY_HINT = "输入 /retry 重新生成这一轮（已收到的部分会保留在记录中）。"
 
 
 def run_chat_turn(state: ReplState, text: str) -> None:
+    """A question that cannot be stored (full disk, lock timeout, a restore elsewhere) is kept
+    in PIXIU_HOME/unsent/ as `pixiu ask` keeps it, or, when not even that can be written, put
+    back at the prompt: never discarded."""
+    spool = keep_if_possible(state.app.settings.home, text)
+    try:
+        _run(state, text)
+    except Exception as exc:
+        if not not_stored(exc):
+            sent(spool)
+            raise
+        recover(state, exc)
+        if isinstance(exc, RestoredElsewhere):
+            state.conversation_id = None  # the restored database has its own conversations
+        if spool is not None:
+            state.renderer.dim(f"你的问题已保存在 {spool}（可复制后重新发送）")
+        else:
+            state.retype = text
+            state.renderer.dim("你的问题未能保存，已放回输入框。")
+        return
+    sent(spool)
+
+
+def _run(state: ReplState, text: str) -> None:
     conversation_id = state.ensure_conversation()
     renderer = state.renderer
     try:

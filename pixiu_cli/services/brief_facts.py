@@ -130,7 +130,7 @@ def _reference(market: MarketStore, v: HoldingValue, previous: StoredBrief | Non
 
 
 def _move(market: MarketStore, h: Holding, v: HoldingValue | None, previous: StoredBrief | None) -> HoldingMove:
-    if v is None:
+    if v is None or not v.priced:  # no bars: valued at cost, no move to tell
         return HoldingMove(h.symbol, h.name, h.role, _book_value(h), 0.0)
     move = HoldingMove(
         h.symbol,

@@ -11,10 +11,19 @@ from pathlib import Path
 
 from pixiu_cli.dataset import DatasetError, export_document, load_document
 from pixiu_cli.services.errors import RequestError
-from pixiu_cli.store.backup import backup_database, check_pixiu_database, restore_database
+from pixiu_cli.store.backup import (
+    backup_database,
+    check_pixiu_database,
+    clean_partials,
+    is_damaged,
+    prune_backups,
+    restore_database,
+    set_aside,
+)
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.domain import DomainStore
 from pixiu_cli.store.imports import MergeResult, merge_document
+from pixiu_cli.store.salvage import Salvaged, salvage
 
 SECTIONS = ("holdings", "profiles", "news", "signals", "reports", "decisions", "alerts", "notes")
 
@@ -23,6 +32,18 @@ SECTIONS = ("holdings", "profiles", "news", "signals", "reports", "decisions", "
 class BackupPlace:
     directory: Path  # PIXIU_HOME/backups
     stem: str  # pixiu | pixiu-demo
+    keep: int = 10  # [backup] keep: the newest N stay (0: all)
+
+
+@dataclass(frozen=True)
+class SavedBackup:
+    path: Path
+    pruned: tuple[Path, ...] = ()  # older backups removed to keep the newest `keep`
+    cleaned: tuple[Path, ...] = ()  # partial files interrupted backups had left
+    kept: int = 0  # the [backup] keep setting the pruning followed
+
+    def __str__(self) -> str:
+        return str(self.path)
 
 
 @dataclass(frozen=True)
@@ -40,11 +61,16 @@ class DocumentExport:
     notes: list[str]  # what had to change so it re-imports
 
 
-def backup(db, place: BackupPlace, now: datetime) -> Path:
-    return backup_database(db, place.directory, now, place.stem)
+def backup(db, place: BackupPlace, now: datetime) -> SavedBackup:
+    """A new backup, then the folder tidied: interrupted backups' partial files removed and
+    only the newest `place.keep` backups kept."""
+    path = backup_database(db, place.directory, now, place.stem)
+    cleaned = clean_partials(place.directory)
+    pruned = prune_backups(place.directory, place.stem, place.keep)
+    return SavedBackup(path, tuple(pruned), tuple(cleaned), place.keep)
 
 
-OnBackup = Callable[[Path], None]  # told where the backup went before the change is made
+OnBackup = Callable[[SavedBackup], None]  # told where the backup went before the change is made
 
 
 def import_document(
@@ -66,7 +92,7 @@ def import_document(
         merged = merge_document(db, data)
     _register_securities(db, data)
     counts = {name: len(getattr(data, name)) for name in SECTIONS}
-    return DocumentImport(replace, saved, counts, len(data.persona), merged)
+    return DocumentImport(replace, saved.path if saved else None, counts, len(data.persona), merged)
 
 
 def _register_securities(db, data) -> None:
@@ -83,12 +109,33 @@ def export(db, now: datetime) -> DocumentExport:
     return DocumentExport(json.dumps(document, ensure_ascii=False, indent=2, allow_nan=False), notes)
 
 
-def restore(target: Path, source: Path, place: BackupPlace, now: datetime, on_backup: OnBackup | None = None) -> Path:
+OnSetAside = Callable[[Path], None]  # told where a damaged database was moved
+
+
+def restore(
+    target: Path,
+    source: Path,
+    place: BackupPlace,
+    now: datetime,
+    on_backup: OnBackup | None = None,
+    on_set_aside: OnSetAside | None = None,
+) -> Path:
     """Replace the database at `target` with the backup `source` (checked first); the
-    current database is backed up before. Returns where that backup went."""
+    current database is backed up before, or, when it is damaged, moved into the backups
+    folder without being opened. Returns where the current database went."""
     check_pixiu_database(source)
     if target.exists() and source.resolve() == target.resolve():
         raise RequestError("不能用正在使用的数据库文件还原它自己")
+    if is_damaged(target):
+        kept = set_aside(target, place.directory, now)
+        if on_set_aside:
+            on_set_aside(kept)
+        db = open_database(target)
+        try:
+            restore_database(db, source)
+        finally:
+            db.close()
+        return kept
     db = open_database(target)
     try:
         saved = backup(db, place, now)
@@ -97,4 +144,26 @@ def restore(target: Path, source: Path, place: BackupPlace, now: datetime, on_ba
         restore_database(db, source)
     finally:
         db.close()
-    return saved
+    return saved.path
+
+
+@dataclass(frozen=True)
+class SalvageResult:
+    damaged: Path  # where the damaged file was moved (the rows were read from there)
+    salvaged: Salvaged
+
+
+def restore_salvaged(target: Path, place: BackupPlace, now: datetime) -> SalvageResult:
+    """Move the damaged database at `target` aside and build a new one from every row that
+    can still be read from it."""
+    if not target.exists():
+        raise RequestError(f"找不到数据库 {target}，没有可抢救的内容")
+    if not is_damaged(target):
+        raise RequestError(f"数据库 {target} 完好（quick_check 通过），不需要抢救；要回到备份请用 pixiu restore FILE")
+    kept = set_aside(target, place.directory, now)
+    db = open_database(target)
+    try:
+        salvaged = salvage(kept, db)
+    finally:
+        db.close()
+    return SalvageResult(kept, salvaged)

@@ -9,6 +9,7 @@ from datetime import datetime
 
 from pixiu_cli.domain.investor import Holding
 from pixiu_cli.market.valuation import PortfolioValue, value_portfolio
+from pixiu_cli.store.account import AccountStore
 from pixiu_cli.store.domain import DomainStore
 from pixiu_cli.store.market import MarketStore
 
@@ -16,10 +17,14 @@ from pixiu_cli.store.market import MarketStore
 @dataclass(frozen=True)
 class HoldingsNow:
     holdings: list[Holding]
-    valuation: PortfolioValue  # the holdings with stored bars, on real prices
-    cash: float | None = None  # None: not known (the holdings store keeps no cash)
+    valuation: PortfolioValue  # every holding: on real prices, or at cost (priced False) without bars
+    cash: float | None = None  # None: not known
 
 
 def holdings_now(db, now: datetime) -> HoldingsNow:
+    """The holdings, valued with the account's cash (a statement's 资金余额 or `pixiu cash
+    set`, moved by the trades told since) when it is known."""
     holdings = DomainStore(db).holdings()
-    return HoldingsNow(holdings, value_portfolio(MarketStore(db), holdings, now))
+    cash = AccountStore(db).current_cash()
+    valuation = value_portfolio(MarketStore(db), holdings, now, cash)
+    return HoldingsNow(holdings, valuation, cash.amount if cash else None)

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from datetime import datetime
 from pathlib import Path
 
 from sqlite_utils import Database
 
+from pixiu_cli.store.damage import DamagedDatabase, backup_name, damaged_message, quick_check
 from pixiu_cli.store.database import StoreError
 from pixiu_cli.store.schema import migrations
 
@@ -20,7 +22,11 @@ _REQUIRED_TABLES = {"conversations", "turns", "calls", "holdings", "memory_event
 
 
 def backup_database(db: Database, directory: Path, at: datetime, stem: str = "pixiu") -> Path:
-    """Write a self-contained copy of `db` to `directory/<stem>-YYYYmmdd-HHMMSS.db` (0600)."""
+    """Write a self-contained copy of `db` to `directory/<stem>-YYYYmmdd-HHMMSS.db` (0600).
+    A damaged database is refused: its copy would be as damaged, and look like a good backup."""
+    verdict = _checked(db)
+    if verdict != "ok":
+        raise DamagedDatabase(damaged_message(_path_of(db), verdict))
     try:
         directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         target = directory / f"{stem}-{at:%Y%m%d-%H%M%S}.db"
@@ -42,6 +48,90 @@ def backup_database(db: Database, directory: Path, at: datetime, stem: str = "pi
         partial.rename(target)
     except (OSError, sqlite3.Error) as exc:
         raise StoreError(f"无法写入备份到 {directory}：{_reason(exc)}") from None
+    return target
+
+
+# A backup still being written by another process is younger than this; an older partial
+# file is what an interrupted backup left behind.
+PARTIAL_AGE_SECONDS = 600
+
+
+def clean_partials(directory: Path) -> list[Path]:
+    """Remove what interrupted backups left (`*.db.partial` and its `-journal`): tens of MB
+    each, never of use."""
+    removed = []
+    cutoff = time.time() - PARTIAL_AGE_SECONDS
+    for path in sorted(directory.glob("*.db.partial*")):
+        try:
+            if path.is_file() and not path.is_symlink() and path.stat().st_mtime < cutoff:
+                path.unlink()
+                removed.append(path)
+        except OSError:
+            continue  # another process took it, or it is not ours to remove
+    return removed
+
+
+def prune_backups(directory: Path, stem: str, keep: int) -> list[Path]:
+    """Remove all but the newest `keep` backups named `<stem>-YYYYmmdd-HHMMSS[-n].db` (0 keeps
+    all); other files in the folder (another stem, a copy the user named) are never touched."""
+    if keep <= 0:
+        return []
+    pattern = backup_name(stem)
+    dated = []
+    for path in directory.iterdir():
+        m = pattern.fullmatch(path.name)
+        if m and path.is_file() and not path.is_symlink():
+            dated.append(((m.group(1), int(m.group(2) or 1)), path))
+    old = [path for _, path in sorted(dated)[:-keep]]
+    removed = []
+    for path in old:
+        try:
+            path.unlink()
+            removed.append(path)
+        except OSError:
+            continue
+    return removed
+
+
+def _checked(db: Database) -> str:
+    try:
+        return str(db.execute("PRAGMA quick_check").fetchone()[0])
+    except sqlite3.DatabaseError as exc:
+        return str(exc)
+
+
+def _path_of(db: Database) -> Path:
+    row = db.execute("PRAGMA database_list").fetchone()
+    return Path(row[2]) if row and row[2] else Path("pixiu.db")
+
+
+def is_damaged(path: Path) -> bool:
+    """The file at `path` is there but not a readable database (0 bytes counts as damaged)."""
+    try:
+        if path.stat().st_size == 0:
+            return True
+    except OSError:
+        return False
+    return quick_check(path) != "ok"
+
+
+def set_aside(path: Path, directory: Path, at: datetime) -> Path:
+    """Move a damaged database (and its -wal; the -shm is only an index) into `directory` as
+    `<stem>-damaged-YYYYmmdd-HHMMSS.db`, without opening it: kept for salvage, out of the way."""
+    try:
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        target = directory / f"{path.stem}-damaged-{at:%Y%m%d-%H%M%S}.db"
+        n = 1
+        while target.exists():
+            n += 1
+            target = directory / f"{path.stem}-damaged-{at:%Y%m%d-%H%M%S}-{n}.db"
+        os.replace(path, target)
+        wal = path.with_name(path.name + "-wal")
+        if wal.exists():
+            os.replace(wal, target.with_name(target.name + "-wal"))
+        path.with_name(path.name + "-shm").unlink(missing_ok=True)
+    except OSError as exc:
+        raise StoreError(f"无法把损坏的数据库移到 {directory}：{_reason(exc)}") from None
     return target
 
 
@@ -82,6 +172,7 @@ def restore_database(db: Database, source: Path) -> None:
     check_pixiu_database(source)
     try:
         before = _versions(db)
+        used = _used_ids(db)
         src = sqlite3.connect(f"{source.resolve().as_uri()}?mode=ro", uri=True)
         try:
             src.backup(db.conn)
@@ -90,11 +181,36 @@ def restore_database(db: Database, source: Path) -> None:
         db.execute("PRAGMA journal_mode = WAL")
         migrations.apply(db)
         _move_versions_past(db, before)
+        _never_reissue(db, used)
     except sqlite3.Error as exc:
         raise StoreError(f"恢复失败：{exc}") from None
 
 
-_VERSION_TABLES = ("portfolio_version", "securities_version")
+_VERSION_TABLES = ("portfolio_version", "securities_version", "restore_generation")
+_MEMORY_TABLES = ("memory_events", "decisions", "alert_rules")  # the ids the user sees: n12, d5, a3
+
+
+def _used_ids(db: Database) -> dict[str, int]:
+    """The largest id each memory table has ever handed out."""
+    tables = set(db.table_names())
+    sequence = (
+        dict(db.execute("select name, seq from sqlite_sequence").fetchall()) if "sqlite_sequence" in tables else {}
+    )
+    return {
+        t: max(sequence.get(t, 0), db.execute(f"select coalesce(max(id), 0) from {t}").fetchone()[0])
+        for t in _MEMORY_TABLES
+        if t in tables
+    }
+
+
+def _never_reissue(db: Database, used: dict[str, int]) -> None:
+    """After a restore, new memories get ids past every id the replaced database used, so
+    an id the user was shown before the restore never names another memory."""
+    for table, seq in used.items():
+        if db.execute("select count(*) from sqlite_sequence where name = ?", [table]).fetchone()[0]:
+            db.execute("update sqlite_sequence set seq = max(seq, ?) where name = ?", [seq, table])
+        else:
+            db.execute("insert into sqlite_sequence (name, seq) values (?, ?)", [table, seq])
 
 
 def _versions(db: Database) -> dict[str, int]:

@@ -12,7 +12,7 @@ from typing import Protocol
 
 from sqlite_utils import Database
 
-from pixiu_cli.store.database import write_transaction
+from pixiu_cli.store.database import StoreError, write_transaction
 from pixiu_cli.store.liveness import owned_by_another_live_process, this_process
 from pixiu_cli.store.requests import pack, request_of
 from pixiu_cli.tokens import count_message_tokens
@@ -190,9 +190,18 @@ def _conversation(row: dict) -> Conversation:
     )
 
 
+class RestoredElsewhere(StoreError):
+    """Another process restored the database from a backup while this one had a turn going."""
+
+
+_SAME_DATABASE = " and (select version from restore_generation where id = 1) is ?"
+RESTORED = "数据库已在另一个终端从备份还原：这一轮没有写入还原后的数据库（以免混进备份里的对话）"
+
+
 class ConversationStore:
     def __init__(self, db: Database):
         self.db = db
+        self._generation: int | None = None  # restore generation the current turn started in
         self._finished: dict[int, tuple[int, str]] = {}  # conversation → (call id, request) last finished here
         self._sent: dict[int, tuple[int, str]] = {}
         self._texts: dict[int, str] = {}  # request written by start_call, so finish_call writes it only if changed
@@ -209,6 +218,20 @@ class ConversationStore:
         return self.db.conn.execute(
             f"insert into {table} ({columns}) values ({marks})", list(values.values())
         ).lastrowid
+
+    def _guarded_insert(self, table: str, values: dict) -> int:
+        """`_insert` made only while the database is the one the turn started in."""
+        if self._generation is None:
+            return self._insert(table, values)
+        marks = ", ".join("?" * len(values))
+        cursor = self.db.conn.execute(
+            f"insert into {table} ({', '.join(values)}) select {marks} where "
+            "(select version from restore_generation where id = 1) is ?",
+            [*values.values(), self._generation],
+        )
+        if cursor.rowcount == 0:
+            raise RestoredElsewhere(RESTORED)
+        return cursor.lastrowid
 
     def _update(self, table: str, row_id: int, values: dict) -> None:
         assignments = ", ".join(f"{column} = ?" for column in values)
@@ -269,14 +292,40 @@ class ConversationStore:
         )
         return [_conversation(r) for r in rows]
 
+    def _restore_generation(self) -> int:
+        row = self.db.conn.execute("select version from restore_generation where id = 1").fetchone()
+        return row[0] if row else 0
+
+    def _guarded(self, sql: str, params: list) -> None:
+        """One write of the turn under way, made only while the database is the one the turn
+        started in: a restore since then would make the turn's ids name the backup's rows.
+        The check is part of the statement (no query of its own on every write)."""
+        if self._generation is None:
+            self.db.conn.execute(sql, params)
+            return
+        cursor = self.db.conn.execute(sql + _SAME_DATABASE, [*params, self._generation])
+        if cursor.rowcount == 0 and self._restore_generation() != self._generation:
+            raise RestoredElsewhere(RESTORED)
+
+    def _guarded_update(self, table: str, row_id: int, values: dict) -> None:
+        assignments = ", ".join(f"{column} = ?" for column in values)
+        self._guarded(f"update {table} set {assignments} where id = ?", [*values.values(), row_id])
+
     # turns ---------------------------------------------------------------------
     def start_turn(self, conversation_id: int, user_text: str) -> Turn:
-        """Commit the user's message before any network call."""
+        """Commit the user's message before any network call. After a restore by another
+        process the first turn is refused once (its conversation may be the backup's now)."""
         stamp = now_iso()
         with write_transaction(self.db):
-            seq = self.db.execute(
-                "select coalesce(max(seq), 0) + 1 from turns where conversation_id = ?", [conversation_id]
-            ).fetchone()[0]
+            seq, generation = self.db.execute(
+                "select coalesce(max(seq), 0) + 1, (select version from restore_generation where id = 1) "
+                "from turns where conversation_id = ?",
+                [conversation_id],
+            ).fetchone()
+            if self._generation is not None and generation != self._generation:
+                self._generation = generation
+                raise RestoredElsewhere(RESTORED.replace("这一轮没有写入", "这个问题没有写入") + "；请重新提问")
+            self._generation = generation
             turn_id = self._insert(
                 "turns",
                 {
@@ -309,7 +358,7 @@ class ConversationStore:
     ) -> None:
         """`block`: the record of the [上下文信息] block among `messages`, if any."""
         with write_transaction(self.db):
-            self._update(
+            self._guarded_update(
                 "turns",
                 turn_id,
                 {
@@ -453,7 +502,7 @@ class ConversationStore:
     ) -> int:
         with write_transaction(self.db):
             base = self._pack_base(conversation_id)
-            call_id = self._insert(
+            call_id = self._guarded_insert(
                 "calls",
                 {
                     "turn_id": turn_id,
@@ -475,7 +524,7 @@ class ConversationStore:
     def save_partial(self, call_id: int, reply_text: str, reasoning_text: str) -> None:
         """What has arrived of a reply still streaming, so a killed process keeps it."""
         with write_transaction(self.db):
-            self.db.execute(
+            self._guarded(
                 "update calls set reply_text = ?, reasoning_text = ? where id = ?",
                 [reply_text, reasoning_text or None, call_id],
             )
@@ -523,7 +572,7 @@ class ConversationStore:
                 base = self._pack_base(conversation_id, before=call_id)
             values.update(pack(request_json, base).columns())
         with write_transaction(self.db):
-            self._update("calls", call_id, values)
+            self._guarded_update("calls", call_id, values)
         if status != "pending" and (request_json or started) is not None:
             self._finished[conversation_id] = (call_id, request_json or started)
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from sqlite_utils import Database
 
 from pixiu_cli.errors import UserError
+from pixiu_cli.store.damage import DamagedDatabase, backups_of, damaged_message, is_damage, quick_check, remember_opened
 from pixiu_cli.store.schema import migrations
 from pixiu_cli.store.template import create_migrated
 from pixiu_cli.store.wal import enable_wal
@@ -63,7 +64,7 @@ def _apply_migrations(db: Database) -> None:
             time.sleep(0.05 * (attempt + 1))
 
 
-def _owner_only(path: Path) -> None:
+def owner_only(path: Path) -> None:
     """The database holds every conversation: create it 0600 (SQLite gives its -wal and -shm
     files the database file's mode) and tighten one left looser by an older version."""
     for file in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
@@ -77,27 +78,82 @@ def _owner_only(path: Path) -> None:
 
 
 def open_database(path: Path, *, migrate: bool = True) -> Database:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.is_symlink():
+        # its permissions would be changed on the target, which may be anywhere: refuse visibly
+        raise StoreError(
+            f"数据库 {path} 是指向 {os.path.realpath(path)} 的符号链接：pixiu 不打开链接的数据库"
+            "（以免改动目标文件的权限）；请把 PIXIU_HOME 设为目标所在目录，或用真实文件替换链接"
+        )
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StoreError(f"无法创建数据目录 {path.parent}：{exc.strerror or exc}") from None
+    _refuse_emptied(path)
     if migrate:
         create_migrated(path)
-    _owner_only(path)
+    owner_only(path)
     try:
-        conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
-        conn.isolation_level = None  # autocommit; every write goes through write_transaction()
-        # No sqlite-utils plugins: loading them scans every installed distribution's entry
-        # points (importlib.metadata) at start-up, and pixiu registers none.
-        db = Database(conn, execute_plugins=False)
-        db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        enable_wal(conn, BUSY_TIMEOUT_MS)
-        db.execute("PRAGMA synchronous = NORMAL")
-        db.execute("PRAGMA foreign_keys = ON")
-        if migrate:
-            _apply_migrations(db)
+        db = _connect(path, migrate)
     except sqlite3.DatabaseError as exc:
         if disk_full(exc):
             raise StoreError(DISK_FULL) from None
+        if is_damage(exc):
+            verdict = quick_check(path)
+            raise DamagedDatabase(damaged_message(path, str(exc) if verdict == "ok" else verdict)) from None
+        if not (path.is_file() and not os.access(path.parent, os.W_OK)):
+            raise StoreError(f"无法打开数据库 {path}：{exc}") from None
+        db = _read_only(path)  # a read-only home: what only reads still works
+    remember_opened(path)
+    return db
+
+
+def _connect(path: Path, migrate: bool) -> Database:
+    conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
+    conn.isolation_level = None  # autocommit; every write goes through write_transaction()
+    # No sqlite-utils plugins: loading them scans every installed distribution's entry
+    # points (importlib.metadata) at start-up, and pixiu registers none.
+    db = Database(conn, execute_plugins=False)
+    db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    enable_wal(conn, BUSY_TIMEOUT_MS)
+    db.execute("PRAGMA synchronous = NORMAL")
+    db.execute("PRAGMA foreign_keys = ON")
+    if migrate:
+        _apply_migrations(db)
+    return db
+
+
+READ_ONLY = "数据目录是只读的（PIXIU_HOME 不可写）：可以查看和导出，但这个操作需要写入，没有完成"
+
+
+def _read_only(path: Path) -> Database:
+    """The database of a home nobody can write (a read-only mount): SQLite cannot create the
+    WAL index there, so the file is opened immutable; any write fails with READ_ONLY."""
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?immutable=1", uri=True, check_same_thread=False)
+        conn.isolation_level = None
+        db = Database(conn, execute_plugins=False)
+        db.execute("select count(*) from sqlite_master").fetchone()
+    except sqlite3.DatabaseError as exc:
         raise StoreError(f"无法打开数据库 {path}：{exc}") from None
     return db
+
+
+def read_only_line(exc: BaseException) -> str | None:
+    """The one line for a write to a database opened read-only."""
+    if isinstance(exc, sqlite3.OperationalError) and "readonly" in str(exc):
+        return READ_ONLY
+    return None
+
+
+def _refuse_emptied(path: Path) -> None:
+    """SQLite takes a 0-byte file for a new, empty database: with backups about, a file that
+    was emptied (a failed copy, a full disk) would silently look like all data gone."""
+    try:
+        emptied = path.stat().st_size == 0  # pixiu writes the header at the first open
+    except OSError:
+        return
+    if emptied and backups_of(path):
+        raise DamagedDatabase(damaged_message(path, "文件为 0 字节"))
 
 
 class CommitRefused(Exception):

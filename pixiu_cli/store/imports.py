@@ -11,6 +11,7 @@ shares is reported."""
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
 
@@ -95,18 +96,34 @@ def _protected(section: str, stored: dict) -> bool:
     return False
 
 
+_DAY_ONLY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def _key_value(value):
+    """One spelling of a moment in a natural key: analytics store a profile's as_of as the
+    day (2022-06-01), an import as its midnight in Shanghai (2022-06-01T00:00:00+08:00), and
+    the two must be one row or every export imported back duplicates them."""
+    if isinstance(value, str) and _DAY_ONLY.fullmatch(value):
+        return f"{value}T00:00:00+08:00"
+    return value
+
+
+def _key(row: dict, spec: _Spec) -> tuple:
+    return tuple(_key_value(row[k]) for k in spec.key)
+
+
 def _merge_rows(db: Database, spec: _Spec, items: list) -> SectionResult:
     """Multiset matching: the n-th file row with a key pairs with the n-th stored row with
     it, so importing the same file twice (or an export) adds nothing."""
     stored = _rows(db, f"select * from {spec.table} {spec.where} order by id")
     by_key: dict[tuple, deque] = defaultdict(deque)
     for row in stored:
-        by_key[tuple(row[k] for k in spec.key)].append(row)
+        by_key[_key(row, spec)].append(row)
     result = SectionResult(conversation=sum(_protected(spec.section, r) for r in stored))
     added = []
     for item in items:
         row = _db_row(spec.section, item)
-        matches = by_key.get(tuple(row[k] for k in spec.key))
+        matches = by_key.get(_key(row, spec))
         if not matches:
             added.append(row)
             continue

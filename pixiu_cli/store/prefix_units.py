@@ -13,6 +13,7 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from pixiu_cli.store.database import owner_only
 from pixiu_cli.store.wal import enable_wal
 
 log = logging.getLogger(__name__)
@@ -62,6 +63,7 @@ class PrefixUnitFile:
         self._busy_timeout_ms = busy_timeout_ms
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
+            owner_only(path)  # 0600, as pixiu.db: it holds the prompts' texts' hashes and times
             self._conn = self._open(path)
         except (sqlite3.OperationalError, OSError) as exc:
             # Locked past the timeout, or not writable: this process keeps its own cache.

@@ -326,4 +326,12 @@ def error_line(exc: BaseException) -> str:
 
     if disk_full(exc):
         return DISK_FULL
-    return lock_timeout_line(exc) or scrub(f"意外错误（{type(exc).__name__}）：{exc}")
+    from pixiu_cli.store.damage import damaged_line
+    from pixiu_cli.store.database import read_only_line
+
+    return (
+        lock_timeout_line(exc)
+        or read_only_line(exc)
+        or damaged_line(exc)
+        or scrub(f"意外错误（{type(exc).__name__}）：{exc}")
+    )

@@ -394,7 +394,7 @@ def test_dead_base_url_is_one_line(online_env):
 
 def test_base_url_without_scheme_is_one_line(online_env):
     done = pixiu_in_process(dict(online_env, PIXIU_BASE_URL="localhost:8080"), "ask", "你好")
-    _one_line_error(done, "无法连接模型服务 localhost:8080：请检查网络或 PIXIU_BASE_URL。")
+    _one_line_error(done, "设置 base_url 应为 http:// 或 https:// 开头的地址，而不是 'localhost:8080'")
 
 
 def test_base_url_without_model_is_one_line(online_env):

@@ -323,6 +323,8 @@ codes = st.one_of(disguised_codes, disguised_codes, not_codes)
 ASCII_CODE = re.compile(r"\A[0-9]{6}\Z", re.ASCII)
 storable = texts(max_pieces=6)
 positive = st.one_of(st.integers(1, 10**6), st.floats(0.001, 1e6))
+# a price a stock could have: above ¥100,000 is refused as nobody's (domain/plausible.py)
+price = st.one_of(st.integers(1, 10**5), st.floats(0.001, 1e5))
 non_finite = st.sampled_from([math.nan, math.inf, -math.inf, float("1e999")])
 moments = st.one_of(
     st.sampled_from(
@@ -474,7 +476,7 @@ valid_documents = st.fixed_dictionaries(
                     "name": text_field,
                     "short_names": st.lists(text_field, max_size=3),
                     "shares": positive,
-                    "cost": positive,
+                    "cost": price,
                     "role": st.sampled_from(["core", "satellite"]),
                     "updated_at": valid_moments,
                 },
@@ -542,7 +544,7 @@ valid_documents = st.fixed_dictionaries(
                 {
                     "symbol": disguised_codes,
                     "side": st.sampled_from(["buy", "sell"]),
-                    "price": positive,
+                    "price": price,
                     "quantity": positive,
                     "reason": text_field,
                     "decided_at": valid_moments,
@@ -673,7 +675,9 @@ def domain_db(tmp_path_factory):
 
 
 def canonical(document: dict) -> str:
-    """Holdings come back ordered by role and symbol; SQLite stores -0.0 as 0.0."""
+    """Holdings come back ordered by role and symbol, notes and decisions by id (a note or
+    trade already stored keeps its id, so it may come back before a new one listed ahead of
+    it); SQLite stores -0.0 as 0.0."""
 
     def zero(value):
         if isinstance(value, float) and value == 0:
@@ -684,7 +688,15 @@ def canonical(document: dict) -> str:
             return {k: zero(v) for k, v in value.items()}
         return value
 
-    document = dict(document, holdings=sorted(document["holdings"], key=lambda h: h["symbol"]))
+    def by_content(rows):
+        return sorted(rows, key=lambda row: json.dumps(row, sort_keys=True))
+
+    document = dict(
+        document,
+        holdings=sorted(document["holdings"], key=lambda h: h["symbol"]),
+        notes=by_content(document.get("notes", [])),
+        decisions=by_content(document.get("decisions", [])),
+    )
     return json.dumps(zero(document), sort_keys=True, ensure_ascii=False)
 
 

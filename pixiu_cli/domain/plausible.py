@@ -1,0 +1,59 @@
+"""Values nobody could mean, refused where they enter: a date the calendar does not have or
+the market had not reached, a price or a corporate action no A-share has ever had. Each check
+returns the reason as Chinese text (or None), so every boundary names its own row and field."""
+
+from __future__ import annotations
+
+import math
+from datetime import date, timedelta
+
+# The Shanghai exchange's first trading day: no A-share bar or action is older.
+FIRST_TRADING_DAY = date(1990, 12, 19)
+# The highest A-share price ever quoted is a few thousand yuan; a hundred times that is a typo.
+MAX_PRICE = 100_000.0
+# 10送100 would already be extraordinary; more than ten new shares per share is not a real action.
+MAX_SHARES_PER_SHARE = 10.0
+# Shares held or traded: more than every A-share in issue is not a holding.
+MAX_SHARES = 1e13
+
+
+def calendar_date(text: str) -> date | None:
+    """A YYYY-MM-DD the calendar has (no 02-30, no year 0), else None."""
+    try:
+        return date.fromisoformat(text) if len(text) == 10 else None
+    except ValueError:
+        return None
+
+
+def market_date_problem(day: date, today: date) -> str | None:
+    """A bar or ex-date must fall between the market's first day and tomorrow (time zones)."""
+    if day < FIRST_TRADING_DAY:
+        return f"日期 {day.isoformat()} 早于 A 股开市（{FIRST_TRADING_DAY.isoformat()}）"
+    if day > today + timedelta(days=1):
+        return f"日期 {day.isoformat()} 在未来（今天是 {today.isoformat()}）"
+    return None
+
+
+def price_problem(value: float) -> str | None:
+    if not math.isfinite(value) or value < 0:
+        return f"{value!r} 不是有效价格"
+    if value > MAX_PRICE:
+        return f"{value:.6g} 元超过任何 A 股价格（上限 {MAX_PRICE:,.0f} 元）"
+    return None
+
+
+def shares_problem(value: float) -> str | None:
+    if value > MAX_SHARES:
+        return f"{value:.6g} 股超过可能的持股数量"
+    return None
+
+
+def action_problem(cash_per_share: float, shares_per_share: float, close_before: float | None) -> str | None:
+    """A cash dividend below the price it is paid on, and at most ten new shares per share."""
+    if shares_per_share > MAX_SHARES_PER_SHARE:
+        return f"每股送转 {shares_per_share:.6g} 股超过上限 {MAX_SHARES_PER_SHARE:g}"
+    if cash_per_share > MAX_PRICE:
+        return f"每股派现 {cash_per_share:.6g} 元不可能"
+    if close_before is not None and cash_per_share >= close_before:
+        return f"每股派现 {cash_per_share:g} 元不低于除权前收盘价 {close_before:g} 元"
+    return None
