@@ -222,8 +222,15 @@ def _parse_columns(rows: list[list[str]], m: dict[str, int], lots: bool, tushare
         return None
     if not ((lo <= o) & (o <= h) & (lo <= c) & (c <= h) & (c > 0)).all():
         return None
+    if price_problem(float(h.max())):
+        return None
     dates = column["date"]
-    if not all(map(_ISO_DAY.fullmatch, dates)) or len(set(dates)) != len(dates):
+    if not all(map(_ISO_DAY.fullmatch, dates)) or len(set(dates)) != len(dates) or not all(map(calendar_date, dates)):
+        return None
+    today = datetime.now(SHANGHAI).date()  # ISO days sort as strings: the first and last bound them all
+    if market_date_problem(date.fromisoformat(min(dates)), today) or market_date_problem(
+        date.fromisoformat(max(dates)), today
+    ):
         return None
     v = v * (100 if lots else 1)
     amounts = [None] * len(rows) if amount is None else (amount * (1000 if tushare else 1)).tolist()
