@@ -20,9 +20,10 @@ Wall time per process (median of --runs, interleaved), its CPU time (user + syst
 sensitive than wall time to a loaded machine) and peak RSS (ru_maxrss of that child, via
 os.wait4). Ratios are to llm (and to raw). Goals: ask ≤ 1.0× llm's time and ≤ its
 memory. Printed, never asserted. Without llm installed its column is skipped and the
-goal is checked against raw.
+goal is checked against raw. --new-question asks a question no run asked before in every
+timed run (each client gets the same one), so pixiu counts a new line, as a user's asks do.
 
-Run:  python benchmarks/ask_process.py [--runs 7] [--before SRC] [--quick]
+Run:  python benchmarks/ask_process.py [--runs 7] [--before SRC] [--new-question] [--quick]
 """
 
 from __future__ import annotations
@@ -89,15 +90,21 @@ def llm_user_dir(folder: Path, base_url: str) -> Path:
     return folder
 
 
-def commands(base_url: str, before: str | None) -> dict[str, list[str]]:
-    found = {"raw": [PYTHON, "-c", RAW, base_url, KEY, QUESTION]}
+def commands(base_url: str, before: str | None, question: str = QUESTION) -> dict[str, list[str]]:
+    found = {"raw": [PYTHON, "-c", RAW, base_url, KEY, question]}
     if LLM.exists():
-        found["llm"] = [str(LLM), "-m", LLM_MODEL, "--key", KEY, QUESTION]
-    found["ask"] = [PIXIU, "ask", QUESTION]
-    found["json"] = [PIXIU, "ask", "--json", QUESTION]
+        found["llm"] = [str(LLM), "-m", LLM_MODEL, "--key", KEY, question]
+    found["ask"] = [PIXIU, "ask", question]
+    found["json"] = [PIXIU, "ask", "--json", question]
     if before:
-        found["before"] = [PYTHON, "-c", FROM_SOURCE, str(Path(before).resolve()), "ask", QUESTION]
+        found["before"] = [PYTHON, "-c", FROM_SOURCE, str(Path(before).resolve()), "ask", question]
     return found
+
+
+def asked(run: int, new_question: bool) -> str:
+    """The question of timed run `run`: the same every run, or (--new-question) one never
+    asked before, whose line no process has counted yet (the usual case for a user)."""
+    return f"{QUESTION}，第 {run} 个新问题的细节如何" if new_question else QUESTION
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -105,6 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--before", metavar="SRC", help="also time `pixiu ask` from this source tree")
     parser.add_argument("--quick", action="store_true", help="one run of each (a smoke test)")
+    parser.add_argument("--new-question", action="store_true", help="a question never asked before in every run")
     args = parser.parse_args(argv)
     runs = 1 if args.quick else max(1, args.runs)
     server = subprocess.Popen([PYTHON, "-c", SERVER], cwd=ROOT, stdout=subprocess.PIPE, text=True)
@@ -122,8 +130,8 @@ def main(argv: list[str] | None = None) -> int:
             results: dict[str, list[tuple[float, float, float]]] = {name: [] for name in argvs}
             for argv_ in argvs.values():  # warm-up: page cache, .pyc files, the databases
                 measure(argv_, env)
-            for _ in range(runs):
-                for name, argv_ in argvs.items():
+            for run in range(runs):
+                for name, argv_ in commands(base_url, args.before, asked(run, args.new_question)).items():
                     results[name].append(measure(argv_, env))
     finally:
         server.terminate()

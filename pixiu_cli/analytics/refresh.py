@@ -71,14 +71,14 @@ def refresh(db: Database, symbols: Sequence[str], now: datetime, costs: CostMode
     market, store, summary = MarketData(db), AnalyticsStore(db), RefreshSummary()
     stamp = iso(now)
     for symbol in symbols:
-        computed = profile_symbol(market, symbol, now, costs)
+        frame = load_frame(market, symbol, now)  # read once for the profile and the signal
+        computed = profile_symbol(market, symbol, now, costs, frame) if frame is not None else None
         if computed is None:
             summary.too_short.append(symbol)
             continue
         rows, profile = computed
         store.save_profile(rows, profile)
         summary.profiles.append(symbol)
-        frame = load_frame(market, symbol, now)
         signal = fused_signal(frame) if frame is not None else None
         if signal is not None:
             store.save_signal(symbol, signal.score, signal.direction, signal.components, signal.as_of)

@@ -74,7 +74,7 @@ def _click_command():
 
 def main() -> None:
     try:
-        fast = fast_call(sys.argv[1:], {"chat": chat.chat, "ask": chat.ask}, default="chat")
+        fast = fast_call(sys.argv[1:], {"chat": chat.chat, "ask": chat.ask, "cache": cache.cache}, default="chat")
         if fast is not None:
             command, kwargs = fast
             command(**kwargs)

@@ -18,8 +18,14 @@ watch_app = typer.Typer(help="自选股（同步时与持仓一起更新）。",
 
 @data_app.command("import")
 def data_import(
-    file: Annotated[str, typer.Argument(help="日线 CSV（通用表头、通达信导出、tushare 格式）")],
-    symbol: Annotated[str, typer.Option("--symbol", help="股票代码（6 位）")],
+    files: Annotated[
+        list[str],
+        typer.Argument(
+            help="日线 CSV（通用表头、通达信导出、tushare 格式），可以是多个文件或一个文件夹；"
+            "多个文件时代码取自文件名，同名的 X_actions.csv 为其除权除息"
+        ),
+    ],
+    symbol: Annotated[str | None, typer.Option("--symbol", help="股票代码（6 位；只导入一个文件时）")] = None,
     name: Annotated[str | None, typer.Option("--name", help="证券名称（写入证券主表）")] = None,
     adjusted: Annotated[str, typer.Option("--adjusted", help="文件价格的复权方式：none | qfq | hfq")] = "none",
     actions: Annotated[
@@ -28,15 +34,45 @@ def data_import(
     volume_unit: Annotated[
         str, typer.Option("--volume-unit", help="成交量单位：auto | shares（股）| lots（手）")
     ] = "auto",
+    refresh_after: Annotated[
+        bool, typer.Option("--refresh/--no-refresh", help="导入后重算画像与信号（默认重算）")
+    ] = True,
 ) -> None:
-    """导入一只股票的日线（存为不复权价格，附来源）。"""
+    """导入日线（存为不复权价格，附来源）：一只股票，或一次导入多个文件 / 整个文件夹。"""
     from pixiu_cli.market.csv_source import VOLUME_UNITS
-    from pixiu_cli.services.market import BarImport, import_bars
+    from pixiu_cli.services.market import bar_files
 
-    code = stock_code(symbol)
     choice(adjusted, ("none", "qfq", "hfq"), "--adjusted")
     choice(volume_unit, VOLUME_UNITS, "--volume-unit")
-    request = BarImport(Path(file), code, name, adjusted, Path(actions) if actions else None, volume_unit)
+    paths = [Path(f) for f in files]
+    if len(paths) == 1 and not paths[0].is_dir():
+        code = stock_code(symbol) if symbol else _code_in_name(paths[0])
+        _import_one(paths[0], code, name, adjusted, actions, volume_unit)
+        return
+    if symbol or name or actions or adjusted != "none" or volume_unit != "auto":
+        raise common.CliError("--symbol、--name、--actions、--adjusted、--volume-unit 只用于导入单个文件")
+    chosen = bar_files(paths)
+    missing = [p for p in chosen if not p.exists()]
+    if missing:
+        raise common.CliError(f"找不到文件 {missing[0]}")
+    if not chosen:
+        raise common.CliError("没有找到日线文件（.csv、.txt、.tsv）")
+    _import_files(chosen, refresh_after)
+
+
+def _code_in_name(path: Path) -> str:
+    from pixiu_cli.services.market import symbol_in_name
+
+    code = symbol_in_name(path)
+    if code is None:
+        raise common.CliError("请用 --symbol 指定股票代码（文件名里没有 6 位代码）")
+    return code
+
+
+def _import_one(path: Path, code: str, name, adjusted: str, actions, volume_unit: str) -> None:
+    from pixiu_cli.services.market import BarImport, import_bars
+
+    request = BarImport(path, code, name, adjusted, Path(actions) if actions else None, volume_unit)
     with database() as db:
         done = import_bars(db, request, now(), common.costs())
     result = done.result
@@ -51,6 +87,20 @@ def data_import(
     for gap in result.suspects:
         shown.line(suspect_line(code, gap))
     for line in done.refreshed.lines():
+        shown.line(line)
+
+
+def _import_files(files: list[Path], refresh_after: bool) -> None:
+    from pixiu_cli.services.market import import_many
+
+    shown = common.renderer()
+    with database() as db, shown.progress(len(files), "导入日线", show=len(files) > 3) as advance:
+        done = import_many(db, files, now(), common.costs(), advance=advance, refresh_after=refresh_after)
+    rows = sum(r.rows for r in done.imported)
+    shown.info(f"已导入 {len(done.imported)} 个文件，共 {rows:,} 条日线；失败 {len(done.failed)} 个。")
+    for path, why in done.failed:
+        shown.warn(f"{path.name}：{why}（该文件未写入）")
+    for line in done.refreshed.lines() if done.refreshed else []:
         shown.line(line)
 
 

@@ -15,6 +15,9 @@ def offline_server(
     control: Annotated[
         bool, typer.Option("--control", help="开启 /_pixiu 控制接口（仅用于测试，需要启动时显示的令牌）")
     ] = False,
+    request_log: Annotated[
+        int, typer.Option("--request-log", help="控制接口保留最近多少个请求（内存上限）", min=0)
+    ] = 256,
 ) -> None:
     """在前台运行离线 OpenAI 兼容服务（127.0.0.1），用于测试和无 key 体验。"""
     if cache_profile not in ("deepseek", "openai", "none"):
@@ -25,7 +28,7 @@ def offline_server(
 
     renderer = common.renderer()
     try:
-        server = OfflineServer(cache_profile=cache_profile, port=port, control=control).bind()
+        server = OfflineServer(cache_profile=cache_profile, port=port, control=control, request_log=request_log).bind()
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
             raise common.CliError(f"端口 {port} 已被占用：请用 --port 换一个端口（--port 0 表示随机）") from None

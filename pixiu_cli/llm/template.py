@@ -37,6 +37,25 @@ OUTPUTS_END = "<｜tool▁outputs▁end｜>"
 OUTPUT_BEGIN = "<｜tool▁output▁begin｜>"
 OUTPUT_END = "<｜tool▁output▁end｜>"
 
+# Every marker above: each is one special token, which the tokenizer splits at first.
+MARKERS = (
+    BOS,
+    EOS,
+    USER,
+    ASSISTANT,
+    THINK_OPEN,
+    THINK_CLOSE,
+    CALLS_BEGIN,
+    CALLS_END,
+    CALL_BEGIN,
+    CALL_END,
+    TOOL_SEP,
+    OUTPUTS_BEGIN,
+    OUTPUTS_END,
+    OUTPUT_BEGIN,
+    OUTPUT_END,
+)
+
 TOOLS_HEADER = "\n\n## Tools\nYou can call these functions (JSON schema list):\n"
 
 # Roles that DeepSeek's template folds into the system prompt.

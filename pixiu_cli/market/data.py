@@ -41,6 +41,7 @@ class MarketData:
     def __init__(self, db: Database):
         self.store = MarketStore(db)
         self.master = SecurityMaster(db)
+        self._market_gaps: tuple[int, dict[str, tuple[int, int]]] | None = None
 
     def bars(self, symbol: str, adjust: str = "qfq", start: str | None = None, end: str | None = None) -> BarSeries:
         """Bars in [start, end], adjusted on read. Only the window is read: each event's
@@ -82,8 +83,20 @@ class MarketData:
         actions = self.store.actions(symbol)
         if not actions:
             return []
-        market_wide = market_wide_days(self.store.open_gaps_by_date(symbol, MIN_DIVIDEND_GAP))
+        market_wide = market_wide_days(self._gaps_of_others(symbol))
         return missing_dividend_gaps(symbol, self.store.bars(symbol).bars(), actions, market_wide)
+
+    def _gaps_of_others(self, symbol: str) -> dict[str, tuple[int, int]]:
+        """open_gaps_by_date over every series but `symbol`: the whole market's, read once
+        per market version (a refresh asks for each symbol it profiles), minus the symbol's own."""
+        version = self.store.version()
+        if self._market_gaps is None or self._market_gaps[0] != version:
+            self._market_gaps = (version, self.store.open_gaps_by_date(MIN_DIVIDEND_GAP))
+        own = self.store.open_gaps_by_date(MIN_DIVIDEND_GAP, only=symbol)
+        return {
+            day: (gapped - own.get(day, (0, 0))[0], present - own.get(day, (0, 0))[1])
+            for day, (gapped, present) in self._market_gaps[1].items()
+        }
 
     def status(self, now: datetime, symbols: list[str] | None = None) -> list[SeriesStatus]:
         calendar = TradingCalendar(self.store)

@@ -169,7 +169,7 @@ class _State:
     lock: threading.Lock = field(default_factory=threading.Lock)
     replies: deque[ScriptedReply] = field(default_factory=deque)
     faults: deque[Fault] = field(default_factory=deque)
-    requests: list[RecordedRequest] = field(default_factory=list)
+    requests: deque[RecordedRequest] = field(default_factory=deque)  # the last request_log of them
     last_model: str | None = None
     stopping: threading.Event = field(default_factory=threading.Event)
     control_token: str | None = None  # None: the /_pixiu routes do not exist
@@ -580,6 +580,9 @@ def _reset(state: _State) -> None:
     state.cache.reset()
 
 
+DEFAULT_REQUEST_LOG = 256
+
+
 class OfflineServer:
     """An OpenAI-compatible server on loopback, serving from a daemon thread.
 
@@ -597,11 +600,16 @@ class OfflineServer:
         responder: Responder | None = None,
         control: bool = False,
         cache: PrefixCache | None = None,
+        request_log: int = DEFAULT_REQUEST_LOG,
     ) -> None:
         """``control=True`` (tests only) opens the ``/_pixiu`` routes behind a fresh token
         (``control_token``); the in-process methods (enqueue, requests…) work either way.
         ``cache`` replaces the in-memory one (e.g. a ``PrefixCache.persisted`` file); its
-        profile then wins over ``cache_profile``."""
+        profile then wins over ``cache_profile``. ``request_log`` is how many of the latest
+        requests are kept (each holds its body and parsed JSON: a long session's requests
+        would otherwise all stay in memory)."""
+        if request_log < 0:
+            raise ValueError("request_log must be 0 or more")
         if cache is not None:
             cache_profile = cache.profile
         if cache_profile not in PROFILES:
@@ -613,6 +621,7 @@ class OfflineServer:
             cache=cache if cache is not None else PrefixCache(cache_profile, ttl_seconds=ttl_seconds),
             responder=responder or respond_offline,
             control_token=secrets.token_urlsafe(24) if control else None,
+            requests=deque(maxlen=request_log),
         )
         self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -733,7 +742,8 @@ class OfflineServer:
 
     @property
     def requests(self) -> list[RecordedRequest]:
-        """A snapshot of every chat-completions request received, oldest first."""
+        """A snapshot of the chat-completions requests received (the last ``request_log``),
+        oldest first."""
         with self._state.lock:
             return list(self._state.requests)
 

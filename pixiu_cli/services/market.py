@@ -4,6 +4,7 @@ bars and actions of one stock, the watch list and the chart (`pixiu data|watch|c
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -67,6 +68,67 @@ def import_bars(db, request: BarImport, now: datetime, costs: CostModel | None) 
     except CsvImportError as exc:
         raise RequestError(f"导入失败，未做任何修改：{exc}") from None
     return BarsImported(result, refresh(db, [request.symbol], now, costs))
+
+
+@dataclass(frozen=True)
+class ManyImported:
+    imported: list[ImportResult]
+    failed: list[tuple[Path, str]]  # the file and why (one line); its bars were not written
+    refreshed: RefreshSummary | None  # None with refresh=False
+
+
+_CODE_IN_NAME = re.compile(r"(?<!\d)(\d{6})(?!\d)")
+BAR_FILE_SUFFIXES = (".csv", ".txt", ".tsv")
+
+
+def bar_files(paths: list[Path]) -> list[Path]:
+    """The files named, a folder standing for its bar files (sorted); `X_actions.csv` files
+    are the actions of `X.csv`, not bars."""
+    out: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            out += sorted(f for f in path.iterdir() if f.suffix.lower() in BAR_FILE_SUFFIXES and f.is_file())
+        else:
+            out.append(path)
+    return [f for f in out if not f.stem.lower().endswith("_actions")]
+
+
+def symbol_in_name(path: Path) -> str | None:
+    """The six-digit code a file is named after (600519.csv, 600519_贵州茅台.csv, SH600519.txt)."""
+    found = _CODE_IN_NAME.search(path.stem)
+    return found.group(1) if found else None
+
+
+def import_many(
+    db,
+    files: list[Path],
+    now: datetime,
+    costs: CostModel | None,
+    *,
+    advance: Callable[[], None] = lambda: None,
+    refresh_after: bool = True,
+) -> ManyImported:
+    """Every file in one process, each in its own transaction (a bad file is reported and
+    writes nothing; the others are kept), then one refresh of every imported symbol."""
+    from pixiu_cli.market.csv_source import CsvImportError
+    from pixiu_cli.market.importer import import_csv
+
+    market, master, stamp = MarketStore(db), SecurityMaster(db), _stamp(now)
+    imported, failed = [], []
+    for path in files:
+        symbol = symbol_in_name(path)
+        actions = path.with_name(f"{path.stem}_actions{path.suffix}")
+        try:
+            if symbol is None:
+                raise CsvImportError("文件名里没有 6 位股票代码（单个文件可用 --symbol 指定）")
+            imported.append(
+                import_csv(market, master, path, symbol, at=stamp, actions_path=actions if actions.is_file() else None)
+            )
+        except CsvImportError as exc:
+            failed.append((path, str(exc)))
+        advance()
+    symbols = [r.symbol for r in imported]
+    return ManyImported(imported, failed, refresh(db, symbols, now, costs) if refresh_after and symbols else None)
 
 
 def sync_targets(db, symbols: list[str] | None) -> list[str]:

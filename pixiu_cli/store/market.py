@@ -58,6 +58,19 @@ def _close(symbol: str, row) -> tuple[str, float]:
     return text(row[0]), required_number(row[1], lambda: f"market_bars 表 {symbol} {row[0]} 行的 close")
 
 
+_META = "source, origin, file_adjusted, volume_unit, last_sync_at, last_error, stale"
+_EXTENT = "symbol, count(*), min(date), max(date) from market_bars"
+_CHUNK = 500  # SQLite's variable limit is 999 on old builds
+
+
+def _series_info(symbol: str, extent: tuple | None, meta: tuple | None) -> SeriesInfo:
+    rows, first, last = extent or (0, None, None)
+    source, origin, file_adjusted, volume_unit, last_sync_at, last_error, stale = meta or (None,) * 7
+    return SeriesInfo(
+        symbol, rows, first, last, source, origin, file_adjusted, volume_unit, last_sync_at, last_error, bool(stale)
+    )
+
+
 class MarketStore:
     def __init__(self, db: Database):
         self.db = db
@@ -157,14 +170,14 @@ class MarketStore:
         )
         return BarSeries(symbol, "none", d, o, h, lo, c, v, a, ts, st)
 
-    def open_gaps_by_date(self, exclude: str, min_fall: float) -> dict[str, tuple[int, int]]:
+    def open_gaps_by_date(self, min_fall: float, only: str | None = None) -> dict[str, tuple[int, int]]:
         """date → (series that opened at least `min_fall` below their previous close, series
-        with a bar that day), over every stored series but `exclude`."""
+        with a bar that day), over every stored series, or over `only`."""
         rows = self.db.conn.execute(
             "with g as (select date, open, lag(close) over (partition by symbol order by date) as prev "
-            "from market_bars where symbol != ?) "
+            f"from market_bars{' where symbol = ?' if only else ''}) "
             "select date, sum(open <= prev * (1 - ?)), count(*) from g where prev > 0 group by date",
-            [exclude, min_fall],
+            [only, min_fall] if only else [min_fall],
         ).fetchall()
         return {day: (gapped, present) for day, gapped, present in rows}
 
@@ -208,31 +221,23 @@ class MarketStore:
         return out
 
     def series(self, symbols: Sequence[str] | None = None) -> list[SeriesInfo]:
-        """Provenance and extent of every stored series (or of `symbols`)."""
-        known = {r["symbol"]: r for r in _rows(self.db, "select * from market_series")}
-        wanted = sorted(known) if symbols is None else list(symbols)
-        out = []
-        for symbol in wanted:
-            rows, first, last = self.db.conn.execute(
-                "select count(*), min(date), max(date) from market_bars where symbol = ?", [symbol]
-            ).fetchone()
-            meta = known.get(symbol) or {}
-            out.append(
-                SeriesInfo(
-                    symbol,
-                    rows,
-                    first,
-                    last,
-                    meta.get("source"),
-                    meta.get("origin"),
-                    meta.get("file_adjusted"),
-                    meta.get("volume_unit"),
-                    meta.get("last_sync_at"),
-                    meta.get("last_error"),
-                    bool(meta.get("stale")),
-                )
-            )
-        return out
+        """Provenance and extent of every stored series (or of `symbols`, in their order).
+        Aggregated in SQL over the (symbol, date) key: one statement per 500 symbols asked
+        for, never a read of every series to answer for one."""
+        if symbols is None:
+            meta = {r[0]: r[1:] for r in self.db.conn.execute(f"select symbol, {_META} from market_series")}
+            extent = {r[0]: r[1:] for r in self.db.conn.execute(f"select {_EXTENT} group by symbol")}
+            wanted: list[str] = sorted(meta)
+        else:
+            wanted, meta, extent = list(symbols), {}, {}
+            for start in range(0, len(wanted), _CHUNK):
+                chunk = wanted[start : start + _CHUNK]
+                marks = ",".join("?" * len(chunk))
+                sql = f"select symbol, {_META} from market_series where symbol in ({marks})"
+                meta.update((r[0], r[1:]) for r in self.db.conn.execute(sql, chunk))
+                sql = f"select {_EXTENT} where symbol in ({marks}) group by symbol"
+                extent.update((r[0], r[1:]) for r in self.db.conn.execute(sql, chunk))
+        return [_series_info(symbol, extent.get(symbol), meta.get(symbol)) for symbol in wanted]
 
     def trading_days(self, start: str, end: str) -> list[str]:
         return [

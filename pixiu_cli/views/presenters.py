@@ -9,7 +9,7 @@ from pixiu_cli.domain.vocabulary import CONTEXT_OPEN
 from pixiu_cli.errors import UserError
 from pixiu_cli.redact import scrub
 from pixiu_cli.render import Renderer
-from pixiu_cli.tokens import count_tokens, message_text
+from pixiu_cli.tokens import count_tokens_by_line, message_text
 from pixiu_cli.views.request import diff_requests, view_request
 
 
@@ -104,7 +104,13 @@ def show_tool_messages(renderer: Renderer, calls: list) -> None:
             names = "、".join(t.get("function", {}).get("name", "?") for t in m.get("tool_calls") or [])
             preview = f"调用 {names}" if names else " ".join(text.split())[:60]
             rows.append(
-                [f"#{call.id}", f"第 {call.step + 1} 次调用", m.get("role", "?"), f"{count_tokens(text):,}", preview]
+                [
+                    f"#{call.id}",
+                    f"第 {call.step + 1} 次调用",
+                    m.get("role", "?"),
+                    f"{count_tokens_by_line(text):,}",
+                    preview,
+                ]
             )
     if rows:
         renderer.table(

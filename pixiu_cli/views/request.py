@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 
 from pixiu_cli.context.block import is_context_message
-from pixiu_cli.tokens import count_tokens, message_text
+from pixiu_cli.tokens import count_tokens_by_line, message_text
 
 
 @dataclass(frozen=True)
@@ -59,19 +59,23 @@ def label_messages(messages: list[dict]) -> list[str]:
 
 
 def view_request(request: dict) -> RequestView:
+    """Each message's tokens, counted by line: exactly count_tokens, from the stored per-line
+    counts, so showing a request whose lines were all counted before loads no tokenizer."""
     messages = request.get("messages", [])
     labels = label_messages(messages)
     views = []
     for i, (m, label) in enumerate(zip(messages, labels)):
         text = message_text(m)
-        views.append(MessageView(i, m.get("role", "?"), label, count_tokens(text), " ".join(text.split())[:60]))
+        views.append(MessageView(i, m.get("role", "?"), label, count_tokens_by_line(text), " ".join(text.split())[:60]))
         reasoning = m.get("reasoning_content")
         if isinstance(reasoning, str) and reasoning:
             # Its own row: thinking sent back after tool calls costs tokens the answer text does not show.
             preview = " ".join(reasoning.split())[:60]
-            views.append(MessageView(i, m.get("role", "?"), f"{label} · reasoning", count_tokens(reasoning), preview))
+            views.append(
+                MessageView(i, m.get("role", "?"), f"{label} · reasoning", count_tokens_by_line(reasoning), preview)
+            )
     tools = request.get("tools") or []
-    tools_tokens = count_tokens(json.dumps(tools, ensure_ascii=False)) if tools else 0
+    tools_tokens = count_tokens_by_line(json.dumps(tools, ensure_ascii=False)) if tools else 0
     names = [t.get("function", {}).get("name", "?") for t in tools]
     return RequestView(views, tools_tokens, names, sum(v.tokens for v in views) + tools_tokens)
 

@@ -125,3 +125,17 @@ def test_market_names_prints_both_trees_and_their_ratios():
     assert "symbols ['300750'] (before ['300750'])" in named, named
     for kind in ("context", "ask"):
         assert re.search(r"ratio +\d+\.\d\d +\(median of 1\)$", line(lines, f"process   pixiu {kind}"))
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_user_paths_prints_every_figure_against_its_baseline():
+    lines = run_quick("user_paths.py")
+    verdict = r"ratio +\d+\.\d\d +goal <= \d\.\d\d +(OK|MISSED)"
+    for prefix in ("cache    3 turns", "context ", "import ", "stream "):
+        assert re.search(verdict, line(lines, prefix)), lines
+    assert "3/3 calls explained when they finished" in line(lines, "cache    3 turns")
+    profile = [candidate for candidate in lines if candidate.startswith("profile ")]
+    assert len(profile) == 2 and all(re.search(verdict, p) for p in profile), profile
+    assert re.search(verdict, line(lines, "rss      10 turns, request log bounded"))
+    assert re.search(r"ratio +\d+\.\d\d$", line(lines, "rss      10 turns, request log unbounded"))

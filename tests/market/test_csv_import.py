@@ -126,3 +126,32 @@ def test_adjusted_file_is_stored_unadjusted(db, tmp_path, mode):
     stored = data.bars("000333", "none")
     assert max(abs(a - b) for a, b in zip(stored.close, real.close)) < 0.001
     assert MarketStore(db).series(["000333"])[0].file_adjusted == mode
+
+
+def test_the_column_parser_reads_what_the_row_parser_reads():
+    from pixiu_cli.market import csv_source
+
+    text = (
+        "date,open,high,low,close,volume,amount,tradestatus,isST\n"
+        "2026-01-05,10.0,10.5,9.8,10.2,12345,125919.0,1,0\n"
+        "2026-01-06,10.2,10.2,10.2,10.2,0,0,0,0\n"
+        "2026-01-07,10.3,10.9,10.1,10.8,999,10789.2,1,1\n"
+    )
+    lines = text.splitlines()
+    rows = [line.split(",") for line in lines[1:]]
+    mapping = csv_source._map_header(lines[0].split(","))
+    by_column = csv_source._parse_columns(rows, mapping, lots=False, tushare=False)
+    by_row = csv_source._parse_rows(rows, 0, mapping, max(mapping.values()), "shares", "generic")
+    assert by_column is not None and by_column == list(by_row.values())
+    assert [b.trade_status for b in by_column] == [1, 0, 1] and [b.is_st for b in by_column] == [False, False, True]
+    assert csv_source.parse_bars(text).bars == by_column
+    lots = csv_source._parse_columns(rows, mapping, lots=True, tushare=True)
+    assert lots[0].volume == 1234500 and lots[0].amount == 125919000.0
+
+
+def test_a_file_the_column_parser_declines_is_read_row_by_row_naming_the_line():
+    good = 'date,open,high,low,close,volume\n2026-01-05,10,11,9,10.5,"1,200"\n'
+    assert parse_bars(good).bars[0].volume == 1200  # a thousands separator: the row parser's job
+    bad = "date,open,high,low,close,volume\n2026-01-05,10,11,9,10.5,100\n2026-01-06,10,9,11,10.5,100\n"
+    with pytest.raises(CsvImportError, match="第 3 行"):
+        parse_bars(bad)

