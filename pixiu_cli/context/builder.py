@@ -215,8 +215,11 @@ class ContextBuilder:
         return self.names.master
 
     def count_injection(self, built: BuiltMessages) -> None:
-        """Count each note the block put in front of the model (a note's use, for /memory)."""
-        self.domain.count_injection([m.id for m in built.memory_ids if m.kind == "note"])
+        """Count each note and trade the block put in front of the model (their use, for /memory)."""
+        ids = built.memory_ids
+        self.domain.count_injection(
+            [m.id for m in ids if m.kind == "note"], [m.id for m in ids if m.kind == "decision"]
+        )
 
     def carried_later(self, messages: list[dict]) -> list[dict]:
         """Of a turn's messages, those later requests will carry: under "drop" earlier

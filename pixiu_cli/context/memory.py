@@ -28,7 +28,7 @@ from pixiu_cli.context.layers import layer_for
 from pixiu_cli.context.quoting import defuse, quote_data
 from pixiu_cli.context.values import UNKNOWN_DAY, day, show_number, show_pct, show_price, show_signed
 from pixiu_cli.domain.investor import Alert, Decision, Holding, MemoryEvent, NewsItem, Profile, Report, Signal
-from pixiu_cli.domain.vocabulary import NOTE_KIND_NAMES, NOTE_NAME, SIDE_NAMES
+from pixiu_cli.domain.vocabulary import NOTE_KIND_NAMES, NOTE_LAYER_NAMES, NOTE_NAME, SIDE_NAMES
 from pixiu_cli.selection.intent import Intent
 from pixiu_cli.store.domain import DomainStore
 
@@ -37,6 +37,7 @@ NOTE_KIND_ORDER = {"rule": 0, "plan": 1}  # the user's own rules and plans go la
 
 # Trimming priority: higher survives longer (see the module docstring).
 PRIORITY = {
+    "rules": 98,
     "notes": 97,
     "alerts": 96,
     "symbol": 90,
@@ -63,6 +64,7 @@ class MemoryLimits:
     alerts_limit: int = 5
     notes_days: float = 30.0
     notes_limit: int = 5
+    rules_limit: int = 10  # rules have no window: in force until withdrawn or replaced
     news_days: float = 14.0
     news_per_symbol: int = 3
     per_symbol_limit: int = 3  # the symbol's own notes and decisions inside its section
@@ -197,7 +199,7 @@ def _note_item(note: MemoryEvent) -> BlockItem:
     about = f"（{defuse(note.symbol)}）" if note.symbol else ""
     return BlockItem(
         f"{kind}{about}：{quote_data(note.text)}",
-        layer_for("user_note"),
+        NOTE_LAYER_NAMES.get(note.note_kind or "", NOTE_LAYER_NAMES["view"]),
         _shown_day(note.created_at),
         MemoryId("note", note.id),
     )
@@ -305,6 +307,7 @@ class MemoryAssembler:
             self._reports_section(now),
             self._decisions_section(now, held, shown),
             self._alerts_section(now),
+            self._rules_section(now, shown),
             self._notes_section(now, shown),
         ]
 
@@ -349,13 +352,27 @@ class MemoryAssembler:
             note=f"近 {limits.alerts_days:g} 天触发，最多 {limits.alerts_limit} 条",
         )
 
-    def _notes_section(self, now: datetime, shown: set) -> Section:
+    def _rules_section(self, now: datetime, shown: set) -> Section:
         limits = self.limits
-        notes = self.domain.recent_notes(_since(now, limits.notes_days), _until(now), limits.notes_limit)
+        rules = self.domain.rules(_until(now), limits.rules_limit)
+        return Section(
+            "rules",
+            "用户纪律",
+            tuple(_note_item(n) for n in rules if MemoryId("note", n.id) not in shown),
+            PRIORITY["rules"],
+            note=f"撤回前一直有效，最多 {limits.rules_limit} 条；建议须先对照",
+        )
+
+    def _notes_section(self, now: datetime, shown: set) -> Section:
+        limits, until = self.limits, _until(now)
+        pinned = self.domain.pinned_notes(until, limits.notes_limit)
+        recent = self.domain.recent_notes(_since(now, limits.notes_days), until, limits.notes_limit)
+        pinned_ids = {n.id for n in pinned}
+        notes = (pinned + [n for n in recent if n.id not in pinned_ids])[: max(limits.notes_limit, len(pinned))]
         notes = sorted(notes, key=lambda n: NOTE_KIND_ORDER.get(n.note_kind or "", 2))
         return Section(
             "notes",
-            "用户观点 / 计划 / 纪律",
+            "用户计划 / 观点",
             tuple(_note_item(n) for n in notes if MemoryId("note", n.id) not in shown),
             PRIORITY["notes"],
             note=f"用户自己说过的话，近 {limits.notes_days:g} 天，最多 {limits.notes_limit} 条",

@@ -476,3 +476,14 @@ def m019_turn_block_record(db: Database) -> None:
     # stored as JSON beside the messages so later turns never parse the block text back.
     # NULL on older turns: those are parsed (context/builder.py).
     db["turns"].add_column("block_json", str)
+
+
+@migrations()
+def m025_note_pins_replacements_decision_uses(db: Database) -> None:
+    # A pinned note is injected whatever its age; a plan replaced by a newer one for the same
+    # stock and direction names its successor (0: in force), so /forget of the new plan can
+    # put the old one back.
+    db["memory_events"].add_column("pinned", int, not_null_default=0)
+    db["memory_events"].add_column("replaced_by", int, not_null_default=0)
+    # How many calls a trade was shown in (/memory), imported trades included (they have no event).
+    db["decisions"].add_column("inject_count", int, not_null_default=0)
