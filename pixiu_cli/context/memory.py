@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 from functools import lru_cache
 
@@ -27,6 +27,7 @@ from pixiu_cli.context.freshness import FreshnessRule, stale_label
 from pixiu_cli.context.layers import layer_for
 from pixiu_cli.context.quoting import defuse, quote_data
 from pixiu_cli.context.values import UNKNOWN_DAY, day, show_number, show_pct, show_price, show_signed
+from pixiu_cli.context.watch import watch_note
 from pixiu_cli.domain.investor import Alert, Decision, Holding, MemoryEvent, NewsItem, Profile, Report, Signal
 from pixiu_cli.domain.vocabulary import NOTE_KIND_NAMES, NOTE_LAYER_NAMES, NOTE_NAME, SIDE_NAMES
 from pixiu_cli.selection.intent import Intent
@@ -265,10 +266,12 @@ class MemoryAssembler:
         valuation=None,
         overview: bool | None = None,
         names: Mapping[str, str] | None = None,
+        watched: Mapping[str, str] | None = None,
     ) -> list[Section]:
         """valuation: the market's PortfolioValue (pixiu_cli/market/valuation.py) or None;
         overview: inject every holding's profile (default: for a portfolio review); names: the
-        security master's names of mentioned stocks that are not held."""
+        security master's names of mentioned stocks that are not held; watched: the watch list
+        (symbol → when added), said in a watched stock's section."""
         today = now.date()
         values = valuation.holdings if valuation else None  # nothing is said when no holding has bars
         prices = self.prices or ({s: v.last_close for s, v in values.items()} if values else {})
@@ -292,7 +295,8 @@ class MemoryAssembler:
         sections.extend(self._persona_section(today))
 
         for symbol in symbols:
-            sections.append(self._symbol_section(symbol, held.get(symbol), now, held, (names or {}).get(symbol)))
+            section = self._symbol_section(symbol, held.get(symbol), now, held, (names or {}).get(symbol))
+            sections.append(_with_watch_note(section, (watched or {}).get(symbol)) if symbol not in held else section)
         shown = {i.memory_id for s in sections for i in s.items if i.memory_id}
 
         if with_overview:
@@ -502,6 +506,17 @@ class MemoryAssembler:
             MemoryId("signal", signal.id),
             stale_label(day(signal.as_of), today, self.limits.rule("signals")),
         )
+
+
+def _with_watch_note(section: Section, added_at: str | None) -> Section:
+    """An unheld stock on the watch list: its holding line says so."""
+    if added_at is None:
+        return section
+    items = tuple(
+        replace(i, text=f"{i.text} · {watch_note(added_at)}") if i.text == "持仓关联：未持有" else i
+        for i in section.items
+    )
+    return replace(section, items=items)
 
 
 @lru_cache(maxsize=4096)
