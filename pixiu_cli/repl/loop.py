@@ -14,6 +14,7 @@ from pixiu_cli.repl import (  # noqa: F401  (importing registers the commands)
     context_commands,
     memory_commands,
     retry_command,
+    session_commands,
     sync_commands,
 )
 from pixiu_cli.repl.commands import CommandError, is_command, parse_command, registry

@@ -487,3 +487,10 @@ def m025_note_pins_replacements_decision_uses(db: Database) -> None:
     db["memory_events"].add_column("replaced_by", int, not_null_default=0)
     # How many calls a trade was shown in (/memory), imported trades included (they have no event).
     db["decisions"].add_column("inject_count", int, not_null_default=0)
+
+
+@migrations()
+def m025_conversation_deleted_at(db: Database) -> None:
+    # A deleted conversation leaves every list but keeps its turns and calls, so
+    # `pixiu sessions --restore ID` undoes the delete whole.
+    db["conversations"].add_column("deleted_at", str)
