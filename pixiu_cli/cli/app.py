@@ -5,6 +5,7 @@ themselves so `pixiu --help` stays fast (it never imports openai)."""
 from __future__ import annotations
 
 import sys
+from typing import Annotated
 
 import typer
 
@@ -20,6 +21,7 @@ from pixiu_cli.cli import (
     evals,
     market,
     offline,
+    sessions,
     signal,
 )
 from pixiu_cli.cli.fast import defaults_of, fast_call
@@ -35,14 +37,27 @@ app = typer.Typer(
 )
 
 
+def _version(shown: bool) -> None:
+    if shown:
+        from pixiu_cli import __version__
+
+        common.renderer().line(f"pixiu {__version__}")
+        raise typer.Exit()
+
+
 @app.callback(invoke_without_command=True)
-def root(ctx: typer.Context) -> None:
+def root(
+    ctx: typer.Context,
+    version: Annotated[
+        bool, typer.Option("--version", help="显示版本并退出", is_eager=True, callback=_version)
+    ] = False,
+) -> None:
     if ctx.invoked_subcommand is None:
         chat.chat(**defaults_of(chat.chat))
 
 
 # The order of `pixiu --help`.
-for group in (chat, context, documents, cache, evals, alias, config, offline, market, analytics, signal):
+for group in (chat, sessions, context, documents, cache, evals, alias, config, offline, market, analytics, signal):
     group.register(app)
 
 

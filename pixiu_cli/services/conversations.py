@@ -27,8 +27,11 @@ def resume(store: ConversationStore, conversation_id: int) -> Resumed | None:
     return Resumed(conversation, store.turns(conversation.id)[-RECAP_TURNS:])
 
 
-def pick_conversation(store: ConversationStore, resume_id: int | None, continue_latest: bool) -> int | None:
-    """The conversation a one-shot command or a new REPL continues; None for a new one."""
+def pick_conversation(
+    store: ConversationStore, resume_id: int | None, continue_latest: bool, new_if_none: bool = False
+) -> int | None:
+    """The conversation a one-shot command or a new REPL continues; None for a new one
+    (also when there is none to continue and `new_if_none`: `ask --continue` in a script)."""
     if resume_id is not None:
         if store.get_conversation(resume_id) is None:
             raise RequestError(f"没有 ID 为 {resume_id} 的对话（pixiu chat 里用 /sessions 查看）")
@@ -36,6 +39,8 @@ def pick_conversation(store: ConversationStore, resume_id: int | None, continue_
         return resume_id
     if continue_latest:
         latest = store.latest_conversation()
+        if latest is None and new_if_none:
+            return None
         if latest is None:
             raise RequestError("还没有可以继续的对话")
         store.mark_stale_pending(latest.id)
@@ -105,15 +110,15 @@ def conversation_markdown(store: ConversationStore, conversation_id: int) -> str
     ]
     for turn in store.turns(conversation_id):
         status = STATUS_NAMES.get(turn.status, turn.status)
-        lines += ["", f"## 第 {turn.seq} 轮 · {status} · {_beijing(turn.created_at)}", ""]
+        lines += ["", f"## 第 {turn.seq} 轮 · {status} · {beijing_minute(turn.created_at)}（北京时间）", ""]
         lines += ["**你：**", "", turn.user_text, "", "**pixiu：**", "", turn.reply_text or "（无回复）"]
         if turn.error:
             lines += ["", f"> {turn.error}"]
     return "\n".join(lines) + "\n"
 
 
-def _beijing(stamp: str) -> str:
-    """A stored UTC stamp in Beijing time, to the minute, as pixiu shows time everywhere."""
+def beijing_minute(stamp: str) -> str:
+    """A stored UTC stamp as the user reads time everywhere else: Beijing, to the minute."""
     from datetime import UTC, datetime
 
     from pixiu_cli.market.trading_days import SHANGHAI
@@ -123,4 +128,4 @@ def _beijing(stamp: str) -> str:
     except (TypeError, ValueError):
         return str(stamp)[:16]
     moment = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-    return moment.astimezone(SHANGHAI).strftime("%Y-%m-%d %H:%M（北京时间）")
+    return moment.astimezone(SHANGHAI).strftime("%Y-%m-%d %H:%M")
