@@ -114,6 +114,7 @@ def _drawn(data: ChartData, width: int, height: int, color: bool) -> str:
     import plotext as plt
 
     plt.clf()
+    plt.limit_size(False, False)  # the size asked for (the renderer's terminal), not plotext's own guess
     plt.plot_size(width, height)
     plt.theme("pro" if color else "clear")
     xs = list(range(len(data.dates)))
