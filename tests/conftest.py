@@ -33,6 +33,28 @@ def pytest_configure(config):
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
+FAST_SUBSET = "not slow"
+FAST_EXAMPLES_DIVISOR = 4
+
+
+def pytest_collection_modifyitems(config, items):
+    """The fast subset (`-m "not slow"`, the inner loop) tries a quarter of each property's
+    examples (at least 10); the whole suite, which CI runs, tries every one."""
+    if (config.option.markexpr or "").strip() != FAST_SUBSET:
+        return
+    from hypothesis import settings
+
+    scaled: set[int] = set()
+    for item in items:
+        test = getattr(item, "obj", None)
+        current = getattr(test, "_hypothesis_internal_use_settings", None)
+        if current is None or id(test) in scaled:
+            continue
+        scaled.add(id(test))
+        fewer = max(10, current.max_examples // FAST_EXAMPLES_DIVISOR)
+        test._hypothesis_internal_use_settings = settings(current, max_examples=fewer)
+
+
 @pytest.fixture(scope="session")
 def _server_deepseek():
     server = OfflineServer(cache_profile="deepseek").start()

@@ -4,6 +4,7 @@ themselves so `pixiu --help` stays fast (it never imports openai)."""
 
 from __future__ import annotations
 
+import functools
 import sys
 from typing import Annotated
 
@@ -61,6 +62,13 @@ for group in (chat, sessions, context, documents, cache, evals, alias, config, o
     group.register(app)
 
 
+@functools.cache
+def _click_command():
+    """typer converts the app to a click command on every call; a process that runs main more
+    than once (the in-process runner) converts it once."""
+    return typer.main.get_command(app)
+
+
 def main() -> None:
     try:
         fast = fast_call(sys.argv[1:], {"chat": chat.chat, "ask": chat.ask}, default="chat")
@@ -68,7 +76,7 @@ def main() -> None:
             command, kwargs = fast
             command(**kwargs)
             return
-        code = app(standalone_mode=False)
+        code = _click_command()(standalone_mode=False)
         if isinstance(code, int) and code:
             sys.exit(code)
     except typer.Exit as exc:

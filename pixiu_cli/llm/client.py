@@ -7,6 +7,7 @@ than inside the SDK, so that each one can be announced and all of them fit in on
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from collections.abc import Iterator
@@ -27,6 +28,15 @@ HTML_PAGE = (
 DEADLINE = "模型服务在 {seconds:g} 秒内没有完成回复（上限见 config.toml 的 [llm] deadline_seconds），已保存收到的部分。"
 RETRYING = "重试中…"
 MAX_PLAIN_BODY = 32 * 1024 * 1024  # a non-streamed body larger than this is not a reply
+
+
+@functools.cache
+def _verified_tls_context():
+    """The default verified TLS context (the system's CA store, SSL_CERT_FILE honoured), built
+    once per process: loading the CA store costs about 20 ms, and every client built its own."""
+    import httpx2
+
+    return httpx2.create_ssl_context()
 
 
 class ChatClient:
@@ -81,7 +91,9 @@ class ChatClient:
             def remember_body(request) -> None:
                 self._last_body = request.content
 
-            http_client = openai.DefaultHttpx2Client(event_hooks={"request": [remember_body]})
+            http_client = openai.DefaultHttpx2Client(
+                event_hooks={"request": [remember_body]}, verify=_verified_tls_context()
+            )
             # max_retries=0: retrying is done in stream(), within the call's deadline.
             self._sdk = openai.OpenAI(
                 base_url=self.base_url,

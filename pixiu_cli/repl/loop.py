@@ -51,7 +51,7 @@ def run_repl(state: ReplState, **prompt_io) -> None:
     warmup = Warmup(state.app.agent.client)
     while True:
         try:
-            line = session.prompt(PROMPT, pre_run=warmup.after_draw, **_toolbar(session, state))
+            line = session.prompt(PROMPT, pre_run=lambda: _pre_run(session, state, warmup), **_toolbar(session, state))
         except KeyboardInterrupt:
             had_text = bool(session.default_buffer.text.strip())
             if armed_exit and not had_text:
@@ -97,6 +97,19 @@ def _report_when_done(session, state: ReplState) -> None:
     loop = session.app.loop
     if session.app.is_running and loop is not None and not loop.is_closed():
         loop.call_soon_threadsafe(lambda: run_in_terminal(lambda: sync_commands.report_background(state)))
+
+
+def _pre_run(session, state: ReplState, warmup: Warmup) -> None:
+    """Before the prompt is drawn: a background sync that ended while no prompt was running
+    (its thread found nobody to print to) is reported as soon as the prompt is up."""
+    warmup.after_draw()
+    running = state.background_sync
+    if running is not None and not running.running:
+        import asyncio
+
+        from prompt_toolkit.application import run_in_terminal
+
+        asyncio.get_running_loop().call_soon(lambda: run_in_terminal(lambda: sync_commands.report_background(state)))
 
 
 def _toolbar(session, state: ReplState) -> dict:

@@ -78,6 +78,9 @@ class BackgroundSync:
         self.total, self.done = len(self._request.symbols), 0
         self.result, self.error = None, None
         self.on_finish: Callable[[], None] = lambda: None  # called on the sync's thread
+        # Set before on_finish runs: a prompt starting meanwhile sees the sync as ended even
+        # though its thread is still alive, so one of the two always reports it.
+        self._finished = threading.Event()
         self._thread = threading.Thread(target=self._run, name="pixiu-auto-sync", daemon=True)
 
     def start(self) -> None:
@@ -85,7 +88,7 @@ class BackgroundSync:
 
     @property
     def running(self) -> bool:
-        return self._thread.is_alive()
+        return not self._finished.is_set()
 
     def _advance(self, outcome) -> None:
         self.done += 1
@@ -103,6 +106,7 @@ class BackgroundSync:
                 db.close()
         except Exception as exc:  # one line at the next prompt; the REPL goes on
             self.error = error_line(exc)
+        self._finished.set()
         self.on_finish()
 
     def progress_line(self) -> str:

@@ -16,6 +16,7 @@ from sqlite_utils import Database
 
 from pixiu_cli.errors import UserError
 from pixiu_cli.store.schema import migrations
+from pixiu_cli.store.template import create_migrated
 from pixiu_cli.store.wal import enable_wal
 
 BUSY_TIMEOUT_MS = 15_000
@@ -77,6 +78,8 @@ def _owner_only(path: Path) -> None:
 
 def open_database(path: Path, *, migrate: bool = True) -> Database:
     path.parent.mkdir(parents=True, exist_ok=True)
+    if migrate:
+        create_migrated(path)
     _owner_only(path)
     try:
         conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)

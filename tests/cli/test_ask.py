@@ -17,8 +17,8 @@ from tests.helpers import PIXIU_BIN, PLANTED_KEY, pixiu, pixiu_in_process
 
 def test_ask_json_shape_online(server, online_env):
     server.enqueue(ScriptedReply(text="茅台是白酒龙头。"))
-    done = pixiu(online_env, "ask", "--json", "茅台怎么样")
-    assert done.returncode == 0, done.stderr.decode()
+    done = pixiu_in_process(online_env, "ask", "--json", "茅台怎么样", text=True)
+    assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert out["reply"] == "茅台是白酒龙头。" and out["status"] == "complete"
     assert set(out["usage"]) == {"prompt_tokens", "completion_tokens", "cache_hit_tokens", "cache_miss_tokens"}

@@ -49,6 +49,7 @@ FILL = (
 )
 
 
+@pytest.mark.slow  # a new process is what is measured: whole suite only
 def test_disk_full_through_ask(server, online_env, pixiu_home, tmp_path, tiny_disk):
     out = tmp_path / "out"
     out.mkdir()

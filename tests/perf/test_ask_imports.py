@@ -8,6 +8,8 @@ import sqlite3
 import subprocess
 import sys
 
+import pytest
+
 HEAVY = (
     "rich",
     "pixiu_cli.offline.server",
@@ -34,6 +36,7 @@ def run_reporting_modules(env: dict[str, str], *argv: str) -> tuple[subprocess.C
     return done, set(loaded)
 
 
+@pytest.mark.slow  # a new process is what is measured: whole suite only
 def test_piped_ask_answers_without_rich_or_the_offline_server(online_env):
     done, loaded = run_reporting_modules(online_env, "ask", "--json", "茅台最近怎么样")
     assert done.returncode == 0, done.stderr
@@ -44,6 +47,7 @@ def test_piped_ask_answers_without_rich_or_the_offline_server(online_env):
     assert not loaded, loaded  # the lines were counted and kept by the first ask
 
 
+@pytest.mark.slow  # a new process is what is measured: whole suite only
 def test_a_second_demo_start_does_not_load_the_analytics(offline_env):
     done, loaded = run_reporting_modules(offline_env, "context", "--demo", "--json", "美的集团最近怎么样")
     assert done.returncode == 0, done.stderr
@@ -55,6 +59,7 @@ def test_a_second_demo_start_does_not_load_the_analytics(offline_env):
     assert "本地回测 pixiu-bt-1（数据 csv）" in block
 
 
+@pytest.mark.slow  # a new process is what is measured: whole suite only
 def test_a_one_shot_ask_explains_its_call_only_when_the_tokenizer_is_loaded(online_env, pixiu_home):
     """No worker thread racing the exit: the first ask in a home loads the tokenizer to count
     its block's lines and explains its call at once; a repeated ask leaves it to /cache."""
@@ -80,6 +85,7 @@ def test_a_one_shot_ask_explains_its_call_only_when_the_tokenizer_is_loaded(onli
     assert stored == [True, True]  # the view kept what it worked out
 
 
+@pytest.mark.slow  # a new process is what is measured: whole suite only
 def test_offline_mode_starts_its_server_without_the_responder_and_answers(offline_env):
     """The offline responder is imported by the first request, not before the prompt."""
     script = (

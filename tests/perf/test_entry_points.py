@@ -8,6 +8,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from tests.helpers import clean_env, pixiu_in_process
 
 
@@ -26,6 +28,7 @@ def _run(argv: list[str], tmp_path, stdin: str = "") -> subprocess.CompletedProc
     )
 
 
+@pytest.mark.slow  # a new process is what is measured: whole suite only
 def test_ask_with_plain_flags_answers_without_typer_coercion(tmp_path):
     done = _run(["ask", "--json", "--offline", "茅台最近怎么样"], tmp_path)
     assert done.returncode == 0, done.stderr

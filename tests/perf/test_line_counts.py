@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -44,6 +45,7 @@ def _count(home) -> tuple[int, bool, int]:
     return int(by_line), loaded == "True", int(whole)
 
 
+@pytest.mark.slow  # a new process is what is measured: whole suite only
 def test_a_second_process_counts_known_lines_without_the_tokenizer_and_exactly(tmp_path):
     first = _count(tmp_path)
     assert first[1] is True and first[0] == first[2]
@@ -52,6 +54,7 @@ def test_a_second_process_counts_known_lines_without_the_tokenizer_and_exactly(t
     assert second == (first[0], False, first[2])
 
 
+@pytest.mark.slow  # a new process is what is measured: whole suite only
 def test_counts_from_another_tokenizer_or_a_damaged_file_are_not_used(tmp_path):
     path = tmp_path / LineCounts.FILE
     path.write_bytes(marshal.dumps(("other-tokenizer", {"## 贵州茅台（600519）\n\n": 999})))
@@ -84,6 +87,7 @@ ASK_WATCHING_THE_TOKENIZER = (
 )
 
 
+@pytest.mark.slow  # a new process is what is measured: whole suite only
 def test_a_repeated_ask_does_not_load_the_tokenizer(server, online_env):
     from pixiu_cli.offline.script import ScriptedReply
 
@@ -152,6 +156,7 @@ def test_lines_with_other_numerals_keep_their_digits():
     assert digit_free_key("①号仓 300 股") == "①号仓 300 股"
 
 
+@pytest.mark.slow  # a new process is what is measured: whole suite only
 def test_a_changed_price_or_minute_is_counted_without_the_tokenizer(tmp_path):
     first = _count(tmp_path)
     assert first[1] is True

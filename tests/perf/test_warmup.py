@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 
+import pytest
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
@@ -73,6 +74,7 @@ def test_help_imports_neither_openai_nor_the_tokenizer(tmp_path):
     assert _modules_after(["--help"], {}, tmp_path) == "MODULES False False"
 
 
+@pytest.mark.slow  # a new process is what is measured: whole suite only
 def test_context_without_a_call_imports_no_openai(tmp_path):
     # `pixiu context TEXT` assembles a request but sends nothing
     assert _modules_after(["context", "茅台怎么看"], {}, tmp_path).startswith("MODULES False")

@@ -72,10 +72,6 @@ def test_no_offer_before_the_close(offline_env, tmp_path):
 
 @pytest.mark.pty
 @pytest.mark.slow
-@pytest.mark.xfail(
-    reason="in a whole-suite run the background sync shows progress but never reports its end (passes alone): open, see issue 23",
-    strict=False,
-)
 def test_auto_sync_runs_in_the_background_with_a_progress_line(offline_env, tmp_path):
     env = _stale_home(offline_env, tmp_path)
     pixiu_ok(env, "config", "set", "market.auto_sync", "true")

@@ -13,7 +13,7 @@ import pytest
 
 from pixiu_cli.selection.names import Known, NameTable, _names
 from pixiu_cli.selection.select import select
-from tests.helpers import REPO, clean_env, pixiu_ok
+from tests.helpers import REPO, clean_env, pixiu_in_process
 
 
 @pytest.fixture(scope="module")
@@ -26,8 +26,9 @@ def fresh() -> NameTable:
     ("text", "symbol"), [("宁德时代能买吗", "300750"), ("贵州茅台能买吗", "600519"), ("比亚迪怎么样", "002594")]
 )
 def test_a_fresh_home_names_a_full_name_from_the_shipped_list(tmp_path, text, symbol):
-    out = pixiu_ok(clean_env(tmp_path / "home"), "context", text, "--explain")
-    selection = json.loads(out)["selection"]
+    done = pixiu_in_process(clean_env(tmp_path / "home"), "context", text, "--explain", text=True)
+    assert done.returncode == 0, done.stderr
+    selection = json.loads(done.stdout)["selection"]
     assert selection["symbols"] == [symbol]
     assert selection["mentions"][0]["accepted"] and selection["mentions"][0]["kind"] == "full"
 
@@ -70,7 +71,9 @@ def test_a_name_a_later_list_replaced_still_finds_the_stock():
 
 
 def test_an_unheld_listed_stock_is_named_in_its_section(tmp_path):
-    messages = json.loads(pixiu_ok(clean_env(tmp_path / "home"), "context", "黄山旅游能买吗", "--json"))
+    done = pixiu_in_process(clean_env(tmp_path / "home"), "context", "黄山旅游能买吗", "--json", text=True)
+    assert done.returncode == 0, done.stderr
+    messages = json.loads(done.stdout)
     block = messages[-2]["content"]
     assert "标的上下文：600054 黄山旅游" in block
 
