@@ -79,7 +79,12 @@ SYMBOL_CONTEXT = "symbol_context"
 
 
 def ablated(key: str, ablate: frozenset[str]) -> bool:
-    return key in ablate or (key.startswith("symbol:") and SYMBOL_CONTEXT in ablate)
+    """ "notes" stands for all the user's own notes, rules (their own section) included."""
+    return (
+        key in ablate
+        or (key.startswith("symbol:") and SYMBOL_CONTEXT in ablate)
+        or (key == "rules" and "notes" in ablate)
+    )
 
 
 def history_messages(
