@@ -117,42 +117,48 @@ def _ask(
             if not as_json and result.reply:
                 renderer.markdown(result.reply)
         else:
-            from pixiu_cli.agent.calls import ReaderSafeSink
-
-            with renderer.reply() as stream:
-                shown = ReaderSafeSink(stream)
-                result = app_.agent.run_turn(conversation_id, text, shown)
-            if shown.gone:  # the turn is complete and stored; only the output was cut
-                raise BrokenPipeError
+            result = _streamed(renderer, app_, conversation_id, text)
         if as_json:
-            u = result.usage
-            renderer.raw(
-                json.dumps(
-                    {
-                        "conversation_id": result.conversation_id,
-                        "turn_id": result.turn_id,
-                        "turn": result.seq,
-                        "reply": result.reply,
-                        "status": result.status,
-                        "error": result.error,
-                        "notices": list(result.notices),
-                        "model": app_.settings.model,
-                        "offline": app_.settings.offline,
-                        "attempts": result.attempts,
-                        "usage": {
-                            "prompt_tokens": u.prompt_tokens,
-                            "completion_tokens": u.completion_tokens,
-                            "cache_hit_tokens": u.cache_hit_tokens,
-                            "cache_miss_tokens": u.cache_miss_tokens,
-                        },
-                    },
-                    ensure_ascii=False,
-                )
-            )
+            renderer.raw(json.dumps(_json_result(result, app_.settings), ensure_ascii=False))
         elif result.error:
             renderer.error(result.error)
         if result.status != "complete":
             raise typer.Exit(1)
+
+
+def _streamed(renderer, app_, conversation_id: int, text: str):
+    """The reply streamed to stdout. A reader that goes away (`| head -1`) cuts the output
+    only: the turn completes and is stored, then the exit is the pipe's."""
+    from pixiu_cli.agent.calls import ReaderSafeSink
+
+    with renderer.reply() as stream:
+        shown = ReaderSafeSink(stream)
+        result = app_.agent.run_turn(conversation_id, text, shown)
+    if shown.gone:
+        raise BrokenPipeError
+    return result
+
+
+def _json_result(result, settings) -> dict:
+    u = result.usage
+    return {
+        "conversation_id": result.conversation_id,
+        "turn_id": result.turn_id,
+        "turn": result.seq,
+        "reply": result.reply,
+        "status": result.status,
+        "error": result.error,
+        "notices": list(result.notices),
+        "model": settings.model,
+        "offline": settings.offline,
+        "attempts": result.attempts,
+        "usage": {
+            "prompt_tokens": u.prompt_tokens,
+            "completion_tokens": u.completion_tokens,
+            "cache_hit_tokens": u.cache_hit_tokens,
+            "cache_miss_tokens": u.cache_miss_tokens,
+        },
+    }
 
 
 def register(app: typer.Typer) -> None:
