@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pexpect
 import pytest
 
@@ -40,6 +42,37 @@ def test_plans_search_and_pins_in_the_repl(offline_env):
         assert "已置顶 #n1" in shown
         shown = _ask(child, "/memory pin d9")
         assert "没有 ID 为 d9" in shown or "只有笔记可以置顶" in shown
+        child.sendeof()
+        child.expect(pexpect.EOF)
+    finally:
+        if child.isalive():
+            child.terminate(force=True)
+
+
+def _tab(child, typed: str, shown: str) -> None:
+    """Type, wait for the completion menu to show `shown` beside its value, Tab, Enter."""
+    child.send(typed)
+    child.expect_exact(shown)
+    child.send("\t")
+    time.sleep(0.3)  # the completion is inserted on the next redraw
+    say(child, "")
+
+
+@pytest.mark.pty
+@pytest.mark.slow
+def test_tab_completes_a_conversation_id_and_a_memory_id(offline_env):
+    from tests.helpers import pixiu_in_process
+
+    assert pixiu_in_process(offline_env, "ask", "茅台怎么样").returncode == 0
+    child = spawn(offline_env)
+    try:
+        child.expect_exact(PROMPT_READING)
+        _tab(child, "/resume ", "茅台怎么样")
+        child.expect("已切换到对话 1：茅台怎么样")
+        child.expect_exact(PROMPT_READING)
+        _ask(child, "/remember 永远不融资 --kind rule")
+        _tab(child, "/forget ", "永远不融资")
+        child.expect("已删除 #n1：永远不融资")
         child.sendeof()
         child.expect(pexpect.EOF)
     finally:
