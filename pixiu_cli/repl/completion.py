@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 from prompt_toolkit.completion import Completer, Completion
 
+from pixiu_cli.domain.vocabulary import NOTE_KINDS
+
 _FLAG = re.compile(r"--[a-z][a-z-]*")
 Choice = tuple[str, str]  # (what is inserted, what is shown beside it)
 
@@ -25,7 +27,7 @@ class CompletionSources:
 
 
 _MEMORY_SUBCOMMANDS = ("edit", "pin", "unpin")
-_KINDS = {"remember": ("view", "plan", "rule"), "memory": ("view", "plan", "rule", "decision")}
+_KINDS = {"remember": NOTE_KINDS, "memory": (*NOTE_KINDS, "decision")}
 
 
 def value_kind(command: str, before: list[str]) -> str | None:
