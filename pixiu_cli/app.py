@@ -114,12 +114,15 @@ def _demo_market(db, symbols: list[str], now: datetime) -> None:
     refresh(db, symbols, now)
 
 
-def _valuer(db):
-    """Holdings valued on the stored bars, for the holdings section of the block."""
+def _valuer(db, cost_method: str):
+    """Holdings valued on the stored bars, with the account's cash, for the holdings section
+    of the block."""
+    from pixiu_cli.domain.account import COST_METHOD_NAMES
     from pixiu_cli.market.valuation import CachedValuer
+    from pixiu_cli.store.account import AccountStore
     from pixiu_cli.store.market import MarketStore
 
-    return CachedValuer(MarketStore(db))
+    return CachedValuer(MarketStore(db), AccountStore(db).current_cash, COST_METHOD_NAMES[cost_method])
 
 
 def offline_cache_path(settings: Settings) -> Path:
@@ -184,6 +187,7 @@ def open_app(settings: Settings, *, demo: bool = False, calls_model: bool = True
         temperature=settings.temperature,
         clock=lambda: datetime.now(SHANGHAI),
         domain=domain,
+        cost_method=settings.cost_method,
     )
     return App(
         settings=settings,
@@ -208,6 +212,7 @@ def build_agent(
     ablate: frozenset[str] = frozenset(),
     tools: ToolRegistry | None = None,
     history_blocks: str = "delta",
+    cost_method: str = "diluted",
 ) -> Agent:
     """The agent over one database: what the REPL, `ask`, the answer evals and the tests all
     run. `client` is any `ChatModel` (the HTTP client, or the offline model in process);
@@ -215,9 +220,17 @@ def build_agent(
     store = ConversationStore(db)
     domain = domain or DomainStore(db)
     builder = ContextBuilder(
-        store, domain, limits, clock=clock, history_blocks=history_blocks, ablate=ablate, valuer=_valuer(db)
+        store,
+        domain,
+        limits,
+        clock=clock,
+        history_blocks=history_blocks,
+        ablate=ablate,
+        valuer=_valuer(db, cost_method),
     )
-    tool_context = ToolContext(domain=domain, memory=MemoryStore(db), portfolio=PortfolioStore(db), now=clock)
+    tool_context = ToolContext(
+        domain=domain, memory=MemoryStore(db), portfolio=PortfolioStore(db), now=clock, cost_method=cost_method
+    )
     return Agent(
         store,
         client,

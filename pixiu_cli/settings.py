@@ -53,6 +53,8 @@ class Settings:
     offline_cache_profile: str = "deepseek"
     auto_sync: bool = False  # [market] auto_sync: the REPL syncs stale market data in the background
     offline_by_choice: bool = False  # --offline with a key set: offline because the user asked
+    cost_method: str = "diluted"  # [account] cost_method: "diluted" (摊薄成本) | "average" (持仓均价)
+    brief_confirm_above: float = 0.05  # [brief] confirm_above: ask before a brief's call costs more (currency units)
     warnings: tuple[str, ...] = ()
 
     @property
@@ -218,6 +220,16 @@ def _backtest_table(config: dict) -> CostModel:
     return CostModel.from_mapping(table)
 
 
+def _brief_table(config: dict) -> dict:
+    table = config.get("brief", {})
+    if not isinstance(table, dict) or set(table) - {"confirm_above"}:
+        raise SettingsError("config.toml 的 [brief] 只能包含 confirm_above")
+    value = table.get("confirm_above", 0.05)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
+        raise SettingsError(f"config.toml 的 [brief] confirm_above 应为不小于 0 的金额，而不是 {value!r}")
+    return {"brief_confirm_above": float(value)}
+
+
 def _market_table(config: dict) -> dict:
     table = config.get("market", {})
     if not isinstance(table, dict) or set(table) - {"auto_sync"}:
@@ -226,6 +238,14 @@ def _market_table(config: dict) -> dict:
     if not isinstance(auto_sync, bool):
         raise SettingsError(f"config.toml 的 [market] auto_sync 应为 true 或 false，而不是 {auto_sync!r}")
     return {"auto_sync": auto_sync}
+
+
+def _account_table(config: dict) -> dict:
+    table = config.get("account", {})
+    if not isinstance(table, dict) or set(table) - {"cost_method"}:
+        raise SettingsError("config.toml 的 [account] 只能包含 cost_method")
+    method = _choice(table.get("cost_method"), "[account] cost_method", ("diluted", "average"))
+    return {"cost_method": method or "diluted"}
 
 
 _LLM_KEYS = ("deadline_seconds", "thinking", "reasoning_effort")
@@ -269,14 +289,14 @@ def _llm_deadline(config: dict, env_value: str | None) -> float:
     return seconds
 
 
-_TABLES = ("context", "agent", "prices", "backtest", "market", "llm")
+_TABLES = ("context", "agent", "prices", "backtest", "market", "llm", "account", "brief")
 
 
 def _config_tables(config: dict) -> dict:
     """Check `config` (a parsed config.toml) and build its tables' objects, once: the
-    Settings fields limits, guardrails, prices, costs and auto_sync. An unknown top-level
-    key is refused as an unknown key of a table is (a typo such as `modle` would otherwise
-    be kept and silently ignored)."""
+    Settings fields limits, guardrails, prices, costs, auto_sync, cost_method and
+    brief_confirm_above. An unknown top-level key is refused as an unknown key of a table
+    is (a typo such as `modle` would otherwise be kept and silently ignored)."""
     unknown = set(config) - {*_RANGES, *_TEXT_SETTINGS, *_TABLES}
     if unknown:
         raise SettingsError(
@@ -291,6 +311,8 @@ def _config_tables(config: dict) -> dict:
         prices=_prices_table(config),
         costs=_backtest_table(config),
         **_market_table(config),
+        **_account_table(config),
+        **_brief_table(config),
     )
     for name in _RANGES:
         if name in config:

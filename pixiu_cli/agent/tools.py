@@ -39,6 +39,7 @@ class ToolContext:
     memory: MemoryStore
     portfolio: PortfolioStore
     now: Callable[[], datetime]
+    cost_method: str = "diluted"  # [account] cost_method: the cost a holding the fills explain shows
 
     def isolated(self) -> ToolContext:
         """The same stores on a connection of their own, for a tool thread the loop may stop
@@ -54,7 +55,7 @@ class ToolContext:
         if not path:
             return self
         db = open_database(Path(path), migrate=False)
-        return ToolContext(DomainStore(db), MemoryStore(db), PortfolioStore(db), self.now)
+        return ToolContext(DomainStore(db), MemoryStore(db), PortfolioStore(db), self.now, self.cost_method)
 
     def close(self) -> None:
         self.domain.db.close()
@@ -198,8 +199,13 @@ def _get_stock_profiles(ctx: ToolContext, args: dict) -> ToolOutcome:
 
 
 def _get_holdings(ctx: ToolContext, args: dict) -> ToolOutcome:
+    from pixiu_cli.store.account import AccountStore
+
+    cash = AccountStore(ctx.domain.db).current_cash()
+    extra = {"cash": {"amount": cash.amount, "as_of": cash.as_of}} if cash else {}
     return ToolOutcome(
         {
+            **extra,
             "holdings": [
                 {
                     "symbol": h.symbol,
@@ -210,7 +216,7 @@ def _get_holdings(ctx: ToolContext, args: dict) -> ToolOutcome:
                     "role": _quoted(h.role),
                 }
                 for h in ctx.domain.holdings()
-            ]
+            ],
         }
     )
 
@@ -226,10 +232,18 @@ def _record_decision(ctx: ToolContext, args: dict) -> ToolOutcome:
         reason=args.get("reason"),
         name=args.get("name"),
         source="model",
+        day=args.get("date"),
+        fee=float(args.get("fee") or 0.0),
     )
-    recorded = _requested(record_trade, ctx.domain.db, trade, _stamp(ctx))
+    recorded = _requested(record_trade, ctx.domain.db, trade, _stamp(ctx), ctx.cost_method)
     return ToolOutcome(
-        {"ok": True, "decision_id": recorded.ref, "holding_after": recorded.holding_line()}, notice=recorded.notice()
+        {
+            "ok": True,
+            "decision_id": recorded.ref,
+            "date": recorded.decision.decided_at[:10],
+            "holding_after": recorded.holding_line(),
+        },
+        notice=recorded.notice(),
     )
 
 
@@ -336,6 +350,11 @@ TOOLS: tuple[Tool, ...] = (
                 "quantity": {"type": "number", "exclusiveMinimum": 0},
                 "reason": {"type": "string"},
                 "name": {"type": "string", "description": "股票名称（新买入的标的时填写）"},
+                "date": {
+                    "type": "string",
+                    "description": "成交日期：用户说了哪天就填哪天（YYYY-MM-DD，或原话如 昨天、3月3日）；没说则不填（今天）",
+                },
+                "fee": {"type": "number", "minimum": 0, "description": "手续费合计（元，用户说了才填）"},
             },
             "required": ["symbol", "side", "price", "quantity"],
         },

@@ -11,8 +11,10 @@ from typing import Annotated
 import typer
 
 from pixiu_cli.cli import (
+    account,
     alias,
     analytics,
+    brief,
     cache,
     chat,
     common,
@@ -21,6 +23,7 @@ from pixiu_cli.cli import (
     documents,
     evals,
     market,
+    news,
     offline,
     sessions,
     signal,
@@ -58,7 +61,23 @@ def root(
 
 
 # The order of `pixiu --help`.
-for group in (chat, sessions, context, documents, cache, evals, alias, config, offline, market, analytics, signal):
+for group in (
+    chat,
+    sessions,
+    brief,
+    context,
+    documents,
+    account,
+    cache,
+    evals,
+    alias,
+    config,
+    offline,
+    market,
+    news,
+    analytics,
+    signal,
+):
     group.register(app)
 
 

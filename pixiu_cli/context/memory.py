@@ -152,6 +152,8 @@ def _value_text(v) -> str:
     """A holding's valuation on real prices, with the as-of date of the close it uses."""
     if v is None:
         return " · 无行情数据"
+    if not v.priced:
+        return f" · 无行情数据，按成本计市值 {show_number(round(v.market_value, 2))} · 仓位 {v.weight * 100:.1f}%"
     fresh = "" if not v.stale_days else f"，已过期 {v.stale_days} 个交易日"
     shares = f" · 送转后 {show_number(v.shares)} 股" if v.shares != v.recorded_shares else ""
     cash = f" · 已派现 {show_number(v.cash_received)}" if v.cash_received else ""
@@ -162,17 +164,32 @@ def _value_text(v) -> str:
     )
 
 
-def _concentration_items(valuation) -> tuple[BlockItem, ...]:
-    c = valuation.concentration if valuation else None
-    if c is None:
-        return ()
+def _assets_text(valuation) -> str:
+    """What the weights are shares of: total assets with the cash, else the stocks alone."""
+    stocks = show_number(round(valuation.total_value, 2))
+    at_cost = f"，其中 {valuation.unpriced} 只无行情按成本计" if valuation.unpriced else ""
+    cash = valuation.cash
+    label = valuation.cost_label
+    cost = f"；由成交记录推算的持仓，成本为{label}" if label and cash is not None else ""
+    if cash is None:
+        return f"股票市值 {stocks}（全部持仓{at_cost}；现金未知，仓位按股票市值计）"
     return (
-        BlockItem(
-            f"组合市值 {show_number(round(valuation.total_value, 2))}（有行情的持仓）；集中度：最大仓位 "
-            f"{c.largest_symbol} {c.largest_weight * 100:.1f}%，前三 {c.top3_weight * 100:.1f}%，HHI {c.hhi:.2f}",
-            "事实",
-        ),
+        f"总资产 {show_number(round(valuation.total_assets, 2))} = 股票市值 {stocks}（全部持仓{at_cost}）"
+        f" + 现金 {show_number(round(cash.amount, 2))}（截至 {cash.as_of}）；仓位按总资产计{cost}"
     )
+
+
+def _concentration_items(valuation) -> tuple[BlockItem, ...]:
+    if valuation is None or not valuation.holdings:
+        return ()
+    c = valuation.concentration
+    text = _assets_text(valuation)
+    if c is not None:
+        text += (
+            f"；集中度：最大仓位 {c.largest_symbol} {c.largest_weight * 100:.1f}%，前三 {c.top3_weight * 100:.1f}%，"
+            f"HHI {c.hhi:.2f}（按股票市值）"
+        )
+    return (BlockItem(text, "事实"),)
 
 
 @lru_cache(maxsize=4096)

@@ -30,3 +30,9 @@ def side_name(side: str) -> str:
 # Where a note or a decision came from when it was made in conversation (/remember, tools):
 # imports never change or drop these.
 CONVERSATION_SOURCES = ("user", "model")
+
+# A user message that starts with BRIEF_OPEN asks for the daily brief (`pixiu brief`, /brief):
+# the offline reading model writes one from the facts that follow it.
+BRIEF_OPEN = "[每日简报]"
+BRIEF_FACTS = "【事实（pixiu 本地计算，不是模型生成）】"
+CONCLUSION_MARK = "结论："

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pixiu_cli.domain.vocabulary import CONTEXT_OPEN
+from pixiu_cli.domain.vocabulary import BRIEF_OPEN, CONTEXT_OPEN
 from pixiu_cli.llm.template import SYSTEM_ROLES, content_text
 
 from .script import ScriptedReply
@@ -196,6 +196,10 @@ def _split(request: Mapping[str, Any]) -> tuple[str, list[str], list[str]]:
 
 def respond(request: Mapping[str, Any]) -> ScriptedReply:
     question, blocks, tool_results = _split(request)
+    if question.startswith(BRIEF_OPEN):
+        from . import brief_writer
+
+        return brief_writer.write(question)
     available = {
         str((t.get("function") or {}).get("name", "")) for t in request.get("tools") or [] if isinstance(t, Mapping)
     }

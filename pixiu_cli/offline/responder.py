@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from pixiu_cli.domain.vocabulary import BRIEF_OPEN
 from pixiu_cli.llm.template import SYSTEM_ROLES, content_text
 
 from .grounded import is_context_block
@@ -112,6 +113,10 @@ def respond(request: Mapping[str, Any], *, keyless: bool = False, chosen: bool =
     conversation = [m for m in messages if m.get("role") not in SYSTEM_ROLES]
     turn = _split_turn(conversation)
     question = turn.question
+    if question.startswith(BRIEF_OPEN):  # the daily brief: the reading model writes it from the facts
+        from . import brief_writer
+
+        return brief_writer.write(question)
 
     if not turn.tool_results and question.strip():
         # Stocks named in any block of the conversation, not only this turn's: a delta

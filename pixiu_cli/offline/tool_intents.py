@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import re
 
+from pixiu_cli.domain.dates import find_date_words
+
 from .script import ToolCallSpec
 
 _QUESTION = re.compile(
@@ -73,6 +75,9 @@ def planned_tool_calls(question: str, context_text: str, available: set[str]) ->
         side = "sell" if any(w in verb.group(1) for w in ("卖", "减", "清", "止")) else "buy"
         shares = int(quantity.group(1)) * (100 if quantity.group(2) == "手" else 1)
         args = {"symbol": symbol, "side": side, "price": float(price.group(1)), "quantity": shares, "reason": text}
+        day = find_date_words(text)
+        if day and day not in ("今天", "今日"):
+            args["date"] = day  # the user's words (昨天, 3月3日): the tool reads them as a day
         return [ToolCallSpec("record_decision", json.dumps(args, ensure_ascii=False))]
     alert = _ALERT.search(text)
     if "set_alert" in available and alert and symbol:

@@ -6,6 +6,7 @@ import re
 
 from pixiu_cli.errors import UserError
 from pixiu_cli.repl import (  # noqa: F401  (importing registers the commands)
+    account_commands,
     alias_commands,
     analytics_commands,
     builtin_commands,
@@ -13,6 +14,7 @@ from pixiu_cli.repl import (  # noqa: F401  (importing registers the commands)
     chart_commands,
     context_commands,
     memory_commands,
+    news_commands,
     retry_command,
     session_commands,
     sync_commands,

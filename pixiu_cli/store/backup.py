@@ -82,6 +82,7 @@ def restore_database(db: Database, source: Path) -> None:
     check_pixiu_database(source)
     try:
         before = _versions(db)
+        used = _used_ids(db)
         src = sqlite3.connect(f"{source.resolve().as_uri()}?mode=ro", uri=True)
         try:
             src.backup(db.conn)
@@ -90,11 +91,36 @@ def restore_database(db: Database, source: Path) -> None:
         db.execute("PRAGMA journal_mode = WAL")
         migrations.apply(db)
         _move_versions_past(db, before)
+        _never_reissue(db, used)
     except sqlite3.Error as exc:
         raise StoreError(f"恢复失败：{exc}") from None
 
 
 _VERSION_TABLES = ("portfolio_version", "securities_version")
+_MEMORY_TABLES = ("memory_events", "decisions", "alert_rules")  # the ids the user sees: n12, d5, a3
+
+
+def _used_ids(db: Database) -> dict[str, int]:
+    """The largest id each memory table has ever handed out."""
+    tables = set(db.table_names())
+    sequence = (
+        dict(db.execute("select name, seq from sqlite_sequence").fetchall()) if "sqlite_sequence" in tables else {}
+    )
+    return {
+        t: max(sequence.get(t, 0), db.execute(f"select coalesce(max(id), 0) from {t}").fetchone()[0])
+        for t in _MEMORY_TABLES
+        if t in tables
+    }
+
+
+def _never_reissue(db: Database, used: dict[str, int]) -> None:
+    """After a restore, new memories get ids past every id the replaced database used, so
+    an id the user was shown before the restore never names another memory."""
+    for table, seq in used.items():
+        if db.execute("select count(*) from sqlite_sequence where name = ?", [table]).fetchone()[0]:
+            db.execute("update sqlite_sequence set seq = max(seq, ?) where name = ?", [seq, table])
+        else:
+            db.execute("insert into sqlite_sequence (name, seq) values (?, ?)", [table, seq])
 
 
 def _versions(db: Database) -> dict[str, int]:

@@ -7,6 +7,8 @@ fast however many years of events pile up."""
 from __future__ import annotations
 
 import json
+from collections import defaultdict, deque
+from collections.abc import Callable
 from datetime import datetime
 from functools import lru_cache
 
@@ -287,7 +289,18 @@ class DomainStore:
             return out
 
         own = f"coalesce(source, '') in ({', '.join(repr(s) for s in CONVERSATION_SOURCES)})"
+        replaced = f"not {own}" if keep_own_notes else "1"
+        decisions, notes = plain(data.decisions), plain(data.notes)
         with write_transaction(self.db):
+            # before the rows go: each incoming memory that is one already stored keeps its id
+            _keep_ids(self.db, "decisions", f"deleted_at is null and {replaced}", decisions, _decision_identity)
+            _keep_ids(
+                self.db,
+                "memory_events",
+                f"kind = 'user_note' and deleted_at is null and {replaced}",
+                notes,
+                _note_identity,
+            )
             trades = (
                 _rows(self.db, f"select * from decisions where {own} and deleted_at is null order by decided_at, id")
                 if keep_own_notes
@@ -301,26 +314,55 @@ class DomainStore:
             else:
                 self.db.execute("delete from decisions")
                 self.db.execute("delete from memory_events where kind = 'user_note'")
-            rows = plain(data.holdings)
-            for row in rows:
-                row["short_names"] = json.dumps(list(row["short_names"]), ensure_ascii=False)
-            self.db["holdings"].insert_all(rows)
-            self.db["profiles"].insert_all(plain(data.profiles))
-            self.db["news"].insert_all(plain(data.news))
-            signals = plain(data.signals)
-            for row in signals:
-                row["components"] = json.dumps(row["components"], ensure_ascii=False)
-            self.db["signals"].insert_all(signals)
-            reports = plain(data.reports)
-            for row in reports:
-                row["symbols"] = json.dumps(list(row["symbols"]), ensure_ascii=False)
-            self.db["reports"].insert_all(reports)
-            self.db["decisions"].insert_all(plain(data.decisions))
-            self.db["alerts"].insert_all(plain(data.alerts))
-            self.db["memory_events"].insert_all(plain(data.notes))
+            _insert_document(self.db, data, decisions, notes, plain)
+            self.db.execute(
+                "update account_fills set decision_id = null where decision_id is not null "
+                "and decision_id not in (select id from decisions)"
+            )
             self.db["persona"].insert_all([{"key": k, "value": v} for k, v in data.persona.items()])
             for trade in trades:
                 _replay_trade(self.db, trade)
+
+
+def _insert_document(db: Database, data: DomainData, decisions: list[dict], notes: list[dict], plain) -> None:
+    rows = plain(data.holdings)
+    for row in rows:
+        row["short_names"] = json.dumps(list(row["short_names"]), ensure_ascii=False)
+    db["holdings"].insert_all(rows)
+    db["profiles"].insert_all(plain(data.profiles))
+    db["news"].insert_all(plain(data.news))
+    signals = plain(data.signals)
+    for row in signals:
+        row["components"] = json.dumps(row["components"], ensure_ascii=False)
+    db["signals"].insert_all(signals)
+    reports = plain(data.reports)
+    for row in reports:
+        row["symbols"] = json.dumps(list(row["symbols"]), ensure_ascii=False)
+    db["reports"].insert_all(reports)
+    db["decisions"].insert_all(decisions)
+    db["alerts"].insert_all(plain(data.alerts))
+    db["memory_events"].insert_all(notes)
+
+
+def _decision_identity(row: dict) -> tuple:
+    # not the date: the demo's refresh moves every date to today's distance
+    return (row["symbol"], row["side"], row["price"], row["quantity"], row["reason"] or "")
+
+
+def _note_identity(row: dict) -> tuple:
+    return (row["note_kind"], row["text"], row["symbol"] or "")
+
+
+def _keep_ids(db: Database, table: str, where: str, rows: list[dict], identity: Callable[[dict], tuple]) -> None:
+    """Give each incoming row the id of the stored row (among those about to be replaced)
+    that is the same memory; the rest get ids never used before (AUTOINCREMENT), so an id
+    once shown to the user (n12, d5) never names another memory."""
+    stored: dict[tuple, deque[int]] = defaultdict(deque)
+    for r in _rows(db, f"select * from {table} where {where} order by id"):
+        stored[identity(r)].append(r["id"])
+    for row in rows:
+        ids = stored.get(identity(row))
+        row["id"] = ids.popleft() if ids else None
 
 
 def _replay_trade(db: Database, trade: dict) -> None:

@@ -48,44 +48,36 @@ class PortfolioStore:
         name: str | None,
         at: str,
         source: str,
+        fee: float = 0.0,
+        decided_at: str | None = None,
     ) -> tuple[Decision, Holding | None]:
+        """`decided_at`: when the trade happened (default `at`, when it is told)."""
         if not (is_finite_number(price) and is_finite_number(quantity) and price > 0 and quantity > 0):
             raise ValueError(f"价格和数量应为正的有限数字，而不是 {price!r} 和 {quantity!r}")
+        if not (is_finite_number(fee) and fee >= 0):
+            raise ValueError(f"费用应为非负的有限数字，而不是 {fee!r}")
+        decided_at = decided_at or at
         with write_transaction(self.db):
             before = self._holding_row(symbol)
             holding = _holding(before) if before else None
-            if side == "sell":
-                if holding is None or holding.shares < quantity:
-                    held = 0 if holding is None else holding.shares
-                    raise ValueError(f"卖出数量 {quantity:g} 超过持仓 {held:g} 股")
-                remaining = holding.shares - quantity
-                if remaining == 0:
-                    self.db.execute("delete from holdings where symbol = ?", [symbol])
-                else:
-                    self.db["holdings"].update(symbol, {"shares": remaining, "updated_at": at})
-            elif holding is None:
-                self.db["holdings"].insert(
-                    {
-                        "symbol": symbol,
-                        "name": name or symbol,
-                        "short_names": "[]",
-                        "shares": quantity,
-                        "cost": price,
-                        "role": "satellite",
-                        "updated_at": at,
-                    }
-                )
-            else:
-                shares = holding.shares + quantity
-                cost = (holding.shares * holding.cost + quantity * price) / shares
-                if not (is_finite_number(shares) and is_finite_number(cost)):
-                    raise ValueError("数值过大，无法计算持仓成本")
-                self.db["holdings"].update(symbol, {"shares": shares, "cost": round(cost, 4), "updated_at": at})
+            self._move_holding(
+                holding, symbol=symbol, side=side, price=price, quantity=quantity, fee=fee, name=name, at=at
+            )
             after = self._holding_row(symbol)
             cursor = self.db.conn.execute(
                 "insert into decisions (symbol, side, price, quantity, reason, decided_at, source, holding_before, "
                 "holding_after) values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [symbol, side, price, quantity, reason, at, source, _holding_json(before), _holding_json(after)],
+                [
+                    symbol,
+                    side,
+                    price,
+                    quantity,
+                    reason,
+                    decided_at,
+                    source,
+                    _holding_json(before),
+                    _holding_json(after),
+                ],
             )
             decision_id = cursor.lastrowid
             self.db.conn.execute(
@@ -93,8 +85,66 @@ class PortfolioStore:
                 "values ('decision', ?, ?, ?, 0, ?, ?)",
                 [symbol, source, at, trade_text(side, symbol, quantity, price, reason), decision_id],
             )
+            self._add_fill(
+                decision_id, symbol, side, price, quantity, fee, decided_at, name or (holding and holding.name), at
+            )
             decision = _decision(_rows(self.db, "select * from decisions where id = ?", [decision_id])[0])
             return decision, (_holding(after) if after else None)
+
+    def _move_holding(
+        self, holding: Holding | None, *, symbol: str, side: str, price, quantity, fee, name, at: str
+    ) -> None:
+        if side == "sell":
+            if holding is None or holding.shares < quantity:
+                held = 0 if holding is None else holding.shares
+                raise ValueError(f"卖出数量 {quantity:g} 超过持仓 {held:g} 股")
+            remaining = holding.shares - quantity
+            if remaining == 0:
+                self.db.execute("delete from holdings where symbol = ?", [symbol])
+            else:
+                self.db["holdings"].update(symbol, {"shares": remaining, "updated_at": at})
+        elif holding is None:
+            self.db["holdings"].insert(
+                {
+                    "symbol": symbol,
+                    "name": name or symbol,
+                    "short_names": "[]",
+                    "shares": quantity,
+                    "cost": round((quantity * price + fee) / quantity, 4),
+                    "role": "satellite",
+                    "updated_at": at,
+                }
+            )
+        else:
+            shares = holding.shares + quantity
+            cost = (holding.shares * holding.cost + quantity * price + fee) / shares
+            if not (is_finite_number(shares) and is_finite_number(cost)):
+                raise ValueError("数值过大，无法计算持仓成本")
+            self.db["holdings"].update(symbol, {"shares": shares, "cost": round(cost, 4), "updated_at": at})
+
+    def _add_fill(self, decision_id, symbol, side, price, quantity, fee, decided_at, name, at) -> None:
+        """The trade in the account's ledger too (origin manual), so its cost and cash count
+        and the same fill in a later statement is recognised as this one."""
+        amount = round(price * quantity, 2)
+        self.db.conn.execute(
+            "insert into account_fills (fill_id, day, time, kind, symbol, name, quantity, price, amount, fees, "
+            "cash_change, origin, decision_id, recorded_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'manual', ?, ?)",
+            [
+                f"manual-{decision_id}",
+                decided_at[:10],
+                decided_at[11:19] or None,
+                side,
+                symbol,
+                name,
+                quantity,
+                price,
+                amount,
+                fee,
+                round(-(amount + fee) if side == "buy" else amount - fee, 2),
+                decision_id,
+                at,
+            ],
+        )
 
     def undo_trade(self, decision_id: int, at: str) -> UndoneTrade | None:
         """Withdraw a decision and reverse its effect on the holding: exactly (the holding
@@ -109,6 +159,11 @@ class PortfolioStore:
             if moved:
                 self._reverse(row, at)
             self.db.conn.execute("update decisions set deleted_at = ? where id = ?", [at, decision_id])
+            self.db.conn.execute(
+                "update account_fills set deleted_at = ? where decision_id = ? and origin = 'manual' "
+                "and deleted_at is null",
+                [at, decision_id],
+            )
             self.db.conn.execute(
                 "update memory_events set deleted_at = ? where decision_id = ? and deleted_at is null",
                 [at, decision_id],
@@ -161,3 +216,26 @@ class PortfolioStore:
         self.db.conn.execute("delete from holdings where symbol = ?", [symbol])
         if holding is not None:
             self.db["holdings"].insert(holding)
+
+
+def set_position(db: Database, symbol: str, name: str | None, shares: float, cost: float | None, as_of: str) -> None:
+    """The holding as the account's fills leave it (shares 0: no holding); its role and
+    names stay as they were."""
+    rows = _rows(db, "select * from holdings where symbol = ?", [symbol])
+    if shares <= 0 or cost is None:
+        db.execute("delete from holdings where symbol = ?", [symbol])
+    elif rows:
+        db["holdings"].update(symbol, {"shares": shares, "cost": cost, "updated_at": as_of})
+    else:
+        named = _rows(db, "select name from securities where symbol = ?", [symbol])
+        db["holdings"].insert(
+            {
+                "symbol": symbol,
+                "name": name or (named[0]["name"] if named else symbol),
+                "short_names": "[]",
+                "shares": shares,
+                "cost": cost,
+                "role": "satellite",
+                "updated_at": as_of,
+            }
+        )

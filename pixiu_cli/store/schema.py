@@ -479,6 +479,107 @@ def m019_turn_block_record(db: Database) -> None:
 
 
 @migrations()
+def m026_news_provenance_and_briefs(db: Database) -> None:
+    # `pixiu news sync`: each fetched item keeps where it came from (the feed, its URL) and
+    # when it was fetched; dedup_key (the URL, else a digest of source + title + time) makes a
+    # second sync add nothing. Imported rows leave it NULL, so two identical imported items
+    # still keep two (the import's own merge rules).
+    for column in ("url", "fetched_at", "provider", "dedup_key"):
+        db["news"].add_column(column, str)
+    db.execute("create unique index news_dedup_key on news(dedup_key) where dedup_key is not null")
+    db["news"].create_index(["fetched_at"])
+    # `pixiu brief`: a report row says which brief produced it (as-of session, the turn of
+    # the call that wrote it); the brief's own figures are kept so the next one can say what
+    # changed since.
+    for column in ("as_of", "origin"):
+        db["reports"].add_column(column, str)
+    for column in ("conversation_id", "turn_id", "turn_seq"):
+        db["reports"].add_column(column, int)
+    db["briefs"].create(
+        {
+            "id": int,
+            "report_id": int,
+            "as_of": str,
+            "created_at": str,
+            "conversation_id": int,
+            "turn_id": int,
+            "turn_seq": int,
+            "facts_json": str,
+        },
+        pk="id",
+    )
+    db["briefs"].create_index(["created_at"])
+
+
+@migrations()
+def m024_account_fills_and_cash(db: Database) -> None:
+    # The investor's account: every fill and cash movement from a broker statement or told
+    # one at a time (origin statement | manual), under a stable fill_id (the broker's number
+    # or a digest of the row), so re-importing a statement adds nothing; and the cash
+    # balance as a statement's 资金余额 or `pixiu cash set` stated it on a day.
+    db["account_fills"].create(
+        {
+            "id": int,
+            "fill_id": str,
+            "account": str,
+            "day": str,
+            "time": str,
+            "kind": str,
+            "symbol": str,
+            "name": str,
+            "quantity": float,
+            "price": float,
+            "amount": float,
+            "fees": float,
+            "cash_change": float,
+            "balance": float,
+            "contract": str,
+            "origin": str,
+            "decision_id": int,
+            "source_file": str,
+            "recorded_at": str,
+            "deleted_at": str,
+        },
+        pk="id",
+        not_null={"fill_id", "day", "kind"},
+    )
+    db.execute("create unique index account_fills_fill_id on account_fills (fill_id)")
+    db["account_fills"].create_index(["symbol", "day"])
+    db["account_cash"].create({"id": int, "amount": float, "as_of": str, "source": str, "set_at": str}, pk="id")
+    db["account_cash"].create_index(["as_of", "id"])
+
+
+def _never_reuse_ids(db: Database, table: str) -> None:
+    """Rebuild `table` with AUTOINCREMENT: SQLite then never hands out an id again once
+    used, even after the row with the largest id is gone (a replace, a restore)."""
+    sql = db.execute("select sql from sqlite_master where type = 'table' and name = ?", [table]).fetchone()[0]
+    extras = [
+        r[0]
+        for r in db.execute(
+            "select sql from sqlite_master where tbl_name = ? and type in ('index', 'trigger') and sql is not null",
+            [table],
+        ).fetchall()
+    ]
+    rebuilt = sql.replace(f'"{table}"', f'"{table}_rebuilt"', 1).replace(
+        '"id" INTEGER PRIMARY KEY', '"id" INTEGER PRIMARY KEY AUTOINCREMENT', 1
+    )
+    db.execute(rebuilt)
+    db.execute(f'insert into "{table}_rebuilt" select * from "{table}"')
+    db.execute(f'drop table "{table}"')
+    db.execute(f'alter table "{table}_rebuilt" rename to "{table}"')
+    for statement in extras:
+        db.execute(statement)
+
+
+@migrations()
+def m024_stable_memory_ids(db: Database) -> None:
+    # The ids the user sees (n12 a note, d5 a trade, a3 an alert rule) must never name
+    # another memory later: not after `import --replace`, a restore or the demo's refresh.
+    for table in ("memory_events", "decisions", "alert_rules"):
+        _never_reuse_ids(db, table)
+
+
+@migrations()
 def m025_note_pins_replacements_decision_uses(db: Database) -> None:
     # A pinned note is injected whatever its age; a plan replaced by a newer one for the same
     # stock and direction names its successor (0: in force), so /forget of the new plan can

@@ -673,7 +673,9 @@ def domain_db(tmp_path_factory):
 
 
 def canonical(document: dict) -> str:
-    """Holdings come back ordered by role and symbol; SQLite stores -0.0 as 0.0."""
+    """Holdings come back ordered by role and symbol, notes and decisions by id (a note or
+    trade already stored keeps its id, so it may come back before a new one listed ahead of
+    it); SQLite stores -0.0 as 0.0."""
 
     def zero(value):
         if isinstance(value, float) and value == 0:
@@ -684,7 +686,15 @@ def canonical(document: dict) -> str:
             return {k: zero(v) for k, v in value.items()}
         return value
 
-    document = dict(document, holdings=sorted(document["holdings"], key=lambda h: h["symbol"]))
+    def by_content(rows):
+        return sorted(rows, key=lambda row: json.dumps(row, sort_keys=True))
+
+    document = dict(
+        document,
+        holdings=sorted(document["holdings"], key=lambda h: h["symbol"]),
+        notes=by_content(document.get("notes", [])),
+        decisions=by_content(document.get("decisions", [])),
+    )
     return json.dumps(zero(document), sort_keys=True, ensure_ascii=False)
 
 

@@ -45,12 +45,16 @@ def test_holdings_line_after_a_bonus_issue(db, tmp_path):
     )
     block = _block(db)
     line = next(x for x in block.splitlines() if "000333 美的集团" in x and x.startswith("- ["))
+    # 贵州茅台 has no bars: valued at cost, 100 × 200 = 20,000, so the stocks are worth
+    # 30,525 + 20,000 = 50,525 and 美的 is 30,525 / 50,525 = 60.4% of them (not 100%)
     assert (
         "收盘 20.35（2016-05-06 不复权） · 送转后 1,500 股 · 已派现 1,200 · 市值 30,525 · "
-        "浮动盈亏 +1,725.00（+5.8%） · 仓位 100.0%"
+        "浮动盈亏 +1,725.00（+5.8%） · 仓位 60.4%"
     ) in line
-    assert "600519 贵州茅台 · 核心仓 · 100 股 · 成本 200.00 · 无行情数据" in block
-    assert "集中度：最大仓位 000333 100.0%，前三 100.0%，HHI 1.00" in block
+    assert "600519 贵州茅台 · 核心仓 · 100 股 · 成本 200.00 · 无行情数据，按成本计市值 20,000 · 仓位 39.6%" in block
+    # HHI = 0.604² + 0.396² = 0.365 + 0.157 = 0.52
+    assert "股票市值 50,525（全部持仓，其中 1 只无行情按成本计；现金未知，仓位按股票市值计）" in block
+    assert "集中度：最大仓位 000333 60.4%，前三 100.0%，HHI 0.52（按股票市值）" in block
 
 
 def test_without_market_data_the_block_is_unchanged(db):

@@ -123,9 +123,13 @@ def test_holding_recorded_after_the_event_is_not_multiplied_again(db):
     v = value.holdings["000333"]
     assert (v.shares, v.cash_received, v.last_close) == (1000, 0, 79.06)
     assert v.pnl == pytest.approx(1000 * (79.06 - 60.5))
-    assert "000001" not in value.holdings  # no bars: not valued, not guessed
+    unpriced = value.holdings["000001"]  # no bars: valued at its cost, marked, never guessed
+    assert (unpriced.priced, unpriced.last_close, unpriced.market_value) == (False, None, 100 * 10.0)
     assert v.stale_days > 300  # the fixture ends on 2025-05-30
-    assert value.concentration.largest_symbol == "000333" and value.concentration.hhi == 1.0
+    # every holding counts: 79,060 of 79,060 + 1,000 = 98.75%, not 100%
+    assert value.concentration.largest_symbol == "000333"
+    assert value.concentration.largest_weight == pytest.approx(79060 / 80060)
+    assert value.concentration.hhi == pytest.approx((79060 / 80060) ** 2 + (1000 / 80060) ** 2)
 
 
 @pytest.mark.parametrize("mode", ["qfq", "hfq"])

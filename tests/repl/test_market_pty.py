@@ -65,5 +65,7 @@ def test_import_status_ask_context_chart(server, online_env):
     block = server.requests[-1].json["messages"][-2]["content"]
     holding = next(line for line in block.splitlines() if line.startswith("- ") and "000333 美的集团" in line)
     assert VALUE_LINE in holding and PNL in holding and "仓位" in holding
-    assert "000002 万科A" in block and "无行情数据" in block  # held, but no bars: said, not guessed
-    assert "集中度：最大仓位 000333 100.0%" in block
+    assert "000002 万科A" in block and "无行情数据，按成本计市值 24,000" in block  # no bars: at cost, marked
+    # every holding counts: 79,060 of 79,060 + 2,000 × 12.00 = 103,060 is 76.7%, not 100%;
+    # HHI 0.767² + 0.233² = 0.64
+    assert "集中度：最大仓位 000333 76.7%，前三 100.0%，HHI 0.64" in block

@@ -1,0 +1,64 @@
+"""`pixiu brief [--json] [--yes]`: the daily brief in a new conversation. Facts and storage
+in services/brief.py; this parses flags, asks before a paid call over [brief]
+confirm_above, and renders."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from pixiu_cli.cli import common
+from pixiu_cli.cli.common import JsonOpt
+
+
+def brief(
+    as_json: JsonOpt = False,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="费用超过 [brief] confirm_above 时不再询问")] = False,
+    model: common.ModelOpt = None,
+    offline: common.OfflineOpt = False,
+    demo: common.DemoOpt = False,
+) -> None:
+    """每日简报：本地算出持仓涨跌、盈亏变动、预警、信号变化、新闻和纪律风险，由模型写成简报，结论存为报告。"""
+    from pixiu_cli.services.brief import estimate, plan_brief, write_brief
+    from pixiu_cli.services.conversations import start_conversation
+    from pixiu_cli.views.brief import brief_json, cost_line, over_budget, stored_line
+
+    with common.opened(model, offline, demo, None, False) as (renderer, app_, _):
+        settings, db = app_.settings, app_.store.db
+        plan = plan_brief(db, common.now())
+        if not settings.offline:
+            guess = estimate(app_.agent, None, plan, settings.prices, settings.model)
+            limit = settings.brief_confirm_above
+            if over_budget(guess, limit):
+                renderer.warn(cost_line(guess, settings.provider, settings.model, limit))
+                _confirm(renderer, yes)
+        conversation_id = start_conversation(app_.store, settings.model)
+        if as_json:
+            outcome = write_brief(app_.agent, db, conversation_id, plan)
+            renderer.json(brief_json(outcome, settings.offline))
+        else:
+            for line in plan.lines:
+                renderer.line(line)
+            renderer.line()
+            with renderer.reply() as stream:
+                outcome = write_brief(app_.agent, db, conversation_id, plan, stream)
+            (renderer.info if outcome.report_id else renderer.error)(stored_line(outcome))
+    if outcome.report_id is None:
+        raise typer.Exit(1)
+
+
+def _confirm(renderer, yes: bool) -> None:
+    if yes:
+        return
+    if not sys.stdin.isatty():
+        raise common.CliError(
+            "这次简报会调用付费模型且超过设定金额：确认后加 --yes 再运行（或调高 [brief] confirm_above）"
+        )
+    if not renderer.confirm("继续吗？"):
+        raise common.CliError("已取消，没有调用模型")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("brief")(brief)

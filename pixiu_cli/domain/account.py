@@ -1,0 +1,94 @@
+"""The investor's account: fills (from a broker statement or told one at a time), the
+positions and cash they add up to."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pixiu_cli.domain.vocabulary import SIDE_NAMES, SIDES
+
+# What a statement row does to the account. Share kinds move shares, cash kinds only cash.
+BUY, SELL = SIDES
+BONUS = "bonus"  # 红股入账 / 送股 / 转增: shares at no cost
+DIVIDEND = "dividend"  # 股息入账 / 红利入账: cash on a holding
+DIVIDEND_TAX = "dividend_tax"  # 股息红利税补缴: cash out, on a holding
+ALLOTMENT = "allotment"  # 新股入帐 / 中签: shares at the issue price
+RIGHTS = "rights"  # 配股缴款: shares at the rights price
+TRANSFER_IN, TRANSFER_OUT = "transfer_in", "transfer_out"  # 银证转账
+INTEREST = "interest"  # 利息归本
+FEE = "fee"  # 其他扣费
+
+SHARE_KINDS = (BUY, SELL, BONUS, ALLOTMENT, RIGHTS)
+HOLDING_CASH_KINDS = (DIVIDEND, DIVIDEND_TAX)  # cash that belongs to a stock's P&L
+ACCOUNT_CASH_KINDS = (TRANSFER_IN, TRANSFER_OUT, INTEREST, FEE)
+FILL_KINDS = SHARE_KINDS + HOLDING_CASH_KINDS + ACCOUNT_CASH_KINDS
+
+KIND_NAMES = {
+    **SIDE_NAMES,
+    BONUS: "红股入账",
+    DIVIDEND: "股息入账",
+    DIVIDEND_TAX: "股息红利税补缴",
+    ALLOTMENT: "新股入账",
+    RIGHTS: "配股",
+    TRANSFER_IN: "银证转入",
+    TRANSFER_OUT: "银证转出",
+    INTEREST: "利息归本",
+    FEE: "扣费",
+}
+
+COST_METHODS = ("diluted", "average")  # 摊薄成本 | 买入均价
+COST_METHOD_NAMES = {"diluted": "摊薄成本", "average": "持仓均价"}
+
+
+@dataclass(frozen=True)
+class Fill:
+    """One movement of the account, as the statement (or the user) gave it.
+
+    amount: the gross value (quantity × price) for share kinds, the cash for cash kinds;
+    fees: commission + stamp duty + transfer fee + other fees; cash_change: the signed cash
+    effect (negative for a buy), None when the statement does not say; balance: the cash
+    balance after it, None when the statement does not say."""
+
+    fill_id: str
+    day: str  # YYYY-MM-DD
+    time: str | None
+    kind: str  # one of FILL_KINDS
+    symbol: str | None
+    name: str | None
+    quantity: float
+    price: float
+    amount: float
+    fees: float
+    cash_change: float | None
+    balance: float | None
+    account: str | None = None  # 股东代码
+    contract: str | None = None  # 合同编号 / 成交编号
+    origin: str = "statement"  # statement | manual
+    decision_id: int | None = None
+
+
+@dataclass(frozen=True)
+class Position:
+    """What a stock's fills add up to (domain/ledger.py)."""
+
+    symbol: str
+    name: str | None
+    shares: float
+    diluted_cost: float | None  # (money put in − money taken out) ÷ shares: what brokers show
+    average_cost: float | None  # what the shares held cost, fees included; a sale leaves it
+    realised_pnl: float  # sales against the average cost, after fees, plus net dividends
+    fees: float
+    dividends: float  # net of the dividend tax
+    bonus_shares: float
+    opening_shares: float  # sold that the fills never bought: held before the first fill
+    last_day: str
+
+    def cost(self, method: str) -> float | None:
+        return self.diluted_cost if method == "diluted" else self.average_cost
+
+
+@dataclass(frozen=True)
+class CashBalance:
+    amount: float
+    as_of: str  # YYYY-MM-DD
+    source: str  # statement | user

@@ -1,0 +1,36 @@
+"""News and announcements as a feed gives them, and as stored with their provenance."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+ANNOUNCEMENT = "announcement"  # a company's filing on the exchanges' disclosure platform
+MEDIA = "media"  # an article a news site carries about the stock
+
+
+@dataclass(frozen=True)
+class FetchedNews:
+    """One item as a feed returned it, before a layer is assigned."""
+
+    symbol: str
+    title: str
+    summary: str | None
+    source: str | None  # the outlet the feed names (证券时报网, 巨潮资讯 …)
+    url: str | None
+    published_at: str | None  # ISO 8601, Beijing time; None when the feed's time is unreadable
+    provider: str  # the feed: akshare.stock_news_em, akshare.cninfo_disclosure …
+    kind: str  # ANNOUNCEMENT | MEDIA
+
+
+@dataclass(frozen=True)
+class StoredNews:
+    id: int
+    symbol: str | None
+    title: str
+    summary: str | None
+    source: str | None
+    layer: str | None
+    published_at: str
+    url: str | None
+    fetched_at: str | None  # None for an imported item
+    provider: str | None

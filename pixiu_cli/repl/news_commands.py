@@ -1,0 +1,61 @@
+"""/news [CODE] and /brief [--yes]: `pixiu news` and `pixiu brief` inside the REPL. The brief
+runs as a turn of the current conversation, so /context and /cache show its call."""
+
+from __future__ import annotations
+
+from pixiu_cli.domain.codes import normalise_code
+from pixiu_cli.render import StatusFigures
+from pixiu_cli.repl.commands import CommandError, ParsedCommand, registry
+from pixiu_cli.repl.state import ReplState
+
+NEWS_LIMIT = 20
+
+
+@registry.command("news", "已存的新闻和公告（含信息层次、来源、链接）；同步用 pixiu news sync", "/news [CODE]")
+def news_command(state: ReplState, cmd: ParsedCommand) -> None:
+    from pixiu_cli.services.news import stored_news
+    from pixiu_cli.views.news import COLUMNS, news_table
+
+    if len(cmd.args) > 1:
+        raise CommandError("用法：/news [CODE]")
+    symbol = normalise_code(cmd.args[0]) if cmd.args else None
+    if cmd.args and symbol is None:
+        raise CommandError(f"股票代码应为 6 位数字，而不是 {cmd.args[0]!r}")
+    items = stored_news(state.app.store.db, symbol, NEWS_LIMIT)
+    if not items:
+        state.renderer.line(f"没有已存的新闻{f'（{symbol}）' if symbol else ''}：pixiu news sync 从 akshare 同步")
+        return
+    state.renderer.table(f"新闻与公告{f'：{symbol}' if symbol else ''}", COLUMNS, news_table(items))
+
+
+@registry.command(
+    "brief",
+    "每日简报：本地算出的持仓事实由模型写成简报，结论存为报告（费用超过设定金额时需加 --yes）",
+    "/brief [--yes]",
+)
+def brief_command(state: ReplState, cmd: ParsedCommand) -> None:
+    from pixiu_cli.services.brief import estimate, plan_brief, write_brief
+    from pixiu_cli.views.brief import cost_line, over_budget, stored_line
+
+    if cmd.args not in ([], ["--yes"]):
+        raise CommandError("用法：/brief [--yes]")
+    app_, renderer = state.app, state.renderer
+    settings, db = app_.settings, app_.store.db
+    plan = plan_brief(db, state.clock())
+    if not settings.offline and cmd.args != ["--yes"]:
+        guess = estimate(app_.agent, state.conversation_id, plan, settings.prices, settings.model)
+        if over_budget(guess, settings.brief_confirm_above):
+            renderer.line(cost_line(guess, settings.provider, settings.model, settings.brief_confirm_above))
+            raise CommandError("确认后输入 /brief --yes（没有调用模型）")
+    for line in plan.lines:
+        renderer.line(line)
+    conversation_id = state.ensure_conversation()
+    with renderer.reply() as stream:
+        outcome = write_brief(app_.agent, db, conversation_id, plan, stream)
+    (renderer.info if outcome.report_id else renderer.error)(stored_line(outcome))
+    u = outcome.turn.usage
+    renderer.status(
+        StatusFigures(
+            u.prompt_tokens, u.cache_hit_tokens, u.completion_tokens, outcome.turn.latency_ms, outcome.turn.calls
+        )
+    )

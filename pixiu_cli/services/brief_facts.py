@@ -1,0 +1,236 @@
+"""The facts of the daily brief, computed locally from what is stored — never by the model:
+each holding's move and P&L since the last brief (or, for the first one, since the previous
+bar), the trades, fired alerts, changed signals and news since then, and the user's own
+rules at risk (a position over its cap, a stop crossed, a plan's price reached)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+
+from pixiu_cli.analytics.stated_rules import CAP, PLAN_ABOVE, PLAN_BELOW, ROLE_CAP, STOP, StatedRule
+from pixiu_cli.domain.investor import Alert, Decision, Holding
+from pixiu_cli.domain.news import StoredNews
+from pixiu_cli.market.calendar import last_complete_session
+from pixiu_cli.market.trading_days import as_shanghai
+from pixiu_cli.market.valuation import HoldingValue, shares_after_actions
+from pixiu_cli.services.brief_rules import user_rules
+from pixiu_cli.services.holdings import HoldingsNow, holdings_now
+from pixiu_cli.store.briefs import BriefStore, StoredBrief
+from pixiu_cli.store.domain import DomainStore, iso
+from pixiu_cli.store.market import MarketStore
+from pixiu_cli.store.news import NewsStore
+
+FIRST_WINDOW_DAYS = 1  # the first brief looks back one day for trades, alerts and news
+LIST_LIMIT = 50
+
+
+@dataclass(frozen=True)
+class HoldingMove:
+    symbol: str
+    name: str
+    role: str
+    value: float  # market value, or cost × shares when no bar is stored (for weights)
+    weight: float  # value / (all positions' values + known cash)
+    close: float | None = None
+    as_of: str | None = None
+    ref_close: float | None = None
+    ref_date: str | None = None
+    change: float | None = None  # yuan: value now − value at the reference close (dividends counted)
+    change_pct: float | None = None
+    pnl: float | None = None  # market value + dividends received − recorded shares × cost
+    pnl_pct: float | None = None
+    stale_days: int | None = None
+    shares: float | None = None  # after bonus shares since the holding was recorded
+    cash: float = 0.0  # dividends received since the holding was recorded
+
+    @property
+    def priced(self) -> bool:
+        return self.close is not None
+
+
+@dataclass(frozen=True)
+class SignalChange:
+    symbol: str
+    before: str | None
+    after: str | None
+    score: float | None
+    as_of: str
+
+
+@dataclass(frozen=True)
+class RuleAtRisk:
+    rule: StatedRule
+    symbol: str | None
+    actual: float  # the weight (a fraction) or the close that crossed the rule's level
+
+
+@dataclass(frozen=True)
+class BriefFacts:
+    session: str  # the last completed session at the time of the brief
+    created_at: str
+    since: str  # trades, alerts and news after this instant
+    previous: StoredBrief | None
+    moves: tuple[HoldingMove, ...]
+    cash: float | None
+    trades: tuple[Decision, ...]
+    alerts: tuple[Alert, ...]
+    signals: tuple[SignalChange, ...]
+    news: tuple[StoredNews, ...]
+    risks: tuple[RuleAtRisk, ...]
+    directions: dict[str, str | None]  # each holding's latest signal direction
+
+    @property
+    def symbols(self) -> list[str]:
+        return [m.symbol for m in self.moves]
+
+    @property
+    def priced(self) -> list[HoldingMove]:
+        return [m for m in self.moves if m.priced]
+
+    @property
+    def market_value(self) -> float:
+        return sum(m.value for m in self.priced)
+
+    @property
+    def change(self) -> float | None:
+        known = [m.change for m in self.priced if m.change is not None]
+        return sum(known) if known else None
+
+    @property
+    def change_pct(self) -> float | None:
+        base = sum(m.value + m.cash - m.change for m in self.priced if m.change is not None)
+        return self.change / base if self.change is not None and base > 0 else None
+
+    def snapshot(self) -> dict:
+        """What the next brief compares with."""
+        return {
+            "session": self.session,
+            "holdings": {m.symbol: {"close": m.close, "as_of": m.as_of} for m in self.moves if m.priced},
+            "signals": dict(self.directions),
+        }
+
+
+def _finite(value) -> float | None:
+    return value if isinstance(value, int | float) and math.isfinite(value) else None
+
+
+def _book_value(h: Holding) -> float:
+    shares, cost = _finite(h.shares), _finite(h.cost)
+    return shares * cost if shares and cost and shares > 0 and cost > 0 else 0.0
+
+
+def _reference(market: MarketStore, v: HoldingValue, previous: StoredBrief | None) -> tuple[str, float] | None:
+    """The close the move is measured from: the last brief's, else the bar before the last."""
+    kept = (previous.facts.get("holdings") or {}).get(v.symbol) if previous else None
+    if kept and _finite(kept.get("close")) and kept.get("as_of") and kept["as_of"] <= v.as_of:
+        return kept["as_of"], kept["close"]
+    return market.close_before(v.symbol, v.as_of)
+
+
+def _move(market: MarketStore, h: Holding, v: HoldingValue | None, previous: StoredBrief | None) -> HoldingMove:
+    if v is None or not v.priced:  # no bars: valued at cost, no move to tell
+        return HoldingMove(h.symbol, h.name, h.role, _book_value(h), 0.0)
+    move = HoldingMove(
+        h.symbol,
+        h.name,
+        h.role,
+        v.market_value,
+        0.0,
+        close=v.last_close,
+        as_of=v.as_of,
+        pnl=v.pnl,
+        pnl_pct=v.pnl_pct,
+        stale_days=v.stale_days,
+        shares=v.shares,
+        cash=v.cash_received,
+    )
+    ref = _reference(market, v, previous)
+    if ref is None:
+        return move
+    ref_date, ref_close = ref
+    since = h.updated_at[:10] if h.updated_at else ref_date
+    shares_then, cash_then = shares_after_actions(h.shares, since, ref_date, market.actions(h.symbol))
+    then = shares_then * ref_close + cash_then
+    change = v.market_value + v.cash_received - then
+    pct = change / then if then > 0 else None
+    return replace(move, ref_close=ref_close, ref_date=ref_date, change=change, change_pct=pct)
+
+
+def _weighted(moves: list[HoldingMove], cash: float | None) -> tuple[HoldingMove, ...]:
+    total = sum(m.value for m in moves) + (cash or 0.0)
+    return tuple(replace(m, weight=m.value / total if total > 0 else 0.0) for m in moves)
+
+
+def _signal_changes(
+    store: BriefStore, symbols: list[str], previous: StoredBrief | None
+) -> tuple[tuple[SignalChange, ...], dict[str, str | None]]:
+    """The holdings whose signal direction changed since the last brief (the first brief:
+    since the signal before the latest), and every holding's latest direction."""
+    kept = (previous.facts.get("signals") or {}) if previous else {}
+    out, directions = [], {}
+    for symbol in symbols:
+        recent = store.signals(symbol)
+        if not recent:
+            continue
+        latest = recent[0]
+        directions[symbol] = latest.direction
+        if previous is not None and symbol in kept:
+            before = kept[symbol]
+        elif previous is not None and latest.as_of <= previous.created_at[:10]:
+            before = latest.direction  # computed before the last brief: nothing changed since
+        else:
+            before = recent[1].direction if len(recent) > 1 else None
+        if before is not None and before != latest.direction:  # a first signal is no change
+            out.append(SignalChange(symbol, before, latest.direction, latest.score, latest.as_of))
+    return tuple(out), directions
+
+
+def _risks(moves: tuple[HoldingMove, ...], rules: list[StatedRule], closes: dict[str, float]) -> tuple[RuleAtRisk, ...]:
+    out = []
+    for rule in rules:
+        if rule.kind == CAP:
+            over = [m for m in moves if rule.symbol in (None, m.symbol) and m.weight > rule.level]
+            out += [RuleAtRisk(rule, m.symbol, m.weight) for m in over]
+        elif rule.kind == ROLE_CAP:
+            combined = sum(m.weight for m in moves if m.role == rule.role)
+            if combined > rule.level:
+                out.append(RuleAtRisk(rule, None, combined))
+        elif rule.symbol in closes:
+            close = closes[rule.symbol]
+            crossed = {STOP: close < rule.level, PLAN_BELOW: close <= rule.level, PLAN_ABOVE: close >= rule.level}
+            if crossed.get(rule.kind):
+                out.append(RuleAtRisk(rule, rule.symbol, close))
+    return tuple(out)
+
+
+def brief_facts(db, now: datetime) -> BriefFacts:
+    held: HoldingsNow = holdings_now(db, now)
+    market, domain, briefs = MarketStore(db), DomainStore(db), BriefStore(db)
+    previous = briefs.last()
+    since = previous.created_at if previous else iso(as_shanghai(now) - timedelta(days=FIRST_WINDOW_DAYS))
+    until = iso(as_shanghai(now))
+    values = held.valuation.holdings
+    moves = _weighted([_move(market, h, values.get(h.symbol), previous) for h in held.holdings], held.cash)
+    rules = user_rules(domain, until)
+    closes = {m.symbol: m.close for m in moves if m.priced}
+    closes |= {
+        s: c for s, (_, c) in market.last_closes([r.symbol for r in rules if r.symbol]).items() if s not in closes
+    }
+    symbols = [m.symbol for m in moves]
+    changes, directions = _signal_changes(briefs, symbols, previous)
+    return BriefFacts(
+        session=last_complete_session(now).isoformat(),
+        created_at=until,
+        since=since,
+        previous=previous,
+        moves=moves,
+        cash=held.cash,
+        trades=tuple(domain.recent_decisions(since, until, LIST_LIMIT)),
+        alerts=tuple(domain.recent_alerts(since, until, LIST_LIMIT)),
+        signals=changes,
+        news=tuple(NewsStore(db).since(symbols, since, LIST_LIMIT)),
+        risks=_risks(moves, rules, closes),
+        directions=directions,
+    )

@@ -1,0 +1,195 @@
+"""`pixiu trades import`: a broker statement into the account. Every fill is matched against
+what the account already has (its id, or the same stock, side, quantity, price and day: a
+trade told in conversation, or the same fill from another client's export), so importing a
+statement again, or one that overlaps it, adds nothing. The holdings of the stocks it
+touches follow the fills; a stored holding dated after them is kept and both figures
+reported. One transaction: a file that does not read changes nothing."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict, deque
+from dataclasses import dataclass, replace
+from datetime import datetime
+from pathlib import Path
+
+from pixiu_cli.domain.account import BUY, SELL, CashBalance, Fill
+from pixiu_cli.domain.ledger import positions
+from pixiu_cli.services.errors import RequestError
+from pixiu_cli.statements.reader import Statement, read_statement
+from pixiu_cli.store.account import AccountStore
+from pixiu_cli.store.database import write_transaction
+from pixiu_cli.store.domain import _rows
+from pixiu_cli.store.portfolio import set_position
+
+
+@dataclass(frozen=True)
+class HoldingChange:
+    symbol: str
+    name: str
+    before: float | None  # shares held before the import (None: not held)
+    after: float  # shares the fills leave
+    kept: bool  # the stored holding is dated after the fills: left as it was
+    opening: float = 0.0  # shares sold that the fills never bought (held before the statement)
+
+
+@dataclass(frozen=True)
+class StatementImport:
+    layout: str
+    dry_run: bool
+    added: tuple[Fill, ...]
+    matched: tuple[Fill, ...]  # the statement's fill for a trade told one at a time
+    duplicates: int  # fills the account already had
+    skipped: dict[str, int]  # reason → rows
+    bad_rows: tuple[str, ...]  # with --skip-bad: each bad row's message
+    holdings: tuple[HoldingChange, ...]
+    cash: CashBalance | None  # the balance this import sets
+    newer_cash: CashBalance | None  # a later balance already stored, kept
+
+
+@dataclass
+class _Plan:
+    added: list[Fill]
+    matched: list[tuple[Fill, Fill]]  # (the fill told one at a time, the statement's)
+    duplicates: int = 0
+
+
+def _loose_key(f: Fill) -> tuple:
+    if f.kind in (BUY, SELL):
+        return (f.symbol, f.kind, round(f.quantity, 4), round(f.price, 4), f.day)
+    return (f.symbol, f.kind, round(f.quantity, 4), round(f.amount, 2), f.day)
+
+
+def _plan(existing: list[Fill], incoming: tuple[Fill, ...]) -> _Plan:
+    ids = {f.fill_id for f in existing}
+    same: dict[tuple, deque[Fill]] = defaultdict(deque)
+    for f in existing:
+        same[_loose_key(f)].append(f)
+    plan = _Plan([], [])
+    for fill in incoming:
+        if fill.fill_id in ids:
+            plan.duplicates += 1
+            continue
+        candidates = same.get(_loose_key(fill))
+        if not candidates:
+            plan.added.append(fill)
+            continue
+        twin = candidates.popleft()
+        if twin.origin == "manual":
+            plan.matched.append((twin, replace(fill, decision_id=twin.decision_id)))
+        else:
+            plan.duplicates += 1  # the same fill from another client's export
+    return plan
+
+
+def _check_account(store: AccountStore, statement: Statement, new_account: bool) -> None:
+    known = store.accounts()
+    if new_account or not known or not statement.accounts or statement.accounts & known:
+        return
+    raise RequestError(
+        f"对账单的股东代码 {'、'.join(sorted(statement.accounts))} 与之前导入的 {'、'.join(sorted(known))} 都不同："
+        "可能是另一个账户的对账单；未导入任何内容（确是同一投资者的新账户请加 --new-account）"
+    )
+
+
+def _changes(db, store: AccountStore, plan: _Plan, as_of: str) -> list[tuple[HoldingChange, object]]:
+    """Each stock the statement adds fills for: its holding change and the position all its
+    fills (the new ones included) add up to. A stock whose only fills are trades already
+    told keeps its holding: those trades moved it when they were told."""
+    new = plan.added + [f for _, f in plan.matched]
+    touched = sorted({f.symbol for f in plan.added if f.symbol})
+    if not touched:
+        return []
+    replaced = {m.fill_id for m, _ in plan.matched}
+    had = [f for f in store.fills() if f.symbol in touched]
+    ordered = sorted([f for f in had if f.fill_id not in replaced] + new, key=lambda f: (f.day, f.time or ""))
+    derived, before_import = positions(ordered), positions(had)
+    stored = {r["symbol"]: r for r in _rows(db, "select * from holdings")}
+    out = []
+    for symbol in touched:
+        p = derived[symbol]
+        row = stored.get(symbol)
+        kept = row is not None and _newer_than_fills(row, before_import.get(symbol), max(p.last_day, as_of))
+        before = row["shares"] if row else None
+        name = (row["name"] if row else None) or p.name or symbol
+        if before != p.shares or not kept:
+            out.append((HoldingChange(symbol, name, before, p.shares, kept, p.opening_shares), p))
+    return out
+
+
+def _newer_than_fills(row: dict, had, last_day: str) -> bool:
+    """A holding the fills did not make (a JSON import, an edit) dated after them: the user
+    said it later than the statement, so it stands."""
+    explained = had is not None and math.isclose(had.shares, row["shares"] or 0.0, abs_tol=1e-6)
+    return not explained and bool(row["updated_at"]) and row["updated_at"][:10] > last_day
+
+
+def _cash(store: AccountStore, statement: Statement) -> tuple[CashBalance | None, CashBalance | None]:
+    stated, stored = statement.cash, store.cash()
+    if stated is None:
+        return None, None
+    if stored is not None and stored.as_of > stated.as_of:
+        return None, stored
+    if stored is not None and (stored.amount, stored.as_of) == (stated.amount, stated.as_of):
+        return None, None  # already what the account says
+    return stated, None
+
+
+def _new_decision(db, fill: Fill) -> int:
+    cursor = db.conn.execute(
+        "insert into decisions (symbol, side, price, quantity, decided_at, source) values (?, ?, ?, ?, ?, 'statement')",
+        [fill.symbol, fill.kind, fill.price, fill.quantity, f"{fill.day}T{fill.time or '00:00:00'}+08:00"],
+    )
+    return cursor.lastrowid
+
+
+def _write(db, plan: _Plan, changes, cash, method: str, where: str, at: str, as_of: str) -> None:
+    store = AccountStore(db)
+    with write_transaction(db):
+        for fill in plan.added:
+            decision = _new_decision(db, fill) if fill.kind in (BUY, SELL) else None
+            store.add_fill(replace(fill, decision_id=decision), source_file=where, at=at)
+        for manual, fill in plan.matched:
+            store.take_over(manual, fill, source_file=where, at=at)
+        for change, p in changes:
+            if change.kept:
+                continue
+            cost = p.cost(method)
+            cost = cost if cost is not None and cost > 0 else p.average_cost
+            set_position(db, p.symbol, p.name, p.shares, cost, f"{max(p.last_day, as_of)}T15:00:00+08:00")
+        if cash is not None:
+            store.set_cash(cash, at)
+
+
+def import_statement(
+    db,
+    path: Path,
+    now: datetime,
+    *,
+    broker: str = "auto",
+    dry_run: bool = False,
+    skip_bad: bool = False,
+    new_account: bool = False,
+    cost_method: str = "diluted",
+) -> StatementImport:
+    statement = read_statement(path, broker, skip_bad)
+    store = AccountStore(db)
+    _check_account(store, statement, new_account)
+    plan = _plan(store.fills(), statement.fills)
+    last_day = max((f.day for f in statement.fills), default="")
+    changes = _changes(db, store, plan, last_day)
+    cash, newer_cash = _cash(store, statement)
+    if not dry_run:
+        _write(db, plan, changes, cash, cost_method, path.name, now.isoformat(timespec="seconds"), last_day)
+    return StatementImport(
+        statement.layout,
+        dry_run,
+        tuple(plan.added),
+        tuple(f for _, f in plan.matched),
+        plan.duplicates,
+        dict(Counter(s.reason for s in statement.skipped)),
+        tuple(str(b) for b in statement.bad),
+        tuple(c for c, _ in changes),
+        cash,
+        newer_cash,
+    )

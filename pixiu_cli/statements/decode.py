@@ -1,0 +1,36 @@
+"""A statement's bytes as text. Broker clients write GBK (or GB18030), UTF-8 with or
+without a byte-order mark, and UTF-16 (通达信's "Unicode" export); the bytes say which."""
+
+from __future__ import annotations
+
+import codecs
+
+from pixiu_cli.statements.errors import StatementError
+
+
+def _utf16_without_bom(data: bytes) -> str | None:
+    """UTF-16 without a BOM: every other byte of ASCII text is zero."""
+    sample = data[:400]
+    if len(sample) < 4:
+        return None
+    even, odd = sample[0::2].count(0), sample[1::2].count(0)
+    half = len(sample) // 4
+    if odd > half and even == 0:
+        return "utf-16-le"
+    if even > half and odd == 0:
+        return "utf-16-be"
+    return None
+
+
+def decode(data: bytes) -> str:
+    if data.startswith(codecs.BOM_UTF8):
+        return data[len(codecs.BOM_UTF8) :].decode("utf-8", errors="strict")
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return data.decode("utf-16")
+    wide = _utf16_without_bom(data)
+    for encoding in ([wide] if wide else []) + ["utf-8", "gb18030"]:
+        try:
+            return data.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+    raise StatementError("无法识别文件编码（试过 UTF-8、UTF-16、GBK/GB18030）：请在券商软件里另存为 CSV 或 TXT")

@@ -1,0 +1,49 @@
+"""The clients' statement layouts pixiu knows by name, each by the columns that tell it
+apart. Any file whose header maps (columns.py) is read; the name is what the user sees, and
+`--broker NAME` checks the file has that client's columns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pixiu_cli.statements.columns import Columns
+from pixiu_cli.statements.errors import StatementError
+
+
+@dataclass(frozen=True)
+class Layout:
+    key: str
+    label: str
+    signature: tuple[str, ...]  # header names only this client's export has together
+
+
+LAYOUTS = (
+    Layout("ths", "同花顺交割单", ("成交日期", "操作", "成交均价")),
+    Layout("tdx", "通达信对账单", ("发生日期", "业务名称", "清算金额")),
+    Layout("eastmoney", "东方财富交割单", ("发生日期", "业务名称", "成交价格", "发生金额")),
+)
+BROKERS = ("auto", *(layout.key for layout in LAYOUTS))
+GENERIC = "通用对账单"
+
+
+def _headers(columns: Columns) -> set[str]:
+    return {h.replace(" ", "") for h in columns.headers}
+
+
+def detect_layout(columns: Columns) -> str:
+    found = _headers(columns)
+    for layout in LAYOUTS:
+        if set(layout.signature) <= found:
+            return layout.label
+    return GENERIC
+
+
+def require_layout(columns: Columns, broker: str) -> str:
+    layout = next(x for x in LAYOUTS if x.key == broker)
+    missing = [h for h in layout.signature if h not in _headers(columns)]
+    if missing:
+        found = "、".join(h for h in columns.headers if h)
+        raise StatementError(
+            f"这不像{layout.label}：缺少列 {'、'.join(missing)}；文件中的列：{found}（不确定时用 --broker auto）"
+        )
+    return layout.label

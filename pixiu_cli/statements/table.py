@@ -1,0 +1,116 @@
+"""A statement's text as rows of cells: comma-separated, tab-separated, fixed-width columns
+aligned with spaces (通达信 .txt), or an HTML table saved as ".xls". Each row keeps its line
+number in the file, for error messages."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from html.parser import HTMLParser
+
+
+@dataclass(frozen=True)
+class Row:
+    line: int  # 1-based, in the file
+    cells: tuple[str, ...]
+
+
+# Excel-forced text (="000333"), quotes, and the full-width spaces some clients pad with
+_FORCED = re.compile(r'^="?(.*?)"?$')
+
+
+def clean(cell: str) -> str:
+    text = cell.replace("\u3000", " ").strip()
+    if text.startswith("="):
+        text = _FORCED.match(text).group(1)
+    return text.strip("'\" ")
+
+
+class _TableParser(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: list[list[str]] = []
+        self._cell: list[str] | None = None
+
+    def handle_starttag(self, tag, attrs) -> None:
+        if tag == "tr":
+            self.rows.append([])
+        elif tag in ("td", "th"):
+            self._cell = []
+
+    def handle_endtag(self, tag) -> None:
+        if tag in ("td", "th") and self._cell is not None:
+            if not self.rows:
+                self.rows.append([])
+            self.rows[-1].append("".join(self._cell))
+            self._cell = None
+
+    def handle_data(self, data) -> None:
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def _html_rows(text: str) -> list[Row]:
+    parser = _TableParser()
+    parser.feed(text)
+    return [Row(i + 1, tuple(clean(c) for c in cells)) for i, cells in enumerate(parser.rows) if any(cells)]
+
+
+def _separator(lines: list[str]) -> str | None:
+    """Tab or comma when most non-empty lines use it; None for space-aligned columns."""
+    filled = [line for line in lines if line.strip()]
+    for sep in ("\t", ","):
+        if filled and sum(sep in line for line in filled) * 2 >= len(filled):
+            return sep
+    return None
+
+
+def _aligned(line: str, spans: list[tuple[int, int]]) -> tuple[str, ...]:
+    """A space-aligned line cut at the header's columns, so an empty cell stays empty.
+    Clients align in GBK bytes (a Chinese character is two columns), so positions are
+    measured in those."""
+    cells = [""] * len(spans)
+    raw = line.encode("gb18030", errors="replace")
+    for match in re.finditer(rb"\S+", raw):
+        start, end = match.span()
+        overlaps = [min(end, e) - max(start, s) for s, e in spans]
+        best = max(range(len(spans)), key=lambda i: (overlaps[i], -abs((start + end) - sum(spans[i]))))
+        if overlaps[best] <= 0:
+            best = min(range(len(spans)), key=lambda i: abs((start + end) - sum(spans[i])))
+        text = match.group().decode("gb18030", errors="replace")
+        cells[best] = f"{cells[best]} {text}".strip()
+    return tuple(cells)
+
+
+def _split(line: str, sep: str | None) -> list[str]:
+    if sep == ",":
+        return next(csv.reader(io.StringIO(line)), [])
+    if sep == "\t":
+        return line.split("\t")
+    return line.split()
+
+
+def rows(text: str, is_header: Callable[[tuple[str, ...]], bool]) -> list[Row]:
+    """The rows of `text`; `is_header` tells the header row, whose columns cut the rows
+    after it when the file aligns them with spaces."""
+    if re.search(r"<\s*table", text[:5000], re.IGNORECASE):
+        return _html_rows(text)
+    lines = text.splitlines()
+    sep = _separator(lines)
+    out: list[Row] = []
+    spans: list[tuple[int, int]] | None = None
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        if spans is not None:
+            out.append(Row(number, tuple(clean(c) for c in _aligned(line, spans))))
+            continue
+        cells = tuple(clean(c) for c in _split(line, sep))
+        out.append(Row(number, cells))
+        if sep is None and is_header(cells):
+            raw = line.encode("gb18030", errors="replace")
+            spans = [m.span() for m in re.finditer(rb"\S+", raw)]
+    return out

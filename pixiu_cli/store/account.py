@@ -1,0 +1,105 @@
+"""The account's fills and cash in the database (SQL only; the arithmetic is in
+domain/ledger.py, the use cases in services/account.py)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from sqlite_utils import Database
+
+from pixiu_cli.domain.account import CashBalance, Fill
+from pixiu_cli.store.domain import _rows
+from pixiu_cli.store.rows import number, optional_text
+
+_FILL_COLUMNS = tuple(Fill.__dataclass_fields__)
+
+
+def _fill(r: dict) -> Fill:
+    return Fill(
+        fill_id=r["fill_id"],
+        day=r["day"],
+        time=optional_text(r["time"]),
+        kind=r["kind"],
+        symbol=optional_text(r["symbol"]),
+        name=optional_text(r["name"]),
+        quantity=number(r["quantity"]) or 0.0,
+        price=number(r["price"]) or 0.0,
+        amount=number(r["amount"]) or 0.0,
+        fees=number(r["fees"]) or 0.0,
+        cash_change=number(r["cash_change"]),
+        balance=number(r["balance"]),
+        account=optional_text(r["account"]),
+        contract=optional_text(r["contract"]),
+        origin=r["origin"] or "statement",
+        decision_id=r["decision_id"],
+    )
+
+
+_ORDER = "order by day, coalesce(time, ''), id"
+
+
+class AccountStore:
+    def __init__(self, db: Database):
+        self.db = db
+
+    def fills(self, symbol: str | None = None) -> list[Fill]:
+        """Live fills in the order they happened (day, time, then the order recorded)."""
+        where, params = "deleted_at is null", []
+        if symbol:
+            where += " and symbol = ?"
+            params.append(symbol)
+        return [_fill(r) for r in _rows(self.db, f"select * from account_fills where {where} {_ORDER}", params)]
+
+    def accounts(self) -> set[str]:
+        rows = _rows(self.db, "select distinct account from account_fills where account is not null")
+        return {r["account"] for r in rows}
+
+    def add_fill(self, fill: Fill, *, source_file: str | None, at: str) -> None:
+        # one plain INSERT: sqlite-utils' insert() reads the table's schema on every call,
+        # which a statement of thousands of fills would pay thousands of times
+        row = {**{k: v for k, v in asdict(fill).items() if k in _FILL_COLUMNS}, "source_file": source_file}
+        row["recorded_at"] = at
+        self.db.conn.execute(
+            f"insert into account_fills ({', '.join(row)}) values ({', '.join('?' * len(row))})", list(row.values())
+        )
+
+    def take_over(self, manual: Fill, statement: Fill, *, source_file: str | None, at: str) -> None:
+        """A fill told one at a time is the statement's fill: it takes the statement's id,
+        fees and balance and keeps its decision."""
+        row = {k: v for k, v in asdict(statement).items() if k in _FILL_COLUMNS and k != "decision_id"}
+        self.db.conn.execute(
+            f"update account_fills set {', '.join(f'{k} = ?' for k in row)}, source_file = ?, recorded_at = ? "
+            "where fill_id = ?",
+            [*row.values(), source_file, at, manual.fill_id],
+        )
+
+    def link_decision(self, fill_id: str, decision_id: int) -> None:
+        self.db.conn.execute("update account_fills set decision_id = ? where fill_id = ?", [decision_id, fill_id])
+
+    # cash -------------------------------------------------------------------------------
+    def set_cash(self, cash: CashBalance, at: str) -> None:
+        self.db["account_cash"].insert(
+            {"amount": cash.amount, "as_of": cash.as_of, "source": cash.source, "set_at": at}
+        )
+
+    def cash(self) -> CashBalance | None:
+        """The latest statement of the balance: by its day, then the one said last."""
+        rows = _rows(self.db, "select * from account_cash order by as_of desc, id desc limit 1")
+        if not rows:
+            return None
+        r = rows[0]
+        return CashBalance(number(r["amount"]) or 0.0, r["as_of"], r["source"])
+
+    def current_cash(self) -> CashBalance | None:
+        """The last stated balance moved by the trades told one at a time since that day."""
+        base = self.cash()
+        if base is None:
+            return None
+        moved, last = self.db.conn.execute(
+            "select coalesce(sum(cash_change), 0), max(day) from account_fills where origin = 'manual' "
+            "and deleted_at is null and day > ?",
+            [base.as_of],
+        ).fetchone()
+        if not last:
+            return base
+        return CashBalance(round(base.amount + (number(moved) or 0.0), 2), max(base.as_of, last), base.source)

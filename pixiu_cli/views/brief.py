@@ -1,0 +1,88 @@
+"""What `pixiu brief` and `/brief` say around the model's prose: the cost line before a paid
+call, where the brief's call can be inspected, and the stored conclusion; and the --json
+document."""
+
+from __future__ import annotations
+
+from pixiu_cli.services.brief import BriefEstimate, BriefOutcome
+from pixiu_cli.services.brief_facts import BriefFacts
+
+
+def over_budget(estimate: BriefEstimate, limit: float) -> bool:
+    return estimate.cost is not None and estimate.cost > limit
+
+
+def cost_line(estimate: BriefEstimate, provider: str, model: str, limit: float) -> str:
+    price = (
+        f"最多约 {estimate.cost:.4f} {estimate.currency}（按未命中缓存计），超过 [brief] confirm_above = {limit:g}"
+        if estimate.cost is not None
+        else "该模型没有已知价格"
+    )
+    return (
+        f"简报将调用 {provider} · {model}：预计约 {estimate.prompt_tokens:,} 输入 tokens、"
+        f"{estimate.output_tokens:,} 输出 tokens，{price}"
+    )
+
+
+def stored_line(outcome: BriefOutcome) -> str:
+    turn = outcome.turn
+    if outcome.report_id is None:
+        return f"简报未完成（{turn.status}），结论没有保存；可重新运行"
+    return (
+        f"结论已保存为报告 report:{outcome.report_id}（近期报告结论）：{(outcome.conclusion or '').rstrip('。')}；"
+        f"本次调用：对话 {turn.conversation_id} 第 {turn.seq} 轮（/context {turn.seq}，"
+        f"或 pixiu context --conversation {turn.conversation_id} --turn {turn.seq}）"
+    )
+
+
+def _facts_json(f: BriefFacts) -> dict:
+    return {
+        "session": f.session,
+        "created_at": f.created_at,
+        "since": f.since,
+        "previous_brief": f.previous.created_at if f.previous else None,
+        "market_value": f.market_value,
+        "change": f.change,
+        "change_pct": f.change_pct,
+        "cash": f.cash,
+        "holdings": [m.__dict__ for m in f.moves],
+        "trades": [d.__dict__ for d in f.trades],
+        "alerts": [a.__dict__ for a in f.alerts],
+        "signal_changes": [s.__dict__ for s in f.signals],
+        "news": [n.__dict__ for n in f.news],
+        "rules_at_risk": [
+            {
+                "kind": r.rule.kind,
+                "symbol": r.symbol,
+                "level": r.rule.level,
+                "actual": r.actual,
+                "text": r.rule.text,
+                "origin": r.rule.origin,
+            }
+            for r in f.risks
+        ],
+    }
+
+
+def brief_json(outcome: BriefOutcome, offline: bool) -> dict:
+    turn, usage = outcome.turn, outcome.turn.usage
+    return {
+        "as_of": outcome.plan.facts.session,
+        "facts": _facts_json(outcome.plan.facts),
+        "fact_lines": outcome.plan.lines,
+        "reply": turn.reply,
+        "status": turn.status,
+        "error": turn.error,
+        "conclusion": outcome.conclusion,
+        "report_id": outcome.report_id,
+        "conversation_id": turn.conversation_id,
+        "turn_id": turn.turn_id,
+        "turn": turn.seq,
+        "offline": offline,
+        "usage": {
+            "prompt_tokens": usage.prompt_tokens,
+            "completion_tokens": usage.completion_tokens,
+            "cache_hit_tokens": usage.cache_hit_tokens,
+            "cache_miss_tokens": usage.cache_miss_tokens,
+        },
+    }

@@ -1,0 +1,194 @@
+"""`import_statement` on a real SQLite file: what it adds, what it recognises as already
+there (the same statement, an overlapping one from another client, a trade told in
+conversation), what it refuses, and what it leaves untouched."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from pixiu_cli.market.trading_days import SHANGHAI
+from pixiu_cli.services.account import holdings_view
+from pixiu_cli.services.errors import RequestError
+from pixiu_cli.services.statements import import_statement
+from pixiu_cli.services.trades import NewTrade, record_trade, undo_trade
+from pixiu_cli.statements.errors import StatementError
+from pixiu_cli.store.account import AccountStore
+from pixiu_cli.store.database import open_database
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "statements"
+THS = FIXTURES / "ths_jiaogedan.csv"
+TDX = FIXTURES / "tdx_duizhangdan.txt"
+NOW = datetime(2025, 8, 20, 16, 0, tzinfo=SHANGHAI)
+TABLES = ("holdings", "account_fills", "account_cash", "decisions", "memory_events")
+
+
+@pytest.fixture
+def db(tmp_path):
+    database = open_database(tmp_path / "pixiu.db")
+    yield database
+    database.close()
+
+
+def digest(db) -> str:
+    """Everything the account is made of, row by row."""
+    h = hashlib.sha256()
+    for table in TABLES:
+        for row in db.execute(f"select * from {table} order by rowid").fetchall():
+            h.update(repr(row).encode())
+    return h.hexdigest()
+
+
+def holdings(db) -> dict[str, tuple]:
+    return {s: (q, c) for s, q, c in db.execute("select symbol, shares, cost from holdings").fetchall()}
+
+
+def test_import_sets_holdings_cost_and_cash(db):
+    done = import_statement(db, THS, NOW)
+    assert (len(done.added), done.duplicates, done.layout) == (12, 0, "同花顺交割单")
+    # 摊薄成本 by default (hand computation: tests/statements/test_statement_layouts.py)
+    assert holdings(db) == {"000333": (290, 38.4313), "600036": (1300, 39.6255), "603375": (500, 10.5)}
+    assert AccountStore(db).current_cash().amount == pytest.approx(27094.95)
+    # the buys and sells are decisions on their real days, for `pixiu track`
+    assert db.execute("select symbol, side, decided_at, source from decisions order by id").fetchall() == [
+        ("000333", "buy", "2025-03-03T10:05:12+08:00", "statement"),
+        ("600036", "buy", "2025-03-04T14:20:30+08:00", "statement"),
+        ("000333", "sell", "2025-03-20T10:30:00+08:00", "statement"),
+        ("000333", "sell", "2025-08-12T09:45:10+08:00", "statement"),
+    ]
+
+
+def test_the_average_cost_method(db):
+    import_statement(db, THS, NOW, cost_method="average")
+    assert holdings(db)["000333"] == (290, 53.8544)
+    line = next(x for x in holdings_view(db, NOW, "average").lines if x.symbol == "000333")
+    assert (line.cost, line.diluted_cost, line.average_cost, line.realised_pnl) == (53.8544, 38.4313, 53.8544, 4472.69)
+
+
+def test_reimporting_the_same_or_another_clients_export_changes_nothing(db):
+    import_statement(db, THS, NOW)
+    before = digest(db)
+    again = import_statement(db, THS, NOW)
+    assert (len(again.added), again.duplicates, again.holdings, again.cash) == (0, 12, (), None)
+    other = import_statement(db, TDX, NOW)  # other ids (成交编号), the same fills
+    assert (len(other.added), other.duplicates) == (0, 12)
+    assert digest(db) == before
+
+
+def test_a_later_overlapping_statement_adds_only_what_is_new(db, tmp_path):
+    import_statement(db, THS, NOW)
+    lines = THS.read_bytes().decode("utf-8-sig").splitlines()
+    later = [lines[0], *[x for x in lines[1:] if x[:8] >= "20250701"]]
+    later.append(
+        '20250901,10:00:00,="000333",美的集团,买入,100,78.000,7800.00,5.00,0.00,0.08,0.00,-7805.08,19289.87,1005,0123456789'
+    )
+    path = tmp_path / "later.csv"
+    path.write_text("\n".join(later) + "\n", encoding="utf-8")
+    done = import_statement(db, path, datetime(2025, 9, 2, 16, tzinfo=SHANGHAI))
+    assert (len(done.added), done.duplicates) == (1, 4)  # 配股缴款, a sale, the tax, a transfer: had
+    # 11,145.08 + 7,805.08 = 18,950.16 over 390 shares = 48.5902
+    assert holdings(db)["000333"] == (390, 48.5902)
+    assert AccountStore(db).current_cash().amount == pytest.approx(19289.87)
+    assert db.execute("select count(*) from account_fills").fetchone()[0] == 13
+
+
+def test_a_trade_told_in_conversation_is_the_statements_fill(db):
+    told = NewTrade("000333", "buy", 70, 500, "看好家电", "美的集团", "model", day="2025年3月3日")
+    recorded = record_trade(db, told, NOW.isoformat())
+    assert recorded.decision.decided_at.startswith("2025-03-03")
+    done = import_statement(db, THS, NOW)
+    assert (len(done.added), len(done.matched)) == (11, 1)
+    # one decision for that buy (the model's, with its reason), now carrying the statement's fees
+    rows = db.execute("select source, reason from decisions where symbol = '000333' and side = 'buy'").fetchall()
+    assert rows == [("model", "看好家电")]
+    fill = db.execute("select origin, fees, decision_id from account_fills where day = '2025-03-03' and kind = 'buy'")
+    assert fill.fetchall() == [("statement", 5.35, recorded.decision.id)]
+    assert holdings(db)["000333"] == (290, 38.4313)  # the buy counted once
+
+
+def test_a_statement_for_another_account_is_flagged_before_it_is_merged(db, tmp_path):
+    import_statement(db, THS, NOW)
+    text = THS.read_bytes().decode("utf-8-sig").replace("0123456789", "0999999999").replace("A123456789", "A999999999")
+    other = tmp_path / "other.csv"
+    other.write_text(text.replace("1001", "2001").replace("70.000", "71.000"), encoding="utf-8")
+    before = digest(db)
+    with pytest.raises(
+        RequestError, match="股东代码 0999999999、A999999999 与之前导入的 0123456789、A123456789 都不同"
+    ):
+        import_statement(db, other, NOW)
+    assert digest(db) == before
+    assert len(import_statement(db, other, NOW, new_account=True, dry_run=True).added) >= 1
+
+
+def test_dry_run_and_a_bad_file_write_nothing(db, tmp_path):
+    before = digest(db)
+    preview = import_statement(db, THS, NOW, dry_run=True)
+    assert len(preview.added) == 12 and [c.after for c in preview.holdings] == [290, 1300, 500]
+    bad = tmp_path / "bad.csv"
+    bad.write_text(THS.read_bytes().decode("utf-8-sig").replace("42.500", "四十二"), encoding="utf-8")
+    with pytest.raises(StatementError, match="成交均价"):
+        import_statement(db, bad, NOW)
+    assert digest(db) == before
+
+
+def test_a_json_holding_that_disagrees_is_reported_with_both_figures(db):
+    db["holdings"].insert_all(
+        [
+            {"symbol": "000333", "name": "美的集团", "short_names": "[]", "shares": 1000, "cost": 60.0,
+             "role": "core", "updated_at": "2025-01-02T09:00:00+08:00"},
+            {"symbol": "600036", "name": "招商银行", "short_names": "[]", "shares": 2000, "cost": 30.0,
+             "role": "core", "updated_at": "2025-11-01T09:00:00+08:00"},
+        ]
+    )  # fmt: skip
+    done = import_statement(db, THS, NOW)
+    changes = {c.symbol: (c.before, c.after, c.kept) for c in done.holdings}
+    # dated before the fills: the statement's figure wins; dated after them: kept
+    assert changes["000333"] == (1000, 290, False)
+    assert changes["600036"] == (2000, 1300, True)
+    assert holdings(db)["000333"] == (290, 38.4313) and holdings(db)["600036"] == (2000, 30.0)
+    assert db.execute("select role from holdings where symbol = '000333'").fetchone() == ("core",)
+
+
+def test_forgetting_a_trade_takes_its_fill_out_of_the_account(db):
+    import_statement(db, THS, NOW)
+    recorded = record_trade(
+        db, NewTrade("000333", "sell", 81, 90, None, None, "user", day="昨天", fee=5), NOW.isoformat()
+    )
+    # the holding follows the fills: 200 left; cash 27,094.95 + 90 × 81 − 5 = 34,379.95
+    assert holdings(db)["000333"][0] == 200
+    assert AccountStore(db).current_cash().amount == pytest.approx(34379.95)
+    undo_trade(db, recorded.decision.id, NOW.isoformat())
+    assert AccountStore(db).current_cash().amount == pytest.approx(27094.95)
+    assert len(AccountStore(db).fills("000333")) == 6
+
+
+def test_a_future_day_is_refused(db):
+    with pytest.raises(RequestError, match="之后：不能记录未来的交易"):
+        record_trade(db, NewTrade("000333", "buy", 70, 100, None, None, "user", day="2025-08-21"), NOW.isoformat())
+    assert db.execute("select count(*) from decisions").fetchone() == (0,)
+
+
+def test_a_sale_of_shares_bought_before_the_statement_is_reported(db, tmp_path):
+    path = tmp_path / "sale_only.csv"
+    lines = THS.read_bytes().decode("utf-8-sig").splitlines()
+    path.write_text("\n".join([lines[0], lines[4]]) + "\n", encoding="utf-8")  # the 200 @ 75 sale alone
+    done = import_statement(db, path, NOW)
+    (change,) = done.holdings
+    assert (change.symbol, change.before, change.after, change.opening) == ("000333", None, 0, 200)
+    assert "000333" not in holdings(db)
+
+
+def test_the_brief_reads_the_accounts_cash(db):
+    from pixiu_cli.services.holdings import holdings_now
+
+    assert holdings_now(db, NOW).cash is None
+    import_statement(db, THS, NOW)
+    held = holdings_now(db, NOW)
+    assert held.cash == pytest.approx(27094.95)
+    # no bars stored: every holding valued at cost, weights over stocks + cash
+    assert held.valuation.total_assets == pytest.approx(
+        290 * 38.4313 + 1300 * 39.6255 + 500 * 10.5 + 27094.95, abs=0.01
+    )
