@@ -54,7 +54,7 @@ def _tab(child, typed: str, shown: str) -> None:
     child.send(typed)
     child.expect_exact(shown)
     child.send("\t")
-    time.sleep(0.3)  # the completion is inserted on the next redraw
+    time.sleep(1.0)  # the completion is inserted on the next redraw (slow under load)
     say(child, "")
 
 
