@@ -338,8 +338,9 @@ def full_scans(plan: list[str]) -> list[str]:
     ]
 
 
-# holdings (500 rows, all of them wanted) and persona (a handful) are read whole on purpose
-ALLOWED_SCANS = ("SCAN holdings", "SCAN persona")
+# holdings (500 rows, all of them wanted), persona (a handful) and the watch list (every
+# watched stock is named like a holding) are read whole on purpose
+ALLOWED_SCANS = ("SCAN holdings", "SCAN persona", "SCAN watchlist")
 
 
 def forget_remembered() -> None:

@@ -41,6 +41,8 @@ class App:
     def mode_line(self) -> str:
         s = self.settings
         demo = "（演示数据）" if self.demo else ""
+        if s.offline and s.offline_by_choice:
+            return f"离线模式{demo}（--offline）：已设置 API key，但按你的要求不调用模型；回答来自本地离线应答器，不是真实模型。"
         if s.offline:
             return f"离线模式{demo}：未设置 API key，回答来自本地离线应答器，不是真实模型。设置 DEEPSEEK_API_KEY 后使用 DeepSeek。"
         return f"在线{demo}：{s.provider} · 模型 {s.model} · {mask_url(s.base_url)}"
@@ -140,8 +142,9 @@ def _start_offline_server(settings: Settings):
     from pixiu_cli.offline.server import OfflineServer, respond_offline
 
     cache = PrefixCache.persisted(settings.offline_cache_profile, offline_cache_path(settings))
+    chosen = settings.offline_by_choice
     return OfflineServer(
-        cache=cache, responder=partial(respond_offline, keyless=True), request_log=OFFLINE_REQUEST_LOG
+        cache=cache, responder=partial(respond_offline, keyless=True, chosen=chosen), request_log=OFFLINE_REQUEST_LOG
     ).start()
 
 

@@ -84,6 +84,7 @@ class StatusFigures:
     completion_tokens: int | None
     latency_ms: float | None
     calls: int = 1
+    cost: str | None = None  # the turn's cost as shown (¥0.0031), for a priced model
 
 
 def status_text(f: StatusFigures) -> str:
@@ -96,7 +97,10 @@ def status_text(f: StatusFigures) -> str:
         hit = f"缓存命中 {f.cache_hit_tokens / f.prompt_tokens:.0%}"
     latency = "—" if f.latency_ms is None else f"{f.latency_ms / 1000:.1f} s"
     calls = f" · {f.calls} 次调用" if f.calls > 1 else ""
-    return f"输入 {num(f.prompt_tokens)} tokens · {hit} · 输出 {num(f.completion_tokens)} tokens · {latency}{calls}"
+    cost = f" · 费用 {f.cost}" if f.cost else ""
+    return (
+        f"输入 {num(f.prompt_tokens)} tokens · {hit} · 输出 {num(f.completion_tokens)} tokens{cost} · {latency}{calls}"
+    )
 
 
 # Streaming cost must stay linear in the reply: re-rendering the whole reply as Markdown on

@@ -52,6 +52,7 @@ class Settings:
     reasoning_effort: str | None = None  # [llm] reasoning_effort: "low" | "high" | "max"
     offline_cache_profile: str = "deepseek"
     auto_sync: bool = False  # [market] auto_sync: the REPL syncs stale market data in the background
+    offline_by_choice: bool = False  # --offline with a key set: offline because the user asked
     cost_method: str = "diluted"  # [account] cost_method: "diluted" (摊薄成本) | "average" (持仓均价)
     backups_kept: int = 10  # [backup] keep: the newest N backups stay, older ones are removed (0: all)
     brief_confirm_above: float = 0.05  # [brief] confirm_above: ask before a brief's call costs more (currency units)
@@ -214,10 +215,31 @@ def _prices_table(config: dict) -> PriceTable:
     table = config.get("prices", {})
     from pixiu_cli.accounting.prices import PriceTable
 
+    if not isinstance(table, dict):
+        raise SettingsError("config.toml 的 [prices] 应为表")
+    known = [name for name in PriceTable.__dataclass_fields__ if name != "user_set"]
+    unknown = set(table) - set(known)
+    if unknown:
+        raise SettingsError(
+            f"config.toml 的 [prices] 有未知设置：{', '.join(sorted(unknown))}（可用：{', '.join(known)}）"
+        )
+    defaults = PriceTable()
+    for name, value in table.items():
+        if isinstance(getattr(defaults, name), float) and (isinstance(value, bool) or _parsed_float(value) is None):
+            raise SettingsError(f"config.toml 的 [prices] {name} 应为数字，而不是 {value!r}")
     try:
-        return PriceTable.from_mapping(table if isinstance(table, dict) else {"?": table})
-    except (TypeError, ValueError) as exc:
-        raise SettingsError(f"config.toml 的 [prices] 有误：{exc}") from None
+        return PriceTable.from_mapping(table)
+    except (TypeError, ValueError):
+        raise SettingsError(
+            f"config.toml 的 [prices] peak_hours 应为 HH:MM-HH:MM（多段用逗号分隔），而不是 {table.get('peak_hours')!r}"
+        ) from None
+
+
+def _parsed_float(value) -> float | None:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
 
 
 def _backtest_table(config: dict) -> CostModel:
@@ -312,9 +334,20 @@ def _llm_deadline(config: dict, env_value: str | None) -> float:
     return seconds
 
 
+_TABLES = ("context", "agent", "prices", "backtest", "market", "llm", "account", "brief")
+
+
 def _config_tables(config: dict) -> dict:
     """Check `config` (a parsed config.toml) and build its tables' objects, once: the
-    Settings fields limits, guardrails, prices, costs, auto_sync, cost_method and brief_confirm_above."""
+    Settings fields limits, guardrails, prices, costs, auto_sync, cost_method and
+    brief_confirm_above. An unknown top-level key is refused as an unknown key of a table
+    is (a typo such as `modle` would otherwise be kept and silently ignored)."""
+    unknown = set(config) - {*_RANGES, *_TEXT_SETTINGS, *_TABLES}
+    if unknown:
+        raise SettingsError(
+            f"config.toml 有未知设置：{', '.join(sorted(unknown))}"
+            f"（可用：{', '.join((*_TEXT_SETTINGS, *_RANGES))}，以及表 {', '.join(f'[{t}]' for t in _TABLES)}）"
+        )
     _llm_deadline(config, None)
     _thinking(config, {})
     tables = dict(
@@ -424,7 +457,10 @@ def _for_provider(
 ) -> Settings:
     """Offline without a key (or when asked), else the generic provider for PIXIU_API_KEY, else DeepSeek."""
     if force_offline or not (generic_key or deepseek_key):
-        return Settings(provider="offline", base_url=None, model=model or OFFLINE_MODEL, **common)
+        chosen = bool(generic_key or deepseek_key)
+        return Settings(
+            provider="offline", base_url=None, model=model or OFFLINE_MODEL, offline_by_choice=chosen, **common
+        )
     if generic_key:
         base = base_url or DEEPSEEK_BASE_URL
         if base != DEEPSEEK_BASE_URL and not model:

@@ -30,6 +30,7 @@ CAUSES = {
     "tools_changed": "工具列表变化",
     "history_rewritten": "历史被改写（压缩或编辑）",
     "context_block_changed": "较早的 [上下文信息] 块被修改或删除",
+    "turn_withdrawn": "上一轮已用 /retry 或 /undo 撤出历史（它的问题和回复不再发送）",
 }
 
 
@@ -195,6 +196,17 @@ def _block_or_history(prev_rest: list, cur_rest: list, i: int) -> str:
     return "context_block_changed" if following is None or following in cur_rest[i:] else "history_rewritten"
 
 
+def _withdrawn(previous: CallRecord, current: CallRecord, prev_rest: list, cur_rest: list) -> bool:
+    """The previous call's turn left the history (/retry asks it again, /undo drops it): its
+    question is not among the messages the next turn carries before its own question."""
+    from pixiu_cli.context.block import is_context_message
+
+    if previous.turn_id == current.turn_id or previous.conversation_id != current.conversation_id:
+        return False
+    asked = next((m for m in reversed(prev_rest) if m.get("role") == "user" and not is_context_message(m)), None)
+    return asked is not None and asked not in cur_rest[:-1]
+
+
 def explain(previous: CallRecord | None, current: CallRecord, *, may_load: bool = True) -> BreakExplanation:
     reported = current.usage.cache_hit_tokens
     remember_segments(render_prompt(current.request), _AT_MARKERS)  # for the next call's explanation
@@ -219,6 +231,8 @@ def explain(previous: CallRecord | None, current: CallRecord, *, may_load: bool 
     if (prev_req.get("tools") or []) != (cur_req.get("tools") or []):
         return result("tools_changed")
     prev_rest, cur_rest = _rest(prev_req), _rest(cur_req)
+    if _withdrawn(previous, current, prev_rest, cur_rest):
+        return result("turn_withdrawn")
     for i, (a, b) in enumerate(zip(prev_rest, cur_rest)):
         if a != b:
             if current.conversation_id != previous.conversation_id:

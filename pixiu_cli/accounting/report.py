@@ -256,3 +256,32 @@ def _turn_lines(lines: list[CallLine], calls: list[CallRecord], prices: PriceTab
     return [
         TurnLine(seq, len(group), totals_of([_row(c) for c in group], prices)) for seq, group in sorted(by_turn.items())
     ]
+
+
+def turn_cost(store: ConversationStore, turn_id: int, prices: PriceTable) -> float | None:
+    """What a turn's calls cost, or None when any of them cannot be priced (an unpriced
+    model, or a provider that did not report the tokens)."""
+    total = 0.0
+    calls = store.calls_for_turn(turn_id)
+    for call in calls:
+        u = call.usage
+        priced = call_cost(
+            prices,
+            model=call.model,
+            hit=u.cache_hit_tokens,
+            miss=u.cache_miss_tokens,
+            prompt=u.prompt_tokens,
+            completion=u.completion_tokens,
+            at=_moment(call.started_at),
+        )
+        if priced is None:
+            return None
+        total += priced.actual
+    return total if calls else None
+
+
+def money_text(value: float, currency: str) -> str:
+    """¥0.0031 for CNY (the status line's few-cent figures need four places), else the code."""
+    sign = {"CNY": "¥", "RMB": "¥", "USD": "$"}.get(currency.upper())
+    amount = f"{value:.4f}" if value < 1 else f"{value:,.2f}"
+    return f"{sign}{amount}" if sign else f"{amount} {currency}"

@@ -42,6 +42,36 @@ class SilentSink:
         pass
 
 
+class ReaderSafeSink:
+    """A sink whose reader may go away (`pixiu ask … | head -1`): after the first
+    BrokenPipeError nothing more is shown, but the turn goes on to its end, tool calls
+    and all; only the output was cut. `gone` says whether that happened."""
+
+    def __init__(self, sink: TurnSink):
+        self.sink = sink
+        self.gone = False
+
+    def _send(self, method: str, value: str) -> None:
+        if self.gone:
+            return
+        try:
+            getattr(self.sink, method)(value)
+        except BrokenPipeError:
+            self.gone = True
+
+    def reasoning(self, delta: str) -> None:
+        self._send("reasoning", delta)
+
+    def text(self, delta: str) -> None:
+        self._send("text", delta)
+
+    def notice(self, line: str) -> None:
+        self._send("notice", line)
+
+    def retrying(self, line: str) -> None:
+        self._send("retrying", line)
+
+
 class TurnStopped(Exception):
     """A call failed or was interrupted and the turn ends there: `status` is "error" or
     "interrupted", `error` the line for the user."""

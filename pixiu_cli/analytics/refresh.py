@@ -61,9 +61,16 @@ def _alerts(
         firings = evaluate(rule, frame, cost=holding.cost if holding else None, cost_day=cost_day)
         security = market.master.get(rule.symbol)
         text = describe(rule.kind, rule.threshold, rule.symbol, security.name if security else None)
-        fired = [(f.bar_date, text, f"{text}：{f.message}", iso(now)) for f in firings]
+        # dated at the close of the bar that fired it, not when the import or sync ran
+        fired = [(f.bar_date, text, f"{text}：{f.message}", _close_of(f.bar_date, now)) for f in firings]
         store.record_check(rule.id, through=frame.dates[-1], fired=fired)
         summary.fired += [f"a{rule.id} {message}" for _, _, message, _ in fired]
+
+
+def _close_of(bar_date: str, now: datetime) -> str:
+    """The moment a daily bar closed (15:00 Beijing time), never later than now."""
+    close = datetime.fromisoformat(f"{bar_date}T15:00:00+08:00")
+    return iso(min(close, now) if now.tzinfo else close)
 
 
 def refresh(db: Database, symbols: Sequence[str], now: datetime, costs: CostModel | None = None) -> RefreshSummary:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import sys
+from typing import Annotated
 
 import typer
 
@@ -24,6 +25,7 @@ from pixiu_cli.cli import (
     market,
     news,
     offline,
+    sessions,
     signal,
 )
 from pixiu_cli.cli.fast import defaults_of, fast_call
@@ -39,8 +41,21 @@ app = typer.Typer(
 )
 
 
+def _version(shown: bool) -> None:
+    if shown:
+        from pixiu_cli import __version__
+
+        common.renderer().line(f"pixiu {__version__}")
+        raise typer.Exit()
+
+
 @app.callback(invoke_without_command=True)
-def root(ctx: typer.Context) -> None:
+def root(
+    ctx: typer.Context,
+    version: Annotated[
+        bool, typer.Option("--version", help="显示版本并退出", is_eager=True, callback=_version)
+    ] = False,
+) -> None:
     if ctx.invoked_subcommand is None:
         chat.chat(**defaults_of(chat.chat))
 
@@ -48,6 +63,7 @@ def root(ctx: typer.Context) -> None:
 # The order of `pixiu --help`.
 for group in (
     chat,
+    sessions,
     brief,
     context,
     documents,

@@ -27,11 +27,23 @@ def chat(
         state = ReplState(app=app_, renderer=renderer, conversation_id=conversation_id, clock=common.now)
         where = f"继续对话 {conversation_id}" if conversation_id else "新对话"
         renderer.banner(mode_line=app_.mode_line, conversation_line=f"{where} · 数据目录 {app_.settings.home}")
+        if conversation_id:
+            _recap(renderer, app_, conversation_id)
         run_repl(state)
 
 
+def _recap(renderer, app_, conversation_id: int) -> None:
+    """The recap /resume shows, for `chat --resume N` and `chat --continue`."""
+    from pixiu_cli.repl.builtin_commands import show_recap
+    from pixiu_cli.services.conversations import resume
+
+    resumed = resume(app_.store, conversation_id)
+    if resumed is not None:
+        show_recap(renderer, resumed)
+
+
 def ask(
-    text: Annotated[str, typer.Argument(help="问题；为 - 时从标准输入读取")],
+    text: Annotated[str | None, typer.Argument(help="问题；为 - 或省略（从管道输入）时从标准输入读取")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="输出一个 JSON 对象")] = False,
     continue_: Annotated[bool, typer.Option("--continue", "-c", help="接着最近的对话问")] = False,
     conversation: Annotated[int | None, typer.Option("--conversation", help="接着指定 ID 的对话问")] = None,
@@ -49,7 +61,9 @@ def ask(
     """问一个问题并退出（不进入交互界面）。"""
     if conversation is not None and continue_:
         raise common.CliError("--conversation 和 --continue 只能选一个")
-    if text == "-":
+    if text is None and common.stdin_is_terminal():
+        raise common.CliError("缺少问题：pixiu ask 问题（或从管道输入：echo 问题 | pixiu ask）")
+    if text is None or text == "-":
         text = common.read_stdin_text()
     common.require_utf8(text)
     if not text.strip():
@@ -90,7 +104,11 @@ def _ask(
 
     with (
         one_shot_explanations(),
-        common.opened(model, offline, demo, conversation, continue_) as (renderer, app_, conversation_id),
+        common.opened(model, offline, demo, conversation, continue_, new_if_none=True) as (
+            renderer,
+            app_,
+            conversation_id,
+        ),
     ):
         if conversation_id is None:
             from pixiu_cli.services.conversations import start_conversation
@@ -103,35 +121,48 @@ def _ask(
             if not as_json and result.reply:
                 renderer.markdown(result.reply)
         else:
-            with renderer.reply() as stream:
-                result = app_.agent.run_turn(conversation_id, text, stream)
+            result = _streamed(renderer, app_, conversation_id, text)
         if as_json:
-            u = result.usage
-            renderer.json(
-                {
-                    "conversation_id": result.conversation_id,
-                    "turn_id": result.turn_id,
-                    "turn": result.seq,
-                    "reply": result.reply,
-                    "status": result.status,
-                    "error": result.error,
-                    "notices": list(result.notices),
-                    "model": app_.settings.model,
-                    "offline": app_.settings.offline,
-                    "attempts": result.attempts,
-                    "usage": {
-                        "prompt_tokens": u.prompt_tokens,
-                        "completion_tokens": u.completion_tokens,
-                        "cache_hit_tokens": u.cache_hit_tokens,
-                        "cache_miss_tokens": u.cache_miss_tokens,
-                    },
-                },
-                indent=None,
-            )
+            renderer.json(_json_result(result, app_.settings), indent=None)
         elif result.error:
             renderer.error(result.error)
         if result.status != "complete":
             raise typer.Exit(1)
+
+
+def _streamed(renderer, app_, conversation_id: int, text: str):
+    """The reply streamed to stdout. A reader that goes away (`| head -1`) cuts the output
+    only: the turn completes and is stored, then the exit is the pipe's."""
+    from pixiu_cli.agent.calls import ReaderSafeSink
+
+    with renderer.reply() as stream:
+        shown = ReaderSafeSink(stream)
+        result = app_.agent.run_turn(conversation_id, text, shown)
+    if shown.gone:
+        raise BrokenPipeError
+    return result
+
+
+def _json_result(result, settings) -> dict:
+    u = result.usage
+    return {
+        "conversation_id": result.conversation_id,
+        "turn_id": result.turn_id,
+        "turn": result.seq,
+        "reply": result.reply,
+        "status": result.status,
+        "error": result.error,
+        "notices": list(result.notices),
+        "model": settings.model,
+        "offline": settings.offline,
+        "attempts": result.attempts,
+        "usage": {
+            "prompt_tokens": u.prompt_tokens,
+            "completion_tokens": u.completion_tokens,
+            "cache_hit_tokens": u.cache_hit_tokens,
+            "cache_miss_tokens": u.cache_miss_tokens,
+        },
+    }
 
 
 def register(app: typer.Typer) -> None:

@@ -44,9 +44,12 @@ def open_app(model: str | None, offline: bool, demo: bool = False, calls_model: 
 
 
 @contextmanager
-def opened(model: str | None, offline: bool, demo: bool, resume: int | None, continue_: bool):
+def opened(
+    model: str | None, offline: bool, demo: bool, resume: int | None, continue_: bool, new_if_none: bool = False
+):
     """Open the app, show configuration warnings, and pick the conversation to continue
-    (None for a new one); the app is closed however the command ends."""
+    (None for a new one, also for `continue_` with none when `new_if_none`); the app is
+    closed however the command ends."""
     from pixiu_cli.services.conversations import pick_conversation
 
     shown = renderer()
@@ -54,7 +57,7 @@ def opened(model: str | None, offline: bool, demo: bool, resume: int | None, con
     try:
         for warning in app_.settings.warnings:
             shown.warn(warning)
-        yield shown, app_, pick_conversation(app_.store, resume, continue_)
+        yield shown, app_, pick_conversation(app_.store, resume, continue_, new_if_none)
     except Exception as exc:
         from pixiu_cli.views.presenters import error_line
 
@@ -102,6 +105,13 @@ def now() -> datetime:
 
 def stamp() -> str:
     return now().isoformat(timespec="seconds")
+
+
+def stdin_is_terminal() -> bool:
+    try:
+        return sys.stdin is None or sys.stdin.isatty()
+    except (AttributeError, ValueError):  # closed or replaced
+        return True
 
 
 def read_stdin_text() -> str:

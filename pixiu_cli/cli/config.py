@@ -12,7 +12,8 @@ from pixiu_cli.cli import common
 config_app = typer.Typer(help="查看或修改 PIXIU_HOME 下的 config.toml（写入时权限为 600）。", add_completion=False)
 
 
-@config_app.command("set")
+# ignore_unknown_options: `config set timeout -5` is a value to check, not an unknown option
+@config_app.command("set", context_settings={"ignore_unknown_options": True})
 def config_set(
     key: Annotated[str, typer.Argument(help="设置名，如 model、api_key、context.notes_days")],
     value: Annotated[str, typer.Argument(help="值；为 - 时从标准输入读取（适合 API key，不留在 shell 历史里）")],

@@ -46,6 +46,8 @@ def _merge_lines(result) -> tuple[list[str], list[str]]:
             line += f"（其中 {r.conversation} 只被对话中记录的交易改动过）"
         elif r.conversation:
             line += f"（其中对话中记下的 {r.conversation} 条，合并导入从不改动）"
+        if r.forgotten:
+            line += f"（其中你删除过的 {r.forgotten} 条，合并导入不会恢复）"
         lines.append(line)
     warnings = []
     for c in result.share_conflicts:

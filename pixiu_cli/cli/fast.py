@@ -30,7 +30,8 @@ def _flag_names(name: str, info: OptionInfo) -> list[str]:
 @cache
 def fast_signature(command: Callable) -> FastSignature | None:
     """None when a parameter is of a kind this path does not parse (it then always goes
-    through typer): arguments must be required plain strings, and only `bool` options
+    through typer): arguments must be plain strings (given: an optional one absent from
+    argv goes through typer), and only `bool` options
     without an on/off pair are flags. Read through typer's own reading of the signature."""
     flags: dict[str, str] = {}
     defaults: dict[str, object] = {}
@@ -38,7 +39,10 @@ def fast_signature(command: Callable) -> FastSignature | None:
     for name, meta in get_params_from_function(command).items():
         info = meta.default
         if isinstance(info, ArgumentInfo):
-            if meta.annotation is not str or info.default is not ...:
+            # a plain string, required or optional (None when absent: then typer parses argv)
+            if not (meta.annotation is str and info.default is ...) and not (
+                meta.annotation == (str | None) and info.default is None
+            ):
                 return None
             arguments.append(name)
             continue

@@ -12,7 +12,7 @@ whenever the intent changes)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import cache
 
@@ -28,6 +28,7 @@ from pixiu_cli.context.block import (
 from pixiu_cli.context.memory import MemoryAssembler, MemoryLimits
 from pixiu_cli.context.oversize import clipped_message
 from pixiu_cli.context.values import text
+from pixiu_cli.context.watch import about_watchlist, watch_holders, watch_section, watched
 from pixiu_cli.context.withdrawals import withdrawn_section
 from pixiu_cli.market.trading_days import SHANGHAI
 from pixiu_cli.resources import prompts_dir, read_prompt
@@ -79,7 +80,12 @@ SYMBOL_CONTEXT = "symbol_context"
 
 
 def ablated(key: str, ablate: frozenset[str]) -> bool:
-    return key in ablate or (key.startswith("symbol:") and SYMBOL_CONTEXT in ablate)
+    """ "notes" stands for all the user's own notes, rules (their own section) included."""
+    return (
+        key in ablate
+        or (key.startswith("symbol:") and SYMBOL_CONTEXT in ablate)
+        or (key == "rules" and "notes" in ablate)
+    )
 
 
 def history_messages(
@@ -160,10 +166,23 @@ class ContextBuilder:
         self.names = NameSource(SecurityMaster(domain.db))
         self.ablate = frozenset(ablate)
 
-    def select(self, user_text: str, earlier: tuple[str, ...] | list[str] = (), holdings=None) -> Selection:
-        """Symbols, intent and overview for a message (and why), given the earlier questions."""
+    def select(self, user_text: str, earlier: tuple[str, ...] | list[str] = (), holdings=None, watch=None) -> Selection:
+        """Symbols, intent and overview for a message (and why), given the earlier questions.
+        Watched stocks are named like holdings (context/watch.py)."""
         holdings = self.domain.holdings() if holdings is None else holdings
-        return select(user_text, self.names.table(holdings), earlier=earlier)
+        watch = watched(self.domain) if watch is None else watch
+        named = [*holdings, *watch_holders(watch, self.names, {text(h.symbol) for h in holdings})]
+        return select(user_text, self.names.table(named), earlier=earlier)
+
+    def _named(self, holdings: list) -> list:
+        """Holdings recorded without a name (a trade that named none stores the code as its
+        name) under the security master's or the shipped list's name, where one is known."""
+        return [
+            replace(h, name=self.names.security_name(h.symbol) or h.name)
+            if text(h.name).strip() in ("", text(h.symbol))
+            else h
+            for h in holdings
+        ]
 
     def _unheld_names(self, symbols: list[str], holdings) -> dict[str, str]:
         """Names of mentioned stocks the user does not hold, so their sections say what they are."""
@@ -191,8 +210,9 @@ class ContextBuilder:
         withdrawn: Section | None = None,
     ) -> tuple[ContextBlock, Selection]:
         now = (now or self.clock()).astimezone(SHANGHAI)
-        holdings = self.domain.holdings()
-        selection = self.select(user_text, earlier, holdings)
+        holdings = self._named(self.domain.holdings())
+        watch = watched(self.domain)
+        selection = self.select(user_text, earlier, holdings, watch)
         prices = self.prices() if self.prices else None
         sections = MemoryAssembler(self.domain, self.limits, prices).sections(
             now=now,
@@ -205,7 +225,10 @@ class ContextBuilder:
             compact_overview=selection.compact_overview,
             names=self._unheld_names(selection.symbols, holdings),
             valuation=self.valuer(holdings, now) if self.valuer and holdings else None,
+            watched=watch,
         )
+        if watch and about_watchlist(user_text):
+            sections.append(watch_section(watch, self.names, self.domain, now.date()))
         if withdrawn is not None:  # right after the time: never trimmed, read before the rest
             sections.insert(1, withdrawn)
         if self.ablate:
@@ -217,8 +240,11 @@ class ContextBuilder:
         return self.names.master
 
     def count_injection(self, built: BuiltMessages) -> None:
-        """Count each note the block put in front of the model (a note's use, for /memory)."""
-        self.domain.count_injection([m.id for m in built.memory_ids if m.kind == "note"])
+        """Count each note and trade the block put in front of the model (their use, for /memory)."""
+        ids = built.memory_ids
+        self.domain.count_injection(
+            [m.id for m in ids if m.kind == "note"], [m.id for m in ids if m.kind == "decision"]
+        )
 
     def carried_later(self, messages: list[dict]) -> list[dict]:
         """Of a turn's messages, those later requests will carry: under "drop" earlier

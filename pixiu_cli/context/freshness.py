@@ -1,6 +1,7 @@
 """How old is too old: each class of injected item has a freshness limit (config.toml
 [context], `*_fresh_days`; signals count trading days). An item past its limit is still
-injected, marked `已过期 N 天` (N: days since it went past the limit) and listed after the
+injected, marked `已过期 N 天` (N: days since it went past the limit; `N 个交易日` for a
+limit in trading days) and listed after the
 fresh items of its section, so trimming drops it first."""
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from pixiu_cli.market.trading_days import CalendarEnd, next_trading_day
+from pixiu_cli.market.trading_days import CalendarEnd, next_trading_day, sessions_between
 
 
 @dataclass(frozen=True)
@@ -49,5 +50,19 @@ def _next_session_or_weekday(d: date) -> date:
 
 
 def stale_label(as_of: date | None, today: date, rule: FreshnessRule) -> str | None:
+    """`已过期 N 天`, or for a limit counted in trading days `已过期 N 个交易日` (N sessions
+    since the limit, not calendar days: a weekend adds none)."""
     overdue = expired_days(as_of, today, rule)
-    return None if overdue is None else f"已过期 {overdue} 天"
+    if overdue is None:
+        return None
+    if rule.trading:
+        sessions = _sessions_overdue(today - timedelta(days=overdue), today)
+        return f"已过期 {sessions} 个交易日" if sessions is not None else f"已过期 {overdue} 天"
+    return f"已过期 {overdue} 天"
+
+
+def _sessions_overdue(expiry: date, today: date) -> int | None:
+    try:
+        return max(1, sessions_between(expiry, today))
+    except (CalendarEnd, OverflowError, ValueError):
+        return None  # past the calendar's end: calendar days, as the limit itself degrades

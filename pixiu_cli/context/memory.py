@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 from functools import lru_cache
 
@@ -27,8 +27,9 @@ from pixiu_cli.context.freshness import FreshnessRule, stale_label
 from pixiu_cli.context.layers import layer_for
 from pixiu_cli.context.quoting import ENGINE_STRATEGIES, SIGNAL_DIRECTIONS, defuse, label, period_label, quote_data
 from pixiu_cli.context.values import UNKNOWN_DAY, day, show_number, show_pct, show_price, show_signed
+from pixiu_cli.context.watch import watch_note
 from pixiu_cli.domain.investor import Alert, Decision, Holding, MemoryEvent, NewsItem, Profile, Report, Signal
-from pixiu_cli.domain.vocabulary import NOTE_KIND_NAMES, NOTE_NAME, SIDE_NAMES
+from pixiu_cli.domain.vocabulary import NOTE_KIND_NAMES, NOTE_LAYER_NAMES, NOTE_NAME, SIDE_NAMES
 from pixiu_cli.selection.intent import Intent
 from pixiu_cli.store.domain import DomainStore
 
@@ -37,6 +38,7 @@ NOTE_KIND_ORDER = {"rule": 0, "plan": 1}  # the user's own rules and plans go la
 
 # Trimming priority: higher survives longer (see the module docstring).
 PRIORITY = {
+    "rules": 98,
     "notes": 97,
     "alerts": 96,
     "symbol": 90,
@@ -63,6 +65,7 @@ class MemoryLimits:
     alerts_limit: int = 5
     notes_days: float = 30.0
     notes_limit: int = 5
+    rules_limit: int = 10  # rules have no window: in force until withdrawn or replaced
     news_days: float = 14.0
     news_per_symbol: int = 3
     per_symbol_limit: int = 3  # the symbol's own notes and decisions inside its section
@@ -217,7 +220,7 @@ def _note_item(note: MemoryEvent) -> BlockItem:
     about = f"（{defuse(note.symbol)}）" if note.symbol else ""
     return BlockItem(
         f"{kind}{about}：{quote_data(note.text)}",
-        layer_for("user_note"),
+        NOTE_LAYER_NAMES.get(note.note_kind or "", NOTE_LAYER_NAMES["view"]),
         _shown_day(note.created_at),
         MemoryId("note", note.id),
     )
@@ -284,11 +287,13 @@ class MemoryAssembler:
         overview: bool | None = None,
         names: Mapping[str, str] | None = None,
         compact_overview: bool = False,
+        watched: Mapping[str, str] | None = None,
     ) -> list[Section]:
         """valuation: the market's PortfolioValue (pixiu_cli/market/valuation.py) or None;
         overview: inject every holding's profile (default: for a portfolio review); names: the
         security master's names of mentioned stocks that are not held; compact_overview: the
-        overview as one short line a holding (an uncertain question about the user's money)."""
+        overview as one short line a holding (an uncertain question about the user's money);
+        watched: the watch list (symbol → when added), said in a watched stock's section."""
         today = now.date()
         values = valuation.holdings if valuation else None  # nothing is said when no holding has bars
         prices = self.prices or ({s: v.last_close for s, v in values.items()} if values else {})
@@ -312,7 +317,8 @@ class MemoryAssembler:
         sections.extend(self._persona_section(today))
 
         for symbol in symbols:
-            sections.append(self._symbol_section(symbol, held.get(symbol), now, held, (names or {}).get(symbol)))
+            section = self._symbol_section(symbol, held.get(symbol), now, held, (names or {}).get(symbol))
+            sections.append(_with_watch_note(section, (watched or {}).get(symbol)) if symbol not in held else section)
         shown = {i.memory_id for s in sections for i in s.items if i.memory_id}
 
         if with_overview:
@@ -327,6 +333,7 @@ class MemoryAssembler:
             self._reports_section(now),
             self._decisions_section(now, held, shown),
             self._alerts_section(now),
+            self._rules_section(now, shown),
             self._notes_section(now, shown),
         ]
 
@@ -371,13 +378,27 @@ class MemoryAssembler:
             note=f"近 {limits.alerts_days:g} 天触发，最多 {limits.alerts_limit} 条",
         )
 
-    def _notes_section(self, now: datetime, shown: set) -> Section:
+    def _rules_section(self, now: datetime, shown: set) -> Section:
         limits = self.limits
-        notes = self.domain.recent_notes(_since(now, limits.notes_days), _until(now), limits.notes_limit)
+        rules = self.domain.rules(_until(now), limits.rules_limit)
+        return Section(
+            "rules",
+            "用户纪律",
+            tuple(_note_item(n) for n in rules if MemoryId("note", n.id) not in shown),
+            PRIORITY["rules"],
+            note=f"撤回前一直有效，最多 {limits.rules_limit} 条；建议须先对照",
+        )
+
+    def _notes_section(self, now: datetime, shown: set) -> Section:
+        limits, until = self.limits, _until(now)
+        pinned = self.domain.pinned_notes(until, limits.notes_limit)
+        recent = self.domain.recent_notes(_since(now, limits.notes_days), until, limits.notes_limit)
+        pinned_ids = {n.id for n in pinned}
+        notes = (pinned + [n for n in recent if n.id not in pinned_ids])[: max(limits.notes_limit, len(pinned))]
         notes = sorted(notes, key=lambda n: NOTE_KIND_ORDER.get(n.note_kind or "", 2))
         return Section(
             "notes",
-            "用户观点 / 计划 / 纪律",
+            "用户计划 / 观点",
             tuple(_note_item(n) for n in notes if MemoryId("note", n.id) not in shown),
             PRIORITY["notes"],
             note=f"用户自己说过的话，近 {limits.notes_days:g} 天，最多 {limits.notes_limit} 条",
@@ -511,6 +532,17 @@ class MemoryAssembler:
             MemoryId("signal", signal.id),
             stale_label(day(signal.as_of), today, self.limits.rule("signals")),
         )
+
+
+def _with_watch_note(section: Section, added_at: str | None) -> Section:
+    """An unheld stock on the watch list: its holding line says so."""
+    if added_at is None:
+        return section
+    items = tuple(
+        replace(i, text=f"{i.text} · {watch_note(added_at)}") if i.text == "持仓关联：未持有" else i
+        for i in section.items
+    )
+    return replace(section, items=items)
 
 
 @lru_cache(maxsize=4096)

@@ -71,6 +71,8 @@ def _item(w: Withdrawal) -> BlockItem:
     old = w.ref.replace("n", "note:", 1) if w.ref.startswith("n") else w.ref.replace("d", "decision:", 1)
     if w.action == "deleted":
         text = f"#{w.ref} 已删除：上文（{old}）{_short(w.old_text or '')} 作废，不再作为依据"
+    elif w.action == "replaced":
+        text = f"#{w.ref} 已被新计划 #{w.new_text} 替换：上文（{old}）{_short(w.old_text or '')} 不再有效"
     elif w.action == "edited":
         text = f"#{w.ref} 已更正为 {_short(w.new_text or '')}：上文（{old}）的旧内容作废"
     else:

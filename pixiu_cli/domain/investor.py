@@ -99,6 +99,8 @@ class MemoryEvent:
     source: str | None
     inject_count: int = 0
     deleted_at: str | None = None
+    pinned: bool = False  # injected whatever its age (/memory pin)
+    replaced_by: int = 0  # the id of the plan that replaced this one; 0 while in force
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 NOTE_KINDS = ("view", "plan", "rule")
 NOTE_KIND_NAMES = {"view": "观点", "plan": "计划", "rule": "纪律"}
+# How the block labels the user's own notes: theirs, not a pundit's 情绪观点. A rule is a
+# constraint the model checks advice against; a plan or a view is the user's own reading.
+NOTE_LAYER_NAMES = {"view": "用户观点", "plan": "用户计划", "rule": "用户纪律"}
 NOTE_NAME = "笔记"  # a note without a kind, and the memory kind `user_note`
 # Every kind a memory can be listed under: a note's own kind, or the event kind.
 MEMORY_KIND_NAMES = {**NOTE_KIND_NAMES, "decision": "交易", "user_note": NOTE_NAME}

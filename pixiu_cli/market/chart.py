@@ -91,9 +91,30 @@ def _line(plt, xs, values, label, color):
 
 
 def render_chart(data: ChartData, *, width: int = 100, height: int = 24, color: bool = True) -> str:
+    """The chart within `width` terminal cells. plotext counts a Chinese character (the
+    title, the legend) as one cell where a terminal draws two: the plot is narrowed by
+    what overflowed and drawn again."""
+    plot_width = width
+    for _ in range(4):
+        text = _drawn(data, plot_width, height, color)
+        over = _cells(text) - width
+        if over <= 0 or plot_width - over < 20:
+            break
+        plot_width -= over
+    return text
+
+
+def _cells(text: str) -> int:
+    from wcwidth import wcswidth
+
+    return max((wcswidth(_ANSI.sub("", line)) for line in text.splitlines()), default=0)
+
+
+def _drawn(data: ChartData, width: int, height: int, color: bool) -> str:
     import plotext as plt
 
     plt.clf()
+    plt.limit_size(False, False)  # the size asked for (the renderer's terminal), not plotext's own guess
     plt.plot_size(width, height)
     plt.theme("pro" if color else "clear")
     xs = list(range(len(data.dates)))

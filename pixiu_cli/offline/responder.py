@@ -22,6 +22,10 @@ from .tool_intents import planned_tool_calls
 OFFLINE_NOTICE = "（离线模式：未配置 API key，以下回答由本地离线应答器根据本次请求内容生成，不是真实模型）"
 # `pixiu offline-server` answers clients that do send a key: no claim about keys there.
 SERVER_NOTICE = "（pixiu 离线服务：以下回答由本地离线应答器根据本次请求内容生成，不是真实模型）"
+# --offline with a key set: offline because the user asked for it, not for want of a key.
+CHOSEN_NOTICE = (
+    "（离线模式：按 --offline 的要求没有调用模型，以下回答由本地离线应答器根据本次请求内容生成，不是真实模型）"
+)
 NO_ADVICE = "离线应答器不会分析行情，也不会给出投资建议。"
 KEY_HINT = "设置 DEEPSEEK_API_KEY（或 PIXIU_API_KEY）后即可与真实模型对话。"
 QUESTION_LIMIT = 300
@@ -102,9 +106,9 @@ def _tool_names(request: Mapping[str, Any]) -> list[str]:
     ]
 
 
-def respond(request: Mapping[str, Any], *, keyless: bool = False) -> ScriptedReply:
+def respond(request: Mapping[str, Any], *, keyless: bool = False, chosen: bool = False) -> ScriptedReply:
     """``keyless``: pixiu's own offline mode (no API key set), whose replies say so and
-    say how to use a real model."""
+    say how to use a real model; ``chosen``: offline mode asked for with a key set."""
     messages = [m for m in request.get("messages") or [] if isinstance(m, Mapping)]
     conversation = [m for m in messages if m.get("role") not in SYSTEM_ROLES]
     turn = _split_turn(conversation)
@@ -122,7 +126,7 @@ def respond(request: Mapping[str, Any], *, keyless: bool = False) -> ScriptedRep
         if planned:
             return ScriptedReply(tool_calls=planned)
 
-    lines = [OFFLINE_NOTICE if keyless else SERVER_NOTICE, ""]
+    lines = [CHOSEN_NOTICE if chosen else OFFLINE_NOTICE if keyless else SERVER_NOTICE, ""]
     if question.strip():
         lines.append(f"你的问题是：「{_quote(question)}」")
     else:
@@ -130,7 +134,7 @@ def respond(request: Mapping[str, Any], *, keyless: bool = False) -> ScriptedRep
     lines += ["", "本次请求中我能看到："]
     lines += _request_lines(request, messages, turn)
     lines += _tool_result_lines(messages, turn.tool_results)
-    lines += ["", NO_ADVICE + (KEY_HINT if keyless else "")]
+    lines += ["", NO_ADVICE + (KEY_HINT if keyless and not chosen else "")]
     return ScriptedReply(text="\n".join(lines))
 
 

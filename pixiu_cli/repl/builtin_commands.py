@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
-from pixiu_cli.context.builder import SHANGHAI
 from pixiu_cli.repl.commands import CommandError, ParsedCommand, parse_number, registry
 from pixiu_cli.repl.state import ExitRepl, ReplState
-from pixiu_cli.services.conversations import recent_conversations, resume
+from pixiu_cli.services.conversations import Resumed, beijing_minute, recent_conversations, resume
 
 
 @registry.command("help", "列出所有命令")
@@ -30,16 +27,18 @@ def new_command(state: ReplState, cmd: ParsedCommand) -> None:
     state.renderer.info("已开始新对话。")
 
 
-@registry.command("sessions", "列出最近的对话", "/sessions [数量]")
+@registry.command("sessions", "列出或搜索最近的对话", "/sessions [数量|文字]")
 def sessions_command(state: ReplState, cmd: ParsedCommand) -> None:
-    limit = 20
+    limit, text = 20, None
     if cmd.args:
-        limit = parse_number(cmd.args[0])
-        if not limit:
+        limit = parse_number(cmd.args[0]) if len(cmd.args) == 1 else None
+        if limit is None:
+            limit, text = 20, cmd.raw_args
+        elif not limit:
             raise CommandError(f"数量应为正整数：{cmd.args[0]}")
-    conversations = recent_conversations(state.app.store, limit)
+    conversations = recent_conversations(state.app.store, limit, text)
     if not conversations:
-        state.renderer.info("还没有对话。")
+        state.renderer.info(f"没有含有「{text}」的对话。" if text else "还没有对话。")
         return
     rows = [
         [
@@ -53,17 +52,6 @@ def sessions_command(state: ReplState, cmd: ParsedCommand) -> None:
     state.renderer.table("最近的对话（/resume ID 继续）", ["ID", "更新时间（北京时间）", "轮数", "标题"], rows)
 
 
-def beijing_minute(stamp: str) -> str:
-    """A stored UTC timestamp as the user reads time everywhere else: Beijing, to the minute."""
-    try:
-        moment = datetime.fromisoformat(stamp)
-    except (TypeError, ValueError):
-        return str(stamp)[:16]
-    if moment.tzinfo is None:  # stored by pixiu in UTC
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(SHANGHAI).strftime("%Y-%m-%d %H:%M")
-
-
 @registry.command("resume", "继续之前的对话", "/resume ID")
 def resume_command(state: ReplState, cmd: ParsedCommand) -> None:
     conversation_id = parse_number(cmd.args[0]) if len(cmd.args) == 1 else None
@@ -72,12 +60,17 @@ def resume_command(state: ReplState, cmd: ParsedCommand) -> None:
     resumed = resume(state.app.store, conversation_id)
     if resumed is None:
         raise CommandError(f"没有 ID 为 {cmd.args[0]} 的对话，见 /sessions")
+    state.conversation_id = resumed.conversation.id
+    show_recap(state.renderer, resumed)
+
+
+def show_recap(renderer, resumed: Resumed) -> None:
+    """Which conversation continues, and its last few turns (/resume, chat --resume)."""
     conversation = resumed.conversation
-    state.conversation_id = conversation.id
-    state.renderer.info(
+    renderer.info(
         f"已切换到对话 {conversation.id}：{conversation.title or '（无标题）'}（{conversation.turn_count} 轮）"
     )
     for turn in resumed.recent_turns:
-        state.renderer.dim(f"#{turn.seq} 你：{turn.user_text[:60]}")
+        renderer.dim(f"#{turn.seq} 你：{turn.user_text[:60]}")
         if turn.reply_text:
-            state.renderer.dim(f"    pixiu：{turn.reply_text[:60]}")
+            renderer.dim(f"    pixiu：{turn.reply_text[:60]}")

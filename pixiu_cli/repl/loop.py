@@ -16,9 +16,12 @@ from pixiu_cli.repl import (  # noqa: F401  (importing registers the commands)
     memory_commands,
     news_commands,
     retry_command,
+    session_commands,
     sync_commands,
 )
 from pixiu_cli.repl.commands import CommandError, is_command, parse_command, registry
+from pixiu_cli.repl.completion import PixiuCompleter
+from pixiu_cli.repl.completion_sources import sources_for
 from pixiu_cli.repl.prompt import PROMPT, make_prompt_session
 from pixiu_cli.repl.state import ExitRepl, ReplState
 from pixiu_cli.repl.turn import recover, run_chat_turn
@@ -42,7 +45,7 @@ def run_command(state: ReplState, line: str) -> None:
 
 
 def run_repl(state: ReplState, **prompt_io) -> None:
-    session = make_prompt_session(state.app.settings.history_path, registry.names, **prompt_io)
+    session = make_prompt_session(state.app.settings.history_path, PixiuCompleter(sources_for(state)), **prompt_io)
     state.edit_text = lambda text: session.prompt("编辑 › ", default=text)
     analytics_commands.show_new_alerts(state)
     _offer_sync(state)

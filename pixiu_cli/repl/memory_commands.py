@@ -10,6 +10,7 @@ from pixiu_cli.domain.vocabulary import MEMORY_KIND_NAMES, NOTE_KINDS
 from pixiu_cli.repl.commands import CommandError, ParsedCommand, registry
 from pixiu_cli.repl.state import ReplState
 from pixiu_cli.services import alerts, notes, trades
+from pixiu_cli.services.memory_search import search_memories
 from pixiu_cli.store.memory import MemoryRef
 
 SYMBOL = r"[0-9]{6}"  # ASCII only: re's \d also takes '６００５１９', which no stored code matches
@@ -98,22 +99,26 @@ def remember_command(state: ReplState, cmd: ParsedCommand) -> None:
 @registry.command(
     "memory",
     "列出、搜索或修改记忆（笔记 n… 和交易 d…）",
-    "/memory [文字] [--kind K] [--symbol 代码] | /memory edit ID 新文本",
+    "/memory [文字|代码|名称|纪律…] [--kind K] [--symbol 代码] | /memory edit ID 新文本 | /memory pin|unpin ID",
 )
 def memory_command(state: ReplState, cmd: ParsedCommand) -> None:
-    memory = state.app.memory
     if cmd.args and cmd.args[0] == "edit":
         _edit(state, cmd)
         return
+    if cmd.args and cmd.args[0] in ("pin", "unpin"):
+        _pin(state, cmd)
+        return
     flags, words = _split_flags(cmd.args, {"kind": (*NOTE_KINDS, "decision"), "symbol": SYMBOL})
-    entries = memory.listing(text=" ".join(words) or None, kind=flags.get("kind"), symbol=flags.get("symbol"), limit=50)
+    entries = search_memories(
+        state.app.memory.db, " ".join(words), kind=flags.get("kind"), symbol=flags.get("symbol"), limit=50
+    )
     if not entries:
         state.renderer.info("没有找到记忆。用 /remember 文本 手动添加。")
         return
     rows = [
         [
             e.ref,
-            MEMORY_KIND_NAMES.get(e.kind, e.kind),
+            _kind_cell(e),
             e.symbol or "—",
             e.created_at[:10],
             {"user": "手动", "model": "对话", "import": "导入"}.get(e.source or "", e.source or "—"),
@@ -127,6 +132,19 @@ def memory_command(state: ReplState, cmd: ParsedCommand) -> None:
         ["ID", "类型", "标的", "日期", "来源", "注入次数", "内容"],
         rows,
     )
+
+
+def _kind_cell(e) -> str:
+    name = MEMORY_KIND_NAMES.get(e.kind, e.kind)
+    if e.replaced_by:
+        return f"{name}（已被 n{e.replaced_by} 替换）"
+    return f"{name}·置顶" if e.pinned else name
+
+
+def _pin(state: ReplState, cmd: ParsedCommand) -> None:
+    if len(cmd.args) != 2:
+        raise CommandError(f"用法：/memory {cmd.args[0]} ID（ID 见 /memory，如 n12）")
+    state.renderer.info(notes.pin_notice(notes.pin_note(state.app.memory.db, cmd.args[1], cmd.args[0] == "pin")))
 
 
 def _edit(state: ReplState, cmd: ParsedCommand) -> None:
@@ -162,12 +180,7 @@ def forget_command(state: ReplState, cmd: ParsedCommand) -> None:
     forgotten = state.app.memory.forget(ref.id, _now())
     if forgotten is None:
         raise CommandError(f"没有 ID 为 {ref} 的记忆（见 /memory）")
-    if forgotten.action == "unmerged":
-        state.renderer.info(
-            f"已撤销合并 #{ref}：恢复为「{forgotten.restored_text}」（再次 /forget {ref} 删除这条记忆）"
-        )
-    else:
-        state.renderer.info(f"已删除 #{ref}：{forgotten.event.text}")
+    state.renderer.info(notes.forget_notice(str(ref), forgotten))
 
 
 def _remove_alert_rule(state: ReplState, rule_id: int) -> None:

@@ -1,31 +1,17 @@
 """The prompt-toolkit session: persistent history, Enter sends, Alt-Enter / Ctrl-J insert a
-newline, bracketed paste keeps a multi-line paste as one message, slash-command completion."""
+newline, bracketed paste keeps a multi-line paste as one message, completion (completion.py)."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from prompt_toolkit import PromptSession
-from prompt_toolkit.completion import Completer, Completion
+from prompt_toolkit.completion import Completer
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings
 
 PROMPT = "你 › "
-
-
-class SlashCompleter(Completer):
-    def __init__(self, names: Callable[[], Iterable[str]]):
-        self._names = names
-
-    def get_completions(self, document, complete_event):
-        text = document.text_before_cursor
-        if not text.startswith("/") or " " in text:
-            return
-        for name in self._names():
-            if name.startswith(text[1:]):
-                yield Completion("/" + name, start_position=-len(text))
 
 
 def _key_bindings() -> KeyBindings:
@@ -76,13 +62,13 @@ class _KeptHistory(FileHistory):
         return False
 
 
-def make_prompt_session(history_path: Path, command_names: Callable[[], Iterable[str]], **io) -> PromptSession:
+def make_prompt_session(history_path: Path, completer: Completer, **io) -> PromptSession:
     _private_file(history_path)
     return PromptSession(
         history=_KeptHistory(str(history_path)),
         multiline=True,
         key_bindings=_key_bindings(),
-        completer=SlashCompleter(command_names),
+        completer=completer,
         complete_while_typing=True,
         prompt_continuation=lambda width, line_number, is_soft_wrap: " " * (width - 2) + "… ",
         enable_history_search=False,

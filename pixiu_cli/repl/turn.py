@@ -59,8 +59,17 @@ def _run(state: ReplState, text: str) -> None:
             result.usage.completion_tokens,
             result.latency_ms,
             result.calls,
+            _cost(state, result.turn_id),
         )
     )
+
+
+def _cost(state: ReplState, turn_id: int) -> str | None:
+    from pixiu_cli.accounting.report import money_text, turn_cost
+
+    prices = state.app.settings.prices
+    cost = turn_cost(state.app.store, turn_id, prices)
+    return None if cost is None else money_text(cost, prices.currency)
 
 
 def recover(state: ReplState, exc: Exception) -> None:

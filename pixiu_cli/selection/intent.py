@@ -291,7 +291,8 @@ def _named_stock(r: _Reading) -> IntentResult | None:
     """A named stock without a set cue: position words are about that stock."""
     if not r.symbols:
         return None
-    return IntentResult(Intent.SINGLE_STOCK, False, tuple(r.others), "点名了个股，仓位词说的是这只股票")
+    reason = "点名了个股，仓位词说的是这只股票" if r.of(Group.POSITION) else "点名了个股"
+    return IntentResult(Intent.SINGLE_STOCK, False, tuple(r.others), reason)
 
 
 def _position_words_only(r: _Reading) -> IntentResult | None:

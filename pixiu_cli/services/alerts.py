@@ -71,6 +71,8 @@ def add_alert(db, request: NewAlert, at: str) -> AddedAlert:
     """Store the rule. Bars already stored are history: the rule is checked from the close
     after the last of them (from its creation day when there are none yet)."""
     request = _checked(request)
+    if request.kind == "drawdown_from_cost" and DomainStore(db).holding(request.symbol) is None:
+        raise RequestError(f"没有持有 {request.symbol}：较成本回撤预警需要持仓成本（可改用 --below 价格）")
     last_bar = MarketStore(db).series([request.symbol])[0].last
     rule_id = AnalyticsStore(db).add_rule(
         symbol=request.symbol,

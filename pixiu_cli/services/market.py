@@ -252,12 +252,11 @@ class Watched:
 
 
 def watchlist(db) -> list[Watched]:
-    master = SecurityMaster(db)
-    out = []
-    for symbol, at in MarketStore(db).watchlist():
-        security = master.get(symbol)
-        out.append(Watched(symbol, security.name if security else None, at))
-    return out
+    """Each watched stock with its name: the security master's, else the shipped list's."""
+    from pixiu_cli.selection.names import NameSource
+
+    names = NameSource(SecurityMaster(db))
+    return [Watched(symbol, names.security_name(symbol), at) for symbol, at in MarketStore(db).watchlist()]
 
 
 def chart(db, symbol: str, days: int, **style) -> str:

@@ -272,23 +272,37 @@ class ConversationStore:
             )
         return self.get_conversation(conv_id)
 
-    def get_conversation(self, conversation_id: int) -> Conversation | None:
+    def get_conversation(self, conversation_id: int, *, deleted: bool = False) -> Conversation | None:
+        """A live conversation (with `deleted`, a deleted one too)."""
+        live = "" if deleted else " and c.deleted_at is null"
         rows = self._rows(
             "select c.*, (select count(*) from turns t where t.conversation_id = c.id) as turn_count "
-            "from conversations c where c.id = ?",
+            f"from conversations c where c.id = ?{live}",
             [conversation_id],
         )
         return _conversation(rows[0]) if rows else None
 
     def latest_conversation(self) -> Conversation | None:
-        rows = self._rows("select id from conversations order by updated_at desc, id desc limit 1")
+        rows = self._rows(
+            "select id from conversations where deleted_at is null order by updated_at desc, id desc limit 1"
+        )
         return self.get_conversation(rows[0]["id"]) if rows else None
 
-    def list_conversations(self, limit: int = 20) -> list[Conversation]:
+    def list_conversations(self, limit: int = 20, text: str | None = None) -> list[Conversation]:
+        """The live conversations, most recent first; with `text`, those whose title or any
+        turn (question or reply) contains it."""
+        where, params = "c.deleted_at is null", []
+        if text:
+            like = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+            where += (
+                " and (c.title like ? escape '\\' or exists (select 1 from turns t where t.conversation_id = c.id "
+                "and (t.user_text like ? escape '\\' or coalesce(t.reply_text, '') like ? escape '\\')))"
+            )
+            params = [like, like, like]
         rows = self._rows(
             "select c.*, (select count(*) from turns t where t.conversation_id = c.id) as turn_count "
-            "from conversations c order by c.updated_at desc, c.id desc limit ?",
-            [limit],
+            f"from conversations c where {where} order by c.updated_at desc, c.id desc limit ?",
+            [*params, limit],
         )
         return [_conversation(r) for r in rows]
 
@@ -310,6 +324,28 @@ class ConversationStore:
     def _guarded_update(self, table: str, row_id: int, values: dict) -> None:
         assignments = ", ".join(f"{column} = ?" for column in values)
         self._guarded(f"update {table} set {assignments} where id = ?", [*values.values(), row_id])
+
+    def rename(self, conversation_id: int, title: str) -> bool:
+        with write_transaction(self.db):
+            cursor = self.db.conn.execute(
+                "update conversations set title = ? where id = ? and deleted_at is null", [title, conversation_id]
+            )
+        return cursor.rowcount > 0
+
+    def set_deleted(self, conversation_id: int, at: str | None) -> bool:
+        """Delete (at a time) or restore (None) a conversation; its turns and calls stay on
+        record either way, so a delete is undone whole."""
+        with write_transaction(self.db):
+            cursor = self.db.conn.execute(
+                "update conversations set deleted_at = ? where id = ? and "
+                + ("deleted_at is null" if at else "deleted_at is not null"),
+                [at, conversation_id],
+            )
+        return cursor.rowcount > 0
+
+    def set_model(self, conversation_id: int, model: str) -> None:
+        with write_transaction(self.db):
+            self.db.conn.execute("update conversations set model = ? where id = ?", [model, conversation_id])
 
     # turns ---------------------------------------------------------------------
     def start_turn(self, conversation_id: int, user_text: str) -> Turn:

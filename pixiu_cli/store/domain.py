@@ -90,6 +90,11 @@ def _event(r) -> MemoryEvent:
     return record(MemoryEvent, r, "memory_events")
 
 
+_LIVE_NOTE = "kind = 'user_note' and deleted_at is null and replaced_by = 0"
+_RULE = f"{_LIVE_NOTE} and note_kind = 'rule'"
+_WINDOWED_NOTE = f"{_LIVE_NOTE} and coalesce(note_kind, '') != 'rule'"
+
+
 class DomainStore:
     def __init__(self, db: Database):
         self.db = db
@@ -194,9 +199,16 @@ class DomainStore:
         return self._window("alerts", "triggered_at", _alert, since, until, limit)
 
     def recent_notes(self, since: str, until: str, limit: int) -> list[MemoryEvent]:
-        return self._window(
-            "memory_events", "created_at", _event, since, until, limit, "kind = 'user_note' and deleted_at is null"
-        )
+        """The views and plans in force inside the window (rules have no window: `rules`)."""
+        return self._window("memory_events", "created_at", _event, since, until, limit, _WINDOWED_NOTE)
+
+    def rules(self, until: str, limit: int) -> list[MemoryEvent]:
+        """The user's rules in force: every one not withdrawn, whatever its age, newest first."""
+        return self._window("memory_events", "created_at", _event, "", until, limit, _RULE)
+
+    def pinned_notes(self, until: str, limit: int) -> list[MemoryEvent]:
+        """Pinned views and plans in force, whatever their age, newest first."""
+        return self._window("memory_events", "created_at", _event, "", until, limit, f"{_WINDOWED_NOTE} and pinned")
 
     def recent_decisions_for(self, symbol: str, since: str, until: str, limit: int) -> list[Decision]:
         return self._window(
@@ -217,7 +229,7 @@ class DomainStore:
             since,
             until,
             limit,
-            "symbol = ? and kind = 'user_note' and deleted_at is null",
+            "symbol = ? and kind = 'user_note' and deleted_at is null and replaced_by = 0",
             (symbol,),
         )
 
@@ -229,14 +241,18 @@ class DomainStore:
         rows = _rows(self.db, "select max(updated_at) as at from persona")
         return optional_text(rows[0]["at"]) if rows else None
 
-    def count_injection(self, event_ids: list[int]) -> None:
-        if not event_ids:
+    def count_injection(self, event_ids: list[int], decision_ids: list[int] = ()) -> None:
+        """One more use of each note and of each trade."""
+        if not event_ids and not decision_ids:
             return
-        marks = ",".join("?" * len(event_ids))
         with write_transaction(self.db):
-            self.db.execute(
-                f"update memory_events set inject_count = inject_count + 1 where id in ({marks})", event_ids
-            )
+            for table, ids in (("memory_events", event_ids), ("decisions", decision_ids)):
+                if ids:
+                    self.db.execute(
+                        f"update {table} set inject_count = inject_count + 1 where id in "
+                        "(select value from json_each(?))",
+                        [json.dumps(list(ids))],
+                    )
 
     # the whole data set ---------------------------------------------------------------
     def export(self) -> DomainData:

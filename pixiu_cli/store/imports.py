@@ -56,6 +56,7 @@ class SectionResult:
     updated: int = 0
     left_alone: int = 0
     conversation: int = 0  # of left_alone: rows made in conversation (or changed by its trades)
+    forgotten: int = 0  # of left_alone: notes the user deleted (/forget), never brought back
 
 
 @dataclass(frozen=True)
@@ -83,8 +84,8 @@ def _db_row(section: str, item) -> dict:
     elif section == "reports":
         row["symbols"] = json.dumps(list(row["symbols"]), ensure_ascii=False)
     elif section == "notes":
-        row.pop("inject_count", None)
-        row.pop("deleted_at", None)
+        for column in ("inject_count", "deleted_at", "pinned", "replaced_by"):  # the user's, never the file's
+            row.pop(column, None)
     return row
 
 
@@ -119,7 +120,9 @@ def _merge_rows(db: Database, spec: _Spec, items: list) -> SectionResult:
     by_key: dict[tuple, deque] = defaultdict(deque)
     for row in stored:
         by_key[_key(row, spec)].append(row)
-    result = SectionResult(conversation=sum(_protected(spec.section, r) for r in stored))
+    forgotten = sum(spec.section == "notes" and r["deleted_at"] is not None for r in stored)
+    made_here = sum(_protected(spec.section, r) and not (spec.section == "notes" and r["deleted_at"]) for r in stored)
+    result = SectionResult(conversation=made_here, forgotten=forgotten)
     added = []
     for item in items:
         row = _db_row(spec.section, item)

@@ -21,6 +21,8 @@ from pixiu_cli.errors import UserError
 from pixiu_cli.store.database import write_transaction
 from pixiu_cli.store.dedup import FUZZY_MAX_CHARS, could_match, normalise, note_key, same_memory
 from pixiu_cli.store.domain import _event, _rows
+from pixiu_cli.store.rows import count
+from pixiu_cli.store.rows import text as stored_text
 
 CANDIDATES = 200  # live notes of the same symbol compared with a new one
 
@@ -53,6 +55,7 @@ def decision_ref(decision_id: int) -> str:
 class NoteWrite:
     event: MemoryEvent
     outcome: str  # added | merged | unchanged (the same memory already exists)
+    replaced: tuple[MemoryEvent, ...] = ()  # older plans this one replaced (as they were)
 
     @property
     def merged(self) -> bool:
@@ -64,6 +67,7 @@ class Forgotten:
     event: MemoryEvent  # as it was before
     action: str  # deleted | unmerged
     restored_text: str | None = None
+    reinstated: tuple[int, ...] = ()  # plans it had replaced, in force again
 
 
 @dataclass(frozen=True)
@@ -77,14 +81,16 @@ class MemoryEntry:
     source: str | None
     inject_count: int
     text: str
+    pinned: bool = False
+    replaced_by: int = 0  # a plan: the id of the plan that replaced it
 
 
 @dataclass(frozen=True)
 class Withdrawal:
     ref: str  # n3 | d5
-    action: str  # deleted | edited | undone
+    action: str  # deleted | edited | undone | replaced
     old_text: str | None
-    new_text: str | None = None
+    new_text: str | None = None  # edited: the new text; replaced: the ref of the plan in force
 
 
 def trade_text(side: str, symbol: str, quantity: float, price: float, reason: str | None) -> str:
@@ -240,7 +246,36 @@ class MemoryStore:
                 return Forgotten(_event(row), "unmerged", before["old_text"])
             self._revise(row, "deleted", None, at)
             self.db.conn.execute("update memory_events set deleted_at = ? where id = ?", [at, event_id])
-            return Forgotten(_event(row), "deleted")
+            reinstated = [
+                r[0] for r in self.db.conn.execute("select id from memory_events where replaced_by = ?", [event_id])
+            ]
+            self.db.conn.execute("update memory_events set replaced_by = 0 where replaced_by = ?", [event_id])
+            return Forgotten(_event(row), "deleted", reinstated=tuple(reinstated))
+
+    def plans_in_force(self, symbol: str, limit: int = CANDIDATES) -> list[MemoryEvent]:
+        """The live plans about `symbol` that no newer plan replaced, newest first."""
+        rows = _rows(
+            self.db,
+            "select * from memory_events where kind = 'user_note' and note_kind = 'plan' and symbol = ? "
+            "and deleted_at is null and replaced_by = 0 order by created_at desc, id desc limit ?",
+            [symbol, limit],
+        )
+        return [_event(r) for r in rows]
+
+    def replace(self, old_ids: list[int], new_id: int) -> None:
+        """Older plans leave the block for the one that restates them (forget(new_id) undoes it)."""
+        with write_transaction(self.db):
+            self.db.conn.executemany(
+                "update memory_events set replaced_by = ? where id = ? and replaced_by = 0 and deleted_at is null",
+                [(new_id, old) for old in old_ids],
+            )
+
+    def set_pinned(self, event_id: int, pinned: bool) -> MemoryEvent | None:
+        with write_transaction(self.db):
+            if self._live_note_row(event_id) is None:
+                return None
+            self.db.conn.execute("update memory_events set pinned = ? where id = ?", [int(pinned), event_id])
+            return _event(self._live_note_row(event_id))
 
     # reads ----------------------------------------------------------------------------
     def search(
@@ -300,6 +335,8 @@ class MemoryStore:
                             e.source,
                             e.inject_count,
                             e.text,
+                            e.pinned,
+                            e.replaced_by,
                         )
                     )
         if kind in (None, "decision"):
@@ -312,7 +349,7 @@ class MemoryStore:
                 params += [_like(text), _like(text)]
             rows = _rows(
                 self.db,
-                "select d.*, (select coalesce(sum(inject_count), 0) from memory_events m "
+                "select d.*, d.inject_count + (select coalesce(sum(inject_count), 0) from memory_events m "
                 f"where m.decision_id = d.id) as injected from decisions d where {' and '.join(where)} "
                 "order by d.decided_at desc, d.id desc limit ?",
                 [*params, limit],
@@ -344,11 +381,13 @@ class MemoryStore:
                 [json.dumps(sorted(note_ids))],
             )
             for r in rows:
-                ref = note_ref(r["id"])
+                ref, stored = note_ref(r["id"]), stored_text(r["text"])  # any stored value reads as text
                 if r["deleted_at"]:
-                    out.append(Withdrawal(ref, "deleted", r["text"]))
-                elif ref in seen and not _shows(seen[ref], r["text"]):
-                    out.append(Withdrawal(ref, "edited", None, r["text"]))
+                    out.append(Withdrawal(ref, "deleted", stored))
+                elif r["replaced_by"]:
+                    out.append(Withdrawal(ref, "replaced", stored, note_ref(count(r["replaced_by"]))))
+                elif ref in seen and not _shows(seen[ref], stored):
+                    out.append(Withdrawal(ref, "edited", None, stored))
         if decision_ids:
             rows = _rows(
                 self.db,

@@ -584,3 +584,21 @@ def m028_restore_generation(db: Database) -> None:
     # Moved by every `pixiu restore`: a process with a turn under way checks it before each of
     # the turn's writes, so its answer never lands in a restored turn of the same id.
     db["restore_generation"].insert({"id": 1, "version": 0}, pk="id")
+
+
+@migrations()
+def m025_note_pins_replacements_decision_uses(db: Database) -> None:
+    # A pinned note is injected whatever its age; a plan replaced by a newer one for the same
+    # stock and direction names its successor (0: in force), so /forget of the new plan can
+    # put the old one back.
+    db["memory_events"].add_column("pinned", int, not_null_default=0)
+    db["memory_events"].add_column("replaced_by", int, not_null_default=0)
+    # How many calls a trade was shown in (/memory), imported trades included (they have no event).
+    db["decisions"].add_column("inject_count", int, not_null_default=0)
+
+
+@migrations()
+def m025_conversation_deleted_at(db: Database) -> None:
+    # A deleted conversation leaves every list but keeps its turns and calls, so
+    # `pixiu sessions --restore ID` undoes the delete whole.
+    db["conversations"].add_column("deleted_at", str)

@@ -187,3 +187,21 @@ def test_price_table_rejects_unknown_settings():
     with pytest.raises(ValueError):
         PriceTable.from_mapping({"hit_price": 1})
     assert PriceTable.from_mapping({"currency": "USD", "hit_per_million": 0.07}).currency == "USD"
+
+
+@pytest.mark.parametrize("how", ["retry", "undo"])
+def test_a_turn_withdrawn_by_retry_or_undo_is_named_as_such(rig, how):
+    from pixiu_cli.services.conversations import undo_last_turn
+
+    conv = rig.store.create_conversation().id
+    rig.turn(conv, "第一问")
+    last = rig.turn(conv, "第二问")
+    if how == "retry":
+        rig.store.label_retried(last.turn_id, "（已用 /retry 重新生成，见第 3 轮）")
+        rig.turn(conv, "第二问")
+    else:
+        undo_last_turn(rig.store, conv)
+        rig.turn(conv, "换个问题")
+    e = rig.explain_last()
+    assert e.cause == "turn_withdrawn" and "/retry 或 /undo" in e.label
+    assert "较早的 [上下文信息] 块" not in e.label

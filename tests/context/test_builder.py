@@ -144,7 +144,7 @@ def test_items_carry_layer_and_date(world):
     block, _, _ = block_for(world, "海康怎么样")
     assert "[逻辑工具 · 2026-11-14]" in block.text  # profile
     assert "[混合 · 2026-11-23]" in block.text  # report
-    assert "[情绪观点 · 2026-11-20]" in block.text  # user note
+    assert "[用户计划 · 2026-11-20]" in block.text  # the user's own plan, not 情绪观点
     assert "[事实 · 2026-11-21]" in block.text  # decision
 
 

@@ -94,7 +94,15 @@ def test_stale_signal_counts_trading_days(tmp_path):
     )
     assert "已过期" not in "\n".join(item_lines(build(tmp_path / "a", data, "茅台怎么样"), "symbol:600519"))
     data = DomainData(holdings=data.holdings, signals=[Signal(0, "600519", 0.3, None, {}, stamp(8))])
-    assert "已过期 1 天" in "\n".join(item_lines(build(tmp_path / "b", data, "茅台怎么样"), "symbol:600519"))
+    assert "已过期 1 个交易日" in "\n".join(item_lines(build(tmp_path / "b", data, "茅台怎么样"), "symbol:600519"))
+    # a limit in trading days is overdue in trading days, not calendar days: a signal 540
+    # calendar days old (2025-06-02) is about 360 sessions past its 5-session limit
+    data = DomainData(holdings=data.holdings, signals=[Signal(0, "600519", 0.3, None, {}, stamp(540))])
+    line = next(
+        line for line in item_lines(build(tmp_path / "c", data, "茅台怎么样"), "symbol:600519") if "融合信号" in line
+    )
+    overdue = int(line.split("已过期 ")[1].split(" 个交易日")[0])
+    assert 340 <= overdue <= 380 and "天" not in line.split("已过期")[1]
 
 
 def big_portfolio(count: int = 500) -> DomainData:

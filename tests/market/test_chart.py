@@ -45,3 +45,24 @@ def test_trade_markers_sit_on_the_adjusted_scale(db):
 def test_no_bars_is_a_chart_error(db):
     with pytest.raises(ChartError, match="没有 000333 的行情数据"):
         chart_data(MarketData(db), DomainStore(db), "000333", 60)
+
+
+@pytest.mark.parametrize("width", [80, 120, 160])
+def test_the_chart_fits_the_terminal_width_with_chinese_title_and_legend(db, width):
+    from wcwidth import wcswidth
+
+    load(db, "000333", name="美的集团")
+    PortfolioStore(db).record_trade(
+        symbol="000333",
+        side="buy",
+        price=70.0,
+        quantity=1000,
+        reason=None,
+        name="美的集团",
+        at="2025-03-03T14:00:00+08:00",
+        source="user",
+    )
+    text = build(MarketData(db), DomainStore(db), "000333", 120, color=False, width=width, height=24)
+    widest = max(wcswidth(line) for line in text.splitlines())
+    assert widest <= width and widest >= width - 12  # fits, and still uses the terminal
+    assert "000333 美的集团" in text and "收盘(前复权)" in text

@@ -118,7 +118,7 @@ def test_memory_commands(offline_env, tmp_path, pixiu_home):
     say(child, f"/forget n{opposite_id}")
     child.expect(f"已删除 #n{opposite_id}")
     child.expect(PROMPT)
-    say(child, "/memory 宁德")
+    say(child, "/memory 跌破150元就减半")
     child.expect("没有找到记忆")
     child.expect(PROMPT)
     child.sendeof()

@@ -106,7 +106,9 @@ def test_notes_and_decisions_made_in_conversation_are_never_touched(db):
         }
     )
     result = merge(db, doc)
-    assert counts(result)["notes"] == (0, 0, 6) and result.sections["notes"].conversation == 2
+    # the note said in conversation, and apart from it the imported note the user deleted
+    notes = result.sections["notes"]
+    assert counts(result)["notes"] == (0, 0, 6) and (notes.conversation, notes.forgotten) == (1, 1)
     assert counts(result)["decisions"] == (0, 0, 3) and result.sections["decisions"].conversation == 1
     kept = memory.get(said.id)
     assert (kept.symbol, kept.created_at, kept.source) == (None, "2026-11-27T10:00:00+08:00", "model")

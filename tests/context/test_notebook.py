@@ -1,0 +1,166 @@
+"""The investor's notebook: rules stay in force, the user's notes are labelled as theirs,
+a new plan replaces the one it restates, pins, and /memory search by stock and kind.
+On a real SQLite file, through the product's services and the context builder."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+import pytest
+
+from pixiu_cli.context.builder import ContextBuilder, system_prompt
+from pixiu_cli.context.memory import MemoryLimits
+from pixiu_cli.dataset import SHANGHAI, parse_document
+from pixiu_cli.services import notes
+from pixiu_cli.services.errors import RequestError
+from pixiu_cli.services.memory_search import search_memories
+from pixiu_cli.services.trades import NewTrade, record_trade
+from pixiu_cli.store.conversations import ConversationStore
+from pixiu_cli.store.database import open_database
+from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.memory import MemoryStore
+
+NOW = datetime(2026, 12, 1, 10, 15, tzinfo=SHANGHAI)
+
+
+def ago(days: float) -> str:
+    return (NOW - timedelta(days=days)).isoformat(timespec="seconds")
+
+
+@pytest.fixture
+def db(tmp_path):
+    return open_database(tmp_path / "p.db")
+
+
+def block(db, text: str, **limits):
+    builder = ContextBuilder(ConversationStore(db), DomainStore(db), MemoryLimits(**limits), clock=lambda: NOW)
+    return builder.context_block(text, now=NOW)[0]
+
+
+def note(db, kind: str, text: str, days_ago: float, symbol: str | None = None, source: str = "user"):
+    return notes.add_note(db, notes.NewNote(kind, text, symbol, source), ago(days_ago))
+
+
+def test_a_rule_stays_in_force_past_the_notes_window(db):
+    rule = note(db, "rule", "永远不满仓，永远不融资", 61)
+    note(db, "view", "白酒要完", 61)
+    text = block(db, "我能满仓吗").text
+    assert "永远不满仓，永远不融资" in text and f"（note:{rule.event.id}）" in text
+    assert "白酒要完" not in text  # a view keeps its 30-day window
+    # withdrawn, it is gone
+    MemoryStore(db).forget(rule.event.id, ago(0))
+    assert "永远不满仓" not in block(db, "我能满仓吗").text
+
+
+def test_rules_have_their_own_limit_and_outrank_views_when_trimming(db):
+    for i in range(4):
+        note(db, "rule", f"第 {i} 条纪律：单只不超过 {20 + i}%", 100 + i)
+    for i in range(6):
+        note(db, "view", f"观点 {i}：消费会复苏，这是一段足够长的观点文字用来占预算 {i}", 1 + i)
+    limited = block(db, "你好", rules_limit=2).text
+    assert "第 0 条纪律" in limited and "第 1 条纪律" in limited and "第 2 条纪律" not in limited
+    tight = block(db, "你好", budget_tokens=420)
+    assert "rules" in {s.key for s in tight.sections}
+    assert all(f"第 {i} 条纪律" in tight.text for i in range(4))
+    assert "观点 5" not in tight.text  # the views went first
+
+
+def test_the_users_notes_are_labelled_as_theirs_not_as_opinion(db):
+    note(db, "rule", "永远不融资", 3)
+    note(db, "plan", "回踩 30 元加仓海康", 2, "002415")
+    note(db, "view", "消费会复苏", 1)
+    text = block(db, "你好").text
+    assert "[用户纪律 · " in text and "[用户计划 · " in text and "[用户观点 · " in text
+    assert "情绪观点" not in text
+    prompt = system_prompt()
+    assert "用户纪律" in prompt and "违反" in prompt and "对照检查" in prompt
+
+
+def test_a_new_plan_replaces_the_one_it_restates_and_forget_undoes_it(db):
+    old = note(db, "plan", "宁德时代回踩30加仓", 5, "300750")
+    other = note(db, "plan", "宁德时代跌破25止损", 5, "300750")
+    new = note(db, "plan", "宁德时代回踩28加仓", 1, "300750")
+    notice = notes.note_notice(new)
+    assert [p.id for p in new.replaced] == [old.event.id]
+    assert f"替换了同一标的同方向的旧计划 #n{old.event.id}「宁德时代回踩30加仓」" in notice
+    assert f"/forget n{new.event.id} 撤销" in notice
+    text = block(db, "宁德时代怎么样").text
+    assert "回踩28加仓" in text and "回踩30加仓" not in text and "跌破25止损" in text
+    assert other.replaced == ()
+    forgotten = MemoryStore(db).forget(new.event.id, ago(0))
+    assert f"旧计划 #n{old.event.id} 恢复有效" in notes.forget_notice(f"n{new.event.id}", forgotten)
+    text = block(db, "宁德时代怎么样").text
+    assert "回踩30加仓" in text and "回踩28加仓" not in text
+
+
+def test_an_earlier_block_that_showed_a_replaced_plan_is_corrected(db):
+    store = ConversationStore(db)
+    builder = ContextBuilder(store, DomainStore(db), MemoryLimits(), clock=lambda: NOW)
+    old = note(db, "plan", "宁德时代回踩30加仓", 5, "300750")
+    conversation = store.create_conversation().id
+    turn = store.start_turn(conversation, "宁德时代怎么样")
+    built = builder.build_messages(conversation, "宁德时代怎么样", before_seq=turn.seq, now=NOW)
+    store.finish_turn(
+        turn.id,
+        status="complete",
+        reply_text="答",
+        messages=[*built.messages[1:], {"role": "assistant", "content": "答"}],
+    )
+    new = note(db, "plan", "宁德时代回踩28加仓", 0, "300750")
+    again = builder.build_messages(conversation, "那现在呢", now=NOW)
+    withdrawn = next(s for s in again.context_block.sections if s.key == "withdrawn")
+    assert f"#n{old.event.id} 已被新计划 #n{new.event.id} 替换" in withdrawn.render()
+
+
+def test_a_pinned_note_is_injected_whatever_its_age(db):
+    old = note(db, "view", "茅台是长期核心资产", 200)
+    assert "茅台是长期核心资产" not in block(db, "你好").text
+    pinned = notes.pin_note(db, f"n{old.event.id}", True)
+    assert "已置顶" in notes.pin_notice(pinned)
+    assert "茅台是长期核心资产" in block(db, "你好").text
+    notes.pin_note(db, f"n{old.event.id}", False)
+    assert "茅台是长期核心资产" not in block(db, "你好").text
+
+
+def test_a_trade_cannot_be_pinned(db):
+    trade = record_trade(db, NewTrade("600519", "buy", 1500, 100, None, "贵州茅台", "user"), ago(1))
+    with pytest.raises(RequestError, match="只有笔记可以置顶"):
+        notes.pin_note(db, trade.ref, True)
+
+
+@pytest.mark.parametrize("query", ["300750", "sz300750", "300750.SZ", "３００７５０", "宁德时代", "宁王"])
+def test_memory_search_finds_the_note_tagged_with_the_stock(db, query):
+    tagged = note(db, "plan", "回踩 28 加仓", 1, "300750")  # the text names no stock
+    note(db, "plan", "回踩 1500 加仓", 1, "600519")
+    found = [e.ref for e in search_memories(db, query)]
+    assert found == [f"n{tagged.event.id}"]
+
+
+def test_memory_search_by_a_short_name_and_an_alias(db):
+    from pixiu_cli.selection.aliases import add_alias
+    from pixiu_cli.store.securities import SecurityMaster
+
+    holding = {"symbol": "002415", "name": "海康威视", "short_names": ["海康"], "shares": 100, "cost": 30}
+    DomainStore(db).replace_all(parse_document({"holdings": [dict(holding, role="satellite")]}, NOW))
+    tagged = note(db, "view", "估值偏高", 1, "002415")
+    add_alias(SecurityMaster(db), "老海", "002415")
+    for query in ("海康", "海康威视", "老海", "002415"):
+        assert [e.ref for e in search_memories(db, query)] == [f"n{tagged.event.id}"], query
+
+
+def test_memory_search_by_kind_word(db):
+    rule = note(db, "rule", "永远不融资", 1)
+    note(db, "view", "消费会复苏", 1)
+    assert [e.ref for e in search_memories(db, "纪律")] == [f"n{rule.event.id}"]
+    assert [e.ref for e in search_memories(db, "rule")] == [f"n{rule.event.id}"]
+
+
+def test_a_trade_shown_in_a_block_counts_as_injected(db):
+    trade = record_trade(db, NewTrade("600519", "buy", 1500, 100, "回调买入", "贵州茅台", "user"), ago(1))
+    store = ConversationStore(db)
+    builder = ContextBuilder(store, DomainStore(db), MemoryLimits(), clock=lambda: NOW)
+    built = builder.build_messages(None, "最近的操作怎么样", now=NOW)
+    assert ("decision", trade.decision.id) in built.memory_ids
+    builder.count_injection(built)
+    (entry,) = [e for e in search_memories(db, None) if e.ref == trade.ref]
+    assert entry.inject_count == 1
