@@ -334,7 +334,7 @@ def _llm_deadline(config: dict, env_value: str | None) -> float:
     return seconds
 
 
-_TABLES = ("context", "agent", "prices", "backtest", "market", "llm", "account", "brief")
+_TABLES = ("context", "agent", "prices", "backtest", "market", "llm", "account", "brief", "backup")
 
 
 def _config_tables(config: dict) -> dict:
