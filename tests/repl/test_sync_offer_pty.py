@@ -8,7 +8,16 @@ from __future__ import annotations
 import pexpect
 import pytest
 
-from tests.helpers import MARKET_FIXTURES, PROMPT, fake_baostock_env, pixiu_ok, say, spawn, truncated_history
+from tests.helpers import (
+    MARKET_FIXTURES,
+    PROMPT,
+    PROMPT_READING,
+    fake_baostock_env,
+    pixiu_ok,
+    say,
+    spawn,
+    truncated_history,
+)
 
 AFTER_CLOSE = "2025-06-03T16:00"  # a Tuesday; Monday 2025-06-02 was the Dragon Boat Festival
 FILES = {"sz.000333": MARKET_FIXTURES / "000333.csv", "sh.000300": MARKET_FIXTURES / "000002.csv"}
@@ -62,7 +71,8 @@ def test_no_offer_before_the_close(offline_env, tmp_path):
     try:
         child.expect(PROMPT)
         say(child, "/help")
-        child.expect(PROMPT)
+        child.expect("/sync")
+        child.expect_exact(PROMPT_READING)  # Ctrl-D goes to a prompt that reads keys, not to /help's turn
         _close(child)
         assert "行情数据落后" not in child.before
     finally:
