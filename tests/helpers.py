@@ -6,6 +6,7 @@ deterministic `OfflineModel` in process, or the real client on the offline serve
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import socket
@@ -412,19 +413,29 @@ class CsvSource:
 # A stand-in for the baostock package (its functions and ResultData shape, no network) that
 # serves each exchange-prefixed code from its own CSV: FAKE_BAOSTOCK_FILES maps "sz.000333"
 # to a file; FAKE_BAOSTOCK_DOWN names a code whose query fails as a dropped connection does.
-# The part of every baostock stand-in that is baostock's own shape: login, logout, ResultData.
-FAKE_BAOSTOCK_PRELUDE = '''"""A stand-in for the baostock package: its functions and ResultData shape, no network."""
-import csv, json, os
-
 class ResultData:
-    def __init__(self, fields, rows):
-        self.fields, self._rows, self._i, self.error_code, self.error_msg = fields, rows, -1, "0", "success"
+    """baostock's ResultData: error_code/error_msg, fields, next() and get_row_data()."""
+
+    def __init__(self, fields, rows, error_code="0", error_msg="success"):
+        self.fields, self._rows, self._i = fields, rows, -1
+        self.error_code, self.error_msg = error_code, error_msg
+
     def next(self):
         self._i += 1
         return self._i < len(self._rows)
+
     def get_row_data(self):
         return self._rows[self._i]
 
+
+# The part of every baostock stand-in that is baostock's own shape: login, logout, ResultData.
+FAKE_BAOSTOCK_PRELUDE = (
+    '''"""A stand-in for the baostock package: its functions and ResultData shape, no network."""
+import csv, json, os
+
+'''
+    + inspect.getsource(ResultData)
+    + """
 class _Login:
     error_code, error_msg = "0", "success"
 
@@ -434,7 +445,8 @@ def login():
 def logout():
     return _Login()
 
-'''
+"""
+)
 
 FAKE_BAOSTOCK_BY_CODE = (
     FAKE_BAOSTOCK_PRELUDE

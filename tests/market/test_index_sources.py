@@ -10,18 +10,7 @@ import pandas as pd
 
 from pixiu_cli.market.akshare_source import AkshareSource
 from pixiu_cli.market.baostock_source import BAR_FIELDS, INDEX_FIELDS, BaostockSource
-
-
-class _Result:
-    def __init__(self, fields, rows):
-        self.fields, self._rows, self._i, self.error_code, self.error_msg = fields, rows, -1, "0", "success"
-
-    def next(self):
-        self._i += 1
-        return self._i < len(self._rows)
-
-    def get_row_data(self):
-        return self._rows[self._i]
+from tests.helpers import ResultData
 
 
 class _Baostock:
@@ -38,11 +27,11 @@ class _Baostock:
         self.asked.append((code, fields))
         values = {"date": "2025-05-30", "open": "3363.41", "high": "3363.41", "low": "3337.42", "close": "3347.49"}
         values.update(volume="40000000000", amount="480000000000", tradestatus="1", isST="0")
-        return _Result(fields.split(","), [[values[f] for f in fields.split(",")]])
+        return ResultData(fields.split(","), [[values[f] for f in fields.split(",")]])
 
     def query_adjust_factor(self, code, start_date, end_date):
         self.asked.append((code, "factor"))
-        return _Result(["code", "dividOperateDate", "foreAdjustFactor", "backAdjustFactor", "adjustFactor"], [])
+        return ResultData(["code", "dividOperateDate", "foreAdjustFactor", "backAdjustFactor", "adjustFactor"], [])
 
 
 def test_baostock_asks_for_the_index_by_its_exchange_and_its_own_fields():

@@ -17,7 +17,7 @@ from pixiu_cli.market.trading_days import SHANGHAI
 from pixiu_cli.resources import data_dir
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.securities import SecurityMaster
-from tests.helpers import clean_env, pixiu_in_process
+from tests.helpers import ResultData, clean_env, pixiu_in_process
 
 RENAMED = ("300750", "宁德新能")  # a made-up rename of a stock the shipped list calls 宁德时代
 NEW = ("920999", "新上市")  # a code the shipped list does not have
@@ -39,21 +39,6 @@ def baostock_basic_rows() -> list[list[str]]:
     rows.append([f"bj.{NEW[0]}", NEW[1], "2026-11-20", "", "1", "1"])
     rows.append(["sh.000001", "上证综合指数", "1991-07-15", "", "2", "1"])
     return rows
-
-
-class ResultData:
-    """baostock's ResultData: error_code/error_msg, fields, next() and get_row_data()."""
-
-    def __init__(self, fields, rows, error_code="0", error_msg="success"):
-        self.fields, self._rows, self._i = fields, rows, -1
-        self.error_code, self.error_msg = error_code, error_msg
-
-    def next(self):
-        self._i += 1
-        return self._i < len(self._rows)
-
-    def get_row_data(self):
-        return self._rows[self._i]
 
 
 class ListingBaostock:

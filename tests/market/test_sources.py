@@ -20,24 +20,9 @@ from pixiu_cli.market.sync import sync
 from pixiu_cli.market.trading_days import SHANGHAI
 from pixiu_cli.store.market import MarketStore
 from pixiu_cli.store.securities import SecurityMaster
-from tests.helpers import load
+from tests.helpers import ResultData, load
 
 NOW = datetime(2016, 5, 9, 16, 0, tzinfo=SHANGHAI)
-
-
-class ResultData:
-    """baostock's ResultData: error_code/error_msg, fields, next() and get_row_data()."""
-
-    def __init__(self, fields, rows, error_code="0", error_msg="success"):
-        self.fields, self._rows, self._i = fields, rows, -1
-        self.error_code, self.error_msg = error_code, error_msg
-
-    def next(self):
-        self._i += 1
-        return self._i < len(self._rows)
-
-    def get_row_data(self):
-        return self._rows[self._i]
 
 
 class FakeBaostock:
