@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pixiu_cli.domain.investor import NewsItem
+
 ANNOUNCEMENT = "announcement"  # a company's filing on the exchanges' disclosure platform
 MEDIA = "media"  # an article a news site carries about the stock
 
@@ -23,14 +25,9 @@ class FetchedNews:
 
 
 @dataclass(frozen=True)
-class StoredNews:
-    id: int
-    symbol: str | None
-    title: str
-    summary: str | None
-    source: str | None
-    layer: str | None
-    published_at: str
+class StoredNews(NewsItem):
+    """A news item as the block reads it, with where and when it was fetched."""
+
     url: str | None
     fetched_at: str | None  # None for an imported item
     provider: str | None
