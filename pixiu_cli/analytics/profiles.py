@@ -35,10 +35,10 @@ class StrategyRun:
 
 def load_frame(market: MarketData, symbol: str, now: datetime, since: str | None = None) -> Frame | None:
     """Completed bars from `since` (default: WARMUP_YEARS + 3 years before the last one)."""
-    info = market.store.series([symbol])
-    if not info or info[0].last is None:
+    newest = market.store.last_date(symbol)
+    if newest is None:
         return None
-    last = min(date.fromisoformat(info[0].last), last_complete_session(now))
+    last = min(date.fromisoformat(newest), last_complete_session(now))
     since = since or (last - timedelta(days=round(365.25 * (3 + WARMUP_YEARS)))).isoformat()
     raw = market.store.bars(symbol, since, last.isoformat())
     if not len(raw):
@@ -134,10 +134,7 @@ def profile_symbol(
     best = choose(runs)
     hold = next(r for r in runs if r.strategy == "buy_and_hold")
     start = three_year_start(frame.dates)
-    series = market.store.series([symbol])
-    origin = _Provenance(
-        symbol, frame.dates[start], frame.dates[-1], costs, series[0].source if series else "unknown", iso(now)
-    )
+    origin = _Provenance(symbol, frame.dates[start], frame.dates[-1], costs, market.store.source(symbol), iso(now))
     rows = [_backtest_row(r, hold, r is best, origin) for r in runs]
     notes = caveats(market, symbol, origin.window_start, origin.as_of)
     return rows, _computed_profile(best, rows[runs.index(best)].excess_return, origin, notes)

@@ -34,12 +34,16 @@ def rsi(closes: np.ndarray, period: int = 14) -> np.ndarray:
         return out
     change = np.diff(closes)
     gain, loss = np.clip(change, 0, None), np.clip(-change, 0, None)
-    avg_gain, avg_loss = gain[:period].mean(), loss[:period].mean()
+    avg_gain, avg_loss = float(gain[:period].mean()), float(loss[:period].mean())
+    # Wilder's smoothing is a recurrence: a loop, on Python floats (numpy's arithmetic to
+    # the bit, without a numpy scalar per step)
+    gains, losses, values = gain.tolist(), loss.tolist(), []
     for i in range(period, len(change) + 1):
         if i > period:
-            avg_gain = (avg_gain * (period - 1) + gain[i - 1]) / period
-            avg_loss = (avg_loss * (period - 1) + loss[i - 1]) / period
-        out[i] = 100.0 if avg_loss == 0 else 100 - 100 / (1 + avg_gain / avg_loss)
+            avg_gain = (avg_gain * (period - 1) + gains[i - 1]) / period
+            avg_loss = (avg_loss * (period - 1) + losses[i - 1]) / period
+        values.append(100.0 if avg_loss == 0 else 100 - 100 / (1 + avg_gain / avg_loss))
+    out[period:] = values
     return out
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import asdict
+from dataclasses import fields
 
 from sqlite_utils import Database
 
@@ -21,6 +21,11 @@ def _rule(r) -> AlertRule:
     return record(AlertRule, r, "alert_rules", exact=True)
 
 
+def _fields(row) -> dict:
+    """A flat dataclass's fields by name (asdict deep-copies every value: ~0.2 ms a row)."""
+    return {f.name: getattr(row, f.name) for f in fields(row)}
+
+
 class AnalyticsStore:
     def __init__(self, db: Database):
         self.db = db
@@ -32,7 +37,7 @@ class AnalyticsStore:
             conn = self.db.conn
             conn.execute("delete from backtests where symbol = ? and as_of = ?", [profile.symbol, profile.as_of])
             for row in rows:
-                values = asdict(row)
+                values = _fields(row)
                 values["selected"] = int(row.selected)
                 conn.execute(
                     f"insert into backtests ({', '.join(values)}) values ({', '.join('?' * len(values))})",
@@ -42,7 +47,7 @@ class AnalyticsStore:
                 "delete from profiles where symbol = ? and as_of = ? and source = 'computed'",
                 [profile.symbol, profile.as_of],
             )
-            values = {**asdict(profile), "source": "computed"}
+            values = {**_fields(profile), "source": "computed"}
             conn.execute(
                 f"insert into profiles ({', '.join(values)}) values ({', '.join('?' * len(values))})",
                 list(values.values()),

@@ -31,9 +31,14 @@ def _action(r) -> CorporateAction:
 _PRICE_COLUMNS = ("open", "high", "low", "close", "volume")
 
 
+def _only(kind: type, column: tuple) -> bool:
+    """Every value is exactly `kind` (the types are gathered in C: no Python loop)."""
+    return set(map(type, column)) == {kind}
+
+
 def _prices(symbol: str, dates: tuple, name: str, column: tuple) -> tuple[float, ...]:
     """A bar column as floats; a value that is none is refused, naming the bar."""
-    if all(type(x) is float for x in column):  # what every import and sync writes: no work
+    if _only(float, column):  # what every import and sync writes: no work
         return column
     return tuple(
         required_number(x, lambda day=day: f"market_bars 表 {symbol} {day} 行的 {name}")
@@ -42,7 +47,7 @@ def _prices(symbol: str, dates: tuple, name: str, column: tuple) -> tuple[float,
 
 
 def _amounts(symbol: str, dates: tuple, column: tuple) -> tuple[float | None, ...]:
-    if all(x is None or type(x) is float for x in column):
+    if set(map(type, column)) <= {float, type(None)}:
         return column
     return tuple(
         exact_number(x, lambda day=day: f"market_bars 表 {symbol} {day} 行的 amount") for day, x in zip(dates, column)
@@ -51,7 +56,7 @@ def _amounts(symbol: str, dates: tuple, column: tuple) -> tuple[float | None, ..
 
 def _as(kind: type, read, column: tuple) -> tuple:
     """`column` when every value already is `kind` (no work), else each value read."""
-    return column if all(type(x) is kind for x in column) else tuple(read(x) for x in column)
+    return column if _only(kind, column) else tuple(read(x) for x in column)
 
 
 def _close(symbol: str, row) -> tuple[str, float]:
@@ -161,14 +166,22 @@ class MarketStore:
         if not rows:
             return BarSeries(symbol, "none")
         d, *columns = zip(*rows)
-        d = tuple(text(x) for x in d)
+        d = _as(str, text, d)
         o, h, lo, c, v = (_prices(symbol, d, name, column) for name, column in zip(_PRICE_COLUMNS, columns))
-        a, ts, st = (
-            _amounts(symbol, d, columns[5]),
-            tuple(count(x) for x in columns[6]),
-            tuple(flag(x) for x in columns[7]),
-        )
+        a = _amounts(symbol, d, columns[5])
+        ts = _as(int, count, columns[6])
+        st = tuple(map(bool, columns[7])) if _only(int, columns[7]) else tuple(flag(x) for x in columns[7])
         return BarSeries(symbol, "none", d, o, h, lo, c, v, a, ts, st)
+
+    def last_date(self, symbol: str) -> str | None:
+        """The date of the symbol's newest bar (one probe of the key)."""
+        row = self.db.conn.execute("select max(date) from market_bars where symbol = ?", [symbol]).fetchone()
+        return text(row[0]) if row[0] is not None else None
+
+    def source(self, symbol: str) -> str | None:
+        """Where the symbol's stored series came from (csv, baostock, …), None if unrecorded."""
+        row = self.db.conn.execute("select source from market_series where symbol = ?", [symbol]).fetchone()
+        return text(row[0]) if row and row[0] is not None else None
 
     def open_gaps_by_date(self, min_fall: float, only: str | None = None) -> dict[str, tuple[int, int]]:
         """date → (series that opened at least `min_fall` below their previous close, series
