@@ -4,6 +4,7 @@ reference price and limits that decide whether an open could be traded at all.""
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
 from datetime import date, timedelta
 
@@ -75,7 +76,7 @@ def _events(dates: list[str], actions: list[CorporateAction]) -> tuple[np.ndarra
         if a.ex_date in seen:
             continue
         seen.add(a.ex_date)
-        i = int(np.searchsorted(np.asarray(dates), a.ex_date))
+        i = bisect_left(dates, a.ex_date)
         if i >= n or i == 0:
             continue
         if a.method == "cash_shares":
@@ -89,7 +90,7 @@ def _events(dates: list[str], actions: list[CorporateAction]) -> tuple[np.ndarra
 def _listing_free(dates: list[str], list_date: str | None) -> np.ndarray:
     free = np.zeros(len(dates), dtype=bool)
     if list_date and dates and list_date >= dates[0]:
-        start = int(np.searchsorted(np.asarray(dates), list_date))
+        start = bisect_left(dates, list_date)
         free[start : start + LISTING_FREE_DAYS] = True
     return free
 
@@ -110,7 +111,7 @@ def adjusted_factors(raw: BarSeries, actions: list[CorporateAction]) -> np.ndarr
     """Front-adjustment (qfq) multiplier per day: Π 1/ratio over the events after that day."""
     factors = np.ones(len(raw))
     for event in ex_ratios(raw, actions):
-        factors[: int(np.searchsorted(np.asarray(raw.dates), event.ex_date))] /= event.ratio
+        factors[: bisect_left(raw.dates, event.ex_date)] /= event.ratio
     return factors
 
 
@@ -160,4 +161,4 @@ def three_year_start(dates: list[str], years: int = 3) -> int:
         if not (last.month == 2 and last.day == 29)
         else date(last.year - years, 3, 1)
     )
-    return int(np.searchsorted(np.asarray(dates), cutoff.isoformat()))
+    return bisect_left(dates, cutoff.isoformat())  # dates ascend: no numpy copy of them
