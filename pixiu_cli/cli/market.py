@@ -77,9 +77,9 @@ def _import_one(path: Path, code: str, name, adjusted: str, actions, volume_unit
         done = import_bars(db, request, now(), common.costs())
     result = done.result
     shown = common.renderer()
-    unit = "手（已换算为股）" if result.parsed.volume_unit == "lots" else "股"
+    unit = "手（已换算为股）" if result.volume_unit == "lots" else "股"
     shown.info(
-        f"已导入 {code}：{result.rows} 条日线，{result.first} 至 {result.last}；格式 {result.parsed.shape}，"
+        f"已导入 {code}：{result.rows} 条日线，{result.first} 至 {result.last}；格式 {result.shape}，"
         f"成交量单位 {unit}；除权除息 {len(result.actions)} 条。"
     )
     from pixiu_cli.views.sync import suspect_line

@@ -90,7 +90,7 @@ class SeriesWrite:
     """Everything one import or sync writes for one symbol, committed together."""
 
     symbol: str
-    bars: Sequence[Bar]
+    bars: Sequence[Bar] | BarSeries  # an import writes columns as parsed, a sync its Bars
     source: str
     at: str
     origin: str | None = None

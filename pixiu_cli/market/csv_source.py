@@ -19,9 +19,10 @@ import math
 import re
 from dataclasses import dataclass
 from datetime import date, datetime
+from itertools import repeat
 from pathlib import Path
 
-from pixiu_cli.domain.market import Bar, CorporateAction
+from pixiu_cli.domain.market import Bar, BarSeries, CorporateAction
 from pixiu_cli.domain.plausible import action_problem, calendar_date, market_date_problem, price_problem
 from pixiu_cli.errors import UserError
 from pixiu_cli.market.trading_days import SHANGHAI
@@ -50,11 +51,15 @@ class CsvImportError(UserError):
 
 @dataclass(frozen=True)
 class ParsedBars:
-    bars: list[Bar]
+    series: BarSeries  # oldest first, in shares; the file names no symbol, so it is ""
     shape: str  # generic | tdx | tushare
     volume_unit: str  # shares | lots (as the file had it; bars are in shares)
     columns: dict[str, str]  # our field → the file's header
     title: str = ""  # the line above the header (通达信: "000001 平安银行 日线 不复权")
+
+    @property
+    def bars(self) -> list[Bar]:
+        return self.series.bars()
 
 
 def read_text(path: Path) -> str:
@@ -181,66 +186,109 @@ def parse_bars(text: str, volume_unit: str = "auto") -> ParsedBars:
     start, mapping, header = _find_header(lines)
     shape = "tdx" if start > 0 else "tushare" if any(_key(c) == "ts_code" for c in header) else "generic"
     unit = _volume_unit(header, mapping, shape, volume_unit)
-    width = max(mapping.values())
-    rows = list(csv.reader(lines[start + 1 :], delimiter=_delimiter(lines[start])))
-    fast = _parse_columns(rows, mapping, unit == "lots", shape == "tushare") if shape != "tdx" else None
-    bars = {b.date: b for b in fast} if fast is not None else _parse_rows(rows, start, mapping, width, unit, shape)
-    if not bars:
-        raise CsvImportError("文件里没有数据行")
+    delimiter = _delimiter(lines[start])
+    fast = None if shape == "tdx" else _parse_columns(lines[start + 1 :], delimiter, mapping, unit, shape)
+    if fast is None:
+        rows = list(csv.reader(lines[start + 1 :], delimiter=delimiter))
+        bars = _parse_rows(rows, start, mapping, max(mapping.values()), unit, shape)
+        if not bars:
+            raise CsvImportError("文件里没有数据行")
+        fast = bar_columns(sorted(bars.values(), key=lambda b: b.date))
     columns = {field: header[index] for field, index in mapping.items()}
     title = lines[start - 1].strip() if start else ""
-    ordered = fast if fast is not None and _ascending(fast) else sorted(bars.values(), key=lambda b: b.date)
-    return ParsedBars(ordered, shape, unit, columns, title)
+    return ParsedBars(fast, shape, unit, columns, title)
 
 
-def _ascending(bars: list[Bar]) -> bool:
-    return all(a.date < b.date for a, b in zip(bars, bars[1:]))
+def bar_columns(bars: list[Bar]) -> BarSeries:
+    """Bars as the columns the store writes (no symbol: the caller knows it)."""
+    fields = ("date", "open", "high", "low", "close", "volume", "amount", "trade_status", "is_st")
+    return BarSeries("", "none", *(tuple(getattr(b, f) for b in bars) for f in fields))
 
 
-_ISO_DAY = re.compile(r"\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])")
+_PRICES = ("open", "high", "low", "close", "volume")
 
 
-def _parse_columns(rows: list[list[str]], m: dict[str, int], lots: bool, tushare: bool) -> list[Bar] | None:
+def _cells(body: list[str], delimiter: str, m: dict[str, int]) -> tuple[list[str], int] | None:
+    """Every cell of a plain body (no quotes, every row as wide as the first), row after
+    row, and that width; None for anything the csv module must read."""
+    while body and not body[-1].strip():  # the blank lines an editor leaves at the end
+        body = body[:-1]
+    if not body:
+        return None
+    width = body[0].count(delimiter) + 1
+    joined = delimiter.join(body)
+    if width <= max(m.values()) or '"' in joined or set(map(str.count, body, repeat(delimiter))) != {width - 1}:
+        return None
+    return joined.split(delimiter), width
+
+
+def _parse_columns(body: list[str], delimiter: str, m: dict[str, int], unit: str, shape: str) -> BarSeries | None:
     """The common file, parsed by column with numpy: plain numbers, ISO dates, consistent
     prices, no blank or short row, no repeated date. None for anything else, which the
     row-by-row parser then reads, naming the line at fault."""
     import numpy as np
 
-    width = max(m.values())
-    if not rows or any(len(r) <= width for r in rows):
+    split = _cells(body, delimiter, m)
+    if split is None:
         return None
-    column = {field: [r[i] for r in rows] for field, i in m.items()}
-    try:
-        # float() per cell is what the row parser accepts, and faster than numpy's own
-        # string conversion; the checks below are numpy's
-        o, h, lo, c, v = (np.array(list(map(float, column[f]))) for f in ("open", "high", "low", "close", "volume"))
-        amount = np.array(list(map(float, column["amount"]))) if "amount" in m else None
-    except ValueError:  # a comma in a number, a blank amount, text: the careful path
+    cells, width = split
+    column = {field: cells[i::width] for field, i in m.items()}
+    try:  # a list of str to float is float() per cell, in C: what the row parser accepts
+        o, h, lo, c, v = (np.array(column[f], dtype=float) for f in _PRICES)
+        amount = np.array(column["amount"], dtype=float) if "amount" in m else None
+        days = _market_days(column["date"])
+    except ValueError:  # a comma in a number, a blank amount, text, a bad date: the careful path
         return None
-    prices = np.stack([o, h, lo, c, v] + ([amount] if amount is not None else []))
-    if not (np.isfinite(prices).all() and (prices >= 0).all()):
+    if not _sane(o, h, lo, c, v, amount):
         return None
-    if not ((lo <= o) & (o <= h) & (lo <= c) & (c <= h) & (c > 0)).all():
-        return None
-    if price_problem(float(h.max())):
-        return None
-    dates = column["date"]
-    if not all(map(_ISO_DAY.fullmatch, dates)) or len(set(dates)) != len(dates) or not all(map(calendar_date, dates)):
-        return None
-    today = datetime.now(SHANGHAI).date()  # ISO days sort as strings: the first and last bound them all
-    if market_date_problem(date.fromisoformat(min(dates)), today) or market_date_problem(
-        date.fromisoformat(max(dates)), today
-    ):
-        return None
-    v = v * (100 if lots else 1)
-    amounts = [None] * len(rows) if amount is None else (amount * (1000 if tushare else 1)).tolist()
-    status = column.get("trade_status")
+    order = None if (np.diff(days) > 0).all() else np.argsort(days, kind="stable")
+    if order is not None and not (np.diff(days[order]) > 0).all():
+        return None  # a repeated date: the row parser names its line
     traded = v != 0
-    if status:
-        traded &= np.array([x.strip() != "0" for x in status])
-    st = [x.strip() == "1" for x in column["is_st"]] if "is_st" in m else [False] * len(rows)
-    floats = (x.tolist() for x in (o, h, lo, c, v))
-    return list(map(Bar, dates, *floats, amounts, traded.astype(int).tolist(), st))
+    if "trade_status" in m:
+        traded &= np.char.strip(np.array(column["trade_status"])) != "0"
+    st = np.char.strip(np.array(column["is_st"])) == "1" if "is_st" in m else np.zeros(len(days), dtype=bool)
+    v = v * 100 if unit == "lots" else v
+    amount = amount * 1000 if amount is not None and shape == "tushare" else amount  # 千元
+    floats = [x if order is None else x[order] for x in (o, h, lo, c, v)]
+    dates = column["date"] if order is None else [column["date"][i] for i in order.tolist()]
+    amounts = (None,) * len(dates) if amount is None else tuple((amount if order is None else amount[order]).tolist())
+    flags = [x if order is None else x[order] for x in (traded.astype(int), st)]
+    return BarSeries(
+        "", "none", tuple(dates), *(tuple(x.tolist()) for x in floats), amounts, *(tuple(x.tolist()) for x in flags)
+    )
+
+
+def _market_days(dates: list[str]):
+    """The column as numpy days; ValueError unless every one is an ISO day the calendar has
+    and the market had reached (ISO days sort as strings: the first and last bound them)."""
+    import numpy as np
+
+    spelled = np.array(dates)
+    if spelled.dtype != np.dtype("<U10"):
+        raise ValueError("not YYYY-MM-DD")
+    codes = spelled.view(np.uint32).reshape(len(dates), 10)  # one code point per character
+    digits = codes[:, [0, 1, 2, 3, 5, 6, 8, 9]]
+    if not ((digits >= ord("0")) & (digits <= ord("9"))).all() or not (codes[:, [4, 7]] == ord("-")).all():
+        raise ValueError("not YYYY-MM-DD")
+    days = spelled.astype("datetime64[D]")  # refuses 02-30 and 13-01
+    today = datetime.now(SHANGHAI).date()
+    first, last = (date.fromisoformat(str(x)) if calendar_date(str(x)) else None for x in (days.min(), days.max()))
+    if first is None or last is None or market_date_problem(first, today) or market_date_problem(last, today):
+        raise ValueError("outside the market's days")
+    return days.astype("int64")
+
+
+def _sane(o, h, lo, c, v, amount) -> bool:
+    """What the row parser checks of every row, over whole columns."""
+    import numpy as np
+
+    values = np.stack([o, h, lo, c, v] + ([amount] if amount is not None else []))
+    if not (np.isfinite(values).all() and (values >= 0).all()):
+        return False
+    if not ((lo <= o) & (o <= h) & (lo <= c) & (c <= h) & (c > 0)).all():
+        return False
+    return price_problem(float(h.max())) is None
 
 
 def _parse_rows(

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from pixiu_cli.domain.boards import daily_limit
-from pixiu_cli.domain.market import Bar, CorporateAction
+from pixiu_cli.domain.market import Bar, BarSeries, CorporateAction
 
 TOLERANCE = 0.005  # limit prices are rounded to the fen: −10.04% is still a limit-down open
 
@@ -29,15 +29,35 @@ class SuspectGap:
 
 
 def suspect_gaps(symbol: str, bars: Sequence[Bar], actions: Sequence[CorporateAction]) -> list[SuspectGap]:
+    columns = [b.date for b in bars], [b.open for b in bars], [b.close for b in bars], [b.is_st for b in bars]
+    return _falls(symbol, *columns, actions)
+
+
+def series_gaps(series: BarSeries, actions: Sequence[CorporateAction]) -> list[SuspectGap]:
+    """suspect_gaps over a series' columns (an import's thousands of bars, no Bar each)."""
+    return _falls(series.symbol, series.dates, series.open, series.close, series.is_st, actions)
+
+
+def _falls(
+    symbol: str,
+    dates: Sequence[str],
+    opens: Sequence[float],
+    closes: Sequence[float],
+    st: Sequence[bool],
+    actions: Sequence[CorporateAction],
+) -> list[SuspectGap]:
+    import numpy as np
+
     explained = {a.ex_date for a in actions}
+    prev, now = np.asarray(closes[:-1], dtype=float), np.asarray(opens[1:], dtype=float)
+    # a fall within 5% is inside every board's limit: only the rest look up the limit
     out = []
-    for prev, bar in zip(bars, bars[1:]):
-        # a fall within 5% is inside every board's limit: skip the limit lookup
-        if prev.close <= 0 or bar.open >= prev.close * 0.95 or bar.date in explained:
+    for i in (np.flatnonzero((prev > 0) & (now < prev * 0.95)) + 1).tolist():
+        if dates[i] in explained:
             continue
-        limit = daily_limit(symbol, bar.date, bar.is_st or prev.is_st)
-        if bar.open / prev.close - 1 < -(limit + TOLERANCE):
-            out.append(SuspectGap(bar.date, prev.date, prev.close, bar.open))
+        limit = daily_limit(symbol, dates[i], st[i] or st[i - 1])
+        if opens[i] / closes[i - 1] - 1 < -(limit + TOLERANCE):
+            out.append(SuspectGap(dates[i], dates[i - 1], closes[i - 1], opens[i]))
     return out
 
 

@@ -4,7 +4,7 @@ store as unadjusted bars, with provenance, in one transaction."""
 from __future__ import annotations
 
 from bisect import bisect_left
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from pixiu_cli.domain.boards import board_for
@@ -12,19 +12,22 @@ from pixiu_cli.domain.market import Bar, CorporateAction, SeriesWrite
 from pixiu_cli.domain.plausible import action_problem
 from pixiu_cli.domain.securities import Security
 from pixiu_cli.market.adjust import ADJUST_MODES, unadjust
-from pixiu_cli.market.csv_source import CsvImportError, ParsedBars, check_title, parse_actions, parse_bars, read_text
-from pixiu_cli.market.gaps import SuspectGap, suspect_gaps
+from pixiu_cli.market.csv_source import CsvImportError, bar_columns, check_title, parse_actions, parse_bars, read_text
+from pixiu_cli.market.gaps import SuspectGap, series_gaps
 from pixiu_cli.store.market import MarketStore
 from pixiu_cli.store.securities import SecurityMaster
 
 
 @dataclass(frozen=True)
 class ImportResult:
+    """What one file brought in; not its bars (an import of 5,000 files keeps every result)."""
+
     symbol: str
     rows: int
     first: str
     last: str
-    parsed: ParsedBars
+    shape: str  # generic | tdx | tushare
+    volume_unit: str  # as the file had it: shares | lots
     actions: list[CorporateAction]
     suspects: list[SuspectGap]
 
@@ -58,13 +61,16 @@ def import_csv(
     actions = parse_actions(read_text(actions_path), symbol, source="import", at=at) if actions_path else []
     if adjusted != "none" and not actions:
         raise CsvImportError(f"{adjusted} 复权数据需要 --actions 才能还原为不复权价格（pixiu 只存不复权数据）")
-    bars = unadjust(parsed.bars, actions, adjusted)
-    _check_actions_against_prices(actions, bars)
-    suspects = suspect_gaps(symbol, bars, actions)
+    series = replace(parsed.series, symbol=symbol)
+    if actions:  # a file's actions are checked bar by bar; plain bars stay columns
+        bars = unadjust(series.bars(), actions, adjusted)
+        _check_actions_against_prices(actions, bars)
+        series = replace(bar_columns(bars), symbol=symbol)
+    suspects = series_gaps(series, actions)
     market.write_series(
         SeriesWrite(
             symbol,
-            bars,
+            series,
             source="csv",
             at=at,
             origin=path.name,
@@ -76,7 +82,8 @@ def import_csv(
     )
     if name:
         master.upsert(
-            [Security(symbol, name, board=board_for(symbol), is_st=bars[-1].is_st, source="csv", updated_at=at)],
+            [Security(symbol, name, board=board_for(symbol), is_st=series.is_st[-1], source="csv", updated_at=at)],
             keep_names=True,
         )
-    return ImportResult(symbol, len(bars), bars[0].date, bars[-1].date, parsed, actions, suspects)
+    first, last = series.dates[0], series.dates[-1]
+    return ImportResult(symbol, len(series), first, last, parsed.shape, parsed.volume_unit, actions, suspects)

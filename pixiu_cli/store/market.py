@@ -5,6 +5,7 @@ store (pixiu_cli/market/adjust.py), never in a stored row."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from itertools import repeat
 
 from sqlite_utils import Database
 
@@ -76,6 +77,18 @@ def _series_info(symbol: str, extent: tuple | None, meta: tuple | None) -> Serie
     )
 
 
+def _bar_rows(w: SeriesWrite) -> Iterable[tuple]:
+    """The rows to write: straight from the columns of a BarSeries (an import), else per Bar."""
+    if isinstance(w.bars, BarSeries):
+        b, n = w.bars, len(w.bars)
+        columns = (b.dates, b.open, b.high, b.low, b.close, b.volume, b.amount, b.trade_status, map(int, b.is_st))
+        return zip(repeat(w.symbol, n), *columns)
+    return [
+        (w.symbol, b.date, b.open, b.high, b.low, b.close, b.volume, b.amount, b.trade_status, int(b.is_st))
+        for b in w.bars
+    ]
+
+
 class MarketStore:
     def __init__(self, db: Database):
         self.db = db
@@ -95,10 +108,7 @@ class MarketStore:
             self.db.conn.executemany(
                 "insert or replace into market_bars (symbol, date, open, high, low, close, volume, amount, "
                 "trade_status, is_st) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (w.symbol, b.date, b.open, b.high, b.low, b.close, b.volume, b.amount, b.trade_status, int(b.is_st))
-                    for b in w.bars
-                ],
+                _bar_rows(w),
             )
             if w.replace_actions_from:
                 self.db.conn.execute(
