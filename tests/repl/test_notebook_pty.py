@@ -1,4 +1,5 @@
-"""The notebook in the REPL: a plan that replaces an older one, /forget putting it back,
+"""The notebook in the REPL: a plan offering to replace an older one, the offer accepted,
+/forget putting the old one back,
 /memory finding a note by code in any spelling, by name and by kind, pins."""
 
 from __future__ import annotations
@@ -27,7 +28,17 @@ def test_plans_search_and_pins_in_the_repl(offline_env):
         shown = _ask(child, "/remember 回踩30加仓 --kind plan --symbol 300750")
         assert "已记住 #n1：计划（300750）" in shown
         shown = _ask(child, "/remember 回踩28加仓 --kind plan --symbol 300750")
-        assert "已记住 #n2" in shown and "替换了同一标的同方向的旧计划 #n1「回踩30加仓」" in shown
+        assert "已记住 #n2" in shown and "与 #n1「回踩30加仓」同一只股票同一方向，替换旧计划吗？" in shown
+        assert "/memory replace n2" in shown
+        _ask(child, "宁德时代怎么样")
+        shown = _ask(child, "/context --json")  # not accepted yet: the model sees both, the older one marked
+        assert "回踩28加仓" in shown and "回踩30加仓" in shown and "待用户确认是否替换它" in shown
+        shown = _ask(child, "/memory replace n2")
+        assert "已用 #n2「回踩28加仓」替换旧计划 #n1「回踩30加仓」" in shown
+        _ask(child, "/new")  # a fresh conversation: its one block is the one in force now
+        _ask(child, "宁德时代怎么样")
+        shown = _ask(child, "/context --json")
+        assert "回踩28加仓" in shown and "回踩30加仓" not in shown  # only the plan in force
         shown = _ask(child, "/memory 300750")
         assert "n2" in shown and "已被 n2 替换" in shown
         for query in ("sz300750", "宁德时代"):
