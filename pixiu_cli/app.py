@@ -39,7 +39,8 @@ class App:
     default_model: str = ""  # the model configured (or given with --model) when the app opened
 
     def __post_init__(self) -> None:
-        self.default_model = self.default_model or self.settings.model
+        if not self.default_model and self.settings is not None:  # a test may wire an app without settings
+            self.default_model = self.settings.model
 
     def use_model(self, name: str) -> None:
         """Requests from now on go to `name` (/model, or a resumed conversation's switch)."""

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-import time
+import re
 
 import pexpect
 import pytest
@@ -60,22 +60,24 @@ def test_plans_search_and_pins_in_the_repl(offline_env):
             child.terminate(force=True)
 
 
-def _tab(child, typed: str, shown: str) -> None:
-    """Type, wait for the completion menu to show `shown` beside its value, Tab, Enter."""
+# prompt_toolkit draws the completion under the cursor in reverse video ("\x1b[0;7m"): the
+# row of a value selected by Tab, which no earlier output contains
+_SELECTED = r"\x1b\[(?:[0-9]+;)*7m {value} "
+
+
+def _tab(child, typed: str, value: str, meta: str) -> None:
+    """Type, wait for the completion menu to list `value` with `meta` beside it (the
+    completions are ready, so Tab is handled at once), Tab, wait until the menu shows `value`
+    selected (it is in the line now), then Enter."""
     child.send(typed)
-    child.expect_exact(shown)
+    child.expect_exact(meta)
     child.send("\t")
-    time.sleep(1.0)  # the completion is inserted on the next redraw (slow under load)
+    child.expect(_SELECTED.format(value=re.escape(value)))
     say(child, "")
 
 
 @pytest.mark.pty
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=False,
-    reason="timing: Tab can reach prompt_toolkit before its asynchronous completion is ready (about 1 run in 3 "
-    "under load); tests/repl/test_completion.py checks the same completions deterministically",
-)
 def test_tab_completes_a_conversation_id_and_a_memory_id(offline_env):
     from tests.helpers import pixiu_in_process
 
@@ -83,12 +85,13 @@ def test_tab_completes_a_conversation_id_and_a_memory_id(offline_env):
     child = spawn(offline_env)
     try:
         child.expect_exact(PROMPT_READING)
-        _tab(child, "/resume ", "茅台怎么样")
-        child.expect("已切换到对话 1：茅台怎么样")
+        _tab(child, "/resume ", "1", "茅台怎么样")
+        child.expect_exact("已切换到对话 1：茅台怎么样")
         child.expect_exact(PROMPT_READING)
         _ask(child, "/remember 永远不融资 --kind rule")
-        _tab(child, "/forget ", "永远不融资")
-        child.expect("已删除 #n1：永远不融资")
+        _tab(child, "/forget ", "n1", "永远不融资")
+        child.expect_exact("已删除 #n1：永远不融资")
+        child.expect_exact(PROMPT_READING)  # Ctrl-D goes to a prompt that reads keys, not between two
         child.sendeof()
         child.expect(pexpect.EOF)
     finally:
