@@ -126,21 +126,22 @@ def test_ask_continue_uses_the_model_the_conversation_was_switched_to(offline_en
     from pixiu_cli.store.database import open_database
 
     env = dict(offline_env, PIXIU_MODEL="deepseek-flash")
+    db = open_database(pixiu_home / "pixiu.db")
+    try:  # a conversation started with the configured model, then switched as /model does in the REPL
+        store = ConversationStore(db)
+        switched = store.create_conversation("茅台怎么样", model="deepseek-flash").id
+        store.set_model(switched, "deepseek-v4-pro")
+    finally:
+        db.close()
 
     def ask(*args: str) -> str:
         done = pixiu_in_process(env, "ask", "--json", *args, text=True)
         assert done.returncode == 0, done.stderr
         return json.loads(done.stdout)["model"]
 
-    assert ask("茅台怎么样") == "deepseek-flash"
-    db = open_database(pixiu_home / "pixiu.db")
-    try:
-        ConversationStore(db).set_model(1, "deepseek-v4-pro")  # what /model does in the REPL
-    finally:
-        db.close()
     assert ask("--continue", "还能买吗") == "deepseek-v4-pro"
     recorded = sqlite3.connect(pixiu_home / "pixiu.db")
     assert recorded.execute("select model from calls order by id desc limit 1").fetchone()[0] == "deepseek-v4-pro"
-    assert ask("--conversation", "1", "--model", "deepseek-flash", "再问") == "deepseek-flash"  # the flag wins
-    assert ask("新的问题") == "deepseek-flash"  # a new conversation: the configured default
-    assert ask("--conversation", "2", "接着问") == "deepseek-flash"  # never switched
+    assert (
+        ask("--conversation", str(switched), "--model", "deepseek-flash", "再问") == "deepseek-flash"
+    )  # the flag wins
