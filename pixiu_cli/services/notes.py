@@ -92,7 +92,7 @@ def note_notice(write: NoteWrite) -> str:
         old = "、".join(f"#{note_ref(p.id)}「{p.text}」" for p in write.offered)
         line += (
             f"。这条计划与 {old}同一只股票同一方向，替换旧计划吗？"
-            f"输入 /memory replace {ref} 替换（/forget {ref} 可撤销）；不替换则两条计划都有效"
+            f"输入 /memory replace {ref} 替换（之后 /forget {ref} 可撤销，旧计划恢复）；不替换则两条计划都有效"
         )
     return line
 
