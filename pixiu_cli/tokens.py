@@ -22,7 +22,7 @@ class _Encoder(Protocol):
 
 def _tokenizer() -> _Encoder:
     """DeepSeek's tokenizer.json run by pixiu_cli/bpe.py: the ids `tokenizers` gives, loaded
-    in ~25 ms from a compact form cached on disk (the Rust library took ~0.4 s to build its
+    in ~30 ms from a compact form cached on disk (the Rust library took ~0.5 s to build its
     BPE from the file, holding the GIL)."""
     global _loaded
     with _load_lock:
