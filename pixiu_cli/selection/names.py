@@ -357,3 +357,11 @@ def shipped_market_list(source: str = "shipped") -> list:
     from pixiu_cli.domain.securities import Security
 
     return [Security(s.symbol, s.name, "stock", source=source) for s in shipped_securities().values()]
+
+
+def warm() -> None:
+    """Read the shipped list and normalise its names now (OpenCC loads for the few written
+    in traditional characters), off the first turn: every name table starts from them."""
+    for stock in shipped_names():
+        _norm(stock.full_name)
+        _norm(stock.short_name)
