@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 OFFLINE_PLACEHOLDER_KEY = "pixiu-offline"
 OFFLINE_CACHE_FILE = "offline_cache.db"
 DEMO_STATE_FILE = "demo_state.json"
+NAMES_CACHE_DIR = "cache"  # built name tables, kept between processes (selection/name_cache.py)
 
 
 @dataclass
@@ -208,6 +209,7 @@ def open_app(settings: Settings, *, demo: bool = False, calls_model: bool = True
         clock=_now,
         domain=domain,
         cost_method=settings.cost_method,
+        names_cache=settings.home / NAMES_CACHE_DIR,
     )
     return App(
         settings=settings,
@@ -240,12 +242,21 @@ def open_preview(settings: Settings, *, demo: bool = False) -> Preview:
 
     domain = _opened_domain(settings, demo)
     store = ConversationStore(domain.db)
-    builder = _builder(store, domain, settings.limits, _now, cost_method=settings.cost_method)
+    builder = _builder(
+        store,
+        domain,
+        settings.limits,
+        _now,
+        cost_method=settings.cost_method,
+        names_cache=settings.home / NAMES_CACHE_DIR,
+    )
     requests = RequestPreview(store, builder, _client_of(settings, None), ToolRegistry(), settings.temperature)
     return Preview(settings, store, requests)
 
 
-def _builder(store, domain, limits, clock, *, history_blocks="delta", ablate=frozenset(), cost_method="diluted"):
+def _builder(
+    store, domain, limits, clock, *, history_blocks="delta", ablate=frozenset(), cost_method="diluted", names_cache=None
+):
     return ContextBuilder(
         store,
         domain,
@@ -254,6 +265,7 @@ def _builder(store, domain, limits, clock, *, history_blocks="delta", ablate=fro
         history_blocks=history_blocks,
         ablate=ablate,
         valuer=_valuer(domain.db, cost_method),
+        names_cache=names_cache,
     )
 
 
@@ -270,6 +282,7 @@ def build_agent(
     tools: ToolRegistry | None = None,
     history_blocks: str = "delta",
     cost_method: str = "diluted",
+    names_cache: Path | None = None,
 ) -> Agent:
     """The agent over one database: what the REPL, `ask`, the answer evals and the tests all
     run. `client` is any `ChatModel` (the HTTP client, or the offline model in process);
@@ -283,7 +296,14 @@ def build_agent(
     store = ConversationStore(db)
     domain = domain or DomainStore(db)
     builder = _builder(
-        store, domain, limits, clock, history_blocks=history_blocks, ablate=ablate, cost_method=cost_method
+        store,
+        domain,
+        limits,
+        clock,
+        history_blocks=history_blocks,
+        ablate=ablate,
+        cost_method=cost_method,
+        names_cache=names_cache,
     )
     tool_context = ToolContext(
         domain=domain, memory=MemoryStore(db), portfolio=PortfolioStore(db), now=clock, cost_method=cost_method
