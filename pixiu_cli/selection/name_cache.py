@@ -39,7 +39,8 @@ def cached(directory: Path, key: str, build: Callable[[], object]) -> object:
     """The object stored under `key`, else `build()`, stored for the next process."""
     path = directory / f"{_PREFIX}{key}{_SUFFIX}"
     try:
-        return pickle.loads(path.read_bytes())
+        if _own(directory) and _own(path):
+            return pickle.loads(path.read_bytes())
     except Exception:  # missing, truncated, from an incompatible library: built again
         pass
     built = build()
@@ -50,8 +51,17 @@ def cached(directory: Path, key: str, build: Callable[[], object]) -> object:
     return built
 
 
+def _own(path: Path) -> bool:
+    """Loading a pickle runs what it says: only a file (and folder) this user owns and no one
+    else may write is read. A home in a shared folder (PIXIU_HOME=/tmp/…) then cannot be
+    handed a table by another user."""
+    stat = path.stat()
+    owner = os.getuid() if hasattr(os, "getuid") else stat.st_uid
+    return stat.st_uid == owner and not stat.st_mode & 0o022
+
+
 def _store(directory: Path, path: Path, value: object) -> None:
-    directory.mkdir(parents=True, exist_ok=True)
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=directory, prefix=".names-", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as out:

@@ -85,6 +85,17 @@ def test_an_unreadable_file_is_rebuilt_and_an_unwritable_home_still_matches(mast
     assert matched(NameSource(master, cache_dir=blocked / "cache").table([HOLDING])) == matched(table)
 
 
+def test_a_table_others_could_have_written_is_not_loaded(master, tmp_path, builds):
+    cache = tmp_path / "cache"
+    NameSource(master, cache_dir=cache).table([HOLDING])
+    (stored,) = cache.glob("names-*.pickle")
+    stored.chmod(0o666)  # anyone could have replaced it
+    names._stored_table.cache_clear()
+    NameSource(master, cache_dir=cache).table([HOLDING])
+    assert len(builds) == 2
+    assert not cache.stat().st_mode & 0o077 and not stored.stat().st_mode & 0o077  # written again, as ours
+
+
 def test_only_the_newest_tables_are_kept(tmp_path):
     for key in range(name_cache.KEPT + 3):
         name_cache.cached(tmp_path, f"{key:032x}", lambda key=key: key)
