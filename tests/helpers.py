@@ -6,6 +6,8 @@ deterministic `OfflineModel` in process, or the real client on the offline serve
 
 from __future__ import annotations
 
+import ast
+import functools
 import inspect
 import json
 import os
@@ -35,6 +37,20 @@ MARKET_FIXTURES = TESTS / "fixtures" / "market"
 MARKET_IMPORTED_AT = "2026-11-30T16:00:00+08:00"
 NOW = datetime(2026, 11, 24, 10, 15, tzinfo=SHANGHAI)  # a Tuesday, mid-morning session
 PROMPT = "你 ›"
+
+
+@functools.cache
+def package_syntax_trees() -> tuple[tuple[str, ast.Module], ...]:
+    """Every module of the product as (path inside the package, parsed tree), parsed once per
+    test process: several static checks walk them all (function length, vocabulary). The
+    trees are shared, so a check must only read them."""
+    import pixiu_cli
+
+    package = Path(pixiu_cli.__file__).parent
+    return tuple(
+        (path.relative_to(package).as_posix(), ast.parse(path.read_text(encoding="utf-8")))
+        for path in sorted(package.rglob("*.py"))
+    )
 
 
 def clean_env(home: Path, **extra: str) -> dict[str, str]:

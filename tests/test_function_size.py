@@ -5,16 +5,14 @@ which ruff has no rule for."""
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
-import pixiu_cli
+from tests.helpers import package_syntax_trees
 
-PACKAGE = Path(pixiu_cli.__file__).parent
 MAX_LINES = 60
 MAX_TURN_LOOP_LINES = 35
 
 
-def function_lengths(source: str) -> dict[str, int]:
+def function_lengths(source: str | ast.Module) -> dict[str, int]:
     """Lines of every function and method (decorators excluded), by qualified name."""
     lengths: dict[str, int] = {}
 
@@ -28,15 +26,15 @@ def function_lengths(source: str) -> dict[str, int]:
             else:
                 visit(child, prefix)
 
-    visit(ast.parse(source), "")
+    visit(ast.parse(source) if isinstance(source, str) else source, "")
     return lengths
 
 
 def package_function_lengths() -> dict[str, int]:
     return {
-        f"{path.relative_to(PACKAGE).as_posix()}::{name}": length
-        for path in sorted(PACKAGE.rglob("*.py"))
-        for name, length in function_lengths(path.read_text(encoding="utf-8")).items()
+        f"{path}::{name}": length
+        for path, tree in package_syntax_trees()
+        for name, length in function_lengths(tree).items()
     }
 
 

@@ -28,6 +28,7 @@ def test_ask_reads_a_pipe_when_no_question_is_given(offline_env):
     assert "你的问题是：「茅台怎么样」" in done.stdout.decode()
 
 
+@pytest.mark.slow  # a pipeline of two processes; the fast subset keeps the piped-stdin one
 def test_ask_cut_by_head_still_completes_its_turn(offline_env, pixiu_home):
     # the offline responder remembers a stated plan through the remember tool: a turn with a
     # tool call whose first output line is the tool's notice

@@ -4,9 +4,7 @@ marker) is defined in one module and imported everywhere else."""
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
-import pixiu_cli
 from pixiu_cli.domain.vocabulary import (
     CONTEXT_CLOSE,
     CONTEXT_OPEN,
@@ -17,13 +15,11 @@ from pixiu_cli.domain.vocabulary import (
     SIDES,
     side_name,
 )
-
-PACKAGE = Path(pixiu_cli.__file__).parent
+from tests.helpers import package_syntax_trees
 
 
 def _modules():
-    for path in sorted(PACKAGE.rglob("*.py")):
-        yield path.relative_to(PACKAGE).as_posix(), ast.parse(path.read_text(encoding="utf-8"))
+    return package_syntax_trees()
 
 
 def _literal_keys(node: ast.Dict) -> set:

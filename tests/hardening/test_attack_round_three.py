@@ -238,6 +238,7 @@ def _hostile_series(env, tmp_path):
 
 
 @pytest.mark.pty
+@pytest.mark.slow  # a pty process each; the fast subset's pty session is tests/repl/test_repl_pty.py
 def test_chart_on_a_terminal_neutralises_escapes_in_a_security_name(env, tmp_path):
     _hostile_series(env, tmp_path)
     shown = _terminal_output(env, "chart", "600519", "--days", "5")
@@ -246,6 +247,7 @@ def test_chart_on_a_terminal_neutralises_escapes_in_a_security_name(env, tmp_pat
 
 
 @pytest.mark.pty
+@pytest.mark.slow
 def test_json_on_a_terminal_escapes_controls_and_keeps_the_value(env, tmp_path):
     _hostile_series(env, tmp_path)
     shown = _terminal_output(env, "data", "status", "--json")

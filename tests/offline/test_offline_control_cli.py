@@ -54,6 +54,7 @@ def test_offline_server_command_opens_control_only_when_asked(tmp_path):
 
 
 @pytest.mark.timeout(60)
+@pytest.mark.slow  # a second server process; the fast subset keeps the one above
 def test_offline_server_command_stops_cleanly_on_ctrl_c(tmp_path):
     """It serves in the foreground (OfflineServer.serve_in_foreground): Ctrl-C ends it with
     status 0 and the port is free again."""
