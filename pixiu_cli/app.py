@@ -41,6 +41,20 @@ class App:
     memory: MemoryStore | None = None
     demo: bool = False
     _offline_server: object | None = field(default=None, repr=False)
+    default_model: str = ""  # the model configured (or given with --model) when the app opened
+
+    def __post_init__(self) -> None:
+        if not self.default_model and self.settings is not None:  # a test may wire an app without settings
+            self.default_model = self.settings.model
+
+    def use_model(self, name: str) -> None:
+        """Requests from now on go to `name` (/model, or a resumed conversation's switch)."""
+        self.agent.client.model = name
+        self.settings = replace(self.settings, model=name)
+
+    @property
+    def model_switched(self) -> bool:
+        return self.settings.model != self.default_model
 
     @property
     def mode_line(self) -> str:
