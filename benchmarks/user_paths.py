@@ -147,7 +147,7 @@ def bench_context(runs: int) -> None:
     (hw, hc), (cw, cc) = times["help"], times["context"]
     print(
         f"context  pixiu context --demo TEXT {cw * 1000:7.1f} ms (cpu {cc * 1000:6.1f})  "
-        f"--help {hw * 1000:6.1f} ms (cpu {hc * 1000:6.1f})  {verdict(cw / hw, 2.0)}"
+        f"--help {hw * 1000:6.1f} ms (cpu {hc * 1000:6.1f})  wall {verdict(cw / hw, 2.0)}  cpu {verdict(cc / hc, 2.0)}"
     )
 
 

