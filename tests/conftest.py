@@ -4,10 +4,13 @@ pseudo-terminal) against that server."""
 
 from __future__ import annotations
 
+import atexit
 import gc
 import os
+import shutil
 import signal
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -23,6 +26,14 @@ from tests.helpers import PLANTED_KEY, clean_env
 # the children inherit the environment as it is once this conftest is loaded.
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 sys.dont_write_bytecode = False
+
+# The tokenizer's compact tables (pixiu_cli/bpe.py) are cached under XDG_CACHE_HOME: one
+# directory for the whole run, made by the first process (the xdist workers and every
+# `pixiu` child inherit it), so they are built once per run and never in the user's cache.
+if not os.environ.get(_SESSION_CACHE := "PYTEST_PIXIU_CACHE_HOME"):
+    os.environ[_SESSION_CACHE] = tempfile.mkdtemp(prefix="pixiu-test-cache-")
+    atexit.register(shutil.rmtree, os.environ[_SESSION_CACHE], True)
+os.environ["XDG_CACHE_HOME"] = os.environ[_SESSION_CACHE]
 
 
 def pytest_configure(config):

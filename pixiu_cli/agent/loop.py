@@ -20,6 +20,7 @@ from pixiu_cli.agent.calls import (
 )
 from pixiu_cli.agent.compaction import Compaction, Compactor, turn_history_tokens
 from pixiu_cli.agent.guardrails import Guardrails, run_tool
+from pixiu_cli.agent.preview import RequestPreview, context_summary_json
 from pixiu_cli.agent.tools import ToolContext, ToolRegistry
 from pixiu_cli.context.builder import BuiltMessages, ContextBuilder, sent_back
 from pixiu_cli.llm.model import ChatModel
@@ -53,38 +54,6 @@ def sum_usage(usages: list[Usage]) -> Usage:
 
     return Usage(
         total("prompt_tokens"), total("completion_tokens"), total("cache_hit_tokens"), total("cache_miss_tokens")
-    )
-
-
-def context_summary_json(built: BuiltMessages) -> str | None:
-    """What /context shows about the dynamic block, stored beside the exact request."""
-    block = built.context_block
-    if block is None:
-        return None
-    return json.dumps(
-        {
-            "intent": built.intent.value,
-            "symbols": built.symbols,
-            "tokens": block.tokens,
-            "budget": block.budget,
-            "omitted": block.omitted,
-            "memory_ids": [str(m) for m in block.memory_ids],
-            "overhead": block.overhead(),
-            "sections": [
-                {
-                    "key": s.key,
-                    "title": s.title,
-                    "tokens": s.tokens,
-                    "items": s.items,
-                    "memory_ids": [str(m) for m in s.memory_ids],
-                    "unchanged": s.unchanged,
-                    "unchanged_since": s.unchanged_since,
-                }
-                for s in block.stats()
-            ],
-            **({"selection": built.selection.explanation()} if built.selection else {}),
-        },
-        ensure_ascii=False,
     )
 
 
@@ -176,17 +145,15 @@ class Agent:
     def caller(self) -> ModelCaller:
         return ModelCaller(self.store, self.client)
 
+    def _requests(self) -> RequestPreview:
+        return RequestPreview(self.store, self.builder, self.client, self.tools, self.temperature)
+
     def _request(self, messages: list[dict]) -> ChatRequest:
-        return ChatRequest(messages=messages, tools=self.tools.schemas(), temperature=self.temperature)
+        return self._requests().request(messages)
 
     def preview(self, conversation_id: int | None, user_text: str) -> tuple[dict, dict | None]:
         """The exact request body a turn would send now, without calling the model."""
-        seq = None
-        if conversation_id:
-            seq = self.store.last_seq(conversation_id) + 1
-        built = self.builder.build_messages(conversation_id, user_text, before_seq=seq)
-        info = context_summary_json(built)
-        return self.client.body_for(self._request(built.messages)), (json.loads(info) if info else None)
+        return self._requests().preview(conversation_id, user_text)
 
     def run_turn(
         self, conversation_id: int, user_text: str, sink: TurnSink | None = None, *, retry_partial: bool = False

@@ -172,6 +172,8 @@ def _remember(ctx: ToolContext, args: dict) -> ToolOutcome:
             "kind": event.note_kind,
             "symbol": event.symbol,
             "text": quote_data(event.text),
+            # older plans it restates: still in force until the user accepts the offer the notice makes
+            "offers_to_replace": [{"id": note_ref(p.id), "text": quote_data(p.text)} for p in write.offered],
         },
         notice=note_notice(write),
     )

@@ -81,6 +81,10 @@ for group in (
     group.register(app)
 
 
+# The commands whose common calls skip typer's parsing (cli/fast.py).
+FAST_COMMANDS = {"chat": chat.chat, "ask": chat.ask, "cache": cache.cache, "context": context.context}
+
+
 @functools.cache
 def _click_command():
     """typer converts the app to a click command on every call; a process that runs main more
@@ -90,7 +94,7 @@ def _click_command():
 
 def main() -> None:
     try:
-        fast = fast_call(sys.argv[1:], {"chat": chat.chat, "ask": chat.ask, "cache": cache.cache}, default="chat")
+        fast = fast_call(sys.argv[1:], FAST_COMMANDS, default="chat")
         if fast is not None:
             command, kwargs = fast
             command(**kwargs)

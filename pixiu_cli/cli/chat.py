@@ -39,7 +39,7 @@ def _recap(renderer, app_, conversation_id: int) -> None:
 
     resumed = resume(app_.store, conversation_id)
     if resumed is not None:
-        show_recap(renderer, resumed)
+        show_recap(renderer, resumed, app_.settings.model)
 
 
 def ask(

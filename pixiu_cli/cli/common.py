@@ -57,7 +57,10 @@ def opened(
     try:
         for warning in app_.settings.warnings:
             shown.warn(warning)
-        yield shown, app_, pick_conversation(app_.store, resume, continue_, new_if_none)
+        conversation_id = pick_conversation(app_.store, resume, continue_, new_if_none)
+        if conversation_id is not None and model is None:  # an explicit --model wins over the stored switch
+            _continue_with_its_model(app_, conversation_id)
+        yield shown, app_, conversation_id
     except Exception as exc:
         from pixiu_cli.views.presenters import error_line
 
@@ -68,6 +71,14 @@ def opened(
         raise
     finally:
         app_.close()
+
+
+def _continue_with_its_model(app_, conversation_id: int) -> None:
+    from pixiu_cli.services.conversations import resumed_model
+
+    conversation = app_.store.get_conversation(conversation_id)
+    if conversation is not None:
+        app_.use_model(resumed_model(conversation, app_.default_model))
 
 
 def db_path(loaded, demo: bool):

@@ -28,8 +28,10 @@ def context(
     view = _ContextView(as_json=as_json, raw=raw, pretty=pretty, diff=diff, explain=explain)
     if view.chosen() > 1:
         raise common.CliError("--json、--raw、--pretty、--diff、--explain 只能选一个")
+    from pixiu_cli.app import open_preview
+
     renderer = common.renderer()
-    app_ = common.open_app(None, False, demo, calls_model=False)
+    app_ = open_preview(common.settings(), demo=demo)
     try:
         if conversation is not None and app_.store.get_conversation(conversation) is None:
             raise common.CliError(f"没有 ID 为 {conversation} 的对话")
@@ -68,7 +70,7 @@ def _show_context_preview(renderer, app_, conversation: int | None, text: str, v
     common.require_utf8(text)
     if view.diff or turn:
         raise common.CliError("--diff / --turn 用于查看已发生的调用，不能与 TEXT 一起用")
-    request, info = app_.agent.preview(conversation, text)
+    request, info = app_.requests.preview(conversation, text)
     if view.explain:
         renderer.json(info or {})
         return

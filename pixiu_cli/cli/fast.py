@@ -1,12 +1,15 @@
-"""Calling `pixiu`, `pixiu chat …` and `pixiu ask TEXT …` without typer's parsing when their
-argv holds nothing but on/off flags: typer's parameter coercion imports pydantic just to
-check that the flags are bools, before the prompt can show or the question can be sent.
-What a command accepts here is read from its own typer signature (the flag names its
-options declare, its defaults), so the two cannot drift; anything else (a value, --help,
-an unknown flag, a question starting with "-") goes through typer."""
+"""Calling `pixiu`, `pixiu chat …`, `pixiu ask TEXT …`, `pixiu cache …` and `pixiu context
+[TEXT] …` without typer's parsing when their argv holds only on/off flags, whole-number or
+text options given as `--name VALUE`, and plain arguments: typer's parameter coercion
+imports pydantic just to check the values' types, before the prompt can show or the answer
+can be printed. What a command accepts here is read from its own typer signature (the flag
+names its options declare, their types, bounds and defaults), so the two cannot drift;
+anything else (a value typer would refuse, --help, an unknown flag, `--name=VALUE`, a word
+starting with "-") goes through typer, which gives its own message."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -16,10 +19,38 @@ from typer.utils import get_params_from_function
 
 
 @dataclass(frozen=True)
+class ValueOption:
+    """An option that takes the next word of argv: an int (within typer's bounds) or a str."""
+
+    parameter: str
+    kind: type
+    low: int | None = None
+    high: int | None = None
+
+    def read(self, word: str) -> object | None:
+        """The value typer would pass, or None when typer should look at the word itself."""
+        if word.startswith("-") and word != "-":
+            return None
+        if self.kind is str:
+            return word
+        if not _PLAIN_INT.fullmatch(word):
+            return None
+        number = int(word)
+        if (self.low is not None and number < self.low) or (self.high is not None and number > self.high):
+            return None
+        return number
+
+
+_PLAIN_INT = re.compile(r"[0-9]+")  # what every int option here is given; anything else: typer's say
+
+
+@dataclass(frozen=True)
 class FastSignature:
     flags: dict[str, str]  # "--demo" / "-c" → the parameter it sets to True
+    values: dict[str, ValueOption]  # "--turn" → how its next word is read
     defaults: dict[str, object]  # every option's default
     arguments: tuple[str, ...]  # the positional parameters, each one word of argv
+    required: int  # how many of them argv must give (the optional ones come last)
 
 
 def _flag_names(name: str, info: OptionInfo) -> list[str]:
@@ -27,52 +58,98 @@ def _flag_names(name: str, info: OptionInfo) -> list[str]:
     return declared or [f"--{name.replace('_', '-')}"]
 
 
+def _value_kind(annotation) -> type | None:
+    """int or str for an option this path reads a value for (optionally None), else None."""
+    for kind in (int, str):
+        if annotation is kind or annotation == (kind | None):
+            return kind
+    return None
+
+
+def _plain(info: OptionInfo) -> bool:
+    """No behaviour beyond its type and bounds that typer would apply to the value."""
+    extras = ("callback", "envvar", "parser", "click_type", "count", "clamp", "prompt")
+    return not any(getattr(info, extra, None) for extra in extras)  # not every typer has each
+
+
+def _argument_kind(meta, info: ArgumentInfo) -> str | None:
+    """ "required" / "optional" for a plain string argument, None for anything else."""
+    if meta.annotation is str and info.default is ...:
+        return "required"
+    if meta.annotation == (str | None) and info.default is None:
+        return "optional"
+    return None
+
+
 @cache
 def fast_signature(command: Callable) -> FastSignature | None:
-    """None when a parameter is of a kind this path does not parse (it then always goes
-    through typer): arguments must be plain strings (given: an optional one absent from
-    argv goes through typer), and only `bool` options
-    without an on/off pair are flags. Read through typer's own reading of the signature."""
+    """None when a parameter is of a kind this path does not parse (the command then always
+    goes through typer). Arguments must be plain strings, the optional ones after the
+    required; `bool` options without an on/off pair are flags; int and str options without
+    callbacks, parsers or clamping take a value. Read through typer's own reading."""
     flags: dict[str, str] = {}
+    values: dict[str, ValueOption] = {}
     defaults: dict[str, object] = {}
     arguments: list[str] = []
+    kinds: list[str] = []
     for name, meta in get_params_from_function(command).items():
         info = meta.default
         if isinstance(info, ArgumentInfo):
-            # a plain string, required or optional (None when absent: then typer parses argv)
-            if not (meta.annotation is str and info.default is ...) and not (
-                meta.annotation == (str | None) and info.default is None
-            ):
+            kind = _argument_kind(meta, info)
+            if kind is None or (kinds and kinds[-1] == "optional" and kind == "required"):
                 return None
             arguments.append(name)
+            kinds.append(kind)
             continue
         if not isinstance(info, OptionInfo):
             return None
         defaults[name] = info.default
+        names = _flag_names(name, info)
         if meta.annotation is bool and not any("/" in d for d in info.param_decls or ()):
-            flags.update(dict.fromkeys(_flag_names(name, info), name))
-    return FastSignature(flags, defaults, tuple(arguments))
+            flags.update(dict.fromkeys(names, name))
+        elif (kind := _value_kind(meta.annotation)) is not None and _plain(info):
+            values.update(dict.fromkeys(names, ValueOption(name, kind, info.min, info.max)))
+    return FastSignature(flags, values, defaults, tuple(arguments), kinds.count("required"))
 
 
 def fast_call(argv: list[str], commands: dict[str, Callable], default: str) -> tuple[Callable, dict] | None:
-    """(command, keyword arguments) when argv needs no parsing beyond on/off flags, else None.
-    An empty argv is the `default` command with every default."""
+    """(command, keyword arguments) when argv needs no parsing beyond what the signature
+    declares, else None. An empty argv is the `default` command with every default."""
     name, rest = (argv[0], argv[1:]) if argv else (default, [])
     command = commands.get(name)
     signature = fast_signature(command) if command else None
     if signature is None:
         return None
-    kwargs, words = dict(signature.defaults), []
-    for arg in rest:
+    read = _read_argv(rest, signature)
+    if read is None:
+        return None
+    options, words = read
+    if not signature.required <= len(words) <= len(signature.arguments):
+        return None
+    absent = {name: None for name in signature.arguments[len(words) :]}
+    return command, dict(signature.defaults, **options, **absent, **dict(zip(signature.arguments, words)))
+
+
+def _read_argv(rest: list[str], signature: FastSignature) -> tuple[dict, list[str]] | None:
+    """(options given, positional words), or None at the first word typer must read."""
+    options: dict[str, object] = {}
+    words: list[str] = []
+    pending = iter(rest)
+    for arg in pending:
         if arg in signature.flags:
-            kwargs[signature.flags[arg]] = True
+            options[signature.flags[arg]] = True
+        elif arg in signature.values:
+            option = signature.values[arg]
+            word = next(pending, None)  # a missing value: typer says so
+            value = None if word is None else option.read(word)
+            if value is None:
+                return None
+            options[option.parameter] = value
         elif arg.startswith("-") and arg != "-":
             return None
         else:
             words.append(arg)
-    if len(words) != len(signature.arguments):
-        return None
-    return command, dict(kwargs, **dict(zip(signature.arguments, words)))
+    return options, words
 
 
 def defaults_of(command: Callable) -> dict[str, object]:

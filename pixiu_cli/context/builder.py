@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import cache
+from pathlib import Path
 
 from pixiu_cli.context.block import (
     ContextBlock,
@@ -148,12 +149,14 @@ class ContextBuilder:
         valuer=None,
         prices=None,
         ablate: frozenset[str] = frozenset(),
+        names_cache: Path | None = None,
     ):
         """history_blocks: what happens to earlier turns' [上下文信息] blocks — "keep" them as
         sent, "drop" them, or keep them and send only the sections that changed ("delta").
         prices: a callable giving symbol → latest price where one is known, so positions
         are weighted by market value (by cost × shares without it).
-        ablate: parts of the block never to send (see `ablated`); empty in normal use."""
+        ablate: parts of the block never to send (see `ablated`); empty in normal use.
+        names_cache: where built name tables are kept between processes (None: not kept)."""
         if history_blocks not in HISTORY_BLOCK_POLICIES:
             raise ValueError(f"history_blocks must be one of {HISTORY_BLOCK_POLICIES}")
         self.store = store
@@ -163,7 +166,7 @@ class ContextBuilder:
         self.history_blocks = history_blocks
         self.valuer = valuer  # (holdings, now) -> PortfolioValue on stored prices, or None
         self.prices = prices
-        self.names = NameSource(SecurityMaster(domain.db))
+        self.names = NameSource(SecurityMaster(domain.db), cache_dir=names_cache)
         self.ablate = frozenset(ablate)
 
     def select(self, user_text: str, earlier: tuple[str, ...] | list[str] = (), holdings=None, watch=None) -> Selection:

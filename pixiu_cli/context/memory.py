@@ -215,11 +215,18 @@ def _profile_text(profile: Profile, name: str) -> str:
     return result
 
 
+def _offer_label(note: MemoryEvent) -> str:
+    """Until the user accepts a newer plan's offer, both plans hold; the model is told which."""
+    if not note.replace_offered_by:
+        return ""
+    return f"（较早的计划：新计划 note:{note.replace_offered_by} 待用户确认是否替换它，确认前两条都有效）"
+
+
 def _note_item(note: MemoryEvent) -> BlockItem:
     kind = NOTE_KIND_NAMES.get(note.note_kind or "", label(note.note_kind) if note.note_kind else NOTE_NAME)
     about = f"（{defuse(note.symbol)}）" if note.symbol else ""
     return BlockItem(
-        f"{kind}{about}：{quote_data(note.text)}",
+        f"{kind}{about}：{quote_data(note.text)}{_offer_label(note)}",
         NOTE_LAYER_NAMES.get(note.note_kind or "", NOTE_LAYER_NAMES["view"]),
         _shown_day(note.created_at),
         MemoryId("note", note.id),

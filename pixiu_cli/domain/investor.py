@@ -101,6 +101,7 @@ class MemoryEvent:
     deleted_at: str | None = None
     pinned: bool = False  # injected whatever its age (/memory pin)
     replaced_by: int = 0  # the id of the plan that replaced this one; 0 while in force
+    replace_offered_by: int = 0  # a newer plan offering to replace this one, not yet accepted
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,6 @@ once text is on screen a retry would show a second, different answer."""
 
 from __future__ import annotations
 
-import email.utils
 import math
 import random
 import time
@@ -38,6 +37,8 @@ def parse_retry_after(headers) -> float | None:
         if math.isnan(seconds) or seconds < 0:
             return None  # a value no server means (Retry-After: -5): our own backoff instead
         return seconds if math.isfinite(seconds) else MAX_RETRY_AFTER + 1
+    import email.utils  # only for an HTTP date; every process that builds a client imports this module
+
     raw = headers.get("retry-after")
     parsed = email.utils.parsedate_tz(raw) if raw else None
     if parsed is None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pixiu_cli.repl.commands import CommandError, ParsedCommand, parse_number, registry
 from pixiu_cli.repl.state import ExitRepl, ReplState
-from pixiu_cli.services.conversations import Resumed, beijing_minute, recent_conversations, resume
+from pixiu_cli.services.conversations import Resumed, beijing_minute, recent_conversations, resume, resumed_model
 
 
 @registry.command("help", "列出所有命令")
@@ -61,14 +61,17 @@ def resume_command(state: ReplState, cmd: ParsedCommand) -> None:
     if resumed is None:
         raise CommandError(f"没有 ID 为 {cmd.args[0]} 的对话，见 /sessions")
     state.conversation_id = resumed.conversation.id
-    show_recap(state.renderer, resumed)
+    state.app.use_model(resumed_model(resumed.conversation, state.app.default_model))
+    show_recap(state.renderer, resumed, state.app.settings.model)
 
 
-def show_recap(renderer, resumed: Resumed) -> None:
-    """Which conversation continues, and its last few turns (/resume, chat --resume)."""
+def show_recap(renderer, resumed: Resumed, model: str) -> None:
+    """Which conversation continues, with which model, and its last few turns (/resume,
+    chat --resume)."""
     conversation = resumed.conversation
     renderer.info(
-        f"已切换到对话 {conversation.id}：{conversation.title or '（无标题）'}（{conversation.turn_count} 轮）"
+        f"已切换到对话 {conversation.id}：{conversation.title or '（无标题）'}"
+        f"（{conversation.turn_count} 轮 · 模型 {model}）"
     )
     for turn in resumed.recent_turns:
         renderer.dim(f"#{turn.seq} 你：{turn.user_text[:60]}")

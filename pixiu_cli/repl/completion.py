@@ -1,5 +1,5 @@
 """Tab completion beyond command names: each command's flags (read from its usage text, so
-the two cannot drift), memory ids for /forget and /memory edit|pin|unpin, conversation ids
+the two cannot drift), memory ids for /forget and /memory edit|pin|unpin|replace, conversation ids
 for /resume, stock codes and names for /chart, /alert add and --symbol, kinds for --kind,
 priced models for /model. Values come from `CompletionSources`, read when Tab is pressed."""
 
@@ -26,7 +26,7 @@ class CompletionSources:
     models: Callable[[], Iterable[str]]
 
 
-_MEMORY_SUBCOMMANDS = ("edit", "pin", "unpin")
+_MEMORY_SUBCOMMANDS = ("edit", "pin", "unpin", "replace")
 _KINDS = {"remember": NOTE_KINDS, "memory": (*NOTE_KINDS, "decision")}
 
 

@@ -68,6 +68,7 @@ def run_repl(state: ReplState, **prompt_io) -> None:
         except EOFError:
             break
         armed_exit = False
+        warmup.turn_started()
         if session.history.failed_once():
             state.renderer.warn(
                 f"输入历史无法写入 {state.app.settings.history_path}（磁盘已满或只读？）：本次会话照常进行"

@@ -99,11 +99,15 @@ def remember_command(state: ReplState, cmd: ParsedCommand) -> None:
 @registry.command(
     "memory",
     "列出、搜索或修改记忆（笔记 n… 和交易 d…）",
-    "/memory [文字|代码|名称|纪律…] [--kind K] [--symbol 代码] | /memory edit ID 新文本 | /memory pin|unpin ID",
+    "/memory [文字|代码|名称|纪律…] [--kind K] [--symbol 代码] | /memory edit ID 新文本 | /memory pin|unpin ID"
+    " | /memory replace 新计划ID",
 )
 def memory_command(state: ReplState, cmd: ParsedCommand) -> None:
     if cmd.args and cmd.args[0] == "edit":
         _edit(state, cmd)
+        return
+    if cmd.args and cmd.args[0] == "replace":
+        _replace(state, cmd)
         return
     if cmd.args and cmd.args[0] in ("pin", "unpin"):
         _pin(state, cmd)
@@ -138,6 +142,8 @@ def _kind_cell(e) -> str:
     name = MEMORY_KIND_NAMES.get(e.kind, e.kind)
     if e.replaced_by:
         return f"{name}（已被 n{e.replaced_by} 替换）"
+    if e.replace_offered_by:
+        return f"{name}（待确认由 n{e.replace_offered_by} 替换）"
     return f"{name}·置顶" if e.pinned else name
 
 
@@ -145,6 +151,12 @@ def _pin(state: ReplState, cmd: ParsedCommand) -> None:
     if len(cmd.args) != 2:
         raise CommandError(f"用法：/memory {cmd.args[0]} ID（ID 见 /memory，如 n12）")
     state.renderer.info(notes.pin_notice(notes.pin_note(state.app.memory.db, cmd.args[1], cmd.args[0] == "pin")))
+
+
+def _replace(state: ReplState, cmd: ParsedCommand) -> None:
+    if len(cmd.args) != 2:
+        raise CommandError("用法：/memory replace 新计划ID（记下计划时的确认里给出，如 n13）")
+    state.renderer.info(notes.replacement_notice(notes.accept_replacement(state.app.memory.db, cmd.args[1])))
 
 
 def _edit(state: ReplState, cmd: ParsedCommand) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from pathlib import Path
 
@@ -26,8 +25,7 @@ def model_command(state: ReplState, cmd: ParsedCommand) -> None:
     if name == app.settings.model:
         state.renderer.info(f"已经在使用 {name}")
         return
-    app.agent.client.model = name
-    app.settings = dataclasses.replace(app.settings, model=name)
+    app.use_model(name)
     if state.conversation_id is not None:
         app.store.set_model(state.conversation_id, name)
     cost = "" if prices.knows(name) else "；这个模型没有价格，状态行只显示 tokens"

@@ -34,5 +34,6 @@ class ReplState:
 
     def ensure_conversation(self) -> int:
         if self.conversation_id is None:
-            self.conversation_id = start_conversation(self.app.store, self.app.settings.model)
+            app = self.app
+            self.conversation_id = start_conversation(app.store, app.settings.model, app.model_switched)
         return self.conversation_id

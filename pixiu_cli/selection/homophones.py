@@ -129,3 +129,9 @@ def fix_homophones(text: str) -> str:
     if len(text) <= _HEAD + _TAIL:
         return _fix_part(text, 0, len(text))
     return _fix_part(_fix_part(text, 0, _HEAD), len(text) - _TAIL, len(text))
+
+
+def warm() -> None:
+    """Load pypinyin's dictionaries now (~0.3 s), off the first question that has a
+    homophone candidate."""
+    readings("一")

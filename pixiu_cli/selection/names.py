@@ -34,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from pathlib import Path
 
 from pixiu_cli.domain.securities import FORMER_NAME_SOURCE
 from pixiu_cli.market.security_list import ListedName, parse_name, shipped_names
@@ -289,12 +290,43 @@ def _table_for(holders: tuple[Holder, ...], known: tuple[Known, ...], aliases: t
     return NameTable(_names(holders, known, aliases))
 
 
+@cache
+def _table_files() -> tuple[Path, ...]:
+    """What a table is made from besides the names given: the shipped lists and rules, and
+    the code (and opencc's) that turns them into names."""
+    import opencc
+
+    from pixiu_cli.domain import securities
+    from pixiu_cli.market import security_list
+    from pixiu_cli.selection import normalize, rules
+
+    selection = data_dir() / "selection"
+    shipped = [selection / f for f in ("securities.tsv", "indexes.tsv", "traditional_chars.txt")]
+    shipped += sorted((selection / "rules").iterdir())
+    shipped.append(data_dir() / "securities" / "stock_basic.csv")
+    code = [Path(m.__file__) for m in (securities, security_list, normalize, rules, opencc)]
+    return (Path(__file__), *code, *shipped)
+
+
+@lru_cache(maxsize=8)
+def _stored_table(
+    directory: Path, holders: tuple[Holder, ...], known: tuple[Known, ...], aliases: tuple[tuple, ...]
+) -> NameTable:
+    """The table for these names from `directory` (built and stored there when it has none)."""
+    from pixiu_cli.selection.name_cache import cached, fingerprint
+
+    key = fingerprint((holders, known, aliases), _table_files())
+    return cached(directory, key, lambda: _table_for(holders, known, aliases))
+
+
 class NameSource:
     """The name table for one database, rebuilt only when the security master's version or
-    the holdings change (a turn otherwise costs one version lookup)."""
+    the holdings change (a turn otherwise costs one version lookup). With `cache_dir`, a
+    table built once is kept there for the next process (selection/name_cache.py)."""
 
-    def __init__(self, master):
+    def __init__(self, master, cache_dir: Path | None = None):
         self.master = master
+        self.cache_dir = cache_dir
         self._key: tuple | None = None
         self._table: NameTable | None = None
 
@@ -307,7 +339,10 @@ class NameSource:
             holders = tuple(Holder(h.symbol, h.name, tuple(h.short_names)) for h in holdings)
             known = tuple(Known(s.symbol, s.name, s.source) for s in self.master.all() if s.kind != "index")
             aliases = tuple((a.alias, a.symbol, a.source) for a in self.master.aliases())
-            self._table = _table_for(holders, known, aliases)
+            if self.cache_dir is None:
+                self._table = _table_for(holders, known, aliases)
+            else:
+                self._table = _stored_table(self.cache_dir, holders, known, aliases)
             self._key = key
         return self._table
 
@@ -357,3 +392,11 @@ def shipped_market_list(source: str = "shipped") -> list:
     from pixiu_cli.domain.securities import Security
 
     return [Security(s.symbol, s.name, "stock", source=source) for s in shipped_securities().values()]
+
+
+def warm() -> None:
+    """Read the shipped list and normalise its names now (OpenCC loads for the few written
+    in traditional characters), off the first turn: every name table starts from them."""
+    for stock in shipped_names():
+        _norm(stock.full_name)
+        _norm(stock.short_name)

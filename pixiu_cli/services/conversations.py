@@ -48,9 +48,16 @@ def pick_conversation(
     return None
 
 
-def start_conversation(store: ConversationStore, model: str | None) -> int:
-    """A new conversation (its title comes from its first question)."""
-    return store.create_conversation(model=model).id
+def start_conversation(store: ConversationStore, model: str | None, switched: bool = False) -> int:
+    """A new conversation (its title comes from its first question); `switched`: `model` is
+    the one /model chose before the first question, kept when the conversation is resumed."""
+    return store.create_conversation(model=model, switched=switched).id
+
+
+def resumed_model(conversation: Conversation, default: str) -> str:
+    """The model a resumed conversation continues with: the one /model switched it to,
+    else the configured default (not the model it happened to start with)."""
+    return conversation.switched_model or default
 
 
 def recent_conversations(store: ConversationStore, limit: int = 20, text: str | None = None) -> list[Conversation]:

@@ -1,11 +1,14 @@
 """Notes the user states (a view, a plan, a rule): one add path for `/remember` and the
 `remember` tool, the stock found in the text by the same rules when nobody named it, and
-the one confirmation line both show."""
+the one confirmation line both show. A new plan that restates an older one only offers to
+replace it (a tool call inside a streamed turn cannot stop for a y/N): the user accepts with
+`/memory replace NEW`, and until then both plans are in force."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from pixiu_cli.domain.investor import MemoryEvent
 from pixiu_cli.domain.plans import restates
 from pixiu_cli.domain.vocabulary import NOTE_KIND_NAMES, NOTE_KINDS, NOTE_NAME
 from pixiu_cli.services.errors import RequestError
@@ -32,19 +35,46 @@ def add_note(db, request: NewNote, at: str) -> NoteWrite:
     store = MemoryStore(db)
     write = store.add_note(note_kind=request.kind, text=text, symbol=symbol, source=request.source, at=at)
     if write.outcome == "added" and request.kind == "plan" and symbol:
-        return _replacing_older_plans(store, write)
+        return _offering_to_replace(store, write)
     return write
 
 
-def _replacing_older_plans(store: MemoryStore, write: NoteWrite) -> NoteWrite:
+def _offering_to_replace(store: MemoryStore, write: NoteWrite) -> NoteWrite:
     """A new plan that restates older ones for the same stock and action (other numbers)
-    replaces them: only it is in force; /forget of it puts them back."""
+    offers to replace them; they stay in force, marked, until the user accepts."""
     new = write.event
     older = [p for p in store.plans_in_force(new.symbol) if p.id != new.id and restates(p.text, new.text)]
     if not older:
         return write
-    store.replace([p.id for p in older], new.id)
-    return replace(write, replaced=tuple(older))
+    store.offer_replacement([p.id for p in older], new.id)
+    return replace(write, offered=tuple(older))
+
+
+@dataclass(frozen=True)
+class Replacement:
+    ref: str  # the plan now in force
+    text: str
+    replaced: tuple[MemoryEvent, ...]  # the older plans it replaced, as they were
+
+
+def accept_replacement(db, typed: str) -> Replacement:
+    """The user accepts a plan's offer: the older plans it restates leave the block
+    (/forget of the new plan puts them back)."""
+    store = MemoryStore(db)
+    ref = store.resolve(typed)
+    event = store.get(ref.id) if ref.kind == "n" else None
+    if event is None or event.note_kind != "plan":
+        raise RequestError(f"#{ref} 不是一条计划：/memory replace 后面写新计划的 ID（见 /memory）")
+    older = store.offers_of(ref.id)
+    if not older:
+        raise RequestError(f"#{ref} 没有待确认替换的旧计划（见 /memory）")
+    store.replace([p.id for p in older], ref.id)
+    return Replacement(str(ref), event.text, tuple(older))
+
+
+def replacement_notice(done: Replacement) -> str:
+    old = "、".join(f"#{note_ref(p.id)}「{p.text}」" for p in done.replaced)
+    return f"已用 #{done.ref}「{done.text}」替换旧计划 {old}，旧计划不再注入（/forget {done.ref} 撤销，旧计划恢复）"
 
 
 _VERBS = {"added": "已记住", "merged": "已合并到已有记忆", "unchanged": "已有相同记忆"}
@@ -57,10 +87,14 @@ def note_notice(write: NoteWrite) -> str:
     kind = NOTE_KIND_NAMES.get(event.note_kind, event.note_kind or NOTE_NAME)
     about = f"（{event.symbol}）" if event.symbol else ""
     line = f"{_VERBS[write.outcome]} #{ref}：{kind}{about} · {event.text}"
-    if write.replaced:
-        old = "、".join(f"#{note_ref(p.id)}「{p.text}」" for p in write.replaced)
-        return f"{line}；替换了同一标的同方向的旧计划 {old}，旧计划不再注入（/forget {ref} 撤销，旧计划恢复）"
-    return line + _UNDO[write.outcome].format(ref=ref)
+    line += _UNDO[write.outcome].format(ref=ref)
+    if write.offered:
+        old = "、".join(f"#{note_ref(p.id)}「{p.text}」" for p in write.offered)
+        line += (
+            f"。这条计划与 {old}同一只股票同一方向，替换旧计划吗？"
+            f"输入 /memory replace {ref} 替换（之后 /forget {ref} 可撤销，旧计划恢复）；不替换则两条计划都有效"
+        )
+    return line
 
 
 def forget_notice(ref: str, forgotten) -> str:

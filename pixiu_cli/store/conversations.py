@@ -34,6 +34,7 @@ class Conversation:
     summary: str | None
     turn_count: int = 0
     summary_upto_turn: int = 0
+    switched_model: str | None = None  # the model /model switched it to; None: never switched
 
 
 @dataclass(frozen=True)
@@ -187,6 +188,7 @@ def _conversation(row: dict) -> Conversation:
         row["summary"],
         row["turn_count"],
         row["summary_upto_turn"] or 0,
+        row["switched_model"] or None,
     )
 
 
@@ -264,12 +266,12 @@ class ConversationStore:
             self.db.execute("update calls set cache_explanation_json = ? where id = ?", [explanation_json, call_id])
 
     # conversations -------------------------------------------------------------
-    def create_conversation(self, title: str = "", model: str | None = None) -> Conversation:
+    def create_conversation(self, title: str = "", model: str | None = None, switched: bool = False) -> Conversation:
+        """`switched`: `model` is one /model chose, not the configured default."""
         stamp = now_iso()
+        row = {"title": title, "created_at": stamp, "updated_at": stamp, "model": model}
         with write_transaction(self.db):
-            conv_id = self._insert(
-                "conversations", {"title": title, "created_at": stamp, "updated_at": stamp, "model": model}
-            )
+            conv_id = self._insert("conversations", {**row, "switched_model": model if switched else None})
         return self.get_conversation(conv_id)
 
     def get_conversation(self, conversation_id: int, *, deleted: bool = False) -> Conversation | None:
@@ -344,8 +346,11 @@ class ConversationStore:
         return cursor.rowcount > 0
 
     def set_model(self, conversation_id: int, model: str) -> None:
+        """/model: the conversation continues with `model`, also when it is resumed later."""
         with write_transaction(self.db):
-            self.db.conn.execute("update conversations set model = ? where id = ?", [model, conversation_id])
+            self.db.conn.execute(
+                "update conversations set model = ?, switched_model = ? where id = ?", [model, model, conversation_id]
+            )
 
     # turns ---------------------------------------------------------------------
     def start_turn(self, conversation_id: int, user_text: str) -> Turn:

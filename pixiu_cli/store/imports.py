@@ -84,7 +84,13 @@ def _db_row(section: str, item) -> dict:
     elif section == "reports":
         row["symbols"] = json.dumps(list(row["symbols"]), ensure_ascii=False)
     elif section == "notes":
-        for column in ("inject_count", "deleted_at", "pinned", "replaced_by"):  # the user's, never the file's
+        for column in (
+            "inject_count",
+            "deleted_at",
+            "pinned",
+            "replaced_by",
+            "replace_offered_by",
+        ):  # the user's, never the file's
             row.pop(column, None)
     return row
 

@@ -55,7 +55,7 @@ def decision_ref(decision_id: int) -> str:
 class NoteWrite:
     event: MemoryEvent
     outcome: str  # added | merged | unchanged (the same memory already exists)
-    replaced: tuple[MemoryEvent, ...] = ()  # older plans this one replaced (as they were)
+    offered: tuple[MemoryEvent, ...] = ()  # older plans this one offers to replace (still in force)
 
     @property
     def merged(self) -> bool:
@@ -83,6 +83,7 @@ class MemoryEntry:
     text: str
     pinned: bool = False
     replaced_by: int = 0  # a plan: the id of the plan that replaced it
+    replace_offered_by: int = 0  # a plan: the id of a newer plan offering to replace it
 
 
 @dataclass(frozen=True)
@@ -250,6 +251,9 @@ class MemoryStore:
                 r[0] for r in self.db.conn.execute("select id from memory_events where replaced_by = ?", [event_id])
             ]
             self.db.conn.execute("update memory_events set replaced_by = 0 where replaced_by = ?", [event_id])
+            self.db.conn.execute(
+                "update memory_events set replace_offered_by = 0 where replace_offered_by = ?", [event_id]
+            )
             return Forgotten(_event(row), "deleted", reinstated=tuple(reinstated))
 
     def plans_in_force(self, symbol: str, limit: int = CANDIDATES) -> list[MemoryEvent]:
@@ -262,11 +266,31 @@ class MemoryStore:
         )
         return [_event(r) for r in rows]
 
+    def offer_replacement(self, old_ids: list[int], new_id: int) -> None:
+        """Older plans are marked as offered for replacement by `new_id`; they stay in force."""
+        with write_transaction(self.db):
+            self.db.conn.executemany(
+                "update memory_events set replace_offered_by = ? where id = ? and replaced_by = 0 "
+                "and deleted_at is null",
+                [(new_id, old) for old in old_ids],
+            )
+
+    def offers_of(self, new_id: int) -> list[MemoryEvent]:
+        """The live plans `new_id` offered to replace and the user has not yet let it."""
+        rows = _rows(
+            self.db,
+            "select * from memory_events where replace_offered_by = ? and replaced_by = 0 and deleted_at is null "
+            "order by created_at, id",
+            [new_id],
+        )
+        return [_event(r) for r in rows]
+
     def replace(self, old_ids: list[int], new_id: int) -> None:
         """Older plans leave the block for the one that restates them (forget(new_id) undoes it)."""
         with write_transaction(self.db):
             self.db.conn.executemany(
-                "update memory_events set replaced_by = ? where id = ? and replaced_by = 0 and deleted_at is null",
+                "update memory_events set replaced_by = ?, replace_offered_by = 0 "
+                "where id = ? and replaced_by = 0 and deleted_at is null",
                 [(new_id, old) for old in old_ids],
             )
 
@@ -337,6 +361,7 @@ class MemoryStore:
                             e.text,
                             e.pinned,
                             e.replaced_by,
+                            e.replace_offered_by,
                         )
                     )
         if kind in (None, "decision"):

@@ -602,3 +602,18 @@ def m025_conversation_deleted_at(db: Database) -> None:
     # A deleted conversation leaves every list but keeps its turns and calls, so
     # `pixiu sessions --restore ID` undoes the delete whole.
     db["conversations"].add_column("deleted_at", str)
+
+
+@migrations()
+def m025_plan_replacement_offers(db: Database) -> None:
+    # A new plan that restates an older one (same stock and direction, other numbers) only
+    # offers to replace it: the older plan names the offering plan here (0: no offer) and
+    # stays in force, labelled, until the user accepts with /memory replace.
+    db["memory_events"].add_column("replace_offered_by", int, not_null_default=0)
+
+
+@migrations()
+def m025_conversation_switched_model(db: Database) -> None:
+    # The model `/model` switched a conversation to (NULL: never switched), apart from the
+    # model it was started with, so resuming it uses the switch and otherwise the configured default.
+    db["conversations"].add_column("switched_model", str)

@@ -207,3 +207,25 @@ def test_notes_shown_are_counted_once_per_turn(rig, model):
     agent.run_turn(conv, "海康怎么样")
     shown = {m[1] for m in store.turns(conv)[-1].block["memory_ids"] if m[0] == "note"}
     assert shown and {i: n - before[i] for i, n in counts().items()} == {i: int(i in shown) for i in before}
+
+
+def test_a_remembered_plan_that_restates_an_older_one_only_offers_to_replace_it(rig, model):
+    from pixiu_cli.services import notes
+
+    make, store, domain, ctx = rig
+    agent, conv = make()
+    older = notes.add_note(domain.db, notes.NewNote("plan", "美的回踩60加仓", "000333", "user"), NOW.isoformat())
+    model.enqueue(
+        ScriptedReply(tool_calls=[call("remember", {"kind": "plan", "text": "美的回踩58加仓", "symbol": "000333"})]),
+        ScriptedReply(text="记下了"),
+    )
+    result = agent.run_turn(conv, "美的改成回踩58加仓")  # the tool runs inside a streamed turn: it cannot ask
+    assert result.status == "complete"
+    tools, _ = tool_messages(store, conv)
+    new = json.loads(tools[0]["content"])
+    old_ref = f"n{older.event.id}"
+    assert new["offers_to_replace"] == [{"id": old_ref, "text": "「美的回踩60加仓」"}]
+    notice = next(n for n in result.notices if "替换旧计划吗" in n)  # what the REPL shows after the reply
+    assert f"#{old_ref}「美的回踩60加仓」" in notice and f"/memory replace {new['id']}" in notice
+    in_force = [p.text for p in ctx.memory.plans_in_force("000333")]
+    assert in_force == ["美的回踩58加仓", "美的回踩60加仓"]  # both hold until the user accepts

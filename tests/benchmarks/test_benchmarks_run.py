@@ -137,5 +137,7 @@ def test_user_paths_prints_every_figure_against_its_baseline():
     assert "3/3 calls explained when they finished" in line(lines, "cache    3 turns")
     profile = [candidate for candidate in lines if candidate.startswith("profile ")]
     assert len(profile) == 2 and all(re.search(verdict, p) for p in profile), profile
+    assert re.search(verdict, line(lines, "tokenizer pixiu against Rust"))
+    assert re.search(r"ms CPU, \+ *\d+\.\d MiB peak$", line(lines, "tokenizer pixiu, no cache yet"))
     assert re.search(verdict, line(lines, "rss      10 turns, request log bounded"))
     assert re.search(r"ratio +\d+\.\d\d$", line(lines, "rss      10 turns, request log unbounded"))

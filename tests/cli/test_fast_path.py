@@ -1,17 +1,17 @@
-"""`pixiu`, `pixiu chat …` and `pixiu ask TEXT …` with only on/off flags skip typer's parsing;
-what that path accepts is read from the commands' typer signatures, so it passes exactly the
-arguments typer would, and leaves everything else to typer."""
+"""`pixiu`, `pixiu chat …`, `pixiu ask …`, `pixiu cache …` and `pixiu context …` with on/off
+flags, plain int/str values and arguments skip typer's parsing; what that path accepts is read
+from the commands' typer signatures, so it passes exactly the arguments typer would, and
+leaves everything else to typer."""
 
 from __future__ import annotations
 
 import pytest
 import typer
 
-from pixiu_cli.cli import chat
+from pixiu_cli.cli import chat, context
+from pixiu_cli.cli.app import FAST_COMMANDS as COMMANDS
 from pixiu_cli.cli.app import app
 from pixiu_cli.cli.fast import defaults_of, fast_call, fast_signature
-
-COMMANDS = {"chat": chat.chat, "ask": chat.ask}
 
 
 def typer_arguments(argv: list[str]) -> dict:
@@ -32,6 +32,17 @@ FAST = [
     ["ask", "-"],
     ["chat"],
     ["chat", "--demo", "--offline", "-c"],
+    ["chat", "--resume", "3"],
+    ["ask"],  # no question: the command reads stdin, as under typer
+    ["ask", "--model", "x", "茅台怎么样"],
+    ["ask", "--conversation", "007", "茅台怎么样"],
+    ["cache", "--conversation", "2", "--json"],
+    ["context"],
+    ["context", "--demo", "宁德时代能买吗"],
+    ["context", "宁德时代能买吗", "--demo", "--json"],
+    ["context", "--turn", "1", "--conversation", "4", "--raw"],
+    ["context", "--turn", "1", "--turn", "2"],  # the last one counts
+    ["context", "-", "--explain"],
 ]
 
 
@@ -45,16 +56,22 @@ def test_the_fast_path_passes_what_typer_would(argv):
 
 
 SLOW = [
-    ["ask", "--model", "x", "茅台怎么样"],  # a value
     ["ask", "--retry-partial", "茅台怎么样"],  # an on/off pair, not a plain flag
     ["ask", "--help"],
     ["ask", "--jsn", "茅台怎么样"],  # unknown: typer's own message
     ["ask", "-x"],  # a question starting with "-"
-    ["ask"],  # no question
     ["ask", "one", "two"],
     ["chat", "stray"],
-    ["chat", "--resume", "3"],
-    ["context", "茅台"],  # not a fast command
+    ["chat", "--resume", "x"],  # not a whole number: typer's message
+    ["chat", "--resume"],  # no value
+    ["chat", "--resume=3"],
+    ["ask", "--model", "-x", "茅台怎么样"],
+    ["context", "--turn", "0"],  # below the option's min=1: typer's message
+    ["context", "--turn", "-1"],
+    ["context", "--conversation", "+4"],
+    ["context", "a", "b"],
+    ["context", "--", "-x"],
+    ["sessions"],  # not a fast command
 ]
 
 
@@ -72,3 +89,10 @@ def test_every_plain_flag_of_the_signature_is_a_fast_flag():
     signature = fast_signature(chat.ask)
     assert set(signature.flags) == {"--json", "--continue", "-c", "--offline", "--demo"}
     assert signature.arguments == ("text",)
+    assert set(signature.values) == {"--conversation", "--model"}
+
+
+def test_context_reads_its_value_options_with_their_bounds():
+    signature = fast_signature(context.context)
+    assert set(signature.values) == {"--conversation", "--turn"}
+    assert signature.values["--turn"].low == 1 and signature.required == 0

@@ -111,7 +111,7 @@ def test_chat_resume_shows_the_recap(offline_env):
     _three_conversations(offline_env)
     child = spawn(offline_env, "chat", "--resume", "2")
     try:
-        child.expect("已切换到对话 2：宁德时代能买吗（1 轮）")
+        child.expect_exact("已切换到对话 2：宁德时代能买吗（1 轮 · 模型 pixiu-offline）")
         child.expect("#1 你：宁德时代能买吗")
         child.expect(PROMPT)
         child.sendeof()
@@ -119,3 +119,29 @@ def test_chat_resume_shows_the_recap(offline_env):
     finally:
         if child.isalive():
             child.terminate(force=True)
+
+
+def test_ask_continue_uses_the_model_the_conversation_was_switched_to(offline_env, pixiu_home):
+    from pixiu_cli.store.conversations import ConversationStore
+    from pixiu_cli.store.database import open_database
+
+    env = dict(offline_env, PIXIU_MODEL="deepseek-flash")
+    db = open_database(pixiu_home / "pixiu.db")
+    try:  # a conversation started with the configured model, then switched as /model does in the REPL
+        store = ConversationStore(db)
+        switched = store.create_conversation("茅台怎么样", model="deepseek-flash").id
+        store.set_model(switched, "deepseek-v4-pro")
+    finally:
+        db.close()
+
+    def ask(*args: str) -> str:
+        done = pixiu_in_process(env, "ask", "--json", *args, text=True)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)["model"]
+
+    assert ask("--continue", "还能买吗") == "deepseek-v4-pro"
+    recorded = sqlite3.connect(pixiu_home / "pixiu.db")
+    assert recorded.execute("select model from calls order by id desc limit 1").fetchone()[0] == "deepseek-v4-pro"
+    assert (
+        ask("--conversation", str(switched), "--model", "deepseek-flash", "再问") == "deepseek-flash"
+    )  # the flag wins

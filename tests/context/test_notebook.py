@@ -1,5 +1,5 @@
 """The investor's notebook: rules stay in force, the user's notes are labelled as theirs,
-a new plan replaces the one it restates, pins, and /memory search by stock and kind.
+a new plan offers to replace the one it restates, pins, and /memory search by stock and kind.
 On a real SQLite file, through the product's services and the context builder."""
 
 from __future__ import annotations
@@ -76,21 +76,51 @@ def test_the_users_notes_are_labelled_as_theirs_not_as_opinion(db):
     assert "用户纪律" in prompt and "违反" in prompt and "对照检查" in prompt
 
 
-def test_a_new_plan_replaces_the_one_it_restates_and_forget_undoes_it(db):
+def test_a_new_plan_offers_to_replace_the_one_it_restates_and_both_hold_until_accepted(db):
     old = note(db, "plan", "宁德时代回踩30加仓", 5, "300750")
     other = note(db, "plan", "宁德时代跌破25止损", 5, "300750")
     new = note(db, "plan", "宁德时代回踩28加仓", 1, "300750")
+    ref = f"n{new.event.id}"
     notice = notes.note_notice(new)
-    assert [p.id for p in new.replaced] == [old.event.id]
-    assert f"替换了同一标的同方向的旧计划 #n{old.event.id}「宁德时代回踩30加仓」" in notice
-    assert f"/forget n{new.event.id} 撤销" in notice
+    assert [p.id for p in new.offered] == [old.event.id] and other.offered == ()
+    assert f"与 #n{old.event.id}「宁德时代回踩30加仓」同一只股票同一方向，替换旧计划吗？" in notice
+    assert f"/memory replace {ref}" in notice and f"/forget {ref} 可撤销" in notice
+    offered = block(db, "宁德时代怎么样").text  # not accepted yet: both plans, the older one marked
+    assert "回踩28加仓" in offered and "跌破25止损" in offered
+    old_line = next(line for line in offered.splitlines() if "回踩30加仓" in line)
+    assert f"新计划 note:{new.event.id} 待用户确认是否替换它" in old_line
+    done = notes.accept_replacement(db, ref)
+    assert f"替换旧计划 #n{old.event.id}「宁德时代回踩30加仓」" in notes.replacement_notice(done)
     text = block(db, "宁德时代怎么样").text
     assert "回踩28加仓" in text and "回踩30加仓" not in text and "跌破25止损" in text
-    assert other.replaced == ()
+    with pytest.raises(RequestError, match="没有待确认替换的旧计划"):
+        notes.accept_replacement(db, ref)  # accepted once; nothing left to replace
     forgotten = MemoryStore(db).forget(new.event.id, ago(0))
-    assert f"旧计划 #n{old.event.id} 恢复有效" in notes.forget_notice(f"n{new.event.id}", forgotten)
+    assert f"旧计划 #n{old.event.id} 恢复有效" in notes.forget_notice(ref, forgotten)
     text = block(db, "宁德时代怎么样").text
-    assert "回踩30加仓" in text and "回踩28加仓" not in text
+    assert "回踩30加仓" in text and "回踩28加仓" not in text and "待用户确认" not in text
+
+
+def test_declining_the_offer_keeps_both_plans_and_forget_clears_the_mark(db):
+    old = note(db, "plan", "宁德时代回踩30加仓", 5, "300750")
+    new = note(db, "plan", "宁德时代回踩28加仓", 1, "300750")
+    note(db, "view", "电池行业景气", 0)  # the user moves on without /memory replace
+    text = block(db, "宁德时代怎么样").text
+    assert "回踩30加仓" in text and "回踩28加仓" in text
+    listed = {e.ref: e for e in search_memories(db, "300750")}
+    assert listed[f"n{old.event.id}"].replace_offered_by == new.event.id
+    MemoryStore(db).forget(new.event.id, ago(0))
+    text = block(db, "宁德时代怎么样").text
+    assert "回踩30加仓" in text and "待用户确认" not in text
+
+
+def test_only_a_plan_with_an_offer_can_replace(db):
+    view = note(db, "view", "宁德时代还能涨", 1, "300750")
+    with pytest.raises(RequestError, match="不是一条计划"):
+        notes.accept_replacement(db, f"n{view.event.id}")
+    plan = note(db, "plan", "宁德时代回踩30加仓", 1, "300750")
+    with pytest.raises(RequestError, match="没有待确认替换的旧计划"):
+        notes.accept_replacement(db, f"n{plan.event.id}")
 
 
 def test_an_earlier_block_that_showed_a_replaced_plan_is_corrected(db):
@@ -107,6 +137,7 @@ def test_an_earlier_block_that_showed_a_replaced_plan_is_corrected(db):
         messages=[*built.messages[1:], {"role": "assistant", "content": "答"}],
     )
     new = note(db, "plan", "宁德时代回踩28加仓", 0, "300750")
+    notes.accept_replacement(db, f"n{new.event.id}")
     again = builder.build_messages(conversation, "那现在呢", now=NOW)
     withdrawn = next(s for s in again.context_block.sections if s.key == "withdrawn")
     assert f"#n{old.event.id} 已被新计划 #n{new.event.id} 替换" in withdrawn.render()

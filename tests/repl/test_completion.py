@@ -51,6 +51,7 @@ def test_memory_ids_for_forget_and_memory_subcommands(completer):
     assert complete(c, "/forget ") == [ref] and complete(c, "/forget n") == [ref]
     assert complete(c, "/memory pin ") == [ref] and complete(c, "/memory edit n") == [ref]
     assert complete(c, "/memory p") == ["pin"]
+    assert complete(c, "/memory r") == ["replace"] and complete(c, "/memory replace ") == [ref]
 
 
 def test_conversation_ids_for_resume(completer):

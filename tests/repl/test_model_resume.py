@@ -1,0 +1,73 @@
+"""/model is the conversation's: /resume of a conversation that was switched continues with
+its model, /resume of one never switched goes back to the configured default, and the recap
+names the model. A real app (offline, its own database), commands through run_command."""
+
+from __future__ import annotations
+
+import io
+import os
+from unittest import mock
+
+import pytest
+
+from pixiu_cli.app import open_app
+from pixiu_cli.render import Renderer
+from pixiu_cli.repl.loop import run_command
+from pixiu_cli.repl.state import ReplState
+from pixiu_cli.settings import load_settings
+from tests.helpers import clean_env
+
+DEFAULT = "deepseek-flash"
+SWITCHED = "deepseek-v4-pro"
+
+
+@pytest.fixture
+def repl(tmp_path):
+    with mock.patch.dict(os.environ, clean_env(tmp_path, PIXIU_MODEL=DEFAULT), clear=True):
+        app = open_app(load_settings(force_offline=True))
+    out = io.StringIO()
+    renderer = Renderer(file=out, stderr=out, rich_output=False)
+    renderer.console.width = 10_000
+    yield ReplState(app=app, renderer=renderer), out
+    app.close()
+
+
+def _said(out: io.StringIO, line_count_before: int) -> str:
+    return "".join(out.getvalue().splitlines(keepends=True)[line_count_before:])
+
+
+def _run(state: ReplState, out: io.StringIO, line: str) -> str:
+    before = len(out.getvalue().splitlines())
+    run_command(state, line)
+    return _said(out, before)
+
+
+def _models(state: ReplState) -> tuple[str, str]:
+    return state.app.settings.model, state.app.agent.client.model
+
+
+def test_resume_continues_with_the_model_the_conversation_was_switched_to(repl):
+    state, out = repl
+    plain = state.ensure_conversation()  # never switched
+    run_command(state, "/new")
+    switched = state.ensure_conversation()
+    assert "已切换到模型 " + SWITCHED in _run(state, out, f"/model {SWITCHED}")
+    run_command(state, "/new")
+    shown = _run(state, out, f"/resume {plain}")
+    assert _models(state) == (DEFAULT, DEFAULT)  # back to the configured default
+    assert f"已切换到对话 {plain}：" in shown and f"模型 {DEFAULT}" in shown
+    shown = _run(state, out, f"/resume {switched}")
+    assert _models(state) == (SWITCHED, SWITCHED)
+    assert f"模型 {SWITCHED}" in shown
+    assert f"当前模型：{SWITCHED}" in _run(state, out, "/model")
+
+
+def test_a_switch_before_the_first_question_is_kept_with_the_conversation(repl):
+    state, out = repl
+    run_command(state, f"/model {SWITCHED}")  # no conversation yet: the next one is started with it
+    started = state.ensure_conversation()
+    run_command(state, "/new")
+    run_command(state, f"/model {DEFAULT}")
+    assert _models(state) == (DEFAULT, DEFAULT)
+    shown = _run(state, out, f"/resume {started}")
+    assert _models(state) == (SWITCHED, SWITCHED) and f"模型 {SWITCHED}" in shown

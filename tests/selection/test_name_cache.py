@@ -1,0 +1,105 @@
+"""A built name table kept on disk (`NameSource(cache_dir=…)`): the next process loads the
+same table instead of building it; other names, or a changed shipped file, make another
+table; an unreadable file is rebuilt and an unwritable directory only loses the speed-up.
+On a real SQLite file."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from pixiu_cli.selection import name_cache, names
+from pixiu_cli.selection.names import Holder, NameSource
+from pixiu_cli.store.database import open_database
+from pixiu_cli.store.securities import SecurityMaster
+
+TEXTS = ["宁德时代能买吗", "寧德時代怎麼樣", "茅台还能拿吗", "平安夜快乐", "上证指数跌了"]
+HOLDING = Holder("600519", "贵州茅台", ("茅台",))
+
+
+@pytest.fixture
+def master(tmp_path):
+    db = open_database(tmp_path / "pixiu.db")
+    yield SecurityMaster(db)
+    db.close()
+
+
+@pytest.fixture
+def builds(monkeypatch) -> list[int]:
+    """Counts the tables built (not loaded) from here on, with no table remembered in process."""
+    built: list[int] = []
+    build = names._table_for.__wrapped__
+
+    def counted(*args):
+        built.append(1)
+        return build(*args)
+
+    monkeypatch.setattr(names, "_table_for", counted)
+    names._stored_table.cache_clear()
+    yield built
+    names._stored_table.cache_clear()
+
+
+def matched(table) -> list:
+    return [table.matches(text) for text in TEXTS]
+
+
+def test_the_next_process_loads_the_same_table(master, tmp_path, builds):
+    first = NameSource(master, cache_dir=tmp_path / "cache").table([HOLDING])
+    names._stored_table.cache_clear()  # as a new process would start
+    loaded = NameSource(master, cache_dir=tmp_path / "cache").table([HOLDING])
+    assert builds == [1] and loaded is not first
+    assert loaded.names == first.names and loaded.held == first.held == {"600519"}
+    assert matched(loaded) == matched(first) == matched(NameSource(master).table([HOLDING]))
+    assert any(m for m in matched(loaded))
+
+
+def test_other_names_or_a_changed_shipped_file_make_another_table(master, tmp_path, builds, monkeypatch):
+    cache = tmp_path / "cache"
+    NameSource(master, cache_dir=cache).table([HOLDING])
+    NameSource(master, cache_dir=cache).table([])  # another holding set
+    assert len(builds) == 2 and len(list(cache.glob("names-*.pickle"))) == 2
+    names._stored_table.cache_clear()
+    shipped = tmp_path / "stock_basic.csv"
+    shipped.write_text("symbol,name\n", encoding="utf-8")
+    monkeypatch.setattr(names, "_table_files", lambda: (shipped,))
+    NameSource(master, cache_dir=cache).table([HOLDING])
+    os.utime(shipped, ns=(1, 1))  # the same size, another modification time
+    names._stored_table.cache_clear()
+    NameSource(master, cache_dir=cache).table([HOLDING])
+    assert len(builds) == 4
+
+
+def test_an_unreadable_file_is_rebuilt_and_an_unwritable_home_still_matches(master, tmp_path, builds):
+    cache = tmp_path / "cache"
+    NameSource(master, cache_dir=cache).table([HOLDING])
+    (stored,) = cache.glob("names-*.pickle")
+    stored.write_bytes(b"not a pickle")
+    names._stored_table.cache_clear()
+    table = NameSource(master, cache_dir=cache).table([HOLDING])
+    assert len(builds) == 2 and matched(table)[2]
+    blocked = tmp_path / "file"
+    blocked.write_text("")  # a file where the directory would go: nothing can be written there
+    names._stored_table.cache_clear()
+    assert matched(NameSource(master, cache_dir=blocked / "cache").table([HOLDING])) == matched(table)
+
+
+def test_a_table_others_could_have_written_is_not_loaded(master, tmp_path, builds):
+    cache = tmp_path / "cache"
+    NameSource(master, cache_dir=cache).table([HOLDING])
+    (stored,) = cache.glob("names-*.pickle")
+    stored.chmod(0o666)  # anyone could have replaced it
+    names._stored_table.cache_clear()
+    NameSource(master, cache_dir=cache).table([HOLDING])
+    assert len(builds) == 2
+    assert not cache.stat().st_mode & 0o077 and not stored.stat().st_mode & 0o077  # written again, as ours
+
+
+def test_only_the_newest_tables_are_kept(tmp_path):
+    for key in range(name_cache.KEPT + 3):
+        name_cache.cached(tmp_path, f"{key:032x}", lambda key=key: key)
+        os.utime(tmp_path / f"names-{key:032x}.pickle", ns=(key * 10**9, key * 10**9))
+    kept = sorted(p.name for p in tmp_path.glob("names-*.pickle"))
+    assert len(kept) == name_cache.KEPT and f"names-{name_cache.KEPT + 2:032x}.pickle" in kept
+    assert name_cache.cached(tmp_path, f"{name_cache.KEPT + 2:032x}", lambda: "built again") == name_cache.KEPT + 2
