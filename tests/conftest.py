@@ -62,12 +62,12 @@ def pytest_collection_finish(session):
 
 
 FAST_SUBSET = "not slow"
-FAST_EXAMPLES_DIVISOR = 4
+FAST_EXAMPLES_DIVISOR = 10
 
 
 def pytest_collection_modifyitems(config, items):
-    """The fast subset (`-m "not slow"`, the inner loop) tries a quarter of each property's
-    examples (at least 10); the whole suite, which CI runs, tries every one."""
+    """The fast subset (`-m "not slow"`, the inner loop) tries a tenth of each property's
+    examples (at least 5); the whole suite, which CI runs, tries every one."""
     if (config.option.markexpr or "").strip() != FAST_SUBSET:
         return
     from hypothesis import settings
@@ -79,7 +79,7 @@ def pytest_collection_modifyitems(config, items):
         if current is None or id(test) in scaled:
             continue
         scaled.add(id(test))
-        fewer = max(10, current.max_examples // FAST_EXAMPLES_DIVISOR)
+        fewer = max(5, current.max_examples // FAST_EXAMPLES_DIVISOR)
         test._hypothesis_internal_use_settings = settings(current, max_examples=fewer)
 
 
