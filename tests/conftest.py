@@ -48,6 +48,16 @@ def pytest_configure(config):
     # a sixth of the suite's CPU. The suite's objects are freed by reference counting;
     # cycles are still collected, only less often.
     gc.set_threshold(*GC_THRESHOLDS)
+    if not hasattr(config, "workerinput"):  # the first process of the run (xdist's controller)
+        _build_tokenizer_tables()
+
+
+def _build_tokenizer_tables() -> None:
+    """Build the run's tokenizer tables once, before any worker or child needs them: else
+    the first processes to count a token each build them at once (~0.5 s of CPU apiece)."""
+    from pixiu_cli import bpe, tokens
+
+    bpe.load_tables(tokens.tokenizer_file(), bpe.default_cache_dir())
 
 
 GC_THRESHOLDS = (100_000, 50, 100)
