@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from pixiu_cli.context.builder import SHANGHAI, ContextBuilder
 from pixiu_cli.redact import mask_url
+from pixiu_cli.resources import user_cache_dir
 from pixiu_cli.settings import Settings
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
@@ -29,7 +30,6 @@ if TYPE_CHECKING:
 OFFLINE_PLACEHOLDER_KEY = "pixiu-offline"
 OFFLINE_CACHE_FILE = "offline_cache.db"
 DEMO_STATE_FILE = "demo_state.json"
-NAMES_CACHE_DIR = "cache"  # built name tables, kept between processes (selection/name_cache.py)
 
 
 @dataclass
@@ -72,6 +72,13 @@ class App:
             self._offline_server.cache.close()
             self._offline_server = None
         self.store.db.close()
+
+
+def names_cache_dir() -> Path:
+    """Built name tables, kept between processes (selection/name_cache.py). In the user's
+    cache, not the home: a table is keyed by the names it holds, so homes with the same
+    names (the demo, a test's fresh home) share it."""
+    return user_cache_dir() / "names"
 
 
 def refresh_demo_data(domain: DomainStore, state_file: Path | None = None) -> None:
@@ -223,7 +230,7 @@ def open_app(settings: Settings, *, demo: bool = False, calls_model: bool = True
         clock=_now,
         domain=domain,
         cost_method=settings.cost_method,
-        names_cache=settings.home / NAMES_CACHE_DIR,
+        names_cache=names_cache_dir(),
     )
     return App(
         settings=settings,
@@ -257,12 +264,7 @@ def open_preview(settings: Settings, *, demo: bool = False) -> Preview:
     domain = _opened_domain(settings, demo)
     store = ConversationStore(domain.db)
     builder = _builder(
-        store,
-        domain,
-        settings.limits,
-        _now,
-        cost_method=settings.cost_method,
-        names_cache=settings.home / NAMES_CACHE_DIR,
+        store, domain, settings.limits, _now, cost_method=settings.cost_method, names_cache=names_cache_dir()
     )
     requests = RequestPreview(store, builder, _client_of(settings, None), ToolRegistry(), settings.temperature)
     return Preview(settings, store, requests)

@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import json
 import marshal
-import os
 import re
 import sys
 from array import array
 from bisect import bisect_left
 from pathlib import Path
 
-from pixiu_cli.resources import write_private
+from pixiu_cli.resources import user_cache_dir, write_private
 
 _FORMAT = 2  # bump when the compact form changes
 _ID_BITS = 17  # every id of the file is below 2**17 (131,072): pairs pack into one int
@@ -176,9 +175,7 @@ def load_tables(tokenizer_json: Path, cache_dir: Path | None) -> CompactTables:
 
 
 def default_cache_dir() -> Path:
-    """Where derived files live: $XDG_CACHE_HOME/pixiu, else ~/.cache/pixiu."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base).expanduser() / "pixiu"
+    return user_cache_dir()
 
 
 class ByteLevelBPE:

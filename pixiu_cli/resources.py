@@ -41,6 +41,14 @@ def default_home() -> Path:
     return Path.home() / ".pixiu"
 
 
+def user_cache_dir() -> Path:
+    """Where derived files live (the tokenizer's tables, built name tables): files any home
+    may share, since each is keyed by what it was built from. $XDG_CACHE_HOME/pixiu, else
+    ~/.cache/pixiu."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base).expanduser() / "pixiu"
+
+
 def write_private(path: Path, data: bytes) -> None:
     """Write `data` to `path` readable by its owner only (0600), whole or not at all: a file
     pixiu writes (a cache of block lines, an export) holds holdings and notes verbatim."""

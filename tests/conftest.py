@@ -48,6 +48,16 @@ def pytest_configure(config):
     # a sixth of the suite's CPU. The suite's objects are freed by reference counting;
     # cycles are still collected, only less often.
     gc.set_threshold(*GC_THRESHOLDS)
+    if not hasattr(config, "workerinput"):  # the first process of the run (xdist's controller)
+        _build_tokenizer_tables()
+
+
+def _build_tokenizer_tables() -> None:
+    """Build the run's tokenizer tables once, before any worker or child needs them: else
+    the first processes to count a token each build them at once (~0.5 s of CPU apiece)."""
+    from pixiu_cli import bpe, tokens
+
+    bpe.load_tables(tokens.tokenizer_file(), bpe.default_cache_dir())
 
 
 GC_THRESHOLDS = (100_000, 50, 100)
@@ -62,12 +72,12 @@ def pytest_collection_finish(session):
 
 
 FAST_SUBSET = "not slow"
-FAST_EXAMPLES_DIVISOR = 4
+FAST_EXAMPLES_DIVISOR = 10
 
 
 def pytest_collection_modifyitems(config, items):
-    """The fast subset (`-m "not slow"`, the inner loop) tries a quarter of each property's
-    examples (at least 10); the whole suite, which CI runs, tries every one."""
+    """The fast subset (`-m "not slow"`, the inner loop) tries a tenth of each property's
+    examples (at least 5); the whole suite, which CI runs, tries every one."""
     if (config.option.markexpr or "").strip() != FAST_SUBSET:
         return
     from hypothesis import settings
@@ -79,7 +89,7 @@ def pytest_collection_modifyitems(config, items):
         if current is None or id(test) in scaled:
             continue
         scaled.add(id(test))
-        fewer = max(10, current.max_examples // FAST_EXAMPLES_DIVISOR)
+        fewer = max(5, current.max_examples // FAST_EXAMPLES_DIVISOR)
         test._hypothesis_internal_use_settings = settings(current, max_examples=fewer)
 
 

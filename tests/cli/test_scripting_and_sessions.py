@@ -20,6 +20,13 @@ def test_version(offline_env):
     assert done.returncode == 0 and done.stdout == f"pixiu {__version__}\n"
 
 
+def test_ask_reads_its_question_from_stdin_when_no_question_is_given(offline_env):
+    done = pixiu_in_process(offline_env, "ask", input_bytes="茅台怎么样\n".encode())
+    assert done.returncode == 0, done.stderr.decode()
+    assert "你的问题是：「茅台怎么样」" in done.stdout.decode()
+
+
+@pytest.mark.slow  # a real pipe into a new process; the fast subset reads stdin in process, above
 def test_ask_reads_a_pipe_when_no_question_is_given(offline_env):
     done = subprocess.run(
         [PIXIU_BIN, "ask"], env=offline_env, input="茅台怎么样".encode(), capture_output=True, timeout=60

@@ -103,3 +103,17 @@ def test_only_the_newest_tables_are_kept(tmp_path):
     kept = sorted(p.name for p in tmp_path.glob("names-*.pickle"))
     assert len(kept) == name_cache.KEPT and f"names-{name_cache.KEPT + 2:032x}.pickle" in kept
     assert name_cache.cached(tmp_path, f"{name_cache.KEPT + 2:032x}", lambda: "built again") == name_cache.KEPT + 2
+
+
+def test_the_commands_keep_tables_in_the_user_cache_shared_by_homes_with_the_same_names(tmp_path):
+    """Not in the home: two fresh homes (the same shipped names) use one stored table."""
+    from tests.helpers import clean_env, pixiu_in_process
+
+    xdg = tmp_path / "xdg"
+    for home in ("one", "two"):
+        names._stored_table.cache_clear()  # as a new process would
+        env = clean_env(tmp_path / home, XDG_CACHE_HOME=str(xdg))
+        done = pixiu_in_process(env, "context", "宁德时代能买吗", text=True)
+        assert done.returncode == 0 and "300750" in done.stdout, done.stderr
+        assert not (tmp_path / home / "cache").exists()
+    assert len(list((xdg / "pixiu" / "names").glob("names-*.pickle"))) == 1
