@@ -5,6 +5,7 @@ which ruff has no rule for."""
 from __future__ import annotations
 
 import ast
+import functools
 
 from tests.helpers import package_syntax_trees
 
@@ -30,6 +31,7 @@ def function_lengths(source: str | ast.Module) -> dict[str, int]:
     return lengths
 
 
+@functools.cache
 def package_function_lengths() -> dict[str, int]:
     return {
         f"{path}::{name}": length
