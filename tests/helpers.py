@@ -53,6 +53,34 @@ def package_syntax_trees() -> tuple[tuple[str, ast.Module], ...]:
     )
 
 
+def sqlite_steps(db, action) -> int:
+    """SQLite virtual-machine steps `action()` costs on `db`: a count that does not depend on
+    the machine's speed or load, for checks that a query stays the same size."""
+    steps = [0]
+
+    def count() -> int:
+        steps[0] += 1
+        return 0
+
+    db.conn.set_progress_handler(count, 1)
+    try:
+        action()
+    finally:
+        db.conn.set_progress_handler(None, 1)
+    return steps[0]
+
+
+# What `pixiu context` does not import: the typer coercion, the agent loop and the SDK.
+NOT_IMPORTED_BY_CONTEXT = (
+    "pydantic",
+    "typer._adapters",
+    "openai",
+    "pixiu_cli.agent.loop",
+    "pixiu_cli.agent.compaction",
+    "pixiu_cli.agent.calls",
+)
+
+
 def clean_env(home: Path, **extra: str) -> dict[str, str]:
     env = {
         k: v

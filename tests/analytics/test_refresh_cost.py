@@ -13,32 +13,17 @@ from pixiu_cli.analytics.profiles import load_frame
 from pixiu_cli.analytics.strategies import buy_and_hold, ma_trend
 from pixiu_cli.market.data import MarketData
 from pixiu_cli.market.trading_days import SHANGHAI
-from tests.helpers import load
+from tests.helpers import load, sqlite_steps
 
 AFTER_DATA = datetime(2025, 6, 3, 16, 0, tzinfo=SHANGHAI)
-
-
-def _steps(db, action) -> int:
-    steps = [0]
-
-    def count() -> int:
-        steps[0] += 1
-        return 0
-
-    db.conn.set_progress_handler(count, 1)
-    try:
-        action()
-    finally:
-        db.conn.set_progress_handler(None, 1)
-    return steps[0]
 
 
 def test_a_frame_costs_one_read_of_its_bars(db):
     load(db, "000002", actions=False)  # 2,295 bars; a frame reads the last four years of them
     market = MarketData(db)
     frame = load_frame(market, "000002", AFTER_DATA)
-    read = _steps(db, lambda: market.store.bars("000002", frame.dates[0], frame.dates[-1]))
-    whole = _steps(db, lambda: load_frame(market, "000002", AFTER_DATA))
+    read = sqlite_steps(db, lambda: market.store.bars("000002", frame.dates[0], frame.dates[-1]))
+    whole = sqlite_steps(db, lambda: load_frame(market, "000002", AFTER_DATA))
     assert whole <= 1.1 * read, (read, whole)
 
 

@@ -13,19 +13,11 @@ from pixiu_cli import app as app_module
 from pixiu_cli.cli import app as cli_app
 from pixiu_cli.cli.fast import fast_call
 from pixiu_cli.market.trading_days import SHANGHAI
-from tests.helpers import clean_env, pixiu_in_process
+from tests.helpers import NOT_IMPORTED_BY_CONTEXT, clean_env, pixiu_in_process
 
 QUESTION = "宁德时代能买吗"
 # Not imported by `pixiu context` (each is made unimportable while it runs).
-NOT_NEEDED = (
-    "pydantic",
-    "typer._adapters",
-    "openai",
-    "pixiu_cli.agent.loop",
-    "pixiu_cli.agent.compaction",
-    "pixiu_cli.agent.calls",
-    "rich.console",
-)
+NOT_NEEDED = (*NOT_IMPORTED_BY_CONTEXT, "rich.console")
 
 
 @pytest.fixture(scope="module")

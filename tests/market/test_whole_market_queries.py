@@ -8,6 +8,7 @@ from datetime import date, timedelta
 from pixiu_cli.domain.market import Bar, CorporateAction, SeriesWrite
 from pixiu_cli.market.data import MarketData
 from pixiu_cli.store.market import MarketStore
+from tests.helpers import sqlite_steps
 
 
 def _store_series(market: MarketStore, count: int, days: int = 30) -> None:
@@ -22,26 +23,11 @@ def _store_series(market: MarketStore, count: int, days: int = 30) -> None:
         market.write_series(SeriesWrite(symbol, bars, "csv", "2026-02-01T00:00:00", actions=(action,)))
 
 
-def _steps(db, action) -> int:
-    steps = [0]
-
-    def count() -> int:
-        steps[0] += 1
-        return 0
-
-    db.conn.set_progress_handler(count, 1)
-    try:
-        action()
-    finally:
-        db.conn.set_progress_handler(None, 1)
-    return steps[0]
-
-
 def test_one_symbols_series_costs_the_same_with_10_or_300_stored(db, market):
     _store_series(market, 10)
-    few = _steps(db, lambda: market.series(["600003"]))
+    few = sqlite_steps(db, lambda: market.series(["600003"]))
     _store_series(market, 300)
-    many = _steps(db, lambda: market.series(["600003"]))
+    many = sqlite_steps(db, lambda: market.series(["600003"]))
     assert many <= 1.2 * few, (few, many)
     info = market.series(["600003", "999999"])
     assert (info[0].rows, info[0].first, info[0].source) == (30, "2026-01-05", "csv")
@@ -58,8 +44,8 @@ def test_every_series_in_one_pass_matches_asking_one_by_one(db, market):
 def test_missing_actions_reads_the_whole_market_once_per_version(db, market):
     _store_series(market, 40)
     data = MarketData(db)
-    first = _steps(db, lambda: data.missing_actions("600001"))
-    later = _steps(db, lambda: data.missing_actions("600002"))
+    first = sqlite_steps(db, lambda: data.missing_actions("600001"))
+    later = sqlite_steps(db, lambda: data.missing_actions("600002"))
     assert later * 5 < first, (first, later)  # the market-wide gaps were kept
     fresh = MarketData(db)
     assert fresh.missing_actions("600002") == data.missing_actions("600002")

@@ -10,6 +10,8 @@ import sys
 
 import pytest
 
+from tests.helpers import NOT_IMPORTED_BY_CONTEXT
+
 HEAVY = (
     "rich",
     "pixiu_cli.offline.server",
@@ -62,12 +64,7 @@ def test_a_second_demo_start_does_not_load_the_analytics(offline_env):
 
 
 NOT_FOR_CONTEXT = (
-    "pydantic",
-    "typer._adapters",
-    "openai",
-    "pixiu_cli.agent.loop",
-    "pixiu_cli.agent.compaction",
-    "pixiu_cli.agent.calls",
+    *NOT_IMPORTED_BY_CONTEXT,
     "pixiu_cli.llm.client",
     "rich",
     "numpy",
