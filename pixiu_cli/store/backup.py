@@ -29,11 +29,7 @@ def backup_database(db: Database, directory: Path, at: datetime, stem: str = "pi
         raise DamagedDatabase(damaged_message(_path_of(db), verdict))
     try:
         directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        target = directory / f"{stem}-{at:%Y%m%d-%H%M%S}.db"
-        n = 1
-        while target.exists():
-            n += 1
-            target = directory / f"{stem}-{at:%Y%m%d-%H%M%S}-{n}.db"
+        target = _unused_name(directory, f"{stem}-{at:%Y%m%d-%H%M%S}")
         partial = target.with_name(target.name + ".partial")
         partial.unlink(missing_ok=True)
         fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -115,16 +111,22 @@ def is_damaged(path: Path) -> bool:
     return quick_check(path) != "ok"
 
 
+def _unused_name(directory: Path, base: str) -> Path:
+    """`directory/<base>.db`, or `<base>-2.db`, `-3` … when a copy made in the same second
+    is already there."""
+    target, n = directory / f"{base}.db", 1
+    while target.exists():
+        n += 1
+        target = directory / f"{base}-{n}.db"
+    return target
+
+
 def set_aside(path: Path, directory: Path, at: datetime) -> Path:
     """Move a damaged database (and its -wal; the -shm is only an index) into `directory` as
     `<stem>-damaged-YYYYmmdd-HHMMSS.db`, without opening it: kept for salvage, out of the way."""
     try:
         directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        target = directory / f"{path.stem}-damaged-{at:%Y%m%d-%H%M%S}.db"
-        n = 1
-        while target.exists():
-            n += 1
-            target = directory / f"{path.stem}-damaged-{at:%Y%m%d-%H%M%S}-{n}.db"
+        target = _unused_name(directory, f"{path.stem}-damaged-{at:%Y%m%d-%H%M%S}")
         os.replace(path, target)
         wal = path.with_name(path.name + "-wal")
         if wal.exists():
