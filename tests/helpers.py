@@ -124,6 +124,26 @@ def spawn(env, *args):
     return pexpect.spawn(PIXIU_BIN, list(args), env=env, encoding="utf-8", timeout=40, dimensions=(40, 110))
 
 
+@contextmanager
+def repl_session(env, *args):
+    """`pixiu ARGS` in a pseudo-terminal for the block; killed at its end if still running
+    (a failed expect), so no test leaves a REPL behind."""
+    child = spawn(env, *args)
+    try:
+        yield child
+    finally:
+        if child.isalive():
+            child.terminate(force=True)
+
+
+def leave(child) -> None:
+    """End the session as a user does, Ctrl-D at the prompt, and wait for the REPL to exit."""
+    import pexpect
+
+    child.sendeof()
+    child.expect(pexpect.EOF)
+
+
 # prompt_toolkit turns bracketed paste on when a prompt starts reading keys and off when it
 # returns: unlike the prompt text, which redraws can repeat, these mark the prompt's life.
 PROMPT_READING = "\x1b[?2004h"

@@ -7,11 +7,10 @@ from __future__ import annotations
 import json
 import subprocess
 
-import pexpect
 import pytest
 
 from pixiu_cli.offline.script import ScriptedReply
-from tests.helpers import PIXIU_BIN, PROMPT, say, spawn
+from tests.helpers import PIXIU_BIN, PROMPT, leave, repl_session, say
 
 
 def pixiu(env, *args):
@@ -33,18 +32,13 @@ def test_unknown_model_shows_tokens_only(server, online_env):
     totals = json.loads(pixiu(env, "cache", "--json").stdout)["totals"]
     assert totals["all_time"]["cost"] is None and totals["all_time"]["savings"] is None
     assert totals["all_time"]["prompt_tokens"] > 0
-    child = spawn(env, "chat", "--continue")
-    try:
+    with repl_session(env, "chat", "--continue") as child:
         child.expect(PROMPT)
         say(child, "/cache")
         child.expect("只显示 tokens")
         child.expect(PROMPT)
         assert "CNY" not in child.before
-        child.sendeof()
-        child.expect(pexpect.EOF)
-    finally:
-        if child.isalive():
-            child.terminate(force=True)
+        leave(child)
 
 
 @pytest.mark.slow

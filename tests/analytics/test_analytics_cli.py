@@ -12,7 +12,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from tests.helpers import PIXIU_BIN, PROMPT, pixiu_in_process, say, spawn
+from tests.helpers import PIXIU_BIN, PROMPT, leave, pixiu_in_process, repl_session, say, spawn
 
 MARKET = Path(__file__).resolve().parents[1] / "fixtures" / "market"
 HOLDING_AND_TRADE = {
@@ -94,8 +94,7 @@ def test_profile_signal_alert_and_track(offline_env, tmp_path):
 @pytest.mark.slow
 def test_alert_and_track_in_the_repl(offline_env, tmp_path):
     _setup(offline_env, tmp_path)
-    child = spawn(offline_env)
-    try:
+    with repl_session(offline_env) as child:
         child.expect_exact("新预警 · 000333 美的集团 收盘突破 76 元")
         child.expect(PROMPT)
         say(child, "/track")
@@ -111,11 +110,7 @@ def test_alert_and_track_in_the_repl(offline_env, tmp_path):
         say(child, "/alert add 000333 --below x")
         child.expect("阈值应为正数")
         child.expect(PROMPT)
-        child.sendeof()
-        child.expect(pexpect.EOF)
-    finally:
-        if child.isalive():
-            child.terminate(force=True)
+        leave(child)
     again = spawn(offline_env)  # shown once: the next session starts quietly
     try:
         again.expect(PROMPT)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from datetime import datetime
 
-import pexpect
 import pytest
 
 from pixiu_cli.analytics.refresh import refresh
@@ -14,7 +13,7 @@ from pixiu_cli.context.builder import SHANGHAI, ContextBuilder
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.domain import DomainStore
 from pixiu_cli.store.portfolio import PortfolioStore
-from tests.helpers import PROMPT, load, pixiu_ok, say, spawn
+from tests.helpers import PROMPT, leave, load, pixiu_ok, repl_session, say
 
 HOLDING = {
     "holdings": [
@@ -39,8 +38,7 @@ def test_a_stated_stop_loss_becomes_an_alert_rule_and_forget_undoes_it(offline_e
         70.0,
         "对话",
     )
-    child = spawn(offline_env)
-    try:
+    with repl_session(offline_env) as child:
         child.expect(PROMPT)
         say(child, "/forget a1")
         child.expect_exact("已撤销预警 a1")
@@ -48,11 +46,7 @@ def test_a_stated_stop_loss_becomes_an_alert_rule_and_forget_undoes_it(offline_e
         say(child, "/forget a1")
         child.expect_exact("没有预警规则 a1")
         child.expect(PROMPT)
-        child.sendeof()
-        child.expect(pexpect.EOF)
-    finally:
-        if child.isalive():
-            child.terminate(force=True)
+        leave(child)
     assert json.loads(pixiu_ok(offline_env, "alert", "list", "--json")) == []
 
 

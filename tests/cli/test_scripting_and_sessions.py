@@ -8,11 +8,10 @@ import json
 import sqlite3
 import subprocess
 
-import pexpect
 import pytest
 
 from pixiu_cli import __version__
-from tests.helpers import PIXIU_BIN, PLANTED_KEY, PROMPT, pixiu_in_process, spawn
+from tests.helpers import PIXIU_BIN, PLANTED_KEY, PROMPT, leave, pixiu_in_process, repl_session
 
 
 def test_version(offline_env):
@@ -116,16 +115,11 @@ def test_sessions_refusals_are_one_line(offline_env, args, message):
 @pytest.mark.slow
 def test_chat_resume_shows_the_recap(offline_env):
     _three_conversations(offline_env)
-    child = spawn(offline_env, "chat", "--resume", "2")
-    try:
+    with repl_session(offline_env, "chat", "--resume", "2") as child:
         child.expect_exact("已切换到对话 2：宁德时代能买吗（1 轮 · 模型 pixiu-offline）")
         child.expect("#1 你：宁德时代能买吗")
         child.expect(PROMPT)
-        child.sendeof()
-        child.expect(pexpect.EOF)
-    finally:
-        if child.isalive():
-            child.terminate(force=True)
+        leave(child)
 
 
 def test_ask_continue_uses_the_model_the_conversation_was_switched_to(offline_env, pixiu_home):

@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from pixiu_cli.offline.script import ScriptedReply
-from tests.helpers import PIXIU_BIN, PLANTED_KEY, pixiu_in_process
+from tests.helpers import PIXIU_BIN, PLANTED_KEY, leave, pixiu_in_process, repl_session
 
 
 def pixiu_fast(env, *args, input_text=None):
@@ -157,9 +157,8 @@ def test_home_that_is_a_file_is_one_line(offline_env, tmp_path):
 @pytest.mark.pty
 @pytest.mark.slow
 def test_credentials_in_base_url_are_never_shown(server, online_env, pixiu_home):
-    import pexpect
 
-    from tests.helpers import PROMPT, spawn
+    from tests.helpers import PROMPT
 
     secret = "hunter2pass" + PLANTED_KEY[-8:]
     url = server.base_url.replace("http://", f"http://alice:{secret}@")
@@ -170,13 +169,8 @@ def test_credentials_in_base_url_are_never_shown(server, online_env, pixiu_home)
     env = {k: v for k, v in online_env.items() if k != "PIXIU_BASE_URL"}
     done = pixiu(env, "ask", "你好")  # whatever the server says to these credentials
     assert server.requests and secret not in done.stdout + done.stderr
-    child = spawn(env, "chat")
-    try:
+    with repl_session(env, "chat") as child:
         child.expect(PROMPT)
         banner = child.before
-        child.sendeof()
-        child.expect(pexpect.EOF)
-    finally:
-        if child.isalive():
-            child.terminate(force=True)
+        leave(child)
     assert "***@127.0.0.1" in banner and secret not in banner and "alice" not in banner

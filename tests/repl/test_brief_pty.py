@@ -3,11 +3,10 @@ conversation, so /context shows its call, and its conclusion is stored as a repo
 
 from __future__ import annotations
 
-import pexpect
 import pytest
 
 from pixiu_cli.store.database import open_database
-from tests.helpers import MARKET_FIXTURES, PROMPT, pixiu_ok, say, spawn
+from tests.helpers import MARKET_FIXTURES, PROMPT, leave, pixiu_ok, repl_session, say
 
 
 @pytest.mark.pty
@@ -16,8 +15,7 @@ def test_brief_and_news_in_the_repl(offline_env, pixiu_home):
     env = dict(offline_env, PIXIU_NOW="2025-06-03T16:00")
     pixiu_ok(env, "import", str(MARKET_FIXTURES / "midea_holding.json"))
     pixiu_ok(env, "data", "import", str(MARKET_FIXTURES / "000333.csv"), "--symbol", "000333", "--name", "美的集团")
-    child = spawn(env)
-    try:
+    with repl_session(env) as child:
         child.expect(PROMPT)
         say(child, "/news 000333")
         child.expect_exact("没有已存的新闻（000333）")
@@ -33,11 +31,7 @@ def test_brief_and_news_in_the_repl(offline_env, pixiu_home):
         say(child, "/context")
         child.expect_exact("每日简报")
         child.expect(PROMPT)
-        child.sendeof()
-        child.expect(pexpect.EOF)
-    finally:
-        if child.isalive():
-            child.terminate(force=True)
+        leave(child)
     db = open_database(pixiu_home / "pixiu.db")
     try:
         row = db.execute("select origin, as_of, turn_seq from reports where origin = 'brief'").fetchone()

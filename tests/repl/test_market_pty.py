@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pexpect
 import pytest
 
 from pixiu_cli.offline.script import ScriptedReply
-from tests.helpers import PROMPT, pixiu_ok, say, spawn
+from tests.helpers import PROMPT, leave, pixiu_ok, repl_session, say
 
 MARKET = Path(__file__).resolve().parents[1] / "fixtures" / "market"
 VALUE_LINE = "收盘 79.06（2025-05-30 不复权"
@@ -35,8 +34,7 @@ def test_import_status_ask_context_chart(server, online_env):
     )
     assert "000333\t美的集团\t2380\t2015-06-01\t2025-05-30" in pixiu_ok(online_env, "data", "status")
 
-    child = spawn(online_env)
-    try:
+    with repl_session(online_env) as child:
         child.expect(PROMPT)
         server.enqueue(ScriptedReply(text="美的集团的回答。"))
         say(child, "美的集团最近怎么样")
@@ -56,11 +54,7 @@ def test_import_status_ask_context_chart(server, online_env):
         say(child, "/chart 000333 --days x")
         child.expect("--days 需要 5 到 5000 之间的整数")
         child.expect(PROMPT)
-        child.sendeof()
-        child.expect(pexpect.EOF)
-    finally:
-        if child.isalive():
-            child.terminate(force=True)
+        leave(child)
 
     block = server.requests[-1].json["messages"][-2]["content"]
     holding = next(line for line in block.splitlines() if line.startswith("- ") and "000333 美的集团" in line)

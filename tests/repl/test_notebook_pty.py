@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import re
 
-import pexpect
 import pytest
 
-from tests.helpers import PROMPT_DONE, PROMPT_READING, say, spawn
+from tests.helpers import PROMPT_DONE, PROMPT_READING, leave, repl_session, say
 
 
 def _ask(child, text):
@@ -22,8 +21,7 @@ def _ask(child, text):
 @pytest.mark.pty
 @pytest.mark.slow
 def test_plans_search_and_pins_in_the_repl(offline_env):
-    child = spawn(offline_env)
-    try:
+    with repl_session(offline_env) as child:
         child.expect_exact(PROMPT_READING)
         shown = _ask(child, "/remember 回踩30加仓 --kind plan --symbol 300750")
         assert "已记住 #n1：计划（300750）" in shown
@@ -53,11 +51,7 @@ def test_plans_search_and_pins_in_the_repl(offline_env):
         assert "已置顶 #n1" in shown
         shown = _ask(child, "/memory pin d9")
         assert "没有 ID 为 d9" in shown or "只有笔记可以置顶" in shown
-        child.sendeof()
-        child.expect(pexpect.EOF)
-    finally:
-        if child.isalive():
-            child.terminate(force=True)
+        leave(child)
 
 
 # prompt_toolkit draws the completion under the cursor in reverse video ("\x1b[0;7m"): the
@@ -82,8 +76,7 @@ def test_tab_completes_a_conversation_id_and_a_memory_id(offline_env):
     from tests.helpers import pixiu_in_process
 
     assert pixiu_in_process(offline_env, "ask", "茅台怎么样").returncode == 0
-    child = spawn(offline_env)
-    try:
+    with repl_session(offline_env) as child:
         child.expect_exact(PROMPT_READING)
         _tab(child, "/resume ", "1", "茅台怎么样")
         child.expect_exact("已切换到对话 1：茅台怎么样")
@@ -92,8 +85,4 @@ def test_tab_completes_a_conversation_id_and_a_memory_id(offline_env):
         _tab(child, "/forget ", "n1", "永远不融资")
         child.expect_exact("已删除 #n1：永远不融资")
         child.expect_exact(PROMPT_READING)  # Ctrl-D goes to a prompt that reads keys, not between two
-        child.sendeof()
-        child.expect(pexpect.EOF)
-    finally:
-        if child.isalive():
-            child.terminate(force=True)
+        leave(child)

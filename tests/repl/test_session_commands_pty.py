@@ -7,11 +7,10 @@ import json
 import os
 import sqlite3
 
-import pexpect
 import pytest
 
 from pixiu_cli.offline.script import ScriptedReply
-from tests.helpers import PROMPT, PROMPT_DONE, PROMPT_READING, say, spawn
+from tests.helpers import PROMPT, PROMPT_DONE, PROMPT_READING, leave, repl_session, say
 
 
 def _fake_xclip(tmp_path):
@@ -42,8 +41,7 @@ def test_model_save_copy_undo_and_cost(server, online_env, pixiu_home, tmp_path)
     )
     server.enqueue(ScriptedReply(text="第一条回复：茅台估值合理。"), ScriptedReply(text="第二条回复：继续持有。"))
     server.enqueue(ScriptedReply(text="第三条回复：换模型之后。"))
-    child = spawn(env)
-    try:
+    with repl_session(env) as child:
         child.expect(PROMPT)
         shown = _ask(child, "茅台怎么样")
         assert "第一条回复" in shown and "费用 ¥0.0" in shown  # a priced model: the turn's cost in ¥
@@ -63,11 +61,7 @@ def test_model_save_copy_undo_and_cost(server, online_env, pixiu_home, tmp_path)
         assert "已保存对话" in shown
         shown = _ask(child, f"/save {target}")
         assert "文件已存在" in shown  # never overwritten
-        child.sendeof()
-        child.expect(pexpect.EOF)
-    finally:
-        if child.isalive():
-            child.terminate(force=True)
+        leave(child)
     saved = target.read_text(encoding="utf-8")
     assert "## 第 1 轮 · 完成" in saved and "第一条回复：茅台估值合理。" in saved
     assert "## 第 2 轮 · 完成" in saved and "已用 /undo 撤回" in saved  # the record keeps the undone turn
@@ -89,14 +83,9 @@ def test_copy_without_a_clipboard_says_so(server, online_env, tmp_path):
     env.pop("DISPLAY", None)
     env.pop("WAYLAND_DISPLAY", None)
     server.enqueue(ScriptedReply(text="一条回复。"))
-    child = spawn(env)
-    try:
+    with repl_session(env) as child:
         child.expect(PROMPT)
         _ask(child, "你好")
         shown = _ask(child, "/copy")
         assert "没有可用的剪贴板" in shown and "/save" in shown
-        child.sendeof()
-        child.expect(pexpect.EOF)
-    finally:
-        if child.isalive():
-            child.terminate(force=True)
+        leave(child)

@@ -9,11 +9,10 @@ import subprocess
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-import pexpect
 import pytest
 
 from pixiu_cli.offline.script import ScriptedReply
-from tests.helpers import PIXIU_BIN, PROMPT, say, spawn
+from tests.helpers import PIXIU_BIN, PROMPT, leave, repl_session, say
 
 
 @pytest.mark.pty
@@ -26,18 +25,13 @@ def test_sessions_shows_beijing_time(server, online_env, pixiu_home):
     beijing = moment.astimezone(ZoneInfo("Asia/Shanghai")).strftime("%Y-%m-%d %H:%M")
     utc = moment.strftime("%Y-%m-%d %H:%M")
     assert beijing != utc
-    child = spawn(online_env)
-    try:
+    with repl_session(online_env) as child:
         child.expect(PROMPT)
         say(child, "/sessions")
         child.expect("最近的对话")
         child.expect(PROMPT)
         shown = child.before
-        child.sendeof()
-        child.expect(pexpect.EOF)
-    finally:
-        if child.isalive():
-            child.terminate(force=True)
+        leave(child)
     assert beijing in shown and "北京时间" in shown and utc not in shown and "UTC" not in shown
 
 

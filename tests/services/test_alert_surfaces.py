@@ -8,13 +8,12 @@ import csv
 import json
 from pathlib import Path
 
-import pexpect
 import pytest
 
 from pixiu_cli.repl.analytics_commands import parse_alert_add
 from pixiu_cli.repl.commands import CommandError
 from pixiu_cli.services.alerts import DEFAULT_COOLDOWN_DAYS
-from tests.helpers import MARKET_FIXTURES, PROMPT, pixiu_ok, say, spawn
+from tests.helpers import MARKET_FIXTURES, PROMPT, leave, pixiu_ok, repl_session, say
 
 HOLDING = {
     "holdings": [
@@ -62,18 +61,13 @@ def _by_cli(env) -> str:
 
 
 def _by_repl(env) -> str:
-    child = spawn(env)
-    try:
+    with repl_session(env) as child:
         child.expect(PROMPT)
         say(child, "/alert add 000333 --above 76")
         child.expect(r"已设预警 a1：[^\r\n]*")
         confirmation = child.after
         child.expect(PROMPT)
-        child.sendeof()
-        child.expect(pexpect.EOF)
-    finally:
-        if child.isalive():
-            child.terminate(force=True)
+        leave(child)
     return confirmation
 
 
