@@ -124,6 +124,17 @@ def spawn(env, *args):
     return pexpect.spawn(PIXIU_BIN, list(args), env=env, encoding="utf-8", timeout=40, dimensions=(40, 110))
 
 
+def fill_until_full(path: str) -> None:
+    """Write zeros to `path` until its file system is full (ENOSPC): for a private mount the
+    test made, never a real disk."""
+    try:
+        with open(path, "wb", buffering=0) as filler:
+            while True:
+                filler.write(b"\0" * 4096)
+    except OSError as exc:
+        assert exc.errno == 28
+
+
 @contextmanager
 def repl_session(env, *args):
     """`pixiu ARGS` in a pseudo-terminal for the block; killed at its end if still running

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import clean_env, pixiu_in_process
+from tests.helpers import clean_env, fill_until_full, pixiu_in_process
 
 UNEXPECTED = "意外错误"
 
@@ -585,12 +585,7 @@ def test_a_question_the_full_disk_cannot_store_is_kept_not_discarded(env, tmp_pa
     question = "磁盘满了还问" + "长" * 3000
     try:
         child.expect(PROMPT)
-        try:
-            with open(f"{inside}/filler", "wb", buffering=0) as filler:
-                while True:
-                    filler.write(b"\0" * 4096)
-        except OSError as exc:
-            assert exc.errno == 28
+        fill_until_full(f"{inside}/filler")
         say(child, question)  # neither its input history line nor the turn fits
         child.expect("输入历史无法写入")
         child.expect("磁盘已满")

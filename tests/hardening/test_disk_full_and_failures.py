@@ -14,7 +14,7 @@ import pytest
 
 from pixiu_cli.offline.script import ScriptedReply
 from pixiu_cli.store.database import DISK_FULL
-from tests.helpers import PIXIU_BIN, PROMPT, PROMPT_READING, say
+from tests.helpers import PIXIU_BIN, PROMPT, PROMPT_READING, fill_until_full, say
 
 UNSHARE = ["unshare", "--user", "--map-root-user", "--mount"]
 MOUNT = 'mount -t tmpfs -o size=1m tmpfs "$PIXIU_HOME" || exit 99; '
@@ -93,12 +93,7 @@ def test_disk_full_in_the_repl(server, online_env, pixiu_home, tiny_disk):
         say(child, "第一问")
         child.expect("第一条回复")
         child.expect(PROMPT)
-        try:
-            with open(f"{inside}/filler", "wb", buffering=0) as filler:
-                while True:
-                    filler.write(b"\0" * 4096)
-        except OSError as exc:
-            assert exc.errno == 28
+        fill_until_full(f"{inside}/filler")
         say(child, "磁盘满了还问" + "长" * 3000)
         child.expect("磁盘已满")
         child.expect("没有丢失")
