@@ -138,21 +138,26 @@ def totals_of(rows: list[UsageRow], prices: PriceTable) -> Totals:
         if not prices.knows(row.model):
             unpriced += 1
             continue
-        priced = call_cost(
-            prices,
-            model=row.model,
-            hit=row.cache_hit_tokens,
-            miss=row.cache_miss_tokens,
-            prompt=row.prompt_tokens,
-            completion=row.completion_tokens,
-            at=_moment(row.started_at),
-        )
+        priced = _cost_of(row, prices)
         if priced is not None:
             cost += priced.actual
             without += priced.without_cache
     known = calls - unreported
     return Totals(
         calls, prompt, hit if known else None, miss if known else None, completion, unreported, cost, without, unpriced
+    )
+
+
+def _cost_of(row: UsageRow, prices: PriceTable):
+    """One call's cost at the prices of its day (None: not priced or tokens not reported)."""
+    return call_cost(
+        prices,
+        model=row.model,
+        hit=row.cache_hit_tokens,
+        miss=row.cache_miss_tokens,
+        prompt=row.prompt_tokens,
+        completion=row.completion_tokens,
+        at=_moment(row.started_at),
     )
 
 
@@ -264,16 +269,7 @@ def turn_cost(store: ConversationStore, turn_id: int, prices: PriceTable) -> flo
     total = 0.0
     calls = store.calls_for_turn(turn_id)
     for call in calls:
-        u = call.usage
-        priced = call_cost(
-            prices,
-            model=call.model,
-            hit=u.cache_hit_tokens,
-            miss=u.cache_miss_tokens,
-            prompt=u.prompt_tokens,
-            completion=u.completion_tokens,
-            at=_moment(call.started_at),
-        )
+        priced = _cost_of(_row(call), prices)
         if priced is None:
             return None
         total += priced.actual
