@@ -334,7 +334,28 @@ def _llm_deadline(config: dict, env_value: str | None) -> float:
     return seconds
 
 
-_TABLES = ("context", "agent", "prices", "backtest", "market", "llm", "account", "brief", "backup")
+def _llm_checked(config: dict) -> dict:
+    """[llm] holds the deadline and the thinking switch, read where the client is built: only
+    checked here."""
+    _llm_deadline(config, None)
+    _thinking(config, {})
+    return {}
+
+
+# Each table of config.toml and what reads it (into Settings fields), in the order the
+# unknown-key message lists them: a table is known because it has a reader, so a new table
+# cannot be refused as unknown, nor left out of the message.
+_TABLE_READERS = {
+    "context": lambda config: {"limits": _context_table(config)},
+    "agent": lambda config: {"guardrails": _agent_table(config)},
+    "prices": lambda config: {"prices": _prices_table(config)},
+    "backtest": lambda config: {"costs": _backtest_table(config)},
+    "market": _market_table,
+    "llm": _llm_checked,
+    "account": _account_table,
+    "brief": _brief_table,
+    "backup": _backup_table,
+}
 
 
 def _config_tables(config: dict) -> dict:
@@ -342,24 +363,15 @@ def _config_tables(config: dict) -> dict:
     Settings fields limits, guardrails, prices, costs, auto_sync, cost_method and
     brief_confirm_above. An unknown top-level key is refused as an unknown key of a table
     is (a typo such as `modle` would otherwise be kept and silently ignored)."""
-    unknown = set(config) - {*_RANGES, *_TEXT_SETTINGS, *_TABLES}
+    unknown = set(config) - {*_RANGES, *_TEXT_SETTINGS, *_TABLE_READERS}
     if unknown:
         raise SettingsError(
             f"config.toml 有未知设置：{', '.join(sorted(unknown))}"
-            f"（可用：{', '.join((*_TEXT_SETTINGS, *_RANGES))}，以及表 {', '.join(f'[{t}]' for t in _TABLES)}）"
+            f"（可用：{', '.join((*_TEXT_SETTINGS, *_RANGES))}，以及表 {', '.join(f'[{t}]' for t in _TABLE_READERS)}）"
         )
-    _llm_deadline(config, None)
-    _thinking(config, {})
-    tables = dict(
-        limits=_context_table(config),
-        guardrails=_agent_table(config),
-        prices=_prices_table(config),
-        costs=_backtest_table(config),
-        **_market_table(config),
-        **_account_table(config),
-        **_backup_table(config),
-        **_brief_table(config),
-    )
+    tables: dict = {}
+    for read in _TABLE_READERS.values():
+        tables.update(read(config))
     for name in _RANGES:
         if name in config:
             _setting(config[name], name)
