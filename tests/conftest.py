@@ -15,9 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from pixiu_cli.offline.server import OfflineServer
-from tests.helpers import PLANTED_KEY, clean_env
-
 # Bytecode is cached (in __pycache__, ignored by git) even where the environment says not
 # to: each test process (the xdist workers) and each `pixiu` a test starts would otherwise
 # compile pixiu's sources, and pytest rewrite every test module's asserts, from scratch —
@@ -71,6 +68,15 @@ def pytest_collection_finish(session):
     gc.freeze()
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session):
+    """pytest then collects garbage twice (to report an object whose finaliser raised), each a
+    walk over everything the tests left alive (~0.4 s a worker): one collection here finds the
+    same garbage, and what is still alive after it is frozen, out of the later walks."""
+    gc.collect()
+    gc.freeze()
+
+
 FAST_SUBSET = "not slow"
 FAST_EXAMPLES_DIVISOR = 10
 
@@ -95,6 +101,8 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(scope="session")
 def _server_deepseek():
+    from pixiu_cli.offline.server import OfflineServer  # not in xdist's controller, which runs no test
+
     server = OfflineServer(cache_profile="deepseek").start()
     yield server
     server.stop()
@@ -126,6 +134,8 @@ def pixiu_home(tmp_path) -> Path:
 @pytest.fixture
 def online_env(server, pixiu_home):
     """pixiu pointed at the test's server as if it were a real provider, with a planted key."""
+    from tests.helpers import PLANTED_KEY, clean_env
+
     return clean_env(
         pixiu_home,
         PIXIU_API_KEY=PLANTED_KEY,
@@ -137,4 +147,6 @@ def online_env(server, pixiu_home):
 
 @pytest.fixture
 def offline_env(pixiu_home):
+    from tests.helpers import clean_env
+
     return clean_env(pixiu_home)

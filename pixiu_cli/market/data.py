@@ -13,7 +13,7 @@ from pixiu_cli.domain.market import BarSeries
 from pixiu_cli.market.adjust import ADJUST_MODES
 from pixiu_cli.market.adjust import adjust as adjust_series
 from pixiu_cli.market.calendar import TradingCalendar, beyond_calendar
-from pixiu_cli.market.gaps import MIN_DIVIDEND_GAP, SuspectGap, market_wide_days, missing_dividend_gaps
+from pixiu_cli.market.gaps import MIN_DIVIDEND_GAP, SuspectGap, market_wide_days, series_dividend_gaps
 from pixiu_cli.market.source_by_name import SOURCE_NAMES
 from pixiu_cli.store.market import MarketStore
 from pixiu_cli.store.securities import SecurityMaster
@@ -84,7 +84,7 @@ class MarketData:
         if not actions:
             return []
         market_wide = market_wide_days(self._gaps_of_others(symbol))
-        return missing_dividend_gaps(symbol, self.store.bars(symbol).bars(), actions, market_wide)
+        return series_dividend_gaps(self.store.bars(symbol), actions, market_wide)
 
     def _gaps_of_others(self, symbol: str) -> dict[str, tuple[int, int]]:
         """open_gaps_by_date over every series but `symbol`: the whole market's, read once

@@ -76,34 +76,54 @@ def _season_covered(year: str, first: str, last: str) -> bool:
     return first <= f"{year}-{DIVIDEND_SEASON[0]}" and f"{year}-{DIVIDEND_SEASON[1]}" <= last
 
 
-def _dividend_like(symbol: str, prev: Bar, bar: Bar) -> bool:
-    if prev.close <= 0 or bar.open > prev.close * (1 - MIN_DIVIDEND_GAP):
-        return False
-    if (date.fromisoformat(bar.date) - date.fromisoformat(prev.date)).days > RESUMPTION_DAYS:
-        return False
-    limit = daily_limit(symbol, bar.date, bar.is_st or prev.is_st)
-    return bar.open / prev.close - 1 > -(limit - TOLERANCE)  # a limit open is the market's verdict
-
-
 def missing_dividend_gaps(
     symbol: str, bars: Sequence[Bar], actions: Sequence[CorporateAction], market_wide: Collection[str] = ()
 ) -> list[SuspectGap]:
     """One suspected ex-dividend day per dividend season that no stored action covers."""
-    if not actions or len(bars) < 2:
+    columns = [b.date for b in bars], [b.open for b in bars], [b.close for b in bars], [b.is_st for b in bars]
+    return _dividend_gaps(symbol, *columns, actions, market_wide)
+
+
+def series_dividend_gaps(
+    series: BarSeries, actions: Sequence[CorporateAction], market_wide: Collection[str] = ()
+) -> list[SuspectGap]:
+    """missing_dividend_gaps over a series' columns (no Bar for each of its thousands of days)."""
+    return _dividend_gaps(series.symbol, series.dates, series.open, series.close, series.is_st, actions, market_wide)
+
+
+def _dividend_gaps(
+    symbol: str,
+    dates: Sequence[str],
+    opens: Sequence[float],
+    closes: Sequence[float],
+    st: Sequence[bool],
+    actions: Sequence[CorporateAction],
+    market_wide: Collection[str],
+) -> list[SuspectGap]:
+    if not actions or len(dates) < 2:
         return []
+    import numpy as np
+
     paid_years = {a.ex_date[:4] for a in actions}
-    first, last = bars[0].date, bars[-1].date
+    first, last = dates[0], dates[-1]
+    prev, now = np.asarray(closes[:-1], dtype=float), np.asarray(opens[1:], dtype=float)
     largest: dict[str, SuspectGap] = {}
-    for prev, bar in zip(bars, bars[1:]):
-        year, day = bar.date[:4], bar.date[5:]
-        if year in paid_years or not (DIVIDEND_SEASON[0] <= day <= DIVIDEND_SEASON[1]):
+    # only an open at least MIN_DIVIDEND_GAP below the close before can look like a dividend
+    for i in (np.flatnonzero((prev > 0) & (now <= prev * (1 - MIN_DIVIDEND_GAP))) + 1).tolist():
+        day = dates[i]
+        year = day[:4]
+        if year in paid_years or not (DIVIDEND_SEASON[0] <= day[5:] <= DIVIDEND_SEASON[1]):
             continue
-        if bar.date in market_wide or not _season_covered(year, first, last):
+        if day in market_wide or not _season_covered(year, first, last):
             continue
-        if _dividend_like(symbol, prev, bar):
-            gap = SuspectGap(bar.date, prev.date, prev.close, bar.open)
-            if year not in largest or gap.change < largest[year].change:
-                largest[year] = gap
+        if (date.fromisoformat(day) - date.fromisoformat(dates[i - 1])).days > RESUMPTION_DAYS:
+            continue
+        limit = daily_limit(symbol, day, st[i] or st[i - 1])
+        if not opens[i] / closes[i - 1] - 1 > -(limit - TOLERANCE):  # a limit open is the market's verdict
+            continue
+        gap = SuspectGap(day, dates[i - 1], closes[i - 1], opens[i])
+        if year not in largest or gap.change < largest[year].change:
+            largest[year] = gap
     return [largest[y] for y in sorted(largest)]
 
 

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-import pandas as pd
-
 from pixiu_cli.market.akshare_source import AkshareSource
 from pixiu_cli.market.baostock_source import BAR_FIELDS, INDEX_FIELDS, BaostockSource
 from tests.helpers import ResultData
@@ -46,6 +44,8 @@ def test_baostock_asks_for_the_index_by_its_exchange_and_its_own_fields():
 
 
 def test_akshare_reads_the_sina_index_endpoint_with_the_prefixed_code():
+    import pandas as pd
+
     asked = []
 
     def stock_zh_index_daily(symbol):
