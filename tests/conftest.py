@@ -4,13 +4,10 @@ pseudo-terminal) against that server."""
 
 from __future__ import annotations
 
-import atexit
 import gc
 import os
-import shutil
 import signal
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -24,12 +21,14 @@ import pytest
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 sys.dont_write_bytecode = False
 
-# The tokenizer's compact tables (pixiu_cli/bpe.py) are cached under XDG_CACHE_HOME: one
-# directory for the whole run, made by the first process (the xdist workers and every
-# `pixiu` child inherit it), so they are built once per run and never in the user's cache.
-if not os.environ.get(_SESSION_CACHE := "PYTEST_PIXIU_CACHE_HOME"):
-    os.environ[_SESSION_CACHE] = tempfile.mkdtemp(prefix="pixiu-test-cache-")
-    atexit.register(shutil.rmtree, os.environ[_SESSION_CACHE], True)
+# Derived files — the tokenizer's compact tables (pixiu_cli/bpe.py), the segmenter's prefix
+# dictionary (selection/words.py), built name tables — live under XDG_CACHE_HOME, here the
+# checkout's own `.test-cache/` (ignored by git), never the user's: the workers and every
+# `pixiu` a test starts inherit it. Each file is keyed by what it is built from, so like the
+# bytecode it is built by the first run that needs it and read by the later ones. A test of
+# building or keeping one points XDG_CACHE_HOME at a folder of its own.
+_SESSION_CACHE = "PYTEST_PIXIU_CACHE_HOME"
+os.environ.setdefault(_SESSION_CACHE, str(Path(__file__).resolve().parent.parent / ".test-cache"))
 os.environ["XDG_CACHE_HOME"] = os.environ[_SESSION_CACHE]
 
 
@@ -46,15 +45,20 @@ def pytest_configure(config):
     # cycles are still collected, only less often.
     gc.set_threshold(*GC_THRESHOLDS)
     if not hasattr(config, "workerinput"):  # the first process of the run (xdist's controller)
-        _build_tokenizer_tables()
+        _build_derived_files()
 
 
-def _build_tokenizer_tables() -> None:
-    """Build the run's tokenizer tables once, before any worker or child needs them: else
-    the first processes to count a token each build them at once (~0.5 s of CPU apiece)."""
-    from pixiu_cli import bpe, tokens
+def _build_derived_files() -> None:
+    """Build the tokenizer tables and the segmenter's dictionary before any worker or child
+    needs them, when no earlier run has: else the first processes to count a token or cut a
+    question each build them at once (~0.5 s and ~1.4 s of CPU apiece)."""
+    from pixiu_cli import bpe, resources, tokens
 
     bpe.load_tables(tokens.tokenizer_file(), bpe.default_cache_dir())
+    if not (resources.user_cache_dir() / "segmenter.marshal").exists():
+        from pixiu_cli.selection import words
+
+        words.warm()
 
 
 GC_THRESHOLDS = (100_000, 50, 100)
