@@ -1,0 +1,49 @@
+"""A character's reading as the homophone fixer takes it (selection/homophones.py), with
+pypinyin imported without its phrase dictionary: the same as pypinyin's full import gives,
+for every character pypinyin knows."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from pixiu_cli.selection import homophones
+
+
+@pytest.mark.slow  # 41,923 characters through both imports (~2 s); CI runs it
+def test_every_characters_reading_is_the_one_the_full_pypinyin_gives():
+    code = (
+        "import json, sys\n"
+        "from pypinyin import Style, pinyin\n"
+        "from pypinyin.constants import PHRASES_DICT\n"
+        "from pypinyin.pinyin_dict import pinyin_dict\n"
+        "assert len(PHRASES_DICT) > 10_000, 'the reference must load the phrases'\n"
+        "print(json.dumps({chr(c): pinyin(chr(c), style=Style.NORMAL)[0] for c in sorted(pinyin_dict)}))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYPINYIN_")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    full = json.loads(done.stdout)
+    assert len(full) > 40_000
+    differ = [
+        ch for ch, reading in full.items() if homophones.readings(ch) != frozenset(map(homophones._fold, reading))
+    ]
+    assert differ == []
+
+
+def test_the_lean_import_leaves_the_environment_as_it_was():
+    code = (
+        "import os, sys\n"
+        "os.environ['PYPINYIN_NO_DICT_COPY'] = 'mine'\n"
+        "from pixiu_cli.selection import homophones\n"
+        "assert homophones.readings('迟') == homophones.readings('持') == {'ci'}  # chi, fuzzy-folded\n"
+        "from pypinyin.constants import PHRASES_DICT\n"
+        "print(len(PHRASES_DICT), os.environ.get('PYPINYIN_NO_PHRASES'), os.environ['PYPINYIN_NO_DICT_COPY'])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["0", "None", "mine"]
