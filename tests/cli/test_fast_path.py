@@ -5,6 +5,8 @@ leaves everything else to typer."""
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 import typer
 
@@ -14,9 +16,14 @@ from pixiu_cli.cli.app import app
 from pixiu_cli.cli.fast import defaults_of, fast_call, fast_signature
 
 
+@functools.cache
+def _typer_group():
+    return typer.main.get_command(app)  # ~50 ms each: once for the module's cases
+
+
 def typer_arguments(argv: list[str]) -> dict:
     """The keyword arguments typer's own parsing gives the command's function."""
-    group = typer.main.get_command(app)
+    group = _typer_group()
     name, rest = argv[0], argv[1:]
     with group.make_context("pixiu", [name], resilient_parsing=True) as parent:
         command = group.get_command(parent, name)
