@@ -13,7 +13,7 @@ from pixiu_cli.errors import UserError
 
 # What SQLite says when the file itself is bad (not when it is busy, full or read-only).
 _DAMAGE_WORDS = ("malformed", "not a database", "corrupt", "database disk image")
-# Databases this process opened, newest last: an unexpected error is checked against them.
+# The database this process opened last: an unexpected error is checked against it.
 _opened: list[Path] = []
 
 
@@ -74,9 +74,9 @@ def damaged_message(path: Path, reason: str) -> str:
 
 
 def remember_opened(path: Path) -> None:
-    if path in _opened:
-        _opened.remove(path)
-    _opened.append(path)
+    """Only the last database opened is judged: a list of every path opened would grow with
+    each one (thousands in one test process) and be searched on every open."""
+    _opened[:] = [path]
 
 
 def damaged_line(exc: BaseException) -> str | None:

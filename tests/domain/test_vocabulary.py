@@ -4,6 +4,7 @@ marker) is defined in one module and imported everywhere else."""
 from __future__ import annotations
 
 import ast
+import functools
 
 from pixiu_cli.domain.vocabulary import (
     CONTEXT_CLOSE,
@@ -18,8 +19,16 @@ from pixiu_cli.domain.vocabulary import (
 from tests.helpers import package_syntax_trees
 
 
-def _modules():
-    return package_syntax_trees()
+@functools.cache
+def _nodes() -> dict[type, list[tuple[str, ast.AST]]]:
+    """The product's dict displays, tuples and constants, by module: one walk of its trees
+    for both checks (a walk of every node is most of their cost)."""
+    found: dict[type, list[tuple[str, ast.AST]]] = {ast.Dict: [], ast.Tuple: [], ast.Constant: []}
+    for name, tree in package_syntax_trees():
+        for node in ast.walk(tree):
+            if type(node) in found:
+                found[type(node)].append((name, node))
+    return found
 
 
 def _literal_keys(node: ast.Dict) -> set:
@@ -28,28 +37,18 @@ def _literal_keys(node: ast.Dict) -> set:
 
 def test_labels_are_mapped_in_one_module():
     owners = {}
-    for name, tree in _modules():
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Dict):
-                keys = _literal_keys(node)
-                if keys >= {"buy", "sell"} or keys >= {"view", "plan", "rule"}:
-                    owners.setdefault(name, []).append(sorted(keys))
-                    continue
-            if isinstance(node, ast.Tuple) and [getattr(e, "value", None) for e in node.elts] in (
-                ["buy", "sell"],
-                ["view", "plan", "rule"],
-            ):
-                owners.setdefault(name, []).append("tuple")
+    for name, node in _nodes()[ast.Dict]:
+        keys = _literal_keys(node)
+        if keys >= {"buy", "sell"} or keys >= {"view", "plan", "rule"}:
+            owners.setdefault(name, []).append(sorted(keys))
+    for name, node in _nodes()[ast.Tuple]:
+        if [getattr(e, "value", None) for e in node.elts] in (["buy", "sell"], ["view", "plan", "rule"]):
+            owners.setdefault(name, []).append("tuple")
     assert set(owners) == {"domain/vocabulary.py"}, owners
 
 
 def test_the_block_marker_is_spelled_in_one_module():
-    spelled = sorted(
-        name
-        for name, tree in _modules()
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Constant) and node.value in (CONTEXT_OPEN, CONTEXT_CLOSE)
-    )
+    spelled = sorted(name for name, node in _nodes()[ast.Constant] if node.value in (CONTEXT_OPEN, CONTEXT_CLOSE))
     assert spelled == ["domain/vocabulary.py", "domain/vocabulary.py"]
 
 

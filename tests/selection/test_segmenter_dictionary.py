@@ -9,7 +9,6 @@ import marshal
 import subprocess
 import sys
 
-import jieba
 import pytest
 
 from pixiu_cli.selection import words
@@ -29,13 +28,15 @@ def word_list(tmp_path):
 
 
 def _jiebas_own(path) -> tuple[dict[str, int], int]:
+    import jieba
+
     tokenizer = jieba.Tokenizer(str(path))
     tokenizer.initialize()
     return tokenizer.FREQ, tokenizer.total
 
 
 def _ours(path, version="0.42.1") -> tuple[dict[str, int], int]:
-    return words._prefix_dictionary(jieba.Tokenizer(), str(path), version)
+    return words._prefix_dictionary(words._import_jieba().Tokenizer(), str(path), version)
 
 
 def test_the_first_start_builds_what_jieba_builds_and_keeps_it_private(kept, word_list):
@@ -46,6 +47,8 @@ def test_the_first_start_builds_what_jieba_builds_and_keeps_it_private(kept, wor
 
 
 def test_a_later_start_reads_the_kept_dictionary_without_building(kept, word_list, monkeypatch):
+    import jieba
+
     built = _ours(word_list)
 
     def no_build(self, f):
