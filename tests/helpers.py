@@ -92,6 +92,14 @@ def clean_env(home: Path, **extra: str) -> dict[str, str]:
     return env
 
 
+def fresh_python(code: str, env: dict[str, str] | None = None, timeout: float = 60) -> str:
+    """`code` run by a new interpreter of this virtualenv (what it imports is its own), which
+    must succeed; its standard output."""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=timeout)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
 def pixiu(env, *args, input_bytes=None, timeout=60):
     """The real `pixiu` command in a pipe."""
     return subprocess.run([PIXIU_BIN, *args], env=env, input=input_bytes, capture_output=True, timeout=timeout)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import date
+from typing import NamedTuple
 
 from pixiu_cli.domain.boards import daily_limit
 from pixiu_cli.domain.market import Bar, BarSeries, CorporateAction
@@ -28,36 +29,52 @@ class SuspectGap:
         return self.open / self.prev_close - 1
 
 
+class _Columns(NamedTuple):
+    """What the gap checks read of a series, oldest first."""
+
+    symbol: str
+    dates: Sequence[str]
+    opens: Sequence[float]
+    closes: Sequence[float]
+    st: Sequence[bool]
+
+    @classmethod
+    def of_bars(cls, symbol: str, bars: Sequence[Bar]) -> _Columns:
+        return cls(
+            symbol, [b.date for b in bars], [b.open for b in bars], [b.close for b in bars], [b.is_st for b in bars]
+        )
+
+    @classmethod
+    def of_series(cls, series: BarSeries) -> _Columns:
+        return cls(series.symbol, series.dates, series.open, series.close, series.is_st)
+
+    def opened_below(self, fraction: float) -> list[int]:
+        """The days (indices from 1) whose open was at or below `fraction` of the close before."""
+        import numpy as np
+
+        prev, now = np.asarray(self.closes[:-1], dtype=float), np.asarray(self.opens[1:], dtype=float)
+        return (np.flatnonzero((prev > 0) & (now <= prev * fraction)) + 1).tolist()
+
+
 def suspect_gaps(symbol: str, bars: Sequence[Bar], actions: Sequence[CorporateAction]) -> list[SuspectGap]:
-    columns = [b.date for b in bars], [b.open for b in bars], [b.close for b in bars], [b.is_st for b in bars]
-    return _falls(symbol, *columns, actions)
+    return _falls(_Columns.of_bars(symbol, bars), actions)
 
 
 def series_gaps(series: BarSeries, actions: Sequence[CorporateAction]) -> list[SuspectGap]:
     """suspect_gaps over a series' columns (an import's thousands of bars, no Bar each)."""
-    return _falls(series.symbol, series.dates, series.open, series.close, series.is_st, actions)
+    return _falls(_Columns.of_series(series), actions)
 
 
-def _falls(
-    symbol: str,
-    dates: Sequence[str],
-    opens: Sequence[float],
-    closes: Sequence[float],
-    st: Sequence[bool],
-    actions: Sequence[CorporateAction],
-) -> list[SuspectGap]:
-    import numpy as np
-
+def _falls(c: _Columns, actions: Sequence[CorporateAction]) -> list[SuspectGap]:
     explained = {a.ex_date for a in actions}
-    prev, now = np.asarray(closes[:-1], dtype=float), np.asarray(opens[1:], dtype=float)
     # a fall within 5% is inside every board's limit: only the rest look up the limit
     out = []
-    for i in (np.flatnonzero((prev > 0) & (now < prev * 0.95)) + 1).tolist():
-        if dates[i] in explained:
+    for i in c.opened_below(0.95):
+        if c.dates[i] in explained:
             continue
-        limit = daily_limit(symbol, dates[i], st[i] or st[i - 1])
-        if opens[i] / closes[i - 1] - 1 < -(limit + TOLERANCE):
-            out.append(SuspectGap(dates[i], dates[i - 1], closes[i - 1], opens[i]))
+        limit = daily_limit(c.symbol, c.dates[i], c.st[i] or c.st[i - 1])
+        if c.opens[i] / c.closes[i - 1] - 1 < -(limit + TOLERANCE):
+            out.append(SuspectGap(c.dates[i], c.dates[i - 1], c.closes[i - 1], c.opens[i]))
     return out
 
 
@@ -80,48 +97,34 @@ def missing_dividend_gaps(
     symbol: str, bars: Sequence[Bar], actions: Sequence[CorporateAction], market_wide: Collection[str] = ()
 ) -> list[SuspectGap]:
     """One suspected ex-dividend day per dividend season that no stored action covers."""
-    columns = [b.date for b in bars], [b.open for b in bars], [b.close for b in bars], [b.is_st for b in bars]
-    return _dividend_gaps(symbol, *columns, actions, market_wide)
+    return _dividend_gaps(_Columns.of_bars(symbol, bars), actions, market_wide)
 
 
 def series_dividend_gaps(
     series: BarSeries, actions: Sequence[CorporateAction], market_wide: Collection[str] = ()
 ) -> list[SuspectGap]:
     """missing_dividend_gaps over a series' columns (no Bar for each of its thousands of days)."""
-    return _dividend_gaps(series.symbol, series.dates, series.open, series.close, series.is_st, actions, market_wide)
+    return _dividend_gaps(_Columns.of_series(series), actions, market_wide)
 
 
-def _dividend_gaps(
-    symbol: str,
-    dates: Sequence[str],
-    opens: Sequence[float],
-    closes: Sequence[float],
-    st: Sequence[bool],
-    actions: Sequence[CorporateAction],
-    market_wide: Collection[str],
-) -> list[SuspectGap]:
-    if not actions or len(dates) < 2:
+def _dividend_gaps(c: _Columns, actions: Sequence[CorporateAction], market_wide: Collection[str]) -> list[SuspectGap]:
+    if not actions or len(c.dates) < 2:
         return []
-    import numpy as np
-
     paid_years = {a.ex_date[:4] for a in actions}
-    first, last = dates[0], dates[-1]
-    prev, now = np.asarray(closes[:-1], dtype=float), np.asarray(opens[1:], dtype=float)
+    first, last = c.dates[0], c.dates[-1]
     largest: dict[str, SuspectGap] = {}
-    # only an open at least MIN_DIVIDEND_GAP below the close before can look like a dividend
-    for i in (np.flatnonzero((prev > 0) & (now <= prev * (1 - MIN_DIVIDEND_GAP))) + 1).tolist():
-        day = dates[i]
-        year = day[:4]
+    for i in c.opened_below(1 - MIN_DIVIDEND_GAP):  # no smaller gap can look like a dividend
+        day, year = c.dates[i], c.dates[i][:4]
         if year in paid_years or not (DIVIDEND_SEASON[0] <= day[5:] <= DIVIDEND_SEASON[1]):
             continue
         if day in market_wide or not _season_covered(year, first, last):
             continue
-        if (date.fromisoformat(day) - date.fromisoformat(dates[i - 1])).days > RESUMPTION_DAYS:
+        if (date.fromisoformat(day) - date.fromisoformat(c.dates[i - 1])).days > RESUMPTION_DAYS:
             continue
-        limit = daily_limit(symbol, day, st[i] or st[i - 1])
-        if not opens[i] / closes[i - 1] - 1 > -(limit - TOLERANCE):  # a limit open is the market's verdict
+        limit = daily_limit(c.symbol, day, c.st[i] or c.st[i - 1])
+        if not c.opens[i] / c.closes[i - 1] - 1 > -(limit - TOLERANCE):  # a limit open is the market's verdict
             continue
-        gap = SuspectGap(day, dates[i - 1], closes[i - 1], opens[i])
+        gap = SuspectGap(day, c.dates[i - 1], c.closes[i - 1], c.opens[i])
         if year not in largest or gap.change < largest[year].change:
             largest[year] = gap
     return [largest[y] for y in sorted(largest)]

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 
 from pixiu_cli.selection import homophones
+from tests.helpers import fresh_python
 
 
 @pytest.mark.slow  # 41,923 characters through both imports (~2 s); CI runs it
@@ -25,9 +24,7 @@ def test_every_characters_reading_is_the_one_the_full_pypinyin_gives():
         "print(json.dumps({chr(c): pinyin(chr(c), style=Style.NORMAL)[0] for c in sorted(pinyin_dict)}))\n"
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYPINYIN_")}
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
-    assert done.returncode == 0, done.stderr
-    full = json.loads(done.stdout)
+    full = json.loads(fresh_python(code, env, timeout=120))
     assert len(full) > 40_000
     differ = [
         ch for ch, reading in full.items() if homophones.readings(ch) != frozenset(map(homophones._fold, reading))
@@ -44,6 +41,4 @@ def test_the_lean_import_leaves_the_environment_as_it_was():
         "from pypinyin.constants import PHRASES_DICT\n"
         "print(len(PHRASES_DICT), os.environ.get('PYPINYIN_NO_PHRASES'), os.environ['PYPINYIN_NO_DICT_COPY'])\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["0", "None", "mine"]
+    assert fresh_python(code).split() == ["0", "None", "mine"]

@@ -6,12 +6,11 @@ pkg_resources."""
 from __future__ import annotations
 
 import marshal
-import subprocess
-import sys
 
 import pytest
 
 from pixiu_cli.selection import words
+from tests.helpers import fresh_python
 
 
 @pytest.fixture
@@ -104,8 +103,7 @@ def test_the_segmenter_has_jiebas_own_dictionary_and_cuts_as_it_does(kept):
         "print('pkg_resources' in sys.modules)\n"
     )
     for _ in range(2):  # built, then read back
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-        assert done.returncode == 0, done.stderr
+        fresh_python(code, timeout=120)
     assert kept.exists()
 
 
@@ -118,5 +116,4 @@ def test_jieba_is_imported_without_pkg_resources_and_finds_its_word_list():
         "import jieba._compat\n"
         "with jieba._compat.get_module_res('dict.txt') as f: assert f.readline().strip()\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
+    fresh_python(code)
