@@ -67,8 +67,8 @@ GC_THRESHOLDS = (100_000, 50, 100)
 def pytest_collection_finish(session):
     """What collection imported (the product, the test modules, their constants) lives until
     the process ends: move it out of the collector's generations, so no later collection
-    walks it again."""
-    gc.collect()
+    walks it again. (A collection first would cost ~0.15 s a worker to free the few cycles
+    importing leaves.)"""
     gc.freeze()
 
 

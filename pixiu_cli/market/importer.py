@@ -4,11 +4,12 @@ store as unadjusted bars, with provenance, in one transaction."""
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from pixiu_cli.domain.boards import board_for
-from pixiu_cli.domain.market import Bar, CorporateAction, SeriesWrite
+from pixiu_cli.domain.market import CorporateAction, SeriesWrite
 from pixiu_cli.domain.plausible import action_problem
 from pixiu_cli.domain.securities import Security
 from pixiu_cli.market.adjust import ADJUST_MODES, unadjust
@@ -32,12 +33,13 @@ class ImportResult:
     suspects: list[SuspectGap]
 
 
-def _check_actions_against_prices(actions: list[CorporateAction], bars: list[Bar]) -> None:
+def _check_actions_against_prices(
+    actions: list[CorporateAction], dates: Sequence[str], closes: Sequence[float]
+) -> None:
     """A dividend is paid out of the price: ¥1,000 on a ¥10 stock is a typo, not an action."""
-    dates = [b.date for b in bars]
     for action in actions:
         before = bisect_left(dates, action.ex_date)
-        close = bars[before - 1].close if before else None
+        close = closes[before - 1] if before else None
         if problem := action_problem(action.cash_per_share, action.shares_per_share, close):
             raise CsvImportError(f"除权除息 {action.ex_date}：{problem}")
 
@@ -62,10 +64,9 @@ def import_csv(
     if adjusted != "none" and not actions:
         raise CsvImportError(f"{adjusted} 复权数据需要 --actions 才能还原为不复权价格（pixiu 只存不复权数据）")
     series = replace(parsed.series, symbol=symbol)
-    if actions:  # a file's actions are checked bar by bar; plain bars stay columns
-        bars = unadjust(series.bars(), actions, adjusted)
-        _check_actions_against_prices(actions, bars)
-        series = replace(bar_columns(bars), symbol=symbol)
+    if adjusted != "none":  # adjusted prices are made real bar by bar; plain bars stay columns
+        series = replace(bar_columns(unadjust(series.bars(), actions, adjusted)), symbol=symbol)
+    _check_actions_against_prices(actions, series.dates, series.close)
     suspects = series_gaps(series, actions)
     market.write_series(
         SeriesWrite(
