@@ -73,8 +73,11 @@ def accept_replacement(db, typed: str) -> Replacement:
 
 
 def replacement_notice(done: Replacement) -> str:
-    old = "、".join(f"#{note_ref(p.id)}「{p.text}」" for p in done.replaced)
-    return f"已用 #{done.ref}「{done.text}」替换旧计划 {old}，旧计划不再注入（/forget {done.ref} 撤销，旧计划恢复）"
+    return f"已用 #{done.ref}「{done.text}」替换旧计划 {_plans(done.replaced)}，旧计划不再注入（/forget {done.ref} 撤销，旧计划恢复）"
+
+
+def _plans(plans) -> str:
+    return "、".join(f"#{note_ref(p.id)}「{p.text}」" for p in plans)
 
 
 _VERBS = {"added": "已记住", "merged": "已合并到已有记忆", "unchanged": "已有相同记忆"}
@@ -89,9 +92,8 @@ def note_notice(write: NoteWrite) -> str:
     line = f"{_VERBS[write.outcome]} #{ref}：{kind}{about} · {event.text}"
     line += _UNDO[write.outcome].format(ref=ref)
     if write.offered:
-        old = "、".join(f"#{note_ref(p.id)}「{p.text}」" for p in write.offered)
         line += (
-            f"。这条计划与 {old}同一只股票同一方向，替换旧计划吗？"
+            f"。这条计划与 {_plans(write.offered)}同一只股票同一方向，替换旧计划吗？"
             f"输入 /memory replace {ref} 替换（之后 /forget {ref} 可撤销，旧计划恢复）；不替换则两条计划都有效"
         )
     return line

@@ -268,12 +268,7 @@ class MemoryStore:
 
     def offer_replacement(self, old_ids: list[int], new_id: int) -> None:
         """Older plans are marked as offered for replacement by `new_id`; they stay in force."""
-        with write_transaction(self.db):
-            self.db.conn.executemany(
-                "update memory_events set replace_offered_by = ? where id = ? and replaced_by = 0 "
-                "and deleted_at is null",
-                [(new_id, old) for old in old_ids],
-            )
+        self._mark_live_plans(old_ids, new_id, "replace_offered_by = ?")
 
     def offers_of(self, new_id: int) -> list[MemoryEvent]:
         """The live plans `new_id` offered to replace and the user has not yet let it."""
@@ -287,10 +282,13 @@ class MemoryStore:
 
     def replace(self, old_ids: list[int], new_id: int) -> None:
         """Older plans leave the block for the one that restates them (forget(new_id) undoes it)."""
+        self._mark_live_plans(old_ids, new_id, "replaced_by = ?, replace_offered_by = 0")
+
+    def _mark_live_plans(self, old_ids: list[int], new_id: int, assignment: str) -> None:
+        """`assignment` (its one ? is `new_id`) on each of `old_ids` still live and not replaced."""
         with write_transaction(self.db):
             self.db.conn.executemany(
-                "update memory_events set replaced_by = ?, replace_offered_by = 0 "
-                "where id = ? and replaced_by = 0 and deleted_at is null",
+                f"update memory_events set {assignment} where id = ? and replaced_by = 0 and deleted_at is null",
                 [(new_id, old) for old in old_ids],
             )
 
