@@ -20,7 +20,7 @@ from array import array
 from bisect import bisect_left
 from pathlib import Path
 
-from pixiu_cli.resources import user_cache_dir, write_private
+from pixiu_cli.resources import keep_derived, user_cache_dir
 
 _FORMAT = 2  # bump when the compact form changes
 _ID_BITS = 17  # every id of the file is below 2**17 (131,072): pairs pack into one int
@@ -166,11 +166,7 @@ def load_tables(tokenizer_json: Path, cache_dir: Path | None) -> CompactTables:
     with tokenizer_json.open("rb") as f:
         tables = CompactTables.from_tokenizer_json(json.load(f))
     if cached is not None:
-        try:
-            cached.parent.mkdir(parents=True, exist_ok=True)
-            write_private(cached, tables.dumps(stamp))
-        except OSError:
-            pass  # a read-only or full disk: built again next time
+        keep_derived(cached, tables.dumps(stamp))  # refused: built again next time
     return tables
 
 

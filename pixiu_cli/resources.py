@@ -7,6 +7,7 @@ editable install they sit at the repository top level, next to the package.
 from __future__ import annotations
 
 import os
+import threading
 from functools import cache
 from pathlib import Path
 
@@ -52,7 +53,8 @@ def user_cache_dir() -> Path:
 def write_private(path: Path, data: bytes) -> None:
     """Write `data` to `path` readable by its owner only (0600), whole or not at all: a file
     pixiu writes (a cache of block lines, an export) holds holdings and notes verbatim."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    # the thread too: the REPL's warm-up thread and a turn may write the same cache file
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "wb") as f:
@@ -62,3 +64,15 @@ def write_private(path: Path, data: bytes) -> None:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def keep_derived(path: Path, data: bytes) -> bool:
+    """Keep a derived file (under `user_cache_dir()`) for the next process, in a folder only
+    its owner may enter. False when the disk refuses (read-only, full, a file in the way):
+    only the speed-up is lost, the caller has what it built."""
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        write_private(path, data)
+    except OSError:
+        return False
+    return True

@@ -12,9 +12,10 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
-import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
+
+from pixiu_cli.resources import keep_derived
 
 FORMAT = 1  # bump when what is pickled changes shape
 KEPT = 4  # tables kept (the real home's and the demo's, a change or two in between)
@@ -45,9 +46,11 @@ def cached(directory: Path, key: str, build: Callable[[], object]) -> object:
         pass
     built = build()
     try:
-        _store(directory, path, built)
-    except (OSError, pickle.PicklingError):
-        pass  # a read-only or full home: the table is still used in this process
+        blob = pickle.dumps(built, protocol=pickle.HIGHEST_PROTOCOL)
+    except pickle.PicklingError:
+        return built
+    if keep_derived(path, blob):  # refused (a read-only or full disk): still used in this process
+        _prune(directory)
     return built
 
 
@@ -58,19 +61,6 @@ def _own(path: Path) -> bool:
     stat = path.stat()
     owner = os.getuid() if hasattr(os, "getuid") else stat.st_uid
     return stat.st_uid == owner and not stat.st_mode & 0o022
-
-
-def _store(directory: Path, path: Path, value: object) -> None:
-    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=directory, prefix=".names-", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            pickle.dump(value, out, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(temporary, path)  # a reader sees the old file or the whole new one
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    _prune(directory)
 
 
 def _prune(directory: Path) -> None:

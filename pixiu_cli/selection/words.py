@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
-from pixiu_cli.resources import user_cache_dir, write_private
+from pixiu_cli.resources import keep_derived, user_cache_dir
 from pixiu_cli.selection.rules import table
 
 _DICTIONARY_FORMAT = 1  # bump when what is kept changes shape
@@ -109,11 +109,7 @@ def _prefix_dictionary(tokenizer, source: str, version: str) -> tuple[dict[str, 
     with open(source, "rb") as words_file:
         freq, total = tokenizer.gen_pfdict(words_file)
     if stamp is not None:
-        try:
-            kept.parent.mkdir(parents=True, exist_ok=True)
-            write_private(kept, marshal.dumps((stamp, freq, total)))
-        except OSError:
-            pass  # a read-only or full cache folder: only the speed-up is lost
+        keep_derived(kept, marshal.dumps((stamp, freq, total)))
     return freq, total
 
 
