@@ -76,21 +76,10 @@ def _segmenter():
 def _import_jieba():
     """jieba opens its word list through pkg_resources when setuptools is installed (~0.2 s to
     import, for one file path) and from the folder beside its module otherwise, as it does in
-    a Python 3.12 virtual environment, which has no setuptools. The second is taken here:
-    pkg_resources is hidden while jieba is imported, unless something has imported it already."""
-    import sys
+    a Python 3.12 virtual environment, which has no setuptools: the second is taken here."""
+    from pixiu_cli.imports import import_hiding
 
-    if "jieba" in sys.modules or "pkg_resources" in sys.modules:
-        import jieba
-
-        return jieba
-    sys.modules["pkg_resources"] = None  # type: ignore[assignment]  # an import of it fails
-    try:
-        import jieba
-    finally:
-        if sys.modules.get("pkg_resources", 0) is None:
-            del sys.modules["pkg_resources"]
-    return jieba
+    return import_hiding("jieba", ("pkg_resources",))
 
 
 def _prefix_dictionary(tokenizer, source: str, version: str) -> tuple[dict[str, int], int]:

@@ -5,21 +5,6 @@ value types; pixiu never hands it either, and numpy alone would add a large shar
 pixiu process's start-up. So sqlite-utils is loaded here, before any store module needs it,
 with both hidden; analytics imports numpy itself, later, only when it computes."""
 
-import sys as _sys
+from pixiu_cli.imports import import_hiding as _import_hiding
 
-
-def _load_sqlite_utils_without_dataframes() -> None:
-    if "sqlite_utils" in _sys.modules:
-        return
-    hidden = [name for name in ("numpy", "pandas") if name not in _sys.modules]
-    for name in hidden:
-        _sys.modules[name] = None  # makes `import numpy` fail fast inside sqlite-utils
-    try:
-        import sqlite_utils  # noqa: F401
-    finally:
-        for name in hidden:
-            if name in _sys.modules and _sys.modules[name] is None:
-                del _sys.modules[name]
-
-
-_load_sqlite_utils_without_dataframes()
+_import_hiding("sqlite_utils", ("numpy", "pandas"))
