@@ -30,6 +30,20 @@ def lint_imports(root: Path) -> subprocess.CompletedProcess:
     )
 
 
+def test_no_contract_lets_two_layers_import_each_other():
+    """`:` in a layer (siblings that may import each other) would let a circle in: every
+    layers contract joins its siblings with `|` only."""
+    import tomllib
+
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"][
+        "contracts"
+    ]
+    layered = [c for c in contracts if c["type"] == "layers"]
+    assert layered, "no layers contract"
+    assert [layer for c in layered for layer in c["layers"] if ":" in layer] == []
+    assert any("|" in layer for c in layered for layer in c["layers"])  # siblings are still declared
+
+
 def test_the_import_contracts_hold():
     done = lint_imports(ROOT)
     assert done.returncode == 0, done.stdout + done.stderr
