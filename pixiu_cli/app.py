@@ -141,14 +141,10 @@ def _demo_market(db, symbols: list[str], now: datetime) -> None:
 
 
 def _valuer(db, cost_method: str):
-    """Holdings valued on the stored bars, with the account's cash, for the holdings section
-    of the block."""
-    from pixiu_cli.domain.account import COST_METHOD_NAMES
-    from pixiu_cli.market.valuation import CachedValuer
-    from pixiu_cli.store.account import AccountStore
-    from pixiu_cli.store.market import MarketStore
+    """The account (one derivation, services/account.py) for the holdings section of the block."""
+    from pixiu_cli.services.account import AccountReader
 
-    return CachedValuer(MarketStore(db), AccountStore(db).current_cash, COST_METHOD_NAMES[cost_method])
+    return AccountReader(db, cost_method)
 
 
 def offline_cache_path(settings: Settings) -> Path:

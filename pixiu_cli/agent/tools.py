@@ -201,26 +201,18 @@ def _get_stock_profiles(ctx: ToolContext, args: dict) -> ToolOutcome:
 
 
 def _get_holdings(ctx: ToolContext, args: dict) -> ToolOutcome:
-    from pixiu_cli.store.account import AccountStore
+    """The account as `pixiu holdings --json` gives it (one derivation), names quoted as data."""
+    from pixiu_cli.services.account import account_record, read_account
 
-    cash = AccountStore(ctx.domain.db).current_cash()
-    extra = {"cash": {"amount": cash.amount, "as_of": cash.as_of}} if cash else {}
-    return ToolOutcome(
-        {
-            **extra,
-            "holdings": [
-                {
-                    "symbol": h.symbol,
-                    "name": _quoted(h.name),
-                    "short_names": [_quoted(n) for n in h.short_names],
-                    "shares": h.shares,
-                    "cost": h.cost,
-                    "role": _quoted(h.role),
-                }
-                for h in ctx.domain.holdings()
-            ],
-        }
-    )
+    record = account_record(read_account(ctx.domain.db, ctx.now(), ctx.cost_method))
+    shorts = {h.symbol: h.short_names for h in ctx.domain.holdings()}
+    for h in record["holdings"]:
+        h["name"] = _quoted(h["name"])
+        h["role"] = _quoted(h["role"])
+        h["short_names"] = [_quoted(n) for n in shorts.get(h["symbol"], ())]
+    for p in record["closed"]:
+        p["name"] = _quoted(p["name"])
+    return ToolOutcome(record)
 
 
 def _record_decision(ctx: ToolContext, args: dict) -> ToolOutcome:

@@ -12,17 +12,17 @@ from pixiu_cli.cli import common
 
 def holdings_command(as_json: common.JsonOpt = False, demo: common.DemoOpt = False) -> None:
     """持仓：股数、成本、最新收盘及日期、市值、浮动和已实现盈亏、占总资产的仓位。"""
-    from pixiu_cli.services.account import holdings_view
-    from pixiu_cli.views.account import holdings_json, show_holdings
+    from pixiu_cli.services.account import account_record, read_account
+    from pixiu_cli.views.account import show_holdings
 
     loaded = common.settings()
     with common.database(demo) as db:
-        view = holdings_view(db, common.now(), loaded.cost_method)
+        record = account_record(read_account(db, common.now(), loaded.cost_method))
     shown = common.renderer()
     if as_json:
-        shown.json(holdings_json(view))
+        shown.json(record)
     else:
-        show_holdings(shown, view)
+        show_holdings(shown, record)
 
 
 def trade_command(
@@ -117,14 +117,15 @@ def cash_command(
     demo: common.DemoOpt = False,
 ) -> None:
     """现金余额：pixiu cash set 50000 [--date 2025-03-03]；不带参数显示当前余额。"""
-    from pixiu_cli.services.account import set_cash
-    from pixiu_cli.store.account import AccountStore
+    from pixiu_cli.services.account import account_record, read_account, set_cash
+    from pixiu_cli.views.account import cash_line
 
     shown = common.renderer()
     if action is None:
+        loaded = common.settings()
         with common.database(demo) as db:
-            cash = AccountStore(db).current_cash()
-        shown.info(f"现金 {cash.amount:,.2f}（截至 {cash.as_of}）" if cash else "现金：未知（pixiu cash set 金额）")
+            record = account_record(read_account(db, common.now(), loaded.cost_method))
+        shown.info(cash_line(record))
         return
     if action != "set" or amount is None:
         raise common.CliError("用法：pixiu cash set 金额 [--date 日期]")

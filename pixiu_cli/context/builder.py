@@ -164,7 +164,7 @@ class ContextBuilder:
         self.limits = limits or MemoryLimits()
         self.clock = clock or (lambda: datetime.now(SHANGHAI))
         self.history_blocks = history_blocks
-        self.valuer = valuer  # (holdings, now) -> PortfolioValue on stored prices, or None
+        self.valuer = valuer  # now -> the account's AccountView (domain/valuation.py), or None
         self.prices = prices
         self.names = NameSource(SecurityMaster(domain.db), cache_dir=names_cache)
         self.ablate = frozenset(ablate)
@@ -213,7 +213,8 @@ class ContextBuilder:
         withdrawn: Section | None = None,
     ) -> tuple[ContextBlock, Selection]:
         now = (now or self.clock()).astimezone(SHANGHAI)
-        holdings = self._named(self.domain.holdings())
+        account = self.valuer(now) if self.valuer else None
+        holdings = list(account.holdings) if account is not None else self._named(self.domain.holdings())
         watch = watched(self.domain)
         selection = self.select(user_text, earlier, holdings, watch)
         prices = self.prices() if self.prices else None
@@ -227,7 +228,7 @@ class ContextBuilder:
             overview=selection.overview,
             compact_overview=selection.compact_overview,
             names=self._unheld_names(selection.symbols, holdings),
-            valuation=self.valuer(holdings, now) if self.valuer and holdings else None,
+            valuation=account,
             watched=watch,
         )
         if watch and about_watchlist(user_text):

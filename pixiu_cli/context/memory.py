@@ -19,6 +19,7 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
+from decimal import Decimal
 from functools import lru_cache
 
 from pixiu_cli.context.block import BlockItem, MemoryId, Section
@@ -28,6 +29,7 @@ from pixiu_cli.context.layers import layer_for
 from pixiu_cli.context.quoting import ENGINE_STRATEGIES, SIGNAL_DIRECTIONS, defuse, label, period_label, quote_data
 from pixiu_cli.context.values import UNKNOWN_DAY, day, show_number, show_pct, show_price, show_signed
 from pixiu_cli.context.watch import watch_note
+from pixiu_cli.domain.account import COST_METHOD_NAMES
 from pixiu_cli.domain.investor import Alert, Decision, Holding, MemoryEvent, NewsItem, Profile, Report, Signal
 from pixiu_cli.domain.vocabulary import NOTE_KIND_NAMES, NOTE_LAYER_NAMES, NOTE_NAME, SIDE_NAMES
 from pixiu_cli.selection.intent import Intent
@@ -151,45 +153,60 @@ def _weight(h: Holding, price: float | None) -> float:
 
 
 def _value_text(v) -> str:
-    """A holding's valuation on real prices, with the as-of date of the close it uses."""
+    """A holding's valuation (domain/valuation.py ValuedPosition): the close it uses and its
+    date, the P&L split the way the account reports it, the weight."""
     if v is None:
         return " · 无行情数据"
+    weight = f" · 仓位 {float(v.weight) * 100:.1f}%"
+    p = v.position
+    realised = f" · 已实现 {float(p.realised_pnl):+,.2f}" if p.realised_pnl else ""
     if not v.priced:
-        return f" · 无行情数据，按成本计市值 {show_number(round(v.market_value, 2))} · 仓位 {v.weight * 100:.1f}%"
-    fresh = "" if not v.stale_days else f"，已过期 {v.stale_days} 个交易日"
-    shares = f" · 送转后 {show_number(v.shares)} 股" if v.shares != v.recorded_shares else ""
-    cash = f" · 已派现 {show_number(v.cash_received)}" if v.cash_received else ""
-    pct = f"（{v.pnl_pct * 100:+.1f}%）" if v.pnl_pct is not None else ""
+        return f" · 无行情数据，按成本计市值 {show_number(float(round(v.value, 2)))}{realised}{weight}"
+    close = v.close
+    fresh = "" if not close.stale_days else f"，已过期 {close.stale_days} 个交易日"
+    shares = f" · 含送转 {show_number(float(p.bonus_shares))} 股" if p.bonus_shares else ""
+    cash = f" · 已派现 {show_number(float(round(p.dividends, 2)))}" if p.dividends else ""
+    pct = f"（{float(v.unrealised_pct) * 100:+.1f}%）" if v.unrealised_pct is not None else ""
     return (
-        f" · 收盘 {v.last_close:.2f}（{v.as_of} 不复权{fresh}）{shares}{cash} · 市值 {show_number(round(v.market_value, 2))}"
-        f" · 浮动盈亏 {v.pnl:+,.2f}{pct} · 仓位 {v.weight * 100:.1f}%"
+        f" · 收盘 {float(close.price):.2f}（{close.day} 不复权{fresh}）{shares}{cash}"
+        f" · 市值 {show_number(float(round(v.value, 2)))} · 浮动盈亏 {float(v.unrealised_pnl):+,.2f}{pct}{realised}{weight}"
     )
 
 
-def _assets_text(valuation) -> str:
-    """What the weights are shares of: total assets with the cash, else the stocks alone."""
-    stocks = show_number(round(valuation.total_value, 2))
-    at_cost = f"，其中 {valuation.unpriced} 只无行情按成本计" if valuation.unpriced else ""
-    cash = valuation.cash
-    label = valuation.cost_label
-    cost = f"；由成交记录推算的持仓，成本为{label}" if label and cash is not None else ""
-    if cash is None:
-        return f"股票市值 {stocks}（全部持仓{at_cost}；现金未知，仓位按股票市值计）"
+def _cash_text(cash) -> str:
+    rolled = f"，其后 {cash.rolled} 笔流水已计入" if cash.rolled else ""
+    missing = f"；其后 {cash.missing} 笔成交的资金变动未知，未计入" if cash.missing else ""
+    stated = cash.stated
     return (
-        f"总资产 {show_number(round(valuation.total_assets, 2))} = 股票市值 {stocks}（全部持仓{at_cost}）"
-        f" + 现金 {show_number(round(cash.amount, 2))}（截至 {cash.as_of}）；仓位按总资产计{cost}"
+        f"现金 {show_number(float(round(cash.amount, 2)))}（{stated.as_of} 余额 "
+        f"{show_number(float(round(Decimal(repr(float(stated.amount))), 2)))}{rolled}{missing}）"
+    )
+
+
+def _assets_text(view) -> str:
+    """What the weights are shares of: total assets with the cash, else the stocks alone."""
+    account = view.account
+    stocks = show_number(float(round(account.stock_value, 2)))
+    at_cost = f"，其中 {account.unpriced} 只无行情按成本计" if account.unpriced else ""
+    method = COST_METHOD_NAMES.get(account.cost_method, account.cost_method)
+    if account.cash is None:
+        return f"股票市值 {stocks}（全部持仓{at_cost}；现金未知，仓位按股票市值计）；成本为{method}"
+    return (
+        f"总资产 {show_number(float(round(account.total_assets, 2)))} = 股票市值 {stocks}（全部持仓{at_cost}）"
+        f" + {_cash_text(account.cash)}；仓位按总资产计；成本为{method}；"
+        f"浮动盈亏合计 {float(account.unrealised_pnl):+,.2f}，已实现合计 {float(account.realised_pnl):+,.2f}"
     )
 
 
 def _concentration_items(valuation) -> tuple[BlockItem, ...]:
-    if valuation is None or not valuation.holdings:
+    if valuation is None or not (valuation.account.holdings or valuation.account.cash):
         return ()
-    c = valuation.concentration
+    c = valuation.account.concentration
     text = _assets_text(valuation)
     if c is not None:
         text += (
-            f"；集中度：最大仓位 {c.largest_symbol} {c.largest_weight * 100:.1f}%，前三 {c.top3_weight * 100:.1f}%，"
-            f"HHI {c.hhi:.2f}（按股票市值）"
+            f"；集中度：最大仓位 {c.largest_symbol} {float(c.largest_weight) * 100:.1f}%，"
+            f"前三 {float(c.top3_weight) * 100:.1f}%，HHI {float(c.hhi):.2f}（按股票市值）"
         )
     return (BlockItem(text, "事实"),)
 
@@ -296,14 +313,14 @@ class MemoryAssembler:
         compact_overview: bool = False,
         watched: Mapping[str, str] | None = None,
     ) -> list[Section]:
-        """valuation: the market's PortfolioValue (pixiu_cli/market/valuation.py) or None;
+        """valuation: the account's one derivation (domain/valuation.py AccountView) or None;
         overview: inject every holding's profile (default: for a portfolio review); names: the
         security master's names of mentioned stocks that are not held; compact_overview: the
         overview as one short line a holding (an uncertain question about the user's money);
         watched: the watch list (symbol → when added), said in a watched stock's section."""
         today = now.date()
-        values = valuation.holdings if valuation else None  # nothing is said when no holding has bars
-        prices = self.prices or ({s: v.last_close for s, v in values.items()} if values else {})
+        values = {v.symbol: v for v in valuation.account.holdings} if valuation else None
+        prices = self.prices or ({s: float(v.close.price) for s, v in values.items() if v.priced} if values else {})
         held = {h.symbol: h for h in holdings}
         state = market_state(now)
         sections = [Section("time", "当前时间", (BlockItem(state.describe(), "事实"),), 100, trimmable=False)]
@@ -317,7 +334,13 @@ class MemoryAssembler:
         with_overview = (intent == Intent.PORTFOLIO_REVIEW if overview is None else overview) and bool(holdings)
         # Without the overview the holding lines carry each profile's headline figures.
         briefs = {} if with_overview or not holdings else self.domain.profiles_for([h.symbol for h in holdings])
-        weighed = sorted(((position_weight(h, prices), h) for h in holdings), key=lambda pair: -pair[0])
+        weighed = sorted(
+            (
+                (float(values[h.symbol].value) if values and h.symbol in values else position_weight(h, prices), h)
+                for h in holdings
+            ),
+            key=lambda pair: -pair[0],
+        )
         ranked = [h for _, h in weighed]
         weights = {h.symbol: w for w, h in weighed}
         sections.append(self._holdings_section(ranked, [w for w, _ in weighed], today, values, valuation, briefs))

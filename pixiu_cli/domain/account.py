@@ -65,30 +65,15 @@ class Fill:
     contract: str | None = None  # 合同编号 / 成交编号
     origin: str = "statement"  # statement | manual
     decision_id: int | None = None
-
-
-@dataclass(frozen=True)
-class Position:
-    """What a stock's fills add up to (domain/ledger.py)."""
-
-    symbol: str
-    name: str | None
-    shares: float
-    diluted_cost: float | None  # (money put in − money taken out) ÷ shares: what brokers show
-    average_cost: float | None  # what the shares held cost, fees included; a sale leaves it
-    realised_pnl: float  # sales against the average cost, after fees, plus net dividends
-    fees: float
-    dividends: float  # net of the dividend tax
-    bonus_shares: float
-    opening_shares: float  # sold that the fills never bought: held before the first fill
-    last_day: str
-
-    def cost(self, method: str) -> float | None:
-        return self.diluted_cost if method == "diluted" else self.average_cost
+    recorded_at: str | None = None  # when pixiu wrote it
 
 
 @dataclass(frozen=True)
 class CashBalance:
+    """A balance as stated (a statement's 资金余额, or `pixiu cash set`): the ledger's later
+    flows move it (domain/ledger.py cash_after)."""
+
     amount: float
     as_of: str  # YYYY-MM-DD
     source: str  # statement | user
+    set_at: str | None = None  # when it was stated

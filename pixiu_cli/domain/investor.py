@@ -10,6 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+# What a holding row's shares and cost are: the user's (or a document's) statement of the
+# position on its day, which the ledger's later events move; or a copy of what the ledger
+# adds up to, which a statement or a trade wrote.
+STATED, LEDGER = "stated", "ledger"
+
 
 @dataclass(frozen=True)
 class Holding:
@@ -20,6 +25,7 @@ class Holding:
     cost: float | None
     role: str  # core | satellite
     updated_at: str | None = None
+    basis: str = STATED  # STATED | LEDGER
 
 
 @dataclass(frozen=True)

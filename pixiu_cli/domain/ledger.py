@@ -1,101 +1,371 @@
-"""Positions from fills: shares, both costs brokers and trackers show, realised P&L, fees,
-dividends and bonus shares, per stock, in the order the fills happened.
+"""The account from its ledger: one derivation of positions, costs, P&L and cash.
+
+The ledger is every dated event pixiu knows: fills (statements, hand-entered and
+chat-recorded trades), cash movements, dividends and their taxes, bonus shares, rights
+and allotments, and the corporate actions of the stored market data that a statement did
+not book itself. A holding the user stated (a document import, the demo) is a lot at its
+cost on the day it was stated; fills of that stock up to that day are history it already
+contains. Everything is `Decimal`; nothing is rounded here.
 
 Two costs, because users compare with both: the 摊薄成本 a broker client displays (money
 put in minus money taken out, over the shares held: a profitable sale or a dividend lowers
 it) and the average cost of the shares still held (a sale leaves it as it was; its gain is
-realised P&L). A position sold to nothing starts both afresh."""
+realised P&L). For every stock, unrealised (value − average cost × shares) plus realised
+equals value + proceeds − cost, exactly: both are kept from the same cost taken out."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from decimal import ROUND_DOWN, Decimal
 
-from pixiu_cli.domain.account import ALLOTMENT, BONUS, BUY, DIVIDEND, DIVIDEND_TAX, RIGHTS, SELL, Fill, Position
+from pixiu_cli.domain.account import (
+    ALLOTMENT,
+    BONUS,
+    BUY,
+    DIVIDEND,
+    DIVIDEND_TAX,
+    FEE,
+    INTEREST,
+    RIGHTS,
+    SELL,
+    TRANSFER_IN,
+    TRANSFER_OUT,
+    Fill,
+)
+from pixiu_cli.domain.market import CorporateAction
 
-_EPSILON = 1e-9
+ZERO = Decimal(0)
+BUYING_KINDS = (BUY, ALLOTMENT, RIGHTS)
+# A statement books a corporate action itself within days of its ex-date; this far either
+# side, a bonus or dividend row of the stock is taken to be that action.
+BOOKED_BEFORE, BOOKED_AFTER = timedelta(days=7), timedelta(days=60)
+
+
+def dec(value) -> Decimal:
+    """A stored float as the decimal it was written as (0.1 stays 0.1, not 0.1000000000000000055)."""
+    if value is None:
+        return ZERO
+    if isinstance(value, Decimal):
+        return value
+    return Decimal(repr(float(value))) if isinstance(value, float) else Decimal(value)
+
+
+@dataclass(frozen=True)
+class StatedLot:
+    """A holding as the user (or a document) stated it: shares at a cost on a day."""
+
+    symbol: str
+    shares: Decimal
+    cost: Decimal
+    day: str
+
+
+@dataclass(frozen=True)
+class AppliedAction:
+    """A corporate action the ledger applied to the shares held on its ex-date."""
+
+    ex_date: str
+    held: Decimal
+    cash: Decimal  # pre-tax dividend paid
+    bonus: Decimal  # shares added (whole shares)
+
+
+@dataclass(frozen=True)
+class Position:
+    """What one stock's events add up to."""
+
+    symbol: str
+    name: str | None
+    shares: Decimal
+    basis: Decimal  # the average cost × shares held: what the shares held cost, fees included
+    invested: Decimal  # money put in − money taken out since the position last opened (摊薄)
+    cost_in: Decimal  # every yuan put in: buys, rights and allotments with fees, a stated lot
+    proceeds: Decimal  # every yuan taken out: sales net of fees, dividends net of tax
+    realised_pnl: Decimal  # proceeds − the cost of the shares they took out
+    fees: Decimal
+    dividends: Decimal  # net of the dividend tax
+    bonus_shares: Decimal
+    opening_shares: Decimal  # sold that the ledger never bought: held before its first event
+    first_day: str
+    last_day: str
+    stated_day: str | None  # the day of the stated holding it starts from, if any
+    actions: tuple[AppliedAction, ...] = ()
+
+    @property
+    def held(self) -> bool:
+        return self.shares > 0
+
+    @property
+    def average_cost(self) -> Decimal | None:
+        return self.basis / self.shares if self.held else None
+
+    @property
+    def diluted_cost(self) -> Decimal | None:
+        return self.invested / self.shares if self.held else None
+
+    def cost(self, method: str) -> Decimal | None:
+        """The cost per share by the method; the average cost where the diluted one is not
+        positive (dividends and gains have paid for the shares)."""
+        if not self.held:
+            return None
+        if method == "diluted" and self.invested > 0:
+            return self.diluted_cost
+        return self.average_cost
 
 
 @dataclass
 class _Book:
     symbol: str
     name: str | None = None
-    shares: float = 0.0
-    invested: float = 0.0  # for the diluted cost
-    basis: float = 0.0  # for the average cost
-    realised: float = 0.0
-    fees: float = 0.0
-    dividends: float = 0.0
-    bonus: float = 0.0
-    opening: float = 0.0
+    shares: Decimal = ZERO
+    basis: Decimal = ZERO
+    invested: Decimal = ZERO
+    cost_in: Decimal = ZERO
+    proceeds: Decimal = ZERO
+    realised: Decimal = ZERO
+    fees: Decimal = ZERO
+    dividends: Decimal = ZERO
+    bonus: Decimal = ZERO
+    opening: Decimal = ZERO
+    first_day: str = ""
     last_day: str = ""
+    stated_day: str | None = None
+    actions: list[AppliedAction] = field(default_factory=list)
 
-    def buy(self, quantity: float, amount: float, fees: float) -> None:
+    def _saw(self, day: str) -> None:
+        self.first_day = min(self.first_day, day) if self.first_day else day
+        self.last_day = max(self.last_day, day)
+
+    def buy(self, quantity: Decimal, money: Decimal) -> None:
         self.shares += quantity
-        self.invested += amount + fees
-        self.basis += amount + fees
+        self.basis += money
+        self.invested += money
+        self.cost_in += money
 
-    def sell(self, quantity: float, price: float, amount: float, fees: float) -> None:
-        if quantity > self.shares + _EPSILON:
-            # shares bought before the first fill pixiu has: taken at the sale price, so
-            # they add no P&L pixiu cannot know
+    def sell(self, quantity: Decimal, price: Decimal, net: Decimal) -> None:
+        if quantity > self.shares:
+            # shares held before the ledger's first event: taken at the sale price, so they
+            # add no P&L pixiu cannot know
             missing = quantity - self.shares
             self.opening += missing
-            self.buy(missing, missing * price, 0.0)
-        cost_out = self.basis * quantity / self.shares if self.shares else 0.0
-        proceeds = amount - fees
-        self.realised += proceeds - cost_out
+            self.buy(missing, missing * price)
+        cost_out = self.basis if quantity == self.shares else self.basis * quantity / self.shares
+        self.realised += net - cost_out
+        self.proceeds += net
         self.shares -= quantity
         self.basis -= cost_out
-        self.invested -= proceeds
-        if self.shares <= _EPSILON:
-            self.shares, self.basis, self.invested = 0.0, 0.0, 0.0
+        self.invested -= net
+        if self.shares == 0:
+            self.basis = self.invested = ZERO
 
-    def cash(self, amount: float) -> None:
-        """A dividend (positive) or the tax on one (negative)."""
+    def cash(self, amount: Decimal) -> None:
+        """A dividend (positive) or the tax on one (negative): realised, and money taken out."""
         self.dividends += amount
         self.realised += amount
+        self.proceeds += amount
         self.invested -= amount
 
-    def apply(self, fill: Fill) -> None:
-        self.name = fill.name or self.name
-        self.last_day = max(self.last_day, fill.day)
-        self.fees += fill.fees
-        if fill.kind in (BUY, ALLOTMENT, RIGHTS):
-            self.buy(fill.quantity, fill.amount, fill.fees)
-        elif fill.kind == SELL:
-            self.sell(fill.quantity, fill.price, fill.amount, fill.fees)
-        elif fill.kind == BONUS:
-            self.shares += fill.quantity
-            self.bonus += fill.quantity
-        elif fill.kind == DIVIDEND:
-            self.cash(fill.amount - fill.fees)
-        elif fill.kind == DIVIDEND_TAX:
-            self.cash(-(fill.amount + fill.fees))
+    def fill(self, f: Fill) -> None:
+        self.name = f.name or self.name
+        self._saw(f.day)
+        quantity, amount, fees = dec(f.quantity), dec(f.amount), dec(f.fees)
+        self.fees += fees
+        if f.kind in BUYING_KINDS:
+            self.buy(quantity, amount + fees)
+        elif f.kind == SELL:
+            self.sell(quantity, dec(f.price), amount - fees)
+        elif f.kind == BONUS:
+            self.shares += quantity
+            self.bonus += quantity
+        elif f.kind == DIVIDEND:
+            self.cash(amount - fees)
+        elif f.kind == DIVIDEND_TAX:
+            self.cash(-(amount + fees))
+
+    def lot(self, lot: StatedLot) -> None:
+        self._saw(lot.day)
+        self.stated_day = lot.day
+        self.buy(lot.shares, lot.shares * lot.cost)
+
+    def action(self, a: CorporateAction) -> None:
+        if self.shares <= 0:
+            return
+        held = self.shares
+        cash = held * dec(a.cash_per_share)
+        bonus = (held * dec(a.shares_per_share)).to_integral_value(ROUND_DOWN)
+        if cash:
+            self.cash(cash)
+        if bonus:
+            self.shares += bonus
+            self.bonus += bonus
+        self.actions.append(AppliedAction(a.ex_date, held, cash, bonus))
 
     def position(self) -> Position:
-        held = self.shares > _EPSILON
         return Position(
             self.symbol,
             self.name,
-            round(self.shares, 6),
-            round(self.invested / self.shares, 4) if held else None,
-            round(self.basis / self.shares, 4) if held else None,
-            round(self.realised, 2),
-            round(self.fees, 2),
-            round(self.dividends, 2),
+            self.shares,
+            self.basis,
+            self.invested,
+            self.cost_in,
+            self.proceeds,
+            self.realised,
+            self.fees,
+            self.dividends,
             self.bonus,
             self.opening,
+            self.first_day,
             self.last_day,
+            self.stated_day,
+            tuple(self.actions),
         )
 
 
-def positions(fills: Iterable[Fill]) -> dict[str, Position]:
-    """Each stock's position after `fills` (taken in the order given: by day, then time,
-    then the order the statement lists them)."""
-    books: dict[str, _Book] = {}
-    for fill in fills:
-        if fill.symbol is None:
+def _booked(action: CorporateAction, fills: Sequence[Fill]) -> bool:
+    """The statement already has this action: a bonus row for a share action, a dividend
+    row for a cash one, within days of its ex-date."""
+    ex = date.fromisoformat(action.ex_date)
+    kinds = set()
+    if action.shares_per_share:
+        kinds.add(BONUS)
+    if action.cash_per_share:
+        kinds.add(DIVIDEND)
+    for f in fills:
+        if f.kind in kinds and ex - BOOKED_BEFORE <= date.fromisoformat(f.day) <= ex + BOOKED_AFTER:
+            return True
+    return False
+
+
+def _events(lot: StatedLot | None, fills: Sequence[Fill], actions: Sequence[CorporateAction], until: str) -> list:
+    """The stock's events in the order they happened: a stated lot first, then by day; on
+    an ex-date the action comes before that day's fills (a share bought on the ex-date
+    does not receive it)."""
+    if lot is not None:
+        fills = [f for f in fills if f.day > lot.day]
+    start = lot.day if lot is not None else min((f.day for f in fills), default=None)
+    events: list[tuple[str, int, int, object]] = []
+    if lot is not None:
+        events.append((lot.day, 0, 0, lot))
+    for i, f in enumerate(fills):
+        events.append((f.day, 2, i, f))
+    if start is not None:
+        seen = set()
+        for a in sorted(actions, key=lambda a: a.ex_date):
+            if a.method != "cash_shares" or a.ex_date in seen or not (start < a.ex_date <= until):
+                continue
+            seen.add(a.ex_date)
+            if not _booked(a, fills):
+                events.append((a.ex_date, 1, 0, a))
+    events.sort(key=lambda e: e[:3])
+    return [e[3] for e in events]
+
+
+def position(
+    symbol: str,
+    fills: Sequence[Fill],
+    *,
+    lot: StatedLot | None = None,
+    actions: Sequence[CorporateAction] = (),
+    until: str = "9999-12-31",
+) -> Position:
+    """One stock's position from its stated lot, its fills (in the order they happened) and
+    the corporate actions up to `until` that no statement row booked."""
+    book = _Book(symbol)
+    for event in _events(lot, fills, actions, until):
+        if isinstance(event, Fill):
+            book.fill(event)
+        elif isinstance(event, StatedLot):
+            book.lot(event)
+        else:
+            book.action(event)
+    return book.position()
+
+
+def positions(
+    fills: Iterable[Fill],
+    lots: Mapping[str, StatedLot] | None = None,
+    actions: Mapping[str, Sequence[CorporateAction]] | None = None,
+    until: str = "9999-12-31",
+) -> dict[str, Position]:
+    """Every stock's position: those with fills and those with a stated lot."""
+    by_symbol: dict[str, list[Fill]] = {}
+    for f in fills:
+        if f.symbol is not None:
+            by_symbol.setdefault(f.symbol, []).append(f)
+    lots = lots or {}
+    actions = actions or {}
+    symbols = sorted(set(by_symbol) | set(lots))
+    return {
+        s: position(s, by_symbol.get(s, []), lot=lots.get(s), actions=actions.get(s, ()), until=until) for s in symbols
+    }
+
+
+# cash ----------------------------------------------------------------------------------
+_CASH_SIGN = {
+    BUY: -1,
+    ALLOTMENT: -1,
+    RIGHTS: -1,
+    SELL: 1,
+    DIVIDEND: 1,
+    DIVIDEND_TAX: -1,
+    TRANSFER_IN: 1,
+    TRANSFER_OUT: -1,
+    INTEREST: 1,
+    FEE: -1,
+    BONUS: 0,
+}
+
+
+def cash_effect(f: Fill) -> Decimal | None:
+    """The fill's signed effect on cash: the statement's own figure when it gave one, else
+    what its kind does with its amount and fees; None when neither says."""
+    if f.cash_change is not None:
+        return dec(f.cash_change)
+    sign = _CASH_SIGN.get(f.kind)
+    if sign is None:
+        return None
+    amount, fees = dec(f.amount), dec(f.fees)
+    if sign == 0:
+        return -fees
+    if f.kind in (SELL, DIVIDEND):
+        return amount - fees
+    return -(amount + fees) if sign < 0 else amount
+
+
+@dataclass(frozen=True)
+class CashFlows:
+    """What the ledger moved cash by after a stated balance."""
+
+    moved: Decimal
+    rolled: int  # fills (and applied dividends) counted
+    missing: int  # later fills whose effect on cash is unknown
+    last_day: str | None
+
+
+def cash_after(
+    as_of: str, fills: Iterable[Fill], applied: Iterable[tuple[str, Decimal]] = (), *, recorded_after: str | None = None
+) -> CashFlows:
+    """The flows dated after `as_of` (a balance is the account at that day's end), and those
+    of that very day recorded after the balance was (`recorded_after`: its time)."""
+    moved, rolled, missing, last = ZERO, 0, 0, None
+    for f in fills:
+        later = f.day > as_of or (
+            recorded_after is not None and f.day == as_of and (f.recorded_at or "") > recorded_after
+        )
+        if not later:
             continue
-        books.setdefault(fill.symbol, _Book(fill.symbol)).apply(fill)
-    return {symbol: book.position() for symbol, book in books.items()}
+        effect = cash_effect(f)
+        if effect is None:
+            missing += 1
+            continue
+        moved += effect
+        rolled += 1
+        last = max(last or f.day, f.day)
+    for day, cash in applied:
+        if day > as_of:
+            moved += cash
+            rolled += 1
+            last = max(last or day, day)
+    return CashFlows(moved, rolled, missing, last)

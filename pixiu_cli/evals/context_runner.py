@@ -130,8 +130,8 @@ def _build(case: EvalCase, path: Path) -> tuple[ContextBlock, str, list[str]]:
 
 def _converse(case: EvalCase, builder: ContextBuilder, db) -> tuple[ContextBlock, str, list[str]]:
     """The case's earlier steps in one conversation, then the block sent with its message."""
+    from pixiu_cli.services.trades import undo_trade
     from pixiu_cli.store.memory import MemoryStore
-    from pixiu_cli.store.portfolio import PortfolioStore
 
     store, memory = builder.store, MemoryStore(db)
     conversation = store.create_conversation(title=case.id).id
@@ -149,7 +149,7 @@ def _converse(case: EvalCase, builder: ContextBuilder, db) -> tuple[ContextBlock
         if "edit" in step:
             memory.edit(ref.id, step["text"], stamp)
         elif ref.kind == "d":
-            PortfolioStore(db).undo_trade(ref.id, stamp)
+            undo_trade(db, ref.id, stamp)
         else:
             memory.forget(ref.id, stamp)
     built = builder.build_messages(conversation, case.message, now=case.now)

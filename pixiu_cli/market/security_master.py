@@ -68,3 +68,15 @@ def refresh_master(
                 master.add_alias(spelling, rename.symbol, source=FORMER_NAME_SOURCE, at=at)
                 taken.add(spelling)
     return MasterRefresh(source, len(stocks), sum(s.symbol not in known for s in stocks), tuple(changed))
+
+
+def security_name(master: SecurityMaster, symbol: str) -> str | None:
+    """A stock's name: the security master's, else the shipped security list's (a fresh home
+    names every listed stock). Names never come from a statement or a holding row."""
+    security = master.get(symbol)
+    if security is not None and security.name:
+        return security.name
+    from pixiu_cli.market.security_list import shipped_security_list
+
+    listed = shipped_security_list().get(symbol)
+    return listed.full_name if listed else None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pixiu_cli.repl.commands import CommandError, ParsedCommand, registry
 from pixiu_cli.repl.state import ReplState
-from pixiu_cli.services.account import holdings_view, list_trades
+from pixiu_cli.services.account import account_record, list_trades, read_account
 from pixiu_cli.views.account import show_holdings, show_trades
 
 
@@ -12,8 +12,8 @@ from pixiu_cli.views.account import show_holdings, show_trades
 def holdings_command(state: ReplState, cmd: ParsedCommand) -> None:
     if cmd.args:
         raise CommandError("用法：/holdings")
-    view = holdings_view(state.app.memory.db, state.clock(), state.app.settings.cost_method)
-    show_holdings(state.renderer, view)
+    view = read_account(state.app.memory.db, state.clock(), state.app.settings.cost_method)
+    show_holdings(state.renderer, account_record(view))
 
 
 @registry.command("trades", "成交与资金流水（对账单导入的和对话中记录的）；可只看一只股票", "/trades [代码]")

@@ -202,7 +202,7 @@ def _remove_alert_rule(state: ReplState, rule_id: int) -> None:
 
 
 def _undo_trade(state: ReplState, ref: MemoryRef) -> None:
-    undone = trades.undo_trade(state.app.memory.db, ref.id, _now())
+    undone = trades.undo_trade(state.app.memory.db, ref.id, _now(), state.app.settings.cost_method)
     if undone is None:
         raise CommandError(f"没有 ID 为 {ref} 的记忆（见 /memory）")
     state.renderer.info(trades.undo_notice(str(ref), undone))

@@ -41,7 +41,7 @@ def brief_command(state: ReplState, cmd: ParsedCommand) -> None:
         raise CommandError("用法：/brief [--yes]")
     app_, renderer = state.app, state.renderer
     settings, db = app_.settings, app_.store.db
-    plan = plan_brief(db, state.clock())
+    plan = plan_brief(db, state.clock(), state.app.settings.cost_method)
     if not settings.offline and cmd.args != ["--yes"]:
         guess = estimate(app_.agent, state.conversation_id, plan, settings.prices, settings.model)
         if over_budget(guess, settings.brief_confirm_above):

@@ -1,60 +1,27 @@
-"""The investor's account as one view: every holding with its shares, cost, last close,
-value, P&L and weight over total assets (cash included), the cash, and the fills behind
-them. `holdings_view` is what `pixiu holdings`, `/holdings` and any other reader of the
-account (the daily brief) call."""
+"""The investor's account as one view: `read_account` gathers the ledger, the stated
+holdings, the corporate actions, the closes and the cash, and the domain derives and values
+it once (domain/ledger.py, domain/valuation.py). `pixiu holdings`, `/holdings`, the context
+block, the brief, the tools and the evals all show that one result."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 from datetime import date, datetime
+from decimal import Decimal
 
-from pixiu_cli.domain.account import COST_METHODS, KIND_NAMES, CashBalance, Fill, Position
+from pixiu_cli.domain.account import COST_METHODS, KIND_NAMES, CashBalance, Fill
+from pixiu_cli.domain.codes import is_finite_number
 from pixiu_cli.domain.dates import DateWordsError, parse_date_words
-from pixiu_cli.domain.investor import Holding
-from pixiu_cli.domain.ledger import positions
+from pixiu_cli.domain.investor import LEDGER, STATED, Holding
+from pixiu_cli.domain.ledger import Position, StatedLot, cash_after, dec, position
+from pixiu_cli.domain.valuation import AccountView, Close, account_cash, applied_dividends, value_account
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.store.account import AccountStore
 from pixiu_cli.store.database import write_transaction
 from pixiu_cli.store.domain import DomainStore
 from pixiu_cli.store.memory import decision_ref
-
-
-@dataclass(frozen=True)
-class HoldingLine:
-    symbol: str
-    name: str
-    role: str
-    shares: float
-    cost: float | None  # by the cost method of the view
-    diluted_cost: float | None  # from the fills, when they explain the holding
-    average_cost: float | None
-    last_close: float | None
-    close_date: str | None
-    priced: bool  # False: no bars, valued at cost
-    value: float
-    pnl: float | None  # unrealised (None when unpriced)
-    pnl_pct: float | None
-    realised_pnl: float | None  # from the fills (None when they do not explain the holding)
-    fees: float | None
-    dividends: float | None
-    weight: float  # of total assets when the cash is known, else of the stocks
-    as_of: str | None  # the holding's own date
-
-
-@dataclass(frozen=True)
-class HoldingsView:
-    lines: tuple[HoldingLine, ...]  # largest first
-    cash: CashBalance | None
-    stock_value: float
-    total_assets: float | None  # None while the cash is unknown
-    unpriced: int
-    cost_method: str
-    closed: tuple[Position, ...]  # stocks the fills sold out of, with their realised P&L
-
-    @property
-    def realised_pnl(self) -> float:
-        return round(sum(line.realised_pnl or 0.0 for line in self.lines) + sum(p.realised_pnl for p in self.closed), 2)
+from pixiu_cli.store.portfolio import set_position
 
 
 def check_cost_method(method: str) -> str:
@@ -63,64 +30,153 @@ def check_cost_method(method: str) -> str:
     return method
 
 
-def _explained(h: Holding, p: Position | None) -> bool:
-    """The fills add up to exactly the holding's shares: their costs and P&L describe it."""
-    return p is not None and h.shares is not None and math.isclose(p.shares, h.shares, abs_tol=1e-6)
+def stated_lots(holdings: list[Holding]) -> dict[str, StatedLot]:
+    """The holdings the user or a document stated (not made by the ledger): each a lot at its
+    cost on the day it was stated."""
+    lots = {}
+    for h in holdings:
+        if h.basis != STATED or not is_finite_number(h.shares) or not is_finite_number(h.cost):
+            continue
+        if h.shares > 0 and h.cost > 0:
+            lots[h.symbol] = StatedLot(h.symbol, dec(h.shares), dec(h.cost), (h.updated_at or "0000-00-00")[:10])
+    return lots
 
 
-def _line(h: Holding, v, p: Position | None, method: str) -> HoldingLine:
-    explained = _explained(h, p)
-    cost = h.cost
-    if explained:
-        chosen = p.cost(method)
-        cost = chosen if chosen is not None and chosen > 0 else p.average_cost
-    priced = v is not None and v.priced
-    pnl = pct = None
-    if priced and cost is not None:
-        basis = h.shares * cost
-        pnl = round(v.market_value + v.cash_received - basis, 2)
-        pct = pnl / basis if basis else None
-    return HoldingLine(
-        h.symbol,
-        h.name,
-        h.role,
-        v.shares if v is not None else h.shares,
-        cost,
-        p.diluted_cost if explained else None,
-        p.average_cost if explained else None,
-        v.last_close if priced else None,
-        v.as_of if priced else None,
-        priced,
-        v.market_value if v is not None else 0.0,
-        pnl,
-        pct,
-        p.realised_pnl if explained else None,
-        p.fees if explained else None,
-        p.dividends if explained else None,
-        v.weight if v is not None else 0.0,
-        h.updated_at[:10] if h.updated_at else None,
-    )
-
-
-def holdings_view(db, now: datetime, cost_method: str = "diluted") -> HoldingsView:
-    from pixiu_cli.market.valuation import value_portfolio
+def derive_positions(
+    db, now: datetime, symbols: list[str] | None = None, day: str | None = None
+) -> dict[str, Position]:
+    """Every stock's position from the ledger, the stated holdings and the stored corporate
+    actions up to today (or the stock's last close: its price is from before a later
+    ex-date). `day`: the positions at that day's close instead (later events left out)."""
     from pixiu_cli.store.market import MarketStore
 
-    method = check_cost_method(cost_method)
-    store = AccountStore(db)
     holdings = DomainStore(db).holdings()
-    cash = store.current_cash()
-    valued = value_portfolio(MarketStore(db), holdings, now, cash) if holdings or cash else None
-    derived = positions(store.fills())
-    values = valued.holdings if valued else {}
-    lines = sorted(
-        (_line(h, values.get(h.symbol), derived.get(h.symbol), method) for h in holdings), key=lambda line: -line.value
+    fills = [f for f in AccountStore(db).fills() if day is None or f.day <= day]
+    lots = {s: lot for s, lot in stated_lots(holdings).items() if day is None or lot.day <= day}
+    wanted = sorted({f.symbol for f in fills if f.symbol} | set(lots)) if symbols is None else symbols
+    market = MarketStore(db)
+    closes = market.last_closes(wanted)
+    actions = market.actions_for(wanted)
+    today = day or now.date().isoformat()
+    by_symbol: dict[str, list[Fill]] = {}
+    for f in fills:
+        if f.symbol in wanted:
+            by_symbol.setdefault(f.symbol, []).append(f)
+    out = {}
+    for s in wanted:
+        if s in by_symbol or s in lots:
+            until = min(closes[s][0], today) if s in closes else today
+            out[s] = position(s, by_symbol.get(s, []), lot=lots.get(s), actions=actions.get(s, ()), until=until)
+    return out
+
+
+def _closes(db, symbols: list[str], now: datetime) -> dict[str, Close]:
+    from pixiu_cli.market.calendar import TradingCalendar
+    from pixiu_cli.store.market import MarketStore
+
+    market = MarketStore(db)
+    calendar = TradingCalendar(market)
+    stale: dict[str, int | None] = {}
+    out = {}
+    for symbol, (day, price) in market.last_closes(symbols).items():
+        if day not in stale:
+            stale[day] = calendar.stale_days(day, now)
+        out[symbol] = Close(day, dec(price), stale[day])
+    return out
+
+
+def read_account(db, now: datetime, cost_method: str = "diluted") -> AccountView:
+    """The account as of `now`: the one derivation every surface reads."""
+    from pixiu_cli.market.security_master import security_name
+    from pixiu_cli.store.securities import SecurityMaster
+
+    method = check_cost_method(cost_method)
+    positions = derive_positions(db, now)
+    store = AccountStore(db)
+    stated = store.cash()
+    flows = None
+    if stated is not None:
+        after = stated.set_at if stated.source == "user" else None
+        applied = applied_dividends(list(positions.values()))
+        flows = cash_after(stated.as_of, store.fills(), applied, recorded_after=after)
+    account = value_account(positions, _closes(db, list(positions), now), account_cash(stated, flows), method)
+    rows = {h.symbol: h for h in DomainStore(db).holdings()}
+    master = SecurityMaster(db)
+    names = {}
+    for symbol, p in positions.items():
+        row = rows.get(symbol)
+        names[symbol] = (
+            security_name(master, symbol) or (row.name if row and row.name != symbol else None) or p.name or symbol
+        )
+    roles = {s: (rows[s].role if s in rows else "satellite") for s in positions}
+    held = tuple(_as_holding(h, rows.get(h.symbol), names[h.symbol], roles[h.symbol]) for h in account.holdings)
+    return AccountView(account, names, roles, held)
+
+
+def _as_holding(h, row: Holding | None, name: str, role: str) -> Holding:
+    p = h.position
+    day = max(p.last_day, (row.updated_at or "")[:10]) if row else p.last_day
+    return Holding(
+        h.symbol,
+        name,
+        row.short_names if row else (),
+        float(h.shares),
+        float(h.cost),
+        role,
+        (row.updated_at if row and row.updated_at and row.updated_at[:10] >= day else day) or None,
+        row.basis if row else LEDGER,
     )
-    held = {h.symbol for h in holdings}
-    closed = tuple(p for s, p in sorted(derived.items()) if s not in held and p.shares == 0)
-    stock_value = valued.total_value if valued else 0.0
-    total = valued.total_assets if valued and cash else None
-    return HoldingsView(tuple(lines), cash, stock_value, total, valued.unpriced if valued else 0, method, closed)
+
+
+class AccountReader:
+    """read_account for the context block: derived again only when the ledger, the holdings,
+    the stored market data or the last closed session changed, not every turn."""
+
+    def __init__(self, db, cost_method: str = "diluted"):
+        self.db = db
+        self.cost_method = check_cost_method(cost_method)
+        self._key: tuple | None = None
+        self._view: AccountView | None = None
+
+    def __call__(self, now: datetime) -> AccountView:
+        from pixiu_cli.market.calendar import last_complete_session
+        from pixiu_cli.store.market import MarketStore
+
+        key = (
+            DomainStore(self.db).portfolio_version(),
+            AccountStore(self.db).version(),
+            MarketStore(self.db).version(),
+            last_complete_session(now),
+            now.date(),
+        )
+        if key != self._key or key[0] is None:
+            self._view = read_account(self.db, now, self.cost_method)
+            self._key = key
+        return self._view
+
+
+def held_shares(db, symbol: str, now: datetime) -> Decimal:
+    """The shares of one stock the account holds now."""
+    p = derive_positions(db, now, [symbol]).get(symbol)
+    return p.shares if p else Decimal(0)
+
+
+def sync_holding(db, symbol: str, now: datetime, method: str, at: str) -> Holding | None:
+    """The holding row after the ledger changed: a stated holding stands (the ledger's later
+    events move it when the account is read); any other row is the ledger's copy."""
+    row = DomainStore(db).holding(symbol)
+    if row is not None and row.basis == STATED:
+        return row
+    p = derive_positions(db, now, [symbol]).get(symbol)
+    if p is None or not p.held:
+        set_position(db, symbol, None, 0, None, at)
+        return None
+    from pixiu_cli.market.security_master import security_name
+    from pixiu_cli.store.securities import SecurityMaster
+
+    name = (row.name if row else None) or security_name(SecurityMaster(db), symbol) or p.name
+    set_position(db, symbol, name, float(p.shares), float(p.cost(method)), at)
+    return DomainStore(db).holding(symbol)
 
 
 # cash -------------------------------------------------------------------------------------
@@ -180,3 +236,91 @@ def _trade_line(f: Fill) -> TradeLine:
         "对账单" if f.origin == "statement" else "手工",
         decision_ref(f.decision_id) if f.decision_id else None,
     )
+
+
+# the account as plain data: `holdings --json`, the get_holdings tool, the brief's facts ---------
+def _money(value: Decimal | None) -> float | None:
+    return None if value is None else float(round(value, 2))
+
+
+def _price(value: Decimal | None) -> float | None:
+    return None if value is None else float(round(value, 4))
+
+
+def _ratio(value: Decimal | None) -> float | None:
+    return None if value is None else float(round(value, 6))
+
+
+def _holding_record(view: AccountView, h) -> dict:
+    p = h.position
+    return {
+        "symbol": h.symbol,
+        "name": view.name(h.symbol),
+        "role": view.roles.get(h.symbol, "satellite"),
+        "shares": float(p.shares),
+        "cost": _price(h.cost),
+        "average_cost": _price(p.average_cost),
+        "diluted_cost": _price(p.diluted_cost),
+        "last_close": _price(h.close.price) if h.close else None,
+        "close_date": h.close.day if h.close else None,
+        "stale_days": h.close.stale_days if h.close else None,
+        "priced": h.priced,
+        "value": _money(h.value),
+        "unrealised_pnl": _money(h.unrealised_pnl),
+        "unrealised_pct": _ratio(h.unrealised_pct),
+        "realised_pnl": _money(h.realised_pnl),
+        "holding_pnl": _money(h.holding_pnl),
+        "total_pnl": _money(h.total_pnl),
+        "cost_in": _money(p.cost_in),
+        "proceeds": _money(p.proceeds),
+        "fees": _money(p.fees),
+        "dividends": _money(p.dividends),
+        "bonus_shares": float(p.bonus_shares),
+        "weight": _ratio(h.weight),
+        "stated_on": p.stated_day,
+        "first_day": p.first_day or None,
+        "last_day": p.last_day or None,
+    }
+
+
+def _cash_record(cash) -> dict | None:
+    if cash is None:
+        return None
+    return {
+        "amount": _money(cash.amount),
+        "as_of": cash.as_of,
+        "stated_amount": _money(dec(cash.stated.amount)),
+        "stated_as_of": cash.stated.as_of,
+        "source": cash.stated.source,
+        "rolled": cash.rolled,
+        "missing": cash.missing,
+    }
+
+
+def account_record(view: AccountView) -> dict:
+    """The account as JSON-ready data, every figure from the one derivation (money to the
+    cent, costs to 4 decimals, rounded here and only here)."""
+    a = view.account
+    return {
+        "cost_method": a.cost_method,
+        "holdings": [_holding_record(view, h) for h in a.holdings],
+        "cash": _cash_record(a.cash),
+        "stock_value": _money(a.stock_value),
+        "total_assets": _money(a.total_assets),
+        "unpriced": a.unpriced,
+        "unrealised_pnl": _money(a.unrealised_pnl),
+        "realised_pnl": _money(a.realised_pnl),
+        "closed": [
+            {
+                "symbol": p.symbol,
+                "name": view.name(p.symbol),
+                "realised_pnl": _money(p.realised_pnl),
+                "cost_in": _money(p.cost_in),
+                "proceeds": _money(p.proceeds),
+                "fees": _money(p.fees),
+                "dividends": _money(p.dividends),
+                "last_day": p.last_day or None,
+            }
+            for p in a.closed
+        ],
+    }

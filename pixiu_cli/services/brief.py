@@ -60,8 +60,8 @@ class BriefOutcome:
     report_id: int | None
 
 
-def plan_brief(db, now: datetime) -> BriefPlan:
-    facts = brief_facts(db, now)
+def plan_brief(db, now: datetime, cost_method: str = "diluted") -> BriefPlan:
+    facts = brief_facts(db, now, cost_method)
     if not facts.moves:
         raise RequestError("没有持仓，无法生成简报：先导入持仓（pixiu import）或在对话中记录交易")
     lines = fact_lines(facts)

@@ -6,17 +6,19 @@ rules at risk (a position over its cap, a stop crossed, a plan's price reached).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
+from decimal import Decimal
 
 from pixiu_cli.analytics.stated_rules import CAP, PLAN_ABOVE, PLAN_BELOW, ROLE_CAP, STOP, StatedRule
-from pixiu_cli.domain.investor import Alert, Decision, Holding
+from pixiu_cli.domain.investor import Alert, Decision
+from pixiu_cli.domain.ledger import dec
 from pixiu_cli.domain.news import StoredNews
+from pixiu_cli.domain.valuation import AccountView, ValuedPosition
 from pixiu_cli.market.calendar import last_complete_session
 from pixiu_cli.market.trading_days import as_shanghai
-from pixiu_cli.market.valuation import HoldingValue, shares_after_actions
+from pixiu_cli.services.account import account_record, derive_positions, read_account
 from pixiu_cli.services.brief_rules import user_rules
-from pixiu_cli.services.holdings import HoldingsNow, holdings_now
 from pixiu_cli.store.briefs import BriefStore, StoredBrief
 from pixiu_cli.store.domain import DomainStore, iso
 from pixiu_cli.store.market import MarketStore
@@ -39,6 +41,7 @@ class HoldingMove:
     ref_date: str | None = None
     change: float | None = None  # yuan: value now − value at the reference close (dividends counted)
     change_pct: float | None = None
+    ref_value: float | None = None  # the shares held at the reference close, at that close
     pnl: float | None = None  # market value + dividends received − recorded shares × cost
     pnl_pct: float | None = None
     stale_days: int | None = None
@@ -80,6 +83,7 @@ class BriefFacts:
     news: tuple[StoredNews, ...]
     risks: tuple[RuleAtRisk, ...]
     directions: dict[str, str | None]  # each holding's latest signal direction
+    account: dict = field(default_factory=dict)  # the account's record (services/account.py), as holdings --json
 
     @property
     def symbols(self) -> list[str]:
@@ -100,7 +104,7 @@ class BriefFacts:
 
     @property
     def change_pct(self) -> float | None:
-        base = sum(m.value + m.cash - m.change for m in self.priced if m.change is not None)
+        base = sum(m.ref_value for m in self.priced if m.change is not None and m.ref_value is not None)
         return self.change / base if self.change is not None and base > 0 else None
 
     def snapshot(self) -> dict:
@@ -116,51 +120,51 @@ def _finite(value) -> float | None:
     return value if isinstance(value, int | float) and math.isfinite(value) else None
 
 
-def _book_value(h: Holding) -> float:
-    shares, cost = _finite(h.shares), _finite(h.cost)
-    return shares * cost if shares and cost and shares > 0 and cost > 0 else 0.0
-
-
-def _reference(market: MarketStore, v: HoldingValue, previous: StoredBrief | None) -> tuple[str, float] | None:
+def _reference(market: MarketStore, symbol: str, as_of: str, previous: StoredBrief | None) -> tuple[str, float] | None:
     """The close the move is measured from: the last brief's, else the bar before the last."""
-    kept = (previous.facts.get("holdings") or {}).get(v.symbol) if previous else None
-    if kept and _finite(kept.get("close")) and kept.get("as_of") and kept["as_of"] <= v.as_of:
+    kept = (previous.facts.get("holdings") or {}).get(symbol) if previous else None
+    if kept and _finite(kept.get("close")) and kept.get("as_of") and kept["as_of"] <= as_of:
         return kept["as_of"], kept["close"]
-    return market.close_before(v.symbol, v.as_of)
+    return market.close_before(symbol, as_of)
 
 
-def _move(market: MarketStore, h: Holding, v: HoldingValue | None, previous: StoredBrief | None) -> HoldingMove:
-    if v is None or not v.priced:  # no bars: valued at cost, no move to tell
-        return HoldingMove(h.symbol, h.name, h.role, _book_value(h), 0.0)
+def _move(db, market: MarketStore, view: AccountView, h: ValuedPosition, previous, now: datetime) -> HoldingMove:
+    """A holding's figures from the account, and its P&L since the reference close: the
+    position then (the same derivation at that day) against the position now, counting the
+    money put in and taken out between."""
+    p = h.position
     move = HoldingMove(
-        h.symbol,
-        h.name,
-        h.role,
-        v.market_value,
-        0.0,
-        close=v.last_close,
-        as_of=v.as_of,
-        pnl=v.pnl,
-        pnl_pct=v.pnl_pct,
-        stale_days=v.stale_days,
-        shares=v.shares,
-        cash=v.cash_received,
+        h.symbol, view.name(h.symbol), view.roles.get(h.symbol, "satellite"), float(h.value), float(h.weight)
     )
-    ref = _reference(market, v, previous)
+    if not h.priced:  # no bars: valued at cost, no move to tell
+        return move
+    move = replace(
+        move,
+        close=float(h.close.price),
+        as_of=h.close.day,
+        pnl=float(round(h.unrealised_pnl, 2)),
+        pnl_pct=float(h.unrealised_pct) if h.unrealised_pct is not None else None,
+        stale_days=h.close.stale_days,
+        shares=float(p.shares),
+        cash=float(round(p.dividends, 2)),
+    )
+    ref = _reference(market, h.symbol, h.close.day, previous)
     if ref is None:
         return move
     ref_date, ref_close = ref
-    since = h.updated_at[:10] if h.updated_at else ref_date
-    shares_then, cash_then = shares_after_actions(h.shares, since, ref_date, market.actions(h.symbol))
-    then = shares_then * ref_close + cash_then
-    change = v.market_value + v.cash_received - then
-    pct = change / then if then > 0 else None
-    return replace(move, ref_close=ref_close, ref_date=ref_date, change=change, change_pct=pct)
-
-
-def _weighted(moves: list[HoldingMove], cash: float | None) -> tuple[HoldingMove, ...]:
-    total = sum(m.value for m in moves) + (cash or 0.0)
-    return tuple(replace(m, weight=m.value / total if total > 0 else 0.0) for m in moves)
+    then = derive_positions(db, now, [h.symbol], day=ref_date).get(h.symbol)
+    worth_then = then.shares * dec(ref_close) + then.proceeds - then.cost_in if then else Decimal(0)
+    base = then.shares * dec(ref_close) if then else Decimal(0)
+    change = h.value + p.proceeds - p.cost_in - worth_then
+    pct = float(change / base) if base > 0 else None
+    return replace(
+        move,
+        ref_close=ref_close,
+        ref_date=ref_date,
+        change=float(round(change, 2)),
+        change_pct=pct,
+        ref_value=float(round(base, 2)),
+    )
 
 
 def _signal_changes(
@@ -205,14 +209,14 @@ def _risks(moves: tuple[HoldingMove, ...], rules: list[StatedRule], closes: dict
     return tuple(out)
 
 
-def brief_facts(db, now: datetime) -> BriefFacts:
-    held: HoldingsNow = holdings_now(db, now)
+def brief_facts(db, now: datetime, cost_method: str = "diluted") -> BriefFacts:
+    view = read_account(db, now, cost_method)
     market, domain, briefs = MarketStore(db), DomainStore(db), BriefStore(db)
     previous = briefs.last()
     since = previous.created_at if previous else iso(as_shanghai(now) - timedelta(days=FIRST_WINDOW_DAYS))
     until = iso(as_shanghai(now))
-    values = held.valuation.holdings
-    moves = _weighted([_move(market, h, values.get(h.symbol), previous) for h in held.holdings], held.cash)
+    moves = tuple(_move(db, market, view, h, previous, now) for h in view.account.holdings)
+    cash = view.account.cash
     rules = user_rules(domain, until)
     closes = {m.symbol: m.close for m in moves if m.priced}
     closes |= {
@@ -226,7 +230,8 @@ def brief_facts(db, now: datetime) -> BriefFacts:
         since=since,
         previous=previous,
         moves=moves,
-        cash=held.cash,
+        cash=float(round(cash.amount, 2)) if cash else None,
+        account=account_record(view),
         trades=tuple(domain.recent_decisions(since, until, LIST_LIMIT)),
         alerts=tuple(domain.recent_alerts(since, until, LIST_LIMIT)),
         signals=changes,

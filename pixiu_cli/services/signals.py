@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pixiu_cli.market.security_master import security_name
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.store.domain import DomainStore
 from pixiu_cli.store.securities import SecurityMaster
@@ -30,20 +31,9 @@ def stored_signals(db, symbols: list[str] | None) -> list[SignalView]:
     out = []
     for symbol in dict.fromkeys(wanted):
         signal = store.latest_signal(symbol)
-        name = names.get(symbol) or _listed_name(master, symbol)
+        name = names.get(symbol) or security_name(master, symbol)
         if signal is None:
             out.append(SignalView(symbol, name, None, None, {}, None))
         else:
             out.append(SignalView(symbol, name, signal.score, signal.direction, dict(signal.components), signal.as_of))
     return out
-
-
-def _listed_name(master: SecurityMaster, symbol: str) -> str | None:
-    """From the security master, else the shipped security list."""
-    security = master.get(symbol)
-    if security:
-        return security.name
-    from pixiu_cli.market.security_list import shipped_security_list
-
-    listed = shipped_security_list().get(symbol)
-    return listed.full_name if listed else None

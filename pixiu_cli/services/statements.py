@@ -15,12 +15,15 @@ from pathlib import Path
 
 from pixiu_cli.domain.account import BUY, SELL, CashBalance, Fill
 from pixiu_cli.domain.ledger import positions
+from pixiu_cli.market.security_master import security_name
+from pixiu_cli.services.account import sync_holding
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.statements.reader import Statement, read_statement
 from pixiu_cli.store.account import AccountStore
 from pixiu_cli.store.database import write_transaction
 from pixiu_cli.store.domain import _rows
 from pixiu_cli.store.portfolio import set_position
+from pixiu_cli.store.securities import SecurityMaster
 
 
 @dataclass(frozen=True)
@@ -111,9 +114,9 @@ def _changes(db, store: AccountStore, plan: _Plan, as_of: str) -> list[tuple[Hol
         row = stored.get(symbol)
         kept = row is not None and _newer_than_fills(row, before_import.get(symbol), max(p.last_day, as_of))
         before = row["shares"] if row else None
-        name = (row["name"] if row else None) or p.name or symbol
-        if before != p.shares or not kept:
-            out.append((HoldingChange(symbol, name, before, p.shares, kept, p.opening_shares), p))
+        name = security_name(SecurityMaster(db), symbol) or (row["name"] if row else None) or symbol
+        if before is None or not math.isclose(before, p.shares, abs_tol=1e-6) or not kept:
+            out.append((HoldingChange(symbol, name, before, float(p.shares), kept, float(p.opening_shares)), p))
     return out
 
 
@@ -151,14 +154,17 @@ def _write(db, plan: _Plan, changes, cash, method: str, where: str, at: str, as_
             store.add_fill(replace(fill, decision_id=decision), source_file=where, at=at)
         for manual, fill in plan.matched:
             store.take_over(manual, fill, source_file=where, at=at)
+        if cash is not None:
+            store.set_cash(cash, at)
+        now = datetime.fromisoformat(at)
         for change, p in changes:
             if change.kept:
                 continue
+            # the ledger's row from now on: the stated holding (if any) gives way to the fills
             cost = p.cost(method)
-            cost = cost if cost is not None and cost > 0 else p.average_cost
-            set_position(db, p.symbol, p.name, p.shares, cost, f"{max(p.last_day, as_of)}T15:00:00+08:00")
-        if cash is not None:
-            store.set_cash(cash, at)
+            day = f"{max(p.last_day, as_of)}T15:00:00+08:00"
+            set_position(db, p.symbol, change.name, float(p.shares), float(cost) if cost else None, day)
+            sync_holding(db, p.symbol, now, method, day)
 
 
 def import_statement(

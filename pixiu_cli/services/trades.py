@@ -4,19 +4,17 @@
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
+from decimal import Decimal
 
-from pixiu_cli.domain.investor import Decision, Holding
-from pixiu_cli.domain.ledger import positions
+from pixiu_cli.domain.investor import STATED, Decision, Holding
 from pixiu_cli.domain.vocabulary import SIDES, side_name
-from pixiu_cli.services.account import trade_day
+from pixiu_cli.services.account import held_shares, sync_holding, trade_day
 from pixiu_cli.services.errors import RequestError
-from pixiu_cli.store.account import AccountStore
 from pixiu_cli.store.database import write_transaction
 from pixiu_cli.store.memory import decision_ref, trade_text
-from pixiu_cli.store.portfolio import PortfolioStore, UndoneTrade, set_position
+from pixiu_cli.store.portfolio import PortfolioStore, UndoneTrade
 
 
 @dataclass(frozen=True)
@@ -35,8 +33,9 @@ class NewTrade:
 @dataclass(frozen=True)
 class RecordedTrade:
     decision: Decision
-    holding: Holding | None  # after the trade; None when it sold the whole position
+    holding: Holding | None  # the holding row after the trade; None when it sold the whole position
     backdated: bool = False  # told on a later day than it happened
+    shares: Decimal | None = None  # the shares the account holds after it (corporate actions included)
 
     @property
     def ref(self) -> str:
@@ -44,7 +43,13 @@ class RecordedTrade:
 
     def holding_line(self) -> str:
         h = self.holding
-        return f"持仓 {h.shares:g} 股，成本 {h.cost:.2f}" if h else "已清仓"
+        if self.shares is not None and self.shares <= 0:
+            return "已清仓"
+        if h is None:
+            return "已清仓"
+        shares = float(self.shares) if self.shares is not None else h.shares
+        cost = f"，成本 {h.cost:.2f}" if h.basis != STATED else ""
+        return f"持仓 {shares:g} 股{cost}"
 
     def notice(self) -> str:
         d = self.decision
@@ -61,57 +66,50 @@ def _decided_at(trade: NewTrade, at: str) -> str:
     return at if day == now.date() else f"{day.isoformat()}T00:00:00{at[19:] or '+08:00'}"
 
 
-def _follows_fills(db, symbol: str) -> bool:
-    """The stock's fills add up to its holding (a statement imported it): a new trade
-    then re-derives the holding from the fills, so its cost keeps the configured method."""
-    fills = AccountStore(db).fills(symbol)
-    if not fills:
-        return False
-    row = db.conn.execute("select shares from holdings where symbol = ?", [symbol]).fetchone()
-    held = positions(fills)[symbol].shares
-    return math.isclose(held, row[0] if row else 0.0, abs_tol=1e-6)
-
-
-def _rederive(db, symbol: str, method: str, at: str) -> Holding | None:
-    p = positions(AccountStore(db).fills(symbol))[symbol]
-    cost = p.cost(method)
-    cost = cost if cost is not None and cost > 0 else p.average_cost
-    with write_transaction(db):
-        set_position(db, symbol, p.name, p.shares, cost, at)
-    from pixiu_cli.store.domain import DomainStore
-
-    return DomainStore(db).holding(symbol)
+def _check_sell(db, trade: NewTrade, now: datetime) -> None:
+    if trade.side != "sell":
+        return
+    held = held_shares(db, trade.symbol, now)
+    if Decimal(repr(float(trade.quantity))) > held:
+        raise RequestError(f"卖出数量 {float(trade.quantity):g} 超过持仓 {float(held):g} 股")
 
 
 def record_trade(db, trade: NewTrade, at: str, cost_method: str = "diluted") -> RecordedTrade:
     if trade.side not in SIDES:
         raise RequestError(f"买卖方向只能是 {' / '.join(SIDES)}，而不是 {trade.side!r}")
     decided_at = _decided_at(trade, at)
-    follows = _follows_fills(db, trade.symbol)
+    now = datetime.fromisoformat(at)
     try:
-        decision, holding = PortfolioStore(db).record_trade(
-            symbol=trade.symbol,
-            side=trade.side,
-            price=float(trade.price),
-            quantity=float(trade.quantity),
-            reason=trade.reason,
-            name=trade.name,
-            at=at,
-            source=trade.source,
-            fee=float(trade.fee),
-            decided_at=decided_at,
-        )
-    except ValueError as exc:  # e.g. selling more than is held: nothing was written
+        with write_transaction(db):
+            _check_sell(db, trade, now)
+            decision = PortfolioStore(db).record_trade(
+                symbol=trade.symbol,
+                side=trade.side,
+                price=float(trade.price),
+                quantity=float(trade.quantity),
+                reason=trade.reason,
+                at=at,
+                source=trade.source,
+                fee=float(trade.fee),
+                decided_at=decided_at,
+                name=trade.name,
+            )
+            holding = sync_holding(db, trade.symbol, now, cost_method, at)
+    except ValueError as exc:  # e.g. a price that is not a number: nothing was written
         raise RequestError(str(exc)) from None
-    if follows:
-        holding = _rederive(db, trade.symbol, cost_method, at)
-    return RecordedTrade(decision, holding, decided_at != at)
+    return RecordedTrade(decision, holding, decided_at != at, held_shares(db, trade.symbol, now))
 
 
-def undo_trade(db, decision_id: int, at: str) -> UndoneTrade | None:
-    """The holding put back as it was before the trade; None when there is no such trade."""
+def undo_trade(db, decision_id: int, at: str, cost_method: str = "diluted") -> UndoneTrade | None:
+    """The trade's fill leaves the ledger and the holding follows; None when there is no such trade."""
+    now = datetime.fromisoformat(at)
     try:
-        return PortfolioStore(db).undo_trade(decision_id, at)
+        with write_transaction(db):
+            undone = PortfolioStore(db).undo_trade(decision_id, at)
+            if undone is None:
+                return None
+            holding = sync_holding(db, undone.decision.symbol, now, cost_method, at)
+            return replace(undone, holding=holding, shares=held_shares(db, undone.decision.symbol, now))
     except ValueError as exc:
         raise RequestError(str(exc)) from None
 
@@ -119,10 +117,12 @@ def undo_trade(db, decision_id: int, at: str) -> UndoneTrade | None:
 def undo_notice(ref: str, undone: UndoneTrade) -> str:
     d = undone.decision
     what = trade_text(d.side, d.symbol, d.quantity, d.price, None)
+    held = float(undone.shares) if undone.shares is not None else None
     if not undone.holding_changed:
         after = "持仓未改动（这条是导入的记录）"
-    elif undone.holding is None:
+    elif undone.holding is None or held == 0:
         after = f"{d.symbol} 已无持仓"
     else:
-        after = f"{d.symbol} 持仓恢复为 {undone.holding.shares:g} 股，成本 {undone.holding.cost:.2f}"
+        cost = f"，成本 {undone.holding.cost:.2f}" if undone.holding.basis != STATED else ""
+        after = f"{d.symbol} 持仓恢复为 {held if held is not None else undone.holding.shares:g} 股{cost}"
     return f"已撤销 #{ref}：{what}；{after}"

@@ -11,7 +11,7 @@ from pixiu_cli.domain.account import CashBalance, Fill
 from pixiu_cli.store.domain import _rows
 from pixiu_cli.store.rows import number, optional_text
 
-_FILL_COLUMNS = tuple(Fill.__dataclass_fields__)
+_FILL_COLUMNS = tuple(f for f in Fill.__dataclass_fields__ if f != "recorded_at")
 
 
 def _fill(r: dict) -> Fill:
@@ -32,6 +32,7 @@ def _fill(r: dict) -> Fill:
         contract=optional_text(r["contract"]),
         origin=r["origin"] or "statement",
         decision_id=r["decision_id"],
+        recorded_at=optional_text(r["recorded_at"]),
     )
 
 
@@ -49,6 +50,15 @@ class AccountStore:
             where += " and symbol = ?"
             params.append(symbol)
         return [_fill(r) for r in _rows(self.db, f"select * from account_fills where {where} {_ORDER}", params)]
+
+    def version(self) -> tuple:
+        """Changes with every write to the ledger or the stated balances (the account is
+        derived again only then)."""
+        fills = self.db.conn.execute(
+            "select count(*), coalesce(max(id), 0), max(deleted_at), max(recorded_at) from account_fills"
+        ).fetchone()
+        cash = self.db.conn.execute("select count(*), coalesce(max(id), 0) from account_cash").fetchone()
+        return (*fills, *cash)
 
     def accounts(self) -> set[str]:
         rows = _rows(self.db, "select distinct account from account_fills where account is not null")
@@ -88,18 +98,4 @@ class AccountStore:
         if not rows:
             return None
         r = rows[0]
-        return CashBalance(number(r["amount"]) or 0.0, r["as_of"], r["source"])
-
-    def current_cash(self) -> CashBalance | None:
-        """The last stated balance moved by the trades told one at a time since that day."""
-        base = self.cash()
-        if base is None:
-            return None
-        moved, last = self.db.conn.execute(
-            "select coalesce(sum(cash_change), 0), max(day) from account_fills where origin = 'manual' "
-            "and deleted_at is null and day > ?",
-            [base.as_of],
-        ).fetchone()
-        if not last:
-            return base
-        return CashBalance(round(base.amount + (number(moved) or 0.0), 2), max(base.as_of, last), base.source)
+        return CashBalance(number(r["amount"]) or 0.0, r["as_of"], r["source"], optional_text(r["set_at"]))

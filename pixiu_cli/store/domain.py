@@ -108,6 +108,10 @@ class DomainStore:
             return None
         return conn.execute("select version from portfolio_version where id = 1").fetchone()[0]
 
+    def portfolio_version(self) -> int | None:
+        """Bumped by every change to holdings or profiles; None inside a transaction."""
+        return self._unchanged_since()
+
     def _remembered(self, name: str, key, compute):
         """compute() once, reused while the database is unchanged and `key` is the same."""
         stamp = self._unchanged_since()

@@ -1,5 +1,5 @@
-"""Trades the user reports, and undoing them: the decision row, the holding it changed and
-its memory event, written in one transaction."""
+"""Trades the user reports, and undoing them: the decision row, its memory event and its
+fill in the account's ledger; and the holding row the ledger's derivation leaves."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from sqlite_utils import Database
 
 from pixiu_cli.domain.codes import is_finite_number
 from pixiu_cli.domain.investor import Decision, Holding
-from pixiu_cli.store.database import write_transaction
 from pixiu_cli.store.domain import _decision, _holding, _rows
 from pixiu_cli.store.memory import trade_text
 
@@ -20,15 +19,11 @@ class UndoneTrade:
     decision: Decision
     holding: Holding | None  # after the undo
     holding_changed: bool  # False for an imported decision, which never moved the holding
-
-
-def _holding_json(row: dict | None) -> str | None:
-    return json.dumps(row, ensure_ascii=False) if row else None
+    shares: object = None  # the shares the account holds after the undo (set by the service)
 
 
 class PortfolioStore:
-    """Trades the user reports: a decision row, the holding updated, and a memory event, in
-    one transaction; and undoing one (the holding put back)."""
+    """Trades the user reports (a decision row, a memory event and a fill) and undoing one."""
 
     def __init__(self, db: Database):
         self.db = db
@@ -45,82 +40,35 @@ class PortfolioStore:
         price: float,
         quantity: float,
         reason: str | None,
-        name: str | None,
         at: str,
         source: str,
         fee: float = 0.0,
         decided_at: str | None = None,
-    ) -> tuple[Decision, Holding | None]:
-        """`decided_at`: when the trade happened (default `at`, when it is told)."""
+        name: str | None = None,
+    ) -> Decision:
+        """The decision, its memory event and its fill in the ledger; the holding is the
+        ledger's to derive (services/trades.py). `decided_at`: when the trade happened
+        (default `at`, when it is told). Call inside a transaction."""
         if not (is_finite_number(price) and is_finite_number(quantity) and price > 0 and quantity > 0):
             raise ValueError(f"价格和数量应为正的有限数字，而不是 {price!r} 和 {quantity!r}")
         if not (is_finite_number(fee) and fee >= 0):
             raise ValueError(f"费用应为非负的有限数字，而不是 {fee!r}")
+        if not is_finite_number(price * quantity + fee):
+            raise ValueError("数值过大，无法计算成交金额")
         decided_at = decided_at or at
-        with write_transaction(self.db):
-            before = self._holding_row(symbol)
-            holding = _holding(before) if before else None
-            self._move_holding(
-                holding, symbol=symbol, side=side, price=price, quantity=quantity, fee=fee, name=name, at=at
-            )
-            after = self._holding_row(symbol)
-            cursor = self.db.conn.execute(
-                "insert into decisions (symbol, side, price, quantity, reason, decided_at, source, holding_before, "
-                "holding_after) values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    symbol,
-                    side,
-                    price,
-                    quantity,
-                    reason,
-                    decided_at,
-                    source,
-                    _holding_json(before),
-                    _holding_json(after),
-                ],
-            )
-            decision_id = cursor.lastrowid
-            self.db.conn.execute(
-                "insert into memory_events (kind, symbol, source, created_at, inject_count, text, decision_id) "
-                "values ('decision', ?, ?, ?, 0, ?, ?)",
-                [symbol, source, at, trade_text(side, symbol, quantity, price, reason), decision_id],
-            )
-            self._add_fill(
-                decision_id, symbol, side, price, quantity, fee, decided_at, name or (holding and holding.name), at
-            )
-            decision = _decision(_rows(self.db, "select * from decisions where id = ?", [decision_id])[0])
-            return decision, (_holding(after) if after else None)
-
-    def _move_holding(
-        self, holding: Holding | None, *, symbol: str, side: str, price, quantity, fee, name, at: str
-    ) -> None:
-        if side == "sell":
-            if holding is None or holding.shares < quantity:
-                held = 0 if holding is None else holding.shares
-                raise ValueError(f"卖出数量 {quantity:g} 超过持仓 {held:g} 股")
-            remaining = holding.shares - quantity
-            if remaining == 0:
-                self.db.execute("delete from holdings where symbol = ?", [symbol])
-            else:
-                self.db["holdings"].update(symbol, {"shares": remaining, "updated_at": at})
-        elif holding is None:
-            self.db["holdings"].insert(
-                {
-                    "symbol": symbol,
-                    "name": name or symbol,
-                    "short_names": "[]",
-                    "shares": quantity,
-                    "cost": round((quantity * price + fee) / quantity, 4),
-                    "role": "satellite",
-                    "updated_at": at,
-                }
-            )
-        else:
-            shares = holding.shares + quantity
-            cost = (holding.shares * holding.cost + quantity * price + fee) / shares
-            if not (is_finite_number(shares) and is_finite_number(cost)):
-                raise ValueError("数值过大，无法计算持仓成本")
-            self.db["holdings"].update(symbol, {"shares": shares, "cost": round(cost, 4), "updated_at": at})
+        cursor = self.db.conn.execute(
+            "insert into decisions (symbol, side, price, quantity, reason, decided_at, source) "
+            "values (?, ?, ?, ?, ?, ?, ?)",
+            [symbol, side, price, quantity, reason, decided_at, source],
+        )
+        decision_id = cursor.lastrowid
+        self.db.conn.execute(
+            "insert into memory_events (kind, symbol, source, created_at, inject_count, text, decision_id) "
+            "values ('decision', ?, ?, ?, 0, ?, ?)",
+            [symbol, source, at, trade_text(side, symbol, quantity, price, reason), decision_id],
+        )
+        self._add_fill(decision_id, symbol, side, price, quantity, fee, decided_at, name, at)
+        return _decision(_rows(self.db, "select * from decisions where id = ?", [decision_id])[0])
 
     def _add_fill(self, decision_id, symbol, side, price, quantity, fee, decided_at, name, at) -> None:
         """The trade in the account's ledger too (origin manual), so its cost and cash count
@@ -147,29 +95,30 @@ class PortfolioStore:
         )
 
     def undo_trade(self, decision_id: int, at: str) -> UndoneTrade | None:
-        """Withdraw a decision and reverse its effect on the holding: exactly (the holding
-        as it was before) when nothing changed it since, else by arithmetic. Raises
-        ValueError when the reversal is impossible (shares sold since the buy)."""
-        with write_transaction(self.db):
-            rows = _rows(self.db, "select * from decisions where id = ? and deleted_at is null", [decision_id])
-            if not rows:
-                return None
-            row = rows[0]
-            moved = row["holding_before"] is not None or row["holding_after"] is not None
-            if moved:
-                self._reverse(row, at)
-            self.db.conn.execute("update decisions set deleted_at = ? where id = ?", [at, decision_id])
-            self.db.conn.execute(
-                "update account_fills set deleted_at = ? where decision_id = ? and origin = 'manual' "
-                "and deleted_at is null",
-                [at, decision_id],
-            )
-            self.db.conn.execute(
-                "update memory_events set deleted_at = ? where decision_id = ? and deleted_at is null",
-                [at, decision_id],
-            )
-            now = self._holding_row(row["symbol"])
-            return UndoneTrade(_decision(row), _holding(now) if now else None, moved)
+        """Withdraw a decision: its fill leaves the ledger (which then derives the holding).
+        A trade recorded before the ledger kept holdings moved a stated holding row itself:
+        that move is reversed, exactly when nothing changed the row since, else by arithmetic.
+        Raises ValueError when the reversal is impossible (shares sold since the buy). Call
+        inside a transaction."""
+        rows = _rows(self.db, "select * from decisions where id = ? and deleted_at is null", [decision_id])
+        if not rows:
+            return None
+        row = rows[0]
+        moved = row["holding_before"] is not None or row["holding_after"] is not None
+        stated = self._holding_row(row["symbol"])
+        if moved and (stated is None or stated.get("basis") != "ledger"):
+            self._reverse(row, at)
+        self.db.conn.execute("update decisions set deleted_at = ? where id = ?", [at, decision_id])
+        fills = self.db.conn.execute(
+            "update account_fills set deleted_at = ? where decision_id = ? and origin = 'manual' "
+            "and deleted_at is null",
+            [at, decision_id],
+        ).rowcount
+        self.db.conn.execute(
+            "update memory_events set deleted_at = ? where decision_id = ? and deleted_at is null", [at, decision_id]
+        )
+        now = self._holding_row(row["symbol"])
+        return UndoneTrade(_decision(row), _holding(now) if now else None, moved or fills > 0)
 
     def _reverse(self, row: dict, at: str) -> None:
         symbol, quantity, price = row["symbol"], row["quantity"], row["price"]
@@ -219,23 +168,23 @@ class PortfolioStore:
 
 
 def set_position(db: Database, symbol: str, name: str | None, shares: float, cost: float | None, as_of: str) -> None:
-    """The holding as the account's fills leave it (shares 0: no holding); its role and
-    names stay as they were."""
+    """The holding row as the ledger leaves it (shares 0: no holding), marked as the ledger's
+    copy; its role and short names stay as they were."""
     rows = _rows(db, "select * from holdings where symbol = ?", [symbol])
     if shares <= 0 or cost is None:
         db.execute("delete from holdings where symbol = ?", [symbol])
     elif rows:
-        db["holdings"].update(symbol, {"shares": shares, "cost": cost, "updated_at": as_of})
+        db["holdings"].update(symbol, {"shares": shares, "cost": cost, "updated_at": as_of, "basis": "ledger"})
     else:
-        named = _rows(db, "select name from securities where symbol = ?", [symbol])
         db["holdings"].insert(
             {
                 "symbol": symbol,
-                "name": name or (named[0]["name"] if named else symbol),
+                "name": name or symbol,
                 "short_names": "[]",
                 "shares": shares,
                 "cost": cost,
                 "role": "satellite",
                 "updated_at": as_of,
+                "basis": "ledger",
             }
         )

@@ -617,3 +617,19 @@ def m025_conversation_switched_model(db: Database) -> None:
     # The model `/model` switched a conversation to (NULL: never switched), apart from the
     # model it was started with, so resuming it uses the switch and otherwise the configured default.
     db["conversations"].add_column("switched_model", str)
+
+
+@migrations()
+def m029_holding_basis(db: Database) -> None:
+    # A holding row is either what the user or a document stated (shares at a cost on its
+    # day, moved by the ledger's later events) or a copy of what the ledger adds up to. Rows
+    # the live fills add up to exactly are the ledger's; every other row was stated.
+    db["holdings"].add_column("basis", str, not_null_default="stated")
+    rows = db.conn.execute(
+        "select h.symbol, h.shares, sum(case f.kind when 'sell' then -f.quantity else f.quantity end) "
+        "from holdings h join account_fills f on f.symbol = h.symbol and f.deleted_at is null "
+        "and f.kind in ('buy', 'sell', 'bonus', 'allotment', 'rights') group by h.symbol"
+    ).fetchall()
+    for symbol, shares, net in rows:
+        if shares is not None and net is not None and abs(shares - net) < 1e-6:
+            db.execute("update holdings set basis = 'ledger' where symbol = ?", [symbol])

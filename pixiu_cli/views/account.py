@@ -3,8 +3,6 @@ renderer's primitives; the same functions for the CLI and the REPL."""
 
 from __future__ import annotations
 
-from dataclasses import asdict
-
 from pixiu_cli.domain.account import COST_METHOD_NAMES, KIND_NAMES
 from pixiu_cli.render import Renderer
 
@@ -21,79 +19,81 @@ def _shares(value: float | None) -> str:
     return "—" if value is None else f"{value:,.0f}" if float(value).is_integer() else f"{value:,.4g}"
 
 
-def _close(line) -> str:
-    return f"{line.last_close:.2f}（{line.close_date}）" if line.priced else "无行情（按成本计）"
+def _close(h: dict) -> str:
+    if not h["priced"]:
+        return "无行情（按成本计）"
+    stale = f"，过期 {h['stale_days']} 个交易日" if h["stale_days"] else ""
+    return f"{h['last_close']:.2f}（{h['close_date']}{stale}）"
 
 
-def holdings_rows(view) -> list[list[str]]:
+def _pct(value: float | None) -> str:
+    return f"（{value * 100:+.1f}%）" if value is not None else ""
+
+
+def holdings_rows(record: dict) -> list[list[str]]:
+    """One row a holding, from the account's record (services/account.py account_record)."""
     return [
         [
-            f"{line.symbol} {line.name}",
-            _shares(line.shares),
-            _money(line.cost),
-            _close(line),
-            _money(line.value),
-            _signed(line.pnl) + (f"（{line.pnl_pct * 100:+.1f}%）" if line.pnl_pct is not None else ""),
-            _signed(line.realised_pnl),
-            f"{line.weight * 100:.1f}%",
-            line.as_of or "日期未知",
+            f"{h['symbol']} {h['name']}",
+            _shares(h["shares"]),
+            _money(h["cost"]),
+            _close(h),
+            _money(h["value"]),
+            _signed(h["unrealised_pnl"]) + _pct(h["unrealised_pct"]),
+            _signed(h["realised_pnl"]),
+            _signed(h["holding_pnl"]),
+            f"{h['weight'] * 100:.1f}%",
         ]
-        for line in view.lines
+        for h in record["holdings"]
     ]
 
 
-def holdings_summary(view) -> list[str]:
-    method = COST_METHOD_NAMES[view.cost_method]
-    at_cost = f"（其中 {view.unpriced} 只无行情，按成本计）" if view.unpriced else ""
-    lines = [f"股票市值 {_money(view.stock_value)}{at_cost}"]
-    if view.cash is None:
-        lines.append("现金：未知（pixiu cash set 金额，或导入带资金余额的对账单）；仓位按股票市值计")
-    else:
-        lines.append(
-            f"现金 {_money(view.cash.amount)}（截至 {view.cash.as_of}）；总资产 {_money(view.total_assets)}；仓位按总资产计"
-        )
-    if view.closed:
-        closed = "、".join(f"{p.symbol} {_signed(p.realised_pnl)}" for p in view.closed)
+def cash_line(record: dict) -> str:
+    """The cash and total assets, saying what the figure is as of and what it leaves out."""
+    cash = record["cash"]
+    if cash is None:
+        return "现金：未知（pixiu cash set 金额，或导入带资金余额的对账单）；仓位按股票市值计"
+    rolled = f"，其后 {cash['rolled']} 笔流水已计入" if cash["rolled"] else ""
+    missing = f"；其后 {cash['missing']} 笔成交的资金变动未知，未计入" if cash["missing"] else ""
+    return (
+        f"现金 {_money(cash['amount'])}（{cash['stated_as_of']} 余额 {_money(cash['stated_amount'])}{rolled}{missing}）；"
+        f"总资产 {_money(record['total_assets'])}；仓位按总资产计"
+    )
+
+
+def holdings_summary(record: dict) -> list[str]:
+    method = COST_METHOD_NAMES[record["cost_method"]]
+    at_cost = f"（其中 {record['unpriced']} 只无行情，按{method}计）" if record["unpriced"] else ""
+    lines = [f"股票市值 {_money(record['stock_value'])}{at_cost}", cash_line(record)]
+    if record["closed"]:
+        closed = "、".join(f"{p['symbol']} {p['name']} {_signed(p['realised_pnl'])}" for p in record["closed"])
         lines.append(f"已清仓：{closed}")
-    if view.closed or any(line.realised_pnl is not None for line in view.lines):
-        lines.append(
-            f"已实现盈亏合计 {_signed(view.realised_pnl)}（含股息，扣费用）；由成交记录推算的持仓，成本为{method}"
-            "（config.toml [account] cost_method = diluted 摊薄 | average 均价）"
-        )
+    lines.append(
+        f"浮动盈亏合计 {_signed(record['unrealised_pnl'])}（按持仓均价）；已实现盈亏合计 {_signed(record['realised_pnl'])}"
+        "（卖出对持仓均价的盈亏与股息，扣费用）；持仓盈亏 = 市值 − 摊薄成本，已含已实现部分，不可与两者相加"
+    )
+    lines.append(f"成本列为{method}（config.toml [account] cost_method = diluted 摊薄 | average 均价）")
     return lines
 
 
-def show_holdings(renderer: Renderer, view) -> None:
-    if not view.lines and view.cash is None:
+def show_holdings(renderer: Renderer, record: dict) -> None:
+    if not record["holdings"] and record["cash"] is None and not record["closed"]:
         renderer.info("还没有持仓：pixiu trades import 交割单.csv 导入券商对账单，或 pixiu trade buy 代码 数量 价格")
         return
     columns = [
         "股票",
         "股数",
-        COST_METHOD_NAMES[view.cost_method],
+        COST_METHOD_NAMES[record["cost_method"]],
         "最新收盘",
         "市值",
         "浮动盈亏",
         "已实现",
+        "持仓盈亏",
         "仓位",
-        "截至",
     ]
-    renderer.table(f"持仓（{len(view.lines)} 只）", columns, holdings_rows(view))
-    for line in holdings_summary(view):
+    renderer.table(f"持仓（{len(record['holdings'])} 只）", columns, holdings_rows(record))
+    for line in holdings_summary(record):
         renderer.line(line)
-
-
-def holdings_json(view) -> dict:
-    return {
-        "cost_method": view.cost_method,
-        "holdings": [asdict(line) for line in view.lines],
-        "cash": asdict(view.cash) if view.cash else None,
-        "stock_value": round(view.stock_value, 2),
-        "total_assets": round(view.total_assets, 2) if view.total_assets is not None else None,
-        "unpriced": view.unpriced,
-        "realised_pnl": view.realised_pnl,
-        "closed": [asdict(p) for p in view.closed],
-    }
 
 
 def show_trades(renderer: Renderer, trades) -> None:
