@@ -54,7 +54,8 @@ def dec(value) -> Decimal:
 
 @dataclass(frozen=True)
 class StatedLot:
-    """A holding as the user (or a document) stated it: shares at a cost on a day."""
+    """A holding as the user (or a document) stated it: shares at a cost on a day ("" when
+    it was stated without one: taken to be current, every fill of the stock moves it)."""
 
     symbol: str
     shares: Decimal
@@ -245,6 +246,8 @@ def _events(lot: StatedLot | None, fills: Sequence[Fill], actions: Sequence[Corp
     if lot is not None:
         fills = [f for f in fills if f.day > lot.day]
     start = lot.day if lot is not None else min((f.day for f in fills), default=None)
+    if lot is not None and not lot.day:
+        start = until  # an undated holding is taken to be current: no earlier action is assumed
     events: list[tuple[str, int, int, object]] = []
     if lot is not None:
         events.append((lot.day, 0, 0, lot))

@@ -38,7 +38,7 @@ def stated_lots(holdings: list[Holding]) -> dict[str, StatedLot]:
         if h.basis != STATED or not is_finite_number(h.shares) or not is_finite_number(h.cost):
             continue
         if h.shares > 0 and h.cost > 0:
-            lots[h.symbol] = StatedLot(h.symbol, dec(h.shares), dec(h.cost), (h.updated_at or "0000-00-00")[:10])
+            lots[h.symbol] = StatedLot(h.symbol, dec(h.shares), dec(h.cost), (h.updated_at or "")[:10])
     return lots
 
 

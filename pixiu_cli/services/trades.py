@@ -10,9 +10,10 @@ from decimal import Decimal
 
 from pixiu_cli.domain.investor import STATED, Decision, Holding
 from pixiu_cli.domain.vocabulary import SIDES, side_name
-from pixiu_cli.services.account import held_shares, sync_holding, trade_day
+from pixiu_cli.services.account import derive_positions, held_shares, sync_holding, trade_day
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.store.database import write_transaction
+from pixiu_cli.store.domain import DomainStore
 from pixiu_cli.store.memory import decision_ref, trade_text
 from pixiu_cli.store.portfolio import PortfolioStore, UndoneTrade
 
@@ -100,14 +101,24 @@ def record_trade(db, trade: NewTrade, at: str, cost_method: str = "diluted") -> 
     return RecordedTrade(decision, holding, decided_at != at, held_shares(db, trade.symbol, now))
 
 
+def _opening(db, symbol: str | None, now: datetime) -> Decimal:
+    p = derive_positions(db, now, [symbol]).get(symbol) if symbol else None
+    return p.opening_shares if p is not None else Decimal(0)
+
+
 def undo_trade(db, decision_id: int, at: str, cost_method: str = "diluted") -> UndoneTrade | None:
     """The trade's fill leaves the ledger and the holding follows; None when there is no such trade."""
     now = datetime.fromisoformat(at)
     try:
         with write_transaction(db):
+            row = DomainStore(db).decision(decision_id)
+            before = _opening(db, row.symbol if row else None, now)
             undone = PortfolioStore(db).undo_trade(decision_id, at)
             if undone is None:
                 return None
+            if _opening(db, undone.decision.symbol, now) > before:
+                # without the buy, a later sale sells shares the ledger never had
+                raise RequestError("无法撤销这笔买入：之后卖出的股数多于其余买入（之后有卖出，请先撤销那笔卖出）")
             holding = sync_holding(db, undone.decision.symbol, now, cost_method, at)
             return replace(undone, holding=holding, shares=held_shares(db, undone.decision.symbol, now))
     except ValueError as exc:

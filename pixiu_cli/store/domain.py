@@ -135,6 +135,10 @@ class DomainStore:
             )
         )
 
+    def decision(self, decision_id: int) -> Decision | None:
+        rows = _rows(self.db, "select * from decisions where id = ? and deleted_at is null", [decision_id])
+        return _decision(rows[0]) if rows else None
+
     def holding(self, symbol: str) -> Holding | None:
         rows = _rows(self.db, "select * from holdings where symbol = ?", [symbol])
         return _holding(rows[0]) if rows else None

@@ -76,9 +76,10 @@ def test_get_holdings_says_the_cash_once_it_is_known(rig, model):
     agent, conv = make()
     model.enqueue(ScriptedReply(tool_calls=[call("get_holdings", {})]), ScriptedReply(text="好"))
     agent.run_turn(conv, "我的持仓")
-    assert "cash" not in json.loads(tool_messages(store, conv)[0][0]["content"])
+    assert json.loads(tool_messages(store, conv)[0][0]["content"])["cash"] is None
     set_cash(domain.db, 50000, "昨天", ctx.now())
     model.enqueue(ScriptedReply(tool_calls=[call("get_holdings", {})]), ScriptedReply(text="好"))
     agent.run_turn(conv, "我的持仓和现金")
     yesterday = ctx.now().date().fromordinal(ctx.now().date().toordinal() - 1).isoformat()
-    assert json.loads(tool_messages(store, conv)[0][-1]["content"])["cash"] == {"amount": 50000, "as_of": yesterday}
+    cash = json.loads(tool_messages(store, conv)[0][-1]["content"])["cash"]
+    assert (cash["amount"], cash["as_of"], cash["source"]) == (50000, yesterday, "user")

@@ -146,18 +146,26 @@ def test_old_notes_stay_searchable(memory):
     assert memory.search(text="100%_") == []  # LIKE wildcards are literal
 
 
-def _holding(domain, symbol):
-    h = domain.holding(symbol)
-    return None if h is None else (h.shares, h.cost)
+def _holding(db, symbol):
+    """Shares and cost as the account derives them (the one valuation)."""
+    from pixiu_cli.services.account import account_record, read_account
+
+    record = account_record(read_account(db, datetime.fromisoformat(at(9))))
+    h = next((h for h in record["holdings"] if h["symbol"] == symbol), None)
+    return None if h is None else (h["shares"], h["cost"])
+
+
+def _trade(db, *, symbol, side, price, quantity, when, name=None):
+    from pixiu_cli.services.trades import NewTrade, record_trade
+
+    return record_trade(db, NewTrade(symbol, side, price, quantity, None, name, "model"), when).decision
 
 
 def test_typed_ids_resolve_and_plain_numbers_ask_when_ambiguous(tmp_path):
     db = open_database(tmp_path / "m.db")
-    memory, portfolio = MemoryStore(db), PortfolioStore(db)
+    memory = MemoryStore(db)
     note = memory.add_note(note_kind="plan", text="海康回踩30元加仓", symbol="002415", source="user", at=at())
-    decision, _ = portfolio.record_trade(
-        symbol="002415", side="buy", price=30, quantity=200, reason=None, name="海康威视", at=at(), source="model"
-    )
+    decision = _trade(db, symbol="002415", side="buy", price=30, quantity=200, name="海康威视", when=at())
     assert note.event.id == 1 and decision.id == 1
     assert str(memory.resolve("n1")) == "n1" and str(memory.resolve("#d1")) == "d1"
     assert str(memory.resolve("Ｎ１")) == "n1"
@@ -192,7 +200,9 @@ def test_typed_ids_resolve_and_plain_numbers_ask_when_ambiguous(tmp_path):
 )
 def test_forgetting_a_trade_reverses_it(tmp_path, trades, undo, expected):
     db = open_database(tmp_path / "m.db")
-    domain, portfolio = DomainStore(db), PortfolioStore(db)
+    from pixiu_cli.services.trades import undo_trade
+
+    domain = DomainStore(db)
     symbol = "002415" if trades[0][1] == 30 else "600519"
     db["holdings"].insert(
         {
@@ -206,31 +216,27 @@ def test_forgetting_a_trade_reverses_it(tmp_path, trades, undo, expected):
         }
     )
     ids = [
-        portfolio.record_trade(
-            symbol=symbol, side=s, price=p, quantity=q, reason=None, name="海康威视", at=at(i), source="model"
-        )[0].id
+        _trade(db, symbol=symbol, side=s, price=p, quantity=q, name="海康威视", when=at(i)).id
         for i, (s, p, q) in enumerate(trades)
     ]
-    undone = portfolio.undo_trade(ids[undo], at(5))
+    undone = undo_trade(db, ids[undo], at(5))
     assert undone.holding_changed
-    assert _holding(domain, symbol) == expected
+    assert _holding(db, symbol) == expected
     assert all(d.id != ids[undo] for d in domain.recent_decisions(at(-1), at(9), 10))
     assert MemoryStore(db).search(kind="decision", symbol=symbol, limit=10).__len__() == len(trades) - 1
-    assert portfolio.undo_trade(ids[undo], at(5)) is None
+    assert undo_trade(db, ids[undo], at(5)) is None
 
 
 def test_undoing_a_buy_sold_since_is_refused_with_one_line(tmp_path):
     db = open_database(tmp_path / "m.db")
-    portfolio = PortfolioStore(db)
-    buy, _ = portfolio.record_trade(
-        symbol="002415", side="buy", price=30, quantity=200, reason=None, name="海康威视", at=at(), source="model"
-    )
-    portfolio.record_trade(
-        symbol="002415", side="sell", price=31, quantity=150, reason=None, name=None, at=at(1), source="model"
-    )
-    with pytest.raises(ValueError, match="先撤销那笔卖出"):
-        portfolio.undo_trade(buy.id, at(2))
-    assert DomainStore(db).holding("002415").shares == 50
+    from pixiu_cli.services.errors import RequestError
+    from pixiu_cli.services.trades import undo_trade
+
+    buy = _trade(db, symbol="002415", side="buy", price=30, quantity=200, name="海康威视", when=at())
+    _trade(db, symbol="002415", side="sell", price=31, quantity=150, when=at(1))
+    with pytest.raises(RequestError, match="先撤销那笔卖出"):
+        undo_trade(db, buy.id, at(2))
+    assert _holding(db, "002415") == (50, 30.0 - 150 * (31 - 30) / 50)
 
 
 @pytest.mark.parametrize("price,quantity", [(float("nan"), 100), (1500, float("inf")), (-1, 100), (1e308, 1e308)])

@@ -53,19 +53,36 @@ def test_a_new_user_imports_a_statement_and_sees_the_account(env):
         79.06,
         "2025-05-30",
     )
-    assert (midea["value"], midea["pnl"], midea["realised_pnl"]) == (22927.4, 11782.32, 4472.69)
-    # total assets: 22,927.40 + 1,300 × 39.6255 (at cost, no bars) + 500 × 10.50 + cash 27,094.95
-    total = 22927.40 + 1300 * 39.6255 + 500 * 10.5 + 27094.95
-    assert view["total_assets"] == pytest.approx(total, abs=0.01)
+    # 持仓盈亏 against the diluted cost includes the realised 4,472.69; unrealised is against
+    # the average cost (53.8544): 22,927.40 − 15,617.78 = 7,309.62; the two add up to it
+    assert (midea["value"], midea["holding_pnl"], midea["realised_pnl"]) == (22927.4, 11782.32, 4472.69)
+    assert midea["unrealised_pnl"] == pytest.approx(22927.40 - 290 * 53.8544, abs=0.01)
+    assert midea["unrealised_pnl"] + midea["realised_pnl"] == pytest.approx(midea["holding_pnl"], abs=0.01)
+    # total assets: 22,927.40 + 600036 at its cost, the 51,513.18 put in (no bars; not 1,300 ×
+    # the rounded 39.6255 = 51,513.15) + 500 × 10.50 + cash 27,094.95
+    total = 22927.40 + 51513.18 + 500 * 10.5 + 27094.95
+    assert view["total_assets"] == round(total, 2) == 106785.53
     assert midea["weight"] == pytest.approx(22927.40 / total)
-    assert view["cash"] == {"amount": 27094.95, "as_of": "2025-08-15", "source": "statement"}
+    assert view["cash"] == {
+        "amount": 27094.95,
+        "as_of": "2025-08-15",
+        "stated_amount": 27094.95,
+        "stated_as_of": "2025-08-15",
+        "source": "statement",
+        "rolled": 0,
+        "missing": 0,
+    }
 
     table = run(env, "holdings")
-    assert "000333 美的集团" in table and "无行情（按成本计）" in table and "现金 27,094.95（截至 2025-08-15）" in table
+    assert (
+        "000333 美的集团" in table
+        and "无行情（按成本计）" in table
+        and "现金 27,094.95（2025-08-15 余额 27,094.95）" in table
+    )
 
     block = run(env, "context", "我的持仓怎么样", "--pretty")
     assert "仓位 21.5%" in block  # 22,927.40 / 106,785.50 of total assets, cash included
-    assert "现金 27,094.95（截至 2025-08-15）；仓位按总资产计；由成交记录推算的持仓，成本为摊薄成本" in block
+    assert "现金 27,094.95（2025-08-15 余额 27,094.95）；仓位按总资产计；成本为摊薄成本" in block
 
     track = {row["id"]: row for row in json.loads(run(env, "track", "--json"))}
     # scored from the statement's day, 2025-03-03: the close 20 sessions later against 70.00
@@ -84,7 +101,7 @@ def test_trade_cash_and_trades_commands(env):
     assert "已设置现金 20,000.00（截至 2025-08-20）" in run(env, "cash", "set", "20000")
     listing = run(env, "trades", "600036")
     assert "2025-03-04" in listing and "手工" in listing and "d1" in listing
-    assert "现金 20,000.00（截至 2025-08-20）" in run(env, "cash")
+    assert "现金 20,000.00（2025-08-20 余额 20,000.00）" in run(env, "cash")
 
 
 @pytest.mark.parametrize(

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pixiu_cli.context.builder import SHANGHAI, ContextBuilder
 from pixiu_cli.market.valuation import CachedValuer
+
+from pixiu_cli.context.builder import SHANGHAI, ContextBuilder
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.domain import DomainStore
 from pixiu_cli.store.market import MarketStore

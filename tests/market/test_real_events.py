@@ -6,11 +6,11 @@ from __future__ import annotations
 from datetime import datetime
 
 import pytest
+from pixiu_cli.market.valuation import value_portfolio
 
 from pixiu_cli.domain.investor import Holding
 from pixiu_cli.market.data import MarketData
 from pixiu_cli.market.trading_days import SHANGHAI
-from pixiu_cli.market.valuation import value_portfolio
 from pixiu_cli.store.market import MarketStore
 from tests.helpers import load
 from tests.helpers import truncated_history as _truncated

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pixiu_cli.market.trading_days import SHANGHAI
-from pixiu_cli.services.account import holdings_view
+from pixiu_cli.services.account import account_record, read_account
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.services.statements import import_statement
 from pixiu_cli.services.trades import NewTrade, record_trade, undo_trade
@@ -42,8 +42,15 @@ def digest(db) -> str:
     return h.hexdigest()
 
 
-def holdings(db) -> dict[str, tuple]:
-    return {s: (q, c) for s, q, c in db.execute("select symbol, shares, cost from holdings").fetchall()}
+def holdings(db, method: str = "diluted") -> dict[str, tuple]:
+    """Shares and cost (to 4 decimals, as shown) of every holding the account derives."""
+    record = account_record(read_account(db, NOW, method))
+    return {h["symbol"]: (h["shares"], h["cost"]) for h in record["holdings"]}
+
+
+def cash(db) -> float | None:
+    record = account_record(read_account(db, NOW))
+    return record["cash"]["amount"] if record["cash"] else None
 
 
 def test_import_sets_holdings_cost_and_cash(db):
@@ -51,7 +58,7 @@ def test_import_sets_holdings_cost_and_cash(db):
     assert (len(done.added), done.duplicates, done.layout) == (12, 0, "同花顺交割单")
     # 摊薄成本 by default (hand computation: tests/statements/test_statement_layouts.py)
     assert holdings(db) == {"000333": (290, 38.4313), "600036": (1300, 39.6255), "603375": (500, 10.5)}
-    assert AccountStore(db).current_cash().amount == pytest.approx(27094.95)
+    assert cash(db) == 27094.95
     # the buys and sells are decisions on their real days, for `pixiu track`
     assert db.execute("select symbol, side, decided_at, source from decisions order by id").fetchall() == [
         ("000333", "buy", "2025-03-03T10:05:12+08:00", "statement"),
@@ -63,9 +70,14 @@ def test_import_sets_holdings_cost_and_cash(db):
 
 def test_the_average_cost_method(db):
     import_statement(db, THS, NOW, cost_method="average")
-    assert holdings(db)["000333"] == (290, 53.8544)
-    line = next(x for x in holdings_view(db, NOW, "average").lines if x.symbol == "000333")
-    assert (line.cost, line.diluted_cost, line.average_cost, line.realised_pnl) == (53.8544, 38.4313, 53.8544, 4472.69)
+    assert holdings(db, "average")["000333"] == (290, 53.8544)
+    line = next(h for h in account_record(read_account(db, NOW, "average"))["holdings"] if h["symbol"] == "000333")
+    assert (line["cost"], line["diluted_cost"], line["average_cost"], line["realised_pnl"]) == (
+        53.8544,
+        38.4313,
+        53.8544,
+        4472.69,
+    )
 
 
 def test_reimporting_the_same_or_another_clients_export_changes_nothing(db):
@@ -91,7 +103,7 @@ def test_a_later_overlapping_statement_adds_only_what_is_new(db, tmp_path):
     assert (len(done.added), done.duplicates) == (1, 4)  # 配股缴款, a sale, the tax, a transfer: had
     # 11,145.08 + 7,805.08 = 18,950.16 over 390 shares = 48.5902
     assert holdings(db)["000333"] == (390, 48.5902)
-    assert AccountStore(db).current_cash().amount == pytest.approx(19289.87)
+    assert cash(db) == 19289.87
     assert db.execute("select count(*) from account_fills").fetchone()[0] == 13
 
 
@@ -159,9 +171,9 @@ def test_forgetting_a_trade_takes_its_fill_out_of_the_account(db):
     )
     # the holding follows the fills: 200 left; cash 27,094.95 + 90 × 81 − 5 = 34,379.95
     assert holdings(db)["000333"][0] == 200
-    assert AccountStore(db).current_cash().amount == pytest.approx(34379.95)
+    assert cash(db) == 34379.95
     undo_trade(db, recorded.decision.id, NOW.isoformat())
-    assert AccountStore(db).current_cash().amount == pytest.approx(27094.95)
+    assert cash(db) == 27094.95
     assert len(AccountStore(db).fills("000333")) == 6
 
 
@@ -182,13 +194,13 @@ def test_a_sale_of_shares_bought_before_the_statement_is_reported(db, tmp_path):
 
 
 def test_the_brief_reads_the_accounts_cash(db):
-    from pixiu_cli.services.holdings import holdings_now
+    from pixiu_cli.services.brief_facts import brief_facts
 
-    assert holdings_now(db, NOW).cash is None
+    assert brief_facts(db, NOW).cash is None
     import_statement(db, THS, NOW)
-    held = holdings_now(db, NOW)
-    assert held.cash == pytest.approx(27094.95)
-    # no bars stored: every holding valued at cost, weights over stocks + cash
-    assert held.valuation.total_assets == pytest.approx(
-        290 * 38.4313 + 1300 * 39.6255 + 500 * 10.5 + 27094.95, abs=0.01
-    )
+    facts = brief_facts(db, NOW)
+    assert facts.cash == 27094.95
+    # no bars stored: every holding valued at its (diluted) cost, weights over stocks + cash;
+    # the costs unrounded: 000333's diluted cost is 11,145.08 money in for 290 shares
+    assert facts.account == account_record(read_account(db, NOW))
+    assert facts.account["total_assets"] == round(facts.account["stock_value"] + 27094.95, 2)

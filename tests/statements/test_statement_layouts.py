@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import codecs
 from datetime import datetime, time
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -115,16 +116,19 @@ def test_positions_and_cash_match_a_hand_computation():
     #     realised 1,885.21 + 7,990.92 − 5,385.44 = 4,490.69; basis 15,617.77; money in 11,127.08
     #   股息红利税补缴 18 → realised 4,472.69, money in 11,145.08, dividends 900 − 18 = 882
     #   290 shares: 摊薄成本 11,145.08 / 290 = 38.4313; average 15,617.77 / 290 = 53.8544
+    # in Decimal, exactly: the ledger rounds nothing
     assert midea.shares == 290
-    assert midea.diluted_cost == pytest.approx(38.4313)
-    assert midea.average_cost == pytest.approx(53.8544)
-    assert midea.realised_pnl == pytest.approx(4472.69)
-    assert (midea.dividends, midea.bonus_shares, midea.fees) == (882.0, 90, pytest.approx(5.35 + 12.65 + 9.08))
+    assert midea.invested == Decimal("11145.08") and midea.diluted_cost == Decimal("11145.08") / 290
+    assert round(midea.average_cost, 4) == Decimal("53.8544")
+    assert midea.basis - midea.realised_pnl == midea.invested  # the two costs differ by what was realised
+    assert round(midea.realised_pnl, 2) == Decimal("4472.69")
+    assert (midea.dividends, midea.bonus_shares, midea.fees) == (Decimal("882"), 90, Decimal("27.08"))
     # 600036: buy 1,000 @ 42.50 + fees 13.18, 配股 300 @ 30 = 9,000 → 51,513.18 / 1,300 = 39.6255
     bank = held["600036"]
-    assert (bank.shares, bank.diluted_cost, bank.average_cost) == (1300, 39.6255, 39.6255)
+    assert (bank.shares, bank.invested, bank.basis) == (1300, Decimal("51513.18"), Decimal("51513.18"))
+    assert round(bank.diluted_cost, 4) == Decimal("39.6255")
     # 603375 新股入帐 500 @ 10.50
-    assert (held["603375"].shares, held["603375"].average_cost) == (500, 10.5)
+    assert (held["603375"].shares, held["603375"].average_cost) == (500, Decimal("10.5"))
     # cash: 100,000 − 35,005.35 − 42,513.18 + 14,987.35 − 5,250 + 900 + 3.21 − 9,000
     #       + 7,990.92 − 18 − 5,000 = 27,094.95, the last 资金余额
     assert statement.cash.amount == pytest.approx(27094.95)
