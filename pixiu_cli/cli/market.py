@@ -367,7 +367,8 @@ def chart(
     symbol = stock_code(code)
     renderer = common.renderer()
     with database() as db:
-        text = chart_text(db, symbol, days, color=renderer.rich_output, **renderer.chart_size())
+        method = common.settings().cost_method
+        text = chart_text(db, symbol, days, common.now(), method, color=renderer.rich_output, **renderer.chart_size())
     renderer.raw(text)
 
 

@@ -138,6 +138,11 @@ def _previously_sent(turns: list[Turn]) -> tuple[dict[str, str], dict[str, int]]
     return digests, sent_in
 
 
+def _worth_saying(account) -> bool:
+    """A valuation adds to the holding lines only with a price or the cash known."""
+    return account.cash is not None or any(h.priced for h in account.holdings)
+
+
 class ContextBuilder:
     def __init__(
         self,
@@ -228,7 +233,7 @@ class ContextBuilder:
             overview=selection.overview,
             compact_overview=selection.compact_overview,
             names=self._unheld_names(selection.symbols, holdings),
-            valuation=account,
+            valuation=account if account is not None and _worth_saying(account.account) else None,
             watched=watch,
         )
         if watch and about_watchlist(user_text):

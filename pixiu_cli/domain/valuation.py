@@ -170,7 +170,7 @@ def value_account(
     base = sum((v for *_, v in values), ZERO) + (cash.amount if cash else ZERO)
     valued = [ValuedPosition(p, cost, close, v, v / base if base > 0 else ZERO) for p, cost, close, v in values]
     valued.sort(key=lambda h: (-h.value, h.symbol))
-    closed = tuple(p for s, p in sorted(positions.items()) if not p.held and p.stated_day is None)
+    closed = tuple(p for _, p in sorted(positions.items()) if not p.held)
     return Account(tuple(valued), closed, cash, cost_method)
 
 

@@ -4,7 +4,7 @@ user's cost line and trade markers. Built as text; render.py prints it."""
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from dataclasses import dataclass
 
 from pixiu_cli.domain.vocabulary import SIDE_NAMES, SIDES
@@ -50,7 +50,8 @@ def moving_average(values: tuple[float, ...], window: int) -> tuple[float | None
     return tuple(out)
 
 
-def chart_data(market: MarketData, domain: DomainStore, symbol: str, days: int) -> ChartData:
+def chart_data(market: MarketData, domain: DomainStore, symbol: str, days: int, cost: float | None = None) -> ChartData:
+    """cost: the holding's cost per share in today's real yuan (the account's), None when not held."""
     full = market.bars(symbol, "qfq")
     if not len(full):
         raise ChartError(f"没有 {symbol} 的行情数据：先用 pixiu data import 或 pixiu data sync")
@@ -64,13 +65,10 @@ def chart_data(market: MarketData, domain: DomainStore, symbol: str, days: int) 
         i = bisect_left(full.dates, d.decided_at[:10])
         if i < len(full) and full.dates[i] == d.decided_at[:10] and d.side in SIDES:
             trades.append(TradeMark(full.dates[i], d.side, d.price * scale[i]))
-    holding = domain.holding(symbol)
-    cost_line = None
-    if holding:
-        # the cost is in the yuan of the day it was recorded: put it on that day's qfq scale
-        day = holding.updated_at[:10] if holding.updated_at else full.dates[-1]
-        cost_line = holding.cost * scale[max(0, bisect_right(full.dates, day) - 1)]
+    # the account's cost is after every corporate action: on the last bar's qfq scale
+    cost_line = cost * scale[-1] if cost is not None else None
     security = market.master.get(symbol)
+    holding = domain.holding(symbol)
     return ChartData(
         symbol,
         security.name if security else (holding.name if holding else None),
@@ -78,7 +76,7 @@ def chart_data(market: MarketData, domain: DomainStore, symbol: str, days: int) 
         full.close[cut:],
         ma20[cut:],
         ma60[cut:],
-        holding.cost if holding else None,
+        cost,
         tuple(trades),
         cost_line,
     )
@@ -147,5 +145,5 @@ def _drawn(data: ChartData, width: int, height: int, color: bool) -> str:
     return text if color else _ANSI.sub("", text)
 
 
-def build(market: MarketData, domain: DomainStore, symbol: str, days: int, **style) -> str:
-    return render_chart(chart_data(market, domain, symbol, days), **style)
+def build(market: MarketData, domain: DomainStore, symbol: str, days: int, cost: float | None = None, **style) -> str:
+    return render_chart(chart_data(market, domain, symbol, days, cost), **style)

@@ -32,5 +32,13 @@ def chart_command(state: ReplState, cmd: ParsedCommand) -> None:
     from pixiu_cli.services.market import chart
 
     symbol, days = parse_chart_args(cmd.args)
-    text = chart(state.app.store.db, symbol, days, color=state.renderer.rich_output, **state.renderer.chart_size())
+    text = chart(
+        state.app.store.db,
+        symbol,
+        days,
+        state.clock(),
+        state.app.settings.cost_method,
+        color=state.renderer.rich_output,
+        **state.renderer.chart_size(),
+    )
     state.renderer.raw(text)

@@ -259,8 +259,11 @@ def watchlist(db) -> list[Watched]:
     return [Watched(symbol, names.security_name(symbol), at) for symbol, at in MarketStore(db).watchlist()]
 
 
-def chart(db, symbol: str, days: int, **style) -> str:
-    """The terminal chart: front-adjusted closes, MA20/MA60, the cost line and the trades."""
+def chart(db, symbol: str, days: int, now: datetime, cost_method: str = "diluted", **style) -> str:
+    """The terminal chart: front-adjusted closes, MA20/MA60, the account's cost line and the trades."""
     from pixiu_cli.market.chart import build
+    from pixiu_cli.services.account import read_account
 
-    return build(MarketData(db), DomainStore(db), symbol, days, **style)
+    held = read_account(db, now, cost_method).account.holding(symbol)
+    cost = float(held.cost) if held is not None else None
+    return build(MarketData(db), DomainStore(db), symbol, days, cost, **style)

@@ -158,6 +158,27 @@ def _last_conversation_trades(db: Database) -> dict[str, str]:
     }
 
 
+def _shares_after_trades(db: Database, current: dict | None) -> float:
+    """The shares the ledger leaves the stored holding at (its stated lot and the fills after
+    it; corporate actions are the account's to add when it is read)."""
+    if current is None:
+        return 0.0
+    from decimal import Decimal
+
+    from pixiu_cli.domain.ledger import StatedLot, position
+    from pixiu_cli.store.account import AccountStore
+
+    symbol = current["symbol"]
+    fills = AccountStore(db).fills(symbol)
+    if current.get("basis") == "ledger":
+        return float(position(symbol, fills).shares) if fills else float(current["shares"] or 0)
+    day = (current["updated_at"] or "")[:10]
+    lot = StatedLot(
+        symbol, Decimal(repr(float(current["shares"] or 0))), Decimal(repr(float(current["cost"] or 0))), day
+    )
+    return float(position(symbol, fills, lot=lot).shares)
+
+
 def _merge_holdings(db: Database, items: list[Holding], conflicts: list[ShareConflict]) -> SectionResult:
     stored = {r["symbol"]: r for r in _rows(db, "select * from holdings")}
     traded = _last_conversation_trades(db)
@@ -171,16 +192,18 @@ def _merge_holdings(db: Database, items: list[Holding], conflicts: list[ShareCon
         current = stored.get(holding.symbol)
         last_trade = traded.get(holding.symbol)
         if last_trade is not None:
-            after_trades = current["shares"] if current else 0.0
+            after_trades = _shares_after_trades(db, current)
             file_wins = holding.updated_at is not None and holding.updated_at > last_trade
             if after_trades != holding.shares:
                 conflicts.append(ShareConflict(holding.symbol, holding.name, holding.shares, after_trades, file_wins))
             if not file_wins:
                 if current is None:  # sold out in conversation: stays sold
                     continue
-                # the trades' shares, cost and date stand; names and role follow the file
-                row.update(shares=current["shares"], cost=current["cost"])
+                # the stored lot and the trades after it stand; names and role follow the file
+                row.update(shares=current["shares"], cost=current["cost"], basis=current.get("basis", "stated"))
                 row.pop("updated_at", None)
+            else:
+                row["basis"] = "stated"  # newer than the trades: the file's lot, dated, supersedes them
         if current is None:
             added.append(row)
             continue

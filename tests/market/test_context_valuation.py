@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pixiu_cli.market.valuation import CachedValuer
-
 from pixiu_cli.context.builder import SHANGHAI, ContextBuilder
+from pixiu_cli.services.account import AccountReader
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.domain import DomainStore
-from pixiu_cli.store.market import MarketStore
 from tests.helpers import MARKET_FIXTURES as FIXTURES
 from tests.helpers import load
 
@@ -26,9 +24,7 @@ def _holdings(db, rows):
 
 
 def _block(db, valued=True):
-    builder = ContextBuilder(
-        ConversationStore(db), DomainStore(db), valuer=CachedValuer(MarketStore(db)) if valued else None
-    )
+    builder = ContextBuilder(ConversationStore(db), DomainStore(db), valuer=AccountReader(db) if valued else None)
     return builder.context_block("美的集团最近怎么样", now=NOW)[0].text
 
 
@@ -46,15 +42,18 @@ def test_holdings_line_after_a_bonus_issue(db, tmp_path):
     )
     block = _block(db)
     line = next(x for x in block.splitlines() if "000333 美的集团" in x and x.startswith("- ["))
-    # 贵州茅台 has no bars: valued at cost, 100 × 200 = 20,000, so the stocks are worth
-    # 30,525 + 20,000 = 50,525 and 美的 is 30,525 / 50,525 = 60.4% of them (not 100%)
+    # 10派12转增5 on 2016-05-06: 1,000 → 1,500 shares and 1,200 paid; 1,500 × 20.35 = 30,525;
+    # unrealised against the average cost 30,525 − 30,000 = +525 (+1.8%), the dividend realised;
+    # the diluted cost (30,000 − 1,200) / 1,500 = 19.20. 贵州茅台 has no bars: valued at cost,
+    # 100 × 200 = 20,000, so 美的 is 30,525 / 50,525 = 60.4% of the stocks (not 100%)
+    assert "000333 美的集团 · 核心仓 · 1,500 股 · 成本 19.20" in line
     assert (
-        "收盘 20.35（2016-05-06 不复权） · 送转后 1,500 股 · 已派现 1,200 · 市值 30,525 · "
-        "浮动盈亏 +1,725.00（+5.8%） · 仓位 60.4%"
+        "收盘 20.35（2016-05-06 不复权） · 含送转 500 股 · 已派现 1,200 · 市值 30,525 · "
+        "浮动盈亏 +525.00（+1.8%） · 已实现 +1,200.00 · 仓位 60.4%"
     ) in line
     assert "600519 贵州茅台 · 核心仓 · 100 股 · 成本 200.00 · 无行情数据，按成本计市值 20,000 · 仓位 39.6%" in block
     # HHI = 0.604² + 0.396² = 0.365 + 0.157 = 0.52
-    assert "股票市值 50,525（全部持仓，其中 1 只无行情按成本计；现金未知，仓位按股票市值计）" in block
+    assert "股票市值 50,525（全部持仓，其中 1 只无行情按成本计；现金未知，仓位按股票市值计）；成本为摊薄成本" in block
     assert "集中度：最大仓位 000333 60.4%，前三 100.0%，HHI 0.52（按股票市值）" in block
 
 
@@ -67,7 +66,7 @@ def test_without_market_data_the_block_is_unchanged(db):
 def test_stale_price_says_how_many_sessions_old(db):
     load(db, "000333")
     _holdings(db, [("000333", "美的集团", 1000, 60.5, "2025-01-02T10:00:00+08:00")])
-    builder = ContextBuilder(ConversationStore(db), DomainStore(db), valuer=CachedValuer(MarketStore(db)))
+    builder = ContextBuilder(ConversationStore(db), DomainStore(db), valuer=AccountReader(db))
     block = builder.context_block("美的集团", now=datetime(2025, 6, 5, 16, 0, tzinfo=SHANGHAI))[0].text
     # 2025-05-30 (Fri) → 06-03, 06-04, 06-05 after 端午 (06-02): three sessions
     assert "收盘 79.06（2025-05-30 不复权，已过期 3 个交易日）" in block

@@ -4,13 +4,13 @@ market move, suspensions leave no invented bars, and a holder keeps the real val
 from __future__ import annotations
 
 from datetime import datetime
+from decimal import Decimal
 
 import pytest
-from pixiu_cli.market.valuation import value_portfolio
 
-from pixiu_cli.domain.investor import Holding
 from pixiu_cli.market.data import MarketData
 from pixiu_cli.market.trading_days import SHANGHAI
+from pixiu_cli.services.account import AccountReader, read_account
 from pixiu_cli.store.market import MarketStore
 from tests.helpers import load
 from tests.helpers import truncated_history as _truncated
@@ -97,39 +97,50 @@ def test_unexplained_gaps_are_reported_as_suspected_ex_rights(db):
 def test_holding_bought_before_ex_rights_keeps_its_real_value(db, tmp_path):
     # 1,000 shares bought at 30.00 on 2016-04-01; the market data ends on the ex-rights day.
     load(db, "000333", path=_truncated(tmp_path, "000333", "2016-05-06"))
-    holding = Holding("000333", "美的集团", (), 1000, 30.0, "core", "2016-04-01T10:00:00+08:00")
-    value = value_portfolio(MarketStore(db), [holding], datetime(2016, 5, 6, 16, tzinfo=SHANGHAI))
-    v = value.holdings["000333"]
-    assert (v.as_of, v.last_close, v.shares, v.cash_received) == ("2016-05-06", 20.35, 1500, 1200)
-    assert v.market_value == pytest.approx(30525)
-    assert v.pnl == pytest.approx(30525 + 1200 - 30000)  # +1,725, not 1,000 × 20.35 − 30,000 = −9,650
+    _state(db, [("000333", "美的集团", 1000, 30.0, "2016-04-01T10:00:00+08:00")])
+    account = read_account(db, datetime(2016, 5, 6, 16, tzinfo=SHANGHAI)).account
+    v = account.holding("000333")
+    assert (v.close.day, v.close.price, v.shares, v.position.dividends) == ("2016-05-06", Decimal("20.35"), 1500, 1200)
+    assert v.value == Decimal("30525.00")
+    # +1,725 in all (not 1,000 × 20.35 − 30,000 = −9,650): +525 unrealised, +1,200 realised
+    assert (v.unrealised_pnl, v.realised_pnl, v.holding_pnl) == (Decimal("525.00"), 1200, Decimal("1725.00"))
     before = 1000 * 32.99  # the holding's value at the close before
-    held_move = (v.market_value + v.cash_received) / before - 1
+    held_move = float(v.value + v.position.dividends) / before - 1
     qfq_move = _change_on(MarketData(db).bars("000333", "qfq"), "2016-05-06")
     # the holder lost what the market lost that day (≈ −4%), as the adjusted series says;
     # they differ only by the dividend not being reinvested
     assert held_move == pytest.approx(qfq_move, abs=0.002) and -0.05 < held_move < -0.03
-    assert v.stale_days == 0 and v.weight == 1.0
+    assert v.close.stale_days == 0 and v.weight == 1
+
+
+def _state(db, rows):
+    db["holdings"].insert_all(
+        [
+            {"symbol": s, "name": n, "short_names": "[]", "shares": q, "cost": c, "role": "core", "updated_at": at}
+            for s, n, q, c, at in rows
+        ]
+    )
 
 
 def test_holding_recorded_after_the_event_is_not_multiplied_again(db):
     load(db, "000333")
     now = datetime(2026, 11, 30, 16, tzinfo=SHANGHAI)
-    holdings = [
-        Holding("000333", "美的集团", (), 1000, 60.5, "core", "2024-01-02T10:00:00+08:00"),
-        Holding("000001", "平安银行", (), 100, 10.0, "satellite", None),
-    ]
-    value = value_portfolio(MarketStore(db), holdings, now)
-    v = value.holdings["000333"]
-    assert (v.shares, v.cash_received, v.last_close) == (1000, 0, 79.06)
-    assert v.pnl == pytest.approx(1000 * (79.06 - 60.5))
-    unpriced = value.holdings["000001"]  # no bars: valued at its cost, marked, never guessed
-    assert (unpriced.priced, unpriced.last_close, unpriced.market_value) == (False, None, 100 * 10.0)
-    assert v.stale_days > 300  # the fixture ends on 2025-05-30
+    _state(
+        db, [("000333", "美的集团", 1000, 60.5, "2024-01-02T10:00:00+08:00"), ("000001", "平安银行", 100, 10.0, None)]
+    )
+    account = read_account(db, now).account
+    v = account.holding("000333")
+    # the 2024 and 2025 dividends after the stated day are paid on the 1,000 shares, no bonus
+    paid = sum(a.cash for a in v.position.actions)
+    assert (v.shares, v.close.price) == (1000, Decimal("79.06")) and v.position.bonus_shares == 0
+    assert v.unrealised_pnl == 1000 * (Decimal("79.06") - Decimal("60.5")) and v.realised_pnl == paid
+    unpriced = account.holding("000001")  # no bars: valued at its cost, marked, never guessed
+    assert (unpriced.priced, unpriced.close, unpriced.value) == (False, None, 1000)
+    assert v.close.stale_days > 300  # the fixture ends on 2025-05-30
     # every holding counts: 79,060 of 79,060 + 1,000 = 98.75%, not 100%
-    assert value.concentration.largest_symbol == "000333"
-    assert value.concentration.largest_weight == pytest.approx(79060 / 80060)
-    assert value.concentration.hhi == pytest.approx((79060 / 80060) ** 2 + (1000 / 80060) ** 2)
+    c = account.concentration
+    assert c.largest_symbol == "000333" and c.largest_weight == Decimal(79060) / Decimal(80060)
+    assert c.hhi == (Decimal(79060) / 80060) ** 2 + (Decimal(1000) / 80060) ** 2
 
 
 @pytest.mark.parametrize("mode", ["qfq", "hfq"])
@@ -147,15 +158,14 @@ def test_a_window_read_equals_the_same_days_of_the_full_read(db, mode, start, en
 
 
 def test_cached_valuation_follows_new_market_data(db, tmp_path):
-    from pixiu_cli.market.valuation import CachedValuer
-
     load(db, "000333", path=_truncated(tmp_path, "000333", "2016-05-05"))
-    holding = Holding("000333", "美的集团", (), 1000, 30.0, "core", "2016-04-01T10:00:00+08:00")
-    valuer = CachedValuer(MarketStore(db))
+    _state(db, [("000333", "美的集团", 1000, 30.0, "2016-04-01T10:00:00+08:00")])
+    reader = AccountReader(db)
     now = datetime(2026, 11, 30, 16, tzinfo=SHANGHAI)
-    first = valuer([holding], now)
-    assert valuer([holding], now) is first  # nothing changed: not recomputed
-    assert (first.holdings["000333"].as_of, first.holdings["000333"].shares) == ("2016-05-05", 1000)
+    first = reader(now)
+    assert reader(now) is first  # nothing changed: not recomputed
+    held = first.account.holding("000333")
+    assert (held.close.day, held.shares) == ("2016-05-05", 1000)
     load(db, "000333")  # newer bars (and the ex-rights day) arrive
-    second = valuer([holding], now)
-    assert (second.holdings["000333"].as_of, second.holdings["000333"].shares) == ("2025-05-30", 1500)
+    held = reader(now).account.holding("000333")
+    assert (held.close.day, held.shares) == ("2025-05-30", 1500)

@@ -9,7 +9,7 @@ import pytest
 
 from pixiu_cli.store.database import open_database, write_transaction
 from pixiu_cli.store.domain import DomainStore
-from pixiu_cli.store.portfolio import PortfolioStore
+from pixiu_cli.store.portfolio import set_position
 
 
 def _holding(symbol: str, name: str, shares: float = 100.0) -> dict:
@@ -54,16 +54,8 @@ def test_a_commit_by_another_connection_is_seen(domain, tmp_path):
 
 def test_a_write_on_the_same_connection_is_seen(domain):
     assert len(domain.holdings()) == 2
-    PortfolioStore(domain.db).record_trade(
-        symbol="600519",
-        side="sell",
-        price=1500.0,
-        quantity=100,
-        reason=None,
-        name=None,
-        at="2026-06-02T10:00:00+08:00",
-        source="user",
-    )
+    # a statement import writes the ledger's copy of a holding: the sold-out stock leaves
+    set_position(domain.db, "600519", None, 0, None, "2026-06-02T10:00:00+08:00")
     assert symbols(domain) == ["600036"]
     with write_transaction(domain.db):
         domain.db.execute("update holdings set role = 'satellite' where symbol = '600036'")
@@ -111,7 +103,7 @@ def test_portfolio_reads_survive_conversation_writes_but_not_trades(tmp_path):
     from pixiu_cli.store.conversations import ConversationStore
     from pixiu_cli.store.database import open_database
     from pixiu_cli.store.domain import DomainStore
-    from pixiu_cli.store.portfolio import PortfolioStore
+    from pixiu_cli.store.portfolio import set_position
 
     db = open_database(tmp_path / "v.db")
     domain = DomainStore(db)
@@ -125,16 +117,7 @@ def test_portfolio_reads_survive_conversation_writes_but_not_trades(tmp_path):
     db.conn.set_trace_callback(queries.append)
     assert domain.holdings() == first
     assert not any("from holdings" in q for q in queries)  # reused: a turn is not a portfolio change
-    PortfolioStore(db).record_trade(
-        symbol="600519",
-        side="buy",
-        price=1500.0,
-        quantity=100,
-        reason=None,
-        name=None,
-        at=datetime.now(SHANGHAI).isoformat(),
-        source="test",
-    )
+    set_position(db, "600519", None, 200.0, 1550.0, datetime.now(SHANGHAI).isoformat())
     after = domain.holdings()
     assert after != first and after[0].shares == 200.0
     assert isinstance(after[0], Holding)

@@ -15,7 +15,6 @@ from pixiu_cli.store.database import open_database
 from pixiu_cli.store.domain import DomainStore
 from pixiu_cli.store.imports import ShareConflict, merge_document
 from pixiu_cli.store.memory import MemoryStore
-from pixiu_cli.store.portfolio import PortfolioStore
 
 NOW = datetime(2026, 11, 27, 10, 0, tzinfo=SHANGHAI)
 FIXTURE = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.json").read_text())
@@ -78,16 +77,9 @@ def test_notes_and_decisions_made_in_conversation_are_never_touched(db):
         note_kind="view", text="白酒股不碰了", symbol=None, source="import", at="2026-11-27T10:00:00+08:00"
     ).event
     memory.forget(gone.id, "2026-11-27T10:01:00+08:00")
-    PortfolioStore(db).record_trade(
-        symbol="002415",
-        side="buy",
-        price=30,
-        quantity=200,
-        reason="对话里说的",
-        name="海康威视",
-        at="2026-11-27T10:02:00+08:00",
-        source="model",
-    )
+    from pixiu_cli.services.trades import NewTrade, record_trade
+
+    record_trade(db, NewTrade("002415", "buy", 30, 200, "对话里说的", "海康威视", "model"), "2026-11-27T10:02:00+08:00")
     doc = copy.deepcopy(FIXTURE)
     # the file names the conversation's note and trade (as an old export would), with other details
     doc["notes"] += [
@@ -118,57 +110,44 @@ def test_notes_and_decisions_made_in_conversation_are_never_touched(db):
     ]
 
 
+def _trade(db, symbol, side, price, quantity, at):
+    from pixiu_cli.services.trades import NewTrade, record_trade
+
+    record_trade(db, NewTrade(symbol, side, price, quantity, None, None, "model"), at)
+
+
+def _held(db) -> dict:
+    from datetime import datetime
+
+    from pixiu_cli.services.account import account_record, read_account
+
+    record = account_record(read_account(db, datetime.fromisoformat("2026-11-28T10:00:00+08:00")))
+    return {h["symbol"]: h for h in record["holdings"]}
+
+
 def test_a_holding_changed_by_a_recorded_trade_keeps_the_trade_and_says_so(db):
     merge(db, FIXTURE)
-    PortfolioStore(db).record_trade(
-        symbol="002415",
-        side="buy",
-        price=30,
-        quantity=200,
-        reason=None,
-        name="海康威视",
-        at="2026-11-27T10:02:00+08:00",
-        source="model",
-    )
-    PortfolioStore(db).record_trade(
-        symbol="300750",
-        side="sell",
-        price=200,
-        quantity=300,
-        reason=None,
-        name="宁德时代",
-        at="2026-11-27T10:03:00+08:00",
-        source="model",
-    )
+    _trade(db, "002415", "buy", 30, 200, "2026-11-27T10:02:00+08:00")
+    _trade(db, "300750", "sell", 200, 300, "2026-11-27T10:03:00+08:00")
     result = merge(db, FIXTURE)
     assert result.share_conflicts == [
         ShareConflict("002415", "海康威视", 2000.0, 2200.0, False),
         ShareConflict("300750", "宁德时代", 300.0, 0.0, False),
     ]
-    domain = DomainStore(db)
-    hik = domain.holding("002415")
-    assert (hik.shares, hik.cost) == (2200.0, pytest.approx(31.0909, abs=1e-4))
-    assert domain.holding("300750") is None  # sold out in conversation: not brought back
+    hik = _held(db)["002415"]
+    assert (hik["shares"], hik["average_cost"]) == (2200.0, 31.0909)  # (2,000 × 31.2 + 200 × 30) / 2,200
+    assert "300750" not in _held(db)  # sold out in conversation: not brought back
     # a file dated after the last trade is newer information: it wins, and the difference is still said
     doc = copy.deepcopy(FIXTURE)
     doc["holdings"][1].update(shares=2500, cost=30.5, updated_at="2026-11-27T15:00:00+08:00")
     result = merge(db, doc)
     assert ShareConflict("002415", "海康威视", 2500.0, 2200.0, True) in result.share_conflicts
-    assert (domain.holding("002415").shares, domain.holding("002415").cost) == (2500.0, 30.5)
+    assert (_held(db)["002415"]["shares"], _held(db)["002415"]["cost"]) == (2500.0, 30.5)
 
 
 def test_a_file_that_agrees_with_the_trades_raises_no_warning(db):
     merge(db, FIXTURE)
-    PortfolioStore(db).record_trade(
-        symbol="002415",
-        side="buy",
-        price=30,
-        quantity=200,
-        reason=None,
-        name="海康威视",
-        at="2026-11-27T10:02:00+08:00",
-        source="model",
-    )
+    _trade(db, "002415", "buy", 30, 200, "2026-11-27T10:02:00+08:00")
     doc = copy.deepcopy(FIXTURE)
     doc["holdings"][1].update(shares=2200, short_names=["海康", "海康威"])
     result = merge(db, doc)
