@@ -27,7 +27,9 @@ def data_import(
     ],
     symbol: Annotated[
         str | None,
-        typer.Option("--symbol", help="股票代码（6 位），或指数基准 sh000300 / sh000001 / sz399006（只导入一个文件时）"),
+        typer.Option(
+            "--symbol", help="股票代码（6 位），或指数基准 sh000300 / sh000001 / sz399006（只导入一个文件时）"
+        ),
     ] = None,
     name: Annotated[str | None, typer.Option("--name", help="证券名称（写入证券主表）")] = None,
     adjusted: Annotated[str, typer.Option("--adjusted", help="文件价格的复权方式：none | qfq | hfq")] = "none",
@@ -269,7 +271,9 @@ def data_status(as_json: JsonOpt = False) -> None:
 def data_sync(
     codes: Annotated[
         list[str] | None,
-        typer.Argument(help="股票代码或指数基准 sh000300 等（默认：持仓、自选股和指数基准沪深300、上证指数、创业板指）"),
+        typer.Argument(
+            help="股票代码或指数基准 sh000300 等（默认：持仓、自选股和指数基准沪深300、上证指数、创业板指）"
+        ),
     ] = None,
     source: Annotated[str, typer.Option("--source", help="baostock | akshare")] = "baostock",
     since: Annotated[str | None, typer.Option("--since", help="从该日期起重新获取（默认增量）")] = None,

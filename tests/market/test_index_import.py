@@ -104,7 +104,14 @@ def test_the_code_in_a_file_name_keeps_its_exchange(tmp_path, name, spelling):
 def test_import_stores_an_index_where_a_sync_does_and_excess_return_works_offline(env, pixiu_home, tmp_path):
     stock = MARKET_FIXTURES / "000333.csv"
     done = pixiu_in_process(
-        env, "data", "import", str(stock), "--symbol", "000333", "--actions", str(MARKET_FIXTURES / "000333_actions.csv")
+        env,
+        "data",
+        "import",
+        str(stock),
+        "--symbol",
+        "000333",
+        "--actions",
+        str(MARKET_FIXTURES / "000333_actions.csv"),
     )
     assert done.returncode == 0, done.stderr
     done = pixiu_in_process(
@@ -144,11 +151,15 @@ def test_import_stores_an_index_where_a_sync_does_and_excess_return_works_offlin
 def test_a_bare_shared_code_and_index_actions_are_refused_with_nothing_written(env, pixiu_home, tmp_path):
     index_file = _tdx_index_file(tmp_path, "index.txt")
     # before: --symbol 000300 stored the index as a stock, with a profile and a master row
-    done = pixiu_in_process(env, "data", "import", str(index_file), "--symbol", "000300", "--name", "沪深300", text=True)
+    done = pixiu_in_process(
+        env, "data", "import", str(index_file), "--symbol", "000300", "--name", "沪深300", text=True
+    )
     assert done.returncode == 1 and done.stderr.count("\n") == 1
     assert "000300 可能是沪深300指数，也可能是深市股票：指数请用 --symbol sh000300" in done.stderr
     actions = str(MARKET_FIXTURES / "000333_actions.csv")
-    done = pixiu_in_process(env, "data", "import", str(index_file), "--symbol", "sh000300", "--actions", actions, text=True)
+    done = pixiu_in_process(
+        env, "data", "import", str(index_file), "--symbol", "sh000300", "--actions", actions, text=True
+    )
     assert done.returncode == 1 and "沪深300是指数，没有除权除息" in done.stderr and done.stderr.count("\n") == 1
     db = open_database(pixiu_home / "pixiu.db")
     try:
