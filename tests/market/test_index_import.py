@@ -102,17 +102,8 @@ def test_the_code_in_a_file_name_keeps_its_exchange(tmp_path, name, spelling):
 
 
 def test_import_stores_an_index_where_a_sync_does_and_excess_return_works_offline(env, pixiu_home, tmp_path):
-    stock = MARKET_FIXTURES / "000333.csv"
-    done = pixiu_in_process(
-        env,
-        "data",
-        "import",
-        str(stock),
-        "--symbol",
-        "000333",
-        "--actions",
-        str(MARKET_FIXTURES / "000333_actions.csv"),
-    )
+    stock, actions = (str(MARKET_FIXTURES / name) for name in ("000333.csv", "000333_actions.csv"))
+    done = pixiu_in_process(env, "data", "import", stock, "--symbol", "000333", "--actions", actions)
     assert done.returncode == 0, done.stderr
     done = pixiu_in_process(
         env, "data", "import", str(_tdx_index_file(tmp_path)), "--symbol", "sh000300", "--name", "沪深300", text=True
