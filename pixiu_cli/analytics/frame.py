@@ -10,11 +10,9 @@ from datetime import date, timedelta
 
 import numpy as np
 
-from pixiu_cli.domain.boards import OrderSize, limit_schedule, order_size
+from pixiu_cli.domain.boards import OrderSize, limit_schedule, listing_free_sessions, order_size
 from pixiu_cli.domain.market import BarSeries, CorporateAction
 from pixiu_cli.market.adjust import ex_ratios
-
-LISTING_FREE_DAYS = 5  # new listings trade without a price limit for their first sessions
 
 
 @dataclass(frozen=True)
@@ -87,11 +85,14 @@ def _events(dates: list[str], actions: list[CorporateAction]) -> tuple[np.ndarra
     return cash, shares, ratio
 
 
-def _listing_free(dates: list[str], list_date: str | None) -> np.ndarray:
+def _listing_free(symbol: str, dates: list[str], list_date: str | None) -> np.ndarray:
+    """The sessions from the listing day that its board's rules on that day leave without a
+    limit (domain/boards.py): five under a registration reform, else the listing day only —
+    a one-price limit-up run from the second day (300750 in June 2018) cannot be bought into."""
     free = np.zeros(len(dates), dtype=bool)
     if list_date and dates and list_date >= dates[0]:
         start = bisect_left(dates, list_date)
-        free[start : start + LISTING_FREE_DAYS] = True
+        free[start : start + listing_free_sessions(symbol, list_date)] = True
     return free
 
 
@@ -127,7 +128,7 @@ def build_frame(raw: BarSeries, actions: list[CorporateAction], *, list_date: st
     reference[0] = np.nan
     reference[1:] = ((c[:-1] - cash[1:]) / (1 + shares[1:])) / ratio[1:]
     limits = _limit_array(raw.symbol, np.asarray(dates), np.asarray(raw.is_st, dtype=bool))
-    free = _listing_free(dates, list_date) | np.isnan(reference)
+    free = _listing_free(raw.symbol, dates, list_date) | np.isnan(reference)
     up = np.where(free, np.inf, np.round(reference * (1 + limits) + 1e-9, 2))
     down = np.where(free, -np.inf, np.round(reference * (1 - limits) + 1e-9, 2))
     factor = adjusted_factors(raw, actions)

@@ -150,11 +150,12 @@ def stock_code(raw: str) -> str:
 
 
 def series_code(raw: str) -> str:
-    """A stock code, or an index benchmark's stored key (sh000300): what `data bars` reads."""
-    from pixiu_cli.domain.benchmarks import benchmark_for
+    """A stock code, or an index benchmark's stored key for any spelling of it (sh000300,
+    000300.SH, 沪深300): what `data bars` and `data sync` read."""
+    from pixiu_cli.services.import_symbol import spelled_benchmark
 
-    key = raw.strip().lower()
-    return key if benchmark_for(key) else stock_code(raw)
+    index = spelled_benchmark(raw)
+    return index.key if index else stock_code(raw)
 
 
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")

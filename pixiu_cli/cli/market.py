@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from pixiu_cli.cli import common
-from pixiu_cli.cli.common import JsonOpt, choice, database, now, stock_code
+from pixiu_cli.cli.common import JsonOpt, choice, database, now, series_code, stock_code
 
 data_app = typer.Typer(help="行情数据：导入、同步、查看（不复权存储，读取时复权）。", add_completion=False)
 watch_app = typer.Typer(help="自选股（同步时与持仓一起更新）。", add_completion=False)
@@ -25,7 +25,12 @@ def data_import(
             "多个文件时代码取自文件名，同名的 X_actions.csv 为其除权除息"
         ),
     ],
-    symbol: Annotated[str | None, typer.Option("--symbol", help="股票代码（6 位；只导入一个文件时）")] = None,
+    symbol: Annotated[
+        str | None,
+        typer.Option(
+            "--symbol", help="股票代码（6 位），或指数基准 sh000300 / sh000001 / sz399006（只导入一个文件时）"
+        ),
+    ] = None,
     name: Annotated[str | None, typer.Option("--name", help="证券名称（写入证券主表）")] = None,
     adjusted: Annotated[str, typer.Option("--adjusted", help="文件价格的复权方式：none | qfq | hfq")] = "none",
     actions: Annotated[
@@ -46,8 +51,8 @@ def data_import(
     choice(volume_unit, VOLUME_UNITS, "--volume-unit")
     paths = [Path(f) for f in files]
     if len(paths) == 1 and not paths[0].is_dir():
-        code = stock_code(symbol) if symbol else _code_in_name(paths[0])
-        _import_one(paths[0], code, name, adjusted, actions, volume_unit)
+        spelling = symbol if symbol else _code_in_name(paths[0])
+        _import_one(paths[0], spelling, name, adjusted, actions, volume_unit)
         return
     if symbol or name or actions or adjusted != "none" or volume_unit != "auto":
         raise common.CliError("--symbol、--name、--actions、--adjusted、--volume-unit 只用于导入单个文件")
@@ -61,31 +66,34 @@ def data_import(
 
 
 def _code_in_name(path: Path) -> str:
-    from pixiu_cli.services.market import symbol_in_name
+    from pixiu_cli.services.import_symbol import spelling_in_name
 
-    code = symbol_in_name(path)
+    code = spelling_in_name(path)
     if code is None:
         raise common.CliError("请用 --symbol 指定股票代码（文件名里没有 6 位代码）")
     return code
 
 
-def _import_one(path: Path, code: str, name, adjusted: str, actions, volume_unit: str) -> None:
+def _import_one(path: Path, spelling: str, name, adjusted: str, actions, volume_unit: str) -> None:
     from pixiu_cli.services.market import BarImport, import_bars
 
-    request = BarImport(path, code, name, adjusted, Path(actions) if actions else None, volume_unit)
+    request = BarImport(path, spelling, name, adjusted, Path(actions) if actions else None, volume_unit)
     with database() as db:
         done = import_bars(db, request, now(), common.costs())
-    result = done.result
+    result, index = done.result, done.target.index
     shown = common.renderer()
     unit = "手（已换算为股）" if result.volume_unit == "lots" else "股"
+    what = f"指数 {index.name}（{index.key}）" if index else result.symbol
     shown.info(
-        f"已导入 {code}：{result.rows} 条日线，{result.first} 至 {result.last}；格式 {result.shape}，"
-        f"成交量单位 {unit}；除权除息 {len(result.actions)} 条。"
+        f"已导入 {what}：{result.rows} 条日线，{result.first} 至 {result.last}；格式 {result.shape}，"
+        f"成交量单位 {unit}" + ("。" if index else f"；除权除息 {len(result.actions)} 条。")
     )
+    if done.target.note:
+        shown.info(done.target.note)
     from pixiu_cli.views.sync import suspect_line
 
     for gap in result.suspects:
-        shown.line(suspect_line(code, gap))
+        shown.line(suspect_line(result.symbol, gap))
     for line in done.refreshed.lines():
         shown.line(line)
 
@@ -100,6 +108,8 @@ def _import_files(files: list[Path], refresh_after: bool) -> None:
     shown.info(f"已导入 {len(done.imported)} 个文件，共 {rows:,} 条日线；失败 {len(done.failed)} 个。")
     for path, why in done.failed:
         shown.warn(f"{path.name}：{why}（该文件未写入）")
+    for path, note in done.notes:
+        shown.info(f"{path.name}：{note}")
     for line in done.refreshed.lines() if done.refreshed else []:
         shown.line(line)
 
@@ -260,7 +270,10 @@ def data_status(as_json: JsonOpt = False) -> None:
 @data_app.command("sync")
 def data_sync(
     codes: Annotated[
-        list[str] | None, typer.Argument(help="股票代码（默认：持仓、自选股和指数基准沪深300、上证指数、创业板指）")
+        list[str] | None,
+        typer.Argument(
+            help="股票代码或指数基准 sh000300 等（默认：持仓、自选股和指数基准沪深300、上证指数、创业板指）"
+        ),
     ] = None,
     source: Annotated[str, typer.Option("--source", help="baostock | akshare")] = "baostock",
     since: Annotated[str | None, typer.Option("--since", help="从该日期起重新获取（默认增量）")] = None,
@@ -282,7 +295,7 @@ def data_sync(
     since = common.day(since, "--since")
     shown = common.renderer()
     with database() as db:
-        symbols = sync_targets(db, [stock_code(c) for c in codes] if codes else None)
+        symbols = sync_targets(db, [series_code(c) for c in codes] if codes else None)
         with shown.progress(len(symbols), f"同步（{source}）", show=len(symbols) > 3) as advance:
             request = SyncRequest(symbols, source, since, timeout)
             done = sync_market(db, request, now(), common.costs(), on_symbol=lambda o: advance())

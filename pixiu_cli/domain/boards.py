@@ -2,9 +2,11 @@
 can be (so a bigger gap with no corporate action to explain it is reported as 疑似除权除息)
 and how many shares an order may hold.
 
-Not modelled: the first sessions of a new listing beyond "no limit for five sessions" (the
-main board's first-day 44%/−36% band before 2023 and the call-auction rules of a debut), and
-the tax on dividends (it depends on how long the shares were held)."""
+A new listing's first sessions follow its board's rules on its listing day (`listing_free_sessions`).
+Not modelled: the first day's band against the issue price before the registration reforms
+(+44% / −36%: the bars carry no issue price, and no order can fill on a listing day, since no
+close precedes it), the call-auction rules of a debut, and the tax on dividends (it depends
+on how long the shares were held)."""
 
 from __future__ import annotations
 
@@ -29,6 +31,14 @@ LIMITS: tuple[tuple[str, bool, str, float], ...] = (
     ("bse", False, "2021-11-15", 0.30),
     ("bse", True, "2021-11-15", 0.30),
 )
+
+
+# The registration reforms, by the first listing day they governed: from it a new listing
+# trades without a price limit for its first five sessions. Before it, the first day was
+# capped against the issue price (+44% / −36%) and the board's limit applied from day two.
+# The BSE has lifted the limit on the first day only since its first session.
+LISTING_REFORM_FROM = {"star": "2019-07-22", "chinext": CHINEXT_20PCT_FROM, "main": "2023-04-10"}
+FREE_SESSIONS_AFTER_REFORM = 5
 
 
 @dataclass(frozen=True)
@@ -60,6 +70,14 @@ def daily_limit(symbol: str, day: str, is_st: bool = False) -> float:
     schedule = limit_schedule(symbol, is_st)
     in_force = [limit for start, limit in schedule if start <= day]
     return in_force[-1] if in_force else schedule[0][1]
+
+
+def listing_free_sessions(symbol: str, list_date: str) -> int:
+    """How many sessions from the listing day trade without a limit against the previous
+    close: five for a listing under its board's registration reform, else the first day
+    alone (whose band, before the reforms, is set against the issue price)."""
+    reform = LISTING_REFORM_FROM.get(board_for(symbol))
+    return FREE_SESSIONS_AFTER_REFORM if reform is not None and list_date >= reform else 1
 
 
 def order_size(symbol: str) -> OrderSize:

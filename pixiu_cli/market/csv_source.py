@@ -316,7 +316,7 @@ def check_title(parsed: ParsedBars, symbol: str, adjusted: str) -> None:
     """A 通达信 title names the stock and how the prices were adjusted: refuse a file whose
     title contradicts --symbol or --adjusted rather than store wrong prices as real ones."""
     code = re.search(r"\b(\d{6})\b", parsed.title)
-    if code and code.group(1) != symbol:
+    if code and code.group(1) != symbol[-6:]:  # an index's key ends in its six digits (sh000300)
         raise CsvImportError(f"文件标题是 {code.group(1)}，与 --symbol {symbol} 不符")
     for word, mode in _TITLE_ADJUST.items():
         if word in parsed.title and mode != adjusted:

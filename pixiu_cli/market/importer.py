@@ -1,5 +1,6 @@
 """`pixiu data import`: a CSV of daily bars (and optionally its corporate actions) into the
-store as unadjusted bars, with provenance, in one transaction."""
+store as unadjusted bars, with provenance, in one transaction. An index benchmark's bars go
+under its prefixed key (sh000300), as a sync stores them: no actions, no security-master row."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from pixiu_cli.domain.benchmarks import benchmark_for
 from pixiu_cli.domain.boards import board_for
 from pixiu_cli.domain.market import CorporateAction, SeriesWrite
 from pixiu_cli.domain.plausible import action_problem
@@ -58,6 +60,9 @@ def import_csv(
 ) -> ImportResult:
     if adjusted not in ADJUST_MODES:
         raise CsvImportError(f"--adjusted 只能是 none、qfq 或 hfq，而不是 {adjusted!r}")
+    index = benchmark_for(symbol)
+    if index and (actions_path or adjusted != "none"):
+        raise CsvImportError(f"{index.name}是指数，没有除权除息：不用 --actions 或 --adjusted")
     parsed = parse_bars(read_text(path), volume_unit)
     check_title(parsed, symbol, adjusted)
     actions = parse_actions(read_text(actions_path), symbol, source="import", at=at) if actions_path else []
@@ -81,7 +86,7 @@ def import_csv(
             replace_actions_from="import" if actions_path else None,
         )
     )
-    if name:
+    if name and not index:  # an index is named by domain/benchmarks.py, never a stock's row
         master.upsert(
             [Security(symbol, name, board=board_for(symbol), is_st=series.is_st[-1], source="csv", updated_at=at)],
             keep_names=True,

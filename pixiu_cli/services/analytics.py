@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from pixiu_cli.domain.analytics import BacktestRow
+from pixiu_cli.domain.benchmarks import benchmark_for
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.store.analytics import AnalyticsStore
 from pixiu_cli.store.domain import DomainStore
@@ -21,10 +22,11 @@ if TYPE_CHECKING:  # the engine loads numpy: imported by the functions that comp
 
 
 def refresh(db, symbols: Sequence[str], now: datetime, costs: CostModel | None) -> RefreshSummary:
-    """Recompute what depends on these symbols' bars."""
+    """Recompute what depends on these symbols' bars. An index gets no profile, signal or
+    alert of its own: it is what stocks are measured against (read when they are shown)."""
     from pixiu_cli.analytics.refresh import refresh as recompute
 
-    return recompute(db, list(symbols), now, costs)
+    return recompute(db, [s for s in symbols if not benchmark_for(s)], now, costs)
 
 
 def held_and_watched(db) -> list[str]:

@@ -4,18 +4,18 @@ bars and actions of one stock, the watch list and the chart (`pixiu data|watch|c
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pixiu_cli.domain.benchmarks import BENCHMARKS, benchmark_for
+from pixiu_cli.domain.benchmarks import BENCHMARKS
 from pixiu_cli.domain.market import CorporateAction
 from pixiu_cli.market.data import MarketData, SeriesStatus
 from pixiu_cli.services.analytics import held_and_watched, refresh
 from pixiu_cli.services.errors import RequestError
+from pixiu_cli.services.import_symbol import ImportSymbol, import_symbol, spelling_in_name
 from pixiu_cli.store.domain import DomainStore
 from pixiu_cli.store.market import MarketStore
 from pixiu_cli.store.securities import SecurityMaster
@@ -35,7 +35,7 @@ def _stamp(now: datetime) -> str:
 @dataclass(frozen=True)
 class BarImport:
     path: Path
-    symbol: str
+    symbol: str  # as written: 600519, sh000300, 000300.SH, 沪深300 (services/import_symbol.py)
     name: str | None = None
     adjusted: str = "none"  # how the file's prices are adjusted: none | qfq | hfq
     actions_path: Path | None = None
@@ -46,19 +46,22 @@ class BarImport:
 class BarsImported:
     result: ImportResult
     refreshed: RefreshSummary
+    target: ImportSymbol  # what the spelling named: a stock, or an index benchmark
 
 
 def import_bars(db, request: BarImport, now: datetime, costs: CostModel | None) -> BarsImported:
-    """One stock's daily bars, stored unadjusted with their provenance; a bad file writes nothing."""
+    """One stock's (or index benchmark's) daily bars, stored unadjusted with their provenance;
+    a bad file writes nothing."""
     from pixiu_cli.market.csv_source import CsvImportError
     from pixiu_cli.market.importer import import_csv
 
+    target = import_symbol(SecurityMaster(db), request.symbol)
     try:
         result = import_csv(
             MarketStore(db),
             SecurityMaster(db),
             request.path,
-            request.symbol,
+            target.symbol,
             at=_stamp(now),
             name=request.name,
             adjusted=request.adjusted,
@@ -67,7 +70,7 @@ def import_bars(db, request: BarImport, now: datetime, costs: CostModel | None) 
         )
     except CsvImportError as exc:
         raise RequestError(f"导入失败，未做任何修改：{exc}") from None
-    return BarsImported(result, refresh(db, [request.symbol], now, costs))
+    return BarsImported(result, refresh(db, [target.symbol], now, costs), target)
 
 
 @dataclass(frozen=True)
@@ -75,9 +78,9 @@ class ManyImported:
     imported: list[ImportResult]
     failed: list[tuple[Path, str]]  # the file and why (one line); its bars were not written
     refreshed: RefreshSummary | None  # None with refresh=False
+    notes: list[tuple[Path, str]] = field(default_factory=list)  # a bare code an index shares
 
 
-_CODE_IN_NAME = re.compile(r"(?<!\d)(\d{6})(?!\d)")
 BAR_FILE_SUFFIXES = (".csv", ".txt", ".tsv")
 
 
@@ -91,12 +94,6 @@ def bar_files(paths: list[Path]) -> list[Path]:
         else:
             out.append(path)
     return [f for f in out if not f.stem.lower().endswith("_actions")]
-
-
-def symbol_in_name(path: Path) -> str | None:
-    """The six-digit code a file is named after (600519.csv, 600519_贵州茅台.csv, SH600519.txt)."""
-    found = _CODE_IN_NAME.search(path.stem)
-    return found.group(1) if found else None
 
 
 def import_many(
@@ -114,21 +111,23 @@ def import_many(
     from pixiu_cli.market.importer import import_csv
 
     market, master, stamp = MarketStore(db), SecurityMaster(db), _stamp(now)
-    imported, failed = [], []
+    imported, failed, notes = [], [], []
     for path in files:
-        symbol = symbol_in_name(path)
+        spelling = spelling_in_name(path)
         actions = path.with_name(f"{path.stem}_actions{path.suffix}")
         try:
-            if symbol is None:
+            if spelling is None:
                 raise CsvImportError("文件名里没有 6 位股票代码（单个文件可用 --symbol 指定）")
-            imported.append(
-                import_csv(market, master, path, symbol, at=stamp, actions_path=actions if actions.is_file() else None)
-            )
-        except CsvImportError as exc:
+            target = import_symbol(master, spelling)
+            found = actions if actions.is_file() else None
+            imported.append(import_csv(market, master, path, target.symbol, at=stamp, actions_path=found))
+            notes += [(path, target.note)] if target.note else []
+        except (CsvImportError, RequestError) as exc:
             failed.append((path, str(exc)))
         advance()
     symbols = [r.symbol for r in imported]
-    return ManyImported(imported, failed, refresh(db, symbols, now, costs) if refresh_after and symbols else None)
+    refreshed = refresh(db, symbols, now, costs) if refresh_after and symbols else None
+    return ManyImported(imported, failed, refreshed, notes)
 
 
 def sync_targets(db, symbols: list[str] | None) -> list[str]:
@@ -185,8 +184,7 @@ def sync_market(
         )
     finally:
         source.close()
-    # an index gets no profile, signal or alert of its own: it is what stocks are measured against
-    changed = [o.symbol for o in outcomes if not o.error and o.rows and not benchmark_for(o.symbol)]
+    changed = [o.symbol for o in outcomes if not o.error and o.rows]
     return SyncResult(outcomes, notes, refresh(db, changed, now, costs))
 
 

@@ -80,6 +80,53 @@ def test_no_limit_in_the_first_days_after_listing():
     assert np.isinf(frame.limit_up[1:5]).all() and not np.isinf(frame.limit_up[5])
 
 
+@pytest.mark.parametrize(
+    "symbol, list_date, free",
+    [
+        ("300750", "2018-06-11", 1),  # ChiNext before its reform: the first day only (capped on the issue price)
+        ("300999", "2020-08-21", 1),  # the last ChiNext listing day before 2020-08-24
+        ("301001", "2020-08-24", 5),  # ChiNext registration reform
+        ("688001", "2019-07-22", 5),  # STAR, from its first day
+        ("002001", "2004-06-25", 1),  # the SME board (a main board since)
+        ("603135", "2023-04-07", 1),  # main board, the last day before its reform
+        ("603135", "2023-04-10", 5),  # main board registration reform
+        ("920002", "2024-03-04", 1),  # BSE: no limit on the first day, 30% from the second
+    ],
+)
+def test_listing_sessions_without_a_limit_by_board_and_listing_date(symbol, list_date, free):
+    from pixiu_cli.domain.boards import listing_free_sessions
+
+    assert listing_free_sessions(symbol, list_date) == free
+    frame = frame_of(symbol, [(10, 10)] * 7, start=list_date, list_date=list_date)
+    assert np.isinf(frame.limit_up[:free]).all() and np.isfinite(frame.limit_up[free:]).all()
+
+
+# A ChiNext debut before the reform, built by hand after 300750's in June 2018 (prices made
+# up, dates as weekdays): issue price 25.14, day one one-price at the +44% cap, 25.14 × 1.44 =
+# 36.2016 → 36.20, then six one-price limit-ups of +10% on the close before (each rounded to
+# the fen): 39.82, 43.80, 48.18, 53.00, 58.30, 64.13; day eight opens 66.00, under its 70.54.
+_DEBUT = [(p, p, p, p) for p in (36.20, 39.82, 43.80, 48.18, 53.00, 58.30, 64.13)] + [(66.00, 70.00, 63.00, 68.00)]
+
+
+def test_a_pre_reform_debut_run_of_one_price_limit_ups_cannot_be_bought_into():
+    frame = frame_of("300750", _DEBUT, start="2018-06-11", list_date="2018-06-11")
+    assert frame.limit_up[1:7].tolist() == [39.82, 43.80, 48.18, 53.00, 58.30, 64.13]
+    assert frame.limit_up[7] == 70.54  # 64.13 × 1.10 = 70.543
+    result = run(frame, np.ones(len(frame), dtype=bool), NO_COSTS, cash=100_000)
+    assert result.blocked == [(day, "开盘涨停，买不进") for day in frame.dates[1:7]]
+    (fill,) = result.fills
+    assert (fill.day, fill.price, fill.shares) == (frame.dates[7], 66.00, 1500)  # 100,000 / 66 = 1515 → 1500
+    assert result.equity[-1] == pytest.approx(100_000 - 1500 * 66.00 + 1500 * 68.00)  # 103,000
+
+
+def test_the_same_run_after_the_reform_is_free_for_five_sessions():
+    frame = frame_of("300750", _DEBUT, start="2020-08-24", list_date="2020-08-24")
+    result = run(frame, np.ones(len(frame), dtype=bool), NO_COSTS, cash=100_000)
+    (fill,) = result.fills
+    assert result.blocked == [] and (fill.day, fill.price, fill.shares) == (frame.dates[1], 39.82, 2500)
+    assert frame.limit_up[5] == 63.60  # day six: 20% on the 53.00 before
+
+
 def test_t_plus_one_and_alternating_signals():
     frame = frame_of("600000", [(10, 10)] * 8)
     result = run(frame, wants(True, False, True, False, True, False, True, False), NO_COSTS, cash=10_000)

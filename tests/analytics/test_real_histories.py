@@ -84,10 +84,10 @@ def test_profile_names_its_suspected_missing_actions_and_unmodelled_rules(db):
     assert "上市" not in profile.conclusion  # listed in 2013, long before the window
 
 
-def test_a_window_that_holds_the_listing_says_the_debut_rules_are_not_modelled(db):
+def test_a_window_that_holds_the_listing_says_the_listing_day_is_not_traded(db):
     from pixiu_cli.store.securities import Security, SecurityMaster
 
     load(db, "000333")
     SecurityMaster(db).upsert([Security("000333", "美的集团", list_date="2022-07-01")])  # as if it listed then
     _, profile = profile_symbol(MarketData(db), "000333", AFTER_DATA, CostModel())
-    assert "窗口含上市日 2022-07-01：新股上市首日规则未模拟" in profile.conclusion
+    assert "窗口含上市日 2022-07-01：上市首日没有前收盘、当日不成交，回测从次日开盘起" in profile.conclusion
