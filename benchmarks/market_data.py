@@ -13,8 +13,8 @@ by `open_database`.
               front-adjusted on read from its whole stored history
               baseline: the csv module reading that symbol's file (pandas too, if installed)
     context   `ContextBuilder.context_block` for a question naming one of 20 holdings,
-              with the valuation of the holdings section on (the app's CachedValuer, which
-              recomputes only when holdings, stored bars or the session date change) and
+              with the valuation of the holdings section on (the app's AccountReader, which
+              derives again only when the ledger, holdings, stored bars or the session date change) and
               off (valuer=None); the figure with the valuation recomputed on every call is
               printed too
 
@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from pixiu_cli.market.valuation import CachedValuer, value_portfolio  # noqa: E402
+from pixiu_cli.services.account import AccountReader, read_account  # noqa: E402
 
 from pixiu_cli.context.builder import SHANGHAI, ContextBuilder  # noqa: E402
 from pixiu_cli.market.data import MarketData  # noqa: E402
@@ -176,8 +176,8 @@ def bench_context(files, db_path: Path, reps: int) -> tuple[float, float]:
     store = ConversationStore(db)
     question = f"股票{held[3][0]}最近怎么样"
     plain = ContextBuilder(store, domain)
-    valued = ContextBuilder(store, domain, valuer=CachedValuer(market))
-    cold = ContextBuilder(store, domain, valuer=lambda holdings, now: value_portfolio(market, holdings, now))
+    valued = ContextBuilder(store, domain, valuer=AccountReader(db))
+    cold = ContextBuilder(store, domain, valuer=lambda now: read_account(db, now))
     assert "浮动盈亏" in valued.context_block(question, now=NOW)[0].text
     off = timed(lambda: plain.context_block(question, now=NOW), reps)
     on = timed(lambda: valued.context_block(question, now=NOW), reps)
