@@ -248,42 +248,44 @@ def test_a_tdx_jiaogedan_reads_to_a_hand_computation():
     assert (statement.cash.amount, statement.cash.as_of) == (41268.74, "2025-08-15")
 
 
-def test_a_payment_with_the_shares_and_a_credit_at_zero_are_one_allotment(tmp_path):
-    path = statement_file(
-        tmp_path,
-        "20250414,新股申购确认缴款,603375,盛景微,500,10.500,5250.00,0,0,0,-5250.00,94750.00,A1",
-        "20250422,新股入帐,603375,盛景微,500,0.000,0.00,0,0,0,0.00,94750.00,A1",
-    )
-    statement = read(path)
-    # the shares once (500, not 1,000), at the price paid: 5,250 / 500 = 10.50
-    assert essence(statement) == [("2025-04-14", ALLOTMENT, "603375", 500.0, 10.5, 5250.0, -5250.0)]
+_PAID = "20250414,{name},603375,盛景微,500,10.500,5250.00,0,0,0,-5250.00,94750.00,A1"
+_CREDITED = "20250422,新股入帐,603375,盛景微,500,0.000,0.00,0,0,0,0.00,94750.00,A1"
+_ONE_ALLOTMENT = [("2025-04-14", ALLOTMENT, "603375", 500.0, 10.5, 5250.0, -5250.0, "盛景微")]
+
+
+@pytest.mark.parametrize(
+    "rows, expected",
+    [
+        # the money (with the shares at the price, or none) on one row, the shares at 0 on
+        # the next: the shares once (500, not 1,000), at the price paid, 5,250 / 500 = 10.50
+        ([_PAID.format(name="新股申购确认缴款"), _CREDITED], _ONE_ALLOTMENT),
+        ([_PAID.format(name="中签缴款").replace("500,10.500,5250.00", "0,0,0"), _CREDITED], _ONE_ALLOTMENT),
+        ([_CREDITED, _PAID.format(name="缴中签款")], _ONE_ALLOTMENT),  # listed newest first
+        # 华泰/中信: the money leaves under the subscription code (732xxx), the shares arrive
+        # under the listing code; the only payment for 1,000 shares is theirs: 12,340 / 1,000
+        (
+            [
+                "20250610,中签缴款,732999,某某申购,1000,0.000,0.00,0,0,0,-12340.00,87660.00,A1",
+                "20250618,新股入帐,603999,某某股份,1000,0.000,0.00,0,0,0,0.00,87660.00,A1",
+            ],
+            [("2025-06-10", ALLOTMENT, "603999", 1000.0, 12.34, 12340.0, -12340.0, "某某股份")],
+        ),
+        # booked, booked back, booked again: −8,440 + 8,440 − 8,440 = −8,440, paid once
+        (
+            [
+                "20250610,市值申购中签扣款,001395,亚联机械,500,16.880,8440.00,0,0,0,-8440.00,91560.00,B1",
+                "20250610,市值申购中签扣款回冲,001395,亚联机械,500,16.880,8440.00,0,0,0,8440.00,100000.00,B1",
+                "20250611,市值申购中签扣款,001395,亚联机械,500,16.880,8440.00,0,0,0,-8440.00,91560.00,B1",
+                "20250618,新股入帐,001395,亚联机械,500,0.000,0.00,0,0,0,0.00,91560.00,B1",
+            ],
+            [("2025-06-10", ALLOTMENT, "001395", 500.0, 16.88, 8440.0, -8440.0, "亚联机械")],
+        ),
+    ],
+)
+def test_new_shares_paid_on_one_row_and_credited_on_another_are_one_allotment(tmp_path, rows, expected):
+    statement = read(statement_file(tmp_path, *rows))
+    assert [(*fill, f.name) for fill, f in zip(essence(statement), statement.fills, strict=True)] == expected
     assert statement.skipped == () and statement.unpaid == ()
-
-
-def test_shares_credited_under_the_listing_code_pair_by_their_count(tmp_path):
-    """华泰/中信: the money leaves under the subscription code (732xxx), the shares arrive
-    under the listing code; the only payment for 1,000 shares is theirs."""
-    path = statement_file(
-        tmp_path,
-        "20250610,中签缴款,732999,某某申购,1000,0.000,0.00,0,0,0,-12340.00,87660.00,A1",
-        "20250618,新股入帐,603999,某某股份,1000,0.000,0.00,0,0,0,0.00,87660.00,A1",
-    )
-    # 12,340 / 1,000 = 12.34 a share, under the listing code and its name
-    statement = read(path)
-    assert essence(statement) == [("2025-06-10", ALLOTMENT, "603999", 1000.0, 12.34, 12340.0, -12340.0)]
-    assert statement.fills[0].name == "某某股份"
-
-
-def test_a_payment_booked_back_and_booked_again_counts_once(tmp_path):
-    path = statement_file(
-        tmp_path,
-        "20250610,市值申购中签扣款,001395,亚联机械,500,16.880,8440.00,0,0,0,-8440.00,91560.00,0123456789",
-        "20250610,市值申购中签扣款回冲,001395,亚联机械,500,16.880,8440.00,0,0,0,8440.00,100000.00,0123456789",
-        "20250611,市值申购中签扣款,001395,亚联机械,500,16.880,8440.00,0,0,0,-8440.00,91560.00,0123456789",
-        "20250618,新股入帐,001395,亚联机械,500,0.000,0.00,0,0,0,0.00,91560.00,0123456789",
-    )
-    # −8,440 + 8,440 − 8,440 = −8,440: paid once
-    assert essence(read(path)) == [("2025-06-10", ALLOTMENT, "001395", 500.0, 16.88, 8440.0, -8440.0)]
 
 
 def test_a_payment_refunded_in_full_or_without_shares_is_reported(tmp_path):

@@ -62,6 +62,8 @@ def test_a_tdx_jiaogedan_with_an_ipo_pair_and_dividend_taxes(env):
     # 摊薄成本: 600900 15,106.40 / 600 = 25.1773 (the −38.00 股息红利差异扣税 raises it: without
     # it, 15,068.40 / 600 = 25.114); 000001 10,189.42 / 1,000 = 10.1894; 001395 8,440 / 500 = 16.88
     assert held(env) == {"600900": (600, 25.1773), "000001": (1000, 10.1894), "001395": (500, 16.88)}
+    again = run(env, "trades", "import", str(TDX_JGD)).stdout
+    assert "已新增 0 笔，已有 12 笔（不重复导入）" in again  # the paired allotment keeps its id
 
 
 def test_unknown_business_names_are_listed_with_counts(env, tmp_path):
