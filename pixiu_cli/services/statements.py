@@ -48,6 +48,8 @@ class StatementImport:
     holdings: tuple[HoldingChange, ...]
     cash: CashBalance | None  # the balance this import sets
     newer_cash: CashBalance | None  # a later balance already stored, kept
+    unknown: dict[str, int]  # business names pixiu does not know → rows
+    unpaid: tuple[Fill, ...]  # new shares at price 0: the statement has no payment for them
 
 
 @dataclass
@@ -178,7 +180,7 @@ def import_statement(
     new_account: bool = False,
     cost_method: str = "diluted",
 ) -> StatementImport:
-    statement = read_statement(path, broker, skip_bad)
+    statement = read_statement(path, broker, skip_bad, today=now.date())
     store = AccountStore(db)
     _check_account(store, statement, new_account)
     plan = _plan(store.fills(), statement.fills)
@@ -198,4 +200,6 @@ def import_statement(
         tuple(c for c, _ in changes),
         cash,
         newer_cash,
+        statement.unknown,
+        statement.unpaid,
     )

@@ -1,20 +1,25 @@
 """A statement file as fills: find the header among title lines, map its columns, read
-every row, give each fill its stable id, and say what was skipped. A file with a bad cell
-reads as nothing (StatementError) unless the caller asks to skip bad rows."""
+every row, sign its cash from the row, pair new shares with their payment, give each fill
+its stable id, and say what was skipped and which business names are unknown. A file with
+a bad cell or a row dated after today reads as nothing (StatementError) unless the caller
+asks to skip bad rows. Today is the caller's: the reader has no clock."""
 
 from __future__ import annotations
 
 import hashlib
 from collections import Counter
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 
-from pixiu_cli.domain.account import CashBalance, Fill
+from pixiu_cli.domain.account import ALLOTMENT, CashBalance, Fill
 from pixiu_cli.statements.columns import Columns, looks_like_header, map_header, needed_text
 from pixiu_cli.statements.decode import decode
 from pixiu_cli.statements.errors import StatementError
+from pixiu_cli.statements.ipo import pair_new_shares
 from pixiu_cli.statements.layouts import BROKERS, detect_layout, require_layout
 from pixiu_cli.statements.rows import BadCell, Parsed, Skipped, read_row
+from pixiu_cli.statements.signs import signed
 from pixiu_cli.statements.table import Row, rows
 from pixiu_cli.statements.workbook import XLS_MAGIC, XLSX_MAGIC, xls_rows, xlsx_rows
 
@@ -23,10 +28,12 @@ from pixiu_cli.statements.workbook import XLS_MAGIC, XLSX_MAGIC, xls_rows, xlsx_
 class Statement:
     layout: str  # the client whose columns these are (同花顺 …), or 通用
     fills: tuple[Fill, ...]  # in the order they happened
-    skipped: tuple[Skipped, ...]
+    skipped: tuple[Skipped, ...]  # rows of a business pixiu knows and does not count
     bad: tuple[BadCell, ...]  # only with skip_bad
     accounts: frozenset[str]
     cash: CashBalance | None  # the balance after the last row that states one
+    unknown: dict[str, int]  # business names pixiu does not know → rows, the most first
+    unpaid: tuple[Fill, ...]  # new shares at price 0: no payment for them in the file
 
 
 def _table(data: bytes) -> list[Row]:
@@ -57,9 +64,12 @@ def _fill_id(p: Parsed, seen: Counter) -> str:
     return hashlib.sha256(f"{key}|{seen[key]}".encode()).hexdigest()[:16]
 
 
-def _fills(parsed: list[Parsed]) -> tuple[Fill, ...]:
+def _descending(parsed: list[Parsed]) -> bool:
+    return len(parsed) > 1 and parsed[0].day > parsed[-1].day
+
+
+def _fills(parsed: list[Parsed], descending: bool) -> tuple[Fill, ...]:
     # A statement listed newest first is read oldest first; rows of one moment keep their order.
-    descending = len(parsed) > 1 and parsed[0].day > parsed[-1].day
     order = sorted(range(len(parsed)), key=lambda i: (parsed[i].day, parsed[i].time or "", -i if descending else i))
     seen: Counter = Counter()
     out = []
@@ -87,13 +97,13 @@ def _cash(parsed: list[Parsed], skipped: list[Skipped]) -> CashBalance | None:
     return CashBalance(balance, day, "statement")
 
 
-def _read_rows(table: list[Row], columns: Columns, skip_bad: bool):
+def _read_rows(table: list[Row], columns: Columns, skip_bad: bool, today: str):
     parsed: list[Parsed] = []
     skipped: list[Skipped] = []
     bad: list[BadCell] = []
     for row in table:
         try:
-            result = read_row(row, columns)
+            result = read_row(row, columns, today)
         except BadCell as exc:
             bad.append(exc)
             continue
@@ -104,10 +114,15 @@ def _read_rows(table: list[Row], columns: Columns, skip_bad: bool):
     if bad and not skip_bad:
         more = f"（另有 {len(bad) - 1} 行有误）" if len(bad) > 1 else ""
         raise StatementError(f"{bad[0]}{more}；未导入任何内容（加 --skip-bad 可跳过有误的行）")
-    return parsed, skipped, bad
+    return signed(parsed), skipped, bad
 
 
-def read_statement(path: Path, broker: str = "auto", skip_bad: bool = False) -> Statement:
+def _unknown(skipped: list[Skipped]) -> dict[str, int]:
+    counts = Counter(s.unknown for s in skipped if s.unknown)
+    return dict(counts.most_common())
+
+
+def read_statement(path: Path, broker: str = "auto", skip_bad: bool = False, *, today: date) -> Statement:
     if broker not in BROKERS:
         raise StatementError(f"--broker 只能是 {'、'.join(BROKERS)}，而不是 {broker!r}")
     try:
@@ -117,7 +132,11 @@ def read_statement(path: Path, broker: str = "auto", skip_bad: bool = False) -> 
     table = _table(data)
     start, columns = _header(table)
     layout = require_layout(columns, broker) if broker != "auto" else detect_layout(columns)
-    parsed, skipped, bad = _read_rows(table[start + 1 :], columns, skip_bad)
-    fills = _fills(parsed)
+    parsed, skipped, bad = _read_rows(table[start + 1 :], columns, skip_bad, today.isoformat())
+    cash = _cash(parsed, skipped)  # every row's balance, the payments paired below included
+    paired, unanswered = pair_new_shares(parsed)
+    fills = _fills(paired, _descending(parsed))
     accounts = frozenset(f.account for f in fills if f.account)
-    return Statement(layout, fills, tuple(skipped), tuple(bad), accounts, _cash(parsed, skipped))
+    known = tuple(sorted((s for s in skipped + unanswered if not s.unknown), key=lambda s: s.line))
+    unpaid = tuple(f for f in fills if f.kind == ALLOTMENT and f.price == 0)
+    return Statement(layout, fills, known, tuple(bad), accounts, cash, _unknown(skipped), unpaid)

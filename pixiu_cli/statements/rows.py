@@ -1,14 +1,17 @@
 """One statement row as a fill, a skipped row (with its reason) or a summary line; a cell
-that does not read raises BadCell naming the row and the field."""
+that does not read, or a day after today, raises BadCell naming the row.
+
+A cash row keeps the sign its cash column gives (signs.py decides its direction from it);
+the money and the shares of a new issue may come on two rows (ipo.py pairs them)."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
-from pixiu_cli.domain.account import BONUS, HOLDING_CASH_KINDS, SHARE_KINDS
+from pixiu_cli.domain.account import ALLOTMENT, BONUS, HOLDING_CASH_KINDS, SHARE_KINDS
 from pixiu_cli.statements.columns import FEE_FIELDS, Columns
-from pixiu_cli.statements.kinds import REPO_CODE, REPO_REASON, kind_of
+from pixiu_cli.statements.kinds import IPO_PAYMENT, REPO_CODE, REPO_REASON, kind_of
 from pixiu_cli.statements.table import Row
 from pixiu_cli.statements.values import code_of, day_of, number_of, time_of
 
@@ -18,6 +21,14 @@ _SUMMARY = re.compile(r"合计|汇总|总计|共计|小计|^共\s*\d+|查询|打
 class BadCell(ValueError):
     def __init__(self, line: int, header: str, value: str, problem: str):
         super().__init__(f"第 {line} 行「{header}」：{problem} {value!r}")
+        self.line = line
+
+
+class FutureRow(BadCell):
+    """A row dated after today: a statement cannot know it, so it is a wrong date."""
+
+    def __init__(self, line: int, day: str, today: str):
+        ValueError.__init__(self, f"第 {line} 行的日期 {day} 晚于今天（{today}）")
         self.line = line
 
 
@@ -47,6 +58,7 @@ class Skipped:
     reason: str
     day: str | None = None
     balance: float | None = None  # a skipped row's 资金余额 still says what the cash was
+    unknown: str | None = None  # the business name, when pixiu does not know it
 
 
 class _Cells:
@@ -75,7 +87,7 @@ def _summary(row: Row) -> bool:
     return any(_SUMMARY.search(cell) for cell in row.cells if cell)
 
 
-def read_row(row: Row, columns: Columns) -> Parsed | Skipped | None:
+def read_row(row: Row, columns: Columns, today: str) -> Parsed | Skipped | None:
     """None for a title, summary or blank line."""
     cells = _Cells(row, columns)
     raw_day = cells.text("day")
@@ -84,12 +96,18 @@ def read_row(row: Row, columns: Columns) -> Parsed | Skipped | None:
         if not raw_day or _summary(row) or not any(ch.isdigit() for ch in raw_day):
             return None
         raise BadCell(row.line, cells.header("day"), raw_day, "不是日期")
-    kind, reason = kind_of(cells.text("action"))
+    if day > today:
+        raise FutureRow(row.line, day, today)
+    action = cells.text("action")
+    kind, reason = kind_of(action)
     if kind is not None and REPO_CODE.fullmatch(cells.text("symbol")):
         kind, reason = None, REPO_REASON
     if kind is None:
-        return Skipped(row.line, reason, day, cells.number("balance"))
+        unknown = None if reason else action.replace(" ", "") or "（空）"
+        return Skipped(row.line, reason or f"未识别的业务「{unknown}」", day, cells.number("balance"), unknown)
     time = time_of(cells.text("time")) if columns.has("time") else None
+    if kind == IPO_PAYMENT:
+        return _payment_row(cells, day, time)
     if kind in SHARE_KINDS:
         return _share_row(cells, day, time, kind)
     return _cash_row(cells, day, time, kind)
@@ -104,30 +122,45 @@ def _symbol(cells: _Cells, required: bool) -> str | None:
     return code
 
 
+def _size(cells: _Cells) -> tuple[float, float, float]:
+    """Shares, price and gross value: sizes (some clients sign a sale's 成交数量)."""
+    quantity = abs(cells.number("quantity") or 0.0)
+    price = abs(cells.number("price") or 0.0)
+    return quantity, price, abs(cells.number("amount") or 0.0) or quantity * price
+
+
 def _share_row(cells: _Cells, day: str, time: str | None, kind: str) -> Parsed | Skipped:
     symbol = _symbol(cells, required=True)
-    quantity = abs(cells.number("quantity") or 0.0)
+    quantity, price, amount = _size(cells)
     if quantity == 0:
         return Skipped(cells.row.line, "成交数量为 0（未成交或撤单）")
-    price = abs(cells.number("price") or 0.0)
-    amount = abs(cells.number("amount") or 0.0) or quantity * price
     if kind == BONUS:
         price, amount = 0.0, 0.0
     elif price == 0 and amount:
         price = round(amount / quantity, 4)
-    elif price == 0:
+    elif price == 0 and kind != ALLOTMENT:  # new shares at 0: their money may be on another row
         header = cells.header("price") if cells.columns.has("price") else "成交价格"
         raise BadCell(cells.row.line, header, cells.text("price"), "缺少成交价格")
     return _parsed(cells, day, time, kind, symbol, quantity, price, amount)
 
 
 def _cash_row(cells: _Cells, day: str, time: str | None, kind: str) -> Parsed | Skipped:
-    change = cells.number("cash_change")
-    amount = abs(change or 0.0) or abs(cells.number("amount") or 0.0)
+    """The amount as the cash column signs it (signs.py turns it into the kind's direction),
+    or the 成交金额, a size that is never signed, when the statement has no cash column."""
+    amount = cells.number("cash_change") or abs(cells.number("amount") or 0.0)
     if amount == 0:
         return Skipped(cells.row.line, "金额为 0")
     symbol = _symbol(cells, required=True) if kind in HOLDING_CASH_KINDS else None
     return _parsed(cells, day, time, kind, symbol, 0.0, 0.0, amount)
+
+
+def _payment_row(cells: _Cells, day: str, time: str | None) -> Parsed | Skipped:
+    """The money for new shares, with the shares and price when the row has them."""
+    quantity, price, amount = _size(cells)
+    change = cells.number("cash_change")
+    if (change if cells.columns.has("cash_change") else amount) in (None, 0):
+        return Skipped(cells.row.line, "新股中签通知（股份按新股入账计入）", day, cells.number("balance"))
+    return _parsed(cells, day, time, IPO_PAYMENT, _symbol(cells, required=False), quantity, price, amount)
 
 
 def _parsed(cells: _Cells, day, time, kind, symbol, quantity, price, amount) -> Parsed:

@@ -140,6 +140,13 @@ def import_lines(done) -> tuple[list[str], list[str]]:
     if done.cash is not None:
         lines.append(f"现金：{verb}按对账单设为 {_money(done.cash.amount)}（{done.cash.as_of} 资金余额）")
     warnings = [f"已跳过有误的行：{message}" for message in done.bad_rows]
+    if done.unknown:
+        listed = "、".join(f"{name} {count}" for name, count in done.unknown.items())
+        warnings.append(f"未识别的业务 {sum(done.unknown.values())} 行：{listed}（未计入）")
+    warnings += [
+        f"{f.day} 新股入账 {f.symbol} {_shares(f.quantity)} 股：对账单中没有对应的缴款，按成本 0 计入"
+        for f in done.unpaid
+    ]
     if done.newer_cash is not None:
         warnings.append(f"对账单的资金余额早于已记录的现金（{done.newer_cash.as_of}），现金保留不变")
     if done.dry_run:
