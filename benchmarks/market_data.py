@@ -40,11 +40,10 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from pixiu_cli.services.account import AccountReader, read_account  # noqa: E402
-
 from pixiu_cli.context.builder import SHANGHAI, ContextBuilder  # noqa: E402
 from pixiu_cli.market.data import MarketData  # noqa: E402
 from pixiu_cli.market.importer import import_csv  # noqa: E402
+from pixiu_cli.services.account import AccountReader, read_account  # noqa: E402
 from pixiu_cli.store.conversations import ConversationStore  # noqa: E402
 from pixiu_cli.store.database import open_database  # noqa: E402
 from pixiu_cli.store.domain import DomainStore  # noqa: E402

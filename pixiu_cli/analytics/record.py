@@ -17,6 +17,7 @@ from pixiu_cli.domain.analytics import DecisionScore
 from pixiu_cli.domain.investor import Decision
 from pixiu_cli.domain.vocabulary import side_name
 from pixiu_cli.market.data import MarketData
+from pixiu_cli.market.security_master import security_name
 from pixiu_cli.store.analytics import AnalyticsStore
 from pixiu_cli.store.domain import iso
 
@@ -89,12 +90,11 @@ def track_record(db: Database, now: datetime) -> TrackRecord:
     rows = []
     for d in decisions:
         s = by_id.get(d.id)
-        security = market.master.get(d.symbol)
         rows.append(
             TrackRow(
                 f"d{d.id}",
                 d.symbol,
-                security.name if security else None,
+                security_name(market.master, d.symbol),
                 d.side,
                 d.price,
                 d.quantity,

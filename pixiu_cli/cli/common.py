@@ -87,10 +87,17 @@ def db_path(loaded, demo: bool):
 
 @contextmanager
 def database(demo: bool = False):
-    """The database of the settings (the demo's with `demo`), closed when the command ends."""
+    """The database of the settings (the demo's with `demo`, re-dated as the chat's is), closed
+    when the command ends."""
     from pixiu_cli.store.database import open_database
 
-    db = open_database(db_path(settings(), demo))
+    loaded = settings()
+    db = open_database(db_path(loaded, demo))
+    if demo:
+        from pixiu_cli.app import DEMO_STATE_FILE, refresh_demo_data
+        from pixiu_cli.store.domain import DomainStore
+
+        refresh_demo_data(DomainStore(db), loaded.home / DEMO_STATE_FILE)
     try:
         yield db
     finally:

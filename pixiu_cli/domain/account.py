@@ -66,6 +66,7 @@ class Fill:
     origin: str = "statement"  # statement | manual
     decision_id: int | None = None
     recorded_at: str | None = None  # when pixiu wrote it
+    seq: int | None = None  # its place in the ledger: later writes have higher numbers
 
 
 @dataclass(frozen=True)
@@ -77,3 +78,4 @@ class CashBalance:
     as_of: str  # YYYY-MM-DD
     source: str  # statement | user
     set_at: str | None = None  # when it was stated
+    fills_before: int | None = None  # the ledger's last seq when it was stated: later fills of its day move it

@@ -37,6 +37,7 @@ from pixiu_cli.domain.account import (
 from pixiu_cli.domain.market import CorporateAction
 
 ZERO = Decimal(0)
+_TINY = Decimal("1e-10")
 BUYING_KINDS = (BUY, ALLOTMENT, RIGHTS)
 # A statement books a corporate action itself within days of its ex-date; this far either
 # side, a bonus or dividend row of the stock is taken to be that action.
@@ -152,7 +153,8 @@ class _Book:
             missing = quantity - self.shares
             self.opening += missing
             self.buy(missing, missing * price)
-        cost_out = self.basis if quantity == self.shares else self.basis * quantity / self.shares
+        # to 1e-10 yuan: every later sum is then exact, so the identities hold to the last digit
+        cost_out = self.basis if quantity == self.shares else (self.basis * quantity / self.shares).quantize(_TINY)
         self.realised += net - cost_out
         self.proceeds += net
         self.shares -= quantity
@@ -348,15 +350,13 @@ class CashFlows:
 
 
 def cash_after(
-    as_of: str, fills: Iterable[Fill], applied: Iterable[tuple[str, Decimal]] = (), *, recorded_after: str | None = None
+    as_of: str, fills: Iterable[Fill], applied: Iterable[tuple[str, Decimal]] = (), *, after_seq: int | None = None
 ) -> CashFlows:
     """The flows dated after `as_of` (a balance is the account at that day's end), and those
-    of that very day recorded after the balance was (`recorded_after`: its time)."""
+    of that very day written to the ledger after the balance was stated (seq > `after_seq`)."""
     moved, rolled, missing, last = ZERO, 0, 0, None
     for f in fills:
-        later = f.day > as_of or (
-            recorded_after is not None and f.day == as_of and (f.recorded_at or "") > recorded_after
-        )
+        later = f.day > as_of or (after_seq is not None and f.day == as_of and (f.seq or 0) > after_seq)
         if not later:
             continue
         effect = cash_effect(f)

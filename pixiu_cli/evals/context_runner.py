@@ -114,9 +114,15 @@ def _build(case: EvalCase, path: Path) -> tuple[ContextBlock, str, list[str]]:
     _populated(case, path)
     db = open_database(path)
     try:
+        from pixiu_cli.services.account import AccountReader
+
         domain = DomainStore(db)
         builder = ContextBuilder(
-            ConversationStore(db), domain, limits=MemoryLimits.from_mapping(case.limits), clock=lambda: case.now
+            ConversationStore(db),
+            domain,
+            limits=MemoryLimits.from_mapping(case.limits),
+            clock=lambda: case.now,
+            valuer=AccountReader(db),  # the product's one valuation of the account
         )
         if case.earlier:
             return _converse(case, builder, db)

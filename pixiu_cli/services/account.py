@@ -96,9 +96,9 @@ def read_account(db, now: datetime, cost_method: str = "diluted") -> AccountView
     stated = store.cash()
     flows = None
     if stated is not None:
-        after = stated.set_at if stated.source == "user" else None
+        after = stated.fills_before if stated.source == "user" else None
         applied = applied_dividends(list(positions.values()))
-        flows = cash_after(stated.as_of, store.fills(), applied, recorded_after=after)
+        flows = cash_after(stated.as_of, store.fills(), applied, after_seq=after)
     account = value_account(positions, _closes(db, list(positions), now), account_cash(stated, flows), method)
     rows = {h.symbol: h for h in DomainStore(db).holdings()}
     master = SecurityMaster(db)
@@ -218,16 +218,27 @@ class TradeLine:
 
 
 def list_trades(db, symbol: str | None = None) -> list[TradeLine]:
-    return [_trade_line(f) for f in AccountStore(db).fills(symbol)]
+    """The ledger's fills, each stock named by the security master (a statement's 证券名称 is
+    the broker's spelling, never the name pixiu shows)."""
+    from pixiu_cli.market.security_master import security_name
+    from pixiu_cli.store.securities import SecurityMaster
+
+    master, names = SecurityMaster(db), {}
+    lines = []
+    for f in AccountStore(db).fills(symbol):
+        if f.symbol and f.symbol not in names:
+            names[f.symbol] = security_name(master, f.symbol) or f.name
+        lines.append(_trade_line(f, names.get(f.symbol) if f.symbol else f.name))
+    return lines
 
 
-def _trade_line(f: Fill) -> TradeLine:
+def _trade_line(f: Fill, name: str | None) -> TradeLine:
     return TradeLine(
         f.day,
         f.time,
         KIND_NAMES.get(f.kind, f.kind),
         f.symbol,
-        f.name,
+        name,
         f.quantity,
         f.price,
         f.amount,

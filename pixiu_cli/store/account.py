@@ -11,7 +11,7 @@ from pixiu_cli.domain.account import CashBalance, Fill
 from pixiu_cli.store.domain import _rows
 from pixiu_cli.store.rows import number, optional_text
 
-_FILL_COLUMNS = tuple(f for f in Fill.__dataclass_fields__ if f != "recorded_at")
+_FILL_COLUMNS = tuple(f for f in Fill.__dataclass_fields__ if f not in ("recorded_at", "seq"))
 
 
 def _fill(r: dict) -> Fill:
@@ -33,6 +33,7 @@ def _fill(r: dict) -> Fill:
         origin=r["origin"] or "statement",
         decision_id=r["decision_id"],
         recorded_at=optional_text(r["recorded_at"]),
+        seq=r["id"],
     )
 
 
@@ -88,8 +89,9 @@ class AccountStore:
 
     # cash -------------------------------------------------------------------------------
     def set_cash(self, cash: CashBalance, at: str) -> None:
+        last = self.db.conn.execute("select coalesce(max(id), 0) from account_fills").fetchone()[0]
         self.db["account_cash"].insert(
-            {"amount": cash.amount, "as_of": cash.as_of, "source": cash.source, "set_at": at}
+            {"amount": cash.amount, "as_of": cash.as_of, "source": cash.source, "set_at": at, "fills_before": last}
         )
 
     def cash(self) -> CashBalance | None:
@@ -98,4 +100,6 @@ class AccountStore:
         if not rows:
             return None
         r = rows[0]
-        return CashBalance(number(r["amount"]) or 0.0, r["as_of"], r["source"], optional_text(r["set_at"]))
+        return CashBalance(
+            number(r["amount"]) or 0.0, r["as_of"], r["source"], optional_text(r["set_at"]), r["fills_before"]
+        )

@@ -633,3 +633,10 @@ def m029_holding_basis(db: Database) -> None:
     for symbol, shares, net in rows:
         if shares is not None and net is not None and abs(shares - net) < 1e-6:
             db.execute("update holdings set basis = 'ledger' where symbol = ?", [symbol])
+
+
+@migrations()
+def m029_cash_fills_before(db: Database) -> None:
+    # A stated balance is the account after every fill written before it: the ledger's last id
+    # then, so a trade told later the same day moves it and one told earlier does not.
+    db["account_cash"].add_column("fills_before", int)
