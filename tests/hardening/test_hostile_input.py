@@ -40,8 +40,8 @@ from pixiu_cli.context.builder import SHANGHAI, ContextBuilder
 from pixiu_cli.context.memory import MemoryLimits
 from pixiu_cli.context.quoting import CLOSE_QUOTE, OPEN_QUOTE, quote_data
 from pixiu_cli.dataset import SECTIONS, DatasetError, parse_document, to_document
-from pixiu_cli.domain.codes import normalise_code
 from pixiu_cli.domain.account import FILL_KINDS
+from pixiu_cli.domain.codes import normalise_code
 from pixiu_cli.domain.investor import AccountLedger, DomainData
 from pixiu_cli.offline.script import ScriptedReply
 from pixiu_cli.repl.commands import CommandError, ParsedCommand, parse_command, registry
@@ -792,7 +792,10 @@ def test_merging_a_document_again_or_its_export_changes_nothing(domain_db, doc):
         name: len(data.persona if name == "persona" else getattr(data, name)) for name in SECTIONS
     }
     if data.account is not None:
-        assert (first.account.fills_added, first.account.cash_added) == (len(data.account.fills), len(data.account.cash))
+        assert (first.account.fills_added, first.account.cash_added) == (
+            len(data.account.fills),
+            len(data.account.cash),
+        )
     exported = to_document(store.export())
     for again in (data, parse_document(json.loads(json.dumps(exported, allow_nan=False)), NOW)):
         result = merge_document(domain_db, again)
