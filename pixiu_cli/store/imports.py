@@ -151,9 +151,9 @@ def _pairs(stored: list[dict], rows: list[dict], spec: _Spec) -> list[dict | Non
     return pairs
 
 
-def _merge_rows(db: Database, spec: _Spec, items: list) -> tuple[SectionResult, list[int]]:
-    """The section's result, and the stored id of each item (decisions only: the account's
-    fills link them by it)."""
+def _merge_rows(db: Database, spec: _Spec, items: list) -> tuple[SectionResult, list[int | None]]:
+    """The section's result, and the stored id of each item (of an added one only for
+    decisions: the account's fills link them by it)."""
     stored = _rows(db, f"select * from {spec.table} {spec.where} order by id")
     forgotten = sum(spec.section == "notes" and r["deleted_at"] is not None for r in stored)
     made_here = sum(_protected(spec.section, r) and not (spec.section == "notes" and r["deleted_at"]) for r in stored)
@@ -161,7 +161,7 @@ def _merge_rows(db: Database, spec: _Spec, items: list) -> tuple[SectionResult, 
     rows = [_db_row(spec.section, item) for item in items]
     added, ids = [], []
     for row, current in zip(rows, _pairs(stored, rows, spec)):
-        ids.append(current and current["id"])
+        ids.append(None if current is None else current["id"])
         if current is None:
             added.append(row)
             continue
@@ -171,7 +171,7 @@ def _merge_rows(db: Database, spec: _Spec, items: list) -> tuple[SectionResult, 
             result.updated += 1
     if spec.section == "decisions":  # one by one, for the ids the new rows get
         new = iter([insert_row(db, spec.table, row) for row in added])
-        ids = [stored if stored is not None else next(new) for stored in ids]
+        ids = [known if known is not None else next(new) for known in ids]
     else:
         db[spec.table].insert_all(added)  # in file order, one statement per batch
     result.added, result.left_alone = len(added), len(stored) - result.updated
