@@ -11,11 +11,14 @@ import json
 import math
 import re
 from collections.abc import Callable
+from dataclasses import replace as dataclass_replace
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 
+from pixiu_cli.domain.account import FILL_KINDS
 from pixiu_cli.domain.codes import normalise_code
 from pixiu_cli.domain.investor import (
+    AccountLedger,
     Alert,
     Decision,
     DomainData,
@@ -32,6 +35,9 @@ from pixiu_cli.errors import UserError
 from pixiu_cli.market.trading_days import SHANGHAI
 
 SECTIONS = ("holdings", "profiles", "news", "signals", "reports", "decisions", "alerts", "notes", "persona")
+ACCOUNT = "account"  # the ledger: fills and stated cash balances (AccountLedger)
+# 2: the account section, where news and reports came from, the ids fills link decisions by
+FORMAT_VERSION = 2
 ROLES = ("core", "satellite")
 LAYERS = ("事实", "逻辑工具", "情绪观点", "混合")
 # JSON may spell lone UTF-16 surrogates ("\ud800"); Python keeps them, SQLite cannot store them.
@@ -124,6 +130,43 @@ class _Row:
             return None
         return normalise_timestamp(value, self.where(name), self.now)
 
+    def stamp(self, name: str) -> str | None:
+        """An optional timestamp of its own: neither `date` nor `days_ago` stands in for it."""
+        value = self.raw.get(name)
+        return None if value is None else normalise_timestamp(value, self.where(name), self.now)
+
+    def day(self, name: str) -> str:
+        value = self.text(name)
+        try:
+            if _DAY.fullmatch(value):
+                return date.fromisoformat(value).isoformat()
+        except ValueError:
+            pass
+        raise DatasetError(f"{self.where(name)}：应为日期 YYYY-MM-DD，而不是 {_short(value)}")
+
+    def whole(self, name: str) -> int | None:
+        value = self.raw.get(name)
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise DatasetError(f"{self.where(name)}：应为正整数，而不是 {_short(value)}")
+        return value
+
+    def carried(self, known) -> dict:
+        """The row's other fields, as they are: columns this version does not check (one a
+        later version added) travel through, and the store refuses those it has no column for."""
+        extra = {}
+        for key, value in self.raw.items():
+            if key in known:
+                continue
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (str, int, float))):
+                raise DatasetError(f"{self.where(key)}：应为字符串、数字或 null")
+            extra[key] = value
+        return extra
+
+
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
 
 def _code(value, where: str) -> str:
     """Six ASCII digits however the file spells them (６００５１９, ٦٠٠٥١٩, "600519\\n"), so one
@@ -169,10 +212,10 @@ def _check_values(doc) -> None:
             stack.extend((v, f"{where}[{i}]") for i, v in reversed(list(enumerate(value))))
 
 
-def _list(doc: dict, section: str) -> list:
+def _list(doc: dict, section: str, where: str | None = None) -> list:
     value = doc.get(section, [])
     if not isinstance(value, list):
-        raise DatasetError(f"{section}：应为数组")
+        raise DatasetError(f"{where or section}：应为数组")
     return value
 
 
@@ -226,6 +269,10 @@ def _news_item(r: _Row) -> NewsItem:
         r.text("source", False),
         r.text("layer", False, LAYERS),
         r.moment("published_at"),
+        url=r.text("url", False),
+        fetched_at=r.stamp("fetched_at"),
+        provider=r.text("provider", False),
+        dedup_key=r.text("dedup_key", False),
     )
 
 
@@ -258,12 +305,20 @@ def _report(r: _Row) -> Report:
     if not isinstance(symbols, list):
         raise DatasetError(f"{r.where('symbols')}：应为六位代码数组")
     codes = tuple(_code(s, f"{r.where('symbols')}[{j}]") for j, s in enumerate(symbols))
-    return Report(0, r.text("title"), codes, r.text("conclusion"), r.moment("created_at"))
+    return Report(
+        0,
+        r.text("title"),
+        codes,
+        r.text("conclusion"),
+        r.moment("created_at"),
+        as_of=r.text("as_of", False),
+        origin=r.text("origin", False),
+    )
 
 
 def _decision(r: _Row) -> Decision:
     return Decision(
-        0,
+        r.whole("id") or 0,  # only for the account's fills to link it by (0: none)
         r.symbol(),
         r.text("side", choices=SIDES),
         r.number("price", positive=True, plausible=price_problem),
@@ -313,19 +368,89 @@ def _persona(doc: dict) -> dict[str, str]:
     return {k: str(v) for k, v in persona.items()}
 
 
+def _version(doc: dict) -> None:
+    version = doc.get("version", 1)
+    if isinstance(version, bool) or not isinstance(version, int) or not 1 <= version <= FORMAT_VERSION:
+        raise DatasetError(
+            f"version：这个 pixiu 读得懂的格式版本是 1–{FORMAT_VERSION}，而不是 {_short(version)}"
+            "（更新版本的 pixiu 导出的文件请用新版本导入）"
+        )
+
+
+def _unique(items: list, value: Callable, section: str, name: str) -> None:
+    """No two rows of `section` give the same non-empty `name`."""
+    first: dict = {}
+    for i, item in enumerate(items):
+        key = value(item)
+        if key is not None and first.setdefault(key, i) != i:
+            raise DatasetError(f"{section}[{i}].{name}：与 {section}[{first[key]}] 重复（{_short(key)}）")
+
+
+_FILL_NUMBERS = ("quantity", "price", "amount", "fees", "cash_change", "balance")
+_FILL_TEXTS = ("time", "name", "account", "contract", "origin", "source_file", "recorded_at")
+
+
+def _fill(r: _Row, decisions: set[int]) -> dict:
+    row = {
+        "fill_id": r.text("fill_id"),
+        "day": r.day("day"),
+        "kind": r.text("kind", choices=FILL_KINDS),
+        "symbol": r.symbol(required=False),
+        **{name: r.number(name, required=False) for name in _FILL_NUMBERS},
+        **{name: r.text(name, False) for name in _FILL_TEXTS},
+        "decision_id": r.whole("decision_id"),
+    }
+    if row["decision_id"] is not None and row["decision_id"] not in decisions:
+        raise DatasetError(f"{r.where('decision_id')}：decisions 中没有 id 为 {row['decision_id']} 的操作决策")
+    row.update(r.carried(row))
+    return {k: v for k, v in row.items() if v is not None}
+
+
+def _cash(r: _Row) -> dict:
+    row = {"amount": r.number("amount"), "as_of": r.day("as_of"), "source": r.text("source", False)}
+    row["set_at"] = r.text("set_at", False)
+    row.update(r.carried(row))
+    return {k: v for k, v in row.items() if v is not None}
+
+
+def _account(doc: dict, now: datetime, decisions: set[int]) -> AccountLedger | None:
+    """The ledger, or None when the document has no account section (an older export)."""
+    if ACCOUNT not in doc:
+        return None
+    account = doc[ACCOUNT]
+    if not isinstance(account, dict):
+        raise DatasetError(f"{ACCOUNT}：应为对象（fills、cash）")
+    unknown = sorted(set(account) - {"fills", "cash"})
+    if unknown:
+        raise DatasetError(f"{ACCOUNT}：未知的字段 {', '.join(unknown)}（可用：fills, cash）")
+    where = f"{ACCOUNT}.fills"
+    fills = [_fill(_Row(where, i, raw, now), decisions) for i, raw in enumerate(_list(account, "fills", where))]
+    _unique(fills, lambda f: f["fill_id"], where, "fill_id")
+    where = f"{ACCOUNT}.cash"
+    cash = [_cash(_Row(where, i, raw, now)) for i, raw in enumerate(_list(account, "cash", where))]
+    return AccountLedger(tuple(fills), tuple(cash))
+
+
 def parse_document(doc, now: datetime) -> DomainData:
     if not isinstance(doc, dict):
         raise DatasetError("文档顶层应为 JSON 对象")
-    unknown = sorted(set(doc) - set(SECTIONS) - {"$schema", "comment", "version"})
+    unknown = sorted(set(doc) - set(SECTIONS) - {ACCOUNT, "$schema", "comment", "version"})
     if unknown:
-        raise DatasetError(f"未知的顶层字段：{', '.join(unknown)}（可用：{', '.join(SECTIONS)}）")
+        raise DatasetError(f"未知的顶层字段：{', '.join(unknown)}（可用：{', '.join((*SECTIONS, ACCOUNT))}）")
     _check_values(doc)
+    _version(doc)
     holdings = _holdings(_list(doc, "holdings"), now)
     rows = {
         section: [parse(_Row(section, i, raw, now)) for i, raw in enumerate(_list(doc, section))]
         for section, parse in _ROW_PARSERS.items()
     }
-    return DomainData(holdings, **rows, persona=_persona(doc))
+    _unique(rows["news"], lambda n: n.dedup_key, "news", "dedup_key")
+    _unique(rows["decisions"], lambda d: d.id or None, "decisions", "id")
+    account = _account(doc, now, {d.id for d in rows["decisions"] if d.id})
+    # an id no fill links by says nothing: dropped, so the document reads back the same
+    linked = {f.get("decision_id") for f in account.fills} if account else set()
+    rows["decisions"] = [d if d.id in linked else dataclass_replace(d, id=0) for d in rows["decisions"]]
+    return DomainData(holdings, **rows, persona=_persona(doc), account=account)
 
 
 class _DuplicateKey(ValueError):
@@ -372,13 +497,16 @@ def to_document(data: DomainData) -> dict:
         row = {k: (list(v) if isinstance(v, tuple) else v) for k, v in obj.__dict__.items() if k not in drop}
         return {k: v for k, v in row.items() if v is not None}
 
-    return {
+    account = data.account
+    linked = {f.get("decision_id") for f in account.fills} if account else set()
+    document = {
         "holdings": [strip(h) for h in data.holdings],
         "profiles": [strip(p, "id") for p in data.profiles],
         "news": [strip(n, "id") for n in data.news],
         "signals": [strip(s, "id") for s in data.signals],
         "reports": [strip(r, "id") for r in data.reports],
-        "decisions": [strip(d, "id") for d in data.decisions],
+        # a decision's id is written only for the fills that link it
+        "decisions": [strip(d) if d.id in linked else strip(d, "id") for d in data.decisions],
         "alerts": [strip(a, "id") for a in data.alerts],
         "notes": [
             {"kind": n.note_kind, "symbol": n.symbol, "text": n.text, "created_at": n.created_at, "source": n.source}
@@ -386,6 +514,12 @@ def to_document(data: DomainData) -> dict:
         ],
         "persona": dict(data.persona),
     }
+    if account is not None:
+        document[ACCOUNT] = {
+            part: [{k: v for k, v in row.items() if v is not None} for row in rows]
+            for part, rows in (("fills", account.fills), ("cash", account.cash))
+        }
+    return document
 
 
 def _finite_copy(value, where: str, replaced: list[str]):
@@ -406,32 +540,63 @@ def export_document(data: DomainData, now: datetime) -> tuple[dict, list[str]]:
     cannot (NaN, ±Infinity) is written as null, and a row that would still not import (a
     required number missing, a holding whose code now folds onto another) is left out."""
     notes: list[str] = []
-    document = {}
+    document: dict = {"version": FORMAT_VERSION}
     for section, rows in to_document(data).items():
         if section == "persona":
             replaced: list[str] = []
             document[section] = _finite_copy(rows, section, replaced)
             notes += [f"{where} 不是有限数字，导出为 null" for where in replaced]
-            continue
-        kept, seen = [], set()
-        for i, row in enumerate(rows):
-            replaced: list[str] = []
-            clean = {k: v for k, v in _finite_copy(row, f"{section}[{i}]", replaced).items() if v is not None}
-            label = f"未导出 {section}[{i}]" + (f"（{row['symbol']}）" if isinstance(row.get("symbol"), str) else "")
-            try:
-                parsed = parse_document({section: [clean]}, now)
-            except DatasetError as exc:
-                reason = "、".join(replaced) + " 不是有限数字" if replaced else str(exc).removeprefix(f"{section}[0].")
-                notes.append(f"{label}：{reason}")
-                continue
-            notes += [f"{where} 不是有限数字，导出为 null" for where in replaced]
-            if section == "holdings":
-                symbol = parsed.holdings[0].symbol
-                if symbol in seen:
-                    notes.append(f"{label}：代码 {symbol} 与前面的持仓重复")
-                    continue
-                seen.add(symbol)
-                clean["symbol"] = symbol
-            kept.append(clean)
-        document[section] = kept
+        elif section == ACCOUNT:
+            decisions = {d["id"] for d in document["decisions"] if "id" in d}
+            document[section] = _exported_account(rows, decisions, now, notes)
+        else:
+            document[section] = _exported_rows(section, rows, now, notes)
     return document, notes
+
+
+def _exported_rows(section: str, rows: list[dict], now: datetime, notes: list[str]) -> list[dict]:
+    kept, seen = [], set()
+    for i, row in enumerate(rows):
+        replaced: list[str] = []
+        clean = {k: v for k, v in _finite_copy(row, f"{section}[{i}]", replaced).items() if v is not None}
+        label = f"未导出 {section}[{i}]" + (f"（{row['symbol']}）" if isinstance(row.get("symbol"), str) else "")
+        try:
+            parsed = parse_document({section: [clean]}, now)
+        except DatasetError as exc:
+            reason = "、".join(replaced) + " 不是有限数字" if replaced else str(exc).removeprefix(f"{section}[0].")
+            notes.append(f"{label}：{reason}")
+            continue
+        notes += [f"{where} 不是有限数字，导出为 null" for where in replaced]
+        if section == "holdings":
+            symbol = parsed.holdings[0].symbol
+            if symbol in seen:
+                notes.append(f"{label}：代码 {symbol} 与前面的持仓重复")
+                continue
+            seen.add(symbol)
+            clean["symbol"] = symbol
+        kept.append(clean)
+    return kept
+
+
+def _exported_account(account: dict, decisions: set[int], now: datetime, notes: list[str]) -> dict:
+    """Each fill and balance checked as an import checks it; a fill whose decision was left
+    out keeps everything else, without the link."""
+    exported = {}
+    for part, parse in (("fills", lambda r: _fill(r, decisions)), ("cash", _cash)):
+        kept = []
+        for i, row in enumerate(account[part]):
+            where, replaced = f"{ACCOUNT}.{part}[{i}]", []
+            clean = {k: v for k, v in _finite_copy(row, where, replaced).items() if v is not None}
+            if clean.get("decision_id", 0) not in (0, *decisions):
+                notes.append(f"{where}：关联的操作决策未导出，导出时去掉了这一关联")
+                del clean["decision_id"]
+            try:
+                parse(_Row(f"{ACCOUNT}.{part}", i, clean, now))
+            except DatasetError as exc:
+                reason = "、".join(replaced) + " 不是有限数字" if replaced else str(exc).removeprefix(f"{where}.")
+                notes.append(f"未导出 {where}：{reason}")
+                continue
+            notes += [f"{at} 不是有限数字，导出为 null" for at in replaced]
+            kept.append(clean)
+        exported[part] = kept
+    return exported

@@ -36,6 +36,19 @@ def _tidied(shown, saved) -> None:
         shown.dim(f"已删除较旧的备份 {len(saved.pruned)} 个（只保留最新 {saved.kept} 个，见 [backup] keep）：{names}")
 
 
+NO_ACCOUNT = "文件中没有账户部分（成交与现金，较早版本的导出没有）：账户未改动。"
+
+
+def _account_lines(merged) -> list[str]:
+    lines = [
+        f"账户成交（account.fills）：新增 {merged.fills_added}，已有 {merged.fills_kept}（按 fill_id，不重复导入）"
+    ]
+    if merged.fills_withdrawn:
+        lines[0] += f"（其中你撤销过的 {merged.fills_withdrawn} 笔，合并导入不会恢复）"
+    lines.append(f"账户现金记录（account.cash）：新增 {merged.cash_added}，已有 {merged.cash_kept}")
+    return lines
+
+
 def _merge_lines(result) -> tuple[list[str], list[str]]:
     """One summary line per section, and one warning per holding whose shares in the file
     differ from what the trades recorded in conversation left."""
@@ -49,6 +62,8 @@ def _merge_lines(result) -> tuple[list[str], list[str]]:
         if r.forgotten:
             line += f"（其中你删除过的 {r.forgotten} 条，合并导入不会恢复）"
         lines.append(line)
+    if result.account is not None:
+        lines += _account_lines(result.account)
     warnings = []
     for c in result.share_conflicts:
         outcome = (
@@ -89,14 +104,22 @@ def import_data(
         )
     if done.replaced:
         counts = "，".join(f"{name} {count}" for name, count in done.counts.items())
-        shown.info(f"已替换全部数据：{counts}，persona {done.persona_items} 项。")
-        return
-    lines, warnings = _merge_lines(done.merge)
-    shown.info("已合并导入：")
-    for line in lines:
-        shown.line(line)
-    for warning in warnings:
-        shown.warn(warning)
+        if done.account is None:
+            shown.info(f"已替换文件中的数据：{counts}，persona {done.persona_items} 项。")
+        else:
+            fills, cash = done.account
+            shown.info(
+                f"已替换全部数据：{counts}，persona {done.persona_items} 项；账户：成交 {fills} 笔，现金记录 {cash} 条。"
+            )
+    else:
+        lines, warnings = _merge_lines(done.merge)
+        shown.info("已合并导入：")
+        for line in lines:
+            shown.line(line)
+        for warning in warnings:
+            shown.warn(warning)
+    if done.account is None:
+        shown.info(NO_ACCOUNT)
 
 
 def export_data(

@@ -52,6 +52,11 @@ class NewsItem:
     source: str | None
     layer: str | None
     published_at: str
+    # where a fetched item came from; None for one imported by hand (and so in older exports)
+    url: str | None = None
+    fetched_at: str | None = None
+    provider: str | None = None  # the feed: akshare.stock_news_em …
+    dedup_key: str | None = None  # what makes a second sync add nothing (store/news.py)
 
 
 @dataclass(frozen=True)
@@ -71,6 +76,8 @@ class Report:
     symbols: tuple[str, ...]
     conclusion: str
     created_at: str
+    as_of: str | None = None  # the session the brief that wrote it was as of
+    origin: str | None = None  # brief: written by `pixiu brief`; None: imported
 
 
 @dataclass(frozen=True)
@@ -111,6 +118,17 @@ class MemoryEvent:
 
 
 @dataclass(frozen=True)
+class AccountLedger:
+    """The account as a document carries it: every live fill and every stated cash balance,
+    each its table's row by column name (all columns but the internal ones, so a column
+    added later travels too). A fill's decision_id names a decision of the same document by
+    the id it has there."""
+
+    fills: tuple[dict, ...] = ()
+    cash: tuple[dict, ...] = ()
+
+
+@dataclass(frozen=True)
 class DomainData:
     """The whole data set as one document (import / export / demo)."""
 
@@ -123,3 +141,4 @@ class DomainData:
     alerts: list[Alert] = field(default_factory=list)
     notes: list[MemoryEvent] = field(default_factory=list)
     persona: dict[str, str] = field(default_factory=dict)
+    account: AccountLedger | None = None  # None: the document has none (older exports, the demo)

@@ -26,8 +26,5 @@ class FetchedNews:
 
 @dataclass(frozen=True)
 class StoredNews(NewsItem):
-    """A news item as the block reads it, with where and when it was fetched."""
-
-    url: str | None
-    fetched_at: str | None  # None for an imported item
-    provider: str | None
+    """A news item as the block reads it, with where and when it was fetched (url,
+    fetched_at, provider: None for an imported item)."""

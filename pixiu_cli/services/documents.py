@@ -23,6 +23,7 @@ from pixiu_cli.store.backup import (
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.domain import DomainStore
 from pixiu_cli.store.imports import MergeResult, merge_document
+from pixiu_cli.store.ledger_rows import unknown_columns
 from pixiu_cli.store.salvage import Salvaged, salvage
 
 SECTIONS = ("holdings", "profiles", "news", "signals", "reports", "decisions", "alerts", "notes")
@@ -53,6 +54,7 @@ class DocumentImport:
     counts: dict[str, int] = field(default_factory=dict)  # rows per section of the document
     persona_items: int = 0
     merge: MergeResult | None = None  # what a merge added, updated and left alone
+    account: tuple[int, int] | None = None  # the file's fills and cash balances; None: it has no account
 
 
 @dataclass(frozen=True)
@@ -82,6 +84,10 @@ def import_document(
         data = load_document(path, now)
     except DatasetError as exc:
         raise RequestError(f"导入失败，未做任何修改：{exc}") from None
+    if data.account is not None and (unknown := unknown_columns(db, data.account)):
+        raise RequestError(
+            f"导入失败，未做任何修改：{unknown[0]}：这个版本的 pixiu 没有这一项（文件可能由更新版本的 pixiu 导出）"
+        )
     saved, merged = None, None
     if replace:
         saved = backup(db, place, now)
@@ -92,7 +98,8 @@ def import_document(
         merged = merge_document(db, data)
     _register_securities(db, data)
     counts = {name: len(getattr(data, name)) for name in SECTIONS}
-    return DocumentImport(replace, saved.path if saved else None, counts, len(data.persona), merged)
+    ledger = (len(data.account.fills), len(data.account.cash)) if data.account is not None else None
+    return DocumentImport(replace, saved.path if saved else None, counts, len(data.persona), merged, ledger)
 
 
 def _register_securities(db, data) -> None:

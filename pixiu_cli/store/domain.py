@@ -27,19 +27,13 @@ from pixiu_cli.domain.investor import (
 )
 from pixiu_cli.domain.vocabulary import CONVERSATION_SOURCES
 from pixiu_cli.store.database import write_transaction
+from pixiu_cli.store.ledger_rows import export_ledger, insert_row, replace_ledger
+from pixiu_cli.store.rows import dict_rows as _rows
 from pixiu_cli.store.rows import number, optional_text, record, text
 
 
 def iso(moment: datetime) -> str:
     return moment.isoformat(timespec="seconds")
-
-
-def _rows(db: Database, sql: str, params=()) -> list[dict]:
-    """Rows of a SELECT as dicts. Straight on the connection: sqlite-utils' query() wraps
-    each statement in a SAVEPOINT and a RELEASE, two more statements per read."""
-    cursor = db.conn.execute(sql, list(params))
-    keys = [d[0] for d in cursor.description]
-    return [dict(zip(keys, row)) for row in cursor]
 
 
 def _json(raw, default):
@@ -280,12 +274,15 @@ class DomainStore:
                 )
             ],
             persona=self.persona(),
+            account=export_ledger(db),
         )
 
     def replace_all(self, data: DomainData, keep_own_notes: bool = False) -> None:
         """Import: one transaction, so a failure leaves the previous data untouched.
         `keep_own_notes` keeps what was said in conversation (the demo's refresh on every
-        start): notes and recorded trades, the trades applied again to the new holdings."""
+        start): notes and recorded trades, the trades applied again to the new holdings.
+        The account's fills and cash are replaced when the document has an account section,
+        else left as they are."""
 
         def plain(items, drop_id=True):
             out = []
@@ -322,7 +319,9 @@ class DomainStore:
             else:
                 self.db.execute("delete from decisions")
                 self.db.execute("delete from memory_events where kind = 'user_note'")
-            _insert_document(self.db, data, decisions, notes, plain)
+            ids = _insert_document(self.db, data, decisions, notes, plain)
+            if data.account is not None:
+                replace_ledger(self.db, data.account, {d.id: i for d, i in zip(data.decisions, ids) if d.id})
             self.db.execute(
                 "update account_fills set decision_id = null where decision_id is not null "
                 "and decision_id not in (select id from decisions)"
@@ -332,7 +331,8 @@ class DomainStore:
                 _replay_trade(self.db, trade)
 
 
-def _insert_document(db: Database, data: DomainData, decisions: list[dict], notes: list[dict], plain) -> None:
+def _insert_document(db: Database, data: DomainData, decisions: list[dict], notes: list[dict], plain) -> list[int]:
+    """Every row of the document; the ids its decisions got (the account's fills link them)."""
     rows = plain(data.holdings)
     for row in rows:
         row["short_names"] = json.dumps(list(row["short_names"]), ensure_ascii=False)
@@ -347,9 +347,10 @@ def _insert_document(db: Database, data: DomainData, decisions: list[dict], note
     for row in reports:
         row["symbols"] = json.dumps(list(row["symbols"]), ensure_ascii=False)
     db["reports"].insert_all(reports)
-    db["decisions"].insert_all(decisions)
+    ids = [insert_row(db, "decisions", row) for row in decisions]
     db["alerts"].insert_all(plain(data.alerts))
     db["memory_events"].insert_all(notes)
+    return ids
 
 
 def _decision_identity(row: dict) -> tuple:

@@ -6,7 +6,8 @@ said in conversation is lost by importing a file again. Notes and decisions made
 conversation (source `user` or `model`), and notes the user deleted, are never changed by a
 merge. A holding that trades recorded in conversation have changed keeps what those trades
 left unless the file's row is dated after the last of them; either way a difference in
-shares is reported."""
+shares is reported. The account's fills merge by fill_id and its stated balances by what
+they say (store/ledger_rows.py)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from pixiu_cli.domain.investor import DomainData, Holding
 from pixiu_cli.domain.vocabulary import CONVERSATION_SOURCES
 from pixiu_cli.store.database import write_transaction
 from pixiu_cli.store.domain import _rows
+from pixiu_cli.store.ledger_rows import LedgerMerge, insert_row, merge_ledger
 
 
 @dataclass(frozen=True)
@@ -30,8 +32,12 @@ class _Spec:
     key: tuple[str, ...]
     values: tuple[str, ...]
     where: str = ""
+    kept: tuple[str, ...] = ()  # values a file row without them does not erase (where it came from)
+    unique: str | None = None  # stored once at most: a file row that has it pairs by it first
 
 
+_NEWS_SOURCE = ("url", "fetched_at", "provider", "dedup_key")
+_BRIEF_SOURCE = ("as_of", "origin")
 SPECS = (
     _Spec(
         "profiles",
@@ -39,9 +45,16 @@ SPECS = (
         ("symbol", "strategy", "as_of"),
         ("period", "annual_return", "max_drawdown", "win_rate", "sharpe", "best_role", "conclusion"),
     ),
-    _Spec("news", "news", ("symbol", "title", "published_at"), ("summary", "source", "layer")),
+    _Spec(
+        "news",
+        "news",
+        ("symbol", "title", "published_at"),
+        ("summary", "source", "layer", *_NEWS_SOURCE),
+        kept=_NEWS_SOURCE,
+        unique="dedup_key",
+    ),
     _Spec("signals", "signals", ("symbol", "as_of"), ("score", "direction", "components")),
-    _Spec("reports", "reports", ("title", "created_at"), ("symbols", "conclusion")),
+    _Spec("reports", "reports", ("title", "created_at"), ("symbols", "conclusion", *_BRIEF_SOURCE), kept=_BRIEF_SOURCE),
     _Spec("decisions", "decisions", ("symbol", "side", "price", "quantity", "decided_at"), ("reason", "source")),
     _Spec("alerts", "alerts", ("symbol", "rule", "triggered_at"), ("message",)),
     _Spec(
@@ -74,6 +87,7 @@ class ShareConflict:
 class MergeResult:
     sections: dict[str, SectionResult] = field(default_factory=dict)
     share_conflicts: list[ShareConflict] = field(default_factory=list)
+    account: LedgerMerge | None = None  # None: the document has no account section
 
 
 def _db_row(section: str, item) -> dict:
@@ -119,31 +133,49 @@ def _key(row: dict, spec: _Spec) -> tuple:
     return tuple(_key_value(row[k]) for k in spec.key)
 
 
-def _merge_rows(db: Database, spec: _Spec, items: list) -> SectionResult:
-    """Multiset matching: the n-th file row with a key pairs with the n-th stored row with
-    it, so importing the same file twice (or an export) adds nothing."""
-    stored = _rows(db, f"select * from {spec.table} {spec.where} order by id")
+def _pairs(stored: list[dict], rows: list[dict], spec: _Spec) -> list[dict | None]:
+    """The stored row each file row pairs with: by `spec.unique` first, then multiset
+    matching (the n-th file row with a key pairs with the n-th stored row with it, so
+    importing the same file twice, or an export, adds nothing)."""
+    unique = {r[spec.unique]: r for r in stored if r[spec.unique] is not None} if spec.unique else {}
+    pairs = [unique.get(row[spec.unique]) if spec.unique and row[spec.unique] is not None else None for row in rows]
+    taken = {p["id"] for p in pairs if p is not None}
     by_key: dict[tuple, deque] = defaultdict(deque)
     for row in stored:
-        by_key[_key(row, spec)].append(row)
+        if row["id"] not in taken:
+            by_key[_key(row, spec)].append(row)
+    for i, row in enumerate(rows):
+        matches = by_key.get(_key(row, spec))
+        if pairs[i] is None and matches:
+            pairs[i] = matches.popleft()
+    return pairs
+
+
+def _merge_rows(db: Database, spec: _Spec, items: list) -> tuple[SectionResult, list[int | None]]:
+    """The section's result, and the stored id of each item (of an added one only for
+    decisions: the account's fills link them by it)."""
+    stored = _rows(db, f"select * from {spec.table} {spec.where} order by id")
     forgotten = sum(spec.section == "notes" and r["deleted_at"] is not None for r in stored)
     made_here = sum(_protected(spec.section, r) and not (spec.section == "notes" and r["deleted_at"]) for r in stored)
     result = SectionResult(conversation=made_here, forgotten=forgotten)
-    added = []
-    for item in items:
-        row = _db_row(spec.section, item)
-        matches = by_key.get(_key(row, spec))
-        if not matches:
+    rows = [_db_row(spec.section, item) for item in items]
+    added, ids = [], []
+    for row, current in zip(rows, _pairs(stored, rows, spec)):
+        ids.append(None if current is None else current["id"])
+        if current is None:
             added.append(row)
             continue
-        current = matches.popleft()
-        changes = {k: row[k] for k in spec.values if row[k] != current[k]}
+        changes = {k: row[k] for k in spec.values if row[k] != current[k] and not (k in spec.kept and row[k] is None)}
         if changes and not _protected(spec.section, current):
             db[spec.table].update(current["id"], changes)
             result.updated += 1
-    db[spec.table].insert_all(added)  # in file order, one statement per batch
+    if spec.section == "decisions":  # one by one, for the ids the new rows get
+        new = iter([insert_row(db, spec.table, row) for row in added])
+        ids = [known if known is not None else next(new) for known in ids]
+    else:
+        db[spec.table].insert_all(added)  # in file order, one statement per batch
     result.added, result.left_alone = len(added), len(stored) - result.updated
-    return result
+    return result, ids
 
 
 def _last_conversation_trades(db: Database) -> dict[str, str]:
@@ -232,10 +264,14 @@ def _merge_persona(db: Database, persona: dict[str, str]) -> SectionResult:
 
 def merge_document(db: Database, data: DomainData) -> MergeResult:
     """One transaction: a failure part-way leaves the data set as it was."""
-    merged = MergeResult()
+    merged, decisions = MergeResult(), {}
     with write_transaction(db):
         merged.sections["holdings"] = _merge_holdings(db, data.holdings, merged.share_conflicts)
         for spec in SPECS:
-            merged.sections[spec.section] = _merge_rows(db, spec, getattr(data, spec.section))
+            merged.sections[spec.section], ids = _merge_rows(db, spec, getattr(data, spec.section))
+            if spec.section == "decisions":
+                decisions = {d.id: i for d, i in zip(data.decisions, ids) if d.id}
         merged.sections["persona"] = _merge_persona(db, data.persona)
+        if data.account is not None:
+            merged.account = merge_ledger(db, data.account, decisions)
     return merged

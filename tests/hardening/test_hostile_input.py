@@ -40,8 +40,9 @@ from pixiu_cli.context.builder import SHANGHAI, ContextBuilder
 from pixiu_cli.context.memory import MemoryLimits
 from pixiu_cli.context.quoting import CLOSE_QUOTE, OPEN_QUOTE, quote_data
 from pixiu_cli.dataset import SECTIONS, DatasetError, parse_document, to_document
+from pixiu_cli.domain.account import FILL_KINDS
 from pixiu_cli.domain.codes import normalise_code
-from pixiu_cli.domain.investor import DomainData
+from pixiu_cli.domain.investor import AccountLedger, DomainData
 from pixiu_cli.offline.script import ScriptedReply
 from pixiu_cli.repl.commands import CommandError, ParsedCommand, parse_command, registry
 from pixiu_cli.repl.state import ExitRepl, ReplState
@@ -433,10 +434,33 @@ SECTION_ROWS = {
         ("kind", "text", "created_at"),
     ),
 }
+days = st.one_of(st.dates().map(lambda d: d.isoformat()), st.sampled_from(["2026-02-30", "2026-3-9", ""]))
+ACCOUNT_ROWS = {
+    "fills": row(
+        {
+            "fill_id": storable,
+            "day": days,
+            "kind": st.sampled_from([*FILL_KINDS, "opening", ""]),
+            "symbol": codes,
+            "quantity": maybe_finite,
+            "cash_change": st.one_of(st.floats(-1e6, 1e6), non_finite),
+            "name": storable,
+            "decision_id": st.integers(-1, 3),
+            "later_column": json_values,
+        },
+        ("fill_id", "day", "kind"),
+    ),
+    "cash": row({"amount": maybe_finite, "as_of": days, "source": storable}, ("amount", "as_of")),
+}
 documents = st.fixed_dictionaries(
     {},
     optional={
         **{name: anything(st.lists(rows, max_size=3)) for name, rows in SECTION_ROWS.items()},
+        "account": anything(
+            st.fixed_dictionaries(
+                {}, optional={part: anything(st.lists(rows, max_size=3)) for part, rows in ACCOUNT_ROWS.items()}
+            )
+        ),
         "persona": anything(
             st.dictionaries(storable, st.one_of(storable, st.integers(), st.floats(), non_finite), max_size=3)
         ),
@@ -509,10 +533,15 @@ valid_documents = st.fixed_dictionaries(
                     "source": text_field,
                     "layer": st.sampled_from(["事实", "混合"]),
                     "published_at": valid_moments,
+                    "url": text_field,
+                    "fetched_at": valid_moments,
+                    "provider": text_field,
+                    "dedup_key": text_field,
                 },
                 ("title", "published_at"),
             ),
             max_size=2,
+            unique_by=lambda n: n.get("dedup_key") or object(),
         ),
         "signals": st.lists(
             valid_row(
@@ -534,6 +563,8 @@ valid_documents = st.fixed_dictionaries(
                     "symbols": st.lists(disguised_codes, max_size=2),
                     "conclusion": text_field,
                     "created_at": valid_moments,
+                    "as_of": text_field,
+                    "origin": text_field,
                 },
                 ("title", "conclusion", "created_at"),
             ),
@@ -576,6 +607,38 @@ valid_documents = st.fixed_dictionaries(
         ),
         "persona": st.dictionaries(
             texts(max_pieces=3), st.one_of(texts(max_pieces=4), st.integers(), finite_floats), max_size=3
+        ),
+        "account": st.fixed_dictionaries(
+            {},
+            optional={
+                "fills": st.lists(
+                    valid_row(
+                        {
+                            "fill_id": text_field,
+                            "day": st.dates().map(lambda d: d.isoformat()),
+                            "kind": st.sampled_from(FILL_KINDS),
+                            "symbol": disguised_codes,
+                            **dict.fromkeys(("quantity", "price", "amount", "fees", "cash_change"), finite_floats),
+                            **dict.fromkeys(("time", "name", "account", "origin", "source_file"), text_field),
+                        },
+                        ("fill_id", "day", "kind"),
+                    ),
+                    max_size=3,
+                    unique_by=lambda f: f["fill_id"],
+                ),
+                "cash": st.lists(
+                    valid_row(
+                        {
+                            "amount": finite_floats,
+                            "as_of": st.dates().map(lambda d: d.isoformat()),
+                            "source": text_field,
+                            "set_at": text_field,
+                        },
+                        ("amount", "as_of"),
+                    ),
+                    max_size=2,
+                ),
+            },
         ),
     },
 )
@@ -696,6 +759,7 @@ def canonical(document: dict) -> str:
         holdings=sorted(document["holdings"], key=lambda h: h["symbol"]),
         notes=by_content(document.get("notes", [])),
         decisions=by_content(document.get("decisions", [])),
+        account=document.get("account", {"fills": [], "cash": []}),  # none in the file: left empty
     )
     return json.dumps(zero(document), sort_keys=True, ensure_ascii=False)
 
@@ -711,6 +775,7 @@ def canonical(document: dict) -> str:
 def test_an_accepted_document_is_stored_and_exported_verbatim(domain_db, doc):
     data = parse_document(doc, NOW)
     store = DomainStore(domain_db)
+    store.replace_all(DomainData(account=AccountLedger()))
     store.replace_all(data)
     assert canonical(to_document(store.export())) == canonical(to_document(data))
     assert domain_db.execute("pragma integrity_check").fetchone()[0] == "ok"
@@ -721,15 +786,21 @@ def test_an_accepted_document_is_stored_and_exported_verbatim(domain_db, doc):
 def test_merging_a_document_again_or_its_export_changes_nothing(domain_db, doc):
     data = parse_document(doc, NOW)
     store = DomainStore(domain_db)
-    store.replace_all(DomainData())
+    store.replace_all(DomainData(account=AccountLedger()))
     first = merge_document(domain_db, data)
     assert {name: r.added for name, r in first.sections.items()} == {
         name: len(data.persona if name == "persona" else getattr(data, name)) for name in SECTIONS
     }
+    if data.account is not None:
+        assert (first.account.fills_added, first.account.cash_added) == (
+            len(data.account.fills),
+            len(data.account.cash),
+        )
     exported = to_document(store.export())
     for again in (data, parse_document(json.loads(json.dumps(exported, allow_nan=False)), NOW)):
         result = merge_document(domain_db, again)
         assert all(r.added == r.updated == 0 for r in result.sections.values()), result
+        assert result.account is None or result.account.fills_added == result.account.cash_added == 0
         assert to_document(store.export()) == exported
 
 

@@ -164,3 +164,82 @@ def test_a_failing_merge_changes_nothing(db):
         merge_document(db, data)
     db.execute("drop trigger no_news")
     assert to_document(DomainStore(db).export()) == before
+
+
+def _sourced_home(db) -> None:
+    """A synced news item and a brief's report, as `pixiu news sync` and `pixiu brief` store them."""
+    from pixiu_cli.domain.news import MEDIA, FetchedNews
+    from pixiu_cli.store.briefs import BriefReport, BriefStore
+    from pixiu_cli.store.news import NewsStore
+
+    item = FetchedNews("600519", "茅台提价", "出厂价上调", "证券时报网", "https://x.example/1", None, "feed.em", MEDIA)
+    NewsStore(db).add([(item, "事实")], "2026-11-27T09:00:00+08:00")
+    report = BriefReport("每日简报", ["600519"], "持仓平稳", "2026-11-26", "2026-11-27T09:05:00+08:00", 3, 7, 2)
+    BriefStore(db).save(report, {})
+
+
+def test_where_news_and_reports_came_from_travels_and_an_older_file_keeps_it(db, tmp_path):
+    _sourced_home(db)
+    exported = to_document(DomainStore(db).export())
+    # the feed's item had no time: it is dated when it was fetched
+    assert exported["news"] == [
+        {
+            "symbol": "600519",
+            "title": "茅台提价",
+            "summary": "出厂价上调",
+            "source": "证券时报网",
+            "layer": "事实",
+            "published_at": "2026-11-27T09:00:00+08:00",
+            "url": "https://x.example/1",
+            "fetched_at": "2026-11-27T09:00:00+08:00",
+            "provider": "feed.em",
+            "dedup_key": "https://x.example/1",
+        }
+    ]
+    # the brief's session and origin travel; its conversation and turn are this home's own
+    assert exported["reports"] == [
+        {
+            "title": "每日简报",
+            "symbols": ["600519"],
+            "conclusion": "持仓平稳",
+            "created_at": "2026-11-27T09:05:00+08:00",
+            "as_of": "2026-11-26",
+            "origin": "brief",
+        }
+    ]
+    other = open_database(tmp_path / "other.db")
+    try:
+        merge(other, exported)
+        again = to_document(DomainStore(other).export())
+        assert (again["news"], again["reports"]) == (exported["news"], exported["reports"])
+        older = copy.deepcopy(exported)
+        for key in ("url", "fetched_at", "provider", "dedup_key"):
+            del older["news"][0][key]
+        for key in ("as_of", "origin"):
+            del older["reports"][0][key]
+        c = counts(merge(other, older))
+        assert c["news"] == (0, 0, 1) and c["reports"] == (0, 0, 1)
+        assert to_document(DomainStore(other).export())["news"] == exported["news"]
+    finally:
+        other.close()
+
+
+def test_a_news_item_pairs_by_its_feed_key_first(db, tmp_path):
+    """The feed retitled an item: the file's row has another title (another natural key)
+    but the stored item's dedup_key, so it is that item, not a second row the unique key
+    would refuse; and a sync after the import adds nothing."""
+    from pixiu_cli.domain.news import MEDIA, FetchedNews
+    from pixiu_cli.store.news import NewsStore
+
+    _sourced_home(db)
+    doc = to_document(DomainStore(db).export())
+    doc["news"][0]["title"] = "茅台宣布提价"
+    assert counts(merge(db, doc))["news"] == (0, 0, 1)
+    item = FetchedNews("600519", "茅台提价", None, "证券时报网", "https://x.example/1", None, "feed.em", MEDIA)
+    other = open_database(tmp_path / "other.db")
+    try:
+        merge(other, doc)
+        assert NewsStore(other).add([(item, "事实")], "2026-11-28T09:00:00+08:00") == []
+        assert other.execute("select count(*) from news").fetchone()[0] == 1
+    finally:
+        other.close()
