@@ -171,7 +171,6 @@ def bench_context(files, db_path: Path, reps: int) -> tuple[float, float]:
         ],
         replace=True,
     )
-    market = MarketStore(db)
     store = ConversationStore(db)
     question = f"股票{held[3][0]}最近怎么样"
     plain = ContextBuilder(store, domain)
