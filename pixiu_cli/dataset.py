@@ -18,6 +18,8 @@ from pathlib import Path
 from pixiu_cli.domain.account import FILL_KINDS
 from pixiu_cli.domain.codes import normalise_code
 from pixiu_cli.domain.investor import (
+    LEDGER,
+    STATED,
     AccountLedger,
     Alert,
     Decision,
@@ -239,6 +241,7 @@ def _holdings(rows: list, now: datetime) -> list[Holding]:
                 r.number("cost", positive=True, plausible=price_problem),
                 r.text("role", choices=ROLES),
                 r.moment("updated_at", required=False),
+                r.text("basis", required=False, choices=(STATED, LEDGER)) or STATED,
             )
         )
     return holdings
