@@ -573,3 +573,10 @@ def fake_baostock_env(env: dict[str, str], tmp_path: Path, files: dict[str, Path
         FAKE_BAOSTOCK_FILES=json.dumps({code: str(path) for code, path in files.items()}),
         FAKE_BAOSTOCK_DOWN=down,
     )
+
+
+def in_process_ok(env: dict[str, str], *args: str) -> str:
+    """`pixiu ARGS` in process that must succeed: its stdout."""
+    done = pixiu_in_process(env, *args, text=True)
+    assert done.returncode == 0, (args, done.stdout, done.stderr)
+    return done.stdout

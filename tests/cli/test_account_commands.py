@@ -21,10 +21,7 @@ def env(pixiu_home):
     return clean_env(pixiu_home, PIXIU_NOW="2025-08-20T16:00")
 
 
-def run(env, *args):
-    done = pixiu_in_process(env, *args, text=True)
-    assert done.returncode == 0, (args, done.stdout, done.stderr)
-    return done.stdout
+run = in_process_ok
 
 
 def fails(env, *args) -> str:
