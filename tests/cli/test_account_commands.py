@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import clean_env, pixiu_in_process
+from tests.helpers import clean_env, in_process_ok, pixiu_in_process
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 THS = FIXTURES / "statements" / "ths_jiaogedan.csv"

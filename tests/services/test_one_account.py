@@ -18,7 +18,7 @@ from pixiu_cli.domain.account import BONUS, BUY, DIVIDEND, DIVIDEND_TAX, SELL, C
 from pixiu_cli.domain.ledger import cash_after, cash_effect, positions
 from pixiu_cli.domain.valuation import Close, account_cash, value_account
 from pixiu_cli.market.trading_days import SHANGHAI
-from tests.helpers import MARKET_FIXTURES, clean_env
+from tests.helpers import MARKET_FIXTURES, clean_env, in_process_ok
 
 STATEMENTS = Path(__file__).resolve().parents[1] / "fixtures" / "statements"
 NOW = "2025-08-20T16:00:00"
