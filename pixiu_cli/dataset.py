@@ -325,7 +325,8 @@ def parse_document(doc, now: datetime) -> DomainData:
         section: [parse(_Row(section, i, raw, now)) for i, raw in enumerate(_list(doc, section))]
         for section, parse in _ROW_PARSERS.items()
     }
-    return DomainData(holdings, **rows, persona=_persona(doc))
+    read_at = now.astimezone(SHANGHAI).isoformat(timespec="seconds")
+    return DomainData(holdings, **rows, persona=_persona(doc), read_at=read_at)
 
 
 class _DuplicateKey(ValueError):

@@ -117,3 +117,4 @@ class DomainData:
     alerts: list[Alert] = field(default_factory=list)
     notes: list[MemoryEvent] = field(default_factory=list)
     persona: dict[str, str] = field(default_factory=dict)
+    read_at: str | None = None  # when the document was read: the as-of of the persona it sets

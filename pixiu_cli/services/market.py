@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from pixiu_cli.domain.benchmarks import BENCHMARKS, benchmark_for
 from pixiu_cli.domain.market import CorporateAction
 from pixiu_cli.market.data import MarketData, SeriesStatus
+from pixiu_cli.market.trading_days import as_shanghai
 from pixiu_cli.services.analytics import held_and_watched, refresh
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.store.domain import DomainStore
@@ -64,6 +65,7 @@ def import_bars(db, request: BarImport, now: datetime, costs: CostModel | None) 
             adjusted=request.adjusted,
             actions_path=request.actions_path,
             volume_unit=request.volume_unit,
+            today=as_shanghai(now).date(),
         )
     except CsvImportError as exc:
         raise RequestError(f"导入失败，未做任何修改：{exc}") from None
@@ -122,7 +124,15 @@ def import_many(
             if symbol is None:
                 raise CsvImportError("文件名里没有 6 位股票代码（单个文件可用 --symbol 指定）")
             imported.append(
-                import_csv(market, master, path, symbol, at=stamp, actions_path=actions if actions.is_file() else None)
+                import_csv(
+                    market,
+                    master,
+                    path,
+                    symbol,
+                    at=stamp,
+                    actions_path=actions if actions.is_file() else None,
+                    today=as_shanghai(now).date(),
+                )
             )
         except CsvImportError as exc:
             failed.append((path, str(exc)))

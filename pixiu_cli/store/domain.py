@@ -319,7 +319,9 @@ class DomainStore:
                 "update account_fills set decision_id = null where decision_id is not null "
                 "and decision_id not in (select id from decisions)"
             )
-            self.db["persona"].insert_all([{"key": k, "value": v} for k, v in data.persona.items()])
+            self.db["persona"].insert_all(
+                [{"key": k, "value": v, "updated_at": data.read_at} for k, v in data.persona.items()]
+            )
             for trade in trades:
                 _replay_trade(self.db, trade)
 

@@ -193,15 +193,15 @@ def _merge_holdings(db: Database, items: list[Holding], conflicts: list[ShareCon
     return result
 
 
-def _merge_persona(db: Database, persona: dict[str, str]) -> SectionResult:
+def _merge_persona(db: Database, persona: dict[str, str], at: str | None) -> SectionResult:
     stored = {r["key"]: r["value"] for r in _rows(db, "select key, value from persona")}
     result = SectionResult()
     for key, value in persona.items():
         if key not in stored:
-            db["persona"].insert({"key": key, "value": value})
+            db["persona"].insert({"key": key, "value": value, "updated_at": at})
             result.added += 1
         elif stored[key] != value:
-            db["persona"].update(key, {"value": value})
+            db["persona"].update(key, {"value": value, "updated_at": at})
             result.updated += 1
     result.left_alone = len(stored) - result.updated
     return result
@@ -214,5 +214,5 @@ def merge_document(db: Database, data: DomainData) -> MergeResult:
         merged.sections["holdings"] = _merge_holdings(db, data.holdings, merged.share_conflicts)
         for spec in SPECS:
             merged.sections[spec.section] = _merge_rows(db, spec, getattr(data, spec.section))
-        merged.sections["persona"] = _merge_persona(db, data.persona)
+        merged.sections["persona"] = _merge_persona(db, data.persona, data.read_at)
     return merged
