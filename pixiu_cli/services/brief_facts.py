@@ -1,7 +1,9 @@
 """The facts of the daily brief, computed locally from what is stored — never by the model:
-each holding's move and P&L since the last brief (or, for the first one, since the previous
-bar), the trades, fired alerts, changed signals and news since then, and the user's own
-rules at risk (a position over its cap, a stop crossed, a plan's price reached)."""
+as of the newest stored bar of the holdings (and how many sessions that is behind), each
+holding's move and P&L since the last brief (or, for the first one, since the previous
+bar), the trades, changed signals and news since then, every alert fired since then, and
+the user's own rules at risk (a position over its cap, a stop crossed, a plan's price
+reached), read from their rule notes, plans and persona."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from datetime import datetime, timedelta
 from pixiu_cli.analytics.stated_rules import CAP, PLAN_ABOVE, PLAN_BELOW, ROLE_CAP, STOP, StatedRule
 from pixiu_cli.domain.investor import Alert, Decision, Holding
 from pixiu_cli.domain.news import StoredNews
-from pixiu_cli.market.calendar import last_complete_session
+from pixiu_cli.market.calendar import TradingCalendar, beyond_calendar
 from pixiu_cli.market.trading_days import as_shanghai
 from pixiu_cli.market.valuation import HoldingValue, shares_after_actions
 from pixiu_cli.services.brief_rules import user_rules
@@ -31,8 +33,8 @@ class HoldingMove:
     symbol: str
     name: str
     role: str
-    value: float  # market value, or cost × shares when no bar is stored (for weights)
-    weight: float  # value / (all positions' values + known cash)
+    value: float  # market value, or cost × shares when no bar is stored (the valuation's)
+    weight: float  # the valuation's: value / (all positions' values + known cash)
     close: float | None = None
     as_of: str | None = None
     ref_close: float | None = None
@@ -68,7 +70,9 @@ class RuleAtRisk:
 
 @dataclass(frozen=True)
 class BriefFacts:
-    session: str  # the last completed session at the time of the brief
+    session: str | None  # the newest stored bar of the holdings: the brief is as of its close (None: no bars)
+    stale_days: int | None  # trading sessions closed since that bar at the time of the brief (0: current)
+    calendar_note: str | None  # 交易日历只到 … when the brief's day is past the calendar (stale_days stops there)
     created_at: str
     since: str  # trades, alerts and news after this instant
     previous: StoredBrief | None
@@ -80,6 +84,11 @@ class BriefFacts:
     news: tuple[StoredNews, ...]
     risks: tuple[RuleAtRisk, ...]
     directions: dict[str, str | None]  # each holding's latest signal direction
+
+    @property
+    def as_of(self) -> str:
+        """The day the brief is about: its newest bar, else (no bars) the day it was written."""
+        return self.session or self.created_at[:10]
 
     @property
     def symbols(self) -> list[str]:
@@ -116,11 +125,6 @@ def _finite(value) -> float | None:
     return value if isinstance(value, int | float) and math.isfinite(value) else None
 
 
-def _book_value(h: Holding) -> float:
-    shares, cost = _finite(h.shares), _finite(h.cost)
-    return shares * cost if shares and cost and shares > 0 and cost > 0 else 0.0
-
-
 def _reference(market: MarketStore, v: HoldingValue, previous: StoredBrief | None) -> tuple[str, float] | None:
     """The close the move is measured from: the last brief's, else the bar before the last."""
     kept = (previous.facts.get("holdings") or {}).get(v.symbol) if previous else None
@@ -131,13 +135,13 @@ def _reference(market: MarketStore, v: HoldingValue, previous: StoredBrief | Non
 
 def _move(market: MarketStore, h: Holding, v: HoldingValue | None, previous: StoredBrief | None) -> HoldingMove:
     if v is None or not v.priced:  # no bars: valued at cost, no move to tell
-        return HoldingMove(h.symbol, h.name, h.role, _book_value(h), 0.0)
+        return HoldingMove(h.symbol, h.name, h.role, v.market_value if v else 0.0, v.weight if v else 0.0)
     move = HoldingMove(
         h.symbol,
         h.name,
         h.role,
         v.market_value,
-        0.0,
+        v.weight,
         close=v.last_close,
         as_of=v.as_of,
         pnl=v.pnl,
@@ -156,11 +160,6 @@ def _move(market: MarketStore, h: Holding, v: HoldingValue | None, previous: Sto
     change = v.market_value + v.cash_received - then
     pct = change / then if then > 0 else None
     return replace(move, ref_close=ref_close, ref_date=ref_date, change=change, change_pct=pct)
-
-
-def _weighted(moves: list[HoldingMove], cash: float | None) -> tuple[HoldingMove, ...]:
-    total = sum(m.value for m in moves) + (cash or 0.0)
-    return tuple(replace(m, weight=m.value / total if total > 0 else 0.0) for m in moves)
 
 
 def _signal_changes(
@@ -205,6 +204,12 @@ def _risks(moves: tuple[HoldingMove, ...], rules: list[StatedRule], closes: dict
     return tuple(out)
 
 
+def _as_of(market: MarketStore, moves: tuple[HoldingMove, ...], now: datetime) -> tuple[str | None, int | None]:
+    """The newest bar of the holdings, and the sessions closed since it (the trading calendar's count)."""
+    newest = max((m.as_of for m in moves if m.as_of), default=None)
+    return newest, TradingCalendar(market).stale_days(newest, now)
+
+
 def brief_facts(db, now: datetime) -> BriefFacts:
     held: HoldingsNow = holdings_now(db, now)
     market, domain, briefs = MarketStore(db), DomainStore(db), BriefStore(db)
@@ -212,7 +217,7 @@ def brief_facts(db, now: datetime) -> BriefFacts:
     since = previous.created_at if previous else iso(as_shanghai(now) - timedelta(days=FIRST_WINDOW_DAYS))
     until = iso(as_shanghai(now))
     values = held.valuation.holdings
-    moves = _weighted([_move(market, h, values.get(h.symbol), previous) for h in held.holdings], held.cash)
+    moves = tuple(_move(market, h, values.get(h.symbol), previous) for h in held.holdings)
     rules = user_rules(domain, until)
     closes = {m.symbol: m.close for m in moves if m.priced}
     closes |= {
@@ -220,15 +225,18 @@ def brief_facts(db, now: datetime) -> BriefFacts:
     }
     symbols = [m.symbol for m in moves]
     changes, directions = _signal_changes(briefs, symbols, previous)
+    session, stale = _as_of(market, moves, now)
     return BriefFacts(
-        session=last_complete_session(now).isoformat(),
+        session=session,
+        stale_days=stale,
+        calendar_note=beyond_calendar(now),
         created_at=until,
         since=since,
         previous=previous,
         moves=moves,
         cash=held.cash,
         trades=tuple(domain.recent_decisions(since, until, LIST_LIMIT)),
-        alerts=tuple(domain.recent_alerts(since, until, LIST_LIMIT)),
+        alerts=tuple(domain.alerts_found_between(since, until)),
         signals=changes,
         news=tuple(NewsStore(db).since(symbols, since, LIST_LIMIT)),
         risks=_risks(moves, rules, closes),

@@ -198,6 +198,14 @@ class DomainStore:
     def recent_alerts(self, since: str, until: str, limit: int) -> list[Alert]:
         return self._window("alerts", "triggered_at", _alert, since, until, limit)
 
+    def alerts_found_between(self, after: str, until: str) -> list[Alert]:
+        """Every alert pixiu found after `after` and by `until`, in the order they fired. Found
+        is when a check recorded it (a sync can bring in a close that fired days ago), else,
+        for an imported alert, when it fired."""
+        found = "coalesce(recorded_at, triggered_at)"
+        sql = f"select * from alerts where {found} > ? and {found} <= ? order by triggered_at, id"
+        return [_alert(r) for r in _rows(self.db, sql, [after, until])]
+
     def recent_notes(self, since: str, until: str, limit: int) -> list[MemoryEvent]:
         """The views and plans in force inside the window (rules have no window: `rules`)."""
         return self._window("memory_events", "created_at", _event, since, until, limit, _WINDOWED_NOTE)

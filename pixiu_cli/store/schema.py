@@ -615,3 +615,10 @@ def m026_persona_stamped_by_its_writers(db: Database) -> None:
     # the triggers m017 once created stamped it with SQLite's own clock.
     db.execute("drop trigger if exists persona_insert_stamps")
     db.execute("drop trigger if exists persona_update_stamps")
+
+
+@migrations()
+def m026_alerts_recorded_at(db: Database) -> None:
+    # When a check found an alert, apart from the close it fired on: the brief lists every
+    # alert found since the last brief, also one dated at a close older than that brief.
+    db["alerts"].add_column("recorded_at", str)
