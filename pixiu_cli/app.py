@@ -10,7 +10,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pixiu_cli.context.builder import SHANGHAI, ContextBuilder
+from pixiu_cli.clock import Clock, clock_at, system_clock
 from pixiu_cli.redact import mask_url
 from pixiu_cli.resources import user_cache_dir
 from pixiu_cli.settings import Settings
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from pixiu_cli.agent.loop import Agent
     from pixiu_cli.agent.preview import RequestPreview
     from pixiu_cli.agent.tools import ToolRegistry
+    from pixiu_cli.context.builder import ContextBuilder
     from pixiu_cli.context.memory import MemoryLimits
     from pixiu_cli.llm.model import ChatModel
     from pixiu_cli.store.memory import MemoryStore
@@ -42,6 +43,7 @@ class App:
     demo: bool = False
     _offline_server: object | None = field(default=None, repr=False)
     default_model: str = ""  # the model configured (or given with --model) when the app opened
+    clock: Clock = system_clock  # clock_of(settings): what every surface of this app takes as now
 
     def __post_init__(self) -> None:
         if not self.default_model and self.settings is not None:  # a test may wire an app without settings
@@ -81,14 +83,20 @@ def names_cache_dir() -> Path:
     return user_cache_dir() / "names"
 
 
-def refresh_demo_data(domain: DomainStore, state_file: Path | None = None) -> None:
+def clock_of(settings: Settings) -> Clock:
+    """The one clock of the app: the machine's Beijing time, or PIXIU_NOW's moment. Built here
+    and handed to the REPL, the one-shot commands (cli/common.py), the context builder, the
+    tools and, through them, every service that needs the time."""
+    return clock_at(settings.pinned_now)
+
+
+def refresh_demo_data(domain: DomainStore, now: datetime, state_file: Path | None = None) -> None:
     """The demo's dates are relative, so it is re-dated on every start and always looks fresh;
     notes made in conversation are kept. With `state_file`, a start on the same day as the
     last refresh, with the database as that refresh left it, keeps it as it is: re-dating
     would write the same rows and recomputing the analytics would give the same figures."""
     from pixiu_cli.demo_state import DemoState
 
-    now = datetime.now(SHANGHAI)
     state = DemoState(state_file, domain.db, now) if state_file is not None else None
     if state is not None and state.unchanged():
         return
@@ -136,6 +144,7 @@ def _demo_market(db, symbols: list[str], now: datetime) -> None:
                 symbol,
                 at=now.isoformat(timespec="seconds"),
                 actions_path=actions if actions.exists() else None,
+                today=now.date(),
             )
     refresh(db, symbols, now)
 
@@ -200,22 +209,19 @@ def _client_of(settings: Settings, server) -> ChatModel:
     )
 
 
-def _opened_domain(settings: Settings, demo: bool) -> DomainStore:
+def _opened_domain(settings: Settings, demo: bool, clock: Clock) -> DomainStore:
     """The settings' database (the demo's, re-dated, with `demo`)."""
     domain = DomainStore(open_database(settings.demo_db_path if demo else settings.db_path))
     if demo:
-        refresh_demo_data(domain, settings.home / DEMO_STATE_FILE)
+        refresh_demo_data(domain, clock(), settings.home / DEMO_STATE_FILE)
     return domain
-
-
-def _now() -> datetime:
-    return datetime.now(SHANGHAI)
 
 
 def open_app(settings: Settings, *, demo: bool = False, calls_model: bool = True) -> App:
     """`calls_model=False` (e.g. a command that only assembles a request) skips starting the
     offline server: nothing will be sent to it."""
-    domain = _opened_domain(settings, demo)
+    clock = clock_of(settings)
+    domain = _opened_domain(settings, demo, clock)
     server = _start_offline_server(settings) if settings.offline and calls_model else None
     agent = build_agent(
         domain.db,
@@ -223,7 +229,7 @@ def open_app(settings: Settings, *, demo: bool = False, calls_model: bool = True
         limits=settings.limits,
         guardrails=settings.guardrails,
         temperature=settings.temperature,
-        clock=_now,
+        clock=clock,
         domain=domain,
         cost_method=settings.cost_method,
         names_cache=names_cache_dir(),
@@ -236,6 +242,7 @@ def open_app(settings: Settings, *, demo: bool = False, calls_model: bool = True
         memory=agent.tool_context.memory,
         demo=demo,
         _offline_server=server,
+        clock=clock,
     )
 
 
@@ -246,6 +253,7 @@ class Preview:
     settings: Settings
     store: ConversationStore
     requests: RequestPreview
+    clock: Clock = system_clock
 
     def close(self) -> None:
         self.store.db.close()
@@ -257,18 +265,21 @@ def open_preview(settings: Settings, *, demo: bool = False) -> Preview:
     from pixiu_cli.agent.preview import RequestPreview
     from pixiu_cli.agent.tools import ToolRegistry
 
-    domain = _opened_domain(settings, demo)
-    store = ConversationStore(domain.db)
+    clock = clock_of(settings)
+    domain = _opened_domain(settings, demo, clock)
+    store = ConversationStore(domain.db, clock=clock)
     builder = _builder(
-        store, domain, settings.limits, _now, cost_method=settings.cost_method, names_cache=names_cache_dir()
+        store, domain, settings.limits, clock, cost_method=settings.cost_method, names_cache=names_cache_dir()
     )
     requests = RequestPreview(store, builder, _client_of(settings, None), ToolRegistry(), settings.temperature)
-    return Preview(settings, store, requests)
+    return Preview(settings, store, requests, clock)
 
 
 def _builder(
     store, domain, limits, clock, *, history_blocks="delta", ablate=frozenset(), cost_method="diluted", names_cache=None
 ):
+    from pixiu_cli.context.builder import ContextBuilder
+
     return ContextBuilder(
         store,
         domain,
@@ -288,7 +299,7 @@ def build_agent(
     limits: MemoryLimits,
     guardrails: Guardrails,
     temperature: float | None,
-    clock,
+    clock: Clock,
     domain: DomainStore | None = None,
     ablate: frozenset[str] = frozenset(),
     tools: ToolRegistry | None = None,
@@ -305,7 +316,7 @@ def build_agent(
     from pixiu_cli.store.memory import MemoryStore
     from pixiu_cli.store.portfolio import PortfolioStore
 
-    store = ConversationStore(db)
+    store = ConversationStore(db, clock=clock)
     domain = domain or DomainStore(db)
     builder = _builder(
         store,

@@ -453,7 +453,8 @@ def parse_document(doc, now: datetime) -> DomainData:
     # an id no fill links by says nothing: dropped, so the document reads back the same
     linked = {f.get("decision_id") for f in account.fills} if account else set()
     rows["decisions"] = [d if d.id in linked else dataclass_replace(d, id=0) for d in rows["decisions"]]
-    return DomainData(holdings, **rows, persona=_persona(doc), account=account)
+    read_at = now.astimezone(SHANGHAI).isoformat(timespec="seconds")
+    return DomainData(holdings, **rows, persona=_persona(doc), account=account, read_at=read_at)
 
 
 class _DuplicateKey(ValueError):

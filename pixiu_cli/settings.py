@@ -11,9 +11,11 @@ import os
 import stat
 import unicodedata
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pixiu_cli.clock import pinned_moment
 from pixiu_cli.errors import UserError
 from pixiu_cli.llm.models import DEFAULT_DEEPSEEK_MODEL, REASONING_EFFORTS, THINKING_MODES, retired_model_line
 from pixiu_cli.redact import remember_secret, remember_url
@@ -56,6 +58,7 @@ class Settings:
     cost_method: str = "diluted"  # [account] cost_method: "diluted" (摊薄成本) | "average" (持仓均价)
     backups_kept: int = 10  # [backup] keep: the newest N backups stay, older ones are removed (0: all)
     brief_confirm_above: float = 0.05  # [brief] confirm_above: ask before a brief's call costs more (currency units)
+    pinned_now: datetime | None = None  # PIXIU_NOW: the moment every clock of the app shows (app.clock_of)
     warnings: tuple[str, ...] = ()
 
     @property
@@ -445,6 +448,15 @@ def _call_settings(pick, config: dict, env) -> dict:
     )
 
 
+def _pinned_now(raw: str | None) -> datetime | None:
+    if not raw:
+        return None
+    try:
+        return pinned_moment(raw)
+    except ValueError:
+        raise SettingsError(f"PIXIU_NOW 应为 ISO 8601 时间（如 2026-12-01T15:30），而不是 {raw!r}") from None
+
+
 def _remember_secrets(config: dict, env, base_url: str | None) -> None:
     """Every key and URL pixiu was given, so that any line it prints can mask them."""
     for secret in (
@@ -502,6 +514,7 @@ def load_settings(
     env = os.environ
     pick = _picker(config, env)
     common = dict(home=home, **_call_settings(pick, config, env), **tables, warnings=tuple(warnings))
+    common["pinned_now"] = _pinned_now(env.get("PIXIU_NOW"))
 
     generic_key = pick(None, "PIXIU_API_KEY", "api_key")
     deepseek_key = env.get("DEEPSEEK_API_KEY") or config.get("deepseek_api_key")

@@ -6,25 +6,25 @@ says where."""
 from __future__ import annotations
 
 import os
-import time
+from datetime import datetime
 from pathlib import Path
 
 
-def keep(home: Path, text: str) -> Path:
+def keep(home: Path, text: str, now: datetime) -> Path:
     folder = home / "unsent"
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    path = folder / f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.txt"
+    path = folder / f"{now.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.txt"
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as file:
         file.write(text)
     return path
 
 
-def keep_if_possible(home: Path, text: str) -> Path | None:
+def keep_if_possible(home: Path, text: str, now: datetime) -> Path | None:
     """`keep`, or None where nothing can be written (a read-only home, a full disk): the
     question is asked all the same, and the caller keeps it another way if it fails."""
     try:
-        return keep(home, text)
+        return keep(home, text, now)
     except OSError:
         return None
 

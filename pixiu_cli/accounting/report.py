@@ -187,7 +187,7 @@ def build_report(
     """Reads each call's stored explanation; a call stored without one (made before they
     were worked out at the end of every call) is explained here once and kept. With
     `explain_last`, older such calls are left unexplained."""
-    now = now or datetime.now(SHANGHAI)
+    now = now or store.clock()  # the clock the calls were stamped by: today is the same day
     calls = store.calls_for_conversation(conversation_id) if conversation_id is not None else []
     calls = [c for c in calls if c.status != "pending"]
     earlier_than_first = store.last_call_before(calls[0].id) if calls else None

@@ -63,7 +63,7 @@ def _alerts(
         text = describe(rule.kind, rule.threshold, rule.symbol, security.name if security else None)
         # dated at the close of the bar that fired it, not when the import or sync ran
         fired = [(f.bar_date, text, f"{text}：{f.message}", _close_of(f.bar_date, now)) for f in firings]
-        store.record_check(rule.id, through=frame.dates[-1], fired=fired)
+        store.record_check(rule.id, through=frame.dates[-1], fired=fired, at=iso(now))
         summary.fired += [f"a{rule.id} {message}" for _, _, message, _ in fired]
 
 

@@ -41,7 +41,7 @@ def alias_command(
             return
         if code is None:
             raise common.CliError("用法：pixiu alias 别名 代码（如 pixiu alias 宁王 300750）")
-        row = add_alias(master, name, code)
+        row = add_alias(master, name, code, common.now(settings))
         renderer.info(f"已设置别名：{row.alias} → {row.symbol}{' ' + row.name if row.name else ''}")
     finally:
         db.close()

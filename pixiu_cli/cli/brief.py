@@ -27,7 +27,7 @@ def brief(
 
     with common.opened(model, offline, demo, None, False) as (renderer, app_, _):
         settings, db = app_.settings, app_.store.db
-        plan = plan_brief(db, common.now(), settings.cost_method)
+        plan = plan_brief(db, app_.clock(), settings.cost_method)
         if not settings.offline:
             guess = estimate(app_.agent, None, plan, settings.prices, settings.model)
             limit = settings.brief_confirm_above

@@ -23,7 +23,7 @@ def cache(
     settings = common.settings()
     db = open_database(settings.demo_db_path if demo else settings.db_path)
     try:
-        store = ConversationStore(db)
+        store = ConversationStore(db, clock=common.clock(settings))
         if conversation is not None and store.get_conversation(conversation) is None:
             raise common.CliError(f"没有 ID 为 {conversation} 的对话")
         latest = store.latest_conversation()

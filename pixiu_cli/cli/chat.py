@@ -24,7 +24,7 @@ def chat(
         from pixiu_cli.repl.loop import run_repl
         from pixiu_cli.repl.state import ReplState
 
-        state = ReplState(app=app_, renderer=renderer, conversation_id=conversation_id, clock=common.now)
+        state = ReplState(app=app_, renderer=renderer, conversation_id=conversation_id)
         where = f"继续对话 {conversation_id}" if conversation_id else "新对话"
         renderer.banner(mode_line=app_.mode_line, conversation_line=f"{where} · 数据目录 {app_.settings.home}")
         if conversation_id:
@@ -71,7 +71,8 @@ def ask(
     from pixiu_cli.unsent import keep, not_stored, sent
 
     try:
-        spool = keep(common.settings(model, offline).home, text)
+        loaded = common.settings(model, offline)
+        spool = keep(loaded.home, text, common.now(loaded))
     except OSError as exc:
         if exc.errno == errno.ENOSPC:
             raise  # a full disk: one line saying so, nothing half-stored

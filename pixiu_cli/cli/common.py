@@ -104,25 +104,21 @@ def database(demo: bool = False):
         db.close()
 
 
-def now() -> datetime:
-    """Beijing time. PIXIU_NOW (ISO 8601; naive is Beijing time) pins it, so a test can run a
+def clock(loaded=None):
+    """The app's clock (app.clock_of) for a command: PIXIU_NOW pins it, so a test can run a
     command or the REPL's market checks at a chosen session (after a close, on a holiday)."""
-    import os
+    from pixiu_cli.app import clock_of
 
-    from pixiu_cli.market.trading_days import SHANGHAI
-
-    pinned = os.environ.get("PIXIU_NOW")
-    if not pinned:
-        return datetime.now(SHANGHAI)
-    try:
-        moment = datetime.fromisoformat(pinned)
-    except ValueError:
-        raise CliError(f"PIXIU_NOW 应为 ISO 8601 时间（如 2026-12-01T15:30），而不是 {pinned!r}") from None
-    return moment.replace(tzinfo=SHANGHAI) if moment.tzinfo is None else moment.astimezone(SHANGHAI)
+    return clock_of(loaded or settings())
 
 
-def stamp() -> str:
-    return now().isoformat(timespec="seconds")
+def now(loaded=None) -> datetime:
+    """Beijing time on the app's clock; `loaded`: the settings the command already read."""
+    return clock(loaded)()
+
+
+def stamp(loaded=None) -> str:
+    return now(loaded).isoformat(timespec="seconds")
 
 
 def stdin_is_terminal() -> bool:

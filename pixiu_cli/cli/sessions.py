@@ -28,13 +28,14 @@ def sessions(
     if sum(x is not None for x in (rename, delete, restore)) > 1:
         raise common.CliError("--rename、--delete、--restore 只能选一个")
     renderer = common.renderer()
+    clock = common.clock()
     with common.database(demo) as db:
-        store = ConversationStore(db)
+        store = ConversationStore(db, clock=clock)
         if rename is not None:
             done = service.rename_conversation(store, rename, text or "")
             renderer.info(f"已把对话 {done.id} 改名为：{done.title}")
         elif delete is not None:
-            done = service.delete_conversation(store, delete, common.stamp())
+            done = service.delete_conversation(store, delete, clock().isoformat(timespec="seconds"))
             renderer.info(
                 f"已删除对话 {done.id}：{done.title or '（无标题）'}（记录保留；pixiu sessions --restore {done.id} 恢复）"
             )

@@ -17,6 +17,7 @@ from datetime import datetime
 from functools import cache
 from pathlib import Path
 
+from pixiu_cli.clock import Clock, system_clock
 from pixiu_cli.context.block import (
     ContextBlock,
     MemoryId,
@@ -149,7 +150,7 @@ class ContextBuilder:
         store: ConversationStore,
         domain: DomainStore,
         limits: MemoryLimits | None = None,
-        clock=None,
+        clock: Clock | None = None,
         history_blocks: str = "delta",
         valuer=None,
         prices=None,
@@ -167,7 +168,7 @@ class ContextBuilder:
         self.store = store
         self.domain = domain
         self.limits = limits or MemoryLimits()
-        self.clock = clock or (lambda: datetime.now(SHANGHAI))
+        self.clock = clock or system_clock
         self.history_blocks = history_blocks
         self.valuer = valuer  # now -> the account's AccountView (domain/valuation.py), or None
         self.prices = prices

@@ -142,3 +142,4 @@ class DomainData:
     notes: list[MemoryEvent] = field(default_factory=list)
     persona: dict[str, str] = field(default_factory=dict)
     account: AccountLedger | None = None  # None: the document has none (older exports, the demo)
+    read_at: str | None = None  # when the document was read: the as-of of the persona it sets

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 
-from pixiu_cli.app import chat_client
+from pixiu_cli.app import chat_client, clock_of
 from pixiu_cli.errors import UserError
 from pixiu_cli.evals.answer_cases import load_answer_cases
 from pixiu_cli.evals.answer_runner import (
@@ -21,7 +20,6 @@ from pixiu_cli.evals.answer_runner import (
     estimate_prompt_tokens,
     run_live,
 )
-from pixiu_cli.market.trading_days import SHANGHAI
 from pixiu_cli.settings import Settings
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.domain import iso
@@ -101,7 +99,7 @@ def run_command(settings: Settings, options: LiveOptions, renderer) -> LiveRepor
                     raise LiveEvalError("这会调用付费模型：确认后加 --yes 再运行")
                 if not renderer.confirm("继续吗？"):
                     raise LiveEvalError("已取消，没有调用模型")
-        started = iso(datetime.now(SHANGHAI))
+        started = iso(clock_of(settings)())
         report = run_live(
             cases,
             client,
@@ -141,7 +139,7 @@ def _save(settings: Settings, report: LiveReport, started: str, client, cases: i
         ]
         EvalRunStore(db).save(
             started_at=started,
-            finished_at=iso(datetime.now(SHANGHAI)),
+            finished_at=iso(clock_of(settings)()),
             provider=client.provider,
             model=client.model,
             offline=settings.offline,

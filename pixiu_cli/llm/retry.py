@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import math
 import random
-import time
 from dataclasses import dataclass
+
+from pixiu_cli.clock import machine_seconds
 
 RETRYABLE_STATUS = frozenset({408, 409, 429})
 # Kinds of LLMError that a fresh attempt can fix (if nothing was shown yet).
@@ -43,7 +44,7 @@ def parse_retry_after(headers) -> float | None:
     parsed = email.utils.parsedate_tz(raw) if raw else None
     if parsed is None:
         return None
-    return max(0.0, email.utils.mktime_tz(parsed) - time.time())
+    return max(0.0, email.utils.mktime_tz(parsed) - machine_seconds())
 
 
 @dataclass(frozen=True)

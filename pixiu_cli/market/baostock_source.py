@@ -7,7 +7,6 @@ from __future__ import annotations
 import io
 import math
 import sys
-from datetime import date
 
 from pixiu_cli.domain.benchmarks import benchmark_for
 from pixiu_cli.domain.boards import board_for
@@ -170,8 +169,7 @@ class BaostockSource:
 
     def securities(self) -> list[Security]:
         rows = self._rows("证券列表查询", lambda bs: bs.query_stock_basic())
-        today = date.today().isoformat()
-        out = []
+        out = []  # stamped by refresh_master, with the time of the sync
         for r in rows:
             symbol = (r.get("code") or "")[-6:]
             # stocks only: index codes reuse stock digits (sh.000001 上证指数 vs sz.000001 平安银行)
@@ -188,7 +186,6 @@ class BaostockSource:
                     "listed" if r.get("status") == "1" else "delisted",
                     "ST" in name,
                     self.name,
-                    today,
                 )
             )
         return out

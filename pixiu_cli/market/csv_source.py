@@ -18,14 +18,14 @@ import io
 import math
 import re
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date
 from itertools import repeat
 from pathlib import Path
 
+from pixiu_cli.clock import system_clock
 from pixiu_cli.domain.market import Bar, BarSeries, CorporateAction
 from pixiu_cli.domain.plausible import action_problem, calendar_date, market_date_problem, price_problem
 from pixiu_cli.errors import UserError
-from pixiu_cli.market.trading_days import SHANGHAI
 
 VOLUME_UNITS = ("auto", "shares", "lots")
 
@@ -111,11 +111,11 @@ def _date(text: str) -> str | None:
     return spelled if calendar_date(spelled) else None
 
 
-def _market_day(text: str, line_no: int, where: str = "") -> str:
+def _market_day(text: str, line_no: int, today: date, where: str = "") -> str:
     day = _date(text)
     if day is None:
         raise CsvImportError(f"{where}第 {line_no} 行：日期「{text[:20]}」无法识别（应为有效的 YYYY-MM-DD 日期）")
-    problem = market_date_problem(date.fromisoformat(day), datetime.now(SHANGHAI).date())
+    problem = market_date_problem(date.fromisoformat(day), today)
     if problem:
         raise CsvImportError(f"{where}第 {line_no} 行：{problem}")
     return day
@@ -160,8 +160,8 @@ def _volume_unit(cells: list[str], mapping: dict[str, int], shape: str, requeste
     return "shares"
 
 
-def _row(cells: list[str], m: dict[str, int], line_no: int, lots: bool, tushare: bool) -> Bar:
-    date = _market_day(cells[m["date"]], line_no)
+def _row(cells: list[str], m: dict[str, int], line_no: int, lots: bool, tushare: bool, today: date) -> Bar:
+    date = _market_day(cells[m["date"]], line_no, today)
     o = _number(cells[m["open"]], "开盘价", line_no)
     h = _number(cells[m["high"]], "最高价", line_no)
     lo = _number(cells[m["low"]], "最低价", line_no)
@@ -180,17 +180,19 @@ def _row(cells: list[str], m: dict[str, int], line_no: int, lots: bool, tushare:
     return Bar(date, o, h, lo, c, volume, amount, traded, is_st)
 
 
-def parse_bars(text: str, volume_unit: str = "auto") -> ParsedBars:
-    """Bars oldest first; any bad row refuses the whole file (naming the line)."""
+def parse_bars(text: str, volume_unit: str = "auto", *, today: date | None = None) -> ParsedBars:
+    """Bars oldest first; any bad row refuses the whole file (naming the line). A bar after
+    `today` (the app's clock; None: the machine's day) is in the future."""
+    today = today or system_clock().date()
     lines = text.splitlines()
     start, mapping, header = _find_header(lines)
     shape = "tdx" if start > 0 else "tushare" if any(_key(c) == "ts_code" for c in header) else "generic"
     unit = _volume_unit(header, mapping, shape, volume_unit)
     delimiter = _delimiter(lines[start])
-    fast = None if shape == "tdx" else _parse_columns(lines[start + 1 :], delimiter, mapping, unit, shape)
+    fast = None if shape == "tdx" else _parse_columns(lines[start + 1 :], delimiter, mapping, unit, shape, today)
     if fast is None:
         rows = list(csv.reader(lines[start + 1 :], delimiter=delimiter))
-        bars = _parse_rows(rows, start, mapping, max(mapping.values()), unit, shape)
+        bars = _parse_rows(rows, start, mapping, max(mapping.values()), unit, shape, today)
         if not bars:
             raise CsvImportError("文件里没有数据行")
         fast = bar_columns(sorted(bars.values(), key=lambda b: b.date))
@@ -222,7 +224,9 @@ def _cells(body: list[str], delimiter: str, m: dict[str, int]) -> tuple[list[str
     return joined.split(delimiter), width
 
 
-def _parse_columns(body: list[str], delimiter: str, m: dict[str, int], unit: str, shape: str) -> BarSeries | None:
+def _parse_columns(
+    body: list[str], delimiter: str, m: dict[str, int], unit: str, shape: str, today: date
+) -> BarSeries | None:
     """The common file, parsed by column with numpy: plain numbers, ISO dates, consistent
     prices, no blank or short row, no repeated date. None for anything else, which the
     row-by-row parser then reads, naming the line at fault."""
@@ -236,7 +240,7 @@ def _parse_columns(body: list[str], delimiter: str, m: dict[str, int], unit: str
     try:  # a list of str to float is float() per cell, in C: what the row parser accepts
         o, h, lo, c, v = (np.array(column[f], dtype=float) for f in _PRICES)
         amount = np.array(column["amount"], dtype=float) if "amount" in m else None
-        days = _market_days(column["date"])
+        days = _market_days(column["date"], today)
     except ValueError:  # a comma in a number, a blank amount, text, a bad date: the careful path
         return None
     if not _sane(o, h, lo, c, v, amount):
@@ -259,7 +263,7 @@ def _parse_columns(body: list[str], delimiter: str, m: dict[str, int], unit: str
     )
 
 
-def _market_days(dates: list[str]):
+def _market_days(dates: list[str], today: date):
     """The column as numpy days; ValueError unless every one is an ISO day the calendar has
     and the market had reached (ISO days sort as strings: the first and last bound them)."""
     import numpy as np
@@ -272,7 +276,6 @@ def _market_days(dates: list[str]):
     if not ((digits >= ord("0")) & (digits <= ord("9"))).all() or not (codes[:, [4, 7]] == ord("-")).all():
         raise ValueError("not YYYY-MM-DD")
     days = spelled.astype("datetime64[D]")  # refuses 02-30 and 13-01
-    today = datetime.now(SHANGHAI).date()
     first, last = (date.fromisoformat(str(x)) if calendar_date(str(x)) else None for x in (days.min(), days.max()))
     if first is None or last is None or market_date_problem(first, today) or market_date_problem(last, today):
         raise ValueError("outside the market's days")
@@ -292,7 +295,7 @@ def _sane(o, h, lo, c, v, amount) -> bool:
 
 
 def _parse_rows(
-    rows: list[list[str]], start: int, mapping: dict[str, int], width: int, unit: str, shape: str
+    rows: list[list[str]], start: int, mapping: dict[str, int], width: int, unit: str, shape: str, today: date
 ) -> dict[str, Bar]:
     bars: dict[str, Bar] = {}
     for offset, cells in enumerate(rows, start=start + 2):
@@ -302,7 +305,7 @@ def _parse_rows(
             cells = [c.strip() for c in cells]
         if len(cells) <= width:
             raise CsvImportError(f"第 {offset} 行：只有 {len(cells)} 列，少于表头")
-        bar = _row(cells, mapping, offset, unit == "lots", shape == "tushare")
+        bar = _row(cells, mapping, offset, unit == "lots", shape == "tushare", today)
         if bar.date in bars:
             raise CsvImportError(f"第 {offset} 行：日期 {bar.date} 重复")
         bars[bar.date] = bar
@@ -325,8 +328,12 @@ def check_title(parsed: ParsedBars, symbol: str, adjusted: str) -> None:
             )
 
 
-def parse_actions(text: str, symbol: str, *, source: str = "import", at: str | None = None) -> list[CorporateAction]:
-    """`ex_date,cash_per_share,shares_per_share` rows (10派12转增5 → 2016-05-06,1.2,0.5)."""
+def parse_actions(
+    text: str, symbol: str, *, source: str = "import", at: str | None = None, today: date | None = None
+) -> list[CorporateAction]:
+    """`ex_date,cash_per_share,shares_per_share` rows (10派12转增5 → 2016-05-06,1.2,0.5); an
+    ex-date after `today` (None: the machine's day) is in the future."""
+    today = today or system_clock().date()
     rows = list(csv.reader(io.StringIO(text)))
     if not rows or [c.strip().lower() for c in rows[0]][:3] != ["ex_date", "cash_per_share", "shares_per_share"]:
         raise CsvImportError("除权除息文件的表头应为 ex_date,cash_per_share,shares_per_share")
@@ -336,7 +343,7 @@ def parse_actions(text: str, symbol: str, *, source: str = "import", at: str | N
             continue
         if len(cells) < 3:
             raise CsvImportError(f"除权除息文件第 {line_no} 行：需要 3 列")
-        ex_date = _market_day(cells[0], line_no, "除权除息文件")
+        ex_date = _market_day(cells[0], line_no, today, "除权除息文件")
         cash = _number(cells[1] or "0", "每股派现", line_no)
         shares = _number(cells[2] or "0", "每股送转", line_no)
         if cash == 0 and shares == 0:

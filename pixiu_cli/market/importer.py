@@ -7,6 +7,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from datetime import date
 from pathlib import Path
 
 from pixiu_cli.domain.benchmarks import benchmark_for
@@ -57,15 +58,18 @@ def import_csv(
     adjusted: str = "none",
     actions_path: Path | None = None,
     volume_unit: str = "auto",
+    today: date | None = None,
 ) -> ImportResult:
     if adjusted not in ADJUST_MODES:
         raise CsvImportError(f"--adjusted 只能是 none、qfq 或 hfq，而不是 {adjusted!r}")
     index = benchmark_for(symbol)
     if index and (actions_path or adjusted != "none"):
         raise CsvImportError(f"{index.name}是指数，没有除权除息：不用 --actions 或 --adjusted")
-    parsed = parse_bars(read_text(path), volume_unit)
+    parsed = parse_bars(read_text(path), volume_unit, today=today)
     check_title(parsed, symbol, adjusted)
-    actions = parse_actions(read_text(actions_path), symbol, source="import", at=at) if actions_path else []
+    actions = (
+        parse_actions(read_text(actions_path), symbol, source="import", at=at, today=today) if actions_path else []
+    )
     if adjusted != "none" and not actions:
         raise CsvImportError(f"{adjusted} 复权数据需要 --actions 才能还原为不复权价格（pixiu 只存不复权数据）")
     series = replace(parsed.series, symbol=symbol)

@@ -17,11 +17,10 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from functools import cache
 from pathlib import Path
-from zoneinfo import ZoneInfo
 
+from pixiu_cli.clock import SHANGHAI
 from pixiu_cli.resources import data_dir, default_home
 
-SHANGHAI = ZoneInfo("Asia/Shanghai")
 SHIPPED_FILE = ("calendar", "xshg_trading_days.json")
 REFRESH_FILE = "calendar_refresh.json"
 USER_HOLIDAYS_FILE = "holidays.txt"

@@ -33,6 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from pixiu_cli.clock import machine_seconds
+
 # DeepSeek documents that an unused cache is cleared "within a few hours to a few days";
 # the lower end keeps offline cost figures on the cautious side.
 PERSISTED_TTL_SECONDS = 6 * 3600.0
@@ -129,7 +131,7 @@ class PrefixCache:
         self.ttl_seconds = ttl_seconds
         self.max_units = max_units
         # A file outlives the process, so its times must be wall-clock times.
-        self._clock = clock or (time.time if path is not None else time.monotonic)
+        self._clock = clock or (machine_seconds if path is not None else time.monotonic)
         self._lock = threading.Lock()
         self._units: UnitStore
         if path is not None:

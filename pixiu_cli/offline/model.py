@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pixiu_cli.clock import machine_seconds
 from pixiu_cli.llm import wire
 from pixiu_cli.llm.client import DROPPED, ChatClient, status_error, timeout_error
 from pixiu_cli.llm.model import request_json
@@ -145,7 +146,7 @@ class OfflineModel(ChatClient):
         cut = fault is not None and fault.kind in ("drop_stream", "malformed_chunk")
         received.usage = account_call(self.cache, self._api_key, prompt, reply, cut)
         model = received.json.get("model")
-        meta = ReplyMeta(completion_id=f"chatcmpl-{uuid.uuid4().hex}", created=int(time.time()), model=model)
+        meta = ReplyMeta(completion_id=f"chatcmpl-{uuid.uuid4().hex}", created=int(machine_seconds()), model=model)
         options = received.json.get("stream_options") or {}
         usage = received.usage if isinstance(options, dict) and options.get("include_usage") else None
         chunks = stream_chunks(meta, reply, tool_call_ids(reply, prompt), usage)

@@ -28,7 +28,6 @@ import logging
 import secrets
 import socket
 import threading
-import time
 import uuid
 from collections import deque
 from collections.abc import Callable, Mapping
@@ -36,6 +35,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from pixiu_cli.clock import machine_seconds
 from pixiu_cli.llm.template import render_prompt
 
 from .cache import PROFILES, PrefixCache
@@ -420,7 +420,9 @@ class _Handler(BaseHTTPRequestHandler):
             fault,
             usage,
             ReplyMeta(
-                completion_id=f"chatcmpl-{uuid.uuid4().hex}", created=int(time.time()), model=model or DEFAULT_MODEL
+                completion_id=f"chatcmpl-{uuid.uuid4().hex}",
+                created=int(machine_seconds()),
+                model=model or DEFAULT_MODEL,
             ),
             tool_call_ids(reply, prompt),
         )
@@ -441,7 +443,7 @@ class _Handler(BaseHTTPRequestHandler):
             headers=_loggable_headers(self.headers),
             body_bytes=body,
             json=parsed,
-            received_at=time.time(),
+            received_at=machine_seconds(),
             key_sha256=_digest(key) if key else None,
         )
         with self.state.lock:

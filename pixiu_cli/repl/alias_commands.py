@@ -23,5 +23,5 @@ def alias_command(state: ReplState, cmd: ParsedCommand) -> None:
         return
     if len(args) != 2 or args[0].startswith("--"):
         raise CommandError(f"用法：{USAGE}")
-    row = add_alias(master, args[0], args[1])
+    row = add_alias(master, args[0], args[1], state.clock())
     state.renderer.info(f"已设置别名：{row.alias} → {row.symbol}{' ' + row.name if row.name else ''}")

@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from pixiu_cli.domain.codes import is_finite_number, normalise_code
 from pixiu_cli.repl.commands import CommandError, ParsedCommand, parse_number, registry
 from pixiu_cli.repl.state import ReplState
@@ -19,16 +17,6 @@ _FLAGS = {
     "--change-pct": "change_pct",
     "--drawdown-from-cost": "drawdown_from_cost",
 }
-
-
-def _now() -> datetime:
-    from pixiu_cli.market.trading_days import SHANGHAI
-
-    return datetime.now(SHANGHAI)
-
-
-def _stamp() -> str:
-    return _now().isoformat(timespec="seconds")
 
 
 def _cooldown(args: list[str]) -> int:
@@ -59,14 +47,14 @@ def parse_alert_add(args: list[str]) -> alerts.NewAlert:
 def alert_command(state: ReplState, cmd: ParsedCommand) -> None:
     db = state.app.store.db
     if cmd.args and cmd.args[0] == "add":
-        added = alerts.add_alert(db, parse_alert_add(cmd.args[1:]), _stamp())
+        added = alerts.add_alert(db, parse_alert_add(cmd.args[1:]), state.stamp())
         state.renderer.info(f"已设预警 {added.ref}：{added.text}（/alert remove {added.ref} 可撤销）")
         return
     if cmd.args and cmd.args[0] == "remove":
         rule_id = alerts.parse_rule_id(cmd.args[1]) if len(cmd.args) == 2 else None
         if rule_id is None:
             raise CommandError(f"用法 {ALERT_USAGE}")
-        if not alerts.remove_alert(db, rule_id, _stamp()):
+        if not alerts.remove_alert(db, rule_id, state.stamp()):
             raise CommandError(f"没有预警规则 a{rule_id}")
         state.renderer.info(f"已删除预警 a{rule_id}")
         return
@@ -96,7 +84,7 @@ def track_command(state: ReplState, cmd: ParsedCommand) -> None:
 
     if cmd.args:
         raise CommandError("用法 /track")
-    record = track(state.app.store.db, _now())
+    record = track(state.app.store.db, state.clock())
     if not record.rows:
         state.renderer.line("还没有记录的操作决策。")
         return
@@ -107,5 +95,5 @@ def track_command(state: ReplState, cmd: ParsedCommand) -> None:
 
 def show_new_alerts(state: ReplState) -> None:
     """Alerts fired by imports or syncs since the REPL last showed them."""
-    for alert in alerts.take_unseen_alerts(state.app.store.db, _stamp()):
+    for alert in alerts.take_unseen_alerts(state.app.store.db, state.stamp()):
         state.renderer.info(f"新预警 · {alert.message}")

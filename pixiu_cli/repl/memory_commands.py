@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime
 
-from pixiu_cli.context.builder import SHANGHAI
 from pixiu_cli.domain.vocabulary import MEMORY_KIND_NAMES, NOTE_KINDS
 from pixiu_cli.repl.commands import CommandError, ParsedCommand, registry
 from pixiu_cli.repl.state import ReplState
@@ -75,10 +73,6 @@ def _after_words(raw: str, count: int) -> str:
     return raw[words[count - 1].end() :].strip() if len(words) >= count else ""
 
 
-def _now() -> str:
-    return datetime.now(SHANGHAI).isoformat(timespec="seconds")
-
-
 def _resolve(state: ReplState, text: str) -> MemoryRef:
     return state.app.memory.resolve(text)
 
@@ -93,7 +87,7 @@ def remember_command(state: ReplState, cmd: ParsedCommand) -> None:
     if not text:
         raise CommandError("要记住的内容为空：/remember 文本 [--kind view|plan|rule] [--symbol 代码]")
     request = notes.NewNote(kind=flags.get("kind", "view"), text=text, symbol=flags.get("symbol"), source="user")
-    state.renderer.info(notes.note_notice(notes.add_note(state.app.memory.db, request, _now())))
+    state.renderer.info(notes.note_notice(notes.add_note(state.app.memory.db, request, state.stamp())))
 
 
 @registry.command(
@@ -172,7 +166,7 @@ def _edit(state: ReplState, cmd: ParsedCommand) -> None:
         new_text = state.edit_text(event.text).strip()
     if not new_text:
         raise CommandError("新文本为空，记忆未修改")
-    if not memory.edit(ref.id, new_text, _now()):
+    if not memory.edit(ref.id, new_text, state.stamp()):
         raise CommandError(f"没有 ID 为 {ref} 的记忆（见 /memory）")
     state.renderer.info(f"已修改 #{ref}：{new_text}")
 
@@ -189,20 +183,20 @@ def forget_command(state: ReplState, cmd: ParsedCommand) -> None:
     if ref.kind == "d":
         _undo_trade(state, ref)
         return
-    forgotten = state.app.memory.forget(ref.id, _now())
+    forgotten = state.app.memory.forget(ref.id, state.stamp())
     if forgotten is None:
         raise CommandError(f"没有 ID 为 {ref} 的记忆（见 /memory）")
     state.renderer.info(notes.forget_notice(str(ref), forgotten))
 
 
 def _remove_alert_rule(state: ReplState, rule_id: int) -> None:
-    if not alerts.remove_alert(state.app.memory.db, rule_id, _now()):
+    if not alerts.remove_alert(state.app.memory.db, rule_id, state.stamp()):
         raise CommandError(f"没有预警规则 a{rule_id}（见 /alert）")
     state.renderer.info(f"已撤销预警 a{rule_id}")
 
 
 def _undo_trade(state: ReplState, ref: MemoryRef) -> None:
-    undone = trades.undo_trade(state.app.memory.db, ref.id, _now(), state.app.settings.cost_method)
+    undone = trades.undo_trade(state.app.memory.db, ref.id, state.stamp(), state.app.settings.cost_method)
     if undone is None:
         raise CommandError(f"没有 ID 为 {ref} 的记忆（见 /memory）")
     state.renderer.info(trades.undo_notice(str(ref), undone))

@@ -3,18 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import datetime
+from dataclasses import dataclass
 
 from pixiu_cli.app import App
+from pixiu_cli.clock import Clock
 from pixiu_cli.render import Renderer
 from pixiu_cli.services.conversations import start_conversation
-
-
-def _beijing_now() -> datetime:
-    from pixiu_cli.market.trading_days import SHANGHAI
-
-    return datetime.now(SHANGHAI)
 
 
 class ExitRepl(Exception):
@@ -27,10 +21,18 @@ class ReplState:
     renderer: Renderer
     conversation_id: int | None = None
     edit_text: Callable[[str], str] | None = None  # asks the user to edit a text in place
-    clock: Callable[[], datetime] = field(default_factory=lambda: _beijing_now)  # the market checks' now
+    clock: Clock | None = None  # None: the app's (a test may pin its own)
     offered_session: str | None = None  # the session whose stale data the REPL last offered to sync
     background_sync: object | None = None  # repl/sync_commands.BackgroundSync while one runs
     retype: str = ""  # a question that could not be stored, put back at the next prompt
+
+    def __post_init__(self) -> None:
+        if self.clock is None:
+            self.clock = self.app.clock
+
+    def stamp(self) -> str:
+        """Now on the REPL's clock, as notes, alerts and trades are stamped."""
+        return self.clock().isoformat(timespec="seconds")
 
     def ensure_conversation(self) -> int:
         if self.conversation_id is None:

@@ -16,7 +16,7 @@ def run_chat_turn(state: ReplState, text: str) -> None:
     """A question that cannot be stored (full disk, lock timeout, a restore elsewhere) is kept
     in PIXIU_HOME/unsent/ as `pixiu ask` keeps it, or, when not even that can be written, put
     back at the prompt: never discarded."""
-    spool = keep_if_possible(state.app.settings.home, text)
+    spool = keep_if_possible(state.app.settings.home, text, state.clock())
     try:
         _run(state, text)
     except Exception as exc:

@@ -8,7 +8,6 @@ from datetime import datetime
 
 from pixiu_cli.domain.codes import normalise_code
 from pixiu_cli.errors import UserError
-from pixiu_cli.market.trading_days import SHANGHAI
 from pixiu_cli.selection.names import shipped_indexes, shipped_securities
 from pixiu_cli.selection.normalize import normalize
 from pixiu_cli.store.securities import SecurityMaster
@@ -51,14 +50,14 @@ def check_alias(alias: str) -> str:
     return alias
 
 
-def add_alias(master: SecurityMaster, alias: str, code: str, now: datetime | None = None) -> AliasRow:
+def add_alias(master: SecurityMaster, alias: str, code: str, now: datetime) -> AliasRow:
     alias = check_alias(alias)
     symbol = normalise_code(code)
     if symbol is None:
         raise AliasError(f"股票代码应为六位数字，而不是 {code!r}")
     if symbol in shipped_indexes() and _name(master, symbol) == "":
         raise AliasError(f"{symbol} 是指数代码，别名只能指向股票")
-    at = (now or datetime.now(SHANGHAI)).isoformat(timespec="seconds")
+    at = now.isoformat(timespec="seconds")
     master.add_alias(alias, symbol, source="user", at=at)
     return AliasRow(alias, symbol, _name(master, symbol), "user")
 

@@ -96,11 +96,12 @@ def write_brief(agent: TurnRunner, db, conversation_id: int, plan: BriefPlan, si
         return BriefOutcome(plan, turn, None, None)
     facts = plan.facts
     conclusion = conclusion_of(turn.reply)
+    as_of = f"{facts.session} 收盘（" if facts.session else f"{facts.as_of}（无已存行情；"
     report = BriefReport(
-        title=f"每日简报 {facts.session} 收盘（覆盖 {len(facts.moves)} 只持仓；对话 {turn.conversation_id} 第 {turn.seq} 轮）",
+        title=f"每日简报 {as_of}覆盖 {len(facts.moves)} 只持仓；对话 {turn.conversation_id} 第 {turn.seq} 轮）",
         symbols=facts.symbols,
         conclusion=conclusion,
-        as_of=facts.session,
+        as_of=facts.as_of,
         created_at=facts.created_at,
         conversation_id=turn.conversation_id,
         turn_id=turn.turn_id,

@@ -1,7 +1,9 @@
 """The facts of the daily brief, computed locally from what is stored — never by the model:
-each holding's move and P&L since the last brief (or, for the first one, since the previous
-bar), the trades, fired alerts, changed signals and news since then, and the user's own
-rules at risk (a position over its cap, a stop crossed, a plan's price reached)."""
+as of the newest stored bar of the holdings (and how many sessions that is behind), each
+holding's move and P&L since the last brief (or, for the first one, since the previous
+bar), the trades, changed signals and news since then, every alert fired since then, and
+the user's own rules at risk (a position over its cap, a stop crossed, a plan's price
+reached), read from their rule notes, plans and persona."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from pixiu_cli.domain.investor import Alert, Decision
 from pixiu_cli.domain.ledger import dec
 from pixiu_cli.domain.news import StoredNews
 from pixiu_cli.domain.valuation import AccountView, ValuedPosition
-from pixiu_cli.market.calendar import last_complete_session
+from pixiu_cli.market.calendar import TradingCalendar, beyond_calendar
 from pixiu_cli.market.trading_days import as_shanghai
 from pixiu_cli.services.account import account_record, derive_positions, read_account
 from pixiu_cli.services.brief_rules import user_rules
@@ -33,8 +35,8 @@ class HoldingMove:
     symbol: str
     name: str
     role: str
-    value: float  # market value, or cost × shares when no bar is stored (for weights)
-    weight: float  # value / (all positions' values + known cash)
+    value: float  # market value, or cost × shares when no bar is stored (the valuation's)
+    weight: float  # the valuation's: value / (all positions' values + known cash)
     close: float | None = None
     as_of: str | None = None
     ref_close: float | None = None
@@ -71,7 +73,9 @@ class RuleAtRisk:
 
 @dataclass(frozen=True)
 class BriefFacts:
-    session: str  # the last completed session at the time of the brief
+    session: str | None  # the newest stored bar of the holdings: the brief is as of its close (None: no bars)
+    stale_days: int | None  # trading sessions closed since that bar at the time of the brief (0: current)
+    calendar_note: str | None  # 交易日历只到 … when the brief's day is past the calendar (stale_days stops there)
     created_at: str
     since: str  # trades, alerts and news after this instant
     previous: StoredBrief | None
@@ -84,6 +88,11 @@ class BriefFacts:
     risks: tuple[RuleAtRisk, ...]
     directions: dict[str, str | None]  # each holding's latest signal direction
     account: dict = field(default_factory=dict)  # the account's record (services/account.py), as holdings --json
+
+    @property
+    def as_of(self) -> str:
+        """The day the brief is about: its newest bar, else (no bars) the day it was written."""
+        return self.session or self.created_at[:10]
 
     @property
     def symbols(self) -> list[str]:
@@ -209,6 +218,12 @@ def _risks(moves: tuple[HoldingMove, ...], rules: list[StatedRule], closes: dict
     return tuple(out)
 
 
+def _as_of(market: MarketStore, moves: tuple[HoldingMove, ...], now: datetime) -> tuple[str | None, int | None]:
+    """The newest bar of the holdings, and the sessions closed since it (the trading calendar's count)."""
+    newest = max((m.as_of for m in moves if m.as_of), default=None)
+    return newest, TradingCalendar(market).stale_days(newest, now)
+
+
 def brief_facts(db, now: datetime, cost_method: str = "diluted") -> BriefFacts:
     view = read_account(db, now, cost_method)
     market, domain, briefs = MarketStore(db), DomainStore(db), BriefStore(db)
@@ -224,8 +239,11 @@ def brief_facts(db, now: datetime, cost_method: str = "diluted") -> BriefFacts:
     }
     symbols = [m.symbol for m in moves]
     changes, directions = _signal_changes(briefs, symbols, previous)
+    session, stale = _as_of(market, moves, now)
     return BriefFacts(
-        session=last_complete_session(now).isoformat(),
+        session=session,
+        stale_days=stale,
+        calendar_note=beyond_calendar(now),
         created_at=until,
         since=since,
         previous=previous,
@@ -233,7 +251,7 @@ def brief_facts(db, now: datetime, cost_method: str = "diluted") -> BriefFacts:
         cash=float(round(cash.amount, 2)) if cash else None,
         account=account_record(view),
         trades=tuple(domain.recent_decisions(since, until, LIST_LIMIT)),
-        alerts=tuple(domain.recent_alerts(since, until, LIST_LIMIT)),
+        alerts=tuple(domain.alerts_found_between(since, until)),
         signals=changes,
         news=tuple(NewsStore(db).since(symbols, since, LIST_LIMIT)),
         risks=_risks(moves, rules, closes),

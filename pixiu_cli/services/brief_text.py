@@ -34,13 +34,22 @@ def _stamp(value: str | None) -> str:
     return (value or "时间未知")[:16].replace("T", " ")
 
 
+def _as_of(f: BriefFacts) -> str:
+    """As of the newest stored bar, and how far behind the sessions closed since it is."""
+    if f.session is None:
+        return "截至：没有已存的行情（持仓按成本计）"
+    said = [f"行情已过期{'至少 ' if f.calendar_note else ' '}{f.stale_days} 个交易日"] if f.stale_days else []
+    said += [f.calendar_note] if f.calendar_note else []
+    return f"截至 {f.session} 收盘" + (f"（{'；'.join(said)}）" if said else "")
+
+
 def _header(f: BriefFacts) -> list[str]:
     previous = (
         f"上次简报 {_stamp(f.previous.created_at)}"
         if f.previous
         else "首份简报：按上一根日线比较，交易、预警和新闻看近 1 天"
     )
-    lines = [BRIEF_FACTS, f"截至：{f.session} 收盘（生成于 {_stamp(f.created_at)}；{previous}）"]
+    lines = [BRIEF_FACTS, _as_of(f), f"生成于 {_stamp(f.created_at)}；{previous}"]
     unpriced = [m for m in f.moves if not m.priced]
     total = f"组合：有行情的持仓 {len(f.priced)} 只，市值 {money(f.market_value)}"
     if f.change is not None:
@@ -95,7 +104,7 @@ def _events(f: BriefFacts) -> list[str]:
     return [
         "交易（自上次简报）：",
         *(trades or [NONE]),
-        "预警（自上次简报）：",
+        "预警（自上次简报，按触发时间）：",
         *(alerts or [NONE]),
         "信号方向变化：",
         *(signals or [NONE]),

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from pixiu_cli.domain.benchmarks import BENCHMARKS
 from pixiu_cli.domain.market import CorporateAction
 from pixiu_cli.market.data import MarketData, SeriesStatus
+from pixiu_cli.market.trading_days import as_shanghai
 from pixiu_cli.services.analytics import held_and_watched, refresh
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.services.import_symbol import ImportSymbol, import_symbol, spelling_in_name
@@ -67,6 +68,7 @@ def import_bars(db, request: BarImport, now: datetime, costs: CostModel | None) 
             adjusted=request.adjusted,
             actions_path=request.actions_path,
             volume_unit=request.volume_unit,
+            today=as_shanghai(now).date(),
         )
     except CsvImportError as exc:
         raise RequestError(f"导入失败，未做任何修改：{exc}") from None
@@ -120,7 +122,11 @@ def import_many(
                 raise CsvImportError("文件名里没有 6 位股票代码（单个文件可用 --symbol 指定）")
             target = import_symbol(master, spelling)
             found = actions if actions.is_file() else None
-            imported.append(import_csv(market, master, path, target.symbol, at=stamp, actions_path=found))
+            imported.append(
+                import_csv(
+                    market, master, path, target.symbol, at=stamp, actions_path=found, today=as_shanghai(now).date()
+                )
+            )
             notes += [(path, target.note)] if target.note else []
         except (CsvImportError, RequestError) as exc:
             failed.append((path, str(exc)))

@@ -117,17 +117,19 @@ class AnalyticsStore:
             )
         return cursor.rowcount > 0
 
-    def record_check(self, rule_id: int, *, through: str, fired: Sequence[tuple[str, str, str, str]]) -> int:
+    def record_check(self, rule_id: int, *, through: str, fired: Sequence[tuple[str, str, str, str]], at: str) -> int:
         """Store the alerts a rule fired — (bar_date, rule_text, message, triggered_at) — at most
-        once per bar date, and how far the rule has been checked. Returns how many were new."""
+        once per bar date, and how far the rule has been checked; `at`: when this check found
+        them (an alert dated at an old close can be found long after it). Returns how many
+        were new."""
         new = 0
         with write_transaction(self.db):
             rule = self.db.conn.execute("select symbol from alert_rules where id = ?", [rule_id]).fetchone()
-            for bar_date, text, message, at in fired:
+            for bar_date, text, message, fired_at in fired:
                 cursor = self.db.conn.execute(
-                    "insert or ignore into alerts (symbol, rule, message, triggered_at, rule_id, bar_date) "
-                    "values (?, ?, ?, ?, ?, ?)",
-                    [rule[0], text, message, at, rule_id, bar_date],
+                    "insert or ignore into alerts (symbol, rule, message, triggered_at, rule_id, bar_date, recorded_at) "
+                    "values (?, ?, ?, ?, ?, ?, ?)",
+                    [rule[0], text, message, fired_at, rule_id, bar_date, at],
                 )
                 new += cursor.rowcount
             last = max((f[0] for f in fired), default=None)

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import time
 from datetime import datetime
 from pathlib import Path
 
 from sqlite_utils import Database
 
+from pixiu_cli.clock import machine_seconds
 from pixiu_cli.store.damage import DamagedDatabase, backup_name, damaged_message, quick_check
 from pixiu_cli.store.database import StoreError
 from pixiu_cli.store.schema import migrations
@@ -56,7 +56,7 @@ def clean_partials(directory: Path) -> list[Path]:
     """Remove what interrupted backups left (`*.db.partial` and its `-journal`): tens of MB
     each, never of use."""
     removed = []
-    cutoff = time.time() - PARTIAL_AGE_SECONDS
+    cutoff = machine_seconds() - PARTIAL_AGE_SECONDS  # compared with files' mtimes
     for path in sorted(directory.glob("*.db.partial*")):
         try:
             if path.is_file() and not path.is_symlink() and path.stat().st_mtime < cutoff:

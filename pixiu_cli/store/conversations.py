@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC
 from functools import cached_property
 from typing import Protocol
 
 from sqlite_utils import Database
 
+from pixiu_cli.clock import Clock, system_clock
 from pixiu_cli.store.database import StoreError, write_transaction
 from pixiu_cli.store.liveness import owned_by_another_live_process, this_process
 from pixiu_cli.store.requests import pack, request_of
@@ -20,8 +21,9 @@ from pixiu_cli.tokens import count_message_tokens
 PROCESS_EXITED = "进程在回复过程中退出"
 
 
-def now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
+def utc_stamp(clock: Clock) -> str:
+    """How turns and calls are stamped: the clock's moment in UTC, to the millisecond."""
+    return clock().astimezone(UTC).isoformat(timespec="milliseconds")
 
 
 @dataclass(frozen=True)
@@ -201,8 +203,9 @@ RESTORED = "数据库已在另一个终端从备份还原：这一轮没有写�
 
 
 class ConversationStore:
-    def __init__(self, db: Database):
+    def __init__(self, db: Database, clock: Clock = system_clock):
         self.db = db
+        self.clock = clock
         self._generation: int | None = None  # restore generation the current turn started in
         self._finished: dict[int, tuple[int, str]] = {}  # conversation → (call id, request) last finished here
         self._sent: dict[int, tuple[int, str]] = {}
@@ -268,7 +271,7 @@ class ConversationStore:
     # conversations -------------------------------------------------------------
     def create_conversation(self, title: str = "", model: str | None = None, switched: bool = False) -> Conversation:
         """`switched`: `model` is one /model chose, not the configured default."""
-        stamp = now_iso()
+        stamp = utc_stamp(self.clock)
         row = {"title": title, "created_at": stamp, "updated_at": stamp, "model": model}
         with write_transaction(self.db):
             conv_id = self._insert("conversations", {**row, "switched_model": model if switched else None})
@@ -356,7 +359,7 @@ class ConversationStore:
     def start_turn(self, conversation_id: int, user_text: str) -> Turn:
         """Commit the user's message before any network call. After a restore by another
         process the first turn is refused once (its conversation may be the backup's now)."""
-        stamp = now_iso()
+        stamp = utc_stamp(self.clock)
         with write_transaction(self.db):
             seq, generation = self.db.execute(
                 "select coalesce(max(seq), 0) + 1, (select version from restore_generation where id = 1) "
@@ -408,7 +411,7 @@ class ConversationStore:
                     "error": error,
                     "history_tokens": history_tokens,
                     "messages_json": json.dumps(messages, ensure_ascii=False),
-                    "finished_at": now_iso(),
+                    "finished_at": utc_stamp(self.clock),
                     "block_json": json.dumps(block, ensure_ascii=False) if block is not None else None,
                 },
             )
@@ -520,7 +523,7 @@ class ConversationStore:
                 reply,
                 json.dumps(added, ensure_ascii=False),
                 count_message_tokens(added),
-                now_iso(),
+                utc_stamp(self.clock),
                 turn_id,
             ],
         )
@@ -554,7 +557,7 @@ class ConversationStore:
                     **pack(request_json, base).columns(),
                     "context_json": context_json,
                     "status": "pending",
-                    "started_at": now_iso(),
+                    "started_at": utc_stamp(self.clock),
                 },
             )
         # finish_call stores the bytes really sent if they differ, packed against the same base
@@ -598,7 +601,7 @@ class ConversationStore:
             "cache_miss_tokens": usage.cache_miss_tokens,
             "ttft_ms": ttft_ms,
             "latency_ms": latency_ms,
-            "finished_at": now_iso(),
+            "finished_at": utc_stamp(self.clock),
         }
         known = self._sent.pop(call_id, None)
         self._texts.pop(call_id, None)

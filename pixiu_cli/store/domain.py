@@ -200,6 +200,14 @@ class DomainStore:
     def recent_alerts(self, since: str, until: str, limit: int) -> list[Alert]:
         return self._window("alerts", "triggered_at", _alert, since, until, limit)
 
+    def alerts_found_between(self, after: str, until: str) -> list[Alert]:
+        """Every alert pixiu found after `after` and by `until`, in the order they fired. Found
+        is when a check recorded it (a sync can bring in a close that fired days ago), else,
+        for an imported alert, when it fired."""
+        found = "coalesce(recorded_at, triggered_at)"
+        sql = f"select * from alerts where {found} > ? and {found} <= ? order by triggered_at, id"
+        return [_alert(r) for r in _rows(self.db, sql, [after, until])]
+
     def recent_notes(self, since: str, until: str, limit: int) -> list[MemoryEvent]:
         """The views and plans in force inside the window (rules have no window: `rules`)."""
         return self._window("memory_events", "created_at", _event, since, until, limit, _WINDOWED_NOTE)
@@ -326,7 +334,9 @@ class DomainStore:
                 "update account_fills set decision_id = null where decision_id is not null "
                 "and decision_id not in (select id from decisions)"
             )
-            self.db["persona"].insert_all([{"key": k, "value": v} for k, v in data.persona.items()])
+            self.db["persona"].insert_all(
+                [{"key": k, "value": v, "updated_at": data.read_at} for k, v in data.persona.items()]
+            )
             for trade in trades:
                 _replay_trade(self.db, trade)
 

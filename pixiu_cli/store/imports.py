@@ -248,15 +248,15 @@ def _merge_holdings(db: Database, items: list[Holding], conflicts: list[ShareCon
     return result
 
 
-def _merge_persona(db: Database, persona: dict[str, str]) -> SectionResult:
+def _merge_persona(db: Database, persona: dict[str, str], at: str | None) -> SectionResult:
     stored = {r["key"]: r["value"] for r in _rows(db, "select key, value from persona")}
     result = SectionResult()
     for key, value in persona.items():
         if key not in stored:
-            db["persona"].insert({"key": key, "value": value})
+            db["persona"].insert({"key": key, "value": value, "updated_at": at})
             result.added += 1
         elif stored[key] != value:
-            db["persona"].update(key, {"value": value})
+            db["persona"].update(key, {"value": value, "updated_at": at})
             result.updated += 1
     result.left_alone = len(stored) - result.updated
     return result
@@ -271,7 +271,7 @@ def merge_document(db: Database, data: DomainData) -> MergeResult:
             merged.sections[spec.section], ids = _merge_rows(db, spec, getattr(data, spec.section))
             if spec.section == "decisions":
                 decisions = {d.id: i for d, i in zip(data.decisions, ids) if d.id}
-        merged.sections["persona"] = _merge_persona(db, data.persona)
+        merged.sections["persona"] = _merge_persona(db, data.persona, data.read_at)
         if data.account is not None:
             merged.account = merge_ledger(db, data.account, decisions)
     return merged

@@ -403,19 +403,9 @@ def m010_memory_undo(db: Database) -> None:
 
 @migrations()
 def m017_context_persona_as_of(db: Database) -> None:
-    # The context block shows every item's as-of date, the persona's too: stamp a row when
-    # it is written without one, whoever writes it (import, merge, a future /persona).
+    # The context block shows every item's as-of date, the persona's too. Its writers stamp
+    # it with the app's clock (the triggers this once created read SQLite's: m026 drops them).
     db["persona"].add_column("updated_at", str)
-    now = "strftime('%Y-%m-%dT%H:%M:%S+08:00', 'now', '+8 hours')"
-    db.execute(
-        "create trigger persona_insert_stamps after insert on persona when new.updated_at is null "
-        f"begin update persona set updated_at = {now} where key = new.key; end"
-    )
-    db.execute(
-        "create trigger persona_update_stamps after update of value on persona "
-        "when new.updated_at is old.updated_at and new.value is not old.value "
-        f"begin update persona set updated_at = {now} where key = new.key; end"
-    )
 
 
 @migrations()
@@ -617,6 +607,21 @@ def m025_conversation_switched_model(db: Database) -> None:
     # The model `/model` switched a conversation to (NULL: never switched), apart from the
     # model it was started with, so resuming it uses the switch and otherwise the configured default.
     db["conversations"].add_column("switched_model", str)
+
+
+@migrations()
+def m026_persona_stamped_by_its_writers(db: Database) -> None:
+    # The persona's as-of is the app's clock (PIXIU_NOW included), given by import and merge:
+    # the triggers m017 once created stamped it with SQLite's own clock.
+    db.execute("drop trigger if exists persona_insert_stamps")
+    db.execute("drop trigger if exists persona_update_stamps")
+
+
+@migrations()
+def m026_alerts_recorded_at(db: Database) -> None:
+    # When a check found an alert, apart from the close it fired on: the brief lists every
+    # alert found since the last brief, also one dated at a close older than that brief.
+    db["alerts"].add_column("recorded_at", str)
 
 
 @migrations()

@@ -38,6 +38,8 @@ def stored_line(outcome: BriefOutcome) -> str:
 def _facts_json(f: BriefFacts) -> dict:
     return {
         "session": f.session,
+        "stale_days": f.stale_days,
+        "calendar_note": f.calendar_note,
         "created_at": f.created_at,
         "since": f.since,
         "previous_brief": f.previous.created_at if f.previous else None,
@@ -67,7 +69,7 @@ def _facts_json(f: BriefFacts) -> dict:
 def brief_json(outcome: BriefOutcome, offline: bool) -> dict:
     turn, usage = outcome.turn, outcome.turn.usage
     return {
-        "as_of": outcome.plan.facts.session,
+        "as_of": outcome.plan.facts.as_of,
         "facts": _facts_json(outcome.plan.facts),
         "fact_lines": outcome.plan.lines,
         "reply": turn.reply,

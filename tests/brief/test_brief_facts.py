@@ -183,9 +183,10 @@ def test_the_conclusion_is_a_report_with_date_layer_holdings_and_turn(app):
     row = app.db.execute(
         "select title, symbols, as_of, origin, conversation_id, turn_seq from reports where id = ?", [outcome.report_id]
     ).fetchone()
-    assert row[2:] == ("2026-11-30", "brief", conversation, outcome.turn.seq)
+    assert row[2:] == ("2025-05-23", "brief", conversation, outcome.turn.seq)  # as of its newest bar
     assert sorted(json.loads(row[1])) == sorted(HOLDINGS)
-    assert "覆盖 3 只持仓" in row[0] and f"对话 {conversation} 第 {outcome.turn.seq} 轮" in row[0]
+    assert row[0].startswith("每日简报 2025-05-23 收盘（覆盖 3 只持仓")
+    assert f"对话 {conversation} 第 {outcome.turn.seq} 轮" in row[0]
     # the call is an ordinary call of the conversation: /context and /cache read it
     calls = app.store.calls_for_conversation(conversation)
     assert calls and "【事实（pixiu 本地计算，不是模型生成）】" in json.dumps(calls[-1].request, ensure_ascii=False)
@@ -196,3 +197,43 @@ def test_the_conclusion_is_a_report_with_date_layer_holdings_and_turn(app):
     section = block[block.index("## 近期报告结论") :].split("\n## ")[0]
     line = next(x for x in section.splitlines() if "每日简报" in x)
     assert line.startswith("- [混合 · 2026-11-30]") and outcome.conclusion[:20] in line
+
+
+def header(plan) -> str:
+    return plan.lines[1]
+
+
+def test_the_brief_is_as_of_its_newest_bar_however_late_it_is_written(app):
+    # written on 2026-11-30 over bars that end on 2025-05-23: never 截至 2026-11-30
+    plan = plan_brief(app.db, FIRST)
+    behind = {m.stale_days for m in plan.facts.moves if m.priced}
+    assert len(behind) == 1 and header(plan) == f"截至 2025-05-23 收盘（行情已过期 {behind.pop()} 个交易日）"
+    assert plan.facts.session == plan.facts.as_of == "2025-05-23"
+
+
+def test_bars_of_the_last_closed_session_are_current(model, tmp_path):
+    morning = datetime(2025, 6, 3, 10, 0, tzinfo=SHANGHAI)  # before 06-03's close; 06-02 was a holiday
+    app = build_app(model, tmp_path / "pixiu.db", portfolio=document(tmp_path), now=morning)
+    for code in ("000333", "000002"):
+        load(app.db, code)  # through 2025-05-30, the last closed session at 10:00 on 06-03
+    plan = plan_brief(app.db, morning)
+    assert header(plan) == "截至 2025-05-30 收盘" and plan.facts.stale_days == 0
+
+
+def test_past_the_calendar_the_count_stops_at_its_end_and_says_so(app):
+    later = datetime(2027, 1, 5, 16, 0, tzinfo=SHANGHAI)  # the shipped calendar ends on 2026-12-31
+    plan = plan_brief(app.db, later)
+    shown = header(plan)
+    assert shown.startswith("截至 2025-05-23 收盘（行情已过期至少 ") and shown.endswith("；交易日历只到 2026-12-31）")
+    counted = int(shown.split("至少 ")[1].split(" ")[0])
+    assert counted == plan.facts.stale_days > plan_brief(app.db, FIRST).facts.stale_days  # December 2026 counted too
+
+
+def test_without_bars_the_brief_says_so_and_is_of_its_day(model, tmp_path):
+    app = build_app(model, tmp_path / "pixiu.db", portfolio=document(tmp_path), now=FIRST)
+    plan = plan_brief(app.db, FIRST)
+    assert header(plan) == "截至：没有已存的行情（持仓按成本计）"
+    assert plan.facts.session is None and plan.facts.as_of == "2026-11-30"
+    outcome = write_brief(app.agent, app.db, app.new_conversation(), plan)
+    title, as_of = app.db.execute("select title, as_of from reports where id = ?", [outcome.report_id]).fetchone()
+    assert as_of == "2026-11-30" and title.startswith("每日简报 2026-11-30（无已存行情；覆盖 3 只持仓")

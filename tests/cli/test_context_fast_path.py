@@ -5,14 +5,11 @@ what typer's path prints for the same home and question. In process, on one demo
 from __future__ import annotations
 
 import sys
-from datetime import datetime
 
 import pytest
 
-from pixiu_cli import app as app_module
 from pixiu_cli.cli import app as cli_app
 from pixiu_cli.cli.fast import fast_call
-from pixiu_cli.market.trading_days import SHANGHAI
 from tests.helpers import NOT_IMPORTED_BY_CONTEXT, clean_env, pixiu_in_process
 
 QUESTION = "宁德时代能买吗"
@@ -22,16 +19,11 @@ NOT_NEEDED = (*NOT_IMPORTED_BY_CONTEXT, "rich.console")
 
 @pytest.fixture(scope="module")
 def demo_env(tmp_path_factory):
-    env = clean_env(tmp_path_factory.mktemp("context-fast") / "home")
+    # both paths see the same minute in the block's 当前时间 (and the demo is dated once)
+    env = clean_env(tmp_path_factory.mktemp("context-fast") / "home", PIXIU_NOW="2026-06-16T16:00")
     first = pixiu_in_process(env, "context", "--demo", "--json", QUESTION)  # the demo's one refresh
     assert first.returncode == 0, first.stderr
     return env
-
-
-@pytest.fixture
-def pinned_clock(monkeypatch):
-    """Both runs see the same minute in the block's 当前时间."""
-    monkeypatch.setattr(app_module, "_now", lambda: datetime(2026, 6, 16, 16, 0, tzinfo=SHANGHAI))
 
 
 def through_typer(monkeypatch, env, *args):
@@ -53,7 +45,7 @@ def through_typer(monkeypatch, env, *args):
     ],
     ids=" ".join,
 )
-def test_the_fast_path_prints_what_typers_path_prints(demo_env, pinned_clock, monkeypatch, args):
+def test_the_fast_path_prints_what_typers_path_prints(demo_env, monkeypatch, args):
     assert fast_call(list(args), cli_app.FAST_COMMANDS, default="chat") is not None
     fast = pixiu_in_process(demo_env, *args)
     slow = through_typer(monkeypatch, demo_env, *args)

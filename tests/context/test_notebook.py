@@ -174,7 +174,7 @@ def test_memory_search_by_a_short_name_and_an_alias(db):
     holding = {"symbol": "002415", "name": "海康威视", "short_names": ["海康"], "shares": 100, "cost": 30}
     DomainStore(db).replace_all(parse_document({"holdings": [dict(holding, role="satellite")]}, NOW))
     tagged = note(db, "view", "估值偏高", 1, "002415")
-    add_alias(SecurityMaster(db), "老海", "002415")
+    add_alias(SecurityMaster(db), "老海", "002415", NOW)
     for query in ("海康", "海康威视", "老海", "002415"):
         assert [e.ref for e in search_memories(db, query)] == [f"n{tagged.event.id}"], query
 

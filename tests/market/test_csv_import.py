@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from datetime import date
 
 import pytest
 
@@ -161,9 +162,10 @@ def _by_column_and_by_row(text: str, unit: str = "shares", shape: str = "generic
 
     lines = text.splitlines()
     mapping = csv_source._map_header(lines[0].split(","))
-    by_column = csv_source._parse_columns(lines[1:], ",", mapping, unit, shape)
+    today = date(2026, 12, 1)  # after every bar here
+    by_column = csv_source._parse_columns(lines[1:], ",", mapping, unit, shape, today)
     rows = [line.split(",") for line in lines[1:]]
-    by_row = csv_source._parse_rows(rows, 0, mapping, max(mapping.values()), unit, shape)
+    by_row = csv_source._parse_rows(rows, 0, mapping, max(mapping.values()), unit, shape, today)
     return by_column, sorted(by_row.values(), key=lambda b: b.date)
 
 

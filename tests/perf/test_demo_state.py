@@ -11,6 +11,7 @@ import pytest
 
 from pixiu_cli import app as app_module
 from pixiu_cli.app import DEMO_STATE_FILE, refresh_demo_data
+from pixiu_cli.clock import system_clock
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.domain import DomainStore
 from pixiu_cli.store.memory import MemoryStore
@@ -33,7 +34,7 @@ def refreshes(monkeypatch) -> list[int]:
 
 def start(home):
     db = open_database(home / "demo.db")
-    refresh_demo_data(DomainStore(db), home / DEMO_STATE_FILE)
+    refresh_demo_data(DomainStore(db), system_clock(), home / DEMO_STATE_FILE)  # the command's clock: no PIXIU_NOW
     return db
 
 

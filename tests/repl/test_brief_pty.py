@@ -37,4 +37,4 @@ def test_brief_and_news_in_the_repl(offline_env, pixiu_home):
         row = db.execute("select origin, as_of, turn_seq from reports where origin = 'brief'").fetchone()
     finally:
         db.close()
-    assert row == ("brief", "2025-06-03", 1)
+    assert row == ("brief", "2025-05-30", 1)  # as of the newest stored bar, not of the day it was written

@@ -101,10 +101,10 @@ def test_the_demo_refresh_keeps_the_ids_of_its_notes(tmp_path):
     db = open_database(path)
     try:
         domain = DomainStore(db)
-        refresh_demo_data(domain, tmp_path / "demo_state.json")
+        refresh_demo_data(domain, NOW, tmp_path / "demo_state.json")
         shown = texts(db)
         mine = note(db, "对话中记下的")  # a write in conversation: the next start refreshes
-        refresh_demo_data(domain, tmp_path / "demo_state.json")
+        refresh_demo_data(domain, NOW, tmp_path / "demo_state.json")
         assert texts(db) == {**shown, mine: "对话中记下的"}
     finally:
         db.close()
