@@ -97,7 +97,7 @@ def database(demo: bool = False):
         from pixiu_cli.app import DEMO_STATE_FILE, refresh_demo_data
         from pixiu_cli.store.domain import DomainStore
 
-        refresh_demo_data(DomainStore(db), loaded.home / DEMO_STATE_FILE)
+        refresh_demo_data(DomainStore(db), now(loaded), loaded.home / DEMO_STATE_FILE)
     try:
         yield db
     finally:
