@@ -23,6 +23,8 @@ def test_the_demo_phrasings():
         (ROLE_CAP, None, 0.35, "satellite"),
     ]
     assert kinds("止损位 12.5 元", "000002") == [(STOP, "000002", 12.5, None)]
+    for cap in ("任何一只股票仓位不超过30%", "任意一只个股最多 30%", "任一只股票不得超过总资产的30%"):
+        assert kinds(cap) == [(CAP, None, 0.3, None)], cap
 
 
 def test_no_number_or_no_stock_is_no_rule():
