@@ -161,6 +161,24 @@ def held_shares(db, symbol: str, now: datetime) -> Decimal:
     return p.shares if p else Decimal(0)
 
 
+@dataclass(frozen=True)
+class Held:
+    """One stock's shares and cost (by the account's method) as the ledger leaves them."""
+
+    shares: Decimal
+    cost: Decimal | None
+
+    def line(self, prefix: str = "持仓") -> str:
+        if self.shares <= 0 or self.cost is None:
+            return "已清仓"
+        return f"{prefix} {float(self.shares):g} 股，成本 {float(self.cost):.2f}"
+
+
+def held_position(db, symbol: str, now: datetime, method: str = "diluted") -> Held:
+    p = derive_positions(db, now, [symbol]).get(symbol)
+    return Held(p.shares, p.cost(method)) if p is not None else Held(Decimal(0), None)
+
+
 def sync_holding(db, symbol: str, now: datetime, method: str, at: str) -> Holding | None:
     """The holding row after the ledger changed: a stated holding stands (the ledger's later
     events move it when the account is read); any other row is the ledger's copy."""

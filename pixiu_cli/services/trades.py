@@ -8,9 +8,9 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from decimal import Decimal
 
-from pixiu_cli.domain.investor import STATED, Decision, Holding
+from pixiu_cli.domain.investor import Decision, Holding
 from pixiu_cli.domain.vocabulary import SIDES, side_name
-from pixiu_cli.services.account import derive_positions, held_shares, sync_holding, trade_day
+from pixiu_cli.services.account import Held, derive_positions, held_position, held_shares, sync_holding, trade_day
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.store.database import write_transaction
 from pixiu_cli.store.domain import DomainStore
@@ -36,21 +36,14 @@ class RecordedTrade:
     decision: Decision
     holding: Holding | None  # the holding row after the trade; None when it sold the whole position
     backdated: bool = False  # told on a later day than it happened
-    shares: Decimal | None = None  # the shares the account holds after it (corporate actions included)
+    held: Held | None = None  # the account's shares and cost after it (corporate actions included)
 
     @property
     def ref(self) -> str:
         return decision_ref(self.decision.id)
 
     def holding_line(self) -> str:
-        h = self.holding
-        if self.shares is not None and self.shares <= 0:
-            return "已清仓"
-        if h is None:
-            return "已清仓"
-        shares = float(self.shares) if self.shares is not None else h.shares
-        cost = f"，成本 {h.cost:.2f}" if h.basis != STATED else ""
-        return f"持仓 {shares:g} 股{cost}"
+        return self.held.line() if self.held is not None else "已清仓"
 
     def notice(self) -> str:
         d = self.decision
@@ -98,7 +91,7 @@ def record_trade(db, trade: NewTrade, at: str, cost_method: str = "diluted") -> 
             holding = sync_holding(db, trade.symbol, now, cost_method, at)
     except ValueError as exc:  # e.g. a price that is not a number: nothing was written
         raise RequestError(str(exc)) from None
-    return RecordedTrade(decision, holding, decided_at != at, held_shares(db, trade.symbol, now))
+    return RecordedTrade(decision, holding, decided_at != at, held_position(db, trade.symbol, now, cost_method))
 
 
 def _opening(db, symbol: str | None, now: datetime) -> Decimal:
@@ -120,7 +113,7 @@ def undo_trade(db, decision_id: int, at: str, cost_method: str = "diluted") -> U
                 # without the buy, a later sale sells shares the ledger never had
                 raise RequestError("无法撤销这笔买入：之后卖出的股数多于其余买入（之后有卖出，请先撤销那笔卖出）")
             holding = sync_holding(db, undone.decision.symbol, now, cost_method, at)
-            return replace(undone, holding=holding, shares=held_shares(db, undone.decision.symbol, now))
+            return replace(undone, holding=holding, held=held_position(db, undone.decision.symbol, now, cost_method))
     except ValueError as exc:
         raise RequestError(str(exc)) from None
 
@@ -128,12 +121,11 @@ def undo_trade(db, decision_id: int, at: str, cost_method: str = "diluted") -> U
 def undo_notice(ref: str, undone: UndoneTrade) -> str:
     d = undone.decision
     what = trade_text(d.side, d.symbol, d.quantity, d.price, None)
-    held = float(undone.shares) if undone.shares is not None else None
+    held = undone.held
     if not undone.holding_changed:
         after = "持仓未改动（这条是导入的记录）"
-    elif undone.holding is None or held == 0:
+    elif held is None or held.shares <= 0:
         after = f"{d.symbol} 已无持仓"
     else:
-        cost = f"，成本 {undone.holding.cost:.2f}" if undone.holding.basis != STATED else ""
-        after = f"{d.symbol} 持仓恢复为 {held if held is not None else undone.holding.shares:g} 股{cost}"
+        after = f"{d.symbol} {held.line('持仓恢复为')}"
     return f"已撤销 #{ref}：{what}；{after}"

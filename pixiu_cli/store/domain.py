@@ -288,7 +288,7 @@ class DomainStore:
     def replace_all(self, data: DomainData, keep_own_notes: bool = False) -> None:
         """Import: one transaction, so a failure leaves the previous data untouched.
         `keep_own_notes` keeps what was said in conversation (the demo's refresh on every
-        start): notes and recorded trades, the trades applied again to the new holdings.
+        start): notes and recorded trades, whose fills stay in the ledger and move the new holdings.
         The account's fills and cash are replaced when the document has an account section,
         else left as they are."""
 
@@ -314,11 +314,6 @@ class DomainStore:
                 notes,
                 _note_identity,
             )
-            trades = (
-                _rows(self.db, f"select * from decisions where {own} and deleted_at is null order by decided_at, id")
-                if keep_own_notes
-                else []
-            )
             for table in ("holdings", "profiles", "news", "signals", "reports", "alerts", "persona"):
                 self.db.execute(f"delete from {table}")
             if keep_own_notes:
@@ -337,8 +332,6 @@ class DomainStore:
             self.db["persona"].insert_all(
                 [{"key": k, "value": v, "updated_at": data.read_at} for k, v in data.persona.items()]
             )
-            for trade in trades:
-                _replay_trade(self.db, trade)
 
 
 def _insert_document(db: Database, data: DomainData, decisions: list[dict], notes: list[dict], plain) -> list[int]:
@@ -384,33 +377,3 @@ def _keep_ids(db: Database, table: str, where: str, rows: list[dict], identity: 
         row["id"] = ids.popleft() if ids else None
 
 
-def _replay_trade(db: Database, trade: dict) -> None:
-    """Apply a trade recorded in conversation to freshly imported holdings, as record_trade
-    did when it was recorded; a sell the new holdings cannot cover is left as history."""
-    rows = _rows(db, "select * from holdings where symbol = ?", [trade["symbol"]])
-    held = rows[0] if rows else None
-    symbol, quantity, price, at = trade["symbol"], trade["quantity"], trade["price"], trade["decided_at"]
-    if trade["side"] == "sell":
-        if held is None or held["shares"] < quantity:
-            return
-        if held["shares"] == quantity:
-            db.execute("delete from holdings where symbol = ?", [symbol])
-        else:
-            db["holdings"].update(symbol, {"shares": held["shares"] - quantity, "updated_at": at})
-    elif held is None:
-        named = _rows(db, "select name from securities where symbol = ?", [symbol])
-        db["holdings"].insert(
-            {
-                "symbol": symbol,
-                "name": named[0]["name"] if named else symbol,
-                "short_names": "[]",
-                "shares": quantity,
-                "cost": price,
-                "role": "satellite",
-                "updated_at": at,
-            }
-        )
-    else:
-        shares = held["shares"] + quantity
-        cost = (held["shares"] * held["cost"] + quantity * price) / shares
-        db["holdings"].update(symbol, {"shares": shares, "cost": round(cost, 4), "updated_at": at})

@@ -19,7 +19,7 @@ class UndoneTrade:
     decision: Decision
     holding: Holding | None  # after the undo
     holding_changed: bool  # False for an imported decision, which never moved the holding
-    shares: object = None  # the shares the account holds after the undo (set by the service)
+    held: object = None  # the account's shares and cost after the undo (services/account.py Held)
 
 
 class PortfolioStore:

@@ -156,7 +156,8 @@ def test_offline_responder_records_a_reported_trade(offline_env, pixiu_home):
     assert done.returncode == 0, done.stderr.decode()
     assert "已记录" in done.stdout.decode() and "离线" in done.stdout.decode()
     db = sqlite3.connect(pixiu_home / "pixiu.db")
-    assert db.execute("select shares from holdings where symbol = '002415'").fetchone() == (3000.0,)
+    account = json.loads(pixiu_in_process(offline_env, "holdings", "--json", text=True).stdout)
+    assert next(h["shares"] for h in account["holdings"] if h["symbol"] == "002415") == 3000.0  # the account's
     assert db.execute("select side, price, quantity from decisions order by id desc limit 1").fetchone() == (
         "buy",
         32.5,

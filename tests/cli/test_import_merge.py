@@ -27,6 +27,13 @@ def ok(env, *args):
     return done
 
 
+def held(env, symbol: str, *flags: str) -> tuple[float, float] | None:
+    """Shares and cost of a holding as the account derives them (`pixiu holdings --json`)."""
+    record = json.loads(ok(env, "holdings", "--json", *flags).stdout)
+    h = next((h for h in record["holdings"] if h["symbol"] == symbol), None)
+    return None if h is None else (h["shares"], h["cost"])
+
+
 def query(home: Path, sql: str):
     conn = sqlite3.connect(home / "pixiu.db")
     try:
@@ -50,7 +57,7 @@ def test_reimport_keeps_what_was_said_in_conversation(offline_env, pixiu_home):
     assert query(pixiu_home, "select side, price, quantity, source from decisions where symbol = '002415'") == [
         ("buy", 30.0, 200.0, "model")
     ]
-    assert query(pixiu_home, "select shares from holdings where symbol = '002415'") == [(2200.0,)]
+    assert held(offline_env, "002415")[0] == 2200.0
     lines = again.stdout.splitlines()
     assert "持仓（holdings）：新增 0，更新 0，保留不动 3（其中 1 只被对话中记录的交易改动过）" in lines
     assert "笔记（notes）：新增 0，更新 0，保留不动 5（其中对话中记下的 1 条，合并导入从不改动）" in lines
@@ -74,7 +81,7 @@ def test_a_file_dated_after_the_trade_wins_and_says_so(offline_env, pixiu_home, 
         "文件的 updated_at 晚于最近一次交易，已按文件改为 2500 股\n"
     )
     assert "持仓（holdings）：新增 0，更新 1，保留不动 2（其中 1 只被对话中记录的交易改动过）" in done.stdout
-    assert query(pixiu_home, "select shares, cost from holdings where symbol = '002415'") == [(2500.0, 30.8)]
+    assert held(offline_env, "002415") == (2500.0, 30.8)
 
 
 @pytest.mark.slow
@@ -227,11 +234,9 @@ def test_demo_refresh_keeps_trades_made_in_conversation(offline_env, pixiu_home)
     conversation must survive it, and keep its effect on the holding."""
     assert "持仓 3200 股" in ok(offline_env, "ask", "--demo", "今天以 30 元买入海康威视 200 股").stdout
     ok(offline_env, "ask", "--demo", "今天的新闻有哪些")  # a new process: the demo is refreshed
+    # the stated 3,000 @ 33.80 and the 200 @ 30 told in conversation: (101,400 + 6,000) / 3,200 = 33.5625
+    assert held(offline_env, "002415", "--demo") == (3200.0, 33.5625)
     conn = sqlite3.connect(pixiu_home / "demo.db")
-    assert conn.execute("select shares, round(cost, 2) from holdings where symbol = '002415'").fetchone() == (
-        3200.0,
-        33.56,
-    )
     assert conn.execute("select side, price, quantity from decisions where source = 'model'").fetchall() == [
         ("buy", 30.0, 200.0)
     ]
@@ -296,4 +301,4 @@ def test_imports_while_trades_are_recorded_lose_nothing(offline_env, pixiu_home)
         assert importer.returncode == 0, err
         assert f"持仓 {2000 + 100 * round_} 股" in trade.stdout
         assert query(pixiu_home, "select count(*) from decisions where source = 'model'") == [(round_,)]
-        assert query(pixiu_home, "select shares from holdings where symbol = '002415'") == [(2000.0 + 100 * round_,)]
+        assert held(offline_env, "002415")[0] == 2000.0 + 100 * round_

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import PIXIU_BIN, PLANTED_KEY, clean_env, pixiu
+from tests.helpers import PIXIU_BIN, PLANTED_KEY, clean_env, pixiu, pixiu_in_process
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.json"
 QUESTIONS = ("我的持仓怎么样？", "海康现在能加仓吗？", "今天以 30 元买入海康威视 200 股", "宁德的回撤大吗？")
@@ -85,7 +85,8 @@ def test_the_offline_responder_reads_the_whole_conversation(offline_env, pixiu_h
         30.0,
         200.0,
     ), trade["reply"]
-    assert db.execute("select shares from holdings where symbol = '002415'").fetchone() == (2200.0,)
+    account = json.loads(pixiu_in_process(offline_env, "holdings", "--json", text=True).stdout)
+    assert next(h["shares"] for h in account["holdings"] if h["symbol"] == "002415") == 2200.0  # the account's
     ask(offline_env, "--continue", "海康估值偏高，跌到 28 元再分批加仓")
     assert db.execute("select note_kind, symbol from memory_events order by id desc limit 1").fetchone() == (
         "plan",
