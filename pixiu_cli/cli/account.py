@@ -40,7 +40,7 @@ def trade_command(
     from pixiu_cli.services.trades import NewTrade, record_trade
 
     common.choice(side, SIDES, "买卖方向")
-    trade = NewTrade(common.stock_code(code), side, price, quantity, reason, None, "user", date, fee)
+    trade = NewTrade(common.stock_code(code, demo), side, price, quantity, reason, None, "user", date, fee)
     loaded = common.settings()
     with common.database(demo) as db:
         recorded = record_trade(db, trade, common.stamp(), loaded.cost_method)
@@ -74,7 +74,7 @@ def trades_command(
     from pixiu_cli.services.account import list_trades
     from pixiu_cli.views.account import show_trades
 
-    symbol = common.stock_code(words[0]) if words else None
+    symbol = common.stock_code(words[0], demo) if words else None
     with common.database(demo) as db:
         trades = list_trades(db, symbol)
     shown = common.renderer()

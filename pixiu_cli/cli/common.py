@@ -143,13 +143,22 @@ def require_utf8(text: str) -> None:
         raise CliError("问题含有无效的 UTF-8 字节") from None
 
 
-def stock_code(raw: str) -> str:
+def stock_code(raw: str, demo: bool = False) -> str:
+    """A code in any spelling, or a name, short name or alias (services/stock_codes.py)."""
     from pixiu_cli.domain.codes import normalise_code
 
     code = normalise_code(raw)
-    if code is None:
-        raise CliError(f"股票代码应为 6 位数字，而不是 {raw!r}")
-    return code
+    if code is not None:
+        return code
+    from pixiu_cli.app import names_cache_dir
+    from pixiu_cli.services.errors import RequestError
+    from pixiu_cli.services.stock_codes import resolve_stock
+
+    with database(demo) as db:
+        try:
+            return resolve_stock(db, raw, names_cache_dir())
+        except RequestError as exc:
+            raise CliError(str(exc)) from None
 
 
 def series_code(raw: str) -> str:

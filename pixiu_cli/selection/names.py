@@ -156,6 +156,19 @@ class NameTable:
         if self.automaton is not None:
             self.automaton.make_automaton()
 
+    def stocks_named(self, typed: str, limit: int = 6) -> list[tuple[str, str]]:
+        """The stocks a name typed on its own stands for: the one whose name, short name or
+        alias it is exactly, else every stock with a name containing it, as (symbol, name)."""
+        wanted = _norm(typed)
+        exact = self.names.get(wanted)
+        if exact is not None and exact.symbol and exact.kind not in (INDEX, SHADOW):
+            return [(exact.symbol, typed.strip())]
+        found: dict[str, str] = {}
+        for alias, name in sorted(self.names.items(), key=lambda item: (_RANK[item[1].kind], item[0])):
+            if wanted and wanted in alias and name.symbol and name.kind not in (INDEX, SHADOW):
+                found.setdefault(name.symbol, alias)
+        return list(found.items())[:limit]
+
     def matches(self, text: str) -> list[Match]:
         """Leftmost-longest, non-overlapping name matches in normalised `text`."""
         if self.automaton is None or not text:

@@ -1,0 +1,28 @@
+"""A stock named on the command line: a code in any spelling (600519, sh600519, 600519.SH,
+６００５１９), or a name, short name or alias (贵州茅台, 茅台, 宁王) through the one name matcher
+the conversation uses. An ambiguous name is one line listing the candidates."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pixiu_cli.domain.codes import normalise_code
+from pixiu_cli.services.errors import RequestError
+from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.securities import SecurityMaster
+
+
+def resolve_stock(db, typed: str, names_cache: Path | None = None) -> str:
+    code = normalise_code(typed)
+    if code is not None:
+        return code
+    from pixiu_cli.selection.names import NameSource
+
+    table = NameSource(SecurityMaster(db), cache_dir=names_cache).table(DomainStore(db).holdings())
+    found = table.stocks_named(typed) if typed.strip() else []
+    if len(found) == 1:
+        return found[0][0]
+    if not found:
+        raise RequestError(f"找不到股票 {typed!r}：请输入 6 位代码、名称、简称或别名")
+    listed = "、".join(f"{symbol} {name}" for symbol, name in found)
+    raise RequestError(f"{typed} 可能是：{listed}；请用代码或更完整的名称")
