@@ -13,7 +13,8 @@ from pixiu_cli.domain.market import BarSeries
 from pixiu_cli.market.adjust import ADJUST_MODES
 from pixiu_cli.market.adjust import adjust as adjust_series
 from pixiu_cli.market.calendar import TradingCalendar, beyond_calendar
-from pixiu_cli.market.gaps import MIN_DIVIDEND_GAP, SuspectGap, market_wide_days, series_dividend_gaps
+from pixiu_cli.market.gaps import MIN_DIVIDEND_GAP, SuspectGap, market_wide_days, series_dividend_gaps, series_gaps
+from pixiu_cli.market.security_master import security_name
 from pixiu_cli.market.source_by_name import SOURCE_NAMES
 from pixiu_cli.store.market import MarketStore
 from pixiu_cli.store.securities import SecurityMaster
@@ -86,6 +87,14 @@ class MarketData:
         market_wide = market_wide_days(self._gaps_of_others(symbol))
         return series_dividend_gaps(self.store.bars(symbol), actions, market_wide)
 
+    def suspected_gaps(self, symbol: str) -> list[SuspectGap]:
+        """Every day an import would warn of (a fall past the limit no action explains) and
+        every dividend-like gap no stored action covers: what `data status` counts."""
+        bars = self.store.bars(symbol)
+        falls = series_gaps(bars, self.store.actions(symbol))
+        seen = {g.date for g in falls}
+        return falls + [g for g in self.missing_actions(symbol) if g.date not in seen]
+
     def _gaps_of_others(self, symbol: str) -> dict[str, tuple[int, int]]:
         """open_gaps_by_date over every series but `symbol`: the whole market's, read once
         per market version (a refresh asks for each symbol it profiles), minus the symbol's own."""
@@ -103,12 +112,12 @@ class MarketData:
         note = beyond_calendar(now)
         out = []
         for info in self.store.series(symbols):
-            security, index = self.master.get(info.symbol), benchmark_for(info.symbol)
+            index = benchmark_for(info.symbol)
             days = calendar.stale_days(info.last, now)
             out.append(
                 SeriesStatus(
                     info.symbol,
-                    security.name if security else index.name if index else None,
+                    index.name if index else security_name(self.master, info.symbol),
                     info.rows,
                     info.first,
                     info.last,
@@ -119,7 +128,7 @@ class MarketData:
                     info.last_error,
                     days,
                     info.stale or days is None or days > 0 or note is not None,
-                    len(self.missing_actions(info.symbol)),
+                    len(self.suspected_gaps(info.symbol)),
                     note,
                 )
             )

@@ -4,7 +4,6 @@ runs as a turn of the current conversation, so /context and /cache show its call
 from __future__ import annotations
 
 from pixiu_cli.domain.codes import normalise_code
-from pixiu_cli.render import StatusFigures
 from pixiu_cli.repl.commands import CommandError, ParsedCommand, registry
 from pixiu_cli.repl.state import ReplState
 
@@ -34,6 +33,7 @@ def news_command(state: ReplState, cmd: ParsedCommand) -> None:
     "/brief [--yes]",
 )
 def brief_command(state: ReplState, cmd: ParsedCommand) -> None:
+    from pixiu_cli.repl.turn import turn_status
     from pixiu_cli.services.brief import estimate, plan_brief, write_brief
     from pixiu_cli.views.brief import cost_line, over_budget, stored_line
 
@@ -53,9 +53,4 @@ def brief_command(state: ReplState, cmd: ParsedCommand) -> None:
     with renderer.reply() as stream:
         outcome = write_brief(app_.agent, db, conversation_id, plan, stream)
     (renderer.info if outcome.report_id else renderer.error)(stored_line(outcome))
-    u = outcome.turn.usage
-    renderer.status(
-        StatusFigures(
-            u.prompt_tokens, u.cache_hit_tokens, u.completion_tokens, outcome.turn.latency_ms, outcome.turn.calls
-        )
-    )
+    renderer.status(turn_status(state, outcome.turn))

@@ -52,15 +52,18 @@ def _run(state: ReplState, text: str) -> None:
         renderer.error(result.error or "未知错误")
     if result.status != "complete":
         renderer.dim(RETRY_HINT)
-    renderer.status(
-        StatusFigures(
-            result.usage.prompt_tokens,
-            result.usage.cache_hit_tokens,
-            result.usage.completion_tokens,
-            result.latency_ms,
-            result.calls,
-            _cost(state, result.turn_id),
-        )
+    renderer.status(turn_status(state, result))
+
+
+def turn_status(state: ReplState, result) -> StatusFigures:
+    """The status line of a turn (a question, a retry, the brief): tokens, cache hit, time, cost."""
+    return StatusFigures(
+        result.usage.prompt_tokens,
+        result.usage.cache_hit_tokens,
+        result.usage.completion_tokens,
+        result.latency_ms,
+        result.calls,
+        _cost(state, result.turn_id),
     )
 
 

@@ -10,7 +10,7 @@ import sqlite3
 import pytest
 
 from pixiu_cli.offline.script import ScriptedReply
-from tests.helpers import PROMPT, PROMPT_DONE, PROMPT_READING, leave, repl_session, say
+from tests.helpers import MARKET_FIXTURES, PROMPT, PROMPT_DONE, PROMPT_READING, leave, pixiu_ok, repl_session, say
 
 
 def _fake_xclip(tmp_path):
@@ -88,4 +88,17 @@ def test_copy_without_a_clipboard_says_so(server, online_env, tmp_path):
         _ask(child, "你好")
         shown = _ask(child, "/copy")
         assert "没有可用的剪贴板" in shown and "/save" in shown
+        leave(child)
+
+
+@pytest.mark.pty
+@pytest.mark.slow
+def test_the_brief_status_line_has_its_cost_like_any_turn(server, online_env, pixiu_home):
+    env = dict(online_env, PIXIU_MODEL="deepseek-flash", PIXIU_NOW="2025-06-03T16:00")
+    pixiu_ok(env, "import", str(MARKET_FIXTURES / "midea_holding.json"))
+    server.enqueue(ScriptedReply(text="今日简报。\n\n结论：继续持有美的。"))
+    with repl_session(env) as child:
+        child.expect(PROMPT)
+        shown = _ask(child, "/brief --yes")
+        assert "结论已保存为报告" in shown and "费用 ¥0.0" in shown  # the same status line as a question's
         leave(child)
