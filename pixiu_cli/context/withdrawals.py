@@ -25,6 +25,7 @@ MAX_ITEMS = 20
 MAX_TEXT = 120
 _BLOCK_ITEM = re.compile(r"（(note|decision):(\d+)）$", re.MULTILINE)
 _TYPED = re.compile(r"([nd])(\d+)")
+_SAID_REPLACED = re.compile(r"#(n\d+) 已被新计划 #n\d+ 替换")
 
 
 def _walk(value) -> Iterable[dict]:
@@ -63,6 +64,16 @@ def shown_memories(history: list[dict]) -> dict[str, str]:
     return seen
 
 
+def said_replaced(history: list[dict]) -> frozenset[str]:
+    """The plans an earlier block told the model were replaced (`#n11 已被新计划 #n12 替换`)."""
+    found = set()
+    for message in history:
+        content = message.get("content")
+        if isinstance(content, str) and is_context_message(message) and "已被新计划" in content:
+            found.update(_SAID_REPLACED.findall(content))
+    return frozenset(found)
+
+
 def _short(text: str) -> str:
     return quote_data(text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + "…")
 
@@ -73,6 +84,8 @@ def _item(w: Withdrawal) -> BlockItem:
         text = f"#{w.ref} 已删除：上文（{old}）{_short(w.old_text or '')} 作废，不再作为依据"
     elif w.action == "replaced":
         text = f"#{w.ref} 已被新计划 #{w.new_text} 替换：上文（{old}）{_short(w.old_text or '')} 不再有效"
+    elif w.action == "reinstated":
+        text = f"#{w.ref} 恢复有效：替换它的计划已被用户撤回，上文说它不再有效的话作废；{_short(w.old_text or '')} 重新作为依据"
     elif w.action == "edited":
         text = f"#{w.ref} 已更正为 {_short(w.new_text or '')}：上文（{old}）的旧内容作废"
     else:
@@ -86,7 +99,7 @@ def withdrawn_section(domain: DomainStore, history: list[dict]) -> Section | Non
         return None
     notes = {int(r[1:]) for r in seen if r.startswith("n")}
     decisions = {int(r[1:]) for r in seen if r.startswith("d")}
-    found = MemoryStore(domain.db).withdrawals(notes, decisions, seen)
+    found = MemoryStore(domain.db).withdrawals(notes, decisions, seen, said_replaced(history))
     if not found:
         return None
     items = tuple(_item(w) for w in found[-MAX_ITEMS:])
@@ -96,5 +109,5 @@ def withdrawn_section(domain: DomainStore, history: list[dict]) -> Section | Non
         items,
         100,
         trimmable=False,
-        note="用户已删除、撤销或改写下列记忆：以此为准，覆盖上文更早的 [上下文信息] 和工具结果",
+        note="用户已删除、撤销、改写或恢复下列记忆：以此为准，覆盖上文更早的 [上下文信息] 和工具结果",
     )

@@ -392,10 +392,13 @@ class MemoryStore:
         entries.sort(key=lambda e: e.created_at, reverse=True)
         return entries[:limit]
 
-    def withdrawals(self, note_ids: set[int], decision_ids: set[int], seen: dict[str, str]) -> list[Withdrawal]:
+    def withdrawals(
+        self, note_ids: set[int], decision_ids: set[int], seen: dict[str, str], said_replaced: frozenset = frozenset()
+    ) -> list[Withdrawal]:
         """Of the notes and decisions a conversation has already shown the model: those
         deleted, undone or whose text no longer matches what was shown (`seen`: typed id →
-        the text as shown, in any rendering that contains the stored text)."""
+        the text as shown, in any rendering that contains the stored text); and the plans it
+        was told were replaced that are in force again (`said_replaced`: their typed ids)."""
         out: list[Withdrawal] = []
         if note_ids:
             rows = _rows(
@@ -409,6 +412,8 @@ class MemoryStore:
                     out.append(Withdrawal(ref, "deleted", stored))
                 elif r["replaced_by"]:
                     out.append(Withdrawal(ref, "replaced", stored, note_ref(count(r["replaced_by"]))))
+                elif ref in said_replaced:
+                    out.append(Withdrawal(ref, "reinstated", stored))
                 elif ref in seen and not _shows(seen[ref], stored):
                     out.append(Withdrawal(ref, "edited", None, stored))
         if decision_ids:

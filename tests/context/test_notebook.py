@@ -143,6 +143,31 @@ def test_an_earlier_block_that_showed_a_replaced_plan_is_corrected(db):
     assert f"#n{old.event.id} 已被新计划 #n{new.event.id} 替换" in withdrawn.render()
 
 
+def _turn(store, builder, conversation: int, text: str):
+    turn = store.start_turn(conversation, text)
+    built = builder.build_messages(conversation, text, before_seq=turn.seq, now=NOW)
+    added = [*built.messages[1 + built.history_count :], {"role": "assistant", "content": "答"}]
+    store.finish_turn(turn.id, status="complete", reply_text="答", messages=added)
+    return built
+
+
+def test_withdrawing_the_replacing_plan_tells_the_model_the_old_one_is_in_force_again(db):
+    store = ConversationStore(db)
+    builder = ContextBuilder(store, DomainStore(db), MemoryLimits(), clock=lambda: NOW)
+    old = note(db, "plan", "宁德时代回踩30加仓", 5, "300750")
+    conversation = store.create_conversation().id
+    _turn(store, builder, conversation, "宁德时代怎么样")
+    new = note(db, "plan", "宁德时代回踩28加仓", 0, "300750")
+    notes.accept_replacement(db, f"n{new.event.id}")
+    told = _turn(store, builder, conversation, "那现在呢")  # this block says the old plan was replaced
+    assert "不再有效" in next(s for s in told.context_block.sections if s.key == "withdrawn").render()
+    MemoryStore(db).forget(new.event.id, ago(0))
+    again = builder.build_messages(conversation, "还按原计划吗", now=NOW)
+    withdrawn = next(s for s in again.context_block.sections if s.key == "withdrawn").render()
+    assert f"#n{new.event.id} 已删除" in withdrawn
+    assert f"#n{old.event.id} 恢复有效" in withdrawn and "宁德时代回踩30加仓" in withdrawn
+
+
 def test_a_pinned_note_is_injected_whatever_its_age(db):
     old = note(db, "view", "茅台是长期核心资产", 200)
     assert "茅台是长期核心资产" not in block(db, "你好").text
