@@ -4,6 +4,7 @@ the conversation uses. An ambiguous name is one line listing the candidates."""
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
 
 from pixiu_cli.domain.codes import normalise_code
@@ -16,6 +17,8 @@ def resolve_stock(db, typed: str, names_cache: Path | None = None) -> str:
     code = normalise_code(typed)
     if code is not None:
         return code
+    if unicodedata.normalize("NFKC", typed).strip().isdigit():  # a code mistyped, not a name
+        raise RequestError(f"股票代码应为 6 位数字，而不是 {typed!r}")
     from pixiu_cli.selection.names import NameSource
 
     table = NameSource(SecurityMaster(db), cache_dir=names_cache).table(DomainStore(db).holdings())

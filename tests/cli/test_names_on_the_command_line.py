@@ -53,3 +53,8 @@ def test_an_unknown_name_is_one_line_and_nothing_is_written(env):
 def test_chart_finds_the_stock_by_name_and_says_what_is_missing(env):
     done = pixiu_in_process(env, "chart", "茅台", text=True)
     assert done.returncode != 0 and "没有 600519 的行情数据" in done.stderr
+
+
+def test_a_mistyped_code_is_still_a_code_error(env):
+    done = pixiu_in_process(env, "watch", "add", "60051", text=True)
+    assert done.returncode != 0 and "股票代码应为 6 位数字，而不是 '60051'" in done.stderr
