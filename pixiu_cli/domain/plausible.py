@@ -15,6 +15,11 @@ MAX_PRICE = 100_000.0
 MAX_SHARES_PER_SHARE = 10.0
 # Shares held or traded: more than every A-share in issue is not a holding.
 MAX_SHARES = 1e13
+# One account's row of money (a trade, a transfer, a balance): a trillion yuan is no one's.
+MAX_MONEY = 1e12
+# Commission, stamp duty and transfer fees are tenths of a percent of a trade; the minimum
+# commission of an odd lot can exceed a tiny trade, so the bound is a tenth plus this much.
+FEE_FLOOR = 100.0
 
 
 def calendar_date(text: str) -> date | None:
@@ -45,6 +50,29 @@ def price_problem(value: float) -> str | None:
 def shares_problem(value: float) -> str | None:
     if value > MAX_SHARES:
         return f"{value:.6g} 股超过可能的持股数量"
+    return None
+
+
+def whole_shares_problem(value: float) -> str | None:
+    """Shares change hands whole: a fraction of a share is a typo (or a shifted column)."""
+    if not math.isfinite(value) or value != math.floor(value):
+        return f"{value:g} 不是整数股"
+    return None
+
+
+def money_problem(value: float) -> str | None:
+    if not math.isfinite(value) or abs(value) > MAX_MONEY:
+        return f"{value:.6g} 元超过任何账户的金额（上限 1 万亿元）"
+    return None
+
+
+def fee_problem(fees: float, amount: float) -> str | None:
+    """Fees are money paid, never negative, and never most of what they were paid on."""
+    if not math.isfinite(fees) or fees < 0:
+        return f"{fees:g} 元不是有效费用（费用不能为负）"
+    limit = 0.1 * abs(amount) + FEE_FLOOR
+    if fees > limit:
+        return f"费用 {fees:,.2f} 元不合理（成交金额 {amount:,.2f} 元，费用至多 {limit:,.2f} 元）"
     return None
 
 

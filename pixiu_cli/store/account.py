@@ -34,6 +34,7 @@ def _fill(r: dict) -> Fill:
         decision_id=r["decision_id"],
         recorded_at=optional_text(r["recorded_at"]),
         seq=r["id"],
+        contract_kind=optional_text(r.get("contract_kind")),
     )
 
 
