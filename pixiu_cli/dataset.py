@@ -15,7 +15,7 @@ from dataclasses import replace as dataclass_replace
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 
-from pixiu_cli.domain.account import FILL_KINDS
+from pixiu_cli.domain.account import FILL_KINDS, SHARE_KINDS
 from pixiu_cli.domain.codes import normalise_code
 from pixiu_cli.domain.investor import (
     LEDGER,
@@ -31,7 +31,14 @@ from pixiu_cli.domain.investor import (
     Report,
     Signal,
 )
-from pixiu_cli.domain.plausible import price_problem, shares_problem
+from pixiu_cli.domain.plausible import (
+    fee_problem,
+    market_date_problem,
+    money_problem,
+    price_problem,
+    shares_problem,
+    whole_shares_problem,
+)
 from pixiu_cli.domain.vocabulary import NOTE_KINDS, SIDES
 from pixiu_cli.errors import UserError
 from pixiu_cli.market.trading_days import SHANGHAI
@@ -389,20 +396,42 @@ def _unique(items: list, value: Callable, section: str, name: str) -> None:
             raise DatasetError(f"{section}[{i}].{name}：与 {section}[{first[key]}] 重复（{_short(key)}）")
 
 
-_FILL_NUMBERS = ("quantity", "price", "amount", "fees", "cash_change", "balance")
+# the checks a statement's rows pass (statements/checks.py): a ledger arriving as JSON is
+# no more believable than one arriving as a statement
+_FILL_NUMBERS = {
+    "quantity": shares_problem,
+    "price": price_problem,
+    "amount": money_problem,
+    "fees": None,  # against the amount, below
+    "cash_change": money_problem,
+    "balance": money_problem,
+}
 _FILL_TEXTS = ("time", "name", "account", "contract", "origin", "source_file", "recorded_at")
+
+
+def _ledger_day(r: _Row, name: str) -> str:
+    """A day of the account: between the market's first session and tomorrow."""
+    day = r.day(name)
+    if problem := market_date_problem(date.fromisoformat(day), r.now.astimezone(SHANGHAI).date()):
+        raise DatasetError(f"{r.where(name)}：{problem}")
+    return day
 
 
 def _fill(r: _Row, decisions: set[int]) -> dict:
     row = {
         "fill_id": r.text("fill_id"),
-        "day": r.day("day"),
+        "day": _ledger_day(r, "day"),
         "kind": r.text("kind", choices=FILL_KINDS),
         "symbol": r.symbol(required=False),
-        **{name: r.number(name, required=False) for name in _FILL_NUMBERS},
+        **{name: r.number(name, required=False, plausible=check) for name, check in _FILL_NUMBERS.items()},
         **{name: r.text(name, False) for name in _FILL_TEXTS},
         "decision_id": r.whole("decision_id"),
     }
+    whole = whole_shares_problem(row["quantity"] or 0.0) if row["kind"] in SHARE_KINDS else None
+    if whole:
+        raise DatasetError(f"{r.where('quantity')}：{whole}")
+    if problem := fee_problem(row["fees"] or 0.0, row["amount"] or 0.0):
+        raise DatasetError(f"{r.where('fees')}：{problem}")
     if row["decision_id"] is not None and row["decision_id"] not in decisions:
         raise DatasetError(f"{r.where('decision_id')}：decisions 中没有 id 为 {row['decision_id']} 的操作决策")
     row.update(r.carried(row))
@@ -410,7 +439,11 @@ def _fill(r: _Row, decisions: set[int]) -> dict:
 
 
 def _cash(r: _Row) -> dict:
-    row = {"amount": r.number("amount"), "as_of": r.day("as_of"), "source": r.text("source", False)}
+    row = {
+        "amount": r.number("amount", plausible=money_problem),
+        "as_of": _ledger_day(r, "as_of"),
+        "source": r.text("source", False),
+    }
     row["set_at"] = r.text("set_at", False)
     row.update(r.carried(row))
     return {k: v for k, v in row.items() if v is not None}

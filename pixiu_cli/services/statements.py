@@ -114,8 +114,8 @@ def _newer_than_fills(row: dict, had, last_day: str) -> bool:
     return not explained and bool(row["updated_at"]) and row["updated_at"][:10] > last_day
 
 
-def _cash(store: AccountStore, statement: Statement) -> tuple[CashBalance | None, CashBalance | None]:
-    stated, stored = statement.cash, store.cash()
+def _cash(store: AccountStore, statement: Statement, today: date) -> tuple[CashBalance | None, CashBalance | None]:
+    stated, stored = statement.cash, store.cash(today.isoformat())
     if stated is None:
         return None, None
     if stored is not None and stored.as_of > stated.as_of:
@@ -174,7 +174,7 @@ def import_statement(
         plan = plan_fills(store.fills(), statement.fills)
         last_day = max((f.day for f in statement.fills), default="")
         changes = _changes(db, store, plan, last_day)
-        cash, newer_cash = _cash(store, statement)
+        cash, newer_cash = _cash(store, statement, now.date())
         if not dry_run:
             _write(db, plan, changes, cash, cost_method, path.name, now.isoformat(timespec="seconds"), last_day)
     return StatementImport(
