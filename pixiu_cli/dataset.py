@@ -31,14 +31,7 @@ from pixiu_cli.domain.investor import (
     Report,
     Signal,
 )
-from pixiu_cli.domain.plausible import (
-    fee_problem,
-    market_date_problem,
-    money_problem,
-    price_problem,
-    shares_problem,
-    whole_shares_problem,
-)
+from pixiu_cli.domain.plausible import fill_problems, market_date_problem, money_problem, price_problem, shares_problem
 from pixiu_cli.domain.vocabulary import NOTE_KINDS, SIDES
 from pixiu_cli.errors import UserError
 from pixiu_cli.market.trading_days import SHANGHAI
@@ -396,16 +389,7 @@ def _unique(items: list, value: Callable, section: str, name: str) -> None:
             raise DatasetError(f"{section}[{i}].{name}：与 {section}[{first[key]}] 重复（{_short(key)}）")
 
 
-# the checks a statement's rows pass (statements/checks.py): a ledger arriving as JSON is
-# no more believable than one arriving as a statement
-_FILL_NUMBERS = {
-    "quantity": shares_problem,
-    "price": price_problem,
-    "amount": money_problem,
-    "fees": None,  # against the amount, below
-    "cash_change": money_problem,
-    "balance": money_problem,
-}
+_FILL_NUMBERS = ("quantity", "price", "amount", "fees", "cash_change", "balance")
 _FILL_TEXTS = ("time", "name", "account", "contract", "origin", "source_file", "recorded_at")
 
 
@@ -423,15 +407,14 @@ def _fill(r: _Row, decisions: set[int]) -> dict:
         "day": _ledger_day(r, "day"),
         "kind": r.text("kind", choices=FILL_KINDS),
         "symbol": r.symbol(required=False),
-        **{name: r.number(name, required=False, plausible=check) for name, check in _FILL_NUMBERS.items()},
+        **{name: r.number(name, required=False) for name in _FILL_NUMBERS},
         **{name: r.text(name, False) for name in _FILL_TEXTS},
         "decision_id": r.whole("decision_id"),
     }
-    whole = whole_shares_problem(row["quantity"] or 0.0) if row["kind"] in SHARE_KINDS else None
-    if whole:
-        raise DatasetError(f"{r.where('quantity')}：{whole}")
-    if problem := fee_problem(row["fees"] or 0.0, row["amount"] or 0.0):
-        raise DatasetError(f"{r.where('fees')}：{problem}")
+    # the checks a statement's rows pass: a ledger arriving as JSON is no more believable
+    values = {k: row[k] for k in _FILL_NUMBERS if row[k] is not None}
+    for field, problem in fill_problems(moves_shares=row["kind"] in SHARE_KINDS, **values):
+        raise DatasetError(f"{r.where(field)}：{problem}")
     if row["decision_id"] is not None and row["decision_id"] not in decisions:
         raise DatasetError(f"{r.where('decision_id')}：decisions 中没有 id 为 {row['decision_id']} 的操作决策")
     row.update(r.carried(row))

@@ -5,6 +5,7 @@ returns the reason as Chinese text (or None), so every boundary names its own ro
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from datetime import date, timedelta
 
 # The Shanghai exchange's first trading day: no A-share bar or action is older.
@@ -85,3 +86,30 @@ def action_problem(cash_per_share: float, shares_per_share: float, close_before:
     if close_before is not None and cash_per_share >= close_before:
         return f"每股派现 {cash_per_share:g} 元不低于除权前收盘价 {close_before:g} 元"
     return None
+
+
+def fill_problems(
+    *,
+    moves_shares: bool,
+    day: date | None = None,
+    today: date | None = None,
+    quantity: float = 0.0,
+    price: float = 0.0,
+    amount: float | None = None,
+    fees: float = 0.0,
+    cash_change: float | None = None,
+    balance: float | None = None,
+) -> Iterator[tuple[str, str]]:
+    """(field, problem) for each value of a fill no account could have, checked alike at
+    every door fills come in by (a statement, a JSON ledger, a trade told by hand)."""
+    checks = [("day", market_date_problem(day, today) if day is not None and today is not None else None)]
+    if moves_shares:
+        checks.append(("quantity", shares_problem(quantity) or whole_shares_problem(quantity) if quantity else None))
+        checks.append(("price", price_problem(price)))
+    checks += [
+        (f, money_problem(v))
+        for f, v in (("amount", amount), ("cash_change", cash_change), ("balance", balance))
+        if v is not None
+    ]
+    checks.append(("fees", fee_problem(fees, amount or 0.0)))
+    yield from ((field, problem) for field, problem in checks if problem)

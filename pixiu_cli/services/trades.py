@@ -10,7 +10,7 @@ from decimal import Decimal
 
 from pixiu_cli.domain.codes import is_finite_number
 from pixiu_cli.domain.investor import Decision, Holding
-from pixiu_cli.domain.plausible import fee_problem, price_problem, shares_problem, whole_shares_problem
+from pixiu_cli.domain.plausible import fill_problems
 from pixiu_cli.domain.vocabulary import SIDES, side_name
 from pixiu_cli.services.account import Held, derive_positions, held_position, held_shares, sync_holding, trade_day
 from pixiu_cli.services.errors import RequestError
@@ -71,18 +71,12 @@ def _check_sell(db, trade: NewTrade, now: datetime) -> None:
 
 
 def _check_values(trade: NewTrade) -> None:
-    """The checks a statement's trade passes (statements/checks.py): a trade told one at a
-    time is no more believable than one in a file."""
+    """The checks a statement's trade passes: one told one at a time is no more believable."""
     price, quantity, fee = trade.price, trade.quantity, trade.fee
-    if not all(is_finite_number(v) for v in (price, quantity, fee)):
-        return  # not numbers at all: the store says so
-    problem = (
-        price_problem(float(price))
-        or shares_problem(float(quantity))
-        or whole_shares_problem(float(quantity))
-        or (fee_problem(float(fee), float(price) * float(quantity)) if fee >= 0 else None)
-    )
-    if problem:
+    if not all(is_finite_number(v) for v in (price, quantity, fee)) or fee < 0:
+        return  # not a price, a size or a fee at all: the store says so
+    values = dict(quantity=float(quantity), price=float(price), amount=float(price) * float(quantity), fees=float(fee))
+    for _, problem in fill_problems(moves_shares=True, **values):
         raise RequestError(f"不能记录这笔交易：{problem}")
 
 

@@ -10,14 +10,7 @@ from collections.abc import Callable, Iterator
 from datetime import date
 
 from pixiu_cli.domain.account import BUY, SELL, SHARE_KINDS
-from pixiu_cli.domain.plausible import (
-    fee_problem,
-    market_date_problem,
-    money_problem,
-    price_problem,
-    shares_problem,
-    whole_shares_problem,
-)
+from pixiu_cli.domain.plausible import fill_problems
 from pixiu_cli.statements.columns import FEE_FIELDS, FIELD_NAMES, Columns
 from pixiu_cli.statements.kinds import IPO_PAYMENT
 from pixiu_cli.statements.rows import BadCell, Parsed, Skipped
@@ -36,23 +29,14 @@ def _header(columns: Columns, field: str) -> str:
     return columns.headers[columns.index[field]] if columns.has(field) else FIELD_NAMES[field]
 
 
-def _money(p: Parsed | Skipped) -> Iterator[tuple[str, str | None]]:
-    for field in ("amount", "cash_change", "balance"):
-        value = getattr(p, field, None)
-        if value is not None:
-            yield field, money_problem(value)
-
-
 def _problems(p: Parsed, today: date, closed: Closed | None) -> Iterator[tuple[str, str | None]]:
-    yield "day", market_date_problem(date.fromisoformat(p.day), today)
+    day = date.fromisoformat(p.day)
+    yield from fill_problems(
+        moves_shares=p.kind in _SHARES, day=day, today=today, quantity=p.quantity, price=p.price, amount=p.amount,
+        fees=p.fees, cash_change=p.cash_change, balance=p.balance,
+    )  # fmt: skip
     if p.kind in (BUY, SELL) and closed is not None:
         yield "day", closed(p.day)
-    if p.kind in _SHARES and p.quantity:
-        yield "quantity", shares_problem(p.quantity) or whole_shares_problem(p.quantity)
-    if p.kind in _SHARES:
-        yield "price", price_problem(p.price)
-    yield from _money(p)
-    yield "fees", fee_problem(p.fees, p.amount)
 
 
 def check_parsed(p: Parsed, columns: Columns, today: date, closed: Closed | None) -> None:
@@ -65,10 +49,9 @@ def check_parsed(p: Parsed, columns: Columns, today: date, closed: Closed | None
 
 def check_skipped(s: Skipped, columns: Columns, today: date) -> None:
     """A row pixiu does not count still states a day and a balance the cash is read from."""
-    problems = [("day", market_date_problem(date.fromisoformat(s.day), today))] if s.day else []
-    for field, problem in [*problems, *_money(s)]:
-        if problem:
-            raise Implausible(s.line, _header(columns, field), problem)
+    day = date.fromisoformat(s.day) if s.day else None
+    for field, problem in fill_problems(moves_shares=False, day=day, today=today, balance=s.balance):
+        raise Implausible(s.line, _header(columns, field), problem)
 
 
 def _fee_header(columns: Columns) -> str:

@@ -11,7 +11,7 @@ import sqlite3
 
 import pytest
 
-from tests.helpers import clean_env, pixiu_in_process
+from tests.helpers import clean_env, in_process_ok, in_process_refused
 
 NOW = "2025-08-20T16:00"
 REFUSED = "错误：导入失败，未做任何修改："
@@ -23,16 +23,10 @@ def env(pixiu_home):
 
 
 def run(env, *args) -> str:
-    done = pixiu_in_process(env, *args, text=True)
-    assert done.returncode == 0, (args, done.stdout, done.stderr)
-    return done.stdout + done.stderr
+    return in_process_ok(env, *args, warnings=True)
 
 
-def fails(env, *args) -> str:
-    done = pixiu_in_process(env, *args, text=True)
-    assert done.returncode == 1, (args, done.stdout, done.stderr)
-    assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
-    return done.stderr.strip()
+fails = in_process_refused
 
 
 def account(env) -> dict:
