@@ -15,7 +15,7 @@ from dataclasses import replace as dataclass_replace
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 
-from pixiu_cli.domain.account import FILL_KINDS
+from pixiu_cli.domain.account import FILL_KINDS, SHARE_KINDS
 from pixiu_cli.domain.codes import normalise_code
 from pixiu_cli.domain.investor import (
     LEDGER,
@@ -31,7 +31,7 @@ from pixiu_cli.domain.investor import (
     Report,
     Signal,
 )
-from pixiu_cli.domain.plausible import price_problem, shares_problem
+from pixiu_cli.domain.plausible import fill_problems, market_date_problem, money_problem, price_problem, shares_problem
 from pixiu_cli.domain.vocabulary import NOTE_KINDS, SIDES
 from pixiu_cli.errors import UserError
 from pixiu_cli.market.trading_days import SHANGHAI
@@ -393,16 +393,28 @@ _FILL_NUMBERS = ("quantity", "price", "amount", "fees", "cash_change", "balance"
 _FILL_TEXTS = ("time", "name", "account", "contract", "origin", "source_file", "recorded_at")
 
 
+def _ledger_day(r: _Row, name: str) -> str:
+    """A day of the account: between the market's first session and tomorrow."""
+    day = r.day(name)
+    if problem := market_date_problem(date.fromisoformat(day), r.now.astimezone(SHANGHAI).date()):
+        raise DatasetError(f"{r.where(name)}：{problem}")
+    return day
+
+
 def _fill(r: _Row, decisions: set[int]) -> dict:
     row = {
         "fill_id": r.text("fill_id"),
-        "day": r.day("day"),
+        "day": _ledger_day(r, "day"),
         "kind": r.text("kind", choices=FILL_KINDS),
         "symbol": r.symbol(required=False),
         **{name: r.number(name, required=False) for name in _FILL_NUMBERS},
         **{name: r.text(name, False) for name in _FILL_TEXTS},
         "decision_id": r.whole("decision_id"),
     }
+    # the checks a statement's rows pass: a ledger arriving as JSON is no more believable
+    values = {k: row[k] for k in _FILL_NUMBERS if row[k] is not None}
+    for field, problem in fill_problems(moves_shares=row["kind"] in SHARE_KINDS, **values):
+        raise DatasetError(f"{r.where(field)}：{problem}")
     if row["decision_id"] is not None and row["decision_id"] not in decisions:
         raise DatasetError(f"{r.where('decision_id')}：decisions 中没有 id 为 {row['decision_id']} 的操作决策")
     row.update(r.carried(row))
@@ -410,7 +422,11 @@ def _fill(r: _Row, decisions: set[int]) -> dict:
 
 
 def _cash(r: _Row) -> dict:
-    row = {"amount": r.number("amount"), "as_of": r.day("as_of"), "source": r.text("source", False)}
+    row = {
+        "amount": r.number("amount", plausible=money_problem),
+        "as_of": _ledger_day(r, "as_of"),
+        "source": r.text("source", False),
+    }
     row["set_at"] = r.text("set_at", False)
     row.update(r.carried(row))
     return {k: v for k, v in row.items() if v is not None}

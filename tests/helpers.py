@@ -575,8 +575,16 @@ def fake_baostock_env(env: dict[str, str], tmp_path: Path, files: dict[str, Path
     )
 
 
-def in_process_ok(env: dict[str, str], *args: str) -> str:
-    """`pixiu ARGS` in process that must succeed: its stdout."""
+def in_process_ok(env: dict[str, str], *args: str, warnings: bool = False) -> str:
+    """`pixiu ARGS` in process that must succeed: its stdout (with `warnings`, its stderr after it)."""
     done = pixiu_in_process(env, *args, text=True)
     assert done.returncode == 0, (args, done.stdout, done.stderr)
-    return done.stdout
+    return done.stdout + done.stderr if warnings else done.stdout
+
+
+def in_process_refused(env: dict[str, str], *args: str) -> str:
+    """`pixiu ARGS` in process that must fail with one line and no traceback: that line."""
+    done = pixiu_in_process(env, *args, text=True)
+    assert done.returncode == 1, (args, done.stdout, done.stderr)
+    assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    return done.stderr.strip()

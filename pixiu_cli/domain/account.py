@@ -36,6 +36,10 @@ KIND_NAMES = {
     FEE: "扣费",
 }
 
+# Which of the broker's numbers a fill's `contract` is: an order's 合同编号 (its partial
+# fills share it) or a fill's own 成交编号 (unique). Numbers of one kind are comparable.
+ORDER_NUMBER, TRADE_NUMBER = "order", "trade"
+
 COST_METHODS = ("diluted", "average")  # 摊薄成本 | 买入均价
 COST_METHOD_NAMES = {"diluted": "摊薄成本", "average": "持仓均价"}
 
@@ -67,6 +71,7 @@ class Fill:
     decision_id: int | None = None
     recorded_at: str | None = None  # when pixiu wrote it
     seq: int | None = None  # its place in the ledger: later writes have higher numbers
+    contract_kind: str | None = None  # ORDER_NUMBER | TRADE_NUMBER; None: not known (older rows)
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ returns the reason as Chinese text (or None), so every boundary names its own ro
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from datetime import date, timedelta
 
 # The Shanghai exchange's first trading day: no A-share bar or action is older.
@@ -15,6 +16,11 @@ MAX_PRICE = 100_000.0
 MAX_SHARES_PER_SHARE = 10.0
 # Shares held or traded: more than every A-share in issue is not a holding.
 MAX_SHARES = 1e13
+# One account's row of money (a trade, a transfer, a balance): a trillion yuan is no one's.
+MAX_MONEY = 1e12
+# Commission, stamp duty and transfer fees are tenths of a percent of a trade; the minimum
+# commission of an odd lot can exceed a tiny trade, so the bound is a tenth plus this much.
+FEE_FLOOR = 100.0
 
 
 def calendar_date(text: str) -> date | None:
@@ -48,6 +54,29 @@ def shares_problem(value: float) -> str | None:
     return None
 
 
+def whole_shares_problem(value: float) -> str | None:
+    """Shares change hands whole: a fraction of a share is a typo (or a shifted column)."""
+    if not math.isfinite(value) or value != math.floor(value):
+        return f"{value:g} 不是整数股"
+    return None
+
+
+def money_problem(value: float) -> str | None:
+    if not math.isfinite(value) or abs(value) > MAX_MONEY:
+        return f"{value:.6g} 元超过任何账户的金额（上限 1 万亿元）"
+    return None
+
+
+def fee_problem(fees: float, amount: float) -> str | None:
+    """Fees are money paid, never negative, and never most of what they were paid on."""
+    if not math.isfinite(fees) or fees < 0:
+        return f"{fees:g} 元不是有效费用（费用不能为负）"
+    limit = 0.1 * abs(amount) + FEE_FLOOR
+    if fees > limit:
+        return f"费用 {fees:,.2f} 元不合理（成交金额 {amount:,.2f} 元，费用至多 {limit:,.2f} 元）"
+    return None
+
+
 def action_problem(cash_per_share: float, shares_per_share: float, close_before: float | None) -> str | None:
     """A cash dividend below the price it is paid on, and at most ten new shares per share."""
     if shares_per_share > MAX_SHARES_PER_SHARE:
@@ -57,3 +86,30 @@ def action_problem(cash_per_share: float, shares_per_share: float, close_before:
     if close_before is not None and cash_per_share >= close_before:
         return f"每股派现 {cash_per_share:g} 元不低于除权前收盘价 {close_before:g} 元"
     return None
+
+
+def fill_problems(
+    *,
+    moves_shares: bool,
+    day: date | None = None,
+    today: date | None = None,
+    quantity: float = 0.0,
+    price: float = 0.0,
+    amount: float | None = None,
+    fees: float = 0.0,
+    cash_change: float | None = None,
+    balance: float | None = None,
+) -> Iterator[tuple[str, str]]:
+    """(field, problem) for each value of a fill no account could have, checked alike at
+    every door fills come in by (a statement, a JSON ledger, a trade told by hand)."""
+    checks = [("day", market_date_problem(day, today) if day is not None and today is not None else None)]
+    if moves_shares:
+        checks.append(("quantity", shares_problem(quantity) or whole_shares_problem(quantity) if quantity else None))
+        checks.append(("price", price_problem(price)))
+    checks += [
+        (f, money_problem(v))
+        for f, v in (("amount", amount), ("cash_change", cash_change), ("balance", balance))
+        if v is not None
+    ]
+    checks.append(("fees", fee_problem(fees, amount or 0.0)))
+    yield from ((field, problem) for field, problem in checks if problem)

@@ -88,12 +88,13 @@ def _closes(db, symbols: list[str], now: datetime) -> dict[str, Close]:
 def read_account(db, now: datetime, cost_method: str = "diluted") -> AccountView:
     """The account as of `now`: the one derivation every surface reads."""
     from pixiu_cli.market.security_master import security_name
+    from pixiu_cli.market.trading_days import as_shanghai
     from pixiu_cli.store.securities import SecurityMaster
 
     method = check_cost_method(cost_method)
     positions = derive_positions(db, now)
     store = AccountStore(db)
-    stated = store.cash()
+    stated = store.cash(as_shanghai(now).date().isoformat())
     flows = None
     if stated is not None:
         after = stated.fills_before if stated.source == "user" else None

@@ -1,21 +1,27 @@
 """`pixiu trades import`: a broker statement into the account. Every fill is matched against
-what the account already has (its id, or the same stock, side, quantity, price and day: a
-trade told in conversation, or the same fill from another client's export), so importing a
-statement again, or one that overlaps it, adds nothing. The holdings of the stocks it
-touches follow the fills; a stored holding dated after them is kept and both figures
-reported. One transaction: a file that does not read changes nothing."""
+what the account already has (domain/fill_match.py: the broker's number, else the same
+stock, side, quantity, price and day, counted one for one: a trade told in conversation, or
+the same fill from another client's export), so importing a statement again adds nothing
+and one that overlaps it adds only what is new. A trade dated on a day the exchanges were
+shut is refused with its row. The holdings of the stocks it touches follow the fills; a
+stored holding dated after them is kept and both figures reported. One transaction, which
+also reads what the account has: a file that does not read changes nothing, and two imports
+at once never both add one fill."""
 
 from __future__ import annotations
 
 import math
-from collections import Counter, defaultdict, deque
+from collections import Counter
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 
 from pixiu_cli.domain.account import BUY, SELL, CashBalance, Fill
+from pixiu_cli.domain.fill_match import FillPlan, plan_fills
 from pixiu_cli.domain.ledger import positions
 from pixiu_cli.market.security_master import security_name
+from pixiu_cli.market.trading_days import CalendarEnd, holiday_name, is_trading_day
 from pixiu_cli.services.account import sync_holding
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.statements.reader import Statement, read_statement
@@ -52,39 +58,18 @@ class StatementImport:
     unpaid: tuple[Fill, ...]  # new shares at price 0: the statement has no payment for them
 
 
-@dataclass
-class _Plan:
-    added: list[Fill]
-    matched: list[tuple[Fill, Fill]]  # (the fill told one at a time, the statement's)
-    duplicates: int = 0
-
-
-def _loose_key(f: Fill) -> tuple:
-    if f.kind in (BUY, SELL):
-        return (f.symbol, f.kind, round(f.quantity, 4), round(f.price, 4), f.day)
-    return (f.symbol, f.kind, round(f.quantity, 4), round(f.amount, 2), f.day)
-
-
-def _plan(existing: list[Fill], incoming: tuple[Fill, ...]) -> _Plan:
-    ids = {f.fill_id for f in existing}
-    same: dict[tuple, deque[Fill]] = defaultdict(deque)
-    for f in existing:
-        same[_loose_key(f)].append(f)
-    plan = _Plan([], [])
-    for fill in incoming:
-        if fill.fill_id in ids:
-            plan.duplicates += 1
-            continue
-        candidates = same.get(_loose_key(fill))
-        if not candidates:
-            plan.added.append(fill)
-            continue
-        twin = candidates.popleft()
-        if twin.origin == "manual":
-            plan.matched.append((twin, replace(fill, decision_id=twin.decision_id)))
-        else:
-            plan.duplicates += 1  # the same fill from another client's export
-    return plan
+def closed_problem(day: str) -> str | None:
+    """Why the exchanges were shut on `day`, or None (also past the calendar's end on a
+    weekday: that is not known)."""
+    d = date.fromisoformat(day)
+    if d.weekday() >= 5:
+        return f"{day} 是{'周六' if d.weekday() == 5 else '周日'}，交易所休市，不可能有成交"
+    try:
+        if is_trading_day(d):
+            return None
+    except CalendarEnd:
+        return None
+    return f"{day} 是{holiday_name(d) or '休市日'}，交易所休市，不可能有成交"
 
 
 def _check_account(store: AccountStore, statement: Statement, new_account: bool) -> None:
@@ -97,7 +82,7 @@ def _check_account(store: AccountStore, statement: Statement, new_account: bool)
     )
 
 
-def _changes(db, store: AccountStore, plan: _Plan, as_of: str) -> list[tuple[HoldingChange, object]]:
+def _changes(db, store: AccountStore, plan: FillPlan, as_of: str) -> list[tuple[HoldingChange, object]]:
     """Each stock the statement adds fills for: its holding change and the position all its
     fills (the new ones included) add up to. A stock whose only fills are trades already
     told keeps its holding: those trades moved it when they were told."""
@@ -129,8 +114,8 @@ def _newer_than_fills(row: dict, had, last_day: str) -> bool:
     return not explained and bool(row["updated_at"]) and row["updated_at"][:10] > last_day
 
 
-def _cash(store: AccountStore, statement: Statement) -> tuple[CashBalance | None, CashBalance | None]:
-    stated, stored = statement.cash, store.cash()
+def _cash(store: AccountStore, statement: Statement, today: date) -> tuple[CashBalance | None, CashBalance | None]:
+    stated, stored = statement.cash, store.cash(today.isoformat())
     if stated is None:
         return None, None
     if stored is not None and stored.as_of > stated.as_of:
@@ -148,7 +133,7 @@ def _new_decision(db, fill: Fill) -> int:
     return cursor.lastrowid
 
 
-def _write(db, plan: _Plan, changes, cash, method: str, where: str, at: str, as_of: str) -> None:
+def _write(db, plan: FillPlan, changes, cash, method: str, where: str, at: str, as_of: str) -> None:
     store = AccountStore(db)
     with write_transaction(db):
         for fill in plan.added:
@@ -180,15 +165,18 @@ def import_statement(
     new_account: bool = False,
     cost_method: str = "diluted",
 ) -> StatementImport:
-    statement = read_statement(path, broker, skip_bad, today=now.date())
+    statement = read_statement(path, broker, skip_bad, today=now.date(), closed=closed_problem)
     store = AccountStore(db)
-    _check_account(store, statement, new_account)
-    plan = _plan(store.fills(), statement.fills)
-    last_day = max((f.day for f in statement.fills), default="")
-    changes = _changes(db, store, plan, last_day)
-    cash, newer_cash = _cash(store, statement)
-    if not dry_run:
-        _write(db, plan, changes, cash, cost_method, path.name, now.isoformat(timespec="seconds"), last_day)
+    # what the account has is read under the write lock: an import running at the same time
+    # waits, then sees this one's fills
+    with nullcontext() if dry_run else write_transaction(db):
+        _check_account(store, statement, new_account)
+        plan = plan_fills(store.fills(), statement.fills)
+        last_day = max((f.day for f in statement.fills), default="")
+        changes = _changes(db, store, plan, last_day)
+        cash, newer_cash = _cash(store, statement, now.date())
+        if not dry_run:
+            _write(db, plan, changes, cash, cost_method, path.name, now.isoformat(timespec="seconds"), last_day)
     return StatementImport(
         statement.layout,
         dry_run,

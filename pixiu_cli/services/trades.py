@@ -8,7 +8,9 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from decimal import Decimal
 
+from pixiu_cli.domain.codes import is_finite_number
 from pixiu_cli.domain.investor import Decision, Holding
+from pixiu_cli.domain.plausible import fill_problems
 from pixiu_cli.domain.vocabulary import SIDES, side_name
 from pixiu_cli.services.account import Held, derive_positions, held_position, held_shares, sync_holding, trade_day
 from pixiu_cli.services.errors import RequestError
@@ -68,9 +70,20 @@ def _check_sell(db, trade: NewTrade, now: datetime) -> None:
         raise RequestError(f"卖出数量 {float(trade.quantity):g} 超过持仓 {float(held):g} 股")
 
 
+def _check_values(trade: NewTrade) -> None:
+    """The checks a statement's trade passes: one told one at a time is no more believable."""
+    price, quantity, fee = trade.price, trade.quantity, trade.fee
+    if not all(is_finite_number(v) for v in (price, quantity, fee)) or fee < 0:
+        return  # not a price, a size or a fee at all: the store says so
+    values = dict(quantity=float(quantity), price=float(price), amount=float(price) * float(quantity), fees=float(fee))
+    for _, problem in fill_problems(moves_shares=True, **values):
+        raise RequestError(f"不能记录这笔交易：{problem}")
+
+
 def record_trade(db, trade: NewTrade, at: str, cost_method: str = "diluted") -> RecordedTrade:
     if trade.side not in SIDES:
         raise RequestError(f"买卖方向只能是 {' / '.join(SIDES)}，而不是 {trade.side!r}")
+    _check_values(trade)
     decided_at = _decided_at(trade, at)
     now = datetime.fromisoformat(at)
     try:

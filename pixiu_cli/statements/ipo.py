@@ -69,9 +69,10 @@ def _allotment(group: Group, rows: list[Parsed], shares: float, **fields) -> Par
 
 def _merged(allotment: Parsed, group: Group) -> Parsed:
     first = group[0]
+    numbered = first if first.contract else allotment
     return _allotment(
         group, [*group, allotment], allotment.quantity, symbol=allotment.symbol, name=allotment.name or first.name,
-        account=allotment.account or first.account, contract=first.contract or allotment.contract,
+        account=allotment.account or first.account, contract=numbered.contract, contract_kind=numbered.contract_kind,
     )  # fmt: skip
 
 

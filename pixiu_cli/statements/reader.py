@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
-from pixiu_cli.domain.account import ALLOTMENT, CashBalance, Fill
+from pixiu_cli.domain.account import ALLOTMENT, TRADE_NUMBER, CashBalance, Fill
+from pixiu_cli.statements.checks import Closed, check_parsed, check_skipped
 from pixiu_cli.statements.columns import Columns, looks_like_header, map_header, needed_text
 from pixiu_cli.statements.decode import decode
 from pixiu_cli.statements.errors import StatementError
@@ -55,12 +56,14 @@ def _header(table: list[Row]) -> tuple[int, Columns]:
 
 def _fill_id(p: Parsed, seen: Counter) -> str:
     """The broker's own number where the statement has one, else a digest of the fields;
-    with the n-th occurrence of the same key, so two identical partial fills stay two."""
+    with the n-th occurrence of the same key, so two identical rows (partial fills of one
+    order, under its 合同编号, or rows without a number) stay two. A 成交编号 names one fill:
+    the same one twice is one row written twice."""
     if p.contract:
         key = f"c|{p.account or ''}|{p.day}|{p.symbol or ''}|{p.kind}|{p.contract}"
     else:
         key = f"h|{p.account or ''}|{p.day}|{p.time or ''}|{p.symbol or ''}|{p.kind}|{p.quantity:g}|{p.price:g}|{p.amount:.2f}"
-    seen[key] += 1
+    seen[key] = 1 if p.contract_kind == TRADE_NUMBER else seen[key] + 1
     return hashlib.sha256(f"{key}|{seen[key]}".encode()).hexdigest()[:16]
 
 
@@ -68,20 +71,26 @@ def _descending(parsed: list[Parsed]) -> bool:
     return len(parsed) > 1 and parsed[0].day > parsed[-1].day
 
 
-def _fills(parsed: list[Parsed], descending: bool) -> tuple[Fill, ...]:
+_REPEATED = "重复的成交编号（同一笔成交写了两次）"
+
+
+def _fills(parsed: list[Parsed], descending: bool) -> tuple[tuple[Fill, ...], list[Skipped]]:
     # A statement listed newest first is read oldest first; rows of one moment keep their order.
     order = sorted(range(len(parsed)), key=lambda i: (parsed[i].day, parsed[i].time or "", -i if descending else i))
     seen: Counter = Counter()
-    out = []
+    out: dict[str, Fill] = {}
+    repeated = []
     for i in order:
         p = parsed[i]
-        out.append(
-            Fill(
-                _fill_id(p, seen), p.day, p.time, p.kind, p.symbol, p.name, p.quantity, p.price, p.amount,
-                p.fees, p.cash_change, p.balance, p.account, p.contract,
-            )
+        fill_id = _fill_id(p, seen)
+        if fill_id in out:
+            repeated.append(Skipped(p.line, _REPEATED, p.day))
+            continue
+        out[fill_id] = Fill(
+            fill_id, p.day, p.time, p.kind, p.symbol, p.name, p.quantity, p.price, p.amount, p.fees,
+            p.cash_change, p.balance, p.account, p.contract, contract_kind=p.contract_kind,
         )  # fmt: skip
-    return tuple(out)
+    return tuple(out.values()), repeated
 
 
 def _cash(parsed: list[Parsed], skipped: list[Skipped]) -> CashBalance | None:
@@ -97,13 +106,17 @@ def _cash(parsed: list[Parsed], skipped: list[Skipped]) -> CashBalance | None:
     return CashBalance(balance, day, "statement")
 
 
-def _read_rows(table: list[Row], columns: Columns, skip_bad: bool, today: str):
+def _read_rows(table: list[Row], columns: Columns, skip_bad: bool, today: date, closed: Closed | None):
     parsed: list[Parsed] = []
     skipped: list[Skipped] = []
     bad: list[BadCell] = []
     for row in table:
         try:
-            result = read_row(row, columns, today)
+            result = read_row(row, columns, today.isoformat())
+            if isinstance(result, Parsed):
+                check_parsed(result, columns, today, closed)
+            elif isinstance(result, Skipped):
+                check_skipped(result, columns, today)
         except BadCell as exc:
             bad.append(exc)
             continue
@@ -122,7 +135,10 @@ def _unknown(skipped: list[Skipped]) -> dict[str, int]:
     return dict(counts.most_common())
 
 
-def read_statement(path: Path, broker: str = "auto", skip_bad: bool = False, *, today: date) -> Statement:
+def read_statement(
+    path: Path, broker: str = "auto", skip_bad: bool = False, *, today: date, closed: Closed | None = None
+) -> Statement:
+    """`closed` says why the exchanges were shut on a day (a trade dated then is refused)."""
     if broker not in BROKERS:
         raise StatementError(f"--broker 只能是 {'、'.join(BROKERS)}，而不是 {broker!r}")
     try:
@@ -132,11 +148,11 @@ def read_statement(path: Path, broker: str = "auto", skip_bad: bool = False, *, 
     table = _table(data)
     start, columns = _header(table)
     layout = require_layout(columns, broker) if broker != "auto" else detect_layout(columns)
-    parsed, skipped, bad = _read_rows(table[start + 1 :], columns, skip_bad, today.isoformat())
+    parsed, skipped, bad = _read_rows(table[start + 1 :], columns, skip_bad, today, closed)
     cash = _cash(parsed, skipped)  # every row's balance, the payments paired below included
     paired, unanswered = pair_new_shares(parsed)
-    fills = _fills(paired, _descending(parsed))
+    fills, repeated = _fills(paired, _descending(parsed))
     accounts = frozenset(f.account for f in fills if f.account)
-    known = tuple(sorted((s for s in skipped + unanswered if not s.unknown), key=lambda s: s.line))
+    known = tuple(sorted((s for s in skipped + unanswered + repeated if not s.unknown), key=lambda s: s.line))
     unpaid = tuple(f for f in fills if f.kind == ALLOTMENT and f.price == 0)
     return Statement(layout, fills, known, tuple(bad), accounts, cash, _unknown(skipped), unpaid)

@@ -9,18 +9,33 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pixiu_cli.domain.account import ALLOTMENT, BONUS, HOLDING_CASH_KINDS, SHARE_KINDS
+from pixiu_cli.domain.account import ALLOTMENT, BONUS, HOLDING_CASH_KINDS, ORDER_NUMBER, SHARE_KINDS, TRADE_NUMBER
 from pixiu_cli.statements.columns import FEE_FIELDS, Columns
 from pixiu_cli.statements.kinds import IPO_PAYMENT, REPO_CODE, REPO_REASON, kind_of
 from pixiu_cli.statements.table import Row
 from pixiu_cli.statements.values import code_of, day_of, number_of, time_of
 
 _SUMMARY = re.compile(r"合计|汇总|总计|共计|小计|^共\s*\d+|查询|打印|币种|人民币|^[-=\s]+$")
+# A security's name as clients print it (*ST康美, 万科A, N盛景微, 平银转债): letters, digits
+# and a few marks. Anything else (a spreadsheet formula, markup, a link) is no name: the
+# name pixiu shows is the security master's in any case, the statement's only a fallback.
+_NAME = re.compile(r"[\w*&.\- ]{1,20}")
 
 
 class BadCell(ValueError):
     def __init__(self, line: int, header: str, value: str, problem: str):
         super().__init__(f"第 {line} 行「{header}」：{problem} {value!r}")
+        self.line = line
+
+
+class ShiftedRow(BadCell):
+    """More cells than the header has columns: a comma inside a field (an unquoted name) has
+    moved every later cell one column on, so no cell of the row can be trusted."""
+
+    def __init__(self, line: int, cells: int, columns: int):
+        ValueError.__init__(
+            self, f"第 {line} 行有 {cells} 列，表头只有 {columns} 列（字段中有未加引号的逗号？各列已错位）"
+        )
         self.line = line
 
 
@@ -50,6 +65,7 @@ class Parsed:
     balance: float | None
     account: str | None
     contract: str | None
+    contract_kind: str | None = None  # ORDER_NUMBER | TRADE_NUMBER
 
 
 @dataclass(frozen=True)
@@ -80,7 +96,17 @@ class _Cells:
             raise BadCell(self.row.line, self.header(field), raw, "不是数字") from None
 
     def fees(self) -> float:
-        return sum(abs(self.number(f) or 0.0) for f in FEE_FIELDS)
+        total = 0.0
+        for field in FEE_FIELDS:
+            value = self.number(field) or 0.0
+            if value < 0:
+                raise BadCell(self.row.line, self.header(field), self.text(field), "费用不能为负")
+            total += value
+        return total
+
+    def width(self) -> int:
+        """The cells up to the last one that is not empty."""
+        return max((i + 1 for i, cell in enumerate(self.row.cells) if cell), default=0)
 
 
 def _summary(row: Row) -> bool:
@@ -96,6 +122,8 @@ def read_row(row: Row, columns: Columns, today: str) -> Parsed | Skipped | None:
         if not raw_day or _summary(row) or not any(ch.isdigit() for ch in raw_day):
             return None
         raise BadCell(row.line, cells.header("day"), raw_day, "不是日期")
+    if cells.width() > len(columns.headers):
+        raise ShiftedRow(row.line, cells.width(), len(columns.headers))
     if day > today:
         raise FutureRow(row.line, day, today)
     action = cells.text("action")
@@ -164,14 +192,16 @@ def _payment_row(cells: _Cells, day: str, time: str | None) -> Parsed | Skipped:
 
 
 def _parsed(cells: _Cells, day, time, kind, symbol, quantity, price, amount) -> Parsed:
-    contract = cells.text("trade_no") or cells.text("contract") or None
+    trade_no = cells.text("trade_no")
+    contract = trade_no or cells.text("contract") or None
+    name = cells.text("name")
     return Parsed(
         cells.row.line,
         day,
         time,
         kind,
         symbol,
-        cells.text("name") or None,
+        name if _NAME.fullmatch(name) else None,
         quantity,
         price,
         round(amount, 2),
@@ -180,4 +210,5 @@ def _parsed(cells: _Cells, day, time, kind, symbol, quantity, price, amount) -> 
         cells.number("balance"),
         cells.text("account") or None,
         contract,
+        (TRADE_NUMBER if trade_no else ORDER_NUMBER) if contract else None,
     )

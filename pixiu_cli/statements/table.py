@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from html.parser import HTMLParser
@@ -23,7 +24,9 @@ _FORCED = re.compile(r'^="?(.*?)"?$')
 
 
 def clean(cell: str) -> str:
-    text = cell.replace("\u3000", " ").strip()
+    """The cell as one spelling: NFKC before anything reads it, so ６００５１９ is 600519 and
+    １００ is 100 (one stock, one number, however the client widened them)."""
+    text = unicodedata.normalize("NFKC", cell).strip()
     if text.startswith("="):
         text = _FORCED.match(text).group(1)
     return text.strip("'\" ")

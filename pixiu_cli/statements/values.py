@@ -7,6 +7,8 @@ import math
 import re
 from datetime import date
 
+from pixiu_cli.domain.codes import normalise_code
+
 _DAY = re.compile(r"(\d{4})\s*[-/.年]\s*(\d{1,2})\s*[-/.月]\s*(\d{1,2})\s*日?")
 _COMPACT_DAY = re.compile(r"(\d{4})(\d{2})(\d{2})")
 _TIME = re.compile(r"(\d{1,2}):?(\d{2}):?(\d{2})?")
@@ -46,8 +48,7 @@ def number_of(text: str) -> float | None:
 
 
 def code_of(text: str) -> str | None:
-    """Six digits; a code Excel stripped of its leading zeros (333) gets them back."""
+    """Six ASCII digits, however the client spelled them (６００５１９); a code Excel stripped
+    of its leading zeros (333) gets them back."""
     digits = text.strip()
-    if re.fullmatch(r"\d{1,6}", digits):
-        return digits.zfill(6)
-    return None
+    return normalise_code(digits.zfill(6)) if 0 < len(digits) <= 6 else None

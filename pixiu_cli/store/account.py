@@ -34,6 +34,7 @@ def _fill(r: dict) -> Fill:
         decision_id=r["decision_id"],
         recorded_at=optional_text(r["recorded_at"]),
         seq=r["id"],
+        contract_kind=optional_text(r.get("contract_kind")),
     )
 
 
@@ -94,9 +95,11 @@ class AccountStore:
             {"amount": cash.amount, "as_of": cash.as_of, "source": cash.source, "set_at": at, "fills_before": last}
         )
 
-    def cash(self) -> CashBalance | None:
-        """The latest statement of the balance: by its day, then the one said last."""
-        rows = _rows(self.db, "select * from account_cash order by as_of desc, id desc limit 1")
+    def cash(self, through: str | None = None) -> CashBalance | None:
+        """The latest statement of the balance: by its day, then the one said last; with
+        `through` (a day), none dated after it (a balance from the future pins nothing)."""
+        where, params = ("where as_of <= ?", [through]) if through else ("", [])
+        rows = _rows(self.db, f"select * from account_cash {where} order by as_of desc, id desc limit 1", params)
         if not rows:
             return None
         r = rows[0]

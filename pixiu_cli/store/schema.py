@@ -645,3 +645,10 @@ def m029_cash_fills_before(db: Database) -> None:
     # A stated balance is the account after every fill written before it: the ledger's last id
     # then, so a trade told later the same day moves it and one told earlier does not.
     db["account_cash"].add_column("fills_before", int)
+
+
+@migrations()
+def m030_fill_contract_kind(db: Database) -> None:
+    # Which broker number a fill's contract is (order: 合同编号, trade: 成交编号): two
+    # statements' numbers of one kind decide whether two fills are one. NULL on older rows.
+    db["account_fills"].add_column("contract_kind", str)

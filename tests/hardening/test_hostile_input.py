@@ -28,7 +28,7 @@ import shlex
 import sqlite3
 import subprocess
 import unicodedata
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 
 import pexpect
 import pytest
@@ -471,6 +471,9 @@ documents = st.fixed_dictionaries(
 # Documents that pass validation, with hostile text in every free-text field: for the
 # store-and-export round trip (the strategy above is mostly rejected, by design).
 finite_floats = st.floats(allow_nan=False, allow_infinity=False)
+# an account's days run from the market's first session to today; its money below ¥1 trillion
+ledger_days = st.dates(min_value=date(1990, 12, 19), max_value=NOW.date()).map(lambda d: d.isoformat())
+ledger_money = st.floats(-1e12, 1e12)
 text_field = texts(max_pieces=6).map(lambda t: "x" + t)  # never blank
 storable_json = st.recursive(
     st.one_of(st.none(), st.booleans(), st.integers(), HUGE, finite_floats, texts(max_pieces=4)),
@@ -615,10 +618,15 @@ valid_documents = st.fixed_dictionaries(
                     valid_row(
                         {
                             "fill_id": text_field,
-                            "day": st.dates().map(lambda d: d.isoformat()),
+                            "day": ledger_days,
                             "kind": st.sampled_from(FILL_KINDS),
                             "symbol": disguised_codes,
-                            **dict.fromkeys(("quantity", "price", "amount", "fees", "cash_change"), finite_floats),
+                            # what a ledger can hold (domain/plausible.py): whole shares, an
+                            # A-share price, money below ¥1 trillion, fees below ¥100
+                            "quantity": st.integers(0, 10**12).map(float),
+                            "price": st.floats(0, 1e5),
+                            **dict.fromkeys(("amount", "cash_change"), ledger_money),
+                            "fees": st.floats(0, 100),
                             **dict.fromkeys(("time", "name", "account", "origin", "source_file"), text_field),
                         },
                         ("fill_id", "day", "kind"),
@@ -628,12 +636,7 @@ valid_documents = st.fixed_dictionaries(
                 ),
                 "cash": st.lists(
                     valid_row(
-                        {
-                            "amount": finite_floats,
-                            "as_of": st.dates().map(lambda d: d.isoformat()),
-                            "source": text_field,
-                            "set_at": text_field,
-                        },
+                        {"amount": ledger_money, "as_of": ledger_days, "source": text_field, "set_at": text_field},
                         ("amount", "as_of"),
                     ),
                     max_size=2,

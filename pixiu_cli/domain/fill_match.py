@@ -1,0 +1,79 @@
+"""Which of a statement's fills the account already has. The broker's number is a fill's
+identity: two fills whose numbers are of one kind (two 成交编号, two 合同编号) are one fill
+only when the numbers are equal, however alike the rest is, so a morning and an afternoon
+export of two equal fills give two fills. Fills without comparable numbers (a client that
+writes none, another client's kind of number, a trade told in conversation) are matched
+on what they say (stock, side, quantity, price, day), each stored fill standing for one
+incoming fill at most: multiplicity counts, so two equal rows are two fills and a file with
+three of them after one with two adds one."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field, replace
+
+from pixiu_cli.domain.account import BUY, SELL, Fill
+
+MANUAL = "manual"
+
+
+def loose_key(f: Fill) -> tuple:
+    """What a fill says, without the numbers and times clients write differently."""
+    if f.kind in (BUY, SELL):
+        return (f.symbol, f.kind, round(f.quantity, 4), round(f.price, 4), f.day)
+    return (f.symbol, f.kind, round(f.quantity, 4), round(f.amount, 2), f.day)
+
+
+def _minute(f: Fill) -> str | None:
+    return f.time[:5] if f.time else None
+
+
+def could_be_same(new: Fill, had: Fill) -> bool:
+    """Two fills saying the same: one fill, unless their numbers or times tell them apart.
+    A trade told in conversation carries neither (its time is when it was told)."""
+    if had.origin == MANUAL:
+        return True
+    if new.contract and had.contract and new.contract_kind and new.contract_kind == had.contract_kind:
+        return new.contract == had.contract and (not (new.account and had.account) or new.account == had.account)
+    # numbers of different kinds (or an older row's, kind unknown): the time of the fill
+    # still tells a morning fill from an afternoon one
+    return _minute(new) is None or _minute(had) is None or _minute(new) == _minute(had)
+
+
+@dataclass
+class FillPlan:
+    added: list[Fill] = field(default_factory=list)
+    matched: list[tuple[Fill, Fill]] = field(default_factory=list)  # (the fill told by hand, the statement's)
+    duplicates: int = 0
+
+
+def plan_fills(existing: list[Fill], incoming: tuple[Fill, ...]) -> FillPlan:
+    """The incoming fills that are new, the ones that are a trade told by hand, and how many
+    the account already has (by id first, so a stored fill matched by its id is not also
+    taken for another incoming fill)."""
+    plan = FillPlan()
+    by_id = {f.fill_id for f in existing}
+    seen: set[str] = set()
+    rest = []
+    for fill in incoming:
+        if fill.fill_id in by_id or fill.fill_id in seen:
+            plan.duplicates += 1
+        else:
+            rest.append(fill)
+        seen.add(fill.fill_id)
+    open_: dict[tuple, list[Fill]] = defaultdict(list)
+    for f in existing:
+        if f.fill_id not in seen:
+            open_[loose_key(f)].append(f)
+    for fill in rest:
+        candidates = open_.get(loose_key(fill), [])
+        twin = next((f for f in candidates if could_be_same(fill, f)), None)
+        if twin is None:
+            plan.added.append(fill)
+            continue
+        candidates.remove(twin)
+        if twin.origin == MANUAL:
+            plan.matched.append((twin, replace(fill, decision_id=twin.decision_id)))
+        else:
+            plan.duplicates += 1  # the same fill from another client's export
+    return plan
