@@ -493,6 +493,46 @@ class CsvSource:
         pass
 
 
+# -- akshare 1.19.5's return shapes (pandas frames built as akshare builds them, no network) --
+
+
+def akshare_frame(records, date_column=None):
+    """A DataFrame of `records`; akshare's bar functions end with
+    `pd.to_datetime(df[date_column], errors="coerce").dt.date`, and so does this."""
+    import pandas as pd
+
+    temp_df = pd.DataFrame(records)
+    if date_column:
+        temp_df[date_column] = pd.to_datetime(temp_df[date_column], errors="coerce").dt.date
+    return temp_df
+
+
+def akshare_dividend_frame(rows):
+    """`stock_history_dividend_detail(indicator="分红")` as akshare 1.19.5 builds it: the
+    scraped table's text cells, then akshare's own conversions, so a plan row's empty
+    除权除息日 ("--") becomes NaT exactly as it does for a real stock."""
+    import pandas as pd
+
+    columns = ["公告日期", "送股", "转增", "派息", "进度", "除权除息日", "股权登记日", "红股上市日"]
+    temp_df = pd.DataFrame(rows, columns=columns)
+    temp_df["公告日期"] = pd.to_datetime(temp_df["公告日期"], errors="coerce").dt.date
+    temp_df["送股"] = pd.to_numeric(temp_df["送股"], errors="coerce")
+    temp_df["转增"] = pd.to_numeric(temp_df["转增"], errors="coerce")
+    temp_df["派息"] = pd.to_numeric(temp_df["派息"], errors="coerce")
+    for column in ("除权除息日", "股权登记日", "红股上市日"):
+        temp_df[column] = pd.to_datetime(temp_df[column], format="%Y-%m-%d", errors="coerce").dt.date
+    return temp_df
+
+
+def akshare_trade_date_frame(days):
+    """`tool_trade_date_hist_sina()` as akshare builds it: a `trade_date` column of dates."""
+    import pandas as pd
+
+    temp_df = pd.DataFrame(days, columns=["trade_date"])
+    temp_df["trade_date"] = pd.to_datetime(temp_df["trade_date"]).dt.date
+    return temp_df
+
+
 # A stand-in for the baostock package (its functions and ResultData shape, no network) that
 # serves each exchange-prefixed code from its own CSV: FAKE_BAOSTOCK_FILES maps "sz.000333"
 # to a file; FAKE_BAOSTOCK_DOWN names a code whose query fails as a dropped connection does.

@@ -40,6 +40,7 @@ def sync_report(source: str, done) -> SyncReport:
         if not o.error:
             lines.append(f"{_label(o.symbol)}：新增 {o.rows} 条" + (f"（{o.first} 至 {o.last}）" if o.rows else ""))
             lines += [suspect_line(o.symbol, gap) for gap in o.suspects]
+            lines += o.refused
     lines += done.refreshed.lines()
     failed = done.failed
     error = None
