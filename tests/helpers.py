@@ -533,6 +533,71 @@ def akshare_trade_date_frame(days):
     return temp_df
 
 
+def stock_news_em_frame(rows):
+    """`stock_news_em(symbol=…)` as akshare builds it: the search API's records renamed to
+    Chinese columns, 关键词 set to the code, text columns only (发布时间 is the API's text)."""
+    import pandas as pd
+
+    raw = pd.DataFrame(
+        [
+            {
+                "date": r["time"],
+                "mediaName": r["source"],
+                "code": "x",
+                "title": r["title"],
+                "content": r["content"],
+                "url": r["url"],
+                "image": "",
+            }
+            for r in rows
+        ]
+    )
+    raw = raw.rename(
+        columns={
+            "date": "发布时间",
+            "mediaName": "文章来源",
+            "code": "-",
+            "title": "新闻标题",
+            "content": "新闻内容",
+            "url": "新闻链接",
+            "image": "-",
+        }
+    )
+    raw["关键词"] = rows[0]["symbol"] if rows else ""
+    return raw[["关键词", "新闻标题", "新闻内容", "发布时间", "文章来源", "新闻链接"]]
+
+
+def cninfo_frame(rows):
+    """`stock_zh_a_disclosure_report_cninfo(...)` as akshare builds it: announcementTime in
+    epoch milliseconds → pandas datetime → Beijing → naive → str; 公告链接 built from the ids."""
+    import pandas as pd
+
+    if not rows:
+        return pd.DataFrame(columns=["代码", "简称", "公告标题", "公告时间", "公告链接"])
+    df = pd.DataFrame(
+        [
+            {
+                "secCode": r["symbol"],
+                "secName": r["name"],
+                "announcementTitle": r["title"],
+                "announcementTime": r["ms"],
+                "announcementId": r["id"],
+                "orgId": "gssh0600519",
+            }
+            for r in rows
+        ]
+    ).rename(
+        columns={"secCode": "代码", "secName": "简称", "announcementTitle": "公告标题", "announcementTime": "公告时间"}
+    )
+    df["公告时间"] = pd.to_datetime(df["公告时间"], unit="ms", utc=True, errors="coerce")
+    df["公告时间"] = df["公告时间"].dt.tz_convert("Asia/Shanghai").dt.tz_localize(None).astype(str)
+    df["公告链接"] = [
+        f"http://www.cninfo.com.cn/new/disclosure/detail?stockCode={c}&announcementId={i}&orgId={o}&announcementTime={t}"
+        for c, i, o, t in zip(df["代码"], df["announcementId"], df["orgId"], df["公告时间"])
+    ]
+    return df[["代码", "简称", "公告标题", "公告时间", "公告链接"]]
+
+
 # A stand-in for the baostock package (its functions and ResultData shape, no network) that
 # serves each exchange-prefixed code from its own CSV: FAKE_BAOSTOCK_FILES maps "sz.000333"
 # to a file; FAKE_BAOSTOCK_DOWN names a code whose query fails as a dropped connection does.
