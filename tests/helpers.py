@@ -598,6 +598,12 @@ def cninfo_frame(rows):
     return df[["代码", "简称", "公告标题", "公告时间", "公告链接"]]
 
 
+def news_sync(monkeypatch, home: Path, fake, *codes: str, now: str = "2026-11-30T16:00:00") -> CliResult:
+    """`pixiu news sync CODES…` in process, with `fake` standing in for the akshare package."""
+    monkeypatch.setitem(sys.modules, "akshare", fake)
+    return pixiu_in_process(clean_env(home, PIXIU_NOW=now), "news", "sync", *codes, text=True)
+
+
 # A stand-in for the baostock package (its functions and ResultData shape, no network) that
 # serves each exchange-prefixed code from its own CSV: FAKE_BAOSTOCK_FILES maps "sz.000333"
 # to a file; FAKE_BAOSTOCK_DOWN names a code whose query fails as a dropped connection does.

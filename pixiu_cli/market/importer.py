@@ -15,8 +15,8 @@ from pixiu_cli.domain.market import BarSeries, CorporateAction, SeriesWrite
 from pixiu_cli.domain.securities import Security
 from pixiu_cli.market.adjust import ADJUST_MODES, unadjust
 from pixiu_cli.market.csv_source import CsvImportError, bar_columns, check_title, parse_actions, parse_bars, read_text
-from pixiu_cli.market.gaps import SuspectGap, series_gaps
-from pixiu_cli.market.gate import PriceColumns, action_refusal
+from pixiu_cli.market.gaps import PriceColumns, SuspectGap, series_gaps
+from pixiu_cli.market.gate import action_refusal
 from pixiu_cli.store.market import MarketStore
 from pixiu_cli.store.securities import SecurityMaster
 
@@ -38,7 +38,7 @@ class ImportResult:
 def _check_actions_against_prices(actions: list[CorporateAction], series: BarSeries, today: date) -> None:
     """Each action through the gate every source's actions pass, against the file's own bars:
     ¥1,000 on a ¥10 stock, or an ex-date open far from the reference price, is a typo."""
-    prices = PriceColumns(series.symbol, series.dates, series.open, series.close, series.is_st)
+    prices = PriceColumns.of_series(series)
     for action in actions:
         if problem := action_refusal(action, prices, today):
             raise CsvImportError(f"除权除息 {action.ex_date}：{problem.text()}")

@@ -1,4 +1,6 @@
 """`pixiu data sync`: fetch new bars and actions for each symbol, one transaction per symbol.
+What a source returns passes the plausibility gate (market/gate.py) first: what it refuses is
+left out and named, the rest is stored.
 When the source fails, what is stored stays, the symbol is marked stale, and the failure is
 one line naming the source and the reason; after a failure that is not about one symbol
 (not installed, login, timeout) the remaining symbols are not tried."""
@@ -11,8 +13,8 @@ from datetime import date, datetime, timedelta
 
 from pixiu_cli.domain.market import Bar, SeriesWrite
 from pixiu_cli.market.calendar import calendar_mismatches
-from pixiu_cli.market.gaps import SuspectGap, suspect_gaps
-from pixiu_cli.market.gate import PriceColumns, screen_actions, screen_bars
+from pixiu_cli.market.gaps import PriceColumns, SuspectGap, suspect_gaps
+from pixiu_cli.market.gate import screen_actions, screen_bars
 from pixiu_cli.market.security_master import refresh_master
 from pixiu_cli.market.sources import PriceSource, SourceError
 from pixiu_cli.market.trading_days import write_refresh
@@ -51,7 +53,7 @@ def sync_symbol(market: MarketStore, source: PriceSource, symbol: str, since: st
     # a bar before the days asked is one the source added unasked; the rest pass the gate,
     # which names what it keeps out (a bar dated 9999-12-31, 2025-02-30 or on a Saturday)
     asked = (b for b in source.daily_bars(symbol, start, end) if b.date >= start)
-    bars, refused_bars = screen_bars(source.name, symbol, asked, today)
+    bars, refused_bars = screen_bars(source.name, symbol, asked, today, set(market.trading_days(start, end)))
     first_stored = market.series([symbol])[0].first or start
     fetched = source.actions(symbol, min(first_stored, start), end)
     prices = PriceColumns.merged(symbol, market.bars(symbol), bars) if fetched else None

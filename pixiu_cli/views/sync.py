@@ -1,6 +1,7 @@
 """What a market-data sync says, for `pixiu data sync` and the REPL's /sync alike: a line per
-series that got bars, the suspected ex-rights gaps, what was recomputed, and at most one
-warning (the calendar) and one error (the failure, with what was kept)."""
+series that got bars, the suspected ex-rights gaps, a line per bar or action the plausibility
+gate kept out, what was recomputed, and at most one warning (the calendar) and one error (the
+failure, with what was kept)."""
 
 from __future__ import annotations
 

@@ -35,6 +35,11 @@ from tests.helpers import (
 NOW = datetime(2024, 3, 11, 16, 0, tzinfo=SHANGHAI)  # a Monday, after the close
 
 
+def synced(db, source, symbol, since, now=NOW):
+    """One symbol's sync outcome."""
+    return sync(MarketStore(db), SecurityMaster(db), source, [symbol], since=since, now=now)[0]
+
+
 def sina_frame(rows):
     """`stock_zh_a_daily(adjust="")` as akshare builds it: English columns, dates via
     `pd.to_datetime(..., errors="coerce").dt.date`, volume in shares."""
@@ -71,7 +76,7 @@ def test_akshare_absurd_dividend_and_bonus_shares_are_refused_and_the_bars_store
         dividend_row("2024-03-06", bonus="1e300"),  # 1e299 new shares a share
     ]
     source = AkshareSource(timeout=5, module=fake_akshare([*FLAT_50, saturday], dividends))
-    outcome = sync(MarketStore(db), SecurityMaster(db), source, ["600000"], since="2024-03-01", now=NOW)[0]
+    outcome = synced(db, source, "600000", "2024-03-01")
     assert (outcome.error, outcome.rows, outcome.first, outcome.last) == (None, 5, "2024-03-04", "2024-03-08")
     assert outcome.refused == (
         "未保存：akshare 600000 2024-03-09 日期 2024-03-09 是周六，交易所休市",
@@ -113,7 +118,7 @@ MIDEA = [("2016-05-05", 33.07, 33.24, 32.85, 32.99), ("2016-05-06", 20.97, 21.14
 )
 def test_an_action_is_checked_against_the_gap_on_its_ex_date(db, row, refusal):
     source = AkshareSource(timeout=5, module=fake_akshare(MIDEA, [row]))
-    outcome = sync(MarketStore(db), SecurityMaster(db), source, ["000333"], since="2016-05-05", now=NOW)[0]
+    outcome = synced(db, source, "000333", "2016-05-05")
     assert outcome.refused == ((refusal,) if refusal else ())
     assert len(MarketStore(db).actions("000333")) == (0 if refusal else 1)
     assert outcome.rows == 2  # the bars are stored either way
@@ -122,7 +127,8 @@ def test_an_action_is_checked_against_the_gap_on_its_ex_date(db, row, refusal):
 
 
 def test_the_ex_date_band_is_the_boards_limit_around_the_reference_price():
-    from pixiu_cli.market.gate import PriceColumns, action_refusal
+    from pixiu_cli.market.gaps import PriceColumns
+    from pixiu_cli.market.gate import action_refusal
 
     def refused(symbol, ex_open, cash=1.0, day="2024-03-05", before="2024-03-04", st=False):
         prices = PriceColumns(symbol, [before, day], [10.0, ex_open], [10.0, ex_open], [st, st])
@@ -165,7 +171,7 @@ def test_baostock_impossible_dates_and_prices_and_factor_are_refused_and_the_res
     rows.append(row("2024-03-07"))
     factors = [["2024-03-07", "1e299"]]  # a back-adjust factor no event could have
     source = BaostockSource(timeout=5, module=baostock_with(rows, factors=factors))
-    outcome = sync(MarketStore(db), SecurityMaster(db), source, ["600000"], since="2024-02-01", now=NOW)[0]
+    outcome = synced(db, source, "600000", "2024-02-01")
     assert outcome.refused == (
         "未保存：baostock 600000 2024-02-30 日期 「2024-02-30」不是有效的 YYYY-MM-DD 日期",
         "未保存：baostock 600000 2024-03-06 最高价 2e+06 元超过任何 A 股价格（上限 100,000 元）",
@@ -225,3 +231,19 @@ def parse_ok(day: str) -> bool:
     from pixiu_cli.market.trading_days import is_trading_day
 
     return is_trading_day(date.fromisoformat(day))
+
+
+def test_a_holiday_the_source_lists_as_a_session_keeps_its_bar_a_saturday_never_does(db):
+    def row(day):
+        return [day, "50.0", "51.0", "49.0", "50.0", "1000000", "50000000.0", "1", "0"]
+
+    fake = baostock_with([row("2025-09-30"), row("2025-10-01"), row("2025-10-04"), row("2025-10-02")])
+    listed = [["2025-09-30", "1"], ["2025-10-01", "1"], ["2025-10-04", "1"]]  # 10-02 not listed: the shipped 国庆节
+    fake.query_trade_dates = lambda **kw: ResultData(["calendar_date", "is_trading_day"], listed)
+    now = datetime(2025, 10, 9, 16, 0, tzinfo=SHANGHAI)
+    outcome = synced(db, BaostockSource(timeout=5, module=fake), "600000", "2025-09-30", now)
+    assert MarketStore(db).bars("600000").dates == ("2025-09-30", "2025-10-01")
+    assert outcome.refused == (
+        "未保存：baostock 600000 2025-10-04 日期 2025-10-04 是周六，交易所休市",
+        "未保存：baostock 600000 2025-10-02 日期 2025-10-02 是国庆节、中秋节，交易所休市",
+    )

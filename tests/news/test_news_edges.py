@@ -9,10 +9,8 @@ import json
 import sys
 from types import SimpleNamespace
 
-import pytest
-
 from pixiu_cli.store.database import open_database
-from tests.helpers import clean_env, cninfo_frame, pixiu_in_process, stock_news_em_frame
+from tests.helpers import clean_env, cninfo_frame, news_sync, pixiu_in_process, stock_news_em_frame
 
 NOW = "2026-11-30T16:00:00"  # a Monday, after the close
 
@@ -30,18 +28,6 @@ def feed(articles=(REAL,), notices=(), news=None):
         stock_news_em=news or (lambda symbol: stock_news_em_frame(list(articles))),
         stock_zh_a_disclosure_report_cninfo=lambda symbol, market, start_date, end_date: cninfo_frame(list(notices)),
     )
-
-
-@pytest.fixture
-def home(tmp_path):
-    home = tmp_path / "home"
-    assert pixiu_in_process(clean_env(home), "import", "tests/fixtures/small_portfolio.json").returncode == 0
-    return home
-
-
-def sync(monkeypatch, home, fake, *codes):
-    monkeypatch.setitem(sys.modules, "akshare", fake)
-    return pixiu_in_process(clean_env(home, PIXIU_NOW=NOW), "news", "sync", *codes, text=True)
 
 
 def stored(home):
@@ -63,7 +49,7 @@ def test_future_dated_items_are_refused_and_said_and_real_ones_stay_newest(monke
             REAL,
         ]
     )
-    done = sync(monkeypatch, home, fake, "600519")
+    done = news_sync(monkeypatch, home, fake, "600519")
     assert done.returncode == 0, done.stderr
     assert "600519：取得 4 条，新增 2 条" in done.stdout
     assert "600519：2 条的发布时间在未来（9999-12-31、2999-01-01），未保存" in done.stdout
@@ -74,7 +60,7 @@ def test_future_dated_items_are_refused_and_said_and_real_ones_stay_newest(monke
 
 def test_an_undated_item_is_kept_undated_not_given_the_fetch_time(monkeypatch, home):
     notice = {"symbol": "600519", "name": "贵州茅台", "title": "贵州茅台关于召开股东大会的通知", "ms": None, "id": "5"}
-    done = sync(monkeypatch, home, feed(notices=[notice]), "600519")
+    done = news_sync(monkeypatch, home, feed(notices=[notice]), "600519")
     assert done.returncode == 0, done.stderr
     assert "600519：1 条没有可读的发布时间，存为日期未知" in done.stdout
     rows = {t: p for t, _, p in stored(home)}
@@ -98,7 +84,7 @@ def test_an_undated_item_is_kept_undated_not_given_the_fetch_time(monkeypatch, h
 
 def test_a_million_character_title_is_cut_to_its_bound_and_said(monkeypatch, home):
     huge = article("2026-11-30 10:00:00", "茅" * 1_000_000, "http://finance.eastmoney.com/a/2.html", "摘" * 5000)
-    done = sync(monkeypatch, home, feed([huge]), "600519")
+    done = news_sync(monkeypatch, home, feed([huge]), "600519")
     assert done.returncode == 0, done.stderr
     assert "600519：1 条的标题或摘要过长，已截断（标题最多 200 字，摘要最多 1000 字）" in done.stdout
     ((title, summary, _),) = stored(home)
@@ -123,12 +109,12 @@ def search_news(articles):
 
 
 def test_a_stock_with_no_news_is_no_news_not_a_failure(monkeypatch, home):
-    done = sync(monkeypatch, home, feed(news=search_news([])), "600519")
+    done = news_sync(monkeypatch, home, feed(news=search_news([])), "600519")
     assert (done.returncode, done.stderr) == (0, "")
     assert done.stdout.strip().splitlines() == ["600519：没有新闻"]
     # the same read failing on a result that has articles (a renamed field) is a real failure
     renamed = [{"articleCode": "1", "title": "x", "date": "2026-11-30 10:00:00"}]
-    changed = sync(monkeypatch, home, feed(news=search_news(renamed)), "600519")
+    changed = news_sync(monkeypatch, home, feed(news=search_news(renamed)), "600519")
     assert changed.returncode == 1 and "KeyError" in changed.stderr and "新闻同步失败" in changed.stderr
 
 
