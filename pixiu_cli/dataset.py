@@ -271,7 +271,8 @@ def _news_item(r: _Row) -> NewsItem:
         r.text("summary", False),
         r.text("source", False),
         r.text("layer", False, LAYERS),
-        r.moment("published_at"),
+        # a fetched item may be undated (its feed's time was unreadable); one written by hand is dated
+        r.moment("published_at", required="fetched_at" not in r.raw),
         url=r.text("url", False),
         fetched_at=r.stamp("fetched_at"),
         provider=r.text("provider", False),

@@ -493,6 +493,117 @@ class CsvSource:
         pass
 
 
+# -- akshare 1.19.5's return shapes (pandas frames built as akshare builds them, no network) --
+
+
+def akshare_frame(records, date_column=None):
+    """A DataFrame of `records`; akshare's bar functions end with
+    `pd.to_datetime(df[date_column], errors="coerce").dt.date`, and so does this."""
+    import pandas as pd
+
+    temp_df = pd.DataFrame(records)
+    if date_column:
+        temp_df[date_column] = pd.to_datetime(temp_df[date_column], errors="coerce").dt.date
+    return temp_df
+
+
+def akshare_dividend_frame(rows):
+    """`stock_history_dividend_detail(indicator="分红")` as akshare 1.19.5 builds it: the
+    scraped table's text cells, then akshare's own conversions, so a plan row's empty
+    除权除息日 ("--") becomes NaT exactly as it does for a real stock."""
+    import pandas as pd
+
+    columns = ["公告日期", "送股", "转增", "派息", "进度", "除权除息日", "股权登记日", "红股上市日"]
+    temp_df = pd.DataFrame(rows, columns=columns)
+    temp_df["公告日期"] = pd.to_datetime(temp_df["公告日期"], errors="coerce").dt.date
+    temp_df["送股"] = pd.to_numeric(temp_df["送股"], errors="coerce")
+    temp_df["转增"] = pd.to_numeric(temp_df["转增"], errors="coerce")
+    temp_df["派息"] = pd.to_numeric(temp_df["派息"], errors="coerce")
+    for column in ("除权除息日", "股权登记日", "红股上市日"):
+        temp_df[column] = pd.to_datetime(temp_df[column], format="%Y-%m-%d", errors="coerce").dt.date
+    return temp_df
+
+
+def akshare_trade_date_frame(days):
+    """`tool_trade_date_hist_sina()` as akshare builds it: a `trade_date` column of dates."""
+    import pandas as pd
+
+    temp_df = pd.DataFrame(days, columns=["trade_date"])
+    temp_df["trade_date"] = pd.to_datetime(temp_df["trade_date"]).dt.date
+    return temp_df
+
+
+def stock_news_em_frame(rows):
+    """`stock_news_em(symbol=…)` as akshare builds it: the search API's records renamed to
+    Chinese columns, 关键词 set to the code, text columns only (发布时间 is the API's text)."""
+    import pandas as pd
+
+    raw = pd.DataFrame(
+        [
+            {
+                "date": r["time"],
+                "mediaName": r["source"],
+                "code": "x",
+                "title": r["title"],
+                "content": r["content"],
+                "url": r["url"],
+                "image": "",
+            }
+            for r in rows
+        ]
+    )
+    raw = raw.rename(
+        columns={
+            "date": "发布时间",
+            "mediaName": "文章来源",
+            "code": "-",
+            "title": "新闻标题",
+            "content": "新闻内容",
+            "url": "新闻链接",
+            "image": "-",
+        }
+    )
+    raw["关键词"] = rows[0]["symbol"] if rows else ""
+    return raw[["关键词", "新闻标题", "新闻内容", "发布时间", "文章来源", "新闻链接"]]
+
+
+def cninfo_frame(rows):
+    """`stock_zh_a_disclosure_report_cninfo(...)` as akshare builds it: announcementTime in
+    epoch milliseconds → pandas datetime → Beijing → naive → str; 公告链接 built from the ids."""
+    import pandas as pd
+
+    if not rows:
+        return pd.DataFrame(columns=["代码", "简称", "公告标题", "公告时间", "公告链接"])
+    df = pd.DataFrame(
+        [
+            {
+                "secCode": r["symbol"],
+                "secName": r["name"],
+                "announcementTitle": r["title"],
+                "announcementTime": r["ms"],
+                "announcementId": r["id"],
+                "orgId": "gssh0600519",
+            }
+            for r in rows
+        ]
+    ).rename(
+        columns={"secCode": "代码", "secName": "简称", "announcementTitle": "公告标题", "announcementTime": "公告时间"}
+    )
+    df["公告时间"] = pd.to_datetime(df["公告时间"], unit="ms", utc=True, errors="coerce")
+    df["公告时间"] = df["公告时间"].dt.tz_convert("Asia/Shanghai").dt.tz_localize(None).astype(str)
+    df["公告链接"] = [
+        f"http://www.cninfo.com.cn/new/disclosure/detail?stockCode={c}&announcementId={i}&orgId={o}&announcementTime={t}"
+        for c, i, o, t in zip(df["代码"], df["announcementId"], df["orgId"], df["公告时间"])
+    ]
+    return df[["代码", "简称", "公告标题", "公告时间", "公告链接"]]
+
+
+def news_sync(monkeypatch, home: Path, fake, *codes: str, now: str = "2026-11-30T16:00:00") -> CliResult:
+    """`pixiu news sync CODES…` in process, with `fake` standing in for the akshare package."""
+    monkeypatch.setitem(sys.modules, "akshare", fake)
+    return pixiu_in_process(clean_env(home, PIXIU_NOW=now), "news", "sync", *codes, text=True)
+
+
 # A stand-in for the baostock package (its functions and ResultData shape, no network) that
 # serves each exchange-prefixed code from its own CSV: FAKE_BAOSTOCK_FILES maps "sz.000333"
 # to a file; FAKE_BAOSTOCK_DOWN names a code whose query fails as a dropped connection does.

@@ -51,7 +51,7 @@ class NewsItem:
     summary: str | None
     source: str | None
     layer: str | None
-    published_at: str
+    published_at: str | None  # None: a fetched item whose feed gave no readable time
     # where a fetched item came from; None for one imported by hand (and so in older exports)
     url: str | None = None
     fetched_at: str | None = None

@@ -7,6 +7,9 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from datetime import date, timedelta
+from typing import NamedTuple
+
+from pixiu_cli.domain.market import Bar
 
 # The Shanghai exchange's first trading day: no A-share bar or action is older.
 FIRST_TRADING_DAY = date(1990, 12, 19)
@@ -21,6 +24,10 @@ MAX_MONEY = 1e12
 # Commission, stamp duty and transfer fees are tenths of a percent of a trade; the minimum
 # commission of an odd lot can exceed a tiny trade, so the bound is a tenth plus this much.
 FEE_FLOOR = 100.0
+# The smallest price step of an A-share: a reference price below one fen cannot be quoted.
+FEN = 0.01
+# Limit prices and reference prices are rounded to the fen: −10.04% is still a limit-down open.
+ROUNDING = 0.005
 
 
 def calendar_date(text: str) -> date | None:
@@ -33,11 +40,8 @@ def calendar_date(text: str) -> date | None:
 
 def market_date_problem(day: date, today: date) -> str | None:
     """A bar or ex-date must fall between the market's first day and tomorrow (time zones)."""
-    if day < FIRST_TRADING_DAY:
-        return f"日期 {day.isoformat()} 早于 A 股开市（{FIRST_TRADING_DAY.isoformat()}）"
-    if day > today + timedelta(days=1):
-        return f"日期 {day.isoformat()} 在未来（今天是 {today.isoformat()}）"
-    return None
+    reason = day_problem(day, today, days_ahead=1)
+    return f"日期 {reason}" if reason else None
 
 
 def price_problem(value: float) -> str | None:
@@ -113,3 +117,87 @@ def fill_problems(
     ]
     checks.append(("fees", fee_problem(fees, amount or 0.0)))
     yield from ((field, problem) for field, problem in checks if problem)
+
+
+class Problem(NamedTuple):
+    """What is wrong with one row: the field at fault and why, in Chinese."""
+
+    field: str
+    reason: str
+
+    def text(self) -> str:
+        return f"{self.field} {self.reason}"
+
+
+def day_problem(day: date, today: date, days_ahead: int = 0) -> str | None:
+    """A day from the market's first session to `days_ahead` after today (Beijing): a bar is
+    of a session that has happened (0), an announced ex-date may be tomorrow's (1). The
+    reason leaves out the field's name, which the caller puts before it."""
+    if day < FIRST_TRADING_DAY:
+        return f"{day.isoformat()} 早于 A 股开市（{FIRST_TRADING_DAY.isoformat()}）"
+    if day > today + timedelta(days=days_ahead):
+        return f"{day.isoformat()} 在未来（今天是 {today.isoformat()}）"
+    return None
+
+
+def bar_problem(bar: Bar) -> Problem | None:
+    """Prices a quote could have had (finite, positive, low ≤ open, close ≤ high, below any
+    A-share's), and a volume and amount that could have traded."""
+    prices = (("开盘价", bar.open), ("最高价", bar.high), ("最低价", bar.low), ("收盘价", bar.close))
+    for field, value in prices:
+        if not math.isfinite(value) or value < 0:
+            return Problem(field, f"{value!r} 不是有效价格")
+    o, h, lo, c = bar.open, bar.high, bar.low, bar.close
+    if not (lo <= o <= h and lo <= c <= h) or c <= 0:
+        return Problem("价格", f"不自洽（最低 {lo:g} 最高 {h:g} 开 {o:g} 收 {c:g}）")
+    if problem := price_problem(h):
+        return Problem("最高价", problem)
+    if not math.isfinite(bar.volume) or bar.volume < 0 or (problem := shares_problem(bar.volume)):
+        return Problem("成交量", problem or f"{bar.volume!r} 不是有效数值")
+    if bar.amount is not None and (not math.isfinite(bar.amount) or bar.amount < 0):
+        return Problem("成交额", f"{bar.amount!r} 不是有效数值")
+    return None
+
+
+def action_values_problem(cash_per_share: float, shares_per_share: float, ratio: float | None) -> Problem | None:
+    """The numbers alone: finite, not negative, a dividend below any price, at most ten new
+    shares per share, and a price ratio that leaves the highest price at least a fen."""
+    for field, value in (("每股派现", cash_per_share), ("每股送转", shares_per_share)):
+        if not math.isfinite(value) or value < 0:
+            return Problem(field, f"{value!r} 不是有效数值")
+    if cash_per_share > MAX_PRICE:
+        return Problem("每股派现", f"{cash_per_share:.6g} 元超过任何 A 股价格")
+    if shares_per_share > MAX_SHARES_PER_SHARE:
+        return Problem("每股送转", f"{shares_per_share:.6g} 股超过上限 {MAX_SHARES_PER_SHARE:g}")
+    if ratio is not None and not (math.isfinite(ratio) and 0 < ratio <= MAX_PRICE / FEN):
+        return Problem("除权比例", f"{ratio!r} 不可能")
+    return None
+
+
+def reference_price(close_before: float, cash_per_share: float, shares_per_share: float, ratio: float | None) -> float:
+    """The exchange's ex-rights reference price (除权除息参考价): (close − cash) / (1 + shares),
+    or the close over the source's own before/after ratio when it gave one."""
+    if ratio:
+        return close_before / ratio
+    return (close_before - cash_per_share) / (1 + shares_per_share)
+
+
+def ex_date_problem(
+    reference: float, close_before: float, ex_open: float | None, limit: float | None
+) -> Problem | None:
+    """The ex-date's price limits are set around the reference price, so its open lies within
+    the board's daily limit of it (plus the fen rounding of both); a reference below a fen
+    is no price at all. `limit` None: no limit applied (before 1996-12-16, or the open
+    follows a suspension long enough for news to move it past one day's limit)."""
+    if not reference >= FEN:  # NaN too
+        return Problem("除权参考价", f"前收盘 {close_before:g} 元除权后为 {reference:.4g} 元，不是有效价格")
+    if ex_open is None or limit is None:
+        return None
+    band = reference * (limit + ROUNDING) + FEN
+    if abs(ex_open - reference) > band:
+        return Problem(
+            "除权参考价",
+            f"前收盘 {close_before:g} 元除权后应为 {reference:.2f} 元，而除权日开盘 {ex_open:g} 元，"
+            f"超出 ±{limit:.0%} 涨跌幅",
+        )
+    return None

@@ -45,6 +45,33 @@ def beijing_stamp(value) -> str | None:
     return moment.strftime("%Y-%m-%dT%H:%M:%S+08:00")
 
 
+def _no_articles(exc: KeyError) -> bool:
+    """akshare 1.19.5's stock_news_em makes its frame from the search result's article list
+    and then reads that frame's `code` column: for a stock with no articles the list is
+    empty, the frame has no columns, and that read raises KeyError('code'). It is told apart
+    from a changed API (articles whose fields were renamed: a real failure) by the frame
+    itself, as the failing call left it."""
+    if exc.args != ("code",):
+        return False
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_name == "stock_news_em":
+            built = tb.tb_frame.f_locals.get("temp_df")
+            return getattr(built, "empty", False) is True and len(getattr(built, "columns", ())) == 0
+        tb = tb.tb_next
+    return False
+
+
+def _news_frame(ak, symbol: str):
+    """The news frame, or None for a stock no article is about."""
+    try:
+        return ak.stock_news_em(symbol=symbol)
+    except KeyError as exc:
+        if _no_articles(exc):
+            return None
+        raise
+
+
 class AkshareNews:
     name = "akshare"
 
@@ -52,7 +79,9 @@ class AkshareNews:
         self._source = AkshareSource(timeout=timeout, module=module)
 
     def stock_news(self, symbol: str) -> list[FetchedNews]:
-        frame = self._source._call("个股新闻", lambda ak: ak.stock_news_em(symbol=symbol))
+        frame = self._source._call("个股新闻", lambda ak: _news_frame(ak, symbol))
+        if frame is None:  # the search found no article about the stock
+            return []
         out = []
         for r in frame.to_dict("records"):
             title = _text(r.get("新闻标题"))

@@ -24,8 +24,17 @@ from pathlib import Path
 
 from pixiu_cli.clock import system_clock
 from pixiu_cli.domain.market import Bar, BarSeries, CorporateAction
-from pixiu_cli.domain.plausible import action_problem, calendar_date, market_date_problem, price_problem
+from pixiu_cli.domain.plausible import (
+    MAX_SHARES,
+    action_problem,
+    bar_problem,
+    calendar_date,
+    day_problem,
+    market_date_problem,
+    price_problem,
+)
 from pixiu_cli.errors import UserError
+from pixiu_cli.market.gate import off_session, session_problem
 
 VOLUME_UNITS = ("auto", "shares", "lots")
 
@@ -111,13 +120,25 @@ def _date(text: str) -> str | None:
     return spelled if calendar_date(spelled) else None
 
 
-def _market_day(text: str, line_no: int, today: date, where: str = "") -> str:
+def _day_text(text: str, line_no: int, where: str = "") -> str:
     day = _date(text)
     if day is None:
         raise CsvImportError(f"{where}第 {line_no} 行：日期「{text[:20]}」无法识别（应为有效的 YYYY-MM-DD 日期）")
-    problem = market_date_problem(date.fromisoformat(day), today)
-    if problem:
-        raise CsvImportError(f"{where}第 {line_no} 行：{problem}")
+    return day
+
+
+def _session(text: str, line_no: int, today: date) -> str:
+    """A bar's date: readable, then through the gate (up to today, a trading day)."""
+    day = _day_text(text, line_no)
+    if problem := session_problem(day, today):
+        raise CsvImportError(f"第 {line_no} 行：{problem.text()}")
+    return day
+
+
+def _ex_date(text: str, line_no: int, today: date) -> str:
+    day = _day_text(text, line_no, "除权除息文件")
+    if problem := market_date_problem(date.fromisoformat(day), today):
+        raise CsvImportError(f"除权除息文件第 {line_no} 行：{problem}")
     return day
 
 
@@ -161,15 +182,8 @@ def _volume_unit(cells: list[str], mapping: dict[str, int], shape: str, requeste
 
 
 def _row(cells: list[str], m: dict[str, int], line_no: int, lots: bool, tushare: bool, today: date) -> Bar:
-    date = _market_day(cells[m["date"]], line_no, today)
-    o = _number(cells[m["open"]], "开盘价", line_no)
-    h = _number(cells[m["high"]], "最高价", line_no)
-    lo = _number(cells[m["low"]], "最低价", line_no)
-    c = _number(cells[m["close"]], "收盘价", line_no)
-    if not (lo <= o <= h and lo <= c <= h) or c <= 0:
-        raise CsvImportError(f"第 {line_no} 行（{date}）：价格不自洽（最低 {lo} 最高 {h} 开 {o} 收 {c}）")
-    if problem := price_problem(h):
-        raise CsvImportError(f"第 {line_no} 行（{date}）：最高价 {problem}")
+    day = _session(cells[m["date"]], line_no, today)
+    o, h, lo, c = (_number(cells[m[f]], name, line_no) for f, name in _PRICE_NAMES)
     volume = _number(cells[m["volume"]], "成交量", line_no) * (100 if lots else 1)
     amount = _number(cells[m["amount"]], "成交额", line_no, allow_empty=True) if "amount" in m else None
     if amount is not None and tushare:
@@ -177,7 +191,10 @@ def _row(cells: list[str], m: dict[str, int], line_no: int, lots: bool, tushare:
     status = cells[m["trade_status"]].strip() if "trade_status" in m else ""
     traded = 0 if status == "0" or volume == 0 else 1
     is_st = cells[m["is_st"]].strip() == "1" if "is_st" in m else False
-    return Bar(date, o, h, lo, c, volume, amount, traded, is_st)
+    bar = Bar(day, o, h, lo, c, volume, amount, traded, is_st)
+    if problem := bar_problem(bar):  # the gate every source's bars pass
+        raise CsvImportError(f"第 {line_no} 行（{day}）：{problem.text()}")
+    return bar
 
 
 def parse_bars(text: str, volume_unit: str = "auto", *, today: date | None = None) -> ParsedBars:
@@ -208,6 +225,7 @@ def bar_columns(bars: list[Bar]) -> BarSeries:
 
 
 _PRICES = ("open", "high", "low", "close", "volume")
+_PRICE_NAMES = (("open", "开盘价"), ("high", "最高价"), ("low", "最低价"), ("close", "收盘价"))
 
 
 def _cells(body: list[str], delimiter: str, m: dict[str, int]) -> tuple[list[str], int] | None:
@@ -243,7 +261,7 @@ def _parse_columns(
         days = _market_days(column["date"], today)
     except ValueError:  # a comma in a number, a blank amount, text, a bad date: the careful path
         return None
-    if not _sane(o, h, lo, c, v, amount):
+    if not _sane(o, h, lo, c, v * 100 if unit == "lots" else v, amount):
         return None
     order = None if (np.diff(days) > 0).all() else np.argsort(days, kind="stable")
     if order is not None and not (np.diff(days[order]) > 0).all():
@@ -277,13 +295,16 @@ def _market_days(dates: list[str], today: date):
         raise ValueError("not YYYY-MM-DD")
     days = spelled.astype("datetime64[D]")  # refuses 02-30 and 13-01
     first, last = (date.fromisoformat(str(x)) if calendar_date(str(x)) else None for x in (days.min(), days.max()))
-    if first is None or last is None or market_date_problem(first, today) or market_date_problem(last, today):
+    if first is None or last is None or day_problem(first, today) or day_problem(last, today):
         raise ValueError("outside the market's days")
-    return days.astype("int64")
+    numbers = days.astype("int64")
+    if off_session(numbers).any():
+        raise ValueError("a day the exchanges were closed")
+    return numbers
 
 
 def _sane(o, h, lo, c, v, amount) -> bool:
-    """What the row parser checks of every row, over whole columns."""
+    """What the gate's bar_problem checks of every row, over whole columns (v in shares)."""
     import numpy as np
 
     values = np.stack([o, h, lo, c, v] + ([amount] if amount is not None else []))
@@ -291,7 +312,7 @@ def _sane(o, h, lo, c, v, amount) -> bool:
         return False
     if not ((lo <= o) & (o <= h) & (lo <= c) & (c <= h) & (c > 0)).all():
         return False
-    return price_problem(float(h.max())) is None
+    return price_problem(float(h.max())) is None and float(v.max()) <= MAX_SHARES
 
 
 def _parse_rows(
@@ -343,7 +364,7 @@ def parse_actions(
             continue
         if len(cells) < 3:
             raise CsvImportError(f"除权除息文件第 {line_no} 行：需要 3 列")
-        ex_date = _market_day(cells[0], line_no, today, "除权除息文件")
+        ex_date = _ex_date(cells[0], line_no, today)
         cash = _number(cells[1] or "0", "每股派现", line_no)
         shares = _number(cells[2] or "0", "每股送转", line_no)
         if cash == 0 and shares == 0:

@@ -29,8 +29,9 @@ class SuspectGap:
         return self.open / self.prev_close - 1
 
 
-class _Columns(NamedTuple):
-    """What the gap checks read of a series, oldest first."""
+class PriceColumns(NamedTuple):
+    """What the gap checks (and the plausibility gate's ex-date check) read of a series,
+    oldest first."""
 
     symbol: str
     dates: Sequence[str]
@@ -39,14 +40,23 @@ class _Columns(NamedTuple):
     st: Sequence[bool]
 
     @classmethod
-    def of_bars(cls, symbol: str, bars: Sequence[Bar]) -> _Columns:
+    def of_bars(cls, symbol: str, bars: Sequence[Bar]) -> PriceColumns:
         return cls(
             symbol, [b.date for b in bars], [b.open for b in bars], [b.close for b in bars], [b.is_st for b in bars]
         )
 
     @classmethod
-    def of_series(cls, series: BarSeries) -> _Columns:
+    def of_series(cls, series: BarSeries) -> PriceColumns:
         return cls(series.symbol, series.dates, series.open, series.close, series.is_st)
+
+    @classmethod
+    def merged(cls, symbol: str, stored: BarSeries, bars: Sequence[Bar]) -> PriceColumns:
+        """The stored series with a sync's new bars, which win on a date both have."""
+        rows = {d: (o, c, st) for d, o, c, st in zip(stored.dates, stored.open, stored.close, stored.is_st)}
+        rows.update((b.date, (b.open, b.close, b.is_st)) for b in bars)
+        dates = sorted(rows)
+        opens, closes, st = zip(*(rows[d] for d in dates)) if dates else ((), (), ())
+        return cls(symbol, dates, opens, closes, st)
 
     def opened_below(self, fraction: float) -> list[int]:
         """The days (indices from 1) whose open was at or below `fraction` of the close before."""
@@ -57,15 +67,15 @@ class _Columns(NamedTuple):
 
 
 def suspect_gaps(symbol: str, bars: Sequence[Bar], actions: Sequence[CorporateAction]) -> list[SuspectGap]:
-    return _falls(_Columns.of_bars(symbol, bars), actions)
+    return _falls(PriceColumns.of_bars(symbol, bars), actions)
 
 
 def series_gaps(series: BarSeries, actions: Sequence[CorporateAction]) -> list[SuspectGap]:
     """suspect_gaps over a series' columns (an import's thousands of bars, no Bar each)."""
-    return _falls(_Columns.of_series(series), actions)
+    return _falls(PriceColumns.of_series(series), actions)
 
 
-def _falls(c: _Columns, actions: Sequence[CorporateAction]) -> list[SuspectGap]:
+def _falls(c: PriceColumns, actions: Sequence[CorporateAction]) -> list[SuspectGap]:
     explained = {a.ex_date for a in actions}
     # a fall within 5% is inside every board's limit: only the rest look up the limit
     out = []
@@ -97,17 +107,19 @@ def missing_dividend_gaps(
     symbol: str, bars: Sequence[Bar], actions: Sequence[CorporateAction], market_wide: Collection[str] = ()
 ) -> list[SuspectGap]:
     """One suspected ex-dividend day per dividend season that no stored action covers."""
-    return _dividend_gaps(_Columns.of_bars(symbol, bars), actions, market_wide)
+    return _dividend_gaps(PriceColumns.of_bars(symbol, bars), actions, market_wide)
 
 
 def series_dividend_gaps(
     series: BarSeries, actions: Sequence[CorporateAction], market_wide: Collection[str] = ()
 ) -> list[SuspectGap]:
     """missing_dividend_gaps over a series' columns (no Bar for each of its thousands of days)."""
-    return _dividend_gaps(_Columns.of_series(series), actions, market_wide)
+    return _dividend_gaps(PriceColumns.of_series(series), actions, market_wide)
 
 
-def _dividend_gaps(c: _Columns, actions: Sequence[CorporateAction], market_wide: Collection[str]) -> list[SuspectGap]:
+def _dividend_gaps(
+    c: PriceColumns, actions: Sequence[CorporateAction], market_wide: Collection[str]
+) -> list[SuspectGap]:
     if not actions or len(c.dates) < 2:
         return []
     paid_years = {a.ex_date[:4] for a in actions}

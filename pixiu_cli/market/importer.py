@@ -4,20 +4,19 @@ under its prefixed key (sh000300), as a sync stores them: no actions, no securit
 
 from __future__ import annotations
 
-from bisect import bisect_left
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
 
+from pixiu_cli.clock import system_clock
 from pixiu_cli.domain.benchmarks import benchmark_for
 from pixiu_cli.domain.boards import board_for
-from pixiu_cli.domain.market import CorporateAction, SeriesWrite
-from pixiu_cli.domain.plausible import action_problem
+from pixiu_cli.domain.market import BarSeries, CorporateAction, SeriesWrite
 from pixiu_cli.domain.securities import Security
 from pixiu_cli.market.adjust import ADJUST_MODES, unadjust
 from pixiu_cli.market.csv_source import CsvImportError, bar_columns, check_title, parse_actions, parse_bars, read_text
-from pixiu_cli.market.gaps import SuspectGap, series_gaps
+from pixiu_cli.market.gaps import PriceColumns, SuspectGap, series_gaps
+from pixiu_cli.market.gate import action_refusal
 from pixiu_cli.store.market import MarketStore
 from pixiu_cli.store.securities import SecurityMaster
 
@@ -36,15 +35,13 @@ class ImportResult:
     suspects: list[SuspectGap]
 
 
-def _check_actions_against_prices(
-    actions: list[CorporateAction], dates: Sequence[str], closes: Sequence[float]
-) -> None:
-    """A dividend is paid out of the price: ¥1,000 on a ¥10 stock is a typo, not an action."""
+def _check_actions_against_prices(actions: list[CorporateAction], series: BarSeries, today: date) -> None:
+    """Each action through the gate every source's actions pass, against the file's own bars:
+    ¥1,000 on a ¥10 stock, or an ex-date open far from the reference price, is a typo."""
+    prices = PriceColumns.of_series(series)
     for action in actions:
-        before = bisect_left(dates, action.ex_date)
-        close = closes[before - 1] if before else None
-        if problem := action_problem(action.cash_per_share, action.shares_per_share, close):
-            raise CsvImportError(f"除权除息 {action.ex_date}：{problem}")
+        if problem := action_refusal(action, prices, today):
+            raise CsvImportError(f"除权除息 {action.ex_date}：{problem.text()}")
 
 
 def import_csv(
@@ -75,7 +72,7 @@ def import_csv(
     series = replace(parsed.series, symbol=symbol)
     if adjusted != "none":  # adjusted prices are made real bar by bar; plain bars stay columns
         series = replace(bar_columns(unadjust(series.bars(), actions, adjusted)), symbol=symbol)
-    _check_actions_against_prices(actions, series.dates, series.close)
+    _check_actions_against_prices(actions, series, today or system_clock().date())
     suspects = series_gaps(series, actions)
     market.write_series(
         SeriesWrite(

@@ -1,4 +1,6 @@
 """`pixiu data sync`: fetch new bars and actions for each symbol, one transaction per symbol.
+What a source returns passes the plausibility gate (market/gate.py) first: what it refuses is
+left out and named, the rest is stored.
 When the source fails, what is stored stays, the symbol is marked stale, and the failure is
 one line naming the source and the reason; after a failure that is not about one symbol
 (not installed, login, timeout) the remaining symbols are not tried."""
@@ -10,9 +12,9 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from pixiu_cli.domain.market import Bar, SeriesWrite
-from pixiu_cli.domain.plausible import price_problem
 from pixiu_cli.market.calendar import calendar_mismatches
-from pixiu_cli.market.gaps import SuspectGap, suspect_gaps
+from pixiu_cli.market.gaps import PriceColumns, SuspectGap, suspect_gaps
+from pixiu_cli.market.gate import screen_actions, screen_bars
 from pixiu_cli.market.security_master import refresh_master
 from pixiu_cli.market.sources import PriceSource, SourceError
 from pixiu_cli.market.trading_days import write_refresh
@@ -31,6 +33,7 @@ class SyncOutcome:
     last: str | None = None
     error: str | None = None
     suspects: tuple[SuspectGap, ...] = ()  # gaps beyond the daily limit no action explains
+    refused: tuple[str, ...] = ()  # a line per bar or action the plausibility gate kept out
 
 
 def _start(market: MarketStore, symbol: str, since: str | None, today: date) -> str:
@@ -47,15 +50,14 @@ def sync_symbol(market: MarketStore, source: PriceSource, symbol: str, since: st
     start, end = _start(market, symbol, since, today), today.isoformat()
     if start > end:
         return SyncOutcome(symbol)
-    # a source answers for the days asked: a bar dated 9999-12-31 (or 2100) is not one of them
-    bars = [b for b in source.daily_bars(symbol, start, end) if start <= b.date <= end]
-    problem = next((f"{b.date} 最高价 {p}" for b in bars if (p := price_problem(b.high))), None)
-    if problem:
-        error = f"{source.name} 返回了不可能的行情（{problem}），未保存"
-        market.mark_failed(symbol, error, now.isoformat(timespec="seconds"))
-        return SyncOutcome(symbol, error=error)
+    # a bar before the days asked is one the source added unasked; the rest pass the gate,
+    # which names what it keeps out (a bar dated 9999-12-31, 2025-02-30 or on a Saturday)
+    asked = (b for b in source.daily_bars(symbol, start, end) if b.date >= start)
+    bars, refused_bars = screen_bars(source.name, symbol, asked, today, set(market.trading_days(start, end)))
     first_stored = market.series([symbol])[0].first or start
-    actions = source.actions(symbol, min(first_stored, start), end)
+    fetched = source.actions(symbol, min(first_stored, start), end)
+    prices = PriceColumns.merged(symbol, market.bars(symbol), bars) if fetched else None
+    actions, refused_actions = screen_actions(source.name, fetched, prices, today)
     market.write_series(
         SeriesWrite(
             symbol,
@@ -71,9 +73,9 @@ def sync_symbol(market: MarketStore, source: PriceSource, symbol: str, since: st
     # the first new bar is checked against the last stored close too (an incremental sync)
     checked = ([Bar(before[0], before[1], before[1], before[1], before[1], 0.0)] if before else []) + list(bars)
     suspects = tuple(suspect_gaps(symbol, checked, market.actions(symbol)))
-    return SyncOutcome(
-        symbol, len(bars), bars[0].date if bars else None, bars[-1].date if bars else None, suspects=suspects
-    )
+    refused = tuple(r.line() for r in refused_bars + refused_actions)
+    first, last = (bars[0].date, bars[-1].date) if bars else (None, None)
+    return SyncOutcome(symbol, len(bars), first, last, suspects=suspects, refused=refused)
 
 
 def sync(

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from pixiu_cli.context.news_layers import source_layer
-from pixiu_cli.domain.news import FetchedNews, StoredNews
+from pixiu_cli.domain.news import FetchedNews, StoredNews, screen_news
 from pixiu_cli.services.analytics import held_and_watched
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.store.news import NewsStore
@@ -31,6 +31,9 @@ class NewsOutcome:
     added: int = 0
     layers: dict[str, int] = field(default_factory=dict)  # layer → items added
     errors: tuple[str, ...] = ()
+    future: tuple[str, ...] = ()  # dates of items refused for being after the fetch
+    undated: int = 0  # items kept without a publication time
+    cut: int = 0  # items whose title or summary was cut to its limit
 
 
 @dataclass(frozen=True)
@@ -62,24 +65,26 @@ def _sync_one(feed, store: NewsStore, symbol: str, now: datetime) -> NewsOutcome
     from pixiu_cli.market.sources import SourceError
 
     fetched_at = now.isoformat(timespec="seconds")
-    last = store.last_fetch(symbol, NOTICE_PROVIDER)
+    last = store.last_fetch(symbol, NOTICE_PROVIDER, fetched_at)
     start = last[:10] if last else (now - timedelta(days=ANNOUNCEMENT_DAYS)).date().isoformat()
     fetches = (lambda: feed.stock_news(symbol), lambda: feed.announcements(symbol, start, now.date().isoformat()))
-    fetched = added = 0
+    fetched = added = undated = shortened = 0
     layers: dict[str, int] = {}
-    errors = []
+    errors, future = [], []
     for fetch in fetches:
         try:
-            items = _layered(fetch())
+            screened = screen_news(fetch(), now)
         except SourceError as exc:
             errors.append(f"{symbol}：{exc}")
             continue
-        fetched += len(items)
-        new = store.add(items, fetched_at)  # one transaction per feed: never half-written
+        fetched += len(screened.kept) + len(screened.future)
+        future += screened.future
+        undated, shortened = undated + screened.undated, shortened + screened.cut
+        new = store.add(_layered(screened.kept), fetched_at)  # one transaction per feed: never half-written
         added += len(new)
         for layer in new:
             layers[layer] = layers.get(layer, 0) + 1
-    return NewsOutcome(symbol, fetched, added, layers, tuple(errors))
+    return NewsOutcome(symbol, fetched, added, layers, tuple(errors), tuple(future), undated, shortened)
 
 
 def sync_news(

@@ -40,7 +40,7 @@ class NewsStore:
                         item.summary,
                         item.source,
                         layer,
-                        item.published_at or fetched_at,
+                        item.published_at,  # None stays undated: the fetch time is no publication time
                         item.url,
                         fetched_at,
                         item.provider,
@@ -71,8 +71,11 @@ class NewsStore:
         )
         return [record(StoredNews, r, "news") for r in rows]
 
-    def last_fetch(self, symbol: str, provider: str) -> str | None:
+    def last_fetch(self, symbol: str, provider: str, until: str) -> str | None:
+        """The newest publication time stored from `provider` up to `until` (an item an older
+        pixiu stored dated 9999-12-31 must not move the next fetch's window past today)."""
         row = self.db.conn.execute(
-            "select max(published_at) from news where symbol = ? and provider = ?", [symbol, provider]
+            "select max(published_at) from news where symbol = ? and provider = ? and published_at <= ?",
+            [symbol, provider, until],
         ).fetchone()
         return row[0] if row else None

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from pixiu_cli.domain.news import StoredNews
+from pixiu_cli.domain.news import SUMMARY_LIMIT, TITLE_LIMIT, StoredNews, cut
 
 COLUMNS = ["代码", "层次", "发布时间", "标题", "来源", "链接"]
 
@@ -21,8 +21,8 @@ def news_table(items: list[StoredNews]) -> list[list[str]]:
         [
             n.symbol or "—",
             n.layer or "—",
-            (n.published_at or "")[:16].replace("T", " "),
-            n.title,
+            (n.published_at or "日期未知")[:16].replace("T", " "),
+            cut(n.title, TITLE_LIMIT),  # bounded when stored; an older pixiu stored any length
             n.source or "—",
             n.url or "—",
         ]
@@ -34,12 +34,34 @@ def news_json(items: list[StoredNews]) -> list[dict]:
     return [asdict(n) for n in items]
 
 
+def _screen_lines(o) -> list[str]:
+    """What the sync left out or changed of one stock's items, said once each."""
+    lines = []
+    if o.future:
+        dates = "、".join(sorted(set(o.future), reverse=True)[:2])
+        lines.append(f"{o.symbol}：{len(o.future)} 条的发布时间在未来（{dates}），未保存")
+    if o.undated:
+        lines.append(f"{o.symbol}：{o.undated} 条没有可读的发布时间，存为日期未知")
+    if o.cut:
+        lines.append(
+            f"{o.symbol}：{o.cut} 条的标题或摘要过长，已截断（标题最多 {TITLE_LIMIT} 字，摘要最多 {SUMMARY_LIMIT} 字）"
+        )
+    return lines
+
+
+def _stock_line(o) -> str:
+    if not o.fetched and not o.errors:  # both feeds answered, with nothing: not a failure
+        return f"{o.symbol}：没有新闻"
+    layers = "，".join(f"{layer} {n}" for layer, n in sorted(o.layers.items()))
+    return f"{o.symbol}：取得 {o.fetched} 条，新增 {o.added} 条" + (f"（{layers}）" if layers else "")
+
+
 def sync_report(done) -> NewsSyncReport:
     """done: a services.news.NewsSyncResult."""
     lines = []
     for o in done.outcomes:
-        layers = "，".join(f"{layer} {n}" for layer, n in sorted(o.layers.items()))
-        lines.append(f"{o.symbol}：取得 {o.fetched} 条，新增 {o.added} 条" + (f"（{layers}）" if layers else ""))
+        lines.append(_stock_line(o))
+        lines += _screen_lines(o)
     errors = done.errors
     error = None
     if errors:

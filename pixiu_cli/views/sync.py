@@ -1,6 +1,7 @@
 """What a market-data sync says, for `pixiu data sync` and the REPL's /sync alike: a line per
-series that got bars, the suspected ex-rights gaps, what was recomputed, and at most one
-warning (the calendar) and one error (the failure, with what was kept)."""
+series that got bars, the suspected ex-rights gaps, a line per bar or action the plausibility
+gate kept out, what was recomputed, and at most one warning (the calendar) and one error (the
+failure, with what was kept)."""
 
 from __future__ import annotations
 
@@ -40,6 +41,7 @@ def sync_report(source: str, done) -> SyncReport:
         if not o.error:
             lines.append(f"{_label(o.symbol)}：新增 {o.rows} 条" + (f"（{o.first} 至 {o.last}）" if o.rows else ""))
             lines += [suspect_line(o.symbol, gap) for gap in o.suspects]
+            lines += o.refused
     lines += done.refreshed.lines()
     failed = done.failed
     error = None

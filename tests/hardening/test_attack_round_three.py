@@ -168,7 +168,10 @@ def test_a_sync_source_returning_far_future_or_absurd_bars_keeps_what_it_could_m
     assert (outcome.error, outcome.last) == (None, "2024-03-04")
     assert market.series(["600519"])[0].last == "2024-03-04"
     later = sync_symbol(market, FarFuture([Bar("2024-03-05", 10, 1e300, 9, 10, 100)]), "600519", None, now)
-    assert later.error and "最高价" in later.error
+    # the gate refuses the row, naming source, symbol, date and field; the series stays as it was
+    assert later.error is None and later.refused == (
+        "未保存：stand-in 600519 2024-03-05 最高价 1e+300 元超过任何 A 股价格（上限 100,000 元）",
+    )
     assert market.series(["600519"])[0].last == "2024-03-04"
     db.close()
 

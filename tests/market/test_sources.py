@@ -20,7 +20,7 @@ from pixiu_cli.market.sync import sync
 from pixiu_cli.market.trading_days import SHANGHAI
 from pixiu_cli.store.market import MarketStore
 from pixiu_cli.store.securities import SecurityMaster
-from tests.helpers import ResultData, load
+from tests.helpers import ResultData, akshare_dividend_frame, akshare_frame, akshare_trade_date_frame, load
 
 NOW = datetime(2016, 5, 9, 16, 0, tzinfo=SHANGHAI)
 
@@ -176,43 +176,6 @@ def test_a_symbol_is_never_half_written(db):
     assert outcomes[0].error and (MarketStore(db).bars("000333"), MarketStore(db).actions("000333")) == before
 
 
-def _frame(records, date_column=None):
-    """A DataFrame of `records`; akshare's bar functions end with
-    `pd.to_datetime(df[date_column], errors="coerce").dt.date`, and so does this."""
-    import pandas as pd
-
-    temp_df = pd.DataFrame(records)
-    if date_column:
-        temp_df[date_column] = pd.to_datetime(temp_df[date_column], errors="coerce").dt.date
-    return temp_df
-
-
-def akshare_dividend_frame(rows):
-    """`stock_history_dividend_detail(indicator="分红")` as akshare 1.19.5 builds it: the
-    scraped table's text cells, then akshare's own conversions, so a plan row's empty
-    除权除息日 ("--") becomes NaT exactly as it does for a real stock."""
-    import pandas as pd
-
-    columns = ["公告日期", "送股", "转增", "派息", "进度", "除权除息日", "股权登记日", "红股上市日"]
-    temp_df = pd.DataFrame(rows, columns=columns)
-    temp_df["公告日期"] = pd.to_datetime(temp_df["公告日期"], errors="coerce").dt.date
-    temp_df["送股"] = pd.to_numeric(temp_df["送股"], errors="coerce")
-    temp_df["转增"] = pd.to_numeric(temp_df["转增"], errors="coerce")
-    temp_df["派息"] = pd.to_numeric(temp_df["派息"], errors="coerce")
-    for column in ("除权除息日", "股权登记日", "红股上市日"):
-        temp_df[column] = pd.to_datetime(temp_df[column], format="%Y-%m-%d", errors="coerce").dt.date
-    return temp_df
-
-
-def akshare_trade_date_frame(days):
-    """`tool_trade_date_hist_sina()` as akshare builds it: a `trade_date` column of dates."""
-    import pandas as pd
-
-    temp_df = pd.DataFrame(days, columns=["trade_date"])
-    temp_df["trade_date"] = pd.to_datetime(temp_df["trade_date"]).dt.date
-    return temp_df
-
-
 class FakeAkshare:
     def __init__(self, sina_fails=False):
         self.sina_fails, self.calls = sina_fails, []
@@ -221,7 +184,7 @@ class FakeAkshare:
         self.calls.append(("sina", symbol, start_date, end_date, adjust))
         if self.sina_fails:
             raise ConnectionError("Sina 403")
-        return _frame(
+        return akshare_frame(
             [
                 {
                     "date": "2016-05-06",
@@ -240,7 +203,7 @@ class FakeAkshare:
 
     def stock_zh_a_hist(self, symbol, period, start_date, end_date, adjust):
         self.calls.append(("eastmoney", symbol, start_date, end_date, adjust))
-        return _frame(
+        return akshare_frame(
             [
                 {
                     "日期": "2016-05-05",

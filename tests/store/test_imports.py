@@ -172,7 +172,16 @@ def _sourced_home(db) -> None:
     from pixiu_cli.store.briefs import BriefReport, BriefStore
     from pixiu_cli.store.news import NewsStore
 
-    item = FetchedNews("600519", "茅台提价", "出厂价上调", "证券时报网", "https://x.example/1", None, "feed.em", MEDIA)
+    item = FetchedNews(
+        "600519",
+        "茅台提价",
+        "出厂价上调",
+        "证券时报网",
+        "https://x.example/1",
+        "2026-11-27T08:30:00+08:00",
+        "feed.em",
+        MEDIA,
+    )
     NewsStore(db).add([(item, "事实")], "2026-11-27T09:00:00+08:00")
     report = BriefReport("每日简报", ["600519"], "持仓平稳", "2026-11-26", "2026-11-27T09:05:00+08:00", 3, 7, 2)
     BriefStore(db).save(report, {})
@@ -181,7 +190,7 @@ def _sourced_home(db) -> None:
 def test_where_news_and_reports_came_from_travels_and_an_older_file_keeps_it(db, tmp_path):
     _sourced_home(db)
     exported = to_document(DomainStore(db).export())
-    # the feed's item had no time: it is dated when it was fetched
+    # published by the feed at 08:30, fetched at 09:00: both times travel
     assert exported["news"] == [
         {
             "symbol": "600519",
@@ -189,7 +198,7 @@ def test_where_news_and_reports_came_from_travels_and_an_older_file_keeps_it(db,
             "summary": "出厂价上调",
             "source": "证券时报网",
             "layer": "事实",
-            "published_at": "2026-11-27T09:00:00+08:00",
+            "published_at": "2026-11-27T08:30:00+08:00",
             "url": "https://x.example/1",
             "fetched_at": "2026-11-27T09:00:00+08:00",
             "provider": "feed.em",

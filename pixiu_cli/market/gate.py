@@ -1,0 +1,136 @@
+"""The one plausibility gate every daily bar and corporate action passes before it is stored,
+whichever door it came in by (a CSV file, baostock, akshare): a bar must be of a session
+that happened (a calendar date, up to today, a trading day in the shipped calendar) with
+prices and a volume a quote could have had; an action must have numbers a real one could
+have and, where the bars around its ex-date are known, an ex-date open within the daily
+limit of its reference price. Each refusal names the source, the symbol, the date and the
+field, so a sync can store the rest and say what it left out, and a file import can refuse
+the file naming its row."""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass
+from datetime import date
+
+from pixiu_cli.domain.boards import daily_limit, limit_schedule
+from pixiu_cli.domain.market import Bar, CorporateAction
+from pixiu_cli.domain.plausible import (
+    Problem,
+    action_values_problem,
+    bar_problem,
+    calendar_date,
+    day_problem,
+    ex_date_problem,
+    reference_price,
+)
+from pixiu_cli.market.gaps import RESUMPTION_DAYS, PriceColumns
+from pixiu_cli.market.trading_days import holiday_name, is_trading_day, knows, trading_calendar
+
+_WEEKEND = ("周六", "周日")
+
+
+@dataclass(frozen=True)
+class Refusal:
+    source: str
+    symbol: str
+    date: str
+    problem: Problem
+
+    def line(self) -> str:
+        return f"未保存：{self.source} {self.symbol} {self.date} {self.problem.text()}"
+
+
+def session_problem(day: str, today: date, listed: Collection[str] = ()) -> Problem | None:
+    """A bar's date: one the calendar has, from the first session to today, on which the
+    exchanges were open (as far as the shipped calendar knows: past its end, not guessed).
+    `listed`: weekdays a sync's source stored as sessions, which win over a shipped holiday
+    (as they do for staleness); no weekend ever had a session."""
+    parsed = calendar_date(day)
+    if parsed is None:
+        return Problem("日期", f"「{day[:20]}」不是有效的 YYYY-MM-DD 日期")
+    if problem := day_problem(parsed, today):
+        return Problem("日期", problem)
+    if parsed.weekday() >= 5:
+        return Problem("日期", f"{day} 是{_WEEKEND[parsed.weekday() - 5]}，交易所休市")
+    if knows(parsed) and not is_trading_day(parsed) and day not in listed:
+        return Problem("日期", f"{day} 是{holiday_name(parsed)}，交易所休市")
+    return None
+
+
+def off_session(days):
+    """session_problem's trading-day test over a numpy column of days since 1970-01-01:
+    True on a weekend and on a weekday the calendar knows as closed (no source lists these)."""
+    import numpy as np
+
+    epoch = date(1970, 1, 1)
+    closed = np.array([(d - epoch).days for d in trading_calendar().closed], dtype="int64")
+    weekend = (days + 3) % 7 >= 5  # 1970-01-01 was a Thursday
+    return weekend | np.isin(days, closed)
+
+
+def screen_bars(
+    source: str, symbol: str, bars: Iterable[Bar], today: date, listed: Collection[str] = ()
+) -> tuple[list[Bar], list[Refusal]]:
+    kept, refused = [], []
+    for bar in bars:
+        problem = session_problem(bar.date, today, listed) or bar_problem(bar)
+        if problem:
+            refused.append(Refusal(source, symbol, bar.date, problem))
+        else:
+            kept.append(bar)
+    return kept, refused
+
+
+def ex_day_problem(prices: PriceColumns, action: CorporateAction) -> Problem | None:
+    """The action against the close before its ex-date and the open on it."""
+    i = bisect_left(prices.dates, action.ex_date)
+    if i == 0:
+        return None  # no close before it: nothing to derive a reference price from
+    close = prices.closes[i - 1]
+    cash, shares, ratio = action.cash_per_share, action.shares_per_share, action.ratio
+    if not ratio and cash >= close:
+        return Problem("每股派现", f"{cash:g} 元不低于除权前收盘价 {close:g} 元")
+    on_ex_date = i < len(prices.dates) and prices.dates[i] == action.ex_date
+    ex_open, limit = (prices.opens[i], _limit(prices, i)) if on_ex_date else (None, None)
+    return ex_date_problem(reference_price(close, cash, shares, ratio), close, ex_open, limit)
+
+
+def _limit(prices: PriceColumns, i: int) -> float | None:
+    day, before = prices.dates[i], prices.dates[i - 1]
+    if day < limit_schedule(prices.symbol)[0][0]:
+        return None  # no daily limit yet (A-shares traded without one until 1996-12-16)
+    if (date.fromisoformat(day) - date.fromisoformat(before)).days > RESUMPTION_DAYS:
+        return None  # the reopening carries the pause's news, and may have had no limit
+    return daily_limit(prices.symbol, day, prices.st[i] or prices.st[i - 1])
+
+
+def ex_date_text_problem(ex_date: str, today: date) -> Problem | None:
+    """An ex-date the calendar has, from the first session to tomorrow (an announced one)."""
+    parsed = calendar_date(ex_date)
+    if parsed is None:
+        return Problem("除权除息日", f"「{ex_date[:20]}」不是有效的 YYYY-MM-DD 日期")
+    problem = day_problem(parsed, today, days_ahead=1)
+    return Problem("除权除息日", problem) if problem else None
+
+
+def action_refusal(action: CorporateAction, prices: PriceColumns | None, today: date) -> Problem | None:
+    problem = ex_date_text_problem(action.ex_date, today)
+    problem = problem or action_values_problem(action.cash_per_share, action.shares_per_share, action.ratio)
+    if problem is None and prices is not None:
+        problem = ex_day_problem(prices, action)
+    return problem
+
+
+def screen_actions(
+    source: str, actions: Iterable[CorporateAction], prices: PriceColumns | None, today: date
+) -> tuple[list[CorporateAction], list[Refusal]]:
+    kept, refused = [], []
+    for action in actions:
+        problem = action_refusal(action, prices, today)
+        if problem:
+            refused.append(Refusal(source, action.symbol, action.ex_date, problem))
+        else:
+            kept.append(action)
+    return kept, refused
