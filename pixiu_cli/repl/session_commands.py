@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from pixiu_cli.errors import os_reason
 from pixiu_cli.repl.clipboard import NoClipboard, copy
 from pixiu_cli.repl.commands import CommandError, ParsedCommand, registry
 from pixiu_cli.repl.state import ReplState
@@ -47,7 +48,7 @@ def save_command(state: ReplState, cmd: ParsedCommand) -> None:
         with open(target, "x", encoding="utf-8") as out:
             out.write(text)
     except OSError as exc:
-        raise CommandError(f"无法写入 {target}：{exc.strerror or exc}") from None
+        raise CommandError(f"无法写入 {target}：{os_reason(exc)}") from None
     state.renderer.info(f"已保存对话 {state.conversation_id} 到 {target}")
 
 
