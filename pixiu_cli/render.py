@@ -457,6 +457,11 @@ class Renderer:
             self.out.write("\n")
         self.out.flush()
 
+    def chart(self, text: str) -> None:
+        """A chart drawn as text: on a terminal its colours kept, anything else that would act
+        on the terminal made visible; piped, no escape sequence at all (colours included)."""
+        self.raw(terminal_text(text) if self.rich_output else visible(_SGR.sub("", text)))
+
     def json(self, value, *, indent: int | None = 2) -> None:
         """A value as a JSON document, non-ASCII kept as written (`--json` output); on a
         terminal, invisible or reordering characters as \\u escapes (the same value)."""
