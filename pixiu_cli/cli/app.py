@@ -99,7 +99,7 @@ def main() -> None:
             command, kwargs = fast
             command(**kwargs)
             return
-        code = _click_command()(standalone_mode=False)
+        code = _click_command()(standalone_mode=False, prog_name="pixiu")
         if isinstance(code, int) and code:
             sys.exit(code)
     except typer.Exit as exc:

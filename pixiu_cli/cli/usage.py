@@ -47,7 +47,8 @@ def _what(exc, argv: list[str]) -> str:
     if isinstance(exc, _errors.NoSuchOption):
         return _no_such_option(exc, argv)
     if isinstance(exc, _errors.MissingParameter):
-        return f"缺少{_kind(exc.param)} {_name(exc.param)}"
+        about = getattr(exc.param, "help", None)
+        return f"缺少{_kind(exc.param)} {_name(exc.param)}" + (f"：{about}" if about else "")
     if isinstance(exc, _errors.BadParameter):
         return _bad_value(exc)
     if isinstance(exc, _errors.BadOptionUsage):
@@ -89,7 +90,7 @@ def _name(param) -> str:
     if param is None:
         return ""
     opts = [o for o in getattr(param, "opts", ()) if o.startswith("-")]
-    return " / ".join(opts) if opts else str(getattr(param, "metavar", None) or param.name).upper()
+    return " / ".join(opts) if opts else str(getattr(param, "metavar", None) or param.name)  # as --help names it
 
 
 def _bad_value(exc) -> str:
