@@ -5,8 +5,8 @@ names the model. A real app (offline, its own database), commands through run_co
 from __future__ import annotations
 
 import io
-import re
 import os
+import re
 from unittest import mock
 
 import pytest
@@ -14,8 +14,8 @@ import pytest
 from pixiu_cli.app import open_app
 from pixiu_cli.render import Renderer
 from pixiu_cli.repl.loop import run_command
-from pixiu_cli.repl.turn import run_chat_turn
 from pixiu_cli.repl.state import ReplState
+from pixiu_cli.repl.turn import run_chat_turn
 from pixiu_cli.settings import load_settings
 from tests.helpers import clean_env
 
