@@ -9,7 +9,7 @@ import re
 import tomllib
 from pathlib import Path
 
-from pixiu_cli.errors import UserError
+from pixiu_cli.errors import UserError, os_reason
 from pixiu_cli.redact import mask_url
 
 SECRET_KEYS = ("api_key", "deepseek_api_key")
@@ -27,7 +27,7 @@ def read_config(path: Path) -> dict:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"配置文件 {path} 格式错误：{exc}") from None
     except OSError as exc:
-        raise ConfigError(f"无法读取配置文件 {path}：{exc.strerror or exc}") from None
+        raise ConfigError(f"无法读取配置文件 {path}：{os_reason(exc)}") from None
 
 
 def _value(value) -> str:
@@ -89,15 +89,23 @@ def write_config(path: Path, data: dict) -> None:
     text = dump_toml(data)
     if tomllib.loads(text) != data:  # never leave a file that pixiu itself cannot read back
         raise ConfigError("该值无法写入 config.toml，未做修改")
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".toml.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    except OSError as exc:  # a read-only home, a full disk
+        raise ConfigError(f"无法写入配置文件 {path}（文件夹 {path.parent}）：{os_reason(exc)}；未做修改") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
         os.chmod(tmp, 0o600)
         os.replace(tmp, path)
-    except BaseException:  # e.g. a full disk: the old file stays as it was, no stray copy
+    except OSError as exc:  # e.g. a full disk: the old file stays as it was, no stray copy
+        tmp.unlink(missing_ok=True)
+        raise ConfigError(f"无法写入配置文件 {path}：{os_reason(exc)}；原文件未改动") from None
+    except BaseException:
         tmp.unlink(missing_ok=True)
         raise
 

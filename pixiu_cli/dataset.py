@@ -33,7 +33,7 @@ from pixiu_cli.domain.investor import (
 )
 from pixiu_cli.domain.plausible import fill_problems, market_date_problem, money_problem, price_problem, shares_problem
 from pixiu_cli.domain.vocabulary import NOTE_KINDS, SIDES
-from pixiu_cli.errors import UserError
+from pixiu_cli.errors import UserError, os_reason
 from pixiu_cli.market.trading_days import SHANGHAI
 
 SECTIONS = ("holdings", "profiles", "news", "signals", "reports", "decisions", "alerts", "notes", "persona")
@@ -499,7 +499,7 @@ def load_document(path: Path, now: datetime) -> DomainData:
     except UnicodeDecodeError:
         raise DatasetError(f"{path} 不是 UTF-8 文本文件") from None
     except OSError as exc:  # permission denied, a device that cannot be read …
-        raise DatasetError(f"无法读取文件 {path}：{exc.strerror or type(exc).__name__}") from None
+        raise DatasetError(f"无法读取文件 {path}：{os_reason(exc)}") from None
     try:
         doc = json.loads(text, object_pairs_hook=_unique_keys)
     except _DuplicateKey as exc:

@@ -256,19 +256,24 @@ class ReplyStream:
         self._in_reasoning = False
 
     def reasoning(self, delta: str) -> None:
+        """Dimmed above the answer on a terminal. With stdout piped the answer is all that goes
+        there: the reasoning goes to stderr when that is a terminal, else only to the record."""
+        shown = self.r.thinking_console
         if not self._in_reasoning:
             self._in_reasoning = True
-            self.r.console.print(_text("思考中…", style="dim italic"))
+            if shown is not None:
+                shown.print(_text("思考中…", style="dim italic"))
         self._thought += len(delta)
         room = SCREEN_CHARS - self._thought_shown
-        if room > 0:
+        if room > 0 and shown is not None:
             self._thought_shown += min(room, len(delta))
-            self.r.console.print(_text(visible(delta[:room]), style="dim"), end="")
+            shown.print(_text(visible(delta[:room]), style="dim"), end="")
 
     def text(self, delta: str) -> None:
         if self._in_reasoning:
             self._in_reasoning = False
-            self.r.console.print()
+            if (shown := self.r.thinking_console) is not None:
+                shown.print()
         if not self.r.rich_output:
             self.answer = (self.answer + delta)[-1:]  # piped: only whether it ended a line matters
             self.r.out.write(delta)
@@ -353,6 +358,8 @@ class ReplyStream:
     def notice(self, line: str) -> None:
         self._stop_live()
         self._end_plain()
+        if not self.r.rich_output and self.answer and not self.answer.endswith("\n"):
+            self.r.out.write("\n")  # piped: the notice is a line of its own, not the answer's tail
         # text after a notice starts a fresh block
         self.answer, self._tail, self._plain, self._rows = "", _LiveTail(), False, None
         self.r.info(line)
@@ -410,6 +417,15 @@ class Renderer:
         )
 
     @cached_property
+    def thinking_console(self):
+        """Where a reply's reasoning is shown: with the answer on a terminal; on stderr when
+        only that is a terminal (`pixiu ask … | less`); nowhere when neither is."""
+        if self.rich_output:
+            return self.console
+        isatty = getattr(self._err, "isatty", None)
+        return self.err_console if isatty is not None and isatty() else None
+
+    @cached_property
     def err_console(self):
         from rich.console import Console
 
@@ -456,6 +472,11 @@ class Renderer:
         if not text.endswith("\n"):
             self.out.write("\n")
         self.out.flush()
+
+    def chart(self, text: str) -> None:
+        """A chart drawn as text: on a terminal its colours kept, anything else that would act
+        on the terminal made visible; piped, no escape sequence at all (colours included)."""
+        self.raw(terminal_text(text) if self.rich_output else visible(_SGR.sub("", text)))
 
     def json(self, value, *, indent: int | None = 2) -> None:
         """A value as a JSON document, non-ASCII kept as written (`--json` output); on a

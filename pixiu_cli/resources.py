@@ -50,15 +50,20 @@ def user_cache_dir() -> Path:
     return Path(base).expanduser() / "pixiu"
 
 
-def write_private(path: Path, data: bytes) -> None:
+def write_private(path: Path, data: bytes, *, durable: bool = False) -> None:
     """Write `data` to `path` readable by its owner only (0600), whole or not at all: a file
-    pixiu writes (a cache of block lines, an export) holds holdings and notes verbatim."""
+    pixiu writes (a cache of block lines, an export) holds holdings and notes verbatim. A
+    full disk leaves nothing behind, not even an empty file. `durable`: on disk before the
+    name appears (what the user keeps: an export, a question that could not be stored)."""
     # the thread too: the REPL's warm-up thread and a turn may write the same cache file
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
+            if durable:
+                f.flush()
+                os.fsync(f.fileno())  # a full disk may only say so here (delayed allocation)
         os.chmod(tmp, 0o600)  # O_CREAT keeps the mode of a leftover file
         os.replace(tmp, path)
     except BaseException:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pixiu_cli.clock import pinned_moment
-from pixiu_cli.errors import UserError
+from pixiu_cli.errors import UserError, os_reason
 from pixiu_cli.llm.models import DEFAULT_DEEPSEEK_MODEL, REASONING_EFFORTS, THINKING_MODES, retired_model_line
 from pixiu_cli.redact import remember_secret, remember_url
 from pixiu_cli.resources import default_home
@@ -94,7 +94,7 @@ def _read_config(path: Path) -> tuple[dict, list[str]]:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise SettingsError(f"配置文件 {path} 格式错误：{exc}") from None
     except OSError as exc:
-        raise SettingsError(f"无法读取配置文件 {path}：{exc.strerror or exc}") from None
+        raise SettingsError(f"无法读取配置文件 {path}：{os_reason(exc)}") from None
     if any(data.get(k) for k in ("api_key", "deepseek_api_key")) and path.stat().st_mode & (
         stat.S_IRGRP | stat.S_IROTH
     ):
@@ -407,7 +407,7 @@ def ensure_home(home: Path) -> Path:
     except (FileExistsError, NotADirectoryError):
         raise SettingsError(f"数据目录 {home} 不是一个目录（请检查 PIXIU_HOME）") from None
     except OSError as exc:
-        raise SettingsError(f"无法创建数据目录 {home}：{exc.strerror or exc}") from None
+        raise SettingsError(f"无法创建数据目录 {home}：{os_reason(exc)}") from None
     if not home.is_dir():
         raise SettingsError(f"数据目录 {home} 不是一个目录（请检查 PIXIU_HOME）")
     _tighten(home)

@@ -11,12 +11,14 @@ from pathlib import Path
 
 
 def keep(home: Path, text: str, now: datetime) -> Path:
+    """The question in unsent/, whole or not at all: a full disk leaves no empty or cut-off
+    file that would look like a kept question."""
+    from pixiu_cli.resources import write_private
+
     folder = home / "unsent"
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     path = folder / f"{now.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.txt"
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as file:
-        file.write(text)
+    write_private(path, text.encode("utf-8", "replace"), durable=True)
     return path
 
 

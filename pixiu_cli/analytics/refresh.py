@@ -74,6 +74,10 @@ def _close_of(bar_date: str, now: datetime) -> str:
 
 
 def refresh(db: Database, symbols: Sequence[str], now: datetime, costs: CostModel | None = None) -> RefreshSummary:
+    """Only the symbols named: none changed (a sync that failed or fetched nothing) is
+    nothing to recompute, never every stored decision and rule."""
+    if not symbols:
+        return RefreshSummary()
     costs = costs or CostModel()
     market, store, summary = MarketData(db), AnalyticsStore(db), RefreshSummary()
     stamp = iso(now)

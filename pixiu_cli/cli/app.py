@@ -99,7 +99,7 @@ def main() -> None:
             command, kwargs = fast
             command(**kwargs)
             return
-        code = _click_command()(standalone_mode=False)
+        code = _click_command()(standalone_mode=False, prog_name="pixiu")
         if isinstance(code, int) and code:
             sys.exit(code)
     except typer.Exit as exc:
@@ -114,8 +114,12 @@ def main() -> None:
         sys.exit(141)
     except typer.Abort:
         sys.exit(130)
-    except typer.TyperException as exc:  # usage errors (bad flags): click's one-line message
-        if hasattr(exc, "show"):
+    except typer.TyperException as exc:  # usage errors (bad flags): one Chinese line naming the flag
+        from pixiu_cli.cli.usage import is_usage_error, usage_line
+
+        if is_usage_error(exc):
+            common.renderer().error(usage_line(exc, sys.argv[1:], _click_command()))
+        elif hasattr(exc, "show"):
             exc.show()
         sys.exit(getattr(exc, "exit_code", 2))
     except UserError as exc:

@@ -142,11 +142,12 @@ def export_data(
         shown.warn(f"导出：{note}")
     if output:
         try:
+            from pixiu_cli.errors import os_reason
             from pixiu_cli.resources import write_private
 
-            write_private(Path(output), (text + "\n").encode("utf-8"))
+            write_private(Path(output), (text + "\n").encode("utf-8"), durable=True)
         except OSError as exc:
-            raise common.CliError(f"无法写入 {output}：{exc.strerror or type(exc).__name__}") from None
+            raise common.CliError(f"无法写入 {output}：{os_reason(exc)}") from None
         shown.info(f"已导出到 {output}")
     else:
         shown.raw(text)

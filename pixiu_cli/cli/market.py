@@ -382,7 +382,7 @@ def chart(
     with database() as db:
         method = common.settings().cost_method
         text = chart_text(db, symbol, days, common.now(), method, color=renderer.rich_output, **renderer.chart_size())
-    renderer.raw(text)
+    renderer.chart(text)
 
 
 def register(app: typer.Typer) -> None:

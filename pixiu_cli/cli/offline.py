@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from pixiu_cli.cli import common
+from pixiu_cli.errors import os_reason
 
 
 def offline_server(
@@ -32,7 +33,7 @@ def offline_server(
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
             raise common.CliError(f"端口 {port} 已被占用：请用 --port 换一个端口（--port 0 表示随机）") from None
-        raise common.CliError(f"无法在端口 {port} 上启动离线服务：{exc.strerror or exc}") from None
+        raise common.CliError(f"无法在端口 {port} 上启动离线服务：{os_reason(exc)}") from None
     renderer.info(f"离线服务已启动：{server.base_url}（缓存模拟：{cache_profile}），按 Ctrl-C 停止。")
     if server.control_token:
         renderer.dim(f"控制接口令牌（请求头 X-Pixiu-Control-Token）：{server.control_token}")

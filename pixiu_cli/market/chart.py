@@ -90,16 +90,59 @@ def _line(plt, xs, values, label, color):
 
 def render_chart(data: ChartData, *, width: int = 100, height: int = 24, color: bool = True) -> str:
     """The chart within `width` terminal cells. plotext counts a Chinese character (the
-    title, the legend) as one cell where a terminal draws two: the plot is narrowed by
-    what overflowed and drawn again."""
+    legend) as one cell where a terminal draws two: the plot is narrowed by what overflowed
+    and drawn again. The title is set above the plot here, wrapped to the width: plotext
+    drops a title wider than its plot."""
+    title = _title_lines(_title(data), width)
     plot_width = width
     for _ in range(4):
-        text = _drawn(data, plot_width, height, color)
+        text = _drawn(data, plot_width, height - len(title), color)
         over = _cells(text) - width
         if over <= 0 or plot_width - over < 20:
             break
         plot_width -= over
-    return text
+    return "\n".join([*title, text])
+
+
+def _title(data: ChartData) -> list[str]:
+    """The title's parts, joined by " · " where they fit on one line."""
+    cost = f"成本 {data.cost:.2f}" if data.cost is not None else ""
+    if data.cost_line is not None and abs(data.cost_line - data.cost) >= 0.005:
+        cost += f"（前复权 {data.cost_line:.2f}）"
+    # a stored name is data: nothing in it may act on a terminal or throw the widths off
+    shown = "".join(ch if ch.isprintable() else "\ufffd" for ch in data.name or "")
+    name = f"{data.symbol} {shown}" if shown else data.symbol
+    parts = [name, f"{data.dates[0]} 至 {data.dates[-1]}", f"收盘 {data.close[-1]:.2f}", cost]
+    return [p for p in parts if p]
+
+
+def _title_lines(parts: list[str], width: int) -> list[str]:
+    """The parts on as few centred lines of at most `width` cells as fit; a part wider than
+    a line (a long name) is cut with an ellipsis."""
+    from wcwidth import wcswidth
+
+    lines: list[str] = []
+    for part in (_fit(p, width) for p in parts):
+        joined = f"{lines[-1]} · {part}" if lines else part
+        if lines and wcswidth(joined) <= width:
+            lines[-1] = joined
+        else:
+            lines.append(part)
+    return [" " * max(0, (width - wcswidth(line)) // 2) + line for line in lines]
+
+
+def _fit(text: str, width: int) -> str:
+    from wcwidth import wcswidth, wcwidth
+
+    if wcswidth(text) <= width:
+        return text
+    out, used = "", 1  # the ellipsis
+    for ch in text:
+        cells = max(wcwidth(ch), 0)
+        if used + cells > width:
+            break
+        out, used = out + ch, used + cells
+    return out + "…"
 
 
 def _cells(text: str) -> int:
@@ -135,12 +178,6 @@ def _drawn(data: ChartData, width: int, height: int, color: bool) -> str:
     step = max(1, len(xs) // 5)
     ticks = xs[::step]
     plt.xticks(ticks, [data.dates[i] for i in ticks])
-    cost = f" · 成本 {data.cost:.2f}" if data.cost is not None else ""
-    if data.cost_line is not None and abs(data.cost_line - data.cost) >= 0.005:
-        cost += f"（前复权 {data.cost_line:.2f}）"
-    plt.title(
-        f"{data.symbol} {data.name or ''} · {data.dates[0]} 至 {data.dates[-1]} · 收盘 {data.close[-1]:.2f}{cost}"
-    )
     text = plt.build()
     return text if color else _ANSI.sub("", text)
 

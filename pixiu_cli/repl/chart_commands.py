@@ -41,4 +41,4 @@ def chart_command(state: ReplState, cmd: ParsedCommand) -> None:
         color=state.renderer.rich_output,
         **state.renderer.chart_size(),
     )
-    state.renderer.raw(text)
+    state.renderer.chart(text)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from pixiu_cli.errors import os_reason
 from pixiu_cli.repl.clipboard import NoClipboard, copy
 from pixiu_cli.repl.commands import CommandError, ParsedCommand, registry
 from pixiu_cli.repl.state import ReplState
@@ -31,7 +32,8 @@ def model_command(state: ReplState, cmd: ParsedCommand) -> None:
     cost = "" if prices.knows(name) else "；这个模型没有价格，状态行只显示 tokens"
     offline = "（离线模式：回答仍来自离线应答器）" if app.settings.offline else ""
     state.renderer.info(
-        f"已切换到模型 {name}{offline}：本对话接下来的请求使用它；提示缓存按模型分开，下一次请求从头计算{cost}"
+        f"已切换到模型 {name}{offline}：本对话接下来的请求使用它；"
+        f"服务商可能仍复用不变的前缀（系统提示、工具），能否命中 pixiu 无法预知，以下一次的状态行为准{cost}"
     )
 
 
@@ -47,7 +49,7 @@ def save_command(state: ReplState, cmd: ParsedCommand) -> None:
         with open(target, "x", encoding="utf-8") as out:
             out.write(text)
     except OSError as exc:
-        raise CommandError(f"无法写入 {target}：{exc.strerror or exc}") from None
+        raise CommandError(f"无法写入 {target}：{os_reason(exc)}") from None
     state.renderer.info(f"已保存对话 {state.conversation_id} 到 {target}")
 
 

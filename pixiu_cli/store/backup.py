@@ -13,8 +13,9 @@ from pathlib import Path
 from sqlite_utils import Database
 
 from pixiu_cli.clock import machine_seconds
+from pixiu_cli.errors import os_reason
 from pixiu_cli.store.damage import DamagedDatabase, backup_name, damaged_message, quick_check
-from pixiu_cli.store.database import StoreError
+from pixiu_cli.store.database import StoreError, disk_full
 from pixiu_cli.store.schema import migrations
 
 # Tables every pixiu database has had since its first migrations.
@@ -27,6 +28,7 @@ def backup_database(db: Database, directory: Path, at: datetime, stem: str = "pi
     verdict = _checked(db)
     if verdict != "ok":
         raise DamagedDatabase(damaged_message(_path_of(db), verdict))
+    partial = None
     try:
         directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         target = _unused_name(directory, f"{stem}-{at:%Y%m%d-%H%M%S}")
@@ -43,7 +45,10 @@ def backup_database(db: Database, directory: Path, at: datetime, stem: str = "pi
             copy.close()
         partial.rename(target)
     except (OSError, sqlite3.Error) as exc:
-        raise StoreError(f"无法写入备份到 {directory}：{_reason(exc)}") from None
+        if partial is not None:  # a cut-off copy would only look like a backup
+            for leftover in (partial, partial.with_name(partial.name + "-journal")):
+                leftover.unlink(missing_ok=True)
+        raise StoreError(f"无法写入备份到 {directory}：{_reason(exc, directory)}") from None
     return target
 
 
@@ -133,12 +138,16 @@ def set_aside(path: Path, directory: Path, at: datetime) -> Path:
             os.replace(wal, target.with_name(target.name + "-wal"))
         path.with_name(path.name + "-shm").unlink(missing_ok=True)
     except OSError as exc:
-        raise StoreError(f"无法把损坏的数据库移到 {directory}：{_reason(exc)}") from None
+        raise StoreError(f"无法把损坏的数据库移到 {directory}：{_reason(exc, directory)}") from None
     return target
 
 
-def _reason(exc: Exception) -> str:
-    return getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+def _reason(exc: Exception, folder: Path | None = None) -> str:
+    if disk_full(exc, folder):
+        return "磁盘已满（数据库本身完好，没有丢失；请释放磁盘空间后重试）"
+    if isinstance(exc, OSError):
+        return os_reason(exc)
+    return str(exc) or type(exc).__name__
 
 
 def check_pixiu_database(path: Path) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from sqlite_utils import Database
 
-from pixiu_cli.errors import UserError
+from pixiu_cli.errors import UserError, os_reason
 from pixiu_cli.store.damage import DamagedDatabase, backups_of, damaged_message, is_damage, quick_check, remember_opened
 from pixiu_cli.store.schema import migrations
 from pixiu_cli.store.template import create_migrated
@@ -41,12 +41,31 @@ def lock_timeout_line(exc: BaseException) -> str | None:
 DISK_FULL = "磁盘已满：这次的内容未能写入，之前保存的对话和数据都完好，没有丢失。请释放磁盘空间后重试。"
 
 
-def disk_full(exc: BaseException) -> bool:
-    """SQLite's SQLITE_FULL ("database or disk is full") or an OS write that found no space."""
-    if isinstance(exc, sqlite3.OperationalError):
+# Less free space than this where a database lives makes an I/O error a full disk: SQLite
+# grows its -shm index 32 KiB at a time and its pages a few KiB at a time.
+NEARLY_FULL_BYTES = 256 * 1024
+
+
+def disk_full(exc: BaseException, folder: Path | None = None) -> bool:
+    """SQLite's SQLITE_FULL ("database or disk is full") or an OS write that found no space;
+    with the database's `folder`, also SQLite's bare "disk I/O error" (what a -shm index that
+    cannot grow gives) when that folder's disk has no room left."""
+    if isinstance(exc, sqlite3.DatabaseError):
         code = getattr(exc, "sqlite_errorcode", None)
-        return code == sqlite3.SQLITE_FULL if code is not None else "database or disk is full" in str(exc)
-    return isinstance(exc, OSError) and exc.errno == errno.ENOSPC
+        if code == sqlite3.SQLITE_FULL or (code is None and "database or disk is full" in str(exc)):
+            return True
+        io_error = code & 0xFF == sqlite3.SQLITE_IOERR if code is not None else "disk I/O error" in str(exc)
+        return folder is not None and io_error and no_room(folder)
+    return isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT)
+
+
+def no_room(folder: Path) -> bool:
+    import shutil
+
+    try:
+        return shutil.disk_usage(folder).free < NEARLY_FULL_BYTES
+    except OSError:
+        return False
 
 
 def _apply_migrations(db: Database) -> None:
@@ -87,7 +106,7 @@ def open_database(path: Path, *, migrate: bool = True) -> Database:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise StoreError(f"无法创建数据目录 {path.parent}：{exc.strerror or exc}") from None
+        raise StoreError(f"无法创建数据目录 {path.parent}：{os_reason(exc)}") from None
     _refuse_emptied(path)
     if migrate:
         create_migrated(path)
@@ -95,7 +114,7 @@ def open_database(path: Path, *, migrate: bool = True) -> Database:
     try:
         db = _connect(path, migrate)
     except sqlite3.DatabaseError as exc:
-        if disk_full(exc):
+        if disk_full(exc, path.parent):
             raise StoreError(DISK_FULL) from None
         if is_damage(exc):
             verdict = quick_check(path)
@@ -123,6 +142,13 @@ def _connect(path: Path, migrate: bool) -> Database:
 
 
 READ_ONLY = "数据目录是只读的（PIXIU_HOME 不可写）：可以查看和导出，但这个操作需要写入，没有完成"
+
+
+def read_only_message(folder: Path | None) -> str:
+    """READ_ONLY naming the folder, where it is known."""
+    if folder is None:
+        return READ_ONLY
+    return f"数据目录 {folder} 是只读的（PIXIU_HOME 不可写）：可以查看和导出，但这个操作需要写入，没有完成"
 
 
 def _read_only(path: Path) -> Database:
@@ -219,6 +245,17 @@ def write_transaction(db: Database) -> Iterator[Database]:
     except BaseException as exc:
         if db.conn.in_transaction:
             db.conn.rollback()
-        if disk_full(exc):  # the transaction is rolled back whole: what was saved before stays
+        if disk_full(exc, _folder_of(db)):  # the transaction is rolled back whole: what was saved before stays
             raise StoreError(DISK_FULL) from None
+        if read_only_line(exc):
+            raise StoreError(read_only_message(_folder_of(db))) from None
         raise
+
+
+def _folder_of(db: Database) -> Path | None:
+    """The folder of `db`'s file (None for a database in memory or one that cannot say)."""
+    try:
+        row = db.conn.execute("PRAGMA database_list").fetchone()
+    except sqlite3.Error:
+        return None
+    return Path(row[2]).parent if row and row[2] else None

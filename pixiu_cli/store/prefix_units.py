@@ -9,11 +9,12 @@ transaction, so a process killed mid-write leaves the file consistent."""
 from __future__ import annotations
 
 import logging
+import os
 import sqlite3
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from pixiu_cli.store.database import owner_only
+from pixiu_cli.store.database import disk_full, no_room, owner_only, read_only_line
 from pixiu_cli.store.wal import enable_wal
 
 log = logging.getLogger(__name__)
@@ -66,8 +67,11 @@ class PrefixUnitFile:
             owner_only(path)  # 0600, as pixiu.db: it holds the prompts' texts' hashes and times
             self._conn = self._open(path)
         except (sqlite3.OperationalError, OSError) as exc:
-            # Locked past the timeout, or not writable: this process keeps its own cache.
-            log.warning("offline prompt cache %s unavailable (%s); using memory", path, exc)
+            # Locked past the timeout, or not writable: this process keeps its own cache. A
+            # home that cannot be written (read-only, full) is said once, by what needs to
+            # write there; the offline server's own hit counts are no reason for a line.
+            quiet = isinstance(exc, OSError) or not os.access(path.parent, os.W_OK) or no_room(path.parent)
+            (log.debug if quiet else log.warning)("offline prompt cache %s unavailable (%s); using memory", path, exc)
             self._conn = self._open(":memory:")
         except sqlite3.DatabaseError:
             # Not a database (or damaged): it is only a cache, start over.
@@ -141,7 +145,9 @@ class PrefixUnitFile:
         except sqlite3.Error as exc:  # still locked after the timeout, disk full, ...
             if self._conn.in_transaction:
                 self._conn.execute("ROLLBACK")
-            log.warning("offline prompt cache write skipped (%s)", exc)
+            # a full or read-only disk is said by the write that matters (the turn's)
+            quiet = disk_full(exc, self.path.parent) or bool(read_only_line(exc))
+            (log.debug if quiet else log.warning)("offline prompt cache write skipped (%s)", exc)
 
 
 class _Transaction:

@@ -57,14 +57,28 @@ def _stock_line(o) -> str:
 
 
 def sync_report(done) -> NewsSyncReport:
-    """done: a services.news.NewsSyncResult."""
+    """done: a services.news.NewsSyncResult. A line per stock that got anything; a failure is
+    one line for the whole sync: how many stocks, the first reason, and what was kept."""
     lines = []
     for o in done.outcomes:
+        if o.errors and not o.fetched:
+            continue  # said once, in the failure line
         lines.append(_stock_line(o))
         lines += _screen_lines(o)
-    errors = done.errors
-    error = None
-    if errors:
-        more = f" 等 {len(errors)} 处" if len(errors) > 1 else ""
-        error = f"新闻同步失败{more}：{errors[0]}；已保留本地数据，其余已取得的已保存"
-    return NewsSyncReport(lines, error)
+    return NewsSyncReport(lines, _failure(done))
+
+
+def _failure(done) -> str | None:
+    failed = [o for o in done.outcomes if o.errors]
+    if not failed:
+        return None
+    # each error names its stock ("600519：…"); the same cause for every stock is one reason
+    reasons = list(dict.fromkeys(e.removeprefix(f"{o.symbol}：") for o in failed for e in o.errors))
+    stocks = (
+        f"{len(failed)} 只股票"
+        if len(failed) == len(done.outcomes)
+        else f"{len(done.outcomes)} 只中的 {len(failed)} 只"
+    )
+    more = f" 等 {len(reasons)} 种原因" if len(reasons) > 1 else ""
+    kept = f"本次新增的 {done.added} 条已保存" if done.added else "本次没有新增条目"
+    return f"新闻同步失败（{stocks}）：{reasons[0]}{more}；已保留本地数据，{kept}"

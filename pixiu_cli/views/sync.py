@@ -43,8 +43,16 @@ def sync_report(source: str, done) -> SyncReport:
             lines += [suspect_line(o.symbol, gap) for gap in o.suspects]
             lines += o.refused
     lines += done.refreshed.lines()
+    return SyncReport(lines, warning, _failure(source, done))
+
+
+def _failure(source: str, done) -> str | None:
+    """One line: how many series failed, the first reason, and what was kept."""
     failed = done.failed
-    error = None
-    if failed:
-        error = f"数据源 {source} 同步失败（{len(failed)} 只）：{failed[0].error}；已保留本地数据并标记为过期"
-    return SyncReport(lines, warning, error)
+    if not failed:
+        return None
+    whole = len(failed) == len(done.outcomes)
+    stocks = f"{len(failed)} 只" if whole else f"{len(done.outcomes)} 只中的 {len(failed)} 只"
+    fetched = sum(o.rows for o in done.outcomes if not o.error)
+    kept = "" if whole else (f"；其余新增的 {fetched} 条日线已保存" if fetched else "；其余没有新的日线")
+    return f"数据源 {source} 同步失败（{stocks}）：{failed[0].error}；已保留本地数据并标记为过期{kept}"

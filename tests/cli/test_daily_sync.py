@@ -64,7 +64,12 @@ def test_dropped_connection_is_one_line_and_keeps_what_was_fetched(offline_env, 
     done = pixiu(env, "data", "sync")
     err = done.stderr.decode()
     assert done.returncode == 1 and err.count("\n") == 1, err
-    assert "数据源 baostock 同步失败（2 只）" in err and "ConnectionResetError" in err and "已保留本地数据" in err
+    assert (
+        "数据源 baostock 同步失败（4 只中的 2 只）" in err
+        and "其余新增的" in err
+        and "ConnectionResetError" in err
+        and "已保留本地数据" in err
+    )
     assert "Traceback" not in err
     db = sqlite3.connect(pixiu_home / "pixiu.db")
     kept = dict(db.execute("select symbol, count(*) from market_bars group by symbol").fetchall())

@@ -460,7 +460,7 @@ def test_import_file_without_read_permission(tmp_path, monkeypatch):
     monkeypatch.setattr(Path, "read_text", denied)
     with pytest.raises(DatasetError) as info:
         load_document(path, None)
-    assert str(info.value) == f"无法读取文件 {path}：Permission denied"
+    assert str(info.value) == f"无法读取文件 {path}：没有权限"  # the reason in words, not the OS's English
 
 
 def test_key_pasted_with_a_trailing_newline_works(server, online_env):

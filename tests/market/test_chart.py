@@ -60,3 +60,30 @@ def test_the_chart_fits_the_terminal_width_with_chinese_title_and_legend(db, wid
     widest = max(wcswidth(line) for line in text.splitlines())
     assert widest <= width and widest >= width - 12  # fits, and still uses the terminal
     assert "000333 美的集团" in text and "收盘(前复权)" in text
+
+
+def test_the_title_is_kept_at_80_columns_with_a_long_name_and_the_cost(db):
+    from wcwidth import wcswidth
+
+    long_name = "美的集团股份有限公司长名字测试一二三"  # 19 characters, 38 cells
+    load(db, "000333", name=long_name)
+    text = build(MarketData(db), DomainStore(db), "000333", 2400, 21.19, color=False, width=80, height=24)
+    lines = text.splitlines()
+    assert max(wcswidth(line) for line in lines) <= 80
+    title = " ".join(line.strip() for line in lines[:2])  # 6 + 1 + 38 + 3 + 24 = 72 cells, then 收盘 and 成本
+    assert f"000333 {long_name}" in title and "2015-06-01 至 2025-05-30" in title
+    assert "收盘 79.06" in title and "成本 21.19" in title
+
+
+def test_a_piped_chart_has_no_escape_sequence_and_its_title(tmp_path):
+    from tests.helpers import MARKET_FIXTURES, clean_env, in_process_ok, pixiu_in_process
+
+    hostile = "美的\x1b]52;c;cHduZWQ=\x07集团\x1b[2J"  # OSC 52 (write the clipboard), clear screen
+    env = clean_env(tmp_path / "home", PIXIU_NOW="2025-06-03T16:00")
+    in_process_ok(env, "data", "import", str(MARKET_FIXTURES / "000333.csv"), "--symbol", "000333", "--name", hostile)
+    in_process_ok(env, "trade", "buy", "000333", "100", "70", "--date", "2025-03-03")
+    for columns in ("80", "160"):
+        done = pixiu_in_process(dict(env, COLUMNS=columns), "chart", "000333", text=True)
+        assert done.returncode == 0, done.stderr
+        assert "\x1b" not in done.stdout and "\x07" not in done.stdout, columns
+        assert "000333 美的" in done.stdout and "收盘 79.06" in done.stdout and "成本 70.00" in done.stdout, columns

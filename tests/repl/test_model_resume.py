@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 from unittest import mock
 
 import pytest
@@ -14,6 +15,7 @@ from pixiu_cli.app import open_app
 from pixiu_cli.render import Renderer
 from pixiu_cli.repl.loop import run_command
 from pixiu_cli.repl.state import ReplState
+from pixiu_cli.repl.turn import run_chat_turn
 from pixiu_cli.settings import load_settings
 from tests.helpers import clean_env
 
@@ -71,3 +73,18 @@ def test_a_switch_before_the_first_question_is_kept_with_the_conversation(repl):
     assert _models(state) == (DEFAULT, DEFAULT)
     shown = _run(state, out, f"/resume {started}")
     assert _models(state) == (SWITCHED, SWITCHED) and f"模型 {SWITCHED}" in shown
+
+
+def test_a_switch_says_the_provider_may_still_reuse_the_prefix(repl):
+    """The cache is the provider's: pixiu cannot know it starts from zero, and the offline
+    provider (like DeepSeek) goes on reusing the unchanged prefix after a switch."""
+    state, out = repl
+    run_chat_turn(state, "茅台最近怎么样")
+    said = _run(state, out, f"/model {SWITCHED}")
+    assert "从头" not in said and "从零" not in said
+    assert "可能仍复用" in said and "pixiu 无法预知" in said and "以下一次的状态行为准" in said
+    before = len(out.getvalue().splitlines())
+    run_chat_turn(state, "茅台最近怎么样")
+    status = _said(out, before)
+    hit = re.search(r"缓存命中 (\d+)%", status)
+    assert hit and int(hit.group(1)) > 0, status  # what the line said would not happen

@@ -1,0 +1,99 @@
+"""A sync that fails (the source's library missing here) says so in one line, what failed and
+what was kept, and exits 1; what was stored stays; and since nothing changed, nothing is
+re-scored: no "已为 N 条操作决策计算事后表现" after a sync that fetched nothing, in `pixiu data
+sync` and in the REPL's /sync alike."""
+
+from __future__ import annotations
+
+import io
+import os
+import sqlite3
+import sys
+from datetime import datetime
+from unittest import mock
+
+import pytest
+
+from pixiu_cli.analytics.refresh import RefreshSummary, refresh
+from pixiu_cli.store.database import open_database
+from tests.helpers import MARKET_FIXTURES, clean_env, in_process_ok, pixiu_in_process
+
+IMPORTED = "2025-06-03T16:00"
+SYNCED = "2025-06-04T16:00"  # a day later: a re-scoring would stamp the decisions anew
+
+
+@pytest.fixture
+def scored_home(tmp_path, monkeypatch):
+    """000333's bars, a buy and a sell of it, and their scores (the import after the trades)."""
+    monkeypatch.setitem(sys.modules, "baostock", None)  # `import baostock` fails: not installed
+    home = tmp_path / "home"
+    env = clean_env(home, PIXIU_NOW=IMPORTED)
+    in_process_ok(env, "trade", "buy", "000333", "100", "70", "--date", "2025-03-03")
+    in_process_ok(env, "trade", "sell", "000333", "100", "75", "--date", "2025-04-01")
+    imported = in_process_ok(env, "data", "import", str(MARKET_FIXTURES / "000333.csv"), "--symbol", "000333")
+    assert "已为 2 条操作决策计算事后表现" in imported  # both have 20 sessions after them
+    return home
+
+
+def _scores(home) -> list[tuple]:
+    db = sqlite3.connect(home / "pixiu.db")
+    try:
+        return db.execute("select id, scored_at, return_5d from decisions order by id").fetchall()
+    finally:
+        db.close()
+
+
+def test_a_failed_data_sync_is_one_line_exits_1_and_rescores_nothing(scored_home):
+    before = _scores(scored_home)
+    assert len(before) == 2 and all(scored for _, scored, _ in before)
+    done = pixiu_in_process(clean_env(scored_home, PIXIU_NOW=SYNCED), "data", "sync", "000333", text=True)
+    assert done.returncode == 1
+    assert done.stdout == ""  # no line per stock that got nothing, no recomputation
+    assert done.stderr == (
+        "错误：数据源 baostock 同步失败（1 只）：baostock 未安装：pip install 'pixiu-cli[baostock]'；"
+        "已保留本地数据并标记为过期\n"
+    )
+    assert _scores(scored_home) == before  # not re-scored (stamped SYNCED) when nothing changed
+
+
+def test_the_repl_sync_that_fetched_nothing_rescores_nothing(scored_home):
+    from pixiu_cli.app import open_app
+    from pixiu_cli.render import Renderer
+    from pixiu_cli.repl.loop import run_command
+    from pixiu_cli.repl.state import ReplState
+    from pixiu_cli.settings import load_settings
+
+    before = _scores(scored_home)
+    with mock.patch.dict(os.environ, clean_env(scored_home, PIXIU_NOW=SYNCED), clear=True):
+        app = open_app(load_settings(force_offline=True))
+    out = io.StringIO()
+    try:
+        run_command(ReplState(app=app, renderer=Renderer(file=out, stderr=out, rich_output=False)), "/sync")
+    finally:
+        app.close()
+    said = out.getvalue()
+    assert "事后表现" not in said and "同步失败" in said and "已保留本地数据" in said, said
+    assert _scores(scored_home) == before
+
+
+def test_a_refresh_of_no_symbols_touches_nothing(scored_home):
+    db = open_database(scored_home / "pixiu.db")
+    try:
+        summary = refresh(db, [], datetime.fromisoformat(SYNCED + ":00+08:00"))
+    finally:
+        db.close()
+    assert summary == RefreshSummary()
+    assert _scores(scored_home)[0][1].startswith("2025-06-03")  # scored at the import, not now
+
+
+def test_a_failed_news_sync_is_one_line_naming_how_many_and_what_was_kept(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "akshare", None)
+    env = clean_env(tmp_path / "home", PIXIU_NOW=IMPORTED)
+    in_process_ok(env, "import", "tests/fixtures/small_portfolio.json")  # 600519, 002415, 300750
+    done = pixiu_in_process(env, "news", "sync", text=True)
+    assert done.returncode == 1
+    assert done.stdout == ""  # no "取得 0 条" for each stock
+    assert done.stderr == (
+        "错误：新闻同步失败（3 只股票）：akshare 未安装：pip install 'pixiu-cli[akshare]'；"
+        "已保留本地数据，本次没有新增条目\n"
+    )
