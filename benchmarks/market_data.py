@@ -1,7 +1,7 @@
 """Market data: importing daily bars, reading an adjusted series, and what valuation adds to
 building a context block — each against a baseline measured in the same run.
 
-Data: N symbols × Y years of synthetic daily bars (a seeded random walk on weekdays, two
+Data: N symbols × Y years of synthetic daily bars (a seeded random walk on the shipped calendar's sessions, two
 corporate actions per symbol: a 10派5 dividend and a 10送3 bonus issue), written as CSV
 files in a temp dir. Everything goes through pixiu's real code and a real SQLite file made
 by `open_database`.
@@ -43,6 +43,7 @@ if str(ROOT) not in sys.path:
 from pixiu_cli.context.builder import SHANGHAI, ContextBuilder  # noqa: E402
 from pixiu_cli.market.data import MarketData  # noqa: E402
 from pixiu_cli.market.importer import import_csv  # noqa: E402
+from pixiu_cli.market.trading_days import is_trading_day  # noqa: E402
 from pixiu_cli.services.account import AccountReader, read_account  # noqa: E402
 from pixiu_cli.store.conversations import ConversationStore  # noqa: E402
 from pixiu_cli.store.database import open_database  # noqa: E402
@@ -60,7 +61,7 @@ def write_files(folder: Path, symbols: int, years: int, seed: int = 7) -> list[t
     rng = random.Random(seed)
     start = END.replace(year=END.year - years)
     days = [start + timedelta(days=i) for i in range((END - start).days + 1)]
-    days = [d for d in days if d.weekday() < 5]
+    days = [d for d in days if is_trading_day(d)]  # sessions of the shipped calendar: an import refuses the rest
     out = []
     for n in range(symbols):
         code = f"{600000 + n:06d}"
