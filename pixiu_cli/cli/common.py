@@ -194,3 +194,19 @@ def choice(value: str, allowed: tuple[str, ...], flag: str) -> str:
 def costs():
     """The trading costs the analytics use (from the settings)."""
     return settings().costs
+
+
+def closed_today(shown) -> bool:
+    """--if-trading-day: True, said in one line, when the exchanges are closed today (Beijing
+    time, the shipped calendar, PIXIU_NOW pins the day); a scheduled run then does nothing."""
+    from pixiu_cli.services.schedule import calendar_note, closed_day
+
+    moment = now()
+    closed = closed_day(moment)
+    if closed:
+        shown.info(f"{closed}：什么也不做（--if-trading-day）")
+        return True
+    note = calendar_note(moment)
+    if note:
+        shown.warn(note)
+    return False

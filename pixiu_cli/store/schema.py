@@ -645,3 +645,25 @@ def m029_cash_fills_before(db: Database) -> None:
     # A stated balance is the account after every fill written before it: the ledger's last id
     # then, so a trade told later the same day moves it and one told earlier does not.
     db["account_cash"].add_column("fills_before", int)
+
+
+@migrations()
+def m030_push_log(db: Database) -> None:
+    # What each push did, per channel: a brief can be sent again (`pixiu brief --push --last`),
+    # an alert never twice to one channel (the unique index is the claim made before sending).
+    # Channel names only: the addresses and keys stay in config.toml or the environment.
+    db["push_log"].create(
+        {
+            "id": int,
+            "kind": str,  # brief | alert
+            "ref": int,  # briefs.id or alerts.id
+            "channel": str,
+            "status": str,  # sending | sent | failed
+            "parts": int,
+            "detail": str,
+            "at": str,
+        },
+        pk="id",
+    )
+    db.execute("create unique index push_log_alert on push_log (ref, channel) where kind = 'alert'")
+    db["push_log"].create_index(["kind", "ref"])
