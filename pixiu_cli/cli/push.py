@@ -21,9 +21,10 @@ def push_test_command(as_json: JsonOpt = False) -> None:
     from pixiu_cli.services.push import push_test
     from pixiu_cli.views.push import deliveries_json, failed, show
 
-    loaded = common.settings()
+    loaded, renderer = common.settings(), common.renderer()
+    for warning in loaded.warnings:  # e.g. a config.toml with the bots' keys readable by others
+        renderer.warn(warning)
     deliveries = push_test(loaded.push, common.now(loaded))
-    renderer = common.renderer()
     if as_json:
         renderer.json({"push": deliveries_json(deliveries)})
     else:
