@@ -185,12 +185,3 @@ class Webhook(Channel):
         }
         reply = post_json(self.config.get("url"), payload, self.timeout)
         return http_outcome(reply) or OK
-
-
-def channel_for(config: ChannelConfig, timeout: float) -> Channel:
-    if config.kind == "email":
-        from pixiu_cli.push.email import Email
-
-        return Email(config, timeout)
-    kinds = {"wecom": WeCom, "feishu": Feishu, "dingtalk": DingTalk, "telegram": Telegram, "webhook": Webhook}
-    return kinds[config.kind](config, timeout)

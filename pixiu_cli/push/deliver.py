@@ -9,8 +9,9 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from pixiu_cli.push.channels import Channel, channel_for
-from pixiu_cli.push.config import PushConfig
+from pixiu_cli.push import channels
+from pixiu_cli.push.channels import Channel
+from pixiu_cli.push.config import ChannelConfig, PushConfig
 from pixiu_cli.push.http import Outcome, fail, later
 from pixiu_cli.push.message import Message
 from pixiu_cli.redact import scrub
@@ -71,6 +72,21 @@ def deliver_one(channel: Channel, message: Message, sleep=time.sleep) -> Deliver
             reason = scrub(f"{where}{outcome.reason}{retried}")
             return Delivery(channel.kind, channel.label, False, total, parts.shortened, index - 1, attempts, reason)
     return Delivery(channel.kind, channel.label, True, total, parts.shortened, total, attempts)
+
+
+def channel_for(config: ChannelConfig, timeout: float) -> Channel:
+    if config.kind == "email":
+        from pixiu_cli.push.email import Email  # smtplib and ssl only when a mail is sent
+
+        return Email(config, timeout)
+    kinds = {
+        "wecom": channels.WeCom,
+        "feishu": channels.Feishu,
+        "dingtalk": channels.DingTalk,
+        "telegram": channels.Telegram,
+        "webhook": channels.Webhook,
+    }
+    return kinds[config.kind](config, timeout)
 
 
 def deliver(

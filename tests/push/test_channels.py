@@ -93,7 +93,13 @@ def test_a_long_brief_is_split_to_each_services_limit_and_says_so(receiver):
     # Telegram: 4096 − len("简报（5/5）\n") = 4096 − 8 = 4088 units; 37k − 1 ≤ 4088 → 110 + 40
     # 钉钉: 15000 − 20 = 14980 bytes; 101k − 1 ≤ 14980 → 148 + 2
     # 飞书: 19456 − 15 JSON bytes; a line is 102 in JSON (its \n escaped): all 150 in one part
-    assert {k: d.parts for k, d in sent.items()} == {"wecom": 4, "telegram": 2, "dingtalk": 2, "feishu": 1, "webhook": 1}
+    assert {k: d.parts for k, d in sent.items()} == {
+        "wecom": 4,
+        "telegram": 2,
+        "dingtalk": 2,
+        "feishu": 1,
+        "webhook": 1,
+    }
     assert all(d.ok and not d.shortened for d in sent.values())
     wecom = [b["markdown"]["content"] for b in receiver.received["wecom"]]
     assert [c.split("\n", 1)[0] for c in wecom] == [f"### {TITLE}（{i}/4）" for i in range(1, 5)]

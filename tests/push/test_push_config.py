@@ -63,9 +63,16 @@ def test_a_bad_push_table_stops_the_command_in_one_line(tmp_path):
 def test_push_secrets_are_set_and_shown_hidden_and_other_settings_keep_them(tmp_path):
     home = tmp_path / "home"
     env = clean_env(home)
-    done = pixiu_in_process(env, "config", "set", "push.wecom.webhook", "-", input_bytes=(WEBHOOK + "\n").encode(), text=True)
+    done = pixiu_in_process(
+        env, "config", "set", "push.wecom.webhook", "-", input_bytes=(WEBHOOK + "\n").encode(), text=True
+    )
     assert done.returncode == 0 and WEBHOOK not in done.stdout + done.stderr and "（已隐藏）" in done.stdout
-    assert pixiu_in_process(env, "config", "set", "push.feishu.webhook", "https://open.feishu.cn/open-apis/bot/v2/hook/t").returncode == 0
+    assert (
+        pixiu_in_process(
+            env, "config", "set", "push.feishu.webhook", "https://open.feishu.cn/open-apis/bot/v2/hook/t"
+        ).returncode
+        == 0
+    )
     assert pixiu_in_process(env, "config", "set", "push.feishu.secret", SECRET).returncode == 0
     assert pixiu_in_process(env, "config", "set", "push.alerts", "true").returncode == 0
     # another setting written after them keeps the sub-tables (they were dropped, and the write refused)
@@ -75,7 +82,7 @@ def test_push_secrets_are_set_and_shown_hidden_and_other_settings_keep_them(tmp_
     assert stat.S_IMODE((home / "config.toml").stat().st_mode) == 0o600
     shown = pixiu_in_process(env, "config", "show", text=True)
     assert shown.returncode == 0 and WEBHOOK not in shown.stdout and SECRET not in shown.stdout
-    assert "[push.wecom]\nwebhook = \"已设置（隐藏）\"" in shown.stdout and "alerts = true" in shown.stdout
+    assert '[push.wecom]\nwebhook = "已设置（隐藏）"' in shown.stdout and "alerts = true" in shown.stdout
     bad = pixiu_in_process(env, "config", "set", "push.wecom.webhok", "x", text=True)
     assert bad.returncode == 1 and "webhok" in bad.stderr
     assert (home / "config.toml").read_text(encoding="utf-8") == text  # nothing written
@@ -85,7 +92,10 @@ def test_a_readable_config_with_a_push_secret_warns_and_the_secret_is_scrubbed_f
     home = tmp_path / "home"
     home.mkdir()
     path = home / "config.toml"
-    path.write_text('[push.wecom]\nwebhook = "http://127.0.0.1:9/cgi-bin/webhook/send?key=693a91f6-7aoc-4bc4-97a0-0ec2sifa5aaa"\n', encoding="utf-8")
+    path.write_text(
+        '[push.wecom]\nwebhook = "http://127.0.0.1:9/cgi-bin/webhook/send?key=693a91f6-7aoc-4bc4-97a0-0ec2sifa5aaa"\n',
+        encoding="utf-8",
+    )
     path.chmod(0o644)
     done = pixiu_in_process(clean_env(home), "push", "test", text=True)
     assert "含 推送密钥 且其他用户可读" in done.stderr and f"chmod 600 {path}" in done.stderr
