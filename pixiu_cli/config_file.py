@@ -37,6 +37,8 @@ def _value(value) -> str:
         return "true" if value else "false"
     if isinstance(value, (int, float)):
         return repr(value)
+    if isinstance(value, list):  # [push.email] to = ["…", "…"]
+        return "[" + ", ".join(_value(v) for v in value) + "]"
     # A TOML basic string is JSON-compatible, except that TOML also forbids a raw DEL.
     return json.dumps(str(value), ensure_ascii=False).replace("\x7f", "\\u007f")
 

@@ -59,7 +59,7 @@ def sync_command(state: ReplState, cmd: ParsedCommand) -> None:
             state.clock(),
             state.app.settings.costs,
             on_symbol=lambda o: advance(),
-            push=state.app.settings.push,
+            push=None if state.app.demo else state.app.settings.push,  # the demo's alerts stay on screen
         )
     state.offered_session = state.offered_session or _today(state)  # asked for: not offered again today
     _show(state, source, done)
@@ -80,7 +80,8 @@ class BackgroundSync:
         self._request = _request(state, source)
         self._path = state.app.settings.demo_db_path if state.app.demo else state.app.settings.db_path
         self._now, self._costs = state.clock(), state.app.settings.costs
-        self._push = state.app.settings.push  # [push] alerts: what this sync finds is pushed once
+        # [push] alerts: what this sync finds is pushed once (never the demo's)
+        self._push = None if state.app.demo else state.app.settings.push
         self.total, self.done = len(self._request.symbols), 0
         self.result, self.error = None, None
         self.on_finish: Callable[[], None] = lambda: None  # called on the sync's thread

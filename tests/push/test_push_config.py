@@ -106,3 +106,22 @@ def test_a_readable_config_with_a_push_secret_warns_and_the_secret_is_scrubbed_f
     path.chmod(0o600)
     quiet = pixiu_in_process(clean_env(home), "brief", "--push", "--last", text=True)
     assert "其他用户可读" not in quiet.stderr and "还没有已存的简报" in quiet.stderr
+
+
+def test_a_secret_inside_another_is_masked_whole():
+    from pixiu_cli.redact import remember_secret
+
+    key = "c0ffee00-1111-2222-3333-444455556666"
+    remember_secret(f"https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key={key}")
+    remember_secret(key)
+    # the address's tail (its last eight characters) was masked first and left the key's head shown
+    assert scrub(f"key {key} failed") == "key *** failed"
+
+
+def test_nested_tables_are_written_back_whole():
+    import tomllib
+
+    from pixiu_cli.config_file import dump_toml
+
+    data = {"model": "m", "push": {"alerts": True, "wecom": {"webhook": "https://x/y"}, "email": {"to": ["a@b.c"]}}}
+    assert tomllib.loads(dump_toml(data)) == data
