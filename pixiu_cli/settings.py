@@ -176,14 +176,9 @@ def _text_setting(value, name: str) -> str:
 def _check_url(value: str) -> None:
     """An address the client can call: http(s) with a host. "not a url" once got as far as the
     first request, where it read as a connection failure."""
-    from urllib.parse import urlsplit
+    from pixiu_cli.push.config import http_parts
 
-    try:
-        parts = urlsplit(value)
-        parts.port  # noqa: B018 - raises on a port that is not a number
-    except ValueError:
-        parts = None
-    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+    if http_parts(value) is None:
         raise SettingsError(f"设置 base_url 应为 http:// 或 https:// 开头的地址，而不是 {value!r}")
 
 

@@ -23,9 +23,7 @@ def brief(
     last: Annotated[
         bool, typer.Option("--last", help="与 --push 一起：重新推送最近一份已存的简报（不调用模型）")
     ] = False,
-    if_trading_day: Annotated[
-        bool, typer.Option("--if-trading-day", help="今天（北京时间）休市时什么也不做（定时任务用）")
-    ] = False,
+    if_trading_day: common.IfTradingDayOpt = False,
 ) -> None:
     """每日简报：本地算出持仓涨跌、盈亏变动、预警、信号变化、新闻和纪律风险，由模型写成简报，结论存为报告。"""
     from pixiu_cli.cli.push import resend_last

@@ -23,6 +23,9 @@ ModelOpt = Annotated[str | None, typer.Option("--model", help="模型名（覆�
 OfflineOpt = Annotated[bool, typer.Option("--offline", help="即使设置了 API key 也使用离线应答器")]
 DemoOpt = Annotated[bool, typer.Option("--demo", help="使用演示数据库")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="输出一个 JSON 文档")]
+IfTradingDayOpt = Annotated[
+    bool, typer.Option("--if-trading-day", help="今天（北京时间）休市时什么也不做（定时任务用）")
+]
 
 
 def renderer(**kw):

@@ -281,9 +281,7 @@ def data_sync(
     securities: Annotated[
         bool, typer.Option("--securities", help="只更新证券列表（全部上市股票的代码和名称）")
     ] = False,
-    if_trading_day: Annotated[
-        bool, typer.Option("--if-trading-day", help="今天（北京时间）休市时什么也不做（定时任务用）")
-    ] = False,
+    if_trading_day: common.IfTradingDayOpt = False,
 ) -> None:
     """从网络数据源增量同步日线和除权除息（每只股票一个事务）；--securities 更新证券列表。"""
     from pixiu_cli.market.source_by_name import SOURCE_NAMES

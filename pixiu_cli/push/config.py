@@ -78,14 +78,20 @@ def _text(value, where: str) -> str:
     return text
 
 
-def _url(value, where: str, kind: str) -> str:
-    text = _text(value, where)
+def http_parts(text: str):
+    """`text` split as an http(s) address with a host (and a numeric port, if any), else None."""
     try:
         parts = urlsplit(text)
         parts.port  # noqa: B018 - raises on a port that is not a number
     except ValueError:
-        parts = None
-    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        return None
+    return parts if parts.scheme in ("http", "https") and parts.hostname else None
+
+
+def _url(value, where: str, kind: str) -> str:
+    text = _text(value, where)
+    parts = http_parts(text)
+    if parts is None:
         raise PushConfigError(f"config.toml 的 {where} 应为 http(s):// 地址")
     # A bot's address is its key: over plain http it would cross the network readable.
     if kind != "webhook" and parts.scheme == "http" and not is_loopback(parts.hostname):

@@ -14,10 +14,9 @@ from unittest import mock
 import pytest
 
 from pixiu_cli.store.database import open_database
-from tests.helpers import clean_env, pixiu_in_process
+from tests.helpers import demo_brief_env, pixiu_in_process
 from tests.push_receivers import FEISHU_SECRET, FEISHU_TOKEN, WECOM_KEY, Receiver
 
-DEMO = "data/demo/portfolio.json"
 NOW = "2026-11-30T16:30:00"  # a Monday, after the close
 
 
@@ -29,13 +28,7 @@ def receiver():
 
 
 def demo_home(home, receiver, *services):
-    env = clean_env(home, PIXIU_NOW=NOW)
-    assert pixiu_in_process(env, "import", DEMO, text=True).returncode == 0
-    done = pixiu_in_process(
-        env, "data", "import", "data/demo/market/000333.csv", "--symbol", "000333",
-        "--actions", "data/demo/market/000333_actions.csv", text=True,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
+    env = demo_brief_env(home, NOW)
     (home / "config.toml").write_text(receiver.config(*services), encoding="utf-8")
     (home / "config.toml").chmod(0o600)
     return env
@@ -149,3 +142,23 @@ def test_brief_push_in_the_repl_sends_the_stored_brief(tmp_path, receiver):
     first, second = receiver.received["webhook"]
     assert first == second and first["kind"] == "brief" and first["as_of"] == "2025-05-30"  # the newest stored bar
     assert first["title"] == "pixiu 每日简报 2025-05-30" and "结论：" in first["text"]
+
+
+def test_if_trading_day_does_nothing_on_a_holiday_and_says_so(tmp_path, receiver):
+    home = tmp_path / "home"
+    env = demo_home(home, receiver, "webhook")
+    holiday = dict(env, PIXIU_NOW="2026-10-01T15:30:00")  # 国庆节, a Thursday
+    done = pixiu_in_process(holiday, "brief", "--push", "--if-trading-day", text=True)
+    assert (done.returncode, done.stdout, done.stderr) == (
+        0,
+        "今天 2026-10-01（国庆节）休市：什么也不做（--if-trading-day）\n",
+        "",
+    )
+    db = open_database(home / "pixiu.db")
+    try:
+        assert db.execute("select count(*) from turns").fetchone() == (0,)
+    finally:
+        db.close()
+    assert receiver.received == {}
+    trading = pixiu_in_process(env, "brief", "--push", "--if-trading-day", text=True)  # Monday 2026-11-30
+    assert trading.returncode == 0 and len(receiver.received["webhook"]) == 1
