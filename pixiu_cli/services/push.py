@@ -23,9 +23,10 @@ NO_CHANNELS = (
 )
 
 
-def require_channels(config: PushConfig) -> None:
-    if not config.channels:
+def require_channels(config: PushConfig | None) -> PushConfig:
+    if config is None or not config.channels:
         raise RequestError(NO_CHANNELS)
+    return config
 
 
 def _facts_of(user_text: str) -> str:
@@ -71,8 +72,7 @@ def _log(db, kind: str, ref: int, deliveries: Sequence[Delivery], at: str) -> No
 def push_brief(
     db, config: PushConfig, brief: StoredBrief, now: datetime, sleep: Callable[[float], None] = time.sleep
 ) -> list[Delivery]:
-    require_channels(config)
-    deliveries = deliver(brief_message(db, brief), config, sleep)
+    deliveries = deliver(brief_message(db, brief), require_channels(config), sleep)
     _log(db, "brief", brief.id, deliveries, iso(now))
     return deliveries
 
@@ -94,8 +94,7 @@ def probe_message(now: datetime) -> Message:
 
 
 def push_test(config: PushConfig, now: datetime, sleep: Callable[[float], None] = time.sleep) -> list[Delivery]:
-    require_channels(config)
-    return deliver(probe_message(now), config, sleep)
+    return deliver(probe_message(now), require_channels(config), sleep)
 
 
 def alerts_message(alerts) -> Message:
@@ -116,7 +115,7 @@ def push_new_alerts(
 ) -> list[Delivery]:
     """The alerts found since `after`, once to each channel: each is claimed for a channel
     before it is sent there, so no later sync (nor one running at the same time) sends it again."""
-    if not (config.alerts and config.channels):
+    if config is None or not (config.alerts and config.channels):
         return []
     alerts = PushLog(db).alerts_after(after)
     log, at, out = PushLog(db), iso(now), []
