@@ -80,8 +80,9 @@ def set_value(path: Path, dotted_key: str, raw_value: str, validate=None) -> Non
     """Change one setting; `validate(new_data)` may raise, and then nothing is written."""
     data = read_config(path)
     parts = dotted_key.split(".")
-    if len(parts) > 3 or not all(_BARE_KEY.fullmatch(part) for part in parts):
-        raise ConfigError(f"设置名应为 key、table.key 或 table.sub.key（字母、数字、_ 或 -）：{dotted_key!r}")
+    nested = len(parts) == 3 and parts[0] == "push"  # only [push.<channel>] tables have sub-tables
+    if (len(parts) > 2 and not nested) or not all(_BARE_KEY.fullmatch(part) for part in parts):
+        raise ConfigError(f"设置名应为 key、table.key 或 push.渠道.key（字母、数字、_ 或 -）：{dotted_key!r}")
     if _SURROGATE.search(raw_value):
         raise ConfigError(f"{dotted_key} 的值含有无效的 UTF-8 字节，未写入")
     target = data
