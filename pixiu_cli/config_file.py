@@ -13,6 +13,8 @@ from pixiu_cli.errors import UserError, os_reason
 from pixiu_cli.redact import mask_url
 
 SECRET_KEYS = ("api_key", "deepseek_api_key")
+# Keys of a [push.<channel>] table that hold credentials (push/config.py SECRET_KEYS).
+PUSH_SECRET_KEYS = ("webhook", "secret", "token", "password", "url")
 
 
 class ConfigError(UserError):
@@ -35,17 +37,25 @@ def _value(value) -> str:
         return "true" if value else "false"
     if isinstance(value, (int, float)):
         return repr(value)
+    if isinstance(value, list):  # [push.email] to = ["…", "…"]
+        return "[" + ", ".join(_value(v) for v in value) + "]"
     # A TOML basic string is JSON-compatible, except that TOML also forbids a raw DEL.
     return json.dumps(str(value), ensure_ascii=False).replace("\x7f", "\\u007f")
 
 
 def dump_toml(data: dict) -> str:
-    lines = [f"{key} = {_value(value)}" for key, value in data.items() if not isinstance(value, dict)]
-    for table, values in data.items():
-        if isinstance(values, dict):
-            lines.append("")
-            lines.append(f"[{table}]")
-            lines.extend(f"{key} = {_value(value)}" for key, value in values.items() if not isinstance(value, dict))
+    """`data` as TOML: top-level keys, then each table, then its sub-tables (`[push.wecom]`)."""
+    lines: list[str] = []
+
+    def table(prefix: str, values: dict) -> None:
+        if prefix:
+            lines.extend(["", f"[{prefix}]"])
+        lines.extend(f"{key} = {_value(value)}" for key, value in values.items() if not isinstance(value, dict))
+        for key, value in values.items():
+            if isinstance(value, dict):
+                table(f"{prefix}.{key}" if prefix else key, value)
+
+    table("", data)
     return "\n".join(lines).lstrip("\n") + "\n"
 
 
@@ -70,16 +80,17 @@ def set_value(path: Path, dotted_key: str, raw_value: str, validate=None) -> Non
     """Change one setting; `validate(new_data)` may raise, and then nothing is written."""
     data = read_config(path)
     parts = dotted_key.split(".")
-    if len(parts) > 2 or not all(_BARE_KEY.fullmatch(part) for part in parts):
-        raise ConfigError(f"设置名应为 key 或 table.key（字母、数字、_ 或 -）：{dotted_key!r}")
+    nested = len(parts) == 3 and parts[0] == "push"  # only [push.<channel>] tables have sub-tables
+    if (len(parts) > 2 and not nested) or not all(_BARE_KEY.fullmatch(part) for part in parts):
+        raise ConfigError(f"设置名应为 key、table.key 或 push.渠道.key（字母、数字、_ 或 -）：{dotted_key!r}")
     if _SURROGATE.search(raw_value):
         raise ConfigError(f"{dotted_key} 的值含有无效的 UTF-8 字节，未写入")
     target = data
-    if len(parts) == 2:
-        target = data.setdefault(parts[0], {})
+    for depth, name in enumerate(parts[:-1]):
+        target = target.setdefault(name, {})
         if not isinstance(target, dict):
-            raise ConfigError(f"{parts[0]} 不是一个表")
-    target[parts[-1]] = parse_value(raw_value) if parts[-1] not in SECRET_KEYS else raw_value
+            raise ConfigError(f"{'.'.join(parts[: depth + 1])} 不是一个表")
+    target[parts[-1]] = raw_value if _is_secret(parts) else parse_value(raw_value)
     if validate is not None:
         validate(data)
     write_config(path, data)
@@ -110,19 +121,24 @@ def write_config(path: Path, data: dict) -> None:
         raise
 
 
+def _is_secret(parts: list[str]) -> bool:
+    """A credential's key: an API key anywhere, or a push channel's address or secret."""
+    return parts[-1] in SECRET_KEYS or (len(parts) == 3 and parts[0] == "push" and parts[-1] in PUSH_SECRET_KEYS)
+
+
 def masked(data: dict) -> dict:
-    def mask(key, value):
+    def mask(path, value):
         if isinstance(value, dict):
-            return {k: mask(k, v) for k, v in value.items()}
-        if key in SECRET_KEYS and isinstance(value, str):
+            return {k: mask([*path, k], v) for k, v in value.items()}
+        if _is_secret(path) and isinstance(value, str | int):
             return "已设置（隐藏）" if value else ""
         return mask_url(value) if isinstance(value, str) else value
 
-    return {k: mask(k, v) for k, v in data.items()}
+    return {k: mask([k], v) for k, v in data.items()}
 
 
 def shown_value(key: str, value: str) -> str:
     """How `config set` echoes a value: secrets hidden, URL credentials masked."""
-    if key.rsplit(".", 1)[-1] in SECRET_KEYS or "key" in key:
+    if _is_secret(key.split(".")) or "key" in key:
         return "（已隐藏）"
     return mask_url(value)

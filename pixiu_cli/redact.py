@@ -48,8 +48,10 @@ def remember_url(url) -> None:
 def scrub(text: str) -> str:
     """`text` without any known secret (nor a long key's last eight characters, which
     providers echo in masked keys) and without credentials in any URL."""
-    for secret in sorted(_SECRETS, key=len, reverse=True):
+    ordered = sorted(_SECRETS, key=len, reverse=True)
+    for secret in ordered:  # whole secrets first: one may hold another (a bot's address its key)
         text = text.replace(secret, MASK)
+    for secret in ordered:
         if len(secret) >= 16:
             text = text.replace(secret[-8:], MASK)
     return _URL_CREDENTIALS.sub(rf"\1{MASK}@", text)

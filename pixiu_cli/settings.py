@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # imported where they are built (_config_tables): importing s
     from pixiu_cli.agent.guardrails import Guardrails
     from pixiu_cli.analytics.costs import CostModel
     from pixiu_cli.context.memory import MemoryLimits
+    from pixiu_cli.push.config import PushConfig
 
 DEEPSEEK_BASE_URL = "https://api.deepseek.com"
 OFFLINE_MODEL = "pixiu-offline"
@@ -58,6 +59,7 @@ class Settings:
     cost_method: str = "diluted"  # [account] cost_method: "diluted" (摊薄成本) | "average" (持仓均价)
     backups_kept: int = 10  # [backup] keep: the newest N backups stay, older ones are removed (0: all)
     brief_confirm_above: float = 0.05  # [brief] confirm_above: ask before a brief's call costs more (currency units)
+    push: PushConfig | None = None  # [push]: the channels briefs and alerts are sent to (push/config.py)
     pinned_now: datetime | None = None  # PIXIU_NOW: the moment every clock of the app shows (app.clock_of)
     warnings: tuple[str, ...] = ()
 
@@ -95,11 +97,30 @@ def _read_config(path: Path) -> tuple[dict, list[str]]:
         raise SettingsError(f"配置文件 {path} 格式错误：{exc}") from None
     except OSError as exc:
         raise SettingsError(f"无法读取配置文件 {path}：{os_reason(exc)}") from None
-    if any(data.get(k) for k in ("api_key", "deepseek_api_key")) and path.stat().st_mode & (
-        stat.S_IRGRP | stat.S_IROTH
-    ):
-        warnings.append(f"配置文件 {path} 含 API key 且其他用户可读，建议执行 chmod 600 {path}")
+    keyed = any(data.get(k) for k in ("api_key", "deepseek_api_key"))
+    if (keyed or _push_secrets(data)) and path.stat().st_mode & (stat.S_IRGRP | stat.S_IROTH):
+        what = "API key" if keyed else "推送密钥"
+        warnings.append(f"配置文件 {path} 含 {what} 且其他用户可读，建议执行 chmod 600 {path}")
     return data, warnings
+
+
+def _push_secrets(data: dict) -> bool:
+    if "push" not in data:
+        return False
+    from pixiu_cli.push.config import has_secrets
+
+    return has_secrets(data["push"])
+
+
+def _push_table(config: dict) -> dict:
+    """[push] with its PIXIU_PUSH_* variables; checked on every load (a bad channel is one
+    line now, not a failed push after the close)."""
+    from pixiu_cli.push.config import PushConfigError, read_push
+
+    try:
+        return {"push": read_push(config.get("push", {}), os.environ)}
+    except PushConfigError as exc:
+        raise SettingsError(str(exc)) from None
 
 
 def _number(value, name: str, kind):
@@ -155,14 +176,9 @@ def _text_setting(value, name: str) -> str:
 def _check_url(value: str) -> None:
     """An address the client can call: http(s) with a host. "not a url" once got as far as the
     first request, where it read as a connection failure."""
-    from urllib.parse import urlsplit
+    from pixiu_cli.push.config import http_parts
 
-    try:
-        parts = urlsplit(value)
-        parts.port  # noqa: B018 - raises on a port that is not a number
-    except ValueError:
-        parts = None
-    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+    if http_parts(value) is None:
         raise SettingsError(f"设置 base_url 应为 http:// 或 https:// 开头的地址，而不是 {value!r}")
 
 
@@ -358,6 +374,7 @@ _TABLE_READERS = {
     "account": _account_table,
     "brief": _brief_table,
     "backup": _backup_table,
+    "push": _push_table,
 }
 
 
@@ -470,6 +487,22 @@ def _remember_secrets(config: dict, env, base_url: str | None) -> None:
         remember_url(url)
 
 
+def _remember_push(push) -> None:
+    """A bot's address is its key: the whole address and its long parts (the key or token in
+    its path or query) are masked in every line, like an API key."""
+    from urllib.parse import parse_qsl, urlsplit
+
+    for secret in push.secrets() if push else ():
+        remember_secret(secret)
+        if "://" not in secret:
+            continue
+        parts = urlsplit(secret)
+        pieces = [*parts.path.split("/"), *(v for _, v in parse_qsl(parts.query)), parts.password, parts.username]
+        for piece in pieces:
+            if piece and len(piece) >= 16:
+                remember_secret(piece)
+
+
 def _for_provider(
     common: dict,
     *,
@@ -519,6 +552,7 @@ def load_settings(
     generic_key = pick(None, "PIXIU_API_KEY", "api_key")
     deepseek_key = env.get("DEEPSEEK_API_KEY") or config.get("deepseek_api_key")
     _remember_secrets(config, env, base_url)
+    _remember_push(tables.get("push"))
     chosen_base = pick(base_url, "PIXIU_BASE_URL", "base_url")
     chosen_model = pick(model, "PIXIU_MODEL", "model")
     for value, name in ((chosen_base, "base_url"), (chosen_model, "model")):

@@ -699,3 +699,16 @@ def in_process_refused(env: dict[str, str], *args: str) -> str:
     assert done.returncode == 1, (args, done.stdout, done.stderr)
     assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
     return done.stderr.strip()
+
+
+def demo_brief_env(home: Path, now: str) -> dict[str, str]:
+    """A fresh home with the demo's holdings and 美的集团's shipped bars, at `now`: what a
+    brief is written from."""
+    env = clean_env(home, PIXIU_NOW=now)
+    assert pixiu_in_process(env, "import", "data/demo/portfolio.json", text=True).returncode == 0
+    done = pixiu_in_process(
+        env, "data", "import", "data/demo/market/000333.csv", "--symbol", "000333",
+        "--actions", "data/demo/market/000333_actions.csv", text=True,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return env

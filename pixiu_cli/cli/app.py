@@ -25,6 +25,7 @@ from pixiu_cli.cli import (
     market,
     news,
     offline,
+    push,
     sessions,
     signal,
 )
@@ -65,6 +66,7 @@ for group in (
     chat,
     sessions,
     brief,
+    push,
     context,
     documents,
     account,

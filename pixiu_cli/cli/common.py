@@ -23,6 +23,9 @@ ModelOpt = Annotated[str | None, typer.Option("--model", help="模型名（覆�
 OfflineOpt = Annotated[bool, typer.Option("--offline", help="即使设置了 API key 也使用离线应答器")]
 DemoOpt = Annotated[bool, typer.Option("--demo", help="使用演示数据库")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="输出一个 JSON 文档")]
+IfTradingDayOpt = Annotated[
+    bool, typer.Option("--if-trading-day", help="今天（北京时间）休市时什么也不做（定时任务用）")
+]
 
 
 def renderer(**kw):
@@ -194,3 +197,19 @@ def choice(value: str, allowed: tuple[str, ...], flag: str) -> str:
 def costs():
     """The trading costs the analytics use (from the settings)."""
     return settings().costs
+
+
+def closed_today(shown) -> bool:
+    """--if-trading-day: True, said in one line, when the exchanges are closed today (Beijing
+    time, the shipped calendar, PIXIU_NOW pins the day); a scheduled run then does nothing."""
+    from pixiu_cli.services.schedule import calendar_note, closed_day
+
+    moment = now()
+    closed = closed_day(moment)
+    if closed:
+        shown.info(f"{closed}：什么也不做（--if-trading-day）")
+        return True
+    note = calendar_note(moment)
+    if note:
+        shown.warn(note)
+    return False

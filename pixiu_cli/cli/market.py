@@ -281,6 +281,7 @@ def data_sync(
     securities: Annotated[
         bool, typer.Option("--securities", help="只更新证券列表（全部上市股票的代码和名称）")
     ] = False,
+    if_trading_day: common.IfTradingDayOpt = False,
 ) -> None:
     """从网络数据源增量同步日线和除权除息（每只股票一个事务）；--securities 更新证券列表。"""
     from pixiu_cli.market.source_by_name import SOURCE_NAMES
@@ -294,11 +295,14 @@ def data_sync(
         return
     since = common.day(since, "--since")
     shown = common.renderer()
+    if if_trading_day and common.closed_today(shown):
+        return
     with database() as db:
         symbols = sync_targets(db, [series_code(c) for c in codes] if codes else None)
         with shown.progress(len(symbols), f"同步（{source}）", show=len(symbols) > 3) as advance:
             request = SyncRequest(symbols, source, since, timeout)
-            done = sync_market(db, request, now(), common.costs(), on_symbol=lambda o: advance())
+            push = common.settings().push
+            done = sync_market(db, request, now(), common.costs(), on_symbol=lambda o: advance(), push=push)
     _show_sync(shown, source, done)
 
 

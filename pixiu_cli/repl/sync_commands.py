@@ -54,7 +54,12 @@ def sync_command(state: ReplState, cmd: ParsedCommand) -> None:
     shown = state.renderer
     with shown.progress(len(request.symbols), f"同步（{source}）", show=len(request.symbols) > 3) as advance:
         done = sync_market(
-            state.app.store.db, request, state.clock(), state.app.settings.costs, on_symbol=lambda o: advance()
+            state.app.store.db,
+            request,
+            state.clock(),
+            state.app.settings.costs,
+            on_symbol=lambda o: advance(),
+            push=None if state.app.demo else state.app.settings.push,  # the demo's alerts stay on screen
         )
     state.offered_session = state.offered_session or _today(state)  # asked for: not offered again today
     _show(state, source, done)
@@ -75,6 +80,8 @@ class BackgroundSync:
         self._request = _request(state, source)
         self._path = state.app.settings.demo_db_path if state.app.demo else state.app.settings.db_path
         self._now, self._costs = state.clock(), state.app.settings.costs
+        # [push] alerts: what this sync finds is pushed once (never the demo's)
+        self._push = None if state.app.demo else state.app.settings.push
         self.total, self.done = len(self._request.symbols), 0
         self.result, self.error = None, None
         self.on_finish: Callable[[], None] = lambda: None  # called on the sync's thread
@@ -101,7 +108,9 @@ class BackgroundSync:
         try:
             db = open_database(self._path)
             try:
-                self.result = sync_market(db, self._request, self._now, self._costs, on_symbol=self._advance)
+                self.result = sync_market(
+                    db, self._request, self._now, self._costs, on_symbol=self._advance, push=self._push
+                )
             finally:
                 db.close()
         except Exception as exc:  # one line at the next prompt; the REPL goes on

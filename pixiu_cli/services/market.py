@@ -157,6 +157,7 @@ class SyncResult:
     outcomes: list[SyncOutcome]
     calendar_notes: list[str]  # days where the source's trading dates disagree with the calendar file
     refreshed: RefreshSummary
+    pushed: list = field(default_factory=list)  # [push] alerts: each new alert's delivery (push/deliver.py)
 
     @property
     def failed(self) -> list[SyncOutcome]:
@@ -169,11 +170,16 @@ def sync_market(
     now: datetime,
     costs: CostModel | None,
     on_symbol: Callable[[SyncOutcome], None] = lambda outcome: None,
+    push=None,
 ) -> SyncResult:
     """Fetch each stock's new bars and actions (one transaction per stock), then recompute
-    what depends on the ones that got bars. A stock that fails keeps its data, marked stale."""
+    what depends on the ones that got bars. A stock that fails keeps its data, marked stale.
+    With `push` ([push], alerts = true) the alerts this sync found are pushed, each once."""
     from pixiu_cli.market.source_by_name import open_source
     from pixiu_cli.market.sync import sync
+    from pixiu_cli.services.push import alert_mark, push_new_alerts
+
+    mark = alert_mark(db)
 
     notes: list[str] = []
     source = open_source(request.source, request.timeout)
@@ -191,7 +197,9 @@ def sync_market(
     finally:
         source.close()
     changed = [o.symbol for o in outcomes if not o.error and o.rows]
-    return SyncResult(outcomes, notes, refresh(db, changed, now, costs))
+    refreshed = refresh(db, changed, now, costs)
+    pushed = push_new_alerts(db, push, mark, now) if push is not None else []
+    return SyncResult(outcomes, notes, refreshed, pushed)
 
 
 @dataclass(frozen=True)

@@ -39,24 +39,30 @@ class BriefReport:
     turn_seq: int
 
 
+def _brief(r: dict) -> StoredBrief:
+    return StoredBrief(
+        r["id"],
+        r["report_id"],
+        r["as_of"],
+        r["created_at"],
+        r["conversation_id"],
+        r["turn_seq"],
+        _json(r["facts_json"], {}),
+    )
+
+
 class BriefStore:
     def __init__(self, db: Database):
         self.db = db
 
     def last(self) -> StoredBrief | None:
         rows = _rows(self.db, "select * from briefs order by created_at desc, id desc limit 1")
-        if not rows:
-            return None
-        r = rows[0]
-        return StoredBrief(
-            r["id"],
-            r["report_id"],
-            r["as_of"],
-            r["created_at"],
-            r["conversation_id"],
-            r["turn_seq"],
-            _json(r["facts_json"], {}),
-        )
+        return _brief(rows[0]) if rows else None
+
+    def of_report(self, report_id: int) -> StoredBrief | None:
+        """The brief whose conclusion is report `report_id`."""
+        rows = _rows(self.db, "select * from briefs where report_id = ? order by id desc limit 1", [report_id])
+        return _brief(rows[0]) if rows else None
 
     def save(self, report: BriefReport, facts: dict) -> tuple[int, int]:
         """The report row and the brief row, in one transaction: (report id, brief id)."""

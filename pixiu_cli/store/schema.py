@@ -652,3 +652,25 @@ def m030_fill_contract_kind(db: Database) -> None:
     # Which broker number a fill's contract is (order: 合同编号, trade: 成交编号): two
     # statements' numbers of one kind decide whether two fills are one. NULL on older rows.
     db["account_fills"].add_column("contract_kind", str)
+
+
+@migrations()
+def m030_push_log(db: Database) -> None:
+    # What each push did, per channel: a brief can be sent again (`pixiu brief --push --last`),
+    # an alert never twice to one channel (the unique index is the claim made before sending).
+    # Channel names only: the addresses and keys stay in config.toml or the environment.
+    db["push_log"].create(
+        {
+            "id": int,
+            "kind": str,  # brief | alert
+            "ref": int,  # briefs.id or alerts.id
+            "channel": str,
+            "status": str,  # sending | sent | failed
+            "parts": int,
+            "detail": str,
+            "at": str,
+        },
+        pk="id",
+    )
+    db.execute("create unique index push_log_alert on push_log (ref, channel) where kind = 'alert'")
+    db["push_log"].create_index(["kind", "ref"])

@@ -9,21 +9,13 @@ import json
 
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.market import MarketStore
-from tests.helpers import PLANTED_KEY, clean_env, pixiu_in_process
+from tests.helpers import PLANTED_KEY, clean_env, demo_brief_env, pixiu_in_process
 
-DEMO = "data/demo/portfolio.json"
 NOW = "2026-11-30T16:30:00"  # a Monday, after the close
 
 
 def demo_home(home):
-    env = clean_env(home, PIXIU_NOW=NOW)
-    assert pixiu_in_process(env, "import", DEMO, text=True).returncode == 0
-    done = pixiu_in_process(
-        env, "data", "import", "data/demo/market/000333.csv", "--symbol", "000333",
-        "--actions", "data/demo/market/000333_actions.csv", text=True,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    return env
+    return demo_brief_env(home, NOW)
 
 
 def test_demo_brief_numbers_match_the_data_and_the_next_conversation_sees_its_conclusion(tmp_path):

@@ -1,0 +1,130 @@
+"""Pushing what pixiu has stored: a brief (after it is written and stored, or again with
+`--last`), a test message, and the alerts a sync found. Nothing is pushed that is not stored
+first, so a failed push loses nothing; each channel's result is logged by channel name only."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from datetime import datetime
+
+from pixiu_cli.push.config import PushConfig
+from pixiu_cli.push.deliver import Delivery, deliver
+from pixiu_cli.push.message import Message, plain
+from pixiu_cli.services.errors import RequestError
+from pixiu_cli.store.briefs import BriefStore, StoredBrief
+from pixiu_cli.store.conversations import ConversationStore
+from pixiu_cli.store.domain import iso
+from pixiu_cli.store.push import PushLog
+
+NO_CHANNELS = (
+    "没有配置推送渠道：在 config.toml 中加一个 [push.wecom] / [push.feishu] / [push.dingtalk] / "
+    "[push.telegram] / [push.email] / [push.webhook] 表（或 PIXIU_PUSH_… 环境变量），再用 pixiu push test 检查"
+)
+
+
+def require_channels(config: PushConfig | None) -> PushConfig:
+    if config is None or not config.channels:
+        raise RequestError(NO_CHANNELS)
+    return config
+
+
+def _facts_of(user_text: str) -> str:
+    """The fact section of a brief's question: what follows the instruction's paragraph."""
+    _, _, facts = user_text.partition("\n\n")
+    return facts.strip()
+
+
+def brief_message(db, brief: StoredBrief) -> Message:
+    """The stored brief as it is pushed: the model's brief first (what a phone shows), then
+    the facts pixiu computed, and where the brief's call can be inspected."""
+    turn = ConversationStore(db).turn_by_seq(brief.conversation_id, brief.turn_seq)
+    if turn is None or not (turn.reply_text or "").strip():
+        raise RequestError(f"简报 {brief.id} 的正文没有保存（对话 {brief.conversation_id} 第 {brief.turn_seq} 轮）")
+    reply, facts = turn.reply_text.strip(), _facts_of(turn.user_text or "")
+    title = f"pixiu 每日简报 {brief.as_of}"
+    footer = f"结论已存为报告 report:{brief.report_id}；对话 {brief.conversation_id} 第 {brief.turn_seq} 轮"
+    markdown = "\n\n".join(p for p in (reply, "---", facts, f"*{footer}*") if p)
+    text = "\n\n".join(p for p in (plain(reply), facts, footer) if p)
+    return Message(title, text, markdown, brief.as_of, "brief")
+
+
+def last_brief(db) -> StoredBrief:
+    brief = BriefStore(db).last()
+    if brief is None:
+        raise RequestError("还没有已存的简报：先运行 pixiu brief --push")
+    return brief
+
+
+def brief_of_report(db, report_id: int) -> StoredBrief:
+    brief = BriefStore(db).of_report(report_id)
+    if brief is None:
+        raise RequestError(f"找不到报告 report:{report_id} 的简报")
+    return brief
+
+
+def _log(db, kind: str, ref: int, deliveries: Sequence[Delivery], at: str) -> None:
+    log = PushLog(db)
+    for d in deliveries:
+        log.record(kind, ref, d.kind, "sent" if d.ok else "failed", d.parts, d.reason, at)
+
+
+def push_brief(
+    db, config: PushConfig, brief: StoredBrief, now: datetime, sleep: Callable[[float], None] = time.sleep
+) -> list[Delivery]:
+    deliveries = deliver(brief_message(db, brief), require_channels(config), sleep)
+    _log(db, "brief", brief.id, deliveries, iso(now))
+    return deliveries
+
+
+def push_report(
+    db, config: PushConfig, report_id: int | None, now: datetime, sleep: Callable[[float], None] = time.sleep
+) -> list[Delivery]:
+    """After a brief was written: push the brief stored with report `report_id` (nothing when
+    the brief did not complete, so there is nothing stored to send)."""
+    if report_id is None:
+        return []
+    return push_brief(db, config, brief_of_report(db, report_id), now, sleep)
+
+
+def probe_message(now: datetime) -> Message:
+    stamp = now.strftime("%Y-%m-%d %H:%M")
+    text = f"这是一条测试消息（{stamp}，北京时间）：收到它说明 pixiu 的每日简报和预警能推送到这里。"
+    return Message("pixiu 推送测试", text, f"**{text}**", None, "test")
+
+
+def push_test(config: PushConfig, now: datetime, sleep: Callable[[float], None] = time.sleep) -> list[Delivery]:
+    return deliver(probe_message(now), require_channels(config), sleep)
+
+
+def alerts_message(alerts) -> Message:
+    lines = [f"- {a.message}" for a in alerts]
+    dates = sorted({a.bar_date for a in alerts if a.bar_date})
+    title = f"pixiu 预警 {dates[-1] if dates else ''}".strip() + (f"（{len(alerts)} 条）" if len(alerts) > 1 else "")
+    body = "\n".join(lines)
+    return Message(title, body, body, dates[-1] if dates else None, "alert")
+
+
+def alert_mark(db) -> int:
+    """Where the alerts found from now on start (pass it to push_new_alerts after a sync)."""
+    return PushLog(db).last_alert_id()
+
+
+def push_new_alerts(
+    db, config: PushConfig, after: int, now: datetime, sleep: Callable[[float], None] = time.sleep
+) -> list[Delivery]:
+    """The alerts found since `after`, once to each channel: each is claimed for a channel
+    before it is sent there, so no later sync (nor one running at the same time) sends it again."""
+    if config is None or not (config.alerts and config.channels):
+        return []
+    alerts = PushLog(db).alerts_after(after)
+    log, at, out = PushLog(db), iso(now), []
+    for channel in config.channels:
+        claimed = log.claim_alerts([a.id for a in alerts], channel.kind, at)
+        if not claimed:
+            continue
+        mine = [a for a in alerts if a.id in claimed]
+        delivery = deliver(alerts_message(mine), config, sleep, kinds=[channel.kind])[0]
+        log.settle_alerts(claimed, channel.kind, "sent" if delivery.ok else "failed", delivery.reason, iso(now))
+        out.append(delivery)
+    return out
