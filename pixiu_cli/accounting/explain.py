@@ -15,7 +15,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pixiu_cli.llm.template import MARKERS, render_completion, render_prompt
-from pixiu_cli.tokens import NeedsTokenizer, common_prefix_tokens, markers_pattern, remember_segments
+from pixiu_cli.tokens import (
+    COMPARE_SLACK,
+    EXPLAIN_CHARS,
+    NeedsTokenizer,
+    Spend,
+    common_prefix_tokens,
+    markers_pattern,
+    remember_segments,
+)
 
 if TYPE_CHECKING:  # `pixiu cache` reads stored explanations: the store and context load when explaining
     from pixiu_cli.store.conversations import CallRecord
@@ -179,9 +187,15 @@ def _params(request: dict) -> dict:
 _AT_MARKERS = markers_pattern(MARKERS)
 
 
-def previous_with_reply(call: CallRecord) -> str:
+def previous_with_reply(call: CallRecord, limit: int | None = None) -> str:
+    """The previous call's request and reply as the next request would start; with `limit`,
+    only its first `limit` characters (a reply of megabytes is never rendered whole)."""
     tool_calls = json.loads(call.tool_calls_json) if call.tool_calls_json else []
-    return render_prompt(call.request) + render_completion(call.reply_text or "", call.reasoning_text or "", tool_calls)
+    reply, reasoning = call.reply_text or "", call.reasoning_text or ""
+    if limit is not None:
+        reply, reasoning = reply[:limit], reasoning[:limit]
+    text = render_prompt(call.request) + render_completion(reply, reasoning, tool_calls)
+    return text if limit is None else text[:limit]
 
 
 def _block_or_history(prev_rest: list, cur_rest: list, i: int) -> str:
@@ -209,11 +223,14 @@ def _withdrawn(previous: CallRecord, current: CallRecord, prev_rest: list, cur_r
 
 def explain(previous: CallRecord | None, current: CallRecord, *, may_load: bool = True) -> BreakExplanation:
     reported = current.usage.cache_hit_tokens
-    remember_segments(render_prompt(current.request), _AT_MARKERS)  # for the next call's explanation
+    prompt, spend = render_prompt(current.request), Spend(EXPLAIN_CHARS)  # one bound for the whole explanation
+    remember_segments(prompt, _AT_MARKERS, spend)  # for the next call's explanation
     if previous is None:
         return BreakExplanation("first_call", 0, 0, reported)
     prev_req, cur_req = previous.request, current.request
-    common = common_prefix_tokens(previous_with_reply(previous), render_prompt(cur_req), _AT_MARKERS, may_load=may_load)
+    # The common prefix never runs past the request: the previous reply is read that far only.
+    before = previous_with_reply(previous, len(prompt) + COMPARE_SLACK)
+    common = common_prefix_tokens(before, prompt, _AT_MARKERS, may_load=may_load, spend=spend)
     predicted = (common // UNIT) * UNIT  # a common prefix is never longer than the request
 
     def result(cause: str, detail: str = "") -> BreakExplanation:

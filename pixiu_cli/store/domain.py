@@ -375,5 +375,3 @@ def _keep_ids(db: Database, table: str, where: str, rows: list[dict], identity: 
     for row in rows:
         ids = stored.get(identity(row))
         row["id"] = ids.popleft() if ids else None
-
-
