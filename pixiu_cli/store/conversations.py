@@ -13,6 +13,7 @@ from typing import Protocol
 from sqlite_utils import Database
 
 from pixiu_cli.clock import Clock, system_clock
+from pixiu_cli.redact import scrub
 from pixiu_cli.store.database import StoreError, write_transaction
 from pixiu_cli.store.liveness import owned_by_another_live_process, this_process
 from pixiu_cli.store.requests import pack, request_of
@@ -408,7 +409,7 @@ class ConversationStore:
                 {
                     "status": status,
                     "reply_text": reply_text,
-                    "error": error,
+                    "error": _scrubbed(error),
                     "history_tokens": history_tokens,
                     "messages_json": json.dumps(messages, ensure_ascii=False),
                     "finished_at": utc_stamp(self.clock),
@@ -514,6 +515,7 @@ class ConversationStore:
         reply = (calls[-1]["reply_text"] if calls else None) or None
         asked = _asked(request_of(self.db.conn, calls[0]), user_text) if reply else []
         added = [*asked, {"role": "assistant", "content": reply}] if reply else []
+        error = _scrubbed(error)
         self.db.execute(
             "update turns set status = ?, error = coalesce(error, ?), reply_text = ?, messages_json = ?, "
             "history_tokens = ?, finished_at = ? where id = ?",
@@ -594,7 +596,7 @@ class ConversationStore:
             "reasoning_text": reasoning_text or None,
             "tool_calls_json": json.dumps(tool_calls, ensure_ascii=False) if tool_calls else None,
             "finish_reason": finish_reason,
-            "error": error,
+            "error": _scrubbed(error),
             "prompt_tokens": usage.prompt_tokens,
             "completion_tokens": usage.completion_tokens,
             "cache_hit_tokens": usage.cache_hit_tokens,
@@ -673,3 +675,9 @@ def usage_rows(db: Database, *, since_utc: str | None = None, conversation_id: i
         f"where {' and '.join(where)} order by id"
     )
     return [UsageRow(*row) for row in db.execute(sql, params).fetchall()]
+
+
+def _scrubbed(error: str | None) -> str | None:
+    """An error as stored: a server may echo the request's headers into its error body, and
+    what is stored reaches backups and exports (the client scrubs its own errors too)."""
+    return scrub(error) if error else error
