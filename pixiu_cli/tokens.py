@@ -325,11 +325,60 @@ def common_prefix_tokens(
     while shared < limit and first[shared] == second[shared]:
         shared += 1
     common = sum(_segment_tokens(s, may_load, spend) for s in first[:shared])
+    if shared < limit and max(map(_segment_length, (first[shared], second[shared]))) > LONG_SEGMENT:
+        return common + _long_overlap(first[shared], second[shared], may_load, spend)
     for x, y in zip(_stream(first[shared:], may_load, spend), _stream(second[shared:], may_load, spend)):
         if x != y:
             break
         common += 1
     return common
+
+
+# Two differing lines longer than this (a reply clipped for the history against the whole
+# reply) are compared by their characters, not their tokens: see _long_overlap.
+LONG_SEGMENT = 4_096
+
+
+def _segment_text(segment: tuple[str, str]) -> str:
+    line, after = segment
+    return line if after == _MARKER else line + after
+
+
+def _segment_length(segment: tuple[str, str]) -> int:
+    return len(segment[0]) + (0 if segment[1] == _MARKER else len(segment[1]))
+
+
+def _common_chars(a: str, b: str) -> int:
+    """len of the longest common prefix of two strings, by comparing slices (in C)."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        mid = (low + high + 1) // 2
+        if a[:mid] == b[:mid]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def _long_overlap(x: tuple[str, str], y: tuple[str, str], may_load: bool, spend: Spend) -> int:
+    """The tokens two long differing lines share, without encoding either: the shorter
+    line's count (remembered when it was counted for the history) less the tokens of its
+    part the other does not share (encoded when short, else in proportion to characters),
+    less one for the token the difference may split. Within a token or two of encoding
+    both, which would take the tokenizer through tens of thousands of characters for one
+    figure of the cache explanation."""
+    shorter = min(x, y, key=_segment_length)
+    text = _segment_text(shorter)
+    shared = _common_chars(_segment_text(x), _segment_text(y))
+    if not shared:
+        return 0
+    count, tail = _segment_tokens(shorter, may_load, spend), text[shared:]
+    if len(tail) <= _SHORT_TAIL and (may_load or tokenizer_loaded()) and spend.take(len(tail)):
+        return max(0, count - len(encode(tail)) - 1)
+    return max(0, count * shared // len(text) - 1)
+
+
+_SHORT_TAIL = 256
 
 
 def remember_segments(text: str, at_markers: re.Pattern | None = None, spend: Spend | None = None) -> None:

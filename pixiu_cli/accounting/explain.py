@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pixiu_cli.context.oversize import HISTORY_REPLY_CHARS
 from pixiu_cli.llm.template import MARKERS, render_completion, render_prompt
 from pixiu_cli.tokens import (
     COMPARE_SLACK,
@@ -29,6 +30,9 @@ if TYPE_CHECKING:  # `pixiu cache` reads stored explanations: the store and cont
     from pixiu_cli.store.conversations import CallRecord
 
 UNIT = 64
+# How much of a call's reply a later request can share with it: no message carries more of
+# one reply (context/oversize.py), so the rest of a reply of megabytes is never read here.
+REPLY_REACH = HISTORY_REPLY_CHARS + COMPARE_SLACK
 CAUSES = {
     "first_call": "首次调用",
     "new_conversation": "新对话（只有系统提示和工具可复用）",
@@ -96,7 +100,7 @@ def record_explanation(store, call_id: int, *, may_load: bool = True) -> None:
     if call is None or call.status == "pending":
         return
     try:
-        explanation = explain(store.previous_for_cache(call), call, may_load=may_load)
+        explanation = explain(store.previous_for_cache(call, REPLY_REACH), call, may_load=may_load)
     except NeedsTokenizer:
         return
     store.set_cache_explanation(call_id, explanation_json(explanation))

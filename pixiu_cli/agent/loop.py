@@ -222,7 +222,8 @@ class Agent:
         progress.record(result)
         if result.status != "complete":
             raise result.stop()
-        progress.messages.append(assistant_message(result.outcome))
+        # the turn's next request carries no more of a reply than later turns do
+        progress.messages.append(clipped_message(assistant_message(result.outcome)))
         return result.outcome
 
     def _stopped_at_limit(self, step: int, outcome: CallOutcome, progress: TurnProgress, sink: TurnSink) -> bool:
@@ -248,9 +249,8 @@ class Agent:
 
     def _finish(self, turn: Turn, progress: TurnProgress, status: str, error: str | None, sink: TurnSink) -> None:
         # A reply of megabytes is kept whole as the turn's reply; its history message is clipped.
-        whole = progress.kept(status)
-        added = [clipped_message(m) for m in whole]
-        if (clipped := clipped_notice(whole)) is not None:
+        added = [clipped_message(m) for m in progress.kept(status)]
+        if (clipped := clipped_notice(progress.reply)) is not None:
             progress.notice(clipped, sink)
         # Count what later requests will really carry.
         history_tokens = turn_history_tokens(self.builder.carried_later(added))

@@ -23,17 +23,21 @@ def clipped(text: str, limit: int = HISTORY_REPLY_CHARS) -> str:
 
 
 def clipped_message(message: dict) -> dict:
-    """An assistant message with over-long text content clipped; any other message as it is."""
-    content = message.get("content")
-    if message.get("role") != "assistant" or not isinstance(content, str) or len(content) <= HISTORY_REPLY_CHARS:
+    """An assistant message with over-long text content (or reasoning sent back with it)
+    clipped; any other message as it is."""
+    if message.get("role") != "assistant":
         return message
-    return {**message, "content": clipped(content)}
+    long = {
+        key: clipped(value)
+        for key in ("content", "reasoning_content")
+        if isinstance(value := message.get(key), str) and len(value) > HISTORY_REPLY_CHARS
+    }
+    return {**message, **long} if long else message
 
 
-def clipped_notice(messages: list[dict]) -> str | None:
-    """What the turn says when one of its messages was clipped for the history."""
-    longest = max((len(m["content"]) for m in messages if clipped_message(m) is not m), default=0)
-    if not longest:
+def clipped_notice(reply: str) -> str | None:
+    """What the turn says when its reply was clipped for the history."""
+    if len(reply) <= HISTORY_REPLY_CHARS:
         return None
     kept = HISTORY_REPLY_CHARS - _MARKER_ROOM
-    return f"回复过长（共 {longest:,} 字）：已完整保存在本地，之后的对话只携带它的前 {kept:,} 字。"
+    return f"回复过长（共 {len(reply):,} 字）：已完整保存在本地，之后的对话只携带它的前 {kept:,} 字。"

@@ -645,3 +645,16 @@ def m029_cash_fills_before(db: Database) -> None:
     # A stated balance is the account after every fill written before it: the ledger's last id
     # then, so a trade told later the same day moves it and one told earlier does not.
     db["account_cash"].add_column("fills_before", int)
+
+
+@migrations()
+def m030_scrub_echoed_credentials(db: Database) -> None:
+    # A server that echoed the request's headers left `Authorization: Basic …` (and the like)
+    # in stored errors, and so in every backup since: mask what has the shape of a credential.
+    from pixiu_cli.redact import scrub
+
+    for table in ("turns", "calls"):
+        rows = db.execute(f"select id, error from {table} where error is not null").fetchall()
+        for row_id, error in rows:
+            if scrub(error) != error:
+                db.execute(f"update {table} set error = ? where id = ?", [scrub(error), row_id])

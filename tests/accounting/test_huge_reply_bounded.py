@@ -117,3 +117,37 @@ def test_the_offline_server_counts_a_pasted_megabyte_without_encoding_it(encoded
     # the estimate of the pasted piece alone: 4 characters of 3 bytes and a comma per 5,
     # 13 bytes × 250,000 = 3,250,000 bytes, // 3 + 1 = 1,083,334
     assert count >= 1_083_334 + len(exact) and len(exact) < 20
+
+
+def test_a_reply_is_read_only_as_far_as_a_later_request_can_reach(tmp_path, model):
+    from pixiu_cli.accounting.explain import REPLY_REACH
+
+    reply = "前" + "é" * 30_000 + "尾"  # 30,002 characters, 2-byte ones: a cut may split none of them
+    model.enqueue(ScriptedReply(text=reply, reasoning="想" * 25_000), "好")
+    app = build_app(model, tmp_path / "pixiu.db")
+    conversation = app.new_conversation()
+    app.agent.run_turn(conversation, "写长一点", SilentSink())
+    app.agent.run_turn(conversation, "继续", SilentSink())
+    wait_for_explanations()
+    whole = app.store.calls_for_conversation(conversation)
+    cut = app.store.calls_for_conversation(conversation, REPLY_REACH)
+    assert whole[0].reply_text == reply and cut[0].reply_text == reply[:REPLY_REACH]
+    assert cut[0].reasoning_text == "想" * REPLY_REACH
+    assert cut[1].reply_text == "好" and cut[1].reasoning_text is None  # short ones whole, absent ones absent
+    previous = app.store.previous_for_cache(whole[1], REPLY_REACH)
+    assert previous.id == whole[0].id and previous.reply_text == reply[:REPLY_REACH]
+    assert [t.reply_text for t in app.store.turns(conversation, replies=False)] == [None, None]
+    assert [t.reply_text for t in app.store.turns(conversation)] == [reply, "好"]
+    app.db.close()
+
+
+def test_two_long_lines_that_differ_are_compared_within_a_token_of_encoding_both(encoded):
+    head = "".join(chr(0x4E00 + (i * 37) % 2000) for i in range(9_000))  # 9,000 CJK characters
+    a, b = "系统\n" + head + "甲乙丙" * 100, "系统\n" + head + "\n\n（此回复过长）"
+    x, y = tokens.encode(a), tokens.encode(b)
+    exact = next(i for i, (p, q) in enumerate(zip(x, y)) if p != q)
+    tokens.count_line_tokens(head, "\n\n")  # as the clipped reply's line was, for the history
+    encoded.clear()
+    estimated = tokens.common_prefix_tokens(a, b)
+    assert exact - 2 <= estimated <= exact, (estimated, exact)
+    assert max(encoded, default=0) < 100  # the long lines themselves were never encoded whole

@@ -171,3 +171,24 @@ def test_a_credentials_url_with_a_key_says_the_credentials_are_not_sent(tmp_path
         first == "注意：base_url 中的用户名和密码不会发送（它们会顶替 API key）；API key 按文档以 Bearer 认证头发送。"
     )
     assert "无法连接模型服务 http://127.0.0.1:9/v1" in done.stderr and not leaked(done.stderr)
+
+
+def test_errors_stored_before_are_scrubbed_when_the_database_is_opened(tmp_path):
+    from pixiu_cli.store.database import open_database
+
+    path = tmp_path / "old.db"
+    db = open_database(path)
+    leaked_line = f"请求被模型服务拒绝（400）：you sent Authorization: Basic {b64('dave:older-pw-1')}"
+    db.execute("insert into conversations (id, created_at) values (1, '2026-11-01T00:00:00+00:00')")
+    db.execute(
+        "insert into turns (id, conversation_id, seq, user_text, status, error, created_at) "
+        "values (1, 1, 1, '你好', 'error', ?, '2026-11-01T00:00:00+00:00')",
+        [leaked_line],
+    )
+    db.execute("delete from _sqlite_migrations where name = 'm030_scrub_echoed_credentials'")
+    db.conn.commit()
+    db.close()
+    db = open_database(path)
+    (error,) = db.execute("select error from turns where id = 1").fetchone()
+    db.close()
+    assert error == "请求被模型服务拒绝（400）：you sent Authorization: Basic ***"
