@@ -192,3 +192,15 @@ def test_errors_stored_before_are_scrubbed_when_the_database_is_opened(tmp_path)
     (error,) = db.execute("select error from turns where id = 1").fetchone()
     db.close()
     assert error == "请求被模型服务拒绝（400）：you sent Authorization: Basic ***"
+
+
+def test_a_sync_error_carrying_a_proxys_credentials_is_stored_masked(tmp_path):
+    from pixiu_cli.store.database import open_database
+    from pixiu_cli.store.market import MarketStore
+
+    db = open_database(tmp_path / "pixiu.db")
+    cause = f"ProxyError('http://carl:{PASSWORD}@10.0.0.1:3128'), Proxy-Authorization: Basic {b64('carl:' + PASSWORD)}"
+    MarketStore(db).mark_failed("600519", cause, "2026-12-01T16:00:00+08:00")
+    (stored,) = db.execute("select last_error from market_series where symbol = '600519'").fetchone()
+    db.close()
+    assert stored == "2026-12-01T16:00:00+08:00 ProxyError('http://***@10.0.0.1:3128'), Proxy-Authorization: Basic ***"
