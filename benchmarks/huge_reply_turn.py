@@ -28,18 +28,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from startup import PIXIU, PYTHON, clean_env  # noqa: E402 - a sibling script, found through the path set above
+from ask_process import FROM_SOURCE, measure  # noqa: E402 - sibling scripts, found through the path set above
+from startup import PIXIU, PYTHON, clean_env  # noqa: E402
 
 KEY = "sk-bench-0000"
 GOAL = 1.2
@@ -72,20 +71,6 @@ server = OfflineServer(cache_profile="deepseek", control=True).bind()
 print(server.base_url, server.control_token, flush=True)
 server.serve_in_foreground()
 """
-FROM_SOURCE = (
-    "import sys; sys.path.insert(0, sys.argv.pop(1)); sys.argv[0] = 'pixiu'; from pixiu_cli.cli import main; main()"
-)
-
-
-def measure(argv: list[str], env: dict[str, str]) -> tuple[float, float, float]:
-    """(wall seconds, peak RSS in MiB, CPU seconds) of one child process."""
-    started = time.perf_counter()
-    child = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(child.pid, 0)
-    elapsed = time.perf_counter() - started
-    if os.waitstatus_to_exitcode(status):
-        raise SystemExit(f"{argv[-3:]} failed: {child.stderr.read().decode()[-500:]}")
-    return elapsed, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
 
 
 def enqueue(base_url: str, token: str, *texts: str) -> None:

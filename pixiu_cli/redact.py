@@ -15,9 +15,8 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 MASK = "***"
 
 
-def mask_url(url: str) -> str:
-    """`https://user:pass@host/v1` → `https://***@host/v1`; anything else unchanged. The
-    whole user-info part goes, since a token may sit in the user name alone."""
+def _with_netloc(url, user_info: str | None):
+    """`url` with its user-info replaced by `user_info` (None: removed); unchanged without one."""
     if not isinstance(url, str) or "@" not in url:
         return url
     try:
@@ -26,19 +25,20 @@ def mask_url(url: str) -> str:
         return url
     if "@" not in parts.netloc:
         return url
-    return urlunsplit(parts._replace(netloc=f"{MASK}@{parts.netloc.rsplit('@', 1)[1]}"))
+    host = parts.netloc.rsplit("@", 1)[1]
+    return urlunsplit(parts._replace(netloc=f"{user_info}@{host}" if user_info else host))
+
+
+def mask_url(url: str) -> str:
+    """`https://user:pass@host/v1` → `https://***@host/v1`; anything else unchanged. The
+    whole user-info part goes, since a token may sit in the user name alone."""
+    return _with_netloc(url, MASK)
 
 
 def without_credentials(url: str) -> str:
     """The URL with its user-info removed: what is sent to the SDK and named in errors (an
     HTTP client turns `user:password@` into `Authorization: Basic`, replacing the key)."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return url
-    if "@" not in parts.netloc:
-        return url
-    return urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]))
+    return _with_netloc(url, None)
 
 
 def has_credentials(url) -> bool:
