@@ -226,6 +226,8 @@ class ByteLevelBPE:
             symbols = [self._byte_ids[b] for b in piece.encode("utf-8", "surrogatepass")]
             merge = merge_scan if len(symbols) <= LONG_PIECE_BYTES else merge_heap
             known = merge(symbols, self._merges.getter(2 * len(symbols)))
+            if len(symbols) > LONG_PIECE_BYTES:  # rare, and a memo of them would grow with the text
+                return known
             if len(self._memo) >= self.MEMO_PIECES:
                 self._memo.clear()
             self._memo[piece] = known

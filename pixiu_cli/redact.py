@@ -1,17 +1,22 @@
-"""Hiding credentials in what is shown: a base URL may carry `user:password@`, which must
-never reach the terminal (banner, `config show`, `config set`, error lines)."""
+"""Hiding credentials in what is shown or stored. A base URL may carry `user:password@`, which
+must never reach the terminal (banner, `config show`, `config set`, error lines), and a server
+may echo the request's headers into its error body (`Authorization: Basic <base64>`), which
+must never reach stderr, `turns.error`, `calls.error` and so the backups. `scrub` is the one
+place every error line passes through; its callers are the renderer (every line shown), the
+model client (every error it builds) and the conversation store (every error it writes)."""
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 MASK = "***"
 
 
-def mask_url(url: str) -> str:
-    """`https://user:pass@host/v1` → `https://***@host/v1`; anything else unchanged. The
-    whole user-info part goes, since a token may sit in the user name alone."""
+def _with_netloc(url, user_info: str | None):
+    """`url` with its user-info replaced by `user_info` (None: removed); unchanged without one."""
     if not isinstance(url, str) or "@" not in url:
         return url
     try:
@@ -20,38 +25,108 @@ def mask_url(url: str) -> str:
         return url
     if "@" not in parts.netloc:
         return url
-    return urlunsplit(parts._replace(netloc=f"{MASK}@{parts.netloc.rsplit('@', 1)[1]}"))
+    host = parts.netloc.rsplit("@", 1)[1]
+    return urlunsplit(parts._replace(netloc=f"{user_info}@{host}" if user_info else host))
 
 
-# Every secret this process knows (API keys, URL passwords), registered when settings are
-# loaded, so that an error line built from any exception message is scrubbed of them before
-# it is shown or stored: a library may put a header or a URL into its message.
+def mask_url(url: str) -> str:
+    """`https://user:pass@host/v1` → `https://***@host/v1`; anything else unchanged. The
+    whole user-info part goes, since a token may sit in the user name alone."""
+    return _with_netloc(url, MASK)
+
+
+def without_credentials(url: str) -> str:
+    """The URL with its user-info removed: what is sent to the SDK and named in errors (an
+    HTTP client turns `user:password@` into `Authorization: Basic`, replacing the key)."""
+    return _with_netloc(url, None)
+
+
+def has_credentials(url) -> bool:
+    return isinstance(url, str) and without_credentials(url) != url
+
+
+# Every secret this process knows (API keys, URL passwords, and the base64 forms a header
+# carries them in), registered when settings are loaded and when a model client is built, so
+# that an error line built from any exception message is scrubbed of them before it is shown
+# or stored: a library may put a header or a URL into its message.
 _SECRETS: set[str] = set()
-_URL_CREDENTIALS = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/@\s]+@")
+
+
+def _base64_forms(value: str) -> set[str]:
+    raw = value.encode("utf-8", "surrogatepass")
+    forms = {base64.b64encode(raw).decode("ascii"), base64.urlsafe_b64encode(raw).decode("ascii")}
+    return {f for form in forms for f in (form, form.rstrip("="))}
+
+
+def _add(value: str) -> None:
+    _SECRETS.add(value)
+    _SECRETS.update(_base64_forms(value))
 
 
 def remember_secret(value) -> None:
     if isinstance(value, str) and len(value.strip()) >= 4:
-        _SECRETS.add(value.strip())
+        _add(value.strip())
 
 
 def remember_url(url) -> None:
-    if isinstance(url, str) and "@" in url:
-        try:
-            parts = urlsplit(url)
-        except ValueError:
-            return
-        remember_secret(parts.password)
-        remember_secret(parts.username)
+    """The user name and password of a URL, each and as the `user:password` pair that HTTP
+    Basic authentication sends in base64 (in the URL's percent-encoding and decoded)."""
+    if not isinstance(url, str) or "@" not in url:
+        return
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return
+    if parts.username is None:
+        return
+    for decode in (str, unquote):
+        user, password = decode(parts.username), decode(parts.password or "")
+        remember_secret(password)
+        remember_secret(user)
+        _SECRETS.update(_base64_forms(f"{user}:{password}"))
+
+
+_URL_CREDENTIALS = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/@\s]+@")
+# An Authorization header, whatever its scheme: `Authorization: Basic …`, `"authorization": "sk-…"`.
+_AUTH_HEADER = re.compile(r"(?i)(\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?)((?:[a-z]+\s+)?)([^\s\"',;}]+)")
+_BEARER = re.compile(r"(?i)\b(bearer)(\s+)[A-Za-z0-9\-._~+/]{8,}=*")
+_BASIC = re.compile(r"(?i)\b(basic)(\s+)([A-Za-z0-9+/_-]{4,}={0,2})")
+_KEY_LIKE = re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}")
+_KEY_FIELD = re.compile(
+    r"(?i)\b(api[_-]?key|access[_-]?token|refresh[_-]?token|client[_-]?secret|password|passwd|secret)"
+    r"([\"']?\s*[=:]\s*[\"']?)([^\s\"'&,;)}\]]+)"
+)
+
+
+def _basic(match: re.Match) -> str:
+    """`Basic <base64 of user:password>` masked; `Basic usage` and the like left alone."""
+    try:
+        decoded = base64.b64decode(match.group(3).replace("-", "+").replace("_", "/") + "==")
+    except (binascii.Error, ValueError):
+        return match.group(0)
+    return f"{match.group(1)}{match.group(2)}{MASK}" if b":" in decoded else match.group(0)
+
+
+def _masked_shapes(text: str) -> str:
+    text = _AUTH_HEADER.sub(lambda m: m.group(1) + m.group(2) + MASK, text)
+    text = _BEARER.sub(rf"\1\2{MASK}", text)
+    text = _BASIC.sub(_basic, text)
+    text = _KEY_LIKE.sub(f"sk-{MASK}", text)
+    text = _KEY_FIELD.sub(rf"\1\2{MASK}", text)
+    return _URL_CREDENTIALS.sub(rf"\1{MASK}@", text)
 
 
 def scrub(text: str) -> str:
-    """`text` without any known secret (nor a long key's last eight characters, which
-    providers echo in masked keys) and without credentials in any URL."""
+    """`text` without any known secret or its base64 (nor a long key's last eight characters,
+    which providers echo in masked keys), without any value shaped like a credential
+    (an Authorization header, `Bearer …`, `Basic <base64 of user:password>`, `sk-…`,
+    `api_key=…`, `password: …`) and without credentials in any URL."""
+    if not isinstance(text, str) or not text:
+        return text
     ordered = sorted(_SECRETS, key=len, reverse=True)
     for secret in ordered:  # whole secrets first: one may hold another (a bot's address its key)
         text = text.replace(secret, MASK)
     for secret in ordered:
         if len(secret) >= 16:
             text = text.replace(secret[-8:], MASK)
-    return _URL_CREDENTIALS.sub(rf"\1{MASK}@", text)
+    return _masked_shapes(text)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from pixiu_cli.clock import pinned_moment
 from pixiu_cli.errors import UserError, os_reason
 from pixiu_cli.llm.models import DEFAULT_DEEPSEEK_MODEL, REASONING_EFFORTS, THINKING_MODES, retired_model_line
-from pixiu_cli.redact import remember_secret, remember_url
+from pixiu_cli.redact import has_credentials, remember_secret, remember_url
 from pixiu_cli.resources import default_home
 
 if TYPE_CHECKING:  # imported where they are built (_config_tables): importing settings stays light
@@ -474,6 +474,10 @@ def _pinned_now(raw: str | None) -> datetime | None:
         raise SettingsError(f"PIXIU_NOW 应为 ISO 8601 时间（如 2026-12-01T15:30），而不是 {raw!r}") from None
 
 
+# The SDK's HTTP client would turn them into `Authorization: Basic` in place of the key.
+CREDENTIALS_NOT_SENT = "base_url 中的用户名和密码不会发送（它们会顶替 API key）；API key 按文档以 Bearer 认证头发送。"
+
+
 def _remember_secrets(config: dict, env, base_url: str | None) -> None:
     """Every key and URL pixiu was given, so that any line it prints can mask them."""
     for secret in (
@@ -560,6 +564,8 @@ def load_settings(
             _text_setting(value, name)
     if chosen_base is not None:
         _check_url(chosen_base)
+        if has_credentials(chosen_base) and (generic_key or deepseek_key) and not force_offline:
+            common["warnings"] = (*common["warnings"], CREDENTIALS_NOT_SENT)
     return _for_provider(
         common,
         generic_key=generic_key,

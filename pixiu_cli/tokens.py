@@ -50,16 +50,22 @@ def warm() -> None:
     _tokenizer()
 
 
+# Past this many characters a text is counted by estimate: the tokenizer's time and memory
+# grow with the text (a 20 MB reply took minutes and gigabytes), and history carries no text
+# this long whole (pixiu_cli/context/oversize.py). No text longer than this is ever encoded.
+EXACT_COUNT_CHARS = 200_000
+
+
+class TextTooLong(ValueError):
+    """encode() was handed more than EXACT_COUNT_CHARS characters: a caller must bound it."""
+
+
 def encode(text: str) -> list[int]:
     if not text:
         return []
+    if len(text) > EXACT_COUNT_CHARS:  # minutes and gigabytes of pure Python: never
+        raise TextTooLong(f"{len(text):,} characters to encode, over {EXACT_COUNT_CHARS:,}")
     return _tokenizer().encode(text)
-
-
-# Past this many characters a text is counted by estimate: the tokenizer's time and memory
-# grow with the text (a 20 MB reply took minutes and gigabytes), and history carries no text
-# this long whole (pixiu_cli/context/oversize.py).
-EXACT_COUNT_CHARS = 200_000
 
 
 def estimated_tokens(text: str) -> int:
@@ -87,13 +93,20 @@ def count_tokens(text: str) -> int:
 # count_tokens on hostile text.
 
 
-@lru_cache(maxsize=16384)
 def count_line_tokens(line: str, after: str = "") -> int:
     """count_tokens(line + after), remembered; `after` is the run of line breaks that
     follows the line ("" at the end of the text), and `line` must not start with one.
     Keyed on the line itself, whose hash the string keeps. Counts persist across processes
     (see LineCounts), so a `pixiu ask` whose block lines were all counted before never loads
-    the tokenizer."""
+    the tokenizer. A line too long to encode is estimated and not remembered: its key would
+    be the whole line, in memory and in the counts file."""
+    if len(line) + len(after) > EXACT_COUNT_CHARS:
+        return estimated_tokens(line + after)
+    return _remembered_line_tokens(line, after)
+
+
+@lru_cache(maxsize=16384)
+def _remembered_line_tokens(line: str, after: str) -> int:
     counts = _line_counts()
     text = line + after
     key = digit_free_key(text)
@@ -240,23 +253,51 @@ class NeedsTokenizer(Exception):
     """Raised by common_prefix_tokens(may_load=False) where only the tokenizer can answer."""
 
 
-def _segment_tokens(segment: tuple[str, str], may_load: bool) -> int:
+# The most characters one cache explanation hands to the tokenizer. Lines counted before are
+# free, so an ordinary turn (its question, the reply it carries, a changed line of the block)
+# stays well inside it; past it lines are estimated and the token comparison stops.
+EXPLAIN_CHARS = 64_000
+# How far past the shorter text the longer one is looked at: its tokens there cannot match.
+COMPARE_SLACK = 4_096
+
+
+class Spend:
+    """What one piece of work may still hand to the tokenizer, in characters."""
+
+    def __init__(self, chars: int = EXPLAIN_CHARS):
+        self.left = chars
+
+    def take(self, chars: int) -> bool:
+        if chars > self.left:
+            return False
+        self.left -= chars
+        return True
+
+
+def _segment_tokens(segment: tuple[str, str], may_load: bool, spend: Spend) -> int:
     line, after = segment
     if after == _MARKER:
         return 1
-    if may_load or tokenizer_loaded():
-        return count_line_tokens(line, after)
-    known = _line_counts().get(digit_free_key(line + after))
-    if known is None:
+    text = line + after
+    if len(text) > EXACT_COUNT_CHARS:
+        return estimated_tokens(text)
+    known = _line_counts().get(digit_free_key(text))
+    if known is not None:
+        return known
+    if not (may_load or tokenizer_loaded()):
         raise NeedsTokenizer
-    return known
+    return count_line_tokens(line, after) if spend.take(len(text)) else estimated_tokens(text)
 
 
-def _stream(segments: list[tuple[str, str]], may_load: bool):
+def _stream(segments: list[tuple[str, str]], may_load: bool, spend: Spend):
+    """The segments' tokens in order, until the spend runs out."""
     for line, after in segments:
         if not (may_load or tokenizer_loaded()):
             raise NeedsTokenizer
-        yield from encode(line if after == _MARKER else line + after)
+        text = line if after == _MARKER else line + after
+        if not spend.take(len(text)):
+            return
+        yield from encode(text)
 
 
 def markers_pattern(markers: tuple[str, ...]) -> re.Pattern:
@@ -264,30 +305,86 @@ def markers_pattern(markers: tuple[str, ...]) -> re.Pattern:
     return re.compile("(" + "|".join(map(re.escape, sorted(markers, key=len, reverse=True))) + ")")
 
 
-def common_prefix_tokens(a: str, b: str, at_markers: re.Pattern | None = None, *, may_load: bool = True) -> int:
+def common_prefix_tokens(
+    a: str, b: str, at_markers: re.Pattern | None = None, *, may_load: bool = True, spend: Spend | None = None
+) -> int:
     """len of the longest common prefix of encode(a) and encode(b), without encoding either
     whole: the leading segments (lines, and the markers `at_markers` splits at) the texts
     share are counted from remembered line counts, and only from the first segment that
     differs are tokens compared, one segment at a time, until they differ. Two requests of
     one conversation differ in a line or two, so this encodes a line or two (none when one
-    text is the other plus more). With may_load=False it raises NeedsTokenizer rather than
-    load the tokenizer."""
-    first, second = _segments(a, at_markers), _segments(b, at_markers)
+    text is the other plus more). Bounded: the longer text is looked at only a little past
+    the shorter one's length, and at most `spend` characters are encoded (past it lines are
+    estimated, and the comparison stops). With may_load=False it raises NeedsTokenizer
+    rather than load the tokenizer."""
+    spend = spend or Spend()
+    shorter = min(len(a), len(b)) + COMPARE_SLACK
+    first, second = _segments(a[:shorter], at_markers), _segments(b[:shorter], at_markers)
     shared = 0
     limit = min(len(first), len(second))
     while shared < limit and first[shared] == second[shared]:
         shared += 1
-    common = sum(_segment_tokens(s, may_load) for s in first[:shared])
-    for x, y in zip(_stream(first[shared:], may_load), _stream(second[shared:], may_load)):
+    common = sum(_segment_tokens(s, may_load, spend) for s in first[:shared])
+    if shared < limit and max(map(_segment_length, (first[shared], second[shared]))) > LONG_SEGMENT:
+        return common + _long_overlap(first[shared], second[shared], may_load, spend)
+    for x, y in zip(_stream(first[shared:], may_load, spend), _stream(second[shared:], may_load, spend)):
         if x != y:
             break
         common += 1
     return common
 
 
-def remember_segments(text: str, at_markers: re.Pattern | None = None) -> None:
-    """Count every segment of `text` while the tokenizer is loaded anyway, so that a later
-    process compares this text with the next one from stored counts alone."""
+# Two differing lines longer than this (a reply clipped for the history against the whole
+# reply) are compared by their characters, not their tokens: see _long_overlap.
+LONG_SEGMENT = 4_096
+
+
+def _segment_text(segment: tuple[str, str]) -> str:
+    line, after = segment
+    return line if after == _MARKER else line + after
+
+
+def _segment_length(segment: tuple[str, str]) -> int:
+    return len(segment[0]) + (0 if segment[1] == _MARKER else len(segment[1]))
+
+
+def _common_chars(a: str, b: str) -> int:
+    """len of the longest common prefix of two strings, by comparing slices (in C)."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        mid = (low + high + 1) // 2
+        if a[:mid] == b[:mid]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def _long_overlap(x: tuple[str, str], y: tuple[str, str], may_load: bool, spend: Spend) -> int:
+    """The tokens two long differing lines share, without encoding either: the shorter
+    line's count (remembered when it was counted for the history) less the tokens of its
+    part the other does not share (encoded when short, else in proportion to characters),
+    less one for the token the difference may split. Within a token or two of encoding
+    both, which would take the tokenizer through tens of thousands of characters for one
+    figure of the cache explanation."""
+    shorter = min(x, y, key=_segment_length)
+    text = _segment_text(shorter)
+    shared = _common_chars(_segment_text(x), _segment_text(y))
+    if not shared:
+        return 0
+    count, tail = _segment_tokens(shorter, may_load, spend), text[shared:]
+    if len(tail) <= _SHORT_TAIL and (may_load or tokenizer_loaded()) and spend.take(len(tail)):
+        return max(0, count - len(encode(tail)) - 1)
+    return max(0, count * shared // len(text) - 1)
+
+
+_SHORT_TAIL = 256
+
+
+def remember_segments(text: str, at_markers: re.Pattern | None = None, spend: Spend | None = None) -> None:
+    """Count every segment of `text` while the tokenizer is loaded anyway (within `spend`),
+    so that a later process compares this text with the next one from stored counts alone."""
     if tokenizer_loaded():
+        spend = spend or Spend()
         for segment in _segments(text, at_markers):
-            _segment_tokens(segment, True)
+            _segment_tokens(segment, True, spend)

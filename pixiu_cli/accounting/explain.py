@@ -14,13 +14,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pixiu_cli.context.oversize import HISTORY_REPLY_CHARS
 from pixiu_cli.llm.template import MARKERS, render_completion, render_prompt
-from pixiu_cli.tokens import NeedsTokenizer, common_prefix_tokens, markers_pattern, remember_segments
+from pixiu_cli.tokens import (
+    COMPARE_SLACK,
+    EXPLAIN_CHARS,
+    NeedsTokenizer,
+    Spend,
+    common_prefix_tokens,
+    markers_pattern,
+    remember_segments,
+)
 
 if TYPE_CHECKING:  # `pixiu cache` reads stored explanations: the store and context load when explaining
     from pixiu_cli.store.conversations import CallRecord
 
 UNIT = 64
+# How much of a call's reply a later request can share with it: no message carries more of
+# one reply (context/oversize.py), so the rest of a reply of megabytes is never read here.
+REPLY_REACH = HISTORY_REPLY_CHARS + COMPARE_SLACK
 CAUSES = {
     "first_call": "首次调用",
     "new_conversation": "新对话（只有系统提示和工具可复用）",
@@ -88,7 +100,7 @@ def record_explanation(store, call_id: int, *, may_load: bool = True) -> None:
     if call is None or call.status == "pending":
         return
     try:
-        explanation = explain(store.previous_for_cache(call), call, may_load=may_load)
+        explanation = explain(store.previous_for_cache(call, REPLY_REACH), call, may_load=may_load)
     except NeedsTokenizer:
         return
     store.set_cache_explanation(call_id, explanation_json(explanation))
@@ -179,9 +191,15 @@ def _params(request: dict) -> dict:
 _AT_MARKERS = markers_pattern(MARKERS)
 
 
-def previous_with_reply(call: CallRecord) -> str:
+def previous_with_reply(call: CallRecord, limit: int | None = None) -> str:
+    """The previous call's request and reply as the next request would start; with `limit`,
+    only its first `limit` characters (a reply of megabytes is never rendered whole)."""
     tool_calls = json.loads(call.tool_calls_json) if call.tool_calls_json else []
-    return render_prompt(call.request) + render_completion(call.reply_text or "", call.reasoning_text or "", tool_calls)
+    reply, reasoning = call.reply_text or "", call.reasoning_text or ""
+    if limit is not None:
+        reply, reasoning = reply[:limit], reasoning[:limit]
+    text = render_prompt(call.request) + render_completion(reply, reasoning, tool_calls)
+    return text if limit is None else text[:limit]
 
 
 def _block_or_history(prev_rest: list, cur_rest: list, i: int) -> str:
@@ -209,11 +227,14 @@ def _withdrawn(previous: CallRecord, current: CallRecord, prev_rest: list, cur_r
 
 def explain(previous: CallRecord | None, current: CallRecord, *, may_load: bool = True) -> BreakExplanation:
     reported = current.usage.cache_hit_tokens
-    remember_segments(render_prompt(current.request), _AT_MARKERS)  # for the next call's explanation
+    prompt, spend = render_prompt(current.request), Spend(EXPLAIN_CHARS)  # one bound for the whole explanation
+    remember_segments(prompt, _AT_MARKERS, spend)  # for the next call's explanation
     if previous is None:
         return BreakExplanation("first_call", 0, 0, reported)
     prev_req, cur_req = previous.request, current.request
-    common = common_prefix_tokens(previous_with_reply(previous), render_prompt(cur_req), _AT_MARKERS, may_load=may_load)
+    # The common prefix never runs past the request: the previous reply is read that far only.
+    before = previous_with_reply(previous, len(prompt) + COMPARE_SLACK)
+    common = common_prefix_tokens(before, prompt, _AT_MARKERS, may_load=may_load, spend=spend)
     predicted = (common // UNIT) * UNIT  # a common prefix is never longer than the request
 
     def result(cause: str, detail: str = "") -> BreakExplanation:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, time
 
-from pixiu_cli.accounting.explain import BreakExplanation, explain, explanation_json, stored_explanation
+from pixiu_cli.accounting.explain import REPLY_REACH, BreakExplanation, explain, explanation_json, stored_explanation
 from pixiu_cli.accounting.prices import PriceTable, call_cost
 from pixiu_cli.market.trading_days import SHANGHAI
 from pixiu_cli.store.conversations import CallRecord, ConversationStore, UsageRow, usage_rows
@@ -188,9 +188,9 @@ def build_report(
     were worked out at the end of every call) is explained here once and kept. With
     `explain_last`, older such calls are left unexplained."""
     now = now or store.clock()  # the clock the calls were stamped by: today is the same day
-    calls = store.calls_for_conversation(conversation_id) if conversation_id is not None else []
+    calls = store.calls_for_conversation(conversation_id, REPLY_REACH) if conversation_id is not None else []
     calls = [c for c in calls if c.status != "pending"]
-    earlier_than_first = store.last_call_before(calls[0].id) if calls else None
+    earlier_than_first = store.last_call_before(calls[0].id, REPLY_REACH) if calls else None
     seq_of_turn = store.turn_seqs(conversation_id) if conversation_id is not None else {}
     before = [earlier_than_first] if earlier_than_first else []
     lines: list[CallLine] = []

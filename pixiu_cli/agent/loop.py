@@ -23,6 +23,7 @@ from pixiu_cli.agent.guardrails import Guardrails, run_tool
 from pixiu_cli.agent.preview import RequestPreview, context_summary_json
 from pixiu_cli.agent.tools import ToolContext, ToolRegistry
 from pixiu_cli.context.builder import BuiltMessages, ContextBuilder, sent_back
+from pixiu_cli.context.oversize import clipped_message, clipped_notice
 from pixiu_cli.llm.model import ChatModel
 from pixiu_cli.llm.types import CallOutcome, ChatRequest, ToolCall, Usage
 from pixiu_cli.store.conversations import ConversationStore, Turn
@@ -175,7 +176,7 @@ class Agent:
                 self._tool_step(step, outcome.tool_calls, progress, sink)
         except TurnStopped as stop:
             status, error = stop.status, stop.error
-        self._finish(turn, progress, status, error)
+        self._finish(turn, progress, status, error, sink)
         return TurnResult(
             conversation_id,
             turn.id,
@@ -221,7 +222,8 @@ class Agent:
         progress.record(result)
         if result.status != "complete":
             raise result.stop()
-        progress.messages.append(assistant_message(result.outcome))
+        # the turn's next request carries no more of a reply than later turns do
+        progress.messages.append(clipped_message(assistant_message(result.outcome)))
         return result.outcome
 
     def _stopped_at_limit(self, step: int, outcome: CallOutcome, progress: TurnProgress, sink: TurnSink) -> bool:
@@ -245,8 +247,11 @@ class Agent:
             if run.notice:
                 progress.notice(run.notice, sink)
 
-    def _finish(self, turn: Turn, progress: TurnProgress, status: str, error: str | None) -> None:
-        added = progress.kept(status)
+    def _finish(self, turn: Turn, progress: TurnProgress, status: str, error: str | None, sink: TurnSink) -> None:
+        # A reply of megabytes is kept whole as the turn's reply; its history message is clipped.
+        added = [clipped_message(m) for m in progress.kept(status)]
+        if (clipped := clipped_notice(progress.reply)) is not None:
+            progress.notice(clipped, sink)
         # Count what later requests will really carry.
         history_tokens = turn_history_tokens(self.builder.carried_later(added))
         block = progress.built.block_record(added) if progress.built else None

@@ -314,11 +314,14 @@ class _Trimming:
 
 
 def _hard_cut(text: str, budget: int) -> str:
+    """The longest head of `text` that fits `budget` with the cut's note. Counted by line, so
+    each step encodes only the line it cuts, and never past the characters `budget` tokens
+    can hold (no token of DeepSeek's tokenizer is longer than 128 characters)."""
     suffix = f"\n（已截断）\n{CONTEXT_CLOSE}"
-    low, high = 0, len(text)
+    low, high = 0, min(len(text), budget * 128)
     while low < high:
         mid = (low + high + 1) // 2
-        if count_tokens(text[:mid] + suffix) <= budget:
+        if count_tokens_by_line(text[:mid] + suffix) <= budget:
             low = mid
         else:
             high = mid - 1

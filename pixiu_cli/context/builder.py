@@ -98,7 +98,8 @@ def history_messages(
     after_seq: int = 0,
 ) -> list[dict]:
     """Earlier turns as they were sent (those after the summarised ones)."""
-    return _messages(store.turns(conversation_id, after_seq=after_seq, before_seq=before_seq), keep_context_blocks)
+    turns = store.turns(conversation_id, after_seq=after_seq, before_seq=before_seq, replies=False)
+    return _messages(turns, keep_context_blocks)
 
 
 def sent_back(messages: list[dict]) -> list[dict]:
@@ -275,7 +276,7 @@ class ContextBuilder:
             conversation = self.store.get_conversation(conversation_id)
         if conversation is not None:
             turns = self.store.turns(
-                conversation.id, after_seq=conversation.summary_upto_turn or 0, before_seq=before_seq
+                conversation.id, after_seq=conversation.summary_upto_turn or 0, before_seq=before_seq, replies=False
             )
         earlier_messages = _messages(turns, self.history_blocks != "drop")
         withdrawn = withdrawn_section(self.domain, earlier_messages) if earlier_messages else None

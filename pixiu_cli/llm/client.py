@@ -17,6 +17,7 @@ from pixiu_cli.llm.model import request_json
 from pixiu_cli.llm.models import THINKING_PROVIDERS, retired_model_line
 from pixiu_cli.llm.retry import RETRYABLE_KINDS, RetryPolicy, parse_retry_after, retryable_status
 from pixiu_cli.llm.types import CallOutcome, ChatRequest, LLMError
+from pixiu_cli.redact import remember_secret, remember_url, scrub, without_credentials
 
 DROPPED = "回复中途断开（连接提前结束），已保存收到的部分。"
 BAD_KEY = "API key 含有换行、控制字符或非 ASCII 字符（多半是复制时带入的），请检查 DEEPSEEK_API_KEY / PIXIU_API_KEY 或 config.toml。"
@@ -29,6 +30,7 @@ HTML_PAGE = (
 DEADLINE = "模型服务在 {seconds:g} 秒内没有完成回复（上限见 config.toml 的 [llm] deadline_seconds），已保存收到的部分。"
 RETRYING = "重试中…"
 MAX_PLAIN_BODY = 32 * 1024 * 1024  # a non-streamed body larger than this is not a reply
+MAX_SERVER_MESSAGE = 64 * 1024  # of an error body, read to scrub it whole; 200 characters are shown
 
 
 @functools.cache
@@ -56,7 +58,12 @@ class ChatClient:
     ):
         """thinking / reasoning_effort: DeepSeek's thinking-mode switch and effort, sent only
         to providers that understand them (None: the provider's default)."""
-        self.base_url = base_url
+        # Credentials in the URL never reach the SDK: its HTTP client would send them as
+        # `Authorization: Basic`, in place of the key. The key goes as DeepSeek and OpenAI
+        # document it, `Authorization: Bearer`; both are masked in every error line.
+        remember_url(base_url)
+        remember_secret(api_key)
+        self.base_url = without_credentials(base_url)
         self.model = model
         self.provider = provider
         speaks_thinking = provider in THINKING_PROVIDERS
@@ -205,7 +212,7 @@ class ChatClient:
             if time.monotonic() >= deadline - 0.01:
                 raise self._deadline_error() from None
             raise LLMError(
-                f"模型服务响应超时（{self._timeout:g} 秒，{_without_credentials(self.base_url)}），已保存收到的部分。",
+                f"模型服务响应超时（{self._timeout:g} 秒，{without_credentials(self.base_url)}），已保存收到的部分。",
                 kind="timeout",
             ) from None
         except httpx2.TransportError:
@@ -297,7 +304,7 @@ def _translate(exc, client: ChatClient, retries: int | None = None) -> LLMError:
     if isinstance(exc, openai.APITimeoutError):
         return timeout_error(client)
     if isinstance(exc, openai.APIConnectionError):
-        where = _without_credentials(client.base_url)
+        where = without_credentials(client.base_url)
         return LLMError(f"无法连接模型服务 {where}：请检查网络或 PIXIU_BASE_URL。", kind="connection")
     if isinstance(exc, openai.APIStatusError):
         return status_error(
@@ -312,7 +319,7 @@ def _translate(exc, client: ChatClient, retries: int | None = None) -> LLMError:
 
 
 def timeout_error(client: ChatClient) -> LLMError:
-    where = _without_credentials(client.base_url)
+    where = without_credentials(client.base_url)
     return LLMError(f"模型服务响应超时（{client._timeout:g} 秒，{where}）。", kind="timeout")
 
 
@@ -333,8 +340,8 @@ def status_error(
     retired = retired_model_line(client.model) if status in (400, 404, 422) else None
     if retired:
         return LLMError(retired, kind="status", status=status)
-    if text.endswith("："):
-        text += _scrub(server_message, client._api_key)
+    if text.endswith("："):  # scrubbed before it is cut: a secret cut in half would not be found
+        text += _scrub(server_message, client._api_key)[:200]
     return LLMError(text, kind="status", status=status, retry_after=retry_after)
 
 
@@ -343,27 +350,13 @@ def _server_message(exc) -> str:
     if isinstance(body, dict):
         err = body.get("error", body)
         if isinstance(err, dict) and err.get("message"):
-            return str(err["message"])[:200]
-    return str(getattr(exc, "message", "") or exc)[:200]
+            return str(err["message"])[:MAX_SERVER_MESSAGE]
+    return str(getattr(exc, "message", "") or exc)[:MAX_SERVER_MESSAGE]
 
 
 def _scrub(text: str, secret: str) -> str:
-    """One line, without the key. Providers that echo a key in an error show a masked form
-    such as ``sk-abc…wxyz``, so a long key's last eight characters are masked as well."""
-    text = " ".join(text.split())
-    if not secret:
-        return text
-    text = text.replace(secret, "***")
-    if len(secret) >= 16:
-        text = text.replace(secret[-8:], "***")
-    return text
-
-
-def _without_credentials(url: str) -> str:
-    """A base URL may carry user:password@; error messages show the host only."""
-    from urllib.parse import urlsplit, urlunsplit
-
-    parts = urlsplit(url)
-    if "@" not in parts.netloc:
-        return url
-    return urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]))
+    """One line, without the key (remembered when the client was built) or anything else
+    redact.scrub masks. Providers that echo a key in an error show a masked form such as
+    ``sk-abc…wxyz``, so a long key's last eight characters are masked as well."""
+    remember_secret(secret)
+    return scrub(" ".join(text.split()))

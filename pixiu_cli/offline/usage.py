@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from pixiu_cli.llm import template
 from pixiu_cli.llm.template import render_completion
-from pixiu_cli.tokens import EXACT_COUNT_CHARS, encode, estimated_tokens
+from pixiu_cli.tokens import EXACT_COUNT_CHARS, count_tokens, encode, estimated_tokens
 
 if TYPE_CHECKING:
     from .cache import PrefixCache
@@ -69,12 +69,28 @@ def _piece_tokens(piece: str) -> tuple[int, ...]:
 
 
 def prompt_tokens(text: str) -> list[int]:
-    """`encode(text)`, piece by piece between the template's markers, each piece remembered."""
+    """`encode(text)`, piece by piece between the template's markers, each piece remembered
+    (up to a piece too long to encode: see counted_prompt)."""
+    return counted_prompt(text)[0]
+
+
+def counted_prompt(text: str) -> tuple[list[int], int]:
+    """The prompt's tokens and how many it has. A piece too long to encode (a pasted file of
+    megabytes) is counted by estimate and ends the tokens, so the cache holds nothing past it."""
     tokens: list[int] = []
+    count, cut = 0, False
     for piece in _AT_MARKERS.split(text):
-        if piece:
-            tokens.extend(_piece_tokens(piece))
-    return tokens
+        if not piece:
+            continue
+        if len(piece) > EXACT_COUNT_CHARS:
+            cut = True
+            count += estimated_tokens(piece)
+            continue
+        ids = _piece_tokens(piece)
+        count += len(ids)
+        if not cut:
+            tokens.extend(ids)
+    return tokens, count
 
 
 def account_call(
@@ -82,17 +98,18 @@ def account_call(
 ) -> dict[str, Any]:
     """Usage for one call, with the prefix cache consulted and updated (a cut-off answer
     caches only the prompt). The HTTP server and the in-process model both count here."""
-    input_tokens = prompt_tokens(prompt)
+    input_tokens, input_count = counted_prompt(prompt)
     completion = render_completion(reply.text, reply.reasoning, reply.tool_calls)
     # a reply of megabytes is counted by estimate (as the client counts it) and not cached
     huge = len(completion) > EXACT_COUNT_CHARS
     output_tokens = [] if huge else prompt_tokens(completion)
     cached = cache.lookup(api_key, input_tokens)
-    cache.store(api_key, input_tokens if truncated or huge else input_tokens + output_tokens)
+    whole = not (truncated or huge or len(input_tokens) < input_count)
+    cache.store(api_key, input_tokens + output_tokens if whole else input_tokens)
     return build_usage(
         cache.profile,
-        len(input_tokens),
+        input_count,
         estimated_tokens(completion) if huge else len(output_tokens),
         cached,
-        reasoning_tokens=len(encode(reply.reasoning)) if reply.reasoning else 0,
+        reasoning_tokens=count_tokens(reply.reasoning) if reply.reasoning else 0,
     )

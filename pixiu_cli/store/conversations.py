@@ -5,6 +5,7 @@ that was already received."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from dataclasses import dataclass
 from datetime import UTC
 from functools import cached_property
@@ -13,6 +14,7 @@ from typing import Protocol
 from sqlite_utils import Database
 
 from pixiu_cli.clock import Clock, system_clock
+from pixiu_cli.redact import scrub
 from pixiu_cli.store.database import StoreError, write_transaction
 from pixiu_cli.store.liveness import owned_by_another_live_process, this_process
 from pixiu_cli.store.requests import pack, request_of
@@ -210,6 +212,7 @@ class ConversationStore:
         self._finished: dict[int, tuple[int, str]] = {}  # conversation → (call id, request) last finished here
         self._sent: dict[int, tuple[int, str]] = {}
         self._texts: dict[int, str] = {}  # request written by start_call, so finish_call writes it only if changed
+        self._column_names: dict[str, list[str]] = {}  # table → its columns, for select lists
 
     @cached_property
     def path(self) -> str:
@@ -408,7 +411,7 @@ class ConversationStore:
                 {
                     "status": status,
                     "reply_text": reply_text,
-                    "error": error,
+                    "error": _scrubbed(error),
                     "history_tokens": history_tokens,
                     "messages_json": json.dumps(messages, ensure_ascii=False),
                     "finished_at": utc_stamp(self.clock),
@@ -444,14 +447,26 @@ class ConversationStore:
         rows = self._rows("select * from turns where id = ?", [turn_id])
         return _turn(rows[0]) if rows else None
 
-    def turns(self, conversation_id: int, after_seq: int = 0, before_seq: int | None = None) -> list[Turn]:
+    def turns(
+        self, conversation_id: int, after_seq: int = 0, before_seq: int | None = None, *, replies: bool = True
+    ) -> list[Turn]:
         """The turns with after_seq < seq < before_seq, filtered in SQL: a turn's history is
-        read without parsing the turns a summary already replaced."""
-        sql, params = "select * from turns where conversation_id = ? and seq > ?", [conversation_id, after_seq]
+        read without parsing the turns a summary already replaced. replies=False leaves every
+        reply_text None, unread: a history is built from the turns' messages, and a reply of
+        megabytes is not read to build one."""
+        columns = "*" if replies else self._columns("turns", {"reply_text": "null"})
+        sql = f"select {columns} from turns where conversation_id = ? and seq > ?"
+        params = [conversation_id, after_seq]
         if before_seq is not None:
             sql += " and seq < ?"
             params.append(before_seq)
         return [_turn(r) for r in self._rows(sql + " order by seq", params)]
+
+    def _columns(self, table: str, replaced: dict[str, str]) -> str:
+        """A select list of `table`'s columns, some of them replaced by an expression."""
+        if table not in self._column_names:
+            self._column_names[table] = [row[1] for row in self.db.conn.execute(f"pragma table_info({table})")]
+        return ", ".join(f"{replaced[c]} as {c}" if c in replaced else c for c in self._column_names[table])
 
     def _rows(self, sql: str, params: list | tuple = ()) -> list[dict]:
         """The one row reader: a plain cursor, no sqlite-utils SAVEPOINT around a read."""
@@ -514,6 +529,7 @@ class ConversationStore:
         reply = (calls[-1]["reply_text"] if calls else None) or None
         asked = _asked(request_of(self.db.conn, calls[0]), user_text) if reply else []
         added = [*asked, {"role": "assistant", "content": reply}] if reply else []
+        error = _scrubbed(error)
         self.db.execute(
             "update turns set status = ?, error = coalesce(error, ?), reply_text = ?, messages_json = ?, "
             "history_tokens = ?, finished_at = ? where id = ?",
@@ -594,7 +610,7 @@ class ConversationStore:
             "reasoning_text": reasoning_text or None,
             "tool_calls_json": json.dumps(tool_calls, ensure_ascii=False) if tool_calls else None,
             "finish_reason": finish_reason,
-            "error": error,
+            "error": _scrubbed(error),
             "prompt_tokens": usage.prompt_tokens,
             "completion_tokens": usage.completion_tokens,
             "cache_hit_tokens": usage.cache_hit_tokens,
@@ -623,30 +639,54 @@ class ConversationStore:
     def calls_for_turn(self, turn_id: int) -> list[CallRecord]:
         return self._calls(self._rows("select * from calls where turn_id = ? order by step, id", [turn_id]))
 
-    def calls_for_conversation(self, conversation_id: int) -> list[CallRecord]:
-        return self._calls(self._rows("select * from calls where conversation_id = ? order by id", [conversation_id]))
+    def calls_for_conversation(self, conversation_id: int, reply_chars: int | None = None) -> list[CallRecord]:
+        """With reply_chars, only that many characters of each reply and reasoning are read."""
+        return self._calls(self._call_rows("where conversation_id = ? order by id", [conversation_id], reply_chars))
 
     def get_call(self, call_id: int) -> CallRecord | None:
         rows = self._rows("select * from calls where id = ?", [call_id])
         return self._calls(rows[:1])[0] if rows else None
 
-    def previous_for_cache(self, call: CallRecord) -> CallRecord | None:
+    def previous_for_cache(self, call: CallRecord, reply_chars: int | None = None) -> CallRecord | None:
         """The call whose cached prefix `call` should reuse: the last earlier finished call of
         the same kind (answer vs summary) in its conversation, else the last earlier one of
-        the conversation, else the last finished call before the conversation's first."""
-        base = "select * from calls where conversation_id = ? and id < ? and status != 'pending'"
+        the conversation, else the last finished call before the conversation's first. With
+        reply_chars, only that many characters of its reply and reasoning are read (a reply
+        of megabytes is compared only as far as the next request reaches)."""
+        base = "where conversation_id = ? and id < ? and status != 'pending'"
         for extra in (" and (step < 0) = ?", ""):
             params = [call.conversation_id, call.id] + ([int(call.step < 0)] if extra else [])
-            rows = self._rows(base + extra + " order by id desc limit 1", params)
+            rows = self._call_rows(base + extra + " order by id desc limit 1", params, reply_chars)
             if rows:
                 return self._calls(rows)[0]
-        return self.last_call_before(call.id)
+        return self.last_call_before(call.id, reply_chars)
 
-    def last_call_before(self, call_id: int) -> CallRecord | None:
-        rows = self._rows(
-            "select * from calls where id < ? and status != 'pending' order by id desc limit 1", [call_id]
-        )
+    def last_call_before(self, call_id: int, reply_chars: int | None = None) -> CallRecord | None:
+        rows = self._call_rows("where id < ? and status != 'pending' order by id desc limit 1", [call_id], reply_chars)
         return self._calls(rows[:1])[0] if rows else None
+
+    def _call_rows(self, where: str, params: list, reply_chars: int | None) -> list[dict]:
+        """Rows of calls; with reply_chars, each reply and reasoning is only its first
+        reply_chars characters, read through SQLite's incremental I/O: even substr() would
+        have SQLite load a reply of megabytes whole."""
+        if reply_chars is None:
+            return self._rows(f"select * from calls {where}", params)
+        absent = {c: f"typeof({c}) = 'null'" for c in _LONG_CALL_TEXTS}  # typeof() leaves the value unread
+        rows = self._rows(f"select {self._columns('calls', absent)} from calls {where}", params)
+        for row in rows:
+            for column in _LONG_CALL_TEXTS:
+                row[column] = None if row[column] else self._head("calls", column, row["id"], reply_chars)
+        return rows
+
+    def _head(self, table: str, column: str, row_id: int, chars: int) -> str:
+        import codecs
+
+        try:
+            with self.db.conn.blobopen(table, column, row_id, readonly=True) as blob:
+                data = blob.read(chars * 4)  # UTF-8: at most four bytes a character
+        except sqlite3.Error:  # the row went meanwhile
+            return ""
+        return codecs.getincrementaldecoder("utf-8")().decode(data)[:chars]  # a cut character is left out
 
 
 @dataclass(frozen=True)
@@ -673,3 +713,12 @@ def usage_rows(db: Database, *, since_utc: str | None = None, conversation_id: i
         f"where {' and '.join(where)} order by id"
     )
     return [UsageRow(*row) for row in db.execute(sql, params).fetchall()]
+
+
+_LONG_CALL_TEXTS = ("reply_text", "reasoning_text")
+
+
+def _scrubbed(error: str | None) -> str | None:
+    """An error as stored: a server may echo the request's headers into its error body, and
+    what is stored reaches backups and exports (the client scrubs its own errors too)."""
+    return scrub(error) if error else error

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from sqlite_utils import Database
 
+from pixiu_cli.redact import scrub
 from pixiu_cli.store.database import write_transaction
 from pixiu_cli.store.domain import _rows
 
@@ -87,7 +88,7 @@ class EvalRunStore:
                         r.reply_text,
                         json.dumps(r.tools),
                         json.dumps(r.grades, ensure_ascii=False),
-                        r.error,
+                        scrub(r.error) if r.error else r.error,
                         r.prompt_tokens,
                         r.completion_tokens,
                         r.cache_hit_tokens,

@@ -10,6 +10,7 @@ from itertools import repeat
 from sqlite_utils import Database
 
 from pixiu_cli.domain.market import BarSeries, CorporateAction, SeriesInfo, SeriesWrite
+from pixiu_cli.redact import scrub
 from pixiu_cli.store.database import write_transaction
 from pixiu_cli.store.domain import _rows
 from pixiu_cli.store.rows import count, exact_number, flag, record, required_number, text
@@ -142,7 +143,7 @@ class MarketStore:
             self.db.conn.execute(
                 "insert into market_series (symbol, last_error, stale) values (?, ?, 1) on conflict(symbol) "
                 "do update set last_error = excluded.last_error, stale = 1",
-                [symbol, f"{at} {error}"],
+                [symbol, f"{at} {scrub(error)}"],  # a source's error may carry a proxy's credentials
             )
             self._bump()
 

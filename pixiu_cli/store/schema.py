@@ -674,3 +674,16 @@ def m030_push_log(db: Database) -> None:
     )
     db.execute("create unique index push_log_alert on push_log (ref, channel) where kind = 'alert'")
     db["push_log"].create_index(["kind", "ref"])
+
+
+@migrations()
+def m030_scrub_echoed_credentials(db: Database) -> None:
+    # A server that echoed the request's headers left `Authorization: Basic …` (and the like)
+    # in stored errors, and so in every backup since: mask what has the shape of a credential.
+    from pixiu_cli.redact import scrub
+
+    for table in ("turns", "calls"):
+        rows = db.execute(f"select id, error from {table} where error is not null").fetchall()
+        for row_id, error in rows:
+            if scrub(error) != error:
+                db.execute(f"update {table} set error = ? where id = ?", [scrub(error), row_id])

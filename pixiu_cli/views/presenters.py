@@ -273,9 +273,9 @@ def show_stored_call(
 ) -> None:
     """/context and `pixiu context`: the last call of the conversation (or of turn N),
     exactly as stored, compared with the call before it for --diff."""
-    from pixiu_cli.accounting.explain import explain
+    from pixiu_cli.accounting.explain import REPLY_REACH, explain
 
-    calls = store.calls_for_conversation(conversation_id) if conversation_id else []
+    calls = store.calls_for_conversation(conversation_id, REPLY_REACH) if conversation_id else []
     if turn_seq is not None:
         turn = store.turn_by_seq(conversation_id, turn_seq) if conversation_id else None
         if turn is None:

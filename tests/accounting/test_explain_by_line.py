@@ -73,11 +73,11 @@ def test_explanations_match_encoding_both_requests_and_encode_a_few_lines(tmp_pa
 def test_without_the_tokenizer_a_line_never_counted_asks_for_it(monkeypatch):
     monkeypatch.setattr(tokens, "_loaded", None)
     monkeypatch.setattr(tokens, "_counts", tokens.LineCounts(None, "stamp"))
-    tokens.count_line_tokens.cache_clear()
+    tokens._remembered_line_tokens.cache_clear()
     try:
         with pytest.raises(NeedsTokenizer):
             common_prefix_tokens("从未数过的一行 A\n", "从未数过的一行 B\n", may_load=False)
         assert tokens._loaded is None
         assert common_prefix_tokens("", "同样", may_load=False) == 0  # nothing to compare
     finally:
-        tokens.count_line_tokens.cache_clear()
+        tokens._remembered_line_tokens.cache_clear()

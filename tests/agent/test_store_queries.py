@@ -45,8 +45,9 @@ def test_tool_turn_statements_history_query_and_stored_explanations(tmp_path):
         assert len([s for s in statements if s.startswith("select c.*")]) == 1  # the conversation, read once
         assert len([s for s in statements if "request_depth from calls" in s]) == 2  # one pack base per call
         assert len(bodies) == 2  # one request body per call, stored and sent
-        history = [s for s in statements if s.startswith("select * from turns where conversation_id")]
+        history = [s for s in statements if s.startswith("select id, ") and " from turns where conversation_id" in s]
         assert history and all("seq > " in s and "seq < 5" in s for s in history)
+        assert all("null as reply_text" in s for s in history)  # a history is built without reading replies
 
         wait_for_explanations()  # worked out on a worker thread, off the turn's path
         calls = app.store.calls_for_conversation(conversation)

@@ -141,3 +141,15 @@ def test_user_paths_prints_every_figure_against_its_baseline():
     assert re.search(r"ms CPU, \+ *\d+\.\d MiB peak$", line(lines, "tokenizer pixiu, no cache yet"))
     assert re.search(verdict, line(lines, "rss      10 turns, request log bounded"))
     assert re.search(r"ratio +\d+\.\d\d$", line(lines, "rss      10 turns, request log unbounded"))
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_huge_reply_turn_prints_the_next_turn_and_cache_against_the_baseline():
+    lines = run_quick("huge_reply_turn.py")
+    figures = r"wall +\d+\.\d\d s +cpu +\d+\.\d\d s +peak +\d+\.\d MiB"
+    for step in ("next", "cache"):
+        assert re.search(figures, line(lines, f"now    baseline {step}"))
+        figure = line(lines, f"now    huge     {step}")
+        assert re.search(figures + r".*vs baseline [\d.]+x time, [\d.]+x cpu, [\d.]+x memory", figure), figure
+        assert re.search(r"goal <= 1\.2x cpu and memory +(OK|MISSED)$", figure), figure
