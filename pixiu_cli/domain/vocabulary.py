@@ -20,6 +20,11 @@ CONTEXT_CLOSE = "[/上下文信息]"
 
 SIDES = ("buy", "sell")
 SIDE_NAMES = {"buy": "买入", "sell": "卖出"}
+# What a user says when they report a trade of each side (a word of it must be in their message).
+SIDE_WORDS = {
+    "buy": ("买", "加仓", "补仓", "建仓", "增持", "抄底", "低吸", "上车"),
+    "sell": ("卖", "抛", "减仓", "清仓", "止损", "止盈", "减持", "割肉", "离场", "下车"),
+}
 
 
 def side_name(side: str) -> str:

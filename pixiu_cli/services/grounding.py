@@ -16,7 +16,7 @@ from datetime import datetime
 from decimal import Decimal
 
 from pixiu_cli.domain.dates import find_date_words
-from pixiu_cli.domain.vocabulary import SIDE_NAMES
+from pixiu_cli.domain.vocabulary import SIDE_NAMES, SIDE_WORDS
 from pixiu_cli.selection.names import INDEX, SHADOW, NameSource
 from pixiu_cli.selection.normalize import normalize
 from pixiu_cli.selection.numbers import Figure, arabic, figures, fold_digits
@@ -26,10 +26,6 @@ from pixiu_cli.store.domain import DomainStore
 from pixiu_cli.store.securities import SecurityMaster
 
 _CODE = re.compile(r"(?<!\d)\d{6}(?!\d)")
-_SIDE_WORDS = {
-    "buy": ("买", "加仓", "补仓", "建仓", "增持", "抄底", "低吸", "上车"),
-    "sell": ("卖", "抛", "减仓", "清仓", "止损", "止盈", "减持", "割肉", "离场", "下车"),
-}
 _ALERT_WORDS = {
     "below": ("跌破", "跌到", "跌至", "低于", "下破", "跌", "止损"),
     "above": ("突破", "涨破", "涨到", "涨至", "高于", "上破", "涨", "止盈"),
@@ -114,7 +110,7 @@ def ground_trade(db, said: str, trade, now: datetime) -> Grounding:
     missing = []
     if trade.symbol not in words.stocks():
         missing.append(words.stock_label(trade.symbol))
-    if not words.has_word(_SIDE_WORDS.get(trade.side, ())):
+    if not words.has_word(SIDE_WORDS.get(trade.side, ())):
         missing.append(f"方向 {SIDE_NAMES.get(trade.side, trade.side)}")
     shares_at = words.at(_exact(trade.quantity), _SHARE_UNITS, trade.symbol)
     price_at = words.at(_exact(trade.price), _PRICE_UNITS, trade.symbol)
