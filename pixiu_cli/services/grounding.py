@@ -32,6 +32,13 @@ _ALERT_WORDS = {
     "change_pct": ("涨跌", "涨幅", "跌幅", "波动", "涨", "跌"),
     "drawdown_from_cost": ("回撤", "亏", "成本", "跌"),
 }
+# A side word right after one of these is an intention, a condition or a negation, not a
+# trade done ("要不要卖", "想买", "跌破30就卖", "没卖") — unless 了 follows it ("开盘就卖了");
+# one in a clause that asks ("可以卖吗", "卖出？") never is.
+_NEGATED = ("不", "别", "没", "未")
+_NOT_DONE_BEFORE = (*_NEGATED, "要", "想", "打算", "准备", "计划", "如果", "若", "是否", "能", "该", "会", "再", "就")
+_ASKING = ("吗", "么", "呢", "是否", "要不要", "该不该", "能不能", "可不可以")
+_CLAUSE = re.compile(r"[^，,。！!？?；;\n]+[？?]?")
 _SHARE_UNITS = {"股": 1, "": 1, "手": 100}
 _PRICE_UNITS = ("元", "")
 _NEGATORS = frozenset("不没别勿非无未莫禁")
@@ -88,6 +95,19 @@ class _Said:
     def has_word(self, words: tuple[str, ...]) -> bool:
         return any(word in self.folded for word in words)
 
+    def reports(self, words: tuple[str, ...]) -> bool:
+        """One of `words` said of a trade done: not after 要 / 想 / 没 …, not in a question."""
+        for clause in _CLAUSE.findall(self.folded):
+            if clause.endswith(("？", "?")) or any(mark in clause for mark in _ASKING):
+                continue
+            for word in words:
+                at = clause.find(word)
+                while at >= 0:
+                    if _done(clause, at, word):
+                        return True
+                    at = clause.find(word, at + 1)
+        return False
+
     def at(self, value: Decimal, units: dict[str, int] | tuple[str, ...], code: str | None = None) -> set[int]:
         """Where a figure of `value` is written with one of `units` (a mapping: the unit's
         multiple), never the stock's own code read as a number."""
@@ -97,6 +117,13 @@ class _Said:
             for f in self.figures
             if f.unit in scale and f.value * scale[f.unit] == value and not _is_code(f, code)
         }
+
+
+def _done(clause: str, at: int, word: str) -> bool:
+    before = clause[max(0, at - 2) : at]
+    if any(before.endswith(m) for m in _NEGATED):
+        return False
+    return clause.startswith("了", at + len(word)) or not any(before.endswith(m) for m in _NOT_DONE_BEFORE)
 
 
 def _is_code(figure: Figure, code: str | None) -> bool:
@@ -110,8 +137,11 @@ def ground_trade(db, said: str, trade, now: datetime) -> Grounding:
     missing = []
     if trade.symbol not in words.stocks():
         missing.append(words.stock_label(trade.symbol))
-    if not words.has_word(SIDE_WORDS.get(trade.side, ())):
-        missing.append(f"方向 {SIDE_NAMES.get(trade.side, trade.side)}")
+    side, side_words = SIDE_NAMES.get(trade.side, trade.side), SIDE_WORDS.get(trade.side, ())
+    if not words.has_word(side_words):
+        missing.append(f"方向 {side}")
+    elif not words.reports(side_words):
+        missing.append(f"已成交的{side}（用户的话是提问、打算、条件或否定，不是报告成交）")
     shares_at = words.at(_exact(trade.quantity), _SHARE_UNITS, trade.symbol)
     price_at = words.at(_exact(trade.price), _PRICE_UNITS, trade.symbol)
     if not shares_at:

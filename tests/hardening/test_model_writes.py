@@ -133,6 +133,11 @@ def test_what_the_user_said_still_goes_through(server, env):
         ("以 30 元买了 200 股海康", {"symbol": "300750", "side": "buy", "price": 30, "quantity": 200}),
         # the trade of the context block's holding, not the message's
         ("我的茅台怎么样", {"symbol": "600519", "side": "sell", "price": 1, "quantity": 100}),
+        # every figure the user's, but a question, not a trade done
+        (
+            "茅台现在 1800 元，我持有 100 股，要不要卖？",
+            {"symbol": "600519", "side": "sell", "price": 1800, "quantity": 100},
+        ),
     ],
 )
 def test_a_trade_the_words_do_not_state_is_refused(server, env, said, trade):

@@ -41,6 +41,8 @@ def trade(symbol, side, price, quantity, fee=0.0, day=None):
         ("以 100 元买入 100 股茅台", trade("600519", "buy", 100, 100)),  # one figure each
         ("昨天以 30 元买了 200 股海康", trade("002415", "buy", 30, 200, day="2026-11-23")),
         ("卖了 100 股茅台，1800 元，手续费 5 元", trade("600519", "sell", 1800, 100, fee=5)),
+        ("茅台今天开盘就卖了 100 股，1800 元", trade("600519", "sell", 1800, 100)),  # 就卖了: done
+        ("我今天买了 100 股茅台，成本 1800 元，怎么看？", trade("600519", "buy", 1800, 100)),  # asks after
     ],
 )
 def test_a_trade_the_user_states_is_grounded(db, said, call):
@@ -62,6 +64,23 @@ def test_a_trade_the_user_states_is_grounded(db, said, call):
 )
 def test_what_the_words_lack_is_named(db, said, call, missing):
     assert ground_trade(db, said, call, NOW).missing == missing
+
+
+NOT_DONE = "已成交的卖出（用户的话是提问、打算、条件或否定，不是报告成交）"
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "茅台现在 1800 元，我持有 100 股，要不要卖？",
+        "茅台 1800 元，我想卖 100 股",
+        "茅台跌破 1800 元就卖 100 股",
+        "我没卖茅台 100 股，1800 元",
+        "可以 1800 元卖 100 股茅台吗",
+    ],
+)
+def test_a_question_or_an_intention_is_no_trade(db, said):
+    assert ground_trade(db, said, trade("600519", "sell", 1800, 100), NOW).missing == (NOT_DONE,)
 
 
 @pytest.mark.parametrize(
