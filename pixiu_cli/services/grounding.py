@@ -45,6 +45,7 @@ _NEGATORS = frozenset("不没别勿非无未莫禁")
 COVERED = Decimal("0.8")  # of a note's characters, at least this share copied from the user's words
 _LONGEST = 2000  # a note longer than this is the user's only when copied whole
 _SAID_LONGEST = 20000
+_OCCURRENCES = 100
 
 
 @dataclass(frozen=True)
@@ -244,15 +245,16 @@ def _pieces(note: str, said: str) -> list[tuple[int, int, str]]:
 
 
 def _negator_before(said: str, piece: str) -> str:
-    """The negator right before each occurrence of `piece` in `said` ("" when one has none)."""
+    """The negator right before each occurrence of `piece` in `said` ("" when one has none;
+    past the first hundred occurrences, all negated, the piece counts as negated)."""
     at, seen = said.find(piece), set()
-    while at >= 0:
+    while at >= 0 and len(seen) < _OCCURRENCES:
         before = said[at - 1] if at > 0 else ""
         if before not in _NEGATORS:
             return ""
-        seen.add(before)
+        seen.add(at)
         at = said.find(piece, at + 1)
-    return min(seen)
+    return min(said[i - 1] for i in seen) if seen else ""
 
 
 def _runs(note: str, covered: list[bool]) -> list[str]:
