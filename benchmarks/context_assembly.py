@@ -217,8 +217,8 @@ def generate(path: Path, events: int, seed: int = 7) -> dict:
         ],
     )
     conn.executemany(
-        "insert into memory_events (kind, note_kind, symbol, text, created_at, source, deleted_at, inject_count) "
-        "values ('user_note', ?, ?, ?, ?, 'user', ?, 0)",
+        "insert into memory_events (kind, note_kind, symbol, text, created_at, source, author, deleted_at, "
+        "inject_count) values ('user_note', ?, ?, ?, ?, 'user', 'user', ?, 0)",
         (
             (
                 rng.choice(("view", "plan", "rule")),

@@ -655,6 +655,7 @@ def run_layout(
                         text=text,
                         symbol=symbol,
                         source="user",
+                        author="user",
                         at=clock_now[0].isoformat(timespec="seconds"),
                     )
                 upto = store.get_conversation(conv).summary_upto_turn

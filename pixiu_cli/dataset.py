@@ -32,7 +32,7 @@ from pixiu_cli.domain.investor import (
     Signal,
 )
 from pixiu_cli.domain.plausible import fill_problems, market_date_problem, money_problem, price_problem, shares_problem
-from pixiu_cli.domain.vocabulary import NOTE_KINDS, SIDES
+from pixiu_cli.domain.vocabulary import AUTHOR_IMPORT, AUTHORS, NOTE_KINDS, SIDES
 from pixiu_cli.errors import UserError, os_reason
 from pixiu_cli.market.trading_days import SHANGHAI
 
@@ -346,7 +346,14 @@ def _note(r: _Row) -> MemoryEvent:
         r.text("text"),
         r.moment("created_at"),
         r.text("source", False) or "import",
+        author=_author(r),
     )
+
+
+def _author(r: _Row) -> str:
+    """A note of a document is imported, unless the document says who wrote it: a proposal
+    exported and imported back stays one."""
+    return r.text("author", False, AUTHORS) or AUTHOR_IMPORT
 
 
 # Every row section after holdings (which also checks for duplicates across rows), in document
@@ -530,7 +537,14 @@ def to_document(data: DomainData) -> dict:
         "decisions": [strip(d) if d.id in linked else strip(d, "id") for d in data.decisions],
         "alerts": [strip(a, "id") for a in data.alerts],
         "notes": [
-            {"kind": n.note_kind, "symbol": n.symbol, "text": n.text, "created_at": n.created_at, "source": n.source}
+            {
+                "kind": n.note_kind,
+                "symbol": n.symbol,
+                "text": n.text,
+                "created_at": n.created_at,
+                "source": n.source,
+                "author": n.author,
+            }
             for n in data.notes
         ],
         "persona": dict(data.persona),

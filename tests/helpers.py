@@ -180,6 +180,29 @@ def say(child, text):
     child.send(text + "\r")  # Enter is carriage return in a terminal; "\n" would be Ctrl-J (newline)
 
 
+@contextmanager
+def offline_repl(home: Path, **extra: str):
+    """A real offline app on its own database and the REPL's state over it, its output in a
+    StringIO (`run_command` drives it): (state, out)."""
+    import io
+    from unittest import mock
+
+    from pixiu_cli.app import open_app
+    from pixiu_cli.render import Renderer
+    from pixiu_cli.repl.state import ReplState
+    from pixiu_cli.settings import load_settings
+
+    with mock.patch.dict(os.environ, clean_env(home, **extra), clear=True):
+        app = open_app(load_settings(force_offline=True))
+    out = io.StringIO()
+    renderer = Renderer(file=out, stderr=out, rich_output=False)
+    renderer.console.width = 10_000
+    try:
+        yield ReplState(app=app, renderer=renderer), out
+    finally:
+        app.close()
+
+
 # -- the composition root, the product's, with the model injected ------------------------------
 
 

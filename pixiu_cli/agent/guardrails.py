@@ -6,7 +6,7 @@ import json
 import threading
 from dataclasses import dataclass
 
-from pixiu_cli.agent.tools import ToolArgumentError, ToolContext, ToolRegistry, encode_result
+from pixiu_cli.agent.tools import ToolArgumentError, ToolContext, ToolRegistry, Ungrounded, encode_result
 from pixiu_cli.llm.types import ToolCall
 from pixiu_cli.store.database import CommitRefused, commit_gate
 
@@ -32,6 +32,10 @@ class ToolRun:
     ok: bool
     notice: str | None = None
     guardrail: str | None = None  # which guardrail fired, if any
+
+
+# A turn no user spoke (the daily brief) changes nothing: not the account, the memory or the alerts.
+READ_ONLY = "本轮不是用户的消息（每日简报），不能调用 {name}：简报不修改账户、记忆或预警，请只根据事实写简报。"
 
 
 def _error(message: str, guardrail: str | None = None) -> ToolRun:
@@ -62,6 +66,8 @@ def run_tool(
             f"重复调用：第 {seen[key] + 1} 步已用相同参数调用过 {call.name}，结果见上文；请直接使用该结果", "repeat"
         )
     seen[key] = step
+    if tool.writes and ctx.said is None:
+        return _error(READ_ONLY.format(name=call.name), "read_only")
     result = _run_in_thread(tool, ctx, args, guardrails.tool_timeout)
     timeout = f"工具 {call.name} 执行超时（{guardrails.tool_timeout:g} 秒）"
     if "abandoned" in result:
@@ -69,6 +75,8 @@ def run_tool(
         return _error(f"{timeout}，已取消，没有保存任何内容", "timeout")
     if "late" in result:
         return _error(f"{timeout}；其更改已保存，但结果未返回", "timeout")
+    if "ungrounded" in result:
+        return _error(result["ungrounded"], "ungrounded")
     if "argument_error" in result:
         return _error(f"参数有误：{result['argument_error']}", "bad_arguments")
     if "crash" in result:
@@ -79,7 +87,7 @@ def run_tool(
 
 def _run_in_thread(tool, ctx: ToolContext, args: dict, timeout: float) -> dict:
     """Run the handler on its own thread and its own connection, waiting `timeout` seconds.
-    Returns one of: outcome, argument_error, crash, abandoned (gave up on it before it
+    Returns one of: outcome, ungrounded, argument_error, crash, abandoned (gave up on it before it
     committed anything: it never will), late (it committed but has not returned)."""
     result: dict = {}
     gate = CommitGate()
@@ -92,6 +100,8 @@ def _run_in_thread(tool, ctx: ToolContext, args: dict, timeout: float) -> dict:
             own = ctx.isolated()
             with commit_gate(gate):
                 result["outcome"] = tool.handler(own, validate_arguments(tool.parameters, args))
+        except Ungrounded as exc:
+            result["ungrounded"] = str(exc)
         except ToolArgumentError as exc:
             result["argument_error"] = str(exc)
         except CommitRefused:

@@ -85,6 +85,7 @@ class TurnProgress:
     notices: list[str] = field(default_factory=list)
     seen_calls: dict[tuple[str, str], int] = field(default_factory=dict)
     deadline: float | None = None  # time.monotonic() by which the turn's calls must end
+    tools: ToolContext | None = None  # the tools' stores, with the user's words of this turn
 
     def record(self, result: CallResult) -> None:
         self.attempts += result.attempts
@@ -157,15 +158,16 @@ class Agent:
         return self._requests().preview(conversation_id, user_text)
 
     def run_turn(
-        self, conversation_id: int, user_text: str, sink: TurnSink | None = None, *, retry_partial: bool = False
+        self, conversation_id: int, user_text: str, sink=None, *, retry_partial=False, user_spoke=True
     ) -> TurnResult:
-        """Call the model until it answers in text (a tool step after each call that asks
-        for tools), at most max_steps calls; a call that fails or is interrupted stops the
-        turn (TurnStopped), keeping what arrived."""
+        """Call the model until it answers in text (a tool step after each call asking for tools),
+        at most max_steps calls; a failed or interrupted call stops the turn, keeping what arrived.
+        A tool's change must come from `user_text`; none with `user_spoke=False` (pixiu's brief)."""
         sink = sink or SilentSink()
         turn = self.store.start_turn(conversation_id, user_text)
         # the deadline bounds the whole turn, every call and retry in it (`pixiu ask` is one turn)
-        progress = TurnProgress(deadline=time.monotonic() + self.caller.client.policy.deadline_seconds)
+        deadline = time.monotonic() + self.caller.client.policy.deadline_seconds
+        progress = TurnProgress(deadline=deadline, tools=self._tools_for(user_text if user_spoke else None))
         status, error = "complete", None
         try:
             self._prepare(turn, progress, sink)
@@ -190,6 +192,9 @@ class Agent:
             tuple(progress.notices),
             progress.attempts,
         )
+
+    def _tools_for(self, said: str | None) -> ToolContext | None:
+        return self.tool_context.for_turn(said) if self.tool_context is not None else None
 
     def _prepare(self, turn: Turn, progress: TurnProgress, sink: TurnSink) -> None:
         """Compact the history if it is due, then build the turn's first request."""
@@ -239,7 +244,7 @@ class Agent:
     def _tool_step(self, step: int, calls: list[ToolCall], progress: TurnProgress, sink: TurnSink) -> None:
         limit = self.guardrails.max_steps
         for call in calls:
-            run = run_tool(self.tools, self.tool_context, call, progress.seen_calls, step, self.guardrails)
+            run = run_tool(self.tools, progress.tools, call, progress.seen_calls, step, self.guardrails)
             content = run.content
             if step == limit - 2:  # these results go to the last call allowed
                 content = with_step_limit_note(content, limit)

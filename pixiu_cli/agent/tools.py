@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import cache
 from typing import Any
@@ -27,6 +27,11 @@ class ToolArgumentError(Exception):
     """Arguments that do not fit the schema; the message goes back to the model."""
 
 
+class Ungrounded(ToolArgumentError):
+    """A change to the account the user's words of the turn do not state: refused, and the
+    message (what the words lack) goes back to the model."""
+
+
 @dataclass(frozen=True)
 class ToolOutcome:
     content: dict | list | str  # what the model sees (JSON-encoded)
@@ -40,6 +45,12 @@ class ToolContext:
     portfolio: PortfolioStore
     now: Callable[[], datetime]
     cost_method: str = "diluted"  # [account] cost_method: the cost a holding the fills explain shows
+    # The user's words of the turn the tools run in: what every change to the account or the
+    # memory must come from. None: no user spoke this turn (the brief), so nothing is changed.
+    said: str | None = None
+
+    def for_turn(self, said: str | None) -> ToolContext:
+        return replace(self, said=said)
 
     def isolated(self) -> ToolContext:
         """The same stores on a connection of their own, for a tool thread the loop may stop
@@ -55,7 +66,7 @@ class ToolContext:
         if not path:
             return self
         db = open_database(Path(path), migrate=False)
-        return ToolContext(DomainStore(db), MemoryStore(db), PortfolioStore(db), self.now, self.cost_method)
+        return ToolContext(DomainStore(db), MemoryStore(db), PortfolioStore(db), self.now, self.cost_method, self.said)
 
     def close(self) -> None:
         self.domain.db.close()
@@ -67,6 +78,7 @@ class Tool:
     description: str
     parameters: dict
     handler: Callable[[ToolContext, dict], ToolOutcome]
+    writes: bool = False  # changes the account or the memory: only from the user's words of a turn
 
     def schema(self) -> dict:
         return {
@@ -157,26 +169,30 @@ def _requested(use_case: Callable, *args):
 
 
 def _remember(ctx: ToolContext, args: dict) -> ToolOutcome:
+    from pixiu_cli.domain.vocabulary import AUTHOR_MODEL, AUTHOR_PROPOSAL
+    from pixiu_cli.services.grounding import ground_note, note_refusal
     from pixiu_cli.services.notes import NewNote, add_note, note_notice
 
     if not args["text"].strip():
         raise ToolArgumentError("text 不能为空")
-    request = NewNote(kind=args["kind"], text=args["text"], symbol=args.get("symbol"), source="model")
+    grounding = ground_note(ctx.domain.db, ctx.said or "", args["text"], args.get("symbol"))
+    author = AUTHOR_MODEL if grounding.grounded else AUTHOR_PROPOSAL
+    request = NewNote(args["kind"], args["text"], args.get("symbol"), "model", author)
     write = _requested(add_note, ctx.domain.db, request, _stamp(ctx))
     event = write.event
-    return ToolOutcome(
-        {
-            "ok": True,
-            "id": note_ref(event.id),
-            "result": write.outcome,
-            "kind": event.note_kind,
-            "symbol": event.symbol,
-            "text": quote_data(event.text),
-            # older plans it restates: still in force until the user accepts the offer the notice makes
-            "offers_to_replace": [{"id": note_ref(p.id), "text": quote_data(p.text)} for p in write.offered],
-        },
-        notice=note_notice(write),
-    )
+    content = {
+        "ok": True,
+        "id": note_ref(event.id),
+        "result": write.outcome,
+        "kind": event.note_kind,
+        "symbol": event.symbol,
+        "text": quote_data(event.text),
+        # older plans it restates: still in force until the user accepts the offer the notice makes
+        "offers_to_replace": [{"id": note_ref(p.id), "text": quote_data(p.text)} for p in write.offered],
+    }
+    if event.author == AUTHOR_PROPOSAL:
+        content.update(ok=False, result="proposed", error=note_refusal(grounding, note_ref(event.id)))
+    return ToolOutcome(content, notice=note_notice(write))
 
 
 def _quoted(value):
@@ -216,6 +232,7 @@ def _get_holdings(ctx: ToolContext, args: dict) -> ToolOutcome:
 
 
 def _record_decision(ctx: ToolContext, args: dict) -> ToolOutcome:
+    from pixiu_cli.services.grounding import ground_trade, trade_refusal
     from pixiu_cli.services.trades import NewTrade, record_trade
 
     trade = NewTrade(
@@ -229,6 +246,9 @@ def _record_decision(ctx: ToolContext, args: dict) -> ToolOutcome:
         day=args.get("date"),
         fee=float(args.get("fee") or 0.0),
     )
+    grounding = ground_trade(ctx.domain.db, ctx.said or "", trade, ctx.now())
+    if not grounding.grounded:
+        raise Ungrounded(trade_refusal(grounding))
     recorded = _requested(record_trade, ctx.domain.db, trade, _stamp(ctx), ctx.cost_method)
     return ToolOutcome(
         {
@@ -243,10 +263,14 @@ def _record_decision(ctx: ToolContext, args: dict) -> ToolOutcome:
 
 def _set_alert(ctx: ToolContext, args: dict) -> ToolOutcome:
     from pixiu_cli.services.alerts import SOURCE_CONVERSATION, NewAlert, add_alert
+    from pixiu_cli.services.grounding import alert_refusal, ground_alert
 
     request = NewAlert(
         symbol=args["symbol"], kind=args["kind"], threshold=args["threshold"], source=SOURCE_CONVERSATION
     )
+    grounding = ground_alert(ctx.domain.db, ctx.said or "", request)
+    if not grounding.grounded:
+        raise Ungrounded(alert_refusal(grounding))
     added = _requested(add_alert, ctx.domain.db, request, _stamp(ctx))
     return ToolOutcome(
         {
@@ -278,6 +302,7 @@ def _search_memory(ctx: ToolContext, args: dict) -> ToolOutcome:
                     "text": quote_data(e.text),
                     "date": e.created_at[:10],
                     "source": _quoted(e.source),
+                    "author": _quoted(e.author),
                 }
                 for e in events
             ]
@@ -315,6 +340,7 @@ TOOLS: tuple[Tool, ...] = (
             "required": ["kind", "text"],
         },
         _remember,
+        writes=True,
     ),
     Tool(
         "get_stock_profiles",
@@ -353,6 +379,7 @@ TOOLS: tuple[Tool, ...] = (
             "required": ["symbol", "side", "price", "quantity"],
         },
         _record_decision,
+        writes=True,
     ),
     Tool(
         "set_alert",
@@ -371,6 +398,7 @@ TOOLS: tuple[Tool, ...] = (
             "required": ["symbol", "kind", "threshold"],
         },
         _set_alert,
+        writes=True,
     ),
     Tool(
         "search_memory",

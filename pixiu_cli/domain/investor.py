@@ -115,6 +115,7 @@ class MemoryEvent:
     pinned: bool = False  # injected whatever its age (/memory pin)
     replaced_by: int = 0  # the id of the plan that replaced this one; 0 while in force
     replace_offered_by: int = 0  # a newer plan offering to replace this one, not yet accepted
+    author: str = "import"  # who wrote it (vocabulary.AUTHORS); a note of a document is imported
 
 
 @dataclass(frozen=True)

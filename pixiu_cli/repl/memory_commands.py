@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from pixiu_cli.domain.vocabulary import MEMORY_KIND_NAMES, NOTE_KINDS
+from pixiu_cli.domain.vocabulary import AUTHOR_NAMES, MEMORY_KIND_NAMES, NOTE_KINDS
 from pixiu_cli.repl.commands import CommandError, ParsedCommand, registry
 from pixiu_cli.repl.state import ReplState
 from pixiu_cli.services import alerts, notes, trades
@@ -94,9 +94,12 @@ def remember_command(state: ReplState, cmd: ParsedCommand) -> None:
     "memory",
     "列出、搜索或修改记忆（笔记 n… 和交易 d…）",
     "/memory [文字|代码|名称|纪律…] [--kind K] [--symbol 代码] | /memory edit ID 新文本 | /memory pin|unpin ID"
-    " | /memory replace 新计划ID",
+    " | /memory replace 新计划ID | /memory accept 提议ID",
 )
 def memory_command(state: ReplState, cmd: ParsedCommand) -> None:
+    if cmd.args and cmd.args[0] == "accept":
+        _accept(state, cmd)
+        return
     if cmd.args and cmd.args[0] == "edit":
         _edit(state, cmd)
         return
@@ -119,7 +122,7 @@ def memory_command(state: ReplState, cmd: ParsedCommand) -> None:
             _kind_cell(e),
             e.symbol or "—",
             e.created_at[:10],
-            {"user": "手动", "model": "对话", "import": "导入"}.get(e.source or "", e.source or "—"),
+            AUTHOR_NAMES.get(e.author, e.author),
             str(e.inject_count),
             e.text,
         ]
@@ -127,7 +130,7 @@ def memory_command(state: ReplState, cmd: ParsedCommand) -> None:
     ]
     state.renderer.table(
         f"记忆（{len(entries)} 条，/forget ID 撤销或删除）",
-        ["ID", "类型", "标的", "日期", "来源", "注入次数", "内容"],
+        ["ID", "类型", "标的", "日期", "作者", "注入次数", "内容"],
         rows,
     )
 
@@ -145,6 +148,12 @@ def _pin(state: ReplState, cmd: ParsedCommand) -> None:
     if len(cmd.args) != 2:
         raise CommandError(f"用法：/memory {cmd.args[0]} ID（ID 见 /memory，如 n12）")
     state.renderer.info(notes.pin_notice(notes.pin_note(state.app.memory.db, cmd.args[1], cmd.args[0] == "pin")))
+
+
+def _accept(state: ReplState, cmd: ParsedCommand) -> None:
+    if len(cmd.args) != 2:
+        raise CommandError("用法：/memory accept 提议ID（模型提议的确认里给出，如 n13；见 /memory 的作者一栏）")
+    state.renderer.info(notes.accept_notice(notes.accept_proposal(state.app.memory.db, cmd.args[1])))
 
 
 def _replace(state: ReplState, cmd: ParsedCommand) -> None:

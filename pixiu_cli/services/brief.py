@@ -32,7 +32,7 @@ _CONCLUSION = re.compile(r"^[\s*#>_-]*结论\s*[:：][\s*_]*(.+?)[\s*_]*$")
 class TurnRunner(Protocol):
     """The agent: one turn through the loop (agent/loop.py Agent)."""
 
-    def run_turn(self, conversation_id: int, user_text: str, sink=None): ...
+    def run_turn(self, conversation_id: int, user_text: str, sink=None, *, user_spoke: bool = True): ...
 
     def preview(self, conversation_id: int | None, user_text: str) -> tuple[dict, dict | None]: ...
 
@@ -90,8 +90,9 @@ def conclusion_of(reply: str) -> str:
 
 
 def write_brief(agent: TurnRunner, db, conversation_id: int, plan: BriefPlan, sink=None) -> BriefOutcome:
-    """Run the brief's turn; on a complete reply, store its conclusion as a report."""
-    turn = agent.run_turn(conversation_id, plan.prompt, sink)
+    """Run the brief's turn; on a complete reply, store its conclusion as a report. pixiu wrote
+    the turn's message, not the user: its tools change neither the account nor the memory."""
+    turn = agent.run_turn(conversation_id, plan.prompt, sink, user_spoke=False)
     if turn.status != "complete" or not turn.reply.strip():
         return BriefOutcome(plan, turn, None, None)
     facts = plan.facts

@@ -10,7 +10,14 @@ from dataclasses import dataclass, replace
 
 from pixiu_cli.domain.investor import MemoryEvent
 from pixiu_cli.domain.plans import restates
-from pixiu_cli.domain.vocabulary import NOTE_KIND_NAMES, NOTE_KINDS, NOTE_NAME
+from pixiu_cli.domain.vocabulary import (
+    AUTHOR_PROPOSAL,
+    AUTHOR_USER,
+    NOTE_KIND_NAMES,
+    NOTE_KINDS,
+    NOTE_NAME,
+    PROPOSAL_NAME,
+)
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.services.note_symbol import symbol_in_text
 from pixiu_cli.store.domain import DomainStore
@@ -23,6 +30,7 @@ class NewNote:
     text: str
     symbol: str | None  # None: the one stock the text names, if it names exactly one
     source: str  # user | model
+    author: str = AUTHOR_USER  # who wrote it (vocabulary.AUTHORS): the model's is grounded or a proposal
 
 
 def add_note(db, request: NewNote, at: str) -> NoteWrite:
@@ -33,8 +41,10 @@ def add_note(db, request: NewNote, at: str) -> NoteWrite:
         raise RequestError(f"记忆类型只能是 {' / '.join(NOTE_KINDS)}，而不是 {request.kind!r}")
     symbol = request.symbol or symbol_in_text(DomainStore(db), text)
     store = MemoryStore(db)
-    write = store.add_note(note_kind=request.kind, text=text, symbol=symbol, source=request.source, at=at)
-    if write.outcome == "added" and request.kind == "plan" and symbol:
+    write = store.add_note(
+        note_kind=request.kind, text=text, symbol=symbol, source=request.source, at=at, author=request.author
+    )
+    if write.outcome == "added" and write.event.author != AUTHOR_PROPOSAL and request.kind == "plan" and symbol:
         return _offering_to_replace(store, write)
     return write
 
@@ -48,6 +58,30 @@ def _offering_to_replace(store: MemoryStore, write: NoteWrite) -> NoteWrite:
         return write
     store.offer_replacement([p.id for p in older], new.id)
     return replace(write, offered=tuple(older))
+
+
+def accept_proposal(db, typed: str) -> NoteWrite:
+    """The user takes the model's proposal as their own: from now on it is shown as theirs
+    (a plan then offers to replace the older plans it restates, as one the user wrote)."""
+    store = MemoryStore(db)
+    ref = store.resolve(typed)
+    event = store.get(ref.id) if ref.kind == "n" else None
+    if event is None or event.author != AUTHOR_PROPOSAL:
+        raise RequestError(f"#{ref} 不是待确认的模型提议：/memory accept 后面写提议的 ID（见 /memory 的作者一栏）")
+    accepted = store.accept(ref.id)
+    if accepted is None:
+        raise RequestError(f"#{ref} 不是待确认的模型提议（见 /memory）")
+    write = NoteWrite(accepted, "added")
+    if accepted.note_kind == "plan" and accepted.symbol:
+        return _offering_to_replace(store, write)
+    return write
+
+
+def accept_notice(write: NoteWrite) -> str:
+    event, ref = write.event, note_ref(write.event.id)
+    kind = NOTE_KIND_NAMES.get(event.note_kind, event.note_kind or NOTE_NAME)
+    line = f"已采纳 #{ref}：{kind} · {event.text}，现在算作你自己的{kind}（/forget {ref} 删除）"
+    return line + _offer_text(write, ref)
 
 
 @dataclass(frozen=True)
@@ -89,14 +123,22 @@ def note_notice(write: NoteWrite) -> str:
     event, ref = write.event, note_ref(write.event.id)
     kind = NOTE_KIND_NAMES.get(event.note_kind, event.note_kind or NOTE_NAME)
     about = f"（{event.symbol}）" if event.symbol else ""
-    line = f"{_VERBS[write.outcome]} #{ref}：{kind}{about} · {event.text}"
-    line += _UNDO[write.outcome].format(ref=ref)
-    if write.offered:
-        line += (
-            f"。这条计划与 {_plans(write.offered)}同一只股票同一方向，替换旧计划吗？"
-            f"输入 /memory replace {ref} 替换（之后 /forget {ref} 可撤销，旧计划恢复）；不替换则两条计划都有效"
+    if write.outcome == "added" and event.author == AUTHOR_PROPOSAL:
+        return (
+            f"{PROPOSAL_NAME} #{ref}：{kind}{about} · {event.text}——你这一轮的话里没有这些内容，"
+            f"它不算你的{kind}，也不会注入对话；采纳：/memory accept {ref}，删除：/forget {ref}"
         )
-    return line
+    line = f"{_VERBS[write.outcome]} #{ref}：{kind}{about} · {event.text}"
+    return line + _UNDO[write.outcome].format(ref=ref) + _offer_text(write, ref)
+
+
+def _offer_text(write: NoteWrite, ref: str) -> str:
+    if not write.offered:
+        return ""
+    return (
+        f"。这条计划与 {_plans(write.offered)}同一只股票同一方向，替换旧计划吗？"
+        f"输入 /memory replace {ref} 替换（之后 /forget {ref} 可撤销，旧计划恢复）；不替换则两条计划都有效"
+    )
 
 
 def forget_notice(ref: str, forgotten) -> str:

@@ -25,7 +25,7 @@ from pixiu_cli.domain.investor import (
     Report,
     Signal,
 )
-from pixiu_cli.domain.vocabulary import CONVERSATION_SOURCES
+from pixiu_cli.domain.vocabulary import CONVERSATION_SOURCES, USERS_OWN
 from pixiu_cli.store.database import write_transaction
 from pixiu_cli.store.ledger_rows import export_ledger, insert_row, replace_ledger
 from pixiu_cli.store.rows import dict_rows as _rows
@@ -84,7 +84,9 @@ def _event(r) -> MemoryEvent:
     return record(MemoryEvent, r, "memory_events")
 
 
-_LIVE_NOTE = "kind = 'user_note' and deleted_at is null and replaced_by = 0"
+# The user's own notes in force: a proposal the user has not accepted is never one of them.
+_USERS_OWN = f"author in ({', '.join(repr(a) for a in USERS_OWN)})"
+_LIVE_NOTE = f"kind = 'user_note' and deleted_at is null and replaced_by = 0 and {_USERS_OWN}"
 _RULE = f"{_LIVE_NOTE} and note_kind = 'rule'"
 _WINDOWED_NOTE = f"{_LIVE_NOTE} and coalesce(note_kind, '') != 'rule'"
 
@@ -233,14 +235,7 @@ class DomainStore:
 
     def recent_notes_for(self, symbol: str, since: str, until: str, limit: int) -> list[MemoryEvent]:
         return self._window(
-            "memory_events",
-            "created_at",
-            _event,
-            since,
-            until,
-            limit,
-            "symbol = ? and kind = 'user_note' and deleted_at is null and replaced_by = 0",
-            (symbol,),
+            "memory_events", "created_at", _event, since, until, limit, f"symbol = ? and {_LIVE_NOTE}", (symbol,)
         )
 
     def persona(self) -> dict[str, str]:

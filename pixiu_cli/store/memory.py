@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from sqlite_utils import Database
 
 from pixiu_cli.domain.investor import MemoryEvent
-from pixiu_cli.domain.vocabulary import NOTE_KINDS, side_name
+from pixiu_cli.domain.vocabulary import AUTHOR_PROPOSAL, AUTHOR_USER, NOTE_KINDS, decision_author, side_name
 from pixiu_cli.errors import UserError
 from pixiu_cli.store.database import write_transaction
 from pixiu_cli.store.dedup import FUZZY_MAX_CHARS, could_match, normalise, note_key, same_memory
@@ -84,6 +84,7 @@ class MemoryEntry:
     pinned: bool = False
     replaced_by: int = 0  # a plan: the id of the plan that replaced it
     replace_offered_by: int = 0  # a plan: the id of a newer plan offering to replace it
+    author: str = AUTHOR_PROPOSAL  # who wrote it (vocabulary.AUTHORS)
 
 
 @dataclass(frozen=True)
@@ -148,9 +149,12 @@ class MemoryStore:
         return rows[0] if rows else None
 
     # writes ---------------------------------------------------------------------------
-    def _duplicate_of(self, text: str, note_kind: str, symbol: str | None, source: str) -> tuple[dict, str] | None:
+    def _duplicate_of(
+        self, text: str, note_kind: str, symbol: str | None, source: str, author: str
+    ) -> tuple[dict, str] | None:
         """(row, outcome) of the live note `text` repeats, or None. Read-only: runs before
-        the write transaction. The model never rewrites a note it did not write."""
+        the write transaction. The model never rewrites a note it did not write, and a
+        proposal rewrites nothing: it only finds the same words already stored."""
         key = note_key(text)
         if not key.text:
             return None
@@ -171,20 +175,30 @@ class MemoryStore:
             identical = other.text == key.text
             if not identical and row["note_kind"] != note_kind:
                 continue
-            # only the user rewrites anyone's note; the model only its own (not the user's,
-            # not an imported one)
-            protected = source != "user" and row["source"] != source
-            if identical and (protected or (row["text"] == text and row["note_kind"] == note_kind)):
-                return row, "unchanged"
-            if protected:
-                continue  # the model's near-duplicate of a hand-written note is its own memory
-            return row, "merged"
+            found = self._duplicate_outcome(row, text, note_kind, source, author, identical)
+            if found is not None:
+                return row, found
         return None
 
-    def add_note(self, *, note_kind: str, text: str, symbol: str | None, source: str, at: str) -> NoteWrite:
+    @staticmethod
+    def _duplicate_outcome(row: dict, text: str, note_kind: str, source: str, author: str, identical: bool):
+        """unchanged | merged | None (keep looking) for a stored note the new one repeats."""
+        if author != AUTHOR_USER and row["author"] == AUTHOR_PROPOSAL and author != AUTHOR_PROPOSAL:
+            return None  # the user's words now: a note of its own, the proposal stays one
+        # only the user rewrites anyone's note; the model only its own (not the user's, not
+        # an imported one, not a proposal); a proposal nobody's
+        protected = author == AUTHOR_PROPOSAL or (source != "user" and row["source"] != source)
+        if identical and (protected or (row["text"] == text and row["note_kind"] == note_kind)):
+            return "unchanged"
+        return None if protected else "merged"
+
+    def add_note(
+        self, *, note_kind: str, text: str, symbol: str | None, source: str, at: str, author: str
+    ) -> NoteWrite:
         """A new note, or the note it duplicates (refreshed when the writer may change it).
-        A merge keeps the earlier version in memory_revisions, so forget() can undo it."""
-        found = self._duplicate_of(text, note_kind, symbol, source)
+        A merge keeps the earlier version in memory_revisions, so forget() can undo it.
+        `author`: who wrote it (vocabulary.AUTHORS)."""
+        found = self._duplicate_of(text, note_kind, symbol, source, author)
         with write_transaction(self.db):
             if found is not None:
                 row, outcome = found
@@ -192,24 +206,43 @@ class MemoryStore:
                 if current is not None and current["text"] == row["text"] and current["note_kind"] == row["note_kind"]:
                     if outcome == "merged":
                         self._revise(row, "merged", text, at)
+                        mine = source == "user"
                         self.db.conn.execute(
-                            "update memory_events set text = ?, note_kind = ?, created_at = ?, source = ? where id = ?",
-                            [text, note_kind, at, source if source == "user" else row["source"], row["id"]],
+                            "update memory_events set text = ?, note_kind = ?, created_at = ?, source = ?, "
+                            "author = ? where id = ?",
+                            [
+                                text,
+                                note_kind,
+                                at,
+                                source if mine else row["source"],
+                                author if mine else row["author"],
+                                row["id"],
+                            ],
                         )
                     return NoteWrite(_event(self._live_note_row(row["id"])), outcome)
                 # changed by someone else meanwhile: keep both rather than guess
             cursor = self.db.conn.execute(
-                "insert into memory_events (kind, note_kind, symbol, text, created_at, source, inject_count) "
-                "values ('user_note', ?, ?, ?, ?, ?, 0)",
-                [note_kind, symbol, text, at, source],
+                "insert into memory_events (kind, note_kind, symbol, text, created_at, source, author, inject_count) "
+                "values ('user_note', ?, ?, ?, ?, ?, ?, 0)",
+                [note_kind, symbol, text, at, source, author],
             )
             return NoteWrite(_event(self._live_note_row(cursor.lastrowid)), "added")
 
     def _revise(self, row: dict, action: str, new_text: str | None, at: str) -> None:
         self.db.conn.execute(
             "insert into memory_revisions (event_id, action, old_text, old_note_kind, old_created_at, old_source, "
-            "new_text, at) values (?, ?, ?, ?, ?, ?, ?, ?)",
-            [row["id"], action, row["text"], row["note_kind"], row["created_at"], row["source"], new_text, at],
+            "old_author, new_text, at) values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                row["id"],
+                action,
+                row["text"],
+                row["note_kind"],
+                row["created_at"],
+                row["source"],
+                row["author"],
+                new_text,
+                at,
+            ],
         )
 
     def edit(self, event_id: int, text: str, at: str | None = None) -> bool:
@@ -235,12 +268,14 @@ class MemoryStore:
                 before = last[0]
                 self._revise(row, "unmerged", before["old_text"], at)
                 self.db.conn.execute(
-                    "update memory_events set text = ?, note_kind = ?, created_at = ?, source = ? where id = ?",
+                    "update memory_events set text = ?, note_kind = ?, created_at = ?, source = ?, "
+                    "author = coalesce(?, author) where id = ?",
                     [
                         before["old_text"],
                         before["old_note_kind"],
                         before["old_created_at"],
                         before["old_source"],
+                        before["old_author"],
                         event_id,
                     ],
                 )
@@ -261,7 +296,8 @@ class MemoryStore:
         rows = _rows(
             self.db,
             "select * from memory_events where kind = 'user_note' and note_kind = 'plan' and symbol = ? "
-            "and deleted_at is null and replaced_by = 0 order by created_at desc, id desc limit ?",
+            "and deleted_at is null and replaced_by = 0 and author != 'proposal' "
+            "order by created_at desc, id desc limit ?",
             [symbol, limit],
         )
         return [_event(r) for r in rows]
@@ -291,6 +327,15 @@ class MemoryStore:
                 f"update memory_events set {assignment} where id = ? and replaced_by = 0 and deleted_at is null",
                 [(new_id, old) for old in old_ids],
             )
+
+    def accept(self, event_id: int) -> MemoryEvent | None:
+        """The user takes a proposal as their own (None: no such live proposal)."""
+        with write_transaction(self.db):
+            row = self._live_note_row(event_id)
+            if row is None or row["author"] != AUTHOR_PROPOSAL:
+                return None
+            self.db.conn.execute("update memory_events set author = ? where id = ?", [AUTHOR_USER, event_id])
+            return _event(self._live_note_row(event_id))
 
     def set_pinned(self, event_id: int, pinned: bool) -> MemoryEvent | None:
         with write_transaction(self.db):
@@ -360,6 +405,7 @@ class MemoryStore:
                             e.pinned,
                             e.replaced_by,
                             e.replace_offered_by,
+                            e.author,
                         )
                     )
         if kind in (None, "decision"):
@@ -386,6 +432,7 @@ class MemoryStore:
                     r["source"],
                     r["injected"],
                     trade_text(r["side"], r["symbol"], r["quantity"], r["price"], r["reason"]),
+                    author=decision_author(r["source"]),
                 )
                 for r in rows
             ]

@@ -10,6 +10,7 @@ from sqlite_utils import Database
 
 from pixiu_cli.domain.codes import is_finite_number
 from pixiu_cli.domain.investor import Decision, Holding
+from pixiu_cli.domain.vocabulary import decision_author
 from pixiu_cli.store.domain import _decision, _holding, _rows
 from pixiu_cli.store.memory import trade_text
 
@@ -63,9 +64,16 @@ class PortfolioStore:
         )
         decision_id = cursor.lastrowid
         self.db.conn.execute(
-            "insert into memory_events (kind, symbol, source, created_at, inject_count, text, decision_id) "
-            "values ('decision', ?, ?, ?, 0, ?, ?)",
-            [symbol, source, at, trade_text(side, symbol, quantity, price, reason), decision_id],
+            "insert into memory_events (kind, symbol, source, author, created_at, inject_count, text, decision_id) "
+            "values ('decision', ?, ?, ?, ?, 0, ?, ?)",
+            [
+                symbol,
+                source,
+                decision_author(source),
+                at,
+                trade_text(side, symbol, quantity, price, reason),
+                decision_id,
+            ],
         )
         self._add_fill(decision_id, symbol, side, price, quantity, fee, decided_at, name, at)
         return _decision(_rows(self.db, "select * from decisions where id = ?", [decision_id])[0])

@@ -687,3 +687,23 @@ def m030_scrub_echoed_credentials(db: Database) -> None:
         for row_id, error in rows:
             if scrub(error) != error:
                 db.execute(f"update {table} set error = ? where id = ?", [scrub(error), row_id])
+
+
+@migrations()
+def m030_memory_authors(db: Database) -> None:
+    # Who wrote each memory: `user` (typed by the user: /remember, the CLI), `model_from_user`
+    # (the model, in the user's own words of that turn), `import` (a document the user
+    # imported), `proposal` (the model's, not found in the user's words: never the user's
+    # until accepted). A row nobody attributes is a proposal. A note the model wrote before
+    # authors were kept is the user's only when its text is the user's own words of a turn
+    # (the remember tool asks for them).
+    db["memory_events"].add_column("author", str, not_null_default="proposal")
+    db["memory_revisions"].add_column("old_author", str)
+    db.execute(
+        "update memory_events set author = case "
+        "when source = 'user' then 'user' "
+        "when source = 'model' and (kind = 'decision' or exists (select 1 from turns t "
+        "where instr(t.user_text, memory_events.text) > 0)) then 'model_from_user' "
+        "when source = 'model' then 'proposal' "
+        "else 'import' end"
+    )

@@ -22,7 +22,7 @@ DEMO_CONTENT = (
     ("persona", "*", "1"),
     (
         "memory_events",
-        "id, kind, note_kind, symbol, text, created_at, source, deleted_at, decision_id",
+        "id, kind, note_kind, symbol, text, created_at, source, author, deleted_at, decision_id",
         "kind = 'user_note'",
     ),
     ("alert_rules", "*", "1"),

@@ -45,7 +45,7 @@ def test_a_future_day_goes_back_to_the_model_and_nothing_is_written(rig, model):
     tomorrow = ctx.now().date().fromordinal(ctx.now().date().toordinal() + 1).isoformat()
     args = {"symbol": "000333", "side": "buy", "price": 70, "quantity": 500, "date": tomorrow}
     model.enqueue(ScriptedReply(tool_calls=[call("record_decision", args)]), ScriptedReply(text="不能记录"))
-    agent.run_turn(conv, "明天买美的")
+    agent.run_turn(conv, "明天 70 元买美的 500 股")
     tools, _ = tool_messages(store, conv)
     assert "不能记录未来的交易" in json.loads(tools[0]["content"])["error"]
     assert _decisions(domain) == []

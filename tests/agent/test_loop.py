@@ -84,21 +84,25 @@ def test_repeated_identical_call_is_not_run_twice(rig, model):
 
 
 @pytest.mark.parametrize(
-    "spec,needle",
+    "spec,needle,said",
     [
-        (call("no_such_tool", {}), "未知工具"),
-        (call("get_holdings", "{not json"), "不是有效的 JSON"),
-        (call("record_decision", {"symbol": "600519", "side": "hold", "price": 1, "quantity": 1}), "side"),
-        (call("record_decision", {"symbol": "600519", "side": "sell", "price": 1700, "quantity": 999}), "超过持仓"),
-        (call("remember", {"kind": "plan"}), "缺少必填参数 text"),
-        (call("explode", {}), "数据源不可用"),
+        (call("no_such_tool", {}), "未知工具", "试试"),
+        (call("get_holdings", "{not json"), "不是有效的 JSON", "试试"),
+        (call("record_decision", {"symbol": "600519", "side": "hold", "price": 1, "quantity": 1}), "side", "试试"),
+        (
+            call("record_decision", {"symbol": "600519", "side": "sell", "price": 1700, "quantity": 999}),
+            "超过持仓",
+            "我以 1700 元卖了 999 股茅台",  # the user's own words: the call is theirs, the shares are not
+        ),
+        (call("remember", {"kind": "plan"}), "缺少必填参数 text", "试试"),
+        (call("explode", {}), "数据源不可用", "试试"),
     ],
 )
-def test_bad_calls_become_tool_results(rig, model, spec, needle):
+def test_bad_calls_become_tool_results(rig, model, spec, needle, said):
     make, store, domain, ctx = rig
     agent, conv = make()
     model.enqueue(ScriptedReply(tool_calls=[spec]), ScriptedReply(text="抱歉，换个方式"))
-    result = agent.run_turn(conv, "试试")
+    result = agent.run_turn(conv, said)
     assert result.status == "complete" and result.reply == "抱歉，换个方式"
     tools, _ = tool_messages(store, conv)
     body = json.loads(tools[0]["content"])

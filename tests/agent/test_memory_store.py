@@ -25,15 +25,22 @@ def memory(tmp_path):
 
 def test_near_duplicates_merge_and_forget_undoes_the_merge(memory):
     first = memory.add_note(
-        note_kind="plan", text="海康估值偏高，回踩 30 元再加仓", symbol="002415", source="model", at=at()
+        note_kind="plan",
+        text="海康估值偏高，回踩 30 元再加仓",
+        symbol="002415",
+        source="model",
+        author="model_from_user",
+        at=at(),
     )
     assert first.outcome == "added"
     again = memory.add_note(
-        note_kind="plan", text="海康估值偏高, 回踩30元再加仓!", symbol="002415", source="user", at=at(1)
+        note_kind="plan", text="海康估值偏高, 回踩30元再加仓!", symbol="002415", source="user", author="user", at=at(1)
     )
     assert again.outcome == "merged" and again.event.id == first.event.id
     assert again.event.created_at.startswith("2026-11-25") and again.event.source == "user"
-    other = memory.add_note(note_kind="plan", text="宁德跌到 150 再买", symbol="300750", source="user", at=at())
+    other = memory.add_note(
+        note_kind="plan", text="宁德跌到 150 再买", symbol="300750", source="user", author="user", at=at()
+    )
     assert other.outcome == "added" and other.event.id != first.event.id
     # /forget undoes what the confirmation said: the merge, restoring the earlier text
     undone = memory.forget(first.event.id, at(2))
@@ -61,8 +68,8 @@ def test_near_duplicates_merge_and_forget_undoes_the_merge(memory):
     ],
 )
 def test_opposite_plans_never_merge(memory, a, b):
-    first = memory.add_note(note_kind="plan", text=a, symbol="600519", source="user", at=at())
-    second = memory.add_note(note_kind="plan", text=b, symbol="600519", source="user", at=at(1))
+    first = memory.add_note(note_kind="plan", text=a, symbol="600519", source="user", author="user", at=at())
+    second = memory.add_note(note_kind="plan", text=b, symbol="600519", source="user", author="user", at=at(1))
     assert second.outcome == "added" and second.event.id != first.event.id
     assert sorted(e.text for e in memory.search()) == sorted([a, b])
     # and forgetting one leaves the other
@@ -71,8 +78,10 @@ def test_opposite_plans_never_merge(memory, a, b):
 
 
 def test_same_text_under_another_kind_is_one_memory(memory):
-    first = memory.add_note(note_kind="view", text="白酒估值太高", symbol=None, source="user", at=at())
-    second = memory.add_note(note_kind="plan", text="白酒估值太高。", symbol=None, source="user", at=at(1))
+    first = memory.add_note(note_kind="view", text="白酒估值太高", symbol=None, source="user", author="user", at=at())
+    second = memory.add_note(
+        note_kind="plan", text="白酒估值太高。", symbol=None, source="user", author="user", at=at(1)
+    )
     assert second.event.id == first.event.id and second.event.note_kind == "plan"
     assert len(memory.search()) == 1
     assert memory.forget(first.event.id, at(2)).action == "unmerged"
@@ -80,33 +89,72 @@ def test_same_text_under_another_kind_is_one_memory(memory):
 
 
 def test_model_never_rewrites_a_hand_written_note(memory):
-    mine = memory.add_note(note_kind="rule", text="茅台跌破1500止损", symbol="600519", source="user", at=at())
-    near = memory.add_note(note_kind="rule", text="茅台跌破1300止损", symbol="600519", source="model", at=at(1))
+    mine = memory.add_note(
+        note_kind="rule", text="茅台跌破1500止损", symbol="600519", source="user", author="user", at=at()
+    )
+    near = memory.add_note(
+        note_kind="rule", text="茅台跌破1300止损", symbol="600519", source="model", author="model_from_user", at=at(1)
+    )
     assert near.outcome == "added" and near.event.id != mine.event.id
     # even a near-duplicate with the same numbers becomes the model's own memory
-    close = memory.add_note(note_kind="rule", text="茅台跌破1500止损！！", symbol="600519", source="model", at=at(1))
+    close = memory.add_note(
+        note_kind="rule",
+        text="茅台跌破1500止损！！",
+        symbol="600519",
+        source="model",
+        author="model_from_user",
+        at=at(1),
+    )
     assert close.event.id == mine.event.id and close.outcome == "unchanged"
-    fuzzy = memory.add_note(note_kind="rule", text="茅台股价跌破1500止损", symbol="600519", source="model", at=at(1))
+    fuzzy = memory.add_note(
+        note_kind="rule",
+        text="茅台股价跌破1500止损",
+        symbol="600519",
+        source="model",
+        author="model_from_user",
+        at=at(1),
+    )
     assert fuzzy.outcome == "added"
     kept = memory.get(mine.event.id)
     assert (kept.text, kept.source, kept.created_at) == ("茅台跌破1500止损", "user", at())
     # nor an imported one; the model's own notes it may refresh
-    imported = memory.add_note(note_kind="plan", text="宁德回踩200元加仓", symbol="300750", source="import", at=at())
+    imported = memory.add_note(
+        note_kind="plan", text="宁德回踩200元加仓", symbol="300750", source="import", author="import", at=at()
+    )
     assert (
-        memory.add_note(note_kind="plan", text="宁德回踩200元再加仓", symbol="300750", source="model", at=at(1)).outcome
+        memory.add_note(
+            note_kind="plan",
+            text="宁德回踩200元再加仓",
+            symbol="300750",
+            source="model",
+            author="model_from_user",
+            at=at(1),
+        ).outcome
         == "added"
     )
     assert memory.get(imported.event.id).text == "宁德回踩200元加仓"
-    own = memory.add_note(note_kind="view", text="光伏产能过剩还没出清", symbol=None, source="model", at=at())
+    own = memory.add_note(
+        note_kind="view", text="光伏产能过剩还没出清", symbol=None, source="model", author="model_from_user", at=at()
+    )
     assert (
-        memory.add_note(note_kind="view", text="光伏产能过剩还没有出清", symbol=None, source="model", at=at(1)).event.id
+        memory.add_note(
+            note_kind="view",
+            text="光伏产能过剩还没有出清",
+            symbol=None,
+            source="model",
+            author="model_from_user",
+            at=at(1),
+        ).event.id
         == own.event.id
     )
 
 
 def test_emoji_or_punctuation_notes_never_merge(memory):
     texts = ["👍👍👍", "🚀🚀🚀", "！！！", "？？？", "👍👍👍"]
-    ids = [memory.add_note(note_kind="view", text=t, symbol=None, source="user", at=at()).event.id for t in texts]
+    ids = [
+        memory.add_note(note_kind="view", text=t, symbol=None, source="user", author="user", at=at()).event.id
+        for t in texts
+    ]
     assert len(set(ids)) == len(texts)
     assert sorted(e.text for e in memory.search(limit=50)) == sorted(texts)
 
@@ -121,26 +169,32 @@ def test_near_duplicate_check_is_fast_with_long_notes(memory):
     for i in range(200):
         text = base[:9_990] + f"{i:010d}"
         memory.db.conn.execute(
-            "insert into memory_events (kind, note_kind, text, created_at, source) "
-            "values ('user_note', 'view', ?, ?, 'user')",
+            "insert into memory_events (kind, note_kind, text, created_at, source, author) "
+            "values ('user_note', 'view', ?, ?, 'user', 'user')",
             [text, at()],
         )
     started = time.perf_counter()
-    write = memory.add_note(note_kind="view", text=base[:9_990] + "x" * 10, symbol=None, source="model", at=at(1))
+    write = memory.add_note(
+        note_kind="view", text=base[:9_990] + "x" * 10, symbol=None, source="model", author="model_from_user", at=at(1)
+    )
     elapsed = time.perf_counter() - started
     assert write.outcome == "added"
     assert elapsed < 1.0, elapsed
-    short = memory.add_note(note_kind="view", text="短笔记" * 50, symbol=None, source="model", at=at(1))
+    short = memory.add_note(
+        note_kind="view", text="短笔记" * 50, symbol=None, source="model", author="model_from_user", at=at(1)
+    )
     started = time.perf_counter()
     assert (
-        memory.add_note(note_kind="view", text="短笔记" * 50 + "。", symbol=None, source="model", at=at(2)).event.id
+        memory.add_note(
+            note_kind="view", text="短笔记" * 50 + "。", symbol=None, source="model", author="model_from_user", at=at(2)
+        ).event.id
         == short.event.id
     )
     assert time.perf_counter() - started < 1.0
 
 
 def test_old_notes_stay_searchable(memory):
-    memory.add_note(note_kind="view", text="白酒要完", symbol=None, source="user", at=at(-400))
+    memory.add_note(note_kind="view", text="白酒要完", symbol=None, source="user", author="user", at=at(-400))
     assert memory.search(text="白酒")[0].text == "白酒要完"
     assert memory.search(text="白酒", since=at(-30)) == []
     assert memory.search(text="100%_") == []  # LIKE wildcards are literal
@@ -164,7 +218,9 @@ def _trade(db, *, symbol, side, price, quantity, when, name=None):
 def test_typed_ids_resolve_and_plain_numbers_ask_when_ambiguous(tmp_path):
     db = open_database(tmp_path / "m.db")
     memory = MemoryStore(db)
-    note = memory.add_note(note_kind="plan", text="海康回踩30元加仓", symbol="002415", source="user", at=at())
+    note = memory.add_note(
+        note_kind="plan", text="海康回踩30元加仓", symbol="002415", source="user", author="user", at=at()
+    )
     decision = _trade(db, symbol="002415", side="buy", price=30, quantity=200, name="海康威视", when=at())
     assert note.event.id == 1 and decision.id == 1
     assert str(memory.resolve("n1")) == "n1" and str(memory.resolve("#d1")) == "d1"

@@ -39,6 +39,7 @@ from tests.helpers import PIXIU_BIN, PROMPT, pixiu_in_process, say, spawn
 SLOW = "这是一段很慢的流式回复，用来在中途杀掉进程。" * 40
 CONTEXT_MARKER = "[上下文信息]"
 NOTE = "回踩三十元再分批加仓海康"
+LONG_ASK = "讲个长的，顺便记下：" + NOTE  # the note is the user's words: the model may write it
 
 
 def slow_reply(**kw) -> ScriptedReply:
@@ -220,7 +221,7 @@ def two_completed_turns(server, env) -> int:
 )
 def test_ask_killed_then_reopened(server, online_env, pixiu_home, where, reopen):
     conversation_id = two_completed_turns(server, online_env)
-    question = "讲个长的，顺便记下：" + NOTE
+    question = LONG_ASK
     if where == "stream":
         server.enqueue(slow_reply())
     elif where == "tool-then-stream":
@@ -272,7 +273,7 @@ def test_repl_killed_then_reopened(server, online_env, pixiu_home, where, reopen
             child.expect_exact(answer)
             child.expect(PROMPT)
         server.enqueue(*([tool_reply()] if where != "stream" else []), slow_reply())
-        say(child, "讲个长的")
+        say(child, LONG_ASK)
         if where != "stream":
             child.expect("已记住")
         child.expect("很慢")
@@ -282,7 +283,7 @@ def test_repl_killed_then_reopened(server, online_env, pixiu_home, where, reopen
         if child.isalive():
             child.terminate(force=True)
 
-    seq = check_db_after_kill(pixiu_home, EARLIER, "讲个长的")
+    seq = check_db_after_kill(pixiu_home, EARLIER, LONG_ASK)
     child = spawn(online_env, "chat", *([reopen] if reopen.startswith("--") else []))
     child.logfile_read = transcript
     try:
@@ -306,7 +307,7 @@ def test_repl_killed_then_reopened(server, online_env, pixiu_home, where, reopen
     output = transcript.getvalue()
     assert "Traceback" not in output and "database is locked" not in output and "意外错误" not in output
     partial = check_db_after_resume(pixiu_home, seq, partial_expected=True, tool_ran=where != "stream")
-    check_resumed_request(server.requests[-1].json["messages"], EARLIER, "讲个长的", partial, "继续")
+    check_resumed_request(server.requests[-1].json["messages"], EARLIER, LONG_ASK, partial, "继续")
 
 
 # --- an interrupt inside the write path -------------------------------------------------------

@@ -59,7 +59,12 @@ def test_an_unchanged_demo_is_kept_and_still_carries_its_computed_profiles(pixiu
 def test_a_note_made_since_the_last_refresh_makes_the_next_start_refresh(pixiu_home, refreshes):
     db = start(pixiu_home)
     MemoryStore(db).add_note(
-        note_kind="plan", text="海康回踩 30 元再加仓", symbol="002415", source="user", at="2026-11-30T10:00:00+08:00"
+        note_kind="plan",
+        text="海康回踩 30 元再加仓",
+        symbol="002415",
+        source="user",
+        author="user",
+        at="2026-11-30T10:00:00+08:00",
     )
     db.close()
     db = start(pixiu_home)

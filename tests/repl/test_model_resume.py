@@ -5,19 +5,14 @@ names the model. A real app (offline, its own database), commands through run_co
 from __future__ import annotations
 
 import io
-import os
 import re
-from unittest import mock
 
 import pytest
 
-from pixiu_cli.app import open_app
-from pixiu_cli.render import Renderer
 from pixiu_cli.repl.loop import run_command
 from pixiu_cli.repl.state import ReplState
 from pixiu_cli.repl.turn import run_chat_turn
-from pixiu_cli.settings import load_settings
-from tests.helpers import clean_env
+from tests.helpers import offline_repl
 
 DEFAULT = "deepseek-flash"
 SWITCHED = "deepseek-v4-pro"
@@ -25,13 +20,8 @@ SWITCHED = "deepseek-v4-pro"
 
 @pytest.fixture
 def repl(tmp_path):
-    with mock.patch.dict(os.environ, clean_env(tmp_path, PIXIU_MODEL=DEFAULT), clear=True):
-        app = open_app(load_settings(force_offline=True))
-    out = io.StringIO()
-    renderer = Renderer(file=out, stderr=out, rich_output=False)
-    renderer.console.width = 10_000
-    yield ReplState(app=app, renderer=renderer), out
-    app.close()
+    with offline_repl(tmp_path, PIXIU_MODEL=DEFAULT) as opened:
+        yield opened
 
 
 def _said(out: io.StringIO, line_count_before: int) -> str:

@@ -71,10 +71,20 @@ def test_notes_and_decisions_made_in_conversation_are_never_touched(db):
     merge(db, FIXTURE)
     memory = MemoryStore(db)
     said = memory.add_note(
-        note_kind="plan", text="茅台跌破1500元加仓", symbol=None, source="model", at="2026-11-27T10:00:00+08:00"
+        note_kind="plan",
+        text="茅台跌破1500元加仓",
+        symbol=None,
+        source="model",
+        author="model_from_user",
+        at="2026-11-27T10:00:00+08:00",
     ).event
     gone = memory.add_note(
-        note_kind="view", text="白酒股不碰了", symbol=None, source="import", at="2026-11-27T10:00:00+08:00"
+        note_kind="view",
+        text="白酒股不碰了",
+        symbol=None,
+        source="import",
+        author="import",
+        at="2026-11-27T10:00:00+08:00",
     ).event
     memory.forget(gone.id, "2026-11-27T10:01:00+08:00")
     from pixiu_cli.services.trades import NewTrade, record_trade

@@ -1,0 +1,117 @@
+"""A change the model asks for is checked against the user's words of the turn: what each
+message states, and what the refusal names as missing, written out by hand."""
+
+from __future__ import annotations
+
+import pytest
+
+from pixiu_cli.dataset import load_document
+from pixiu_cli.selection.aliases import add_alias
+from pixiu_cli.services.alerts import NewAlert
+from pixiu_cli.services.grounding import ground_alert, ground_note, ground_trade
+from pixiu_cli.services.trades import NewTrade
+from pixiu_cli.store.database import open_database
+from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.securities import SecurityMaster
+from tests.helpers import FIXTURE, NOW  # NOW: 2026-11-24
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    db = open_database(tmp_path_factory.mktemp("g") / "p.db")
+    DomainStore(db).replace_all(load_document(FIXTURE, NOW))  # 600519 茅台, 002415 海康, 300750 宁德
+    add_alias(SecurityMaster(db), "宁王", "300750", NOW)
+    yield db
+    db.close()
+
+
+def trade(symbol, side, price, quantity, fee=0.0, day=None):
+    return NewTrade(symbol, side, price, quantity, None, None, "model", day, fee)
+
+
+@pytest.mark.parametrize(
+    "said, call",
+    [
+        ("今天以 30 元买入海康威视 200 股", trade("002415", "buy", 30, 200)),
+        ("我今天 32.5 元买了 10 手海康", trade("002415", "buy", 32.5, 1000)),  # 10 手 = 1,000 股
+        ("卖出６００５１９　１００股，价格１８００元", trade("600519", "sell", 1800, 100)),  # full width
+        ("以一千八百元卖了一手茅台", trade("600519", "sell", 1800, 100)),  # numerals, 一手 = 100 股
+        ("三十块五买了两千股海康", trade("002415", "buy", 30.5, 2000)),  # 30 块 5 = 30.5 元
+        ("宁王 200 元买了 100 股", trade("300750", "buy", 200, 100)),  # the user's alias
+        ("以 100 元买入 100 股茅台", trade("600519", "buy", 100, 100)),  # one figure each
+        ("昨天以 30 元买了 200 股海康", trade("002415", "buy", 30, 200, day="2026-11-23")),
+        ("卖了 100 股茅台，1800 元，手续费 5 元", trade("600519", "sell", 1800, 100, fee=5)),
+        ("茅台今天开盘就卖了 100 股，1800 元", trade("600519", "sell", 1800, 100)),  # 就卖了: done
+        ("我今天买了 100 股茅台，成本 1800 元，怎么看？", trade("600519", "buy", 1800, 100)),  # asks after
+    ],
+)
+def test_a_trade_the_user_states_is_grounded(db, said, call):
+    assert ground_trade(db, said, call, NOW).missing == ()
+
+
+@pytest.mark.parametrize(
+    "said, call, missing",
+    [
+        ("你好", trade("600519", "sell", 1, 100), ("股票 600519（贵州茅台）", "方向 卖出", "数量 100 股", "价格 1 元")),
+        ("以 100 元买了茅台", trade("600519", "buy", 100, 100), ("数量 100 股",)),  # 100 元 is a price
+        ("买了 100 股茅台", trade("600519", "buy", 100, 100), ("价格 100 元",)),  # 100 股 is shares
+        ("卖了 1 手茅台，1800 元", trade("600519", "sell", 1800, 1), ("数量 1 股",)),  # 1 手 is 100 股
+        ("以 30 元买了 200 股海康", trade("300750", "buy", 30, 200), ("股票 300750（宁德时代）",)),
+        ("茅台 100 股 1800 元", trade("600519", "sell", 1800, 100), ("方向 卖出",)),
+        ("卖了 100 股茅台，1800 元，手续费 5 元", trade("600519", "sell", 1800, 100, fee=6), ("手续费 6 元",)),
+        ("卖了 100 股茅台，1800 元", trade("600519", "sell", 1800, 100, day="2026-11-20"), ("日期 2026-11-20",)),
+    ],
+)
+def test_what_the_words_lack_is_named(db, said, call, missing):
+    assert ground_trade(db, said, call, NOW).missing == missing
+
+
+NOT_DONE = "已成交的卖出（用户的话是提问、打算、条件或否定，不是报告成交）"
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "茅台现在 1800 元，我持有 100 股，要不要卖？",
+        "茅台 1800 元，我想卖 100 股",
+        "茅台跌破 1800 元就卖 100 股",
+        "我没卖茅台 100 股，1800 元",
+        "可以 1800 元卖 100 股茅台吗",
+    ],
+)
+def test_a_question_or_an_intention_is_no_trade(db, said):
+    assert ground_trade(db, said, trade("600519", "sell", 1800, 100), NOW).missing == (NOT_DONE,)
+
+
+@pytest.mark.parametrize(
+    "said, text, symbol",
+    [
+        ("我以后再也不追涨杀跌了", "不追涨杀跌", None),
+        ("记住：单只个股可以满仓", "单只个股可以满仓", None),
+        ("海康估值偏高，回踩３０元再加倉", "海康估值偏高，回踩30元再加仓", "002415"),  # full width, traditional
+        ("以后仓位不超过三成", "仓位不超过3成", None),  # 三 = 3
+    ],
+)
+def test_a_note_in_the_users_words_is_grounded(db, said, text, symbol):
+    assert ground_note(db, said, text, symbol).missing == ()
+
+
+@pytest.mark.parametrize(
+    "said, text, symbol, missing",
+    [
+        ("你好", "单只个股可以满仓", None, ("「单只个股可以满仓」",)),
+        ("单只个股不可以满仓", "单只个股可以满仓", None, ("否定词「不」（用户说的是「不可以满仓」）",)),
+        ("单只个股可以满仓", "单只个股不可以满仓", None, ("「不」",)),  # a negation the user never said
+        ("海康回踩 30 元再加仓", "海康回踩28元再加仓", None, ("数字 28元",)),
+        ("回踩 30 元再加仓", "回踩30元再加仓", "002415", ("股票 002415（海康威视）",)),
+    ],
+)
+def test_a_note_not_in_the_users_words_names_what_is_not(db, said, text, symbol, missing):
+    assert ground_note(db, said, text, symbol).missing == missing
+
+
+def test_an_alert_needs_its_stock_direction_and_threshold(db):
+    below = NewAlert("600519", "below", 1500, "对话")
+    assert ground_alert(db, "茅台跌破1500就止损", below).missing == ()
+    assert ground_alert(db, "茅台涨破1500提醒我", below).missing == ("条件 below",)
+    assert ground_alert(db, "你好", below).missing == ("股票 600519（贵州茅台）", "条件 below", "阈值 1500")
