@@ -16,7 +16,7 @@ _errors = sys.modules[typer.BadParameter.__module__]
 
 _NEGATIVE = re.compile(r"-\d")
 _UNEXPECTED = re.compile(r"unexpected extra argument(?:\(s\)|s)?\s*\((.*)\)", re.S)
-_NO_COMMAND = re.compile(r"No such command '(.*)'")
+_NO_COMMAND = re.compile(r"No such command '([^']*)'(?:\. Did you mean '([^']*)')?")
 
 
 def is_usage_error(exc: BaseException) -> bool:
@@ -56,7 +56,7 @@ def _what(exc, argv: list[str]) -> str:
         return f"{name} 不接受值" if "does not take" in exc.message else f"{name} 后面需要一个值"
     message = getattr(exc, "message", "") or str(exc)
     if m := _NO_COMMAND.search(message):
-        return f"没有 {m.group(1)} 这个命令"
+        return f"没有 {m.group(1)} 这个命令" + (f"，是否想用 {m.group(2)}" if m.group(2) else "")
     if m := _UNEXPECTED.search(message):
         return f"多余的参数：{m.group(1)}"
     if "Missing command" in message:

@@ -21,7 +21,8 @@ CASES = [
     (("trade", "buy", "600519", "100", "abc"), "price 应为数字，而不是 abc"),
     (("chart",), "缺少参数 code：股票代码"),
     (("holdings", "extra"), "多余的参数：extra"),
-    (("memory",), "没有 memory 这个命令"),
+    (("memoir",), "没有 memoir 这个命令，是否想用 memory"),
+    (("xyzzy",), "没有 xyzzy 这个命令"),
     (("holdings", "--jsn"), "没有 --jsn 这个选项，是否想用 --json"),
     (("data", "sync", "--since"), "--since 后面需要一个值"),
     # the fast path's commands
@@ -50,6 +51,6 @@ def test_a_refused_command_line_is_one_chinese_line_naming_the_flag(tmp_path, ar
     lines = done.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("错误："), done.stderr
     assert said in lines[0], lines[0]
-    command = "pixiu --help" if argv[0] == "memory" else f"pixiu {argv[0]}"  # where its usage is
+    command = "pixiu --help" if argv[0] in ("memoir", "xyzzy") else f"pixiu {argv[0]}"  # where its usage is
     assert lines[0].endswith("--help 查看用法）") and f"（{command}" in lines[0], lines[0]
     assert _english_words(lines[0], argv) == [], lines[0]
