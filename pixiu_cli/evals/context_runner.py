@@ -200,9 +200,10 @@ def summarize(report: EvalReport) -> Mapping[str, Any]:
 
 
 # The selection corpus (data/selection): a part to tune on, a held-out part, and a frozen
-# held-out set written on accounts of its own before the rules that it measures
+# held-out set written on accounts of its own before the rules that it measures; the topic
+# corpus (fundamentals and the market review) split the same way, reported apart
 SELECTION_FOLDER = "selection"
-SELECTION_SPLITS = ("tune", "heldout", "frozen")
+SELECTION_SPLITS = ("tune", "heldout", "frozen", "topics_tune", "topics_heldout")
 
 
 def selection_corpus() -> dict[str, list[EvalCase]]:
