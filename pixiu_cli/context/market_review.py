@@ -21,6 +21,10 @@ PRIORITY = 89  # the subject of the question, like an asked-about stock (90)
 EMPTY_PRIORITY = 35  # nothing stored: a line saying so goes before the reports do
 FRESH = FreshnessRule(1, trading=True)  # yesterday's close is old news by the next close
 FACT = "事实"
+NOTHING_STORED = (
+    "没有已存的指数日线和全市场快照：pixiu data sync 同步指数基准，"
+    "pixiu data sync --market 同步全市场涨跌与行业板块（需要 akshare）"
+)
 
 
 @dataclass(frozen=True)
@@ -51,7 +55,7 @@ def _breadth(review: MarketReview) -> list[Fact]:
     if s is None:
         return [Fact("全市场涨跌与行业板块：没有已存的快照（pixiu data sync --market 获取，需要 akshare）", None)]
     b = s.breadth
-    when = "收盘" if b.closed else f"盘中 {b.taken_at[11:16]}"
+    when = "收盘" if b.closed else f"盘中 {b.taken_at[11:16]} "
     text = (
         f"全市场（{b.session} {when}快照，来源 {defuse(b.source)}，{b.stocks:,} 只有成交）：上涨 {b.advancers:,} 家，"
         f"下跌 {b.decliners:,} 家，平盘 {b.flat:,} 家；涨停 {b.limit_up:,} 家，跌停 {b.limit_down:,} 家；"
@@ -62,9 +66,9 @@ def _breadth(review: MarketReview) -> list[Fact]:
     return [Fact(text, b.session)]
 
 
-def _board(i: IndustryMove) -> str:
-    leader = f"，领涨 {defuse(i.leader)} {pct(i.leader_change, True)}" if i.leader else ""
-    return f"{defuse(i.name)} {pct(i.change, True)}{leader}"
+def _board(i: IndustryMove, leader: bool = True) -> str:
+    led = f"，领涨 {defuse(i.leader)} {pct(i.leader_change, True)}" if leader and i.leader else ""
+    return f"{defuse(i.name)} {pct(i.change, True)}{led}"
 
 
 def _industries(review: MarketReview) -> list[Fact]:
@@ -72,18 +76,18 @@ def _industries(review: MarketReview) -> list[Fact]:
         return []
     session = review.snapshot.breadth.session
     source = defuse(review.snapshot.industries[0].source)
-    out = [
-        Fact(f"行业涨幅居前（{session}，来源 {source}）：{'；'.join(_board(i) for i in review.strongest())}", session)
-    ]
+    out = [Fact(f"最强行业（{session}，来源 {source}）：{'；'.join(_board(i) for i in review.strongest())}", session)]
     weakest = review.weakest()
     if weakest:
-        out.append(Fact(f"行业跌幅居前（{session}）：{'；'.join(_board(i) for i in weakest)}", session))
+        out.append(Fact(f"最弱行业（{session}）：{'；'.join(_board(i, False) for i in weakest)}", session))
     return out
 
 
 def review_facts(review: MarketReview) -> list[Fact]:
     """Most important first: the indexes, the breadth, the industries, what is not published."""
-    gone = [Fact(f"{d.name}：{d.note}；不显示为 0", None) for d in review.discontinued]
+    gone = [Fact(f"{d.name}：{d.note}", None) for d in review.discontinued]
+    if review.empty:
+        return [Fact(NOTHING_STORED, None), *gone]
     return [*_indexes(review), *_breadth(review), *_industries(review), *gone]
 
 
@@ -95,3 +99,12 @@ def market_section(review: MarketReview, today: date) -> Section:
         items.append(BlockItem(fact.text, FACT, fact.as_of, None, stale))
     priority = EMPTY_PRIORITY if review.empty else PRIORITY
     return Section(KEY, TITLE, tuple(items), priority, note="全市场层面的事实，pixiu 从已存数据整理")
+
+
+def long_form(review: MarketReview) -> list[str]:
+    """Every fact, then every stored industry board (for `load_context`)."""
+    lines = [fact.text for fact in review_facts(review)]
+    if review.snapshot is not None and review.snapshot.industries:
+        lines.append(f"全部行业板块（{review.snapshot.breadth.session}，按涨跌幅）：")
+        lines += [f"- {_board(i)}" for i in sorted(review.snapshot.industries, key=lambda i: -(i.change or 0))]
+    return lines

@@ -35,7 +35,8 @@ def with_topics(
     for section in sections:
         if topics.fundamentals and section.key.startswith("symbol:"):
             f = read_fundamentals(store, section.key.removeprefix("symbol:"))
-            section = replace(section, items=section.items + tuple(fundamentals_items(f, today)))
+            # first: for a valuation question they are the answer, trimmed last of the section
+            section = replace(section, items=tuple(fundamentals_items(f, today)) + section.items)
         if topics.market and section.key == "holdings":
             out.append(market_section(market_review(db, now), today))
         out.append(section)

@@ -33,14 +33,20 @@ class MarketReview:
     def empty(self) -> bool:
         return not self.indexes and self.snapshot is None
 
-    def strongest(self, n: int = SHOWN_INDUSTRIES) -> tuple[IndustryMove, ...]:
+    def _ranked(self) -> list[IndustryMove]:
+        """The boards with a move, strongest first."""
         ranked = [i for i in self.snapshot.industries if i.change is not None] if self.snapshot else []
-        return tuple(sorted(ranked, key=lambda i: -i.change)[:n])
+        return sorted(ranked, key=lambda i: -i.change)
+
+    def strongest(self, n: int = SHOWN_INDUSTRIES) -> tuple[IndustryMove, ...]:
+        """The top n, or the top half of fewer than 2n boards (a board is never both)."""
+        ranked = self._ranked()
+        return tuple(ranked[: min(n, (len(ranked) + 1) // 2)])
 
     def weakest(self, n: int = SHOWN_INDUSTRIES) -> tuple[IndustryMove, ...]:
-        ranked = [i for i in self.snapshot.industries if i.change is not None] if self.snapshot else []
-        shown = {i.code for i in self.strongest(n)}
-        return tuple(i for i in sorted(ranked, key=lambda i: i.change)[:n] if i.code not in shown)
+        ranked = self._ranked()
+        rest = ranked[len(self.strongest(n)) :]
+        return tuple(reversed(rest[-n:])) if rest else ()
 
 
 @cache

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pixiu_cli.domain.benchmarks import benchmark_for
+from pixiu_cli.views.fundamentals import kept_lines
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,7 @@ def sync_report(source: str, done) -> SyncReport:
             lines.append(f"{_label(o.symbol)}：新增 {o.rows} 条" + (f"（{o.first} 至 {o.last}）" if o.rows else ""))
             lines += [suspect_line(o.symbol, gap) for gap in o.suspects]
     lines += done.refreshed.lines()
+    lines += kept_lines(done.kept)
     failed = done.failed
     error = None
     if failed:
