@@ -110,13 +110,26 @@ def topic_checks(kind: str, codes: list[str]) -> dict:
             "must_not": [FUNDAMENTALS],
         }
     if kind == "K":
-        return {"symbols": [], "sections": ["market"], "no_sections": ["portfolio_profiles", "symbol:*"],
-                "must_not": [FUNDAMENTALS]}
+        return {
+            "symbols": [],
+            "sections": ["market"],
+            "no_sections": ["portfolio_profiles", "symbol:*"],
+            "must_not": [FUNDAMENTALS],
+        }
     if kind == "KP":
-        return {"intent": "portfolio_review", "symbols": [], "sections": ["market", "portfolio_profiles"],
-                "no_sections": ["symbol:*"], "must_not": [FUNDAMENTALS]}
-    return {"intent": "general", "symbols": [], "no_sections": ["portfolio_profiles", "symbol:*", "market"],
-            "must_not": [FUNDAMENTALS]}
+        return {
+            "intent": "portfolio_review",
+            "symbols": [],
+            "sections": ["market", "portfolio_profiles"],
+            "no_sections": ["symbol:*"],
+            "must_not": [FUNDAMENTALS],
+        }
+    return {
+        "intent": "general",
+        "symbols": [],
+        "no_sections": ["portfolio_profiles", "symbol:*", "market"],
+        "must_not": [FUNDAMENTALS],
+    }
 
 
 def main() -> int:

@@ -296,10 +296,10 @@ def data_sync(
     choice(source, SOURCE_NAMES, "--source")
     if sum((securities, fundamentals, market)) > 1:
         raise common.CliError("--securities、--fundamentals、--market 一次只能用一个")
-    if (securities or market) and (codes or since):
-        raise common.CliError(
-            f"{'--securities' if securities else '--market'} 不针对个股：不要同时给出股票代码或 --since"
-        )
+    if securities and (codes or since):
+        raise common.CliError("--securities 只更新证券列表：不要同时给出股票代码或 --since")
+    if market and (codes or since):
+        raise common.CliError("--market 只更新全市场快照：不要同时给出股票代码或 --since")
     if securities:
         _sync_securities(source, timeout)
         return

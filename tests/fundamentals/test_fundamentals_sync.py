@@ -205,12 +205,24 @@ class FakeBaostock:
         return ResultData([], [])
 
     def query_history_k_data_plus(self, code, fields, start_date, end_date, frequency, adjustflag):
+        names = fields.split(",")
+        if "peTTM" not in names:  # a bar sync's query: no new bars in this stand-in
+            self.calls.append(("bars", code))
+            return ResultData(names, [])
         self.calls.append(("k", code, start_date, end_date))
         if self.down:
             raise ConnectionResetError(104, "Connection reset by peer")
-        names = fields.split(",")
         assert names == ["date", "close", "peTTM", "pbMRQ", "psTTM", "pcfNcfTTM", "tradestatus"]
         return ResultData(names, [r for r in k_rows() if start_date <= r[0] <= end_date])
+
+    def query_adjust_factor(self, code, start_date, end_date):
+        return ResultData(["code", "dividOperateDate", "foreAdjustFactor", "backAdjustFactor", "adjustFactor"], [])
+
+    def query_trade_dates(self, start_date, end_date):
+        return ResultData(["calendar_date", "is_trading_day"], [])
+
+    def query_stock_basic(self):
+        return ResultData(["code", "code_name", "ipoDate", "outDate", "type", "status"], [])
 
     def _quarter(self, kind, table, fields, code, year, quarter):
         self.calls.append((kind, code, int(year), int(quarter)))
@@ -254,6 +266,9 @@ class FakeBaostock:
         return self._quarter("cash", CASH, fields, code, year, quarter)
 
     def query_dividend_data(self, code, year, yearType):
+        if yearType == "operate":  # a bar sync's actions: by the ex-date's year
+            every = [r for rows in DIVIDENDS.values() for r in rows]
+            return ResultData(DIVIDEND_FIELDS, [[code, *r] for r in every if r[5][:4] == year])
         assert yearType == "report"
         self.calls.append(("dividend", code, year))
         return ResultData(DIVIDEND_FIELDS, [[code, *r] for r in DIVIDENDS.get(year, [])])
@@ -396,6 +411,19 @@ def test_a_question_about_the_holdings_pulls_neither(monkeypatch, home):
     assert "持仓画像概览" in holdings and "基本面" not in holdings and "市场概况" not in holdings
     plain = block(monkeypatch, home, fake, "茅台最近走势怎么样")
     assert "## 标的上下文：600519" in plain and "基本面" not in plain
+
+
+def test_the_default_sync_refreshes_kept_fundamentals_and_only_those(monkeypatch, home):
+    fake = FakeBaostock()
+    out = ok(monkeypatch, home, fake, "data", "sync")
+    assert "基本面" not in out and not [c for c in fake.calls if c[0] != "bars"]  # none kept: none asked for
+    ok(monkeypatch, home, FakeBaostock(), "data", "sync", "--fundamentals", "600519")
+    LAST_NEXT = ["2026-11-25", "1460.0000", "22.700000", "8.250000", "11.100000", "30.200000", "1"]
+    monkeypatch.setattr(sys.modules[__name__], "LAST", LAST_NEXT)  # the stand-in serves the next day too
+    later = FakeBaostock()
+    out = ok(monkeypatch, home, later, "data", "sync", now="2026-11-25T16:00:00")
+    assert "600519 基本面：估值新增 1 天（财报未到更新时间）" in out
+    assert {c[0] for c in later.calls} == {"bars", "k"} and ("k", CODE, "2026-11-25", "2026-11-25") in later.calls
 
 
 def test_a_daily_sync_refreshes_the_kept_valuation_and_reports_only_when_due(monkeypatch, home):
