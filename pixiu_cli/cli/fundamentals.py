@@ -17,7 +17,7 @@ def fundamentals(code: Annotated[str, typer.Argument(help="股票代码或名称
     from pixiu_cli.selection.names import NameSource
     from pixiu_cli.services.fundamentals import fundamentals_record, stock_fundamentals
     from pixiu_cli.store.securities import SecurityMaster
-    from pixiu_cli.views.fundamentals import fundamentals_view
+    from pixiu_cli.views.fundamentals import fundamentals_view, show
 
     symbol = stock_code(code)
     today = now().date()
@@ -28,12 +28,7 @@ def fundamentals(code: Annotated[str, typer.Argument(help="股票代码或名称
     if as_json:
         renderer.json(fundamentals_record(f, name, today))
         return
-    view = fundamentals_view(f, name, today)
-    renderer.line(view.heading)
-    for table in view.tables:
-        renderer.table(table.title, table.headers, table.rows)
-    for line in view.lines:
-        renderer.line(line)
+    show(renderer, fundamentals_view(f, name, today))
 
 
 def market(as_json: JsonOpt = False) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 # Quarter ends, their report's name and the legal deadline of that report (month, day; the
 # annual report's is in the next year): 一季报 by 04-30, 中报 by 08-31, 三季报 by 10-31,
@@ -101,6 +101,18 @@ class FundamentalsWrite:
     dividends: tuple[Dividend, ...] = ()
     notices: tuple[ReportNotice, ...] = ()
     reports_fetched: bool = True  # False: only the valuation was asked for (its reports were not due)
+
+
+def decimal_of(value) -> Decimal | None:
+    """The decimal a text spells (a source's field, a stored column); None for None, "", NaN,
+    an infinity or anything else."""
+    if value is None:
+        return None
+    try:
+        parsed = Decimal(str(value).strip())
+    except (InvalidOperation, ValueError):
+        return None
+    return parsed if parsed.is_finite() else None
 
 
 # periods -------------------------------------------------------------------------------

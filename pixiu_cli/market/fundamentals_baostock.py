@@ -16,8 +16,6 @@ Revenue growth is not among them; it is computed from two stored periods a year 
 
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
-
 from pixiu_cli.domain.fundamentals import (
     EXPRESS,
     FORECAST,
@@ -25,6 +23,7 @@ from pixiu_cli.domain.fundamentals import (
     FinancialReport,
     ReportNotice,
     ValuationDay,
+    decimal_of,
     quarter_of,
 )
 from pixiu_cli.market.baostock_source import UNADJUSTED, BaostockSource
@@ -34,15 +33,7 @@ VALUATION_FIELDS = "date,close,peTTM,pbMRQ,psTTM,pcfNcfTTM,tradestatus"
 NAME = "baostock"
 
 
-def number(value) -> Decimal | None:
-    """The decimal a source's text spells; None for "", NaN or anything else."""
-    if value is None:
-        return None
-    try:
-        parsed = Decimal(str(value).strip())
-    except (InvalidOperation, ValueError):
-        return None
-    return parsed if parsed.is_finite() else None
+number = decimal_of  # a field's text: "" (no figure) is None
 
 
 def day(value) -> str | None:

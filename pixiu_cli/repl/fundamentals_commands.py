@@ -32,7 +32,7 @@ def fundamentals_command(state: ReplState, cmd: ParsedCommand) -> None:
     from pixiu_cli.services.fundamentals import stock_fundamentals
     from pixiu_cli.services.stock_codes import resolve_stock
     from pixiu_cli.store.securities import SecurityMaster
-    from pixiu_cli.views.fundamentals import fundamentals_view
+    from pixiu_cli.views.fundamentals import fundamentals_view, show
 
     if len(cmd.args) != 1:
         raise CommandError("用法：/fundamentals CODE（代码或名称）")
@@ -44,8 +44,4 @@ def fundamentals_command(state: ReplState, cmd: ParsedCommand) -> None:
     view = fundamentals_view(
         stock_fundamentals(db, symbol), NameSource(SecurityMaster(db)).security_name(symbol), state.clock().date()
     )
-    state.renderer.line(view.heading)
-    for table in view.tables:
-        state.renderer.table(table.title, table.headers, table.rows)
-    for line in view.lines:
-        state.renderer.line(line)
+    show(state.renderer, view)

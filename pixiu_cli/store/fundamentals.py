@@ -6,11 +6,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import fields
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 from sqlite_utils import Database
 
-from pixiu_cli.domain.fundamentals import Dividend, FinancialReport, FundamentalsWrite, ReportNotice, ValuationDay
+from pixiu_cli.domain.fundamentals import (
+    Dividend,
+    FinancialReport,
+    FundamentalsWrite,
+    ReportNotice,
+    ValuationDay,
+    decimal_of,
+)
 from pixiu_cli.store.database import write_transaction
 from pixiu_cli.store.rows import dict_rows, optional_text, text
 
@@ -25,13 +32,7 @@ def decimal_text(value) -> str | None:
 
 
 def read_decimal(value) -> Decimal | None:
-    if value is None:
-        return None
-    try:
-        number = Decimal(text(value).strip())
-    except (InvalidOperation, ValueError):
-        return None
-    return number if number.is_finite() else None
+    return decimal_of(text(value)) if value is not None else None
 
 
 def _read(cls, row: dict):

@@ -104,6 +104,15 @@ def fundamentals_view(f, name: str | None, today: date) -> FundamentalsView:
     return FundamentalsView(heading, tables, lines)
 
 
+def show(renderer, view: FundamentalsView) -> None:
+    """`pixiu fundamentals` and /fundamentals alike."""
+    renderer.line(view.heading)
+    for table in view.tables:
+        renderer.table(table.title, table.headers, table.rows)
+    for line in view.lines:
+        renderer.line(line)
+
+
 def market_lines(review) -> list[str]:
     return [f"截至 {review.today}：", *(f"- {fact.text}" for fact in review_facts(review))]
 

@@ -14,7 +14,7 @@ from decimal import Decimal
 import pytest
 
 from pixiu_cli.store.database import open_database
-from tests.helpers import ResultData, clean_env, pixiu_in_process
+from tests.helpers import ResultData, StandIn, clean_env, pixiu_in_process
 
 NOW = "2026-11-24T16:00:00"  # a Tuesday, after the close
 CODE = "sh.600519"
@@ -284,27 +284,15 @@ class FakeBaostock:
 
 
 @pytest.fixture
+def cli(monkeypatch, home) -> StandIn:
+    return StandIn(monkeypatch, "baostock", home, NOW)
+
+
+@pytest.fixture
 def home(tmp_path):
     home = tmp_path / "home"
     assert pixiu_in_process(clean_env(home), "import", "tests/fixtures/small_portfolio.json", text=True).returncode == 0
     return home
-
-
-def run(monkeypatch, home, fake, *args, now=NOW):
-    monkeypatch.setitem(sys.modules, "baostock", fake)
-    return pixiu_in_process(clean_env(home, PIXIU_NOW=now), *args, text=True)
-
-
-def ok(monkeypatch, home, fake, *args, now=NOW) -> str:
-    done = run(monkeypatch, home, fake, *args, now=now)
-    assert done.returncode == 0, (args, done.stdout, done.stderr)
-    return done.stdout
-
-
-def block(monkeypatch, home, fake, question: str, now=NOW) -> str:
-    """The [上下文信息] block `pixiu context --json` would send for the question."""
-    messages = json.loads(ok(monkeypatch, home, fake, "context", "--json", question, now=now))
-    return next(m["content"] for m in messages if m["content"].startswith("[上下文信息]"))
 
 
 def window_rank(values: list[tuple[str, float]], current: float, last_day: str) -> tuple[int, int]:
@@ -319,9 +307,9 @@ def stored_history(column: int) -> list[tuple[str, float]]:
     return [(r[0], float(r[column])) for r in k_rows() if r[6] == "1" and r[0] >= "2021-11-17"]
 
 
-def test_sync_then_json_shows_every_figure_with_its_period_and_source(monkeypatch, home):
+def test_sync_then_json_shows_every_figure_with_its_period_and_source(monkeypatch, home, cli):
     fake = FakeBaostock()
-    out = ok(monkeypatch, home, fake, "data", "sync", "--fundamentals", "600519")
+    out = cli.ok(fake, "data", "sync", "--fundamentals", "600519")
     # the first sync asks for five years and a week: from 2026-11-24 − 1,833 days = 2021-11-17
     asked = [d for d in DAYS if d >= "2021-11-17"]
     assert fake.calls[0] == ("k", CODE, "2021-11-17", "2026-11-24")
@@ -329,7 +317,7 @@ def test_sync_then_json_shows_every_figure_with_its_period_and_source(monkeypatc
         f"600519 基本面：估值新增 {len(asked) - 1 + 1} 天，报告期 3 个（最新 2026 三季报），分红 4 条，业绩预告/快报 1 条"
         in out
     )
-    record = json.loads(ok(monkeypatch, home, fake, "fundamentals", "贵州茅台", "--json"))  # a name, resolved
+    record = json.loads(cli.ok(fake, "fundamentals", "贵州茅台", "--json"))  # a name, resolved
     assert record["symbol"] == "600519" and record["name"] == "贵州茅台"
     v = record["valuation"]
     assert v["pe_ttm"]["value"] == 22.5 and v["pe_ttm"]["date"] == "2026-11-24" and v["pe_ttm"]["source"] == "baostock"
@@ -369,8 +357,8 @@ def test_sync_then_json_shows_every_figure_with_its_period_and_source(monkeypatc
     }
 
 
-def test_the_suspended_day_is_no_valuation_day(monkeypatch, home):
-    ok(monkeypatch, home, FakeBaostock(), "data", "sync", "--fundamentals", "600519")
+def test_the_suspended_day_is_no_valuation_day(monkeypatch, home, cli):
+    cli.ok(FakeBaostock(), "data", "sync", "--fundamentals", "600519")
     db = open_database(home / "pixiu.db")
     try:
         days = {r[0] for r in db.execute("select date from valuation_days where symbol = '600519'").fetchall()}
@@ -382,10 +370,10 @@ def test_the_suspended_day_is_no_valuation_day(monkeypatch, home):
     )  # every weekday but one, plus the last
 
 
-def test_context_of_a_valuation_question_carries_the_part_and_its_percentile(monkeypatch, home):
+def test_context_of_a_valuation_question_carries_the_part_and_its_percentile(monkeypatch, home, cli):
     fake = FakeBaostock()
-    ok(monkeypatch, home, fake, "data", "sync", "--fundamentals", "600519")
-    block_ = block(monkeypatch, home, fake, "茅台估值贵不贵")
+    cli.ok(fake, "data", "sync", "--fundamentals", "600519")
+    block_ = cli.block(fake, "茅台估值贵不贵")
     below, days = window_rank(stored_history(2), 22.5, "2026-11-24")
     share = (Decimal(below) / Decimal(days) * 100).quantize(Decimal("1"))
     assert (
@@ -404,31 +392,31 @@ def test_context_of_a_valuation_question_carries_the_part_and_its_percentile(mon
     assert "## 市场概况" not in block_
 
 
-def test_a_question_about_the_holdings_pulls_neither(monkeypatch, home):
+def test_a_question_about_the_holdings_pulls_neither(monkeypatch, home, cli):
     fake = FakeBaostock()
-    ok(monkeypatch, home, fake, "data", "sync", "--fundamentals", "600519")
-    holdings = block(monkeypatch, home, fake, "我的持仓整体怎么样")
+    cli.ok(fake, "data", "sync", "--fundamentals", "600519")
+    holdings = cli.block(fake, "我的持仓整体怎么样")
     assert "持仓画像概览" in holdings and "基本面" not in holdings and "市场概况" not in holdings
-    plain = block(monkeypatch, home, fake, "茅台最近走势怎么样")
+    plain = cli.block(fake, "茅台最近走势怎么样")
     assert "## 标的上下文：600519" in plain and "基本面" not in plain
 
 
-def test_the_default_sync_refreshes_kept_fundamentals_and_only_those(monkeypatch, home):
+def test_the_default_sync_refreshes_kept_fundamentals_and_only_those(monkeypatch, home, cli):
     fake = FakeBaostock()
-    out = ok(monkeypatch, home, fake, "data", "sync")
+    out = cli.ok(fake, "data", "sync")
     assert "基本面" not in out and not [c for c in fake.calls if c[0] != "bars"]  # none kept: none asked for
-    ok(monkeypatch, home, FakeBaostock(), "data", "sync", "--fundamentals", "600519")
+    cli.ok(FakeBaostock(), "data", "sync", "--fundamentals", "600519")
     LAST_NEXT = ["2026-11-25", "1460.0000", "22.700000", "8.250000", "11.100000", "30.200000", "1"]
     monkeypatch.setattr(sys.modules[__name__], "LAST", LAST_NEXT)  # the stand-in serves the next day too
     later = FakeBaostock()
-    out = ok(monkeypatch, home, later, "data", "sync", now="2026-11-25T16:00:00")
+    out = cli.ok(later, "data", "sync", now="2026-11-25T16:00:00")
     assert "600519 基本面：估值新增 1 天（财报未到更新时间）" in out
     assert {c[0] for c in later.calls} == {"bars", "k"} and ("k", CODE, "2026-11-25", "2026-11-25") in later.calls
 
 
-def test_a_daily_sync_refreshes_the_kept_valuation_and_reports_only_when_due(monkeypatch, home):
+def test_a_daily_sync_refreshes_the_kept_valuation_and_reports_only_when_due(monkeypatch, home, cli):
     fake = FakeBaostock()
-    ok(monkeypatch, home, fake, "data", "sync", "--fundamentals", "600519")
+    cli.ok(fake, "data", "sync", "--fundamentals", "600519")
     # The next day: only the new valuation day is asked for; the reports are not due (the
     # year's quarter ends on 12-31) and the bars of the default sync come from the same source.
     later = FakeBaostock()
@@ -449,31 +437,20 @@ def test_a_daily_sync_refreshes_the_kept_valuation_and_reports_only_when_due(mon
     assert kinds == {"k"} and later.calls[0][2] == "2026-11-25"  # from the day after the last stored one
 
 
-def test_a_source_that_fails_keeps_what_is_stored_and_says_so_in_one_line(monkeypatch, home):
-    ok(monkeypatch, home, FakeBaostock(), "data", "sync", "--fundamentals", "600519")
-    down = run(
-        monkeypatch,
-        home,
-        FakeBaostock(down=True),
-        "data",
-        "sync",
-        "--fundamentals",
-        "600519",
-        now="2026-11-25T16:00:00",
-    )
+def test_a_source_that_fails_keeps_what_is_stored_and_says_so_in_one_line(monkeypatch, home, cli):
+    cli.ok(FakeBaostock(), "data", "sync", "--fundamentals", "600519")
+    down = cli.run(FakeBaostock(down=True), "data", "sync", "--fundamentals", "600519", now="2026-11-25T16:00:00")
     assert down.returncode == 1
     assert "基本面（baostock）同步失败（1 只）：baostock 估值查询：ConnectionResetError" in down.stderr
     assert "已保留已存数据" in down.stderr and len(down.stderr.strip().splitlines()) == 1
-    record = json.loads(
-        ok(monkeypatch, home, FakeBaostock(), "fundamentals", "600519", "--json", now="2026-11-25T16:00:00")
-    )
+    record = json.loads(cli.ok(FakeBaostock(), "fundamentals", "600519", "--json", now="2026-11-25T16:00:00"))
     assert record["valuation"]["pe_ttm"]["value"] == 22.5 and "ConnectionResetError" in record["last_error"]
 
 
-def test_nothing_stored_is_said_in_the_part_and_by_the_command(monkeypatch, home):
+def test_nothing_stored_is_said_in_the_part_and_by_the_command(monkeypatch, home, cli):
     fake = FakeBaostock()
-    shown_block = block(monkeypatch, home, fake, "海康的市盈率高吗")
+    shown_block = cli.block(fake, "海康的市盈率高吗")
     assert "基本面：数据库中没有 002415 的估值和财报（pixiu data sync --fundamentals 002415 获取）" in shown_block
-    shown = ok(monkeypatch, home, fake, "fundamentals", "002415")
+    shown = cli.ok(fake, "fundamentals", "002415")
     assert "没有 002415 的基本面数据：pixiu data sync --fundamentals 002415" in shown
     assert fake.calls == []  # reading never fetches

@@ -17,7 +17,7 @@ from pixiu_cli.domain.market import Bar, SeriesWrite
 from pixiu_cli.market.trading_days import SHANGHAI
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.market import MarketStore
-from tests.helpers import clean_env, pixiu_in_process
+from tests.helpers import StandIn, clean_env, pixiu_in_process
 
 NOW = "2026-11-30T16:00:00"  # a Monday, after the close
 SPOT_COLUMNS = [
@@ -165,6 +165,11 @@ CLOSES = {"sh000300": (3900.0, 3939.0), "sh000001": (3400.0, 3383.0), "sz399006"
 
 
 @pytest.fixture
+def cli(monkeypatch, home) -> StandIn:
+    return StandIn(monkeypatch, "akshare", home, NOW)
+
+
+@pytest.fixture
 def home(tmp_path):
     home = tmp_path / "home"
     assert pixiu_in_process(clean_env(home), "import", "tests/fixtures/small_portfolio.json", text=True).returncode == 0
@@ -181,31 +186,15 @@ def home(tmp_path):
     return home
 
 
-def run(monkeypatch, home, fake, *args, now=NOW):
-    monkeypatch.setitem(sys.modules, "akshare", fake)
-    return pixiu_in_process(clean_env(home, PIXIU_NOW=now), *args, text=True)
-
-
-def ok(monkeypatch, home, fake, *args, now=NOW) -> str:
-    done = run(monkeypatch, home, fake, *args, now=now)
-    assert done.returncode == 0, (args, done.stdout, done.stderr)
-    return done.stdout
-
-
-def block(monkeypatch, home, fake, question: str, now=NOW) -> str:
-    messages = json.loads(ok(monkeypatch, home, fake, "context", "--json", question, now=now))
-    return next(m["content"] for m in messages if m["content"].startswith("[上下文信息]"))
-
-
-def test_sync_counts_breadth_with_each_boards_limit_on_that_day(monkeypatch, home):
-    out = ok(monkeypatch, home, fake_akshare(), "data", "sync", "--market")
+def test_sync_counts_breadth_with_each_boards_limit_on_that_day(monkeypatch, home, cli):
+    out = cli.ok(fake_akshare(), "data", "sync", "--market")
     # priced 700 + 400 + 50 + 20 + 5 + 3 + 10 + 4 + 2 + 1 = 1,195; up 700 + 20 + 5 + 3 + 4 + 2 + 1 = 735;
     # down 400 + 10 = 410; limit-up 20 + 5 + 2 + 1 = 28 (not the ST at +5%, nor the debuts)
     assert (
         "市场快照（akshare.stock_zh_a_spot_em）：2026-11-30 收盘，1,195 只有成交，上涨 735 家，下跌 410 家，涨停 28 家，跌停 10 家；行业板块 8 个"
         in out
     )
-    review = json.loads(ok(monkeypatch, home, fake_akshare(), "market", "--json"))
+    review = json.loads(cli.ok(fake_akshare(), "market", "--json"))
     b = review["breadth"]
     assert (b["session"], b["closed"], b["source"]) == ("2026-11-30", True, "akshare.stock_zh_a_spot_em")
     assert (b["stocks"], b["advancers"], b["decliners"], b["flat"], b["suspended"]) == (1195, 735, 410, 50, 8)
@@ -230,9 +219,9 @@ def test_sync_counts_breadth_with_each_boards_limit_on_that_day(monkeypatch, hom
     )
 
 
-def test_a_market_question_gets_the_review_and_no_portfolio_overview(monkeypatch, home):
-    ok(monkeypatch, home, fake_akshare(), "data", "sync", "--market")
-    text = block(monkeypatch, home, fake_akshare(), "今天大盘怎么样")
+def test_a_market_question_gets_the_review_and_no_portfolio_overview(monkeypatch, home, cli):
+    cli.ok(fake_akshare(), "data", "sync", "--market")
+    text = cli.block(fake_akshare(), "今天大盘怎么样")
     assert "## 市场概况" in text and "持仓画像概览" not in text and "## 标的上下文" not in text
     assert "沪深300 3,939.00（2026-11-30 收盘，+1.00%，前收 3,900.00（2026-11-27））" in text
     assert "上证指数 3,383.00（2026-11-30 收盘，-0.50%，前收 3,400.00（2026-11-27））" in text
@@ -245,47 +234,47 @@ def test_a_market_question_gets_the_review_and_no_portfolio_overview(monkeypatch
     )
     assert "最弱行业（2026-11-30）：珠宝首饰 -2.80%；银行 -1.20%；航运港口 -0.90%" in text
     assert "北向资金净买入：自 2024-08-19 起" in text and "0 或空值不是资金流向，这里不显示" in text
-    holdings = block(monkeypatch, home, fake_akshare(), "我的持仓整体怎么样")
+    holdings = cli.block(fake_akshare(), "我的持仓整体怎么样")
     assert "市场概况" not in holdings
 
 
-def test_the_next_days_question_sees_the_stored_session_as_old(monkeypatch, home):
-    ok(monkeypatch, home, fake_akshare(), "data", "sync", "--market")
-    text = block(monkeypatch, home, fake_akshare(), "今天市场怎么样", now="2026-12-02T16:00:00")
+def test_the_next_days_question_sees_the_stored_session_as_old(monkeypatch, home, cli):
+    cli.ok(fake_akshare(), "data", "sync", "--market")
+    text = cli.block(fake_akshare(), "今天市场怎么样", now="2026-12-02T16:00:00")
     # 2026-11-30's figures, fresh for one session (12-01), are one session past it on 12-02's close
     assert "- [事实 · 2026-11-30] 全市场（2026-11-30 收盘快照" in text and "（已过期 1 个交易日）" in text
 
 
-def test_an_intraday_snapshot_says_so(monkeypatch, home):
-    ok(monkeypatch, home, fake_akshare(), "data", "sync", "--market", now="2026-12-01T10:32:00")
-    review = json.loads(ok(monkeypatch, home, fake_akshare(), "market", "--json", now="2026-12-01T10:40:00"))
+def test_an_intraday_snapshot_says_so(monkeypatch, home, cli):
+    cli.ok(fake_akshare(), "data", "sync", "--market", now="2026-12-01T10:32:00")
+    review = json.loads(cli.ok(fake_akshare(), "market", "--json", now="2026-12-01T10:40:00"))
     assert review["breadth"]["session"] == "2026-12-01" and review["breadth"]["closed"] is False
-    text = block(monkeypatch, home, fake_akshare(), "今天大盘怎么样", now="2026-12-01T10:40:00")
+    text = cli.block(fake_akshare(), "今天大盘怎么样", now="2026-12-01T10:40:00")
     assert "全市场（2026-12-01 盘中 10:32 快照" in text
 
 
-def test_a_truncated_or_failed_snapshot_writes_nothing(monkeypatch, home):
-    short = run(monkeypatch, home, fake_akshare(rows=spot_rows()[:999]), "data", "sync", "--market")
+def test_a_truncated_or_failed_snapshot_writes_nothing(monkeypatch, home, cli):
+    short = cli.run(fake_akshare(rows=spot_rows()[:999]), "data", "sync", "--market")
     assert (
         short.returncode == 1
         and "市场快照未更新：akshare 全市场行情只返回了 999 只有价格的股票，数据不完整；已保留已存数据" in short.stderr
     )
-    down = run(monkeypatch, home, fake_akshare(down=True), "data", "sync", "--market")
+    down = cli.run(fake_akshare(down=True), "data", "sync", "--market")
     assert down.returncode == 1 and "ConnectionError" in down.stderr and len(down.stderr.strip().splitlines()) == 1
-    review = json.loads(ok(monkeypatch, home, fake_akshare(), "market", "--json"))
+    review = json.loads(cli.ok(fake_akshare(), "market", "--json"))
     assert review["breadth"] is None and review["industries"] == []
-    shown = ok(monkeypatch, home, fake_akshare(), "market")
+    shown = cli.ok(fake_akshare(), "market")
     assert "没有已存的快照（pixiu data sync --market 获取，需要 akshare）" in shown
 
 
-def test_a_daily_sync_refreshes_a_kept_snapshot(monkeypatch, home):
+def test_a_daily_sync_refreshes_a_kept_snapshot(monkeypatch, home, cli):
     from pixiu_cli.services.fundamentals import refresh_kept
 
     db = open_database(home / "pixiu.db")
     monkeypatch.setitem(sys.modules, "akshare", fake_akshare())
     try:
         assert refresh_kept(db, "baostock", 5, datetime(2026, 11, 30, 16, 0, tzinfo=SHANGHAI)) is None  # nothing kept
-        ok(monkeypatch, home, fake_akshare(), "data", "sync", "--market", now="2026-11-27T16:00:00")
+        cli.ok(fake_akshare(), "data", "sync", "--market", now="2026-11-27T16:00:00")
         kept = refresh_kept(db, "baostock", 5, datetime(2026, 11, 30, 16, 0, tzinfo=SHANGHAI))
     finally:
         db.close()
