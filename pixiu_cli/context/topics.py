@@ -8,12 +8,7 @@ from dataclasses import replace
 from datetime import datetime
 
 from pixiu_cli.context.block import Section
-from pixiu_cli.context.fundamentals import fundamentals_items, holding_line, holdings_section
-from pixiu_cli.context.market_review import market_section
-from pixiu_cli.market.fundamentals import read_fundamentals
-from pixiu_cli.market.review import market_review
 from pixiu_cli.selection.result import Selection
-from pixiu_cli.store.fundamentals import FundamentalsStore
 
 
 def _ranked(holdings: list, account) -> list:
@@ -30,6 +25,13 @@ def with_topics(
     topics = selection.topics
     if not (topics.fundamentals or topics.holdings_fundamentals or topics.market):
         return sections
+    # Loaded for the questions that need them only: most turns ask about neither.
+    from pixiu_cli.context.fundamentals import fundamentals_items, holding_line, holdings_section
+    from pixiu_cli.context.market_review import market_section
+    from pixiu_cli.market.fundamentals import read_fundamentals
+    from pixiu_cli.market.review import market_review
+    from pixiu_cli.store.fundamentals import FundamentalsStore
+
     store, today = FundamentalsStore(db), now.date()
     out = []
     for section in sections:

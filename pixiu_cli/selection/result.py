@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pixiu_cli.selection.intent import FiredCue, Intent
-from pixiu_cli.selection.topics import Topics
+from pixiu_cli.selection.topics import NO_TOPICS, Topics
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,7 @@ class Selection:
     normalized: str = ""
     carried: tuple[Carried, ...] = ()  # the stocks taken from earlier turns, and from which
     compact_overview: bool = False  # the overview in one short line a holding (recall first)
-    topics: Topics = Topics()  # the 基本面 part and the 市场概况 section (selection/topics.py)
+    topics: Topics = NO_TOPICS  # the 基本面 part and the 市场概况 section (selection/topics.py)
 
     def explanation(self) -> dict:
         """JSON-ready: what /context and `pixiu context` show under "selection"."""

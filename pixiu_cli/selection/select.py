@@ -52,7 +52,7 @@ from pixiu_cli.selection.names import (
 from pixiu_cli.selection.normalize import normalize
 from pixiu_cli.selection.result import Carried, MentionNote, Selection
 from pixiu_cli.selection.rules import joined, table
-from pixiu_cli.selection.topics import read_topics, turns_to_market
+from pixiu_cli.selection.topics import NO_TOPICS, read_topics, turns_to_market
 from pixiu_cli.selection.topics import warm as warm_topics
 from pixiu_cli.selection.topics import words as topic_words
 
@@ -290,7 +290,7 @@ def _select_one(text: str, table: NameTable, earlier: tuple[EarlierTurn, ...]) -
     if resolved.carried and not selection.symbols and turns_to_market(normalized):
         resolved = selection  # 那大盘呢: the market now, not the stock before
     topics = read_topics(normalized, bool(resolved.symbols), resolved.overview)
-    return replace(resolved, topics=topics) if topics != resolved.topics else resolved
+    return resolved if topics is NO_TOPICS else replace(resolved, topics=topics)
 
 
 def warm() -> None:

@@ -41,6 +41,9 @@ class Topics:
     cues: tuple[FiredCue, ...] = ()
 
 
+NO_TOPICS = Topics()
+
+
 @cache
 def _rules() -> tuple[tuple[TopicCue, ...], dict[str, re.Pattern[str]]]:
     data = table(RULES_FILE)
@@ -80,19 +83,19 @@ def read_topics(text: str, named_stocks: bool, portfolio: bool) -> Topics:
     """The topics of a normalised message; `named_stocks`: the selection took stocks for it,
     `portfolio`: it gets the holdings overview."""
     cues, cancel = _rules()
-    if cancel["concept"].search(text):
-        return Topics()
+    fired = [(cue, match) for cue in cues if (match := cue.pattern.search(text))]
+    if not fired or cancel["concept"].search(text):
+        return NO_TOPICS  # most questions: one search a cue, nothing else
     spans = {topic: [m.span() for m in cancel[topic].finditer(text)] for topic in TOPICS}
-    fired: list[tuple[TopicCue, str]] = []
-    for cue in cues:
-        match = _outside(cue.pattern, spans[cue.topic], text)
-        if match:
-            fired.append((cue, match.group()))
+    kept = [(c, _outside(c.pattern, spans[c.topic], text) if spans[c.topic] else m) for c, m in fired]
+    fired = [(c, m.group()) for c, m in kept if m]
     fundamentals = [c for c, _ in fired if c.topic == FUNDAMENTALS]
     stocks = named_stocks and bool(fundamentals)
     holdings = not named_stocks and portfolio and any(not c.stocks_only for c in fundamentals)
     market = any(c.topic == MARKET for c, _ in fired)
     used = [(c, m) for c, m in fired if c.topic == MARKET or stocks or (holdings and not c.stocks_only)]
+    if not used:
+        return NO_TOPICS
     return Topics(stocks, holdings, market, tuple(FiredCue(c.name, c.topic, m, c.why) for c, m in used))
 
 

@@ -454,3 +454,34 @@ def test_nothing_stored_is_said_in_the_part_and_by_the_command(monkeypatch, home
     shown = cli.ok(fake, "fundamentals", "002415")
     assert "没有 002415 的基本面数据：pixiu data sync --fundamentals 002415" in shown
     assert fake.calls == []  # reading never fetches
+
+
+def test_a_stored_value_that_is_no_number_shows_as_missing_and_fails_nothing(monkeypatch, home, cli):
+    cli.ok(FakeBaostock(), "data", "sync", "--fundamentals", "600519")
+    db = open_database(home / "pixiu.db")
+    try:
+        db.execute("update valuation_days set pe_ttm = 'abc', pb_mrq = X'00ff' where date = '2026-11-24'")
+        db.execute("update financial_reports set revenue = 'Infinity' where period = '2026-09-30'")
+    finally:
+        db.close()
+    record = json.loads(cli.ok(FakeBaostock(), "fundamentals", "600519", "--json"))
+    assert record["valuation"]["pe_ttm"] == {"value": None, "date": "2026-11-24", "source": "baostock", "percentile": None}
+    assert record["report"]["revenue"]["value"] is None
+    text = cli.block(FakeBaostock(), "茅台市盈率多少")
+    assert "PE(TTM) —，PB(MRQ) —" in text and "营收 —（同比" in text
+
+
+@pytest.mark.parametrize(
+    "args, said",
+    [
+        (("--fundamentals", "--market"), "--securities、--fundamentals、--market 一次只能用一个"),
+        (("--fundamentals", "--since", "2026-01-01"), "--fundamentals 不用 --since"),
+        (("--market", "600519"), "--market 只更新全市场快照：不要同时给出股票代码或 --since"),
+        (("--fundamentals", "不存在的股票"), "找不到股票 '不存在的股票'"),
+    ],
+)
+def test_bad_sync_flags_are_one_line_and_fetch_nothing(monkeypatch, home, cli, args, said):
+    fake = FakeBaostock()
+    done = cli.run(fake, "data", "sync", *args)
+    assert done.returncode == 1 and said in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert fake.calls == []
