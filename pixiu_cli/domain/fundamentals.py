@@ -225,8 +225,3 @@ def trailing_cash(dividends: Sequence[Dividend], on: str) -> tuple[Decimal, int]
 
 def market_value(close: Decimal | None, shares: Decimal | None) -> Decimal | None:
     return close * shares if close is not None and shares is not None else None
-
-
-def percent(value: Decimal, places: str = "0.01") -> Decimal:
-    """A fraction as a percent number, rounded half up (0.23456 → 23.46)."""
-    return (value * 100).quantize(Decimal(places), ROUND_HALF_UP)

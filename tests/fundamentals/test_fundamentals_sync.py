@@ -465,7 +465,12 @@ def test_a_stored_value_that_is_no_number_shows_as_missing_and_fails_nothing(mon
     finally:
         db.close()
     record = json.loads(cli.ok(FakeBaostock(), "fundamentals", "600519", "--json"))
-    assert record["valuation"]["pe_ttm"] == {"value": None, "date": "2026-11-24", "source": "baostock", "percentile": None}
+    assert record["valuation"]["pe_ttm"] == {
+        "value": None,
+        "date": "2026-11-24",
+        "source": "baostock",
+        "percentile": None,
+    }
     assert record["report"]["revenue"]["value"] is None
     text = cli.block(FakeBaostock(), "茅台市盈率多少")
     assert "PE(TTM) —，PB(MRQ) —" in text and "营收 —（同比" in text
