@@ -1,6 +1,8 @@
 """Turn data/selection/corpus_*.txt into eval case files: data/selection/tune.json and
-data/selection/heldout.json (the standard `pixiu eval` case format), and the frozen set
-data/selection/frozen_*.txt into data/selection/frozen.json.
+data/selection/heldout.json (the standard `pixiu eval` case format), the frozen set
+data/selection/frozen_*.txt into data/selection/frozen.json, and the topic corpus
+data/selection/topics_*.txt (fundamentals and the market review, issue 39) into
+data/selection/topics_tune.json and topics_heldout.json by the same hash.
 
 The split is a hash of the message, fixed before any selection rule was written, so the
 held-out part is never looked at while tuning: about 40% of every category is held out.
@@ -62,7 +64,72 @@ def checks(expect: str) -> dict:
         return result
     if kind == "TP":
         return {"intent": "trade_review", "sections": ["portfolio_profiles"]}
+    if kind in TOPIC_KINDS:
+        return topic_checks(kind, codes)
     raise ValueError(f"unknown expectation {expect!r}")
+
+
+# The topic corpus's expectations: the stock's 基本面 part is an item of its section that says
+# 基本面; the market review is the section `market`.
+FUNDAMENTALS = "基本面"
+TOPIC_KINDS = ("F", "PF", "K", "KP", "SN", "PN", "GN")
+
+
+def topic_checks(kind: str, codes: list[str]) -> dict:
+    symbol_sections = [f"symbol:{c}" for c in codes]
+    if kind == "F":
+        return {
+            "intent": "single_stock",
+            "symbols": codes,
+            "sections": symbol_sections,
+            "no_sections": ["portfolio_profiles", "market"],
+            "must": [FUNDAMENTALS],
+        }
+    if kind == "SN":
+        return {
+            "intent": "single_stock",
+            "symbols": codes,
+            "sections": symbol_sections,
+            "no_sections": ["portfolio_profiles", "market"],
+            "must_not": [FUNDAMENTALS],
+        }
+    if kind == "PF":
+        return {
+            "intent": "portfolio_review",
+            "symbols": [],
+            "sections": ["portfolio_profiles"],
+            "no_sections": ["symbol:*", "market"],
+            "must": [FUNDAMENTALS],
+        }
+    if kind == "PN":
+        return {
+            "intent": "portfolio_review",
+            "symbols": [],
+            "sections": ["portfolio_profiles"],
+            "no_sections": ["symbol:*", "market"],
+            "must_not": [FUNDAMENTALS],
+        }
+    if kind == "K":
+        return {
+            "symbols": [],
+            "sections": ["market"],
+            "no_sections": ["portfolio_profiles", "symbol:*"],
+            "must_not": [FUNDAMENTALS],
+        }
+    if kind == "KP":
+        return {
+            "intent": "portfolio_review",
+            "symbols": [],
+            "sections": ["market", "portfolio_profiles"],
+            "no_sections": ["symbol:*"],
+            "must_not": [FUNDAMENTALS],
+        }
+    return {
+        "intent": "general",
+        "symbols": [],
+        "no_sections": ["portfolio_profiles", "symbol:*", "market"],
+        "must_not": [FUNDAMENTALS],
+    }
 
 
 def main() -> int:
@@ -85,11 +152,29 @@ def main() -> int:
         for case in cases(path, prefix, counters, seen):
             split_key = case["message"] + "||".join(case.get("history", []))
             (heldout if fresh or (not probe and is_heldout(split_key)) else tune).append(case)
-    for name, found in (("tune", tune), ("heldout", heldout), ("frozen", frozen)):
+    # topics_*.txt (issue 39): written before its rules, split by the same hash into a part
+    # to tune on and a held-out part, kept apart so the older parts' figures stay as they were.
+    topics_tune, topics_heldout = [], []
+    topic_counters: dict[str, int] = {}
+    for path in sorted(ROOT.glob("topics_*.txt")):
+        for case in cases(path, "topic", topic_counters, seen):
+            split_key = case["message"] + "||".join(case.get("history", []))
+            (topics_heldout if is_heldout(split_key) else topics_tune).append(case)
+    outputs = (
+        ("tune", tune),
+        ("heldout", heldout),
+        ("frozen", frozen),
+        ("topics_tune", topics_tune),
+        ("topics_heldout", topics_heldout),
+    )
+    for name, found in outputs:
         (ROOT / f"{name}.json").write_text(
             "[\n" + ",\n".join(json.dumps(c, ensure_ascii=False) for c in found) + "\n]\n", encoding="utf-8"
         )
-    print(f"tune {len(tune)}, held-out {len(heldout)}, frozen {len(frozen)}")
+    print(
+        f"tune {len(tune)}, held-out {len(heldout)}, frozen {len(frozen)}, "
+        f"topics tune {len(topics_tune)}, topics held-out {len(topics_heldout)}"
+    )
     return 0
 
 

@@ -735,3 +735,28 @@ def demo_brief_env(home: Path, now: str) -> dict[str, str]:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     return env
+
+
+@dataclass
+class StandIn:
+    """`pixiu` commands in process on `home` at the pinned `now`, with a stand-in module imported
+    as an optional library (`sys.modules[library]`: baostock, akshare): no network."""
+
+    monkeypatch: Any
+    library: str
+    home: Path
+    now: str
+
+    def run(self, module, *args: str, now: str | None = None) -> CliResult:
+        self.monkeypatch.setitem(sys.modules, self.library, module)
+        return pixiu_in_process(clean_env(self.home, PIXIU_NOW=now or self.now), *args, text=True)
+
+    def ok(self, module, *args: str, now: str | None = None) -> str:
+        done = self.run(module, *args, now=now)
+        assert done.returncode == 0, (args, done.stdout, done.stderr)
+        return done.stdout
+
+    def block(self, module, question: str, now: str | None = None) -> str:
+        """The [上下文信息] block `pixiu context --json` would send for the question."""
+        messages = json.loads(self.ok(module, "context", "--json", question, now=now))
+        return next(m["content"] for m in messages if m["content"].startswith("[上下文信息]"))

@@ -315,10 +315,34 @@ def knowledge_topics() -> tuple[str, ...]:
     return tuple(sorted(p.stem for p in (prompts_dir() / "knowledge").glob("*.md")))
 
 
+# Stored data in its long form, beside the knowledge documents (context/fundamentals.py,
+# context/market_review.py).
+STORED_TOPICS = ("fundamentals", "market")
+
+
+def _stored_long_form(ctx: ToolContext, topic: str, symbol: str | None) -> ToolOutcome:
+    from pixiu_cli.context.fundamentals import long_form
+    from pixiu_cli.context.market_review import long_form as market_long_form
+    from pixiu_cli.market.fundamentals import read_fundamentals
+    from pixiu_cli.market.review import market_review
+    from pixiu_cli.store.fundamentals import FundamentalsStore
+
+    now = ctx.now()
+    if topic == "market":
+        return ToolOutcome({"topic": topic, "content": "\n".join(market_long_form(market_review(ctx.domain.db, now)))})
+    if symbol is None:
+        raise ToolArgumentError("topic 为 fundamentals 时需要 symbol（六位股票代码）")
+    found = read_fundamentals(FundamentalsStore(ctx.domain.db), symbol, report_limit=12)
+    return ToolOutcome({"topic": topic, "symbol": symbol, "content": "\n".join(long_form(found, now.date()))})
+
+
 def _load_context(ctx: ToolContext, args: dict) -> ToolOutcome:
     topic = args["topic"]
+    if topic in STORED_TOPICS:
+        return _stored_long_form(ctx, topic, _code("symbol", args["symbol"]) if "symbol" in args else None)
     if topic not in knowledge_topics():
-        raise ToolArgumentError(f"没有主题 {topic!r}；可用主题：{', '.join(knowledge_topics())}")
+        choices = ", ".join((*knowledge_topics(), *STORED_TOPICS))
+        raise ToolArgumentError(f"没有主题 {topic!r}；可用主题：{choices}")
     return ToolOutcome({"topic": topic, "content": (prompts_dir() / "knowledge" / f"{topic}.md").read_text("utf-8")})
 
 
@@ -419,8 +443,15 @@ TOOLS: tuple[Tool, ...] = (
     ),
     Tool(
         "load_context",
-        "按主题加载知识文档（主题列表见系统提示）。",
-        {"type": "object", "properties": {"topic": {"type": "string"}}, "required": ["topic"]},
+        "按主题加载知识文档，或已存数据的完整版：fundamentals（加 symbol：该股全部报告期、分红、业绩预告）、market（市场概况含全部行业板块）。主题列表见系统提示。",
+        {
+            "type": "object",
+            "properties": {
+                "topic": {"type": "string"},
+                "symbol": {"type": "string", "pattern": CODE, "description": "topic 为 fundamentals 时的六位股票代码"},
+            },
+            "required": ["topic"],
+        },
         _load_context,
     ),
 )

@@ -50,6 +50,8 @@ def eval_command(
             "tune": "调参集（规则据此调整）",
             "heldout": "留出集（只测量，从不据此调整）",
             "frozen": "冻结留出集（新账户，规则之前写成，只测量）",
+            "topics_tune": "基本面与市场 · 调参集",
+            "topics_heldout": "基本面与市场 · 留出集（规则之前写成，只测量）",
         }
         for split, split_report in splits.items():
             _eval_table(renderer, f"选择语料 · {names.get(split, split)}", split_report)

@@ -282,16 +282,35 @@ def data_sync(
         bool, typer.Option("--securities", help="只更新证券列表（全部上市股票的代码和名称）")
     ] = False,
     if_trading_day: common.IfTradingDayOpt = False,
+    fundamentals: Annotated[
+        bool, typer.Option("--fundamentals", help="同步基本面：估值、财报摘要、分红、业绩预告（默认持仓和自选股）")
+    ] = False,
+    market: Annotated[
+        bool, typer.Option("--market", help="同步全市场快照：涨跌家数、涨跌停、成交额、行业板块（akshare）")
+    ] = False,
 ) -> None:
-    """从网络数据源增量同步日线和除权除息（每只股票一个事务）；--securities 更新证券列表。"""
+    """从网络数据源增量同步日线和除权除息（每只股票一个事务）；--securities 更新证券列表；
+    --fundamentals 同步基本面；--market 同步全市场快照。不带代码的同步也会更新已在保存的基本面（到期的财报）和市场快照。"""
     from pixiu_cli.market.source_by_name import SOURCE_NAMES
     from pixiu_cli.services.market import SyncRequest, sync_market, sync_targets
 
     choice(source, SOURCE_NAMES, "--source")
+    if sum((securities, fundamentals, market)) > 1:
+        raise common.CliError("--securities、--fundamentals、--market 一次只能用一个")
+    if securities and (codes or since):
+        raise common.CliError("--securities 只更新证券列表：不要同时给出股票代码或 --since")
+    if market and (codes or since):
+        raise common.CliError("--market 只更新全市场快照：不要同时给出股票代码或 --since")
     if securities:
-        if codes or since:
-            raise common.CliError("--securities 只更新证券列表：不要同时给出股票代码或 --since")
         _sync_securities(source, timeout)
+        return
+    if market:
+        _sync_market_snapshot(timeout)
+        return
+    if fundamentals:
+        if since:
+            raise common.CliError("--fundamentals 不用 --since：估值从上次存到的日子之后增量获取")
+        _sync_fundamentals([stock_code(c) for c in codes or []], source, timeout)
         return
     since = common.day(since, "--since")
     shown = common.renderer()
@@ -300,10 +319,36 @@ def data_sync(
     with database() as db:
         symbols = sync_targets(db, [series_code(c) for c in codes] if codes else None)
         with shown.progress(len(symbols), f"同步（{source}）", show=len(symbols) > 3) as advance:
-            request = SyncRequest(symbols, source, since, timeout)
+            request = SyncRequest(symbols, source, since, timeout, daily=not codes)
             push = common.settings().push
             done = sync_market(db, request, now(), common.costs(), on_symbol=lambda o: advance(), push=push)
     _show_sync(shown, source, done)
+
+
+def _sync_fundamentals(symbols: list[str], source: str, timeout: float) -> None:
+    from pixiu_cli.services.fundamentals import FundamentalsRequest, fundamentals_targets, sync_fundamentals
+    from pixiu_cli.views.fundamentals import fundamentals_sync_lines
+
+    shown = common.renderer()
+    with database() as db:
+        targets = fundamentals_targets(db, symbols)
+        with shown.progress(len(targets), f"同步基本面（{source}）", show=len(targets) > 3) as advance:
+            done = sync_fundamentals(db, FundamentalsRequest(targets, source, timeout), now(), lambda o: advance())
+    lines, error = fundamentals_sync_lines(done)
+    for line in lines:
+        shown.line(line)
+    if error:
+        shown.error(error)
+        raise typer.Exit(1)
+
+
+def _sync_market_snapshot(timeout: float) -> None:
+    from pixiu_cli.services.market_review import SnapshotRequest, sync_snapshot
+    from pixiu_cli.views.fundamentals import snapshot_line
+
+    with database() as db:
+        snapshot = sync_snapshot(db, SnapshotRequest(max(timeout, 30.0)), now())
+    common.renderer().info(snapshot_line(snapshot))
 
 
 def _sync_securities(source: str, timeout: float) -> None:

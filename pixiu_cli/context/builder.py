@@ -29,6 +29,7 @@ from pixiu_cli.context.block import (
 )
 from pixiu_cli.context.memory import MemoryAssembler, MemoryLimits
 from pixiu_cli.context.oversize import clipped_message
+from pixiu_cli.context.topics import with_topics
 from pixiu_cli.context.values import text
 from pixiu_cli.context.watch import about_watchlist, watch_holders, watch_section, watched
 from pixiu_cli.context.withdrawals import withdrawn_section
@@ -238,6 +239,7 @@ class ContextBuilder:
             valuation=account if account is not None and _worth_saying(account.account) else None,
             watched=watch,
         )
+        sections = with_topics(sections, selection, self.domain.db, holdings, account, now)
         if watch and about_watchlist(user_text):
             sections.append(watch_section(watch, self.names, self.domain, now.date()))
         if withdrawn is not None:  # right after the time: never trimmed, read before the rest

@@ -38,6 +38,10 @@ optional), ``now`` (ISO 8601 with an offset, e.g. ``2026-03-04T10:15:00+08:00``)
     ``d1`` undoes a trade) or ``{"edit": "n1", "text": "新文本"}`` (`/memory edit`). With
     ``earlier`` the checked block is the one `build_messages` sends for ``message`` in that
     conversation (delta layout); without it, a fresh block as before.
+``stored`` (optional)
+    A file of ``datasets/stored/`` with market data stored as the syncs would: valuation
+    days, report periods, dividends, benchmark bars, a whole-market session
+    (`pixiu_cli.evals.stored_data`).
 ``market_list`` (optional, boolean)
     Load the shipped security names (``data/selection/securities.tsv``) into the security
     master first, standing in for a market-data sync: every name there is known.
@@ -90,10 +94,11 @@ from typing import Any
 from pixiu_cli.context.memory import MemoryLimits
 from pixiu_cli.dataset import DatasetError, parse_document
 from pixiu_cli.evals.case_files import EvalError, apply_patch, case_dataset, case_files
+from pixiu_cli.evals.stored_data import stored_data
 from pixiu_cli.selection.intent import Intent
 
 _REQUIRED = ("id", "category", "now", "dataset", "message")
-_OPTIONAL = ("description", "dataset_patch", "limits", "summary", "earlier", "history", "market_list")
+_OPTIONAL = ("description", "dataset_patch", "limits", "summary", "earlier", "history", "market_list", "stored")
 _STRING_LIST_CHECKS = ("must", "must_not", "sections", "no_sections", "omitted", "not_omitted", "quoted")
 _CHECKS = (*_STRING_LIST_CHECKS, "intent", "symbols", "max_tokens", "counts")
 _KNOWN = frozenset((*_REQUIRED, *_OPTIONAL, *_CHECKS))
@@ -113,6 +118,7 @@ class EvalCase:
     earlier: tuple[dict, ...] = ()
     history: tuple[str, ...] = ()
     market_list: bool = False
+    stored: dict | None = None  # market data stored beside the data set (evals/stored_data.py)
     must: tuple[str, ...] = ()
     must_not: tuple[str, ...] = ()
     intent: str | None = None
@@ -195,6 +201,7 @@ def parse_case(raw: Any, source: Path | None = None, index: int = 0) -> EvalCase
         earlier=earlier,
         history=tuple(raw.get("history", [])),
         market_list=raw.get("market_list", False),
+        stored=stored_data(raw["stored"], source, fail) if "stored" in raw else None,
         source=source,
         **checks,
     )

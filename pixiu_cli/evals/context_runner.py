@@ -20,6 +20,7 @@ from pixiu_cli.context.memory import MemoryLimits
 from pixiu_cli.dataset import parse_document
 from pixiu_cli.evals.context_cases import EvalCase, load_cases
 from pixiu_cli.evals.context_checks import check, one_line
+from pixiu_cli.evals.stored_data import write_stored
 from pixiu_cli.resources import data_dir
 from pixiu_cli.selection.names import securities_for_document, shipped_market_list
 from pixiu_cli.store.conversations import ConversationStore
@@ -89,7 +90,13 @@ def _template_bytes() -> bytes:
 def _populated(case: EvalCase, path: Path) -> None:
     """Write the case's database at `path`: imported data set (and market list), built
     once per distinct data set and `now`, then copied (hundreds of corpus cases share three)."""
-    key = (json.dumps(case.document, sort_keys=True, ensure_ascii=False), case.now.isoformat(), case.market_list)
+    stored = json.dumps(case.stored, sort_keys=True) if case.stored else ""
+    key = (
+        json.dumps(case.document, sort_keys=True, ensure_ascii=False),
+        case.now.isoformat(),
+        case.market_list,
+        stored,
+    )
     cached = _POPULATED.get(key)
     if cached is None:
         path.write_bytes(_template_bytes())
@@ -100,6 +107,8 @@ def _populated(case: EvalCase, path: Path) -> None:
         if case.market_list:
             master.upsert(shipped_market_list())
         master.upsert(securities_for_document(data), keep_names=True)
+        if case.stored:
+            write_stored(db, case.stored, case.now.isoformat(timespec="seconds"))
         db.conn.close()  # checkpoints the WAL into the file
         cached = _POPULATED[key] = path.read_bytes()
         if len(_POPULATED) > 64:
@@ -200,9 +209,10 @@ def summarize(report: EvalReport) -> Mapping[str, Any]:
 
 
 # The selection corpus (data/selection): a part to tune on, a held-out part, and a frozen
-# held-out set written on accounts of its own before the rules that it measures
+# held-out set written on accounts of its own before the rules that it measures; the topic
+# corpus (fundamentals and the market review) split the same way, reported apart
 SELECTION_FOLDER = "selection"
-SELECTION_SPLITS = ("tune", "heldout", "frozen")
+SELECTION_SPLITS = ("tune", "heldout", "frozen", "topics_tune", "topics_heldout")
 
 
 def selection_corpus() -> dict[str, list[EvalCase]]:

@@ -13,6 +13,7 @@ from pixiu_cli.repl import (  # noqa: F401  (importing registers the commands)
     cache_commands,
     chart_commands,
     context_commands,
+    fundamentals_commands,
     memory_commands,
     news_commands,
     retry_command,

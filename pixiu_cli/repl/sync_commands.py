@@ -27,7 +27,7 @@ def _source(args: list[str]) -> str:
 def _request(state: ReplState, source: str):
     from pixiu_cli.services.market import SyncRequest, sync_targets
 
-    return SyncRequest(sync_targets(state.app.store.db, None), source)
+    return SyncRequest(sync_targets(state.app.store.db, None), source, daily=True)
 
 
 def _show(state: ReplState, source: str, done) -> None:

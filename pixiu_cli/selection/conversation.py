@@ -27,6 +27,7 @@ from functools import cache
 from pixiu_cli.selection.intent import Group, Intent
 from pixiu_cli.selection.result import Carried, Selection
 from pixiu_cli.selection.rules import joined, table
+from pixiu_cli.selection.topics import words as topic_words
 
 # How many earlier user messages a follow-up can reach back to.
 EARLIER_TURNS = 4
@@ -54,7 +55,8 @@ class _Rules:
 
 @cache
 def _rules() -> _Rules:
-    data = table("mentions.toml")["follow_up"]
+    data = dict(table("mentions.toml")["follow_up"])
+    data["needs_object"] = [joined(data["needs_object"]), "|", topic_words("needs_object")]  # topics.toml's too
     return _Rules(**{key: re.compile(joined(value)) for key, value in data.items()})
 
 

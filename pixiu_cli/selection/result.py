@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pixiu_cli.selection.intent import FiredCue, Intent
+from pixiu_cli.selection.topics import NO_TOPICS, Topics
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,7 @@ class Selection:
     normalized: str = ""
     carried: tuple[Carried, ...] = ()  # the stocks taken from earlier turns, and from which
     compact_overview: bool = False  # the overview in one short line a holding (recall first)
+    topics: Topics = NO_TOPICS  # the 基本面 part and the 市场概况 section (selection/topics.py)
 
     def explanation(self) -> dict:
         """JSON-ready: what /context and `pixiu context` show under "selection"."""
@@ -54,4 +56,12 @@ class Selection:
                 for m in self.mentions
             ],
             "carried": [{"symbol": c.symbol, "turns_ago": c.turns_ago, "message": c.message} for c in self.carried],
+            "topics": {
+                "fundamentals": self.topics.fundamentals,
+                "holdings_fundamentals": self.topics.holdings_fundamentals,
+                "market": self.topics.market,
+                "cues": [
+                    {"name": c.name, "topic": c.group, "matched": c.matched, "why": c.why} for c in self.topics.cues
+                ],
+            },
         }

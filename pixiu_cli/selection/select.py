@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 
 from pixiu_cli.selection.codes import find_codes
@@ -52,6 +52,9 @@ from pixiu_cli.selection.names import (
 from pixiu_cli.selection.normalize import normalize
 from pixiu_cli.selection.result import Carried, MentionNote, Selection
 from pixiu_cli.selection.rules import joined, table
+from pixiu_cli.selection.topics import NO_TOPICS, read_topics, turns_to_market
+from pixiu_cli.selection.topics import warm as warm_topics
+from pixiu_cli.selection.topics import words as topic_words
 
 __all__ = ["Carried", "MentionNote", "Selection", "extract_symbols", "select", "warm"]
 
@@ -76,7 +79,9 @@ def _compiled(section: dict, kind):
 
 @cache
 def _mention_rules() -> _MentionRules:
-    return _compiled(table("mentions.toml")["mention"], _MentionRules)
+    section = dict(table("mentions.toml")["mention"])
+    section["investing"] = [joined(section["investing"]), "|", topic_words("investing")]  # topics.toml's words too
+    return _compiled(section, _MentionRules)
 
 
 def _code_notes(
@@ -281,7 +286,11 @@ def _select_one(text: str, table: NameTable, earlier: tuple[EarlierTurn, ...]) -
         normalized,
         compact_overview=result.compact,
     )
-    return resolve(selection, earlier) if earlier else selection
+    resolved = resolve(selection, earlier) if earlier else selection
+    if resolved.carried and not selection.symbols and turns_to_market(normalized):
+        resolved = selection  # 那大盘呢: the market now, not the stock before
+    topics = read_topics(normalized, bool(resolved.symbols), resolved.overview)
+    return resolved if topics is NO_TOPICS else replace(resolved, topics=topics)
 
 
 def warm() -> None:
@@ -290,6 +299,7 @@ def warm() -> None:
     warm_intent()
     _mention_rules()
     warm_conversation()
+    warm_topics()
     normalize("")
 
 

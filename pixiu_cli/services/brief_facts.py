@@ -3,7 +3,8 @@ as of the newest stored bar of the holdings (and how many sessions that is behin
 holding's move and P&L since the last brief (or, for the first one, since the previous
 bar), the trades, changed signals and news since then, every alert fired since then, and
 the user's own rules at risk (a position over its cap, a stop crossed, a plan's price
-reached), read from their rule notes, plans and persona."""
+reached), read from their rule notes, plans and persona. They begin with the market review
+(the benchmarks, the whole market's breadth and industries: market/review.py)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from pixiu_cli.domain.ledger import dec
 from pixiu_cli.domain.news import StoredNews
 from pixiu_cli.domain.valuation import AccountView, ValuedPosition
 from pixiu_cli.market.calendar import TradingCalendar, beyond_calendar
+from pixiu_cli.market.review import MarketReview, market_review
 from pixiu_cli.market.trading_days import as_shanghai
 from pixiu_cli.services.account import account_record, derive_positions, read_account
 from pixiu_cli.services.brief_rules import user_rules
@@ -88,6 +90,7 @@ class BriefFacts:
     risks: tuple[RuleAtRisk, ...]
     directions: dict[str, str | None]  # each holding's latest signal direction
     account: dict = field(default_factory=dict)  # the account's record (services/account.py), as holdings --json
+    market: MarketReview | None = None  # the market review the facts begin with (market/review.py)
 
     @property
     def as_of(self) -> str:
@@ -256,4 +259,5 @@ def brief_facts(db, now: datetime, cost_method: str = "diluted") -> BriefFacts:
         news=tuple(NewsStore(db).since(symbols, since, LIST_LIMIT)),
         risks=_risks(moves, rules, closes),
         directions=directions,
+        market=market_review(db, now),
     )

@@ -5,6 +5,7 @@ user's own notes) is quoted as data."""
 from __future__ import annotations
 
 from pixiu_cli.analytics.stated_rules import CAP, PLAN_ABOVE, PLAN_BELOW, ROLE_CAP, STOP
+from pixiu_cli.context.market_review import NOTHING_STORED, review_facts
 from pixiu_cli.context.quoting import defuse, quote_data
 from pixiu_cli.context.values import show_number, show_price
 from pixiu_cli.domain.vocabulary import BRIEF_FACTS, side_name
@@ -113,9 +114,18 @@ def _events(f: BriefFacts) -> list[str]:
     ]
 
 
+def _market(f: BriefFacts) -> list[str]:
+    if f.market is None:
+        return []
+    if f.market.empty:  # one line, not what is published elsewhere
+        return [f"市场概况：{NOTHING_STORED}"]
+    return ["市场概况（各项注明日期和来源）：", *(f"- {fact.text}" for fact in review_facts(f.market))]
+
+
 def fact_lines(f: BriefFacts) -> list[str]:
     return [
         *_header(f),
+        *_market(f),
         "持仓：",
         *(_move_line(m) for m in f.moves),
         *_events(f),

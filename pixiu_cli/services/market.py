@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # what the import and the sync load, so /chart and the watch 
     from pixiu_cli.market.importer import ImportResult
     from pixiu_cli.market.security_master import MasterRefresh
     from pixiu_cli.market.sync import SyncOutcome
+    from pixiu_cli.services.fundamentals import KeptRefresh
 
 
 def _stamp(now: datetime) -> str:
@@ -150,6 +151,7 @@ class SyncRequest:
     source: str  # one of market.source_by_name.SOURCE_NAMES
     since: str | None = None  # refetch from this day (default: incremental)
     timeout: float = 20.0
+    daily: bool = False  # the default sync: also what is kept beside the bars (services/fundamentals.py)
 
 
 @dataclass(frozen=True)
@@ -158,6 +160,7 @@ class SyncResult:
     calendar_notes: list[str]  # days where the source's trading dates disagree with the calendar file
     refreshed: RefreshSummary
     pushed: list = field(default_factory=list)  # [push] alerts: each new alert's delivery (push/deliver.py)
+    kept: KeptRefresh | None = None  # the daily sync's fundamentals and market snapshot
 
     @property
     def failed(self) -> list[SyncOutcome]:
@@ -199,7 +202,12 @@ def sync_market(
     changed = [o.symbol for o in outcomes if not o.error and o.rows]
     refreshed = refresh(db, changed, now, costs)
     pushed = push_new_alerts(db, push, mark, now) if push is not None else []
-    return SyncResult(outcomes, notes, refreshed, pushed)
+    kept = None
+    if request.daily:
+        from pixiu_cli.services.fundamentals import refresh_kept
+
+        kept = refresh_kept(db, request.source, request.timeout, now)
+    return SyncResult(outcomes, notes, refreshed, pushed, kept)
 
 
 @dataclass(frozen=True)

@@ -707,3 +707,64 @@ def m030_memory_authors(db: Database) -> None:
         "when source = 'model' then 'proposal' "
         "else 'import' end"
     )
+
+
+@migrations()
+def m030_fundamentals_and_market_review(db: Database) -> None:
+    # Fundamentals as the sources gave them (`pixiu data sync --fundamentals`): numbers as
+    # decimal text, so a figure reads back exactly as the source wrote it (money is Decimal).
+    # A stock's daily valuation, keyed like its bars.
+    db.execute(
+        "create table valuation_days (symbol text not null, date text not null, source text not null, "
+        "close text, pe_ttm text, pb_mrq text, ps_ttm text, pcf_ttm text, total_mv text, float_mv text, "
+        "fetched_at text, primary key (symbol, date)) without rowid"
+    )
+    db.execute(
+        "create table financial_reports (symbol text not null, period text not null, source text not null, "
+        "published text, revenue text, revenue_yoy text, net_profit text, net_profit_yoy text, roe text, "
+        "gross_margin text, net_margin text, debt_ratio text, operating_cash_flow text, cfo_to_profit text, "
+        "eps_ttm text, total_shares text, float_shares text, fetched_at text, primary key (symbol, period))"
+    )
+    # A sync replaces a source's dividends of the stock (plans change until they are paid).
+    db.execute(
+        "create table dividends (id integer primary key, symbol text not null, source text not null, "
+        "announced text, ex_date text, pay_date text, cash text, bonus_shares text, transfer_shares text, "
+        "summary text, fetched_at text)"
+    )
+    db.execute("create index dividends_symbol on dividends(symbol, ex_date)")
+    # 业绩预告 / 业绩快报: what a company said about a period before its report.
+    db.execute(
+        "create table report_notices (symbol text not null, period text not null, kind text not null, "
+        "source text not null, published text, summary text, change_low text, change_high text, "
+        "fetched_at text, primary key (symbol, period, kind))"
+    )
+    # Which stocks keep fundamentals (a daily sync refreshes these only), when their valuation
+    # and their reports were last fetched, and why the last attempt failed.
+    db["fundamentals_sync"].create(
+        {"symbol": str, "source": str, "last_sync_at": str, "reports_at": str, "last_error": str, "errored_at": str},
+        pk="symbol",
+    )
+    # The whole market on one session (`pixiu data sync --market`), counted from the
+    # source's snapshot of every listed stock, and its industry boards.
+    db["market_breadth"].create(
+        {
+            "session": str,
+            "taken_at": str,
+            "source": str,
+            "closed": int,
+            "stocks": int,
+            "advancers": int,
+            "decliners": int,
+            "flat": int,
+            "suspended": int,
+            "limit_up": int,
+            "limit_down": int,
+            "turnover": str,
+        },
+        pk="session",
+    )
+    db.execute(
+        "create table industry_moves (session text not null, code text not null, name text, change text, "
+        "advancers integer, decliners integer, leader text, leader_change text, source text, taken_at text, "
+        "primary key (session, code))"
+    )

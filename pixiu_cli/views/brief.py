@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pixiu_cli.services.brief import BriefEstimate, BriefOutcome
 from pixiu_cli.services.brief_facts import BriefFacts
+from pixiu_cli.services.market_review import review_record
 
 
 def over_budget(estimate: BriefEstimate, limit: float) -> bool:
@@ -52,6 +53,7 @@ def _facts_json(f: BriefFacts) -> dict:
         "alerts": [a.__dict__ for a in f.alerts],
         "signal_changes": [s.__dict__ for s in f.signals],
         "news": [n.__dict__ for n in f.news],
+        "market": review_record(f.market) if f.market else None,
         "rules_at_risk": [
             {
                 "kind": r.rule.kind,

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pixiu_cli.domain.benchmarks import benchmark_for
+from pixiu_cli.views.fundamentals import kept_lines
 from pixiu_cli.views.push import delivery_line
 
 
@@ -44,6 +45,7 @@ def sync_report(source: str, done) -> SyncReport:
             lines += [suspect_line(o.symbol, gap) for gap in o.suspects]
             lines += o.refused
     lines += done.refreshed.lines()
+    lines += kept_lines(done.kept)
     lines += [f"预警{delivery_line(d)}" for d in getattr(done, "pushed", ())]
     return SyncReport(lines, warning, _failure(source, done))
 

@@ -96,7 +96,9 @@ def test_eval_reports_shipped_tune_and_held_out(offline_env):
     summary = json.loads(done.stdout)
     assert summary["pass_rate"] == 1.0 and "categories" in summary and "failures" in summary  # shape kept
     splits = summary["selection"]
-    assert set(splits) == {"tune", "heldout", "frozen"}
+    assert set(splits) == {"tune", "heldout", "frozen", "topics_tune", "topics_heldout"}
+    topics = splits["topics_heldout"]  # fundamentals and the market review: written before their rules
+    assert topics["total"] >= 60 and topics["pass_rate"] >= 0.95
     held = splits["heldout"]
     assert held["total"] >= 200 and held["pass_rate"] >= 0.95
     assert all(c["passed"] / c["total"] >= 0.9 for c in held["categories"].values())

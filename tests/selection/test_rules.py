@@ -10,7 +10,7 @@ import shutil
 import pytest
 
 from pixiu_cli.resources import data_dir
-from pixiu_cli.selection import codes, conversation, homophones, intent, names, normalize, rules, select
+from pixiu_cli.selection import codes, conversation, homophones, intent, names, normalize, rules, select, topics
 from pixiu_cli.selection.intent import Group, Intent, analyze
 
 RULES = data_dir() / "selection" / "rules"
@@ -28,6 +28,10 @@ _CACHED = (
     select._mention_rules,
     conversation._rules,
     select._holdings_table,
+    topics._rules,
+    topics.words,
+    topics._to_market,
+    topics.read_topics,
 )
 
 
@@ -60,6 +64,7 @@ def test_every_rules_file_loads_and_every_cue_has_a_known_group():
         "shadow_words.txt",
         "dialect.tsv",
         "words.toml",
+        "topics.toml",
     }
     loaded = intent.cues()
     assert len(loaded) == len(rules.table("intent.toml")["cue"]) > 40
@@ -140,4 +145,5 @@ def test_a_pattern_written_in_parts_is_one_pattern():
     assert rules.joined(["股|仓|", "涨|跌"]) == "股|仓|涨|跌"
     investing = rules.table("mentions.toml")["mention"]["investing"]
     assert isinstance(investing, list)  # a long list is written in parts in the file
-    assert select._mention_rules().investing.pattern == "".join(investing)
+    # the topics' evidence words (topics.toml) are one alternative more
+    assert select._mention_rules().investing.pattern == "".join(investing) + "|" + topics.words("investing")

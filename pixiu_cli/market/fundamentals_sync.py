@@ -1,0 +1,114 @@
+"""`pixiu data sync --fundamentals` and the daily sync's part of it: for each stock, the
+valuation days since the last stored one, and — when asked for, or when due (a new report
+period, see domain/fundamentals.refresh_due) — its recent report periods, dividends and
+notices; one transaction per stock. A source that fails leaves what is stored, says why in
+one line, and the remaining stocks are not tried (as a bar sync)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from datetime import date, datetime, timedelta
+
+from pixiu_cli.domain.fundamentals import (
+    PERCENTILE_YEARS,
+    FinancialReport,
+    FundamentalsWrite,
+    recent_periods,
+    refresh_due,
+)
+from pixiu_cli.market.sources import SourceError
+from pixiu_cli.store.fundamentals import FundamentalsStore
+
+FIRST_PERIODS = 8  # two years: a period a year earlier for every one of the last four
+LATER_PERIODS = 4
+DIVIDEND_YEARS = 6
+NOTICE_DAYS = 400
+
+
+@dataclass(frozen=True)
+class FundamentalsOutcome:
+    symbol: str
+    valuations: int = 0
+    reports: int = 0
+    dividends: int = 0
+    notices: int = 0
+    latest_period: str | None = None
+    reports_fetched: bool = False
+    error: str | None = None
+
+
+def _valuation_start(store: FundamentalsStore, symbol: str, today: date) -> str:
+    last = store.last_valuation_date(symbol)
+    if last:
+        return (date.fromisoformat(last) + timedelta(days=1)).isoformat()
+    return (today - timedelta(days=round(365.25 * PERCENTILE_YEARS) + 7)).isoformat()
+
+
+def with_growth(fetched: list[FinancialReport], stored: list[FinancialReport]) -> list[FinancialReport]:
+    """Revenue growth where the source gives none: against the same period a year earlier,
+    from this sync's or the stored reports of the same source."""
+    by_period = {r.period: r for r in stored if r.source in {f.source for f in fetched}}
+    by_period |= {r.period: r for r in fetched}
+    out = []
+    for r in fetched:
+        before = by_period.get(f"{int(r.period[:4]) - 1}{r.period[4:]}")
+        if r.revenue_yoy is None and r.revenue and before and before.revenue:
+            r = replace(r, revenue_yoy=r.revenue / before.revenue - 1)
+        out.append(r)
+    return out
+
+
+def _reports_due(store: FundamentalsStore, symbol: str, today: date) -> bool:
+    state = store.sync_state(symbol) or {}
+    stamp = state.get("reports_at")
+    latest = store.reports(symbol, 1)
+    return refresh_due(latest[0].period if latest else None, date.fromisoformat(stamp[:10]) if stamp else None, today)
+
+
+def sync_one(store: FundamentalsStore, source, symbol: str, now: datetime, force: bool) -> FundamentalsOutcome:
+    today = now.date()
+    stamp = now.isoformat(timespec="seconds")
+    start = _valuation_start(store, symbol, today)
+    valuations = source.valuations(symbol, start, today.isoformat()) if start <= today.isoformat() else []
+    if not (force or _reports_due(store, symbol, today)):
+        store.write(FundamentalsWrite(symbol, source.name, stamp, tuple(valuations), reports_fetched=False))
+        return FundamentalsOutcome(symbol, len(valuations))
+    stored = store.reports(symbol, FIRST_PERIODS)
+    periods = recent_periods(today, LATER_PERIODS if stored else FIRST_PERIODS)
+    reports = with_growth(source.reports(symbol, periods), stored)
+    dividends = source.dividends(symbol, list(range(today.year - DIVIDEND_YEARS + 1, today.year + 1)))
+    notices = source.notices(symbol, (today - timedelta(days=NOTICE_DAYS)).isoformat(), today.isoformat())
+    write = FundamentalsWrite(
+        symbol, source.name, stamp, tuple(valuations), tuple(reports), tuple(dividends), tuple(notices)
+    )
+    store.write(write)
+    latest = max((r.period for r in reports), default=None)
+    return FundamentalsOutcome(symbol, len(valuations), len(reports), len(dividends), len(notices), latest, True)
+
+
+def sync_fundamentals(
+    store: FundamentalsStore,
+    source,
+    symbols: Sequence[str],
+    now: datetime,
+    *,
+    force: bool,
+    on_symbol: Callable[[FundamentalsOutcome], None] = lambda o: None,
+) -> list[FundamentalsOutcome]:
+    """force: fetch the reports of every stock (an explicit --fundamentals), not only the due ones."""
+    stamp = now.isoformat(timespec="seconds")
+    outcomes: list[FundamentalsOutcome] = []
+    for index, symbol in enumerate(symbols):
+        try:
+            outcome = sync_one(store, source, symbol, now, force)
+        except SourceError as exc:
+            for rest in symbols[index:]:
+                store.mark_failed(rest, str(exc), stamp)
+                failed = FundamentalsOutcome(rest, error=str(exc))
+                outcomes.append(failed)
+                on_symbol(failed)
+            return outcomes
+        outcomes.append(outcome)
+        on_symbol(outcome)
+    return outcomes
