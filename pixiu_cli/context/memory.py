@@ -173,28 +173,44 @@ def _value_text(v) -> str:
     )
 
 
-def _cash_text(cash) -> str:
+def _money(amount: Decimal) -> str:
+    return show_number(float(round(amount, 2)))
+
+
+# How the account line names each of its figures (the eval's `account` check reads it too).
+ACCOUNT_LABELS = {"total_assets": "总资产", "stock_value": "股票市值", "cash": "现金", "realised": "已实现合计"}
+
+
+def account_figures(view) -> dict[str, str]:
+    """The account line's figures, as the block writes them: cash and total assets only when
+    the cash is known."""
+    account = view.account
+    figures = {"stock_value": _money(account.stock_value), "realised": f"{float(account.realised_pnl):+,.2f}"}
+    if account.cash is not None:
+        figures["cash"] = _money(account.cash.amount)
+        figures["total_assets"] = _money(account.total_assets)
+    return figures
+
+
+def _cash_text(cash, figure: str) -> str:
     rolled = f"，其后 {cash.rolled} 笔流水已计入" if cash.rolled else ""
     missing = f"；其后 {cash.missing} 笔成交的资金变动未知，未计入" if cash.missing else ""
     stated = cash.stated
-    return (
-        f"现金 {show_number(float(round(cash.amount, 2)))}（{stated.as_of} 余额 "
-        f"{show_number(float(round(Decimal(repr(float(stated.amount))), 2)))}{rolled}{missing}）"
-    )
+    return f"现金 {figure}（{stated.as_of} 余额 {_money(Decimal(repr(float(stated.amount))))}{rolled}{missing}）"
 
 
 def _assets_text(view) -> str:
     """What the weights are shares of: total assets with the cash, else the stocks alone."""
-    account = view.account
-    stocks = show_number(float(round(account.stock_value, 2)))
+    account, figures = view.account, account_figures(view)
+    stocks = figures["stock_value"]
     at_cost = f"，其中 {account.unpriced} 只无行情按成本计" if account.unpriced else ""
     method = COST_METHOD_NAMES.get(account.cost_method, account.cost_method)
     if account.cash is None:
         return f"股票市值 {stocks}（全部持仓{at_cost}；现金未知，仓位按股票市值计）；成本为{method}"
     return (
-        f"总资产 {show_number(float(round(account.total_assets, 2)))} = 股票市值 {stocks}（全部持仓{at_cost}）"
-        f" + {_cash_text(account.cash)}；仓位按总资产计；成本为{method}；"
-        f"浮动盈亏合计 {float(account.unrealised_pnl):+,.2f}，已实现合计 {float(account.realised_pnl):+,.2f}"
+        f"总资产 {figures['total_assets']} = 股票市值 {stocks}（全部持仓{at_cost}）"
+        f" + {_cash_text(account.cash, figures['cash'])}；仓位按总资产计；成本为{method}；"
+        f"浮动盈亏合计 {float(account.unrealised_pnl):+,.2f}，已实现合计 {figures['realised']}"
     )
 
 
