@@ -27,16 +27,18 @@ from pixiu_cli.context.block import (
     is_context_message,
     parsed_digests,
 )
-from pixiu_cli.context.memory import MemoryAssembler, MemoryLimits
+from pixiu_cli.context.brief_objects import BriefObjects
+from pixiu_cli.context.memory import Asked, MemoryAssembler, MemoryLimits
 from pixiu_cli.context.oversize import clipped_message
 from pixiu_cli.context.values import text
-from pixiu_cli.context.watch import about_watchlist, watch_holders, watch_section, watched
+from pixiu_cli.context.watch import watch_holders, watch_section, watched
 from pixiu_cli.context.withdrawals import withdrawn_section
 from pixiu_cli.market.trading_days import SHANGHAI
 from pixiu_cli.resources import prompts_dir, read_prompt
 from pixiu_cli.selection.intent import Intent
 from pixiu_cli.selection.names import NameSource
 from pixiu_cli.selection.select import Selection, select
+from pixiu_cli.selection.targets import WATCHLIST
 from pixiu_cli.store.conversations import Conversation, ConversationStore, Turn
 from pixiu_cli.store.domain import DomainStore
 from pixiu_cli.store.securities import SecurityMaster
@@ -175,13 +177,20 @@ class ContextBuilder:
         self.names = NameSource(SecurityMaster(domain.db), cache_dir=names_cache)
         self.ablate = frozenset(ablate)
 
-    def select(self, user_text: str, earlier: tuple[str, ...] | list[str] = (), holdings=None, watch=None) -> Selection:
+    def select(
+        self, user_text: str, earlier: tuple[str, ...] | list[str] = (), holdings=None, watch=None, now=None
+    ) -> Selection:
         """Symbols, intent and overview for a message (and why), given the earlier questions.
-        Watched stocks are named like holdings (context/watch.py)."""
+        Watched stocks are named like holdings (context/watch.py). With `now`, the windows its
+        time words move, and the stocks the briefs an earlier turn read named."""
         holdings = self.domain.holdings() if holdings is None else holdings
         watch = watched(self.domain) if watch is None else watch
         named = [*holdings, *watch_holders(watch, self.names, {text(h.symbol) for h in holdings})]
-        return select(user_text, self.names.table(named), earlier=earlier)
+        table = self.names.table(named)
+        if now is None:
+            return select(user_text, table, earlier=earlier)
+        objects = BriefObjects(self.domain, table, self.limits, now)
+        return select(user_text, table, earlier=earlier, today=now.date(), objects=objects)
 
     def _named(self, holdings: list) -> list:
         """Holdings recorded without a name (a trade that named none stores the code as its
@@ -222,8 +231,13 @@ class ContextBuilder:
         account = self.valuer(now) if self.valuer else None
         holdings = list(account.holdings) if account is not None else self._named(self.domain.holdings())
         watch = watched(self.domain)
-        selection = self.select(user_text, earlier, holdings, watch)
+        selection = self.select(user_text, earlier, holdings, watch, now)
         prices = self.prices() if self.prices else None
+        asked = Asked(
+            frozenset(selection.targets),
+            {w.section: w for w in selection.windows},
+            getattr(self.valuer, "history", None),
+        )
         sections = MemoryAssembler(self.domain, self.limits, prices).sections(
             now=now,
             symbols=selection.symbols,
@@ -236,8 +250,9 @@ class ContextBuilder:
             names=self._unheld_names(selection.symbols, holdings),
             valuation=account if account is not None and _worth_saying(account.account) else None,
             watched=watch,
+            asked=asked,
         )
-        if watch and about_watchlist(user_text):
+        if WATCHLIST in selection.targets:
             sections.append(watch_section(watch, self.names, self.domain, now.date()))
         if withdrawn is not None:  # right after the time: never trimmed, read before the rest
             sections.insert(1, withdrawn)

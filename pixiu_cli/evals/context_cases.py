@@ -295,7 +295,7 @@ def _account_check(key: str, value: Any, fail) -> dict:
     if not isinstance(value, dict) or not value or set(value) - set(ACCOUNT_FIGURES):
         raise fail(f"account 应为 {{数值名: 文本}} 对象，数值名为 {' / '.join(ACCOUNT_FIGURES)}")
     if not all(isinstance(v, str) and v.strip() for v in value.values()):
-        raise fail("account 的每个数值应为非空字符串（如 \"62,751.30\"）")
+        raise fail('account 的每个数值应为非空字符串（如 "62,751.30"）')
     return dict(value)
 
 

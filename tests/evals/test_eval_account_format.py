@@ -32,9 +32,9 @@ def test_a_data_set_sets_the_watch_list():
     result = run_case(parse_case(_case(dataset=watched, message="我的自选股怎么样", sections=["watchlist"])))
     assert result.passed, result.failures
     assert "自选股（2 只）" in result.block_text and "600519 贵州茅台 · 2026-02-01 加入" in result.block_text
-    # without it there is no list to show
+    # without it the list is empty, and the block says so
     plain = run_case(parse_case(_case(message="我的自选股怎么样")))
-    assert "自选股（" not in plain.block_text
+    assert "自选股（0 只）" in plain.block_text and "自选股（2 只）" not in plain.block_text
 
 
 def test_a_plan_replaced_by_a_newer_one_leaves_the_block():
