@@ -28,7 +28,7 @@ class BriefObjects:
                 name = match.name
                 if name.symbol and name.kind not in (SHADOW, INDEX):
                     found.pop(name.symbol, None)  # the newest brief naming it is the one said
-                    found[name.symbol] = Carried(name.symbol, 0, "", f"的简报「{report.title}」点名了它")
+                    found[name.symbol] = Carried(name.symbol, 0, "", f"简报「{report.title}」点名")
         return tuple(found.values())
 
     def _reports(self, selection: Selection) -> list:

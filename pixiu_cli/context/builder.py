@@ -28,7 +28,7 @@ from pixiu_cli.context.block import (
     parsed_digests,
 )
 from pixiu_cli.context.brief_objects import BriefObjects
-from pixiu_cli.context.memory import Asked, MemoryAssembler, MemoryLimits
+from pixiu_cli.context.memory import Asked, MemoryAssembler, MemoryLimits, applied_moves
 from pixiu_cli.context.oversize import clipped_message
 from pixiu_cli.context.values import text
 from pixiu_cli.context.watch import watch_holders, watch_section, watched
@@ -36,7 +36,7 @@ from pixiu_cli.context.withdrawals import withdrawn_section
 from pixiu_cli.market.trading_days import SHANGHAI
 from pixiu_cli.resources import prompts_dir, read_prompt
 from pixiu_cli.selection.intent import Intent
-from pixiu_cli.selection.names import NameSource
+from pixiu_cli.selection.names import Holder, NameSource
 from pixiu_cli.selection.select import Selection, select
 from pixiu_cli.selection.targets import WATCHLIST
 from pixiu_cli.store.conversations import Conversation, ConversationStore, Turn
@@ -178,19 +178,37 @@ class ContextBuilder:
         self.ablate = frozenset(ablate)
 
     def select(
-        self, user_text: str, earlier: tuple[str, ...] | list[str] = (), holdings=None, watch=None, now=None
+        self,
+        user_text: str,
+        earlier: tuple[str, ...] | list[str] = (),
+        holdings=None,
+        watch=None,
+        now=None,
+        closed: tuple[str, ...] = (),
     ) -> Selection:
         """Symbols, intent and overview for a message (and why), given the earlier questions.
-        Watched stocks are named like holdings (context/watch.py). With `now`, the windows its
-        time words move, and the stocks the briefs an earlier turn read named."""
+        Watched stocks and the positions the ledger closed (`closed`) are named like holdings
+        (context/watch.py). With `now`, the windows its time words move, and the stocks the
+        briefs an earlier turn read named."""
         holdings = self.domain.holdings() if holdings is None else holdings
         watch = watched(self.domain) if watch is None else watch
-        named = [*holdings, *watch_holders(watch, self.names, {text(h.symbol) for h in holdings})]
+        held = {text(h.symbol) for h in holdings}
+        named = [*holdings, *watch_holders(watch, self.names, held), *self._closed_holders(closed, held)]
         table = self.names.table(named)
         if now is None:
             return select(user_text, table, earlier=earlier)
         objects = BriefObjects(self.domain, table, self.limits, now)
         return select(user_text, table, earlier=earlier, today=now.date(), objects=objects)
+
+    def _closed_holders(self, closed: tuple[str, ...], held: set[str]) -> list[Holder]:
+        """Positions sold out of, named as the user named them while held (a closed holding
+        row keeps its short names) or by the security master."""
+        rows = {text(h.symbol): h for h in self.domain.holdings()} if closed else {}
+        return [
+            Holder(s, self.names.security_name(s) or "", tuple(rows[s].short_names) if s in rows else ())
+            for s in closed
+            if s not in held
+        ]
 
     def _named(self, holdings: list) -> list:
         """Holdings recorded without a name (a trade that named none stores the code as its
@@ -231,7 +249,9 @@ class ContextBuilder:
         account = self.valuer(now) if self.valuer else None
         holdings = list(account.holdings) if account is not None else self._named(self.domain.holdings())
         watch = watched(self.domain)
-        selection = self.select(user_text, earlier, holdings, watch, now)
+        closed = tuple(p.symbol for p in account.account.closed) if account is not None else ()
+        selection = self.select(user_text, earlier, holdings, watch, now, closed)
+        selection = replace(selection, windows=applied_moves(selection.windows, self.limits, now))
         prices = self.prices() if self.prices else None
         asked = Asked(
             frozenset(selection.targets),

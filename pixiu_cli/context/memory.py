@@ -729,6 +729,35 @@ def _applied(now: datetime, days: float, move) -> tuple[datetime, datetime, bool
     return start, min(end, now), False
 
 
+# Each windowed section's configured days (MemoryLimits) and its name in an explanation.
+_WINDOWS = {
+    "trades": ("trades_days", "成交记录"),
+    "decisions": ("decisions_days", "操作决策"),
+    "reports": ("reports_days", "报告结论"),
+    "news": ("news_days", "公告与新闻"),
+    "notes": ("notes_days", "计划 / 观点"),
+}
+
+
+def applied_moves(moves, limits: MemoryLimits, now: datetime) -> tuple:
+    """The selection's window moves, each saying what it did to its section's window here
+    (widened back to the period, or moved to it) for `--explain` and `/context`."""
+    out = []
+    for move in moves:
+        field_name, name = _WINDOWS[move.section]
+        days = getattr(limits, field_name)
+        start, end, widened = _applied(now, days, move)
+        said = f"时间词“{move.words}”（{move.start.isoformat()} 至 {move.end.isoformat()}）：{name}的窗口"
+        if widened and start >= now - timedelta(days=days):
+            why = f"{said}不变，已在平时的近 {days:g} 天内"
+        else:
+            how = "放宽到" if widened else "移到"
+            window = f"{start.date().isoformat()} 至 {end.date().isoformat()}"
+            why = f"{said}{how} {window}（平时为近 {days:g} 天）"
+        out.append(replace(move, why=why))
+    return tuple(out)
+
+
 def window_bounds(now: datetime, days: float, move=None) -> tuple[str, str]:
     """A class's window in the store's timestamp form: its last `days`, or as a time word
     widened or moved it (`_applied`)."""

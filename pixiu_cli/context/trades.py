@@ -44,8 +44,8 @@ def _fill_item(f, reasons: dict[int, str]) -> BlockItem:
     if line.quantity:
         what += f" {show_number(line.quantity)} 股 @ {show_price(line.price)}"
     else:
-        what += f" {show_number(round(line.amount, 2))} 元"
-    fees = f"，费用 {show_number(round(line.fees, 2))}" if line.fees else ""
+        what += f" {_money(line.amount)} 元"
+    fees = f"，费用 {_money(line.fees)}" if line.fees else ""
     reason = reasons.get(f.decision_id) if f.decision_id else None
     why = f"，理由 {quote_data(reason)}" if reason else ""
     memory = MemoryId("decision", f.decision_id) if f.decision_id else None
@@ -58,6 +58,11 @@ def _realised_text(realised) -> str:
     ]
     total = sum((r.amount for r in realised), Decimal(0))
     return "期间已实现盈亏（卖出相对持仓均价，含分红）：" + "；".join(parts) + f"；合计 {_signed(total)}"
+
+
+def _money(amount: float | None) -> str:
+    """Money to the fen, always with its two decimals (5.00, not 5); — when unknown."""
+    return "—" if amount is None else f"{round(float(amount), 2):,.2f}"
 
 
 def _signed(amount: Decimal) -> str:

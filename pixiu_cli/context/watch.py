@@ -17,6 +17,8 @@ from pixiu_cli.store.market import MarketStore
 
 KEY = "watchlist"
 PRIORITY = 88  # under the asked-about stocks' sections, above the persona
+
+
 def watched(domain: DomainStore) -> dict[str, str]:
     """symbol → when it was added (the store's stamp)."""
     return dict(MarketStore(domain.db).watchlist())

@@ -94,7 +94,7 @@ def _named(earlier: Sequence[EarlierTurn], count: int) -> list[Carried]:
 
 def _where(carried: Sequence[Carried]) -> str:
     return "，".join(
-        f"{c.symbol} 来自{_ago(c.turns_ago)}（“{c.message[:20]}”）" + (f"{c.via}" if c.via else "") for c in carried
+        f"{c.symbol} 来自{_ago(c.turns_ago)}（“{c.message[:20]}”）" + (f"：{c.via}" if c.via else "") for c in carried
     )
 
 

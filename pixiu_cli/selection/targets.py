@@ -186,14 +186,15 @@ def against_rest(text: str) -> bool:
     return rules().rest.search(text) is not None
 
 
-def not_the_users(text: str) -> str | None:
+def not_the_users(text: str, named: bool = False) -> str | None:
     """Why a message is about no account of the user's: somebody else's money, or a question
-    of knowledge asked without a first person; None when it may be the user's."""
+    of knowledge asked without a first person and about no stock of theirs (`named`: 双汇的
+    计划是什么 asks about the user's plan); None when it may be the user's."""
     r = rules()
     others = r.others.search(text)
     if others and not r.own.search(text):
         return f"说的是别人的钱（“{others.group()}”），不是用户自己的账户"
-    knowledge = r.knowledge.search(text)
+    knowledge = None if named else r.knowledge.search(text)
     if knowledge and not r.first_person.search(text):
         return f"问的是一般知识（“{knowledge.group()}”），没有第一人称：不涉及自己的账户"
     return None
@@ -204,7 +205,9 @@ def refine(result: IntentResult, text: str, symbols: Sequence[str]) -> tuple[Int
     reading = read(text, bool(symbols))
     # somebody else's positions, as the intent's cues read them (北向今天加仓了多少)
     others = [c for c in result.cues if c.group == Group.OTHERS]
-    outside = not_the_users(text) or (f"说的是别人的仓位或交易（“{others[0].matched}”）" if others else None)
+    outside = not_the_users(text, bool(symbols)) or (
+        f"说的是别人的仓位或交易（“{others[0].matched}”）" if others else None
+    )
     if outside is not None:
         return _outside(result, symbols, outside), ()
     targets = reading.targets
@@ -253,7 +256,7 @@ def _rest_of_portfolio(result: IntentResult, reading: Reading, symbols: Sequence
     if not symbols or result.intent is Intent.TRADE_REVIEW:
         return None
     match = rules().rest.search(reading.text)
-    if match is None or not_the_users(reading.text):
+    if match is None or not_the_users(reading.text, True):
         return None
     cue = FiredCue("一只对其余", "target:rest", match.group(), rules().rest_why)
     return _with_cues(result, Intent.PORTFOLIO_REVIEW, True, (cue,), "一只股票和其余持仓比：个股 + 持仓概览")
