@@ -71,7 +71,8 @@ class _Rules:
 
 
 def _compiled(value) -> re.Pattern[str]:
-    return re.compile(joined(value), re.IGNORECASE)
+    # ASCII word boundaries: \bplan\b holds in 宁德的plan (a Chinese character is no letter)
+    return re.compile(joined(value), re.IGNORECASE | re.ASCII)
 
 
 @cache
@@ -103,7 +104,7 @@ def rules() -> _Rules:
         _compiled(follow["object_pointer"]),
         int(follow["max_chars"]),
         tuple(data["english"]),
-        re.compile("|".join(f"(?:{p})" for p in plain), re.IGNORECASE),
+        re.compile("|".join(f"(?:{p})" for p in plain), re.IGNORECASE | re.ASCII),
     )
 
 
@@ -204,7 +205,7 @@ def refine(result: IntentResult, text: str, symbols: Sequence[str]) -> tuple[Int
     """The intent with the account's classes read in, and the classes the message asks about."""
     reading = read(text, bool(symbols))
     # somebody else's positions, as the intent's cues read them (北向今天加仓了多少)
-    others = [c for c in result.cues if c.group == Group.OTHERS]
+    others = [c for c in result.cues if c.group == Group.OTHERS and _whole_word(text, c.matched)]
     outside = not_the_users(text, bool(symbols)) or (
         f"说的是别人的仓位或交易（“{others[0].matched}”）" if others else None
     )
@@ -222,6 +223,14 @@ def refine(result: IntentResult, text: str, symbols: Sequence[str]) -> tuple[Int
     if result.intent is Intent.TRADE_REVIEW and TRADES not in targets:
         targets = (*targets, TRADES)
     return result, targets
+
+
+def _whole_word(text: str, word: str) -> bool:
+    """`word` stands as whole words where it first occurs (其他的 holds no 他的)."""
+    from pixiu_cli.selection.words import segment  # the segmenter loads only for such a cue
+
+    start = text.find(word)
+    return start < 0 or segment(text).whole(start, start + len(word))
 
 
 def _outside(result: IntentResult, symbols: Sequence[str], why: str) -> IntentResult:
