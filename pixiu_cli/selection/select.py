@@ -273,24 +273,32 @@ def select(
 def _earlier_turns(
     chain: tuple[str, ...], table: NameTable, today: date | None = None, objects: Objects | None = None
 ) -> tuple[EarlierTurn, ...]:
-    """The selections of the earlier messages, each read with the ones before it."""
+    """The selections of the earlier messages, each read with the ones before it (and,
+    where one asked about the brief, with the stocks the brief named: read afresh, as the
+    briefs are the store's)."""
     if not chain:
         return ()
     key = (id(table), chain, today)
-    cached = _EARLIER.get(key) if objects is None else None
-    if cached is not None and cached[0] is table:
-        return cached[1]
+    cached = _EARLIER.get(key)
+    turns = cached[1] if cached is not None and cached[0] is table else _read_turns(chain, table, today, None)
+    if cached is None or cached[0] is not table:
+        _EARLIER[key] = (table, turns)
+    if len(_EARLIER) > 64:
+        _EARLIER.pop(next(iter(_EARLIER)))
+    if objects is not None and any(BRIEF in t.selection.targets for t in turns):
+        return _read_turns(chain, table, today, objects)
+    return turns
+
+
+def _read_turns(
+    chain: tuple[str, ...], table: NameTable, today: date | None, objects: Objects | None
+) -> tuple[EarlierTurn, ...]:
     turns: tuple[EarlierTurn, ...] = ()
     for old in chain:
         selection = _select_one(old, table, turns, today)
         if objects is not None and BRIEF in selection.targets:
             selection = replace(selection, objects=objects(selection))
         turns = (*turns, EarlierTurn(old, selection))
-    if objects is not None:
-        return turns
-    _EARLIER[key] = (table, turns)
-    if len(_EARLIER) > 64:
-        _EARLIER.pop(next(iter(_EARLIER)))
     return turns
 
 
