@@ -18,6 +18,7 @@ from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.domain import DomainStore
 from pixiu_cli.store.market import MarketStore
+from tests.helpers import fill_row
 
 NOW = datetime(2026, 11, 25, 20, 30, tzinfo=SHANGHAI)  # a Wednesday evening
 STAMP = "2026-11-24T16:00:00+08:00"
@@ -27,28 +28,14 @@ HOLDINGS = [
 ]
 
 
-def _fill(fill_id, day, kind, symbol, quantity, price, fees, **more):
-    return {
-        "fill_id": fill_id,
-        "day": day,
-        "kind": kind,
-        "symbol": symbol,
-        "quantity": quantity,
-        "price": price,
-        "amount": quantity * price,
-        "fees": fees,
-        **more,
-    }
-
-
 # 000333: 1,000 bought at 10.00 with 5.00 of fees (10,005.00 in), 400 sold on 10-15 at 12.00
 # with 9.60 of fees, 300 sold on 11-20 at 13.00 with 7.80. 600941: 100 bought, all sold on 10-20.
 FILLS = [
-    _fill("f1", "2026-09-01", "buy", "000333", 1000, 10.0, 5.0),
-    _fill("f2", "2026-10-15", "sell", "000333", 400, 12.0, 9.6, decision_id=1),
-    _fill("f3", "2026-11-20", "sell", "000333", 300, 13.0, 7.8),
-    _fill("f4", "2026-09-10", "buy", "600941", 100, 90.0, 5.0),
-    _fill("f5", "2026-10-20", "sell", "600941", 100, 95.0, 9.5),
+    fill_row("f1", "2026-09-01", "buy", "000333", 1000, 10.0, 5.0),
+    fill_row("f2", "2026-10-15", "sell", "000333", 400, 12.0, 9.6, decision_id=1),
+    fill_row("f3", "2026-11-20", "sell", "000333", 300, 13.0, 7.8),
+    fill_row("f4", "2026-09-10", "buy", "600941", 100, 90.0, 5.0),
+    fill_row("f5", "2026-10-20", "sell", "600941", 100, 95.0, 9.5),
 ]
 DOCUMENT = {
     "holdings": [{**h, "basis": "ledger", "updated_at": STAMP} for h in HOLDINGS],

@@ -14,33 +14,21 @@ from pixiu_cli.market.trading_days import SHANGHAI
 from pixiu_cli.services.account import trade_history
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.domain import DomainStore
+from tests.helpers import fill_row
 
 NOW = datetime(2026, 11, 25, 20, 30, tzinfo=SHANGHAI)
-
-
-def _fill(fill_id, day, kind, symbol, quantity, price, fees, amount=None):
-    return {
-        "fill_id": fill_id,
-        "day": day,
-        "kind": kind,
-        "symbol": symbol,
-        "quantity": quantity,
-        "price": price,
-        "amount": quantity * price if amount is None else amount,
-        "fees": fees,
-    }
 
 
 # 600028: 2,000 bought at 5.00 (+10.00 fees: 10,010.00 in, 5.005 a share); 500 sold on 10-10 at
 # 6.00 (−5.00); a dividend of 300.00 on 10-20; 500 sold on 11-05 at 6.50 (−5.00).
 # 601328: 1,000 bought at 7.00 (+5.00), all sold on 10-12 at 6.50 (−6.50): closed at a loss.
 FILLS = [
-    _fill("a1", "2026-09-01", "buy", "600028", 2000, 5.0, 10.0),
-    _fill("a2", "2026-10-10", "sell", "600028", 500, 6.0, 5.0),
-    _fill("a3", "2026-10-20", "dividend", "600028", 0, 0, 0.0, amount=300.0),
-    _fill("a4", "2026-11-05", "sell", "600028", 500, 6.5, 5.0),
-    _fill("b1", "2026-09-02", "buy", "601328", 1000, 7.0, 5.0),
-    _fill("b2", "2026-10-12", "sell", "601328", 1000, 6.5, 6.5),
+    fill_row("a1", "2026-09-01", "buy", "600028", 2000, 5.0, 10.0),
+    fill_row("a2", "2026-10-10", "sell", "600028", 500, 6.0, 5.0),
+    fill_row("a3", "2026-10-20", "dividend", "600028", 0, 0, 0.0, amount=300.0),
+    fill_row("a4", "2026-11-05", "sell", "600028", 500, 6.5, 5.0),
+    fill_row("b1", "2026-09-02", "buy", "601328", 1000, 7.0, 5.0),
+    fill_row("b2", "2026-10-12", "sell", "601328", 1000, 6.5, 6.5),
 ]
 
 
