@@ -1,6 +1,7 @@
 """Turn data/selection/corpus_*.txt into eval case files: data/selection/tune.json and
-data/selection/heldout.json (the standard `pixiu eval` case format), the frozen set
-data/selection/frozen_*.txt into data/selection/frozen.json, and the topic corpus
+data/selection/heldout.json (the standard `pixiu eval` case format), and each frozen set
+data/selection/frozen_N.txt into its own file: frozen_1.txt into frozen.json (its name
+from before there was a second), frozen_N.txt into frozen_N.json; and the topic corpus
 data/selection/topics_*.txt (fundamentals and the market review, issue 39) into
 data/selection/topics_tune.json and topics_heldout.json by the same hash.
 
@@ -26,6 +27,10 @@ DATASETS = {
     "D": "pharma_liquor",
     "E": "home_brands",
     "F": "growth_mix",
+    # The frozen set of issue 38 (the whole account and the daily routine) and its tuning account.
+    "G": "routine_trader",
+    "H": "routine_retiree",
+    "K": "routine_tune",
 }
 NOW = "2026-11-25T10:30:00+08:00"
 HELDOUT_SHARE = 4  # out of 10
@@ -36,6 +41,32 @@ def is_heldout(message: str) -> bool:
 
 
 def checks(expect: str) -> dict:
+    """The checks of an expectation: a kind (and its codes), then `;`-separated extras."""
+    head, *extras = expect.split(";")
+    result = _kind_checks(head)
+    for extra in extras:
+        _extra(result, extra)
+    return result
+
+
+# An extra: +section required, -section forbidden, =text must, !text must not,
+# $cash=figure the account line's cash.
+_EXTRA_KEYS = {"+": "sections", "-": "no_sections", "=": "must", "!": "must_not"}
+
+
+def _extra(result: dict, extra: str) -> None:
+    mark, value = extra[:1], extra[1:]
+    if mark in _EXTRA_KEYS and value:
+        result.setdefault(_EXTRA_KEYS[mark], []).append(value)
+        return
+    if mark == "$" and "=" in value:
+        name, _, figure = value.partition("=")
+        result.setdefault("account", {})[name] = figure
+        return
+    raise ValueError(f"unknown extra {extra!r}")
+
+
+def _kind_checks(expect: str) -> dict:
     kind, _, codes_text = expect.partition(":")
     codes = [c for c in codes_text.split(",") if c]
     symbol_sections = [f"symbol:{c}" for c in codes]
@@ -66,6 +97,21 @@ def checks(expect: str) -> dict:
         return {"intent": "trade_review", "sections": ["portfolio_profiles"]}
     if kind in TOPIC_KINDS:
         return topic_checks(kind, codes)
+    if kind == "W":
+        return {
+            "intent": "general",
+            "symbols": [],
+            "sections": ["watchlist"],
+            "no_sections": ["portfolio_profiles", "symbol:*"],
+        }
+    if kind == "N":
+        return {
+            "intent": "general",
+            "symbols": [],
+            "no_sections": ["portfolio_profiles", "symbol:*", "trades", "watchlist", "news"],
+        }
+    if kind == "X":
+        return {}
     raise ValueError(f"unknown expectation {expect!r}")
 
 
@@ -136,12 +182,13 @@ def main() -> int:
     tune, heldout = [], []
     counters: dict[str, int] = {}
     seen: set[tuple[str, str]] = set()
-    # frozen_*.txt: the frozen set of issue 27, on accounts of its own, never split and never
-    # tuned on (its digest is checked by tests/selection/test_frozen_set.py).
-    frozen_counters: dict[str, int] = {}
-    frozen = [
-        case for path in sorted(ROOT.glob("frozen_*.txt")) for case in cases(path, "frozen", frozen_counters, seen)
-    ]
+    # frozen_N.txt: a frozen set (issue 27's, issue 38's), on accounts of its own, never split
+    # and never tuned on (their digests are checked by tests/selection/test_frozen_set.py).
+    frozen: dict[str, list[dict]] = {}
+    for path in sorted(ROOT.glob("frozen_*.txt")):
+        number = path.stem.removeprefix("frozen_")
+        name, prefix = ("frozen", "frozen") if number == "1" else (f"frozen_{number}", f"frozen{number}")
+        frozen[name] = list(cases(path, prefix, {}, seen))
     # corpus_*.txt: split by hash; probe_*.txt: written after the first rules and looked at
     # while tuning, so always in the tune part.
     # fresh_*.txt: written after all rules, measured once, never tuned on: always held out.
@@ -163,7 +210,7 @@ def main() -> int:
     outputs = (
         ("tune", tune),
         ("heldout", heldout),
-        ("frozen", frozen),
+        *frozen.items(),
         ("topics_tune", topics_tune),
         ("topics_heldout", topics_heldout),
     )
@@ -171,18 +218,22 @@ def main() -> int:
         (ROOT / f"{name}.json").write_text(
             "[\n" + ",\n".join(json.dumps(c, ensure_ascii=False) for c in found) + "\n]\n", encoding="utf-8"
         )
+    sizes = ", ".join(f"{name} {len(found)}" for name, found in frozen.items())
     print(
-        f"tune {len(tune)}, held-out {len(heldout)}, frozen {len(frozen)}, "
-        f"topics tune {len(topics_tune)}, topics held-out {len(topics_heldout)}"
+        f"tune {len(tune)}, held-out {len(heldout)}, {sizes}, topics tune {len(topics_tune)}, topics held-out {len(topics_heldout)}"
     )
     return 0
 
 
 def cases(path: Path, prefix: str, counters: dict[str, int], seen: set[tuple[str, str]]):
-    """The cases of one corpus file, in file order; ids count per category in `counters`."""
-    category = None
+    """The cases of one corpus file, in file order; ids count per category in `counters`.
+    A line `%now <ISO time>` sets the cases' `now` from there on (else NOW)."""
+    category, now = None, NOW
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip() or line.startswith("#"):
+            continue
+        if line.startswith("%now "):
+            now = line.removeprefix("%now ").strip()
             continue
         if line.startswith("@"):
             category = line[1:].strip()
@@ -199,7 +250,7 @@ def cases(path: Path, prefix: str, counters: dict[str, int], seen: set[tuple[str
         case = {
             "id": f"{prefix}-{category}-{counters[category]:03d}",
             "category": category,
-            "now": NOW,
+            "now": now,
             "market_list": True,
             "dataset": DATASETS[dataset],
             "message": message,

@@ -341,6 +341,21 @@ def truncated_history(tmp_path, code: str, last_day: str) -> Path:
 NO_COSTS = CostModel(commission_rate=0.0, commission_min=0.0, transfer_fee_rate=0.0, slippage_bps=0.0)
 
 
+def fill_row(fill_id: str, day: str, kind: str, symbol: str, quantity, price, fees, amount=None, **more) -> dict:
+    """One fill of an import document's account section; `amount` defaults to quantity × price."""
+    return {
+        "fill_id": fill_id,
+        "day": day,
+        "kind": kind,
+        "symbol": symbol,
+        "quantity": quantity,
+        "price": price,
+        "amount": quantity * price if amount is None else amount,
+        "fees": fees,
+        **more,
+    }
+
+
 def weekdays(start: str, count: int) -> list[str]:
     day, out = date.fromisoformat(start), []
     while len(out) < count:

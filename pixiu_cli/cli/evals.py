@@ -52,6 +52,7 @@ def eval_command(
             "frozen": "冻结留出集（新账户，规则之前写成，只测量）",
             "topics_tune": "基本面与市场 · 调参集",
             "topics_heldout": "基本面与市场 · 留出集（规则之前写成，只测量）",
+            "frozen_2": "冻结留出集二（账户与日常：新账户，本轮规则之前写成，只测量）",
         }
         for split, split_report in splits.items():
             _eval_table(renderer, f"选择语料 · {names.get(split, split)}", split_report)

@@ -27,17 +27,19 @@ from pixiu_cli.context.block import (
     is_context_message,
     parsed_digests,
 )
-from pixiu_cli.context.memory import MemoryAssembler, MemoryLimits
+from pixiu_cli.context.brief_objects import BriefObjects
+from pixiu_cli.context.memory import Asked, MemoryAssembler, MemoryLimits, applied_moves
 from pixiu_cli.context.oversize import clipped_message
 from pixiu_cli.context.topics import with_topics
 from pixiu_cli.context.values import text
-from pixiu_cli.context.watch import about_watchlist, watch_holders, watch_section, watched
+from pixiu_cli.context.watch import watch_holders, watch_section, watched
 from pixiu_cli.context.withdrawals import withdrawn_section
 from pixiu_cli.market.trading_days import SHANGHAI
 from pixiu_cli.resources import prompts_dir, read_prompt
 from pixiu_cli.selection.intent import Intent
-from pixiu_cli.selection.names import NameSource
+from pixiu_cli.selection.names import Holder, NameSource
 from pixiu_cli.selection.select import Selection, select
+from pixiu_cli.selection.targets import WATCHLIST
 from pixiu_cli.store.conversations import Conversation, ConversationStore, Turn
 from pixiu_cli.store.domain import DomainStore
 from pixiu_cli.store.securities import SecurityMaster
@@ -177,13 +179,38 @@ class ContextBuilder:
         self.names = NameSource(SecurityMaster(domain.db), cache_dir=names_cache)
         self.ablate = frozenset(ablate)
 
-    def select(self, user_text: str, earlier: tuple[str, ...] | list[str] = (), holdings=None, watch=None) -> Selection:
+    def select(
+        self,
+        user_text: str,
+        earlier: tuple[str, ...] | list[str] = (),
+        holdings=None,
+        watch=None,
+        now=None,
+        closed: tuple[str, ...] = (),
+    ) -> Selection:
         """Symbols, intent and overview for a message (and why), given the earlier questions.
-        Watched stocks are named like holdings (context/watch.py)."""
+        Watched stocks and the positions the ledger closed (`closed`) are named like holdings
+        (context/watch.py). With `now`, the windows its time words move, and the stocks the
+        briefs an earlier turn read named."""
         holdings = self.domain.holdings() if holdings is None else holdings
         watch = watched(self.domain) if watch is None else watch
-        named = [*holdings, *watch_holders(watch, self.names, {text(h.symbol) for h in holdings})]
-        return select(user_text, self.names.table(named), earlier=earlier)
+        held = {text(h.symbol) for h in holdings}
+        named = [*holdings, *watch_holders(watch, self.names, held), *self._closed_holders(closed, held)]
+        table = self.names.table(named)
+        if now is None:
+            return select(user_text, table, earlier=earlier)
+        objects = BriefObjects(self.domain, table, self.limits, now)
+        return select(user_text, table, earlier=earlier, today=now.date(), objects=objects)
+
+    def _closed_holders(self, closed: tuple[str, ...], held: set[str]) -> list[Holder]:
+        """Positions sold out of, named as the user named them while held (a closed holding
+        row keeps its short names) or by the security master."""
+        rows = {text(h.symbol): h for h in self.domain.holdings()} if closed else {}
+        return [
+            Holder(s, self.names.security_name(s) or "", tuple(rows[s].short_names) if s in rows else ())
+            for s in closed
+            if s not in held
+        ]
 
     def _named(self, holdings: list) -> list:
         """Holdings recorded without a name (a trade that named none stores the code as its
@@ -224,8 +251,15 @@ class ContextBuilder:
         account = self.valuer(now) if self.valuer else None
         holdings = list(account.holdings) if account is not None else self._named(self.domain.holdings())
         watch = watched(self.domain)
-        selection = self.select(user_text, earlier, holdings, watch)
+        closed = tuple(p.symbol for p in account.account.closed) if account is not None else ()
+        selection = self.select(user_text, earlier, holdings, watch, now, closed)
+        selection = replace(selection, windows=applied_moves(selection.windows, self.limits, now))
         prices = self.prices() if self.prices else None
+        asked = Asked(
+            frozenset(selection.targets),
+            {w.section: w for w in selection.windows},
+            getattr(self.valuer, "history", None),
+        )
         sections = MemoryAssembler(self.domain, self.limits, prices).sections(
             now=now,
             symbols=selection.symbols,
@@ -238,9 +272,10 @@ class ContextBuilder:
             names=self._unheld_names(selection.symbols, holdings),
             valuation=account if account is not None and _worth_saying(account.account) else None,
             watched=watch,
+            asked=asked,
         )
         sections = with_topics(sections, selection, self.domain.db, holdings, account, now)
-        if watch and about_watchlist(user_text):
+        if WATCHLIST in selection.targets:
             sections.append(watch_section(watch, self.names, self.domain, now.date()))
         if withdrawn is not None:  # right after the time: never trimmed, read before the rest
             sections.insert(1, withdrawn)

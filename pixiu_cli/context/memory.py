@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
-from datetime import date, datetime, timedelta
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from functools import lru_cache
 
@@ -27,6 +27,7 @@ from pixiu_cli.context.clock import market_state
 from pixiu_cli.context.freshness import FreshnessRule, stale_label
 from pixiu_cli.context.layers import layer_for
 from pixiu_cli.context.quoting import ENGINE_STRATEGIES, SIGNAL_DIRECTIONS, defuse, label, period_label, quote_data
+from pixiu_cli.context.trades import History, trades_section
 from pixiu_cli.context.values import UNKNOWN_DAY, day, show_number, show_pct, show_price, show_signed
 from pixiu_cli.context.watch import watch_note
 from pixiu_cli.domain.account import COST_METHOD_NAMES
@@ -36,6 +37,7 @@ from pixiu_cli.selection.intent import Intent
 from pixiu_cli.store.domain import DomainStore
 
 ROLE_NAMES = {"core": "核心仓", "satellite": "卫星仓"}
+TRADES, NEWS = "trades", "news"  # the memory classes a question asks about that get a section of their own
 NOTE_KIND_ORDER = {"rule": 0, "plan": 1}  # the user's own rules and plans go last when trimming
 
 # Trimming priority: higher survives longer (see the module docstring).
@@ -70,6 +72,9 @@ class MemoryLimits:
     rules_limit: int = 10  # rules have no window: in force until withdrawn or replaced
     news_days: float = 14.0
     news_per_symbol: int = 3
+    trades_days: float = 7.0  # the ledger's fills, for a question that looks back at trades
+    trades_limit: int = 12
+    holdings_news_limit: int = 10  # the holdings' news together, for a question about all of them
     per_symbol_limit: int = 3  # the symbol's own notes and decisions inside its section
     budget_tokens: int = 3000
     history_budget_tokens: int = 24000  # past this, an old chunk of history is summarised at once
@@ -90,6 +95,17 @@ class MemoryLimits:
         if kind == "signals":
             return FreshnessRule(self.signals_fresh_trading_days, trading=True)
         return FreshnessRule(getattr(self, f"{kind}_fresh_days"))
+
+
+@dataclass(frozen=True)
+class Asked:
+    """What the question asks of the memory (selection/targets.py, selection/windows.py): the
+    classes, the windows its time words moved (section key → move), and the ledger's trade
+    history (`trades.History`; None: no ledger to read)."""
+
+    targets: frozenset[str] = frozenset()
+    windows: Mapping = field(default_factory=dict)
+    history: History | None = None
 
 
 def _shown_day(stamp) -> str:
@@ -173,28 +189,44 @@ def _value_text(v) -> str:
     )
 
 
-def _cash_text(cash) -> str:
+def _money(amount: Decimal) -> str:
+    return show_number(float(round(amount, 2)))
+
+
+# How the account line names each of its figures (the eval's `account` check reads it too).
+ACCOUNT_LABELS = {"total_assets": "总资产", "stock_value": "股票市值", "cash": "现金", "realised": "已实现合计"}
+
+
+def account_figures(view) -> dict[str, str]:
+    """The account line's figures, as the block writes them: cash and total assets only when
+    the cash is known."""
+    account = view.account
+    figures = {"stock_value": _money(account.stock_value), "realised": f"{float(account.realised_pnl):+,.2f}"}
+    if account.cash is not None:
+        figures["cash"] = _money(account.cash.amount)
+        figures["total_assets"] = _money(account.total_assets)
+    return figures
+
+
+def _cash_text(cash, figure: str) -> str:
     rolled = f"，其后 {cash.rolled} 笔流水已计入" if cash.rolled else ""
     missing = f"；其后 {cash.missing} 笔成交的资金变动未知，未计入" if cash.missing else ""
     stated = cash.stated
-    return (
-        f"现金 {show_number(float(round(cash.amount, 2)))}（{stated.as_of} 余额 "
-        f"{show_number(float(round(Decimal(repr(float(stated.amount))), 2)))}{rolled}{missing}）"
-    )
+    return f"现金 {figure}（{stated.as_of} 余额 {_money(Decimal(repr(float(stated.amount))))}{rolled}{missing}）"
 
 
 def _assets_text(view) -> str:
     """What the weights are shares of: total assets with the cash, else the stocks alone."""
-    account = view.account
-    stocks = show_number(float(round(account.stock_value, 2)))
+    account, figures = view.account, account_figures(view)
+    stocks = figures["stock_value"]
     at_cost = f"，其中 {account.unpriced} 只无行情按成本计" if account.unpriced else ""
     method = COST_METHOD_NAMES.get(account.cost_method, account.cost_method)
     if account.cash is None:
         return f"股票市值 {stocks}（全部持仓{at_cost}；现金未知，仓位按股票市值计）；成本为{method}"
     return (
-        f"总资产 {show_number(float(round(account.total_assets, 2)))} = 股票市值 {stocks}（全部持仓{at_cost}）"
-        f" + {_cash_text(account.cash)}；仓位按总资产计；成本为{method}；"
-        f"浮动盈亏合计 {float(account.unrealised_pnl):+,.2f}，已实现合计 {float(account.realised_pnl):+,.2f}"
+        f"总资产 {figures['total_assets']} = 股票市值 {stocks}（全部持仓{at_cost}）"
+        f" + {_cash_text(account.cash, figures['cash'])}；仓位按总资产计；成本为{method}；"
+        f"浮动盈亏合计 {float(account.unrealised_pnl):+,.2f}，已实现合计 {figures['realised']}"
     )
 
 
@@ -312,24 +344,20 @@ class MemoryAssembler:
         names: Mapping[str, str] | None = None,
         compact_overview: bool = False,
         watched: Mapping[str, str] | None = None,
+        asked: Asked | None = None,
     ) -> list[Section]:
         """valuation: the account's one derivation (domain/valuation.py AccountView) or None;
         overview: inject every holding's profile (default: for a portfolio review); names: the
         security master's names of mentioned stocks that are not held; compact_overview: the
         overview as one short line a holding (an uncertain question about the user's money);
-        watched: the watch list (symbol → when added), said in a watched stock's section."""
+        watched: the watch list (symbol → when added), said in a watched stock's section;
+        asked: the memory classes the question asks about and the windows its time words moved."""
+        asked = asked or Asked()
         today = now.date()
         values = {v.symbol: v for v in valuation.account.holdings} if valuation else None
         prices = self.prices or ({s: float(v.close.price) for s, v in values.items() if v.priced} if values else {})
         held = {h.symbol: h for h in holdings}
-        state = market_state(now)
-        sections = [Section("time", "当前时间", (BlockItem(state.describe(), "事实"),), 100, trimmable=False)]
-        if scene:
-            sections.append(Section("scene", "本轮场景", (BlockItem(scene),), PRIORITY["scene"]))
-        if summary:
-            sections.append(
-                Section("summary", "对话摘要", (BlockItem(quote_data(summary), "混合"),), PRIORITY["summary"])
-            )
+        sections = _opening_sections(now, scene, summary)
 
         with_overview = (intent == Intent.PORTFOLIO_REVIEW if overview is None else overview) and bool(holdings)
         # Without the overview the holding lines carry each profile's headline figures.
@@ -347,43 +375,73 @@ class MemoryAssembler:
         sections.extend(self._persona_section(today))
 
         for symbol in symbols:
-            section = self._symbol_section(symbol, held.get(symbol), now, held, (names or {}).get(symbol))
+            section = self._symbol_section(symbol, held.get(symbol), now, held, (names or {}).get(symbol), asked)
             sections.append(_with_watch_note(section, (watched or {}).get(symbol)) if symbol not in held else section)
         shown = {i.memory_id for s in sections for i in s.items if i.memory_id}
 
         if with_overview:
             sections.append(self._overview_section(ranked, weights, today, compact_overview))
 
-        sections.extend(self._recent_sections(now, held, shown))
+        sections.extend(self._recent_sections(now, held, shown, asked, symbols, ranked))
         return sections
 
-    def _recent_sections(self, now: datetime, held: dict[str, Holding], shown: set) -> list[Section]:
-        """The windowed classes: reports, decisions, alerts and the user's notes."""
+    def _recent_sections(
+        self, now: datetime, held: dict[str, Holding], shown: set, asked: Asked, symbols: list[str], ranked: list
+    ) -> list[Section]:
+        """The holdings' news (asked about them all), then the windowed classes: reports,
+        trades and decisions, alerts and the user's notes."""
+        about_all = NEWS in asked.targets and not symbols
+        news = self._holdings_news_section(now, ranked, asked.windows.get("news")) if about_all else []
+        trades = self._trades_section(now, symbols, asked) if TRADES in asked.targets else None
+        if trades is not None:
+            shown = shown | {i.memory_id for i in trades.items if i.memory_id}
         return [
-            self._reports_section(now),
-            self._decisions_section(now, held, shown),
+            *news,
+            self._reports_section(now, asked.windows.get("reports")),
+            *([trades] if trades is not None else []),
+            self._decisions_section(now, held, shown, asked.windows.get("decisions")),
             self._alerts_section(now),
             self._rules_section(now, shown),
-            self._notes_section(now, shown),
+            self._notes_section(now, shown, asked.windows.get("notes")),
         ]
 
-    def _reports_section(self, now: datetime) -> Section:
+    def _reports_section(self, now: datetime, move=None) -> Section:
         limits, today = self.limits, now.date()
-        reports = self.domain.recent_reports(_since(now, limits.reports_days), _until(now), limits.reports_limit)
+        since, until = window_bounds(now, limits.reports_days, move)
+        reports = self.domain.recent_reports(since, until, limits.reports_limit)
         rule = limits.rule("reports")
         return Section(
             "reports",
             "近期报告结论",
             _fresh_first([_report_item(r, today, rule) for r in reports]),
             PRIORITY["reports"],
-            note=f"近 {limits.reports_days:g} 天，最多 {limits.reports_limit} 条",
+            note=_window_note(move, limits.reports_days, limits.reports_limit, now),
         )
 
-    def _decisions_section(self, now: datetime, held: dict[str, Holding], shown: set) -> Section:
+    def _trades_section(self, now: datetime, symbols: list[str], asked: Asked) -> Section | None:
+        """The ledger's fills: over the moved window, else all of the named stocks', else the
+        last `trades_days`; with what that span realised."""
+        if asked.history is None:
+            return None
+        limits, move = self.limits, asked.windows.get("trades")
+        if move is not None:
+            first, last, widened = _applied(now, limits.trades_days, move)
+            start, end = first.date(), None if widened else last.date()
+            what = _window_note(move, limits.trades_days, limits.trades_limit, now)
+        elif symbols:
+            start, end, what = None, None, f"{'、'.join(symbols)} 的全部成交，最多 {limits.trades_limit} 笔"
+        else:
+            start, end = (now - timedelta(days=limits.trades_days)).date(), None
+            what = f"近 {limits.trades_days:g} 天，最多 {limits.trades_limit} 笔"
+        history = asked.history(now, start, end, list(symbols) or None, limits.trades_limit)
+        ids = {f.decision_id for f in history.fills if f.decision_id}
+        reasons = {i: d.reason for i in ids if (d := self.domain.decision(i)) is not None and d.reason}
+        return trades_section(history, what, reasons)
+
+    def _decisions_section(self, now: datetime, held: dict[str, Holding], shown: set, move=None) -> Section:
         limits = self.limits
-        decisions = self.domain.recent_decisions(
-            _since(now, limits.decisions_days), _until(now), limits.decisions_limit
-        )
+        since, until = window_bounds(now, limits.decisions_days, move)
+        decisions = self.domain.recent_decisions(since, until, limits.decisions_limit)
         return Section(
             "decisions",
             "近期操作决策",
@@ -393,8 +451,26 @@ class MemoryAssembler:
                 if MemoryId("decision", d.id) not in shown
             ),
             PRIORITY["decisions"],
-            note=f"近 {limits.decisions_days:g} 天，最多 {limits.decisions_limit} 条",
+            note=_window_note(move, limits.decisions_days, limits.decisions_limit, now),
         )
+
+    def _holdings_news_section(self, now: datetime, ranked: list[Holding], move=None) -> list[Section]:
+        """Every holding's news in the window, largest positions first (a question about the
+        holdings' news); empty when none has any."""
+        limits, today = self.limits, now.date()
+        since, until = window_bounds(now, limits.news_days, move)
+        rule = limits.rule("news")
+        items = []
+        for h in ranked:
+            for n in self.domain.recent_news(h.symbol, since, limits.news_per_symbol, until):
+                item = _news_item(n, today, rule)
+                items.append(replace(item, text=f"{defuse(h.symbol)} {label(h.name)} {item.text}"))
+        if not items:
+            return []
+        note = _window_note(move, limits.news_days, limits.holdings_news_limit, now)
+        return [
+            Section(NEWS, "持仓动态（公告与新闻）", _fresh_first(items[: limits.holdings_news_limit]), 80, note=note)
+        ]
 
     def _alerts_section(self, now: datetime) -> Section:
         limits, today = self.limits, now.date()
@@ -419,10 +495,11 @@ class MemoryAssembler:
             note=f"撤回前一直有效，最多 {limits.rules_limit} 条；建议须先对照",
         )
 
-    def _notes_section(self, now: datetime, shown: set) -> Section:
-        limits, until = self.limits, _until(now)
-        pinned = self.domain.pinned_notes(until, limits.notes_limit)
-        recent = self.domain.recent_notes(_since(now, limits.notes_days), until, limits.notes_limit)
+    def _notes_section(self, now: datetime, shown: set, move=None) -> Section:
+        limits = self.limits
+        since, until = window_bounds(now, limits.notes_days, move)
+        pinned = self.domain.pinned_notes(_until(now), limits.notes_limit)
+        recent = self.domain.recent_notes(since, until, limits.notes_limit)
         pinned_ids = {n.id for n in pinned}
         notes = (pinned + [n for n in recent if n.id not in pinned_ids])[: max(limits.notes_limit, len(pinned))]
         notes = sorted(notes, key=lambda n: NOTE_KIND_ORDER.get(n.note_kind or "", 2))
@@ -431,7 +508,7 @@ class MemoryAssembler:
             "用户计划 / 观点",
             tuple(_note_item(n) for n in notes if MemoryId("note", n.id) not in shown),
             PRIORITY["notes"],
-            note=f"用户自己说过的话，近 {limits.notes_days:g} 天，最多 {limits.notes_limit} 条",
+            note="用户自己说过的话，" + _window_note(move, limits.notes_days, limits.notes_limit, now),
         )
 
     def _holdings_section(
@@ -501,7 +578,9 @@ class MemoryAssembler:
         now: datetime,
         held: dict[str, Holding],
         known_name: str | None = None,
+        asked: Asked | None = None,
     ) -> Section:
+        asked = asked or Asked()
         today = now.date()
         name = holding.name if holding else known_name or ""
         items: list[BlockItem] = []
@@ -512,8 +591,8 @@ class MemoryAssembler:
         if signal:
             items.append(self._signal_item(signal, today))
         items.append(self._holding_link_item(holding, today))
-        items.extend(self._own_items(symbol, now, held))
-        items.extend(self._news_items(symbol, now))
+        items.extend(self._own_items(symbol, now, held, asked.windows.get("decisions")))
+        items.extend(self._news_items(symbol, now, asked.windows.get("news")))
         items = list(_fresh_first(items))
         if not profile and not signal:
             items.insert(0, BlockItem(f"数据库中没有 {symbol} 的画像和信号"))
@@ -532,22 +611,23 @@ class MemoryAssembler:
             stale_label(day(holding.updated_at), today, self.limits.rule("holdings")),
         )
 
-    def _own_items(self, symbol: str, now: datetime, held: dict[str, Holding]) -> list[BlockItem]:
-        """The user's own plans and trades on this stock, even when newer ones about other
-        stocks push them out of the global notes / decisions lists."""
+    def _own_items(self, symbol: str, now: datetime, held: dict[str, Holding], move=None) -> list[BlockItem]:
+        """The user's own plans, views and rules on this stock in force, whatever their age
+        (the question names the stock), and its trades in the window, even when newer ones
+        about other stocks push them out of the global notes / decisions lists."""
         limits, until = self.limits, _until(now)
-        notes = self.domain.recent_notes_for(symbol, _since(now, limits.notes_days), until, limits.per_symbol_limit)
+        notes = self.domain.recent_notes_for(symbol, "", until, limits.per_symbol_limit)
         items = [_note_item(note) for note in notes]
-        decisions = self.domain.recent_decisions_for(
-            symbol, _since(now, limits.decisions_days), until, limits.per_symbol_limit
-        )
+        since, until = window_bounds(now, limits.decisions_days, move)
+        decisions = self.domain.recent_decisions_for(symbol, since, until, limits.per_symbol_limit)
         items.extend(_decision_item(d, held, self.domain.decision_returns(d.id)) for d in decisions)
         return items
 
-    def _news_items(self, symbol: str, now: datetime) -> list[BlockItem]:
+    def _news_items(self, symbol: str, now: datetime, move=None) -> list[BlockItem]:
         limits, today = self.limits, now.date()
         rule = limits.rule("news")
-        news = self.domain.recent_news(symbol, _since(now, limits.news_days), limits.news_per_symbol)
+        since, until = window_bounds(now, limits.news_days, move)
+        news = self.domain.recent_news(symbol, since, limits.news_per_symbol, until if move else None)
         return [_news_item(n, today, rule) for n in news]
 
     def _signal_item(self, signal: Signal, today: date) -> BlockItem:
@@ -562,6 +642,16 @@ class MemoryAssembler:
             MemoryId("signal", signal.id),
             stale_label(day(signal.as_of), today, self.limits.rule("signals")),
         )
+
+
+def _opening_sections(now: datetime, scene: str | None, summary: str | None) -> list[Section]:
+    """The time, and the scene and the summary when there are."""
+    sections = [Section("time", "当前时间", (BlockItem(market_state(now).describe(), "事实"),), 100, trimmable=False)]
+    if scene:
+        sections.append(Section("scene", "本轮场景", (BlockItem(scene),), PRIORITY["scene"]))
+    if summary:
+        sections.append(Section("summary", "对话摘要", (BlockItem(quote_data(summary), "混合"),), PRIORITY["summary"]))
+    return sections
 
 
 def _with_watch_note(section: Section, added_at: str | None) -> Section:
@@ -625,6 +715,64 @@ def _stale_last(items: list[BlockItem], weights: list[float]) -> tuple[tuple[Blo
 def _since(now: datetime, days: float) -> str:
     """The start of a memory class's window, in the store's timestamp form."""
     return (now - timedelta(days=days)).isoformat(timespec="seconds")
+
+
+def _applied(now: datetime, days: float, move) -> tuple[datetime, datetime, bool]:
+    """The window a time word gives a class: a period reaching into the class's own last
+    `days` widens it back to the period's start (上周 on a Wednesday keeps this week's
+    Monday); an older one moves it to the period (上个月). → (start, end, widened)."""
+    default = now - timedelta(days=days)
+    start = datetime.combine(move.start, time(0, 0), now.tzinfo)
+    end = datetime.combine(move.end, time(23, 59, 59), now.tzinfo)
+    if end >= default:
+        return min(start, default), now, True
+    return start, min(end, now), False
+
+
+# Each windowed section's configured days (MemoryLimits) and its name in an explanation.
+_WINDOWS = {
+    "trades": ("trades_days", "成交记录"),
+    "decisions": ("decisions_days", "操作决策"),
+    "reports": ("reports_days", "报告结论"),
+    "news": ("news_days", "公告与新闻"),
+    "notes": ("notes_days", "计划 / 观点"),
+}
+
+
+def applied_moves(moves, limits: MemoryLimits, now: datetime) -> tuple:
+    """The selection's window moves, each saying what it did to its section's window here
+    (widened back to the period, or moved to it) for `--explain` and `/context`."""
+    out = []
+    for move in moves:
+        field_name, name = _WINDOWS[move.section]
+        days = getattr(limits, field_name)
+        start, end, widened = _applied(now, days, move)
+        said = f"时间词“{move.words}”（{move.start.isoformat()} 至 {move.end.isoformat()}）：{name}的窗口"
+        if widened and start >= now - timedelta(days=days):
+            why = f"{said}不变，已在平时的近 {days:g} 天内"
+        else:
+            how = "放宽到" if widened else "移到"
+            window = f"{start.date().isoformat()} 至 {end.date().isoformat()}"
+            why = f"{said}{how} {window}（平时为近 {days:g} 天）"
+        out.append(replace(move, why=why))
+    return tuple(out)
+
+
+def window_bounds(now: datetime, days: float, move=None) -> tuple[str, str]:
+    """A class's window in the store's timestamp form: its last `days`, or as a time word
+    widened or moved it (`_applied`)."""
+    if move is None:
+        return _since(now, days), _until(now)
+    start, end, _ = _applied(now, days, move)
+    return start.isoformat(timespec="seconds"), end.isoformat(timespec="seconds")
+
+
+def _window_note(move, days: float, limit: int, now: datetime | None = None) -> str:
+    if move is None or now is None:
+        return f"近 {days:g} 天，最多 {limit} 条"
+    start, end, widened = _applied(now, days, move)
+    how = "放宽到" if widened else "移到"
+    return f"窗口按“{move.words}”{how} {start.date().isoformat()} 至 {end.date().isoformat()}，最多 {limit} 条"
 
 
 def _until(now: datetime) -> str:

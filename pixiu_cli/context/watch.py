@@ -1,6 +1,7 @@
 """The watch list in front of the model. A watched stock is named like a held one (its short
 name needs no more evidence than a holding's: the user follows it), its section says it is
-watched, and a question about the watch list gets the list itself, one line per stock."""
+watched, and a question about the watch list (the ``watchlist`` target of
+selection/targets.py) gets the list itself, one line per stock."""
 
 from __future__ import annotations
 
@@ -11,18 +12,11 @@ from pixiu_cli.context.block import BlockItem, Section
 from pixiu_cli.context.quoting import defuse
 from pixiu_cli.context.values import day, show_signed
 from pixiu_cli.selection.names import Holder, NameSource
-from pixiu_cli.selection.normalize import fold_width_case
 from pixiu_cli.store.domain import DomainStore
 from pixiu_cli.store.market import MarketStore
 
 KEY = "watchlist"
 PRIORITY = 88  # under the asked-about stocks' sections, above the persona
-WATCH_WORDS = ("自选", "关注列表", "关注的股", "关注的票", "观察列表", "观察池", "股票池", "watch list", "watchlist")
-
-
-def about_watchlist(text: str) -> bool:
-    folded = fold_width_case(text)
-    return any(word in folded for word in WATCH_WORDS)
 
 
 def watched(domain: DomainStore) -> dict[str, str]:

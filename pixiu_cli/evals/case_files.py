@@ -9,8 +9,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from pixiu_cli.dataset import SECTIONS
+from pixiu_cli.dataset import ACCOUNT, SECTIONS
 from pixiu_cli.errors import UserError
+from pixiu_cli.evals.case_setup import WATCH
 from pixiu_cli.resources import data_dir
 
 EVALS_FOLDER = "evals"
@@ -63,6 +64,11 @@ def _readcase_dataset(path: str) -> str:
     return Path(path).read_text(encoding="utf-8")
 
 
+# Besides the document's row sections and persona, a patch may change the account (its
+# fills and cash: ``{"fills": […], "cash": […]}``) and the eval's watch list (case_setup.py).
+_PATCHABLE = (*SECTIONS, ACCOUNT, WATCH)
+
+
 def apply_patch(document: dict, patch: Any, fail) -> dict:
     if patch is None:
         return document
@@ -73,15 +79,29 @@ def apply_patch(document: dict, patch: Any, fail) -> dict:
         if not isinstance(part, dict):
             raise fail(f"dataset_patch.{mode} 应为对象")
         for section, value in part.items():
-            if section not in SECTIONS:
-                raise fail(f"dataset_patch.{mode} 中未知的数据段 {section}（可用：{', '.join(SECTIONS)}）")
+            if section not in _PATCHABLE:
+                raise fail(f"dataset_patch.{mode} 中未知的数据段 {section}（可用：{', '.join(_PATCHABLE)}）")
             value = json.loads(json.dumps(value))
             if section == "persona":
                 if not isinstance(value, dict):
                     raise fail(f"dataset_patch.{mode}.persona 应为对象")
                 document["persona"] = value if mode == "replace" else {**document.get("persona", {}), **value}
+            elif section == ACCOUNT:
+                document[ACCOUNT] = _patched_account(document.get(ACCOUNT, {}), value, mode, fail)
             else:
                 if not isinstance(value, list):
                     raise fail(f"dataset_patch.{mode}.{section} 应为数组")
                 document[section] = value if mode == "replace" else [*document.get(section, []), *value]
     return document
+
+
+def _patched_account(account: Any, value: Any, mode: str, fail) -> dict:
+    """The account section with its fills and cash replaced or appended to, each on its own."""
+    if not isinstance(value, dict) or set(value) - {"fills", "cash"}:
+        raise fail(f'dataset_patch.{mode}.account 应为 {{"fills": […], "cash": […]}}')
+    account = dict(account) if isinstance(account, dict) else {}
+    for key, rows in value.items():
+        if not isinstance(rows, list):
+            raise fail(f"dataset_patch.{mode}.account.{key} 应为数组")
+        account[key] = rows if mode == "replace" else [*account.get(key, []), *rows]
+    return account

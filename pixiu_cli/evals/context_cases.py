@@ -21,11 +21,15 @@ optional), ``now`` (ISO 8601 with an offset, e.g. ``2026-03-04T10:15:00+08:00``)
     in the ``datasets/`` folder next to the case file, then in ``data/evals/datasets/``)
     or an inline import document (`pixiu_cli.dataset`). Relative timestamps
     (``"days_ago": N`` + ``"time": "HH:MM"``) are resolved against the case's ``now``.
+    Besides an import document's sections a data set may hold the eval's own setup
+    (`case_setup`): ``watch`` (the watch list) and, on a note row, ``ref`` and
+    ``replaced_by`` (the older plan is replaced by the one with that ref after the import).
 ``dataset_patch`` (optional)
     ``{"replace": {section: value}, "append": {section: [rows]}}`` with the document's
     sections (holdings, profiles, news, signals, reports, decisions, alerts, notes,
-    persona). ``replace`` swaps a whole section; ``append`` adds rows (for ``persona``:
-    merges keys). Replacing happens before appending.
+    persona), ``account`` (``{"fills": [...], "cash": [...]}``: each list replaced or
+    appended to on its own) and ``watch``. ``replace`` swaps a whole section; ``append``
+    adds rows (for ``persona``: merges keys). Replacing happens before appending.
 ``limits`` (optional)
     Overrides of `MemoryLimits` fields (``reports_days``, ``notes_limit``,
     ``budget_tokens`` …), applied with `MemoryLimits.from_mapping`.
@@ -72,6 +76,11 @@ Checks (at least one):
     ``{substring: n}``: the substring occurs exactly n times (e.g. the block markers).
 ``quoted``
     Substrings that must occur in the block, and only inside a quoted data span 「…」.
+``account``
+    ``{figure: text}`` for the account line of the holdings section, figures ``cash``,
+    ``total_assets``, ``stock_value``, ``realised``: the product's valuation
+    (`AccountReader`, what every surface shows) must give that text, and the block's line
+    must say it (``"cash": "62,751.30"``: 现金 62,751.30).
 
 Unknown keys, wrong types, an unknown data set or an invalid document raise `EvalError`
 naming the file and the case id, so a typo can never turn a check into a silent pass.
@@ -94,13 +103,16 @@ from typing import Any
 from pixiu_cli.context.memory import MemoryLimits
 from pixiu_cli.dataset import DatasetError, parse_document
 from pixiu_cli.evals.case_files import EvalError, apply_patch, case_dataset, case_files
+from pixiu_cli.evals.case_setup import EvalSetup, split_setup
 from pixiu_cli.evals.stored_data import stored_data
 from pixiu_cli.selection.intent import Intent
 
 _REQUIRED = ("id", "category", "now", "dataset", "message")
 _OPTIONAL = ("description", "dataset_patch", "limits", "summary", "earlier", "history", "market_list", "stored")
 _STRING_LIST_CHECKS = ("must", "must_not", "sections", "no_sections", "omitted", "not_omitted", "quoted")
-_CHECKS = (*_STRING_LIST_CHECKS, "intent", "symbols", "max_tokens", "counts")
+_CHECKS = (*_STRING_LIST_CHECKS, "intent", "symbols", "max_tokens", "counts", "account")
+# The account line's figures a case can check (the `account` check).
+ACCOUNT_FIGURES = ("cash", "total_assets", "stock_value", "realised")
 _KNOWN = frozenset((*_REQUIRED, *_OPTIONAL, *_CHECKS))
 
 
@@ -110,7 +122,7 @@ class EvalCase:
     category: str
     now: datetime
     message: str
-    document: dict  # the import document after dataset_patch
+    document: dict  # the import document after dataset_patch (the eval's own setup taken out)
     description: str = ""
     dataset_name: str | None = None  # None for an inline document
     limits: dict = field(default_factory=dict)
@@ -130,6 +142,8 @@ class EvalCase:
     max_tokens: int | None = None
     counts: dict = field(default_factory=dict)
     quoted: tuple[str, ...] = ()
+    account: dict = field(default_factory=dict)
+    setup: EvalSetup = EvalSetup()
     source: Path | None = None
 
 
@@ -177,7 +191,7 @@ def parse_case(raw: Any, source: Path | None = None, index: int = 0) -> EvalCase
     _check_fields(raw, fail)
     now = _case_now(raw["now"], fail)
     dataset_name, document = case_dataset(raw["dataset"], source, fail)
-    document = apply_patch(document, raw.get("dataset_patch"), fail)
+    document, setup = split_setup(apply_patch(document, raw.get("dataset_patch"), fail), now, fail)
     try:
         parse_document(document, now)
     except DatasetError as exc:
@@ -202,6 +216,7 @@ def parse_case(raw: Any, source: Path | None = None, index: int = 0) -> EvalCase
         history=tuple(raw.get("history", [])),
         market_list=raw.get("market_list", False),
         stored=stored_data(raw["stored"], source, fail) if "stored" in raw else None,
+        setup=setup,
         source=source,
         **checks,
     )
@@ -283,6 +298,14 @@ def _counts_check(key: str, value: Any, fail) -> dict:
     return dict(value)
 
 
+def _account_check(key: str, value: Any, fail) -> dict:
+    if not isinstance(value, dict) or not value or set(value) - set(ACCOUNT_FIGURES):
+        raise fail(f"account 应为 {{数值名: 文本}} 对象，数值名为 {' / '.join(ACCOUNT_FIGURES)}")
+    if not all(isinstance(v, str) and v.strip() for v in value.values()):
+        raise fail('account 的每个数值应为非空字符串（如 "62,751.30"）')
+    return dict(value)
+
+
 # check key → validator returning the value the case keeps; keys are checked in `_CHECKS` order
 _CHECK_PARSERS = {
     **dict.fromkeys(_STRING_LIST_CHECKS, _string_list_check),
@@ -290,6 +313,7 @@ _CHECK_PARSERS = {
     "symbols": _symbols_check,
     "max_tokens": _max_tokens_check,
     "counts": _counts_check,
+    "account": _account_check,
 }
 
 

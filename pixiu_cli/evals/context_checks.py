@@ -7,6 +7,7 @@ import re
 from collections.abc import Mapping
 
 from pixiu_cli.context.block import ContextBlock
+from pixiu_cli.context.memory import ACCOUNT_LABELS
 from pixiu_cli.evals.context_cases import EvalCase
 
 _QUOTED_SPAN = re.compile(r"「[^「」\n]*」")
@@ -48,8 +49,11 @@ def _unquoted_at(text: str, needle: str) -> int | None:
     return None
 
 
-def check(case: EvalCase, block: ContextBlock, intent: str, symbols: list[str]) -> list[str]:
-    """Every failed check of `case` against an assembled block, one line each."""
+def check(
+    case: EvalCase, block: ContextBlock, intent: str, symbols: list[str], figures: Mapping[str, str] | None = None
+) -> list[str]:
+    """Every failed check of `case` against an assembled block, one line each; `figures`:
+    the account line's figures by the product's valuation (for the `account` check)."""
     keys = [s.key for s in block.sections]
     return [
         *_text_failures(case, block.text),
@@ -58,6 +62,7 @@ def check(case: EvalCase, block: ContextBlock, intent: str, symbols: list[str]) 
         *_omitted_failures(case, block.omitted),
         *_size_failures(case, block),
         *_quoted_failures(case, block.text),
+        *_account_failures(case, block.text, figures or {}),
     ]
 
 
@@ -126,4 +131,17 @@ def _quoted_failures(case: EvalCase, text: str) -> list[str]:
         at = _unquoted_at(text, needle)
         if at is not None:
             failures.append(f"{one_line(needle)!r} 出现在「」之外：{_where(text, needle, at)}")
+    return failures
+
+
+def _account_failures(case: EvalCase, text: str, figures: Mapping[str, str]) -> list[str]:
+    """Each figure the case names: the valuation gives it, and the block's account line says it."""
+    failures = []
+    for name, expected in case.account.items():
+        actual = figures.get(name)
+        if actual != expected:
+            failures.append(f"账户估值的 {ACCOUNT_LABELS[name]} 应为 {expected}，实际为 {actual or '未知'}")
+        line = f"{ACCOUNT_LABELS[name]} {expected}"
+        if line not in text:
+            failures.append(f"账户行缺少 {line!r}")
     return failures

@@ -16,8 +16,9 @@ from typing import Any
 
 from pixiu_cli.context.block import ContextBlock
 from pixiu_cli.context.builder import ContextBuilder
-from pixiu_cli.context.memory import MemoryLimits
+from pixiu_cli.context.memory import MemoryLimits, account_figures
 from pixiu_cli.dataset import parse_document
+from pixiu_cli.evals.case_setup import apply_setup
 from pixiu_cli.evals.context_cases import EvalCase, load_cases
 from pixiu_cli.evals.context_checks import check, one_line
 from pixiu_cli.evals.stored_data import write_stored
@@ -96,6 +97,7 @@ def _populated(case: EvalCase, path: Path) -> None:
         case.now.isoformat(),
         case.market_list,
         stored,
+        case.setup,
     )
     cached = _POPULATED.get(key)
     if cached is None:
@@ -109,6 +111,7 @@ def _populated(case: EvalCase, path: Path) -> None:
         master.upsert(securities_for_document(data), keep_names=True)
         if case.stored:
             write_stored(db, case.stored, case.now.isoformat(timespec="seconds"))
+        apply_setup(db, case.setup, data.notes)
         db.conn.close()  # checkpoints the WAL into the file
         cached = _POPULATED[key] = path.read_bytes()
         if len(_POPULATED) > 64:
@@ -119,26 +122,38 @@ def _populated(case: EvalCase, path: Path) -> None:
 _POPULATED: dict[tuple, bytes] = {}
 
 
-def _build(case: EvalCase, path: Path) -> tuple[ContextBlock, str, list[str]]:
+@dataclass(frozen=True)
+class _Built:
+    block: ContextBlock
+    intent: str
+    symbols: list[str]
+    figures: dict[str, str]  # the account line's figures by the product's valuation
+
+
+def _build(case: EvalCase, path: Path) -> _Built:
     _populated(case, path)
     db = open_database(path)
     try:
         from pixiu_cli.services.account import AccountReader
 
         domain = DomainStore(db)
+        reader = AccountReader(db)  # the product's one valuation of the account
         builder = ContextBuilder(
             ConversationStore(db),
             domain,
             limits=MemoryLimits.from_mapping(case.limits),
             clock=lambda: case.now,
-            valuer=AccountReader(db),  # the product's one valuation of the account
+            valuer=reader,
         )
         if case.earlier:
-            return _converse(case, builder, db)
-        block, intent, symbols = builder.context_block(
-            case.message, summary=case.summary, now=case.now, earlier=case.history
-        )
-        return block, intent.value, list(symbols)
+            block, intent, symbols = _converse(case, builder, db)
+        else:
+            block, found, named = builder.context_block(
+                case.message, summary=case.summary, now=case.now, earlier=case.history
+            )
+            block, intent, symbols = block, found.value, list(named)
+        figures = account_figures(reader(case.now)) if case.account else {}
+        return _Built(block, intent, symbols, figures)
     finally:
         db.conn.close()
 
@@ -179,16 +194,25 @@ def run_case(case: EvalCase, workdir: Path | None = None) -> CaseResult:
     safe = re.sub(r"[^0-9A-Za-z_.-]", "_", case.id)[:80]
     path = workdir / f"{safe}.db"
     try:
-        block, intent, symbols = _build(case, path)
+        built = _build(case, path)
     except Exception as exc:  # an engine crash is a failed case, not a crashed suite
         reason = f"构建上下文时出错：{type(exc).__name__}: {one_line(str(exc))}"
         return CaseResult(case.id, case.category, False, [reason], case.description)
     finally:
         for suffix in ("", "-wal", "-shm"):
             Path(f"{path}{suffix}").unlink(missing_ok=True)
-    failures = check(case, block, intent, symbols)
+    block = built.block
+    failures = check(case, block, built.intent, built.symbols, built.figures)
     return CaseResult(
-        case.id, case.category, not failures, failures, case.description, intent, symbols, block.tokens, block.text
+        case.id,
+        case.category,
+        not failures,
+        failures,
+        case.description,
+        built.intent,
+        built.symbols,
+        block.tokens,
+        block.text,
     )
 
 
@@ -209,14 +233,15 @@ def summarize(report: EvalReport) -> Mapping[str, Any]:
 
 
 # The selection corpus (data/selection): a part to tune on, a held-out part, and a frozen
-# held-out set written on accounts of its own before the rules that it measures; the topic
-# corpus (fundamentals and the market review) split the same way, reported apart
+# held-out set written on accounts of its own before the rules that it measures (frozen: issue
+# 27's; frozen_2: issue 38's, the whole account and the daily routine); the topic corpus
+# (fundamentals and the market review) split the same way, reported apart
 SELECTION_FOLDER = "selection"
-SELECTION_SPLITS = ("tune", "heldout", "frozen", "topics_tune", "topics_heldout")
+SELECTION_SPLITS = ("tune", "heldout", "frozen", "frozen_2", "topics_tune", "topics_heldout")
 
 
 def selection_corpus() -> dict[str, list[EvalCase]]:
-    """split name → cases, from data/selection/{tune,heldout,frozen}.json (empty when absent)."""
+    """split name → cases, from data/selection/{tune,heldout,frozen,frozen_2}.json (empty when absent)."""
     folder = data_dir() / SELECTION_FOLDER
     return {
         split: load_cases([folder / f"{split}.json"]) if (folder / f"{split}.json").is_file() else []

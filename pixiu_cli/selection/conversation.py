@@ -10,20 +10,26 @@ earlier turns (oldest first, each with its own selection, itself resolved), and
 * the older short follow-ups: 其他几只呢 / 剩下的呢 (the rest of the portfolio), 那整体呢
   (the portfolio), 那茅台呢 (the same question about another stock), 它的回撤呢;
 * no marker, but a short question that needs an object and names none (加多少合适, 给个方案,
-  分红稳定吗) → the last turn's object (its stocks, or the overview).
+  分红稳定吗) → the last turn's object (its stocks, or the overview);
+* a short question about one memory class that names no stock (有公告吗, 按计划该咋办,
+  上次那笔卖出赚了多少, 钱够吗) → the stocks of the last turn that named some, in that class;
+* a turn that read the brief has the stocks the brief named as objects (`Selection.objects`):
+  它 / 那只 / 点名的那只 after it point at them.
 
 Every stock taken from an earlier turn is recorded with the turn it came from (`Carried`),
-so `/context --explain` says which question it came from. The patterns are data
-(``[follow_up]`` of ``data/selection/rules/mentions.toml``).
+so `/context --explain` says which question it came from (and, for a brief's stock, which
+brief named it). The patterns are data (``[follow_up]`` of ``data/selection/rules/mentions.toml``
+and of ``targets.toml``).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 
+from pixiu_cli.selection import targets as memory
 from pixiu_cli.selection.intent import Group, Intent
 from pixiu_cli.selection.result import Carried, Selection
 from pixiu_cli.selection.rules import joined, table
@@ -70,15 +76,17 @@ def _named(earlier: Sequence[EarlierTurn], count: int) -> list[Carried]:
     found: dict[str, tuple[int, int, Carried]] = {}  # symbol → (turn distance, position, origin)
     for distance, turn in enumerate(reversed(earlier), 1):
         origin = {c.symbol: c for c in turn.selection.carried}
-        symbols = turn.selection.symbols
+        objects = {c.symbol: c for c in turn.selection.objects}
+        symbols = [*turn.selection.symbols, *(s for s in objects if s not in turn.selection.symbols)]
         for position in range(len(symbols) - 1, -1, -1):
             symbol = symbols[position]
             if symbol not in found and len(found) < count:
                 source = origin.get(symbol)
+                via = objects[symbol].via if symbol in objects and symbol not in turn.selection.symbols else ""
                 carried = (
-                    Carried(symbol, source.turns_ago + distance, source.message)
+                    Carried(symbol, source.turns_ago + distance, source.message, source.via)
                     if source
-                    else Carried(symbol, distance, turn.message)
+                    else Carried(symbol, distance, turn.message, via)
                 )
                 found[symbol] = (distance, position, carried)
         if len(found) >= count:
@@ -87,24 +95,29 @@ def _named(earlier: Sequence[EarlierTurn], count: int) -> list[Carried]:
 
 
 def _where(carried: Sequence[Carried]) -> str:
-    return "，".join(f"{c.symbol} 来自{_ago(c.turns_ago)}（“{c.message[:20]}”）" for c in carried)
+    return "，".join(
+        f"{c.symbol} 来自{_ago(c.turns_ago)}（“{c.message[:20]}”）" + (f"：{c.via}" if c.via else "") for c in carried
+    )
 
 
 def _ago(turns: int) -> str:
     return "上一轮" if turns == 1 else f"前 {turns} 轮"
 
 
-def _with(current: Selection, intent: Intent, symbols: list[str], overview: bool, why: str, carried=()) -> Selection:
-    return Selection(
-        intent,
-        symbols,
-        overview,
-        current.cues,
-        current.mentions,
-        current.reason,
-        why,
-        current.normalized,
-        tuple(carried),
+def _with(
+    current: Selection, intent: Intent, symbols: list[str], overview: bool, why: str, carried=(), targets=None
+) -> Selection:
+    """The current selection resolved against an earlier turn; it keeps the classes it asks
+    about (or takes `targets`)."""
+    return replace(
+        current,
+        intent=intent,
+        symbols=symbols,
+        overview=overview,
+        follow_up=why,
+        carried=tuple(carried),
+        compact_overview=False,
+        targets=current.targets if targets is None else tuple(targets),
     )
 
 
@@ -118,7 +131,7 @@ def _pointing(current: Selection, earlier: Sequence[EarlierTurn], bare: str) -> 
     if current.symbols or len(bare) > _POINTER_SHORT:
         return None
     pair = rules.pair.search(bare)
-    marker = pair or rules.pointer.search(bare)
+    marker = pair or rules.pointer.search(bare) or memory.rules().object_pointer.search(bare)
     if marker is None:
         return None
     carried = _named(earlier, 2 if pair else 1)
@@ -150,12 +163,47 @@ def _same_object(current: Selection, earlier: Sequence[EarlierTurn], bare: str) 
     return None
 
 
+# The classes a question about needs a stock (its news, its plan, its trades, its rules), and
+# their names in the follow-up line.
+_OBJECT_CLASSES = {
+    memory.NEWS: "公告与新闻",
+    memory.PLANS: "计划",
+    memory.TRADES: "成交",
+    memory.RULES: "纪律",
+    memory.ACCOUNT: "现金与购买力",
+}
+
+
+def _class_follow_up(current: Selection, earlier: Sequence[EarlierTurn], bare: str) -> Selection | None:
+    """A short question about one class, naming no stock: the stocks of the last turn (of
+    the last two) that named some, in that class."""
+    if current.symbols or len(bare) > memory.rules().follow_up_chars or _asks_portfolio(current):
+        return None
+    asked = [t for t in current.targets if t in _OBJECT_CLASSES]
+    if not asked or (current.intent is Intent.GENERAL and memory.ACCOUNT in asked and len(asked) == 1):
+        return None
+    recent = list(earlier[-2:])
+    named = [t for t in recent if t.selection.symbols or t.selection.objects]
+    if not named or (memory.TRADES in asked and recent[-1].selection.intent is Intent.TRADE_REVIEW):
+        # after a trade review, another trade (那上上笔呢) may be of another stock
+        return None
+    last = named[-1].selection
+    carried = _named(recent, len({*last.symbols, *(c.symbol for c in last.objects)}))
+    symbols = [c.symbol for c in carried]
+    what = _OBJECT_CLASSES[asked[0]]
+    why = f"追问{what}，没有点名个股：沿用前面点名的个股。{_where(carried)}"
+    if memory.ACCOUNT in asked and current.intent is Intent.PORTFOLIO_REVIEW:
+        return _with(current, Intent.PORTFOLIO_REVIEW, symbols, True, why, carried)
+    intent = Intent.TRADE_REVIEW if memory.TRADES in asked else Intent.SINGLE_STOCK
+    return _with(current, intent, symbols, False, why, carried)
+
+
 def resolve(current: Selection, earlier: Sequence[EarlierTurn]) -> Selection:
     """`current` read against the earlier turns (oldest first)."""
     if not earlier:
         return current
     bare = _rules().punctuation.sub("", current.normalized)
-    for step in (_pointing, _same_object):
+    for step in (_pointing, _class_follow_up, _same_object):
         resolved = step(current, earlier, bare)
         if resolved is not None:
             return resolved
@@ -182,4 +230,5 @@ def _elliptical(current: Selection, last: EarlierTurn, bare: str) -> Selection:
         return current
     carried = _named([last], len(previous.symbols)) if previous.symbols else []
     why = "省略式追问：沿用上一轮的意图和个股" + (f"。{_where(carried)}" if carried else "")
-    return _with(current, previous.intent, list(previous.symbols), previous.overview, why, carried)
+    targets = current.targets or previous.targets
+    return _with(current, previous.intent, list(previous.symbols), previous.overview, why, carried, targets)

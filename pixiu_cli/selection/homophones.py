@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-from pixiu_cli.selection.rules import table
+from pixiu_cli.selection.rules import table, vocabulary
 
 # A long paste is read for its question: its head and tail (see intent.HEAD, TAIL).
 _HEAD, _TAIL = 1000, 500
@@ -43,7 +43,7 @@ def _is_han(ch: str) -> bool:
 @cache
 def _vocabulary() -> _Vocabulary:
     data = table("words.toml")
-    words = tuple(data["vocabulary"])
+    words = vocabulary()
     index: dict[tuple[int, int, str], list[str]] = {}
     for word in words:
         for position, ch in enumerate(word):

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from pixiu_cli.selection.intent import FiredCue, Intent
 from pixiu_cli.selection.topics import NO_TOPICS, Topics
+from pixiu_cli.selection.windows import WindowMove
 
 
 @dataclass(frozen=True)
@@ -15,6 +16,7 @@ class Carried:
     symbol: str
     turns_ago: int  # 1 = the previous turn
     message: str  # that turn's question
+    via: str = ""  # what of that turn named it, when not its question: the brief it read (Chinese)
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,12 @@ class Selection:
     carried: tuple[Carried, ...] = ()  # the stocks taken from earlier turns, and from which
     compact_overview: bool = False  # the overview in one short line a holding (recall first)
     topics: Topics = NO_TOPICS  # the 基本面 part and the 市场概况 section (selection/topics.py)
+    targets: tuple[str, ...] = ()  # the memory classes asked about (selection/targets.py)
+    windows: tuple[WindowMove, ...] = ()  # windows a time word moved (selection/windows.py)
+    objects: tuple[Carried, ...] = ()  # stocks the memory this turn read named (the brief's), for follow-ups
+
+    def window(self, section: str) -> WindowMove | None:
+        return next((w for w in self.windows if w.section == section), None)
 
     def explanation(self) -> dict:
         """JSON-ready: what /context and `pixiu context` show under "selection"."""
@@ -55,7 +63,10 @@ class Selection:
                 {"text": m.text, "symbol": m.symbol, "kind": m.kind, "accepted": m.accepted, "why": m.why}
                 for m in self.mentions
             ],
-            "carried": [{"symbol": c.symbol, "turns_ago": c.turns_ago, "message": c.message} for c in self.carried],
+            "carried": [_carried(c) for c in self.carried],
+            "targets": list(self.targets),
+            "windows": [w.explanation() for w in self.windows],
+            "objects": [_carried(c) for c in self.objects],
             "topics": {
                 "fundamentals": self.topics.fundamentals,
                 "holdings_fundamentals": self.topics.holdings_fundamentals,
@@ -65,3 +76,8 @@ class Selection:
                 ],
             },
         }
+
+
+def _carried(c: Carried) -> dict:
+    said = {"symbol": c.symbol, "turns_ago": c.turns_ago, "message": c.message}
+    return {**said, "via": c.via} if c.via else said

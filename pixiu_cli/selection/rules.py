@@ -58,6 +58,18 @@ def table(filename: str) -> dict:
     return _expand_all(data, fragments)
 
 
+@cache
+def vocabulary() -> tuple[str, ...]:
+    """The words whose pinyin typos are fixed and which the segmenter keeps whole:
+    ``vocabulary`` of ``words.toml``, then the ``vocabulary`` of each file its
+    ``vocabulary_from`` names (the memory classes' words, in ``targets.toml``)."""
+    data = table("words.toml")
+    found = list(data["vocabulary"])
+    for filename in data.get("vocabulary_from", []):
+        found.extend(w for w in table(filename)["vocabulary"] if w not in found)
+    return tuple(found)
+
+
 def joined(value: str | list[str]) -> str:
     """A pattern written whole or in parts."""
     return value if isinstance(value, str) else "".join(value)

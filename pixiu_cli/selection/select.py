@@ -13,9 +13,12 @@
    investing words, a holding asked about (宁德还能拿吗), a portfolio question
    (这几只里长电…), or the conversation — never counts after a place verb or a measure
    word (去宁德出差, 两瓶茅台), nor inside an everyday word (心灵美的人, `words`);
-4. intent cues (`intent.analyze`);
+4. intent cues (`intent.analyze`), then the memory classes the message asks about
+   (`targets.refine`: the account, trades, news, the brief, rules, plans, the watch list;
+   one stock against the rest; somebody else's money and knowledge stay out);
 5. the conversation (`conversation.resolve`): the last few turns, for pronouns and pairs
-   (它, 这俩), questions that need an object, and the older short follow-ups (其他几只呢).
+   (它, 这俩), questions that need an object, and the older short follow-ups (其他几只呢);
+6. given today, the windows a named period moves (`windows`: 上个月, 上周三, 上半年…).
 
 The word lists and patterns of steps 3 and 5 are data: ``data/selection/rules/mentions.toml``.
 Every caller finds names with the same `NameTable`: a turn here, a note (`/remember`, the
@@ -26,8 +29,9 @@ lists what a text names without judging it.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from datetime import date
 from functools import cache, lru_cache
 
 from pixiu_cli.selection.codes import find_codes
@@ -52,9 +56,14 @@ from pixiu_cli.selection.names import (
 from pixiu_cli.selection.normalize import normalize
 from pixiu_cli.selection.result import Carried, MentionNote, Selection
 from pixiu_cli.selection.rules import joined, table
+from pixiu_cli.selection.targets import BRIEF, against_rest, refine
+from pixiu_cli.selection.targets import rules as target_rules
+from pixiu_cli.selection.targets import warm as warm_targets
 from pixiu_cli.selection.topics import NO_TOPICS, read_topics, turns_to_market
 from pixiu_cli.selection.topics import warm as warm_topics
 from pixiu_cli.selection.topics import words as topic_words
+from pixiu_cli.selection.windows import moves, period
+from pixiu_cli.selection.windows import warm as warm_windows
 
 __all__ = ["Carried", "MentionNote", "Selection", "extract_symbols", "select", "warm"]
 
@@ -115,6 +124,12 @@ def _near(pattern: re.Pattern[str], text: str, start: int, end: int, reach: int 
     return pattern.search(text, max(0, start - reach), start) or pattern.search(text, end, end + reach)
 
 
+def _investing_near(text: str, start: int, end: int) -> re.Match[str] | None:
+    """Investing words around a name, or a memory class's cue word (计划, 公告, 做t, 简报):
+    a short name next to one is the stock."""
+    return _near(_mention_rules().investing, text, start, end) or _near(target_rules().evidence, text, start, end)
+
+
 def _not_stock_context(text: str, start: int, end: int) -> str | None:
     """The product, place, service or idiom words around a name, if any (格力空调, 喝五粮液)."""
     rules = _mention_rules()
@@ -154,7 +169,7 @@ def _judge_name(
     # A name asked about directly (茅台最近怎么样) or a holding in a question about holdings
     # is not inside a word; otherwise, without investing words, it may be (心灵美的人).
     plain = name.held and portfolio_context or rules.asked_about.match(after)
-    if name.kind == SHORT and not plain and not _near(rules.investing, text, start, end):
+    if name.kind == SHORT and not plain and not _investing_near(text, start, end):
         # Without investing words, a short name inside an everyday word is that word.
         if word := _inside_word(text, start, end, table):
             return False, f"简称在词语“{word}”里面，句中也没有投资用语：不是股票"
@@ -166,7 +181,7 @@ def _judge_name(
         return False, "前面是数量词（两瓶、一箱…），指的是商品"
     place = rules.place_before.search(before)
     # Investing words near the name (the whole of a question; a window of a long paste).
-    investing = _near(rules.investing, text, start, end)
+    investing = _investing_near(text, start, end)
     if place and not (investing and place.group() in ("在", "买", "买了")):
         return False, f"前面的“{place.group()}”说明是地名或商品"
     if name.kind != SHORT:
@@ -236,33 +251,59 @@ def _own(
     text: str, table: NameTable, held: frozenset[str], known: frozenset[str], conversation: bool
 ) -> tuple[list[str], list[MentionNote], object]:
     # A question about the user's holdings or trades is evidence that a held short name
-    # in it is the stock (这几只里长电…, 中芯我前几天追高了吗).
+    # in it is the stock (这几只里长电…, 中芯我前几天追高了吗, 除了宁德其他几只).
     portfolio = analyze(text, ())
-    about_mine = portfolio.overview or portfolio.intent is Intent.TRADE_REVIEW
+    about_mine = portfolio.overview or portfolio.intent is Intent.TRADE_REVIEW or against_rest(text)
     symbols, notes = _mentions(text, table, held, known, about_mine, conversation)
-    return symbols, notes, analyze(text, symbols)
+    result, targets = refine(analyze(text, symbols), text, symbols)
+    return symbols, notes, result, targets
 
 
-def select(text: str, table: NameTable, earlier: Sequence[str] = ()) -> Selection:
+# What the memory an earlier turn read named: given that turn's selection, the stocks (and
+# what named each) — the builder's, which reads the briefs the turn asked about.
+Objects = Callable[[Selection], tuple[Carried, ...]]
+
+
+def select(
+    text: str, table: NameTable, earlier: Sequence[str] = (), today: date | None = None, objects: Objects | None = None
+) -> Selection:
     """The selection for `text`; `earlier` are the user's previous messages, oldest first
-    (the last few are read: see `conversation`). The holdings and known securities are the table's."""
-    return _select_one(text, table, _earlier_turns(tuple(earlier)[-EARLIER_TURNS:], table))
+    (the last few are read: see `conversation`). The holdings and known securities are the
+    table's. `today`: read the periods the message names (windows they move); `objects`: the
+    stocks an earlier turn's brief named, for follow-ups that point at them."""
+    turns = _earlier_turns(tuple(earlier)[-EARLIER_TURNS:], table, today, objects)
+    return _select_one(text, table, turns, today)
 
 
-def _earlier_turns(chain: tuple[str, ...], table: NameTable) -> tuple[EarlierTurn, ...]:
-    """The selections of the earlier messages, each read with the ones before it."""
+def _earlier_turns(
+    chain: tuple[str, ...], table: NameTable, today: date | None = None, objects: Objects | None = None
+) -> tuple[EarlierTurn, ...]:
+    """The selections of the earlier messages, each read with the ones before it (and,
+    where one asked about the brief, with the stocks the brief named: read afresh, as the
+    briefs are the store's)."""
     if not chain:
         return ()
-    key = (id(table), chain)
+    key = (id(table), chain, today)
     cached = _EARLIER.get(key)
-    if cached is not None and cached[0] is table:
-        return cached[1]
-    turns: tuple[EarlierTurn, ...] = ()
-    for old in chain:
-        turns = (*turns, EarlierTurn(old, _select_one(old, table, turns)))
-    _EARLIER[key] = (table, turns)
+    turns = cached[1] if cached is not None and cached[0] is table else _read_turns(chain, table, today, None)
+    if cached is None or cached[0] is not table:
+        _EARLIER[key] = (table, turns)
     if len(_EARLIER) > 64:
         _EARLIER.pop(next(iter(_EARLIER)))
+    if objects is not None and any(BRIEF in t.selection.targets for t in turns):
+        return _read_turns(chain, table, today, objects)
+    return turns
+
+
+def _read_turns(
+    chain: tuple[str, ...], table: NameTable, today: date | None, objects: Objects | None
+) -> tuple[EarlierTurn, ...]:
+    turns: tuple[EarlierTurn, ...] = ()
+    for old in chain:
+        selection = _select_one(old, table, turns, today)
+        if objects is not None and BRIEF in selection.targets:
+            selection = replace(selection, objects=objects(selection))
+        turns = (*turns, EarlierTurn(old, selection))
     return turns
 
 
@@ -271,10 +312,12 @@ def _earlier_turns(chain: tuple[str, ...], table: NameTable) -> tuple[EarlierTur
 _EARLIER: dict[tuple, tuple[NameTable, tuple[EarlierTurn, ...]]] = {}
 
 
-def _select_one(text: str, table: NameTable, earlier: tuple[EarlierTurn, ...]) -> Selection:
+def _select_one(text: str, table: NameTable, earlier: tuple[EarlierTurn, ...], today: date | None = None) -> Selection:
     normalized = normalize(text)
-    conversation = any(t.selection.symbols or t.selection.intent is not Intent.GENERAL for t in earlier[-1:])
-    symbols, notes, result = _own(normalized, table, table.held, table.symbols_named, conversation)
+    conversation = any(
+        t.selection.symbols or t.selection.objects or t.selection.intent is not Intent.GENERAL for t in earlier[-1:]
+    )
+    symbols, notes, result, targets = _own(normalized, table, table.held, table.symbols_named, conversation)
     selection = Selection(
         result.intent,
         symbols,
@@ -285,12 +328,18 @@ def _select_one(text: str, table: NameTable, earlier: tuple[EarlierTurn, ...]) -
         None,
         normalized,
         compact_overview=result.compact,
+        targets=targets,
     )
     resolved = resolve(selection, earlier) if earlier else selection
     if resolved.carried and not selection.symbols and turns_to_market(normalized):
         resolved = selection  # 那大盘呢: the market now, not the stock before
     topics = read_topics(normalized, bool(resolved.symbols), resolved.overview)
-    return resolved if topics is NO_TOPICS else replace(resolved, topics=topics)
+    if topics is not NO_TOPICS:
+        resolved = replace(resolved, topics=topics)
+    if today is None:
+        return resolved
+    found = period(normalized, today)
+    return replace(resolved, windows=moves(found, resolved.targets, resolved.intent is Intent.TRADE_REVIEW))
 
 
 def warm() -> None:
@@ -300,6 +349,8 @@ def warm() -> None:
     _mention_rules()
     warm_conversation()
     warm_topics()
+    warm_targets()
+    warm_windows()
     normalize("")
 
 

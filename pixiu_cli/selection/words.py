@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 
 from pixiu_cli.resources import keep_derived, user_cache_dir
-from pixiu_cli.selection.rules import table
+from pixiu_cli.selection.rules import vocabulary
 
 _DICTIONARY_FORMAT = 1  # bump when what is kept changes shape
 
@@ -68,7 +68,7 @@ def _segmenter():
         shipped = os.path.join(os.path.dirname(jieba.__file__), "dict.txt")
         tokenizer.FREQ, tokenizer.total = _prefix_dictionary(tokenizer, shipped, jieba.__version__)
         tokenizer.initialized = True
-    for word in table("words.toml")["vocabulary"]:
+    for word in vocabulary():
         tokenizer.add_word(word, freq=10_000)
     return tokenizer
 

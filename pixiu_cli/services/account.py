@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from decimal import Decimal
 
 from pixiu_cli.domain.account import COST_METHODS, KIND_NAMES, CashBalance, Fill
@@ -139,6 +139,12 @@ class AccountReader:
         self._key: tuple | None = None
         self._view: AccountView | None = None
 
+    def history(
+        self, now: datetime, start: date | None, end: date | None, symbols: list[str] | None = None, limit: int = 12
+    ) -> TradeHistory:
+        """The trade history for the context block (`trade_history`)."""
+        return trade_history(self.db, now, start, end, symbols, limit)
+
     def __call__(self, now: datetime) -> AccountView:
         from pixiu_cli.market.calendar import last_complete_session
         from pixiu_cli.store.market import MarketStore
@@ -266,6 +272,56 @@ def _trade_line(f: Fill, name: str | None) -> TradeLine:
         "对账单" if f.origin == "statement" else "手工",
         decision_ref(f.decision_id) if f.decision_id else None,
     )
+
+
+# trade history: the ledger's fills over a span, and what the span realised -----------------------
+@dataclass(frozen=True)
+class HistoryFill:
+    line: TradeLine
+    decision_id: int | None  # the recorded trade (decisions) the fill is, if any
+
+
+@dataclass(frozen=True)
+class Realised:
+    symbol: str
+    name: str
+    amount: Decimal  # realised P&L over the span (sales against average cost, dividends)
+    closed: bool  # no shares left at the span's end
+
+
+@dataclass(frozen=True)
+class TradeHistory:
+    fills: tuple[HistoryFill, ...]  # oldest first: the newest `limit` of the span
+    left_out: int  # older fills of the span not listed
+    realised: tuple[Realised, ...]
+
+
+def trade_history(
+    db, now: datetime, start: date | None, end: date | None, symbols: list[str] | None = None, limit: int = 12
+) -> TradeHistory:
+    """The stocks' fills dated from `start` to `end` (None: without that bound), and each
+    traded stock's realised P&L over the span: the ledger's realised P&L at the span's end
+    less that of the day before it starts (both `derive_positions`), never worked out here."""
+    first, last = start.isoformat() if start else "", end.isoformat() if end else "9999-12-31"
+    fills = [
+        f
+        for f in AccountStore(db).fills()
+        if f.symbol and first <= f.day <= last and (symbols is None or f.symbol in symbols)
+    ]
+    names = {line.symbol: line.name for line in list_trades(db) if line.symbol}
+    shown = fills[-limit:] if limit else fills
+    lines = tuple(HistoryFill(_trade_line(f, names.get(f.symbol) or f.name), f.decision_id) for f in shown)
+    traded = sorted({f.symbol for f in fills})
+    at_end = derive_positions(db, now, traded, day=last if end else None)
+    before = derive_positions(db, now, traded, day=(start - timedelta(days=1)).isoformat()) if start else {}
+    realised = []
+    for symbol in traded:
+        p = at_end.get(symbol)
+        if p is None:
+            continue
+        amount = p.realised_pnl - (before[symbol].realised_pnl if symbol in before else Decimal(0))
+        realised.append(Realised(symbol, names.get(symbol) or p.name or symbol, amount, not p.held))
+    return TradeHistory(lines, len(fills) - len(shown), tuple(r for r in realised if r.amount or r.closed))
 
 
 # the account as plain data: `holdings --json`, the get_holdings tool, the brief's facts ---------

@@ -159,13 +159,16 @@ class DomainStore:
         latest = {r["symbol"]: _profile(r) for r in rows}
         return {s: latest[s] for s in symbols if s in latest}
 
-    def recent_news(self, symbol: str, since: str, limit: int) -> list[NewsItem]:
+    def recent_news(self, symbol: str, since: str, limit: int, until: str | None = None) -> list[NewsItem]:
+        """The stock's newest `limit` items published since `since` (and by `until`)."""
+        bound, params = ("and published_at <= ? ", [until]) if until is not None else ("", [])
         return [
             _news(r)
             for r in _rows(
                 self.db,
-                "select * from news where symbol = ? and published_at >= ? order by published_at desc, id desc limit ?",
-                [symbol, since, limit],
+                f"select * from news where symbol = ? and published_at >= ? {bound}"
+                "order by published_at desc, id desc limit ?",
+                [symbol, since, *params, limit],
             )
         ]
 

@@ -118,6 +118,18 @@ def show_tool_messages(renderer: Renderer, calls: list) -> None:
         )
 
 
+# The memory classes a question can ask about (selection/targets.py), as /context names them.
+_TARGET_NAMES = {
+    "account": "现金与总资产",
+    "trades": "成交与已实现盈亏",
+    "news": "公告与新闻",
+    "brief": "简报与报告",
+    "rules": "纪律",
+    "plans": "计划",
+    "watchlist": "自选列表",
+}
+
+
 def selection_lines(selection: dict) -> list[str]:
     """Why these sections: the intent's reason, the cues that fired, each name or code
     accepted or rejected, and how the previous turn was used."""
@@ -125,6 +137,10 @@ def selection_lines(selection: dict) -> list[str]:
     lines = [f"选择依据：{selection.get('reason', '')}{overview}"]
     if selection.get("follow_up"):
         lines.append(f"  追问：{selection['follow_up']}")
+    if selection.get("targets"):
+        lines.append("  问到的记忆：" + "、".join(_TARGET_NAMES.get(t, t) for t in selection["targets"]))
+    for window in selection.get("windows", []):
+        lines.append(f"  窗口：{window['why']}")
     for cue in selection.get("cues", []):
         lines.append(f"  线索 {cue['name']}「{cue['matched']}」：{cue['why']}")
     for mention in selection.get("mentions", []):

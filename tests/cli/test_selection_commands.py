@@ -96,7 +96,7 @@ def test_eval_reports_shipped_tune_and_held_out(offline_env):
     summary = json.loads(done.stdout)
     assert summary["pass_rate"] == 1.0 and "categories" in summary and "failures" in summary  # shape kept
     splits = summary["selection"]
-    assert set(splits) == {"tune", "heldout", "frozen", "topics_tune", "topics_heldout"}
+    assert set(splits) == {"tune", "heldout", "frozen", "frozen_2", "topics_tune", "topics_heldout"}
     topics = splits["topics_heldout"]  # fundamentals and the market review: written before their rules
     assert topics["total"] >= 60 and topics["pass_rate"] >= 0.95
     held = splits["heldout"]
@@ -120,3 +120,29 @@ def test_context_on_a_three_turn_conversation_selects_both_and_names_their_turns
     assert "前 2 轮" in info["selection"]["follow_up"]
     keys = [s["key"] for s in info["sections"]]
     assert "symbol:600519" in keys and "symbol:300750" in keys
+
+
+@pytest.mark.slow
+def test_explain_says_why_a_window_moved_and_context_shows_it(offline_env, tmp_path):
+    # the tuning account of issue 38, as an import document (its watch list is the eval's own)
+    document = json.loads((CORPUS_PORTFOLIO.parent / "routine_tune.json").read_text(encoding="utf-8"))
+    document.pop("watch")
+    for note in document["notes"]:
+        note.pop("ref", None), note.pop("replaced_by", None)
+    path = tmp_path / "routine.json"
+    path.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+    env = {**offline_env, "PIXIU_NOW": "2026-11-25T20:30:00+08:00"}
+    assert pixiu(env, "import", str(path)).returncode == 0
+    info = explain(env, "上个月的操作帮我列一下")
+    assert info["intent"] == "trade_review" and "trades" in [s["key"] for s in info["sections"]]
+    windows = info["selection"]["windows"]
+    assert [(w["section"], w["start"], w["end"], w["words"]) for w in windows] == [
+        ("trades", "2026-10-01", "2026-10-31", "上个月"),
+        ("decisions", "2026-10-01", "2026-10-31", "上个月"),
+    ]
+    assert (
+        windows[0]["why"]
+        == "时间词“上个月”（2026-10-01 至 2026-10-31）：成交记录的窗口移到 2026-10-01 至 2026-10-31（平时为近 7 天）"
+    )
+    table = pixiu(env, "context", "上个月的操作帮我列一下")
+    assert "问到的记忆：成交与已实现盈亏" in table.stdout and "窗口：时间词“上个月”" in table.stdout, table.stdout

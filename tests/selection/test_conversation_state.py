@@ -68,3 +68,51 @@ def test_a_question_that_needs_an_object_takes_the_last_turns(table, question, e
 def test_small_talk_after_a_stock_question_carries_nothing(table, question):
     chosen = select(question, table, ["泸州老窖怎么样"])
     assert chosen.intent is Intent.GENERAL and chosen.symbols == [] and chosen.carried == ()
+
+
+# --- follow-ups across the account's classes (issue 38) ---------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "earlier", "intent", "symbols"),
+    [
+        ("有公告吗", ["白药今天涨了"], Intent.SINGLE_STOCK, ["000538"]),  # a bare filings question keeps it
+        ("那我的计划要变吗", ["老窖最近涨得不错"], Intent.SINGLE_STOCK, ["000568"]),
+        ("上次那笔卖出赚了多少", ["老窖最近怎么样"], Intent.TRADE_REVIEW, ["000568"]),
+        ("公告呢", ["白药最近咋样", "今天大盘跌了"], Intent.SINGLE_STOCK, ["000538"]),  # two turns back
+        ("钱够吗", ["老窖怎么样"], Intent.PORTFOLIO_REVIEW, ["000568"]),  # buying power of that stock: both
+    ],
+)
+def test_a_question_about_one_class_keeps_the_stock_of_the_turn_before(table, text, earlier, intent, symbols):
+    chosen = select(text, table, earlier)
+    assert (chosen.intent, chosen.symbols) == (intent, symbols)
+    assert chosen.carried[0].message in earlier and "沿用前面点名的个股" in chosen.follow_up
+
+
+def test_another_trade_after_a_trade_review_may_be_of_another_stock(table):
+    chosen = select("那上上笔呢", table, ["我昨天卖的老窖卖对了吗"])
+    assert chosen.intent is Intent.TRADE_REVIEW and chosen.symbols == []
+
+
+def _brief_objects(selection):
+    """Stands in for the builder's reading of the briefs a turn asked about: one named 白药."""
+    from pixiu_cli.selection.result import Carried
+
+    return (Carried("000538", 0, "", "简报「每日简报 2026-11-24 收盘」点名"),)
+
+
+@pytest.mark.parametrize("text", ["它还能拿吗", "里面点名的那只该怎么办", "简报里说的那只现在能接了吗"])
+def test_a_follow_up_points_at_the_stock_the_brief_named(table, text):
+    chosen = select(text, table, ["昨天的简报说了什么"], objects=_brief_objects)
+    assert chosen.symbols == ["000538"] and chosen.intent is Intent.SINGLE_STOCK
+    [carried] = chosen.carried
+    assert (carried.turns_ago, carried.message) == (1, "昨天的简报说了什么")
+    assert carried.via == "简报「每日简报 2026-11-24 收盘」点名"
+    assert "000538 来自上一轮（“昨天的简报说了什么”）：简报「每日简报 2026-11-24 收盘」点名" in chosen.follow_up
+    assert chosen.explanation()["carried"][0]["via"] == carried.via
+
+
+def test_a_turn_that_did_not_ask_about_the_brief_has_no_objects(table):
+    asked = []
+    select("它还能拿吗", table, ["今天大盘怎么样"], objects=lambda s: asked.append(s) or ())
+    assert asked == []

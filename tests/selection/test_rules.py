@@ -10,7 +10,19 @@ import shutil
 import pytest
 
 from pixiu_cli.resources import data_dir
-from pixiu_cli.selection import codes, conversation, homophones, intent, names, normalize, rules, select, topics
+from pixiu_cli.selection import (
+    codes,
+    conversation,
+    homophones,
+    intent,
+    names,
+    normalize,
+    rules,
+    select,
+    targets,
+    topics,
+    windows,
+)
 from pixiu_cli.selection.intent import Group, Intent, analyze
 
 RULES = data_dir() / "selection" / "rules"
@@ -18,6 +30,10 @@ _CACHED = (
     rules.words,
     rules.pairs,
     rules.table,
+    rules.vocabulary,
+    targets.rules,
+    windows._rules,
+    windows._tables,
     normalize.dialect,
     homophones._vocabulary,
     homophones.readings,
@@ -65,6 +81,8 @@ def test_every_rules_file_loads_and_every_cue_has_a_known_group():
         "dialect.tsv",
         "words.toml",
         "topics.toml",
+        "targets.toml",
+        "windows.toml",
     }
     loaded = intent.cues()
     assert len(loaded) == len(rules.table("intent.toml")["cue"]) > 40

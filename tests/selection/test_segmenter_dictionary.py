@@ -96,7 +96,7 @@ def test_the_segmenter_has_jiebas_own_dictionary_and_cuts_as_it_does(kept):
         "from pixiu_cli.selection import words\n"
         "ours = words._segmenter()\n"
         "theirs = jieba.Tokenizer(); theirs.initialize()\n"
-        "for word in words.table('words.toml')['vocabulary']: theirs.add_word(word, freq=10_000)\n"
+        "for word in words.vocabulary(): theirs.add_word(word, freq=10_000)\n"
         "assert ours.FREQ == theirs.FREQ and ours.total == theirs.total\n"
         "for text in ('其他的股票怎么样', '我家仓库里有心灵美的东西', '核心仓该不该减仓', '泸州老窖跌停了'):\n"
         "    assert list(ours.cut(text, HMM=False)) == list(theirs.cut(text, HMM=False)), text\n"
