@@ -36,10 +36,13 @@ CASES = [
 ARGUMENTS = {"code", "price"}  # arguments are named as `--help` names them
 
 
+COMMANDS = ("memory",)  # a command pixiu suggests for a mistyped one
+
+
 def _english_words(line: str, argv: tuple[str, ...]) -> list[str]:
     """Latin words left once the flags, the words typed and the command's name are taken out."""
     rest = re.sub(r"--?[A-Za-z][\w-]*", " ", line)
-    typed = {"pixiu", *ARGUMENTS, *argv}
+    typed = {"pixiu", *ARGUMENTS, *argv, *COMMANDS}
     return [word for word in re.findall(r"[A-Za-z]{2,}", rest) if word not in typed]
 
 
