@@ -1,5 +1,6 @@
-"""`pixiu memory list|accept`: the memory for scripts — every note and trade with who wrote
-it, and the user's acceptance of a proposal the model made (as `/memory accept` in the REPL)."""
+"""`pixiu memory list|accept|replace`: the memory for scripts — every note and trade with who
+wrote it, the user's acceptance of a proposal the model made, and of a plan's offer to replace
+an older one (as `/memory accept` and `/memory replace` in the REPL)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import typer
 
 from pixiu_cli.cli import common
 
-memory_app = typer.Typer(help="记忆：列出笔记和交易（含作者），采纳模型提议。", no_args_is_help=True)
+memory_app = typer.Typer(help="记忆：列出笔记和交易（含作者），采纳模型提议，确认计划替换。", no_args_is_help=True)
 
 
 @memory_app.command("list")
@@ -56,6 +57,19 @@ def memory_accept(
     with common.database(demo) as db:
         accepted = accept_proposal(db, ref)
     common.renderer().info(accept_notice(accepted))
+
+
+@memory_app.command("replace")
+def memory_replace(
+    ref: Annotated[str, typer.Argument(help="新计划的 ID，如 n13（记下计划时的确认里给出）")],
+    demo: common.DemoOpt = False,
+) -> None:
+    """用新计划替换它所重述的旧计划（与 /memory replace 相同；/forget 新计划可撤销，旧计划恢复）。"""
+    from pixiu_cli.services.notes import accept_replacement, replacement_notice
+
+    with common.database(demo) as db:
+        done = accept_replacement(db, ref)
+    common.renderer().info(replacement_notice(done))
 
 
 def register(app: typer.Typer) -> None:

@@ -98,7 +98,7 @@ def accept_replacement(db, typed: str) -> Replacement:
     ref = store.resolve(typed)
     event = store.get(ref.id) if ref.kind == "n" else None
     if event is None or event.note_kind != "plan":
-        raise RequestError(f"#{ref} 不是一条计划：/memory replace 后面写新计划的 ID（见 /memory）")
+        raise RequestError(f"#{ref} 不是一条计划：memory replace 后面写新计划的 ID（见 /memory 或 pixiu memory list）")
     older = store.offers_of(ref.id)
     if not older:
         raise RequestError(f"#{ref} 没有待确认替换的旧计划（见 /memory）")
@@ -137,7 +137,8 @@ def _offer_text(write: NoteWrite, ref: str) -> str:
         return ""
     return (
         f"。这条计划与 {_plans(write.offered)}同一只股票同一方向，替换旧计划吗？"
-        f"输入 /memory replace {ref} 替换（之后 /forget {ref} 可撤销，旧计划恢复）；不替换则两条计划都有效"
+        f"输入 /memory replace {ref}（脚本中用 pixiu memory replace {ref}）替换（之后 /forget {ref} 可撤销，旧计划恢复）；"
+        "不替换则两条计划都有效"
     )
 
 
