@@ -9,33 +9,20 @@ from sqlite_utils import Database
 
 from pixiu_cli.domain.account import CashBalance, Fill
 from pixiu_cli.store.domain import _rows
-from pixiu_cli.store.rows import number, optional_text
+from pixiu_cli.store.rows import number, record
 
 _FILL_COLUMNS = tuple(f for f in Fill.__dataclass_fields__ if f not in ("recorded_at", "seq"))
 
 
+# Money columns an older statement import left NULL on cash rows: they read as 0.
+_ZERO_WHEN_NULL = ("quantity", "price", "amount", "fees")
+
+
 def _fill(r: dict) -> Fill:
-    return Fill(
-        fill_id=r["fill_id"],
-        day=r["day"],
-        time=optional_text(r["time"]),
-        kind=r["kind"],
-        symbol=optional_text(r["symbol"]),
-        name=optional_text(r["name"]),
-        quantity=number(r["quantity"]) or 0.0,
-        price=number(r["price"]) or 0.0,
-        amount=number(r["amount"]) or 0.0,
-        fees=number(r["fees"]) or 0.0,
-        cash_change=number(r["cash_change"]),
-        balance=number(r["balance"]),
-        account=optional_text(r["account"]),
-        contract=optional_text(r["contract"]),
-        origin=r["origin"] or "statement",
-        decision_id=r["decision_id"],
-        recorded_at=optional_text(r["recorded_at"]),
-        seq=r["id"],
-        contract_kind=optional_text(r.get("contract_kind")),
-    )
+    """A ledger row as its Fill, every field read by its declared type (store/rows.py): a field
+    added to Fill is read without a line here."""
+    lenient = {k: number(r[k]) or 0.0 for k in _ZERO_WHEN_NULL}
+    return record(Fill, r, "account_fills", seq=r["id"], origin=r["origin"] or "statement", **lenient)
 
 
 _ORDER = "order by day, coalesce(time, ''), id"
@@ -103,6 +90,4 @@ class AccountStore:
         if not rows:
             return None
         r = rows[0]
-        return CashBalance(
-            number(r["amount"]) or 0.0, r["as_of"], r["source"], optional_text(r["set_at"]), r["fills_before"]
-        )
+        return record(CashBalance, r, "account_cash", amount=number(r["amount"]) or 0.0)

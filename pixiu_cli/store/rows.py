@@ -73,6 +73,11 @@ def count(value: Any) -> int:
     return int(parsed) if parsed is not None and parsed.is_integer() else 0
 
 
+def optional_count(value: Any) -> int | None:
+    """A whole number, or None for NULL (an id that may be missing)."""
+    return None if value is None else count(value)
+
+
 def flag(value: Any) -> bool:
     return count(value) != 0
 
@@ -103,6 +108,7 @@ _READERS: dict[str, Callable[[Any], Any]] = {
     "str | None": optional_text,
     "float | None": number,
     "int": count,
+    "int | None": optional_count,
     "bool": flag,
 }
 
