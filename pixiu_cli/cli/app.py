@@ -24,6 +24,7 @@ from pixiu_cli.cli import (
     evals,
     fundamentals,
     market,
+    mcp,
     memory,
     news,
     offline,
@@ -83,6 +84,7 @@ for group in (
     news,
     analytics,
     signal,
+    mcp,
 ):
     group.register(app)
 

@@ -768,3 +768,14 @@ def m030_fundamentals_and_market_review(db: Database) -> None:
         "advancers integer, decliners integer, leader text, leader_change text, source text, taken_at text, "
         "primary key (session, code))"
     )
+
+
+@migrations()
+def m031_mcp_calls(db: Database) -> None:
+    # Every call another agent made through `pixiu mcp`: which agent (the name its client
+    # gave when it connected), which tool, resource or prompt, when, and whether it was
+    # refused. The arguments are not kept: a question may quote the user's own notes.
+    db["mcp_calls"].create(
+        {"id": int, "agent": str, "kind": str, "name": str, "at": str, "outcome": str, "detail": str}, pk="id"
+    )
+    db["mcp_calls"].create_index(["at"])

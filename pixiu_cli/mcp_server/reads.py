@@ -1,0 +1,183 @@
+"""What each MCP tool answers: one service call each, the same as the CLI and the REPL make,
+as JSON-ready dicts stamped with the moment they were read. Stored free text is quoted as the
+context block quotes it, and no result carries a secret. No SDK here: tests call these too."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from datetime import datetime
+
+from pixiu_cli.context.quoting import quote_data
+from pixiu_cli.redact import scrub
+from pixiu_cli.settings import Settings
+
+
+@dataclass(frozen=True)
+class Reader:
+    """The settings every read opens the database and the clock from."""
+
+    settings: Settings
+
+    def now(self) -> datetime:
+        from pixiu_cli.app import clock_of
+
+        return clock_of(self.settings)()
+
+    @contextmanager
+    def db(self):
+        from pixiu_cli.store.database import open_database
+
+        db = open_database(self.settings.db_path)
+        try:
+            yield db
+        finally:
+            db.close()
+
+    def stamped(self, payload: dict) -> dict:
+        return scrubbed({"as_of": self.now().isoformat(timespec="seconds"), **payload})
+
+
+def scrubbed(value):
+    """`value` with every string scrubbed of secrets (redact.scrub)."""
+    if isinstance(value, str):
+        return scrub(value)
+    if isinstance(value, dict):
+        return {k: scrubbed(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [scrubbed(v) for v in value]
+    return value
+
+
+def _quoted(rows: list[dict], keys: tuple[str, ...]) -> list[dict]:
+    return [{k: quote_data(v) if k in keys and isinstance(v, str) and v else v for k, v in r.items()} for r in rows]
+
+
+def context_for(reader: Reader, question: str) -> dict:
+    """The [上下文信息] block `pixiu context TEXT` would send now, its sections and tokens."""
+    from pixiu_cli.app import open_preview
+    from pixiu_cli.context.block import is_context_message, message_text
+
+    preview = open_preview(reader.settings)
+    try:
+        request, info = preview.requests.preview(None, question)
+    finally:
+        preview.close()
+    blocks = [message_text(m) for m in request["messages"] if is_context_message(m)]
+    info = info or {}
+    return reader.stamped(
+        {
+            "block": blocks[0] if blocks else None,
+            "tokens": info.get("tokens"),
+            "budget": info.get("budget"),
+            "sections": [
+                {"key": s["key"], "title": s["title"], "tokens": s["tokens"], "items": s["items"]}
+                for s in info.get("sections", [])
+            ],
+            "messages": request["messages"],
+        }
+    )
+
+
+def holdings(reader: Reader) -> dict:
+    """`pixiu holdings --json`'s record: services/account.py, the one derivation."""
+    from pixiu_cli.services.account import account_record, read_account
+
+    with reader.db() as db:
+        record = account_record(read_account(db, reader.now(), reader.settings.cost_method))
+    return reader.stamped({"account": record})
+
+
+def trades(reader: Reader, code: str | None = None, since: str | None = None) -> dict:
+    from pixiu_cli.services.account import list_trades
+
+    with reader.db() as db:
+        lines = list_trades(db, _code(db, code))
+    rows = [asdict(t) for t in lines if since is None or (t.day or "") >= since]
+    return reader.stamped({"trades": rows})
+
+
+def alerts(reader: Reader) -> dict:
+    from pixiu_cli.services.alerts import alert_rules, describe_rule
+
+    with reader.db() as db:
+        rules = alert_rules(db)
+    rows = [{"id": f"a{r.id}", "rule": describe_rule(r), **{k: v for k, v in r.__dict__.items() if k != "id"}} for r in rules]
+    return reader.stamped({"alerts": rows})
+
+
+def profiles(reader: Reader, codes: list[str] | None = None) -> dict:
+    from pixiu_cli.services.analytics import profiles as listed
+
+    with reader.db() as db:
+        symbols = [_code(db, c) for c in codes] if codes else None
+        listing = listed(db, symbols, reader.now(), reader.settings.costs, False)
+    return reader.stamped({"profiles": [dict(r.__dict__) for r in listing.rows]})
+
+
+def signals(reader: Reader, codes: list[str] | None = None) -> dict:
+    from pixiu_cli.services.signals import stored_signals
+
+    with reader.db() as db:
+        views = stored_signals(db, [_code(db, c) for c in codes] if codes else None)
+    return reader.stamped({"signals": [dict(v.__dict__) for v in views]})
+
+
+def news(reader: Reader, code: str | None = None) -> dict:
+    from pixiu_cli.services.news import stored_news
+
+    with reader.db() as db:
+        items = stored_news(db, _code(db, code), 20)
+    return reader.stamped({"news": _quoted([asdict(n) for n in items], ("title", "summary"))})
+
+
+def latest_brief(reader: Reader) -> dict:
+    from pixiu_cli.services.push import brief_message, last_brief
+
+    with reader.db() as db:
+        brief = last_brief(db)
+        message = brief_message(db, brief)
+    return reader.stamped({"brief_as_of": brief.as_of, "title": message.title, "text": message.text})
+
+
+def persona(reader: Reader) -> dict:
+    from pixiu_cli.services.memory_search import stated_persona
+
+    with reader.db() as db:
+        items = stated_persona(db)
+    return reader.stamped({"persona": {k: quote_data(v) for k, v in items.items()}})
+
+
+def search_memory(reader: Reader, text: str) -> dict:
+    from pixiu_cli.services.memory_search import search_memories
+
+    keys = ("ref", "kind", "symbol", "created_at", "author", "source", "text", "pinned")
+    with reader.db() as db:
+        entries = search_memories(db, text, limit=50)
+    return reader.stamped({"memories": _quoted([{k: getattr(e, k) for k in keys} for e in entries], ("text",))})
+
+
+def propose_note(reader: Reader, kind: str, text: str, code: str | None = None) -> dict:
+    """Stored as a proposal (author `proposal`): the user's only once accepted."""
+    from pixiu_cli.domain.vocabulary import AUTHOR_PROPOSAL
+    from pixiu_cli.services.notes import NewNote, add_note, note_notice
+
+    with reader.db() as db:
+        note = NewNote(kind, text, _code(db, code), "model", AUTHOR_PROPOSAL)
+        write = add_note(db, note, reader.now().isoformat(timespec="seconds"))
+    return reader.stamped({"ref": f"n{write.event.id}", "outcome": write.outcome, "notice": note_notice(write)})
+
+
+def _code(db, raw: str | None) -> str | None:
+    """A code in any spelling, or a name (services/stock_codes.py), as the CLI reads one."""
+    if not raw:
+        return None
+    from pixiu_cli.domain.codes import normalise_code
+
+    code = normalise_code(raw)
+    if code is not None:
+        return code
+    from pixiu_cli.app import names_cache_dir
+    from pixiu_cli.services.stock_codes import resolve_stock
+
+    return resolve_stock(db, raw, names_cache_dir())
