@@ -102,7 +102,10 @@ def alerts(reader: Reader) -> dict:
 
     with reader.db() as db:
         rules = alert_rules(db)
-    rows = [{"id": f"a{r.id}", "rule": describe_rule(r), **{k: v for k, v in r.__dict__.items() if k != "id"}} for r in rules]
+    rows = [
+        {"id": f"a{r.id}", "rule": describe_rule(r), **{k: v for k, v in r.__dict__.items() if k != "id"}}
+        for r in rules
+    ]
     return reader.stamped({"alerts": rows})
 
 
@@ -132,12 +135,16 @@ def news(reader: Reader, code: str | None = None) -> dict:
 
 
 def latest_brief(reader: Reader) -> dict:
+    from pixiu_cli.services.errors import RequestError
     from pixiu_cli.services.push import brief_message, last_brief
 
     with reader.db() as db:
-        brief = last_brief(db)
-        message = brief_message(db, brief)
-    return reader.stamped({"brief_as_of": brief.as_of, "title": message.title, "text": message.text})
+        try:
+            brief = last_brief(db)
+            message = brief_message(db, brief)
+        except RequestError as exc:  # none yet, or its text lost: said, not an error of the call
+            return reader.stamped({"brief": None, "message": str(exc)})
+    return reader.stamped({"brief": {"as_of": brief.as_of, "title": message.title, "text": message.text}})
 
 
 def persona(reader: Reader) -> dict:
@@ -159,13 +166,20 @@ def search_memory(reader: Reader, text: str) -> dict:
 
 def propose_note(reader: Reader, kind: str, text: str, code: str | None = None) -> dict:
     """Stored as a proposal (author `proposal`): the user's only once accepted."""
-    from pixiu_cli.domain.vocabulary import AUTHOR_PROPOSAL
-    from pixiu_cli.services.notes import NewNote, add_note, note_notice
+    from pixiu_cli.domain.vocabulary import AUTHOR_PROPOSAL, NOTE_KIND_NAMES
+    from pixiu_cli.services.notes import NewNote, add_note
 
     with reader.db() as db:
         note = NewNote(kind, text, _code(db, code), "model", AUTHOR_PROPOSAL)
         write = add_note(db, note, reader.now().isoformat(timespec="seconds"))
-    return reader.stamped({"ref": f"n{write.event.id}", "outcome": write.outcome, "notice": note_notice(write)})
+    ref, name = f"n{write.event.id}", NOTE_KIND_NAMES.get(kind, kind)
+    notice = (
+        f"已存为其他代理的提议 #{ref}（{name}）：它不算用户自己的{name}，也不会注入 pixiu 的对话，"
+        f"用户用 pixiu memory accept {ref} 采纳后才生效"
+    )
+    if write.event.author != AUTHOR_PROPOSAL:  # the same words the user already stated: nothing new
+        notice = f"用户自己已有相同的记忆 #{ref}，未另存提议"
+    return reader.stamped({"ref": ref, "outcome": write.outcome, "notice": notice})
 
 
 def _code(db, raw: str | None) -> str | None:
