@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
-from datetime import datetime
+from datetime import date, datetime
 
 from pixiu_cli.context.quoting import quote_data
 from pixiu_cli.redact import scrub
+from pixiu_cli.services.errors import RequestError
 from pixiu_cli.settings import Settings
 
 
@@ -91,6 +92,8 @@ def holdings(reader: Reader) -> dict:
 def trades(reader: Reader, code: str | None = None, since: str | None = None) -> dict:
     from pixiu_cli.services.account import list_trades
 
+    if since is not None and not _is_day(since):
+        raise RequestError(f"since 应为 YYYY-MM-DD 日期，而不是 {since!r}")
     with reader.db() as db:
         lines = list_trades(db, _code(db, code))
     rows = [asdict(t) for t in lines if since is None or (t.day or "") >= since]
@@ -135,7 +138,6 @@ def news(reader: Reader, code: str | None = None) -> dict:
 
 
 def latest_brief(reader: Reader) -> dict:
-    from pixiu_cli.services.errors import RequestError
     from pixiu_cli.services.push import brief_message, last_brief
 
     with reader.db() as db:
@@ -180,6 +182,13 @@ def propose_note(reader: Reader, kind: str, text: str, code: str | None = None) 
     if write.event.author != AUTHOR_PROPOSAL:  # the same words the user already stated: nothing new
         notice = f"用户自己已有相同的记忆 #{ref}，未另存提议"
     return reader.stamped({"ref": ref, "outcome": write.outcome, "notice": notice})
+
+
+def _is_day(text: str) -> bool:
+    try:
+        return len(text) == 10 and date.fromisoformat(text) is not None
+    except ValueError:
+        return False
 
 
 def _code(db, raw: str | None) -> str | None:

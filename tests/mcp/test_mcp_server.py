@@ -190,3 +190,55 @@ def test_help_does_not_import_the_sdk(tmp_path):
     done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60)
     assert "mcp" in done.stdout  # the command is listed
     assert done.stderr.strip().splitlines()[-1] == "SDK False False"
+
+
+def test_a_bad_argument_is_one_chinese_line_not_a_traceback(env):
+    async def steps(client):
+        bad_day = await client.call_tool("trades", {"since": "上周"})
+        bad_code = await client.call_tool("news", {"code": "不存在的股票名"})
+        return {
+            "day": (bad_day.is_error, bad_day.content[0].text),
+            "code": (bad_code.is_error, bad_code.content[0].text),
+        }
+
+    got = drive(env, "test-agent", (), steps)
+    assert got["day"] == (True, "since 应为 YYYY-MM-DD 日期，而不是 '上周'")
+    assert got["code"][0] is True and "Traceback" not in got["code"][1] and len(got["code"][1].splitlines()) == 1
+    outcomes = [c["outcome"] for c in json.loads(in_process_ok(env, "mcp", "log", "--json"))]
+    assert outcomes == ["error", "error"]
+
+
+def test_http_listens_on_loopback_and_answers_the_same(env):
+    import socket
+    import time
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    child = subprocess.Popen(
+        [sys.executable, "-m", "pixiu_cli", "mcp", "--http", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.2)
+
+        async def run():
+            info = Implementation(name="http-agent", version="1.0")
+            async with Client(f"http://127.0.0.1:{port}/mcp", client_info=info) as client:
+                return (await client.call_tool("holdings", {})).structured_content
+
+        got = asyncio.run(run())
+    finally:
+        child.terminate()
+        child.wait(timeout=10)
+    assert got["account"] == json.loads(in_process_ok(env, "holdings", "--json"))
+    (call,) = json.loads(in_process_ok(env, "mcp", "log", "--json"))
+    assert (call["agent"], call["name"], call["outcome"]) == ("http-agent", "holdings", "ok")
