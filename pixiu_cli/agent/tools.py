@@ -57,15 +57,12 @@ class ToolContext:
         waiting for: an abandoned thread must never hold a transaction open on the
         connection the turn itself writes through (its writes would be rolled back with
         it). An in-memory database has no second connection: the context itself."""
-        from pathlib import Path
+        from pixiu_cli.store.database import database_path, open_database
 
-        from pixiu_cli.store.database import open_database
-
-        rows = self.domain.db.conn.execute("pragma database_list").fetchall()
-        path = next((r[2] for r in rows if r[1] == "main"), "")
-        if not path:
+        path = database_path(self.domain.db)
+        if path is None:
             return self
-        db = open_database(Path(path), migrate=False)
+        db = open_database(path, migrate=False)
         return ToolContext(DomainStore(db), MemoryStore(db), PortfolioStore(db), self.now, self.cost_method, self.said)
 
     def close(self) -> None:

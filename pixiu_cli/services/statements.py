@@ -19,6 +19,7 @@ from pathlib import Path
 
 from pixiu_cli.domain.account import BUY, SELL, CashBalance, Fill
 from pixiu_cli.domain.fill_match import FillPlan, plan_fills
+from pixiu_cli.domain.investor import Holding
 from pixiu_cli.domain.ledger import positions
 from pixiu_cli.market.security_master import security_name
 from pixiu_cli.market.trading_days import CalendarEnd, holiday_name, is_trading_day
@@ -27,8 +28,8 @@ from pixiu_cli.services.errors import RequestError
 from pixiu_cli.statements.reader import Statement, read_statement
 from pixiu_cli.store.account import AccountStore
 from pixiu_cli.store.database import write_transaction
-from pixiu_cli.store.domain import _rows
-from pixiu_cli.store.portfolio import set_position
+from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.portfolio import PortfolioStore, set_position
 from pixiu_cli.store.securities import SecurityMaster
 
 
@@ -94,24 +95,24 @@ def _changes(db, store: AccountStore, plan: FillPlan, as_of: str) -> list[tuple[
     had = [f for f in store.fills() if f.symbol in touched]
     ordered = sorted([f for f in had if f.fill_id not in replaced] + new, key=lambda f: (f.day, f.time or ""))
     derived, before_import = positions(ordered), positions(had)
-    stored = {r["symbol"]: r for r in _rows(db, "select * from holdings")}
+    stored = {h.symbol: h for h in DomainStore(db).holdings()}
     out = []
     for symbol in touched:
         p = derived[symbol]
         row = stored.get(symbol)
         kept = row is not None and _newer_than_fills(row, before_import.get(symbol), max(p.last_day, as_of))
-        before = row["shares"] if row else None
-        name = security_name(SecurityMaster(db), symbol) or (row["name"] if row else None) or symbol
+        before = row.shares if row else None
+        name = security_name(SecurityMaster(db), symbol) or (row.name if row else None) or symbol
         if before is None or not math.isclose(before, p.shares, abs_tol=1e-6) or not kept:
             out.append((HoldingChange(symbol, name, before, float(p.shares), kept, float(p.opening_shares)), p))
     return out
 
 
-def _newer_than_fills(row: dict, had, last_day: str) -> bool:
+def _newer_than_fills(row: Holding, had, last_day: str) -> bool:
     """A holding the fills did not make (a JSON import, an edit) dated after them: the user
     said it later than the statement, so it stands."""
-    explained = had is not None and math.isclose(had.shares, row["shares"] or 0.0, abs_tol=1e-6)
-    return not explained and bool(row["updated_at"]) and row["updated_at"][:10] > last_day
+    explained = had is not None and math.isclose(had.shares, row.shares or 0.0, abs_tol=1e-6)
+    return not explained and bool(row.updated_at) and row.updated_at[:10] > last_day
 
 
 def _cash(store: AccountStore, statement: Statement, today: date) -> tuple[CashBalance | None, CashBalance | None]:
@@ -125,19 +126,11 @@ def _cash(store: AccountStore, statement: Statement, today: date) -> tuple[CashB
     return stated, None
 
 
-def _new_decision(db, fill: Fill) -> int:
-    cursor = db.conn.execute(
-        "insert into decisions (symbol, side, price, quantity, decided_at, source) values (?, ?, ?, ?, ?, 'statement')",
-        [fill.symbol, fill.kind, fill.price, fill.quantity, f"{fill.day}T{fill.time or '00:00:00'}+08:00"],
-    )
-    return cursor.lastrowid
-
-
 def _write(db, plan: FillPlan, changes, cash, method: str, where: str, at: str, as_of: str) -> None:
     store = AccountStore(db)
     with write_transaction(db):
         for fill in plan.added:
-            decision = _new_decision(db, fill) if fill.kind in (BUY, SELL) else None
+            decision = PortfolioStore(db).statement_decision(fill) if fill.kind in (BUY, SELL) else None
             store.add_fill(replace(fill, decision_id=decision), source_file=where, at=at)
         for manual, fill in plan.matched:
             store.take_over(manual, fill, source_file=where, at=at)

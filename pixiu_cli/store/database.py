@@ -96,6 +96,13 @@ def owner_only(path: Path) -> None:
             pass  # not ours to change (read-only, another owner): SQLite will say if it matters
 
 
+def database_path(db: Database) -> Path | None:
+    """The file `db` is open on; None for an in-memory database."""
+    rows = db.conn.execute("pragma database_list").fetchall()
+    path = next((r[2] for r in rows if r[1] == "main"), "")
+    return Path(path) if path else None
+
+
 def open_database(path: Path, *, migrate: bool = True) -> Database:
     if path.is_symlink():
         # its permissions would be changed on the target, which may be anywhere: refuse visibly

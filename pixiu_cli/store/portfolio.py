@@ -78,6 +78,15 @@ class PortfolioStore:
         self._add_fill(decision_id, symbol, side, price, quantity, fee, decided_at, name, at)
         return _decision(_rows(self.db, "select * from decisions where id = ?", [decision_id])[0])
 
+    def statement_decision(self, fill) -> int:
+        """A statement's buy or sell as a decision on its real day (for `pixiu track`)."""
+        cursor = self.db.conn.execute(
+            "insert into decisions (symbol, side, price, quantity, decided_at, source) "
+            "values (?, ?, ?, ?, ?, 'statement')",
+            [fill.symbol, fill.kind, fill.price, fill.quantity, f"{fill.day}T{fill.time or '00:00:00'}+08:00"],
+        )
+        return cursor.lastrowid
+
     def _add_fill(self, decision_id, symbol, side, price, quantity, fee, decided_at, name, at) -> None:
         """The trade in the account's ledger too (origin manual), so its cost and cash count
         and the same fill in a later statement is recognised as this one."""
