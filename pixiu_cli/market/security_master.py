@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import cache
 
 from pixiu_cli.domain.securities import FORMER_NAME_SOURCE, Security
-from pixiu_cli.market.security_list import parse_name, shipped_names
+from pixiu_cli.market.security_list import ListedName, parse_name, shipped_names
 from pixiu_cli.market.sources import SourceError
 from pixiu_cli.store.securities import SecurityMaster
 
@@ -76,7 +77,11 @@ def security_name(master: SecurityMaster, symbol: str) -> str | None:
     security = master.get(symbol)
     if security is not None and security.name:
         return security.name
-    from pixiu_cli.market.security_list import shipped_security_list
-
-    listed = shipped_security_list().get(symbol)
+    listed = _shipped_by_code().get(symbol)
     return listed.full_name if listed else None
+
+
+@cache
+def _shipped_by_code() -> dict[str, ListedName]:
+    # the light name rows every name-matching process reads already, not the full stock rows
+    return {n.code: n for n in shipped_names()}

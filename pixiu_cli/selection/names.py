@@ -362,11 +362,9 @@ class NameSource:
     def security_name(self, symbol: str) -> str | None:
         """The master's name for a stock, else the shipped list's (a fresh home names every
         listed stock it matched)."""
-        security = self.master.get(symbol)
-        if security is not None:
-            return security.name
-        listed = _listed_by_code().get(symbol)
-        return listed.full_name if listed else None
+        from pixiu_cli.market.security_master import security_name
+
+        return security_name(self.master, symbol)
 
 
 @cache

@@ -43,15 +43,17 @@ def stated_lots(holdings: list[Holding]) -> dict[str, StatedLot]:
 
 
 def derive_positions(
-    db, now: datetime, symbols: list[str] | None = None, day: str | None = None
+    db, now: datetime, symbols: list[str] | None = None, day: str | None = None, *, fills: list[Fill] | None = None
 ) -> dict[str, Position]:
     """Every stock's position from the ledger, the stated holdings and the stored corporate
     actions up to today (or the stock's last close: its price is from before a later
-    ex-date). `day`: the positions at that day's close instead (later events left out)."""
+    ex-date). `day`: the positions at that day's close instead (later events left out);
+    `fills`: the ledger when the caller has already read it."""
     from pixiu_cli.store.market import MarketStore
 
     holdings = DomainStore(db).holdings()
-    fills = [f for f in AccountStore(db).fills() if day is None or f.day <= day]
+    ledger = AccountStore(db).fills() if fills is None else fills
+    fills = [f for f in ledger if day is None or f.day <= day]
     lots = {s: lot for s, lot in stated_lots(holdings).items() if day is None or lot.day <= day}
     wanted = sorted({f.symbol for f in fills if f.symbol} | set(lots)) if symbols is None else symbols
     market = MarketStore(db)
@@ -92,14 +94,15 @@ def read_account(db, now: datetime, cost_method: str = "diluted") -> AccountView
     from pixiu_cli.store.securities import SecurityMaster
 
     method = check_cost_method(cost_method)
-    positions = derive_positions(db, now)
     store = AccountStore(db)
+    ledger = store.fills()  # read once: the positions and the cash both come from it
+    positions = derive_positions(db, now, fills=ledger)
     stated = store.cash(as_shanghai(now).date().isoformat())
     flows = None
     if stated is not None:
         after = stated.fills_before if stated.source == "user" else None
         applied = applied_dividends(list(positions.values()))
-        flows = cash_after(stated.as_of, store.fills(), applied, after_seq=after)
+        flows = cash_after(stated.as_of, ledger, applied, after_seq=after)
     account = value_account(positions, _closes(db, list(positions), now), account_cash(stated, flows), method)
     rows = {h.symbol: h for h in DomainStore(db).holdings()}
     master = SecurityMaster(db)
@@ -160,12 +163,6 @@ class AccountReader:
             self._view = read_account(self.db, now, self.cost_method)
             self._key = key
         return self._view
-
-
-def held_shares(db, symbol: str, now: datetime) -> Decimal:
-    """The shares of one stock the account holds now."""
-    p = derive_positions(db, now, [symbol]).get(symbol)
-    return p.shares if p else Decimal(0)
 
 
 @dataclass(frozen=True)

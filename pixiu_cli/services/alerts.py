@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pixiu_cli.analytics.rules import describe
 from pixiu_cli.domain.analytics import AlertRule, FiredAlert
 from pixiu_cli.domain.codes import is_finite_number, normalise_code
+from pixiu_cli.market.security_master import security_name
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.store.analytics import AnalyticsStore
 from pixiu_cli.store.domain import DomainStore
@@ -63,8 +64,7 @@ def stock_name(db, symbol: str) -> str | None:
     holding = DomainStore(db).holding(symbol)
     if holding and holding.name and holding.name != symbol:
         return holding.name
-    security = SecurityMaster(db).get(symbol)
-    return security.name if security else None
+    return security_name(SecurityMaster(db), symbol)
 
 
 def add_alert(db, request: NewAlert, at: str) -> AddedAlert:

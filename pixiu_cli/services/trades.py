@@ -12,7 +12,7 @@ from pixiu_cli.domain.codes import is_finite_number
 from pixiu_cli.domain.investor import Decision, Holding
 from pixiu_cli.domain.plausible import fill_problems
 from pixiu_cli.domain.vocabulary import SIDES, side_name
-from pixiu_cli.services.account import Held, derive_positions, held_position, held_shares, sync_holding, trade_day
+from pixiu_cli.services.account import Held, derive_positions, held_position, sync_holding, trade_day
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.store.database import write_transaction
 from pixiu_cli.store.domain import DomainStore
@@ -65,7 +65,7 @@ def _decided_at(trade: NewTrade, at: str) -> str:
 def _check_sell(db, trade: NewTrade, now: datetime) -> None:
     if trade.side != "sell":
         return
-    held = held_shares(db, trade.symbol, now)
+    held = held_position(db, trade.symbol, now).shares
     if Decimal(repr(float(trade.quantity))) > held:
         raise RequestError(f"卖出数量 {float(trade.quantity):g} 超过持仓 {float(held):g} 股")
 
