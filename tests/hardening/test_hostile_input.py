@@ -162,6 +162,9 @@ def repl_state(tmp_path_factory):
     from pixiu_cli.settings import load_settings
 
     home = tmp_path_factory.mktemp("pixiu-home")
+    # /save with hostile arguments writes a file in the working directory: keep it out of the repository.
+    cwd = os.getcwd()
+    os.chdir(tmp_path_factory.mktemp("cwd"))
     with mock.patch.dict(os.environ, clean_env(home), clear=True):
         app = open_app(load_settings(force_offline=True))
     renderer = Renderer(file=io.StringIO(), rich_output=True)
@@ -170,6 +173,7 @@ def repl_state(tmp_path_factory):
     state.ensure_conversation()
     yield state
     app.close()
+    os.chdir(cwd)
 
 
 SGR = re.compile(r"\x1b\[[0-9;]*m")
