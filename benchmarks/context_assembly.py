@@ -61,7 +61,7 @@ from pixiu_cli.selection.names import Holder  # noqa: E402
 from pixiu_cli.selection.select import extract_symbols  # noqa: E402
 from pixiu_cli.store.conversations import ConversationStore  # noqa: E402
 from pixiu_cli.store.database import open_database  # noqa: E402
-from pixiu_cli.store.domain import DomainStore  # noqa: E402
+from pixiu_cli.store.investor import InvestorStore  # noqa: E402
 
 NOW = datetime(2026, 6, 16, 10, 30, tzinfo=SHANGHAI)  # a Tuesday, during the session
 YEARS = 5
@@ -357,7 +357,7 @@ def forget_remembered() -> None:
 def measure(path: Path, qs: dict[str, str], reps: int) -> dict:
     db = open_database(path)
     try:
-        builder = ContextBuilder(ConversationStore(db), DomainStore(db), MemoryLimits())
+        builder = ContextBuilder(ConversationStore(db), InvestorStore(db), MemoryLimits())
         out: dict = {"ms": {}, "tokens": {}, "cold_ms": {}}
         for key, question in qs.items():
             forget_remembered()

@@ -54,7 +54,6 @@ from pixiu_cli.agent.tools import ToolContext  # noqa: E402
 from pixiu_cli.context.block import ContextBlock  # noqa: E402
 from pixiu_cli.context.builder import SHANGHAI, BuiltMessages, ContextBuilder, scene_fragment, system_prompt  # noqa: E402
 from pixiu_cli.context.memory import MemoryLimits  # noqa: E402
-from pixiu_cli.dataset import load_document  # noqa: E402
 from pixiu_cli.llm.client import ChatClient  # noqa: E402
 from pixiu_cli.offline.script import ScriptedReply, ToolCallSpec  # noqa: E402
 from pixiu_cli.offline.server import OfflineServer  # noqa: E402
@@ -64,7 +63,8 @@ from pixiu_cli.selection.names import Holder  # noqa: E402
 from pixiu_cli.selection.select import extract_symbols  # noqa: E402
 from pixiu_cli.store.conversations import ConversationStore  # noqa: E402
 from pixiu_cli.store.database import open_database  # noqa: E402
-from pixiu_cli.store.domain import DomainStore  # noqa: E402
+from pixiu_cli.store.document import load_document  # noqa: E402
+from pixiu_cli.store.investor import InvestorStore  # noqa: E402
 from pixiu_cli.store.memory import MemoryStore  # noqa: E402
 from pixiu_cli.store.portfolio import PortfolioStore  # noqa: E402
 
@@ -103,7 +103,7 @@ def without_scene(block: ContextBlock) -> ContextBlock:
     kept = [p for p in parts if not p.startswith(SCENE_TITLE)]
     if len(kept) == len(parts):
         return block
-    from pixiu_cli.tokens import count_tokens
+    from pixiu_cli.tokenizer.counts import count_tokens
 
     text = "\n\n".join(kept)
     return replace(
@@ -616,7 +616,7 @@ def run_layout(
             def clock() -> datetime:
                 return clock_now[0]
 
-            domain = DomainStore(db)
+            domain = InvestorStore(db)
             domain.replace_all(load_document(data_dir() / "demo" / "portfolio.json", start))
             store = ConversationStore(db)
             memory = MemoryStore(db)

@@ -47,7 +47,7 @@ from pixiu_cli.market.trading_days import is_trading_day  # noqa: E402
 from pixiu_cli.services.account import AccountReader, read_account  # noqa: E402
 from pixiu_cli.store.conversations import ConversationStore  # noqa: E402
 from pixiu_cli.store.database import open_database  # noqa: E402
-from pixiu_cli.store.domain import DomainStore  # noqa: E402
+from pixiu_cli.store.investor import InvestorStore  # noqa: E402
 from pixiu_cli.store.market import MarketStore  # noqa: E402
 from pixiu_cli.store.securities import SecurityMaster  # noqa: E402
 
@@ -155,7 +155,7 @@ def bench_read(files, db_path: Path, reps: int) -> tuple[float, float, float | N
 
 def bench_context(files, db_path: Path, reps: int) -> tuple[float, float]:
     db = open_database(db_path)
-    domain = DomainStore(db)
+    domain = InvestorStore(db)
     held = files[:20]
     db["holdings"].insert_all(
         [

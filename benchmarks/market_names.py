@@ -58,13 +58,13 @@ def measure_in_process(reps: int) -> dict:
     from pixiu_cli.market.trading_days import SHANGHAI
     from pixiu_cli.store.conversations import ConversationStore
     from pixiu_cli.store.database import open_database
-    from pixiu_cli.store.domain import DomainStore
+    from pixiu_cli.store.investor import InvestorStore
 
     now = datetime(2026, 11, 24, 10, 15, tzinfo=SHANGHAI)
     with tempfile.TemporaryDirectory(prefix="pixiu-names-") as home:
         db = open_database(Path(home) / "pixiu.db")
         try:
-            builder = ContextBuilder(ConversationStore(db), DomainStore(db), MemoryLimits())
+            builder = ContextBuilder(ConversationStore(db), InvestorStore(db), MemoryLimits())
             table = _cpu_ms(lambda: builder.names.table(builder.domain.holdings()))
             first = _cpu_ms(lambda: builder.selected_block(QUESTIONS[0], now=now))
             symbols = {q: builder.selected_block(q, now=now)[1].symbols for q in QUESTIONS}

@@ -38,7 +38,7 @@ from pixiu_cli.context.memory import MemoryLimits  # noqa: E402
 from pixiu_cli.domain.securities import Security  # noqa: E402
 from pixiu_cli.store.conversations import ConversationStore  # noqa: E402
 from pixiu_cli.store.database import open_database  # noqa: E402
-from pixiu_cli.store.domain import DomainStore  # noqa: E402
+from pixiu_cli.store.investor import InvestorStore  # noqa: E402
 from pixiu_cli.store.securities import SecurityMaster  # noqa: E402
 
 GOAL_MS = 5.0
@@ -83,7 +83,7 @@ def run(path: Path, names: int, reps: int) -> list[str]:
     db = open_database(path)
     out = []
     try:
-        builder = ContextBuilder(ConversationStore(db), DomainStore(db), MemoryLimits())
+        builder = ContextBuilder(ConversationStore(db), InvestorStore(db), MemoryLimits())
         holdings = holding_rows()
         securities = synthetic_securities(names, {h["symbol"] for h in holdings} | {h["name"] for h in holdings})
         qs = questions(holdings, securities)

@@ -41,18 +41,18 @@ NOW = "2026-11-25T10:30:00+08:00"
 def _database(folder: Path):
     from datetime import datetime
 
-    from pixiu_cli.dataset import parse_document
     from pixiu_cli.domain.securities import Security
     from pixiu_cli.market.security_list import shipped_names
     from pixiu_cli.resources import data_dir
     from pixiu_cli.store.database import open_database
-    from pixiu_cli.store.domain import DomainStore
+    from pixiu_cli.store.document import parse_document
+    from pixiu_cli.store.investor import InvestorStore
     from pixiu_cli.store.securities import SecurityMaster
 
     document = json.loads((data_dir() / "selection" / "datasets" / "energy_consumer.json").read_text("utf-8"))
     db = open_database(folder / "bench.db")
     data = parse_document(document, datetime.fromisoformat(NOW))
-    DomainStore(db).replace_all(data)
+    InvestorStore(db).replace_all(data)
     listed = shipped_names()
     SecurityMaster(db).upsert([Security(s.code, s.short_name, "stock", source="baostock") for s in listed])
     return db, len(listed)
@@ -70,13 +70,13 @@ def measure(reps: int, questions: list[tuple[str, list[str]]]) -> dict:
 
     from pixiu_cli.context.builder import ContextBuilder
     from pixiu_cli.store.conversations import ConversationStore
-    from pixiu_cli.store.domain import DomainStore
+    from pixiu_cli.store.investor import InvestorStore
 
     now = datetime.fromisoformat(NOW)
     with tempfile.TemporaryDirectory(prefix="pixiu-sel-engine-") as tmp:
         db, names = _database(Path(tmp))
         try:
-            builder = ContextBuilder(ConversationStore(db), DomainStore(db), clock=lambda: now)
+            builder = ContextBuilder(ConversationStore(db), InvestorStore(db), clock=lambda: now)
             started = time.perf_counter()
             builder.context_block(questions[0][0], now=now, earlier=questions[0][1])
             first_ms = (time.perf_counter() - started) * 1000

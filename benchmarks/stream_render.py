@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from pixiu_cli.render import Renderer  # noqa: E402
+from pixiu_cli.views.render import Renderer  # noqa: E402
 
 GOAL_SECONDS = 0.1
 

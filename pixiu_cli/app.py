@@ -11,12 +11,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pixiu_cli.clock import Clock, clock_at, system_clock
-from pixiu_cli.redact import mask_url
+from pixiu_cli.domain.redact import mask_url
 from pixiu_cli.resources import user_cache_dir
 from pixiu_cli.settings import Settings
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.investor import InvestorStore
 
 if TYPE_CHECKING:
     from pixiu_cli.agent.guardrails import Guardrails
@@ -90,12 +90,12 @@ def clock_of(settings: Settings) -> Clock:
     return clock_at(settings.pinned_now)
 
 
-def refresh_demo_data(domain: DomainStore, now: datetime, state_file: Path | None = None) -> None:
+def refresh_demo_data(domain: InvestorStore, now: datetime, state_file: Path | None = None) -> None:
     """The demo's dates are relative, so it is re-dated on every start and always looks fresh;
     notes made in conversation are kept. With `state_file`, a start on the same day as the
     last refresh, with the database as that refresh left it, keeps it as it is: re-dating
     would write the same rows and recomputing the analytics would give the same figures."""
-    from pixiu_cli.demo_state import DemoState
+    from pixiu_cli.services.demo_state import DemoState
 
     state = DemoState(state_file, domain.db, now) if state_file is not None else None
     if state is not None and state.unchanged():
@@ -105,10 +105,10 @@ def refresh_demo_data(domain: DomainStore, now: datetime, state_file: Path | Non
         state.save()
 
 
-def _refresh_demo_data(domain: DomainStore, now: datetime) -> None:
-    from pixiu_cli.dataset import load_document
+def _refresh_demo_data(domain: InvestorStore, now: datetime) -> None:
     from pixiu_cli.resources import data_dir
     from pixiu_cli.selection.names import securities_for_document
+    from pixiu_cli.store.document import load_document
     from pixiu_cli.store.securities import SecurityMaster
 
     data = load_document(data_dir() / "demo" / "portfolio.json", now)
@@ -209,9 +209,9 @@ def _client_of(settings: Settings, server) -> ChatModel:
     )
 
 
-def _opened_domain(settings: Settings, demo: bool, clock: Clock) -> DomainStore:
+def _opened_domain(settings: Settings, demo: bool, clock: Clock) -> InvestorStore:
     """The settings' database (the demo's, re-dated, with `demo`)."""
-    domain = DomainStore(open_database(settings.demo_db_path if demo else settings.db_path))
+    domain = InvestorStore(open_database(settings.demo_db_path if demo else settings.db_path))
     if demo:
         refresh_demo_data(domain, clock(), settings.home / DEMO_STATE_FILE)
     return domain
@@ -300,7 +300,7 @@ def build_agent(
     guardrails: Guardrails,
     temperature: float | None,
     clock: Clock,
-    domain: DomainStore | None = None,
+    domain: InvestorStore | None = None,
     ablate: frozenset[str] = frozenset(),
     tools: ToolRegistry | None = None,
     history_blocks: str = "delta",
@@ -317,7 +317,7 @@ def build_agent(
     from pixiu_cli.store.portfolio import PortfolioStore
 
     store = ConversationStore(db, clock=clock)
-    domain = domain or DomainStore(db)
+    domain = domain or InvestorStore(db)
     builder = _builder(
         store,
         domain,

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pixiu_cli.clock import pinned_moment
+from pixiu_cli.domain.redact import has_credentials, remember_secret, remember_url
 from pixiu_cli.errors import UserError, os_reason
-from pixiu_cli.llm.models import DEFAULT_DEEPSEEK_MODEL, REASONING_EFFORTS, THINKING_MODES, retired_model_line
-from pixiu_cli.redact import has_credentials, remember_secret, remember_url
+from pixiu_cli.llm.model_names import DEFAULT_DEEPSEEK_MODEL, REASONING_EFFORTS, THINKING_MODES, retired_model_line
 from pixiu_cli.resources import default_home
 
 if TYPE_CHECKING:  # imported where they are built (_config_tables): importing settings stays light

@@ -21,7 +21,7 @@ import pytest
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 sys.dont_write_bytecode = False
 
-# Derived files — the tokenizer's compact tables (pixiu_cli/bpe.py), the segmenter's prefix
+# Derived files — the tokenizer's compact tables (pixiu_cli/tokenizer/bpe.py), the segmenter's prefix
 # dictionary (selection/words.py), built name tables — live under XDG_CACHE_HOME, here the
 # checkout's own `.test-cache/` (ignored by git), never the user's: the workers and every
 # `pixiu` a test starts inherit it. Each file is keyed by what it is built from, so like the
@@ -52,7 +52,9 @@ def _build_derived_files() -> None:
     """Build the tokenizer tables and the segmenter's dictionary before any worker or child
     needs them, when no earlier run has: else the first processes to count a token or cut a
     question each build them at once (~0.5 s and ~1.4 s of CPU apiece)."""
-    from pixiu_cli import bpe, resources, tokens
+    from pixiu_cli import resources
+    from pixiu_cli.tokenizer import bpe
+    from pixiu_cli.tokenizer import counts as tokens
 
     bpe.load_tables(tokens.tokenizer_file(), bpe.default_cache_dir())
     if not (resources.user_cache_dir() / "segmenter.marshal").exists():

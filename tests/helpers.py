@@ -23,9 +23,9 @@ from typing import Any
 
 from pixiu_cli.analytics.costs import CostModel
 from pixiu_cli.analytics.frame import build_frame
-from pixiu_cli.dataset import SHANGHAI
 from pixiu_cli.domain.market import Bar, BarSeries, CorporateAction
 from pixiu_cli.offline.script import Fault, ScriptedReply
+from pixiu_cli.store.document import SHANGHAI
 
 # A key-shaped secret planted in the environment; tests grep every artefact for it.
 PLANTED_KEY = "sk-pixiutest" + "0123456789abcdef" * 2
@@ -188,9 +188,9 @@ def offline_repl(home: Path, **extra: str):
     from unittest import mock
 
     from pixiu_cli.app import open_app
-    from pixiu_cli.render import Renderer
     from pixiu_cli.repl.state import ReplState
     from pixiu_cli.settings import load_settings
+    from pixiu_cli.views.render import Renderer
 
     with mock.patch.dict(os.environ, clean_env(home, **extra), clear=True):
         app = open_app(load_settings(force_offline=True))
@@ -279,12 +279,12 @@ def build_app(
 
     from pixiu_cli.context.memory import MemoryLimits
     from pixiu_cli.store.database import open_database
-    from pixiu_cli.store.domain import DomainStore
+    from pixiu_cli.store.investor import InvestorStore
 
     db = open_database(db_path)
-    domain = DomainStore(db)
+    domain = InvestorStore(db)
     if portfolio is not None:
-        from pixiu_cli.dataset import load_document
+        from pixiu_cli.store.document import load_document
 
         domain.replace_all(load_document(portfolio, now or NOW))
     limits = limits or MemoryLimits()

@@ -82,7 +82,7 @@ BREAKS = {
         "tokens.py",
         "pixiu_cli.settings",
         "load_settings",
-        "pixiu_cli.tokens is not allowed to import pixiu_cli.settings",
+        "pixiu_cli.tokenizer.counts is not allowed to import pixiu_cli.settings",
     ),
     "the product imports the offline server": (
         "accounting/explain.py",

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from pixiu_cli.context.oversize import HISTORY_REPLY_CHARS
 from pixiu_cli.llm.template import MARKERS, render_completion, render_prompt
-from pixiu_cli.tokens import (
+from pixiu_cli.tokenizer.counts import (
     COMPARE_SLACK,
     EXPLAIN_CHARS,
     NeedsTokenizer,

@@ -13,7 +13,7 @@ from pixiu_cli.llm.model import ChatModel
 from pixiu_cli.llm.types import ChatRequest
 from pixiu_cli.resources import read_prompt
 from pixiu_cli.store.conversations import Conversation, ConversationStore, Turn
-from pixiu_cli.tokens import count_message_tokens
+from pixiu_cli.tokenizer.counts import count_message_tokens
 
 SUMMARY_CHAR_LIMIT = 2400
 SUMMARY_STEP = -1  # the step of a turn's summary call: answer calls count from 0

@@ -18,7 +18,7 @@ from pixiu_cli.context.quoting import quote_data
 from pixiu_cli.domain.codes import is_finite_number, normalise_code
 from pixiu_cli.domain.vocabulary import NOTE_KIND_NAMES, NOTE_KINDS, SIDES
 from pixiu_cli.resources import prompts_dir
-from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.memory import MemoryStore, note_ref
 from pixiu_cli.store.portfolio import PortfolioStore
 
@@ -40,7 +40,7 @@ class ToolOutcome:
 
 @dataclass
 class ToolContext:
-    domain: DomainStore
+    domain: InvestorStore
     memory: MemoryStore
     portfolio: PortfolioStore
     now: Callable[[], datetime]
@@ -63,7 +63,9 @@ class ToolContext:
         if path is None:
             return self
         db = open_database(path, migrate=False)
-        return ToolContext(DomainStore(db), MemoryStore(db), PortfolioStore(db), self.now, self.cost_method, self.said)
+        return ToolContext(
+            InvestorStore(db), MemoryStore(db), PortfolioStore(db), self.now, self.cost_method, self.said
+        )
 
     def close(self) -> None:
         self.domain.db.close()

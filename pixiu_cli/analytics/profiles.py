@@ -15,7 +15,7 @@ from pixiu_cli.analytics.strategies import STRATEGIES
 from pixiu_cli.domain.analytics import BacktestRow, ComputedProfile
 from pixiu_cli.market.calendar import last_complete_session
 from pixiu_cli.market.data import MarketData
-from pixiu_cli.store.domain import iso
+from pixiu_cli.store.investor import iso
 
 ENGINE_VERSION = "pixiu-bt-1"
 MIN_BARS = 120

@@ -19,7 +19,7 @@ from pixiu_cli.domain.vocabulary import side_name
 from pixiu_cli.market.data import MarketData
 from pixiu_cli.market.security_master import security_name
 from pixiu_cli.store.analytics import AnalyticsStore
-from pixiu_cli.store.domain import iso
+from pixiu_cli.store.investor import iso
 
 
 @dataclass(frozen=True)

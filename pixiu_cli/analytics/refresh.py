@@ -17,7 +17,7 @@ from pixiu_cli.analytics.signals import fused_signal
 from pixiu_cli.analytics.track import score
 from pixiu_cli.market.data import MarketData
 from pixiu_cli.store.analytics import AnalyticsStore
-from pixiu_cli.store.domain import DomainStore, iso
+from pixiu_cli.store.investor import InvestorStore, iso
 
 
 @dataclass
@@ -48,7 +48,7 @@ def _alerts(
     now: datetime,
     summary: RefreshSummary,
 ) -> None:
-    domain = DomainStore(db)
+    domain = InvestorStore(db)
     for rule in store.rules(symbols):
         holding = domain.holding(rule.symbol)
         cost_day = (holding.updated_at or "")[:10] or None if holding else None

@@ -68,7 +68,7 @@ def ask(
     common.require_utf8(text)
     if not text.strip():
         raise common.CliError("问题为空")
-    from pixiu_cli.unsent import keep, not_stored, sent
+    from pixiu_cli.services.unsent import keep, not_stored, sent
 
     try:
         loaded = common.settings(model, offline)

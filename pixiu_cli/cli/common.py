@@ -29,7 +29,7 @@ IfTradingDayOpt = Annotated[
 
 
 def renderer(**kw):
-    from pixiu_cli.render import Renderer
+    from pixiu_cli.views.render import Renderer
 
     return Renderer(**kw)
 
@@ -98,9 +98,9 @@ def database(demo: bool = False):
     db = open_database(db_path(loaded, demo))
     if demo:
         from pixiu_cli.app import DEMO_STATE_FILE, refresh_demo_data
-        from pixiu_cli.store.domain import DomainStore
+        from pixiu_cli.store.investor import InvestorStore
 
-        refresh_demo_data(DomainStore(db), now(loaded), loaded.home / DEMO_STATE_FILE)
+        refresh_demo_data(InvestorStore(db), now(loaded), loaded.home / DEMO_STATE_FILE)
     try:
         yield db
     finally:

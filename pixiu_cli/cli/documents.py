@@ -129,8 +129,8 @@ def export_data(
     """导出全部领域数据为一个 JSON 文档（可再导入）。"""
     from pathlib import Path
 
-    from pixiu_cli.render import terminal_json
     from pixiu_cli.services.documents import export
+    from pixiu_cli.views.render import terminal_json
 
     with common.database(demo) as db:
         exported = export(db, common.now())

@@ -14,11 +14,11 @@ from pixiu_cli.context.memory import MemoryLimits, window_bounds
 from pixiu_cli.selection.names import INDEX, SHADOW, NameTable
 from pixiu_cli.selection.normalize import normalize
 from pixiu_cli.selection.result import Carried, Selection
-from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.investor import InvestorStore
 
 
 class BriefObjects:
-    def __init__(self, domain: DomainStore, table: NameTable, limits: MemoryLimits, now: datetime):
+    def __init__(self, domain: InvestorStore, table: NameTable, limits: MemoryLimits, now: datetime):
         self.domain, self.table, self.limits, self.now = domain, table, limits, now
 
     def __call__(self, selection: Selection) -> tuple[Carried, ...]:

@@ -41,7 +41,7 @@ from pixiu_cli.selection.names import Holder, NameSource
 from pixiu_cli.selection.select import Selection, select
 from pixiu_cli.selection.targets import WATCHLIST
 from pixiu_cli.store.conversations import Conversation, ConversationStore, Turn
-from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.securities import SecurityMaster
 
 
@@ -152,7 +152,7 @@ class ContextBuilder:
     def __init__(
         self,
         store: ConversationStore,
-        domain: DomainStore,
+        domain: InvestorStore,
         limits: MemoryLimits | None = None,
         clock: Clock | None = None,
         history_blocks: str = "delta",

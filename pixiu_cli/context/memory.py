@@ -34,7 +34,7 @@ from pixiu_cli.domain.account import COST_METHOD_NAMES
 from pixiu_cli.domain.investor import Alert, Decision, Holding, MemoryEvent, NewsItem, Profile, Report, Signal
 from pixiu_cli.domain.vocabulary import NOTE_KIND_NAMES, NOTE_LAYER_NAMES, NOTE_NAME, SIDE_NAMES
 from pixiu_cli.selection.intent import Intent
-from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.investor import InvestorStore
 
 ROLE_NAMES = {"core": "核心仓", "satellite": "卫星仓"}
 TRADES, NEWS = "trades", "news"  # the memory classes a question asks about that get a section of their own
@@ -323,7 +323,7 @@ def _ranked_rest(weights: list[float]) -> Callable[[int], str]:
 
 
 class MemoryAssembler:
-    def __init__(self, domain: DomainStore, limits: MemoryLimits, prices: Mapping[str, float] | None = None):
+    def __init__(self, domain: InvestorStore, limits: MemoryLimits, prices: Mapping[str, float] | None = None):
         """`prices`: symbol → latest price, when known; positions are weighted by market
         value where a price is known and by cost × shares elsewhere."""
         self.domain = domain

@@ -12,14 +12,14 @@ from pixiu_cli.context.block import BlockItem, Section
 from pixiu_cli.context.quoting import defuse
 from pixiu_cli.context.values import day, show_signed
 from pixiu_cli.selection.names import Holder, NameSource
-from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.market import MarketStore
 
 KEY = "watchlist"
 PRIORITY = 88  # under the asked-about stocks' sections, above the persona
 
 
-def watched(domain: DomainStore) -> dict[str, str]:
+def watched(domain: InvestorStore) -> dict[str, str]:
     """symbol → when it was added (the store's stamp)."""
     return dict(MarketStore(domain.db).watchlist())
 
@@ -34,7 +34,7 @@ def watch_note(added_at: str) -> str:
     return f"在自选列表中（{added.isoformat()} 加入）" if added else "在自选列表中"
 
 
-def watch_section(watch: Mapping[str, str], names: NameSource, domain: DomainStore, today: date) -> Section:
+def watch_section(watch: Mapping[str, str], names: NameSource, domain: InvestorStore, today: date) -> Section:
     items = []
     for symbol, added_at in watch.items():
         name = names.security_name(symbol) or ""

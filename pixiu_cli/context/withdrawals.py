@@ -16,7 +16,7 @@ from collections.abc import Iterable
 
 from pixiu_cli.context.block import BlockItem, Section, is_context_message
 from pixiu_cli.context.quoting import quote_data
-from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.memory import MemoryStore, Withdrawal
 
 KEY = "withdrawn"
@@ -93,7 +93,7 @@ def _item(w: Withdrawal) -> BlockItem:
     return BlockItem(text)
 
 
-def withdrawn_section(domain: DomainStore, history: list[dict]) -> Section | None:
+def withdrawn_section(domain: InvestorStore, history: list[dict]) -> Section | None:
     seen = shown_memories(history)
     if not seen:
         return None

@@ -22,8 +22,8 @@ from pixiu_cli.evals.answer_runner import (
 )
 from pixiu_cli.settings import Settings
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.domain import iso
 from pixiu_cli.store.evals import EvalResultRow, EvalRunStore
+from pixiu_cli.store.investor import iso
 
 
 class LiveEvalError(UserError):

@@ -9,10 +9,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from pixiu_cli.dataset import ACCOUNT, SECTIONS
 from pixiu_cli.errors import UserError
 from pixiu_cli.evals.case_setup import WATCH
 from pixiu_cli.resources import data_dir
+from pixiu_cli.store.document import ACCOUNT, SECTIONS
 
 EVALS_FOLDER = "evals"
 DATASETS_FOLDER = "datasets"

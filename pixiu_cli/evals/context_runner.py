@@ -17,7 +17,6 @@ from typing import Any
 from pixiu_cli.context.block import ContextBlock
 from pixiu_cli.context.builder import ContextBuilder
 from pixiu_cli.context.memory import MemoryLimits, account_figures
-from pixiu_cli.dataset import parse_document
 from pixiu_cli.evals.case_setup import apply_setup
 from pixiu_cli.evals.context_cases import EvalCase, load_cases
 from pixiu_cli.evals.context_checks import check, one_line
@@ -26,7 +25,8 @@ from pixiu_cli.resources import data_dir
 from pixiu_cli.selection.names import securities_for_document, shipped_market_list
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.document import parse_document
+from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.securities import SecurityMaster
 
 
@@ -104,7 +104,7 @@ def _populated(case: EvalCase, path: Path) -> None:
         path.write_bytes(_template_bytes())
         db = open_database(path)
         data = parse_document(case.document, case.now)
-        DomainStore(db).replace_all(data)
+        InvestorStore(db).replace_all(data)
         master = SecurityMaster(db)
         if case.market_list:
             master.upsert(shipped_market_list())
@@ -136,7 +136,7 @@ def _build(case: EvalCase, path: Path) -> _Built:
     try:
         from pixiu_cli.services.account import AccountReader
 
-        domain = DomainStore(db)
+        domain = InvestorStore(db)
         reader = AccountReader(db)  # the product's one valuation of the account
         builder = ContextBuilder(
             ConversationStore(db),

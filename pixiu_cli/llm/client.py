@@ -12,12 +12,12 @@ import threading
 import time
 from collections.abc import Iterator
 
+from pixiu_cli.domain.redact import remember_secret, remember_url, scrub, without_credentials
 from pixiu_cli.llm import wire
 from pixiu_cli.llm.model import request_json
-from pixiu_cli.llm.models import THINKING_PROVIDERS, retired_model_line
+from pixiu_cli.llm.model_names import THINKING_PROVIDERS, retired_model_line
 from pixiu_cli.llm.retry import RETRYABLE_KINDS, RetryPolicy, parse_retry_after, retryable_status
 from pixiu_cli.llm.types import CallOutcome, ChatRequest, LLMError
-from pixiu_cli.redact import remember_secret, remember_url, scrub, without_credentials
 
 DROPPED = "回复中途断开（连接提前结束），已保存收到的部分。"
 BAD_KEY = "API key 含有换行、控制字符或非 ASCII 字符（多半是复制时带入的），请检查 DEEPSEEK_API_KEY / PIXIU_API_KEY 或 config.toml。"

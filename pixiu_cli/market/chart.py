@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pixiu_cli.domain.vocabulary import SIDE_NAMES, SIDES
 from pixiu_cli.errors import UserError
 from pixiu_cli.market.data import MarketData
-from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.investor import InvestorStore
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -50,7 +50,9 @@ def moving_average(values: tuple[float, ...], window: int) -> tuple[float | None
     return tuple(out)
 
 
-def chart_data(market: MarketData, domain: DomainStore, symbol: str, days: int, cost: float | None = None) -> ChartData:
+def chart_data(
+    market: MarketData, domain: InvestorStore, symbol: str, days: int, cost: float | None = None
+) -> ChartData:
     """cost: the holding's cost per share in today's real yuan (the account's), None when not held."""
     full = market.bars(symbol, "qfq")
     if not len(full):
@@ -182,5 +184,5 @@ def _drawn(data: ChartData, width: int, height: int, color: bool) -> str:
     return text if color else _ANSI.sub("", text)
 
 
-def build(market: MarketData, domain: DomainStore, symbol: str, days: int, cost: float | None = None, **style) -> str:
+def build(market: MarketData, domain: InvestorStore, symbol: str, days: int, cost: float | None = None, **style) -> str:
     return render_chart(chart_data(market, domain, symbol, days, cost), **style)

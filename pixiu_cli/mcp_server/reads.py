@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass
 from datetime import date, datetime
 
 from pixiu_cli.context.quoting import quote_data
-from pixiu_cli.redact import scrub
+from pixiu_cli.domain.redact import scrub
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.settings import Settings
 

@@ -11,9 +11,9 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 from mcp_types import CallToolResult, TextContent
 
+from pixiu_cli.domain.redact import scrub
 from pixiu_cli.errors import UserError
 from pixiu_cli.mcp_server import reads
-from pixiu_cli.redact import scrub
 
 INSTRUCTIONS = (
     "pixiu 是 A 股投资者的本地助理。这些工具只读地返回投资者的持仓、成交、预警、回测画像、信号、新闻、"

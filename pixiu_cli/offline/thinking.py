@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from pixiu_cli.llm.models import RETIRED_MODELS
+from pixiu_cli.llm.model_names import RETIRED_MODELS
 from pixiu_cli.llm.template import content_text
 
 from .script import ScriptedReply

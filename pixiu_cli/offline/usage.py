@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from pixiu_cli.llm import template
 from pixiu_cli.llm.template import render_completion
-from pixiu_cli.tokens import EXACT_COUNT_CHARS, count_tokens, encode, estimated_tokens
+from pixiu_cli.tokenizer.counts import EXACT_COUNT_CHARS, count_tokens, encode, estimated_tokens
 
 if TYPE_CHECKING:
     from .cache import PrefixCache

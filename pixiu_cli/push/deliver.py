@@ -9,12 +9,12 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from pixiu_cli.domain.redact import scrub
 from pixiu_cli.push import channels
 from pixiu_cli.push.channels import Channel
 from pixiu_cli.push.config import ChannelConfig, PushConfig
 from pixiu_cli.push.http import Outcome, fail, later
 from pixiu_cli.push.message import Message
-from pixiu_cli.redact import scrub
 
 ATTEMPTS = 3
 BACKOFF = 1.0  # seconds before the second attempt, doubled after

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 from pixiu_cli.app import App
 from pixiu_cli.clock import Clock
-from pixiu_cli.render import Renderer
 from pixiu_cli.services.conversations import start_conversation
+from pixiu_cli.views.render import Renderer
 
 
 class ExitRepl(Exception):

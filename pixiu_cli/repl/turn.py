@@ -3,11 +3,11 @@ that ended a command or a turn leaves."""
 
 from __future__ import annotations
 
-from pixiu_cli.render import StatusFigures
 from pixiu_cli.repl.state import ReplState
+from pixiu_cli.services.unsent import keep_if_possible, not_stored, sent
 from pixiu_cli.store.conversations import RestoredElsewhere
-from pixiu_cli.unsent import keep_if_possible, not_stored, sent
 from pixiu_cli.views.presenters import error_line
+from pixiu_cli.views.render import StatusFigures
 
 RETRY_HINT = "输入 /retry 重新生成这一轮（已收到的部分会保留在记录中）。"
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 import asyncio
 import threading
 
-from pixiu_cli import render, tokens
+from pixiu_cli.tokenizer import counts as tokens
+from pixiu_cli.views import render
 
 
 class Warmup:

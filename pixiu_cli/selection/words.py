@@ -77,7 +77,7 @@ def _import_jieba():
     """jieba opens its word list through pkg_resources when setuptools is installed (~0.2 s to
     import, for one file path) and from the folder beside its module otherwise, as it does in
     a Python 3.12 virtual environment, which has no setuptools: the second is taken here."""
-    from pixiu_cli.imports import import_hiding
+    from pixiu_cli.optional_imports import import_hiding
 
     return import_hiding("jieba", ("pkg_resources",))
 

@@ -19,7 +19,7 @@ from pixiu_cli.domain.valuation import AccountView, Close, account_cash, applied
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.store.account import AccountStore
 from pixiu_cli.store.database import write_transaction
-from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.memory import decision_ref
 from pixiu_cli.store.portfolio import set_position
 
@@ -51,7 +51,7 @@ def derive_positions(
     `fills`: the ledger when the caller has already read it."""
     from pixiu_cli.store.market import MarketStore
 
-    holdings = DomainStore(db).holdings()
+    holdings = InvestorStore(db).holdings()
     ledger = AccountStore(db).fills() if fills is None else fills
     fills = [f for f in ledger if day is None or f.day <= day]
     lots = {s: lot for s, lot in stated_lots(holdings).items() if day is None or lot.day <= day}
@@ -104,7 +104,7 @@ def read_account(db, now: datetime, cost_method: str = "diluted") -> AccountView
         applied = applied_dividends(list(positions.values()))
         flows = cash_after(stated.as_of, ledger, applied, after_seq=after)
     account = value_account(positions, _closes(db, list(positions), now), account_cash(stated, flows), method)
-    rows = {h.symbol: h for h in DomainStore(db).holdings()}
+    rows = {h.symbol: h for h in InvestorStore(db).holdings()}
     master = SecurityMaster(db)
     names = {}
     for symbol, p in positions.items():
@@ -153,7 +153,7 @@ class AccountReader:
         from pixiu_cli.store.market import MarketStore
 
         key = (
-            DomainStore(self.db).portfolio_version(),
+            InvestorStore(self.db).portfolio_version(),
             AccountStore(self.db).version(),
             MarketStore(self.db).version(),
             last_complete_session(now),
@@ -186,7 +186,7 @@ def held_position(db, symbol: str, now: datetime, method: str = "diluted") -> He
 def sync_holding(db, symbol: str, now: datetime, method: str, at: str) -> Holding | None:
     """The holding row after the ledger changed: a stated holding stands (the ledger's later
     events move it when the account is read); any other row is the ledger's copy."""
-    row = DomainStore(db).holding(symbol)
+    row = InvestorStore(db).holding(symbol)
     if row is not None and row.basis == STATED:
         return row
     p = derive_positions(db, now, [symbol]).get(symbol)
@@ -198,7 +198,7 @@ def sync_holding(db, symbol: str, now: datetime, method: str, at: str) -> Holdin
 
     name = (row.name if row else None) or security_name(SecurityMaster(db), symbol) or p.name
     set_position(db, symbol, name, float(p.shares), float(p.cost(method)), at)
-    return DomainStore(db).holding(symbol)
+    return InvestorStore(db).holding(symbol)
 
 
 # cash -------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from pixiu_cli.domain.codes import is_finite_number, normalise_code
 from pixiu_cli.market.security_master import security_name
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.store.analytics import AnalyticsStore
-from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.market import MarketStore
 from pixiu_cli.store.securities import SecurityMaster
 
@@ -61,7 +61,7 @@ def _checked(request: NewAlert) -> NewAlert:
 def stock_name(db, symbol: str) -> str | None:
     """The name a rule is described with: the holding's, else the security master's (the
     one the alert's firing messages use)."""
-    holding = DomainStore(db).holding(symbol)
+    holding = InvestorStore(db).holding(symbol)
     if holding and holding.name and holding.name != symbol:
         return holding.name
     return security_name(SecurityMaster(db), symbol)
@@ -71,7 +71,7 @@ def add_alert(db, request: NewAlert, at: str) -> AddedAlert:
     """Store the rule. Bars already stored are history: the rule is checked from the close
     after the last of them (from its creation day when there are none yet)."""
     request = _checked(request)
-    if request.kind == "drawdown_from_cost" and DomainStore(db).holding(request.symbol) is None:
+    if request.kind == "drawdown_from_cost" and InvestorStore(db).holding(request.symbol) is None:
         raise RequestError(f"没有持有 {request.symbol}：较成本回撤预警需要持仓成本（可改用 --below 价格）")
     last_bar = MarketStore(db).series([request.symbol])[0].last
     rule_id = AnalyticsStore(db).add_rule(

@@ -12,7 +12,7 @@ from pixiu_cli.domain.analytics import BacktestRow
 from pixiu_cli.domain.benchmarks import benchmark_for
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.store.analytics import AnalyticsStore
-from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.market import MarketStore
 
 if TYPE_CHECKING:  # the engine loads numpy: imported by the functions that compute
@@ -31,7 +31,7 @@ def refresh(db, symbols: Sequence[str], now: datetime, costs: CostModel | None) 
 
 def held_and_watched(db) -> list[str]:
     """The holdings and the watch list: what sync, profile and the rest work on by default."""
-    return sorted({h.symbol for h in DomainStore(db).holdings()} | {s for s, _ in MarketStore(db).watchlist()})
+    return sorted({h.symbol for h in InvestorStore(db).holdings()} | {s for s, _ in MarketStore(db).watchlist()})
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from pixiu_cli.services.brief_facts import BriefFacts, brief_facts
 from pixiu_cli.services.brief_text import fact_lines
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.store.briefs import BriefReport, BriefStore
-from pixiu_cli.tokens import count_message_tokens
+from pixiu_cli.tokenizer.counts import count_message_tokens
 
 EXPECTED_OUTPUT_TOKENS = 1200  # a brief of a dozen holdings runs to several hundred words
 CONCLUSION_LIMIT = 300

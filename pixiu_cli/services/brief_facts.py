@@ -24,7 +24,7 @@ from pixiu_cli.market.trading_days import as_shanghai
 from pixiu_cli.services.account import account_record, derive_positions, read_account
 from pixiu_cli.services.brief_rules import user_rules
 from pixiu_cli.store.briefs import BriefStore, StoredBrief
-from pixiu_cli.store.domain import DomainStore, iso
+from pixiu_cli.store.investor import InvestorStore, iso
 from pixiu_cli.store.market import MarketStore
 from pixiu_cli.store.news import NewsStore
 
@@ -229,7 +229,7 @@ def _as_of(market: MarketStore, moves: tuple[HoldingMove, ...], now: datetime) -
 
 def brief_facts(db, now: datetime, cost_method: str = "diluted") -> BriefFacts:
     view = read_account(db, now, cost_method)
-    market, domain, briefs = MarketStore(db), DomainStore(db), BriefStore(db)
+    market, domain, briefs = MarketStore(db), InvestorStore(db), BriefStore(db)
     previous = briefs.last()
     since = previous.created_at if previous else iso(as_shanghai(now) - timedelta(days=FIRST_WINDOW_DAYS))
     until = iso(as_shanghai(now))

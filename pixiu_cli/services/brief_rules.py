@@ -5,13 +5,13 @@ brief checks against stored prices and the valuation's weights."""
 from __future__ import annotations
 
 from pixiu_cli.analytics.stated_rules import StatedRule, stated_rules, unique
-from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.memory import note_ref
 
 NOTES_READ = 500
 
 
-def user_rules(domain: DomainStore, until: str) -> list[StatedRule]:
+def user_rules(domain: InvestorStore, until: str) -> list[StatedRule]:
     rules: list[StatedRule] = []
     for key, value in domain.persona().items():
         rules += stated_rules(value, None, f"画像 {key}")

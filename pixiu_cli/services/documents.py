@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from pixiu_cli.dataset import DatasetError, export_document, load_document
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.store.backup import (
     backup_database,
@@ -21,9 +20,10 @@ from pixiu_cli.store.backup import (
     set_aside,
 )
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.domain import DomainStore
-from pixiu_cli.store.imports import MergeResult, merge_document
+from pixiu_cli.store.document import DatasetError, export_document, load_document
+from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.ledger_rows import unknown_columns
+from pixiu_cli.store.merge import MergeResult, merge_document
 from pixiu_cli.store.salvage import Salvaged, salvage
 
 SECTIONS = ("holdings", "profiles", "news", "signals", "reports", "decisions", "alerts", "notes")
@@ -93,7 +93,7 @@ def import_document(
         saved = backup(db, place, now)
         if on_backup:
             on_backup(saved)
-        DomainStore(db).replace_all(data)
+        InvestorStore(db).replace_all(data)
     else:
         merged = merge_document(db, data)
     _register_securities(db, data)
@@ -112,7 +112,7 @@ def _register_securities(db, data) -> None:
 
 
 def export(db, now: datetime) -> DocumentExport:
-    document, notes = export_document(DomainStore(db).export(), now)
+    document, notes = export_document(InvestorStore(db).export(), now)
     return DocumentExport(json.dumps(document, ensure_ascii=False, indent=2, allow_nan=False), notes)
 
 

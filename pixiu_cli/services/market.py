@@ -17,7 +17,7 @@ from pixiu_cli.market.trading_days import as_shanghai
 from pixiu_cli.services.analytics import held_and_watched, refresh
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.services.import_symbol import ImportSymbol, import_symbol, spelling_in_name
-from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.market import MarketStore
 from pixiu_cli.store.securities import SecurityMaster
 
@@ -286,4 +286,4 @@ def chart(db, symbol: str, days: int, now: datetime, cost_method: str = "diluted
 
     held = read_account(db, now, cost_method).account.holding(symbol)
     cost = float(held.cost) if held is not None else None
-    return build(MarketData(db), DomainStore(db), symbol, days, cost, **style)
+    return build(MarketData(db), InvestorStore(db), symbol, days, cost, **style)

@@ -10,7 +10,7 @@ from pixiu_cli.domain.vocabulary import MEMORY_KIND_NAMES
 from pixiu_cli.selection.codes import find_codes
 from pixiu_cli.selection.names import INDEX, SHADOW, NameSource
 from pixiu_cli.selection.normalize import normalize
-from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.memory import MemoryEntry, MemoryStore
 from pixiu_cli.store.securities import SecurityMaster
 
@@ -27,7 +27,7 @@ def stock_of_query(db, query: str) -> str | None:
     folded = normalize(query.strip())
     if not folded:
         return None
-    domain = DomainStore(db)
+    domain = InvestorStore(db)
     holdings = domain.holdings()
     table = NameSource(SecurityMaster(db)).table(holdings)
     codes = {code for _, code in find_codes(folded, table.held | {h.symbol for h in holdings})}
@@ -57,4 +57,4 @@ def search_memories(
 
 def stated_persona(db) -> dict[str, str]:
     """The investor's persona (key → value) as imported, for readers outside the block."""
-    return DomainStore(db).persona()
+    return InvestorStore(db).persona()

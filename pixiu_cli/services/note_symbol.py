@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from pixiu_cli.selection.names import NameSource
 from pixiu_cli.selection.select import select
-from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.securities import SecurityMaster
 
 
-def symbol_in_text(domain: DomainStore, text: str) -> str | None:
+def symbol_in_text(domain: InvestorStore, text: str) -> str | None:
     """The one stock `text` names, or None when it names none or several (a note comparing
     two stocks belongs to neither)."""
     table = NameSource(SecurityMaster(domain.db)).table(domain.holdings())

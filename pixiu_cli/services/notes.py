@@ -20,7 +20,7 @@ from pixiu_cli.domain.vocabulary import (
 )
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.services.note_symbol import symbol_in_text
-from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.memory import MemoryStore, NoteWrite, note_ref
 
 
@@ -39,7 +39,7 @@ def add_note(db, request: NewNote, at: str) -> NoteWrite:
         raise RequestError("要记住的内容为空")
     if request.kind not in NOTE_KINDS:
         raise RequestError(f"记忆类型只能是 {' / '.join(NOTE_KINDS)}，而不是 {request.kind!r}")
-    symbol = request.symbol or symbol_in_text(DomainStore(db), text)
+    symbol = request.symbol or symbol_in_text(InvestorStore(db), text)
     store = MemoryStore(db)
     write = store.add_note(
         note_kind=request.kind, text=text, symbol=symbol, source=request.source, at=at, author=request.author

@@ -14,7 +14,7 @@ from pixiu_cli.push.message import Message, plain
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.store.briefs import BriefStore, StoredBrief
 from pixiu_cli.store.conversations import ConversationStore
-from pixiu_cli.store.domain import iso
+from pixiu_cli.store.investor import iso
 from pixiu_cli.store.push import PushLog
 
 NO_CHANNELS = (

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from pixiu_cli.market.security_master import security_name
 from pixiu_cli.services.errors import RequestError
-from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.securities import SecurityMaster
 
 
@@ -23,7 +23,7 @@ class SignalView:
 
 def stored_signals(db, symbols: list[str] | None) -> list[SignalView]:
     """The latest stored signal of each symbol (default: every holding), in the order asked."""
-    store, master = DomainStore(db), SecurityMaster(db)
+    store, master = InvestorStore(db), SecurityMaster(db)
     names = {h.symbol: h.name for h in store.holdings()}
     wanted = symbols or list(names)
     if not wanted:

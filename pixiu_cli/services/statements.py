@@ -28,7 +28,7 @@ from pixiu_cli.services.errors import RequestError
 from pixiu_cli.statements.reader import Statement, read_statement
 from pixiu_cli.store.account import AccountStore
 from pixiu_cli.store.database import write_transaction
-from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.portfolio import PortfolioStore, set_position
 from pixiu_cli.store.securities import SecurityMaster
 
@@ -95,7 +95,7 @@ def _changes(db, store: AccountStore, plan: FillPlan, as_of: str) -> list[tuple[
     had = [f for f in store.fills() if f.symbol in touched]
     ordered = sorted([f for f in had if f.fill_id not in replaced] + new, key=lambda f: (f.day, f.time or ""))
     derived, before_import = positions(ordered), positions(had)
-    stored = {h.symbol: h for h in DomainStore(db).holdings()}
+    stored = {h.symbol: h for h in InvestorStore(db).holdings()}
     out = []
     for symbol in touched:
         p = derived[symbol]

@@ -15,7 +15,7 @@ from pixiu_cli.domain.vocabulary import SIDES, side_name
 from pixiu_cli.services.account import Held, derive_positions, held_position, sync_holding, trade_day
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.store.database import write_transaction
-from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.memory import decision_ref, trade_text
 from pixiu_cli.store.portfolio import PortfolioStore, UndoneTrade
 
@@ -117,7 +117,7 @@ def undo_trade(db, decision_id: int, at: str, cost_method: str = "diluted") -> U
     now = datetime.fromisoformat(at)
     try:
         with write_transaction(db):
-            row = DomainStore(db).decision(decision_id)
+            row = InvestorStore(db).decision(decision_id)
             before = _opening(db, row.symbol if row else None, now)
             undone = PortfolioStore(db).undo_trade(decision_id, at)
             if undone is None:

@@ -8,7 +8,7 @@ from dataclasses import asdict
 from sqlite_utils import Database
 
 from pixiu_cli.domain.account import CashBalance, Fill
-from pixiu_cli.store.domain import _rows
+from pixiu_cli.store.investor import _rows
 from pixiu_cli.store.rows import number, record
 
 _FILL_COLUMNS = tuple(f for f in Fill.__dataclass_fields__ if f not in ("recorded_at", "seq"))

@@ -13,7 +13,7 @@ from sqlite_utils import Database
 from pixiu_cli.domain.analytics import AlertRule, BacktestRow, ComputedProfile, DecisionScore, FiredAlert
 from pixiu_cli.domain.investor import Decision
 from pixiu_cli.store.database import write_transaction
-from pixiu_cli.store.domain import _decision, _rows
+from pixiu_cli.store.investor import _decision, _rows
 from pixiu_cli.store.rows import record
 
 

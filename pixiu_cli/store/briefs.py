@@ -11,7 +11,7 @@ from sqlite_utils import Database
 
 from pixiu_cli.domain.investor import Signal
 from pixiu_cli.store.database import write_transaction
-from pixiu_cli.store.domain import _json, _rows, _signal
+from pixiu_cli.store.investor import _json, _rows, _signal
 
 BRIEF_ORIGIN = "brief"
 

@@ -14,11 +14,11 @@ from typing import Protocol
 from sqlite_utils import Database
 
 from pixiu_cli.clock import Clock, system_clock
-from pixiu_cli.redact import scrub
+from pixiu_cli.domain.redact import scrub
 from pixiu_cli.store.database import StoreError, write_transaction
 from pixiu_cli.store.liveness import owned_by_another_live_process, this_process
 from pixiu_cli.store.requests import pack, request_of
-from pixiu_cli.tokens import count_message_tokens
+from pixiu_cli.tokenizer.counts import count_message_tokens
 
 PROCESS_EXITED = "进程在回复过程中退出"
 

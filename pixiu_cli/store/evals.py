@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 from sqlite_utils import Database
 
-from pixiu_cli.redact import scrub
+from pixiu_cli.domain.redact import scrub
 from pixiu_cli.store.database import write_transaction
-from pixiu_cli.store.domain import _rows
+from pixiu_cli.store.investor import _rows
 
 
 @dataclass(frozen=True)

@@ -10,9 +10,9 @@ from itertools import repeat
 from sqlite_utils import Database
 
 from pixiu_cli.domain.market import BarSeries, CorporateAction, SeriesInfo, SeriesWrite
-from pixiu_cli.redact import scrub
+from pixiu_cli.domain.redact import scrub
 from pixiu_cli.store.database import write_transaction
-from pixiu_cli.store.domain import _rows
+from pixiu_cli.store.investor import _rows
 from pixiu_cli.store.rows import count, exact_number, flag, record, required_number, text
 
 

@@ -20,7 +20,7 @@ from pixiu_cli.domain.vocabulary import AUTHOR_PROPOSAL, AUTHOR_USER, NOTE_KINDS
 from pixiu_cli.errors import UserError
 from pixiu_cli.store.database import write_transaction
 from pixiu_cli.store.dedup import FUZZY_MAX_CHARS, could_match, normalise, note_key, same_memory
-from pixiu_cli.store.domain import _event, _rows
+from pixiu_cli.store.investor import _event, _rows
 from pixiu_cli.store.rows import count
 from pixiu_cli.store.rows import text as stored_text
 

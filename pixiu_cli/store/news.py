@@ -10,7 +10,7 @@ from sqlite_utils import Database
 
 from pixiu_cli.domain.news import FetchedNews, StoredNews
 from pixiu_cli.store.database import write_transaction
-from pixiu_cli.store.domain import _rows
+from pixiu_cli.store.investor import _rows
 from pixiu_cli.store.rows import record
 
 

@@ -11,7 +11,7 @@ from sqlite_utils import Database
 from pixiu_cli.domain.codes import is_finite_number
 from pixiu_cli.domain.investor import Decision, Holding
 from pixiu_cli.domain.vocabulary import decision_author
-from pixiu_cli.store.domain import _decision, _holding, _rows
+from pixiu_cli.store.investor import _decision, _holding, _rows
 from pixiu_cli.store.memory import trade_text
 
 

@@ -9,7 +9,7 @@ from sqlite_utils import Database
 
 from pixiu_cli.domain.securities import Alias, Security
 from pixiu_cli.store.database import write_transaction
-from pixiu_cli.store.domain import _rows
+from pixiu_cli.store.investor import _rows
 from pixiu_cli.store.rows import record, text
 
 

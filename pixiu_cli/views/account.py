@@ -4,7 +4,7 @@ renderer's primitives; the same functions for the CLI and the REPL."""
 from __future__ import annotations
 
 from pixiu_cli.domain.account import COST_METHOD_NAMES, KIND_NAMES
-from pixiu_cli.render import Renderer
+from pixiu_cli.views.render import Renderer
 
 
 def _money(value: float | None) -> str:

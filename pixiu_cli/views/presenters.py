@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 
+from pixiu_cli.domain.redact import scrub
 from pixiu_cli.domain.vocabulary import CONTEXT_OPEN
 from pixiu_cli.errors import UserError
-from pixiu_cli.redact import scrub
-from pixiu_cli.render import Renderer
-from pixiu_cli.tokens import count_tokens_by_line, message_text
+from pixiu_cli.tokenizer.counts import count_tokens_by_line, message_text
+from pixiu_cli.views.render import Renderer
 from pixiu_cli.views.request import diff_requests, view_request
 
 

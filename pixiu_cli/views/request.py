@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 
 from pixiu_cli.context.block import is_context_message
-from pixiu_cli.tokens import count_tokens_by_line, message_text
+from pixiu_cli.tokenizer.counts import count_tokens_by_line, message_text
 
 
 @dataclass(frozen=True)

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import pytest
 
-from pixiu_cli import tokens
 from pixiu_cli.accounting.explain import stored_explanation, wait_for_explanations
 from pixiu_cli.agent.loop import SilentSink
 from pixiu_cli.context.oversize import HISTORY_REPLY_CHARS
 from pixiu_cli.offline.script import ScriptedReply
+from pixiu_cli.tokenizer import counts as tokens
 from tests.helpers import build_app, http_model
 
 # The most characters one encode may get in these turns: a clipped reply's line (16,000

@@ -5,9 +5,9 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from pixiu_cli.dataset import SHANGHAI
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.document import SHANGHAI
+from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.memory import MemoryRefError, MemoryStore
 from pixiu_cli.store.portfolio import PortfolioStore
 
@@ -258,7 +258,7 @@ def test_forgetting_a_trade_reverses_it(tmp_path, trades, undo, expected):
     db = open_database(tmp_path / "m.db")
     from pixiu_cli.services.trades import undo_trade
 
-    domain = DomainStore(db)
+    domain = InvestorStore(db)
     symbol = "002415" if trades[0][1] == 30 else "600519"
     db["holdings"].insert(
         {
@@ -313,7 +313,7 @@ def test_a_trade_never_stores_a_non_finite_holding(tmp_path, price, quantity):
         PortfolioStore(db).record_trade(
             symbol="600519", side="buy", price=price, quantity=quantity, reason=None, name=None, at=at(), source="model"
         )
-    assert DomainStore(db).holding("600519").cost == 1e308
+    assert InvestorStore(db).holding("600519").cost == 1e308
     assert db.execute("select count(*) from decisions").fetchone()[0] == 0
 
 

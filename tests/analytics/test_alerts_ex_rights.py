@@ -8,10 +8,10 @@ from datetime import datetime
 import pytest
 
 from pixiu_cli.analytics.refresh import refresh
-from pixiu_cli.dataset import parse_document
 from pixiu_cli.market.trading_days import SHANGHAI
 from pixiu_cli.store.analytics import AnalyticsStore
-from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.document import parse_document
+from pixiu_cli.store.investor import InvestorStore
 from tests.helpers import load, truncated_history
 
 NOW = datetime(2022, 6, 2, 16, 0, tzinfo=SHANGHAI)
@@ -30,7 +30,7 @@ HOLDING = {
 
 
 def _fired(db, kind, threshold, parts, created="2016-06-01"):
-    DomainStore(db).replace_all(parse_document(HOLDING, NOW))
+    InvestorStore(db).replace_all(parse_document(HOLDING, NOW))
     AnalyticsStore(db).add_rule(
         symbol="000001", kind=kind, threshold=threshold, created_at=f"{created}T16:00:00+08:00", source="手动"
     )

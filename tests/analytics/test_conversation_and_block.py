@@ -11,7 +11,7 @@ import pytest
 from pixiu_cli.analytics.refresh import refresh
 from pixiu_cli.context.builder import SHANGHAI, ContextBuilder
 from pixiu_cli.store.conversations import ConversationStore
-from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.portfolio import PortfolioStore
 from tests.helpers import PROMPT, leave, load, pixiu_ok, repl_session, say
 
@@ -52,7 +52,7 @@ def test_a_stated_stop_loss_becomes_an_alert_rule_and_forget_undoes_it(offline_e
 
 def test_the_decisions_class_carries_the_outcome_so_far(db):
     load(db, "000333")
-    domain = DomainStore(db)
+    domain = InvestorStore(db)
     now = datetime(2025, 5, 28, 16, 0, tzinfo=SHANGHAI)
     PortfolioStore(db).record_trade(
         symbol="000333",

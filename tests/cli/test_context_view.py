@@ -13,7 +13,7 @@ import pytest
 
 from pixiu_cli.offline.script import ScriptedReply, ToolCallSpec
 from pixiu_cli.store.conversations import add_request_function
-from pixiu_cli.tokens import count_tokens
+from pixiu_cli.tokenizer.counts import count_tokens
 from tests.helpers import FIXTURE, PIXIU_BIN
 
 QUESTION = "我的持仓组合怎么样"

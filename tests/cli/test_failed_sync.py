@@ -58,10 +58,10 @@ def test_a_failed_data_sync_is_one_line_exits_1_and_rescores_nothing(scored_home
 
 def test_the_repl_sync_that_fetched_nothing_rescores_nothing(scored_home):
     from pixiu_cli.app import open_app
-    from pixiu_cli.render import Renderer
     from pixiu_cli.repl.loop import run_command
     from pixiu_cli.repl.state import ReplState
     from pixiu_cli.settings import load_settings
+    from pixiu_cli.views.render import Renderer
 
     before = _scores(scored_home)
     with mock.patch.dict(os.environ, clean_env(scored_home, PIXIU_NOW=SYNCED), clear=True):

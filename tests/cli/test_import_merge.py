@@ -264,13 +264,13 @@ def test_replace_without_a_backup_replaces_nothing(offline_env, pixiu_home, tmp_
 @pytest.mark.slow
 def test_a_process_that_cached_the_holdings_sees_the_restored_ones(offline_env, pixiu_home):
     from pixiu_cli.store.database import open_database
-    from pixiu_cli.store.domain import DomainStore
+    from pixiu_cli.store.investor import InvestorStore
 
     ok(offline_env, "import", str(FIXTURE))
     ok(offline_env, "backup")
     [saved] = (pixiu_home / "backups").glob("pixiu-*.db")
     db = open_database(pixiu_home / "pixiu.db")  # a REPL's connection, kept open throughout
-    domain = DomainStore(db)
+    domain = InvestorStore(db)
     db.execute("delete from holdings where symbol = '300750'")
     assert len(domain.holdings()) == 2  # read, and kept while the version counter stands still
     version = db.execute("select version from portfolio_version").fetchone()[0]

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from datetime import datetime
 
-from pixiu_cli.dataset import SHANGHAI
 from pixiu_cli.services import notes
 from pixiu_cli.store.database import open_database
+from pixiu_cli.store.document import SHANGHAI
 from tests.helpers import clean_env, in_process_ok, pixiu_in_process
 
 NOW = "2026-12-01T10:00:00"

@@ -10,8 +10,6 @@ import pytest
 
 import pixiu_cli
 from pixiu_cli.cli.common import CliError
-from pixiu_cli.config_file import ConfigError
-from pixiu_cli.dataset import DatasetError
 from pixiu_cli.errors import UserError
 from pixiu_cli.evals.answer_command import LiveEvalError
 from pixiu_cli.evals.case_files import EvalError
@@ -21,9 +19,11 @@ from pixiu_cli.market.csv_source import CsvImportError
 from pixiu_cli.market.sources import SourceError
 from pixiu_cli.repl.commands import CommandError
 from pixiu_cli.selection.aliases import AliasError
+from pixiu_cli.services.config_file import ConfigError
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.settings import SettingsError
 from pixiu_cli.store.database import StoreError
+from pixiu_cli.store.document import DatasetError
 from pixiu_cli.store.memory import MemoryRefError
 from pixiu_cli.views.presenters import NothingToShow
 from tests.helpers import pixiu_in_process

@@ -11,12 +11,12 @@ import pytest
 
 from pixiu_cli.context.builder import ContextBuilder
 from pixiu_cli.context.memory import MemoryLimits
-from pixiu_cli.dataset import parse_document
 from pixiu_cli.market.trading_days import SHANGHAI
 from pixiu_cli.services.account import AccountReader
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.document import parse_document
+from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.market import MarketStore
 from tests.helpers import fill_row
 
@@ -72,10 +72,10 @@ DOCUMENT = {
 @pytest.fixture
 def builder(tmp_path):
     db = open_database(tmp_path / "pixiu.db")
-    DomainStore(db).replace_all(parse_document(DOCUMENT, NOW))
+    InvestorStore(db).replace_all(parse_document(DOCUMENT, NOW))
     MarketStore(db).watch("600809", "2026-10-01T09:00:00+08:00")
     yield ContextBuilder(
-        ConversationStore(db), DomainStore(db), MemoryLimits(), clock=lambda: NOW, valuer=AccountReader(db)
+        ConversationStore(db), InvestorStore(db), MemoryLimits(), clock=lambda: NOW, valuer=AccountReader(db)
     )
     db.conn.close()
 

@@ -21,7 +21,7 @@ from pixiu_cli.context.block import (
     assemble,
     delta_block,
 )
-from pixiu_cli.tokens import count_tokens, count_tokens_by_line
+from pixiu_cli.tokenizer.counts import count_tokens, count_tokens_by_line
 
 PIECES = st.sampled_from(
     [

@@ -18,7 +18,6 @@ from hypothesis import strategies as st
 from pixiu_cli.context.block import is_context_message
 from pixiu_cli.context.builder import ContextBuilder
 from pixiu_cli.context.memory import MemoryLimits
-from pixiu_cli.dataset import load_document
 from pixiu_cli.domain.investor import (
     Alert,
     Decision,
@@ -32,8 +31,9 @@ from pixiu_cli.domain.investor import (
 )
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.domain import DomainStore
-from pixiu_cli.tokens import count_tokens
+from pixiu_cli.store.document import load_document
+from pixiu_cli.store.investor import InvestorStore
+from pixiu_cli.tokenizer.counts import count_tokens
 from tests.helpers import NOW
 
 DEMO = Path(__file__).resolve().parents[2] / "data" / "demo" / "portfolio.json"
@@ -186,7 +186,7 @@ def test_any_data_any_budget_any_questions_never_raise_nor_overflow(
     tmp_path_factory, data, budget, questions, summarise_after
 ):
     db = open_database(tmp_path_factory.mktemp("p") / "p.db")
-    domain = DomainStore(db)
+    domain = InvestorStore(db)
     domain.replace_all(data)
     builder = ContextBuilder(ConversationStore(db), domain, MemoryLimits(budget_tokens=budget), clock=lambda: NOW)
     run_conversation(builder, questions, summarise_after)
@@ -194,7 +194,7 @@ def test_any_data_any_budget_any_questions_never_raise_nor_overflow(
 
 def demo_builder(tmp_path, budget: int) -> ContextBuilder:
     db = open_database(tmp_path / f"demo{budget}.db")
-    domain = DomainStore(db)
+    domain = InvestorStore(db)
     domain.replace_all(load_document(DEMO, NOW))
     return ContextBuilder(ConversationStore(db), domain, MemoryLimits(budget_tokens=budget), clock=lambda: NOW)
 

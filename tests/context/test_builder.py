@@ -11,12 +11,12 @@ import pytest
 from pixiu_cli.context.block import CONTEXT_CLOSE, CONTEXT_OPEN
 from pixiu_cli.context.builder import ContextBuilder, system_prompt
 from pixiu_cli.context.memory import MemoryLimits
-from pixiu_cli.dataset import SHANGHAI, DatasetError, load_document, parse_document, to_document
 from pixiu_cli.selection.intent import Intent
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.domain import DomainStore
-from pixiu_cli.tokens import count_tokens
+from pixiu_cli.store.document import SHANGHAI, DatasetError, load_document, parse_document, to_document
+from pixiu_cli.store.investor import InvestorStore
+from pixiu_cli.tokenizer.counts import count_tokens
 from tests.helpers import build_app, http_model
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.json"
@@ -26,7 +26,7 @@ NOW = datetime(2026, 11, 24, 10, 15, tzinfo=SHANGHAI)  # a Tuesday, mid-morning 
 @pytest.fixture
 def world(tmp_path):
     db = open_database(tmp_path / "p.db")
-    domain = DomainStore(db)
+    domain = InvestorStore(db)
     domain.replace_all(load_document(FIXTURE, NOW))
     return db, domain
 
@@ -211,8 +211,8 @@ def test_import_export_round_trip(world, tmp_path):
     db, domain = world
     exported = to_document(domain.export())
     again = open_database(tmp_path / "again.db")
-    DomainStore(again).replace_all(parse_document(exported, NOW))
-    assert to_document(DomainStore(again).export()) == exported
+    InvestorStore(again).replace_all(parse_document(exported, NOW))
+    assert to_document(InvestorStore(again).export()) == exported
     assert len(exported["holdings"]) == 3 and exported["holdings"][0]["short_names"]
 
 

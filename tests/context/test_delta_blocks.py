@@ -11,17 +11,17 @@ from sqlite_utils import Database
 
 from pixiu_cli.context.block import CONTEXT_CLOSE, CONTEXT_OPEN, MemoryId
 from pixiu_cli.context.builder import ContextBuilder
-from pixiu_cli.dataset import load_document
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.document import load_document
+from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.schema import migrations
 from tests.helpers import FIXTURE, NOW
 
 
 def two_turns(tmp_path, policy):
     db = open_database(tmp_path / "p.db")
-    domain = DomainStore(db)
+    domain = InvestorStore(db)
     domain.replace_all(load_document(Path(FIXTURE), NOW))
     store = ConversationStore(db)
     builder = ContextBuilder(store, domain, clock=lambda: NOW, history_blocks=policy)
@@ -63,14 +63,14 @@ def test_keep_repeats_everything_and_drop_removes_old_blocks(tmp_path):
 def test_unknown_policy_is_rejected(tmp_path):
     db = open_database(tmp_path / "p.db")
     with pytest.raises(ValueError):
-        ContextBuilder(ConversationStore(db), DomainStore(db), history_blocks="sometimes")
+        ContextBuilder(ConversationStore(db), InvestorStore(db), history_blocks="sometimes")
 
 
 def first_turn(path, record: bool):
     """A conversation with one finished turn, stored with its block record or, as before
     records were kept, without one."""
     db = open_database(path)
-    domain = DomainStore(db)
+    domain = InvestorStore(db)
     domain.replace_all(load_document(Path(FIXTURE), NOW))
     store = ConversationStore(db)
     builder = ContextBuilder(store, domain, clock=lambda: NOW)
@@ -127,7 +127,7 @@ def test_turns_stored_before_the_record_migration_still_get_delta_blocks(tmp_pat
     old.close()
     db = open_database(path)
     assert "block_json" in db["turns"].columns_dict
-    domain = DomainStore(db)
+    domain = InvestorStore(db)
     domain.replace_all(load_document(Path(FIXTURE), NOW))
     store = ConversationStore(db)
     builder = ContextBuilder(store, domain, clock=lambda: NOW)

@@ -11,8 +11,8 @@ from pixiu_cli.context.memory import MemoryLimits
 from pixiu_cli.domain.investor import Alert, DomainData, Holding, MemoryEvent, NewsItem, Profile, Signal
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.domain import DomainStore
-from pixiu_cli.tokens import count_tokens
+from pixiu_cli.store.investor import InvestorStore
+from pixiu_cli.tokenizer.counts import count_tokens
 from tests.helpers import NOW
 
 
@@ -22,7 +22,7 @@ def stamp(days: float) -> str:
 
 def build(tmp_path, data: DomainData, question: str, **limits):
     db = open_database(tmp_path / "p.db")
-    domain = DomainStore(db)
+    domain = InvestorStore(db)
     domain.replace_all(data)
     builder = ContextBuilder(ConversationStore(db), domain, MemoryLimits(**limits), clock=lambda: NOW)
     return builder.context_block(question, now=NOW)[0]
@@ -164,7 +164,7 @@ def test_a_price_source_reorders_positions_by_market_value(tmp_path):
         ]
     )
     db = open_database(tmp_path / "p.db")
-    domain = DomainStore(db)
+    domain = InvestorStore(db)
     domain.replace_all(data)
     by_cost = ContextBuilder(ConversationStore(db), domain, MemoryLimits(), clock=lambda: NOW)
     assert item_lines(by_cost.context_block("你好", now=NOW)[0], "holdings")[0].find("600519") > 0

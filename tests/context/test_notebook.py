@@ -10,14 +10,14 @@ import pytest
 
 from pixiu_cli.context.builder import ContextBuilder, system_prompt
 from pixiu_cli.context.memory import MemoryLimits
-from pixiu_cli.dataset import SHANGHAI, parse_document
 from pixiu_cli.services import notes
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.services.memory_search import search_memories
 from pixiu_cli.services.trades import NewTrade, record_trade
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.document import SHANGHAI, parse_document
+from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.memory import MemoryStore
 
 NOW = datetime(2026, 12, 1, 10, 15, tzinfo=SHANGHAI)
@@ -33,7 +33,7 @@ def db(tmp_path):
 
 
 def block(db, text: str, **limits):
-    builder = ContextBuilder(ConversationStore(db), DomainStore(db), MemoryLimits(**limits), clock=lambda: NOW)
+    builder = ContextBuilder(ConversationStore(db), InvestorStore(db), MemoryLimits(**limits), clock=lambda: NOW)
     return builder.context_block(text, now=NOW)[0]
 
 
@@ -125,7 +125,7 @@ def test_only_a_plan_with_an_offer_can_replace(db):
 
 def test_an_earlier_block_that_showed_a_replaced_plan_is_corrected(db):
     store = ConversationStore(db)
-    builder = ContextBuilder(store, DomainStore(db), MemoryLimits(), clock=lambda: NOW)
+    builder = ContextBuilder(store, InvestorStore(db), MemoryLimits(), clock=lambda: NOW)
     old = note(db, "plan", "宁德时代回踩30加仓", 5, "300750")
     conversation = store.create_conversation().id
     turn = store.start_turn(conversation, "宁德时代怎么样")
@@ -153,7 +153,7 @@ def _turn(store, builder, conversation: int, text: str):
 
 def test_withdrawing_the_replacing_plan_tells_the_model_the_old_one_is_in_force_again(db):
     store = ConversationStore(db)
-    builder = ContextBuilder(store, DomainStore(db), MemoryLimits(), clock=lambda: NOW)
+    builder = ContextBuilder(store, InvestorStore(db), MemoryLimits(), clock=lambda: NOW)
     old = note(db, "plan", "宁德时代回踩30加仓", 5, "300750")
     conversation = store.create_conversation().id
     _turn(store, builder, conversation, "宁德时代怎么样")
@@ -197,7 +197,7 @@ def test_memory_search_by_a_short_name_and_an_alias(db):
     from pixiu_cli.store.securities import SecurityMaster
 
     holding = {"symbol": "002415", "name": "海康威视", "short_names": ["海康"], "shares": 100, "cost": 30}
-    DomainStore(db).replace_all(parse_document({"holdings": [dict(holding, role="satellite")]}, NOW))
+    InvestorStore(db).replace_all(parse_document({"holdings": [dict(holding, role="satellite")]}, NOW))
     tagged = note(db, "view", "估值偏高", 1, "002415")
     add_alias(SecurityMaster(db), "老海", "002415", NOW)
     for query in ("海康", "海康威视", "老海", "002415"):
@@ -214,7 +214,7 @@ def test_memory_search_by_kind_word(db):
 def test_a_trade_shown_in_a_block_counts_as_injected(db):
     trade = record_trade(db, NewTrade("600519", "buy", 1500, 100, "回调买入", "贵州茅台", "user"), ago(1))
     store = ConversationStore(db)
-    builder = ContextBuilder(store, DomainStore(db), MemoryLimits(), clock=lambda: NOW)
+    builder = ContextBuilder(store, InvestorStore(db), MemoryLimits(), clock=lambda: NOW)
     built = builder.build_messages(None, "最近的操作怎么样", now=NOW)
     assert ("decision", trade.decision.id) in built.memory_ids
     builder.count_injection(built)

@@ -16,7 +16,7 @@ from pixiu_cli.context.builder import ContextBuilder
 from pixiu_cli.context.memory import MemoryLimits
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.investor import InvestorStore
 from tests.helpers import NOW
 
 HOSTILE = [
@@ -128,7 +128,7 @@ def test_any_stored_value_in_any_column_builds_a_block(tmp_path, table, column):
     if table != "holdings":
         insert(db, "holdings", BASE["holdings"])
     db.conn.commit()
-    domain = DomainStore(db)
+    domain = InvestorStore(db)
     builder = ContextBuilder(ConversationStore(db), domain, MemoryLimits(budget_tokens=2500), clock=lambda: NOW)
     conversation = builder.store.create_conversation().id
     for i, question in enumerate(
@@ -154,7 +154,7 @@ def test_non_finite_numbers_render_as_invalid_not_as_figures(tmp_path):
     insert(db, "signals", dict(BASE["signals"], score=math.nan, components="{not json"))
     insert(db, "decisions", dict(BASE["decisions"], price=None, quantity=math.inf))
     db.conn.commit()
-    builder = ContextBuilder(ConversationStore(db), DomainStore(db), MemoryLimits(), clock=lambda: NOW)
+    builder = ContextBuilder(ConversationStore(db), InvestorStore(db), MemoryLimits(), clock=lambda: NOW)
     block, _, _ = builder.context_block("茅台 600519 怎么样", now=NOW)
     text = block.text
     # SQLite keeps NaN as NULL (shown —); Infinity and text stay what they are (无效值)

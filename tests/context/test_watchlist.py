@@ -10,12 +10,12 @@ import pytest
 
 from pixiu_cli.context.builder import ContextBuilder
 from pixiu_cli.context.memory import MemoryLimits
-from pixiu_cli.dataset import SHANGHAI
 from pixiu_cli.services.market import unwatch, watch, watchlist
 from pixiu_cli.services.trades import NewTrade, record_trade
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.document import SHANGHAI
+from pixiu_cli.store.investor import InvestorStore
 
 NOW = datetime(2026, 12, 1, 10, 15, tzinfo=SHANGHAI)
 
@@ -26,7 +26,7 @@ def db(tmp_path):
 
 
 def selected(db, text: str):
-    builder = ContextBuilder(ConversationStore(db), DomainStore(db), MemoryLimits(), clock=lambda: NOW)
+    builder = ContextBuilder(ConversationStore(db), InvestorStore(db), MemoryLimits(), clock=lambda: NOW)
     return builder.selected_block(text, now=NOW)
 
 

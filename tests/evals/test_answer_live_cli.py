@@ -10,13 +10,13 @@ import subprocess
 import pytest
 
 from pixiu_cli.context.builder import ContextBuilder
-from pixiu_cli.dataset import load_document
 from pixiu_cli.offline import grounded
 from pixiu_cli.offline.server import OfflineServer
 from pixiu_cli.resources import data_dir
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.document import load_document
+from pixiu_cli.store.investor import InvestorStore
 from tests.helpers import PIXIU_BIN, PLANTED_KEY, clean_env, pixiu_in_process
 
 ANSWERS = data_dir() / "evals" / "answers"
@@ -99,7 +99,7 @@ def test_unknown_ablation_and_bad_case_file_are_one_line(offline_env, tmp_path):
 
 def test_builder_ablation_removes_sections_or_the_whole_block(tmp_path):
     db = open_database(tmp_path / "p.db")
-    domain = DomainStore(db)
+    domain = InvestorStore(db)
     from datetime import datetime
 
     from pixiu_cli.context.builder import SHANGHAI

@@ -18,16 +18,16 @@ from pixiu_cli.app import open_app
 from pixiu_cli.domain.fundamentals import Dividend, FinancialReport, FundamentalsWrite, ValuationDay
 from pixiu_cli.domain.market_review import Breadth, IndustryMove, Snapshot
 from pixiu_cli.market.trading_days import SHANGHAI
-from pixiu_cli.render import Renderer
 from pixiu_cli.repl.loop import run_command
 from pixiu_cli.repl.state import ReplState
 from pixiu_cli.settings import load_settings
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.domain import DomainStore
 from pixiu_cli.store.fundamentals import FundamentalsStore
+from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.market_review import MarketReviewStore
 from pixiu_cli.store.memory import MemoryStore
 from pixiu_cli.store.portfolio import PortfolioStore
+from pixiu_cli.views.render import Renderer
 from tests.helpers import clean_env, fresh_python
 
 NOW = datetime(2026, 11, 30, 16, 0, tzinfo=SHANGHAI)
@@ -75,7 +75,7 @@ def store(db) -> None:
 def ctx(tmp_path):
     db = open_database(tmp_path / "pixiu.db")
     store(db)
-    yield ToolContext(DomainStore(db), MemoryStore(db), PortfolioStore(db), lambda: NOW)
+    yield ToolContext(InvestorStore(db), MemoryStore(db), PortfolioStore(db), lambda: NOW)
     db.close()
 
 

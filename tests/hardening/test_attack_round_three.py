@@ -142,10 +142,10 @@ def test_settings_nobody_could_mean_are_refused_in_one_line(env, config, named):
 def test_a_sync_source_returning_far_future_or_absurd_bars_keeps_what_it_could_mean(tmp_path):
     from datetime import datetime
 
-    from pixiu_cli.dataset import SHANGHAI
     from pixiu_cli.domain.market import Bar
     from pixiu_cli.market.sync import sync_symbol
     from pixiu_cli.store.database import open_database
+    from pixiu_cli.store.document import SHANGHAI
     from pixiu_cli.store.market import MarketStore
 
     class FarFuture:
@@ -262,7 +262,7 @@ def test_json_on_a_terminal_escapes_controls_and_keeps_the_value(env, tmp_path):
 def test_every_json_printer_escapes_on_a_terminal_and_is_exact_when_piped():
     import io
 
-    from pixiu_cli.render import Renderer
+    from pixiu_cli.views.render import Renderer
 
     value = {"reply": "答\u202e案\u2066\x85\x9b\x7f\ud800", "n": 1}
     terminal, piped = io.StringIO(), io.StringIO()
@@ -353,7 +353,7 @@ def test_every_file_pixiu_writes_is_owner_only(env, tmp_path):
 
 
 def test_the_line_counts_and_the_demo_state_are_saved_owner_only(tmp_path):
-    from pixiu_cli.tokens import LineCounts
+    from pixiu_cli.tokenizer.counts import LineCounts
 
     counts_path = tmp_path / LineCounts.FILE
     counts_path.write_bytes(b"")
@@ -366,7 +366,7 @@ def test_the_line_counts_and_the_demo_state_are_saved_owner_only(tmp_path):
 
     from datetime import datetime
 
-    from pixiu_cli.demo_state import DemoState
+    from pixiu_cli.services.demo_state import DemoState
     from pixiu_cli.store.database import open_database
 
     db = open_database(tmp_path / "demo.db")
@@ -511,11 +511,11 @@ def test_a_restore_during_a_turn_keeps_the_turn_out_of_the_restored_database(tmp
     from datetime import datetime
 
     from pixiu_cli.agent.loop import SilentSink
-    from pixiu_cli.dataset import SHANGHAI
     from pixiu_cli.offline.model import OfflineModel
     from pixiu_cli.offline.script import ScriptedReply
     from pixiu_cli.services.documents import BackupPlace, backup, restore
     from pixiu_cli.store.conversations import RestoredElsewhere
+    from pixiu_cli.store.document import SHANGHAI
     from tests.helpers import build_app
 
     now = datetime(2026, 3, 10, 10, 30, tzinfo=SHANGHAI)

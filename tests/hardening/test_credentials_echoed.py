@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from pixiu_cli.redact import scrub
+from pixiu_cli.domain.redact import scrub
 from tests.bad_server import BadServer, chunk, send_body, send_events
 from tests.helpers import PLANTED_KEY, clean_env, pixiu, pixiu_in_process
 
@@ -136,7 +136,7 @@ def test_anything_shaped_like_a_credential_is_masked(text, kept):
 
 
 def test_the_base64_of_a_known_secret_is_masked_wherever_it_sits():
-    from pixiu_cli.redact import remember_secret, remember_url
+    from pixiu_cli.domain.redact import remember_secret, remember_url
 
     remember_url("https://carol:Zq9-unique-pw@proxy.example/v1")
     remember_secret("sk-echo-test-" + "9" * 20)

@@ -39,7 +39,6 @@ from pixiu_cli.context.block import CONTEXT_CLOSE, CONTEXT_OPEN
 from pixiu_cli.context.builder import SHANGHAI, ContextBuilder
 from pixiu_cli.context.memory import MemoryLimits
 from pixiu_cli.context.quoting import CLOSE_QUOTE, OPEN_QUOTE, quote_data
-from pixiu_cli.dataset import SECTIONS, DatasetError, parse_document, to_document
 from pixiu_cli.domain.account import FILL_KINDS
 from pixiu_cli.domain.codes import normalise_code
 from pixiu_cli.domain.investor import AccountLedger, DomainData
@@ -51,8 +50,9 @@ from pixiu_cli.selection.names import Holder
 from pixiu_cli.selection.select import extract_symbols
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.domain import DomainStore
-from pixiu_cli.store.imports import merge_document
+from pixiu_cli.store.document import SECTIONS, DatasetError, parse_document, to_document
+from pixiu_cli.store.investor import InvestorStore
+from pixiu_cli.store.merge import merge_document
 from tests.helpers import PIXIU_BIN, PLANTED_KEY, PROMPT, clean_env, say, spawn
 
 NOW = datetime(2026, 3, 10, 10, 30, tzinfo=SHANGHAI)  # a Tuesday, market open
@@ -158,8 +158,8 @@ def repl_state(tmp_path_factory):
     from unittest import mock
 
     from pixiu_cli.app import open_app
-    from pixiu_cli.render import Renderer
     from pixiu_cli.settings import load_settings
+    from pixiu_cli.views.render import Renderer
 
     home = tmp_path_factory.mktemp("pixiu-home")
     # /save with hostile arguments writes a file in the working directory: keep it out of the repository.
@@ -781,7 +781,7 @@ def canonical(document: dict) -> str:
 )
 def test_an_accepted_document_is_stored_and_exported_verbatim(domain_db, doc):
     data = parse_document(doc, NOW)
-    store = DomainStore(domain_db)
+    store = InvestorStore(domain_db)
     store.replace_all(DomainData(account=AccountLedger()))
     store.replace_all(data)
     assert canonical(to_document(store.export())) == canonical(to_document(data))
@@ -792,7 +792,7 @@ def test_an_accepted_document_is_stored_and_exported_verbatim(domain_db, doc):
 @given(valid_documents)
 def test_merging_a_document_again_or_its_export_changes_nothing(domain_db, doc):
     data = parse_document(doc, NOW)
-    store = DomainStore(domain_db)
+    store = InvestorStore(domain_db)
     store.replace_all(DomainData(account=AccountLedger()))
     first = merge_document(domain_db, data)
     assert {name: r.added for name, r in first.sections.items()} == {
@@ -923,9 +923,9 @@ def test_block_from_hostile_notes_and_news_has_one_pair_of_markers(domain_db, fi
     """Hostile stored text, trimmed to a budget (random, often small enough to drop whole
     sections) and sent again in the same conversation, so the delta path runs too."""
     data = parse_document(hostile_document(fields), NOW)
-    DomainStore(domain_db).replace_all(data)
+    InvestorStore(domain_db).replace_all(data)
     store = ConversationStore(domain_db)
-    builder = ContextBuilder(store, DomainStore(domain_db), MemoryLimits(budget_tokens=budget), clock=lambda: NOW)
+    builder = ContextBuilder(store, InvestorStore(domain_db), MemoryLimits(budget_tokens=budget), clock=lambda: NOW)
     for text in (question, "我的持仓怎么样？茅台 600519 " + question):
         block, _, _ = builder.context_block(text, summary=summary or None, now=NOW)
         assert_one_block(block.text, {s.title for s in block.sections})

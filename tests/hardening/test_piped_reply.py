@@ -9,7 +9,7 @@ import sqlite3
 import subprocess
 
 from pixiu_cli.offline.script import ScriptedReply
-from pixiu_cli.render import Renderer
+from pixiu_cli.views.render import Renderer
 from tests.helpers import PIXIU_BIN, call
 
 RULE = "单只个股仓位不超过三成"

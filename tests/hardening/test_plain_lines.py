@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from rich.console import Console
 from rich.text import Text
 
-from pixiu_cli.render import Renderer, visible
+from pixiu_cli.views.render import Renderer, visible
 
 CORPUS = [
     "",

@@ -320,8 +320,8 @@ def test_config_file_permission_warning_names_the_file_not_the_key(online_env, p
 
 
 def test_error_lines_scrub_every_known_secret_and_url_credentials(pixiu_home):
-    from pixiu_cli.render import Renderer
     from pixiu_cli.settings import load_settings
+    from pixiu_cli.views.render import Renderer
 
     write_config(pixiu_home)
     env = {

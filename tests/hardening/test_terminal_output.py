@@ -14,7 +14,7 @@ import tracemalloc
 import pyte
 import pytest
 
-from pixiu_cli.render import SCREEN_CHARS, Renderer, terminal_json, visible
+from pixiu_cli.views.render import SCREEN_CHARS, Renderer, terminal_json, visible
 
 OSC8 = "\x1b]8;"
 BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"

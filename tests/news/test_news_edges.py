@@ -120,11 +120,11 @@ def test_a_stock_with_no_news_is_no_news_not_a_failure(monkeypatch, home):
 
 def test_news_sync_in_the_repl_is_the_service_pixiu_news_sync_calls(monkeypatch, home):
     from pixiu_cli.app import open_app
-    from pixiu_cli.render import Renderer
     from pixiu_cli.repl.loop import run_command
     from pixiu_cli.repl.state import ReplState
     from pixiu_cli.services import news as news_service
     from pixiu_cli.settings import load_settings
+    from pixiu_cli.views.render import Renderer
 
     for name, value in clean_env(home, PIXIU_NOW=NOW).items():
         monkeypatch.setenv(name, value)

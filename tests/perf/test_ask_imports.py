@@ -18,7 +18,7 @@ HEAVY = (
     "pixiu_cli.offline.cache",
     "numpy",
     "pixiu_cli.analytics.refresh",
-    "pixiu_cli.bpe",  # the tokenizer, imported when it is loaded
+    "pixiu_cli.tokenizer.bpe",  # the tokenizer, imported when it is loaded
     "prompt_toolkit",
 )
 
@@ -45,7 +45,7 @@ def test_piped_ask_answers_without_rich_or_the_offline_server(online_env):
     done, loaded = run_reporting_modules(online_env, "ask", "--json", "茅台最近怎么样")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["status"] == "complete"
-    assert loaded <= {"pixiu_cli.bpe"}, loaded  # a fresh home counts its block's lines once
+    assert loaded <= {"pixiu_cli.tokenizer.bpe"}, loaded  # a fresh home counts its block's lines once
     done, loaded = run_reporting_modules(online_env, "ask", "茅台最近怎么样")
     assert done.returncode == 0 and done.stdout.strip(), done.stderr
     assert not loaded, loaded  # the lines were counted and kept by the first ask
@@ -146,7 +146,7 @@ def test_continued_asks_are_explained_when_they_finish_and_cache_only_reads(onli
         server.enqueue(ScriptedReply(text="茅台估值合理。"))
         done, loaded = run_reporting_modules(online_env, *argv)
         assert done.returncode == 0, done.stderr
-    assert "pixiu_cli.bpe" not in loaded, loaded
+    assert "pixiu_cli.tokenizer.bpe" not in loaded, loaded
     conn = sqlite3.connect(pixiu_home / "pixiu.db")
     stored = [json.loads(row[0]) for row in conn.execute("select cache_explanation_json from calls order by id")]
     conn.close()
@@ -154,7 +154,7 @@ def test_continued_asks_are_explained_when_they_finish_and_cache_only_reads(onli
     assert stored[2]["predicted_hit"] > stored[1]["predicted_hit"] > 0
     done, loaded = run_reporting_modules(online_env, "cache", "--json")
     assert done.returncode == 0, done.stderr
-    assert "pixiu_cli.bpe" not in loaded, loaded
+    assert "pixiu_cli.tokenizer.bpe" not in loaded, loaded
     assert [c["break"]["cause"] for c in json.loads(done.stdout)["calls"]] == ["first_call", *["append_only"] * 2]
 
 
@@ -164,4 +164,4 @@ def test_a_second_context_preview_loads_no_tokenizer(offline_env):
     for expect_loaded in (True, False):
         done, loaded = run_reporting_modules(offline_env, "context", "茅台最近怎么样")
         assert done.returncode == 0 and "上下文" in done.stdout, done.stderr
-        assert ("pixiu_cli.bpe" in loaded) is expect_loaded, loaded
+        assert ("pixiu_cli.tokenizer.bpe" in loaded) is expect_loaded, loaded

@@ -13,13 +13,13 @@ import pytest
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from pixiu_cli import tokens
 from pixiu_cli.app import open_app
-from pixiu_cli.render import Renderer
 from pixiu_cli.repl.loop import run_repl
 from pixiu_cli.repl.state import ReplState
 from pixiu_cli.selection import intent
 from pixiu_cli.settings import load_settings
+from pixiu_cli.tokenizer import counts as tokens
+from pixiu_cli.views.render import Renderer
 
 PROMPT_MARK = "你"  # the prompt "你 ›", drawn one wide character at a time
 
@@ -58,7 +58,7 @@ def _modules_after(argv: list[str], env_extra: dict[str, str], tmp_path) -> str:
         f"sys.argv = {['pixiu', *argv]!r}\n"
         "from pixiu_cli.cli import main\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        "print('MODULES', 'openai' in sys.modules, 'pixiu_cli.bpe' in sys.modules, file=sys.stderr)\n"
+        "print('MODULES', 'openai' in sys.modules, 'pixiu_cli.tokenizer.bpe' in sys.modules, file=sys.stderr)\n"
     )
     import os
 
@@ -126,9 +126,9 @@ def test_the_warmup_starts_after_the_prompt_is_drawn(tmp_path, monkeypatch):
 def test_no_warmup_step_starts_while_a_turn_runs(monkeypatch):
     """The turn loads what it needs itself; the segmenter (the last step, which most turns
     do not need) waits for the next prompt instead of taking the interpreter from the turn."""
-    from pixiu_cli import render
     from pixiu_cli.repl.warmup import Warmup
     from pixiu_cli.selection import homophones, names, select, words
+    from pixiu_cli.views import render
 
     done: list[str] = []
     in_render, release = threading.Event(), threading.Event()

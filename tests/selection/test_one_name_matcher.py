@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 
 from pixiu_cli.context.builder import ContextBuilder
-from pixiu_cli.dataset import SHANGHAI, load_document
 from pixiu_cli.selection.aliases import add_alias
 from pixiu_cli.selection.names import Holder, shipped_market_list
 from pixiu_cli.selection.select import extract_symbols
 from pixiu_cli.services.note_symbol import symbol_in_text
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.document import SHANGHAI, load_document
+from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.securities import SecurityMaster
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.json"
@@ -48,7 +48,7 @@ CASES = [
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
     db = open_database(tmp_path_factory.mktemp("names") / "p.db")
-    domain = DomainStore(db)
+    domain = InvestorStore(db)
     domain.replace_all(load_document(FIXTURE, NOW))
     master = SecurityMaster(db)
     master.upsert(shipped_market_list(), keep_names=True)

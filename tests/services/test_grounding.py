@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from pixiu_cli.dataset import load_document
 from pixiu_cli.selection.aliases import add_alias
 from pixiu_cli.services.alerts import NewAlert
 from pixiu_cli.services.grounding import ground_alert, ground_note, ground_trade
 from pixiu_cli.services.trades import NewTrade
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.document import load_document
+from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.securities import SecurityMaster
 from tests.helpers import FIXTURE, NOW  # NOW: 2026-11-24
 
@@ -19,7 +19,7 @@ from tests.helpers import FIXTURE, NOW  # NOW: 2026-11-24
 @pytest.fixture(scope="module")
 def db(tmp_path_factory):
     db = open_database(tmp_path_factory.mktemp("g") / "p.db")
-    DomainStore(db).replace_all(load_document(FIXTURE, NOW))  # 600519 茅台, 002415 海康, 300750 宁德
+    InvestorStore(db).replace_all(load_document(FIXTURE, NOW))  # 600519 茅台, 002415 海康, 300750 宁德
     add_alias(SecurityMaster(db), "宁王", "300750", NOW)
     yield db
     db.close()

@@ -125,7 +125,7 @@ def _surfaces(env, home: Path, demo: bool = False):
     from pixiu_cli.agent.tools import ToolContext, ToolRegistry
     from pixiu_cli.services.brief_facts import brief_facts
     from pixiu_cli.store.database import open_database
-    from pixiu_cli.store.domain import DomainStore
+    from pixiu_cli.store.investor import InvestorStore
     from pixiu_cli.store.memory import MemoryStore
     from pixiu_cli.store.portfolio import PortfolioStore
 
@@ -136,7 +136,7 @@ def _surfaces(env, home: Path, demo: bool = False):
     db = open_database(home / ("demo.db" if demo else "pixiu.db"))
     try:
         facts = brief_facts(db, now)
-        ctx = ToolContext(DomainStore(db), MemoryStore(db), PortfolioStore(db), lambda: now)
+        ctx = ToolContext(InvestorStore(db), MemoryStore(db), PortfolioStore(db), lambda: now)
         tool = ToolRegistry().get("get_holdings").handler(ctx, {}).content
     finally:
         db.close()

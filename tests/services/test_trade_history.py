@@ -9,11 +9,11 @@ from decimal import Decimal
 
 import pytest
 
-from pixiu_cli.dataset import parse_document
 from pixiu_cli.market.trading_days import SHANGHAI
 from pixiu_cli.services.account import trade_history
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.document import parse_document
+from pixiu_cli.store.investor import InvestorStore
 from tests.helpers import fill_row
 
 NOW = datetime(2026, 11, 25, 20, 30, tzinfo=SHANGHAI)
@@ -35,7 +35,7 @@ FILLS = [
 @pytest.fixture
 def db(tmp_path):
     db = open_database(tmp_path / "pixiu.db")
-    DomainStore(db).replace_all(parse_document({"account": {"fills": FILLS}}, NOW))
+    InvestorStore(db).replace_all(parse_document({"account": {"fills": FILLS}}, NOW))
     yield db
     db.conn.close()
 

@@ -8,7 +8,7 @@ import sqlite3
 import pytest
 
 from pixiu_cli.store.database import open_database, write_transaction
-from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.portfolio import set_position
 
 
@@ -29,11 +29,11 @@ def domain(tmp_path):
     db = open_database(tmp_path / "p.db")
     with write_transaction(db):
         db["holdings"].insert_all([_holding("600519", "贵州茅台"), _holding("600036", "招商银行")])
-    yield DomainStore(db)
+    yield InvestorStore(db)
     db.close()
 
 
-def symbols(domain: DomainStore) -> list[str]:
+def symbols(domain: InvestorStore) -> list[str]:
     return [h.symbol for h in domain.holdings()]
 
 
@@ -98,15 +98,15 @@ def test_profiles_for_many_symbols_take_each_ones_latest(domain):
 def test_portfolio_reads_survive_conversation_writes_but_not_trades(tmp_path):
     from datetime import datetime
 
-    from pixiu_cli.dataset import SHANGHAI
     from pixiu_cli.domain.investor import Holding
     from pixiu_cli.store.conversations import ConversationStore
     from pixiu_cli.store.database import open_database
-    from pixiu_cli.store.domain import DomainStore
+    from pixiu_cli.store.document import SHANGHAI
+    from pixiu_cli.store.investor import InvestorStore
     from pixiu_cli.store.portfolio import set_position
 
     db = open_database(tmp_path / "v.db")
-    domain = DomainStore(db)
+    domain = InvestorStore(db)
     db["holdings"].insert(
         {"symbol": "600519", "name": "贵州茅台", "short_names": "[]", "shares": 100.0, "cost": 1600.0, "role": "core"}
     )

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from pixiu_cli.dataset import SHANGHAI, parse_document, to_document
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.domain import DomainStore
-from pixiu_cli.store.imports import ShareConflict, merge_document
+from pixiu_cli.store.document import SHANGHAI, parse_document, to_document
+from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.memory import MemoryStore
+from pixiu_cli.store.merge import ShareConflict, merge_document
 
 NOW = datetime(2026, 11, 27, 10, 0, tzinfo=SHANGHAI)
 FIXTURE = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.json").read_text())
@@ -38,13 +38,13 @@ def counts(result) -> dict[str, tuple[int, int, int]]:
 def test_the_same_file_twice_adds_nothing_and_an_export_merges_back_unchanged(db):
     first = merge(db, FIXTURE)
     assert counts(first)["news"] == (3, 0, 0) and counts(first)["persona"] == (3, 0, 0)
-    exported = to_document(DomainStore(db).export())
+    exported = to_document(InvestorStore(db).export())
     second = merge(db, FIXTURE)
     assert all(r.added == 0 and r.updated == 0 for r in second.sections.values()), counts(second)
     assert counts(second)["notes"] == (0, 0, 4) and counts(second)["holdings"] == (0, 0, 3)
-    assert to_document(DomainStore(db).export()) == exported
+    assert to_document(InvestorStore(db).export()) == exported
     merge(db, exported)
-    assert to_document(DomainStore(db).export()) == exported
+    assert to_document(InvestorStore(db).export()) == exported
 
 
 def test_changed_rows_are_updated_new_ones_added_and_absent_ones_left_alone(db):
@@ -59,7 +59,7 @@ def test_changed_rows_are_updated_new_ones_added_and_absent_ones_left_alone(db):
     c = counts(result)
     assert c["profiles"] == (0, 1, 2) and c["news"] == (1, 0, 3) and c["persona"] == (0, 1, 2)
     assert c["holdings"] == (0, 1, 2) and c["notes"] == (0, 1, 3)
-    domain = DomainStore(db)
+    domain = InvestorStore(db)
     assert domain.latest_profile("600519").conclusion == "改了结论"
     assert domain.persona() == {"风险偏好": "激进", "投资期限": "三年以上", "风格": "价值为主，少量成长"}
     assert [h.symbol for h in domain.holdings()] == ["002415", "300750", "600519"]  # none deleted
@@ -162,18 +162,18 @@ def test_a_file_that_agrees_with_the_trades_raises_no_warning(db):
     doc["holdings"][1].update(shares=2200, short_names=["海康", "海康威"])
     result = merge(db, doc)
     assert result.share_conflicts == []
-    assert DomainStore(db).holding("002415").short_names == ("海康", "海康威")
+    assert InvestorStore(db).holding("002415").short_names == ("海康", "海康威")
 
 
 def test_a_failing_merge_changes_nothing(db):
     merge(db, FIXTURE)
-    before = to_document(DomainStore(db).export())
+    before = to_document(InvestorStore(db).export())
     data = parse_document(dict(FIXTURE, news=[{"title": "x", "published_at": "2026-11-01"}]), NOW)
     db.execute("create trigger no_news before insert on news begin select raise(abort, 'boom'); end")
     with pytest.raises(Exception, match="boom"):
         merge_document(db, data)
     db.execute("drop trigger no_news")
-    assert to_document(DomainStore(db).export()) == before
+    assert to_document(InvestorStore(db).export()) == before
 
 
 def _sourced_home(db) -> None:
@@ -199,7 +199,7 @@ def _sourced_home(db) -> None:
 
 def test_where_news_and_reports_came_from_travels_and_an_older_file_keeps_it(db, tmp_path):
     _sourced_home(db)
-    exported = to_document(DomainStore(db).export())
+    exported = to_document(InvestorStore(db).export())
     # published by the feed at 08:30, fetched at 09:00: both times travel
     assert exported["news"] == [
         {
@@ -229,7 +229,7 @@ def test_where_news_and_reports_came_from_travels_and_an_older_file_keeps_it(db,
     other = open_database(tmp_path / "other.db")
     try:
         merge(other, exported)
-        again = to_document(DomainStore(other).export())
+        again = to_document(InvestorStore(other).export())
         assert (again["news"], again["reports"]) == (exported["news"], exported["reports"])
         older = copy.deepcopy(exported)
         for key in ("url", "fetched_at", "provider", "dedup_key"):
@@ -238,7 +238,7 @@ def test_where_news_and_reports_came_from_travels_and_an_older_file_keeps_it(db,
             del older["reports"][0][key]
         c = counts(merge(other, older))
         assert c["news"] == (0, 0, 1) and c["reports"] == (0, 0, 1)
-        assert to_document(DomainStore(other).export())["news"] == exported["news"]
+        assert to_document(InvestorStore(other).export())["news"] == exported["news"]
     finally:
         other.close()
 
@@ -251,7 +251,7 @@ def test_a_news_item_pairs_by_its_feed_key_first(db, tmp_path):
     from pixiu_cli.store.news import NewsStore
 
     _sourced_home(db)
-    doc = to_document(DomainStore(db).export())
+    doc = to_document(InvestorStore(db).export())
     doc["news"][0]["title"] = "茅台宣布提价"
     assert counts(merge(db, doc))["news"] == (0, 0, 1)
     item = FetchedNews("600519", "茅台提价", None, "证券时报网", "https://x.example/1", None, "feed.em", MEDIA)

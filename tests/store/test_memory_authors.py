@@ -7,12 +7,12 @@ from __future__ import annotations
 import pytest
 from sqlite_utils import Database
 
-from pixiu_cli.dataset import load_document, parse_document, to_document
 from pixiu_cli.services.brief_rules import user_rules
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.services.notes import NewNote, accept_proposal, add_note
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.document import load_document, parse_document, to_document
+from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.memory import MemoryStore
 from pixiu_cli.store.schema import migrations
 from tests.helpers import FIXTURE, NOW
@@ -65,7 +65,7 @@ def test_the_migration_gives_old_model_notes_to_the_user_only_in_the_users_words
 
 
 def test_only_the_users_own_notes_are_in_force(db):
-    domain = DomainStore(db)
+    domain = InvestorStore(db)
     note(db, "单只个股不超过两成", "user")
     note(db, "我不追高", "model_from_user")
     note(db, "白酒股不碰", "import")
@@ -103,13 +103,13 @@ def test_only_a_proposal_can_be_accepted(db):
 
 
 def test_a_proposal_exported_and_imported_back_is_still_one(db, tmp_path):
-    domain = DomainStore(db)
+    domain = InvestorStore(db)
     domain.replace_all(load_document(FIXTURE, NOW))  # its notes carry no author: imported
     note(db, "单只个股可以满仓", "proposal")
     document = to_document(domain.export())
     other = open_database(tmp_path / "other.db")
     try:
-        DomainStore(other).replace_all(parse_document(document, NOW))
+        InvestorStore(other).replace_all(parse_document(document, NOW))
         assert authors(other) == authors(db)
         assert authors(other)["单只个股可以满仓"] == "proposal"
         assert authors(other)["我以后不再追涨杀跌"] == "import"

@@ -95,12 +95,12 @@ def test_a_restore_of_an_older_backup_never_reissues_an_id(db, tmp_path):
 
 def test_the_demo_refresh_keeps_the_ids_of_its_notes(tmp_path):
     from pixiu_cli.app import refresh_demo_data
-    from pixiu_cli.store.domain import DomainStore
+    from pixiu_cli.store.investor import InvestorStore
 
     path = tmp_path / "demo.db"
     db = open_database(path)
     try:
-        domain = DomainStore(db)
+        domain = InvestorStore(db)
         refresh_demo_data(domain, NOW, tmp_path / "demo_state.json")
         shown = texts(db)
         mine = note(db, "对话中记下的")  # a write in conversation: the next start refreshes

@@ -20,7 +20,7 @@ from pixiu_cli.context.memory import MemoryLimits
 from pixiu_cli.store.analytics import AnalyticsStore
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.domain import DomainStore
+from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.market import MarketStore
 from pixiu_cli.store.rows import StoredValueError
 from pixiu_cli.store.securities import SecurityMaster
@@ -93,7 +93,7 @@ def declared(value, annotation: str) -> bool:
 
 
 def test_every_field_read_from_old_rows_has_its_declared_type(old_db):
-    data = DomainStore(old_db).export()
+    data = InvestorStore(old_db).export()
     records = [*data.holdings, *data.profiles, *data.news, *data.signals, *data.reports, *data.decisions]
     records += [*data.alerts, *data.notes]
     assert {type(r).__name__ for r in records} == {
@@ -110,7 +110,7 @@ def test_every_field_read_from_old_rows_has_its_declared_type(old_db):
 
 
 def test_numbers_written_as_text_come_out_as_those_numbers(old_db):
-    domain = DomainStore(old_db)
+    domain = InvestorStore(old_db)
     moutai = domain.holding("600519")
     assert moutai.shares == 100.0 and moutai.name == "贵州茅台" and moutai.short_names == ("茅台",)
     assert math.isnan(moutai.cost)  # "1,500" spells no number: invalid, not 1.0 or 1500
@@ -131,7 +131,7 @@ def test_numbers_written_as_text_come_out_as_those_numbers(old_db):
 
 
 def test_the_block_shows_coerced_numbers_as_figures_and_invalid_ones_as_invalid(old_db):
-    builder = ContextBuilder(ConversationStore(old_db), DomainStore(old_db), MemoryLimits(), clock=lambda: NOW)
+    builder = ContextBuilder(ConversationStore(old_db), InvestorStore(old_db), MemoryLimits(), clock=lambda: NOW)
     block, _, _ = builder.context_block("茅台 600519 怎么样", now=NOW)
     assert "持仓关联：核心仓，100 股，成本 无效值" in block.text
     assert "年化 12.0%，最大回撤 无效值" in block.text

@@ -21,13 +21,13 @@ class _Encoder(Protocol):
 
 
 def _tokenizer() -> _Encoder:
-    """DeepSeek's tokenizer.json run by pixiu_cli/bpe.py: the ids `tokenizers` gives, loaded
+    """DeepSeek's tokenizer.json run by pixiu_cli/tokenizer/bpe.py: the ids `tokenizers` gives, loaded
     in ~30 ms from a compact form cached on disk (the Rust library took ~0.5 s to build its
     BPE from the file, holding the GIL)."""
     global _loaded
     with _load_lock:
         if _loaded is None:
-            from pixiu_cli import bpe
+            from pixiu_cli.tokenizer import bpe
 
             _loaded = bpe.ByteLevelBPE(bpe.load_tables(tokenizer_file(), bpe.default_cache_dir()))
         return _loaded

@@ -15,6 +15,7 @@ from dataclasses import replace as dataclass_replace
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 
+from pixiu_cli.clock import SHANGHAI
 from pixiu_cli.domain.account import FILL_KINDS, SHARE_KINDS
 from pixiu_cli.domain.codes import normalise_code
 from pixiu_cli.domain.investor import (
@@ -34,7 +35,6 @@ from pixiu_cli.domain.investor import (
 from pixiu_cli.domain.plausible import fill_problems, market_date_problem, money_problem, price_problem, shares_problem
 from pixiu_cli.domain.vocabulary import AUTHOR_IMPORT, AUTHORS, NOTE_KINDS, SIDES
 from pixiu_cli.errors import UserError, os_reason
-from pixiu_cli.market.trading_days import SHANGHAI
 
 SECTIONS = ("holdings", "profiles", "news", "signals", "reports", "decisions", "alerts", "notes", "persona")
 ACCOUNT = "account"  # the ledger: fills and stated cash balances (AccountLedger)

@@ -91,7 +91,7 @@ _RULE = f"{_LIVE_NOTE} and note_kind = 'rule'"
 _WINDOWED_NOTE = f"{_LIVE_NOTE} and coalesce(note_kind, '') != 'rule'"
 
 
-class DomainStore:
+class InvestorStore:
     def __init__(self, db: Database):
         self.db = db
         self._memo: dict[str, tuple[int, object, object]] = {}

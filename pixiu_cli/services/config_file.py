@@ -9,8 +9,8 @@ import re
 import tomllib
 from pathlib import Path
 
+from pixiu_cli.domain.redact import mask_url
 from pixiu_cli.errors import UserError, os_reason
-from pixiu_cli.redact import mask_url
 
 SECRET_KEYS = ("api_key", "deepseek_api_key")
 # Keys of a [push.<channel>] table that hold credentials (push/config.py SECRET_KEYS).

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 
-from pixiu_cli.redact import scrub
+from pixiu_cli.domain.redact import scrub
 
 # Terminal-safe text. Stored text (notes, news, titles, replies) and echoed input reach the
 # terminal, so control characters must not act on it: ESC sequences could clear the

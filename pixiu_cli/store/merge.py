@@ -21,7 +21,7 @@ from sqlite_utils import Database
 from pixiu_cli.domain.investor import DomainData, Holding
 from pixiu_cli.domain.vocabulary import CONVERSATION_SOURCES
 from pixiu_cli.store.database import write_transaction
-from pixiu_cli.store.domain import _rows
+from pixiu_cli.store.investor import _rows
 from pixiu_cli.store.ledger_rows import LedgerMerge, insert_row, merge_ledger
 
 

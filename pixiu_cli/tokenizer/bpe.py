@@ -147,7 +147,7 @@ def _check_supported(data: dict) -> None:
         and max([*model["vocab"].values(), *(t["id"] for t in data["added_tokens"])]) <= _ID_MASK
     )
     if not supported:
-        raise ValueError("tokenizer.json is not a byte-level BPE of the kind pixiu_cli/bpe.py runs")
+        raise ValueError("tokenizer.json is not a byte-level BPE of the kind pixiu_cli/tokenizer/bpe.py runs")
 
 
 def load_tables(tokenizer_json: Path, cache_dir: Path | None) -> CompactTables:
