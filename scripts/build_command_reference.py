@@ -28,10 +28,9 @@ together: [usage.md](usage.md).
 """
 
 
-def _help(command, path: list[str], parent=None) -> str:
-    import click
-
-    ctx = click.Context(
+def _help(command, path: list[str], parent=None):
+    """The help text `pixiu … --help` prints, at WIDTH columns, and the context it was made in."""
+    ctx = command.context_class(
         command, info_name=path[-1], parent=parent, terminal_width=WIDTH, max_content_width=WIDTH
     )
     return command.get_help(ctx), ctx
