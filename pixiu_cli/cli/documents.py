@@ -79,7 +79,7 @@ def _merge_lines(result) -> tuple[list[str], list[str]]:
 
 
 def import_data(
-    file: Annotated[str, typer.Argument(help="JSON 文档（格式见 README：holdings、profiles、news…）")],
+    file: Annotated[str, typer.Argument(help="JSON 文档（格式见 docs/data-formats.md：holdings、profiles、news…）")],
     replace: Annotated[bool, typer.Option("--replace", help="整体替换现有数据（替换前自动备份数据库）")] = False,
     demo: common.DemoOpt = False,
 ) -> None:

@@ -1,7 +1,7 @@
 """The `[上下文信息]` block: sections of items, each item with its information layer and
 as-of date, rendered as one user message and trimmed to a token budget.
 
-Trimming order (documented in the README): the section with the lowest priority loses its
+Trimming order (documented in docs/context.md): the section with the lowest priority loses its
 last item first, until the whole block, including the note that says what was left out,
 fits the budget. Sections list their items most important first, so the last item is the
 least important one. A section with a `rest` summary replaces what it lost with one line

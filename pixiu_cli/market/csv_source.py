@@ -169,7 +169,7 @@ def _find_header(lines: list[str]) -> tuple[int, dict[str, int], list[str]]:
             return index, mapping, cells
         if mapping.get("date") is not None and len(mapping) >= 3:
             missing = "、".join(f for f in _REQUIRED if f not in mapping)
-            raise CsvImportError(f"第 {index + 1} 行表头缺少列：{missing}（支持的列名见 README）")
+            raise CsvImportError(f"第 {index + 1} 行表头缺少列：{missing}（支持的列名见 docs/data-formats.md）")
     raise CsvImportError("没有找到表头：需要 date/日期、open/开盘、high/最高、low/最低、close/收盘、volume/成交量 列")
 
 

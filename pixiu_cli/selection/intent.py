@@ -38,7 +38,7 @@ Groups and how they decide:
   ``self`` — a first-person word, which keeps the set and position cues the user's.
 
 Rules rather than a trained model: measured on the held-out corpus (data/selection, see
-the README), scored cues reach the goal and explain themselves in `/context`.
+docs/benchmarks.md), scored cues reach the goal and explain themselves in `/context`.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ happened, the conversation stays usable: the next turn succeeds and its request 
 the earlier history (plus, for a reply cut off mid-stream, the part that arrived; for a
 failed call before any reply, nothing of the failed turn).
 
-The fault table in the README (Troubleshooting) is this file's CASES written out.
+The fault table in docs/troubleshooting.md is this file's CASES written out.
 """
 
 from __future__ import annotations
@@ -367,7 +367,7 @@ def test_all_faults_in_one_repl_session(server, online_env, pixiu_home, retries)
     assert len(statuses) == 1 + 2 * len(CASES)
 
 
-# --- setup errors (the setup table in the README's Troubleshooting section) -----------------------------
+# --- setup errors (the setup table in docs/troubleshooting.md) -----------------------------
 
 
 def _one_line_error(done, message: str) -> None:

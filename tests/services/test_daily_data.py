@@ -160,7 +160,7 @@ def test_signal_shows_each_holdings_fused_signal_and_components(home_env, pixiu_
         stored[3],
     )
     assert set(mine["components"]) == {"趋势", "动量", "波动", "回撤"}
-    weights = {"趋势": 0.35, "动量": 0.35, "波动": 0.15, "回撤": 0.15}  # the README's fusion
+    weights = {"趋势": 0.35, "动量": 0.35, "波动": 0.15, "回撤": 0.15}  # the fusion weights of docs/market.md
     assert mine["score"] == pytest.approx(sum(weights[k] * v for k, v in mine["components"].items()), abs=0.006)
     assert listed[1]["score"] is None and listed[1]["components"] == {}
     table = pixiu_in_process(home_env, "signal", "000333", text=True).stdout
