@@ -65,7 +65,10 @@ def _slash_section() -> str:
     from pixiu_cli.repl import loop  # noqa: F401  (importing registers every slash command)
     from pixiu_cli.repl.commands import registry
 
-    rows = [f"| `{_cell(c.usage)}` | {_cell(c.summary)} |" for c in registry.all()]
+    rows = [
+        f"| `{_cell(getattr(c, 'usage', '') or '/' + c.name)}` | {_cell(getattr(c, 'summary', ''))} |"
+        for c in registry.all()
+    ]
     return "\n".join(
         [
             "## Slash commands (the REPL)",
