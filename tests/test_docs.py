@@ -299,3 +299,37 @@ def test_every_repository_path_named_exists():
 def test_the_shipped_case_count_the_docs_give_is_pixiu_evals():
     stated = {int(n) for path in DOCS for n in re.findall(r"(\d+) shipped (?:context |eval )?cases", _text(path))}
     assert stated == {len(load_cases())}, f"pixiu eval runs {len(load_cases())} shipped cases; the docs say {stated}"
+
+
+# --- what PIXIU_NOW pins, as configuration.md says ----------------------------------------
+
+CONFIGURATION = REPO / "docs" / "configuration.md"
+# Every module that reads the machine's clock past PIXIU_NOW, and the words naming it there.
+UNPINNED = {
+    "llm/retry.py": "`Retry-After` date",
+    "push/channels.py": "signature timestamps",
+    "push/email.py": "a mail's `Date`",
+    "store/backup.py": "partial-backup age",
+    "offline/model.py": "completion stamps",
+    "offline/server.py": "completion stamps",
+}
+
+
+def test_configuration_names_every_reading_of_the_clock_pixiu_now_does_not_pin():
+    readers = {
+        str(p.relative_to(REPO / "pixiu_cli"))
+        for p in (REPO / "pixiu_cli").rglob("*.py")
+        if "machine_seconds()" in p.read_text(encoding="utf-8") and p.name != "clock.py"
+    }
+    assert readers == set(UNPINNED), "a new reading of the machine's clock: say so in docs/configuration.md"
+    paragraph = re.sub(r"\s+", " ", _text(CONFIGURATION).split("`PIXIU_NOW` pins", 1)[1].split("\n\n", 1)[0])
+    assert [words for words in UNPINNED.values() if words not in paragraph] == []
+
+
+def test_pixiu_now_pins_a_backups_name_as_configuration_says(tmp_path):
+    from tests.helpers import pixiu_in_process
+
+    env = {"PIXIU_HOME": str(tmp_path), "PIXIU_NOW": "2025-03-03T15:30:00", "PATH": "/usr/bin"}
+    assert pixiu_in_process(env, "backup").returncode == 0
+    assert [p.name for p in (tmp_path / "backups").iterdir()] == ["pixiu-20250303-153000.db"]
+    assert "backups" in _text(CONFIGURATION).split("`PIXIU_NOW` pins", 1)[1].split("It does", 1)[0]
