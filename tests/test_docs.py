@@ -333,3 +333,15 @@ def test_pixiu_now_pins_a_backups_name_as_configuration_says(tmp_path):
     assert pixiu_in_process(env, "backup").returncode == 0
     assert [p.name for p in (tmp_path / "backups").iterdir()] == ["pixiu-20250303-153000.db"]
     assert "backups" in _text(CONFIGURATION).split("`PIXIU_NOW` pins", 1)[1].split("It does", 1)[0]
+
+
+def test_usage_names_every_tool_the_model_has():
+    from pixiu_cli.agent.tools import TOOLS
+
+    intro = _text(USAGE).split("## Memory and tools", 1)[1].split("\n\n", 2)[1]
+    named = set(re.findall(r"`([a-z_]+)`", intro))
+    assert named == {t.name for t in TOOLS}
+    assert (
+        f"The model has {['no', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'][len(TOOLS)]} tools"
+        in intro
+    )
