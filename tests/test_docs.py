@@ -221,16 +221,22 @@ def _documented_cli() -> dict[str, set[str]]:
 def test_every_command_is_in_the_usage_table_and_every_listed_one_exists():
     tree = {name: set(getattr(c, "commands", {}) or ()) for name, c in _root().commands.items()}
     documented = _documented_cli()
-    assert set(tree) == set(documented)
+    assert set(tree) == set(documented), (
+        f"docs/usage.md's command table: missing {sorted(set(tree) - set(documented))}, "
+        f"no such command {sorted(set(documented) - set(tree))}"
+    )
     for group, subcommands in tree.items():
         if subcommands:
-            assert subcommands == documented[group], group
+            assert subcommands == documented[group], f"docs/usage.md's command table: pixiu {group}"
 
 
 def test_every_slash_command_is_in_the_usage_table_and_every_listed_one_exists():
     cells = _table_after(_text(USAGE), "| slash command | |")
     documented = {name for cell in cells for name in re.findall(r"`/([a-z]+)", cell)}
-    assert documented == set(registry.names())
+    assert documented == set(registry.names()), (
+        f"docs/usage.md's slash table: missing {sorted(set(registry.names()) - documented)}, "
+        f"no such command {sorted(documented - set(registry.names()))}"
+    )
 
 
 # --- links, anchors, paths, figures ----------------------------------------------------------
