@@ -14,7 +14,7 @@ from datetime import datetime
 from pixiu_cli.domain.market_review import IndustryMove, Snapshot, SpotRow, breadth_of
 from pixiu_cli.market.akshare_source import AkshareSource
 from pixiu_cli.market.calendar import MARKET_CLOSE, last_complete_session
-from pixiu_cli.market.fundamentals_akshare import akshare_rate, akshare_decimal
+from pixiu_cli.market.fundamentals_akshare import akshare_decimal, akshare_rate
 from pixiu_cli.market.sources import SourceError
 from pixiu_cli.market.trading_days import as_shanghai, is_trading_day, knows
 
