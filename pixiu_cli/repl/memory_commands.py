@@ -7,8 +7,9 @@ import re
 from pixiu_cli.domain.vocabulary import AUTHOR_NAMES, MEMORY_KIND_NAMES, NOTE_KINDS
 from pixiu_cli.repl.commands import CommandError, ParsedCommand, registry
 from pixiu_cli.repl.state import ReplState
-from pixiu_cli.services import alerts, notes, trades
+from pixiu_cli.services import notes, trades
 from pixiu_cli.services.memory_search import search_memories
+from pixiu_cli.store.analytics import AnalyticsStore
 from pixiu_cli.store.memory import MemoryRef
 
 SYMBOL = r"[0-9]{6}"  # ASCII only: re's \d also takes '６００５１９', which no stored code matches
@@ -199,7 +200,7 @@ def forget_command(state: ReplState, cmd: ParsedCommand) -> None:
 
 
 def _remove_alert_rule(state: ReplState, rule_id: int) -> None:
-    if not alerts.remove_alert(state.app.memory.db, rule_id, state.stamp()):
+    if not AnalyticsStore(state.app.memory.db).remove_rule(rule_id, state.stamp()):
         raise CommandError(f"没有预警规则 a{rule_id}（见 /alert）")
     state.renderer.info(f"已撤销预警 a{rule_id}")
 
