@@ -88,9 +88,10 @@ def _import_one(path: Path, spelling: str, name, adjusted: str, actions, volume_
         f"已导入 {what}：{result.rows} 条日线，{result.first} 至 {result.last}；格式 {result.shape}，"
         f"成交量单位 {unit}" + ("。" if index else f"；除权除息 {len(result.actions)} 条。")
     )
-    if done.target.note:
-        shown.info(done.target.note)
-    from pixiu_cli.views.sync import suspect_line
+    from pixiu_cli.views.sync import bare_code_line, suspect_line
+
+    if done.target.decided:
+        shown.info(bare_code_line(done.target.decided))
 
     for gap in result.suspects:
         shown.line(suspect_line(result.symbol, gap))
@@ -108,8 +109,10 @@ def _import_files(files: list[Path], refresh_after: bool) -> None:
     shown.info(f"已导入 {len(done.imported)} 个文件，共 {rows:,} 条日线；失败 {len(done.failed)} 个。")
     for path, why in done.failed:
         shown.warn(f"{path.name}：{why}（该文件未写入）")
-    for path, note in done.notes:
-        shown.info(f"{path.name}：{note}")
+    from pixiu_cli.views.sync import bare_code_line
+
+    for path, decided in done.notes:
+        shown.info(f"{path.name}：{bare_code_line(decided)}")
     for line in done.refreshed.lines() if done.refreshed else []:
         shown.line(line)
 

@@ -15,7 +15,7 @@ from pixiu_cli.market.data import MarketData
 from pixiu_cli.market.trading_days import as_shanghai
 from pixiu_cli.services.analytics import held_and_watched, refresh
 from pixiu_cli.services.errors import RequestError
-from pixiu_cli.services.import_symbol import ImportSymbol, import_symbol, spelling_in_name
+from pixiu_cli.services.import_symbol import BareCode, ImportSymbol, import_symbol, spelling_in_name
 from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.market import MarketStore
 from pixiu_cli.store.securities import SecurityMaster
@@ -80,7 +80,7 @@ class ManyImported:
     imported: list[ImportResult]
     failed: list[tuple[Path, str]]  # the file and why (one line); its bars were not written
     refreshed: RefreshSummary | None  # None with refresh=False
-    notes: list[tuple[Path, str]] = field(default_factory=list)  # a bare code an index shares
+    notes: list[tuple[Path, BareCode]] = field(default_factory=list)  # a bare code an index shares
 
 
 BAR_FILE_SUFFIXES = (".csv", ".txt", ".tsv")
@@ -127,7 +127,7 @@ def import_many(
                     market, master, path, target.symbol, at=stamp, actions_path=found, today=as_shanghai(now).date()
                 )
             )
-            notes += [(path, target.note)] if target.note else []
+            notes += [(path, target.decided)] if target.decided else []
         except (CsvImportError, RequestError) as exc:
             failed.append((path, str(exc)))
         advance()
