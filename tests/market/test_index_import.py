@@ -163,6 +163,12 @@ def test_a_bare_shared_code_and_index_actions_are_refused_with_nothing_written(e
         db.close()
 
 
+def test_a_bare_index_code_is_imported_as_the_index_and_says_so(env, pixiu_home):
+    done = pixiu_in_process(env, "data", "import", str(MARKET_FIXTURES / "000002.csv"), "--symbol", "399006", text=True)
+    assert done.returncode == 0, done.stderr
+    assert "399006 是指数代码，已按 创业板指（sz399006）导入" in done.stdout
+
+
 def test_a_folder_import_reads_the_exchange_from_each_name(env, pixiu_home, tmp_path):
     folder = tmp_path / "bars"
     folder.mkdir()
