@@ -37,15 +37,23 @@ def _builds_from(node: ast.AST, params: set[str]) -> bool:
     )
 
 
+def _receiver(node: ast.AST, params: set[str]) -> bool:
+    """What a method is called on, made only of what came in: a name, an attribute of one,
+    or a call with only what came in (`MarketStore(db)`, `stores_of(db).market`)."""
+    if isinstance(node, ast.Name):
+        return True
+    if isinstance(node, ast.Attribute):
+        return _receiver(node.value, params)
+    return _forwards(node, params)
+
+
 def _forwards(node: ast.AST, params: set[str]) -> bool:
-    """A call of a function or of a method of a store built from parameters, with only what
-    came in (a method called on what such a call returns forwards too: `….bars()`)."""
+    """A call of a function, or of a method of what came in, with only what came in (a method
+    called on what such a call returns forwards too: `….bars()`)."""
     if not isinstance(node, ast.Call):
         return False
-    receiver = node.func.value if isinstance(node.func, ast.Attribute) else None
     callee_ok = isinstance(node.func, ast.Name) or (
-        receiver is not None
-        and (isinstance(receiver, ast.Name) or _builds_from(receiver, params) or _forwards(receiver, params))
+        isinstance(node.func, ast.Attribute) and _receiver(node.func.value, params)
     )
     return callee_ok and all(_passes_on(a, params) for a in [*node.args, *(k.value for k in node.keywords)])
 
@@ -86,6 +94,8 @@ def fundamentals(db, symbol):
     return read_fundamentals(FundamentalsStore(db), symbol)
 def everything(*args, **kwargs):
     return other(*args, **kwargs)
+def rules(db):
+    return stores_of(db).analytics.rules()
 def watch(db, symbol, now):
     return MarketStore(db).watch(symbol, _stamp(now))
 def recent(store, limit, text):
@@ -99,4 +109,11 @@ def checked(db, symbol):
 def _private(db):
     return NewsStore(db).listing()
 '''
-    assert forwarders(ast.parse(source)) == ["stored_news", "bars", "describe_rule", "fundamentals", "everything"]
+    assert forwarders(ast.parse(source)) == [
+        "stored_news",
+        "bars",
+        "describe_rule",
+        "fundamentals",
+        "everything",
+        "rules",
+    ]
