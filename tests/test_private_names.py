@@ -1,13 +1,19 @@
 """A `_name` is its module's own: no module of the product imports one from another module
 (`from pixiu_cli.store.investor import _rows`) or reaches one through another module
 (`investor._rows`). What two modules share has a public name in the module that owns it
-(the store's row mapping: store/rows.py)."""
+(the store's row mapping: store/rows.py). A test imports no private name of the product
+either: what it calls is public. It may still reach a module's state through the module
+(`counts._tokenizer.cache_clear()`, a monkeypatched `_stored_table`): resetting a cache or
+standing in for a dependency is what a seam is for, and it is named where it is used."""
 
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 
 from tests.helpers import package_syntax_trees
+
+TESTS = Path(__file__).resolve().parent
 
 
 def _module_name(path: str) -> str:
@@ -56,6 +62,28 @@ def test_no_module_uses_another_modules_private_names():
     assert offenders == []
 
 
+def private_names_imported(tree: ast.Module) -> list[tuple[int, str]]:
+    """(line, `module._name`) for each `from pixiu_cli… import _name` in `tree`."""
+    return [
+        (node.lineno, f"{node.module}.{alias.name}")
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("pixiu_cli")
+        for alias in node.names
+        if _private(alias.name)
+    ]
+
+
+def test_no_test_imports_a_private_name_of_the_product():
+    paths = sorted(TESTS.rglob("*.py"))
+    assert len(paths) > 200  # the walk reached the suite
+    offenders = [
+        f"{path.relative_to(TESTS)}:{line} {name}"
+        for path in paths
+        for line, name in private_names_imported(ast.parse(path.read_text(encoding="utf-8")))
+    ]
+    assert offenders == []
+
+
 def test_each_way_of_reaching_a_private_name_is_found():
     modules = {"pixiu_cli.store.rows", "pixiu_cli.store.investor", "pixiu_cli.market.data", "pixiu_cli.store"}
     source = """
@@ -80,4 +108,9 @@ self._cache
     assert sorted(private_names_used(ast.parse(source), "pixiu_cli.store.investor", modules)) == [
         (7, "pixiu_cli.store.rows._plan"),
         (8, "pixiu_cli.market.data._private"),
+    ]
+    # a test's imports: a private name is found, a dunder or a public one is not
+    assert private_names_imported(ast.parse(source)) == [
+        (2, "pixiu_cli.store.investor._rows"),
+        (6, "pixiu_cli.store.investor._own"),
     ]
