@@ -163,7 +163,7 @@ def offline_cache_path(settings: Settings) -> Path:
 OFFLINE_REQUEST_LOG = 8  # nothing in the app reads the log; a few requests help a debugger
 
 
-def _start_offline_server(settings: Settings):
+def start_offline_server(settings: Settings):
     """The in-process server of offline mode. Its prompt cache is a file in the pixiu home,
     so one `pixiu ask` per turn gets the hits one long REPL would; its replies say that no
     key is set, which only holds here."""
@@ -222,7 +222,7 @@ def open_app(settings: Settings, *, demo: bool = False, calls_model: bool = True
     offline server: nothing will be sent to it."""
     clock = clock_of(settings)
     domain = _opened_domain(settings, demo, clock)
-    server = _start_offline_server(settings) if settings.offline and calls_model else None
+    server = start_offline_server(settings) if settings.offline and calls_model else None
     agent = build_agent(
         domain.db,
         _client_of(settings, server),

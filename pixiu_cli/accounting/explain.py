@@ -127,7 +127,7 @@ def _worker(jobs) -> None:
         finally:
             if jobs.empty():  # idle: hold no database open, so its owner may close or delete it
                 for store in stores.values():
-                    store.db.conn.close()
+                    store.db.close()
                 stores.clear()
             jobs.task_done()
 

@@ -96,7 +96,7 @@ def _listing_free(symbol: str, dates: list[str], list_date: str | None) -> np.nd
     return free
 
 
-def _limit_array(symbol: str, dates: np.ndarray, is_st: np.ndarray) -> np.ndarray:
+def limit_array(symbol: str, dates: np.ndarray, is_st: np.ndarray) -> np.ndarray:
     """Each day's limit from the board's dated table, for ST and other days alike."""
     out = np.empty(len(dates))
     for st in (False, True):
@@ -127,7 +127,7 @@ def build_frame(raw: BarSeries, actions: list[CorporateAction], *, list_date: st
     reference = np.empty_like(c)
     reference[0] = np.nan
     reference[1:] = ((c[:-1] - cash[1:]) / (1 + shares[1:])) / ratio[1:]
-    limits = _limit_array(raw.symbol, np.asarray(dates), np.asarray(raw.is_st, dtype=bool))
+    limits = limit_array(raw.symbol, np.asarray(dates), np.asarray(raw.is_st, dtype=bool))
     free = _listing_free(raw.symbol, dates, list_date) | np.isnan(reference)
     up = np.where(free, np.inf, np.round(reference * (1 + limits) + 1e-9, 2))
     down = np.where(free, -np.inf, np.round(reference * (1 - limits) + 1e-9, 2))

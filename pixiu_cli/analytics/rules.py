@@ -12,3 +12,8 @@ def describe(kind: str, threshold: float, symbol: str, name: str | None = None) 
         "change_pct": f"{who} 单日涨跌幅达到 {threshold:g}%",
         "drawdown_from_cost": f"{who} 较持仓成本回撤达到 {threshold:g}%",
     }[kind]
+
+
+def describe_rule(rule) -> str:
+    """A stored rule (domain.analytics.AlertRule) in words, as the alert tables show it."""
+    return describe(rule.kind, rule.threshold, rule.symbol)

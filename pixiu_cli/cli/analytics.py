@@ -121,10 +121,11 @@ def alert_add(
 @alert_app.command("list")
 def alert_list(as_json: JsonOpt = False) -> None:
     """列出预警规则和最近触发的预警。"""
-    from pixiu_cli.services.alerts import alert_rules, describe_rule
+    from pixiu_cli.analytics.rules import describe_rule
+    from pixiu_cli.store.analytics import AnalyticsStore
 
     with database() as db:
-        rules = alert_rules(db)
+        rules = AnalyticsStore(db).rules()
     renderer = common.renderer()
     if as_json:
         renderer.json([{"id": f"a{r.id}", **{k: v for k, v in r.__dict__.items() if k != "id"}} for r in rules])
@@ -151,13 +152,14 @@ def alert_list(as_json: JsonOpt = False) -> None:
 @alert_app.command("remove")
 def alert_remove(rule: Annotated[str, typer.Argument(help="预警编号，如 a3")]) -> None:
     """删除一条预警规则。"""
-    from pixiu_cli.services.alerts import parse_rule_id, remove_alert
+    from pixiu_cli.services.alerts import parse_rule_id
+    from pixiu_cli.store.analytics import AnalyticsStore
 
     rule_id = parse_rule_id(rule)
     if rule_id is None:
         raise common.CliError(f"预警编号应形如 a3 或 3，而不是 {rule!r}")
     with database() as db:
-        removed = remove_alert(db, rule_id, common.stamp())
+        removed = AnalyticsStore(db).remove_rule(rule_id, common.stamp())
     if not removed:
         raise common.CliError(f"没有预警规则 a{rule_id}")
     common.renderer().info(f"已删除预警 a{rule_id}")

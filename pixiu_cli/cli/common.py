@@ -202,14 +202,16 @@ def costs():
 def closed_today(shown) -> bool:
     """--if-trading-day: True, said in one line, when the exchanges are closed today (Beijing
     time, the shipped calendar, PIXIU_NOW pins the day); a scheduled run then does nothing."""
-    from pixiu_cli.services.schedule import calendar_note, closed_day
+    from pixiu_cli.market.calendar import beyond_calendar
+    from pixiu_cli.services.schedule import closed_day
+    from pixiu_cli.views.schedule import calendar_line, closed_line
 
     moment = now()
     closed = closed_day(moment)
     if closed:
-        shown.info(f"{closed}：什么也不做（--if-trading-day）")
+        shown.info(f"{closed_line(closed)}：什么也不做（--if-trading-day）")
         return True
-    note = calendar_note(moment)
-    if note:
-        shown.warn(note)
+    beyond = beyond_calendar(moment)
+    if beyond:
+        shown.warn(calendar_line(beyond))
     return False

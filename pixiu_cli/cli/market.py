@@ -88,9 +88,10 @@ def _import_one(path: Path, spelling: str, name, adjusted: str, actions, volume_
         f"已导入 {what}：{result.rows} 条日线，{result.first} 至 {result.last}；格式 {result.shape}，"
         f"成交量单位 {unit}" + ("。" if index else f"；除权除息 {len(result.actions)} 条。")
     )
-    if done.target.note:
-        shown.info(done.target.note)
-    from pixiu_cli.views.sync import suspect_line
+    from pixiu_cli.views.sync import bare_code_line, suspect_line
+
+    if done.target.decided:
+        shown.info(bare_code_line(done.target.decided))
 
     for gap in result.suspects:
         shown.line(suspect_line(result.symbol, gap))
@@ -108,8 +109,10 @@ def _import_files(files: list[Path], refresh_after: bool) -> None:
     shown.info(f"已导入 {len(done.imported)} 个文件，共 {rows:,} 条日线；失败 {len(done.failed)} 个。")
     for path, why in done.failed:
         shown.warn(f"{path.name}：{why}（该文件未写入）")
-    for path, note in done.notes:
-        shown.info(f"{path.name}：{note}")
+    from pixiu_cli.views.sync import bare_code_line
+
+    for path, decided in done.notes:
+        shown.info(f"{path.name}：{bare_code_line(decided)}")
     for line in done.refreshed.lines() if done.refreshed else []:
         shown.line(line)
 
@@ -117,11 +120,11 @@ def _import_files(files: list[Path], refresh_after: bool) -> None:
 @data_app.command("actions")
 def data_actions(code: Annotated[str, typer.Argument(help="股票代码")], as_json: JsonOpt = False) -> None:
     """列出一只股票的除权除息记录（任何来源）。"""
-    from pixiu_cli.services.market import actions as stored_actions
+    from pixiu_cli.store.market import MarketStore
 
     symbol = stock_code(code)
     with database() as db:
-        actions = stored_actions(db, symbol)
+        actions = MarketStore(db).actions(symbol)
     renderer = common.renderer()
     if as_json:
         renderer.json(
@@ -166,13 +169,13 @@ def data_bars(
     as_json: JsonOpt = False,
 ) -> None:
     """显示日线（复权在读取时计算）；指数基准用 sh000300、sh000001、sz399006。"""
-    from pixiu_cli.services.market import bars as stored_bars
+    from pixiu_cli.market.data import MarketData
 
     symbol = common.series_code(code)
     choice(adjust, ("none", "qfq", "hfq"), "--adjust")
     start, end = common.day(start, "--from"), common.day(end, "--to")
     with database() as db:
-        bars = stored_bars(db, symbol, adjust, start, end)
+        bars = MarketData(db).bars(symbol, adjust, start, end).bars()
     renderer = common.renderer()
     if as_json:
         renderer.raw(
@@ -208,10 +211,11 @@ def data_bars(
 @data_app.command("status")
 def data_status(as_json: JsonOpt = False) -> None:
     """每只股票的数据范围、来源、最近同步，以及按交易日计的新鲜度。"""
-    from pixiu_cli.services.market import reference_notes, status
+    from pixiu_cli.market.data import MarketData
 
     with database() as db:
-        statuses, notes = status(db, now()), reference_notes(db)
+        data = MarketData(db)
+        statuses, notes = data.status(now()), data.reference_notes()
     renderer = common.renderer()
     if as_json:
         renderer.json(
@@ -393,11 +397,11 @@ def watch_add(code: Annotated[str, typer.Argument(help="股票代码")]) -> None
 @watch_app.command("remove")
 def watch_remove(code: Annotated[str, typer.Argument(help="股票代码")]) -> None:
     """移出自选股。"""
-    from pixiu_cli.services.market import unwatch
+    from pixiu_cli.store.market import MarketStore
 
     symbol = stock_code(code)
     with database() as db:
-        removed = unwatch(db, symbol)
+        removed = MarketStore(db).unwatch(symbol)
     if not removed:
         raise common.CliError(f"{symbol} 不在自选中")
     common.renderer().info(f"已移出自选：{symbol}")

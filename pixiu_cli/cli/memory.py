@@ -65,7 +65,8 @@ def memory_replace(
     demo: common.DemoOpt = False,
 ) -> None:
     """用新计划替换它所重述的旧计划（与 /memory replace 相同；/forget 新计划可撤销，旧计划恢复）。"""
-    from pixiu_cli.services.notes import accept_replacement, replacement_notice
+    from pixiu_cli.services.notes import accept_replacement
+    from pixiu_cli.views.notices import replacement_notice
 
     with common.database(demo) as db:
         done = accept_replacement(db, ref)

@@ -30,11 +30,11 @@ def news(
 
 
 def _list(symbol: str | None, limit: int, as_json: bool) -> None:
-    from pixiu_cli.services.news import stored_news
+    from pixiu_cli.store.news import NewsStore
     from pixiu_cli.views.news import COLUMNS, news_json, news_table
 
     with database() as db:
-        items = stored_news(db, symbol, limit)
+        items = NewsStore(db).listing(symbol, limit)
     renderer = common.renderer()
     if as_json:
         renderer.json(news_json(items))

@@ -179,7 +179,7 @@ def _lines_tokens(lines: list[str], after: str) -> int:
     return sum(count_line_tokens(line, "\n") for line in lines[:-1]) + count_line_tokens(lines[-1], after)
 
 
-def _render(
+def render_sections(
     sections: list[Section], omitted: dict[str, int], titles: dict[str, str], unchanged: tuple[str, ...] = ()
 ) -> str:
     parts = [CONTEXT_OPEN, PREAMBLE]
@@ -221,7 +221,7 @@ def assemble(sections: list[Section], budget: int) -> ContextBlock:
             break
         tokens = trim.fixed + trim.body + trim.notes()
     kept = trim.kept()
-    text = _render(kept, trim.omitted, trim.titles)
+    text = render_sections(kept, trim.omitted, trim.titles)
     if tokens > budget:
         # Only untrimmable sections are left and they alone exceed the budget: keep the
         # block honest by cutting their text, never by overflowing.
@@ -364,7 +364,7 @@ def delta_block(
     if not unchanged:
         return block
     titles = block.titles or {s.key: s.title for s in block.sections}
-    text = _render(list(block.sections), block.omitted, titles, unchanged)
+    text = render_sections(list(block.sections), block.omitted, titles, unchanged)
     tokens = count_tokens_by_line(text)
     if tokens > block.tokens:
         return block

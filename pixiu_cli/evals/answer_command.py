@@ -149,7 +149,7 @@ def _save(settings: Settings, report: LiveReport, started: str, client, cases: i
             results=rows,
         )
     finally:
-        db.conn.close()
+        db.close()
 
 
 def render_report(report: LiveReport, renderer, *, offline: bool, as_json: bool) -> None:
@@ -178,7 +178,7 @@ def render_history(settings: Settings, renderer, *, as_json: bool) -> None:
     try:
         runs = EvalRunStore(db).runs()
     finally:
-        db.conn.close()
+        db.close()
     if as_json:
         renderer.json(
             [

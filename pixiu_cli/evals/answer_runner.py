@@ -140,7 +140,7 @@ def run_case(
         )
     finally:
         wait_for_explanations()  # the case's database is deleted with the run's folder
-        db.conn.close()
+        db.close()
 
 
 def estimate_prompt_tokens(cases: Sequence[AnswerCase], client, ablations: Sequence[str]) -> int:
@@ -155,7 +155,7 @@ def estimate_prompt_tokens(cases: Sequence[AnswerCase], client, ablations: Seque
                     total += count_tokens(json.dumps(body["messages"], ensure_ascii=False))
                     total += count_tokens(json.dumps(body.get("tools") or [], ensure_ascii=False))
                 finally:
-                    db.conn.close()
+                    db.close()
     return int(total * EXPECTED_CALLS_PER_CASE)
 
 

@@ -82,7 +82,7 @@ def _template_bytes() -> bytes:
     folder = Path(tempfile.mkdtemp(prefix="pixiu-eval-template-"))
     try:
         db = open_database(folder / "template.db")
-        db.conn.close()  # the last connection checkpoints and removes the WAL
+        db.close()  # the last connection checkpoints and removes the WAL
         return (folder / "template.db").read_bytes()
     finally:
         shutil.rmtree(folder, ignore_errors=True)
@@ -112,7 +112,7 @@ def _populated(case: EvalCase, path: Path) -> None:
         if case.stored:
             write_stored(db, case.stored, case.now.isoformat(timespec="seconds"))
         apply_setup(db, case.setup, data.notes)
-        db.conn.close()  # checkpoints the WAL into the file
+        db.close()  # checkpoints the WAL into the file
         cached = _POPULATED[key] = path.read_bytes()
         if len(_POPULATED) > 64:
             _POPULATED.pop(next(iter(_POPULATED)))
@@ -155,7 +155,7 @@ def _build(case: EvalCase, path: Path) -> _Built:
         figures = account_figures(reader(case.now)) if case.account else {}
         return _Built(block, intent, symbols, figures)
     finally:
-        db.conn.close()
+        db.close()
 
 
 def _converse(case: EvalCase, builder: ContextBuilder, db) -> tuple[ContextBlock, str, list[str]]:

@@ -34,7 +34,7 @@ MAX_SERVER_MESSAGE = 64 * 1024  # of an error body, read to scrub it whole; 200 
 
 
 @functools.cache
-def _verified_tls_context():
+def verified_tls_context():
     """The default verified TLS context (the system's CA store, SSL_CERT_FILE honoured), built
     once per process: loading the CA store costs about 20 ms, and every client built its own."""
     import httpx2
@@ -100,7 +100,7 @@ class ChatClient:
                 self._last_body = request.content
 
             http_client = openai.DefaultHttpx2Client(
-                event_hooks={"request": [remember_body]}, verify=_verified_tls_context()
+                event_hooks={"request": [remember_body]}, verify=verified_tls_context()
             )
             # max_retries=0: retrying is done in stream(), within the call's deadline.
             self._sdk = openai.OpenAI(
@@ -207,7 +207,7 @@ class ChatClient:
         except openai.APIError as exc:
             if isinstance(exc, openai.APITimeoutError) and time.monotonic() >= deadline - 0.01:
                 raise self._deadline_error() from None
-            raise _translate(exc, self, retries) from None
+            raise translated_error(exc, self, retries) from None
         except httpx2.TimeoutException:
             if time.monotonic() >= deadline - 0.01:
                 raise self._deadline_error() from None
@@ -295,7 +295,7 @@ def _forget_attempt(outcome: CallOutcome) -> None:
     outcome.text, outcome.reasoning, outcome.tool_calls, outcome.finish_reason = "", "", [], None
 
 
-def _translate(exc, client: ChatClient, retries: int | None = None) -> LLMError:
+def translated_error(exc, client: ChatClient, retries: int | None = None) -> LLMError:
     """`retries`: how many were made before this error (default: the configured number)."""
     import openai
 

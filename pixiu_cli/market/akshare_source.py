@@ -55,7 +55,7 @@ def _num(value) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def _day(value) -> str | None:
+def akshare_day(value) -> str | None:
     # akshare converts dates with `pd.to_datetime(..., errors="coerce").dt.date`, so a plan
     # row (预案, 不分配) holds pandas' NaT: a datetime subclass whose strftime raises and
     # which, like NaN, is not equal to itself.
@@ -72,7 +72,7 @@ def _day(value) -> str | None:
 def frame_to_bars(frame, volume_in_lots: bool) -> list[Bar]:
     bars = []
     for record in frame.to_dict("records"):
-        day = _day(_value(record, "date"))
+        day = akshare_day(_value(record, "date"))
         prices = [_num(_value(record, k)) for k in ("open", "high", "low", "close")]
         volume = _num(_value(record, "volume"))
         if day is None or None in prices or prices[3] <= 0 or not volume:
@@ -136,7 +136,7 @@ class AkshareSource:
         frame = self._call("分红送转", lambda ak: ak.stock_history_dividend_detail(symbol=symbol, indicator="分红"))
         out = {}
         for r in frame.to_dict("records"):
-            day = _day(r.get("除权除息日"))
+            day = akshare_day(r.get("除权除息日"))
             if day is None or (r.get("进度") not in (None, "实施")) or not (start <= day <= end):
                 continue
             cash = (_num(r.get("派息")) or 0.0) / 10  # the table is per 10 shares
@@ -147,7 +147,7 @@ class AkshareSource:
 
     def trading_days(self, start: str, end: str) -> list[str]:
         frame = self._call("交易日历", lambda ak: ak.tool_trade_date_hist_sina())
-        days = (_day(r.get("trade_date")) for r in frame.to_dict("records"))
+        days = (akshare_day(r.get("trade_date")) for r in frame.to_dict("records"))
         return [d for d in days if d and start <= d <= end]
 
     def securities(self) -> list[Security]:

@@ -18,7 +18,7 @@ from datetime import date, datetime
 from decimal import Decimal
 
 from pixiu_cli.domain.fundamentals import Dividend, FinancialReport, ValuationDay
-from pixiu_cli.market.akshare_source import AkshareSource, _day
+from pixiu_cli.market.akshare_source import AkshareSource, akshare_day
 from pixiu_cli.market.fundamentals_baostock import number
 
 NAME = "akshare"
@@ -26,14 +26,14 @@ _HUNDRED = Decimal(100)
 _TEN = Decimal(10)
 
 
-def _value(value) -> Decimal | None:
+def akshare_decimal(value) -> Decimal | None:
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return number(repr(value) if isinstance(value, float) else value)
 
 
-def _rate(value) -> Decimal | None:
-    parsed = _value(value)
+def akshare_rate(value) -> Decimal | None:
+    parsed = akshare_decimal(value)
     return parsed / _HUNDRED if parsed is not None else None
 
 
@@ -53,7 +53,7 @@ class AkshareFundamentals:
         out = []
         for r in frame.to_dict("records"):
             when = r.get("数据日期")
-            shown = when.isoformat() if isinstance(when, date | datetime) else _day(when)
+            shown = when.isoformat() if isinstance(when, date | datetime) else akshare_day(when)
             if not shown or not (start <= shown[:10] <= end):
                 continue
             out.append(
@@ -61,13 +61,13 @@ class AkshareFundamentals:
                     symbol,
                     shown[:10],
                     NAME,
-                    _value(r.get("当日收盘价")),
-                    _value(r.get("PE(TTM)")),
-                    _value(r.get("市净率")),
-                    _value(r.get("市销率")),
-                    _value(r.get("市现率")),
-                    _value(r.get("总市值")),
-                    _value(r.get("流通市值")),
+                    akshare_decimal(r.get("当日收盘价")),
+                    akshare_decimal(r.get("PE(TTM)")),
+                    akshare_decimal(r.get("市净率")),
+                    akshare_decimal(r.get("市销率")),
+                    akshare_decimal(r.get("市现率")),
+                    akshare_decimal(r.get("总市值")),
+                    akshare_decimal(r.get("流通市值")),
                 )
             )
         return out
@@ -87,22 +87,22 @@ class AkshareFundamentals:
             def cell(name: str, column=column):
                 return by_name.get(name, {}).get(column)
 
-            if _value(cell("营业总收入")) is None and _value(cell("归母净利润")) is None:
+            if akshare_decimal(cell("营业总收入")) is None and akshare_decimal(cell("归母净利润")) is None:
                 continue  # a period the company has not reported
             out.append(
                 FinancialReport(
                     symbol,
                     period,
                     NAME,
-                    revenue=_value(cell("营业总收入")),
-                    revenue_yoy=_rate(cell("营业总收入增长率")),
-                    net_profit=_value(cell("归母净利润")),
-                    net_profit_yoy=_rate(cell("归属母公司净利润增长率")),
-                    roe=_rate(cell("净资产收益率(ROE)")),
-                    gross_margin=_rate(cell("毛利率")),
-                    net_margin=_rate(cell("销售净利率")),
-                    debt_ratio=_rate(cell("资产负债率")),
-                    operating_cash_flow=_value(cell("经营现金流量净额")),
+                    revenue=akshare_decimal(cell("营业总收入")),
+                    revenue_yoy=akshare_rate(cell("营业总收入增长率")),
+                    net_profit=akshare_decimal(cell("归母净利润")),
+                    net_profit_yoy=akshare_rate(cell("归属母公司净利润增长率")),
+                    roe=akshare_rate(cell("净资产收益率(ROE)")),
+                    gross_margin=akshare_rate(cell("毛利率")),
+                    net_margin=akshare_rate(cell("销售净利率")),
+                    debt_ratio=akshare_rate(cell("资产负债率")),
+                    operating_cash_flow=akshare_decimal(cell("经营现金流量净额")),
                 )
             )
         return out
@@ -114,17 +114,17 @@ class AkshareFundamentals:
         first = min(years) if years else 0
         out = []
         for r in frame.to_dict("records"):
-            announced = _day(r.get("公告日期"))
+            announced = akshare_day(r.get("公告日期"))
             if announced is None or int(announced[:4]) < first:
                 continue
-            cash, bonus, transfer = (_value(r.get(k)) for k in ("派息", "送股", "转增"))
+            cash, bonus, transfer = (akshare_decimal(r.get(k)) for k in ("派息", "送股", "转增"))
             progress = r.get("进度")
             out.append(
                 Dividend(
                     symbol,
                     NAME,
                     announced=announced,
-                    ex_date=_day(r.get("除权除息日")),
+                    ex_date=akshare_day(r.get("除权除息日")),
                     cash=cash / _TEN if cash is not None else None,  # the table is per 10 shares
                     bonus_shares=bonus / _TEN if bonus is not None else None,
                     transfer_shares=transfer / _TEN if transfer is not None else None,

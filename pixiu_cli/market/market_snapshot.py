@@ -14,7 +14,7 @@ from datetime import datetime
 from pixiu_cli.domain.market_review import IndustryMove, Snapshot, SpotRow, breadth_of
 from pixiu_cli.market.akshare_source import AkshareSource
 from pixiu_cli.market.calendar import MARKET_CLOSE, last_complete_session
-from pixiu_cli.market.fundamentals_akshare import _rate, _value
+from pixiu_cli.market.fundamentals_akshare import akshare_decimal, akshare_rate
 from pixiu_cli.market.sources import SourceError
 from pixiu_cli.market.trading_days import as_shanghai, is_trading_day, knows
 
@@ -52,9 +52,9 @@ class AkshareMarket:
             SpotRow(
                 _text(r.get("代码")),
                 _text(r.get("名称")),
-                _value(r.get("最新价")),
-                _value(r.get("昨收")),
-                _value(r.get("成交额")),
+                akshare_decimal(r.get("最新价")),
+                akshare_decimal(r.get("昨收")),
+                akshare_decimal(r.get("成交额")),
             )
             for r in spot.to_dict("records")
             if _text(r.get("代码"))
@@ -68,11 +68,11 @@ class AkshareMarket:
                 session,
                 _text(r.get("板块代码")),
                 _text(r.get("板块名称")),
-                _rate(r.get("涨跌幅")),
+                akshare_rate(r.get("涨跌幅")),
                 _count(r.get("上涨家数")),
                 _count(r.get("下跌家数")),
                 _text(r.get("领涨股票")) or None,
-                _rate(r.get("领涨股票-涨跌幅")),
+                akshare_rate(r.get("领涨股票-涨跌幅")),
                 "akshare.stock_board_industry_name_em",
                 taken,
             )
@@ -86,5 +86,5 @@ class AkshareMarket:
 
 
 def _count(value) -> int | None:
-    parsed = _value(value)
+    parsed = akshare_decimal(value)
     return int(parsed) if parsed is not None else None

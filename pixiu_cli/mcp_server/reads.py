@@ -101,10 +101,11 @@ def trades(reader: Reader, code: str | None = None, since: str | None = None) ->
 
 
 def alerts(reader: Reader) -> dict:
-    from pixiu_cli.services.alerts import alert_rules, describe_rule
+    from pixiu_cli.analytics.rules import describe_rule
+    from pixiu_cli.store.analytics import AnalyticsStore
 
     with reader.db() as db:
-        rules = alert_rules(db)
+        rules = AnalyticsStore(db).rules()
     rows = [
         {"id": f"a{r.id}", "rule": describe_rule(r), **{k: v for k, v in r.__dict__.items() if k != "id"}}
         for r in rules
@@ -130,10 +131,10 @@ def signals(reader: Reader, codes: list[str] | None = None) -> dict:
 
 
 def news(reader: Reader, code: str | None = None) -> dict:
-    from pixiu_cli.services.news import stored_news
+    from pixiu_cli.store.news import NewsStore
 
     with reader.db() as db:
-        items = stored_news(db, _code(db, code), 20)
+        items = NewsStore(db).listing(_code(db, code), 20)
     return reader.stamped({"news": _quoted([asdict(n) for n in items], ("title", "summary"))})
 
 
@@ -150,10 +151,10 @@ def latest_brief(reader: Reader) -> dict:
 
 
 def persona(reader: Reader) -> dict:
-    from pixiu_cli.services.memory_search import stated_persona
+    from pixiu_cli.store.investor import InvestorStore
 
     with reader.db() as db:
-        items = stated_persona(db)
+        items = InvestorStore(db).persona()
     return reader.stamped({"persona": {k: quote_data(v) for k, v in items.items()}})
 
 

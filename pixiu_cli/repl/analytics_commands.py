@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+from pixiu_cli.analytics.rules import describe_rule
 from pixiu_cli.domain.codes import is_finite_number, normalise_code
 from pixiu_cli.repl.commands import CommandError, ParsedCommand, parse_number, registry
 from pixiu_cli.repl.state import ReplState
 from pixiu_cli.services import alerts
+from pixiu_cli.store.analytics import AnalyticsStore
 
 ALERT_USAGE = (
     "/alert [add CODE --below P|--above P|--change-pct N|--drawdown-from-cost N [--cooldown DAYS] | remove aN]"
@@ -54,13 +56,13 @@ def alert_command(state: ReplState, cmd: ParsedCommand) -> None:
         rule_id = alerts.parse_rule_id(cmd.args[1]) if len(cmd.args) == 2 else None
         if rule_id is None:
             raise CommandError(f"用法 {ALERT_USAGE}")
-        if not alerts.remove_alert(db, rule_id, state.stamp()):
+        if not AnalyticsStore(db).remove_rule(rule_id, state.stamp()):
             raise CommandError(f"没有预警规则 a{rule_id}")
         state.renderer.info(f"已删除预警 a{rule_id}")
         return
     if cmd.args:
         raise CommandError(f"用法 {ALERT_USAGE}")
-    _show_rules(state, alerts.alert_rules(db))
+    _show_rules(state, AnalyticsStore(db).rules())
 
 
 def _show_rules(state: ReplState, rules: list) -> None:
@@ -70,10 +72,7 @@ def _show_rules(state: ReplState, rules: list) -> None:
     state.renderer.table(
         "预警规则",
         ["编号", "条件", "来源", "已检查到", "上次触发"],
-        [
-            [f"a{r.id}", alerts.describe_rule(r), r.source, r.checked_through or "—", r.last_fired_on or "—"]
-            for r in rules
-        ],
+        [[f"a{r.id}", describe_rule(r), r.source, r.checked_through or "—", r.last_fired_on or "—"] for r in rules],
     )
 
 

@@ -10,13 +10,13 @@ from pixiu_cli.repl.state import ReplState
     "market", "市场概况：指数涨跌、全市场涨跌家数与涨跌停、成交额、强弱行业（同 pixiu market）", "/market"
 )
 def market_command(state: ReplState, cmd: ParsedCommand) -> None:
-    from pixiu_cli.services.market_review import review
+    from pixiu_cli.market.review import market_review
     from pixiu_cli.views.fundamentals import market_lines
 
     if cmd.args:
         raise CommandError("用法：/market")
     state.renderer.line("市场概况")
-    for line in market_lines(review(state.app.store.db, state.clock())):
+    for line in market_lines(market_review(state.app.store.db, state.clock())):
         state.renderer.line(line)
 
 
@@ -27,11 +27,9 @@ def market_command(state: ReplState, cmd: ParsedCommand) -> None:
 )
 def fundamentals_command(state: ReplState, cmd: ParsedCommand) -> None:
     from pixiu_cli.app import names_cache_dir
-    from pixiu_cli.selection.names import NameSource
     from pixiu_cli.services.errors import RequestError
     from pixiu_cli.services.fundamentals import stock_fundamentals
     from pixiu_cli.services.stock_codes import resolve_stock
-    from pixiu_cli.store.securities import SecurityMaster
     from pixiu_cli.views.fundamentals import fundamentals_view, show
 
     if len(cmd.args) != 1:
@@ -41,7 +39,5 @@ def fundamentals_command(state: ReplState, cmd: ParsedCommand) -> None:
         symbol = resolve_stock(db, cmd.args[0], names_cache_dir())
     except RequestError as exc:
         raise CommandError(str(exc)) from None
-    view = fundamentals_view(
-        stock_fundamentals(db, symbol), NameSource(SecurityMaster(db)).security_name(symbol), state.clock().date()
-    )
+    view = fundamentals_view(*stock_fundamentals(db, symbol), state.clock().date())
     show(state.renderer, view)

@@ -7,9 +7,11 @@ import re
 from pixiu_cli.domain.vocabulary import AUTHOR_NAMES, MEMORY_KIND_NAMES, NOTE_KINDS
 from pixiu_cli.repl.commands import CommandError, ParsedCommand, registry
 from pixiu_cli.repl.state import ReplState
-from pixiu_cli.services import alerts, notes, trades
+from pixiu_cli.services import notes, trades
 from pixiu_cli.services.memory_search import search_memories
+from pixiu_cli.store.analytics import AnalyticsStore
 from pixiu_cli.store.memory import MemoryRef
+from pixiu_cli.views.notices import forget_notice, pin_notice, replacement_notice, undo_notice
 
 SYMBOL = r"[0-9]{6}"  # ASCII only: re's \d also takes '６００５１９', which no stored code matches
 
@@ -147,7 +149,7 @@ def _kind_cell(e) -> str:
 def _pin(state: ReplState, cmd: ParsedCommand) -> None:
     if len(cmd.args) != 2:
         raise CommandError(f"用法：/memory {cmd.args[0]} ID（ID 见 /memory，如 n12）")
-    state.renderer.info(notes.pin_notice(notes.pin_note(state.app.memory.db, cmd.args[1], cmd.args[0] == "pin")))
+    state.renderer.info(pin_notice(notes.pin_note(state.app.memory.db, cmd.args[1], cmd.args[0] == "pin")))
 
 
 def _accept(state: ReplState, cmd: ParsedCommand) -> None:
@@ -159,7 +161,7 @@ def _accept(state: ReplState, cmd: ParsedCommand) -> None:
 def _replace(state: ReplState, cmd: ParsedCommand) -> None:
     if len(cmd.args) != 2:
         raise CommandError("用法：/memory replace 新计划ID（记下计划时的确认里给出，如 n13）")
-    state.renderer.info(notes.replacement_notice(notes.accept_replacement(state.app.memory.db, cmd.args[1])))
+    state.renderer.info(replacement_notice(notes.accept_replacement(state.app.memory.db, cmd.args[1])))
 
 
 def _edit(state: ReplState, cmd: ParsedCommand) -> None:
@@ -195,11 +197,11 @@ def forget_command(state: ReplState, cmd: ParsedCommand) -> None:
     forgotten = state.app.memory.forget(ref.id, state.stamp())
     if forgotten is None:
         raise CommandError(f"没有 ID 为 {ref} 的记忆（见 /memory）")
-    state.renderer.info(notes.forget_notice(str(ref), forgotten))
+    state.renderer.info(forget_notice(str(ref), forgotten))
 
 
 def _remove_alert_rule(state: ReplState, rule_id: int) -> None:
-    if not alerts.remove_alert(state.app.memory.db, rule_id, state.stamp()):
+    if not AnalyticsStore(state.app.memory.db).remove_rule(rule_id, state.stamp()):
         raise CommandError(f"没有预警规则 a{rule_id}（见 /alert）")
     state.renderer.info(f"已撤销预警 a{rule_id}")
 
@@ -208,4 +210,4 @@ def _undo_trade(state: ReplState, ref: MemoryRef) -> None:
     undone = trades.undo_trade(state.app.memory.db, ref.id, state.stamp(), state.app.settings.cost_method)
     if undone is None:
         raise CommandError(f"没有 ID 为 {ref} 的记忆（见 /memory）")
-    state.renderer.info(trades.undo_notice(str(ref), undone))
+    state.renderer.info(undo_notice(str(ref), undone))

@@ -34,10 +34,10 @@ def _code(arg: str) -> str:
 
 
 def _list(state: ReplState, symbol: str | None) -> None:
-    from pixiu_cli.services.news import stored_news
+    from pixiu_cli.store.news import NewsStore
     from pixiu_cli.views.news import COLUMNS, news_table
 
-    items = stored_news(state.app.store.db, symbol, NEWS_LIMIT)
+    items = NewsStore(state.app.store.db).listing(symbol, NEWS_LIMIT)
     if not items:
         state.renderer.line(f"没有已存的新闻{f'（{symbol}）' if symbol else ''}：/news sync 从 akshare 同步")
         return

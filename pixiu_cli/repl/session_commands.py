@@ -9,7 +9,8 @@ from pixiu_cli.errors import os_reason
 from pixiu_cli.repl.clipboard import NoClipboard, copy
 from pixiu_cli.repl.commands import CommandError, ParsedCommand, registry
 from pixiu_cli.repl.state import ReplState
-from pixiu_cli.services.conversations import conversation_markdown, undo_last_turn
+from pixiu_cli.services.conversations import conversation_to_save, undo_last_turn
+from pixiu_cli.views.transcript import conversation_markdown
 
 
 @registry.command("model", "查看或切换本对话使用的模型", "/model [模型名]")
@@ -44,7 +45,7 @@ def save_command(state: ReplState, cmd: ParsedCommand) -> None:
     target = Path(os.path.expanduser(cmd.raw_args or f"pixiu-conversation-{state.conversation_id}.md"))
     if target.exists():
         raise CommandError(f"文件已存在：{target}（换一个文件名，不会覆盖）")
-    text = conversation_markdown(state.app.store, state.conversation_id)
+    text = conversation_markdown(*conversation_to_save(state.app.store, state.conversation_id))
     try:
         with open(target, "x", encoding="utf-8") as out:
             out.write(text)

@@ -1,6 +1,6 @@
 """Security names: what pixiu can call a stock, and one multi-pattern matcher over them.
 
-Where names come from (`NameSource.table`, `_names`):
+Where names come from (`NameSource.table`, `names_from`):
 
 * the user's holdings (full name and short names);
 * the security master (`store.securities`): every security pixiu has data about (imports
@@ -193,7 +193,7 @@ class Known:
     source: str | None = None
 
 
-def _names(
+def names_from(
     holders: Sequence[Holder],
     known: Sequence[tuple[str, str] | Known],
     aliases: Sequence[tuple[str, str] | tuple[str, str, str]],
@@ -300,7 +300,7 @@ def _table_for(holders: tuple[Holder, ...], known: tuple[Known, ...], aliases: t
     """One table per distinct set of names in a process: databases with the same holdings,
     master and aliases (every eval case of one data set) share it. A table is never changed
     once built."""
-    return NameTable(_names(holders, known, aliases))
+    return NameTable(names_from(holders, known, aliases))
 
 
 @cache

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pixiu_cli.analytics.rules import describe
-from pixiu_cli.domain.analytics import AlertRule, FiredAlert
+from pixiu_cli.domain.analytics import FiredAlert
 from pixiu_cli.domain.codes import is_finite_number, normalise_code
 from pixiu_cli.market.security_master import security_name
 from pixiu_cli.services.errors import RequestError
@@ -91,18 +91,6 @@ def parse_rule_id(raw: str) -> int | None:
     """`a3`, `A3` or `3` → 3; anything else None."""
     text = raw.strip().lower().removeprefix("a")
     return int(text) if text.isascii() and text.isdigit() and len(text) <= 18 else None
-
-
-def remove_alert(db, rule_id: int, at: str) -> bool:
-    return AnalyticsStore(db).remove_rule(rule_id, at)
-
-
-def alert_rules(db) -> list[AlertRule]:
-    return AnalyticsStore(db).rules()
-
-
-def describe_rule(rule: AlertRule) -> str:
-    return describe(rule.kind, rule.threshold, rule.symbol)
 
 
 def take_unseen_alerts(db, at: str) -> list[FiredAlert]:

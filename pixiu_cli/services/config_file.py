@@ -9,7 +9,6 @@ import re
 import tomllib
 from pathlib import Path
 
-from pixiu_cli.domain.redact import mask_url
 from pixiu_cli.errors import UserError, os_reason
 
 SECRET_KEYS = ("api_key", "deepseek_api_key")
@@ -90,7 +89,7 @@ def set_value(path: Path, dotted_key: str, raw_value: str, validate=None) -> Non
         target = target.setdefault(name, {})
         if not isinstance(target, dict):
             raise ConfigError(f"{'.'.join(parts[: depth + 1])} 不是一个表")
-    target[parts[-1]] = raw_value if _is_secret(parts) else parse_value(raw_value)
+    target[parts[-1]] = raw_value if is_secret(parts) else parse_value(raw_value)
     if validate is not None:
         validate(data)
     write_config(path, data)
@@ -121,24 +120,6 @@ def write_config(path: Path, data: dict) -> None:
         raise
 
 
-def _is_secret(parts: list[str]) -> bool:
+def is_secret(parts: list[str]) -> bool:
     """A credential's key: an API key anywhere, or a push channel's address or secret."""
     return parts[-1] in SECRET_KEYS or (len(parts) == 3 and parts[0] == "push" and parts[-1] in PUSH_SECRET_KEYS)
-
-
-def masked(data: dict) -> dict:
-    def mask(path, value):
-        if isinstance(value, dict):
-            return {k: mask([*path, k], v) for k, v in value.items()}
-        if _is_secret(path) and isinstance(value, str | int):
-            return "已设置（隐藏）" if value else ""
-        return mask_url(value) if isinstance(value, str) else value
-
-    return {k: mask([k], v) for k, v in data.items()}
-
-
-def shown_value(key: str, value: str) -> str:
-    """How `config set` echoes a value: secrets hidden, URL credentials masked."""
-    if _is_secret(key.split(".")) or "key" in key:
-        return "（已隐藏）"
-    return mask_url(value)

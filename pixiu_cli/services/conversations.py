@@ -102,26 +102,12 @@ def undo_last_turn(store: ConversationStore, conversation_id: int | None) -> Tur
     return last
 
 
-STATUS_NAMES = {"complete": "完成", "interrupted": "已中断", "error": "出错", "pending": "进行中"}
-
-
-def conversation_markdown(store: ConversationStore, conversation_id: int) -> str:
-    """The conversation as Markdown: each turn's question, reply and status (/save)."""
+def conversation_to_save(store: ConversationStore, conversation_id: int) -> tuple[Conversation, list[Turn]]:
+    """The conversation and all its turns, for /save (views/transcript.py writes them)."""
     conversation = store.get_conversation(conversation_id)
     if conversation is None:
         raise RequestError(f"没有 ID 为 {conversation_id} 的对话")
-    lines = [
-        f"# {conversation.title or '（无标题）'}",
-        "",
-        f"对话 {conversation.id} · 模型 {conversation.model or '—'}",
-    ]
-    for turn in store.turns(conversation_id):
-        status = STATUS_NAMES.get(turn.status, turn.status)
-        lines += ["", f"## 第 {turn.seq} 轮 · {status} · {beijing_minute(turn.created_at)}（北京时间）", ""]
-        lines += ["**你：**", "", turn.user_text, "", "**pixiu：**", "", turn.reply_text or "（无回复）"]
-        if turn.error:
-            lines += ["", f"> {turn.error}"]
-    return "\n".join(lines) + "\n"
+    return conversation, store.turns(conversation_id)
 
 
 def beijing_minute(stamp: str) -> str:

@@ -86,8 +86,13 @@ def refresh_due(db, source: str, timeout: float, now: datetime, module=None) -> 
     return _run(db, kept, source, timeout, now, False, lambda o: None, module)
 
 
-def stock_fundamentals(db, symbol: str) -> StockFundamentals:
-    return read_fundamentals(FundamentalsStore(db), symbol)
+def stock_fundamentals(db, symbol: str) -> tuple[StockFundamentals, str | None]:
+    """What is stored of one stock's fundamentals, and the stock's name."""
+    from pixiu_cli.selection.names import NameSource
+    from pixiu_cli.store.securities import SecurityMaster
+
+    name = NameSource(SecurityMaster(db)).security_name(symbol)
+    return read_fundamentals(FundamentalsStore(db), symbol), name
 
 
 # JSON ----------------------------------------------------------------------------------
@@ -215,7 +220,8 @@ class KeptRefresh:
 
 def refresh_kept(db, source: str, timeout: float, now: datetime) -> KeptRefresh | None:
     """None when nothing is kept (a user who never asked for either is not asked for it)."""
-    from pixiu_cli.services.market_review import SnapshotRequest, snapshot_kept, sync_snapshot
+    from pixiu_cli.services.market_review import SnapshotRequest, sync_snapshot
+    from pixiu_cli.store.market_review import MarketReviewStore
 
     fundamentals, errors = None, {}
     try:
@@ -223,7 +229,7 @@ def refresh_kept(db, source: str, timeout: float, now: datetime) -> KeptRefresh 
     except RequestError as exc:
         errors["fundamentals_error"] = str(exc)
     snapshot = None
-    if snapshot_kept(db):
+    if MarketReviewStore(db).kept():
         try:
             snapshot = sync_snapshot(db, SnapshotRequest(max(timeout, 30.0)), now)
         except RequestError as exc:

@@ -27,10 +27,19 @@ _CODE_IN_NAME = re.compile(r"(?<!\d)(\d{6})(?!\d)")
 
 
 @dataclass(frozen=True)
+class BareCode:
+    """What was decided about a bare code an index shares (views/sync.py says it)."""
+
+    code: str
+    index: Benchmark
+    stock: str | None = None  # the stock's name when the code was read as that stock
+
+
+@dataclass(frozen=True)
 class ImportSymbol:
     symbol: str  # what the bars are stored under: six digits, or an index's key (sh000300)
     index: Benchmark | None = None
-    note: str | None = None  # what was decided about a bare code an index shares
+    decided: BareCode | None = None  # set for a bare code an index shares
 
 
 def spelled_benchmark(raw: str) -> Benchmark | None:
@@ -71,10 +80,10 @@ def import_symbol(master: SecurityMaster, raw: str) -> ImportSymbol:
     if index is None:
         return ImportSymbol(code)
     if not index.shares_stock_codes:
-        return ImportSymbol(index.key, index, f"{code} 是指数代码，已按 {index.name}（{index.key}）导入")
+        return ImportSymbol(index.key, index, BareCode(code, index))
     stock = _stock_name(master, code)
     if stock:
-        return ImportSymbol(code, None, f"{code} 已按股票 {stock} 导入；导入{index.name}请用 --symbol {index.key}")
+        return ImportSymbol(code, None, BareCode(code, index, stock))
     raise RequestError(
         f"{code} 可能是{index.name}指数，也可能是深市股票：指数请用 --symbol {index.key}，股票请用 --symbol sz{code}"
     )

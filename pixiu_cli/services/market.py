@@ -11,12 +11,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pixiu_cli.domain.benchmarks import BENCHMARKS
-from pixiu_cli.domain.market import CorporateAction
-from pixiu_cli.market.data import MarketData, SeriesStatus
+from pixiu_cli.market.data import MarketData
 from pixiu_cli.market.trading_days import as_shanghai
 from pixiu_cli.services.analytics import held_and_watched, refresh
 from pixiu_cli.services.errors import RequestError
-from pixiu_cli.services.import_symbol import ImportSymbol, import_symbol, spelling_in_name
+from pixiu_cli.services.import_symbol import BareCode, ImportSymbol, import_symbol, spelling_in_name
 from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.market import MarketStore
 from pixiu_cli.store.securities import SecurityMaster
@@ -81,7 +80,7 @@ class ManyImported:
     imported: list[ImportResult]
     failed: list[tuple[Path, str]]  # the file and why (one line); its bars were not written
     refreshed: RefreshSummary | None  # None with refresh=False
-    notes: list[tuple[Path, str]] = field(default_factory=list)  # a bare code an index shares
+    notes: list[tuple[Path, BareCode]] = field(default_factory=list)  # a bare code an index shares
 
 
 BAR_FILE_SUFFIXES = (".csv", ".txt", ".tsv")
@@ -128,7 +127,7 @@ def import_many(
                     market, master, path, target.symbol, at=stamp, actions_path=found, today=as_shanghai(now).date()
                 )
             )
-            notes += [(path, target.note)] if target.note else []
+            notes += [(path, target.decided)] if target.decided else []
         except (CsvImportError, RequestError) as exc:
             failed.append((path, str(exc)))
         advance()
@@ -180,9 +179,10 @@ def sync_market(
     With `push` ([push], alerts = true) the alerts this sync found are pushed, each once."""
     from pixiu_cli.market.source_by_name import open_source
     from pixiu_cli.market.sync import sync
-    from pixiu_cli.services.push import alert_mark, push_new_alerts
+    from pixiu_cli.services.push import push_new_alerts
+    from pixiu_cli.store.push import PushLog
 
-    mark = alert_mark(db)
+    mark = PushLog(db).last_alert_id()  # the alerts this sync finds come after it
 
     notes: list[str] = []
     source = open_source(request.source, request.timeout)
@@ -237,31 +237,9 @@ def sync_securities(db, request: SecuritiesRequest, now: datetime) -> MasterRefr
         raise RequestError(f"证券列表未更新：{exc}；已保留现有列表") from None
 
 
-def status(db, now: datetime) -> list[SeriesStatus]:
-    return MarketData(db).status(now)
-
-
-def reference_notes(db) -> list[str]:
-    """What the security list and the trading calendar cover, for `data status`."""
-    return MarketData(db).reference_notes()
-
-
-def bars(db, symbol: str, adjust: str, start: str | None, end: str | None):
-    return MarketData(db).bars(symbol, adjust, start, end).bars()
-
-
-def actions(db, symbol: str) -> list[CorporateAction]:
-    return MarketStore(db).actions(symbol)
-
-
 def watch(db, symbol: str, now: datetime) -> bool:
     """False when it was already watched."""
     return MarketStore(db).watch(symbol, _stamp(now))
-
-
-def unwatch(db, symbol: str) -> bool:
-    """False when it was not watched."""
-    return MarketStore(db).unwatch(symbol)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from pixiu_cli.market.review import MarketReview, market_review
+from pixiu_cli.market.review import MarketReview
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.store.market_review import MarketReviewStore
 
@@ -31,14 +31,6 @@ def sync_snapshot(db, request: SnapshotRequest, now: datetime, module=None):
         raise RequestError(f"市场快照未更新：{exc}；已保留已存数据") from None
     MarketReviewStore(db).write(snapshot)
     return snapshot
-
-
-def snapshot_kept(db) -> bool:
-    return MarketReviewStore(db).kept()
-
-
-def review(db, now: datetime) -> MarketReview:
-    return market_review(db, now)
 
 
 def review_record(r: MarketReview) -> dict:

@@ -53,8 +53,3 @@ def search_memories(
         return entries
     by_ref = {e.ref: e for e in [*memory.listing(kind=kind, symbol=about, limit=limit), *entries]}
     return sorted(by_ref.values(), key=lambda e: e.created_at, reverse=True)[:limit]
-
-
-def stated_persona(db) -> dict[str, str]:
-    """The investor's persona (key → value) as imported, for readers outside the block."""
-    return InvestorStore(db).persona()

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from pixiu_cli.context.news_layers import source_layer
-from pixiu_cli.domain.news import FetchedNews, StoredNews, screen_news
+from pixiu_cli.domain.news import FetchedNews, screen_news
 from pixiu_cli.services.analytics import held_and_watched
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.store.news import NewsStore
@@ -106,7 +106,3 @@ def sync_news(
         outcomes.append(outcome)
         on_symbol(outcome)
     return NewsSyncResult(outcomes)
-
-
-def stored_news(db, symbol: str | None, limit: int = 20) -> list[StoredNews]:
-    return NewsStore(db).listing(symbol, limit)

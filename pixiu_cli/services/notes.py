@@ -106,11 +106,8 @@ def accept_replacement(db, typed: str) -> Replacement:
     return Replacement(str(ref), event.text, tuple(older))
 
 
-def replacement_notice(done: Replacement) -> str:
-    return f"已用 #{done.ref}「{done.text}」替换旧计划 {_plans(done.replaced)}，旧计划不再注入（/forget {done.ref} 撤销，旧计划恢复）"
-
-
-def _plans(plans) -> str:
+def plans_text(plans) -> str:
+    """Plans named by their reference and words, as the confirmation lines name them."""
     return "、".join(f"#{note_ref(p.id)}「{p.text}」" for p in plans)
 
 
@@ -136,18 +133,10 @@ def _offer_text(write: NoteWrite, ref: str) -> str:
     if not write.offered:
         return ""
     return (
-        f"。这条计划与 {_plans(write.offered)}同一只股票同一方向，替换旧计划吗？"
+        f"。这条计划与 {plans_text(write.offered)}同一只股票同一方向，替换旧计划吗？"
         f"输入 /memory replace {ref}（脚本中用 pixiu memory replace {ref}）替换（之后 /forget {ref} 可撤销，旧计划恢复）；"
         "不替换则两条计划都有效"
     )
-
-
-def forget_notice(ref: str, forgotten) -> str:
-    """The line /forget shows for a note (a merge undone, or the note deleted)."""
-    if forgotten.action == "unmerged":
-        return f"已撤销合并 #{ref}：恢复为「{forgotten.restored_text}」（再次 /forget {ref} 删除这条记忆）"
-    back = "、".join(f"#{note_ref(i)}" for i in forgotten.reinstated)
-    return f"已删除 #{ref}：{forgotten.event.text}" + (f"；旧计划 {back} 恢复有效" if back else "")
 
 
 @dataclass(frozen=True)
@@ -167,9 +156,3 @@ def pin_note(db, typed: str, pinned: bool) -> Pinned:
     if event is None:
         raise RequestError(f"没有 ID 为 {ref} 的记忆（见 /memory）")
     return Pinned(str(ref), pinned, event.text)
-
-
-def pin_notice(p: Pinned) -> str:
-    if p.pinned:
-        return f"已置顶 #{p.ref}：{p.text}（不受天数窗口限制，每轮都注入；/memory unpin {p.ref} 取消）"
-    return f"已取消置顶 #{p.ref}：{p.text}"

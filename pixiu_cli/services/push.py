@@ -105,11 +105,6 @@ def alerts_message(alerts) -> Message:
     return Message(title, body, body, dates[-1] if dates else None, "alert")
 
 
-def alert_mark(db) -> int:
-    """Where the alerts found from now on start (pass it to push_new_alerts after a sync)."""
-    return PushLog(db).last_alert_id()
-
-
 def push_new_alerts(
     db, config: PushConfig, after: int, now: datetime, sleep: Callable[[float], None] = time.sleep
 ) -> list[Delivery]:

@@ -9,37 +9,38 @@ import re
 import shlex
 import sys
 from dataclasses import dataclass
-from datetime import datetime, time, timedelta, tzinfo
+from datetime import date, datetime, time, timedelta, tzinfo
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pixiu_cli.clock import SHANGHAI
-from pixiu_cli.market.calendar import MARKET_CLOSE, beyond_calendar
+from pixiu_cli.market.calendar import MARKET_CLOSE
 from pixiu_cli.market.trading_days import CalendarEnd, holiday_name, is_trading_day
 from pixiu_cli.services.errors import RequestError
 
-WEEKDAY_NAMES = "一二三四五六日"
 DEFAULT_AT = "15:30"
 _AT = re.compile(r"(\d{1,2}):(\d{2})")
 
 
-def closed_day(now: datetime) -> str | None:
+@dataclass(frozen=True)
+class ClosedDay:
+    day: date  # Beijing date
+    weekend: bool
+    holiday: str | None  # the holiday's name, when the calendar has one
+
+
+def closed_day(now: datetime) -> ClosedDay | None:
     """Why today (Beijing date) is no trading day, or None when it is one — also when the
-    calendar does not reach today and it is a weekday (calendar_note says so)."""
+    calendar does not reach today and it is a weekday (market.calendar.beyond_calendar says so)."""
     day = now.astimezone(SHANGHAI).date()
     if day.weekday() >= 5:
-        return f"今天 {day}（周{WEEKDAY_NAMES[day.weekday()]}）休市"
+        return ClosedDay(day, True, None)
     try:
         if is_trading_day(day):
             return None
     except CalendarEnd:
         return None
-    return f"今天 {day}（{holiday_name(day) or '节假日'}）休市"
-
-
-def calendar_note(now: datetime) -> str | None:
-    beyond = beyond_calendar(now)
-    return f"{beyond}，无法确认今天是否交易日，按交易日运行" if beyond else None
+    return ClosedDay(day, False, holiday_name(day))
 
 
 def parse_at(text: str) -> time:

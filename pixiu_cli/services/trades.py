@@ -1,6 +1,7 @@
 """Trades the user reports one at a time: one record path (the `record_decision` tool and
 `pixiu trade buy|sell`; statements: services/statements.py) and one undo path
-(`/forget dN`), each with the line that confirms it."""
+(`/forget dN`). A recorded trade carries the line that confirms it (the tool shows it too);
+an undone one is confirmed by views/notices.py."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from pixiu_cli.services.account import Held, derive_positions, held_position, sy
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.store.database import write_transaction
 from pixiu_cli.store.investor import InvestorStore
-from pixiu_cli.store.memory import decision_ref, trade_text
+from pixiu_cli.store.memory import decision_ref
 from pixiu_cli.store.portfolio import PortfolioStore, UndoneTrade
 
 
@@ -129,16 +130,3 @@ def undo_trade(db, decision_id: int, at: str, cost_method: str = "diluted") -> U
             return replace(undone, holding=holding, held=held_position(db, undone.decision.symbol, now, cost_method))
     except ValueError as exc:
         raise RequestError(str(exc)) from None
-
-
-def undo_notice(ref: str, undone: UndoneTrade) -> str:
-    d = undone.decision
-    what = trade_text(d.side, d.symbol, d.quantity, d.price, None)
-    held = undone.held
-    if not undone.holding_changed:
-        after = "持仓未改动（这条是导入的记录）"
-    elif held is None or held.shares <= 0:
-        after = f"{d.symbol} 已无持仓"
-    else:
-        after = f"{d.symbol} {held.line('持仓恢复为')}"
-    return f"已撤销 #{ref}：{what}；{after}"

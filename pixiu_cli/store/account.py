@@ -8,8 +8,7 @@ from dataclasses import asdict
 from sqlite_utils import Database
 
 from pixiu_cli.domain.account import CashBalance, Fill
-from pixiu_cli.store.investor import _rows
-from pixiu_cli.store.rows import number, record
+from pixiu_cli.store.rows import dict_rows, number, record
 
 _FILL_COLUMNS = tuple(f for f in Fill.__dataclass_fields__ if f not in ("recorded_at", "seq"))
 
@@ -38,7 +37,7 @@ class AccountStore:
         if symbol:
             where += " and symbol = ?"
             params.append(symbol)
-        return [_fill(r) for r in _rows(self.db, f"select * from account_fills where {where} {_ORDER}", params)]
+        return [_fill(r) for r in dict_rows(self.db, f"select * from account_fills where {where} {_ORDER}", params)]
 
     def version(self) -> tuple:
         """Changes with every write to the ledger or the stated balances (the account is
@@ -50,7 +49,7 @@ class AccountStore:
         return (*fills, *cash)
 
     def accounts(self) -> set[str]:
-        rows = _rows(self.db, "select distinct account from account_fills where account is not null")
+        rows = dict_rows(self.db, "select distinct account from account_fills where account is not null")
         return {r["account"] for r in rows}
 
     def add_fill(self, fill: Fill, *, source_file: str | None, at: str) -> None:
@@ -86,7 +85,7 @@ class AccountStore:
         """The latest statement of the balance: by its day, then the one said last; with
         `through` (a day), none dated after it (a balance from the future pins nothing)."""
         where, params = ("where as_of <= ?", [through]) if through else ("", [])
-        rows = _rows(self.db, f"select * from account_cash {where} order by as_of desc, id desc limit 1", params)
+        rows = dict_rows(self.db, f"select * from account_cash {where} order by as_of desc, id desc limit 1", params)
         if not rows:
             return None
         r = rows[0]

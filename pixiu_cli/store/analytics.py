@@ -13,8 +13,7 @@ from sqlite_utils import Database
 from pixiu_cli.domain.analytics import AlertRule, BacktestRow, ComputedProfile, DecisionScore, FiredAlert
 from pixiu_cli.domain.investor import Decision
 from pixiu_cli.store.database import write_transaction
-from pixiu_cli.store.investor import _decision, _rows
-from pixiu_cli.store.rows import record
+from pixiu_cli.store.rows import decision_from_row, dict_rows, record
 
 
 def _rule(r) -> AlertRule:
@@ -59,7 +58,7 @@ class AnalyticsStore:
         if symbols:
             where = f"where b.symbol in ({', '.join('?' * len(symbols))})"
             params = list(symbols)
-        rows = _rows(
+        rows = dict_rows(
             self.db,
             f"""
             select b.* from backtests b
@@ -103,11 +102,11 @@ class AnalyticsStore:
         return cursor.lastrowid
 
     def rules(self, symbols: Sequence[str] | None = None) -> list[AlertRule]:
-        rows = _rows(self.db, "select * from alert_rules where deleted_at is null order by id")
+        rows = dict_rows(self.db, "select * from alert_rules where deleted_at is null order by id")
         return [_rule(r) for r in rows if not symbols or r["symbol"] in symbols]
 
     def rule(self, rule_id: int) -> AlertRule | None:
-        rows = _rows(self.db, "select * from alert_rules where id = ? and deleted_at is null", [rule_id])
+        rows = dict_rows(self.db, "select * from alert_rules where id = ? and deleted_at is null", [rule_id])
         return _rule(rows[0]) if rows else None
 
     def remove_rule(self, rule_id: int, at: str) -> bool:
@@ -142,7 +141,7 @@ class AnalyticsStore:
     def unseen_alerts(self) -> list[FiredAlert]:
         return [
             record(FiredAlert, r, "alerts")
-            for r in _rows(
+            for r in dict_rows(
                 self.db, "select * from alerts where rule_id is not null and seen_at is null order by bar_date, id"
             )
         ]
@@ -175,11 +174,11 @@ class AnalyticsStore:
             )
 
     def decisions(self, symbols: Sequence[str] | None = None) -> list[Decision]:
-        rows = _rows(self.db, "select * from decisions order by decided_at, id")
-        return [_decision(r) for r in rows if not symbols or r["symbol"] in symbols]
+        rows = dict_rows(self.db, "select * from decisions order by decided_at, id")
+        return [decision_from_row(r) for r in rows if not symbols or r["symbol"] in symbols]
 
     def scores(self) -> dict[int, DecisionScore]:
         return {
             r["id"]: record(DecisionScore, r, "decisions", decision_id=r["id"])
-            for r in _rows(self.db, "select * from decisions where scored_at is not null")
+            for r in dict_rows(self.db, "select * from decisions where scored_at is not null")
         }

@@ -11,7 +11,7 @@ from sqlite_utils import Database
 
 from pixiu_cli.domain.investor import Signal
 from pixiu_cli.store.database import write_transaction
-from pixiu_cli.store.investor import _json, _rows, _signal
+from pixiu_cli.store.rows import dict_rows, json_column, signal_from_row
 
 BRIEF_ORIGIN = "brief"
 
@@ -47,7 +47,7 @@ def _brief(r: dict) -> StoredBrief:
         r["created_at"],
         r["conversation_id"],
         r["turn_seq"],
-        _json(r["facts_json"], {}),
+        json_column(r["facts_json"], {}),
     )
 
 
@@ -56,12 +56,12 @@ class BriefStore:
         self.db = db
 
     def last(self) -> StoredBrief | None:
-        rows = _rows(self.db, "select * from briefs order by created_at desc, id desc limit 1")
+        rows = dict_rows(self.db, "select * from briefs order by created_at desc, id desc limit 1")
         return _brief(rows[0]) if rows else None
 
     def of_report(self, report_id: int) -> StoredBrief | None:
         """The brief whose conclusion is report `report_id`."""
-        rows = _rows(self.db, "select * from briefs where report_id = ? order by id desc limit 1", [report_id])
+        rows = dict_rows(self.db, "select * from briefs where report_id = ? order by id desc limit 1", [report_id])
         return _brief(rows[0]) if rows else None
 
     def save(self, report: BriefReport, facts: dict) -> tuple[int, int]:
@@ -103,7 +103,7 @@ class BriefStore:
 
     def signals(self, symbol: str, limit: int = 2) -> list[Signal]:
         """The newest signals of a stock, newest first."""
-        rows = _rows(
+        rows = dict_rows(
             self.db, "select * from signals where symbol = ? order by as_of desc, id desc limit ?", [symbol, limit]
         )
-        return [_signal(r) for r in rows]
+        return [signal_from_row(r) for r in rows]

@@ -209,8 +209,13 @@ def commit_gate(gate) -> Iterator[None]:
         _gates.gate = None
 
 
+def current_gate():
+    """The commit gate this thread's writes ask (commit_gate), or None outside one."""
+    return getattr(_gates, "gate", None)
+
+
 def _may_begin() -> bool:
-    gate = getattr(_gates, "gate", None)
+    gate = current_gate()
     return gate is None or gate.may_begin()
 
 

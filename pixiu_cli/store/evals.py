@@ -9,7 +9,7 @@ from sqlite_utils import Database
 
 from pixiu_cli.domain.redact import scrub
 from pixiu_cli.store.database import write_transaction
-from pixiu_cli.store.investor import _rows
+from pixiu_cli.store.rows import dict_rows
 
 
 @dataclass(frozen=True)
@@ -112,7 +112,7 @@ class EvalRunStore:
                 json.loads(r["ablations_json"] or "[]"),
                 json.loads(r["summary_json"] or "{}"),
             )
-            for r in _rows(self.db, "select * from eval_runs order by id desc limit ?", [limit])
+            for r in dict_rows(self.db, "select * from eval_runs order by id desc limit ?", [limit])
         ]
 
     def results(self, run_id: int) -> list[EvalResultRow]:
@@ -131,5 +131,5 @@ class EvalRunStore:
                 r["cache_hit_tokens"],
                 r["cache_miss_tokens"],
             )
-            for r in _rows(self.db, "select * from eval_results where run_id = ? order by id", [run_id])
+            for r in dict_rows(self.db, "select * from eval_results where run_id = ? order by id", [run_id])
         ]

@@ -10,7 +10,6 @@ import json
 from collections import defaultdict, deque
 from collections.abc import Callable
 from datetime import datetime
-from functools import lru_cache
 
 from sqlite_utils import Database
 
@@ -28,60 +27,24 @@ from pixiu_cli.domain.investor import (
 from pixiu_cli.domain.vocabulary import CONVERSATION_SOURCES, USERS_OWN
 from pixiu_cli.store.database import write_transaction
 from pixiu_cli.store.ledger_rows import export_ledger, insert_row, replace_ledger
-from pixiu_cli.store.rows import dict_rows as _rows
-from pixiu_cli.store.rows import number, optional_text, record, text
+from pixiu_cli.store.rows import (
+    alert_from_row,
+    decision_from_row,
+    dict_rows,
+    event_from_row,
+    holding_from_row,
+    news_from_row,
+    number,
+    optional_text,
+    profile_from_row,
+    report_from_row,
+    signal_from_row,
+    text,
+)
 
 
 def iso(moment: datetime) -> str:
     return moment.isoformat(timespec="seconds")
-
-
-def _json(raw, default):
-    """A stored JSON column, or `default` when it holds anything else (the database can
-    hold any value; reading one must not fail a turn)."""
-    try:
-        value = json.loads(raw) if isinstance(raw, (str, bytes)) and raw else default
-    except (ValueError, RecursionError):
-        return default
-    return value if isinstance(value, type(default)) else default
-
-
-@lru_cache(maxsize=4096)
-def _short_names(raw) -> tuple[str, ...]:
-    return tuple(name for name in _json(raw, []) if isinstance(name, str))
-
-
-def _holding(r) -> Holding:
-    return record(Holding, r, "holdings", short_names=_short_names(r["short_names"]))
-
-
-def _profile(r) -> Profile:
-    return record(Profile, r, "profiles")
-
-
-def _news(r) -> NewsItem:
-    return record(NewsItem, r, "news")
-
-
-def _signal(r) -> Signal:
-    return record(Signal, r, "signals", components=_json(r["components"], {}))
-
-
-def _report(r) -> Report:
-    symbols = tuple(s for s in _json(r["symbols"], []) if isinstance(s, str))
-    return record(Report, r, "reports", symbols=symbols)
-
-
-def _decision(r) -> Decision:
-    return record(Decision, r, "decisions")
-
-
-def _alert(r) -> Alert:
-    return record(Alert, r, "alerts")
-
-
-def _event(r) -> MemoryEvent:
-    return record(MemoryEvent, r, "memory_events")
 
 
 # The user's own notes in force: a proposal the user has not accepted is never one of them.
@@ -127,21 +90,25 @@ class InvestorStore:
             self._remembered(
                 "holdings",
                 None,
-                lambda: tuple(_holding(r) for r in _rows(self.db, "select * from holdings order by role, symbol")),
+                lambda: tuple(
+                    holding_from_row(r) for r in dict_rows(self.db, "select * from holdings order by role, symbol")
+                ),
             )
         )
 
     def decision(self, decision_id: int) -> Decision | None:
-        rows = _rows(self.db, "select * from decisions where id = ? and deleted_at is null", [decision_id])
-        return _decision(rows[0]) if rows else None
+        rows = dict_rows(self.db, "select * from decisions where id = ? and deleted_at is null", [decision_id])
+        return decision_from_row(rows[0]) if rows else None
 
     def holding(self, symbol: str) -> Holding | None:
-        rows = _rows(self.db, "select * from holdings where symbol = ?", [symbol])
-        return _holding(rows[0]) if rows else None
+        rows = dict_rows(self.db, "select * from holdings where symbol = ?", [symbol])
+        return holding_from_row(rows[0]) if rows else None
 
     def latest_profile(self, symbol: str) -> Profile | None:
-        rows = _rows(self.db, "select * from profiles where symbol = ? order by as_of desc, id desc limit 1", [symbol])
-        return _profile(rows[0]) if rows else None
+        rows = dict_rows(
+            self.db, "select * from profiles where symbol = ? order by as_of desc, id desc limit 1", [symbol]
+        )
+        return profile_from_row(rows[0]) if rows else None
 
     def profiles_for(self, symbols: list[str]) -> dict[str, Profile]:
         """latest_profile of each symbol, in one statement (a portfolio question asks for
@@ -150,21 +117,21 @@ class InvestorStore:
         return dict(self._remembered("profiles_for", tuple(symbols), lambda: self._read_profiles(symbols)))
 
     def _read_profiles(self, symbols: list[str]) -> dict[str, Profile]:
-        rows = _rows(
+        rows = dict_rows(
             self.db,
             "select p.* from json_each(?) s join profiles p on p.id = ("
             "select id from profiles where symbol = s.value order by as_of desc, id desc limit 1)",
             [json.dumps(list(symbols))],
         )
-        latest = {r["symbol"]: _profile(r) for r in rows}
+        latest = {r["symbol"]: profile_from_row(r) for r in rows}
         return {s: latest[s] for s in symbols if s in latest}
 
     def recent_news(self, symbol: str, since: str, limit: int, until: str | None = None) -> list[NewsItem]:
         """The stock's newest `limit` items published since `since` (and by `until`)."""
         bound, params = ("and published_at <= ? ", [until]) if until is not None else ("", [])
         return [
-            _news(r)
-            for r in _rows(
+            news_from_row(r)
+            for r in dict_rows(
                 self.db,
                 f"select * from news where symbol = ? and published_at >= ? {bound}"
                 "order by published_at desc, id desc limit ?",
@@ -173,8 +140,10 @@ class InvestorStore:
         ]
 
     def latest_signal(self, symbol: str) -> Signal | None:
-        rows = _rows(self.db, "select * from signals where symbol = ? order by as_of desc, id desc limit 1", [symbol])
-        return _signal(rows[0]) if rows else None
+        rows = dict_rows(
+            self.db, "select * from signals where symbol = ? order by as_of desc, id desc limit 1", [symbol]
+        )
+        return signal_from_row(rows[0]) if rows else None
 
     def _window(
         self,
@@ -194,16 +163,16 @@ class InvestorStore:
             f"select * from {table} where {condition}{time_column} >= ? and {time_column} <= ? "
             f"order by {time_column} desc, id desc limit ?"
         )
-        return [mapper(r) for r in _rows(self.db, sql, [*params, since, until, limit])]
+        return [mapper(r) for r in dict_rows(self.db, sql, [*params, since, until, limit])]
 
     def recent_reports(self, since: str, until: str, limit: int) -> list[Report]:
-        return self._window("reports", "created_at", _report, since, until, limit)
+        return self._window("reports", "created_at", report_from_row, since, until, limit)
 
     def recent_decisions(self, since: str, until: str, limit: int) -> list[Decision]:
-        return self._window("decisions", "decided_at", _decision, since, until, limit, "deleted_at is null")
+        return self._window("decisions", "decided_at", decision_from_row, since, until, limit, "deleted_at is null")
 
     def recent_alerts(self, since: str, until: str, limit: int) -> list[Alert]:
-        return self._window("alerts", "triggered_at", _alert, since, until, limit)
+        return self._window("alerts", "triggered_at", alert_from_row, since, until, limit)
 
     def alerts_found_between(self, after: str, until: str) -> list[Alert]:
         """Every alert pixiu found after `after` and by `until`, in the order they fired. Found
@@ -211,23 +180,32 @@ class InvestorStore:
         for an imported alert, when it fired."""
         found = "coalesce(recorded_at, triggered_at)"
         sql = f"select * from alerts where {found} > ? and {found} <= ? order by triggered_at, id"
-        return [_alert(r) for r in _rows(self.db, sql, [after, until])]
+        return [alert_from_row(r) for r in dict_rows(self.db, sql, [after, until])]
 
     def recent_notes(self, since: str, until: str, limit: int) -> list[MemoryEvent]:
         """The views and plans in force inside the window (rules have no window: `rules`)."""
-        return self._window("memory_events", "created_at", _event, since, until, limit, _WINDOWED_NOTE)
+        return self._window("memory_events", "created_at", event_from_row, since, until, limit, _WINDOWED_NOTE)
 
     def rules(self, until: str, limit: int) -> list[MemoryEvent]:
         """The user's rules in force: every one not withdrawn, whatever its age, newest first."""
-        return self._window("memory_events", "created_at", _event, "", until, limit, _RULE)
+        return self._window("memory_events", "created_at", event_from_row, "", until, limit, _RULE)
 
     def pinned_notes(self, until: str, limit: int) -> list[MemoryEvent]:
         """Pinned views and plans in force, whatever their age, newest first."""
-        return self._window("memory_events", "created_at", _event, "", until, limit, f"{_WINDOWED_NOTE} and pinned")
+        return self._window(
+            "memory_events", "created_at", event_from_row, "", until, limit, f"{_WINDOWED_NOTE} and pinned"
+        )
 
     def recent_decisions_for(self, symbol: str, since: str, until: str, limit: int) -> list[Decision]:
         return self._window(
-            "decisions", "decided_at", _decision, since, until, limit, "symbol = ? and deleted_at is null", (symbol,)
+            "decisions",
+            "decided_at",
+            decision_from_row,
+            since,
+            until,
+            limit,
+            "symbol = ? and deleted_at is null",
+            (symbol,),
         )
 
     def decision_returns(self, decision_id: int) -> tuple[float | None, float | None]:
@@ -238,15 +216,24 @@ class InvestorStore:
 
     def recent_notes_for(self, symbol: str, since: str, until: str, limit: int) -> list[MemoryEvent]:
         return self._window(
-            "memory_events", "created_at", _event, since, until, limit, f"symbol = ? and {_LIVE_NOTE}", (symbol,)
+            "memory_events",
+            "created_at",
+            event_from_row,
+            since,
+            until,
+            limit,
+            f"symbol = ? and {_LIVE_NOTE}",
+            (symbol,),
         )
 
     def persona(self) -> dict[str, str]:
-        return {text(r["key"]): text(r["value"]) for r in _rows(self.db, "select key, value from persona order by key")}
+        return {
+            text(r["key"]): text(r["value"]) for r in dict_rows(self.db, "select key, value from persona order by key")
+        }
 
     def persona_updated_at(self) -> str | None:
         """When the persona was last written (its newest row), or None if never stamped."""
-        rows = _rows(self.db, "select max(updated_at) as at from persona")
+        rows = dict_rows(self.db, "select max(updated_at) as at from persona")
         return optional_text(rows[0]["at"]) if rows else None
 
     def count_injection(self, event_ids: list[int], decision_ids: list[int] = ()) -> None:
@@ -267,15 +254,18 @@ class InvestorStore:
         db = self.db
         return DomainData(
             holdings=self.holdings(),
-            profiles=[_profile(r) for r in _rows(db, "select * from profiles order by id")],
-            news=[_news(r) for r in _rows(db, "select * from news order by id")],
-            signals=[_signal(r) for r in _rows(db, "select * from signals order by id")],
-            reports=[_report(r) for r in _rows(db, "select * from reports order by id")],
-            decisions=[_decision(r) for r in _rows(db, "select * from decisions where deleted_at is null order by id")],
-            alerts=[_alert(r) for r in _rows(db, "select * from alerts order by id")],
+            profiles=[profile_from_row(r) for r in dict_rows(db, "select * from profiles order by id")],
+            news=[news_from_row(r) for r in dict_rows(db, "select * from news order by id")],
+            signals=[signal_from_row(r) for r in dict_rows(db, "select * from signals order by id")],
+            reports=[report_from_row(r) for r in dict_rows(db, "select * from reports order by id")],
+            decisions=[
+                decision_from_row(r)
+                for r in dict_rows(db, "select * from decisions where deleted_at is null order by id")
+            ],
+            alerts=[alert_from_row(r) for r in dict_rows(db, "select * from alerts order by id")],
             notes=[
-                _event(r)
-                for r in _rows(
+                event_from_row(r)
+                for r in dict_rows(
                     db, "select * from memory_events where kind = 'user_note' and deleted_at is null order by id"
                 )
             ],
@@ -368,7 +358,7 @@ def _keep_ids(db: Database, table: str, where: str, rows: list[dict], identity: 
     that is the same memory; the rest get ids never used before (AUTOINCREMENT), so an id
     once shown to the user (n12, d5) never names another memory."""
     stored: dict[tuple, deque[int]] = defaultdict(deque)
-    for r in _rows(db, f"select * from {table} where {where} order by id"):
+    for r in dict_rows(db, f"select * from {table} where {where} order by id"):
         stored[identity(r)].append(r["id"])
     for row in rows:
         ids = stored.get(identity(row))

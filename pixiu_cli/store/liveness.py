@@ -15,7 +15,7 @@ from pathlib import Path
 _PROC = Path("/proc")
 
 
-def _start_time(pid: int) -> str | None:
+def process_start_time(pid: int) -> str | None:
     """The process's start time in clock ticks since boot; None if it is gone, a zombie,
     or there is no /proc."""
     try:
@@ -30,7 +30,7 @@ def _start_time(pid: int) -> str | None:
 
 def this_process() -> str:
     pid = os.getpid()
-    return f"{pid}:{_start_time(pid) or ''}"
+    return f"{pid}:{process_start_time(pid) or ''}"
 
 
 def owned_by_another_live_process(owner: str | None) -> bool:
@@ -54,6 +54,6 @@ def owned_by_another_live_process(owner: str | None) -> bool:
     except OSError:
         return False
     if _PROC.is_dir():
-        current = _start_time(pid)
+        current = process_start_time(pid)
         return current is not None and (not started or current == started)
     return True

@@ -12,8 +12,7 @@ from sqlite_utils import Database
 from pixiu_cli.domain.market import BarSeries, CorporateAction, SeriesInfo, SeriesWrite
 from pixiu_cli.domain.redact import scrub
 from pixiu_cli.store.database import write_transaction
-from pixiu_cli.store.investor import _rows
-from pixiu_cli.store.rows import count, exact_number, flag, record, required_number, text
+from pixiu_cli.store.rows import count, dict_rows, exact_number, flag, record, required_number, text
 
 
 def _action(r) -> CorporateAction:
@@ -226,7 +225,7 @@ class MarketStore:
     def actions(self, symbol: str) -> list[CorporateAction]:
         return [
             _action(r)
-            for r in _rows(
+            for r in dict_rows(
                 self.db, "select * from corporate_actions where symbol = ? order by ex_date, source", [symbol]
             )
         ]
@@ -236,7 +235,7 @@ class MarketStore:
         if not symbols:
             return out
         marks = ",".join("?" for _ in symbols)
-        for r in _rows(
+        for r in dict_rows(
             self.db,
             f"select * from corporate_actions where symbol in ({marks}) order by ex_date, source",
             list(symbols),
@@ -272,4 +271,4 @@ class MarketStore:
         ]
 
     def watchlist(self) -> list[tuple[str, str]]:
-        return [(r["symbol"], r["added_at"]) for r in _rows(self.db, "select * from watchlist order by symbol")]
+        return [(r["symbol"], r["added_at"]) for r in dict_rows(self.db, "select * from watchlist order by symbol")]

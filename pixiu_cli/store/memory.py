@@ -20,8 +20,7 @@ from pixiu_cli.domain.vocabulary import AUTHOR_PROPOSAL, AUTHOR_USER, NOTE_KINDS
 from pixiu_cli.errors import UserError
 from pixiu_cli.store.database import write_transaction
 from pixiu_cli.store.dedup import FUZZY_MAX_CHARS, could_match, normalise, note_key, same_memory
-from pixiu_cli.store.investor import _event, _rows
-from pixiu_cli.store.rows import count
+from pixiu_cli.store.rows import count, dict_rows, event_from_row
 from pixiu_cli.store.rows import text as stored_text
 
 CANDIDATES = 200  # live notes of the same symbol compared with a new one
@@ -108,8 +107,8 @@ class MemoryStore:
         self.db = db
 
     def get(self, event_id: int) -> MemoryEvent | None:
-        rows = _rows(self.db, "select * from memory_events where id = ? and deleted_at is null", [event_id])
-        return _event(rows[0]) if rows else None
+        rows = dict_rows(self.db, "select * from memory_events where id = ? and deleted_at is null", [event_id])
+        return event_from_row(rows[0]) if rows else None
 
     # ids ------------------------------------------------------------------------------
     def resolve(self, text: str) -> MemoryRef:
@@ -141,11 +140,11 @@ class MemoryStore:
         raise MemoryRefError(f"没有 ID 为 {text.strip()} 的记忆（见 /memory）")
 
     def _live_note_row(self, event_id: int) -> dict | None:
-        rows = _rows(self.db, "select * from memory_events where id = ? and deleted_at is null", [event_id])
+        rows = dict_rows(self.db, "select * from memory_events where id = ? and deleted_at is null", [event_id])
         return rows[0] if rows else None
 
     def _live_decision_row(self, decision_id: int) -> dict | None:
-        rows = _rows(self.db, "select * from decisions where id = ? and deleted_at is null", [decision_id])
+        rows = dict_rows(self.db, "select * from decisions where id = ? and deleted_at is null", [decision_id])
         return rows[0] if rows else None
 
     # writes ---------------------------------------------------------------------------
@@ -158,7 +157,7 @@ class MemoryStore:
         key = note_key(text)
         if not key.text:
             return None
-        rows = _rows(
+        rows = dict_rows(
             self.db,
             "select * from memory_events where kind = 'user_note' and deleted_at is null "
             "and coalesce(symbol, '') = ? order by created_at desc, id desc limit ?",
@@ -219,14 +218,14 @@ class MemoryStore:
                                 row["id"],
                             ],
                         )
-                    return NoteWrite(_event(self._live_note_row(row["id"])), outcome)
+                    return NoteWrite(event_from_row(self._live_note_row(row["id"])), outcome)
                 # changed by someone else meanwhile: keep both rather than guess
             cursor = self.db.conn.execute(
                 "insert into memory_events (kind, note_kind, symbol, text, created_at, source, author, inject_count) "
                 "values ('user_note', ?, ?, ?, ?, ?, ?, 0)",
                 [note_kind, symbol, text, at, source, author],
             )
-            return NoteWrite(_event(self._live_note_row(cursor.lastrowid)), "added")
+            return NoteWrite(event_from_row(self._live_note_row(cursor.lastrowid)), "added")
 
     def _revise(self, row: dict, action: str, new_text: str | None, at: str) -> None:
         self.db.conn.execute(
@@ -261,7 +260,7 @@ class MemoryStore:
             row = self._live_note_row(event_id)
             if row is None:
                 return None
-            last = _rows(
+            last = dict_rows(
                 self.db, "select * from memory_revisions where event_id = ? order by id desc limit 1", [event_id]
             )
             if last and last[0]["action"] == "merged":
@@ -279,7 +278,7 @@ class MemoryStore:
                         event_id,
                     ],
                 )
-                return Forgotten(_event(row), "unmerged", before["old_text"])
+                return Forgotten(event_from_row(row), "unmerged", before["old_text"])
             self._revise(row, "deleted", None, at)
             self.db.conn.execute("update memory_events set deleted_at = ? where id = ?", [at, event_id])
             reinstated = [
@@ -289,18 +288,18 @@ class MemoryStore:
             self.db.conn.execute(
                 "update memory_events set replace_offered_by = 0 where replace_offered_by = ?", [event_id]
             )
-            return Forgotten(_event(row), "deleted", reinstated=tuple(reinstated))
+            return Forgotten(event_from_row(row), "deleted", reinstated=tuple(reinstated))
 
     def plans_in_force(self, symbol: str, limit: int = CANDIDATES) -> list[MemoryEvent]:
         """The live plans about `symbol` that no newer plan replaced, newest first."""
-        rows = _rows(
+        rows = dict_rows(
             self.db,
             "select * from memory_events where kind = 'user_note' and note_kind = 'plan' and symbol = ? "
             "and deleted_at is null and replaced_by = 0 and author != 'proposal' "
             "order by created_at desc, id desc limit ?",
             [symbol, limit],
         )
-        return [_event(r) for r in rows]
+        return [event_from_row(r) for r in rows]
 
     def offer_replacement(self, old_ids: list[int], new_id: int) -> None:
         """Older plans are marked as offered for replacement by `new_id`; they stay in force."""
@@ -308,13 +307,13 @@ class MemoryStore:
 
     def offers_of(self, new_id: int) -> list[MemoryEvent]:
         """The live plans `new_id` offered to replace and the user has not yet let it."""
-        rows = _rows(
+        rows = dict_rows(
             self.db,
             "select * from memory_events where replace_offered_by = ? and replaced_by = 0 and deleted_at is null "
             "order by created_at, id",
             [new_id],
         )
-        return [_event(r) for r in rows]
+        return [event_from_row(r) for r in rows]
 
     def replace(self, old_ids: list[int], new_id: int) -> None:
         """Older plans leave the block for the one that restates them (forget(new_id) undoes it)."""
@@ -335,14 +334,14 @@ class MemoryStore:
             if row is None or row["author"] != AUTHOR_PROPOSAL:
                 return None
             self.db.conn.execute("update memory_events set author = ? where id = ?", [AUTHOR_USER, event_id])
-            return _event(self._live_note_row(event_id))
+            return event_from_row(self._live_note_row(event_id))
 
     def set_pinned(self, event_id: int, pinned: bool) -> MemoryEvent | None:
         with write_transaction(self.db):
             if self._live_note_row(event_id) is None:
                 return None
             self.db.conn.execute("update memory_events set pinned = ? where id = ?", [int(pinned), event_id])
-            return _event(self._live_note_row(event_id))
+            return event_from_row(self._live_note_row(event_id))
 
     # reads ----------------------------------------------------------------------------
     def search(
@@ -375,12 +374,12 @@ class MemoryStore:
             where.append("created_at <= ?")
             params.append(until)
         sql = f"select * from memory_events where {' and '.join(where)} order by created_at desc, id desc limit ?"
-        return [_event(r) for r in _rows(self.db, sql, [*params, limit])]
+        return [event_from_row(r) for r in dict_rows(self.db, sql, [*params, limit])]
 
     def ref_of(self, event: MemoryEvent) -> str:
         """The typed id of an event: a trade's event is its decision."""
         if event.kind == "decision":
-            rows = _rows(self.db, "select decision_id from memory_events where id = ?", [event.id])
+            rows = dict_rows(self.db, "select decision_id from memory_events where id = ?", [event.id])
             if rows and rows[0]["decision_id"]:
                 return decision_ref(rows[0]["decision_id"])
         return note_ref(event.id)
@@ -416,7 +415,7 @@ class MemoryStore:
             if text:
                 where.append("(coalesce(d.reason, '') like ? escape '\\' or d.symbol like ? escape '\\')")
                 params += [_like(text), _like(text)]
-            rows = _rows(
+            rows = dict_rows(
                 self.db,
                 "select d.*, d.inject_count + (select coalesce(sum(inject_count), 0) from memory_events m "
                 f"where m.decision_id = d.id) as injected from decisions d where {' and '.join(where)} "
@@ -448,7 +447,7 @@ class MemoryStore:
         was told were replaced that are in force again (`said_replaced`: their typed ids)."""
         out: list[Withdrawal] = []
         if note_ids:
-            rows = _rows(
+            rows = dict_rows(
                 self.db,
                 "select * from memory_events where id in (select value from json_each(?)) order by id",
                 [json.dumps(sorted(note_ids))],
@@ -464,7 +463,7 @@ class MemoryStore:
                 elif ref in seen and not _shows(seen[ref], stored):
                     out.append(Withdrawal(ref, "edited", None, stored))
         if decision_ids:
-            rows = _rows(
+            rows = dict_rows(
                 self.db,
                 "select * from decisions where deleted_at is not null and id in "
                 "(select value from json_each(?)) order by id",

@@ -21,8 +21,8 @@ from sqlite_utils import Database
 from pixiu_cli.domain.investor import DomainData, Holding
 from pixiu_cli.domain.vocabulary import CONVERSATION_SOURCES
 from pixiu_cli.store.database import write_transaction
-from pixiu_cli.store.investor import _rows
 from pixiu_cli.store.ledger_rows import LedgerMerge, insert_row, merge_ledger
+from pixiu_cli.store.rows import dict_rows
 
 
 @dataclass(frozen=True)
@@ -154,7 +154,7 @@ def _pairs(stored: list[dict], rows: list[dict], spec: _Spec) -> list[dict | Non
 def _merge_rows(db: Database, spec: _Spec, items: list) -> tuple[SectionResult, list[int | None]]:
     """The section's result, and the stored id of each item (of an added one only for
     decisions: the account's fills link them by it)."""
-    stored = _rows(db, f"select * from {spec.table} {spec.where} order by id")
+    stored = dict_rows(db, f"select * from {spec.table} {spec.where} order by id")
     forgotten = sum(spec.section == "notes" and r["deleted_at"] is not None for r in stored)
     made_here = sum(_protected(spec.section, r) and not (spec.section == "notes" and r["deleted_at"]) for r in stored)
     result = SectionResult(conversation=made_here, forgotten=forgotten)
@@ -182,7 +182,7 @@ def _last_conversation_trades(db: Database) -> dict[str, str]:
     marks = ",".join("?" * len(CONVERSATION_SOURCES))
     return {
         r["symbol"]: r["last"]
-        for r in _rows(
+        for r in dict_rows(
             db,
             f"select symbol, max(decided_at) as last from decisions where source in ({marks}) group by symbol",
             CONVERSATION_SOURCES,
@@ -212,7 +212,7 @@ def _shares_after_trades(db: Database, current: dict | None) -> float:
 
 
 def _merge_holdings(db: Database, items: list[Holding], conflicts: list[ShareConflict]) -> SectionResult:
-    stored = {r["symbol"]: r for r in _rows(db, "select * from holdings")}
+    stored = {r["symbol"]: r for r in dict_rows(db, "select * from holdings")}
     traded = _last_conversation_trades(db)
     result = SectionResult(conversation=sum(symbol in traded for symbol in stored))
     table, added = db["holdings"], []
@@ -249,7 +249,7 @@ def _merge_holdings(db: Database, items: list[Holding], conflicts: list[ShareCon
 
 
 def _merge_persona(db: Database, persona: dict[str, str], at: str | None) -> SectionResult:
-    stored = {r["key"]: r["value"] for r in _rows(db, "select key, value from persona")}
+    stored = {r["key"]: r["value"] for r in dict_rows(db, "select key, value from persona")}
     result = SectionResult()
     for key, value in persona.items():
         if key not in stored:

@@ -10,8 +10,7 @@ from sqlite_utils import Database
 
 from pixiu_cli.domain.news import FetchedNews, StoredNews
 from pixiu_cli.store.database import write_transaction
-from pixiu_cli.store.investor import _rows
-from pixiu_cli.store.rows import record
+from pixiu_cli.store.rows import dict_rows, record
 
 
 def dedup_key(item: FetchedNews) -> str:
@@ -53,7 +52,7 @@ class NewsStore:
 
     def listing(self, symbol: str | None, limit: int) -> list[StoredNews]:
         where, params = ("where symbol = ?", [symbol]) if symbol else ("", [])
-        rows = _rows(
+        rows = dict_rows(
             self.db, f"select * from news {where} order by published_at desc, id desc limit ?", [*params, limit]
         )
         return [record(StoredNews, r, "news") for r in rows]
@@ -63,7 +62,7 @@ class NewsStore:
         if not symbols:
             return []
         marks = ",".join("?" * len(symbols))
-        rows = _rows(
+        rows = dict_rows(
             self.db,
             f"select * from news where symbol in ({marks}) and (published_at > ? or fetched_at > ?) "
             "order by published_at desc, id desc limit ?",

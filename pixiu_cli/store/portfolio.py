@@ -11,8 +11,8 @@ from sqlite_utils import Database
 from pixiu_cli.domain.codes import is_finite_number
 from pixiu_cli.domain.investor import Decision, Holding
 from pixiu_cli.domain.vocabulary import decision_author
-from pixiu_cli.store.investor import _decision, _holding, _rows
 from pixiu_cli.store.memory import trade_text
+from pixiu_cli.store.rows import decision_from_row, dict_rows, holding_from_row
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,7 @@ class PortfolioStore:
         self.db = db
 
     def _holding_row(self, symbol: str) -> dict | None:
-        rows = _rows(self.db, "select * from holdings where symbol = ?", [symbol])
+        rows = dict_rows(self.db, "select * from holdings where symbol = ?", [symbol])
         return rows[0] if rows else None
 
     def record_trade(
@@ -76,7 +76,7 @@ class PortfolioStore:
             ],
         )
         self._add_fill(decision_id, symbol, side, price, quantity, fee, decided_at, name, at)
-        return _decision(_rows(self.db, "select * from decisions where id = ?", [decision_id])[0])
+        return decision_from_row(dict_rows(self.db, "select * from decisions where id = ?", [decision_id])[0])
 
     def statement_decision(self, fill) -> int:
         """A statement's buy or sell as a decision on its real day (for `pixiu track`)."""
@@ -117,7 +117,7 @@ class PortfolioStore:
         that move is reversed, exactly when nothing changed the row since, else by arithmetic.
         Raises ValueError when the reversal is impossible (shares sold since the buy). Call
         inside a transaction."""
-        rows = _rows(self.db, "select * from decisions where id = ? and deleted_at is null", [decision_id])
+        rows = dict_rows(self.db, "select * from decisions where id = ? and deleted_at is null", [decision_id])
         if not rows:
             return None
         row = rows[0]
@@ -135,7 +135,7 @@ class PortfolioStore:
             "update memory_events set deleted_at = ? where decision_id = ? and deleted_at is null", [at, decision_id]
         )
         now = self._holding_row(row["symbol"])
-        return UndoneTrade(_decision(row), _holding(now) if now else None, moved or fills > 0)
+        return UndoneTrade(decision_from_row(row), holding_from_row(now) if now else None, moved or fills > 0)
 
     def _reverse(self, row: dict, at: str) -> None:
         symbol, quantity, price = row["symbol"], row["quantity"], row["price"]
@@ -187,7 +187,7 @@ class PortfolioStore:
 def set_position(db: Database, symbol: str, name: str | None, shares: float, cost: float | None, as_of: str) -> None:
     """The holding row as the ledger leaves it (shares 0: no holding), marked as the ledger's
     copy; its role and short names stay as they were."""
-    rows = _rows(db, "select * from holdings where symbol = ?", [symbol])
+    rows = dict_rows(db, "select * from holdings where symbol = ?", [symbol])
     if shares <= 0 or cost is None:
         db.execute("delete from holdings where symbol = ?", [symbol])
     elif rows:

@@ -10,16 +10,22 @@ Two kinds of field, two answers to a value that is not what it should be:
   no number reads as NaN, which every view shows as 无效值 and no figure is made from, so one
   bad row never fails a turn;
 - figures that are computed with (bars, corporate actions, alert thresholds): the row is
-  refused with `StoredValueError`, one line naming the table, the row and the column."""
+  refused with `StoredValueError`, one line naming the table, the row and the column.
+
+The public row mapping of the store: every store module reads its rows with `dict_rows` and
+turns them into domain types with the `*_from_row` functions here, so no store imports
+another store's private helpers."""
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import fields
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, TypeVar
 
+from pixiu_cli.domain.investor import Alert, Decision, Holding, MemoryEvent, NewsItem, Profile, Report, Signal
 from pixiu_cli.errors import UserError
 
 T = TypeVar("T")
@@ -155,3 +161,54 @@ def dict_rows(db, sql: str, params=()) -> list[dict]:
     cursor = db.conn.execute(sql, list(params))
     keys = [d[0] for d in cursor.description]
     return [dict(zip(keys, row)) for row in cursor]
+
+
+# The investor's data set, row by row (store/investor.py and the stores beside it).
+
+
+def json_column(raw, default):
+    """A stored JSON column, or `default` when it holds anything else (the database can
+    hold any value; reading one must not fail a turn)."""
+    try:
+        value = json.loads(raw) if isinstance(raw, (str, bytes)) and raw else default
+    except (ValueError, RecursionError):
+        return default
+    return value if isinstance(value, type(default)) else default
+
+
+@lru_cache(maxsize=4096)
+def _short_names(raw) -> tuple[str, ...]:
+    return tuple(name for name in json_column(raw, []) if isinstance(name, str))
+
+
+def holding_from_row(r) -> Holding:
+    return record(Holding, r, "holdings", short_names=_short_names(r["short_names"]))
+
+
+def profile_from_row(r) -> Profile:
+    return record(Profile, r, "profiles")
+
+
+def news_from_row(r) -> NewsItem:
+    return record(NewsItem, r, "news")
+
+
+def signal_from_row(r) -> Signal:
+    return record(Signal, r, "signals", components=json_column(r["components"], {}))
+
+
+def report_from_row(r) -> Report:
+    symbols = tuple(s for s in json_column(r["symbols"], []) if isinstance(s, str))
+    return record(Report, r, "reports", symbols=symbols)
+
+
+def decision_from_row(r) -> Decision:
+    return record(Decision, r, "decisions")
+
+
+def alert_from_row(r) -> Alert:
+    return record(Alert, r, "alerts")
+
+
+def event_from_row(r) -> MemoryEvent:
+    return record(MemoryEvent, r, "memory_events")

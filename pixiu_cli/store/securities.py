@@ -9,8 +9,7 @@ from sqlite_utils import Database
 
 from pixiu_cli.domain.securities import Alias, Security
 from pixiu_cli.store.database import write_transaction
-from pixiu_cli.store.investor import _rows
-from pixiu_cli.store.rows import record, text
+from pixiu_cli.store.rows import dict_rows, record, text
 
 
 def _security(r) -> Security:
@@ -27,10 +26,10 @@ class SecurityMaster:
         return self.db.conn.execute("select version from securities_version where id = 1").fetchone()[0]
 
     def all(self) -> list[Security]:
-        return [_security(r) for r in _rows(self.db, "select * from securities order by symbol")]
+        return [_security(r) for r in dict_rows(self.db, "select * from securities order by symbol")]
 
     def get(self, symbol: str) -> Security | None:
-        rows = _rows(self.db, "select * from securities where symbol = ?", [symbol])
+        rows = dict_rows(self.db, "select * from securities where symbol = ?", [symbol])
         return _security(rows[0]) if rows else None
 
     def upsert(self, securities: Iterable[Security], *, keep_names: bool = False) -> int:
@@ -56,7 +55,7 @@ class SecurityMaster:
     def aliases(self) -> list[Alias]:
         return [
             record(Alias, r, "security_aliases")
-            for r in _rows(self.db, "select * from security_aliases order by alias")
+            for r in dict_rows(self.db, "select * from security_aliases order by alias")
         ]
 
     def add_alias(self, alias: str, symbol: str, *, source: str = "user", at: str | None = None) -> None:

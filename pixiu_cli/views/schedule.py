@@ -6,10 +6,23 @@ from __future__ import annotations
 
 from xml.sax.saxutils import escape
 
-from pixiu_cli.services.schedule import Schedule, local_day_shift
+from pixiu_cli.services.schedule import ClosedDay, Schedule, local_day_shift
 
 UNIT = "pixiu-brief"
 AGENT = "com.pixiu.brief"
+WEEKDAY_NAMES = "一二三四五六日"
+
+
+def closed_line(c: ClosedDay) -> str:
+    """Why a run on a closed day does nothing (--if-trading-day)."""
+    if c.weekend:
+        return f"今天 {c.day}（周{WEEKDAY_NAMES[c.day.weekday()]}）休市"
+    return f"今天 {c.day}（{c.holiday or '节假日'}）休市"
+
+
+def calendar_line(beyond: str) -> str:
+    """A weekday past the shipped calendar is run, and says why."""
+    return f"{beyond}，无法确认今天是否交易日，按交易日运行"
 
 
 def _hm(s: Schedule) -> str:

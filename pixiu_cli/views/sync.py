@@ -6,10 +6,21 @@ failure, with what was kept)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pixiu_cli.domain.benchmarks import benchmark_for
 from pixiu_cli.views.fundamentals import kept_lines
 from pixiu_cli.views.push import delivery_line
+
+if TYPE_CHECKING:
+    from pixiu_cli.services.import_symbol import BareCode
+
+
+def bare_code_line(d: BareCode) -> str:
+    """How `data import` read a bare code an index shares, and how to ask for the other."""
+    if d.stock is None:
+        return f"{d.code} 是指数代码，已按 {d.index.name}（{d.index.key}）导入"
+    return f"{d.code} 已按股票 {d.stock} 导入；导入{d.index.name}请用 --symbol {d.index.key}"
 
 
 @dataclass(frozen=True)

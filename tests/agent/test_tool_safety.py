@@ -81,9 +81,9 @@ def join_tool_threads() -> None:
 def wait_until_abandoned() -> None:
     """Inside a tool: until the loop has given up on it (its commit gate refuses new
     writes), so it cannot reach its commit first however the threads are scheduled."""
-    from pixiu_cli.store.database import _gates
+    from pixiu_cli.store.database import current_gate
 
-    gate, deadline = _gates.gate, time.monotonic() + 30
+    gate, deadline = current_gate(), time.monotonic() + 30
     while gate.may_begin() and time.monotonic() < deadline:
         time.sleep(0.01)
 

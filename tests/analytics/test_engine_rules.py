@@ -170,10 +170,10 @@ def test_transfer_fee_and_st_limit_are_dated():
     assert daily_limit("000001", "2026-07-06", is_st=True) == 0.10
     assert daily_limit("300001", "2020-08-21", is_st=True) == 0.05 and daily_limit("300001", "2020-08-24", True) == 0.20
     assert daily_limit("688001", "2026-07-03", is_st=True) == 0.20  # STAR ST never had a 5% limit
-    from pixiu_cli.analytics.frame import _limit_array
+    from pixiu_cli.analytics.frame import limit_array
 
     days = np.asarray(["2026-07-02", "2026-07-03", "2026-07-06", "2026-07-07"])
-    limits = _limit_array("600000", days, np.array([True, True, True, False]))
+    limits = limit_array("600000", days, np.array([True, True, True, False]))
     assert limits.tolist() == [0.05, 0.05, 0.10, 0.10]  # the frame's limits follow the same table
 
 

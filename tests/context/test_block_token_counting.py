@@ -17,9 +17,9 @@ from pixiu_cli.context.block import (
     ContextBlock,
     MemoryId,
     Section,
-    _render,
     assemble,
     delta_block,
+    render_sections,
 )
 from pixiu_cli.tokenizer.counts import count_tokens, count_tokens_by_line
 
@@ -71,7 +71,7 @@ def reference_assemble(sections: list[Section], budget: int) -> ContextBlock:
     titles = {s.key: s.title for s in sections}
     live = [s for s in sections if s.items or not s.trimmable]
     omitted: dict[str, int] = {}
-    text = _render(live, omitted, titles)
+    text = render_sections(live, omitted, titles)
     tokens = count_tokens(text)
     while tokens > budget:
         candidates = [s for s in live if s.trimmable and s.items]
@@ -82,7 +82,7 @@ def reference_assemble(sections: list[Section], budget: int) -> ContextBlock:
         live[index] = replace(victim, items=victim.items[:-1])
         omitted[victim.key] = omitted.get(victim.key, 0) + 1
         live = [s for s in live if s.items or not s.trimmable]
-        text = _render(live, omitted, titles)
+        text = render_sections(live, omitted, titles)
         tokens = count_tokens(text)
     return ContextBlock(text=text, tokens=tokens, budget=budget, sections=tuple(live), omitted=omitted)
 

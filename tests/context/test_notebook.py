@@ -19,6 +19,7 @@ from pixiu_cli.store.database import open_database
 from pixiu_cli.store.document import SHANGHAI, parse_document
 from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.memory import MemoryStore
+from pixiu_cli.views.notices import forget_notice, pin_notice, replacement_notice
 
 NOW = datetime(2026, 12, 1, 10, 15, tzinfo=SHANGHAI)
 
@@ -90,13 +91,13 @@ def test_a_new_plan_offers_to_replace_the_one_it_restates_and_both_hold_until_ac
     old_line = next(line for line in offered.splitlines() if "回踩30加仓" in line)
     assert f"新计划 note:{new.event.id} 待用户确认是否替换它" in old_line
     done = notes.accept_replacement(db, ref)
-    assert f"替换旧计划 #n{old.event.id}「宁德时代回踩30加仓」" in notes.replacement_notice(done)
+    assert f"替换旧计划 #n{old.event.id}「宁德时代回踩30加仓」" in replacement_notice(done)
     text = block(db, "宁德时代怎么样").text
     assert "回踩28加仓" in text and "回踩30加仓" not in text and "跌破25止损" in text
     with pytest.raises(RequestError, match="没有待确认替换的旧计划"):
         notes.accept_replacement(db, ref)  # accepted once; nothing left to replace
     forgotten = MemoryStore(db).forget(new.event.id, ago(0))
-    assert f"旧计划 #n{old.event.id} 恢复有效" in notes.forget_notice(ref, forgotten)
+    assert f"旧计划 #n{old.event.id} 恢复有效" in forget_notice(ref, forgotten)
     text = block(db, "宁德时代怎么样").text
     assert "回踩30加仓" in text and "回踩28加仓" not in text and "待用户确认" not in text
 
@@ -172,7 +173,7 @@ def test_a_pinned_note_is_injected_whatever_its_age(db):
     old = note(db, "view", "茅台是长期核心资产", 200)
     assert "茅台是长期核心资产" not in block(db, "你好").text
     pinned = notes.pin_note(db, f"n{old.event.id}", True)
-    assert "已置顶" in notes.pin_notice(pinned)
+    assert "已置顶" in pin_notice(pinned)
     assert "茅台是长期核心资产" in block(db, "你好").text
     notes.pin_note(db, f"n{old.event.id}", False)
     assert "茅台是长期核心资产" not in block(db, "你好").text

@@ -10,12 +10,13 @@ import pytest
 
 from pixiu_cli.context.builder import ContextBuilder
 from pixiu_cli.context.memory import MemoryLimits
-from pixiu_cli.services.market import unwatch, watch, watchlist
+from pixiu_cli.services.market import watch, watchlist
 from pixiu_cli.services.trades import NewTrade, record_trade
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.document import SHANGHAI
 from pixiu_cli.store.investor import InvestorStore
+from pixiu_cli.store.market import MarketStore
 
 NOW = datetime(2026, 12, 1, 10, 15, tzinfo=SHANGHAI)
 
@@ -41,7 +42,7 @@ def test_a_watched_stock_named_in_passing_gets_its_section_like_a_holding(db):
     section = next(s for s in block.sections if s.key == "symbol:603883")
     assert section.title == "标的上下文：603883 老百姓"
     assert "持仓关联：未持有 · 在自选列表中（2026-12-01 加入）" in section.render()
-    unwatch(db, "603883")
+    MarketStore(db).unwatch("603883")
     assert selected(db, "老百姓今天涨了")[1].symbols == []
 
 

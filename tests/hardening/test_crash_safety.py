@@ -365,7 +365,7 @@ def test_reopening_leaves_a_live_processs_turn_alone(tmp_path):
 
     from pixiu_cli.store.conversations import ConversationStore
     from pixiu_cli.store.database import open_database
-    from pixiu_cli.store.liveness import _start_time
+    from pixiu_cli.store.liveness import process_start_time
 
     db = open_database(tmp_path / "pixiu.db")
     store = ConversationStore(db)
@@ -373,12 +373,12 @@ def test_reopening_leaves_a_live_processs_turn_alone(tmp_path):
     other = subprocess.Popen(["sleep", "60"])
     try:
         live = store.start_turn(conversation.id, "另一个终端正在回答的问题")
-        owner = f"{other.pid}:{_start_time(other.pid) or ''}"
+        owner = f"{other.pid}:{process_start_time(other.pid) or ''}"
         with db.conn:
             db.conn.execute("update turns set owner = ? where id = ?", [owner, live.id])
         assert store.mark_stale_pending(conversation.id) == 0
         assert store.get_turn(live.id).status == "pending"
-        if _start_time(other.pid) is not None:  # the same pid, started at another time: reused, so gone
+        if process_start_time(other.pid) is not None:  # the same pid, started at another time: reused, so gone
             with db.conn:
                 db.conn.execute("update turns set owner = ? where id = ?", [f"{other.pid}:1", live.id])
             assert store.mark_stale_pending(conversation.id) == 1

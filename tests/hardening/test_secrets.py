@@ -295,16 +295,16 @@ def test_error_messages_never_echo_the_key(status):
         import httpx
     import openai
 
-    from pixiu_cli.llm.client import ChatClient, _translate
+    from pixiu_cli.llm.client import ChatClient, translated_error
 
     client = ChatClient(base_url="https://api.example.com/v1", api_key=PLANTED_KEY, model="m", provider="x")
     body = {"error": {"message": f"Incorrect API key provided: {PLANTED_KEY} (sk-pix…{PLANTED_KEY[-8:]})"}}
     response = httpx.Response(status, json=body, request=httpx.Request("POST", "https://api.example.com/v1/x"))
     error = openai.APIStatusError(body["error"]["message"], response=response, body=body)
-    message = str(_translate(error, client))
+    message = str(translated_error(error, client))
     assert message and "\n" not in message and not leaked(message), message
     streamed = openai.APIError(f"stream error for key {PLANTED_KEY}", request=response.request, body=None)
-    assert not leaked(str(_translate(streamed, client)))
+    assert not leaked(str(translated_error(streamed, client)))
 
 
 @pytest.mark.slow

@@ -19,6 +19,7 @@ from pixiu_cli.store.analytics import AnalyticsStore
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.market import MarketStore
 from pixiu_cli.store.securities import SecurityMaster
+from pixiu_cli.views.sync import bare_code_line
 from tests.helpers import MARKET_FIXTURES, clean_env, pixiu_in_process
 
 SCALE = 200  # 万科A's real closes × 200 stand in for an index's level (the shipped histories hold no index)
@@ -63,18 +64,21 @@ def env(pixiu_home):
 )
 def test_every_spelling_of_a_benchmark_names_its_index_key(db, spelling, key):
     target = import_symbol(SecurityMaster(db), spelling)
-    assert (target.symbol, target.index.key, target.note) == (key, key, None)
+    assert (target.symbol, target.index.key, target.decided) == (key, key, None)
 
 
 def test_bare_codes_an_index_shares_with_stocks(db):
     master = SecurityMaster(db)
     # 399xxx is Shenzhen's index range only: the index, and it says so
     target = import_symbol(master, "399006")
-    assert (target.symbol, target.note) == ("sz399006", "399006 是指数代码，已按 创业板指（sz399006）导入")
+    assert (target.symbol, bare_code_line(target.decided)) == (
+        "sz399006",
+        "399006 是指数代码，已按 创业板指（sz399006）导入",
+    )
     # 000001 is 平安银行 in the shipped list: the stock, saying how to get 上证指数
     target = import_symbol(master, "000001")
     assert (target.symbol, target.index) == ("000001", None)
-    assert target.note == "000001 已按股票 平安银行 导入；导入上证指数请用 --symbol sh000001"
+    assert bare_code_line(target.decided) == "000001 已按股票 平安银行 导入；导入上证指数请用 --symbol sh000001"
     # 000300 is no listed stock, yet in Shenzhen's stock range: asked, never guessed
     with pytest.raises(RequestError, match="指数请用 --symbol sh000300，股票请用 --symbol sz000300"):
         import_symbol(master, "000300")
@@ -157,6 +161,12 @@ def test_a_bare_shared_code_and_index_actions_are_refused_with_nothing_written(e
         assert MarketStore(db).series() == [] and SecurityMaster(db).get("000300") is None
     finally:
         db.close()
+
+
+def test_a_bare_index_code_is_imported_as_the_index_and_says_so(env, pixiu_home):
+    done = pixiu_in_process(env, "data", "import", str(MARKET_FIXTURES / "000002.csv"), "--symbol", "399006", text=True)
+    assert done.returncode == 0, done.stderr
+    assert "399006 是指数代码，已按 创业板指（sz399006）导入" in done.stdout
 
 
 def test_a_folder_import_reads_the_exchange_from_each_name(env, pixiu_home, tmp_path):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from openai import DefaultHttpx2Client, OpenAI
 
-from pixiu_cli.llm.client import _verified_tls_context
+from pixiu_cli.llm.client import verified_tls_context
 from pixiu_cli.offline import OfflineServer
 
 
@@ -46,7 +46,7 @@ def make_client():
         options.setdefault("max_retries", 0)
         # The SDK's default HTTP client loads the CA store again for every client (~20 ms);
         # the product builds one context per process (llm/client.py), and so do these.
-        options.setdefault("http_client", DefaultHttpx2Client(verify=_verified_tls_context()))
+        options.setdefault("http_client", DefaultHttpx2Client(verify=verified_tls_context()))
         client = OpenAI(base_url=server.base_url, api_key=api_key, **options)
         clients.append(client)
         return client

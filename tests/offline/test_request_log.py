@@ -33,11 +33,11 @@ def test_the_default_log_is_bounded_and_zero_keeps_none(make_server, make_client
 
 
 def test_the_apps_in_process_server_keeps_a_few(tmp_path, monkeypatch):
-    from pixiu_cli.app import OFFLINE_REQUEST_LOG, _start_offline_server
+    from pixiu_cli.app import OFFLINE_REQUEST_LOG, start_offline_server
     from pixiu_cli.settings import load_settings
 
     monkeypatch.setenv("PIXIU_HOME", str(tmp_path))
-    server = _start_offline_server(load_settings())
+    server = start_offline_server(load_settings())
     try:
         assert server._state.requests.maxlen == OFFLINE_REQUEST_LOG <= 16
     finally:

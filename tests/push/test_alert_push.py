@@ -10,9 +10,10 @@ import json
 import pytest
 
 from pixiu_cli.push.config import read_push
-from pixiu_cli.services.push import alert_mark, push_new_alerts
+from pixiu_cli.services.push import push_new_alerts
 from pixiu_cli.store.analytics import AnalyticsStore
 from pixiu_cli.store.database import open_database
+from pixiu_cli.store.push import PushLog
 from tests.helpers import MARKET_FIXTURES, fake_baostock_env, pixiu, pixiu_ok
 from tests.push_receivers import Receiver
 
@@ -107,7 +108,7 @@ def test_a_claimed_alert_is_never_sent_to_that_channel_again(tmp_path, receiver)
         config = read_push(
             tomllib.loads(receiver.config("webhook").replace("[push]\n", "[push]\nalerts = true\n"))["push"], {}
         )
-        mark = alert_mark(db)
+        mark = PushLog(db).last_alert_id()
         ids = _fired(db, 2)
         now = __import__("datetime").datetime.fromisoformat("2025-06-03T16:00:00+08:00")
         first = push_new_alerts(db, config, mark, now, sleep=lambda s: None)
@@ -130,7 +131,7 @@ def test_a_failed_alert_push_is_one_line_and_not_repeated(tmp_path, receiver):
     try:
         toml = receiver.config("webhook").replace("[push]\n", "[push]\nalerts = true\n")
         config = read_push(tomllib.loads(toml)["push"], {})
-        mark = alert_mark(db)
+        mark = PushLog(db).last_alert_id()
         _fired(db, 1)
         receiver.faults["webhook"] = ["error"]
         now = __import__("datetime").datetime.fromisoformat("2025-06-03T16:00:00+08:00")

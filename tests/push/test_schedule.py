@@ -14,10 +14,11 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from pixiu_cli.clock import SHANGHAI
+from pixiu_cli.market.calendar import beyond_calendar
 from pixiu_cli.services.errors import RequestError
-from pixiu_cli.services.schedule import calendar_note, closed_day, local_day_shift, parse_at, schedule
+from pixiu_cli.services.schedule import closed_day, local_day_shift, parse_at, schedule
 from pixiu_cli.store.database import open_database
-from pixiu_cli.views.schedule import schedule_text
+from pixiu_cli.views.schedule import calendar_line, closed_line, schedule_text
 from tests.helpers import MARKET_FIXTURES, clean_env, fake_baostock_env, pixiu_in_process
 from tests.push_receivers import Receiver
 
@@ -34,15 +35,16 @@ MONDAY = datetime(2026, 11, 30, 10, 0, tzinfo=SHANGHAI)
     ],
 )
 def test_closed_days_come_from_the_calendar_in_beijing_time(moment, said):
-    assert closed_day(moment.replace(tzinfo=SHANGHAI)) == said
+    closed = closed_day(moment.replace(tzinfo=SHANGHAI))
+    assert (closed_line(closed) if closed else None) == said
 
 
 def test_a_weekday_past_the_calendar_is_run_with_a_note():
-    note = calendar_note(datetime(2027, 3, 1, 16, 0, tzinfo=SHANGHAI))
+    note = calendar_line(beyond_calendar(datetime(2027, 3, 1, 16, 0, tzinfo=SHANGHAI)))
     assert note == "交易日历只到 2026-12-31，无法确认今天是否交易日，按交易日运行"
     # Friday 23:30 in Los Angeles is Saturday 15:30 in Beijing: closed, whatever the machine says
     los_angeles = datetime(2026, 11, 27, 23, 30, tzinfo=ZoneInfo("America/Los_Angeles"))
-    assert closed_day(los_angeles) == "今天 2026-11-28（周六）休市"
+    assert closed_line(closed_day(los_angeles)) == "今天 2026-11-28（周六）休市"
 
 
 @pytest.mark.parametrize(

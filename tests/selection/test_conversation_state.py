@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from pixiu_cli.selection.intent import Intent
-from pixiu_cli.selection.names import Holder, NameTable, _names
+from pixiu_cli.selection.names import Holder, NameTable, names_from
 from pixiu_cli.selection.select import select
 
 HOLDINGS = [
@@ -20,7 +20,7 @@ HOLDINGS = [
 
 @pytest.fixture(scope="module")
 def table() -> NameTable:
-    return NameTable(_names(HOLDINGS, [], []))
+    return NameTable(names_from(HOLDINGS, [], []))
 
 
 def test_a_pair_named_over_two_turns_is_both_stocks_with_their_turns(table):

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from pixiu_cli.selection.names import Known, NameTable, _names
+from pixiu_cli.selection.names import Known, NameTable, names_from
 from pixiu_cli.selection.select import select
 from tests.helpers import REPO, clean_env, pixiu_in_process
 
@@ -19,7 +19,7 @@ from tests.helpers import REPO, clean_env, pixiu_in_process
 @pytest.fixture(scope="module")
 def fresh() -> NameTable:
     """What a fresh home knows: no holdings, an empty master, the shipped lists."""
-    return NameTable(_names((), (), ()))
+    return NameTable(names_from((), (), ()))
 
 
 @pytest.mark.parametrize(
@@ -58,7 +58,7 @@ def test_listed_names_keep_the_false_match_guards(fresh, text, symbols):
 
 def test_a_name_a_later_list_replaced_still_finds_the_stock():
     # the master holds a sync's newer name; the shipped list's is a former name now
-    table = NameTable(_names((), (Known("603883", "百姓大药房", "baostock"),), ()))
+    table = NameTable(names_from((), (Known("603883", "百姓大药房", "baostock"),), ()))
     chosen = select("老百姓大药房连锁能买吗", table)  # no match: neither name is in it
     assert chosen.symbols == []
     now = select("百姓大药房能买吗", table)
@@ -66,7 +66,7 @@ def test_a_name_a_later_list_replaced_still_finds_the_stock():
     assert now.symbols == before.symbols == ["603883"]
     assert now.mentions[0].kind == "listed" and before.mentions[0].kind == "former"
     # a former name stored as an alias by a sync answers the same way, below current names
-    aliased = NameTable(_names((), (Known("600054", "徽山旅游", "baostock"),), (("黄山旅游", "600054", "former"),)))
+    aliased = NameTable(names_from((), (Known("600054", "徽山旅游", "baostock"),), (("黄山旅游", "600054", "former"),)))
     assert select("黄山旅游能买吗", aliased).symbols == ["600054"]
 
 
@@ -83,8 +83,8 @@ def test_the_list_is_read_when_a_name_table_is_built_not_on_import():
         "import pixiu_cli.context.builder, pixiu_cli.selection.select\n"
         "from pixiu_cli.market.security_list import shipped_names\n"
         "print(shipped_names.cache_info().currsize)\n"
-        "from pixiu_cli.selection.names import NameTable, _names\n"
-        "NameTable(_names((), (), ()))\n"
+        "from pixiu_cli.selection.names import NameTable, names_from\n"
+        "NameTable(names_from((), (), ()))\n"
         "print(shipped_names.cache_info().currsize)\n"
     )
     done = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, timeout=60)

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from pixiu_cli.selection.intent import Intent
-from pixiu_cli.selection.names import Holder, NameTable, _names, shipped_market_list
+from pixiu_cli.selection.names import Holder, NameTable, names_from, shipped_market_list
 from pixiu_cli.selection.normalize import normalize
 from pixiu_cli.selection.select import select
 
@@ -26,7 +26,7 @@ KNOWN = tuple((s.symbol, s.name) for s in shipped_market_list())
 
 @pytest.fixture(scope="module")
 def table() -> NameTable:
-    return NameTable(_names(HOLDERS, KNOWN, (("宁宁", "300750"),)))
+    return NameTable(names_from(HOLDERS, KNOWN, (("宁宁", "300750"),)))
 
 
 def pick(table, text, earlier=()):
@@ -95,7 +95,7 @@ def test_stocks_by_name_nickname_alias_and_code(table, text, symbols):
 
 def test_held_short_name_beats_another_company_with_the_same_short_name():
     holders = (Holder("600584", "长电科技", ("长电",)),)
-    table = NameTable(_names(holders, KNOWN, ()))
+    table = NameTable(names_from(holders, KNOWN, ()))
     assert pick(table, "长电还能拿吗").symbols == ["600584"]
     assert pick(table, "长江电力还能拿吗").symbols == ["600900"]
 
@@ -170,13 +170,13 @@ def test_explanation_names_cues_and_rejected_mentions(table):
 
 def test_another_companys_name_swallows_a_held_short_name_in_a_fresh_home():
     # 长电科技 is not 长江电力 (长电): the shipped list names it, with no sync and no data
-    table = NameTable(_names((Holder("600900", "长江电力", ("长电",)),), (), ()))
+    table = NameTable(names_from((Holder("600900", "长江电力", ("长电",)),), (), ()))
     assert pick(table, "长电科技怎么样").symbols == ["600584"]
     assert pick(table, "长电怎么样").symbols == ["600900"]
 
 
 def test_a_curated_name_no_list_knows_still_swallows_a_held_short_name():
-    table = NameTable(_names((Holder("600900", "长江电力", ("长电",)),), (), (), listed=()))
+    table = NameTable(names_from((Holder("600900", "长江电力", ("长电",)),), (), (), listed=()))
     assert pick(table, "长电科技怎么样").symbols == []
     chosen = pick(table, "长电科技怎么样").explanation()
     assert chosen["mentions"][0]["kind"] == "shadow" and not chosen["mentions"][0]["accepted"]
@@ -187,5 +187,5 @@ def test_a_curated_name_no_list_knows_still_swallows_a_held_short_name():
     [("金山最近咋了", ["688111"]), ("金山这票还能拿吗", ["688111"]), ("上海金山区房价", []), ("金山词霸还能用吗", [])],
 )
 def test_held_short_name_in_colloquial_questions(text, symbols):
-    table = NameTable(_names((Holder("688111", "金山办公", ("金山",)),), (), ()))
+    table = NameTable(names_from((Holder("688111", "金山办公", ("金山",)),), (), ()))
     assert pick(table, text).symbols == symbols

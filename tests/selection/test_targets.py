@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from pixiu_cli.selection.intent import Intent
-from pixiu_cli.selection.names import Holder, NameTable, _names
+from pixiu_cli.selection.names import Holder, NameTable, names_from
 from pixiu_cli.selection.select import select
 from pixiu_cli.selection.targets import english_fixed
 
@@ -22,7 +22,7 @@ HOLDINGS = [
 
 @pytest.fixture(scope="module")
 def table() -> NameTable:
-    return NameTable(_names(HOLDINGS, [], []))
+    return NameTable(names_from(HOLDINGS, [], []))
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ import pytest
 
 from pixiu_cli.resources import data_dir
 from pixiu_cli.selection import conversation, rules, select, topics
-from pixiu_cli.selection.names import Holder, NameTable, _names
+from pixiu_cli.selection.names import Holder, NameTable, names_from
 from pixiu_cli.selection.select import select as pick
 
 HOLDERS = (
@@ -24,7 +24,7 @@ HOLDERS = (
 
 @pytest.fixture(scope="module")
 def table() -> NameTable:
-    return NameTable(_names(HOLDERS, (), ()))
+    return NameTable(names_from(HOLDERS, (), ()))
 
 
 @pytest.mark.parametrize(

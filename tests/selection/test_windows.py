@@ -9,7 +9,7 @@ from datetime import date
 
 import pytest
 
-from pixiu_cli.selection.names import Holder, NameTable, _names
+from pixiu_cli.selection.names import Holder, NameTable, names_from
 from pixiu_cli.selection.select import select
 from pixiu_cli.selection.windows import moves, period
 
@@ -68,7 +68,7 @@ def test_a_period_governs_the_classes_asked_about():
 
 
 def test_the_selection_carries_its_window_moves_and_says_them():
-    table = NameTable(_names([Holder("601138", "工业富联", ("富联",))], [], []))
+    table = NameTable(names_from([Holder("601138", "工业富联", ("富联",))], [], []))
     chosen = select("上个月富联有什么公告", table, today=TODAY)
     assert chosen.symbols == ["601138"] and chosen.targets == ("news",)
     [move] = chosen.windows

@@ -13,7 +13,7 @@ import pytest
 from pixiu_cli.resources import data_dir
 from pixiu_cli.selection.codes import find_codes
 from pixiu_cli.selection.intent import Intent, analyze, fired_cues
-from pixiu_cli.selection.names import Holder, NameTable, _names
+from pixiu_cli.selection.names import Holder, NameTable, names_from
 from pixiu_cli.selection.normalize import normalize
 from pixiu_cli.selection.select import select
 
@@ -27,7 +27,7 @@ def table() -> NameTable:
         Holder("600031", "三一重工", ("三一",)),
         Holder("601633", "长城汽车", ("长城",)),
     ]
-    return NameTable(_names(holders, [], []))
+    return NameTable(names_from(holders, [], []))
 
 
 @pytest.mark.parametrize(

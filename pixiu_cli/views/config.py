@@ -1,0 +1,25 @@
+"""What `pixiu config show` and `config set` print of the settings: a credential is said to be
+set, never shown; an address's user and password are masked."""
+
+from __future__ import annotations
+
+from pixiu_cli.domain.redact import mask_url
+from pixiu_cli.services.config_file import is_secret
+
+
+def masked(data: dict) -> dict:
+    def mask(path, value):
+        if isinstance(value, dict):
+            return {k: mask([*path, k], v) for k, v in value.items()}
+        if is_secret(path) and isinstance(value, str | int):
+            return "已设置（隐藏）" if value else ""
+        return mask_url(value) if isinstance(value, str) else value
+
+    return {k: mask([k], v) for k, v in data.items()}
+
+
+def shown_value(key: str, value: str) -> str:
+    """How `config set` echoes a value: secrets hidden, URL credentials masked."""
+    if is_secret(key.split(".")) or "key" in key:
+        return "（已隐藏）"
+    return mask_url(value)
