@@ -51,6 +51,7 @@ from pixiu_cli.agent.compaction import Compactor  # noqa: E402
 from pixiu_cli.agent.guardrails import Guardrails  # noqa: E402
 from pixiu_cli.agent.loop import Agent  # noqa: E402
 from pixiu_cli.agent.tools import ToolContext  # noqa: E402
+from pixiu_cli.services.model_tools import model_tools  # noqa: E402
 from pixiu_cli.context.block import ContextBlock  # noqa: E402
 from pixiu_cli.context.builder import SHANGHAI, BuiltMessages, ContextBuilder, scene_fragment, system_prompt  # noqa: E402
 from pixiu_cli.context.memory import MemoryLimits  # noqa: E402
@@ -638,6 +639,7 @@ def run_layout(
                 builder,
                 guardrails=Guardrails(),
                 compactor=compactor,
+                tools=model_tools(),
                 tool_context=ToolContext(domain=domain, memory=memory, portfolio=PortfolioStore(db), now=clock),
             )
             conv = store.create_conversation(title=f"bench {layout.key}").id
