@@ -51,7 +51,6 @@ from pixiu_cli.agent.compaction import Compactor  # noqa: E402
 from pixiu_cli.agent.guardrails import Guardrails  # noqa: E402
 from pixiu_cli.agent.loop import Agent  # noqa: E402
 from pixiu_cli.agent.tools import ToolContext  # noqa: E402
-from pixiu_cli.services.model_tools import model_tools  # noqa: E402
 from pixiu_cli.context.block import ContextBlock  # noqa: E402
 from pixiu_cli.context.builder import SHANGHAI, BuiltMessages, ContextBuilder, scene_fragment, system_prompt  # noqa: E402
 from pixiu_cli.context.memory import MemoryLimits  # noqa: E402
@@ -62,6 +61,7 @@ from pixiu_cli.resources import data_dir  # noqa: E402
 from pixiu_cli.selection.intent import Intent, detect_intent  # noqa: E402
 from pixiu_cli.selection.names import Holder  # noqa: E402
 from pixiu_cli.selection.select import extract_symbols  # noqa: E402
+from pixiu_cli.services.model_tools import model_tools  # noqa: E402
 from pixiu_cli.store.conversations import ConversationStore  # noqa: E402
 from pixiu_cli.store.database import open_database  # noqa: E402
 from pixiu_cli.store.document import load_document  # noqa: E402

@@ -18,9 +18,9 @@ from pixiu_cli.app import open_app
 from pixiu_cli.domain.fundamentals import Dividend, FinancialReport, FundamentalsWrite, ValuationDay
 from pixiu_cli.domain.market_review import Breadth, IndustryMove, Snapshot
 from pixiu_cli.market.trading_days import SHANGHAI
-from pixiu_cli.services.model_tools import model_tools
 from pixiu_cli.repl.loop import run_command
 from pixiu_cli.repl.state import ReplState
+from pixiu_cli.services.model_tools import model_tools
 from pixiu_cli.settings import load_settings
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.fundamentals import FundamentalsStore
