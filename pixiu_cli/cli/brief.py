@@ -30,7 +30,7 @@ def brief(
     """每日简报：本地算出持仓涨跌、盈亏变动、预警、信号变化、新闻和纪律风险，由模型写成简报，结论存为报告。"""
     from pixiu_cli.cli.push import resend_last
     from pixiu_cli.services.brief import BriefRequest
-    from pixiu_cli.services.brief import brief as write_the_brief
+    from pixiu_cli.services.brief import brief as brief_use_case
     from pixiu_cli.services.push import require_channels
     from pixiu_cli.views.brief import brief_json, facts_then_reply, show_cost, show_stored
     from pixiu_cli.views.push import deliveries_json, show
@@ -51,7 +51,7 @@ def brief(
         def reply(plan):
             return nullcontext(None) if as_json else facts_then_reply(renderer, plan, gap=True)
 
-        done = write_the_brief(BriefRequest(push=push), app_, confirm, reply, app_.clock)
+        done = brief_use_case(BriefRequest(push=push), app_, confirm, reply, app_.clock)
         if done.declined:
             raise common.CliError("已取消，没有调用模型")
         if as_json:
