@@ -96,7 +96,7 @@ BREAKS = {
         "CONTEXT_OPEN",
         "pixiu_cli.offline is not allowed to import pixiu_cli.context",
     ),
-    "the agent imports a service (services sit above it: app.py hands the tools theirs)": (
+    "the agent imports a service": (  # services sit above it: app.py hands the tools theirs
         "agent/tools.py",
         "pixiu_cli.services.notes",
         "add_note",
