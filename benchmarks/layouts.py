@@ -61,6 +61,7 @@ from pixiu_cli.resources import data_dir  # noqa: E402
 from pixiu_cli.selection.intent import Intent, detect_intent  # noqa: E402
 from pixiu_cli.selection.names import Holder  # noqa: E402
 from pixiu_cli.selection.select import extract_symbols  # noqa: E402
+from pixiu_cli.services.model_tools import model_tools  # noqa: E402
 from pixiu_cli.store.conversations import ConversationStore  # noqa: E402
 from pixiu_cli.store.database import open_database  # noqa: E402
 from pixiu_cli.store.document import load_document  # noqa: E402
@@ -638,6 +639,7 @@ def run_layout(
                 builder,
                 guardrails=Guardrails(),
                 compactor=compactor,
+                tools=model_tools(),
                 tool_context=ToolContext(domain=domain, memory=memory, portfolio=PortfolioStore(db), now=clock),
             )
             conv = store.create_conversation(title=f"bench {layout.key}").id

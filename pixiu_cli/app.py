@@ -263,7 +263,7 @@ def open_preview(settings: Settings, *, demo: bool = False) -> Preview:
     """The same store, builder, tools and client body as `open_app`'s agent, without the
     agent: assembling a request imports neither the loop nor the model's SDK."""
     from pixiu_cli.agent.preview import RequestPreview
-    from pixiu_cli.agent.tools import ToolRegistry
+    from pixiu_cli.services.model_tools import model_tools
 
     clock = clock_of(settings)
     domain = _opened_domain(settings, demo, clock)
@@ -271,7 +271,7 @@ def open_preview(settings: Settings, *, demo: bool = False) -> Preview:
     builder = _builder(
         store, domain, settings.limits, clock, cost_method=settings.cost_method, names_cache=names_cache_dir()
     )
-    requests = RequestPreview(store, builder, _client_of(settings, None), ToolRegistry(), settings.temperature)
+    requests = RequestPreview(store, builder, _client_of(settings, None), model_tools(), settings.temperature)
     return Preview(settings, store, requests, clock)
 
 
@@ -309,10 +309,12 @@ def build_agent(
 ) -> Agent:
     """The agent over one database: what the REPL, `ask`, the answer evals and the tests all
     run. `client` is any `ChatModel` (the HTTP client, or the offline model in process);
-    `tools` and `history_blocks` differ from the product's only in tests."""
+    `tools` and `history_blocks` differ from the product's only in tests. The tools call
+    services, which sit above the agent: they are handed to it here."""
     from pixiu_cli.agent.compaction import Compactor
     from pixiu_cli.agent.loop import Agent
     from pixiu_cli.agent.tools import ToolContext
+    from pixiu_cli.services.model_tools import model_tools
     from pixiu_cli.store.memory import MemoryStore
     from pixiu_cli.store.portfolio import PortfolioStore
 
@@ -335,7 +337,7 @@ def build_agent(
         store,
         client,
         builder,
-        tools=tools,
+        tools=tools or model_tools(),
         tool_context=tool_context,
         guardrails=guardrails,
         temperature=temperature,

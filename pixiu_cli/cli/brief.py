@@ -1,10 +1,12 @@
 """`pixiu brief [--json] [--yes] [--push [--last]] [--if-trading-day]`: the daily brief in a
-new conversation. Facts and storage in services/brief.py, pushing in cli/push.py; this parses
-flags, asks before a paid call over [brief] confirm_above, and renders."""
+new conversation. The use case is services/brief.py's `brief` (plan, estimate, confirm, write,
+push); this parses flags, asks when it is handed a paid call over [brief] confirm_above, and
+renders."""
 
 from __future__ import annotations
 
 import sys
+from contextlib import nullcontext
 from typing import Annotated
 
 import typer
@@ -27,10 +29,10 @@ def brief(
 ) -> None:
     """每日简报：本地算出持仓涨跌、盈亏变动、预警、信号变化、新闻和纪律风险，由模型写成简报，结论存为报告。"""
     from pixiu_cli.cli.push import resend_last
-    from pixiu_cli.services.brief import estimate, plan_brief, write_brief
-    from pixiu_cli.services.conversations import start_conversation
-    from pixiu_cli.services.push import push_report, require_channels
-    from pixiu_cli.views.brief import brief_json, cost_line, over_budget, stored_line
+    from pixiu_cli.services.brief import BriefRequest
+    from pixiu_cli.services.brief import brief as brief_use_case
+    from pixiu_cli.services.push import require_channels
+    from pixiu_cli.views.brief import brief_json, facts_then_reply, show_cost, show_stored
     from pixiu_cli.views.push import deliveries_json, show
 
     if last and not push:
@@ -38,45 +40,38 @@ def brief(
     if if_trading_day and common.closed_today(common.renderer()):
         return
     with common.opened(model, offline, demo, None, False) as (renderer, app_, _):
-        settings, db = app_.settings, app_.store.db
-        if push:
-            require_channels(settings.push)  # before any model call: nothing could receive it
         if last:
+            require_channels(app_.settings.push)
             return resend_last(app_, renderer, as_json)
-        plan = plan_brief(db, app_.clock(), settings.cost_method)
-        if not settings.offline:
-            guess = estimate(app_.agent, None, plan, settings.prices, settings.model)
-            limit = settings.brief_confirm_above
-            if over_budget(guess, limit):
-                renderer.warn(cost_line(guess, settings.provider, settings.model, limit))
-                _confirm(renderer, yes)
-        conversation_id = start_conversation(app_.store, settings.model)
+
+        def confirm(estimate) -> bool:
+            show_cost(renderer, estimate, app_.settings)
+            return _confirm(renderer, yes)
+
+        def reply(plan):
+            return nullcontext(None) if as_json else facts_then_reply(renderer, plan, gap=True)
+
+        done = brief_use_case(BriefRequest(push=push), app_, confirm, reply, app_.clock)
+        if done.declined:
+            raise common.CliError("已取消，没有调用模型")
         if as_json:
-            outcome = write_brief(app_.agent, db, conversation_id, plan)
-            sent = push_report(db, settings.push, outcome.report_id, app_.clock()) if push else []
-            renderer.json(brief_json(outcome, settings.offline) | ({"push": deliveries_json(sent)} if push else {}))
+            pushed = {"push": deliveries_json(done.deliveries)} if push else {}
+            renderer.json(brief_json(done.outcome, app_.settings.offline) | pushed)
         else:
-            for line in plan.lines:
-                renderer.line(line)
-            renderer.line()
-            with renderer.reply() as stream:
-                outcome = write_brief(app_.agent, db, conversation_id, plan, stream)
-            (renderer.info if outcome.report_id else renderer.error)(stored_line(outcome))
-            sent = push_report(db, settings.push, outcome.report_id, app_.clock()) if push else []
-            show(renderer, sent, resend_hint=True)
-    if outcome.report_id is None or not all(d.ok for d in sent):
+            show_stored(renderer, done.outcome)
+            show(renderer, done.deliveries, resend_hint=True)
+    if not done.written or not all(d.ok for d in done.deliveries):
         raise typer.Exit(1)
 
 
-def _confirm(renderer, yes: bool) -> None:
+def _confirm(renderer, yes: bool) -> bool:
     if yes:
-        return
+        return True
     if not sys.stdin.isatty():
         raise common.CliError(
             "这次简报会调用付费模型且超过设定金额：确认后加 --yes 再运行（或调高 [brief] confirm_above）"
         )
-    if not renderer.confirm("继续吗？"):
-        raise common.CliError("已取消，没有调用模型")
+    return renderer.confirm("继续吗？")
 
 
 def register(app: typer.Typer) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import errno
+from contextlib import contextmanager, nullcontext
 from typing import Annotated
 
 import typer
@@ -68,83 +68,87 @@ def ask(
     common.require_utf8(text)
     if not text.strip():
         raise common.CliError("问题为空")
-    from pixiu_cli.services.unsent import keep, not_stored, sent
+    from pixiu_cli.services.ask import AskRequest
+    from pixiu_cli.services.ask import ask as ask_question
 
-    try:
-        loaded = common.settings(model, offline)
-        spool = keep(loaded.home, text, common.now(loaded))
-    except OSError as exc:
-        if exc.errno == errno.ENOSPC:
-            raise  # a full disk: one line saying so, nothing half-stored
-        spool = None  # a read-only home: asked all the same
-    try:
-        _ask(text, as_json, continue_, conversation, model, offline, demo, retry_partial)
-    except Exception as exc:
-        if not_stored(exc) and spool is not None:
-            from pixiu_cli.views.presenters import error_line
-
-            line = error_line(exc).rstrip("。")
-            raise common.CliError(f"{line}。你的问题已保存在 {spool}（pixiu ask - < 该文件 可重发）") from None
-        sent(spool)
-        raise
-    sent(spool)
+    loaded = common.settings(model, offline)
+    shown = common.renderer()
+    retry_partial = as_json if retry_partial is None else retry_partial
+    # A retried reply must not follow half of the first one on stdout: print it whole.
+    whole = as_json or retry_partial
+    sink = _silent() if whole else _ReaderSafeReply(shown)
+    opened = _opened(shown, model, offline, demo, conversation, continue_)
+    request = AskRequest(text, retry_partial=retry_partial, must_keep=True)
+    result = ask_question(request, opened, sink, home=loaded.home, now=common.now(loaded))
+    _refuse_unstored(result)
+    if not whole and sink.gone:
+        raise BrokenPipeError  # the turn completed and is stored; the exit is the pipe's
+    if result.turn is not None:
+        _show(shown, result.turn, as_json, whole, result.model, loaded.offline)
+    if result.turn is None or result.turn.status != "complete":
+        raise typer.Exit(130 if result.interrupted else 1)
 
 
-def _ask(
-    text: str,
-    as_json: bool,
-    continue_: bool,
-    conversation: int | None,
-    model: str | None,
-    offline: bool,
-    demo: bool,
-    retry_partial: bool | None,
-) -> None:
+@contextmanager
+def _opened(shown, model, offline, demo, conversation, continue_):
+    """The app and the conversation `ask` continues (None: a new one), explanations of a
+    cache miss waited for before the process ends."""
     from pixiu_cli.accounting.explain import one_shot_explanations
-    from pixiu_cli.agent.loop import SilentSink
 
     with (
         one_shot_explanations(),
-        common.opened(model, offline, demo, conversation, continue_, new_if_none=True) as (
-            renderer,
-            app_,
-            conversation_id,
-        ),
+        common.opened(model, offline, demo, conversation, continue_, new_if_none=True, shown=shown) as (_, app_, cid),
     ):
-        if conversation_id is None:
-            from pixiu_cli.services.conversations import start_conversation
-
-            conversation_id = start_conversation(app_.store, app_.settings.model)
-        retry_partial = as_json if retry_partial is None else retry_partial
-        if as_json or retry_partial:
-            # A retried reply must not follow half of the first one on stdout: print it whole.
-            result = app_.agent.run_turn(conversation_id, text, SilentSink(), retry_partial=retry_partial)
-            if not as_json and result.reply:
-                renderer.markdown(result.reply)
-        else:
-            result = _streamed(renderer, app_, conversation_id, text)
-        if as_json:
-            renderer.json(_json_result(result, app_.settings), indent=None)
-        elif result.error:
-            renderer.error(result.error)
-        if result.status != "complete":
-            raise typer.Exit(1)
+        yield app_, cid
 
 
-def _streamed(renderer, app_, conversation_id: int, text: str):
+def _silent():
+    from pixiu_cli.agent.calls import SilentSink
+
+    return nullcontext(SilentSink())
+
+
+class _ReaderSafeReply:
     """The reply streamed to stdout. A reader that goes away (`| head -1`) cuts the output
     only: the turn completes and is stored, then the exit is the pipe's."""
-    from pixiu_cli.agent.calls import ReaderSafeSink
 
-    with renderer.reply() as stream:
-        shown = ReaderSafeSink(stream)
-        result = app_.agent.run_turn(conversation_id, text, shown)
-    if shown.gone:
-        raise BrokenPipeError
-    return result
+    def __init__(self, shown):
+        self.shown, self.gone, self._reply = shown, False, None
+
+    def __enter__(self):
+        from pixiu_cli.agent.calls import ReaderSafeSink
+
+        self._reply = self.shown.reply()
+        self._sink = ReaderSafeSink(self._reply.__enter__())
+        return self._sink
+
+    def __exit__(self, *exc):
+        self.gone = self._sink.gone
+        return self._reply.__exit__(*exc)
 
 
-def _json_result(result, settings) -> dict:
+def _refuse_unstored(result) -> None:
+    """A turn that could not be stored: its cause and where the question was kept, one line."""
+    from pixiu_cli.views.presenters import error_line
+    from pixiu_cli.views.turn_end import ask_kept_line
+
+    if result.unstored is None:
+        return
+    if result.kept is None:
+        raise result.unstored  # one line from main; nowhere held the question
+    raise common.CliError(ask_kept_line(error_line(result.unstored), result.kept)) from None
+
+
+def _show(shown, turn, as_json: bool, whole: bool, model: str | None, offline: bool) -> None:
+    if as_json:
+        shown.json(_json_result(turn, model, offline), indent=None)
+    elif whole and turn.reply:
+        shown.markdown(turn.reply)
+    if not as_json and turn.error:
+        shown.error(turn.error)
+
+
+def _json_result(result, model: str | None, offline: bool) -> dict:
     u = result.usage
     return {
         "conversation_id": result.conversation_id,
@@ -154,8 +158,8 @@ def _json_result(result, settings) -> dict:
         "status": result.status,
         "error": result.error,
         "notices": list(result.notices),
-        "model": settings.model,
-        "offline": settings.offline,
+        "model": model,
+        "offline": offline,
         "attempts": result.attempts,
         "usage": {
             "prompt_tokens": u.prompt_tokens,

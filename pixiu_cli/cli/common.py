@@ -48,14 +48,20 @@ def open_app(model: str | None, offline: bool, demo: bool = False, calls_model: 
 
 @contextmanager
 def opened(
-    model: str | None, offline: bool, demo: bool, resume: int | None, continue_: bool, new_if_none: bool = False
+    model: str | None,
+    offline: bool,
+    demo: bool,
+    resume: int | None,
+    continue_: bool,
+    new_if_none: bool = False,
+    shown=None,
 ):
-    """Open the app, show configuration warnings, and pick the conversation to continue
-    (None for a new one, also for `continue_` with none when `new_if_none`); the app is
-    closed however the command ends."""
+    """Open the app, show configuration warnings (on `shown`, a renderer, or a new one), and
+    pick the conversation to continue (None for a new one, also for `continue_` with none
+    when `new_if_none`); the app is closed however the command ends."""
     from pixiu_cli.services.conversations import pick_conversation
 
-    shown = renderer()
+    shown = shown or renderer()
     app_ = open_app(model, offline, demo)
     try:
         for warning in app_.settings.warnings:

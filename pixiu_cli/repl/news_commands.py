@@ -64,9 +64,9 @@ def _sync(state: ReplState, symbols: list[str]) -> None:
 )
 def brief_command(state: ReplState, cmd: ParsedCommand) -> None:
     from pixiu_cli.repl.turn import turn_status
-    from pixiu_cli.services.brief import estimate, plan_brief, write_brief
-    from pixiu_cli.services.push import last_brief, push_brief, push_report, require_channels
-    from pixiu_cli.views.brief import cost_line, over_budget, stored_line
+    from pixiu_cli.services.brief import BriefRequest, brief
+    from pixiu_cli.services.push import last_brief, push_brief, require_channels
+    from pixiu_cli.views.brief import facts_then_reply, show_cost, show_stored
     from pixiu_cli.views.push import show
 
     flags = set(cmd.args)
@@ -77,24 +77,21 @@ def brief_command(state: ReplState, cmd: ParsedCommand) -> None:
     ):
         raise CommandError("用法：/brief [--yes] [--push [--last]]")
     app_, renderer = state.app, state.renderer
-    settings, db = app_.settings, app_.store.db
-    if "--push" in flags:
-        require_channels(settings.push)
     if "--last" in flags:
-        show(renderer, push_brief(db, settings.push, last_brief(db), state.clock()))
+        db = app_.store.db
+        show(renderer, push_brief(db, require_channels(app_.settings.push), last_brief(db), state.clock()))
         return
-    plan = plan_brief(db, state.clock(), state.app.settings.cost_method)
-    if not settings.offline and "--yes" not in flags:
-        guess = estimate(app_.agent, state.conversation_id, plan, settings.prices, settings.model)
-        if over_budget(guess, settings.brief_confirm_above):
-            renderer.line(cost_line(guess, settings.provider, settings.model, settings.brief_confirm_above))
-            raise CommandError("确认后输入 /brief --yes（没有调用模型）")
-    for line in plan.lines:
-        renderer.line(line)
-    conversation_id = state.ensure_conversation()
-    with renderer.reply() as stream:
-        outcome = write_brief(app_.agent, db, conversation_id, plan, stream)
-    (renderer.info if outcome.report_id else renderer.error)(stored_line(outcome))
-    renderer.status(turn_status(state, outcome.turn))
-    if "--push" in flags:
-        show(renderer, push_report(db, settings.push, outcome.report_id, state.clock()), resend_hint=True)
+
+    def confirm(estimate) -> bool:
+        show_cost(renderer, estimate, app_.settings)  # the line `pixiu brief` shows
+        return "--yes" in flags
+
+    request = BriefRequest(state.conversation_id, push="--push" in flags)
+    done = brief(request, app_, confirm, lambda plan: facts_then_reply(renderer, plan), state.clock)
+    if done.declined:
+        raise CommandError("确认后输入 /brief --yes（没有调用模型）")
+    state.conversation_id = done.outcome.turn.conversation_id
+    show_stored(renderer, done.outcome)
+    renderer.status(turn_status(state, done.outcome.turn))
+    if request.push:
+        show(renderer, done.deliveries, resend_hint=True)

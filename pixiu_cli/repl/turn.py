@@ -3,56 +3,41 @@ that ended a command or a turn leaves."""
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 from pixiu_cli.repl.state import ReplState
-from pixiu_cli.services.unsent import keep_if_possible, not_stored, sent
-from pixiu_cli.store.conversations import RestoredElsewhere
+from pixiu_cli.services.ask import AskRequest, AskResult, ask
 from pixiu_cli.views.presenters import error_line
 from pixiu_cli.views.render import StatusFigures
+from pixiu_cli.views.turn_end import RETRY_HINT, show_interrupted, show_kept, show_turn_end
 
-RETRY_HINT = "输入 /retry 重新生成这一轮（已收到的部分会保留在记录中）。"
+__all__ = ["RETRY_HINT", "recover", "run_chat_turn", "show_asked", "turn_status"]
 
 
 def run_chat_turn(state: ReplState, text: str) -> None:
-    """A question that cannot be stored (full disk, lock timeout, a restore elsewhere) is kept
-    in PIXIU_HOME/unsent/ as `pixiu ask` keeps it, or, when not even that can be written, put
+    """A typed question (services/ask.py): a question that cannot be stored is kept in
+    PIXIU_HOME/unsent/ as `pixiu ask` keeps it, or, when not even that can be written, put
     back at the prompt: never discarded."""
-    spool = keep_if_possible(state.app.settings.home, text, state.clock())
-    try:
-        _run(state, text)
-    except Exception as exc:
-        if not not_stored(exc):
-            sent(spool)
-            raise
-        recover(state, exc)
-        if isinstance(exc, RestoredElsewhere):
-            state.conversation_id = None  # the restored database has its own conversations
-        if spool is not None:
-            state.renderer.dim(f"你的问题已保存在 {spool}（可复制后重新发送）")
-        else:
-            state.retype = text
-            state.renderer.dim("你的问题未能保存，已放回输入框。")
-        return
-    sent(spool)
+    seat = nullcontext((state.app, state.conversation_id))
+    request = AskRequest(text)
+    result = ask(request, seat, state.renderer.reply(), home=state.app.settings.home, now=state.clock())
+    show_asked(state, result)
 
 
-def _run(state: ReplState, text: str) -> None:
-    conversation_id = state.ensure_conversation()
-    renderer = state.renderer
-    try:
-        with renderer.reply() as stream:
-            result = state.app.agent.run_turn(conversation_id, text, stream)
-    except KeyboardInterrupt:
-        # Ctrl-C outside the stream itself (while saving or assembling context).
-        state.app.store.fail_own_pending("用户按 Ctrl-C 中断了回复", status="interrupted")
-        renderer.info("已中断。")
-        return
-    if result.status == "interrupted":
-        renderer.info("已中断，收到的部分已保存。")
-    elif result.status == "error":
-        renderer.error(result.error or "未知错误")
-    if result.status != "complete":
-        renderer.dim(RETRY_HINT)
-    renderer.status(turn_status(state, result))
+def show_asked(state: ReplState, result: AskResult) -> None:
+    """What a question (or /retry) leaves on the screen: the turn's end and its status line,
+    or the one line of what kept it from being stored and where the question is."""
+    state.conversation_id = result.conversation_id
+    if result.unstored is not None:
+        recover(state, result.unstored)
+        if result.kept is None:
+            state.retype = result.text
+        show_kept(state.renderer, result.kept)
+    elif result.interrupted:
+        show_interrupted(state.renderer)
+    else:
+        show_turn_end(state.renderer, result.turn.status, result.turn.error)
+        state.renderer.status(turn_status(state, result.turn))
 
 
 def turn_status(state: ReplState, result) -> StatusFigures:

@@ -1,12 +1,17 @@
 """The daily brief (`pixiu brief`, `/brief`): the facts computed locally, the prose written
 by the model through the normal loop (so /context and /cache show the call like any other),
 and its conclusion kept as a `reports` memory that names the brief's as-of session, the
-holdings it covered and the turn that produced it — the next conversation's 近期报告结论."""
+holdings it covered and the turn that produced it — the next conversation's 近期报告结论.
+
+`brief` is the use case both surfaces call: plan → estimate → confirm (a callback the surface
+passes: it asks the user) → write → push."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
@@ -110,3 +115,71 @@ def write_brief(agent: TurnRunner, db, conversation_id: int, plan: BriefPlan, si
     )
     report_id, _ = BriefStore(db).save(report, facts.snapshot())
     return BriefOutcome(plan, turn, conclusion, report_id)
+
+
+def over_budget(estimate: BriefEstimate, limit: float) -> bool:
+    """Over [brief] confirm_above: the call is asked for before it is made."""
+    return estimate.cost is not None and estimate.cost > limit
+
+
+class Briefing(Protocol):
+    """What the brief needs of the app (app.App): the agent, the conversations, the settings
+    (offline, prices, model, brief_confirm_above, cost_method, push)."""
+
+    agent: TurnRunner
+    store: object  # store/conversations.py ConversationStore
+    settings: object
+
+    @property
+    def model_switched(self) -> bool: ...
+
+
+@dataclass(frozen=True)
+class BriefRequest:
+    conversation_id: int | None = None  # None: a new conversation (`pixiu brief`); the REPL's own
+    push: bool = False  # push the brief once stored ([push] channels)
+
+
+@dataclass(frozen=True)
+class BriefResult:
+    plan: BriefPlan
+    estimate: BriefEstimate | None  # None: not estimated (offline: nothing is paid)
+    declined: bool  # over the limit and not confirmed: no model call, nothing written
+    outcome: BriefOutcome | None  # None when declined
+    deliveries: list = field(default_factory=list)  # push/deliver.py Delivery, with `push`
+
+    @property
+    def written(self) -> bool:
+        return self.outcome is not None and self.outcome.report_id is not None
+
+
+def brief(
+    request: BriefRequest,
+    workspace: Briefing,
+    confirm: Callable[[BriefEstimate], bool],
+    reply: Callable[[BriefPlan], AbstractContextManager],
+    clock: Callable[[], datetime],
+) -> BriefResult:
+    """The brief's facts planned; a paid call over [brief] confirm_above estimated and handed
+    to `confirm` (False: stop, nothing sent or written); the turn run with its reply streamed
+    to `reply(plan)` (entered around the turn: a surface shows the facts there); the report
+    stored, and pushed with `request.push`."""
+    from pixiu_cli.services.conversations import start_conversation
+    from pixiu_cli.services.push import push_report, require_channels
+
+    settings, db = workspace.settings, workspace.store.db
+    if request.push:
+        require_channels(settings.push)  # before any model call: nothing could receive it
+    plan = plan_brief(db, clock(), settings.cost_method)
+    guess = None
+    if not settings.offline:
+        guess = estimate(workspace.agent, request.conversation_id, plan, settings.prices, settings.model)
+        if over_budget(guess, settings.brief_confirm_above) and not confirm(guess):
+            return BriefResult(plan, guess, True, None)
+    conversation_id = request.conversation_id
+    if conversation_id is None:
+        conversation_id = start_conversation(workspace.store, settings.model, workspace.model_switched)
+    with reply(plan) as sink:
+        outcome = write_brief(workspace.agent, db, conversation_id, plan, sink)
+    sent = push_report(db, settings.push, outcome.report_id, clock()) if request.push else []
+    return BriefResult(plan, guess, False, outcome, sent)

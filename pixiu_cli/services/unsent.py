@@ -1,7 +1,7 @@
-"""A question `pixiu ask` was given is written to PIXIU_HOME/unsent/ before anything can wait
-on the database's write lock, and removed once the turn is over: when another pixiu process
-holds the lock past the busy timeout, the question is still on disk, and the one-line error
-says where."""
+"""A question (`pixiu ask`, a REPL turn: services/ask.py) is written to PIXIU_HOME/unsent/
+before anything can wait on the database's write lock, and removed once the turn is over:
+when another pixiu process holds the lock past the busy timeout, the question is still on
+disk, and the one-line error says where."""
 
 from __future__ import annotations
 
@@ -20,15 +20,6 @@ def keep(home: Path, text: str, now: datetime) -> Path:
     path = folder / f"{now.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.txt"
     write_private(path, text.encode("utf-8", "replace"), durable=True)
     return path
-
-
-def keep_if_possible(home: Path, text: str, now: datetime) -> Path | None:
-    """`keep`, or None where nothing can be written (a read-only home, a full disk): the
-    question is asked all the same, and the caller keeps it another way if it fails."""
-    try:
-        return keep(home, text, now)
-    except OSError:
-        return None
 
 
 def sent(path: Path | None) -> None:

@@ -4,13 +4,11 @@ document."""
 
 from __future__ import annotations
 
-from pixiu_cli.services.brief import BriefEstimate, BriefOutcome
+from contextlib import contextmanager
+
+from pixiu_cli.services.brief import BriefEstimate, BriefOutcome, BriefPlan
 from pixiu_cli.services.brief_facts import BriefFacts
 from pixiu_cli.services.market_review import review_record
-
-
-def over_budget(estimate: BriefEstimate, limit: float) -> bool:
-    return estimate.cost is not None and estimate.cost > limit
 
 
 def cost_line(estimate: BriefEstimate, provider: str, model: str, limit: float) -> str:
@@ -23,6 +21,26 @@ def cost_line(estimate: BriefEstimate, provider: str, model: str, limit: float) 
         f"简报将调用 {provider} · {model}：预计约 {estimate.prompt_tokens:,} 输入 tokens、"
         f"{estimate.output_tokens:,} 输出 tokens，{price}"
     )
+
+
+def show_cost(renderer, estimate: BriefEstimate, settings) -> None:
+    """The line before a paid brief over [brief] confirm_above, on both surfaces."""
+    renderer.warn(cost_line(estimate, settings.provider, settings.model, settings.brief_confirm_above))
+
+
+@contextmanager
+def facts_then_reply(renderer, plan: BriefPlan, *, gap: bool = False):
+    """The fact section pixiu computed, then the model's brief streamed below it."""
+    for line in plan.lines:
+        renderer.line(line)
+    if gap:
+        renderer.line()
+    with renderer.reply() as stream:
+        yield stream
+
+
+def show_stored(renderer, outcome: BriefOutcome) -> None:
+    (renderer.info if outcome.report_id else renderer.error)(stored_line(outcome))
 
 
 def stored_line(outcome: BriefOutcome) -> str:

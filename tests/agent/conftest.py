@@ -8,7 +8,8 @@ import time
 import pytest
 
 from pixiu_cli.agent.guardrails import Guardrails
-from pixiu_cli.agent.tools import TOOLS, Tool, ToolOutcome
+from pixiu_cli.agent.tools import Tool, ToolOutcome
+from pixiu_cli.services.model_tools import TOOLS
 from tests.helpers import FIXTURE, NOW, build_app
 
 

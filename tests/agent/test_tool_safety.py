@@ -12,8 +12,9 @@ import time
 import pytest
 
 from pixiu_cli.agent.guardrails import Guardrails
-from pixiu_cli.agent.tools import TOOLS, Tool, ToolOutcome
+from pixiu_cli.agent.tools import Tool, ToolOutcome
 from pixiu_cli.offline.script import ScriptedReply
+from pixiu_cli.services.model_tools import TOOLS
 from pixiu_cli.store import memory as memory_module
 from pixiu_cli.store.database import write_transaction
 from tests.helpers import NOW, call, tool_messages

@@ -192,8 +192,8 @@ def test_system_and_tools_identical_across_conversations(world):
 def test_tools_identical_on_the_wire_across_conversations(server, tmp_path):
     """What the cache prefix needs besides the system prompt: the same tool list, byte for byte,
     whatever the conversation, question or time."""
-    from pixiu_cli.agent.tools import TOOLS
     from pixiu_cli.offline.script import ScriptedReply
+    from pixiu_cli.services.model_tools import TOOLS
 
     client = http_model(server)
     app = build_app(client, tmp_path / "t.db", portfolio=FIXTURE, now=NOW, tools=TOOLS)

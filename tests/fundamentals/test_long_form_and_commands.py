@@ -13,13 +13,14 @@ from unittest import mock
 
 import pytest
 
-from pixiu_cli.agent.tools import ToolArgumentError, ToolContext, ToolRegistry
+from pixiu_cli.agent.tools import ToolArgumentError, ToolContext
 from pixiu_cli.app import open_app
 from pixiu_cli.domain.fundamentals import Dividend, FinancialReport, FundamentalsWrite, ValuationDay
 from pixiu_cli.domain.market_review import Breadth, IndustryMove, Snapshot
 from pixiu_cli.market.trading_days import SHANGHAI
 from pixiu_cli.repl.loop import run_command
 from pixiu_cli.repl.state import ReplState
+from pixiu_cli.services.model_tools import model_tools
 from pixiu_cli.settings import load_settings
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.fundamentals import FundamentalsStore
@@ -80,7 +81,7 @@ def ctx(tmp_path):
 
 
 def load_context(ctx, **args):
-    return ToolRegistry().get("load_context").handler(ctx, args).content
+    return model_tools().get("load_context").handler(ctx, args).content
 
 
 def test_the_long_form_of_a_stock_has_every_stored_period_and_dividend(ctx):

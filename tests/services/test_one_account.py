@@ -122,8 +122,9 @@ def test_the_average_method_values_at_the_average_cost_and_nothing_is_rounded_fi
 
 # every surface, one figure ---------------------------------------------------------------
 def _surfaces(env, home: Path, demo: bool = False):
-    from pixiu_cli.agent.tools import ToolContext, ToolRegistry
+    from pixiu_cli.agent.tools import ToolContext
     from pixiu_cli.services.brief_facts import brief_facts
+    from pixiu_cli.services.model_tools import model_tools
     from pixiu_cli.store.database import open_database
     from pixiu_cli.store.investor import InvestorStore
     from pixiu_cli.store.memory import MemoryStore
@@ -137,7 +138,7 @@ def _surfaces(env, home: Path, demo: bool = False):
     try:
         facts = brief_facts(db, now)
         ctx = ToolContext(InvestorStore(db), MemoryStore(db), PortfolioStore(db), lambda: now)
-        tool = ToolRegistry().get("get_holdings").handler(ctx, {}).content
+        tool = model_tools().get("get_holdings").handler(ctx, {}).content
     finally:
         db.close()
     return record, block, facts, tool
