@@ -6,13 +6,13 @@ import re
 
 from pixiu_cli.errors import UserError
 from pixiu_cli.repl import (  # noqa: F401  (importing registers the commands)
-    account_commands,
     alias_commands,
     analytics_commands,
     builtin_commands,
     cache_commands,
     chart_commands,
     context_commands,
+    declared_commands,
     fundamentals_commands,
     memory_commands,
     news_commands,
