@@ -6,12 +6,11 @@ from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 
-from pixiu_cli.commands.declaration import CLI, Command, Group, argument, lazy, option, switch
+from pixiu_cli.commands.declaration import Command, Group, argument, lazy, option, switch
 from pixiu_cli.commands.values import Choice, Number, StockCode, Text
 from pixiu_cli.domain.vocabulary import SIDES
 
 BROKERS = ("auto", "ths", "eastmoney", "tdx")
-CLI_ONLY = frozenset({CLI})
 
 
 @dataclass(frozen=True)
@@ -118,7 +117,6 @@ DECLARED = (
         TradeRequest,
         _trade,
         lazy("pixiu_cli.views.account:show_recorded_trade"),
-        surfaces=CLI_ONLY,
         demo=True,
     ),
     Group(
@@ -149,15 +147,9 @@ DECLARED = (
         ImportRequest,
         _import,
         lazy("pixiu_cli.views.account:show_import"),
-        surfaces=CLI_ONLY,
         demo=True,
     ),
-    Group(
-        ("cash",),
-        "现金余额：pixiu cash set 50000 [--date 2025-03-03]；不带参数显示当前余额。",
-        default="show",
-        surfaces=CLI_ONLY,
-    ),
+    Group(("cash",), "现金余额：pixiu cash set 50000 [--date 2025-03-03]；不带参数显示当前余额。", default="show"),
     Command(
         ("cash", "show"),
         "显示现金余额与总资产。",
@@ -165,7 +157,6 @@ DECLARED = (
         Nothing,
         _account,
         lazy("pixiu_cli.views.account:show_cash"),
-        surfaces=CLI_ONLY,
         demo=True,
     ),
     Command(
@@ -178,7 +169,6 @@ DECLARED = (
         CashRequest,
         _set_cash,
         lazy("pixiu_cli.views.account:show_cash_set"),
-        surfaces=CLI_ONLY,
         demo=True,
     ),
 )

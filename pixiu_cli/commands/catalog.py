@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from pixiu_cli.commands import account
+from pixiu_cli.commands import account, alerts, aliases, memory
 
-DECLARED = (*account.DECLARED,)
+DECLARED = (*account.DECLARED, *memory.DECLARED, *aliases.DECLARED, *alerts.DECLARED)

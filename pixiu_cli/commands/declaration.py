@@ -165,7 +165,8 @@ def read_values(command: Command, given: dict[str, Any], ctx: Context) -> dict[s
 def run(command: Command, ctx: Context, given: dict[str, Any], as_json: bool = False) -> None:
     request = command.request(**read_values(command, given, ctx))
     result = command.call(ctx, request)
-    if as_json and command.record is not None:
-        ctx.renderer.json(command.record(result))
+    document = command.record(result) if as_json and command.record is not None else None
+    if document is not None:
+        ctx.renderer.json(document)
     else:
         command.view(ctx.renderer, result, ctx.spell)

@@ -34,10 +34,16 @@ def _group_class(default: str | None) -> type[TyperGroup]:
     return type("DeclaredGroup", (DefaultGroup,), {"default": default}) if default else TyperGroup
 
 
+def _metavar(param: Param) -> str:
+    """The declared placeholder when it is ASCII: click aligns help columns by characters,
+    and a Chinese one is two columns wide."""
+    return param.metavar if param.metavar.isascii() else param.name.upper()
+
+
 def _annotation(param: Param):
     kind = param.kind
     if param.flag is None:
-        info = typer.Argument(help=param.help, show_default=False)
+        info = typer.Argument(help=param.help, metavar=_metavar(param), show_default=False)
         if param.many:
             return Annotated[list[str] | None, info], None
         plain = kind.cli_type if param.required else kind.cli_type | None
@@ -45,7 +51,7 @@ def _annotation(param: Param):
     if isinstance(kind, Flag):
         return Annotated[bool, typer.Option(param.flag, help=param.help)], False
     bounds = {"min": kind.low, "max": kind.high} if isinstance(kind, Int) else {}
-    info = typer.Option(param.flag, help=param.help, **bounds)
+    info = typer.Option(param.flag, help=param.help, metavar=_metavar(param), **bounds)
     return Annotated[kind.cli_type | None, info], param.default
 
 

@@ -153,3 +153,20 @@ class Flag:
 
     def read(self, word, label: str, resolve=None) -> bool:
         return bool(word)
+
+
+@dataclass(frozen=True)
+class RuleId:
+    """An alert rule's id: a3 or 3."""
+
+    metavar: str = "aN"
+    complete: str | None = None
+    cli_type: type = str
+
+    def read(self, word: str, label: str, resolve=None) -> int:
+        from pixiu_cli.services.alerts import parse_rule_id
+
+        rule_id = parse_rule_id(word)
+        if rule_id is None:
+            raise CommandError(f"预警编号应形如 a3 或 3，而不是 {word!r}")
+        return rule_id

@@ -120,7 +120,7 @@ def test_bad_input_is_one_chinese_line(env, args, message):
 def test_trades_import_is_a_subcommand_whose_missing_file_is_a_usage_line(env):
     done = pixiu_in_process(env, "trades", "import", text=True)
     assert done.returncode == 2 and done.stderr.strip().splitlines() == [
-        "错误：缺少参数 file：对账单文件（交割单.csv / .xlsx）（pixiu trades import --help 查看用法）"
+        "错误：缺少参数 FILE：对账单文件（交割单.csv / .xlsx）（pixiu trades import --help 查看用法）"
     ]
 
 
