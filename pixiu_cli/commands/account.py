@@ -120,7 +120,9 @@ DECLARED = (
         demo=True,
     ),
     Group(
-        ("trades",), "成交与资金流水：pixiu trades [代码] 列出；pixiu trades import 交割单.csv 导入。", default="list"
+        ("trades",),
+        "成交与资金流水：trades [代码] 列出；trades import 交割单.csv 导入（重复导入不会重复记录）。",
+        default="list",
     ),
     Command(
         ("trades", "list"),
@@ -149,7 +151,7 @@ DECLARED = (
         lazy("pixiu_cli.views.account:show_import"),
         demo=True,
     ),
-    Group(("cash",), "现金余额：pixiu cash set 50000 [--date 2025-03-03]；不带参数显示当前余额。", default="show"),
+    Group(("cash",), "现金余额：cash set 50000 [--date 2025-03-03] 设置；不带参数显示当前余额。", default="show"),
     Command(
         ("cash", "show"),
         "显示现金余额与总资产。",

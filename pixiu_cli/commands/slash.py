@@ -15,8 +15,10 @@ _OPTION = re.compile(r"--[a-z][a-z-]*")  # "--" alone, "--5%" or an SQL comment 
 _WORD = re.compile(r"\S+")
 
 
-def usage(command: Command) -> str:
-    parts = ["/" + " ".join(command.path)]
+def usage(command: Command, default: bool = False) -> str:
+    """`default`: the group's default subcommand, whose name may be left out (`/trades [list]`)."""
+    path = [*command.path[:-1], f"[{command.path[-1]}]"] if default else command.path
+    parts = ["/" + " ".join(path)]
     for p in command.on(REPL):
         if p.flag is None:
             shown = f"{p.metavar}…" if p.many and not p.as_typed else p.metavar
@@ -104,8 +106,9 @@ class Slash:
 
     @property
     def usage(self) -> str:
-        commands = [self.own] if self.own else list(self.subcommands.values())
-        return " | ".join(usage(c) for c in commands)
+        if self.own is not None:
+            return usage(self.own)
+        return " | ".join(usage(c, name == self.default) for name, c in self.subcommands.items())
 
     def pick(self, args: list[str], raw: str) -> tuple[Command, list[str], str]:
         if self.own is not None:
@@ -117,8 +120,15 @@ class Slash:
         return self.subcommands[self.default], args, raw
 
     def run(self, ctx: Context, args: list[str], raw: str) -> None:
-        command, args, raw = self.pick(args, raw)
-        run(command, ctx, parse(command, args, raw))
+        command, words, text = self.pick(args, raw)
+        try:
+            given = parse(command, words, text)
+        except CommandError as exc:
+            defaulted = self.own is None and command.path[-1] == self.default and words == args
+            if defaulted and str(exc).startswith("用法："):
+                raise CommandError(f"用法：{self.usage}") from None  # words no subcommand takes
+            raise exc
+        run(command, ctx, given)
 
     def completing(self, before: list[str]) -> str | tuple[str, ...] | None:
         """What the next word is: a completion source's name, the words to offer, or None."""

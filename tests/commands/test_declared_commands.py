@@ -140,3 +140,13 @@ def test_a_declaration_appears_only_on_its_surfaces():
     assert "edit" not in root.commands["memory"].commands
     assert "edit" in {s.name: s for s in slash_commands(DECLARED)}["memory"].subcommands
     assert all(CLI in d.surfaces for d in DECLARED if d.path[0] != "memory" or d.path[-1] != "edit")
+
+
+def test_words_no_subcommand_takes_are_the_groups_usage():
+    slashes = {s.name: s for s in slash_commands(DECLARED)}
+    alert = slashes["alert"]
+    assert alert.usage.startswith("/alert [list] | /alert add 代码 [--below P]")
+    with pytest.raises(CommandError, match=r"^用法：/alert \[list\] \| /alert add"):
+        alert.run(_context(REPL), ["nope"], "nope")
+    with pytest.raises(CommandError, match="^未知选项 --bogus$"):
+        slashes["memory"].run(_context(REPL), ["--bogus"], "--bogus")
