@@ -91,9 +91,17 @@ def shown_commands(text: str) -> list[str]:
 def _resolve(words: list[str]) -> tuple[list, list[str]]:
     """The commands a usage line names (several for `memory list|accept`), and the words after."""
     command, rest = _root(), list(words)
-    while rest and hasattr(command, "commands"):
+    if not rest:
+        return [command], rest
+    while hasattr(command, "commands"):
+        if not rest:
+            default = getattr(command, "default", None)
+            return [command.commands[default] if default else command], rest
         names = rest[0].split("|")
         if not all(n in command.commands for n in names):
+            default = getattr(command, "default", None)  # `pixiu trades 600036` runs `trades list`
+            if default:
+                command = command.commands[default]
             break
         rest.pop(0)
         if len(names) > 1:
@@ -342,7 +350,7 @@ def test_pixiu_now_pins_a_backups_name_as_configuration_says(tmp_path):
 
 
 def test_usage_names_every_tool_the_model_has():
-    from pixiu_cli.agent.tools import TOOLS
+    from pixiu_cli.services.model_tools import TOOLS
 
     intro = _text(USAGE).split("## Memory and tools", 1)[1].split("\n\n", 2)[1]
     named = set(re.findall(r"`([a-z_]+)`", intro))

@@ -120,30 +120,3 @@ def _vs_index(d: Decision, frame: Frame, s: DecisionScore, index: BenchmarkClose
         move = index.move(frame.dates[t0], frame.dates[t0 + n]) if ret is not None else None
         out.append(None if move is None else sign * (ret - move))
     return tuple(out)
-
-
-def table(record: TrackRecord) -> tuple[str, list[str], list[list[str]]]:
-    def pct(v):
-        return "—" if v is None else f"{v:+.1%}"
-
-    rows = [
-        [
-            r.id,
-            f"{r.symbol} {r.name or ''}".strip(),
-            r.side_label(),
-            f"{r.quantity:g} 股 @ {r.price:.2f}",
-            r.decided_at[:16].replace("T", " "),
-            pct(r.return_5d),
-            pct(r.return_20d),
-            pct(r.outcome),
-            pct(r.vs_stock_20d if r.vs_stock_20d is not None else r.vs_stock_5d),
-        ]
-        + ([pct(r.vs_csi300_20d if r.vs_csi300_20d is not None else r.vs_csi300_5d)] if record.benchmark else [])
-        for r in record.rows
-    ]
-    columns = ["编号", "股票", "方向", "数量与价格", "时间", "5 日涨跌", "20 日涨跌", "结果", "对比走势"]
-    title = "操作决策的事后表现（结果 = 对比不操作；对比走势 = 对比当日收盘价成交"
-    if record.benchmark:  # said only when 沪深300's bars are stored
-        columns.append("对比沪深300")
-        title += "；对比沪深300 = 扣除同期沪深300 涨跌"
-    return title + "）", columns, rows

@@ -153,21 +153,18 @@ def require_utf8(text: str) -> None:
 
 
 def stock_code(raw: str, demo: bool = False) -> str:
-    """A code in any spelling, or a name, short name or alias (services/stock_codes.py)."""
-    from pixiu_cli.domain.codes import normalise_code
+    """A code in any spelling, or a name, short name or alias (services/stock_codes.py): the
+    declared commands' StockCode, for the commands not declared yet."""
+    from pixiu_cli.commands.values import StockCode
 
-    code = normalise_code(raw)
-    if code is not None:
-        return code
-    from pixiu_cli.app import names_cache_dir
-    from pixiu_cli.services.errors import RequestError
-    from pixiu_cli.services.stock_codes import resolve_stock
+    def resolve(typed: str) -> str:
+        from pixiu_cli.app import names_cache_dir
+        from pixiu_cli.services.stock_codes import resolve_stock
 
-    with database(demo) as db:
-        try:
-            return resolve_stock(db, raw, names_cache_dir())
-        except RequestError as exc:
-            raise CliError(str(exc)) from None
+        with database(demo) as db:
+            return resolve_stock(db, typed, names_cache_dir())
+
+    return StockCode().read(raw, "股票代码", resolve)
 
 
 def series_code(raw: str) -> str:

@@ -1,5 +1,5 @@
-"""`pixiu data …`, `pixiu watch …` and `pixiu chart`: flags parsed here, the work done by
-services/market.py, output through render.py."""
+"""`pixiu data …` and `pixiu chart`: flags parsed here, the work done by services/market.py,
+output through render.py; `pixiu watch …` is declared in commands/aliases.py."""
 
 from __future__ import annotations
 
@@ -9,11 +9,10 @@ from typing import Annotated
 
 import typer
 
-from pixiu_cli.cli import common
+from pixiu_cli.cli import common, declared
 from pixiu_cli.cli.common import JsonOpt, choice, database, now, series_code, stock_code
 
 data_app = typer.Typer(help="行情数据：导入、同步、查看（不复权存储，读取时复权）。", add_completion=False)
-watch_app = typer.Typer(help="自选股（同步时与持仓一起更新）。", add_completion=False)
 
 
 @data_app.command("import")
@@ -383,46 +382,6 @@ def _show_sync(shown, source: str, done) -> None:
         raise typer.Exit(1)
 
 
-@watch_app.command("add")
-def watch_add(code: Annotated[str, typer.Argument(help="股票代码")]) -> None:
-    """加入自选股。"""
-    from pixiu_cli.services.market import watch
-
-    symbol = stock_code(code)
-    with database() as db:
-        added = watch(db, symbol, now())
-    common.renderer().info(f"已加入自选：{symbol}" if added else f"{symbol} 已在自选中")
-
-
-@watch_app.command("remove")
-def watch_remove(code: Annotated[str, typer.Argument(help="股票代码")]) -> None:
-    """移出自选股。"""
-    from pixiu_cli.store.market import MarketStore
-
-    symbol = stock_code(code)
-    with database() as db:
-        removed = MarketStore(db).unwatch(symbol)
-    if not removed:
-        raise common.CliError(f"{symbol} 不在自选中")
-    common.renderer().info(f"已移出自选：{symbol}")
-
-
-@watch_app.command("list")
-def watch_list(as_json: JsonOpt = False) -> None:
-    """列出自选股。"""
-    from pixiu_cli.services.market import watchlist
-
-    with database() as db:
-        items = watchlist(db)
-    renderer = common.renderer()
-    if as_json:
-        renderer.json([{"symbol": w.symbol, "name": w.name, "added_at": w.added_at} for w in items])
-    elif not items:
-        renderer.line("自选股为空：pixiu watch add CODE")
-    else:
-        renderer.table("自选股", ["代码", "名称", "加入时间"], [[w.symbol, w.name or "—", w.added_at] for w in items])
-
-
 def chart(
     code: Annotated[str, typer.Argument(help="股票代码")],
     days: Annotated[int, typer.Option("--days", help="显示最近 N 个交易日", min=5, max=5000)] = 250,
@@ -440,5 +399,5 @@ def chart(
 
 def register(app: typer.Typer) -> None:
     app.add_typer(data_app, name="data")
-    app.add_typer(watch_app, name="watch")
+    declared.register(app, ("watch",))
     app.command("chart")(chart)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pixiu_cli.domain.codes import normalise_code
+from pixiu_cli.commands.values import spelled_code
 from pixiu_cli.repl.commands import CommandError, ParsedCommand, parse_number, registry
 from pixiu_cli.repl.state import ReplState
 
@@ -18,8 +18,8 @@ def parse_chart_args(args: list[str]) -> tuple[str, int]:
             if value is None or not 5 <= value <= 5000:
                 raise CommandError(f"--days 需要 5 到 5000 之间的整数：用法 {USAGE}")
             days = value
-        elif code is None and normalise_code(arg):
-            code = normalise_code(arg)
+        elif code is None and spelled_code(arg):
+            code = spelled_code(arg)
         else:
             raise CommandError(f"无法识别的参数 {arg}：用法 {USAGE}")
     if code is None:

@@ -1,5 +1,7 @@
 """The slash-command registry. A command is one registered function with its help text;
-/help and completion are generated from the registry."""
+/help and completion are generated from the registry. Declared commands
+(pixiu_cli/commands/) are registered by repl/declared_commands.py with the usage and the
+completion their declaration gives."""
 
 from __future__ import annotations
 
@@ -8,11 +10,9 @@ import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from pixiu_cli.errors import UserError
+from pixiu_cli.commands.values import CommandError
 
-
-class CommandError(UserError):
-    """Bad use of a command; the message is one line for the user and nothing changed."""
+__all__ = ["CommandError", "CommandRegistry", "ParsedCommand", "SlashCommand", "registry"]
 
 
 @dataclass(frozen=True)
@@ -21,6 +21,8 @@ class SlashCommand:
     summary: str
     usage: str
     handler: Callable
+    completing: Callable[[list[str]], object] | None = None  # a declared command's next-word completion
+    declaration: object | None = None  # the commands/slash.py Slash it was generated from
 
 
 @dataclass(frozen=True)
@@ -34,11 +36,12 @@ class CommandRegistry:
     def __init__(self) -> None:
         self._commands: dict[str, SlashCommand] = {}
 
-    def command(self, name: str, summary: str, usage: str = ""):
+    def command(self, name: str, summary: str, usage: str = "", declaration=None):
         def register(handler: Callable) -> Callable:
             if name in self._commands:
                 raise ValueError(f"slash command /{name} registered twice")
-            self._commands[name] = SlashCommand(name, summary, usage or f"/{name}", handler)
+            completing = declaration.completing if declaration is not None else None
+            self._commands[name] = SlashCommand(name, summary, usage or f"/{name}", handler, completing, declaration)
             return handler
 
         return register

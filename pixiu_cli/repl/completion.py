@@ -24,6 +24,8 @@ class CompletionSources:
     conversations: Callable[[], Iterable[Choice]]
     stocks: Callable[[str], Iterable[Choice]]  # given what was typed so far
     models: Callable[[], Iterable[str]]
+    # a declared command's next word (commands/slash.py): a source's name, the words to offer, or None
+    declared: Callable[[str, list[str]], object] = lambda name, before: None
 
 
 _MEMORY_SUBCOMMANDS = ("edit", "pin", "unpin", "replace")
@@ -79,7 +81,9 @@ class PixiuCompleter(Completer):
         if word.startswith("-"):
             usage = dict(self.sources.commands()).get(name, "")
             return [(flag, "") for flag in dict.fromkeys(_FLAG.findall(usage))]
-        kind = value_kind(name, before)
+        kind = self.sources.declared(name, before) or value_kind(name, before)
+        if isinstance(kind, tuple):
+            return [(k, "") for k in kind]
         if kind == "memory":
             return self.sources.memory_ids()
         if kind == "conversation":

@@ -42,6 +42,11 @@ def _models(state: ReplState) -> list[str]:
     return [m for m in PUBLISHED_RATES if m != "pixiu-offline"]
 
 
+def _declared(name: str, before: list[str]) -> object:
+    command = registry.get(name)
+    return command.completing(before) if command is not None and command.completing else None
+
+
 def sources_for(state: ReplState) -> CompletionSources:
     return CompletionSources(
         commands=lambda: [(c.name, c.usage) for c in registry.all()],
@@ -49,4 +54,5 @@ def sources_for(state: ReplState) -> CompletionSources:
         conversations=lambda: _conversations(state),
         stocks=lambda typed: _stocks(state, typed),
         models=lambda: _models(state),
+        declared=_declared,
     )

@@ -6,15 +6,12 @@ import re
 
 from pixiu_cli.errors import UserError
 from pixiu_cli.repl import (  # noqa: F401  (importing registers the commands)
-    account_commands,
-    alias_commands,
-    analytics_commands,
     builtin_commands,
     cache_commands,
     chart_commands,
     context_commands,
+    declared_commands,
     fundamentals_commands,
-    memory_commands,
     news_commands,
     retry_command,
     session_commands,
@@ -45,10 +42,18 @@ def run_command(state: ReplState, line: str) -> None:
         recover(state, exc)  # /retry runs a turn: one it cut off is closed with this line
 
 
+def _show_new_alerts(state: ReplState) -> None:
+    """Alerts fired by imports or syncs since the REPL last showed them."""
+    from pixiu_cli.services.alerts import take_unseen_alerts
+    from pixiu_cli.views.alerts import show_new_alerts
+
+    show_new_alerts(state.renderer, take_unseen_alerts(state.app.store.db, state.stamp()))
+
+
 def run_repl(state: ReplState, **prompt_io) -> None:
     session = make_prompt_session(state.app.settings.history_path, PixiuCompleter(sources_for(state)), **prompt_io)
     state.edit_text = lambda text: session.prompt("编辑 › ", default=text)
-    analytics_commands.show_new_alerts(state)
+    _show_new_alerts(state)
     _offer_sync(state)
     armed_exit = False
     warmup = Warmup(state.app.agent.client)

@@ -4,7 +4,7 @@ call; --push sends it once stored (cli/push.py's lines), --last the newest store
 
 from __future__ import annotations
 
-from pixiu_cli.domain.codes import normalise_code
+from pixiu_cli.commands.values import StockCode
 from pixiu_cli.repl.commands import CommandError, ParsedCommand, registry
 from pixiu_cli.repl.state import ReplState
 
@@ -27,10 +27,7 @@ def news_command(state: ReplState, cmd: ParsedCommand) -> None:
 
 
 def _code(arg: str) -> str:
-    symbol = normalise_code(arg)
-    if symbol is None:
-        raise CommandError(f"股票代码应为 6 位数字，而不是 {arg!r}")
-    return symbol
+    return StockCode().read(arg, "股票代码")
 
 
 def _list(state: ReplState, symbol: str | None) -> None:

@@ -73,8 +73,3 @@ def list_aliases(master: SecurityMaster) -> list[AliasRow]:
     for security in shipped_securities().values():
         rows.extend(AliasRow(n, security.symbol, security.name, "shipped") for n in security.nicknames)
     return rows
-
-
-def alias_table(rows: list[AliasRow]) -> list[list[str]]:
-    labels = {"user": "用户", "shipped": "内置昵称"}
-    return [[r.alias, r.symbol, r.name or "—", labels.get(r.source, r.source)] for r in rows]

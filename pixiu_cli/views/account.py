@@ -76,7 +76,7 @@ def holdings_summary(record: dict) -> list[str]:
     return lines
 
 
-def show_holdings(renderer: Renderer, record: dict) -> None:
+def show_holdings(renderer: Renderer, record: dict, spell=None) -> None:
     if not record["holdings"] and record["cash"] is None and not record["closed"]:
         renderer.info("还没有持仓：pixiu trades import 交割单.csv 导入券商对账单，或 pixiu trade buy 代码 数量 价格")
         return
@@ -96,7 +96,7 @@ def show_holdings(renderer: Renderer, record: dict) -> None:
         renderer.line(line)
 
 
-def show_trades(renderer: Renderer, trades) -> None:
+def show_trades(renderer: Renderer, trades, spell=None) -> None:
     if not trades:
         renderer.info("还没有成交记录：pixiu trades import 交割单.csv，或 pixiu trade buy 代码 数量 价格")
         return
@@ -170,3 +170,29 @@ def _shares_change(change, dry_run: bool) -> str:
         )
     verb = "将改为" if dry_run else "已改为"
     return f"持仓 {change.symbol} {change.name}：导入前 {before}，按对账单推算 {_shares(change.after)} 股，{verb} {_shares(change.after)} 股"
+
+
+def show_import(renderer: Renderer, done, spell=None) -> None:
+    lines, warnings = import_lines(done)
+    for line in lines:
+        renderer.line(line)
+    for warning in warnings:
+        renderer.warn(warning)
+
+
+def show_cash(renderer: Renderer, record: dict, spell=None) -> None:
+    renderer.info(cash_line(record))
+
+
+def show_cash_set(renderer: Renderer, cash, spell=None) -> None:
+    renderer.info(f"已设置现金 {cash.amount:,.2f}（截至 {cash.as_of}）")
+
+
+def show_recorded_trade(renderer: Renderer, recorded, spell=None) -> None:
+    renderer.info(recorded.notice())
+
+
+def trades_record(trades) -> list[dict]:
+    from dataclasses import asdict
+
+    return [asdict(t) for t in trades]

@@ -108,13 +108,20 @@ def test_trade_cash_and_trades_commands(env):
         (("trade", "buy", "600036", "100", "42.5", "--date", "2025-08-21"), "不能记录未来的交易"),
         (("trade", "hold", "600036", "100", "42.5"), "买卖方向 只能是 buy、sell"),
         (("trade", "sell", "600036", "100", "42.5"), "卖出数量 100 超过持仓 0 股"),
+        (("trade", "buy", "600519", "100", "abc"), "成交价应为正数，而不是 'abc'"),
         (("cash", "set", "--", "-5"), "现金余额应为非负数字"),
-        (("trades", "import"), "用法：pixiu trades import 文件"),
         (("trades", "import", "/nonexistent/交割单.csv"), "无法读取 /nonexistent/交割单.csv"),
     ],
 )
 def test_bad_input_is_one_chinese_line(env, args, message):
     assert message in fails(env, *args)
+
+
+def test_trades_import_is_a_subcommand_whose_missing_file_is_a_usage_line(env):
+    done = pixiu_in_process(env, "trades", "import", text=True)
+    assert done.returncode == 2 and done.stderr.strip().splitlines() == [
+        "错误：缺少参数 FILE：对账单文件（交割单.csv / .xlsx）（pixiu trades import --help 查看用法）"
+    ]
 
 
 def test_an_unknown_layout_and_a_bad_number_name_what_is_wrong(env, tmp_path):

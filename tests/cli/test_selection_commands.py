@@ -45,7 +45,7 @@ def test_alias_set_used_listed_and_removed(offline_env):
 @pytest.mark.slow
 def test_alias_bad_input_is_one_clear_line(offline_env):
     for args, message in [
-        (("大宁", "30075"), "股票代码应为六位数字"),
+        (("大宁", "30075"), "股票代码应为 6 位数字，而不是 '30075'"),
         (("宁", "300750"), "别名至少两个字"),
         (("600519", "300750"), "别名不能是数字"),
         (("--remove", "没有这个"), "没有别名 没有这个"),

@@ -23,7 +23,7 @@ def test_alias_then_question_then_context_explains(offline_env):
     repl.expect("已设置别名：电池王 → 300750 宁德时代")
     repl.expect(PROMPT)
     say(repl, "/alias 电池王 abc")
-    repl.expect("股票代码应为六位数字")
+    repl.expect("找不到股票 'abc'")  # a word that is no code is looked up as a name
     repl.expect(PROMPT)
     say(repl, "电池王最近怎么样")
     repl.expect("离线模式")

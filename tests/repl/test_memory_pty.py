@@ -81,7 +81,7 @@ def test_memory_commands(offline_env, tmp_path, pixiu_home):
     child.expect("要记住的内容为空")
     child.expect(PROMPT)
     say(child, "/remember 不追高 --kind idea")
-    child.expect("--kind 只能是 view / plan / rule")
+    child.expect("--kind 只能是 view、plan、rule")
     child.expect(PROMPT)
     say(child, "/remember 宁德跌破150元就减半！ --kind plan --symbol 300750")
     child.expect(f"已合并到已有记忆 #n{note_id}")

@@ -10,8 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from pixiu_cli.repl.analytics_commands import parse_alert_add
-from pixiu_cli.repl.commands import CommandError
 from pixiu_cli.services.alerts import DEFAULT_COOLDOWN_DAYS
 from tests.helpers import MARKET_FIXTURES, PROMPT, leave, pixiu_ok, repl_session, say
 
@@ -104,11 +102,3 @@ def test_every_surface_sets_the_same_rule_and_it_fires_on_the_same_close(surface
     assert len(fired) == 1 and fired[0].startswith(f"预警触发：a1 {RULE_TEXT}：{day} 收盘 {close:.2f} 元"), later
     (rule,) = json.loads(pixiu_ok(offline_env, "alert", "list", "--json"))
     assert rule["last_fired_on"] == day
-
-
-def test_the_repl_takes_the_cooldown_the_cli_takes():
-    assert parse_alert_add(["000333", "--below", "70"]).cooldown_days == DEFAULT_COOLDOWN_DAYS
-    assert parse_alert_add(["000333", "--below", "70", "--cooldown", "0"]).cooldown_days == 0
-    for bad in (["000333", "--below", "70", "--cooldown"], ["000333", "--below", "70", "--cooldown", "251"]):
-        with pytest.raises(CommandError):
-            parse_alert_add(bad)

@@ -1,0 +1,36 @@
+"""The declared commands (pixiu_cli/commands/) on the command line: each runs with a context
+over the settings' database (the demo's with --demo), closed when the command ends."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from contextlib import contextmanager
+
+import typer
+
+from pixiu_cli.cli import common
+
+
+@contextmanager
+def open_context(demo: bool):
+    from contextlib import ExitStack
+
+    from pixiu_cli.commands.declaration import CLI, Context
+
+    loaded = common.settings()
+    with ExitStack() as stack:
+        yield Context(
+            CLI,
+            common.renderer(),
+            connect=lambda: stack.enter_context(common.database(demo)),
+            clock=common.clock(loaded),
+            cost_method=lambda: loaded.cost_method,
+        )
+
+
+def register(app: typer.Typer, tops: Iterable[str]) -> None:
+    """The declared commands under each top-level word of `tops`, in that order."""
+    from pixiu_cli.commands.catalog import DECLARED
+    from pixiu_cli.commands.typer_surface import register as register_declared
+
+    register_declared(app, DECLARED, tops, open_context)

@@ -1,0 +1,172 @@
+"""The kinds of value a command's parameter takes, each read from one typed word the same way
+on both surfaces: text, a whole number within bounds, a decimal number, an ISO day, one of a
+few choices, a stock code (THE one check of a six-digit code) and on/off flags. A word that
+does not fit is one Chinese line (`CommandError`); nothing has been done yet."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal, InvalidOperation
+
+from pixiu_cli.domain.codes import normalise_code
+from pixiu_cli.errors import UserError
+
+
+class CommandError(UserError):
+    """Bad use of a command; the message is one line for the user and nothing changed."""
+
+
+@dataclass(frozen=True)
+class Text:
+    """Any word (or, for a `many` parameter, the words joined by one space)."""
+
+    metavar: str = "文本"
+    complete: str | None = None  # the completion source for its words ("memory", "conversation"…)
+    cli_type: type = str
+
+    def read(self, word: str, label: str, resolve=None) -> str:
+        return word
+
+
+_WHOLE = re.compile(r"[0-9]{1,18}")  # ASCII digits SQLite can hold; str.isdigit() also takes '²'
+
+
+@dataclass(frozen=True)
+class Int:
+    """A whole number within [low, high]; on the command line typer checks the bounds (so its
+    refusal names them as every other bounded option's does)."""
+
+    low: int | None = None
+    high: int | None = None
+    metavar: str = "N"
+    complete: str | None = None
+    cli_type: type = int
+
+    def read(self, word: str, label: str, resolve=None) -> int:
+        if not _WHOLE.fullmatch(str(word)) or not self._within(int(word)):
+            raise CommandError(f"{label} 应为{self._range()}整数，而不是 {word}")
+        return int(word)
+
+    def _within(self, number: int) -> bool:
+        return (self.low is None or number >= self.low) and (self.high is None or number <= self.high)
+
+    def _range(self) -> str:
+        if self.low is not None and self.high is not None:
+            return f" {self.low} 到 {self.high} 之间的"
+        if self.low is not None:
+            return f"不小于 {self.low} 的"
+        return ""
+
+
+@dataclass(frozen=True)
+class Number:
+    """A decimal number (money, shares, a threshold) read exactly; `positive`: above zero."""
+
+    metavar: str = "数值"
+    positive: bool = False
+    complete: str | None = None
+    cli_type: type = str
+
+    def read(self, word: str, label: str, resolve=None) -> Decimal:
+        try:
+            value = Decimal(str(word).strip())
+        except InvalidOperation:
+            value = None
+        if value is None or not value.is_finite() or (self.positive and value <= 0):
+            wanted = "正数" if self.positive else "数字"
+            raise CommandError(f"{label}应为{wanted}，而不是 {word!r}")
+        return value
+
+
+_ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+@dataclass(frozen=True)
+class Day:
+    """A calendar day written YYYY-MM-DD, kept as that text."""
+
+    metavar: str = "YYYY-MM-DD"
+    complete: str | None = None
+    cli_type: type = str
+
+    def read(self, word: str, label: str, resolve=None) -> str:
+        if not _ISO_DAY.fullmatch(word):
+            raise CommandError(f"{label} 应为 YYYY-MM-DD 日期，而不是 {word!r}")
+        try:
+            date.fromisoformat(word)
+        except ValueError:
+            raise CommandError(f"{label} 不是有效日期：{word}") from None
+        return word
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One of a few words; completion offers them."""
+
+    choices: tuple[str, ...]
+    metavar: str = ""
+    cli_type: type = str
+
+    @property
+    def complete(self) -> tuple[str, ...]:
+        return self.choices
+
+    def read(self, word: str, label: str, resolve=None) -> str:
+        if word not in self.choices:
+            raise CommandError(f"{label} 只能是 {'、'.join(self.choices)}，而不是 {word!r}")
+        return word
+
+
+def spelled_code(raw: str) -> str | None:
+    """The six-digit code a word spells (any digits, full-width, stray spaces), or None; for a
+    word that may be a code or something else (/chart 600519 120)."""
+    return normalise_code(raw)
+
+
+@dataclass(frozen=True)
+class StockCode:
+    """A stock: a code in any spelling (600519, ６００５１９), or where the surface can look
+    names up (`resolve`: services/stock_codes.py), a name, short name or alias."""
+
+    metavar: str = "代码"
+    complete: str | None = "stock"
+    cli_type: type = str
+
+    def read(self, word: str, label: str, resolve=None) -> str:
+        code = spelled_code(word)
+        if code is not None:
+            return code
+        if resolve is not None and not word.strip().isdigit():
+            return resolve(word)
+        raise CommandError(f"股票代码应为 6 位数字，而不是 {word!r}")
+
+
+@dataclass(frozen=True)
+class Flag:
+    """On when given, off otherwise."""
+
+    metavar: str = ""
+    complete: str | None = None
+    cli_type: type = bool
+
+    def read(self, word, label: str, resolve=None) -> bool:
+        return bool(word)
+
+
+@dataclass(frozen=True)
+class RuleId:
+    """An alert rule's id: a3 or 3."""
+
+    metavar: str = "aN"
+    complete: str | None = None
+    cli_type: type = str
+
+    def read(self, word: str, label: str, resolve=None) -> int:
+        from pixiu_cli.services.alerts import parse_rule_id
+
+        rule_id = parse_rule_id(word)
+        if rule_id is None:
+            raise CommandError(f"预警编号应形如 a3 或 3，而不是 {word!r}")
+        return rule_id

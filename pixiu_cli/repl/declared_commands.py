@@ -1,0 +1,34 @@
+"""The declared commands (pixiu_cli/commands/) in the REPL: each /name registered with the
+usage and completion its declaration gives, run with a context over the REPL's app."""
+
+from __future__ import annotations
+
+from pixiu_cli.commands.catalog import DECLARED
+from pixiu_cli.commands.declaration import REPL, Context
+from pixiu_cli.commands.slash import Slash, slash_commands
+from pixiu_cli.repl.commands import ParsedCommand, registry
+from pixiu_cli.repl.state import ReplState
+
+
+def context_of(state: ReplState) -> Context:
+    app = state.app
+    return Context(
+        REPL,
+        state.renderer,
+        connect=lambda: app.memory.db,
+        clock=state.clock,
+        cost_method=lambda: app.settings.cost_method,
+        master=lambda: app.builder.securities,
+        edit_text=state.edit_text,
+    )
+
+
+def _handler(slash: Slash):
+    def handle(state: ReplState, cmd: ParsedCommand) -> None:
+        slash.run(context_of(state), cmd.args, cmd.raw_args)
+
+    return handle
+
+
+for _slash in slash_commands(DECLARED):
+    registry.command(_slash.name, _slash.summary, _slash.usage, declaration=_slash)(_handler(_slash))

@@ -1,0 +1,67 @@
+"""The user's own changes to the memory by its ids: forget (a note deleted or its merge
+undone, a trade undone with the holding following it, an alert rule removed — `a3`) and
+edit a note's text. One path for `/forget`, `pixiu forget` and `/memory edit`."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from pixiu_cli.services.errors import RequestError
+from pixiu_cli.store.memory import MemoryStore
+
+_RULE = re.compile(r"#?[aＡａA]([0-9]+)")  # an alert rule's id, as a Chinese IME may type it
+
+
+@dataclass(frozen=True)
+class Forgetting:
+    ref: str  # "n12", "d5", "a3"
+    kind: str  # "note" | "trade" | "alert"
+    done: object  # store.memory.Forgotten | store.portfolio.UndoneTrade | None for a rule
+
+
+def forget_memory(db, typed: str, at: str, cost_method: str) -> Forgetting:
+    from pixiu_cli.services import trades
+    from pixiu_cli.store.analytics import AnalyticsStore
+
+    rule = _RULE.fullmatch(typed.strip())
+    if rule:
+        rule_id = int(rule.group(1))
+        if not AnalyticsStore(db).remove_rule(rule_id, at):
+            raise RequestError(f"没有预警规则 a{rule_id}")
+        return Forgetting(f"a{rule_id}", "alert", None)
+    memory = MemoryStore(db)
+    ref = memory.resolve(typed)
+    if ref.kind == "d":
+        undone = trades.undo_trade(db, ref.id, at, cost_method)
+        if undone is None:
+            raise RequestError(f"没有 ID 为 {ref} 的记忆")
+        return Forgetting(str(ref), "trade", undone)
+    forgotten = memory.forget(ref.id, at)
+    if forgotten is None:
+        raise RequestError(f"没有 ID 为 {ref} 的记忆")
+    return Forgetting(str(ref), "note", forgotten)
+
+
+@dataclass(frozen=True)
+class Edited:
+    ref: str
+    text: str
+
+
+def edit_memory(db, typed: str, text: str | None, at: str, ask: Callable[[str], str] | None = None) -> Edited:
+    """A note's new text; without one, `ask` is handed the old text to edit in place."""
+    memory = MemoryStore(db)
+    ref = memory.resolve(typed)
+    if ref.kind == "d":
+        raise RequestError(f"交易记录 #{ref} 不能修改：撤销（持仓会恢复）后重新记录")
+    event = memory.get(ref.id)
+    new_text = (text or "").strip()
+    if not new_text and ask is not None and event is not None:
+        new_text = ask(event.text).strip()
+    if not new_text:
+        raise RequestError("新文本为空，记忆未修改")
+    if not memory.edit(ref.id, new_text, at):
+        raise RequestError(f"没有 ID 为 {ref} 的记忆")
+    return Edited(str(ref), new_text)
