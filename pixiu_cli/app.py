@@ -7,25 +7,30 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pixiu_cli.clock import Clock, clock_at, system_clock
 from pixiu_cli.domain.redact import mask_url
 from pixiu_cli.resources import user_cache_dir
-from pixiu_cli.settings import Settings
+from pixiu_cli.settings import Settings, shared_config_line
+from pixiu_cli.settings import load_settings as plain_settings
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.investor import InvestorStore
 
 if TYPE_CHECKING:
-    from pixiu_cli.agent.guardrails import Guardrails
+    from pixiu_cli.accounting.prices import PriceTable
     from pixiu_cli.agent.loop import Agent
     from pixiu_cli.agent.preview import RequestPreview
     from pixiu_cli.agent.tools import ToolRegistry
+    from pixiu_cli.analytics.costs import CostModel
     from pixiu_cli.context.builder import ContextBuilder
-    from pixiu_cli.context.memory import MemoryLimits
+    from pixiu_cli.domain.limits import Guardrails, MemoryLimits
     from pixiu_cli.llm.model import ChatModel
+    from pixiu_cli.push.config import PushConfig
+    from pixiu_cli.services.config_tables import ConfigTables
     from pixiu_cli.store.memory import MemoryStore
 
 OFFLINE_PLACEHOLDER_KEY = "pixiu-offline"
@@ -48,6 +53,26 @@ class App:
     def __post_init__(self) -> None:
         if not self.default_model and self.settings is not None:  # a test may wire an app without settings
             self.default_model = self.settings.model
+
+    @property
+    def limits(self) -> MemoryLimits:
+        return configured(self.settings).limits
+
+    @property
+    def guardrails(self) -> Guardrails:
+        return configured(self.settings).guardrails
+
+    @property
+    def prices(self) -> PriceTable:
+        return configured(self.settings).prices
+
+    @property
+    def costs(self) -> CostModel:
+        return configured(self.settings).costs
+
+    @property
+    def push(self) -> PushConfig:
+        return configured(self.settings).push
 
     def use_model(self, name: str) -> None:
         """Requests from now on go to `name` (/model, or a resumed conversation's switch)."""
@@ -74,6 +99,90 @@ class App:
             self._offline_server.cache.close()
             self._offline_server = None
         self.store.db.close()
+
+
+def load_settings(
+    *, model: str | None = None, base_url: str | None = None, force_offline: bool = False, home: Path | None = None
+) -> Settings:
+    """The settings a surface opens: the plain settings (settings.load_settings), checked
+    whole here (the base URL, and the tables `configured` builds), their secrets registered
+    so that every line pixiu prints masks them, and the warnings about what they chose."""
+    settings = plain_settings(model=model, base_url=base_url, force_offline=force_offline, home=home)
+    tables = configured(settings)
+    return replace(settings, warnings=_warnings(settings, tables))
+
+
+# The SDK's HTTP client would turn them into `Authorization: Basic` in place of the key.
+CREDENTIALS_NOT_SENT = "base_url 中的用户名和密码不会发送（它们会顶替 API key）；API key 按文档以 Bearer 认证头发送。"
+
+
+def _warnings(settings: Settings, tables: ConfigTables) -> tuple[str, ...]:
+    from pixiu_cli.domain.redact import has_credentials
+    from pixiu_cli.llm.model_names import retired_model_line
+    from pixiu_cli.push.config import has_secrets
+
+    warnings = list(settings.warnings)
+    shared_key = shared_config_line(settings.home / "config.toml", "API key")
+    if settings.config_shared and shared_key not in warnings and has_secrets(settings.tables.get("push")):
+        warnings.insert(0, shared_config_line(settings.home / "config.toml", "推送密钥"))
+    retired = retired_model_line(settings.model) if settings.provider == "deepseek" else None
+    if retired:  # DeepSeek itself refuses the name; say so before the first call fails
+        warnings.append(retired)
+    if not settings.offline and has_credentials(settings.base_url):
+        warnings.append(CREDENTIALS_NOT_SENT)
+    return tuple(warnings)
+
+
+@lru_cache(maxsize=8)
+def configured(settings: Settings) -> ConfigTables:
+    """The objects the settings' tables configure — limits, guardrails, prices, costs, push
+    channels — checked and built once per settings; the settings' keys, URLs and push
+    addresses are registered first, so that no line pixiu prints shows them."""
+    from pixiu_cli.services.config_tables import built_tables, check_base_url
+
+    _remember_secrets(settings)
+    if settings.chosen_base_url is not None:
+        check_base_url(settings.chosen_base_url)
+    tables = built_tables(settings.tables, settings.push_env)
+    _remember_push(tables.push)
+    return tables
+
+
+def validate_config(config: dict) -> None:
+    """Raise a one-line error if `config` (a parsed config.toml) would not load (`config set`)."""
+    from pixiu_cli.services.config_tables import built_tables
+    from pixiu_cli.settings import push_variables
+    from pixiu_cli.settings import validate_config as plain_config
+
+    plain_config(config)
+    built_tables(config, push_variables())
+
+
+def _remember_secrets(settings: Settings) -> None:
+    from pixiu_cli.domain.redact import remember_secret, remember_url
+
+    for secret in settings.secrets:
+        remember_secret(secret)
+    for url in settings.urls:
+        remember_url(url)
+
+
+def _remember_push(push) -> None:
+    """A bot's address is its key: the whole address and its long parts (the key or token in
+    its path or query) are masked in every line, like an API key."""
+    from urllib.parse import parse_qsl, urlsplit
+
+    from pixiu_cli.domain.redact import remember_secret
+
+    for secret in push.secrets() if push else ():
+        remember_secret(secret)
+        if "://" not in secret:
+            continue
+        parts = urlsplit(secret)
+        pieces = [*parts.path.split("/"), *(v for _, v in parse_qsl(parts.query)), parts.password, parts.username]
+        for piece in pieces:
+            if piece and len(piece) >= 16:
+                remember_secret(piece)
 
 
 def names_cache_dir() -> Path:
@@ -223,11 +332,12 @@ def open_app(settings: Settings, *, demo: bool = False, calls_model: bool = True
     clock = clock_of(settings)
     domain = _opened_domain(settings, demo, clock)
     server = _start_offline_server(settings) if settings.offline and calls_model else None
+    tables = configured(settings)
     agent = build_agent(
         domain.db,
         _client_of(settings, server),
-        limits=settings.limits,
-        guardrails=settings.guardrails,
+        limits=tables.limits,
+        guardrails=tables.guardrails,
         temperature=settings.temperature,
         clock=clock,
         domain=domain,
@@ -269,7 +379,12 @@ def open_preview(settings: Settings, *, demo: bool = False) -> Preview:
     domain = _opened_domain(settings, demo, clock)
     store = ConversationStore(domain.db, clock=clock)
     builder = _builder(
-        store, domain, settings.limits, clock, cost_method=settings.cost_method, names_cache=names_cache_dir()
+        store,
+        domain,
+        configured(settings).limits,
+        clock,
+        cost_method=settings.cost_method,
+        names_cache=names_cache_dir(),
     )
     requests = RequestPreview(store, builder, _client_of(settings, None), ToolRegistry(), settings.temperature)
     return Preview(settings, store, requests, clock)

@@ -40,12 +40,12 @@ def brief(
     with common.opened(model, offline, demo, None, False) as (renderer, app_, _):
         settings, db = app_.settings, app_.store.db
         if push:
-            require_channels(settings.push)  # before any model call: nothing could receive it
+            require_channels(app_.push)  # before any model call: nothing could receive it
         if last:
             return resend_last(app_, renderer, as_json)
         plan = plan_brief(db, app_.clock(), settings.cost_method)
         if not settings.offline:
-            guess = estimate(app_.agent, None, plan, settings.prices, settings.model)
+            guess = estimate(app_.agent, None, plan, app_.prices, settings.model)
             limit = settings.brief_confirm_above
             if over_budget(guess, limit):
                 renderer.warn(cost_line(guess, settings.provider, settings.model, limit))
@@ -53,7 +53,7 @@ def brief(
         conversation_id = start_conversation(app_.store, settings.model)
         if as_json:
             outcome = write_brief(app_.agent, db, conversation_id, plan)
-            sent = push_report(db, settings.push, outcome.report_id, app_.clock()) if push else []
+            sent = push_report(db, app_.push, outcome.report_id, app_.clock()) if push else []
             renderer.json(brief_json(outcome, settings.offline) | ({"push": deliveries_json(sent)} if push else {}))
         else:
             for line in plan.lines:
@@ -62,7 +62,7 @@ def brief(
             with renderer.reply() as stream:
                 outcome = write_brief(app_.agent, db, conversation_id, plan, stream)
             (renderer.info if outcome.report_id else renderer.error)(stored_line(outcome))
-            sent = push_report(db, settings.push, outcome.report_id, app_.clock()) if push else []
+            sent = push_report(db, app_.push, outcome.report_id, app_.clock()) if push else []
             show(renderer, sent, resend_hint=True)
     if outcome.report_id is None or not all(d.ok for d in sent):
         raise typer.Exit(1)

@@ -35,7 +35,7 @@ def renderer(**kw):
 
 
 def settings(model: str | None = None, offline: bool = False):
-    from pixiu_cli.settings import load_settings
+    from pixiu_cli.app import load_settings
 
     return load_settings(model=model, force_offline=offline)
 
@@ -194,9 +194,17 @@ def choice(value: str, allowed: tuple[str, ...], flag: str) -> str:
     return value
 
 
+def configured(loaded=None):
+    """What the settings' tables configure (app.configured): limits, guardrails, prices,
+    costs and push channels; `loaded`: the settings the command already read."""
+    from pixiu_cli.app import configured as tables
+
+    return tables(loaded or settings())
+
+
 def costs():
     """The trading costs the analytics use (from the settings)."""
-    return settings().costs
+    return configured().costs
 
 
 def closed_today(shown) -> bool:

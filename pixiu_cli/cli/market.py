@@ -320,7 +320,7 @@ def data_sync(
         symbols = sync_targets(db, [series_code(c) for c in codes] if codes else None)
         with shown.progress(len(symbols), f"同步（{source}）", show=len(symbols) > 3) as advance:
             request = SyncRequest(symbols, source, since, timeout, daily=not codes)
-            push = common.settings().push
+            push = common.configured().push
             done = sync_market(db, request, now(), common.costs(), on_symbol=lambda o: advance(), push=push)
     _show_sync(shown, source, done)
 

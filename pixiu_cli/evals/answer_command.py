@@ -8,7 +8,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from pixiu_cli.app import chat_client, clock_of
+from pixiu_cli.app import chat_client, clock_of, configured
 from pixiu_cli.errors import UserError
 from pixiu_cli.evals.answer_cases import load_answer_cases
 from pixiu_cli.evals.answer_runner import (
@@ -67,7 +67,7 @@ def _client(settings: Settings):
 
 
 def _cost_line(settings: Settings, prompt_tokens: int, output_tokens: int) -> str:
-    prices = settings.prices
+    prices = configured(settings).prices
     rates = prices.rates_for(settings.model) or prices.rates_for("deepseek-flash")
     cost = (prompt_tokens * rates.miss + output_tokens * rates.output) / 1e6
     return (
@@ -104,7 +104,7 @@ def run_command(settings: Settings, options: LiveOptions, renderer) -> LiveRepor
             cases,
             client,
             ablations,
-            guardrails=settings.guardrails,
+            guardrails=configured(settings).guardrails,
             temperature=settings.temperature,
             progress=None
             if options.as_json

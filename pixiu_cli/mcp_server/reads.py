@@ -25,6 +25,11 @@ class Reader:
 
         return clock_of(self.settings)()
 
+    def costs(self):
+        from pixiu_cli.app import configured
+
+        return configured(self.settings).costs
+
     @contextmanager
     def db(self):
         from pixiu_cli.store.database import open_database
@@ -117,7 +122,7 @@ def profiles(reader: Reader, codes: list[str] | None = None) -> dict:
 
     with reader.db() as db:
         symbols = [_code(db, c) for c in codes] if codes else None
-        listing = listed(db, symbols, reader.now(), reader.settings.costs, False)
+        listing = listed(db, symbols, reader.now(), reader.costs(), False)
     return reader.stamped({"profiles": [dict(r.__dict__) for r in listing.rows]})
 
 

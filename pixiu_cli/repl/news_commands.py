@@ -79,13 +79,13 @@ def brief_command(state: ReplState, cmd: ParsedCommand) -> None:
     app_, renderer = state.app, state.renderer
     settings, db = app_.settings, app_.store.db
     if "--push" in flags:
-        require_channels(settings.push)
+        require_channels(app_.push)
     if "--last" in flags:
-        show(renderer, push_brief(db, settings.push, last_brief(db), state.clock()))
+        show(renderer, push_brief(db, app_.push, last_brief(db), state.clock()))
         return
     plan = plan_brief(db, state.clock(), state.app.settings.cost_method)
     if not settings.offline and "--yes" not in flags:
-        guess = estimate(app_.agent, state.conversation_id, plan, settings.prices, settings.model)
+        guess = estimate(app_.agent, state.conversation_id, plan, app_.prices, settings.model)
         if over_budget(guess, settings.brief_confirm_above):
             renderer.line(cost_line(guess, settings.provider, settings.model, settings.brief_confirm_above))
             raise CommandError("确认后输入 /brief --yes（没有调用模型）")
@@ -97,4 +97,4 @@ def brief_command(state: ReplState, cmd: ParsedCommand) -> None:
     (renderer.info if outcome.report_id else renderer.error)(stored_line(outcome))
     renderer.status(turn_status(state, outcome.turn))
     if "--push" in flags:
-        show(renderer, push_report(db, settings.push, outcome.report_id, state.clock()), resend_hint=True)
+        show(renderer, push_report(db, app_.push, outcome.report_id, state.clock()), resend_hint=True)
