@@ -19,6 +19,7 @@ from pixiu_cli.settings import load_settings as plain_settings
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.investor import InvestorStore
+from pixiu_cli.store.shared import stores_of
 
 if TYPE_CHECKING:
     from pixiu_cli.accounting.prices import PriceTable
@@ -218,7 +219,6 @@ def _refresh_demo_data(domain: InvestorStore, now: datetime) -> None:
     from pixiu_cli.resources import data_dir
     from pixiu_cli.selection.names import securities_for_document
     from pixiu_cli.store.document import load_document
-    from pixiu_cli.store.securities import SecurityMaster
 
     data = load_document(data_dir() / "demo" / "portfolio.json", now)
     shipped = sorted(p.stem for p in (data_dir() / "demo" / "market").glob("[0-9][0-9][0-9][0-9][0-9][0-9].csv"))
@@ -229,7 +229,7 @@ def _refresh_demo_data(domain: InvestorStore, now: datetime) -> None:
         signals=[s for s in data.signals if s.symbol not in shipped],
     )
     domain.replace_all(data, keep_own_notes=True)
-    SecurityMaster(domain.db).upsert(securities_for_document(data, source="demo"), keep_names=True)
+    stores_of(domain.db).securities.upsert(securities_for_document(data, source="demo"), keep_names=True)
     _demo_market(domain.db, shipped, now)
 
 
@@ -238,17 +238,15 @@ def _demo_market(db, symbols: list[str], now: datetime) -> None:
     from pixiu_cli.analytics.refresh import refresh
     from pixiu_cli.market.importer import import_csv
     from pixiu_cli.resources import data_dir
-    from pixiu_cli.store.market import MarketStore
-    from pixiu_cli.store.securities import SecurityMaster
 
-    market, folder = MarketStore(db), data_dir() / "demo" / "market"
+    market, folder = stores_of(db).market, data_dir() / "demo" / "market"
     stored = {s.symbol for s in market.series(symbols) if s.rows}
     for symbol in symbols:
         if symbol not in stored:
             actions = folder / f"{symbol}_actions.csv"
             import_csv(
                 market,
-                SecurityMaster(db),
+                stores_of(db).securities,
                 folder / f"{symbol}.csv",
                 symbol,
                 at=now.isoformat(timespec="seconds"),
@@ -320,7 +318,7 @@ def _client_of(settings: Settings, server) -> ChatModel:
 
 def _opened_domain(settings: Settings, demo: bool, clock: Clock) -> InvestorStore:
     """The settings' database (the demo's, re-dated, with `demo`)."""
-    domain = InvestorStore(open_database(settings.demo_db_path if demo else settings.db_path))
+    domain = stores_of(open_database(settings.demo_db_path if demo else settings.db_path)).investor
     if demo:
         refresh_demo_data(domain, clock(), settings.home / DEMO_STATE_FILE)
     return domain
@@ -428,11 +426,9 @@ def build_agent(
     from pixiu_cli.agent.compaction import Compactor
     from pixiu_cli.agent.loop import Agent
     from pixiu_cli.agent.tools import ToolContext
-    from pixiu_cli.store.memory import MemoryStore
-    from pixiu_cli.store.portfolio import PortfolioStore
 
     store = ConversationStore(db, clock=clock)
-    domain = domain or InvestorStore(db)
+    domain = domain or stores_of(db).investor
     builder = _builder(
         store,
         domain,
@@ -444,7 +440,11 @@ def build_agent(
         names_cache=names_cache,
     )
     tool_context = ToolContext(
-        domain=domain, memory=MemoryStore(db), portfolio=PortfolioStore(db), now=clock, cost_method=cost_method
+        domain=domain,
+        memory=stores_of(db).memory,
+        portfolio=stores_of(db).portfolio,
+        now=clock,
+        cost_method=cost_method,
     )
     return Agent(
         store,

@@ -18,8 +18,8 @@ from pixiu_cli.domain.investor import Decision
 from pixiu_cli.domain.vocabulary import side_name
 from pixiu_cli.market.data import MarketData
 from pixiu_cli.market.security_master import security_name
-from pixiu_cli.store.analytics import AnalyticsStore
 from pixiu_cli.store.investor import iso
+from pixiu_cli.store.shared import stores_of
 
 
 @dataclass(frozen=True)
@@ -76,7 +76,7 @@ class TrackRecord:
 
 
 def track_record(db: Database, now: datetime) -> TrackRecord:
-    market, store = MarketData(db), AnalyticsStore(db)
+    market, store = MarketData(db), stores_of(db).analytics
     index = BenchmarkCloses(market)
     decisions = store.decisions()
     scores, vs_index = [], {}

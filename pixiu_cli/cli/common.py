@@ -34,10 +34,31 @@ def renderer(**kw):
     return Renderer(**kw)
 
 
+# The settings one run of `main` has read, by (model, offline): a command reads them once,
+# however many of the helpers here it calls. None outside `main` (a test calling a command
+# function directly reads them on each call, as its environment may change in between).
+_READ: dict | None = None
+
+
+@contextmanager
+def one_invocation():
+    """One command: the settings are read once in it, and forgotten after it."""
+    global _READ
+    _READ = {}
+    try:
+        yield
+    finally:
+        _READ = None
+
+
 def settings(model: str | None = None, offline: bool = False):
     from pixiu_cli.app import load_settings
 
-    return load_settings(model=model, force_offline=offline)
+    if _READ is None:
+        return load_settings(model=model, force_offline=offline)
+    if (model, offline) not in _READ:
+        _READ[model, offline] = load_settings(model=model, force_offline=offline)
+    return _READ[model, offline]
 
 
 def open_app(model: str | None, offline: bool, demo: bool = False, calls_model: bool = True):

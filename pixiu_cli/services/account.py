@@ -17,11 +17,10 @@ from pixiu_cli.domain.investor import LEDGER, STATED, Holding
 from pixiu_cli.domain.ledger import Position, StatedLot, cash_after, dec, position
 from pixiu_cli.domain.valuation import AccountView, Close, account_cash, applied_dividends, value_account
 from pixiu_cli.services.errors import RequestError
-from pixiu_cli.store.account import AccountStore
 from pixiu_cli.store.database import write_transaction
-from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.memory import decision_ref
 from pixiu_cli.store.portfolio import set_position
+from pixiu_cli.store.shared import stores_of
 
 
 def check_cost_method(method: str) -> str:
@@ -49,14 +48,13 @@ def derive_positions(
     actions up to today (or the stock's last close: its price is from before a later
     ex-date). `day`: the positions at that day's close instead (later events left out);
     `fills`: the ledger when the caller has already read it."""
-    from pixiu_cli.store.market import MarketStore
 
-    holdings = InvestorStore(db).holdings()
-    ledger = AccountStore(db).fills() if fills is None else fills
+    holdings = stores_of(db).investor.holdings()
+    ledger = stores_of(db).account.fills() if fills is None else fills
     fills = [f for f in ledger if day is None or f.day <= day]
     lots = {s: lot for s, lot in stated_lots(holdings).items() if day is None or lot.day <= day}
     wanted = sorted({f.symbol for f in fills if f.symbol} | set(lots)) if symbols is None else symbols
-    market = MarketStore(db)
+    market = stores_of(db).market
     closes = market.last_closes(wanted)
     actions = market.actions_for(wanted)
     today = day or now.date().isoformat()
@@ -74,9 +72,8 @@ def derive_positions(
 
 def _closes(db, symbols: list[str], now: datetime) -> dict[str, Close]:
     from pixiu_cli.market.calendar import TradingCalendar
-    from pixiu_cli.store.market import MarketStore
 
-    market = MarketStore(db)
+    market = stores_of(db).market
     calendar = TradingCalendar(market)
     stale: dict[str, int | None] = {}
     out = {}
@@ -91,10 +88,9 @@ def read_account(db, now: datetime, cost_method: str = "diluted") -> AccountView
     """The account as of `now`: the one derivation every surface reads."""
     from pixiu_cli.market.security_master import security_name
     from pixiu_cli.market.trading_days import as_shanghai
-    from pixiu_cli.store.securities import SecurityMaster
 
     method = check_cost_method(cost_method)
-    store = AccountStore(db)
+    store = stores_of(db).account
     ledger = store.fills()  # read once: the positions and the cash both come from it
     positions = derive_positions(db, now, fills=ledger)
     stated = store.cash(as_shanghai(now).date().isoformat())
@@ -104,8 +100,8 @@ def read_account(db, now: datetime, cost_method: str = "diluted") -> AccountView
         applied = applied_dividends(list(positions.values()))
         flows = cash_after(stated.as_of, ledger, applied, after_seq=after)
     account = value_account(positions, _closes(db, list(positions), now), account_cash(stated, flows), method)
-    rows = {h.symbol: h for h in InvestorStore(db).holdings()}
-    master = SecurityMaster(db)
+    rows = {h.symbol: h for h in stores_of(db).investor.holdings()}
+    master = stores_of(db).securities
     names = {}
     for symbol, p in positions.items():
         row = rows.get(symbol)
@@ -150,12 +146,11 @@ class AccountReader:
 
     def __call__(self, now: datetime) -> AccountView:
         from pixiu_cli.market.calendar import last_complete_session
-        from pixiu_cli.store.market import MarketStore
 
         key = (
-            InvestorStore(self.db).portfolio_version(),
-            AccountStore(self.db).version(),
-            MarketStore(self.db).version(),
+            stores_of(self.db).investor.portfolio_version(),
+            stores_of(self.db).account.version(),
+            stores_of(self.db).market.version(),
             last_complete_session(now),
             now.date(),
         )
@@ -186,7 +181,7 @@ def held_position(db, symbol: str, now: datetime, method: str = "diluted") -> He
 def sync_holding(db, symbol: str, now: datetime, method: str, at: str) -> Holding | None:
     """The holding row after the ledger changed: a stated holding stands (the ledger's later
     events move it when the account is read); any other row is the ledger's copy."""
-    row = InvestorStore(db).holding(symbol)
+    row = stores_of(db).investor.holding(symbol)
     if row is not None and row.basis == STATED:
         return row
     p = derive_positions(db, now, [symbol]).get(symbol)
@@ -194,11 +189,10 @@ def sync_holding(db, symbol: str, now: datetime, method: str, at: str) -> Holdin
         set_position(db, symbol, None, 0, None, at)
         return None
     from pixiu_cli.market.security_master import security_name
-    from pixiu_cli.store.securities import SecurityMaster
 
-    name = (row.name if row else None) or security_name(SecurityMaster(db), symbol) or p.name
+    name = (row.name if row else None) or security_name(stores_of(db).securities, symbol) or p.name
     set_position(db, symbol, name, float(p.shares), float(p.cost(method)), at)
-    return InvestorStore(db).holding(symbol)
+    return stores_of(db).investor.holding(symbol)
 
 
 # cash -------------------------------------------------------------------------------------
@@ -218,7 +212,7 @@ def set_cash(db, amount: float, day_words: str | None, now: datetime) -> CashBal
         raise RequestError(f"现金余额应为非负数字，而不是 {amount!r}")
     cash = CashBalance(round(float(amount), 2), trade_day(day_words, now).isoformat(), "user")
     with write_transaction(db):
-        AccountStore(db).set_cash(cash, now.isoformat(timespec="seconds"))
+        stores_of(db).account.set_cash(cash, now.isoformat(timespec="seconds"))
     return cash
 
 
@@ -243,11 +237,10 @@ def list_trades(db, symbol: str | None = None) -> list[TradeLine]:
     """The ledger's fills, each stock named by the security master (a statement's 证券名称 is
     the broker's spelling, never the name pixiu shows)."""
     from pixiu_cli.market.security_master import security_name
-    from pixiu_cli.store.securities import SecurityMaster
 
-    master, names = SecurityMaster(db), {}
+    master, names = stores_of(db).securities, {}
     lines = []
-    for f in AccountStore(db).fills(symbol):
+    for f in stores_of(db).account.fills(symbol):
         if f.symbol and f.symbol not in names:
             names[f.symbol] = security_name(master, f.symbol) or f.name
         lines.append(_trade_line(f, names.get(f.symbol) if f.symbol else f.name))
@@ -302,7 +295,7 @@ def trade_history(
     first, last = start.isoformat() if start else "", end.isoformat() if end else "9999-12-31"
     fills = [
         f
-        for f in AccountStore(db).fills()
+        for f in stores_of(db).account.fills()
         if f.symbol and first <= f.day <= last and (symbols is None or f.symbol in symbols)
     ]
     names = {line.symbol: line.name for line in list_trades(db) if line.symbol}

@@ -11,9 +11,7 @@ from typing import TYPE_CHECKING
 from pixiu_cli.domain.analytics import BacktestRow
 from pixiu_cli.domain.benchmarks import benchmark_for
 from pixiu_cli.services.errors import RequestError
-from pixiu_cli.store.analytics import AnalyticsStore
-from pixiu_cli.store.investor import InvestorStore
-from pixiu_cli.store.market import MarketStore
+from pixiu_cli.store.shared import stores_of
 
 if TYPE_CHECKING:  # the engine loads numpy: imported by the functions that compute
     from pixiu_cli.analytics.costs import CostModel
@@ -31,7 +29,9 @@ def refresh(db, symbols: Sequence[str], now: datetime, costs: CostModel | None) 
 
 def held_and_watched(db) -> list[str]:
     """The holdings and the watch list: what sync, profile and the rest work on by default."""
-    return sorted({h.symbol for h in InvestorStore(db).holdings()} | {s for s, _ in MarketStore(db).watchlist()})
+    return sorted(
+        {h.symbol for h in stores_of(db).investor.holdings()} | {s for s, _ in stores_of(db).market.watchlist()}
+    )
 
 
 @dataclass(frozen=True)
@@ -46,14 +46,14 @@ class ProfileListing:
 def profiles(db, symbols: list[str] | None, now: datetime, costs: CostModel | None, again: bool) -> ProfileListing:
     """The backtest rows of `symbols` (by default the holdings and watch list that have bars),
     recomputing the ones older than their bars (all of them with `again`)."""
-    with_bars = {s.symbol: s.last for s in MarketStore(db).series()}
+    with_bars = {s.symbol: s.last for s in stores_of(db).market.series()}
     wanted = symbols if symbols else [s for s in held_and_watched(db) if s in with_bars]
     missing = [s for s in wanted if s not in with_bars]
     if missing:
         raise RequestError(f"没有 {'、'.join(missing)} 的日线：先 pixiu data import 或 pixiu data sync")
     if not wanted:
         raise RequestError("没有可计算的股票：先导入持仓和日线（pixiu data import FILE.csv --symbol CODE）")
-    store = AnalyticsStore(db)
+    store = stores_of(db).analytics
     stored = {r.symbol: r.window_end for r in store.backtests(wanted)}
     stale = [s for s in wanted if again or s not in stored or stored[s] < with_bars[s]]
     lines = refresh(db, stale, now, costs).lines() if stale else []

@@ -15,7 +15,8 @@ from pixiu_cli.domain.vocabulary import BRIEF_OPEN, CONCLUSION_MARK
 from pixiu_cli.services.brief_facts import BriefFacts, brief_facts
 from pixiu_cli.services.brief_text import fact_lines
 from pixiu_cli.services.errors import RequestError
-from pixiu_cli.store.briefs import BriefReport, BriefStore
+from pixiu_cli.store.briefs import BriefReport
+from pixiu_cli.store.shared import stores_of
 from pixiu_cli.tokenizer.counts import count_message_tokens
 
 EXPECTED_OUTPUT_TOKENS = 1200  # a brief of a dozen holdings runs to several hundred words
@@ -108,5 +109,5 @@ def write_brief(agent: TurnRunner, db, conversation_id: int, plan: BriefPlan, si
         turn_id=turn.turn_id,
         turn_seq=turn.seq,
     )
-    report_id, _ = BriefStore(db).save(report, facts.snapshot())
+    report_id, _ = stores_of(db).briefs.save(report, facts.snapshot())
     return BriefOutcome(plan, turn, conclusion, report_id)

@@ -10,7 +10,7 @@ from datetime import datetime
 from pixiu_cli.market.calendar import MARKET_CLOSE, TradingCalendar
 from pixiu_cli.market.trading_days import as_shanghai, is_trading_day, knows
 from pixiu_cli.services.market import sync_targets
-from pixiu_cli.store.market import MarketStore
+from pixiu_cli.store.shared import stores_of
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,7 @@ def stale_market(db, now: datetime) -> StaleMarket | None:
     out: a user who keeps no market data is not asked to sync every day."""
     if not after_close(now):
         return None
-    market = MarketStore(db)
+    market = stores_of(db).market
     calendar = TradingCalendar(market)
     behind = {}
     for info in market.series(sync_targets(db, None)):

@@ -21,10 +21,10 @@ from pixiu_cli.store.backup import (
 )
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.document import DatasetError, export_document, load_document
-from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.ledger_rows import unknown_columns
 from pixiu_cli.store.merge import MergeResult, merge_document
 from pixiu_cli.store.salvage import Salvaged, salvage
+from pixiu_cli.store.shared import stores_of
 
 SECTIONS = ("holdings", "profiles", "news", "signals", "reports", "decisions", "alerts", "notes")
 
@@ -93,7 +93,7 @@ def import_document(
         saved = backup(db, place, now)
         if on_backup:
             on_backup(saved)
-        InvestorStore(db).replace_all(data)
+        stores_of(db).investor.replace_all(data)
     else:
         merged = merge_document(db, data)
     _register_securities(db, data)
@@ -106,13 +106,12 @@ def _register_securities(db, data) -> None:
     """Every stock the import has data about joins the security master, so its name is
     recognised in questions even when it is not held (五粮液 with a stored profile)."""
     from pixiu_cli.selection.names import securities_for_document
-    from pixiu_cli.store.securities import SecurityMaster
 
-    SecurityMaster(db).upsert(securities_for_document(data), keep_names=True)
+    stores_of(db).securities.upsert(securities_for_document(data), keep_names=True)
 
 
 def export(db, now: datetime) -> DocumentExport:
-    document, notes = export_document(InvestorStore(db).export(), now)
+    document, notes = export_document(stores_of(db).investor.export(), now)
     return DocumentExport(json.dumps(document, ensure_ascii=False, indent=2, allow_nan=False), notes)
 
 

@@ -14,7 +14,7 @@ from pixiu_cli.market.fundamentals import StockFundamentals, read_fundamentals
 from pixiu_cli.market.trading_days import as_shanghai
 from pixiu_cli.services.analytics import held_and_watched
 from pixiu_cli.services.errors import RequestError
-from pixiu_cli.store.fundamentals import FundamentalsStore
+from pixiu_cli.store.shared import stores_of
 
 FUNDAMENTALS_SOURCES = ("baostock", "akshare")
 
@@ -62,7 +62,7 @@ def _run(db, symbols: list[str], source_name: str, timeout: float, now: datetime
 
     source = open_fundamentals(source_name, timeout, module)
     try:
-        outcomes = run(FundamentalsStore(db), source, symbols, as_shanghai(now), force=force, on_symbol=on_symbol)
+        outcomes = run(stores_of(db).fundamentals, source, symbols, as_shanghai(now), force=force, on_symbol=on_symbol)
     finally:
         source.close()
     return FundamentalsResult(source_name, outcomes)
@@ -80,14 +80,14 @@ def sync_fundamentals(
 def refresh_due(db, source: str, timeout: float, now: datetime, module=None) -> FundamentalsResult | None:
     """The daily sync's part: the stocks whose fundamentals are kept get their new valuation
     days, and their reports only when a new period is due. None when none are kept."""
-    kept = FundamentalsStore(db).kept()
+    kept = stores_of(db).fundamentals.kept()
     if not kept:
         return None
     return _run(db, kept, source, timeout, now, False, lambda o: None, module)
 
 
 def stock_fundamentals(db, symbol: str) -> StockFundamentals:
-    return read_fundamentals(FundamentalsStore(db), symbol)
+    return read_fundamentals(stores_of(db).fundamentals, symbol)
 
 
 # JSON ----------------------------------------------------------------------------------

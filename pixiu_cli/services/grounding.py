@@ -22,8 +22,7 @@ from pixiu_cli.selection.normalize import normalize
 from pixiu_cli.selection.numbers import Figure, arabic, figures, fold_digits
 from pixiu_cli.services.account import trade_day
 from pixiu_cli.services.errors import RequestError
-from pixiu_cli.store.investor import InvestorStore
-from pixiu_cli.store.securities import SecurityMaster
+from pixiu_cli.store.shared import stores_of
 
 _CODE = re.compile(r"(?<!\d)\d{6}(?!\d)")
 _ALERT_WORDS = {
@@ -78,12 +77,12 @@ class _Said:
 
     def names(self) -> NameSource:
         if self._names is None:
-            self._names = NameSource(SecurityMaster(self.db))
+            self._names = NameSource(stores_of(self.db).securities)
         return self._names
 
     def stocks(self) -> set[str]:
         if self._stocks is None:
-            table = self.names().table(InvestorStore(self.db).holdings())
+            table = self.names().table(stores_of(self.db).investor.holdings())
             matched = table.matches(self.folded)
             named = {m.name.symbol for m in matched if m.name.symbol and m.name.kind not in (INDEX, SHADOW)}
             self._stocks = named | set(_CODE.findall(fold_digits(self.text)))

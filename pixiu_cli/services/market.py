@@ -17,9 +17,7 @@ from pixiu_cli.market.trading_days import as_shanghai
 from pixiu_cli.services.analytics import held_and_watched, refresh
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.services.import_symbol import ImportSymbol, import_symbol, spelling_in_name
-from pixiu_cli.store.investor import InvestorStore
-from pixiu_cli.store.market import MarketStore
-from pixiu_cli.store.securities import SecurityMaster
+from pixiu_cli.store.shared import stores_of
 
 if TYPE_CHECKING:  # what the import and the sync load, so /chart and the watch list do not
     from pixiu_cli.analytics.costs import CostModel
@@ -57,11 +55,11 @@ def import_bars(db, request: BarImport, now: datetime, costs: CostModel | None) 
     from pixiu_cli.market.csv_source import CsvImportError
     from pixiu_cli.market.importer import import_csv
 
-    target = import_symbol(SecurityMaster(db), request.symbol)
+    target = import_symbol(stores_of(db).securities, request.symbol)
     try:
         result = import_csv(
-            MarketStore(db),
-            SecurityMaster(db),
+            stores_of(db).market,
+            stores_of(db).securities,
             request.path,
             target.symbol,
             at=_stamp(now),
@@ -113,7 +111,7 @@ def import_many(
     from pixiu_cli.market.csv_source import CsvImportError
     from pixiu_cli.market.importer import import_csv
 
-    market, master, stamp = MarketStore(db), SecurityMaster(db), _stamp(now)
+    market, master, stamp = stores_of(db).market, stores_of(db).securities, _stamp(now)
     imported, failed, notes = [], [], []
     for path in files:
         spelling = spelling_in_name(path)
@@ -188,8 +186,8 @@ def sync_market(
     source = open_source(request.source, request.timeout)
     try:
         outcomes = sync(
-            MarketStore(db),
-            SecurityMaster(db),
+            stores_of(db).market,
+            stores_of(db).securities,
             source,
             request.symbols,
             since=request.since,
@@ -230,7 +228,7 @@ def sync_securities(db, request: SecuritiesRequest, now: datetime) -> MasterRefr
             listed = source.securities()
             if not listed:
                 raise SourceError(f"{request.source} 没有返回证券列表")
-            return refresh_master(SecurityMaster(db), source.name, listed, _stamp(now), whole_market=True)
+            return refresh_master(stores_of(db).securities, source.name, listed, _stamp(now), whole_market=True)
         finally:
             source.close()
     except SourceError as exc:
@@ -251,17 +249,17 @@ def bars(db, symbol: str, adjust: str, start: str | None, end: str | None):
 
 
 def actions(db, symbol: str) -> list[CorporateAction]:
-    return MarketStore(db).actions(symbol)
+    return stores_of(db).market.actions(symbol)
 
 
 def watch(db, symbol: str, now: datetime) -> bool:
     """False when it was already watched."""
-    return MarketStore(db).watch(symbol, _stamp(now))
+    return stores_of(db).market.watch(symbol, _stamp(now))
 
 
 def unwatch(db, symbol: str) -> bool:
     """False when it was not watched."""
-    return MarketStore(db).unwatch(symbol)
+    return stores_of(db).market.unwatch(symbol)
 
 
 @dataclass(frozen=True)
@@ -275,8 +273,8 @@ def watchlist(db) -> list[Watched]:
     """Each watched stock with its name: the security master's, else the shipped list's."""
     from pixiu_cli.selection.names import NameSource
 
-    names = NameSource(SecurityMaster(db))
-    return [Watched(symbol, names.security_name(symbol), at) for symbol, at in MarketStore(db).watchlist()]
+    names = NameSource(stores_of(db).securities)
+    return [Watched(symbol, names.security_name(symbol), at) for symbol, at in stores_of(db).market.watchlist()]
 
 
 def chart(db, symbol: str, days: int, now: datetime, cost_method: str = "diluted", **style) -> str:
@@ -286,4 +284,4 @@ def chart(db, symbol: str, days: int, now: datetime, cost_method: str = "diluted
 
     held = read_account(db, now, cost_method).account.holding(symbol)
     cost = float(held.cost) if held is not None else None
-    return build(MarketData(db), InvestorStore(db), symbol, days, cost, **style)
+    return build(MarketData(db), stores_of(db).investor, symbol, days, cost, **style)

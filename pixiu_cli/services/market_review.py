@@ -10,7 +10,7 @@ from datetime import datetime
 
 from pixiu_cli.market.review import MarketReview, market_review
 from pixiu_cli.services.errors import RequestError
-from pixiu_cli.store.market_review import MarketReviewStore
+from pixiu_cli.store.shared import stores_of
 
 SNAPSHOT_SOURCE = "akshare"
 
@@ -29,12 +29,12 @@ def sync_snapshot(db, request: SnapshotRequest, now: datetime, module=None):
         snapshot = AkshareMarket(timeout=request.timeout, module=module).snapshot(now)
     except SourceError as exc:
         raise RequestError(f"市场快照未更新：{exc}；已保留已存数据") from None
-    MarketReviewStore(db).write(snapshot)
+    stores_of(db).market_review.write(snapshot)
     return snapshot
 
 
 def snapshot_kept(db) -> bool:
-    return MarketReviewStore(db).kept()
+    return stores_of(db).market_review.kept()
 
 
 def review(db, now: datetime) -> MarketReview:

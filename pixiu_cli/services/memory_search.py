@@ -10,9 +10,8 @@ from pixiu_cli.domain.vocabulary import MEMORY_KIND_NAMES
 from pixiu_cli.selection.codes import find_codes
 from pixiu_cli.selection.names import INDEX, SHADOW, NameSource
 from pixiu_cli.selection.normalize import normalize
-from pixiu_cli.store.investor import InvestorStore
-from pixiu_cli.store.memory import MemoryEntry, MemoryStore
-from pixiu_cli.store.securities import SecurityMaster
+from pixiu_cli.store.memory import MemoryEntry
+from pixiu_cli.store.shared import stores_of
 
 # 纪律 → rule, 交易 → decision …, and the English kinds themselves.
 _KIND_WORDS = {**{name: kind for kind, name in MEMORY_KIND_NAMES.items()}, **{k: k for k in MEMORY_KIND_NAMES}}
@@ -27,9 +26,9 @@ def stock_of_query(db, query: str) -> str | None:
     folded = normalize(query.strip())
     if not folded:
         return None
-    domain = InvestorStore(db)
+    domain = stores_of(db).investor
     holdings = domain.holdings()
-    table = NameSource(SecurityMaster(db)).table(holdings)
+    table = NameSource(stores_of(db).securities).table(holdings)
     codes = {code for _, code in find_codes(folded, table.held | {h.symbol for h in holdings})}
     if len(codes) == 1 and len(folded) <= 12:  # the code with an exchange mark at most (sz300750, 300750.SZ)
         return codes.pop()
@@ -43,7 +42,7 @@ def search_memories(
     db, query: str | None, *, kind: str | None = None, symbol: str | None = None, limit: int = 50
 ) -> list[MemoryEntry]:
     """Notes and trades, newest first: by kind, by stock, by words, as `/memory` reads them."""
-    memory = MemoryStore(db)
+    memory = stores_of(db).memory
     query = (query or "").strip() or None
     if query and kind is None and kind_of_query(query):
         return memory.listing(kind=kind_of_query(query), symbol=symbol, limit=limit)
@@ -57,4 +56,4 @@ def search_memories(
 
 def stated_persona(db) -> dict[str, str]:
     """The investor's persona (key → value) as imported, for readers outside the block."""
-    return InvestorStore(db).persona()
+    return stores_of(db).investor.persona()

@@ -14,6 +14,7 @@ from pixiu_cli.domain.news import FetchedNews, StoredNews, screen_news
 from pixiu_cli.services.analytics import held_and_watched
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.store.news import NewsStore
+from pixiu_cli.store.shared import stores_of
 
 ANNOUNCEMENT_DAYS = 30  # how far back the first sync of a stock asks for filings
 
@@ -99,7 +100,7 @@ def sync_news(
 
     targets = news_targets(db, request.symbols)
     feed = AkshareNews(timeout=request.timeout, module=module)
-    store = NewsStore(db)
+    store = stores_of(db).news
     outcomes = []
     for symbol in targets:
         outcome = _sync_one(feed, store, symbol, now)
@@ -109,4 +110,4 @@ def sync_news(
 
 
 def stored_news(db, symbol: str | None, limit: int = 20) -> list[StoredNews]:
-    return NewsStore(db).listing(symbol, limit)
+    return stores_of(db).news.listing(symbol, limit)

@@ -20,8 +20,8 @@ from pixiu_cli.domain.vocabulary import (
 )
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.services.note_symbol import symbol_in_text
-from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.memory import MemoryStore, NoteWrite, note_ref
+from pixiu_cli.store.shared import stores_of
 
 
 @dataclass(frozen=True)
@@ -39,8 +39,8 @@ def add_note(db, request: NewNote, at: str) -> NoteWrite:
         raise RequestError("要记住的内容为空")
     if request.kind not in NOTE_KINDS:
         raise RequestError(f"记忆类型只能是 {' / '.join(NOTE_KINDS)}，而不是 {request.kind!r}")
-    symbol = request.symbol or symbol_in_text(InvestorStore(db), text)
-    store = MemoryStore(db)
+    symbol = request.symbol or symbol_in_text(stores_of(db).investor, text)
+    store = stores_of(db).memory
     write = store.add_note(
         note_kind=request.kind, text=text, symbol=symbol, source=request.source, at=at, author=request.author
     )
@@ -63,7 +63,7 @@ def _offering_to_replace(store: MemoryStore, write: NoteWrite) -> NoteWrite:
 def accept_proposal(db, typed: str) -> NoteWrite:
     """The user takes the model's proposal as their own: from now on it is shown as theirs
     (a plan then offers to replace the older plans it restates, as one the user wrote)."""
-    store = MemoryStore(db)
+    store = stores_of(db).memory
     ref = store.resolve(typed)
     event = store.get(ref.id) if ref.kind == "n" else None
     if event is None or event.author != AUTHOR_PROPOSAL:
@@ -94,7 +94,7 @@ class Replacement:
 def accept_replacement(db, typed: str) -> Replacement:
     """The user accepts a plan's offer: the older plans it restates leave the block
     (/forget of the new plan puts them back)."""
-    store = MemoryStore(db)
+    store = stores_of(db).memory
     ref = store.resolve(typed)
     event = store.get(ref.id) if ref.kind == "n" else None
     if event is None or event.note_kind != "plan":
@@ -159,7 +159,7 @@ class Pinned:
 
 def pin_note(db, typed: str, pinned: bool) -> Pinned:
     """Pin a note (injected whatever its age) or unpin it; a trade is not a note."""
-    store = MemoryStore(db)
+    store = stores_of(db).memory
     ref = store.resolve(typed)
     if ref.kind != "n":
         raise RequestError(f"#{ref} 是交易记录，只有笔记可以置顶")

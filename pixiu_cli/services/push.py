@@ -12,10 +12,11 @@ from pixiu_cli.push.config import PushConfig
 from pixiu_cli.push.deliver import Delivery, deliver
 from pixiu_cli.push.message import Message, plain
 from pixiu_cli.services.errors import RequestError
-from pixiu_cli.store.briefs import BriefStore, StoredBrief
+from pixiu_cli.store.briefs import StoredBrief
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.investor import iso
 from pixiu_cli.store.push import PushLog
+from pixiu_cli.store.shared import stores_of
 
 NO_CHANNELS = (
     "没有配置推送渠道：在 config.toml 中加一个 [push.wecom] / [push.feishu] / [push.dingtalk] / "
@@ -50,14 +51,14 @@ def brief_message(db, brief: StoredBrief) -> Message:
 
 
 def last_brief(db) -> StoredBrief:
-    brief = BriefStore(db).last()
+    brief = stores_of(db).briefs.last()
     if brief is None:
         raise RequestError("还没有已存的简报：先运行 pixiu brief --push")
     return brief
 
 
 def brief_of_report(db, report_id: int) -> StoredBrief:
-    brief = BriefStore(db).of_report(report_id)
+    brief = stores_of(db).briefs.of_report(report_id)
     if brief is None:
         raise RequestError(f"找不到报告 report:{report_id} 的简报")
     return brief

@@ -7,8 +7,7 @@ from dataclasses import dataclass
 
 from pixiu_cli.market.security_master import security_name
 from pixiu_cli.services.errors import RequestError
-from pixiu_cli.store.investor import InvestorStore
-from pixiu_cli.store.securities import SecurityMaster
+from pixiu_cli.store.shared import stores_of
 
 
 @dataclass(frozen=True)
@@ -23,7 +22,7 @@ class SignalView:
 
 def stored_signals(db, symbols: list[str] | None) -> list[SignalView]:
     """The latest stored signal of each symbol (default: every holding), in the order asked."""
-    store, master = InvestorStore(db), SecurityMaster(db)
+    store, master = stores_of(db).investor, stores_of(db).securities
     names = {h.symbol: h.name for h in store.holdings()}
     wanted = symbols or list(names)
     if not wanted:

@@ -15,9 +15,9 @@ from pixiu_cli.domain.vocabulary import SIDES, side_name
 from pixiu_cli.services.account import Held, derive_positions, held_position, sync_holding, trade_day
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.store.database import write_transaction
-from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.memory import decision_ref, trade_text
-from pixiu_cli.store.portfolio import PortfolioStore, UndoneTrade
+from pixiu_cli.store.portfolio import UndoneTrade
+from pixiu_cli.store.shared import stores_of
 
 
 @dataclass(frozen=True)
@@ -89,7 +89,7 @@ def record_trade(db, trade: NewTrade, at: str, cost_method: str = "diluted") -> 
     try:
         with write_transaction(db):
             _check_sell(db, trade, now)
-            decision = PortfolioStore(db).record_trade(
+            decision = stores_of(db).portfolio.record_trade(
                 symbol=trade.symbol,
                 side=trade.side,
                 price=float(trade.price),
@@ -117,9 +117,9 @@ def undo_trade(db, decision_id: int, at: str, cost_method: str = "diluted") -> U
     now = datetime.fromisoformat(at)
     try:
         with write_transaction(db):
-            row = InvestorStore(db).decision(decision_id)
+            row = stores_of(db).investor.decision(decision_id)
             before = _opening(db, row.symbol if row else None, now)
-            undone = PortfolioStore(db).undo_trade(decision_id, at)
+            undone = stores_of(db).portfolio.undo_trade(decision_id, at)
             if undone is None:
                 return None
             if _opening(db, undone.decision.symbol, now) > before:
