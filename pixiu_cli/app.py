@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,9 +19,11 @@ from pixiu_cli.settings import load_settings as plain_settings
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.investor import InvestorStore
-from pixiu_cli.store.shared import stores_of
+from pixiu_cli.store.shared import Stores, stores_of
 
 if TYPE_CHECKING:
+    from sqlite_utils import Database
+
     from pixiu_cli.accounting.prices import PriceTable
     from pixiu_cli.agent.loop import Agent
     from pixiu_cli.agent.preview import RequestPreview
@@ -40,20 +42,30 @@ DEMO_STATE_FILE = "demo_state.json"
 
 
 @dataclass
-class App:
+class Workspace:
+    """What a surface works on: the settings, the one clock, one database (opened on first
+    use; the demo's, re-dated, with `demo`), the stores over it (store/shared.py: each built
+    once) and what the settings' tables configure. A one-shot command gets one of these
+    (cli/common.workspace); the REPL, `ask` and `brief` get an `App`, which is one too."""
+
     settings: Settings
-    store: ConversationStore
-    agent: Agent
-    builder: ContextBuilder
-    memory: MemoryStore | None = None
     demo: bool = False
-    _offline_server: object | None = field(default=None, repr=False)
-    default_model: str = ""  # the model configured (or given with --model) when the app opened
     clock: Clock = system_clock  # clock_of(settings): what every surface of this app takes as now
 
-    def __post_init__(self) -> None:
-        if not self.default_model and self.settings is not None:  # a test may wire an app without settings
-            self.default_model = self.settings.model
+    @cached_property
+    def db(self) -> Database:
+        return _opened_domain(self.settings, self.demo, self.clock).db
+
+    @property
+    def stores(self) -> Stores:
+        return stores_of(self.db)
+
+    @cached_property
+    def conversations(self) -> ConversationStore:
+        return ConversationStore(self.db, clock=self.clock)
+
+    def now(self) -> datetime:
+        return self.clock()
 
     @property
     def limits(self) -> MemoryLimits:
@@ -74,6 +86,38 @@ class App:
     @property
     def push(self) -> PushConfig:
         return configured(self.settings).push
+
+    def close(self) -> None:
+        if "db" in self.__dict__:
+            self.db.close()
+
+
+def open_workspace(settings: Settings, *, demo: bool = False) -> Workspace:
+    return Workspace(settings, demo=demo, clock=clock_of(settings))
+
+
+@dataclass(kw_only=True)
+class App(Workspace):
+    """The workspace with the agent over its database: what the REPL, `ask` and `brief` run."""
+
+    store: ConversationStore
+    agent: Agent
+    builder: ContextBuilder
+    memory: MemoryStore | None = None
+    _offline_server: object | None = field(default=None, repr=False)
+    default_model: str = ""  # the model configured (or given with --model) when the app opened
+
+    def __post_init__(self) -> None:
+        if not self.default_model and self.settings is not None:  # a test may wire an app without settings
+            self.default_model = self.settings.model
+
+    @property
+    def db(self) -> Database:
+        return self.store.db
+
+    @property
+    def conversations(self) -> ConversationStore:
+        return self.store
 
     def use_model(self, name: str) -> None:
         """Requests from now on go to `name` (/model, or a resumed conversation's switch)."""

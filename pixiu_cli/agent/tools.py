@@ -21,6 +21,7 @@ from pixiu_cli.resources import prompts_dir
 from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.memory import MemoryStore, note_ref
 from pixiu_cli.store.portfolio import PortfolioStore
+from pixiu_cli.store.shared import stores_of
 
 
 class ToolArgumentError(Exception):
@@ -64,7 +65,7 @@ class ToolContext:
             return self
         db = open_database(path, migrate=False)
         return ToolContext(
-            InvestorStore(db), MemoryStore(db), PortfolioStore(db), self.now, self.cost_method, self.said
+            stores_of(db).investor, stores_of(db).memory, stores_of(db).portfolio, self.now, self.cost_method, self.said
         )
 
     def close(self) -> None:
@@ -324,14 +325,13 @@ def _stored_long_form(ctx: ToolContext, topic: str, symbol: str | None) -> ToolO
     from pixiu_cli.context.market_review import long_form as market_long_form
     from pixiu_cli.market.fundamentals import read_fundamentals
     from pixiu_cli.market.review import market_review
-    from pixiu_cli.store.fundamentals import FundamentalsStore
 
     now = ctx.now()
     if topic == "market":
         return ToolOutcome({"topic": topic, "content": "\n".join(market_long_form(market_review(ctx.domain.db, now)))})
     if symbol is None:
         raise ToolArgumentError("topic 为 fundamentals 时需要 symbol（六位股票代码）")
-    found = read_fundamentals(FundamentalsStore(ctx.domain.db), symbol, report_limit=12)
+    found = read_fundamentals(stores_of(ctx.domain.db).fundamentals, symbol, report_limit=12)
     return ToolOutcome({"topic": topic, "symbol": symbol, "content": "\n".join(long_form(found, now.date()))})
 
 

@@ -19,13 +19,13 @@ def alias_command(
     """股票别名：pixiu alias 宁王 300750 设置；pixiu alias --remove 宁王 删除；不带参数列出全部。"""
     from pixiu_cli.selection.aliases import add_alias, alias_table, list_aliases, remove_alias
     from pixiu_cli.store.database import open_database
-    from pixiu_cli.store.securities import SecurityMaster
+    from pixiu_cli.store.shared import stores_of
 
     settings = common.settings()
     db = open_database(settings.demo_db_path if demo else settings.db_path)
     renderer = common.renderer()
     try:
-        master = SecurityMaster(db)
+        master = stores_of(db).securities
         if name is None:
             rows = list_aliases(master)
             if as_json:

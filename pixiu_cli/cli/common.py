@@ -110,22 +110,24 @@ def db_path(loaded, demo: bool):
 
 
 @contextmanager
-def database(demo: bool = False):
-    """The database of the settings (the demo's with `demo`, re-dated as the chat's is), closed
-    when the command ends."""
-    from pixiu_cli.store.database import open_database
+def workspace(demo: bool = False):
+    """The command's workspace (app.Workspace): the settings, the app's clock, the database
+    (the demo's with `demo`, re-dated as the chat's is) and its stores, closed when the
+    command ends."""
+    from pixiu_cli.app import open_workspace
 
-    loaded = settings()
-    db = open_database(db_path(loaded, demo))
-    if demo:
-        from pixiu_cli.app import DEMO_STATE_FILE, refresh_demo_data
-        from pixiu_cli.store.investor import InvestorStore
-
-        refresh_demo_data(InvestorStore(db), now(loaded), loaded.home / DEMO_STATE_FILE)
+    opened = open_workspace(settings(), demo=demo)
     try:
-        yield db
+        yield opened
     finally:
-        db.close()
+        opened.close()
+
+
+@contextmanager
+def database(demo: bool = False):
+    """The database of the command's workspace, closed when the command ends."""
+    with workspace(demo) as opened:
+        yield opened.db
 
 
 def clock(loaded=None):

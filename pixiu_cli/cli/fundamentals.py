@@ -16,14 +16,14 @@ def fundamentals(code: Annotated[str, typer.Argument(help="股票代码或名称
     """一只股票已存的基本面：估值（PE/PB 在自身历史中的分位）、最近的财报摘要、分红和报告日，均注明报告期和来源。"""
     from pixiu_cli.selection.names import NameSource
     from pixiu_cli.services.fundamentals import fundamentals_record, stock_fundamentals
-    from pixiu_cli.store.securities import SecurityMaster
+    from pixiu_cli.store.shared import stores_of
     from pixiu_cli.views.fundamentals import fundamentals_view, show
 
     symbol = stock_code(code)
     today = now().date()
     with database() as db:
         f = stock_fundamentals(db, symbol)
-        name = NameSource(SecurityMaster(db)).security_name(symbol)
+        name = NameSource(stores_of(db).securities).security_name(symbol)
     renderer = common.renderer()
     if as_json:
         renderer.json(fundamentals_record(f, name, today))

@@ -31,7 +31,7 @@ def fundamentals_command(state: ReplState, cmd: ParsedCommand) -> None:
     from pixiu_cli.services.errors import RequestError
     from pixiu_cli.services.fundamentals import stock_fundamentals
     from pixiu_cli.services.stock_codes import resolve_stock
-    from pixiu_cli.store.securities import SecurityMaster
+    from pixiu_cli.store.shared import stores_of
     from pixiu_cli.views.fundamentals import fundamentals_view, show
 
     if len(cmd.args) != 1:
@@ -42,6 +42,6 @@ def fundamentals_command(state: ReplState, cmd: ParsedCommand) -> None:
     except RequestError as exc:
         raise CommandError(str(exc)) from None
     view = fundamentals_view(
-        stock_fundamentals(db, symbol), NameSource(SecurityMaster(db)).security_name(symbol), state.clock().date()
+        stock_fundamentals(db, symbol), NameSource(stores_of(db).securities).security_name(symbol), state.clock().date()
     )
     show(state.renderer, view)

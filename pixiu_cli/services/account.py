@@ -9,6 +9,7 @@ import math
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from pixiu_cli.domain.account import COST_METHODS, KIND_NAMES, CashBalance, Fill
 from pixiu_cli.domain.codes import is_finite_number
@@ -21,6 +22,9 @@ from pixiu_cli.store.database import write_transaction
 from pixiu_cli.store.memory import decision_ref
 from pixiu_cli.store.portfolio import set_position
 from pixiu_cli.store.shared import stores_of
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 
 def check_cost_method(method: str) -> str:
@@ -42,7 +46,12 @@ def stated_lots(holdings: list[Holding]) -> dict[str, StatedLot]:
 
 
 def derive_positions(
-    db, now: datetime, symbols: list[str] | None = None, day: str | None = None, *, fills: list[Fill] | None = None
+    db: Database,
+    now: datetime,
+    symbols: list[str] | None = None,
+    day: str | None = None,
+    *,
+    fills: list[Fill] | None = None,
 ) -> dict[str, Position]:
     """Every stock's position from the ledger, the stated holdings and the stored corporate
     actions up to today (or the stock's last close: its price is from before a later
@@ -70,7 +79,7 @@ def derive_positions(
     return out
 
 
-def _closes(db, symbols: list[str], now: datetime) -> dict[str, Close]:
+def _closes(db: Database, symbols: list[str], now: datetime) -> dict[str, Close]:
     from pixiu_cli.market.calendar import TradingCalendar
 
     market = stores_of(db).market
@@ -84,7 +93,7 @@ def _closes(db, symbols: list[str], now: datetime) -> dict[str, Close]:
     return out
 
 
-def read_account(db, now: datetime, cost_method: str = "diluted") -> AccountView:
+def read_account(db: Database, now: datetime, cost_method: str = "diluted") -> AccountView:
     """The account as of `now`: the one derivation every surface reads."""
     from pixiu_cli.market.security_master import security_name
     from pixiu_cli.market.trading_days import as_shanghai
@@ -132,7 +141,7 @@ class AccountReader:
     """read_account for the context block: derived again only when the ledger, the holdings,
     the stored market data or the last closed session changed, not every turn."""
 
-    def __init__(self, db, cost_method: str = "diluted"):
+    def __init__(self, db: Database, cost_method: str = "diluted"):
         self.db = db
         self.cost_method = check_cost_method(cost_method)
         self._key: tuple | None = None
@@ -173,12 +182,12 @@ class Held:
         return f"{prefix} {float(self.shares):g} 股，成本 {float(self.cost):.2f}"
 
 
-def held_position(db, symbol: str, now: datetime, method: str = "diluted") -> Held:
+def held_position(db: Database, symbol: str, now: datetime, method: str = "diluted") -> Held:
     p = derive_positions(db, now, [symbol]).get(symbol)
     return Held(p.shares, p.cost(method)) if p is not None else Held(Decimal(0), None)
 
 
-def sync_holding(db, symbol: str, now: datetime, method: str, at: str) -> Holding | None:
+def sync_holding(db: Database, symbol: str, now: datetime, method: str, at: str) -> Holding | None:
     """The holding row after the ledger changed: a stated holding stands (the ledger's later
     events move it when the account is read); any other row is the ledger's copy."""
     row = stores_of(db).investor.holding(symbol)
@@ -207,7 +216,7 @@ def trade_day(words: str | None, now: datetime) -> date:
         raise RequestError(str(exc)) from None
 
 
-def set_cash(db, amount: float, day_words: str | None, now: datetime) -> CashBalance:
+def set_cash(db: Database, amount: float, day_words: str | None, now: datetime) -> CashBalance:
     if not (isinstance(amount, int | float) and math.isfinite(amount) and amount >= 0):
         raise RequestError(f"现金余额应为非负数字，而不是 {amount!r}")
     cash = CashBalance(round(float(amount), 2), trade_day(day_words, now).isoformat(), "user")
@@ -233,7 +242,7 @@ class TradeLine:
     ref: str | None  # d5: the trade's memory id, for /forget
 
 
-def list_trades(db, symbol: str | None = None) -> list[TradeLine]:
+def list_trades(db: Database, symbol: str | None = None) -> list[TradeLine]:
     """The ledger's fills, each stock named by the security master (a statement's 证券名称 is
     the broker's spelling, never the name pixiu shows)."""
     from pixiu_cli.market.security_master import security_name
@@ -287,7 +296,7 @@ class TradeHistory:
 
 
 def trade_history(
-    db, now: datetime, start: date | None, end: date | None, symbols: list[str] | None = None, limit: int = 12
+    db: Database, now: datetime, start: date | None, end: date | None, symbols: list[str] | None = None, limit: int = 12
 ) -> TradeHistory:
     """The stocks' fills dated from `start` to `end` (None: without that bound), and each
     traded stock's realised P&L over the span: the ledger's realised P&L at the span's end

@@ -3,14 +3,19 @@ refused, and the latest listed (`pixiu mcp log`)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pixiu_cli.store.mcp_calls import McpCall, McpCallLog
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 UNKNOWN_AGENT = "未知"
 
 
-def record_call(db, agent: str | None, kind: str, name: str, at: str, outcome: str, detail: str = "") -> None:
+def record_call(db: Database, agent: str | None, kind: str, name: str, at: str, outcome: str, detail: str = "") -> None:
     McpCallLog(db).record((agent or "").strip() or UNKNOWN_AGENT, kind, name, at, outcome, detail[:200])
 
 
-def recent_calls(db, limit: int = 50) -> list[McpCall]:
+def recent_calls(db: Database, limit: int = 50) -> list[McpCall]:
     return McpCallLog(db).recent(limit)

@@ -5,6 +5,7 @@ same whichever surface set it."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pixiu_cli.analytics.rules import describe
 from pixiu_cli.domain.analytics import AlertRule, FiredAlert
@@ -12,6 +13,9 @@ from pixiu_cli.domain.codes import is_finite_number, normalise_code
 from pixiu_cli.market.security_master import security_name
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.store.shared import stores_of
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 ALERT_KINDS = ("below", "above", "change_pct", "drawdown_from_cost")
 DEFAULT_COOLDOWN_DAYS = 5
@@ -55,7 +59,7 @@ def _checked(request: NewAlert) -> NewAlert:
     return NewAlert(symbol, request.kind, float(request.threshold), request.source, days)
 
 
-def stock_name(db, symbol: str) -> str | None:
+def stock_name(db: Database, symbol: str) -> str | None:
     """The name a rule is described with: the holding's, else the security master's (the
     one the alert's firing messages use)."""
     holding = stores_of(db).investor.holding(symbol)
@@ -64,7 +68,7 @@ def stock_name(db, symbol: str) -> str | None:
     return security_name(stores_of(db).securities, symbol)
 
 
-def add_alert(db, request: NewAlert, at: str) -> AddedAlert:
+def add_alert(db: Database, request: NewAlert, at: str) -> AddedAlert:
     """Store the rule. Bars already stored are history: the rule is checked from the close
     after the last of them (from its creation day when there are none yet)."""
     request = _checked(request)
@@ -90,11 +94,11 @@ def parse_rule_id(raw: str) -> int | None:
     return int(text) if text.isascii() and text.isdigit() and len(text) <= 18 else None
 
 
-def remove_alert(db, rule_id: int, at: str) -> bool:
+def remove_alert(db: Database, rule_id: int, at: str) -> bool:
     return stores_of(db).analytics.remove_rule(rule_id, at)
 
 
-def alert_rules(db) -> list[AlertRule]:
+def alert_rules(db: Database) -> list[AlertRule]:
     return stores_of(db).analytics.rules()
 
 
@@ -102,7 +106,7 @@ def describe_rule(rule: AlertRule) -> str:
     return describe(rule.kind, rule.threshold, rule.symbol)
 
 
-def take_unseen_alerts(db, at: str) -> list[FiredAlert]:
+def take_unseen_alerts(db: Database, at: str) -> list[FiredAlert]:
     """Alerts fired by imports or syncs since they were last shown, marked shown."""
     store = stores_of(db).analytics
     fired = store.unseen_alerts()

@@ -14,12 +14,14 @@ from pixiu_cli.services.errors import RequestError
 from pixiu_cli.store.shared import stores_of
 
 if TYPE_CHECKING:  # the engine loads numpy: imported by the functions that compute
+    from sqlite_utils import Database
+
     from pixiu_cli.analytics.costs import CostModel
     from pixiu_cli.analytics.record import TrackRecord
     from pixiu_cli.analytics.refresh import RefreshSummary
 
 
-def refresh(db, symbols: Sequence[str], now: datetime, costs: CostModel | None) -> RefreshSummary:
+def refresh(db: Database, symbols: Sequence[str], now: datetime, costs: CostModel | None) -> RefreshSummary:
     """Recompute what depends on these symbols' bars. An index gets no profile, signal or
     alert of its own: it is what stocks are measured against (read when they are shown)."""
     from pixiu_cli.analytics.refresh import refresh as recompute
@@ -27,7 +29,7 @@ def refresh(db, symbols: Sequence[str], now: datetime, costs: CostModel | None) 
     return recompute(db, [s for s in symbols if not benchmark_for(s)], now, costs)
 
 
-def held_and_watched(db) -> list[str]:
+def held_and_watched(db: Database) -> list[str]:
     """The holdings and the watch list: what sync, profile and the rest work on by default."""
     return sorted(
         {h.symbol for h in stores_of(db).investor.holdings()} | {s for s, _ in stores_of(db).market.watchlist()}
@@ -43,7 +45,9 @@ class ProfileListing:
     vs_csi300: list[float | None] = field(default_factory=list)
 
 
-def profiles(db, symbols: list[str] | None, now: datetime, costs: CostModel | None, again: bool) -> ProfileListing:
+def profiles(
+    db: Database, symbols: list[str] | None, now: datetime, costs: CostModel | None, again: bool
+) -> ProfileListing:
     """The backtest rows of `symbols` (by default the holdings and watch list that have bars),
     recomputing the ones older than their bars (all of them with `again`)."""
     with_bars = {s.symbol: s.last for s in stores_of(db).market.series()}
@@ -61,7 +65,7 @@ def profiles(db, symbols: list[str] | None, now: datetime, costs: CostModel | No
     return ProfileListing(lines, rows, _vs_csi300(db, rows))
 
 
-def _vs_csi300(db, rows: list[BacktestRow]) -> list[float | None]:
+def _vs_csi300(db: Database, rows: list[BacktestRow]) -> list[float | None]:
     from pixiu_cli.analytics.benchmark import BenchmarkCloses
     from pixiu_cli.market.data import MarketData
 
@@ -75,7 +79,7 @@ def _vs_csi300(db, rows: list[BacktestRow]) -> list[float | None]:
     return out
 
 
-def track(db, now: datetime) -> TrackRecord:
+def track(db: Database, now: datetime) -> TrackRecord:
     from pixiu_cli.analytics.record import track_record
 
     return track_record(db, now)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from pixiu_cli.accounting.prices import PriceTable, call_cost
 from pixiu_cli.domain.vocabulary import BRIEF_OPEN, CONCLUSION_MARK
@@ -18,6 +18,9 @@ from pixiu_cli.services.errors import RequestError
 from pixiu_cli.store.briefs import BriefReport
 from pixiu_cli.store.shared import stores_of
 from pixiu_cli.tokenizer.counts import count_message_tokens
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 EXPECTED_OUTPUT_TOKENS = 1200  # a brief of a dozen holdings runs to several hundred words
 CONCLUSION_LIMIT = 300
@@ -61,7 +64,7 @@ class BriefOutcome:
     report_id: int | None
 
 
-def plan_brief(db, now: datetime, cost_method: str = "diluted") -> BriefPlan:
+def plan_brief(db: Database, now: datetime, cost_method: str = "diluted") -> BriefPlan:
     facts = brief_facts(db, now, cost_method)
     if not facts.moves:
         raise RequestError("没有持仓，无法生成简报：先导入持仓（pixiu import）或在对话中记录交易")
@@ -90,7 +93,7 @@ def conclusion_of(reply: str) -> str:
     return first[:CONCLUSION_LIMIT]
 
 
-def write_brief(agent: TurnRunner, db, conversation_id: int, plan: BriefPlan, sink=None) -> BriefOutcome:
+def write_brief(agent: TurnRunner, db: Database, conversation_id: int, plan: BriefPlan, sink=None) -> BriefOutcome:
     """Run the brief's turn; on a complete reply, store its conclusion as a report. pixiu wrote
     the turn's message, not the user: its tools change neither the account nor the memory."""
     turn = agent.run_turn(conversation_id, plan.prompt, sink, user_spoke=False)

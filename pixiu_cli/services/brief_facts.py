@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from pixiu_cli.analytics.stated_rules import CAP, PLAN_ABOVE, PLAN_BELOW, ROLE_CAP, STOP, StatedRule
 from pixiu_cli.domain.investor import Alert, Decision
@@ -27,6 +28,9 @@ from pixiu_cli.store.briefs import BriefStore, StoredBrief
 from pixiu_cli.store.investor import iso
 from pixiu_cli.store.market import MarketStore
 from pixiu_cli.store.shared import stores_of
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 FIRST_WINDOW_DAYS = 1  # the first brief looks back one day for trades, alerts and news
 LIST_LIMIT = 50
@@ -140,7 +144,9 @@ def _reference(market: MarketStore, symbol: str, as_of: str, previous: StoredBri
     return market.close_before(symbol, as_of)
 
 
-def _move(db, market: MarketStore, view: AccountView, h: ValuedPosition, previous, now: datetime) -> HoldingMove:
+def _move(
+    db: Database, market: MarketStore, view: AccountView, h: ValuedPosition, previous, now: datetime
+) -> HoldingMove:
     """A holding's figures from the account, and its P&L since the reference close: the
     position then (the same derivation at that day) against the position now, counting the
     money put in and taken out between."""
@@ -227,7 +233,7 @@ def _as_of(market: MarketStore, moves: tuple[HoldingMove, ...], now: datetime) -
     return newest, TradingCalendar(market).stale_days(newest, now)
 
 
-def brief_facts(db, now: datetime, cost_method: str = "diluted") -> BriefFacts:
+def brief_facts(db: Database, now: datetime, cost_method: str = "diluted") -> BriefFacts:
     view = read_account(db, now, cost_method)
     market, domain, briefs = stores_of(db).market, stores_of(db).investor, stores_of(db).briefs
     previous = briefs.last()

@@ -20,6 +20,8 @@ from pixiu_cli.services.import_symbol import ImportSymbol, import_symbol, spelli
 from pixiu_cli.store.shared import stores_of
 
 if TYPE_CHECKING:  # what the import and the sync load, so /chart and the watch list do not
+    from sqlite_utils import Database
+
     from pixiu_cli.analytics.costs import CostModel
     from pixiu_cli.analytics.refresh import RefreshSummary
     from pixiu_cli.market.importer import ImportResult
@@ -49,7 +51,7 @@ class BarsImported:
     target: ImportSymbol  # what the spelling named: a stock, or an index benchmark
 
 
-def import_bars(db, request: BarImport, now: datetime, costs: CostModel | None) -> BarsImported:
+def import_bars(db: Database, request: BarImport, now: datetime, costs: CostModel | None) -> BarsImported:
     """One stock's (or index benchmark's) daily bars, stored unadjusted with their provenance;
     a bad file writes nothing."""
     from pixiu_cli.market.csv_source import CsvImportError
@@ -98,7 +100,7 @@ def bar_files(paths: list[Path]) -> list[Path]:
 
 
 def import_many(
-    db,
+    db: Database,
     files: list[Path],
     now: datetime,
     costs: CostModel | None,
@@ -135,7 +137,7 @@ def import_many(
     return ManyImported(imported, failed, refreshed, notes)
 
 
-def sync_targets(db, symbols: list[str] | None) -> list[str]:
+def sync_targets(db: Database, symbols: list[str] | None) -> list[str]:
     """The series a sync fetches: those given, else the holdings, the watch list and the
     index benchmarks (stored under their prefixed keys, see domain/benchmarks.py)."""
     if symbols:
@@ -166,7 +168,7 @@ class SyncResult:
 
 
 def sync_market(
-    db,
+    db: Database,
     request: SyncRequest,
     now: datetime,
     costs: CostModel | None,
@@ -214,7 +216,7 @@ class SecuritiesRequest:
     timeout: float = 20.0
 
 
-def sync_securities(db, request: SecuritiesRequest, now: datetime) -> MasterRefresh:
+def sync_securities(db: Database, request: SecuritiesRequest, now: datetime) -> MasterRefresh:
     """Refresh the security master from a source's list of every listed stock. A failure
     (network, a missing library, an empty or truncated list) writes nothing: the shipped
     list and any earlier sync stay in force."""
@@ -235,29 +237,29 @@ def sync_securities(db, request: SecuritiesRequest, now: datetime) -> MasterRefr
         raise RequestError(f"证券列表未更新：{exc}；已保留现有列表") from None
 
 
-def status(db, now: datetime) -> list[SeriesStatus]:
+def status(db: Database, now: datetime) -> list[SeriesStatus]:
     return MarketData(db).status(now)
 
 
-def reference_notes(db) -> list[str]:
+def reference_notes(db: Database) -> list[str]:
     """What the security list and the trading calendar cover, for `data status`."""
     return MarketData(db).reference_notes()
 
 
-def bars(db, symbol: str, adjust: str, start: str | None, end: str | None):
+def bars(db: Database, symbol: str, adjust: str, start: str | None, end: str | None):
     return MarketData(db).bars(symbol, adjust, start, end).bars()
 
 
-def actions(db, symbol: str) -> list[CorporateAction]:
+def actions(db: Database, symbol: str) -> list[CorporateAction]:
     return stores_of(db).market.actions(symbol)
 
 
-def watch(db, symbol: str, now: datetime) -> bool:
+def watch(db: Database, symbol: str, now: datetime) -> bool:
     """False when it was already watched."""
     return stores_of(db).market.watch(symbol, _stamp(now))
 
 
-def unwatch(db, symbol: str) -> bool:
+def unwatch(db: Database, symbol: str) -> bool:
     """False when it was not watched."""
     return stores_of(db).market.unwatch(symbol)
 
@@ -269,7 +271,7 @@ class Watched:
     added_at: str
 
 
-def watchlist(db) -> list[Watched]:
+def watchlist(db: Database) -> list[Watched]:
     """Each watched stock with its name: the security master's, else the shipped list's."""
     from pixiu_cli.selection.names import NameSource
 
@@ -277,7 +279,7 @@ def watchlist(db) -> list[Watched]:
     return [Watched(symbol, names.security_name(symbol), at) for symbol, at in stores_of(db).market.watchlist()]
 
 
-def chart(db, symbol: str, days: int, now: datetime, cost_method: str = "diluted", **style) -> str:
+def chart(db: Database, symbol: str, days: int, now: datetime, cost_method: str = "diluted", **style) -> str:
     """The terminal chart: front-adjusted closes, MA20/MA60, the account's cost line and the trades."""
     from pixiu_cli.market.chart import build
     from pixiu_cli.services.account import read_account

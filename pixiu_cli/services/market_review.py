@@ -7,10 +7,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from pixiu_cli.market.review import MarketReview, market_review
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.store.shared import stores_of
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 SNAPSHOT_SOURCE = "akshare"
 
@@ -20,7 +24,7 @@ class SnapshotRequest:
     timeout: float = 30.0
 
 
-def sync_snapshot(db, request: SnapshotRequest, now: datetime, module=None):
+def sync_snapshot(db: Database, request: SnapshotRequest, now: datetime, module=None):
     """The whole market now: breadth and industry boards, stored for their session."""
     from pixiu_cli.market.market_snapshot import AkshareMarket
     from pixiu_cli.market.sources import SourceError
@@ -33,11 +37,11 @@ def sync_snapshot(db, request: SnapshotRequest, now: datetime, module=None):
     return snapshot
 
 
-def snapshot_kept(db) -> bool:
+def snapshot_kept(db: Database) -> bool:
     return stores_of(db).market_review.kept()
 
 
-def review(db, now: datetime) -> MarketReview:
+def review(db: Database, now: datetime) -> MarketReview:
     return market_review(db, now)
 
 

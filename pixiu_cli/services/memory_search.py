@@ -6,12 +6,17 @@ name needs no other evidence here, and 宁德时代 is matched by the one name m
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pixiu_cli.domain.vocabulary import MEMORY_KIND_NAMES
 from pixiu_cli.selection.codes import find_codes
 from pixiu_cli.selection.names import INDEX, SHADOW, NameSource
 from pixiu_cli.selection.normalize import normalize
 from pixiu_cli.store.memory import MemoryEntry
 from pixiu_cli.store.shared import stores_of
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 # 纪律 → rule, 交易 → decision …, and the English kinds themselves.
 _KIND_WORDS = {**{name: kind for kind, name in MEMORY_KIND_NAMES.items()}, **{k: k for k in MEMORY_KIND_NAMES}}
@@ -21,7 +26,7 @@ def kind_of_query(query: str) -> str | None:
     return _KIND_WORDS.get(query.strip().lower())
 
 
-def stock_of_query(db, query: str) -> str | None:
+def stock_of_query(db: Database, query: str) -> str | None:
     """The one stock the whole query names, or None."""
     folded = normalize(query.strip())
     if not folded:
@@ -39,7 +44,7 @@ def stock_of_query(db, query: str) -> str | None:
 
 
 def search_memories(
-    db, query: str | None, *, kind: str | None = None, symbol: str | None = None, limit: int = 50
+    db: Database, query: str | None, *, kind: str | None = None, symbol: str | None = None, limit: int = 50
 ) -> list[MemoryEntry]:
     """Notes and trades, newest first: by kind, by stock, by words, as `/memory` reads them."""
     memory = stores_of(db).memory
@@ -54,6 +59,6 @@ def search_memories(
     return sorted(by_ref.values(), key=lambda e: e.created_at, reverse=True)[:limit]
 
 
-def stated_persona(db) -> dict[str, str]:
+def stated_persona(db: Database) -> dict[str, str]:
     """The investor's persona (key → value) as imported, for readers outside the block."""
     return stores_of(db).investor.persona()

@@ -7,6 +7,7 @@ replace it (a tool call inside a streamed turn cannot stop for a y/N): the user 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from pixiu_cli.domain.investor import MemoryEvent
 from pixiu_cli.domain.plans import restates
@@ -23,6 +24,9 @@ from pixiu_cli.services.note_symbol import symbol_in_text
 from pixiu_cli.store.memory import MemoryStore, NoteWrite, note_ref
 from pixiu_cli.store.shared import stores_of
 
+if TYPE_CHECKING:
+    from sqlite_utils import Database
+
 
 @dataclass(frozen=True)
 class NewNote:
@@ -33,7 +37,7 @@ class NewNote:
     author: str = AUTHOR_USER  # who wrote it (vocabulary.AUTHORS): the model's is grounded or a proposal
 
 
-def add_note(db, request: NewNote, at: str) -> NoteWrite:
+def add_note(db: Database, request: NewNote, at: str) -> NoteWrite:
     text = request.text.strip()
     if not text:
         raise RequestError("要记住的内容为空")
@@ -60,7 +64,7 @@ def _offering_to_replace(store: MemoryStore, write: NoteWrite) -> NoteWrite:
     return replace(write, offered=tuple(older))
 
 
-def accept_proposal(db, typed: str) -> NoteWrite:
+def accept_proposal(db: Database, typed: str) -> NoteWrite:
     """The user takes the model's proposal as their own: from now on it is shown as theirs
     (a plan then offers to replace the older plans it restates, as one the user wrote)."""
     store = stores_of(db).memory
@@ -91,7 +95,7 @@ class Replacement:
     replaced: tuple[MemoryEvent, ...]  # the older plans it replaced, as they were
 
 
-def accept_replacement(db, typed: str) -> Replacement:
+def accept_replacement(db: Database, typed: str) -> Replacement:
     """The user accepts a plan's offer: the older plans it restates leave the block
     (/forget of the new plan puts them back)."""
     store = stores_of(db).memory
@@ -157,7 +161,7 @@ class Pinned:
     text: str
 
 
-def pin_note(db, typed: str, pinned: bool) -> Pinned:
+def pin_note(db: Database, typed: str, pinned: bool) -> Pinned:
     """Pin a note (injected whatever its age) or unpin it; a trade is not a note."""
     store = stores_of(db).memory
     ref = store.resolve(typed)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from pixiu_cli.push.config import PushConfig
 from pixiu_cli.push.deliver import Delivery, deliver
@@ -17,6 +18,9 @@ from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.investor import iso
 from pixiu_cli.store.push import PushLog
 from pixiu_cli.store.shared import stores_of
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 NO_CHANNELS = (
     "没有配置推送渠道：在 config.toml 中加一个 [push.wecom] / [push.feishu] / [push.dingtalk] / "
@@ -36,7 +40,7 @@ def _facts_of(user_text: str) -> str:
     return facts.strip()
 
 
-def brief_message(db, brief: StoredBrief) -> Message:
+def brief_message(db: Database, brief: StoredBrief) -> Message:
     """The stored brief as it is pushed: the model's brief first (what a phone shows), then
     the facts pixiu computed, and where the brief's call can be inspected."""
     turn = ConversationStore(db).turn_by_seq(brief.conversation_id, brief.turn_seq)
@@ -50,28 +54,28 @@ def brief_message(db, brief: StoredBrief) -> Message:
     return Message(title, text, markdown, brief.as_of, "brief")
 
 
-def last_brief(db) -> StoredBrief:
+def last_brief(db: Database) -> StoredBrief:
     brief = stores_of(db).briefs.last()
     if brief is None:
         raise RequestError("还没有已存的简报：先运行 pixiu brief --push")
     return brief
 
 
-def brief_of_report(db, report_id: int) -> StoredBrief:
+def brief_of_report(db: Database, report_id: int) -> StoredBrief:
     brief = stores_of(db).briefs.of_report(report_id)
     if brief is None:
         raise RequestError(f"找不到报告 report:{report_id} 的简报")
     return brief
 
 
-def _log(db, kind: str, ref: int, deliveries: Sequence[Delivery], at: str) -> None:
+def _log(db: Database, kind: str, ref: int, deliveries: Sequence[Delivery], at: str) -> None:
     log = PushLog(db)
     for d in deliveries:
         log.record(kind, ref, d.kind, "sent" if d.ok else "failed", d.parts, d.reason, at)
 
 
 def push_brief(
-    db, config: PushConfig, brief: StoredBrief, now: datetime, sleep: Callable[[float], None] = time.sleep
+    db: Database, config: PushConfig, brief: StoredBrief, now: datetime, sleep: Callable[[float], None] = time.sleep
 ) -> list[Delivery]:
     deliveries = deliver(brief_message(db, brief), require_channels(config), sleep)
     _log(db, "brief", brief.id, deliveries, iso(now))
@@ -79,7 +83,7 @@ def push_brief(
 
 
 def push_report(
-    db, config: PushConfig, report_id: int | None, now: datetime, sleep: Callable[[float], None] = time.sleep
+    db: Database, config: PushConfig, report_id: int | None, now: datetime, sleep: Callable[[float], None] = time.sleep
 ) -> list[Delivery]:
     """After a brief was written: push the brief stored with report `report_id` (nothing when
     the brief did not complete, so there is nothing stored to send)."""
@@ -106,13 +110,13 @@ def alerts_message(alerts) -> Message:
     return Message(title, body, body, dates[-1] if dates else None, "alert")
 
 
-def alert_mark(db) -> int:
+def alert_mark(db: Database) -> int:
     """Where the alerts found from now on start (pass it to push_new_alerts after a sync)."""
     return PushLog(db).last_alert_id()
 
 
 def push_new_alerts(
-    db, config: PushConfig, after: int, now: datetime, sleep: Callable[[float], None] = time.sleep
+    db: Database, config: PushConfig, after: int, now: datetime, sleep: Callable[[float], None] = time.sleep
 ) -> list[Delivery]:
     """The alerts found since `after`, once to each channel: each is claimed for a channel
     before it is sent there, so no later sync (nor one running at the same time) sends it again."""

@@ -16,6 +16,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from datetime import date, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pixiu_cli.domain.account import BUY, SELL, CashBalance, Fill
 from pixiu_cli.domain.fill_match import FillPlan, plan_fills
@@ -30,6 +31,9 @@ from pixiu_cli.store.account import AccountStore
 from pixiu_cli.store.database import write_transaction
 from pixiu_cli.store.portfolio import set_position
 from pixiu_cli.store.shared import stores_of
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 
 @dataclass(frozen=True)
@@ -82,7 +86,7 @@ def _check_account(store: AccountStore, statement: Statement, new_account: bool)
     )
 
 
-def _changes(db, store: AccountStore, plan: FillPlan, as_of: str) -> list[tuple[HoldingChange, object]]:
+def _changes(db: Database, store: AccountStore, plan: FillPlan, as_of: str) -> list[tuple[HoldingChange, object]]:
     """Each stock the statement adds fills for: its holding change and the position all its
     fills (the new ones included) add up to. A stock whose only fills are trades already
     told keeps its holding: those trades moved it when they were told."""
@@ -125,7 +129,7 @@ def _cash(store: AccountStore, statement: Statement, today: date) -> tuple[CashB
     return stated, None
 
 
-def _write(db, plan: FillPlan, changes, cash, method: str, where: str, at: str, as_of: str) -> None:
+def _write(db: Database, plan: FillPlan, changes, cash, method: str, where: str, at: str, as_of: str) -> None:
     store = stores_of(db).account
     with write_transaction(db):
         for fill in plan.added:
@@ -147,7 +151,7 @@ def _write(db, plan: FillPlan, changes, cash, method: str, where: str, at: str, 
 
 
 def import_statement(
-    db,
+    db: Database,
     path: Path,
     now: datetime,
     *,

@@ -6,13 +6,17 @@ from __future__ import annotations
 
 import unicodedata
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pixiu_cli.domain.codes import normalise_code
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.store.shared import stores_of
 
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
-def resolve_stock(db, typed: str, names_cache: Path | None = None) -> str:
+
+def resolve_stock(db: Database, typed: str, names_cache: Path | None = None) -> str:
     code = normalise_code(typed)
     if code is not None:
         return code

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import datetime
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from pixiu_cli.domain.codes import is_finite_number
 from pixiu_cli.domain.investor import Decision, Holding
@@ -18,6 +19,9 @@ from pixiu_cli.store.database import write_transaction
 from pixiu_cli.store.memory import decision_ref, trade_text
 from pixiu_cli.store.portfolio import UndoneTrade
 from pixiu_cli.store.shared import stores_of
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 
 @dataclass(frozen=True)
@@ -62,7 +66,7 @@ def _decided_at(trade: NewTrade, at: str) -> str:
     return at if day == now.date() else f"{day.isoformat()}T00:00:00{at[19:] or '+08:00'}"
 
 
-def _check_sell(db, trade: NewTrade, now: datetime) -> None:
+def _check_sell(db: Database, trade: NewTrade, now: datetime) -> None:
     if trade.side != "sell":
         return
     held = held_position(db, trade.symbol, now).shares
@@ -80,7 +84,7 @@ def _check_values(trade: NewTrade) -> None:
         raise RequestError(f"不能记录这笔交易：{problem}")
 
 
-def record_trade(db, trade: NewTrade, at: str, cost_method: str = "diluted") -> RecordedTrade:
+def record_trade(db: Database, trade: NewTrade, at: str, cost_method: str = "diluted") -> RecordedTrade:
     if trade.side not in SIDES:
         raise RequestError(f"买卖方向只能是 {' / '.join(SIDES)}，而不是 {trade.side!r}")
     _check_values(trade)
@@ -107,12 +111,12 @@ def record_trade(db, trade: NewTrade, at: str, cost_method: str = "diluted") -> 
     return RecordedTrade(decision, holding, decided_at != at, held_position(db, trade.symbol, now, cost_method))
 
 
-def _opening(db, symbol: str | None, now: datetime) -> Decimal:
+def _opening(db: Database, symbol: str | None, now: datetime) -> Decimal:
     p = derive_positions(db, now, [symbol]).get(symbol) if symbol else None
     return p.opening_shares if p is not None else Decimal(0)
 
 
-def undo_trade(db, decision_id: int, at: str, cost_method: str = "diluted") -> UndoneTrade | None:
+def undo_trade(db: Database, decision_id: int, at: str, cost_method: str = "diluted") -> UndoneTrade | None:
     """The trade's fill leaves the ledger and the holding follows; None when there is no such trade."""
     now = datetime.fromisoformat(at)
     try:

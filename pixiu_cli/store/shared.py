@@ -11,9 +11,9 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
 
-from sqlite_utils import Database
-
 if TYPE_CHECKING:
+    from sqlite_utils import Database
+
     from pixiu_cli.store.account import AccountStore
     from pixiu_cli.store.analytics import AnalyticsStore
     from pixiu_cli.store.briefs import BriefStore
