@@ -36,9 +36,13 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "memory list": ("memory", "list"),
     "sessions": ("sessions",),
     "config show": ("config", "show"),
+    "data status": ("data", "status"),
     "context TEXT": ("context", "茅台最近怎么样"),
     "ask": ("ask", "--json", "茅台最近怎么样"),
 }
+
+# Third-party packages a one-shot command should load only when it uses them.
+HEAVY = ("numpy", "pandas", "openai", "prompt_toolkit", "rich", "jieba", "pixiu_cli.agent")
 
 # Run as `python -c`: count at exit what the command left loaded, and the settings it read.
 _PROBE = """\
@@ -52,7 +56,8 @@ sys.setprofile(watch)
 def report():
     sys.setprofile(None)
     mods = [m for m in sys.modules if m == "pixiu_cli" or m.startswith("pixiu_cli.")]
-    print("PROBE", len(mods), len(sys.modules), len(calls), file=sys.stderr)
+    heavy = [m for m in {heavy!r} if m in sys.modules]
+    print("PROBE", len(mods), len(sys.modules), len(calls), *heavy, file=sys.stderr)
 atexit.register(report)
 sys.argv = {argv!r}
 from pixiu_cli.cli import main
@@ -70,30 +75,33 @@ def env_for(home: Path) -> dict[str, str]:
     return env
 
 
-def prepared_home(root: Path) -> Path:
-    """A home with one statement imported and the first `ask` done (its one-off work: the
-    tokenizer counting the block's lines) so each command is measured as a user's repeat."""
+def prepared_home(root: Path, *, asked: bool = True) -> Path:
+    """A home with one statement imported and (`asked`) the first `ask` done (its one-off
+    work: the tokenizer counting the block's lines), so each command is measured as a user's
+    repeat."""
     home = root / "home"
     home.mkdir()
     env = env_for(home)
-    for argv in (("trades", "import", str(STATEMENT)), ("ask", "--json", "茅台最近怎么样")):
+    done = (("trades", "import", str(STATEMENT)), ("ask", "--json", "茅台最近怎么样"))
+    for argv in done if asked else done[:1]:
         subprocess.run(
             [sys.executable, "-m", "pixiu_cli", *argv], env=env, capture_output=True, check=True, timeout=300
         )
     return home
 
 
-def measure(home: Path, argv: tuple[str, ...]) -> tuple[int, int, int]:
-    """(pixiu modules, all modules, load_settings calls) at the exit of `pixiu argv`."""
-    script = _PROBE.format(argv=["pixiu", *argv])
+def measure(home: Path, argv: tuple[str, ...]) -> tuple[int, int, int, set[str]]:
+    """(pixiu modules, all modules, load_settings calls, the HEAVY ones loaded) at the exit of
+    `pixiu argv`."""
+    script = _PROBE.format(argv=["pixiu", *argv], heavy=HEAVY)
     done = subprocess.run(
         [sys.executable, "-c", script], env=env_for(home), capture_output=True, text=True, timeout=300
     )
     line = next((x for x in done.stderr.splitlines() if x.startswith("PROBE")), None)
     if done.returncode != 0 or line is None:
         raise RuntimeError(f"pixiu {' '.join(argv)} failed ({done.returncode}): {done.stderr[-2000:]}")
-    pixiu, every, loads = (int(x) for x in line.split()[1:])
-    return pixiu, every, loads
+    pixiu, every, loads, *heavy = line.split()[1:]
+    return int(pixiu), int(every), int(loads), set(heavy)
 
 
 _IMPORTTIME = re.compile(r"import time:\s+(\d+) \|")
@@ -119,13 +127,14 @@ def main() -> None:
         home = prepared_home(Path(tmp))
         rows = []
         for name, argv in COMMANDS.items():
-            pixiu, every, loads = measure(home, argv)
+            pixiu, every, loads, heavy = measure(home, argv)
             ms = statistics.median(import_ms(home, argv) for _ in range(args.runs))
-            rows.append((name, pixiu, every, loads, ms))
+            rows.append((name, pixiu, every, loads, ms, heavy))
     base = rows[0]
-    print(f"{'command':<22}{'pixiu':>7}{'all':>7}{'settings':>10}{'import ms':>11}{'× --help':>10}")
-    for name, pixiu, every, loads, ms in rows:
-        print(f"{name:<22}{pixiu:>7}{every:>7}{loads:>10}{ms:>11.0f}{ms / base[4]:>10.1f}")
+    print(f"{'command':<22}{'pixiu':>7}{'all':>7}{'settings':>10}{'import ms':>11}{'× --help':>10}  heavy")
+    for name, pixiu, every, loads, ms, heavy in rows:
+        shown = " ".join(sorted(heavy)) or "-"
+        print(f"{name:<22}{pixiu:>7}{every:>7}{loads:>10}{ms:>11.0f}{ms / base[4]:>10.1f}  {shown}")
 
 
 if __name__ == "__main__":

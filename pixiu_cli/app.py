@@ -16,9 +16,6 @@ from pixiu_cli.domain.redact import mask_url
 from pixiu_cli.resources import user_cache_dir
 from pixiu_cli.settings import Settings, shared_config_line
 from pixiu_cli.settings import load_settings as plain_settings
-from pixiu_cli.store.conversations import ConversationStore
-from pixiu_cli.store.database import open_database
-from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.shared import Stores, stores_of
 
 if TYPE_CHECKING:
@@ -34,6 +31,8 @@ if TYPE_CHECKING:
     from pixiu_cli.llm.model import ChatModel
     from pixiu_cli.push.config import PushConfig
     from pixiu_cli.services.config_tables import ConfigTables
+    from pixiu_cli.store.conversations import ConversationStore
+    from pixiu_cli.store.investor import InvestorStore
     from pixiu_cli.store.memory import MemoryStore
 
 OFFLINE_PLACEHOLDER_KEY = "pixiu-offline"
@@ -62,6 +61,8 @@ class Workspace:
 
     @cached_property
     def conversations(self) -> ConversationStore:
+        from pixiu_cli.store.conversations import ConversationStore
+
         return ConversationStore(self.db, clock=self.clock)
 
     def now(self) -> datetime:
@@ -162,19 +163,26 @@ CREDENTIALS_NOT_SENT = "base_url 中的用户名和密码不会发送（它们�
 
 
 def _warnings(settings: Settings, tables: ConfigTables) -> tuple[str, ...]:
-    from pixiu_cli.domain.redact import has_credentials
-    from pixiu_cli.llm.model_names import retired_model_line
-    from pixiu_cli.push.config import has_secrets
-
+    """The settings' warnings and the ones only the app can tell; each check imports what it
+    needs only when there is something to check."""
     warnings = list(settings.warnings)
     shared_key = shared_config_line(settings.home / "config.toml", "API key")
-    if settings.config_shared and shared_key not in warnings and has_secrets(settings.tables.get("push")):
-        warnings.insert(0, shared_config_line(settings.home / "config.toml", "推送密钥"))
-    retired = retired_model_line(settings.model) if settings.provider == "deepseek" else None
-    if retired:  # DeepSeek itself refuses the name; say so before the first call fails
-        warnings.append(retired)
-    if not settings.offline and has_credentials(settings.base_url):
-        warnings.append(CREDENTIALS_NOT_SENT)
+    if settings.config_shared and shared_key not in warnings and "push" in settings.tables:
+        from pixiu_cli.push.config import has_secrets
+
+        if has_secrets(settings.tables["push"]):
+            warnings.insert(0, shared_config_line(settings.home / "config.toml", "推送密钥"))
+    if settings.provider == "deepseek":
+        from pixiu_cli.llm.model_names import retired_model_line
+
+        retired = retired_model_line(settings.model)
+        if retired:  # DeepSeek itself refuses the name; say so before the first call fails
+            warnings.append(retired)
+    if not settings.offline and "@" in (settings.base_url or ""):
+        from pixiu_cli.domain.redact import has_credentials
+
+        if has_credentials(settings.base_url):
+            warnings.append(CREDENTIALS_NOT_SENT)
     return tuple(warnings)
 
 
@@ -189,7 +197,8 @@ def configured(settings: Settings) -> ConfigTables:
     if settings.chosen_base_url is not None:
         check_base_url(settings.chosen_base_url)
     tables = built_tables(settings.tables, settings.push_env)
-    _remember_push(tables.push)
+    if "push" in settings.tables or settings.push_env:
+        _remember_push(tables.push)
     return tables
 
 
@@ -362,6 +371,8 @@ def _client_of(settings: Settings, server) -> ChatModel:
 
 def _opened_domain(settings: Settings, demo: bool, clock: Clock) -> InvestorStore:
     """The settings' database (the demo's, re-dated, with `demo`)."""
+    from pixiu_cli.store.database import open_database
+
     domain = stores_of(open_database(settings.demo_db_path if demo else settings.db_path)).investor
     if demo:
         refresh_demo_data(domain, clock(), settings.home / DEMO_STATE_FILE)
@@ -416,6 +427,7 @@ def open_preview(settings: Settings, *, demo: bool = False) -> Preview:
     agent: assembling a request imports neither the loop nor the model's SDK."""
     from pixiu_cli.agent.preview import RequestPreview
     from pixiu_cli.agent.tools import ToolRegistry
+    from pixiu_cli.store.conversations import ConversationStore
 
     clock = clock_of(settings)
     domain = _opened_domain(settings, demo, clock)
@@ -470,6 +482,7 @@ def build_agent(
     from pixiu_cli.agent.compaction import Compactor
     from pixiu_cli.agent.loop import Agent
     from pixiu_cli.agent.tools import ToolContext
+    from pixiu_cli.store.conversations import ConversationStore
 
     store = ConversationStore(db, clock=clock)
     domain = domain or stores_of(db).investor

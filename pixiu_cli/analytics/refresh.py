@@ -6,8 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-
-from sqlite_utils import Database
+from typing import TYPE_CHECKING
 
 from pixiu_cli.analytics.alerts import evaluate
 from pixiu_cli.analytics.costs import CostModel
@@ -19,6 +18,9 @@ from pixiu_cli.market.data import MarketData
 from pixiu_cli.store.analytics import AnalyticsStore
 from pixiu_cli.store.investor import iso
 from pixiu_cli.store.shared import stores_of
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 
 @dataclass

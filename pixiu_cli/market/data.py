@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-
-from sqlite_utils import Database
+from typing import TYPE_CHECKING
 
 from pixiu_cli.domain.benchmarks import benchmark_for
 from pixiu_cli.domain.market import BarSeries
@@ -17,6 +16,9 @@ from pixiu_cli.market.gaps import MIN_DIVIDEND_GAP, SuspectGap, market_wide_days
 from pixiu_cli.market.security_master import security_name
 from pixiu_cli.market.source_by_name import SOURCE_NAMES
 from pixiu_cli.store.shared import stores_of
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 
 @dataclass(frozen=True)

@@ -8,38 +8,63 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING
 
-from pixiu_cli.accounting.prices import PriceTable
-from pixiu_cli.analytics.costs import CostModel
-from pixiu_cli.domain.limits import Guardrails, MemoryLimits
-from pixiu_cli.push.config import PushConfig, PushConfigError, http_parts, read_push
 from pixiu_cli.services.config_file import ConfigError
 
+if TYPE_CHECKING:
+    from pixiu_cli.accounting.prices import PriceTable
+    from pixiu_cli.analytics.costs import CostModel
+    from pixiu_cli.domain.limits import Guardrails, MemoryLimits
+    from pixiu_cli.push.config import PushConfig
 
-@dataclass(frozen=True)
+
 class ConfigTables:
-    limits: MemoryLimits  # [context] windows, limits and budget
-    guardrails: Guardrails  # [agent] max_steps, tool_timeout, block_repeats
-    prices: PriceTable  # [prices] per-million prices, currency, off-peak period
-    costs: CostModel  # [backtest] commission_rate, commission_min, transfer_fee_rate, slippage_bps
-    push: PushConfig  # [push]: the channels briefs and alerts are sent to (push/config.py)
+    """The objects of the parsed tables (Settings.tables). A table config.toml holds is built,
+    and so checked, at once (ConfigError); one it lacks is its defaults, built on first use,
+    so a command that reads no prices imports no price table."""
+
+    def __init__(self, tables: Mapping, push_env: Mapping[str, str]):
+        self._tables, self._push_env = tables, push_env
+        for name, attribute in _OBJECT_OF.items():
+            if name in tables or (name == "push" and push_env):
+                getattr(self, attribute)
+
+    @cached_property
+    def limits(self) -> MemoryLimits:  # [context] windows, limits and budget
+        return _context_table(self._tables)
+
+    @cached_property
+    def guardrails(self) -> Guardrails:  # [agent] max_steps, tool_timeout, block_repeats
+        return _agent_table(self._tables)
+
+    @cached_property
+    def prices(self) -> PriceTable:  # [prices] per-million prices, currency, off-peak period
+        return _prices_table(self._tables)
+
+    @cached_property
+    def costs(self) -> CostModel:  # [backtest] commission_rate, commission_min, transfer_fee_rate, slippage_bps
+        return _backtest_table(self._tables)
+
+    @cached_property
+    def push(self) -> PushConfig:  # [push]: the channels briefs and alerts are sent to (push/config.py)
+        return _push_table(self._tables, self._push_env)
+
+
+_OBJECT_OF = {"context": "limits", "agent": "guardrails", "prices": "prices", "backtest": "costs", "push": "push"}
 
 
 def built_tables(tables: Mapping, push_env: Mapping[str, str]) -> ConfigTables:
     """The objects of `tables` (the parsed tables, Settings.tables); ConfigError otherwise."""
-    return ConfigTables(
-        limits=_context_table(tables),
-        guardrails=_agent_table(tables),
-        prices=_prices_table(tables),
-        costs=_backtest_table(tables),
-        push=_push_table(tables, push_env),
-    )
+    return ConfigTables(tables, push_env)
 
 
 def check_base_url(value: str) -> None:
     """An address the client can call: http(s) with a host. "not a url" once got as far as the
     first request, where it read as a connection failure."""
+    from pixiu_cli.push.config import http_parts
+
     if http_parts(value) is None:
         raise ConfigError(f"设置 base_url 应为 http:// 或 https:// 开头的地址，而不是 {value!r}")
 
@@ -47,6 +72,8 @@ def check_base_url(value: str) -> None:
 def _push_table(config: Mapping, env: Mapping[str, str]) -> PushConfig:
     """[push] with its PIXIU_PUSH_* variables; checked on every load (a bad channel is one
     line now, not a failed push after the close)."""
+    from pixiu_cli.push.config import PushConfigError, read_push
+
     try:
         return read_push(config.get("push", {}), env)
     except PushConfigError as exc:
@@ -54,6 +81,8 @@ def _push_table(config: Mapping, env: Mapping[str, str]) -> PushConfig:
 
 
 def _context_table(config: Mapping) -> MemoryLimits:
+    from pixiu_cli.domain.limits import MemoryLimits
+
     table = config.get("context", {})
     if not isinstance(table, dict):
         raise ConfigError("config.toml 的 [context] 应为表")
@@ -83,6 +112,8 @@ def _check_limit(name: str, value: float) -> None:
 
 
 def _agent_table(config: Mapping) -> Guardrails:
+    from pixiu_cli.domain.limits import Guardrails
+
     table = config.get("agent", {})
     if not isinstance(table, dict) or set(table) - set(Guardrails.__dataclass_fields__):
         raise ConfigError(f"config.toml 的 [agent] 只能包含 {', '.join(Guardrails.__dataclass_fields__)}")
@@ -98,6 +129,8 @@ def _agent_table(config: Mapping) -> Guardrails:
 
 
 def _prices_table(config: Mapping) -> PriceTable:
+    from pixiu_cli.accounting.prices import PriceTable
+
     table = config.get("prices", {})
     if not isinstance(table, dict):
         raise ConfigError("config.toml 的 [prices] 应为表")
@@ -127,6 +160,8 @@ def _parsed_float(value) -> float | None:
 
 
 def _backtest_table(config: Mapping) -> CostModel:
+    from pixiu_cli.analytics.costs import CostModel
+
     table = config.get("backtest", {})
     fields = CostModel.__dataclass_fields__
     if not isinstance(table, dict) or set(table) - set(fields):
