@@ -22,8 +22,9 @@ from pixiu_cli.evals.answer_runner import (
 )
 from pixiu_cli.settings import Settings
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.evals import EvalResultRow, EvalRunStore
+from pixiu_cli.store.evals import EvalResultRow
 from pixiu_cli.store.investor import iso
+from pixiu_cli.store.shared import stores_of
 
 
 class LiveEvalError(UserError):
@@ -137,7 +138,7 @@ def _save(settings: Settings, report: LiveReport, started: str, client, cases: i
             )
             for o in report.outcomes
         ]
-        EvalRunStore(db).save(
+        stores_of(db).eval_runs.save(
             started_at=started,
             finished_at=iso(clock_of(settings)()),
             provider=client.provider,
@@ -176,7 +177,7 @@ def render_report(report: LiveReport, renderer, *, offline: bool, as_json: bool)
 def render_history(settings: Settings, renderer, *, as_json: bool) -> None:
     db = open_database(settings.db_path)
     try:
-        runs = EvalRunStore(db).runs()
+        runs = stores_of(db).eval_runs.runs()
     finally:
         db.conn.close()
     if as_json:

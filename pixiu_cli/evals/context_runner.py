@@ -138,7 +138,7 @@ def _build(case: EvalCase, path: Path) -> _Built:
         domain = stores_of(db).investor
         reader = AccountReader(db)  # the product's one valuation of the account
         builder = ContextBuilder(
-            ConversationStore(db),
+            ConversationStore(db, clock=lambda: case.now),
             domain,
             limits=MemoryLimits.from_mapping(case.limits),
             clock=lambda: case.now,

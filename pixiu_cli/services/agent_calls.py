@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pixiu_cli.store.mcp_calls import McpCall, McpCallLog
+from pixiu_cli.store.mcp_calls import McpCall
+from pixiu_cli.store.shared import stores_of
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
@@ -14,8 +15,8 @@ UNKNOWN_AGENT = "未知"
 
 
 def record_call(db: Database, agent: str | None, kind: str, name: str, at: str, outcome: str, detail: str = "") -> None:
-    McpCallLog(db).record((agent or "").strip() or UNKNOWN_AGENT, kind, name, at, outcome, detail[:200])
+    stores_of(db).mcp_calls.record((agent or "").strip() or UNKNOWN_AGENT, kind, name, at, outcome, detail[:200])
 
 
 def recent_calls(db: Database, limit: int = 50) -> list[McpCall]:
-    return McpCallLog(db).recent(limit)
+    return stores_of(db).mcp_calls.recent(limit)

@@ -16,7 +16,6 @@ from pixiu_cli.services.errors import RequestError
 from pixiu_cli.store.briefs import StoredBrief
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.investor import iso
-from pixiu_cli.store.push import PushLog
 from pixiu_cli.store.shared import stores_of
 
 if TYPE_CHECKING:
@@ -69,7 +68,7 @@ def brief_of_report(db: Database, report_id: int) -> StoredBrief:
 
 
 def _log(db: Database, kind: str, ref: int, deliveries: Sequence[Delivery], at: str) -> None:
-    log = PushLog(db)
+    log = stores_of(db).push_log
     for d in deliveries:
         log.record(kind, ref, d.kind, "sent" if d.ok else "failed", d.parts, d.reason, at)
 
@@ -112,7 +111,7 @@ def alerts_message(alerts) -> Message:
 
 def alert_mark(db: Database) -> int:
     """Where the alerts found from now on start (pass it to push_new_alerts after a sync)."""
-    return PushLog(db).last_alert_id()
+    return stores_of(db).push_log.last_alert_id()
 
 
 def push_new_alerts(
@@ -122,8 +121,8 @@ def push_new_alerts(
     before it is sent there, so no later sync (nor one running at the same time) sends it again."""
     if config is None or not (config.alerts and config.channels):
         return []
-    alerts = PushLog(db).alerts_after(after)
-    log, at, out = PushLog(db), iso(now), []
+    alerts = stores_of(db).push_log.alerts_after(after)
+    log, at, out = stores_of(db).push_log, iso(now), []
     for channel in config.channels:
         claimed = log.claim_alerts([a.id for a in alerts], channel.kind, at)
         if not claimed:

@@ -17,13 +17,16 @@ if TYPE_CHECKING:
     from pixiu_cli.store.account import AccountStore
     from pixiu_cli.store.analytics import AnalyticsStore
     from pixiu_cli.store.briefs import BriefStore
+    from pixiu_cli.store.evals import EvalRunStore
     from pixiu_cli.store.fundamentals import FundamentalsStore
     from pixiu_cli.store.investor import InvestorStore
     from pixiu_cli.store.market import MarketStore
     from pixiu_cli.store.market_review import MarketReviewStore
+    from pixiu_cli.store.mcp_calls import McpCallLog
     from pixiu_cli.store.memory import MemoryStore
     from pixiu_cli.store.news import NewsStore
     from pixiu_cli.store.portfolio import PortfolioStore
+    from pixiu_cli.store.push import PushLog
     from pixiu_cli.store.securities import SecurityMaster
 
 
@@ -98,6 +101,24 @@ class Stores:
         from pixiu_cli.store.news import NewsStore
 
         return NewsStore(self.db)
+
+    @cached_property
+    def push_log(self) -> PushLog:
+        from pixiu_cli.store.push import PushLog
+
+        return PushLog(self.db)
+
+    @cached_property
+    def mcp_calls(self) -> McpCallLog:
+        from pixiu_cli.store.mcp_calls import McpCallLog
+
+        return McpCallLog(self.db)
+
+    @cached_property
+    def eval_runs(self) -> EvalRunStore:
+        from pixiu_cli.store.evals import EvalRunStore
+
+        return EvalRunStore(self.db)
 
 
 # One Stores per open database, dropped with it.
