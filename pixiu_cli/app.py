@@ -1,7 +1,12 @@
-"""The composition root: settings → database → client → agent. Shared by the REPL and
-the one-shot commands so both behave the same. `open_preview` composes only what assembling
-a request needs (`pixiu context TEXT`): the agent loop, compaction and guardrails are
-imported by `build_agent`, when an agent is built."""
+"""The composition root, and the only wiring: the plain settings (settings.py) are checked
+whole and their tables built into limits, guardrails, prices, costs and push channels here
+(`load_settings`, `configured`); the one clock is built from them (`clock_of`); a surface
+gets one `Workspace` — the settings, the clock, the database opened on first use and its
+stores (store/shared.py, each built once) — or an `App`, the workspace with the agent over
+it (the REPL, `ask`, `brief`). `open_preview` composes only what assembling a request needs
+(`pixiu context TEXT`): the agent loop, compaction and guardrails are imported by
+`build_agent`, when an agent is built. Each builder imports what it builds, so a one-shot
+command loads only what it uses (tests/perf/test_command_modules.py)."""
 
 from __future__ import annotations
 

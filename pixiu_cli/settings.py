@@ -1,5 +1,10 @@
 """Settings: command-line flags > PIXIU_* environment > config.toml in the pixiu home > defaults.
 
+Plain data: values read and checked here, importing no core module (tests/test_settings.py
+counts them). The tables that configure objects — [context] [agent] [prices] [backtest]
+[push] — are kept as parsed; app.py checks them and builds the objects (app.configured), and
+app.load_settings is what a surface opens.
+
 `PIXIU_HOME` isolates all state (database, input history, config). The API key is held in
 memory only; it is never written to the database, logs or exports.
 """
