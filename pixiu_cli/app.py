@@ -159,15 +159,15 @@ def load_settings(
     whole here (the base URL, and the tables `configured` builds), their secrets registered
     so that every line pixiu prints masks them, and the warnings about what they chose."""
     settings = plain_settings(model=model, base_url=base_url, force_offline=force_offline, home=home)
-    tables = configured(settings)
-    return replace(settings, warnings=_warnings(settings, tables))
+    configured(settings)
+    return replace(settings, warnings=_warnings(settings))
 
 
 # The SDK's HTTP client would turn them into `Authorization: Basic` in place of the key.
 CREDENTIALS_NOT_SENT = "base_url 中的用户名和密码不会发送（它们会顶替 API key）；API key 按文档以 Bearer 认证头发送。"
 
 
-def _warnings(settings: Settings, tables: ConfigTables) -> tuple[str, ...]:
+def _warnings(settings: Settings) -> tuple[str, ...]:
     """The settings' warnings and the ones only the app can tell; each check imports what it
     needs only when there is something to check."""
     warnings = list(settings.warnings)
@@ -191,11 +191,16 @@ def _warnings(settings: Settings, tables: ConfigTables) -> tuple[str, ...]:
     return tuple(warnings)
 
 
-@lru_cache(maxsize=8)
 def configured(settings: Settings) -> ConfigTables:
     """The objects the settings' tables configure — limits, guardrails, prices, costs, push
-    channels — checked and built once per settings; the settings' keys, URLs and push
-    addresses are registered first, so that no line pixiu prints shows them."""
+    channels — checked and built once per settings (the same for its warnings, or after a
+    /model switch); the settings' keys, URLs and push addresses are registered first, so
+    that no line pixiu prints shows them."""
+    return _configured(replace(settings, warnings=(), model=""))
+
+
+@lru_cache(maxsize=8)
+def _configured(settings: Settings) -> ConfigTables:
     from pixiu_cli.services.config_tables import built_tables, check_base_url
 
     _remember_secrets(settings)

@@ -73,18 +73,24 @@ def test_world_readable_config_with_key_warns(env, tmp_path):
 def test_config_tables_become_typed_objects_built_once_by_the_app(env, tmp_path):
     from pixiu_cli.app import configured, open_app
 
-    (tmp_path / "config.toml").write_text(
-        '[context]\nnotes_limit = 2\n[agent]\nmax_steps = 3\n[prices]\ncurrency = "USD"\n'
-        "[backtest]\ncommission_rate = 0.001\n",
+    path = tmp_path / "config.toml"
+    path.write_text(
+        'deepseek_api_key = "sk-test"\n[context]\nnotes_limit = 2\n[agent]\nmax_steps = 3\n'
+        '[prices]\ncurrency = "USD"\n[backtest]\ncommission_rate = 0.001\n',
         encoding="utf-8",
     )
+    path.chmod(0o644)  # a warning: the opened settings differ from the plain ones only by it
     s = load_settings()
     assert s.tables["context"] == {"notes_limit": 2}  # the settings keep the table as plain data
     tables = configured(s)
     assert (tables.limits.notes_limit, tables.guardrails.max_steps) == (2, 3)
     assert (tables.prices.currency, tables.prices.user_set, tables.costs.commission_rate) == ("USD", True, 0.001)
     assert configured(load_settings()) is tables  # equal settings: built once
-    app = open_app(s, calls_model=False)
+    from pixiu_cli.app import load_settings as opened
+
+    with_warning = opened()
+    assert with_warning.warnings and with_warning.tables == s.tables
+    app = open_app(with_warning, calls_model=False)
     try:  # the composition root uses the objects it built, not copies rebuilt from tables
         assert app.agent.guardrails is tables.guardrails and app.builder.limits is tables.limits
         assert app.prices is tables.prices and app.costs is tables.costs
