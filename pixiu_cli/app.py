@@ -1,31 +1,43 @@
-"""The composition root: settings → database → client → agent. Shared by the REPL and
-the one-shot commands so both behave the same. `open_preview` composes only what assembling
-a request needs (`pixiu context TEXT`): the agent loop, compaction and guardrails are
-imported by `build_agent`, when an agent is built."""
+"""The composition root, and the only wiring: the plain settings (settings.py) are checked
+whole and their tables built into limits, guardrails, prices, costs and push channels here
+(`load_settings`, `configured`); the one clock is built from them (`clock_of`); a surface
+gets one `Workspace` — the settings, the clock, the database opened on first use and its
+stores (store/shared.py, each built once) — or an `App`, the workspace with the agent over
+it (the REPL, `ask`, `brief`). `open_preview` composes only what assembling a request needs
+(`pixiu context TEXT`): the agent loop, compaction and guardrails are imported by
+`build_agent`, when an agent is built. Each builder imports what it builds, so a one-shot
+command loads only what it uses (tests/perf/test_command_modules.py)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pixiu_cli.clock import Clock, clock_at, system_clock
 from pixiu_cli.domain.redact import mask_url
 from pixiu_cli.resources import user_cache_dir
-from pixiu_cli.settings import Settings
-from pixiu_cli.store.conversations import ConversationStore
-from pixiu_cli.store.database import open_database
-from pixiu_cli.store.investor import InvestorStore
+from pixiu_cli.settings import Settings, shared_config_line
+from pixiu_cli.settings import load_settings as plain_settings
+from pixiu_cli.store.shared import Stores, stores_of
 
 if TYPE_CHECKING:
-    from pixiu_cli.agent.guardrails import Guardrails
+    from sqlite_utils import Database
+
+    from pixiu_cli.accounting.prices import PriceTable
     from pixiu_cli.agent.loop import Agent
     from pixiu_cli.agent.preview import RequestPreview
     from pixiu_cli.agent.tools import ToolRegistry
+    from pixiu_cli.analytics.costs import CostModel
     from pixiu_cli.context.builder import ContextBuilder
-    from pixiu_cli.context.memory import MemoryLimits
+    from pixiu_cli.domain.limits import Guardrails, MemoryLimits
     from pixiu_cli.llm.model import ChatModel
+    from pixiu_cli.push.config import PushConfig
+    from pixiu_cli.services.config_tables import ConfigTables
+    from pixiu_cli.store.conversations import ConversationStore
+    from pixiu_cli.store.investor import InvestorStore
     from pixiu_cli.store.memory import MemoryStore
 
 OFFLINE_PLACEHOLDER_KEY = "pixiu-offline"
@@ -34,20 +46,84 @@ DEMO_STATE_FILE = "demo_state.json"
 
 
 @dataclass
-class App:
+class Workspace:
+    """What a surface works on: the settings, the one clock, one database (opened on first
+    use; the demo's, re-dated, with `demo`), the stores over it (store/shared.py: each built
+    once) and what the settings' tables configure. A one-shot command gets one of these
+    (cli/common.workspace); the REPL, `ask` and `brief` get an `App`, which is one too."""
+
     settings: Settings
+    demo: bool = False
+    clock: Clock = system_clock  # clock_of(settings): what every surface of this app takes as now
+
+    @cached_property
+    def db(self) -> Database:
+        return _opened_domain(self.settings, self.demo, self.clock).db
+
+    @property
+    def stores(self) -> Stores:
+        return stores_of(self.db)
+
+    @cached_property
+    def conversations(self) -> ConversationStore:
+        from pixiu_cli.store.conversations import ConversationStore
+
+        return ConversationStore(self.db, clock=self.clock)
+
+    def now(self) -> datetime:
+        return self.clock()
+
+    @property
+    def limits(self) -> MemoryLimits:
+        return configured(self.settings).limits
+
+    @property
+    def guardrails(self) -> Guardrails:
+        return configured(self.settings).guardrails
+
+    @property
+    def prices(self) -> PriceTable:
+        return configured(self.settings).prices
+
+    @property
+    def costs(self) -> CostModel:
+        return configured(self.settings).costs
+
+    @property
+    def push(self) -> PushConfig:
+        return configured(self.settings).push
+
+    def close(self) -> None:
+        if "db" in self.__dict__:
+            self.db.close()
+
+
+def open_workspace(settings: Settings, *, demo: bool = False) -> Workspace:
+    return Workspace(settings, demo=demo, clock=clock_of(settings))
+
+
+@dataclass(kw_only=True)
+class App(Workspace):
+    """The workspace with the agent over its database: what the REPL, `ask` and `brief` run."""
+
     store: ConversationStore
     agent: Agent
     builder: ContextBuilder
     memory: MemoryStore | None = None
-    demo: bool = False
     _offline_server: object | None = field(default=None, repr=False)
     default_model: str = ""  # the model configured (or given with --model) when the app opened
-    clock: Clock = system_clock  # clock_of(settings): what every surface of this app takes as now
 
     def __post_init__(self) -> None:
         if not self.default_model and self.settings is not None:  # a test may wire an app without settings
             self.default_model = self.settings.model
+
+    @property
+    def db(self) -> Database:
+        return self.store.db
+
+    @property
+    def conversations(self) -> ConversationStore:
+        return self.store
 
     def use_model(self, name: str) -> None:
         """Requests from now on go to `name` (/model, or a resumed conversation's switch)."""
@@ -74,6 +150,103 @@ class App:
             self._offline_server.cache.close()
             self._offline_server = None
         self.store.db.close()
+
+
+def load_settings(
+    *, model: str | None = None, base_url: str | None = None, force_offline: bool = False, home: Path | None = None
+) -> Settings:
+    """The settings a surface opens: the plain settings (settings.load_settings), checked
+    whole here (the base URL, and the tables `configured` builds), their secrets registered
+    so that every line pixiu prints masks them, and the warnings about what they chose."""
+    settings = plain_settings(model=model, base_url=base_url, force_offline=force_offline, home=home)
+    configured(settings)
+    return replace(settings, warnings=_warnings(settings))
+
+
+# The SDK's HTTP client would turn them into `Authorization: Basic` in place of the key.
+CREDENTIALS_NOT_SENT = "base_url 中的用户名和密码不会发送（它们会顶替 API key）；API key 按文档以 Bearer 认证头发送。"
+
+
+def _warnings(settings: Settings) -> tuple[str, ...]:
+    """The settings' warnings and the ones only the app can tell; each check imports what it
+    needs only when there is something to check."""
+    warnings = list(settings.warnings)
+    shared_key = shared_config_line(settings.home / "config.toml", "API key")
+    if settings.config_shared and shared_key not in warnings and "push" in settings.tables:
+        from pixiu_cli.push.config import has_secrets
+
+        if has_secrets(settings.tables["push"]):
+            warnings.insert(0, shared_config_line(settings.home / "config.toml", "推送密钥"))
+    if settings.provider == "deepseek":
+        from pixiu_cli.llm.model_names import retired_model_line
+
+        retired = retired_model_line(settings.model)
+        if retired:  # DeepSeek itself refuses the name; say so before the first call fails
+            warnings.append(retired)
+    if not settings.offline and "@" in (settings.base_url or ""):
+        from pixiu_cli.domain.redact import has_credentials
+
+        if has_credentials(settings.base_url):
+            warnings.append(CREDENTIALS_NOT_SENT)
+    return tuple(warnings)
+
+
+def configured(settings: Settings) -> ConfigTables:
+    """The objects the settings' tables configure — limits, guardrails, prices, costs, push
+    channels — checked and built once per settings (the same for its warnings, or after a
+    /model switch); the settings' keys, URLs and push addresses are registered first, so
+    that no line pixiu prints shows them."""
+    return _configured(replace(settings, warnings=(), model=""))
+
+
+@lru_cache(maxsize=8)
+def _configured(settings: Settings) -> ConfigTables:
+    from pixiu_cli.services.config_tables import ConfigTables, check_base_url
+
+    _remember_secrets(settings)
+    if settings.chosen_base_url is not None:
+        check_base_url(settings.chosen_base_url)
+    tables = ConfigTables(settings.tables, settings.push_env)
+    if "push" in settings.tables or settings.push_env:
+        _remember_push(tables.push)
+    return tables
+
+
+def validate_config(config: dict) -> None:
+    """Raise a one-line error if `config` (a parsed config.toml) would not load (`config set`)."""
+    from pixiu_cli.services.config_tables import ConfigTables
+    from pixiu_cli.settings import push_variables
+    from pixiu_cli.settings import validate_config as plain_config
+
+    plain_config(config)
+    ConfigTables(config, push_variables())
+
+
+def _remember_secrets(settings: Settings) -> None:
+    from pixiu_cli.domain.redact import remember_secret, remember_url
+
+    for secret in settings.secrets:
+        remember_secret(secret)
+    for url in settings.urls:
+        remember_url(url)
+
+
+def _remember_push(push) -> None:
+    """A bot's address is its key: the whole address and its long parts (the key or token in
+    its path or query) are masked in every line, like an API key."""
+    from urllib.parse import parse_qsl, urlsplit
+
+    from pixiu_cli.domain.redact import remember_secret
+
+    for secret in push.secrets() if push else ():
+        remember_secret(secret)
+        if "://" not in secret:
+            continue
+        parts = urlsplit(secret)
+        pieces = [*parts.path.split("/"), *(v for _, v in parse_qsl(parts.query)), parts.password, parts.username]
+        for piece in pieces:
+            if piece and len(piece) >= 16:
+                remember_secret(piece)
 
 
 def names_cache_dir() -> Path:
@@ -109,7 +282,6 @@ def _refresh_demo_data(domain: InvestorStore, now: datetime) -> None:
     from pixiu_cli.resources import data_dir
     from pixiu_cli.selection.names import securities_for_document
     from pixiu_cli.store.document import load_document
-    from pixiu_cli.store.securities import SecurityMaster
 
     data = load_document(data_dir() / "demo" / "portfolio.json", now)
     shipped = sorted(p.stem for p in (data_dir() / "demo" / "market").glob("[0-9][0-9][0-9][0-9][0-9][0-9].csv"))
@@ -120,7 +292,7 @@ def _refresh_demo_data(domain: InvestorStore, now: datetime) -> None:
         signals=[s for s in data.signals if s.symbol not in shipped],
     )
     domain.replace_all(data, keep_own_notes=True)
-    SecurityMaster(domain.db).upsert(securities_for_document(data, source="demo"), keep_names=True)
+    stores_of(domain.db).securities.upsert(securities_for_document(data, source="demo"), keep_names=True)
     _demo_market(domain.db, shipped, now)
 
 
@@ -129,17 +301,15 @@ def _demo_market(db, symbols: list[str], now: datetime) -> None:
     from pixiu_cli.analytics.refresh import refresh
     from pixiu_cli.market.importer import import_csv
     from pixiu_cli.resources import data_dir
-    from pixiu_cli.store.market import MarketStore
-    from pixiu_cli.store.securities import SecurityMaster
 
-    market, folder = MarketStore(db), data_dir() / "demo" / "market"
+    market, folder = stores_of(db).market, data_dir() / "demo" / "market"
     stored = {s.symbol for s in market.series(symbols) if s.rows}
     for symbol in symbols:
         if symbol not in stored:
             actions = folder / f"{symbol}_actions.csv"
             import_csv(
                 market,
-                SecurityMaster(db),
+                stores_of(db).securities,
                 folder / f"{symbol}.csv",
                 symbol,
                 at=now.isoformat(timespec="seconds"),
@@ -211,7 +381,9 @@ def _client_of(settings: Settings, server) -> ChatModel:
 
 def _opened_domain(settings: Settings, demo: bool, clock: Clock) -> InvestorStore:
     """The settings' database (the demo's, re-dated, with `demo`)."""
-    domain = InvestorStore(open_database(settings.demo_db_path if demo else settings.db_path))
+    from pixiu_cli.store.database import open_database
+
+    domain = stores_of(open_database(settings.demo_db_path if demo else settings.db_path)).investor
     if demo:
         refresh_demo_data(domain, clock(), settings.home / DEMO_STATE_FILE)
     return domain
@@ -223,11 +395,12 @@ def open_app(settings: Settings, *, demo: bool = False, calls_model: bool = True
     clock = clock_of(settings)
     domain = _opened_domain(settings, demo, clock)
     server = start_offline_server(settings) if settings.offline and calls_model else None
+    tables = configured(settings)
     agent = build_agent(
         domain.db,
         _client_of(settings, server),
-        limits=settings.limits,
-        guardrails=settings.guardrails,
+        limits=tables.limits,
+        guardrails=tables.guardrails,
         temperature=settings.temperature,
         clock=clock,
         domain=domain,
@@ -264,12 +437,18 @@ def open_preview(settings: Settings, *, demo: bool = False) -> Preview:
     agent: assembling a request imports neither the loop nor the model's SDK."""
     from pixiu_cli.agent.preview import RequestPreview
     from pixiu_cli.services.model_tools import model_tools
+    from pixiu_cli.store.conversations import ConversationStore
 
     clock = clock_of(settings)
     domain = _opened_domain(settings, demo, clock)
     store = ConversationStore(domain.db, clock=clock)
     builder = _builder(
-        store, domain, settings.limits, clock, cost_method=settings.cost_method, names_cache=names_cache_dir()
+        store,
+        domain,
+        configured(settings).limits,
+        clock,
+        cost_method=settings.cost_method,
+        names_cache=names_cache_dir(),
     )
     requests = RequestPreview(store, builder, _client_of(settings, None), model_tools(), settings.temperature)
     return Preview(settings, store, requests, clock)
@@ -315,11 +494,10 @@ def build_agent(
     from pixiu_cli.agent.loop import Agent
     from pixiu_cli.agent.tools import ToolContext
     from pixiu_cli.services.model_tools import model_tools
-    from pixiu_cli.store.memory import MemoryStore
-    from pixiu_cli.store.portfolio import PortfolioStore
+    from pixiu_cli.store.conversations import ConversationStore
 
     store = ConversationStore(db, clock=clock)
-    domain = domain or InvestorStore(db)
+    domain = domain or stores_of(db).investor
     builder = _builder(
         store,
         domain,
@@ -331,7 +509,11 @@ def build_agent(
         names_cache=names_cache,
     )
     tool_context = ToolContext(
-        domain=domain, memory=MemoryStore(db), portfolio=PortfolioStore(db), now=clock, cost_method=cost_method
+        domain=domain,
+        memory=stores_of(db).memory,
+        portfolio=stores_of(db).portfolio,
+        now=clock,
+        cost_method=cost_method,
     )
     return Agent(
         store,

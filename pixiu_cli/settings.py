@@ -1,5 +1,10 @@
 """Settings: command-line flags > PIXIU_* environment > config.toml in the pixiu home > defaults.
 
+Plain data: values read and checked here, importing no core module (tests/test_settings.py
+counts them). The tables that configure objects — [context] [agent] [prices] [backtest]
+[push] — are kept as parsed; app.py checks them and builds the objects (app.configured), and
+app.load_settings is what a surface opens.
+
 `PIXIU_HOME` isolates all state (database, input history, config). The API key is held in
 memory only; it is never written to the database, logs or exports.
 """
@@ -13,23 +18,23 @@ import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 from pixiu_cli.clock import pinned_moment
-from pixiu_cli.domain.redact import has_credentials, remember_secret, remember_url
 from pixiu_cli.errors import UserError, os_reason
-from pixiu_cli.llm.model_names import DEFAULT_DEEPSEEK_MODEL, REASONING_EFFORTS, THINKING_MODES, retired_model_line
 from pixiu_cli.resources import default_home
-
-if TYPE_CHECKING:  # imported where they are built (_config_tables): importing settings stays light
-    from pixiu_cli.accounting.prices import PriceTable
-    from pixiu_cli.agent.guardrails import Guardrails
-    from pixiu_cli.analytics.costs import CostModel
-    from pixiu_cli.context.memory import MemoryLimits
-    from pixiu_cli.push.config import PushConfig
 
 DEEPSEEK_BASE_URL = "https://api.deepseek.com"
 OFFLINE_MODEL = "pixiu-offline"
+# The name DeepSeek asks callers to use (llm/model_names.py DEFAULT_DEEPSEEK_MODEL, kept equal
+# by tests/test_settings.py): the settings are plain values and import no llm module.
+DEFAULT_DEEPSEEK_MODEL = "deepseek-flash"
+# [llm] thinking: `{"thinking": {"type": ...}}` in the request body; DeepSeek's default is enabled.
+THINKING_MODES = ("enabled", "disabled")
+# [llm] reasoning_effort: DeepSeek maps minimal/low → low, medium/high/xhigh → high, max/ultra → max.
+REASONING_EFFORTS = ("low", "high", "max")
+# The tables app.py builds objects from (app.configured): kept here as parsed, plain data.
+BUILT_TABLES = ("context", "agent", "prices", "backtest", "push")
 
 
 class SettingsError(UserError):
@@ -42,10 +47,6 @@ class Settings:
     provider: str  # "deepseek" | "openai-compatible" | "offline"
     base_url: str | None
     model: str
-    limits: MemoryLimits  # [context] windows, limits and budget
-    guardrails: Guardrails  # [agent] max_steps, tool_timeout, block_repeats
-    prices: PriceTable  # [prices] per-million prices, currency, off-peak period
-    costs: CostModel  # [backtest] commission_rate, commission_min, transfer_fee_rate, slippage_bps
     api_key: str | None = field(default=None, repr=False)
     timeout: float = 60.0
     max_retries: int = 5  # DEFAULT_MAX_RETRIES
@@ -59,9 +60,16 @@ class Settings:
     cost_method: str = "diluted"  # [account] cost_method: "diluted" (摊薄成本) | "average" (持仓均价)
     backups_kept: int = 10  # [backup] keep: the newest N backups stay, older ones are removed (0: all)
     brief_confirm_above: float = 0.05  # [brief] confirm_above: ask before a brief's call costs more (currency units)
-    push: PushConfig | None = None  # [push]: the channels briefs and alerts are sent to (push/config.py)
     pinned_now: datetime | None = None  # PIXIU_NOW: the moment every clock of the app shows (app.clock_of)
     warnings: tuple[str, ...] = ()
+    # [context] [agent] [prices] [backtest] [push] as parsed; app.configured checks them and builds
+    # the limits, guardrails, prices, costs and push channels (PIXIU_PUSH_* in `push_env`).
+    tables: dict[str, Any] = field(default_factory=dict, repr=False, hash=False)
+    push_env: dict[str, str] = field(default_factory=dict, repr=False, hash=False)
+    secrets: tuple[str, ...] = field(default=(), repr=False)  # every key given: app masks them in any line
+    urls: tuple[str, ...] = field(default=(), repr=False)  # every base URL given (their credentials are masked)
+    chosen_base_url: str | None = field(default=None, repr=False)  # flag > env > config, offline too (app checks it)
+    config_shared: bool = False  # config.toml is readable by others (app warns when [push] holds secrets)
 
     @property
     def offline(self) -> bool:
@@ -85,10 +93,11 @@ class Settings:
 DEFAULT_MAX_RETRIES = 5
 
 
-def _read_config(path: Path) -> tuple[dict, list[str]]:
+def _read_config(path: Path) -> tuple[dict, list[str], bool]:
+    """The parsed file, its warnings, and whether others may read it."""
     warnings: list[str] = []
     if not path.exists():
-        return {}, warnings
+        return {}, warnings, False
     import tomllib  # only when there is a file to parse: most starts have none
 
     try:
@@ -97,30 +106,14 @@ def _read_config(path: Path) -> tuple[dict, list[str]]:
         raise SettingsError(f"配置文件 {path} 格式错误：{exc}") from None
     except OSError as exc:
         raise SettingsError(f"无法读取配置文件 {path}：{os_reason(exc)}") from None
-    keyed = any(data.get(k) for k in ("api_key", "deepseek_api_key"))
-    if (keyed or _push_secrets(data)) and path.stat().st_mode & (stat.S_IRGRP | stat.S_IROTH):
-        what = "API key" if keyed else "推送密钥"
-        warnings.append(f"配置文件 {path} 含 {what} 且其他用户可读，建议执行 chmod 600 {path}")
-    return data, warnings
+    shared = bool(path.stat().st_mode & (stat.S_IRGRP | stat.S_IROTH))
+    if shared and any(data.get(k) for k in ("api_key", "deepseek_api_key")):
+        warnings.append(shared_config_line(path, "API key"))
+    return data, warnings, shared
 
 
-def _push_secrets(data: dict) -> bool:
-    if "push" not in data:
-        return False
-    from pixiu_cli.push.config import has_secrets
-
-    return has_secrets(data["push"])
-
-
-def _push_table(config: dict) -> dict:
-    """[push] with its PIXIU_PUSH_* variables; checked on every load (a bad channel is one
-    line now, not a failed push after the close)."""
-    from pixiu_cli.push.config import PushConfigError, read_push
-
-    try:
-        return {"push": read_push(config.get("push", {}), os.environ)}
-    except PushConfigError as exc:
-        raise SettingsError(str(exc)) from None
+def shared_config_line(path: Path, what: str) -> str:
+    return f"配置文件 {path} 含 {what} 且其他用户可读，建议执行 chmod 600 {path}"
 
 
 def _number(value, name: str, kind):
@@ -171,107 +164,6 @@ def _text_setting(value, name: str) -> str:
     if bad is not None:
         raise SettingsError(f"设置 {name} 含有控制字符或无效字符（U+{ord(bad):04X}）")
     return value
-
-
-def _check_url(value: str) -> None:
-    """An address the client can call: http(s) with a host. "not a url" once got as far as the
-    first request, where it read as a connection failure."""
-    from pixiu_cli.push.config import http_parts
-
-    if http_parts(value) is None:
-        raise SettingsError(f"设置 base_url 应为 http:// 或 https:// 开头的地址，而不是 {value!r}")
-
-
-def _context_table(config: dict) -> MemoryLimits:
-    table = config.get("context", {})
-    if not isinstance(table, dict):
-        raise SettingsError("config.toml 的 [context] 应为表")
-    from pixiu_cli.context.memory import MemoryLimits
-
-    try:
-        limits = MemoryLimits.from_mapping(table)
-    except (TypeError, ValueError, OverflowError):
-        raise SettingsError(f"config.toml 的 [context] 有无效的值：{table}") from None
-    unknown = set(table) - set(MemoryLimits.__dataclass_fields__)
-    if unknown:
-        raise SettingsError(f"config.toml 的 [context] 有未知设置：{', '.join(sorted(unknown))}")
-    for name in MemoryLimits.__dataclass_fields__:
-        _check_limit(name, getattr(limits, name))
-    return limits
-
-
-_MAX_DAYS = 36_500  # a century: any window longer than that is a typo, and 1e308 overflows dates
-
-
-def _check_limit(name: str, value: float) -> None:
-    """[context] values a user could mean: days within a century, counts and budgets not negative
-    (a token budget must leave room for something)."""
-    if not math.isfinite(value) or value < 0 or (name.endswith("_days") and value > _MAX_DAYS):
-        wanted = f" 0 到 {_MAX_DAYS} 之间的天数" if name.endswith("_days") else "非负整数"
-        raise SettingsError(f"config.toml 的 [context] {name} 应为{wanted}，而不是 {value!r}")
-    if name.endswith("budget_tokens") and value < 1:
-        raise SettingsError(f"config.toml 的 [context] {name} 应为正整数，而不是 {value!r}")
-
-
-def _agent_table(config: dict) -> Guardrails:
-    table = config.get("agent", {})
-    from pixiu_cli.agent.guardrails import Guardrails
-
-    if not isinstance(table, dict) or set(table) - set(Guardrails.__dataclass_fields__):
-        raise SettingsError(f"config.toml 的 [agent] 只能包含 {', '.join(Guardrails.__dataclass_fields__)}")
-    try:
-        guardrails = Guardrails.from_mapping(table)
-    except (TypeError, ValueError, OverflowError):
-        raise SettingsError(f"config.toml 的 [agent] 有无效的值：{table}") from None
-    if not (0 < guardrails.tool_timeout <= 3600):
-        raise SettingsError(
-            f"config.toml 的 [agent] tool_timeout 应为 0 到 3600 之间的秒数，而不是 {table['tool_timeout']!r}"
-        )
-    return guardrails
-
-
-def _prices_table(config: dict) -> PriceTable:
-    table = config.get("prices", {})
-    from pixiu_cli.accounting.prices import PriceTable
-
-    if not isinstance(table, dict):
-        raise SettingsError("config.toml 的 [prices] 应为表")
-    known = [name for name in PriceTable.__dataclass_fields__ if name != "user_set"]
-    unknown = set(table) - set(known)
-    if unknown:
-        raise SettingsError(
-            f"config.toml 的 [prices] 有未知设置：{', '.join(sorted(unknown))}（可用：{', '.join(known)}）"
-        )
-    defaults = PriceTable()
-    for name, value in table.items():
-        if isinstance(getattr(defaults, name), float) and (isinstance(value, bool) or _parsed_float(value) is None):
-            raise SettingsError(f"config.toml 的 [prices] {name} 应为数字，而不是 {value!r}")
-    try:
-        return PriceTable.from_mapping(table)
-    except (TypeError, ValueError):
-        raise SettingsError(
-            f"config.toml 的 [prices] peak_hours 应为 HH:MM-HH:MM（多段用逗号分隔），而不是 {table.get('peak_hours')!r}"
-        ) from None
-
-
-def _parsed_float(value) -> float | None:
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return None
-
-
-def _backtest_table(config: dict) -> CostModel:
-    table = config.get("backtest", {})
-    from pixiu_cli.analytics.costs import CostModel
-
-    fields = CostModel.__dataclass_fields__
-    if not isinstance(table, dict) or set(table) - set(fields):
-        raise SettingsError(f"config.toml 的 [backtest] 只能包含 {', '.join(fields)}")
-    for key, value in table.items():
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1e6:
-            raise SettingsError(f"config.toml 的 [backtest] {key} 应为非负数字，而不是 {value!r}")
-    return CostModel.from_mapping(table)
 
 
 def _brief_table(config: dict) -> dict:
@@ -363,25 +255,23 @@ def _llm_checked(config: dict) -> dict:
 
 # Each table of config.toml and what reads it (into Settings fields), in the order the
 # unknown-key message lists them: a table is known because it has a reader, so a new table
-# cannot be refused as unknown, nor left out of the message.
+# cannot be refused as unknown, nor left out of the message. The tables app.py builds
+# objects from have no reader here: they are kept as parsed.
 _TABLE_READERS = {
-    "context": lambda config: {"limits": _context_table(config)},
-    "agent": lambda config: {"guardrails": _agent_table(config)},
-    "prices": lambda config: {"prices": _prices_table(config)},
-    "backtest": lambda config: {"costs": _backtest_table(config)},
+    **dict.fromkeys(BUILT_TABLES[:4]),
     "market": _market_table,
     "llm": _llm_checked,
     "account": _account_table,
     "brief": _brief_table,
     "backup": _backup_table,
-    "push": _push_table,
+    "push": None,
 }
 
 
 def _config_tables(config: dict) -> dict:
-    """Check `config` (a parsed config.toml) and build its tables' objects, once: the
-    Settings fields limits, guardrails, prices, costs, auto_sync, cost_method and
-    brief_confirm_above. An unknown top-level key is refused as an unknown key of a table
+    """Check `config` (a parsed config.toml) and read its plain tables: the Settings fields
+    auto_sync, cost_method, backups_kept and brief_confirm_above, and `tables` (app.py builds
+    and checks those: app.configured). An unknown top-level key is refused as an unknown key of a table
     is (a typo such as `modle` would otherwise be kept and silently ignored)."""
     unknown = set(config) - {*_RANGES, *_TEXT_SETTINGS, *_TABLE_READERS}
     if unknown:
@@ -389,8 +279,8 @@ def _config_tables(config: dict) -> dict:
             f"config.toml 有未知设置：{', '.join(sorted(unknown))}"
             f"（可用：{', '.join((*_TEXT_SETTINGS, *_RANGES))}，以及表 {', '.join(f'[{t}]' for t in _TABLE_READERS)}）"
         )
-    tables: dict = {}
-    for read in _TABLE_READERS.values():
+    tables: dict = {"tables": {name: config[name] for name in BUILT_TABLES if name in config}}
+    for read in filter(None, _TABLE_READERS.values()):
         tables.update(read(config))
     for name in _RANGES:
         if name in config:
@@ -402,7 +292,8 @@ def _config_tables(config: dict) -> dict:
 
 
 def validate_config(config: dict) -> None:
-    """Raise SettingsError if `config` (a parsed config.toml) would not load."""
+    """Raise SettingsError if `config` (a parsed config.toml) would not load as settings
+    (app.validate_config also checks the tables it builds objects from)."""
     _config_tables(config)
 
 
@@ -474,37 +365,26 @@ def _pinned_now(raw: str | None) -> datetime | None:
         raise SettingsError(f"PIXIU_NOW 应为 ISO 8601 时间（如 2026-12-01T15:30），而不是 {raw!r}") from None
 
 
-# The SDK's HTTP client would turn them into `Authorization: Basic` in place of the key.
-CREDENTIALS_NOT_SENT = "base_url 中的用户名和密码不会发送（它们会顶替 API key）；API key 按文档以 Bearer 认证头发送。"
-
-
-def _remember_secrets(config: dict, env, base_url: str | None) -> None:
-    """Every key and URL pixiu was given, so that any line it prints can mask them."""
-    for secret in (
+def _given(config: dict, env, base_url: str | None) -> dict:
+    """Every key and URL pixiu was given (app masks them in any line it prints), and the
+    PIXIU_PUSH_* variables ([push] channels set in the environment)."""
+    keys = (
         env.get("PIXIU_API_KEY"),
         env.get("DEEPSEEK_API_KEY"),
         config.get("api_key"),
         config.get("deepseek_api_key"),
-    ):
-        remember_secret(secret)
-    for url in (base_url, env.get("PIXIU_BASE_URL"), config.get("base_url")):
-        remember_url(url)
+    )
+    urls = (base_url, env.get("PIXIU_BASE_URL"), config.get("base_url"))
+    return dict(
+        secrets=tuple(k for k in keys if isinstance(k, str)),
+        urls=tuple(u for u in urls if isinstance(u, str)),
+        push_env=push_variables(env),
+    )
 
 
-def _remember_push(push) -> None:
-    """A bot's address is its key: the whole address and its long parts (the key or token in
-    its path or query) are masked in every line, like an API key."""
-    from urllib.parse import parse_qsl, urlsplit
-
-    for secret in push.secrets() if push else ():
-        remember_secret(secret)
-        if "://" not in secret:
-            continue
-        parts = urlsplit(secret)
-        pieces = [*parts.path.split("/"), *(v for _, v in parse_qsl(parts.query)), parts.password, parts.username]
-        for piece in pieces:
-            if piece and len(piece) >= 16:
-                remember_secret(piece)
+def push_variables(env=os.environ) -> dict[str, str]:
+    """The PIXIU_PUSH_* variables: [push] channels set in the environment (push/config.py)."""
+    return {k: v for k, v in env.items() if k.startswith("PIXIU_PUSH_")}
 
 
 def _for_provider(
@@ -534,9 +414,6 @@ def _for_provider(
             **common,
         )
     chosen = model or DEFAULT_DEEPSEEK_MODEL
-    retired = retired_model_line(chosen)
-    if retired:  # DeepSeek itself refuses the name; say so before the first call fails
-        common = dict(common, warnings=(*common.get("warnings", ()), retired))
     return Settings(
         provider="deepseek", base_url=base_url or DEEPSEEK_BASE_URL, model=chosen, api_key=deepseek_key, **common
     )
@@ -545,29 +422,25 @@ def _for_provider(
 def load_settings(
     *, model: str | None = None, base_url: str | None = None, force_offline: bool = False, home: Path | None = None
 ) -> Settings:
+    """The settings as plain values. app.load_settings is what a surface calls: it also
+    checks the base URL and the tables, registers the secrets and adds its warnings."""
     home = ensure_home(home or default_home())
-    config, warnings = _read_config(home / "config.toml")
-    tables = _config_tables(config)  # checked and built once, before anything else is read
+    config, warnings, shared = _read_config(home / "config.toml")
+    tables = _config_tables(config)  # checked once, before anything else is read
     env = os.environ
     pick = _picker(config, env)
     common = dict(home=home, **_call_settings(pick, config, env), **tables, warnings=tuple(warnings))
-    common["pinned_now"] = _pinned_now(env.get("PIXIU_NOW"))
+    common.update(pinned_now=_pinned_now(env.get("PIXIU_NOW")), config_shared=shared, **_given(config, env, base_url))
 
     generic_key = pick(None, "PIXIU_API_KEY", "api_key")
     deepseek_key = env.get("DEEPSEEK_API_KEY") or config.get("deepseek_api_key")
-    _remember_secrets(config, env, base_url)
-    _remember_push(tables.get("push"))
     chosen_base = pick(base_url, "PIXIU_BASE_URL", "base_url")
     chosen_model = pick(model, "PIXIU_MODEL", "model")
     for value, name in ((chosen_base, "base_url"), (chosen_model, "model")):
         if value is not None:
             _text_setting(value, name)
-    if chosen_base is not None:
-        _check_url(chosen_base)
-        if has_credentials(chosen_base) and (generic_key or deepseek_key) and not force_offline:
-            common["warnings"] = (*common["warnings"], CREDENTIALS_NOT_SENT)
     return _for_provider(
-        common,
+        dict(common, chosen_base_url=chosen_base),
         generic_key=generic_key,
         deepseek_key=deepseek_key,
         base_url=chosen_base,

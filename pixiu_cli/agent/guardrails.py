@@ -7,23 +7,9 @@ import threading
 from dataclasses import dataclass
 
 from pixiu_cli.agent.tools import ToolArgumentError, ToolContext, ToolRegistry, Ungrounded, encode_result
+from pixiu_cli.domain.limits import Guardrails
 from pixiu_cli.llm.types import ToolCall
 from pixiu_cli.store.database import CommitRefused, commit_gate
-
-
-@dataclass(frozen=True)
-class Guardrails:
-    max_steps: int = 8  # model calls per turn, at most (the last one's tool calls are not run)
-    tool_timeout: float = 10.0  # seconds per tool run
-    block_repeats: bool = True  # the same tool with the same arguments twice in one turn
-
-    def __post_init__(self) -> None:
-        if self.max_steps < 1:
-            object.__setattr__(self, "max_steps", 1)  # a turn makes at least its first call
-
-    @classmethod
-    def from_mapping(cls, values: dict) -> Guardrails:
-        return cls(**{k: type(getattr(cls(), k))(v) for k, v in values.items() if k in cls.__dataclass_fields__})
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from pixiu_cli.domain.codes import is_finite_number, normalise_code
 from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.memory import MemoryStore
 from pixiu_cli.store.portfolio import PortfolioStore
+from pixiu_cli.store.shared import stores_of
 
 
 class ToolArgumentError(Exception):
@@ -62,7 +63,7 @@ class ToolContext:
             return self
         db = open_database(path, migrate=False)
         return ToolContext(
-            InvestorStore(db), MemoryStore(db), PortfolioStore(db), self.now, self.cost_method, self.said
+            stores_of(db).investor, stores_of(db).memory, stores_of(db).portfolio, self.now, self.cost_method, self.said
         )
 
     def close(self) -> None:

@@ -6,8 +6,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from dataclasses import dataclass
 from datetime import datetime
-
-from sqlite_utils import Database
+from typing import TYPE_CHECKING
 
 from pixiu_cli.analytics.benchmark import BenchmarkCloses
 from pixiu_cli.analytics.frame import Frame
@@ -18,8 +17,11 @@ from pixiu_cli.domain.investor import Decision
 from pixiu_cli.domain.vocabulary import side_name
 from pixiu_cli.market.data import MarketData
 from pixiu_cli.market.security_master import security_name
-from pixiu_cli.store.analytics import AnalyticsStore
 from pixiu_cli.store.investor import iso
+from pixiu_cli.store.shared import stores_of
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 
 @dataclass(frozen=True)
@@ -76,7 +78,7 @@ class TrackRecord:
 
 
 def track_record(db: Database, now: datetime) -> TrackRecord:
-    market, store = MarketData(db), AnalyticsStore(db)
+    market, store = MarketData(db), stores_of(db).analytics
     index = BenchmarkCloses(market)
     decisions = store.decisions()
     scores, vs_index = [], {}

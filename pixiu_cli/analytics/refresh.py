@@ -6,8 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-
-from sqlite_utils import Database
+from typing import TYPE_CHECKING
 
 from pixiu_cli.analytics.alerts import evaluate
 from pixiu_cli.analytics.costs import CostModel
@@ -17,7 +16,11 @@ from pixiu_cli.analytics.signals import fused_signal
 from pixiu_cli.analytics.track import score
 from pixiu_cli.market.data import MarketData
 from pixiu_cli.store.analytics import AnalyticsStore
-from pixiu_cli.store.investor import InvestorStore, iso
+from pixiu_cli.store.investor import iso
+from pixiu_cli.store.shared import stores_of
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 
 @dataclass
@@ -48,7 +51,7 @@ def _alerts(
     now: datetime,
     summary: RefreshSummary,
 ) -> None:
-    domain = InvestorStore(db)
+    domain = stores_of(db).investor
     for rule in store.rules(symbols):
         holding = domain.holding(rule.symbol)
         cost_day = (holding.updated_at or "")[:10] or None if holding else None
@@ -79,7 +82,7 @@ def refresh(db: Database, symbols: Sequence[str], now: datetime, costs: CostMode
     if not symbols:
         return RefreshSummary()
     costs = costs or CostModel()
-    market, store, summary = MarketData(db), AnalyticsStore(db), RefreshSummary()
+    market, store, summary = MarketData(db), stores_of(db).analytics, RefreshSummary()
     stamp = iso(now)
     for symbol in symbols:
         frame = load_frame(market, symbol, now)  # read once for the profile and the signal

@@ -101,6 +101,11 @@ def _click_command():
 
 
 def main() -> None:
+    with common.one_invocation():
+        _main()
+
+
+def _main() -> None:
     try:
         fast = fast_call(sys.argv[1:], FAST_COMMANDS, default="chat")
         if fast is not None:

@@ -41,7 +41,7 @@ def brief(
         return
     with common.opened(model, offline, demo, None, False) as (renderer, app_, _):
         if last:
-            require_channels(app_.settings.push)
+            require_channels(app_.push)
             return resend_last(app_, renderer, as_json)
 
         def confirm(estimate) -> bool:

@@ -28,7 +28,7 @@ def cache(
             raise common.CliError(f"没有 ID 为 {conversation} 的对话")
         latest = store.latest_conversation()
         conv_id = conversation if conversation is not None else (latest.id if latest else None)
-        report = build_report(store, conv_id, settings.prices)
+        report = build_report(store, conv_id, common.configured(settings).prices)
     finally:
         db.close()
     renderer = common.renderer()

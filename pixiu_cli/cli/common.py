@@ -34,10 +34,31 @@ def renderer(**kw):
     return Renderer(**kw)
 
 
-def settings(model: str | None = None, offline: bool = False):
-    from pixiu_cli.settings import load_settings
+# The settings one run of `main` has read, by (model, offline): a command reads them once,
+# however many of the helpers here it calls. None outside `main` (a test calling a command
+# function directly reads them on each call, as its environment may change in between).
+_READ: dict | None = None
 
-    return load_settings(model=model, force_offline=offline)
+
+@contextmanager
+def one_invocation():
+    """One command: the settings are read once in it, and forgotten after it."""
+    global _READ
+    _READ = {}
+    try:
+        yield
+    finally:
+        _READ = None
+
+
+def settings(model: str | None = None, offline: bool = False):
+    from pixiu_cli.app import load_settings
+
+    if _READ is None:
+        return load_settings(model=model, force_offline=offline)
+    if (model, offline) not in _READ:
+        _READ[model, offline] = load_settings(model=model, force_offline=offline)
+    return _READ[model, offline]
 
 
 def open_app(model: str | None, offline: bool, demo: bool = False, calls_model: bool = True):
@@ -95,22 +116,24 @@ def db_path(loaded, demo: bool):
 
 
 @contextmanager
-def database(demo: bool = False):
-    """The database of the settings (the demo's with `demo`, re-dated as the chat's is), closed
-    when the command ends."""
-    from pixiu_cli.store.database import open_database
+def workspace(demo: bool = False):
+    """The command's workspace (app.Workspace): the settings, the app's clock, the database
+    (the demo's with `demo`, re-dated as the chat's is) and its stores, closed when the
+    command ends."""
+    from pixiu_cli.app import open_workspace
 
-    loaded = settings()
-    db = open_database(db_path(loaded, demo))
-    if demo:
-        from pixiu_cli.app import DEMO_STATE_FILE, refresh_demo_data
-        from pixiu_cli.store.investor import InvestorStore
-
-        refresh_demo_data(InvestorStore(db), now(loaded), loaded.home / DEMO_STATE_FILE)
+    opened = open_workspace(settings(), demo=demo)
     try:
-        yield db
+        yield opened
     finally:
-        db.close()
+        opened.close()
+
+
+@contextmanager
+def database(demo: bool = False):
+    """The database of the command's workspace, closed when the command ends."""
+    with workspace(demo) as opened:
+        yield opened.db
 
 
 def clock(loaded=None):
@@ -197,9 +220,17 @@ def choice(value: str, allowed: tuple[str, ...], flag: str) -> str:
     return value
 
 
+def configured(loaded=None):
+    """What the settings' tables configure (app.configured): limits, guardrails, prices,
+    costs and push channels; `loaded`: the settings the command already read."""
+    from pixiu_cli.app import configured as tables
+
+    return tables(loaded or settings())
+
+
 def costs():
     """The trading costs the analytics use (from the settings)."""
-    return settings().costs
+    return configured().costs
 
 
 def closed_today(shown) -> bool:

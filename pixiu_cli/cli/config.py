@@ -19,8 +19,9 @@ def config_set(
     value: Annotated[str, typer.Argument(help="值；为 - 时从标准输入读取（适合 API key，不留在 shell 历史里）")],
 ) -> None:
     """写入一项设置。"""
+    from pixiu_cli.app import validate_config
     from pixiu_cli.services.config_file import set_value
-    from pixiu_cli.settings import default_home, ensure_home, validate_config
+    from pixiu_cli.settings import default_home, ensure_home
     from pixiu_cli.views.config import shown_value
 
     if value == "-":

@@ -119,11 +119,11 @@ def _import_files(files: list[Path], refresh_after: bool) -> None:
 @data_app.command("actions")
 def data_actions(code: Annotated[str, typer.Argument(help="股票代码")], as_json: JsonOpt = False) -> None:
     """列出一只股票的除权除息记录（任何来源）。"""
-    from pixiu_cli.store.market import MarketStore
+    from pixiu_cli.store.shared import stores_of
 
     symbol = stock_code(code)
     with database() as db:
-        actions = MarketStore(db).actions(symbol)
+        actions = stores_of(db).market.actions(symbol)
     renderer = common.renderer()
     if as_json:
         renderer.json(
@@ -323,7 +323,7 @@ def data_sync(
         symbols = sync_targets(db, [series_code(c) for c in codes] if codes else None)
         with shown.progress(len(symbols), f"同步（{source}）", show=len(symbols) > 3) as advance:
             request = SyncRequest(symbols, source, since, timeout, daily=not codes)
-            push = common.settings().push
+            push = common.configured().push
             done = sync_market(db, request, now(), common.costs(), on_symbol=lambda o: advance(), push=push)
     _show_sync(shown, source, done)
 

@@ -47,10 +47,10 @@ def mcp_log(
     """其他代理通过 pixiu mcp 的调用：哪个代理、哪个工具、何时、结果。"""
     from dataclasses import asdict
 
-    from pixiu_cli.store.mcp_calls import McpCallLog
+    from pixiu_cli.store.shared import stores_of
 
     with common.database() as db:
-        calls = McpCallLog(db).recent(limit)
+        calls = stores_of(db).mcp_calls.recent(limit)
     shown = common.renderer()
     if as_json:
         shown.json([asdict(c) for c in calls])

@@ -30,11 +30,11 @@ def news(
 
 
 def _list(symbol: str | None, limit: int, as_json: bool) -> None:
-    from pixiu_cli.store.news import NewsStore
+    from pixiu_cli.store.shared import stores_of
     from pixiu_cli.views.news import COLUMNS, news_json, news_table
 
     with database() as db:
-        items = NewsStore(db).listing(symbol, limit)
+        items = stores_of(db).news.listing(symbol, limit)
     renderer = common.renderer()
     if as_json:
         renderer.json(news_json(items))

@@ -24,7 +24,7 @@ def push_test_command(as_json: JsonOpt = False) -> None:
     loaded, renderer = common.settings(), common.renderer()
     for warning in loaded.warnings:  # e.g. a config.toml with the bots' keys readable by others
         renderer.warn(warning)
-    deliveries = push_test(loaded.push, common.now(loaded))
+    deliveries = push_test(common.configured(loaded).push, common.now(loaded))
     if as_json:
         renderer.json({"push": deliveries_json(deliveries)})
     else:
@@ -44,7 +44,7 @@ def schedule_command(
     planned = schedule(common.now(loaded), parse_at(at), loaded.home, machine_zone())
     renderer = common.renderer()
     renderer.raw(schedule_text(planned))
-    if not (loaded.push and loaded.push.channels):
+    if not common.configured(loaded).push.channels:
         renderer.warn("还没有配置推送渠道：简报会写好并保存，但不会发出（见 config.toml 的 [push]，pixiu push test）")
 
 
@@ -54,7 +54,7 @@ def resend_last(app_, renderer, as_json: bool) -> None:
     from pixiu_cli.views.push import deliveries_json, failed, show
 
     brief = last_brief(app_.store.db)
-    deliveries = push_brief(app_.store.db, app_.settings.push, brief, app_.clock())
+    deliveries = push_brief(app_.store.db, app_.push, brief, app_.clock())
     if as_json:
         renderer.json({"brief_id": brief.id, "report_id": brief.report_id, "push": deliveries_json(deliveries)})
     else:

@@ -23,14 +23,12 @@ def sessions(
 ) -> None:
     """列出、搜索、改名、删除或恢复对话。"""
     from pixiu_cli.services import conversations as service
-    from pixiu_cli.store.conversations import ConversationStore
 
     if sum(x is not None for x in (rename, delete, restore)) > 1:
         raise common.CliError("--rename、--delete、--restore 只能选一个")
     renderer = common.renderer()
-    clock = common.clock()
-    with common.database(demo) as db:
-        store = ConversationStore(db, clock=clock)
+    with common.workspace(demo) as opened:
+        store, clock = opened.conversations, opened.clock
         if rename is not None:
             done = service.rename_conversation(store, rename, text or "")
             renderer.info(f"已把对话 {done.id} 改名为：{done.title}")

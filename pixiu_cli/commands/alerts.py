@@ -39,9 +39,9 @@ def _add(ctx, r: AlertRequest):
 
 
 def _rules(ctx, _: Nothing):
-    from pixiu_cli.store.analytics import AnalyticsStore
+    from pixiu_cli.store.shared import stores_of
 
-    return AnalyticsStore(ctx.db).rules()
+    return stores_of(ctx.db).analytics.rules()
 
 
 @dataclass(frozen=True)
@@ -50,9 +50,9 @@ class RemoveRequest:
 
 
 def _remove(ctx, r: RemoveRequest) -> int:
-    from pixiu_cli.store.analytics import AnalyticsStore
+    from pixiu_cli.store.shared import stores_of
 
-    if not AnalyticsStore(ctx.db).remove_rule(r.rule_id, ctx.stamp()):
+    if not stores_of(ctx.db).analytics.remove_rule(r.rule_id, ctx.stamp()):
         raise CommandError(f"没有预警规则 a{r.rule_id}")
     return r.rule_id
 

@@ -51,9 +51,9 @@ def _watch(ctx, r: StockRequest) -> tuple[str, bool]:
 
 
 def _unwatch(ctx, r: StockRequest) -> str:
-    from pixiu_cli.store.market import MarketStore
+    from pixiu_cli.store.shared import stores_of
 
-    if not MarketStore(ctx.db).unwatch(r.symbol):
+    if not stores_of(ctx.db).market.unwatch(r.symbol):
         raise CommandError(f"{r.symbol} 不在自选中")
     return r.symbol
 

@@ -124,9 +124,9 @@ class Context:
         return self._db
 
     def securities(self):
-        from pixiu_cli.store.securities import SecurityMaster
+        from pixiu_cli.store.shared import stores_of
 
-        return self.master() if self.master else SecurityMaster(self.db)
+        return self.master() if self.master else stores_of(self.db).securities
 
     def resolve_stock(self, typed: str) -> str:
         """A name, short name or alias → its code, through the conversation's name matcher."""

@@ -43,6 +43,7 @@ from pixiu_cli.selection.targets import WATCHLIST
 from pixiu_cli.store.conversations import Conversation, ConversationStore, Turn
 from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.securities import SecurityMaster
+from pixiu_cli.store.shared import stores_of
 
 
 @cache
@@ -176,7 +177,7 @@ class ContextBuilder:
         self.history_blocks = history_blocks
         self.valuer = valuer  # now -> the account's AccountView (domain/valuation.py), or None
         self.prices = prices
-        self.names = NameSource(SecurityMaster(domain.db), cache_dir=names_cache)
+        self.names = NameSource(stores_of(domain.db).securities, cache_dir=names_cache)
         self.ablate = frozenset(ablate)
 
     def select(

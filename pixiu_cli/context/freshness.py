@@ -6,16 +6,10 @@ fresh items of its section, so trimming drops it first."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import date, timedelta
 
+from pixiu_cli.domain.limits import FreshnessRule
 from pixiu_cli.market.trading_days import CalendarEnd, next_trading_day, sessions_between
-
-
-@dataclass(frozen=True)
-class FreshnessRule:
-    days: float  # 0 or less: never stale
-    trading: bool = False  # count trading days (signals), not calendar days
 
 
 def expired_days(as_of: date | None, today: date, rule: FreshnessRule) -> int | None:

@@ -32,6 +32,7 @@ from pixiu_cli.context.values import UNKNOWN_DAY, day, show_number, show_pct, sh
 from pixiu_cli.context.watch import watch_note
 from pixiu_cli.domain.account import COST_METHOD_NAMES
 from pixiu_cli.domain.investor import Alert, Decision, Holding, MemoryEvent, NewsItem, Profile, Report, Signal
+from pixiu_cli.domain.limits import MemoryLimits
 from pixiu_cli.domain.vocabulary import NOTE_KIND_NAMES, NOTE_LAYER_NAMES, NOTE_NAME, SIDE_NAMES
 from pixiu_cli.selection.intent import Intent
 from pixiu_cli.store.investor import InvestorStore
@@ -54,47 +55,6 @@ PRIORITY = {
     "reports": 40,
     "scene": 30,
 }
-
-
-@dataclass(frozen=True)
-class MemoryLimits:
-    """Windows (days), limits and freshness of each class; all configurable in config.toml
-    [context]. A `*_fresh_days` of 0 means that class never goes stale."""
-
-    reports_days: float = 3.0
-    reports_limit: int = 3
-    decisions_days: float = 7.0
-    decisions_limit: int = 5
-    alerts_days: float = 1.0
-    alerts_limit: int = 5
-    notes_days: float = 30.0
-    notes_limit: int = 5
-    rules_limit: int = 10  # rules have no window: in force until withdrawn or replaced
-    news_days: float = 14.0
-    news_per_symbol: int = 3
-    trades_days: float = 7.0  # the ledger's fills, for a question that looks back at trades
-    trades_limit: int = 12
-    holdings_news_limit: int = 10  # the holdings' news together, for a question about all of them
-    per_symbol_limit: int = 3  # the symbol's own notes and decisions inside its section
-    budget_tokens: int = 3000
-    history_budget_tokens: int = 24000  # past this, an old chunk of history is summarised at once
-    profiles_fresh_days: float = 90.0
-    signals_fresh_trading_days: float = 5.0
-    news_fresh_days: float = 7.0
-    reports_fresh_days: float = 7.0
-    alerts_fresh_days: float = 3.0
-    holdings_fresh_days: float = 0.0  # a position stays true until a trade changes it
-    persona_fresh_days: float = 365.0
-
-    @classmethod
-    def from_mapping(cls, values: dict) -> MemoryLimits:
-        known = {k: type(getattr(cls(), k))(v) for k, v in values.items() if k in cls.__dataclass_fields__}
-        return cls(**known)
-
-    def rule(self, kind: str) -> FreshnessRule:
-        if kind == "signals":
-            return FreshnessRule(self.signals_fresh_trading_days, trading=True)
-        return FreshnessRule(getattr(self, f"{kind}_fresh_days"))
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from datetime import datetime
 
 from pixiu_cli.context.block import Section
 from pixiu_cli.selection.result import Selection
+from pixiu_cli.store.shared import stores_of
 
 
 def _ranked(holdings: list, account) -> list:
@@ -30,9 +31,8 @@ def with_topics(
     from pixiu_cli.context.market_review import market_section
     from pixiu_cli.market.fundamentals import read_fundamentals
     from pixiu_cli.market.review import market_review
-    from pixiu_cli.store.fundamentals import FundamentalsStore
 
-    store, today = FundamentalsStore(db), now.date()
+    store, today = stores_of(db).fundamentals, now.date()
     out = []
     for section in sections:
         if topics.fundamentals and section.key.startswith("symbol:"):

@@ -13,7 +13,7 @@ from pixiu_cli.context.quoting import defuse
 from pixiu_cli.context.values import day, show_signed
 from pixiu_cli.selection.names import Holder, NameSource
 from pixiu_cli.store.investor import InvestorStore
-from pixiu_cli.store.market import MarketStore
+from pixiu_cli.store.shared import stores_of
 
 KEY = "watchlist"
 PRIORITY = 88  # under the asked-about stocks' sections, above the persona
@@ -21,7 +21,7 @@ PRIORITY = 88  # under the asked-about stocks' sections, above the persona
 
 def watched(domain: InvestorStore) -> dict[str, str]:
     """symbol → when it was added (the store's stamp)."""
-    return dict(MarketStore(domain.db).watchlist())
+    return dict(stores_of(domain.db).market.watchlist())
 
 
 def watch_holders(watch: Mapping[str, str], names: NameSource, held: set[str]) -> list[Holder]:

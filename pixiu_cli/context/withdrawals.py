@@ -17,7 +17,8 @@ from collections.abc import Iterable
 from pixiu_cli.context.block import BlockItem, Section, is_context_message
 from pixiu_cli.context.quoting import quote_data
 from pixiu_cli.store.investor import InvestorStore
-from pixiu_cli.store.memory import MemoryStore, Withdrawal
+from pixiu_cli.store.memory import Withdrawal
+from pixiu_cli.store.shared import stores_of
 
 KEY = "withdrawn"
 TITLE = "已撤回或更正"
@@ -99,7 +100,7 @@ def withdrawn_section(domain: InvestorStore, history: list[dict]) -> Section | N
         return None
     notes = {int(r[1:]) for r in seen if r.startswith("n")}
     decisions = {int(r[1:]) for r in seen if r.startswith("d")}
-    found = MemoryStore(domain.db).withdrawals(notes, decisions, seen, said_replaced(history))
+    found = stores_of(domain.db).memory.withdrawals(notes, decisions, seen, said_replaced(history))
     if not found:
         return None
     items = tuple(_item(w) for w in found[-MAX_ITEMS:])

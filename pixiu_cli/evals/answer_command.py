@@ -8,7 +8,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from pixiu_cli.app import chat_client, clock_of
+from pixiu_cli.app import chat_client, clock_of, configured
 from pixiu_cli.errors import UserError
 from pixiu_cli.evals.answer_cases import load_answer_cases
 from pixiu_cli.evals.answer_runner import (
@@ -22,8 +22,9 @@ from pixiu_cli.evals.answer_runner import (
 )
 from pixiu_cli.settings import Settings
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.evals import EvalResultRow, EvalRunStore
+from pixiu_cli.store.evals import EvalResultRow
 from pixiu_cli.store.investor import iso
+from pixiu_cli.store.shared import stores_of
 
 
 class LiveEvalError(UserError):
@@ -67,7 +68,7 @@ def _client(settings: Settings):
 
 
 def _cost_line(settings: Settings, prompt_tokens: int, output_tokens: int) -> str:
-    prices = settings.prices
+    prices = configured(settings).prices
     rates = prices.rates_for(settings.model) or prices.rates_for("deepseek-flash")
     cost = (prompt_tokens * rates.miss + output_tokens * rates.output) / 1e6
     return (
@@ -104,7 +105,7 @@ def run_command(settings: Settings, options: LiveOptions, renderer) -> LiveRepor
             cases,
             client,
             ablations,
-            guardrails=settings.guardrails,
+            guardrails=configured(settings).guardrails,
             temperature=settings.temperature,
             progress=None
             if options.as_json
@@ -137,7 +138,7 @@ def _save(settings: Settings, report: LiveReport, started: str, client, cases: i
             )
             for o in report.outcomes
         ]
-        EvalRunStore(db).save(
+        stores_of(db).eval_runs.save(
             started_at=started,
             finished_at=iso(clock_of(settings)()),
             provider=client.provider,
@@ -176,7 +177,7 @@ def render_report(report: LiveReport, renderer, *, offline: bool, as_json: bool)
 def render_history(settings: Settings, renderer, *, as_json: bool) -> None:
     db = open_database(settings.db_path)
     try:
-        runs = EvalRunStore(db).runs()
+        runs = stores_of(db).eval_runs.runs()
     finally:
         db.close()
     if as_json:

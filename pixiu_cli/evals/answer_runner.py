@@ -24,8 +24,7 @@ from pixiu_cli.evals.answer_grading import Grade, Reply, grade
 from pixiu_cli.llm.types import Usage
 from pixiu_cli.selection.names import securities_for_document
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.investor import InvestorStore
-from pixiu_cli.store.securities import SecurityMaster
+from pixiu_cli.store.shared import stores_of
 from pixiu_cli.tokenizer.counts import count_tokens
 
 FULL = "none"  # the ablation name of the unablated run
@@ -108,10 +107,10 @@ def _tools_called(agent, turn_id: int) -> tuple[str, ...]:
 def _open_case(case: AnswerCase, client, ablation: str, workdir: Path, guardrails: Guardrails, temperature):
     safe = re.sub(r"[^0-9A-Za-z_.-]", "_", f"{case.id}-{ablation}")[:100]
     db = open_database(workdir / f"{safe}.db")
-    domain = InvestorStore(db)
+    domain = stores_of(db).investor
     domain.replace_all(case.data)
     # as `pixiu import` does: every stock the data set mentions has a name the questions can use
-    SecurityMaster(db).upsert(securities_for_document(case.data), keep_names=True)
+    stores_of(db).securities.upsert(securities_for_document(case.data), keep_names=True)
     agent = build_agent(
         db,
         client,

@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 
 from pixiu_cli.domain.codes import normalise_code
 from pixiu_cli.store.document import DatasetError, normalise_timestamp
+from pixiu_cli.store.shared import stores_of
 
 WATCH = "watch"
 REF, REPLACED_BY = "ref", "replaced_by"
@@ -86,17 +87,14 @@ def _added_at(entry: dict, index: int, now: datetime, fail) -> str:
 def apply_setup(db, setup: EvalSetup, notes: list) -> None:
     """Write the setup after the import: `notes` are the document's notes as parsed (in its
     order), matched to the stored ones by kind, text and time."""
-    from pixiu_cli.store.investor import InvestorStore
-    from pixiu_cli.store.market import MarketStore
-    from pixiu_cli.store.memory import MemoryStore
 
-    market = MarketStore(db)
+    market = stores_of(db).market
     for symbol, added_at in setup.watch:
         market.watch(symbol, added_at)
     if not setup.replaced:
         return
-    stored = {(n.note_kind, n.text, n.created_at): n.id for n in InvestorStore(db).export().notes}
+    stored = {(n.note_kind, n.text, n.created_at): n.id for n in stores_of(db).investor.export().notes}
     ids = [stored[(n.note_kind, n.text, n.created_at)] for n in notes]
-    memory = MemoryStore(db)
+    memory = stores_of(db).memory
     for old, new in setup.replaced:
         memory.replace([ids[old]], ids[new])

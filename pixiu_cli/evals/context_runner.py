@@ -26,8 +26,7 @@ from pixiu_cli.selection.names import securities_for_document, shipped_market_li
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.document import parse_document
-from pixiu_cli.store.investor import InvestorStore
-from pixiu_cli.store.securities import SecurityMaster
+from pixiu_cli.store.shared import stores_of
 
 
 @dataclass
@@ -104,8 +103,8 @@ def _populated(case: EvalCase, path: Path) -> None:
         path.write_bytes(_template_bytes())
         db = open_database(path)
         data = parse_document(case.document, case.now)
-        InvestorStore(db).replace_all(data)
-        master = SecurityMaster(db)
+        stores_of(db).investor.replace_all(data)
+        master = stores_of(db).securities
         if case.market_list:
             master.upsert(shipped_market_list())
         master.upsert(securities_for_document(data), keep_names=True)
@@ -136,10 +135,10 @@ def _build(case: EvalCase, path: Path) -> _Built:
     try:
         from pixiu_cli.services.account import AccountReader
 
-        domain = InvestorStore(db)
+        domain = stores_of(db).investor
         reader = AccountReader(db)  # the product's one valuation of the account
         builder = ContextBuilder(
-            ConversationStore(db),
+            ConversationStore(db, clock=lambda: case.now),
             domain,
             limits=MemoryLimits.from_mapping(case.limits),
             clock=lambda: case.now,
@@ -161,9 +160,8 @@ def _build(case: EvalCase, path: Path) -> _Built:
 def _converse(case: EvalCase, builder: ContextBuilder, db) -> tuple[ContextBlock, str, list[str]]:
     """The case's earlier steps in one conversation, then the block sent with its message."""
     from pixiu_cli.services.trades import undo_trade
-    from pixiu_cli.store.memory import MemoryStore
 
-    store, memory = builder.store, MemoryStore(db)
+    store, memory = builder.store, stores_of(db).memory
     conversation = store.create_conversation(title=case.id).id
     stamp = case.now.isoformat(timespec="seconds")
     for step in case.earlier:

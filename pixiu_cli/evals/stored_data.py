@@ -21,9 +21,7 @@ from pixiu_cli.domain.fundamentals import Dividend, FinancialReport, Fundamental
 from pixiu_cli.domain.market import Bar, SeriesWrite
 from pixiu_cli.domain.market_review import Breadth, IndustryMove, Snapshot
 from pixiu_cli.evals.case_files import DATASETS_FOLDER, default_cases_dir
-from pixiu_cli.store.fundamentals import FundamentalsStore
-from pixiu_cli.store.market import MarketStore
-from pixiu_cli.store.market_review import MarketReviewStore
+from pixiu_cli.store.shared import stores_of
 
 STORED_FOLDER = "stored"
 _KEYS = {"valuations", "reports", "dividends", "bars", "snapshot"}
@@ -58,7 +56,7 @@ def _typed(cls, row: dict):
 
 
 def write_stored(db, data: dict, at: str) -> None:
-    store = FundamentalsStore(db)
+    store = stores_of(db).fundamentals
     reports, dividends = data.get("reports", []), data.get("dividends", [])
     symbols = set(data.get("valuations", {})) | {r["symbol"] for r in reports} | {d["symbol"] for d in dividends}
     for symbol in sorted(symbols):
@@ -71,8 +69,8 @@ def write_stored(db, data: dict, at: str) -> None:
         store.write(FundamentalsWrite(symbol, spec["source"], at, days, mine, paid))
     for symbol, spec in data.get("bars", {}).items():
         bars = [Bar(d, c, c, c, c, 1e9) for d, c in spec["closes"]]
-        MarketStore(db).write_series(SeriesWrite(symbol, bars, spec["source"], at))
+        stores_of(db).market.write_series(SeriesWrite(symbol, bars, spec["source"], at))
     if "snapshot" in data:
         breadth = _typed(Breadth, data["snapshot"]["breadth"])
         industries = tuple(_typed(IndustryMove, i) for i in data["snapshot"].get("industries", []))
-        MarketReviewStore(db).write(Snapshot(breadth, industries))
+        stores_of(db).market_review.write(Snapshot(breadth, industries))

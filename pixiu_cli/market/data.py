@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-
-from sqlite_utils import Database
+from typing import TYPE_CHECKING
 
 from pixiu_cli.domain.benchmarks import benchmark_for
 from pixiu_cli.domain.market import BarSeries
@@ -16,8 +15,10 @@ from pixiu_cli.market.calendar import TradingCalendar, beyond_calendar
 from pixiu_cli.market.gaps import MIN_DIVIDEND_GAP, SuspectGap, market_wide_days, series_dividend_gaps, series_gaps
 from pixiu_cli.market.security_master import security_name
 from pixiu_cli.market.source_by_name import SOURCE_NAMES
-from pixiu_cli.store.market import MarketStore
-from pixiu_cli.store.securities import SecurityMaster
+from pixiu_cli.store.shared import stores_of
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 
 @dataclass(frozen=True)
@@ -40,8 +41,8 @@ class SeriesStatus:
 
 class MarketData:
     def __init__(self, db: Database):
-        self.store = MarketStore(db)
-        self.master = SecurityMaster(db)
+        self.store = stores_of(db).market
+        self.master = stores_of(db).securities
         self._market_gaps: tuple[int, dict[str, tuple[int, int]]] | None = None
 
     def bars(self, symbol: str, adjust: str = "qfq", start: str | None = None, end: str | None = None) -> BarSeries:

@@ -16,7 +16,7 @@ from pixiu_cli.domain.market_review import Discontinued, IndexMove, IndustryMove
 from pixiu_cli.market.trading_days import as_shanghai
 from pixiu_cli.resources import data_dir
 from pixiu_cli.store.market import MarketStore
-from pixiu_cli.store.market_review import MarketReviewStore
+from pixiu_cli.store.shared import stores_of
 
 SHOWN_INDUSTRIES = 3
 
@@ -80,7 +80,7 @@ def _index_moves(market: MarketStore, today: str) -> tuple[list[IndexMove], list
 
 def market_review(db, now: datetime) -> MarketReview:
     today = as_shanghai(now).date().isoformat()
-    moves, missing = _index_moves(MarketStore(db), today)
-    snapshot = MarketReviewStore(db).latest(today)
+    moves, missing = _index_moves(stores_of(db).market, today)
+    snapshot = stores_of(db).market_review.latest(today)
     gone = tuple(d for d in discontinued_series() if d.since <= today)
     return MarketReview(today, tuple(moves), tuple(missing), snapshot, gone)

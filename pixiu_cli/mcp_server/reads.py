@@ -12,6 +12,7 @@ from pixiu_cli.context.quoting import quote_data
 from pixiu_cli.domain.redact import scrub
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.settings import Settings
+from pixiu_cli.store.shared import stores_of
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,11 @@ class Reader:
         from pixiu_cli.app import clock_of
 
         return clock_of(self.settings)()
+
+    def costs(self):
+        from pixiu_cli.app import configured
+
+        return configured(self.settings).costs
 
     @contextmanager
     def db(self):
@@ -102,10 +108,9 @@ def trades(reader: Reader, code: str | None = None, since: str | None = None) ->
 
 def alerts(reader: Reader) -> dict:
     from pixiu_cli.analytics.rules import describe_rule
-    from pixiu_cli.store.analytics import AnalyticsStore
 
     with reader.db() as db:
-        rules = AnalyticsStore(db).rules()
+        rules = stores_of(db).analytics.rules()
     rows = [
         {"id": f"a{r.id}", "rule": describe_rule(r), **{k: v for k, v in r.__dict__.items() if k != "id"}}
         for r in rules
@@ -118,7 +123,7 @@ def profiles(reader: Reader, codes: list[str] | None = None) -> dict:
 
     with reader.db() as db:
         symbols = [_code(db, c) for c in codes] if codes else None
-        listing = listed(db, symbols, reader.now(), reader.settings.costs, False)
+        listing = listed(db, symbols, reader.now(), reader.costs(), False)
     return reader.stamped({"profiles": [dict(r.__dict__) for r in listing.rows]})
 
 
@@ -131,10 +136,9 @@ def signals(reader: Reader, codes: list[str] | None = None) -> dict:
 
 
 def news(reader: Reader, code: str | None = None) -> dict:
-    from pixiu_cli.store.news import NewsStore
 
     with reader.db() as db:
-        items = NewsStore(db).listing(_code(db, code), 20)
+        items = stores_of(db).news.listing(_code(db, code), 20)
     return reader.stamped({"news": _quoted([asdict(n) for n in items], ("title", "summary"))})
 
 
@@ -151,10 +155,9 @@ def latest_brief(reader: Reader) -> dict:
 
 
 def persona(reader: Reader) -> dict:
-    from pixiu_cli.store.investor import InvestorStore
 
     with reader.db() as db:
-        items = InvestorStore(db).persona()
+        items = stores_of(db).investor.persona()
     return reader.stamped({"persona": {k: quote_data(v) for k, v in items.items()}})
 
 

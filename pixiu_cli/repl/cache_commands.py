@@ -12,4 +12,4 @@ from pixiu_cli.views.presenters import show_cache
 def cache_command(state: ReplState, cmd: ParsedCommand) -> None:
     if cmd.args:
         raise CommandError("/cache 不接受参数")
-    show_cache(state.renderer, build_report(state.app.store, state.conversation_id, state.app.settings.prices))
+    show_cache(state.renderer, build_report(state.app.store, state.conversation_id, state.app.prices))

@@ -22,11 +22,11 @@ def _conversations(state: ReplState) -> list[Choice]:
 def _stocks(state: ReplState, typed: str) -> list[Choice]:
     """Held and watched stocks first, then every listed one whose code or name starts so."""
     from pixiu_cli.market.security_list import shipped_names
-    from pixiu_cli.store.market import MarketStore
+    from pixiu_cli.store.shared import stores_of
 
     db = state.app.store.db
     own = {h.symbol: h.name for h in state.app.builder.domain.holdings()}
-    for symbol, _ in MarketStore(db).watchlist():
+    for symbol, _ in stores_of(db).market.watchlist():
         own.setdefault(symbol, state.app.builder.names.security_name(symbol) or "")
     listed = ((s.code, s.short_name) for s in shipped_names())
     found: dict[str, str] = {}

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pixiu_cli.commands.values import StockCode
 from pixiu_cli.repl.commands import CommandError, ParsedCommand, registry
 from pixiu_cli.repl.state import ReplState
+from pixiu_cli.store.shared import stores_of
 
 NEWS_LIMIT = 20
 
@@ -31,10 +32,9 @@ def _code(arg: str) -> str:
 
 
 def _list(state: ReplState, symbol: str | None) -> None:
-    from pixiu_cli.store.news import NewsStore
     from pixiu_cli.views.news import COLUMNS, news_table
 
-    items = NewsStore(state.app.store.db).listing(symbol, NEWS_LIMIT)
+    items = stores_of(state.app.store.db).news.listing(symbol, NEWS_LIMIT)
     if not items:
         state.renderer.line(f"没有已存的新闻{f'（{symbol}）' if symbol else ''}：/news sync 从 akshare 同步")
         return
@@ -76,7 +76,7 @@ def brief_command(state: ReplState, cmd: ParsedCommand) -> None:
     app_, renderer = state.app, state.renderer
     if "--last" in flags:
         db = app_.store.db
-        show(renderer, push_brief(db, require_channels(app_.settings.push), last_brief(db), state.clock()))
+        show(renderer, push_brief(db, require_channels(app_.push), last_brief(db), state.clock()))
         return
 
     def confirm(estimate) -> bool:

@@ -16,7 +16,7 @@ from pixiu_cli.views.transcript import conversation_markdown
 @registry.command("model", "查看或切换本对话使用的模型", "/model [模型名]")
 def model_command(state: ReplState, cmd: ParsedCommand) -> None:
     app = state.app
-    prices = app.settings.prices
+    prices = app.prices
     if not cmd.args:
         priced = "有价格，状态行显示费用" if prices.knows(app.settings.model) else "没有价格，只显示 tokens"
         state.renderer.info(f"当前模型：{app.settings.model}（{priced}）；/model 模型名 切换")

@@ -57,9 +57,9 @@ def sync_command(state: ReplState, cmd: ParsedCommand) -> None:
             state.app.store.db,
             request,
             state.clock(),
-            state.app.settings.costs,
+            state.app.costs,
             on_symbol=lambda o: advance(),
-            push=None if state.app.demo else state.app.settings.push,  # the demo's alerts stay on screen
+            push=None if state.app.demo else state.app.push,  # the demo's alerts stay on screen
         )
     state.offered_session = state.offered_session or _today(state)  # asked for: not offered again today
     _show(state, source, done)
@@ -79,9 +79,9 @@ class BackgroundSync:
         self.source = source
         self._request = _request(state, source)
         self._path = state.app.settings.demo_db_path if state.app.demo else state.app.settings.db_path
-        self._now, self._costs = state.clock(), state.app.settings.costs
+        self._now, self._costs = state.clock(), state.app.costs
         # [push] alerts: what this sync finds is pushed once (never the demo's)
-        self._push = None if state.app.demo else state.app.settings.push
+        self._push = None if state.app.demo else state.app.push
         self.total, self.done = len(self._request.symbols), 0
         self.result, self.error = None, None
         self.on_finish: Callable[[], None] = lambda: None  # called on the sync's thread

@@ -55,7 +55,7 @@ def turn_status(state: ReplState, result) -> StatusFigures:
 def _cost(state: ReplState, turn_id: int) -> str | None:
     from pixiu_cli.accounting.report import money_text, turn_cost
 
-    prices = state.app.settings.prices
+    prices = state.app.prices
     cost = turn_cost(state.app.store, turn_id, prices)
     return None if cost is None else money_text(cost, prices.currency)
 

@@ -9,6 +9,7 @@ import math
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from pixiu_cli.domain.account import COST_METHODS, KIND_NAMES, CashBalance, Fill
 from pixiu_cli.domain.codes import is_finite_number
@@ -17,11 +18,13 @@ from pixiu_cli.domain.investor import LEDGER, STATED, Holding
 from pixiu_cli.domain.ledger import Position, StatedLot, cash_after, dec, position
 from pixiu_cli.domain.valuation import AccountView, Close, account_cash, applied_dividends, value_account
 from pixiu_cli.services.errors import RequestError
-from pixiu_cli.store.account import AccountStore
 from pixiu_cli.store.database import write_transaction
-from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.memory import decision_ref
 from pixiu_cli.store.portfolio import set_position
+from pixiu_cli.store.shared import stores_of
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 
 def check_cost_method(method: str) -> str:
@@ -43,20 +46,24 @@ def stated_lots(holdings: list[Holding]) -> dict[str, StatedLot]:
 
 
 def derive_positions(
-    db, now: datetime, symbols: list[str] | None = None, day: str | None = None, *, fills: list[Fill] | None = None
+    db: Database,
+    now: datetime,
+    symbols: list[str] | None = None,
+    day: str | None = None,
+    *,
+    fills: list[Fill] | None = None,
 ) -> dict[str, Position]:
     """Every stock's position from the ledger, the stated holdings and the stored corporate
     actions up to today (or the stock's last close: its price is from before a later
     ex-date). `day`: the positions at that day's close instead (later events left out);
     `fills`: the ledger when the caller has already read it."""
-    from pixiu_cli.store.market import MarketStore
 
-    holdings = InvestorStore(db).holdings()
-    ledger = AccountStore(db).fills() if fills is None else fills
+    holdings = stores_of(db).investor.holdings()
+    ledger = stores_of(db).account.fills() if fills is None else fills
     fills = [f for f in ledger if day is None or f.day <= day]
     lots = {s: lot for s, lot in stated_lots(holdings).items() if day is None or lot.day <= day}
     wanted = sorted({f.symbol for f in fills if f.symbol} | set(lots)) if symbols is None else symbols
-    market = MarketStore(db)
+    market = stores_of(db).market
     closes = market.last_closes(wanted)
     actions = market.actions_for(wanted)
     today = day or now.date().isoformat()
@@ -72,11 +79,10 @@ def derive_positions(
     return out
 
 
-def _closes(db, symbols: list[str], now: datetime) -> dict[str, Close]:
+def _closes(db: Database, symbols: list[str], now: datetime) -> dict[str, Close]:
     from pixiu_cli.market.calendar import TradingCalendar
-    from pixiu_cli.store.market import MarketStore
 
-    market = MarketStore(db)
+    market = stores_of(db).market
     calendar = TradingCalendar(market)
     stale: dict[str, int | None] = {}
     out = {}
@@ -87,14 +93,13 @@ def _closes(db, symbols: list[str], now: datetime) -> dict[str, Close]:
     return out
 
 
-def read_account(db, now: datetime, cost_method: str = "diluted") -> AccountView:
+def read_account(db: Database, now: datetime, cost_method: str = "diluted") -> AccountView:
     """The account as of `now`: the one derivation every surface reads."""
     from pixiu_cli.market.security_master import security_name
     from pixiu_cli.market.trading_days import as_shanghai
-    from pixiu_cli.store.securities import SecurityMaster
 
     method = check_cost_method(cost_method)
-    store = AccountStore(db)
+    store = stores_of(db).account
     ledger = store.fills()  # read once: the positions and the cash both come from it
     positions = derive_positions(db, now, fills=ledger)
     stated = store.cash(as_shanghai(now).date().isoformat())
@@ -104,8 +109,8 @@ def read_account(db, now: datetime, cost_method: str = "diluted") -> AccountView
         applied = applied_dividends(list(positions.values()))
         flows = cash_after(stated.as_of, ledger, applied, after_seq=after)
     account = value_account(positions, _closes(db, list(positions), now), account_cash(stated, flows), method)
-    rows = {h.symbol: h for h in InvestorStore(db).holdings()}
-    master = SecurityMaster(db)
+    rows = {h.symbol: h for h in stores_of(db).investor.holdings()}
+    master = stores_of(db).securities
     names = {}
     for symbol, p in positions.items():
         row = rows.get(symbol)
@@ -136,7 +141,7 @@ class AccountReader:
     """read_account for the context block: derived again only when the ledger, the holdings,
     the stored market data or the last closed session changed, not every turn."""
 
-    def __init__(self, db, cost_method: str = "diluted"):
+    def __init__(self, db: Database, cost_method: str = "diluted"):
         self.db = db
         self.cost_method = check_cost_method(cost_method)
         self._key: tuple | None = None
@@ -150,12 +155,11 @@ class AccountReader:
 
     def __call__(self, now: datetime) -> AccountView:
         from pixiu_cli.market.calendar import last_complete_session
-        from pixiu_cli.store.market import MarketStore
 
         key = (
-            InvestorStore(self.db).portfolio_version(),
-            AccountStore(self.db).version(),
-            MarketStore(self.db).version(),
+            stores_of(self.db).investor.portfolio_version(),
+            stores_of(self.db).account.version(),
+            stores_of(self.db).market.version(),
             last_complete_session(now),
             now.date(),
         )
@@ -178,15 +182,15 @@ class Held:
         return f"{prefix} {float(self.shares):g} 股，成本 {float(self.cost):.2f}"
 
 
-def held_position(db, symbol: str, now: datetime, method: str = "diluted") -> Held:
+def held_position(db: Database, symbol: str, now: datetime, method: str = "diluted") -> Held:
     p = derive_positions(db, now, [symbol]).get(symbol)
     return Held(p.shares, p.cost(method)) if p is not None else Held(Decimal(0), None)
 
 
-def sync_holding(db, symbol: str, now: datetime, method: str, at: str) -> Holding | None:
+def sync_holding(db: Database, symbol: str, now: datetime, method: str, at: str) -> Holding | None:
     """The holding row after the ledger changed: a stated holding stands (the ledger's later
     events move it when the account is read); any other row is the ledger's copy."""
-    row = InvestorStore(db).holding(symbol)
+    row = stores_of(db).investor.holding(symbol)
     if row is not None and row.basis == STATED:
         return row
     p = derive_positions(db, now, [symbol]).get(symbol)
@@ -194,11 +198,10 @@ def sync_holding(db, symbol: str, now: datetime, method: str, at: str) -> Holdin
         set_position(db, symbol, None, 0, None, at)
         return None
     from pixiu_cli.market.security_master import security_name
-    from pixiu_cli.store.securities import SecurityMaster
 
-    name = (row.name if row else None) or security_name(SecurityMaster(db), symbol) or p.name
+    name = (row.name if row else None) or security_name(stores_of(db).securities, symbol) or p.name
     set_position(db, symbol, name, float(p.shares), float(p.cost(method)), at)
-    return InvestorStore(db).holding(symbol)
+    return stores_of(db).investor.holding(symbol)
 
 
 # cash -------------------------------------------------------------------------------------
@@ -213,12 +216,12 @@ def trade_day(words: str | None, now: datetime) -> date:
         raise RequestError(str(exc)) from None
 
 
-def set_cash(db, amount: float, day_words: str | None, now: datetime) -> CashBalance:
+def set_cash(db: Database, amount: float, day_words: str | None, now: datetime) -> CashBalance:
     if not (isinstance(amount, int | float) and math.isfinite(amount) and amount >= 0):
         raise RequestError(f"现金余额应为非负数字，而不是 {amount!r}")
     cash = CashBalance(round(float(amount), 2), trade_day(day_words, now).isoformat(), "user")
     with write_transaction(db):
-        AccountStore(db).set_cash(cash, now.isoformat(timespec="seconds"))
+        stores_of(db).account.set_cash(cash, now.isoformat(timespec="seconds"))
     return cash
 
 
@@ -239,15 +242,14 @@ class TradeLine:
     ref: str | None  # d5: the trade's memory id, for /forget
 
 
-def list_trades(db, symbol: str | None = None) -> list[TradeLine]:
+def list_trades(db: Database, symbol: str | None = None) -> list[TradeLine]:
     """The ledger's fills, each stock named by the security master (a statement's 证券名称 is
     the broker's spelling, never the name pixiu shows)."""
     from pixiu_cli.market.security_master import security_name
-    from pixiu_cli.store.securities import SecurityMaster
 
-    master, names = SecurityMaster(db), {}
+    master, names = stores_of(db).securities, {}
     lines = []
-    for f in AccountStore(db).fills(symbol):
+    for f in stores_of(db).account.fills(symbol):
         if f.symbol and f.symbol not in names:
             names[f.symbol] = security_name(master, f.symbol) or f.name
         lines.append(_trade_line(f, names.get(f.symbol) if f.symbol else f.name))
@@ -294,7 +296,7 @@ class TradeHistory:
 
 
 def trade_history(
-    db, now: datetime, start: date | None, end: date | None, symbols: list[str] | None = None, limit: int = 12
+    db: Database, now: datetime, start: date | None, end: date | None, symbols: list[str] | None = None, limit: int = 12
 ) -> TradeHistory:
     """The stocks' fills dated from `start` to `end` (None: without that bound), and each
     traded stock's realised P&L over the span: the ledger's realised P&L at the span's end
@@ -302,7 +304,7 @@ def trade_history(
     first, last = start.isoformat() if start else "", end.isoformat() if end else "9999-12-31"
     fills = [
         f
-        for f in AccountStore(db).fills()
+        for f in stores_of(db).account.fills()
         if f.symbol and first <= f.day <= last and (symbols is None or f.symbol in symbols)
     ]
     names = {line.symbol: line.name for line in list_trades(db) if line.symbol}

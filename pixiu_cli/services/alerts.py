@@ -5,16 +5,17 @@ same whichever surface set it."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pixiu_cli.analytics.rules import describe
 from pixiu_cli.domain.analytics import FiredAlert
 from pixiu_cli.domain.codes import is_finite_number, normalise_code
 from pixiu_cli.market.security_master import security_name
 from pixiu_cli.services.errors import RequestError
-from pixiu_cli.store.analytics import AnalyticsStore
-from pixiu_cli.store.investor import InvestorStore
-from pixiu_cli.store.market import MarketStore
-from pixiu_cli.store.securities import SecurityMaster
+from pixiu_cli.store.shared import stores_of
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 ALERT_KINDS = ("below", "above", "change_pct", "drawdown_from_cost")
 DEFAULT_COOLDOWN_DAYS = 5
@@ -58,23 +59,23 @@ def _checked(request: NewAlert) -> NewAlert:
     return NewAlert(symbol, request.kind, float(request.threshold), request.source, days)
 
 
-def stock_name(db, symbol: str) -> str | None:
+def stock_name(db: Database, symbol: str) -> str | None:
     """The name a rule is described with: the holding's, else the security master's (the
     one the alert's firing messages use)."""
-    holding = InvestorStore(db).holding(symbol)
+    holding = stores_of(db).investor.holding(symbol)
     if holding and holding.name and holding.name != symbol:
         return holding.name
-    return security_name(SecurityMaster(db), symbol)
+    return security_name(stores_of(db).securities, symbol)
 
 
-def add_alert(db, request: NewAlert, at: str) -> AddedAlert:
+def add_alert(db: Database, request: NewAlert, at: str) -> AddedAlert:
     """Store the rule. Bars already stored are history: the rule is checked from the close
     after the last of them (from its creation day when there are none yet)."""
     request = _checked(request)
-    if request.kind == "drawdown_from_cost" and InvestorStore(db).holding(request.symbol) is None:
+    if request.kind == "drawdown_from_cost" and stores_of(db).investor.holding(request.symbol) is None:
         raise RequestError(f"没有持有 {request.symbol}：较成本回撤预警需要持仓成本（可改用 --below 价格）")
-    last_bar = MarketStore(db).series([request.symbol])[0].last
-    rule_id = AnalyticsStore(db).add_rule(
+    last_bar = stores_of(db).market.series([request.symbol])[0].last
+    rule_id = stores_of(db).analytics.add_rule(
         symbol=request.symbol,
         kind=request.kind,
         threshold=request.threshold,
@@ -93,9 +94,9 @@ def parse_rule_id(raw: str) -> int | None:
     return int(text) if text.isascii() and text.isdigit() and len(text) <= 18 else None
 
 
-def take_unseen_alerts(db, at: str) -> list[FiredAlert]:
+def take_unseen_alerts(db: Database, at: str) -> list[FiredAlert]:
     """Alerts fired by imports or syncs since they were last shown, marked shown."""
-    store = AnalyticsStore(db)
+    store = stores_of(db).analytics
     fired = store.unseen_alerts()
     store.mark_seen([a.id for a in fired], at)
     return fired

@@ -11,17 +11,17 @@ from typing import TYPE_CHECKING
 from pixiu_cli.domain.analytics import BacktestRow
 from pixiu_cli.domain.benchmarks import benchmark_for
 from pixiu_cli.services.errors import RequestError
-from pixiu_cli.store.analytics import AnalyticsStore
-from pixiu_cli.store.investor import InvestorStore
-from pixiu_cli.store.market import MarketStore
+from pixiu_cli.store.shared import stores_of
 
 if TYPE_CHECKING:  # the engine loads numpy: imported by the functions that compute
+    from sqlite_utils import Database
+
     from pixiu_cli.analytics.costs import CostModel
     from pixiu_cli.analytics.record import TrackRecord
     from pixiu_cli.analytics.refresh import RefreshSummary
 
 
-def refresh(db, symbols: Sequence[str], now: datetime, costs: CostModel | None) -> RefreshSummary:
+def refresh(db: Database, symbols: Sequence[str], now: datetime, costs: CostModel | None) -> RefreshSummary:
     """Recompute what depends on these symbols' bars. An index gets no profile, signal or
     alert of its own: it is what stocks are measured against (read when they are shown)."""
     from pixiu_cli.analytics.refresh import refresh as recompute
@@ -29,9 +29,11 @@ def refresh(db, symbols: Sequence[str], now: datetime, costs: CostModel | None) 
     return recompute(db, [s for s in symbols if not benchmark_for(s)], now, costs)
 
 
-def held_and_watched(db) -> list[str]:
+def held_and_watched(db: Database) -> list[str]:
     """The holdings and the watch list: what sync, profile and the rest work on by default."""
-    return sorted({h.symbol for h in InvestorStore(db).holdings()} | {s for s, _ in MarketStore(db).watchlist()})
+    return sorted(
+        {h.symbol for h in stores_of(db).investor.holdings()} | {s for s, _ in stores_of(db).market.watchlist()}
+    )
 
 
 @dataclass(frozen=True)
@@ -43,17 +45,19 @@ class ProfileListing:
     vs_csi300: list[float | None] = field(default_factory=list)
 
 
-def profiles(db, symbols: list[str] | None, now: datetime, costs: CostModel | None, again: bool) -> ProfileListing:
+def profiles(
+    db: Database, symbols: list[str] | None, now: datetime, costs: CostModel | None, again: bool
+) -> ProfileListing:
     """The backtest rows of `symbols` (by default the holdings and watch list that have bars),
     recomputing the ones older than their bars (all of them with `again`)."""
-    with_bars = {s.symbol: s.last for s in MarketStore(db).series()}
+    with_bars = {s.symbol: s.last for s in stores_of(db).market.series()}
     wanted = symbols if symbols else [s for s in held_and_watched(db) if s in with_bars]
     missing = [s for s in wanted if s not in with_bars]
     if missing:
         raise RequestError(f"没有 {'、'.join(missing)} 的日线：先 pixiu data import 或 pixiu data sync")
     if not wanted:
         raise RequestError("没有可计算的股票：先导入持仓和日线（pixiu data import FILE.csv --symbol CODE）")
-    store = AnalyticsStore(db)
+    store = stores_of(db).analytics
     stored = {r.symbol: r.window_end for r in store.backtests(wanted)}
     stale = [s for s in wanted if again or s not in stored or stored[s] < with_bars[s]]
     lines = refresh(db, stale, now, costs).lines() if stale else []
@@ -61,7 +65,7 @@ def profiles(db, symbols: list[str] | None, now: datetime, costs: CostModel | No
     return ProfileListing(lines, rows, _vs_csi300(db, rows))
 
 
-def _vs_csi300(db, rows: list[BacktestRow]) -> list[float | None]:
+def _vs_csi300(db: Database, rows: list[BacktestRow]) -> list[float | None]:
     from pixiu_cli.analytics.benchmark import BenchmarkCloses
     from pixiu_cli.market.data import MarketData
 
@@ -75,7 +79,7 @@ def _vs_csi300(db, rows: list[BacktestRow]) -> list[float | None]:
     return out
 
 
-def track(db, now: datetime) -> TrackRecord:
+def track(db: Database, now: datetime) -> TrackRecord:
     from pixiu_cli.analytics.record import track_record
 
     return track_record(db, now)

@@ -13,15 +13,19 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from pixiu_cli.accounting.prices import PriceTable, call_cost
 from pixiu_cli.domain.vocabulary import BRIEF_OPEN, CONCLUSION_MARK
 from pixiu_cli.services.brief_facts import BriefFacts, brief_facts
 from pixiu_cli.services.brief_text import fact_lines
 from pixiu_cli.services.errors import RequestError
-from pixiu_cli.store.briefs import BriefReport, BriefStore
+from pixiu_cli.store.briefs import BriefReport
+from pixiu_cli.store.shared import stores_of
 from pixiu_cli.tokenizer.counts import count_message_tokens
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 EXPECTED_OUTPUT_TOKENS = 1200  # a brief of a dozen holdings runs to several hundred words
 CONCLUSION_LIMIT = 300
@@ -65,7 +69,7 @@ class BriefOutcome:
     report_id: int | None
 
 
-def plan_brief(db, now: datetime, cost_method: str = "diluted") -> BriefPlan:
+def plan_brief(db: Database, now: datetime, cost_method: str = "diluted") -> BriefPlan:
     facts = brief_facts(db, now, cost_method)
     if not facts.moves:
         raise RequestError("没有持仓，无法生成简报：先导入持仓（pixiu import）或在对话中记录交易")
@@ -94,7 +98,7 @@ def conclusion_of(reply: str) -> str:
     return first[:CONCLUSION_LIMIT]
 
 
-def write_brief(agent: TurnRunner, db, conversation_id: int, plan: BriefPlan, sink=None) -> BriefOutcome:
+def write_brief(agent: TurnRunner, db: Database, conversation_id: int, plan: BriefPlan, sink=None) -> BriefOutcome:
     """Run the brief's turn; on a complete reply, store its conclusion as a report. pixiu wrote
     the turn's message, not the user: its tools change neither the account nor the memory."""
     turn = agent.run_turn(conversation_id, plan.prompt, sink, user_spoke=False)
@@ -113,7 +117,7 @@ def write_brief(agent: TurnRunner, db, conversation_id: int, plan: BriefPlan, si
         turn_id=turn.turn_id,
         turn_seq=turn.seq,
     )
-    report_id, _ = BriefStore(db).save(report, facts.snapshot())
+    report_id, _ = stores_of(db).briefs.save(report, facts.snapshot())
     return BriefOutcome(plan, turn, conclusion, report_id)
 
 
@@ -124,11 +128,14 @@ def over_budget(estimate: BriefEstimate, limit: float) -> bool:
 
 class Briefing(Protocol):
     """What the brief needs of the app (app.App): the agent, the conversations, the settings
-    (offline, prices, model, brief_confirm_above, cost_method, push)."""
+    (offline, model, brief_confirm_above, cost_method) and the tables the app builds from them
+    (prices, push channels)."""
 
     agent: TurnRunner
     store: object  # store/conversations.py ConversationStore
     settings: object
+    prices: object
+    push: object
 
     @property
     def model_switched(self) -> bool: ...
@@ -169,11 +176,11 @@ def brief(
 
     settings, db = workspace.settings, workspace.store.db
     if request.push:
-        require_channels(settings.push)  # before any model call: nothing could receive it
+        require_channels(workspace.push)  # before any model call: nothing could receive it
     plan = plan_brief(db, clock(), settings.cost_method)
     guess = None
     if not settings.offline:
-        guess = estimate(workspace.agent, request.conversation_id, plan, settings.prices, settings.model)
+        guess = estimate(workspace.agent, request.conversation_id, plan, workspace.prices, settings.model)
         if over_budget(guess, settings.brief_confirm_above) and not confirm(guess):
             return BriefResult(plan, guess, True, None)
     conversation_id = request.conversation_id
@@ -181,5 +188,5 @@ def brief(
         conversation_id = start_conversation(workspace.store, settings.model, workspace.model_switched)
     with reply(plan) as sink:
         outcome = write_brief(workspace.agent, db, conversation_id, plan, sink)
-    sent = push_report(db, settings.push, outcome.report_id, clock()) if request.push else []
+    sent = push_report(db, workspace.push, outcome.report_id, clock()) if request.push else []
     return BriefResult(plan, guess, False, outcome, sent)

@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from pixiu_cli.analytics.stated_rules import CAP, PLAN_ABOVE, PLAN_BELOW, ROLE_CAP, STOP, StatedRule
 from pixiu_cli.domain.investor import Alert, Decision
@@ -24,9 +25,12 @@ from pixiu_cli.market.trading_days import as_shanghai
 from pixiu_cli.services.account import account_record, derive_positions, read_account
 from pixiu_cli.services.brief_rules import user_rules
 from pixiu_cli.store.briefs import BriefStore, StoredBrief
-from pixiu_cli.store.investor import InvestorStore, iso
+from pixiu_cli.store.investor import iso
 from pixiu_cli.store.market import MarketStore
-from pixiu_cli.store.news import NewsStore
+from pixiu_cli.store.shared import stores_of
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 FIRST_WINDOW_DAYS = 1  # the first brief looks back one day for trades, alerts and news
 LIST_LIMIT = 50
@@ -140,7 +144,9 @@ def _reference(market: MarketStore, symbol: str, as_of: str, previous: StoredBri
     return market.close_before(symbol, as_of)
 
 
-def _move(db, market: MarketStore, view: AccountView, h: ValuedPosition, previous, now: datetime) -> HoldingMove:
+def _move(
+    db: Database, market: MarketStore, view: AccountView, h: ValuedPosition, previous, now: datetime
+) -> HoldingMove:
     """A holding's figures from the account, and its P&L since the reference close: the
     position then (the same derivation at that day) against the position now, counting the
     money put in and taken out between."""
@@ -227,9 +233,9 @@ def _as_of(market: MarketStore, moves: tuple[HoldingMove, ...], now: datetime) -
     return newest, TradingCalendar(market).stale_days(newest, now)
 
 
-def brief_facts(db, now: datetime, cost_method: str = "diluted") -> BriefFacts:
+def brief_facts(db: Database, now: datetime, cost_method: str = "diluted") -> BriefFacts:
     view = read_account(db, now, cost_method)
-    market, domain, briefs = MarketStore(db), InvestorStore(db), BriefStore(db)
+    market, domain, briefs = stores_of(db).market, stores_of(db).investor, stores_of(db).briefs
     previous = briefs.last()
     since = previous.created_at if previous else iso(as_shanghai(now) - timedelta(days=FIRST_WINDOW_DAYS))
     until = iso(as_shanghai(now))
@@ -256,7 +262,7 @@ def brief_facts(db, now: datetime, cost_method: str = "diluted") -> BriefFacts:
         trades=tuple(domain.recent_decisions(since, until, LIST_LIMIT)),
         alerts=tuple(domain.alerts_found_between(since, until)),
         signals=changes,
-        news=tuple(NewsStore(db).since(symbols, since, LIST_LIMIT)),
+        news=tuple(stores_of(db).news.since(symbols, since, LIST_LIMIT)),
         risks=_risks(moves, rules, closes),
         directions=directions,
         market=market_review(db, now),

@@ -6,11 +6,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from pixiu_cli.market.calendar import MARKET_CLOSE, TradingCalendar
 from pixiu_cli.market.trading_days import as_shanghai, is_trading_day, knows
 from pixiu_cli.services.market import sync_targets
-from pixiu_cli.store.market import MarketStore
+from pixiu_cli.store.shared import stores_of
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 
 @dataclass(frozen=True)
@@ -26,13 +30,13 @@ def after_close(now: datetime) -> bool:
     return knows(local.date()) and is_trading_day(local.date()) and local.time() >= MARKET_CLOSE
 
 
-def stale_market(db, now: datetime) -> StaleMarket | None:
+def stale_market(db: Database, now: datetime) -> StaleMarket | None:
     """None before the close, on a day without a session, past the calendar's end, or when
     every stored series of the default sync has today's bar. Series never stored are left
     out: a user who keeps no market data is not asked to sync every day."""
     if not after_close(now):
         return None
-    market = MarketStore(db)
+    market = stores_of(db).market
     calendar = TradingCalendar(market)
     behind = {}
     for info in market.series(sync_targets(db, None)):

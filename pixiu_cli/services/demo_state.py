@@ -16,10 +16,14 @@ import hashlib
 import json
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pixiu_cli import __version__
 from pixiu_cli.resources import write_private
 from pixiu_cli.store.stamp import content_digest
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 
 def shipped_digest(folder: Path) -> str:
@@ -31,7 +35,7 @@ def shipped_digest(folder: Path) -> str:
 
 
 class DemoState:
-    def __init__(self, path: Path, db, now: datetime):
+    def __init__(self, path: Path, db: Database, now: datetime):
         self.path, self.db = path, db
         from pixiu_cli.resources import data_dir
 

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.store.backup import (
@@ -21,10 +22,13 @@ from pixiu_cli.store.backup import (
 )
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.document import DatasetError, export_document, load_document
-from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.ledger_rows import unknown_columns
 from pixiu_cli.store.merge import MergeResult, merge_document
 from pixiu_cli.store.salvage import Salvaged, salvage
+from pixiu_cli.store.shared import stores_of
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 SECTIONS = ("holdings", "profiles", "news", "signals", "reports", "decisions", "alerts", "notes")
 
@@ -63,7 +67,7 @@ class DocumentExport:
     notes: list[str]  # what had to change so it re-imports
 
 
-def backup(db, place: BackupPlace, now: datetime) -> SavedBackup:
+def backup(db: Database, place: BackupPlace, now: datetime) -> SavedBackup:
     """A new backup, then the folder tidied: interrupted backups' partial files removed and
     only the newest `place.keep` backups kept."""
     path = backup_database(db, place.directory, now, place.stem)
@@ -76,7 +80,7 @@ OnBackup = Callable[[SavedBackup], None]  # told where the backup went before th
 
 
 def import_document(
-    db, path: Path, now: datetime, *, replace: bool, place: BackupPlace, on_backup: OnBackup | None = None
+    db: Database, path: Path, now: datetime, *, replace: bool, place: BackupPlace, on_backup: OnBackup | None = None
 ) -> DocumentImport:
     """Merge by natural keys (notes and trades recorded in conversation are never touched),
     or replace everything after a backup. A file with any error imports nothing."""
@@ -93,7 +97,7 @@ def import_document(
         saved = backup(db, place, now)
         if on_backup:
             on_backup(saved)
-        InvestorStore(db).replace_all(data)
+        stores_of(db).investor.replace_all(data)
     else:
         merged = merge_document(db, data)
     _register_securities(db, data)
@@ -102,17 +106,16 @@ def import_document(
     return DocumentImport(replace, saved.path if saved else None, counts, len(data.persona), merged, ledger)
 
 
-def _register_securities(db, data) -> None:
+def _register_securities(db: Database, data) -> None:
     """Every stock the import has data about joins the security master, so its name is
     recognised in questions even when it is not held (五粮液 with a stored profile)."""
     from pixiu_cli.selection.names import securities_for_document
-    from pixiu_cli.store.securities import SecurityMaster
 
-    SecurityMaster(db).upsert(securities_for_document(data), keep_names=True)
+    stores_of(db).securities.upsert(securities_for_document(data), keep_names=True)
 
 
-def export(db, now: datetime) -> DocumentExport:
-    document, notes = export_document(InvestorStore(db).export(), now)
+def export(db: Database, now: datetime) -> DocumentExport:
+    document, notes = export_document(stores_of(db).investor.export(), now)
     return DocumentExport(json.dumps(document, ensure_ascii=False, indent=2, allow_nan=False), notes)
 
 

@@ -8,13 +8,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime
+from typing import TYPE_CHECKING
 
 from pixiu_cli.domain.fundamentals import period_name
 from pixiu_cli.market.fundamentals import StockFundamentals, read_fundamentals
 from pixiu_cli.market.trading_days import as_shanghai
 from pixiu_cli.services.analytics import held_and_watched
 from pixiu_cli.services.errors import RequestError
-from pixiu_cli.store.fundamentals import FundamentalsStore
+from pixiu_cli.store.shared import stores_of
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 FUNDAMENTALS_SOURCES = ("baostock", "akshare")
 
@@ -48,7 +52,7 @@ def open_fundamentals(name: str, timeout: float, module=None):
     raise RequestError(f"未知数据源 {name!r}（可选：{'、'.join(FUNDAMENTALS_SOURCES)}）")
 
 
-def fundamentals_targets(db, symbols: list[str]) -> list[str]:
+def fundamentals_targets(db: Database, symbols: list[str]) -> list[str]:
     targets = symbols or held_and_watched(db)
     if not targets:
         raise RequestError(
@@ -57,19 +61,21 @@ def fundamentals_targets(db, symbols: list[str]) -> list[str]:
     return targets
 
 
-def _run(db, symbols: list[str], source_name: str, timeout: float, now: datetime, force: bool, on_symbol, module):
+def _run(
+    db: Database, symbols: list[str], source_name: str, timeout: float, now: datetime, force: bool, on_symbol, module
+):
     from pixiu_cli.market.fundamentals_sync import sync_fundamentals as run
 
     source = open_fundamentals(source_name, timeout, module)
     try:
-        outcomes = run(FundamentalsStore(db), source, symbols, as_shanghai(now), force=force, on_symbol=on_symbol)
+        outcomes = run(stores_of(db).fundamentals, source, symbols, as_shanghai(now), force=force, on_symbol=on_symbol)
     finally:
         source.close()
     return FundamentalsResult(source_name, outcomes)
 
 
 def sync_fundamentals(
-    db, request: FundamentalsRequest, now: datetime, on_symbol: Callable = lambda o: None, module=None
+    db: Database, request: FundamentalsRequest, now: datetime, on_symbol: Callable = lambda o: None, module=None
 ) -> FundamentalsResult:
     """Every stock asked for: its valuation since the last stored day, and its reports, dividends
     and notices (asked for again whether due or not). `module`: a stand-in library (tests)."""
@@ -77,22 +83,22 @@ def sync_fundamentals(
     return _run(db, targets, request.source, request.timeout, now, True, on_symbol, module)
 
 
-def refresh_due(db, source: str, timeout: float, now: datetime, module=None) -> FundamentalsResult | None:
+def refresh_due(db: Database, source: str, timeout: float, now: datetime, module=None) -> FundamentalsResult | None:
     """The daily sync's part: the stocks whose fundamentals are kept get their new valuation
     days, and their reports only when a new period is due. None when none are kept."""
-    kept = FundamentalsStore(db).kept()
+    kept = stores_of(db).fundamentals.kept()
     if not kept:
         return None
     return _run(db, kept, source, timeout, now, False, lambda o: None, module)
 
 
-def stock_fundamentals(db, symbol: str) -> tuple[StockFundamentals, str | None]:
+def stock_fundamentals(db: Database, symbol: str) -> tuple[StockFundamentals, str | None]:
     """What is stored of one stock's fundamentals, and the stock's name."""
     from pixiu_cli.selection.names import NameSource
-    from pixiu_cli.store.securities import SecurityMaster
 
-    name = NameSource(SecurityMaster(db)).security_name(symbol)
-    return read_fundamentals(FundamentalsStore(db), symbol), name
+    stores = stores_of(db)
+    name = NameSource(stores.securities).security_name(symbol)
+    return read_fundamentals(stores.fundamentals, symbol), name
 
 
 # JSON ----------------------------------------------------------------------------------
@@ -218,10 +224,9 @@ class KeptRefresh:
     fundamentals_error: str | None = None
 
 
-def refresh_kept(db, source: str, timeout: float, now: datetime) -> KeptRefresh | None:
+def refresh_kept(db: Database, source: str, timeout: float, now: datetime) -> KeptRefresh | None:
     """None when nothing is kept (a user who never asked for either is not asked for it)."""
     from pixiu_cli.services.market_review import SnapshotRequest, sync_snapshot
-    from pixiu_cli.store.market_review import MarketReviewStore
 
     fundamentals, errors = None, {}
     try:
@@ -229,7 +234,7 @@ def refresh_kept(db, source: str, timeout: float, now: datetime) -> KeptRefresh 
     except RequestError as exc:
         errors["fundamentals_error"] = str(exc)
     snapshot = None
-    if MarketReviewStore(db).kept():
+    if stores_of(db).market_review.kept():
         try:
             snapshot = sync_snapshot(db, SnapshotRequest(max(timeout, 30.0)), now)
         except RequestError as exc:

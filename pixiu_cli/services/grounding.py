@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from pixiu_cli.domain.dates import find_date_words
 from pixiu_cli.domain.vocabulary import SIDE_NAMES, SIDE_WORDS
@@ -22,8 +23,10 @@ from pixiu_cli.selection.normalize import normalize
 from pixiu_cli.selection.numbers import Figure, arabic, figures, fold_digits
 from pixiu_cli.services.account import trade_day
 from pixiu_cli.services.errors import RequestError
-from pixiu_cli.store.investor import InvestorStore
-from pixiu_cli.store.securities import SecurityMaster
+from pixiu_cli.store.shared import stores_of
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 _CODE = re.compile(r"(?<!\d)\d{6}(?!\d)")
 _ALERT_WORDS = {
@@ -68,7 +71,7 @@ def _plain(value: float) -> str:
 class _Said:
     """The user's words of the turn, read once: the stocks they name and their figures."""
 
-    def __init__(self, db, text: str):
+    def __init__(self, db: Database, text: str):
         self.db = db
         self.text = text
         self.folded = normalize(text)
@@ -78,12 +81,12 @@ class _Said:
 
     def names(self) -> NameSource:
         if self._names is None:
-            self._names = NameSource(SecurityMaster(self.db))
+            self._names = NameSource(stores_of(self.db).securities)
         return self._names
 
     def stocks(self) -> set[str]:
         if self._stocks is None:
-            table = self.names().table(InvestorStore(self.db).holdings())
+            table = self.names().table(stores_of(self.db).investor.holdings())
             matched = table.matches(self.folded)
             named = {m.name.symbol for m in matched if m.name.symbol and m.name.kind not in (INDEX, SHADOW)}
             self._stocks = named | set(_CODE.findall(fold_digits(self.text)))
@@ -131,7 +134,7 @@ def _is_code(figure: Figure, code: str | None) -> bool:
     return code is not None and figure.unit == "" and figure.value == Decimal(code)
 
 
-def ground_trade(db, said: str, trade, now: datetime) -> Grounding:
+def ground_trade(db: Database, said: str, trade, now: datetime) -> Grounding:
     """A trade the user reported this turn: its stock, side, shares and price (and its fee
     and day, when the call gives them) are in `said`."""
     words = _Said(db, said)
@@ -170,7 +173,7 @@ def _missing_day(said: str, day: str | None, now: datetime) -> list[str]:
     return [] if given == named else [f"日期 {given.isoformat()}"]
 
 
-def ground_alert(db, said: str, request) -> Grounding:
+def ground_alert(db: Database, said: str, request) -> Grounding:
     """An alert the user asked for this turn: its stock, direction and threshold are in `said`."""
     words = _Said(db, said)
     missing = []
@@ -183,7 +186,7 @@ def ground_alert(db, said: str, request) -> Grounding:
     return Grounding(tuple(missing))
 
 
-def ground_note(db, said: str, text: str, symbol: str | None) -> Grounding:
+def ground_note(db: Database, said: str, text: str, symbol: str | None) -> Grounding:
     """A note in the user's words of this turn: most of its characters copied from `said`,
     every negation with them, every figure one the user wrote, its stock one they named."""
     words = _Said(db, said)

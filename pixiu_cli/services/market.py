@@ -16,11 +16,11 @@ from pixiu_cli.market.trading_days import as_shanghai
 from pixiu_cli.services.analytics import held_and_watched, refresh
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.services.import_symbol import BareCode, ImportSymbol, import_symbol, spelling_in_name
-from pixiu_cli.store.investor import InvestorStore
-from pixiu_cli.store.market import MarketStore
-from pixiu_cli.store.securities import SecurityMaster
+from pixiu_cli.store.shared import stores_of
 
 if TYPE_CHECKING:  # what the import and the sync load, so /chart and the watch list do not
+    from sqlite_utils import Database
+
     from pixiu_cli.analytics.costs import CostModel
     from pixiu_cli.analytics.refresh import RefreshSummary
     from pixiu_cli.market.importer import ImportResult
@@ -50,17 +50,17 @@ class BarsImported:
     target: ImportSymbol  # what the spelling named: a stock, or an index benchmark
 
 
-def import_bars(db, request: BarImport, now: datetime, costs: CostModel | None) -> BarsImported:
+def import_bars(db: Database, request: BarImport, now: datetime, costs: CostModel | None) -> BarsImported:
     """One stock's (or index benchmark's) daily bars, stored unadjusted with their provenance;
     a bad file writes nothing."""
     from pixiu_cli.market.csv_source import CsvImportError
     from pixiu_cli.market.importer import import_csv
 
-    target = import_symbol(SecurityMaster(db), request.symbol)
+    target = import_symbol(stores_of(db).securities, request.symbol)
     try:
         result = import_csv(
-            MarketStore(db),
-            SecurityMaster(db),
+            stores_of(db).market,
+            stores_of(db).securities,
             request.path,
             target.symbol,
             at=_stamp(now),
@@ -99,7 +99,7 @@ def bar_files(paths: list[Path]) -> list[Path]:
 
 
 def import_many(
-    db,
+    db: Database,
     files: list[Path],
     now: datetime,
     costs: CostModel | None,
@@ -112,7 +112,7 @@ def import_many(
     from pixiu_cli.market.csv_source import CsvImportError
     from pixiu_cli.market.importer import import_csv
 
-    market, master, stamp = MarketStore(db), SecurityMaster(db), _stamp(now)
+    market, master, stamp = stores_of(db).market, stores_of(db).securities, _stamp(now)
     imported, failed, notes = [], [], []
     for path in files:
         spelling = spelling_in_name(path)
@@ -136,7 +136,7 @@ def import_many(
     return ManyImported(imported, failed, refreshed, notes)
 
 
-def sync_targets(db, symbols: list[str] | None) -> list[str]:
+def sync_targets(db: Database, symbols: list[str] | None) -> list[str]:
     """The series a sync fetches: those given, else the holdings, the watch list and the
     index benchmarks (stored under their prefixed keys, see domain/benchmarks.py)."""
     if symbols:
@@ -167,7 +167,7 @@ class SyncResult:
 
 
 def sync_market(
-    db,
+    db: Database,
     request: SyncRequest,
     now: datetime,
     costs: CostModel | None,
@@ -180,16 +180,15 @@ def sync_market(
     from pixiu_cli.market.source_by_name import open_source
     from pixiu_cli.market.sync import sync
     from pixiu_cli.services.push import push_new_alerts
-    from pixiu_cli.store.push import PushLog
 
-    mark = PushLog(db).last_alert_id()  # the alerts this sync finds come after it
+    mark = stores_of(db).push_log.last_alert_id()  # the alerts this sync finds come after it
 
     notes: list[str] = []
     source = open_source(request.source, request.timeout)
     try:
         outcomes = sync(
-            MarketStore(db),
-            SecurityMaster(db),
+            stores_of(db).market,
+            stores_of(db).securities,
             source,
             request.symbols,
             since=request.since,
@@ -216,7 +215,7 @@ class SecuritiesRequest:
     timeout: float = 20.0
 
 
-def sync_securities(db, request: SecuritiesRequest, now: datetime) -> MasterRefresh:
+def sync_securities(db: Database, request: SecuritiesRequest, now: datetime) -> MasterRefresh:
     """Refresh the security master from a source's list of every listed stock. A failure
     (network, a missing library, an empty or truncated list) writes nothing: the shipped
     list and any earlier sync stay in force."""
@@ -230,16 +229,16 @@ def sync_securities(db, request: SecuritiesRequest, now: datetime) -> MasterRefr
             listed = source.securities()
             if not listed:
                 raise SourceError(f"{request.source} 没有返回证券列表")
-            return refresh_master(SecurityMaster(db), source.name, listed, _stamp(now), whole_market=True)
+            return refresh_master(stores_of(db).securities, source.name, listed, _stamp(now), whole_market=True)
         finally:
             source.close()
     except SourceError as exc:
         raise RequestError(f"证券列表未更新：{exc}；已保留现有列表") from None
 
 
-def watch(db, symbol: str, now: datetime) -> bool:
+def watch(db: Database, symbol: str, now: datetime) -> bool:
     """False when it was already watched."""
-    return MarketStore(db).watch(symbol, _stamp(now))
+    return stores_of(db).market.watch(symbol, _stamp(now))
 
 
 @dataclass(frozen=True)
@@ -249,19 +248,19 @@ class Watched:
     added_at: str
 
 
-def watchlist(db) -> list[Watched]:
+def watchlist(db: Database) -> list[Watched]:
     """Each watched stock with its name: the security master's, else the shipped list's."""
     from pixiu_cli.selection.names import NameSource
 
-    names = NameSource(SecurityMaster(db))
-    return [Watched(symbol, names.security_name(symbol), at) for symbol, at in MarketStore(db).watchlist()]
+    names = NameSource(stores_of(db).securities)
+    return [Watched(symbol, names.security_name(symbol), at) for symbol, at in stores_of(db).market.watchlist()]
 
 
-def chart(db, symbol: str, days: int, now: datetime, cost_method: str = "diluted", **style) -> str:
+def chart(db: Database, symbol: str, days: int, now: datetime, cost_method: str = "diluted", **style) -> str:
     """The terminal chart: front-adjusted closes, MA20/MA60, the account's cost line and the trades."""
     from pixiu_cli.market.chart import build
     from pixiu_cli.services.account import read_account
 
     held = read_account(db, now, cost_method).account.holding(symbol)
     cost = float(held.cost) if held is not None else None
-    return build(MarketData(db), InvestorStore(db), symbol, days, cost, **style)
+    return build(MarketData(db), stores_of(db).investor, symbol, days, cost, **style)

@@ -7,10 +7,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from pixiu_cli.market.review import MarketReview
 from pixiu_cli.services.errors import RequestError
-from pixiu_cli.store.market_review import MarketReviewStore
+from pixiu_cli.store.shared import stores_of
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 SNAPSHOT_SOURCE = "akshare"
 
@@ -20,7 +24,7 @@ class SnapshotRequest:
     timeout: float = 30.0
 
 
-def sync_snapshot(db, request: SnapshotRequest, now: datetime, module=None):
+def sync_snapshot(db: Database, request: SnapshotRequest, now: datetime, module=None):
     """The whole market now: breadth and industry boards, stored for their session."""
     from pixiu_cli.market.market_snapshot import AkshareMarket
     from pixiu_cli.market.sources import SourceError
@@ -29,7 +33,7 @@ def sync_snapshot(db, request: SnapshotRequest, now: datetime, module=None):
         snapshot = AkshareMarket(timeout=request.timeout, module=module).snapshot(now)
     except SourceError as exc:
         raise RequestError(f"市场快照未更新：{exc}；已保留已存数据") from None
-    MarketReviewStore(db).write(snapshot)
+    stores_of(db).market_review.write(snapshot)
     return snapshot
 
 

@@ -7,9 +7,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pixiu_cli.services.errors import RequestError
-from pixiu_cli.store.memory import MemoryStore
+from pixiu_cli.store.shared import stores_of
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 _RULE = re.compile(r"#?[aＡａA]([0-9]+)")  # an alert rule's id, as a Chinese IME may type it
 
@@ -21,17 +25,16 @@ class Forgetting:
     done: object  # store.memory.Forgotten | store.portfolio.UndoneTrade | None for a rule
 
 
-def forget_memory(db, typed: str, at: str, cost_method: str) -> Forgetting:
+def forget_memory(db: Database, typed: str, at: str, cost_method: str) -> Forgetting:
     from pixiu_cli.services import trades
-    from pixiu_cli.store.analytics import AnalyticsStore
 
     rule = _RULE.fullmatch(typed.strip())
     if rule:
         rule_id = int(rule.group(1))
-        if not AnalyticsStore(db).remove_rule(rule_id, at):
+        if not stores_of(db).analytics.remove_rule(rule_id, at):
             raise RequestError(f"没有预警规则 a{rule_id}")
         return Forgetting(f"a{rule_id}", "alert", None)
-    memory = MemoryStore(db)
+    memory = stores_of(db).memory
     ref = memory.resolve(typed)
     if ref.kind == "d":
         undone = trades.undo_trade(db, ref.id, at, cost_method)
@@ -50,9 +53,9 @@ class Edited:
     text: str
 
 
-def edit_memory(db, typed: str, text: str | None, at: str, ask: Callable[[str], str] | None = None) -> Edited:
+def edit_memory(db: Database, typed: str, text: str | None, at: str, ask: Callable[[str], str] | None = None) -> Edited:
     """A note's new text; without one, `ask` is handed the old text to edit in place."""
-    memory = MemoryStore(db)
+    memory = stores_of(db).memory
     ref = memory.resolve(typed)
     if ref.kind == "d":
         raise RequestError(f"交易记录 #{ref} 不能修改：撤销（持仓会恢复）后重新记录")

@@ -6,13 +6,17 @@ name needs no other evidence here, and 宁德时代 is matched by the one name m
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pixiu_cli.domain.vocabulary import MEMORY_KIND_NAMES
 from pixiu_cli.selection.codes import find_codes
 from pixiu_cli.selection.names import INDEX, SHADOW, NameSource
 from pixiu_cli.selection.normalize import normalize
-from pixiu_cli.store.investor import InvestorStore
-from pixiu_cli.store.memory import MemoryEntry, MemoryStore
-from pixiu_cli.store.securities import SecurityMaster
+from pixiu_cli.store.memory import MemoryEntry
+from pixiu_cli.store.shared import stores_of
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 # 纪律 → rule, 交易 → decision …, and the English kinds themselves.
 _KIND_WORDS = {**{name: kind for kind, name in MEMORY_KIND_NAMES.items()}, **{k: k for k in MEMORY_KIND_NAMES}}
@@ -22,14 +26,14 @@ def kind_of_query(query: str) -> str | None:
     return _KIND_WORDS.get(query.strip().lower())
 
 
-def stock_of_query(db, query: str) -> str | None:
+def stock_of_query(db: Database, query: str) -> str | None:
     """The one stock the whole query names, or None."""
     folded = normalize(query.strip())
     if not folded:
         return None
-    domain = InvestorStore(db)
+    domain = stores_of(db).investor
     holdings = domain.holdings()
-    table = NameSource(SecurityMaster(db)).table(holdings)
+    table = NameSource(stores_of(db).securities).table(holdings)
     codes = {code for _, code in find_codes(folded, table.held | {h.symbol for h in holdings})}
     if len(codes) == 1 and len(folded) <= 12:  # the code with an exchange mark at most (sz300750, 300750.SZ)
         return codes.pop()
@@ -40,10 +44,10 @@ def stock_of_query(db, query: str) -> str | None:
 
 
 def search_memories(
-    db, query: str | None, *, kind: str | None = None, symbol: str | None = None, limit: int = 50
+    db: Database, query: str | None, *, kind: str | None = None, symbol: str | None = None, limit: int = 50
 ) -> list[MemoryEntry]:
     """Notes and trades, newest first: by kind, by stock, by words, as `/memory` reads them."""
-    memory = MemoryStore(db)
+    memory = stores_of(db).memory
     query = (query or "").strip() or None
     if query and kind is None and kind_of_query(query):
         return memory.listing(kind=kind_of_query(query), symbol=symbol, limit=limit)

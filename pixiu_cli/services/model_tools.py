@@ -23,6 +23,7 @@ from pixiu_cli.context.quoting import quote_data
 from pixiu_cli.domain.vocabulary import NOTE_KIND_NAMES, NOTE_KINDS, SIDES
 from pixiu_cli.resources import prompts_dir
 from pixiu_cli.store.memory import note_ref
+from pixiu_cli.store.shared import stores_of
 
 
 def _stamp(ctx: ToolContext) -> str:
@@ -196,14 +197,13 @@ def _stored_long_form(ctx: ToolContext, topic: str, symbol: str | None) -> ToolO
     from pixiu_cli.context.market_review import long_form as market_long_form
     from pixiu_cli.market.fundamentals import read_fundamentals
     from pixiu_cli.market.review import market_review
-    from pixiu_cli.store.fundamentals import FundamentalsStore
 
     now = ctx.now()
     if topic == "market":
         return ToolOutcome({"topic": topic, "content": "\n".join(market_long_form(market_review(ctx.domain.db, now)))})
     if symbol is None:
         raise ToolArgumentError("topic 为 fundamentals 时需要 symbol（六位股票代码）")
-    found = read_fundamentals(FundamentalsStore(ctx.domain.db), symbol, report_limit=12)
+    found = read_fundamentals(stores_of(ctx.domain.db).fundamentals, symbol, report_limit=12)
     return ToolOutcome({"topic": topic, "symbol": symbol, "content": "\n".join(long_form(found, now.date()))})
 
 

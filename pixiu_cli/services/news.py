@@ -8,12 +8,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from pixiu_cli.context.news_layers import source_layer
 from pixiu_cli.domain.news import FetchedNews, screen_news
 from pixiu_cli.services.analytics import held_and_watched
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.store.news import NewsStore
+from pixiu_cli.store.shared import stores_of
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 ANNOUNCEMENT_DAYS = 30  # how far back the first sync of a stock asks for filings
 
@@ -49,7 +54,7 @@ class NewsSyncResult:
         return [e for o in self.outcomes for e in o.errors]
 
 
-def news_targets(db, symbols: list[str]) -> list[str]:
+def news_targets(db: Database, symbols: list[str]) -> list[str]:
     targets = symbols or held_and_watched(db)
     if not targets:
         raise RequestError("没有要同步新闻的股票：持仓和自选股都为空（可指定代码：pixiu news sync 600519）")
@@ -88,7 +93,7 @@ def _sync_one(feed, store: NewsStore, symbol: str, now: datetime) -> NewsOutcome
 
 
 def sync_news(
-    db,
+    db: Database,
     request: NewsSyncRequest,
     now: datetime,
     on_symbol: Callable[[NewsOutcome], None] = lambda outcome: None,
@@ -99,7 +104,7 @@ def sync_news(
 
     targets = news_targets(db, request.symbols)
     feed = AkshareNews(timeout=request.timeout, module=module)
-    store = NewsStore(db)
+    store = stores_of(db).news
     outcomes = []
     for symbol in targets:
         outcome = _sync_one(feed, store, symbol, now)

@@ -8,12 +8,12 @@ from __future__ import annotations
 from pixiu_cli.selection.names import NameSource
 from pixiu_cli.selection.select import select
 from pixiu_cli.store.investor import InvestorStore
-from pixiu_cli.store.securities import SecurityMaster
+from pixiu_cli.store.shared import stores_of
 
 
 def symbol_in_text(domain: InvestorStore, text: str) -> str | None:
     """The one stock `text` names, or None when it names none or several (a note comparing
     two stocks belongs to neither)."""
-    table = NameSource(SecurityMaster(domain.db)).table(domain.holdings())
+    table = NameSource(stores_of(domain.db).securities).table(domain.holdings())
     found = select(text, table).symbols
     return found[0] if len(found) == 1 else None

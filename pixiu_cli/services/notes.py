@@ -7,6 +7,7 @@ replace it (a tool call inside a streamed turn cannot stop for a y/N): the user 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from pixiu_cli.domain.investor import MemoryEvent
 from pixiu_cli.domain.plans import restates
@@ -20,8 +21,11 @@ from pixiu_cli.domain.vocabulary import (
 )
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.services.note_symbol import symbol_in_text
-from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.memory import MemoryStore, NoteWrite, note_ref
+from pixiu_cli.store.shared import stores_of
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 
 @dataclass(frozen=True)
@@ -33,14 +37,14 @@ class NewNote:
     author: str = AUTHOR_USER  # who wrote it (vocabulary.AUTHORS): the model's is grounded or a proposal
 
 
-def add_note(db, request: NewNote, at: str) -> NoteWrite:
+def add_note(db: Database, request: NewNote, at: str) -> NoteWrite:
     text = request.text.strip()
     if not text:
         raise RequestError("要记住的内容为空")
     if request.kind not in NOTE_KINDS:
         raise RequestError(f"记忆类型只能是 {' / '.join(NOTE_KINDS)}，而不是 {request.kind!r}")
-    symbol = request.symbol or symbol_in_text(InvestorStore(db), text)
-    store = MemoryStore(db)
+    symbol = request.symbol or symbol_in_text(stores_of(db).investor, text)
+    store = stores_of(db).memory
     write = store.add_note(
         note_kind=request.kind, text=text, symbol=symbol, source=request.source, at=at, author=request.author
     )
@@ -60,10 +64,10 @@ def _offering_to_replace(store: MemoryStore, write: NoteWrite) -> NoteWrite:
     return replace(write, offered=tuple(older))
 
 
-def accept_proposal(db, typed: str) -> NoteWrite:
+def accept_proposal(db: Database, typed: str) -> NoteWrite:
     """The user takes the model's proposal as their own: from now on it is shown as theirs
     (a plan then offers to replace the older plans it restates, as one the user wrote)."""
-    store = MemoryStore(db)
+    store = stores_of(db).memory
     ref = store.resolve(typed)
     event = store.get(ref.id) if ref.kind == "n" else None
     if event is None or event.author != AUTHOR_PROPOSAL:
@@ -91,10 +95,10 @@ class Replacement:
     replaced: tuple[MemoryEvent, ...]  # the older plans it replaced, as they were
 
 
-def accept_replacement(db, typed: str) -> Replacement:
+def accept_replacement(db: Database, typed: str) -> Replacement:
     """The user accepts a plan's offer: the older plans it restates leave the block
     (/forget of the new plan puts them back)."""
-    store = MemoryStore(db)
+    store = stores_of(db).memory
     ref = store.resolve(typed)
     event = store.get(ref.id) if ref.kind == "n" else None
     if event is None or event.note_kind != "plan":
@@ -146,9 +150,9 @@ class Pinned:
     text: str
 
 
-def pin_note(db, typed: str, pinned: bool) -> Pinned:
+def pin_note(db: Database, typed: str, pinned: bool) -> Pinned:
     """Pin a note (injected whatever its age) or unpin it; a trade is not a note."""
-    store = MemoryStore(db)
+    store = stores_of(db).memory
     ref = store.resolve(typed)
     if ref.kind != "n":
         raise RequestError(f"#{ref} 是交易记录，只有笔记可以置顶")

@@ -7,15 +7,19 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from pixiu_cli.push.config import PushConfig
 from pixiu_cli.push.deliver import Delivery, deliver
 from pixiu_cli.push.message import Message, plain
 from pixiu_cli.services.errors import RequestError
-from pixiu_cli.store.briefs import BriefStore, StoredBrief
+from pixiu_cli.store.briefs import StoredBrief
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.investor import iso
-from pixiu_cli.store.push import PushLog
+from pixiu_cli.store.shared import stores_of
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 NO_CHANNELS = (
     "没有配置推送渠道：在 config.toml 中加一个 [push.wecom] / [push.feishu] / [push.dingtalk] / "
@@ -35,7 +39,7 @@ def _facts_of(user_text: str) -> str:
     return facts.strip()
 
 
-def brief_message(db, brief: StoredBrief) -> Message:
+def brief_message(db: Database, brief: StoredBrief) -> Message:
     """The stored brief as it is pushed: the model's brief first (what a phone shows), then
     the facts pixiu computed, and where the brief's call can be inspected."""
     turn = ConversationStore(db).turn_by_seq(brief.conversation_id, brief.turn_seq)
@@ -49,28 +53,28 @@ def brief_message(db, brief: StoredBrief) -> Message:
     return Message(title, text, markdown, brief.as_of, "brief")
 
 
-def last_brief(db) -> StoredBrief:
-    brief = BriefStore(db).last()
+def last_brief(db: Database) -> StoredBrief:
+    brief = stores_of(db).briefs.last()
     if brief is None:
         raise RequestError("还没有已存的简报：先运行 pixiu brief --push")
     return brief
 
 
-def brief_of_report(db, report_id: int) -> StoredBrief:
-    brief = BriefStore(db).of_report(report_id)
+def brief_of_report(db: Database, report_id: int) -> StoredBrief:
+    brief = stores_of(db).briefs.of_report(report_id)
     if brief is None:
         raise RequestError(f"找不到报告 report:{report_id} 的简报")
     return brief
 
 
-def _log(db, kind: str, ref: int, deliveries: Sequence[Delivery], at: str) -> None:
-    log = PushLog(db)
+def _log(db: Database, kind: str, ref: int, deliveries: Sequence[Delivery], at: str) -> None:
+    log = stores_of(db).push_log
     for d in deliveries:
         log.record(kind, ref, d.kind, "sent" if d.ok else "failed", d.parts, d.reason, at)
 
 
 def push_brief(
-    db, config: PushConfig, brief: StoredBrief, now: datetime, sleep: Callable[[float], None] = time.sleep
+    db: Database, config: PushConfig, brief: StoredBrief, now: datetime, sleep: Callable[[float], None] = time.sleep
 ) -> list[Delivery]:
     deliveries = deliver(brief_message(db, brief), require_channels(config), sleep)
     _log(db, "brief", brief.id, deliveries, iso(now))
@@ -78,7 +82,7 @@ def push_brief(
 
 
 def push_report(
-    db, config: PushConfig, report_id: int | None, now: datetime, sleep: Callable[[float], None] = time.sleep
+    db: Database, config: PushConfig, report_id: int | None, now: datetime, sleep: Callable[[float], None] = time.sleep
 ) -> list[Delivery]:
     """After a brief was written: push the brief stored with report `report_id` (nothing when
     the brief did not complete, so there is nothing stored to send)."""
@@ -106,14 +110,14 @@ def alerts_message(alerts) -> Message:
 
 
 def push_new_alerts(
-    db, config: PushConfig, after: int, now: datetime, sleep: Callable[[float], None] = time.sleep
+    db: Database, config: PushConfig, after: int, now: datetime, sleep: Callable[[float], None] = time.sleep
 ) -> list[Delivery]:
     """The alerts found since `after`, once to each channel: each is claimed for a channel
     before it is sent there, so no later sync (nor one running at the same time) sends it again."""
     if config is None or not (config.alerts and config.channels):
         return []
-    alerts = PushLog(db).alerts_after(after)
-    log, at, out = PushLog(db), iso(now), []
+    alerts = stores_of(db).push_log.alerts_after(after)
+    log, at, out = stores_of(db).push_log, iso(now), []
     for channel in config.channels:
         claimed = log.claim_alerts([a.id for a in alerts], channel.kind, at)
         if not claimed:

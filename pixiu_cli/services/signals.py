@@ -4,11 +4,14 @@ components, as the context block has them."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pixiu_cli.market.security_master import security_name
 from pixiu_cli.services.errors import RequestError
-from pixiu_cli.store.investor import InvestorStore
-from pixiu_cli.store.securities import SecurityMaster
+from pixiu_cli.store.shared import stores_of
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 
 @dataclass(frozen=True)
@@ -21,9 +24,9 @@ class SignalView:
     as_of: str | None
 
 
-def stored_signals(db, symbols: list[str] | None) -> list[SignalView]:
+def stored_signals(db: Database, symbols: list[str] | None) -> list[SignalView]:
     """The latest stored signal of each symbol (default: every holding), in the order asked."""
-    store, master = InvestorStore(db), SecurityMaster(db)
+    store, master = stores_of(db).investor, stores_of(db).securities
     names = {h.symbol: h.name for h in store.holdings()}
     wanted = symbols or list(names)
     if not wanted:

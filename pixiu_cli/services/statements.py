@@ -16,6 +16,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from datetime import date, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pixiu_cli.domain.account import BUY, SELL, CashBalance, Fill
 from pixiu_cli.domain.fill_match import FillPlan, plan_fills
@@ -28,9 +29,11 @@ from pixiu_cli.services.errors import RequestError
 from pixiu_cli.statements.reader import Statement, read_statement
 from pixiu_cli.store.account import AccountStore
 from pixiu_cli.store.database import write_transaction
-from pixiu_cli.store.investor import InvestorStore
-from pixiu_cli.store.portfolio import PortfolioStore, set_position
-from pixiu_cli.store.securities import SecurityMaster
+from pixiu_cli.store.portfolio import set_position
+from pixiu_cli.store.shared import stores_of
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 
 @dataclass(frozen=True)
@@ -83,7 +86,7 @@ def _check_account(store: AccountStore, statement: Statement, new_account: bool)
     )
 
 
-def _changes(db, store: AccountStore, plan: FillPlan, as_of: str) -> list[tuple[HoldingChange, object]]:
+def _changes(db: Database, store: AccountStore, plan: FillPlan, as_of: str) -> list[tuple[HoldingChange, object]]:
     """Each stock the statement adds fills for: its holding change and the position all its
     fills (the new ones included) add up to. A stock whose only fills are trades already
     told keeps its holding: those trades moved it when they were told."""
@@ -95,14 +98,14 @@ def _changes(db, store: AccountStore, plan: FillPlan, as_of: str) -> list[tuple[
     had = [f for f in store.fills() if f.symbol in touched]
     ordered = sorted([f for f in had if f.fill_id not in replaced] + new, key=lambda f: (f.day, f.time or ""))
     derived, before_import = positions(ordered), positions(had)
-    stored = {h.symbol: h for h in InvestorStore(db).holdings()}
+    stored = {h.symbol: h for h in stores_of(db).investor.holdings()}
     out = []
     for symbol in touched:
         p = derived[symbol]
         row = stored.get(symbol)
         kept = row is not None and _newer_than_fills(row, before_import.get(symbol), max(p.last_day, as_of))
         before = row.shares if row else None
-        name = security_name(SecurityMaster(db), symbol) or (row.name if row else None) or symbol
+        name = security_name(stores_of(db).securities, symbol) or (row.name if row else None) or symbol
         if before is None or not math.isclose(before, p.shares, abs_tol=1e-6) or not kept:
             out.append((HoldingChange(symbol, name, before, float(p.shares), kept, float(p.opening_shares)), p))
     return out
@@ -126,11 +129,11 @@ def _cash(store: AccountStore, statement: Statement, today: date) -> tuple[CashB
     return stated, None
 
 
-def _write(db, plan: FillPlan, changes, cash, method: str, where: str, at: str, as_of: str) -> None:
-    store = AccountStore(db)
+def _write(db: Database, plan: FillPlan, changes, cash, method: str, where: str, at: str, as_of: str) -> None:
+    store = stores_of(db).account
     with write_transaction(db):
         for fill in plan.added:
-            decision = PortfolioStore(db).statement_decision(fill) if fill.kind in (BUY, SELL) else None
+            decision = stores_of(db).portfolio.statement_decision(fill) if fill.kind in (BUY, SELL) else None
             store.add_fill(replace(fill, decision_id=decision), source_file=where, at=at)
         for manual, fill in plan.matched:
             store.take_over(manual, fill, source_file=where, at=at)
@@ -148,7 +151,7 @@ def _write(db, plan: FillPlan, changes, cash, method: str, where: str, at: str, 
 
 
 def import_statement(
-    db,
+    db: Database,
     path: Path,
     now: datetime,
     *,
@@ -159,7 +162,7 @@ def import_statement(
     cost_method: str = "diluted",
 ) -> StatementImport:
     statement = read_statement(path, broker, skip_bad, today=now.date(), closed=closed_problem)
-    store = AccountStore(db)
+    store = stores_of(db).account
     # what the account has is read under the write lock: an import running at the same time
     # waits, then sees this one's fills
     with nullcontext() if dry_run else write_transaction(db):

@@ -6,14 +6,17 @@ from __future__ import annotations
 
 import unicodedata
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pixiu_cli.domain.codes import normalise_code
 from pixiu_cli.services.errors import RequestError
-from pixiu_cli.store.investor import InvestorStore
-from pixiu_cli.store.securities import SecurityMaster
+from pixiu_cli.store.shared import stores_of
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 
-def resolve_stock(db, typed: str, names_cache: Path | None = None) -> str:
+def resolve_stock(db: Database, typed: str, names_cache: Path | None = None) -> str:
     code = normalise_code(typed)
     if code is not None:
         return code
@@ -21,7 +24,7 @@ def resolve_stock(db, typed: str, names_cache: Path | None = None) -> str:
         raise RequestError(f"股票代码应为 6 位数字，而不是 {typed!r}")
     from pixiu_cli.selection.names import NameSource
 
-    table = NameSource(SecurityMaster(db), cache_dir=names_cache).table(InvestorStore(db).holdings())
+    table = NameSource(stores_of(db).securities, cache_dir=names_cache).table(stores_of(db).investor.holdings())
     found = table.stocks_named(typed) if typed.strip() else []
     if len(found) == 1:
         return found[0][0]

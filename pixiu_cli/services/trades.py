@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import datetime
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from pixiu_cli.domain.codes import is_finite_number
 from pixiu_cli.domain.investor import Decision, Holding
@@ -16,9 +17,12 @@ from pixiu_cli.domain.vocabulary import SIDES, side_name
 from pixiu_cli.services.account import Held, derive_positions, held_position, sync_holding, trade_day
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.store.database import write_transaction
-from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.memory import decision_ref
-from pixiu_cli.store.portfolio import PortfolioStore, UndoneTrade
+from pixiu_cli.store.portfolio import UndoneTrade
+from pixiu_cli.store.shared import stores_of
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 
 @dataclass(frozen=True)
@@ -63,7 +67,7 @@ def _decided_at(trade: NewTrade, at: str) -> str:
     return at if day == now.date() else f"{day.isoformat()}T00:00:00{at[19:] or '+08:00'}"
 
 
-def _check_sell(db, trade: NewTrade, now: datetime) -> None:
+def _check_sell(db: Database, trade: NewTrade, now: datetime) -> None:
     if trade.side != "sell":
         return
     held = held_position(db, trade.symbol, now).shares
@@ -81,7 +85,7 @@ def _check_values(trade: NewTrade) -> None:
         raise RequestError(f"不能记录这笔交易：{problem}")
 
 
-def record_trade(db, trade: NewTrade, at: str, cost_method: str = "diluted") -> RecordedTrade:
+def record_trade(db: Database, trade: NewTrade, at: str, cost_method: str = "diluted") -> RecordedTrade:
     if trade.side not in SIDES:
         raise RequestError(f"买卖方向只能是 {' / '.join(SIDES)}，而不是 {trade.side!r}")
     _check_values(trade)
@@ -90,7 +94,7 @@ def record_trade(db, trade: NewTrade, at: str, cost_method: str = "diluted") -> 
     try:
         with write_transaction(db):
             _check_sell(db, trade, now)
-            decision = PortfolioStore(db).record_trade(
+            decision = stores_of(db).portfolio.record_trade(
                 symbol=trade.symbol,
                 side=trade.side,
                 price=float(trade.price),
@@ -108,19 +112,19 @@ def record_trade(db, trade: NewTrade, at: str, cost_method: str = "diluted") -> 
     return RecordedTrade(decision, holding, decided_at != at, held_position(db, trade.symbol, now, cost_method))
 
 
-def _opening(db, symbol: str | None, now: datetime) -> Decimal:
+def _opening(db: Database, symbol: str | None, now: datetime) -> Decimal:
     p = derive_positions(db, now, [symbol]).get(symbol) if symbol else None
     return p.opening_shares if p is not None else Decimal(0)
 
 
-def undo_trade(db, decision_id: int, at: str, cost_method: str = "diluted") -> UndoneTrade | None:
+def undo_trade(db: Database, decision_id: int, at: str, cost_method: str = "diluted") -> UndoneTrade | None:
     """The trade's fill leaves the ledger and the holding follows; None when there is no such trade."""
     now = datetime.fromisoformat(at)
     try:
         with write_transaction(db):
-            row = InvestorStore(db).decision(decision_id)
+            row = stores_of(db).investor.decision(decision_id)
             before = _opening(db, row.symbol if row else None, now)
-            undone = PortfolioStore(db).undo_trade(decision_id, at)
+            undone = stores_of(db).portfolio.undo_trade(decision_id, at)
             if undone is None:
                 return None
             if _opening(db, undone.decision.symbol, now) > before:

@@ -1,0 +1,63 @@
+"""What a one-shot command loads, as upper bounds that may only go down: the pixiu modules
+in sys.modules at its exit, how often it read the settings (once), and which heavy packages
+it imported (none it does not use). Measured by benchmarks/command_modules.py, which prints
+the same figures with import times against `pixiu --help`.
+
+Before the settings became plain data every command here loaded the agent, the context's
+limits and the selection (holdings 102 pixiu modules, `trades import` 118 and the settings
+three times, `data status` pandas and numpy through sqlite-utils: 847 modules in all)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+_PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "command_modules.py"
+_SPEC = importlib.util.spec_from_file_location("command_modules", _PATH)
+bench = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(bench)
+
+# command -> (pixiu modules at most, the heavy packages it may load). Lower a bound when a
+# command loads less; raising one needs a reason in the commit that does it.
+BOUNDS = {
+    "--help": (25, set()),
+    "holdings": (72, set()),
+    "trades import FILE": (87, set()),
+    "trades": (69, set()),
+    "cash": (72, set()),
+    "alert list": (64, set()),
+    "memory list": (62, set()),
+    "sessions": (58, set()),
+    "config show": (34, set()),
+    "data status": (71, set()),
+    "context TEXT": (120, {"pixiu_cli.agent"}),  # the request preview: agent/preview.py, no loop, no SDK
+    "ask": (138, {"openai", "pixiu_cli.agent"}),
+}
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory):
+    return bench.prepared_home(tmp_path_factory.mktemp("commands"))
+
+
+def test_every_measured_command_has_a_bound():
+    assert set(BOUNDS) == set(bench.COMMANDS)
+
+
+@pytest.mark.slow  # a new process per command is what is measured: whole suite only
+@pytest.mark.parametrize("name", list(BOUNDS))
+def test_a_one_shot_command_loads_only_what_it_uses(home, name):
+    most, may_load = BOUNDS[name]
+    pixiu, _, settings_read, heavy = bench.measure(home, bench.COMMANDS[name])
+    assert pixiu <= most, f"pixiu {name} loads {pixiu} pixiu modules (bound {most})"
+    assert settings_read <= 1, f"pixiu {name} read the settings {settings_read} times"
+    assert heavy <= may_load, f"pixiu {name} loads {sorted(heavy - may_load)}"
+
+
+def test_holdings_reads_the_settings_once_and_loads_no_agent(tmp_path):
+    """The fast subset's check, on the most common command."""
+    home = bench.prepared_home(tmp_path, asked=False)
+    pixiu, _, settings_read, heavy = bench.measure(home, bench.COMMANDS["holdings"])
+    assert (settings_read, heavy) == (1, set()) and pixiu <= BOUNDS["holdings"][0]

@@ -1,0 +1,134 @@
+"""app.py is the only wiring: outside store/ and app.py no module builds a store (it takes
+them from the one `Stores` of its database, store/shared.py), no service takes an untyped
+database, the product hands every store and builder the app's clock, and sqlite-utils is
+imported at run time only behind pixiu_cli.store (which hides numpy and pandas from it)."""
+
+from __future__ import annotations
+
+import ast
+
+from tests.helpers import package_syntax_trees
+
+WIRING = "app.py"
+# Where a store is still built outside the wiring, and why.
+OWN_STORE = {
+    "accounting/explain.py",  # the explaining worker thread: its own connection per database
+    "cli/cache.py",  # opens the demo's database without re-dating it (a workspace would)
+    "services/push.py",  # reads one turn of a stored brief: the conversations' store needs a clock
+    "evals/context_runner.py",  # each case's own database, clock and limits
+}
+
+
+def _store_classes() -> set[str]:
+    """Every class in store/ whose constructor takes the database."""
+    names = set()
+    for path, tree in package_syntax_trees():
+        if not path.startswith("store/"):
+            continue
+        for node in tree.body:
+            if isinstance(node, ast.ClassDef):
+                init = next((f for f in node.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None)
+                if init and [a.arg for a in init.args.args[1:2]] == ["db"]:
+                    names.add(node.name)
+    return names
+
+
+def _calls(tree: ast.Module, names: set[str]) -> list[ast.Call]:
+    return [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in names
+    ]
+
+
+def store_constructions() -> dict[str, int]:
+    """Module -> how many stores it builds (outside store/)."""
+    classes = _store_classes()
+    found = {}
+    for path, tree in package_syntax_trees():
+        if not path.startswith("store/") and (calls := _calls(tree, classes)):
+            found[path] = len(calls)
+    return found
+
+
+def test_the_scan_knows_the_stores():
+    assert {"InvestorStore", "MarketStore", "SecurityMaster", "ConversationStore", "PushLog"} <= _store_classes()
+
+
+def test_no_module_but_the_wiring_builds_a_store():
+    """Stores were built ad hoc 130 times in 43 modules besides app.py (each throwing away, for one, the
+    InvestorStore's memo of the portfolio)."""
+    built = store_constructions()
+    assert set(built) - {WIRING} == OWN_STORE, sorted(set(built) - {WIRING} - OWN_STORE)
+    assert sum(built[path] for path in OWN_STORE) == 4
+
+
+def test_the_stores_of_a_database_are_built_once(tmp_path):
+    from pixiu_cli.store.database import open_database
+    from pixiu_cli.store.shared import Stores, stores_of
+
+    db = open_database(tmp_path / "p.db")
+    try:
+        stores = stores_of(db)
+        assert stores is stores_of(db) and stores.investor is stores_of(db).investor
+        other = open_database(tmp_path / "q.db")
+        assert stores_of(other) is not stores and stores_of(other).investor.db is other
+        other.close()
+    finally:
+        db.close()
+    assert isinstance(stores, Stores)
+
+
+def test_no_service_takes_an_untyped_database():
+    """84 functions and methods of services/ took `db` with no type (a5b5ad5)."""
+    untyped = [
+        f"{path}:{node.name}"
+        for path, tree in package_syntax_trees()
+        if path.startswith("services/")
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        for arg in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)
+        if arg.arg == "db" and arg.annotation is None
+    ]
+    assert untyped == []
+
+
+# Calls whose clock defaults to the machine's (for tests): the product always hands its own.
+_CLOCKED = {"ConversationStore": "clock", "ContextBuilder": "clock", "import_csv": "today", "parse_bars": "today"}
+_CLOCK_EXEMPT = {"accounting/explain.py", "services/push.py"}  # a worker and one read: they stamp nothing
+
+
+def test_the_product_hands_every_store_and_builder_the_apps_clock():
+    missing = [
+        f"{path}:{call.lineno}"
+        for path, tree in package_syntax_trees()
+        if path not in _CLOCK_EXEMPT
+        for call in _calls(tree, set(_CLOCKED))
+        if _CLOCKED[call.func.id] not in {k.arg for k in call.keywords} and len(call.args) < 2
+    ]
+    assert missing == []
+
+
+def test_sqlite_utils_is_imported_at_run_time_only_behind_the_store_package():
+    """Imported first, sqlite-utils imports numpy and pandas (store/__init__.py hides them):
+    `pixiu data status` loaded 847 modules through market/data.py."""
+    found = []
+    for path, tree in package_syntax_trees():
+        if path.startswith("store/"):
+            continue
+        guarded = {
+            id(node)
+            for block in ast.walk(tree)
+            if isinstance(block, ast.If) and ast.unparse(block.test) == "TYPE_CHECKING"
+            for node in ast.walk(block)
+        }
+        found += [
+            f"{path}:{node.lineno}"
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Import | ast.ImportFrom)
+            and id(node) not in guarded
+            and any(
+                (getattr(node, "module", None) or alias.name).split(".")[0] == "sqlite_utils" for alias in node.names
+            )
+        ]
+    assert found == []
