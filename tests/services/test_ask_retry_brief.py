@@ -15,7 +15,7 @@ from unittest import mock
 import pytest
 
 from pixiu_cli.agent.calls import SilentSink
-from pixiu_cli.app import App, build_agent
+from pixiu_cli.app import App, build_agent, configured
 from pixiu_cli.offline.script import Fault, ScriptedReply
 from pixiu_cli.repl.loop import run_command
 from pixiu_cli.repl.state import ReplState
@@ -63,8 +63,8 @@ def workspace(home, chat_model, **settings_changes) -> App:
     agent = build_agent(
         db,
         chat_model,
-        limits=settings.limits,
-        guardrails=settings.guardrails,
+        limits=configured(settings).limits,
+        guardrails=configured(settings).guardrails,
         temperature=None,
         clock=clock,
         domain=domain,
