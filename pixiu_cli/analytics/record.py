@@ -6,8 +6,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from dataclasses import dataclass
 from datetime import datetime
-
-from sqlite_utils import Database
+from typing import TYPE_CHECKING
 
 from pixiu_cli.analytics.benchmark import BenchmarkCloses
 from pixiu_cli.analytics.frame import Frame
@@ -20,6 +19,9 @@ from pixiu_cli.market.data import MarketData
 from pixiu_cli.market.security_master import security_name
 from pixiu_cli.store.analytics import AnalyticsStore
 from pixiu_cli.store.investor import iso
+
+if TYPE_CHECKING:  # only named: importing it before pixiu_cli.store would load numpy and pandas
+    from sqlite_utils import Database
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-
-from sqlite_utils import Database
+from typing import TYPE_CHECKING
 
 from pixiu_cli.analytics.alerts import evaluate
 from pixiu_cli.analytics.costs import CostModel
@@ -18,6 +17,9 @@ from pixiu_cli.analytics.track import score
 from pixiu_cli.market.data import MarketData
 from pixiu_cli.store.analytics import AnalyticsStore
 from pixiu_cli.store.investor import InvestorStore, iso
+
+if TYPE_CHECKING:  # only named: importing it before pixiu_cli.store would load numpy and pandas
+    from sqlite_utils import Database
 
 
 @dataclass

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-
-from sqlite_utils import Database
+from typing import TYPE_CHECKING
 
 from pixiu_cli.domain.benchmarks import benchmark_for
 from pixiu_cli.domain.market import BarSeries
@@ -18,6 +17,9 @@ from pixiu_cli.market.security_master import security_name
 from pixiu_cli.market.source_by_name import SOURCE_NAMES
 from pixiu_cli.store.market import MarketStore
 from pixiu_cli.store.securities import SecurityMaster
+
+if TYPE_CHECKING:  # only named: importing it before pixiu_cli.store would load numpy and pandas
+    from sqlite_utils import Database
 
 
 @dataclass(frozen=True)

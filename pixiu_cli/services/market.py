@@ -158,7 +158,7 @@ class SyncRequest:
 class SyncResult:
     outcomes: list[SyncOutcome]
     calendar_notes: list[str]  # days where the source's trading dates disagree with the calendar file
-    refreshed: RefreshSummary
+    refreshed: RefreshSummary | None  # None: no series got bars, so nothing was recomputed
     pushed: list = field(default_factory=list)  # [push] alerts: each new alert's delivery (push/deliver.py)
     kept: KeptRefresh | None = None  # the daily sync's fundamentals and market snapshot
 
@@ -200,7 +200,7 @@ def sync_market(
     finally:
         source.close()
     changed = [o.symbol for o in outcomes if not o.error and o.rows]
-    refreshed = refresh(db, changed, now, costs)
+    refreshed = refresh(db, changed, now, costs) if changed else None  # nothing new: no numpy, no work
     pushed = push_new_alerts(db, push, mark, now) if push is not None else []
     kept = None
     if request.daily:
