@@ -18,7 +18,8 @@ plausible A-share bar on a real trading day.
 Printed, never asserted (2 cores shared with other jobs). `--quick` runs tiny sizes (the
 smoke test); `--only NAME` one section.
 
-Run:  python benchmarks/unchanged_work.py [--only sync|refresh|import] [--quick] [--runs 5]
+Run:  python benchmarks/unchanged_work.py [--only sync|refresh|import] [--quick] [--runs 5] [--src TREE]
+      (TREE: e.g. `git archive a5b5ad5 | tar -x -C /tmp/base`, run on this virtualenv)
 """
 
 from __future__ import annotations
@@ -35,12 +36,24 @@ from datetime import datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+# --src TREE: measure another source tree (an export of an older commit) on this virtualenv
+SRC = Path(sys.argv[sys.argv.index("--src") + 1]).resolve() if "--src" in sys.argv else ROOT
+sys.path.insert(0, str(SRC))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from startup import PIXIU, clean_env  # noqa: E402
 
 from pixiu_cli.context.builder import SHANGHAI  # noqa: E402
+
+# the command as the user runs it; another tree through the same interpreter
+COMMAND = [PIXIU] if SRC == ROOT else [sys.executable, "-m", "pixiu_cli"]
+
+
+def tree_env(env: dict[str, str]) -> dict[str, str]:
+    return (
+        env if SRC == ROOT else dict(env, PYTHONPATH=os.pathsep.join(filter(None, [str(SRC), env.get("PYTHONPATH")])))
+    )
+
 
 HISTORIES = ROOT / "tests" / "fixtures" / "market"
 REAL = ("000001", "000002", "000333")
@@ -132,7 +145,7 @@ def statement(path: Path, symbols: list[str], trades: int) -> None:
 
 
 def run_ok(env: dict[str, str], *args: str) -> str:
-    done = subprocess.run([PIXIU, *args], env=env, capture_output=True, text=True)
+    done = subprocess.run([*COMMAND, *args], env=tree_env(env), capture_output=True, text=True)
     if done.returncode:
         raise SystemExit(f"pixiu {' '.join(args[:2])} failed: {done.stderr[-600:]}")
     return done.stdout
@@ -141,7 +154,7 @@ def run_ok(env: dict[str, str], *args: str) -> str:
 def process(argv: list[str], env: dict[str, str]) -> tuple[float, float, int]:
     """(wall, CPU, exit code) of one child process."""
     started = time.perf_counter()
-    child = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    child = subprocess.Popen(argv, env=tree_env(env), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(child.pid, 0)
     return time.perf_counter() - started, usage.ru_utime + usage.ru_stime, os.waitstatus_to_exitcode(status)
 
@@ -184,9 +197,9 @@ def bench_sync(symbol_count: int, trades: int, runs: int) -> None:
         run_ok(env, "data", "import", str(base / "bars"), "--no-refresh")
         statement(base / "jiaogedan.csv", symbols, trades)
         run_ok(env, "trades", "import", str(base / "jiaogedan.csv"))
-        failed = subprocess.run([PIXIU, "data", "sync"], env=env, capture_output=True, text=True)
+        failed = subprocess.run([*COMMAND, "data", "sync"], env=tree_env(env), capture_output=True, text=True)
         said = failed.stderr.strip().splitlines()
-        timed = interleaved({"help": [PIXIU, "--help"], "sync": [PIXIU, "data", "sync"]}, env, runs)
+        timed = interleaved({"help": [*COMMAND, "--help"], "sync": [*COMMAND, "data", "sync"]}, env, runs)
     (hw, hc), (sw, sc) = timed["help"], timed["sync"]
     print(f"sync     {symbol_count} holdings, {trades} statement trades; `pixiu data sync` says: {said[-1:]}")
     print(
@@ -274,7 +287,7 @@ def bench_import(count: int, runs: int) -> None:
         for run in range(runs):
             env = clean_env(Path(tmp) / f"home{run}")
             env["PIXIU_NOW"] = PINNED
-            wall, cpu, code = process([PIXIU, "data", "import", str(folder), "--no-refresh"], env)
+            wall, cpu, code = process([*COMMAND, "data", "import", str(folder), "--no-refresh"], env)
             if code:
                 raise SystemExit("pixiu data import failed")
             started = time.process_time()
@@ -296,6 +309,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", choices=("sync", "refresh", "import"))
     parser.add_argument("--quick", action="store_true", help="tiny sizes (the smoke test)")
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--src", help="the pixiu source tree to measure (default: this one)")
     args = parser.parse_args(argv)
     q = args.quick
     sections = {

@@ -175,8 +175,15 @@ class AnalyticsStore:
             )
 
     def decisions(self, symbols: Sequence[str] | None = None) -> list[Decision]:
-        rows = _rows(self.db, "select * from decisions order by decided_at, id")
-        return [_decision(r) for r in rows if not symbols or r["symbol"] in symbols]
+        """Every decision, or those of `symbols` only (read by the (symbol, decided_at) index)."""
+        if not symbols:
+            return [_decision(r) for r in _rows(self.db, "select * from decisions order by decided_at, id")]
+        wanted, rows = sorted(set(symbols)), []
+        for start in range(0, len(wanted), 500):  # SQLite's variable limit is 999 on old builds
+            chunk = wanted[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            rows += _rows(self.db, f"select * from decisions where symbol in ({marks})", chunk)
+        return [_decision(r) for r in sorted(rows, key=lambda r: (r["decided_at"], r["id"]))]
 
     def scores(self) -> dict[int, DecisionScore]:
         return {

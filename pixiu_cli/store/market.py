@@ -68,6 +68,17 @@ def _close(symbol: str, row) -> tuple[str, float]:
 _META = "source, origin, file_adjusted, volume_unit, last_sync_at, last_error, stale"
 _EXTENT = "symbol, count(*), min(date), max(date) from market_bars"
 _CHUNK = 500  # SQLite's variable limit is 999 on old builds
+# Every stored symbol by successive probes of the key (min(symbol) > the last one), then each
+# one's bar on the day and the bar before it: CROSS JOIN keeps that order, so no plan scans.
+_OPEN_GAPS_ON = (
+    "with recursive series(symbol) as (select min(symbol) from market_bars union all "
+    "select (select min(symbol) from market_bars where symbol > series.symbol) from series "
+    "where series.symbol is not null) "
+    "select coalesce(sum(b.open <= p.close * (1 - ?)), 0), count(*) "
+    "from series cross join market_bars b cross join market_bars p "
+    "where b.symbol = series.symbol and b.date = ? and p.symbol = series.symbol "
+    "and p.date = (select max(date) from market_bars where symbol = series.symbol and date < ?) and p.close > 0"
+)
 
 
 def _series_info(symbol: str, extent: tuple | None, meta: tuple | None) -> SeriesInfo:
@@ -194,16 +205,12 @@ class MarketStore:
         row = self.db.conn.execute("select source from market_series where symbol = ?", [symbol]).fetchone()
         return text(row[0]) if row and row[0] is not None else None
 
-    def open_gaps_by_date(self, min_fall: float, only: str | None = None) -> dict[str, tuple[int, int]]:
-        """date → (series that opened at least `min_fall` below their previous close, series
-        with a bar that day), over every stored series, or over `only`."""
-        rows = self.db.conn.execute(
-            "with g as (select date, open, lag(close) over (partition by symbol order by date) as prev "
-            f"from market_bars{' where symbol = ?' if only else ''}) "
-            "select date, sum(open <= prev * (1 - ?)), count(*) from g where prev > 0 group by date",
-            [only, min_fall] if only else [min_fall],
-        ).fetchall()
-        return {day: (gapped, present) for day, gapped, present in rows}
+    def open_gaps_on(self, day: str, min_fall: float) -> tuple[int, int]:
+        """(series that opened at least `min_fall` below their previous close on `day`, series
+        with a bar that day after an earlier one), over every stored series: a few index probes
+        per series (its bar that day, the bar before), never a read of each series' bars."""
+        row = self.db.conn.execute(_OPEN_GAPS_ON, [min_fall, day, day]).fetchone()
+        return int(row[0]), int(row[1])
 
     def close_before(self, symbol: str, day: str) -> tuple[str, float] | None:
         row = self.db.conn.execute(
