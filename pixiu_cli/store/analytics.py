@@ -56,16 +56,16 @@ class AnalyticsStore:
     def backtests(self, symbols: Sequence[str] | None = None) -> list[BacktestRow]:
         """Each symbol's newest computation, every strategy."""
         where, params = "", []
-        if symbols:
-            where = f"where b.symbol in ({', '.join('?' * len(symbols))})"
+        if symbols:  # in the newest-per-symbol subquery too, or it reads every symbol's rows
+            where = f"where symbol in ({', '.join('?' * len(symbols))})"
             params = list(symbols)
         rows = _rows(
             self.db,
             f"""
             select b.* from backtests b
-            join (select symbol, max(as_of) as as_of from backtests group by symbol) latest
+            join (select symbol, max(as_of) as as_of from backtests {where} group by symbol) latest
               on latest.symbol = b.symbol and latest.as_of = b.as_of
-            {where} order by b.symbol, b.id""",
+            order by b.symbol, b.id""",
             params,
         )
         return [record(BacktestRow, r, "backtests") for r in rows]

@@ -66,7 +66,7 @@ def _traced(db, action) -> list[str]:
     return [s for s in statements if s.lstrip().lower().startswith(("select", "with"))]
 
 
-def test_a_profile_refresh_of_two_symbols_reads_only_their_bars_and_decisions(db, market):
+def test_a_profile_refresh_of_two_symbols_reads_only_their_bars_decisions_and_profiles(db, market):
     from pixiu_cli.services.analytics import profiles
 
     load(db, "000333")  # with its 2016 action: its unpaid seasons are checked against the market
@@ -81,8 +81,9 @@ def test_a_profile_refresh_of_two_symbols_reads_only_their_bars_and_decisions(db
             [symbol, "2024-03-04T10:00:00+08:00"],
         )
     now = datetime(2025, 6, 3, 16, 0, tzinfo=SHANGHAI)
+    profiles(db, ["600003"], now, None, True)  # another symbol's stored profile rows
     statements = _traced(db, lambda: profiles(db, ["000333", "000001"], now, None, True))
-    assert _scans(db, statements, ("market_bars", "decisions")) == []
+    assert _scans(db, statements, ("market_bars", "decisions", "backtests")) == []
     assert any("with recursive" in s for s in statements)  # the market-wide check did run, per day
     assert not any(
         "'600003'" in s or "'000002'" in s for s in statements if "decisions" in s or "market_bars where symbol" in s
