@@ -50,6 +50,7 @@ COMMAND = [PIXIU] if SRC == ROOT else [sys.executable, "-m", "pixiu_cli"]
 
 
 def tree_env(env: dict[str, str]) -> dict[str, str]:
+    """`env` with SRC first on the path (each child also runs in SRC: `-m` puts the cwd first)."""
     return (
         env if SRC == ROOT else dict(env, PYTHONPATH=os.pathsep.join(filter(None, [str(SRC), env.get("PYTHONPATH")])))
     )
@@ -145,7 +146,7 @@ def statement(path: Path, symbols: list[str], trades: int) -> None:
 
 
 def run_ok(env: dict[str, str], *args: str) -> str:
-    done = subprocess.run([*COMMAND, *args], env=tree_env(env), capture_output=True, text=True)
+    done = subprocess.run([*COMMAND, *args], env=tree_env(env), cwd=SRC, capture_output=True, text=True)
     if done.returncode:
         raise SystemExit(f"pixiu {' '.join(args[:2])} failed: {done.stderr[-600:]}")
     return done.stdout
@@ -154,7 +155,7 @@ def run_ok(env: dict[str, str], *args: str) -> str:
 def process(argv: list[str], env: dict[str, str]) -> tuple[float, float, int]:
     """(wall, CPU, exit code) of one child process."""
     started = time.perf_counter()
-    child = subprocess.Popen(argv, env=tree_env(env), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    child = subprocess.Popen(argv, env=tree_env(env), cwd=SRC, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(child.pid, 0)
     return time.perf_counter() - started, usage.ru_utime + usage.ru_stime, os.waitstatus_to_exitcode(status)
 
@@ -197,7 +198,7 @@ def bench_sync(symbol_count: int, trades: int, runs: int) -> None:
         run_ok(env, "data", "import", str(base / "bars"), "--no-refresh")
         statement(base / "jiaogedan.csv", symbols, trades)
         run_ok(env, "trades", "import", str(base / "jiaogedan.csv"))
-        failed = subprocess.run([*COMMAND, "data", "sync"], env=tree_env(env), capture_output=True, text=True)
+        failed = subprocess.run([*COMMAND, "data", "sync"], env=tree_env(env), cwd=SRC, capture_output=True, text=True)
         said = failed.stderr.strip().splitlines()
         timed = interleaved({"help": [*COMMAND, "--help"], "sync": [*COMMAND, "data", "sync"]}, env, runs)
     (hw, hc), (sw, sc) = timed["help"], timed["sync"]

@@ -180,9 +180,12 @@ def sync_market(
     With `push` ([push], alerts = true) the alerts this sync found are pushed, each once."""
     from pixiu_cli.market.source_by_name import open_source
     from pixiu_cli.market.sync import sync
-    from pixiu_cli.services.push import alert_mark, push_new_alerts
 
-    mark = alert_mark(db)
+    pushing = push is not None and push.alerts and push.channels  # else the push modules stay unloaded
+    if pushing:
+        from pixiu_cli.services.push import alert_mark, push_new_alerts
+
+        mark = alert_mark(db)
 
     notes: list[str] = []
     source = open_source(request.source, request.timeout)
@@ -201,7 +204,7 @@ def sync_market(
         source.close()
     changed = [o.symbol for o in outcomes if not o.error and o.rows]
     refreshed = refresh(db, changed, now, costs) if changed else None  # nothing new: no numpy, no work
-    pushed = push_new_alerts(db, push, mark, now) if push is not None else []
+    pushed = push_new_alerts(db, push, mark, now) if pushing else []
     kept = None
     if request.daily:
         from pixiu_cli.services.fundamentals import refresh_kept
