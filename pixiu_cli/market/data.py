@@ -82,13 +82,16 @@ class MarketData:
         lines += [f"节假日文件有误：{problem}" for problem in calendar.problems]
         return lines
 
-    def missing_actions(self, symbol: str) -> list[SuspectGap]:
-        """Suspected ex-dividend days that no stored action covers (market/gaps.py)."""
+    def missing_actions(self, symbol: str, start: str = "", end: str = "9999") -> list[SuspectGap]:
+        """Suspected ex-dividend days that no stored action covers (market/gaps.py), within
+        [start, end] (each day judged against its whole season, as over the whole series)."""
         actions = self.store.actions(symbol)
         if not actions:
             return []
         series = self.store.bars(symbol)
-        return series_dividend_gaps(series, actions, _OthersOpenedLow(self, series))
+        years = (start[:4] or "0000", end[:4])
+        found = series_dividend_gaps(series, actions, _OthersOpenedLow(self, series), years)
+        return [g for g in found if start <= g.date <= end]
 
     def suspected_gaps(self, symbol: str) -> list[SuspectGap]:
         """Every day an import would warn of (a fall past the limit no action explains) and

@@ -111,14 +111,19 @@ def missing_dividend_gaps(
 
 
 def series_dividend_gaps(
-    series: BarSeries, actions: Sequence[CorporateAction], market_wide: Container[str] = ()
+    series: BarSeries,
+    actions: Sequence[CorporateAction],
+    market_wide: Container[str] = (),
+    years: tuple[str, str] = ("0000", "9999"),
 ) -> list[SuspectGap]:
-    """missing_dividend_gaps over a series' columns (no Bar for each of its thousands of days)."""
-    return _dividend_gaps(PriceColumns.of_series(series), actions, market_wide)
+    """missing_dividend_gaps over a series' columns (no Bar for each of its thousands of days),
+    for the seasons of `years` (first, last): each season is judged whole, so a window's gaps
+    are its years' gaps within it."""
+    return _dividend_gaps(PriceColumns.of_series(series), actions, market_wide, years)
 
 
 def _dividend_gaps(
-    c: PriceColumns, actions: Sequence[CorporateAction], market_wide: Container[str]
+    c: PriceColumns, actions: Sequence[CorporateAction], market_wide: Container[str], years=("0000", "9999")
 ) -> list[SuspectGap]:
     if not actions or len(c.dates) < 2:
         return []
@@ -127,7 +132,9 @@ def _dividend_gaps(
     seasons: dict[str, list[SuspectGap]] = {}
     for i in c.opened_below(1 - MIN_DIVIDEND_GAP):  # no smaller gap can look like a dividend
         day, year = c.dates[i], c.dates[i][:4]
-        if year in paid_years or not (DIVIDEND_SEASON[0] <= day[5:] <= DIVIDEND_SEASON[1]):
+        if year in paid_years or not years[0] <= year <= years[1]:
+            continue
+        if not (DIVIDEND_SEASON[0] <= day[5:] <= DIVIDEND_SEASON[1]):
             continue
         if not _season_covered(year, first, last):
             continue

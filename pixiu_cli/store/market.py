@@ -69,16 +69,13 @@ def _close(symbol: str, row) -> tuple[str, float]:
 _META = "source, origin, file_adjusted, volume_unit, last_sync_at, last_error, stale"
 _EXTENT = "symbol, count(*), min(date), max(date) from market_bars"
 _CHUNK = 500  # SQLite's variable limit is 999 on old builds
-# Every stored symbol by successive probes of the key (min(symbol) > the last one), then each
-# one's bar on the day and the bar before it: CROSS JOIN keeps that order, so no plan scans.
+# Each stored series (market_series lists every one write_series wrote) by two probes of the
+# key: its bar on the day and the close before it; CROSS JOIN keeps that order, so no plan
+# reads a series' bars.
 _OPEN_GAPS_ON = (
-    "with recursive series(symbol) as (select min(symbol) from market_bars union all "
-    "select (select min(symbol) from market_bars where symbol > series.symbol) from series "
-    "where series.symbol is not null) "
-    "select coalesce(sum(b.open <= p.close * (1 - ?)), 0), count(*) "
-    "from series cross join market_bars b cross join market_bars p "
-    "where b.symbol = series.symbol and b.date = ? and p.symbol = series.symbol "
-    "and p.date = (select max(date) from market_bars where symbol = series.symbol and date < ?) and p.close > 0"
+    "select coalesce(sum(open <= prev * (1 - ?)), 0), count(*) from (select b.open, "
+    "(select p.close from market_bars p where p.symbol = s.symbol and p.date < ? order by p.date desc limit 1) "
+    "as prev from market_series s cross join market_bars b where b.symbol = s.symbol and b.date = ?) where prev > 0"
 )
 
 

@@ -11,7 +11,6 @@ from pixiu_cli.domain.benchmarks import benchmark_for
 from pixiu_cli.views.fundamentals import kept_lines
 from pixiu_cli.views.push import delivery_line
 
-
 IDLE = "画像、信号、预警与操作表现都未重新计算"  # a sync that stored no bar recomputes nothing
 
 
