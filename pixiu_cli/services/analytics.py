@@ -46,8 +46,9 @@ class ProfileListing:
 def profiles(db, symbols: list[str] | None, now: datetime, costs: CostModel | None, again: bool) -> ProfileListing:
     """The backtest rows of `symbols` (by default the holdings and watch list that have bars),
     recomputing the ones older than their bars (all of them with `again`)."""
-    asked = symbols or held_and_watched(db)  # only these series' extents: never every stored one's
-    with_bars = {s.symbol: s.last for s in MarketStore(db).series(asked) if s.rows}
+    market, asked = MarketStore(db), symbols or held_and_watched(db)
+    newest = {s: market.last_date(s) for s in asked}  # one probe each: never every stored series' extent
+    with_bars = {s: last for s, last in newest.items() if last}
     wanted = symbols if symbols else [s for s in asked if s in with_bars]
     missing = [s for s in wanted if s not in with_bars]
     if missing:
