@@ -23,6 +23,9 @@ if TYPE_CHECKING:  # only named: importing it before pixiu_cli.store would load 
     from sqlite_utils import Database
 
 
+WHOLE_MARKET = 100  # a status of more series reads every bar once for the market's gaps
+
+
 @dataclass(frozen=True)
 class SeriesStatus:
     symbol: str
@@ -45,7 +48,8 @@ class MarketData:
     def __init__(self, db: Database):
         self.store = MarketStore(db)
         self.master = SecurityMaster(db)
-        self._market_gaps: tuple[int, dict[str, tuple[int, int]]] | None = None  # version, day → gaps
+        # version, day → gaps, and whether every day is in it
+        self._market_gaps: tuple[int, dict[str, tuple[int, int]], bool] | None = None
 
     def bars(self, symbol: str, adjust: str = "qfq", start: str | None = None, end: str | None = None) -> BarSeries:
         """Bars in [start, end], adjusted on read. Only the window is read: each event's
@@ -106,17 +110,24 @@ class MarketData:
         refresh profiles ask about the same days."""
         version = self.store.version()
         if self._market_gaps is None or self._market_gaps[0] != version:
-            self._market_gaps = (version, {})
-        days = self._market_gaps[1]
-        if day not in days:
+            self._market_gaps = (version, {}, False)
+        _, days, every_day = self._market_gaps
+        if day not in days and not every_day:
             days[day] = self.store.open_gaps_on(day, MIN_DIVIDEND_GAP)
-        return days[day]
+        return days.get(day, (0, 0))
+
+    def _read_every_days_gaps(self) -> None:
+        """All of market_open_gaps in one read of every bar: what a question about every
+        series (`data status`) asks would be a probe of every series for most season days."""
+        self._market_gaps = (self.store.version(), self.store.open_gaps_by_date(MIN_DIVIDEND_GAP), True)
 
     def status(self, now: datetime, symbols: list[str] | None = None) -> list[SeriesStatus]:
         calendar = TradingCalendar(self.store)
         note = beyond_calendar(now)
-        out = []
-        for info in self.store.series(symbols):
+        out, listed = [], self.store.series(symbols)
+        if len(listed) > WHOLE_MARKET:
+            self._read_every_days_gaps()
+        for info in listed:
             index = benchmark_for(info.symbol)
             days = calendar.stale_days(info.last, now)
             out.append(

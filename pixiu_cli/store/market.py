@@ -230,6 +230,17 @@ class MarketStore:
         row = self.db.conn.execute(_OPEN_GAPS_ON, [min_fall, day, day]).fetchone()
         return int(row[0]), int(row[1])
 
+    def open_gaps_by_date(self, min_fall: float) -> dict[str, tuple[int, int]]:
+        """open_gaps_on for every day at once, in one read of every bar: for a question about
+        the whole market (`data status`), where a probe of every series per day would cost more."""
+        rows = self.db.conn.execute(
+            "with g as (select date, open, lag(close) over (partition by symbol order by date) as prev "
+            "from market_bars) "
+            "select date, sum(open <= prev * (1 - ?)), count(*) from g where prev > 0 group by date",
+            [min_fall],
+        ).fetchall()
+        return {day: (gapped, present) for day, gapped, present in rows}
+
     def close_before(self, symbol: str, day: str) -> tuple[str, float] | None:
         row = self.db.conn.execute(
             "select date, close from market_bars where symbol = ? and date < ? order by date desc limit 1",

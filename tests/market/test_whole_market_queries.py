@@ -109,3 +109,19 @@ def test_a_listed_stock_is_found_without_hashing_the_whole_list():
     row = ListedStock("600519", "SH", "贵州茅台", "贵州茅台", "main", "2001-08-27", None, None, {"U"})
     listing = SecurityList("2026-11-30", (row,))
     assert listing.get("600519") is row and listing.get("000001") is None
+
+
+def test_every_days_gaps_in_one_read_equal_the_gaps_asked_day_by_day(db, market, monkeypatch):
+    import pixiu_cli.market.data as data_module
+
+    load(db, "000333")
+    load(db, "000001")
+    load(db, "000002", actions=False)
+    every_day = market.open_gaps_by_date(0.015)
+    days = sorted(every_day)[::40] + ["2019-05-05"]  # a Sunday: (0, 0) either way
+    assert {d: market.open_gaps_on(d, 0.015) for d in days} == {d: every_day.get(d, (0, 0)) for d in days}
+    now = datetime(2025, 6, 3, 16, 0, tzinfo=SHANGHAI)
+    one_by_one = [s.missing_actions for s in MarketData(db).status(now)]
+    monkeypatch.setattr(data_module, "WHOLE_MARKET", 1)  # 3 series: as a status of the whole market reads
+    assert [s.missing_actions for s in MarketData(db).status(now)] == one_by_one
+    assert one_by_one[2] == 8  # 000333: one suspected day in each of 2017-2024 (test_missing_actions.py)
