@@ -63,7 +63,7 @@ def caveats(market: MarketData, symbol: str, window_start: str, as_of: str) -> l
     listed = list_date(market, symbol)
     if listed and window_start <= listed <= as_of:
         out.append(f"窗口含上市日 {listed}：上市首日没有前收盘、当日不成交，回测从次日开盘起")
-    missing = [g for g in market.missing_actions(symbol) if window_start <= g.date <= as_of]
+    missing = market.missing_actions(symbol, window_start, as_of)  # only its years' seasons asked about
     if missing:
         out.append(f"疑似缺少除权记录（{len(missing)} 处）：{'、'.join(g.date for g in missing)} 的低开可能是除息")
     return out

@@ -22,6 +22,9 @@ from pixiu_cli.store.shared import stores_of
 if TYPE_CHECKING:
     from sqlite_utils import Database
 
+if TYPE_CHECKING:  # only named: importing it before pixiu_cli.store would load numpy and pandas
+    from sqlite_utils import Database
+
 
 @dataclass
 class RefreshSummary:

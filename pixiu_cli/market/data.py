@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -19,6 +20,12 @@ from pixiu_cli.store.shared import stores_of
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
+
+if TYPE_CHECKING:  # only named: importing it before pixiu_cli.store would load numpy and pandas
+    from sqlite_utils import Database
+
+
+WHOLE_MARKET = 100  # a status of more series reads every bar once for the market's gaps
 
 
 @dataclass(frozen=True)
@@ -43,7 +50,8 @@ class MarketData:
     def __init__(self, db: Database):
         self.store = stores_of(db).market
         self.master = stores_of(db).securities
-        self._market_gaps: tuple[int, dict[str, tuple[int, int]]] | None = None
+        # version, day → gaps, and whether every day is in it
+        self._market_gaps: tuple[int, dict[str, tuple[int, int]], bool] | None = None
 
     def bars(self, symbol: str, adjust: str = "qfq", start: str | None = None, end: str | None = None) -> BarSeries:
         """Bars in [start, end], adjusted on read. Only the window is read: each event's
@@ -80,13 +88,16 @@ class MarketData:
         lines += [f"节假日文件有误：{problem}" for problem in calendar.problems]
         return lines
 
-    def missing_actions(self, symbol: str) -> list[SuspectGap]:
-        """Suspected ex-dividend days that no stored action covers (market/gaps.py)."""
+    def missing_actions(self, symbol: str, start: str = "", end: str = "9999") -> list[SuspectGap]:
+        """Suspected ex-dividend days that no stored action covers (market/gaps.py), within
+        [start, end] (each day judged against its whole season, as over the whole series)."""
         actions = self.store.actions(symbol)
         if not actions:
             return []
-        market_wide = market_wide_days(self._gaps_of_others(symbol))
-        return series_dividend_gaps(self.store.bars(symbol), actions, market_wide)
+        series = self.store.bars(symbol)
+        years = (start[:4] or "0000", end[:4])
+        found = series_dividend_gaps(series, actions, _OthersOpenedLow(self, series), years)
+        return [g for g in found if start <= g.date <= end]
 
     def suspected_gaps(self, symbol: str) -> list[SuspectGap]:
         """Every day an import would warn of (a fall past the limit no action explains) and
@@ -96,23 +107,29 @@ class MarketData:
         seen = {g.date for g in falls}
         return falls + [g for g in self.missing_actions(symbol) if g.date not in seen]
 
-    def _gaps_of_others(self, symbol: str) -> dict[str, tuple[int, int]]:
-        """open_gaps_by_date over every series but `symbol`: the whole market's, read once
-        per market version (a refresh asks for each symbol it profiles), minus the symbol's own."""
+    def market_open_gaps(self, day: str) -> tuple[int, int]:
+        """store.open_gaps_on(day) over every series, kept per market version: the symbols a
+        refresh profiles ask about the same days."""
         version = self.store.version()
         if self._market_gaps is None or self._market_gaps[0] != version:
-            self._market_gaps = (version, self.store.open_gaps_by_date(MIN_DIVIDEND_GAP))
-        own = self.store.open_gaps_by_date(MIN_DIVIDEND_GAP, only=symbol)
-        return {
-            day: (gapped - own.get(day, (0, 0))[0], present - own.get(day, (0, 0))[1])
-            for day, (gapped, present) in self._market_gaps[1].items()
-        }
+            self._market_gaps = (version, {}, False)
+        _, days, every_day = self._market_gaps
+        if day not in days and not every_day:
+            days[day] = self.store.open_gaps_on(day, MIN_DIVIDEND_GAP)
+        return days.get(day, (0, 0))
+
+    def _read_every_days_gaps(self) -> None:
+        """All of market_open_gaps in one read of every bar: what a question about every
+        series (`data status`) asks would be a probe of every series for most season days."""
+        self._market_gaps = (self.store.version(), self.store.open_gaps_by_date(MIN_DIVIDEND_GAP), True)
 
     def status(self, now: datetime, symbols: list[str] | None = None) -> list[SeriesStatus]:
         calendar = TradingCalendar(self.store)
         note = beyond_calendar(now)
-        out = []
-        for info in self.store.series(symbols):
+        out, listed = [], self.store.series(symbols)
+        if len(listed) > WHOLE_MARKET:
+            self._read_every_days_gaps()
+        for info in listed:
             index = benchmark_for(info.symbol)
             days = calendar.stale_days(info.last, now)
             out.append(
@@ -134,3 +151,19 @@ class MarketData:
                 )
             )
         return out
+
+
+class _OthersOpenedLow:
+    """`day in it`: a market-wide day (gaps.market_wide_days) for the series other than this
+    one, the market's figures for that day read when first asked, this series' own taken out."""
+
+    def __init__(self, data: MarketData, series: BarSeries):
+        self.data, self.series = data, series
+
+    def __contains__(self, day: object) -> bool:
+        gapped, present = self.data.market_open_gaps(str(day))
+        s = self.series
+        i = bisect_left(s.dates, day)
+        if 0 < i < len(s) and s.dates[i] == day and s.close[i - 1] > 0:  # its own bar, as the store counts it
+            gapped, present = gapped - (s.open[i] <= s.close[i - 1] * (1 - MIN_DIVIDEND_GAP)), present - 1
+        return bool(market_wide_days({str(day): (gapped, present)}))

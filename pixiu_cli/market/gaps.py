@@ -6,7 +6,7 @@ moves the price less than the limit and cannot be seen this way."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Container, Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import NamedTuple
@@ -104,42 +104,54 @@ def _season_covered(year: str, first: str, last: str) -> bool:
 
 
 def missing_dividend_gaps(
-    symbol: str, bars: Sequence[Bar], actions: Sequence[CorporateAction], market_wide: Collection[str] = ()
+    symbol: str, bars: Sequence[Bar], actions: Sequence[CorporateAction], market_wide: Container[str] = ()
 ) -> list[SuspectGap]:
     """One suspected ex-dividend day per dividend season that no stored action covers."""
     return _dividend_gaps(PriceColumns.of_bars(symbol, bars), actions, market_wide)
 
 
 def series_dividend_gaps(
-    series: BarSeries, actions: Sequence[CorporateAction], market_wide: Collection[str] = ()
+    series: BarSeries,
+    actions: Sequence[CorporateAction],
+    market_wide: Container[str] = (),
+    years: tuple[str, str] = ("0000", "9999"),
 ) -> list[SuspectGap]:
-    """missing_dividend_gaps over a series' columns (no Bar for each of its thousands of days)."""
-    return _dividend_gaps(PriceColumns.of_series(series), actions, market_wide)
+    """missing_dividend_gaps over a series' columns (no Bar for each of its thousands of days),
+    for the seasons of `years` (first, last): each season is judged whole, so a window's gaps
+    are its years' gaps within it."""
+    return _dividend_gaps(PriceColumns.of_series(series), actions, market_wide, years)
 
 
 def _dividend_gaps(
-    c: PriceColumns, actions: Sequence[CorporateAction], market_wide: Collection[str]
+    c: PriceColumns, actions: Sequence[CorporateAction], market_wide: Container[str], years=("0000", "9999")
 ) -> list[SuspectGap]:
     if not actions or len(c.dates) < 2:
         return []
     paid_years = {a.ex_date[:4] for a in actions}
     first, last = c.dates[0], c.dates[-1]
-    largest: dict[str, SuspectGap] = {}
+    seasons: dict[str, list[SuspectGap]] = {}
     for i in c.opened_below(1 - MIN_DIVIDEND_GAP):  # no smaller gap can look like a dividend
         day, year = c.dates[i], c.dates[i][:4]
-        if year in paid_years or not (DIVIDEND_SEASON[0] <= day[5:] <= DIVIDEND_SEASON[1]):
+        if year in paid_years or not years[0] <= year <= years[1]:
             continue
-        if day in market_wide or not _season_covered(year, first, last):
+        if not (DIVIDEND_SEASON[0] <= day[5:] <= DIVIDEND_SEASON[1]):
+            continue
+        if not _season_covered(year, first, last):
             continue
         if (date.fromisoformat(day) - date.fromisoformat(c.dates[i - 1])).days > RESUMPTION_DAYS:
             continue
         limit = daily_limit(c.symbol, day, c.st[i] or c.st[i - 1])
         if not c.opens[i] / c.closes[i - 1] - 1 > -(limit - TOLERANCE):  # a limit open is the market's verdict
             continue
-        gap = SuspectGap(day, c.dates[i - 1], c.closes[i - 1], c.opens[i])
-        if year not in largest or gap.change < largest[year].change:
-            largest[year] = gap
-    return [largest[y] for y in sorted(largest)]
+        seasons.setdefault(year, []).append(SuspectGap(day, c.dates[i - 1], c.closes[i - 1], c.opens[i]))
+    # Each season's largest gap that is not a market-wide day, largest first (the earliest of
+    # equal ones): `market_wide` may read every series on the day it is asked about, so it is
+    # asked about a day or two per season, not each candidate.
+    picked = (
+        next((g for g in sorted(seasons[y], key=lambda g: g.change) if g.date not in market_wide), None)
+        for y in sorted(seasons)
+    )
+    return [gap for gap in picked if gap is not None]
 
 
 def market_wide_days(gaps_by_date: dict[str, tuple[int, int]]) -> frozenset[str]:

@@ -64,10 +64,23 @@ def off_session(days):
     True on a weekend and on a weekday the calendar knows as closed (no source lists these)."""
     import numpy as np
 
-    epoch = date(1970, 1, 1)
-    closed = np.array([(d - epoch).days for d in trading_calendar().closed], dtype="int64")
     weekend = (days + 3) % 7 >= 5  # 1970-01-01 was a Thursday
-    return weekend | np.isin(days, closed)
+    return weekend | np.isin(days, _closed_days(trading_calendar().closed))
+
+
+_CLOSED: list = [
+    None,
+    None,
+]  # the calendar's closed weekdays, and them as numpy days (one per file was 5% of an import)
+
+
+def _closed_days(closed: frozenset[date]):
+    import numpy as np
+
+    if _CLOSED[0] is not closed:  # a reloaded calendar is a new set
+        epoch = date(1970, 1, 1)
+        _CLOSED[:] = [closed, np.array(sorted((d - epoch).days for d in closed), dtype="int64")]
+    return _CLOSED[1]
 
 
 def screen_bars(

@@ -50,8 +50,10 @@ def profiles(
 ) -> ProfileListing:
     """The backtest rows of `symbols` (by default the holdings and watch list that have bars),
     recomputing the ones older than their bars (all of them with `again`)."""
-    with_bars = {s.symbol: s.last for s in stores_of(db).market.series()}
-    wanted = symbols if symbols else [s for s in held_and_watched(db) if s in with_bars]
+    market, asked = stores_of(db).market, symbols or held_and_watched(db)
+    newest = {s: market.last_date(s) for s in asked}  # one probe each: never every stored series' extent
+    with_bars = {s: last for s, last in newest.items() if last}
+    wanted = symbols if symbols else [s for s in asked if s in with_bars]
     missing = [s for s in wanted if s not in with_bars]
     if missing:
         raise RequestError(f"没有 {'、'.join(missing)} 的日线：先 pixiu data import 或 pixiu data sync")

@@ -157,7 +157,7 @@ class SyncRequest:
 class SyncResult:
     outcomes: list[SyncOutcome]
     calendar_notes: list[str]  # days where the source's trading dates disagree with the calendar file
-    refreshed: RefreshSummary
+    refreshed: RefreshSummary | None  # None: no series got bars, so nothing was recomputed
     pushed: list = field(default_factory=list)  # [push] alerts: each new alert's delivery (push/deliver.py)
     kept: KeptRefresh | None = None  # the daily sync's fundamentals and market snapshot
 
@@ -179,9 +179,12 @@ def sync_market(
     With `push` ([push], alerts = true) the alerts this sync found are pushed, each once."""
     from pixiu_cli.market.source_by_name import open_source
     from pixiu_cli.market.sync import sync
-    from pixiu_cli.services.push import push_new_alerts
 
-    mark = stores_of(db).push_log.last_alert_id()  # the alerts this sync finds come after it
+    pushing = push is not None and push.alerts and push.channels  # else the push modules stay unloaded
+    if pushing:
+        from pixiu_cli.services.push import push_new_alerts
+
+        mark = stores_of(db).push_log.last_alert_id()  # the alerts this sync finds come after it
 
     notes: list[str] = []
     source = open_source(request.source, request.timeout)
@@ -199,8 +202,8 @@ def sync_market(
     finally:
         source.close()
     changed = [o.symbol for o in outcomes if not o.error and o.rows]
-    refreshed = refresh(db, changed, now, costs)
-    pushed = push_new_alerts(db, push, mark, now) if push is not None else []
+    refreshed = refresh(db, changed, now, costs) if changed else None  # nothing new: no numpy, no work
+    pushed = push_new_alerts(db, push, mark, now) if pushing else []
     kept = None
     if request.daily:
         from pixiu_cli.services.fundamentals import refresh_kept

@@ -55,16 +55,16 @@ class AnalyticsStore:
     def backtests(self, symbols: Sequence[str] | None = None) -> list[BacktestRow]:
         """Each symbol's newest computation, every strategy."""
         where, params = "", []
-        if symbols:
-            where = f"where b.symbol in ({', '.join('?' * len(symbols))})"
+        if symbols:  # in the newest-per-symbol subquery too, or it reads every symbol's rows
+            where = f"where symbol in ({', '.join('?' * len(symbols))})"
             params = list(symbols)
         rows = dict_rows(
             self.db,
             f"""
             select b.* from backtests b
-            join (select symbol, max(as_of) as as_of from backtests group by symbol) latest
+            join (select symbol, max(as_of) as as_of from backtests {where} group by symbol) latest
               on latest.symbol = b.symbol and latest.as_of = b.as_of
-            {where} order by b.symbol, b.id""",
+            order by b.symbol, b.id""",
             params,
         )
         return [record(BacktestRow, r, "backtests") for r in rows]
@@ -174,8 +174,15 @@ class AnalyticsStore:
             )
 
     def decisions(self, symbols: Sequence[str] | None = None) -> list[Decision]:
-        rows = dict_rows(self.db, "select * from decisions order by decided_at, id")
-        return [decision_from_row(r) for r in rows if not symbols or r["symbol"] in symbols]
+        """Every decision, or those of `symbols` only (read by the (symbol, decided_at) index)."""
+        if not symbols:
+            return [decision_from_row(r) for r in dict_rows(self.db, "select * from decisions order by decided_at, id")]
+        wanted, rows = sorted(set(symbols)), []
+        for start in range(0, len(wanted), 500):  # SQLite's variable limit is 999 on old builds
+            chunk = wanted[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            rows += dict_rows(self.db, f"select * from decisions where symbol in ({marks})", chunk)
+        return [decision_from_row(r) for r in sorted(rows, key=lambda r: (r["decided_at"], r["id"]))]
 
     def scores(self) -> dict[int, DecisionScore]:
         return {

@@ -23,6 +23,9 @@ def bare_code_line(d: BareCode) -> str:
     return f"{d.code} 已按股票 {d.stock} 导入；导入{d.index.name}请用 --symbol {d.index.key}"
 
 
+IDLE = "画像、信号、预警与操作表现都未重新计算"  # a sync that stored no bar recomputes nothing
+
+
 @dataclass(frozen=True)
 class SyncReport:
     lines: list[str]
@@ -55,7 +58,9 @@ def sync_report(source: str, done) -> SyncReport:
             lines.append(f"{_label(o.symbol)}：新增 {o.rows} 条" + (f"（{o.first} 至 {o.last}）" if o.rows else ""))
             lines += [suspect_line(o.symbol, gap) for gap in o.suspects]
             lines += o.refused
-    lines += done.refreshed.lines()
+    lines += done.refreshed.lines() if done.refreshed else []
+    if done.refreshed is None and not done.failed:
+        lines.append(f"没有新的日线：{IDLE}")
     lines += kept_lines(done.kept)
     lines += [f"预警{delivery_line(d)}" for d in getattr(done, "pushed", ())]
     return SyncReport(lines, warning, _failure(source, done))
@@ -70,4 +75,5 @@ def _failure(source: str, done) -> str | None:
     stocks = f"{len(failed)} 只" if whole else f"{len(done.outcomes)} 只中的 {len(failed)} 只"
     fetched = sum(o.rows for o in done.outcomes if not o.error)
     kept = "" if whole else (f"；其余新增的 {fetched} 条日线已保存" if fetched else "；其余没有新的日线")
-    return f"数据源 {source} 同步失败（{stocks}）：{failed[0].error}；已保留本地数据并标记为过期{kept}"
+    idle = f"；{IDLE}" if done.refreshed is None else ""
+    return f"数据源 {source} 同步失败（{stocks}）：{failed[0].error}；已保留本地数据并标记为过期{kept}{idle}"

@@ -153,3 +153,15 @@ def test_huge_reply_turn_prints_the_next_turn_and_cache_against_the_baseline():
         figure = line(lines, f"now    huge     {step}")
         assert re.search(figures + r".*vs baseline [\d.]+x time, [\d.]+x cpu, [\d.]+x memory", figure), figure
         assert re.search(r"goal <= 1\.2x cpu and memory +(OK|MISSED)$", figure), figure
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_unchanged_work_prints_sync_refresh_and_import_against_their_baselines():
+    lines = run_quick("unchanged_work.py")
+    verdict = r"ratio +\d+\.\d\d +goal <= \d\.\d\d +(OK|MISSED)"
+    sync = line(lines, "sync     data sync")
+    assert re.search(r"wall " + verdict + r" +cpu " + verdict + "$", sync), sync
+    assert "都未重新计算" in line(lines, "sync     3 holdings")  # the failed sync said it recomputed nothing
+    assert re.search(verdict + "$", line(lines, "refresh  profile --refresh of 3 symbols"))
+    assert re.search(r"pandas\.read_csv +\d+\.\d\d s cpu +" + verdict + "$", line(lines, "import   data import DIR"))

@@ -3,12 +3,14 @@ stored: measured in SQLite virtual-machine steps (deterministic, unlike a stopwa
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+import re
+from datetime import date, datetime, timedelta
 
+from pixiu_cli.context.builder import SHANGHAI
 from pixiu_cli.domain.market import Bar, CorporateAction, SeriesWrite
 from pixiu_cli.market.data import MarketData
 from pixiu_cli.store.market import MarketStore
-from tests.helpers import sqlite_steps
+from tests.helpers import load, sqlite_steps
 
 
 def _store_series(market: MarketStore, count: int, days: int = 30) -> None:
@@ -41,14 +43,63 @@ def test_every_series_in_one_pass_matches_asking_one_by_one(db, market):
     assert whole == [market.series([s.symbol])[0] for s in whole]
 
 
-def test_missing_actions_reads_the_whole_market_once_per_version(db, market):
-    _store_series(market, 40)
-    data = MarketData(db)
-    first = sqlite_steps(db, lambda: data.missing_actions("600001"))
-    later = sqlite_steps(db, lambda: data.missing_actions("600002"))
-    assert later * 5 < first, (first, later)  # the market-wide gaps were kept
-    fresh = MarketData(db)
-    assert fresh.missing_actions("600002") == data.missing_actions("600002")
+def _scans(db, statements: list[str], tables: tuple[str, ...]) -> list[str]:
+    """Each plan step of `statements` that scans one of `tables` (by name or by its alias)
+    instead of searching its key or an index, with the statement."""
+    found = []
+    for sql in statements:
+        names = set(tables) | {m.group(2) for m in re.finditer(rf"\b({'|'.join(tables)})\s+(?:as\s+)?(\w+)", sql)}
+        plan = db.conn.execute(f"explain query plan {sql}").fetchall()
+        found += [
+            f"{detail} ← {sql[:90]}" for *_, detail in plan if detail.startswith("SCAN ") and detail.split()[1] in names
+        ]
+    return found
+
+
+def _traced(db, action) -> list[str]:
+    statements: list[str] = []
+    db.conn.set_trace_callback(statements.append)  # each statement with its values bound
+    try:
+        action()
+    finally:
+        db.conn.set_trace_callback(None)
+    return [s for s in statements if s.lstrip().lower().startswith(("select", "with"))]
+
+
+def test_a_profile_refresh_of_two_symbols_reads_only_their_bars_decisions_and_profiles(db, market):
+    from pixiu_cli.services.analytics import profiles
+
+    load(db, "000333")  # with its 2016 action: its unpaid seasons are checked against the market
+    load(db, "000001")
+    load(db, "000002", actions=False)
+    other = market.bars("000002")
+    for n in range(20):  # the rest of the market: series no question here is about
+        market.write_series(SeriesWrite(f"{600000 + n:06d}", other, "csv", "2026-11-30T16:00:00+08:00"))
+    for symbol in ("000333", "000001", "600003"):
+        db.conn.execute(
+            "insert into decisions (symbol, side, price, quantity, decided_at, source) values (?, 'buy', 10, 100, ?, 'user')",
+            [symbol, "2024-03-04T10:00:00+08:00"],
+        )
+    now = datetime(2025, 6, 3, 16, 0, tzinfo=SHANGHAI)
+    profiles(db, ["600003"], now, None, True)  # another symbol's stored profile rows
+    statements = _traced(db, lambda: profiles(db, ["000333", "000001"], now, None, True))
+    assert _scans(db, statements, ("market_bars", "decisions", "backtests")) == []
+    assert any("from market_series s cross join" in s for s in statements)  # the market-wide check ran
+    assert not any(
+        "'600003'" in s or "'000002'" in s for s in statements if "decisions" in s or "market_bars where symbol" in s
+    )
+
+
+def test_a_day_the_market_opened_low_is_counted_over_the_other_series(db, market):
+    load(db, "000333")
+    load(db, "000001")
+    load(db, "000002", actions=False)
+    # 2019-05-06 against 2019-04-30 (May Day between), from the files: 000333 opened 49.90
+    # after 52.40 (-4.8 %), 000001 13.10 after 13.85 (-5.4 %), 000002 28.00 after 28.88
+    # (-3.0 %): three series with a bar and a close before it, all three at least 1.5 % lower
+    assert market.open_gaps_on("2019-05-06", 0.015) == (3, 3)
+    assert market.open_gaps_on("2019-05-05", 0.015) == (0, 0)  # a Sunday: no bar anywhere
+    assert MarketData(db).market_open_gaps("2019-05-06") == (3, 3)
 
 
 def test_a_listed_stock_is_found_without_hashing_the_whole_list():
@@ -58,3 +109,19 @@ def test_a_listed_stock_is_found_without_hashing_the_whole_list():
     row = ListedStock("600519", "SH", "贵州茅台", "贵州茅台", "main", "2001-08-27", None, None, {"U"})
     listing = SecurityList("2026-11-30", (row,))
     assert listing.get("600519") is row and listing.get("000001") is None
+
+
+def test_every_days_gaps_in_one_read_equal_the_gaps_asked_day_by_day(db, market, monkeypatch):
+    import pixiu_cli.market.data as data_module
+
+    load(db, "000333")
+    load(db, "000001")
+    load(db, "000002", actions=False)
+    every_day = market.open_gaps_by_date(0.015)
+    days = sorted(every_day)[::40] + ["2019-05-05"]  # a Sunday: (0, 0) either way
+    assert {d: market.open_gaps_on(d, 0.015) for d in days} == {d: every_day.get(d, (0, 0)) for d in days}
+    now = datetime(2025, 6, 3, 16, 0, tzinfo=SHANGHAI)
+    one_by_one = [s.missing_actions for s in MarketData(db).status(now)]
+    monkeypatch.setattr(data_module, "WHOLE_MARKET", 1)  # 3 series: as a status of the whole market reads
+    assert [s.missing_actions for s in MarketData(db).status(now)] == one_by_one
+    assert one_by_one[2] == 8  # 000333: one suspected day in each of 2017-2024 (test_missing_actions.py)
