@@ -12,6 +12,7 @@ import typer
 
 from pixiu_cli.cli import (
     account,
+    declared,
     alias,
     analytics,
     brief,
@@ -22,7 +23,6 @@ from pixiu_cli.cli import (
     context,
     documents,
     evals,
-    fundamentals,
     market,
     mcp,
     memory,
@@ -30,7 +30,6 @@ from pixiu_cli.cli import (
     offline,
     push,
     sessions,
-    signal,
 )
 from pixiu_cli.cli.fast import defaults_of, fast_call
 from pixiu_cli.errors import UserError
@@ -80,13 +79,14 @@ for group in (
     config,
     offline,
     market,
-    fundamentals,
+    ("market", "fundamentals"),
     news,
     analytics,
-    signal,
+    ("signal",),
     mcp,
 ):
-    group.register(app)
+    # a tuple: top-level words declared in pixiu_cli/commands/
+    declared.register(app, group) if isinstance(group, tuple) else group.register(app)
 
 
 # The commands whose common calls skip typer's parsing (cli/fast.py).

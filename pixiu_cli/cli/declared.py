@@ -25,6 +25,8 @@ def open_context(demo: bool):
             connect=lambda: stack.enter_context(common.database(demo)),
             clock=common.clock(loaded),
             cost_method=lambda: loaded.cost_method,
+            settings=lambda: loaded,
+            demo=demo,
         )
 
 

@@ -28,6 +28,7 @@ class Param:
     as_typed: bool = False  # in the REPL, the rest of the line exactly as typed (quotes, line breaks)
     label: str | None = None  # how a refusal names it (default: the flag, else the metavar)
     surfaces: frozenset = BOTH
+    aliases: tuple[str, ...] = ()  # more spellings of the flag on the command line ("-o")
 
     @property
     def required(self) -> bool:
@@ -84,6 +85,7 @@ class Command:
     record: Callable[[Any], object] | None = None  # --json: the document of the result (CLI)
     surfaces: frozenset = BOTH
     demo: bool = False  # the command line's --demo: the demo database
+    context_settings: dict | None = None  # click's, for the command line (ignore_unknown_options)
 
     @property
     def name(self) -> str:
@@ -115,6 +117,9 @@ class Context:
     cost_method: Callable[[], str]
     master: Callable[[], Any] | None = None  # the security master the surface reads names from
     edit_text: Callable[[str], str] | None = None  # the REPL's in-place editor
+    settings: Callable[[], Any] | None = None  # the loaded settings (costs, push channels, prices, home)
+    state: Any = None  # the REPL's session (repl/state.py ReplState): its conversation, its app
+    demo: bool = False  # the command line's --demo was given
     _db: Any = field(default=None, repr=False)
 
     @property
@@ -156,16 +161,17 @@ def read_values(command: Command, given: dict[str, Any], ctx: Context) -> dict[s
                 raise CommandError(f"缺少{param.called}：{param.help}")
             values[param.name] = None if param.default is REQUIRED else param.default
             continue
-        if param.many and isinstance(word, list):
+        if param.many and isinstance(word, list) and not getattr(param.kind, "reads_list", False):
             word = " ".join(word)
         values[param.name] = param.kind.read(word, param.called, ctx.resolve_stock)
     return values
 
 
-def run(command: Command, ctx: Context, given: dict[str, Any], as_json: bool = False) -> None:
+def run(command: Command, ctx: Context, given: dict[str, Any], as_json: bool = False) -> int | None:
+    """The view's exit status: a view that showed a failure returns 1 (the command line exits so)."""
     request = command.request(**read_values(command, given, ctx))
     result = command.call(ctx, request)
     if as_json and command.record is not None:
         ctx.renderer.json(command.record(result))
     else:
-        command.view(ctx.renderer, result, ctx.spell)
+        return command.view(ctx.renderer, result, ctx.spell)

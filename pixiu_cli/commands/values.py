@@ -153,3 +153,77 @@ class Flag:
 
     def read(self, word, label: str, resolve=None) -> bool:
         return bool(word)
+
+
+@dataclass(frozen=True)
+class Real:
+    """A number of seconds or a rate within [low, high]; typer checks the bounds on the
+    command line, as it does an `Int`'s."""
+
+    low: float | None = None
+    high: float | None = None
+    metavar: str = "秒"
+    complete: str | None = None
+    cli_type: type = float
+
+    def read(self, word, label: str, resolve=None) -> float:
+        try:
+            value = float(word)
+        except (TypeError, ValueError):
+            value = None
+        if value is None or value != value or (self.low is not None and value < self.low):
+            raise CommandError(f"{label} 应为不小于 {self.low} 的数字，而不是 {word}")
+        if self.high is not None and value > self.high:
+            raise CommandError(f"{label} 应为不大于 {self.high} 的数字，而不是 {word}")
+        return value
+
+
+@dataclass(frozen=True)
+class Words:
+    """Every remaining word kept apart (file names may hold spaces): a tuple of texts."""
+
+    metavar: str = "文件"
+    complete: str | None = None
+    cli_type: type = str
+    reads_list: bool = True  # a `many` parameter's words are handed over as a list, not joined
+
+    def read(self, words, label: str, resolve=None) -> tuple[str, ...]:
+        return tuple([words] if isinstance(words, str) else words)
+
+
+def _series(word: str, resolve):
+    """An index benchmark's stored key for any spelling of it (sh000300, 000300.SH, 沪深300),
+    else a stock read as `StockCode` reads it."""
+    from pixiu_cli.services.import_symbol import spelled_benchmark
+
+    index = spelled_benchmark(word)
+    return index.key if index else StockCode().read(word, "", resolve)
+
+
+@dataclass(frozen=True)
+class SeriesCode:
+    """A stock, or an index benchmark (sh000300, 沪深300): what `data bars` and `data sync` read."""
+
+    metavar: str = "代码"
+    complete: str | None = "stock"
+    cli_type: type = str
+
+    def read(self, word: str, label: str, resolve=None) -> str:
+        return _series(word, resolve)
+
+
+@dataclass(frozen=True)
+class Codes:
+    """Several stocks (`series`: or index benchmarks), each read as `StockCode` reads one."""
+
+    series: bool = False
+    metavar: str = "代码"
+    complete: str | None = "stock"
+    cli_type: type = str
+    reads_list: bool = True
+
+    def read(self, words, label: str, resolve=None) -> tuple[str, ...]:
+        words = [words] if isinstance(words, str) else words
+        if self.series:
+            return tuple(_series(w, resolve) for w in words)
+        return tuple(StockCode().read(w, label, resolve) for w in words)
