@@ -29,7 +29,6 @@ from pixiu_cli.cli import (
     news,
     offline,
     push,
-    sessions,
 )
 from pixiu_cli.cli.fast import defaults_of, fast_call
 from pixiu_cli.errors import UserError
@@ -66,7 +65,7 @@ def root(
 # The order of `pixiu --help`.
 for group in (
     chat,
-    sessions,
+    ("sessions",),
     brief,
     push,
     context,

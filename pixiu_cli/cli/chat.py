@@ -34,7 +34,7 @@ def chat(
 
 def _recap(renderer, app_, conversation_id: int) -> None:
     """The recap /resume shows, for `chat --resume N` and `chat --continue`."""
-    from pixiu_cli.repl.builtin_commands import show_recap
+    from pixiu_cli.views.sessions import show_recap
     from pixiu_cli.services.conversations import resume
 
     resumed = resume(app_.store, conversation_id)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pixiu_cli.commands import account
-from pixiu_cli.commands import market_data
+from pixiu_cli.commands import market_data, sessions
 
 DECLARED = (*account.DECLARED,)
-DECLARED += (*market_data.DECLARED,)
+DECLARED += (*market_data.DECLARED, *sessions.DECLARED)

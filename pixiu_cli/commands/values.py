@@ -33,6 +33,11 @@ class Text:
 _WHOLE = re.compile(r"[0-9]{1,18}")  # ASCII digits SQLite can hold; str.isdigit() also takes '²'
 
 
+def whole_number(word: str) -> int | None:
+    """The whole number a word is in ASCII digits SQLite can hold, or None."""
+    return int(word) if _WHOLE.fullmatch(word) else None
+
+
 @dataclass(frozen=True)
 class Int:
     """A whole number within [low, high]; on the command line typer checks the bounds (so its

@@ -8,14 +8,12 @@ from pixiu_cli.errors import UserError
 from pixiu_cli.repl import (  # noqa: F401  (importing registers the commands)
     alias_commands,
     analytics_commands,
-    builtin_commands,
     cache_commands,
     context_commands,
     declared_commands,
     memory_commands,
     news_commands,
     retry_command,
-    session_commands,
     sync_commands,
 )
 from pixiu_cli.repl.commands import CommandError, is_command, parse_command, registry
