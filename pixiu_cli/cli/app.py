@@ -16,11 +16,9 @@ from pixiu_cli.cli import (
     alias,
     analytics,
     brief,
-    cache,
     chat,
     common,
     config,
-    context,
     documents,
     evals,
     market,
@@ -68,11 +66,11 @@ for group in (
     ("sessions",),
     brief,
     push,
-    context,
+    ("context",),
     documents,
     account,
     memory,
-    cache,
+    ("cache",),
     evals,
     alias,
     config,
@@ -89,7 +87,8 @@ for group in (
 
 
 # The commands whose common calls skip typer's parsing (cli/fast.py).
-FAST_COMMANDS = {"chat": chat.chat, "ask": chat.ask, "cache": cache.cache, "context": context.context}
+FAST_COMMANDS = {"chat": chat.chat, "ask": chat.ask, "cache": declared.function("cache")}
+FAST_COMMANDS["context"] = declared.function("context")
 
 
 @functools.cache

@@ -12,6 +12,7 @@ from typing import Annotated
 
 import typer
 
+from pixiu_cli.commands.values import read_stdin_text, require_utf8  # noqa: F401  (the ask's and the context's)
 from pixiu_cli.errors import UserError
 
 
@@ -129,21 +130,6 @@ def stdin_is_terminal() -> bool:
         return sys.stdin is None or sys.stdin.isatty()
     except (AttributeError, ValueError):  # closed or replaced
         return True
-
-
-def read_stdin_text() -> str:
-    try:
-        return sys.stdin.buffer.read().decode("utf-8")
-    except UnicodeDecodeError:
-        raise CliError("标准输入不是有效的 UTF-8 文本") from None
-
-
-def require_utf8(text: str) -> None:
-    """Arguments arrive with undecodable bytes as surrogates; refuse them before storing."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise CliError("问题含有无效的 UTF-8 字节") from None
 
 
 def stock_code(raw: str, demo: bool = False) -> str:

@@ -27,7 +27,16 @@ def open_context(demo: bool):
             cost_method=lambda: loaded.cost_method,
             settings=lambda: loaded,
             demo=demo,
+            on_close=stack.callback,
         )
+
+
+def function(*path: str):
+    """The typer function of a declared command, for cli/fast.py's calls without typer."""
+    from pixiu_cli.commands.catalog import DECLARED
+    from pixiu_cli.commands.typer_surface import typer_function
+
+    return typer_function(next(d for d in DECLARED if d.path == path), open_context)
 
 
 def register(app: typer.Typer, tops: Iterable[str]) -> None:

@@ -120,6 +120,7 @@ class Context:
     settings: Callable[[], Any] | None = None  # the loaded settings (costs, push channels, prices, home)
     state: Any = None  # the REPL's session (repl/state.py ReplState): its conversation, its app
     demo: bool = False  # the command line's --demo was given
+    on_close: Callable[[Callable[[], None]], None] | None = None  # run this when the command ends
     _db: Any = field(default=None, repr=False)
 
     @property
@@ -154,7 +155,8 @@ def read_values(command: Command, given: dict[str, Any], ctx: Context) -> dict[s
     """Each parameter's value from the words typed for it (a list for a `many` one; None when
     absent), read by its type; the parameters of another surface keep their defaults."""
     values = {}
-    for param in command.params:
+    # another surface's parameter first: one filling the same field on this surface then wins
+    for param in sorted(command.params, key=lambda p: ctx.surface in p.surfaces):
         word = given.get(param.name)
         if ctx.surface not in param.surfaces or word is None or word == []:
             if param.required:

@@ -6,6 +6,7 @@ does not fit is one Chinese line (`CommandError`); nothing has been done yet."""
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal, InvalidOperation
@@ -232,3 +233,32 @@ class Codes:
         if self.series:
             return tuple(_series(w, resolve) for w in words)
         return tuple(StockCode().read(w, label, resolve) for w in words)
+
+
+def read_stdin_text() -> str:
+    try:
+        return sys.stdin.buffer.read().decode("utf-8")
+    except UnicodeDecodeError:
+        raise CommandError("标准输入不是有效的 UTF-8 文本") from None
+
+
+def require_utf8(text: str) -> None:
+    """Arguments arrive with undecodable bytes as surrogates; refuse them before storing."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise CommandError("问题含有无效的 UTF-8 字节") from None
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question to ask: "-" reads it from standard input; undecodable bytes are refused."""
+
+    metavar: str = "TEXT"
+    complete: str | None = None
+    cli_type: type = str
+
+    def read(self, word: str, label: str, resolve=None) -> str:
+        text = read_stdin_text() if word == "-" else word
+        require_utf8(text)
+        return text

@@ -8,8 +8,6 @@ from pixiu_cli.errors import UserError
 from pixiu_cli.repl import (  # noqa: F401  (importing registers the commands)
     alias_commands,
     analytics_commands,
-    cache_commands,
-    context_commands,
     declared_commands,
     memory_commands,
     news_commands,
