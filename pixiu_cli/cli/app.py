@@ -24,7 +24,6 @@ from pixiu_cli.cli import (
     market,
     mcp,
     memory,
-    news,
     offline,
     push,
 )
@@ -77,7 +76,7 @@ for group in (
     offline,
     market,
     ("market", "fundamentals"),
-    news,
+    ("news",),
     analytics,
     ("signal",),
     mcp,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pixiu_cli.commands import account
-from pixiu_cli.commands import context, market_data, sessions
+from pixiu_cli.commands import context, market_data, news, sessions
 
 DECLARED = (*account.DECLARED,)
-DECLARED += (*market_data.DECLARED, *sessions.DECLARED, *context.DECLARED)
+DECLARED += (*market_data.DECLARED, *sessions.DECLARED, *context.DECLARED, *news.DECLARED)
