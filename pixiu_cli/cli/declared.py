@@ -17,15 +17,17 @@ def open_context(demo: bool):
 
     from pixiu_cli.commands.declaration import CLI, Context
 
-    loaded = common.settings()
+    from functools import cache
+
+    loaded = cache(common.settings)  # read when first asked: `config set` must mend a broken config.toml
     with ExitStack() as stack:
         yield Context(
             CLI,
             common.renderer(),
             connect=lambda: stack.enter_context(common.database(demo)),
-            clock=common.clock(loaded),
-            cost_method=lambda: loaded.cost_method,
-            settings=lambda: loaded,
+            clock=lambda: common.clock(loaded())(),
+            cost_method=lambda: loaded().cost_method,
+            settings=loaded,
             demo=demo,
             on_close=stack.callback,
         )
