@@ -24,7 +24,6 @@ from pixiu_cli.cli import (
     market,
     mcp,
     memory,
-    offline,
     push,
 )
 from pixiu_cli.cli.fast import defaults_of, fast_call
@@ -73,7 +72,7 @@ for group in (
     evals,
     alias,
     config,
-    offline,
+    ("offline-server",),
     market,
     ("market", "fundamentals"),
     ("news",),
