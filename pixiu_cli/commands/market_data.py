@@ -1,5 +1,5 @@
 """The market-data commands: data (import, actions, bars, status, sync), /sync, chart,
-market, fundamentals and signal."""
+market, fundamentals, signal and profile."""
 
 from __future__ import annotations
 
@@ -272,6 +272,18 @@ def _signals(ctx, r: CodesRequest):
     return stored_signals(ctx.db, list(r.codes) if r.codes else None)
 
 
+@dataclass(frozen=True)
+class ProfilesRequest:
+    codes: tuple[str, ...] | None
+    again: bool
+
+
+def _profiles(ctx, r: ProfilesRequest):
+    from pixiu_cli.services.analytics import profiles
+
+    return profiles(ctx.db, list(r.codes) if r.codes else None, ctx.now(), ctx.settings().costs, r.again)
+
+
 SERIES_HELP = "股票代码，或指数基准 sh000300 / sh000001 / sz399006"
 FILES_HELP = (
     "日线 CSV（通用表头、通达信导出、tushare 格式），可以是多个文件或一个文件夹；"
@@ -405,6 +417,19 @@ DECLARED = (
         _signals,
         lazy(f"{VIEWS}:show_signals"),
         record=lazy(f"{VIEWS}:signals_record"),
+        surfaces=CLI_ONLY,
+    ),
+    Command(
+        ("profile",),
+        "本地回测画像：3 年窗口、4 个策略、A 股成交规则与成本；样本内选优、样本外检验。",
+        (
+            argument("codes", Codes(), "股票代码（默认：有日线的持仓和自选股）", optional=True, many=True),
+            switch("--refresh", "again", "重新计算（默认只在有新日线时计算）"),
+        ),
+        ProfilesRequest,
+        _profiles,
+        lazy("pixiu_cli.views.profiles:show_profiles"),
+        record=lazy("pixiu_cli.views.profiles:profiles_record"),
         surfaces=CLI_ONLY,
     ),
 )
