@@ -12,13 +12,13 @@ import typer
 
 from pixiu_cli.cli import (
     account,
-    declared,
     alias,
     analytics,
     brief,
     chat,
     common,
     config,
+    declared,
     documents,
     evals,
     market,

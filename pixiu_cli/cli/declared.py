@@ -14,10 +14,9 @@ from pixiu_cli.cli import common
 @contextmanager
 def open_context(demo: bool):
     from contextlib import ExitStack
+    from functools import cache
 
     from pixiu_cli.commands.declaration import CLI, Context
-
-    from functools import cache
 
     loaded = cache(common.settings)  # read when first asked: `config set` must mend a broken config.toml
     with ExitStack() as stack:

@@ -8,6 +8,7 @@ import typer
 
 from pixiu_cli.cli import declared
 
+
 def resend_last(app_, renderer, as_json: bool) -> None:
     """`pixiu brief --push --last`: the newest stored brief again, no model call."""
     from pixiu_cli.services.push import last_brief, push_brief

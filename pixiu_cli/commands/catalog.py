@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
-from pixiu_cli.commands import account
-from pixiu_cli.commands import config, context, documents, market_data, news, push, sessions, tools
+from pixiu_cli.commands import account, config, context, documents, market_data, news, push, sessions, tools
 
 DECLARED = (*account.DECLARED,)
-DECLARED += (*market_data.DECLARED, *sessions.DECLARED, *context.DECLARED, *news.DECLARED, *config.DECLARED, *push.DECLARED, *documents.DECLARED, *tools.DECLARED)
+DECLARED += (
+    *market_data.DECLARED,
+    *sessions.DECLARED,
+    *context.DECLARED,
+    *news.DECLARED,
+    *config.DECLARED,
+    *push.DECLARED,
+    *documents.DECLARED,
+    *tools.DECLARED,
+)

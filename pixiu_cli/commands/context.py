@@ -103,7 +103,9 @@ DECLARED = (
         ("context",),
         "显示模型看到（或将要看到）的完整上下文，不调用模型；在对话中：上一次（或第 N 轮）真正看到的内容。",
         (
-            argument("text", Question(), "假设要问的问题；省略时显示最近一次真实调用", optional=True, surfaces=CLI_ONLY),
+            argument(
+                "text", Question(), "假设要问的问题；省略时显示最近一次真实调用", optional=True, surfaces=CLI_ONLY
+            ),
             argument("turn", Int(1, metavar="N"), "查看第 N 轮的调用", optional=True, surfaces=REPL_ONLY),
             switch("--json", "json_out", "输出消息列表 JSON"),
             switch("--raw", "raw", "原样输出发送的请求字节"),

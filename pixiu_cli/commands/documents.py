@@ -47,9 +47,7 @@ def _import(ctx, r: ImportRequest):
     from pixiu_cli.services.documents import import_document
 
     on_backup = _backed_up(ctx, "已备份当前数据库到 {saved}（pixiu restore 该文件可还原）")
-    return import_document(
-        ctx.db, Path(r.file), ctx.now(), replace=r.replace, place=_place(ctx), on_backup=on_backup
-    )
+    return import_document(ctx.db, Path(r.file), ctx.now(), replace=r.replace, place=_place(ctx), on_backup=on_backup)
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,19 @@ from pathlib import Path
 
 from pixiu_cli.commands.account import Nothing
 from pixiu_cli.commands.declaration import CLI, REPL, Command, Group, Param, argument, lazy, option, switch
-from pixiu_cli.commands.values import Choice, Codes, CommandError, Day, Flag, Int, Real, SeriesCode, StockCode, Text
-from pixiu_cli.commands.values import Words
+from pixiu_cli.commands.values import (
+    Choice,
+    Codes,
+    CommandError,
+    Day,
+    Flag,
+    Int,
+    Real,
+    SeriesCode,
+    StockCode,
+    Text,
+    Words,
+)
 from pixiu_cli.market.csv_source import VOLUME_UNITS
 from pixiu_cli.market.source_by_name import SOURCE_NAMES
 
@@ -79,7 +90,9 @@ def _import(ctx, r: ImportRequest):
     paths = [Path(f) for f in r.files]
     if len(paths) == 1 and not paths[0].is_dir():
         spelling = r.symbol if r.symbol else _code_in_name(paths[0])
-        request = BarImport(paths[0], spelling, r.name, r.adjusted, Path(r.actions) if r.actions else None, r.volume_unit)
+        request = BarImport(
+            paths[0], spelling, r.name, r.adjusted, Path(r.actions) if r.actions else None, r.volume_unit
+        )
         return import_bars(ctx.db, request, ctx.now(), ctx.settings().costs)
     if r.symbol or r.name or r.actions or r.adjusted != "none" or r.volume_unit != "auto":
         raise CommandError("--symbol、--name、--actions、--adjusted、--volume-unit 只用于导入单个文件")
@@ -186,7 +199,9 @@ def _sync_prices(ctx, r: DataSyncRequest):
     with ctx.renderer.progress(len(symbols), f"同步（{r.source}）", show=len(symbols) > 3) as advance:
         request = SyncRequest(symbols, r.source, r.since, r.timeout, daily=not r.codes)
         settings = ctx.settings()
-        return sync_market(ctx.db, request, ctx.now(), settings.costs, on_symbol=lambda o: advance(), push=settings.push)
+        return sync_market(
+            ctx.db, request, ctx.now(), settings.costs, on_symbol=lambda o: advance(), push=settings.push
+        )
 
 
 def _sync_fundamentals(ctx, symbols: list[str], source: str, timeout: float):
@@ -300,11 +315,18 @@ DATA_IMPORT = Command(
     "导入日线（存为不复权价格，附来源）：一只股票，或一次导入多个文件 / 整个文件夹。",
     (
         argument("files", Words(), FILES_HELP, many=True),
-        option("--symbol", "symbol", Text("代码"), "股票代码（6 位），或指数基准 sh000300 / sh000001 / sz399006（只导入一个文件时）"),
+        option(
+            "--symbol",
+            "symbol",
+            Text("代码"),
+            "股票代码（6 位），或指数基准 sh000300 / sh000001 / sz399006（只导入一个文件时）",
+        ),
         option("--name", "name", Text("名称"), "证券名称（写入证券主表）"),
         option("--adjusted", "adjusted", Choice(ADJUSTS), "文件价格的复权方式：none | qfq | hfq", "none"),
         option("--actions", "actions", Text("文件"), "除权除息 CSV：ex_date,cash_per_share,shares_per_share"),
-        option("--volume-unit", "volume_unit", Choice(VOLUME_UNITS), "成交量单位：auto | shares（股）| lots（手）", "auto"),
+        option(
+            "--volume-unit", "volume_unit", Choice(VOLUME_UNITS), "成交量单位：auto | shares（股）| lots（手）", "auto"
+        ),
         Param("refresh", Flag(), "导入后重算画像与信号（默认重算）", flag="--refresh/--no-refresh", default=True),
     ),
     ImportRequest,
@@ -383,10 +405,7 @@ DECLARED = (
     Command(
         ("chart",),
         "终端走势图：前复权收盘、MA20/MA60、持仓成本线和买卖点。",
-        (
-            argument("code", StockCode(), "股票代码"),
-            option("--days", "days", Int(5, 5000), "显示最近 N 个交易日", 250),
-        ),
+        (argument("code", StockCode(), "股票代码"), option("--days", "days", Int(5, 5000), "显示最近 N 个交易日", 250)),
         ChartRequest,
         _chart,
         lazy(f"{VIEWS}:show_chart"),

@@ -44,7 +44,13 @@ DECLARED = (
         "在前台运行离线 OpenAI 兼容服务（127.0.0.1），用于测试和无 key 体验。",
         (
             option("--port", "port", Int(0, 65535), "监听端口（0 表示随机）", 8765),
-            option("--cache-profile", "cache_profile", Choice(("deepseek", "openai", "none")), "deepseek | openai | none", "deepseek"),
+            option(
+                "--cache-profile",
+                "cache_profile",
+                Choice(("deepseek", "openai", "none")),
+                "deepseek | openai | none",
+                "deepseek",
+            ),
             switch("--control", "control", "开启 /_pixiu 控制接口（仅用于测试，需要启动时显示的令牌）"),
             option("--request-log", "request_log", Int(0), "控制接口保留最近多少个请求（内存上限）", 256),
         ),

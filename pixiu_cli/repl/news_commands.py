@@ -7,6 +7,7 @@ from __future__ import annotations
 from pixiu_cli.repl.commands import CommandError, ParsedCommand, registry
 from pixiu_cli.repl.state import ReplState
 
+
 @registry.command(
     "brief",
     "每日简报：本地算出的持仓事实由模型写成简报，结论存为报告（费用超过设定金额时需加 --yes；--push 推送）",

@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from pixiu_cli.repl.state import ReplState
 
+
 def _request(state: ReplState, source: str):
     from pixiu_cli.services.market import SyncRequest, sync_targets
 

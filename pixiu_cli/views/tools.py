@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pixiu_cli.views.render import Renderer
 
+
 def show_eval_table(renderer: Renderer, title: str, report) -> None:
     """One eval report by category, then its failures and its count."""
     rows = [[name, f"{p}/{t}", f"{p / t:.0%}"] for name, (p, t) in report.by_category().items()]

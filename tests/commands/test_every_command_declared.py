@@ -101,9 +101,7 @@ def test_the_chart_reads_one_request_from_either_surface(monkeypatch, tmp_path):
             _slash_request(("chart",), bad)
 
 
-def test_the_context_reads_the_turn_as_a_word_in_the_repl_and_as_an_option_on_the_command_line(
-    monkeypatch, tmp_path
-):
+def test_the_context_reads_the_turn_as_a_word_in_the_repl_and_as_an_option_on_the_command_line(monkeypatch, tmp_path):
     slash = _slash_request(("context",), "2 --raw")
     done, built = _cli_request(("context",), monkeypatch, tmp_path, "--turn", "2", "--raw")
     assert done.returncode == 0, done.stderr
