@@ -153,17 +153,12 @@ def show_imported_many(renderer: Renderer, done, spell=None) -> None:
 
 def show_sync(renderer: Renderer, source: str, done) -> int | None:
     """A price sync's report (`pixiu data sync`, /sync, the background sync): 1 when it failed."""
-    from pixiu_cli.views.sync import sync_report
+    from pixiu_cli.views.sync import show_report, sync_report
 
     report = sync_report(source, done)
     if report.warning:
         renderer.warn(report.warning)
-    for line in report.lines:
-        renderer.line(line)
-    if report.error:
-        renderer.error(report.error)
-        return 1
-    return None
+    return show_report(renderer, report.lines, report.error)
 
 
 def show_securities(renderer: Renderer, done) -> None:
@@ -178,14 +173,9 @@ def show_securities(renderer: Renderer, done) -> None:
 
 def show_fundamentals_sync(renderer: Renderer, done) -> int | None:
     from pixiu_cli.views.fundamentals import fundamentals_sync_lines
+    from pixiu_cli.views.sync import show_report
 
-    lines, error = fundamentals_sync_lines(done)
-    for line in lines:
-        renderer.line(line)
-    if error:
-        renderer.error(error)
-        return 1
-    return None
+    return show_report(renderer, *fundamentals_sync_lines(done))
 
 
 def show_data_sync(renderer: Renderer, synced, spell=None) -> int | None:

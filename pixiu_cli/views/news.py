@@ -100,13 +100,9 @@ def show_sync(renderer, synced, spell=None) -> int | None:
     """What `news sync` fetched (`--json`: as one document); 1 when it failed."""
     done = synced.done
     report = sync_report(done)
+    from pixiu_cli.views.sync import show_report
+
     if synced.json_out:
         outcomes = [o.__dict__ | {"errors": list(o.errors)} for o in done.outcomes]
         renderer.json({"added": done.added, "outcomes": outcomes, "error": report.error})
-    else:
-        for line in report.lines:
-            renderer.line(line)
-    if report.error:
-        renderer.error(report.error)
-        return 1
-    return None
+    return show_report(renderer, [] if synced.json_out else report.lines, report.error)
