@@ -145,3 +145,17 @@ def test_the_data_commands_are_the_command_lines_alone():
         if d.path[0] == "data":
             assert d.surfaces == frozenset({CLI}), d.path
     assert _declared(("sync",)).surfaces == frozenset({REPL})
+
+
+def test_the_repl_reads_a_stock_name_where_the_command_line_does(tmp_path):
+    """/news and /chart took only six digits while `pixiu news` and `pixiu chart` took a name;
+    one declaration reads the stock one way (the conversation's name matcher) on both."""
+    from pixiu_cli.repl.loop import run_command
+    from tests.helpers import offline_repl
+
+    with offline_repl(tmp_path) as (state, out):
+        run_command(state, "/news 贵州茅台")
+        run_command(state, "/chart 贵州茅台")
+    said = out.getvalue()
+    assert "没有已存的新闻（600519）：/news sync 从 akshare 同步" in said, said
+    assert "没有 600519 的行情数据" in said and "6 位" not in said, said
