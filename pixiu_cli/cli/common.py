@@ -4,7 +4,6 @@ are imported inside the functions so `pixiu --help` stays fast (it never imports
 
 from __future__ import annotations
 
-import re
 import sys
 from contextlib import contextmanager
 from datetime import datetime
@@ -148,41 +147,6 @@ def stock_code(raw: str, demo: bool = False) -> str:
             return resolve_stock(db, raw, names_cache_dir())
         except RequestError as exc:
             raise CliError(str(exc)) from None
-
-
-def series_code(raw: str) -> str:
-    """A stock code, or an index benchmark's stored key for any spelling of it (sh000300,
-    000300.SH, 沪深300): what `data bars` and `data sync` read."""
-    from pixiu_cli.services.import_symbol import spelled_benchmark
-
-    index = spelled_benchmark(raw)
-    return index.key if index else stock_code(raw)
-
-
-_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
-
-
-def day(raw: str | None, flag: str) -> str | None:
-    if raw is None:
-        return None
-    if not _DAY.fullmatch(raw):
-        raise CliError(f"{flag} 应为 YYYY-MM-DD 日期，而不是 {raw!r}")
-    try:
-        datetime.strptime(raw, "%Y-%m-%d")
-    except ValueError:
-        raise CliError(f"{flag} 不是有效日期：{raw}") from None
-    return raw
-
-
-def choice(value: str, allowed: tuple[str, ...], flag: str) -> str:
-    if value not in allowed:
-        raise CliError(f"{flag} 只能是 {'、'.join(allowed)}，而不是 {value!r}")
-    return value
-
-
-def costs():
-    """The trading costs the analytics use (from the settings)."""
-    return settings().costs
 
 
 def closed_today(shown) -> bool:

@@ -137,7 +137,7 @@ def _model(ctx, r: ModelRequest) -> ModelShown:
     if r.name is None:
         return ModelShown(app.settings.model, prices.knows(app.settings.model), current=True)
     name = r.name.strip()
-    if not name or " " in name or not name.isprintable() or len(name) > 100:
+    if not name or not name.isprintable() or len(name) > 100:
         raise CommandError("用法：/model 模型名（如 deepseek-flash、deepseek-v4-pro）")
     if name == app.settings.model:
         return ModelShown(name, prices.knows(name), unchanged=True)
@@ -250,7 +250,7 @@ DECLARED = (
         "查看或切换本对话使用的模型",
         _model,
         "show_model",
-        (argument("name", Text("模型名", complete="model"), "模型名", optional=True, many=True),),
+        (argument("name", Text("模型名", complete="model"), "模型名", optional=True),),
         ModelRequest,
     ),
     _repl(
