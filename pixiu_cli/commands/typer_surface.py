@@ -46,8 +46,6 @@ def _annotation(param: Param):
         return Annotated[bool, typer.Option(param.flag, *param.aliases, help=param.help)], bool(param.default)
     bounds = {"min": kind.low, "max": kind.high} if isinstance(kind, Int | Real) else {}
     info = typer.Option(param.flag, *param.aliases, help=param.help, **bounds)
-    if param.many:  # an option given again for each value (--ablate a --ablate b)
-        return Annotated[list[str] | None, info], None
     return Annotated[kind.cli_type | None, info], param.default
 
 
