@@ -13,7 +13,7 @@ WIRING = "app.py"
 # Where a store is still built outside the wiring, and why.
 OWN_STORE = {
     "accounting/explain.py",  # the explaining worker thread: its own connection per database
-    "cli/cache.py",  # opens the demo's database without re-dating it (a workspace would)
+    "commands/sessions.py",  # sessions and cache over the command's own database (no demo re-dating)
     "services/push.py",  # reads one turn of a stored brief: the conversations' store needs a clock
     "evals/context_runner.py",  # each case's own database, clock and limits
 }

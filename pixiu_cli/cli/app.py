@@ -15,22 +15,16 @@ from pixiu_cli.cli import (
     alias,
     analytics,
     brief,
-    cache,
     chat,
     common,
     config,
-    context,
+    declared,
     documents,
     evals,
-    fundamentals,
     market,
     mcp,
     memory,
-    news,
-    offline,
     push,
-    sessions,
-    signal,
 )
 from pixiu_cli.cli.fast import defaults_of, fast_call
 from pixiu_cli.errors import UserError
@@ -67,30 +61,32 @@ def root(
 # The order of `pixiu --help`.
 for group in (
     chat,
-    sessions,
+    ("sessions",),
     brief,
     push,
-    context,
+    ("context",),
     documents,
     account,
     memory,
-    cache,
+    ("cache",),
     evals,
     alias,
     config,
-    offline,
+    ("offline-server",),
     market,
-    fundamentals,
-    news,
+    ("market", "fundamentals"),
+    ("news",),
     analytics,
-    signal,
+    ("signal",),
     mcp,
 ):
-    group.register(app)
+    # a tuple: top-level words declared in pixiu_cli/commands/
+    declared.register(app, group) if isinstance(group, tuple) else group.register(app)
 
 
 # The commands whose common calls skip typer's parsing (cli/fast.py).
-FAST_COMMANDS = {"chat": chat.chat, "ask": chat.ask, "cache": cache.cache, "context": context.context}
+FAST_COMMANDS = {"chat": chat.chat, "ask": chat.ask, "cache": declared.function("cache")}
+FAST_COMMANDS["context"] = declared.function("context")
 
 
 @functools.cache

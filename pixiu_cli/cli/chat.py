@@ -34,8 +34,8 @@ def chat(
 
 def _recap(renderer, app_, conversation_id: int) -> None:
     """The recap /resume shows, for `chat --resume N` and `chat --continue`."""
-    from pixiu_cli.repl.builtin_commands import show_recap
     from pixiu_cli.services.conversations import resume
+    from pixiu_cli.views.sessions import show_recap
 
     resumed = resume(app_.store, conversation_id)
     if resumed is not None:

@@ -4,7 +4,6 @@ are imported inside the functions so `pixiu --help` stays fast (it never imports
 
 from __future__ import annotations
 
-import re
 import sys
 from contextlib import contextmanager
 from datetime import datetime
@@ -12,6 +11,7 @@ from typing import Annotated
 
 import typer
 
+from pixiu_cli.commands.values import read_stdin_text, require_utf8  # noqa: F401  (the ask's and the context's)
 from pixiu_cli.errors import UserError
 
 
@@ -160,21 +160,6 @@ def stdin_is_terminal() -> bool:
         return True
 
 
-def read_stdin_text() -> str:
-    try:
-        return sys.stdin.buffer.read().decode("utf-8")
-    except UnicodeDecodeError:
-        raise CliError("标准输入不是有效的 UTF-8 文本") from None
-
-
-def require_utf8(text: str) -> None:
-    """Arguments arrive with undecodable bytes as surrogates; refuse them before storing."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise CliError("问题含有无效的 UTF-8 字节") from None
-
-
 def stock_code(raw: str, demo: bool = False) -> str:
     """A code in any spelling, or a name, short name or alias (services/stock_codes.py): the
     declared commands' StockCode, for the commands not declared yet."""
@@ -190,47 +175,12 @@ def stock_code(raw: str, demo: bool = False) -> str:
     return StockCode().read(raw, "股票代码", resolve)
 
 
-def series_code(raw: str) -> str:
-    """A stock code, or an index benchmark's stored key for any spelling of it (sh000300,
-    000300.SH, 沪深300): what `data bars` and `data sync` read."""
-    from pixiu_cli.services.import_symbol import spelled_benchmark
-
-    index = spelled_benchmark(raw)
-    return index.key if index else stock_code(raw)
-
-
-_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
-
-
-def day(raw: str | None, flag: str) -> str | None:
-    if raw is None:
-        return None
-    if not _DAY.fullmatch(raw):
-        raise CliError(f"{flag} 应为 YYYY-MM-DD 日期，而不是 {raw!r}")
-    try:
-        datetime.strptime(raw, "%Y-%m-%d")
-    except ValueError:
-        raise CliError(f"{flag} 不是有效日期：{raw}") from None
-    return raw
-
-
-def choice(value: str, allowed: tuple[str, ...], flag: str) -> str:
-    if value not in allowed:
-        raise CliError(f"{flag} 只能是 {'、'.join(allowed)}，而不是 {value!r}")
-    return value
-
-
 def configured(loaded=None):
     """What the settings' tables configure (app.configured): limits, guardrails, prices,
     costs and push channels; `loaded`: the settings the command already read."""
     from pixiu_cli.app import configured as tables
 
     return tables(loaded or settings())
-
-
-def costs():
-    """The trading costs the analytics use (from the settings)."""
-    return configured().costs
 
 
 def closed_today(shown) -> bool:

@@ -14,18 +14,30 @@ from pixiu_cli.cli import common
 @contextmanager
 def open_context(demo: bool):
     from contextlib import ExitStack
+    from functools import cache
 
     from pixiu_cli.commands.declaration import CLI, Context
 
-    loaded = common.settings()
+    loaded = cache(common.settings)  # read when first asked: `config set` must mend a broken config.toml
     with ExitStack() as stack:
         yield Context(
             CLI,
             common.renderer(),
             connect=lambda: stack.enter_context(common.database(demo)),
-            clock=common.clock(loaded),
-            cost_method=lambda: loaded.cost_method,
+            clock=lambda: common.clock(loaded())(),
+            cost_method=lambda: loaded().cost_method,
+            settings=loaded,
+            demo=demo,
+            on_close=stack.callback,
         )
+
+
+def function(*path: str):
+    """The typer function of a declared command, for cli/fast.py's calls without typer."""
+    from pixiu_cli.commands.catalog import DECLARED
+    from pixiu_cli.commands.typer_surface import typer_function
+
+    return typer_function(next(d for d in DECLARED if d.path == path), open_context)
 
 
 def register(app: typer.Typer, tops: Iterable[str]) -> None:

@@ -29,6 +29,8 @@ def eval_command(
     不指定用例时，另外报告选择语料（data/selection）的调参集和留出集通过率；加 --live 做回答评测（含消融对照）。"""
     from pathlib import Path
 
+    from pixiu_cli.views.tools import show_eval_table
+
     if live or history:
         _live_eval(cases, as_json, live, ablate or [], yes, history, model, offline)
         return
@@ -45,7 +47,7 @@ def eval_command(
             summary["selection"] = summarize_splits(splits)
         renderer.json(summary)
     else:
-        _eval_table(renderer, "上下文评测（类别低于 100% 是上下文缺口，不是该删的用例）", report)
+        show_eval_table(renderer, "上下文评测（类别低于 100% 是上下文缺口，不是该删的用例）", report)
         names = {
             "tune": "调参集（规则据此调整）",
             "heldout": "留出集（只测量，从不据此调整）",
@@ -55,17 +57,9 @@ def eval_command(
             "frozen_2": "冻结留出集二（账户与日常：新账户，本轮规则之前写成，只测量）",
         }
         for split, split_report in splits.items():
-            _eval_table(renderer, f"选择语料 · {names.get(split, split)}", split_report)
+            show_eval_table(renderer, f"选择语料 · {names.get(split, split)}", split_report)
     if report.passed != report.total:
         raise typer.Exit(1)
-
-
-def _eval_table(renderer, title: str, report) -> None:
-    rows = [[name, f"{p}/{t}", f"{p / t:.0%}"] for name, (p, t) in report.by_category().items()]
-    renderer.table(title, ["类别", "通过", "通过率"], rows)
-    for line in report.failure_lines():
-        renderer.line(line)
-    renderer.line(f"{report.passed} passed, {report.total - report.passed} failed")
 
 
 def _live_eval(

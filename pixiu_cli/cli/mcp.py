@@ -45,20 +45,17 @@ def mcp_log(
     as_json: common.JsonOpt = False,
 ) -> None:
     """其他代理通过 pixiu mcp 的调用：哪个代理、哪个工具、何时、结果。"""
-    from dataclasses import asdict
-
     from pixiu_cli.store.shared import stores_of
 
     with common.database() as db:
         calls = stores_of(db).mcp_calls.recent(limit)
+    from pixiu_cli.views.tools import mcp_log_record, show_mcp_log
+
     shown = common.renderer()
     if as_json:
-        shown.json([asdict(c) for c in calls])
-    elif not calls:
-        shown.line("还没有代理通过 pixiu mcp 调用过。")
+        shown.json(mcp_log_record(calls))
     else:
-        rows = [[c.at, c.agent, c.kind, c.name, c.outcome, c.detail or ""] for c in calls]
-        shown.table(f"MCP 调用（{len(calls)} 条）", ["时间", "代理", "类型", "名称", "结果", "说明"], rows)
+        show_mcp_log(shown, calls)
 
 
 def register(app: typer.Typer) -> None:

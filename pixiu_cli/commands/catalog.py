@@ -2,6 +2,32 @@
 
 from __future__ import annotations
 
-from pixiu_cli.commands import account, alerts, aliases, memory
+from pixiu_cli.commands import (
+    account,
+    alerts,
+    aliases,
+    config,
+    context,
+    documents,
+    market_data,
+    memory,
+    news,
+    push,
+    sessions,
+    tools,
+)
 
-DECLARED = (*account.DECLARED, *memory.DECLARED, *aliases.DECLARED, *alerts.DECLARED)
+DECLARED = (
+    *account.DECLARED,
+    *memory.DECLARED,
+    *aliases.DECLARED,
+    *alerts.DECLARED,
+    *market_data.DECLARED,
+    *sessions.DECLARED,
+    *context.DECLARED,
+    *news.DECLARED,
+    *config.DECLARED,
+    *push.DECLARED,
+    *documents.DECLARED,
+    *tools.DECLARED,
+)

@@ -28,6 +28,7 @@ class Param:
     as_typed: bool = False  # in the REPL, the rest of the line exactly as typed (quotes, line breaks)
     label: str | None = None  # how a refusal names it (default: the flag, else the metavar)
     surfaces: frozenset = BOTH
+    aliases: tuple[str, ...] = ()  # more spellings of the flag on the command line ("-o")
 
     @property
     def required(self) -> bool:
@@ -84,6 +85,7 @@ class Command:
     record: Callable[[Any], object] | None = None  # --json: the document of the result (CLI)
     surfaces: frozenset = BOTH
     demo: bool = False  # the command line's --demo: the demo database
+    context_settings: dict | None = None  # click's, for the command line (ignore_unknown_options)
 
     @property
     def name(self) -> str:
@@ -115,6 +117,10 @@ class Context:
     cost_method: Callable[[], str]
     master: Callable[[], Any] | None = None  # the security master the surface reads names from
     edit_text: Callable[[str], str] | None = None  # the REPL's in-place editor
+    settings: Callable[[], Any] | None = None  # the loaded settings (plain data: home, model, cost method…)
+    state: Any = None  # the REPL's session (repl/state.py ReplState): its conversation, its app
+    demo: bool = False  # the command line's --demo was given
+    on_close: Callable[[Callable[[], None]], None] | None = None  # run this when the command ends
     _db: Any = field(default=None, repr=False)
 
     @property
@@ -122,6 +128,13 @@ class Context:
         if self._db is None:
             self._db = self.connect()
         return self._db
+
+    def tables(self):
+        """What the settings' tables configure, built by the wiring (app.configured): trading
+        costs, push channels, prices, limits."""
+        from pixiu_cli.app import configured
+
+        return configured(self.settings())
 
     def securities(self):
         from pixiu_cli.store.shared import stores_of
@@ -149,24 +162,26 @@ def read_values(command: Command, given: dict[str, Any], ctx: Context) -> dict[s
     """Each parameter's value from the words typed for it (a list for a `many` one; None when
     absent), read by its type; the parameters of another surface keep their defaults."""
     values = {}
-    for param in command.params:
+    # another surface's parameter first: one filling the same field on this surface then wins
+    for param in sorted(command.params, key=lambda p: ctx.surface in p.surfaces):
         word = given.get(param.name)
         if ctx.surface not in param.surfaces or word is None or word == []:
             if param.required:
                 raise CommandError(f"缺少{param.called}：{param.help}")
             values[param.name] = None if param.default is REQUIRED else param.default
             continue
-        if param.many and isinstance(word, list):
+        if param.many and isinstance(word, list) and not getattr(param.kind, "reads_list", False):
             word = " ".join(word)
         values[param.name] = param.kind.read(word, param.called, ctx.resolve_stock)
     return values
 
 
-def run(command: Command, ctx: Context, given: dict[str, Any], as_json: bool = False) -> None:
+def run(command: Command, ctx: Context, given: dict[str, Any], as_json: bool = False) -> int | None:
+    """The view's exit status: a view that showed a failure returns 1 (the command line exits so)."""
     request = command.request(**read_values(command, given, ctx))
     result = command.call(ctx, request)
     document = command.record(result) if as_json and command.record is not None else None
     if document is not None:
         ctx.renderer.json(document)
     else:
-        command.view(ctx.renderer, result, ctx.spell)
+        return command.view(ctx.renderer, result, ctx.spell)

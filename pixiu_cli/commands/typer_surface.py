@@ -14,7 +14,7 @@ import typer
 from typer.core import TyperGroup
 
 from pixiu_cli.commands.declaration import CLI, Command, Group, Param, run
-from pixiu_cli.commands.values import Flag, Int
+from pixiu_cli.commands.values import Flag, Int, Real
 
 Opener = Callable[[bool], object]  # demo → a context manager giving the command's Context
 
@@ -49,9 +49,9 @@ def _annotation(param: Param):
         plain = kind.cli_type if param.required else kind.cli_type | None
         return Annotated[plain, info], (inspect.Parameter.empty if param.required else None)
     if isinstance(kind, Flag):
-        return Annotated[bool, typer.Option(param.flag, help=param.help)], False
-    bounds = {"min": kind.low, "max": kind.high} if isinstance(kind, Int) else {}
-    info = typer.Option(param.flag, help=param.help, metavar=_metavar(param), **bounds)
+        return Annotated[bool, typer.Option(param.flag, *param.aliases, help=param.help)], bool(param.default)
+    bounds = {"min": kind.low, "max": kind.high} if isinstance(kind, Int | Real) else {}
+    info = typer.Option(param.flag, *param.aliases, help=param.help, metavar=_metavar(param), **bounds)
     return Annotated[kind.cli_type | None, info], param.default
 
 
@@ -67,7 +67,9 @@ def typer_function(command: Command, opener: Opener) -> Callable:
     def declared_command(**given) -> None:
         demo, as_json = given.pop("demo", False), given.pop("as_json", False)
         with opener(demo) as ctx:
-            run(command, ctx, given, as_json)
+            status = run(command, ctx, given, as_json)
+        if status:
+            raise typer.Exit(status)
 
     parameters = [(p.name, *_annotation(p)) for p in command.on(CLI)]
     extras = (["as_json"] if command.record else []) + (["demo"] if command.demo else [])
@@ -93,7 +95,9 @@ def _register_under(parent: typer.Typer, path: tuple[str, ...], items: list, ope
     group = next((d for d in items if isinstance(d, Group) and d.path == path), None)
     if group is None:
         command = next(d for d in items if isinstance(d, Command) and d.path == path)
-        parent.command(path[-1], help=command.summary)(typer_function(command, opener))
+        parent.command(path[-1], help=command.summary, context_settings=command.context_settings)(
+            typer_function(command, opener)
+        )
         return
     sub = typer.Typer(
         help=group.summary, cls=_group_class(group.default), no_args_is_help=group.default is None, add_completion=False

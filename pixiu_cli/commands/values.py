@@ -6,6 +6,7 @@ does not fit is one Chinese line (`CommandError`); nothing has been done yet."""
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal, InvalidOperation
@@ -31,6 +32,11 @@ class Text:
 
 
 _WHOLE = re.compile(r"[0-9]{1,18}")  # ASCII digits SQLite can hold; str.isdigit() also takes '²'
+
+
+def whole_number(word: str) -> int | None:
+    """The whole number a word is in ASCII digits SQLite can hold, or None."""
+    return int(word) if _WHOLE.fullmatch(word) else None
 
 
 @dataclass(frozen=True)
@@ -170,3 +176,106 @@ class RuleId:
         if rule_id is None:
             raise CommandError(f"预警编号应形如 a3 或 3，而不是 {word!r}")
         return rule_id
+
+
+@dataclass(frozen=True)
+class Real:
+    """A number of seconds or a rate within [low, high]; typer checks the bounds on the
+    command line, as it does an `Int`'s."""
+
+    low: float | None = None
+    high: float | None = None
+    metavar: str = "秒"
+    complete: str | None = None
+    cli_type: type = float
+
+    def read(self, word, label: str, resolve=None) -> float:
+        try:
+            value = float(word)
+        except (TypeError, ValueError):
+            value = None
+        if value is None or value != value or (self.low is not None and value < self.low):
+            raise CommandError(f"{label} 应为不小于 {self.low} 的数字，而不是 {word}")
+        if self.high is not None and value > self.high:
+            raise CommandError(f"{label} 应为不大于 {self.high} 的数字，而不是 {word}")
+        return value
+
+
+@dataclass(frozen=True)
+class Words:
+    """Every remaining word kept apart (file names may hold spaces): a tuple of texts."""
+
+    metavar: str = "文件"
+    complete: str | None = None
+    cli_type: type = str
+    reads_list: bool = True  # a `many` parameter's words are handed over as a list, not joined
+
+    def read(self, words, label: str, resolve=None) -> tuple[str, ...]:
+        return tuple([words] if isinstance(words, str) else words)
+
+
+def _series(word: str, resolve):
+    """An index benchmark's stored key for any spelling of it (sh000300, 000300.SH, 沪深300),
+    else a stock read as `StockCode` reads it."""
+    from pixiu_cli.services.import_symbol import spelled_benchmark
+
+    index = spelled_benchmark(word)
+    return index.key if index else StockCode().read(word, "", resolve)
+
+
+@dataclass(frozen=True)
+class SeriesCode:
+    """A stock, or an index benchmark (sh000300, 沪深300): what `data bars` and `data sync` read."""
+
+    metavar: str = "代码"
+    complete: str | None = "stock"
+    cli_type: type = str
+
+    def read(self, word: str, label: str, resolve=None) -> str:
+        return _series(word, resolve)
+
+
+@dataclass(frozen=True)
+class Codes:
+    """Several stocks (`series`: or index benchmarks), each read as `StockCode` reads one."""
+
+    series: bool = False
+    metavar: str = "代码"
+    complete: str | None = "stock"
+    cli_type: type = str
+    reads_list: bool = True
+
+    def read(self, words, label: str, resolve=None) -> tuple[str, ...]:
+        words = [words] if isinstance(words, str) else words
+        if self.series:
+            return tuple(_series(w, resolve) for w in words)
+        return tuple(StockCode().read(w, label, resolve) for w in words)
+
+
+def read_stdin_text() -> str:
+    try:
+        return sys.stdin.buffer.read().decode("utf-8")
+    except UnicodeDecodeError:
+        raise CommandError("标准输入不是有效的 UTF-8 文本") from None
+
+
+def require_utf8(text: str) -> None:
+    """Arguments arrive with undecodable bytes as surrogates; refuse them before storing."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise CommandError("问题含有无效的 UTF-8 字节") from None
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question to ask: "-" reads it from standard input; undecodable bytes are refused."""
+
+    metavar: str = "TEXT"
+    complete: str | None = None
+    cli_type: type = str
+
+    def read(self, word: str, label: str, resolve=None) -> str:
+        text = read_stdin_text() if word == "-" else word
+        require_utf8(text)
+        return text

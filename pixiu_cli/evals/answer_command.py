@@ -159,19 +159,9 @@ def render_report(report: LiveReport, renderer, *, offline: bool, as_json: bool)
         prompt, completion = report.tokens()
         renderer.json({**summary, "usage": {"prompt_tokens": prompt, "completion_tokens": completion}})
         return
-    columns = ["类别", "完整上下文", *report.ablations[1:]]
-    categories = sorted({o.category for o in report.outcomes})
-    rows = [[c, *(f"{report.categories(a).get(c, 0):.0%}" for a in report.ablations)] for c in categories]
-    rows.append(["合计", *(f"{report.pass_rate(a):.0%}" for a in report.ablations)])
-    title = "回答评测（离线评测模型）" if offline else "回答评测"
-    renderer.table(f"{title}：去掉某部分上下文后的通过率", columns, rows)
-    for o in report.outcomes:
-        if o.ablation == FULL and not o.passed:
-            reasons = "；".join(g.detail for g in o.grades if not g.passed) or (o.error or "")
-            renderer.line(f"{o.case_id} [{o.category}]: {reasons}")
-    passed = sum(o.passed for o in report.outcomes if o.ablation == FULL)
-    total = sum(1 for o in report.outcomes if o.ablation == FULL)
-    renderer.line(f"完整上下文：{passed}/{total} 通过")
+    from pixiu_cli.views.tools import show_live_report
+
+    show_live_report(renderer, report, offline=offline, full=FULL)
 
 
 def render_history(settings: Settings, renderer, *, as_json: bool) -> None:
@@ -196,15 +186,6 @@ def render_history(settings: Settings, renderer, *, as_json: bool) -> None:
             ]
         )
         return
-    rows = [
-        [
-            str(r.id),
-            r.started_at[:16].replace("T", " "),
-            f"{r.provider} · {r.model}",
-            str(r.cases),
-            f"{r.summary.get('pass_rate', 0):.0%}",
-            "，".join(f"{k} {v:.0%}" for k, v in r.summary.get("ablations", {}).items()) or "—",
-        ]
-        for r in runs
-    ]
-    renderer.table("回答评测记录", ["#", "时间（北京）", "模型", "用例", "通过率", "消融"], rows)
+    from pixiu_cli.views.tools import show_eval_runs
+
+    show_eval_runs(renderer, runs)

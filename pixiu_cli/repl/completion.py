@@ -46,14 +46,10 @@ def value_kind(command: str, before: list[str]) -> str | None:
         return "memory"
     if command == "memory" and first:
         return "memory_subcommand"
-    if command == "resume" and first:
-        return "conversation"
     if (command == "chart" and first) or (command == "alert" and before == ["add"]):
         return "stock"
     if command == "alert" and first:
         return "alert_subcommand"
-    if command == "model" and first:
-        return "model"
     return None
 
 

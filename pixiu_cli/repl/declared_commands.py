@@ -20,6 +20,9 @@ def context_of(state: ReplState) -> Context:
         cost_method=lambda: app.settings.cost_method,
         master=lambda: app.builder.securities,
         edit_text=state.edit_text,
+        settings=lambda: app.settings,
+        state=state,
+        demo=app.demo,
     )
 
 

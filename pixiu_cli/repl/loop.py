@@ -5,18 +5,7 @@ from __future__ import annotations
 import re
 
 from pixiu_cli.errors import UserError
-from pixiu_cli.repl import (  # noqa: F401  (importing registers the commands)
-    builtin_commands,
-    cache_commands,
-    chart_commands,
-    context_commands,
-    declared_commands,
-    fundamentals_commands,
-    news_commands,
-    retry_command,
-    session_commands,
-    sync_commands,
-)
+from pixiu_cli.repl import declared_commands, news_commands, retry_command, sync_commands  # noqa: F401  (importing registers the commands)
 from pixiu_cli.repl.commands import CommandError, is_command, parse_command, registry
 from pixiu_cli.repl.completion import PixiuCompleter
 from pixiu_cli.repl.completion_sources import sources_for

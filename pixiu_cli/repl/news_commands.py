@@ -1,57 +1,11 @@
-"""/news [CODE] and /brief [--yes] [--push [--last]]: `pixiu news` and `pixiu brief` inside the
-REPL. The brief runs as a turn of the current conversation, so /context and /cache show its
+"""/brief [--yes] [--push [--last]]: `pixiu brief` inside the REPL (/news is declared in
+commands/news.py). The brief runs as a turn of the current conversation, so /context and /cache show its
 call; --push sends it once stored (cli/push.py's lines), --last the newest stored one again."""
 
 from __future__ import annotations
 
-from pixiu_cli.commands.values import StockCode
 from pixiu_cli.repl.commands import CommandError, ParsedCommand, registry
 from pixiu_cli.repl.state import ReplState
-from pixiu_cli.store.shared import stores_of
-
-NEWS_LIMIT = 20
-
-
-NEWS_USAGE = "/news [CODE] | /news sync [CODES…]"
-
-
-@registry.command(
-    "news", "新闻和公告：已存的条目（含信息层次、来源、链接）；sync 从 akshare 同步（同 pixiu news sync）", NEWS_USAGE
-)
-def news_command(state: ReplState, cmd: ParsedCommand) -> None:
-    if cmd.args[:1] == ["sync"]:
-        _sync(state, [_code(arg) for arg in cmd.args[1:]])
-        return
-    if len(cmd.args) > 1:
-        raise CommandError(f"用法：{NEWS_USAGE}")
-    _list(state, _code(cmd.args[0]) if cmd.args else None)
-
-
-def _code(arg: str) -> str:
-    return StockCode().read(arg, "股票代码")
-
-
-def _list(state: ReplState, symbol: str | None) -> None:
-    from pixiu_cli.views.news import COLUMNS, news_table
-
-    items = stores_of(state.app.store.db).news.listing(symbol, NEWS_LIMIT)
-    if not items:
-        state.renderer.line(f"没有已存的新闻{f'（{symbol}）' if symbol else ''}：/news sync 从 akshare 同步")
-        return
-    state.renderer.table(f"新闻与公告{f'：{symbol}' if symbol else ''}", COLUMNS, news_table(items))
-
-
-def _sync(state: ReplState, symbols: list[str]) -> None:
-    """The service `pixiu news sync` calls, on the REPL's database and clock."""
-    from pixiu_cli.services.news import NewsSyncRequest, sync_news
-    from pixiu_cli.views.news import sync_report
-
-    done = sync_news(state.app.store.db, NewsSyncRequest(symbols), state.clock())
-    report = sync_report(done)
-    for line in report.lines:
-        state.renderer.line(line)
-    if report.error:
-        state.renderer.error(report.error)
 
 
 @registry.command(

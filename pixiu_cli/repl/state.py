@@ -15,6 +15,16 @@ class ExitRepl(Exception):
     pass
 
 
+def _copy(text: str) -> str:
+    from pixiu_cli.repl.clipboard import NoClipboard, copy
+    from pixiu_cli.repl.commands import CommandError
+
+    try:
+        return copy(text)
+    except NoClipboard as exc:
+        raise CommandError(f"{exc}；可用 /save 保存为文件") from None
+
+
 @dataclass
 class ReplState:
     app: App
@@ -33,6 +43,20 @@ class ReplState:
     def stamp(self) -> str:
         """Now on the REPL's clock, as notes, alerts and trades are stamped."""
         return self.clock().isoformat(timespec="seconds")
+
+    def leave(self) -> None:
+        """/exit: the loop ends the session."""
+        raise ExitRepl()
+
+    def command_rows(self) -> list[tuple[str, str]]:
+        """/help: each slash command's usage and summary."""
+        from pixiu_cli.repl.commands import registry
+
+        return [(c.usage, c.summary) for c in registry.all()]
+
+    def copy_text(self, text: str) -> str:
+        """/copy: the text on the clipboard; the tool that took it."""
+        return _copy(text)
 
     def ensure_conversation(self) -> int:
         if self.conversation_id is None:

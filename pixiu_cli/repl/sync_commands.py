@@ -1,4 +1,4 @@
-"""/sync and the daily offer: after the close of a trading day the REPL says, once per
+"""The daily offer (/sync itself is declared in commands/market_data.py): after the close of a trading day the REPL says, once per
 session, that the holdings', watch list's or benchmarks' bars are behind and how to fetch
 them; with `[market] auto_sync = true` it fetches them in the background instead, its
 progress on the right of the prompt line and its result printed above the prompt when done."""
@@ -8,67 +8,13 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-from pixiu_cli.repl.commands import CommandError, ParsedCommand, registry
 from pixiu_cli.repl.state import ReplState
-
-SYNC_USAGE = "/sync [--source baostock|akshare]"
-
-
-def _source(args: list[str]) -> str:
-    from pixiu_cli.market.source_by_name import SOURCE_NAMES
-
-    if not args:
-        return SOURCE_NAMES[0]
-    if len(args) == 2 and args[0] == "--source" and args[1] in SOURCE_NAMES:
-        return args[1]
-    raise CommandError(f"用法 {SYNC_USAGE}")
 
 
 def _request(state: ReplState, source: str):
     from pixiu_cli.services.market import SyncRequest, sync_targets
 
     return SyncRequest(sync_targets(state.app.store.db, None), source, daily=True)
-
-
-def _show(state: ReplState, source: str, done) -> None:
-    from pixiu_cli.views.sync import sync_report
-
-    report = sync_report(source, done)
-    if report.warning:
-        state.renderer.warn(report.warning)
-    for line in report.lines:
-        state.renderer.line(line)
-    if report.error:
-        state.renderer.error(report.error)
-
-
-@registry.command("sync", "同步行情：持仓、自选股和指数基准的日线与除权除息（同 pixiu data sync）", SYNC_USAGE)
-def sync_command(state: ReplState, cmd: ParsedCommand) -> None:
-    from pixiu_cli.services.market import sync_market
-
-    source = _source(cmd.args)
-    running = state.background_sync
-    if running is not None and running.running:
-        raise CommandError("后台同步进行中，完成后会在这里报告")
-    request = _request(state, source)
-    shown = state.renderer
-    with shown.progress(len(request.symbols), f"同步（{source}）", show=len(request.symbols) > 3) as advance:
-        done = sync_market(
-            state.app.store.db,
-            request,
-            state.clock(),
-            state.app.costs,
-            on_symbol=lambda o: advance(),
-            push=None if state.app.demo else state.app.push,  # the demo's alerts stay on screen
-        )
-    state.offered_session = state.offered_session or _today(state)  # asked for: not offered again today
-    _show(state, source, done)
-
-
-def _today(state: ReplState) -> str:
-    from pixiu_cli.market.trading_days import as_shanghai
-
-    return as_shanghai(state.clock()).date().isoformat()
 
 
 class BackgroundSync:
@@ -141,7 +87,9 @@ def offer_sync(state: ReplState) -> None:
     state.offered_session = stale.session
     count = f"{len(stale.symbols)} 只"
     if state.app.settings.auto_sync:
-        state.background_sync = BackgroundSync(state, _source([]))
+        from pixiu_cli.market.source_by_name import SOURCE_NAMES
+
+        state.background_sync = BackgroundSync(state, SOURCE_NAMES[0])
         state.background_sync.start()
         state.renderer.dim(f"行情数据落后 {stale.session} 收盘（{count}），已在后台同步；进度见输入行右侧")
         return
@@ -160,8 +108,10 @@ def report_background(state: ReplState) -> None:
     if running.error:
         state.renderer.error(f"后台同步失败：{running.error}")
         return
+    from pixiu_cli.views.market_data import show_sync
+
     state.renderer.dim(f"后台同步完成（{running.source}，{running.total} 只）：")
-    _show(state, running.source, running.result)
+    show_sync(state.renderer, running.source, running.result)
 
 
 def toolbar(state: ReplState):

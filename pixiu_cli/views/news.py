@@ -82,3 +82,27 @@ def _failure(done) -> str | None:
     more = f" 等 {len(reasons)} 种原因" if len(reasons) > 1 else ""
     kept = f"本次新增的 {done.added} 条已保存" if done.added else "本次没有新增条目"
     return f"新闻同步失败（{stocks}）：{reasons[0]}{more}；已保留本地数据，{kept}"
+
+
+def listed_json(listed) -> list[dict]:
+    return news_json(listed.items)
+
+
+def show_news(renderer, listed, spell) -> None:
+    symbol = listed.symbol
+    if not listed.items:
+        renderer.line(f"没有已存的新闻{f'（{symbol}）' if symbol else ''}：{spell('news sync')} 从 akshare 同步")
+        return
+    renderer.table(f"新闻与公告{f'：{symbol}' if symbol else ''}", COLUMNS, news_table(listed.items))
+
+
+def show_sync(renderer, synced, spell=None) -> int | None:
+    """What `news sync` fetched (`--json`: as one document); 1 when it failed."""
+    done = synced.done
+    report = sync_report(done)
+    from pixiu_cli.views.sync import show_report
+
+    if synced.json_out:
+        outcomes = [o.__dict__ | {"errors": list(o.errors)} for o in done.outcomes]
+        renderer.json({"added": done.added, "outcomes": outcomes, "error": report.error})
+    return show_report(renderer, [] if synced.json_out else report.lines, report.error)

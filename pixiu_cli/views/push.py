@@ -48,3 +48,14 @@ def show(renderer, deliveries: Sequence[Delivery], resend_hint: bool = False) ->
     if resend_hint and failed(deliveries):
         renderer.line(RESEND)
     return not failed(deliveries)
+
+
+def show_test(renderer, tested, spell=None) -> int | None:
+    """`pixiu push test`: a line (or a JSON entry) per channel; 1 when one failed."""
+    for warning in tested.warnings:  # e.g. a config.toml with the bots' keys readable by others
+        renderer.warn(warning)
+    if tested.json_out:
+        renderer.json({"push": deliveries_json(tested.deliveries)})
+    else:
+        show(renderer, tested.deliveries)
+    return 1 if failed(tested.deliveries) else None

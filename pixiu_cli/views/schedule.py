@@ -113,3 +113,9 @@ def launchd_lines(s: Schedule) -> list[str]:
 
 def schedule_text(s: Schedule) -> str:
     return "\n".join([*intro(s), *cron_lines(s), *systemd_lines(s), *launchd_lines(s)]) + "\n"
+
+
+def show_schedule(renderer, planned, spell=None) -> None:
+    renderer.raw(schedule_text(planned.schedule))
+    if not planned.has_channels:
+        renderer.warn("还没有配置推送渠道：简报会写好并保存，但不会发出（见 config.toml 的 [push]，pixiu push test）")

@@ -77,3 +77,13 @@ def _failure(source: str, done) -> str | None:
     kept = "" if whole else (f"；其余新增的 {fetched} 条日线已保存" if fetched else "；其余没有新的日线")
     idle = f"；{IDLE}" if done.refreshed is None else ""
     return f"数据源 {source} 同步失败（{stocks}）：{failed[0].error}；已保留本地数据并标记为过期{kept}{idle}"
+
+
+def show_report(renderer, lines, error: str | None) -> int | None:
+    """A sync's lines, then its failure as an error line: 1 when there was one (the exit status)."""
+    for line in lines:
+        renderer.line(line)
+    if error:
+        renderer.error(error)
+        return 1
+    return None

@@ -10,7 +10,7 @@ import functools
 import pytest
 import typer
 
-from pixiu_cli.cli import chat, context
+from pixiu_cli.cli import chat
 from pixiu_cli.cli.app import FAST_COMMANDS as COMMANDS
 from pixiu_cli.cli.app import app
 from pixiu_cli.cli.fast import defaults_of, fast_call, fast_signature
@@ -100,6 +100,6 @@ def test_every_plain_flag_of_the_signature_is_a_fast_flag():
 
 
 def test_context_reads_its_value_options_with_their_bounds():
-    signature = fast_signature(context.context)
+    signature = fast_signature(COMMANDS["context"])
     assert set(signature.values) == {"--conversation", "--turn"}
     assert signature.values["--turn"].low == 1 and signature.required == 0

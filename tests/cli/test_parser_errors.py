@@ -14,9 +14,9 @@ from tests.helpers import clean_env, pixiu_in_process
 CASES = [
     (("cash", "set", "-5"), "-5 不是选项"),
     (("trade", "buy", "600519", "-100", "10"), "-100 不是选项"),
-    (("news", "--limit", "0"), "--limit 应为 1 到 1000 之间的整数，而不是 0"),
-    (("news", "--limit", "x"), "--limit 应为 1 到 1000 之间的整数，而不是 x"),
-    (("news", "--timeout", "0"), "--timeout 应为不小于 1 的数字，而不是 0"),
+    (("news", "list", "--limit", "0"), "--limit 应为 1 到 1000 之间的整数，而不是 0"),
+    (("news", "list", "--limit", "x"), "--limit 应为 1 到 1000 之间的整数，而不是 x"),
+    (("news", "sync", "--timeout", "0"), "--timeout 应为不小于 1 的数字，而不是 0"),
     (("chart", "600519", "--days", "1"), "--days 应为 5 到 5000 之间的整数，而不是 1"),
     (("chart",), "缺少参数 code：股票代码"),
     (("holdings", "extra"), "多余的参数：extra"),

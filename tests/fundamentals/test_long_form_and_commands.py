@@ -127,7 +127,7 @@ def test_market_and_fundamentals_in_the_repl(repl):
     shown = out.getvalue()
     assert "600519 贵州茅台 · 基本面" in shown and "2026 三季报\t2026-10-25\t1,309.04 亿元" in shown
     run_command(state, "/fundamentals")
-    assert "用法：/fundamentals CODE" in out.getvalue()
+    assert "用法：/fundamentals 代码" in out.getvalue()
 
 
 def test_reading_imports_no_optional_source(tmp_path):

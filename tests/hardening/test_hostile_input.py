@@ -1083,7 +1083,7 @@ def test_repl_with_hostile_input(server, online_env, pixiu_home):
         # odd numbers and unknown commands: one error line each (command names are lower-cased)
         for line, message in (
             ("/sessions 0", "数量应为正整数"),  # (/sessions ² searches for the text ²)
-            ("/resume 99999999999999999999", "用法：/resume ID"),
+            ("/resume 99999999999999999999", "ID 应为不小于 1 的整数"),
             ("/forget ¹", "记忆 ID 格式不对"),
             ("/nosuch\x1b[2J", "未知命令 /nosuch␛[2j"),
         ):

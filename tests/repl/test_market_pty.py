@@ -52,7 +52,7 @@ def test_import_status_ask_context_chart(server, online_env):
         child.expect("没有 600000 的行情数据")
         child.expect(PROMPT)
         say(child, "/chart 000333 --days x")
-        child.expect("--days 需要 5 到 5000 之间的整数")
+        child.expect("--days 应为 5 到 5000 之间的整数，而不是 x")
         child.expect(PROMPT)
         leave(child)
 

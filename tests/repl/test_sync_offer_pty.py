@@ -55,7 +55,7 @@ def test_offer_once_after_the_close_then_sync(offline_env, tmp_path):
         child.expect_exact("沪深300（sh000300）：新增")
         child.expect(PROMPT)
         say(child, "/sync --source yahoo")
-        child.expect_exact("用法 /sync [--source baostock|akshare]")
+        child.expect_exact("--source 只能是 baostock、akshare，而不是 'yahoo'")
         child.expect(PROMPT)
         _close(child)
     finally:
