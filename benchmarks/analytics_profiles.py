@@ -17,7 +17,7 @@ from pathlib import Path
 
 from pixiu_cli.analytics.costs import CostModel
 from pixiu_cli.analytics.profiles import profile_symbol
-from pixiu_cli.domain.market import Bar, SeriesWrite
+from pixiu_cli.domain.bars import Bar, SeriesWrite
 from pixiu_cli.market.data import MarketData
 from pixiu_cli.market.trading_days import SHANGHAI, is_trading_day
 from pixiu_cli.store.analytics import AnalyticsStore

@@ -64,7 +64,7 @@ from pixiu_cli.selection.select import extract_symbols  # noqa: E402
 from pixiu_cli.services.model_tools import model_tools  # noqa: E402
 from pixiu_cli.store.conversations import ConversationStore  # noqa: E402
 from pixiu_cli.store.database import open_database  # noqa: E402
-from pixiu_cli.store.document import load_document  # noqa: E402
+from pixiu_cli.store.document_file import load_document  # noqa: E402
 from pixiu_cli.store.investor import InvestorStore  # noqa: E402
 from pixiu_cli.store.memory import MemoryStore  # noqa: E402
 from pixiu_cli.store.portfolio import PortfolioStore  # noqa: E402

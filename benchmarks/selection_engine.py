@@ -45,7 +45,7 @@ def _database(folder: Path):
     from pixiu_cli.market.security_list import shipped_names
     from pixiu_cli.resources import data_dir
     from pixiu_cli.store.database import open_database
-    from pixiu_cli.store.document import parse_document
+    from pixiu_cli.store.document_file import parse_document
     from pixiu_cli.store.investor import InvestorStore
     from pixiu_cli.store.securities import SecurityMaster
 

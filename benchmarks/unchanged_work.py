@@ -214,7 +214,7 @@ def bench_sync(symbol_count: int, trades: int, runs: int) -> None:
 
 def store_market(db, symbols: list[str], first: int) -> None:
     """Each symbol's scaled real history and actions, written as an import writes them."""
-    from pixiu_cli.domain.market import BarSeries, CorporateAction, SeriesWrite
+    from pixiu_cli.domain.bars import BarSeries, CorporateAction, SeriesWrite
     from pixiu_cli.store.market import MarketStore
 
     market = MarketStore(db)

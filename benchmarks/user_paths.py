@@ -155,7 +155,7 @@ def bench_context(runs: int) -> None:
 
 
 def synthetic_bars(rng: random.Random, days: list[date]):
-    from pixiu_cli.domain.market import Bar
+    from pixiu_cli.domain.bars import Bar
 
     price, out = rng.uniform(5, 80), []
     for d in days:
@@ -174,7 +174,7 @@ def weekdays(years: int) -> list[date]:
 
 
 def store_series(db, first: int, count: int, years: int) -> list[str]:
-    from pixiu_cli.domain.market import SeriesWrite
+    from pixiu_cli.domain.bars import SeriesWrite
     from pixiu_cli.store.market import MarketStore
 
     market, days, symbols = MarketStore(db), weekdays(years), []

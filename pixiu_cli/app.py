@@ -281,7 +281,7 @@ def refresh_demo_data(domain: InvestorStore, now: datetime, state_file: Path | N
 def _refresh_demo_data(domain: InvestorStore, now: datetime) -> None:
     from pixiu_cli.resources import data_dir
     from pixiu_cli.selection.names import securities_for_document
-    from pixiu_cli.store.document import load_document
+    from pixiu_cli.store.document_file import load_document
 
     data = load_document(data_dir() / "demo" / "portfolio.json", now)
     shipped = sorted(p.stem for p in (data_dir() / "demo" / "market").glob("[0-9][0-9][0-9][0-9][0-9][0-9].csv"))

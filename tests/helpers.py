@@ -23,9 +23,9 @@ from typing import Any
 
 from pixiu_cli.analytics.costs import CostModel
 from pixiu_cli.analytics.frame import build_frame
-from pixiu_cli.domain.market import Bar, BarSeries, CorporateAction
+from pixiu_cli.domain.bars import Bar, BarSeries, CorporateAction
 from pixiu_cli.offline.script import Fault, ScriptedReply
-from pixiu_cli.store.document import SHANGHAI
+from pixiu_cli.store.document_file import SHANGHAI
 
 # A key-shaped secret planted in the environment; tests grep every artefact for it.
 PLANTED_KEY = "sk-pixiutest" + "0123456789abcdef" * 2
@@ -284,7 +284,7 @@ def build_app(
     db = open_database(db_path)
     domain = InvestorStore(db)
     if portfolio is not None:
-        from pixiu_cli.store.document import load_document
+        from pixiu_cli.store.document_file import load_document
 
         domain.replace_all(load_document(portfolio, now or NOW))
     limits = limits or MemoryLimits()

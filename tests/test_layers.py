@@ -74,7 +74,7 @@ BREAKS = {
     ),
     "market imports context": (
         "market/calendar.py",
-        "pixiu_cli.context.clock",
+        "pixiu_cli.context.session_time",
         "market_state",
         "pixiu_cli.market is not allowed to import pixiu_cli.context",
     ),

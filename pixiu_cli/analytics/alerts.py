@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pixiu_cli.analytics.frame import Frame
-from pixiu_cli.domain.analytics import AlertRule
+from pixiu_cli.domain.local_analytics import AlertRule
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,8 @@ from datetime import date, timedelta
 
 import numpy as np
 
+from pixiu_cli.domain.bars import BarSeries, CorporateAction
 from pixiu_cli.domain.boards import OrderSize, limit_schedule, listing_free_sessions, order_size
-from pixiu_cli.domain.market import BarSeries, CorporateAction
 from pixiu_cli.market.adjust import ex_ratios
 
 

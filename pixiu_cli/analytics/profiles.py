@@ -12,7 +12,7 @@ from pixiu_cli.analytics.engine import INITIAL_CASH, run
 from pixiu_cli.analytics.frame import Frame, build_frame, three_year_start
 from pixiu_cli.analytics.metrics import Metrics, measure, part
 from pixiu_cli.analytics.strategies import STRATEGIES
-from pixiu_cli.domain.analytics import BacktestRow, ComputedProfile
+from pixiu_cli.domain.local_analytics import BacktestRow, ComputedProfile
 from pixiu_cli.market.calendar import last_complete_session
 from pixiu_cli.market.data import MarketData
 from pixiu_cli.store.investor import iso

@@ -8,12 +8,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from pixiu_cli.analytics.benchmark import BenchmarkCloses
 from pixiu_cli.analytics.frame import Frame
 from pixiu_cli.analytics.profiles import load_frame
 from pixiu_cli.analytics.track import HORIZONS, score
-from pixiu_cli.domain.analytics import DecisionScore
+from pixiu_cli.analytics.versus_csi300 import BenchmarkCloses
 from pixiu_cli.domain.investor import Decision
+from pixiu_cli.domain.local_analytics import DecisionScore
 from pixiu_cli.domain.vocabulary import side_name
 from pixiu_cli.market.data import MarketData
 from pixiu_cli.market.security_master import security_name

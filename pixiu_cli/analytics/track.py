@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from pixiu_cli.analytics.frame import Frame
-from pixiu_cli.domain.analytics import DecisionScore
 from pixiu_cli.domain.investor import Decision
+from pixiu_cli.domain.local_analytics import DecisionScore
 
 HORIZONS = (5, 20)
 

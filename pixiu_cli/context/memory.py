@@ -23,10 +23,10 @@ from decimal import Decimal
 from functools import lru_cache
 
 from pixiu_cli.context.block import BlockItem, MemoryId, Section
-from pixiu_cli.context.clock import market_state
 from pixiu_cli.context.freshness import FreshnessRule, stale_label
 from pixiu_cli.context.layers import layer_for
 from pixiu_cli.context.quoting import ENGINE_STRATEGIES, SIGNAL_DIRECTIONS, defuse, label, period_label, quote_data
+from pixiu_cli.context.session_time import market_state
 from pixiu_cli.context.trades import History, trades_section
 from pixiu_cli.context.values import UNKNOWN_DAY, day, show_number, show_pct, show_price, show_signed
 from pixiu_cli.context.watch import watch_note

@@ -34,7 +34,7 @@ from pixiu_cli.domain.account import (
     TRANSFER_OUT,
     Fill,
 )
-from pixiu_cli.domain.market import CorporateAction
+from pixiu_cli.domain.bars import CorporateAction
 
 ZERO = Decimal(0)
 _TINY = Decimal("1e-10")

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from datetime import date, timedelta
 from typing import NamedTuple
 
-from pixiu_cli.domain.market import Bar
+from pixiu_cli.domain.bars import Bar
 
 # The Shanghai exchange's first trading day: no A-share bar or action is older.
 FIRST_TRADING_DAY = date(1990, 12, 19)

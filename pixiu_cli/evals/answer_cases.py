@@ -15,7 +15,7 @@ from typing import Any
 from pixiu_cli.domain.investor import DomainData
 from pixiu_cli.evals.case_files import EvalError, apply_patch, case_dataset, case_files
 from pixiu_cli.resources import data_dir
-from pixiu_cli.store.document import DatasetError, parse_document
+from pixiu_cli.store.document_file import DatasetError, parse_document
 
 ANSWERS_FOLDER = "answers"
 _REQUIRED = ("id", "category", "now", "dataset", "message", "checks")

@@ -12,7 +12,7 @@ from typing import Any
 from pixiu_cli.errors import UserError
 from pixiu_cli.evals.case_setup import WATCH
 from pixiu_cli.resources import data_dir
-from pixiu_cli.store.document import ACCOUNT, SECTIONS
+from pixiu_cli.store.document_file import ACCOUNT, SECTIONS
 
 EVALS_FOLDER = "evals"
 DATASETS_FOLDER = "datasets"

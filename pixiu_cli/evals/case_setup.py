@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from pixiu_cli.domain.codes import normalise_code
-from pixiu_cli.store.document import DatasetError, normalise_timestamp
+from pixiu_cli.store.document_file import DatasetError, normalise_timestamp
 from pixiu_cli.store.shared import stores_of
 
 WATCH = "watch"

@@ -19,7 +19,7 @@ optional), ``now`` (ISO 8601 with an offset, e.g. ``2026-03-04T10:15:00+08:00``)
 ``dataset``
     Either the file name of a data set (``"portfolio"`` or ``"portfolio.json"``, looked up
     in the ``datasets/`` folder next to the case file, then in ``data/evals/datasets/``)
-    or an inline import document (`pixiu_cli.store.document`). Relative timestamps
+    or an inline import document (`pixiu_cli.store.document_file`). Relative timestamps
     (``"days_ago": N`` + ``"time": "HH:MM"``) are resolved against the case's ``now``.
     Besides an import document's sections a data set may hold the eval's own setup
     (`case_setup`): ``watch`` (the watch list) and, on a note row, ``ref`` and
@@ -105,7 +105,7 @@ from pixiu_cli.evals.case_files import EvalError, apply_patch, case_dataset, cas
 from pixiu_cli.evals.case_setup import EvalSetup, split_setup
 from pixiu_cli.evals.stored_data import stored_data
 from pixiu_cli.selection.intent import Intent
-from pixiu_cli.store.document import DatasetError, parse_document
+from pixiu_cli.store.document_file import DatasetError, parse_document
 
 _REQUIRED = ("id", "category", "now", "dataset", "message")
 _OPTIONAL = ("description", "dataset_patch", "limits", "summary", "earlier", "history", "market_list", "stored")

@@ -25,7 +25,7 @@ from pixiu_cli.resources import data_dir
 from pixiu_cli.selection.names import securities_for_document, shipped_market_list
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.document import parse_document
+from pixiu_cli.store.document_file import parse_document
 from pixiu_cli.store.shared import stores_of
 
 

@@ -17,8 +17,8 @@ from dataclasses import fields
 from decimal import Decimal
 from pathlib import Path
 
+from pixiu_cli.domain.bars import Bar, SeriesWrite
 from pixiu_cli.domain.fundamentals import Dividend, FinancialReport, FundamentalsWrite, ValuationDay
-from pixiu_cli.domain.market import Bar, SeriesWrite
 from pixiu_cli.domain.market_review import Breadth, IndustryMove, Snapshot
 from pixiu_cli.evals.case_files import DATASETS_FOLDER, default_cases_dir
 from pixiu_cli.store.shared import stores_of

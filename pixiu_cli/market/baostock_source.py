@@ -8,9 +8,9 @@ import io
 import math
 import sys
 
-from pixiu_cli.domain.benchmarks import benchmark_for
+from pixiu_cli.domain.bars import Bar, CorporateAction
 from pixiu_cli.domain.boards import board_for
-from pixiu_cli.domain.market import Bar, CorporateAction
+from pixiu_cli.domain.index_benchmarks import benchmark_for
 from pixiu_cli.domain.securities import Security
 from pixiu_cli.market.sources import SourceError, exchange_code
 from pixiu_cli.market.timeout import CallTimeout, call_with_timeout

@@ -23,7 +23,7 @@ from itertools import repeat
 from pathlib import Path
 
 from pixiu_cli.clock import system_clock
-from pixiu_cli.domain.market import Bar, BarSeries, CorporateAction
+from pixiu_cli.domain.bars import Bar, BarSeries, CorporateAction
 from pixiu_cli.domain.plausible import (
     MAX_SHARES,
     action_problem,

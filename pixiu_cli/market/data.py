@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from pixiu_cli.domain.benchmarks import benchmark_for
-from pixiu_cli.domain.market import BarSeries
+from pixiu_cli.domain.bars import BarSeries
+from pixiu_cli.domain.index_benchmarks import benchmark_for
 from pixiu_cli.market.adjust import ADJUST_MODES
 from pixiu_cli.market.adjust import adjust as adjust_series
 from pixiu_cli.market.calendar import TradingCalendar, beyond_calendar

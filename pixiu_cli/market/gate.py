@@ -14,8 +14,8 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from datetime import date
 
+from pixiu_cli.domain.bars import Bar, CorporateAction
 from pixiu_cli.domain.boards import daily_limit, limit_schedule
-from pixiu_cli.domain.market import Bar, CorporateAction
 from pixiu_cli.domain.plausible import (
     Problem,
     action_values_problem,

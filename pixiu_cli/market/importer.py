@@ -9,9 +9,9 @@ from datetime import date
 from pathlib import Path
 
 from pixiu_cli.clock import system_clock
-from pixiu_cli.domain.benchmarks import benchmark_for
+from pixiu_cli.domain.bars import BarSeries, CorporateAction, SeriesWrite
 from pixiu_cli.domain.boards import board_for
-from pixiu_cli.domain.market import BarSeries, CorporateAction, SeriesWrite
+from pixiu_cli.domain.index_benchmarks import benchmark_for
 from pixiu_cli.domain.securities import Security
 from pixiu_cli.market.adjust import ADJUST_MODES, unadjust
 from pixiu_cli.market.csv_source import CsvImportError, bar_columns, check_title, parse_actions, parse_bars, read_text

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
 
-from pixiu_cli.domain.benchmarks import BENCHMARKS
+from pixiu_cli.domain.index_benchmarks import BENCHMARKS
 from pixiu_cli.domain.ledger import dec
 from pixiu_cli.domain.market_review import Discontinued, IndexMove, IndustryMove, Snapshot
 from pixiu_cli.market.trading_days import as_shanghai

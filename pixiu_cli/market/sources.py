@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from pixiu_cli.domain.bars import Bar, CorporateAction
 from pixiu_cli.domain.boards import board_for
-from pixiu_cli.domain.market import Bar, CorporateAction
 from pixiu_cli.domain.securities import Security
 from pixiu_cli.errors import UserError
 

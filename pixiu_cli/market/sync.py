@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from pixiu_cli.domain.market import Bar, SeriesWrite
+from pixiu_cli.domain.bars import Bar, SeriesWrite
 from pixiu_cli.market.calendar import calendar_mismatches
 from pixiu_cli.market.gaps import PriceColumns, SuspectGap, suspect_gaps
 from pixiu_cli.market.gate import screen_actions, screen_bars

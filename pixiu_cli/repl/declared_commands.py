@@ -6,7 +6,7 @@ from __future__ import annotations
 from pixiu_cli.commands.catalog import DECLARED
 from pixiu_cli.commands.declaration import REPL, Context
 from pixiu_cli.commands.slash import Slash, slash_commands
-from pixiu_cli.repl.commands import ParsedCommand, registry
+from pixiu_cli.repl.registry import ParsedCommand, registry
 from pixiu_cli.repl.state import ReplState
 
 

@@ -6,10 +6,10 @@ import re
 
 from pixiu_cli.errors import UserError
 from pixiu_cli.repl import declared_commands, news_commands, retry_command, sync_commands  # noqa: F401  (importing registers the commands)
-from pixiu_cli.repl.commands import CommandError, is_command, parse_command, registry
 from pixiu_cli.repl.completion import PixiuCompleter
 from pixiu_cli.repl.completion_sources import sources_for
 from pixiu_cli.repl.prompt import PROMPT, make_prompt_session
+from pixiu_cli.repl.registry import CommandError, is_command, parse_command, registry
 from pixiu_cli.repl.state import ExitRepl, ReplState
 from pixiu_cli.repl.turn import recover, run_chat_turn
 from pixiu_cli.repl.warmup import Warmup

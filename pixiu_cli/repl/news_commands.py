@@ -4,7 +4,7 @@ call; --push sends it once stored (cli/push.py's lines), --last the newest store
 
 from __future__ import annotations
 
-from pixiu_cli.repl.commands import CommandError, ParsedCommand, registry
+from pixiu_cli.repl.registry import CommandError, ParsedCommand, registry
 from pixiu_cli.repl.state import ReplState
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
-from pixiu_cli.repl.commands import CommandError, ParsedCommand, registry
+from pixiu_cli.repl.registry import CommandError, ParsedCommand, registry
 from pixiu_cli.repl.state import ReplState
 from pixiu_cli.repl.turn import show_asked
 from pixiu_cli.services.ask import RETRIED_LABEL, RetryRequest, retry

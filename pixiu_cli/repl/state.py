@@ -17,7 +17,7 @@ class ExitRepl(Exception):
 
 def _copy(text: str) -> str:
     from pixiu_cli.repl.clipboard import NoClipboard, copy
-    from pixiu_cli.repl.commands import CommandError
+    from pixiu_cli.repl.registry import CommandError
 
     try:
         return copy(text)
@@ -50,7 +50,7 @@ class ReplState:
 
     def command_rows(self) -> list[tuple[str, str]]:
         """/help: each slash command's usage and summary."""
-        from pixiu_cli.repl.commands import registry
+        from pixiu_cli.repl.registry import registry
 
         return [(c.usage, c.summary) for c in registry.all()]
 

@@ -36,8 +36,8 @@ from functools import cache, lru_cache
 
 from pixiu_cli.selection.codes import find_codes
 from pixiu_cli.selection.codes import warm as warm_codes
-from pixiu_cli.selection.conversation import EARLIER_TURNS, EarlierTurn, resolve
-from pixiu_cli.selection.conversation import warm as warm_conversation
+from pixiu_cli.selection.follow_up import EARLIER_TURNS, EarlierTurn, resolve
+from pixiu_cli.selection.follow_up import warm as warm_conversation
 from pixiu_cli.selection.intent import Intent, analyze
 from pixiu_cli.selection.intent import warm as warm_intent
 from pixiu_cli.selection.names import (

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pixiu_cli.analytics.rules import describe
-from pixiu_cli.domain.analytics import FiredAlert
 from pixiu_cli.domain.codes import is_finite_number, normalise_code
+from pixiu_cli.domain.local_analytics import FiredAlert
 from pixiu_cli.market.security_master import security_name
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.store.shared import stores_of

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from pixiu_cli.domain.analytics import BacktestRow
-from pixiu_cli.domain.benchmarks import benchmark_for
+from pixiu_cli.domain.index_benchmarks import benchmark_for
+from pixiu_cli.domain.local_analytics import BacktestRow
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.store.shared import stores_of
 
@@ -68,7 +68,7 @@ def profiles(
 
 
 def _vs_csi300(db: Database, rows: list[BacktestRow]) -> list[float | None]:
-    from pixiu_cli.analytics.benchmark import BenchmarkCloses
+    from pixiu_cli.analytics.versus_csi300 import BenchmarkCloses
     from pixiu_cli.market.data import MarketData
 
     index = BenchmarkCloses(MarketData(db))

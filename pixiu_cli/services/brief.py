@@ -20,7 +20,7 @@ from pixiu_cli.domain.vocabulary import BRIEF_OPEN, CONCLUSION_MARK
 from pixiu_cli.services.brief_facts import BriefFacts, brief_facts
 from pixiu_cli.services.brief_text import fact_lines
 from pixiu_cli.services.errors import RequestError
-from pixiu_cli.store.briefs import BriefReport
+from pixiu_cli.store.brief_reports import BriefReport
 from pixiu_cli.store.shared import stores_of
 from pixiu_cli.tokenizer.counts import count_message_tokens
 

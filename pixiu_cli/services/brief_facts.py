@@ -24,7 +24,7 @@ from pixiu_cli.market.review import MarketReview, market_review
 from pixiu_cli.market.trading_days import as_shanghai
 from pixiu_cli.services.account import account_record, derive_positions, read_account
 from pixiu_cli.services.brief_rules import user_rules
-from pixiu_cli.store.briefs import BriefStore, StoredBrief
+from pixiu_cli.store.brief_reports import BriefStore, StoredBrief
 from pixiu_cli.store.investor import iso
 from pixiu_cli.store.market import MarketStore
 from pixiu_cli.store.shared import stores_of

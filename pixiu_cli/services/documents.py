@@ -21,7 +21,7 @@ from pixiu_cli.store.backup import (
     set_aside,
 )
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.document import DatasetError, export_document, load_document
+from pixiu_cli.store.document_file import DatasetError, export_document, load_document
 from pixiu_cli.store.ledger_rows import unknown_columns
 from pixiu_cli.store.merge import MergeResult, merge_document
 from pixiu_cli.store.salvage import Salvaged, salvage

@@ -10,14 +10,14 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from pixiu_cli.domain.benchmarks import (
+from pixiu_cli.domain.codes import normalise_code
+from pixiu_cli.domain.index_benchmarks import (
     Benchmark,
     benchmark_list,
     benchmark_spelled,
     benchmark_with_code,
     exchange_spelling,
 )
-from pixiu_cli.domain.codes import normalise_code
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.store.securities import SecurityMaster
 

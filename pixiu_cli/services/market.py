@@ -10,7 +10,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pixiu_cli.domain.benchmarks import BENCHMARKS
+from pixiu_cli.domain.index_benchmarks import BENCHMARKS
 from pixiu_cli.market.data import MarketData
 from pixiu_cli.market.trading_days import as_shanghai
 from pixiu_cli.services.analytics import held_and_watched, refresh

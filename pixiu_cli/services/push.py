@@ -13,7 +13,7 @@ from pixiu_cli.push.config import PushConfig
 from pixiu_cli.push.deliver import Delivery, deliver
 from pixiu_cli.push.message import Message, plain
 from pixiu_cli.services.errors import RequestError
-from pixiu_cli.store.briefs import StoredBrief
+from pixiu_cli.store.brief_reports import StoredBrief
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.investor import iso
 from pixiu_cli.store.shared import stores_of

@@ -10,8 +10,8 @@ from dataclasses import fields
 
 from sqlite_utils import Database
 
-from pixiu_cli.domain.analytics import AlertRule, BacktestRow, ComputedProfile, DecisionScore, FiredAlert
 from pixiu_cli.domain.investor import Decision
+from pixiu_cli.domain.local_analytics import AlertRule, BacktestRow, ComputedProfile, DecisionScore, FiredAlert
 from pixiu_cli.store.database import write_transaction
 from pixiu_cli.store.rows import decision_from_row, dict_rows, record
 

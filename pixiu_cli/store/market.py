@@ -10,7 +10,7 @@ from itertools import chain, repeat
 
 from sqlite_utils import Database
 
-from pixiu_cli.domain.market import BarSeries, CorporateAction, SeriesInfo, SeriesWrite
+from pixiu_cli.domain.bars import BarSeries, CorporateAction, SeriesInfo, SeriesWrite
 from pixiu_cli.domain.redact import scrub
 from pixiu_cli.store.database import write_transaction
 from pixiu_cli.store.rows import count, dict_rows, exact_number, flag, record, required_number, text

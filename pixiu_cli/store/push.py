@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from sqlite_utils import Database
 
-from pixiu_cli.domain.analytics import FiredAlert
+from pixiu_cli.domain.local_analytics import FiredAlert
 from pixiu_cli.store.database import write_transaction
 from pixiu_cli.store.rows import dict_rows, record
 

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
     from pixiu_cli.store.account import AccountStore
     from pixiu_cli.store.analytics import AnalyticsStore
-    from pixiu_cli.store.briefs import BriefStore
+    from pixiu_cli.store.brief_reports import BriefStore
     from pixiu_cli.store.evals import EvalRunStore
     from pixiu_cli.store.fundamentals import FundamentalsStore
     from pixiu_cli.store.investor import InvestorStore
@@ -92,7 +92,7 @@ class Stores:
 
     @cached_property
     def briefs(self) -> BriefStore:
-        from pixiu_cli.store.briefs import BriefStore
+        from pixiu_cli.store.brief_reports import BriefStore
 
         return BriefStore(self.db)
 

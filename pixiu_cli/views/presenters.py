@@ -10,7 +10,7 @@ from pixiu_cli.domain.vocabulary import CONTEXT_OPEN
 from pixiu_cli.errors import UserError
 from pixiu_cli.tokenizer.counts import count_tokens_by_line, message_text
 from pixiu_cli.views.render import Renderer
-from pixiu_cli.views.request import diff_requests, view_request
+from pixiu_cli.views.stored_request import diff_requests, view_request
 
 
 def show_request(

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from pixiu_cli.domain.benchmarks import benchmark_for
+from pixiu_cli.domain.index_benchmarks import benchmark_for
 from pixiu_cli.views.fundamentals import kept_lines
 from pixiu_cli.views.push import delivery_line
 

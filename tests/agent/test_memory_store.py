@@ -6,7 +6,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.document import SHANGHAI
+from pixiu_cli.store.document_file import SHANGHAI
 from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.memory import MemoryRefError, MemoryStore
 from pixiu_cli.store.portfolio import PortfolioStore

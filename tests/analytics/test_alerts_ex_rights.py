@@ -10,7 +10,7 @@ import pytest
 from pixiu_cli.analytics.refresh import refresh
 from pixiu_cli.market.trading_days import SHANGHAI
 from pixiu_cli.store.analytics import AnalyticsStore
-from pixiu_cli.store.document import parse_document
+from pixiu_cli.store.document_file import parse_document
 from pixiu_cli.store.investor import InvestorStore
 from tests.helpers import load, truncated_history
 

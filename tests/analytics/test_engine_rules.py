@@ -8,7 +8,7 @@ import pytest
 from pixiu_cli.analytics.costs import CostModel
 from pixiu_cli.analytics.engine import run
 from pixiu_cli.analytics.metrics import measure
-from pixiu_cli.domain.market import CorporateAction
+from pixiu_cli.domain.bars import CorporateAction
 from tests.helpers import NO_COSTS, frame_of
 
 

@@ -8,9 +8,9 @@ import pytest
 from pixiu_cli.analytics.alerts import evaluate
 from pixiu_cli.analytics.signals import fused_signal
 from pixiu_cli.analytics.track import score
-from pixiu_cli.domain.analytics import AlertRule
+from pixiu_cli.domain.bars import CorporateAction
 from pixiu_cli.domain.investor import Decision
-from pixiu_cli.domain.market import CorporateAction
+from pixiu_cli.domain.local_analytics import AlertRule
 from tests.helpers import frame_of
 
 

@@ -9,7 +9,7 @@ import re
 from datetime import datetime
 from decimal import Decimal
 
-from pixiu_cli.domain.market import Bar, SeriesWrite
+from pixiu_cli.domain.bars import Bar, SeriesWrite
 from pixiu_cli.domain.market_review import Breadth, IndustryMove, Snapshot
 from pixiu_cli.market.review import discontinued_series
 from pixiu_cli.market.trading_days import SHANGHAI

@@ -8,7 +8,7 @@ from datetime import datetime
 
 from pixiu_cli.services import notes
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.document import SHANGHAI
+from pixiu_cli.store.document_file import SHANGHAI
 from tests.helpers import clean_env, in_process_ok, pixiu_in_process
 
 NOW = "2026-12-01T10:00:00"

@@ -17,13 +17,13 @@ from pixiu_cli.llm.types import LLMError
 from pixiu_cli.market.chart import ChartError
 from pixiu_cli.market.csv_source import CsvImportError
 from pixiu_cli.market.sources import SourceError
-from pixiu_cli.repl.commands import CommandError
+from pixiu_cli.repl.registry import CommandError
 from pixiu_cli.selection.aliases import AliasError
 from pixiu_cli.services.config_file import ConfigError
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.settings import SettingsError
 from pixiu_cli.store.database import StoreError
-from pixiu_cli.store.document import DatasetError
+from pixiu_cli.store.document_file import DatasetError
 from pixiu_cli.store.memory import MemoryRefError
 from pixiu_cli.views.presenters import NothingToShow
 from tests.helpers import pixiu_in_process

@@ -15,7 +15,7 @@ from pixiu_cli.commands.declaration import CLI, REPL, Command, Context, read_val
 from pixiu_cli.commands.slash import parse, usage
 from pixiu_cli.commands.values import CommandError
 from pixiu_cli.repl import loop  # noqa: F401  (registers every slash command)
-from pixiu_cli.repl.commands import registry
+from pixiu_cli.repl.registry import registry
 from tests.helpers import clean_env, pixiu_in_process
 
 # Not generated, and why:

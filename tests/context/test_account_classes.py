@@ -15,7 +15,7 @@ from pixiu_cli.market.trading_days import SHANGHAI
 from pixiu_cli.services.account import AccountReader
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.document import parse_document
+from pixiu_cli.store.document_file import parse_document
 from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.market import MarketStore
 from tests.helpers import fill_row

@@ -31,7 +31,7 @@ from pixiu_cli.domain.investor import (
 )
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.document import load_document
+from pixiu_cli.store.document_file import load_document
 from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.tokenizer.counts import count_tokens
 from tests.helpers import NOW

@@ -14,7 +14,7 @@ from pixiu_cli.context.memory import MemoryLimits
 from pixiu_cli.selection.intent import Intent
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.document import SHANGHAI, DatasetError, load_document, parse_document, to_document
+from pixiu_cli.store.document_file import SHANGHAI, DatasetError, load_document, parse_document, to_document
 from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.tokenizer.counts import count_tokens
 from tests.helpers import build_app, http_model

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pixiu_cli.context.clock import market_state
+from pixiu_cli.context.session_time import market_state
 from pixiu_cli.market.trading_days import SHANGHAI, CalendarEnd, holiday_name, is_trading_day, knows, next_trading_day
 from pixiu_cli.resources import data_dir
 

@@ -13,7 +13,7 @@ from pixiu_cli.context.block import CONTEXT_CLOSE, CONTEXT_OPEN, MemoryId
 from pixiu_cli.context.builder import ContextBuilder
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.document import load_document
+from pixiu_cli.store.document_file import load_document
 from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.schema import migrations
 from tests.helpers import FIXTURE, NOW

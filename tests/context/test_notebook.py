@@ -16,7 +16,7 @@ from pixiu_cli.services.memory_search import search_memories
 from pixiu_cli.services.trades import NewTrade, record_trade
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.document import SHANGHAI, parse_document
+from pixiu_cli.store.document_file import SHANGHAI, parse_document
 from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.memory import MemoryStore
 from pixiu_cli.views.notices import forget_notice, pin_notice, replacement_notice

@@ -14,7 +14,7 @@ from pixiu_cli.services.market import watch, watchlist
 from pixiu_cli.services.trades import NewTrade, record_trade
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.document import SHANGHAI
+from pixiu_cli.store.document_file import SHANGHAI
 from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.market import MarketStore
 

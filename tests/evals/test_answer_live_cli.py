@@ -15,7 +15,7 @@ from pixiu_cli.offline.server import OfflineServer
 from pixiu_cli.resources import data_dir
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.document import load_document
+from pixiu_cli.store.document_file import load_document
 from pixiu_cli.store.investor import InvestorStore
 from tests.helpers import PIXIU_BIN, PLANTED_KEY, clean_env, pixiu_in_process
 

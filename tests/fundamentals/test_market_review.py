@@ -13,7 +13,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from pixiu_cli.domain.market import Bar, SeriesWrite
+from pixiu_cli.domain.bars import Bar, SeriesWrite
 from pixiu_cli.market.trading_days import SHANGHAI
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.market import MarketStore

@@ -142,10 +142,10 @@ def test_settings_nobody_could_mean_are_refused_in_one_line(env, config, named):
 def test_a_sync_source_returning_far_future_or_absurd_bars_keeps_what_it_could_mean(tmp_path):
     from datetime import datetime
 
-    from pixiu_cli.domain.market import Bar
+    from pixiu_cli.domain.bars import Bar
     from pixiu_cli.market.sync import sync_symbol
     from pixiu_cli.store.database import open_database
-    from pixiu_cli.store.document import SHANGHAI
+    from pixiu_cli.store.document_file import SHANGHAI
     from pixiu_cli.store.market import MarketStore
 
     class FarFuture:
@@ -515,7 +515,7 @@ def test_a_restore_during_a_turn_keeps_the_turn_out_of_the_restored_database(tmp
     from pixiu_cli.offline.script import ScriptedReply
     from pixiu_cli.services.documents import BackupPlace, backup, restore
     from pixiu_cli.store.conversations import RestoredElsewhere
-    from pixiu_cli.store.document import SHANGHAI
+    from pixiu_cli.store.document_file import SHANGHAI
     from tests.helpers import build_app
 
     now = datetime(2026, 3, 10, 10, 30, tzinfo=SHANGHAI)

@@ -449,7 +449,7 @@ def test_unreadable_import_file_is_one_line(offline_env, tmp_path, content, mess
 
 def test_import_file_without_read_permission(tmp_path, monkeypatch):
     """Root (as in CI containers) can read a chmod 000 file, so the OSError is simulated."""
-    from pixiu_cli.store.document import DatasetError, load_document
+    from pixiu_cli.store.document_file import DatasetError, load_document
 
     path = tmp_path / "import.json"
     path.write_text("{}", encoding="utf-8")

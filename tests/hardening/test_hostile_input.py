@@ -43,14 +43,14 @@ from pixiu_cli.domain.account import FILL_KINDS
 from pixiu_cli.domain.codes import normalise_code
 from pixiu_cli.domain.investor import AccountLedger, DomainData
 from pixiu_cli.offline.script import ScriptedReply
-from pixiu_cli.repl.commands import CommandError, ParsedCommand, parse_command, registry
+from pixiu_cli.repl.registry import CommandError, ParsedCommand, parse_command, registry
 from pixiu_cli.repl.state import ExitRepl, ReplState
 from pixiu_cli.selection.intent import Intent, detect_intent, is_portfolio_question
 from pixiu_cli.selection.names import Holder
 from pixiu_cli.selection.select import extract_symbols
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.document import SECTIONS, DatasetError, parse_document, to_document
+from pixiu_cli.store.document_file import SECTIONS, DatasetError, parse_document, to_document
 from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.merge import merge_document
 from tests.helpers import PIXIU_BIN, PLANTED_KEY, PROMPT, clean_env, say, spawn

@@ -238,7 +238,7 @@ def test_gaps_over_columns_are_the_gaps_over_bars(code):
 
 
 def test_a_plain_file_is_imported_without_a_bar_per_row(db, monkeypatch):
-    from pixiu_cli.domain.market import Bar
+    from pixiu_cli.domain.bars import Bar
 
     made = []
     init = Bar.__init__

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from pixiu_cli.domain.market import Bar, BarSeries, SeriesWrite
+from pixiu_cli.domain.bars import Bar, BarSeries, SeriesWrite
 from pixiu_cli.market.csv_source import parse_bars, read_text
 from pixiu_cli.store.market import MarketStore
 from tests.helpers import MARKET_FIXTURES, load

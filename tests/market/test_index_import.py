@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from pixiu_cli.analytics.benchmark import BenchmarkCloses
+from pixiu_cli.analytics.versus_csi300 import BenchmarkCloses
 from pixiu_cli.market.data import MarketData
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.services.import_symbol import import_symbol, spelling_in_name

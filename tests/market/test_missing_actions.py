@@ -4,7 +4,7 @@ the 2016 events, though both companies paid cash dividends most later years."""
 
 from __future__ import annotations
 
-from pixiu_cli.domain.market import Bar, CorporateAction
+from pixiu_cli.domain.bars import Bar, CorporateAction
 from pixiu_cli.market.data import MarketData
 from pixiu_cli.market.gaps import missing_actions_note, missing_dividend_gaps
 from pixiu_cli.store.market import MarketStore

@@ -14,7 +14,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from pixiu_cli.domain.market import CorporateAction
+from pixiu_cli.domain.bars import CorporateAction
 from pixiu_cli.market.akshare_source import AkshareSource
 from pixiu_cli.market.baostock_source import BaostockSource
 from pixiu_cli.market.csv_source import CsvImportError, parse_bars

@@ -7,7 +7,7 @@ import re
 from datetime import date, datetime, timedelta
 
 from pixiu_cli.context.builder import SHANGHAI
-from pixiu_cli.domain.market import Bar, CorporateAction, SeriesWrite
+from pixiu_cli.domain.bars import Bar, CorporateAction, SeriesWrite
 from pixiu_cli.market.data import MarketData
 from pixiu_cli.store.market import MarketStore
 from tests.helpers import load, sqlite_steps

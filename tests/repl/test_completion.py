@@ -15,7 +15,7 @@ from pixiu_cli.repl.completion_sources import sources_for
 from pixiu_cli.repl.state import ReplState
 from pixiu_cli.services import notes
 from pixiu_cli.services.market import watch
-from pixiu_cli.store.document import SHANGHAI
+from pixiu_cli.store.document_file import SHANGHAI
 from pixiu_cli.views.render import Renderer
 from tests.helpers import build_app
 

@@ -16,7 +16,7 @@ from pixiu_cli.selection.select import extract_symbols
 from pixiu_cli.services.note_symbol import symbol_in_text
 from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.document import SHANGHAI, load_document
+from pixiu_cli.store.document_file import SHANGHAI, load_document
 from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.securities import SecurityMaster
 

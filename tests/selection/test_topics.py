@@ -11,7 +11,8 @@ import hashlib
 import pytest
 
 from pixiu_cli.resources import data_dir
-from pixiu_cli.selection import conversation, rules, select, topics
+from pixiu_cli.selection import follow_up as conversation
+from pixiu_cli.selection import rules, select, topics
 from pixiu_cli.selection.names import Holder, NameTable, names_from
 from pixiu_cli.selection.select import select as pick
 

@@ -24,7 +24,7 @@ from pixiu_cli.services.ask import INTERRUPTED, RETRIED_LABEL, AskRequest, Retry
 from pixiu_cli.services.brief import BriefRequest, brief
 from pixiu_cli.settings import load_settings
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.document import load_document
+from pixiu_cli.store.document_file import load_document
 from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.views.brief import cost_line
 from pixiu_cli.views.presenters import error_line

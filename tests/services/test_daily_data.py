@@ -10,8 +10,8 @@ from datetime import datetime
 
 import pytest
 
-from pixiu_cli.domain.benchmarks import CSI300
-from pixiu_cli.domain.market import SeriesWrite
+from pixiu_cli.domain.bars import SeriesWrite
+from pixiu_cli.domain.index_benchmarks import CSI300
 from pixiu_cli.market.csv_source import parse_bars, read_text
 from pixiu_cli.market.trading_days import SHANGHAI
 from pixiu_cli.services.daily import stale_market

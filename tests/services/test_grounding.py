@@ -10,7 +10,7 @@ from pixiu_cli.services.alerts import NewAlert
 from pixiu_cli.services.grounding import ground_alert, ground_note, ground_trade
 from pixiu_cli.services.trades import NewTrade
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.document import load_document
+from pixiu_cli.store.document_file import load_document
 from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.securities import SecurityMaster
 from tests.helpers import FIXTURE, NOW  # NOW: 2026-11-24

@@ -12,7 +12,7 @@ import pytest
 from pixiu_cli.market.trading_days import SHANGHAI
 from pixiu_cli.services.account import trade_history
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.document import parse_document
+from pixiu_cli.store.document_file import parse_document
 from pixiu_cli.store.investor import InvestorStore
 from tests.helpers import fill_row
 

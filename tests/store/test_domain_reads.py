@@ -101,7 +101,7 @@ def test_portfolio_reads_survive_conversation_writes_but_not_trades(tmp_path):
     from pixiu_cli.domain.investor import Holding
     from pixiu_cli.store.conversations import ConversationStore
     from pixiu_cli.store.database import open_database
-    from pixiu_cli.store.document import SHANGHAI
+    from pixiu_cli.store.document_file import SHANGHAI
     from pixiu_cli.store.investor import InvestorStore
     from pixiu_cli.store.portfolio import set_position
 

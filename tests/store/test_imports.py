@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.document import SHANGHAI, parse_document, to_document
+from pixiu_cli.store.document_file import SHANGHAI, parse_document, to_document
 from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.memory import MemoryStore
 from pixiu_cli.store.merge import ShareConflict, merge_document
@@ -179,7 +179,7 @@ def test_a_failing_merge_changes_nothing(db):
 def _sourced_home(db) -> None:
     """A synced news item and a brief's report, as `pixiu news sync` and `pixiu brief` store them."""
     from pixiu_cli.domain.news import MEDIA, FetchedNews
-    from pixiu_cli.store.briefs import BriefReport, BriefStore
+    from pixiu_cli.store.brief_reports import BriefReport, BriefStore
     from pixiu_cli.store.news import NewsStore
 
     item = FetchedNews(

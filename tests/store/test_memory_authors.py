@@ -11,7 +11,7 @@ from pixiu_cli.services.brief_rules import user_rules
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.services.notes import NewNote, accept_proposal, add_note
 from pixiu_cli.store.database import open_database
-from pixiu_cli.store.document import load_document, parse_document, to_document
+from pixiu_cli.store.document_file import load_document, parse_document, to_document
 from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.memory import MemoryStore
 from pixiu_cli.store.schema import migrations

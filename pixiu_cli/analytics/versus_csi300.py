@@ -7,7 +7,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 
 from pixiu_cli.analytics.metrics import TRADING_DAYS
-from pixiu_cli.domain.benchmarks import CSI300
+from pixiu_cli.domain.index_benchmarks import CSI300
 from pixiu_cli.market.data import MarketData
 
 
