@@ -122,7 +122,7 @@ DECLARED = (
         ("import",),
         "导入领域数据：默认按自然键合并（对话中记下的笔记和交易不受影响）；文件有误时一条也不导入。",
         (
-            argument("file", Text("FILE"), "JSON 文档（格式见 README：holdings、profiles、news…）"),
+            argument("file", Text("FILE"), "JSON 文档（格式见 docs/data-formats.md：holdings、profiles、news…）"),
             switch("--replace", "replace", "整体替换现有数据（替换前自动备份数据库）"),
         ),
         ImportRequest,

@@ -22,7 +22,7 @@ from pixiu_cli.commands.values import (
     Text,
     Words,
 )
-from pixiu_cli.market.csv_source import VOLUME_UNITS
+from pixiu_cli.domain.bars import VOLUME_UNITS
 from pixiu_cli.market.source_by_name import SOURCE_NAMES
 
 CLI_ONLY, REPL_ONLY = frozenset({CLI}), frozenset({REPL})

@@ -28,7 +28,7 @@ def _test(ctx, r: TestRequest) -> Tested:
     from pixiu_cli.services.push import push_test
 
     loaded = ctx.settings()
-    return Tested(push_test(loaded.push, ctx.now()), list(loaded.warnings), r.json_out)
+    return Tested(push_test(ctx.tables().push, ctx.now()), list(loaded.warnings), r.json_out)
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ def _schedule(ctx, r: ScheduleRequest) -> Planned:
 
     loaded = ctx.settings()
     planned = schedule(ctx.now(), parse_at(r.at), loaded.home, machine_zone())
-    return Planned(planned, bool(loaded.push and loaded.push.channels))
+    return Planned(planned, bool(ctx.tables().push.channels))
 
 
 DECLARED = (

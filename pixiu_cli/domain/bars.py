@@ -7,6 +7,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+# How a price file counts its volume: read from the file (auto), in shares, or in lots of 100.
+VOLUME_UNITS = ("auto", "shares", "lots")
+
 
 @dataclass(frozen=True)
 class Bar:

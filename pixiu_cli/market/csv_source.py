@@ -36,8 +36,6 @@ from pixiu_cli.domain.plausible import (
 from pixiu_cli.errors import UserError
 from pixiu_cli.market.gate import off_session, session_problem
 
-VOLUME_UNITS = ("auto", "shares", "lots")
-
 _ALIASES = {
     "date": ("date", "datetime", "日期", "交易日期", "trade_date", "时间"),
     "open": ("open", "开盘", "开盘价"),

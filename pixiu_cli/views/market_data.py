@@ -132,8 +132,10 @@ def show_imported_one(renderer: Renderer, done, spell=None) -> None:
         f"已导入 {what}：{result.rows} 条日线，{result.first} 至 {result.last}；格式 {result.shape}，"
         f"成交量单位 {unit}" + ("。" if index else f"；除权除息 {len(result.actions)} 条。")
     )
-    if done.target.note:
-        renderer.info(done.target.note)
+    from pixiu_cli.views.sync import bare_code_line
+
+    if done.target.decided:
+        renderer.info(bare_code_line(done.target.decided))
     for gap in result.suspects:
         renderer.line(suspect_line(result.symbol, gap))
     for line in done.refreshed.lines():
@@ -145,8 +147,10 @@ def show_imported_many(renderer: Renderer, done, spell=None) -> None:
     renderer.info(f"已导入 {len(done.imported)} 个文件，共 {rows:,} 条日线；失败 {len(done.failed)} 个。")
     for path, why in done.failed:
         renderer.warn(f"{path.name}：{why}（该文件未写入）")
-    for path, note in done.notes:
-        renderer.info(f"{path.name}：{note}")
+    from pixiu_cli.views.sync import bare_code_line
+
+    for path, decided in done.notes:
+        renderer.info(f"{path.name}：{bare_code_line(decided)}")
     for line in done.refreshed.lines() if done.refreshed else []:
         renderer.line(line)
 

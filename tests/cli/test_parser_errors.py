@@ -18,7 +18,7 @@ CASES = [
     (("news", "list", "--limit", "x"), "--limit 应为 1 到 1000 之间的整数，而不是 x"),
     (("news", "sync", "--timeout", "0"), "--timeout 应为不小于 1 的数字，而不是 0"),
     (("chart", "600519", "--days", "1"), "--days 应为 5 到 5000 之间的整数，而不是 1"),
-    (("chart",), "缺少参数 code：股票代码"),
+    (("chart",), "缺少参数 CODE：股票代码"),
     (("holdings", "extra"), "多余的参数：extra"),
     (("memoir",), "没有 memoir 这个命令，是否想用 memory"),
     (("xyzzy",), "没有 xyzzy 这个命令"),
@@ -32,7 +32,7 @@ CASES = [
 ]
 
 
-ARGUMENTS = {"code", "price"}  # arguments are named as `--help` names them
+ARGUMENTS = {"CODE", "PRICE", "code", "price"}  # arguments are named as `--help` names them
 
 
 COMMANDS = ("memory",)  # a command pixiu suggests for a mistyped one
