@@ -166,6 +166,8 @@ def _save(ctx, r: SaveRequest) -> Saved:
     state = ctx.state
     if state.conversation_id is None:
         raise CommandError("当前还没有对话可以保存")
+    if "\x00" in (r.file or ""):  # no file system takes it; Path and open() raise ValueError on it
+        raise CommandError("文件名不能包含空字符（\\x00）")
     target = Path(os.path.expanduser(r.file or f"pixiu-conversation-{state.conversation_id}.md"))
     if target.exists():
         raise CommandError(f"文件已存在：{target}（换一个文件名，不会覆盖）")

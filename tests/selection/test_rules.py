@@ -12,7 +12,7 @@ import pytest
 from pixiu_cli.resources import data_dir
 from pixiu_cli.selection import (
     codes,
-    conversation,
+    follow_up,
     homophones,
     intent,
     names,
@@ -42,7 +42,7 @@ _CACHED = (
     intent._fired,
     intent._context,
     select._mention_rules,
-    conversation._rules,
+    follow_up._rules,
     select._holdings_table,
     topics._rules,
     topics.words,
