@@ -215,6 +215,7 @@ COMMAND_NAMES = sorted(registry.names()) + ["nosuch", "HELP", "Memory", ""]
 @example(name="resume", sep=" ", args=["99999999999999999999"])
 @example(name="remember", sep="\n", args=["[/bold]", SQL, "\x1b]0;PWNED\x07"])
 @example(name="memory", sep=" ", args=["%"])
+@example(name="save", sep=" ", args=["\x00"])  # a NUL in a file name: ValueError, not OSError
 @example(name="remember", sep=" ", args=["x", "--symbol", "６００５１９"])
 def test_any_command_line_is_handled(repl_state, name, sep, args):
     from pixiu_cli.repl.loop import run_command
