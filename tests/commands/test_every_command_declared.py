@@ -19,7 +19,7 @@ from pixiu_cli.repl.registry import registry
 from tests.helpers import clean_env, pixiu_in_process
 
 # Not generated, and why:
-CONVERSATION = {"chat", "ask", "brief", "retry"}  # the conversation layer (another branch reworks them)
+CONVERSATION = {"chat", "ask"}  # the conversation surfaces themselves: a turn typed or asked, not a command
 ABOVE_COMMANDS = {"eval", "mcp"}  # they run evals/ and mcp_server/, layers above commands/
 NOT_DECLARED = CONVERSATION | ABOVE_COMMANDS
 
