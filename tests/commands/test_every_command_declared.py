@@ -157,3 +157,47 @@ def test_the_repl_reads_a_stock_name_where_the_command_line_does(tmp_path):
     said = out.getvalue()
     assert "没有已存的新闻（600519）：/news sync 从 akshare 同步" in said, said
     assert "没有 600519 的行情数据" in said and "6 位" not in said, said
+
+
+BRIEF_USAGE = "/brief [--yes] [--push [--last]]"
+
+
+def test_the_brief_reads_one_request_from_either_surface(monkeypatch, tmp_path):
+    slash = _slash_request(("brief",), "--yes --push --last")
+    done, built = _cli_request(("brief",), monkeypatch, tmp_path, "-y", "--push", "--last")
+    assert done.returncode == 0, done.stderr
+    assert built == [slash] and (slash.yes, slash.push, slash.last) == (True, True, True)
+    # the command line's own options keep their defaults in the REPL
+    assert (slash.json_out, slash.model, slash.offline, slash.if_trading_day) == (False, None, False, False)
+    done, built = _cli_request(
+        ("brief",), monkeypatch, tmp_path, "--json", "--model", "deepseek-flash", "--offline", "--if-trading-day"
+    )
+    assert done.returncode == 0, done.stderr
+    assert (built[0].json_out, built[0].model, built[0].offline, built[0].if_trading_day) == (
+        True,
+        "deepseek-flash",
+        True,
+        True,
+    )
+    assert (built[0].yes, built[0].push, built[0].last) == (False, False, False)
+    assert usage(_declared(("brief",))) == BRIEF_USAGE == registry.get("brief").usage
+
+
+def test_brief_last_without_push_is_the_usage_line_and_nothing_else_is_taken():
+    assert _slash_request(("brief",), "--push").push and not _slash_request(("brief",), "").push
+    for bad, said in (
+        ("--last", f"^用法：{BRIEF_USAGE}$"),
+        ("--yes --last", f"^用法：{BRIEF_USAGE}$"),
+        ("now", f"^用法：{BRIEF_USAGE}$"),
+        ("--offline", "^未知选项 --offline$"),  # the command line's alone
+        ("--json", "^未知选项 --json$"),
+    ):
+        with pytest.raises(CommandError, match=said.replace("[", r"\[").replace("]", r"\]")):
+            _slash_request(("brief",), bad)
+
+
+def test_retry_is_the_repls_alone_and_takes_no_words():
+    assert _declared(("retry",)).surfaces == frozenset({REPL})
+    assert _slash_request(("retry",), "").__class__.__name__ == "Nothing"
+    with pytest.raises(CommandError, match="^用法：/retry$"):
+        _slash_request(("retry",), "again")
