@@ -67,13 +67,13 @@ def _confirm(ctx, r: BriefCommand, settings):
     return confirm
 
 
-def _resend(ctx, app_, r: BriefCommand) -> Briefed:
+def _resend(ctx, app_, r: BriefCommand, now) -> Briefed:
     from pixiu_cli.services.push import last_brief, push_brief, require_channels
 
     db = app_.store.db
     config = require_channels(app_.push)
     brief = last_brief(db)
-    deliveries = push_brief(db, config, brief, ctx.now())
+    deliveries = push_brief(db, config, brief, now)
     return Briefed(resent=(brief, deliveries), announce=ctx.surface == CLI, json_out=r.json_out)
 
 
@@ -89,14 +89,16 @@ def _brief(ctx, r: BriefCommand) -> Briefed:
         return Briefed(closed=closed)
     state = ctx.state
     app_ = state.app if state is not None else ctx.open_app(r.model, r.offline)
+    # the command line's app reads the settings of --model/--offline: its clock, not a second read
+    clock = ctx.clock if state is not None else app_.clock
     if r.last:
-        return _resend(ctx, app_, r)
+        return _resend(ctx, app_, r, clock())
 
     def reply(plan):
         return nullcontext(None) if r.json_out else facts_then_reply(ctx.renderer, plan, gap=ctx.surface == CLI)
 
     request = BriefRequest(state.conversation_id if state is not None else None, push=r.push)
-    done = brief(request, app_, _confirm(ctx, r, app_.settings), reply, ctx.clock)
+    done = brief(request, app_, _confirm(ctx, r, app_.settings), reply, clock)
     if done.declined:
         raise CommandError(NOT_CONFIRMED[REPL] if ctx.surface == REPL else "已取消，没有调用模型")
     status = None

@@ -24,17 +24,17 @@ def usage(command: Command, default: bool = False) -> str:
         if p.flag is None:
             shown = f"{p.metavar}…" if p.many and not p.as_typed else p.metavar
             parts.append(shown if p.required else f"[{shown}]")
-        elif p.within is None:
-            nested = "".join(f" {_shown(q)}" for q in params if q.within == p.name)
-            parts.append(f"[{_shown(p)[1:-1]}{nested}]")
+        elif p.within is None:  # a flag that goes only with this one is shown inside it: [--push [--last]]
+            nested = "".join(f" [{_spelled(q)}]" for q in params if q.within == p.name)
+            parts.append(f"[{_spelled(p)}{nested}]")
     return " ".join(parts)
 
 
-def _shown(p: Param) -> str:
+def _spelled(p: Param) -> str:
     if isinstance(p.kind, Flag):
-        return f"[{p.flag}]"
+        return p.flag
     value = "|".join(p.kind.choices) if isinstance(p.kind, Choice) else p.metavar
-    return f"[{p.flag} {value}]"
+    return f"{p.flag} {value}"
 
 
 def _take_options(command: Command, words: list[str]) -> tuple[dict, list[int]]:

@@ -201,3 +201,27 @@ def test_retry_is_the_repls_alone_and_takes_no_words():
     assert _slash_request(("retry",), "").__class__.__name__ == "Nothing"
     with pytest.raises(CommandError, match="^用法：/retry$"):
         _slash_request(("retry",), "again")
+
+
+def test_retry_in_the_repl_refuses_as_before_and_asks_a_failed_turn_again(tmp_path):
+    from pixiu_cli.repl.loop import run_command
+    from pixiu_cli.repl.turn import run_chat_turn
+    from tests.helpers import offline_repl
+
+    with offline_repl(tmp_path) as (state, out):
+        run_command(state, "/retry")
+        assert out.getvalue().strip() == "错误：当前对话还没有可以重试的一轮"
+        run_chat_turn(state, "你好")
+        run_command(state, "/retry")
+        assert "第 1 轮已完整回答，无需重试" in out.getvalue()
+        conversation_id = state.conversation_id
+        state.app.store.db.execute("update turns set status = 'error' where conversation_id = ?", [conversation_id])
+        before = len(out.getvalue())
+        run_command(state, "/retry")
+        said = out.getvalue()[before:]
+        turns = state.app.store.turns(conversation_id)
+    assert said.startswith("重新提问第 1 轮：你好") and "tokens · 缓存命中" in said, said
+    assert state.conversation_id == conversation_id and [t.status for t in turns] == [
+        "error",
+        "complete",
+    ]  # the failed turn kept on record
