@@ -31,14 +31,14 @@ def test_no_module_imports_round_a_circle(graph):
 
 
 def test_the_check_finds_the_circle_the_repl_once_had(graph):
-    """The loop imports /retry's module to register it, and /retry once imported the loop back."""
-    graph.add_import(importer="pixiu_cli.repl.retry_command", imported="pixiu_cli.repl.loop")
+    """The loop imports the slash commands' module to register them, and /retry's once imported the loop back."""
+    graph.add_import(importer="pixiu_cli.repl.declared_commands", imported="pixiu_cli.repl.loop")
     try:
         found = circles(graph)
     finally:
-        graph.remove_import(importer="pixiu_cli.repl.retry_command", imported="pixiu_cli.repl.loop")
-    assert ("pixiu_cli.repl.loop", "pixiu_cli.repl.retry_command") in found
-    assert ("pixiu_cli.repl.retry_command", "pixiu_cli.repl.loop") in found
+        graph.remove_import(importer="pixiu_cli.repl.declared_commands", imported="pixiu_cli.repl.loop")
+    assert ("pixiu_cli.repl.loop", "pixiu_cli.repl.declared_commands") in found
+    assert ("pixiu_cli.repl.declared_commands", "pixiu_cli.repl.loop") in found
 
 
 def test_the_check_finds_the_circle_the_sources_once_had(graph):

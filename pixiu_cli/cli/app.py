@@ -14,7 +14,6 @@ from pixiu_cli.cli import (
     account,
     alias,
     analytics,
-    brief,
     chat,
     common,
     config,
@@ -62,7 +61,7 @@ def root(
 for group in (
     chat,
     ("sessions",),
-    brief,
+    ("brief",),
     push,
     ("context",),
     documents,

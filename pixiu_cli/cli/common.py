@@ -23,9 +23,6 @@ ModelOpt = Annotated[str | None, typer.Option("--model", help="模型名（覆�
 OfflineOpt = Annotated[bool, typer.Option("--offline", help="即使设置了 API key 也使用离线应答器")]
 DemoOpt = Annotated[bool, typer.Option("--demo", help="使用演示数据库")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="输出一个 JSON 文档")]
-IfTradingDayOpt = Annotated[
-    bool, typer.Option("--if-trading-day", help="今天（北京时间）休市时什么也不做（定时任务用）")
-]
 
 
 def renderer(**kw):
@@ -181,21 +178,3 @@ def configured(loaded=None):
     from pixiu_cli.app import configured as tables
 
     return tables(loaded or settings())
-
-
-def closed_today(shown) -> bool:
-    """--if-trading-day: True, said in one line, when the exchanges are closed today (Beijing
-    time, the shipped calendar, PIXIU_NOW pins the day); a scheduled run then does nothing."""
-    from pixiu_cli.market.calendar import beyond_calendar
-    from pixiu_cli.services.schedule import closed_day
-    from pixiu_cli.views.schedule import calendar_line, closed_line
-
-    moment = now()
-    closed = closed_day(moment)
-    if closed:
-        shown.info(f"{closed_line(closed)}：什么也不做（--if-trading-day）")
-        return True
-    beyond = beyond_calendar(moment)
-    if beyond:
-        shown.warn(calendar_line(beyond))
-    return False

@@ -19,16 +19,22 @@ def open_context(demo: bool):
     from pixiu_cli.commands.declaration import CLI, Context
 
     loaded = cache(common.settings)  # read when first asked: `config set` must mend a broken config.toml
+    shown = common.renderer()
     with ExitStack() as stack:
+
+        def open_app(model: str | None, offline: bool):
+            return stack.enter_context(common.opened(model, offline, demo, None, False, shown=shown))[1]
+
         yield Context(
             CLI,
-            common.renderer(),
+            shown,
             connect=lambda: stack.enter_context(common.database(demo)),
             clock=lambda: common.clock(loaded())(),
             cost_method=lambda: loaded().cost_method,
             settings=loaded,
             demo=demo,
             on_close=stack.callback,
+            open_app=open_app,
         )
 
 

@@ -29,6 +29,7 @@ class Param:
     label: str | None = None  # how a refusal names it (default: the flag, else the metavar)
     surfaces: frozenset = BOTH
     aliases: tuple[str, ...] = ()  # more spellings of the flag on the command line ("-o")
+    within: str | None = None  # a flag that goes only with another's (--last with --push): shown nested
 
     @property
     def required(self) -> bool:
@@ -121,6 +122,11 @@ class Context:
     state: Any = None  # the REPL's session (repl/state.py ReplState): its conversation, its app
     demo: bool = False  # the command line's --demo was given
     on_close: Callable[[Callable[[], None]], None] | None = None  # run this when the command ends
+    # the command line: the app (agent, conversations, push, prices) for (model, offline), opened
+    # with its warnings shown and closed when the command ends; the REPL's is `state.app`
+    open_app: Callable[[str | None, bool], Any] | None = None
+    turn_status: Callable[[Any], Any] | None = None  # the REPL: a turn's status line figures
+    after_turn: Callable[[Any], None] | None = None  # the REPL: what an asked turn leaves (repl/turn.py)
     _db: Any = field(default=None, repr=False)
 
     @property

@@ -175,13 +175,13 @@ def _data_sync(ctx, r: DataSyncRequest) -> Synced:
     if r.fundamentals:
         return Synced("fundamentals", _sync_fundamentals(ctx, list(r.codes or ()), r.source, r.timeout))
     if r.if_trading_day:
-        closed = _closed_today(ctx)
+        closed = closed_today(ctx)
         if closed:
             return Synced("closed", closed)
     return Synced("prices", _sync_prices(ctx, r), r.source)
 
 
-def _closed_today(ctx) -> str | None:
+def closed_today(ctx) -> str | None:
     """--if-trading-day: the holiday's name when the exchanges are closed today (Beijing time,
     the shipped calendar); a scheduled run then does nothing. A calendar note is said first."""
     from pixiu_cli.market.calendar import beyond_calendar

@@ -19,16 +19,22 @@ def usage(command: Command, default: bool = False) -> str:
     """`default`: the group's default subcommand, whose name may be left out (`/trades [list]`)."""
     path = [*command.path[:-1], f"[{command.path[-1]}]"] if default else command.path
     parts = ["/" + " ".join(path)]
-    for p in command.on(REPL):
+    params = command.on(REPL)
+    for p in params:
         if p.flag is None:
             shown = f"{p.metavar}…" if p.many and not p.as_typed else p.metavar
             parts.append(shown if p.required else f"[{shown}]")
-        elif isinstance(p.kind, Flag):
-            parts.append(f"[{p.flag}]")
-        else:
-            value = "|".join(p.kind.choices) if isinstance(p.kind, Choice) else p.metavar
-            parts.append(f"[{p.flag} {value}]")
+        elif p.within is None:  # a flag that goes only with this one is shown inside it: [--push [--last]]
+            nested = "".join(f" [{_spelled(q)}]" for q in params if q.within == p.name)
+            parts.append(f"[{_spelled(p)}{nested}]")
     return " ".join(parts)
+
+
+def _spelled(p: Param) -> str:
+    if isinstance(p.kind, Flag):
+        return p.flag
+    value = "|".join(p.kind.choices) if isinstance(p.kind, Choice) else p.metavar
+    return f"{p.flag} {value}"
 
 
 def _take_options(command: Command, words: list[str]) -> tuple[dict, list[int]]:
@@ -85,7 +91,8 @@ def parse(command: Command, args: list[str], raw: str) -> dict:
             given[param.name] = words[loose.pop(0)]
         elif param.required:
             raise CommandError(f"用法：{usage(command)}")
-    if loose:
+    alone = [p for p in command.on(REPL) if p.within and given.get(p.name) and not given.get(p.within)]
+    if loose or alone:
         raise CommandError(f"用法：{usage(command)}")
     return given
 

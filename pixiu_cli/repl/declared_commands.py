@@ -8,6 +8,7 @@ from pixiu_cli.commands.declaration import REPL, Context
 from pixiu_cli.commands.slash import Slash, slash_commands
 from pixiu_cli.repl.registry import ParsedCommand, registry
 from pixiu_cli.repl.state import ReplState
+from pixiu_cli.repl.turn import show_asked, turn_status
 
 
 def context_of(state: ReplState) -> Context:
@@ -23,6 +24,8 @@ def context_of(state: ReplState) -> Context:
         settings=lambda: app.settings,
         state=state,
         demo=app.demo,
+        turn_status=lambda turn: turn_status(state, turn),
+        after_turn=lambda asked: show_asked(state, asked),
     )
 
 

@@ -108,3 +108,34 @@ def brief_json(outcome: BriefOutcome, offline: bool) -> dict:
             "cache_miss_tokens": usage.cache_miss_tokens,
         },
     }
+
+
+def show_briefed(renderer, briefed, spell=None) -> int | None:
+    """What `pixiu brief` and `/brief` leave: the holiday's line (--if-trading-day), the last
+    brief pushed again (--push --last), or the stored conclusion, the REPL's status line and
+    the pushes; 1 when the brief was not written or a channel did not get it."""
+    from pixiu_cli.views.push import deliveries_json, failed, show
+
+    if briefed.closed:
+        renderer.info(f"{briefed.closed}：什么也不做（--if-trading-day）")
+        return None
+    if briefed.resent is not None:
+        brief, deliveries = briefed.resent
+        if briefed.json_out:
+            renderer.json({"brief_id": brief.id, "report_id": brief.report_id, "push": deliveries_json(deliveries)})
+        else:
+            if briefed.announce:
+                renderer.line(f"重新推送 {brief.created_at[:16].replace('T', ' ')} 的简报（report:{brief.report_id}）")
+            show(renderer, deliveries)
+        return 1 if failed(deliveries) else None
+    done = briefed.done
+    if briefed.json_out:
+        pushed = {"push": deliveries_json(done.deliveries)} if briefed.push else {}
+        renderer.json(brief_json(done.outcome, briefed.offline) | pushed)
+    else:
+        show_stored(renderer, done.outcome)
+        if briefed.status is not None:
+            renderer.status(briefed.status)
+        if briefed.push:
+            show(renderer, done.deliveries, resend_hint=True)
+    return None if done.written and not failed(done.deliveries) else 1

@@ -3,6 +3,7 @@ complete ended, and where a question that could not be stored was kept."""
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
 
 from pixiu_cli.views.render import Renderer
@@ -37,3 +38,11 @@ def show_turn_end(renderer: Renderer, status: str, error: str | None) -> None:
         renderer.error(error or "未知错误")
     if status != "complete":
         renderer.dim(RETRY_HINT)
+
+
+@contextmanager
+def retried_then_reply(renderer: Renderer, turn):
+    """/retry: which turn is asked again, then the new reply streamed below it."""
+    renderer.dim(f"重新提问第 {turn.seq} 轮：{turn.user_text[:60]}")
+    with renderer.reply() as stream:
+        yield stream

@@ -19,7 +19,7 @@ from pixiu_cli.repl.registry import registry
 from tests.helpers import clean_env, pixiu_in_process
 
 # Not generated, and why:
-CONVERSATION = {"chat", "ask", "brief", "retry"}  # the conversation layer (another branch reworks them)
+CONVERSATION = {"chat", "ask"}  # the conversation surfaces themselves: a turn typed or asked, not a command
 ABOVE_COMMANDS = {"eval", "mcp"}  # they run evals/ and mcp_server/, layers above commands/
 NOT_DECLARED = CONVERSATION | ABOVE_COMMANDS
 
@@ -157,3 +157,71 @@ def test_the_repl_reads_a_stock_name_where_the_command_line_does(tmp_path):
     said = out.getvalue()
     assert "没有已存的新闻（600519）：/news sync 从 akshare 同步" in said, said
     assert "没有 600519 的行情数据" in said and "6 位" not in said, said
+
+
+BRIEF_USAGE = "/brief [--yes] [--push [--last]]"
+
+
+def test_the_brief_reads_one_request_from_either_surface(monkeypatch, tmp_path):
+    slash = _slash_request(("brief",), "--yes --push --last")
+    done, built = _cli_request(("brief",), monkeypatch, tmp_path, "-y", "--push", "--last")
+    assert done.returncode == 0, done.stderr
+    assert built == [slash] and (slash.yes, slash.push, slash.last) == (True, True, True)
+    # the command line's own options keep their defaults in the REPL
+    assert (slash.json_out, slash.model, slash.offline, slash.if_trading_day) == (False, None, False, False)
+    done, built = _cli_request(
+        ("brief",), monkeypatch, tmp_path, "--json", "--model", "deepseek-flash", "--offline", "--if-trading-day"
+    )
+    assert done.returncode == 0, done.stderr
+    assert (built[0].json_out, built[0].model, built[0].offline, built[0].if_trading_day) == (
+        True,
+        "deepseek-flash",
+        True,
+        True,
+    )
+    assert (built[0].yes, built[0].push, built[0].last) == (False, False, False)
+    assert usage(_declared(("brief",))) == BRIEF_USAGE == registry.get("brief").usage
+
+
+def test_brief_last_without_push_is_the_usage_line_and_nothing_else_is_taken():
+    assert _slash_request(("brief",), "--push").push and not _slash_request(("brief",), "").push
+    for bad, said in (
+        ("--last", f"^用法：{BRIEF_USAGE}$"),
+        ("--yes --last", f"^用法：{BRIEF_USAGE}$"),
+        ("now", f"^用法：{BRIEF_USAGE}$"),
+        ("--offline", "^未知选项 --offline$"),  # the command line's alone
+        ("--json", "^未知选项 --json$"),
+    ):
+        with pytest.raises(CommandError, match=said.replace("[", r"\[").replace("]", r"\]")):
+            _slash_request(("brief",), bad)
+
+
+def test_retry_is_the_repls_alone_and_takes_no_words():
+    assert _declared(("retry",)).surfaces == frozenset({REPL})
+    assert _slash_request(("retry",), "").__class__.__name__ == "Nothing"
+    with pytest.raises(CommandError, match="^用法：/retry$"):
+        _slash_request(("retry",), "again")
+
+
+def test_retry_in_the_repl_refuses_as_before_and_asks_a_failed_turn_again(tmp_path):
+    from pixiu_cli.repl.loop import run_command
+    from pixiu_cli.repl.turn import run_chat_turn
+    from tests.helpers import offline_repl
+
+    with offline_repl(tmp_path) as (state, out):
+        run_command(state, "/retry")
+        assert out.getvalue().strip() == "错误：当前对话还没有可以重试的一轮"
+        run_chat_turn(state, "你好")
+        run_command(state, "/retry")
+        assert "第 1 轮已完整回答，无需重试" in out.getvalue()
+        conversation_id = state.conversation_id
+        state.app.store.db.execute("update turns set status = 'error' where conversation_id = ?", [conversation_id])
+        before = len(out.getvalue())
+        run_command(state, "/retry")
+        said = out.getvalue()[before:]
+        turns = state.app.store.turns(conversation_id)
+    assert said.startswith("重新提问第 1 轮：你好") and "tokens · 缓存命中" in said, said
+    assert state.conversation_id == conversation_id and [t.status for t in turns] == [
+        "error",
+        "complete",
+    ]  # the failed turn kept on record

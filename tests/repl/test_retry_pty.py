@@ -10,7 +10,8 @@ import pexpect
 import pytest
 
 from pixiu_cli.offline.script import Fault, ScriptedReply
-from pixiu_cli.repl.retry_command import RETRIED_LABEL, RETRY_HINT
+from pixiu_cli.services.ask import RETRIED_LABEL
+from pixiu_cli.views.turn_end import RETRY_HINT
 from tests.helpers import PROMPT, say, spawn
 
 DIM = "\x1b[2m"

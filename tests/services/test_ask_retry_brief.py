@@ -318,6 +318,8 @@ def test_the_repl_brief_shows_the_cost_line_the_cli_shows_even_with_yes(paid, mo
     assert line.startswith("注意：简报将调用 deepseek · deepseek-flash") and "CNY" in line  # `pixiu brief`'s warning
     assert "confirm_above = 0" in line and "结论已保存为报告" in accepted
     assert state.conversation_id == reports(paid)[0][1]
+    after = accepted.split("结论已保存为报告")[1]
+    assert "输入 " in after and "tokens · 缓存命中" in after  # the turn's status line
 
 
 def test_the_cost_line_is_the_view_both_surfaces_use(paid, model):
