@@ -731,6 +731,34 @@ def in_process_ok(env: dict[str, str], *args: str, warnings: bool = False) -> st
     return done.stdout + done.stderr if warnings else done.stdout
 
 
+UNEXPECTED = "意外错误"
+
+
+def in_process_clean(env: dict[str, str], *args: str, input_bytes: bytes | None = None) -> CliResult:
+    """`pixiu ARGS` in process, whatever its exit code: never `意外错误` nor a traceback."""
+    done = pixiu_in_process(env, *args, input_bytes=input_bytes, text=True)
+    assert UNEXPECTED not in done.stderr + done.stdout, done.stderr
+    assert "Traceback" not in done.stderr
+    return done
+
+
+def bars_csv(path: Path, *rows: str) -> Path:
+    """A market CSV of daily bars (`date,open,high,low,close,volume` rows) at `path`."""
+    path.write_text("date,open,high,low,close,volume\n" + "".join(r + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+GOOD_BARS = ("2024-02-27,10,11,9,10,100", "2024-02-28,10,11,9,10.5,100", "2024-02-29,10,11,9,10.2,100")
+HOLDING_600519 = {"symbol": "600519", "name": "贵州茅台", "shares": 100, "cost": 1500.0, "role": "core"}
+
+
+def json_document(tmp_path: Path, **sections) -> Path:
+    """A pixiu JSON document (`pixiu import`'s format) holding `sections`."""
+    path = tmp_path / "doc.json"
+    path.write_text(json.dumps(sections, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
 def in_process_refused(env: dict[str, str], *args: str) -> str:
     """`pixiu ARGS` in process that must fail with one line and no traceback: that line."""
     done = pixiu_in_process(env, *args, text=True)

@@ -112,3 +112,12 @@ def test_the_repl_takes_the_cooldown_the_cli_takes():
     for bad in (["000333", "--below", "70", "--cooldown"], ["000333", "--below", "70", "--cooldown", "251"]):
         with pytest.raises(CommandError):
             parse_alert_add(bad)
+
+
+def test_a_drawdown_alert_needs_a_holding(offline_env):
+    from tests.helpers import pixiu_in_process
+
+    done = pixiu_in_process(offline_env, "alert", "add", "000333", "--drawdown-from-cost", "10", text=True)
+    assert done.returncode == 1 and "没有持有 000333" in done.stderr and done.stderr.count("\n") == 1
+    listed = pixiu_in_process(offline_env, "alert", "list", text=True)
+    assert "没有预警" in listed.stdout + listed.stderr
