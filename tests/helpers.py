@@ -724,6 +724,19 @@ def fake_baostock_env(env: dict[str, str], tmp_path: Path, files: dict[str, Path
     )
 
 
+def pixiu_for_result(
+    env: dict[str, str], *args: str, input_text: str | None = None, text: bool = True, timeout: float = 120
+) -> CliResult | subprocess.CompletedProcess:
+    """`pixiu ARGS` where the subject is the command's result (its output, exit code and files),
+    not the process: in process; in a new process only when `env` puts a stand-in library on
+    PYTHONPATH (fake_baostock_env), which only a new interpreter imports."""
+    if env.get("PYTHONPATH", "") != os.environ.get("PYTHONPATH", ""):
+        return subprocess.run(
+            [PIXIU_BIN, *args], env=env, input=input_text, capture_output=True, text=text, timeout=timeout
+        )
+    return pixiu_in_process(env, *args, input_bytes=input_text.encode() if input_text else None, text=text)
+
+
 def in_process_ok(env: dict[str, str], *args: str, warnings: bool = False) -> str:
     """`pixiu ARGS` in process that must succeed: its stdout (with `warnings`, its stderr after it)."""
     done = pixiu_in_process(env, *args, text=True)

@@ -4,21 +4,18 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from pixiu_cli.offline.script import ScriptedReply
-from tests.helpers import PIXIU_BIN, pixiu_in_process
+from tests.helpers import pixiu_for_result, pixiu_in_process
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.json"
 
 
 def pixiu(env, *args, input_text=None, timeout=60):
-    return subprocess.run(
-        [PIXIU_BIN, *args], env=env, input=input_text, capture_output=True, text=True, timeout=timeout
-    )
+    return pixiu_for_result(env, *args, input_text=input_text, timeout=timeout)
 
 
 def pixiu_fast(env, *args, input_text=None):

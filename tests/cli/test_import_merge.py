@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import PIXIU_BIN
+from tests.helpers import PIXIU_BIN, pixiu_for_result
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.json"
 
 
 def pixiu(env, *args):
-    return subprocess.run([PIXIU_BIN, *args], env=env, capture_output=True, text=True, timeout=60)
+    return pixiu_for_result(env, *args)
 
 
 def ok(env, *args):
