@@ -5,12 +5,11 @@ inside a base URL are never shown."""
 from __future__ import annotations
 
 import stat
-import subprocess
 
 import pytest
 
 from pixiu_cli.offline.script import ScriptedReply
-from tests.helpers import PIXIU_BIN, PLANTED_KEY, leave, pixiu_in_process, repl_session
+from tests.helpers import PLANTED_KEY, leave, pixiu_for_result, pixiu_in_process, repl_session
 
 
 def pixiu_fast(env, *args, input_text=None):
@@ -19,7 +18,7 @@ def pixiu_fast(env, *args, input_text=None):
 
 
 def pixiu(env, *args, input_text=None):
-    return subprocess.run([PIXIU_BIN, *args], env=env, input=input_text, capture_output=True, text=True, timeout=60)
+    return pixiu_for_result(env, *args, input_text=input_text)
 
 
 def mode(path) -> int:
