@@ -101,6 +101,8 @@ def test_eval_reports_shipped_tune_and_held_out(offline_env, monkeypatch):
     assert done.returncode == 0, done.stdout[-2000:]
     summary = json.loads(done.stdout)
     assert summary["pass_rate"] == 1.0 and "categories" in summary and "failures" in summary  # shape kept
+    assert summary["total"] >= 80
+    assert {"notes", "portfolio", "symbols", "negatives", "budget", "injection", "layers"} <= set(summary["categories"])
     splits = summary["selection"]
     assert set(splits) == {"tune", "heldout", "frozen", "frozen_2", "topics_tune", "topics_heldout"}
     topics = splits["topics_heldout"]  # fundamentals and the market review: written before their rules
