@@ -2,8 +2,8 @@
 injects faults at random and then grades the client from what it saw (Retry-After honoured,
 backoff, giving up, truncated streams accepted). Twenty `pixiu ask --continue` turns on the
 demo data run through the real CLI entry point (in process: the chaos is the server's) with the
-default settings; llmock's verdict must have no
-`error` finding and at least 19 of the 20 turns must complete.
+default settings; llmock's verdict must have no `error` finding and at least 19 of the 20
+turns must complete.
 
 Warnings llmock may still report, and why they are expected:
 * `malformed_chunk_ignored` — the corrupted chunk came after the finish reason (the usage
