@@ -73,6 +73,7 @@ def context_block(messages: list[dict]) -> str:
     return block
 
 
+@pytest.mark.slow  # the stdio transport, a `pixiu mcp` process; the use cases run in memory in the fast subset
 def test_another_agent_reads_the_same_block_and_figures_as_the_cli(env):
     async def steps(client):
         tools = [t.name for t in (await client.list_tools()).tools]
