@@ -323,10 +323,10 @@ def bench_stream(size: int) -> None:
 # -- tokenizer --------------------------------------------------------------------------
 
 LOADERS = {
-    "pixiu": "from pixiu_cli import tokens\nmeasure(lambda: tokens.count_tokens(LINE))",
-    "pixiu, no cache yet": "from pixiu_cli import tokens\nmeasure(lambda: tokens.count_tokens(LINE))",
+    "pixiu": "from pixiu_cli.tokenizer import counts as tokens\nmeasure(lambda: tokens.count_tokens(LINE))",
+    "pixiu, no cache yet": "from pixiu_cli.tokenizer import counts as tokens\nmeasure(lambda: tokens.count_tokens(LINE))",
     "tokenizers (Rust)": (
-        "from pixiu_cli import tokens\n"
+        "from pixiu_cli.tokenizer import counts as tokens\n"
         "def load():\n"
         "    from tokenizers import Tokenizer\n"
         "    Tokenizer.from_file(str(tokens.tokenizer_file())).encode(LINE, add_special_tokens=False)\n"

@@ -724,11 +724,52 @@ def fake_baostock_env(env: dict[str, str], tmp_path: Path, files: dict[str, Path
     )
 
 
+def pixiu_for_result(
+    env: dict[str, str], *args: str, input_text: str | None = None, text: bool = True, timeout: float = 120
+) -> CliResult | subprocess.CompletedProcess:
+    """`pixiu ARGS` where the subject is the command's result (its output, exit code and files),
+    not the process: in process; in a new process only when `env` puts a stand-in library on
+    PYTHONPATH (fake_baostock_env), which only a new interpreter imports."""
+    if env.get("PYTHONPATH", "") != os.environ.get("PYTHONPATH", ""):
+        return subprocess.run(
+            [PIXIU_BIN, *args], env=env, input=input_text, capture_output=True, text=text, timeout=timeout
+        )
+    return pixiu_in_process(env, *args, input_bytes=input_text.encode() if input_text else None, text=text)
+
+
 def in_process_ok(env: dict[str, str], *args: str, warnings: bool = False) -> str:
     """`pixiu ARGS` in process that must succeed: its stdout (with `warnings`, its stderr after it)."""
     done = pixiu_in_process(env, *args, text=True)
     assert done.returncode == 0, (args, done.stdout, done.stderr)
     return done.stdout + done.stderr if warnings else done.stdout
+
+
+UNEXPECTED = "意外错误"
+
+
+def in_process_clean(env: dict[str, str], *args: str, input_bytes: bytes | None = None) -> CliResult:
+    """`pixiu ARGS` in process, whatever its exit code: never `意外错误` nor a traceback."""
+    done = pixiu_in_process(env, *args, input_bytes=input_bytes, text=True)
+    assert UNEXPECTED not in done.stderr + done.stdout, done.stderr
+    assert "Traceback" not in done.stderr
+    return done
+
+
+def bars_csv(path: Path, *rows: str) -> Path:
+    """A market CSV of daily bars (`date,open,high,low,close,volume` rows) at `path`."""
+    path.write_text("date,open,high,low,close,volume\n" + "".join(r + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+GOOD_BARS = ("2024-02-27,10,11,9,10,100", "2024-02-28,10,11,9,10.5,100", "2024-02-29,10,11,9,10.2,100")
+HOLDING_600519 = {"symbol": "600519", "name": "贵州茅台", "shares": 100, "cost": 1500.0, "role": "core"}
+
+
+def json_document(tmp_path: Path, **sections) -> Path:
+    """A pixiu JSON document (`pixiu import`'s format) holding `sections`."""
+    path = tmp_path / "doc.json"
+    path.write_text(json.dumps(sections, ensure_ascii=False), encoding="utf-8")
+    return path
 
 
 def in_process_refused(env: dict[str, str], *args: str) -> str:

@@ -78,7 +78,7 @@ BREAKS = {
         "market_state",
         "pixiu_cli.market is not allowed to import pixiu_cli.context",
     ),
-    "tokens imports settings": (
+    "the token counts import settings": (
         "tokenizer/counts.py",
         "pixiu_cli.settings",
         "load_settings",

@@ -5,16 +5,15 @@ cache` and in /cache."""
 from __future__ import annotations
 
 import json
-import subprocess
 
 import pytest
 
 from pixiu_cli.offline.script import ScriptedReply
-from tests.helpers import PIXIU_BIN, PROMPT, leave, repl_session, say
+from tests.helpers import PROMPT, leave, pixiu_for_result, repl_session, say
 
 
 def pixiu(env, *args):
-    return subprocess.run([PIXIU_BIN, *args], env=env, capture_output=True, text=True, timeout=60)
+    return pixiu_for_result(env, *args)
 
 
 def _one_turn(server, env):

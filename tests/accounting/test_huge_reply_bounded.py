@@ -48,7 +48,10 @@ SHAPES = {
 }
 
 
-@pytest.mark.parametrize("shape", SHAPES)
+# the fast subset keeps the one-line shape (the line once encoded whole); the whole suite both
+@pytest.mark.parametrize(
+    "shape", [pytest.param(s, marks=[pytest.mark.slow] if "\n" in SHAPES[s] else []) for s in SHAPES]
+)
 def test_the_turn_after_a_20_mb_reply_never_tokenises_more_than_a_bounded_piece(tmp_path, server, encoded, shape):
     huge = SHAPES[shape]
     assert len(huge.encode("utf-8")) >= 19_999_990  # 3 bytes a character: 20 MB

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
 from pathlib import Path
 
 import pexpect
 import pytest
 
-from tests.helpers import PIXIU_BIN, PROMPT, leave, pixiu_in_process, repl_session, say, spawn
+from tests.helpers import PROMPT, leave, pixiu_for_result, pixiu_in_process, repl_session, say, spawn
 
 MARKET = Path(__file__).resolve().parents[1] / "fixtures" / "market"
 HOLDING_AND_TRADE = {
@@ -41,7 +40,7 @@ HOLDING_AND_TRADE = {
 
 
 def pixiu(env, *args, check=True):
-    done = subprocess.run([PIXIU_BIN, *args], env=env, capture_output=True, text=True, timeout=120)
+    done = pixiu_for_result(env, *args)
     if check:
         assert done.returncode == 0, done.stderr
     return done

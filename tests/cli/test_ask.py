@@ -29,12 +29,12 @@ def test_ask_json_shape_online(server, online_env):
 @pytest.mark.slow
 def test_ask_continue_and_conversation(server, online_env):
     server.enqueue(ScriptedReply(text="一"), ScriptedReply(text="二"), ScriptedReply(text="三"))
-    first = json.loads(pixiu(online_env, "ask", "--json", "第一问").stdout)
-    second = json.loads(pixiu(online_env, "ask", "--json", "--continue", "第二问").stdout)
+    first = json.loads(pixiu_in_process(online_env, "ask", "--json", "第一问").stdout)
+    second = json.loads(pixiu_in_process(online_env, "ask", "--json", "--continue", "第二问").stdout)
     assert second["conversation_id"] == first["conversation_id"]
     assert second["usage"]["cache_hit_tokens"] > 0  # same prefix as the first call
     third = json.loads(
-        pixiu(online_env, "ask", "--json", "--conversation", str(first["conversation_id"]), "第三问").stdout
+        pixiu_in_process(online_env, "ask", "--json", "--conversation", str(first["conversation_id"]), "第三问").stdout
     )
     assert third["conversation_id"] == first["conversation_id"]
     roles = [m["role"] for m in server.requests[-1].json["messages"] if not m["content"].startswith("[上下文信息]")]
@@ -135,7 +135,7 @@ def test_deeply_nested_tool_arguments_become_a_tool_error(server, online_env):
         ),  # big chunks: the size under test is the arguments'
         ScriptedReply(text="换个方式"),
     )
-    done = pixiu(online_env, "ask", "--json", "试试")
+    done = pixiu_in_process(online_env, "ask", "--json", "试试")
     assert done.returncode == 0, done.stderr.decode()
     tool = [m for m in server.requests[-1].json["messages"] if m["role"] == "tool"][0]
     assert "无法解析" in tool["content"]
@@ -151,8 +151,8 @@ def test_credentials_in_base_url_never_shown():
 @pytest.mark.slow
 def test_offline_responder_records_a_reported_trade(offline_env, pixiu_home):
     fixture = __import__("pathlib").Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.json"
-    assert pixiu(offline_env, "import", str(fixture)).returncode == 0
-    done = pixiu(offline_env, "ask", "我今天 32.5 元买了 10 手海康")
+    assert pixiu_in_process(offline_env, "import", str(fixture)).returncode == 0
+    done = pixiu_in_process(offline_env, "ask", "我今天 32.5 元买了 10 手海康")
     assert done.returncode == 0, done.stderr.decode()
     assert "已记录" in done.stdout.decode() and "离线" in done.stdout.decode()
     db = sqlite3.connect(pixiu_home / "pixiu.db")
@@ -183,11 +183,11 @@ def test_ask_json_carries_the_confirmation_lines_as_notices(server, online_env, 
         ),
         ScriptedReply(text="都记下了"),
     )
-    out = json.loads(pixiu(online_env, "ask", "--json", "茅台跌破1500元加仓；今天30元买了200股海康").stdout)
+    out = json.loads(pixiu_in_process(online_env, "ask", "--json", "茅台跌破1500元加仓；今天30元买了200股海康").stdout)
     assert out["status"] == "complete"
     assert out["notices"] == [
         "已记住 #n1：计划（600519） · 茅台跌破1500元加仓（/forget n1 可撤销）",
         "已记录 #d1：买入 002415 200 股 @ 30，持仓 200 股，成本 30.00（/forget d1 可撤销并恢复持仓）",
     ]
     server.enqueue(ScriptedReply(text="好"))
-    assert json.loads(pixiu(online_env, "ask", "--json", "你好").stdout)["notices"] == []
+    assert json.loads(pixiu_in_process(online_env, "ask", "--json", "你好").stdout)["notices"] == []

@@ -11,7 +11,7 @@ import pytest
 from pixiu_cli.agent.loop import RETRIED_PARTIAL
 from pixiu_cli.llm.client import DROPPED
 from pixiu_cli.offline.script import Fault, ScriptedReply
-from tests.helpers import pixiu, pixiu_in_process
+from tests.helpers import pixiu_in_process
 
 CUT = ScriptedReply(text="这是一段会被掐断的回复内容", chunk_chars=2, fault=Fault("drop_stream", after_chunks=3))
 
@@ -42,7 +42,7 @@ def test_json_retries_a_cut_reply_and_reports_attempts(server, online_env, pixiu
 @pytest.mark.slow
 def test_retry_partial_prints_only_the_final_reply(server, online_env):
     server.enqueue(CUT, ScriptedReply(text="第二次完整。"))
-    done = pixiu(dict(online_env, PIXIU_MAX_RETRIES="2"), "ask", "--retry-partial", "问题")
+    done = pixiu_in_process(dict(online_env, PIXIU_MAX_RETRIES="2"), "ask", "--retry-partial", "问题")
     assert done.returncode == 0 and done.stderr == b"" and done.stdout.decode() == "第二次完整。\n"
 
 
@@ -50,7 +50,7 @@ def test_retry_partial_prints_only_the_final_reply(server, online_env):
 def test_retries_share_one_budget(server, online_env, pixiu_home):
     """Two retries allowed: cut, cut, cut -> three attempts, then the last partial is kept."""
     server.enqueue(CUT, CUT, CUT, ScriptedReply(text="不会被请求"))
-    done = pixiu(dict(online_env, PIXIU_MAX_RETRIES="2"), "ask", "--json", "问题")
+    done = pixiu_in_process(dict(online_env, PIXIU_MAX_RETRIES="2"), "ask", "--json", "问题")
     out = json.loads(done.stdout)
     assert done.returncode == 1 and (out["status"], out["reply"], out["attempts"]) == ("error", "这是一段", 3)
     assert out["error"] == DROPPED and len(server.requests) == 3 and server.pending_replies == 1
@@ -61,10 +61,10 @@ def test_retries_share_one_budget(server, online_env, pixiu_home):
 def test_without_the_flag_a_cut_reply_is_kept_not_retried(server, online_env):
     env = dict(online_env, PIXIU_MAX_RETRIES="2")
     server.enqueue(CUT, ScriptedReply(text="不会被请求"))
-    out = json.loads(pixiu(env, "ask", "--json", "--no-retry-partial", "问题").stdout)
+    out = json.loads(pixiu_in_process(env, "ask", "--json", "--no-retry-partial", "问题").stdout)
     assert (out["status"], out["reply"], out["attempts"]) == ("error", "这是一段", 1)
     server.reset()
     server.enqueue(CUT, ScriptedReply(text="不会被请求"))
-    plain = pixiu(env, "ask", "问题二")  # streamed live: what was shown stays, no second answer
+    plain = pixiu_in_process(env, "ask", "问题二")  # streamed live: what was shown stays, no second answer
     assert plain.returncode == 1 and plain.stdout.decode().strip() == "这是一段"
     assert plain.stderr.decode() == f"错误：{DROPPED}\n" and len(server.requests) == 1

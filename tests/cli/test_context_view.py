@@ -7,20 +7,19 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
 
 import pytest
 
 from pixiu_cli.offline.script import ScriptedReply, ToolCallSpec
 from pixiu_cli.store.conversations import add_request_function
 from pixiu_cli.tokenizer.counts import count_tokens
-from tests.helpers import FIXTURE, PIXIU_BIN
+from tests.helpers import FIXTURE, pixiu_for_result
 
 QUESTION = "我的持仓组合怎么样"
 
 
 def pixiu(env, *args):
-    done = subprocess.run([PIXIU_BIN, *args], env=env, capture_output=True, timeout=60)
+    done = pixiu_for_result(env, *args, text=False)
     assert done.returncode == 0, done.stderr.decode()
     return done.stdout.decode("utf-8")
 

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import PIXIU_BIN
+from tests.helpers import PIXIU_BIN, pixiu_for_result
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.json"
 
 
 def pixiu(env, *args):
-    return subprocess.run([PIXIU_BIN, *args], env=env, capture_output=True, text=True, timeout=60)
+    return pixiu_for_result(env, *args)
 
 
 def ok(env, *args):
@@ -302,3 +302,17 @@ def test_imports_while_trades_are_recorded_lose_nothing(offline_env, pixiu_home)
         assert f"持仓 {2000 + 100 * round_} 股" in trade.stdout
         assert query(pixiu_home, "select count(*) from decisions where source = 'model'") == [(round_,)]
         assert held(offline_env, "002415")[0] == 2000.0 + 100 * round_
+
+
+def test_a_forgotten_imported_note_is_not_called_a_conversation_note(offline_env, pixiu_home):
+    from pixiu_cli.store.database import open_database
+    from pixiu_cli.store.memory import MemoryStore
+    from tests.helpers import FIXTURE, pixiu_in_process
+
+    assert pixiu_in_process(offline_env, "import", str(FIXTURE)).returncode == 0
+    memory = MemoryStore(open_database(pixiu_home / "pixiu.db"))
+    imported = memory.search(kind="plan")[0]
+    memory.forget(imported.id, "2026-11-30T10:00:00+08:00")
+    again = pixiu_in_process(offline_env, "import", str(FIXTURE), text=True)
+    line = next(line for line in (again.stdout + again.stderr).splitlines() if "（notes）" in line)
+    assert "你删除过的 1 条" in line and "对话中记下的" not in line

@@ -4,18 +4,17 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import FAKE_BAOSTOCK_PRELUDE, PIXIU_BIN
+from tests.helpers import FAKE_BAOSTOCK_PRELUDE, pixiu_for_result
 
 MARKET = Path(__file__).resolve().parents[1] / "fixtures" / "market"
 
 
 def pixiu(env, *args):
-    return subprocess.run([PIXIU_BIN, *args], env=env, capture_output=True, text=True, timeout=60)
+    return pixiu_for_result(env, *args)
 
 
 @pytest.mark.slow

@@ -17,8 +17,10 @@ FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.js
 QUESTIONS = ("我的持仓怎么样？", "海康现在能加仓吗？", "今天以 30 元买入海康威视 200 股", "宁德的回撤大吗？")
 
 
-def ask(env, *args: str) -> dict:
-    done = pixiu(env, "ask", "--json", *args)
+def ask(env, *args: str, in_process: bool = False) -> dict:
+    """`pixiu ask --json ARGS`: a process each, unless `in_process` (where processes are not
+    what is tested)."""
+    done = (pixiu_in_process if in_process else pixiu)(env, "ask", "--json", *args)
     assert done.returncode == 0, done.stderr.decode()
     return json.loads(done.stdout)
 
@@ -74,11 +76,11 @@ def test_two_asks_at_once_share_the_cache_without_corrupting_it(offline_env, pix
 
 @pytest.mark.slow
 def test_the_offline_responder_reads_the_whole_conversation(offline_env, pixiu_home):
-    assert pixiu(offline_env, "import", str(FIXTURE)).returncode == 0
+    assert pixiu_in_process(offline_env, "import", str(FIXTURE)).returncode == 0
     db = sqlite3.connect(pixiu_home / "pixiu.db")
     notes = lambda: db.execute("select count(*) from memory_events where kind = 'user_note'").fetchone()[0]  # noqa: E731
-    ask(offline_env, "我的持仓怎么样？")
-    trade = ask(offline_env, "--continue", "今天以 30 元买入海康威视 200 股")
+    ask(offline_env, "我的持仓怎么样？", in_process=True)
+    trade = ask(offline_env, "--continue", "今天以 30 元买入海康威视 200 股", in_process=True)
     assert db.execute("select symbol, side, price, quantity from decisions order by id desc limit 1").fetchone() == (
         "002415",
         "buy",
@@ -87,13 +89,13 @@ def test_the_offline_responder_reads_the_whole_conversation(offline_env, pixiu_h
     ), trade["reply"]
     account = json.loads(pixiu_in_process(offline_env, "holdings", "--json", text=True).stdout)
     assert next(h["shares"] for h in account["holdings"] if h["symbol"] == "002415") == 2200.0  # the account's
-    ask(offline_env, "--continue", "海康估值偏高，跌到 28 元再分批加仓")
+    ask(offline_env, "--continue", "海康估值偏高，跌到 28 元再分批加仓", in_process=True)
     assert db.execute("select note_kind, symbol from memory_events order by id desc limit 1").fetchone() == (
         "plan",
         "002415",
     )
     before = notes()
-    ask(offline_env, "--continue", "帮我回顾一下今天说过的计划")
+    ask(offline_env, "--continue", "帮我回顾一下今天说过的计划", in_process=True)
     assert notes() == before
 
 

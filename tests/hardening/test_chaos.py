@@ -1,8 +1,9 @@
 """Resilience judged from outside: `llmock`, an independent OpenAI-compatible chaos server,
 injects faults at random and then grades the client from what it saw (Retry-After honoured,
 backoff, giving up, truncated streams accepted). Twenty `pixiu ask --continue` turns on the
-demo data run through the real CLI with the default settings; llmock's verdict must have no
-`error` finding and at least 19 of the 20 turns must complete.
+demo data run through the real CLI entry point (in process: the chaos is the server's) with the
+default settings; llmock's verdict must have no `error` finding and at least 19 of the 20
+turns must complete.
 
 Warnings llmock may still report, and why they are expected:
 * `malformed_chunk_ignored` — the corrupted chunk came after the finish reason (the usage
@@ -31,7 +32,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import PIXIU_BIN, clean_env
+from tests.helpers import clean_env, pixiu_in_process
 
 pytest.importorskip("llmock")
 LLMOCK_BIN = str(Path(sys.executable).with_name("llmock"))
@@ -103,7 +104,7 @@ def test_llmock_chaos_verdict_has_no_errors(chaos_server, pixiu_home):
     started = time.monotonic()
     for n in range(1, TURNS + 1):
         args = ["ask", "--demo", "--json", *(["--continue"] if n > 1 else []), f"第 {n} 问：我的持仓现在怎么样？"]
-        done = subprocess.run([PIXIU_BIN, *args], env=env, capture_output=True, timeout=300)
+        done = pixiu_in_process(env, *args)  # the chaos is the server's: the asks run in process
         assert b"Traceback" not in done.stderr + done.stdout
         results.append(json.loads(done.stdout))
     elapsed = time.monotonic() - started

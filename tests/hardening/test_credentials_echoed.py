@@ -16,7 +16,7 @@ import pytest
 
 from pixiu_cli.domain.redact import scrub
 from tests.bad_server import BadServer, chunk, send_body, send_events
-from tests.helpers import PLANTED_KEY, clean_env, pixiu, pixiu_in_process
+from tests.helpers import PLANTED_KEY, clean_env, pixiu_in_process
 
 PASSWORD = "hunter2-Pa55word"
 USER = "alice"
@@ -68,7 +68,10 @@ def echoing():
     server.stop()
 
 
-def test_credentials_in_the_url_and_the_key_are_never_shown_or_stored(echoing, tmp_path):
+def test_credentials_in_the_url_and_the_key_are_never_shown_or_stored(echoing, tmp_path, monkeypatch):
+    from pixiu_cli.domain import redact
+
+    monkeypatch.setattr(redact, "_SECRETS", set())  # no secret known beforehand, as in a new process
     seen: list[dict[str, str]] = []
     url = echoing.base_url.replace("http://", f"http://{USER}:{PASSWORD}@")
     home = tmp_path / "home"
@@ -81,7 +84,7 @@ def test_credentials_in_the_url_and_the_key_are_never_shown_or_stored(echoing, t
             respond(handler)
 
         echoing.respond = record
-        done = pixiu(env, "ask", "--continue", question)
+        done = pixiu_in_process(env, "ask", "--continue", question)
         shown.append((question, done.stdout + done.stderr))
         assert done.returncode == 1 and b"***" in done.stderr, done.stderr.decode()
     # the key went as documented, in every request; the URL's credentials did not go at all
@@ -94,7 +97,7 @@ def test_credentials_in_the_url_and_the_key_are_never_shown_or_stored(echoing, t
     conn.close()
     assert len(errors) == 6 and all("***" in e for e in errors), errors  # three turns, three calls
     assert not [e for e in errors if leaked(e)], errors
-    # reading it back (in process: the files and the output are the same as a new process's)
+    # reading it back (in process, like the asks: the files and the output are a new process's)
     for args in (("backup",), ("context",), ("context", "--raw"), ("context", "--json"), ("cache",), ("export",)):
         done = pixiu_in_process(env, *args)
         assert done.returncode == 0, (args, done.stderr)

@@ -1,5 +1,5 @@
-"""Every fault the offline server can inject, as a user meets it: through `pixiu ask` (a
-pipe, as a script runs it) and through the REPL (a pseudo-terminal, one session running
+"""Every fault the offline server can inject, as a user meets it: through `pixiu ask` (as a
+script runs it, in process: its output is a new process's) and through the REPL (a pseudo-terminal, one session running
 through all faults in sequence).
 
 For each fault the user sees exactly one clear line (no traceback, no key); a retryable
@@ -19,7 +19,6 @@ import json
 import os
 import re
 import sqlite3
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from unittest import mock
@@ -29,7 +28,7 @@ import pytest
 
 from pixiu_cli.offline.script import Fault, ScriptedReply, ToolCallSpec
 from pixiu_cli.store.conversations import add_request_function
-from tests.helpers import PIXIU_BIN, PLANTED_KEY, PROMPT, pixiu_in_process, refused_port, spawn
+from tests.helpers import PLANTED_KEY, PROMPT, pixiu_for_result, pixiu_in_process, refused_port, spawn
 
 TIMEOUT = 2.0  # PIXIU_TIMEOUT (seconds) for these tests: the timeout fault outlasts it
 RETRIES = 2
@@ -252,7 +251,8 @@ def seed(env: dict, server) -> None:
 
 
 def pixiu(env, *args, timeout=60):
-    return subprocess.run([PIXIU_BIN, *args], env=env, capture_output=True, timeout=timeout)
+    """`pixiu ARGS` as a script runs it, in process: its output is a new process's."""
+    return pixiu_for_result(env, *args, text=False, timeout=timeout)
 
 
 # The first case stays in the fast set (-m "not slow"); the rest, one process each, are slow.

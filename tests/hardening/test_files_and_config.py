@@ -5,12 +5,11 @@ inside a base URL are never shown."""
 from __future__ import annotations
 
 import stat
-import subprocess
 
 import pytest
 
 from pixiu_cli.offline.script import ScriptedReply
-from tests.helpers import PIXIU_BIN, PLANTED_KEY, leave, pixiu_in_process, repl_session
+from tests.helpers import PLANTED_KEY, leave, pixiu_for_result, pixiu_in_process, repl_session
 
 
 def pixiu_fast(env, *args, input_text=None):
@@ -19,7 +18,7 @@ def pixiu_fast(env, *args, input_text=None):
 
 
 def pixiu(env, *args, input_text=None):
-    return subprocess.run([PIXIU_BIN, *args], env=env, input=input_text, capture_output=True, text=True, timeout=60)
+    return pixiu_for_result(env, *args, input_text=input_text)
 
 
 def mode(path) -> int:
@@ -92,7 +91,10 @@ def test_shared_sticky_directory_as_home_is_not_chmodded(offline_env, tmp_path):
     [
         ("model", "a\x7fb", "控制字符"),
         ("model", "a\x1b]0;x\x07b", "控制字符"),
-        ("timeout", "-5", "大于 0"),
+        ("timeout", "-5", "错误：设置 timeout 应为 大于 0 的秒数，而不是 -5"),
+        ("modle", "x", "错误：config.toml 有未知设置：modle"),
+        ("prices.hit", "0.1", "错误：config.toml 的 [prices] 有未知设置：hit（可用：currency, hit_per_million"),
+        ("prices.hit_per_million", "abc", "错误：config.toml 的 [prices] hit_per_million 应为数字"),
         ("timeout", "0", "大于 0"),
         ("timeout", "nan", "timeout"),
         ("max_retries", "-1", "0 到 20"),
@@ -105,7 +107,9 @@ def test_shared_sticky_directory_as_home_is_not_chmodded(offline_env, tmp_path):
 def test_bad_value_is_refused_before_writing(offline_env, pixiu_home, key, value, needle):
     assert pixiu_fast(offline_env, "config", "set", "model", "deepseek-flash").returncode == 0
     before = (pixiu_home / "config.toml").read_bytes()
-    one_error_line(pixiu_fast(offline_env, "config", "set", "--", key, value), needle)
+    done = pixiu_fast(offline_env, "config", "set", "--", key, value)
+    one_error_line(done, needle)
+    assert "No such option" not in done.stderr and "unknown" not in done.stderr  # never click's English
     assert (pixiu_home / "config.toml").read_bytes() == before
     assert pixiu_fast(offline_env, "config", "show").returncode == 0
     assert pixiu_fast(offline_env, "context", "你好").returncode == 0

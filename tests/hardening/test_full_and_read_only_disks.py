@@ -5,15 +5,26 @@ read-only home is one Chinese line naming the folder, never the OS's or SQLite's
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from pixiu_cli.store.database import DISK_FULL
-from tests.helpers import PIXIU_BIN, REPO
+from tests.helpers import (
+    HOLDING_600519,
+    PIXIU_BIN,
+    REPO,
+    UNEXPECTED,
+    clean_env,
+    fill_until_full,
+    in_process_clean,
+    json_document,
+)
 
 UNSHARE = ["unshare", "--user", "--map-root-user", "--mount"]
 FILL = f'"{sys.executable}" -c "from tests.helpers import fill_until_full; fill_until_full(\'$1\')"'
@@ -115,3 +126,102 @@ def test_a_read_only_home_is_one_chinese_line_naming_the_folder(offline_env, pix
         assert code == 1 and len(lines) == 1 and lines[0].startswith("错误："), (name, err)
         assert str(home) in lines[0] and _english(lines[0]) == [], (name, lines[0])
     assert "只读" in _said(out, "ask")[1] and "文件系统是只读的" in _said(out, "backup")[1]
+
+
+@pytest.fixture
+def env(tmp_path):
+    return clean_env(tmp_path / "home")
+
+
+@pytest.mark.pty
+@pytest.mark.slow
+def test_a_question_the_full_disk_cannot_store_is_kept_not_discarded(env, tmp_path):
+    import shutil
+    import subprocess
+
+    import pexpect
+
+    from tests.helpers import PIXIU_BIN, PROMPT, PROMPT_READING, say
+
+    unshare = ["--user", "--map-root-user", "--mount"]
+    probe = tmp_path / "probe"
+    probe.mkdir()
+    if (
+        not shutil.which("unshare")
+        or subprocess.run(
+            ["unshare", *unshare, "sh", "-c", f"mount -t tmpfs -o size=64k tmpfs {probe}"], capture_output=True
+        ).returncode
+    ):
+        pytest.skip("no unprivileged mount namespaces here")
+    home = Path(env["PIXIU_HOME"])
+    home.mkdir(parents=True)
+    mount = f'mount -t tmpfs -o size=2m tmpfs "{home}" || exit 99; '
+    child = pexpect.spawn(
+        "unshare",
+        [*unshare, "sh", "-c", mount + f"exec {PIXIU_BIN} chat"],
+        env=dict(env, PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm-256color"),
+        encoding="utf-8",
+        timeout=40,
+        dimensions=(40, 110),
+    )
+    inside = f"/proc/{child.pid}/root{home}"
+    question = "磁盘满了还问" + "长" * 3000
+    try:
+        child.expect(PROMPT)
+        fill_until_full(f"{inside}/filler")
+        say(child, question)  # neither its input history line nor the turn fits
+        child.expect("输入历史无法写入")
+        child.expect("磁盘已满")
+        child.expect("已放回输入框|已保存在")
+        put_back = "已放回输入框" in child.after
+        child.expect_exact(PROMPT_READING)  # the next prompt reads keys (drawn with the question)
+        seen = child.before
+        Path(f"{inside}/filler").unlink()
+        if put_back:  # the next prompt holds the question: Enter asks it again
+            child.send("\r")
+        else:
+            say(child, "再问")
+        child.expect("你的问题是")
+        child.expect(PROMPT)
+        say(child, "/exit")
+        child.expect(pexpect.EOF)
+    finally:
+        if child.isalive():
+            child.terminate(force=True)
+    assert "Unhandled exception" not in seen and UNEXPECTED not in seen
+
+
+@pytest.mark.slow
+def test_a_read_only_home_still_asks_and_exports(env, tmp_path):
+    import os
+    import stat
+    import subprocess
+
+    in_process_clean(env, "import", str(json_document(tmp_path, holdings=[HOLDING_600519])))
+    in_process_clean(env, "ask", "你好")
+    home = Path(env["PIXIU_HOME"])
+    # root ignores permissions: a read-only bind mount in a private namespace makes it real
+    script = f'mount --bind "{home}" "{home}" && mount -o remount,bind,ro "{home}" && '
+    script += f'"$0" export > "{tmp_path}/out.json" 2> "{tmp_path}/export.err"; echo $? > "{tmp_path}/export.rc"; '
+    script += f'"$0" data status > /dev/null 2> "{tmp_path}/status.err"; echo $? > "{tmp_path}/status.rc"; '
+    script += f'"$0" ask 你好 > /dev/null 2> "{tmp_path}/ask.err"; echo $? > "{tmp_path}/ask.rc"'
+    from tests.helpers import PIXIU_BIN
+
+    if os.geteuid() != 0 and not os.access(home, os.W_OK):
+        pytest.skip("cannot arrange a read-only home")
+    done = subprocess.run(
+        ["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", script, PIXIU_BIN],
+        env=env,
+        capture_output=True,
+        timeout=120,
+    )
+    if done.returncode and b"mount" in done.stderr:
+        pytest.skip("no unprivileged mount namespaces here")
+    read = lambda name: (tmp_path / name).read_text(encoding="utf-8")  # noqa: E731
+    assert read("export.rc").strip() == "0", read("export.err")
+    assert json.loads(read("out.json"))["holdings"][0]["symbol"] == "600519"
+    assert read("status.rc").strip() == "0", read("status.err")
+    for name in ("export.err", "status.err", "ask.err"):
+        assert UNEXPECTED not in read(name) and "Traceback" not in read(name), read(name)
+    assert read("ask.rc").strip() == "1" and "只读" in read("ask.err")
+    assert stat.S_IMODE(home.stat().st_mode)  # the home itself is untouched

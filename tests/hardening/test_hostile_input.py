@@ -26,7 +26,6 @@ import os
 import re
 import shlex
 import sqlite3
-import subprocess
 import unicodedata
 from datetime import date, datetime, timedelta
 
@@ -53,7 +52,7 @@ from pixiu_cli.store.database import open_database
 from pixiu_cli.store.document_file import SECTIONS, DatasetError, parse_document, to_document
 from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.merge import merge_document
-from tests.helpers import PIXIU_BIN, PLANTED_KEY, PROMPT, clean_env, say, spawn
+from tests.helpers import PLANTED_KEY, PROMPT, clean_env, pixiu_in_process, say, spawn
 
 NOW = datetime(2026, 3, 10, 10, 30, tzinfo=SHANGHAI)  # a Tuesday, market open
 SQL = "'; DROP TABLE turns; --"
@@ -989,7 +988,9 @@ def megabyte_paste(lines_only: bool = False) -> str:
 
 
 def pixiu(env, *args, input_bytes=None, timeout=180):
-    return subprocess.run([PIXIU_BIN, *args], env=env, input=input_bytes, capture_output=True, timeout=timeout)
+    """`pixiu ARGS` in process, `input_bytes` its standard input (a real pipe:
+    tests/cli/test_scripting_and_sessions.py)."""
+    return pixiu_in_process(env, *args, input_bytes=input_bytes)
 
 
 @pytest.mark.slow

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import io
 import sqlite3
-import subprocess
 
 from pixiu_cli.offline.script import ScriptedReply
 from pixiu_cli.views.render import Renderer
-from tests.helpers import PIXIU_BIN, call
+from tests.helpers import call, pixiu_in_process
 
 RULE = "单只个股仓位不超过三成"
 REASONING = "用户要我记下一条纪律，先调用 remember。"
@@ -25,9 +24,8 @@ def test_piped_ask_keeps_reasoning_out_of_stdout_and_notices_on_their_own_lines(
         ),
         ScriptedReply(reasoning="已记下，简短确认。", text="已记下。"),
     )
-    done = subprocess.run(
-        [PIXIU_BIN, "ask", f"记住：{RULE}"], env=online_env, capture_output=True, text=True, timeout=60
-    )
+    # in process: its standard output and error are no terminal, as in `pixiu ask … | cat`
+    done = pixiu_in_process(online_env, "ask", f"记住：{RULE}", text=True)
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "思考中" not in out and "remember" not in out and "简短确认" not in out, out

@@ -30,7 +30,7 @@ import pexpect
 import pytest
 
 from pixiu_cli.offline.script import Fault, ScriptedReply, ToolCallSpec
-from tests.helpers import PIXIU_BIN, PLANTED_KEY, PROMPT, refused_port, say
+from tests.helpers import PIXIU_BIN, PLANTED_KEY, PROMPT, pixiu_in_process, refused_port, say
 
 ENV_DEEPSEEK_KEY = "sk-pixiuenvds" + "0f1e2d3c4b5a6978" * 2
 CONFIG_KEY = "sk-pixiucfg" + "a1b2c3d4e5f6a7b8" * 2
@@ -64,8 +64,17 @@ class Transcript:
         self.parts: list[tuple[str, bytes]] = []
 
     def run(self, env, *args, input_bytes=None, python=None, timeout=60):
-        cmd = [sys.executable, "-c", python, *args] if python else [PIXIU_BIN, *args]
-        done = subprocess.run(cmd, env=env, input=input_bytes, capture_output=True, timeout=timeout)
+        """`pixiu ARGS` in process (a command's output and files are a new process's), knowing
+        no secret beforehand as a new process does; with `python`, that script in a process
+        of its own (a crash, a raw traceback)."""
+        if python is None:
+            from pixiu_cli.domain import redact
+
+            with mock.patch.object(redact, "_SECRETS", set()):
+                done = pixiu_in_process(env, *args, input_bytes=input_bytes)
+        else:
+            cmd = [sys.executable, "-c", python, *args]
+            done = subprocess.run(cmd, env=env, input=input_bytes, capture_output=True, timeout=timeout)
         self.parts.append((" ".join(args), done.stdout + b"\n" + done.stderr))
         return done
 
@@ -100,7 +109,7 @@ CRASH_LINE = "错误：意外错误（RuntimeError）：transport failed; header
 
 @pytest.mark.slow
 @pytest.mark.pty
-@pytest.mark.timeout(400)  # some twenty pixiu processes and a REPL session: slow on a busy machine
+@pytest.mark.timeout(400)  # a REPL session and four crashing processes: slow on a busy machine
 def test_key_never_leaves_memory(server, online_env, pixiu_home, tmp_path):
     write_config(pixiu_home)
     env = dict(online_env, DEEPSEEK_API_KEY=ENV_DEEPSEEK_KEY, PIXIU_MAX_RETRIES="0")

@@ -63,7 +63,7 @@ def test_akshare_reads_the_sina_index_endpoint_with_the_prefixed_code():
         frame["date"] = pd.to_datetime(frame["date"], errors="coerce").dt.date  # as akshare converts it
         return frame
 
-    source = AkshareSource(timeout=5, module=SimpleNamespace(stock_zh_index_daily=stock_zh_index_daily))
+    source = AkshareSource(timeout=60, module=SimpleNamespace(stock_zh_index_daily=stock_zh_index_daily))
     bars = source.daily_bars("sz399006", "2025-05-29", "2025-05-30")
     assert asked == ["sz399006"]
     assert [(b.date, b.close) for b in bars] == [("2025-05-29", 2048.9), ("2025-05-30", 2021.5)]

@@ -75,7 +75,7 @@ def test_akshare_absurd_dividend_and_bonus_shares_are_refused_and_the_bars_store
         dividend_row("2024-03-05", cash="1000000"),  # 10派1,000,000: ¥100,000 a share on a ¥50 stock
         dividend_row("2024-03-06", bonus="1e300"),  # 1e299 new shares a share
     ]
-    source = AkshareSource(timeout=5, module=fake_akshare([*FLAT_50, saturday], dividends))
+    source = AkshareSource(timeout=60, module=fake_akshare([*FLAT_50, saturday], dividends))
     outcome = synced(db, source, "600000", "2024-03-01")
     assert (outcome.error, outcome.rows, outcome.first, outcome.last) == (None, 5, "2024-03-04", "2024-03-08")
     assert outcome.refused == (
@@ -117,7 +117,7 @@ MIDEA = [("2016-05-05", 33.07, 33.24, 32.85, 32.99), ("2016-05-06", 20.97, 21.14
     ],
 )
 def test_an_action_is_checked_against_the_gap_on_its_ex_date(db, row, refusal):
-    source = AkshareSource(timeout=5, module=fake_akshare(MIDEA, [row]))
+    source = AkshareSource(timeout=60, module=fake_akshare(MIDEA, [row]))
     outcome = synced(db, source, "000333", "2016-05-05")
     assert outcome.refused == ((refusal,) if refusal else ())
     assert len(MarketStore(db).actions("000333")) == (0 if refusal else 1)

@@ -258,7 +258,7 @@ class FakeAkshare:
 
 def test_akshare_prefers_sina_and_reads_eastmoney_chinese_columns_in_lots(db):
     fake = FakeAkshare()
-    source = AkshareSource(timeout=5, module=fake)
+    source = AkshareSource(timeout=60, module=fake)
     bars = source.daily_bars("000333", "2016-05-05", "2016-05-09")
     assert fake.calls == [("sina", "sz000333", "20160505", "20160509", "")]  # unadjusted, not Eastmoney
     assert bars[0].date == "2016-05-06" and bars[0].volume == 38785800
@@ -270,7 +270,7 @@ def test_akshare_prefers_sina_and_reads_eastmoney_chinese_columns_in_lots(db):
     missed = sync(
         MarketStore(db),
         SecurityMaster(db),
-        AkshareSource(timeout=5, module=fake),
+        AkshareSource(timeout=60, module=fake),
         ["000333"],
         since="2016-05-05",
         now=NOW,
@@ -280,7 +280,7 @@ def test_akshare_prefers_sina_and_reads_eastmoney_chinese_columns_in_lots(db):
     outcomes = sync(
         MarketStore(db),
         SecurityMaster(db),
-        AkshareSource(timeout=5, module=fake),
+        AkshareSource(timeout=60, module=fake),
         ["000333"],
         since="2016-05-05",
         now=NOW,
@@ -302,7 +302,7 @@ def test_akshare_both_endpoints_failing_is_one_line():
             raise TimeoutError("read timed out")
 
     with pytest.raises(SourceError) as info:
-        AkshareSource(timeout=5, module=Down(sina_fails=True)).daily_bars("000333", "2016-05-05", "2016-05-09")
+        AkshareSource(timeout=60, module=Down(sina_fails=True)).daily_bars("000333", "2016-05-05", "2016-05-09")
     assert "akshare 新浪日线" in str(info.value) and "akshare 东方财富日线" in str(info.value)
     assert "\n" not in str(info.value)
 
@@ -415,7 +415,7 @@ def test_incremental_sync_checks_the_first_new_bar_against_the_stored_close(db, 
 def test_akshare_plan_rows_hold_nat_and_never_crash_the_sync(db):
     frame = FakeAkshare().stock_history_dividend_detail("000333", "分红")
     assert str(frame.to_dict("records")[1]["除权除息日"]) == "NaT"  # the shape the adapter must read
-    source = AkshareSource(timeout=5, module=FakeAkshare())
+    source = AkshareSource(timeout=60, module=FakeAkshare())
     actions = source.actions("000333", "2015-01-01", "2026-12-31")
     assert [(a.ex_date, a.cash_per_share, a.shares_per_share) for a in actions] == [("2016-05-06", 1.2, 0.5)]
     outcomes = sync(MarketStore(db), SecurityMaster(db), source, ["000333"], since="2016-05-05", now=NOW)
@@ -423,7 +423,7 @@ def test_akshare_plan_rows_hold_nat_and_never_crash_the_sync(db):
 
 
 def test_akshare_trade_dates_are_read_from_their_date_column():
-    days = AkshareSource(timeout=5, module=FakeAkshare()).trading_days("2016-05-01", "2016-05-31")
+    days = AkshareSource(timeout=60, module=FakeAkshare()).trading_days("2016-05-01", "2016-05-31")
     assert days == ["2016-05-06", "2016-05-09"]
 
 

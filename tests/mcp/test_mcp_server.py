@@ -1,14 +1,18 @@
-"""`pixiu mcp` driven as another agent drives it: the real command in a child process, spoken
-to by the MCP SDK's own stdio client. Each tool answers what the CLI shows for the same data
-(one service call each): the same context block as `pixiu context --json`, the same figures as
-`pixiu holdings --json`; a proposed note is a proposal, never the user's; every call is logged."""
+"""`pixiu mcp` driven as another agent drives it, by the MCP SDK's own client. Each tool answers
+what the CLI shows for the same data (one service call each): the same context block as
+`pixiu context --json`, the same figures as `pixiu holdings --json`; a proposed note is a
+proposal, never the user's; every call is logged. The use cases talk to the server `pixiu
+mcp` builds over the SDK's in-memory transport, in this process; the transports themselves
+(stdio: the real command in a child process; streamable HTTP on loopback) each have a test."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
+from unittest import mock
 
 import pytest
 
@@ -31,19 +35,37 @@ def env(tmp_path):
 
 
 def session(env, agent: str, *flags: str):
-    """The SDK's client on `pixiu mcp FLAGS` started as a child process."""
+    """The SDK's client on `pixiu mcp FLAGS` started as a child process (the stdio transport)."""
     server = StdioServerParameters(command=sys.executable, args=["-m", "pixiu_cli", "mcp", *flags], env=env)
     return Client(server, client_info=Implementation(name=agent, version="1.0"), read_timeout_seconds=60)
 
 
-def drive(env, agent: str, flags: tuple[str, ...], steps) -> dict:
-    """Runs `steps(client) -> dict` against a fresh server; its answers."""
+def in_memory(agent: str, *flags: str):
+    """The SDK's client on the server `pixiu mcp FLAGS` builds, over the in-memory transport;
+    the settings are read from the environment the caller has set, as the command reads them."""
+    from pixiu_cli.mcp_server.reads import Reader
+    from pixiu_cli.mcp_server.server import build_server
+    from pixiu_cli.settings import load_settings
 
-    async def run():
-        async with session(env, agent, *flags) as client:
+    server = build_server(Reader(load_settings()), allow_proposals="--allow-proposals" in flags)
+    return Client(server, client_info=Implementation(name=agent, version="1.0"), read_timeout_seconds=60)
+
+
+def drive(env, agent: str, flags: tuple[str, ...], steps, *, process: bool = False) -> dict:
+    """Runs `steps(client) -> dict` against a fresh server (in process unless `process`); its
+    answers. In process the environment is `env` alone and no secret is known beforehand, as
+    in a new `pixiu mcp`."""
+
+    async def run(connect):
+        async with connect(agent, *flags) as client:
             return await steps(client)
 
-    return asyncio.run(run())
+    if process:
+        return asyncio.run(run(lambda *a: session(env, *a)))
+    from pixiu_cli.domain import redact
+
+    with mock.patch.dict(os.environ, env, clear=True), mock.patch.object(redact, "_SECRETS", set()):
+        return asyncio.run(run(in_memory))
 
 
 def context_block(messages: list[dict]) -> str:
@@ -51,6 +73,7 @@ def context_block(messages: list[dict]) -> str:
     return block
 
 
+@pytest.mark.slow  # the stdio transport, a `pixiu mcp` process; the use cases run in memory in the fast subset
 def test_another_agent_reads_the_same_block_and_figures_as_the_cli(env):
     async def steps(client):
         tools = [t.name for t in (await client.list_tools()).tools]
@@ -58,7 +81,7 @@ def test_another_agent_reads_the_same_block_and_figures_as_the_cli(env):
         holdings = await client.call_tool("holdings", {})
         return {"tools": tools, "context": context.structured_content, "holdings": holdings.structured_content}
 
-    got = drive(env, "test-agent", (), steps)
+    got = drive(env, "test-agent", (), steps, process=True)  # the stdio transport: a real `pixiu mcp`
     assert set(got["tools"]) == {
         "context_for",
         "holdings",
@@ -168,13 +191,13 @@ def test_stored_text_is_quoted_as_data_and_no_result_carries_a_secret(env):
     assert "[上下文信息]" in got["prompt"] and "600519 贵州茅台" in got["prompt"]
 
 
-def test_without_the_extra_pixiu_mcp_is_one_line_and_exit_1(tmp_path):
-    script = (
-        "import sys\nsys.modules['mcp'] = None\nsys.argv = ['pixiu', 'mcp']\n"
-        "from pixiu_cli.cli.app import main\nmain()\n"
-    )
-    env = clean_env(tmp_path / "home")
-    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60)
+def test_without_the_extra_pixiu_mcp_is_one_line_and_exit_1(tmp_path, monkeypatch):
+    from tests.helpers import pixiu_in_process
+
+    for name in [n for n in sys.modules if n == "mcp" or n.startswith("mcp.")] or ["mcp"]:
+        monkeypatch.setitem(sys.modules, name, None)  # as if the SDK were not installed
+    monkeypatch.delitem(sys.modules, "pixiu_cli.mcp_server.server", raising=False)  # imported again
+    done = pixiu_in_process(clean_env(tmp_path / "home"), "mcp", text=True)
     assert done.returncode == 1, done.stderr
     (line,) = done.stderr.strip().splitlines()
     assert "pip install 'pixiu-cli[mcp]'" in line and "Traceback" not in done.stderr
@@ -208,6 +231,7 @@ def test_a_bad_argument_is_one_chinese_line_not_a_traceback(env):
     assert outcomes == ["error", "error"]
 
 
+@pytest.mark.slow  # a second transport in a child process; the fast subset keeps the stdio one
 def test_http_listens_on_loopback_and_answers_the_same(env):
     import socket
     import time

@@ -1,4 +1,5 @@
-"""`pixiu offline-server`: its control routes exist only with --control, behind the token it prints."""
+"""`pixiu offline-server`: its control routes exist only with --control, behind the token it prints;
+a taken port is one clear line."""
 
 from __future__ import annotations
 
@@ -73,3 +74,22 @@ def test_offline_server_command_stops_cleanly_on_ctrl_c(tmp_path):
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         probe.bind(("127.0.0.1", port))
         probe.listen()
+
+
+@pytest.mark.slow
+def test_offline_server_on_a_taken_port_is_one_line(offline_env):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [PIXIU_BIN, "offline-server", "--port", str(port)],
+            env=offline_env,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    assert done.returncode == 1
+    assert done.stderr == f"错误：端口 {port} 已被占用：请用 --port 换一个端口（--port 0 表示随机）\n"

@@ -14,7 +14,7 @@ from pixiu_cli.services.push import push_new_alerts
 from pixiu_cli.store.analytics import AnalyticsStore
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.push import PushLog
-from tests.helpers import MARKET_FIXTURES, fake_baostock_env, pixiu, pixiu_ok
+from tests.helpers import MARKET_FIXTURES, fake_baostock_env, pixiu_ok
 from tests.push_receivers import Receiver
 
 BARS = MARKET_FIXTURES / "000333.csv"
@@ -76,11 +76,16 @@ def test_an_alert_a_sync_finds_is_pushed_once_with_its_close(offline_env, pixiu_
     assert len(receiver.received["webhook"]) == 1 and len(receiver.received["wecom"]) == 1
 
 
-def test_a_sync_on_a_closed_day_does_nothing(offline_env, pixiu_home, tmp_path, receiver):
-    env = fake_baostock_env(dict(offline_env, PIXIU_NOW="2025-10-01T16:00"), tmp_path, {"sz.000333": BARS})
+def test_a_sync_on_a_closed_day_does_nothing(offline_env, pixiu_home, receiver, monkeypatch):
+    import sys
+
+    from tests.helpers import pixiu_in_process
+
+    monkeypatch.setitem(sys.modules, "baostock", None)  # any fetch would fail the command
+    env = dict(offline_env, PIXIU_NOW="2025-10-01T16:00")
     (pixiu_home / "config.toml").write_text(receiver.config("webhook"), "utf-8")  # alerts not set
-    done = pixiu(env, "data", "sync", "000333", "--if-trading-day")
-    assert done.returncode == 0 and "今天 2025-10-01（国庆节、中秋节）休市：什么也不做" in done.stdout.decode()
+    done = pixiu_in_process(env, "data", "sync", "000333", "--if-trading-day", text=True)
+    assert done.returncode == 0 and "今天 2025-10-01（国庆节、中秋节）休市：什么也不做" in done.stdout, done.stderr
     db = open_database(pixiu_home / "pixiu.db")
     try:
         assert db.execute("select count(*) from market_bars").fetchone() == (0,)

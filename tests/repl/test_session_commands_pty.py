@@ -1,5 +1,5 @@
-"""/model, /save, /copy, /undo and the status line's cost, end to end in a pty against the
-offline server as a provider (the real client, real HTTP)."""
+"""/model, /save, /copy, /undo, /sessions (in Beijing time) and the status line's cost, end
+to end in a pty against the offline server as a provider (the real client, real HTTP)."""
 
 from __future__ import annotations
 
@@ -102,3 +102,29 @@ def test_the_brief_status_line_has_its_cost_like_any_turn(server, online_env, pi
         shown = _ask(child, "/brief --yes")
         assert "结论已保存为报告" in shown and "费用 ¥0.0" in shown  # the same status line as a question's
         leave(child)
+
+
+@pytest.mark.pty
+@pytest.mark.slow
+def test_sessions_shows_beijing_time(server, online_env, pixiu_home):
+    import subprocess
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    from tests.helpers import PIXIU_BIN
+
+    server.enqueue(ScriptedReply(text="好的。"))
+    assert subprocess.run([PIXIU_BIN, "ask", "第一问"], env=online_env, capture_output=True, timeout=60).returncode == 0
+    stamp = sqlite3.connect(pixiu_home / "pixiu.db").execute("select updated_at from conversations").fetchone()[0]
+    moment = datetime.fromisoformat(stamp)
+    beijing = moment.astimezone(ZoneInfo("Asia/Shanghai")).strftime("%Y-%m-%d %H:%M")
+    utc = moment.strftime("%Y-%m-%d %H:%M")
+    assert beijing != utc
+    with repl_session(online_env) as child:
+        child.expect(PROMPT)
+        say(child, "/sessions")
+        child.expect("最近的对话")
+        child.expect(PROMPT)
+        shown = child.before
+        leave(child)
+    assert beijing in shown and "北京时间" in shown and utc not in shown and "UTC" not in shown

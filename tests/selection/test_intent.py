@@ -131,3 +131,10 @@ def test_dapei_bijiao_is_not_a_portfolio_ratio():
 
     assert detect_intent("ETF 和个股怎么搭配比较好？", []) != Intent.PORTFOLIO_REVIEW
     assert detect_intent("仓位配比怎么样", []) == Intent.PORTFOLIO_REVIEW
+
+
+def test_the_intent_reason_names_position_words_only_when_there_are_some():
+    from pixiu_cli.selection.intent import analyze
+
+    assert analyze("茅台最近怎么样", ["600519"]).reason == "点名了个股"
+    assert "仓位词" in analyze("茅台仓位要不要减", ["600519"]).reason

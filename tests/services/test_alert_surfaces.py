@@ -1,6 +1,7 @@
-"""One alert-add path: a rule set by `pixiu alert add` (a CLI process), `/alert add` (the
-REPL, in a pty) or the `set_alert` tool (a turn of `pixiu ask`, offline) reads the same, is
-checked from the same bar with the same cooldown, and fires on the same close."""
+"""One alert-add path: a rule set by `pixiu alert add` (the CLI's entry point, in process),
+`/alert add` (the REPL, in a pty) or the `set_alert` tool (a turn of `pixiu ask`, offline, in
+process) reads the same, is checked from the same bar with the same cooldown, and fires on
+the same close."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from pixiu_cli.services.alerts import DEFAULT_COOLDOWN_DAYS
-from tests.helpers import MARKET_FIXTURES, PROMPT, leave, pixiu_ok, repl_session, say
+from tests.helpers import MARKET_FIXTURES, PROMPT, in_process_ok, leave, repl_session, say
 
 HOLDING = {
     "holdings": [
@@ -47,15 +48,15 @@ def _first_cross_above(level: float) -> tuple[str, float]:
 def _holding_and_early_bars(env, tmp_path: Path) -> None:
     data = tmp_path / "holding.json"
     data.write_text(json.dumps(HOLDING, ensure_ascii=False), encoding="utf-8")
-    pixiu_ok(env, "import", str(data))
+    in_process_ok(env, "import", str(data))
     lines = BARS.read_text(encoding="utf-8").splitlines()
     early = tmp_path / "early.csv"
     early.write_text("\n".join([lines[0], *(ln for ln in lines[1:] if ln[:10] <= EARLY_END)]) + "\n", encoding="utf-8")
-    pixiu_ok(env, "data", "import", str(early), *IMPORT_ARGS)
+    in_process_ok(env, "data", "import", str(early), *IMPORT_ARGS)
 
 
 def _by_cli(env) -> str:
-    return pixiu_ok(env, "alert", "add", "000333", "--above", "76")
+    return in_process_ok(env, "alert", "add", "000333", "--above", "76")
 
 
 def _by_repl(env) -> str:
@@ -70,7 +71,7 @@ def _by_repl(env) -> str:
 
 
 def _by_tool(env) -> str:
-    out = json.loads(pixiu_ok(env, "ask", "--json", "美的涨破76元提醒我"))
+    out = json.loads(in_process_ok(env, "ask", "--json", "美的涨破76元提醒我"))
     return "\n".join(out["notices"])
 
 
@@ -85,7 +86,7 @@ def test_every_surface_sets_the_same_rule_and_it_fires_on_the_same_close(surface
     _holding_and_early_bars(offline_env, tmp_path)
     confirmation = add(offline_env)
     assert f"已设预警 a1：{RULE_TEXT}" in confirmation, confirmation
-    (rule,) = json.loads(pixiu_ok(offline_env, "alert", "list", "--json"))
+    (rule,) = json.loads(in_process_ok(offline_env, "alert", "list", "--json"))
     seen = {k: rule[k] for k in ("id", "symbol", "kind", "threshold", "cooldown_days", "checked_through", "source")}
     assert seen == {
         "id": "a1",
@@ -96,9 +97,18 @@ def test_every_surface_sets_the_same_rule_and_it_fires_on_the_same_close(surface
         "checked_through": _last_early_bar(),  # the bars already stored are history
         "source": source,
     }
-    later = pixiu_ok(offline_env, "data", "import", str(BARS), *IMPORT_ARGS)
+    later = in_process_ok(offline_env, "data", "import", str(BARS), *IMPORT_ARGS)
     fired = [line for line in later.splitlines() if line.startswith("预警触发：")]
     day, close = _first_cross_above(76)
     assert len(fired) == 1 and fired[0].startswith(f"预警触发：a1 {RULE_TEXT}：{day} 收盘 {close:.2f} 元"), later
-    (rule,) = json.loads(pixiu_ok(offline_env, "alert", "list", "--json"))
+    (rule,) = json.loads(in_process_ok(offline_env, "alert", "list", "--json"))
     assert rule["last_fired_on"] == day
+
+
+def test_a_drawdown_alert_needs_a_holding(offline_env):
+    from tests.helpers import pixiu_in_process
+
+    done = pixiu_in_process(offline_env, "alert", "add", "000333", "--drawdown-from-cost", "10", text=True)
+    assert done.returncode == 1 and "没有持有 000333" in done.stderr and done.stderr.count("\n") == 1
+    listed = pixiu_in_process(offline_env, "alert", "list", text=True)
+    assert "没有预警" in listed.stdout + listed.stderr
