@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 TESTS = Path(__file__).resolve().parent
-SHARED = {"tests.helpers", "tests.bad_server", "tests.push_receivers"}
+SHARED = {"tests.helpers", "tests.bad_server", "tests.push_receivers", "tests.commands.requests"}
 
 
 def _may_import_a_test_module(source: str) -> bool:

@@ -4,7 +4,6 @@ of both surfaces is generated from its declaration (no second registration)."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from decimal import Decimal
 
 import pytest
@@ -14,46 +13,19 @@ from pixiu_cli.cli.app import app
 from pixiu_cli.commands import alerts as alert_declarations
 from pixiu_cli.commands.alerts import AlertRequest
 from pixiu_cli.commands.catalog import DECLARED
-from pixiu_cli.commands.declaration import CLI, REPL, Command, Context, read_values
+from pixiu_cli.commands.declaration import CLI, REPL, Command
 from pixiu_cli.commands.slash import parse, slash_commands, usage
 from pixiu_cli.commands.values import CommandError
 from pixiu_cli.repl import loop  # noqa: F401  (registers every slash command)
 from pixiu_cli.repl.registry import registry
 from pixiu_cli.services import alerts as alert_service
-from tests.helpers import clean_env, pixiu_in_process
+from tests.commands.requests import cli_request as _cli_request
+from tests.commands.requests import context as _context
+from tests.commands.requests import declared as _declared
+from tests.commands.requests import leaves as _leaf_paths
+from tests.commands.requests import slash_request as _slash_request
 
 MIGRATED = ("holdings", "trade", "trades", "cash", "alias", "alert", "track", "watch", "memory", "remember", "forget")
-
-
-def _declared(path: tuple[str, ...]) -> Command:
-    return next(d for d in DECLARED if isinstance(d, Command) and d.path == path)
-
-
-def _context(surface: str) -> Context:
-    def no_database():
-        raise AssertionError("reading these values needs no database")
-
-    return Context(surface, None, no_database, lambda: datetime(2026, 12, 1, 10, 0), lambda: "diluted")
-
-
-def _slash_request(path: tuple[str, ...], line: str):
-    command = _declared(path)
-    return command.request(**read_values(command, parse(command, line.split(), line), _context(REPL)))
-
-
-def _cli_request(path: tuple[str, ...], monkeypatch, tmp_path, *argv: str):
-    """The request the command line's generated command builds from `argv` (the service is not called)."""
-    from pixiu_cli.commands import typer_surface
-
-    built = []
-
-    def build_only(command, ctx, given, as_json=False):
-        built.append(command.request(**read_values(command, given, ctx)))
-
-    monkeypatch.setattr(typer_surface, "run", build_only)
-    env = clean_env(tmp_path)
-    done = pixiu_in_process(env, *path, *argv, text=True)
-    return done, built
 
 
 def test_every_migrated_command_on_both_surfaces_comes_from_a_declaration():
@@ -131,15 +103,6 @@ def test_a_group_runs_its_default_subcommand_on_both_surfaces():
     assert command.path == ("trades", "import") and args == ["a b.csv"] and raw == '"a b.csv"'
     root = typer.main.get_command(app)
     assert set(root.commands["trades"].commands) == {"list", "import"}
-
-
-def _leaf_paths(command, path=()):
-    children = getattr(command, "commands", None)
-    if not children:
-        yield path, command
-        return
-    for name, child in children.items():
-        yield from _leaf_paths(child, (*path, name))
 
 
 def test_a_declaration_appears_only_on_its_surfaces():

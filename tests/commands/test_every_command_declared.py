@@ -4,33 +4,25 @@ cross-surface tests of /chart, /sessions, /context and /news checked by running 
 
 from __future__ import annotations
 
-from datetime import datetime
-
 import pytest
 import typer.main
 
 from pixiu_cli.cli.app import app
 from pixiu_cli.commands.catalog import DECLARED
-from pixiu_cli.commands.declaration import CLI, REPL, Command, Context, read_values
-from pixiu_cli.commands.slash import parse, usage
+from pixiu_cli.commands.declaration import CLI, REPL
+from pixiu_cli.commands.slash import usage
 from pixiu_cli.commands.values import CommandError
 from pixiu_cli.repl import loop  # noqa: F401  (registers every slash command)
 from pixiu_cli.repl.registry import registry
-from tests.helpers import clean_env, pixiu_in_process
+from tests.commands.requests import cli_request as _cli_request
+from tests.commands.requests import declared as _declared
+from tests.commands.requests import leaves as _leaves
+from tests.commands.requests import slash_request as _slash_request
 
 # Not generated, and why:
 CONVERSATION = {"chat", "ask"}  # the conversation surfaces themselves: a turn typed or asked, not a command
 ABOVE_COMMANDS = {"eval", "mcp"}  # they run evals/ and mcp_server/, layers above commands/
 NOT_DECLARED = CONVERSATION | ABOVE_COMMANDS
-
-
-def _leaves(command, path=()):
-    children = getattr(command, "commands", None)
-    if not children:
-        yield path, command
-        return
-    for name, child in children.items():
-        yield from _leaves(child, (*path, name))
 
 
 def test_every_command_line_command_comes_from_a_declaration_but_the_named_few():
@@ -50,36 +42,6 @@ def test_every_slash_command_comes_from_a_declaration_but_the_named_few():
     assert hand_written <= NOT_DECLARED, hand_written
     for name in ("help", "exit", "new", "sessions", "resume", "model", "save", "copy", "undo", "sync"):
         assert registry.get(name).declaration is not None, name
-
-
-def _declared(path: tuple[str, ...]) -> Command:
-    return next(d for d in DECLARED if isinstance(d, Command) and d.path == path)
-
-
-def _context(surface: str) -> Context:
-    def no_database():
-        raise AssertionError("reading these values needs no database")
-
-    return Context(surface, None, no_database, lambda: datetime(2026, 12, 1, 10, 0), lambda: "diluted")
-
-
-def _slash_request(path: tuple[str, ...], line: str):
-    command = _declared(path)
-    return command.request(**read_values(command, parse(command, line.split(), line), _context(REPL)))
-
-
-def _cli_request(path: tuple[str, ...], monkeypatch, tmp_path, *argv: str):
-    """The request the command line's generated command builds from `argv` (nothing is run)."""
-    from pixiu_cli.commands import typer_surface
-
-    built = []
-
-    def build_only(command, ctx, given, as_json=False):
-        built.append(command.request(**read_values(command, given, ctx)))
-
-    monkeypatch.setattr(typer_surface, "run", build_only)
-    done = pixiu_in_process(clean_env(tmp_path), *path, *argv, text=True)
-    return done, built
 
 
 def test_the_chart_reads_one_request_from_either_surface(monkeypatch, tmp_path):
