@@ -181,6 +181,7 @@ def test_a_failed_news_sync_is_one_line_naming_how_many_and_what_was_kept(tmp_pa
 OFFLINE_BAOSTOCK = 'def login():\n    raise OSError(101, "Network is unreachable")\n\n\ndef logout():\n    pass\n'
 
 
+@pytest.mark.slow  # a new process (or a terminal) is what is checked: whole suite only
 def test_a_sync_with_no_network_loads_no_analytics_numpy_or_pandas(scored_home, tmp_path):
     """The process the user waits for: what it imports is what it costs (sqlite-utils loads
     pandas and numpy when it is imported before pixiu_cli.store hides them)."""

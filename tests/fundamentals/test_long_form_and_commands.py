@@ -130,6 +130,7 @@ def test_market_and_fundamentals_in_the_repl(repl):
     assert "用法：/fundamentals 代码" in out.getvalue()
 
 
+@pytest.mark.slow  # a new process (or a terminal) is what is checked: whole suite only
 def test_reading_imports_no_optional_source(tmp_path):
     env = clean_env(tmp_path / "home", PIXIU_NOW="2026-11-30T16:00:00")
     code = (

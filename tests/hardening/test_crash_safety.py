@@ -214,7 +214,7 @@ def two_completed_turns(server, env) -> int:
 @pytest.mark.parametrize(
     "where, reopen",
     [
-        ("stream", "--continue"),
+        pytest.param("stream", "--continue", marks=pytest.mark.slow),  # a killed process: whole suite only
         pytest.param("tool-then-stream", "--continue", marks=pytest.mark.slow),
         pytest.param("tool-then-waiting", "--conversation", marks=pytest.mark.slow),
     ],

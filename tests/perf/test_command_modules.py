@@ -58,6 +58,7 @@ def test_a_one_shot_command_loads_only_what_it_uses(home, name):
     assert heavy <= may_load, f"pixiu {name} loads {sorted(heavy - may_load)}"
 
 
+@pytest.mark.slow  # a new process (or a terminal) is what is checked: whole suite only
 def test_holdings_reads_the_settings_once_and_loads_no_agent(tmp_path):
     """The fast subset's check, on the most common command."""
     home = bench.prepared_home(tmp_path, asked=False)

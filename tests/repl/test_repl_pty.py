@@ -24,6 +24,7 @@ def repl(online_env):
 
 
 @pytest.mark.pty
+@pytest.mark.slow  # a new process (or a terminal) is what is checked: whole suite only
 def test_two_turns_ctrl_c_continue_exit(server, repl, pixiu_home):
     child = repl
     child.expect(PROMPT)
