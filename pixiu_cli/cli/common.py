@@ -157,21 +157,6 @@ def stdin_is_terminal() -> bool:
         return True
 
 
-def stock_code(raw: str, demo: bool = False) -> str:
-    """A code in any spelling, or a name, short name or alias (services/stock_codes.py): the
-    declared commands' StockCode, for the commands not declared yet."""
-    from pixiu_cli.commands.values import StockCode
-
-    def resolve(typed: str) -> str:
-        from pixiu_cli.app import names_cache_dir
-        from pixiu_cli.services.stock_codes import resolve_stock
-
-        with database(demo) as db:
-            return resolve_stock(db, typed, names_cache_dir())
-
-    return StockCode().read(raw, "股票代码", resolve)
-
-
 def configured(loaded=None):
     """What the settings' tables configure (app.configured): limits, guardrails, prices,
     costs and push channels; `loaded`: the settings the command already read."""

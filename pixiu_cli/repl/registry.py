@@ -56,15 +56,6 @@ class CommandRegistry:
         return [c.name for c in self.all()]
 
 
-_NUMBER = re.compile(r"[0-9]{1,18}")
-
-
-def parse_number(text: str) -> int | None:
-    """A whole number in ASCII digits that SQLite can hold, or None. (str.isdigit() also
-    accepts '²' and '٣', which int() then rejects or reads; and 20 digits overflow SQLite.)"""
-    return int(text) if _NUMBER.fullmatch(text) else None
-
-
 def is_command(line: str) -> bool:
     return line.lstrip().startswith("/") and not line.lstrip().startswith("//")
 
