@@ -4,6 +4,7 @@ same whichever surface set it."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -88,9 +89,24 @@ def add_alert(db: Database, request: NewAlert, at: str) -> AddedAlert:
     return AddedAlert(rule_id, request.symbol, text, last_bar)
 
 
+# An alert rule's id as written in the memory's lists (`a3`), also as a Chinese IME may type it
+# (`#a3`, `ａ3`); 18 digits at most, which SQLite can hold.
+_RULE_REF = re.compile(r"#?[aＡａA]([0-9]{1,18})")
+
+
+def rule_ref(typed: str) -> int | None:
+    """`a3`, `#a3`, `Ａ3` → 3: a rule named as the memory names it, or None."""
+    found = _RULE_REF.fullmatch(typed.strip())
+    return int(found.group(1)) if found else None
+
+
 def parse_rule_id(raw: str) -> int | None:
-    """`a3`, `A3` or `3` → 3; anything else None."""
-    text = raw.strip().lower().removeprefix("a")
+    """A rule's id where only a rule can be meant (`pixiu alert remove`): its reference, or the
+    bare number (`3`); anything else None."""
+    text = raw.strip()
+    ref = rule_ref(text)
+    if ref is not None:
+        return ref
     return int(text) if text.isascii() and text.isdigit() and len(text) <= 18 else None
 
 

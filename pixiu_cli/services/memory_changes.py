@@ -4,7 +4,6 @@ edit a note's text. One path for `/forget`, `pixiu forget` and `/memory edit`.""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -14,8 +13,6 @@ from pixiu_cli.store.shared import stores_of
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
-
-_RULE = re.compile(r"#?[aＡａA]([0-9]+)")  # an alert rule's id, as a Chinese IME may type it
 
 
 @dataclass(frozen=True)
@@ -27,10 +24,10 @@ class Forgetting:
 
 def forget_memory(db: Database, typed: str, at: str, cost_method: str) -> Forgetting:
     from pixiu_cli.services import trades
+    from pixiu_cli.services.alerts import rule_ref
 
-    rule = _RULE.fullmatch(typed.strip())
-    if rule:
-        rule_id = int(rule.group(1))
+    rule_id = rule_ref(typed)
+    if rule_id is not None:
         if not stores_of(db).analytics.remove_rule(rule_id, at):
             raise RequestError(f"没有预警规则 a{rule_id}")
         return Forgetting(f"a{rule_id}", "alert", None)

@@ -112,3 +112,13 @@ def test_a_drawdown_alert_needs_a_holding(offline_env):
     assert done.returncode == 1 and "没有持有 000333" in done.stderr and done.stderr.count("\n") == 1
     listed = pixiu_in_process(offline_env, "alert", "list", text=True)
     assert "没有预警" in listed.stdout + listed.stderr
+
+
+def test_one_reading_of_a_rule_id_serves_forget_and_alert_remove():
+    from pixiu_cli.services.alerts import parse_rule_id, rule_ref
+
+    for typed in ("a3", "A3", "#a3", "ａ3", "Ａ3", " a3 "):
+        assert rule_ref(typed) == parse_rule_id(typed) == 3, typed
+    assert rule_ref("3") is None and parse_rule_id("3") == 3  # a bare number is a rule only where nothing else is meant
+    for typed in ("n3", "d3", "a", "a" + "9" * 19, "3²", "a-1"):
+        assert rule_ref(typed) is None and parse_rule_id(typed) is None, typed
