@@ -67,7 +67,7 @@ DECLARED = (
         ),
         SetRequest,
         _set,
-        lazy("pixiu_cli.views.settings:show_written"),
+        lazy("pixiu_cli.views.config:show_written"),
         surfaces=CLI_ONLY,
         # `config set timeout -5` is a value to check, not an unknown option
         context_settings={"ignore_unknown_options": True},
@@ -78,7 +78,7 @@ DECLARED = (
         (),
         Nothing,
         _show,
-        lazy("pixiu_cli.views.settings:show_config"),
+        lazy("pixiu_cli.views.config:show_config"),
         surfaces=CLI_ONLY,
     ),
 )

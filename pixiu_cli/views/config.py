@@ -23,3 +23,15 @@ def shown_value(key: str, value: str) -> str:
     if is_secret(key.split(".")) or "key" in key:
         return "（已隐藏）"
     return mask_url(value)
+
+
+def show_written(renderer, written, spell=None) -> None:
+    renderer.info(f"已写入 {written.path}：{written.key} = {written.shown}")
+
+
+def show_config(renderer, shown, spell=None) -> None:
+    from pixiu_cli.services.config_file import dump_toml
+
+    renderer.dim(f"# {shown.path}" + ("" if shown.path.exists() else "（尚不存在）"))
+    if shown.data:
+        renderer.raw(dump_toml(masked(shown.data)))
