@@ -53,6 +53,19 @@ def package_syntax_trees() -> tuple[tuple[str, ast.Module], ...]:
     )
 
 
+_WALKED: dict[int, tuple[ast.AST, tuple[ast.AST, ...]]] = {}
+
+
+def walked(tree: ast.AST) -> tuple[ast.AST, ...]:
+    """`ast.walk(tree)` as a tuple, walked once per test process: a dozen static checks walk
+    every module of the product, and the walk (not the check) was most of their CPU. The tree
+    is kept with its nodes, so an id is never reused for another tree."""
+    hit = _WALKED.get(id(tree))
+    if hit is None or hit[0] is not tree:
+        hit = _WALKED[id(tree)] = (tree, tuple(ast.walk(tree)))
+    return hit[1]
+
+
 def sqlite_steps(db, action) -> int:
     """SQLite virtual-machine steps `action()` costs on `db`: a count that does not depend on
     the machine's speed or load, for checks that a query stays the same size."""

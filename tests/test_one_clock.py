@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 import re
 
-from tests.helpers import package_syntax_trees
+from tests.helpers import package_syntax_trees, walked
 
 CLOCK_MODULE = "clock.py"
 SETTINGS_MODULE = "settings.py"
@@ -23,7 +23,7 @@ _SQL_CLOCK = re.compile(r"'now'|\bcurrent_(?:timestamp|date|time)\b", re.IGNOREC
 def _aliases(tree: ast.Module) -> tuple[set[str], set[str], set[str]]:
     """The local names of the datetime classes, of the time module and of time's readers."""
     classes, time_modules, readers = set(_MOMENT_CLASSES), {"time"}, set()
-    for node in ast.walk(tree):
+    for node in walked(tree):
         if isinstance(node, ast.ImportFrom) and node.module in ("datetime", "pandas"):
             classes |= {a.asname or a.name for a in node.names if a.name in _MOMENT_CLASSES}
         elif isinstance(node, ast.ImportFrom) and node.module == "time":
@@ -63,7 +63,7 @@ def _reads_the_clock(node: ast.AST, classes: set[str], time_modules: set[str], r
 def wall_clock_reads(tree: ast.Module) -> list[int]:
     """Line numbers where `tree` reads the wall clock itself."""
     classes, time_modules, readers = _aliases(tree)
-    return sorted({node.lineno for node in ast.walk(tree) if _reads_the_clock(node, classes, time_modules, readers)})
+    return sorted({node.lineno for node in walked(tree) if _reads_the_clock(node, classes, time_modules, readers)})
 
 
 def test_only_the_clock_module_reads_the_wall_clock():
@@ -84,7 +84,7 @@ def test_only_the_settings_read_pixiu_now():
     readers = {
         path
         for path, tree in package_syntax_trees()
-        for node in ast.walk(tree)
+        for node in walked(tree)
         if isinstance(node, ast.Constant) and node.value == "PIXIU_NOW"
     }
     assert readers == {SETTINGS_MODULE}

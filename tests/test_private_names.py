@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from tests.helpers import package_syntax_trees
+from tests.helpers import package_syntax_trees, walked
 
 TESTS = Path(__file__).resolve().parent
 
@@ -30,7 +30,7 @@ def private_names_used(tree: ast.Module, own: str, modules: set[str]) -> list[tu
     """(line, `module._name`) for each private name of another pixiu module that `tree`
     (the module `own`) imports or reads as an attribute. `modules`: every module's name."""
     found, aliases = [], {}
-    for node in ast.walk(tree):
+    for node in walked(tree):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("pixiu_cli"):
             for alias in node.names:
                 full = f"{node.module}.{alias.name}"
@@ -42,7 +42,7 @@ def private_names_used(tree: ast.Module, own: str, modules: set[str]) -> list[tu
             for alias in node.names:
                 if alias.name.startswith("pixiu_cli"):
                     aliases[alias.asname or alias.name] = alias.name
-    for node in ast.walk(tree):
+    for node in walked(tree):
         if isinstance(node, ast.Attribute) and _private(node.attr):
             target = aliases.get(ast.unparse(node.value))
             if target is not None and target != own:
@@ -66,7 +66,7 @@ def private_names_imported(tree: ast.Module) -> list[tuple[int, str]]:
     """(line, `module._name`) for each `from pixiu_cli… import _name` in `tree`."""
     return [
         (node.lineno, f"{node.module}.{alias.name}")
-        for node in ast.walk(tree)
+        for node in walked(tree)
         if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("pixiu_cli")
         for alias in node.names
         if _private(alias.name)

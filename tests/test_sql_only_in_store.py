@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 import re
 
-from tests.helpers import package_syntax_trees
+from tests.helpers import package_syntax_trees, walked
 
 # Methods of sqlite3 connections and sqlite-utils databases and tables that reach the data.
 _DATABASE_METHODS = {
@@ -55,7 +55,7 @@ def _is_database(node: ast.AST) -> bool:
 def _not_literals(tree: ast.Module) -> set[int]:
     """Docstrings (prose) and the pieces of f-strings (read whole as their f-string)."""
     skipped = set()
-    for node in ast.walk(tree):
+    for node in walked(tree):
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
             skipped.add(id(node.value))
         elif isinstance(node, ast.JoinedStr):
@@ -66,7 +66,7 @@ def _not_literals(tree: ast.Module) -> set[int]:
 def sql_outside_store(tree: ast.Module) -> list[tuple[int, str]]:
     """(line, what) for each statement, table access or raw connection use in `tree`."""
     found, skipped = [], _not_literals(tree)
-    for node in ast.walk(tree):
+    for node in walked(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             method = node.func.attr
             one_name = len(node.args) == 1 and _spelled(node.args[0]) is not None and not node.keywords

@@ -4,15 +4,14 @@ title outside views/ is a table drawn by an adapter or a service."""
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parents[1] / "pixiu_cli"
+from tests.helpers import package_syntax_trees, walked
 
 
-def drawn_tables(source: str) -> list[int]:
+def drawn_tables(source: str | ast.Module) -> list[int]:
     """Lines of `.table(...)` calls whose first argument is a title (a string or an f-string)."""
     found = []
-    for node in ast.walk(ast.parse(source)):
+    for node in walked(ast.parse(source) if isinstance(source, str) else source):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "table":
             first = node.args[0] if node.args else None
             if isinstance(first, ast.JoinedStr) or (isinstance(first, ast.Constant) and isinstance(first.value, str)):
@@ -22,10 +21,10 @@ def drawn_tables(source: str) -> list[int]:
 
 def test_every_table_is_drawn_in_views():
     outside = [
-        f"{path.relative_to(PACKAGE)}:{line}"
-        for path in sorted(PACKAGE.rglob("*.py"))
-        if "__pycache__" not in path.parts and path.relative_to(PACKAGE).parts[0] != "views"
-        for line in drawn_tables(path.read_text(encoding="utf-8"))
+        f"{path}:{line}"
+        for path, tree in package_syntax_trees()
+        if not path.startswith("views/")
+        for line in drawn_tables(tree)
     ]
     assert outside == []
 

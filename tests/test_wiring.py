@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 
-from tests.helpers import package_syntax_trees
+from tests.helpers import package_syntax_trees, walked
 
 WIRING = "app.py"
 # Where a store is still built outside the wiring, and why.
@@ -36,7 +36,7 @@ def _store_classes() -> set[str]:
 def _calls(tree: ast.Module, names: set[str]) -> list[ast.Call]:
     return [
         node
-        for node in ast.walk(tree)
+        for node in walked(tree)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in names
     ]
 
@@ -85,7 +85,7 @@ def test_no_service_takes_an_untyped_database():
         f"{path}:{node.name}"
         for path, tree in package_syntax_trees()
         if path.startswith("services/")
-        for node in ast.walk(tree)
+        for node in walked(tree)
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
         for arg in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)
         if arg.arg == "db" and arg.annotation is None
@@ -118,13 +118,13 @@ def test_sqlite_utils_is_imported_at_run_time_only_behind_the_store_package():
             continue
         guarded = {
             id(node)
-            for block in ast.walk(tree)
+            for block in walked(tree)
             if isinstance(block, ast.If) and ast.unparse(block.test) == "TYPE_CHECKING"
             for node in ast.walk(block)
         }
         found += [
             f"{path}:{node.lineno}"
-            for node in ast.walk(tree)
+            for node in walked(tree)
             if isinstance(node, ast.Import | ast.ImportFrom)
             and id(node) not in guarded
             and any(

@@ -16,7 +16,7 @@ from pixiu_cli.domain.vocabulary import (
     SIDES,
     side_name,
 )
-from tests.helpers import package_syntax_trees
+from tests.helpers import package_syntax_trees, walked
 
 
 @functools.cache
@@ -25,7 +25,7 @@ def _nodes() -> dict[type, list[tuple[str, ast.AST]]]:
     for both checks (a walk of every node is most of their cost)."""
     found: dict[type, list[tuple[str, ast.AST]]] = {ast.Dict: [], ast.Tuple: [], ast.Constant: []}
     for name, tree in package_syntax_trees():
-        for node in ast.walk(tree):
+        for node in walked(tree):
             if type(node) in found:
                 found[type(node)].append((name, node))
     return found
