@@ -53,7 +53,20 @@ from pixiu_cli.settings import load_settings  # noqa: E402
 from pixiu_cli.store.conversations import ConversationStore, _turn, add_request_function  # noqa: E402
 
 GOAL_BYTES = 12 * 1024
+GOAL_WINDOW_BYTES = 10 * 1024
 GOAL_CACHE_S = 0.2
+WIDEST = (
+    "calls.request_z",
+    "calls.request_json",
+    "calls.context_json",
+    "calls.context_z",
+    "calls.reply_text",
+    "calls.cache_explanation_json",
+    "turns.messages_json",
+    "turns.messages_z",
+    "turns.block_json",
+    "turns.reply_text",
+)
 QUESTIONS = (
     "茅台最近怎么看？估值贵不贵？",
     "我的持仓里哪几只适合做核心仓？",
@@ -111,6 +124,23 @@ def baseline_size(path: Path, copy: Path) -> int:
     return compact_size(copy)
 
 
+def column_bytes(conn: sqlite3.Connection, conversation: int, after_seq: int) -> list[tuple[str, int]]:
+    """Bytes stored in the widest columns by the turns after after_seq (and their calls)."""
+    sizes = []
+    for name in WIDEST:
+        table, column = name.split(".")
+        if column not in {row[1] for row in conn.execute(f"pragma table_info({table})")}:
+            continue
+        turn = "id" if table == "turns" else "turn_id"
+        size = conn.execute(
+            f"select coalesce(sum(length(cast({column} as blob))), 0) from {table} where {turn} in "
+            "(select id from turns where conversation_id = ? and seq > ?)",
+            [conversation, after_seq],
+        ).fetchone()[0]
+        sizes.append((name, size))
+    return [pair for pair in sizes if pair[1]]
+
+
 def cache_seconds(store: ConversationStore, conversation: int, stored: bool) -> float:
     prices = PriceTable()
     if not stored:
@@ -143,10 +173,12 @@ def history_seconds(store: ConversationStore, conversation: int, last: int) -> t
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--turns", type=int, default=200)
+    parser.add_argument("--turns", type=int, default=300)
+    parser.add_argument("--window", type=int, default=200, help="growth is also reported after this many turns")
     parser.add_argument("--quick", action="store_true", help="a small run (14 turns) to check the script works")
     args = parser.parse_args(argv)
     turns = 14 if args.quick else max(args.turns, 12)
+    window_start = 7 if args.quick else min(args.window, turns - 1)
     with tempfile.TemporaryDirectory(prefix="pixiu-store-") as tmp:
         app = open_app(load_settings(home=Path(tmp) / "home", force_offline=True), demo=True)
         server = app._offline_server
@@ -159,6 +191,10 @@ def main(argv: list[str] | None = None) -> int:
             traced: dict[str, tuple[int, int]] = {}
             cache12 = None
             for i in range(turns):
+                if i == window_start:
+                    wait_for_explanations()
+                    store.db.conn.execute("pragma wal_checkpoint(truncate)")
+                    shutil.copy(db_path, Path(tmp) / "window.db")
                 trace = Trace(store.db.conn) if i in (10, 11) else None
                 run_turn(app, server, conversation, i)
                 if trace:
@@ -170,18 +206,30 @@ def main(argv: list[str] | None = None) -> int:
             wait_for_explanations()
             cacheN = (cache_seconds(store, conversation, True), cache_seconds(store, conversation, False))
             hist = history_seconds(store, conversation, turns)
+            columns = column_bytes(store.db.conn, conversation, window_start)
         finally:
             app.close()
             store.db.conn.close()
         empty = compact_size(Path(tmp) / "empty.db")
         today_size = compact_size(db_path) - empty
         base_size = baseline_size(db_path, Path(tmp) / "baseline.db") - empty
+        window = compact_size(Path(tmp) / "window.db") - empty
+        base_window = baseline_size(Path(tmp) / "window.db", Path(tmp) / "window-baseline.db") - empty
     per_turn, base_per_turn = today_size / turns, base_size / turns
     ok = "OK" if per_turn <= GOAL_BYTES else "MISSED"
     print(
         f"db bytes/turn   today {per_turn / 1024:8.1f} KB  baseline {base_per_turn / 1024:8.1f} KB  "
-        f"ratio {per_turn / base_per_turn:.2f}  goal <= {GOAL_BYTES // 1024} KB  {ok}  ({turns} turns)"
+        f"ratio {per_turn / base_per_turn:.2f}  goal <= {GOAL_BYTES // 1024} KB  {ok}  (turns 1-{turns})"
     )
+    span = turns - window_start
+    grown, base_grown = (today_size - window) / span, (base_size - base_window) / span
+    ok = "OK" if grown <= GOAL_WINDOW_BYTES else "MISSED"
+    print(
+        f"db growth/turn  today {grown / 1024:8.1f} KB  baseline {base_grown / 1024:8.1f} KB  "
+        f"ratio {grown / base_grown:.2f}  goal <= {GOAL_WINDOW_BYTES // 1024} KB  {ok}  "
+        f"(turns {window_start + 1}-{turns})"
+    )
+    print("  stored per turn " + ", ".join(f"{name} {size / span / 1024:.1f} KB" for name, size in columns))
     for label, (now, before) in (("/cache 12", cache12), (f"/cache {turns}", cacheN)):
         ok = "OK" if now <= GOAL_CACHE_S else "MISSED"
         print(f"{label:<15} today {now:8.3f} s   baseline {before:8.3f} s   goal <= {GOAL_CACHE_S} s  {ok}")
