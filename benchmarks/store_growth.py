@@ -113,12 +113,16 @@ def compact_size(path: Path) -> int:
 
 
 def baseline_size(path: Path, copy: Path) -> int:
-    """The same data in the base layout: each request as plain text in request_json."""
+    """The same data in the base layout: each request as plain text in request_json, each
+    turn's messages and each block summary as plain JSON text."""
     shutil.copy(path, copy)
     con = sqlite3.connect(copy)
     add_request_function(con)
     con.execute("update calls set request_json = call_request(id)")
     con.execute("update calls set request_z = null, request_base = null")
+    for table, plain, packed in (("turns", "messages_json", "messages_z"), ("calls", "context_json", "context_z")):
+        if packed in {row[1] for row in con.execute(f"pragma table_info({table})")}:
+            con.execute(f"update {table} set {plain} = coalesce(unpacked({packed}), {plain}), {packed} = null")
     con.commit()
     con.close()
     return compact_size(copy)
