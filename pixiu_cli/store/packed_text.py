@@ -22,7 +22,7 @@ def dictionary(version: int = VERSION) -> bytes:
 
 
 def pack_text(text: str) -> bytes:
-    packer = zlib.compressobj(9, zlib.DEFLATED, 15, 9, zlib.Z_DEFAULT_STRATEGY, dictionary())
+    packer = zlib.compressobj(6, zlib.DEFLATED, 15, 9, zlib.Z_DEFAULT_STRATEGY, dictionary())
     return bytes([VERSION]) + packer.compress(text.encode("utf-8")) + packer.flush()
 
 
