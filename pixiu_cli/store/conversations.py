@@ -17,7 +17,8 @@ from pixiu_cli.clock import Clock, system_clock
 from pixiu_cli.domain.redact import scrub
 from pixiu_cli.store.database import StoreError, write_transaction
 from pixiu_cli.store.liveness import owned_by_another_live_process, this_process
-from pixiu_cli.store.requests import pack, request_of
+from pixiu_cli.store.packed_text import pack_text, text_of, unpack_text
+from pixiu_cli.store.requests import COLUMNS, pack, request_of
 from pixiu_cli.tokenizer.counts import count_message_tokens
 
 PROCESS_EXITED = "进程在回复过程中退出"
@@ -116,7 +117,7 @@ def _turn(row: dict) -> Turn:
         reply_text=row["reply_text"],
         status=row["status"],
         error=row["error"],
-        messages=json.loads(row["messages_json"] or "[]"),
+        messages=json.loads(text_of(row.get("messages_z"), row["messages_json"]) or "[]"),
         created_at=row["created_at"],
         history_tokens=row.get("history_tokens"),
         block=json.loads(row["block_json"]) if row.get("block_json") else None,
@@ -144,7 +145,7 @@ def _call(row: dict, request_json: str) -> CallRecord:
         ttft_ms=row["ttft_ms"],
         latency_ms=row["latency_ms"],
         started_at=row["started_at"],
-        context_json=row.get("context_json"),
+        context_json=text_of(row.get("context_z"), row.get("context_json")),
         cache_explanation_json=row.get("cache_explanation_json"),
     )
 
@@ -167,18 +168,17 @@ def _asked(request_json: str, user_text: str) -> list[dict]:
 
 
 def add_request_function(conn) -> None:
-    """SQL `call_request(id)`: the exact request body of a call, however it is stored, for
-    queries outside the store (tests, ad-hoc inspection)."""
+    """SQL `call_request(id)`: the exact request body of a call, however it is stored, and
+    `unpacked(blob)`: a packed text column as text (`coalesce(unpacked(messages_z),
+    messages_json)`), for queries outside the store (tests, ad-hoc inspection)."""
 
     def call_request(call_id):
-        cursor = conn.execute(
-            "select id, request_json, request_z, request_base, request_prefix, request_suffix from calls where id = ?",
-            [call_id],
-        )
+        cursor = conn.execute(f"select {COLUMNS} from calls where id = ?", [call_id])
         found = cursor.fetchone()
         return request_of(conn, dict(zip([d[0] for d in cursor.description], found))) if found else None
 
     conn.create_function("call_request", 1, call_request)
+    conn.create_function("unpacked", 1, lambda blob: None if blob is None else unpack_text(blob))
 
 
 def _conversation(row: dict) -> Conversation:
@@ -250,9 +250,8 @@ class ConversationStore:
         pending call's request may still be rewritten by finish_call, so nothing is built
         on it), as (id, exact request, depth); None to store it whole."""
         rows = self._rows(
-            "select id, request_json, request_z, request_base, request_prefix, request_suffix, "
-            "request_depth from calls where conversation_id = ? and status != 'pending' and id < ? "
-            "order by id desc limit 1",
+            f"select {COLUMNS}, request_depth from calls where conversation_id = ? and status != 'pending' "
+            "and id < ? order by id desc limit 1",
             [conversation_id, before or 2**62],
         )
         if not rows or rows[0]["request_z"] is None:
@@ -413,7 +412,8 @@ class ConversationStore:
                     "reply_text": reply_text,
                     "error": _scrubbed(error),
                     "history_tokens": history_tokens,
-                    "messages_json": json.dumps(messages, ensure_ascii=False),
+                    "messages_json": None,
+                    "messages_z": pack_text(json.dumps(messages, ensure_ascii=False)),
                     "finished_at": utc_stamp(self.clock),
                     "block_json": json.dumps(block, ensure_ascii=False) if block is not None else None,
                 },
@@ -425,7 +425,7 @@ class ConversationStore:
         question twice with half an answer in between."""
         with write_transaction(self.db):
             self.db.execute(
-                "update turns set error = coalesce(error, '') || ?, messages_json = '[]', "
+                "update turns set error = coalesce(error, '') || ?, messages_json = '[]', messages_z = null, "
                 "block_json = null, history_tokens = 0 where id = ?",
                 [label, turn_id],
             )
@@ -531,13 +531,13 @@ class ConversationStore:
         added = [*asked, {"role": "assistant", "content": reply}] if reply else []
         error = _scrubbed(error)
         self.db.execute(
-            "update turns set status = ?, error = coalesce(error, ?), reply_text = ?, messages_json = ?, "
-            "history_tokens = ?, finished_at = ? where id = ?",
+            "update turns set status = ?, error = coalesce(error, ?), reply_text = ?, messages_json = null, "
+            "messages_z = ?, history_tokens = ?, finished_at = ? where id = ?",
             [
                 status,
                 error,
                 reply,
-                json.dumps(added, ensure_ascii=False),
+                pack_text(json.dumps(added, ensure_ascii=False)),
                 count_message_tokens(added),
                 utc_stamp(self.clock),
                 turn_id,
@@ -571,7 +571,7 @@ class ConversationStore:
                     "provider": provider,
                     "model": model,
                     **pack(request_json, base).columns(),
-                    "context_json": context_json,
+                    "context_z": pack_text(context_json) if context_json is not None else None,
                     "status": "pending",
                     "started_at": utc_stamp(self.clock),
                 },

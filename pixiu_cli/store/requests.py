@@ -2,7 +2,10 @@
 mostly the previous request of its conversation plus what was appended (the tools and
 parameters follow the messages, so the change sits between a shared prefix and a shared
 suffix): it is stored as that previous call's id, the lengths of the shared prefix and
-suffix (in UTF-8 bytes) and the zlib-packed middle. Every MAX_DEPTH links a call is
+suffix (in UTF-8 bytes) and the zlib-packed middle. The middle is packed with the
+WINDOW bytes of the previous request before it as zlib's dictionary (request_dict: how many):
+what a turn appends (a tool result, a context block) mostly repeats something said a few
+turns earlier, which a middle packed alone cannot refer to. Every MAX_DEPTH links a call is
 stored whole, so reading one request never walks a long chain."""
 
 from __future__ import annotations
@@ -12,7 +15,8 @@ import zlib
 from dataclasses import dataclass
 
 MAX_DEPTH = 16
-COLUMNS = "id, request_json, request_z, request_base, request_prefix, request_suffix"
+WINDOW = 32 * 1024  # zlib looks back this far, so a longer dictionary adds nothing
+COLUMNS = "id, request_json, request_z, request_base, request_prefix, request_suffix, request_dict"
 
 
 @dataclass(frozen=True)
@@ -22,6 +26,7 @@ class Packed:
     prefix: int = 0
     suffix: int = 0
     depth: int = 0
+    dictionary: int = 0
 
     def columns(self) -> dict:
         return {
@@ -30,6 +35,7 @@ class Packed:
             "request_prefix": self.prefix,
             "request_suffix": self.suffix,
             "request_depth": self.depth,
+            "request_dict": self.dictionary or None,
         }
 
 
@@ -56,14 +62,20 @@ def pack(text: str, base: tuple[int, str, int] | None = None) -> Packed:
     base_id, base_text, depth = base
     old = base_text.encode("utf-8")
     prefix, suffix = _shared(old, data)
-    return Packed(zlib.compress(data[prefix : len(data) - suffix], 6), base_id, prefix, suffix, depth + 1)
+    window = old[max(prefix - WINDOW, 0) : prefix]
+    packer = zlib.compressobj(6, zdict=window) if window else zlib.compressobj(6)
+    blob = packer.compress(data[prefix : len(data) - suffix]) + packer.flush()
+    return Packed(blob, base_id, prefix, suffix, depth + 1, len(window))
 
 
 def unpack(row: dict, base_text: str | None) -> str:
-    middle = zlib.decompress(row["request_z"])
     if row.get("request_base") is None:
-        return middle.decode("utf-8")
+        return zlib.decompress(row["request_z"]).decode("utf-8")
     old = (base_text or "").encode("utf-8")
+    window = row.get("request_dict") or 0  # 0: packed alone (rows written before dictionaries)
+    prefix = row["request_prefix"]
+    unpacker = zlib.decompressobj(zdict=old[prefix - window : prefix]) if window else zlib.decompressobj()
+    middle = unpacker.decompress(row["request_z"]) + unpacker.flush()
     return (old[: row["request_prefix"]] + middle + old[len(old) - row["request_suffix"] :]).decode("utf-8")
 
 

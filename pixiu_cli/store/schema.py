@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from sqlite_utils import Database, Migrations
 
+from pixiu_cli.store.packed_text import pack_text
+
 migrations = Migrations("pixiu")
 
 
@@ -779,3 +781,20 @@ def m031_mcp_calls(db: Database) -> None:
         {"id": int, "agent": str, "kind": str, "name": str, "at": str, "outcome": str, "detail": str}, pk="id"
     )
     db["mcp_calls"].create_index(["at"])
+
+
+@migrations()
+def m032_packed_turn_texts(db: Database) -> None:
+    # Each turn's history messages and each call's block summary packed against a shared
+    # dictionary (store/packed_text.py), the plain column left NULL; rows written before are
+    # packed here, so every row reads one way from now on. A request's middle may be packed
+    # with the previous request as its dictionary (request_dict: how many bytes of it).
+    db["turns"].add_column("messages_z", bytes)
+    db["calls"].add_column("context_z", bytes)
+    db["calls"].add_column("request_dict", int)
+    for table, plain, packed in (("turns", "messages_json", "messages_z"), ("calls", "context_json", "context_z")):
+        rows = db.execute(f"select id, {plain} from {table} where {plain} is not null").fetchall()
+        db.conn.executemany(
+            f"update {table} set {packed} = ?, {plain} = null where id = ?",
+            [(pack_text(text), row_id) for row_id, text in rows],
+        )

@@ -29,7 +29,7 @@ def calls(pixiu_home) -> list[tuple]:
     add_request_function(db)
     try:
         return db.execute(
-            "select c.id, t.seq, c.step, call_request(c.id), c.context_json from calls c "
+            "select c.id, t.seq, c.step, call_request(c.id), unpacked(c.context_z) from calls c "
             "join turns t on t.id = c.turn_id order by c.id"
         ).fetchall()
     finally:

@@ -11,6 +11,7 @@ import subprocess
 import pytest
 
 from pixiu_cli import __version__
+from pixiu_cli.store.conversations import add_request_function
 from tests.helpers import PIXIU_BIN, PLANTED_KEY, PROMPT, leave, pixiu_in_process, repl_session
 
 
@@ -47,7 +48,8 @@ def test_ask_cut_by_head_still_completes_its_turn(offline_env, pixiu_home):
     )
     assert done.returncode == 0 and done.stdout.decode().count("\n") == 1
     db = sqlite3.connect(pixiu_home / "pixiu.db")
-    status, error, messages = db.execute("select status, error, messages_json from turns").fetchone()
+    add_request_function(db)
+    status, error, messages = db.execute("select status, error, unpacked(messages_z) from turns").fetchone()
     assert (status, error) == ("complete", None)
     roles = [m["role"] for m in json.loads(messages)]
     assert "tool" in roles and roles[-1] == "assistant"  # the tool call and the final answer stay in history

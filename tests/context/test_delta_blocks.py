@@ -15,6 +15,7 @@ from pixiu_cli.store.conversations import ConversationStore
 from pixiu_cli.store.database import open_database
 from pixiu_cli.store.document_file import load_document
 from pixiu_cli.store.investor import InvestorStore
+from pixiu_cli.store.packed_text import pack_text, unpack_text
 from pixiu_cli.store.schema import migrations
 from tests.helpers import FIXTURE, NOW
 
@@ -101,10 +102,11 @@ def test_block_record_is_stored_with_the_turn_and_read_instead_of_the_text(tmp_p
     assert with_record.context_block.unchanged
     # ... and the record is what is read: a stored text that no longer matches it is not parsed.
     holdings = next(s.title for s in block.sections if s.key == "holdings")
-    store.db.execute(
-        "update turns set messages_json = replace(messages_json, ?, ?) where conversation_id = ?",
-        [f"## {holdings}", f"## {holdings}（改）", conv],
-    )
+    for turn_id, packed in store.db.execute(
+        "select id, messages_z from turns where conversation_id = ?", [conv]
+    ).fetchall():
+        edited = unpack_text(packed).replace(f"## {holdings}", f"## {holdings}（改）")
+        store.db.execute("update turns set messages_z = ? where id = ?", [pack_text(edited), turn_id])
     assert holdings in builder.build_messages(conv, "宁德呢", now=later).context_block.unchanged
     store.db.execute("update turns set block_json = null where conversation_id = ?", [conv])
     assert holdings not in builder.build_messages(conv, "宁德呢", now=later).context_block.unchanged

@@ -34,6 +34,7 @@ import pexpect
 import pytest
 
 from pixiu_cli.offline.script import Fault, ScriptedReply, ToolCallSpec
+from pixiu_cli.store.conversations import add_request_function
 from tests.helpers import PIXIU_BIN, PROMPT, pixiu_in_process, say, spawn
 
 SLOW = "这是一段很慢的流式回复，用来在中途杀掉进程。" * 40
@@ -56,7 +57,9 @@ def tool_reply() -> ScriptedReply:
 
 
 def open_db(home: Path) -> sqlite3.Connection:
-    return sqlite3.connect(home / "pixiu.db")
+    db = sqlite3.connect(home / "pixiu.db")
+    add_request_function(db)  # unpacked(): the turns' packed messages as text
+    return db
 
 
 def wait_for(predicate, timeout=15.0, what="condition"):
@@ -145,7 +148,7 @@ def check_db_after_resume(home: Path, seq: int, *, partial_expected: bool, tool_
     try:
         assert db.execute("pragma integrity_check").fetchone() == ("ok",)
         status, reply, error, turn_id, messages = db.execute(
-            "select status, reply_text, error, id, messages_json from turns where seq = ?", [seq]
+            "select status, reply_text, error, id, unpacked(messages_z) from turns where seq = ?", [seq]
         ).fetchone()
         calls = db.execute(
             "select step, status, reply_text, tool_calls_json from calls where turn_id = ? order by step, id", [turn_id]

@@ -68,6 +68,6 @@ def test_context_table_raw_pretty_and_tool_loop(server, online_env, pixiu_home):
 
     db = sqlite3.connect(pixiu_home / "pixiu.db")
     steps = db.execute(
-        "select t.seq, c.step, c.context_json is not null from calls c join turns t on t.id = c.turn_id order by c.id"
+        "select t.seq, c.step, c.context_z is not null from calls c join turns t on t.id = c.turn_id order by c.id"
     ).fetchall()
     assert steps == [(1, 0, 1), (2, 0, 1), (3, 0, 1), (3, 1, 0)]

@@ -12,6 +12,7 @@ import pexpect
 import pytest
 
 from pixiu_cli.offline.script import ScriptedReply
+from pixiu_cli.store.conversations import add_request_function
 from tests.helpers import PROMPT, say, spawn
 
 
@@ -54,7 +55,8 @@ def test_demo_context_by_short_name_then_portfolio(server, online_env, pixiu_hom
     assert "标的上下文：002415 海康威视" in block1 and "持仓画像概览" not in block1
     assert len(re.findall(r"回测画像", block2.split("## 持仓画像概览")[1].split("\n## ")[0])) == 8
     db = sqlite3.connect(pixiu_home / "demo.db")
-    info = json.loads(db.execute("select context_json from calls order by id desc limit 1").fetchone()[0])
+    add_request_function(db)
+    info = json.loads(db.execute("select unpacked(context_z) from calls order by id desc limit 1").fetchone()[0])
     assert (
         info["intent"] == "portfolio_review" and len([m for m in info["memory_ids"] if m.startswith("profile:")]) == 8
     )
