@@ -9,7 +9,7 @@ import sys
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
 
 from pixiu_cli.domain.redact import scrub
 
@@ -199,6 +199,9 @@ class _TableRows:
         return table
 
 
+# A line Markdown shows as it is, as one paragraph: no inline mark, entity or escape, and
+# no start of a heading, quote, list, rule, fence, HTML block or indented code.
+_PLAIN_LINE = re.compile(r"(?! {4}|\t| {0,3}(?:[#>=+\-*<]|[0-9]{1,9}[.)]|```|~~~))[^\n`*_\[\]<>&~\\|]*")
 _LIST_START = re.compile(r" {0,3}([-*+]|[0-9]{1,9}[.)])[ \t]")
 _RULE = re.compile(r" {0,3}([-*_])([ \t]*\1){2,}[ \t]*")
 
@@ -209,6 +212,8 @@ class _LiveTail:
     def __init__(self):
         self.text = ""
         self.after = ""  # the blocks printed just before it, if any
+        self.hidden = False  # a long table's rows are printed as they finish, never drawn live
+        self.final = False  # drawn for good: as Markdown, whatever it holds
 
     @property
     def gap(self) -> bool:
@@ -220,17 +225,42 @@ class _LiveTail:
         return not _RULE.fullmatch(last_block) and not _LIST_START.match(self.text)
 
     def __rich_console__(self, console, options):
+        if self.hidden or not self.text.strip():
+            return  # the live view stays open between blocks, drawing nothing
         if self.gap:
             yield _text("")
-        yield markdown_view(self.text)
+        line = self.text.strip()
+        if not self.final and _PLAIN_LINE.fullmatch(line):
+            # Redrawn a few times a second while it streams: a paragraph of plain text is
+            # drawn as the same styled text Markdown would make of it, without parsing it.
+            yield _text(line, style=console.get_style("markdown.paragraph", default="none"), justify="left")
+        else:
+            yield markdown_view(self.text)
 
 
 def markdown_view(text: str):
     """Markdown for the terminal. Links show their target: an OSC 8 hyperlink would hide
     where a click goes behind innocent-looking text."""
+    return _markdown_class()(text)
+
+
+@cache
+def _markdown_class():
+    """rich's Markdown with one markdown-it parser for every render: building a parser (its
+    rule chains) cost more than parsing a streamed block with it."""
+    from markdown_it import MarkdownIt
     from rich.markdown import Markdown
 
-    return Markdown(text, hyperlinks=False)
+    parser = MarkdownIt().enable("strikethrough").enable("table")  # as Markdown.__init__ builds it
+
+    class SharedParserMarkdown(Markdown):
+        def __init__(self, markup: str):
+            self.markup = markup
+            self.parsed = parser.parse(markup)
+            self.code_theme = self.inline_code_theme = "monokai"
+            self.justify, self.style, self.hyperlinks, self.inline_code_lexer = None, "none", False, None
+
+    return SharedParserMarkdown
 
 
 def warm() -> None:
@@ -244,7 +274,7 @@ class ReplyStream:
 
     def __init__(self, renderer: Renderer):
         self.r = renderer
-        self.answer = ""
+        self._last = ""  # the answer's last character so far: whether it ended a line
         self._live = None
         self._tail = _LiveTail()
         self._plain = False  # the open block outgrew the live view: the rest is plain text
@@ -275,7 +305,7 @@ class ReplyStream:
             if (shown := self.r.thinking_console) is not None:
                 shown.print()
         if not self.r.rich_output:
-            self.answer = (self.answer + delta)[-1:]  # piped: only whether it ended a line matters
+            self._last = delta[-1:] or self._last
             self.r.out.write(delta)
             self.r.out.flush()
             return
@@ -286,22 +316,26 @@ class ReplyStream:
         chunk = delta[:room]
         self._shown += len(chunk)
         delta = visible(chunk)
-        self.answer += delta
+        self._last = delta[-1:] or self._last
         if self._plain:
             self.r.console.print(_text(delta), end="")
             return
+        # A block can only end, or a table row finish, where a line does: with no line break
+        # in the delta or just before it, the open block is not searched again.
+        broken = "\n" in delta or self._tail.text.rstrip(" \t").endswith("\n")
         self._tail.text += delta
-        if self._rows is not None:
+        if broken and self._rows is not None:
             self._print_table_rows()
-            if self._rows is not None:
-                return
-        end = _last_block_end(self._tail.text)
+        if self._rows is not None:
+            return
+        end = broken and _last_block_end(self._tail.text)
         if end:
             done = [_text("")] if self._tail.gap else []
             done.append(markdown_view(self._tail.text[:end]))
-            self._commit(done)  # the finished blocks take the live view's place, drawn once for good
             self._tail.text, self._tail.after = self._tail.text[end:], self._tail.text[:end]
-        self._print_table_rows()
+            self._commit(done)
+        if broken:
+            self._print_table_rows()
         if len(self._tail.text) > LIVE_TAIL_CHARS:
             self._stop_live()
             self._plain = True
@@ -320,8 +354,9 @@ class ReplyStream:
                 return
             rows = self._tail.text[head:end].splitlines()
             self._rows = _TableRows(self._tail.text[:head], rows)
-            self._commit([_text("")] * self._tail.gap + [self._rows.render(rows, header=True)])
-            self._tail.text, self._tail.after = self._tail.text[end:], ""
+            printed = [_text("")] * self._tail.gap + [self._rows.render(rows, header=True)]
+            self._tail.text, self._tail.after, self._tail.hidden = self._tail.text[end:], "", True
+            self._commit(printed)
         finished, ended = [], False
         while "\n" in self._tail.text and not ended:
             line, rest = self._tail.text.split("\n", 1)
@@ -332,22 +367,19 @@ class ReplyStream:
         if finished:
             self.r.console.print(self._rows.render(finished, header=False))
         if ended:  # the next block is set apart from the table
-            self._rows, self._tail.after = None, "|"
+            self._rows, self._tail.after, self._tail.hidden = None, "|", False
 
     def _commit(self, renderables: list) -> None:
-        """Draw finished output once, in the live view's place if one is open."""
-        if self._live is None:
-            self.r.console.print(*renderables)
-        else:
-            from rich.console import Group
-
-            self._live.update(Group(*renderables))
-            self._live.stop()
-            self._live = None
+        """Draw finished output once, for good. With the live view open, rich prints it above
+        the view and redraws the view (already holding only what is still open) below."""
+        self.r.console.print(*renderables)
+        if self._live is not None:
+            self._drawn_at = time.monotonic()
 
     def _start_live(self) -> None:
-        # Redrawn from here, not by Live's own thread: starting a thread per block cost more
-        # than drawing, and the tail is then never read while it changes.
+        # One live view per reply, redrawn from here, not by Live's own thread: starting a
+        # view (and a thread) per block cost more than drawing, and the tail is then never
+        # read while it changes.
         if self._live is None:
             from rich.live import Live
 
@@ -358,10 +390,10 @@ class ReplyStream:
     def notice(self, line: str) -> None:
         self._stop_live()
         self._end_plain()
-        if not self.r.rich_output and self.answer and not self.answer.endswith("\n"):
+        if not self.r.rich_output and self._last not in ("", "\n"):
             self.r.out.write("\n")  # piped: the notice is a line of its own, not the answer's tail
         # text after a notice starts a fresh block
-        self.answer, self._tail, self._plain, self._rows = "", _LiveTail(), False, None
+        self._last, self._tail, self._plain, self._rows = "", _LiveTail(), False, None
         self.r.info(line)
 
     def retrying(self, line: str) -> None:
@@ -374,8 +406,8 @@ class ReplyStream:
         if self._rows is not None:  # a long table was the last thing: its unfinished last row
             if self._tail.text.strip():
                 self.r.console.print(self._rows.render([self._tail.text], header=False))
-            self._rows, self._tail.text = None, ""
-            return
+            self._rows, self._tail.text, self._tail.hidden = None, "", False
+        self._tail.final = True
         if self._live is not None:
             self._live.stop()  # its last refresh draws the open block in full
             self._live = None
@@ -383,7 +415,7 @@ class ReplyStream:
             self.r.console.print(self._tail)
 
     def _end_plain(self) -> None:
-        if self._plain and not self.answer.endswith("\n"):
+        if self._plain and self._last != "\n":
             self.r.console.print()
 
     def close(self) -> None:
@@ -396,7 +428,7 @@ class ReplyStream:
                 )
             if self._received > self._shown:
                 self.r.dim(f"（回复共 {self._received:,} 字，屏幕上只显示了前 {self._shown:,} 字；完整回复已保存。）")
-        elif self.answer and not self.answer.endswith("\n"):
+        elif self._last not in ("", "\n"):
             self.r.out.write("\n")
             self.r.out.flush()
 
