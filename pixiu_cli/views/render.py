@@ -122,8 +122,12 @@ SCREEN_CHARS = 200_000
 TABLE_CHUNK_ROWS = 16
 TABLE_MAX_COLUMN = 40
 # One pass over the open block: code fences toggle, a blank line followed by unindented
-# text ends a block (when outside a fence).
-_BLOCK_MARKS = re.compile(r"(?P<fence>^ {0,3}(?:```|~~~))|(?P<end>\n[ \t]*\n+(?=\S))", re.MULTILINE)
+# text ends a block (when outside a fence), unless that text is a list item, or may still
+# become one: a list goes on across blank lines (and is then drawn loose), so it stays one block.
+_BLOCK_MARKS = re.compile(
+    r"(?P<fence>^ {0,3}(?:```|~~~))|(?P<end>\n[ \t]*\n+(?=\S)(?!(?:[-*+]|[0-9]{1,9}[.)])(?:[ \t]|$)|(?:[-*+]|[0-9]{1,9}[.)]?)\Z))",
+    re.MULTILINE,
+)
 
 
 def _last_block_end(text: str) -> int:
@@ -202,7 +206,6 @@ class _TableRows:
 # A line Markdown shows as it is, as one paragraph: no inline mark, entity or escape, and
 # no start of a heading, quote, list, rule, fence, HTML block or indented code.
 _PLAIN_LINE = re.compile(r"(?! {4}|\t| {0,3}(?:[#>=+\-*<]|[0-9]{1,9}[.)]|```|~~~))[^\n`*_\[\]<>&~\\|]*")
-_LIST_START = re.compile(r" {0,3}([-*+]|[0-9]{1,9}[.)])[ \t]")
 _RULE = re.compile(r" {0,3}([-*_])([ \t]*\1){2,}[ \t]*")
 
 
@@ -218,24 +221,35 @@ class _LiveTail:
     @property
     def gap(self) -> bool:
         """Whether Markdown printed in one piece would put a blank line here: after any block
-        but a rule, except before a list (a list brings its own)."""
+        but a rule (unless what follows draws its own, see `_draws_own_gap`)."""
         if not self.after:
             return False
         last_block = re.split(r"\n[ \t]*\n", self.after.strip("\n"))[-1]
-        return not _RULE.fullmatch(last_block) and not _LIST_START.match(self.text)
+        return not _RULE.fullmatch(last_block)
 
     def __rich_console__(self, console, options):
         if self.hidden or not self.text.strip():
             return  # the live view stays open between blocks, drawing nothing
-        if self.gap:
-            yield _text("")
         line = self.text.strip()
         if not self.final and _PLAIN_LINE.fullmatch(line):
             # Redrawn a few times a second while it streams: a paragraph of plain text is
             # drawn as the same styled text Markdown would make of it, without parsing it.
+            if self.gap:
+                yield _text("")
             yield _text(line, style=console.get_style("markdown.paragraph", default="none"), justify="left")
         else:
-            yield markdown_view(self.text)
+            yield from _spaced(markdown_view(self.text), self.gap)
+
+
+# Rich starts these with a blank line of its own: the paragraphs (cells) inside them end
+# with one, and rich puts it before the next element drawn at the top level.
+_OWN_GAP_TOKENS = frozenset({"bullet_list_open", "ordered_list_open", "blockquote_open", "table_open"})
+
+
+def _spaced(markdown, gap: bool) -> list:
+    """`markdown` after a blank line when `gap` and it does not draw one itself."""
+    own = bool(markdown.parsed) and markdown.parsed[0].type in _OWN_GAP_TOKENS
+    return [_text(""), markdown] if gap and not own else [markdown]
 
 
 def markdown_view(text: str):
@@ -279,6 +293,8 @@ class ReplyStream:
         self._tail = _LiveTail()
         self._plain = False  # the open block outgrew the live view: the rest is plain text
         self._rows: _TableRows | None = None  # a long table being printed row by row
+        self._done: list = []  # finished output not yet printed: printed with the next redraw
+        self._done_chars = 0
         self._shown = 0
         self._received = 0
         self._drawn_at = 0.0
@@ -289,6 +305,7 @@ class ReplyStream:
         """Dimmed above the answer on a terminal. With stdout piped the answer is all that goes
         there: the reasoning goes to stderr when that is a terminal, else only to the record."""
         shown = self.r.thinking_console
+        self._flush()  # what the answer finished so far goes first
         if not self._in_reasoning:
             self._in_reasoning = True
             if shown is not None:
@@ -324,26 +341,31 @@ class ReplyStream:
         # in the delta or just before it, the open block is not searched again.
         broken = "\n" in delta or self._tail.text.rstrip(" \t").endswith("\n")
         self._tail.text += delta
-        if broken and self._rows is not None:
-            self._print_table_rows()
-        if self._rows is not None:
-            return
-        end = broken and _last_block_end(self._tail.text)
-        if end:
-            done = [_text("")] if self._tail.gap else []
-            done.append(markdown_view(self._tail.text[:end]))
-            self._tail.text, self._tail.after = self._tail.text[end:], self._tail.text[:end]
-            self._commit(done)
         if broken:
-            self._print_table_rows()
-        if len(self._tail.text) > LIVE_TAIL_CHARS:
+            self._finish_blocks()
+        if self._rows is None and len(self._tail.text) > LIVE_TAIL_CHARS:
             self._stop_live()
             self._plain = True
             return
         self._start_live()
-        if time.monotonic() - self._drawn_at >= REDRAW_SECONDS:
-            self._live.refresh()
-            self._drawn_at = time.monotonic()
+        now = time.monotonic()
+        if now - self._drawn_at >= REDRAW_SECONDS or self._done_chars > LIVE_TAIL_CHARS:
+            if not self._flush():  # printing above the live view redraws it too
+                self._live.refresh()
+            self._drawn_at = now
+
+    def _finish_blocks(self) -> None:
+        """Move what the open block finished (blocks, a long table's rows) to the output."""
+        if self._rows is not None:
+            self._print_table_rows()
+            if self._rows is not None:
+                return
+        end = _last_block_end(self._tail.text)
+        if end:
+            done = _spaced(markdown_view(self._tail.text[:end]), self._tail.gap)
+            self._tail.text, self._tail.after = self._tail.text[end:], self._tail.text[:end]
+            self._commit(done, end)
+        self._print_table_rows()
 
     def _print_table_rows(self) -> None:
         """A table that reached TABLE_CHUNK_ROWS rows: its header and those rows printed for
@@ -356,7 +378,7 @@ class ReplyStream:
             self._rows = _TableRows(self._tail.text[:head], rows)
             printed = [_text("")] * self._tail.gap + [self._rows.render(rows, header=True)]
             self._tail.text, self._tail.after, self._tail.hidden = self._tail.text[end:], "", True
-            self._commit(printed)
+            self._commit(printed, end)
         finished, ended = [], False
         while "\n" in self._tail.text and not ended:
             line, rest = self._tail.text.split("\n", 1)
@@ -365,16 +387,24 @@ class ReplyStream:
                 finished.append(line)
                 self._tail.text = rest
         if finished:
-            self.r.console.print(self._rows.render(finished, header=False))
+            self._commit([self._rows.render(finished, header=False)], sum(map(len, finished)))
         if ended:  # the next block is set apart from the table
             self._rows, self._tail.after, self._tail.hidden = None, "|", False
 
-    def _commit(self, renderables: list) -> None:
-        """Draw finished output once, for good. With the live view open, rich prints it above
-        the view and redraws the view (already holding only what is still open) below."""
-        self.r.console.print(*renderables)
-        if self._live is not None:
-            self._drawn_at = time.monotonic()
+    def _commit(self, renderables: list, chars: int) -> None:
+        """Finished output, drawn once for good with the next redraw: one print a redraw, not
+        one a block, and until then the screen shows it as the live view last drew it."""
+        self._done += renderables
+        self._done_chars += chars
+
+    def _flush(self) -> bool:
+        """Print the finished output; with the live view open, rich prints it above the view
+        and redraws the view (holding only what is still open) below."""
+        if not self._done:
+            return False
+        self.r.console.print(*self._done)
+        self._done, self._done_chars = [], 0
+        return True
 
     def _start_live(self) -> None:
         # One live view per reply, redrawn from here, not by Live's own thread: starting a
@@ -383,6 +413,7 @@ class ReplyStream:
         if self._live is None:
             from rich.live import Live
 
+            self._tail.final = False
             self._live = Live(self._tail, console=self.r.console, auto_refresh=False, vertical_overflow="ellipsis")
             self._live.start()
             self._drawn_at = time.monotonic()  # a reply that arrives at once is drawn once
@@ -405,9 +436,10 @@ class ReplyStream:
     def _stop_live(self) -> None:
         if self._rows is not None:  # a long table was the last thing: its unfinished last row
             if self._tail.text.strip():
-                self.r.console.print(self._rows.render([self._tail.text], header=False))
+                self._commit([self._rows.render([self._tail.text], header=False)], len(self._tail.text))
             self._rows, self._tail.text, self._tail.hidden = None, "", False
         self._tail.final = True
+        self._flush()
         if self._live is not None:
             self._live.stop()  # its last refresh draws the open block in full
             self._live = None
