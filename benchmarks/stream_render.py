@@ -9,11 +9,12 @@ stream, baseline, ...), medians of --runs. Printed, never asserted.
   fence, Chinese text) in 4-character deltas arriving at once (the redraw is throttled
   by the clock, so this is the cheapest case for redraws and the dearest for per-delta
   work). Goal: ≤ 0.1 s of CPU. --delay adds a real sleep per delta.
-- **prose**: 2 kB and 50 kB of Chinese paragraphs streamed at a reading pace, 6 characters
+- **prose**: 2k and 50k characters of Chinese paragraphs (as `user_paths.py` sizes its
+  table, in characters: 6 and 150 kB of UTF-8) streamed at a reading pace, 6 characters
   per 50 ms on the renderer's clock (replaced, so no time passes): the redraws of the open
   block are as many as a real reply's. Goal: ≤ 2× one render of the whole. Also printed:
   how many times the live view was redrawn (`Live.refresh`) and started, and how many
-  `Markdown` renderables were built, counted in one extra untimed run.
+  texts were parsed as Markdown (`markdown_view`), counted in one extra untimed run.
 
 Run:  python benchmarks/stream_render.py [--runs 7] [--delta 4] [--delay 0] [--only answer|prose]
 """
@@ -90,9 +91,9 @@ SENTENCES = [
 
 
 def prose_text(size: int) -> str:
-    """Paragraphs of Chinese prose (one to four sentences each) up to `size` bytes."""
+    """Paragraphs of Chinese prose (one to four sentences each) up to `size` characters."""
     paragraphs, i = [], 0
-    while sum(len(p.encode()) + 2 for p in paragraphs) < size:
+    while sum(len(p) + 2 for p in paragraphs) < size:
         count = 1 + i % 4
         paragraphs.append("".join(SENTENCES[(i + k) % len(SENTENCES)] for k in range(count)))
         i += 1
@@ -146,21 +147,20 @@ def paced_cpu(text: str) -> float:
 
 
 def counted(text: str) -> dict[str, int]:
-    """Live redraws and starts and Markdown renderables built while `text` streams at pace."""
+    """Live redraws and starts and Markdown texts parsed while `text` streams at pace."""
     from rich.live import Live
-    from rich.markdown import Markdown
 
     counts = dict.fromkeys(("refresh", "start", "markdown"), 0)
-    saved = Live.refresh, Live.start, Markdown.__init__
+    saved = Live.refresh, Live.start, render.markdown_view
 
     def wrap(name, original):
-        def counting(self, *args, **kwargs):
+        def counting(*args, **kwargs):
             counts[name] += 1
-            return original(self, *args, **kwargs)
+            return original(*args, **kwargs)
 
         return counting
 
-    Live.refresh, Live.start, Markdown.__init__ = (
+    Live.refresh, Live.start, render.markdown_view = (
         wrap("refresh", saved[0]),
         wrap("start", saved[1]),
         wrap("markdown", saved[2]),
@@ -168,7 +168,7 @@ def counted(text: str) -> dict[str, int]:
     try:
         paced_cpu(text)
     finally:
-        Live.refresh, Live.start, Markdown.__init__ = saved
+        Live.refresh, Live.start, render.markdown_view = saved
     return counts
 
 
@@ -200,13 +200,14 @@ def bench_prose(args, size: int) -> None:
     counts = counted(text)
     ratio = stream / once
     print(
-        f"prose {len(text.encode()) / 1000:4.1f} kB ({text.count(chr(10) * 2) + 1} paragraphs) at "
+        f"prose {len(text) / 1000:4.1f}k characters ({len(text.encode()) / 1000:.0f} kB UTF-8, "
+        f"{text.count(chr(10) * 2) + 1} paragraphs) at "
         f"{PACE_CHARS} chars / {PACE_SECONDS * 1000:.0f} ms: stream {stream:7.1f} ms CPU, one render "
         f"{once:6.1f} ms, ratio {ratio:.2f}  goal <= {PROSE_GOAL:.0f}  {'OK' if ratio <= PROSE_GOAL else 'MISSED'}"
     )
     print(
         f"          Live.refresh {counts['refresh']:,}, Live.start {counts['start']:,}, "
-        f"Markdown() {counts['markdown']:,}"
+        f"Markdown texts parsed {counts['markdown']:,}"
     )
 
 

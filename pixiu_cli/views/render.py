@@ -203,9 +203,10 @@ class _TableRows:
         return table
 
 
-# A line Markdown shows as it is, as one paragraph: no inline mark, entity or escape, and
-# no start of a heading, quote, list, rule, fence, HTML block or indented code.
-_PLAIN_LINE = re.compile(r"(?! {4}|\t| {0,3}(?:[#>=+\-*<]|[0-9]{1,9}[.)]|```|~~~))[^\n`*_\[\]<>&~\\|]*")
+# A line Markdown shows as one paragraph of text, with at most **strong** runs: no other
+# inline mark, entity or escape, and no start of a heading, quote, list, rule, fence, HTML
+# block or indented code.
+_SIMPLE_LINE = re.compile(r"(?! {4}| {0,3}(?:[#>=+\-<]|\*(?!\*)|[0-9]{1,9}[.)]|```|~~~))[^\n\t`_\[\]<>&~\\|]*")
 _RULE = re.compile(r" {0,3}([-*_])([ \t]*\1){2,}[ \t]*")
 
 
@@ -216,7 +217,6 @@ class _LiveTail:
         self.text = ""
         self.after = ""  # the blocks printed just before it, if any
         self.hidden = False  # a long table's rows are printed as they finish, never drawn live
-        self.final = False  # drawn for good: as Markdown, whatever it holds
 
     @property
     def gap(self) -> bool:
@@ -230,15 +230,7 @@ class _LiveTail:
     def __rich_console__(self, console, options):
         if self.hidden or not self.text.strip():
             return  # the live view stays open between blocks, drawing nothing
-        line = self.text.strip()
-        if not self.final and _PLAIN_LINE.fullmatch(line):
-            # Redrawn a few times a second while it streams: a paragraph of plain text is
-            # drawn as the same styled text Markdown would make of it, without parsing it.
-            if self.gap:
-                yield _text("")
-            yield _text(line, style=console.get_style("markdown.paragraph", default="none"), justify="left")
-        else:
-            yield from _spaced(markdown_view(self.text), self.gap)
+        yield from _spaced(block_view(self.text), self.gap)
 
 
 # Rich starts these with a blank line of its own: the paragraphs (cells) inside them end
@@ -250,6 +242,61 @@ def _spaced(markdown, gap: bool) -> list:
     """`markdown` after a blank line when `gap` and it does not draw one itself."""
     own = bool(markdown.parsed) and markdown.parsed[0].type in _OWN_GAP_TOKENS
     return [_text(""), markdown] if gap and not own else [markdown]
+
+
+class _SimpleParagraph:
+    """A one-line paragraph drawn exactly as rich's Markdown draws it, without parsing it: a
+    streamed block is drawn a few times a second while open, and parsing and walking the
+    tokens cost more than drawing the text. `pieces` alternate plain and strong text."""
+
+    parsed = ()  # no tokens: a paragraph draws no blank line of its own
+
+    def __init__(self, pieces: list[str]):
+        self.pieces = pieces
+
+    def __rich_console__(self, console, options):
+        from rich.text import Text
+
+        plain = console.get_style("none") + console.get_style("markdown.paragraph", default="none")
+        strong = plain + console.get_style("markdown.strong", default="none")
+        text = Text(justify="left")
+        for i, piece in enumerate(self.pieces):
+            text.append(piece, strong if i % 2 else plain)
+        yield text
+
+
+def _simple_paragraph(text: str) -> _SimpleParagraph | None:
+    """`text` as a _SimpleParagraph when Markdown makes one line of text of it, with at most
+    **strong** runs whose inner ends are letters (so CommonMark's flanking rules hold)."""
+    lead = text.lstrip("\n").rstrip(" \n")  # leading spaces may make indented code
+    line = lead.lstrip(" ")
+    if not line or line != line.strip() or not _SIMPLE_LINE.fullmatch(lead):
+        return None
+    # a last lone star (half of a run still arriving) closes nothing: shown as it is
+    last = "*" if line.endswith("*") and not line.endswith("**") else ""
+    pieces = line.removesuffix(last).split("**")
+    if any("*" in piece for piece in pieces):  # a run of one or three stars
+        return None
+    if len(pieces) % 2 == 0:  # an opening run not closed (yet): shown as it is
+        if last:  # it would take the lone star
+            return None
+        pieces[-2:] = [pieces[-2] + "**" + pieces[-1]]
+    pieces[-1] += last
+    for strong in pieces[1::2]:
+        if not strong or _not_a_letter(strong[0]) or _not_a_letter(strong[-1]):
+            return None
+    return _SimpleParagraph(pieces)
+
+
+def _not_a_letter(char: str) -> bool:
+    import unicodedata
+
+    return char.isspace() or unicodedata.category(char)[0] in "PS"
+
+
+def block_view(text: str):
+    """A block of Markdown for the terminal: a simple paragraph without parsing it."""
+    return _simple_paragraph(text) or markdown_view(text)
 
 
 def markdown_view(text: str):
@@ -362,7 +409,7 @@ class ReplyStream:
                 return
         end = _last_block_end(self._tail.text)
         if end:
-            done = _spaced(markdown_view(self._tail.text[:end]), self._tail.gap)
+            done = _spaced(block_view(self._tail.text[:end]), self._tail.gap)
             self._tail.text, self._tail.after = self._tail.text[end:], self._tail.text[:end]
             self._commit(done, end)
         self._print_table_rows()
@@ -413,7 +460,6 @@ class ReplyStream:
         if self._live is None:
             from rich.live import Live
 
-            self._tail.final = False
             self._live = Live(self._tail, console=self.r.console, auto_refresh=False, vertical_overflow="ellipsis")
             self._live.start()
             self._drawn_at = time.monotonic()  # a reply that arrives at once is drawn once
@@ -438,7 +484,6 @@ class ReplyStream:
             if self._tail.text.strip():
                 self._commit([self._rows.render([self._tail.text], header=False)], len(self._tail.text))
             self._rows, self._tail.text, self._tail.hidden = None, "", False
-        self._tail.final = True
         self._flush()
         if self._live is not None:
             self._live.stop()  # its last refresh draws the open block in full
