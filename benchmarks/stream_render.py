@@ -13,8 +13,10 @@ stream, baseline, ...), medians of --runs. Printed, never asserted.
   table, in characters: 6 and 150 kB of UTF-8) streamed at a reading pace, 6 characters
   per 50 ms on the renderer's clock (replaced, so no time passes): the redraws of the open
   block are as many as a real reply's. Goal: ≤ 2× one render of the whole. Also printed:
-  how many times the live view was redrawn (`Live.refresh`) and started, and how many
-  texts were parsed as Markdown (`markdown_view`), counted in one extra untimed run.
+  how many times the live view was redrawn (`Live.refresh`) and started, how many console
+  prints there were (each refresh is one, and a print above the live view redraws it too)
+  and how many texts were parsed as Markdown (`markdown_view`), counted in one extra
+  untimed run.
 
 Run:  python benchmarks/stream_render.py [--runs 7] [--delta 4] [--delay 0] [--only answer|prose]
 """
@@ -148,10 +150,11 @@ def paced_cpu(text: str) -> float:
 
 def counted(text: str) -> dict[str, int]:
     """Live redraws and starts and Markdown texts parsed while `text` streams at pace."""
+    from rich.console import Console
     from rich.live import Live
 
-    counts = dict.fromkeys(("refresh", "start", "markdown"), 0)
-    saved = Live.refresh, Live.start, render.markdown_view
+    counts = dict.fromkeys(("refresh", "start", "markdown", "print"), 0)
+    saved = Live.refresh, Live.start, render.markdown_view, Console.print
 
     def wrap(name, original):
         def counting(*args, **kwargs):
@@ -160,15 +163,16 @@ def counted(text: str) -> dict[str, int]:
 
         return counting
 
-    Live.refresh, Live.start, render.markdown_view = (
+    Live.refresh, Live.start, render.markdown_view, Console.print = (
         wrap("refresh", saved[0]),
         wrap("start", saved[1]),
         wrap("markdown", saved[2]),
+        wrap("print", saved[3]),
     )
     try:
         paced_cpu(text)
     finally:
-        Live.refresh, Live.start, render.markdown_view = saved
+        Live.refresh, Live.start, render.markdown_view, Console.print = saved
     return counts
 
 
@@ -207,7 +211,7 @@ def bench_prose(args, size: int) -> None:
     )
     print(
         f"          Live.refresh {counts['refresh']:,}, Live.start {counts['start']:,}, "
-        f"Markdown texts parsed {counts['markdown']:,}"
+        f"Console.print {counts['print']:,} (a refresh is one), Markdown texts parsed {counts['markdown']:,}"
     )
 
 
