@@ -465,19 +465,24 @@ class ReplyStream:
             self._drawn_at = time.monotonic()  # a reply that arrives at once is drawn once
 
     def notice(self, line: str) -> None:
-        self._stop_live()
-        self._end_plain()
+        self._end_blocks()
         if not self.r.rich_output and self._last not in ("", "\n"):
             self.r.out.write("\n")  # piped: the notice is a line of its own, not the answer's tail
-        # text after a notice starts a fresh block
-        self._last, self._tail, self._plain, self._rows = "", _LiveTail(), False, None
+        self._last = ""
         self.r.info(line)
 
     def retrying(self, line: str) -> None:
-        """Only on a terminal: a script reading stdout gets the answer and nothing else."""
+        """Only on a terminal: a script reading stdout gets the answer and nothing else. The
+        answer starts again below the line: what was shown of the cut-off one stays as it is."""
         if self.r.rich_output:
-            self._stop_live()
+            self._end_blocks()
             self.r.dim(line)
+
+    def _end_blocks(self) -> None:
+        """Draw what is open for good; text after this starts a fresh block."""
+        self._stop_live()
+        self._end_plain()
+        self._tail, self._plain, self._rows = _LiveTail(), False, None
 
     def _stop_live(self) -> None:
         if self._rows is not None:  # a long table was the last thing: its unfinished last row

@@ -215,3 +215,13 @@ def test_the_shared_parser_markdown_is_rich_markdown_with_links_shown():
     }
     assert [t.type for t in ours.parsed] == [t.type for t in rich_own.parsed]
     assert render._markdown_class() is render._markdown_class()
+
+
+def test_a_retried_answer_starts_below_what_was_shown_of_the_cut_off_one():
+    shown = renderer(interactive=True)
+    with shown.reply() as stream:
+        stream.text("第一段说完了。\n\n第二段写到一半")
+        stream.retrying("（连接中断，正在重试）")
+        stream.text("重新回答的第一段。")
+    lines = [line for line in screen(shown.out.getvalue()) if line]
+    assert lines == ["第一段说完了。", "第二段写到一半", "（连接中断，正在重试）", "重新回答的第一段。"]
