@@ -221,7 +221,7 @@ class _LiveTail:
     @property
     def gap(self) -> bool:
         """Whether Markdown printed in one piece would put a blank line here: after any block
-        but a rule (unless what follows draws its own, see `_draws_own_gap`)."""
+        but a rule (unless what follows draws its own, see `_spaced`)."""
         if not self.after:
             return False
         last_block = re.split(r"\n[ \t]*\n", self.after.strip("\n"))[-1]
