@@ -9,7 +9,7 @@ import sys
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
 
 from pixiu_cli.domain.redact import scrub
 
@@ -122,8 +122,12 @@ SCREEN_CHARS = 200_000
 TABLE_CHUNK_ROWS = 16
 TABLE_MAX_COLUMN = 40
 # One pass over the open block: code fences toggle, a blank line followed by unindented
-# text ends a block (when outside a fence).
-_BLOCK_MARKS = re.compile(r"(?P<fence>^ {0,3}(?:```|~~~))|(?P<end>\n[ \t]*\n+(?=\S))", re.MULTILINE)
+# text ends a block (when outside a fence), unless that text is a list item, or may still
+# become one: a list goes on across blank lines (and is then drawn loose), so it stays one block.
+_BLOCK_MARKS = re.compile(
+    r"(?P<fence>^ {0,3}(?:```|~~~))|(?P<end>\n[ \t]*\n+(?=\S)(?!(?:[-*+]|[0-9]{1,9}[.)])(?:[ \t]|$)|(?:[-*+]|[0-9]{1,9}[.)]?)\Z))",
+    re.MULTILINE,
+)
 
 
 def _last_block_end(text: str) -> int:
@@ -199,7 +203,10 @@ class _TableRows:
         return table
 
 
-_LIST_START = re.compile(r" {0,3}([-*+]|[0-9]{1,9}[.)])[ \t]")
+# A line Markdown shows as one paragraph of text, with at most **strong** runs: no other
+# inline mark, entity or escape, and no start of a heading, quote, list, rule, fence, HTML
+# block or indented code.
+_SIMPLE_LINE = re.compile(r"(?! {4}| {0,3}(?:[#>=+\-<]|\*(?!\*)|[0-9]{1,9}[.)]|```|~~~))[^\n\t`_\[\]<>&~\\|]*")
 _RULE = re.compile(r" {0,3}([-*_])([ \t]*\1){2,}[ \t]*")
 
 
@@ -209,28 +216,112 @@ class _LiveTail:
     def __init__(self):
         self.text = ""
         self.after = ""  # the blocks printed just before it, if any
+        self.hidden = False  # a long table's rows are printed as they finish, never drawn live
 
     @property
     def gap(self) -> bool:
         """Whether Markdown printed in one piece would put a blank line here: after any block
-        but a rule, except before a list (a list brings its own)."""
+        but a rule (unless what follows draws its own, see `_spaced`)."""
         if not self.after:
             return False
         last_block = re.split(r"\n[ \t]*\n", self.after.strip("\n"))[-1]
-        return not _RULE.fullmatch(last_block) and not _LIST_START.match(self.text)
+        return not _RULE.fullmatch(last_block)
 
     def __rich_console__(self, console, options):
-        if self.gap:
-            yield _text("")
-        yield markdown_view(self.text)
+        if self.hidden or not self.text.strip():
+            return  # the live view stays open between blocks, drawing nothing
+        yield from _spaced(block_view(self.text), self.gap)
+
+
+# Rich starts these with a blank line of its own: the paragraphs (cells) inside them end
+# with one, and rich puts it before the next element drawn at the top level.
+_OWN_GAP_TOKENS = frozenset({"bullet_list_open", "ordered_list_open", "blockquote_open", "table_open"})
+
+
+def _spaced(markdown, gap: bool) -> list:
+    """`markdown` after a blank line when `gap` and it does not draw one itself."""
+    own = bool(markdown.parsed) and markdown.parsed[0].type in _OWN_GAP_TOKENS
+    return [_text(""), markdown] if gap and not own else [markdown]
+
+
+class _SimpleParagraph:
+    """A one-line paragraph drawn exactly as rich's Markdown draws it, without parsing it: a
+    streamed block is drawn a few times a second while open, and parsing and walking the
+    tokens cost more than drawing the text. `pieces` alternate plain and strong text."""
+
+    parsed = ()  # no tokens: a paragraph draws no blank line of its own
+
+    def __init__(self, pieces: list[str]):
+        self.pieces = pieces
+
+    def __rich_console__(self, console, options):
+        from rich.text import Text
+
+        plain = console.get_style("none") + console.get_style("markdown.paragraph", default="none")
+        strong = plain + console.get_style("markdown.strong", default="none")
+        text = Text(justify="left")
+        for i, piece in enumerate(self.pieces):
+            text.append(piece, strong if i % 2 else plain)
+        yield text
+
+
+def _simple_paragraph(text: str) -> _SimpleParagraph | None:
+    """`text` as a _SimpleParagraph when Markdown makes one line of text of it, with at most
+    **strong** runs whose inner ends are letters (so CommonMark's flanking rules hold)."""
+    lead = text.lstrip("\n").rstrip(" \n")  # leading spaces may make indented code
+    line = lead.lstrip(" ")
+    if not line or line != line.strip() or not _SIMPLE_LINE.fullmatch(lead):
+        return None
+    # a last lone star (half of a run still arriving) closes nothing: shown as it is
+    last = "*" if line.endswith("*") and not line.endswith("**") else ""
+    pieces = line.removesuffix(last).split("**")
+    if any("*" in piece for piece in pieces):  # a run of one or three stars
+        return None
+    if len(pieces) % 2 == 0:  # an opening run not closed (yet): shown as it is
+        if last:  # it would take the lone star
+            return None
+        pieces[-2:] = [pieces[-2] + "**" + pieces[-1]]
+    pieces[-1] += last
+    for strong in pieces[1::2]:
+        if not strong or _not_a_letter(strong[0]) or _not_a_letter(strong[-1]):
+            return None
+    return _SimpleParagraph(pieces)
+
+
+def _not_a_letter(char: str) -> bool:
+    import unicodedata
+
+    return char.isspace() or unicodedata.category(char)[0] in "PS"
+
+
+def block_view(text: str):
+    """A block of Markdown for the terminal: a simple paragraph without parsing it."""
+    return _simple_paragraph(text) or markdown_view(text)
 
 
 def markdown_view(text: str):
     """Markdown for the terminal. Links show their target: an OSC 8 hyperlink would hide
     where a click goes behind innocent-looking text."""
+    return _markdown_class()(text)
+
+
+@cache
+def _markdown_class():
+    """rich's Markdown with one markdown-it parser for every render: building a parser (its
+    rule chains) cost more than parsing a streamed block with it."""
+    from markdown_it import MarkdownIt
     from rich.markdown import Markdown
 
-    return Markdown(text, hyperlinks=False)
+    parser = MarkdownIt().enable("strikethrough").enable("table")  # as Markdown.__init__ builds it
+
+    class SharedParserMarkdown(Markdown):
+        def __init__(self, markup: str):
+            self.markup = markup
+            self.parsed = parser.parse(markup)
+            self.code_theme = self.inline_code_theme = "monokai"
+            self.justify, self.style, self.hyperlinks, self.inline_code_lexer = None, "none", False, None
+
+    return SharedParserMarkdown
 
 
 def warm() -> None:
@@ -244,11 +335,13 @@ class ReplyStream:
 
     def __init__(self, renderer: Renderer):
         self.r = renderer
-        self.answer = ""
+        self._last = ""  # the answer's last character so far: whether it ended a line
         self._live = None
         self._tail = _LiveTail()
         self._plain = False  # the open block outgrew the live view: the rest is plain text
         self._rows: _TableRows | None = None  # a long table being printed row by row
+        self._done: list = []  # finished output not yet printed: printed with the next redraw
+        self._done_chars = 0
         self._shown = 0
         self._received = 0
         self._drawn_at = 0.0
@@ -259,6 +352,7 @@ class ReplyStream:
         """Dimmed above the answer on a terminal. With stdout piped the answer is all that goes
         there: the reasoning goes to stderr when that is a terminal, else only to the record."""
         shown = self.r.thinking_console
+        self._flush()  # what the answer finished so far goes first
         if not self._in_reasoning:
             self._in_reasoning = True
             if shown is not None:
@@ -275,7 +369,7 @@ class ReplyStream:
             if (shown := self.r.thinking_console) is not None:
                 shown.print()
         if not self.r.rich_output:
-            self.answer = (self.answer + delta)[-1:]  # piped: only whether it ended a line matters
+            self._last = delta[-1:] or self._last
             self.r.out.write(delta)
             self.r.out.flush()
             return
@@ -286,30 +380,39 @@ class ReplyStream:
         chunk = delta[:room]
         self._shown += len(chunk)
         delta = visible(chunk)
-        self.answer += delta
+        self._last = delta[-1:] or self._last
         if self._plain:
             self.r.console.print(_text(delta), end="")
             return
+        # A block can only end, or a table row finish, where a line does: with no line break
+        # in the delta or just before it, the open block is not searched again.
+        broken = "\n" in delta or self._tail.text.rstrip(" \t").endswith("\n")
         self._tail.text += delta
+        if broken:
+            self._finish_blocks()
+        if self._rows is None and len(self._tail.text) > LIVE_TAIL_CHARS:
+            self._stop_live()
+            self._plain = True
+            return
+        self._start_live()
+        now = time.monotonic()
+        if now - self._drawn_at >= REDRAW_SECONDS or self._done_chars > LIVE_TAIL_CHARS:
+            if not self._flush():  # printing above the live view redraws it too
+                self._live.refresh()
+            self._drawn_at = now
+
+    def _finish_blocks(self) -> None:
+        """Move what the open block finished (blocks, a long table's rows) to the output."""
         if self._rows is not None:
             self._print_table_rows()
             if self._rows is not None:
                 return
         end = _last_block_end(self._tail.text)
         if end:
-            done = [_text("")] if self._tail.gap else []
-            done.append(markdown_view(self._tail.text[:end]))
-            self._commit(done)  # the finished blocks take the live view's place, drawn once for good
+            done = _spaced(block_view(self._tail.text[:end]), self._tail.gap)
             self._tail.text, self._tail.after = self._tail.text[end:], self._tail.text[:end]
+            self._commit(done, end)
         self._print_table_rows()
-        if len(self._tail.text) > LIVE_TAIL_CHARS:
-            self._stop_live()
-            self._plain = True
-            return
-        self._start_live()
-        if time.monotonic() - self._drawn_at >= REDRAW_SECONDS:
-            self._live.refresh()
-            self._drawn_at = time.monotonic()
 
     def _print_table_rows(self) -> None:
         """A table that reached TABLE_CHUNK_ROWS rows: its header and those rows printed for
@@ -320,8 +423,9 @@ class ReplyStream:
                 return
             rows = self._tail.text[head:end].splitlines()
             self._rows = _TableRows(self._tail.text[:head], rows)
-            self._commit([_text("")] * self._tail.gap + [self._rows.render(rows, header=True)])
-            self._tail.text, self._tail.after = self._tail.text[end:], ""
+            printed = [_text("")] * self._tail.gap + [self._rows.render(rows, header=True)]
+            self._tail.text, self._tail.after, self._tail.hidden = self._tail.text[end:], "", True
+            self._commit(printed, end)
         finished, ended = [], False
         while "\n" in self._tail.text and not ended:
             line, rest = self._tail.text.split("\n", 1)
@@ -330,24 +434,29 @@ class ReplyStream:
                 finished.append(line)
                 self._tail.text = rest
         if finished:
-            self.r.console.print(self._rows.render(finished, header=False))
+            self._commit([self._rows.render(finished, header=False)], sum(map(len, finished)))
         if ended:  # the next block is set apart from the table
-            self._rows, self._tail.after = None, "|"
+            self._rows, self._tail.after, self._tail.hidden = None, "|", False
 
-    def _commit(self, renderables: list) -> None:
-        """Draw finished output once, in the live view's place if one is open."""
-        if self._live is None:
-            self.r.console.print(*renderables)
-        else:
-            from rich.console import Group
+    def _commit(self, renderables: list, chars: int) -> None:
+        """Finished output, drawn once for good with the next redraw: one print a redraw, not
+        one a block, and until then the screen shows it as the live view last drew it."""
+        self._done += renderables
+        self._done_chars += chars
 
-            self._live.update(Group(*renderables))
-            self._live.stop()
-            self._live = None
+    def _flush(self) -> bool:
+        """Print the finished output; with the live view open, rich prints it above the view
+        and redraws the view (holding only what is still open) below."""
+        if not self._done:
+            return False
+        self.r.console.print(*self._done)
+        self._done, self._done_chars = [], 0
+        return True
 
     def _start_live(self) -> None:
-        # Redrawn from here, not by Live's own thread: starting a thread per block cost more
-        # than drawing, and the tail is then never read while it changes.
+        # One live view per reply, redrawn from here, not by Live's own thread: starting a
+        # view (and a thread) per block cost more than drawing, and the tail is then never
+        # read while it changes.
         if self._live is None:
             from rich.live import Live
 
@@ -356,26 +465,31 @@ class ReplyStream:
             self._drawn_at = time.monotonic()  # a reply that arrives at once is drawn once
 
     def notice(self, line: str) -> None:
-        self._stop_live()
-        self._end_plain()
-        if not self.r.rich_output and self.answer and not self.answer.endswith("\n"):
+        self._end_blocks()
+        if not self.r.rich_output and self._last not in ("", "\n"):
             self.r.out.write("\n")  # piped: the notice is a line of its own, not the answer's tail
-        # text after a notice starts a fresh block
-        self.answer, self._tail, self._plain, self._rows = "", _LiveTail(), False, None
+        self._last = ""
         self.r.info(line)
 
     def retrying(self, line: str) -> None:
-        """Only on a terminal: a script reading stdout gets the answer and nothing else."""
+        """Only on a terminal: a script reading stdout gets the answer and nothing else. The
+        answer starts again below the line: what was shown of the cut-off one stays as it is."""
         if self.r.rich_output:
-            self._stop_live()
+            self._end_blocks()
             self.r.dim(line)
+
+    def _end_blocks(self) -> None:
+        """Draw what is open for good; text after this starts a fresh block."""
+        self._stop_live()
+        self._end_plain()
+        self._tail, self._plain, self._rows = _LiveTail(), False, None
 
     def _stop_live(self) -> None:
         if self._rows is not None:  # a long table was the last thing: its unfinished last row
             if self._tail.text.strip():
-                self.r.console.print(self._rows.render([self._tail.text], header=False))
-            self._rows, self._tail.text = None, ""
-            return
+                self._commit([self._rows.render([self._tail.text], header=False)], len(self._tail.text))
+            self._rows, self._tail.text, self._tail.hidden = None, "", False
+        self._flush()
         if self._live is not None:
             self._live.stop()  # its last refresh draws the open block in full
             self._live = None
@@ -383,7 +497,7 @@ class ReplyStream:
             self.r.console.print(self._tail)
 
     def _end_plain(self) -> None:
-        if self._plain and not self.answer.endswith("\n"):
+        if self._plain and self._last != "\n":
             self.r.console.print()
 
     def close(self) -> None:
@@ -396,7 +510,7 @@ class ReplyStream:
                 )
             if self._received > self._shown:
                 self.r.dim(f"（回复共 {self._received:,} 字，屏幕上只显示了前 {self._shown:,} 字；完整回复已保存。）")
-        elif self.answer and not self.answer.endswith("\n"):
+        elif self._last not in ("", "\n"):
             self.r.out.write("\n")
             self.r.out.flush()
 
