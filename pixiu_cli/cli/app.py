@@ -86,6 +86,7 @@ for group in (
 # The commands whose common calls skip typer's parsing (cli/fast.py).
 FAST_COMMANDS = {"chat": chat.chat, "ask": chat.ask, "cache": declared.function("cache")}
 FAST_COMMANDS["context"] = declared.function("context")
+FAST_COMMANDS["data sync"] = declared.function("data", "sync")  # a failed sync says so before pydantic loads
 
 
 @functools.cache

@@ -1,8 +1,8 @@
-"""Calling `pixiu`, `pixiu chat …`, `pixiu ask TEXT …`, `pixiu cache …` and `pixiu context
-[TEXT] …` without typer's parsing when their argv holds only on/off flags, whole-number or
+"""Calling `pixiu`, `pixiu chat …`, `pixiu ask TEXT …`, `pixiu cache …`, `pixiu context
+[TEXT] …` and `pixiu data sync [CODES] …` without typer's parsing when their argv holds only on/off flags, whole-number or
 text options given as `--name VALUE`, and plain arguments: typer's parameter coercion
-imports pydantic just to check the values' types, before the prompt can show or the answer
-can be printed. What a command accepts here is read from its own typer signature (the flag
+imports pydantic just to check the values' types, before the prompt can show, the answer
+can be printed or a sync without network can say so. What a command accepts here is read from its own typer signature (the flag
 names its options declare, their types, bounds and defaults), so the two cannot drift;
 anything else (a value typer would refuse, --help, an unknown flag, `--name=VALUE`, a word
 starting with "-") goes through typer, which gives its own message."""
@@ -51,6 +51,7 @@ class FastSignature:
     defaults: dict[str, object]  # every option's default
     arguments: tuple[str, ...]  # the positional parameters, each one word of argv
     required: int  # how many of them argv must give (the optional ones come last)
+    many: str | None = None  # the last positional parameter when it takes every word left
 
 
 def _flag_names(name: str, info: OptionInfo) -> list[str]:
@@ -78,6 +79,8 @@ def _argument_kind(meta, info: ArgumentInfo) -> str | None:
         return "required"
     if meta.annotation == (str | None) and info.default is None:
         return "optional"
+    if meta.annotation == (list[str] | None) and info.default is None:
+        return "many"
     return None
 
 
@@ -86,7 +89,9 @@ def fast_signature(command: Callable) -> FastSignature | None:
     """None when a parameter is of a kind this path does not parse (the command then always
     goes through typer). Arguments must be plain strings, the optional ones after the
     required; `bool` options without an on/off pair are flags; int and str options without
-    callbacks, parsers or clamping take a value. Read through typer's own reading."""
+    callbacks, parsers or clamping take a value; a last optional list argument takes every
+    word left (typer passes it as a list, () when no word is given). Read through typer's
+    own reading."""
     flags: dict[str, str] = {}
     values: dict[str, ValueOption] = {}
     defaults: dict[str, object] = {}
@@ -96,7 +101,7 @@ def fast_signature(command: Callable) -> FastSignature | None:
         info = meta.default
         if isinstance(info, ArgumentInfo):
             kind = _argument_kind(meta, info)
-            if kind is None or (kinds and kinds[-1] == "optional" and kind == "required"):
+            if kind is None or (kinds and kinds[-1] != "required" and kind == "required") or "many" in kinds:
                 return None
             arguments.append(name)
             kinds.append(kind)
@@ -109,13 +114,17 @@ def fast_signature(command: Callable) -> FastSignature | None:
             flags.update(dict.fromkeys(names, name))
         elif (kind := _value_kind(meta.annotation)) is not None and _plain(info):
             values.update(dict.fromkeys(names, ValueOption(name, kind, info.min, info.max)))
-    return FastSignature(flags, values, defaults, tuple(arguments), kinds.count("required"))
+    many = arguments[-1] if kinds and kinds[-1] == "many" else None
+    return FastSignature(flags, values, defaults, tuple(arguments), kinds.count("required"), many)
 
 
 def fast_call(argv: list[str], commands: dict[str, Callable], default: str) -> tuple[Callable, dict] | None:
     """(command, keyword arguments) when argv needs no parsing beyond what the signature
-    declares, else None. An empty argv is the `default` command with every default."""
+    declares, else None. An empty argv is the `default` command with every default; a
+    command of a group is named by its two words ("data sync")."""
     name, rest = (argv[0], argv[1:]) if argv else (default, [])
+    if len(argv) > 1 and f"{argv[0]} {argv[1]}" in commands:
+        name, rest = f"{argv[0]} {argv[1]}", argv[2:]
     command = commands.get(name)
     signature = fast_signature(command) if command else None
     if signature is None:
@@ -124,9 +133,12 @@ def fast_call(argv: list[str], commands: dict[str, Callable], default: str) -> t
     if read is None:
         return None
     options, words = read
+    if signature.many is not None and len(words) >= len(signature.arguments):
+        cut = len(signature.arguments) - 1
+        words = [*words[:cut], words[cut:]]  # the list argument takes the rest
     if not signature.required <= len(words) <= len(signature.arguments):
         return None
-    absent = {name: None for name in signature.arguments[len(words) :]}
+    absent = {name: () if name == signature.many else None for name in signature.arguments[len(words) :]}
     return command, dict(signature.defaults, **options, **absent, **dict(zip(signature.arguments, words)))
 
 

@@ -226,8 +226,6 @@ class KeptRefresh:
 
 def refresh_kept(db: Database, source: str, timeout: float, now: datetime) -> KeptRefresh | None:
     """None when nothing is kept (a user who never asked for either is not asked for it)."""
-    from pixiu_cli.services.market_review import SnapshotRequest, sync_snapshot
-
     fundamentals, errors = None, {}
     try:
         fundamentals = refresh_due(db, source, timeout, now)
@@ -235,6 +233,8 @@ def refresh_kept(db: Database, source: str, timeout: float, now: datetime) -> Ke
         errors["fundamentals_error"] = str(exc)
     snapshot = None
     if stores_of(db).market_review.kept():
+        from pixiu_cli.services.market_review import SnapshotRequest, sync_snapshot  # the review's modules
+
         try:
             snapshot = sync_snapshot(db, SnapshotRequest(max(timeout, 30.0)), now)
         except RequestError as exc:

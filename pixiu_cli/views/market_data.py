@@ -184,8 +184,6 @@ def show_fundamentals_sync(renderer: Renderer, done) -> int | None:
 
 def show_data_sync(renderer: Renderer, synced, spell=None) -> int | None:
     """What `pixiu data sync` did, by what it was asked to sync."""
-    from pixiu_cli.views.fundamentals import snapshot_line
-
     if synced.kind == "closed":
         renderer.info(f"{synced.done}：什么也不做（--if-trading-day）")
         return None
@@ -193,6 +191,8 @@ def show_data_sync(renderer: Renderer, synced, spell=None) -> int | None:
         show_securities(renderer, synced.done)
         return None
     if synced.kind == "market":
+        from pixiu_cli.views.fundamentals import snapshot_line
+
         renderer.info(snapshot_line(synced.done))
         return None
     if synced.kind == "fundamentals":

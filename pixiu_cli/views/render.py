@@ -572,13 +572,30 @@ class Renderer:
         return self._force_terminal is False or not _COLOUR_FORCED.intersection(os.environ)
 
     def warn(self, text: str) -> None:
-        self.err_console.print(_text(f"注意：{one_line(scrub(text))}", style="yellow"))
+        self._print_err(f"注意：{one_line(scrub(text))}", "yellow")
 
     def error(self, text: str) -> None:
         """One line, to stderr when piped so scripts can still read stdout. Error lines are
         often built from exception messages: known secrets are scrubbed from them."""
-        target = self.console if self.rich_output else self.err_console
-        target.print(_text(f"错误：{one_line(scrub(text))}", style="bold red"))
+        line = f"错误：{one_line(scrub(text))}"
+        if self.rich_output:
+            self.console.print(_text(line, style="bold red"))
+        else:
+            self._print_err(line, "bold red")
+
+    def _print_err(self, line: str, style: str) -> None:
+        """A line on stderr; written as it is when rich would write it so (stderr no terminal,
+        nothing to strip or expand in it): a failing command run from a script need not
+        import rich to say why."""
+        if line.isprintable() and not self._err_terminal() and not _COLOUR_FORCED.intersection(os.environ):
+            self._err.write(line + "\n")
+            self._err.flush()
+        else:
+            self.err_console.print(_text(line, style=style))
+
+    def _err_terminal(self) -> bool:
+        isatty = getattr(self._err, "isatty", None)
+        return isatty is None or isatty()
 
     def raw(self, text: str) -> None:
         """Text as given when piped; on a terminal, escapes other than colour made inert."""

@@ -9,8 +9,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pixiu_cli.domain.index_benchmarks import benchmark_for
-from pixiu_cli.views.fundamentals import kept_lines
-from pixiu_cli.views.push import delivery_line
 
 if TYPE_CHECKING:
     from pixiu_cli.services.import_symbol import BareCode
@@ -61,9 +59,24 @@ def sync_report(source: str, done) -> SyncReport:
     lines += done.refreshed.lines() if done.refreshed else []
     if done.refreshed is None and not done.failed:
         lines.append(f"没有新的日线：{IDLE}")
-    lines += kept_lines(done.kept)
-    lines += [f"预警{delivery_line(d)}" for d in getattr(done, "pushed", ())]
+    lines += _kept_and_pushed(done)
     return SyncReport(lines, warning, _failure(source, done))
+
+
+def _kept_and_pushed(done) -> list[str]:
+    """What the daily sync refreshed beside the bars and the alerts it pushed: their views
+    (the context's figures, the push modules) load only when there is one to show."""
+    lines = []
+    if done.kept is not None:
+        from pixiu_cli.views.fundamentals import kept_lines
+
+        lines += kept_lines(done.kept)
+    pushed = getattr(done, "pushed", ())
+    if pushed:
+        from pixiu_cli.views.push import delivery_line
+
+        lines += [f"预警{delivery_line(d)}" for d in pushed]
+    return lines
 
 
 def _failure(source: str, done) -> str | None:

@@ -184,12 +184,22 @@ OFFLINE_BAOSTOCK = 'def login():\n    raise OSError(101, "Network is unreachable
 @pytest.mark.slow  # a new process (or a terminal) is what is checked: whole suite only
 def test_a_sync_with_no_network_loads_no_analytics_numpy_or_pandas(scored_home, tmp_path):
     """The process the user waits for: what it imports is what it costs (sqlite-utils loads
-    pandas and numpy when it is imported before pixiu_cli.store hides them)."""
+    pandas and numpy when it is imported before pixiu_cli.store hides them; typer's parsing
+    pydantic; the error line rich; the daily sync's views the fundamentals, review and push)."""
     package = tmp_path / "offline" / "baostock"
     package.mkdir(parents=True)
     (package / "__init__.py").write_text(OFFLINE_BAOSTOCK, encoding="utf-8")
     env = dict(clean_env(scored_home, PIXIU_NOW=SYNCED), PYTHONPATH=str(package.parent))
-    heavy = ("numpy", "pandas", "pixiu_cli.analytics.refresh")
+    heavy = (
+        "numpy",
+        "pandas",
+        "pixiu_cli.analytics.refresh",
+        "pydantic",
+        "rich.console",
+        "pixiu_cli.views.fundamentals",
+        "pixiu_cli.market.review",
+        "pixiu_cli.push.deliver",
+    )
     script = (
         "import sys, atexit\n"
         "sys.argv = ['pixiu', 'data', 'sync']\n"

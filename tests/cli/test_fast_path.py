@@ -1,4 +1,5 @@
-"""`pixiu`, `pixiu chat …`, `pixiu ask …`, `pixiu cache …` and `pixiu context …` with on/off
+"""`pixiu`, `pixiu chat …`, `pixiu ask …`, `pixiu cache …`, `pixiu context …` and `pixiu data
+sync …` with on/off
 flags, plain int/str values and arguments skip typer's parsing; what that path accepts is read
 from the commands' typer signatures, so it passes exactly the arguments typer would, and
 leaves everything else to typer."""
@@ -27,8 +28,16 @@ def typer_arguments(argv: list[str]) -> dict:
     name, rest = argv[0], argv[1:]
     with group.make_context("pixiu", [name], resilient_parsing=True) as parent:
         command = group.get_command(parent, name)
-        with command.make_context(name, list(rest), parent=parent) as ctx:
-            return dict(ctx.params)
+        if name == "data":  # a group: its command is the next word
+            with command.make_context(name, rest[:1], parent=parent, resilient_parsing=True) as outer:
+                name, rest, parent, command = rest[0], rest[1:], outer, command.get_command(outer, rest[0])
+                return _parsed(command, name, rest, parent)
+        return _parsed(command, name, rest, parent)
+
+
+def _parsed(command, name: str, rest: list[str], parent) -> dict:
+    with command.make_context(name, list(rest), parent=parent) as ctx:
+        return dict(ctx.params)
 
 
 FAST = [
@@ -50,6 +59,11 @@ FAST = [
     ["context", "--turn", "1", "--conversation", "4", "--raw"],
     ["context", "--turn", "1", "--turn", "2"],  # the last one counts
     ["context", "-", "--explain"],
+    ["data", "sync"],
+    ["data", "sync", "600519"],
+    ["data", "sync", "600519", "000001", "sh000300"],
+    ["data", "sync", "--source", "akshare", "600519", "--since", "2024-01-02"],
+    ["data", "sync", "--fundamentals", "--if-trading-day"],
 ]
 
 
@@ -58,7 +72,7 @@ def test_the_fast_path_passes_what_typer_would(argv):
     found = fast_call(argv, COMMANDS, default="chat")
     assert found is not None
     command, kwargs = found
-    assert command is COMMANDS[argv[0]]
+    assert command is COMMANDS.get(" ".join(argv[:2]), COMMANDS.get(argv[0]))
     assert kwargs == typer_arguments(argv)
 
 
@@ -79,6 +93,9 @@ SLOW = [
     ["context", "a", "b"],
     ["context", "--", "-x"],
     ["sessions"],  # not a fast command
+    ["data", "sync", "--timeout", "5"],  # a float option: typer reads it
+    ["data", "sync", "--help"],
+    ["data", "status"],
 ]
 
 
@@ -103,3 +120,10 @@ def test_context_reads_its_value_options_with_their_bounds():
     signature = fast_signature(COMMANDS["context"])
     assert set(signature.values) == {"--conversation", "--turn"}
     assert signature.values["--turn"].low == 1 and signature.required == 0
+
+
+def test_a_list_argument_takes_the_words_left():
+    signature = fast_signature(COMMANDS["data sync"])
+    assert signature.arguments == ("codes",) and signature.many == "codes" and signature.required == 0
+    assert fast_call(["data", "sync"], COMMANDS, default="chat")[1]["codes"] == ()
+    assert fast_call(["data", "sync", "1", "2"], COMMANDS, default="chat")[1]["codes"] == ["1", "2"]
