@@ -85,7 +85,7 @@ def refresh(db: Database, symbols: Sequence[str], now: datetime, costs: CostMode
     if not symbols:
         return RefreshSummary()
     costs = costs or CostModel()
-    market, store, summary = MarketData(db), stores_of(db).analytics, RefreshSummary()
+    market, store, summary = MarketData(db, keep_gaps=True), stores_of(db).analytics, RefreshSummary()
     stamp = iso(now)
     for symbol in symbols:
         frame = load_frame(market, symbol, now)  # read once for the profile and the signal

@@ -47,9 +47,12 @@ class SeriesStatus:
 
 
 class MarketData:
-    def __init__(self, db: Database):
+    def __init__(self, db: Database, keep_gaps: bool = False):
+        """keep_gaps: a market-wide day's counts, once probed, are kept in the store for the
+        next refresh (a reader such as `data status` only reads kept ones)."""
         self.store = stores_of(db).market
         self.master = stores_of(db).securities
+        self.keep_gaps = keep_gaps
         # version, day → gaps, and whether every day is in it
         self._market_gaps: tuple[int, dict[str, tuple[int, int]], bool] | None = None
 
@@ -115,7 +118,7 @@ class MarketData:
             self._market_gaps = (version, {}, False)
         _, days, every_day = self._market_gaps
         if day not in days and not every_day:
-            days[day] = self.store.open_gaps_on(day, MIN_DIVIDEND_GAP)
+            days[day] = self.store.open_gaps_on(day, MIN_DIVIDEND_GAP, keep=self.keep_gaps)
         return days.get(day, (0, 0))
 
     def _read_every_days_gaps(self) -> None:

@@ -138,6 +138,8 @@ class MarketStore:
         """Bars upserted by date, actions by (ex_date, source), provenance and a fresh sync
         mark — one transaction, so a failure leaves the symbol as it was."""
         with write_transaction(self.db):
+            if len(w.bars):
+                self._forget_gaps_from(w.bars)
             _insert_bars(self.db.conn, _bar_rows(w))
             if w.replace_actions_from:
                 self.db.conn.execute(
@@ -154,6 +156,12 @@ class MarketStore:
             )
             self._bump()
         return len(w.bars)
+
+    def _forget_gaps_from(self, bars) -> None:
+        """Bars written from a date on change the kept day counts from that date on: their own
+        days and the day of the series' next bar (whose previous close they may be)."""
+        first = min(bars.dates) if isinstance(bars, BarSeries) else min(b.date for b in bars)
+        self.db.conn.execute("delete from market_gap_days where date >= ?", [first])
 
     def _insert_actions(self, actions: Iterable[CorporateAction]) -> None:
         self.db.conn.executemany(
@@ -222,10 +230,30 @@ class MarketStore:
         row = self.db.conn.execute("select source from market_series where symbol = ?", [symbol]).fetchone()
         return text(row[0]) if row and row[0] is not None else None
 
-    def open_gaps_on(self, day: str, min_fall: float) -> tuple[int, int]:
+    def open_gaps_on(self, day: str, min_fall: float, keep: bool = False) -> tuple[int, int]:
         """(series that opened at least `min_fall` below their previous close on `day`, series
-        with a bar that day after an earlier one), over every stored series: a few index probes
-        per series (its bar that day, the bar before), never a read of each series' bars."""
+        with a bar that day after an earlier one), over every stored series: the counts kept
+        for the day when no bar written since could change them, else a few index probes per
+        series (its bar that day, the bar before), never a read of each series' bars. `keep`
+        (a refresh, which writes anyway): the counts are kept, counted within the write lock
+        so no write of bars can fall between counting and keeping."""
+        kept = self._kept_gaps(day, min_fall)
+        if kept is not None or not keep:
+            return kept or self._count_gaps(day, min_fall)
+        with write_transaction(self.db):
+            kept = self._kept_gaps(day, min_fall)
+            if kept is None:
+                kept = self._count_gaps(day, min_fall)
+                self.db.conn.execute("insert into market_gap_days values (?, ?, ?, ?)", [day, min_fall, *kept])
+        return kept
+
+    def _kept_gaps(self, day: str, min_fall: float) -> tuple[int, int] | None:
+        row = self.db.conn.execute(
+            "select gapped, present from market_gap_days where date = ? and min_fall = ?", [day, min_fall]
+        ).fetchone()
+        return (int(row[0]), int(row[1])) if row else None
+
+    def _count_gaps(self, day: str, min_fall: float) -> tuple[int, int]:
         row = self.db.conn.execute(_OPEN_GAPS_ON, [min_fall, day, day]).fetchone()
         return int(row[0]), int(row[1])
 

@@ -73,6 +73,11 @@ def _copy_table(src: sqlite3.Connection, db: Database, table: str) -> int:
     return copied
 
 
+# Counts kept of the bars as they were: bars on a lost page would leave them wrong; they are
+# counted again from the bars that were saved when first asked.
+_COUNTED_FROM_BARS = frozenset({"market_gap_days"})
+
+
 def salvage(damaged: Path, db: Database) -> Salvaged:
     """Copy what can be read of `damaged` (opened read-only) into `db`, one transaction."""
     result = Salvaged()
@@ -81,7 +86,7 @@ def salvage(damaged: Path, db: Database) -> Salvaged:
         tables = [
             r[0]
             for r in db.conn.execute("select name from sqlite_master where type = 'table' order by name")
-            if not r[0].startswith(("sqlite_", "_sqlite"))
+            if not r[0].startswith(("sqlite_", "_sqlite")) and r[0] not in _COUNTED_FROM_BARS
         ]
         # a row whose parent was on a lost page is still worth keeping: no foreign keys here
         db.conn.execute("PRAGMA foreign_keys = OFF")

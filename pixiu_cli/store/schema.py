@@ -798,3 +798,15 @@ def m032_packed_turn_texts(db: Database) -> None:
             f"update {table} set {packed} = ?, {plain} = null where id = ?",
             [(pack_text(text), row_id) for row_id, text in rows],
         )
+
+
+@migrations()
+def m033_market_gap_days(db: Database) -> None:
+    # What open_gaps_on counted over every stored series for one day: kept by a refresh so the
+    # next one that asks about the same day reads one row instead of probing every series.
+    # A write of a series' bars from some date drops the days from that date on (the only days
+    # whose counts it can change: its own bars' and the one after), in the write's transaction.
+    db.execute(
+        "create table market_gap_days (date text not null, min_fall real not null, gapped integer not null, "
+        "present integer not null, primary key (date, min_fall)) without rowid"
+    )

@@ -125,3 +125,46 @@ def test_every_days_gaps_in_one_read_equal_the_gaps_asked_day_by_day(db, market,
     monkeypatch.setattr(data_module, "WHOLE_MARKET", 1)  # 3 series: as a status of the whole market reads
     assert [s.missing_actions for s in MarketData(db).status(now)] == one_by_one
     assert one_by_one[2] == 8  # 000333: one suspected day in each of 2017-2024 (test_missing_actions.py)
+
+
+def _kept_days(db) -> dict[str, tuple[int, int]]:
+    return {d: (g, p) for d, _, g, p in db.conn.execute("select * from market_gap_days order by date")}
+
+
+def test_a_refresh_keeps_the_days_it_counted_and_the_next_one_reads_them(db, market):
+    from pixiu_cli.services.analytics import profiles
+
+    load(db, "000333")
+    load(db, "000001")
+    load(db, "000002", actions=False)
+    now = datetime(2025, 6, 3, 16, 0, tzinfo=SHANGHAI)
+    first = profiles(db, ["000333"], now, None, True)
+    kept = _kept_days(db)
+    assert kept and kept == {d: market.open_gaps_by_date(0.015).get(d, (0, 0)) for d in kept}
+    statements = _traced(db, lambda: profiles(db, ["000333"], now, None, True))
+    assert not any("from market_series s cross join" in s for s in statements)  # no series probed
+    assert profiles(db, ["000333"], now, None, True) == first  # the same caveats from kept counts
+
+
+def test_bars_written_from_a_day_drop_the_kept_days_from_that_day_on(db, market):
+    load(db, "000333")
+    load(db, "000001")
+    load(db, "000002", actions=False)
+    days = ("2019-05-06", "2019-06-03", "2020-05-06")
+    for day in days:
+        market.open_gaps_on(day, 0.015, keep=True)
+    assert set(_kept_days(db)) == set(days)
+    bars = market.bars("000002")
+    i = bars.dates.index("2019-06-03")
+    lowered = [Bar(bars.dates[i], bars.close[i - 1] * 0.9, bars.high[i], bars.low[i], bars.close[i], 1000.0)]
+    market.write_series(SeriesWrite("000002", lowered, "csv", "2026-11-30T16:00:00+08:00"))
+    assert set(_kept_days(db)) == {"2019-05-06"}  # before the written day: its counts cannot move
+    recount = market.open_gaps_on("2019-06-03", 0.015, keep=True)
+    assert recount == market.open_gaps_by_date(0.015)["2019-06-03"]
+
+
+def test_a_reader_counts_but_keeps_nothing(db, market):
+    load(db, "000333")
+    load(db, "000001")
+    assert MarketData(db).market_open_gaps("2019-05-06") == (2, 2)
+    assert market.open_gaps_on("2019-05-06", 0.015) == (2, 2) and _kept_days(db) == {}
