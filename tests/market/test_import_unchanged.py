@@ -1,6 +1,7 @@
 """An import stores exactly the rows it stored before its writes were batched (many rows per
-INSERT statement): the real histories row for row, and a write across batch boundaries, with a
-repeated date, as one statement per row would have left it."""
+INSERT statement, the symbol bound once, columns every bar leaves at the default not bound):
+the real histories row for row, a write across batch boundaries, with a repeated date, and
+with columns at or off their defaults, as one statement per row would have left it."""
 
 from __future__ import annotations
 
@@ -111,3 +112,36 @@ def test_a_date_given_twice_keeps_the_later_bar_as_before(db, market: MarketStor
     assert len(stored) == 250 and stored[days[3]][4:6] == (11.0, 200.0)
     given = [(b.date, b.open, b.high, b.low, b.close, b.volume, b.amount, b.trade_status, int(b.is_st)) for b in bars]
     assert list(stored.values()) == _one_statement_per_row(db, "600000", given)
+
+
+def _typed(db, symbol: str) -> list[tuple]:
+    return db.conn.execute(
+        "select typeof(amount), typeof(trade_status), typeof(is_st), amount, trade_status, is_st from market_bars "
+        "where symbol = ? order by date",
+        [symbol],
+    ).fetchall()
+
+
+@pytest.mark.parametrize(
+    "amounts, statuses, st",
+    [
+        ((None,) * 230, (1,) * 230, (False,) * 230),  # every column at its default: not bound
+        (tuple(1000.0 + i for i in range(230)), (1,) * 230, (False,) * 230),
+        ((None,) * 229 + (5.0,), (1,) * 229 + (0,), (False,) * 229 + (True,)),  # one bar off the default
+        ((None,) * 230, (0, 1) * 115, (True, False) * 115),
+    ],
+    ids=["defaults", "amounts", "last-bar-differs", "alternating"],
+)
+def test_a_column_left_at_its_default_is_stored_as_one_written_out(db, market: MarketStore, amounts, statuses, st):
+    days = _days(230)
+    closes = tuple(10.0 + i / 100 for i in range(230))
+    series = BarSeries(
+        "600000", "none", tuple(days), closes, closes, closes, closes, (100.0,) * 230, amounts, statuses, st
+    )
+    market.write_series(SeriesWrite("600000", series, "csv", AT))
+    given = [(d, c, c, c, c, 100.0, a, ts, int(s)) for d, c, a, ts, s in zip(days, closes, amounts, statuses, st)]
+    assert _stored(db, "600000") == _one_statement_per_row(db, "600000", given)
+    bars = [Bar(d, c, c, c, c, 100.0, a, ts, s) for d, c, a, ts, s in zip(days, closes, amounts, statuses, st)]
+    market.write_series(SeriesWrite("600001", bars, "csv", AT))  # the per-Bar path (a sync)
+    assert _typed(db, "600001") == _typed(db, "600000")
+    assert [r[3:] for r in _typed(db, "600000")] == [(a, ts, int(s)) for a, ts, s in zip(amounts, statuses, st)]
