@@ -164,4 +164,5 @@ def test_unchanged_work_prints_sync_refresh_and_import_against_their_baselines()
     assert re.search(r"wall " + verdict + r" +cpu " + verdict + "$", sync), sync
     assert "都未重新计算" in line(lines, "sync     3 holdings")  # the failed sync said it recomputed nothing
     assert re.search(verdict + "$", line(lines, "refresh  profile --refresh of 3 symbols"))
+    assert re.search(r"ratio +\d+\.\d\d$", line(lines, "refresh  the same, first after a write"))
     assert re.search(r"pandas\.read_csv +\d+\.\d\d s cpu +" + verdict + "$", line(lines, "import   data import DIR"))
