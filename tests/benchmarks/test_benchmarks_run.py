@@ -166,3 +166,29 @@ def test_unchanged_work_prints_sync_refresh_and_import_against_their_baselines()
     assert re.search(verdict + "$", line(lines, "refresh  profile --refresh of 3 symbols"))
     assert re.search(r"ratio +\d+\.\d\d$", line(lines, "refresh  the same, first after a write"))
     assert re.search(r"pandas\.read_csv +\d+\.\d\d s cpu +" + verdict + "$", line(lines, "import   data import DIR"))
+
+
+def test_run_all_names_only_scripts_that_exist():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("run_all", BENCHMARKS / "run_all.py")
+    run_all = importlib.util.module_from_spec(spec)
+    sys.modules["run_all"] = run_all  # its data classes look their module up while being built
+    spec.loader.exec_module(run_all)
+    missing = sorted({row.script for row in run_all.ROWS if not (BENCHMARKS / row.script).exists()})
+    assert missing == []
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_run_all_runs_the_chosen_scripts_and_sums_them_up():
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "run_all.py"), "--quick", "--only", "stream_render"],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    summary = done.stdout.split("## summary", 1)[1].strip().splitlines()
+    assert len(summary) == 1 and re.match(r"stream_render\.py +\d+\.\d s  ok$", summary[0]), summary

@@ -101,8 +101,15 @@ def test_key_never_reaches_the_database(server, tmp_path):
     agent.run_turn(conversation.id, "一")
     agent.run_turn(conversation.id, "二")
     store.db.close()
+    read = []
     for path in tmp_path.glob("p.db*"):
-        assert PLANTED_KEY.encode() not in path.read_bytes()
+        try:  # another connection closing may remove the -wal/-shm files between glob and read
+            data = path.read_bytes()
+        except FileNotFoundError:
+            continue
+        assert PLANTED_KEY.encode() not in data, path.name
+        read.append(path.name)
+    assert "p.db" in read
 
 
 def test_listed_conversations_read_like_one_conversation(tmp_path):
