@@ -1,21 +1,22 @@
 """Calling `pixiu`, `pixiu chat …`, `pixiu ask TEXT …`, `pixiu cache …` and `pixiu context
 [TEXT] …` without typer's parsing when their argv holds only on/off flags, whole-number or
 text options given as `--name VALUE`, and plain arguments: typer's parameter coercion
-imports pydantic just to check the values' types, before the prompt can show or the answer
-can be printed. What a command accepts here is read from its own typer signature (the flag
-names its options declare, their types, bounds and defaults), so the two cannot drift;
-anything else (a value typer would refuse, --help, an unknown flag, `--name=VALUE`, a word
-starting with "-") goes through typer, which gives its own message."""
+imports pydantic just to check the values' types, and typer itself and every command's
+declaration are imported just to build the app, before the prompt can show or the answer
+can be printed. What a command accepts here is what its typer signature says (the flag
+names its options declare, their types, bounds and defaults): a declared command's is read
+from its declaration (`declared_signature`), `chat`'s and `ask`'s are written out in
+cli/talk.py, and tests/cli/test_fast_path.py checks each against typer's own reading
+(`fast_signature`), so they cannot drift. Anything else (a value typer would refuse,
+--help, an unknown flag, `--name=VALUE`, a word starting with "-") goes through typer,
+which gives its own message."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
-
-from typer.models import ArgumentInfo, OptionInfo
-from typer.utils import get_params_from_function
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,15 @@ class FastSignature:
     required: int  # how many of them argv must give (the optional ones come last)
 
 
-def _flag_names(name: str, info: OptionInfo) -> list[str]:
+@dataclass(frozen=True)
+class FastCommand:
+    """What the entry point calls with the keyword arguments `signature` reads from argv."""
+
+    run: Callable[..., None]
+    signature: FastSignature
+
+
+def _flag_names(name: str, info) -> list[str]:
     declared = [d for d in info.param_decls or () if d.startswith("-")]
     return declared or [f"--{name.replace('_', '-')}"]
 
@@ -66,13 +75,13 @@ def _value_kind(annotation) -> type | None:
     return None
 
 
-def _plain(info: OptionInfo) -> bool:
+def _plain(info) -> bool:
     """No behaviour beyond its type and bounds that typer would apply to the value."""
     extras = ("callback", "envvar", "parser", "click_type", "count", "clamp", "prompt")
     return not any(getattr(info, extra, None) for extra in extras)  # not every typer has each
 
 
-def _argument_kind(meta, info: ArgumentInfo) -> str | None:
+def _argument_kind(meta, info) -> str | None:
     """ "required" / "optional" for a plain string argument, None for anything else."""
     if meta.annotation is str and info.default is ...:
         return "required"
@@ -87,6 +96,9 @@ def fast_signature(command: Callable) -> FastSignature | None:
     goes through typer). Arguments must be plain strings, the optional ones after the
     required; `bool` options without an on/off pair are flags; int and str options without
     callbacks, parsers or clamping take a value. Read through typer's own reading."""
+    from typer.models import ArgumentInfo, OptionInfo
+    from typer.utils import get_params_from_function
+
     flags: dict[str, str] = {}
     values: dict[str, ValueOption] = {}
     defaults: dict[str, object] = {}
@@ -112,12 +124,49 @@ def fast_signature(command: Callable) -> FastSignature | None:
     return FastSignature(flags, values, defaults, tuple(arguments), kinds.count("required"))
 
 
-def fast_call(argv: list[str], commands: dict[str, Callable], default: str) -> tuple[Callable, dict] | None:
-    """(command, keyword arguments) when argv needs no parsing beyond what the signature
-    declares, else None. An empty argv is the `default` command with every default."""
+def declared_signature(command) -> FastSignature | None:
+    """`fast_signature` of the typer function commands/typer_surface.py generates for the
+    declared `command`, read from the declaration itself (no typer, no app)."""
+    from pixiu_cli.commands.declaration import CLI
+    from pixiu_cli.commands.values import Flag, Int, Real
+
+    flags: dict[str, str] = {}
+    values: dict[str, ValueOption] = {}
+    defaults: dict[str, object] = {}
+    arguments: list[str] = []
+    kinds: list[str] = []
+    for param in command.on(CLI):
+        kind = param.kind
+        if param.flag is None:
+            if param.many or kind.cli_type is not str or (kinds and kinds[-1] == "optional" and param.required):
+                return None
+            arguments.append(param.name)
+            kinds.append("required" if param.required else "optional")
+        elif isinstance(kind, Flag):
+            flags.update(dict.fromkeys((param.flag, *param.aliases), param.name))
+            defaults[param.name] = bool(param.default)
+        else:
+            defaults[param.name] = param.default
+            if kind.cli_type in (int, str):
+                low, high = (kind.low, kind.high) if isinstance(kind, Int | Real) else (None, None)
+                option = ValueOption(param.name, kind.cli_type, low, high)
+                values.update(dict.fromkeys((param.flag, *param.aliases), option))
+    extras = ([("--json", "as_json")] if command.record else []) + ([("--demo", "demo")] if command.demo else [])
+    for flag, name in extras:
+        flags[flag], defaults[name] = name, False
+    return FastSignature(flags, values, defaults, tuple(arguments), kinds.count("required"))
+
+
+def fast_call(
+    argv: list[str], commands: Mapping[str, Callable[[], FastCommand]], default: str
+) -> tuple[Callable, dict] | None:
+    """(the command's run, keyword arguments) when argv needs no parsing beyond what the
+    signature declares, else None. An empty argv is the `default` command with every
+    default. `commands`: each fast command's name → what loads it (only the one typed is)."""
     name, rest = (argv[0], argv[1:]) if argv else (default, [])
-    command = commands.get(name)
-    signature = fast_signature(command) if command else None
+    load = commands.get(name)
+    command = load() if load else None
+    signature = command.signature if command else None
     if signature is None:
         return None
     read = _read_argv(rest, signature)
@@ -127,7 +176,7 @@ def fast_call(argv: list[str], commands: dict[str, Callable], default: str) -> t
     if not signature.required <= len(words) <= len(signature.arguments):
         return None
     absent = {name: None for name in signature.arguments[len(words) :]}
-    return command, dict(signature.defaults, **options, **absent, **dict(zip(signature.arguments, words)))
+    return command.run, dict(signature.defaults, **options, **absent, **dict(zip(signature.arguments, words)))
 
 
 def _read_argv(rest: list[str], signature: FastSignature) -> tuple[dict, list[str]] | None:
