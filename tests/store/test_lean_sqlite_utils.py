@@ -1,16 +1,18 @@
 """sqlite-utils is imported without what pixiu never uses at start-up (store/__init__.py):
 click and dateutil's parser load when first used, the plugin manager is a stand-in that loads
-no plugin, and every feature still works; a later import of any of them gets the real one."""
+no plugin, its patterns compile when first used, and every feature still works; a later
+import of any of them gets the real one."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from types import ModuleType
 
 import pytest
 
-from pixiu_cli.optional_imports import Deferred, import_hiding
+from pixiu_cli.optional_imports import Deferred, LazyPattern, import_hiding
 
 PROBE = """\
 import sys
@@ -25,6 +27,11 @@ assert sqlite_utils.recipes.parsedate("2024-01-02") == "2024-01-02"
 assert callable(sqlite_utils.utils.click.progressbar)
 import sqlite_utils.plugins
 assert type(sqlite_utils.plugins.pm).__name__ == "PluginManager"
+import re, sqlite_utils.db
+assert type(sqlite_utils.db._virtual_table_using_re).__name__ == "LazyPattern"
+assert re.compile("a").__class__ is re.Pattern  # re.compile is itself again
+db.execute("create virtual table f using fts5(x)")
+assert db["f"].virtual_table_using == "FTS5"
 print("USED", *[m for m in ("click", "dateutil.parser", "pluggy") if m in sys.modules])
 """
 
@@ -57,3 +64,10 @@ def test_a_deferred_module_is_imported_on_first_use_and_a_stand_in_only_for_the_
     assert sys.modules["lean_probe_dep"].LOADED
     with pytest.raises(ImportError, match="not wanted"):  # after the import: the real module
         __import__("lean_probe_extra")
+
+
+def test_a_lazy_pattern_compiles_on_first_use_and_matches_as_the_pattern_would():
+    lazy = LazyPattern(r"create\s+virtual", re.IGNORECASE)
+    assert lazy._compiled is None
+    assert lazy.match("CREATE  VIRTUAL table").group() == "CREATE  VIRTUAL"
+    assert lazy.pattern == r"create\s+virtual" and lazy.flags & re.IGNORECASE
