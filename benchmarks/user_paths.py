@@ -5,8 +5,10 @@
               Also the first `pixiu cache` over the same calls with their explanations
               cleared (rows stored before explanations were kept: explained once, kept).
               Goal <= 3x --help.
-    context   `pixiu context --demo TEXT` (a new process, a question asked before in that
-              home) against `pixiu --help`. Goal <= 2x.
+    context   `pixiu context --demo TEXT` (a new process; a question asked before in that
+              home, and a new question each run) against `pixiu --help`, interleaved, with
+              the name tables in a cache of the run's own. Goal <= 2x. --before SRC also
+              times both from another source tree (e.g. an export of an older commit).
     profile   the refresh `pixiu profile --refresh` runs (services.analytics.refresh) for
               N synthetic symbols x Y years, against a numpy lower bound on the same bars:
               read each symbol's closes from SQLite, buy-and-hold and an MA20/60 crossover.
@@ -138,17 +140,47 @@ def bench_cache(turn_counts: list[int], runs: int) -> None:
 # -- context ----------------------------------------------------------------------------
 
 
-def bench_context(runs: int) -> None:
+CONTEXT_QUESTION = "宁德时代能买吗"
+FROM_SOURCE = (
+    "import sys; sys.path.insert(0, sys.argv.pop(1)); sys.argv[0] = 'pixiu'; from pixiu_cli.cli.app import main; main()"
+)
+
+
+def _new_question(run: int) -> str:
+    """A question no earlier run asked (its line not counted yet), told apart by letters: a
+    line's count is remembered with its digits as 0."""
+    return f"{CONTEXT_QUESTION}，问题 {''.join(chr(ord('a') + int(d)) for d in str(run))} 的细节如何"
+
+
+def bench_context(runs: int, before: str | None = None) -> None:
+    """`pixiu context --demo TEXT` with the question asked before (repeated) and with a new
+    one each run (new), against `pixiu --help`, interleaved; with `before`, the same two
+    from another source tree (its own home) in the same rounds."""
     with tempfile.TemporaryDirectory(prefix="pixiu-context-bench-") as tmp:
         env = clean_env(Path(tmp) / "home")
-        times = interleaved(
-            {"help": [PIXIU, "--help"], "context": [PIXIU, "context", "--demo", "宁德时代能买吗"]}, env, runs
+        env["XDG_CACHE_HOME"] = str(Path(tmp) / "cache")  # the name tables: not shared with other jobs
+        trees = {"": [PIXIU]}
+        if before:
+            trees["before "] = [sys.executable, "-c", FROM_SOURCE, str(Path(before).resolve())]
+        envs = {"": env, "before ": {**env, "PIXIU_HOME": str(Path(tmp) / "home-before")}}
+        for label, start in trees.items():  # warm-up: the demo's first start, the name table, .pyc files
+            process_cpu([*start, "context", "--demo", CONTEXT_QUESTION], envs[label])
+        process_cpu([PIXIU, "--help"], env)
+        samples: dict[str, list[tuple[float, float]]] = {"help": []}
+        for run in range(runs):
+            samples["help"].append(process_cpu([PIXIU, "--help"], env))
+            for label, start in trees.items():
+                for kind, question in (("repeated", CONTEXT_QUESTION), ("new", _new_question(run))):
+                    argv = [*start, "context", "--demo", question]
+                    samples.setdefault(f"{label}{kind}", []).append(process_cpu(argv, envs[label]))
+    med = {k: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v)) for k, v in samples.items()}
+    hw, hc = med.pop("help")
+    print(f"context  --help {hw * 1000:6.1f} ms (cpu {hc * 1000:6.1f})  [n={runs}, interleaved]")
+    for name, (cw, cc) in med.items():
+        print(
+            f"context  pixiu context --demo TEXT, {name:<17} {cw * 1000:7.1f} ms (cpu {cc * 1000:6.1f})  "
+            f"wall {verdict(cw / hw, 2.0)}  cpu {verdict(cc / hc, 2.0)}"
         )
-    (hw, hc), (cw, cc) = times["help"], times["context"]
-    print(
-        f"context  pixiu context --demo TEXT {cw * 1000:7.1f} ms (cpu {cc * 1000:6.1f})  "
-        f"--help {hw * 1000:6.1f} ms (cpu {hc * 1000:6.1f})  wall {verdict(cw / hw, 2.0)}  cpu {verdict(cc / hc, 2.0)}"
-    )
 
 
 # -- profile ----------------------------------------------------------------------------
@@ -425,6 +457,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=7, help="timed runs of each process (default 7)")
     parser.add_argument("--symbols", type=int, default=5000, help="profile: synthetic symbols (default 5000)")
     parser.add_argument("--files", type=int, default=500, help="import: synthetic CSV files (default 500)")
+    parser.add_argument("--before", metavar="SRC", help="context: also time another source tree")
     parser.add_argument("--rss-session", type=int, help=argparse.SUPPRESS)  # one rss variant, in a child
     parser.add_argument("--unbounded", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--bounded", action="store_true", help=argparse.SUPPRESS)
@@ -436,7 +469,7 @@ def main(argv: list[str] | None = None) -> int:
     runs = 1 if quick else args.runs
     sections = {
         "cache": lambda: bench_cache([3] if quick else [20, 200], runs),
-        "context": lambda: bench_context(runs),
+        "context": lambda: bench_context(runs, args.before),
         "profile": lambda: bench_profile(4 if quick else args.symbols, 2 if quick else 10),
         "import": lambda: bench_import(5 if quick else args.files, 1 if quick else 10),
         "stream": lambda: bench_stream(3_000 if quick else 50_000),

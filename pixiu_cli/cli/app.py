@@ -1,99 +1,58 @@
-"""The command line: the typer app, its command groups (one module each in this package),
-and the entry point with its one-line error handling. Commands import heavy modules inside
-themselves so `pixiu --help` stays fast (it never imports openai)."""
+"""The command line's entry point with its one-line error handling. The common calls of
+`pixiu`, `pixiu chat`, `pixiu ask`, `pixiu context`, `pixiu cache` and `pixiu data sync` run without typer
+(cli/fast.py); everything else goes through the typer app (cli/typer_app.py), imported then.
+Commands import heavy modules inside themselves so `pixiu --help` stays fast (it never
+imports openai)."""
 
 from __future__ import annotations
 
-import functools
 import sys
-from typing import Annotated
 
-import typer
-
-from pixiu_cli.cli import (
-    account,
-    alias,
-    analytics,
-    chat,
-    common,
-    config,
-    declared,
-    documents,
-    evals,
-    market,
-    mcp,
-    memory,
-    push,
-)
-from pixiu_cli.cli.fast import defaults_of, fast_call
+from pixiu_cli.cli import common
+from pixiu_cli.cli.fast import fast_call
 from pixiu_cli.errors import UserError
 
-app = typer.Typer(
-    name="pixiu",
-    help="貔貅 pixiu：A 股投资者的终端助理（DeepSeek 或任意 OpenAI 兼容接口；无 key 时离线）。",
-    no_args_is_help=False,
-    add_completion=False,
-    rich_markup_mode=None,
-    pretty_exceptions_enable=False,
-)
+
+def _talk(name: str):
+    def load():
+        from pixiu_cli.cli import talk
+
+        return getattr(talk, name)
+
+    return load
 
 
-def _version(shown: bool) -> None:
-    if shown:
-        from pixiu_cli import __version__
+def _declared(*path: str):
+    def load():
+        from pixiu_cli.cli.declared import fast_command
 
-        common.renderer().line(f"pixiu {__version__}")
-        raise typer.Exit()
+        return fast_command(*path)
 
-
-@app.callback(invoke_without_command=True)
-def root(
-    ctx: typer.Context,
-    version: Annotated[
-        bool, typer.Option("--version", help="显示版本并退出", is_eager=True, callback=_version)
-    ] = False,
-) -> None:
-    if ctx.invoked_subcommand is None:
-        chat.chat(**defaults_of(chat.chat))
+    return load
 
 
-# The order of `pixiu --help`.
-for group in (
-    chat,
-    ("sessions",),
-    ("brief",),
-    push,
-    ("context",),
-    documents,
-    account,
-    memory,
-    ("cache",),
-    evals,
-    alias,
-    config,
-    ("offline-server",),
-    market,
-    ("market", "fundamentals"),
-    ("news",),
-    analytics,
-    ("signal",),
-    mcp,
-):
-    # a tuple: top-level words declared in pixiu_cli/commands/
-    declared.register(app, group) if isinstance(group, tuple) else group.register(app)
+# The commands whose common calls skip typer (cli/fast.py): only the one typed is loaded.
+FAST_COMMANDS = {
+    "chat": _talk("CHAT"),
+    "ask": _talk("ASK"),
+    "cache": _declared("cache"),
+    "context": _declared("context"),
+    "data sync": _declared("data", "sync"),  # a failed sync says so before pydantic loads
+}
 
 
-# The commands whose common calls skip typer's parsing (cli/fast.py).
-FAST_COMMANDS = {"chat": chat.chat, "ask": chat.ask, "cache": declared.function("cache")}
-FAST_COMMANDS["context"] = declared.function("context")
-FAST_COMMANDS["data sync"] = declared.function("data", "sync")  # a failed sync says so before pydantic loads
+def __getattr__(name: str):
+    if name == "app":  # the typer app, for `from pixiu_cli.cli.app import app` (tests, scripts)
+        from pixiu_cli.cli.typer_app import app
+
+        return app
+    raise AttributeError(name)
 
 
-@functools.cache
 def _click_command():
-    """typer converts the app to a click command on every call; a process that runs main more
-    than once (the in-process runner) converts it once."""
-    return typer.main.get_command(app)
+    from pixiu_cli.cli.typer_app import click_command
+
+    return click_command()
 
 
 def main() -> None:
@@ -111,8 +70,6 @@ def _main() -> None:
         code = _click_command()(standalone_mode=False, prog_name="pixiu")
         if isinstance(code, int) and code:
             sys.exit(code)
-    except typer.Exit as exc:
-        sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         sys.exit(130)
     except BrokenPipeError:
@@ -121,9 +78,29 @@ def _main() -> None:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(141)
-    except typer.Abort:
+    except UserError as exc:
+        common.renderer().error(str(exc))
+        sys.exit(exc.exit_code)
+    except Exception as exc:
+        _exit_typer(exc)
+        from pixiu_cli.views.presenters import error_line
+
+        common.renderer().error(error_line(exc))
+        sys.exit(1)
+
+
+def _exit_typer(exc: Exception) -> None:
+    """Exit as typer's own exceptions ask; return for any other. Only a command that went
+    through typer can raise one, so typer is imported only if it is already."""
+    if "typer" not in sys.modules:
+        return
+    import typer
+
+    if isinstance(exc, typer.Exit):
+        sys.exit(exc.exit_code)
+    if isinstance(exc, typer.Abort):
         sys.exit(130)
-    except typer.TyperException as exc:  # usage errors (bad flags): one Chinese line naming the flag
+    if isinstance(exc, typer.TyperException):  # usage errors (bad flags): one Chinese line naming the flag
         from pixiu_cli.cli.usage import is_usage_error, usage_line
 
         if is_usage_error(exc):
@@ -131,11 +108,3 @@ def _main() -> None:
         elif hasattr(exc, "show"):
             exc.show()
         sys.exit(getattr(exc, "exit_code", 2))
-    except UserError as exc:
-        common.renderer().error(str(exc))
-        sys.exit(exc.exit_code)
-    except Exception as exc:
-        from pixiu_cli.views.presenters import error_line
-
-        common.renderer().error(error_line(exc))
-        sys.exit(1)

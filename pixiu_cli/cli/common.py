@@ -1,15 +1,13 @@
-"""What the commands share: the one-line error, the common options, opening the settings,
-the app or the database, and checking the values typed on the command line. Heavy modules
-are imported inside the functions so `pixiu --help` stays fast (it never imports openai)."""
+"""What the commands share: the one-line error, opening the settings, the app or the
+database, and checking the values typed on the command line (the typer options several
+commands share are in commands/typer_surface.py: `pixiu ask` runs without typer). Heavy
+modules are imported inside the functions so `pixiu --help` stays fast (no openai)."""
 
 from __future__ import annotations
 
 import sys
 from contextlib import contextmanager
 from datetime import datetime
-from typing import Annotated
-
-import typer
 
 from pixiu_cli.commands.values import read_stdin_text, require_utf8  # noqa: F401  (the ask's and the context's)
 from pixiu_cli.errors import UserError
@@ -17,12 +15,6 @@ from pixiu_cli.errors import UserError
 
 class CliError(UserError):
     """One line for the user, exit status 1."""
-
-
-ModelOpt = Annotated[str | None, typer.Option("--model", help="模型名（覆盖 PIXIU_MODEL）")]
-OfflineOpt = Annotated[bool, typer.Option("--offline", help="即使设置了 API key 也使用离线应答器")]
-DemoOpt = Annotated[bool, typer.Option("--demo", help="使用演示数据库")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="输出一个 JSON 文档")]
 
 
 def renderer(**kw):

@@ -5,16 +5,20 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from contextlib import contextmanager
-
-import typer
+from functools import cache
+from typing import TYPE_CHECKING
 
 from pixiu_cli.cli import common
+
+if TYPE_CHECKING:
+    import typer
+
+    from pixiu_cli.cli.fast import FastCommand
 
 
 @contextmanager
 def open_context(demo: bool):
     from contextlib import ExitStack
-    from functools import cache
 
     from pixiu_cli.commands.declaration import CLI, Context
 
@@ -38,12 +42,32 @@ def open_context(demo: bool):
         )
 
 
-def function(*path: str):
-    """The typer function of a declared command, for cli/fast.py's calls without typer."""
-    from pixiu_cli.commands.catalog import DECLARED
-    from pixiu_cli.commands.typer_surface import typer_function
+# The declared commands the entry point runs without typer (cli/fast.py), by the module that
+# declares them: importing the catalog would import every command's declaration.
+# tests/cli/test_fast_path.py checks these against the catalog.
+FAST_DECLARED = {
+    ("context",): "pixiu_cli.commands.context",
+    ("cache",): "pixiu_cli.commands.context",
+    ("data", "sync"): "pixiu_cli.commands.market_data",
+}
 
-    return typer_function(next(d for d in DECLARED if d.path == path), open_context)
+
+@cache
+def fast_command(*path: str) -> FastCommand:
+    """The declared command at `path`, to be called with the words cli/fast.py read."""
+    import importlib
+
+    from pixiu_cli.cli.fast import FastCommand, declared_signature
+    from pixiu_cli.commands.declaration import run_opened
+
+    command = next(d for d in importlib.import_module(FAST_DECLARED[path]).DECLARED if d.path == path)
+
+    def run_fast(**given) -> None:
+        status = run_opened(command, open_context, given)
+        if status:
+            raise SystemExit(status)
+
+    return FastCommand(run_fast, declared_signature(command))
 
 
 def register(app: typer.Typer, tops: Iterable[str]) -> None:

@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from pixiu_cli.cli import common
+from pixiu_cli.commands import typer_surface
 
 
 def eval_command(
@@ -22,8 +23,8 @@ def eval_command(
     ] = None,
     yes: Annotated[bool, typer.Option("--yes", help="--live 时不询问费用确认")] = False,
     history: Annotated[bool, typer.Option("--history", help="查看以往的回答评测结果")] = False,
-    model: common.ModelOpt = None,
-    offline: common.OfflineOpt = False,
+    model: typer_surface.ModelOpt = None,
+    offline: typer_surface.OfflineOpt = False,
 ) -> None:
     """上下文评测：每个用例检查组装出的 [上下文信息] 中必须出现 / 不得出现的事实，按类别给出通过率。
     不指定用例时，另外报告选择语料（data/selection）的调参集和留出集通过率；加 --live 做回答评测（含消融对照）。"""

@@ -1,21 +1,22 @@
 """Calling `pixiu`, `pixiu chat …`, `pixiu ask TEXT …`, `pixiu cache …`, `pixiu context
 [TEXT] …` and `pixiu data sync [CODES] …` without typer's parsing when their argv holds only on/off flags, whole-number or
 text options given as `--name VALUE`, and plain arguments: typer's parameter coercion
-imports pydantic just to check the values' types, before the prompt can show, the answer
-can be printed or a sync without network can say so. What a command accepts here is read from its own typer signature (the flag
-names its options declare, their types, bounds and defaults), so the two cannot drift;
-anything else (a value typer would refuse, --help, an unknown flag, `--name=VALUE`, a word
-starting with "-") goes through typer, which gives its own message."""
+imports pydantic just to check the values' types, and typer itself and every command's
+declaration are imported just to build the app, before the prompt can show or the answer
+can be printed. What a command accepts here is what its typer signature says (the flag
+names its options declare, their types, bounds and defaults): a declared command's is read
+from its declaration (`declared_signature`), `chat`'s and `ask`'s are written out in
+cli/talk.py, and tests/cli/test_fast_path.py checks each against typer's own reading
+(`fast_signature`), so they cannot drift. Anything else (a value typer would refuse,
+--help, an unknown flag, `--name=VALUE`, a word starting with "-") goes through typer,
+which gives its own message."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
-
-from typer.models import ArgumentInfo, OptionInfo
-from typer.utils import get_params_from_function
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,15 @@ class FastSignature:
     many: str | None = None  # the last positional parameter when it takes every word left
 
 
-def _flag_names(name: str, info: OptionInfo) -> list[str]:
+@dataclass(frozen=True)
+class FastCommand:
+    """What the entry point calls with the keyword arguments `signature` reads from argv."""
+
+    run: Callable[..., None]
+    signature: FastSignature
+
+
+def _flag_names(name: str, info) -> list[str]:
     declared = [d for d in info.param_decls or () if d.startswith("-")]
     return declared or [f"--{name.replace('_', '-')}"]
 
@@ -67,13 +76,13 @@ def _value_kind(annotation) -> type | None:
     return None
 
 
-def _plain(info: OptionInfo) -> bool:
+def _plain(info) -> bool:
     """No behaviour beyond its type and bounds that typer would apply to the value."""
     extras = ("callback", "envvar", "parser", "click_type", "count", "clamp", "prompt")
     return not any(getattr(info, extra, None) for extra in extras)  # not every typer has each
 
 
-def _argument_kind(meta, info: ArgumentInfo) -> str | None:
+def _argument_kind(meta, info) -> str | None:
     """ "required" / "optional" for a plain string argument, None for anything else."""
     if meta.annotation is str and info.default is ...:
         return "required"
@@ -92,6 +101,9 @@ def fast_signature(command: Callable) -> FastSignature | None:
     callbacks, parsers or clamping take a value; a last optional list argument takes every
     word left (typer passes it as a list, () when no word is given). Read through typer's
     own reading."""
+    from typer.models import ArgumentInfo, OptionInfo
+    from typer.utils import get_params_from_function
+
     flags: dict[str, str] = {}
     values: dict[str, ValueOption] = {}
     defaults: dict[str, object] = {}
@@ -118,15 +130,56 @@ def fast_signature(command: Callable) -> FastSignature | None:
     return FastSignature(flags, values, defaults, tuple(arguments), kinds.count("required"), many)
 
 
-def fast_call(argv: list[str], commands: dict[str, Callable], default: str) -> tuple[Callable, dict] | None:
-    """(command, keyword arguments) when argv needs no parsing beyond what the signature
-    declares, else None. An empty argv is the `default` command with every default; a
+def declared_signature(command) -> FastSignature | None:
+    """`fast_signature` of the typer function commands/typer_surface.py generates for the
+    declared `command`, read from the declaration itself (no typer, no app)."""
+    from pixiu_cli.commands.declaration import CLI
+    from pixiu_cli.commands.values import Flag, Int, Real
+
+    flags: dict[str, str] = {}
+    values: dict[str, ValueOption] = {}
+    defaults: dict[str, object] = {}
+    arguments: list[str] = []
+    kinds: list[str] = []
+    for param in command.on(CLI):
+        kind = param.kind
+        if param.flag is None:
+            later_required = kinds and kinds[-1] != "required" and param.required and not param.many
+            if kind.cli_type is not str or later_required or "many" in kinds:
+                return None
+            arguments.append(param.name)
+            # a `many` one is optional to typer (the declaration says when it is missing)
+            kinds.append("many" if param.many else "required" if param.required else "optional")
+        elif isinstance(kind, Flag):
+            if "/" not in param.flag:  # an on/off pair is typer's to read
+                flags.update(dict.fromkeys((param.flag, *param.aliases), param.name))
+            defaults[param.name] = bool(param.default)
+        else:
+            defaults[param.name] = param.default
+            if kind.cli_type in (int, str):
+                low, high = (kind.low, kind.high) if isinstance(kind, Int | Real) else (None, None)
+                option = ValueOption(param.name, kind.cli_type, low, high)
+                values.update(dict.fromkeys((param.flag, *param.aliases), option))
+    extras = ([("--json", "as_json")] if command.record else []) + ([("--demo", "demo")] if command.demo else [])
+    for flag, name in extras:
+        flags[flag], defaults[name] = name, False
+    many = arguments[-1] if kinds and kinds[-1] == "many" else None
+    return FastSignature(flags, values, defaults, tuple(arguments), kinds.count("required"), many)
+
+
+def fast_call(
+    argv: list[str], commands: Mapping[str, Callable[[], FastCommand]], default: str
+) -> tuple[Callable, dict] | None:
+    """(the command's run, keyword arguments) when argv needs no parsing beyond what the
+    signature declares, else None. An empty argv is the `default` command with every
+    default. `commands`: each fast command's name → what loads it (only the one typed is); a
     command of a group is named by its two words ("data sync")."""
     name, rest = (argv[0], argv[1:]) if argv else (default, [])
     if len(argv) > 1 and f"{argv[0]} {argv[1]}" in commands:
         name, rest = f"{argv[0]} {argv[1]}", argv[2:]
-    command = commands.get(name)
-    signature = fast_signature(command) if command else None
+    load = commands.get(name)
+    command = load() if load else None
+    signature = command.signature if command else None
     if signature is None:
         return None
     read = _read_argv(rest, signature)
@@ -139,7 +192,7 @@ def fast_call(argv: list[str], commands: dict[str, Callable], default: str) -> t
     if not signature.required <= len(words) <= len(signature.arguments):
         return None
     absent = {name: () if name == signature.many else None for name in signature.arguments[len(words) :]}
-    return command, dict(signature.defaults, **options, **absent, **dict(zip(signature.arguments, words)))
+    return command.run, dict(signature.defaults, **options, **absent, **dict(zip(signature.arguments, words)))
 
 
 def _read_argv(rest: list[str], signature: FastSignature) -> tuple[dict, list[str]] | None:

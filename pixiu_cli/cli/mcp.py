@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from pixiu_cli.cli import common
+from pixiu_cli.commands import typer_surface
 
 INSTALL_LINE = "pixiu mcp 需要可选的 MCP SDK：pip install 'pixiu-cli[mcp]'（或 pip install 'mcp>=2.3'）"
 
@@ -42,7 +43,7 @@ def mcp_command(
 @mcp_app.command("log")
 def mcp_log(
     limit: Annotated[int, typer.Option("--limit", help="最多显示 N 条", min=1, max=10000)] = 50,
-    as_json: common.JsonOpt = False,
+    as_json: typer_surface.JsonOpt = False,
 ) -> None:
     """其他代理通过 pixiu mcp 的调用：哪个代理、哪个工具、何时、结果。"""
     from pixiu_cli.store.shared import stores_of

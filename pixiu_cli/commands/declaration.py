@@ -191,3 +191,12 @@ def run(command: Command, ctx: Context, given: dict[str, Any], as_json: bool = F
         ctx.renderer.json(document)
     else:
         return command.view(ctx.renderer, result, ctx.spell)
+
+
+def run_opened(command: Command, opener: Callable[[bool], Any], given: dict[str, Any]) -> int | None:
+    """`run` on the command line: `given` holds the words typed for each parameter and the
+    --demo and --json flags; `opener(demo)` is the context manager giving the Context."""
+    given = dict(given)
+    demo, as_json = given.pop("demo", False), given.pop("as_json", False)
+    with opener(demo) as ctx:
+        return run(command, ctx, given, as_json)

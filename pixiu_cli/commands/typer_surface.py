@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 from typer.core import TyperGroup
 
-from pixiu_cli.commands.declaration import CLI, Command, Group, Param, run
+from pixiu_cli.commands.declaration import CLI, Command, Group, Param, run_opened
 from pixiu_cli.commands.values import Flag, Int, Real
 
 Opener = Callable[[bool], object]  # demo → a context manager giving the command's Context
@@ -55,19 +55,21 @@ def _annotation(param: Param):
     return Annotated[kind.cli_type | None, info], param.default
 
 
-_EXTRAS = {
-    "as_json": (Annotated[bool, typer.Option("--json", help="输出一个 JSON 文档")], False),
-    "demo": (Annotated[bool, typer.Option("--demo", help="使用演示数据库")], False),
-}
+# The options several commands take: the declared ones' --json and --demo, and the typer
+# commands' of cli/ (chat, ask, eval, mcp).
+ModelOpt = Annotated[str | None, typer.Option("--model", help="模型名（覆盖 PIXIU_MODEL）")]
+OfflineOpt = Annotated[bool, typer.Option("--offline", help="即使设置了 API key 也使用离线应答器")]
+DemoOpt = Annotated[bool, typer.Option("--demo", help="使用演示数据库")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="输出一个 JSON 文档")]
+
+_EXTRAS = {"as_json": (JsonOpt, False), "demo": (DemoOpt, False)}
 
 
 def typer_function(command: Command, opener: Opener) -> Callable:
     """The function typer registers for `command`: its parameters are the declared ones."""
 
     def declared_command(**given) -> None:
-        demo, as_json = given.pop("demo", False), given.pop("as_json", False)
-        with opener(demo) as ctx:
-            status = run(command, ctx, given, as_json)
+        status = run_opened(command, opener, given)
         if status:
             raise typer.Exit(status)
 

@@ -10,7 +10,6 @@ from functools import cache
 
 from pixiu_cli.domain.securities import FORMER_NAME_SOURCE, Security
 from pixiu_cli.market.security_list import ListedName, parse_name, shipped_names
-from pixiu_cli.market.sources import SourceError
 from pixiu_cli.store.securities import SecurityMaster
 
 # A list this much shorter than the shipped one is a truncated answer (baostock can end a
@@ -58,6 +57,8 @@ def refresh_master(
     to be every listed stock, so a short one is refused before anything is written."""
     stocks = [replace(s, updated_at=at) for s in securities if s.kind == "stock"]
     if whole_market and len(stocks) < MIN_SHARE_OF_SHIPPED * len(shipped_names()):
+        from pixiu_cli.market.sources import SourceError  # the sources load when one is used
+
         raise SourceError(f"{source} 证券列表只返回 {len(stocks):,} 只股票，疑似不完整：未写入，保留现有列表")
     known = {s.symbol for s in master.all()} | {s.code for s in shipped_names()}
     changed = renames(master, stocks)

@@ -3,7 +3,10 @@ only when used; tests feed their native shapes offline."""
 
 from __future__ import annotations
 
-from pixiu_cli.market.sources import PriceSource, SourceError
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # `pixiu --help` lists SOURCE_NAMES; the sources load when one is opened
+    from pixiu_cli.market.sources import PriceSource
 
 SOURCE_NAMES = ("baostock", "akshare")
 
@@ -17,4 +20,6 @@ def open_source(name: str, timeout: float = 20.0) -> PriceSource:
         from pixiu_cli.market.akshare_source import AkshareSource
 
         return AkshareSource(timeout=timeout)
+    from pixiu_cli.market.sources import SourceError
+
     raise SourceError(f"未知数据源 {name!r}（可选：{'、'.join(SOURCE_NAMES)}）")

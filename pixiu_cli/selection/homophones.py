@@ -13,8 +13,11 @@ run of characters with a vocabulary word (``data/selection/rules/words.toml``) w
 A character's reading is its usual one (的 is de, not the di of 的确), so a rare reading
 makes no typo.
 
-The fix has the same length as the typo, so offsets in the text do not move. pypinyin is
-imported on the first candidate, which most messages never have.
+The fix has the same length as the typo, so offsets in the text do not move. Which
+characters sound like each vocabulary character is shipped, worked out from pypinyin, in
+``data/selection/homophones.tsv`` (``scripts/build_homophones.py``; a test checks it against
+pypinyin), so a message is read without importing pypinyin and its 41,923-character
+dictionary (~40 ms of CPU in every process with a candidate, which is most questions).
 """
 
 from __future__ import annotations
@@ -100,11 +103,40 @@ def _pinyin():
     return pinyin, Style.NORMAL
 
 
+SOUNDS_FILE = "homophones.tsv"
+
+
+def sound_table() -> dict[str, str]:
+    """Each vocabulary character → every CJK character pypinyin knows that reads as it does
+    (its usual reading, toneless, fuzzy-folded), itself included: what the shipped file
+    holds. A character pypinyin does not know reads as itself, like no other."""
+    from pypinyin.pinyin_dict import pinyin_dict
+
+    by_reading: dict[str, set[str]] = {}
+    for ch in map(chr, pinyin_dict):
+        if _is_han(ch):  # a typo's character is one (`_homophone`)
+            for reading in readings(ch):
+                by_reading.setdefault(reading, set()).add(ch)
+    return {
+        ch: "".join(sorted(set().union(*(by_reading.get(r, {ch}) for r in readings(ch)))))
+        for ch in sorted(_vocabulary().chars)
+    }
+
+
+@cache
+def _sounds() -> dict[str, frozenset[str]]:
+    """The shipped sound table (``data/selection/homophones.tsv``)."""
+    from pixiu_cli.resources import data_dir
+
+    lines = (data_dir() / "selection" / SOUNDS_FILE).read_text(encoding="utf-8").splitlines()
+    return {ch: frozenset(alike) for ch, alike in (line.split("\t") for line in lines if line)}
+
+
 def _homophone(run: str, word: str) -> bool:
     differ = [i for i, (a, b) in enumerate(zip(run, word)) if a != b]
     if len(differ) != 1 or not _is_han(run[differ[0]]):
         return False
-    return not readings(run[differ[0]]).isdisjoint(readings(word[differ[0]]))
+    return run[differ[0]] in _sounds().get(word[differ[0]], ())
 
 
 def _candidates(text: str, start: int, vocabulary: _Vocabulary) -> list[str]:
@@ -156,6 +188,5 @@ def fix_homophones(text: str) -> str:
 
 
 def warm() -> None:
-    """Load pypinyin's dictionaries now (~0.3 s), off the first question that has a
-    homophone candidate."""
-    readings("一")
+    """Load the sound table now, off the first question that has a homophone candidate."""
+    _sounds()

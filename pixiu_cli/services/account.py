@@ -19,8 +19,6 @@ from pixiu_cli.domain.ledger import Position, StatedLot, cash_after, dec, positi
 from pixiu_cli.domain.valuation import AccountView, Close, account_cash, applied_dividends, value_account
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.store.database import write_transaction
-from pixiu_cli.store.memory import decision_ref
-from pixiu_cli.store.portfolio import set_position
 from pixiu_cli.store.shared import stores_of
 
 if TYPE_CHECKING:
@@ -190,6 +188,8 @@ def held_position(db: Database, symbol: str, now: datetime, method: str = "dilut
 def sync_holding(db: Database, symbol: str, now: datetime, method: str, at: str) -> Holding | None:
     """The holding row after the ledger changed: a stated holding stands (the ledger's later
     events move it when the account is read); any other row is the ledger's copy."""
+    from pixiu_cli.store.portfolio import set_position  # a write: reading the account needs none
+
     row = stores_of(db).investor.holding(symbol)
     if row is not None and row.basis == STATED:
         return row
@@ -257,6 +257,8 @@ def list_trades(db: Database, symbol: str | None = None) -> list[TradeLine]:
 
 
 def _trade_line(f: Fill, name: str | None) -> TradeLine:
+    from pixiu_cli.store.memory import decision_ref  # the memory store: only for trade lists
+
     return TradeLine(
         f.day,
         f.time,

@@ -132,7 +132,8 @@ def test_market_names_prints_both_trees_and_their_ratios():
 def test_user_paths_prints_every_figure_against_its_baseline():
     lines = run_quick("user_paths.py")
     verdict = r"ratio +\d+\.\d\d +goal <= \d\.\d\d +(OK|MISSED)"
-    for prefix in ("cache    3 turns", "context ", "import ", "stream "):
+    context = "context  pixiu context --demo TEXT, "
+    for prefix in ("cache    3 turns", context + "repeated", context + "new", "import ", "stream "):
         assert re.search(verdict, line(lines, prefix)), lines
     assert "3/3 calls explained when they finished" in line(lines, "cache    3 turns")
     profile = [candidate for candidate in lines if candidate.startswith("profile ")]

@@ -7,14 +7,19 @@ leaves everything else to typer."""
 from __future__ import annotations
 
 import functools
+import importlib
 
 import pytest
 import typer
 
-from pixiu_cli.cli import chat
+from pixiu_cli.cli import chat, talk
 from pixiu_cli.cli.app import FAST_COMMANDS as COMMANDS
 from pixiu_cli.cli.app import app
-from pixiu_cli.cli.fast import defaults_of, fast_call, fast_signature
+from pixiu_cli.cli.declared import FAST_DECLARED, open_context
+from pixiu_cli.cli.fast import declared_signature, defaults_of, fast_call, fast_signature
+from pixiu_cli.commands.catalog import DECLARED
+from pixiu_cli.commands.declaration import CLI, Command
+from pixiu_cli.commands.typer_surface import typer_function
 
 
 @functools.cache
@@ -72,7 +77,7 @@ def test_the_fast_path_passes_what_typer_would(argv):
     found = fast_call(argv, COMMANDS, default="chat")
     assert found is not None
     command, kwargs = found
-    assert command is COMMANDS.get(" ".join(argv[:2]), COMMANDS.get(argv[0]))
+    assert command is COMMANDS[" ".join(argv[:2]) if " ".join(argv[:2]) in COMMANDS else argv[0]]().run
     assert kwargs == typer_arguments(argv)
 
 
@@ -106,7 +111,7 @@ def test_anything_else_goes_through_typer(argv):
 
 def test_bare_pixiu_is_chat_with_every_default():
     command, kwargs = fast_call([], COMMANDS, default="chat")
-    assert command is chat.chat and kwargs == defaults_of(chat.chat) == typer_arguments(["chat"])
+    assert command is talk.chat and kwargs == defaults_of(chat.chat) == typer_arguments(["chat"])
 
 
 def test_every_plain_flag_of_the_signature_is_a_fast_flag():
@@ -117,13 +122,31 @@ def test_every_plain_flag_of_the_signature_is_a_fast_flag():
 
 
 def test_context_reads_its_value_options_with_their_bounds():
-    signature = fast_signature(COMMANDS["context"])
+    signature = COMMANDS["context"]().signature
     assert set(signature.values) == {"--conversation", "--turn"}
     assert signature.values["--turn"].low == 1 and signature.required == 0
 
 
 def test_a_list_argument_takes_the_words_left():
-    signature = fast_signature(COMMANDS["data sync"])
+    signature = COMMANDS["data sync"]().signature
     assert signature.arguments == ("codes",) and signature.many == "codes" and signature.required == 0
     assert fast_call(["data", "sync"], COMMANDS, default="chat")[1]["codes"] == ()
     assert fast_call(["data", "sync", "1", "2"], COMMANDS, default="chat")[1]["codes"] == ["1", "2"]
+
+
+@pytest.mark.parametrize("typed, written", [(chat.chat, talk.CHAT), (chat.ask, talk.ASK)], ids=["chat", "ask"])
+def test_chat_and_ask_signatures_written_out_are_what_typer_reads(typed, written):
+    assert written.signature == fast_signature(typed)
+
+
+@pytest.mark.parametrize(
+    "command", [d for d in DECLARED if isinstance(d, Command) and CLI in d.surfaces], ids=lambda d: d.name
+)
+def test_a_declarations_signature_is_what_typer_reads_from_its_typer_function(command):
+    assert declared_signature(command) == fast_signature(typer_function(command, open_context))
+
+
+def test_the_declared_fast_commands_are_the_catalogs():
+    for path, module in FAST_DECLARED.items():
+        declared = next(d for d in importlib.import_module(module).DECLARED if d.path == path)
+        assert any(d is declared for d in DECLARED), path

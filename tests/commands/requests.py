@@ -29,14 +29,14 @@ def slash_request(path: tuple[str, ...], line: str):
 
 def cli_request(path: tuple[str, ...], monkeypatch, tmp_path, *argv: str):
     """The request the command line's generated command builds from `argv` (the service is not called)."""
-    from pixiu_cli.commands import typer_surface
+    from pixiu_cli.commands import declaration
 
     built = []
 
     def build_only(command, ctx, given, as_json=False):
         built.append(command.request(**read_values(command, given, ctx)))
 
-    monkeypatch.setattr(typer_surface, "run", build_only)
+    monkeypatch.setattr(declaration, "run", build_only)  # what the command line runs (run_opened)
     done = pixiu_in_process(clean_env(tmp_path), *path, *argv, text=True)
     return done, built
 

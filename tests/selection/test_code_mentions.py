@@ -318,7 +318,9 @@ def spelled_codes(draw):
     return code, spelled
 
 
-SAFE_SEPARATORS = "，。、；！？（）《》「」买看和是"
+# Not 是: the amount rule reads through it (价是600519, $是600000 are amounts), so random text
+# ending in an amount word before it would rightly hide the code.
+SAFE_SEPARATORS = "，。、；！？（）《》「」买看和"
 
 
 @settings(max_examples=300, deadline=None)

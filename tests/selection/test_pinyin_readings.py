@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 
 import pytest
 
+from pixiu_cli.resources import data_dir
 from pixiu_cli.selection import homophones
 from tests.helpers import fresh_python
 
@@ -42,3 +44,21 @@ def test_the_lean_import_leaves_the_environment_as_it_was():
         "print(len(PHRASES_DICT), os.environ.get('PYPINYIN_NO_PHRASES'), os.environ['PYPINYIN_NO_DICT_COPY'])\n"
     )
     assert fresh_python(code).split() == ["0", "None", "mine"]
+
+
+@pytest.mark.slow  # every character pypinyin knows, read once (~1 s)
+def test_the_shipped_sound_table_is_what_pypinyin_reads():
+    shipped = (data_dir() / "selection" / homophones.SOUNDS_FILE).read_text(encoding="utf-8")
+    built = homophones.sound_table()
+    assert shipped == "".join(f"{ch}\t{alike}\n" for ch, alike in built.items()), (
+        "run python scripts/build_homophones.py"
+    )
+
+
+def test_typos_are_fixed_without_importing_pypinyin(monkeypatch):
+    homophones.readings.cache_clear()
+    homophones._pinyin.cache_clear()
+    monkeypatch.setitem(sys.modules, "pypinyin", None)  # an import of it now fails
+    assert homophones.fix_homophones("我的藏位太重了") == "我的仓位太重了"
+    assert homophones.fix_homophones("迟仓的股票") == "持仓的股票"
+    assert homophones.fix_homophones("宁德时代能买吗") == "宁德时代能买吗"

@@ -1,0 +1,198 @@
+"""What `pixiu chat` (the REPL) and `pixiu ask` (one question, then exit) do, without typer:
+the entry point calls these directly for their common argv (cli/fast.py), and the typer
+commands in chat.py declare their options and call them."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager, nullcontext
+
+from pixiu_cli.cli import common
+from pixiu_cli.cli.fast import FastCommand, FastSignature, ValueOption
+
+
+def chat(demo: bool, resume: int | None, continue_: bool, model: str | None, offline: bool) -> None:
+    """`pixiu chat`: the REPL."""
+    if resume is not None and continue_:
+        raise common.CliError("--resume 和 --continue 只能选一个")
+    with common.opened(model, offline, demo, resume, continue_) as (renderer, app_, conversation_id):
+        from pixiu_cli.repl.loop import run_repl
+        from pixiu_cli.repl.state import ReplState
+
+        state = ReplState(app=app_, renderer=renderer, conversation_id=conversation_id)
+        where = f"继续对话 {conversation_id}" if conversation_id else "新对话"
+        renderer.banner(mode_line=app_.mode_line, conversation_line=f"{where} · 数据目录 {app_.settings.home}")
+        if conversation_id:
+            _recap(renderer, app_, conversation_id)
+        run_repl(state)
+
+
+def _recap(renderer, app_, conversation_id: int) -> None:
+    """The recap /resume shows, for `chat --resume N` and `chat --continue`."""
+    from pixiu_cli.services.conversations import resume
+    from pixiu_cli.views.sessions import show_recap
+
+    resumed = resume(app_.store, conversation_id)
+    if resumed is not None:
+        show_recap(renderer, resumed, app_.settings.model)
+
+
+def ask(
+    text: str | None,
+    as_json: bool,
+    continue_: bool,
+    conversation: int | None,
+    model: str | None,
+    offline: bool,
+    demo: bool,
+    retry_partial: bool | None,
+) -> None:
+    """`pixiu ask`: one question, its answer, then exit (status 1 or 130 when the turn did not complete)."""
+    if conversation is not None and continue_:
+        raise common.CliError("--conversation 和 --continue 只能选一个")
+    if text is None and common.stdin_is_terminal():
+        raise common.CliError("缺少问题：pixiu ask 问题（或从管道输入：echo 问题 | pixiu ask）")
+    if text is None or text == "-":
+        text = common.read_stdin_text()
+    common.require_utf8(text)
+    if not text.strip():
+        raise common.CliError("问题为空")
+    from pixiu_cli.services.ask import AskRequest
+    from pixiu_cli.services.ask import ask as ask_question
+
+    loaded = common.settings(model, offline)
+    shown = common.renderer()
+    retry_partial = as_json if retry_partial is None else retry_partial
+    # A retried reply must not follow half of the first one on stdout: print it whole.
+    whole = as_json or retry_partial
+    sink = _silent() if whole else _ReaderSafeReply(shown)
+    opened = _opened(shown, model, offline, demo, conversation, continue_)
+    request = AskRequest(text, retry_partial=retry_partial, must_keep=True)
+    result = ask_question(request, opened, sink, home=loaded.home, now=common.now(loaded))
+    _refuse_unstored(result)
+    if not whole and sink.gone:
+        raise BrokenPipeError  # the turn completed and is stored; the exit is the pipe's
+    if result.turn is not None:
+        _show(shown, result.turn, as_json, whole, result.model, loaded.offline)
+    if result.turn is None or result.turn.status != "complete":
+        raise SystemExit(130 if result.interrupted else 1)
+
+
+@contextmanager
+def _opened(shown, model, offline, demo, conversation, continue_):
+    """The app and the conversation `ask` continues (None: a new one), explanations of a
+    cache miss waited for before the process ends."""
+    from pixiu_cli.accounting.explain import one_shot_explanations
+
+    with (
+        one_shot_explanations(),
+        common.opened(model, offline, demo, conversation, continue_, new_if_none=True, shown=shown) as (_, app_, cid),
+    ):
+        yield app_, cid
+
+
+def _silent():
+    from pixiu_cli.agent.calls import SilentSink
+
+    return nullcontext(SilentSink())
+
+
+class _ReaderSafeReply:
+    """The reply streamed to stdout. A reader that goes away (`| head -1`) cuts the output
+    only: the turn completes and is stored, then the exit is the pipe's."""
+
+    def __init__(self, shown):
+        self.shown, self.gone, self._reply = shown, False, None
+
+    def __enter__(self):
+        from pixiu_cli.agent.calls import ReaderSafeSink
+
+        self._reply = self.shown.reply()
+        self._sink = ReaderSafeSink(self._reply.__enter__())
+        return self._sink
+
+    def __exit__(self, *exc):
+        self.gone = self._sink.gone
+        return self._reply.__exit__(*exc)
+
+
+def _refuse_unstored(result) -> None:
+    """A turn that could not be stored: its cause and where the question was kept, one line."""
+    from pixiu_cli.views.presenters import error_line
+    from pixiu_cli.views.turn_end import ask_kept_line
+
+    if result.unstored is None:
+        return
+    if result.kept is None:
+        raise result.unstored  # one line from main; nowhere held the question
+    raise common.CliError(ask_kept_line(error_line(result.unstored), result.kept)) from None
+
+
+def _show(shown, turn, as_json: bool, whole: bool, model: str | None, offline: bool) -> None:
+    if as_json:
+        shown.json(_json_result(turn, model, offline), indent=None)
+    elif whole and turn.reply:
+        shown.markdown(turn.reply)
+    if not as_json and turn.error:
+        shown.error(turn.error)
+
+
+def _json_result(result, model: str | None, offline: bool) -> dict:
+    u = result.usage
+    return {
+        "conversation_id": result.conversation_id,
+        "turn_id": result.turn_id,
+        "turn": result.seq,
+        "reply": result.reply,
+        "status": result.status,
+        "error": result.error,
+        "notices": list(result.notices),
+        "model": model,
+        "offline": offline,
+        "attempts": result.attempts,
+        "usage": {
+            "prompt_tokens": u.prompt_tokens,
+            "completion_tokens": u.completion_tokens,
+            "cache_hit_tokens": u.cache_hit_tokens,
+            "cache_miss_tokens": u.cache_miss_tokens,
+        },
+    }
+
+
+# What cli/fast.py reads from argv for each: chat.py's typer signatures, written out here so
+# the entry point need not import typer to read them (tests/cli/test_fast_path.py checks
+# that they are what typer reads from chat.py).
+_MODEL = ValueOption("model", str)
+CHAT = FastCommand(
+    chat,
+    FastSignature(
+        flags={"--demo": "demo", "--continue": "continue_", "-c": "continue_", "--offline": "offline"},
+        values={"--resume": ValueOption("resume", int), "--model": _MODEL},
+        defaults={"demo": False, "resume": None, "continue_": False, "model": None, "offline": False},
+        arguments=(),
+        required=0,
+    ),
+)
+ASK = FastCommand(
+    ask,
+    FastSignature(
+        flags={
+            "--json": "as_json",
+            "--continue": "continue_",
+            "-c": "continue_",
+            "--offline": "offline",
+            "--demo": "demo",
+        },
+        values={"--conversation": ValueOption("conversation", int), "--model": _MODEL},
+        defaults={
+            "as_json": False,
+            "continue_": False,
+            "conversation": None,
+            "model": None,
+            "offline": False,
+            "demo": False,
+            "retry_partial": None,
+        },
+        arguments=("text",),
+        required=0,
+    ),
+)
