@@ -59,7 +59,11 @@ def derive_positions(
     `fills`: the ledger when the caller has already read it."""
 
     holdings = stores_of(db).investor.holdings()
-    ledger = stores_of(db).account.fills() if fills is None else fills
+    store = stores_of(db).account
+    if fills is not None:
+        ledger = fills
+    else:  # the named stocks' fills only: one indexed read each, not the whole ledger
+        ledger = store.fills() if symbols is None else [f for s in symbols for f in store.fills(s)]
     fills = [f for f in ledger if day is None or f.day <= day]
     lots = {s: lot for s, lot in stated_lots(holdings).items() if day is None or lot.day <= day}
     wanted = sorted({f.symbol for f in fills if f.symbol} | set(lots)) if symbols is None else symbols

@@ -36,6 +36,9 @@ if TYPE_CHECKING:
     from sqlite_utils import Database
 
 
+_CHUNK = 10_000  # fills written per prepared INSERT
+
+
 @dataclass(frozen=True)
 class HoldingChange:
     symbol: str
@@ -132,9 +135,11 @@ def _cash(store: AccountStore, statement: Statement, today: date) -> tuple[CashB
 def _write(db: Database, plan: FillPlan, changes, cash, method: str, where: str, at: str, as_of: str) -> None:
     store = stores_of(db).account
     with write_transaction(db):
-        for fill in plan.added:
-            decision = stores_of(db).portfolio.statement_decision(fill) if fill.kind in (BUY, SELL) else None
-            store.add_fill(replace(fill, decision_id=decision), source_file=where, at=at)
+        for start in range(0, len(plan.added), _CHUNK):
+            chunk = plan.added[start : start + _CHUNK]
+            trades = [f for f in chunk if f.kind in (BUY, SELL)]
+            decisions = dict(zip((id(f) for f in trades), stores_of(db).portfolio.statement_decisions(trades)))
+            store.add_fills([replace(f, decision_id=decisions.get(id(f))) for f in chunk], source_file=where, at=at)
         for manual, fill in plan.matched:
             store.take_over(manual, fill, source_file=where, at=at)
         if cash is not None:

@@ -25,19 +25,64 @@ def _fill(r: dict) -> Fill:
 
 
 _ORDER = "order by day, coalesce(time, ''), id"
+# the columns a Fill reads, in its fields' order, with the row id (its seq) last
+_SELECT = ", ".join(f for f in Fill.__dataclass_fields__ if f != "seq") + ", id"
+
+
+def _plain(row: tuple) -> Fill | None:
+    """The row as its Fill when every value already has its field's type (what pixiu writes):
+    the per-field readers of `_fill` cost more than the rest of reading a large ledger."""
+    (fill_id, day, time, kind, symbol, name, quantity, price, amount, fees, cash_change, balance, account,
+     contract, origin, decision_id, recorded_at, contract_kind, seq) = row  # fmt: skip
+    for value in (quantity, price, amount, fees):
+        if type(value) is not float:
+            return None
+    for value in (cash_change, balance):
+        if value is not None and type(value) is not float:
+            return None
+    for value in (fill_id, day, time, kind, symbol, name, account, contract, recorded_at, contract_kind):
+        if value is not None and type(value) is not str:
+            return None
+    if type(fill_id) is not str or type(day) is not str or type(kind) is not str:
+        return None
+    if (decision_id is not None and type(decision_id) is not int) or type(origin) not in (str, type(None)):
+        return None
+    return Fill(
+        fill_id, day, time, kind, symbol, name, quantity, price, amount, fees, cash_change, balance, account,
+        contract, origin or "statement", decision_id, recorded_at, seq, contract_kind,
+    )  # fmt: skip
 
 
 class AccountStore:
     def __init__(self, db: Database):
         self.db = db
 
-    def fills(self, symbol: str | None = None) -> list[Fill]:
-        """Live fills in the order they happened (day, time, then the order recorded)."""
+    def fills(self, symbol: str | None = None, *, since: str | None = None) -> list[Fill]:
+        """Live fills in the order they happened (day, time, then the order recorded); with
+        `since` (a day), only those dated on it or later."""
         where, params = "deleted_at is null", []
         if symbol:
             where += " and symbol = ?"
             params.append(symbol)
-        return [_fill(r) for r in dict_rows(self.db, f"select * from account_fills where {where} {_ORDER}", params)]
+        if since:
+            where += " and day >= ?"
+            params.append(since)
+        cursor = self.db.conn.execute(f"select {_SELECT} from account_fills where {where} {_ORDER}", params)
+        out = []
+        for row in cursor:
+            fill = _plain(row)
+            out.append(fill if fill is not None else self._checked(row[-1]))
+        return out
+
+    def _checked(self, row_id: int) -> Fill:
+        return _fill(dict_rows(self.db, "select * from account_fills where id = ?", [row_id])[0])
+
+    def symbols(self) -> list[str]:
+        """The stocks the live ledger has fills of."""
+        rows = self.db.conn.execute(
+            "select distinct symbol from account_fills where deleted_at is null and symbol is not null order by symbol"
+        )
+        return [r[0] for r in rows]
 
     def version(self) -> tuple:
         """Changes with every write to the ledger or the stated balances (the account is
@@ -59,6 +104,14 @@ class AccountStore:
         row["recorded_at"] = at
         self.db.conn.execute(
             f"insert into account_fills ({', '.join(row)}) values ({', '.join('?' * len(row))})", list(row.values())
+        )
+
+    def add_fills(self, fills: list[Fill], *, source_file: str | None, at: str) -> None:
+        """`add_fill` for many fills: one prepared INSERT run over all of them."""
+        names = [*_FILL_COLUMNS, "source_file", "recorded_at"]
+        rows = [(*(getattr(f, k) for k in _FILL_COLUMNS), source_file, at) for f in fills]
+        self.db.conn.executemany(
+            f"insert into account_fills ({', '.join(names)}) values ({', '.join('?' * len(names))})", rows
         )
 
     def take_over(self, manual: Fill, statement: Fill, *, source_file: str | None, at: str) -> None:
