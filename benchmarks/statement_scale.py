@@ -79,7 +79,9 @@ class _Writer:
         self.price = {code: self.rng.uniform(5, 80) for code, _ in names}
         self.balance, self.contract, self.written = 0.0, 1000, 0
 
-    def row(self, day: date, second: int, code: str, name: str, action: str, qty, price, amount, fees, change, numbered):
+    def row(
+        self, day: date, second: int, code: str, name: str, action: str, qty, price, amount, fees, change, numbered
+    ):
         self.balance = round(self.balance + change, 2)
         self.contract += 1
         t = f"{9 + second // 3600:02d}:{second // 60 % 60:02d}:{second % 60:02d}"
@@ -176,7 +178,9 @@ def main() -> None:
         if not path.exists():
             started = time.perf_counter()
             write_statement(path, args.rows)
-            print(f"wrote {args.rows:,} rows, {path.stat().st_size / 2**20:.0f} MiB in {time.perf_counter() - started:.0f} s")
+            print(
+                f"wrote {args.rows:,} rows, {path.stat().st_size / 2**20:.0f} MiB in {time.perf_counter() - started:.0f} s"
+            )
         pandas = [sys.executable, "-c", f"import pandas; pandas.read_csv({str(path)!r})"]
         baseline, imports = [], []
         for rep in range(args.reps):
@@ -195,9 +199,13 @@ def report(baseline, imports, holdings) -> None:
     b_wall, b_cpu, b_rss = (_median(baseline, i) for i in range(3))
     print(f"import   wall {wall:7.1f} s  CPU {cpu:7.1f} s  peak RSS {rss:7.0f} MiB")
     print(f"pandas   wall {b_wall:7.1f} s  CPU {b_cpu:7.1f} s  peak RSS {b_rss:7.0f} MiB")
-    print(f"ratio    wall {wall / b_wall:7.2f}×   CPU {cpu / b_cpu:7.2f}×   RSS {rss / b_rss:.2f}×   (goal ≤ {IMPORT_GOAL}×)")
+    print(
+        f"ratio    wall {wall / b_wall:7.2f}×   CPU {cpu / b_cpu:7.2f}×   RSS {rss / b_rss:.2f}×   (goal ≤ {IMPORT_GOAL}×)"
+    )
     h_wall, h_cpu, h_rss = (_median(holdings, i) for i in range(3))
-    print(f"holdings wall {h_wall:7.2f} s  CPU {h_cpu:7.2f} s  peak RSS {h_rss:7.0f} MiB  (goal ≤ {HOLDINGS_GOAL} s wall)")
+    print(
+        f"holdings wall {h_wall:7.2f} s  CPU {h_cpu:7.2f} s  peak RSS {h_rss:7.0f} MiB  (goal ≤ {HOLDINGS_GOAL} s wall)"
+    )
 
 
 if __name__ == "__main__":

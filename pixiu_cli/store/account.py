@@ -8,6 +8,7 @@ from dataclasses import asdict
 from sqlite_utils import Database
 
 from pixiu_cli.domain.account import CashBalance, Fill
+from pixiu_cli.domain.ledger import Checkpoint
 from pixiu_cli.store.rows import dict_rows, number, record
 
 _FILL_COLUMNS = tuple(f for f in Fill.__dataclass_fields__ if f not in ("recorded_at", "seq"))
@@ -126,6 +127,24 @@ class AccountStore:
 
     def link_decision(self, fill_id: str, decision_id: int) -> None:
         self.db.conn.execute("update account_fills set decision_id = ? where fill_id = ?", [decision_id, fill_id])
+
+    # checkpoints (the triggers of schema.py m032 drop those a change of the ledger alters) --
+    def checkpoints(self, symbols: list[str]) -> dict[str, Checkpoint]:
+        out = {}
+        for start in range(0, len(symbols), 500):
+            part = symbols[start : start + 500]
+            rows = self.db.conn.execute(
+                f"select symbol, through, state from position_checkpoints where symbol in ({', '.join('?' * len(part))})",
+                part,
+            )
+            out.update({r[0]: Checkpoint(*r) for r in rows if all(type(v) is str for v in r)})
+        return out
+
+    def save_checkpoints(self, checkpoints: list[Checkpoint]) -> None:
+        self.db.conn.executemany(
+            "insert or replace into position_checkpoints (symbol, through, state) values (?, ?, ?)",
+            [(c.symbol, c.through, c.state) for c in checkpoints],
+        )
 
     # cash -------------------------------------------------------------------------------
     def set_cash(self, cash: CashBalance, at: str) -> None:

@@ -34,7 +34,9 @@ def fills(draw, first: int, last: int, prefix: str) -> list[Fill]:
         amount = round(qty * float(price), 2) if kind in (BUY, SELL) else float(draw(st.integers(1, 99_999))) / 100
         fees = float(draw(st.integers(0, 999))) / 100
         time = draw(st.sampled_from([None, "09:31:00", "14:00:00"]))
-        out.append(Fill(f"{prefix}{i}", day, time, kind, SYMBOL, "招商银行", qty, float(price), amount, fees, None, None))
+        out.append(
+            Fill(f"{prefix}{i}", day, time, kind, SYMBOL, "招商银行", qty, float(price), amount, fees, None, None)
+        )
     return sorted(out, key=lambda f: (f.day, f.time or ""))
 
 
@@ -51,10 +53,7 @@ def actions(draw, first: int, last: int) -> list[CorporateAction]:
 
 
 @settings(max_examples=300, deadline=None)
-@given(
-    cut=st.integers(0, 200),
-    data=st.data(),
-)
+@given(cut=st.integers(0, 200), data=st.data())
 def test_resumed_from_a_checkpoint_equals_the_whole_derivation(cut, data):
     gap = BOOKED_AFTER.days + 1
     early = data.draw(fills(0, cut, "e"))
