@@ -58,16 +58,14 @@ class AccountStore:
     def __init__(self, db: Database):
         self.db = db
 
-    def fills(self, symbol: str | None = None, *, since: str | None = None) -> list[Fill]:
+    def fills(self, symbol: str | None = None, *, since: str | None = None, on: str | None = None) -> list[Fill]:
         """Live fills in the order they happened (day, time, then the order recorded); with
-        `since` (a day), only those dated on it or later."""
+        `since` (a day), only those dated on it or later; with `on`, those of that day."""
         where, params = "deleted_at is null", []
-        if symbol:
-            where += " and symbol = ?"
-            params.append(symbol)
-        if since:
-            where += " and day >= ?"
-            params.append(since)
+        for clause, value in ((" and symbol = ?", symbol), (" and day >= ?", since), (" and day = ?", on)):
+            if value:
+                where += clause
+                params.append(value)
         cursor = self.db.conn.execute(f"select {_SELECT} from account_fills where {where} {_ORDER}", params)
         out = []
         for row in cursor:
@@ -77,6 +75,9 @@ class AccountStore:
 
     def _checked(self, row_id: int) -> Fill:
         return _fill(dict_rows(self.db, "select * from account_fills where id = ?", [row_id])[0])
+
+    def last_id(self) -> int:
+        return self.db.conn.execute("select coalesce(max(id), 0) from account_fills").fetchone()[0]
 
     def symbols(self) -> list[str]:
         """The stocks the live ledger has fills of."""
