@@ -110,7 +110,7 @@ def _from_checkpoints(
         out[s], new_mark = checkpointed(s, own, lot=lot, actions=actions.get(s, ()), until=until, resume=mark)
         if new_mark is not None and new_mark != mark:
             fresh.append(new_mark)
-    if fresh and db.conn.in_transaction:
+    if fresh:
         store.save_checkpoints(fresh)
     return out
 

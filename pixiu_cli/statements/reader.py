@@ -26,7 +26,6 @@ from pixiu_cli.statements.rows import BadCell, Parsed, Skipped, read_row
 from pixiu_cli.statements.signs import Signs
 from pixiu_cli.statements.spill import SortedSpill
 from pixiu_cli.statements.table import Row, line_rows, looks_like_html, rows, separator
-from pixiu_cli.statements.workbook import XLS_MAGIC, XLSX_MAGIC, xls_rows, xlsx_rows
 
 
 @dataclass(frozen=True)
@@ -59,10 +58,10 @@ def _table(path: Path) -> Iterator[Row]:
     try:
         with open(path, "rb") as f:
             magic = f.read(4)
-        if magic.startswith(XLSX_MAGIC):
-            return iter(xlsx_rows(path.read_bytes()))
-        if magic.startswith(XLS_MAGIC):
-            return iter(xls_rows(path.read_bytes()))
+        if magic.startswith((b"PK\x03\x04", b"\xd0\xcf\x11\xe0")):  # a workbook: only then its reader
+            from pixiu_cli.statements.workbook import XLSX_MAGIC, xls_rows, xlsx_rows
+
+            return iter(xlsx_rows(path.read_bytes()) if magic.startswith(XLSX_MAGIC) else xls_rows(path.read_bytes()))
         return _text_table(path)
     except OSError as exc:
         raise StatementError(f"无法读取 {path}：{exc.strerror or type(exc).__name__}") from None

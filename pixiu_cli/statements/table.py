@@ -26,7 +26,8 @@ _FORCED = re.compile(r'^="?(.*?)"?$')
 def clean(cell: str) -> str:
     """The cell as one spelling: NFKC before anything reads it, so ６００５１９ is 600519 and
     １００ is 100 (one stock, one number, however the client widened them)."""
-    text = unicodedata.normalize("NFKC", cell).strip()
+    # NFKC leaves ASCII as it is: most cells of a large statement skip it
+    text = cell.strip() if cell.isascii() else unicodedata.normalize("NFKC", cell).strip()
     if text.startswith("="):
         text = _FORCED.match(text).group(1)
     return text.strip("'\" ")

@@ -142,6 +142,10 @@ class AccountStore:
         return out
 
     def save_checkpoints(self, checkpoints: list[Checkpoint]) -> None:
+        """Inside a writer's transaction (an import, a trade) only: a read never takes the write
+        lock for a cache."""
+        if not self.db.conn.in_transaction:
+            return
         self.db.conn.executemany(
             "insert or replace into position_checkpoints (symbol, through, state) values (?, ?, ?)",
             [(c.symbol, c.through, c.state) for c in checkpoints],
