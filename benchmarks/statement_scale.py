@@ -18,7 +18,9 @@ second: two real fills that must both count.
 
 Goals (printed, never asserted): import ≤ 3× pandas; `pixiu holdings` ≤ 1 s wall.
 
-Run:  python benchmarks/statement_scale.py [--rows 1000000] [--reps 3] [--src TREE] [--keep DIR]
+    again     (--again) the same file imported again into that home: nothing added
+
+Run:  python benchmarks/statement_scale.py [--rows 1000000] [--reps 3] [--again] [--src TREE] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -169,6 +171,7 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--src", help="the pixiu source tree to measure (default: this one)")
+    parser.add_argument("--again", action="store_true", help="then import the same file into the first home again")
     parser.add_argument("--keep", help="write the statement and homes here and keep them")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -192,6 +195,9 @@ def main() -> None:
         print(imports[0][3].splitlines()[0])
         holdings = [_run([*COMMAND, "holdings"], env_for(base / "home0")) for _ in range(max(3, args.reps))]
         report(baseline, imports, holdings)
+        if args.again:  # the same file again: every fill found by its day, none added
+            wall, cpu, rss, out = _run([*COMMAND, "trades", "import", str(path)], env_for(base / "home0"))
+            print(f"again    wall {wall:7.1f} s  CPU {cpu:7.1f} s  peak RSS {rss:7.0f} MiB  {out.splitlines()[0]}")
 
 
 def report(baseline, imports, holdings) -> None:

@@ -204,3 +204,24 @@ def test_the_brief_reads_the_accounts_cash(db):
     # the costs unrounded: 000333's diluted cost is 11,145.08 money in for 290 shares
     assert facts.account == account_record(read_account(db, NOW))
     assert facts.account["total_assets"] == round(facts.account["stock_value"] + 27094.95, 2)
+
+
+def test_the_import_finds_a_fills_twin_by_its_day_through_an_index(db):
+    """Work done: each day of the statement is compared with the fills of that day only, and
+    every read of the ledger the import and the account make goes through an index, so a
+    statement of a million rows is never matched against the whole ledger held in memory."""
+    import_statement(db, THS, NOW)
+    statements: list[str] = []
+    db.conn.set_trace_callback(statements.append)
+    try:
+        again = import_statement(db, THS, NOW)
+        read_account(db, NOW)
+    finally:
+        db.conn.set_trace_callback(None)
+    assert (again.added, again.duplicates) == (0, 12)
+    reads = [s for s in statements if "from account_fills where deleted_at is null" in s]
+    days = [s for s in reads if "and day = '" in s]
+    assert len(days) == len({f.day for f in AccountStore(db).fills()})  # one read per day of the statement
+    for sql in set(reads):
+        plan = " ".join(r[3] for r in db.execute(f"explain query plan {sql}").fetchall())
+        assert "USING INDEX" in plan and "SCAN account_fills" not in plan, (sql, plan)
