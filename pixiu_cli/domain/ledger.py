@@ -15,8 +15,9 @@ equals value + proceeds − cost, exactly: both are kept from the same cost take
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import date, timedelta
 from decimal import ROUND_DOWN, Decimal
 
@@ -241,30 +242,50 @@ def _booked(action: CorporateAction, fills: Sequence[Fill]) -> bool:
     return False
 
 
-def _events(lot: StatedLot | None, fills: Sequence[Fill], actions: Sequence[CorporateAction], until: str) -> list:
-    """The stock's events in the order they happened: a stated lot first, then by day; on
-    an ex-date the action comes before that day's fills (a share bought on the ex-date
-    does not receive it)."""
+def _events(
+    lot: StatedLot | None,
+    fills: Sequence[Fill],
+    actions: Sequence[CorporateAction],
+    until: str,
+    resume: Checkpoint | None = None,
+) -> list[tuple[str, int, int, object]]:
+    """The stock's events in the order they happened, each with its day: a stated lot first,
+    then by day; on an ex-date the action comes before that day's fills (a share bought on
+    the ex-date does not receive it). From a checkpoint: only the events after its day (the
+    fills before it still tell which later actions a statement booked)."""
     if lot is not None:
         fills = [f for f in fills if f.day > lot.day]
     start = lot.day if lot is not None else min((f.day for f in fills), default=None)
     if lot is not None and not lot.day:
         start = until  # an undated holding is taken to be current: no earlier action is assumed
+    after = ""
+    if resume is not None:
+        start, after = resume.first_day or min((f.day for f in fills), default=None), resume.through
     events: list[tuple[str, int, int, object]] = []
     if lot is not None:
         events.append((lot.day, 0, 0, lot))
     for i, f in enumerate(fills):
-        events.append((f.day, 2, i, f))
+        if f.day > after:
+            events.append((f.day, 2, i, f))
     if start is not None:
         seen = set()
         for a in sorted(actions, key=lambda a: a.ex_date):
-            if a.method != "cash_shares" or a.ex_date in seen or not (start < a.ex_date <= until):
+            if a.method != "cash_shares" or a.ex_date in seen or not (max(start, after) < a.ex_date <= until):
                 continue
             seen.add(a.ex_date)
             if not _booked(a, fills):
                 events.append((a.ex_date, 1, 0, a))
     events.sort(key=lambda e: e[:3])
-    return [e[3] for e in events]
+    return events
+
+
+def _apply(book: _Book, event: object) -> None:
+    if isinstance(event, Fill):
+        book.fill(event)
+    elif isinstance(event, StatedLot):
+        book.lot(event)
+    else:
+        book.action(event)
 
 
 def position(
@@ -274,18 +295,87 @@ def position(
     lot: StatedLot | None = None,
     actions: Sequence[CorporateAction] = (),
     until: str = "9999-12-31",
+    resume: Checkpoint | None = None,
 ) -> Position:
     """One stock's position from its stated lot, its fills (in the order they happened) and
-    the corporate actions up to `until` that no statement row booked."""
-    book = _Book(symbol)
-    for event in _events(lot, fills, actions, until):
-        if isinstance(event, Fill):
-            book.fill(event)
-        elif isinstance(event, StatedLot):
-            book.lot(event)
-        else:
-            book.action(event)
-    return book.position()
+    the corporate actions up to `until` that no statement row booked. `resume`: go on from
+    a checkpoint of the same stock (`checkpointed`) instead of its first event; `fills` then
+    need only start BOOKED_BEFORE ahead of the checkpoint's day."""
+    return checkpointed(symbol, fills, lot=lot, actions=actions, until=until, resume=resume)[0]
+
+
+def checkpointed(
+    symbol: str,
+    fills: Sequence[Fill],
+    *,
+    lot: StatedLot | None = None,
+    actions: Sequence[CorporateAction] = (),
+    until: str = "9999-12-31",
+    resume: Checkpoint | None = None,
+) -> tuple[Position, Checkpoint | None]:
+    """`position`, and the book at the end of the day of its last fill (never after `until`),
+    to resume from while no event up to that day changes; None for a stated lot (its day,
+    not the fills, starts the history)."""
+    if resume is not None and (resume.symbol != symbol or resume.through > until or lot is not None):
+        raise ValueError("a checkpoint resumes only its own stock, without a stated lot, up to its day")
+    book = resume.book() if resume is not None else _Book(symbol)
+    through = min(max((f.day for f in fills), default=""), until)
+    if resume is not None:
+        through = max(through, resume.through)
+    mark = None
+    for day, _, _, event in _events(lot, fills, actions, until, resume):
+        if mark is None and day > through:
+            mark = Checkpoint.of(book, through)
+        _apply(book, event)
+    if lot is not None or not through:
+        return book.position(), None
+    return book.position(), mark or Checkpoint.of(book, through)
+
+
+def resume_fills_from(checkpoint: Checkpoint) -> str:
+    """The first day of the fills `position(..., resume=checkpoint)` needs: those that tell
+    whether a statement booked an action after the checkpoint."""
+    return (date.fromisoformat(checkpoint.through) - BOOKED_BEFORE).isoformat()
+
+
+CHECKPOINT_FORMAT = 1  # a checkpoint written by other arithmetic is never resumed from
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """One stock's book after every event up to the end of `through`, exactly (Decimals as
+    text), so `position(..., resume=c)` over the later events equals the whole derivation."""
+
+    symbol: str
+    through: str
+    state: str  # the book's fields as JSON
+
+    @property
+    def first_day(self) -> str:
+        return json.loads(self.state)["first_day"]
+
+    @staticmethod
+    def of(book: _Book, through: str) -> Checkpoint:
+        state = {f.name: getattr(book, f.name) for f in fields(_Book) if f.name != "actions"}
+        state = {k: str(v) if isinstance(v, Decimal) else v for k, v in state.items()}
+        state["actions"] = [[a.ex_date, str(a.held), str(a.cash), str(a.bonus)] for a in book.actions]
+        state["format"] = CHECKPOINT_FORMAT
+        return Checkpoint(book.symbol, through, json.dumps(state, ensure_ascii=False, sort_keys=True))
+
+    def book(self) -> _Book:
+        state = json.loads(self.state)
+        if state.pop("format", None) != CHECKPOINT_FORMAT:
+            raise ValueError("checkpoint written in another format")
+        actions = [AppliedAction(d, Decimal(h), Decimal(c), Decimal(b)) for d, h, c, b in state.pop("actions")]
+        values = {k: Decimal(v) if isinstance(getattr(_Book, k, None), Decimal) else v for k, v in state.items()}
+        return _Book(**values, actions=actions)
+
+    def usable(self) -> bool:
+        try:
+            self.book()
+        except (ValueError, TypeError, KeyError, ArithmeticError):
+            return False
+        return True
 
 
 def positions(

@@ -15,7 +15,7 @@ from pixiu_cli.domain.account import COST_METHODS, KIND_NAMES, CashBalance, Fill
 from pixiu_cli.domain.codes import is_finite_number
 from pixiu_cli.domain.dates import DateWordsError, parse_date_words
 from pixiu_cli.domain.investor import LEDGER, STATED, Holding
-from pixiu_cli.domain.ledger import Position, StatedLot, cash_after, dec, position
+from pixiu_cli.domain.ledger import Position, StatedLot, cash_after, checkpointed, dec, position, resume_fills_from
 from pixiu_cli.domain.valuation import AccountView, Close, account_cash, applied_dividends, value_account
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.store.database import write_transaction
@@ -57,9 +57,15 @@ def derive_positions(
     `fills`: the ledger when the caller has already read it."""
 
     holdings = stores_of(db).investor.holdings()
-    ledger = stores_of(db).account.fills() if fills is None else fills
-    fills = [f for f in ledger if day is None or f.day <= day]
     lots = {s: lot for s, lot in stated_lots(holdings).items() if day is None or lot.day <= day}
+    if fills is None and day is None:
+        return _from_checkpoints(db, now, symbols, lots)
+    store = stores_of(db).account
+    if fills is not None:
+        ledger = fills
+    else:  # the named stocks' fills only: one indexed read each, not the whole ledger
+        ledger = store.fills() if symbols is None else [f for s in symbols for f in store.fills(s)]
+    fills = [f for f in ledger if day is None or f.day <= day]
     wanted = sorted({f.symbol for f in fills if f.symbol} | set(lots)) if symbols is None else symbols
     market = stores_of(db).market
     closes = market.last_closes(wanted)
@@ -74,6 +80,36 @@ def derive_positions(
         if s in by_symbol or s in lots:
             until = min(closes[s][0], today) if s in closes else today
             out[s] = position(s, by_symbol.get(s, []), lot=lots.get(s), actions=actions.get(s, ()), until=until)
+    return out
+
+
+def _from_checkpoints(
+    db: Database, now: datetime, symbols: list[str] | None, lots: dict[str, StatedLot]
+) -> dict[str, Position]:
+    """derive_positions of today, each stock from its stored checkpoint (when one applies)
+    and the fills after it: reading the fills since its day, not the whole ledger, gives the
+    same Decimals (tests/services/test_position_checkpoints.py). A caller inside a write
+    transaction (an import, a trade) stores the new checkpoints; a read leaves them."""
+    store, market = stores_of(db).account, stores_of(db).market
+    wanted = sorted(set(store.symbols()) | set(lots)) if symbols is None else symbols
+    closes = market.last_closes(wanted)
+    actions = market.actions_for(wanted)
+    marks = store.checkpoints(list(wanted))
+    today = now.date().isoformat()
+    out, fresh = {}, []
+    for s in wanted:
+        until = min(closes[s][0], today) if s in closes else today
+        lot, mark = lots.get(s), marks.get(s)
+        if mark is not None and (lot is not None or mark.through > until or not mark.usable()):
+            mark = None
+        own = store.fills(s, since=resume_fills_from(mark) if mark is not None else None)
+        if not own and mark is None and lot is None:
+            continue
+        out[s], new_mark = checkpointed(s, own, lot=lot, actions=actions.get(s, ()), until=until, resume=mark)
+        if new_mark is not None and new_mark != mark:
+            fresh.append(new_mark)
+    if fresh:
+        store.save_checkpoints(fresh)
     return out
 
 
@@ -98,14 +134,14 @@ def read_account(db: Database, now: datetime, cost_method: str = "diluted") -> A
 
     method = check_cost_method(cost_method)
     store = stores_of(db).account
-    ledger = store.fills()  # read once: the positions and the cash both come from it
-    positions = derive_positions(db, now, fills=ledger)
+    positions = derive_positions(db, now)
     stated = store.cash(as_shanghai(now).date().isoformat())
     flows = None
     if stated is not None:
         after = stated.fills_before if stated.source == "user" else None
         applied = applied_dividends(list(positions.values()))
-        flows = cash_after(stated.as_of, ledger, applied, after_seq=after)
+        # the flows after the balance: the fills dated on its day or later
+        flows = cash_after(stated.as_of, store.fills(since=stated.as_of), applied, after_seq=after)
     account = value_account(positions, _closes(db, list(positions), now), account_cash(stated, flows), method)
     rows = {h.symbol: h for h in stores_of(db).investor.holdings()}
     master = stores_of(db).securities

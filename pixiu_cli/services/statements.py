@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from contextlib import nullcontext
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,12 +20,12 @@ from typing import TYPE_CHECKING
 from pixiu_cli.domain.account import BUY, SELL, CashBalance, Fill
 from pixiu_cli.domain.fill_match import FillPlan, plan_fills
 from pixiu_cli.domain.investor import Holding
-from pixiu_cli.domain.ledger import positions
+from pixiu_cli.domain.ledger import position
 from pixiu_cli.market.security_master import security_name
 from pixiu_cli.market.trading_days import CalendarEnd, holiday_name, is_trading_day
 from pixiu_cli.services.account import sync_holding
 from pixiu_cli.services.errors import RequestError
-from pixiu_cli.statements.reader import Statement, read_statement
+from pixiu_cli.statements.reader import StatementStream, open_statement
 from pixiu_cli.store.account import AccountStore
 from pixiu_cli.store.database import write_transaction
 from pixiu_cli.store.portfolio import set_position
@@ -34,6 +33,9 @@ from pixiu_cli.store.shared import stores_of
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
+
+
+_CHUNK = 10_000  # fills written per prepared INSERT
 
 
 @dataclass(frozen=True)
@@ -50,7 +52,8 @@ class HoldingChange:
 class StatementImport:
     layout: str
     dry_run: bool
-    added: tuple[Fill, ...]
+    added: int  # new fills
+    listed: tuple[Fill, ...]  # a dry run's new fills (an import keeps none: a statement may have millions)
     matched: tuple[Fill, ...]  # the statement's fill for a trade told one at a time
     duplicates: int  # fills the account already had
     skipped: dict[str, int]  # reason → rows
@@ -76,34 +79,32 @@ def closed_problem(day: str) -> str | None:
     return f"{day} 是{holiday_name(d) or '休市日'}，交易所休市，不可能有成交"
 
 
-def _check_account(store: AccountStore, statement: Statement, new_account: bool) -> None:
+def _check_account(store: AccountStore, accounts: frozenset[str], new_account: bool) -> None:
     known = store.accounts()
-    if new_account or not known or not statement.accounts or statement.accounts & known:
+    if new_account or not known or not accounts or accounts & known:
         return
     raise RequestError(
-        f"对账单的股东代码 {'、'.join(sorted(statement.accounts))} 与之前导入的 {'、'.join(sorted(known))} 都不同："
+        f"对账单的股东代码 {'、'.join(sorted(accounts))} 与之前导入的 {'、'.join(sorted(known))} 都不同："
         "可能是另一个账户的对账单；未导入任何内容（确是同一投资者的新账户请加 --new-account）"
     )
 
 
-def _changes(db: Database, store: AccountStore, plan: FillPlan, as_of: str) -> list[tuple[HoldingChange, object]]:
-    """Each stock the statement adds fills for: its holding change and the position all its
-    fills (the new ones included) add up to. A stock whose only fills are trades already
-    told keeps its holding: those trades moved it when they were told."""
-    new = plan.added + [f for _, f in plan.matched]
-    touched = sorted({f.symbol for f in plan.added if f.symbol})
-    if not touched:
-        return []
-    replaced = {m.fill_id for m, _ in plan.matched}
-    had = [f for f in store.fills() if f.symbol in touched]
-    ordered = sorted([f for f in had if f.fill_id not in replaced] + new, key=lambda f: (f.day, f.time or ""))
-    derived, before_import = positions(ordered), positions(had)
+def _changes(db: Database, touched: set[str], first_new: int, as_of: str) -> list[tuple[HoldingChange, object]]:
+    """Each stock the statement added fills for: its holding change and the position all its
+    fills (the new ones, written, included) add up to. A stock whose only fills are trades
+    already told keeps its holding: those trades moved it when they were told. Read a stock
+    at a time, after the fills are written (`first_new`: the first id this import wrote)."""
+    store = stores_of(db).account
     stored = {h.symbol: h for h in stores_of(db).investor.holdings()}
     out = []
-    for symbol in touched:
-        p = derived[symbol]
+    for symbol in sorted(touched):
+        fills = store.fills(symbol)
+        p = position(symbol, fills)
+        had = [f for f in fills if (f.seq or 0) < first_new]
         row = stored.get(symbol)
-        kept = row is not None and _newer_than_fills(row, before_import.get(symbol), max(p.last_day, as_of))
+        kept = row is not None and _newer_than_fills(
+            row, position(symbol, had) if had else None, max(p.last_day, as_of)
+        )
         before = row.shares if row else None
         name = security_name(stores_of(db).securities, symbol) or (row.name if row else None) or symbol
         if before is None or not math.isclose(before, p.shares, abs_tol=1e-6) or not kept:
@@ -118,8 +119,10 @@ def _newer_than_fills(row: Holding, had, last_day: str) -> bool:
     return not explained and bool(row.updated_at) and row.updated_at[:10] > last_day
 
 
-def _cash(store: AccountStore, statement: Statement, today: date) -> tuple[CashBalance | None, CashBalance | None]:
-    stated, stored = statement.cash, store.cash(today.isoformat())
+def _cash(
+    store: AccountStore, stated: CashBalance | None, today: date
+) -> tuple[CashBalance | None, CashBalance | None]:
+    stored = store.cash(today.isoformat())
     if stated is None:
         return None, None
     if stored is not None and stored.as_of > stated.as_of:
@@ -129,25 +132,81 @@ def _cash(store: AccountStore, statement: Statement, today: date) -> tuple[CashB
     return stated, None
 
 
-def _write(db: Database, plan: FillPlan, changes, cash, method: str, where: str, at: str, as_of: str) -> None:
-    store = stores_of(db).account
-    with write_transaction(db):
-        for fill in plan.added:
-            decision = stores_of(db).portfolio.statement_decision(fill) if fill.kind in (BUY, SELL) else None
-            store.add_fill(replace(fill, decision_id=decision), source_file=where, at=at)
+@dataclass
+class _Written:
+    """What the import has written so far, a day of the statement at a time."""
+
+    where: str
+    at: str
+    keep: bool  # a dry run keeps every new fill, to list them
+    added: int = 0
+    listed: list[Fill] = field(default_factory=list)
+    matched: list[Fill] = field(default_factory=list)
+    duplicates: int = 0
+    touched: set[str] = field(default_factory=set)
+    pending: list[Fill] = field(default_factory=list)
+
+    def day(self, db: Database, plan: FillPlan) -> None:
+        store = stores_of(db).account
         for manual, fill in plan.matched:
-            store.take_over(manual, fill, source_file=where, at=at)
-        if cash is not None:
-            store.set_cash(cash, at)
-        now = datetime.fromisoformat(at)
-        for change, p in changes:
-            if change.kept:
-                continue
-            # the ledger's row from now on: the stated holding (if any) gives way to the fills
-            cost = p.cost(method)
-            day = f"{max(p.last_day, as_of)}T15:00:00+08:00"
-            set_position(db, p.symbol, change.name, float(p.shares), float(cost) if cost else None, day)
-            sync_holding(db, p.symbol, now, method, day)
+            store.take_over(manual, fill, source_file=self.where, at=self.at)
+            self.matched.append(fill)
+        self.added += len(plan.added)
+        self.duplicates += plan.duplicates
+        self.touched.update(f.symbol for f in plan.added if f.symbol)
+        if self.keep:
+            self.listed += plan.added
+        self.pending += plan.added
+        if len(self.pending) >= _CHUNK:
+            self.flush(db)
+
+    def flush(self, db: Database) -> None:
+        trades = [f for f in self.pending if f.kind in (BUY, SELL)]
+        decisions = dict(zip((id(f) for f in trades), stores_of(db).portfolio.statement_decisions(trades)))
+        fills = [replace(f, decision_id=decisions.get(id(f))) for f in self.pending]
+        stores_of(db).account.add_fills(fills, source_file=self.where, at=self.at)
+        self.pending = []
+
+
+def _holdings(db: Database, changes, method: str, as_of: str, at: str) -> None:
+    now = datetime.fromisoformat(at)
+    for change, p in changes:
+        if change.kept:
+            continue
+        # the ledger's row from now on: the stated holding (if any) gives way to the fills
+        cost = p.cost(method)
+        day = f"{max(p.last_day, as_of)}T15:00:00+08:00"
+        set_position(db, p.symbol, change.name, float(p.shares), float(cost) if cost else None, day)
+        sync_holding(db, p.symbol, now, method, day)
+
+
+class _DryRun(Exception):
+    """Ends a dry run's transaction: everything it wrote is rolled back."""
+
+    def __init__(self, done: StatementImport):
+        self.done = done
+
+
+def _run(
+    db: Database, stream: StatementStream, now: datetime, dry_run: bool, new_account: bool, method: str, where: str
+):
+    store = stores_of(db).account
+    _check_account(store, stream.accounts, new_account)
+    first_new = store.last_id() + 1
+    written = _Written(where, now.isoformat(timespec="seconds"), keep=dry_run)
+    for fills in stream.days():  # a fill's twin in the account is on its day
+        written.day(db, plan_fills(store.fills(on=fills[0].day), tuple(fills)))
+    written.flush(db)
+    changes = _changes(db, written.touched, first_new, stream.last_day)
+    cash, newer_cash = _cash(store, stream.cash, now.date())
+    if cash is not None:
+        store.set_cash(cash, written.at)
+    _holdings(db, changes, method, stream.last_day, written.at)
+    return StatementImport(
+        stream.layout, dry_run, written.added, tuple(written.listed), tuple(written.matched), written.duplicates,
+        dict(Counter(s.reason for s in stream.skipped if not s.unknown)), tuple(str(b) for b in stream.bad),
+        tuple(c for c, _ in changes), cash, newer_cash, stream.unknown, tuple(stream.unpaid),
+    )  # fmt: skip
 
 
 def import_statement(
@@ -161,29 +220,15 @@ def import_statement(
     new_account: bool = False,
     cost_method: str = "diluted",
 ) -> StatementImport:
-    statement = read_statement(path, broker, skip_bad, today=now.date(), closed=closed_problem)
-    store = stores_of(db).account
+    stream = open_statement(path, broker, skip_bad, today=now.date(), closed=closed_problem)
     # what the account has is read under the write lock: an import running at the same time
-    # waits, then sees this one's fills
-    with nullcontext() if dry_run else write_transaction(db):
-        _check_account(store, statement, new_account)
-        plan = plan_fills(store.fills(), statement.fills)
-        last_day = max((f.day for f in statement.fills), default="")
-        changes = _changes(db, store, plan, last_day)
-        cash, newer_cash = _cash(store, statement, now.date())
-        if not dry_run:
-            _write(db, plan, changes, cash, cost_method, path.name, now.isoformat(timespec="seconds"), last_day)
-    return StatementImport(
-        statement.layout,
-        dry_run,
-        tuple(plan.added),
-        tuple(f for _, f in plan.matched),
-        plan.duplicates,
-        dict(Counter(s.reason for s in statement.skipped)),
-        tuple(str(b) for b in statement.bad),
-        tuple(c for c, _ in changes),
-        cash,
-        newer_cash,
-        statement.unknown,
-        statement.unpaid,
-    )
+    # waits, then sees this one's fills. A dry run writes as an import does (a day at a time,
+    # to compare each day with what is stored) and rolls it all back.
+    try:
+        with write_transaction(db):
+            done = _run(db, stream, now, dry_run, new_account, cost_method, path.name)
+            if dry_run:
+                raise _DryRun(done)
+    except _DryRun as rolled_back:
+        done = rolled_back.done
+    return done

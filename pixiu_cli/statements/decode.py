@@ -4,6 +4,8 @@ without a byte-order mark, and UTF-16 (通达信's "Unicode" export); the bytes 
 from __future__ import annotations
 
 import codecs
+from collections.abc import Iterator
+from pathlib import Path
 
 from pixiu_cli.statements.errors import StatementError
 
@@ -34,3 +36,41 @@ def decode(data: bytes) -> str:
         except UnicodeDecodeError:
             continue
     raise StatementError("无法识别文件编码（试过 UTF-8、UTF-16、GBK/GB18030）：请在券商软件里另存为 CSV 或 TXT")
+
+
+_BLOCK = 1 << 20
+
+
+def _decodes(path: Path, encoding: str) -> bool:
+    decoder = codecs.getincrementaldecoder(encoding)("strict")
+    try:
+        with open(path, "rb") as f:
+            while block := f.read(_BLOCK):
+                decoder.decode(block)
+        decoder.decode(b"", final=True)
+    except (UnicodeDecodeError, UnicodeError):
+        return False
+    return True
+
+
+def encoding_of(path: Path) -> str:
+    """The encoding `decode` reads the file's bytes in, found a block at a time (the file is
+    never held whole)."""
+    with open(path, "rb") as f:
+        head = f.read(4096)
+    if head.startswith(codecs.BOM_UTF8):
+        return "utf-8-sig"
+    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return "utf-16"
+    wide = _utf16_without_bom(head)
+    for encoding in ([wide] if wide else []) + ["utf-8", "gb18030"]:
+        if _decodes(path, encoding):
+            return encoding
+    raise StatementError("无法识别文件编码（试过 UTF-8、UTF-16、GBK/GB18030）：请在券商软件里另存为 CSV 或 TXT")
+
+
+def text_lines(path: Path, encoding: str) -> Iterator[str]:
+    """The file's lines as `str.splitlines` cuts its whole text, read a line at a time."""
+    with open(path, encoding=encoding, newline="") as f:
+        for physical in f:
+            yield from physical.splitlines()

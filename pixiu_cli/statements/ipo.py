@@ -88,9 +88,16 @@ def _alone(group: Group) -> Parsed | list[Skipped]:
 def pair_new_shares(parsed: list[Parsed]) -> tuple[list[Parsed], list[Skipped]]:
     """The rows with every payment joined to its shares (in the file's order), and the
     payments nothing answers that stay skipped, with why."""
+    placed, skipped = placed_new_shares(parsed)
+    return [p for _, p in placed], skipped
+
+
+def placed_new_shares(parsed: list[Parsed]) -> tuple[list[tuple[int, Parsed]], list[Skipped]]:
+    """`pair_new_shares`, each row with the line of the row whose place in the file it takes
+    (an allotment joined to its payment keeps the payment's fields but the shares' place)."""
     groups = _groups([p for p in parsed if p.kind == IPO_PAYMENT])
     if not groups:
-        return parsed, []
+        return [(p.line, p) for p in parsed], []
     waiting = [g for g in groups if _paid(g, g)]  # a payment refunded in full pairs with nothing
     matched: dict[int, Group] = {}
     for p in parsed:
@@ -99,15 +106,15 @@ def pair_new_shares(parsed: list[Parsed]) -> tuple[list[Parsed], list[Skipped]]:
             waiting.remove(group)
             matched[p.line] = group
     alone = {g[0].line: _alone(g) for g in groups if g not in matched.values()}
-    out: list[Parsed] = []
+    out: list[tuple[int, Parsed]] = []
     skipped: list[Skipped] = []
     for p in parsed:
         if p.line in matched:
-            out.append(_merged(p, matched[p.line]))
+            out.append((p.line, _merged(p, matched[p.line])))
         elif isinstance(alone.get(p.line), Parsed):
-            out.append(alone[p.line])
+            out.append((p.line, alone[p.line]))
         elif p.line in alone:
             skipped += alone[p.line]
         elif p.kind != IPO_PAYMENT:
-            out.append(p)
+            out.append((p.line, p))
     return out, skipped

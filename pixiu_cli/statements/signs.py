@@ -6,7 +6,7 @@ refund) is 5.00 in. Only a column that is never negative although money left the
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from pixiu_cli.domain.account import (
     ALLOTMENT,
@@ -36,9 +36,26 @@ _OPPOSITE = {
 }
 
 
-def _unsigned(parsed: list[Parsed]) -> bool:
-    moved = [p for p in parsed if p.cash_change]
-    return bool(moved) and all(p.cash_change > 0 for p in moved) and any(p.kind in _OUTFLOWS for p in moved)
+@dataclass
+class Signs:
+    """What `signed` learns from every row, seen one at a time: a cash column that is never
+    negative although money left the account is unsigned."""
+
+    moved: bool = False
+    negative: bool = False
+    outflow: bool = False
+
+    def saw(self, p: Parsed) -> None:
+        if p.cash_change:
+            self.moved = True
+            self.negative = self.negative or p.cash_change < 0
+            self.outflow = self.outflow or p.kind in _OUTFLOWS
+
+    def unsigned(self) -> bool:
+        return self.moved and not self.negative and self.outflow
+
+    def sign(self, p: Parsed) -> Parsed:
+        return _by_kind(p) if self.unsigned() else _by_row(p)
 
 
 def _by_row(p: Parsed) -> Parsed:
@@ -59,5 +76,7 @@ def _by_kind(p: Parsed) -> Parsed:
 
 def signed(parsed: list[Parsed]) -> list[Parsed]:
     """Every row with the kind and the signed cash change its money says."""
-    by = _by_kind if _unsigned(parsed) else _by_row
-    return [by(p) for p in parsed]
+    signs = Signs()
+    for p in parsed:
+        signs.saw(p)
+    return [signs.sign(p) for p in parsed]

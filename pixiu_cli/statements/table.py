@@ -8,7 +8,7 @@ import csv
 import io
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from html.parser import HTMLParser
 
@@ -26,7 +26,8 @@ _FORCED = re.compile(r'^="?(.*?)"?$')
 def clean(cell: str) -> str:
     """The cell as one spelling: NFKC before anything reads it, so ６００５１９ is 600519 and
     １００ is 100 (one stock, one number, however the client widened them)."""
-    text = unicodedata.normalize("NFKC", cell).strip()
+    # NFKC leaves ASCII as it is: most cells of a large statement skip it
+    text = cell.strip() if cell.isascii() else unicodedata.normalize("NFKC", cell).strip()
     if text.startswith("="):
         text = _FORCED.match(text).group(1)
     return text.strip("'\" ")
@@ -99,21 +100,32 @@ def _split(line: str, sep: str | None) -> list[str]:
 def rows(text: str, is_header: Callable[[tuple[str, ...]], bool]) -> list[Row]:
     """The rows of `text`; `is_header` tells the header row, whose columns cut the rows
     after it when the file aligns them with spaces."""
-    if re.search(r"<\s*table", text[:5000], re.IGNORECASE):
+    if looks_like_html(text):
         return _html_rows(text)
     lines = text.splitlines()
-    sep = _separator(lines)
-    out: list[Row] = []
+    return list(line_rows(lines, _separator(lines), is_header))
+
+
+def looks_like_html(text: str) -> bool:
+    return bool(re.search(r"<\s*table", text[:5000], re.IGNORECASE))
+
+
+def separator(lines: list[str]) -> str | None:
+    """Tab, comma or None (space-aligned) for a file whose first lines are `lines`."""
+    return _separator(lines)
+
+
+def line_rows(lines: Iterable[str], sep: str | None, is_header: Callable[[tuple[str, ...]], bool]) -> Iterator[Row]:
+    """`rows` of lines read one at a time, their separator known."""
     spans: list[tuple[int, int]] | None = None
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         if spans is not None:
-            out.append(Row(number, tuple(clean(c) for c in _aligned(line, spans))))
+            yield Row(number, tuple(clean(c) for c in _aligned(line, spans)))
             continue
         cells = tuple(clean(c) for c in _split(line, sep))
-        out.append(Row(number, cells))
+        yield Row(number, cells)
         if sep is None and is_header(cells):
             raw = line.encode("gb18030", errors="replace")
             spans = [m.span() for m in re.finditer(rb"\S+", raw)]
-    return out

@@ -38,6 +38,14 @@ def time_of(text: str) -> str | None:
 
 def number_of(text: str) -> float | None:
     """The number a cell spells, None for an empty one; ValueError for anything else."""
+    try:  # most cells are a plain number; the rest are read as below
+        value = float(text)
+    except ValueError:
+        pass
+    else:
+        if not math.isfinite(value):
+            raise ValueError(text)
+        return value
     cleaned = text.replace(",", "").replace("¥", "").replace("￥", "").replace(" ", "")
     if cleaned.lower() in _EMPTY:
         return None

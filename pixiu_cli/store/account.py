@@ -8,6 +8,7 @@ from dataclasses import asdict
 from sqlite_utils import Database
 
 from pixiu_cli.domain.account import CashBalance, Fill
+from pixiu_cli.domain.ledger import Checkpoint
 from pixiu_cli.store.rows import dict_rows, number, record
 
 _FILL_COLUMNS = tuple(f for f in Fill.__dataclass_fields__ if f not in ("recorded_at", "seq"))
@@ -25,19 +26,69 @@ def _fill(r: dict) -> Fill:
 
 
 _ORDER = "order by day, coalesce(time, ''), id"
+# the columns a Fill reads, in its fields' order, with the row id (its seq) last
+_SELECT = ", ".join(f for f in Fill.__dataclass_fields__ if f != "seq") + ", id"
+
+
+def _plain(row: tuple) -> Fill | None:
+    """The row as its Fill when every value already has its field's type (what pixiu writes):
+    the per-field readers of `_fill` cost more than the rest of reading a large ledger."""
+    (fill_id, day, time, kind, symbol, name, quantity, price, amount, fees, cash_change, balance, account,
+     contract, origin, decision_id, recorded_at, contract_kind, seq) = row  # fmt: skip
+    for value in (quantity, price, amount, fees):
+        if type(value) is not float:
+            return None
+    for value in (cash_change, balance):
+        if value is not None and type(value) is not float:
+            return None
+    for value in (fill_id, day, time, kind, symbol, name, account, contract, recorded_at, contract_kind):
+        if value is not None and type(value) is not str:
+            return None
+    if type(fill_id) is not str or type(day) is not str or type(kind) is not str:
+        return None
+    if (decision_id is not None and type(decision_id) is not int) or type(origin) not in (str, type(None)):
+        return None
+    return Fill(
+        fill_id, day, time, kind, symbol, name, quantity, price, amount, fees, cash_change, balance, account,
+        contract, origin or "statement", decision_id, recorded_at, seq, contract_kind,
+    )  # fmt: skip
 
 
 class AccountStore:
     def __init__(self, db: Database):
         self.db = db
 
-    def fills(self, symbol: str | None = None) -> list[Fill]:
-        """Live fills in the order they happened (day, time, then the order recorded)."""
+    def fills(self, symbol: str | None = None, *, since: str | None = None, on: str | None = None) -> list[Fill]:
+        """Live fills in the order they happened (day, time, then the order recorded); with
+        `since` (a day), only those dated on it or later; with `on`, those of that day."""
         where, params = "deleted_at is null", []
-        if symbol:
-            where += " and symbol = ?"
-            params.append(symbol)
-        return [_fill(r) for r in dict_rows(self.db, f"select * from account_fills where {where} {_ORDER}", params)]
+        for clause, value in ((" and symbol = ?", symbol), (" and day >= ?", since), (" and day = ?", on)):
+            if value:
+                where += clause
+                params.append(value)
+        cursor = self.db.conn.execute(f"select {_SELECT} from account_fills where {where} {_ORDER}", params)
+        out = []
+        for row in cursor:
+            fill = _plain(row)
+            out.append(fill if fill is not None else self._checked(row[-1]))
+        return out
+
+    def _checked(self, row_id: int) -> Fill:
+        return _fill(dict_rows(self.db, "select * from account_fills where id = ?", [row_id])[0])
+
+    def last_id(self) -> int:
+        return self.db.conn.execute("select coalesce(max(id), 0) from account_fills").fetchone()[0]
+
+    def symbols(self) -> list[str]:
+        """The stocks the ledger has fills of (withdrawn ones may be among them: their fills
+        read as none). One probe of the (symbol, day) index per stock: `select distinct` with
+        the live filter reads every row of a large ledger."""
+        rows = self.db.conn.execute(
+            "with recursive s(symbol) as (select min(symbol) from account_fills union all "
+            "select (select min(symbol) from account_fills where symbol > s.symbol) from s where s.symbol is not null) "
+            "select symbol from s where symbol is not null"
+        )
+        return [r[0] for r in rows]
 
     def version(self) -> tuple:
         """Changes with every write to the ledger or the stated balances (the account is
@@ -61,6 +112,14 @@ class AccountStore:
             f"insert into account_fills ({', '.join(row)}) values ({', '.join('?' * len(row))})", list(row.values())
         )
 
+    def add_fills(self, fills: list[Fill], *, source_file: str | None, at: str) -> None:
+        """`add_fill` for many fills: one prepared INSERT run over all of them."""
+        names = [*_FILL_COLUMNS, "source_file", "recorded_at"]
+        rows = [(*(getattr(f, k) for k in _FILL_COLUMNS), source_file, at) for f in fills]
+        self.db.conn.executemany(
+            f"insert into account_fills ({', '.join(names)}) values ({', '.join('?' * len(names))})", rows
+        )
+
     def take_over(self, manual: Fill, statement: Fill, *, source_file: str | None, at: str) -> None:
         """A fill told one at a time is the statement's fill: it takes the statement's id,
         fees and balance and keeps its decision."""
@@ -73,6 +132,28 @@ class AccountStore:
 
     def link_decision(self, fill_id: str, decision_id: int) -> None:
         self.db.conn.execute("update account_fills set decision_id = ? where fill_id = ?", [decision_id, fill_id])
+
+    # checkpoints (the triggers of schema.py m034 drop those a change of the ledger alters) --
+    def checkpoints(self, symbols: list[str]) -> dict[str, Checkpoint]:
+        out = {}
+        for start in range(0, len(symbols), 500):
+            part = symbols[start : start + 500]
+            rows = self.db.conn.execute(
+                f"select symbol, through, state from position_checkpoints where symbol in ({', '.join('?' * len(part))})",
+                part,
+            )
+            out.update({r[0]: Checkpoint(*r) for r in rows if all(type(v) is str for v in r)})
+        return out
+
+    def save_checkpoints(self, checkpoints: list[Checkpoint]) -> None:
+        """Inside a writer's transaction (an import, a trade) only: a read never takes the write
+        lock for a cache."""
+        if not self.db.conn.in_transaction:
+            return
+        self.db.conn.executemany(
+            "insert or replace into position_checkpoints (symbol, through, state) values (?, ?, ?)",
+            [(c.symbol, c.through, c.state) for c in checkpoints],
+        )
 
     # cash -------------------------------------------------------------------------------
     def set_cash(self, cash: CashBalance, at: str) -> None:

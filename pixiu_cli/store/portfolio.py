@@ -78,14 +78,19 @@ class PortfolioStore:
         self._add_fill(decision_id, symbol, side, price, quantity, fee, decided_at, name, at)
         return decision_from_row(dict_rows(self.db, "select * from decisions where id = ?", [decision_id])[0])
 
-    def statement_decision(self, fill) -> int:
-        """A statement's buy or sell as a decision on its real day (for `pixiu track`)."""
-        cursor = self.db.conn.execute(
-            "insert into decisions (symbol, side, price, quantity, decided_at, source) "
-            "values (?, ?, ?, ?, ?, 'statement')",
-            [fill.symbol, fill.kind, fill.price, fill.quantity, f"{fill.day}T{fill.time or '00:00:00'}+08:00"],
+    def statement_decisions(self, fills: list) -> list[int]:
+        """A statement's buys and sells as decisions on their real days (for `pixiu track`), in
+        one prepared INSERT; their ids in order.
+        Under the caller's write lock the new rows are the ones above the largest id before."""
+        before = self.db.conn.execute("select coalesce(max(id), 0) from decisions").fetchone()[0]
+        self.db.conn.executemany(
+            "insert into decisions (symbol, side, price, quantity, decided_at, source) values (?, ?, ?, ?, ?, 'statement')",
+            [(f.symbol, f.kind, f.price, f.quantity, f"{f.day}T{f.time or '00:00:00'}+08:00") for f in fills],
         )
-        return cursor.lastrowid
+        ids = [r[0] for r in self.db.conn.execute("select id from decisions where id > ? order by id", [before])]
+        if len(ids) != len(fills):
+            raise RuntimeError("decisions were written by another connection inside this transaction")
+        return ids
 
     def _add_fill(self, decision_id, symbol, side, price, quantity, fee, decided_at, name, at) -> None:
         """The trade in the account's ledger too (origin manual), so its cost and cash count

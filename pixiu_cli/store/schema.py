@@ -810,3 +810,22 @@ def m033_market_gap_days(db: Database) -> None:
         "create table market_gap_days (date text not null, min_fall real not null, gapped integer not null, "
         "present integer not null, primary key (date, min_fall)) without rowid"
     )
+
+
+@migrations()
+def m034_position_checkpoints(db: Database) -> None:
+    # Each stock's ledger book at the end of a day (domain/ledger.py `Checkpoint`), so the
+    # account over a large ledger derives only the events after it. The triggers drop every
+    # checkpoint a change could alter, whoever writes: a fill of the stock on or before its
+    # day, or up to BOOKED_AFTER (60 days) after it (that fill may book an action the
+    # checkpoint applied), and a corporate action of the stock on or before its day.
+    db.execute(
+        "create table position_checkpoints (symbol text primary key, through text not null, state text not null)"
+    )
+    db.execute("create index account_fills_day on account_fills (day)")
+    fills = "delete from position_checkpoints where symbol = {r}.symbol and through >= coalesce(date({r}.day, '-61 days'), '');"
+    actions = "delete from position_checkpoints where symbol = {r}.symbol and through >= coalesce({r}.ex_date, '');"
+    for table, body in (("account_fills", fills), ("corporate_actions", actions)):
+        for event, rows in (("insert", ("new",)), ("delete", ("old",)), ("update", ("old", "new"))):
+            statements = " ".join(body.format(r=r) for r in rows)
+            db.execute(f"create trigger {table}_{event}_checkpoints after {event} on {table} begin {statements} end")

@@ -126,12 +126,12 @@ def import_lines(done) -> tuple[list[str], list[str]]:
     """(summary lines, warnings) of a statement import or its dry run."""
     verb = "将" if done.dry_run else "已"
     matched = f"，{verb}与对话中记录的同一笔交易合并 {len(done.matched)} 笔（补上费用和编号）" if done.matched else ""
-    lines = [f"识别为{done.layout}：{verb}新增 {len(done.added)} 笔{matched}，已有 {done.duplicates} 笔（不重复导入）"]
+    lines = [f"识别为{done.layout}：{verb}新增 {done.added} 笔{matched}，已有 {done.duplicates} 笔（不重复导入）"]
     if done.dry_run:
         lines += [
             f"  + {f.day} {KIND_NAMES.get(f.kind, f.kind)} {f.symbol or ''} {_shares(f.quantity) if f.quantity else ''}"
             f" {_money(f.amount)}".rstrip()
-            for f in done.added
+            for f in done.listed
         ]
     for reason, count in sorted(done.skipped.items()):
         lines.append(f"跳过 {count} 行：{reason}")

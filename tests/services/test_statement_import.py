@@ -55,7 +55,7 @@ def cash(db) -> float | None:
 
 def test_import_sets_holdings_cost_and_cash(db):
     done = import_statement(db, THS, NOW)
-    assert (len(done.added), done.duplicates, done.layout) == (12, 0, "同花顺交割单")
+    assert (done.added, done.duplicates, done.layout) == (12, 0, "同花顺交割单")
     # 摊薄成本 by default (hand computation: tests/statements/test_statement_layouts.py)
     assert holdings(db) == {"000333": (290, 38.4313), "600036": (1300, 39.6255), "603375": (500, 10.5)}
     assert cash(db) == 27094.95
@@ -84,9 +84,9 @@ def test_reimporting_the_same_or_another_clients_export_changes_nothing(db):
     import_statement(db, THS, NOW)
     before = digest(db)
     again = import_statement(db, THS, NOW)
-    assert (len(again.added), again.duplicates, again.holdings, again.cash) == (0, 12, (), None)
+    assert (again.added, again.duplicates, again.holdings, again.cash) == (0, 12, (), None)
     other = import_statement(db, TDX, NOW)  # other ids (成交编号), the same fills
-    assert (len(other.added), other.duplicates) == (0, 12)
+    assert (other.added, other.duplicates) == (0, 12)
     assert digest(db) == before
 
 
@@ -100,7 +100,7 @@ def test_a_later_overlapping_statement_adds_only_what_is_new(db, tmp_path):
     path = tmp_path / "later.csv"
     path.write_text("\n".join(later) + "\n", encoding="utf-8")
     done = import_statement(db, path, datetime(2025, 9, 2, 16, tzinfo=SHANGHAI))
-    assert (len(done.added), done.duplicates) == (1, 4)  # 配股缴款, a sale, the tax, a transfer: had
+    assert (done.added, done.duplicates) == (1, 4)  # 配股缴款, a sale, the tax, a transfer: had
     # 11,145.08 + 7,805.08 = 18,950.16 over 390 shares = 48.5902
     assert holdings(db)["000333"] == (390, 48.5902)
     assert cash(db) == 19289.87
@@ -112,7 +112,7 @@ def test_a_trade_told_in_conversation_is_the_statements_fill(db):
     recorded = record_trade(db, told, NOW.isoformat())
     assert recorded.decision.decided_at.startswith("2025-03-03")
     done = import_statement(db, THS, NOW)
-    assert (len(done.added), len(done.matched)) == (11, 1)
+    assert (done.added, len(done.matched)) == (11, 1)
     # one decision for that buy (the model's, with its reason), now carrying the statement's fees
     rows = db.execute("select source, reason from decisions where symbol = '000333' and side = 'buy'").fetchall()
     assert rows == [("model", "看好家电")]
@@ -132,13 +132,13 @@ def test_a_statement_for_another_account_is_flagged_before_it_is_merged(db, tmp_
     ):
         import_statement(db, other, NOW)
     assert digest(db) == before
-    assert len(import_statement(db, other, NOW, new_account=True, dry_run=True).added) >= 1
+    assert import_statement(db, other, NOW, new_account=True, dry_run=True).added >= 1
 
 
 def test_dry_run_and_a_bad_file_write_nothing(db, tmp_path):
     before = digest(db)
     preview = import_statement(db, THS, NOW, dry_run=True)
-    assert len(preview.added) == 12 and [c.after for c in preview.holdings] == [290, 1300, 500]
+    assert preview.added == 12 and [c.after for c in preview.holdings] == [290, 1300, 500]
     bad = tmp_path / "bad.csv"
     bad.write_text(THS.read_bytes().decode("utf-8-sig").replace("42.500", "四十二"), encoding="utf-8")
     with pytest.raises(StatementError, match="成交均价"):
@@ -204,3 +204,24 @@ def test_the_brief_reads_the_accounts_cash(db):
     # the costs unrounded: 000333's diluted cost is 11,145.08 money in for 290 shares
     assert facts.account == account_record(read_account(db, NOW))
     assert facts.account["total_assets"] == round(facts.account["stock_value"] + 27094.95, 2)
+
+
+def test_the_import_finds_a_fills_twin_by_its_day_through_an_index(db):
+    """Work done: each day of the statement is compared with the fills of that day only, and
+    every read of the ledger the import and the account make goes through an index, so a
+    statement of a million rows is never matched against the whole ledger held in memory."""
+    import_statement(db, THS, NOW)
+    statements: list[str] = []
+    db.conn.set_trace_callback(statements.append)
+    try:
+        again = import_statement(db, THS, NOW)
+        read_account(db, NOW)
+    finally:
+        db.conn.set_trace_callback(None)
+    assert (again.added, again.duplicates) == (0, 12)
+    reads = [s for s in statements if "from account_fills where deleted_at is null" in s]
+    days = [s for s in reads if "and day = '" in s]
+    assert len(days) == len({f.day for f in AccountStore(db).fills()})  # one read per day of the statement
+    for sql in set(reads):
+        plan = " ".join(r[3] for r in db.execute(f"explain query plan {sql}").fetchall())
+        assert "USING INDEX" in plan and "SCAN account_fills" not in plan, (sql, plan)

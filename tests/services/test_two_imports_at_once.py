@@ -37,11 +37,11 @@ def test_an_import_waiting_for_the_lock_sees_the_fills_written_meanwhile(tmp_pat
         waiting = threading.Thread(target=later)
         waiting.start()
         time.sleep(0.5)  # the second import has started and waits for the lock
-        assert len(import_statement(first, path, NOW).added) == 20
+        assert import_statement(first, path, NOW).added == 20
         first.conn.execute("COMMIT")
         waiting.join(timeout=30)
         assert "error" not in outcome, outcome.get("error")
-        assert (len(outcome["done"].added), outcome["done"].duplicates) == (0, 20)
+        assert (outcome["done"].added, outcome["done"].duplicates) == (0, 20)
         # 20 × 100 = 2,000 shares at 40.00, once
         held = account_record(read_account(first, NOW))["holdings"]
         assert [(h["symbol"], h["shares"], h["cost"]) for h in held] == [("600036", 2000, 40.0)]
