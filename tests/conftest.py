@@ -68,7 +68,7 @@ def _build_derived_files() -> None:
     from pixiu_cli.tokenizer import counts as tokens
 
     bpe.load_tables(tokens.tokenizer_file(), bpe.default_cache_dir())
-    if not (resources.user_cache_dir() / "segmenter.marshal").exists():
+    if not (resources.user_cache_dir() / "segmenter.words").exists():
         from pixiu_cli.selection import words
 
         words.warm()
