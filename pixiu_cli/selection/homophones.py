@@ -13,15 +13,21 @@ run of characters with a vocabulary word (``data/selection/rules/words.toml``) w
 A character's reading is its usual one (的 is de, not the di of 的确), so a rare reading
 makes no typo.
 
-The fix has the same length as the typo, so offsets in the text do not move. pypinyin is
-imported on the first candidate, which most messages never have.
+The fix has the same length as the typo, so offsets in the text do not move. The readings
+come from a compact table of pypinyin's, kept in the user cache and read on the first
+candidate, which most messages never have; pypinyin itself is imported only to build it.
 """
 
 from __future__ import annotations
 
+import marshal
+from array import array
+from bisect import bisect_left
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
+from pixiu_cli.resources import keep_derived, user_cache_dir
 from pixiu_cli.selection.rules import table, vocabulary
 
 # A long paste is read for its question: its head and tail (see intent.HEAD, TAIL).
@@ -71,8 +77,66 @@ def _fold(syllable: str) -> str:
 @cache
 def readings(ch: str) -> frozenset[str]:
     """The usual reading of one character, toneless and fuzzy-folded (a set, to compare)."""
+    reading = _reading_table().get(ch)
+    if reading is None:  # not in pypinyin's character dictionary: pypinyin says what it makes of it
+        pinyin, style = _pinyin()
+        reading = pinyin(ch, style=style)[0]
+    return frozenset(_fold(r) for r in reading)
+
+
+class _Readings:
+    """pypinyin's toneless reading of each character of its dictionary, compact: the code
+    points sorted, and per code point the index of its reading among the few hundred there
+    are (~0.3 MB, against ~10 MiB for pypinyin imported)."""
+
+    def __init__(self, codes: bytes, indexes: bytes, syllables: list[str]):
+        self._codes, self._indexes = array("I"), array("H")
+        self._codes.frombytes(codes)
+        self._indexes.frombytes(indexes)
+        if len(self._codes) != len(self._indexes):
+            raise ValueError("damaged reading table")
+        self._syllables = [tuple(s.split(",")) for s in syllables]
+
+    def get(self, ch: str) -> tuple[str, ...] | None:
+        code = ord(ch)
+        at = bisect_left(self._codes, code)
+        if at < len(self._codes) and self._codes[at] == code:
+            return self._syllables[self._indexes[at]]
+        return None
+
+
+def _build_readings() -> tuple[bytes, bytes, list[str]]:
     pinyin, style = _pinyin()
-    return frozenset(_fold(r) for r in pinyin(ch, style=style)[0])
+    from pypinyin.pinyin_dict import pinyin_dict
+
+    codes = sorted(pinyin_dict)
+    syllables: dict[str, int] = {}
+    indexes = array(
+        "H", (syllables.setdefault(",".join(pinyin(chr(c), style=style)[0]), len(syllables)) for c in codes)
+    )
+    return array("I", codes).tobytes(), indexes.tobytes(), list(syllables)
+
+
+@cache
+def _reading_table() -> _Readings:
+    """The table from the user cache when kept there for this very pypinyin dictionary, else
+    built from pypinyin (~0.4 s, once) and kept."""
+    from importlib.util import find_spec
+
+    spec = find_spec("pypinyin")
+    source = Path(next(iter(spec.submodule_search_locations))) / "pinyin_dict.py"
+    stat = source.stat()
+    stamp = (_READINGS_FORMAT, str(source), stat.st_size, stat.st_mtime_ns)
+    kept = user_cache_dir() / "pinyin_readings.marshal"
+    try:
+        kept_stamp, *table = marshal.loads(kept.read_bytes())
+        if kept_stamp == stamp:
+            return _Readings(*table)
+    except (OSError, EOFError, ValueError, TypeError):  # missing, truncated, not ours
+        pass
+    table = _build_readings()
+    keep_derived(kept, marshal.dumps((stamp, *table)))
+    return _Readings(*table)
 
 
 # pypinyin reads these when it is imported: without its phrase dictionary (three quarters
@@ -80,11 +144,13 @@ def readings(ch: str) -> frozenset[str]:
 # character's reading comes from the character dictionary alone: the same for all 41,923
 # characters either way (tests/selection/test_pinyin_readings.py).
 _PYPINYIN_LEAN = {"PYPINYIN_NO_PHRASES": "1", "PYPINYIN_NO_DICT_COPY": "1"}
+_READINGS_FORMAT = 1  # bump when the kept table changes shape
 
 
 @cache
 def _pinyin():
-    """pypinyin's `pinyin` and its toneless style, imported on the first candidate only."""
+    """pypinyin's `pinyin` and its toneless style, imported to build the reading table (and
+    for a character outside it) only."""
     import os
 
     saved = {name: os.environ.get(name) for name in _PYPINYIN_LEAN}
@@ -156,6 +222,6 @@ def fix_homophones(text: str) -> str:
 
 
 def warm() -> None:
-    """Load pypinyin's dictionaries now (~0.3 s), off the first question that has a
-    homophone candidate."""
-    readings("一")
+    """Load the reading table now (built from pypinyin the first time, ~0.4 s), off the first
+    question that has a homophone candidate."""
+    _reading_table()

@@ -32,7 +32,8 @@ def test_every_characters_reading_is_the_one_the_full_pypinyin_gives():
     assert differ == []
 
 
-def test_the_lean_import_leaves_the_environment_as_it_was():
+def test_the_lean_import_leaves_the_environment_as_it_was(tmp_path):
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}  # no kept table: pypinyin builds it
     code = (
         "import os, sys\n"
         "os.environ['PYPINYIN_NO_DICT_COPY'] = 'mine'\n"
@@ -41,4 +42,24 @@ def test_the_lean_import_leaves_the_environment_as_it_was():
         "from pypinyin.constants import PHRASES_DICT\n"
         "print(len(PHRASES_DICT), os.environ.get('PYPINYIN_NO_PHRASES'), os.environ['PYPINYIN_NO_DICT_COPY'])\n"
     )
-    assert fresh_python(code).split() == ["0", "None", "mine"]
+    assert fresh_python(code, env).split() == ["0", "None", "mine"]
+
+
+_READ_BACK = (
+    "import sys\n"
+    "from pixiu_cli.selection import homophones\n"
+    "print(sorted(homophones.readings('藏')), sorted(homophones.readings('仓')), 'pypinyin' in sys.modules)\n"
+)
+
+
+@pytest.mark.slow  # two fresh interpreters per case
+@pytest.mark.parametrize("damage", [None, b"", b"not marshal", b"\xe9\x03"], ids=["whole", "empty", "garbage", "shape"])
+def test_the_kept_table_is_read_without_pypinyin_and_built_again_when_damaged(tmp_path, damage):
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+    assert fresh_python(_READ_BACK, env).split() == ["['can']", "['can']", "True"]  # built
+    kept = tmp_path / "pixiu" / "pinyin_readings.marshal"
+    assert kept.stat().st_mode & 0o777 == 0o600
+    if damage is not None:
+        kept.write_bytes(damage)
+    expected_import = "False" if damage is None else "True"
+    assert fresh_python(_READ_BACK, env).split() == ["['can']", "['can']", expected_import]
