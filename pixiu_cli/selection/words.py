@@ -8,9 +8,12 @@ for the same text (tests/selection/test_segmenter_dictionary.py holds it to jieb
 on the selection corpus). jieba itself is not imported: it holds its dictionary as a dict of
 500,000 words and prefixes (~60 MiB of Python objects, plus ~20 MiB for the model it imports
 and pixiu never uses). The word list is read once into a compact form kept in pixiu's user
-cache (`_Dictionary`: for each word length, the words and prefixes sorted as UTF-32-BE and
-their frequencies, ~8 MB on disk) and memory-mapped: a lookup is a binary search that touches
-a few pages, so the segmenter's resident cost is what its questions touch.
+cache (`_Dictionary`: for each word length, the words and prefixes sorted as UTF-32-BE, their
+frequencies, and every 128th word, ~8 MB on disk), and only that sample is held in memory: a
+lookup reads the block of 128 its key falls in from the open file (the blocks a question
+needs stay cached), so the segmenter's resident cost is well under a megabyte. Memory-mapping
+the file instead cost ~2.5 MiB of resident pages per question: the kernel maps the pages
+around each one a binary search touches.
 
 The dictionary is opened on the first question that needs a boundary (once per process;
 never on `pixiu --help`). Its added words are the vocabulary of position words
@@ -21,12 +24,12 @@ never on `pixiu --help`). Its added words are the vocabulary of position words
 from __future__ import annotations
 
 import json
-import mmap
+import os
 import re
 import threading
 import weakref
 from array import array
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -36,7 +39,7 @@ from pathlib import Path
 from pixiu_cli.resources import keep_derived, user_cache_dir
 from pixiu_cli.selection.rules import vocabulary
 
-_DICTIONARY_FORMAT = 2  # bump when what is kept changes shape
+_DICTIONARY_FORMAT = 3  # bump when what is kept changes shape
 _MAGIC = b"pixiu-segmenter\n"
 _KEPT_NAME = "segmenter.words"
 
@@ -71,43 +74,64 @@ class Words:
 
 class _Dictionary:
     """jieba's prefix dictionary (word → frequency; each prefix of a word → 0, unless a word
-    itself) in a compact form: per length, one buffer of fixed-width UTF-32-BE keys in code
-    point order (so bytes compare as the strings do) and one array of their frequencies."""
+    itself) in a compact form: per length, the keys as fixed-width UTF-32-BE in code point
+    order (so bytes compare as the strings do), their frequencies, and every BLOCK-th key,
+    which is all that is held in memory; a lookup reads the one block its key falls in."""
 
-    def __init__(self, buffer, body_at: int, header: dict):
+    BLOCK = 128
+
+    def __init__(self, blob: _Blob, body_at: int, header: dict):
         self.total: int = header["total"]
         self.stamp = header.get("stamp")
-        self._buffer = buffer  # bytes or an mmap: either slices into bytes
-        view = memoryview(buffer)
-        self._groups: dict[int, tuple[int, memoryview, int]] = {}
-        for length, count, keys_at, freqs_at in header["groups"]:
-            freqs = view[body_at + freqs_at : body_at + freqs_at + count * 4].cast("I")
-            self._groups[length] = (body_at + keys_at, freqs, count)
+        self._blob = blob
+        self._groups: dict[int, tuple[int, int, int, list[bytes]]] = {}
+        for length, count, keys_at, freqs_at, firsts_at in header["groups"]:
+            width, blocks = 4 * length, -(-count // self.BLOCK)
+            raw = blob.read(body_at + firsts_at, blocks * width)
+            firsts = [raw[i : i + width] for i in range(0, len(raw), width)]
+            self._groups[length] = (body_at + keys_at, body_at + freqs_at, count, firsts)
+        self._block = lru_cache(maxsize=256)(self._read_block)
 
     def get(self, key: str) -> int | None:
         """The frequency of `key` (0 for a prefix only), None when it is neither."""
         group = self._groups.get(len(key))
         if group is None:
             return None
-        start, freqs, count = group
-        keys, width = self._buffer, 4 * len(key)
         wanted = key.encode("utf-32-be", "surrogatepass")
-        low, high = 0, count
-        while low < high:
-            mid = (low + high) // 2
-            at = start + mid * width
-            if keys[at : at + width] < wanted:
-                low = mid + 1
-            else:
-                high = mid
-        at = start + low * width
-        if low < count and keys[at : at + width] == wanted:
-            return freqs[low]
-        return None
+        block = bisect_right(group[3], wanted) - 1
+        if block < 0:
+            return None
+        keys, freqs = self._block(len(key), block)
+        at = bisect_left(keys, wanted)
+        return freqs[at] if at < len(keys) and keys[at] == wanted else None
+
+    def _read_block(self, length: int, block: int) -> tuple[list[bytes], array]:
+        keys_at, freqs_at, count, _ = self._groups[length]
+        width, first = 4 * length, block * self.BLOCK
+        size = min(self.BLOCK, count - first)
+        raw = self._blob.read(keys_at + first * width, size * width)
+        freqs = array("I")
+        freqs.frombytes(self._blob.read(freqs_at + first * 4, size * 4))
+        return [raw[i : i + width] for i in range(0, len(raw), width)], freqs
+
+
+class _Blob:
+    """The kept file's bytes, read where asked: from the open file (what is read is not kept
+    in the process), or from memory when the file could not be kept."""
+
+    def __init__(self, data: bytes | None = None, file=None):
+        self._data, self._file = data, file
+        self.size = len(data) if data is not None else os.fstat(file.fileno()).st_size
+
+    def read(self, offset: int, size: int) -> bytes:
+        if self._data is not None:
+            return self._data[offset : offset + size]
+        return os.pread(self._file.fileno(), size, offset)
 
 
 def _compact(freq: dict[str, int], total: int, stamp: list) -> bytes:
-    """The kept file: a magic line, a JSON header line, then each group's keys and frequencies."""
+    """The kept file: a magic line, a JSON header line, then each group's keys, frequencies
+    and every BLOCK-th key."""
     by_length: dict[int, list[str]] = {}
     for key in freq:
         by_length.setdefault(len(key), []).append(key)
@@ -116,25 +140,30 @@ def _compact(freq: dict[str, int], total: int, stamp: list) -> bytes:
         keys = sorted(by_length[length])
         blob = "".join(keys).encode("utf-32-be", "surrogatepass")
         freqs = array("I", (freq[k] for k in keys)).tobytes()
-        groups.append((length, len(keys), offset, offset + len(blob)))
-        chunks += [blob, freqs]
-        offset += len(blob) + len(freqs)
+        firsts = "".join(keys[:: _Dictionary.BLOCK]).encode("utf-32-be", "surrogatepass")
+        groups.append((length, len(keys), offset, offset + len(blob), offset + len(blob) + len(freqs)))
+        chunks += [blob, freqs, firsts]
+        offset += len(blob) + len(freqs) + len(firsts)
     header = json.dumps({"stamp": stamp, "total": total, "groups": groups, "size": offset}).encode()
     return _MAGIC + header + b"\n" + b"".join(chunks)
 
 
-def _open(data) -> _Dictionary | None:
-    """The dictionary in a kept file's bytes (or mmap), None when it is not one (or not whole)."""
-    if data[: len(_MAGIC)] != _MAGIC:
+_HEADER_MOST = 1 << 16  # the header line is a few kilobytes
+
+
+def _open(blob: _Blob) -> _Dictionary | None:
+    """The dictionary in a kept file, None when it is not one (or not whole)."""
+    start = blob.read(0, _HEADER_MOST)
+    end = start.find(b"\n", len(_MAGIC))
+    if not start.startswith(_MAGIC) or end < 0:
         return None
-    end = data.find(b"\n", len(_MAGIC))
     try:
-        header = json.loads(data[len(_MAGIC) : end])
-        if end < 0 or not isinstance(header, dict) or len(data) - end - 1 != header["size"]:
+        header = json.loads(start[len(_MAGIC) : end])
+        if not isinstance(header, dict) or blob.size - end - 1 != header["size"]:
             return None
         if not isinstance(header["total"], int) or not isinstance(header["groups"], list):
             return None
-        return _Dictionary(data, end + 1, header)
+        return _Dictionary(blob, end + 1, header)
     except (ValueError, KeyError, TypeError):
         return None
 
@@ -169,30 +198,33 @@ def read_word_list(source: Path) -> tuple[dict[str, int], int]:
 
 
 def load_dictionary(source: Path) -> _Dictionary:
-    """The compact dictionary of the word list `source`: memory-mapped from the user cache when
-    kept there for this very list, else built (~1 s) and kept."""
+    """The compact dictionary of the word list `source`: read from the user cache when kept
+    there for this very list, else built (~1 s) and kept."""
     stat = source.stat()
     stamp = [_DICTIONARY_FORMAT, str(source), stat.st_size, stat.st_mtime_ns]
     kept = user_cache_dir() / _KEPT_NAME
-    mapped = _map(kept, stamp)
-    if mapped is not None:
-        return mapped
+    opened = _open_kept(kept, stamp)
+    if opened is not None:
+        return opened
     data = _compact(*read_word_list(source), stamp)
     if keep_derived(kept, data):
-        mapped = _map(kept, stamp)
-        if mapped is not None:
-            return mapped
-    return _open(data)
+        opened = _open_kept(kept, stamp)
+        if opened is not None:
+            return opened
+    return _open(_Blob(data))
 
 
-def _map(path: Path, stamp: list) -> _Dictionary | None:
+def _open_kept(path: Path, stamp: list) -> _Dictionary | None:
     try:
-        with open(path, "rb") as kept:
-            data = mmap.mmap(kept.fileno(), 0, access=mmap.ACCESS_READ)
-    except (OSError, ValueError):  # missing, empty, unreadable
+        kept = open(path, "rb")  # noqa: SIM115  # held open: the blocks are read from it
+    except OSError:
         return None
-    opened = _open(data)
+    try:
+        opened = _open(_Blob(file=kept))
+    except OSError:
+        opened = None
     if opened is None or opened.stamp != stamp:
+        kept.close()
         return None
     return opened
 
@@ -209,20 +241,24 @@ class Segmenter:
 
     def __init__(self, dictionary: _Dictionary):
         self._dictionary = dictionary
-        self._added: dict[str, int] = {}  # added words, and their prefixes not in the dictionary
+        self._added: dict[str, int] = {}  # added words
+        self._prefixes: set[str] = set()  # their prefixes: 0 where the dictionary has neither
         self.total = dictionary.total
 
     def get(self, key: str) -> int | None:
         found = self._added.get(key)
-        return found if found is not None else self._dictionary.get(key)
+        if found is None:
+            found = self._dictionary.get(key)
+        if found is None and key in self._prefixes:
+            return 0
+        return found
 
     def add_word(self, word: str, freq: int) -> None:
-        """As jieba's `add_word`: the word's frequency set, the total grown, its prefixes known."""
+        """As jieba's `add_word`: the word's frequency set, the total grown, its prefixes known.
+        The dictionary is not searched here: thousands of names would touch most of its pages."""
         self._added[word] = freq
         self.total += freq
-        for end in range(1, len(word)):
-            if self.get(word[:end]) is None:
-                self._added[word[:end]] = 0
+        self._prefixes.update(word[:end] for end in range(1, len(word)))
 
     def cut(self, text: str) -> Iterable[str]:
         for block in _HAN.split(text):
