@@ -5,9 +5,11 @@ compile), the shipped names, the modules a turn imports, the tokenizer, the open
 
 The steps run in the order a turn needs them, so that a question typed before the thread is
 done finds what it needs first already loaded, and waits at most on the one step under way
-(an import another thread has begun is finished by that thread, not repeated). While a turn
-runs, the thread starts no further step: the turn loads what it needs itself, and a step it
-does not need (pypinyin, most often) would only take the interpreter from it."""
+(an import another thread has begun is finished by that thread, not repeated). A turn needs
+every step but the last, so the thread goes on with them while a turn runs (the turn would
+load each itself, and most of a turn is spent waiting for the model); the last, pypinyin's
+readings, which only questions with a homophone candidate need, waits for the next prompt
+rather than take the interpreter from a turn."""
 
 from __future__ import annotations
 
@@ -97,17 +99,17 @@ class Warmup:
             self.thread.start()
 
     def steps(self) -> tuple:
-        """In the order a turn needs them: the question's selection (rules, word boundaries,
-        names), the context's modules, its token counts, the call, the reply's rendering;
-        pypinyin last, for the few questions with a homophone candidate."""
-        from pixiu_cli.selection import homophones, names
+        """What every turn needs, in the order it needs it: the question's selection (rules,
+        word boundaries, names), the context's modules, its token counts, the call, the
+        reply's rendering."""
+        from pixiu_cli.selection import names
         from pixiu_cli.selection.select import warm as warm_selection
         from pixiu_cli.selection.words import warm as warm_segmenter
 
         offline = getattr(self._client, "provider", None) == "offline"  # the in-process server answers
         return (
             warm_selection,
-            warm_segmenter,  # a memory-mapped file: milliseconds
+            warm_segmenter,  # a sample of the dictionary: milliseconds
             names.warm,
             _import_turn_modules,
             tokens.warm,
@@ -115,12 +117,19 @@ class Warmup:
             self._client.warm,
             *((_import_offline_modules,) if offline else ()),
             _warm_render,
-            homophones.warm,
         )
+
+    def idle_steps(self) -> tuple:
+        """What only some turns need: run while the prompt waits, never during a turn."""
+        from pixiu_cli.selection import homophones
+
+        return (homophones.warm,)
 
     def _run(self) -> None:
         try:
             for step in self.steps():
+                step()
+            for step in self.idle_steps():
                 self._idle.wait()
                 step()
         except Exception:

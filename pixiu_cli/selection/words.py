@@ -366,7 +366,7 @@ def segmenter_loaded() -> bool:
 
 def warm() -> None:
     """Open the dictionary now (the REPL does, in the background, once the prompt is drawn)."""
-    _segmenter()
+    _segmenter().get("的")  # the first lookup also imports the UTF-32 codec
 
 
 def frequency(word: str) -> int:

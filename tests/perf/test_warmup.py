@@ -123,9 +123,9 @@ def test_the_warmup_starts_after_the_prompt_is_drawn(tmp_path, monkeypatch):
     assert len(seen) == 1 and PROMPT_MARK in seen[0], seen  # the prompt was on the screen when the thread started
 
 
-def test_no_warmup_step_starts_while_a_turn_runs():
-    """The turn loads what it needs itself; a later step (pypinyin, last, which most turns do
-    not need) waits for the next prompt instead of taking the interpreter from the turn."""
+def test_only_what_every_turn_needs_is_loaded_while_a_turn_runs():
+    """A turn needs every step but the idle ones (pypinyin's readings): the thread goes on
+    with those while a turn runs, and leaves the idle ones for the next prompt."""
     from pixiu_cli.repl.warmup import Warmup
 
     done: list[str] = []
@@ -134,21 +134,19 @@ def test_no_warmup_step_starts_while_a_turn_runs():
     def blocking():
         in_step.set()
         release.wait(timeout=30)
-        done.append("render")
+        done.append("sdk")
 
     class Steps(Warmup):
         def steps(self):
-            return (
-                lambda: done.append("selection"),
-                lambda: done.append("sdk"),
-                blocking,
-                lambda: done.append("pinyin"),
-            )
+            return (lambda: done.append("selection"), blocking, lambda: done.append("render"))
+
+        def idle_steps(self):
+            return (lambda: done.append("pinyin"),)
 
     warmup = Steps(client=None)
     warmup.start()
     assert in_step.wait(timeout=30)
-    warmup.turn_started()  # Enter while the thread is in a step: that step finishes
+    warmup.turn_started()  # Enter while the thread is in a step: the turn's steps go on
     release.set()
     warmup.thread.join(timeout=0.5)
     assert warmup.thread.is_alive()
@@ -161,6 +159,7 @@ def test_no_warmup_step_starts_while_a_turn_runs():
 def test_the_steps_come_in_the_order_a_turn_needs_them():
     from pixiu_cli.repl.warmup import Warmup
     from pixiu_cli.selection import homophones, words
+    from pixiu_cli.views import render
 
     class Client:
         provider = "deepseek"
@@ -169,9 +168,11 @@ def test_the_steps_come_in_the_order_a_turn_needs_them():
             pass
 
     client = Client()
-    steps = Warmup(client).steps()
+    warmup = Warmup(client)
+    steps = warmup.steps()
     assert steps.index(words.warm) < steps.index(tokens.warm) < steps.index(client.warm)
-    assert steps[-1] is homophones.warm  # only questions with a homophone candidate need it
+    assert steps.index(client.warm) < len(steps) - 1 and render.warm not in steps  # rendering: in the last step
+    assert warmup.idle_steps() == (homophones.warm,)  # only questions with a homophone candidate need it
 
 
 # A fresh interpreter: the REPL's app offline, the warm-up run to its end, then the first turn,
