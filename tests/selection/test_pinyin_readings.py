@@ -1,6 +1,7 @@
-"""A character's reading as the homophone fixer takes it (selection/homophones.py), with
-pypinyin imported without its phrase dictionary: the same as pypinyin's full import gives,
-for every character pypinyin knows."""
+"""A character's reading as the homophone fixer takes it (selection/homophones.py), from the
+compact table built once with pypinyin imported without its phrase dictionary: the same as
+pypinyin's full import gives, for every character pypinyin knows; the table kept in the user
+cache, read back without importing pypinyin, built again when damaged."""
 
 from __future__ import annotations
 
