@@ -102,14 +102,13 @@ class Warmup:
         """What every turn needs, in the order it needs it: the question's selection (rules,
         word boundaries, names), the context's modules, its token counts, the call, the
         reply's rendering."""
-        from pixiu_cli.selection import names
+        from pixiu_cli.selection import names, words
         from pixiu_cli.selection.select import warm as warm_selection
-        from pixiu_cli.selection.words import warm as warm_segmenter
 
         offline = getattr(self._client, "provider", None) == "offline"  # the in-process server answers
         return (
             warm_selection,
-            warm_segmenter,  # a sample of the dictionary: milliseconds
+            *((words.warm,) if words.dictionary_kept() else ()),  # a sample of the dictionary: milliseconds
             names.warm,
             _import_turn_modules,
             tokens.warm,
@@ -120,10 +119,12 @@ class Warmup:
         )
 
     def idle_steps(self) -> tuple:
-        """What only some turns need: run while the prompt waits, never during a turn."""
-        from pixiu_cli.selection import homophones
+        """What only some turns need, or what is built once for all later starts (the
+        segmenter's dictionary, ~1 s, the first time): run while the prompt waits, never during
+        a turn."""
+        from pixiu_cli.selection import homophones, words
 
-        return (homophones.warm,)
+        return (homophones.warm, words.warm)
 
     def _run(self) -> None:
         try:

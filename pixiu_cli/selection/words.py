@@ -360,6 +360,11 @@ def segment(text: str) -> Words:
     return Words(words, tuple(starts), len(text))
 
 
+def dictionary_kept() -> bool:
+    """Whether an earlier process kept the compact dictionary (else opening it builds it, ~1 s)."""
+    return (user_cache_dir() / _KEPT_NAME).is_file()
+
+
 def segmenter_loaded() -> bool:
     return _loaded is not None
 

@@ -172,7 +172,22 @@ def test_the_steps_come_in_the_order_a_turn_needs_them():
     steps = warmup.steps()
     assert steps.index(words.warm) < steps.index(tokens.warm) < steps.index(client.warm)
     assert steps.index(client.warm) < len(steps) - 1 and render.warm not in steps  # rendering: in the last step
-    assert warmup.idle_steps() == (homophones.warm,)  # only questions with a homophone candidate need it
+    assert warmup.idle_steps() == (homophones.warm, words.warm)  # only some questions need them
+
+
+def test_a_dictionary_not_built_yet_is_built_while_the_prompt_waits(tmp_path, monkeypatch):
+    from pixiu_cli.repl.warmup import Warmup
+    from pixiu_cli.selection import words
+
+    class Client:
+        def warm(self):
+            pass
+
+    assert words.dictionary_kept()  # the test session's cache holds it
+    assert words.warm in Warmup(Client()).steps()
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))  # a first start: nothing kept
+    assert words.warm not in Warmup(Client()).steps()
+    assert words.warm in Warmup(Client()).idle_steps()
 
 
 # A fresh interpreter: the REPL's app offline, the warm-up run to its end, then the first turn,
