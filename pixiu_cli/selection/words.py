@@ -122,11 +122,16 @@ class _Blob:
     def __init__(self, data: bytes | None = None, file=None):
         self._data, self._file = data, file
         self.size = len(data) if data is not None else os.fstat(file.fileno()).st_size
+        self._lock = threading.Lock()  # where there is no pread, a seek and a read are one step
 
     def read(self, offset: int, size: int) -> bytes:
         if self._data is not None:
             return self._data[offset : offset + size]
-        return os.pread(self._file.fileno(), size, offset)
+        if hasattr(os, "pread"):
+            return os.pread(self._file.fileno(), size, offset)
+        with self._lock:
+            self._file.seek(offset)
+            return self._file.read(size)
 
 
 def _compact(freq: dict[str, int], total: int, stamp: list) -> bytes:

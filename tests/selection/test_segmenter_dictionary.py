@@ -157,3 +157,9 @@ def test_the_selection_corpus_is_cut_as_jieba_cuts_it(kept):
     for _ in range(2):  # built, then mapped back
         assert int(fresh_python(_CORPUS_CUT.replace("sys.argv[1]", repr(corpus)), timeout=120)) > 1500
     assert kept.exists()
+
+
+def test_without_pread_the_kept_file_is_read_by_seeking(kept, word_list, monkeypatch):
+    words.load_dictionary(word_list)
+    monkeypatch.delattr(words.os, "pread")
+    _same_dictionary(words.load_dictionary(word_list), _jiebas_own(word_list))
