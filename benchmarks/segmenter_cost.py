@@ -1,18 +1,18 @@
-"""What the lazily loaded Chinese segmenter (jieba) costs a one-shot `pixiu context` and
-`pixiu ask` (issue 27).
+"""What the lazily loaded Chinese segmenter costs a one-shot `pixiu context` and `pixiu ask`
+(issue 27).
 
 A fresh pixiu home with a corpus portfolio imported; then, in fresh processes, the median
 wall time of
 
-    plain      a question no word boundary is needed for (茅台最近怎么样): jieba not loaded
-    segmented  a question whose cue must be a whole word (其他的票都绿了，我该怎么办): jieba
-               loads its dictionary and the name table's names
+    plain      a question no word boundary is needed for (茅台最近怎么样): the segmenter not loaded
+    segmented  a question whose cue must be a whole word (其他的票都绿了，我该怎么办): the
+               segmenter opens its dictionary and adds the name table's names
 
-for `pixiu context --json Q` and `pixiu ask --offline --json Q`. Also printed: importing and
-initialising jieba alone in a fresh interpreter, with jieba's own cache loader and with
-pixiu's (selection/words.py: one `marshal.loads` of the user cache, jieba imported without
-pkg_resources), both in the same run. `pixiu --help` never loads it
-(tests/cli/test_ask.py). Exits 0.
+for `pixiu context --json Q` and `pixiu ask --offline --json Q`. Also printed: loading the
+dictionary alone in a fresh interpreter, by jieba (imported, its own cache loader) and by
+pixiu (selection/words.py: the compact dictionary's sample read from the user cache, jieba
+not imported), both in the same run. `pixiu --help` never loads it (tests/cli/test_ask.py).
+Exits 0.
 
 Run:  python benchmarks/segmenter_cost.py [--reps 5]
 """
@@ -55,7 +55,7 @@ PIXIUS_LOADER = "from pixiu_cli.selection import rules, words; import pixiu_cli.
 
 
 def _loader_ms(code: str, reps: int) -> float:
-    """A fresh interpreter that imports jieba and loads its dictionary, less an empty one; each
+    """A fresh interpreter that loads the dictionary, less an empty one; each
     loader has read its own cache once before (jieba's in the temporary folder, pixiu's in the
     user cache)."""
     env = dict(os.environ)
@@ -75,11 +75,11 @@ def main(argv: list[str] | None = None) -> int:
             times = {k: _wall_ms([PIXIU, *command, q], env, args.reps) for k, q in QUESTIONS.items()}
             print(
                 f"pixiu {command[0]:<8} plain {times['plain']:6.0f} ms  segmented {times['segmented']:6.0f} ms  "
-                f"(+{times['segmented'] - times['plain']:.0f} ms when jieba loads)"
+                f"(+{times['segmented'] - times['plain']:.0f} ms when the segmenter loads)"
             )
     theirs, ours = _loader_ms(JIEBAS_LOADER, args.reps), _loader_ms(PIXIUS_LOADER, args.reps)
     print(
-        f"jieba import + dictionary alone: jieba's loader {theirs:.0f} ms, pixiu's {ours:.0f} ms ({ours / theirs:.2f}x)"
+        f"dictionary alone: jieba (import + its loader) {theirs:.0f} ms, pixiu's {ours:.0f} ms ({ours / theirs:.2f}x)"
     )
     return 0
 

@@ -1,7 +1,7 @@
 """Importing a third-party package without some module it would pull in and pixiu never uses.
 
 A library may import an optional extra at import time that pixiu never uses (sqlite-utils:
-numpy and pandas, to map their value types; jieba: pkg_resources, to find one file). Each
+numpy and pandas, to map their value types). Each
 such module not yet imported is made unimportable while the library is imported, so the
 library takes the path it takes where the extra is not installed, and is then put back.
 

@@ -21,7 +21,7 @@ import pytest
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 sys.dont_write_bytecode = False
 
-# Derived files — the tokenizer's compact tables (pixiu_cli/tokenizer/bpe.py), the segmenter's prefix
+# Derived files — the tokenizer's compact tables (pixiu_cli/tokenizer/bpe.py), the segmenter's compact
 # dictionary (selection/words.py), built name tables — live under XDG_CACHE_HOME, here the
 # checkout's own `.test-cache/` (ignored by git), never the user's: the workers and every
 # `pixiu` a test starts inherit it. Each file is keyed by what it is built from, so like the
@@ -68,7 +68,7 @@ def _build_derived_files() -> None:
     from pixiu_cli.tokenizer import counts as tokens
 
     bpe.load_tables(tokens.tokenizer_file(), bpe.default_cache_dir())
-    if not (resources.user_cache_dir() / "segmenter.marshal").exists():
+    if not (resources.user_cache_dir() / "segmenter.words").exists():
         from pixiu_cli.selection import words
 
         words.warm()

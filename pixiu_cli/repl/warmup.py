@@ -1,18 +1,73 @@
-"""Warming up what the first turn would otherwise wait for: the openai SDK and rich's
-Markdown take most of a second to load, the selection's rules some 50 ms to compile, the
-shipped names and pypinyin's dictionaries some 0.5 s together, its word segmenter half a
-second, so they load in a background thread once the prompt is on the screen, while the
-user reads and types — in the order a turn needs them. While a turn runs, the thread
-starts no further step: the turn loads what it needs itself, and a step it does not need
-(the segmenter, most often) would only take the interpreter from it."""
+"""Warming up what the first turn would otherwise wait for, in a background thread once the
+prompt is on the screen, while the user reads and types: the selection's rules (~50 ms to
+compile), the shipped names, the modules a turn imports, the tokenizer, the openai SDK
+(most of a second of CPU on a busy machine), rich's Markdown, the homophone table.
+
+The steps run in the order a turn needs them, so that a question typed before the thread is
+done finds what it needs first already loaded, and waits at most on the one step under way
+(an import another thread has begun is finished by that thread, not repeated). A turn needs
+every step but the last, so the thread goes on with them while a turn runs (the turn would
+load each itself, and most of a turn is spent waiting for the model); the last, the shipped
+homophone table, which only questions with a homophone candidate need, waits for the next prompt
+rather than take the interpreter from a turn."""
 
 from __future__ import annotations
 
 import asyncio
+import importlib
 import threading
 
 from pixiu_cli.tokenizer import counts as tokens
 from pixiu_cli.views import render
+
+# What a first turn imports that the prompt has not: the name table's automaton, the account
+# and market stores, the calendar, the cost report, the offline server's responder, rich's
+# live view. tests/perf/test_warmup.py fails when a turn after the warm-up imports anything.
+TURN_MODULES = (
+    "pixiu_cli.selection.name_cache",
+    "ahocorasick",
+    "pixiu_cli.store.account",
+    "pixiu_cli.store.market",
+    "pixiu_cli.market.calendar",
+    "pixiu_cli.market.security_master",
+    "pixiu_cli.accounting.prices",
+    "pixiu_cli.accounting.report",
+)
+OFFLINE_MODULES = ("pixiu_cli.offline.responder", "pixiu_cli.offline.grounded", "pixiu_cli.offline.tool_intents")
+RENDER_MODULES = ("rich.live", "rich.live_render", "rich.file_proxy", "rich.ansi", "termios")
+
+
+def _import_all(names: tuple[str, ...]) -> None:
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except ImportError:  # termios off POSIX: the turn does without it too
+            pass
+
+
+def _import_turn_modules() -> None:
+    _import_all(TURN_MODULES)
+
+
+def _import_offline_modules() -> None:
+    _import_all(OFFLINE_MODULES)
+
+
+def _count_system_prompt() -> None:
+    """Encode the system prompt once: every request starts with it, and the tokenizer
+    remembers each word it merged, so the first turn's counts (the context's, and the
+    offline server's of the whole prompt) do not merge it word by word while the user waits."""
+    from pixiu_cli.context.builder import system_prompt
+
+    tokens.count_tokens(system_prompt())
+
+
+def _warm_render() -> None:
+    from rich.cells import cell_len
+
+    render.warm()
+    _import_all(RENDER_MODULES)
+    cell_len("你好")  # rich loads its table of character widths on the first wide character
 
 
 class Warmup:
@@ -43,22 +98,39 @@ class Warmup:
             self.thread = threading.Thread(target=self._run, name="pixiu-warmup", daemon=True)
             self.thread.start()
 
-    def _run(self) -> None:
-        from pixiu_cli.selection import homophones, names
+    def steps(self) -> tuple:
+        """What every turn needs, in the order it needs it: the question's selection (rules,
+        word boundaries, names), the context's modules, its token counts, the call, the
+        reply's rendering."""
+        from pixiu_cli.selection import names, words
         from pixiu_cli.selection.select import warm as warm_selection
-        from pixiu_cli.selection.words import warm as warm_segmenter
 
-        steps = (
+        offline = getattr(self._client, "provider", None) == "offline"  # the in-process server answers
+        return (
             warm_selection,
+            *((words.warm,) if words.dictionary_kept() else ()),  # a sample of the dictionary: milliseconds
             names.warm,
-            homophones.warm,
+            _import_turn_modules,
             tokens.warm,
+            _count_system_prompt,
             self._client.warm,
-            render.warm,
-            warm_segmenter,  # last: jieba's dictionary, for the questions that need word boundaries
+            *((_import_offline_modules,) if offline else ()),
+            _warm_render,
         )
+
+    def idle_steps(self) -> tuple:
+        """What only some turns need, or what is built once for all later starts (the
+        segmenter's dictionary, ~1 s, the first time): run while the prompt waits, never during
+        a turn."""
+        from pixiu_cli.selection import homophones, words
+
+        return (homophones.warm, words.warm)
+
+    def _run(self) -> None:
         try:
-            for step in steps:
+            for step in self.steps():
+                step()
+            for step in self.idle_steps():
                 self._idle.wait()
                 step()
         except Exception:

@@ -123,38 +123,105 @@ def test_the_warmup_starts_after_the_prompt_is_drawn(tmp_path, monkeypatch):
     assert len(seen) == 1 and PROMPT_MARK in seen[0], seen  # the prompt was on the screen when the thread started
 
 
-def test_no_warmup_step_starts_while_a_turn_runs(monkeypatch):
-    """The turn loads what it needs itself; the segmenter (the last step, which most turns
-    do not need) waits for the next prompt instead of taking the interpreter from the turn."""
+def test_only_what_every_turn_needs_is_loaded_while_a_turn_runs():
+    """A turn needs every step but the idle ones (the homophone table): the thread goes on
+    with those while a turn runs, and leaves the idle ones for the next prompt."""
     from pixiu_cli.repl.warmup import Warmup
-    from pixiu_cli.selection import homophones, names, select, words
-    from pixiu_cli.views import render
 
     done: list[str] = []
-    in_render, release = threading.Event(), threading.Event()
+    in_step, release = threading.Event(), threading.Event()
 
-    def rendering():
-        in_render.set()
+    def blocking():
+        in_step.set()
         release.wait(timeout=30)
-        done.append("render")
+        done.append("sdk")
 
-    for module, name in ((select, "selection"), (names, "names"), (homophones, "pinyin"), (tokens, "tokens")):
-        monkeypatch.setattr(module, "warm", lambda name=name: done.append(name))
-    monkeypatch.setattr(render, "warm", rendering)
-    monkeypatch.setattr(words, "warm", lambda: done.append("segmenter"))
+    class Steps(Warmup):
+        def steps(self):
+            return (lambda: done.append("selection"), blocking, lambda: done.append("render"))
 
-    class Client:
-        def warm(self):
-            done.append("sdk")
+        def idle_steps(self):
+            return (lambda: done.append("pinyin"),)
 
-    warmup = Warmup(Client())
+    warmup = Steps(client=None)
     warmup.start()
-    assert in_render.wait(timeout=30)
-    warmup.turn_started()  # Enter while the thread is in a step: that step finishes
+    assert in_step.wait(timeout=30)
+    warmup.turn_started()  # Enter while the thread is in a step: the turn's steps go on
     release.set()
     warmup.thread.join(timeout=0.5)
     assert warmup.thread.is_alive()
-    assert done == ["selection", "names", "pinyin", "tokens", "sdk", "render"]
+    assert done == ["selection", "sdk", "render"]
     warmup.prompt_shown()
     warmup.thread.join(timeout=30)
-    assert done[-1] == "segmenter"
+    assert done[-1] == "pinyin"
+
+
+def test_the_steps_come_in_the_order_a_turn_needs_them():
+    from pixiu_cli.repl.warmup import Warmup
+    from pixiu_cli.selection import homophones, words
+    from pixiu_cli.views import render
+
+    class Client:
+        provider = "deepseek"
+
+        def warm(self):
+            pass
+
+    client = Client()
+    warmup = Warmup(client)
+    steps = warmup.steps()
+    assert steps.index(words.warm) < steps.index(tokens.warm) < steps.index(client.warm)
+    assert steps.index(client.warm) < len(steps) - 1 and render.warm not in steps  # rendering: in the last step
+    assert warmup.idle_steps() == (homophones.warm, words.warm)  # only some questions need them
+
+
+def test_a_dictionary_not_built_yet_is_built_while_the_prompt_waits(tmp_path, monkeypatch):
+    from pixiu_cli.repl.warmup import Warmup
+    from pixiu_cli.selection import words
+
+    class Client:
+        def warm(self):
+            pass
+
+    assert words.dictionary_kept()  # the test session's cache holds it
+    assert words.warm in Warmup(Client()).steps()
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))  # a first start: nothing kept
+    assert words.warm not in Warmup(Client()).steps()
+    assert words.warm in Warmup(Client()).idle_steps()
+
+
+# A fresh interpreter: the REPL's app offline, the warm-up run to its end, then the first turn,
+# as the REPL runs it (rendered as on a terminal). What that turn imports, it waited for.
+_FIRST_TURN = """
+import io, sys
+from pixiu_cli.app import open_app
+from pixiu_cli.repl.state import ReplState
+from pixiu_cli.repl.turn import run_chat_turn
+from pixiu_cli.repl.warmup import Warmup
+from pixiu_cli.settings import load_settings
+from pixiu_cli.views.render import Renderer
+
+app = open_app(load_settings(force_offline=True))
+state = ReplState(app=app, renderer=Renderer(file=io.StringIO(), rich_output=True))
+warmup = Warmup(app.agent.client)
+warmup.start()
+warmup.thread.join(timeout=120)
+before = set(sys.modules)
+run_chat_turn(state, QUESTION)
+assert "缓存命中" in state.renderer.out.getvalue()
+print(" ".join(sorted(set(sys.modules) - before)) or "-")
+app.close()
+"""
+
+
+@pytest.mark.slow  # a new process, the whole warm-up (~2 s)
+@pytest.mark.parametrize("question", ["茅台最近怎么样", "其他的持仓怎么样", "我的藏位是不是太重了"])
+def test_after_the_warmup_the_first_turn_imports_nothing(tmp_path, question):
+    import os
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PIXIU_") and "API_KEY" not in k}
+    env.update(PIXIU_HOME=str(tmp_path), NO_COLOR="1")
+    code = _FIRST_TURN.replace("QUESTION", repr(question))
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["-"], done.stdout

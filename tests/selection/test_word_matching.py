@@ -115,7 +115,10 @@ def test_the_segmenter_loads_only_when_a_question_needs_it():
         "from pixiu_cli.selection.normalize import normalize\n"
         "from pixiu_cli.selection.intent import analyze\n"
         "analyze(normalize('茅台怎么样'))\n"
-        "print('jieba' in sys.modules, 'pypinyin' in sys.modules)\n"
+        "from pixiu_cli.selection import words\n"
+        "print(words.segmenter_loaded(), 'pypinyin' in sys.modules)\n"
+        "analyze(normalize('其他的持仓怎么样'))\n"
+        "print(words.segmenter_loaded(), 'jieba' in sys.modules)\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert done.stdout.split() == ["False", "False"], done.stderr
+    assert done.stdout.split() == ["False", "False", "True", "False"], done.stderr
