@@ -341,11 +341,15 @@ def warm() -> None:
     markdown_view("**warm**")
 
 
+# Bold on and off: a `**` run in the raw text is shown as rich will draw it, not as marks.
+_BOLD, _NOT_BOLD = "\x1b[1m", "\x1b[22m"
+
+
 class _RawArea:
     """The rows a streamed reply's raw text occupies below what was printed for good: the
-    text as received, written straight to the terminal, O(delta) per delta, then erased and
-    replaced by rich's rendering when its blocks finish. Counts the rows the terminal gives
-    the text (wide characters take two cells and wrap early, as a terminal wraps them)."""
+    text as received (`**` runs in bold), written straight to the terminal, O(delta) per
+    delta, then erased and replaced by rich's rendering when its blocks finish. Counts the
+    rows the terminal gives the text (wide characters take two cells)."""
 
     def __init__(self, file, width: int, height: int):
         from rich.cells import cell_len, get_character_cell_size
@@ -353,30 +357,50 @@ class _RawArea:
         self.file, self.width, self.max_rows = file, max(width, 1), max(height - 2, 0)
         self.cell_len, self.char_cells = cell_len, get_character_cell_size
         self.rows = self.col = 0
-        self.used = False
+        self.used = self.bold = self.star = False  # star: a last "*" held back, maybe half of "**"
 
     def write(self, text: str) -> bool:
         """Write `text` (already `visible`) unless the area would outgrow the screen: erasing
         can only move the cursor up to the screen's first row."""
         if "\t" in text:
             text = text.replace("\t", "    ")  # where a tab stop falls is the terminal's business
-        col = self.col + self.cell_len(text)
-        if col <= self.width and "\n" not in text:  # within the row (most deltas)
-            self.col = col
-        else:
-            rows, col, text = self._wrapped(text)
-            if rows > self.max_rows:
-                return False
-            self.rows, self.col = rows, col
+        if "*" in text or self.star:
+            return self._write_marked(text)
+        rows, col, text = self._wrapped(text)
+        if rows > self.max_rows:
+            return False
+        self.rows, self.col = rows, col
+        self._emit(text)
+        return True
+
+    def _write_marked(self, text: str) -> bool:
+        saved = self.rows, self.col, self.bold, self.star
+        text = "*" + text if self.star else text
+        self.star = text.endswith("*") and not text.endswith("**")
+        out = []
+        for i, piece in enumerate((text[:-1] if self.star else text).split("**")):
+            if i:
+                self.bold = not self.bold
+                out.append(_BOLD if self.bold else _NOT_BOLD)
+            self.rows, self.col, shown = self._wrapped(piece)
+            out.append(shown)
+        if self.rows > self.max_rows:
+            self.rows, self.col, self.bold, self.star = saved
+            return False
+        self._emit("".join(out))
+        return True
+
+    def _emit(self, text: str) -> None:
         self.used = self.used or bool(text)
         self.file.write(text)
         self.file.flush()
-        return True
 
     def _wrapped(self, text: str) -> tuple[int, int, str]:
         """Where `text` leaves the cursor, and the text to write: a wide character that does not
         fit at the end of a row is put after spaces to the end of it, so every terminal (some
         wrap it early, some draw half of it) puts it at the start of the next row."""
+        if "\n" not in text and (col := self.col + self.cell_len(text)) <= self.width:
+            return self.rows, col, text  # within the row: most deltas
         rows, col, pieces = self.rows, self.col, []
         for char in text:
             if char == "\n":
@@ -391,11 +415,12 @@ class _RawArea:
         return rows, col, "".join(pieces)
 
     def erase(self) -> None:
-        """Move to the area's first row and clear to the end of the screen."""
+        """Move to the area's first row and clear to the end of the screen, not bold."""
         if self.used:
-            self.file.write("\r" + (f"\x1b[{self.rows}A" if self.rows else "") + "\x1b[J")
+            move = f"\x1b[{self.rows}A" if self.rows else ""
+            self.file.write((_NOT_BOLD if self.bold else "") + "\r" + move + "\x1b[J")
         self.rows = self.col = 0
-        self.used = False
+        self.used = self.bold = self.star = False
 
 
 class ReplyStream:

@@ -209,6 +209,20 @@ def test_erased_rows_leave_no_trace_on_a_small_terminal(monkeypatch, text, rows)
         assert lines == scrolled(at_once(text, interactive=True), rows)
 
 
+def test_the_open_block_shows_strong_runs_in_bold_without_their_marks():
+    shown = renderer(interactive=True)
+    lines = pyte.Screen(90, 10)
+    feed = pyte.Stream(lines)
+    with shown.reply() as stream:
+        for char in "按照**核心仓**的规则，a*b*c，1 * 2":
+            stream.text(char)
+        feed.feed(shown.out.getvalue())
+        assert lines.display[0].rstrip() == "按照核心仓的规则，a*b*c，1 * 2"
+        assert [lines.buffer[0][x].bold for x in (0, 4, 10)] == [False, True, False]
+        stream.text("\n\n第二段")
+    assert screen(shown.out.getvalue())[:3] == ["按照核心仓的规则，abc，1 * 2", "", "第二段"]
+
+
 def test_reasoning_goes_above_the_answer_and_the_open_block_comes_back_below_it(monkeypatch):
     clock = Clock()
     monkeypatch.setattr(render, "time", SimpleNamespace(monotonic=clock))
