@@ -111,10 +111,10 @@ def status_text(f: StatusFigures) -> str:
 # Streaming cost must stay linear in the reply: re-rendering the whole reply as Markdown on
 # every delta made a 160k-character reply take a minute and a 20M one 4.5 GB. Finished
 # Markdown blocks (up to a blank line outside a code fence) are rendered and printed once;
-# the open block at the end is shown as raw text, and one longer than LIVE_TAIL_CHARS (or
-# than the screen) continues as plain text. Even a redraw of rich's live view a few times a
-# second cost twice a render of the whole reply at reading pace. Nothing beyond SCREEN_CHARS
-# is drawn at all; the whole reply is still stored.
+# the open block at the end is shown as raw text (rich's live view only for one taller than
+# the screen), and one longer than LIVE_TAIL_CHARS continues as plain text. Redrawing the
+# open block with rich a few times a second cost four renders of the whole reply at reading
+# pace. Nothing beyond SCREEN_CHARS is drawn at all; the whole reply is still stored.
 LIVE_TAIL_CHARS = 4_000
 REDRAW_SECONDS = 0.25  # finished blocks are printed at most four times a second
 SCREEN_CHARS = 200_000
