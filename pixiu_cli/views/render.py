@@ -110,11 +110,13 @@ def status_text(f: StatusFigures) -> str:
 
 # Streaming cost must stay linear in the reply: re-rendering the whole reply as Markdown on
 # every delta made a 160k-character reply take a minute and a 20M one 4.5 GB. Finished
-# Markdown blocks (up to a blank line outside a code fence) are printed once; only the open
-# block at the end is live, and an open block longer than LIVE_TAIL_CHARS continues as
-# plain text. Nothing beyond SCREEN_CHARS is drawn at all; the whole reply is still stored.
+# Markdown blocks (up to a blank line outside a code fence) are rendered and printed once;
+# the open block at the end is shown as raw text (rich's live view only for one taller than
+# the screen), and one longer than LIVE_TAIL_CHARS continues as plain text. Redrawing the
+# open block with rich a few times a second cost four renders of the whole reply at reading
+# pace. Nothing beyond SCREEN_CHARS is drawn at all; the whole reply is still stored.
 LIVE_TAIL_CHARS = 4_000
-REDRAW_SECONDS = 0.25  # at most four redraws a second: each renders the open block again
+REDRAW_SECONDS = 0.25  # finished blocks are printed at most four times a second
 SCREEN_CHARS = 200_000
 # A table is one block however long: redrawing it whole made a 50 kB table streamed at
 # reading pace cost 8.6 renders of itself. Once it has TABLE_CHUNK_ROWS finished rows, its
@@ -210,13 +212,13 @@ _SIMPLE_LINE = re.compile(r"(?! {4}| {0,3}(?:[#>=+\-<]|\*(?!\*)|[0-9]{1,9}[.)]|`
 _RULE = re.compile(r" {0,3}([-*_])([ \t]*\1){2,}[ \t]*")
 
 
-class _LiveTail:
-    """The open block, parsed only when Live redraws (a few times a second), not per delta."""
+class _OpenBlock:
+    """The open block: rendered once, when it is finished (or the reply ends), never per delta."""
 
     def __init__(self):
         self.text = ""
         self.after = ""  # the blocks printed just before it, if any
-        self.hidden = False  # a long table's rows are printed as they finish, never drawn live
+        self.hidden = False  # a long table's rows are printed as they finish, the open one raw
 
     @property
     def gap(self) -> bool:
@@ -229,7 +231,7 @@ class _LiveTail:
 
     def __rich_console__(self, console, options):
         if self.hidden or not self.text.strip():
-            return  # the live view stays open between blocks, drawing nothing
+            return
         yield from _spaced(block_view(self.text), self.gap)
 
 
@@ -240,22 +242,31 @@ _OWN_GAP_TOKENS = frozenset({"bullet_list_open", "ordered_list_open", "blockquot
 
 def _spaced(markdown, gap: bool) -> list:
     """`markdown` after a blank line when `gap` and it does not draw one itself."""
+    if isinstance(markdown, _SimpleParagraph):
+        markdown.gap = gap  # drawn by the paragraph: one renderable less for rich to print
+        return [markdown]
     own = bool(markdown.parsed) and markdown.parsed[0].type in _OWN_GAP_TOKENS
     return [_text(""), markdown] if gap and not own else [markdown]
 
 
 class _SimpleParagraph:
     """A one-line paragraph drawn exactly as rich's Markdown draws it, without parsing it: a
-    streamed block is drawn a few times a second while open, and parsing and walking the
-    tokens cost more than drawing the text. `pieces` alternate plain and strong text."""
+    streamed reply prints its blocks one by one, and parsing and walking the tokens cost
+    more than drawing the text. `pieces` alternate plain and strong text; `gap` puts the
+    blank line Markdown would put before it."""
 
     parsed = ()  # no tokens: a paragraph draws no blank line of its own
+    gap = False
 
     def __init__(self, pieces: list[str]):
         self.pieces = pieces
 
     def __rich_console__(self, console, options):
+        from rich.segment import Segment
         from rich.text import Text
+
+        if self.gap:
+            yield Segment.line()
 
         plain = console.get_style("none") + console.get_style("markdown.paragraph", default="none")
         strong = plain + console.get_style("markdown.strong", default="none")
@@ -330,21 +341,107 @@ def warm() -> None:
     markdown_view("**warm**")
 
 
+# Bold on and off: a `**` run in the raw text is shown as rich will draw it, not as marks.
+_BOLD, _NOT_BOLD = "\x1b[1m", "\x1b[22m"
+
+
+class _RawArea:
+    """The rows a streamed reply's raw text occupies below what was printed for good: the
+    text as received (`**` runs in bold), written straight to the terminal, O(delta) per
+    delta, then erased and replaced by rich's rendering when its blocks finish. Counts the
+    rows the terminal gives the text (wide characters take two cells)."""
+
+    def __init__(self, file, width: int, height: int):
+        from rich.cells import cell_len, get_character_cell_size
+
+        self.file, self.width, self.max_rows = file, max(width, 1), max(height - 2, 0)
+        self.cell_len, self.char_cells = cell_len, get_character_cell_size
+        self.rows = self.col = 0
+        self.used = self.bold = self.star = False  # star: a last "*" held back, maybe half of "**"
+
+    def write(self, text: str) -> bool:
+        """Write `text` (already `visible`) unless the area would outgrow the screen: erasing
+        can only move the cursor up to the screen's first row."""
+        if "\t" in text:
+            text = text.replace("\t", "    ")  # where a tab stop falls is the terminal's business
+        if "*" in text or self.star:
+            return self._write_marked(text)
+        rows, col, text = self._wrapped(text)
+        if rows > self.max_rows:
+            return False
+        self.rows, self.col = rows, col
+        self._emit(text)
+        return True
+
+    def _write_marked(self, text: str) -> bool:
+        saved = self.rows, self.col, self.bold, self.star
+        text = "*" + text if self.star else text
+        self.star = text.endswith("*") and not text.endswith("**")
+        out = []
+        for i, piece in enumerate((text[:-1] if self.star else text).split("**")):
+            if i:
+                self.bold = not self.bold
+                out.append(_BOLD if self.bold else _NOT_BOLD)
+            self.rows, self.col, shown = self._wrapped(piece)
+            out.append(shown)
+        if self.rows > self.max_rows:
+            self.rows, self.col, self.bold, self.star = saved
+            return False
+        self._emit("".join(out))
+        return True
+
+    def _emit(self, text: str) -> None:
+        self.used = self.used or bool(text)
+        self.file.write(text)
+        self.file.flush()
+
+    def _wrapped(self, text: str) -> tuple[int, int, str]:
+        """Where `text` leaves the cursor, and the text to write: a wide character that does not
+        fit at the end of a row is put after spaces to the end of it, so every terminal (some
+        wrap it early, some draw half of it) puts it at the start of the next row."""
+        if "\n" not in text and (col := self.col + self.cell_len(text)) <= self.width:
+            return self.rows, col, text  # within the row: most deltas
+        rows, col, pieces = self.rows, self.col, []
+        for char in text:
+            if char == "\n":
+                rows, col = rows + 1, 0
+            elif col + (cells := self.char_cells(char)) > self.width:
+                if col < self.width:
+                    pieces.append(" " * (self.width - col))
+                rows, col = rows + 1, cells
+            else:
+                col += cells
+            pieces.append(char)
+        return rows, col, "".join(pieces)
+
+    def erase(self) -> None:
+        """Move to the area's first row and clear to the end of the screen, not bold."""
+        if self.used:
+            move = f"\x1b[{self.rows}A" if self.rows else ""
+            self.file.write((_NOT_BOLD if self.bold else "") + "\r" + move + "\x1b[J")
+        self.rows = self.col = 0
+        self.used = self.bold = self.star = False
+
+
 class ReplyStream:
-    """Streams one reply: reasoning dimmed, the answer as Markdown, block by block."""
+    """Streams one reply: reasoning dimmed, the answer as Markdown, block by block. On a
+    terminal the open block is its raw text as it arrives; each block is rendered once, when
+    it finishes, in place of its raw text. Elsewhere only finished blocks are printed."""
 
     def __init__(self, renderer: Renderer):
         self.r = renderer
         self._last = ""  # the answer's last character so far: whether it ended a line
-        self._live = None
-        self._tail = _LiveTail()
-        self._plain = False  # the open block outgrew the live view: the rest is plain text
+        self._area: _RawArea | None = None  # on a terminal only: see _RawArea
+        self._live = None  # rich's live view, only for an open block taller than the screen
+        self._stale = False  # the area does not show the open block (yet)
+        self._tail = _OpenBlock()
+        self._plain = False  # the open block outgrew the screen: the rest is plain text
         self._rows: _TableRows | None = None  # a long table being printed row by row
         self._done: list = []  # finished output not yet printed: printed with the next redraw
         self._done_chars = 0
         self._shown = 0
         self._received = 0
-        self._drawn_at = 0.0
+        self._drawn_at: float | None = None
         self._thought = self._thought_shown = 0
         self._in_reasoning = False
 
@@ -352,7 +449,7 @@ class ReplyStream:
         """Dimmed above the answer on a terminal. With stdout piped the answer is all that goes
         there: the reasoning goes to stderr when that is a terminal, else only to the record."""
         shown = self.r.thinking_console
-        self._flush()  # what the answer finished so far goes first
+        self._flush()  # what the answer finished so far goes first; its open block comes back after
         if not self._in_reasoning:
             self._in_reasoning = True
             if shown is not None:
@@ -391,15 +488,71 @@ class ReplyStream:
         if broken:
             self._finish_blocks()
         if self._rows is None and len(self._tail.text) > LIVE_TAIL_CHARS:
-            self._stop_live()
-            self._plain = True
+            self._go_plain()
             return
-        self._start_live()
         now = time.monotonic()
-        if now - self._drawn_at >= REDRAW_SECONDS or self._done_chars > LIVE_TAIL_CHARS:
-            if not self._flush():  # printing above the live view redraws it too
-                self._live.refresh()
+        if self._drawn_at is None:
+            self._drawn_at = now  # a reply that arrives at once is printed once
+        elif (self._done or self._live) and (
+            now - self._drawn_at >= REDRAW_SECONDS or self._done_chars > LIVE_TAIL_CHARS
+        ):
+            self._redraw()
             self._drawn_at = now
+        if self._live is None:
+            self._draw(delta)
+
+    def _redraw(self) -> None:
+        """Print what finished; a live view (for a block taller than the screen) is redrawn,
+        or closed once its block is printed: the next open block is raw text again."""
+        if self._live is None:
+            self._flush()
+        elif not self._done:
+            self._live.refresh()
+        else:
+            self._tail.text, open_text = "", self._tail.text
+            self._flush()  # above the live view, which is left empty and closed
+            self._live.stop()
+            self._live, self._tail.text, self._stale = None, open_text, True
+
+    def _draw(self, delta: str) -> None:
+        """Show the delta raw on a terminal, or the whole open block after a print."""
+        area = self._terminal_area()
+        if area is None:
+            return
+        if area.write(self._open_raw() if self._stale else delta):
+            self._stale = False
+            return
+        if self._done:  # printing the finished blocks leaves room for the open one
+            self._flush()
+            if area.write(self._open_raw()):
+                self._stale = False
+                return
+        self._start_live()
+
+    def _start_live(self) -> None:
+        """A block taller than the screen cannot be erased: it is drawn by rich's live view
+        (what fits of it, redrawn a few times a second) until it is finished."""
+        from rich.live import Live
+
+        self._flush()
+        self._live = Live(self._tail, console=self.r.console, auto_refresh=False, vertical_overflow="ellipsis")
+        self._live.start(refresh=True)
+
+    def _terminal_area(self) -> _RawArea | None:
+        if self._area is None and self.r.console.is_interactive:
+            console = self.r.console
+            self._area = _RawArea(console.file, console.width, console.height)
+        return self._area
+
+    def _open_raw(self) -> str:
+        """The open block as raw text, after the blank line Markdown would put before it."""
+        text = self._tail.text
+        return "\n" + text if text.strip() and self._tail.gap else text
+
+    def _go_plain(self) -> None:
+        """The open block is too long to redraw: drawn as it is so far, the rest as plain text."""
+        self._stop()
+        self._plain = True
 
     def _finish_blocks(self) -> None:
         """Move what the open block finished (blocks, a long table's rows) to the output."""
@@ -440,29 +593,21 @@ class ReplyStream:
 
     def _commit(self, renderables: list, chars: int) -> None:
         """Finished output, drawn once for good with the next redraw: one print a redraw, not
-        one a block, and until then the screen shows it as the live view last drew it."""
+        one a block, and until then the screen shows its raw text."""
         self._done += renderables
         self._done_chars += chars
 
     def _flush(self) -> bool:
-        """Print the finished output; with the live view open, rich prints it above the view
-        and redraws the view (holding only what is still open) below."""
+        """Print the finished output in place of the raw text on screen (which is then no
+        longer showing the open block: it is written again with the next delta)."""
+        if self._area is not None and self._area.used:
+            self._area.erase()
+            self._stale = True
         if not self._done:
             return False
         self.r.console.print(*self._done)
         self._done, self._done_chars = [], 0
         return True
-
-    def _start_live(self) -> None:
-        # One live view per reply, redrawn from here, not by Live's own thread: starting a
-        # view (and a thread) per block cost more than drawing, and the tail is then never
-        # read while it changes.
-        if self._live is None:
-            from rich.live import Live
-
-            self._live = Live(self._tail, console=self.r.console, auto_refresh=False, vertical_overflow="ellipsis")
-            self._live.start()
-            self._drawn_at = time.monotonic()  # a reply that arrives at once is drawn once
 
     def notice(self, line: str) -> None:
         self._end_blocks()
@@ -480,21 +625,24 @@ class ReplyStream:
 
     def _end_blocks(self) -> None:
         """Draw what is open for good; text after this starts a fresh block."""
-        self._stop_live()
+        self._stop()
         self._end_plain()
-        self._tail, self._plain, self._rows = _LiveTail(), False, None
+        self._tail, self._plain, self._rows, self._stale = _OpenBlock(), False, None, False
 
-    def _stop_live(self) -> None:
+    def _stop(self) -> None:
+        """Everything received drawn in its finished form (at the end, or on Ctrl-C)."""
         if self._rows is not None:  # a long table was the last thing: its unfinished last row
             if self._tail.text.strip():
                 self._commit([self._rows.render([self._tail.text], header=False)], len(self._tail.text))
             self._rows, self._tail.text, self._tail.hidden = None, "", False
-        self._flush()
         if self._live is not None:
+            self._flush()
             self._live.stop()  # its last refresh draws the open block in full
             self._live = None
-        elif self._tail.text and not self._plain:
-            self.r.console.print(self._tail)
+        elif self._tail.text.strip() and not self._plain:
+            self._done.append(self._tail)
+        self._flush()
+        self._stale = False
 
     def _end_plain(self) -> None:
         if self._plain and self._last != "\n":
@@ -502,7 +650,7 @@ class ReplyStream:
 
     def close(self) -> None:
         if self.r.rich_output:
-            self._stop_live()
+            self._stop()
             self._end_plain()
             if self._thought > self._thought_shown:
                 self.r.dim(
@@ -695,8 +843,8 @@ class Renderer:
     @contextmanager
     def _no_echo(self):
         """While a reply is drawn, keys typed are not echoed: the terminal's echo of ^C (or of
-        type-ahead) moved the cursor under the live view, whose next redraw then left its
-        first line on screen twice. Type-ahead stays queued for the next prompt."""
+        type-ahead) moves the cursor under the raw text of the open block, whose erasing
+        then misses a row. Type-ahead stays queued for the next prompt."""
         restore = _echo_off() if self.rich_output else None
         try:
             yield

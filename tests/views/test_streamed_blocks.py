@@ -9,6 +9,7 @@ from types import SimpleNamespace
 
 import pyte
 import pytest
+from rich.console import Console
 from rich.live import Live
 
 import pixiu_cli.views.render as render
@@ -120,46 +121,132 @@ def test_the_terminal_is_left_showing_one_render_of_the_whole(monkeypatch, size)
         assert screen(streamed(monkeypatch, text, size, interactive=True)) == screen(at_once(text, interactive=True))
 
 
-def test_one_live_view_per_reply_and_each_finished_block_drawn_once(monkeypatch):
-    starts, finished, parsed = [], [], []
-    real_start, real_commit, real_view = Live.start, render.ReplyStream._commit, render.markdown_view
+def test_each_finished_block_is_rendered_once_and_no_delta_is_rendered(monkeypatch):
+    finished, parsed, prints = [], [], []
+    real_commit, real_view, real_print = render.ReplyStream._commit, render.markdown_view, Console.print
 
     def commit(stream, renderables, chars):
         finished.append(stream._tail.after.strip())
         real_commit(stream, renderables, chars)
 
-    monkeypatch.setattr(Live, "start", lambda self, *a, **k: (starts.append(self), real_start(self, *a, **k)))
+    monkeypatch.setattr(Live, "start", lambda self, *a, **k: pytest.fail("no live view"))
     monkeypatch.setattr(render.ReplyStream, "_commit", commit)
     monkeypatch.setattr(render, "markdown_view", lambda text: (parsed.append(text), real_view(text))[1])
-    streamed(monkeypatch, PROSE, 6, interactive=True)
-    assert len(starts) == 1
+    monkeypatch.setattr(Console, "print", lambda self, *a, **k: (prints.append(a), real_print(self, *a, **k)))
+    output = streamed(monkeypatch, PROSE, 6, interactive=True)
     assert finished == PROSE.split("\n\n")[:-1]
     # one-line paragraphs, with or without **strong** runs, are drawn without parsing
     assert parsed == []
+    # rich prints finished blocks only; the open block is its raw text, written once
+    # (and again after a print, from the start of the open block)
+    assert sum(len(a) for a in prints) == len(PROSE.split("\n\n")) and len(prints) <= len(finished) + 1
+    assert len(output) < 2 * len(PROSE) + len(at_once(PROSE, interactive=True))
     streamed(monkeypatch, MIXED, 6, interactive=True)
-    assert len(starts) == 2 and "## 茅台的看法" in finished and parsed
+    assert "## 茅台的看法" in finished and parsed
 
 
-def test_redraws_are_throttled_and_none_is_spent_on_finished_blocks(monkeypatch):
-    refreshes = []
-    real_refresh = Live.refresh
-    monkeypatch.setattr(Live, "refresh", lambda self: (refreshes.append(1), real_refresh(self)))
-    streamed(monkeypatch, PROSE, 6, interactive=True)
-    seconds = len(PROSE) / 6 * 0.05
-    assert len(refreshes) <= seconds / render.REDRAW_SECONDS + 1
+def test_finished_blocks_are_printed_at_most_a_few_times_a_second(monkeypatch):
+    prints = []
+    real_print = Console.print
+    monkeypatch.setattr(Console, "print", lambda self, *a, **k: (prints.append(1), real_print(self, *a, **k)))
+    streamed(monkeypatch, PROSE, 1, interactive=True)
+    seconds = len(PROSE) * 0.05
+    assert len(prints) <= seconds / render.REDRAW_SECONDS + 1
+    prints.clear()
+    streamed(monkeypatch, PROSE, len(PROSE), interactive=True)  # all at once: printed once
+    assert len(prints) == 1
 
 
-def test_an_interrupted_stream_leaves_what_it_had_received(monkeypatch):
+@pytest.mark.parametrize("interactive", [False, True], ids=["recorded", "terminal"])
+def test_an_interrupted_stream_leaves_what_it_had_received(monkeypatch, interactive):
     clock = Clock()
     monkeypatch.setattr(render, "time", SimpleNamespace(monotonic=clock))
     cut = PROSE.index(SENTENCES[3], 400) + 10  # mid-paragraph, after finished blocks
-    shown = renderer(interactive=False)
+    shown = renderer(interactive=interactive)
     with pytest.raises(KeyboardInterrupt), shown.reply() as stream:
         for i in range(0, cut, 6):
             stream.text(PROSE[i : min(i + 6, cut)])
             clock.now += 0.05
         raise KeyboardInterrupt
-    assert recorded(shown) == at_once(PROSE[:cut])
+    if interactive:  # the open block's raw text replaced by its finished form
+        assert screen(shown.out.getvalue()) == screen(at_once(PROSE[:cut], interactive=True))
+    else:
+        assert recorded(shown) == at_once(PROSE[:cut])
+
+
+def scrolled(output: str, rows: int) -> list[str]:
+    """Every line a terminal `rows` high showed, those scrolled off the top included."""
+    lines = pyte.HistoryScreen(90, rows, history=10_000)
+    pyte.Stream(lines).feed(output.replace("\n", "\r\n"))
+    shown = ["".join(line[x].data for x in range(90)).rstrip() for line in lines.history.top]
+    shown += [line.rstrip() for line in lines.display]
+    while shown and not shown[-1]:
+        shown.pop()
+    return shown
+
+
+LONG = "".join(SENTENCES) * 6  # one paragraph of 24 sentences: 12 rows at 90 columns
+
+
+@pytest.mark.parametrize("rows", [12, 40])
+@pytest.mark.parametrize(
+    "text", [PROSE, "x" + PROSE, MIXED, "前言。\n\n" + LONG + "\n\n后记。\n"], ids=["prose", "odd", "mixed", "tall"]
+)
+def test_erased_rows_leave_no_trace_on_a_small_terminal(monkeypatch, text, rows):
+    """The raw text of the open block is erased row by row, wide characters included (one
+    that would straddle the right edge starts the next row), with the screen scrolling under
+    it; a block taller than the screen is drawn by rich's live view until it is finished."""
+    for size in (1, 6, 37):
+        shown = renderer(interactive=True)
+        shown.console.height = rows
+        clock = Clock()
+        monkeypatch.setattr(render, "time", SimpleNamespace(monotonic=clock))
+        with shown.reply() as stream:
+            for i in range(0, len(text), size):
+                stream.text(text[i : i + size])
+                clock.now += 0.05
+        lines = scrolled(shown.out.getvalue(), rows)
+        assert lines == scrolled(at_once(text, interactive=True), rows)
+
+
+def test_the_open_block_shows_strong_runs_in_bold_without_their_marks():
+    shown = renderer(interactive=True)
+    lines = pyte.Screen(90, 10)
+    feed = pyte.Stream(lines)
+    with shown.reply() as stream:
+        for char in "按照**核心仓**的规则，a*b*c，1 * 2":
+            stream.text(char)
+        feed.feed(shown.out.getvalue())
+        assert lines.display[0].rstrip() == "按照核心仓的规则，a*b*c，1 * 2"
+        assert [lines.buffer[0][x].bold for x in (0, 4, 10)] == [False, True, False]
+        stream.text("\n\n第二段")
+    assert screen(shown.out.getvalue())[:3] == ["按照核心仓的规则，abc，1 * 2", "", "第二段"]
+
+
+def test_reasoning_goes_above_the_answer_and_the_open_block_comes_back_below_it(monkeypatch):
+    clock = Clock()
+    monkeypatch.setattr(render, "time", SimpleNamespace(monotonic=clock))
+    shown = renderer(interactive=True)
+    with shown.reply() as stream:
+        stream.reasoning("先看估值。")
+        stream.text("第一段说完了。\n\n第二段")
+        stream.reasoning("再想想。")
+        stream.text("写完了。\n")
+    lines = [line for line in screen(shown.out.getvalue()) if line]
+    assert lines == ["思考中…", "先看估值。", "第一段说完了。", "思考中…", "再想想。", "第二段写完了。"]
+
+
+def test_a_console_that_is_no_terminal_gets_no_raw_text_and_no_cursor_movement(monkeypatch):
+    clock = Clock()
+    monkeypatch.setattr(render, "time", SimpleNamespace(monotonic=clock))
+    shown = renderer(interactive=False)
+    with shown.reply() as stream:
+        for i in range(0, len(MIXED), 6):
+            stream.text(MIXED[i : i + 6])
+            clock.now += 0.05
+            assert "**" not in shown.out.getvalue()  # only finished, rendered blocks
+    assert "\x1b[J" not in shown.out.getvalue() and "\x1b[" + "2A" not in shown.out.getvalue()
+    assert recorded(shown) == at_once(MIXED)
 
 
 SIMPLE = [
