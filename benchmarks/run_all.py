@@ -29,23 +29,24 @@ HERE = Path(__file__).resolve().parent
 class Row:
     script: str
     args: tuple[str, ...] = ()
-    quick: tuple[str, ...] = ("--quick",)
+    quick: tuple[str, ...] = ("--quick",)  # added to args for --quick
     needs: str | None = None  # a module the script cannot run without
 
 
 # In the order of issue 42's table: where the user waits first, then the work that changed nothing.
 ROWS = (
     Row("ask_process.py", needs="llm"),
-    Row("ask_process.py", ("--new-question",), ("--quick", "--new-question"), needs="llm"),
+    Row("ask_process.py", ("--new-question",), needs="llm"),
     Row("startup.py"),
     Row("user_paths.py", ("--only", "context")),
-    Row("first_turn.py", ("--settle", "0.3"), ("--runs", "1", "--turns", "3", "--settle", "0.3")),
-    Row("first_turn.py", ("--settle", "2"), ("--runs", "1", "--turns", "3", "--settle", "2")),
+    Row("first_turn.py", ("--settle", "0.3"), ("--runs", "1", "--turns", "3")),
+    Row("first_turn.py", ("--settle", "2"), ("--runs", "1", "--turns", "3")),
     Row("stream_render.py", quick=("--runs", "1")),
     Row("unchanged_work.py"),
-    Row("statement_scale.py"),
+    Row("statement_scale.py", quick=("--rows", "2000", "--reps", "1")),
     Row("huge_reply_turn.py"),
     Row("store_growth.py"),
+    Row("repl_memory.py", quick=("--runs", "1")),
     Row("segmenter_cost.py", quick=("--reps", "1")),
     Row("command_modules.py", quick=("--runs", "1")),
     Row("user_paths.py", ("--only", "cache")),
@@ -63,7 +64,7 @@ def run(row: Row, quick: bool) -> tuple[str, float, int | None]:
         return name, 0.0, None
     print(f"\n## {name}", flush=True)
     started = time.monotonic()
-    code = subprocess.call([sys.executable, str(HERE / row.script), *(row.quick if quick else row.args)])
+    code = subprocess.call([sys.executable, str(HERE / row.script), *row.args, *(row.quick if quick else ())])
     return name, time.monotonic() - started, code
 
 
