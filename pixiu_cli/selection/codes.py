@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from pixiu_cli.selection.rules import table
+from pixiu_cli.selection.rules import compiled, table
 
 
 @dataclass(frozen=True)
@@ -50,15 +50,15 @@ def _rules() -> _CodeRules:
     number = data["number_context"]
     prefix_words, suffix_words = data["prefix_words"], data["suffix_words"]
     return _CodeRules(
-        plausible_bare=re.compile(data["plausible_bare"]),
-        exchange_fit={k: re.compile(v) for k, v in data["exchange_fit"].items()},
+        plausible_bare=compiled(data["plausible_bare"]),
+        exchange_fit={k: compiled(v) for k, v in data["exchange_fit"].items()},
         prefix_words=prefix_words,
         suffix_words=suffix_words,
-        prefix=re.compile(rf"(?<![a-z0-9_])({_alternatives(prefix_words)})[.:]?$"),
+        prefix=compiled(rf"(?<![a-z0-9_])({_alternatives(prefix_words)})[.:]?$"),
         prefix_window=max(map(len, prefix_words)) + 2,
-        suffix=re.compile(rf"\.?({_alternatives(suffix_words)})(?![a-z0-9_])"),
+        suffix=compiled(rf"\.?({_alternatives(suffix_words)})(?![a-z0-9_])"),
         before=(*number["currency_before"], *number["words_before"]),
-        near_before=re.compile(
+        near_before=compiled(
             rf"(?:{_alternatives(number['near_before'])})[^0-9，。,.!?！？;；\n]{{0,{number['near_window']}}}$"
         ),
         skip_before=number["skip_before"],

@@ -32,7 +32,7 @@ from functools import cache
 from pixiu_cli.selection import targets as memory
 from pixiu_cli.selection.intent import Group, Intent
 from pixiu_cli.selection.result import Carried, Selection
-from pixiu_cli.selection.rules import joined, table
+from pixiu_cli.selection.rules import compiled, joined, table
 from pixiu_cli.selection.topics import words as topic_words
 
 # How many earlier user messages a follow-up can reach back to.
@@ -63,7 +63,7 @@ class _Rules:
 def _rules() -> _Rules:
     data = dict(table("mentions.toml")["follow_up"])
     data["needs_object"] = [joined(data["needs_object"]), "|", topic_words("needs_object")]  # topics.toml's too
-    return _Rules(**{key: re.compile(joined(value)) for key, value in data.items()})
+    return _Rules(**{key: compiled(joined(value)) for key, value in data.items()})
 
 
 def warm() -> None:

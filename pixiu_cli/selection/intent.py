@@ -49,7 +49,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache, lru_cache
 
-from pixiu_cli.selection.rules import joined, table
+from pixiu_cli.selection.rules import compiled, joined, table
 
 
 class Intent(StrEnum):
@@ -132,7 +132,7 @@ def cues() -> tuple[Cue, ...]:
         Cue(
             c["name"],
             _group(c),
-            re.compile(joined(c["pattern"]), re.IGNORECASE),
+            compiled(joined(c["pattern"]), re.IGNORECASE),
             c["why"],
             bool(c.get("whole_word", False)),
         )
@@ -151,11 +151,11 @@ def _group(cue: dict) -> Group:
 def _context() -> _Context:
     data = table("intent.toml")["context"]
     return _Context(
-        which=re.compile(joined(data["which"])),
-        which_other=re.compile(joined(data["which_other"])),
-        which_any=re.compile(joined(data["which_any"])),
-        others_positions=re.compile(joined(data["others_positions"]), re.IGNORECASE),
-        role_choice=re.compile(joined(data["role_choice"])),
+        which=compiled(joined(data["which"])),
+        which_other=compiled(joined(data["which_other"])),
+        which_any=compiled(joined(data["which_any"])),
+        others_positions=compiled(joined(data["others_positions"]), re.IGNORECASE),
+        role_choice=compiled(joined(data["role_choice"])),
         concept_set_cues=frozenset(data["concept_set_cues"]),
         plan_cancels=frozenset(data["plan_cancels"]),
     )

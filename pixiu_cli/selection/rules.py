@@ -9,16 +9,28 @@ the code that applies them stays the same. Each file is read once, on first use.
   ``[fragments]`` table as ``{NAME}`` (upper case, so it never reads as a regex repeat
   such as ``{0,4}``); fragments may name earlier fragments. A long pattern may be written
   as a list of parts, read as one string (`joined`).
+
+Compiled patterns (`compiled`) are kept between processes. Compiling the ~190 cue and
+mention patterns (long alternations of Chinese words) is most of what a one-shot `pixiu
+context TEXT` spends on its rules. What `re` compiles a pattern to is a list of opcodes
+that depends only on the pattern, its flags and the interpreter, so it is kept in the user
+cache under the interpreter's version and the engine's magic number, and handed back to
+the engine as it was; a pattern not kept yet is compiled and kept when the process ends.
+The result is the same `re.Pattern` (`==` compares the opcodes). Anything unreadable,
+another Python, or an `re` without these internals: compiled as usual.
 """
 
 from __future__ import annotations
 
+import atexit
+import marshal
 import re
+import sys
 import tomllib
 from functools import cache
 from pathlib import Path
 
-from pixiu_cli.resources import data_dir
+from pixiu_cli.resources import data_dir, keep_derived, user_cache_dir
 
 _FRAGMENT = re.compile(r"\{([A-Z][A-Z_]*)\}")
 
@@ -93,3 +105,94 @@ def _expand_all(value, fragments: dict[str, str]):
     if isinstance(value, dict):
         return {k: _expand_all(v, fragments) for k, v in value.items()}
     return value
+
+
+# -- compiled patterns ------------------------------------------------------------------
+
+
+PATTERNS_FORMAT = 1  # bump when what is kept changes shape
+KEPT = 1000  # past this many patterns (rule files edited often), only those of this process stay
+Entry = tuple[int, list[int], int, dict[str, int], tuple[str | None, ...]]
+
+_stored: dict[tuple[str, int], Entry] | None = None
+_used: dict[tuple[str, int], Entry] = {}
+_dirty = False
+
+try:
+    import _sre
+
+    _parse, _code = re._parser.parse, re._compiler._code
+    _ENGINE = (sys.hexversion, _sre.MAGIC, PATTERNS_FORMAT)
+except (ImportError, AttributeError):  # an interpreter without CPython's re internals
+    _sre = None
+    _ENGINE = None
+
+
+def compiled(source: str, flags: int = 0) -> re.Pattern[str]:
+    """`re.compile(source, flags)`, from the kept opcodes when this interpreter kept them."""
+    flags = int(flags)
+    if _ENGINE is None or flags & re.DEBUG:
+        return re.compile(source, flags)
+    key = (source, flags)
+    entry = _load().get(key)
+    if entry is not None:
+        try:
+            pattern = _sre.compile(source, *entry)
+        except Exception:  # a damaged entry: compiled again below
+            entry = None
+    if entry is None:
+        entry = _entry(source, flags)
+        pattern = _sre.compile(source, *entry)
+        _mark_dirty()
+    _used[key] = entry
+    return pattern
+
+
+def _entry(source: str, flags: int) -> Entry:
+    """What `re._compiler.compile` hands the engine for `source`."""
+    parsed = _parse(source, flags)
+    code = _code(parsed, flags)
+    groupindex = dict(parsed.state.groupdict)
+    indexgroup: list[str | None] = [None] * parsed.state.groups
+    for name, index in groupindex.items():
+        indexgroup[index] = name
+    # the opcodes are int subclasses (named constants): plain ints for marshal
+    code = [int(op) for op in code]
+    return int(flags | parsed.state.flags), code, parsed.state.groups - 1, groupindex, tuple(indexgroup)
+
+
+def cache_path() -> Path:
+    return user_cache_dir() / f"selection-patterns-{sys.hexversion:x}.marshal"
+
+
+def _load() -> dict[tuple[str, int], Entry]:
+    global _stored
+    if _stored is None:
+        _stored = {}
+        try:
+            engine, entries = marshal.loads(cache_path().read_bytes())
+            if engine == _ENGINE and isinstance(entries, dict):
+                _stored = entries
+        except Exception:  # missing, truncated, another format: compiled as used
+            pass
+    return _stored
+
+
+def _mark_dirty() -> None:
+    global _dirty
+    if not _dirty:
+        _dirty = True
+        atexit.register(save)
+
+
+def save() -> None:
+    """Keep the patterns compiled in this process (with those kept before) for the next."""
+    global _dirty, _stored
+    if not _dirty:
+        return
+    kept = {**_load(), **_used}
+    if len(kept) > KEPT:
+        kept = dict(_used)
+    if keep_derived(cache_path(), marshal.dumps((_ENGINE, kept))):
+        _stored = kept
+    _dirty = False

@@ -55,7 +55,7 @@ from pixiu_cli.selection.names import (
 )
 from pixiu_cli.selection.normalize import normalize
 from pixiu_cli.selection.result import Carried, MentionNote, Selection
-from pixiu_cli.selection.rules import joined, table
+from pixiu_cli.selection.rules import compiled, joined, table
 from pixiu_cli.selection.targets import BRIEF, against_rest, refine
 from pixiu_cli.selection.targets import rules as target_rules
 from pixiu_cli.selection.targets import warm as warm_targets
@@ -83,7 +83,7 @@ class _MentionRules:
 
 
 def _compiled(section: dict, kind):
-    return kind(**{key: re.compile(joined(value)) for key, value in section.items()})
+    return kind(**{key: compiled(joined(value)) for key, value in section.items()})
 
 
 @cache

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from pixiu_cli.selection.intent import FiredCue, Group, Intent, IntentResult, fired_cues
-from pixiu_cli.selection.rules import joined, table
+from pixiu_cli.selection.rules import compiled, joined, table
 from pixiu_cli.selection.windows import spans_text
 
 ACCOUNT, TRADES, NEWS, BRIEF, RULES, PLANS, WATCHLIST = (
@@ -72,7 +72,7 @@ class _Rules:
 
 def _compiled(value) -> re.Pattern[str]:
     # ASCII word boundaries: \bplan\b holds in 宁德的plan (a Chinese character is no letter)
-    return re.compile(joined(value), re.IGNORECASE | re.ASCII)
+    return compiled(joined(value), re.IGNORECASE | re.ASCII)
 
 
 @cache
@@ -104,7 +104,7 @@ def rules() -> _Rules:
         _compiled(follow["object_pointer"]),
         int(follow["max_chars"]),
         tuple(data["english"]),
-        re.compile("|".join(f"(?:{p})" for p in plain), re.IGNORECASE | re.ASCII),
+        compiled("|".join(f"(?:{p})" for p in plain), re.IGNORECASE | re.ASCII),
     )
 
 

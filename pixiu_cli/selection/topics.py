@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 
 from pixiu_cli.selection.intent import FiredCue
-from pixiu_cli.selection.rules import joined, table
+from pixiu_cli.selection.rules import compiled, joined, table
 
 FUNDAMENTALS = "fundamentals"
 MARKET = "market"
@@ -51,9 +51,9 @@ def _rules() -> tuple[tuple[TopicCue, ...], dict[str, re.Pattern[str]]]:
     for c in data["cue"]:
         if c["topic"] not in TOPICS:
             raise ValueError(f"selection rules: topic cue {c['name']!r} has an unknown topic {c['topic']!r}")
-        pattern = re.compile(joined(c["pattern"]), re.IGNORECASE)
+        pattern = compiled(joined(c["pattern"]), re.IGNORECASE)
         cues.append(TopicCue(c["name"], c["topic"], pattern, c["why"], bool(c.get("stocks_only", False))))
-    cancel = {k: re.compile(joined(v), re.IGNORECASE) for k, v in data["cancel"].items()}
+    cancel = {k: compiled(joined(v), re.IGNORECASE) for k, v in data["cancel"].items()}
     return tuple(cues), cancel
 
 
@@ -70,7 +70,7 @@ def words(name: str) -> str:
 
 @cache
 def _to_market() -> re.Pattern[str]:
-    return re.compile(words("to_market"), re.IGNORECASE)
+    return compiled(words("to_market"), re.IGNORECASE)
 
 
 def turns_to_market(text: str) -> bool:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from functools import cache
 
-from pixiu_cli.selection.rules import joined, table
+from pixiu_cli.selection.rules import compiled, joined, table
 
 # The sections each class's time word governs (context/memory.py section keys).
 GOVERNED = {"trades": ("trades", "decisions"), "brief": ("reports",), "news": ("news",), "plans": ("notes",)}
@@ -63,7 +63,7 @@ class _Rule:
 @cache
 def _rules() -> tuple[_Rule, ...]:
     return tuple(
-        _Rule(p["name"], p["kind"], re.compile(joined(p["pattern"]), re.IGNORECASE), int(p.get("offset", 0)))
+        _Rule(p["name"], p["kind"], compiled(joined(p["pattern"]), re.IGNORECASE), int(p.get("offset", 0)))
         for p in table("windows.toml")["period"]
     )
 
