@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from pixiu_cli.errors import UserError
-from pixiu_cli.repl import declared_commands, sync_commands  # noqa: F401  (importing registers the commands)
+from pixiu_cli.repl import sync_commands
 from pixiu_cli.repl.completion import PixiuCompleter
 from pixiu_cli.repl.completion_sources import sources_for
 from pixiu_cli.repl.prompt import PROMPT, make_prompt_session

@@ -9,7 +9,8 @@ done finds what it needs first already loaded, and waits at most on the one step
 every step but the last, so the thread goes on with them while a turn runs (the turn would
 load each itself, and most of a turn is spent waiting for the model); the last, the shipped
 homophone table, which only questions with a homophone candidate need, waits for the next prompt
-rather than take the interpreter from a turn."""
+rather than take the interpreter from a turn. The slash commands' declarations (~60 ms) are
+loaded with the idle steps too, unless a `/` typed or a slash command loaded them first."""
 
 from __future__ import annotations
 
@@ -122,9 +123,10 @@ class Warmup:
         """What only some turns need, or what is built once for all later starts (the
         segmenter's dictionary, ~1 s, the first time): run while the prompt waits, never during
         a turn."""
+        from pixiu_cli.repl.registry import registry
         from pixiu_cli.selection import homophones, words
 
-        return (homophones.warm, words.warm)
+        return (registry.load, homophones.warm, words.warm)
 
     def _run(self) -> None:
         try:

@@ -157,6 +157,7 @@ def test_only_what_every_turn_needs_is_loaded_while_a_turn_runs():
 
 
 def test_the_steps_come_in_the_order_a_turn_needs_them():
+    from pixiu_cli.repl.registry import registry
     from pixiu_cli.repl.warmup import Warmup
     from pixiu_cli.selection import homophones, words
     from pixiu_cli.views import render
@@ -172,7 +173,8 @@ def test_the_steps_come_in_the_order_a_turn_needs_them():
     steps = warmup.steps()
     assert steps.index(words.warm) < steps.index(tokens.warm) < steps.index(client.warm)
     assert steps.index(client.warm) < len(steps) - 1 and render.warm not in steps  # rendering: in the last step
-    assert warmup.idle_steps() == (homophones.warm, words.warm)  # only some questions need them
+    # only some inputs need them: the slash commands, the homophone table, the dictionary
+    assert warmup.idle_steps() == (registry.load, homophones.warm, words.warm)
 
 
 def test_a_dictionary_not_built_yet_is_built_while_the_prompt_waits(tmp_path, monkeypatch):

@@ -1,0 +1,69 @@
+"""The REPL draws its prompt without importing the slash commands' declarations
+(pixiu_cli/commands/): they are loaded on first use, or by the warm-up once the prompt is up."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+# A fresh interpreter: `pixiu chat --demo`'s REPL up to its first prompt (the warm-up thread
+# starts once the prompt is drawn), then Ctrl-D and the warm-up run to its end.
+_UP_TO_THE_PROMPT = """
+import io, sys
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+from pixiu_cli.app import open_app
+from pixiu_cli.repl import warmup
+from pixiu_cli.repl.loop import run_repl
+from pixiu_cli.repl.state import ReplState
+from pixiu_cli.settings import load_settings
+from pixiu_cli.views.render import Renderer
+
+def commands():
+    return sorted(m for m in sys.modules if m.startswith("pixiu_cli.commands."))
+
+at_prompt = []
+original = warmup.Warmup.start
+def start(self):
+    at_prompt.extend(commands())
+    original(self)
+warmup.Warmup.start = start
+
+app = open_app(load_settings(force_offline=True), demo=DEMO)
+state = ReplState(app=app, renderer=Renderer(file=io.StringIO(), rich_output=False))
+with create_pipe_input() as pipe:
+    pipe.send_bytes(b"\\x04")
+    run_repl(state, input=pipe, output=DummyOutput())
+for thread in __import__("threading").enumerate():
+    if thread.name == "pixiu-warmup":
+        thread.join(timeout=120)
+print("PROMPT", " ".join(at_prompt) or "-")
+print("AFTER", " ".join(commands()))
+app.close()
+"""
+
+
+def _declaration_modules() -> set[str]:
+    """Every module catalog.py gathers the declarations from, and the two that read them."""
+    from pixiu_cli.commands import catalog
+
+    gathered = {v.__name__ for v in vars(catalog).values() if type(v) is type(os) and "commands." in v.__name__}
+    return gathered | {"pixiu_cli.commands.catalog", "pixiu_cli.commands.slash"}
+
+
+@pytest.mark.slow  # a new process and the whole warm-up
+@pytest.mark.parametrize("demo", [False, True])
+def test_the_prompt_imports_no_declaration_and_the_warmup_loads_them(tmp_path, demo):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PIXIU_") and "API_KEY" not in k}
+    env.update(PIXIU_HOME=str(tmp_path), NO_COLOR="1")
+    code = _UP_TO_THE_PROMPT.replace("DEMO", repr(demo))
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr
+    lines = dict(line.split(" ", 1) for line in done.stdout.splitlines() if line.startswith(("PROMPT", "AFTER")))
+    declarations = _declaration_modules()
+    assert len(declarations) > 10
+    assert set(lines["PROMPT"].split()) & declarations == set(), lines["PROMPT"]
+    assert set(lines["AFTER"].split()) >= declarations  # the warm-up loaded them for the first `/`
