@@ -10,6 +10,7 @@ command loads only what it uses (tests/perf/test_command_modules.py)."""
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import cached_property, lru_cache
@@ -147,7 +148,6 @@ class App(Workspace):
     def close(self) -> None:
         if self._offline_server is not None:
             self._offline_server.stop()
-            self._offline_server.cache.close()
             self._offline_server = None
         self.store.db.close()
 
@@ -349,6 +349,40 @@ def start_offline_server(settings: Settings):
     ).start()
 
 
+class OfflineServerOnDemand:
+    """The in-process offline server, started when its address is first needed: the REPL's
+    warm-up builds the SDK client once the prompt is drawn (or the first turn does), so the
+    prompt does not wait for the server's import and start (~30 ms). Every turn sees the
+    same server as if it had been started with the app."""
+
+    def __init__(self, settings: Settings):
+        self._settings = settings
+        self._server = None
+        self._lock = threading.Lock()  # the warm-up thread and a turn may both ask
+
+    @property
+    def server(self):
+        with self._lock:
+            if self._server is None:
+                self._server = start_offline_server(self._settings)
+            return self._server
+
+    @property
+    def base_url(self) -> str:
+        return self.server.base_url
+
+    @property
+    def started(self) -> bool:
+        return self._server is not None
+
+    def stop(self) -> None:
+        with self._lock:
+            server, self._server = self._server, None
+        if server is not None:
+            server.stop()
+            server.cache.close()
+
+
 def chat_client(settings: Settings, *, base_url=None, api_key=None, model=None, provider=None):
     """The model client the settings describe; an offline server passes its own address and
     names. One place, so every caller gets the same timeouts, retries and deadline."""
@@ -373,7 +407,7 @@ def _client_of(settings: Settings, server) -> ChatModel:
         return chat_client(settings)
     return chat_client(
         settings,
-        base_url=server.base_url if server else "http://127.0.0.1/v1 (离线服务未启动)",
+        base_url=(lambda: server.base_url) if server else "http://127.0.0.1/v1 (离线服务未启动)",
         api_key=OFFLINE_PLACEHOLDER_KEY,
         provider="offline",
     )
@@ -394,7 +428,7 @@ def open_app(settings: Settings, *, demo: bool = False, calls_model: bool = True
     offline server: nothing will be sent to it."""
     clock = clock_of(settings)
     domain = _opened_domain(settings, demo, clock)
-    server = start_offline_server(settings) if settings.offline and calls_model else None
+    server = OfflineServerOnDemand(settings) if settings.offline and calls_model else None
     tables = configured(settings)
     agent = build_agent(
         domain.db,

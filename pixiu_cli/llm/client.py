@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from pixiu_cli.domain.redact import remember_secret, remember_url, scrub, without_credentials
 from pixiu_cli.llm import wire
@@ -42,11 +42,16 @@ def verified_tls_context():
     return httpx2.create_ssl_context()
 
 
+def _remembered(base_url: str) -> str:
+    remember_url(base_url)
+    return without_credentials(base_url)
+
+
 class ChatClient:
     def __init__(
         self,
         *,
-        base_url: str,
+        base_url: str | Callable[[], str],
         api_key: str,
         model: str,
         provider: str,
@@ -57,13 +62,14 @@ class ChatClient:
         reasoning_effort: str | None = None,
     ):
         """thinking / reasoning_effort: DeepSeek's thinking-mode switch and effort, sent only
-        to providers that understand them (None: the provider's default)."""
+        to providers that understand them (None: the provider's default). `base_url` may be
+        a callable, asked once when the address is first needed (the SDK client is built, an
+        error names the server): the REPL's offline server starts only then."""
         # Credentials in the URL never reach the SDK: its HTTP client would send them as
         # `Authorization: Basic`, in place of the key. The key goes as DeepSeek and OpenAI
         # document it, `Authorization: Bearer`; both are masked in every error line.
-        remember_url(base_url)
         remember_secret(api_key)
-        self.base_url = without_credentials(base_url)
+        self._base_url = base_url if callable(base_url) else _remembered(base_url)
         self.model = model
         self.provider = provider
         speaks_thinking = provider in THINKING_PROVIDERS
@@ -78,6 +84,12 @@ class ChatClient:
         self._sdk = None
         self._sdk_lock = threading.Lock()  # the REPL builds the SDK client in the background
         self._last_body: bytes = b""
+
+    @property
+    def base_url(self) -> str:
+        if callable(self._base_url):
+            self._base_url = _remembered(self._base_url())
+        return self._base_url
 
     def __repr__(self) -> str:  # never show the key
         return f"ChatClient(base_url={self.base_url!r}, model={self.model!r})"

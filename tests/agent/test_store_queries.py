@@ -16,7 +16,7 @@ from pixiu_cli.settings import load_settings
 
 
 def _turn(app, conversation, tool: bool, i: int) -> None:
-    server = app._offline_server
+    server = app._offline_server.server  # started on first use, as a turn would
     if tool:
         server.enqueue(ScriptedReply(tool_calls=[ToolCallSpec("get_holdings", "{}")]), ScriptedReply(text="好的。"))
     else:

@@ -1,5 +1,6 @@
 """The REPL draws its prompt without importing the slash commands' declarations
-(pixiu_cli/commands/): they are loaded on first use, or by the warm-up once the prompt is up."""
+(pixiu_cli/commands/) or starting the offline server: both are loaded on first use, or by the
+warm-up once the prompt is up."""
 
 from __future__ import annotations
 
@@ -22,13 +23,13 @@ from pixiu_cli.repl.state import ReplState
 from pixiu_cli.settings import load_settings
 from pixiu_cli.views.render import Renderer
 
-def commands():
-    return sorted(m for m in sys.modules if m.startswith("pixiu_cli.commands."))
+def loaded():
+    return sorted(m for m in sys.modules if m.startswith(("pixiu_cli.commands.", "pixiu_cli.offline.")))
 
 at_prompt = []
 original = warmup.Warmup.start
 def start(self):
-    at_prompt.extend(commands())
+    at_prompt.extend(loaded())
     original(self)
 warmup.Warmup.start = start
 
@@ -41,7 +42,8 @@ for thread in __import__("threading").enumerate():
     if thread.name == "pixiu-warmup":
         thread.join(timeout=120)
 print("PROMPT", " ".join(at_prompt) or "-")
-print("AFTER", " ".join(commands()))
+print("AFTER", " ".join(loaded()))
+print("SERVER", app._offline_server.started, app.agent.client.base_url == app._offline_server.server.base_url)
 app.close()
 """
 
@@ -56,14 +58,19 @@ def _declaration_modules() -> set[str]:
 
 @pytest.mark.slow  # a new process and the whole warm-up
 @pytest.mark.parametrize("demo", [False, True])
-def test_the_prompt_imports_no_declaration_and_the_warmup_loads_them(tmp_path, demo):
+def test_the_prompt_waits_for_no_declaration_nor_the_offline_server(tmp_path, demo):
     env = {k: v for k, v in os.environ.items() if not k.startswith("PIXIU_") and "API_KEY" not in k}
     env.update(PIXIU_HOME=str(tmp_path), NO_COLOR="1")
     code = _UP_TO_THE_PROMPT.replace("DEMO", repr(demo))
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, done.stderr
-    lines = dict(line.split(" ", 1) for line in done.stdout.splitlines() if line.startswith(("PROMPT", "AFTER")))
+    lines = dict(
+        line.split(" ", 1) for line in done.stdout.splitlines() if line.startswith(("PROMPT", "AFTER", "SERVER"))
+    )
     declarations = _declaration_modules()
     assert len(declarations) > 10
     assert set(lines["PROMPT"].split()) & declarations == set(), lines["PROMPT"]
     assert set(lines["AFTER"].split()) >= declarations  # the warm-up loaded them for the first `/`
+    assert "pixiu_cli.offline.server" not in lines["PROMPT"].split()
+    assert "pixiu_cli.offline.server" in lines["AFTER"].split()
+    assert lines["SERVER"] == "True True"  # the warm-up started it, and the client is addressed to it
