@@ -76,11 +76,11 @@ class BackgroundSync:
 def offer_sync(state: ReplState) -> None:
     """At the start and after each turn: report a finished background sync, then, once per
     session, say that the data is behind (or start the background sync)."""
-    from pixiu_cli.services.daily import stale_market
-
     report_background(state)
     if state.background_sync is not None or state.app.demo:  # the demo's bars are dated on purpose
         return
+    from pixiu_cli.services.daily import stale_market  # after the demo's return: its prompt does without it
+
     stale = stale_market(state.app.store.db, state.clock())
     if stale is None or stale.session == state.offered_session:
         return
