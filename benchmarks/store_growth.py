@@ -200,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
     window_start = 7 if args.quick else min(args.window, turns - 1)
     with tempfile.TemporaryDirectory(prefix="pixiu-store-") as tmp:
         app = open_app(load_settings(home=Path(tmp) / "home", force_offline=True), demo=True)
-        server = app._offline_server
+        server = app._offline_server.server  # started now: open_app leaves it to the first use
         try:
             conversation = app.store.create_conversation(model=app.settings.model).id
             store = app.store

@@ -67,7 +67,7 @@ REPLY = (
 def open_demo_app(home: Path):
     settings = load_settings(home=home, force_offline=True)
     app = open_app(settings, demo=True)
-    return app, app._offline_server  # the in-process offline server open_app started
+    return app, app._offline_server.server  # the in-process offline server, started here rather than by a turn
 
 
 def run(app, server, raw, turns: int, warmup: int, per_conversation: int) -> dict[str, list[float]]:

@@ -103,7 +103,7 @@ def make_turns(home: Path, turns: int) -> None:
     try:
         conversation = app.store.create_conversation(model=app.settings.model).id
         for i in range(turns):
-            app._offline_server.enqueue(
+            app._offline_server.server.enqueue(
                 ScriptedReply(text=f"第 {i} 轮：维持仓位，分批处理。\n\n- 估值中位\n- 注意风险")
             )
             with one_shot_explanations():
@@ -423,7 +423,7 @@ def session_rss(turns: int, early: int, unbounded: bool) -> tuple[float, float]:
 
     with tempfile.TemporaryDirectory(prefix="pixiu-rss-bench-") as tmp:
         app = open_app(load_settings(home=Path(tmp) / "home", force_offline=True), demo=True)
-        server = app._offline_server
+        server = app._offline_server.server  # started now: open_app leaves it to the first use
         if unbounded:
             server._state.requests = deque()  # as it was: every request kept
         try:
