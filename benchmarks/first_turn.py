@@ -24,28 +24,19 @@ import tempfile
 import time
 from pathlib import Path
 
-import pexpect
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from startup import PIXIU, PROMPT, PYTHON, clean_env  # noqa: E402
+from startup import PROMPT, clean_env, repl_child  # noqa: E402
 
 GOAL = 1.5
 QUESTIONS = ["茅台最近怎么样", "我的持仓哪只适合核心仓", "什么是市盈率", "宁德时代估值贵吗", "卫星仓超过35%了怎么调"]
 STATUS = "缓存命中"
 
 
-FROM_SOURCE = (
-    "import sys; sys.path.insert(0, sys.argv.pop(1)); sys.argv[0] = 'pixiu'; from pixiu_cli.cli import main; main()"
-)
-
-
 def one_start(base: Path, run: int, turns: int, settle: float, source: str | None = None) -> list[float]:
     home = base / f"home-{run}{'-before' if source else ''}"
-    command, argv = (PYTHON, ["-c", FROM_SOURCE, source]) if source else (PIXIU, [])
     env = {**clean_env(home), "XDG_CACHE_HOME": str(base / "cache")}
-    child = pexpect.spawn(command, argv, env=env, encoding="utf-8", timeout=60, dimensions=(40, 110))
     times = []
-    try:
+    with repl_child(env, source=source, timeout=60) as child:
         child.expect_exact(PROMPT)
         time.sleep(settle)
         for turn in range(turns):
@@ -57,12 +48,6 @@ def one_start(base: Path, run: int, turns: int, settle: float, source: str | Non
             times.append(time.perf_counter() - started)
             child.expect_exact(PROMPT)
             time.sleep(0.3)
-        child.sendcontrol("d")
-        child.expect(pexpect.EOF)
-    finally:
-        if child.isalive():
-            child.terminate(force=True)
-        child.close()
     shutil.rmtree(home, ignore_errors=True)
     return times
 

@@ -24,11 +24,9 @@ import tempfile
 import time
 from pathlib import Path
 
-import pexpect
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from first_turn import FROM_SOURCE, STATUS  # noqa: E402
-from startup import PIXIU, PROMPT, PYTHON, clean_env  # noqa: E402
+from first_turn import STATUS  # noqa: E402
+from startup import PROMPT, clean_env, repl_child  # noqa: E402
 
 GOAL_MIB = 100
 QUESTIONS = ["其他的票都绿了，我该怎么办", "我家仓库旁边那只心灵美的票呢", "茅台最近怎么样"]
@@ -46,11 +44,9 @@ def _status_kib(pid: int) -> dict[str, int]:
 
 def one_start(base: Path, run: int, settle: float, source: str | None = None) -> dict[str, int]:
     home = base / f"home-{run}{'-before' if source else ''}"
-    command, argv = (PYTHON, ["-c", FROM_SOURCE, source]) if source else (PIXIU, [])
     cache = base / f"cache{'-before' if source else ''}"
     env = {**clean_env(home), "XDG_CACHE_HOME": str(cache)}
-    child = pexpect.spawn(command, argv, env=env, encoding="utf-8", timeout=60, dimensions=(40, 110))
-    try:
+    with repl_child(env, source=source, timeout=60) as child:
         child.expect_exact(PROMPT)
         time.sleep(settle)
         for question in QUESTIONS:
@@ -59,12 +55,6 @@ def one_start(base: Path, run: int, settle: float, source: str | None = None) ->
             child.expect_exact(PROMPT)
         time.sleep(0.3)
         measured = _status_kib(child.pid)
-        child.sendcontrol("d")
-        child.expect(pexpect.EOF)
-    finally:
-        if child.isalive():
-            child.terminate(force=True)
-        child.close()
     shutil.rmtree(home, ignore_errors=True)
     return measured
 

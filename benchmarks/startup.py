@@ -29,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pexpect
@@ -83,23 +84,30 @@ FROM_SOURCE = (
 )
 
 
-def time_repl(base: Path, run: int, args: tuple[str, ...] = (), fresh: bool = True, source: str | None = None) -> float:
-    home = base / (
-        f"home-{run}" if fresh else f"home-{'-'.join(args)}{'-src' if source else ''}"
-    )  # fresh: created and migrated
-    env = clean_env(home)
+@contextmanager
+def repl_child(env: dict[str, str], args: tuple[str, ...] = (), source: str | None = None, timeout: int = 30):
+    """`pixiu ARGS` in a pseudo-terminal (from the source tree `source` when given), ended with
+    Ctrl-D when the block is done and killed if it is still alive: every REPL benchmark's child."""
     command, argv = (PYTHON, ["-c", FROM_SOURCE, source, *args]) if source else (PIXIU, list(args))
-    started = time.perf_counter()
-    child = pexpect.spawn(command, argv, env=env, encoding="utf-8", timeout=30, dimensions=(40, 110))
+    child = pexpect.spawn(command, argv, env=env, encoding="utf-8", timeout=timeout, dimensions=(40, 110))
     try:
-        child.expect_exact(PROMPT)
-        elapsed = time.perf_counter() - started
+        yield child
         child.sendcontrol("d")
         child.expect(pexpect.EOF)
     finally:
         if child.isalive():
             child.terminate(force=True)
         child.close()
+
+
+def time_repl(base: Path, run: int, args: tuple[str, ...] = (), fresh: bool = True, source: str | None = None) -> float:
+    home = base / (
+        f"home-{run}" if fresh else f"home-{'-'.join(args)}{'-src' if source else ''}"
+    )  # fresh: created and migrated
+    started = time.perf_counter()
+    with repl_child(clean_env(home), args, source) as child:
+        child.expect_exact(PROMPT)
+        elapsed = time.perf_counter() - started
     if fresh:
         shutil.rmtree(home, ignore_errors=True)
     return elapsed
