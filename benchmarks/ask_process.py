@@ -40,7 +40,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from startup import PIXIU, PYTHON, clean_env  # noqa: E402 - a sibling script, found through the path set above
+from startup import FROM_SOURCE, PIXIU, PYTHON, clean_env  # noqa: E402 - a sibling script, found through the path set above
 
 QUESTION = "茅台最近怎么样"
 KEY = "sk-bench-0000"
@@ -61,9 +61,6 @@ server = OfflineServer(cache_profile="deepseek").bind()
 print(server.base_url, flush=True)
 server.serve_in_foreground()
 """
-FROM_SOURCE = (
-    "import sys; sys.path.insert(0, sys.argv.pop(1)); sys.argv[0] = 'pixiu'; from pixiu_cli.cli import main; main()"
-)
 
 
 def measure(argv: list[str], env: dict[str, str]) -> tuple[float, float, float]:

@@ -55,7 +55,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from startup import PIXIU, clean_env  # noqa: E402
+from startup import FROM_SOURCE, PIXIU, clean_env  # noqa: E402
 
 from pixiu_cli.context.builder import SHANGHAI  # noqa: E402
 
@@ -141,9 +141,6 @@ def bench_cache(turn_counts: list[int], runs: int) -> None:
 
 
 CONTEXT_QUESTION = "宁德时代能买吗"
-FROM_SOURCE = (
-    "import sys; sys.path.insert(0, sys.argv.pop(1)); sys.argv[0] = 'pixiu'; from pixiu_cli.cli.app import main; main()"
-)
 
 
 def _new_question(run: int) -> str:
