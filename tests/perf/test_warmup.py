@@ -20,6 +20,7 @@ from pixiu_cli.selection import intent
 from pixiu_cli.settings import load_settings
 from pixiu_cli.tokenizer import counts as tokens
 from pixiu_cli.views.render import Renderer
+from tests.helpers import clean_env, fresh_python
 
 PROMPT_MARK = "你"  # the prompt "你 ›", drawn one wide character at a time
 
@@ -219,11 +220,5 @@ app.close()
 @pytest.mark.slow  # a new process, the whole warm-up (~2 s)
 @pytest.mark.parametrize("question", ["茅台最近怎么样", "其他的持仓怎么样", "我的藏位是不是太重了"])
 def test_after_the_warmup_the_first_turn_imports_nothing(tmp_path, question):
-    import os
-
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PIXIU_") and "API_KEY" not in k}
-    env.update(PIXIU_HOME=str(tmp_path), NO_COLOR="1")
-    code = _FIRST_TURN.replace("QUESTION", repr(question))
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=180)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["-"], done.stdout
+    printed = fresh_python(_FIRST_TURN.replace("QUESTION", repr(question)), clean_env(tmp_path), timeout=180)
+    assert printed.split() == ["-"], printed

@@ -5,10 +5,10 @@ warm-up once the prompt is up."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 
 import pytest
+
+from tests.helpers import clean_env, fresh_python
 
 # A fresh interpreter: `pixiu chat --demo`'s REPL up to its first prompt (the warm-up thread
 # starts once the prompt is drawn), then Ctrl-D and the warm-up run to its end.
@@ -59,14 +59,8 @@ def _declaration_modules() -> set[str]:
 @pytest.mark.slow  # a new process and the whole warm-up
 @pytest.mark.parametrize("demo", [False, True])
 def test_the_prompt_waits_for_no_declaration_nor_the_offline_server(tmp_path, demo):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PIXIU_") and "API_KEY" not in k}
-    env.update(PIXIU_HOME=str(tmp_path), NO_COLOR="1")
-    code = _UP_TO_THE_PROMPT.replace("DEMO", repr(demo))
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=180)
-    assert done.returncode == 0, done.stderr
-    lines = dict(
-        line.split(" ", 1) for line in done.stdout.splitlines() if line.startswith(("PROMPT", "AFTER", "SERVER"))
-    )
+    printed = fresh_python(_UP_TO_THE_PROMPT.replace("DEMO", repr(demo)), clean_env(tmp_path), timeout=180)
+    lines = dict(line.split(" ", 1) for line in printed.splitlines() if line.startswith(("PROMPT", "AFTER", "SERVER")))
     declarations = _declaration_modules()
     assert len(declarations) > 10
     assert set(lines["PROMPT"].split()) & declarations == set(), lines["PROMPT"]
