@@ -130,9 +130,6 @@ class AccountStore:
             [*row.values(), source_file, at, manual.fill_id],
         )
 
-    def link_decision(self, fill_id: str, decision_id: int) -> None:
-        self.db.conn.execute("update account_fills set decision_id = ? where fill_id = ?", [decision_id, fill_id])
-
     # checkpoints (the triggers of schema.py m034 drop those a change of the ledger alters) --
     def checkpoints(self, symbols: list[str]) -> dict[str, Checkpoint]:
         out = {}
