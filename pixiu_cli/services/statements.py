@@ -100,11 +100,8 @@ def _changes(db: Database, touched: set[str], first_new: int, as_of: str) -> lis
     for symbol in sorted(touched):
         fills = store.fills(symbol)
         p = position(symbol, fills)
-        had = [f for f in fills if (f.seq or 0) < first_new]
         row = stored.get(symbol)
-        kept = row is not None and _newer_than_fills(
-            row, position(symbol, had) if had else None, max(p.last_day, as_of)
-        )
+        kept = row is not None and _newer_than_fills(row, symbol, fills, first_new, max(p.last_day, as_of))
         before = row.shares if row else None
         name = security_name(stores_of(db).securities, symbol) or (row.name if row else None) or symbol
         if before is None or not math.isclose(before, p.shares, abs_tol=1e-6) or not kept:
@@ -112,11 +109,14 @@ def _changes(db: Database, touched: set[str], first_new: int, as_of: str) -> lis
     return out
 
 
-def _newer_than_fills(row: Holding, had, last_day: str) -> bool:
+def _newer_than_fills(row: Holding, symbol: str, fills, first_new: int, last_day: str) -> bool:
     """A holding the fills did not make (a JSON import, an edit) dated after them: the user
-    said it later than the statement, so it stands."""
-    explained = had is not None and math.isclose(had.shares, row.shares or 0.0, abs_tol=1e-6)
-    return not explained and bool(row.updated_at) and row.updated_at[:10] > last_day
+    said it later than the statement, so it stands. The fills from before this import are
+    derived only for a row dated after them (the one case their position decides)."""
+    if not row.updated_at or row.updated_at[:10] <= last_day:
+        return False
+    had = [f for f in fills if (f.seq or 0) < first_new]
+    return not (had and math.isclose(position(symbol, had).shares, row.shares or 0.0, abs_tol=1e-6))
 
 
 def _cash(
