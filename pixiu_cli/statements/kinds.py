@@ -9,6 +9,7 @@ own exports (华泰, 中信, 招商, 国泰君安 …) name one business many wa
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from pixiu_cli.domain.account import (
     ALLOTMENT,
@@ -118,6 +119,7 @@ REPO_CODE = re.compile(r"204\d{3}|1318\d{2}")
 REPO_REASON = _REPO
 
 
+@lru_cache(maxsize=4096)  # a statement repeats a few business names over every row
 def kind_of(action: str) -> tuple[str | None, str | None]:
     """(kind, None) for a counted row, (None, reason) for a skipped one, (None, None) for a
     name pixiu does not know."""

@@ -91,6 +91,9 @@ def _aligned(line: str, spans: list[tuple[int, int]]) -> tuple[str, ...]:
 
 def _split(line: str, sep: str | None) -> list[str]:
     if sep == ",":
+        if line and not line.startswith('"') and ',"' not in line:
+            # no field opens with a quote: csv would read every quote as text, as split does
+            return line.split(",")
         return next(csv.reader(io.StringIO(line)), [])
     if sep == "\t":
         return line.split("\t")
@@ -122,9 +125,9 @@ def line_rows(lines: Iterable[str], sep: str | None, is_header: Callable[[tuple[
         if not line.strip():
             continue
         if spans is not None:
-            yield Row(number, tuple(clean(c) for c in _aligned(line, spans)))
+            yield Row(number, tuple(map(clean, _aligned(line, spans))))
             continue
-        cells = tuple(clean(c) for c in _split(line, sep))
+        cells = tuple(map(clean, _split(line, sep)))
         yield Row(number, cells)
         if sep is None and is_header(cells):
             raw = line.encode("gb18030", errors="replace")
