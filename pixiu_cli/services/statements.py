@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -163,7 +163,8 @@ class _Written:
     def flush(self, db: Database) -> None:
         trades = [f for f in self.pending if f.kind in (BUY, SELL)]
         decisions = dict(zip((id(f) for f in trades), stores_of(db).portfolio.statement_decisions(trades)))
-        stores_of(db).account.add_fills(self.pending, source_file=self.where, at=self.at, decisions=decisions)
+        fills = [replace(f, decision_id=decisions.get(id(f))) for f in self.pending]
+        stores_of(db).account.add_fills(fills, source_file=self.where, at=self.at)
         self.pending = []
 
 

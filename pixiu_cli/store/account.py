@@ -12,8 +12,6 @@ from pixiu_cli.domain.ledger import Checkpoint
 from pixiu_cli.store.rows import dict_rows, number, record
 
 _FILL_COLUMNS = tuple(f for f in Fill.__dataclass_fields__ if f not in ("recorded_at", "seq"))
-_BEFORE_DECISION = _FILL_COLUMNS[: _FILL_COLUMNS.index("decision_id")]
-_AFTER_DECISION = _FILL_COLUMNS[_FILL_COLUMNS.index("decision_id") + 1 :]
 
 
 # Money columns an older statement import left NULL on cash rows: they read as 0.
@@ -114,19 +112,10 @@ class AccountStore:
             f"insert into account_fills ({', '.join(row)}) values ({', '.join('?' * len(row))})", list(row.values())
         )
 
-    def add_fills(
-        self, fills: list[Fill], *, source_file: str | None, at: str, decisions: dict[int, int] | None = None
-    ) -> None:
-        """`add_fill` for many fills: one prepared INSERT run over all of them. `decisions`
-        (a fill's id() → its decision) links the fills a statement made decisions of, without
-        a copy of each fill."""
+    def add_fills(self, fills: list[Fill], *, source_file: str | None, at: str) -> None:
+        """`add_fill` for many fills: one prepared INSERT run over all of them."""
         names = [*_FILL_COLUMNS, "source_file", "recorded_at"]
-        linked = decisions or {}
-        rows = [
-            (*(getattr(f, k) for k in _BEFORE_DECISION), linked.get(id(f), f.decision_id),
-             *(getattr(f, k) for k in _AFTER_DECISION), source_file, at)
-            for f in fills
-        ]  # fmt: skip
+        rows = [(*(getattr(f, k) for k in _FILL_COLUMNS), source_file, at) for f in fills]
         self.db.conn.executemany(
             f"insert into account_fills ({', '.join(names)}) values ({', '.join('?' * len(names))})", rows
         )
