@@ -83,6 +83,13 @@ def derive_positions(
     return out
 
 
+def ledger_positions(db: Database, now: datetime, symbols: list[str]) -> dict[str, Position]:
+    """The named stocks' positions as their fills and the stored corporate actions make them,
+    a stated holding left out: what a holding row becomes when it gives way to the ledger
+    (a statement import). Inside a write transaction the new checkpoints are stored."""
+    return _from_checkpoints(db, now, symbols, {})
+
+
 def _from_checkpoints(
     db: Database, now: datetime, symbols: list[str] | None, lots: dict[str, StatedLot]
 ) -> dict[str, Position]:

@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING
 from pixiu_cli.domain.account import BUY, SELL, CashBalance, Fill
 from pixiu_cli.domain.fill_match import FillPlan, plan_fills
 from pixiu_cli.domain.investor import Holding
-from pixiu_cli.domain.ledger import position
+from pixiu_cli.domain.ledger import Position, position
 from pixiu_cli.market.security_master import security_name
 from pixiu_cli.market.trading_days import CalendarEnd, holiday_name, is_trading_day
-from pixiu_cli.services.account import sync_holding
+from pixiu_cli.services.account import ledger_positions
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.statements.reader import StatementStream, open_statement
 from pixiu_cli.store.account import AccountStore
@@ -46,6 +46,12 @@ class HoldingChange:
     after: float  # shares the fills leave
     kept: bool  # the stored holding is dated after the fills: left as it was
     opening: float = 0.0  # shares sold that the fills never bought (held before the statement)
+    unbooked: float = 0.0  # bonus shares of stored corporate actions the statement did not book (in `after`)
+
+    @property
+    def stated(self) -> float:
+        """The shares the statement's own rows leave."""
+        return self.after - self.unbooked
 
 
 @dataclass(frozen=True)
@@ -89,33 +95,42 @@ def _check_account(store: AccountStore, accounts: frozenset[str], new_account: b
     )
 
 
-def _changes(db: Database, touched: set[str], first_new: int, as_of: str) -> list[tuple[HoldingChange, object]]:
-    """Each stock the statement added fills for: its holding change and the position all its
-    fills (the new ones, written, included) add up to. A stock whose only fills are trades
-    already told keeps its holding: those trades moved it when they were told. Read a stock
-    at a time, after the fills are written (`first_new`: the first id this import wrote)."""
-    store = stores_of(db).account
-    stored = {h.symbol: h for h in stores_of(db).investor.holdings()}
+def _changes(
+    db: Database, now: datetime, touched: set[str], first_new: int, as_of: str
+) -> list[tuple[HoldingChange, Position]]:
+    """Each stock the statement added fills for: its holding change and its position, derived
+    once from all its fills (the new ones, written, included) and the stored corporate
+    actions, as the holding row becomes when it gives way to the ledger. A stock whose only
+    fills are trades already told keeps its holding: those trades moved it when they were
+    told (`first_new`: the first id this import wrote)."""
+    if not touched:
+        return []
+    stores = stores_of(db)
+    stored = {h.symbol: h for h in stores.investor.holdings()}
+    derived = ledger_positions(db, now, sorted(touched))
     out = []
     for symbol in sorted(touched):
-        fills = store.fills(symbol)
-        p = position(symbol, fills)
+        p = derived.get(symbol)
+        if p is None:
+            continue
         row = stored.get(symbol)
-        kept = row is not None and _newer_than_fills(row, symbol, fills, first_new, max(p.last_day, as_of))
+        kept = row is not None and _newer_than_fills(row, stores.account, symbol, first_new, max(p.last_day, as_of))
         before = row.shares if row else None
-        name = security_name(stores_of(db).securities, symbol) or (row.name if row else None) or symbol
+        name = security_name(stores.securities, symbol) or (row.name if row else None) or symbol
         if before is None or not math.isclose(before, p.shares, abs_tol=1e-6) or not kept:
-            out.append((HoldingChange(symbol, name, before, float(p.shares), kept, float(p.opening_shares)), p))
+            unbooked = float(sum(a.bonus for a in p.actions))
+            change = HoldingChange(symbol, name, before, float(p.shares), kept, float(p.opening_shares), unbooked)
+            out.append((change, p))
     return out
 
 
-def _newer_than_fills(row: Holding, symbol: str, fills, first_new: int, last_day: str) -> bool:
+def _newer_than_fills(row: Holding, store: AccountStore, symbol: str, first_new: int, last_day: str) -> bool:
     """A holding the fills did not make (a JSON import, an edit) dated after them: the user
     said it later than the statement, so it stands. The fills from before this import are
-    derived only for a row dated after them (the one case their position decides)."""
+    read and derived only for a row dated after them (the one case their position decides)."""
     if not row.updated_at or row.updated_at[:10] <= last_day:
         return False
-    had = [f for f in fills if (f.seq or 0) < first_new]
+    had = [f for f in store.fills(symbol) if (f.seq or 0) < first_new]
     return not (had and math.isclose(position(symbol, had).shares, row.shares or 0.0, abs_tol=1e-6))
 
 
@@ -168,16 +183,17 @@ class _Written:
         self.pending = []
 
 
-def _holdings(db: Database, changes, method: str, as_of: str, at: str) -> None:
-    now = datetime.fromisoformat(at)
+def _holdings(db: Database, changes, method: str, as_of: str) -> None:
+    """The ledger's row from now on for each stock whose holding gives way to the fills: the
+    position `_changes` derived, written as it is (no second derivation)."""
     for change, p in changes:
         if change.kept:
             continue
-        # the ledger's row from now on: the stated holding (if any) gives way to the fills
-        cost = p.cost(method)
         day = f"{max(p.last_day, as_of)}T15:00:00+08:00"
-        set_position(db, p.symbol, change.name, float(p.shares), float(cost) if cost else None, day)
-        sync_holding(db, p.symbol, now, method, day)
+        if not p.held:
+            set_position(db, p.symbol, None, 0, None, day)
+            continue
+        set_position(db, p.symbol, change.name, float(p.shares), float(p.cost(method)), day)
 
 
 class _DryRun(Exception):
@@ -197,11 +213,11 @@ def _run(
     for fills in stream.days():  # a fill's twin in the account is on its day
         written.day(db, plan_fills(store.fills(on=fills[0].day), tuple(fills)))
     written.flush(db)
-    changes = _changes(db, written.touched, first_new, stream.last_day)
+    changes = _changes(db, now, written.touched, first_new, stream.last_day)
     cash, newer_cash = _cash(store, stream.cash, now.date())
     if cash is not None:
         store.set_cash(cash, written.at)
-    _holdings(db, changes, method, stream.last_day, written.at)
+    _holdings(db, changes, method, stream.last_day)
     return StatementImport(
         stream.layout, dry_run, written.added, tuple(written.listed), tuple(written.matched), written.duplicates,
         dict(Counter(s.reason for s in stream.skipped if not s.unknown)), tuple(str(b) for b in stream.bad),

@@ -166,10 +166,13 @@ def _shares_change(change, dry_run: bool) -> str:
     if change.kept:
         return (
             f"持仓 {change.symbol} {change.name}：现有记录 {before}（日期晚于对账单），按对账单推算 "
-            f"{_shares(change.after)} 股；保留现有记录"
+            f"{_shares(change.stated)} 股；保留现有记录"
         )
     verb = "将改为" if dry_run else "已改为"
-    return f"持仓 {change.symbol} {change.name}：导入前 {before}，按对账单推算 {_shares(change.after)} 股，{verb} {_shares(change.after)} 股"
+    line = f"持仓 {change.symbol} {change.name}：导入前 {before}，按对账单推算 {_shares(change.stated)} 股，{verb} {_shares(change.after)} 股"
+    if change.unbooked:
+        line += f"（含行情数据中对账单未记的送转股 {_shares(change.unbooked)} 股）"
+    return line
 
 
 def show_import(renderer: Renderer, done, spell=None) -> None:

@@ -193,6 +193,28 @@ def test_a_sale_of_shares_bought_before_the_statement_is_reported(db, tmp_path):
     assert "000333" not in holdings(db)
 
 
+def test_the_holding_an_import_reports_is_the_one_it_writes_with_bonus_shares_it_did_not_book(db):
+    """A 10送5 in the stored market data after the statement's last row of 603375 (500 new
+    shares): the holding is 750 shares, and the import says so, not the rows' own 500."""
+    from pixiu_cli.domain.bars import Bar, CorporateAction, SeriesWrite
+    from pixiu_cli.store.shared import stores_of
+    from pixiu_cli.views.account import import_lines
+
+    bars = [Bar(day, 10.0, 10.0, 10.0, 10.0, 1000.0, None, 1, False) for day in ("2025-06-02", "2025-08-19")]
+    bonus = CorporateAction("603375", "2025-06-03", 0.0, 0.5, None, "import", "cash_shares", None)
+    stores_of(db).market.write_series(SeriesWrite("603375", bars, "csv", NOW.isoformat(), actions=[bonus]))
+    done = import_statement(db, THS, NOW)
+    change = next(c for c in done.holdings if c.symbol == "603375")
+    assert (change.stated, change.unbooked, change.after) == (500, 250, 750)
+    assert holdings(db)["603375"][0] == 750
+    assert db.execute("select shares from holdings where symbol = '603375'").fetchone() == (750,)
+    lines, _ = import_lines(done)
+    assert any("按对账单推算 500 股，已改为 750 股（含行情数据中对账单未记的送转股 250 股）" in x for x in lines)
+    # the same import once the row stands: nothing for the import to change
+    again = import_statement(db, THS, NOW)
+    assert again.added == 0 and [c.symbol for c in again.holdings] == []
+
+
 def test_the_brief_reads_the_accounts_cash(db):
     from pixiu_cli.services.brief_facts import brief_facts
 
