@@ -44,6 +44,7 @@ ROWS = (
     Row("stream_render.py", quick=("--runs", "1")),
     Row("unchanged_work.py"),
     Row("statement_scale.py", quick=("--rows", "2000", "--reps", "1")),
+    Row("statement_floor.py"),
     Row("huge_reply_turn.py"),
     Row("store_growth.py"),
     Row("repl_memory.py", quick=("--runs", "1")),

@@ -13,7 +13,7 @@ a checkpoint: the real import does all of that on top. The baseline is timed bot
 row's figure could be read: a process (`python -c "import pandas; pandas.read_csv(F)"`, as
 `statement_scale.py` times it) and the read alone inside this process.
 
-Run:  python benchmarks/statement_floor.py [--rows 1000000] [--file F]
+Run:  python benchmarks/statement_floor.py [--rows 1000000] [--file F] [--quick]
 """
 
 from __future__ import annotations
@@ -94,7 +94,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--file", help="a statement written by statement_scale.py (default: write one)")
+    parser.add_argument("--quick", action="store_true", help="2,000 rows: does the script still run?")
     args = parser.parse_args()
+    if args.quick:
+        args.rows = 2000
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         path = Path(args.file) if args.file else folder / "交割单.csv"
@@ -112,7 +115,9 @@ def main() -> None:
         derived, held = timed(lambda: derive(stocks))
         size = os.path.getsize(path) / 2**20
     floor = read + store + derived
-    print(f"statement {len(rows):,} rows ({size:.0f} MiB), {fills:,} buys and sells of {len(stocks)} stocks ({held} held)")
+    print(
+        f"statement {len(rows):,} rows ({size:.0f} MiB), {fills:,} buys and sells of {len(stocks)} stocks ({held} held)"
+    )
     print(f"pandas    process {process:6.2f} s CPU (the row's baseline)   read alone {alone:6.2f} s CPU")
     print(f"read      {read:6.2f} s CPU   csv.reader, every row")
     print(f"store     {store:6.2f} s CPU   one executemany of the raw rows")

@@ -169,6 +169,17 @@ def test_unchanged_work_prints_sync_refresh_and_import_against_their_baselines()
     assert re.search(r"pandas\.read_csv +\d+\.\d\d s cpu +" + verdict + "$", line(lines, "import   data import DIR"))
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_statement_floor_prints_each_part_and_the_floor_against_both_baselines():
+    lines = run_quick("statement_floor.py")
+    assert re.search(r"pandas +process +\d+\.\d\d s CPU .* read alone +\d+\.\d\d s CPU$", line(lines, "pandas "))
+    for part in ("read ", "store ", "derive "):
+        assert re.search(r"\d+\.\d\d s CPU", line(lines, part))
+    floors = [x for x in lines if x.startswith("floor ")]
+    assert len(floors) == 2 and all(re.search(r"= +\d+\.\d\d× pandas .*\(goal ≤ 3\.0×\)$", x) for x in floors), floors
+
+
 def test_run_all_names_only_scripts_that_exist():
     import importlib.util
 
