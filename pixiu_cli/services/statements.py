@@ -109,10 +109,7 @@ def _changes(
     stored = {h.symbol: h for h in stores.investor.holdings()}
     derived = ledger_positions(db, now, sorted(touched))
     out = []
-    for symbol in sorted(touched):
-        p = derived.get(symbol)
-        if p is None:
-            continue
+    for symbol, p in sorted(derived.items()):  # every touched stock: each has the fills just written
         row = stored.get(symbol)
         kept = row is not None and _newer_than_fills(row, stores.account, symbol, first_new, max(p.last_day, as_of))
         before = row.shares if row else None
@@ -189,11 +186,9 @@ def _holdings(db: Database, changes, method: str, as_of: str) -> None:
     for change, p in changes:
         if change.kept:
             continue
+        cost = p.cost(method)  # None when nothing is held: set_position then removes the row
         day = f"{max(p.last_day, as_of)}T15:00:00+08:00"
-        if not p.held:
-            set_position(db, p.symbol, None, 0, None, day)
-            continue
-        set_position(db, p.symbol, change.name, float(p.shares), float(p.cost(method)), day)
+        set_position(db, p.symbol, change.name, float(p.shares), None if cost is None else float(cost), day)
 
 
 class _DryRun(Exception):
