@@ -141,7 +141,8 @@ def write_statement(path: Path, rows: int, seed: int = 42) -> None:
                 break
 
 
-def _run(argv: list[str], env: dict[str, str]) -> tuple[float, float, float, str]:
+def run_child(argv: list[str], env: dict[str, str]) -> tuple[float, float, float, str]:
+    """(wall, CPU user+sys, peak RSS MiB, output) of one child process."""
     started = time.perf_counter()
     with tempfile.TemporaryFile() as out:
         child = subprocess.Popen(argv, env=env, cwd=SRC, stdout=out, stderr=subprocess.STDOUT)
@@ -152,6 +153,11 @@ def _run(argv: list[str], env: dict[str, str]) -> tuple[float, float, float, str
     if os.waitstatus_to_exitcode(status):
         raise SystemExit(f"{' '.join(argv[-3:])} failed:\n{text[-1500:]}")
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, text
+
+
+def pandas_baseline(path: Path) -> list[str]:
+    """The statement row's baseline: pandas reading the file, as a process of its own."""
+    return [sys.executable, "-c", f"import pandas; pandas.read_csv({str(path)!r})"]
 
 
 def env_for(home: Path) -> dict[str, str]:
@@ -184,19 +190,19 @@ def main() -> None:
             print(
                 f"wrote {args.rows:,} rows, {path.stat().st_size / 2**20:.0f} MiB in {time.perf_counter() - started:.0f} s"
             )
-        pandas = [sys.executable, "-c", f"import pandas; pandas.read_csv({str(path)!r})"]
+        pandas = pandas_baseline(path)
         baseline, imports = [], []
         for rep in range(args.reps):
-            baseline.append(_run(pandas, env_for(base / "none")))
+            baseline.append(run_child(pandas, env_for(base / "none")))
             home = base / f"home{rep}"
             shutil.rmtree(home, ignore_errors=True)
-            imports.append(_run([*COMMAND, "trades", "import", str(path)], env_for(home)))
+            imports.append(run_child([*COMMAND, "trades", "import", str(path)], env_for(home)))
             print(f"rep {rep}: pandas {baseline[-1][1]:.1f} s CPU, import {imports[-1][:3]}", flush=True)
         print(imports[0][3].splitlines()[0])
-        holdings = [_run([*COMMAND, "holdings"], env_for(base / "home0")) for _ in range(max(3, args.reps))]
+        holdings = [run_child([*COMMAND, "holdings"], env_for(base / "home0")) for _ in range(max(3, args.reps))]
         report(baseline, imports, holdings)
         if args.again:  # the same file again: every fill found by its day, none added
-            wall, cpu, rss, out = _run([*COMMAND, "trades", "import", str(path)], env_for(base / "home0"))
+            wall, cpu, rss, out = run_child([*COMMAND, "trades", "import", str(path)], env_for(base / "home0"))
             print(f"again    wall {wall:7.1f} s  CPU {cpu:7.1f} s  peak RSS {rss:7.0f} MiB  {out.splitlines()[0]}")
 
 
