@@ -33,12 +33,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from statement_scale import env_for, pandas_baseline, run_child, write_statement  # noqa: E402
+from statement_scale import IMPORT_GOAL, env_for, pandas_baseline, run_child, write_statement  # noqa: E402
 
 from pixiu_cli.domain import ledger  # noqa: E402
 from pixiu_cli.domain.account import BUY, SELL, Fill  # noqa: E402
 
-GOAL = 3.0
 KINDS = {"买入": BUY, "卖出": SELL}
 
 
@@ -118,7 +117,7 @@ def main() -> None:
     for name, base in (("process", process), ("read alone", alone)):
         print(
             f"floor     {floor:6.2f} s CPU = {floor / base:5.2f}× pandas ({name}); derive alone {derived / base:5.2f}×;"
-            f" store + derive {(store + derived) / base:5.2f}×  (goal ≤ {GOAL}×)"
+            f" store + derive {(store + derived) / base:5.2f}×  (goal ≤ {IMPORT_GOAL}×)"
         )
 
 
