@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
+from datetime import date, timedelta
 
-from pixiu_cli.domain.account import BUY, SELL, Fill
+from pixiu_cli.domain.account import ALLOTMENT, BUY, SELL, Fill
 
 MANUAL = "manual"
 
@@ -77,3 +78,58 @@ def plan_fills(existing: list[Fill], incoming: tuple[Fill, ...]) -> FillPlan:
         else:
             plan.duplicates += 1  # the same fill from another client's export
     return plan
+
+
+# New shares: the money (新股申购确认缴款 …) and the shares (新股入帐, at 0) of one allotment
+# are often in two monthly statements. Each half is stored as it arrives (a payment naming its
+# shares as an allotment at the price paid, a credit at 0); the other half, when a later
+# import brings it, joins it into one allotment, whichever came first.
+# A payment is taken for a credit's by their size alone (the shares arrive under the listing
+# code, the money left under the subscription code) only this close: new shares list within
+# weeks of the payment.
+_SIZE_ALONE_WITHIN = timedelta(days=45)
+
+
+def is_credit(f: Fill) -> bool:
+    """New shares credited without their money (新股入帐 at 0)."""
+    return f.kind == ALLOTMENT and not f.price
+
+
+def _halves(a: Fill, b: Fill) -> tuple[Fill, Fill] | None:
+    """(payment, credit) when one of the two is each, of one holder, for as many shares, the
+    money first."""
+    paid, credit = (b, a) if is_credit(a) else (a, b)
+    if not is_credit(credit) or is_credit(paid) or paid.kind != ALLOTMENT:
+        return None
+    if paid.account and credit.account and paid.account != credit.account:
+        return None
+    if round(paid.quantity, 4) != round(credit.quantity, 4) or paid.day > credit.day:
+        return None
+    return paid, credit
+
+
+def allotment_half(new: Fill, stored: list[Fill]) -> Fill | None:
+    """The stored other half of the allotment `new` is a half of: the same code, else the same
+    contract number, else the only one of its size within weeks."""
+    halves = [f for f in stored if _halves(new, f) is not None]
+    by_code = [f for f in halves if f.symbol == new.symbol]
+    by_contract = [f for f in halves if new.contract and f.contract == new.contract]
+    by_size = [f for f in halves if _near(new, f)]
+    found = by_code or by_contract or (by_size if len(by_size) == 1 else [])
+    return found[0] if found else None
+
+
+def _near(a: Fill, b: Fill) -> bool:
+    return abs(date.fromisoformat(a.day) - date.fromisoformat(b.day)) <= _SIZE_ALONE_WITHIN
+
+
+def joined_allotment(a: Fill, b: Fill) -> Fill:
+    """One allotment of a payment and its credit (`allotment_half`), the same whichever is
+    `a`: the payment's id, day, money and number, the shares' code and name. The credit's
+    own money (none) is not added: joining the same halves again changes nothing."""
+    paid, credit = _halves(a, b) or (a, b)
+    numbered = paid if paid.contract else credit
+    return replace(
+        paid, symbol=credit.symbol, name=credit.name or paid.name, account=paid.account or credit.account,
+        contract=numbered.contract, contract_kind=numbered.contract_kind, seq=None, recorded_at=None,
+    )  # fmt: skip
