@@ -13,7 +13,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 
-from pixiu_cli.domain.account import ALLOTMENT, BUY, SELL, Fill
+from pixiu_cli.domain.account import ALLOTMENT, BUY, IPO_PAYMENT, SELL, Fill
 
 MANUAL = "manual"
 
@@ -82,12 +82,16 @@ def plan_fills(existing: list[Fill], incoming: tuple[Fill, ...]) -> FillPlan:
 
 # New shares: the money (新股申购确认缴款 …) and the shares (新股入帐, at 0) of one allotment
 # are often in two monthly statements. Each half is stored as it arrives (a payment naming its
-# shares as an allotment at the price paid, a credit at 0); the other half, when a later
-# import brings it, joins it into one allotment, whichever came first.
+# shares as an allotment at the price paid, one that does not as IPO_PAYMENT, a credit at 0);
+# the other half, when a later import brings it, joins it into one allotment, whichever came
+# first.
 # A payment is taken for a credit's by their size alone (the shares arrive under the listing
 # code, the money left under the subscription code) only this close: new shares list within
 # weeks of the payment.
 _SIZE_ALONE_WITHIN = timedelta(days=45)
+
+
+NEW_SHARES_KINDS = (ALLOTMENT, IPO_PAYMENT)  # the kinds a half of an allotment is stored as
 
 
 def is_credit(f: Fill) -> bool:
@@ -96,16 +100,16 @@ def is_credit(f: Fill) -> bool:
 
 
 def _halves(a: Fill, b: Fill) -> tuple[Fill, Fill] | None:
-    """(payment, credit) when one of the two is each, of one holder, for as many shares, the
-    money first."""
+    """(payment, credit) when one of the two is each, of one holder, for as many shares (a
+    payment that names none: any), the money first."""
     paid, credit = (b, a) if is_credit(a) else (a, b)
-    if not is_credit(credit) or is_credit(paid) or paid.kind != ALLOTMENT:
+    if not is_credit(credit) or is_credit(paid) or paid.kind not in NEW_SHARES_KINDS or credit.quantity <= 0:
         return None
     if paid.account and credit.account and paid.account != credit.account:
         return None
-    if round(paid.quantity, 4) != round(credit.quantity, 4) or paid.day > credit.day:
+    if paid.quantity and round(paid.quantity, 4) != round(credit.quantity, 4):
         return None
-    return paid, credit
+    return (paid, credit) if paid.day <= credit.day else None
 
 
 def allotment_half(new: Fill, stored: list[Fill]) -> Fill | None:
@@ -130,6 +134,7 @@ def joined_allotment(a: Fill, b: Fill) -> Fill:
     paid, credit = _halves(a, b) or (a, b)
     numbered = paid if paid.contract else credit
     return replace(
-        paid, symbol=credit.symbol, name=credit.name or paid.name, account=paid.account or credit.account,
+        paid, kind=ALLOTMENT, symbol=credit.symbol, name=credit.name or paid.name, quantity=credit.quantity,
+        price=paid.price if paid.quantity else round(paid.amount / credit.quantity, 4), account=paid.account or credit.account,
         contract=numbered.contract, contract_kind=numbered.contract_kind, seq=None, recorded_at=None,
     )  # fmt: skip

@@ -17,8 +17,15 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pixiu_cli.domain.account import ALLOTMENT, BUY, SELL, CashBalance, Fill
-from pixiu_cli.domain.fill_match import FillPlan, allotment_half, is_credit, joined_allotment, plan_fills
+from pixiu_cli.domain.account import BUY, IPO_PAYMENT, SELL, CashBalance, Fill
+from pixiu_cli.domain.fill_match import (
+    NEW_SHARES_KINDS,
+    FillPlan,
+    allotment_half,
+    is_credit,
+    joined_allotment,
+    plan_fills,
+)
 from pixiu_cli.domain.investor import Holding
 from pixiu_cli.domain.ledger import Position, position
 from pixiu_cli.market.security_master import security_name
@@ -168,7 +175,7 @@ class _Written:
         """The new payment or credit of an allotment whose other half an earlier import
         stored: the stored row becomes the one allotment (the same whichever came first)."""
         if self.allotments is None:
-            self.allotments = store.fills(kind=ALLOTMENT)
+            self.allotments = [f for kind in NEW_SHARES_KINDS for f in store.fills(kind=kind)]
         stored = allotment_half(half, self.allotments)
         if stored is None:
             return False
@@ -189,10 +196,10 @@ class _Written:
         for manual, fill in plan.matched:
             store.take_over(manual, fill, source_file=self.where, at=self.at)
             self.matched.append(fill)
-        plan.added = [f for f in plan.added if not (f.kind == ALLOTMENT and self._joined(store, f))]
+        plan.added = [f for f in plan.added if not (f.kind in NEW_SHARES_KINDS and self._joined(store, f))]
         self.added += len(plan.added)
         self.duplicates += plan.duplicates
-        self.touched.update(f.symbol for f in plan.added if f.symbol)
+        self.touched.update(f.symbol for f in plan.added if f.symbol and f.kind != IPO_PAYMENT)  # no shares yet
         if self.keep:
             self.listed += plan.added
         self.pending += plan.added

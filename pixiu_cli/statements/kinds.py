@@ -20,6 +20,7 @@ from pixiu_cli.domain.account import (
     FEE,
     FILL_KINDS,
     INTEREST,
+    IPO_PAYMENT,
     RIGHTS,
     SELL,
     TRANSFER_IN,
@@ -27,8 +28,8 @@ from pixiu_cli.domain.account import (
 )
 
 # The money paid for new shares (新股申购确认缴款, 中签缴款 …) on its own row: ipo.py pairs it
-# with the row that credits the shares (新股入帐). Not a kind of fill.
-IPO_PAYMENT = "ipo_payment"
+# with the row that credits the shares (新股入帐); one nothing in the file answers is kept
+# as it is until a later statement's credit joins it.
 
 _REPO = "国债逆回购（借出的资金在资金余额中）"
 _SUBSCRIPTION = "新股申购、配号或退款（中签后按新股入账计入）"
