@@ -5,7 +5,9 @@ export of two equal fills give two fills. Fills without comparable numbers (a cl
 writes none, another client's kind of number, a trade told in conversation) are matched
 on what they say (stock, side, quantity, price, day), each stored fill standing for one
 incoming fill at most: multiplicity counts, so two equal rows are two fills and a file with
-three of them after one with two adds one."""
+three of them after one with two adds one. A trade told in conversation is the statement's
+fill also when its price differs by the rounding of the 成交均价 and whatever its fees were
+(told or estimated): the statement's fill, with its fees, takes its place."""
 
 from __future__ import annotations
 
@@ -41,6 +43,23 @@ def could_be_same(new: Fill, had: Fill) -> bool:
     return _minute(new) is None or _minute(had) is None or _minute(new) == _minute(had)
 
 
+# A price told in conversation is in 分 (42.5); the statement's 成交均价 of the same fill may
+# carry more digits (42.503): within half a 分 they are one price. Fees are never compared:
+# a told trade's fees are the user's figure or an estimate, the statement's are what was paid.
+_TOLD_PRICE_WITHIN = 0.005 + 1e-9
+
+
+def _told_key(f: Fill) -> tuple:
+    return (f.symbol, f.kind, round(f.quantity, 4), f.day)
+
+
+def _told_near(fill: Fill, told: dict[tuple, list[Fill]]) -> Fill | None:
+    """A trade told in conversation that is `fill` but for the rounding of its price."""
+    if fill.kind not in (BUY, SELL):
+        return None
+    return next((f for f in told.get(_told_key(fill), []) if abs(f.price - fill.price) <= _TOLD_PRICE_WITHIN), None)
+
+
 @dataclass
 class FillPlan:
     added: list[Fill] = field(default_factory=list)
@@ -63,17 +82,21 @@ def plan_fills(existing: list[Fill], incoming: tuple[Fill, ...]) -> FillPlan:
             rest.append(fill)
         seen.add(fill.fill_id)
     open_: dict[tuple, list[Fill]] = defaultdict(list)
+    told: dict[tuple, list[Fill]] = defaultdict(list)
     for f in existing:
         if f.fill_id not in seen:
             open_[loose_key(f)].append(f)
+            if f.origin == MANUAL:
+                told[_told_key(f)].append(f)
     for fill in rest:
         candidates = open_.get(loose_key(fill), [])
-        twin = next((f for f in candidates if could_be_same(fill, f)), None)
+        twin = next((f for f in candidates if could_be_same(fill, f)), None) or _told_near(fill, told)
         if twin is None:
             plan.added.append(fill)
             continue
-        candidates.remove(twin)
+        open_[loose_key(twin)].remove(twin)
         if twin.origin == MANUAL:
+            told[_told_key(twin)].remove(twin)
             plan.matched.append((twin, replace(fill, decision_id=twin.decision_id)))
         else:
             plan.duplicates += 1  # the same fill from another client's export
