@@ -77,6 +77,7 @@ class StatementImport:
     unknown: dict[str, int]  # business names pixiu does not know → rows
     unpaid: tuple[Fill, ...]  # new shares at price 0: no payment for them in the statement or the account
     joined: tuple[Fill, ...] = ()  # allotments whose other half (payment or shares) an earlier import stored
+    awaiting: tuple[Fill, ...] = ()  # payments for new shares no statement has credited yet
 
 
 def closed_problem(day: str) -> str | None:
@@ -170,6 +171,7 @@ class _Written:
     joined: list[Fill] = field(default_factory=list)  # allotments an earlier import's half completes
     credits_joined: set[str] = field(default_factory=set)  # ids of the credits at 0 among them
     allotments: list[Fill] | None = None  # the stored allotments, read at the first new one
+    awaiting: list[Fill] = field(default_factory=list)
 
     def _joined(self, store: AccountStore, half: Fill) -> bool:
         """The new payment or credit of an allotment whose other half an earlier import
@@ -200,6 +202,7 @@ class _Written:
         self.added += len(plan.added)
         self.duplicates += plan.duplicates
         self.touched.update(f.symbol for f in plan.added if f.symbol and f.kind != IPO_PAYMENT)  # no shares yet
+        self.awaiting += [f for f in plan.added if f.kind == IPO_PAYMENT]
         if self.keep:
             self.listed += plan.added
         self.pending += plan.added
@@ -252,6 +255,7 @@ def _run(
         dict(Counter(s.reason for s in stream.skipped if not s.unknown)), tuple(str(b) for b in stream.bad),
         tuple(c for c, _ in changes), cash, newer_cash, stream.unknown,
         tuple(f for f in stream.unpaid if f.fill_id not in written.credits_joined), tuple(written.joined),
+        tuple(written.awaiting),
     )  # fmt: skip
 
 

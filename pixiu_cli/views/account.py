@@ -138,6 +138,11 @@ def import_lines(done) -> tuple[list[str], list[str]]:
         f"（{f.day} 缴款 {_money(f.amount)}，每股 {f.price:g}）"
         for f in done.joined
     ]
+    lines += [
+        f"新股 {f.symbol} {f.name or ''} {f.day} 缴款 {_money(f.amount)}：股份尚未入账（不计入持仓），"
+        "导入含新股入账的对账单后合为一笔"
+        for f in done.awaiting
+    ]
     for reason, count in sorted(done.skipped.items()):
         lines.append(f"跳过 {count} 行：{reason}")
     for change in done.holdings:

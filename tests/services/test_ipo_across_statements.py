@@ -105,6 +105,8 @@ def test_an_ipo_split_across_two_monthly_statements_is_one_lot_in_either_order(t
     for order in ((march, april), (april, march)):
         env, home, said = imported(tmp_path, order, "-".join(p.stem for p in order))
         assert not any("按成本 0" in s for s in said), said
+        if order[0] == march and layout == "tdx":  # the money alone: no shares yet, said
+            assert "新股 001395 亚联机械 2025-03-28 缴款 8,440.00：股份尚未入账" in said[0], said
         if order[0] == april or layout == "tdx":  # the stored half changes: the import says so
             assert "与之前导入的缴款或入账合为一笔" in said[1], said
         record, block, facts, tool = every_surface(env, home, NOW)
@@ -122,3 +124,35 @@ def test_an_ipo_split_across_two_monthly_statements_is_one_lot_in_either_order(t
         assert json.loads(in_process_ok(env, "holdings", "--json")) == record
     (first, second) = accounts.values()
     assert first == second
+
+
+def test_money_left_under_the_subscription_code_and_shares_arrived_under_the_listing_code(tmp_path):
+    # 华泰/中信: 中签缴款 under 732999 in June's statement, 新股入帐 under 603999 in July's
+    june = statement(
+        tmp_path,
+        "2025-06.csv",
+        HEADER,
+        (
+            "20250603,09:30:00,,,银证转入,0,0.000,0.00,0.00,0.00,0.00,0.00,100000.00,100000.00,,",
+            '20250627,15:00:00,="732999",某某申购,中签缴款,1000,12.340,12340.00,0.00,0.00,0.00,0.00,-12340.00,87660.00,,A123456789',
+        ),
+    )
+    july = statement(
+        tmp_path,
+        "2025-07.csv",
+        HEADER,
+        (
+            '20250708,15:00:00,="603999",某某股份,新股入帐,1000,0.000,0.00,0.00,0.00,0.00,0.00,0.00,87660.00,,A123456789',
+        ),
+    )
+    records = []
+    for order in ((june, july), (july, june)):
+        env, _, said = imported(tmp_path, order, "-".join(p.stem for p in order))
+        record = json.loads(in_process_ok(env, "holdings", "--json"))
+        # one holding, under the code it trades as, at 12,340 / 1,000 = 12.34; none left under 732999
+        assert [(h["symbol"], h["shares"], h["cost"]) for h in record["holdings"]] == [("603999", 1000.0, 12.34)]
+        assert ipo_fills(env, "732999") == []
+        assert [h["symbol"] for h in json.loads(in_process_ok(env, "export"))["holdings"]] == ["603999"]
+        assert "与之前导入的缴款或入账合为一笔" in said[1]
+        records.append(record)
+    assert records[0] == records[1]

@@ -39,7 +39,14 @@ def test_a_document_holding_a_stock_the_statements_derive_names_the_conflict_and
     assert before["000333"]["shares"] == 290.0 and before["000333"]["realised_pnl"] > 0
     path = document(
         tmp_path,
-        {"symbol": "000333", "name": "美的集团", "shares": 500, "cost": 70.0, "role": "core", "updated_at": "2025-08-20"},
+        {
+            "symbol": "000333",
+            "name": "美的集团",
+            "shares": 500,
+            "cost": 70.0,
+            "role": "core",
+            "updated_at": "2025-08-20",
+        },
         {"symbol": "600519", "name": "贵州茅台", "shares": 100, "cost": 1500.0, "role": "satellite"},
     )
     done = pixiu_in_process(env, "import", str(path), text=True)
@@ -77,7 +84,12 @@ def test_a_told_price_in_fen_is_the_statements_average_price(env, tmp_path):
     # the client writes 成交均价 to three places: 42.503 told as 42.50
     path = tmp_path / "jgd.csv"
     rows = THS.read_text(encoding="utf-8-sig").splitlines()
-    rows = [r.replace("1000,42.500,42500.00,12.75,0.00,0.43,0.00,-42513.18", "1000,42.503,42503.00,12.75,0.00,0.43,0.00,-42516.18") for r in rows]
+    rows = [
+        r.replace(
+            "1000,42.500,42500.00,12.75,0.00,0.43,0.00,-42513.18", "1000,42.503,42503.00,12.75,0.00,0.43,0.00,-42516.18"
+        )
+        for r in rows
+    ]
     path.write_text("\n".join(rows[:4]) + "\n", encoding="utf-8")
     in_process_ok(env, "trade", "buy", "600036", "1000", "42.50", "--date", "2025-03-04", "--fee", "5")
     in_process_ok(env, "trades", "import", str(path))
