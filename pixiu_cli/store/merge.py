@@ -225,18 +225,17 @@ def _shares_after_trades(db: Database, current: dict | None) -> float:
 
 def _from_statements(db: Database, holding: Holding, current: dict | None) -> float | None:
     """The shares broker statements derive for the stock the file states a holding of (the
-    ledger's copy of the holding when there is one), or None when no statement has its fills."""
-    from pixiu_cli.domain.ledger import position
+    ledger's copy of the holding, or none when they sold it all), or None when the holding is
+    not theirs: no statement has its fills, or a holding stated (by a file, an edit) stands."""
     from pixiu_cli.store.account import AccountStore
 
     if holding.basis == LEDGER:
         return None  # the file's row is a copy of its own ledger, stating nothing
-    fills = AccountStore(db).fills(holding.symbol)
-    if not any(f.origin == "statement" for f in fills):
+    if current is not None and current.get("basis") != LEDGER:
         return None
-    if current is not None and current.get("basis") == LEDGER:
-        return float(current["shares"] or 0)
-    return float(position(holding.symbol, fills).shares)
+    if not any(f.origin == "statement" for f in AccountStore(db).fills(holding.symbol)):
+        return None
+    return float(current["shares"] or 0) if current is not None else 0.0
 
 
 def _file_row(db: Database, holding: Holding, current: dict | None, last_trade: str | None, merged: MergeResult):
