@@ -82,10 +82,12 @@ def mcp_holdings(env) -> dict:
         return holdings(Reader(load_settings()))["account"]
 
 
-def exported_fills(env) -> list[tuple]:
+def exported(env) -> tuple[dict, list[tuple]]:
+    """`pixiu export`'s holdings (shares, cost to 4 places as shown) and its fills."""
     document = json.loads(in_process_ok(env, "export"))
     keep = ("day", "kind", "symbol", "quantity", "price", "amount", "fees", "cash_change", "balance", "fill_id")
-    return sorted(tuple(f.get(k) for k in keep) for f in document["account"]["fills"])
+    holdings = {h["symbol"]: (h["shares"], round(h["cost"], 4)) for h in document["holdings"]}
+    return holdings, sorted(tuple(f.get(k) for k in keep) for f in document["account"]["fills"])
 
 
 @pytest.mark.parametrize(
@@ -117,7 +119,9 @@ def test_an_ipo_split_across_two_monthly_statements_is_one_lot_in_either_order(t
         paid = 8440.0 if layout == "tdx" else 5250.0
         assert ipo_fills(env, symbol)[0] == ("2025-03-28", "新股入账", 500.0, paid / 500, paid)
         assert len(ipo_fills(env, symbol)) == 2  # the allotment and the sale
-        accounts[order] = (record, exported_fills(env))
+        holdings, fills = exported(env)
+        assert holdings == {h["symbol"]: (h["shares"], h["cost"]) for h in record["holdings"]}
+        accounts[order] = (record, fills)
         # either file again adds nothing
         for path in order:
             assert "新增 0 笔" in in_process_ok(env, "trades", "import", str(path))
