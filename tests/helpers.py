@@ -829,3 +829,55 @@ class StandIn:
         """The [上下文信息] block `pixiu context --json` would send for the question."""
         messages = json.loads(self.ok(module, "context", "--json", question, now=now))
         return next(m["content"] for m in messages if m["content"].startswith("[上下文信息]"))
+
+
+# every surface, one figure ---------------------------------------------------------------
+def every_surface(env, home: Path, now: str, demo: bool = False):
+    """The account as `pixiu holdings --json`, the context block, the brief's facts and the
+    get_holdings tool each show it, at `now` (the env's PIXIU_NOW)."""
+    from pixiu_cli.agent.tools import ToolContext
+    from pixiu_cli.services.brief_facts import brief_facts
+    from pixiu_cli.services.model_tools import model_tools
+    from pixiu_cli.store.database import open_database
+    from pixiu_cli.store.investor import InvestorStore
+    from pixiu_cli.store.memory import MemoryStore
+    from pixiu_cli.store.portfolio import PortfolioStore
+
+    flag = ("--demo",) if demo else ()
+    record = json.loads(in_process_ok(env, "holdings", "--json", *flag))
+    block = json.loads(in_process_ok(env, "context", "我的持仓怎么样", "--json", *flag))[-2]["content"]
+    now = datetime.fromisoformat(now).replace(tzinfo=SHANGHAI)
+    db = open_database(home / ("demo.db" if demo else "pixiu.db"))
+    try:
+        facts = brief_facts(db, now)
+        ctx = ToolContext(InvestorStore(db), MemoryStore(db), PortfolioStore(db), lambda: now)
+        tool = model_tools().get("get_holdings").handler(ctx, {}).content
+    finally:
+        db.close()
+    return record, block, facts, tool
+
+
+def surfaces_agree(record: dict, block: str, facts, tool: dict) -> None:
+    """Every surface of `every_surface` shows the same figures, to the cent."""
+    from pixiu_cli.context.values import show_number
+
+    assert facts.account == record
+    assert {m.symbol: round(m.value, 2) for m in facts.moves} == {h["symbol"]: h["value"] for h in record["holdings"]}
+    assert {m.symbol: round(m.weight, 6) for m in facts.moves} == {h["symbol"]: h["weight"] for h in record["holdings"]}
+    figures = ("shares", "cost", "value", "unrealised_pnl", "realised_pnl", "holding_pnl", "weight")
+    shown = {h["symbol"]: [h[k] for k in figures] for h in tool["holdings"]}
+    assert shown == {h["symbol"]: [h[k] for k in figures] for h in record["holdings"]}
+    assert (tool["cash"], tool["total_assets"], tool["stock_value"]) == (
+        record["cash"],
+        record["total_assets"],
+        record["stock_value"],
+    )
+    for h in record["holdings"]:
+        line = next(
+            x for x in block.splitlines() if x.startswith("- [") and f"{h['symbol']} " in x and " 股 · 成本 " in x
+        )
+        assert f"{show_number(h['shares'])} 股 · 成本 {h['cost']:.2f}" in line
+        if h["priced"]:
+            assert f"浮动盈亏 {h['unrealised_pnl']:+,.2f}" in line and f"仓位 {h['weight'] * 100:.1f}%" in line
+    if record["cash"] is not None:
+        assert f"现金 {record['cash']['amount']:,.2f}" in block and f"总资产 {record['total_assets']:,.2f}" in block

@@ -17,11 +17,14 @@ RIGHTS = "rights"  # 配股缴款: shares at the rights price
 TRANSFER_IN, TRANSFER_OUT = "transfer_in", "transfer_out"  # 银证转账
 INTEREST = "interest"  # 利息归本
 FEE = "fee"  # 其他扣费
+# 新股申购确认缴款 without its shares: the money left, the shares (新股入帐) come in a later
+# statement, which joins the two into one allotment (domain/fill_match.py). No shares yet.
+IPO_PAYMENT = "ipo_payment"
 
 SHARE_KINDS = (BUY, SELL, BONUS, ALLOTMENT, RIGHTS)
 HOLDING_CASH_KINDS = (DIVIDEND, DIVIDEND_TAX)  # cash that belongs to a stock's P&L
 ACCOUNT_CASH_KINDS = (TRANSFER_IN, TRANSFER_OUT, INTEREST, FEE)
-FILL_KINDS = SHARE_KINDS + HOLDING_CASH_KINDS + ACCOUNT_CASH_KINDS
+FILL_KINDS = SHARE_KINDS + HOLDING_CASH_KINDS + ACCOUNT_CASH_KINDS + (IPO_PAYMENT,)
 
 KIND_NAMES = {
     **SIDE_NAMES,
@@ -34,6 +37,7 @@ KIND_NAMES = {
     TRANSFER_OUT: "银证转出",
     INTEREST: "利息归本",
     FEE: "扣费",
+    IPO_PAYMENT: "新股缴款（待入账）",
 }
 
 # Which of the broker's numbers a fill's `contract` is: an order's 合同编号 (its partial

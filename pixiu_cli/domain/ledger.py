@@ -29,6 +29,7 @@ from pixiu_cli.domain.account import (
     DIVIDEND_TAX,
     FEE,
     INTEREST,
+    IPO_PAYMENT,
     RIGHTS,
     SELL,
     TRANSFER_IN,
@@ -409,6 +410,7 @@ _CASH_SIGN = {
     TRANSFER_OUT: -1,
     INTEREST: 1,
     FEE: -1,
+    IPO_PAYMENT: -1,
     BONUS: 0,
 }
 

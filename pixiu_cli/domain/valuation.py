@@ -170,7 +170,8 @@ def value_account(
     base = sum((v for *_, v in values), ZERO) + (cash.amount if cash else ZERO)
     valued = [ValuedPosition(p, cost, close, v, v / base if base > 0 else ZERO) for p, cost, close, v in values]
     valued.sort(key=lambda h: (-h.value, h.symbol))
-    closed = tuple(p for _, p in sorted(positions.items()) if not p.held)
+    # a stock with no money in or out yet (new shares paid for, not yet credited) was never held
+    closed = tuple(p for _, p in sorted(positions.items()) if not p.held and (p.cost_in or p.proceeds or p.fees))
     return Account(tuple(valued), closed, cash, cost_method)
 
 

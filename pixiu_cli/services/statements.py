@@ -17,8 +17,15 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pixiu_cli.domain.account import BUY, SELL, CashBalance, Fill
-from pixiu_cli.domain.fill_match import FillPlan, plan_fills
+from pixiu_cli.domain.account import BUY, IPO_PAYMENT, SELL, CashBalance, Fill
+from pixiu_cli.domain.fill_match import (
+    NEW_SHARES_KINDS,
+    FillPlan,
+    allotment_half,
+    is_credit,
+    joined_allotment,
+    plan_fills,
+)
 from pixiu_cli.domain.investor import Holding
 from pixiu_cli.domain.ledger import Position, position
 from pixiu_cli.market.security_master import security_name
@@ -68,7 +75,9 @@ class StatementImport:
     cash: CashBalance | None  # the balance this import sets
     newer_cash: CashBalance | None  # a later balance already stored, kept
     unknown: dict[str, int]  # business names pixiu does not know → rows
-    unpaid: tuple[Fill, ...]  # new shares at price 0: the statement has no payment for them
+    unpaid: tuple[Fill, ...]  # new shares at price 0: no payment for them in the statement or the account
+    joined: tuple[Fill, ...] = ()  # allotments whose other half (payment or shares) an earlier import stored
+    awaiting: tuple[Fill, ...] = ()  # payments for new shares no statement has credited yet
 
 
 def closed_problem(day: str) -> str | None:
@@ -108,6 +117,8 @@ def _changes(
     stores = stores_of(db)
     stored = {h.symbol: h for h in stores.investor.holdings()}
     derived = ledger_positions(db, now, sorted(touched))
+    # a stock left without fills: the code a payment was stored under before its shares came
+    derived.update({s: position(s, []) for s in touched - derived.keys() if s in stored})
     out = []
     for symbol, p in sorted(derived.items()):  # every touched stock: each has the fills just written
         row = stored.get(symbol)
@@ -157,15 +168,41 @@ class _Written:
     duplicates: int = 0
     touched: set[str] = field(default_factory=set)
     pending: list[Fill] = field(default_factory=list)
+    joined: list[Fill] = field(default_factory=list)  # allotments an earlier import's half completes
+    credits_joined: set[str] = field(default_factory=set)  # ids of the credits at 0 among them
+    allotments: list[Fill] | None = None  # the stored allotments, read at the first new one
+    awaiting: list[Fill] = field(default_factory=list)
+
+    def _joined(self, store: AccountStore, half: Fill) -> bool:
+        """The new payment or credit of an allotment whose other half an earlier import
+        stored: the stored row becomes the one allotment (the same whichever came first)."""
+        if self.allotments is None:
+            self.allotments = [f for kind in NEW_SHARES_KINDS for f in store.fills(kind=kind)]
+        stored = allotment_half(half, self.allotments)
+        if stored is None:
+            return False
+        one = joined_allotment(half, stored)
+        self.allotments[self.allotments.index(stored)] = one
+        self.touched.update(s for s in (stored.symbol, one.symbol) if s)
+        if is_credit(half):
+            self.credits_joined.add(half.fill_id)
+        if replace(one, seq=stored.seq, recorded_at=stored.recorded_at) == stored:
+            self.duplicates += 1  # the same allotment again (an overlapping export)
+            return True
+        store.take_over(stored, one, source_file=self.where, at=self.at)
+        self.joined.append(one)
+        return True
 
     def day(self, db: Database, plan: FillPlan) -> None:
         store = stores_of(db).account
         for manual, fill in plan.matched:
             store.take_over(manual, fill, source_file=self.where, at=self.at)
             self.matched.append(fill)
+        plan.added = [f for f in plan.added if not (f.kind in NEW_SHARES_KINDS and self._joined(store, f))]
         self.added += len(plan.added)
         self.duplicates += plan.duplicates
-        self.touched.update(f.symbol for f in plan.added if f.symbol)
+        self.touched.update(f.symbol for f in plan.added if f.symbol and f.kind != IPO_PAYMENT)  # no shares yet
+        self.awaiting += [f for f in plan.added if f.kind == IPO_PAYMENT]
         if self.keep:
             self.listed += plan.added
         self.pending += plan.added
@@ -216,7 +253,9 @@ def _run(
     return StatementImport(
         stream.layout, dry_run, written.added, tuple(written.listed), tuple(written.matched), written.duplicates,
         dict(Counter(s.reason for s in stream.skipped if not s.unknown)), tuple(str(b) for b in stream.bad),
-        tuple(c for c, _ in changes), cash, newer_cash, stream.unknown, tuple(stream.unpaid),
+        tuple(c for c, _ in changes), cash, newer_cash, stream.unknown,
+        tuple(f for f in stream.unpaid if f.fill_id not in written.credits_joined), tuple(written.joined),
+        tuple(written.awaiting),
     )  # fmt: skip
 
 

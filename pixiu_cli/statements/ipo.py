@@ -13,7 +13,7 @@ from pixiu_cli.statements.kinds import IPO_PAYMENT
 from pixiu_cli.statements.rows import Parsed, Skipped
 
 _REFUNDED = "新股中签扣款已退回（未成交）"
-_NO_SHARES = "新股缴款（文件中没有对应的新股入账，股份未计入）"
+_NO_SHARES = "新股缴款（没有证券代码，无法与新股入账对应，股份未计入）"
 
 Group = list[Parsed]  # the payment rows of one subscription, in file order
 
@@ -77,10 +77,17 @@ def _merged(allotment: Parsed, group: Group) -> Parsed:
 
 
 def _alone(group: Group) -> Parsed | list[Skipped]:
-    """A payment no row of shares answers: an allotment when it names its shares."""
+    """A payment no row of shares answers: an allotment when it names its shares, else the
+    payment alone, for a later statement's shares to join (domain/fill_match.py)."""
     money, shares = _paid(group, group), _shares(group)
     if money and shares and group[0].symbol:
         return _allotment(group, group, shares)
+    if money and group[0].symbol:
+        fees = round(sum(r.fees for r in group), 2)
+        return replace(
+            group[0], quantity=0.0, price=0.0, amount=round(money - fees, 2), fees=fees, cash_change=_cash(group),
+            balance=group[-1].balance,
+        )  # fmt: skip
     reason = _NO_SHARES if money else _REFUNDED
     return [Skipped(r.line, reason, r.day, r.balance) for r in group]
 

@@ -20,15 +20,12 @@ from pixiu_cli.domain.account import (
     FEE,
     FILL_KINDS,
     INTEREST,
+    IPO_PAYMENT,
     RIGHTS,
     SELL,
     TRANSFER_IN,
     TRANSFER_OUT,
 )
-
-# The money paid for new shares (新股申购确认缴款, 中签缴款 …) on its own row: ipo.py pairs it
-# with the row that credits the shares (新股入帐). Not a kind of fill.
-IPO_PAYMENT = "ipo_payment"
 
 _REPO = "国债逆回购（借出的资金在资金余额中）"
 _SUBSCRIPTION = "新股申购、配号或退款（中签后按新股入账计入）"
@@ -37,6 +34,8 @@ _CASH_PRODUCT = "现金理财或货币基金申赎（资金在资金余额中）
 _FROZEN = "资金或证券冻结、解冻（资金在资金余额中）"
 _CORRECTION = "资金冲正（已在资金余额中）"
 
+# The money paid for new shares (新股申购确认缴款, 中签缴款 …) on its own row is IPO_PAYMENT:
+# ipo.py pairs it with the row that credits the shares (新股入帐).
 # Checked in order, the first pattern the name contains wins: the longer business before
 # the word it contains (新股申购确认缴款 before 申购, 股息红利扣税 before 股息, 配股缴款
 # before 缴款, 利息税 before 利息). A str is the reason a row is skipped.

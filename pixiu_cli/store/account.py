@@ -58,11 +58,15 @@ class AccountStore:
     def __init__(self, db: Database):
         self.db = db
 
-    def fills(self, symbol: str | None = None, *, since: str | None = None, on: str | None = None) -> list[Fill]:
+    def fills(
+        self, symbol: str | None = None, *, since: str | None = None, on: str | None = None, kind: str | None = None
+    ) -> list[Fill]:
         """Live fills in the order they happened (day, time, then the order recorded); with
-        `since` (a day), only those dated on it or later; with `on`, those of that day."""
+        `since` (a day), only those dated on it or later; with `on`, those of that day; with
+        `kind`, those of that kind."""
         where, params = "deleted_at is null", []
-        for clause, value in ((" and symbol = ?", symbol), (" and day >= ?", since), (" and day = ?", on)):
+        clauses = ((" and symbol = ?", symbol), (" and day >= ?", since), (" and day = ?", on), (" and kind = ?", kind))
+        for clause, value in clauses:
             if value:
                 where += clause
                 params.append(value)
@@ -120,14 +124,14 @@ class AccountStore:
             f"insert into account_fills ({', '.join(names)}) values ({', '.join('?' * len(names))})", rows
         )
 
-    def take_over(self, manual: Fill, statement: Fill, *, source_file: str | None, at: str) -> None:
-        """A fill told one at a time is the statement's fill: it takes the statement's id,
-        fees and balance and keeps its decision."""
+    def take_over(self, stored: Fill, statement: Fill, *, source_file: str | None, at: str) -> None:
+        """A stored fill is the statement's fill: it takes the statement's id, fees and balance
+        and keeps its decision (a trade told one at a time, half of an allotment joined)."""
         row = {k: v for k, v in asdict(statement).items() if k in _FILL_COLUMNS and k != "decision_id"}
         self.db.conn.execute(
             f"update account_fills set {', '.join(f'{k} = ?' for k in row)}, source_file = ?, recorded_at = ? "
-            "where fill_id = ?",
-            [*row.values(), source_file, at, manual.fill_id],
+            "where fill_id = ? and deleted_at is null",
+            [*row.values(), source_file, at, stored.fill_id],
         )
 
     # checkpoints (the triggers of schema.py m034 drop those a change of the ledger alters) --

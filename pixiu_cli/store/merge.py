@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from sqlite_utils import Database
 
-from pixiu_cli.domain.investor import DomainData, Holding
+from pixiu_cli.domain.investor import LEDGER, DomainData, Holding
 from pixiu_cli.domain.vocabulary import CONVERSATION_SOURCES
 from pixiu_cli.store.database import write_transaction
 from pixiu_cli.store.ledger_rows import LedgerMerge, insert_row, merge_ledger
@@ -83,10 +83,22 @@ class ShareConflict:
     file_wins: bool  # the file's updated_at is after the last of those trades
 
 
+@dataclass(frozen=True)
+class StatementConflict:
+    """A holding the file states for a stock whose holding broker statements derive: the
+    ledger's figures stand (a stated lot would hide the fills' cost and realised P&L)."""
+
+    symbol: str
+    name: str
+    in_file: float
+    from_statements: float
+
+
 @dataclass
 class MergeResult:
     sections: dict[str, SectionResult] = field(default_factory=dict)
     share_conflicts: list[ShareConflict] = field(default_factory=list)
+    statement_conflicts: list[StatementConflict] = field(default_factory=list)
     account: LedgerMerge | None = None  # None: the document has no account section
 
 
@@ -211,31 +223,63 @@ def _shares_after_trades(db: Database, current: dict | None) -> float:
     return float(position(symbol, fills, lot=lot).shares)
 
 
-def _merge_holdings(db: Database, items: list[Holding], conflicts: list[ShareConflict]) -> SectionResult:
+def _from_statements(db: Database, holding: Holding, current: dict | None) -> float | None:
+    """The shares broker statements derive for the stock the file states a holding of (the
+    ledger's copy of the holding, or none when they sold it all), or None when the holding is
+    not theirs: no statement has its fills, or a holding stated (by a file, an edit) stands."""
+    from pixiu_cli.store.account import AccountStore
+
+    if holding.basis == LEDGER:
+        return None  # the file's row is a copy of its own ledger, stating nothing
+    if current is not None and current.get("basis") != LEDGER:
+        return None
+    if not any(f.origin == "statement" for f in AccountStore(db).fills(holding.symbol)):
+        return None
+    return float(current["shares"] or 0) if current is not None else 0.0
+
+
+def _file_row(db: Database, holding: Holding, current: dict | None, last_trade: str | None, merged: MergeResult):
+    """The row the file's holding writes, or None when it writes nothing: statements' fills
+    and trades told in conversation keep what they left (each difference reported)."""
+    row = _db_row("holdings", holding)
+    if row["updated_at"] is None:  # a file without dates does not erase the stored one
+        del row["updated_at"]
+    row["short_names"] = json.dumps(list(holding.short_names), ensure_ascii=False)
+    derived = _from_statements(db, holding, current)
+    if derived is not None:
+        if derived != holding.shares:
+            merged.statement_conflicts.append(StatementConflict(holding.symbol, holding.name, holding.shares, derived))
+        # the ledger's holding stands (sold out: stays sold); names and role follow the file
+        return None if current is None else {k: row[k] for k in ("symbol", "name", "short_names", "role")}
+    if last_trade is None:
+        return row
+    after_trades = _shares_after_trades(db, current)
+    file_wins = holding.updated_at is not None and holding.updated_at > last_trade
+    if after_trades != holding.shares:
+        merged.share_conflicts.append(
+            ShareConflict(holding.symbol, holding.name, holding.shares, after_trades, file_wins)
+        )
+    if file_wins:
+        row["basis"] = "stated"  # newer than the trades: the file's lot, dated, supersedes them
+        return row
+    if current is None:  # sold out in conversation: stays sold
+        return None
+    # the stored lot and the trades after it stand; names and role follow the file
+    row.update(shares=current["shares"], cost=current["cost"], basis=current.get("basis", "stated"))
+    row.pop("updated_at", None)
+    return row
+
+
+def _merge_holdings(db: Database, items: list[Holding], merged: MergeResult) -> SectionResult:
     stored = {r["symbol"]: r for r in dict_rows(db, "select * from holdings")}
     traded = _last_conversation_trades(db)
     result = SectionResult(conversation=sum(symbol in traded for symbol in stored))
     table, added = db["holdings"], []
     for holding in items:
-        row = _db_row("holdings", holding)
-        if row["updated_at"] is None:  # a file without dates does not erase the stored one
-            del row["updated_at"]
-        row["short_names"] = json.dumps(list(holding.short_names), ensure_ascii=False)
         current = stored.get(holding.symbol)
-        last_trade = traded.get(holding.symbol)
-        if last_trade is not None:
-            after_trades = _shares_after_trades(db, current)
-            file_wins = holding.updated_at is not None and holding.updated_at > last_trade
-            if after_trades != holding.shares:
-                conflicts.append(ShareConflict(holding.symbol, holding.name, holding.shares, after_trades, file_wins))
-            if not file_wins:
-                if current is None:  # sold out in conversation: stays sold
-                    continue
-                # the stored lot and the trades after it stand; names and role follow the file
-                row.update(shares=current["shares"], cost=current["cost"], basis=current.get("basis", "stated"))
-                row.pop("updated_at", None)
-            else:
-                row["basis"] = "stated"  # newer than the trades: the file's lot, dated, supersedes them
+        row = _file_row(db, holding, current, traded.get(holding.symbol), merged)
+        if row is None:
+            continue
         if current is None:
             added.append(row)
             continue
@@ -266,7 +310,7 @@ def merge_document(db: Database, data: DomainData) -> MergeResult:
     """One transaction: a failure part-way leaves the data set as it was."""
     merged, decisions = MergeResult(), {}
     with write_transaction(db):
-        merged.sections["holdings"] = _merge_holdings(db, data.holdings, merged.share_conflicts)
+        merged.sections["holdings"] = _merge_holdings(db, data.holdings, merged)
         for spec in SPECS:
             merged.sections[spec.section], ids = _merge_rows(db, spec, getattr(data, spec.section))
             if spec.section == "decisions":

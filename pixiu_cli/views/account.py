@@ -133,6 +133,16 @@ def import_lines(done) -> tuple[list[str], list[str]]:
             f" {_money(f.amount)}".rstrip()
             for f in done.listed
         ]
+    lines += [
+        f"新股 {f.symbol} {f.name or ''} {_shares(f.quantity)} 股：{verb}与之前导入的缴款或入账合为一笔"
+        f"（{f.day} 缴款 {_money(f.amount)}，每股 {f.price:g}）"
+        for f in done.joined
+    ]
+    lines += [
+        f"新股 {f.symbol} {f.name or ''} {f.day} 缴款 {_money(f.amount)}：股份尚未入账（不计入持仓），"
+        "导入含新股入账的对账单后合为一笔"
+        for f in done.awaiting
+    ]
     for reason, count in sorted(done.skipped.items()):
         lines.append(f"跳过 {count} 行：{reason}")
     for change in done.holdings:
@@ -144,7 +154,8 @@ def import_lines(done) -> tuple[list[str], list[str]]:
         listed = "、".join(f"{name} {count}" for name, count in done.unknown.items())
         warnings.append(f"未识别的业务 {sum(done.unknown.values())} 行：{listed}（未计入）")
     warnings += [
-        f"{f.day} 新股入账 {f.symbol} {_shares(f.quantity)} 股：对账单中没有对应的缴款，按成本 0 计入"
+        f"{f.day} 新股入账 {f.symbol} {_shares(f.quantity)} 股：对账单和已导入的记录中都没有对应的缴款，暂按成本 0 计入"
+        "（导入含缴款的对账单后自动合并）"
         for f in done.unpaid
     ]
     if done.newer_cash is not None:

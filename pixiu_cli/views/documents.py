@@ -40,7 +40,7 @@ def account_lines(merged) -> list[str]:
 
 def merge_lines(result) -> tuple[list[str], list[str]]:
     """One summary line per section, and one warning per holding whose shares in the file
-    differ from what the trades recorded in conversation left."""
+    differ from what the broker statements or the trades recorded in conversation left."""
     lines = []
     for section, r in result.sections.items():
         line = f"{SECTION_LABELS[section]}（{section}）：新增 {r.added}，更新 {r.updated}，保留不动 {r.left_alone}"
@@ -53,7 +53,11 @@ def merge_lines(result) -> tuple[list[str], list[str]]:
         lines.append(line)
     if result.account is not None:
         lines += account_lines(result.account)
-    warnings = []
+    warnings = [
+        f"持仓 {c.symbol} {c.name}：导入文件为 {c.in_file:g} 股，按已导入的对账单推算为 {c.from_statements:g} 股；"
+        "已保留对账单推算的持仓、成本和已实现盈亏（以文件为准请用 pixiu import --replace，会先备份）"
+        for c in result.statement_conflicts
+    ]
     for c in result.share_conflicts:
         outcome = (
             f"文件的 updated_at 晚于最近一次交易，已按文件改为 {c.in_file:g} 股"

@@ -298,7 +298,7 @@ def test_new_shares_paid_on_one_row_and_credited_on_another_are_one_allotment(tm
     assert statement.skipped == () and statement.unpaid == ()
 
 
-def test_a_payment_refunded_in_full_or_without_shares_is_reported(tmp_path):
+def test_a_payment_refunded_in_full_is_reported_and_one_without_shares_waits_for_them(tmp_path):
     path = statement_file(
         tmp_path,
         "20250610,市值申购中签扣款,001395,亚联机械,0,0,0,0,0,0,-8440.00,91560.00,0123456789",
@@ -306,11 +306,12 @@ def test_a_payment_refunded_in_full_or_without_shares_is_reported(tmp_path):
         "20250612,中签缴款,301999,某某科技,0,0,0,0,0,0,-6000.00,94000.00,0123456789",
     )
     statement = read(path)
-    assert statement.fills == ()
+    # the 6,000 paid for shares the file does not credit: kept, no shares yet, for a later
+    # statement's 新股入帐 to join
+    assert essence(statement) == [("2025-06-12", IPO_PAYMENT, "301999", 0.0, 0.0, 6000.0, -6000.0)]
     assert [(s.line, s.reason) for s in statement.skipped] == [
         (2, "新股中签扣款已退回（未成交）"),
         (3, "新股中签扣款已退回（未成交）"),
-        (4, "新股缴款（文件中没有对应的新股入账，股份未计入）"),
     ]
     assert statement.cash.amount == 94000.0  # the last row's balance still counts
 

@@ -119,6 +119,9 @@ def test_new_shares_with_no_payment_are_reported(env, tmp_path):
     )
     done = run(env, "trades", "import", str(path))
     assert "已新增 13 笔" in done.stdout
-    assert "注意：2025-08-18 新股入账 603375 200 股：对账单中没有对应的缴款，按成本 0 计入" in done.stderr
+    assert (
+        "注意：2025-08-18 新股入账 603375 200 股：对账单和已导入的记录中都没有对应的缴款，暂按成本 0 计入"
+        in done.stderr
+    )
     # 500 @ 10.50 (the fixture's own 新股入帐, paid on its row) + 200 @ 0: 5,250 / 700 = 7.50
     assert held(env)["603375"] == (700, 7.5)
