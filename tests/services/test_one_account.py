@@ -5,7 +5,6 @@ the get_holdings tool. Each expectation is a hand computation written out beside
 from __future__ import annotations
 
 import json
-from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
 
@@ -13,12 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pixiu_cli.context.values import show_number
 from pixiu_cli.domain.account import BONUS, BUY, DIVIDEND, DIVIDEND_TAX, SELL, CashBalance, Fill
 from pixiu_cli.domain.ledger import cash_after, cash_effect, positions
 from pixiu_cli.domain.valuation import Close, account_cash, value_account
-from pixiu_cli.market.trading_days import SHANGHAI
-from tests.helpers import MARKET_FIXTURES, clean_env, in_process_ok
+from tests.helpers import MARKET_FIXTURES, clean_env, every_surface, in_process_ok, surfaces_agree
 
 STATEMENTS = Path(__file__).resolve().parents[1] / "fixtures" / "statements"
 NOW = "2025-08-20T16:00:00"
@@ -121,29 +118,6 @@ def test_the_average_method_values_at_the_average_cost_and_nothing_is_rounded_fi
 
 
 # every surface, one figure ---------------------------------------------------------------
-def _surfaces(env, home: Path, demo: bool = False):
-    from pixiu_cli.agent.tools import ToolContext
-    from pixiu_cli.services.brief_facts import brief_facts
-    from pixiu_cli.services.model_tools import model_tools
-    from pixiu_cli.store.database import open_database
-    from pixiu_cli.store.investor import InvestorStore
-    from pixiu_cli.store.memory import MemoryStore
-    from pixiu_cli.store.portfolio import PortfolioStore
-
-    flag = ("--demo",) if demo else ()
-    record = json.loads(run(env, "holdings", "--json", *flag))
-    block = json.loads(run(env, "context", "我的持仓怎么样", "--json", *flag))[-2]["content"]
-    now = datetime.fromisoformat(NOW).replace(tzinfo=SHANGHAI)
-    db = open_database(home / ("demo.db" if demo else "pixiu.db"))
-    try:
-        facts = brief_facts(db, now)
-        ctx = ToolContext(InvestorStore(db), MemoryStore(db), PortfolioStore(db), lambda: now)
-        tool = model_tools().get("get_holdings").handler(ctx, {}).content
-    finally:
-        db.close()
-    return record, block, facts, tool
-
-
 @pytest.mark.parametrize(
     "files", [("ths_jiaogedan.csv",), ("tdx_jiaogedan.csv",), ("ths_jiaogedan.csv", "ths_jiaogedan_no_balance.csv")]
 )
@@ -152,39 +126,15 @@ def test_every_surface_shows_the_same_figures_for_statements(tmp_path, files):
     env = clean_env(home, PIXIU_NOW=NOW)
     for name in files:
         run(env, "trades", "import", str(STATEMENTS / name))
-    record, block, facts, tool = _surfaces(env, home)
-    _agree(record, block, facts, tool)
+    surfaces_agree(*every_surface(env, home, NOW))
 
 
 def test_every_surface_shows_the_same_figures_for_the_demo(tmp_path):
     home = tmp_path / "home"
     env = clean_env(home, PIXIU_NOW=NOW)
-    record, block, facts, tool = _surfaces(env, home, demo=True)
+    record, block, facts, tool = every_surface(env, home, NOW, demo=True)
     assert len(record["holdings"]) == 8
-    _agree(record, block, facts, tool)
-
-
-def _agree(record: dict, block: str, facts, tool: dict) -> None:
-    assert facts.account == record
-    assert {m.symbol: round(m.value, 2) for m in facts.moves} == {h["symbol"]: h["value"] for h in record["holdings"]}
-    assert {m.symbol: round(m.weight, 6) for m in facts.moves} == {h["symbol"]: h["weight"] for h in record["holdings"]}
-    figures = ("shares", "cost", "value", "unrealised_pnl", "realised_pnl", "holding_pnl", "weight")
-    shown = {h["symbol"]: [h[k] for k in figures] for h in tool["holdings"]}
-    assert shown == {h["symbol"]: [h[k] for k in figures] for h in record["holdings"]}
-    assert (tool["cash"], tool["total_assets"], tool["stock_value"]) == (
-        record["cash"],
-        record["total_assets"],
-        record["stock_value"],
-    )
-    for h in record["holdings"]:
-        line = next(
-            x for x in block.splitlines() if x.startswith("- [") and f"{h['symbol']} " in x and " 股 · 成本 " in x
-        )
-        assert f"{show_number(h['shares'])} 股 · 成本 {h['cost']:.2f}" in line
-        if h["priced"]:
-            assert f"浮动盈亏 {h['unrealised_pnl']:+,.2f}" in line and f"仓位 {h['weight'] * 100:.1f}%" in line
-    if record["cash"] is not None:
-        assert f"现金 {record['cash']['amount']:,.2f}" in block and f"总资产 {record['total_assets']:,.2f}" in block
+    surfaces_agree(record, block, facts, tool)
 
 
 # the ledger's identities on random ledgers -----------------------------------------------
