@@ -102,6 +102,7 @@ class _Lot:
     shares: Decimal
     untaxed: dict[str, Decimal] = field(default_factory=dict)  # ex-date → the cash they received
 
+
 @dataclass(frozen=True)
 class Position:
     """What one stock's events add up to."""

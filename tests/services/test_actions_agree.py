@@ -91,8 +91,10 @@ def test_the_dividend_tax_of_sales_within_a_month_and_a_year_agrees_everywhere(t
     sales = {"2016-05-16": 1800, "2017-03-01": 600}
     for day, price in buys.items():
         in_process_ok(env, "trade", "buy", "000333", "1000", str(price), "--date", day)
-    for day, quantity in sales.items():
+    said = [
         in_process_ok(env, "trade", "sell", "000333", str(quantity), str(close_on("000333", day)), "--date", day)
+        for day, quantity in sales.items()
+    ]
     record = agree_everywhere(env, home, now)
 
     # 10派12转增5 on 2016-05-06: each lot of 1,000 becomes 1,500 and receives 1,200.00 before tax
@@ -111,6 +113,7 @@ def test_the_dividend_tax_of_sales_within_a_month_and_a_year_agrees_everywhere(t
     # 2016-05-16: the first lot's 1,500 held over a month (10% of 1,200) and 300 of the second
     # within one (20% of 240); 2017-03-01: 600 more of the second within a year (10% of 480)
     assert tax == Decimal("120") + Decimal("48") + Decimal("48")
+    assert "按持有期扣股息红利税 168.00" in said[0] and "按持有期扣股息红利税 48.00" in said[1]
     cost_in = sum(1000 * p for p in buys.values())
     basis, proceeds, realised = cost_in, Decimal(0), Decimal(2400) - tax
     shares = Decimal(3000)
