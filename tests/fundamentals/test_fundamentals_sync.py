@@ -523,6 +523,15 @@ class ShareChangeBaostock(FakeBaostock):
         return ResultData(DIVIDEND_FIELDS, [[code, *self.plan]] if self.plan[5][:4] == year else [])
 
 
+def synced(cli, code: str, day: str, plan: list[str], shares: list[str]) -> tuple[ShareChangeBaostock, str, dict]:
+    """The stand-in for `code` on `day` with the plan and a report of period 2016-03-31 whose
+    share counts are `shares`, synced; `pixiu fundamentals --json` after it."""
+    report = ["2016-04-29", "2016-03-31", "0.08", "0.1", "0.25", "4900000000.00", "2.1", "38000000000.00", *shares]
+    fake, now = ShareChangeBaostock(code, day, plan, report), f"{day}T16:00:00"
+    cli.ok(fake, "data", "sync", "--fundamentals", code, now=now)
+    return fake, now, json.loads(cli.ok(fake, "fundamentals", code, "--json", now=now))
+
+
 def dividend_row(ex_date: str, cash: str, bonus: str, transfer: str, words: str) -> list[str]:
     return ["", "", "", "", ex_date, ex_date, ex_date, "", cash, cash, bonus, words, transfer]
 
@@ -533,12 +542,7 @@ def test_the_yield_counts_cash_per_share_of_today_after_a_transfer_and_the_value
     # 美的集团's 2015 plan 10派12转增5, ex-date 2016-05-06; the 2016 一季报 (period 2016-03-31)
     # counts the shares before it
     plan = dividend_row("2016-05-06", "1.200000", "", "0.500000", "10转增5派12元（含税）")
-    report = ["2016-04-29", "2016-03-31", "0.08", "0.1", "0.25", "4900000000.00", "2.1", "38000000000.00"]
-    report += ["4266839449.00", "4100000000.00"]
-    fake = ShareChangeBaostock("000333", "2016-06-03", plan, report)
-    now = "2016-06-03T16:00:00"
-    cli.ok(fake, "data", "sync", "--fundamentals", "000333", now=now)
-    record = json.loads(cli.ok(fake, "fundamentals", "000333", "--json", now=now))
+    fake, now, record = synced(cli, "000333", "2016-06-03", plan, ["4266839449.00", "4100000000.00"])
     close, ratio = Decimal(real_close("000333", "2016-06-03")), 1 + Decimal("0.5")
     v = record["valuation"]
     # 1.20 paid on each share before the transfer, which is 1.5 shares of today: 0.80 a share
@@ -560,12 +564,7 @@ def test_a_bonus_issue_paid_with_cash_on_its_ex_date_divides_that_cash(monkeypat
     # 平安银行's 2015 plan 10送2派1.53, ex-date 2016-06-16: the 0.153 went to each share before
     # the bonus, 1.2 shares of today
     plan = dividend_row("2016-06-16", "0.153000", "0.200000", "", "10送2派1.53元（含税）")
-    report = ["2016-04-21", "2016-03-31", "0.03", "0.3", "", "6086000000.00", "1.6", "27532000000.00"]
-    report += ["14308676139.00", "11804054528.00"]
-    fake = ShareChangeBaostock("000001", "2016-07-01", plan, report)
-    now = "2016-07-01T16:00:00"
-    cli.ok(fake, "data", "sync", "--fundamentals", "000001", now=now)
-    v = json.loads(cli.ok(fake, "fundamentals", "000001", "--json", now=now))["valuation"]
+    v = synced(cli, "000001", "2016-07-01", plan, ["14308676139.00", "11804054528.00"])[2]["valuation"]
     close = Decimal(real_close("000001", "2016-07-01"))
     per_share = Decimal("0.153") / (1 + Decimal("0.2"))
     assert v["dividend_yield"]["cash_per_share_12m"] == float(per_share) == 0.1275
