@@ -39,6 +39,16 @@ DIVIDEND_TAX_RULES = (
 )
 
 
+def _untaxed_after() -> int | None:
+    """Months after which no rule takes anything from shares held that long (None: some does)."""
+    if any(rule.longer for rule in DIVIDEND_TAX_RULES):
+        return None
+    return max(b.months for rule in DIVIDEND_TAX_RULES for b in rule.brackets)
+
+
+UNTAXED_AFTER_MONTHS = _untaxed_after()
+
+
 def months_later(day: date, months: int) -> date:
     """The same day `months` calendar months on (the month's last day when it has fewer)."""
     index = day.month - 1 + months
@@ -53,6 +63,13 @@ def rule_for(ex_date: str) -> DividendTaxRule | None:
         if rule.effective <= ex_date:
             found = rule
     return found
+
+
+def never_taxed(bought: str, day: str) -> bool:
+    """Shares bought on `bought` that are still held on `day` carry no tax into any later sale."""
+    if UNTAXED_AFTER_MONTHS is None or not bought:
+        return not bought
+    return months_later(date.fromisoformat(bought), UNTAXED_AFTER_MONTHS) < date.fromisoformat(day)
 
 
 def dividend_tax_rate(ex_date: str, bought: str, sold: str) -> Decimal:

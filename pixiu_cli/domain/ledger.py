@@ -37,7 +37,7 @@ from pixiu_cli.domain.account import (
     Fill,
 )
 from pixiu_cli.domain.bars import CorporateAction
-from pixiu_cli.domain.dividend_tax import dividend_tax_rate
+from pixiu_cli.domain.dividend_tax import dividend_tax_rate, never_taxed
 
 ZERO = Decimal(0)
 _TINY = Decimal("1e-10")
@@ -177,7 +177,19 @@ class _Book:
         self.basis += money
         self.invested += money
         self.cost_in += money
+        if day:
+            self._age_lots(day)
         self.lots.append(_Lot(day, quantity))
+
+    def _age_lots(self, day: str) -> None:
+        """The oldest lots held past every rule's last bracket become one lot no sale taxes,
+        so the lots kept are about a year's buys, not the whole history's."""
+        aged = 0
+        while aged < len(self.lots) and never_taxed(self.lots[aged].day, day):
+            aged += 1
+        if aged > 1 or (aged == 1 and (self.lots[0].day or self.lots[0].untaxed)):
+            shares = sum((lot.shares for lot in self.lots[:aged]), ZERO)
+            self.lots[:aged] = [_Lot("", shares)]
 
     def sell(self, quantity: Decimal, price: Decimal, net: Decimal) -> None:
         if quantity > self.shares:
