@@ -98,7 +98,7 @@ class _Lot:
     """Shares bought on one day, for the holding period of the dividend tax (first in, first
     out); bonus shares join the lots they were issued on."""
 
-    day: str  # "" : held before the ledger's first event
+    day: str  # "": a buy day the ledger does not know, or past every rule's last bracket
     shares: Decimal
     untaxed: dict[str, Decimal] = field(default_factory=dict)  # ex-date → the cash they received
 
@@ -278,7 +278,9 @@ class _Book:
     def lot(self, lot: StatedLot) -> None:
         self._saw(lot.day)
         self.stated_day = lot.day
-        self.buy(lot.shares, lot.shares * lot.cost, lot.day)
+        # the day a holding was stated is not the day its shares were bought: their holding
+        # period is unknown, and no dividend tax is estimated on them
+        self.buy(lot.shares, lot.shares * lot.cost, "")
 
     def action(self, a: CorporateAction) -> None:
         if self.shares <= 0:

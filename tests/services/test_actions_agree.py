@@ -15,7 +15,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import MARKET_FIXTURES, clean_env, drive_mcp, every_surface, in_process_ok, surfaces_agree
+from tests.helpers import (
+    MARKET_FIXTURES,
+    clean_env,
+    drive_mcp,
+    every_surface,
+    in_process_ok,
+    json_document,
+    surfaces_agree,
+)
 
 CENT = Decimal("0.01")
 
@@ -168,3 +176,22 @@ def test_the_holding_period_brackets_end_on_the_same_day_a_month_and_a_year_on(t
     in_process_ok(env, "trade", "sell", "000333", "1500", "22", "--date", sold)
     (closed,) = json.loads(in_process_ok(env, "holdings", "--json"))["closed"]
     assert closed["dividends"] == money(1200 - 1200 * Decimal(rate))
+
+
+def test_shares_of_a_stated_holding_have_no_known_buy_day_and_are_not_taxed(tmp_path):
+    # stated on 2016-04-25 (a day after which they were held, not the day they were bought);
+    # the 10派12转增5 of 2016-05-06 pays 1,200.00 on them; sold 2016-05-16, within a month of
+    # the statement
+    env = with_market(tmp_path / "home", "2025-06-03T16:00:00", "000333")
+    holding = {
+        "symbol": "000333",
+        "name": "美的集团",
+        "shares": 1000,
+        "cost": 30,
+        "role": "core",
+        "updated_at": "2016-04-25T15:00:00+08:00",
+    }
+    in_process_ok(env, "import", str(json_document(tmp_path, holdings=[holding])))
+    said = in_process_ok(env, "trade", "sell", "000333", "1500", "21.8", "--date", "2016-05-16")
+    (closed,) = json.loads(in_process_ok(env, "holdings", "--json"))["closed"]
+    assert closed["dividends"] == 1200.0 and "股息红利税" not in said
