@@ -504,9 +504,9 @@ class ShareChangeBaostock(FakeBaostock):
     shapes. The plan and the day are real (tests/fixtures/market/README.md); the report's
     share counts stand in for the company's."""
 
-    def __init__(self, code: str, day: str, plan: list[str], report: list[str]):
+    def __init__(self, code: str, day: str, plans: list[list[str]], report: list[str]):
         super().__init__()
-        self.code, self.day, self.plan, self.report = code, day, plan, report
+        self.code, self.day, self.plans, self.report = code, day, plans, report
 
     def query_history_k_data_plus(self, code, fields, start_date, end_date, frequency, adjustflag):
         names = fields.split(",")
@@ -520,14 +520,16 @@ class ShareChangeBaostock(FakeBaostock):
         return ResultData(PROFIT_FIELDS, [[code, *self.report]] if found else [])
 
     def query_dividend_data(self, code, year, yearType):
-        return ResultData(DIVIDEND_FIELDS, [[code, *self.plan]] if self.plan[5][:4] == year else [])
+        return ResultData(DIVIDEND_FIELDS, [[code, *plan] for plan in self.plans if plan[5][:4] == year])
 
 
-def synced(cli, code: str, day: str, plan: list[str], shares: list[str]) -> tuple[ShareChangeBaostock, str, dict]:
-    """The stand-in for `code` on `day` with the plan and a report of period 2016-03-31 whose
+def synced(
+    cli, code: str, day: str, plans: list[list[str]], shares: list[str]
+) -> tuple[ShareChangeBaostock, str, dict]:
+    """The stand-in for `code` on `day` with the plans and a report of period 2016-03-31 whose
     share counts are `shares`, synced; `pixiu fundamentals --json` after it."""
     report = ["2016-04-29", "2016-03-31", "0.08", "0.1", "0.25", "4900000000.00", "2.1", "38000000000.00", *shares]
-    fake, now = ShareChangeBaostock(code, day, plan, report), f"{day}T16:00:00"
+    fake, now = ShareChangeBaostock(code, day, plans, report), f"{day}T16:00:00"
     cli.ok(fake, "data", "sync", "--fundamentals", code, now=now)
     return fake, now, json.loads(cli.ok(fake, "fundamentals", code, "--json", now=now))
 
@@ -542,7 +544,7 @@ def test_the_yield_counts_cash_per_share_of_today_after_a_transfer_and_the_value
     # 美的集团's 2015 plan 10派12转增5, ex-date 2016-05-06; the 2016 一季报 (period 2016-03-31)
     # counts the shares before it
     plan = dividend_row("2016-05-06", "1.200000", "", "0.500000", "10转增5派12元（含税）")
-    fake, now, record = synced(cli, "000333", "2016-06-03", plan, ["4266839449.00", "4100000000.00"])
+    fake, now, record = synced(cli, "000333", "2016-06-03", [plan], ["4266839449.00", "4100000000.00"])
     close, ratio = Decimal(real_close("000333", "2016-06-03")), 1 + Decimal("0.5")
     v = record["valuation"]
     # 1.20 paid on each share before the transfer, which is 1.5 shares of today: 0.80 a share
@@ -564,9 +566,23 @@ def test_a_bonus_issue_paid_with_cash_on_its_ex_date_divides_that_cash(monkeypat
     # 平安银行's 2015 plan 10送2派1.53, ex-date 2016-06-16: the 0.153 went to each share before
     # the bonus, 1.2 shares of today
     plan = dividend_row("2016-06-16", "0.153000", "0.200000", "", "10送2派1.53元（含税）")
-    v = synced(cli, "000001", "2016-07-01", plan, ["14308676139.00", "11804054528.00"])[2]["valuation"]
+    v = synced(cli, "000001", "2016-07-01", [plan], ["14308676139.00", "11804054528.00"])[2]["valuation"]
     close = Decimal(real_close("000001", "2016-07-01"))
     per_share = Decimal("0.153") / (1 + Decimal("0.2"))
     assert v["dividend_yield"]["cash_per_share_12m"] == float(per_share) == 0.1275
     assert v["dividend_yield"]["value"] == round(float(per_share / close), 6)
     assert v["total_mv"]["share_ratio"] == 1.2
+
+
+def test_a_dividend_before_a_ten_for_ten_counts_half_a_share_of_today(monkeypatch, home, cli):
+    # 1.00 paid 2016-01-11 on each share, then 10转10 on 2016-05-06: each of those shares is two
+    # today, so the year's cash is 0.50 a share of today (the transfer's own day pays nothing)
+    paid = dividend_row("2016-01-11", "1.000000", "", "", "10派10元（含税）")
+    split = dividend_row("2016-05-06", "", "", "1.000000", "10转增10股")
+    v = synced(cli, "000333", "2016-06-03", [paid, split], ["4266839449.00", "4100000000.00"])[2]["valuation"]
+    close = Decimal(real_close("000333", "2016-06-03"))
+    assert (
+        v["dividend_yield"]["cash_per_share_12m"] == float(Decimal(1) / 2) and v["dividend_yield"]["payments_12m"] == 1
+    )
+    assert v["dividend_yield"]["value"] == round(float(Decimal(1) / 2 / close), 6)
+    assert v["total_mv"]["value"] == float(close * Decimal("4266839449") * 2)
