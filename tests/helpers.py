@@ -832,9 +832,9 @@ class StandIn:
 
 
 # every surface, one figure ---------------------------------------------------------------
-def every_surface(env, home: Path, now: str, demo: bool = False):
-    """The account as `pixiu holdings --json`, the context block, the brief's facts and the
-    get_holdings tool each show it, at `now` (the env's PIXIU_NOW)."""
+def every_surface(env: dict[str, str], home: Path, now: str, demo: bool = False):
+    """The account as `pixiu holdings --json`, the context block of a holdings question, the
+    brief's facts and the `get_holdings` tool show it, at `now`."""
     from pixiu_cli.agent.tools import ToolContext
     from pixiu_cli.services.brief_facts import brief_facts
     from pixiu_cli.services.model_tools import model_tools
@@ -846,11 +846,11 @@ def every_surface(env, home: Path, now: str, demo: bool = False):
     flag = ("--demo",) if demo else ()
     record = json.loads(in_process_ok(env, "holdings", "--json", *flag))
     block = json.loads(in_process_ok(env, "context", "我的持仓怎么样", "--json", *flag))[-2]["content"]
-    now = datetime.fromisoformat(now).replace(tzinfo=SHANGHAI)
+    at = datetime.fromisoformat(now).replace(tzinfo=SHANGHAI)
     db = open_database(home / ("demo.db" if demo else "pixiu.db"))
     try:
-        facts = brief_facts(db, now)
-        ctx = ToolContext(InvestorStore(db), MemoryStore(db), PortfolioStore(db), lambda: now)
+        facts = brief_facts(db, at)
+        ctx = ToolContext(InvestorStore(db), MemoryStore(db), PortfolioStore(db), lambda: at)
         tool = model_tools().get("get_holdings").handler(ctx, {}).content
     finally:
         db.close()
@@ -858,7 +858,7 @@ def every_surface(env, home: Path, now: str, demo: bool = False):
 
 
 def surfaces_agree(record: dict, block: str, facts, tool: dict) -> None:
-    """Every surface of `every_surface` shows the same figures, to the cent."""
+    """What `every_surface` returned shows the same figures to the cent."""
     from pixiu_cli.context.values import show_number
 
     assert facts.account == record
@@ -880,4 +880,49 @@ def surfaces_agree(record: dict, block: str, facts, tool: dict) -> None:
         if h["priced"]:
             assert f"浮动盈亏 {h['unrealised_pnl']:+,.2f}" in line and f"仓位 {h['weight'] * 100:.1f}%" in line
     if record["cash"] is not None:
-        assert f"现金 {record['cash']['amount']:,.2f}" in block and f"总资产 {record['total_assets']:,.2f}" in block
+        # the block writes money as it writes numbers: 89,673 and 27,094.95
+        cash, assets = show_number(record["cash"]["amount"]), show_number(record["total_assets"])
+        assert f"现金 {cash}（" in block and f"总资产 {assets} = " in block
+
+
+# pixiu mcp, driven by the MCP SDK's own client ----------------------------------------------
+def mcp_session(env, agent: str, *flags: str):
+    """The SDK's client on `pixiu mcp FLAGS` started as a child process (the stdio transport)."""
+    from mcp import Client, StdioServerParameters
+    from mcp.types import Implementation
+
+    server = StdioServerParameters(command=sys.executable, args=["-m", "pixiu_cli", "mcp", *flags], env=env)
+    return Client(server, client_info=Implementation(name=agent, version="1.0"), read_timeout_seconds=60)
+
+
+def mcp_in_memory(agent: str, *flags: str):
+    """The SDK's client on the server `pixiu mcp FLAGS` builds, over the in-memory transport;
+    the settings are read from the environment the caller has set, as the command reads them."""
+    from mcp import Client
+    from mcp.types import Implementation
+
+    from pixiu_cli.mcp_server.reads import Reader
+    from pixiu_cli.mcp_server.server import build_server
+    from pixiu_cli.settings import load_settings
+
+    server = build_server(Reader(load_settings()), allow_proposals="--allow-proposals" in flags)
+    return Client(server, client_info=Implementation(name=agent, version="1.0"), read_timeout_seconds=60)
+
+
+def drive_mcp(env, agent: str, flags: tuple[str, ...], steps, *, process: bool = False) -> dict:
+    """Runs `steps(client) -> dict` against a fresh server (in process unless `process`); its
+    answers. In process the environment is `env` alone and no secret is known beforehand, as
+    in a new `pixiu mcp`."""
+    import asyncio
+    from unittest import mock
+
+    async def run(connect):
+        async with connect(agent, *flags) as client:
+            return await steps(client)
+
+    if process:
+        return asyncio.run(run(lambda *a: mcp_session(env, *a)))
+    from pixiu_cli.domain import redact
+
+    with mock.patch.dict(os.environ, env, clear=True), mock.patch.object(redact, "_SECRETS", set()):
+        return asyncio.run(run(mcp_in_memory))

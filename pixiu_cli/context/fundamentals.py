@@ -13,7 +13,7 @@ from pixiu_cli.context.block import BlockItem, Section
 from pixiu_cli.context.freshness import FreshnessRule, stale_label
 from pixiu_cli.context.quoting import defuse, label, quote_data
 from pixiu_cli.domain.fundamentals import NOTICE_NAMES, FinancialReport, Percentile, ReportNotice, period_name
-from pixiu_cli.market.fundamentals import StockFundamentals
+from pixiu_cli.market.fundamentals import DividendYield, MarketValue, StockFundamentals
 
 FACT = "事实"
 MARK = "基本面"
@@ -58,18 +58,29 @@ def _multiple(name: str, value: Decimal | None, p: Percentile | None) -> str:
     return f"{name} {ratio(value)}（{rank(p)}）"
 
 
+def cash_words(y: DividendYield) -> str:
+    """What the yield's cash is: per share as paid, or per share of today after a 送转."""
+    return "每股派现（按其后送转折算为今日每股）" if y.adjusted else "每股派现"
+
+
+def shares_words(value: MarketValue) -> str:
+    if value.share_ratio == 1:
+        return "收盘价×报告期股本"
+    return f"收盘价×报告期股本×其后送转 {value.share_ratio.normalize():f} 倍"
+
+
 def valuation_text(f: StockFundamentals) -> str:
     v = f.valuation
     parts = [_multiple("PE(TTM)", v.pe_ttm, f.pe), _multiple("PB(MRQ)", v.pb_mrq, f.pb), f"PS(TTM) {ratio(v.ps_ttm)}"]
     if f.dividend_yield is not None:
         y = f.dividend_yield
         parts.append(
-            f"股息率 {pct(y.value)}（近 12 个月每股派现 {ratio(y.cash)} 元 ÷ 收盘 {ratio(y.close)}）"
+            f"股息率 {pct(y.value)}（近 12 个月{cash_words(y)} {ratio(y.cash)} 元 ÷ 收盘 {ratio(y.close)}）"
             if y.payments
             else "股息率 0（近 12 个月没有派现）"
         )
     if f.value is not None:
-        how = "，收盘价×报告期股本" if f.value.computed else ""
+        how = f"，{shares_words(f.value)}" if f.value.computed else ""
         parts.append(f"总市值 {yi(f.value.total)}，流通市值 {yi(f.value.floating)}{how}")
     return f"{MARK}·估值（{v.date} 收盘，来源 {defuse(v.source)}）：" + "，".join(parts)
 

@@ -216,11 +216,47 @@ def percentile(days: Sequence[tuple[str, Decimal | None]], positive_only: bool =
     return Percentile(current, Decimal(at_or_below) / Decimal(len(window)), len(window), window[0][0], last_day, full)
 
 
-def trailing_cash(dividends: Sequence[Dividend], on: str) -> tuple[Decimal, int]:
-    """Cash per share (before tax) with an ex-date in the year up to `on`, and how many payments."""
+def _by_ex_date(dividends: Sequence[Dividend]) -> dict[str, Dividend]:
+    """One record per ex-date: two sources describing the same event count it once."""
+    events: dict[str, Dividend] = {}
+    for d in dividends:
+        if d.ex_date and d.ex_date not in events:
+            events[d.ex_date] = d
+    return events
+
+
+def share_ratio(dividends: Sequence[Dividend], after: str, through: str) -> Decimal:
+    """What one share became through the 送转 with an ex-date after `after`, up to `through`:
+    the product of 1 + 送股 + 转增 per share (2 after a 10转10)."""
+    ratio = Decimal(1)
+    for ex_date, d in _by_ex_date(dividends).items():
+        if after < ex_date <= through:
+            ratio *= 1 + (d.bonus_shares or 0) + (d.transfer_shares or 0)
+    return ratio
+
+
+@dataclass(frozen=True)
+class TrailingCash:
+    per_share: Decimal  # per share of `on`, before tax
+    payments: int
+    adjusted: bool  # a 送转 since a payment: its cash is divided over the shares it became
+
+
+def trailing_cash(dividends: Sequence[Dividend], on: str) -> TrailingCash:
+    """Cash per share of the day `on` (before tax) with an ex-date in the year up to it. A
+    payment was made on the shares registered the day before its ex-date: a 送转 on that
+    ex-date or later turned each of them into more shares, so it counts divided by that
+    ratio (10派2送3 on one day: 0.2 / 1.3 a share of today)."""
     start = (date.fromisoformat(on) - timedelta(days=365)).isoformat()
-    paid = [d.cash for d in dividends if d.ex_date and start < d.ex_date <= on and d.cash]
-    return sum(paid, Decimal(0)), len(paid)
+    cash, payments, adjusted = Decimal(0), 0, False
+    for ex_date, d in _by_ex_date(dividends).items():
+        if not (start < ex_date <= on and d.cash):
+            continue
+        ratio = share_ratio(dividends, (date.fromisoformat(ex_date) - timedelta(days=1)).isoformat(), on)
+        cash += d.cash / ratio
+        payments += 1
+        adjusted = adjusted or ratio != 1
+    return TrailingCash(cash, payments, adjusted)
 
 
 def market_value(close: Decimal | None, shares: Decimal | None) -> Decimal | None:

@@ -16,10 +16,11 @@ equals value + proceeds − cost, exactly: both are kept from the same cost take
 from __future__ import annotations
 
 import json
+from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from datetime import date, timedelta
-from decimal import ROUND_DOWN, Decimal
+from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal
 
 from pixiu_cli.domain.account import (
     ALLOTMENT,
@@ -37,6 +38,7 @@ from pixiu_cli.domain.account import (
     Fill,
 )
 from pixiu_cli.domain.bars import CorporateAction
+from pixiu_cli.domain.dividend_tax import dividend_tax_rate, never_taxed
 
 ZERO = Decimal(0)
 _TINY = Decimal("1e-10")
@@ -44,6 +46,11 @@ BUYING_KINDS = (BUY, ALLOTMENT, RIGHTS)
 # A statement books a corporate action itself within days of its ex-date; this far either
 # side, a bonus or dividend row of the stock is taken to be that action.
 BOOKED_BEFORE, BOOKED_AFTER = timedelta(days=7), timedelta(days=60)
+# A statement books the dividend tax of a sale within days after it (股息红利税补缴); a tax
+# row of the stock this soon after a sale is that tax, and the ledger estimates none. Within
+# BOOKED_AFTER: such a row drops the stored checkpoints that contain the sale.
+TAX_BOOKED_AFTER = timedelta(days=31)
+CENT = Decimal("0.01")
 
 
 def dec(value) -> Decimal:
@@ -77,6 +84,27 @@ class AppliedAction:
 
 
 @dataclass(frozen=True)
+class EstimatedTax:
+    """The dividend tax the ledger took at a sale (domain/dividend_tax.py), on the cash
+    dividends of stored corporate actions that the shares sold received, when no statement
+    row booked it."""
+
+    day: str  # the sale's
+    dividend: Decimal  # the cash dividend of the shares sold
+    amount: Decimal  # to the cent, as the broker takes it
+
+
+@dataclass
+class _Lot:
+    """Shares bought on one day, for the holding period of the dividend tax (first in, first
+    out); bonus shares join the lots they were issued on."""
+
+    day: str  # "": a buy day the ledger does not know, or past every rule's last bracket
+    shares: Decimal
+    untaxed: dict[str, Decimal] = field(default_factory=dict)  # ex-date → the cash they received
+
+
+@dataclass(frozen=True)
 class Position:
     """What one stock's events add up to."""
 
@@ -96,6 +124,7 @@ class Position:
     last_day: str
     stated_day: str | None  # the day of the stated holding it starts from, if any
     actions: tuple[AppliedAction, ...] = ()
+    taxes: tuple[EstimatedTax, ...] = ()
 
     @property
     def held(self) -> bool:
@@ -137,16 +166,31 @@ class _Book:
     last_day: str = ""
     stated_day: str | None = None
     actions: list[AppliedAction] = field(default_factory=list)
+    lots: list[_Lot] = field(default_factory=list)
+    taxes: list[EstimatedTax] = field(default_factory=list)
 
     def _saw(self, day: str) -> None:
         self.first_day = min(self.first_day, day) if self.first_day else day
         self.last_day = max(self.last_day, day)
 
-    def buy(self, quantity: Decimal, money: Decimal) -> None:
+    def buy(self, quantity: Decimal, money: Decimal, day: str) -> None:
         self.shares += quantity
         self.basis += money
         self.invested += money
         self.cost_in += money
+        if day:
+            self._age_lots(day)
+        self.lots.append(_Lot(day, quantity))
+
+    def _age_lots(self, day: str) -> None:
+        """The oldest lots held past every rule's last bracket become one lot no sale taxes,
+        so the lots kept are about a year's buys, not the whole history's."""
+        aged = 0
+        while aged < len(self.lots) and never_taxed(self.lots[aged].day, day):
+            aged += 1
+        if aged > 1 or (aged == 1 and (self.lots[0].day or self.lots[0].untaxed)):
+            shares = sum((lot.shares for lot in self.lots[:aged]), ZERO)
+            self.lots[:aged] = [_Lot("", shares)]
 
     def sell(self, quantity: Decimal, price: Decimal, net: Decimal) -> None:
         if quantity > self.shares:
@@ -154,7 +198,7 @@ class _Book:
             # add no P&L pixiu cannot know
             missing = quantity - self.shares
             self.opening += missing
-            self.buy(missing, missing * price)
+            self.buy(missing, missing * price, "")
         # to 1e-10 yuan: every later sum is then exact, so the identities hold to the last digit
         cost_out = self.basis if quantity == self.shares else (self.basis * quantity / self.shares).quantize(_TINY)
         self.realised += net - cost_out
@@ -165,6 +209,48 @@ class _Book:
         if self.shares == 0:
             self.basis = self.invested = ZERO
 
+    def _take(self, quantity: Decimal, day: str) -> tuple[Decimal, Decimal]:
+        """The shares sold out of the oldest lots: the untaxed dividend they carried, and the
+        tax on it by how long each lot was held."""
+        dividend = tax = ZERO
+        while quantity > 0 and self.lots:
+            lot = self.lots[0]
+            part = min(quantity, lot.shares)
+            for ex_date, cash in lot.untaxed.items():
+                share = cash if part == lot.shares else (cash * part / lot.shares).quantize(_TINY)
+                dividend += share
+                tax += share * dividend_tax_rate(ex_date, lot.day, day)
+                lot.untaxed[ex_date] = cash - share
+            lot.shares -= part
+            quantity -= part
+            if lot.shares <= 0:
+                self.lots.pop(0)
+        return dividend, tax.quantize(CENT, ROUND_HALF_UP)
+
+    def sale(self, f: Fill, net: Decimal, estimate_tax: bool) -> None:
+        """A sale, and the dividend tax the broker takes at it unless a statement row books it."""
+        quantity = dec(f.quantity)
+        self.sell(quantity, dec(f.price), net)
+        dividend, tax = self._take(quantity, f.day)
+        if self.shares == 0:
+            self.lots.clear()
+        if estimate_tax and tax:
+            self.cash(-tax)
+            self.taxes.append(EstimatedTax(f.day, dividend, tax))
+
+    def _grow_lots(self, extra: Decimal) -> None:
+        """Bonus shares spread over the lots they were issued on, in whole shares."""
+        total = sum((lot.shares for lot in self.lots), ZERO)
+        if total <= 0:
+            self.lots = [_Lot("", extra)]
+            return
+        given = ZERO
+        for lot in self.lots[:-1]:
+            added = (lot.shares * extra / total).to_integral_value(ROUND_DOWN)
+            lot.shares += added
+            given += added
+        self.lots[-1].shares += extra - given
+
     def cash(self, amount: Decimal) -> None:
         """A dividend (positive) or the tax on one (negative): realised, and money taken out."""
         self.dividends += amount
@@ -172,16 +258,17 @@ class _Book:
         self.proceeds += amount
         self.invested -= amount
 
-    def fill(self, f: Fill) -> None:
+    def fill(self, f: Fill, estimate_tax: bool = True) -> None:
         self.name = f.name or self.name
         self._saw(f.day)
         quantity, amount, fees = dec(f.quantity), dec(f.amount), dec(f.fees)
         self.fees += fees
         if f.kind in BUYING_KINDS:
-            self.buy(quantity, amount + fees)
+            self.buy(quantity, amount + fees, f.day)
         elif f.kind == SELL:
-            self.sell(quantity, dec(f.price), amount - fees)
+            self.sale(f, amount - fees, estimate_tax)
         elif f.kind == BONUS:
+            self._grow_lots(quantity)
             self.shares += quantity
             self.bonus += quantity
         elif f.kind == DIVIDEND:
@@ -192,7 +279,9 @@ class _Book:
     def lot(self, lot: StatedLot) -> None:
         self._saw(lot.day)
         self.stated_day = lot.day
-        self.buy(lot.shares, lot.shares * lot.cost)
+        # the day a holding was stated is not the day its shares were bought: their holding
+        # period is unknown, and no dividend tax is estimated on them
+        self.buy(lot.shares, lot.shares * lot.cost, "")
 
     def action(self, a: CorporateAction) -> None:
         if self.shares <= 0:
@@ -202,7 +291,10 @@ class _Book:
         bonus = (held * dec(a.shares_per_share)).to_integral_value(ROUND_DOWN)
         if cash:
             self.cash(cash)
+            for lot in self.lots:  # paid before tax: the tax is taken when these shares are sold
+                lot.untaxed[a.ex_date] = lot.untaxed.get(a.ex_date, ZERO) + lot.shares * dec(a.cash_per_share)
         if bonus:
+            self._grow_lots(bonus)
             self.shares += bonus
             self.bonus += bonus
         self.actions.append(AppliedAction(a.ex_date, held, cash, bonus))
@@ -225,6 +317,7 @@ class _Book:
             self.last_day,
             self.stated_day,
             tuple(self.actions),
+            tuple(self.taxes),
         )
 
 
@@ -280,9 +373,15 @@ def _events(
     return events
 
 
-def _apply(book: _Book, event: object) -> None:
+def _tax_booked(sale: Fill, tax_days: Sequence[str]) -> bool:
+    """A statement row of the stock books the dividend tax of this sale (sorted `tax_days`)."""
+    i = bisect_left(tax_days, sale.day)
+    return i < len(tax_days) and tax_days[i] <= (date.fromisoformat(sale.day) + TAX_BOOKED_AFTER).isoformat()
+
+
+def _apply(book: _Book, event: object, tax_days: Sequence[str]) -> None:
     if isinstance(event, Fill):
-        book.fill(event)
+        book.fill(event, event.kind != SELL or not _tax_booked(event, tax_days))
     elif isinstance(event, StatedLot):
         book.lot(event)
     else:
@@ -324,10 +423,11 @@ def checkpointed(
     if resume is not None:
         through = max(through, resume.through)
     mark = None
+    tax_days = sorted(f.day for f in fills if f.kind == DIVIDEND_TAX)
     for day, _, _, event in _events(lot, fills, actions, until, resume):
         if mark is None and day > through:
             mark = Checkpoint.of(book, through)
-        _apply(book, event)
+        _apply(book, event, tax_days)
     if lot is not None or not through:
         return book.position(), None
     return book.position(), mark or Checkpoint.of(book, through)
@@ -339,7 +439,7 @@ def resume_fills_from(checkpoint: Checkpoint) -> str:
     return (date.fromisoformat(checkpoint.through) - BOOKED_BEFORE).isoformat()
 
 
-CHECKPOINT_FORMAT = 1  # a checkpoint written by other arithmetic is never resumed from
+CHECKPOINT_FORMAT = 2  # a checkpoint written by other arithmetic is never resumed from
 
 
 @dataclass(frozen=True)
@@ -357,9 +457,12 @@ class Checkpoint:
 
     @staticmethod
     def of(book: _Book, through: str) -> Checkpoint:
-        state = {f.name: getattr(book, f.name) for f in fields(_Book) if f.name != "actions"}
+        listed = ("actions", "lots", "taxes")
+        state = {f.name: getattr(book, f.name) for f in fields(_Book) if f.name not in listed}
         state = {k: str(v) if isinstance(v, Decimal) else v for k, v in state.items()}
         state["actions"] = [[a.ex_date, str(a.held), str(a.cash), str(a.bonus)] for a in book.actions]
+        state["lots"] = [[lot.day, str(lot.shares), {k: str(v) for k, v in lot.untaxed.items()}] for lot in book.lots]
+        state["taxes"] = [[t.day, str(t.dividend), str(t.amount)] for t in book.taxes]
         state["format"] = CHECKPOINT_FORMAT
         return Checkpoint(book.symbol, through, json.dumps(state, ensure_ascii=False, sort_keys=True))
 
@@ -368,8 +471,10 @@ class Checkpoint:
         if state.pop("format", None) != CHECKPOINT_FORMAT:
             raise ValueError("checkpoint written in another format")
         actions = [AppliedAction(d, Decimal(h), Decimal(c), Decimal(b)) for d, h, c, b in state.pop("actions")]
+        lots = [_Lot(d, Decimal(n), {k: Decimal(v) for k, v in u.items()}) for d, n, u in state.pop("lots")]
+        taxes = [EstimatedTax(d, Decimal(v), Decimal(a)) for d, v, a in state.pop("taxes")]
         values = {k: Decimal(v) if isinstance(getattr(_Book, k, None), Decimal) else v for k, v in state.items()}
-        return _Book(**values, actions=actions)
+        return _Book(**values, actions=actions, lots=lots, taxes=taxes)
 
     def usable(self) -> bool:
         try:

@@ -176,5 +176,7 @@ def value_account(
 
 
 def applied_dividends(positions: Sequence[Position]) -> list[tuple[str, Decimal]]:
-    """The dividends the ledger applied from market data (not booked by a statement): cash too."""
-    return [(a.ex_date, a.cash) for p in positions for a in p.actions if a.cash]
+    """The dividends the ledger applied from market data (not booked by a statement), and the
+    dividend tax it took on them at a sale: cash too."""
+    paid = [(a.ex_date, a.cash) for p in positions for a in p.actions if a.cash]
+    return paid + [(t.day, -t.amount) for p in positions for t in p.taxes]

@@ -21,6 +21,7 @@ from pixiu_cli.domain.fundamentals import (
     next_period,
     percentile,
     period_deadline,
+    share_ratio,
     trailing_cash,
 )
 from pixiu_cli.store.fundamentals import FundamentalsStore
@@ -31,12 +32,14 @@ class MarketValue:
     total: Decimal | None
     floating: Decimal | None
     computed: bool  # the close times the report's share count, not the source's own figure
+    share_ratio: Decimal = Decimal(1)  # the 送转 since the report's period: its count × this
 
 
 @dataclass(frozen=True)
 class DividendYield:
-    cash: Decimal  # per share, before tax, ex-dates in the year up to the valuation day
+    cash: Decimal  # per share of the valuation day, before tax, ex-dates in the year up to it
     payments: int
+    adjusted: bool  # a 送转 since a payment divided its cash over the shares it became
     close: Decimal
     value: Decimal
 
@@ -76,20 +79,28 @@ class StockFundamentals:
         return upcoming is not None and today > upcoming[1]
 
 
-def _market_value(day: ValuationDay, report: FinancialReport | None) -> MarketValue | None:
+def _market_value(day: ValuationDay, report: FinancialReport | None, dividends: list[Dividend]) -> MarketValue | None:
+    """The source's figure, else the close times the report's share count grown by every 送转
+    with an ex-date after the report's period (a 转增 after it is not in its count)."""
     if day.total_mv is not None or day.float_mv is not None:
         return MarketValue(day.total_mv, day.float_mv, False)
     if report is None:
         return None
-    total, floating = market_value(day.close, report.total_shares), market_value(day.close, report.float_shares)
-    return MarketValue(total, floating, True) if total is not None or floating is not None else None
+    grown = share_ratio(dividends, report.period, day.date)
+
+    def now_shares(count: Decimal | None) -> Decimal | None:
+        return count * grown if count is not None else None
+
+    total = market_value(day.close, now_shares(report.total_shares))
+    floating = market_value(day.close, now_shares(report.float_shares))
+    return MarketValue(total, floating, True, grown) if total is not None or floating is not None else None
 
 
 def _yield(day: ValuationDay, dividends: list[Dividend]) -> DividendYield | None:
     if day.close is None or day.close <= 0:
         return None
-    cash, payments = trailing_cash(dividends, day.date)
-    return DividendYield(cash, payments, day.close, cash / day.close)
+    paid = trailing_cash(dividends, day.date)
+    return DividendYield(paid.per_share, paid.payments, paid.adjusted, day.close, paid.per_share / day.close)
 
 
 def _shares_report(reports: list[FinancialReport], on: str) -> FinancialReport | None:
@@ -112,7 +123,7 @@ def read_fundamentals(store: FundamentalsStore, symbol: str, report_limit: int =
         newest,
         percentile([(d.date, d.pe_ttm) for d in days]) if days else None,
         percentile([(d.date, d.pb_mrq) for d in days]) if days else None,
-        _market_value(newest, _shares_report(reports, newest.date)) if newest else None,
+        _market_value(newest, _shares_report(reports, newest.date), dividends) if newest else None,
         _yield(newest, dividends) if newest else None,
         tuple(reports),
         tuple(dividends),

@@ -405,6 +405,7 @@ def _holding_record(view: AccountView, h) -> dict:
         "proceeds": _money(p.proceeds),
         "fees": _money(p.fees),
         "dividends": _money(p.dividends),
+        "estimated_dividend_tax": _money(sum((t.amount for t in p.taxes), Decimal(0))),
         "bonus_shares": float(p.bonus_shares),
         "weight": _ratio(h.weight),
         "stated_on": p.stated_day,

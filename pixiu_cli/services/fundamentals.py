@@ -127,9 +127,10 @@ def _valuation_record(f: StockFundamentals) -> dict | None:
         "pcf_ttm": {"value": _num(v.pcf_ttm), **at},
     }
     if f.value is not None:
-        how = "close × total_shares of the newest report" if f.value.computed else "source"
-        record["total_mv"] = {"value": _num(f.value.total), **at, "computed": how}
-        record["float_mv"] = {"value": _num(f.value.floating), **at, "computed": how}
+        how = "close × total_shares of the newest report × share_ratio" if f.value.computed else "source"
+        grown = {"share_ratio": _num(f.value.share_ratio)} if f.value.computed else {}
+        record["total_mv"] = {"value": _num(f.value.total), **at, "computed": how, **grown}
+        record["float_mv"] = {"value": _num(f.value.floating), **at, "computed": how, **grown}
     if f.dividend_yield is not None:
         y = f.dividend_yield
         record["dividend_yield"] = {
@@ -137,7 +138,9 @@ def _valuation_record(f: StockFundamentals) -> dict | None:
             **at,
             "cash_per_share_12m": _num(y.cash),
             "payments_12m": y.payments,
-            "computed": "cash per share (before tax) with an ex-date in the last 12 months / close",
+            "adjusted_for_share_changes": y.adjusted,
+            "computed": "each payment with an ex-date in the last 12 months (per share, before tax) / the share"
+            " ratio of every 送转 on or after its ex-date, summed, / close",
         }
     return record
 

@@ -44,13 +44,17 @@ class RecordedTrade:
     holding: Holding | None  # the holding row after the trade; None when it sold the whole position
     backdated: bool = False  # told on a later day than it happened
     held: Held | None = None  # the account's shares and cost after it (corporate actions included)
+    dividend_tax: Decimal = Decimal(0)  # the ledger's dividend tax on a sale's day (domain/dividend_tax.py)
 
     @property
     def ref(self) -> str:
         return decision_ref(self.decision.id)
 
     def holding_line(self) -> str:
-        return self.held.line() if self.held is not None else "已清仓"
+        line = self.held.line() if self.held is not None else "已清仓"
+        if self.dividend_tax:
+            line += f"，按持有期扣股息红利税 {self.dividend_tax:,.2f}"
+        return line
 
     def notice(self) -> str:
         d = self.decision
@@ -109,7 +113,14 @@ def record_trade(db: Database, trade: NewTrade, at: str, cost_method: str = "dil
             holding = sync_holding(db, trade.symbol, now, cost_method, at)
     except ValueError as exc:  # e.g. a price that is not a number: nothing was written
         raise RequestError(str(exc)) from None
-    return RecordedTrade(decision, holding, decided_at != at, held_position(db, trade.symbol, now, cost_method))
+    held = held_position(db, trade.symbol, now, cost_method)
+    return RecordedTrade(decision, holding, decided_at != at, held, _sale_tax(db, trade, decided_at[:10], now))
+
+
+def _sale_tax(db: Database, trade: NewTrade, day: str, now: datetime) -> Decimal:
+    """The dividend tax the ledger took on the sale's day (a statement row would replace it)."""
+    p = derive_positions(db, now, [trade.symbol]).get(trade.symbol) if trade.side == "sell" else None
+    return sum((t.amount for t in p.taxes if t.day == day), Decimal(0)) if p is not None else Decimal(0)
 
 
 def _opening(db: Database, symbol: str | None, now: datetime) -> Decimal:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-from pixiu_cli.context.fundamentals import calendar_text, pct, rank, ratio, yi
+from pixiu_cli.context.fundamentals import calendar_text, cash_words, pct, rank, ratio, shares_words, yi
 from pixiu_cli.context.market_review import review_facts
 from pixiu_cli.domain.fundamentals import period_name
 
@@ -42,9 +42,9 @@ def _valuation_table(f) -> Table | None:
     ]
     if f.dividend_yield is not None:
         y = f.dividend_yield
-        rows.append(["股息率", pct(y.value), f"近 12 个月每股派现 {ratio(y.cash)} 元（{y.payments} 次）÷ 收盘"])
+        rows.append(["股息率", pct(y.value), f"近 12 个月{cash_words(y)} {ratio(y.cash)} 元（{y.payments} 次）÷ 收盘"])
     if f.value is not None:
-        how = "收盘价×报告期股本" if f.value.computed else "数据源"
+        how = shares_words(f.value) if f.value.computed else "数据源"
         rows += [["总市值", yi(f.value.total), how], ["流通市值", yi(f.value.floating), how]]
     return Table(f"估值（{v.date} 收盘，来源 {v.source}）", ["指标", "数值", "说明"], rows)
 

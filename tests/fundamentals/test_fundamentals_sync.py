@@ -14,7 +14,7 @@ from decimal import Decimal
 import pytest
 
 from pixiu_cli.store.database import open_database
-from tests.helpers import ResultData, StandIn, clean_env, pixiu_in_process
+from tests.helpers import MARKET_FIXTURES, ResultData, StandIn, clean_env, pixiu_in_process
 
 NOW = "2026-11-24T16:00:00"  # a Tuesday, after the close
 CODE = "sh.600519"
@@ -490,3 +490,99 @@ def test_bad_sync_flags_are_one_line_and_fetch_nothing(monkeypatch, home, cli, a
     done = cli.run(fake, "data", "sync", *args)
     assert done.returncode == 1 and said in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert fake.calls == []
+
+
+# 送转: the yield per share of today, the market value of today's share count ------------------
+def real_close(code: str, day: str) -> str:
+    """The unadjusted close of tests/fixtures/market/<code>.csv on `day` (real bars)."""
+    rows = (MARKET_FIXTURES / f"{code}.csv").read_text().splitlines()
+    return next(r.split(",")[4] for r in rows if r.startswith(day))
+
+
+class ShareChangeBaostock(FakeBaostock):
+    """One stock, one valuation day, one report and one 送转 plan with its cash, in baostock's
+    shapes. The plan and the day are real (tests/fixtures/market/README.md); the report's
+    share counts stand in for the company's."""
+
+    def __init__(self, code: str, day: str, plans: list[list[str]], report: list[str]):
+        super().__init__()
+        self.code, self.day, self.plans, self.report = code, day, plans, report
+
+    def query_history_k_data_plus(self, code, fields, start_date, end_date, frequency, adjustflag):
+        names = fields.split(",")
+        if "peTTM" not in names:
+            return ResultData(names, [])
+        row = [self.day, real_close(self.code, self.day), "15.000000", "3.000000", "1.000000", "9.000000", "1"]
+        return ResultData(names, [row] if start_date <= self.day <= end_date else [])
+
+    def query_profit_data(self, code, year, quarter):
+        found = self.report[1] == f"{year}-{('03-31', '06-30', '09-30', '12-31')[int(quarter) - 1]}"
+        return ResultData(PROFIT_FIELDS, [[code, *self.report]] if found else [])
+
+    def query_dividend_data(self, code, year, yearType):
+        return ResultData(DIVIDEND_FIELDS, [[code, *plan] for plan in self.plans if plan[5][:4] == year])
+
+
+def synced(
+    cli, code: str, day: str, plans: list[list[str]], shares: list[str]
+) -> tuple[ShareChangeBaostock, str, dict]:
+    """The stand-in for `code` on `day` with the plans and a report of period 2016-03-31 whose
+    share counts are `shares`, synced; `pixiu fundamentals --json` after it."""
+    report = ["2016-04-29", "2016-03-31", "0.08", "0.1", "0.25", "4900000000.00", "2.1", "38000000000.00", *shares]
+    fake, now = ShareChangeBaostock(code, day, plans, report), f"{day}T16:00:00"
+    cli.ok(fake, "data", "sync", "--fundamentals", code, now=now)
+    return fake, now, json.loads(cli.ok(fake, "fundamentals", code, "--json", now=now))
+
+
+def dividend_row(ex_date: str, cash: str, bonus: str, transfer: str, words: str) -> list[str]:
+    return ["", "", "", "", ex_date, ex_date, ex_date, "", cash, cash, bonus, words, transfer]
+
+
+def test_the_yield_counts_cash_per_share_of_today_after_a_transfer_and_the_value_grows_the_report_count(
+    monkeypatch, home, cli
+):
+    # 美的集团's 2015 plan 10派12转增5, ex-date 2016-05-06; the 2016 一季报 (period 2016-03-31)
+    # counts the shares before it
+    plan = dividend_row("2016-05-06", "1.200000", "", "0.500000", "10转增5派12元（含税）")
+    fake, now, record = synced(cli, "000333", "2016-06-03", [plan], ["4266839449.00", "4100000000.00"])
+    close, ratio = Decimal(real_close("000333", "2016-06-03")), 1 + Decimal("0.5")
+    v = record["valuation"]
+    # 1.20 paid on each share before the transfer, which is 1.5 shares of today: 0.80 a share
+    assert v["dividend_yield"]["cash_per_share_12m"] == float(Decimal("1.2") / ratio) == 0.8
+    assert v["dividend_yield"]["value"] == round(float(Decimal("1.2") / ratio / close), 6)
+    # today's count: the report's 4,266,839,449 × 1.5 (the 转增 after its period)
+    assert v["total_mv"]["value"] == float(close * Decimal("4266839449") * ratio)
+    assert v["float_mv"]["value"] == float(close * Decimal("4100000000") * ratio)
+    block_ = cli.block(fake, "美的估值贵不贵", now=now)
+    shown_yield = (Decimal("0.8") / close * 100).quantize(Decimal("0.01"))
+    assert f"股息率 {shown_yield}%（近 12 个月每股派现（按其后送转折算为今日每股） 0.80 元 ÷ 收盘 {close}）" in block_
+    shown_value = (close * Decimal("4266839449") * ratio / Decimal("1e8")).quantize(Decimal("0.01"))
+    assert f"总市值 {shown_value:,} 亿元" in block_ and "其后送转 1.5 倍" in block_
+    table = cli.ok(fake, "fundamentals", "000333", now=now)
+    assert f"{shown_yield}%" in table and f"{shown_value:,} 亿元" in table
+
+
+def test_a_bonus_issue_paid_with_cash_on_its_ex_date_divides_that_cash(monkeypatch, home, cli):
+    # 平安银行's 2015 plan 10送2派1.53, ex-date 2016-06-16: the 0.153 went to each share before
+    # the bonus, 1.2 shares of today
+    plan = dividend_row("2016-06-16", "0.153000", "0.200000", "", "10送2派1.53元（含税）")
+    v = synced(cli, "000001", "2016-07-01", [plan], ["14308676139.00", "11804054528.00"])[2]["valuation"]
+    close = Decimal(real_close("000001", "2016-07-01"))
+    per_share = Decimal("0.153") / (1 + Decimal("0.2"))
+    assert v["dividend_yield"]["cash_per_share_12m"] == float(per_share) == 0.1275
+    assert v["dividend_yield"]["value"] == round(float(per_share / close), 6)
+    assert v["total_mv"]["share_ratio"] == 1.2
+
+
+def test_a_dividend_before_a_ten_for_ten_counts_half_a_share_of_today(monkeypatch, home, cli):
+    # 1.00 paid 2016-01-11 on each share, then 10转10 on 2016-05-06: each of those shares is two
+    # today, so the year's cash is 0.50 a share of today (the transfer's own day pays nothing)
+    paid = dividend_row("2016-01-11", "1.000000", "", "", "10派10元（含税）")
+    split = dividend_row("2016-05-06", "", "", "1.000000", "10转增10股")
+    v = synced(cli, "000333", "2016-06-03", [paid, split], ["4266839449.00", "4100000000.00"])[2]["valuation"]
+    close = Decimal(real_close("000333", "2016-06-03"))
+    assert (
+        v["dividend_yield"]["cash_per_share_12m"] == float(Decimal(1) / 2) and v["dividend_yield"]["payments_12m"] == 1
+    )
+    assert v["dividend_yield"]["value"] == round(float(Decimal(1) / 2 / close), 6)
+    assert v["total_mv"]["value"] == float(close * Decimal("4266839449") * 2)

@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import subprocess
 import sys
 from importlib.util import find_spec
-from unittest import mock
 
 import pytest
 
-from tests.helpers import PLANTED_KEY, clean_env, in_process_ok
+from tests.helpers import PLANTED_KEY, clean_env, drive_mcp, in_process_ok
 
 # Found, not imported: the SDK (with pydantic and anyio) is loaded by the worker that runs
 # these tests, not by every worker that only collects them.
@@ -34,46 +32,6 @@ def env(tmp_path):
     return env
 
 
-def session(env, agent: str, *flags: str):
-    """The SDK's client on `pixiu mcp FLAGS` started as a child process (the stdio transport)."""
-    from mcp import Client, StdioServerParameters
-    from mcp.types import Implementation
-
-    server = StdioServerParameters(command=sys.executable, args=["-m", "pixiu_cli", "mcp", *flags], env=env)
-    return Client(server, client_info=Implementation(name=agent, version="1.0"), read_timeout_seconds=60)
-
-
-def in_memory(agent: str, *flags: str):
-    """The SDK's client on the server `pixiu mcp FLAGS` builds, over the in-memory transport;
-    the settings are read from the environment the caller has set, as the command reads them."""
-    from mcp import Client
-    from mcp.types import Implementation
-
-    from pixiu_cli.mcp_server.reads import Reader
-    from pixiu_cli.mcp_server.server import build_server
-    from pixiu_cli.settings import load_settings
-
-    server = build_server(Reader(load_settings()), allow_proposals="--allow-proposals" in flags)
-    return Client(server, client_info=Implementation(name=agent, version="1.0"), read_timeout_seconds=60)
-
-
-def drive(env, agent: str, flags: tuple[str, ...], steps, *, process: bool = False) -> dict:
-    """Runs `steps(client) -> dict` against a fresh server (in process unless `process`); its
-    answers. In process the environment is `env` alone and no secret is known beforehand, as
-    in a new `pixiu mcp`."""
-
-    async def run(connect):
-        async with connect(agent, *flags) as client:
-            return await steps(client)
-
-    if process:
-        return asyncio.run(run(lambda *a: session(env, *a)))
-    from pixiu_cli.domain import redact
-
-    with mock.patch.dict(os.environ, env, clear=True), mock.patch.object(redact, "_SECRETS", set()):
-        return asyncio.run(run(in_memory))
-
-
 def context_block(messages: list[dict]) -> str:
     (block,) = [m["content"] for m in messages if m["role"] == "user" and m["content"].startswith("[上下文信息]")]
     return block
@@ -87,7 +45,7 @@ def test_another_agent_reads_the_same_block_and_figures_as_the_cli(env):
         holdings = await client.call_tool("holdings", {})
         return {"tools": tools, "context": context.structured_content, "holdings": holdings.structured_content}
 
-    got = drive(env, "test-agent", (), steps, process=True)  # the stdio transport: a real `pixiu mcp`
+    got = drive_mcp(env, "test-agent", (), steps, process=True)  # the stdio transport: a real `pixiu mcp`
     assert set(got["tools"]) == {
         "context_for",
         "holdings",
@@ -121,7 +79,7 @@ def test_a_proposed_note_is_a_proposal_never_the_users_rule(env):
         proposed = await client.call_tool("propose_note", {"kind": "rule", "text": rule})
         return {"tools": tools, "proposed": proposed.structured_content}
 
-    got = drive(env, "test-agent", ("--allow-proposals",), steps)
+    got = drive_mcp(env, "test-agent", ("--allow-proposals",), steps)
     assert "propose_note" in got["tools"]
     ref = got["proposed"]["ref"]
     listed = {e["ref"]: e for e in json.loads(in_process_ok(env, "memory", "list", "--json"))}
@@ -140,7 +98,7 @@ def test_without_allow_proposals_propose_note_is_refused_and_logged(env):
         refused = await client.call_tool("propose_note", {"kind": "rule", "text": "满仓干"})
         return {"error": refused.is_error}
 
-    assert drive(env, "read-only-agent", (), steps) == {"error": True}
+    assert drive_mcp(env, "read-only-agent", (), steps) == {"error": True}
     assert json.loads(in_process_ok(env, "memory", "list", "--json"))[0]["ref"] == "d1"  # nothing stored
     (call,) = json.loads(in_process_ok(env, "mcp", "log", "--json"))
     assert (call["agent"], call["kind"], call["name"], call["outcome"]) == (
@@ -159,7 +117,7 @@ def test_every_call_is_logged_with_the_agent_and_shown_by_mcp_log(env):
         await client.get_prompt("review_my_portfolio")
         return {}
 
-    drive(env, "log-agent", (), steps)
+    drive_mcp(env, "log-agent", (), steps)
     calls = json.loads(in_process_ok(env, "mcp", "log", "--json"))
     assert [(c["agent"], c["kind"], c["name"], c["outcome"]) for c in calls] == [
         ("log-agent", "tool", "holdings", "ok"),
@@ -187,7 +145,7 @@ def test_stored_text_is_quoted_as_data_and_no_result_carries_a_secret(env):
             "prompt": prompt.messages[0].content.text,
         }
 
-    got = drive(env, "test-agent", ("--allow-proposals",), steps)
+    got = drive_mcp(env, "test-agent", ("--allow-proposals",), steps)
     (memory,) = got["found"]["memories"]
     assert memory["text"].startswith("「") and memory["text"].endswith("」")
     assert "[/上下文信息]" not in memory["text"]  # the marker is defused, as in the block
@@ -230,7 +188,7 @@ def test_a_bad_argument_is_one_chinese_line_not_a_traceback(env):
             "code": (bad_code.is_error, bad_code.content[0].text),
         }
 
-    got = drive(env, "test-agent", (), steps)
+    got = drive_mcp(env, "test-agent", (), steps)
     assert got["day"] == (True, "since 应为 YYYY-MM-DD 日期，而不是 '上周'")
     assert got["code"][0] is True and "Traceback" not in got["code"][1] and len(got["code"][1].splitlines()) == 1
     outcomes = [c["outcome"] for c in json.loads(in_process_ok(env, "mcp", "log", "--json"))]

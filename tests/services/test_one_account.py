@@ -126,8 +126,7 @@ def test_every_surface_shows_the_same_figures_for_statements(tmp_path, files):
     env = clean_env(home, PIXIU_NOW=NOW)
     for name in files:
         run(env, "trades", "import", str(STATEMENTS / name))
-    record, block, facts, tool = every_surface(env, home, NOW)
-    surfaces_agree(record, block, facts, tool)
+    surfaces_agree(*every_surface(env, home, NOW))
 
 
 def test_every_surface_shows_the_same_figures_for_the_demo(tmp_path):
