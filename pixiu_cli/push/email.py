@@ -33,8 +33,8 @@ class Email(Channel):
     def _connect(self) -> smtplib.SMTP:
         host, port, security = self.config.get("host"), self.config.get("port"), self.config.get("security")
         if security == "ssl":
-            return smtplib.SMTP_SSL(host, port, timeout=self.timeout, context=self._context())
-        server = smtplib.SMTP(host, port, timeout=self.timeout)
+            return smtplib.SMTP_SSL(host, port, timeout=self.budget(), context=self._context())
+        server = smtplib.SMTP(host, port, timeout=self.budget())
         if security == "starttls":
             server.starttls(context=self._context())
         return server
