@@ -73,6 +73,7 @@ def _part(channel: Channel, message: Message, part: str, index: int, total: int,
 
 
 def deliver_one(channel: Channel, message: Message, sleep=time.sleep) -> Delivery:
+    message = message.inert()  # a phone, a mail client or a terminal shows it: nothing may act on them
     parts = channel.parts(message)
     total, attempts = len(parts.texts), 0
     for index, text in enumerate(parts.texts, 1):
