@@ -463,3 +463,36 @@ class _ElsewhereHandler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
+
+
+class TricklingSmtp:
+    """An SMTP server whose greeting never ends: a byte every `HostileReceiver.TRICKLE` seconds."""
+
+    def __init__(self):
+        handler = type("Trickle", (_TrickleHandler,), {})
+        self.server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
+
+    def config(self, timeout: float) -> str:
+        port = self.server.server_address[1]
+        return (
+            f'[push]\ntimeout = {timeout}\n[push.email]\nhost = "127.0.0.1"\nport = {port}\n'
+            f'security = "none"\nto = ["me@example.com"]\n'
+        )
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class _TrickleHandler(socketserver.StreamRequestHandler):
+    def handle(self):
+        started = time.monotonic()
+        try:
+            while time.monotonic() - started < HostileReceiver.TRICKLE_FOR:
+                self.wfile.write(b"2")
+                self.wfile.flush()
+                time.sleep(HostileReceiver.TRICKLE)
+        except OSError:
+            pass  # the client gave up, as it should

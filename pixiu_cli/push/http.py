@@ -11,6 +11,7 @@ import json
 import socket
 import threading
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
@@ -81,23 +82,18 @@ def post_json(url: str, payload, timeout: float, headers: dict[str, str] | None 
         method="POST",
         headers={"Content-Type": "application/json; charset=utf-8", "User-Agent": USER_AGENT, **(headers or {})},
     )
-    watch = _Watch()
     # A proxy from the environment must not carry a request for this machine elsewhere.
     proxies = [urllib.request.ProxyHandler({})] if is_loopback(urlsplit(url).hostname) else []
-    opener = urllib.request.build_opener(*proxies, *watch.handlers())
-    timer = threading.Timer(timeout, watch.expire)
-    timer.daemon = True
-    timer.start()
-    try:
-        reply = _exchange(opener, request, timeout)
-    except (OSError, http.client.HTTPException) as exc:
-        if watch.expired:
-            raise TimeoutError(f"{timeout:g} 秒内没有完整应答") from None
-        if isinstance(exc, OSError):
-            raise
-        raise ConnectionError(str(exc) or type(exc).__name__) from None
-    finally:
-        timer.cancel()
+    with Watch(timeout) as watch:
+        opener = urllib.request.build_opener(*proxies, *watch.handlers())
+        try:
+            reply = _exchange(opener, request, timeout)
+        except (OSError, http.client.HTTPException) as exc:
+            if watch.expired:
+                raise TimeoutError(f"{timeout:g} 秒内没有完整应答") from None
+            if isinstance(exc, OSError):
+                raise
+            raise ConnectionError(str(exc) or type(exc).__name__) from None
     if watch.expired:  # the shut socket read as an answer's end: what came is not the answer
         raise TimeoutError(f"{timeout:g} 秒内没有完整应答")
     return reply
@@ -136,26 +132,39 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
         return None
 
 
-class _Watch:
-    """The connections of one request, shut when its time is up: socket timeouts count each
-    read on its own, so a receiver trickling a byte at a time could hold a request for ever."""
+class Watch:
+    """Sockets shut when `seconds` have passed (from entering the block): socket timeouts
+    count each read on its own, so a receiver trickling a byte at a time could hold a request
+    for ever. `expired` says whether the time ran out."""
 
-    def __init__(self):
-        self.connections: list[http.client.HTTPConnection] = []
+    def __init__(self, seconds: float):
+        self.sockets: list[Callable[[], socket.socket | None]] = []
         self.expired = False
         self.lock = threading.Lock()
+        self.timer = threading.Timer(seconds, self.expire)
+        self.timer.daemon = True
+
+    def __enter__(self) -> Watch:
+        self.timer.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.timer.cancel()
+
+    def follow(self, socket_of: Callable[[], socket.socket | None]) -> None:
+        with self.lock:
+            self.sockets.append(socket_of)
 
     def expire(self) -> None:
         with self.lock:
             self.expired = True
-            for connection in self.connections:
-                _shut(connection.sock)
+            for socket_of in self.sockets:
+                _shut(socket_of())
 
     def _made(self, http_class):
         def make(*args, **kwargs):
             connection = http_class(*args, **kwargs)
-            with self.lock:
-                self.connections.append(connection)
+            self.follow(lambda: connection.sock)
             return connection
 
         return make

@@ -11,7 +11,7 @@ import time
 import pytest
 
 from tests.helpers import clean_env, pixiu_in_process
-from tests.push_receivers import HostileReceiver
+from tests.push_receivers import HostileReceiver, TricklingSmtp
 
 
 @pytest.fixture
@@ -56,6 +56,17 @@ def test_a_trickling_receiver_is_cut_off_at_the_timeout_and_channels_wait_side_b
     assert "推送到 企业微信 失败：1 秒内没有完整应答（可能已送达，不再重试）" in done.stderr
     assert "推送到 webhook 失败：1 秒内没有完整应答（可能已送达，不再重试）" in done.stderr
     assert took < 1.9  # one timeout for both: before, each trickle held its channel for 20 s, one after the other
+
+
+def test_a_trickling_mail_server_is_cut_off_at_the_timeout(tmp_path):
+    smtp = TricklingSmtp()
+    try:
+        done, took = push_test(tmp_path, smtp.config(timeout=1))
+    finally:
+        smtp.close()
+    assert done.returncode == 1 and "已推送" not in done.stdout + done.stderr
+    assert "推送到 邮件 失败：1 秒内没有完整应答（可能已送达，不再重试）" in done.stderr
+    assert took < 1.9  # before: the greeting held the push for as long as it trickled (20 s)
 
 
 def test_the_push_deadline_cuts_retries_and_waits_short(tmp_path):
