@@ -21,6 +21,19 @@ def hostile():
     r.close()
 
 
+def wecom_and_webhook(hostile: HostileReceiver, route: str, timeout: float) -> str:
+    return (
+        f'[push]\ntimeout = {timeout}\n[push.wecom]\nwebhook = "{hostile.url(route)}"\n'
+        f'[push.webhook]\nurl = "{hostile.url(route)}"\n'
+    )
+
+
+def failures(done) -> list[str]:
+    """The error lines of a push in which no channel got the message."""
+    assert done.returncode == 1 and "已推送" not in done.stdout + done.stderr, done.stdout
+    return [line.removeprefix("错误：") for line in done.stderr.splitlines() if line.startswith("错误：")]
+
+
 def push_test(tmp_path, push_table: str):
     home = tmp_path / "home"
     home.mkdir()
@@ -32,29 +45,20 @@ def push_test(tmp_path, push_table: str):
 
 
 def test_a_redirect_is_a_failure_and_never_followed(tmp_path, hostile):
-    table = (
-        f'[push]\ntimeout = 5\n[push.wecom]\nwebhook = "{hostile.url("/moved")}"\n'
-        f'[push.webhook]\nurl = "{hostile.url("/moved")}"\n'
-    )
-    done, _ = push_test(tmp_path, table)
-    assert done.returncode == 1 and "已推送" not in done.stdout + done.stderr
-    errors = [line for line in done.stderr.splitlines() if line.startswith("错误：")]
-    assert errors == [
-        "错误：推送到 企业微信 失败：HTTP 302 重定向（不跟随：检查地址）",
-        "错误：推送到 webhook 失败：HTTP 302 重定向（不跟随：检查地址）",
+    done, _ = push_test(tmp_path, wecom_and_webhook(hostile, "/moved", timeout=5))
+    assert failures(done) == [
+        "推送到 企业微信 失败：HTTP 302 重定向（不跟随：检查地址）",
+        "推送到 webhook 失败：HTTP 302 重定向（不跟随：检查地址）",
     ]
     assert hostile.elsewhere_gets == 0 and hostile.served == ["/moved", "/moved"]
 
 
 def test_a_trickling_receiver_is_cut_off_at_the_timeout_and_channels_wait_side_by_side(tmp_path, hostile):
-    table = (
-        f'[push]\ntimeout = 1\n[push.wecom]\nwebhook = "{hostile.url("/trickle")}"\n'
-        f'[push.webhook]\nurl = "{hostile.url("/trickle")}"\n'
-    )
-    done, took = push_test(tmp_path, table)
-    assert done.returncode == 1 and "已推送" not in done.stdout + done.stderr
-    assert "推送到 企业微信 失败：1 秒内没有完整应答（可能已送达，不再重试）" in done.stderr
-    assert "推送到 webhook 失败：1 秒内没有完整应答（可能已送达，不再重试）" in done.stderr
+    done, took = push_test(tmp_path, wecom_and_webhook(hostile, "/trickle", timeout=1))
+    assert failures(done) == [
+        "推送到 企业微信 失败：1 秒内没有完整应答（可能已送达，不再重试）",
+        "推送到 webhook 失败：1 秒内没有完整应答（可能已送达，不再重试）",
+    ]
     assert took < 1.9  # one timeout for both: before, each trickle held its channel for 20 s, one after the other
 
 
@@ -64,8 +68,7 @@ def test_a_trickling_mail_server_is_cut_off_at_the_timeout(tmp_path):
         done, took = push_test(tmp_path, smtp.config(timeout=1))
     finally:
         smtp.close()
-    assert done.returncode == 1 and "已推送" not in done.stdout + done.stderr
-    assert "推送到 邮件 失败：1 秒内没有完整应答（可能已送达，不再重试）" in done.stderr
+    assert failures(done) == ["推送到 邮件 失败：1 秒内没有完整应答（可能已送达，不再重试）"]
     assert took < 1.9  # before: the greeting held the push for as long as it trickled (20 s)
 
 
@@ -80,19 +83,18 @@ def test_the_push_deadline_cuts_retries_and_waits_short(tmp_path):
         done, took = push_test(tmp_path, table)
     finally:
         receiver.close()
-    assert done.returncode == 1 and took < 1.9
-    assert "推送到 企业微信 失败：推送总时限已到，没有完整应答（可能已送达，不再重试）" in done.stderr
-    assert "推送到 webhook 失败：HTTP 503 服务端错误，再等 1 秒将超过推送总时限，已放弃" in done.stderr
+    assert took < 1.9
+    assert failures(done) == [
+        "推送到 企业微信 失败：推送总时限已到，没有完整应答（可能已送达，不再重试）",
+        "推送到 webhook 失败：HTTP 503 服务端错误，再等 1 秒将超过推送总时限，已放弃",
+    ]
 
 
 def test_a_huge_answer_is_read_no_further_than_64_kib_and_is_no_delivery(tmp_path, hostile):
-    table = (
-        f'[push]\ntimeout = 10\n[push.webhook]\nurl = "{hostile.url("/huge")}"\n'
-        f'[push.wecom]\nwebhook = "{hostile.url("/huge")}"\n'
-    )
-    done, _ = push_test(tmp_path, table)
-    assert done.returncode == 1 and "已推送" not in done.stdout + done.stderr
-    assert "推送到 webhook 失败：应答超过 64 KiB，不是该服务的成功应答" in done.stderr
-    assert "推送到 企业微信 失败：应答超过 64 KiB，不是该服务的成功应答" in done.stderr
+    done, _ = push_test(tmp_path, wecom_and_webhook(hostile, "/huge", timeout=10))
+    assert failures(done) == [
+        "推送到 企业微信 失败：应答超过 64 KiB，不是该服务的成功应答",
+        "推送到 webhook 失败：应答超过 64 KiB，不是该服务的成功应答",
+    ]
     time.sleep(0.2)  # the receiver's writes stop once the client has closed
     assert hostile.huge_written < 2 * HostileReceiver.HUGE // 10  # the rest was never read
