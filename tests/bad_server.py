@@ -54,6 +54,7 @@ class BadServer:
     def __init__(self) -> None:
         self.respond: Callable[[BaseHTTPRequestHandler], None] = lambda h: h.send_error(500)
         self.requests = 0
+        self.bodies: list[bytes] = []  # every request's body, in order
         self.stopping = threading.Event()
         server = self
 
@@ -64,7 +65,7 @@ class BadServer:
                 pass
 
             def do_POST(self):
-                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                server.bodies.append(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
                 server.requests += 1
                 try:
                     server.respond(self)

@@ -375,3 +375,124 @@ class _SmtpHandler(socketserver.StreamRequestHandler):
              "body": message.get_content(), "from": message["From"], "date": message["Date"]}
         )  # fmt: skip
         self._send("250 2.0.0 OK queued")
+
+
+class HostileReceiver:
+    """A receiver that never delivers, in the ways an address gone wrong can look like it did:
+    `/moved` answers every POST with a 302 to `elsewhere` (another loopback port, whose GET
+    answers each service's success), `/trickle` sends its answer a byte every `TRICKLE` seconds
+    for up to `TRICKLE_FOR` seconds, `/huge` answers 200 with `HUGE` bytes of JSON."""
+
+    TRICKLE, TRICKLE_FOR, HUGE = 0.3, 20.0, 100 * 1024 * 1024
+
+    def __init__(self):
+        self.elsewhere_gets = 0
+        self.huge_written = 0
+        self.served: list[str] = []
+        handler = type("Handler", (_HostileHandler,), {"receiver": self})
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.server.daemon_threads = True
+        target = type("Elsewhere", (_ElsewhereHandler,), {"receiver": self})
+        self.elsewhere = ThreadingHTTPServer(("127.0.0.1", 0), target)
+        self.elsewhere.daemon_threads = True
+        for server in (self.server, self.elsewhere):
+            threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
+
+    def url(self, route: str) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}{route}"
+
+    def close(self) -> None:
+        for server in (self.server, self.elsewhere):
+            server.shutdown()
+            server.server_close()
+
+
+class _HostileHandler(BaseHTTPRequestHandler):
+    receiver: HostileReceiver
+
+    def log_message(self, *args):
+        pass
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        route = urlsplit(self.path).path
+        self.receiver.served.append(route)
+        try:
+            getattr(self, "_" + route.strip("/"))()
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up, as it should
+
+    def _moved(self):
+        self.send_response(302)
+        self.send_header("Location", f"http://127.0.0.1:{self.receiver.elsewhere.server_address[1]}/got")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def _trickle(self):
+        self.wfile.write(b"HTTP/1.1 200 OK\r\n")
+        self.wfile.flush()
+        started = time.monotonic()
+        while time.monotonic() - started < HostileReceiver.TRICKLE_FOR:
+            self.wfile.write(b"X")  # a header line that never ends
+            self.wfile.flush()
+            time.sleep(HostileReceiver.TRICKLE)
+
+    def _huge(self):
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(HostileReceiver.HUGE))
+        self.end_headers()
+        chunk = b" " * (1024 * 1024)
+        self.wfile.write(b'{"errcode": 0, "ok": true, "pad": "')
+        for _ in range(HostileReceiver.HUGE // len(chunk)):
+            self.wfile.write(chunk)
+            self.receiver.huge_written += len(chunk)
+
+
+class _ElsewhereHandler(BaseHTTPRequestHandler):
+    receiver: HostileReceiver
+
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        self.receiver.elsewhere_gets += 1
+        data = json.dumps({"errcode": 0, "errmsg": "ok", "code": 0, "ok": True}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+class TricklingSmtp:
+    """An SMTP server whose greeting never ends: a byte every `HostileReceiver.TRICKLE` seconds."""
+
+    def __init__(self):
+        handler = type("Trickle", (_TrickleHandler,), {})
+        self.server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
+
+    def config(self, timeout: float) -> str:
+        port = self.server.server_address[1]
+        return (
+            f'[push]\ntimeout = {timeout}\n[push.email]\nhost = "127.0.0.1"\nport = {port}\n'
+            f'security = "none"\nto = ["me@example.com"]\n'
+        )
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class _TrickleHandler(socketserver.StreamRequestHandler):
+    def handle(self):
+        started = time.monotonic()
+        try:
+            while time.monotonic() - started < HostileReceiver.TRICKLE_FOR:
+                self.wfile.write(b"2")
+                self.wfile.flush()
+                time.sleep(HostileReceiver.TRICKLE)
+        except OSError:
+            pass  # the client gave up, as it should

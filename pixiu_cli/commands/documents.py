@@ -63,13 +63,13 @@ class Exported:
 
 
 def _export(ctx, r: ExportRequest) -> Exported:
+    from pixiu_cli.domain.inert import inert_json
     from pixiu_cli.services.documents import export
-    from pixiu_cli.views.render import terminal_json
 
     exported = export(ctx.db, ctx.now())
     # Bidi overrides and C1 controls in stored text are written as \uXXXX escapes: the same
     # JSON value (a re-import restores them exactly), but nothing that acts on a terminal.
-    text = terminal_json(exported.text)
+    text = inert_json(exported.text)
     if r.output:
         from pixiu_cli.errors import os_reason
         from pixiu_cli.resources import write_private

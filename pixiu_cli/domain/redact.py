@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from functools import lru_cache
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 MASK = "***"
@@ -116,17 +117,85 @@ def _masked_shapes(text: str) -> str:
     return _URL_CREDENTIALS.sub(rf"\1{MASK}@", text)
 
 
+# A server may echo a key in another form than it was sent: without its `sk-` prefix, reversed,
+# in upper case, as hex, or inside base64 (of `Bearer <key>`, of a whole header). A long secret
+# is found by its fragments in each of these forms: any FRAGMENT characters of it (or of its
+# reversal), their hex, or their base64 at any alignment, in any letter case.
+LONG_SECRET = 16  # characters from which a secret is also found by its fragments and its last eight
+FRAGMENT = 12
+_PREFIX = re.compile(r"^[A-Za-z]{2,8}[-_]")
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def _base64_middles(raw: bytes) -> list[str]:
+    """`raw`'s base64 as it reads inside any longer base64 text: at each of the three
+    alignments, without the characters its neighbours share."""
+    middles = []
+    for pad in range(3):
+        encoded = base64.b64encode(b"\0" * pad + raw).decode("ascii")[4 if pad else 0 : -4]
+        middles += [encoded, encoded.translate(str.maketrans("+/", "-_"))]
+    return middles
+
+
+def _windows(secret: str) -> set[str]:
+    """Every fragment of `secret` that counts as the secret, lower-cased."""
+    core = _PREFIX.sub("", secret) if len(_PREFIX.sub("", secret)) >= FRAGMENT else secret
+    raw = core.encode("utf-8", "surrogatepass")
+    forms = [(core, FRAGMENT), (core[::-1], FRAGMENT), (raw.hex(), 2 * FRAGMENT)]
+    forms += [(middle, FRAGMENT + 4) for middle in _base64_middles(raw)]
+    return {form[i : i + size].translate(_ASCII_LOWER) for form, size in forms for i in range(len(form) - size + 1)}
+
+
+@lru_cache(maxsize=4)
+def _fragments(secrets: frozenset[str]):
+    """An Aho-Corasick automaton of every long secret's fragments (None when there is none)."""
+    # An address (a bot's webhook) is matched whole: its fragments would be any URL of its host.
+    long = [s for s in secrets if len(s) >= LONG_SECRET and "://" not in s]
+    windows = {w for secret in long for w in _windows(secret)}
+    if not windows:
+        return None
+    import ahocorasick  # C extension: one pass over the text, however many fragments
+
+    automaton = ahocorasick.Automaton()
+    for window in windows:
+        automaton.add_word(window, len(window))
+    automaton.make_automaton()
+    return automaton
+
+
+def _mask_fragments(text: str, secrets: frozenset[str]) -> str:
+    automaton = _fragments(secrets)
+    if automaton is None:
+        return text
+    spans: list[list[int]] = []
+    for end, size in sorted(automaton.iter(text.translate(_ASCII_LOWER)), key=lambda hit: hit[0] - hit[1]):
+        start = end - size + 1
+        if spans and start <= spans[-1][1]:
+            spans[-1][1] = max(spans[-1][1], end + 1)
+        else:
+            spans.append([start, end + 1])
+    if not spans:
+        return text
+    pieces, last = [], 0
+    for start, stop in spans:
+        pieces += [text[last:start], MASK]
+        last = stop
+    return "".join(pieces) + text[last:]
+
+
 def scrub(text: str) -> str:
     """`text` without any known secret or its base64 (nor a long key's last eight characters,
-    which providers echo in masked keys), without any value shaped like a credential
-    (an Authorization header, `Bearer …`, `Basic <base64 of user:password>`, `sk-…`,
-    `api_key=…`, `password: …`) and without credentials in any URL."""
+    which providers echo in masked keys, nor its fragments in another form: see FRAGMENT),
+    without any value shaped like a credential (an Authorization header, `Bearer …`,
+    `Basic <base64 of user:password>`, `sk-…`, `api_key=…`, `password: …`) and without
+    credentials in any URL."""
     if not isinstance(text, str) or not text:
         return text
     ordered = sorted(_SECRETS, key=len, reverse=True)
     for secret in ordered:  # whole secrets first: one may hold another (a bot's address its key)
         text = text.replace(secret, MASK)
+    text = _mask_fragments(text, frozenset(_SECRETS))
     for secret in ordered:
-        if len(secret) >= 16:
+        if len(secret) >= LONG_SECRET:
             text = text.replace(secret[-8:], MASK)
     return _masked_shapes(text)

@@ -175,7 +175,14 @@ def read_completion(body: bytes, outcome: CallOutcome) -> list[tuple[str, str]]:
     message = choices[0].get("message")
     if not isinstance(message, dict):
         raise BadChunk("TypeError")
-    # The same folding as a stream with one chunk: the message is that chunk's delta.
+    # The same folding as a stream with one chunk: the message is that chunk's delta. Its tool
+    # calls are whole and carry no `index` (a stream's way of joining a call's pieces): each
+    # is its own call, numbered by its place, or all would fold into one.
+    calls = message.get("tool_calls")
+    if isinstance(calls, list):
+        message = dict(
+            message, tool_calls=[dict(c, index=i) if isinstance(c, dict) else c for i, c in enumerate(calls)]
+        )
     as_chunk = {
         "choices": [{"delta": message, "finish_reason": choices[0].get("finish_reason")}],
         "usage": data.get("usage"),

@@ -56,6 +56,24 @@ def scrubbed(value):
     return value
 
 
+# The longest argument each tool takes, by name: an agent's call is answered in moments or
+# refused in one line, never left to build a context block from millions of characters.
+ARGUMENT_LIMITS = {"question": 2_000, "text": 2_000, "code": 40, "since": 10, "kind": 16}
+MAX_CODES = 50  # codes in one call of profiles or signals
+
+
+def check_arguments(**arguments) -> None:
+    """RequestError naming the first argument past its bound (ARGUMENT_LIMITS, MAX_CODES)."""
+    for name, value in arguments.items():
+        if isinstance(value, list):
+            if len(value) > MAX_CODES:
+                raise RequestError(f"{name} 最多 {MAX_CODES} 个，而不是 {len(value):,} 个")
+            for code in value:
+                check_arguments(code=code)
+        elif isinstance(value, str) and len(value) > (limit := ARGUMENT_LIMITS.get(name, ARGUMENT_LIMITS["text"])):
+            raise RequestError(f"{name} 过长：{len(value):,} 字，最多 {limit:,} 字")
+
+
 def _quoted(rows: list[dict], keys: tuple[str, ...]) -> list[dict]:
     return [{k: quote_data(v) if k in keys and isinstance(v, str) and v else v for k, v in r.items()} for r in rows]
 

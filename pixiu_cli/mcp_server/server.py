@@ -75,10 +75,12 @@ def _failure(result) -> tuple[bool, str]:
     return True, str(content[0].get("text", "")) if isinstance(content[0], dict) else ""
 
 
-def _answer(read: Callable[[], dict]) -> Any:
+def _answer(read: Callable[[], dict], **arguments) -> Any:
     """A read's result, or its one Chinese line as the tool's error (never a traceback, and
-    without the SDK's English prefix a raised error would get)."""
+    without the SDK's English prefix a raised error would get); `arguments` are checked
+    against their bounds first (reads.check_arguments)."""
     try:
+        reads.check_arguments(**arguments)
         return read()
     except UserError as exc:  # a RequestError too
         return CallToolResult(content=[TextContent(type="text", text=scrub(str(exc)))], is_error=True)
@@ -98,7 +100,7 @@ def build_server(reader: reads.Reader, *, allow_proposals: bool = False) -> MCPS
 def _read_tools(server: MCPServer, reader: reads.Reader) -> None:
     @server.tool(description="pixiu 此刻会为这个问题发送的 [上下文信息] 块（原文），及各部分的 token 数")
     def context_for(question: str) -> dict[str, Any]:
-        return _answer(lambda: reads.context_for(reader, question))
+        return _answer(lambda: reads.context_for(reader, question), question=question)
 
     @server.tool(description="持仓、现金与盈亏：与 pixiu holdings --json 相同的数字")
     def holdings() -> dict[str, Any]:
@@ -106,7 +108,7 @@ def _read_tools(server: MCPServer, reader: reads.Reader) -> None:
 
     @server.tool(description="成交与资金流水；code：只看这只股票，since：YYYY-MM-DD 起")
     def trades(code: str | None = None, since: str | None = None) -> dict[str, Any]:
-        return _answer(lambda: reads.trades(reader, code, since))
+        return _answer(lambda: reads.trades(reader, code, since), code=code, since=since)
 
     @server.tool(description="价格预警规则（pixiu alert list）")
     def alerts() -> dict[str, Any]:
@@ -114,15 +116,15 @@ def _read_tools(server: MCPServer, reader: reads.Reader) -> None:
 
     @server.tool(description="本地回测画像（pixiu profile）；codes：股票代码列表，默认持仓和自选")
     def profiles(codes: list[str] | None = None) -> dict[str, Any]:
-        return _answer(lambda: reads.profiles(reader, codes))
+        return _answer(lambda: reads.profiles(reader, codes), codes=codes)
 
     @server.tool(description="已存的融合信号及分项（pixiu signal）")
     def signals(codes: list[str] | None = None) -> dict[str, Any]:
-        return _answer(lambda: reads.signals(reader, codes))
+        return _answer(lambda: reads.signals(reader, codes), codes=codes)
 
     @server.tool(description="已存的新闻与公告（pixiu news）")
     def news(code: str | None = None) -> dict[str, Any]:
-        return _answer(lambda: reads.news(reader, code))
+        return _answer(lambda: reads.news(reader, code), code=code)
 
     @server.tool(description="最近一份已存的每日简报")
     def latest_brief() -> dict[str, Any]:
@@ -130,7 +132,7 @@ def _read_tools(server: MCPServer, reader: reads.Reader) -> None:
 
     @server.tool(description="搜索记忆：笔记和交易，含作者（pixiu memory list）")
     def search_memory(text: str) -> dict[str, Any]:
-        return _answer(lambda: reads.search_memory(reader, text))
+        return _answer(lambda: reads.search_memory(reader, text), text=text)
 
 
 def _proposal_tool(server: MCPServer, reader: reads.Reader) -> None:
@@ -139,7 +141,7 @@ def _proposal_tool(server: MCPServer, reader: reads.Reader) -> None:
         "不算用户自己的，用户用 pixiu memory accept 采纳后才生效"
     )
     def propose_note(kind: str, text: str, code: str | None = None) -> dict[str, Any]:
-        return _answer(lambda: reads.propose_note(reader, kind, text, code))
+        return _answer(lambda: reads.propose_note(reader, kind, text, code), kind=kind, text=text, code=code)
 
 
 def _resources_and_prompt(server: MCPServer, reader: reads.Reader) -> None:

@@ -13,6 +13,8 @@ import base64
 import hashlib
 import hmac
 import html
+import math
+import time
 from dataclasses import dataclass
 from urllib.parse import quote_plus
 
@@ -36,7 +38,18 @@ def _said(body: dict, *keys: str) -> str:
 @dataclass
 class Channel:
     config: ChannelConfig
-    timeout: float
+    timeout: float  # seconds for one request
+    until: float = math.inf  # time.monotonic() by which the whole delivery ends
+
+    def left(self) -> float:
+        return self.until - time.monotonic()
+
+    def budget(self) -> float:
+        """The next request's seconds: its timeout, or what is left of the delivery's."""
+        left = self.left()
+        if left <= 0:
+            raise TimeoutError("deadline")
+        return min(self.timeout, left)
 
     @property
     def kind(self) -> str:
@@ -65,9 +78,14 @@ class WeCom(Channel):
     def send(self, message, part, index, total) -> Outcome:
         content = self._head(numbered(message.title, index, total)) + part
         reply = post_json(
-            self.config.get("webhook"), {"msgtype": "markdown", "markdown": {"content": content}}, self.timeout
+            self.config.get("webhook"), {"msgtype": "markdown", "markdown": {"content": content}}, self.budget()
         )
         return _errcode(reply, rate_limited=(45009,))
+
+
+def _zero(code) -> bool:
+    """The documented success code, 0 itself: JSON's false or 0.0 is no service's success."""
+    return type(code) is int and code == 0
 
 
 def _errcode(reply: Reply, rate_limited: tuple[int, ...], known: dict[int, str] | None = None) -> Outcome:
@@ -79,7 +97,7 @@ def _errcode(reply: Reply, rate_limited: tuple[int, ...], known: dict[int, str] 
     by_status = http_outcome(reply)
     if by_status is not None:
         return by_status
-    if code == 0:
+    if _zero(code):
         return OK
     if code is None:
         return fail("应答不是预期的 JSON（缺少 errcode）")
@@ -109,13 +127,13 @@ class Feishu(Channel):
             "elements": [{"tag": "markdown", "content": part}],
         }
         payload = {**self.signed(), "msg_type": "interactive", "card": card}
-        reply = post_json(self.config.get("webhook"), payload, self.timeout)
+        reply = post_json(self.config.get("webhook"), payload, self.budget())
         body = reply.json()
         code = body.get("code", body.get("StatusCode"))
         if code in self.RATE_LIMITED or reply.status == 429:
             return later(f"code {code or 429} 发送过于频繁", seconds(reply.headers.get("x-ogw-ratelimit-reset")))
         by_status = http_outcome(reply)
-        if code == 0 and by_status is None:
+        if _zero(code) and by_status is None:
             return OK
         if code is None or (by_status is not None and by_status.retry):
             return by_status or fail("应答不是预期的 JSON（缺少 code）")
@@ -144,7 +162,7 @@ class DingTalk(Channel):
     def send(self, message, part, index, total) -> Outcome:
         title = numbered(message.title, index, total)
         payload = {"msgtype": "markdown", "markdown": {"title": title, "text": self._head(title) + part}}
-        reply = post_json(self.url(), payload, self.timeout)
+        reply = post_json(self.url(), payload, self.budget())
         return _errcode(reply, rate_limited=(130101,), known={310000: "（签名、关键词或 IP 校验未通过）"})
 
 
@@ -159,7 +177,7 @@ class Telegram(Channel):
         text = f"<b>{html.escape(numbered(message.title, index, total))}</b>\n{html.escape(part)}"
         payload = {"chat_id": self.config.get("chat_id"), "text": text, "parse_mode": "HTML"}
         payload["link_preview_options"] = {"is_disabled": True}
-        reply = post_json(f"{base}/bot{self.config.get('token')}/sendMessage", payload, self.timeout)
+        reply = post_json(f"{base}/bot{self.config.get('token')}/sendMessage", payload, self.budget())
         body = reply.json()
         if body.get("ok") is True and 200 <= reply.status < 300:
             return OK
@@ -183,5 +201,5 @@ class Webhook(Channel):
             "as_of": message.as_of,
             "kind": message.kind,
         }
-        reply = post_json(self.config.get("url"), payload, self.timeout)
+        reply = post_json(self.config.get("url"), payload, self.budget())
         return http_outcome(reply) or OK

@@ -24,8 +24,9 @@ CHANNELS: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
 }
 # Keys whose values are credentials: never shown, scrubbed from every line (redact.py).
 SECRET_KEYS = ("webhook", "secret", "token", "password", "url")
-OPTIONS = ("alerts", "timeout")
+OPTIONS = ("alerts", "timeout", "deadline")
 DEFAULT_TIMEOUT = 10.0
+DEFAULT_DEADLINE = 90.0  # one push to every channel, retries and waits included
 TELEGRAM_API = "https://api.telegram.org"
 SECURITIES = ("ssl", "starttls", "none")
 LOOPBACK_NAMES = ("localhost",)
@@ -52,7 +53,8 @@ class ChannelConfig:
 class PushConfig:
     channels: tuple[ChannelConfig, ...] = ()
     alerts: bool = False  # [push] alerts: each alert a sync finds is pushed once
-    timeout: float = DEFAULT_TIMEOUT  # seconds per request
+    timeout: float = DEFAULT_TIMEOUT  # seconds per request, its whole answer included
+    deadline: float = DEFAULT_DEADLINE  # seconds for one push to every channel (sent side by side)
 
     def secrets(self) -> list[str]:
         return [str(c.values[k]) for c in self.channels for k in SECRET_KEYS if c.values.get(k)]
@@ -148,11 +150,11 @@ def _channel(kind: str, table: Mapping, env: Mapping[str, str]) -> ChannelConfig
     return ChannelConfig(kind, values)
 
 
-def _timeout(value) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise PushConfigError(f"config.toml 的 [push] timeout 应为 1 到 120 之间的秒数，而不是 {value!r}")
-    if not 1 <= value <= 120:
-        raise PushConfigError(f"config.toml 的 [push] timeout 应为 1 到 120 之间的秒数，而不是 {value!r}")
+def _seconds(table, name: str, default: float, most: float) -> float:
+    value = table.get(name, default)
+    finite = not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value)
+    if not finite or not 1 <= value <= most:
+        raise PushConfigError(f"config.toml 的 [push] {name} 应为 1 到 {most:g} 之间的秒数，而不是 {value!r}")
     return float(value)
 
 
@@ -178,7 +180,8 @@ def read_push(table, env: Mapping[str, str]) -> PushConfig:
         channel = _channel(kind, sub, env)
         if channel is not None:
             channels.append(channel)
-    return PushConfig(tuple(channels), alerts, _timeout(table.get("timeout", DEFAULT_TIMEOUT)))
+    timeout = _seconds(table, "timeout", DEFAULT_TIMEOUT, 120)
+    return PushConfig(tuple(channels), alerts, timeout, _seconds(table, "deadline", DEFAULT_DEADLINE, 600))
 
 
 def has_secrets(table) -> bool:

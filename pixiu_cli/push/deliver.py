@@ -1,23 +1,29 @@
 """Send one message to every channel, each on its own: a channel that is down, slow or
 refusing never keeps the message from the others. Each part is tried up to ATTEMPTS times
 when the service says "later" (429, 5xx, its rate-limit code, a refused connection), waiting
-what it asked for or a doubling backoff; a wait longer than MAX_WAIT is given up at once."""
+what it asked for or a doubling backoff; a wait longer than MAX_WAIT, or than what is left
+of the push's deadline, is given up at once. The channels are sent side by side, each within
+the one deadline of the push ([push] deadline), so the slowest channel bounds the whole run."""
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import TypeVar
 
 from pixiu_cli.domain.redact import scrub
 from pixiu_cli.push import channels
 from pixiu_cli.push.channels import Channel
 from pixiu_cli.push.config import ChannelConfig, PushConfig
-from pixiu_cli.push.http import Outcome, fail, later
+from pixiu_cli.push.http import AnswerTooLarge, Outcome, fail, later
 from pixiu_cli.push.message import Message
 
 ATTEMPTS = 3
 BACKOFF = 1.0  # seconds before the second attempt, doubled after
+T = TypeVar("T")
 MAX_WAIT = 60.0  # 钉钉 blocks a robot for 10 minutes after 20 messages a minute: not worth waiting for
 
 
@@ -37,7 +43,11 @@ def _once(channel: Channel, message: Message, part: str, index: int, total: int)
     try:
         return channel.send(message, part, index, total)
     except TimeoutError:
-        return fail(f"{channel.timeout:g} 秒内没有应答（可能已送达，不再重试）")
+        if channel.left() <= 0:
+            return fail("推送总时限已到，没有完整应答（可能已送达，不再重试）")
+        return fail(f"{channel.timeout:g} 秒内没有完整应答（可能已送达，不再重试）")
+    except AnswerTooLarge as exc:
+        return fail(str(exc))
     except ConnectionError as exc:
         return later(f"无法连接：{exc.strerror or exc}")
     except OSError as exc:
@@ -55,12 +65,15 @@ def _part(channel: Channel, message: Message, part: str, index: int, total: int,
         pause = outcome.after if outcome.after is not None else wait
         if pause > MAX_WAIT:
             return fail(f"{outcome.reason}，服务要求等待 {pause:.0f} 秒，已放弃"), attempt
+        if pause >= channel.left():
+            return fail(f"{outcome.reason}，再等 {pause:g} 秒将超过推送总时限，已放弃"), attempt
         sleep(pause)
         wait *= 2
     raise AssertionError("unreachable")
 
 
 def deliver_one(channel: Channel, message: Message, sleep=time.sleep) -> Delivery:
+    message = message.inert()  # a phone, a mail client or a terminal shows it: nothing may act on them
     parts = channel.parts(message)
     total, attempts = len(parts.texts), 0
     for index, text in enumerate(parts.texts, 1):
@@ -74,11 +87,11 @@ def deliver_one(channel: Channel, message: Message, sleep=time.sleep) -> Deliver
     return Delivery(channel.kind, channel.label, True, total, parts.shortened, total, attempts)
 
 
-def channel_for(config: ChannelConfig, timeout: float) -> Channel:
+def channel_for(config: ChannelConfig, timeout: float, until: float = math.inf) -> Channel:
     if config.kind == "email":
         from pixiu_cli.push.email import Email  # smtplib and ssl only when a mail is sent
 
-        return Email(config, timeout)
+        return Email(config, timeout, until)
     kinds = {
         "wecom": channels.WeCom,
         "feishu": channels.Feishu,
@@ -86,16 +99,26 @@ def channel_for(config: ChannelConfig, timeout: float) -> Channel:
         "telegram": channels.Telegram,
         "webhook": channels.Webhook,
     }
-    return kinds[config.kind](config, timeout)
+    return kinds[config.kind](config, timeout, until)
+
+
+def deadline_of(config: PushConfig) -> float:
+    """The time.monotonic() by which a push that starts now ends."""
+    return time.monotonic() + config.deadline
+
+
+def side_by_side(send: Callable[[T], Delivery], items: Sequence[T]) -> list[Delivery]:
+    """`send` of each item, each on its own thread, in the items' order."""
+    if len(items) <= 1:
+        return [send(item) for item in items]
+    with ThreadPoolExecutor(max_workers=len(items), thread_name_prefix="push") as pool:
+        return list(pool.map(send, items))
 
 
 def deliver(
     message: Message, config: PushConfig, sleep: Callable[[float], None] = time.sleep, kinds: Sequence[str] = ()
 ) -> list[Delivery]:
     """`message` to every configured channel (only `kinds`, when given), in config order."""
-    out = []
-    for channel_config in config.channels:
-        if kinds and channel_config.kind not in kinds:
-            continue
-        out.append(deliver_one(channel_for(channel_config, config.timeout), message, sleep))
-    return out
+    until = deadline_of(config)
+    chosen = [c for c in config.channels if not kinds or c.kind in kinds]
+    return side_by_side(lambda c: deliver_one(channel_for(c, config.timeout, until), message, sleep), chosen)

@@ -12,7 +12,7 @@ from email.utils import format_datetime
 
 from pixiu_cli.clock import SHANGHAI, machine_seconds
 from pixiu_cli.push.channels import Channel
-from pixiu_cli.push.http import OK, Outcome, fail, later
+from pixiu_cli.push.http import OK, Outcome, Watch, fail, later
 from pixiu_cli.push.message import Message
 
 
@@ -30,21 +30,43 @@ class Email(Channel):
     def _context(self) -> ssl.SSLContext:
         return ssl.create_default_context(cafile=self.config.get("ca_file"))
 
-    def _connect(self) -> smtplib.SMTP:
-        host, port, security = self.config.get("host"), self.config.get("port"), self.config.get("security")
-        if security == "ssl":
-            return smtplib.SMTP_SSL(host, port, timeout=self.timeout, context=self._context())
-        server = smtplib.SMTP(host, port, timeout=self.timeout)
-        if security == "starttls":
-            server.starttls(context=self._context())
-        return server
+    def _client(self, timeout: float) -> smtplib.SMTP:
+        """Not yet connected: the watch follows its socket from the greeting on."""
+        if self.config.get("security") == "ssl":
+            return smtplib.SMTP_SSL(timeout=timeout, context=self._context())
+        return smtplib.SMTP(timeout=timeout)
+
+    def _session(self, client: smtplib.SMTP, message: Message) -> dict:
+        with client:
+            client._host = self.config.get("host")  # what SMTP(host) sets: the name TLS checks
+            code, greeting = client.connect(self.config.get("host"), self.config.get("port"))
+            if code != 220:  # what smtplib.SMTP(host) raises for a server that is busy
+                raise smtplib.SMTPConnectError(code, greeting)
+            if self.config.get("security") == "starttls":
+                client.starttls(context=self._context())
+            if self.config.get("user") and self.config.get("password"):
+                client.login(self.config.get("user"), self.config.get("password"))
+            return client.send_message(self._mail(message))
+
+    def _within(self, message: Message) -> dict:
+        """The whole SMTP session within the request's time: a server trickling its replies is cut."""
+        budget = self.budget()
+        client = self._client(budget)
+        with Watch(budget) as watch:
+            watch.follow(lambda: client.sock)
+            try:
+                refused = self._session(client, message)
+            except (OSError, smtplib.SMTPException):
+                if watch.expired:
+                    raise TimeoutError("deadline") from None
+                raise
+        if watch.expired:
+            raise TimeoutError("deadline")
+        return refused
 
     def send(self, message, part, index, total) -> Outcome:
         try:
-            with self._connect() as server:
-                if self.config.get("user") and self.config.get("password"):
-                    server.login(self.config.get("user"), self.config.get("password"))
-                refused = server.send_message(self._mail(message))
+            refused = self._within(message)
         except smtplib.SMTPAuthenticationError as exc:
             return fail(f"SMTP 登录失败（{exc.smtp_code}）：检查 user 与 password")
         except smtplib.SMTPRecipientsRefused as exc:

@@ -7,7 +7,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+from pixiu_cli.domain.inert import visible
 
 MAX_PARTS = 5  # the bots allow 20 messages a minute; a brief in more parts is no longer read on a phone
 SHORTENED = "…（内容过长，其余部分未推送；完整内容见 pixiu）"
@@ -20,6 +22,10 @@ class Message:
     markdown: str
     as_of: str | None  # the session the content is about
     kind: str  # "brief" | "alert" | "test"
+
+    def inert(self) -> Message:
+        """The message with every control sequence in it made visible (domain/inert.py)."""
+        return replace(self, title=visible(self.title), text=visible(self.text), markdown=visible(self.markdown))
 
 
 @dataclass(frozen=True)

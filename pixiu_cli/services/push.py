@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from pixiu_cli.push.config import PushConfig
-from pixiu_cli.push.deliver import Delivery, deliver
+from pixiu_cli.push.deliver import Delivery, channel_for, deadline_of, deliver, deliver_one, side_by_side
 from pixiu_cli.push.message import Message, plain
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.store.brief_reports import StoredBrief
@@ -117,13 +117,19 @@ def push_new_alerts(
     if config is None or not (config.alerts and config.channels):
         return []
     alerts = stores_of(db).push_log.alerts_after(after)
-    log, at, out = stores_of(db).push_log, iso(now), []
+    log, at, until = stores_of(db).push_log, iso(now), deadline_of(config)
+    claims = []  # claimed here, on the database's thread; sent side by side
     for channel in config.channels:
         claimed = log.claim_alerts([a.id for a in alerts], channel.kind, at)
-        if not claimed:
-            continue
-        mine = [a for a in alerts if a.id in claimed]
-        delivery = deliver(alerts_message(mine), config, sleep, kinds=[channel.kind])[0]
+        if claimed:
+            claims.append((channel, claimed))
+
+    def send(claim) -> Delivery:
+        channel, claimed = claim
+        message = alerts_message([a for a in alerts if a.id in claimed])
+        return deliver_one(channel_for(channel, config.timeout, until), message, sleep)
+
+    out = side_by_side(send, claims)
+    for (channel, claimed), delivery in zip(claims, out, strict=True):
         log.settle_alerts(claimed, channel.kind, "sent" if delivery.ok else "failed", delivery.reason, iso(now))
-        out.append(delivery)
     return out

@@ -11,48 +11,17 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache, cached_property
 
+from pixiu_cli.domain.inert import UNSAFE, inert_json, visible
 from pixiu_cli.domain.redact import scrub
 
-# Terminal-safe text. Stored text (notes, news, titles, replies) and echoed input reach the
-# terminal, so control characters must not act on it: ESC sequences could clear the
-# screen, set the title or write the clipboard, a carriage return could overwrite a line.
-# C0 controls other than newline and tab become their visible Control Pictures (␛, ␇ …),
-# carriage returns are dropped, DEL and C1 controls and lone surrogates (which would also
-# fail to encode) become U+FFFD. Bidirectional overrides and isolates (U+202A–202E,
-# U+2066–2069) would make text read differently from what it is ("Trojan Source"): they
-# become U+FFFD too. Piped output (`raw`, plain replies) stays verbatim.
-_VISIBLE = {c: chr(0x2400 + c) for c in range(0x20) if chr(c) not in "\n\t\r"}
-_VISIBLE.update({ord("\r"): None, 0x7F: "\ufffd"})
-_VISIBLE.update({c: "\ufffd" for c in (*range(0x80, 0xA0), *range(0xD800, 0xE000))})
-BIDI_CONTROLS = (*range(0x202A, 0x202F), *range(0x2066, 0x206A))
-_VISIBLE.update({c: "\ufffd" for c in BIDI_CONTROLS})
-# In JSON shown on a terminal the same characters are written as \uXXXX escapes: the
-# document still decodes to exactly the same strings.
-_JSON_ESCAPES = {c: f"\\u{c:04x}" for c in (0x7F, *range(0x80, 0xA0), *BIDI_CONTROLS, *range(0xD800, 0xE000))}
 # Colour is the one escape a printer itself writes (a chart's lines); every other sequence in
 # text bound for a terminal came from data and is made visible.
 _SGR = re.compile(r"\x1b\[[0-9;]*m")
 
 
-def terminal_json(text: str) -> str:
-    """JSON text (as json.dumps with ensure_ascii=False writes it) with DEL, C1 controls and
-    bidi overrides escaped. They can only occur inside strings, so the result is valid JSON
-    with the same value."""
-    return text.translate(_JSON_ESCAPES)
-
-
-_UNSAFE = re.compile("[" + "".join(re.escape(chr(c)) for c in _VISIBLE if c < 0xD800 or c >= 0xE000) + "\ud800-\udfff]")
-
-
-def visible(text: str) -> str:
-    """`text` with every control character made inert (see above); newlines and tabs kept."""
-    # Most text has none: a search is much cheaper than translating character by character.
-    return text.translate(_VISIBLE) if _UNSAFE.search(text) else text
-
-
 def terminal_text(text: str) -> str:
     """`visible`, keeping colour (SGR) sequences: for output composed with its own colours."""
-    if not _UNSAFE.search(text):
+    if not UNSAFE.search(text):
         return text
     pieces, last = [], 0
     for m in _SGR.finditer(text):
@@ -466,6 +435,7 @@ class ReplyStream:
             if (shown := self.r.thinking_console) is not None:
                 shown.print()
         if not self.r.rich_output:
+            delta = visible(delta)  # a pipe shows it to a terminal too, or to a file one will
             self._last = delta[-1:] or self._last
             self.r.out.write(delta)
             self.r.out.flush()
@@ -746,7 +716,8 @@ class Renderer:
         return isatty is None or isatty()
 
     def raw(self, text: str) -> None:
-        """Text as given when piped; on a terminal, escapes other than colour made inert."""
+        """Text as given when piped (made inert by its caller where it is not pixiu's own);
+        on a terminal, escapes other than colour made inert."""
         self.out.write(terminal_text(text) if self.rich_output else text)
         if not text.endswith("\n"):
             self.out.write("\n")
@@ -765,7 +736,7 @@ class Renderer:
     def json_text(self, text: str, *, exact_when_piped: bool = False) -> None:
         """A JSON document. On a terminal its invisible or reordering characters are escaped;
         with `exact_when_piped` the bytes stay exactly as given when output is not a terminal."""
-        self.raw(text if exact_when_piped and not self.rich_output else terminal_json(text))
+        self.raw(text if exact_when_piped and not self.rich_output else inert_json(text))
 
     def confirm(self, question: str) -> bool:
         """Ask a yes/no question on the terminal; anything but y/yes/是 is a no."""
@@ -776,7 +747,7 @@ class Renderer:
         if self.rich_output:
             self.console.print(markdown_view(visible(text)))
         else:
-            self.raw(text)
+            self.raw(visible(text))
 
     # composed output -----------------------------------------------------------
     def banner(self, *, mode_line: str, conversation_line: str) -> None:

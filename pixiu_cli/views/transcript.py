@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pixiu_cli.domain.inert import visible
 from pixiu_cli.services.conversations import beijing_minute
 from pixiu_cli.store.conversations import Conversation, Turn
 
@@ -20,4 +21,4 @@ def conversation_markdown(conversation: Conversation, turns: list[Turn]) -> str:
         lines += ["**你：**", "", turn.user_text, "", "**pixiu：**", "", turn.reply_text or "（无回复）"]
         if turn.error:
             lines += ["", f"> {turn.error}"]
-    return "\n".join(lines) + "\n"
+    return visible("\n".join(lines) + "\n")  # a file opened in a terminal must not act on it

@@ -14,7 +14,8 @@ import tracemalloc
 import pyte
 import pytest
 
-from pixiu_cli.views.render import SCREEN_CHARS, Renderer, terminal_json, visible
+from pixiu_cli.domain.inert import inert_json
+from pixiu_cli.views.render import SCREEN_CHARS, Renderer, visible
 
 OSC8 = "\x1b]8;"
 BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
@@ -114,13 +115,13 @@ def test_huge_reply_draws_at_most_the_screen_cap_with_a_note():
     assert f"回复共 {2_000_000:,} 字，屏幕上只显示了前 {SCREEN_CHARS:,} 字；完整回复已保存" in shown
 
 
-def test_piped_reply_is_verbatim_and_uncapped():
+def test_piped_reply_is_uncapped_and_inert():
     out = io.StringIO()
     renderer = Renderer(file=out, rich_output=False)
     text = "x\u202ey" + "甲" * (SCREEN_CHARS + 10)
     with renderer.reply() as stream:
         stream.text(text)
-    assert out.getvalue() == text + "\n"
+    assert out.getvalue() == "x\ufffdy" + "甲" * (SCREEN_CHARS + 10) + "\n"
 
 
 @pytest.mark.parametrize("show", ["line", "info", "dim", "table", "markdown", "stream", "banner"])
@@ -151,7 +152,7 @@ def test_markdown_link_shows_its_target_and_is_no_hyperlink():
 def test_terminal_json_keeps_the_value_and_escapes_what_acts_on_a_terminal():
     value = {"note": f"a{BIDI}{C1}\x7f\x1b中文", BIDI: [C1]}
     text = json.dumps(value, ensure_ascii=False)
-    escaped = terminal_json(text)
+    escaped = inert_json(text)
     assert json.loads(escaped) == value
     assert not set(BIDI + C1 + "\x7f\x1b") & set(escaped) and "中文" in escaped
 

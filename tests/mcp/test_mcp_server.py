@@ -233,3 +233,33 @@ def test_http_listens_on_loopback_and_answers_the_same(env):
     assert got["account"] == json.loads(in_process_ok(env, "holdings", "--json"))
     (call,) = json.loads(in_process_ok(env, "mcp", "log", "--json"))
     assert (call["agent"], call["name"], call["outcome"]) == ("http-agent", "holdings", "ok")
+
+
+def test_oversized_arguments_are_refused_in_one_line_in_moments(env):
+    """`context_for` with 4 million characters once got no answer in 300 s (the block built from
+    them); each argument has its bound and a call past it is one Chinese line, at once."""
+    import time
+
+    async def steps(client):
+        huge = await client.call_tool("context_for", {"question": "我的持仓" * 1_000_000})
+        long_search = await client.call_tool("search_memory", {"text": "茅台" * 100_000})
+        many = await client.call_tool("profiles", {"codes": ["600519"] * 1_000})
+        long_code = await client.call_tool("news", {"code": "6" * 10_000})
+        fine = await client.call_tool("context_for", {"question": QUESTION})
+        return {
+            "refused": [(r.is_error, r.content[0].text) for r in (huge, long_search, many, long_code)],
+            "fine": (fine.is_error, fine.structured_content or json.loads(fine.content[0].text)),
+        }
+
+    started = time.monotonic()
+    got = drive(env, "test-agent", (), steps, process=True)
+    assert time.monotonic() - started < 30
+    assert got["refused"] == [
+        (True, "question 过长：4,000,000 字，最多 2,000 字"),
+        (True, "text 过长：200,000 字，最多 2,000 字"),
+        (True, "codes 最多 50 个，而不是 1,000 个"),
+        (True, "code 过长：10,000 字，最多 40 字"),
+    ]
+    assert got["fine"][0] is False and got["fine"][1]["block"].startswith("[上下文信息]")
+    outcomes = [c["outcome"] for c in json.loads(in_process_ok(env, "mcp", "log", "--json"))]
+    assert outcomes == ["error", "error", "error", "error", "ok"]

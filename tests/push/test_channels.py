@@ -152,7 +152,7 @@ def test_a_timeout_is_not_retried_since_the_message_may_have_arrived(receiver):
     receiver.faults["wecom"] = ["timeout"]
     sent = deliver(message(), config(receiver.config("wecom", timeout=1)), Waits())[0]
     assert (sent.ok, sent.attempts, receiver.requests["wecom"]) == (False, 1, 1)
-    assert sent.reason == "1 秒内没有应答（可能已送达，不再重试）"
+    assert sent.reason == "1 秒内没有完整应答（可能已送达，不再重试）"
 
 
 def test_one_channel_down_does_not_keep_the_message_from_the_others(receiver):
