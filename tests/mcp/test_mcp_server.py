@@ -252,7 +252,7 @@ def test_oversized_arguments_are_refused_in_one_line_in_moments(env):
         }
 
     started = time.monotonic()
-    got = drive(env, "test-agent", (), steps, process=True)
+    got = drive_mcp(env, "test-agent", (), steps, process=True)
     assert time.monotonic() - started < 30
     assert got["refused"] == [
         (True, "question 过长：4,000,000 字，最多 2,000 字"),
