@@ -186,8 +186,17 @@ def _assets_text(view) -> str:
     return (
         f"总资产 {figures['total_assets']} = 股票市值 {stocks}（全部持仓{at_cost}）"
         f" + {_cash_text(account.cash, figures['cash'])}；仓位按总资产计；成本为{method}；"
-        f"浮动盈亏合计 {float(account.unrealised_pnl):+,.2f}，已实现合计 {figures['realised']}"
+        f"{_unrealised_total(account)}，已实现合计 {figures['realised']}"
     )
+
+
+def _unrealised_total(account) -> str:
+    """The unrealised total over the priced holdings, saying which it leaves out: a holding
+    valued at cost has no unrealised figure to add."""
+    total = account.unrealised_pnl
+    figure = "—" if total is None else f"{float(total):+,.2f}"
+    left_out = f"（不含 {account.unpriced} 只无行情的持仓）" if account.unpriced else ""
+    return f"浮动盈亏合计 {figure}{left_out}"
 
 
 def _concentration_items(valuation) -> tuple[BlockItem, ...]:

@@ -68,8 +68,9 @@ def holdings_summary(record: dict) -> list[str]:
     if record["closed"]:
         closed = "、".join(f"{p['symbol']} {p['name']} {_signed(p['realised_pnl'])}" for p in record["closed"])
         lines.append(f"已清仓：{closed}")
+    left_out = f"，不含 {record['unpriced']} 只无行情的持仓" if record["unpriced"] else ""
     lines.append(
-        f"浮动盈亏合计 {_signed(record['unrealised_pnl'])}（按持仓均价）；已实现盈亏合计 {_signed(record['realised_pnl'])}"
+        f"浮动盈亏合计 {_signed(record['unrealised_pnl'])}（按持仓均价{left_out}）；已实现盈亏合计 {_signed(record['realised_pnl'])}"
         "（卖出对持仓均价的盈亏与股息，扣费用）；持仓盈亏 = 市值 − 摊薄成本，已含已实现部分，不可与两者相加"
     )
     lines.append(f"成本列为{method}（config.toml [account] cost_method = diluted 摊薄 | average 均价）")
