@@ -185,7 +185,9 @@ class AnalyticsStore:
         for start in range(0, len(wanted), 500):  # SQLite's variable limit is 999 on old builds
             chunk = wanted[start : start + 500]
             marks = ",".join("?" * len(chunk))
-            rows += dict_rows(self.db, f"select * from decisions where symbol in ({marks}) and deleted_at is null", chunk)
+            rows += dict_rows(
+                self.db, f"select * from decisions where symbol in ({marks}) and deleted_at is null", chunk
+            )
         return [decision_from_row(r) for r in sorted(rows, key=lambda r: (r["decided_at"], r["id"]))]
 
     def scores(self) -> dict[int, DecisionScore]:
