@@ -28,7 +28,7 @@ from pixiu_cli.context.layers import layer_for
 from pixiu_cli.context.quoting import ENGINE_STRATEGIES, SIGNAL_DIRECTIONS, defuse, label, period_label, quote_data
 from pixiu_cli.context.session_time import market_state
 from pixiu_cli.context.trades import History, trades_section
-from pixiu_cli.context.values import UNKNOWN_DAY, day, show_number, show_pct, show_price, show_signed
+from pixiu_cli.context.values import UNKNOWN_DAY, cash_said, day, show_number, show_pct, show_price, show_signed
 from pixiu_cli.context.watch import watch_note
 from pixiu_cli.domain.account import COST_METHOD_NAMES
 from pixiu_cli.domain.investor import Alert, Decision, Holding, MemoryEvent, NewsItem, Profile, Report, Signal
@@ -169,10 +169,8 @@ def account_figures(view) -> dict[str, str]:
 
 
 def _cash_text(cash, figure: str) -> str:
-    rolled = f"，其后 {cash.rolled} 笔流水已计入" if cash.rolled else ""
-    missing = f"；其后 {cash.missing} 笔成交的资金变动未知，未计入" if cash.missing else ""
     stated = cash.stated
-    return f"现金 {figure}（{stated.as_of} 余额 {_money(Decimal(repr(float(stated.amount))))}{rolled}{missing}）"
+    return cash_said(figure, stated.as_of, _money(Decimal(repr(float(stated.amount)))), cash.rolled, cash.missing)
 
 
 def _assets_text(view) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pixiu_cli.analytics.stated_rules import CAP, PLAN_ABOVE, PLAN_BELOW, ROLE_CAP, STOP
 from pixiu_cli.context.market_review import NOTHING_STORED, review_facts
 from pixiu_cli.context.quoting import defuse, quote_data
-from pixiu_cli.context.values import show_number, show_price
+from pixiu_cli.context.values import cash_said, show_number, show_price
 from pixiu_cli.domain.vocabulary import BRIEF_FACTS, side_name
 from pixiu_cli.services.brief_facts import BriefFacts, HoldingMove, RuleAtRisk
 
@@ -57,8 +57,15 @@ def _header(f: BriefFacts) -> list[str]:
         total += f"，较参考收盘 {signed(f.change)}" + (f"（{pct(f.change_pct)}）" if f.change_pct is not None else "")
     if unpriced:
         total += f"；无行情 {len(unpriced)} 只，按成本计 {money(sum(m.value for m in unpriced))}"
-    cash = "；现金未知，仓位按持仓合计计算" if f.cash is None else f"；现金 {money(f.cash)}"
-    return [*lines, total + cash]
+    return [*lines, total + _cash(f.account.get("cash"))]
+
+
+def _cash(cash: dict | None) -> str:
+    """The cash with the day it is as of, as `pixiu holdings` says it."""
+    if cash is None:
+        return "；现金未知，仓位按持仓合计计算"
+    amounts = money(cash["amount"]), money(cash["stated_amount"])
+    return "；" + cash_said(amounts[0], cash["stated_as_of"], amounts[1], cash["rolled"], cash["missing"])
 
 
 def _move_line(m: HoldingMove) -> str:

@@ -3,6 +3,7 @@ renderer's primitives; the same functions for the CLI and the REPL."""
 
 from __future__ import annotations
 
+from pixiu_cli.context.values import cash_said
 from pixiu_cli.domain.account import COST_METHOD_NAMES, KIND_NAMES
 from pixiu_cli.views.render import Renderer
 
@@ -53,12 +54,10 @@ def cash_line(record: dict) -> str:
     cash = record["cash"]
     if cash is None:
         return "现金：未知（pixiu cash set 金额，或导入带资金余额的对账单）；仓位按股票市值计"
-    rolled = f"，其后 {cash['rolled']} 笔流水已计入" if cash["rolled"] else ""
-    missing = f"；其后 {cash['missing']} 笔成交的资金变动未知，未计入" if cash["missing"] else ""
-    return (
-        f"现金 {_money(cash['amount'])}（{cash['stated_as_of']} 余额 {_money(cash['stated_amount'])}{rolled}{missing}）；"
-        f"总资产 {_money(record['total_assets'])}；仓位按总资产计"
+    said = cash_said(
+        _money(cash["amount"]), cash["stated_as_of"], _money(cash["stated_amount"]), cash["rolled"], cash["missing"]
     )
+    return f"{said}；总资产 {_money(record['total_assets'])}；仓位按总资产计"
 
 
 def holdings_summary(record: dict) -> list[str]:
