@@ -28,7 +28,16 @@ from pixiu_cli.context.layers import layer_for
 from pixiu_cli.context.quoting import ENGINE_STRATEGIES, SIGNAL_DIRECTIONS, defuse, label, period_label, quote_data
 from pixiu_cli.context.session_time import market_state
 from pixiu_cli.context.trades import History, trades_section
-from pixiu_cli.context.values import UNKNOWN_DAY, cash_said, day, show_number, show_pct, show_price, show_signed
+from pixiu_cli.context.values import (
+    UNKNOWN_DAY,
+    cash_said,
+    day,
+    sessions_said,
+    show_number,
+    show_pct,
+    show_price,
+    show_signed,
+)
 from pixiu_cli.context.watch import watch_note
 from pixiu_cli.domain.account import COST_METHOD_NAMES
 from pixiu_cli.domain.investor import Alert, Decision, Holding, MemoryEvent, NewsItem, Profile, Report, Signal
@@ -139,7 +148,7 @@ def _value_text(v) -> str:
     if not v.priced:
         return f" · 无行情数据，按成本计市值 {show_number(float(round(v.value, 2)))}{realised}{weight}"
     close = v.close
-    fresh = "" if not close.stale_days else f"，已过期 {close.stale_days} 个交易日"
+    fresh = "" if not close.stale_days else f"，{sessions_said('已过期', close.stale_days, close.stale_at_least)}"
     shares = f" · 含送转 {show_number(float(p.bonus_shares))} 股" if p.bonus_shares else ""
     cash = f" · 已派现 {show_number(float(round(p.dividends, 2)))}" if p.dividends else ""
     pct = f"（{float(v.unrealised_pct) * 100:+.1f}%）" if v.unrealised_pct is not None else ""

@@ -19,6 +19,7 @@ class Close:
     day: str
     price: Decimal
     stale_days: int | None = None  # trading sessions closed since (0 = current)
+    stale_at_least: bool = False  # counted only up to the trading calendar's last day
 
 
 @dataclass(frozen=True)

@@ -121,16 +121,17 @@ def _from_checkpoints(
 
 
 def _closes(db: Database, symbols: list[str], now: datetime) -> dict[str, Close]:
-    from pixiu_cli.market.calendar import TradingCalendar
+    from pixiu_cli.market.calendar import TradingCalendar, beyond_calendar
 
     market = stores_of(db).market
     calendar = TradingCalendar(market)
+    at_least = beyond_calendar(now) is not None
     stale: dict[str, int | None] = {}
     out = {}
     for symbol, (day, price) in market.last_closes(symbols).items():
         if day not in stale:
             stale[day] = calendar.stale_days(day, now)
-        out[symbol] = Close(day, dec(price), stale[day])
+        out[symbol] = Close(day, dec(price), stale[day], at_least)
     return out
 
 
@@ -394,6 +395,7 @@ def _holding_record(view: AccountView, h) -> dict:
         "last_close": _price(h.close.price) if h.close else None,
         "close_date": h.close.day if h.close else None,
         "stale_days": h.close.stale_days if h.close else None,
+        "stale_at_least": h.close.stale_at_least if h.close else False,
         "priced": h.priced,
         "value": _money(h.value),
         "unrealised_pnl": _money(h.unrealised_pnl),

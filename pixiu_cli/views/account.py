@@ -3,7 +3,7 @@ renderer's primitives; the same functions for the CLI and the REPL."""
 
 from __future__ import annotations
 
-from pixiu_cli.context.values import cash_said
+from pixiu_cli.context.values import cash_said, sessions_said
 from pixiu_cli.domain.account import COST_METHOD_NAMES, KIND_NAMES
 from pixiu_cli.views.render import Renderer
 
@@ -23,7 +23,7 @@ def _shares(value: float | None) -> str:
 def _close(h: dict) -> str:
     if not h["priced"]:
         return "无行情（按成本计）"
-    stale = f"，过期 {h['stale_days']} 个交易日" if h["stale_days"] else ""
+    stale = f"，{sessions_said('过期', h['stale_days'], h['stale_at_least'])}" if h["stale_days"] else ""
     return f"{h['last_close']:.2f}（{h['close_date']}{stale}）"
 
 
