@@ -501,7 +501,14 @@ class MemoryAssembler:
         rule = self.limits.rule("holdings")
         briefs = briefs or {}
         items = [
-            _holding_item(h, today, rule, _value_text(values.get(h.symbol)) if values else "", briefs.get(h.symbol))
+            _holding_item(
+                h,
+                today,
+                rule,
+                _value_text(values.get(h.symbol)) if values else "",
+                briefs.get(h.symbol),
+                _close_day(values, h),
+            )
             for h in ranked
         ]
         items, weights = _stale_last(items, weights)
@@ -641,17 +648,30 @@ def _with_watch_note(section: Section, added_at: str | None) -> Section:
     return replace(section, items=items)
 
 
+def _close_day(values, h: Holding) -> str | None:
+    v = values.get(h.symbol) if values else None
+    return v.close.day if v is not None and v.priced else None
+
+
 @lru_cache(maxsize=4096)
 def _holding_item(
-    h: Holding, today: date, rule: FreshnessRule, valued: str = "", brief: Profile | None = None
+    h: Holding,
+    today: date,
+    rule: FreshnessRule,
+    valued: str = "",
+    brief: Profile | None = None,
+    close: str | None = None,
 ) -> BlockItem:
-    """Remembered: the same holdings are listed on every turn, hundreds of them."""
+    """Remembered: the same holdings are listed on every turn, hundreds of them. Dated twice:
+    the position by its last ledger event, the figures by the close they use."""
+    held = day(h.updated_at)
+    dated = f"持仓截至 {held.isoformat()}" if held else f"持仓{UNKNOWN_DAY}"
     return BlockItem(
         _holding_text(h, brief) + valued,
         layer_for("holding"),
-        _shown_day(h.updated_at),
+        dated + (f" · 收盘价 {close}" if close else ""),
         None,
-        stale_label(day(h.updated_at), today, rule),
+        stale_label(held, today, rule),
     )
 
 

@@ -165,8 +165,8 @@ def read_account(db: Database, now: datetime, cost_method: str = "diluted") -> A
 
 
 def _as_holding(h, row: Holding | None, name: str, role: str) -> Holding:
+    """Dated by the position's last ledger event, never by when its row was last written."""
     p = h.position
-    day = max(p.last_day, (row.updated_at or "")[:10]) if row else p.last_day
     return Holding(
         h.symbol,
         name,
@@ -174,7 +174,7 @@ def _as_holding(h, row: Holding | None, name: str, role: str) -> Holding:
         float(h.shares),
         float(h.cost),
         role,
-        (row.updated_at if row and row.updated_at and row.updated_at[:10] >= day else day) or None,
+        p.last_event_day or None,
         row.basis if row else LEDGER,
     )
 
