@@ -47,6 +47,9 @@ from pixiu_cli.selection.intent import Intent
 from pixiu_cli.store.investor import InvestorStore
 
 ROLE_NAMES = {"core": "核心仓", "satellite": "卫星仓"}
+# The section the conversation's summary is sent in: the cache report reads it back from a
+# stored request to tell a compaction from a withdrawn turn.
+SUMMARY_TITLE = "对话摘要"
 TRADES, NEWS = "trades", "news"  # the memory classes a question asks about that get a section of their own
 NOTE_KIND_ORDER = {"rule": 0, "plan": 1}  # the user's own rules and plans go last when trimming
 
@@ -633,7 +636,9 @@ def _opening_sections(now: datetime, scene: str | None, summary: str | None) -> 
     if scene:
         sections.append(Section("scene", "本轮场景", (BlockItem(scene),), PRIORITY["scene"]))
     if summary:
-        sections.append(Section("summary", "对话摘要", (BlockItem(quote_data(summary), "混合"),), PRIORITY["summary"]))
+        sections.append(
+            Section("summary", SUMMARY_TITLE, (BlockItem(quote_data(summary), "混合"),), PRIORITY["summary"])
+        )
     return sections
 
 
