@@ -43,6 +43,7 @@ CAUSES = {
     "history_rewritten": "历史被改写（压缩或编辑）",
     "context_block_changed": "较早的 [上下文信息] 块被修改或删除",
     "turn_withdrawn": "上一轮已用 /retry 或 /undo 撤出历史（它的问题和回复不再发送）",
+    "history_compacted": "压缩历史：较早的轮次已压缩为摘要（改由 [上下文信息] 的对话摘要发送）",
 }
 
 
@@ -214,6 +215,26 @@ def _block_or_history(prev_rest: list, cur_rest: list, i: int) -> str:
     return "context_block_changed" if following is None or following in cur_rest[i:] else "history_rewritten"
 
 
+def _summaries(request: dict) -> list[str]:
+    """The conversation summaries a request's context blocks carry (the line under the
+    summary section's heading), oldest first."""
+    from pixiu_cli.context.block import is_context_message, message_text
+    from pixiu_cli.context.memory import SUMMARY_TITLE
+
+    heading = f"\n## {SUMMARY_TITLE}\n"
+    texts = [message_text(m) for m in request.get("messages", []) if is_context_message(m)]
+    return [t.split(heading, 1)[1].split("\n", 1)[0] for t in texts if heading in t]
+
+
+def _compacted(previous: CallRecord, current: CallRecord) -> bool:
+    """A compaction ran between the two calls: the current request sends a summary the
+    previous one never carried (each compaction writes a new one)."""
+    if previous.conversation_id != current.conversation_id:
+        return False
+    now = _summaries(current.request)
+    return bool(now) and now[-1] not in _summaries(previous.request)
+
+
 def _withdrawn(previous: CallRecord, current: CallRecord, prev_rest: list, cur_rest: list) -> bool:
     """The previous call's turn left the history (/retry asks it again, /undo drops it): its
     question is not among the messages the next turn carries before its own question."""
@@ -251,16 +272,25 @@ def explain(previous: CallRecord | None, current: CallRecord, *, may_load: bool 
         return result("system_changed")
     if (prev_req.get("tools") or []) != (cur_req.get("tools") or []):
         return result("tools_changed")
-    prev_rest, cur_rest = _rest(prev_req), _rest(cur_req)
+    return result(*_messages_cause(previous, current))
+
+
+def _messages_cause(previous: CallRecord, current: CallRecord) -> tuple[str, str]:
+    """Why the messages after the system prompt differ (the same model, system and tools):
+    the cause and its detail."""
+    prev_rest, cur_rest = _rest(previous.request), _rest(current.request)
+    if _compacted(previous, current):
+        return "history_compacted", ""
     if _withdrawn(previous, current, prev_rest, cur_rest):
-        return result("turn_withdrawn")
+        return "turn_withdrawn", ""
     for i, (a, b) in enumerate(zip(prev_rest, cur_rest)):
         if a != b:
             if current.conversation_id != previous.conversation_id:
-                return result("new_conversation")
-            return result(_block_or_history(prev_rest, cur_rest, i), f"第 {i + len(_system(cur_req))} 条消息起不同")
+                return "new_conversation", ""
+            at = i + len(_system(current.request))
+            return _block_or_history(prev_rest, cur_rest, i), f"第 {at} 条消息起不同"
     if len(cur_rest) < len(prev_rest):
-        return result("history_rewritten", "消息变少")
+        return "history_rewritten", "消息变少"
     if current.conversation_id != previous.conversation_id:
-        return result("new_conversation")
-    return result("append_only")
+        return "new_conversation", ""
+    return "append_only", ""

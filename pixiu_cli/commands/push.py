@@ -6,7 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pixiu_cli.commands.declaration import CLI, Command, Group, lazy, option, switch
-from pixiu_cli.commands.values import Text
+from pixiu_cli.commands.values import Choice, Text
+from pixiu_cli.market.publication import default_at, too_early
+from pixiu_cli.market.source_by_name import SOURCE_NAMES
+
+# what --at is when not given, per source (its publication time plus a margin)
+DEFAULT_TIMES = "、".join(f"{name} {default_at(name):%H:%M}" for name in SOURCE_NAMES)
 
 CLI_ONLY = frozenset({CLI})
 VIEWS = "pixiu_cli.views.push"
@@ -34,20 +39,23 @@ def _test(ctx, r: TestRequest) -> Tested:
 @dataclass(frozen=True)
 class ScheduleRequest:
     at: str
+    source: str
 
 
 @dataclass(frozen=True)
 class Planned:
     schedule: object
     has_channels: bool
+    early: object = None  # the source's publication when --at comes before it
 
 
 def _schedule(ctx, r: ScheduleRequest) -> Planned:
     from pixiu_cli.services.schedule import machine_zone, parse_at, schedule
 
     loaded = ctx.settings()
-    planned = schedule(ctx.now(), parse_at(r.at), loaded.home, machine_zone())
-    return Planned(planned, bool(ctx.tables().push.channels))
+    at = parse_at(r.at) if r.at else default_at(r.source)
+    planned = schedule(ctx.now(), at, loaded.home, machine_zone(), r.source)
+    return Planned(planned, bool(ctx.tables().push.channels), too_early(at, r.source))
 
 
 DECLARED = (
@@ -68,7 +76,16 @@ DECLARED = (
     Command(
         ("schedule",),
         "打印收盘后每个交易日运行 同步 + 简报 + 推送 的 crontab 行（及 systemd 定时器、launchd 配置）；不修改任何系统设置。",
-        (option("--at", "at", Text("HH:MM"), "北京时间 HH:MM，收盘（15:00）之后", "15:30"),),
+        (
+            option(
+                "--at",
+                "at",
+                Text("HH:MM"),
+                f"北京时间 HH:MM，收盘（15:00）之后（默认：数据源发布当日日线半小时后，{DEFAULT_TIMES}）",
+                "",
+            ),
+            option("--source", "source", Choice(SOURCE_NAMES), "同步用的数据源（baostock | akshare）", SOURCE_NAMES[0]),
+        ),
         ScheduleRequest,
         _schedule,
         lazy("pixiu_cli.views.schedule:show_schedule"),

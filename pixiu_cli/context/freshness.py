@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
+from pixiu_cli.context.values import sessions_said
 from pixiu_cli.domain.limits import FreshnessRule
-from pixiu_cli.market.trading_days import CalendarEnd, next_trading_day, sessions_between
+from pixiu_cli.market.trading_days import CalendarEnd, calendar_end, knows, next_trading_day, sessions_between
 
 
 def expired_days(as_of: date | None, today: date, rule: FreshnessRule) -> int | None:
@@ -45,18 +46,26 @@ def _next_session_or_weekday(d: date) -> date:
 
 def stale_label(as_of: date | None, today: date, rule: FreshnessRule) -> str | None:
     """`已过期 N 天`, or for a limit counted in trading days `已过期 N 个交易日` (N sessions
-    since the limit, not calendar days: a weekend adds none)."""
+    since the limit, not calendar days: a weekend adds none; `至少 N` past the calendar's end)."""
     overdue = expired_days(as_of, today, rule)
     if overdue is None:
         return None
     if rule.trading:
-        sessions = _sessions_overdue(today - timedelta(days=overdue), today)
-        return f"已过期 {sessions} 个交易日" if sessions is not None else f"已过期 {overdue} 天"
+        said = _sessions_overdue(today - timedelta(days=overdue), today)
+        return said if said is not None else f"已过期 {overdue} 天"
     return f"已过期 {overdue} 天"
 
 
-def _sessions_overdue(expiry: date, today: date) -> int | None:
+def _sessions_overdue(expiry: date, today: date) -> str | None:
+    """The sessions since the expiry; past the calendar's end those up to it, said as a floor
+    (`至少 N 个交易日`); None when the calendar knows none of them (calendar days then)."""
+    end, at_least = today, False
+    if not knows(today):
+        end, at_least = calendar_end(), True
     try:
-        return max(1, sessions_between(expiry, today))
+        counted = sessions_between(expiry, end) if end > expiry else 0
     except (CalendarEnd, OverflowError, ValueError):
-        return None  # past the calendar's end: calendar days, as the limit itself degrades
+        return None
+    if at_least and counted == 0:
+        return None
+    return sessions_said("已过期", max(1, counted), at_least)

@@ -28,7 +28,16 @@ from pixiu_cli.context.layers import layer_for
 from pixiu_cli.context.quoting import ENGINE_STRATEGIES, SIGNAL_DIRECTIONS, defuse, label, period_label, quote_data
 from pixiu_cli.context.session_time import market_state
 from pixiu_cli.context.trades import History, trades_section
-from pixiu_cli.context.values import UNKNOWN_DAY, day, show_number, show_pct, show_price, show_signed
+from pixiu_cli.context.values import (
+    UNKNOWN_DAY,
+    cash_said,
+    day,
+    sessions_said,
+    show_number,
+    show_pct,
+    show_price,
+    show_signed,
+)
 from pixiu_cli.context.watch import watch_note
 from pixiu_cli.domain.account import COST_METHOD_NAMES
 from pixiu_cli.domain.investor import Alert, Decision, Holding, MemoryEvent, NewsItem, Profile, Report, Signal
@@ -38,6 +47,9 @@ from pixiu_cli.selection.intent import Intent
 from pixiu_cli.store.investor import InvestorStore
 
 ROLE_NAMES = {"core": "核心仓", "satellite": "卫星仓"}
+# The section the conversation's summary is sent in: the cache report reads it back from a
+# stored request to tell a compaction from a withdrawn turn.
+SUMMARY_TITLE = "对话摘要"
 TRADES, NEWS = "trades", "news"  # the memory classes a question asks about that get a section of their own
 NOTE_KIND_ORDER = {"rule": 0, "plan": 1}  # the user's own rules and plans go last when trimming
 
@@ -139,7 +151,7 @@ def _value_text(v) -> str:
     if not v.priced:
         return f" · 无行情数据，按成本计市值 {show_number(float(round(v.value, 2)))}{realised}{weight}"
     close = v.close
-    fresh = "" if not close.stale_days else f"，已过期 {close.stale_days} 个交易日"
+    fresh = "" if not close.stale_days else f"，{sessions_said('已过期', close.stale_days, close.stale_at_least)}"
     shares = f" · 含送转 {show_number(float(p.bonus_shares))} 股" if p.bonus_shares else ""
     cash = f" · 已派现 {show_number(float(round(p.dividends, 2)))}" if p.dividends else ""
     pct = f"（{float(v.unrealised_pct) * 100:+.1f}%）" if v.unrealised_pct is not None else ""
@@ -169,10 +181,8 @@ def account_figures(view) -> dict[str, str]:
 
 
 def _cash_text(cash, figure: str) -> str:
-    rolled = f"，其后 {cash.rolled} 笔流水已计入" if cash.rolled else ""
-    missing = f"；其后 {cash.missing} 笔成交的资金变动未知，未计入" if cash.missing else ""
     stated = cash.stated
-    return f"现金 {figure}（{stated.as_of} 余额 {_money(Decimal(repr(float(stated.amount))))}{rolled}{missing}）"
+    return cash_said(figure, stated.as_of, _money(Decimal(repr(float(stated.amount)))), cash.rolled, cash.missing)
 
 
 def _assets_text(view) -> str:
@@ -186,8 +196,17 @@ def _assets_text(view) -> str:
     return (
         f"总资产 {figures['total_assets']} = 股票市值 {stocks}（全部持仓{at_cost}）"
         f" + {_cash_text(account.cash, figures['cash'])}；仓位按总资产计；成本为{method}；"
-        f"浮动盈亏合计 {float(account.unrealised_pnl):+,.2f}，已实现合计 {figures['realised']}"
+        f"{_unrealised_total(account)}，已实现合计 {figures['realised']}"
     )
+
+
+def _unrealised_total(account) -> str:
+    """The unrealised total over the priced holdings, saying which it leaves out: a holding
+    valued at cost has no unrealised figure to add."""
+    total = account.unrealised_pnl
+    figure = "—" if total is None else f"{float(total):+,.2f}"
+    left_out = f"（不含 {account.unpriced} 只无行情的持仓）" if account.unpriced else ""
+    return f"浮动盈亏合计 {figure}{left_out}"
 
 
 def _concentration_items(valuation) -> tuple[BlockItem, ...]:
@@ -485,7 +504,14 @@ class MemoryAssembler:
         rule = self.limits.rule("holdings")
         briefs = briefs or {}
         items = [
-            _holding_item(h, today, rule, _value_text(values.get(h.symbol)) if values else "", briefs.get(h.symbol))
+            _holding_item(
+                h,
+                today,
+                rule,
+                _value_text(values.get(h.symbol)) if values else "",
+                briefs.get(h.symbol),
+                _close_day(values, h),
+            )
             for h in ranked
         ]
         items, weights = _stale_last(items, weights)
@@ -610,7 +636,9 @@ def _opening_sections(now: datetime, scene: str | None, summary: str | None) -> 
     if scene:
         sections.append(Section("scene", "本轮场景", (BlockItem(scene),), PRIORITY["scene"]))
     if summary:
-        sections.append(Section("summary", "对话摘要", (BlockItem(quote_data(summary), "混合"),), PRIORITY["summary"]))
+        sections.append(
+            Section("summary", SUMMARY_TITLE, (BlockItem(quote_data(summary), "混合"),), PRIORITY["summary"])
+        )
     return sections
 
 
@@ -625,17 +653,30 @@ def _with_watch_note(section: Section, added_at: str | None) -> Section:
     return replace(section, items=items)
 
 
+def _close_day(values, h: Holding) -> str | None:
+    v = values.get(h.symbol) if values else None
+    return v.close.day if v is not None and v.priced else None
+
+
 @lru_cache(maxsize=4096)
 def _holding_item(
-    h: Holding, today: date, rule: FreshnessRule, valued: str = "", brief: Profile | None = None
+    h: Holding,
+    today: date,
+    rule: FreshnessRule,
+    valued: str = "",
+    brief: Profile | None = None,
+    close: str | None = None,
 ) -> BlockItem:
-    """Remembered: the same holdings are listed on every turn, hundreds of them."""
+    """Remembered: the same holdings are listed on every turn, hundreds of them. Dated twice:
+    the position by its last ledger event, the figures by the close they use."""
+    held = day(h.updated_at)
+    dated = f"持仓截至 {held.isoformat()}" if held else f"持仓{UNKNOWN_DAY}"
     return BlockItem(
         _holding_text(h, brief) + valued,
         layer_for("holding"),
-        _shown_day(h.updated_at),
+        dated + (f" · 收盘价 {close}" if close else ""),
         None,
-        stale_label(day(h.updated_at), today, rule),
+        stale_label(held, today, rule),
     )
 
 

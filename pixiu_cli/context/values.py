@@ -88,3 +88,17 @@ def day(value) -> date | None:
         return date.fromisoformat(raw) if len(raw) == 10 else None
     except ValueError:
         return None
+
+
+def cash_said(amount: str, stated_as_of: str, stated_amount: str, rolled: int, missing: int) -> str:
+    """The cash as every surface says it (`pixiu holdings`, the context block, the brief): the
+    figure, the stated balance and its day it starts from, and the later flows counted or not."""
+    counted = f"，其后 {rolled} 笔流水已计入" if rolled else ""
+    left_out = f"；其后 {missing} 笔成交的资金变动未知，未计入" if missing else ""
+    return f"现金 {amount}（{stated_as_of} 余额 {stated_amount}{counted}{left_out}）"
+
+
+def sessions_said(verb: str, count: int, at_least: bool = False) -> str:
+    """`已过期 N 个交易日`, or `已过期至少 N 个交易日` when the count stopped at the trading
+    calendar's last day: past it nobody knows which weekdays were sessions."""
+    return f"{verb}{'至少' if at_least else ''} {count} 个交易日"

@@ -131,6 +131,12 @@ class Position:
         return self.shares > 0
 
     @property
+    def last_event_day(self) -> str:
+        """The day of its last ledger event: a fill, a stated lot, or a corporate action the
+        ledger applied from market data ("" when none is dated)."""
+        return max([self.last_day, *(a.ex_date for a in self.actions)])
+
+    @property
     def average_cost(self) -> Decimal | None:
         return self.basis / self.shares if self.held else None
 

@@ -19,6 +19,7 @@ class Close:
     day: str
     price: Decimal
     stale_days: int | None = None  # trading sessions closed since (0 = current)
+    stale_at_least: bool = False  # counted only up to the trading calendar's last day
 
 
 @dataclass(frozen=True)
@@ -42,29 +43,31 @@ class ValuedPosition:
         return self.close is not None
 
     @property
-    def unrealised_pnl(self) -> Decimal:
-        """Against the average cost: what the shares still held have gained."""
-        return self.value - self.position.basis
+    def unrealised_pnl(self) -> Decimal | None:
+        """Against the average cost: what the shares still held have gained; None with no
+        close (valued at cost, there is no gain to tell, not one of minus the realised part)."""
+        return self.value - self.position.basis if self.priced else None
 
     @property
     def realised_pnl(self) -> Decimal:
         return self.position.realised_pnl
 
     @property
-    def holding_pnl(self) -> Decimal:
+    def holding_pnl(self) -> Decimal | None:
         """The broker's 持仓盈亏, against the diluted cost: includes what was realised since the
-        position last opened."""
-        return self.value - self.position.invested
+        position last opened; None with no close."""
+        return self.value - self.position.invested if self.priced else None
 
     @property
-    def total_pnl(self) -> Decimal:
-        """unrealised + realised = value + proceeds − cost."""
-        return self.unrealised_pnl + self.realised_pnl
+    def total_pnl(self) -> Decimal | None:
+        """unrealised + realised = value + proceeds − cost; None with no close."""
+        unrealised = self.unrealised_pnl
+        return None if unrealised is None else unrealised + self.realised_pnl
 
     @property
     def unrealised_pct(self) -> Decimal | None:
-        basis = self.position.basis
-        return self.unrealised_pnl / basis if basis > 0 else None
+        unrealised, basis = self.unrealised_pnl, self.position.basis
+        return unrealised / basis if unrealised is not None and basis > 0 else None
 
 
 @dataclass(frozen=True)
@@ -112,8 +115,11 @@ class Account:
         return sum((h.realised_pnl for h in self.holdings), ZERO) + sum((p.realised_pnl for p in self.closed), ZERO)
 
     @property
-    def unrealised_pnl(self) -> Decimal:
-        return sum((h.unrealised_pnl for h in self.holdings), ZERO)
+    def unrealised_pnl(self) -> Decimal | None:
+        """Over the priced holdings only (`unpriced` says how many it leaves out); None when
+        there are holdings and none of them is priced."""
+        priced = [h.unrealised_pnl for h in self.holdings if h.unrealised_pnl is not None]
+        return None if self.holdings and not priced else sum(priced, ZERO)
 
     def holding(self, symbol: str) -> ValuedPosition | None:
         return next((h for h in self.holdings if h.symbol == symbol), None)

@@ -4,8 +4,9 @@ Friday's close stale; past the calendar's last known day the count stops there a
 
 from __future__ import annotations
 
-from datetime import date, datetime, time, timedelta
+from datetime import date, datetime, timedelta
 
+from pixiu_cli.market.publication import MARKET_CLOSE
 from pixiu_cli.market.trading_days import (
     SHANGHAI,
     calendar_end,
@@ -16,8 +17,6 @@ from pixiu_cli.market.trading_days import (
     trading_calendar,
 )
 from pixiu_cli.store.market import MarketStore
-
-MARKET_CLOSE = time(15, 0)
 
 
 def last_complete_session(now: datetime) -> date:

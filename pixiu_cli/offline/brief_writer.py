@@ -40,7 +40,8 @@ def write(question: str) -> ScriptedReply:
     if not sections:
         return ScriptedReply(text=f"{NOTICE}\n{NO_FACTS}")
     portfolio = next((line for line in sections["头部"] if line.startswith("组合：")), "")
-    as_of = next((line for line in sections["头部"] if line.startswith("截至：")), "")
+    # "截至 D 收盘（…）", or "截至：没有已存的行情…" when no holding has bars
+    as_of = next((line for line in sections["头部"] if line.startswith("截至")), "")
     risks = [r for r in _find(sections, "纪律与计划风险") if r != "没有触发"]
     counts = {name: len(_find(sections, name)) for name in ("预警", "信号方向变化", "新闻与公告", "交易")}
     lines = [NOTICE, as_of, portfolio]
@@ -49,5 +50,6 @@ def write(question: str) -> ScriptedReply:
     head = as_of.removeprefix("截至：").split("（", 1)[0]
     summary = portfolio.removeprefix("组合：").split("；", 1)[0]
     verdict = f"{len(risks)} 条纪律或计划需要留意（{risks[0].split('（', 1)[0]}）" if risks else "没有触发的纪律或计划"
-    lines.append(f"{CONCLUSION_MARK}{head}，{summary}；{verdict}。")
+    said = "，".join(clause for clause in (head, summary) if clause)
+    lines.append(f"{CONCLUSION_MARK}{said}；{verdict}。" if said else f"{CONCLUSION_MARK}{verdict}。")
     return ScriptedReply(text="\n".join(line for line in lines if line))

@@ -121,16 +121,17 @@ def _from_checkpoints(
 
 
 def _closes(db: Database, symbols: list[str], now: datetime) -> dict[str, Close]:
-    from pixiu_cli.market.calendar import TradingCalendar
+    from pixiu_cli.market.calendar import TradingCalendar, beyond_calendar
 
     market = stores_of(db).market
     calendar = TradingCalendar(market)
+    at_least = beyond_calendar(now) is not None
     stale: dict[str, int | None] = {}
     out = {}
     for symbol, (day, price) in market.last_closes(symbols).items():
         if day not in stale:
             stale[day] = calendar.stale_days(day, now)
-        out[symbol] = Close(day, dec(price), stale[day])
+        out[symbol] = Close(day, dec(price), stale[day], at_least)
     return out
 
 
@@ -164,8 +165,8 @@ def read_account(db: Database, now: datetime, cost_method: str = "diluted") -> A
 
 
 def _as_holding(h, row: Holding | None, name: str, role: str) -> Holding:
+    """Dated by the position's last ledger event, never by when its row was last written."""
     p = h.position
-    day = max(p.last_day, (row.updated_at or "")[:10]) if row else p.last_day
     return Holding(
         h.symbol,
         name,
@@ -173,7 +174,7 @@ def _as_holding(h, row: Holding | None, name: str, role: str) -> Holding:
         float(h.shares),
         float(h.cost),
         role,
-        (row.updated_at if row and row.updated_at and row.updated_at[:10] >= day else day) or None,
+        p.last_event_day or None,
         row.basis if row else LEDGER,
     )
 
@@ -394,6 +395,7 @@ def _holding_record(view: AccountView, h) -> dict:
         "last_close": _price(h.close.price) if h.close else None,
         "close_date": h.close.day if h.close else None,
         "stale_days": h.close.stale_days if h.close else None,
+        "stale_at_least": h.close.stale_at_least if h.close else False,
         "priced": h.priced,
         "value": _money(h.value),
         "unrealised_pnl": _money(h.unrealised_pnl),

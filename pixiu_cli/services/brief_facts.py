@@ -53,6 +53,7 @@ class HoldingMove:
     pnl: float | None = None  # market value + dividends received − recorded shares × cost
     pnl_pct: float | None = None
     stale_days: int | None = None
+    stale_at_least: bool = False  # stale_days counted only up to the trading calendar's end
     shares: float | None = None  # after bonus shares since the holding was recorded
     cash: float = 0.0  # dividends received since the holding was recorded
 
@@ -163,6 +164,7 @@ def _move(
         pnl=float(round(h.unrealised_pnl, 2)),
         pnl_pct=float(h.unrealised_pct) if h.unrealised_pct is not None else None,
         stale_days=h.close.stale_days,
+        stale_at_least=h.close.stale_at_least,
         shares=float(p.shares),
         cash=float(round(p.dividends, 2)),
     )

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pixiu_cli.analytics.stated_rules import CAP, PLAN_ABOVE, PLAN_BELOW, ROLE_CAP, STOP
 from pixiu_cli.context.market_review import NOTHING_STORED, review_facts
 from pixiu_cli.context.quoting import defuse, quote_data
-from pixiu_cli.context.values import show_number, show_price
+from pixiu_cli.context.values import cash_said, sessions_said, show_number, show_price
 from pixiu_cli.domain.vocabulary import BRIEF_FACTS, side_name
 from pixiu_cli.services.brief_facts import BriefFacts, HoldingMove, RuleAtRisk
 
@@ -39,7 +39,7 @@ def _as_of(f: BriefFacts) -> str:
     """As of the newest stored bar, and how far behind the sessions closed since it is."""
     if f.session is None:
         return "截至：没有已存的行情（持仓按成本计）"
-    said = [f"行情已过期{'至少 ' if f.calendar_note else ' '}{f.stale_days} 个交易日"] if f.stale_days else []
+    said = [sessions_said("行情已过期", f.stale_days, f.calendar_note is not None)] if f.stale_days else []
     said += [f.calendar_note] if f.calendar_note else []
     return f"截至 {f.session} 收盘" + (f"（{'；'.join(said)}）" if said else "")
 
@@ -57,15 +57,22 @@ def _header(f: BriefFacts) -> list[str]:
         total += f"，较参考收盘 {signed(f.change)}" + (f"（{pct(f.change_pct)}）" if f.change_pct is not None else "")
     if unpriced:
         total += f"；无行情 {len(unpriced)} 只，按成本计 {money(sum(m.value for m in unpriced))}"
-    cash = "；现金未知，仓位按持仓合计计算" if f.cash is None else f"；现金 {money(f.cash)}"
-    return [*lines, total + cash]
+    return [*lines, total + _cash(f.account.get("cash"))]
+
+
+def _cash(cash: dict | None) -> str:
+    """The cash with the day it is as of, as `pixiu holdings` says it."""
+    if cash is None:
+        return "；现金未知，仓位按持仓合计计算"
+    amounts = money(cash["amount"]), money(cash["stated_amount"])
+    return "；" + cash_said(amounts[0], cash["stated_as_of"], amounts[1], cash["rolled"], cash["missing"])
 
 
 def _move_line(m: HoldingMove) -> str:
     head = f"- {m.symbol} {defuse(m.name)}"
     if not m.priced:
         return f"{head}：无行情数据；按成本计 {money(m.value)}，仓位 {weight(m.weight)}"
-    stale = f"，落后 {m.stale_days} 个交易日" if m.stale_days else ""
+    stale = f"，{sessions_said('落后', m.stale_days, m.stale_at_least)}" if m.stale_days else ""
     line = f"{head}：收盘 {m.close:.2f}（{m.as_of}{stale}）"
     if m.change is not None:
         line += f"，较 {m.ref_close:.2f}（{m.ref_date}）" + (

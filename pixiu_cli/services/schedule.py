@@ -18,7 +18,6 @@ from pixiu_cli.market.calendar import MARKET_CLOSE
 from pixiu_cli.market.trading_days import CalendarEnd, holiday_name, is_trading_day
 from pixiu_cli.services.errors import RequestError
 
-DEFAULT_AT = "15:30"
 _AT = re.compile(r"(\d{1,2}):(\d{2})")
 
 
@@ -76,6 +75,7 @@ class Schedule:
     local_zone: str  # its name
     shifts: bool  # the machine's zone changes offset during the year (daylight saving)
     commands: tuple[tuple[str, ...], ...]  # the chain, each an argv
+    source: str  # the market-data source its sync reads
     home: Path
     log: Path
 
@@ -98,15 +98,18 @@ def _shifts(zone: tzinfo, year: int) -> bool:
     return len(offsets) > 1
 
 
-def schedule(now: datetime, at: time, home: Path, zone: tzinfo | None = None) -> Schedule:
+def schedule(now: datetime, at: time, home: Path, zone: tzinfo | None = None, source: str = "baostock") -> Schedule:
     today = now.astimezone(SHANGHAI).date()
     moment = datetime.combine(today, at, SHANGHAI)
     local = moment.astimezone(zone) if zone is not None else moment.astimezone()
     name = getattr(zone, "key", None) or local.tzname() or "本机时区"
     pixiu = pixiu_executable()
-    commands = ((pixiu, "data", "sync", "--if-trading-day"), (pixiu, "brief", "--push", "--if-trading-day"))
+    commands = (
+        (pixiu, "data", "sync", "--source", source, "--if-trading-day"),
+        (pixiu, "brief", "--push", "--if-trading-day"),
+    )
     shifts = _shifts(zone, today.year) if zone is not None else False
-    return Schedule(at, local, name, shifts, commands, home, home / "schedule.log")
+    return Schedule(at, local, name, shifts, commands, source, home, home / "schedule.log")
 
 
 def local_day_shift(s: Schedule) -> int:

@@ -174,14 +174,20 @@ class AnalyticsStore:
             )
 
     def decisions(self, symbols: Sequence[str] | None = None) -> list[Decision]:
-        """Every decision, or those of `symbols` only (read by the (symbol, decided_at) index)."""
+        """Every decision in force, or those of `symbols` only (read by the (symbol,
+        decided_at) index): one withdrawn with /forget dN is no longer on the record."""
         if not symbols:
-            return [decision_from_row(r) for r in dict_rows(self.db, "select * from decisions order by decided_at, id")]
+            return [
+                decision_from_row(r)
+                for r in dict_rows(self.db, "select * from decisions where deleted_at is null order by decided_at, id")
+            ]
         wanted, rows = sorted(set(symbols)), []
         for start in range(0, len(wanted), 500):  # SQLite's variable limit is 999 on old builds
             chunk = wanted[start : start + 500]
             marks = ",".join("?" * len(chunk))
-            rows += dict_rows(self.db, f"select * from decisions where symbol in ({marks})", chunk)
+            rows += dict_rows(
+                self.db, f"select * from decisions where symbol in ({marks}) and deleted_at is null", chunk
+            )
         return [decision_from_row(r) for r in sorted(rows, key=lambda r: (r["decided_at"], r["id"]))]
 
     def scores(self) -> dict[int, DecisionScore]:

@@ -3,6 +3,7 @@ renderer's primitives; the same functions for the CLI and the REPL."""
 
 from __future__ import annotations
 
+from pixiu_cli.context.values import cash_said, sessions_said
 from pixiu_cli.domain.account import COST_METHOD_NAMES, KIND_NAMES
 from pixiu_cli.views.render import Renderer
 
@@ -22,7 +23,7 @@ def _shares(value: float | None) -> str:
 def _close(h: dict) -> str:
     if not h["priced"]:
         return "无行情（按成本计）"
-    stale = f"，过期 {h['stale_days']} 个交易日" if h["stale_days"] else ""
+    stale = f"，{sessions_said('过期', h['stale_days'], h['stale_at_least'])}" if h["stale_days"] else ""
     return f"{h['last_close']:.2f}（{h['close_date']}{stale}）"
 
 
@@ -53,12 +54,10 @@ def cash_line(record: dict) -> str:
     cash = record["cash"]
     if cash is None:
         return "现金：未知（pixiu cash set 金额，或导入带资金余额的对账单）；仓位按股票市值计"
-    rolled = f"，其后 {cash['rolled']} 笔流水已计入" if cash["rolled"] else ""
-    missing = f"；其后 {cash['missing']} 笔成交的资金变动未知，未计入" if cash["missing"] else ""
-    return (
-        f"现金 {_money(cash['amount'])}（{cash['stated_as_of']} 余额 {_money(cash['stated_amount'])}{rolled}{missing}）；"
-        f"总资产 {_money(record['total_assets'])}；仓位按总资产计"
+    said = cash_said(
+        _money(cash["amount"]), cash["stated_as_of"], _money(cash["stated_amount"]), cash["rolled"], cash["missing"]
     )
+    return f"{said}；总资产 {_money(record['total_assets'])}；仓位按总资产计"
 
 
 def holdings_summary(record: dict) -> list[str]:
@@ -68,8 +67,9 @@ def holdings_summary(record: dict) -> list[str]:
     if record["closed"]:
         closed = "、".join(f"{p['symbol']} {p['name']} {_signed(p['realised_pnl'])}" for p in record["closed"])
         lines.append(f"已清仓：{closed}")
+    left_out = f"，不含 {record['unpriced']} 只无行情的持仓" if record["unpriced"] else ""
     lines.append(
-        f"浮动盈亏合计 {_signed(record['unrealised_pnl'])}（按持仓均价）；已实现盈亏合计 {_signed(record['realised_pnl'])}"
+        f"浮动盈亏合计 {_signed(record['unrealised_pnl'])}（按持仓均价{left_out}）；已实现盈亏合计 {_signed(record['realised_pnl'])}"
         "（卖出对持仓均价的盈亏与股息，扣费用）；持仓盈亏 = 市值 − 摊薄成本，已含已实现部分，不可与两者相加"
     )
     lines.append(f"成本列为{method}（config.toml [account] cost_method = diluted 摊薄 | average 均价）")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+from pixiu_cli.context.values import sessions_said
 from pixiu_cli.views.render import Renderer
 
 ADJUST_LABELS = {"none": "不复权", "qfq": "前复权", "hfq": "后复权"}
@@ -88,7 +89,8 @@ def status_record(found) -> list[dict]:
 
 
 def _freshness(s) -> str:
-    fresh = "最新" if not s.stale else (f"过期 {s.stale_days} 个交易日" if s.stale_days else "过期")
+    behind = sessions_said("过期", s.stale_days, s.calendar_note is not None) if s.stale_days else "过期"
+    fresh = "最新" if not s.stale else behind
     if s.calendar_note:
         fresh += f"（{s.calendar_note}，之后未计）"
     if s.missing_actions:

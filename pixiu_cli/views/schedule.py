@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from xml.sax.saxutils import escape
 
+from pixiu_cli.market.publication import PUBLICATIONS, Publication
 from pixiu_cli.services.schedule import ClosedDay, Schedule, local_day_shift
 
 UNIT = "pixiu-brief"
@@ -29,9 +30,15 @@ def _hm(s: Schedule) -> str:
     return f"{s.at.hour:02d}:{s.at.minute:02d}"
 
 
+def _published(p: Publication) -> str:
+    return f"约 {p.at:%H:%M}" if p.at else "无发布时间"
+
+
 def intro(s: Schedule) -> list[str]:
+    published = PUBLICATIONS[s.source]
     return [
-        f"# 每个交易日北京时间 {_hm(s)}：同步行情（pixiu data sync）→ 写简报并推送（pixiu brief --push）。",
+        f"# 每个交易日北京时间 {_hm(s)}：同步行情（pixiu data sync --source {s.source}）→ 写简报并推送（pixiu brief --push）。",
+        f"# {s.source} 发布当日日线：{_published(published)}（{published.basis}）。",
         "# 两步都带 --if-trading-day：按内置交易日历（北京时间）判断，休市日什么也不做、不调用模型、退出码 0。",
         "# pixiu 不会修改你的 crontab 或系统设置：选下面一种，复制到对应位置。",
         "# 定时任务不继承 shell 的环境变量：API key 和推送密钥放在 config.toml（chmod 600）。",
@@ -115,7 +122,17 @@ def schedule_text(s: Schedule) -> str:
     return "\n".join([*intro(s), *cron_lines(s), *systemd_lines(s), *launchd_lines(s)]) + "\n"
 
 
+def early_line(s: Schedule, p: Publication) -> str:
+    """An --at before the source publishes the day's bars: allowed, and said."""
+    return (
+        f"--at {_hm(s)} 早于 {p.source} 发布当日日线的时间（{_published(p)}）："
+        "同步多半取不到当天的收盘价，简报会用前一交易日的数据"
+    )
+
+
 def show_schedule(renderer, planned, spell=None) -> None:
     renderer.raw(schedule_text(planned.schedule))
+    if planned.early is not None:
+        renderer.warn(early_line(planned.schedule, planned.early))
     if not planned.has_channels:
         renderer.warn("还没有配置推送渠道：简报会写好并保存，但不会发出（见 config.toml 的 [push]，pixiu push test）")

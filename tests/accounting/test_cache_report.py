@@ -82,13 +82,14 @@ def test_model_or_params_changed(rig):
     assert e.cause == "model_or_params" and "temperature" in e.detail
 
 
-def test_history_rewritten_by_compaction(rig):
+def test_history_compaction_is_named_as_such(rig):
     conv = rig.store.create_conversation().id
     rig.turn(conv, "第一问")
     rig.turn(conv, "第二问")
     rig.store.set_summary(conv, "- 摘要", upto_seq=1)
     rig.turn(conv, "第三问")
-    assert rig.explain_last().cause == "history_rewritten"
+    e = rig.explain_last()
+    assert e.cause == "history_compacted" and "压缩历史" in e.label and "/retry" not in e.label
 
 
 def test_context_block_changed_or_dropped(model, tmp_path):

@@ -99,3 +99,19 @@ def test_bad_brief_setting_and_no_holdings_are_one_line(tmp_path):
     (home / "config.toml").write_text("[brief]\nconfirm_above = -1\n", encoding="utf-8")
     bad = pixiu_in_process(env, "brief", text=True)
     assert bad.returncode != 0 and "confirm_above" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_the_brief_dates_its_cash_as_holdings_does_and_its_conclusion_has_no_empty_clause(tmp_path):
+    env = demo_home(tmp_path / "home")
+    assert pixiu_in_process(env, "cash", "set", "134204.78", "--date", "2026-11-27", text=True).returncode == 0
+    done = pixiu_in_process(env, "brief", "--json", text=True)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    holdings = pixiu_in_process(env, "holdings", text=True).stdout
+    said = next(x for x in holdings.splitlines() if x.startswith("现金 ")).split("；", 1)[0]
+    assert said == "现金 134,204.78（2026-11-27 余额 134,204.78）"
+    portfolio = next(x for x in out["fact_lines"] if x.startswith("组合："))
+    assert portfolio.endswith("；" + said)
+    conclusion = next(x for x in out["reply"].splitlines() if x.startswith("结论："))
+    assert not conclusion.startswith("结论：，") and "，，" not in conclusion
+    assert conclusion.startswith(f"结论：截至 {out['facts']['session']} 收盘，有行情的持仓")

@@ -106,7 +106,7 @@ def test_two_briefs_as_of_their_bars_with_every_alert_found_and_the_written_rule
         # 2,000 × 78.89 = 157,780.00; 5,000 × 6.63 = 33,150.00; together 190,930.00
         # change: 2,000 × (78.89 − 79.36) = −940.00, 5,000 × (6.63 − 6.67) = −200.00: −1,140.00
         # of 2,000 × 79.36 + 5,000 × 6.67 = 192,070.00: −0.5935% → −0.59%
-        "组合：有行情的持仓 2 只，市值 190,930.00，较参考收盘 -1,140.00（-0.59%）；现金 9,600.00",
+        "组合：有行情的持仓 2 只，市值 190,930.00，较参考收盘 -1,140.00（-0.59%）；现金 9,600.00（2025-05-21 余额 9,600.00）",
     ]
     assert section(lines, "持仓：") == HOLDINGS_AT["first"]
     # the first brief looks back a day for alerts found: the one found at 15:30 fired at 05-22's close
@@ -128,7 +128,7 @@ def test_two_briefs_as_of_their_bars_with_every_alert_found_and_the_written_rule
         "生成于 2025-06-03 18:00；上次简报 2025-06-03 16:00",
         # 2,000 × 79.06 = 158,120.00 and 5,000 × 6.64 = 33,200.00: 191,320.00; measured from the
         # first brief's closes: +340.00 and +50.00 = +390.00 of 190,930.00: +0.20%
-        "组合：有行情的持仓 2 只，市值 191,320.00，较参考收盘 +390.00（+0.20%）；现金 9,600.00",
+        "组合：有行情的持仓 2 只，市值 191,320.00，较参考收盘 +390.00（+0.20%）；现金 9,600.00（2025-05-21 余额 9,600.00）",
     ]
     assert section(lines, "持仓：") == HOLDINGS_AT["second"]
     # every alert found since 16:00 though each fired at a close before it, oldest first;

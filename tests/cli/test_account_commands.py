@@ -152,3 +152,14 @@ def test_the_demo_concentration_is_over_all_eight_holdings(pixiu_home):
     assert f"股票市值 {total:,.0f}（全部持仓，其中 7 只无行情按成本计；现金未知，仓位按股票市值计）" in block
     assert f"最大仓位 600519 {values['600519'] / total * 100:.1f}%，前三 {sum(top3) / total * 100:.1f}%" in block
     assert "100.0%" not in block
+
+
+def test_a_trade_withdrawn_with_forget_leaves_the_track_record(env):
+    run(env, "data", "import", str(BARS), "--symbol", "000333")
+    run(env, "trade", "buy", "000333", "100", "70", "--date", "2025-03-03")
+    run(env, "trade", "buy", "000333", "100", "72", "--date", "2025-03-10")
+    assert [row["id"] for row in json.loads(run(env, "track", "--json"))] == ["d1", "d2"]
+    run(env, "forget", "d2")
+    assert [row["id"] for row in json.loads(run(env, "track", "--json"))] == ["d1"]
+    listing = run(env, "track")
+    assert "d2" not in listing and "/1 条" in listing

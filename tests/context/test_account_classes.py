@@ -99,7 +99,7 @@ def test_last_months_trades_with_fees_reasons_and_what_they_realised(builder):
         "期间已实现盈亏（卖出相对持仓均价，含分红）：000333 美的集团 +788.40；600941 中国移动 +485.50（已清仓）；合计 +1,273.90"
         in block.text
     )
-    assert "2026-11-20" not in block.text  # the window moved to October: November's sale is not listed
+    assert "[事实 · 2026-11-20] 卖出" not in block.text  # the window moved to October: November's sale is not listed
     assert "（窗口按“上个月”移到 2026-10-01 至 2026-10-31，最多 12 条）" in block.text
 
 

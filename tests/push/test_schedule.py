@@ -15,6 +15,7 @@ import pytest
 
 from pixiu_cli.clock import SHANGHAI
 from pixiu_cli.market.calendar import beyond_calendar
+from pixiu_cli.market.publication import PUBLICATIONS
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.services.schedule import closed_day, local_day_shift, parse_at, schedule
 from pixiu_cli.store.database import open_database
@@ -66,7 +67,7 @@ def test_the_same_moment_on_the_machines_clock(zone, local, shift, shifts):
     assert "OnCalendar=Mon..Fri *-*-* 15:30:00 Asia/Shanghai" in text
     assert f"<key>Hour</key><integer>{int(hour)}</integer><key>Minute</key><integer>{int(minute)}</integer>" in text
     assert ("有夏令时" in text) == shifts
-    assert "data sync --if-trading-day >> /home/u/.pixiu/schedule.log 2>&1; " in text
+    assert "data sync --source baostock --if-trading-day >> /home/u/.pixiu/schedule.log 2>&1; " in text
     assert "brief --push --if-trading-day >> /home/u/.pixiu/schedule.log 2>&1" in text
 
 
@@ -91,11 +92,33 @@ def test_schedule_prints_and_changes_nothing(tmp_path):
     assert bad.returncode == 1 and bad.stderr.count("\n") == 1
 
 
+@pytest.mark.parametrize("source", ["baostock", "akshare"])
+def test_the_default_time_is_after_the_source_publishes_the_days_bars(tmp_path, source):
+    env = clean_env(tmp_path / "home", PIXIU_NOW="2026-11-30T10:00", TZ="Asia/Shanghai")
+    done = pixiu_in_process(env, "schedule", "--source", source, text=True)
+    assert done.returncode == 0, done.stderr
+    published = PUBLICATIONS[source].at
+    minute, hour = done.stdout.split("\nCRON_TZ=Asia/Shanghai\n", 1)[1].split()[:2]
+    assert time(int(hour), int(minute)) > published  # after it, so the sync gets the day's close
+    assert f"pixiu data sync --source {source} --if-trading-day" in done.stdout
+    assert f"{source} 发布当日日线：约 {published:%H:%M}" in done.stdout
+    assert "早于" not in done.stderr
+
+
+def test_an_explicit_time_before_the_publication_is_allowed_and_warned_about(tmp_path):
+    env = clean_env(tmp_path / "home", PIXIU_NOW="2026-11-30T10:00", TZ="Asia/Shanghai")
+    early = pixiu_in_process(env, "schedule", "--at", "15:30", text=True)
+    assert early.returncode == 0 and "\n30 15 * * 1-5 " in early.stdout
+    assert "--at 15:30 早于 baostock 发布当日日线的时间（约 17:30）" in early.stderr
+    later = pixiu_in_process(env, "schedule", "--at", "15:45", "--source", "akshare", text=True)
+    assert later.returncode == 0 and "早于" not in later.stderr
+
+
 def _cron_command(env: dict) -> str:
     shown = pixiu_in_process(env, "schedule", text=True)
     assert shown.returncode == 0, shown.stderr
-    line = next(x for x in shown.stdout.splitlines() if x.startswith("30 15 * * 1-5 "))
-    return line.removeprefix("30 15 * * 1-5 ")
+    line = next(x for x in shown.stdout.splitlines() if x.startswith("0 18 * * 1-5 "))
+    return line.removeprefix("0 18 * * 1-5 ")
 
 
 @pytest.mark.slow
