@@ -248,21 +248,53 @@ def sync_holding(db: Database, symbol: str, now: datetime, method: str, at: str)
 
 
 # cash -------------------------------------------------------------------------------------
-def trade_day(words: str | None, now: datetime) -> date:
-    """The day the user named (今天 / 昨天 / 3月3日 / 2025-03-03), never after today."""
+_WEEKDAYS = "一二三四五六日"
+
+
+def _labelled(day: date) -> str:
+    return f"{day.isoformat()}（周{_WEEKDAYS[day.weekday()]}）"
+
+
+def _check_session(day: date, today: date) -> None:
+    """Trades happen on trading days: a closed day is refused with the sessions around it."""
+    from pixiu_cli.market.trading_days import (
+        holiday_name,
+        is_trading_day,
+        knows,
+        next_trading_day,
+        previous_trading_day,
+        trading_calendar,
+    )
+
+    first = trading_calendar().first
+    if day < first:
+        raise RequestError(f"{day.isoformat()} 早于 A 股第一个交易日 {first.isoformat()}（上交所开业）：没有这一天的交易")
+    if is_trading_day(day) if knows(day) else day.weekday() < 5:
+        return  # past the calendar's end a weekday cannot be known closed
+    closed = holiday_name(day) or "周末"
+    sessions = [f"上一个交易日是 {_labelled(previous_trading_day(day))}"]
+    if knows(today) and (after := next_trading_day(day)) <= today:
+        sessions.append(f"下一个是 {_labelled(after)}")
+    raise RequestError(f"{_labelled(day)} {closed}休市，没有成交：{'，'.join(sessions)}")
+
+
+def trade_day(words: str | None, now: datetime, sessions_only: bool = True) -> date:
+    """The day the user named (今天 / 昨天 / 周五 / 上周五 / 3月3日 / 2025-03-03), never
+    after today and, for a trade (`sessions_only`), a day the exchanges were open."""
     today = now.date()
-    if words is None or not words.strip():
-        return today
     try:
-        return parse_date_words(words, today)
+        day = parse_date_words(words, today) if words and words.strip() else today
     except DateWordsError as exc:
         raise RequestError(str(exc)) from None
+    if sessions_only:
+        _check_session(day, today)
+    return day
 
 
 def set_cash(db: Database, amount: float, day_words: str | None, now: datetime) -> CashBalance:
     if not (isinstance(amount, int | float) and math.isfinite(amount) and amount >= 0):
         raise RequestError(f"现金余额应为非负数字，而不是 {amount!r}")
-    cash = CashBalance(round(float(amount), 2), trade_day(day_words, now).isoformat(), "user")
+    cash = CashBalance(round(float(amount), 2), trade_day(day_words, now, sessions_only=False).isoformat(), "user")
     with write_transaction(db):
         stores_of(db).account.set_cash(cash, now.isoformat(timespec="seconds"))
     return cash
