@@ -315,6 +315,7 @@ class TradeLine:
     balance: float | None
     origin: str  # 对账单 | 手工
     ref: str | None  # d5: the trade's memory id, for /forget
+    fees_estimated: bool = False  # the fees are the account's rates applied, until a statement's fill replaces them
 
 
 def list_trades(db: Database, symbol: str | None = None) -> list[TradeLine]:
@@ -347,6 +348,7 @@ def _trade_line(f: Fill, name: str | None) -> TradeLine:
         f.balance,
         "对账单" if f.origin == "statement" else "手工",
         decision_ref(f.decision_id) if f.decision_id else None,
+        f.fee_estimated,
     )
 
 

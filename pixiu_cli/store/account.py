@@ -34,7 +34,7 @@ def _plain(row: tuple) -> Fill | None:
     """The row as its Fill when every value already has its field's type (what pixiu writes):
     the per-field readers of `_fill` cost more than the rest of reading a large ledger."""
     (fill_id, day, time, kind, symbol, name, quantity, price, amount, fees, cash_change, balance, account,
-     contract, origin, decision_id, recorded_at, contract_kind, seq) = row  # fmt: skip
+     contract, origin, decision_id, recorded_at, contract_kind, fee_estimated, seq) = row  # fmt: skip
     for value in (quantity, price, amount, fees):
         if type(value) is not float:
             return None
@@ -44,13 +44,13 @@ def _plain(row: tuple) -> Fill | None:
     for value in (fill_id, day, time, kind, symbol, name, account, contract, recorded_at, contract_kind):
         if value is not None and type(value) is not str:
             return None
-    if type(fill_id) is not str or type(day) is not str or type(kind) is not str:
+    if type(fill_id) is not str or type(day) is not str or type(kind) is not str or type(fee_estimated) is not int:
         return None
     if (decision_id is not None and type(decision_id) is not int) or type(origin) not in (str, type(None)):
         return None
     return Fill(
         fill_id, day, time, kind, symbol, name, quantity, price, amount, fees, cash_change, balance, account,
-        contract, origin or "statement", decision_id, recorded_at, seq, contract_kind,
+        contract, origin or "statement", decision_id, recorded_at, seq, contract_kind, bool(fee_estimated),
     )  # fmt: skip
 
 
