@@ -194,7 +194,7 @@ _COMMISSION_BOUNDS = {"commission_rate": 0.003, "commission_min": 100.0}
 
 
 def _commission_setting(table: dict, key: str) -> float:
-    value = table.get(key, getattr(Commission(), key.removeprefix("commission_")))
+    value = table.get(key, {"commission_rate": Commission().rate, "commission_min": Commission().minimum}[key])
     high = _COMMISSION_BOUNDS[key]
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= high:
         raise SettingsError(f"config.toml 的 [account] {key} 应为 0 到 {high:g} 之间的数字，而不是 {value!r}")
