@@ -118,3 +118,14 @@ def sellable_size(shares: int, held: int, size: OrderSize) -> bool:
     """A sell of `shares` out of `held`: whole orders, the odd part sold at once, or both."""
     odd = odd_part(held, size)
     return fits_order(shares, size) or shares == odd or (shares > odd and fits_order(shares - odd, size))
+
+
+BOARD_NAMES = {"main": "主板", "chinext": "创业板", "star": "科创板", "bse": "北交所"}
+
+
+def order_rule(symbol: str, size: OrderSize) -> str:
+    """The board's order size in words (主板按 100 股的整数倍买卖)."""
+    board = BOARD_NAMES[board_for(symbol)]
+    if size.step == size.minimum:
+        return f"{board}按 {size.minimum} 股的整数倍买卖"
+    return f"{board}每笔至少 {size.minimum} 股，以上按 {size.step} 股递增"

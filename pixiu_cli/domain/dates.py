@@ -67,3 +67,8 @@ def parse_date_words(words: str, today: date) -> date:
     if when > today:
         raise DateWordsError(f"{text} 在今天（{today.isoformat()}）之后：不能记录未来的交易")
     return when
+
+
+def day_label(day: date) -> str:
+    """2026-11-27（周五）."""
+    return f"{day.isoformat()}（周{'一二三四五六日'[day.weekday()]}）"

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from pixiu_cli.domain.account import COST_METHODS, KIND_NAMES, CashBalance, Fill
 from pixiu_cli.domain.codes import is_finite_number
-from pixiu_cli.domain.dates import DateWordsError, parse_date_words
+from pixiu_cli.domain.dates import DateWordsError, day_label, parse_date_words
 from pixiu_cli.domain.investor import LEDGER, STATED, Holding
 from pixiu_cli.domain.ledger import Position, StatedLot, cash_after, checkpointed, dec, position, resume_fills_from
 from pixiu_cli.domain.valuation import AccountView, Close, account_cash, applied_dividends, value_account
@@ -248,13 +248,6 @@ def sync_holding(db: Database, symbol: str, now: datetime, method: str, at: str)
 
 
 # cash -------------------------------------------------------------------------------------
-_WEEKDAYS = "一二三四五六日"
-
-
-def _labelled(day: date) -> str:
-    return f"{day.isoformat()}（周{_WEEKDAYS[day.weekday()]}）"
-
-
 def _check_session(day: date, today: date) -> None:
     """Trades happen on trading days: a closed day is refused with the sessions around it."""
     from pixiu_cli.market.trading_days import (
@@ -272,10 +265,10 @@ def _check_session(day: date, today: date) -> None:
     if is_trading_day(day) if knows(day) else day.weekday() < 5:
         return  # past the calendar's end a weekday cannot be known closed
     closed = holiday_name(day) or "周末"
-    sessions = [f"上一个交易日是 {_labelled(previous_trading_day(day))}"]
+    sessions = [f"上一个交易日是 {day_label(previous_trading_day(day))}"]
     if knows(today) and (after := next_trading_day(day)) <= today:
-        sessions.append(f"下一个是 {_labelled(after)}")
-    raise RequestError(f"{_labelled(day)} {closed}休市，没有成交：{'，'.join(sessions)}")
+        sessions.append(f"下一个是 {day_label(after)}")
+    raise RequestError(f"{day_label(day)} {closed}休市，没有成交：{'，'.join(sessions)}")
 
 
 def trade_day(words: str | None, now: datetime, sessions_only: bool = True) -> date:

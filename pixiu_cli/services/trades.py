@@ -10,7 +10,7 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from pixiu_cli.domain.boards import OrderSize, board_for, fits_order, odd_part, order_size, sellable_size
+from pixiu_cli.domain.boards import fits_order, odd_part, order_rule, order_size, sellable_size
 from pixiu_cli.domain.codes import is_finite_number
 from pixiu_cli.domain.fees import Commission, trade_cost
 from pixiu_cli.domain.investor import Decision, Holding
@@ -60,7 +60,7 @@ class RecordedTrade:
         d = self.decision
         return (
             f"已记录 #{self.ref}：{d.decided_at[:10] + ' ' if self.backdated else ''}{side_name(d.side)} {d.symbol} {d.quantity:g} 股 @ {d.price:g}，"
-            f"{self.fee_words()}，{self.holding_line()}（/forget {self.ref} 可撤销并恢复持仓）"
+            f"{self.holding_line()}；{self.fee_words()}（/forget {self.ref} 可撤销并恢复持仓）"
         )
 
     def fee_words(self) -> str:
@@ -72,13 +72,6 @@ def _decided_at(day: date, at: str) -> str:
     return at if day == datetime.fromisoformat(at).date() else f"{day.isoformat()}T00:00:00{at[19:] or '+08:00'}"
 
 
-def _size_rule(symbol: str, size: OrderSize) -> str:
-    board = {"main": "主板", "chinext": "创业板", "star": "科创板", "bse": "北交所"}[board_for(symbol)]
-    if size.step == size.minimum:
-        return f"{board}按 {size.minimum} 股的整数倍买卖"
-    return f"{board}每笔至少 {size.minimum} 股，以上按 {size.step} 股递增"
-
-
 def _whole_shares(trade: NewTrade) -> int:
     if float(trade.quantity) != int(trade.quantity):
         raise RequestError(f"股数应为整数，而不是 {float(trade.quantity):g}")
@@ -88,7 +81,7 @@ def _whole_shares(trade: NewTrade) -> int:
 def _check_buy_size(trade: NewTrade, day: date) -> None:
     size = order_size(trade.symbol, day.isoformat())
     if trade.side == "buy" and not fits_order(_whole_shares(trade), size):
-        raise RequestError(f"不能买入 {float(trade.quantity):g} 股 {trade.symbol}：{_size_rule(trade.symbol, size)}")
+        raise RequestError(f"不能买入 {float(trade.quantity):g} 股 {trade.symbol}：{order_rule(trade.symbol, size)}")
 
 
 def _bought_on(db: Database, symbol: str, day: date) -> Decimal:
@@ -115,8 +108,8 @@ def _check_sell(db: Database, trade: NewTrade, now: datetime, day: date) -> None
     size = order_size(trade.symbol, day.isoformat())
     if not sellable_size(shares, int(at_day), size):
         raise RequestError(
-            f"不能卖出 {shares} 股 {trade.symbol}：{_size_rule(trade.symbol, size)}，"
-            f"不足一笔的零股（这笔持仓为 {odd_part(int(at_day), size)} 股）须一次卖出"
+            f"不能卖出 {shares} 股 {trade.symbol}：{order_rule(trade.symbol, size)}，"
+            f"不足一笔的零股须一次全部卖出（现有零股 {odd_part(int(at_day), size)} 股）"
         )
 
 
