@@ -72,15 +72,15 @@ def _decided_at(day: date, at: str) -> str:
     return at if day == datetime.fromisoformat(at).date() else f"{day.isoformat()}T00:00:00{at[19:] or '+08:00'}"
 
 
-def _whole_shares(trade: NewTrade) -> int:
-    if float(trade.quantity) != int(trade.quantity):
-        raise RequestError(f"股数应为整数，而不是 {float(trade.quantity):g}")
-    return int(trade.quantity)
+def _sized(trade: NewTrade) -> bool:
+    """A whole, finite number of shares to check (_check_values refused a fraction; the store
+    refuses what is not a number)."""
+    return is_finite_number(trade.quantity) and float(trade.quantity) == int(trade.quantity)
 
 
 def _check_buy_size(trade: NewTrade, day: date) -> None:
     size = order_size(trade.symbol, day.isoformat())
-    if trade.side == "buy" and not fits_order(_whole_shares(trade), size):
+    if trade.side == "buy" and _sized(trade) and not fits_order(int(trade.quantity), size):
         raise RequestError(f"不能买入 {float(trade.quantity):g} 股 {trade.symbol}：{order_rule(trade.symbol, size)}")
 
 
@@ -92,9 +92,9 @@ def _bought_on(db: Database, symbol: str, day: date) -> Decimal:
 def _check_sell(db: Database, trade: NewTrade, now: datetime, day: date) -> None:
     """Shares held, T+1 (a day's buys are not sold that day) and the sell's size: whole
     orders, or the holding's odd part sold at once."""
-    if trade.side != "sell":
+    if trade.side != "sell" or not _sized(trade):
         return
-    shares = _whole_shares(trade)
+    shares = int(trade.quantity)
     held = held_position(db, trade.symbol, now).shares
     if shares > held:
         raise RequestError(f"卖出数量 {shares} 超过持仓 {float(held):g} 股")
