@@ -91,7 +91,7 @@ def _set_cash(ctx, r: CashRequest):
     return set_cash(ctx.db, float(r.amount), r.day, ctx.now())
 
 
-DAY_HELP = "成交日期：2025-03-03、3月3日、昨天（默认今天）"
+DAY_HELP = "成交日期：2025-03-03、3月3日、昨天、周五、上周五（默认今天；须为交易日）"
 
 DECLARED = (
     Command(
