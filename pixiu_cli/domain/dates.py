@@ -59,7 +59,9 @@ def parse_date_words(words: str, today: date) -> date:
     else:
         short = _MONTH_DAY.fullmatch(text)
         if not short:
-            raise DateWordsError(f"无法识别的日期：{text}（可以写 今天、昨天、前天、周五、上周五、3月3日、2025年3月3日 或 2025-03-03）")
+            raise DateWordsError(
+                f"无法识别的日期：{text}（可以写 今天、昨天、前天、周五、上周五、3月3日、2025年3月3日 或 2025-03-03）"
+            )
         month, day_ = int(short.group(1)), int(short.group(2))
         when = _day(today.year, month, day_, text)
         if when > today:

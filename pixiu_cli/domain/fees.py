@@ -99,7 +99,12 @@ class TradeCost:
 
 
 def trade_cost(
-    amount: float, day: str, selling: bool, commission: Commission, symbol: str | None = None, shares: float | None = None
+    amount: float,
+    day: str,
+    selling: bool,
+    commission: Commission,
+    symbol: str | None = None,
+    shares: float | None = None,
 ) -> TradeCost:
     """The fees of one order of `amount` yuan on `day`."""
     return TradeCost(

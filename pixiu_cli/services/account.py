@@ -261,7 +261,9 @@ def _check_session(day: date, today: date) -> None:
 
     first = trading_calendar().first
     if day < first:
-        raise RequestError(f"{day.isoformat()} 早于 A 股第一个交易日 {first.isoformat()}（上交所开业）：没有这一天的交易")
+        raise RequestError(
+            f"{day.isoformat()} 早于 A 股第一个交易日 {first.isoformat()}（上交所开业）：没有这一天的交易"
+        )
     if is_trading_day(day) if knows(day) else day.weekday() < 5:
         return  # past the calendar's end a weekday cannot be known closed
     closed = holiday_name(day) or "周末"

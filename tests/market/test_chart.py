@@ -25,7 +25,9 @@ def test_trade_markers_sit_on_the_adjusted_scale(db):
     from pixiu_cli.services.account import read_account
     from pixiu_cli.services.trades import NewTrade, record_trade
 
-    record_trade(db, NewTrade("000333", "buy", 32.99, 1000, None, "美的集团", "user", fee=0.0), "2016-05-05T14:00:00+08:00")
+    record_trade(
+        db, NewTrade("000333", "buy", 32.99, 1000, None, "美的集团", "user", fee=0.0), "2016-05-05T14:00:00+08:00"
+    )
     # bought before the 2016-05-31 10转5派12: 1,500 shares, the 32,990 paid less the 1,200
     # received over 1,500 shares = 21.19 real yuan (the qfq scale of the last bar is 1)
     held = read_account(db, datetime(2025, 6, 3, tzinfo=SHANGHAI)).account.holding("000333")
