@@ -11,7 +11,7 @@ import pytest
 
 from pixiu_cli.analytics.costs import CostModel
 from pixiu_cli.market.trading_days import SHANGHAI
-from tests.helpers import MARKET_FIXTURES, clean_env, in_process_ok, pixiu_in_process
+from tests.helpers import MARKET_FIXTURES, clean_env, in_process_ok, in_process_refused
 
 run = in_process_ok
 WEDNESDAY = "2025-08-20T16:00"
@@ -23,12 +23,7 @@ def env(pixiu_home):
     return clean_env(pixiu_home, PIXIU_NOW=WEDNESDAY)
 
 
-def fails(env, *args) -> str:
-    done = pixiu_in_process(env, *args, text=True)
-    assert done.returncode == 1, (args, done.stdout, done.stderr)
-    assert "Traceback" not in done.stderr and "意外错误" not in done.stderr
-    assert len(done.stderr.strip().splitlines()) == 1
-    return done.stderr.strip()
+fails = in_process_refused
 
 
 def trades(env) -> list[dict]:
@@ -80,13 +75,19 @@ def test_star_and_beijing_buys_step_by_one_share_above_their_minimum(env):
     assert "已记录" in run(env, "trade", "sell", "688981", "1", "50", "--fee", "5")  # the last share, at once
 
 
-def test_odd_shares_a_bonus_issue_left_are_sold_only_all_at_once(env):
+@pytest.fixture
+def bonus(env):
+    """100 shares of 000001 bought before its 10送2 of 2016-06-16: 120 held, 20 of them odd."""
     run(
         env, "data", "import", str(MARKET_FIXTURES / "000001.csv"), "--symbol", "000001",
         "--actions", str(MARKET_FIXTURES / "000001_actions.csv"), "--no-refresh",
     )  # fmt: skip
-    # 100 shares before 10送2 on 2016-06-16: 120 held, 20 of them an odd lot
     run(env, "trade", "buy", "000001", "100", "10.5", "--date", "2016-06-01", "--fee", "5")
+    return env
+
+
+def test_odd_shares_a_bonus_issue_left_are_sold_only_all_at_once(bonus):
+    env = bonus
     assert "现有零股 20 股" in fails(env, "trade", "sell", "000001", "10", "12", "--fee", "1")
     assert "现有零股 20 股" in fails(env, "trade", "sell", "000001", "50", "12", "--fee", "1")
     assert "已记录" in run(env, "trade", "sell", "000001", "20", "12", "--date", "2025-08-18", "--fee", "1")
@@ -94,13 +95,8 @@ def test_odd_shares_a_bonus_issue_left_are_sold_only_all_at_once(env):
     assert json.loads(run(env, "holdings", "--json"))["holdings"] == []
 
 
-def test_the_whole_remainder_with_lots_goes_in_one_sell(env):
-    run(
-        env, "data", "import", str(MARKET_FIXTURES / "000001.csv"), "--symbol", "000001",
-        "--actions", str(MARKET_FIXTURES / "000001_actions.csv"), "--no-refresh",
-    )  # fmt: skip
-    run(env, "trade", "buy", "000001", "100", "10.5", "--date", "2016-06-01", "--fee", "5")
-    assert "已记录" in run(env, "trade", "sell", "000001", "120", "12", "--fee", "5")  # a lot and the odd 20
+def test_the_whole_remainder_with_lots_goes_in_one_sell(bonus):
+    assert "已记录" in run(bonus, "trade", "sell", "000001", "120", "12", "--fee", "5")  # a lot and the odd 20
 
 
 # fees ---------------------------------------------------------------------------------------
