@@ -11,7 +11,8 @@ from pixiu_cli.domain.account import CashBalance, Fill
 from pixiu_cli.domain.ledger import Checkpoint
 from pixiu_cli.store.rows import dict_rows, number, record
 
-_FILL_COLUMNS = tuple(f for f in Fill.__dataclass_fields__ if f not in ("recorded_at", "seq"))
+# a statement's fill is never an estimate: only the record path (store/portfolio.py) sets fee_estimated
+_FILL_COLUMNS = tuple(f for f in Fill.__dataclass_fields__ if f not in ("recorded_at", "seq", "fee_estimated"))
 
 
 # Money columns an older statement import left NULL on cash rows: they read as 0.
@@ -44,7 +45,7 @@ def _plain(row: tuple) -> Fill | None:
     for value in (fill_id, day, time, kind, symbol, name, account, contract, recorded_at, contract_kind):
         if value is not None and type(value) is not str:
             return None
-    if type(fill_id) is not str or type(day) is not str or type(kind) is not str or type(fee_estimated) is not int:
+    if type(fill_id) is not str or type(day) is not str or type(kind) is not str or fee_estimated not in (None, 1):
         return None
     if (decision_id is not None and type(decision_id) is not int) or type(origin) not in (str, type(None)):
         return None
@@ -125,8 +126,8 @@ class AccountStore:
         fees and balance and keeps its decision."""
         row = {k: v for k, v in asdict(statement).items() if k in _FILL_COLUMNS and k != "decision_id"}
         self.db.conn.execute(
-            f"update account_fills set {', '.join(f'{k} = ?' for k in row)}, source_file = ?, recorded_at = ? "
-            "where fill_id = ?",
+            f"update account_fills set {', '.join(f'{k} = ?' for k in row)}, source_file = ?, recorded_at = ?, "
+            "fee_estimated = null where fill_id = ?",
             [*row.values(), source_file, at, manual.fill_id],
         )
 

@@ -115,7 +115,7 @@ class PortfolioStore:
                 round(-(amount + fee) if side == "buy" else amount - fee, 2),
                 decision_id,
                 at,
-                int(fee_estimated),
+                1 if fee_estimated else None,
             ],
         )
 

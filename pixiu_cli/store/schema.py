@@ -834,5 +834,6 @@ def m034_position_checkpoints(db: Database) -> None:
 @migrations()
 def m035_fill_fee_estimated(db: Database) -> None:
     # A trade told without its fees carries pixiu's estimate (the account's commission and the
-    # dated duties): flagged, so a list says 估算 and a statement's real fill replaces it.
-    db["account_fills"].add_column("fee_estimated", int, not_null_default=0)
+    # dated duties): flagged (1), so a list says 估算 and a statement's real fill replaces it.
+    # NULL on every other fill, so an export carries the column only where it says something.
+    db["account_fills"].add_column("fee_estimated", int)
