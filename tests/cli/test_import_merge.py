@@ -12,9 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import PIXIU_BIN, pixiu_for_result
+from tests.helpers import NOW, PIXIU_BIN, pixiu_for_result
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.json"
+
+
+@pytest.fixture
+def offline_env(offline_env):
+    """Pinned to a trading day (a Tuesday): a trade told for 今天 on a closed day is refused."""
+    return {**offline_env, "PIXIU_NOW": NOW.isoformat()}
 
 
 def pixiu(env, *args):
