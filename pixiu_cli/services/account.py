@@ -247,10 +247,11 @@ def sync_holding(db: Database, symbol: str, now: datetime, method: str, at: str)
     return stores_of(db).investor.holding(symbol)
 
 
-# cash -------------------------------------------------------------------------------------
+# the day of a trade ----------------------------------------------------------------------
 def _check_session(day: date, today: date) -> None:
     """Trades happen on trading days: a closed day is refused with the sessions around it."""
     from pixiu_cli.market.trading_days import (
+        CalendarEnd,
         holiday_name,
         is_trading_day,
         knows,
@@ -268,7 +269,11 @@ def _check_session(day: date, today: date) -> None:
         return  # past the calendar's end a weekday cannot be known closed
     closed = holiday_name(day) or "周末"
     sessions = [f"上一个交易日是 {day_label(previous_trading_day(day))}"]
-    if knows(today) and (after := next_trading_day(day)) <= today:
+    try:
+        after = next_trading_day(day)
+    except CalendarEnd:
+        after = None  # none known yet
+    if after is not None and after <= today:
         sessions.append(f"下一个是 {day_label(after)}")
     raise RequestError(f"{day_label(day)} {closed}休市，没有成交：{'，'.join(sessions)}")
 
@@ -286,6 +291,7 @@ def trade_day(words: str | None, now: datetime, sessions_only: bool = True) -> d
     return day
 
 
+# cash -------------------------------------------------------------------------------------
 def set_cash(db: Database, amount: float, day_words: str | None, now: datetime) -> CashBalance:
     if not (isinstance(amount, int | float) and math.isfinite(amount) and amount >= 0):
         raise RequestError(f"现金余额应为非负数字，而不是 {amount!r}")
