@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pixiu_cli.clock import Clock, clock_at, system_clock
+from pixiu_cli.domain.fees import Commission
 from pixiu_cli.domain.redact import mask_url
 from pixiu_cli.resources import user_cache_dir
 from pixiu_cli.settings import Settings, shared_config_line
@@ -440,6 +441,7 @@ def open_app(settings: Settings, *, demo: bool = False, calls_model: bool = True
         domain=domain,
         cost_method=settings.cost_method,
         names_cache=names_cache_dir(),
+        commission=settings.commission,
     )
     return App(
         settings=settings,
@@ -519,6 +521,7 @@ def build_agent(
     history_blocks: str = "delta",
     cost_method: str = "diluted",
     names_cache: Path | None = None,
+    commission: Commission | None = None,
 ) -> Agent:
     """The agent over one database: what the REPL, `ask`, the answer evals and the tests all
     run. `client` is any `ChatModel` (the HTTP client, or the offline model in process);
@@ -548,6 +551,7 @@ def build_agent(
         portfolio=stores_of(db).portfolio,
         now=clock,
         cost_method=cost_method,
+        commission=commission or Commission(),
     )
     return Agent(
         store,

@@ -18,11 +18,14 @@ import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pixiu_cli.clock import pinned_moment
 from pixiu_cli.errors import UserError, os_reason
 from pixiu_cli.resources import default_home
+
+if TYPE_CHECKING:
+    from pixiu_cli.domain.fees import Commission
 
 DEEPSEEK_BASE_URL = "https://api.deepseek.com"
 OFFLINE_MODEL = "pixiu-offline"
@@ -58,6 +61,8 @@ class Settings:
     auto_sync: bool = False  # [market] auto_sync: the REPL syncs stale market data in the background
     offline_by_choice: bool = False  # --offline with a key set: offline because the user asked
     cost_method: str = "diluted"  # [account] cost_method: "diluted" (摊薄成本) | "average" (持仓均价)
+    commission_rate: float | None = None  # [account] commission_rate: a told trade's estimated fee; None: 万2.5
+    commission_min: float | None = None  # [account] commission_min (yuan per order); None: ¥5
     backups_kept: int = 10  # [backup] keep: the newest N backups stay, older ones are removed (0: all)
     brief_confirm_above: float = 0.05  # [brief] confirm_above: ask before a brief's call costs more (currency units)
     pinned_now: datetime | None = None  # PIXIU_NOW: the moment every clock of the app shows (app.clock_of)
@@ -70,6 +75,13 @@ class Settings:
     urls: tuple[str, ...] = field(default=(), repr=False)  # every base URL given (their credentials are masked)
     chosen_base_url: str | None = field(default=None, repr=False)  # flag > env > config, offline too (app checks it)
     config_shared: bool = False  # config.toml is readable by others (app warns when [push] holds secrets)
+
+    @property
+    def commission(self) -> Commission:
+        from pixiu_cli.domain.fees import Commission
+
+        given = {"rate": self.commission_rate, "minimum": self.commission_min}
+        return Commission(**{k: v for k, v in given.items() if v is not None})
 
     @property
     def offline(self) -> bool:
@@ -186,12 +198,27 @@ def _market_table(config: dict) -> dict:
     return {"auto_sync": auto_sync}
 
 
+_ACCOUNT_KEYS = ("cost_method", "commission_rate", "commission_min")
+# the largest commission a broker may charge (3‰) and a minimum no broker asks more than
+_COMMISSION_BOUNDS = {"commission_rate": 0.003, "commission_min": 100.0}
+
+
+def _commission_setting(table: dict, key: str) -> float | None:
+    value = table.get(key)
+    if value is None:
+        return None
+    high = _COMMISSION_BOUNDS[key]
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= high:
+        raise SettingsError(f"config.toml 的 [account] {key} 应为 0 到 {high:g} 之间的数字，而不是 {value!r}")
+    return float(value)
+
+
 def _account_table(config: dict) -> dict:
     table = config.get("account", {})
-    if not isinstance(table, dict) or set(table) - {"cost_method"}:
-        raise SettingsError("config.toml 的 [account] 只能包含 cost_method")
+    if not isinstance(table, dict) or set(table) - set(_ACCOUNT_KEYS):
+        raise SettingsError(f"config.toml 的 [account] 只能包含 {'、'.join(_ACCOUNT_KEYS)}")
     method = _choice(table.get("cost_method"), "[account] cost_method", ("diluted", "average"))
-    return {"cost_method": method or "diluted"}
+    return {"cost_method": method or "diluted", **{k: _commission_setting(table, k) for k in _ACCOUNT_KEYS[1:]}}
 
 
 def _backup_table(config: dict) -> dict:

@@ -24,6 +24,7 @@ ALLOWED = {
     "services/notes.py::_offer_text": "part of the tool's note confirmation",
     "services/trades.py::RecordedTrade.notice": "the tool's trade confirmation",
     "services/trades.py::RecordedTrade.holding_line": "the tool's trade result (holding_after)",
+    "services/trades.py::RecordedTrade.fee_words": "part of the tool's trade confirmation",
     "services/account.py::Held.line": "part of the tool's trade confirmation",
 }
 

@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from pixiu_cli.domain.codes import is_finite_number, normalise_code
+from pixiu_cli.domain.fees import Commission
 from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.memory import MemoryStore
 from pixiu_cli.store.portfolio import PortfolioStore
@@ -44,6 +45,7 @@ class ToolContext:
     portfolio: PortfolioStore
     now: Callable[[], datetime]
     cost_method: str = "diluted"  # [account] cost_method: the cost a holding the fills explain shows
+    commission: Commission = Commission()  # [account] commission_rate / commission_min: a trade's estimated fee
     # The user's words of the turn the tools run in: what every change to the account or the
     # memory must come from. None: no user spoke this turn (the brief), so nothing is changed.
     said: str | None = None
@@ -63,7 +65,13 @@ class ToolContext:
             return self
         db = open_database(path, migrate=False)
         return ToolContext(
-            stores_of(db).investor, stores_of(db).memory, stores_of(db).portfolio, self.now, self.cost_method, self.said
+            stores_of(db).investor,
+            stores_of(db).memory,
+            stores_of(db).portfolio,
+            self.now,
+            self.cost_method,
+            self.commission,
+            self.said,
         )
 
     def close(self) -> None:

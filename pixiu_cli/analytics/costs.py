@@ -1,19 +1,25 @@
-"""What a trade costs in the A-share market, by date: commission with its minimum, transfer
-fee (halved on 2022-04-29), stamp duty on sells (halved on 2023-08-28) and slippage. Dividend
-tax is not modelled: it depends on how long each share was held."""
+"""What a backtest's trade costs: the dated A-share fees of domain/fees.py (commission with
+its minimum, transfer fee, stamp duty) plus slippage. Dividend tax is not modelled: it
+depends on how long each share was held."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-STAMP_DUTY_HALVED_ON = "2023-08-28"
-TRANSFER_FEE_HALVED_ON = "2022-04-29"  # 0.002% of the amount before, 0.001% from this day
+from pixiu_cli.domain.fees import (
+    DEFAULT_COMMISSION_MIN,
+    DEFAULT_COMMISSION_RATE,
+    Commission,
+    stamp_duty_rate,
+    trade_cost,
+    transfer_row,
+)
 
 
 @dataclass(frozen=True)
 class CostModel:
-    commission_rate: float = 0.00025  # 万2.5, each side
-    commission_min: float = 5.0  # yuan per order
+    commission_rate: float = DEFAULT_COMMISSION_RATE  # each side
+    commission_min: float = DEFAULT_COMMISSION_MIN  # yuan per order
     transfer_fee_rate: float | None = None  # each side; None: the exchanges' rate on the day
     slippage_bps: float = 5.0  # the fill is this much worse than the open
 
@@ -25,16 +31,16 @@ class CostModel:
     def transfer_rate(self, day: str) -> float:
         if self.transfer_fee_rate is not None:
             return self.transfer_fee_rate
-        return 0.00002 if day < TRANSFER_FEE_HALVED_ON else 0.00001
+        return transfer_row(day)[0]
 
     @staticmethod
     def stamp_duty_rate(day: str) -> float:
-        return 0.001 if day < STAMP_DUTY_HALVED_ON else 0.0005
+        return stamp_duty_rate(day, selling=True)
 
     def fees(self, amount: float, day: str, selling: bool) -> float:
-        commission = max(amount * self.commission_rate, self.commission_min)
-        stamp = amount * self.stamp_duty_rate(day) if selling else 0.0
-        return commission + amount * self.transfer_rate(day) + stamp
+        cost = trade_cost(amount, day, selling, Commission(self.commission_rate, self.commission_min))
+        transfer = cost.transfer if self.transfer_fee_rate is None else amount * self.transfer_fee_rate
+        return cost.commission + cost.stamp_duty + transfer
 
     def fill_price(self, open_price: float, buying: bool) -> float:
         slip = open_price * self.slippage_bps / 10_000

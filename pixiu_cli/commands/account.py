@@ -31,15 +31,17 @@ class TradeRequest:
     quantity: Decimal
     price: Decimal
     day: str | None
-    fee: Decimal
+    fee: Decimal | None
     reason: str | None
 
 
 def _trade(ctx, r: TradeRequest):
     from pixiu_cli.services.trades import NewTrade, record_trade
 
-    trade = NewTrade(r.symbol, r.side, float(r.price), float(r.quantity), r.reason, None, "user", r.day, float(r.fee))
-    return record_trade(ctx.db, trade, ctx.stamp(), ctx.cost_method())
+    fee = None if r.fee is None else float(r.fee)
+    trade = NewTrade(r.symbol, r.side, float(r.price), float(r.quantity), r.reason, None, "user", r.day, fee)
+    commission = ctx.settings().commission if ctx.settings is not None else None
+    return record_trade(ctx.db, trade, ctx.stamp(), ctx.cost_method(), commission)
 
 
 @dataclass(frozen=True)
@@ -89,7 +91,7 @@ def _set_cash(ctx, r: CashRequest):
     return set_cash(ctx.db, float(r.amount), r.day, ctx.now())
 
 
-DAY_HELP = "成交日期：2025-03-03、3月3日、昨天（默认今天）"
+DAY_HELP = "成交日期：2025-03-03、3月3日、昨天、周五、上周五（默认今天；须为交易日）"
 
 DECLARED = (
     Command(
@@ -111,7 +113,13 @@ DECLARED = (
             argument("quantity", Number("股数", positive=True), "股数", label="股数"),
             argument("price", Number("价格", positive=True), "成交价（元）", label="成交价"),
             option("--date", "day", Text("日期"), DAY_HELP),
-            option("--fee", "fee", Number("元"), "手续费合计（元）", default="0", label="手续费"),
+            option(
+                "--fee",
+                "fee",
+                Number("元"),
+                "手续费合计（元）；不写则按 [account] 佣金费率与当日税费估算",
+                label="手续费",
+            ),
             option("--reason", "reason", Text("理由"), "理由"),
         ),
         TradeRequest,

@@ -45,7 +45,7 @@ def _fill_item(f, reasons: dict[int, str]) -> BlockItem:
         what += f" {show_number(line.quantity)} 股 @ {show_price(line.price)}"
     else:
         what += f" {_money(line.amount)} 元"
-    fees = f"，费用 {_money(line.fees)}" if line.fees else ""
+    fees = f"，费用 {_money(line.fees)}{'（估算）' if line.fees_estimated else ''}" if line.fees else ""
     reason = reasons.get(f.decision_id) if f.decision_id else None
     why = f"，理由 {quote_data(reason)}" if reason else ""
     memory = MemoryId("decision", f.decision_id) if f.decision_id else None

@@ -76,6 +76,7 @@ class Fill:
     recorded_at: str | None = None  # when pixiu wrote it
     seq: int | None = None  # its place in the ledger: later writes have higher numbers
     contract_kind: str | None = None  # ORDER_NUMBER | TRADE_NUMBER; None: not known (older rows)
+    fee_estimated: bool = False  # fees are pixiu's estimate (a trade told without them): a statement's fill replaces it
 
 
 @dataclass(frozen=True)

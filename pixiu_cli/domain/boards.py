@@ -41,6 +41,19 @@ LISTING_REFORM_FROM = {"star": "2019-07-22", "chinext": CHINEXT_20PCT_FROM, "mai
 FREE_SESSIONS_AFTER_REFORM = 5
 
 
+# Order sizes by board, from the exchanges' trading rules: (board, in force from, the smallest
+# buy order, the step above it). The SSE's and SZSE's 交易规则: buys in lots of 100 on the
+# main boards and 创业板; the SSE's 科创板 trading rules (2019): at least 200 shares, then
+# single shares; the BSE's trading rules (2021): at least 100, then single shares. On every
+# board the part of a holding under one order (余额不足的部分) is sold in one order at once.
+LOTS: tuple[tuple[str, str, int, int], ...] = (
+    ("main", "1990-12-19", 100, 100),
+    ("chinext", "2009-10-30", 100, 100),
+    ("star", "2019-07-22", 200, 1),
+    ("bse", "2021-11-15", 100, 1),
+)
+
+
 @dataclass(frozen=True)
 class OrderSize:
     minimum: int  # shares in the smallest buy order
@@ -80,12 +93,39 @@ def listing_free_sessions(symbol: str, list_date: str) -> int:
     return FREE_SESSIONS_AFTER_REFORM if reform is not None and list_date >= reform else 1
 
 
-def order_size(symbol: str) -> OrderSize:
-    """STAR: at least 200 shares, then any number; BSE: at least 100, then any number;
-    elsewhere whole lots of 100."""
+def order_size(symbol: str, day: str = "9999-12-31") -> OrderSize:
+    """The board's buy order size on `day` (LOTS; before its first row, that row)."""
     board = board_for(symbol)
-    if board == "star":
-        return OrderSize(200, 1)
-    if board == "bse":
-        return OrderSize(100, 1)
-    return OrderSize(100, 100)
+    rows = sorted((start, minimum, step) for b, start, minimum, step in LOTS if b == board)
+    in_force = [row for row in rows if row[0] <= day] or rows[:1]
+    _, minimum, step = in_force[-1]
+    return OrderSize(minimum, step)
+
+
+def odd_part(held: int, size: OrderSize) -> int:
+    """The shares of a holding no whole order can sell: under a lot where orders step by
+    lots; the whole holding where it is below the minimum order and steps are single shares."""
+    if size.step > 1:
+        return held % size.step
+    return held if held < size.minimum else 0
+
+
+def fits_order(shares: int, size: OrderSize) -> bool:
+    return shares >= size.minimum and (shares - size.minimum) % size.step == 0
+
+
+def sellable_size(shares: int, held: int, size: OrderSize) -> bool:
+    """A sell of `shares` out of `held`: whole orders, the odd part sold at once, or both."""
+    odd = odd_part(held, size)
+    return fits_order(shares, size) or shares == odd or (shares > odd and fits_order(shares - odd, size))
+
+
+BOARD_NAMES = {"main": "主板", "chinext": "创业板", "star": "科创板", "bse": "北交所"}
+
+
+def order_rule(symbol: str, size: OrderSize) -> str:
+    """The board's order size in words (主板按 100 股的整数倍买卖)."""
+    board = BOARD_NAMES[board_for(symbol)]
+    if size.step == size.minimum:
+        return f"{board}按 {size.minimum} 股的整数倍买卖"
+    return f"{board}每笔至少 {size.minimum} 股，以上按 {size.step} 股递增"

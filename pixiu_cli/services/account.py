@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from pixiu_cli.domain.account import COST_METHODS, KIND_NAMES, CashBalance, Fill
 from pixiu_cli.domain.codes import is_finite_number
-from pixiu_cli.domain.dates import DateWordsError, parse_date_words
+from pixiu_cli.domain.dates import DateWordsError, day_label, parse_date_words
 from pixiu_cli.domain.investor import LEDGER, STATED, Holding
 from pixiu_cli.domain.ledger import Position, StatedLot, cash_after, checkpointed, dec, position, resume_fills_from
 from pixiu_cli.domain.valuation import AccountView, Close, account_cash, applied_dividends, value_account
@@ -248,22 +248,55 @@ def sync_holding(db: Database, symbol: str, now: datetime, method: str, at: str)
     return stores_of(db).investor.holding(symbol)
 
 
-# cash -------------------------------------------------------------------------------------
-def trade_day(words: str | None, now: datetime) -> date:
-    """The day the user named (今天 / 昨天 / 3月3日 / 2025-03-03), never after today."""
-    today = now.date()
-    if words is None or not words.strip():
-        return today
+# the day of a trade ----------------------------------------------------------------------
+def _check_session(day: date, today: date) -> None:
+    """Trades happen on trading days: a closed day is refused with the sessions around it."""
+    from pixiu_cli.market.trading_days import (
+        CalendarEnd,
+        holiday_name,
+        is_trading_day,
+        knows,
+        next_trading_day,
+        previous_trading_day,
+        trading_calendar,
+    )
+
+    first = trading_calendar().first
+    if day < first:
+        raise RequestError(
+            f"{day.isoformat()} 早于 A 股第一个交易日 {first.isoformat()}（上交所开业）：没有这一天的交易"
+        )
+    if is_trading_day(day) if knows(day) else day.weekday() < 5:
+        return  # past the calendar's end a weekday cannot be known closed
+    closed = holiday_name(day) or "周末"
+    sessions = [f"上一个交易日是 {day_label(previous_trading_day(day))}"]
     try:
-        return parse_date_words(words, today)
+        after = next_trading_day(day)
+    except CalendarEnd:
+        after = None  # none known yet
+    if after is not None and after <= today:
+        sessions.append(f"下一个是 {day_label(after)}")
+    raise RequestError(f"{day_label(day)} {closed}休市，没有成交：{'，'.join(sessions)}")
+
+
+def trade_day(words: str | None, now: datetime, sessions_only: bool = True) -> date:
+    """The day the user named (今天 / 昨天 / 周五 / 上周五 / 3月3日 / 2025-03-03), never
+    after today and, for a trade (`sessions_only`), a day the exchanges were open."""
+    today = now.date()
+    try:
+        day = parse_date_words(words, today) if words and words.strip() else today
     except DateWordsError as exc:
         raise RequestError(str(exc)) from None
+    if sessions_only:
+        _check_session(day, today)
+    return day
 
 
+# cash -------------------------------------------------------------------------------------
 def set_cash(db: Database, amount: float, day_words: str | None, now: datetime) -> CashBalance:
     if not (isinstance(amount, int | float) and math.isfinite(amount) and amount >= 0):
         raise RequestError(f"现金余额应为非负数字，而不是 {amount!r}")
-    cash = CashBalance(round(float(amount), 2), trade_day(day_words, now).isoformat(), "user")
+    cash = CashBalance(round(float(amount), 2), trade_day(day_words, now, sessions_only=False).isoformat(), "user")
     with write_transaction(db):
         stores_of(db).account.set_cash(cash, now.isoformat(timespec="seconds"))
     return cash
@@ -284,6 +317,7 @@ class TradeLine:
     balance: float | None
     origin: str  # 对账单 | 手工
     ref: str | None  # d5: the trade's memory id, for /forget
+    fees_estimated: bool = False  # the fees are the account's rates applied, until a statement's fill replaces them
 
 
 def list_trades(db: Database, symbol: str | None = None) -> list[TradeLine]:
@@ -316,6 +350,7 @@ def _trade_line(f: Fill, name: str | None) -> TradeLine:
         f.balance,
         "对账单" if f.origin == "statement" else "手工",
         decision_ref(f.decision_id) if f.decision_id else None,
+        f.fee_estimated,
     )
 
 

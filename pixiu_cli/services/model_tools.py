@@ -104,6 +104,7 @@ def _get_holdings(ctx: ToolContext, args: dict) -> ToolOutcome:
 
 
 def _record_decision(ctx: ToolContext, args: dict) -> ToolOutcome:
+    from pixiu_cli.domain.dates import find_date_words
     from pixiu_cli.services.grounding import ground_trade, trade_refusal
     from pixiu_cli.services.trades import NewTrade, record_trade
 
@@ -115,18 +116,20 @@ def _record_decision(ctx: ToolContext, args: dict) -> ToolOutcome:
         reason=args.get("reason"),
         name=args.get("name"),
         source="model",
-        day=args.get("date"),
-        fee=float(args.get("fee") or 0.0),
+        day=args.get("date") or find_date_words(ctx.said or ""),  # the day the user named, when the call gives none
+        fee=float(args["fee"]) if args.get("fee") else None,  # none given: the account's rates estimate it
     )
     grounding = ground_trade(ctx.domain.db, ctx.said or "", trade, ctx.now())
     if not grounding.grounded:
         raise Ungrounded(trade_refusal(grounding))
-    recorded = _requested(record_trade, ctx.domain.db, trade, _stamp(ctx), ctx.cost_method)
+    recorded = _requested(record_trade, ctx.domain.db, trade, _stamp(ctx), ctx.cost_method, ctx.commission)
     return ToolOutcome(
         {
             "ok": True,
             "decision_id": recorded.ref,
             "date": recorded.decision.decided_at[:10],
+            "fee": recorded.fee,
+            "fee_estimated": recorded.fee_estimated,
             "holding_after": recorded.holding_line(),
         },
         notice=recorded.notice(),

@@ -6,11 +6,13 @@ an undone one is confirmed by views/notices.py."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import date, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
+from pixiu_cli.domain.boards import fits_order, odd_part, order_rule, order_size, sellable_size
 from pixiu_cli.domain.codes import is_finite_number
+from pixiu_cli.domain.fees import Commission, trade_cost
 from pixiu_cli.domain.investor import Decision, Holding
 from pixiu_cli.domain.plausible import fill_problems
 from pixiu_cli.domain.vocabulary import SIDES, side_name
@@ -35,7 +37,7 @@ class NewTrade:
     name: str | None  # the stock's name, for a first buy
     source: str  # user | model | import
     day: str | None = None  # the user's words for the day (今天 / 昨天 / 3月3日 / 2025-03-03); None: today
-    fee: float = 0.0  # commission, stamp duty and transfer fee together
+    fee: float | None = None  # commission, stamp duty and transfer fee together; None: estimated
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,8 @@ class RecordedTrade:
     backdated: bool = False  # told on a later day than it happened
     held: Held | None = None  # the account's shares and cost after it (corporate actions included)
     dividend_tax: Decimal = Decimal(0)  # the ledger's dividend tax on a sale's day (domain/dividend_tax.py)
+    fee: float = 0.0
+    fee_estimated: bool = False  # the fee is the account's rates applied, not the user's figure
 
     @property
     def ref(self) -> str:
@@ -60,28 +64,62 @@ class RecordedTrade:
         d = self.decision
         return (
             f"已记录 #{self.ref}：{d.decided_at[:10] + ' ' if self.backdated else ''}{side_name(d.side)} {d.symbol} {d.quantity:g} 股 @ {d.price:g}，"
-            f"{self.holding_line()}（/forget {self.ref} 可撤销并恢复持仓）"
+            f"{self.holding_line()}；{self.fee_words()}（/forget {self.ref} 可撤销并恢复持仓）"
         )
 
+    def fee_words(self) -> str:
+        return f"费用 {self.fee:.2f} 元{'（估算，导入对账单后以实际为准）' if self.fee_estimated else ''}"
 
-def _decided_at(trade: NewTrade, at: str) -> str:
+
+def _decided_at(day: date, at: str) -> str:
     """When the trade happened: now for today, the day's start for an earlier day."""
-    now = datetime.fromisoformat(at)
-    day = trade_day(trade.day, now)
-    return at if day == now.date() else f"{day.isoformat()}T00:00:00{at[19:] or '+08:00'}"
+    return at if day == datetime.fromisoformat(at).date() else f"{day.isoformat()}T00:00:00{at[19:] or '+08:00'}"
 
 
-def _check_sell(db: Database, trade: NewTrade, now: datetime) -> None:
-    if trade.side != "sell":
+def _sized(trade: NewTrade) -> bool:
+    """A whole, finite number of shares to check (_check_values refused a fraction; the store
+    refuses what is not a number)."""
+    return is_finite_number(trade.quantity) and float(trade.quantity) == int(trade.quantity)
+
+
+def _check_buy_size(trade: NewTrade, day: date) -> None:
+    size = order_size(trade.symbol, day.isoformat())
+    if trade.side == "buy" and _sized(trade) and not fits_order(int(trade.quantity), size):
+        raise RequestError(f"不能买入 {float(trade.quantity):g} 股 {trade.symbol}：{order_rule(trade.symbol, size)}")
+
+
+def _bought_on(db: Database, symbol: str, day: date) -> Decimal:
+    fills = stores_of(db).account.fills(symbol, on=day.isoformat())
+    return sum((Decimal(repr(f.quantity)) for f in fills if f.kind == "buy"), Decimal(0))
+
+
+def _check_sell(db: Database, trade: NewTrade, now: datetime, day: date) -> None:
+    """Shares held, T+1 (a day's buys are not sold that day) and the sell's size: whole
+    orders, or the holding's odd part sold at once."""
+    if trade.side != "sell" or not _sized(trade):
         return
+    shares = int(trade.quantity)
     held = held_position(db, trade.symbol, now).shares
-    if Decimal(repr(float(trade.quantity))) > held:
-        raise RequestError(f"卖出数量 {float(trade.quantity):g} 超过持仓 {float(held):g} 股")
+    if shares > held:
+        raise RequestError(f"卖出数量 {shares} 超过持仓 {float(held):g} 股")
+    p = derive_positions(db, now, [trade.symbol], day.isoformat()).get(trade.symbol)
+    at_day, bought = (p.shares if p is not None else Decimal(0)), _bought_on(db, trade.symbol, day)
+    if bought and shares > at_day - bought:
+        raise RequestError(
+            f"T+1：{day.isoformat()} 买入的 {float(bought):g} 股当天不能卖出，"
+            f"当天只能卖出此前持有的 {float(max(at_day - bought, Decimal(0))):g} 股"
+        )
+    size = order_size(trade.symbol, day.isoformat())
+    if not sellable_size(shares, int(at_day), size):
+        raise RequestError(
+            f"不能卖出 {shares} 股 {trade.symbol}：{order_rule(trade.symbol, size)}，"
+            f"不足一笔的零股须一次全部卖出（现有零股 {odd_part(int(at_day), size)} 股）"
+        )
 
 
 def _check_values(trade: NewTrade) -> None:
     """The checks a statement's trade passes: one told one at a time is no more believable."""
-    price, quantity, fee = trade.price, trade.quantity, trade.fee
+    price, quantity, fee = trade.price, trade.quantity, trade.fee or 0.0
     if not all(is_finite_number(v) for v in (price, quantity, fee)) or fee < 0:
         return  # not a price, a size or a fee at all: the store says so
     values = dict(quantity=float(quantity), price=float(price), amount=float(price) * float(quantity), fees=float(fee))
@@ -89,15 +127,29 @@ def _check_values(trade: NewTrade) -> None:
         raise RequestError(f"不能记录这笔交易：{problem}")
 
 
-def record_trade(db: Database, trade: NewTrade, at: str, cost_method: str = "diluted") -> RecordedTrade:
+def _fee(trade: NewTrade, day: date, commission: Commission) -> tuple[float, bool]:
+    """The user's fee, else the account's rates on the day (estimated)."""
+    if trade.fee is not None:
+        return float(trade.fee), False
+    amount = float(trade.price) * float(trade.quantity)
+    cost = trade_cost(amount, day.isoformat(), trade.side == "sell", commission, trade.symbol, float(trade.quantity))
+    return round(cost.total, 2), True
+
+
+def record_trade(
+    db: Database, trade: NewTrade, at: str, cost_method: str = "diluted", commission: Commission | None = None
+) -> RecordedTrade:
     if trade.side not in SIDES:
         raise RequestError(f"买卖方向只能是 {' / '.join(SIDES)}，而不是 {trade.side!r}")
     _check_values(trade)
-    decided_at = _decided_at(trade, at)
     now = datetime.fromisoformat(at)
+    day = trade_day(trade.day, now)
+    decided_at = _decided_at(day, at)
+    fee, estimated = _fee(trade, day, commission or Commission())
     try:
+        _check_buy_size(trade, day)
         with write_transaction(db):
-            _check_sell(db, trade, now)
+            _check_sell(db, trade, now, day)
             decision = stores_of(db).portfolio.record_trade(
                 symbol=trade.symbol,
                 side=trade.side,
@@ -106,15 +158,17 @@ def record_trade(db: Database, trade: NewTrade, at: str, cost_method: str = "dil
                 reason=trade.reason,
                 at=at,
                 source=trade.source,
-                fee=float(trade.fee),
+                fee=fee,
                 decided_at=decided_at,
                 name=trade.name,
+                fee_estimated=estimated,
             )
             holding = sync_holding(db, trade.symbol, now, cost_method, at)
     except ValueError as exc:  # e.g. a price that is not a number: nothing was written
         raise RequestError(str(exc)) from None
     held = held_position(db, trade.symbol, now, cost_method)
-    return RecordedTrade(decision, holding, decided_at != at, held, _sale_tax(db, trade, decided_at[:10], now))
+    tax = _sale_tax(db, trade, decided_at[:10], now)
+    return RecordedTrade(decision, holding, decided_at != at, held, tax, fee, estimated)
 
 
 def _sale_tax(db: Database, trade: NewTrade, day: str, now: datetime) -> Decimal:

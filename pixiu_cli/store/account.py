@@ -11,7 +11,8 @@ from pixiu_cli.domain.account import CashBalance, Fill
 from pixiu_cli.domain.ledger import Checkpoint
 from pixiu_cli.store.rows import dict_rows, number, record
 
-_FILL_COLUMNS = tuple(f for f in Fill.__dataclass_fields__ if f not in ("recorded_at", "seq"))
+# a statement's fill is never an estimate: only the record path (store/portfolio.py) sets fee_estimated
+_FILL_COLUMNS = tuple(f for f in Fill.__dataclass_fields__ if f not in ("recorded_at", "seq", "fee_estimated"))
 
 
 # Money columns an older statement import left NULL on cash rows: they read as 0.
@@ -34,7 +35,7 @@ def _plain(row: tuple) -> Fill | None:
     """The row as its Fill when every value already has its field's type (what pixiu writes):
     the per-field readers of `_fill` cost more than the rest of reading a large ledger."""
     (fill_id, day, time, kind, symbol, name, quantity, price, amount, fees, cash_change, balance, account,
-     contract, origin, decision_id, recorded_at, contract_kind, seq) = row  # fmt: skip
+     contract, origin, decision_id, recorded_at, contract_kind, fee_estimated, seq) = row  # fmt: skip
     for value in (quantity, price, amount, fees):
         if type(value) is not float:
             return None
@@ -44,13 +45,13 @@ def _plain(row: tuple) -> Fill | None:
     for value in (fill_id, day, time, kind, symbol, name, account, contract, recorded_at, contract_kind):
         if value is not None and type(value) is not str:
             return None
-    if type(fill_id) is not str or type(day) is not str or type(kind) is not str:
+    if type(fill_id) is not str or type(day) is not str or type(kind) is not str or fee_estimated not in (None, 1):
         return None
     if (decision_id is not None and type(decision_id) is not int) or type(origin) not in (str, type(None)):
         return None
     return Fill(
         fill_id, day, time, kind, symbol, name, quantity, price, amount, fees, cash_change, balance, account,
-        contract, origin or "statement", decision_id, recorded_at, seq, contract_kind,
+        contract, origin or "statement", decision_id, recorded_at, seq, contract_kind, bool(fee_estimated),
     )  # fmt: skip
 
 
@@ -129,8 +130,8 @@ class AccountStore:
         and keeps its decision (a trade told one at a time, half of an allotment joined)."""
         row = {k: v for k, v in asdict(statement).items() if k in _FILL_COLUMNS and k != "decision_id"}
         self.db.conn.execute(
-            f"update account_fills set {', '.join(f'{k} = ?' for k in row)}, source_file = ?, recorded_at = ? "
-            "where fill_id = ? and deleted_at is null",
+            f"update account_fills set {', '.join(f'{k} = ?' for k in row)}, source_file = ?, recorded_at = ?, "
+            "fee_estimated = null where fill_id = ? and deleted_at is null",
             [*row.values(), source_file, at, stored.fill_id],
         )
 

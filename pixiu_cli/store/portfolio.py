@@ -46,6 +46,7 @@ class PortfolioStore:
         fee: float = 0.0,
         decided_at: str | None = None,
         name: str | None = None,
+        fee_estimated: bool = False,
     ) -> Decision:
         """The decision, its memory event and its fill in the ledger; the holding is the
         ledger's to derive (services/trades.py). `decided_at`: when the trade happened
@@ -75,7 +76,7 @@ class PortfolioStore:
                 decision_id,
             ],
         )
-        self._add_fill(decision_id, symbol, side, price, quantity, fee, decided_at, name, at)
+        self._add_fill(decision_id, symbol, side, price, quantity, fee, decided_at, name, at, fee_estimated)
         return decision_from_row(dict_rows(self.db, "select * from decisions where id = ?", [decision_id])[0])
 
     def statement_decisions(self, fills: list) -> list[int]:
@@ -92,13 +93,14 @@ class PortfolioStore:
             raise RuntimeError("decisions were written by another connection inside this transaction")
         return ids
 
-    def _add_fill(self, decision_id, symbol, side, price, quantity, fee, decided_at, name, at) -> None:
+    def _add_fill(self, decision_id, symbol, side, price, quantity, fee, decided_at, name, at, fee_estimated) -> None:
         """The trade in the account's ledger too (origin manual), so its cost and cash count
         and the same fill in a later statement is recognised as this one."""
         amount = round(price * quantity, 2)
         self.db.conn.execute(
             "insert into account_fills (fill_id, day, time, kind, symbol, name, quantity, price, amount, fees, "
-            "cash_change, origin, decision_id, recorded_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'manual', ?, ?)",
+            "cash_change, origin, decision_id, recorded_at, fee_estimated) "
+            "values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'manual', ?, ?, ?)",
             [
                 f"manual-{decision_id}",
                 decided_at[:10],
@@ -113,6 +115,7 @@ class PortfolioStore:
                 round(-(amount + fee) if side == "buy" else amount - fee, 2),
                 decision_id,
                 at,
+                1 if fee_estimated else None,
             ],
         )
 

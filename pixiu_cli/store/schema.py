@@ -829,3 +829,11 @@ def m034_position_checkpoints(db: Database) -> None:
         for event, rows in (("insert", ("new",)), ("delete", ("old",)), ("update", ("old", "new"))):
             statements = " ".join(body.format(r=r) for r in rows)
             db.execute(f"create trigger {table}_{event}_checkpoints after {event} on {table} begin {statements} end")
+
+
+@migrations()
+def m035_fill_fee_estimated(db: Database) -> None:
+    # A trade told without its fees carries pixiu's estimate (the account's commission and the
+    # dated duties): flagged (1), so a list says 估算 and a statement's real fill replaces it.
+    # NULL on every other fill, so an export carries the column only where it says something.
+    db["account_fills"].add_column("fee_estimated", int)

@@ -108,7 +108,7 @@ def show_trades(renderer: Renderer, trades, spell=None) -> None:
             _shares(t.quantity) if t.quantity else "",
             f"{t.price:g}" if t.price else "",
             _money(t.amount),
-            _money(t.fees) if t.fees else "",
+            (_money(t.fees) + ("（估算）" if t.fees_estimated else "")) if t.fees else "",
             _money(t.balance) if t.balance is not None else "",
             t.origin,
             t.ref or "",

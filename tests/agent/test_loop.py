@@ -137,8 +137,9 @@ def test_record_decision_updates_holdings_and_memory(rig, model):
     from pixiu_cli.services.account import read_account
 
     held = read_account(domain.db, NOW).account.holding("002415")
-    # the stated 2,000 @ 31.2 and the recorded 1,000 @ 29.5: the ledger adds them
-    assert held.shares == 3000 and float(held.cost) == pytest.approx((2000 * 31.2 + 1000 * 29.5) / 3000)
+    # the stated 2,000 @ 31.2 and the recorded 1,000 @ 29.5 with its estimated fee (万2.5 of
+    # 29,500 = 7.375 and the 0.001% transfer fee 0.295, 7.67): the ledger adds them
+    assert held.shares == 3000 and float(held.cost) == pytest.approx((2000 * 31.2 + 1000 * 29.5 + 7.67) / 3000)
     assert ctx.memory.search(kind="decision", symbol="002415")[0].text.startswith("买入 002415 1000 股")
     block, _, _ = agent.builder.context_block("你好", now=NOW)
     assert "回踩到位" in block.text  # lands in the recent-decisions class

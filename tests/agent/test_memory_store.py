@@ -212,7 +212,7 @@ def _holding(db, symbol):
 def _trade(db, *, symbol, side, price, quantity, when, name=None):
     from pixiu_cli.services.trades import NewTrade, record_trade
 
-    return record_trade(db, NewTrade(symbol, side, price, quantity, None, name, "model"), when).decision
+    return record_trade(db, NewTrade(symbol, side, price, quantity, None, name, "model", fee=0.0), when).decision
 
 
 def test_typed_ids_resolve_and_plain_numbers_ask_when_ambiguous(tmp_path):
@@ -249,7 +249,7 @@ def test_typed_ids_resolve_and_plain_numbers_ask_when_ambiguous(tmp_path):
         # a sale that cleared the position: the holding comes back whole
         ([("sell", 1700, 200)], 0, (200, 1600.0)),
         # a partial sale
-        ([("sell", 1700, 50)], 0, (200, 1600.0)),
+        ([("sell", 1700, 100)], 0, (200, 1600.0)),
         # undo the first of two buys: arithmetic reversal keeps the second
         ([("buy", 1500, 100), ("buy", 1800, 100)], 0, (300, pytest.approx((200 * 1600 + 100 * 1800) / 300, abs=1e-3))),
     ],
@@ -289,10 +289,10 @@ def test_undoing_a_buy_sold_since_is_refused_with_one_line(tmp_path):
     from pixiu_cli.services.trades import undo_trade
 
     buy = _trade(db, symbol="002415", side="buy", price=30, quantity=200, name="海康威视", when=at())
-    _trade(db, symbol="002415", side="sell", price=31, quantity=150, when=at(1))
+    _trade(db, symbol="002415", side="sell", price=31, quantity=100, when=at(1))
     with pytest.raises(RequestError, match="先撤销那笔卖出"):
         undo_trade(db, buy.id, at(2))
-    assert _holding(db, "002415") == (50, 30.0 - 150 * (31 - 30) / 50)
+    assert _holding(db, "002415") == (100, 30.0 - 100 * (31 - 30) / 100)
 
 
 @pytest.mark.parametrize("price,quantity", [(float("nan"), 100), (1500, float("inf")), (-1, 100), (1e308, 1e308)])

@@ -94,7 +94,7 @@ def test_a_new_user_imports_a_statement_and_sees_the_account(env):
 
 def test_trade_cash_and_trades_commands(env):
     told = run(env, "trade", "buy", "600036", "1000", "42.5", "--date", "3月4日", "--fee", "13.18")
-    assert "已记录 #d1：2025-03-04 买入 600036 1000 股 @ 42.5，持仓 1000 股，成本 42.51" in told
+    assert "已记录 #d1：2025-03-04 买入 600036 1000 股 @ 42.5，持仓 1000 股，成本 42.51；费用 13.18 元（" in told
     assert "已设置现金 20,000.00（截至 2025-08-20）" in run(env, "cash", "set", "20000")
     listing = run(env, "trades", "600036")
     assert "2025-03-04" in listing and "手工" in listing and "d1" in listing

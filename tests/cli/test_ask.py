@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from pixiu_cli.offline.script import Fault, ScriptedReply
-from tests.helpers import PIXIU_BIN, PLANTED_KEY, pixiu, pixiu_in_process
+from tests.helpers import NOW, PIXIU_BIN, PLANTED_KEY, pixiu, pixiu_in_process
 
 
 def test_ask_json_shape_online(server, online_env):
@@ -150,6 +150,7 @@ def test_credentials_in_base_url_never_shown():
 
 @pytest.mark.slow
 def test_offline_responder_records_a_reported_trade(offline_env, pixiu_home):
+    offline_env = {**offline_env, "PIXIU_NOW": NOW.isoformat()}  # a trading day: a trade told on one
     fixture = __import__("pathlib").Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.json"
     assert pixiu_in_process(offline_env, "import", str(fixture)).returncode == 0
     done = pixiu_in_process(offline_env, "ask", "我今天 32.5 元买了 10 手海康")
@@ -167,6 +168,7 @@ def test_offline_responder_records_a_reported_trade(offline_env, pixiu_home):
 
 @pytest.mark.slow
 def test_ask_json_carries_the_confirmation_lines_as_notices(server, online_env, pixiu_home):
+    online_env = {**online_env, "PIXIU_NOW": NOW.isoformat()}  # a trading day: a trade told on one
     from pixiu_cli.offline.script import ToolCallSpec
 
     server.enqueue(
@@ -187,7 +189,9 @@ def test_ask_json_carries_the_confirmation_lines_as_notices(server, online_env, 
     assert out["status"] == "complete"
     assert out["notices"] == [
         "已记住 #n1：计划（600519） · 茅台跌破1500元加仓（/forget n1 可撤销）",
-        "已记录 #d1：买入 002415 200 股 @ 30，持仓 200 股，成本 30.00（/forget d1 可撤销并恢复持仓）",
+        # no fee said: the minimum commission 5 and the transfer fee 0.001% of 6,000 (0.06), estimated
+        "已记录 #d1：买入 002415 200 股 @ 30，持仓 200 股，成本 30.03；费用 5.06 元（估算，导入对账单后以实际为准）"
+        "（/forget d1 可撤销并恢复持仓）",
     ]
     server.enqueue(ScriptedReply(text="好"))
     assert json.loads(pixiu_in_process(online_env, "ask", "--json", "你好").stdout)["notices"] == []

@@ -66,9 +66,9 @@ def account(tmp_path):
     and the file it exports."""
     env = with_bars(home(tmp_path, "source"))
     run(env, "trades", "import", str(THS))  # 12 fills, cash 27,094.95 as of 2025-08-15, d1–d4
-    run(env, "trade", "buy", "600519", "100", "1500", "--date", "2025-08-01", "--fee", "5")  # d5
+    run(env, "trade", "buy", "600519", "200", "1500", "--date", "2025-08-01", "--fee", "5")  # d5
     run(env, "cash", "set", "50000", "--date", "2025-08-18")
-    run(env, "trade", "sell", "600519", "50", "1600", "--fee", "3")  # d6, on 2025-08-20
+    run(env, "trade", "sell", "600519", "100", "1600", "--fee", "3")  # d6, on 2025-08-20
     exported = tmp_path / "export.json"
     assert f"已导出到 {exported}" in run(env, "export", "-o", str(exported))
     return env, exported
@@ -99,9 +99,9 @@ def test_the_export_holds_every_fill_every_balance_and_the_linked_decisions(acco
     assert linked == [1, 2, 3, 4, 5, 6] == sorted(d["id"] for d in document["decisions"])
     assert {f["fill_id"] for f in fills if f["origin"] == "manual"} == {"manual-5", "manual-6"}
     # cash: the latest stated balance, 50,000.00 on 2025-08-18, plus the sell after it:
-    # 50 × 1,600 − 3 fee = 79,997 → 129,997.00
+    # 100 × 1,600 − 3 fee = 159,997 → 209,997.00
     cash = holdings(env)["cash"]
-    assert (cash["amount"], cash["as_of"], cash["source"]) == (129997.0, "2025-08-20", "user")
+    assert (cash["amount"], cash["as_of"], cash["source"]) == (209997.0, "2025-08-20", "user")
 
 
 def test_import_into_an_empty_home_reproduces_the_account_and_twice_adds_nothing(account, tmp_path):
@@ -123,7 +123,7 @@ def test_import_into_an_empty_home_reproduces_the_account_and_twice_adds_nothing
 def test_replace_replaces_the_account_and_says_so(account, tmp_path):
     source, exported = account
     target = with_bars(home(tmp_path, "target"))
-    run(target, "trade", "buy", "000001", "1000", "10.5", "--date", "2025-06-02")
+    run(target, "trade", "buy", "000001", "1000", "10.5", "--date", "2025-06-03")
     run(target, "cash", "set", "8000")
     replaced = run(target, "import", "--replace", str(exported))
     assert "已替换全部数据：" in replaced and "；账户：成交 14 笔，现金记录 2 条。" in replaced
@@ -143,7 +143,7 @@ def test_decisions_that_get_other_ids_keep_their_fills(tmp_path):
         undo_trade(db, 1, "2025-08-20T16:00:00+08:00")
     finally:
         db.close()
-    run(source, "trade", "buy", "600519", "10", "1500", "--fee", "1")  # d3
+    run(source, "trade", "buy", "600519", "100", "1500", "--fee", "1")  # d3
     exported = tmp_path / "export.json"
     run(source, "export", "-o", str(exported))
     fills = json.loads(exported.read_text(encoding="utf-8"))["account"]["fills"]
@@ -170,7 +170,7 @@ def test_an_export_without_an_account_leaves_it_alone_and_says_so(account, tmp_p
     older.write_text(json.dumps(old, ensure_ascii=False), encoding="utf-8")
 
     target = home(tmp_path, "target")
-    run(target, "trade", "buy", "000001", "1000", "10.5", "--date", "2025-06-02")
+    run(target, "trade", "buy", "000001", "1000", "10.5", "--date", "2025-06-03")
     run(target, "cash", "set", "8000")
     before = trades(target)
     merged = run(target, "import", str(older))
@@ -186,7 +186,7 @@ def test_the_demo_account_travels(tmp_path):
     demo = home(tmp_path, "demo")
     run(demo, "context", "--demo", "我的持仓怎么样")  # builds the demo database
     run(demo, "cash", "set", "200000", "--date", "2025-08-19", "--demo")
-    run(demo, "trade", "sell", "000333", "500", "80", "--demo")
+    run(demo, "trade", "sell", "000333", "500", "80", "--fee", "0", "--demo")
     exported = tmp_path / "demo.json"
     run(demo, "export", "--demo", "-o", str(exported))
     assert len(json.loads(exported.read_text(encoding="utf-8"))["account"]["fills"]) == 1

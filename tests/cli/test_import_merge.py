@@ -12,9 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import PIXIU_BIN, pixiu_for_result
+from tests.helpers import NOW, PIXIU_BIN, pixiu_for_result
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.json"
+
+
+@pytest.fixture
+def offline_env(offline_env):
+    """Pinned to a trading day (a Tuesday): a trade told for 今天 on a closed day is refused."""
+    return {**offline_env, "PIXIU_NOW": NOW.isoformat()}
 
 
 def pixiu(env, *args):
@@ -234,8 +240,9 @@ def test_demo_refresh_keeps_trades_made_in_conversation(offline_env, pixiu_home)
     conversation must survive it, and keep its effect on the holding."""
     assert "持仓 3200 股" in ok(offline_env, "ask", "--demo", "今天以 30 元买入海康威视 200 股").stdout
     ok(offline_env, "ask", "--demo", "今天的新闻有哪些")  # a new process: the demo is refreshed
-    # the stated 3,000 @ 33.80 and the 200 @ 30 told in conversation: (101,400 + 6,000) / 3,200 = 33.5625
-    assert held(offline_env, "002415", "--demo") == (3200.0, 33.5625)
+    # the stated 3,000 @ 33.80 and the 200 @ 30 told in conversation with its estimated fee (the
+    # minimum commission 5 and the transfer fee 0.06): (101,400 + 6,000 + 5.06) / 3,200 = 33.5641
+    assert held(offline_env, "002415", "--demo") == (3200.0, 33.5641)
     conn = sqlite3.connect(pixiu_home / "demo.db")
     assert conn.execute("select side, price, quantity from decisions where source = 'model'").fetchall() == [
         ("buy", 30.0, 200.0)

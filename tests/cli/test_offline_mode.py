@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import PIXIU_BIN, PLANTED_KEY, clean_env, pixiu, pixiu_in_process
+from tests.helpers import NOW, PIXIU_BIN, PLANTED_KEY, clean_env, pixiu, pixiu_in_process
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.json"
 QUESTIONS = ("我的持仓怎么样？", "海康现在能加仓吗？", "今天以 30 元买入海康威视 200 股", "宁德的回撤大吗？")
@@ -76,6 +76,7 @@ def test_two_asks_at_once_share_the_cache_without_corrupting_it(offline_env, pix
 
 @pytest.mark.slow
 def test_the_offline_responder_reads_the_whole_conversation(offline_env, pixiu_home):
+    offline_env = {**offline_env, "PIXIU_NOW": NOW.isoformat()}  # a trading day: a trade told on one
     assert pixiu_in_process(offline_env, "import", str(FIXTURE)).returncode == 0
     db = sqlite3.connect(pixiu_home / "pixiu.db")
     notes = lambda: db.execute("select count(*) from memory_events where kind = 'user_note'").fetchone()[0]  # noqa: E731

@@ -25,7 +25,9 @@ def test_trade_markers_sit_on_the_adjusted_scale(db):
     from pixiu_cli.services.account import read_account
     from pixiu_cli.services.trades import NewTrade, record_trade
 
-    record_trade(db, NewTrade("000333", "buy", 32.99, 1000, None, "美的集团", "user"), "2016-05-05T14:00:00+08:00")
+    record_trade(
+        db, NewTrade("000333", "buy", 32.99, 1000, None, "美的集团", "user", fee=0.0), "2016-05-05T14:00:00+08:00"
+    )
     # bought before the 2016-05-31 10转5派12: 1,500 shares, the 32,990 paid less the 1,200
     # received over 1,500 shares = 21.19 real yuan (the qfq scale of the last bar is 1)
     held = read_account(db, datetime(2025, 6, 3, tzinfo=SHANGHAI)).account.holding("000333")
@@ -81,7 +83,7 @@ def test_a_piped_chart_has_no_escape_sequence_and_its_title(tmp_path):
     hostile = "美的\x1b]52;c;cHduZWQ=\x07集团\x1b[2J"  # OSC 52 (write the clipboard), clear screen
     env = clean_env(tmp_path / "home", PIXIU_NOW="2025-06-03T16:00")
     in_process_ok(env, "data", "import", str(MARKET_FIXTURES / "000333.csv"), "--symbol", "000333", "--name", hostile)
-    in_process_ok(env, "trade", "buy", "000333", "100", "70", "--date", "2025-03-03")
+    in_process_ok(env, "trade", "buy", "000333", "100", "70", "--date", "2025-03-03", "--fee", "0")
     for columns in ("80", "160"):
         done = pixiu_in_process(dict(env, COLUMNS=columns), "chart", "000333", text=True)
         assert done.returncode == 0, done.stderr

@@ -28,7 +28,7 @@ QUESTION = "我的持仓怎么样"
 @pytest.fixture
 def env(tmp_path):
     env = clean_env(tmp_path / "home", PIXIU_NOW=NOW, DEEPSEEK_API_KEY=PLANTED_KEY)
-    in_process_ok(env, "trade", "buy", "600519", "100", "1500")
+    in_process_ok(env, "trade", "buy", "600519", "100", "1500", "--fee", "0")
     return env
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from tests.helpers import PIXIU_BIN, PROMPT, say, spawn
+from tests.helpers import NOW, PIXIU_BIN, PROMPT, say, spawn
 
 STATEMENT = Path(__file__).resolve().parents[1] / "fixtures" / "statements" / "ths_jiaogedan.csv"
 
@@ -17,6 +17,7 @@ STATEMENT = Path(__file__).resolve().parents[1] / "fixtures" / "statements" / "t
 @pytest.mark.pty
 @pytest.mark.slow
 def test_holdings_and_trades_in_the_repl(offline_env):
+    offline_env = {**offline_env, "PIXIU_NOW": NOW.isoformat()}  # 昨天 is a trading day
     subprocess.run(
         [PIXIU_BIN, "trades", "import", str(STATEMENT)], env=offline_env, check=True, capture_output=True, timeout=60
     )

@@ -12,7 +12,7 @@ import pexpect
 import pytest
 
 from pixiu_cli.store.conversations import add_request_function
-from tests.helpers import PIXIU_BIN, PROMPT, say, spawn
+from tests.helpers import NOW, PIXIU_BIN, PROMPT, say, spawn
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.json"
 
@@ -134,6 +134,7 @@ def test_memory_commands(offline_env, tmp_path, pixiu_home):
 def test_one_id_space_undo_a_trade_and_find_the_stock(server, online_env, tmp_path, pixiu_home):
     from pixiu_cli.offline.script import ScriptedReply, ToolCallSpec
 
+    online_env = {**online_env, "PIXIU_NOW": NOW.isoformat()}  # a trading day: trades are told on one
     import_without_notes(online_env, tmp_path)
     db = sqlite3.connect(pixiu_home / "pixiu.db")
     add_request_function(db)

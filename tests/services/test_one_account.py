@@ -41,7 +41,7 @@ def bars(tmp_path: Path, symbol: str, closes: list[tuple[str, float]]) -> Path:
 
 
 def test_a_trade_without_bars_is_valued_at_its_cost_in_every_view(env):
-    run(env, "trade", "buy", "600519", "100", "1500")
+    run(env, "trade", "buy", "600519", "100", "1500", "--fee", "0")
     view = account(env)
     (held,) = view["holdings"]
     # no bar stored: 100 × 1,500 at cost, never ¥0; the name is the security master's
@@ -55,15 +55,15 @@ def test_a_trade_without_bars_is_valued_at_its_cost_in_every_view(env):
 def test_realised_pnl_is_not_counted_twice(env, tmp_path):
     path = bars(tmp_path, "600519", [("2025-08-13", 1650.0), ("2025-08-14", 1680.0), ("2025-08-15", 1700.0)])
     run(env, "data", "import", str(path), "--symbol", "600519", "--no-refresh")
-    run(env, "trade", "buy", "600519", "100", "1500", "--date", "2025-08-01")
-    run(env, "trade", "sell", "600519", "50", "1600", "--date", "2025-08-05")
+    run(env, "trade", "buy", "600519", "200", "1500", "--date", "2025-08-01", "--fee", "0")
+    run(env, "trade", "sell", "600519", "100", "1600", "--date", "2025-08-05", "--fee", "0")
     (held,) = account(env)["holdings"]
-    # unrealised against the average cost: 50 × (1,700 − 1,500) = 10,000; realised 50 × 100 = 5,000;
-    # the broker's 持仓盈亏 against the diluted cost (150,000 − 80,000) / 50 = 1,400: 50 × 300 = 15,000,
-    # which already contains the 5,000: the account made 15,000, not 20,000
-    assert (held["unrealised_pnl"], held["realised_pnl"], held["holding_pnl"]) == (10000.0, 5000.0, 15000.0)
-    assert (held["average_cost"], held["diluted_cost"], held["total_pnl"]) == (1500.0, 1400.0, 15000.0)
-    assert held["value"] + held["proceeds"] - held["cost_in"] == held["total_pnl"]  # 85,000 + 80,000 − 150,000
+    # unrealised against the average cost: 100 × (1,700 − 1,500) = 20,000; realised 100 × 100 = 10,000;
+    # the broker's 持仓盈亏 against the diluted cost (300,000 − 160,000) / 100 = 1,400: 100 × 300 = 30,000,
+    # which already contains the 10,000: the account made 30,000, not 40,000
+    assert (held["unrealised_pnl"], held["realised_pnl"], held["holding_pnl"]) == (20000.0, 10000.0, 30000.0)
+    assert (held["average_cost"], held["diluted_cost"], held["total_pnl"]) == (1500.0, 1400.0, 30000.0)
+    assert held["value"] + held["proceeds"] - held["cost_in"] == held["total_pnl"]  # 170,000 + 160,000 − 300,000
 
 
 def test_bonus_shares_after_a_backdated_trade(env):
@@ -73,7 +73,7 @@ def test_bonus_shares_after_a_backdated_trade(env):
         env, "data", "import", str(MARKET_FIXTURES / "000001.csv"), "--symbol", "000001",
         "--actions", str(MARKET_FIXTURES / "000001_actions.csv"), "--no-refresh",
     )  # fmt: skip
-    run(env, "trade", "buy", "000001", "1000", "10.5", "--date", "2016-06-01")
+    run(env, "trade", "buy", "000001", "1000", "10.5", "--date", "2016-06-01", "--fee", "0")
     (held,) = account(env)["holdings"]
     # 10送2派1.53 on 2016-06-16: 1,000 → 1,200 shares and 153 paid; the last close 14.08 (2022-06-01):
     # value 16,896; unrealised 16,896 − 10,500 = 6,396; realised 153
@@ -105,11 +105,11 @@ def test_the_average_method_values_at_the_average_cost_and_nothing_is_rounded_fi
     env = clean_env(home, PIXIU_NOW=NOW)
     (home).mkdir(parents=True, exist_ok=True)
     (home / "config.toml").write_text('[account]\ncost_method = "average"\n', encoding="utf-8")
-    run(env, "trade", "buy", "600519", "100", "1500", "--date", "2025-08-01")
-    run(env, "trade", "sell", "600519", "50", "1600", "--date", "2025-08-05")
+    run(env, "trade", "buy", "600519", "200", "1500", "--date", "2025-08-01", "--fee", "0")
+    run(env, "trade", "sell", "600519", "100", "1600", "--date", "2025-08-05", "--fee", "0")
     (held,) = account(env)["holdings"]
-    # no bars: the 50 shares at the average cost 1,500 = 75,000 (the diluted cost would give 70,000)
-    assert (held["cost"], held["value"]) == (1500.0, 75000.0)
+    # no bars: the 100 shares at the average cost 1,500 = 150,000 (the diluted cost would give 140,000)
+    assert (held["cost"], held["value"]) == (1500.0, 150000.0)
     other = clean_env(tmp_path / "other", PIXIU_NOW=NOW)
     run(other, "trade", "buy", "600519", "300", "333.33", "--fee", "1")
     run(other, "cash", "set", "0")

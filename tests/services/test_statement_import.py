@@ -111,13 +111,14 @@ def test_a_trade_told_in_conversation_is_the_statements_fill(db):
     told = NewTrade("000333", "buy", 70, 500, "看好家电", "美的集团", "model", day="2025年3月3日")
     recorded = record_trade(db, told, NOW.isoformat())
     assert recorded.decision.decided_at.startswith("2025-03-03")
+    assert (recorded.fee, recorded.fee_estimated) == (8.75 + 0.35, True)  # 万2.5 and 0.001% of 35,000
     done = import_statement(db, THS, NOW)
     assert (done.added, len(done.matched)) == (11, 1)
     # one decision for that buy (the model's, with its reason), now carrying the statement's fees
     rows = db.execute("select source, reason from decisions where symbol = '000333' and side = 'buy'").fetchall()
     assert rows == [("model", "看好家电")]
-    fill = db.execute("select origin, fees, decision_id from account_fills where day = '2025-03-03' and kind = 'buy'")
-    assert fill.fetchall() == [("statement", 5.35, recorded.decision.id)]
+    sql = "select origin, fees, fee_estimated, decision_id from account_fills where day = '2025-03-03' and kind = 'buy'"
+    assert db.execute(sql).fetchall() == [("statement", 5.35, None, recorded.decision.id)]  # no longer an estimate
     assert holdings(db)["000333"] == (290, 38.4313)  # the buy counted once
 
 

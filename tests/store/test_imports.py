@@ -123,7 +123,7 @@ def test_notes_and_decisions_made_in_conversation_are_never_touched(db):
 def _trade(db, symbol, side, price, quantity, at):
     from pixiu_cli.services.trades import NewTrade, record_trade
 
-    record_trade(db, NewTrade(symbol, side, price, quantity, None, None, "model"), at)
+    record_trade(db, NewTrade(symbol, side, price, quantity, None, None, "model", fee=0.0), at)
 
 
 def _held(db) -> dict:

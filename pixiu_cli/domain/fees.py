@@ -1,0 +1,114 @@
+"""What an A-share trade costs, by date: the broker's commission (the account's own rate and
+minimum, [account] in config.toml), the stamp duty and the transfer fee. One table for the
+backtests (analytics/costs.py) and for the fee a trade told without one is estimated at
+(services/trades.py).
+
+Stamp duty: the Ministry of Finance and the State Taxation Administration's announcements
+(2008-04-24 to 0.1%; 2008-09-19 sells only; 2023-08-28 halved to 0.05%; the earlier rows are
+the rates those announcements replaced). Transfer fee: China Securities Depository and
+Clearing's notices (from 2015-08-01 both exchanges 0.02‰ of the amount, replacing Shanghai's
+0.3‰ of the face value and Shenzhen's 0.0255‰ of the amount; halved to 0.01‰ on 2022-04-29).
+Shanghai's face-value fee was cut more than once before 2015 (1‰ of the face value with a ¥1
+minimum in the 1990s and 2000s); the rows keep the rate the 2015 notice replaced. The Beijing
+exchange's trades settle with Shenzhen's rows."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+DEFAULT_COMMISSION_RATE = 0.00025  # 万2.5, each side: what most retail accounts pay
+DEFAULT_COMMISSION_MIN = 5.0  # yuan per order
+
+# (in force from, rate of the amount, sells only): the latest row in force wins.
+STAMP_DUTY: tuple[tuple[str, float, bool], ...] = (
+    ("1990-12-19", 0.003, False),
+    ("1997-05-12", 0.005, False),
+    ("1998-06-12", 0.004, False),
+    ("2001-11-16", 0.002, False),
+    ("2005-01-24", 0.001, False),
+    ("2007-05-30", 0.003, False),
+    ("2008-04-24", 0.001, False),
+    ("2008-09-19", 0.001, True),
+    ("2023-08-28", 0.0005, True),
+)
+
+FACE_VALUE = 1.0  # yuan per A share: what Shanghai's transfer fee was charged on before 2015-08-01
+
+# (exchange, in force from, rate, basis: "amount" or "face" value): each side of a trade.
+TRANSFER_FEE: tuple[tuple[str, str, float, str], ...] = (
+    ("SH", "1990-12-19", 0.0003, "face"),
+    ("SZ", "1990-12-19", 0.0000255, "amount"),
+    ("SH", "2015-08-01", 0.00002, "amount"),
+    ("SZ", "2015-08-01", 0.00002, "amount"),
+    ("SH", "2022-04-29", 0.00001, "amount"),
+    ("SZ", "2022-04-29", 0.00001, "amount"),
+)
+
+
+@dataclass(frozen=True)
+class Commission:
+    """The broker's commission: a rate of the amount with a minimum per order."""
+
+    rate: float = DEFAULT_COMMISSION_RATE
+    minimum: float = DEFAULT_COMMISSION_MIN
+
+    def on(self, amount: float) -> float:
+        return max(amount * self.rate, self.minimum) if amount > 0 else 0.0
+
+
+def _in_force(rows, day: str):
+    dated = [row for row in rows if row[0] <= day]
+    return dated[-1] if dated else rows[0]
+
+
+def stamp_duty_rate(day: str, selling: bool) -> float:
+    _, rate, sells_only = _in_force(STAMP_DUTY, day)
+    return rate if selling or not sells_only else 0.0
+
+
+def exchange_of(symbol: str | None) -> str:
+    """SH for Shanghai's codes (6xxxxx), SZ otherwise (Shenzhen; Beijing settles alike)."""
+    return "SH" if symbol and symbol.startswith("6") else "SZ"
+
+
+def transfer_row(day: str, exchange: str = "SZ") -> tuple[float, str]:
+    """(rate, basis) of the transfer fee on `day`."""
+    rows = [(start, rate, basis) for ex, start, rate, basis in TRANSFER_FEE if ex == exchange]
+    _, rate, basis = _in_force(rows, day)
+    return rate, basis
+
+
+def transfer_fee(amount: float, shares: float | None, day: str, exchange: str = "SZ") -> float:
+    """A face-value fee with no share count known is charged on the amount (a backtest's
+    order whose shares are being sized)."""
+    rate, basis = transfer_row(day, exchange)
+    if basis == "face" and shares is not None:
+        return shares * FACE_VALUE * rate
+    return amount * rate
+
+
+@dataclass(frozen=True)
+class TradeCost:
+    commission: float
+    stamp_duty: float
+    transfer: float
+
+    @property
+    def total(self) -> float:
+        return self.commission + self.stamp_duty + self.transfer
+
+
+def trade_cost(
+    amount: float,
+    day: str,
+    selling: bool,
+    commission: Commission,
+    symbol: str | None = None,
+    shares: float | None = None,
+) -> TradeCost:
+    """The fees of one order of `amount` yuan on `day`."""
+    return TradeCost(
+        commission.on(amount),
+        amount * stamp_duty_rate(day, selling),
+        transfer_fee(amount, shares, day, exchange_of(symbol)),
+    )
