@@ -17,11 +17,11 @@ BARS = "tests/fixtures/market/000333.csv"
 def env(pixiu_home):
     env = clean_env(pixiu_home, PIXIU_NOW="2025-08-20T16:00")
     in_process_ok(env, "data", "import", BARS, "--symbol", "000333")
-    in_process_ok(env, "trade", "buy", "000333", "100", "70", "--date", "2025-03-03")
+    in_process_ok(env, "trade", "buy", "000333", "100", "70", "--date", "2025-03-03", "--fee", "0")
     # 600000 has no bars: 1,000 bought at 10, 500 sold at 12 realise +1,000; the rest is
     # valued at the diluted cost 8.00, which is no loss of −1,000 against the average cost
-    in_process_ok(env, "trade", "buy", "600000", "1000", "10", "--date", "2025-03-03")
-    in_process_ok(env, "trade", "sell", "600000", "500", "12", "--date", "2025-04-01")
+    in_process_ok(env, "trade", "buy", "600000", "1000", "10", "--date", "2025-03-03", "--fee", "0")
+    in_process_ok(env, "trade", "sell", "600000", "500", "12", "--date", "2025-04-01", "--fee", "0")
     in_process_ok(env, "cash", "set", "10000")
     return env
 

@@ -77,7 +77,7 @@ def test_a_bonus_issue_with_its_cash_agrees_everywhere(tmp_path):
     env = with_market(home, now, "000001")
     in_process_ok(env, "cash", "set", "100000", "--date", "2016-05-31")
     price = close_on("000001", "2016-06-01")
-    in_process_ok(env, "trade", "buy", "000001", "1000", str(price), "--date", "2016-06-01")
+    in_process_ok(env, "trade", "buy", "000001", "1000", str(price), "--date", "2016-06-01", "--fee", "0")
     record = agree_everywhere(env, home, now)
     # 10送2派1.53 on 2016-06-16: 1,000 shares receive 1,000 × 0.153 yuan and 1,000 × 0.2 shares
     shares, cash = 1000 + 1000 * Decimal("0.2"), 1000 * Decimal("0.153")
@@ -98,9 +98,11 @@ def test_the_dividend_tax_of_sales_within_a_month_and_a_year_agrees_everywhere(t
     buys = {"2016-03-01": close_on("000333", "2016-03-01"), "2016-04-20": close_on("000333", "2016-04-20")}
     sales = {"2016-05-16": 1800, "2017-03-01": 600}
     for day, price in buys.items():
-        in_process_ok(env, "trade", "buy", "000333", "1000", str(price), "--date", day)
+        in_process_ok(env, "trade", "buy", "000333", "1000", str(price), "--date", day, "--fee", "0")
     said = [
-        in_process_ok(env, "trade", "sell", "000333", str(quantity), str(close_on("000333", day)), "--date", day)
+        in_process_ok(
+            env, "trade", "sell", "000333", str(quantity), str(close_on("000333", day)), "--date", day, "--fee", "0"
+        )
         for day, quantity in sales.items()
     ]
     record = agree_everywhere(env, home, now)
@@ -172,8 +174,8 @@ def test_the_holding_period_brackets_end_on_the_same_day_a_month_and_a_year_on(t
     # bought 2016-04-20: within a month through 2016-05-20, within a year through 2017-04-20
     # (the ledger takes a sale on a non-trading day as told)
     env = with_market(tmp_path / "home", "2025-06-03T16:00:00", "000333")
-    in_process_ok(env, "trade", "buy", "000333", "1000", "29.88", "--date", "2016-04-20")
-    in_process_ok(env, "trade", "sell", "000333", "1500", "22", "--date", sold)
+    in_process_ok(env, "trade", "buy", "000333", "1000", "29.88", "--date", "2016-04-20", "--fee", "0")
+    in_process_ok(env, "trade", "sell", "000333", "1500", "22", "--date", sold, "--fee", "0")
     (closed,) = json.loads(in_process_ok(env, "holdings", "--json"))["closed"]
     assert closed["dividends"] == money(1200 - 1200 * Decimal(rate))
 
@@ -192,6 +194,6 @@ def test_shares_of_a_stated_holding_have_no_known_buy_day_and_are_not_taxed(tmp_
         "updated_at": "2016-04-25T15:00:00+08:00",
     }
     in_process_ok(env, "import", str(json_document(tmp_path, holdings=[holding])))
-    said = in_process_ok(env, "trade", "sell", "000333", "1500", "21.8", "--date", "2016-05-16")
+    said = in_process_ok(env, "trade", "sell", "000333", "1500", "21.8", "--date", "2016-05-16", "--fee", "0")
     (closed,) = json.loads(in_process_ok(env, "holdings", "--json"))["closed"]
     assert closed["dividends"] == 1200.0 and "股息红利税" not in said
