@@ -25,6 +25,8 @@ ALLOWED = {
     "services/trades.py::RecordedTrade.notice": "the tool's trade confirmation",
     "services/trades.py::RecordedTrade.holding_line": "the tool's trade result (holding_after)",
     "services/account.py::Held.line": "part of the tool's trade confirmation",
+    "services/alerts.py::AddedAlert.notice": "the tool's alert confirmation (shared with /memory accept)",
+    "services/proposals.py::change_notice": "the tool's proposal line (a tool notice, like note_notice)",
 }
 
 

@@ -38,6 +38,16 @@ class ToolOutcome:
 
 
 @dataclass
+class TurnWrites:
+    """What the tools of one turn wrote, by the key of what each call stated (a second call
+    stating the same trade or alert is answered with the first one's ref), and how many
+    proposals the turn made (they are bounded)."""
+
+    refs: dict[tuple, tuple[str, bool]] = field(default_factory=dict)  # key → (ref, only proposed)
+    proposals: int = 0
+
+
+@dataclass
 class ToolContext:
     domain: InvestorStore
     memory: MemoryStore
@@ -47,9 +57,10 @@ class ToolContext:
     # The user's words of the turn the tools run in: what every change to the account or the
     # memory must come from. None: no user spoke this turn (the brief), so nothing is changed.
     said: str | None = None
+    turn: TurnWrites = field(default_factory=TurnWrites)
 
     def for_turn(self, said: str | None) -> ToolContext:
-        return replace(self, said=said)
+        return replace(self, said=said, turn=TurnWrites())
 
     def isolated(self) -> ToolContext:
         """The same stores on a connection of their own, for a tool thread the loop may stop
@@ -63,7 +74,13 @@ class ToolContext:
             return self
         db = open_database(path, migrate=False)
         return ToolContext(
-            stores_of(db).investor, stores_of(db).memory, stores_of(db).portfolio, self.now, self.cost_method, self.said
+            stores_of(db).investor,
+            stores_of(db).memory,
+            stores_of(db).portfolio,
+            self.now,
+            self.cost_method,
+            self.said,
+            self.turn,
         )
 
     def close(self) -> None:

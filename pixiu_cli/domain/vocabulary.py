@@ -12,7 +12,7 @@ NOTE_KIND_NAMES = {"view": "观点", "plan": "计划", "rule": "纪律"}
 NOTE_LAYER_NAMES = {"view": "用户观点", "plan": "用户计划", "rule": "用户纪律"}
 NOTE_NAME = "笔记"  # a note without a kind, and the memory kind `user_note`
 # Every kind a memory can be listed under: a note's own kind, or the event kind.
-MEMORY_KIND_NAMES = {**NOTE_KIND_NAMES, "decision": "交易", "user_note": NOTE_NAME}
+MEMORY_KIND_NAMES = {**NOTE_KIND_NAMES, "decision": "交易", "user_note": NOTE_NAME, "trade": "交易", "alert": "预警"}
 
 # A user message that starts with CONTEXT_OPEN is a context block, not the user's words.
 CONTEXT_OPEN = "[上下文信息]"

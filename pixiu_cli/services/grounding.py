@@ -331,19 +331,29 @@ def _runs(note: str, covered: list[bool]) -> list[str]:
     return runs[:3]
 
 
-def trade_refusal(grounding: Grounding) -> str:
+def trade_refusal(grounding: Grounding, ref: str) -> str:
     return (
-        f"没有记录这笔交易：用户本轮的话里没有{'、'.join(grounding.missing)}。只有用户在本轮亲口报告的交易"
-        "（股票、买卖方向、数量和价格都在用户这条消息里）才能记录；不要替用户推断或补全，"
-        "请向用户确认这笔交易，并且不要说已经记录。"
+        f"没有记录这笔交易：用户本轮的话里没有{'、'.join(grounding.missing)}。只有用户在本轮亲口报告自己已成交的交易"
+        "（股票、买卖方向、数量和价格都在用户这条消息里）才能直接记录；不要替用户推断或补全。"
+        f"这笔交易已存为待用户确认的提议 {ref}（没有记入账户），用户确认（对话里按 y，或 /memory accept {ref}）后才会记录；"
+        "不要说已经记录。"
     )
 
 
-def alert_refusal(grounding: Grounding) -> str:
+def alert_refusal(grounding: Grounding, ref: str) -> str:
     return (
         f"没有设置预警：用户本轮的话里没有{'、'.join(grounding.missing)}。只有用户本轮亲口要求的预警"
-        "（股票、条件和价格或幅度都在用户这条消息里）才能设置；请向用户确认，并且不要说已经设置。"
+        "（股票、条件和价格或幅度都在用户这条消息里）才能直接设置。"
+        f"这条预警已存为待用户确认的提议 {ref}，用户确认（对话里按 y，或 /memory accept {ref}）后才会设置；"
+        "不要说已经设置。"
     )
+
+
+def already_written(ref: str, proposed: bool) -> str:
+    """The answer to a second call that states what this turn already wrote or proposed."""
+    if proposed:
+        return f"本轮已提议过同一笔（提议 {ref}，待用户确认），没有再保存：不要重复调用"
+    return f"本轮已记录过同一笔（{ref}），没有重复记录：不要重复调用"
 
 
 def note_refusal(grounding: Grounding, ref: str) -> str:

@@ -60,6 +60,18 @@ class RecordedTrade:
         )
 
 
+def trade_key(trade: NewTrade, now: datetime) -> tuple:
+    """What makes two statements of a trade the same trade: its stock, side, shares, price and
+    day (as resolved); the reason, the name, the fee and what was left unstated are not."""
+    return (
+        trade.symbol,
+        trade.side,
+        Decimal(repr(float(trade.quantity))).normalize(),
+        Decimal(repr(float(trade.price))).normalize(),
+        trade_day(trade.day, now),
+    )
+
+
 def _decided_at(trade: NewTrade, at: str) -> str:
     """When the trade happened: now for today, the day's start for an earlier day."""
     now = datetime.fromisoformat(at)

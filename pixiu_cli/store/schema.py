@@ -829,3 +829,11 @@ def m034_position_checkpoints(db: Database) -> None:
         for event, rows in (("insert", ("new",)), ("delete", ("old",)), ("update", ("old", "new"))):
             statements = " ".join(body.format(r=r) for r in rows)
             db.execute(f"create trigger {table}_{event}_checkpoints after {event} on {table} begin {statements} end")
+
+
+@migrations()
+def m035_proposed_changes(db: Database) -> None:
+    # A change to the account the model asked for and the user has not confirmed (a trade, an
+    # alert): a memory event of kind 'proposal' whose `proposed` column holds its arguments as
+    # JSON, made only when the user accepts it (services/proposals.py).
+    db["memory_events"].add_column("proposed", str)
