@@ -43,14 +43,15 @@ def _remember(ctx: ToolContext, args: dict) -> ToolOutcome:
     from pixiu_cli.domain.vocabulary import AUTHOR_MODEL, AUTHOR_PROPOSAL
     from pixiu_cli.services.grounding import ground_note, note_refusal
     from pixiu_cli.services.notes import NewNote, add_note, note_notice
+    from pixiu_cli.services.proposals import PROPOSAL_LONGEST, check_room
 
     if not args["text"].strip():
         raise ToolArgumentError("text 不能为空")
+    if len(args["text"]) > PROPOSAL_LONGEST and args["text"] not in (ctx.said or ""):  # a proposal at most
+        _requested(check_room, ctx.domain.db, len(args["text"]), ctx.turn.proposals, ctx.now())
     grounding = ground_note(ctx.domain.db, ctx.said or "", args["text"], args.get("symbol"))
     author = AUTHOR_MODEL if grounding.grounded else AUTHOR_PROPOSAL
     if author == AUTHOR_PROPOSAL:
-        from pixiu_cli.services.proposals import check_room
-
         _requested(check_room, ctx.domain.db, len(args["text"]), ctx.turn.proposals, ctx.now())
         ctx.turn.proposals += 1
     request = NewNote(args["kind"], args["text"], args.get("symbol"), "model", author)
