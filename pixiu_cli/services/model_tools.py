@@ -126,7 +126,12 @@ def _proposed(ctx: ToolContext, key: tuple, propose: Callable, request, refusal:
     proposal = _requested(propose, ctx.domain.db, request, ctx.turn.proposals, ctx.now())
     ctx.turn.proposals += 1
     ctx.turn.refs[key] = (proposal.ref, True)
-    content = {"ok": False, "result": "proposed", "proposal_id": proposal.ref, "error": refusal(grounding, proposal.ref)}
+    content = {
+        "ok": False,
+        "result": "proposed",
+        "proposal_id": proposal.ref,
+        "error": refusal(grounding, proposal.ref),
+    }
     return ToolOutcome(content, notice=change_notice(proposal))
 
 

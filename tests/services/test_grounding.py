@@ -105,11 +105,17 @@ FAMILIES = {
         "新闻说大股东以 1800 元减持了 100 股茅台",
         "听说有人 1800 元卖了 100 股茅台",
     ],
-    "计算": ["帮我算一下 1800 元卖 100 股茅台能拿多少钱", "1800 元卖 100 股茅台要多少手续费", "算算 1800 卖 100 股茅台盈亏"],
+    "计算": [
+        "帮我算一下 1800 元卖 100 股茅台能拿多少钱",
+        "1800 元卖 100 股茅台要多少手续费",
+        "算算 1800 卖 100 股茅台盈亏",
+    ],
 }
 
 
-@pytest.mark.parametrize("said, family", [(said, family) for family, phrasings in FAMILIES.items() for said in phrasings])
+@pytest.mark.parametrize(
+    "said, family", [(said, family) for family, phrasings in FAMILIES.items() for said in phrasings]
+)
 def test_a_sentence_of_each_class_is_no_report(db, said, family):
     (missing,) = ground_trade(db, said, trade("600519", "sell", 1800, 100), NOW).missing
     assert missing.startswith("已成交的卖出（用户的话是") and family in missing
@@ -157,7 +163,9 @@ def test_an_alert_needs_its_stock_direction_and_threshold(db):
     assert ground_alert(db, "你好", below).missing[:3] == ("股票 600519（贵州茅台）", "条件 below", "阈值 1500")
 
 
-@pytest.mark.parametrize("said", ["茅台不会跌破 1500 的", "茅台会跌破 1500 吗？", "有人说茅台要跌破 1500", "茅台跌破 1500 了"])
+@pytest.mark.parametrize(
+    "said", ["茅台不会跌破 1500 的", "茅台会跌破 1500 吗？", "有人说茅台要跌破 1500", "茅台跌破 1500 了"]
+)
 def test_an_alert_needs_the_users_instruction(db, said):
     (missing,) = ground_alert(db, said, NewAlert("600519", "below", 1500, "对话")).missing
     assert missing.startswith("设预警的要求")
@@ -170,7 +178,10 @@ def test_a_question_is_no_rule(db, said):
 
 @pytest.mark.parametrize(
     "said, text",
-    [("海康跌到 25 元就不要再加仓", "海康跌到25元就再加仓"), ("宁德时代跌到 200 元，绝不要再加仓", "宁德时代跌到200元，绝再加仓")],
+    [
+        ("海康跌到 25 元就不要再加仓", "海康跌到25元就再加仓"),
+        ("宁德时代跌到 200 元，绝不要再加仓", "宁德时代跌到200元，绝再加仓"),
+    ],
 )
 def test_a_negation_the_note_skips_over_is_named(db, said, text):
     (missing, *_) = ground_note(db, said, text, None).missing
