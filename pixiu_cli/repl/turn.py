@@ -22,11 +22,28 @@ def run_chat_turn(state: ReplState, text: str) -> None:
     back at the prompt: never discarded."""
     seat = nullcontext((state.app, state.conversation_id))
     request = AskRequest(text)
-    before = stores_of(state.app.store.db).memory.last_event_id()
+    before = _memory_mark(state)
     result = ask(request, seat, state.renderer.reply(), home=state.app.settings.home, now=state.clock())
     show_asked(state, result)
-    if result.turn is not None:
+    if result.turn is not None and before is not None:
         confirm_changes(state, before)
+
+
+def _memory_mark(state: ReplState) -> int | None:
+    """The last memory id before the turn (its proposals are the ones after); None when the
+    database cannot be read now, so the question still goes to `ask`, which keeps it."""
+    try:
+        return stores_of(state.app.store.db).memory.last_event_id()
+    except Exception:
+        return None  # the proposals wait in /memory, their notices say how to accept them
+
+
+def _answer(state: ReplState, question: str) -> bool:
+    """y/N: Ctrl-C or Ctrl-D at the question is a no."""
+    try:
+        return (state.answer_key or state.renderer.confirm)(question)
+    except (KeyboardInterrupt, EOFError):
+        return False
 
 
 def confirm_changes(state: ReplState, after_id: int) -> None:
@@ -37,7 +54,7 @@ def confirm_changes(state: ReplState, after_id: int) -> None:
 
     db = state.app.store.db
     for proposal in pending_changes(db, after_id):
-        if not state.renderer.confirm(change_question(proposal)):
+        if not _answer(state, change_question(proposal)):
             show_change_left(state.renderer, proposal.ref)
             continue
         try:

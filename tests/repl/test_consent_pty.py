@@ -41,7 +41,7 @@ def test_a_proposed_trade_is_recorded_when_the_user_says_yes(repl, online_env):
     say(repl, "我朋友以 1500 元卖了 100 股茅台")
     repl.expect(r"模型提议 #n(\d+)：卖出 600519 100 股 @ 1500，\d{4}-\d\d-\d\d。记录这笔交易？ \[y/N\]")
     assert shares(online_env)["600519"] == 100  # nothing yet
-    repl.send("y\r")
+    repl.send("y")  # one key
     repl.expect(r"已记录 #d\d+：卖出 600519 100 股 @ 1500")
     repl.expect(PROMPT)
     assert "600519" not in shares(online_env)
@@ -52,7 +52,7 @@ def test_a_proposed_trade_is_recorded_when_the_user_says_yes(repl, online_env):
 def test_a_proposed_trade_is_left_when_the_user_says_no(repl, online_env):
     say(repl, "我不想以 1500 元卖 100 股茅台")
     repl.expect(r"记录这笔交易？ \[y/N\]")
-    repl.send("\r")
+    repl.send("n")  # one key: anything but y
     repl.expect(r"没有记录。提议 #n\d+ 留在 /memory 里")
     repl.expect(PROMPT)
     assert shares(online_env)["600519"] == 100
