@@ -14,16 +14,10 @@ import pytest
 
 from pixiu_cli.offline.script import ScriptedReply, ToolCallSpec
 from pixiu_cli.services.proposals import PROPOSAL_LONGEST, PROPOSALS_PER_DAY, PROPOSALS_PER_TURN
-from tests.helpers import FIXTURE, pixiu_in_process
+from tests.helpers import FIXTURE, in_process_ok, in_process_refused
 
 SELL_ALL = {"symbol": "600519", "side": "sell", "price": 1500, "quantity": 100}  # 600519: 100 shares held
-
-
-def run(env, *args) -> str:
-    done = pixiu_in_process(env, *args, text=True)
-    assert done.returncode == 0, done.stderr
-    assert "Traceback" not in done.stderr and "意外错误" not in done.stderr
-    return done.stdout
+run = in_process_ok
 
 
 @pytest.fixture
@@ -108,13 +102,11 @@ def test_a_confirmed_proposal_records_once(server, env):
     (proposal,) = proposals(env)
     assert shares(env)["600519"] == 100
 
-    accepted = pixiu_in_process(env, "memory", "accept", proposal["ref"], text=True)
-    assert accepted.returncode == 0 and "已记录 #d" in accepted.stdout
+    assert "已记录 #d" in run(env, "memory", "accept", proposal["ref"])
     assert shares(env)["600519"] == 200 and proposals(env) == []
 
-    again = pixiu_in_process(env, "memory", "accept", proposal["ref"], text=True)
-    assert again.returncode != 0 and f"#{proposal['ref']} 已经采纳过，已记录为 #d" in again.stderr
-    assert "Traceback" not in again.stderr
+    again = in_process_refused(env, "memory", "accept", proposal["ref"])
+    assert f"#{proposal['ref']} 已经采纳过，已记录为 #d" in again
     assert shares(env)["600519"] == 200  # once
     trades = json.loads(run(env, "trades", "--json"))
     assert [(t["symbol"], t["kind"], t["quantity"], t["price"]) for t in trades] == [("600519", "买入", 100, 1500)]
@@ -153,8 +145,7 @@ def test_an_alert_the_user_did_not_ask_for_is_only_proposed(server, env, said):
     (proposal,) = proposals(env)
     assert proposal["kind"] == "alert"
     assert "待用户确认的提议" in tool_results(server)[0]["error"]
-    accepted = pixiu_in_process(env, "memory", "accept", proposal["ref"], text=True)
-    assert accepted.returncode == 0 and "已设预警 a" in accepted.stdout
+    assert "已设预警 a" in run(env, "memory", "accept", proposal["ref"])
     assert len(json.loads(run(env, "alert", "list", "--json"))) == 1
 
 
