@@ -26,11 +26,6 @@ class ToolArgumentError(Exception):
     """Arguments that do not fit the schema; the message goes back to the model."""
 
 
-class Ungrounded(ToolArgumentError):
-    """A change to the account the user's words of the turn do not state: refused, and the
-    message (what the words lack) goes back to the model."""
-
-
 @dataclass(frozen=True)
 class ToolOutcome:
     content: dict | list | str  # what the model sees (JSON-encoded)
