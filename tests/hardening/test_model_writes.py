@@ -152,3 +152,4 @@ def test_a_trade_the_words_do_not_state_is_refused(server, env, said, trade):
     assert account(env) == before
     (result,) = tool_results(server)
     assert result["ok"] is False and result["error"].startswith("没有记录这笔交易：用户本轮的话里没有")
+    assert result["result"] == "proposed"  # kept for the user to confirm, the account unchanged
