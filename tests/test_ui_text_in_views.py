@@ -26,6 +26,8 @@ ALLOWED = {
     "services/trades.py::RecordedTrade.holding_line": "the tool's trade result (holding_after)",
     "services/trades.py::RecordedTrade.fee_words": "part of the tool's trade confirmation",
     "services/account.py::Held.line": "part of the tool's trade confirmation",
+    "services/alerts.py::AddedAlert.notice": "the tool's alert confirmation (shared with /memory accept)",
+    "services/proposals.py::change_notice": "the tool's proposal line (a tool notice, like note_notice)",
 }
 
 

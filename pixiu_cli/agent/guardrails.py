@@ -6,7 +6,7 @@ import json
 import threading
 from dataclasses import dataclass
 
-from pixiu_cli.agent.tools import ToolArgumentError, ToolContext, ToolRegistry, Ungrounded, encode_result
+from pixiu_cli.agent.tools import ToolArgumentError, ToolContext, ToolRegistry, encode_result
 from pixiu_cli.domain.limits import Guardrails
 from pixiu_cli.llm.types import ToolCall
 from pixiu_cli.store.database import CommitRefused, commit_gate
@@ -61,8 +61,6 @@ def run_tool(
         return _error(f"{timeout}，已取消，没有保存任何内容", "timeout")
     if "late" in result:
         return _error(f"{timeout}；其更改已保存，但结果未返回", "timeout")
-    if "ungrounded" in result:
-        return _error(result["ungrounded"], "ungrounded")
     if "argument_error" in result:
         return _error(f"参数有误：{result['argument_error']}", "bad_arguments")
     if "crash" in result:
@@ -73,7 +71,7 @@ def run_tool(
 
 def _run_in_thread(tool, ctx: ToolContext, args: dict, timeout: float) -> dict:
     """Run the handler on its own thread and its own connection, waiting `timeout` seconds.
-    Returns one of: outcome, ungrounded, argument_error, crash, abandoned (gave up on it before it
+    Returns one of: outcome, argument_error, crash, abandoned (gave up on it before it
     committed anything: it never will), late (it committed but has not returned)."""
     result: dict = {}
     gate = CommitGate()
@@ -86,8 +84,6 @@ def _run_in_thread(tool, ctx: ToolContext, args: dict, timeout: float) -> dict:
             own = ctx.isolated()
             with commit_gate(gate):
                 result["outcome"] = tool.handler(own, validate_arguments(tool.parameters, args))
-        except Ungrounded as exc:
-            result["ungrounded"] = str(exc)
         except ToolArgumentError as exc:
             result["argument_error"] = str(exc)
         except CommitRefused:

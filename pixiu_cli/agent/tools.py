@@ -27,15 +27,20 @@ class ToolArgumentError(Exception):
     """Arguments that do not fit the schema; the message goes back to the model."""
 
 
-class Ungrounded(ToolArgumentError):
-    """A change to the account the user's words of the turn do not state: refused, and the
-    message (what the words lack) goes back to the model."""
-
-
 @dataclass(frozen=True)
 class ToolOutcome:
     content: dict | list | str  # what the model sees (JSON-encoded)
     notice: str | None = None  # one line for the user (e.g. 已记住 #12：…)
+
+
+@dataclass
+class TurnWrites:
+    """What the tools of one turn wrote, by the key of what each call stated (a second call
+    stating the same trade or alert is answered with the first one's ref), and how many
+    proposals the turn made (they are bounded)."""
+
+    refs: dict[tuple, tuple[str, bool]] = field(default_factory=dict)  # key → (ref, only proposed)
+    proposals: int = 0
 
 
 @dataclass
@@ -49,9 +54,10 @@ class ToolContext:
     # The user's words of the turn the tools run in: what every change to the account or the
     # memory must come from. None: no user spoke this turn (the brief), so nothing is changed.
     said: str | None = None
+    turn: TurnWrites = field(default_factory=TurnWrites)
 
     def for_turn(self, said: str | None) -> ToolContext:
-        return replace(self, said=said)
+        return replace(self, said=said, turn=TurnWrites())
 
     def isolated(self) -> ToolContext:
         """The same stores on a connection of their own, for a tool thread the loop may stop
@@ -72,6 +78,7 @@ class ToolContext:
             self.cost_method,
             self.commission,
             self.said,
+            self.turn,
         )
 
     def close(self) -> None:

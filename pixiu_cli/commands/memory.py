@@ -33,7 +33,8 @@ class RefRequest:
 def _accept(ctx, r: RefRequest):
     from pixiu_cli.services.notes import accept_proposal
 
-    return accept_proposal(ctx.db, r.ref)
+    commission = ctx.settings().commission if ctx.settings is not None else None
+    return accept_proposal(ctx.db, r.ref, ctx.stamp(), ctx.cost_method(), commission)
 
 
 def _replace(ctx, r: RefRequest):
@@ -112,7 +113,7 @@ DECLARED = (
     ),
     _by_id(
         ("memory", "accept"),
-        "采纳一条模型提议：之后它算作你自己的观点、计划或纪律。",
+        "采纳一条模型提议：笔记之后算作你自己的观点、计划或纪律；交易或预警此时才记录（只记一次）。",
         "提议ID",
         _accept,
         "show_accepted",

@@ -12,7 +12,7 @@ NOTE_KIND_NAMES = {"view": "观点", "plan": "计划", "rule": "纪律"}
 NOTE_LAYER_NAMES = {"view": "用户观点", "plan": "用户计划", "rule": "用户纪律"}
 NOTE_NAME = "笔记"  # a note without a kind, and the memory kind `user_note`
 # Every kind a memory can be listed under: a note's own kind, or the event kind.
-MEMORY_KIND_NAMES = {**NOTE_KIND_NAMES, "decision": "交易", "user_note": NOTE_NAME}
+MEMORY_KIND_NAMES = {**NOTE_KIND_NAMES, "decision": "交易", "user_note": NOTE_NAME, "trade": "交易", "alert": "预警"}
 
 # A user message that starts with CONTEXT_OPEN is a context block, not the user's words.
 CONTEXT_OPEN = "[上下文信息]"
@@ -63,3 +63,182 @@ def decision_author(source: str | None) -> str:
 BRIEF_OPEN = "[每日简报]"
 BRIEF_FACTS = "【事实（pixiu 本地计算，不是模型生成）】"
 CONCLUSION_MARK = "结论："
+
+
+# What makes a sentence that names a trade something other than the user's report of a fill of
+# their own. Each class: its name (as the model is told), where its words count relative to the
+# side word (`before`: earlier in the same clause; `sentence_before`: earlier in the sentence;
+# `clause`: anywhere in the clause, `sentence`: anywhere in the sentence) and its words. A trade
+# the model asks for from such a sentence is only proposed to the user (services/proposals.py).
+NOT_A_FILL: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("否定", "before", ("不", "没", "别", "未", "勿", "莫", "甭", "无需", "不用", "休想")),
+    (
+        "假设",
+        "sentence_before",
+        ("如果", "假如", "假设", "假定", "假使", "要是", "若是", "倘若", "万一", "设想", "模拟", "比如", "譬如"),
+    ),
+    (
+        "将来或打算",
+        "sentence_before",
+        (
+            "明天",
+            "明日",
+            "后天",
+            "下周",
+            "下星期",
+            "下个月",
+            "下月",
+            "明年",
+            "以后",
+            "将来",
+            "待会",
+            "等会",
+            "一会儿",
+            "回头",
+            "打算",
+            "准备",
+            "计划",
+            "预计",
+            "考虑",
+            "想要",
+            "将要",
+            "即将",
+        ),
+    ),
+    (
+        "未成交或已撤单",
+        "sentence",
+        (
+            "挂单",
+            "挂了",
+            "挂个",
+            "委托",
+            "下了单",
+            "下单",
+            "单子",
+            "撤单",
+            "撤了",
+            "撤销",
+            "撤回",
+            "没成交",
+            "未成交",
+            "没有成交",
+            "没成",
+            "废单",
+            "排队",
+            "等成交",
+        ),
+    ),
+    (
+        "他人的交易或说法",
+        "sentence_before",
+        (
+            "朋友",
+            "老婆",
+            "老公",
+            "妻子",
+            "丈夫",
+            "爸",
+            "妈",
+            "父亲",
+            "母亲",
+            "儿子",
+            "女儿",
+            "哥",
+            "姐",
+            "弟",
+            "妹",
+            "同事",
+            "同学",
+            "邻居",
+            "领导",
+            "股东",
+            "高管",
+            "董事",
+            "机构",
+            "主力",
+            "基金",
+            "外资",
+            "北向",
+            "游资",
+            "庄家",
+            "别人",
+            "有人",
+            "人家",
+            "他们",
+            "她们",
+            "他说",
+            "她说",
+            "新闻",
+            "公告",
+            "据说",
+            "听说",
+            "网上",
+            "群里",
+            "博主",
+            "大V",
+            "某人",
+        ),
+    ),
+    (
+        "提问",
+        "clause",
+        (
+            "吗",
+            "么",
+            "呢",
+            "？",
+            "?",
+            "是否",
+            "要不要",
+            "该不该",
+            "能不能",
+            "可不可以",
+            "对不对",
+            "行不行",
+            "好不好",
+            "怎么样",
+            "如何",
+        ),
+    ),
+    (
+        "计算",
+        "clause",
+        ("算一下", "算算", "帮我算", "计算", "多少钱", "要多少", "多少", "盈亏", "能赚", "会亏", "划算", "怎么算"),
+    ),
+    (
+        "描述已有持仓",
+        "clause",
+        ("买入价", "卖出价", "成本价", "成本", "均价", "持有", "持仓", "一共", "总共", "手里有", "目前有"),
+    ),
+)
+# A side word right after one of these is an intention or a condition ("想买", "跌破30就卖"),
+# unless 了 follows it ("开盘就卖了").
+INTENT_BEFORE = ("要", "想", "能", "该", "会", "再", "就", "将", "若")
+# What a user says to have pixiu watch a price: an alert is set from their words only when one
+# of these is in a sentence that is neither a question, nor negated, nor someone else's.
+ALERT_INSTRUCTIONS = (
+    "提醒",
+    "预警",
+    "通知我",
+    "告诉我",
+    "叫我",
+    "喊我",
+    "盯着",
+    "盯一下",
+    "帮我盯",
+    "报警",
+    "设个",
+    "设一个",
+    "设置",
+    "止损",
+    "止盈",
+    "就卖",
+    "就买",
+    "就跑",
+    "就出",
+    "就清仓",
+    "就加仓",
+)
+# The classes that keep a sentence from being the user's own statement of a rule, plan or view.
+NOT_A_STATEMENT = ("提问", "他人的交易或说法")

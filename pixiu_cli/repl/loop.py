@@ -8,7 +8,7 @@ from pixiu_cli.errors import UserError
 from pixiu_cli.repl import sync_commands
 from pixiu_cli.repl.completion import PixiuCompleter
 from pixiu_cli.repl.completion_sources import sources_for
-from pixiu_cli.repl.prompt import PROMPT, make_prompt_session
+from pixiu_cli.repl.prompt import PROMPT, make_prompt_session, one_key_question
 from pixiu_cli.repl.registry import CommandError, is_command, parse_command, registry
 from pixiu_cli.repl.state import ExitRepl, ReplState
 from pixiu_cli.repl.turn import recover, run_chat_turn
@@ -42,6 +42,7 @@ def _show_new_alerts(state: ReplState) -> None:
 def run_repl(state: ReplState, **prompt_io) -> None:
     session = make_prompt_session(state.app.settings.history_path, PixiuCompleter(sources_for(state)), **prompt_io)
     state.edit_text = lambda text: session.prompt("编辑 › ", default=text)
+    state.answer_key = one_key_question(**prompt_io)
     _show_new_alerts(state)
     _offer_sync(state)
     armed_exit = False

@@ -75,3 +75,20 @@ def make_prompt_session(history_path: Path, completer: Completer, **io) -> Promp
         reserve_space_for_menu=4,
         **io,
     )
+
+
+def one_key_question(**io):
+    """A y/N question answered by one key: y is yes, any other key (Enter, n, Ctrl-C) is no."""
+    bindings = KeyBindings()
+
+    @bindings.add("<any>")
+    def _no(event) -> None:
+        event.app.exit(result=False)
+
+    @bindings.add("y")  # added last: it wins over <any> for the y key
+    @bindings.add("Y")
+    def _yes(event) -> None:
+        event.app.exit(result=True)
+
+    session = PromptSession(key_bindings=bindings, **io)
+    return lambda question: bool(session.prompt(f"{question} [y/N] "))

@@ -31,6 +31,7 @@ class ReplState:
     renderer: Renderer
     conversation_id: int | None = None
     edit_text: Callable[[str], str] | None = None  # asks the user to edit a text in place
+    answer_key: Callable[[str], bool] | None = None  # a y/N question answered by one key (None: y + Enter)
     clock: Clock | None = None  # None: the app's (a test may pin its own)
     offered_session: str | None = None  # the session whose stale data the REPL last offered to sync
     background_sync: object | None = None  # repl/sync_commands.BackgroundSync while one runs

@@ -7,6 +7,8 @@ from contextlib import nullcontext
 
 from pixiu_cli.repl.state import ReplState
 from pixiu_cli.services.ask import AskRequest, AskResult, ask
+from pixiu_cli.store.shared import stores_of
+from pixiu_cli.views.notices import change_question, show_change_left
 from pixiu_cli.views.presenters import error_line
 from pixiu_cli.views.render import StatusFigures
 from pixiu_cli.views.turn_end import RETRY_HINT, show_interrupted, show_kept, show_turn_end
@@ -20,8 +22,48 @@ def run_chat_turn(state: ReplState, text: str) -> None:
     back at the prompt: never discarded."""
     seat = nullcontext((state.app, state.conversation_id))
     request = AskRequest(text)
+    before = _memory_mark(state)
     result = ask(request, seat, state.renderer.reply(), home=state.app.settings.home, now=state.clock())
     show_asked(state, result)
+    if result.turn is not None and before is not None:
+        confirm_changes(state, before)
+
+
+def _memory_mark(state: ReplState) -> int | None:
+    """The last memory id before the turn (its proposals are the ones after); None when the
+    database cannot be read now, so the question still goes to `ask`, which keeps it."""
+    try:
+        return stores_of(state.app.store.db).memory.last_event_id()
+    except Exception:
+        return None  # the proposals wait in /memory, their notices say how to accept them
+
+
+def _answer(state: ReplState, question: str) -> bool:
+    """y/N: Ctrl-C or Ctrl-D at the question is a no."""
+    try:
+        return (state.answer_key or state.renderer.confirm)(question)
+    except (KeyboardInterrupt, EOFError):
+        return False
+
+
+def confirm_changes(state: ReplState, after_id: int) -> None:
+    """Each change to the account the turn's model proposed, asked y/N with its arguments: a
+    yes makes it (once, services/proposals.py), a no leaves it pending in /memory."""
+    from pixiu_cli.services.errors import RequestError
+    from pixiu_cli.services.proposals import accept_change, pending_changes
+
+    db = state.app.store.db
+    for proposal in pending_changes(db, after_id):
+        if not _answer(state, change_question(proposal)):
+            show_change_left(state.renderer, proposal.ref)
+            continue
+        try:
+            settings = state.app.settings
+            done = accept_change(db, proposal.event, state.stamp(), settings.cost_method, settings.commission)
+        except RequestError as exc:
+            state.renderer.error(str(exc))
+            continue
+        state.renderer.info(done.notice())
 
 
 def show_asked(state: ReplState, result: AskResult) -> None:

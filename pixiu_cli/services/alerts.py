@@ -45,6 +45,9 @@ class AddedAlert:
     def ref(self) -> str:
         return f"a{self.rule_id}"
 
+    def notice(self) -> str:
+        return f"已设预警 {self.ref}：{self.text}（/forget {self.ref} 可撤销）"
+
 
 def _checked(request: NewAlert) -> NewAlert:
     symbol = normalise_code(request.symbol)

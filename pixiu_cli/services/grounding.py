@@ -17,7 +17,14 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from pixiu_cli.domain.dates import find_date_words
-from pixiu_cli.domain.vocabulary import SIDE_NAMES, SIDE_WORDS
+from pixiu_cli.domain.vocabulary import (
+    ALERT_INSTRUCTIONS,
+    INTENT_BEFORE,
+    NOT_A_FILL,
+    NOT_A_STATEMENT,
+    SIDE_NAMES,
+    SIDE_WORDS,
+)
 from pixiu_cli.selection.names import INDEX, SHADOW, NameSource
 from pixiu_cli.selection.normalize import normalize
 from pixiu_cli.selection.numbers import Figure, arabic, figures, fold_digits
@@ -35,13 +42,10 @@ _ALERT_WORDS = {
     "change_pct": ("涨跌", "涨幅", "跌幅", "波动", "涨", "跌"),
     "drawdown_from_cost": ("回撤", "亏", "成本", "跌"),
 }
-# A side word right after one of these is an intention, a condition or a negation, not a
-# trade done ("要不要卖", "想买", "跌破30就卖", "没卖") — unless 了 follows it ("开盘就卖了");
-# one in a clause that asks ("可以卖吗", "卖出？") never is.
-_NEGATED = ("不", "别", "没", "未")
-_NOT_DONE_BEFORE = (*_NEGATED, "要", "想", "打算", "准备", "计划", "如果", "若", "是否", "能", "该", "会", "再", "就")
-_ASKING = ("吗", "么", "呢", "是否", "要不要", "该不该", "能不能", "可不可以")
-_CLAUSE = re.compile(r"[^，,。！!？?；;\n]+[？?]?")
+_SENTENCE = re.compile(r"[^。！!？?；;\n]+[。！!？?；;]*")
+_CLAUSE_CUT = re.compile(r"[，,、：:]")
+_INTENT = "打算或条件"
+_ALERT_BLOCKERS = ("否定", "提问", "他人的交易或说法")
 _SHARE_UNITS = {"股": 1, "": 1, "手": 100}
 _PRICE_UNITS = ("元", "")
 _NEGATORS = frozenset("不没别勿非无未莫禁")
@@ -99,18 +103,27 @@ class _Said:
     def has_word(self, words: tuple[str, ...]) -> bool:
         return any(word in self.folded for word in words)
 
-    def reports(self, words: tuple[str, ...]) -> bool:
-        """One of `words` said of a trade done: not after 要 / 想 / 没 …, not in a question."""
-        for clause in _CLAUSE.findall(self.folded):
-            if clause.endswith(("？", "?")) or any(mark in clause for mark in _ASKING):
-                continue
-            for word in words:
-                at = clause.find(word)
-                while at >= 0:
-                    if _done(clause, at, word):
-                        return True
-                    at = clause.find(word, at + 1)
-        return False
+    def not_reported(self, words: tuple[str, ...]) -> tuple[str, ...]:
+        """Why no occurrence of `words` is the user's report of a fill of their own: the
+        classes of vocabulary.NOT_A_FILL each occurrence falls in (empty: one is a report)."""
+        why: dict[str, None] = {}
+        for sentence, at, word in _occurrences(self.folded, words):
+            classes = fill_classes(sentence, at, word)
+            if not classes:
+                return ()
+            why.update(dict.fromkeys(classes))
+        return tuple(why)
+
+    def instructs_alert(self) -> bool:
+        """An alert word said as the user's own instruction: not asked, negated or reported of others."""
+        return any(
+            not set(fill_classes(sentence, at, word)) & set(_ALERT_BLOCKERS)
+            for sentence, at, word in _occurrences(self.folded, ALERT_INSTRUCTIONS)
+        )
+
+    def statements(self) -> str:
+        """The user's words without the sentences that ask or report someone else's words."""
+        return "".join(s for s in _SENTENCE.findall(self.text) if not _sentence_classes(normalize(s), NOT_A_STATEMENT))
 
     def at(self, value: Decimal, units: dict[str, int] | tuple[str, ...], code: str | None = None) -> set[int]:
         """Where a figure of `value` is written with one of `units` (a mapping: the unit's
@@ -123,11 +136,37 @@ class _Said:
         }
 
 
-def _done(clause: str, at: int, word: str) -> bool:
-    before = clause[max(0, at - 2) : at]
-    if any(before.endswith(m) for m in _NEGATED):
-        return False
-    return clause.startswith("了", at + len(word)) or not any(before.endswith(m) for m in _NOT_DONE_BEFORE)
+def _occurrences(text: str, words: tuple[str, ...]):
+    """(sentence, position, word) of each occurrence of one of `words` in `text`."""
+    for sentence in _SENTENCE.findall(text):
+        for word in words:
+            at = sentence.find(word)
+            while at >= 0:
+                yield sentence, at, word
+                at = sentence.find(word, at + 1)
+
+
+def fill_classes(sentence: str, at: int, word: str) -> tuple[str, ...]:
+    """The classes (vocabulary.NOT_A_FILL) that make `word` at `at` of `sentence` something
+    other than the user's report of a fill of their own; empty when it is one."""
+    start = max((m.end() for m in _CLAUSE_CUT.finditer(sentence, 0, at)), default=0)
+    cut = _CLAUSE_CUT.search(sentence, at)
+    scopes = {
+        "before": sentence[start:at],
+        "sentence_before": sentence[:at],
+        "clause": sentence[start : cut.start() if cut else len(sentence)],
+        "sentence": sentence,
+    }
+    found = [name for name, scope, words in NOT_A_FILL if any(w in scopes[scope] for w in words)]
+    done = sentence.startswith("了", at + len(word))
+    if not done and any(sentence[max(0, at - 2) : at].endswith(m) for m in INTENT_BEFORE):
+        found.append(_INTENT)
+    return tuple(found)
+
+
+def _sentence_classes(sentence: str, names: tuple[str, ...]) -> tuple[str, ...]:
+    """Which of the classes `names` have a word anywhere in `sentence`."""
+    return tuple(name for name, _, words in NOT_A_FILL if name in names and any(w in sentence for w in words))
 
 
 def _is_code(figure: Figure, code: str | None) -> bool:
@@ -144,8 +183,8 @@ def ground_trade(db: Database, said: str, trade, now: datetime) -> Grounding:
     side, side_words = SIDE_NAMES.get(trade.side, trade.side), SIDE_WORDS.get(trade.side, ())
     if not words.has_word(side_words):
         missing.append(f"方向 {side}")
-    elif not words.reports(side_words):
-        missing.append(f"已成交的{side}（用户的话是提问、打算、条件或否定，不是报告成交）")
+    elif why := words.not_reported(side_words):
+        missing.append(f"已成交的{side}（用户的话是{'、'.join(why)}，不是报告自己已成交的交易）")
     shares_at = words.at(_exact(trade.quantity), _SHARE_UNITS, trade.symbol)
     price_at = words.at(_exact(trade.price), _PRICE_UNITS, trade.symbol)
     if not shares_at:
@@ -160,8 +199,6 @@ def ground_trade(db: Database, said: str, trade, now: datetime) -> Grounding:
 
 def _missing_day(said: str, day: str | None, now: datetime) -> list[str]:
     """The day the call gives must be the day the user named (today when they named none)."""
-    if not day:
-        return []
     try:
         given = trade_day(day, now)
     except RequestError:
@@ -183,6 +220,8 @@ def ground_alert(db: Database, said: str, request) -> Grounding:
         missing.append(f"条件 {request.kind}")
     if not words.at(_exact(request.threshold), tuple({f.unit for f in words.figures}), request.symbol):
         missing.append(f"阈值 {_plain(request.threshold)}")
+    if not words.instructs_alert():
+        missing.append("设预警的要求（“提醒我”“预警”“跌破…就止损”这类话，而不是提问、否定、判断或他人的说法）")
     return Grounding(tuple(missing))
 
 
@@ -190,7 +229,10 @@ def ground_note(db: Database, said: str, text: str, symbol: str | None) -> Groun
     """A note in the user's words of this turn: most of its characters copied from `said`,
     every negation with them, every figure one the user wrote, its stock one they named."""
     words = _Said(db, said)
-    missing = _missing_words(_comparable(text), _comparable(said))
+    note = _comparable(text)
+    missing = _missing_words(note, _comparable(words.statements()))
+    if missing and not _missing_words(note, _comparable(said)):
+        missing = ["用户自己的陈述（这些话在用户的提问或转述他人的话里，不是用户的观点、计划或纪律）"]
     told = {f.value * _SHARE_UNITS.get(f.unit, 1) for f in words.figures} | {f.value for f in words.figures}
     missing += [f"数字 {_figure_text(f)}" for f in figures(text) if f.value not in told]
     if symbol and symbol not in words.stocks():
@@ -215,10 +257,12 @@ def _missing_words(note: str, said: str) -> list[str]:
         return [] if note in said else [f"「{note[:40]}…」"]
     covered = [False] * len(note)
     dropped = []
-    for start, length, negated in _pieces(note, said):
+    pieces = _pieces(note, said)
+    for start, length, negated in pieces:
         covered[start : start + length] = [True] * length
         if negated and (start == 0 or note[start - 1] != negated):
             dropped.append(f"否定词「{negated}」（用户说的是「{negated}{note[start : start + length]}」）")
+    dropped += _negations_between(note, said, pieces)
     uncovered = [i for i, ok in enumerate(covered) if not ok]
     negation_lost = any(note[i] in _NEGATORS for i in uncovered)
     if dropped or negation_lost or Decimal(len(note) - len(uncovered)) / len(note) < COVERED:
@@ -245,6 +289,19 @@ def _pieces(note: str, said: str) -> list[tuple[int, int, str]]:
         else:
             i += 1
     return pieces
+
+
+def _negations_between(note: str, said: str, pieces: list[tuple[int, int, str]]) -> list[str]:
+    """Negations the user said between two pieces the note joins ("要不要加仓" written "要加仓")."""
+    dropped = []
+    for (first, first_length, _), (second, second_length, negated) in zip(pieces, pieces[1:]):
+        left, right = note[first : first + first_length], note[second : second + second_length]
+        if negated or first + first_length != second or left + right in said:
+            continue
+        gap = re.search(re.escape(left) + "(.{1,4}?)" + re.escape(right), said)
+        if gap and set(gap.group(1)) & _NEGATORS:
+            dropped.append(f"否定词「{gap.group(1)}」（用户说的是「{left[-6:]}{gap.group(1)}{right}」）")
+    return dropped
 
 
 def _negator_before(said: str, piece: str) -> str:
@@ -274,19 +331,29 @@ def _runs(note: str, covered: list[bool]) -> list[str]:
     return runs[:3]
 
 
-def trade_refusal(grounding: Grounding) -> str:
+def trade_refusal(grounding: Grounding, ref: str) -> str:
     return (
-        f"没有记录这笔交易：用户本轮的话里没有{'、'.join(grounding.missing)}。只有用户在本轮亲口报告的交易"
-        "（股票、买卖方向、数量和价格都在用户这条消息里）才能记录；不要替用户推断或补全，"
-        "请向用户确认这笔交易，并且不要说已经记录。"
+        f"没有记录这笔交易：用户本轮的话里没有{'、'.join(grounding.missing)}。只有用户在本轮亲口报告自己已成交的交易"
+        "（股票、买卖方向、数量和价格都在用户这条消息里）才能直接记录；不要替用户推断或补全。"
+        f"这笔交易已存为待用户确认的提议 {ref}（没有记入账户），用户确认（对话里按 y，或 /memory accept {ref}）后才会记录；"
+        "不要说已经记录。"
     )
 
 
-def alert_refusal(grounding: Grounding) -> str:
+def alert_refusal(grounding: Grounding, ref: str) -> str:
     return (
         f"没有设置预警：用户本轮的话里没有{'、'.join(grounding.missing)}。只有用户本轮亲口要求的预警"
-        "（股票、条件和价格或幅度都在用户这条消息里）才能设置；请向用户确认，并且不要说已经设置。"
+        "（股票、条件和价格或幅度都在用户这条消息里）才能直接设置。"
+        f"这条预警已存为待用户确认的提议 {ref}，用户确认（对话里按 y，或 /memory accept {ref}）后才会设置；"
+        "不要说已经设置。"
     )
+
+
+def already_written(ref: str, proposed: bool) -> str:
+    """The answer to a second call that states what this turn already wrote or proposed."""
+    if proposed:
+        return f"本轮已提议过同一笔（提议 {ref}，待用户确认），没有再保存：不要重复调用"
+    return f"本轮已记录过同一笔（{ref}），没有重复记录：不要重复调用"
 
 
 def note_refusal(grounding: Grounding, ref: str) -> str:

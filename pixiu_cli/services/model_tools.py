@@ -16,7 +16,6 @@ from pixiu_cli.agent.tools import (
     ToolContext,
     ToolOutcome,
     ToolRegistry,
-    Ungrounded,
     code_argument,
 )
 from pixiu_cli.context.quoting import quote_data
@@ -44,11 +43,17 @@ def _remember(ctx: ToolContext, args: dict) -> ToolOutcome:
     from pixiu_cli.domain.vocabulary import AUTHOR_MODEL, AUTHOR_PROPOSAL
     from pixiu_cli.services.grounding import ground_note, note_refusal
     from pixiu_cli.services.notes import NewNote, add_note, note_notice
+    from pixiu_cli.services.proposals import PROPOSAL_LONGEST, check_room
 
     if not args["text"].strip():
         raise ToolArgumentError("text 不能为空")
+    if len(args["text"]) > PROPOSAL_LONGEST and args["text"] not in (ctx.said or ""):  # a proposal at most
+        _requested(check_room, ctx.domain.db, len(args["text"]), ctx.turn.proposals, ctx.now())
     grounding = ground_note(ctx.domain.db, ctx.said or "", args["text"], args.get("symbol"))
     author = AUTHOR_MODEL if grounding.grounded else AUTHOR_PROPOSAL
+    if author == AUTHOR_PROPOSAL:
+        _requested(check_room, ctx.domain.db, len(args["text"]), ctx.turn.proposals, ctx.now())
+        ctx.turn.proposals += 1
     request = NewNote(args["kind"], args["text"], args.get("symbol"), "model", author)
     write = _requested(add_note, ctx.domain.db, request, _stamp(ctx))
     event = write.event
@@ -103,10 +108,38 @@ def _get_holdings(ctx: ToolContext, args: dict) -> ToolOutcome:
     return ToolOutcome(record)
 
 
+def _already(ctx: ToolContext, key: tuple) -> ToolOutcome | None:
+    """This turn already wrote (or proposed) what the call states: its ref, nothing written again."""
+    from pixiu_cli.services.grounding import already_written
+
+    if key not in ctx.turn.refs:
+        return None
+    ref, proposed = ctx.turn.refs[key]
+    result = "already_proposed" if proposed else "already_recorded"
+    return ToolOutcome({"ok": not proposed, "result": result, "id": ref, "note": already_written(ref, proposed)})
+
+
+def _proposed(ctx: ToolContext, key: tuple, propose: Callable, request, refusal: Callable, grounding) -> ToolOutcome:
+    """The change kept as a proposal the user confirms; the model is told it awaits them."""
+    from pixiu_cli.services.proposals import change_notice
+
+    proposal = _requested(propose, ctx.domain.db, request, ctx.turn.proposals, ctx.now())
+    ctx.turn.proposals += 1
+    ctx.turn.refs[key] = (proposal.ref, True)
+    content = {
+        "ok": False,
+        "result": "proposed",
+        "proposal_id": proposal.ref,
+        "error": refusal(grounding, proposal.ref),
+    }
+    return ToolOutcome(content, notice=change_notice(proposal))
+
+
 def _record_decision(ctx: ToolContext, args: dict) -> ToolOutcome:
     from pixiu_cli.domain.dates import find_date_words
     from pixiu_cli.services.grounding import ground_trade, trade_refusal
-    from pixiu_cli.services.trades import NewTrade, record_trade
+    from pixiu_cli.services.proposals import propose_trade
+    from pixiu_cli.services.trades import NewTrade, record_trade, trade_key
 
     trade = NewTrade(
         symbol=args["symbol"],
@@ -119,10 +152,14 @@ def _record_decision(ctx: ToolContext, args: dict) -> ToolOutcome:
         day=args.get("date") or find_date_words(ctx.said or ""),  # the day the user named, when the call gives none
         fee=float(args["fee"]) if args.get("fee") else None,  # none given: the account's rates estimate it
     )
+    key = ("trade", *_requested(trade_key, trade, ctx.now()))
+    if (already := _already(ctx, key)) is not None:
+        return already
     grounding = ground_trade(ctx.domain.db, ctx.said or "", trade, ctx.now())
     if not grounding.grounded:
-        raise Ungrounded(trade_refusal(grounding))
+        return _proposed(ctx, key, propose_trade, trade, trade_refusal, grounding)
     recorded = _requested(record_trade, ctx.domain.db, trade, _stamp(ctx), ctx.cost_method, ctx.commission)
+    ctx.turn.refs[key] = (recorded.ref, False)
     return ToolOutcome(
         {
             "ok": True,
@@ -137,16 +174,23 @@ def _record_decision(ctx: ToolContext, args: dict) -> ToolOutcome:
 
 
 def _set_alert(ctx: ToolContext, args: dict) -> ToolOutcome:
+    from decimal import Decimal
+
     from pixiu_cli.services.alerts import SOURCE_CONVERSATION, NewAlert, add_alert
     from pixiu_cli.services.grounding import alert_refusal, ground_alert
+    from pixiu_cli.services.proposals import propose_alert
 
     request = NewAlert(
         symbol=args["symbol"], kind=args["kind"], threshold=args["threshold"], source=SOURCE_CONVERSATION
     )
+    key = ("alert", request.symbol, request.kind, Decimal(repr(float(request.threshold))).normalize())
+    if (already := _already(ctx, key)) is not None:
+        return already
     grounding = ground_alert(ctx.domain.db, ctx.said or "", request)
     if not grounding.grounded:
-        raise Ungrounded(alert_refusal(grounding))
+        return _proposed(ctx, key, propose_alert, request, alert_refusal, grounding)
     added = _requested(add_alert, ctx.domain.db, request, _stamp(ctx))
+    ctx.turn.refs[key] = (added.ref, False)
     return ToolOutcome(
         {
             "ok": True,
@@ -154,7 +198,7 @@ def _set_alert(ctx: ToolContext, args: dict) -> ToolOutcome:
             "rule": added.text,
             "note": "导入或同步新的日线后按收盘价检查；触发后进入待办预警",
         },
-        notice=f"已设预警 {added.ref}：{added.text}（/forget {added.ref} 可撤销）",
+        notice=added.notice(),
     )
 
 

@@ -27,6 +27,8 @@ from pixiu_cli.store.shared import stores_of
 if TYPE_CHECKING:
     from sqlite_utils import Database
 
+    from pixiu_cli.domain.fees import Commission
+
 
 @dataclass(frozen=True)
 class NewNote:
@@ -64,12 +66,20 @@ def _offering_to_replace(store: MemoryStore, write: NoteWrite) -> NoteWrite:
     return replace(write, offered=tuple(older))
 
 
-def accept_proposal(db: Database, typed: str) -> NoteWrite:
-    """The user takes the model's proposal as their own: from now on it is shown as theirs
-    (a plan then offers to replace the older plans it restates, as one the user wrote)."""
+def accept_proposal(
+    db: Database, typed: str, at: str | None = None, cost_method: str = "diluted", commission: Commission | None = None
+):
+    """The user takes the model's proposal as their own: from now on a note is shown as theirs
+    (a plan then offers to replace the older plans it restates, as one the user wrote); a
+    proposed trade or alert is made, once (services/proposals.py). Returns the NoteWrite, or
+    the RecordedTrade or AddedAlert."""
     store = stores_of(db).memory
     ref = store.resolve(typed)
     event = store.get(ref.id) if ref.kind == "n" else None
+    if event is not None and event.kind == "proposal":
+        from pixiu_cli.services.proposals import accept_change
+
+        return accept_change(db, event, at or event.created_at, cost_method, commission)
     if event is None or event.author != AUTHOR_PROPOSAL:
         raise RequestError(f"#{ref} 不是待确认的模型提议：/memory accept 后面写提议的 ID（见 /memory 的作者一栏）")
     accepted = store.accept(ref.id)

@@ -71,6 +71,18 @@ class RecordedTrade:
         return f"费用 {self.fee:.2f} 元{'（估算，导入对账单后以实际为准）' if self.fee_estimated else ''}"
 
 
+def trade_key(trade: NewTrade, now: datetime) -> tuple:
+    """What makes two statements of a trade the same trade: its stock, side, shares, price and
+    day (as resolved); the reason, the name, the fee and what was left unstated are not."""
+    return (
+        trade.symbol,
+        trade.side,
+        Decimal(repr(float(trade.quantity))).normalize(),
+        Decimal(repr(float(trade.price))).normalize(),
+        trade_day(trade.day, now),
+    )
+
+
 def _decided_at(day: date, at: str) -> str:
     """When the trade happened: now for today, the day's start for an earlier day."""
     return at if day == datetime.fromisoformat(at).date() else f"{day.isoformat()}T00:00:00{at[19:] or '+08:00'}"

@@ -336,6 +336,58 @@ class MemoryStore:
             self.db.conn.execute("update memory_events set author = ? where id = ?", [AUTHOR_USER, event_id])
             return event_from_row(self._live_note_row(event_id))
 
+    # changes to the account the model proposed ---------------------------------------------
+    def add_proposal(self, *, change: str, symbol: str | None, text: str, arguments: str, at: str) -> MemoryEvent:
+        """A proposed change (kind 'proposal', its `change` in note_kind, `arguments` its JSON)."""
+        with write_transaction(self.db):
+            cursor = self.db.conn.execute(
+                "insert into memory_events (kind, note_kind, symbol, text, created_at, source, author, inject_count, "
+                "proposed) values ('proposal', ?, ?, ?, ?, 'model', ?, 0, ?)",
+                [change, symbol, text, at, AUTHOR_PROPOSAL, arguments],
+            )
+            return event_from_row(self._live_note_row(cursor.lastrowid))
+
+    def proposed(self, event_id: int) -> tuple[str, str | None] | None:
+        """(its change, the JSON of its arguments) of a live proposed change, pending or taken."""
+        row = self._live_note_row(event_id)
+        return (row["note_kind"], row["proposed"]) if row and row["kind"] == "proposal" else None
+
+    def take_proposal(self, event_id: int, decision_id: int | None) -> bool:
+        """The user took a pending proposed change: it is theirs now and leaves the lists (the
+        trade or the alert it made stands for it). False: it was not pending (taken already)."""
+        cursor = self.db.conn.execute(
+            "update memory_events set author = ?, decision_id = ? where id = ? and kind = 'proposal' "
+            "and author = ? and deleted_at is null",
+            [AUTHOR_USER, decision_id, event_id, AUTHOR_PROPOSAL],
+        )
+        return cursor.rowcount == 1
+
+    def taken_as(self, event_id: int) -> int | None:
+        """The decision a taken trade proposal recorded."""
+        row = self._live_note_row(event_id)
+        return count(row["decision_id"]) if row and row["decision_id"] else None
+
+    def pending_changes(self, after_id: int) -> list[MemoryEvent]:
+        """The proposed changes still pending, of ids above `after_id`, oldest first."""
+        rows = dict_rows(
+            self.db,
+            "select * from memory_events where kind = 'proposal' and author = ? and deleted_at is null and id > ? "
+            "order by id",
+            [AUTHOR_PROPOSAL, after_id],
+        )
+        return [event_from_row(r) for r in rows]
+
+    def last_event_id(self) -> int:
+        return count(self.db.conn.execute("select coalesce(max(id), 0) from memory_events").fetchone()[0])
+
+    def proposals_since(self, since: str) -> int:
+        """Proposals (notes and changes) made at or after `since` and still pending."""
+        row = self.db.conn.execute(
+            "select count(*) from memory_events where author = ? and deleted_at is null and created_at >= ?",
+            [AUTHOR_PROPOSAL, since],
+        ).fetchone()
+        return count(row[0])
+
     def set_pinned(self, event_id: int, pinned: bool) -> MemoryEvent | None:
         with write_transaction(self.db):
             if self._live_note_row(event_id) is None:
@@ -354,7 +406,8 @@ class MemoryStore:
         until: str | None = None,
         limit: int = 20,
     ) -> list[MemoryEvent]:
-        where, params = ["deleted_at is null"], []
+        # a proposed change the user took is the trade or the alert it made, listed as such
+        where, params = ["deleted_at is null and not (kind = 'proposal' and author != 'proposal')"], []
         if text:
             where.append("text like ? escape '\\'")
             params.append(_like(text))

@@ -837,3 +837,11 @@ def m035_fill_fee_estimated(db: Database) -> None:
     # dated duties): flagged (1), so a list says 估算 and a statement's real fill replaces it.
     # NULL on every other fill, so an export carries the column only where it says something.
     db["account_fills"].add_column("fee_estimated", int)
+
+
+@migrations()
+def m036_proposed_changes(db: Database) -> None:
+    # A change to the account the model asked for and the user has not confirmed (a trade, an
+    # alert): a memory event of kind 'proposal' whose `proposed` column holds its arguments as
+    # JSON, made only when the user accepts it (services/proposals.py).
+    db["memory_events"].add_column("proposed", str)

@@ -53,9 +53,10 @@ def show_note(renderer: Renderer, write, spell=None) -> None:
 
 
 def show_accepted(renderer: Renderer, write, spell=None) -> None:
+    """A note taken as the user's, or the trade or alert a proposal made (its own line)."""
     from pixiu_cli.services.notes import accept_notice
 
-    renderer.info(accept_notice(write))
+    renderer.info(write.notice() if hasattr(write, "notice") else accept_notice(write))
 
 
 def show_replaced(renderer: Renderer, done, spell=None) -> None:

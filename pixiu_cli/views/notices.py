@@ -40,3 +40,16 @@ def undo_notice(ref: str, undone: UndoneTrade) -> str:
     else:
         after = f"{d.symbol} {held.line('持仓恢复为')}"
     return f"已撤销 #{ref}：{what}；{after}"
+
+
+def change_question(proposal) -> str:
+    """The REPL's y/N on a change the model proposed (services/proposals.py), its arguments shown."""
+    a = proposal.arguments
+    if proposal.change == "trade":
+        reason = f"，理由：{a['reason']}" if a.get("reason") else ""
+        return f"模型提议 #{proposal.ref}：{proposal.event.text}{reason}。记录这笔交易？"
+    return f"模型提议 #{proposal.ref}：{proposal.event.text}。设置这条预警？"
+
+
+def show_change_left(renderer, ref: str) -> None:
+    renderer.dim(f"没有记录。提议 #{ref} 留在 /memory 里：之后可用 /memory accept {ref} 确认，/forget {ref} 删除")

@@ -740,7 +740,7 @@ class Renderer:
 
     def confirm(self, question: str) -> bool:
         """Ask a yes/no question on the terminal; anything but y/yes/是 is a no."""
-        answer = self.console.input(f"{visible(question)} [y/N] ")
+        answer = self.console.input(f"{visible(question)} [y/N] ", markup=False)  # [y/N] is not a style
         return answer.strip().lower() in ("y", "yes", "是")
 
     def markdown(self, text: str) -> None:

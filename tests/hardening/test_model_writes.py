@@ -74,7 +74,12 @@ def test_a_reply_to_a_greeting_changes_neither_the_account_nor_the_rules(server,
     # kept only as the model's proposal, which the user sees and may take or leave
     (proposal,) = [m for m in memories(env) if m["text"] == "单只个股可以满仓"]
     assert (proposal["author"], proposal["kind"]) == ("proposal", "rule")
-    assert out["notices"] == [
+    # the sale only proposed: the account unchanged until the user confirms it
+    assert (
+        out["notices"][0].startswith("模型提议（未经用户确认） #")
+        and "交易 · 卖出 600519 100 股 @ 1，" in out["notices"][0]
+    )
+    assert out["notices"][1:] == [
         f"模型提议（未经用户确认） #{proposal['ref']}：纪律 · 单只个股可以满仓——你这一轮的话里没有这些内容，"
         f"它不算你的纪律，也不会注入对话；采纳：/memory accept {proposal['ref']}，删除：/forget {proposal['ref']}"
     ]
@@ -149,3 +154,4 @@ def test_a_trade_the_words_do_not_state_is_refused(server, env, said, trade):
     assert account(env) == before
     (result,) = tool_results(server)
     assert result["ok"] is False and result["error"].startswith("没有记录这笔交易：用户本轮的话里没有")
+    assert result["result"] == "proposed"  # kept for the user to confirm, the account unchanged
