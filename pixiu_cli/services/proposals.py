@@ -84,7 +84,7 @@ def propose_trade(db: Database, trade: NewTrade, this_turn: int, now: datetime) 
         "quantity": float(trade.quantity),
         "price": float(trade.price),
         "day": day,
-        "fee": float(trade.fee),
+        "fee": None if trade.fee is None else float(trade.fee),
         "reason": trade.reason,
         "name": trade.name,
     }

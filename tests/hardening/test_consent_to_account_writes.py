@@ -14,7 +14,7 @@ import pytest
 
 from pixiu_cli.offline.script import ScriptedReply, ToolCallSpec
 from pixiu_cli.services.proposals import PROPOSAL_LONGEST, PROPOSALS_PER_DAY, PROPOSALS_PER_TURN
-from tests.helpers import FIXTURE, in_process_ok, in_process_refused
+from tests.helpers import FIXTURE, NOW, in_process_ok, in_process_refused
 
 SELL_ALL = {"symbol": "600519", "side": "sell", "price": 1500, "quantity": 100}  # 600519: 100 shares held
 run = in_process_ok
@@ -22,8 +22,9 @@ run = in_process_ok
 
 @pytest.fixture
 def env(online_env):
-    run(online_env, "import", str(FIXTURE))  # 600519 ×100, 002415 ×2000 @ 31.2, 300750 ×300
-    return online_env
+    env = {**online_env, "PIXIU_NOW": NOW.isoformat()}  # a trading day: a fill is told on one
+    run(env, "import", str(FIXTURE))  # 600519 ×100, 002415 ×2000 @ 31.2, 300750 ×300
+    return env
 
 
 def shares(env) -> dict[str, float]:
