@@ -201,3 +201,83 @@ def ex_date_problem(
             f"超出 ±{limit:.0%} 涨跌幅",
         )
     return None
+
+
+# Bounds of what the market's own figures can be (the fundamentals and the review), each far
+# past anything an A-share has reported, so only a typo or a broken feed reaches them.
+# A PE or PB over a million is a profit or a book value of almost nothing, shown as such by
+# the sources long before this; a company's yearly revenue, profit or market value of 100
+# trillion yuan is over ten times China's largest (about 3 trillion of revenue in 2024).
+MAX_MULTIPLE = 1e6
+MAX_COMPANY_MONEY = 1e14
+# A growth rate or a margin as a fraction: 10,000 is a million percent.
+MAX_RATIO = 1e4
+# About 5,400 A-shares were listed in 2026; twice that still bounds every count of stocks.
+MAX_LISTED = 10_000
+# One session's whole-market turnover has stayed under 4 trillion yuan; 100 trillion is none.
+MAX_TURNOVER = 1e14
+# A board's move in a session is a fraction of its stocks' limits; a stock's first session
+# (no limit) has never reached +5,000%.
+MAX_BOARD_MOVE = 1.0
+MAX_STOCK_MOVE = 50.0
+
+# The kind of a stored figure → (the lowest and the highest value it can have, its unit shown).
+FIGURE_BOUNDS: dict[str, tuple[float, float, str]] = {
+    "price": (0.0, MAX_PRICE, "元"),
+    "multiple": (-MAX_MULTIPLE, MAX_MULTIPLE, "倍"),
+    "company_money": (-MAX_COMPANY_MONEY, MAX_COMPANY_MONEY, "元"),
+    "market_value": (0.0, MAX_COMPANY_MONEY, "元"),
+    "ratio": (-MAX_RATIO, MAX_RATIO, ""),
+    "per_share": (-MAX_PRICE, MAX_PRICE, "元"),
+    "shares": (0.0, MAX_SHARES, "股"),
+    "shares_per_share": (0.0, MAX_SHARES_PER_SHARE, "股"),
+    "stocks": (0.0, MAX_LISTED, "只"),
+    "turnover": (0.0, MAX_TURNOVER, "元"),
+    "board_move": (-MAX_BOARD_MOVE, MAX_BOARD_MOVE, ""),
+    "stock_move": (-1.0, MAX_STOCK_MOVE, ""),
+}
+
+
+def figure_problem(kind: str, value) -> str | None:
+    """A stored figure of `kind` (FIGURE_BOUNDS): a finite number within its bounds."""
+    low, high, unit = FIGURE_BOUNDS[kind]
+    try:
+        number = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return f"{str(value)[:20]!r} 不是有效数值"
+    if not math.isfinite(number):
+        return f"{value} 不是有效数值"
+    if not low <= number <= high:
+        return f"{number:.6g}{unit} 超出合理范围（{low:.6g} 至 {high:.6g}{unit}）"
+    return None
+
+
+def dividend_problem(cash: float, shares_held: float | None, close: float | None) -> str | None:
+    """A dividend credited on a holding: per share held, below the stock's price (the exchange
+    takes it off the price on the ex-date) and below any A-share's; with no shares known to be
+    held, the whole sum is bounded by the biggest holding only (money_problem)."""
+    if not shares_held or shares_held <= 0:
+        return None
+    per_share = abs(cash) / shares_held
+    if close is not None and per_share >= close:
+        return f"{cash:,.2f} 元合每股 {per_share:.6g} 元（持有 {shares_held:g} 股），不低于股价 {close:g} 元"
+    if per_share > MAX_PRICE:
+        return f"{cash:,.2f} 元合每股 {per_share:.6g} 元（持有 {shares_held:g} 股），超过任何 A 股价格"
+    return None
+
+
+def fill_price_band(low: float, high: float, limit: float) -> tuple[float, float]:
+    """The prices a fill near a stored stretch of bars can have: the stretch's range widened
+    by one daily limit each way (a day the stretch lacks may have moved that far), and the fen
+    rounding of limit prices."""
+    return low * (1 - limit - ROUNDING) - FEN, high * (1 + limit + ROUNDING) + FEN
+
+
+def fill_price_problem(price: float, low: float, high: float, limit: float, around: str) -> str | None:
+    floor, ceiling = fill_price_band(low, high, limit)
+    if price and not floor <= price <= ceiling:
+        return (
+            f"成交价 {price:g} 元远离该股 {around} 的行情（最低 {low:g}、最高 {high:g} 元，"
+            f"含涨跌幅 ±{limit:.0%} 容差应在 {max(floor, 0):.2f} 至 {ceiling:.2f} 元之间）"
+        )
+    return None
