@@ -82,14 +82,17 @@ def _no_closes(symbol: str, day: str, valuations) -> float | None:
 
 
 def stored_closes(market: MarketStore) -> Closes:
-    """The close before a day: the stock's stored bar, else the sync's own valuation day."""
+    """The close before a day: the stock's stored bar, else the sync's own valuation day
+    before it, else the first one after it (a dividend is below the stock's price, whichever
+    side of its ex-date the known price is)."""
 
     def close(symbol: str, day: str, valuations) -> float | None:
         stored = market.close_before(symbol, day)
         if stored is not None:
             return stored[1]
-        before = [v for v in valuations if v.date < day and v.close is not None]
-        return float(max(before, key=lambda v: v.date).close) if before else None
+        priced = sorted((v.date, v.close) for v in valuations if v.close is not None)
+        before = [c for d, c in priced if d < day]
+        return float(before[-1]) if before else (float(priced[0][1]) if priced else None)
 
     return close
 
