@@ -140,6 +140,13 @@ def day_problem(day: date, today: date, days_ahead: int = 0) -> str | None:
     return None
 
 
+def future_problem(day: date, today: date) -> str | None:
+    """A stored fact (news, a decision, a report, a note) dated after today (Beijing)."""
+    if day > today:
+        return f"日期 {day.isoformat()} 在未来（今天是 {today.isoformat()}）"
+    return None
+
+
 def bar_problem(bar: Bar) -> Problem | None:
     """Prices a quote could have had (finite, positive, low ≤ open, close ≤ high, below any
     A-share's), and a volume and amount that could have traded."""

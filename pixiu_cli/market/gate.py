@@ -9,7 +9,7 @@ the file naming its row."""
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
@@ -318,19 +318,21 @@ FILL_WINDOW_DAYS = 10
 
 
 def fill_refusal(bars: BarSeries, day: str, price: float) -> str | None:
-    """A fill's price against the stock's stored bars around its day (`bars`: those within
-    FILL_WINDOW_DAYS of it): within their low and high, widened by one daily limit. No bars
-    stored there: nothing to compare with (the absolute bounds still hold)."""
-    if not len(bars) or not price:
+    """A fill's price against the stock's stored bars (`bars`: its series, whole or in part)
+    within FILL_WINDOW_DAYS of its day: within their low and high, widened by one daily
+    limit. No bars stored there: nothing to compare with (the absolute bounds still hold)."""
+    span = timedelta(days=FILL_WINDOW_DAYS)
+    d = date.fromisoformat(day)
+    lo = bisect_left(bars.dates, (d - span).isoformat())
+    hi = bisect_right(bars.dates, (d + span).isoformat())
+    if lo >= hi or not price:
         return None
-    low, high = min(bars.low), max(bars.high)
-    st = any(bars.is_st)
-    limit = daily_limit(bars.symbol, day, st)
-    around = f"{bars.dates[0]} 至 {bars.dates[-1]}"
-    return fill_price_problem(price, low, high, limit, around)
+    low, high = min(bars.low[lo:hi]), max(bars.high[lo:hi])
+    limit = daily_limit(bars.symbol, day, any(bars.is_st[lo:hi]))
+    return fill_price_problem(price, low, high, limit, f"{bars.dates[lo]} 至 {bars.dates[hi - 1]}")
 
 
 def fill_window(day: str) -> tuple[str, str]:
-    d = date.fromisoformat(day)
-    span = timedelta(days=FILL_WINDOW_DAYS)
+    """The stretch of bars fill_refusal reads around a fill's day."""
+    d, span = date.fromisoformat(day), timedelta(days=FILL_WINDOW_DAYS)
     return (d - span).isoformat(), (d + span).isoformat()

@@ -6,6 +6,7 @@ block, the brief, the tools and the evals all show that one result."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from decimal import Decimal
@@ -16,6 +17,7 @@ from pixiu_cli.domain.codes import is_finite_number
 from pixiu_cli.domain.dates import DateWordsError, parse_date_words
 from pixiu_cli.domain.investor import LEDGER, STATED, Holding
 from pixiu_cli.domain.ledger import Position, StatedLot, cash_after, checkpointed, dec, position, resume_fills_from
+from pixiu_cli.domain.plausible import money_problem
 from pixiu_cli.domain.valuation import AccountView, Close, account_cash, applied_dividends, value_account
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.store.database import write_transaction
@@ -81,6 +83,64 @@ def derive_positions(
             until = min(closes[s][0], today) if s in closes else today
             out[s] = position(s, by_symbol.get(s, []), lot=lots.get(s), actions=actions.get(s, ()), until=until)
     return out
+
+
+def trade_price_refusal(db: Database, symbol: str, day: str, price: float, bars=None) -> str | None:
+    """A trade's price far from the stock's stored bars around its day (None: believable, or
+    no bars stored there). `bars`: the stock's stored series when the caller has read it."""
+    from pixiu_cli.market.gate import fill_refusal, fill_window
+
+    return fill_refusal(bars or stores_of(db).market.bars(symbol, *fill_window(day)), day, price)
+
+
+def dividend_refusal(db: Database, fill: Fill, now: datetime) -> str | None:
+    """A dividend that comes to more a share than the stock's price, for the shares held at
+    the close before its day."""
+    from pixiu_cli.domain.plausible import dividend_problem
+
+    before = (date.fromisoformat(fill.day) - timedelta(days=1)).isoformat()
+    held = derive_positions(db, now, [fill.symbol], before).get(fill.symbol)
+    close = stores_of(db).market.close_before(fill.symbol, fill.day)
+    return dividend_problem(float(fill.amount), float(held.shares) if held else None, close[1] if close else None)
+
+
+def fills_refusal(db: Database, fills: Sequence[Fill], now: datetime) -> str | None:
+    """The first new fill not believable against what is stored, and why: a trade's price
+    far from its stock's stored bars, a dividend absurd for the shares held. Each stock's
+    bars are read once."""
+    from pixiu_cli.domain.account import BUY, DIVIDEND, SELL
+
+    series = {}
+    for f in fills:
+        if f.symbol is None or not is_finite_number(f.price) or not is_finite_number(f.amount):
+            continue
+        problem, field = None, "成交价"
+        if f.kind in (BUY, SELL) and f.price:
+            if f.symbol not in series:
+                series[f.symbol] = stores_of(db).market.bars(f.symbol)
+            problem = trade_price_refusal(db, f.symbol, f.day, float(f.price), series[f.symbol])
+        elif f.kind == DIVIDEND:
+            problem, field = dividend_refusal(db, f, now), "金额"
+        if problem:
+            return f"{f.day} {KIND_NAMES.get(f.kind, f.kind)} {f.symbol} 的{field}：{problem}"
+    return None
+
+
+def ledger_rows_refusal(db: Database, rows: Sequence[dict], now: datetime) -> str | None:
+    """A document's fills (rows by column name, `pixiu import`): a trade's price against the
+    stock's stored bars, as a statement's; the row named by its place in the file."""
+    from pixiu_cli.domain.account import BUY, SELL
+
+    series = {}
+    for i, row in enumerate(rows):
+        symbol, price = row.get("symbol"), row.get("price")
+        if row.get("kind") not in (BUY, SELL) or not symbol or not is_finite_number(price) or not price:
+            continue
+        if symbol not in series:
+            series[symbol] = stores_of(db).market.bars(symbol)
+        if problem := trade_price_refusal(db, symbol, row["day"], float(price), series[symbol]):
+            return f"account.fills[{i}].price：{problem}"
+    return None
 
 
 def ledger_positions(db: Database, now: datetime, symbols: list[str]) -> dict[str, Position]:
@@ -262,6 +322,8 @@ def trade_day(words: str | None, now: datetime) -> date:
 def set_cash(db: Database, amount: float, day_words: str | None, now: datetime) -> CashBalance:
     if not (isinstance(amount, int | float) and math.isfinite(amount) and amount >= 0):
         raise RequestError(f"现金余额应为非负数字，而不是 {amount!r}")
+    if problem := money_problem(float(amount)):
+        raise RequestError(f"现金余额不合理：{problem}")
     cash = CashBalance(round(float(amount), 2), trade_day(day_words, now).isoformat(), "user")
     with write_transaction(db):
         stores_of(db).account.set_cash(cash, now.isoformat(timespec="seconds"))

@@ -23,7 +23,7 @@ from pixiu_cli.domain.investor import Holding
 from pixiu_cli.domain.ledger import Position, position
 from pixiu_cli.market.security_master import security_name
 from pixiu_cli.market.trading_days import CalendarEnd, holiday_name, is_trading_day
-from pixiu_cli.services.account import ledger_positions
+from pixiu_cli.services.account import fills_refusal, ledger_positions
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.statements.reader import StatementStream, open_statement
 from pixiu_cli.store.account import AccountStore
@@ -191,6 +191,14 @@ def _holdings(db: Database, changes, method: str, as_of: str) -> None:
         set_position(db, p.symbol, change.name, float(p.shares), None if cost is None else float(cost), day)
 
 
+def _refuse_implausible(db: Database, store: AccountStore, touched: set[str], first_new: int, now: datetime) -> None:
+    """The new fills against what is stored (the stock's bars, the shares held): the first one
+    no account could have rolls the whole import back, named."""
+    new = [f for symbol in sorted(touched) for f in store.fills(symbol) if (f.seq or 0) >= first_new]
+    if refused := fills_refusal(db, new, now):
+        raise RequestError(f"对账单中 {refused}；未导入任何内容")
+
+
 class _DryRun(Exception):
     """Ends a dry run's transaction: everything it wrote is rolled back."""
 
@@ -208,6 +216,7 @@ def _run(
     for fills in stream.days():  # a fill's twin in the account is on its day
         written.day(db, plan_fills(store.fills(on=fills[0].day), tuple(fills)))
     written.flush(db)
+    _refuse_implausible(db, store, written.touched, first_new, now)
     changes = _changes(db, now, written.touched, first_new, stream.last_day)
     cash, newer_cash = _cash(store, stream.cash, now.date())
     if cash is not None:

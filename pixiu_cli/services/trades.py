@@ -14,7 +14,14 @@ from pixiu_cli.domain.codes import is_finite_number
 from pixiu_cli.domain.investor import Decision, Holding
 from pixiu_cli.domain.plausible import fill_problems
 from pixiu_cli.domain.vocabulary import SIDES, side_name
-from pixiu_cli.services.account import Held, derive_positions, held_position, sync_holding, trade_day
+from pixiu_cli.services.account import (
+    Held,
+    derive_positions,
+    held_position,
+    sync_holding,
+    trade_day,
+    trade_price_refusal,
+)
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.store.database import write_transaction
 from pixiu_cli.store.memory import decision_ref
@@ -90,6 +97,10 @@ def record_trade(db: Database, trade: NewTrade, at: str, cost_method: str = "dil
         raise RequestError(f"买卖方向只能是 {' / '.join(SIDES)}，而不是 {trade.side!r}")
     _check_values(trade)
     decided_at = _decided_at(trade, at)
+    if is_finite_number(trade.price) and (
+        problem := trade_price_refusal(db, trade.symbol, decided_at[:10], float(trade.price))
+    ):
+        raise RequestError(f"不能记录这笔交易：{problem}")
     now = datetime.fromisoformat(at)
     try:
         with write_transaction(db):
