@@ -245,6 +245,29 @@ FIGURE_BOUNDS: dict[str, tuple[float, float, str]] = {
 }
 
 
+# No gate lets a figure past 1e14 (FIGURE_BOUNDS, MAX_MONEY, MAX_SHARES); one stored beyond
+# this came from an older version or a damaged file, and reads as no number at all: past it,
+# decimal arithmetic (28 digits) cannot round it to the fen.
+MAX_READABLE = 1e15
+
+
+def readable(value: float, bound: float = MAX_READABLE) -> bool:
+    """A stored float finite and within ±bound."""
+    return math.isfinite(value) and -bound <= value <= bound
+
+
+# The ledger's columns read back within the bounds they were written with (fill_problems):
+# the account's arithmetic multiplies shares by prices, and stays within 28 digits so.
+LEDGER_BOUNDS = {
+    "quantity": MAX_SHARES,
+    "price": MAX_PRICE,
+    "amount": MAX_MONEY,
+    "fees": MAX_MONEY,
+    "cash_change": MAX_MONEY,
+    "balance": MAX_MONEY,
+}
+
+
 def figure_problem(kind: str, value) -> str | None:
     """A stored figure of `kind` (FIGURE_BOUNDS): a finite number within its bounds."""
     low, high, unit = FIGURE_BOUNDS[kind]

@@ -17,7 +17,7 @@ from pixiu_cli.domain.codes import is_finite_number
 from pixiu_cli.domain.dates import DateWordsError, parse_date_words
 from pixiu_cli.domain.investor import LEDGER, STATED, Holding
 from pixiu_cli.domain.ledger import Position, StatedLot, cash_after, checkpointed, dec, position, resume_fills_from
-from pixiu_cli.domain.plausible import money_problem
+from pixiu_cli.domain.plausible import money_problem, price_problem, shares_problem
 from pixiu_cli.domain.valuation import AccountView, Close, account_cash, applied_dividends, value_account
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.store.database import write_transaction
@@ -39,6 +39,8 @@ def stated_lots(holdings: list[Holding]) -> dict[str, StatedLot]:
     lots = {}
     for h in holdings:
         if h.basis != STATED or not is_finite_number(h.shares) or not is_finite_number(h.cost):
+            continue
+        if shares_problem(h.shares) or price_problem(h.cost):  # past any holding: not a lot to count
             continue
         if h.shares > 0 and h.cost > 0:
             lots[h.symbol] = StatedLot(h.symbol, dec(h.shares), dec(h.cost), (h.updated_at or "")[:10])

@@ -18,6 +18,7 @@ from pixiu_cli.domain.fundamentals import (
     ValuationDay,
     decimal_of,
 )
+from pixiu_cli.domain.plausible import MAX_READABLE
 from pixiu_cli.store.database import write_transaction
 from pixiu_cli.store.rows import dict_rows, optional_text, text
 
@@ -32,7 +33,12 @@ def decimal_text(value) -> str | None:
 
 
 def read_decimal(value) -> Decimal | None:
-    return decimal_of(text(value)) if value is not None else None
+    """A stored figure; None for one that spells no number or lies past MAX_READABLE (shown —)."""
+    parsed = decimal_of(text(value)) if value is not None else None
+    return parsed if parsed is not None and abs(parsed) <= _READABLE else None
+
+
+_READABLE = Decimal(str(MAX_READABLE))
 
 
 def _read(cls, row: dict):
