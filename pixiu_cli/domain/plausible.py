@@ -245,6 +245,54 @@ FIGURE_BOUNDS: dict[str, tuple[float, float, str]] = {
 }
 
 
+# Each stored figure: its Chinese name and its kind of bounds (FIGURE_BOUNDS).
+VALUATION_FIGURES = {
+    "close": ("收盘价", "price"),
+    "pe_ttm": ("市盈率", "multiple"),
+    "pb_mrq": ("市净率", "multiple"),
+    "ps_ttm": ("市销率", "multiple"),
+    "pcf_ttm": ("市现率", "multiple"),
+    "total_mv": ("总市值", "market_value"),
+    "float_mv": ("流通市值", "market_value"),
+}
+REPORT_FIGURES = {
+    "revenue": ("营业收入", "company_money"),
+    "revenue_yoy": ("营收同比", "ratio"),
+    "net_profit": ("净利润", "company_money"),
+    "net_profit_yoy": ("净利润同比", "ratio"),
+    "roe": ("净资产收益率", "ratio"),
+    "gross_margin": ("毛利率", "ratio"),
+    "net_margin": ("净利率", "ratio"),
+    "debt_ratio": ("资产负债率", "ratio"),
+    "operating_cash_flow": ("经营现金流", "company_money"),
+    "cfo_to_profit": ("现金流/净利润", "ratio"),
+    "eps_ttm": ("每股收益", "per_share"),
+    "total_shares": ("总股本", "shares"),
+    "float_shares": ("流通股本", "shares"),
+}
+DIVIDEND_FIGURES = {
+    "cash": ("每股派现", "price"),
+    "bonus_shares": ("每股送股", "shares_per_share"),
+    "transfer_shares": ("每股转增", "shares_per_share"),
+}
+NOTICE_FIGURES = {"change_low": ("预告变动下限", "ratio"), "change_high": ("预告变动上限", "ratio")}
+BREADTH_FIGURES = {
+    "stocks": ("有价股票数", "stocks"),
+    "advancers": ("上涨家数", "stocks"),
+    "decliners": ("下跌家数", "stocks"),
+    "flat": ("平盘家数", "stocks"),
+    "suspended": ("停牌家数", "stocks"),
+    "limit_up": ("涨停家数", "stocks"),
+    "limit_down": ("跌停家数", "stocks"),
+    "turnover": ("成交额", "turnover"),
+}
+INDUSTRY_FIGURES = {
+    "change": ("涨跌幅", "board_move"),
+    "advancers": ("上涨家数", "stocks"),
+    "decliners": ("下跌家数", "stocks"),
+    "leader_change": ("领涨股涨跌幅", "stock_move"),
+}
+
 # No gate lets a figure past 1e14 (FIGURE_BOUNDS, MAX_MONEY, MAX_SHARES); one stored beyond
 # this came from an older version or a damaged file, and reads as no number at all: past it,
 # decimal arithmetic (28 digits) cannot round it to the fen.
@@ -280,6 +328,13 @@ def figure_problem(kind: str, value) -> str | None:
     if not low <= number <= high:
         return f"{number:.6g}{unit} 超出合理范围（{low:.6g} 至 {high:.6g}{unit}）"
     return None
+
+
+def within_bounds(name: str, value, figures: dict[str, tuple[str, str]]):
+    """A stored figure as read back: itself when its field has no bounds or it is within
+    them, else None (shown —): a value past every gate came from a damaged or older file."""
+    kind = figures.get(name)
+    return value if value is None or kind is None or figure_problem(kind[1], value) is None else None
 
 
 def dividend_problem(cash: float, shares_held: float | None, close: float | None) -> str | None:

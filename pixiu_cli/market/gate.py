@@ -20,6 +20,12 @@ from pixiu_cli.domain.boards import daily_limit, limit_schedule
 from pixiu_cli.domain.fundamentals import Dividend, FinancialReport, FundamentalsWrite, ReportNotice, ValuationDay
 from pixiu_cli.domain.market_review import Snapshot
 from pixiu_cli.domain.plausible import (
+    BREADTH_FIGURES,
+    DIVIDEND_FIGURES,
+    INDUSTRY_FIGURES,
+    NOTICE_FIGURES,
+    REPORT_FIGURES,
+    VALUATION_FIGURES,
     Problem,
     action_values_problem,
     bar_problem,
@@ -155,53 +161,6 @@ def screen_actions(
 
 
 # fundamentals and the market review ------------------------------------------------------
-# Each stored figure: its Chinese name and its kind of bounds (domain/plausible FIGURE_BOUNDS).
-VALUATION_FIGURES = {
-    "close": ("收盘价", "price"),
-    "pe_ttm": ("市盈率", "multiple"),
-    "pb_mrq": ("市净率", "multiple"),
-    "ps_ttm": ("市销率", "multiple"),
-    "pcf_ttm": ("市现率", "multiple"),
-    "total_mv": ("总市值", "market_value"),
-    "float_mv": ("流通市值", "market_value"),
-}
-REPORT_FIGURES = {
-    "revenue": ("营业收入", "company_money"),
-    "revenue_yoy": ("营收同比", "ratio"),
-    "net_profit": ("净利润", "company_money"),
-    "net_profit_yoy": ("净利润同比", "ratio"),
-    "roe": ("净资产收益率", "ratio"),
-    "gross_margin": ("毛利率", "ratio"),
-    "net_margin": ("净利率", "ratio"),
-    "debt_ratio": ("资产负债率", "ratio"),
-    "operating_cash_flow": ("经营现金流", "company_money"),
-    "cfo_to_profit": ("现金流/净利润", "ratio"),
-    "eps_ttm": ("每股收益", "per_share"),
-    "total_shares": ("总股本", "shares"),
-    "float_shares": ("流通股本", "shares"),
-}
-DIVIDEND_FIGURES = {
-    "cash": ("每股派现", "price"),
-    "bonus_shares": ("每股送股", "shares_per_share"),
-    "transfer_shares": ("每股转增", "shares_per_share"),
-}
-NOTICE_FIGURES = {"change_low": ("预告变动下限", "ratio"), "change_high": ("预告变动上限", "ratio")}
-BREADTH_FIGURES = {
-    "stocks": ("有价股票数", "stocks"),
-    "advancers": ("上涨家数", "stocks"),
-    "decliners": ("下跌家数", "stocks"),
-    "flat": ("平盘家数", "stocks"),
-    "suspended": ("停牌家数", "stocks"),
-    "limit_up": ("涨停家数", "stocks"),
-    "limit_down": ("跌停家数", "stocks"),
-    "turnover": ("成交额", "turnover"),
-}
-INDUSTRY_FIGURES = {
-    "change": ("涨跌幅", "board_move"),
-    "advancers": ("上涨家数", "stocks"),
-    "decliners": ("下跌家数", "stocks"),
-    "leader_change": ("领涨股涨跌幅", "stock_move"),
-}
 # A dividend plan is announced ahead of its ex-date and payment; a year ahead is the most.
 PLAN_DAYS_AHEAD = 366
 

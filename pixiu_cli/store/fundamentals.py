@@ -18,7 +18,14 @@ from pixiu_cli.domain.fundamentals import (
     ValuationDay,
     decimal_of,
 )
-from pixiu_cli.domain.plausible import MAX_READABLE
+from pixiu_cli.domain.plausible import (
+    DIVIDEND_FIGURES,
+    MAX_READABLE,
+    NOTICE_FIGURES,
+    REPORT_FIGURES,
+    VALUATION_FIGURES,
+    within_bounds,
+)
 from pixiu_cli.store.database import write_transaction
 from pixiu_cli.store.rows import dict_rows, optional_text, text
 
@@ -42,13 +49,25 @@ _READABLE = Decimal(str(MAX_READABLE))
 
 
 def _read(cls, row: dict):
+    """A row as its dataclass; a figure outside the bounds the sync's gate keeps reads as None."""
     values = {}
+    figures = _FIGURES.get(cls, {})
     for f in fields(cls):
         raw = row.get(f.name)
         values[f.name] = (
-            read_decimal(raw) if "Decimal" in str(f.type) else (text(raw) if f.type == "str" else optional_text(raw))
+            within_bounds(f.name, read_decimal(raw), figures)
+            if "Decimal" in str(f.type)
+            else (text(raw) if f.type == "str" else optional_text(raw))
         )
     return cls(**values)
+
+
+_FIGURES = {
+    ValuationDay: VALUATION_FIGURES,
+    FinancialReport: REPORT_FIGURES,
+    Dividend: DIVIDEND_FIGURES,
+    ReportNotice: NOTICE_FIGURES,
+}
 
 
 def _values(item, columns: Sequence[str]) -> list:

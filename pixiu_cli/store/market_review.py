@@ -7,7 +7,7 @@ from __future__ import annotations
 from sqlite_utils import Database
 
 from pixiu_cli.domain.market_review import Breadth, IndustryMove, Snapshot
-from pixiu_cli.domain.plausible import MAX_LISTED
+from pixiu_cli.domain.plausible import BREADTH_FIGURES, INDUSTRY_FIGURES, MAX_LISTED, within_bounds
 from pixiu_cli.store.database import write_transaction
 from pixiu_cli.store.fundamentals import decimal_text, read_decimal
 from pixiu_cli.store.rows import count, dict_rows, flag, optional_text, text
@@ -55,16 +55,11 @@ def _breadth(r: dict) -> Breadth | None:
     """The session's breadth; None when a count is none a market could have (a damaged row
     is not shown as zeros)."""
     counts = {k: _stocks(r[k]) for k in _BREADTH[4:11]}
-    turnover = read_decimal(r["turnover"])
+    turnover = within_bounds("turnover", read_decimal(r["turnover"]), BREADTH_FIGURES)
     if None in counts.values() or turnover is None:
         return None
     return Breadth(
-        text(r["session"]),
-        text(r["taken_at"]),
-        text(r["source"]),
-        flag(r["closed"]),
-        turnover=turnover,
-        **counts,
+        text(r["session"]), text(r["taken_at"]), text(r["source"]), flag(r["closed"]), turnover=turnover, **counts
     )
 
 
@@ -73,11 +68,11 @@ def _industry(r: dict) -> IndustryMove:
         text(r["session"]),
         text(r["code"]),
         text(r["name"]),
-        read_decimal(r["change"]),
+        within_bounds("change", read_decimal(r["change"]), INDUSTRY_FIGURES),
         _optional_count(r["advancers"]),
         _optional_count(r["decliners"]),
         optional_text(r["leader"]),
-        read_decimal(r["leader_change"]),
+        within_bounds("leader_change", read_decimal(r["leader_change"]), INDUSTRY_FIGURES),
         text(r["source"]),
         text(r["taken_at"]),
     )

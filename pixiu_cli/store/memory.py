@@ -97,7 +97,7 @@ class Withdrawal:
 
 def trade_text(side: str, symbol: str, quantity: float, price: float, reason: str | None) -> str:
     checks = ((quantity, shares_problem), (price, price_problem))
-    shown = [f"{n:g}" if (n := number(v)) is not None and n == n and not bad(n) else "无效值" for v, bad in checks]
+    shown = [f"{n:g}" if (n := number(v)) is not None and n >= 0 and not bad(n) else "无效值" for v, bad in checks]
     return f"{side_name(side)} {symbol} {shown[0]} 股 @ {shown[1]}" + (f"，理由：{reason}" if reason else "")
 
 
@@ -432,7 +432,7 @@ class MemoryStore:
                     r["symbol"],
                     r["decided_at"],
                     r["source"],
-                    r["injected"],
+                    count(r["injected"]),
                     trade_text(r["side"], r["symbol"], r["quantity"], r["price"], r["reason"]),
                     author=decision_author(r["source"]),
                 )
