@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from decimal import Decimal
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from pixiu_cli.domain.account import COST_METHODS, KIND_NAMES, CashBalance, Fill
 from pixiu_cli.domain.codes import is_finite_number
@@ -106,25 +106,32 @@ def dividend_refusal(db: Database, fill: Fill, now: datetime) -> str | None:
     return dividend_problem(float(fill.amount), float(held.shares) if held else None, close[1] if close else None)
 
 
-def fills_refusal(db: Database, fills: Sequence[Fill], now: datetime) -> str | None:
-    """The first new fill not believable against what is stored, and why: a trade's price
-    far from its stock's stored bars, a dividend absurd for the shares held. Each stock's
-    bars are read once."""
+class FillRefusal(NamedTuple):
+    """A new fill no account could have, against what is stored: the fill, and why."""
+
+    fill: Fill
+    problem: str
+
+
+def fills_refusal(db: Database, fills: Sequence[Fill], now: datetime) -> FillRefusal | None:
+    """The first new fill not believable against what is stored: a trade's price far from
+    its stock's stored bars, a dividend absurd for the shares held. Each stock's bars are
+    read once."""
     from pixiu_cli.domain.account import BUY, DIVIDEND, SELL
 
     series = {}
     for f in fills:
         if f.symbol is None or not is_finite_number(f.price) or not is_finite_number(f.amount):
             continue
-        problem, field = None, "成交价"
+        problem = None
         if f.kind in (BUY, SELL) and f.price:
             if f.symbol not in series:
                 series[f.symbol] = stores_of(db).market.bars(f.symbol)
             problem = trade_price_refusal(db, f.symbol, f.day, float(f.price), series[f.symbol])
         elif f.kind == DIVIDEND:
-            problem, field = dividend_refusal(db, f, now), "金额"
+            problem = dividend_refusal(db, f, now)
         if problem:
-            return f"{f.day} {KIND_NAMES.get(f.kind, f.kind)} {f.symbol} 的{field}：{problem}"
+            return FillRefusal(f, problem)
     return None
 
 

@@ -17,7 +17,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pixiu_cli.domain.account import BUY, SELL, CashBalance, Fill
+from pixiu_cli.domain.account import BUY, DIVIDEND, KIND_NAMES, SELL, CashBalance, Fill
 from pixiu_cli.domain.fill_match import FillPlan, plan_fills
 from pixiu_cli.domain.investor import Holding
 from pixiu_cli.domain.ledger import Position, position
@@ -196,7 +196,11 @@ def _refuse_implausible(db: Database, store: AccountStore, touched: set[str], fi
     no account could have rolls the whole import back, named."""
     new = [f for symbol in sorted(touched) for f in store.fills(symbol) if (f.seq or 0) >= first_new]
     if refused := fills_refusal(db, new, now):
-        raise RequestError(f"对账单中 {refused}；未导入任何内容")
+        f = refused.fill
+        field = "金额" if f.kind == DIVIDEND else "成交价"
+        raise RequestError(
+            f"对账单中 {f.day} {KIND_NAMES[f.kind]} {f.symbol} 的{field}：{refused.problem}；未导入任何内容"
+        )
 
 
 class _DryRun(Exception):

@@ -119,3 +119,10 @@ def test_a_json_row_dated_after_today_is_refused(env, tmp_path, section, row, fi
     row[field] = "2022-06-01"
     path.write_text(json.dumps({section: [row]}, ensure_ascii=False), encoding="utf-8")
     in_process_ok(env, "import", str(path))
+
+
+def test_the_models_record_decision_is_refused_far_from_the_bars(env):
+    # the offline model calls record_decision with the told price, as a live model would
+    done = in_process_ok(env, "ask", "今天以 99999 元买入平安银行 100 股")
+    assert "成交价 99999 元远离该股" in done
+    assert holdings(env) == []
