@@ -95,13 +95,13 @@ def trade_price_refusal(db: Database, symbol: str, day: str, price: float, bars=
     return fill_refusal(bars or stores_of(db).market.bars(symbol, *fill_window(day)), day, price)
 
 
-def dividend_refusal(db: Database, fill: Fill, now: datetime) -> str | None:
+def dividend_refusal(db: Database, fill: Fill, now: datetime, ledger: list[Fill] | None = None) -> str | None:
     """A dividend that comes to more a share than the stock's price, for the shares held at
-    the close before its day."""
+    the close before its day (by the stored ledger, or `ledger` when the caller has one)."""
     from pixiu_cli.domain.plausible import dividend_problem
 
     before = (date.fromisoformat(fill.day) - timedelta(days=1)).isoformat()
-    held = derive_positions(db, now, [fill.symbol], before).get(fill.symbol)
+    held = derive_positions(db, now, [fill.symbol], before, fills=ledger).get(fill.symbol)
     close = stores_of(db).market.close_before(fill.symbol, fill.day)
     return dividend_problem(float(fill.amount), float(held.shares) if held else None, close[1] if close else None)
 
@@ -113,10 +113,12 @@ class FillRefusal(NamedTuple):
     problem: str
 
 
-def fills_refusal(db: Database, fills: Sequence[Fill], now: datetime) -> FillRefusal | None:
+def fills_refusal(
+    db: Database, fills: Sequence[Fill], now: datetime, ledger: list[Fill] | None = None
+) -> FillRefusal | None:
     """The first new fill not believable against what is stored: a trade's price far from
-    its stock's stored bars, a dividend absurd for the shares held. Each stock's bars are
-    read once."""
+    its stock's stored bars, a dividend absurd for the shares held (by the stored ledger, or
+    `ledger`). Each stock's bars are read once."""
     from pixiu_cli.domain.account import BUY, DIVIDEND, SELL
 
     series = {}
@@ -129,27 +131,38 @@ def fills_refusal(db: Database, fills: Sequence[Fill], now: datetime) -> FillRef
                 series[f.symbol] = stores_of(db).market.bars(f.symbol)
             problem = trade_price_refusal(db, f.symbol, f.day, float(f.price), series[f.symbol])
         elif f.kind == DIVIDEND:
-            problem = dividend_refusal(db, f, now)
+            problem = dividend_refusal(db, f, now, ledger)
         if problem:
             return FillRefusal(f, problem)
     return None
 
 
 def ledger_rows_refusal(db: Database, rows: Sequence[dict], now: datetime) -> str | None:
-    """A document's fills (rows by column name, `pixiu import`): a trade's price against the
-    stock's stored bars, as a statement's; the row named by its place in the file."""
-    from pixiu_cli.domain.account import BUY, SELL
+    """A document's fills (rows by column name, `pixiu import`) checked as a statement's: a
+    trade's price against the stock's stored bars, a dividend against the shares the stored
+    ledger and the document's own fills hold the day before; the row named by its place."""
+    from pixiu_cli.domain.account import DIVIDEND
 
-    series = {}
-    for i, row in enumerate(rows):
-        symbol, price = row.get("symbol"), row.get("price")
-        if row.get("kind") not in (BUY, SELL) or not symbol or not is_finite_number(price) or not price:
-            continue
-        if symbol not in series:
-            series[symbol] = stores_of(db).market.bars(symbol)
-        if problem := trade_price_refusal(db, symbol, row["day"], float(price), series[symbol]):
-            return f"account.fills[{i}].price：{problem}"
-    return None
+    fills = [_document_fill(row) for row in rows]
+    ids = {f.fill_id for f in fills}
+    ledger = None  # read only for a dividend: a large ledger costs a whole read
+    if any(f.kind == DIVIDEND for f in fills):
+        stored = [f for f in stores_of(db).account.fills() if f.fill_id not in ids]
+        ledger = sorted(stored + fills, key=lambda f: (f.day, f.time or ""))
+    refused = fills_refusal(db, fills, now, ledger)
+    if refused is None:
+        return None
+    field = "amount" if refused.fill.kind == DIVIDEND else "price"
+    return f"account.fills[{fills.index(refused.fill)}].{field}：{refused.problem}"
+
+
+def _document_fill(row: dict) -> Fill:
+    values = {name: row.get(name) for name in Fill.__dataclass_fields__ if name in row}
+    for name in ("quantity", "price", "amount", "fees"):
+        values.setdefault(name, 0.0)
+    for name in ("time", "symbol", "name", "cash_change", "balance"):
+        values.setdefault(name, None)  # a cash row of the account's own: no stock
+    return Fill(**values)
 
 
 def ledger_positions(db: Database, now: datetime, symbols: list[str]) -> dict[str, Position]:

@@ -126,3 +126,21 @@ def test_the_models_record_decision_is_refused_far_from_the_bars(env):
     done = in_process_ok(env, "ask", "今天以 99999 元买入平安银行 100 股")
     assert "成交价 99999 元远离该股" in done
     assert holdings(env) == []
+
+
+def test_a_json_dividend_absurd_for_the_shares_its_fills_hold_is_refused(env, tmp_path):
+    buy = {"fill_id": "f1", "day": "2022-05-26", "kind": "buy", "symbol": "000001", "quantity": 100, "price": 14.2,
+           "amount": 1420, "fees": 5}  # fmt: skip
+    dividend = {"fill_id": "f2", "day": "2022-05-31", "kind": "dividend", "symbol": "000001", "amount": 99e9}
+    path = tmp_path / "doc.json"
+    path.write_text(json.dumps({"version": 2, "account": {"fills": [buy, dividend], "cash": []}}), encoding="utf-8")
+    said = in_process_refused(env, "import", str(path))
+    # the document's own buy holds the 100 shares: ¥99 bn is ¥990 m a share, above the ¥14.08 close
+    assert said.startswith(
+        "错误：导入失败，未做任何修改：account.fills[1].amount：99,000,000,000.00 元合每股 9.9e+08 元"
+    )
+    assert holdings(env) == []
+    dividend["amount"] = 30.0
+    path.write_text(json.dumps({"version": 2, "account": {"fills": [buy, dividend], "cash": []}}), encoding="utf-8")
+    in_process_ok(env, "import", str(path))
+    assert [(h["symbol"], h["shares"]) for h in holdings(env)] == [("000001", 100)]
