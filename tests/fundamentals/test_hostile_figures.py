@@ -82,11 +82,10 @@ DIVIDENDS = [
 class HostileBaostock:
     """baostock's module surface for a fundamentals sync, serving a few hostile figures."""
 
-    def login(self):
+    def _session(self):
         return ResultData([], [])
 
-    def logout(self):
-        return ResultData([], [])
+    login = logout = _session
 
     def query_history_k_data_plus(self, code, fields, start_date, end_date, frequency, adjustflag):
         names = fields.split(",")

@@ -10,7 +10,6 @@ and the row, as any unreadable ledger value is. Never 意外错误, never a trac
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import shutil
 import sqlite3
@@ -87,7 +86,7 @@ def planted(stocked: Path, tmp_path: Path, tables: tuple[str, ...], value) -> di
     db = sqlite3.connect(home / "pixiu.db")
     with db:
         for table in tables:
-            for _, column, kind, *_ in db.execute(f"pragma table_info({table})").fetchall():
+            for _, column, *_ in db.execute(f"pragma table_info({table})").fetchall():
                 numeric = db.execute(  # a number, or text that is only a number (fundamentals keep decimal text)
                     f"select count(*) from {table} where typeof({column}) in ('real', 'integer') or "
                     f"({column} glob '*[0-9]*' and not {column} glob '*[^0-9.eE+-]*' and {column} not like '%-%-%')"
