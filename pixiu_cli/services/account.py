@@ -92,16 +92,20 @@ def trade_price_refusal(db: Database, symbol: str, day: str, price: float, bars=
     no bars stored there). `bars`: the stock's stored series when the caller has read it."""
     from pixiu_cli.market.gate import fill_refusal, fill_window
 
-    return fill_refusal(bars or stores_of(db).market.bars(symbol, *fill_window(day)), day, price)
+    if bars is None:
+        bars = stores_of(db).market.bars(symbol, *fill_window(day))
+    return fill_refusal(bars, day, price)
 
 
-def dividend_refusal(db: Database, fill: Fill, now: datetime, ledger: list[Fill] | None = None) -> str | None:
+def dividend_refusal(db: Database, fill: Fill, now: datetime, ledger: Sequence[Fill] | None = None) -> str | None:
     """A dividend that comes to more a share than the stock's price, for the shares held at
     the close before its day (by the stored ledger, or `ledger` when the caller has one)."""
     from pixiu_cli.domain.plausible import dividend_problem
 
     before = (date.fromisoformat(fill.day) - timedelta(days=1)).isoformat()
-    held = derive_positions(db, now, [fill.symbol], before, fills=ledger).get(fill.symbol)
+    held = derive_positions(db, now, [fill.symbol], before, fills=None if ledger is None else list(ledger)).get(
+        fill.symbol
+    )
     close = stores_of(db).market.close_before(fill.symbol, fill.day)
     return dividend_problem(float(fill.amount), float(held.shares) if held else None, close[1] if close else None)
 
@@ -113,28 +117,49 @@ class FillRefusal(NamedTuple):
     problem: str
 
 
-def fills_refusal(
-    db: Database, fills: Sequence[Fill], now: datetime, ledger: list[Fill] | None = None
-) -> FillRefusal | None:
-    """The first new fill not believable against what is stored: a trade's price far from
-    its stock's stored bars, a dividend absurd for the shares held (by the stored ledger, or
-    `ledger`). Each stock's bars are read once."""
-    from pixiu_cli.domain.account import BUY, DIVIDEND, SELL
+class FillGate:
+    """New fills checked against what is stored as they arrive (a statement a day at a time):
+    a trade's price against its stock's stored bars (each stock's read once), and, once the
+    fills are written, each dividend against the shares held the day before."""
 
-    series = {}
-    for f in fills:
-        if f.symbol is None or not is_finite_number(f.price) or not is_finite_number(f.amount):
-            continue
-        problem = None
-        if f.kind in (BUY, SELL) and f.price:
-            if f.symbol not in series:
-                series[f.symbol] = stores_of(db).market.bars(f.symbol)
-            problem = trade_price_refusal(db, f.symbol, f.day, float(f.price), series[f.symbol])
-        elif f.kind == DIVIDEND:
-            problem = dividend_refusal(db, f, now, ledger)
-        if problem:
-            return FillRefusal(f, problem)
-    return None
+    def __init__(self, db: Database, now: datetime):
+        self.db, self.now = db, now
+        self.series: dict = {}
+        self.dividends: list[Fill] = []
+
+    def see(self, fills: Sequence[Fill]) -> FillRefusal | None:
+        from pixiu_cli.domain.account import BUY, DIVIDEND, SELL
+
+        for f in fills:
+            if f.symbol is None or not is_finite_number(f.price) or not is_finite_number(f.amount):
+                continue
+            if f.kind == DIVIDEND:
+                self.dividends.append(f)
+            elif f.kind in (BUY, SELL) and f.price:
+                if f.symbol not in self.series:
+                    self.series[f.symbol] = stores_of(self.db).market.bars(f.symbol)
+                bars = self.series[f.symbol]
+                if len(bars) and (problem := trade_price_refusal(self.db, f.symbol, f.day, float(f.price), bars)):
+                    return FillRefusal(f, problem)
+        return None
+
+    def settle(self, ledger: Sequence[Fill] | None = None) -> FillRefusal | None:
+        """The dividends seen, against the stored ledger (or `ledger`), each stock's read once."""
+        by_symbol: dict[str, list[Fill]] = {}
+        for f in self.dividends:
+            if f.symbol not in by_symbol:
+                held = stores_of(self.db).account.fills(f.symbol) if ledger is None else ledger
+                by_symbol[f.symbol] = [g for g in held if g.symbol == f.symbol]
+            if problem := dividend_refusal(self.db, f, self.now, by_symbol[f.symbol]):
+                return FillRefusal(f, problem)
+        return None
+
+
+def fills_refusal(db: Database, fills: Sequence[Fill], now: datetime, ledger: Sequence[Fill]) -> FillRefusal | None:
+    """The first of `fills` not believable against what is stored and `ledger` (the fills
+    their dividends are held by)."""
+    gate = FillGate(db, now)
+    return gate.see(fills) or gate.settle(ledger)
 
 
 def ledger_rows_refusal(db: Database, rows: Sequence[dict], now: datetime) -> str | None:
@@ -145,11 +170,9 @@ def ledger_rows_refusal(db: Database, rows: Sequence[dict], now: datetime) -> st
 
     fills = [_document_fill(row) for row in rows]
     ids = {f.fill_id for f in fills}
-    ledger = None  # read only for a dividend: a large ledger costs a whole read
-    if any(f.kind == DIVIDEND for f in fills):
-        stored = [f for f in stores_of(db).account.fills() if f.fill_id not in ids]
-        ledger = sorted(stored + fills, key=lambda f: (f.day, f.time or ""))
-    refused = fills_refusal(db, fills, now, ledger)
+    symbols = sorted({f.symbol for f in fills if f.kind == DIVIDEND and f.symbol})  # read only for a dividend
+    stored = [f for s in symbols for f in stores_of(db).account.fills(s) if f.fill_id not in ids]
+    refused = fills_refusal(db, fills, now, sorted(stored + fills, key=lambda f: (f.day, f.time or "")))
     if refused is None:
         return None
     field = "amount" if refused.fill.kind == DIVIDEND else "price"
