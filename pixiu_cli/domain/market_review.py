@@ -59,6 +59,7 @@ class IndustryMove:
 class Snapshot:
     breadth: Breadth
     industries: tuple[IndustryMove, ...]
+    refused: tuple[str, ...] = ()  # a line per row the plausibility gate kept out (not stored)
 
 
 @dataclass(frozen=True)

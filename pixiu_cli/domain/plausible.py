@@ -140,6 +140,13 @@ def day_problem(day: date, today: date, days_ahead: int = 0) -> str | None:
     return None
 
 
+def future_problem(day: date, today: date) -> str | None:
+    """A stored fact (news, a decision, a report, a note) dated after today (Beijing)."""
+    if day > today:
+        return f"日期 {day.isoformat()} 在未来（今天是 {today.isoformat()}）"
+    return None
+
+
 def bar_problem(bar: Bar) -> Problem | None:
     """Prices a quote could have had (finite, positive, low ≤ open, close ≤ high, below any
     A-share's), and a volume and amount that could have traded."""
@@ -199,5 +206,163 @@ def ex_date_problem(
             "除权参考价",
             f"前收盘 {close_before:g} 元除权后应为 {reference:.2f} 元，而除权日开盘 {ex_open:g} 元，"
             f"超出 ±{limit:.0%} 涨跌幅",
+        )
+    return None
+
+
+# Bounds of what the market's own figures can be (the fundamentals and the review), each far
+# past anything an A-share has reported, so only a typo or a broken feed reaches them.
+# A PE or PB over a million is a profit or a book value of almost nothing, shown as such by
+# the sources long before this; a company's yearly revenue, profit or market value of 100
+# trillion yuan is over ten times China's largest (about 3 trillion of revenue in 2024).
+MAX_MULTIPLE = 1e6
+MAX_COMPANY_MONEY = 1e14
+# A growth rate or a margin as a fraction: 10,000 is a million percent.
+MAX_RATIO = 1e4
+# About 5,400 A-shares were listed in 2026; twice that still bounds every count of stocks.
+MAX_LISTED = 10_000
+# One session's whole-market turnover has stayed under 4 trillion yuan; 100 trillion is none.
+MAX_TURNOVER = 1e14
+# A board's move in a session is a fraction of its stocks' limits; a stock's first session
+# (no limit) has never reached +5,000%.
+MAX_BOARD_MOVE = 1.0
+MAX_STOCK_MOVE = 50.0
+
+# The kind of a stored figure → (the lowest and the highest value it can have, its unit shown).
+FIGURE_BOUNDS: dict[str, tuple[float, float, str]] = {
+    "price": (0.0, MAX_PRICE, "元"),
+    "multiple": (-MAX_MULTIPLE, MAX_MULTIPLE, "倍"),
+    "company_money": (-MAX_COMPANY_MONEY, MAX_COMPANY_MONEY, "元"),
+    "market_value": (0.0, MAX_COMPANY_MONEY, "元"),
+    "ratio": (-MAX_RATIO, MAX_RATIO, ""),
+    "per_share": (-MAX_PRICE, MAX_PRICE, "元"),
+    "shares": (0.0, MAX_SHARES, "股"),
+    "shares_per_share": (0.0, MAX_SHARES_PER_SHARE, "股"),
+    "stocks": (0.0, MAX_LISTED, "只"),
+    "turnover": (0.0, MAX_TURNOVER, "元"),
+    "board_move": (-MAX_BOARD_MOVE, MAX_BOARD_MOVE, ""),
+    "stock_move": (-1.0, MAX_STOCK_MOVE, ""),
+}
+
+
+# Each stored figure: its Chinese name and its kind of bounds (FIGURE_BOUNDS).
+VALUATION_FIGURES = {
+    "close": ("收盘价", "price"),
+    "pe_ttm": ("市盈率", "multiple"),
+    "pb_mrq": ("市净率", "multiple"),
+    "ps_ttm": ("市销率", "multiple"),
+    "pcf_ttm": ("市现率", "multiple"),
+    "total_mv": ("总市值", "market_value"),
+    "float_mv": ("流通市值", "market_value"),
+}
+REPORT_FIGURES = {
+    "revenue": ("营业收入", "company_money"),
+    "revenue_yoy": ("营收同比", "ratio"),
+    "net_profit": ("净利润", "company_money"),
+    "net_profit_yoy": ("净利润同比", "ratio"),
+    "roe": ("净资产收益率", "ratio"),
+    "gross_margin": ("毛利率", "ratio"),
+    "net_margin": ("净利率", "ratio"),
+    "debt_ratio": ("资产负债率", "ratio"),
+    "operating_cash_flow": ("经营现金流", "company_money"),
+    "cfo_to_profit": ("现金流/净利润", "ratio"),
+    "eps_ttm": ("每股收益", "per_share"),
+    "total_shares": ("总股本", "shares"),
+    "float_shares": ("流通股本", "shares"),
+}
+DIVIDEND_FIGURES = {
+    "cash": ("每股派现", "price"),
+    "bonus_shares": ("每股送股", "shares_per_share"),
+    "transfer_shares": ("每股转增", "shares_per_share"),
+}
+NOTICE_FIGURES = {"change_low": ("预告变动下限", "ratio"), "change_high": ("预告变动上限", "ratio")}
+BREADTH_FIGURES = {
+    "stocks": ("有价股票数", "stocks"),
+    "advancers": ("上涨家数", "stocks"),
+    "decliners": ("下跌家数", "stocks"),
+    "flat": ("平盘家数", "stocks"),
+    "suspended": ("停牌家数", "stocks"),
+    "limit_up": ("涨停家数", "stocks"),
+    "limit_down": ("跌停家数", "stocks"),
+    "turnover": ("成交额", "turnover"),
+}
+INDUSTRY_FIGURES = {
+    "change": ("涨跌幅", "board_move"),
+    "advancers": ("上涨家数", "stocks"),
+    "decliners": ("下跌家数", "stocks"),
+    "leader_change": ("领涨股涨跌幅", "stock_move"),
+}
+
+# No gate lets a figure past 1e14 (FIGURE_BOUNDS, MAX_MONEY, MAX_SHARES); one stored beyond
+# this came from an older version or a damaged file, and reads as no number at all: past it,
+# decimal arithmetic (28 digits) cannot round it to the fen.
+MAX_READABLE = 1e15
+
+
+def readable(value: float, bound: float = MAX_READABLE) -> bool:
+    """A stored float finite and within ±bound."""
+    return math.isfinite(value) and -bound <= value <= bound
+
+
+# The ledger's columns read back within the bounds they were written with (fill_problems):
+# the account's arithmetic multiplies shares by prices, and stays within 28 digits so.
+LEDGER_BOUNDS = {
+    "quantity": MAX_SHARES,
+    "price": MAX_PRICE,
+    "amount": MAX_MONEY,
+    "fees": MAX_MONEY,
+    "cash_change": MAX_MONEY,
+    "balance": MAX_MONEY,
+}
+
+
+def figure_problem(kind: str, value) -> str | None:
+    """A stored figure of `kind` (FIGURE_BOUNDS): a finite number within its bounds."""
+    low, high, unit = FIGURE_BOUNDS[kind]
+    try:
+        number = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return f"{str(value)[:20]!r} 不是有效数值"
+    if not math.isfinite(number):
+        return f"{value} 不是有效数值"
+    if not low <= number <= high:
+        return f"{number:.6g}{unit} 超出合理范围（{low:.6g} 至 {high:.6g}{unit}）"
+    return None
+
+
+def within_bounds(name: str, value, figures: dict[str, tuple[str, str]]):
+    """A stored figure as read back: itself when its field has no bounds or it is within
+    them, else None (shown —): a value past every gate came from a damaged or older file."""
+    kind = figures.get(name)
+    return value if value is None or kind is None or figure_problem(kind[1], value) is None else None
+
+
+def dividend_problem(cash: float, shares_held: float | None, close: float | None) -> str | None:
+    """A dividend credited on a holding: per share held, below the stock's price (the exchange
+    takes it off the price on the ex-date) and below any A-share's; with no shares known to be
+    held, the whole sum is bounded by the biggest holding only (money_problem)."""
+    if not shares_held or shares_held <= 0:
+        return None
+    per_share = abs(cash) / shares_held
+    if close is not None and per_share >= close:
+        return f"{cash:,.2f} 元合每股 {per_share:.6g} 元（持有 {shares_held:g} 股），不低于股价 {close:g} 元"
+    if per_share > MAX_PRICE:
+        return f"{cash:,.2f} 元合每股 {per_share:.6g} 元（持有 {shares_held:g} 股），超过任何 A 股价格"
+    return None
+
+
+def fill_price_band(low: float, high: float, limit: float) -> tuple[float, float]:
+    """The prices a fill near a stored stretch of bars can have: the stretch's range widened
+    by one daily limit each way (a day the stretch lacks may have moved that far), and the fen
+    rounding of limit prices."""
+    return low * (1 - limit - ROUNDING) - FEN, high * (1 + limit + ROUNDING) + FEN
+
+
+def fill_price_problem(price: float, low: float, high: float, limit: float, around: str) -> str | None:
+    floor, ceiling = fill_price_band(low, high, limit)
+    if price and not floor <= price <= ceiling:
+        return (
+            f"成交价 {price:g} 元远离该股 {around} 的行情（最低 {low:g}、最高 {high:g} 元，"
+            f"含涨跌幅 ±{limit:.0%} 容差应在 {max(floor, 0):.2f} 至 {ceiling:.2f} 元之间）"
         )
     return None

@@ -7,6 +7,7 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass
 
+from pixiu_cli.domain.plausible import price_problem
 from pixiu_cli.domain.vocabulary import SIDE_NAMES, SIDES
 from pixiu_cli.errors import UserError
 from pixiu_cli.market.data import MarketData
@@ -39,6 +40,10 @@ class ChartData:
     cost_line: float | None = None  # the cost on the chart's (qfq) scale
 
 
+def _drawable(price) -> bool:
+    return isinstance(price, int | float) and not isinstance(price, bool) and price_problem(float(price)) is None
+
+
 def moving_average(values: tuple[float, ...], window: int) -> tuple[float | None, ...]:
     out: list[float | None] = []
     total = 0.0
@@ -65,8 +70,9 @@ def chart_data(
     trades = []
     for d in domain.recent_decisions_for(symbol, dates[0], dates[-1] + "T23:59:59", 50):
         i = bisect_left(full.dates, d.decided_at[:10])
-        if i < len(full) and full.dates[i] == d.decided_at[:10] and d.side in SIDES:
+        if i < len(full) and full.dates[i] == d.decided_at[:10] and d.side in SIDES and _drawable(d.price):
             trades.append(TradeMark(full.dates[i], d.side, d.price * scale[i]))
+    cost = cost if _drawable(cost) else None  # a stored price no A-share had is not drawn
     # the account's cost is after every corporate action: on the last bar's qfq scale
     cost_line = cost * scale[-1] if cost is not None else None
     security = market.master.get(symbol)

@@ -9,12 +9,14 @@ so; after the close it is that session's close; before the open, the previous se
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 
 from pixiu_cli.domain.market_review import IndustryMove, Snapshot, SpotRow, breadth_of
 from pixiu_cli.market.akshare_source import AkshareSource
 from pixiu_cli.market.calendar import MARKET_CLOSE, last_complete_session
 from pixiu_cli.market.fundamentals_akshare import akshare_decimal, akshare_rate
+from pixiu_cli.market.gate import WHOLE_MARKET, Refusal, screen_snapshot, spot_problem
 from pixiu_cli.market.sources import SourceError
 from pixiu_cli.market.trading_days import as_shanghai, is_trading_day, knows
 
@@ -48,17 +50,7 @@ class AkshareMarket:
         session, closed = snapshot_session(now)
         taken = as_shanghai(now).isoformat(timespec="seconds")
         spot = self._source._call("全市场行情", lambda ak: ak.stock_zh_a_spot_em())
-        rows = [
-            SpotRow(
-                _text(r.get("代码")),
-                _text(r.get("名称")),
-                akshare_decimal(r.get("最新价")),
-                akshare_decimal(r.get("昨收")),
-                akshare_decimal(r.get("成交额")),
-            )
-            for r in spot.to_dict("records")
-            if _text(r.get("代码"))
-        ]
+        rows, refused = _spot_rows(spot.to_dict("records"), session)
         breadth = breadth_of(rows, session, taken, SPOT_PROVIDER, closed)
         if breadth.stocks < MIN_STOCKS:
             raise SourceError(f"akshare 全市场行情只返回了 {breadth.stocks} 只有价格的股票，数据不完整")
@@ -79,10 +71,32 @@ class AkshareMarket:
             for r in boards.to_dict("records")
             if _text(r.get("板块代码"))
         )
-        return Snapshot(breadth, industries)
+        snapshot, gated = screen_snapshot(Snapshot(breadth, industries), NAME)
+        if gated and gated[0].symbol == WHOLE_MARKET:
+            raise SourceError(gated[0].problem.text())
+        return replace(snapshot, refused=tuple(r.line() for r in refused + gated))
 
     def close(self) -> None:
         pass
+
+
+def _spot_rows(records: list[dict], session: str) -> tuple[list[SpotRow], list[Refusal]]:
+    """The snapshot's stocks, each through the plausibility gate: a price or an amount no
+    A-share could have leaves the stock out of the counts, said so."""
+    rows, refused = [], []
+    for r in records:
+        code = _text(r.get("代码"))
+        if not code:
+            continue
+        row = SpotRow(
+            code, _text(r.get("名称")), akshare_decimal(r.get("最新价")), akshare_decimal(r.get("昨收")),
+            akshare_decimal(r.get("成交额")),
+        )  # fmt: skip
+        if problem := spot_problem(row.price, row.previous_close, row.amount):
+            refused.append(Refusal(NAME, code, session, problem))
+        else:
+            rows.append(row)
+    return rows, refused
 
 
 def _count(value) -> int | None:

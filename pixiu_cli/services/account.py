@@ -6,16 +6,18 @@ block, the brief, the tools and the evals all show that one result."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from decimal import Decimal
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from pixiu_cli.domain.account import COST_METHODS, KIND_NAMES, CashBalance, Fill
 from pixiu_cli.domain.codes import is_finite_number
 from pixiu_cli.domain.dates import DateWordsError, day_label, parse_date_words
 from pixiu_cli.domain.investor import LEDGER, STATED, Holding
 from pixiu_cli.domain.ledger import Position, StatedLot, cash_after, checkpointed, dec, position, resume_fills_from
+from pixiu_cli.domain.plausible import money_problem, price_problem, shares_problem
 from pixiu_cli.domain.valuation import AccountView, Close, account_cash, applied_dividends, value_account
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.store.database import write_transaction
@@ -37,6 +39,8 @@ def stated_lots(holdings: list[Holding]) -> dict[str, StatedLot]:
     lots = {}
     for h in holdings:
         if h.basis != STATED or not is_finite_number(h.shares) or not is_finite_number(h.cost):
+            continue
+        if shares_problem(h.shares) or price_problem(h.cost):  # past any holding: not a lot to count
             continue
         if h.shares > 0 and h.cost > 0:
             lots[h.symbol] = StatedLot(h.symbol, dec(h.shares), dec(h.cost), (h.updated_at or "")[:10])
@@ -81,6 +85,107 @@ def derive_positions(
             until = min(closes[s][0], today) if s in closes else today
             out[s] = position(s, by_symbol.get(s, []), lot=lots.get(s), actions=actions.get(s, ()), until=until)
     return out
+
+
+def trade_price_refusal(db: Database, symbol: str, day: str, price: float, bars=None) -> str | None:
+    """A trade's price far from the stock's stored bars around its day (None: believable, or
+    no bars stored there). `bars`: the stock's stored series when the caller has read it."""
+    from pixiu_cli.market.gate import fill_refusal, fill_window
+
+    if bars is None:
+        bars = stores_of(db).market.bars(symbol, *fill_window(day))
+    return fill_refusal(bars, day, price)
+
+
+def dividend_refusal(db: Database, fill: Fill, now: datetime, ledger: Sequence[Fill] | None = None) -> str | None:
+    """A dividend that comes to more a share than the stock's price, for the shares held at
+    the close before its day (by the stored ledger, or `ledger` when the caller has one)."""
+    from pixiu_cli.domain.plausible import dividend_problem
+
+    before = (date.fromisoformat(fill.day) - timedelta(days=1)).isoformat()
+    held = derive_positions(db, now, [fill.symbol], before, fills=None if ledger is None else list(ledger)).get(
+        fill.symbol
+    )
+    close = stores_of(db).market.close_before(fill.symbol, fill.day)
+    return dividend_problem(float(fill.amount), float(held.shares) if held else None, close[1] if close else None)
+
+
+class FillRefusal(NamedTuple):
+    """A new fill no account could have, against what is stored: the fill, and why."""
+
+    fill: Fill
+    problem: str
+
+
+class FillGate:
+    """New fills checked against what is stored as they arrive (a statement a day at a time):
+    a trade's price against its stock's stored bars (each stock's read once), and, once the
+    fills are written, each dividend against the shares held the day before."""
+
+    def __init__(self, db: Database, now: datetime):
+        self.db, self.now = db, now
+        self.series: dict = {}
+        self.dividends: list[Fill] = []
+
+    def see(self, fills: Sequence[Fill]) -> FillRefusal | None:
+        from pixiu_cli.domain.account import BUY, DIVIDEND, SELL
+
+        for f in fills:
+            if f.symbol is None or not is_finite_number(f.price) or not is_finite_number(f.amount):
+                continue
+            if f.kind == DIVIDEND:
+                self.dividends.append(f)
+            elif f.kind in (BUY, SELL) and f.price:
+                if f.symbol not in self.series:
+                    self.series[f.symbol] = stores_of(self.db).market.bars(f.symbol)
+                bars = self.series[f.symbol]
+                if len(bars) and (problem := trade_price_refusal(self.db, f.symbol, f.day, float(f.price), bars)):
+                    return FillRefusal(f, problem)
+        return None
+
+    def settle(self, ledger: Sequence[Fill] | None = None) -> FillRefusal | None:
+        """The dividends seen, against the stored ledger (or `ledger`), each stock's read once."""
+        by_symbol: dict[str, list[Fill]] = {}
+        for f in self.dividends:
+            if f.symbol not in by_symbol:
+                held = stores_of(self.db).account.fills(f.symbol) if ledger is None else ledger
+                by_symbol[f.symbol] = [g for g in held if g.symbol == f.symbol]
+            if problem := dividend_refusal(self.db, f, self.now, by_symbol[f.symbol]):
+                return FillRefusal(f, problem)
+        return None
+
+
+def fills_refusal(db: Database, fills: Sequence[Fill], now: datetime, ledger: Sequence[Fill]) -> FillRefusal | None:
+    """The first of `fills` not believable against what is stored and `ledger` (the fills
+    their dividends are held by)."""
+    gate = FillGate(db, now)
+    return gate.see(fills) or gate.settle(ledger)
+
+
+def ledger_rows_refusal(db: Database, rows: Sequence[dict], now: datetime) -> str | None:
+    """A document's fills (rows by column name, `pixiu import`) checked as a statement's: a
+    trade's price against the stock's stored bars, a dividend against the shares the stored
+    ledger and the document's own fills hold the day before; the row named by its place."""
+    from pixiu_cli.domain.account import DIVIDEND
+
+    fills = [_document_fill(row) for row in rows]
+    ids = {f.fill_id for f in fills}
+    symbols = sorted({f.symbol for f in fills if f.kind == DIVIDEND and f.symbol})  # read only for a dividend
+    stored = [f for s in symbols for f in stores_of(db).account.fills(s) if f.fill_id not in ids]
+    refused = fills_refusal(db, fills, now, sorted(stored + fills, key=lambda f: (f.day, f.time or "")))
+    if refused is None:
+        return None
+    field = "amount" if refused.fill.kind == DIVIDEND else "price"
+    return f"account.fills[{fills.index(refused.fill)}].{field}：{refused.problem}"
+
+
+def _document_fill(row: dict) -> Fill:
+    values = {name: row.get(name) for name in Fill.__dataclass_fields__ if name in row}
+    for name in ("quantity", "price", "amount", "fees"):
+        values.setdefault(name, 0.0)
+    for name in ("time", "symbol", "name", "cash_change", "balance"):
+        values.setdefault(name, None)  # a cash row of the account's own: no stock
+    return Fill(**values)
 
 
 def ledger_positions(db: Database, now: datetime, symbols: list[str]) -> dict[str, Position]:
@@ -296,6 +401,8 @@ def trade_day(words: str | None, now: datetime, sessions_only: bool = True) -> d
 def set_cash(db: Database, amount: float, day_words: str | None, now: datetime) -> CashBalance:
     if not (isinstance(amount, int | float) and math.isfinite(amount) and amount >= 0):
         raise RequestError(f"现金余额应为非负数字，而不是 {amount!r}")
+    if problem := money_problem(float(amount)):
+        raise RequestError(f"现金余额不合理：{problem}")
     cash = CashBalance(round(float(amount), 2), trade_day(day_words, now, sessions_only=False).isoformat(), "user")
     with write_transaction(db):
         stores_of(db).account.set_cash(cash, now.isoformat(timespec="seconds"))

@@ -10,6 +10,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pixiu_cli.services.account import ledger_rows_refusal
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.store.backup import (
     backup_database,
@@ -92,6 +93,8 @@ def import_document(
         raise RequestError(
             f"导入失败，未做任何修改：{unknown[0]}：这个版本的 pixiu 没有这一项（文件可能由更新版本的 pixiu 导出）"
         )
+    if data.account is not None and (refused := ledger_rows_refusal(db, data.account.fills, now)):
+        raise RequestError(f"导入失败，未做任何修改：{refused}")
     saved, merged = None, None
     if replace:
         saved = backup(db, place, now)

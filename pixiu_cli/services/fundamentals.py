@@ -64,11 +64,16 @@ def fundamentals_targets(db: Database, symbols: list[str]) -> list[str]:
 def _run(
     db: Database, symbols: list[str], source_name: str, timeout: float, now: datetime, force: bool, on_symbol, module
 ):
+    from pixiu_cli.market.fundamentals_sync import stored_closes
     from pixiu_cli.market.fundamentals_sync import sync_fundamentals as run
 
     source = open_fundamentals(source_name, timeout, module)
+    stores = stores_of(db)
     try:
-        outcomes = run(stores_of(db).fundamentals, source, symbols, as_shanghai(now), force=force, on_symbol=on_symbol)
+        outcomes = run(
+            stores.fundamentals, source, symbols, as_shanghai(now), force=force, on_symbol=on_symbol,
+            closes=stored_closes(stores.market),
+        )  # fmt: skip
     finally:
         source.close()
     return FundamentalsResult(source_name, outcomes)

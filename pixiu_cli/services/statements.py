@@ -17,7 +17,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pixiu_cli.domain.account import BUY, IPO_PAYMENT, SELL, CashBalance, Fill
+from pixiu_cli.domain.account import BUY, DIVIDEND, IPO_PAYMENT, KIND_NAMES, SELL, CashBalance, Fill
 from pixiu_cli.domain.fill_match import (
     NEW_SHARES_KINDS,
     FillPlan,
@@ -30,7 +30,7 @@ from pixiu_cli.domain.investor import Holding
 from pixiu_cli.domain.ledger import Position, position
 from pixiu_cli.market.security_master import security_name
 from pixiu_cli.market.trading_days import CalendarEnd, holiday_name, is_trading_day
-from pixiu_cli.services.account import ledger_positions
+from pixiu_cli.services.account import FillGate, FillRefusal, ledger_positions
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.statements.reader import StatementStream, open_statement
 from pixiu_cli.store.account import AccountStore
@@ -228,6 +228,16 @@ def _holdings(db: Database, changes, method: str, as_of: str) -> None:
         set_position(db, p.symbol, change.name, float(p.shares), None if cost is None else float(cost), day)
 
 
+def _refuse(refused: FillRefusal | None) -> None:
+    """The first new fill no account could have rolls the whole import back, named."""
+    if refused is not None:
+        f = refused.fill
+        field = "金额" if f.kind == DIVIDEND else "成交价"
+        raise RequestError(
+            f"对账单中 {f.day} {KIND_NAMES[f.kind]} {f.symbol} 的{field}：{refused.problem}；未导入任何内容"
+        )
+
+
 class _DryRun(Exception):
     """Ends a dry run's transaction: everything it wrote is rolled back."""
 
@@ -242,9 +252,12 @@ def _run(
     _check_account(store, stream.accounts, new_account)
     first_new = store.last_id() + 1
     written = _Written(where, now.isoformat(timespec="seconds"), keep=dry_run)
+    gate = FillGate(db, now)
     for fills in stream.days():  # a fill's twin in the account is on its day
+        _refuse(gate.see(fills))
         written.day(db, plan_fills(store.fills(on=fills[0].day), tuple(fills)))
     written.flush(db)
+    _refuse(gate.settle())
     changes = _changes(db, now, written.touched, first_new, stream.last_day)
     cash, newer_cash = _cash(store, stream.cash, now.date())
     if cash is not None:

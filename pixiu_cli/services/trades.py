@@ -16,7 +16,14 @@ from pixiu_cli.domain.fees import Commission, trade_cost
 from pixiu_cli.domain.investor import Decision, Holding
 from pixiu_cli.domain.plausible import fill_problems
 from pixiu_cli.domain.vocabulary import SIDES, side_name
-from pixiu_cli.services.account import Held, derive_positions, held_position, sync_holding, trade_day
+from pixiu_cli.services.account import (
+    Held,
+    derive_positions,
+    held_position,
+    sync_holding,
+    trade_day,
+    trade_price_refusal,
+)
 from pixiu_cli.services.errors import RequestError
 from pixiu_cli.store.database import write_transaction
 from pixiu_cli.store.memory import decision_ref
@@ -157,6 +164,10 @@ def record_trade(
     now = datetime.fromisoformat(at)
     day = trade_day(trade.day, now)
     decided_at = _decided_at(day, at)
+    if is_finite_number(trade.price) and (
+        problem := trade_price_refusal(db, trade.symbol, day.isoformat(), float(trade.price))
+    ):
+        raise RequestError(f"不能记录这笔交易：{problem}")
     fee, estimated = _fee(trade, day, commission or Commission())
     try:
         _check_buy_size(trade, day)

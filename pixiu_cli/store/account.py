@@ -9,7 +9,8 @@ from sqlite_utils import Database
 
 from pixiu_cli.domain.account import CashBalance, Fill
 from pixiu_cli.domain.ledger import Checkpoint
-from pixiu_cli.store.rows import dict_rows, number, record
+from pixiu_cli.domain.plausible import LEDGER_BOUNDS, MAX_MONEY, MAX_PRICE, MAX_SHARES, readable
+from pixiu_cli.store.rows import StoredValueError, dict_rows, exact_number, record
 
 # a statement's fill is never an estimate: only the record path (store/portfolio.py) sets fee_estimated
 _FILL_COLUMNS = tuple(f for f in Fill.__dataclass_fields__ if f not in ("recorded_at", "seq", "fee_estimated"))
@@ -19,11 +20,26 @@ _FILL_COLUMNS = tuple(f for f in Fill.__dataclass_fields__ if f not in ("recorde
 _ZERO_WHEN_NULL = ("quantity", "price", "amount", "fees")
 
 
+def _where(r: dict, column: str):
+    return lambda: f"account_fills 表 {r['id']} 行的 {column}"
+
+
 def _fill(r: dict) -> Fill:
     """A ledger row as its Fill, every field read by its declared type (store/rows.py): a field
     added to Fill is read without a line here."""
-    lenient = {k: number(r[k]) or 0.0 for k in _ZERO_WHEN_NULL}
-    return record(Fill, r, "account_fills", seq=r["id"], origin=r["origin"] or "statement", **lenient)
+    lenient = {k: _bounded(r, k) or 0.0 for k in _ZERO_WHEN_NULL}
+    given = {k: _bounded(r, k) for k in LEDGER_BOUNDS.keys() - _ZERO_WHEN_NULL}  # the others: NULL stays
+    return record(Fill, r, "account_fills", seq=r["id"], origin=r["origin"] or "statement", **lenient, **given)
+
+
+def _bounded(r: dict, column: str) -> float | None:
+    """A ledger number within the bounds it was written with (domain/plausible LEDGER_BOUNDS)."""
+    value = exact_number(r[column], _where(r, column))
+    if value is not None and not readable(value, LEDGER_BOUNDS[column]):
+        raise StoredValueError(
+            f"数据库中 account_fills 表 {r['id']} 行的 {column} 的值 {value:.6g} 超出任何账户可能的范围：请重新导入这部分数据"
+        )
+    return value
 
 
 _ORDER = "order by day, coalesce(time, ''), id"
@@ -36,11 +52,11 @@ def _plain(row: tuple) -> Fill | None:
     the per-field readers of `_fill` cost more than the rest of reading a large ledger."""
     (fill_id, day, time, kind, symbol, name, quantity, price, amount, fees, cash_change, balance, account,
      contract, origin, decision_id, recorded_at, contract_kind, fee_estimated, seq) = row  # fmt: skip
-    for value in (quantity, price, amount, fees):
-        if type(value) is not float:
+    for value, bound in ((quantity, MAX_SHARES), (price, MAX_PRICE), (amount, MAX_MONEY), (fees, MAX_MONEY)):
+        if type(value) is not float or not readable(value, bound):
             return None
     for value in (cash_change, balance):
-        if value is not None and type(value) is not float:
+        if value is not None and (type(value) is not float or not readable(value, MAX_MONEY)):
             return None
     for value in (fill_id, day, time, kind, symbol, name, account, contract, recorded_at, contract_kind):
         if value is not None and type(value) is not str:
@@ -172,4 +188,10 @@ class AccountStore:
         if not rows:
             return None
         r = rows[0]
-        return record(CashBalance, r, "account_cash", amount=number(r["amount"]) or 0.0)
+        amount = exact_number(r["amount"], lambda: f"account_cash 表 {r['id']} 行的 amount") or 0.0
+        if not readable(amount, MAX_MONEY):
+            raise StoredValueError(
+                f"数据库中 account_cash 表 {r['id']} 行的 amount 的值 {amount:.6g} 超出任何账户可能的范围："
+                "请用 pixiu cash set 重新设置现金"
+            )
+        return record(CashBalance, r, "account_cash", amount=amount)

@@ -32,7 +32,14 @@ from pixiu_cli.domain.investor import (
     Report,
     Signal,
 )
-from pixiu_cli.domain.plausible import fill_problems, market_date_problem, money_problem, price_problem, shares_problem
+from pixiu_cli.domain.plausible import (
+    fill_problems,
+    future_problem,
+    market_date_problem,
+    money_problem,
+    price_problem,
+    shares_problem,
+)
 from pixiu_cli.domain.vocabulary import AUTHOR_IMPORT, AUTHORS, NOTE_KINDS, SIDES
 from pixiu_cli.errors import UserError, os_reason
 
@@ -64,6 +71,9 @@ def normalise_timestamp(value, where: str, now: datetime) -> str:
         moment.astimezone(UTC)
     except (ValueError, OverflowError):  # OverflowError: 0001-01-01/9999-12-31 shifted out of range
         raise DatasetError(f"{where}：无法识别的日期时间 {value!r}（应为 YYYY-MM-DD 或 ISO 8601）") from None
+    # a row from the future would list first and reach the context as a fact, as a synced one cannot
+    if problem := future_problem(moment.date(), now.astimezone(SHANGHAI).date()):
+        raise DatasetError(f"{where}：{problem}")
     return moment.isoformat(timespec="seconds")
 
 

@@ -18,6 +18,14 @@ from pixiu_cli.domain.fundamentals import (
     ValuationDay,
     decimal_of,
 )
+from pixiu_cli.domain.plausible import (
+    DIVIDEND_FIGURES,
+    MAX_READABLE,
+    NOTICE_FIGURES,
+    REPORT_FIGURES,
+    VALUATION_FIGURES,
+    within_bounds,
+)
 from pixiu_cli.store.database import write_transaction
 from pixiu_cli.store.rows import dict_rows, optional_text, text
 
@@ -32,17 +40,34 @@ def decimal_text(value) -> str | None:
 
 
 def read_decimal(value) -> Decimal | None:
-    return decimal_of(text(value)) if value is not None else None
+    """A stored figure; None for one that spells no number or lies past MAX_READABLE (shown —)."""
+    parsed = decimal_of(text(value)) if value is not None else None
+    return parsed if parsed is not None and abs(parsed) <= _READABLE else None
+
+
+_READABLE = Decimal(str(MAX_READABLE))
 
 
 def _read(cls, row: dict):
+    """A row as its dataclass; a figure outside the bounds the sync's gate keeps reads as None."""
     values = {}
+    figures = _FIGURES.get(cls, {})
     for f in fields(cls):
         raw = row.get(f.name)
         values[f.name] = (
-            read_decimal(raw) if "Decimal" in str(f.type) else (text(raw) if f.type == "str" else optional_text(raw))
+            within_bounds(f.name, read_decimal(raw), figures)
+            if "Decimal" in str(f.type)
+            else (text(raw) if f.type == "str" else optional_text(raw))
         )
     return cls(**values)
+
+
+_FIGURES = {
+    ValuationDay: VALUATION_FIGURES,
+    FinancialReport: REPORT_FIGURES,
+    Dividend: DIVIDEND_FIGURES,
+    ReportNotice: NOTICE_FIGURES,
+}
 
 
 def _values(item, columns: Sequence[str]) -> list:

@@ -12,6 +12,7 @@ from itertools import chain
 from sqlite_utils import Database
 
 from pixiu_cli.domain.bars import BarSeries, CorporateAction, SeriesInfo, SeriesWrite
+from pixiu_cli.domain.plausible import readable
 from pixiu_cli.domain.redact import scrub
 from pixiu_cli.store.database import write_transaction
 from pixiu_cli.store.rows import count, dict_rows, exact_number, flag, record, required_number, text
@@ -41,7 +42,7 @@ def _only(kind: type, column: tuple) -> bool:
 
 def _prices(symbol: str, dates: tuple, name: str, column: tuple) -> tuple[float, ...]:
     """A bar column as floats; a value that is none is refused, naming the bar."""
-    if _only(float, column):  # what every import and sync writes: no work
+    if _only(float, column) and all(map(readable, column)):  # what every import and sync writes
         return column
     return tuple(
         required_number(x, lambda day=day: f"market_bars 表 {symbol} {day} 行的 {name}")
@@ -50,7 +51,7 @@ def _prices(symbol: str, dates: tuple, name: str, column: tuple) -> tuple[float,
 
 
 def _amounts(symbol: str, dates: tuple, column: tuple) -> tuple[float | None, ...]:
-    if set(map(type, column)) <= {float, type(None)}:
+    if set(map(type, column)) <= {float, type(None)} and all(x is None or readable(x) for x in column):
         return column
     return tuple(
         exact_number(x, lambda day=day: f"market_bars 表 {symbol} {day} 行的 amount") for day, x in zip(dates, column)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from sqlite_utils import Database
 
 from pixiu_cli.domain.market_review import Breadth, IndustryMove, Snapshot
+from pixiu_cli.domain.plausible import BREADTH_FIGURES, INDUSTRY_FIGURES, MAX_LISTED, within_bounds
 from pixiu_cli.store.database import write_transaction
 from pixiu_cli.store.fundamentals import decimal_text, read_decimal
 from pixiu_cli.store.rows import count, dict_rows, flag, optional_text, text
@@ -39,19 +40,26 @@ _INDUSTRY = (
 )
 
 
-def _optional_count(value) -> int | None:
-    return None if value is None else count(value)
+def _stocks(value) -> int | None:
+    """A count of stocks: a whole number from 0 to MAX_LISTED, else None (no count at all)."""
+    if value is None or isinstance(value, bool):
+        return None
+    n = count(value)
+    return n if 0 <= n <= MAX_LISTED and (n or value in (0, 0.0, "0")) else None
 
 
-def _breadth(r: dict) -> Breadth:
-    counts = {k: count(r[k]) for k in _BREADTH[4:11]}
+_optional_count = _stocks
+
+
+def _breadth(r: dict) -> Breadth | None:
+    """The session's breadth; None when a count is none a market could have (a damaged row
+    is not shown as zeros)."""
+    counts = {k: _stocks(r[k]) for k in _BREADTH[4:11]}
+    turnover = within_bounds("turnover", read_decimal(r["turnover"]), BREADTH_FIGURES)
+    if None in counts.values() or turnover is None:
+        return None
     return Breadth(
-        text(r["session"]),
-        text(r["taken_at"]),
-        text(r["source"]),
-        flag(r["closed"]),
-        turnover=read_decimal(r["turnover"]) or 0,
-        **counts,
+        text(r["session"]), text(r["taken_at"]), text(r["source"]), flag(r["closed"]), turnover=turnover, **counts
     )
 
 
@@ -60,11 +68,11 @@ def _industry(r: dict) -> IndustryMove:
         text(r["session"]),
         text(r["code"]),
         text(r["name"]),
-        read_decimal(r["change"]),
+        within_bounds("change", read_decimal(r["change"]), INDUSTRY_FIGURES),
         _optional_count(r["advancers"]),
         _optional_count(r["decliners"]),
         optional_text(r["leader"]),
-        read_decimal(r["leader_change"]),
+        within_bounds("leader_change", read_decimal(r["leader_change"]), INDUSTRY_FIGURES),
         text(r["source"]),
         text(r["taken_at"]),
     )
@@ -110,9 +118,9 @@ class MarketReviewStore:
         rows = dict_rows(
             self.db, "select * from market_breadth where session <= ? order by session desc limit 1", [until]
         )
-        if not rows:
+        breadth = _breadth(rows[0]) if rows else None
+        if breadth is None:
             return None
-        breadth = _breadth(rows[0])
         industries = dict_rows(
             self.db,
             "select * from industry_moves where session = ? order by cast(change as real) desc",

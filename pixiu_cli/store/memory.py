@@ -16,11 +16,12 @@ from dataclasses import dataclass
 from sqlite_utils import Database
 
 from pixiu_cli.domain.investor import MemoryEvent
+from pixiu_cli.domain.plausible import price_problem, shares_problem
 from pixiu_cli.domain.vocabulary import AUTHOR_PROPOSAL, AUTHOR_USER, NOTE_KINDS, decision_author, side_name
 from pixiu_cli.errors import UserError
 from pixiu_cli.store.database import write_transaction
 from pixiu_cli.store.dedup import FUZZY_MAX_CHARS, could_match, normalise, note_key, same_memory
-from pixiu_cli.store.rows import count, dict_rows, event_from_row
+from pixiu_cli.store.rows import count, dict_rows, event_from_row, number
 from pixiu_cli.store.rows import text as stored_text
 
 CANDIDATES = 200  # live notes of the same symbol compared with a new one
@@ -95,7 +96,9 @@ class Withdrawal:
 
 
 def trade_text(side: str, symbol: str, quantity: float, price: float, reason: str | None) -> str:
-    return f"{side_name(side)} {symbol} {quantity:g} 股 @ {price:g}" + (f"，理由：{reason}" if reason else "")
+    checks = ((quantity, shares_problem), (price, price_problem))
+    shown = [f"{n:g}" if (n := number(v)) is not None and n >= 0 and not bad(n) else "无效值" for v, bad in checks]
+    return f"{side_name(side)} {symbol} {shown[0]} 股 @ {shown[1]}" + (f"，理由：{reason}" if reason else "")
 
 
 class MemoryStore:
@@ -482,7 +485,7 @@ class MemoryStore:
                     r["symbol"],
                     r["decided_at"],
                     r["source"],
-                    r["injected"],
+                    count(r["injected"]),
                     trade_text(r["side"], r["symbol"], r["quantity"], r["price"], r["reason"]),
                     author=decision_author(r["source"]),
                 )

@@ -26,6 +26,7 @@ from functools import cache, lru_cache
 from typing import Any, TypeVar
 
 from pixiu_cli.domain.investor import Alert, Decision, Holding, MemoryEvent, NewsItem, Profile, Report, Signal
+from pixiu_cli.domain.plausible import MAX_READABLE, readable
 from pixiu_cli.errors import UserError
 
 T = TypeVar("T")
@@ -72,11 +73,11 @@ def number(value: Any) -> float | None:
 
 
 def count(value: Any) -> int:
-    """A whole number; NULL or anything that is not one is 0."""
-    if type(value) is int:
+    """A whole number; NULL or anything that is not one (or one past MAX_READABLE) is 0."""
+    if type(value) is int and -MAX_READABLE <= value <= MAX_READABLE:
         return value
     parsed = _parsed(value)
-    return int(parsed) if parsed is not None and parsed.is_integer() else 0
+    return int(parsed) if parsed is not None and parsed.is_integer() and readable(parsed) else 0
 
 
 def optional_count(value: Any) -> int | None:
@@ -89,11 +90,12 @@ def flag(value: Any) -> bool:
 
 
 def exact_number(value: Any, where: Callable[[], str]) -> float | None:
-    """NULL is None; a finite number (or text spelling one) its float; anything else is refused."""
-    if type(value) is float and math.isfinite(value) or value is None:
+    """NULL is None; a finite number within MAX_READABLE (or text spelling one) its float;
+    anything else is refused."""
+    if type(value) is float and readable(value) or value is None:
         return value
     parsed = _parsed(value)
-    if parsed is None or not math.isfinite(parsed):
+    if parsed is None or not readable(parsed):
         shown = repr(value if not isinstance(value, (bytes, bytearray, memoryview)) else bytes(value))
         raise StoredValueError(
             f"数据库中 {where()} 的值 {shown[:40]} 不是有效数字：请重新导入或同步这部分数据（pixiu data import / sync）"

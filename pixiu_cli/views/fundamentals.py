@@ -131,6 +131,7 @@ def fundamentals_sync_lines(result) -> tuple[list[str], str | None]:
             )
         else:
             lines.append(f"{o.symbol} 基本面：估值新增 {o.valuations} 天（财报未到更新时间）")
+        lines += o.refused
     failed = result.failed
     error = None
     if failed:
@@ -156,6 +157,6 @@ def kept_lines(kept) -> list[str]:
         done, error = fundamentals_sync_lines(kept.fundamentals)
         lines += done + ([error] if error else [])
     lines += [kept.fundamentals_error] if kept.fundamentals_error else []
-    lines += [snapshot_line(kept.snapshot)] if kept.snapshot is not None else []
+    lines += [snapshot_line(kept.snapshot), *kept.snapshot.refused] if kept.snapshot is not None else []
     lines += [kept.snapshot_error] if kept.snapshot_error else []
     return lines

@@ -196,6 +196,8 @@ def show_data_sync(renderer: Renderer, synced, spell=None) -> int | None:
         from pixiu_cli.views.fundamentals import snapshot_line
 
         renderer.info(snapshot_line(synced.done))
+        for line in synced.done.refused:
+            renderer.line(line)
         return None
     if synced.kind == "fundamentals":
         return show_fundamentals_sync(renderer, synced.done)

@@ -75,10 +75,13 @@ def test_reimport_keeps_what_was_said_in_conversation(offline_env, pixiu_home):
 
 @pytest.mark.slow
 def test_a_file_dated_after_the_trade_wins_and_says_so(offline_env, pixiu_home, tmp_path):
+    offline_env = dict(
+        offline_env, PIXIU_NOW="2026-11-24T10:15:00"
+    )  # the file is later the same day, not in the future
     ok(offline_env, "import", str(FIXTURE))
     ok(offline_env, "ask", "今天以 30 元买入海康威视 200 股")
     doc = json.loads(FIXTURE.read_text())
-    doc["holdings"][1].update(shares=2500, cost=30.8, updated_at="2099-01-02T15:00:00+08:00")
+    doc["holdings"][1].update(shares=2500, cost=30.8, updated_at="2026-11-24T15:00:00+08:00")
     path = tmp_path / "broker.json"
     path.write_text(json.dumps(doc, ensure_ascii=False))
     done = ok(offline_env, "import", str(path))

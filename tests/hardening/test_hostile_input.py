@@ -489,7 +489,8 @@ storable_json = st.recursive(
 )
 valid_moments = st.one_of(
     st.sampled_from(["2026-03-09", "2026-03-09T14:30:00", "2026-03-09T06:30:00+00:00"]),
-    st.datetimes(min_value=datetime(1900, 1, 1), max_value=datetime(2100, 1, 1)).map(lambda d: d.isoformat()),
+    # up to the day before NOW: a row dated after today is refused (tests/cli/test_plausible_money.py)
+    st.datetimes(min_value=datetime(1900, 1, 1), max_value=datetime(2026, 3, 9)).map(lambda d: d.isoformat()),
 )
 
 
