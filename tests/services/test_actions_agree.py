@@ -175,7 +175,7 @@ def test_the_holding_period_brackets_end_on_the_same_day_a_month_and_a_year_on(t
     # (the ledger takes a sale on a non-trading day as told)
     env = with_market(tmp_path / "home", "2025-06-03T16:00:00", "000333")
     in_process_ok(env, "trade", "buy", "000333", "1000", "29.88", "--date", "2016-04-20", "--fee", "0")
-    in_process_ok(env, "trade", "sell", "000333", "1500", "22", "--date", sold, "--fee", "0")
+    in_process_ok(env, "trade", "sell", "000333", "1500", str(close_on("000333", sold)), "--date", sold, "--fee", "0")
     (closed,) = json.loads(in_process_ok(env, "holdings", "--json"))["closed"]
     assert closed["dividends"] == money(1200 - 1200 * Decimal(rate))
 
