@@ -34,6 +34,12 @@ def close_on(code: str, day: str) -> Decimal:
     return Decimal(next(r.split(",")[4] for r in rows if r.startswith(day)))
 
 
+def last_close(code: str, day: str) -> Decimal:
+    """The real close of `code` on `day` or, where it did not trade (a suspension), before it."""
+    rows = (MARKET_FIXTURES / f"{code}.csv").read_text().splitlines()[1:]
+    return Decimal([r for r in rows if r[:10] <= day][-1].split(",")[4])
+
+
 def with_market(home: Path, now: str, *codes: str) -> dict[str, str]:
     env = clean_env(home, PIXIU_NOW=now)
     for code in codes:
@@ -175,7 +181,7 @@ def test_the_holding_period_brackets_end_on_the_same_day_a_month_and_a_year_on(t
     # (the ledger takes a sale on a non-trading day as told)
     env = with_market(tmp_path / "home", "2025-06-03T16:00:00", "000333")
     in_process_ok(env, "trade", "buy", "000333", "1000", "29.88", "--date", "2016-04-20", "--fee", "0")
-    in_process_ok(env, "trade", "sell", "000333", "1500", str(close_on("000333", sold)), "--date", sold, "--fee", "0")
+    in_process_ok(env, "trade", "sell", "000333", "1500", str(last_close("000333", sold)), "--date", sold, "--fee", "0")
     (closed,) = json.loads(in_process_ok(env, "holdings", "--json"))["closed"]
     assert closed["dividends"] == money(1200 - 1200 * Decimal(rate))
 
