@@ -23,7 +23,7 @@ from pixiu_cli.views import render
 
 # What a first turn imports that the prompt has not: the name table's automaton, the account
 # and market stores, the calendar, the cost report, the offline server's responder, rich's
-# live view. tests/perf/test_warmup.py fails when a turn after the warm-up imports anything.
+# live view, the proposals a turn's end asks about. tests/perf/test_warmup.py fails when a turn after the warm-up imports anything.
 TURN_MODULES = (
     "pixiu_cli.selection.name_cache",
     "ahocorasick",
@@ -33,6 +33,7 @@ TURN_MODULES = (
     "pixiu_cli.market.security_master",
     "pixiu_cli.accounting.prices",
     "pixiu_cli.accounting.report",
+    "pixiu_cli.services.proposals",
 )
 OFFLINE_MODULES = ("pixiu_cli.offline.responder", "pixiu_cli.offline.grounded", "pixiu_cli.offline.tool_intents")
 RENDER_MODULES = ("rich.live", "rich.live_render", "rich.file_proxy", "rich.ansi", "termios")

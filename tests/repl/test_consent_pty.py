@@ -12,7 +12,7 @@ import pexpect
 import pytest
 
 from pixiu_cli.offline.script import ScriptedReply, ToolCallSpec
-from tests.helpers import FIXTURE, PIXIU_BIN, PROMPT, say, spawn
+from tests.helpers import FIXTURE, NOW, PIXIU_BIN, PROMPT, say, spawn
 
 SELL_ALL = {"symbol": "600519", "side": "sell", "price": 1500, "quantity": 100}  # 600519: 100 shares held
 
@@ -20,6 +20,11 @@ SELL_ALL = {"symbol": "600519", "side": "sell", "price": 1500, "quantity": 100} 
 def shares(env) -> dict[str, float]:
     done = subprocess.run([PIXIU_BIN, "holdings", "--json"], env=env, capture_output=True, text=True, timeout=60)
     return {h["symbol"]: h["shares"] for h in json.loads(done.stdout)["holdings"]}
+
+
+@pytest.fixture
+def online_env(online_env):
+    return {**online_env, "PIXIU_NOW": NOW.isoformat()}  # a trading day: a fill is told on one
 
 
 @pytest.fixture
