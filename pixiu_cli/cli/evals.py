@@ -36,16 +36,20 @@ def eval_command(
         _live_eval(cases, as_json, live, ablate or [], yes, history, model, offline)
         return
     from pixiu_cli.evals.context_cases import load_cases
+    from pixiu_cli.evals.consent_runner import run_consent_sets
     from pixiu_cli.evals.context_runner import run_evals, run_selection_corpus, summarize, summarize_splits
 
     loaded = load_cases([Path(c) for c in cases] if cases else None)
     splits = run_selection_corpus() if not cases else {}
+    consent = run_consent_sets() if not cases else {}
     report = run_evals(loaded)
     renderer = common.renderer()
     if as_json:
         summary = dict(summarize(report))
         if splits:
             summary["selection"] = summarize_splits(splits)
+        if consent:
+            summary["consent"] = summarize_splits(consent)
         renderer.json(summary)
     else:
         show_eval_table(renderer, "上下文评测（类别低于 100% 是上下文缺口，不是该删的用例）", report)
@@ -59,8 +63,13 @@ def eval_command(
         }
         for split, split_report in splits.items():
             show_eval_table(renderer, f"选择语料 · {names.get(split, split)}", split_report)
+        for split, split_report in consent.items():
+            show_eval_table(renderer, f"记账同意 · {_CONSENT_NAMES.get(split, split)}", split_report)
     if report.passed != report.total:
         raise typer.Exit(1)
+
+
+_CONSENT_NAMES = {"heldout": "留出集（项目之外写成，只测量：报告成交才记录，其余只提议）"}
 
 
 def _live_eval(
