@@ -210,11 +210,12 @@ def _unrealised_total(account) -> str:
     return f"浮动盈亏合计 {figure}{left_out}"
 
 
-def _skipped_items(valuation) -> tuple[BlockItem, ...]:
-    """The stored rows every figure above leaves out (unreadable), so the model says so."""
+def _skipped_note(valuation) -> str | None:
+    """The stored rows every figure of the section leaves out (unreadable), under its title:
+    trimming keeps it while the section stands, so the model says so."""
     if valuation is None or not valuation.skipped:
-        return ()
-    return (BlockItem("注意：" + skipped_said([asdict(row) for row in valuation.skipped]), "事实"),)
+        return None
+    return "注意：" + skipped_said([asdict(row) for row in valuation.skipped])
 
 
 def _concentration_items(valuation) -> tuple[BlockItem, ...]:
@@ -508,8 +509,8 @@ class MemoryAssembler:
         briefs: Mapping[str, Profile] | None = None,
     ) -> Section:
         if not ranked:
-            none = (BlockItem("数据库中没有持仓记录"), *_skipped_items(valuation))
-            return Section("holdings", "持仓（0 只）", none, PRIORITY["holdings"])
+            none = (BlockItem("数据库中没有持仓记录"),)
+            return Section("holdings", "持仓（0 只）", none, PRIORITY["holdings"], _skipped_note(valuation))
         rule = self.limits.rule("holdings")
         briefs = briefs or {}
         items = [
@@ -527,8 +528,9 @@ class MemoryAssembler:
         return Section(
             "holdings",
             f"持仓（{len(ranked)} 只）",
-            items + _concentration_items(valuation) + _skipped_items(valuation),
+            items + _concentration_items(valuation),
             PRIORITY["holdings"],
+            _skipped_note(valuation),
             rest=_ranked_rest(weights),
         )
 

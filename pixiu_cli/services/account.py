@@ -339,9 +339,17 @@ class Held:
         return f"{prefix} {float(self.shares):g} 股，成本 {float(self.cost):.2f}"
 
 
-def held_position(db: Database, symbol: str, now: datetime, method: str = "diluted") -> Held:
-    p = derive_positions(db, now, [symbol]).get(symbol)
+def held_position(
+    db: Database, symbol: str, now: datetime, method: str = "diluted", skipped: list[SkippedRow] | None = None
+) -> Held:
+    p = derive_positions(db, now, [symbol], skipped=skipped).get(symbol)
     return Held(p.shares, p.cost(method)) if p is not None else Held(Decimal(0), None)
+
+
+def refuse_unreadable_ledger(db: Database, symbol: str, now: datetime) -> None:
+    """Refuses (StoredValueError, one line naming the row) when a stored row the stock's
+    position is derived from cannot be read: a write must not build on a guess."""
+    derive_positions(db, now, [symbol])
 
 
 def sync_holding(db: Database, symbol: str, now: datetime, method: str, at: str) -> Holding | None:

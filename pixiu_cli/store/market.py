@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Sequence
-from functools import cache
+from functools import cache, partial
 from itertools import chain
 
 from sqlite_utils import Database
 
 from pixiu_cli.domain.account import SkippedRow
 from pixiu_cli.domain.bars import BarSeries, CorporateAction, SeriesInfo, SeriesWrite
-from pixiu_cli.domain.plausible import ACTION_BOUNDS, readable
+from pixiu_cli.domain.plausible import ACTION_BOUNDS, MAX_PRICE, MAX_READABLE, MAX_SHARES, readable
 from pixiu_cli.domain.redact import scrub
 from pixiu_cli.store.database import write_transaction
 from pixiu_cli.store.rows import count, dict_rows, flag, number, record, skip_or_refuse, text, unreadable
@@ -39,25 +39,31 @@ def _only(kind: type, column: tuple) -> bool:
     return set(map(type, column)) == {kind}
 
 
-def _price(value) -> bool:
-    return value is not None and readable(number(value))
+# A stored bar's columns read back within what the bar gate lets in (domain/plausible.py):
+# open, high, low, close, volume, amount.
+_BAR_BOUNDS = (MAX_PRICE, MAX_PRICE, MAX_PRICE, MAX_PRICE, MAX_SHARES, MAX_READABLE)
+
+
+def _price(value, bound: float = MAX_PRICE) -> bool:
+    return value is not None and readable(number(value), bound)
 
 
 def _readable_bar(row: tuple) -> bool:
     """A stored bar whose prices and volume are finite numbers within reach (and its amount,
     when it has one): any other is left out of every series, as a day without a bar."""
-    return all(map(_price, row[1:6])) and (row[6] is None or _price(row[6]))
+    *values, amount = row[1:7]
+    return all(map(_price, values, _BAR_BOUNDS)) and (amount is None or _price(amount, _BAR_BOUNDS[-1]))
 
 
 def _stored_prices(rows: list) -> bool:
     """Every bar as every import and sync writes it (checked in C, column by column)."""
-    columns = list(zip(*rows))
-    prices_fine = all(_only(float, c) and all(map(readable, c)) for c in columns[1:6])
-    amounts = columns[6]
+    columns = list(zip(*rows))[1:7]
+    *values, amounts = columns
+    fine = all(_only(float, c) and all(map(partial(readable, bound=b), c)) for c, b in zip(values, _BAR_BOUNDS))
     return (
-        prices_fine
+        fine
         and set(map(type, amounts)) <= {float, type(None)}
-        and all(x is None or readable(x) for x in amounts)
+        and all(x is None or readable(x, _BAR_BOUNDS[-1]) for x in amounts)
     )
 
 
