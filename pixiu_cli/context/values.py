@@ -144,5 +144,5 @@ def skipped_said(rows) -> str:
     mends = " / ".join(dict.fromkeys(_MENDS[r["table"]] for r in rows if r["table"] in _MENDS))
     return (
         f"已跳过数据库中无法读取的 {len(rows)} 条记录（{named}{more}）；账户数字不含{'它' if len(rows) == 1 else '它们'}。"
-        f"可用 {mends} 修正。"
+        f"修正：{mends}。"
     )
