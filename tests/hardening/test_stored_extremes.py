@@ -218,3 +218,27 @@ def test_an_extreme_ledger_row_is_read_around_and_named(stocked, tmp_path, value
     assert run(env, "forget", f"d{decision.fetchone()[0]}").returncode == 0
     mended = json.loads(run(env, "holdings", "--json").stdout)
     assert {row["table"] for row in mended.pop("skipped_rows")} == NOTED - {"account_fills"} and mended == reference
+
+
+def test_a_stock_with_an_unreadable_action_is_read_around_but_not_written_on(tmp_path):
+    """Undoing a trade of a stock whose ledger has an unreadable row would write its holding
+    from a guess: refused in one line and nothing changed (no checkpoint either); every read
+    of the account still answers, around the row."""
+    home = tmp_path / "home"
+    env = clean_env(home, PIXIU_NOW=NOW)
+    for day in ("2025-05-19", "2025-05-20"):
+        assert run(env, "trade", "buy", "600000", "100", "10", "--date", day).returncode == 0
+    db = sqlite3.connect(home / "pixiu.db")
+    with db:
+        marks = db.execute("select * from position_checkpoints").fetchall()
+        assert len(marks) == 1  # through 05-20: the action after it leaves it standing
+        db.execute("insert into corporate_actions (symbol, ex_date, cash_per_share, shares_per_share, source) "
+                   "values ('600000', '2025-05-21', 'abc', 0, 'import')")  # fmt: skip
+        decision = db.execute("select max(decision_id) from account_fills").fetchone()[0]
+    done = run(env, "forget", f"d{decision}")
+    assert done.returncode == 1 and done.stderr.startswith("错误：数据库中 corporate_actions 表 600000 2025-05-21 行的")
+    said = run(env, "holdings")
+    assert "corporate_actions 600000 2025-05-21：每股派现 'abc' 不是有效数字" in said.stderr
+    assert json.loads(run(env, "holdings", "--json").stdout)["holdings"][0]["shares"] == 200
+    assert db.execute("select * from position_checkpoints").fetchall() == marks
+    db.close()
