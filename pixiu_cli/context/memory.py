@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from functools import lru_cache
@@ -37,6 +37,7 @@ from pixiu_cli.context.values import (
     show_pct,
     show_price,
     show_signed,
+    skipped_said,
 )
 from pixiu_cli.context.watch import watch_note
 from pixiu_cli.domain.account import COST_METHOD_NAMES
@@ -207,6 +208,14 @@ def _unrealised_total(account) -> str:
     figure = "—" if total is None else f"{float(total):+,.2f}"
     left_out = f"（不含 {account.unpriced} 只无行情的持仓）" if account.unpriced else ""
     return f"浮动盈亏合计 {figure}{left_out}"
+
+
+def _skipped_note(valuation) -> str | None:
+    """The stored rows every figure of the section leaves out (unreadable), under its title:
+    trimming keeps it while the section stands, so the model says so."""
+    if valuation is None or not valuation.skipped:
+        return None
+    return "注意：" + skipped_said([asdict(row) for row in valuation.skipped])
 
 
 def _concentration_items(valuation) -> tuple[BlockItem, ...]:
@@ -500,7 +509,8 @@ class MemoryAssembler:
         briefs: Mapping[str, Profile] | None = None,
     ) -> Section:
         if not ranked:
-            return Section("holdings", "持仓（0 只）", (BlockItem("数据库中没有持仓记录"),), PRIORITY["holdings"])
+            none = (BlockItem("数据库中没有持仓记录"),)
+            return Section("holdings", "持仓（0 只）", none, PRIORITY["holdings"], _skipped_note(valuation))
         rule = self.limits.rule("holdings")
         briefs = briefs or {}
         items = [
@@ -520,6 +530,7 @@ class MemoryAssembler:
             f"持仓（{len(ranked)} 只）",
             items + _concentration_items(valuation),
             PRIORITY["holdings"],
+            _skipped_note(valuation),
             rest=_ranked_rest(weights),
         )
 

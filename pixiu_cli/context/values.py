@@ -102,3 +102,47 @@ def sessions_said(verb: str, count: int, at_least: bool = False) -> str:
     """`已过期 N 个交易日`, or `已过期至少 N 个交易日` when the count stopped at the trading
     calendar's last day: past it nobody knows which weekdays were sessions."""
     return f"{verb}{'至少' if at_least else ''} {count} 个交易日"
+
+
+# A stored ledger row left out of the account (services/account.py account_record
+# "skipped_rows"): how each column is named, and how each table's row is mended.
+_SKIPPED_COLUMNS = {
+    ("account_fills", "quantity"): "数量",
+    ("account_fills", "price"): "成交价",
+    ("account_fills", "amount"): "金额",
+    ("account_fills", "fees"): "费用",
+    ("account_fills", "cash_change"): "资金变动",
+    ("account_fills", "balance"): "资金余额",
+    ("account_cash", "amount"): "现金余额",
+    ("corporate_actions", "cash_per_share"): "每股派现",
+    ("corporate_actions", "shares_per_share"): "每股送转",
+    ("corporate_actions", "ratio"): "除权比例",
+}
+_MENDS = {
+    "account_fills": "pixiu forget 撤销手工交易或重新导入对账单",
+    "account_cash": "pixiu cash set 重新设置现金",
+    "corporate_actions": "pixiu data sync 重新同步该股",
+}
+_SKIPPED_SHOWN = 3
+
+
+def _skipped_row(row) -> str:
+    table, key = row["table"], row["row"]
+    where = f"{table} 第 {key} 行" if key.isdigit() else f"{table} {key}"
+    name = _SKIPPED_COLUMNS.get((table, row["column"]), row["column"])
+    why = "超出合理范围" if row["problem"] == "range" else "不是有效数字"
+    return f"{where}：{name} {row['value']} {why}"
+
+
+def skipped_said(rows) -> str:
+    """The note every surface of the account gives when stored rows were left out of it (""
+    when none): how many, which (the first few), and how to mend them."""
+    if not rows:
+        return ""
+    named = "；".join(_skipped_row(r) for r in rows[:_SKIPPED_SHOWN])
+    more = f" 等 {len(rows)} 条" if len(rows) > _SKIPPED_SHOWN else ""
+    mends = " / ".join(dict.fromkeys(_MENDS[r["table"]] for r in rows if r["table"] in _MENDS))
+    return (
+        f"已跳过数据库中无法读取的 {len(rows)} 条记录（{named}{more}）；账户数字不含{'它' if len(rows) == 1 else '它们'}。"
+        f"修正：{mends}。"
+    )

@@ -314,6 +314,9 @@ LEDGER_BOUNDS = {
     "cash_change": MAX_MONEY,
     "balance": MAX_MONEY,
 }
+# A stated cash balance and a stored corporate action read back within what their gates let in.
+CASH_BOUNDS = {"amount": MAX_MONEY}
+ACTION_BOUNDS = {"cash_per_share": MAX_PRICE, "shares_per_share": MAX_SHARES_PER_SHARE, "ratio": MAX_PRICE / FEN}
 
 
 def figure_problem(kind: str, value) -> str | None:

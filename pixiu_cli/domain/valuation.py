@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from pixiu_cli.domain.account import CashBalance
+from pixiu_cli.domain.account import CashBalance, SkippedRow
 from pixiu_cli.domain.investor import Holding
 from pixiu_cli.domain.ledger import ZERO, CashFlows, Position, dec
 
@@ -148,6 +148,7 @@ class AccountView:
     names: dict[str, str]
     roles: dict[str, str]
     holdings: tuple[Holding, ...]  # the held positions as Holding rows, largest first
+    skipped: tuple[SkippedRow, ...] = ()  # stored rows left out of every figure: unreadable
 
     def name(self, symbol: str) -> str:
         return self.names.get(symbol) or symbol

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import date, datetime, timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, NamedTuple
 
-from pixiu_cli.domain.account import COST_METHODS, KIND_NAMES, CashBalance, Fill
+from pixiu_cli.domain.account import COST_METHODS, KIND_NAMES, CashBalance, Fill, SkippedRow
 from pixiu_cli.domain.codes import is_finite_number
 from pixiu_cli.domain.dates import DateWordsError, day_label, parse_date_words
 from pixiu_cli.domain.investor import LEDGER, STATED, Holding
@@ -54,26 +54,30 @@ def derive_positions(
     day: str | None = None,
     *,
     fills: list[Fill] | None = None,
+    skipped: list[SkippedRow] | None = None,
 ) -> dict[str, Position]:
     """Every stock's position from the ledger, the stated holdings and the stored corporate
     actions up to today (or the stock's last close: its price is from before a later
     ex-date). `day`: the positions at that day's close instead (later events left out);
-    `fills`: the ledger when the caller has already read it."""
+    `fills`: the ledger when the caller has already read it; `skipped` (a read): the stored
+    rows no figure can be made from are left out and added to it (a write refuses them)."""
 
     holdings = stores_of(db).investor.holdings()
     lots = {s: lot for s, lot in stated_lots(holdings).items() if day is None or lot.day <= day}
     if fills is None and day is None:
-        return _from_checkpoints(db, now, symbols, lots)
+        return _from_checkpoints(db, now, symbols, lots, skipped)
     store = stores_of(db).account
     if fills is not None:
         ledger = fills
+    elif symbols is None:
+        ledger = store.fills(skipped=skipped)
     else:  # the named stocks' fills only: one indexed read each, not the whole ledger
-        ledger = store.fills() if symbols is None else [f for s in symbols for f in store.fills(s)]
+        ledger = [f for s in symbols for f in store.fills(s, skipped=skipped)]
     fills = [f for f in ledger if day is None or f.day <= day]
     wanted = sorted({f.symbol for f in fills if f.symbol} | set(lots)) if symbols is None else symbols
     market = stores_of(db).market
     closes = market.last_closes(wanted)
-    actions = market.actions_for(wanted)
+    actions = market.actions_for(wanted, skipped)
     today = day or now.date().isoformat()
     by_symbol: dict[str, list[Fill]] = {}
     for f in fills:
@@ -196,16 +200,21 @@ def ledger_positions(db: Database, now: datetime, symbols: list[str]) -> dict[st
 
 
 def _from_checkpoints(
-    db: Database, now: datetime, symbols: list[str] | None, lots: dict[str, StatedLot]
+    db: Database,
+    now: datetime,
+    symbols: list[str] | None,
+    lots: dict[str, StatedLot],
+    skipped: list[SkippedRow] | None = None,
 ) -> dict[str, Position]:
     """derive_positions of today, each stock from its stored checkpoint (when one applies)
     and the fills after it: reading the fills since its day, not the whole ledger, gives the
     same Decimals (tests/services/test_position_checkpoints.py). A caller inside a write
-    transaction (an import, a trade) stores the new checkpoints; a read leaves them."""
+    transaction (an import, a trade) stores the new checkpoints; a read leaves them, and a
+    derivation that left a row out keeps none (the row mended must be read again)."""
     store, market = stores_of(db).account, stores_of(db).market
     wanted = sorted(set(store.symbols()) | set(lots)) if symbols is None else symbols
     closes = market.last_closes(wanted)
-    actions = market.actions_for(wanted)
+    actions = market.actions_for(wanted, skipped)
     marks = store.checkpoints(list(wanted))
     today = now.date().isoformat()
     out, fresh = {}, []
@@ -214,13 +223,13 @@ def _from_checkpoints(
         lot, mark = lots.get(s), marks.get(s)
         if mark is not None and (lot is not None or mark.through > until or not mark.usable()):
             mark = None
-        own = store.fills(s, since=resume_fills_from(mark) if mark is not None else None)
+        own = store.fills(s, since=resume_fills_from(mark) if mark is not None else None, skipped=skipped)
         if not own and mark is None and lot is None:
             continue
         out[s], new_mark = checkpointed(s, own, lot=lot, actions=actions.get(s, ()), until=until, resume=mark)
         if new_mark is not None and new_mark != mark:
             fresh.append(new_mark)
-    if fresh:
+    if fresh and not skipped:
         store.save_checkpoints(fresh)
     return out
 
@@ -247,14 +256,15 @@ def read_account(db: Database, now: datetime, cost_method: str = "diluted") -> A
 
     method = check_cost_method(cost_method)
     store = stores_of(db).account
-    positions = derive_positions(db, now)
-    stated = store.cash(as_shanghai(now).date().isoformat())
+    skipped: list[SkippedRow] = []
+    positions = derive_positions(db, now, skipped=skipped)
+    stated = store.cash(as_shanghai(now).date().isoformat(), skipped)
     flows = None
     if stated is not None:
         after = stated.fills_before if stated.source == "user" else None
         applied = applied_dividends(list(positions.values()))
         # the flows after the balance: the fills dated on its day or later
-        flows = cash_after(stated.as_of, store.fills(since=stated.as_of), applied, after_seq=after)
+        flows = cash_after(stated.as_of, store.fills(since=stated.as_of, skipped=skipped), applied, after_seq=after)
     account = value_account(positions, _closes(db, list(positions), now), account_cash(stated, flows), method)
     rows = {h.symbol: h for h in stores_of(db).investor.holdings()}
     master = stores_of(db).securities
@@ -266,7 +276,7 @@ def read_account(db: Database, now: datetime, cost_method: str = "diluted") -> A
         )
     roles = {s: (rows[s].role if s in rows else "satellite") for s in positions}
     held = tuple(_as_holding(h, rows.get(h.symbol), names[h.symbol], roles[h.symbol]) for h in account.holdings)
-    return AccountView(account, names, roles, held)
+    return AccountView(account, names, roles, held, tuple(dict.fromkeys(skipped)))
 
 
 def _as_holding(h, row: Holding | None, name: str, role: str) -> Holding:
@@ -329,9 +339,17 @@ class Held:
         return f"{prefix} {float(self.shares):g} 股，成本 {float(self.cost):.2f}"
 
 
-def held_position(db: Database, symbol: str, now: datetime, method: str = "diluted") -> Held:
-    p = derive_positions(db, now, [symbol]).get(symbol)
+def held_position(
+    db: Database, symbol: str, now: datetime, method: str = "diluted", skipped: list[SkippedRow] | None = None
+) -> Held:
+    p = derive_positions(db, now, [symbol], skipped=skipped).get(symbol)
     return Held(p.shares, p.cost(method)) if p is not None else Held(Decimal(0), None)
+
+
+def refuse_unreadable_ledger(db: Database, symbol: str, now: datetime) -> None:
+    """Refuses (StoredValueError, one line naming the row) when a stored row the stock's
+    position is derived from cannot be read: a write must not build on a guess."""
+    derive_positions(db, now, [symbol])
 
 
 def sync_holding(db: Database, symbol: str, now: datetime, method: str, at: str) -> Holding | None:
@@ -427,17 +445,24 @@ class TradeLine:
     fees_estimated: bool = False  # the fees are the account's rates applied, until a statement's fill replaces them
 
 
-def list_trades(db: Database, symbol: str | None = None) -> list[TradeLine]:
-    """The ledger's fills, each stock named by the security master (a statement's 证券名称 is
-    the broker's spelling, never the name pixiu shows)."""
+class TradeList(list):
+    """The trades listed, and the stored rows left out of them (unreadable)."""
+
+    skipped: tuple[SkippedRow, ...] = ()
+
+
+def list_trades(db: Database, symbol: str | None = None) -> TradeList:
+    """The ledger's readable fills, each stock named by the security master (a statement's
+    证券名称 is the broker's spelling, never the name pixiu shows)."""
     from pixiu_cli.market.security_master import security_name
 
     master, names = stores_of(db).securities, {}
-    lines = []
-    for f in stores_of(db).account.fills(symbol):
+    lines, skipped = TradeList(), []
+    for f in stores_of(db).account.fills(symbol, skipped=skipped):
         if f.symbol and f.symbol not in names:
             names[f.symbol] = security_name(master, f.symbol) or f.name
         lines.append(_trade_line(f, names.get(f.symbol) if f.symbol else f.name))
+    lines.skipped = tuple(skipped)
     return lines
 
 
@@ -490,17 +515,20 @@ def trade_history(
     traded stock's realised P&L over the span: the ledger's realised P&L at the span's end
     less that of the day before it starts (both `derive_positions`), never worked out here."""
     first, last = start.isoformat() if start else "", end.isoformat() if end else "9999-12-31"
+    skipped: list[SkippedRow] = []  # the account's own view says which rows it left out
     fills = [
         f
-        for f in stores_of(db).account.fills()
+        for f in stores_of(db).account.fills(skipped=skipped)
         if f.symbol and first <= f.day <= last and (symbols is None or f.symbol in symbols)
     ]
     names = {line.symbol: line.name for line in list_trades(db) if line.symbol}
     shown = fills[-limit:] if limit else fills
     lines = tuple(HistoryFill(_trade_line(f, names.get(f.symbol) or f.name), f.decision_id) for f in shown)
     traded = sorted({f.symbol for f in fills})
-    at_end = derive_positions(db, now, traded, day=last if end else None)
-    before = derive_positions(db, now, traded, day=(start - timedelta(days=1)).isoformat()) if start else {}
+    at_end = derive_positions(db, now, traded, day=last if end else None, skipped=skipped)
+    before = (
+        derive_positions(db, now, traded, day=(start - timedelta(days=1)).isoformat(), skipped=skipped) if start else {}
+    )
     realised = []
     for symbol in traded:
         p = at_end.get(symbol)
@@ -598,4 +626,5 @@ def account_record(view: AccountView) -> dict:
             }
             for p in a.closed
         ],
+        "skipped_rows": [asdict(row) for row in view.skipped],
     }

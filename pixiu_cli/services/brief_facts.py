@@ -172,7 +172,8 @@ def _move(
     if ref is None:
         return move
     ref_date, ref_close = ref
-    then = derive_positions(db, now, [h.symbol], day=ref_date).get(h.symbol)
+    # a row left out is left out of the account too, and the account's note says so
+    then = derive_positions(db, now, [h.symbol], day=ref_date, skipped=[]).get(h.symbol)
     worth_then = then.shares * dec(ref_close) + then.proceeds - then.cost_in if then else Decimal(0)
     base = then.shares * dec(ref_close) if then else Decimal(0)
     change = h.value + p.proceeds - p.cost_in - worth_then

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pixiu_cli.analytics.stated_rules import CAP, PLAN_ABOVE, PLAN_BELOW, ROLE_CAP, STOP
 from pixiu_cli.context.market_review import NOTHING_STORED, review_facts
 from pixiu_cli.context.quoting import defuse, quote_data
-from pixiu_cli.context.values import cash_said, sessions_said, show_number, show_price
+from pixiu_cli.context.values import cash_said, sessions_said, show_number, show_price, skipped_said
 from pixiu_cli.domain.vocabulary import BRIEF_FACTS, side_name
 from pixiu_cli.services.brief_facts import BriefFacts, HoldingMove, RuleAtRisk
 
@@ -57,7 +57,8 @@ def _header(f: BriefFacts) -> list[str]:
         total += f"，较参考收盘 {signed(f.change)}" + (f"（{pct(f.change_pct)}）" if f.change_pct is not None else "")
     if unpriced:
         total += f"；无行情 {len(unpriced)} 只，按成本计 {money(sum(m.value for m in unpriced))}"
-    return [*lines, total + _cash(f.account.get("cash"))]
+    skipped = f.account.get("skipped_rows")
+    return [*lines, total + _cash(f.account.get("cash")), *(["注意：" + skipped_said(skipped)] if skipped else [])]
 
 
 def _cash(cash: dict | None) -> str:

@@ -20,6 +20,7 @@ from pixiu_cli.services.account import (
     Held,
     derive_positions,
     held_position,
+    refuse_unreadable_ledger,
     sync_holding,
     trade_day,
     trade_price_refusal,
@@ -172,6 +173,7 @@ def record_trade(
     try:
         _check_buy_size(trade, day)
         with write_transaction(db):
+            refuse_unreadable_ledger(db, trade.symbol, now)
             _check_sell(db, trade, now, day)
             decision = stores_of(db).portfolio.record_trade(
                 symbol=trade.symbol,
@@ -201,7 +203,9 @@ def _sale_tax(db: Database, trade: NewTrade, day: str, now: datetime) -> Decimal
 
 
 def _opening(db: Database, symbol: str | None, now: datetime) -> Decimal:
-    p = derive_positions(db, now, [symbol]).get(symbol) if symbol else None
+    """Around any unreadable row (before and after the undo alike): undoing the trade that
+    row is must stay possible, it is how the row is mended."""
+    p = derive_positions(db, now, [symbol], skipped=[]).get(symbol) if symbol else None
     return p.opening_shares if p is not None else Decimal(0)
 
 
@@ -219,6 +223,7 @@ def undo_trade(db: Database, decision_id: int, at: str, cost_method: str = "dilu
                 # without the buy, a later sale sells shares the ledger never had
                 raise RequestError("无法撤销这笔买入：之后卖出的股数多于其余买入（之后有卖出，请先撤销那笔卖出）")
             holding = sync_holding(db, undone.decision.symbol, now, cost_method, at)
-            return replace(undone, holding=holding, held=held_position(db, undone.decision.symbol, now, cost_method))
+            held = held_position(db, undone.decision.symbol, now, cost_method, skipped=[])
+            return replace(undone, holding=holding, held=held)
     except ValueError as exc:
         raise RequestError(str(exc)) from None

@@ -7,10 +7,10 @@ from dataclasses import asdict
 
 from sqlite_utils import Database
 
-from pixiu_cli.domain.account import CashBalance, Fill
+from pixiu_cli.domain.account import CashBalance, Fill, SkippedRow
 from pixiu_cli.domain.ledger import Checkpoint
-from pixiu_cli.domain.plausible import LEDGER_BOUNDS, MAX_MONEY, MAX_PRICE, MAX_SHARES, readable
-from pixiu_cli.store.rows import StoredValueError, dict_rows, exact_number, record
+from pixiu_cli.domain.plausible import CASH_BOUNDS, LEDGER_BOUNDS, MAX_MONEY, MAX_PRICE, MAX_SHARES, readable
+from pixiu_cli.store.rows import dict_rows, number, record, skip_or_refuse, unreadable
 
 # a statement's fill is never an estimate: only the record path (store/portfolio.py) sets fee_estimated
 _FILL_COLUMNS = tuple(f for f in Fill.__dataclass_fields__ if f not in ("recorded_at", "seq", "fee_estimated"))
@@ -20,26 +20,12 @@ _FILL_COLUMNS = tuple(f for f in Fill.__dataclass_fields__ if f not in ("recorde
 _ZERO_WHEN_NULL = ("quantity", "price", "amount", "fees")
 
 
-def _where(r: dict, column: str):
-    return lambda: f"account_fills 表 {r['id']} 行的 {column}"
-
-
 def _fill(r: dict) -> Fill:
-    """A ledger row as its Fill, every field read by its declared type (store/rows.py): a field
-    added to Fill is read without a line here."""
-    lenient = {k: _bounded(r, k) or 0.0 for k in _ZERO_WHEN_NULL}
-    given = {k: _bounded(r, k) for k in LEDGER_BOUNDS.keys() - _ZERO_WHEN_NULL}  # the others: NULL stays
+    """A ledger row (every number readable: `unreadable` said so) as its Fill, every field read
+    by its declared type (store/rows.py): a field added to Fill is read without a line here."""
+    lenient = {k: number(r[k]) or 0.0 for k in _ZERO_WHEN_NULL}
+    given = {k: number(r[k]) for k in LEDGER_BOUNDS.keys() - _ZERO_WHEN_NULL}  # the others: NULL stays
     return record(Fill, r, "account_fills", seq=r["id"], origin=r["origin"] or "statement", **lenient, **given)
-
-
-def _bounded(r: dict, column: str) -> float | None:
-    """A ledger number within the bounds it was written with (domain/plausible LEDGER_BOUNDS)."""
-    value = exact_number(r[column], _where(r, column))
-    if value is not None and not readable(value, LEDGER_BOUNDS[column]):
-        raise StoredValueError(
-            f"数据库中 account_fills 表 {r['id']} 行的 {column} 的值 {value:.6g} 超出任何账户可能的范围：请重新导入这部分数据"
-        )
-    return value
 
 
 _ORDER = "order by day, coalesce(time, ''), id"
@@ -76,11 +62,18 @@ class AccountStore:
         self.db = db
 
     def fills(
-        self, symbol: str | None = None, *, since: str | None = None, on: str | None = None, kind: str | None = None
+        self,
+        symbol: str | None = None,
+        *,
+        since: str | None = None,
+        on: str | None = None,
+        kind: str | None = None,
+        skipped: list[SkippedRow] | None = None,
     ) -> list[Fill]:
         """Live fills in the order they happened (day, time, then the order recorded); with
         `since` (a day), only those dated on it or later; with `on`, those of that day; with
-        `kind`, those of that kind."""
+        `kind`, those of that kind. A row with a number no account could hold is refused
+        (StoredValueError), or, with `skipped` (a read), left out and added to it."""
         where, params = "deleted_at is null", []
         clauses = ((" and symbol = ?", symbol), (" and day >= ?", since), (" and day = ?", on), (" and kind = ?", kind))
         for clause, value in clauses:
@@ -91,11 +84,19 @@ class AccountStore:
         out = []
         for row in cursor:
             fill = _plain(row)
-            out.append(fill if fill is not None else self._checked(row[-1]))
+            if fill is None:
+                fill = self._checked(row[-1], skipped)
+            if fill is not None:
+                out.append(fill)
         return out
 
-    def _checked(self, row_id: int) -> Fill:
-        return _fill(dict_rows(self.db, "select * from account_fills where id = ?", [row_id])[0])
+    def _checked(self, row_id: int, skipped: list[SkippedRow] | None) -> Fill | None:
+        r = dict_rows(self.db, "select * from account_fills where id = ?", [row_id])[0]
+        bad = unreadable("account_fills", str(row_id), r, LEDGER_BOUNDS)
+        if bad is None:
+            return _fill(r)
+        skip_or_refuse(bad, skipped)
+        return None
 
     def last_id(self) -> int:
         return self.db.conn.execute("select coalesce(max(id), 0) from account_fills").fetchone()[0]
@@ -180,18 +181,15 @@ class AccountStore:
             {"amount": cash.amount, "as_of": cash.as_of, "source": cash.source, "set_at": at, "fills_before": last}
         )
 
-    def cash(self, through: str | None = None) -> CashBalance | None:
+    def cash(self, through: str | None = None, skipped: list[SkippedRow] | None = None) -> CashBalance | None:
         """The latest statement of the balance: by its day, then the one said last; with
-        `through` (a day), none dated after it (a balance from the future pins nothing)."""
+        `through` (a day), none dated after it (a balance from the future pins nothing). One
+        whose amount is no balance is refused, or, with `skipped` (a read), passed over for
+        the one stated before it."""
         where, params = ("where as_of <= ?", [through]) if through else ("", [])
-        rows = dict_rows(self.db, f"select * from account_cash {where} order by as_of desc, id desc limit 1", params)
-        if not rows:
-            return None
-        r = rows[0]
-        amount = exact_number(r["amount"], lambda: f"account_cash 表 {r['id']} 行的 amount") or 0.0
-        if not readable(amount, MAX_MONEY):
-            raise StoredValueError(
-                f"数据库中 account_cash 表 {r['id']} 行的 amount 的值 {amount:.6g} 超出任何账户可能的范围："
-                "请用 pixiu cash set 重新设置现金"
-            )
-        return record(CashBalance, r, "account_cash", amount=amount)
+        for r in dict_rows(self.db, f"select * from account_cash {where} order by as_of desc, id desc", params):
+            bad = unreadable("account_cash", str(r["id"]), r, CASH_BOUNDS)
+            if bad is None:
+                return record(CashBalance, r, "account_cash", amount=number(r["amount"]) or 0.0)
+            skip_or_refuse(bad, skipped)
+        return None

@@ -6,29 +6,28 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Sequence
-from functools import cache
+from functools import cache, partial
 from itertools import chain
 
 from sqlite_utils import Database
 
+from pixiu_cli.domain.account import SkippedRow
 from pixiu_cli.domain.bars import BarSeries, CorporateAction, SeriesInfo, SeriesWrite
-from pixiu_cli.domain.plausible import readable
+from pixiu_cli.domain.plausible import ACTION_BOUNDS, MAX_PRICE, MAX_READABLE, MAX_SHARES, readable
 from pixiu_cli.domain.redact import scrub
 from pixiu_cli.store.database import write_transaction
-from pixiu_cli.store.rows import count, dict_rows, exact_number, flag, record, required_number, text
+from pixiu_cli.store.rows import count, dict_rows, flag, number, record, skip_or_refuse, text, unreadable
 
 
 def _action(r) -> CorporateAction:
-    def where(column: str):
-        return lambda: f"corporate_actions 表 {r['symbol']} {r['ex_date']} 行的 {column}"
-
+    """A stored action whose numbers `unreadable` passed."""
     return record(
         CorporateAction,
         r,
         "corporate_actions",
-        exact=True,
-        cash_per_share=exact_number(r["cash_per_share"], where("cash_per_share")) or 0.0,
-        shares_per_share=exact_number(r["shares_per_share"], where("shares_per_share")) or 0.0,
+        cash_per_share=number(r["cash_per_share"]) or 0.0,
+        shares_per_share=number(r["shares_per_share"]) or 0.0,
+        ratio=number(r["ratio"]),
     )
 
 
@@ -40,21 +39,31 @@ def _only(kind: type, column: tuple) -> bool:
     return set(map(type, column)) == {kind}
 
 
-def _prices(symbol: str, dates: tuple, name: str, column: tuple) -> tuple[float, ...]:
-    """A bar column as floats; a value that is none is refused, naming the bar."""
-    if _only(float, column) and all(map(readable, column)):  # what every import and sync writes
-        return column
-    return tuple(
-        required_number(x, lambda day=day: f"market_bars 表 {symbol} {day} 行的 {name}")
-        for day, x in zip(dates, column)
-    )
+# A stored bar's columns read back within what the bar gate lets in (domain/plausible.py):
+# open, high, low, close, volume, amount.
+_BAR_BOUNDS = (MAX_PRICE, MAX_PRICE, MAX_PRICE, MAX_PRICE, MAX_SHARES, MAX_READABLE)
 
 
-def _amounts(symbol: str, dates: tuple, column: tuple) -> tuple[float | None, ...]:
-    if set(map(type, column)) <= {float, type(None)} and all(x is None or readable(x) for x in column):
-        return column
-    return tuple(
-        exact_number(x, lambda day=day: f"market_bars 表 {symbol} {day} 行的 amount") for day, x in zip(dates, column)
+def _price(value, bound: float = MAX_PRICE) -> bool:
+    return value is not None and readable(number(value), bound)
+
+
+def _readable_bar(row: tuple) -> bool:
+    """A stored bar whose prices and volume are finite numbers within reach (and its amount,
+    when it has one): any other is left out of every series, as a day without a bar."""
+    *values, amount = row[1:7]
+    return all(map(_price, values, _BAR_BOUNDS)) and (amount is None or _price(amount, _BAR_BOUNDS[-1]))
+
+
+def _stored_prices(rows: list) -> bool:
+    """Every bar as every import and sync writes it (checked in C, column by column)."""
+    columns = list(zip(*rows))[1:7]
+    *values, amounts = columns
+    fine = all(_only(float, c) and all(map(partial(readable, bound=b), c)) for c, b in zip(values, _BAR_BOUNDS))
+    return (
+        fine
+        and set(map(type, amounts)) <= {float, type(None)}
+        and all(x is None or readable(x, _BAR_BOUNDS[-1]) for x in amounts)
     )
 
 
@@ -63,8 +72,13 @@ def _as(kind: type, read, column: tuple) -> tuple:
     return column if _only(kind, column) else tuple(read(x) for x in column)
 
 
-def _close(symbol: str, row) -> tuple[str, float]:
-    return text(row[0]), required_number(row[1], lambda: f"market_bars 表 {symbol} {row[0]} 行的 close")
+def _newest_close(cursor) -> tuple[str, float] | None:
+    """The first (date, close) of `cursor` (newest first) whose close is a price: a bar left
+    unreadable gives way to the one before it."""
+    for day, close in cursor:
+        if _price(close):
+            return text(day), float(number(close))
+    return None
 
 
 _META = "source, origin, file_adjusted, volume_unit, last_sync_at, last_error, stale"
@@ -224,12 +238,14 @@ class MarketStore:
             "where symbol = ? and date >= ? and date <= ? order by date",
             [symbol, start or "", end or "9999"],
         ).fetchall()
+        if rows and not _stored_prices(rows):
+            rows = [r for r in rows if _readable_bar(r)]
         if not rows:
             return BarSeries(symbol, "none")
         d, *columns = zip(*rows)
         d = _as(str, text, d)
-        o, h, lo, c, v = (_prices(symbol, d, name, column) for name, column in zip(_PRICE_COLUMNS, columns))
-        a = _amounts(symbol, d, columns[5])
+        o, h, lo, c, v = (_as(float, number, column) for column in columns[:5])
+        a = columns[5] if set(map(type, columns[5])) <= {float, type(None)} else tuple(map(number, columns[5]))
         ts = _as(int, count, columns[6])
         st = tuple(map(bool, columns[7])) if _only(int, columns[7]) else tuple(flag(x) for x in columns[7])
         return BarSeries(symbol, "none", d, o, h, lo, c, v, a, ts, st)
@@ -283,32 +299,32 @@ class MarketStore:
         return {day: (gapped, present) for day, gapped, present in rows}
 
     def close_before(self, symbol: str, day: str) -> tuple[str, float] | None:
-        row = self.db.conn.execute(
-            "select date, close from market_bars where symbol = ? and date < ? order by date desc limit 1",
-            [symbol, day],
-        ).fetchone()
-        return _close(symbol, row) if row else None
+        return _newest_close(
+            self.db.conn.execute(
+                "select date, close from market_bars where symbol = ? and date < ? order by date desc", [symbol, day]
+            )
+        )
 
     def last_closes(self, symbols: Sequence[str]) -> dict[str, tuple[str, float]]:
         """symbol → (date, close) of its newest bar, for the symbols that have bars."""
         out = {}
         for symbol in symbols:  # one indexed probe per symbol: O(holdings), not O(bars)
-            row = self.db.conn.execute(
-                "select date, close from market_bars where symbol = ? order by date desc limit 1", [symbol]
-            ).fetchone()
-            if row:
-                out[symbol] = _close(symbol, row)
+            cursor = self.db.conn.execute(
+                "select date, close from market_bars where symbol = ? order by date desc", [symbol]
+            )
+            if (close := _newest_close(cursor)) is not None:
+                out[symbol] = close
         return out
 
     def actions(self, symbol: str) -> list[CorporateAction]:
-        return [
-            _action(r)
-            for r in dict_rows(
-                self.db, "select * from corporate_actions where symbol = ? order by ex_date, source", [symbol]
-            )
-        ]
+        """The stock's stored actions for the market's views: one that is no action is left out."""
+        return self.actions_for([symbol], [])[symbol]
 
-    def actions_for(self, symbols: Sequence[str]) -> dict[str, list[CorporateAction]]:
+    def actions_for(
+        self, symbols: Sequence[str], skipped: list[SkippedRow] | None = None
+    ) -> dict[str, list[CorporateAction]]:
+        """The stocks' stored actions by ex-date. One with a number no action has is refused
+        (StoredValueError), or, with `skipped` (a read), left out and added to it."""
         out: dict[str, list[CorporateAction]] = {s: [] for s in symbols}
         if not symbols:
             return out
@@ -318,7 +334,11 @@ class MarketStore:
             f"select * from corporate_actions where symbol in ({marks}) order by ex_date, source",
             list(symbols),
         ):
-            out[r["symbol"]].append(_action(r))
+            bad = unreadable("corporate_actions", f"{text(r['symbol'])} {text(r['ex_date'])}", r, ACTION_BOUNDS)
+            if bad is None:
+                out[r["symbol"]].append(_action(r))
+            else:
+                skip_or_refuse(bad, skipped)
         return out
 
     def series(self, symbols: Sequence[str] | None = None) -> list[SeriesInfo]:

@@ -25,6 +25,7 @@ from dataclasses import fields
 from functools import cache, lru_cache
 from typing import Any, TypeVar
 
+from pixiu_cli.domain.account import SkippedRow
 from pixiu_cli.domain.investor import Alert, Decision, Holding, MemoryEvent, NewsItem, Profile, Report, Signal
 from pixiu_cli.domain.plausible import MAX_READABLE, readable
 from pixiu_cli.errors import UserError
@@ -109,6 +110,43 @@ def required_number(value: Any, where: Callable[[], str]) -> float:
     if result is None:
         raise StoredValueError(f"数据库中 {where()} 缺少数值：请重新导入或同步这部分数据（pixiu data import / sync）")
     return result
+
+
+def unreadable(table: str, row: str, values: Mapping[str, Any], bounds: Mapping[str, float]) -> SkippedRow | None:
+    """The first of `bounds`' columns whose stored value is no number, or one past its bound
+    (NULL is left to the reader); None when the row can be read."""
+    for column, bound in bounds.items():
+        value = values[column]
+        if value is None:
+            continue
+        parsed = _parsed(value)
+        if parsed is None or not math.isfinite(parsed):
+            shown = repr(value if not isinstance(value, (bytes, bytearray, memoryview)) else bytes(value))
+            return SkippedRow(table, row, column, shown[:40], "invalid")
+        if not readable(parsed, bound):
+            return SkippedRow(table, row, column, f"{parsed:.6g}", "range")
+    return None
+
+
+def skip_or_refuse(row: SkippedRow, skipped: list[SkippedRow] | None) -> None:
+    """A read (`skipped` a list) leaves the row out and notes it; a write (None) refuses: it
+    must not build on a row it cannot read."""
+    if skipped is not None:
+        skipped.append(row)
+        return
+    why = "不是有效数字" if row.problem == "invalid" else "超出任何账户可能的范围"
+    raise StoredValueError(
+        f"数据库中 {row.table} 表 {row.row} 行的 {row.column} 的值 {row.value} {why}："
+        f"请先{_MENDS.get(row.table, '重新导入这部分数据')}，再写入"
+    )
+
+
+# How each ledger table's row is mended (the note of a read says the same: views/account.py).
+_MENDS = {
+    "account_fills": "用 pixiu forget 撤销这笔交易或重新导入对账单",
+    "account_cash": "用 pixiu cash set 重新设置现金",
+    "corporate_actions": "用 pixiu data sync 重新同步这只股票",
+}
 
 
 _READERS: dict[str, Callable[[Any], Any]] = {

@@ -3,7 +3,9 @@ renderer's primitives; the same functions for the CLI and the REPL."""
 
 from __future__ import annotations
 
-from pixiu_cli.context.values import cash_said, sessions_said
+from dataclasses import asdict
+
+from pixiu_cli.context.values import cash_said, sessions_said, skipped_said
 from pixiu_cli.domain.account import COST_METHOD_NAMES, KIND_NAMES
 from pixiu_cli.views.render import Renderer
 
@@ -76,7 +78,14 @@ def holdings_summary(record: dict) -> list[str]:
     return lines
 
 
+def _skipped(renderer: Renderer, rows) -> None:
+    """Stored rows the figures leave out, said wherever the account is shown."""
+    if rows:
+        renderer.warn(skipped_said(rows))
+
+
 def show_holdings(renderer: Renderer, record: dict, spell=None) -> None:
+    _skipped(renderer, record.get("skipped_rows"))
     if not record["holdings"] and record["cash"] is None and not record["closed"]:
         renderer.info("还没有持仓：pixiu trades import 交割单.csv 导入券商对账单，或 pixiu trade buy 代码 数量 价格")
         return
@@ -97,6 +106,7 @@ def show_holdings(renderer: Renderer, record: dict, spell=None) -> None:
 
 
 def show_trades(renderer: Renderer, trades, spell=None) -> None:
+    _skipped(renderer, [asdict(row) for row in getattr(trades, "skipped", ())])
     if not trades:
         renderer.info("还没有成交记录：pixiu trades import 交割单.csv，或 pixiu trade buy 代码 数量 价格")
         return
@@ -195,6 +205,7 @@ def show_import(renderer: Renderer, done, spell=None) -> None:
 
 
 def show_cash(renderer: Renderer, record: dict, spell=None) -> None:
+    _skipped(renderer, record.get("skipped_rows"))
     renderer.info(cash_line(record))
 
 

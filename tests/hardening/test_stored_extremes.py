@@ -3,13 +3,15 @@ the SQLite file, past every gate (as an older version or a damaged file would ho
 every numeric column of the tables the readers use; then every reading command runs:
 holdings, trades, cash, fundamentals, market, brief, context, ask (offline), track, news,
 export, memory, chart, and the MCP reads. A figure outside what any gate lets in shows as 无效值
-or — (or its row is left out); the ledger's own numbers (fills, cash, bars, corporate actions),
-from which every figure of the account is derived, are refused in one line naming the table
-and the row, as any unreadable ledger value is. Never 意外错误, never a traceback."""
+or — (or its row is left out); a row of the ledger itself (a fill, a cash balance, a bar, a
+corporate action) no figure can be made from is left out of the account, which is derived
+from the rest and says which row it left out and how to mend it; a write on top of it is
+refused in one line naming the row. Never 意外错误, never a traceback."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
 import sqlite3
@@ -32,8 +34,16 @@ EXTREMES = [1e308, -1e308, 1e99, 1e20, 1e15, 2**62, "abc", "1e999"]
 # Tables whose figures are shown, never computed into the account: each reads as 无效值 or —.
 FIGURES = ("valuation_days", "financial_reports", "dividends", "report_notices", "market_breadth", "industry_moves",
            "holdings", "decisions", "news", "reports", "signals", "profiles", "memory_events", "alerts")  # fmt: skip
-# The ledger the account is derived from: an unreadable value is refused naming its row.
+# The ledger the account is derived from: an unreadable row is left out, and said so.
 LEDGER = ("account_fills", "account_cash", "market_bars", "corporate_actions")
+NOTED = {"account_fills", "account_cash", "corporate_actions"}  # a bar left out: an older close
+NEWEST = {  # each ledger table's newest row (market_bars has no rowid)
+    "account_fills": "id = (select max(id) from account_fills)",
+    "account_cash": "id = (select max(id) from account_cash)",
+    "market_bars": "(symbol, date) = (select symbol, date from market_bars order by date desc limit 1)",
+    "corporate_actions": "(symbol, ex_date, source) = "
+    "(select symbol, ex_date, source from corporate_actions order by ex_date desc limit 1)",
+}
 KEYS = {"id", "symbol", "date", "session", "code", "fill_id", "kind", "source", "key", "period", "ex_date"}
 READERS = [
     ("holdings",), ("holdings", "--json"), ("trades",), ("trades", "--json"), ("cash",),
@@ -78,14 +88,16 @@ def stocked(tmp_path_factory) -> Path:
     return home
 
 
-def planted(stocked: Path, tmp_path: Path, tables: tuple[str, ...], value) -> dict[str, str]:
+def planted(stocked: Path, tmp_path: Path, tables: tuple[str, ...], value, *, newest: bool = False) -> dict[str, str]:
     """A copy of the stocked home with `value` in every non-key column of `tables` that holds
-    a number (SQLite keeps any value in any column); the environment to run pixiu in it."""
+    a number (SQLite keeps any value in any column), or, with `newest`, of each table's
+    newest row only; the environment to run pixiu in it."""
     home = tmp_path / "home"
     shutil.copytree(stocked, home)
     db = sqlite3.connect(home / "pixiu.db")
     with db:
         for table in tables:
+            only = f" where {NEWEST[table]}" if newest else ""
             for _, column, *_ in db.execute(f"pragma table_info({table})").fetchall():
                 numeric = db.execute(  # a number, or text that is only a number (fundamentals keep decimal text)
                     f"select count(*) from {table} where typeof({column}) in ('real', 'integer') or "
@@ -94,7 +106,7 @@ def planted(stocked: Path, tmp_path: Path, tables: tuple[str, ...], value) -> di
                 if column in KEYS or column.endswith(("_id", "_at")) or not numeric:
                     continue
                 try:
-                    db.execute(f"update {table} set {column} = ?", [value])
+                    db.execute(f"update {table} set {column} = ?{only}", [value])
                 except (sqlite3.IntegrityError, OverflowError):
                     pass  # a constraint SQLite itself keeps
     db.close()
@@ -145,12 +157,88 @@ def test_extreme_figures_never_fail_a_reading_command(stocked, tmp_path, value):
         assert not [(name, result.content) for name, result in answers.items() if result.is_error]
 
 
+def without_newest_rows(stocked: Path, tmp_path: Path) -> dict[str, str]:
+    """A copy of the stocked home with each ledger table's newest row deleted: the account as
+    it is without the rows `planted(..., newest=True)` damages."""
+    home = tmp_path / "reference"
+    shutil.copytree(stocked, home)
+    db = sqlite3.connect(home / "pixiu.db")
+    with db:
+        for table in LEDGER:
+            db.execute(f"delete from {table} where {NEWEST[table]}")
+    db.close()
+    return clean_env(home, PIXIU_NOW=NOW)
+
+
+def newest_row_names(stocked: Path) -> set[str]:
+    """How the note names each noted table's newest row: its id, or its stock and ex-date."""
+    db = sqlite3.connect(stocked / "pixiu.db")
+    try:
+        fill, cash = (db.execute(f"select max(id) from {t}").fetchone()[0] for t in ("account_fills", "account_cash"))
+        action = db.execute("select symbol, ex_date from corporate_actions order by ex_date desc limit 1").fetchone()
+    finally:
+        db.close()
+    return {f"account_fills 第 {fill} 行", f"account_cash 第 {cash} 行", f"corporate_actions {' '.join(action)}"}
+
+
 @pytest.mark.parametrize("value", EXTREMES, ids=[repr(v) for v in EXTREMES])
-def test_an_extreme_ledger_value_is_refused_naming_its_row(stocked, tmp_path, value):
-    env = planted(stocked, tmp_path, LEDGER, value)
+def test_an_extreme_ledger_row_is_read_around_and_named(stocked, tmp_path, value):
+    env = planted(stocked, tmp_path, LEDGER, value, newest=True)
     for args in READERS:
         done = run(env, *args)
-        if done.returncode:
-            (line,) = done.stderr.strip().splitlines()
-            assert line.startswith("错误：数据库中 ") and "表" in line and "行的" in line, (args, line)
+        assert done.returncode == 0, (args, done.stderr)
+    shown = run(env, "holdings")
+    said = shown.stdout + shown.stderr
+    assert "已跳过数据库中无法读取的 3 条记录" in said and all(name in said for name in newest_row_names(stocked)), said
+    record = json.loads(run(env, "holdings", "--json").stdout)
+    assert {row["table"] for row in record.pop("skipped_rows")} == NOTED
+    # every figure is the account's without those rows
+    reference = json.loads(run(without_newest_rows(stocked, tmp_path), "holdings", "--json").stdout)
+    assert reference.pop("skipped_rows") == [] and record == reference
+    assert "account_fills 第" in run(env, "trades").stderr and "account_cash 第" in run(env, "cash").stderr
+    block = json.loads(run(env, "context", "我的持仓怎么样", "--json").stdout)
+    assert "已跳过数据库中无法读取的 3 条记录" in json.dumps(block, ensure_ascii=False)
+    brief = run(env, "brief", "--yes")
+    assert "已跳过数据库中无法读取的 3 条记录" in brief.stdout + brief.stderr
     run(env, "export", "-o", str(tmp_path / "out.json"))
+    if find_spec("mcp") is not None:
+        answers = mcp_reads(env)
+        assert not [(name, result.content) for name, result in answers.items() if result.is_error]
+        assert "account_fills" in str(answers["holdings"].content)
+    # a write on top of the stock's unreadable rows refuses, naming one, and writes nothing
+    done = run(env, "trade", "buy", "000333", "100", "70", "--date", "2025-05-21")
+    (line,) = done.stderr.strip().splitlines()
+    assert done.returncode == 1 and line.startswith("错误：数据库中 "), line
+    assert any(f"{table} 表 000333" in line or f"{table} 表 {line.split()[3]}" in line for table in NOTED), line
+    assert json.loads(run(env, "holdings", "--json").stdout)["holdings"] == record["holdings"]
+    # the note's mend: the unreadable trade undone, the account no longer leaves it out
+    decision = sqlite3.connect(Path(env["PIXIU_HOME"]) / "pixiu.db").execute(
+        "select decision_id from account_fills where id = (select max(id) from account_fills)"
+    )
+    assert run(env, "forget", f"d{decision.fetchone()[0]}").returncode == 0
+    mended = json.loads(run(env, "holdings", "--json").stdout)
+    assert {row["table"] for row in mended.pop("skipped_rows")} == NOTED - {"account_fills"} and mended == reference
+
+
+def test_a_stock_with_an_unreadable_action_is_read_around_but_not_written_on(tmp_path):
+    """Undoing a trade of a stock whose ledger has an unreadable row would write its holding
+    from a guess: refused in one line and nothing changed (no checkpoint either); every read
+    of the account still answers, around the row."""
+    home = tmp_path / "home"
+    env = clean_env(home, PIXIU_NOW=NOW)
+    for day in ("2025-05-19", "2025-05-20"):
+        assert run(env, "trade", "buy", "600000", "100", "10", "--date", day).returncode == 0
+    db = sqlite3.connect(home / "pixiu.db")
+    with db:
+        marks = db.execute("select * from position_checkpoints").fetchall()
+        assert len(marks) == 1  # through 05-20: the action after it leaves it standing
+        db.execute("insert into corporate_actions (symbol, ex_date, cash_per_share, shares_per_share, source) "
+                   "values ('600000', '2025-05-21', 'abc', 0, 'import')")  # fmt: skip
+        decision = db.execute("select max(decision_id) from account_fills").fetchone()[0]
+    done = run(env, "forget", f"d{decision}")
+    assert done.returncode == 1 and done.stderr.startswith("错误：数据库中 corporate_actions 表 600000 2025-05-21 行的")
+    said = run(env, "holdings")
+    assert "corporate_actions 600000 2025-05-21：每股派现 'abc' 不是有效数字" in said.stderr
+    assert json.loads(run(env, "holdings", "--json").stdout)["holdings"][0]["shares"] == 200
+    assert db.execute("select * from position_checkpoints").fetchall() == marks
+    db.close()

@@ -91,8 +91,8 @@ def test_a_read_after_an_import_reads_only_the_fills_after_each_checkpoint(tmp_p
     read: list[int] = []
     original = AccountStore.fills
 
-    def counting(self, symbol=None, *, since=None):
-        out = original(self, symbol, since=since)
+    def counting(self, symbol=None, *, since=None, skipped=None):
+        out = original(self, symbol, since=since, skipped=skipped)
         read.append(len(out))
         return out
 
