@@ -35,8 +35,8 @@ def eval_command(
     if live or history:
         _live_eval(cases, as_json, live, ablate or [], yes, history, model, offline)
         return
-    from pixiu_cli.evals.context_cases import load_cases
     from pixiu_cli.evals.consent_runner import run_consent_sets
+    from pixiu_cli.evals.context_cases import load_cases
     from pixiu_cli.evals.context_runner import run_evals, run_selection_corpus, summarize, summarize_splits
 
     loaded = load_cases([Path(c) for c in cases] if cases else None)
