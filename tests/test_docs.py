@@ -359,3 +359,8 @@ def test_usage_names_every_tool_the_model_has():
         f"The model has {['no', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'][len(TOOLS)]} tools"
         in intro
     )
+
+
+def test_no_doc_holds_a_merge_conflict_marker():
+    markers = re.compile(r"^(<{7}|={7}|>{7})( |$)", re.MULTILINE)
+    assert not [(path.name, m.group(0)) for path in DOCS for m in markers.finditer(_text(path))]
