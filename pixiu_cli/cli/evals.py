@@ -69,7 +69,10 @@ def eval_command(
         raise typer.Exit(1)
 
 
-_CONSENT_NAMES = {"heldout": "留出集（项目之外写成，只测量：报告成交才记录，其余只提议）"}
+_CONSENT_NAMES = {
+    "heldout": "留出集（项目之外写成，只测量：报告成交才记录，其余只提议）",
+    "heldout_2": "留出集二（项目之外写成，规则改动之前写成，只测量）",
+}
 
 
 def _live_eval(

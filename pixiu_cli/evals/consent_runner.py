@@ -37,30 +37,38 @@ HELD = (
 )
 
 
-def consent_cases() -> dict[str, list[dict]]:
-    """split name → its cases, from data/consent/*.json."""
-    folder = data_dir() / "consent"
-    return {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.json"))}
+def consent_sets() -> dict[str, tuple[list[dict], tuple]]:
+    """split name → (its cases, the account they start from), from data/consent/*.json: a
+    list of cases (the account HELD), or {"account": [[symbol, name, short names, shares,
+    cost], …], "cases": […]}."""
+    sets = {}
+    for path in sorted((data_dir() / "consent").glob("*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if isinstance(data, list):
+            sets[path.stem] = (data, HELD)
+        else:
+            sets[path.stem] = (data["cases"], tuple(tuple(row) for row in data["account"]))
+    return sets
 
 
-def _account_document(path: Path) -> None:
+def _account_document(path: Path, held: tuple) -> None:
     holdings = [
-        {"symbol": s, "name": n, "short_names": short, "shares": q, "cost": c, "role": "core",
+        {"symbol": s, "name": n, "short_names": list(short), "shares": q, "cost": c, "role": "core",
          "updated_at": "2026-11-17T15:00:00+08:00"}
-        for s, n, short, q, c in HELD
+        for s, n, short, q, c in held
     ]  # fmt: skip
     path.write_text(json.dumps({"holdings": holdings}, ensure_ascii=False), encoding="utf-8")
 
 
 @contextmanager
-def _template() -> Iterator[Path]:
+def _template(held: tuple) -> Iterator[Path]:
     """A database holding the account, built once through the import use case."""
     from pixiu_cli.services.documents import BackupPlace, import_document
     from pixiu_cli.store.database import open_database
 
     with tempfile.TemporaryDirectory(prefix="pixiu-consent-") as folder:
         base = Path(folder)
-        _account_document(base / "account.json")
+        _account_document(base / "account.json", held)
         db = open_database(base / "template.db")
         try:
             place = BackupPlace(base / "backups", "pixiu")
@@ -95,9 +103,9 @@ def _recorded(base: Path, index: int, case: dict) -> bool:
         path.unlink(missing_ok=True)
 
 
-def run_consent(cases: list[dict]) -> EvalReport:
+def run_consent(cases: list[dict], held: tuple = HELD) -> EvalReport:
     results = []
-    with _template() as base:
+    with _template(held) as base:
         for index, case in enumerate(cases):
             recorded = _recorded(base, index, case)
             passed = recorded == (case["expected"] == "record")
@@ -108,4 +116,4 @@ def run_consent(cases: list[dict]) -> EvalReport:
 
 
 def run_consent_sets() -> dict[str, EvalReport]:
-    return {split: run_consent(cases) for split, cases in consent_cases().items()}
+    return {split: run_consent(cases, held) for split, (cases, held) in consent_sets().items()}
