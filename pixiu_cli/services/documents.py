@@ -3,6 +3,7 @@ replace), export, backup and restore."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -30,6 +31,8 @@ from pixiu_cli.store.shared import stores_of
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
+
+    from pixiu_cli.domain.investor import DomainData
 
 SECTIONS = ("holdings", "profiles", "news", "signals", "reports", "decisions", "alerts", "notes")
 
@@ -100,13 +103,28 @@ def import_document(
         saved = backup(db, place, now)
         if on_backup:
             on_backup(saved)
-        stores_of(db).investor.replace_all(data)
+        stores_of(db).investor.replace_all(_stated_now(db, data, now))
     else:
         merged = merge_document(db, data)
     _register_securities(db, data)
     counts = {name: len(getattr(data, name)) for name in SECTIONS}
     ledger = (len(data.account.fills), len(data.account.cash)) if data.account is not None else None
     return DocumentImport(replace, saved.path if saved else None, counts, len(data.persona), merged, ledger)
+
+
+def _stated_now(db: Database, data: DomainData, now: datetime) -> DomainData:
+    """With --replace the file's holdings win. One without a date, of a stock whose fills the
+    ledger keeps (the document brings no account), is the holding as of this import: else
+    every kept fill would move it again, the file's shares plus the statements'."""
+    if data.account is not None:
+        return data
+    traded = {f.symbol for f in stores_of(db).account.fills() if f.symbol}
+    at = now.isoformat(timespec="seconds")
+    holdings = [
+        dataclasses.replace(h, updated_at=at) if h.updated_at is None and h.symbol in traded else h
+        for h in data.holdings
+    ]
+    return dataclasses.replace(data, holdings=holdings)
 
 
 def _register_securities(db: Database, data) -> None:

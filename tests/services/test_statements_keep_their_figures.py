@@ -63,6 +63,17 @@ def test_a_document_holding_a_stock_the_statements_derive_names_the_conflict_and
     assert (held(env)["000333"]["shares"], held(env)["000333"]["realised_pnl"]) == (500.0, 0.0)
 
 
+def test_replacing_with_an_undated_holding_states_the_files_shares_not_the_files_plus_the_statements(env, tmp_path):
+    # the plain import names the conflict and points to --replace; asked, the file's 500 is the
+    # holding as of the import: the statements' kept fills do not move it again (not 500 + 290)
+    in_process_ok(env, "trades", "import", str(THS))
+    path = document(tmp_path, {"symbol": "000333", "name": "美的集团", "shares": 500, "cost": 70.0, "role": "core"})
+    done = pixiu_in_process(env, "import", str(path), text=True)
+    assert "pixiu import --replace" in done.stderr and held(env)["000333"]["shares"] == 290.0
+    in_process_ok(env, "import", "--replace", str(path))
+    assert (held(env)["000333"]["shares"], held(env)["000333"]["cost"]) == (500.0, 70.0)
+
+
 @pytest.mark.parametrize(
     "told",
     [
