@@ -170,6 +170,7 @@ def record_trade(
     ):
         raise RequestError(f"不能记录这笔交易：{problem}")
     fee, estimated = _fee(trade, day, commission or Commission())
+    taxed_before = _taxes_on(db, trade, day.isoformat(), now)
     try:
         _check_buy_size(trade, day)
         with write_transaction(db):
@@ -192,12 +193,13 @@ def record_trade(
     except ValueError as exc:  # e.g. a price that is not a number: nothing was written
         raise RequestError(str(exc)) from None
     held = held_position(db, trade.symbol, now, cost_method)
-    tax = _sale_tax(db, trade, decided_at[:10], now)
+    tax = _taxes_on(db, trade, day.isoformat(), now) - taxed_before
     return RecordedTrade(decision, holding, decided_at != at, held, tax, fee, estimated)
 
 
-def _sale_tax(db: Database, trade: NewTrade, day: str, now: datetime) -> Decimal:
-    """The dividend tax the ledger took on the sale's day (a statement row would replace it)."""
+def _taxes_on(db: Database, trade: NewTrade, day: str, now: datetime) -> Decimal:
+    """The dividend tax the ledger takes on a sale's day (a statement row would replace it);
+    the sale's own is the difference it makes, another sale that day having taken its part."""
     p = derive_positions(db, now, [trade.symbol]).get(trade.symbol) if trade.side == "sell" else None
     return sum((t.amount for t in p.taxes if t.day == day), Decimal(0)) if p is not None else Decimal(0)
 

@@ -203,3 +203,16 @@ def test_shares_of_a_stated_holding_have_no_known_buy_day_and_are_not_taxed(tmp_
     said = in_process_ok(env, "trade", "sell", "000333", "1500", "21.8", "--date", "2016-05-16", "--fee", "0")
     (closed,) = json.loads(in_process_ok(env, "holdings", "--json"))["closed"]
     assert closed["dividends"] == 1200.0 and "股息红利税" not in said
+
+
+def test_each_sale_on_one_day_says_its_own_dividend_tax(tmp_path):
+    # two sales of the 2016-04-20 lot on 2016-05-16, within a month of the buy: 20% of the
+    # 1,200.00 its 1,500 shares received, shared by the shares each sale sold
+    env = with_market(tmp_path / "home", "2025-06-03T16:00:00", "000333")
+    in_process_ok(env, "trade", "buy", "000333", "1000", "29.88", "--date", "2016-04-20", "--fee", "0")
+    price = str(close_on("000333", "2016-05-16"))
+    said = [
+        in_process_ok(env, "trade", "sell", "000333", quantity, price, "--date", "2016-05-16", "--fee", "0")
+        for quantity in ("500", "1000")
+    ]
+    assert "按持有期扣股息红利税 80.00" in said[0] and "按持有期扣股息红利税 160.00" in said[1]
