@@ -194,7 +194,7 @@ class _Clauses:
         """(position, word, first clause, last clause) of the side word whose clause and the
         nearest clause of each anchor make the shortest group; None without a side word."""
         best = None
-        for _, at, word in _occurrences(self.text, side_words):
+        for at, word in ((m.start(), m.group()) for m in re.finditer("|".join(map(re.escape, side_words)), self.text)):
             here = self.of(at)
             near = [here, *(min(found, key=lambda c: abs(c - here)) for found in anchors)]
             key = (max(near) - min(near), -at)
