@@ -70,13 +70,14 @@ CONCLUSION_MARK = "结论："
 # its side word. A fill is recorded only when that group carries evidence of completion
 # (COMPLETED, or 了 / 的 after the side word, or 了 ending one of its clauses) and no class of
 # NOT_A_FILL applies; anything else is only proposed to the user (services/proposals.py).
-COMPLETED = ("已", "刚", "成交", "买到", "买入", "卖出")
+COMPLETED = ("已", "刚", "成交", "买到", "买入", "买进", "卖出")
 # Between a side word and its 了 / 的 ("卖掉了", "卖出去了", "全出了", "买的").
 RESULTATIVES = "掉出入进完光到回去来上"
 DONE_PARTICLES = ("了", "的")
 # Words that end a clause after its 了 ("清仓了啊").
 CLAUSE_TAIL = "啊呀哈吧呢嘛哦 "
-# An order named in the group does not make it unfilled when the user says it filled.
+# An order named in the group does not make it unfilled when the user says it filled; said after
+# the group ("…，已经成交"), these are evidence of completion too.
 FILLED = ("全部成交", "已成交", "已经成交", "成交了", "全成了")
 # Who else may be the one trading or speaking: kin, people and sources (an open class of words,
 # with 他 / 她 as a subject); a first person after the last of them takes the clause back.
@@ -86,6 +87,7 @@ OTHER_PEOPLE = (
     *("闺蜜", "兄弟", "室友", "同事", "同学", "邻居", "领导", "老板", "客户", "老师", "网友", "群友", "股友"),
     *("大V", "博主", "主播", "大佬", "大神", "经理", "股东", "高管", "董事", "机构", "主力", "基金", "外资"),
     *("北向", "游资", "庄家", "别人", "有人", "人家", "新闻", "公告", "据说", "听说", "网上", "群里", "晒单"),
+    *("隔壁", "老王"),
 )
 FIRST_PERSON = ("我", "本人", "自己")
 # What makes the words that name a trade something other than the user's report of a fill of
@@ -102,7 +104,7 @@ NOT_A_FILL: tuple[tuple[str, str, tuple[str, ...]], ...] = (
         "sentence_before",
         ("如果", "假如", "假设", "假定", "假使", "要是", "若是", "倘若", "万一", "设想", "模拟", "比如", "譬如"),
     ),
-    ("假设", "sentence_before", ("比方", "就当", "早知道", "当初", "如若")),
+    ("假设", "sentence_before", ("比方", "就当", "早知道", "当初", "如若", "假若", "设若", "举个例", "举例", "想象", "理论上")),
     ("假设", "after", ("的话", "推演", "就好了")),
     (
         "将来或打算",
@@ -148,21 +150,24 @@ NOT_A_FILL: tuple[tuple[str, str, tuple[str, ...]], ...] = (
         ("涨到", "跌到", "跌破", "突破", "涨破", "破", "低于", "高于", "触发", "条件单", "回落到", "站上", "回踩"),
     ),
     ("没有做成", "after", ("差点", "忍住", "可惜没", "后悔没", "本来想", "本想", "本打算", "应该", "早该", "犹豫")),
-    ("没有做成", "after", ("最后还是没", "最终还是没", "结果没", "还是没")),
+    ("没有做成", "after", ("最后还是没", "最终还是没", "结果没", "还是没", "其实没")),
     (
         "收回或否认",
         "message",
         (
             *("开玩笑", "我是说如果", "没有的事", "没这回事", "最后没做", "最终没做", "我没做", "记错了", "纯假设"),
-            *("只是假设", "只是设想", "诈骗", "骗子", "他自己的账户", "她自己的账户", "说着玩", "逗你"),
+            *("只是假设", "只是设想", "诈骗", "骗子", "他自己的账户", "她自己的账户", "说着玩", "逗你", "骗你"),
+            *("做梦", "说错了", "瞎编", "胡说"),
         ),
     ),
-    ("描述已有持仓", "clause", ("买入价", "卖出价", "成本价", "成本", "均价", "持有", "持仓", "一共", "总共", "手里有")),
-    ("描述已有持仓", "clause", ("目前有",)),
+    ("描述已有持仓", "clause", ("买入价", "卖出价", "成本价", "成本", "买入均价", "持仓均价", "持有", "持仓", "一共")),
+    ("描述已有持仓", "clause", ("总共", "手里有", "目前有")),
 )
 # A side word right after one of these is an intention or a condition ("想买", "跌破30就卖"),
 # unless 了 follows it ("开盘就卖了").
 INTENT_BEFORE = ("要", "想", "能", "该", "会", "再", "就", "将", "若")
+# A word said both ways around one of these asks a question ("亏不亏", "卖没卖").
+EITHER_WAY = ("不", "没")
 # What a user says to have pixiu watch a price: an alert is set from their words only when one
 # of these is in a sentence that is neither a question, nor negated, nor someone else's.
 ALERT_INSTRUCTIONS = (

@@ -23,6 +23,7 @@ from pixiu_cli.domain.vocabulary import (
     CLAUSE_TAIL,
     COMPLETED,
     DONE_PARTICLES,
+    EITHER_WAY,
     FILLED,
     FIRST_PERSON,
     INTENT_BEFORE,
@@ -56,6 +57,8 @@ _SENTENCE_ENDS = "。！!？?；;\n"
 _CUTS = _SENTENCE_ENDS + "，,、：:—…"
 _CLAUSE = re.compile(f"[^{_CUTS}]*[{_CUTS}]*")
 _INTENT = "打算或条件"
+_ASKED = "提问"
+_EITHER_WAY = re.compile(f"(.)[{''.join(EITHER_WAY)}]\\1")
 _NOT_SAID_DONE = "未说明已成交的说法"
 _ALERT_BLOCKERS = ("否定", "提问", "他人的交易或说法")
 _SHARE_UNITS = {"股": 1, "": 1, "手": 100}
@@ -134,7 +137,8 @@ class _Said:
         found = _classes(scopes, self.folded, at, word)
         if found:
             return found
-        return () if _completed(scopes["group"], clauses.group_clauses(lo, hi), side_words) else (_NOT_SAID_DONE,)
+        done = _completed(scopes["group"], clauses.group_clauses(lo, hi), side_words)
+        return () if done or any(w in scopes["after"] for w in FILLED) else (_NOT_SAID_DONE,)
 
     def instructs_alert(self) -> bool:
         """An alert word said as the user's own instruction: not asked, negated or reported of others."""
@@ -230,6 +234,8 @@ def _cut(text: str) -> list[tuple[int, int]]:
 def _classes(scopes: dict[str, str], text: str, at: int, word: str) -> tuple[str, ...]:
     """The classes of vocabulary.NOT_A_FILL whose words are in their scope of the trade."""
     found = [name for name, scope, words in NOT_A_FILL if _said_in(scopes, scope, words)]
+    if _EITHER_WAY.search(scopes["after"]):
+        found.append(_ASKED)
     done = text.startswith("了", at + len(word))
     if not done and any(text[max(0, at - 2) : at].endswith(m) for m in INTENT_BEFORE):
         found.append(_INTENT)
