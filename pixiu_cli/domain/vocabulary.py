@@ -70,7 +70,7 @@ CONCLUSION_MARK = "结论："
 # its side word. A fill is recorded only when that group carries evidence of completion
 # (COMPLETED, or 了 / 的 after the side word, or 了 ending one of its clauses) and no class of
 # NOT_A_FILL applies; anything else is only proposed to the user (services/proposals.py).
-COMPLETED = ("已", "刚", "成交", "买到", "买入", "买进", "卖出")
+COMPLETED = ("已", "刚", "又", "成交", "买到", "买入", "买进", "卖出")
 # Between a side word and its 了 / 的 ("卖掉了", "卖出去了", "全出了", "买的").
 RESULTATIVES = "掉出入进完光到回去来上"
 DONE_PARTICLES = ("了", "的")
@@ -114,7 +114,8 @@ NOT_A_FILL: tuple[tuple[str, str, tuple[str, ...]], ...] = (
             *("一会儿", "回头", "打算", "准备", "计划", "预计", "考虑", "想要", "将要", "即将", "收盘前"),
         ),
     ),
-    ("将来或打算", "after", ("去操作", "再操作", "等会", "待会", "等下", "一会", "收盘前", "去挂")),
+    ("将来或打算", "after", ("去操作", "再操作", "等会", "待会", "等下", "一会", "收盘前", "去挂", "算了", "得了")),
+    ("将来或打算", "group", ("快到", "快要", "马上", "晚点", "过会")),
     ("未成交或已撤单", "order", ("挂单", "挂了", "挂个", "挂的", "挂着", "挂卖", "挂买", "委托", "下了单", "下单")),
     ("未成交或已撤单", "order", ("单子", "排队", "买单", "卖单")),
     (
@@ -157,7 +158,7 @@ NOT_A_FILL: tuple[tuple[str, str, tuple[str, ...]], ...] = (
         (
             *("开玩笑", "我是说如果", "没有的事", "没这回事", "最后没做", "最终没做", "我没做", "记错了", "纯假设"),
             *("只是假设", "只是设想", "诈骗", "骗子", "他自己的账户", "她自己的账户", "说着玩", "逗你", "骗你"),
-            *("做梦", "说错了", "瞎编", "胡说"),
+            *("做梦", "说错了", "瞎编", "胡说", "假消息", "不存在的", "是假的"),
         ),
     ),
     ("描述已有持仓", "clause", ("买入价", "卖出价", "成本价", "成本", "买入均价", "持仓均价", "持有", "持仓", "一共")),
