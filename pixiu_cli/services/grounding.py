@@ -29,7 +29,6 @@ from pixiu_cli.domain.vocabulary import (
     INTENT_BEFORE,
     NOT_A_FILL,
     NOT_A_STATEMENT,
-    OTHER_PEOPLE,
     RESULTATIVES,
     SIDE_NAMES,
     SIDE_WORDS,
@@ -52,7 +51,6 @@ _ALERT_WORDS = {
     "drawdown_from_cost": ("回撤", "亏", "成本", "跌"),
 }
 _SENTENCE = re.compile(r"[^。！!？?；;\n]+[。！!？?；;]*")
-_CLAUSE_CUT = re.compile(r"[，,、：:]")
 _SENTENCE_ENDS = "。！!？?；;\n"
 _CUTS = _SENTENCE_ENDS + "，,、：:—…"
 _CLAUSE = re.compile(f"[^{_CUTS}]*[{_CUTS}]*")
