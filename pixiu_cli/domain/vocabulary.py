@@ -70,7 +70,7 @@ CONCLUSION_MARK = "结论："
 # its side word. A fill is recorded only when that group carries evidence of completion
 # (COMPLETED, or 了 / 的 after the side word, or 了 ending one of its clauses) and no class of
 # NOT_A_FILL applies; anything else is only proposed to the user (services/proposals.py).
-COMPLETED = ("已", "刚", "又", "成交", "买到", "买入", "买进", "卖出")
+COMPLETED = ("已", "刚", "又", "成交", "买到", "买入", "买进", "买在", "卖出", "卖在")
 # Between a side word and its 了 / 的 ("卖掉了", "卖出去了", "全出了", "买的").
 RESULTATIVES = "掉出入进完光到回去来上"
 DONE_PARTICLES = ("了", "的")
@@ -90,6 +90,8 @@ OTHER_PEOPLE = (
     *("隔壁", "老王"),
 )
 FIRST_PERSON = ("我", "本人", "自己")
+# People the user speaks to, not of ("兄弟们，今天卖了…").
+VOCATIVES = ("兄弟们", "姐妹们", "家人们", "老铁们", "朋友们", "各位")
 # What makes the words that name a trade something other than the user's report of a fill of
 # their own. Each entry: the class's name (as the model is told), where its words count and
 # its words. Where: `before` earlier in the side word's clause; `clause` that clause;

@@ -32,6 +32,7 @@ from pixiu_cli.domain.vocabulary import (
     RESULTATIVES,
     SIDE_NAMES,
     SIDE_WORDS,
+    VOCATIVES,
 )
 from pixiu_cli.selection.names import INDEX, SHADOW, NameSource
 from pixiu_cli.selection.normalize import normalize
@@ -135,7 +136,7 @@ class _Said:
         found = _classes(scopes, self.folded, at, word)
         if found:
             return found
-        done = _completed(scopes["group"], clauses.group_clauses(lo, hi), side_words)
+        done = _completed(scopes["group"], clauses.group_clauses(clauses.of(at), hi), side_words)
         return () if done or any(w in scopes["after"] for w in FILLED) else (_NOT_SAID_DONE,)
 
     def instructs_alert(self) -> bool:
@@ -251,13 +252,15 @@ def _said_in(scopes: dict[str, str], scope: str, words: tuple[str, ...]) -> bool
 
 def _someone_else(before: str, people: tuple[str, ...]) -> bool:
     """Someone else is named before the side word, and no first person after them."""
+    for vocative in VOCATIVES:
+        before = before.replace(vocative, " " * len(vocative))
     last = max((before.rfind(p) + len(p) for p in people if p in before), default=-1)
     return last >= 0 and not any(p in before[last:] for p in FIRST_PERSON)
 
 
 def _completed(group: str, clauses: list[str], side_words: tuple[str, ...]) -> bool:
     """The group says the trade was done: a word of COMPLETED, 了 / 的 after a side word, or
-    a clause of it that ends in 了."""
+    one of `clauses` (the side word's and those after it in the group) ending in 了."""
     verbs = "|".join(re.escape(w.rstrip("了")) for w in side_words)
     after_verb = re.compile(f"(?:{verbs})[{RESULTATIVES}]{{0,2}}[{''.join(DONE_PARTICLES)}]")
     ends = (c.rstrip(_CUTS + CLAUSE_TAIL) for c in clauses)
