@@ -137,7 +137,7 @@ class _Said:
         if found:
             return found
         done = _completed(scopes["group"], clauses.group_clauses(clauses.of(at), hi), side_words)
-        return () if done or any(w in scopes["after"] for w in FILLED) else (_NOT_SAID_DONE,)
+        return () if done or _filled(scopes["after"]) else (_NOT_SAID_DONE,)
 
     def instructs_alert(self) -> bool:
         """An alert word said as the user's own instruction: not asked, negated or reported of others."""
@@ -245,9 +245,12 @@ def _said_in(scopes: dict[str, str], scope: str, words: tuple[str, ...]) -> bool
     if scope == "subject":
         return _someone_else(scopes["sentence_before"], words)
     if scope == "order":
-        after = scopes["after"]
-        return not any(w in after for w in FILLED) and any(w in after for w in words)
+        return not _filled(scopes["after"]) and any(w in scopes["after"] for w in words)
     return any(w in scopes[scope] for w in words)
+
+
+def _filled(after: str) -> bool:
+    return any(w in after for w in FILLED)
 
 
 def _someone_else(before: str, people: tuple[str, ...]) -> bool:
