@@ -22,8 +22,8 @@ SIDES = ("buy", "sell")
 SIDE_NAMES = {"buy": "买入", "sell": "卖出"}
 # What a user says when they report a trade of each side (a word of it must be in their message).
 SIDE_WORDS = {
-    "buy": ("买", "加仓", "补仓", "建仓", "增持", "抄底", "低吸", "上车"),
-    "sell": ("卖", "抛", "减仓", "清仓", "止损", "止盈", "减持", "割肉", "离场", "下车"),
+    "buy": ("买", "加", "补", "建仓", "增持", "抄底", "低吸", "上车"),
+    "sell": ("卖", "抛", "减", "清", "出了", "全出", "割", "止损", "止盈", "离场", "下车"),
 }
 
 
@@ -65,156 +65,118 @@ BRIEF_FACTS = "【事实（pixiu 本地计算，不是模型生成）】"
 CONCLUSION_MARK = "结论："
 
 
-# What makes a sentence that names a trade something other than the user's report of a fill of
-# their own. Each class: its name (as the model is told), where its words count relative to the
-# side word (`before`: earlier in the same clause; `sentence_before`: earlier in the sentence;
-# `clause`: anywhere in the clause, `sentence`: anywhere in the sentence) and its words. A trade
-# the model asks for from such a sentence is only proposed to the user (services/proposals.py).
+# What the user's words say about a trade is read in the trade's own clause group: the clauses
+# (cut at ，。；？ and the like) from the first to the last that holds its quantity, its price and
+# its side word. A fill is recorded only when that group carries evidence of completion
+# (COMPLETED, or 了 / 的 after the side word, or 了 ending one of its clauses) and no class of
+# NOT_A_FILL applies; anything else is only proposed to the user (services/proposals.py).
+COMPLETED = ("已", "刚", "又", "成交", "买到", "买入", "买进", "买在", "卖出", "卖在")
+# Between a side word and its 了 / 的 ("卖掉了", "卖出去了", "全出了", "买的").
+RESULTATIVES = "掉出入进完光到回去来上"
+DONE_PARTICLES = ("了", "的")
+# Words that end a clause after its 了 ("清仓了啊").
+CLAUSE_TAIL = "啊呀哈吧呢嘛哦 "
+# An order named in the group does not make it unfilled when the user says it filled; said after
+# the group ("…，已经成交"), these are evidence of completion too.
+FILLED = ("全部成交", "已成交", "已经成交", "成交了", "全成了")
+# Who else may be the one trading or speaking: kin, people and sources (an open class of words,
+# with 他 / 她 as a subject); a first person after the last of them takes the clause back.
+OTHER_PEOPLE = (
+    *"爸妈哥姐弟妹舅姑姨叔伯婶嫂爷奶他她某",
+    *("朋友", "老婆", "老公", "媳妇", "妻子", "丈夫", "对象", "父亲", "母亲", "儿子", "女儿", "家里", "亲戚"),
+    *("闺蜜", "兄弟", "室友", "同事", "同学", "邻居", "领导", "老板", "客户", "老师", "网友", "群友", "股友"),
+    *("大V", "博主", "主播", "大佬", "大神", "经理", "股东", "高管", "董事", "机构", "主力", "基金", "外资"),
+    *("北向", "游资", "庄家", "别人", "有人", "人家", "新闻", "公告", "据说", "听说", "网上", "群里", "晒单"),
+    *("隔壁", "老王"),
+)
+FIRST_PERSON = ("我", "本人", "自己")
+# People the user speaks to, not of ("兄弟们，今天卖了…").
+VOCATIVES = ("兄弟们", "姐妹们", "家人们", "老铁们", "朋友们", "各位")
+# What makes the words that name a trade something other than the user's report of a fill of
+# their own. Each entry: the class's name (as the model is told), where its words count and
+# its words. Where: `before` earlier in the side word's clause; `clause` that clause;
+# `sentence_before` earlier in the sentence; `group` the trade's clause group; `after` the
+# group and the clauses after it up to the next that holds figures of its own (another trade);
+# `order` as `after`, unless FILLED is there too; `subject` OTHER_PEOPLE earlier in the sentence
+# with no first person after them; `message` anywhere in the message, before or after the trade.
 NOT_A_FILL: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("否定", "before", ("不", "没", "别", "未", "勿", "莫", "甭", "无需", "不用", "休想")),
+    ("否定", "after", ("不对", "没卖", "没买", "没操作")),
     (
         "假设",
         "sentence_before",
         ("如果", "假如", "假设", "假定", "假使", "要是", "若是", "倘若", "万一", "设想", "模拟", "比如", "譬如"),
     ),
     (
-        "将来或打算",
+        "假设",
         "sentence_before",
+        ("比方", "就当", "早知道", "当初", "如若", "假若", "设若", "举个例", "举例", "想象", "理论上", "梦见", "梦到"),
+    ),
+    ("假设", "after", ("的话", "推演", "就好了", "模拟", "假设的", "是假设")),
+    (
+        "将来或打算",
+        "group",
         (
-            "明天",
-            "明日",
-            "后天",
-            "下周",
-            "下星期",
-            "下个月",
-            "下月",
-            "明年",
-            "以后",
-            "将来",
-            "待会",
-            "等会",
-            "一会儿",
-            "回头",
-            "打算",
-            "准备",
-            "计划",
-            "预计",
-            "考虑",
-            "想要",
-            "将要",
-            "即将",
+            *("明天", "明日", "后天", "下周", "下星期", "下个月", "下月", "明年", "以后", "将来", "待会", "等会"),
+            *("一会儿", "回头", "打算", "准备", "计划", "预计", "考虑", "想要", "将要", "即将", "收盘前"),
         ),
     ),
+    ("将来或打算", "after", ("去操作", "再操作", "等会", "待会", "等下", "一会", "收盘前", "去挂", "算了", "得了")),
+    ("将来或打算", "group", ("快到", "快要", "马上", "晚点", "过会")),
+    ("未成交或已撤单", "order", ("挂单", "挂了", "挂个", "挂的", "挂着", "挂卖", "挂买", "委托", "下了单", "下单")),
+    ("未成交或已撤单", "order", ("单子", "排队", "买单", "卖单")),
     (
         "未成交或已撤单",
-        "sentence",
+        "after",
         (
-            "挂单",
-            "挂了",
-            "挂个",
-            "委托",
-            "下了单",
-            "下单",
-            "单子",
-            "撤单",
-            "撤了",
-            "撤销",
-            "撤回",
-            "没成交",
-            "未成交",
-            "没有成交",
-            "没成",
-            "废单",
-            "排队",
-            "等成交",
+            *("撤单", "撤了", "撤销", "撤回", "没成交", "未成交", "没有成交", "没成", "废单", "等成交", "失败"),
+            *("没排上", "没买上", "没卖上", "没买成", "没卖成", "价格没到", "没到价", "部分成交", "只成交"),
         ),
     ),
-    (
-        "他人的交易或说法",
-        "sentence_before",
-        (
-            "朋友",
-            "老婆",
-            "老公",
-            "妻子",
-            "丈夫",
-            "爸",
-            "妈",
-            "父亲",
-            "母亲",
-            "儿子",
-            "女儿",
-            "哥",
-            "姐",
-            "弟",
-            "妹",
-            "同事",
-            "同学",
-            "邻居",
-            "领导",
-            "股东",
-            "高管",
-            "董事",
-            "机构",
-            "主力",
-            "基金",
-            "外资",
-            "北向",
-            "游资",
-            "庄家",
-            "别人",
-            "有人",
-            "人家",
-            "他们",
-            "她们",
-            "他说",
-            "她说",
-            "新闻",
-            "公告",
-            "据说",
-            "听说",
-            "网上",
-            "群里",
-            "博主",
-            "大V",
-            "某人",
-        ),
-    ),
+    ("他人的交易或说法", "subject", OTHER_PEOPLE),
+    ("提问", "clause", ("吗", "么", "呢", "？", "?", "是否")),
     (
         "提问",
-        "clause",
+        "after",
         (
-            "吗",
-            "么",
-            "呢",
-            "？",
-            "?",
-            "是否",
-            "要不要",
-            "该不该",
-            "能不能",
-            "可不可以",
-            "对不对",
-            "行不行",
-            "好不好",
-            "怎么样",
-            "如何",
+            *("要不要", "该不该", "能不能", "可不可以", "对不对", "行不行", "好不好", "怎么样", "如何", "咋样"),
+            *("会不会", "行吗", "你说呢", "你看呢", "你觉得呢", "贵不贵", "来得及", "合适吗", "合适不", "可以吗"),
+            *("是不是", "值不值", "行么", "了吗", "了没"),
         ),
     ),
     (
         "计算",
-        "clause",
-        ("算一下", "算算", "帮我算", "计算", "多少钱", "要多少", "多少", "盈亏", "能赚", "会亏", "划算", "怎么算"),
+        "after",
+        (
+            *("算一下", "算算", "算下", "帮我算", "计算", "多少", "盈亏", "能赚", "会亏", "划算", "怎么算"),
+            *("保本", "能降到", "收益", "能拿回"),
+        ),
     ),
     (
-        "描述已有持仓",
-        "clause",
-        ("买入价", "卖出价", "成本价", "成本", "均价", "持有", "持仓", "一共", "总共", "手里有", "目前有"),
+        "条件单",
+        "group",
+        ("涨到", "跌到", "跌破", "突破", "涨破", "破", "低于", "高于", "触发", "条件单", "回落到", "站上", "回踩"),
     ),
+    ("没有做成", "after", ("差点", "忍住", "可惜没", "后悔没", "本来想", "本想", "本打算", "应该", "早该", "犹豫")),
+    ("没有做成", "after", ("最后还是没", "最终还是没", "结果没", "还是没", "其实没")),
+    (
+        "收回或否认",
+        "message",
+        (
+            *("开玩笑", "我是说如果", "没有的事", "没这回事", "最后没做", "最终没做", "我没做", "记错了", "纯假设"),
+            *("只是假设", "只是设想", "诈骗", "骗子", "他自己的账户", "她自己的账户", "说着玩", "逗你", "骗你"),
+            *("做梦", "说错了", "瞎编", "胡说", "假消息", "不存在的", "是假的", "他的账户", "她的账户"),
+            *("帮他", "帮她", "替他", "替她", "代他", "代她", "帮朋友", "替朋友", "帮家里"),
+        ),
+    ),
+    ("描述已有持仓", "clause", ("买入价", "卖出价", "成本价", "成本", "买入均价", "持仓均价", "持有", "持仓", "一共")),
+    ("描述已有持仓", "clause", ("总共", "手里有", "目前有")),
 )
 # A side word right after one of these is an intention or a condition ("想买", "跌破30就卖"),
 # unless 了 follows it ("开盘就卖了").
 INTENT_BEFORE = ("要", "想", "能", "该", "会", "再", "就", "将", "若")
+# A word said both ways around one of these asks a question ("亏不亏", "卖没卖").
+EITHER_WAY = ("不", "没")
 # What a user says to have pixiu watch a price: an alert is set from their words only when one
 # of these is in a sentence that is neither a question, nor negated, nor someone else's.
 ALERT_INSTRUCTIONS = (

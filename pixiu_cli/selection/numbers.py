@@ -14,9 +14,10 @@ _UNITS = {"十": 10, "百": 100, "千": 1000}
 _BIG = {"万": 10**4, "亿": 10**8}
 _CHINESE = re.compile(rf"[{''.join((*_DIGITS, *_UNITS, *_BIG))}]+(?:点[{''.join(_DIGITS)}]+)?")
 _WIDTH = str.maketrans({**{chr(0xFF10 + i): str(i) for i in range(10)}, "．": ".", "％": "%"})
-# Multipliers and units read after a number; the longer spellings first.
+# Multipliers and units read after a number; the longer spellings first. 成 is a tenth ("3成仓位"),
+# never the 成 of 成交 ("34.8成交" is a price).
 _FIGURE = re.compile(
-    r"(?<![\d.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?\s*(万|亿|千)?\s*(个点|股|手|元|块|角|%|成|年|月|日|号|点)?"
+    r"(?<![\d.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?\s*(万|亿|千)?\s*(个点|股|手|元|块|角|%|成(?!交)|年|月|日|号|点)?"
 )
 _TAIL = re.compile(r"(\d)(?![\d.]|\s*[股手万])")  # 30块5: five jiao after the yuan
 _MULTIPLIERS = {"万": 10**4, "亿": 10**8, "千": 1000}

@@ -11,6 +11,7 @@ holding's name or short name, the security master, nicknames, the user's aliases
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -19,11 +20,19 @@ from typing import TYPE_CHECKING
 from pixiu_cli.domain.dates import find_date_words
 from pixiu_cli.domain.vocabulary import (
     ALERT_INSTRUCTIONS,
+    CLAUSE_TAIL,
+    COMPLETED,
+    DONE_PARTICLES,
+    EITHER_WAY,
+    FILLED,
+    FIRST_PERSON,
     INTENT_BEFORE,
     NOT_A_FILL,
     NOT_A_STATEMENT,
+    RESULTATIVES,
     SIDE_NAMES,
     SIDE_WORDS,
+    VOCATIVES,
 )
 from pixiu_cli.selection.names import INDEX, SHADOW, NameSource
 from pixiu_cli.selection.normalize import normalize
@@ -43,8 +52,13 @@ _ALERT_WORDS = {
     "drawdown_from_cost": ("回撤", "亏", "成本", "跌"),
 }
 _SENTENCE = re.compile(r"[^。！!？?；;\n]+[。！!？?；;]*")
-_CLAUSE_CUT = re.compile(r"[，,、：:]")
+_SENTENCE_ENDS = "。！!？?；;\n"
+_CUTS = _SENTENCE_ENDS + "，,、：:—…"
+_CLAUSE = re.compile(f"[^{_CUTS}]*[{_CUTS}]*")
 _INTENT = "打算或条件"
+_ASKED = "提问"
+_EITHER_WAY = re.compile(f"(.)[{''.join(EITHER_WAY)}]\\1")
+_NOT_SAID_DONE = "未说明已成交的说法"
 _ALERT_BLOCKERS = ("否定", "提问", "他人的交易或说法")
 _SHARE_UNITS = {"股": 1, "": 1, "手": 100}
 _PRICE_UNITS = ("元", "")
@@ -82,6 +96,7 @@ class _Said:
         self.figures = figures(text)
         self._names: NameSource | None = None
         self._stocks: set[str] | None = None
+        self._clauses: _Clauses | None = None
 
     def names(self) -> NameSource:
         if self._names is None:
@@ -103,16 +118,26 @@ class _Said:
     def has_word(self, words: tuple[str, ...]) -> bool:
         return any(word in self.folded for word in words)
 
-    def not_reported(self, words: tuple[str, ...]) -> tuple[str, ...]:
-        """Why no occurrence of `words` is the user's report of a fill of their own: the
-        classes of vocabulary.NOT_A_FILL each occurrence falls in (empty: one is a report)."""
-        why: dict[str, None] = {}
-        for sentence, at, word in _occurrences(self.folded, words):
-            classes = fill_classes(sentence, at, word)
-            if not classes:
-                return ()
-            why.update(dict.fromkeys(classes))
-        return tuple(why)
+    def clauses(self) -> _Clauses:
+        if self._clauses is None:
+            self._clauses = _Clauses(self.folded, self.text, self.figures)
+        return self._clauses
+
+    def not_reported(self, side_words: tuple[str, ...], anchors: list[set[int]]) -> tuple[str, ...]:
+        """Why the clause group that holds the trade (its side word and the figures at `anchors`)
+        is not the user's report of a fill of their own: the classes of vocabulary.NOT_A_FILL
+        found there, or that nothing there says it was done (empty: it is a report)."""
+        clauses = self.clauses()
+        bound = clauses.bind(side_words, [{clauses.of_figure(at) for at in found} for found in anchors if found])
+        if bound is None:
+            return (_NOT_SAID_DONE,)
+        at, word, lo, hi = bound
+        scopes = clauses.scopes(at, lo, hi)
+        found = _classes(scopes, self.folded, at, word)
+        if found:
+            return found
+        done = _completed(scopes["group"], clauses.group_clauses(clauses.of(at), hi), side_words)
+        return () if done or _filled(scopes["after"]) else (_NOT_SAID_DONE,)
 
     def instructs_alert(self) -> bool:
         """An alert word said as the user's own instruction: not asked, negated or reported of others."""
@@ -146,22 +171,111 @@ def _occurrences(text: str, words: tuple[str, ...]):
                 at = sentence.find(word, at + 1)
 
 
+class _Clauses:
+    """A message cut into clauses (at ，。；？— and the like): where each starts, where its
+    sentence starts, and which hold a figure (`original`'s figures, read where arabic() put them)."""
+
+    def __init__(self, folded: str, original: str, found: list[Figure]):
+        self.text = folded
+        self.spans = _cut(folded)
+        self.starts = [start for start, _ in self.spans]
+        self._figure_starts = [start for start, _ in _cut(arabic(original))]
+        self.sentence_starts, sentence = [], 0
+        for start, end in self.spans:
+            self.sentence_starts.append(sentence)
+            if any(ch in _SENTENCE_ENDS for ch in folded[start:end]):
+                sentence = end
+        self.figured = {self.of_figure(f.start) for f in found}
+
+    def of(self, at: int) -> int:
+        return max(0, bisect_right(self.starts, at) - 1)
+
+    def of_figure(self, at: int) -> int:
+        return max(0, bisect_right(self._figure_starts, at) - 1)
+
+    def bind(self, side_words: tuple[str, ...], anchors: list[set[int]]):
+        """(position, word, first clause, last clause) of the side word whose clause and the
+        nearest clause of each anchor make the shortest group; None without a side word."""
+        best = None
+        for at, word in ((m.start(), m.group()) for m in re.finditer("|".join(map(re.escape, side_words)), self.text)):
+            here = self.of(at)
+            near = [here, *(min(found, key=lambda c: abs(c - here)) for found in anchors)]
+            key = (max(near) - min(near), -at)
+            if best is None or key < best[0]:
+                best = (key, (at, word, min(near), max(near)))
+        return best[1] if best else None
+
+    def group_clauses(self, lo: int, hi: int) -> list[str]:
+        return [self.text[start:end] for start, end in self.spans[lo : hi + 1]]
+
+    def scopes(self, at: int, lo: int, hi: int) -> dict[str, str]:
+        """The texts each scope of vocabulary.NOT_A_FILL reads, for the side word at `at` and
+        the group of clauses `lo`..`hi` (the group runs on over clauses without figures)."""
+        here = self.of(at)
+        last = hi
+        while last + 1 < len(self.spans) and last + 1 not in self.figured:
+            last += 1
+        start, end = self.spans[here]
+        return {
+            "before": self.text[start:at],
+            "clause": self.text[start:end],
+            "sentence_before": self.text[self.sentence_starts[here] : at],
+            "group": self.text[self.spans[lo][0] : self.spans[hi][1]],
+            "after": self.text[self.spans[lo][0] : self.spans[last][1]],
+            "message": self.text,
+        }
+
+
+def _cut(text: str) -> list[tuple[int, int]]:
+    return [(m.start(), m.end()) for m in _CLAUSE.finditer(text) if m.end() > m.start()]
+
+
+def _classes(scopes: dict[str, str], text: str, at: int, word: str) -> tuple[str, ...]:
+    """The classes of vocabulary.NOT_A_FILL whose words are in their scope of the trade."""
+    found = [name for name, scope, words in NOT_A_FILL if _said_in(scopes, scope, words)]
+    if _EITHER_WAY.search(scopes["after"]):
+        found.append(_ASKED)
+    done = text.startswith("了", at + len(word))
+    if not done and any(text[max(0, at - 2) : at].endswith(m) for m in INTENT_BEFORE):
+        found.append(_INTENT)
+    return tuple(dict.fromkeys(found))
+
+
+def _said_in(scopes: dict[str, str], scope: str, words: tuple[str, ...]) -> bool:
+    if scope == "subject":
+        return _someone_else(scopes["sentence_before"], words)
+    if scope == "order":
+        return not _filled(scopes["after"]) and any(w in scopes["after"] for w in words)
+    return any(w in scopes[scope] for w in words)
+
+
+def _filled(after: str) -> bool:
+    return any(w in after for w in FILLED)
+
+
+def _someone_else(before: str, people: tuple[str, ...]) -> bool:
+    """Someone else is named before the side word, and no first person after them."""
+    for vocative in VOCATIVES:
+        before = before.replace(vocative, " " * len(vocative))
+    last = max((before.rfind(p) + len(p) for p in people if p in before), default=-1)
+    return last >= 0 and not any(p in before[last:] for p in FIRST_PERSON)
+
+
+def _completed(group: str, clauses: list[str], side_words: tuple[str, ...]) -> bool:
+    """The group says the trade was done: a word of COMPLETED, 了 / 的 after a side word, or
+    one of `clauses` (the side word's and those after it in the group) ending in 了."""
+    verbs = "|".join(re.escape(w.rstrip("了")) for w in side_words)
+    after_verb = re.compile(f"(?:{verbs})[{RESULTATIVES}]{{0,2}}[{''.join(DONE_PARTICLES)}]")
+    ends = (c.rstrip(_CUTS + CLAUSE_TAIL) for c in clauses)
+    return any(w in group for w in COMPLETED) or bool(after_verb.search(group)) or any(e.endswith("了") for e in ends)
+
+
 def fill_classes(sentence: str, at: int, word: str) -> tuple[str, ...]:
     """The classes (vocabulary.NOT_A_FILL) that make `word` at `at` of `sentence` something
-    other than the user's report of a fill of their own; empty when it is one."""
-    start = max((m.end() for m in _CLAUSE_CUT.finditer(sentence, 0, at)), default=0)
-    cut = _CLAUSE_CUT.search(sentence, at)
-    scopes = {
-        "before": sentence[start:at],
-        "sentence_before": sentence[:at],
-        "clause": sentence[start : cut.start() if cut else len(sentence)],
-        "sentence": sentence,
-    }
-    found = [name for name, scope, words in NOT_A_FILL if any(w in scopes[scope] for w in words)]
-    done = sentence.startswith("了", at + len(word))
-    if not done and any(sentence[max(0, at - 2) : at].endswith(m) for m in INTENT_BEFORE):
-        found.append(_INTENT)
-    return tuple(found)
+    other than the user's own words of a trade or an instruction, its clause taken as the group."""
+    clauses = _Clauses(sentence, sentence, [])
+    here = clauses.of(at)
+    return _classes(clauses.scopes(at, here, here), sentence, at, word)
 
 
 def _sentence_classes(sentence: str, names: tuple[str, ...]) -> tuple[str, ...]:
@@ -181,12 +295,12 @@ def ground_trade(db: Database, said: str, trade, now: datetime) -> Grounding:
     if trade.symbol not in words.stocks():
         missing.append(words.stock_label(trade.symbol))
     side, side_words = SIDE_NAMES.get(trade.side, trade.side), SIDE_WORDS.get(trade.side, ())
-    if not words.has_word(side_words):
-        missing.append(f"方向 {side}")
-    elif why := words.not_reported(side_words):
-        missing.append(f"已成交的{side}（用户的话是{'、'.join(why)}，不是报告自己已成交的交易）")
     shares_at = words.at(_exact(trade.quantity), _SHARE_UNITS, trade.symbol)
     price_at = words.at(_exact(trade.price), _PRICE_UNITS, trade.symbol)
+    if not words.has_word(side_words):
+        missing.append(f"方向 {side}")
+    elif why := words.not_reported(side_words, [shares_at, price_at]):
+        missing.append(f"已成交的{side}（用户的话是{'、'.join(why)}，不是报告自己已成交的交易）")
     if not shares_at:
         missing.append(f"数量 {_plain(trade.quantity)} 股")
     if not price_at or (shares_at and len(shares_at | price_at) < 2):  # one figure is not both

@@ -190,3 +190,35 @@ def test_a_negation_the_note_skips_over_is_named(db, said, text):
 
 def test_a_question_is_no_plan(db):
     assert ground_note(db, "宁德时代跌到 200 元要不要加仓", "宁德时代跌到200元要加仓", None).missing
+
+
+@pytest.mark.parametrize(
+    "said, call, why",
+    [
+        ("茅台 1800 元卖 100 股", trade("600519", "sell", 1800, 100), "未说明已成交的说法"),  # no sign it was done
+        ("茅台 1800 元卖 100 股，收盘前去操作", trade("600519", "sell", 1800, 100), "将来或打算"),
+        ("1800 卖了 100 股茅台，开玩笑的", trade("600519", "sell", 1800, 100), "收回或否认"),  # retracted after
+        ("今天 1800 卖了 100 股茅台，明天 1850 再卖 200 股", trade("600519", "sell", 1850, 200), "将来或打算"),
+        ("茅台涨到 1800 卖 100 股", trade("600519", "sell", 1800, 100), "条件单"),
+        ("茅台 1800 卖了 100 股，亏没亏", trade("600519", "sell", 1800, 100), "提问"),
+        ("室友刚买了茅台 100 股，1800", trade("600519", "buy", 1800, 100), "他人的交易或说法"),
+    ],
+)
+def test_a_trade_is_judged_in_its_own_clauses_and_needs_a_sign_it_was_done(db, said, call, why):
+    (missing,) = ground_trade(db, said, call, NOW).missing
+    assert missing.startswith("已成交的") and why in missing
+
+
+@pytest.mark.parametrize(
+    "said, call",
+    [
+        ("今天 1800 卖了 100 股茅台，明天 1850 再卖 200 股", trade("600519", "sell", 1800, 100)),
+        ("朋友劝我别买，我还是 1800 买了 100 股茅台", trade("600519", "buy", 1800, 100)),
+        ("委托的茅台 1800 买入 100 股，刚才已全部成交", trade("600519", "buy", 1800, 100)),
+        ("怕明天还要跌，所以今天先把海康卖了 500 股，30.5", trade("002415", "sell", 30.5, 500)),
+        ("海康又买了 6 手，30.8成交", trade("002415", "buy", 30.8, 600)),
+        ("茅台在 1480 的位置又补了一手", trade("600519", "buy", 1480, 100)),
+    ],
+)
+def test_a_fill_beside_other_words_is_grounded(db, said, call):
+    assert ground_trade(db, said, call, NOW).missing == ()
