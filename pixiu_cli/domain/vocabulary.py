@@ -89,7 +89,8 @@ OTHER_PEOPLE = (
     *("北向", "游资", "庄家", "别人", "有人", "人家", "新闻", "公告", "据说", "听说", "网上", "群里", "晒单"),
     *("隔壁", "老王"),
 )
-FIRST_PERSON = ("我", "本人", "自己")
+# 自己 is not among them: after a third party it is theirs ("我老婆用她自己账户买了…").
+FIRST_PERSON = ("我", "本人")
 # People the user speaks to, not of ("兄弟们，今天卖了…").
 VOCATIVES = ("兄弟们", "姐妹们", "家人们", "老铁们", "朋友们", "各位")
 # What makes the words that name a trade something other than the user's report of a fill of

@@ -202,6 +202,8 @@ def test_a_question_is_no_plan(db):
         ("茅台涨到 1800 卖 100 股", trade("600519", "sell", 1800, 100), "条件单"),
         ("茅台 1800 卖了 100 股，亏没亏", trade("600519", "sell", 1800, 100), "提问"),
         ("室友刚买了茅台 100 股，1800", trade("600519", "buy", 1800, 100), "他人的交易或说法"),
+        # 自己 after another person is that person's own, not the user taking the clause back
+        ("我同事用他自己的钱 1800 买了 100 股茅台", trade("600519", "buy", 1800, 100), "他人的交易或说法"),
     ],
 )
 def test_a_trade_is_judged_in_its_own_clauses_and_needs_a_sign_it_was_done(db, said, call, why):
