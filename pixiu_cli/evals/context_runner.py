@@ -232,10 +232,11 @@ def summarize(report: EvalReport) -> Mapping[str, Any]:
 
 # The selection corpus (data/selection): a part to tune on, a held-out part, and a frozen
 # held-out set written on accounts of its own before the rules that it measures (frozen: issue
-# 27's; frozen_2: issue 38's, the whole account and the daily routine); the topic corpus
+# 27's; frozen_2: issue 38's, the whole account and the daily routine; frozen_3 and frozen_4:
+# selection round five's, written by outsiders before its rules); the topic corpus
 # (fundamentals and the market review) split the same way, reported apart
 SELECTION_FOLDER = "selection"
-SELECTION_SPLITS = ("tune", "heldout", "frozen", "frozen_2", "topics_tune", "topics_heldout")
+SELECTION_SPLITS = ("tune", "heldout", "frozen", "frozen_2", "frozen_3", "frozen_4", "topics_tune", "topics_heldout")
 
 
 def selection_corpus() -> dict[str, list[EvalCase]]:
