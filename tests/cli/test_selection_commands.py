@@ -104,7 +104,16 @@ def test_eval_reports_shipped_tune_and_held_out(offline_env, monkeypatch):
     assert summary["total"] >= 80
     assert {"notes", "portfolio", "symbols", "negatives", "budget", "injection", "layers"} <= set(summary["categories"])
     splits = summary["selection"]
-    assert set(splits) == {"tune", "heldout", "frozen", "frozen_2", "topics_tune", "topics_heldout"}
+    assert set(splits) == {
+        "tune",
+        "heldout",
+        "frozen",
+        "frozen_2",
+        "frozen_3",
+        "frozen_4",
+        "topics_tune",
+        "topics_heldout",
+    }
     topics = splits["topics_heldout"]  # fundamentals and the market review: written before their rules
     assert topics["total"] >= 60 and topics["pass_rate"] >= 0.95
     held = splits["heldout"]

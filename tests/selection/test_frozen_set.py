@@ -1,4 +1,4 @@
-"""The frozen held-out sets (issue 27's, issue 38's) are measured, never tuned on: their
+"""The frozen held-out sets (issue 27's, issue 38's, selection round five's) are measured, never tuned on: their
 files must not change.
 
 A change here means a case was edited after the rules saw it; the set would then measure
@@ -24,6 +24,15 @@ FROZEN = {
     "frozen_2.json": "385882515737273f7d7f738562f23e649610bf00ec2fa11578b280b030e86481",
     "datasets/routine_trader.json": "305dd5c8b53090d816880feb2b97691aa38aaf06ab8c7c65102254987b35b981",
     "datasets/routine_retiree.json": "12cfc891e6d55f7197d07f08405160fe0c37efa21844ec473f0bc39a26a9d04f",
+    # selection round five: two sets written by outsiders before its rules, on accounts of their own
+    "frozen_3.json": "e00ae66db3fcedf8447802de83b69b6194408e6f8f2544fb79428a3589e3d621",
+    "frozen_4.json": "30160ee075085ed737b334f93e03d34dfaef39f7132eb5042da39a7c69c7534f",
+    "datasets/f3_zhang.json": "52422a7e02ae918ba3d125ca080c377db45e26d73987acf62a41a83509d974c7",
+    "datasets/f3_li.json": "5cedab4c5248cdf085eed7b975728a6f19864dcbc38025c2e239f55ba0a8ca5d",
+    "datasets/f3_wang.json": "05f4d9cd61dc9f1be642961e620cfe3b7db9bb8218e3fc8265ef3d3362e55b32",
+    "datasets/retiree_zhou.json": "1cd3d8c796e493004d35a8595ca475ac8154bc1e703a8ef2f3203dabdb8ccfad",
+    "datasets/young_lin.json": "fa399f55f7750b3d61fbe61ab56e21579eb8e85e3944393f8b44bb2c6451004c",
+    "datasets/large_wang.json": "3a512e0ed7c41f588bf339b2761f68664975cda9216720e5bde5e8527660d0fe",
 }
 # The families of issue 38's table, and one stock against the rest.
 ROUTINE_FAMILIES = {"trades", "plans", "cash", "brief", "watchlist", "negatives", "news", "rules", "one_vs_rest"}
@@ -72,3 +81,16 @@ def test_the_routine_set_is_large_in_every_family_and_on_accounts_of_its_own():
         # the account the issue names: fills, cash, a watch list and a superseded plan
         assert document["account"]["fills"] and document["account"]["cash"] and document["watch"]
         assert any("replaced_by" in n for n in document["notes"])
+
+
+@pytest.mark.parametrize("split, prefix", [("frozen_3", "f3"), ("frozen_4", "f4")])
+def test_round_five_sets_are_large_and_on_stocks_no_earlier_set_used(split, prefix):
+    cases = _selection_json(f"{split}.json")
+    assert len(cases) >= 200 and all(c["id"].startswith(f"{prefix}-") for c in cases)
+    families = {c["category"] for c in cases}
+    assert len(families) >= 9 and all(sum(c["category"] == k for c in cases) >= 15 for k in families)
+    earlier = {"energy_consumer", "tech_autos", "small_mixed", "pharma_liquor", "home_brands", "growth_mix"}
+    earlier |= {"routine_trader", "routine_retiree"}
+    held_before = {h["symbol"] for d in earlier for h in _selection_json(f"datasets/{d}.json")["holdings"]}
+    for name in {c["dataset"] for c in cases}:
+        assert not {h["symbol"] for h in _selection_json(f"datasets/{name}.json")["holdings"]} & held_before
