@@ -18,6 +18,7 @@ from functools import cache
 from pathlib import Path
 
 from pixiu_cli.clock import Clock, system_clock
+from pixiu_cli.context.asked import asked_first
 from pixiu_cli.context.block import (
     ContextBlock,
     MemoryId,
@@ -39,7 +40,7 @@ from pixiu_cli.resources import prompts_dir, read_prompt
 from pixiu_cli.selection.intent import Intent
 from pixiu_cli.selection.names import Holder, NameSource
 from pixiu_cli.selection.select import Selection, select
-from pixiu_cli.selection.targets import WATCHLIST
+from pixiu_cli.selection.targets import ACCOUNT, WATCHLIST
 from pixiu_cli.store.conversations import Conversation, ConversationStore, Turn
 from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.securities import SecurityMaster
@@ -142,6 +143,11 @@ def _previously_sent(turns: list[Turn]) -> tuple[dict[str, str], dict[str, int]]
         digests.update(sent)
         sent_in.update(dict.fromkeys(sent, turn.seq))
     return digests, sent_in
+
+
+def _asks_account(selection: Selection) -> bool:
+    """The question is about the account as a whole: the holdings lines and the total."""
+    return bool(selection.overview) or selection.intent == Intent.PORTFOLIO_REVIEW or ACCOUNT in selection.targets
 
 
 def _worth_saying(account) -> bool:
@@ -282,6 +288,8 @@ class ContextBuilder:
             sections.insert(1, withdrawn)
         if self.ablate:
             sections = [s for s in sections if not ablated(s.key, self.ablate)]
+        if _asks_account(selection):
+            sections = asked_first(sections, self.limits.budget_tokens)
         return assemble(sections, self.limits.budget_tokens), selection
 
     @property
