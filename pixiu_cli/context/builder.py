@@ -18,7 +18,6 @@ from functools import cache
 from pathlib import Path
 
 from pixiu_cli.clock import Clock, system_clock
-from pixiu_cli.context.asked import asked_first
 from pixiu_cli.context.block import (
     ContextBlock,
     MemoryId,
@@ -29,7 +28,7 @@ from pixiu_cli.context.block import (
     parsed_digests,
 )
 from pixiu_cli.context.brief_objects import BriefObjects
-from pixiu_cli.context.memory import Asked, MemoryAssembler, MemoryLimits, applied_moves
+from pixiu_cli.context.memory import PRIORITY, Asked, MemoryAssembler, MemoryLimits, applied_moves
 from pixiu_cli.context.oversize import clipped_message
 from pixiu_cli.context.topics import with_topics
 from pixiu_cli.context.values import text
@@ -148,6 +147,29 @@ def _previously_sent(turns: list[Turn]) -> tuple[dict[str, str], dict[str, int]]
 def _asks_account(selection: Selection) -> bool:
     """The question is about the account as a whole: the holdings lines and the total."""
     return bool(selection.overview) or selection.intent == Intent.PORTFOLIO_REVIEW or ACCOUNT in selection.targets
+
+
+def asked_first(sections: list[Section], budget: int) -> list[Section]:
+    """Budget priority by what the question asked, for a question about the account: the
+    holdings lines and the total are kept whole before anything else the block can lose,
+    then the scene; the generic sections and the profiles are cut first. When the full lines
+    cannot all fit, each holding gets its compact line (the section says so) rather than any
+    being dropped. Only when even those cannot fit (hundreds of holdings) do the sections keep
+    their usual priorities: the largest positions, the rest summed up in one line."""
+    holdings = next((s for s in sections if s.key == "holdings"), None)
+    for form in (holdings, holdings.compact) if holdings is not None else ():
+        if form is None:
+            continue
+        raised = [_raised(form if s is holdings else s) for s in sections]
+        if "holdings" not in assemble(raised, budget).omitted:
+            return raised
+    return sections
+
+
+def _raised(section: Section) -> Section:
+    if section.key in ("holdings", "scene"):
+        return replace(section, priority=PRIORITY[f"asked_{section.key}"])
+    return section
 
 
 def _worth_saying(account) -> bool:

@@ -68,6 +68,11 @@ PRIORITY = {
     "summary": 75,
     "portfolio_profiles": 72,
     "holdings": 70,
+    # A question about the account (builder.asked_first): its holdings lines and total go
+    # above every section but the user's own rules, plans and alerts, which any advice must
+    # be checked against and which are a few lines; the scene comes right after.
+    "asked_holdings": 95,
+    "asked_scene": 80,
     "reports": 40,
     "scene": 30,
 }
