@@ -8,7 +8,9 @@ What trimming keeps, most important last to go: the user's own rules, plans and 
 then alerts, the sections of the stocks asked about, the persona, decisions, the summary,
 the portfolio overview, the holdings list, reports and the scene. Holdings and the
 portfolio overview list the largest positions first (market value when a price is known,
-else cost × shares) and sum up what trimming left out in one line (`其余 480 只：…`).
+else cost × shares) and sum up what trimming left out in one line (`其余 480 只：…`); the
+holdings list opens with the account's total. A question about the account raises the
+holdings and the scene above the rest (builder.asked_first), in compact lines if need be.
 
 Stored values arrive typed from the store (store/rows.py): text as str, numbers as float or
 None, and a number that is none as NaN, which values.py shows as 无效值."""
