@@ -51,7 +51,9 @@ from pixiu_cli.store.investor import InvestorStore
 
 # Said under the compact holdings list, so the model knows the short lines are complete
 # positions, not a summary of them.
-COMPACT_HOLDINGS_NOTE = "精简格式：持仓较多，每只一行（股数 · 仓位 · 浮动盈亏），全部持仓都在；收盘价、成本等明细可调用工具查询"
+COMPACT_HOLDINGS_NOTE = (
+    "精简格式：持仓较多，每只一行（股数 · 仓位 · 浮动盈亏），全部持仓都在；收盘价、成本等明细可调用工具查询"
+)
 ROLE_NAMES = {"core": "核心仓", "satellite": "卫星仓"}
 # The section the conversation's summary is sent in: the cache report reads it back from a
 # stored request to tell a compaction from a withdrawn turn.
