@@ -80,6 +80,8 @@ class Section:
     # rest(k): one line about the items after the first k, shown when trimming dropped them
     rest: Callable[[int], str] | None = field(default=None, compare=False)
     rest_text: str | None = None  # that line, once trimmed
+    # The same section in a shorter form, for when a question needs it whole (builder.asked_first)
+    compact: Section | None = field(default=None, compare=False, repr=False)
 
     def render(self) -> str:
         return "\n".join(self.lines())

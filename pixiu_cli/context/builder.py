@@ -28,7 +28,7 @@ from pixiu_cli.context.block import (
     parsed_digests,
 )
 from pixiu_cli.context.brief_objects import BriefObjects
-from pixiu_cli.context.memory import Asked, MemoryAssembler, MemoryLimits, applied_moves
+from pixiu_cli.context.memory import PRIORITY, Asked, MemoryAssembler, MemoryLimits, applied_moves
 from pixiu_cli.context.oversize import clipped_message
 from pixiu_cli.context.topics import with_topics
 from pixiu_cli.context.values import text
@@ -39,7 +39,7 @@ from pixiu_cli.resources import prompts_dir, read_prompt
 from pixiu_cli.selection.intent import Intent
 from pixiu_cli.selection.names import Holder, NameSource
 from pixiu_cli.selection.select import Selection, select
-from pixiu_cli.selection.targets import WATCHLIST
+from pixiu_cli.selection.targets import ACCOUNT, WATCHLIST
 from pixiu_cli.store.conversations import Conversation, ConversationStore, Turn
 from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.securities import SecurityMaster
@@ -142,6 +142,34 @@ def _previously_sent(turns: list[Turn]) -> tuple[dict[str, str], dict[str, int]]
         digests.update(sent)
         sent_in.update(dict.fromkeys(sent, turn.seq))
     return digests, sent_in
+
+
+def _asks_account(selection: Selection) -> bool:
+    """The question is about the account as a whole: the holdings lines and the total."""
+    return bool(selection.overview) or selection.intent == Intent.PORTFOLIO_REVIEW or ACCOUNT in selection.targets
+
+
+def asked_first(sections: list[Section], budget: int) -> list[Section]:
+    """Budget priority by what the question asked, for a question about the account: the
+    holdings lines and the total are kept whole before anything else the block can lose,
+    then the scene; the generic sections and the profiles are cut first. When the full lines
+    cannot all fit, each holding gets its compact line (the section says so) rather than any
+    being dropped. Only when even those cannot fit (hundreds of holdings) do the sections keep
+    their usual priorities: the largest positions, the rest summed up in one line."""
+    holdings = next((s for s in sections if s.key == "holdings"), None)
+    for form in (holdings, holdings.compact) if holdings is not None else ():
+        if form is None:
+            continue
+        raised = [_raised(form if s is holdings else s) for s in sections]
+        if "holdings" not in assemble(raised, budget).omitted:
+            return raised
+    return sections
+
+
+def _raised(section: Section) -> Section:
+    if section.key in ("holdings", "scene"):
+        return replace(section, priority=PRIORITY[f"asked_{section.key}"])
+    return section
 
 
 def _worth_saying(account) -> bool:
@@ -282,6 +310,8 @@ class ContextBuilder:
             sections.insert(1, withdrawn)
         if self.ablate:
             sections = [s for s in sections if not ablated(s.key, self.ablate)]
+        if _asks_account(selection):
+            sections = asked_first(sections, self.limits.budget_tokens)
         return assemble(sections, self.limits.budget_tokens), selection
 
     @property

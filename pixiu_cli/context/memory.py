@@ -8,7 +8,9 @@ What trimming keeps, most important last to go: the user's own rules, plans and 
 then alerts, the sections of the stocks asked about, the persona, decisions, the summary,
 the portfolio overview, the holdings list, reports and the scene. Holdings and the
 portfolio overview list the largest positions first (market value when a price is known,
-else cost × shares) and sum up what trimming left out in one line (`其余 480 只：…`).
+else cost × shares) and sum up what trimming left out in one line (`其余 480 只：…`); the
+holdings list opens with the account's total. A question about the account raises the
+holdings and the scene above the rest (builder.asked_first), in compact lines if need be.
 
 Stored values arrive typed from the store (store/rows.py): text as str, numbers as float or
 None, and a number that is none as NaN, which values.py shows as 无效值."""
@@ -47,6 +49,11 @@ from pixiu_cli.domain.vocabulary import NOTE_KIND_NAMES, NOTE_LAYER_NAMES, NOTE_
 from pixiu_cli.selection.intent import Intent
 from pixiu_cli.store.investor import InvestorStore
 
+# Said under the compact holdings list, so the model knows the short lines are complete
+# positions, not a summary of them.
+COMPACT_HOLDINGS_NOTE = (
+    "精简格式：持仓较多，每只一行（股数 · 仓位 · 浮动盈亏），全部持仓都在；收盘价、成本等明细可调用工具查询"
+)
 ROLE_NAMES = {"core": "核心仓", "satellite": "卫星仓"}
 # The section the conversation's summary is sent in: the cache report reads it back from a
 # stored request to tell a compaction from a withdrawn turn.
@@ -65,6 +72,11 @@ PRIORITY = {
     "summary": 75,
     "portfolio_profiles": 72,
     "holdings": 70,
+    # A question about the account (builder.asked_first): its holdings lines and total go
+    # above every section but the user's own rules, plans and alerts, which any advice must
+    # be checked against and which are a few lines; the scene comes right after.
+    "asked_holdings": 95,
+    "asked_scene": 80,
     "reports": 40,
     "scene": 30,
 }
@@ -524,14 +536,23 @@ class MemoryAssembler:
             )
             for h in ranked
         ]
-        items, weights = _stale_last(items, weights)
-        return Section(
+        order = _stale_order(items)
+        account = _concentration_items(valuation)
+        rest = _after_account(_ranked_rest([weights[i] for i in order]), len(account))
+        total = sum(weights)
+        compact = [_compact_holding_item(ranked[i], values, weights[i] / total if total > 0 else None) for i in order]
+        full = Section(
             "holdings",
             f"持仓（{len(ranked)} 只）",
-            items + _concentration_items(valuation),
+            account + tuple(items[i] for i in order),
             PRIORITY["holdings"],
             _skipped_note(valuation),
-            rest=_ranked_rest(weights),
+            rest=rest,
+        )
+        note = "；".join(n for n in (COMPACT_HOLDINGS_NOTE, _skipped_note(valuation)) if n)
+        return replace(
+            full,
+            compact=replace(full, title=f"持仓（{len(ranked)} 只，精简）", items=account + tuple(compact), note=note),
         )
 
     def _persona_section(self, today: date) -> list[Section]:
@@ -717,11 +738,35 @@ def _compact_overview_item(h: Holding, p: Profile | None, share: str, today: dat
     )
 
 
+def _stale_order(items: list[BlockItem]) -> list[int]:
+    """The indices of items (ranked by weight) with the stale ones after the fresh ones."""
+    return sorted(range(len(items)), key=lambda i: items[i].stale is not None)
+
+
 def _stale_last(items: list[BlockItem], weights: list[float]) -> tuple[tuple[BlockItem, ...], list[float]]:
     """Items (ranked by weight) with the stale ones moved after the fresh ones, and their
     weights in the same order, for the rest line."""
-    order = sorted(range(len(items)), key=lambda i: items[i].stale is not None)
+    order = _stale_order(items)
     return tuple(items[i] for i in order), [weights[i] for i in order]
+
+
+def _after_account(rest: Callable[[int], str], leading: int) -> Callable[[int], str]:
+    """The rest line of a holdings list that opens with `leading` account lines: they are
+    not positions, so they do not count among the positions kept."""
+    return lambda kept: rest(max(kept - leading, 0))
+
+
+def _compact_holding_item(h: Holding, values, share: float | None) -> BlockItem:
+    """A holding in one short line (shares, weight, unrealised P&L): the form that lets every
+    holding of a large account into the block when the full lines cannot all fit."""
+    v = values.get(h.symbol) if values else None
+    if v is None:
+        weight = "" if share is None or values else f" · 约占组合 {share * 100:.1f}%"
+        figures = " · 无行情数据" if values else weight
+    else:
+        pnl = f"浮动盈亏 {float(v.unrealised_pnl):+,.0f}" if v.priced else "无行情，按成本计"
+        figures = f" · 仓位 {float(v.weight) * 100:.1f}% · {pnl}"
+    return BlockItem(f"{_names_text(h.symbol, h.name, ())} · {show_number(h.shares)} 股{figures}")
 
 
 def _since(now: datetime, days: float) -> str:
