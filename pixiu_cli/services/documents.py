@@ -118,7 +118,7 @@ def _stated_now(db: Database, data: DomainData, now: datetime) -> DomainData:
     every kept fill would move it again, the file's shares plus the statements'."""
     if data.account is not None:
         return data
-    traded = {f.symbol for f in stores_of(db).account.fills() if f.symbol}
+    traded = set(stores_of(db).account.symbols())
     at = now.isoformat(timespec="seconds")
     holdings = [
         dataclasses.replace(h, updated_at=at) if h.updated_at is None and h.symbol in traded else h

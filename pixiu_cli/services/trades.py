@@ -34,6 +34,8 @@ from pixiu_cli.store.shared import stores_of
 if TYPE_CHECKING:
     from sqlite_utils import Database
 
+    from pixiu_cli.domain.ledger import Position
+
 
 @dataclass(frozen=True)
 class NewTrade:
@@ -170,7 +172,8 @@ def record_trade(
     ):
         raise RequestError(f"不能记录这笔交易：{problem}")
     fee, estimated = _fee(trade, day, commission or Commission())
-    taxed_before = _taxes_on(db, trade, day.isoformat(), now)
+    before = derive_positions(db, now, [trade.symbol]).get(trade.symbol) if trade.side == "sell" else None
+    taxed_before = _taxes_on(before, trade, day.isoformat())
     try:
         _check_buy_size(trade, day)
         with write_transaction(db):
@@ -192,16 +195,18 @@ def record_trade(
             holding = sync_holding(db, trade.symbol, now, cost_method, at)
     except ValueError as exc:  # e.g. a price that is not a number: nothing was written
         raise RequestError(str(exc)) from None
-    held = held_position(db, trade.symbol, now, cost_method)
-    tax = _taxes_on(db, trade, day.isoformat(), now) - taxed_before
+    after = derive_positions(db, now, [trade.symbol]).get(trade.symbol)
+    held = Held(after.shares, after.cost(cost_method)) if after is not None else Held(Decimal(0), None)
+    tax = _taxes_on(after, trade, day.isoformat()) - taxed_before
     return RecordedTrade(decision, holding, decided_at != at, held, tax, fee, estimated)
 
 
-def _taxes_on(db: Database, trade: NewTrade, day: str, now: datetime) -> Decimal:
+def _taxes_on(p: Position | None, trade: NewTrade, day: str) -> Decimal:
     """The dividend tax the ledger takes on a sale's day (a statement row would replace it);
     the sale's own is the difference it makes, another sale that day having taken its part."""
-    p = derive_positions(db, now, [trade.symbol]).get(trade.symbol) if trade.side == "sell" else None
-    return sum((t.amount for t in p.taxes if t.day == day), Decimal(0)) if p is not None else Decimal(0)
+    if p is None or trade.side != "sell":
+        return Decimal(0)
+    return sum((t.amount for t in p.taxes if t.day == day), Decimal(0))
 
 
 def _opening(db: Database, symbol: str | None, now: datetime) -> Decimal:
