@@ -80,7 +80,7 @@ def _template(held: tuple) -> Iterator[Path]:
 
 def _recorded(base: Path, index: int, case: dict) -> bool:
     """The call made on a copy of the account: whether it recorded a trade."""
-    from pixiu_cli.agent.tools import ToolContext
+    from pixiu_cli.agent.tools import ToolArgumentError, ToolContext
     from pixiu_cli.services.model_tools import model_tools
     from pixiu_cli.store.database import open_database
     from pixiu_cli.store.shared import stores_of
@@ -91,11 +91,11 @@ def _recorded(base: Path, index: int, case: dict) -> bool:
     try:
         before = len(stores_of(db).account.fills())
         now = datetime.fromisoformat(NOW)
-        ctx = ToolContext(stores_of(db).investor, stores_of(db).memory, stores_of(db).portfolio, lambda: now)
-        ctx = ctx.for_turn(case["message"]) if hasattr(ctx, "for_turn") else ctx
+        stores = stores_of(db)
+        ctx = ToolContext(stores.investor, stores.memory, stores.portfolio, lambda: now).for_turn(case["message"])
         try:
             model_tools().get("record_decision").handler(ctx, dict(case["call"], reason="用户说的"))
-        except Exception:  # a refusal raised to the loop: nothing recorded
+        except ToolArgumentError:  # refused as the loop would refuse it: nothing recorded
             pass
         return len(stores_of(db).account.fills()) > before
     finally:
