@@ -55,6 +55,7 @@ def eval_command(
         show_eval_table(renderer, "上下文评测（类别低于 100% 是上下文缺口，不是该删的用例）", report)
         names = {
             "tune": "调参集（规则据此调整）",
+            "tune_5": "调参集五（选择第五轮的规则据此调整）",
             "heldout": "留出集（只测量，从不据此调整）",
             "frozen": "冻结留出集（新账户，规则之前写成，只测量）",
             "topics_tune": "基本面与市场 · 调参集",

@@ -233,19 +233,32 @@ def summarize(report: EvalReport) -> Mapping[str, Any]:
 # The selection corpus (data/selection): a part to tune on, a held-out part, and a frozen
 # held-out set written on accounts of its own before the rules that it measures (frozen: issue
 # 27's; frozen_2: issue 38's, the whole account and the daily routine; frozen_3 and frozen_4:
-# selection round five's, written by outsiders before its rules); the topic corpus
-# (fundamentals and the market review) split the same way, reported apart
+# selection round five's, written by outsiders before its rules; tune_5: the cases round five
+# tuned on instead, a folder with a file per mechanism); the topic corpus (fundamentals and the
+# market review) split the same way, reported apart
 SELECTION_FOLDER = "selection"
-SELECTION_SPLITS = ("tune", "heldout", "frozen", "frozen_2", "frozen_3", "frozen_4", "topics_tune", "topics_heldout")
+SELECTION_SPLITS = (
+    "tune",
+    "tune_5",
+    "heldout",
+    "frozen",
+    "frozen_2",
+    "frozen_3",
+    "frozen_4",
+    "topics_tune",
+    "topics_heldout",
+)
 
 
 def selection_corpus() -> dict[str, list[EvalCase]]:
-    """split name → cases, from data/selection/{tune,heldout,frozen,frozen_2}.json (empty when absent)."""
+    """split name → cases, from data/selection/<split>.json or the folder data/selection/<split>/
+    (empty when absent)."""
     folder = data_dir() / SELECTION_FOLDER
-    return {
-        split: load_cases([folder / f"{split}.json"]) if (folder / f"{split}.json").is_file() else []
-        for split in SELECTION_SPLITS
-    }
+    corpus: dict[str, list[EvalCase]] = {}
+    for split in SELECTION_SPLITS:
+        sources = [path for path in (folder / f"{split}.json", folder / split) if path.exists()]
+        corpus[split] = load_cases(sources) if sources else []
+    return corpus
 
 
 def run_selection_corpus() -> dict[str, EvalReport]:
