@@ -859,7 +859,7 @@ def every_surface(env: dict[str, str], home: Path, now: str, demo: bool = False)
 
 def surfaces_agree(record: dict, block: str, facts, tool: dict) -> None:
     """What `every_surface` returned shows the same figures to the cent."""
-    from pixiu_cli.context.values import show_number
+    from pixiu_cli.context.values import show_money, show_number
 
     assert facts.account == record
     assert {m.symbol: round(m.value, 2) for m in facts.moves} == {h["symbol"]: h["value"] for h in record["holdings"]}
@@ -881,7 +881,7 @@ def surfaces_agree(record: dict, block: str, facts, tool: dict) -> None:
             assert f"浮动盈亏 {h['unrealised_pnl']:+,.2f}" in line and f"仓位 {h['weight'] * 100:.1f}%" in line
     if record["cash"] is not None:
         # the block writes money as it writes numbers: 89,673 and 27,094.95
-        cash, assets = show_number(record["cash"]["amount"]), show_number(record["total_assets"])
+        cash, assets = show_money(record["cash"]["amount"]), show_money(record["total_assets"])
         assert f"现金 {cash}（" in block and f"总资产 {assets} = " in block
 
 

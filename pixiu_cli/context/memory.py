@@ -35,6 +35,7 @@ from pixiu_cli.context.values import (
     cash_said,
     day,
     sessions_said,
+    show_money,
     show_number,
     show_pct,
     show_price,
@@ -175,7 +176,7 @@ def _value_text(v) -> str:
 
 
 def _money(amount: Decimal) -> str:
-    return show_number(float(round(amount, 2)))
+    return show_money(float(round(amount, 2)))
 
 
 # How the account line names each of its figures (the eval's `account` check reads it too).

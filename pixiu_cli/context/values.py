@@ -58,6 +58,12 @@ def show_number(value) -> str:
     return _shown(value, 2, True)
 
 
+def show_money(value) -> str:
+    """Amounts of money: always to the 分, grouped (15,620.00), as a broker's statement
+    prints them, so a round amount reads the same as any other."""
+    return _shown(value, 2, False)
+
+
 def show_price(value) -> str:
     """Prices and costs: two decimals, no grouping (1465.00)."""
     return _shown(value, 2, False, "")

@@ -149,7 +149,7 @@ def test_the_demo_concentration_is_over_all_eight_holdings(pixiu_home):
     total = sum(values.values())  # 316,000 + 166,000 + 146,700 + 158,120 + 91,400 + 142,600 + 101,400 + 69,120
     assert len(values) == 8 and total == pytest.approx(1191340)
     top3 = sorted(values.values(), reverse=True)[:3]
-    assert f"股票市值 {total:,.0f}（全部持仓，其中 7 只无行情按成本计；现金未知，仓位按股票市值计）" in block
+    assert f"股票市值 {total:,.2f}（全部持仓，其中 7 只无行情按成本计；现金未知，仓位按股票市值计）" in block
     assert f"最大仓位 600519 {values['600519'] / total * 100:.1f}%，前三 {sum(top3) / total * 100:.1f}%" in block
     assert "100.0%" not in block
 

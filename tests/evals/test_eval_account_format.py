@@ -97,7 +97,7 @@ def _account_case(figures: dict) -> dict:
 def test_the_account_check_reads_the_products_valuation_and_the_block():
     result = run_case(parse_case(_account_case({"cash": "14,994.75"})))
     assert result.passed, result.failures
-    assert "现金 14,994.75（2026-03-02 余额 10,000，其后 1 笔流水已计入）" in result.block_text
+    assert "现金 14,994.75（2026-03-02 余额 10,000.00，其后 1 笔流水已计入）" in result.block_text
 
 
 def test_the_account_check_fails_on_another_figure():
