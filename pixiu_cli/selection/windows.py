@@ -366,5 +366,6 @@ def spans_text(text: str) -> list[tuple[int, int]]:
     for rule in _rules():
         for m in rule.pattern.finditer(text):
             if not any(lo < m.end() and m.start() < hi for lo, hi in found):
-                found.append(m.span())
+                since = _tables()["since"].match(text, m.end())
+                found.append((m.start(), m.end() if since is None else since.end()))
     return sorted(found)
