@@ -158,8 +158,3 @@ def _side_said(side: str) -> str:
     if side == AROUND:
         return f"休市前 {settings['sessions_before']} 个至复市后 {settings['sessions_after']} 个交易日"
     return "休市期间"
-
-
-def warm() -> None:
-    holidays()
-    sides()

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from functools import cache
 
-from pixiu_cli.selection import holidays
 from pixiu_cli.selection.rules import compiled, joined, table
 
 # The sections each class's time word governs (context/memory.py section keys).
@@ -85,7 +84,9 @@ class _Rule:
 @cache
 def _rules() -> tuple[_Rule, ...]:
     return tuple(
-        _Rule(p["name"], p["kind"], compiled(_with_holidays(joined(p["pattern"])), re.IGNORECASE), int(p.get("offset", 0)))
+        _Rule(
+            p["name"], p["kind"], compiled(_with_holidays(joined(p["pattern"])), re.IGNORECASE), int(p.get("offset", 0))
+        )
         for p in table("windows.toml")["period"]
     )
 
@@ -95,11 +96,14 @@ def _alternation(words) -> str:
 
 
 def _with_holidays(pattern: str) -> str:
-    """<HOLIDAY> and <SIDE> in a pattern: every holiday's words and every side word."""
+    """<HOLIDAY> and <SIDE> in a pattern: every holiday's words and every side word (read
+    from the rules here: selection/holidays.py loads only for a message that names one)."""
     if "<HOLIDAY>" not in pattern:
         return pattern
-    named = _alternation(w for h in holidays.holidays() for w in h.words)
-    return pattern.replace("<HOLIDAY>", named).replace("<SIDE>", _alternation(re.escape(w) for w in holidays.sides()))
+    data = table("windows.toml")
+    named = _alternation(w for h in data["holiday"] for w in h["words"])
+    said = _alternation(re.escape(w) for words in data["holidays"]["sides"].values() for w in words)
+    return pattern.replace("<HOLIDAY>", named).replace("<SIDE>", said)
 
 
 @cache
@@ -112,7 +116,6 @@ def _tables() -> dict:
 def warm() -> None:
     _rules()
     _tables()
-    holidays.warm()
 
 
 def _number(text: str | None, default: float = 1) -> float:
@@ -246,7 +249,10 @@ def _year_part(m: re.Match[str], today: date) -> tuple[date, date]:
     return date(year, low, 1), _month_span(year, high)[1]
 
 
-def _holiday(m: re.Match[str], today: date) -> holidays.HolidaySpan | None:
+def _holiday(m: re.Match[str], today: date):
+    """The span a holiday word names (holidays.HolidaySpan), or None."""
+    from pixiu_cli.selection import holidays  # only for a message that names a holiday
+
     groups = m.groupdict()
     if groups.get("h2"):
         return holidays.span(groups["h2"], holidays.AFTER, today)

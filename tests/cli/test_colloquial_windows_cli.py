@@ -42,7 +42,12 @@ def test_a_holiday_moves_the_alerts_window_and_explain_says_so(home):
     # today's, 11-19's and 10-13's alerts; not 09-28's, before the holiday
     assert section(info, "alerts")["memory_ids"] == ["alert:1", "alert:2", "alert:3"]
     [move] = info["selection"]["windows"]
-    assert (move["section"], move["start"], move["end"], move["words"]) == ("alerts", "2026-10-08", "2026-12-02", "节后")
+    assert (move["section"], move["start"], move["end"], move["words"]) == (
+        "alerts",
+        "2026-10-08",
+        "2026-12-02",
+        "节后",
+    )
     assert move["reading"] == "最近一次长假休市 2026-10-01 至 2026-10-07，取复市至今"
     assert move["why"] == (
         "时间词“节后”（最近一次长假休市 2026-10-01 至 2026-10-07，取复市至今：2026-10-08 至 2026-12-02）："

@@ -80,7 +80,16 @@ def test_colloquial_spans_from_a_fixed_today(text, start, end):
 
 @pytest.mark.parametrize(
     "text",
-    ["节日快乐", "最近怎么样", "双十一后消费股", "季节后", "三月前", "十一月前要不要减仓", "过年要不要持股过节", "三年后"],
+    [
+        "节日快乐",
+        "最近怎么样",
+        "双十一后消费股",
+        "季节后",
+        "三月前",
+        "十一月前要不要减仓",
+        "过年要不要持股过节",
+        "三年后",
+    ],
 )
 def test_words_that_name_no_period_move_nothing(text):
     assert period(text, date(2026, 12, 2)) is None
@@ -95,7 +104,9 @@ def test_a_holiday_period_says_which_closure_and_which_side():
     assert "国庆节休市" in period("国庆前后", date(2026, 11, 18)).reading
 
 
-TABLE = NameTable(names_from([Holder("600309", "万华化学", ("万华",)), Holder("600887", "伊利股份", ("伊利",))], [], []))
+TABLE = NameTable(
+    names_from([Holder("600309", "万华化学", ("万华",)), Holder("600887", "伊利股份", ("伊利",))], [], [])
+)
 TODAY = date(2026, 12, 2)
 
 
@@ -116,13 +127,22 @@ def test_every_windowed_class_is_moved(text, sections):
 
 @pytest.mark.parametrize(
     "text",
-    ["今年交了多少手续费", "上个月印花税交了多少", "万华分红到账了没", "红利税扣了多少", "连手续费算上亏了多少", "做T的佣金今年一共多少"],
+    [
+        "今年交了多少手续费",
+        "上个月印花税交了多少",
+        "万华分红到账了没",
+        "红利税扣了多少",
+        "连手续费算上亏了多少",
+        "做T的佣金今年一共多少",
+    ],
 )
 def test_a_cost_question_asks_for_the_trades(text):
     chosen = select(text, TABLE, today=TODAY)
     assert "trades" in chosen.targets and chosen.intent.value == "trade_review", chosen.reason
 
 
-@pytest.mark.parametrize("text", ["印花税怎么算", "印花税减半对大盘有啥影响", "佣金万一免五是什么意思", "万华分红方案出了吗"])
+@pytest.mark.parametrize(
+    "text", ["印花税怎么算", "印花税减半对大盘有啥影响", "佣金万一免五是什么意思", "万华分红方案出了吗"]
+)
 def test_a_rule_or_rate_of_costs_is_no_trade_question(text):
     assert "trades" not in select(text, TABLE, today=TODAY).targets
