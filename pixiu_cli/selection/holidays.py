@@ -86,7 +86,6 @@ def _is(closure: Closure, holiday: Holiday, names: dict[date, str]) -> bool:
     return any(holiday.falls[0] <= d.strftime("%m-%d") <= holiday.falls[1] for d in days)
 
 
-@cache
 def closures(today: date) -> tuple[Closure, ...]:
     """The long closures that began by `today`, newest first, from the trading calendar."""
     from pixiu_cli.market.trading_days import trading_calendar
