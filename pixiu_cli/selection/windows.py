@@ -109,7 +109,7 @@ def _with_holidays(pattern: str) -> str:
 @cache
 def _tables() -> dict:
     data = table("windows.toml")
-    keys = ("numerals", "weekdays", "days_ago", "english_months", "month_parts", "year_parts")
+    keys = ("numerals", "weekdays", "days_ago", "english_months", "month_parts", "year_parts", "unit_days")
     return {**{key: data[key] for key in keys}, "since": compiled(data["since"])}
 
 
@@ -124,19 +124,15 @@ def _number(text: str | None, default: float = 1) -> float:
     if text.isdigit():
         return float(text)
     numerals = _tables()["numerals"]
-    if text in numerals:
-        return float(numerals[text])
+    if text.lower() in numerals:
+        return float(numerals[text.lower()])
     if len(text) == 2 and all(c in numerals for c in text):  # 两三, 一两: the larger
         return float(max(numerals[c] for c in text))
-    return float(_ENGLISH_NUMBERS.get(text.lower(), default))
-
-
-_ENGLISH_NUMBERS = {"two": 2, "three": 3, "four": 4, "few": 3, "俩": 2, "个把": 1, "把": 1}
-_UNIT_DAYS = {"天": 1, "日": 1, "周": 7, "星期": 7, "礼拜": 7, "月": 30, "年": 365, "day": 1, "week": 7, "month": 30}
+    return float(numerals.get(text.lower(), default))
 
 
 def _unit_days(unit: str) -> int:
-    return _UNIT_DAYS[unit.lower().removesuffix("s")]
+    return int(_tables()["unit_days"][unit.lower().removesuffix("s")])
 
 
 def _more(groups: dict) -> bool:
@@ -233,7 +229,7 @@ def _ago(m: re.Match[str], today: date) -> tuple[date, date]:
 
 def _month_part(m: re.Match[str], today: date) -> tuple[date, date]:
     groups = m.groupdict()
-    back = {"上": 1, "上个": 1, "上上": 2, "上上个": 2}.get(groups.get("prev") or "", 0)
+    back = (groups.get("prev") or "").count("上")  # 上个月底: one month back, 上上个月初: two
     first = today.replace(day=1)
     for _ in range(back):
         first = (first - timedelta(days=1)).replace(day=1)
