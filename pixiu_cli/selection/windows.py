@@ -1,15 +1,18 @@
-"""Time words move windows: a named period (上个月, 上周三, 十月底, 上半年, 去年, 近两周) moves
+"""Time words move windows: a named period (上个月, 上周三, 十月底, 上半年, 去年, 近两周) or a
+colloquial one (节前, 国庆后, 过完年, 两个月前, 一个多月前, 月初到现在, 年初以来, 最近两三周) moves
 the window of the memory class the question asks about to that period, for that turn.
 
 `period(text, today)` finds the periods a normalised message names (``data/selection/rules/
-windows.toml``: a pattern and a kind each, worked out here from `today`) and joins them;
-`moves(period, targets, intent)` says which sections it governs: the trades (the ledger's
-fills and the recorded decisions), the brief and reports, the news, the plans — those the
-message asks about (`targets`); a trade review with no other class governs the trades. The
-block then widens a class's window back to a period that reaches into it (上周 on a
-Wednesday) and moves it to an older one (上个月; context/memory.py `window_bounds`).
-Each move carries its words and a reason, shown in `--explain` and `/context`. A plain
-"最近" names no period: the class keeps its configured window."""
+windows.toml``: a pattern and a kind each, worked out here from `today`; a holiday on the
+trading calendar by selection/holidays.py) and joins them; a period followed by 以来 / 到现在
+runs until today. `moves(period, targets, intent)` says which sections it governs: the trades
+(the ledger's fills and the recorded decisions), the brief and reports, the news, the plans
+and views, the alerts — those the message asks about (`targets`); a trade review with no
+other class governs the trades. The block then widens a class's window back to a period that
+reaches into it (上周 on a Wednesday) and moves it to an older one (上个月; context/memory.py
+`window_bounds`). Each move carries its words, how they were read (a holiday: which closure,
+which side) and a reason, shown in `--explain` and `/context`. A plain "最近" names no
+period: the class keeps its configured window."""
 
 from __future__ import annotations
 
