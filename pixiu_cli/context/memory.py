@@ -401,7 +401,7 @@ class MemoryAssembler:
             self._reports_section(now, asked.windows.get("reports")),
             *([trades] if trades is not None else []),
             self._decisions_section(now, held, shown, asked.windows.get("decisions")),
-            self._alerts_section(now),
+            self._alerts_section(now, asked.windows.get("alerts")),
             self._rules_section(now, shown),
             self._notes_section(now, shown, asked.windows.get("notes")),
         ]
@@ -473,16 +473,18 @@ class MemoryAssembler:
             Section(NEWS, "持仓动态（公告与新闻）", _fresh_first(items[: limits.holdings_news_limit]), 80, note=note)
         ]
 
-    def _alerts_section(self, now: datetime) -> Section:
+    def _alerts_section(self, now: datetime, move=None) -> Section:
         limits, today = self.limits, now.date()
-        alerts = self.domain.recent_alerts(_since(now, limits.alerts_days), _until(now), limits.alerts_limit)
+        since, until = window_bounds(now, limits.alerts_days, move)
+        alerts = self.domain.recent_alerts(since, until, limits.alerts_limit)
         rule = limits.rule("alerts")
+        window = _window_note(move, limits.alerts_days, limits.alerts_limit, now) if move else None
         return Section(
             "alerts",
             "待办预警",
             _fresh_first([_alert_item(a, today, rule) for a in alerts]),
             PRIORITY["alerts"],
-            note=f"近 {limits.alerts_days:g} 天触发，最多 {limits.alerts_limit} 条",
+            note=window or f"近 {limits.alerts_days:g} 天触发，最多 {limits.alerts_limit} 条",
         )
 
     def _rules_section(self, now: datetime, shown: set) -> Section:
@@ -794,6 +796,7 @@ _WINDOWS = {
     "reports": ("reports_days", "报告结论"),
     "news": ("news_days", "公告与新闻"),
     "notes": ("notes_days", "计划 / 观点"),
+    "alerts": ("alerts_days", "预警"),
 }
 
 
@@ -805,7 +808,7 @@ def applied_moves(moves, limits: MemoryLimits, now: datetime) -> tuple:
         field_name, name = _WINDOWS[move.section]
         days = getattr(limits, field_name)
         start, end, widened = _applied(now, days, move)
-        said = f"时间词“{move.words}”（{move.start.isoformat()} 至 {move.end.isoformat()}）：{name}的窗口"
+        said = f"{move.said()}：{name}的窗口"
         if widened and start >= now - timedelta(days=days):
             why = f"{said}不变，已在平时的近 {days:g} 天内"
         else:

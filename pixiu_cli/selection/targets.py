@@ -1,6 +1,7 @@
 """Every memory class is a selection target: which of the account's classes a message asks
-about — the account (cash, total assets, buying power), the trades (with realised P&L), news
-and filings, the brief and reports, rules, plans, the watch list — and what that does to the
+about — the account (cash, total assets, buying power), the trades (with realised P&L, the
+fees and taxes they paid, the dividends received), news and filings, the brief and reports,
+rules, plans and views, the alerts that fired, the watch list — and what that does to the
 intent the cues of `intent.py` decided.
 
 The cues are data (``data/selection/rules/targets.toml``), matched on the normalised text
@@ -29,7 +30,7 @@ from pixiu_cli.selection.intent import FiredCue, Group, Intent, IntentResult, fi
 from pixiu_cli.selection.rules import compiled, joined, table
 from pixiu_cli.selection.windows import spans_text
 
-ACCOUNT, TRADES, NEWS, BRIEF, RULES, PLANS, WATCHLIST = (
+ACCOUNT, TRADES, NEWS, BRIEF, RULES, PLANS, WATCHLIST, ALERTS = (
     "account",
     "trades",
     "news",
@@ -37,8 +38,9 @@ ACCOUNT, TRADES, NEWS, BRIEF, RULES, PLANS, WATCHLIST = (
     "rules",
     "plans",
     "watchlist",
+    "alerts",
 )
-CLASSES = (ACCOUNT, TRADES, NEWS, BRIEF, RULES, PLANS, WATCHLIST)
+CLASSES = (ACCOUNT, TRADES, NEWS, BRIEF, RULES, PLANS, WATCHLIST, ALERTS)
 # Set cues a watch-list question may hold without being about the holdings (我关注的那几只).
 _LOOSE_SET_CUES = frozenset({"这几只", "我买的几只", "手上的票", "持有的几只", "我的票"})
 

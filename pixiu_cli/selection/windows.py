@@ -1,19 +1,23 @@
-"""Time words move windows: a named period (上个月, 上周三, 十月底, 上半年, 去年, 近两周) moves
+"""Time words move windows: a named period (上个月, 上周三, 十月底, 上半年, 去年, 近两周) or a
+colloquial one (节前, 国庆后, 过完年, 两个月前, 一个多月前, 月初到现在, 年初以来, 最近两三周) moves
 the window of the memory class the question asks about to that period, for that turn.
 
 `period(text, today)` finds the periods a normalised message names (``data/selection/rules/
-windows.toml``: a pattern and a kind each, worked out here from `today`) and joins them;
-`moves(period, targets, intent)` says which sections it governs: the trades (the ledger's
-fills and the recorded decisions), the brief and reports, the news, the plans — those the
-message asks about (`targets`); a trade review with no other class governs the trades. The
-block then widens a class's window back to a period that reaches into it (上周 on a
-Wednesday) and moves it to an older one (上个月; context/memory.py `window_bounds`).
-Each move carries its words and a reason, shown in `--explain` and `/context`. A plain
-"最近" names no period: the class keeps its configured window."""
+windows.toml``: a pattern and a kind each, worked out here from `today`; a holiday on the
+trading calendar by selection/holidays.py) and joins them; a period followed by 以来 / 到现在
+runs until today. `moves(period, targets, intent)` says which sections it governs: the trades
+(the ledger's fills and the recorded decisions), the brief and reports, the news, the plans
+and views, the alerts — those the message asks about (`targets`); a trade review with no
+other class governs the trades. The block then widens a class's window back to a period that
+reaches into it (上周 on a Wednesday) and moves it to an older one (上个月; context/memory.py
+`window_bounds`). Each move carries its words, how they were read (a holiday: which closure,
+which side) and a reason, shown in `--explain` and `/context`. A plain "最近" names no
+period: the class keeps its configured window."""
 
 from __future__ import annotations
 
 import calendar
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -23,8 +27,20 @@ from functools import cache
 from pixiu_cli.selection.rules import compiled, joined, table
 
 # The sections each class's time word governs (context/memory.py section keys).
-GOVERNED = {"trades": ("trades", "decisions"), "brief": ("reports",), "news": ("news",), "plans": ("notes",)}
-_CLASS_NAMES = {"trades": "成交与操作", "brief": "简报 / 报告", "news": "公告与新闻", "plans": "计划"}
+GOVERNED = {
+    "trades": ("trades", "decisions"),
+    "brief": ("reports",),
+    "news": ("news",),
+    "plans": ("notes",),
+    "alerts": ("alerts",),
+}
+_CLASS_NAMES = {
+    "trades": "成交与操作",
+    "brief": "简报 / 报告",
+    "news": "公告与新闻",
+    "plans": "计划 / 观点",
+    "alerts": "预警",
+}
 
 
 @dataclass(frozen=True)
@@ -32,6 +48,7 @@ class Period:
     start: date
     end: date
     words: str  # as the user wrote them, joined with 、
+    reading: str = ""  # Chinese: how a word was read, where that is not plain (a holiday's closure)
 
 
 @dataclass(frozen=True)
@@ -41,15 +58,22 @@ class WindowMove:
     end: date
     words: str
     why: str  # Chinese, shown in --explain and /context
+    reading: str = ""  # how the time word was read (节后: which closure, which side)
+
+    def said(self) -> str:
+        """The time word and its period, as every explanation of the move names them."""
+        reading = f"{self.reading}：" if self.reading else ""
+        return f"时间词“{self.words}”（{reading}{self.start.isoformat()} 至 {self.end.isoformat()}）"
 
     def explanation(self) -> dict:
-        return {
+        said = {
             "section": self.section,
             "start": self.start.isoformat(),
             "end": self.end.isoformat(),
             "words": self.words,
             "why": self.why,
         }
+        return {**said, "reading": self.reading} if self.reading else said
 
 
 @dataclass(frozen=True)
@@ -63,15 +87,33 @@ class _Rule:
 @cache
 def _rules() -> tuple[_Rule, ...]:
     return tuple(
-        _Rule(p["name"], p["kind"], compiled(joined(p["pattern"]), re.IGNORECASE), int(p.get("offset", 0)))
+        _Rule(
+            p["name"], p["kind"], compiled(_with_holidays(joined(p["pattern"])), re.IGNORECASE), int(p.get("offset", 0))
+        )
         for p in table("windows.toml")["period"]
     )
+
+
+def _alternation(words) -> str:
+    return "|".join(sorted(words, key=len, reverse=True))
+
+
+def _with_holidays(pattern: str) -> str:
+    """<HOLIDAY> and <SIDE> in a pattern: every holiday's words and every side word (read
+    from the rules here: selection/holidays.py loads only for a message that names one)."""
+    if "<HOLIDAY>" not in pattern:
+        return pattern
+    data = table("windows.toml")
+    named = _alternation(w for h in data["holiday"] for w in h["words"])
+    said = _alternation(re.escape(w) for words in data["holidays"]["sides"].values() for w in words)
+    return pattern.replace("<HOLIDAY>", named).replace("<SIDE>", said)
 
 
 @cache
 def _tables() -> dict:
     data = table("windows.toml")
-    return {key: data[key] for key in ("numerals", "weekdays", "days_ago", "english_months")}
+    keys = ("numerals", "weekdays", "days_ago", "english_months", "month_parts", "year_parts", "unit_days")
+    return {**{key: data[key] for key in keys}, "since": compiled(data["since"])}
 
 
 def warm() -> None:
@@ -82,7 +124,28 @@ def warm() -> None:
 def _number(text: str | None, default: float = 1) -> float:
     if not text or text == "几":
         return default if text is None else 3
-    return float(text) if text.isdigit() else float(_tables()["numerals"].get(text, default))
+    if text.isdigit():
+        return float(text)
+    numerals = _tables()["numerals"]
+    if text.lower() in numerals:
+        return float(numerals[text.lower()])
+    if len(text) == 2 and all(c in numerals for c in text):  # 两三, 一两: the larger
+        return float(max(numerals[c] for c in text))
+    return float(numerals.get(text.lower(), default))
+
+
+def _unit_days(unit: str) -> int:
+    return int(_tables()["unit_days"][unit.lower().removesuffix("s")])
+
+
+def _more(groups: dict) -> bool:
+    """一个多月, 两周多: half a unit more than the number says."""
+    return any(value for key, value in groups.items() if key.startswith("more"))
+
+
+def _first(groups: dict, name: str) -> str | None:
+    """The group `name`, `name2`, `name3`… that matched (a pattern's alternatives)."""
+    return next((v for k, v in groups.items() if v and k.rstrip("0123456789") == name), None)
 
 
 def _month(match: re.Match[str], key: str = "m") -> int | None:
@@ -149,10 +212,50 @@ def _quarter(m: re.Match[str], today: date) -> tuple[date, date] | None:
 
 def _recent(m: re.Match[str], today: date) -> tuple[date, date]:
     groups = m.groupdict()
-    n = _number(groups.get("n") or groups.get("n2"), 1)
-    unit = groups.get("unit") or groups.get("unit2")
-    days = {"天": 1, "日": 1, "周": 7, "星期": 7, "礼拜": 7, "月": 30, "年": 365}[unit]
+    n = _number(_first(groups, "n"), 1) + (0.5 if _more(groups) else 0)
+    days = _unit_days(_first(groups, "unit"))
     return today - timedelta(days=round(n * days)), today
+
+
+def _ago(m: re.Match[str], today: date) -> tuple[date, date]:
+    """两个月前: a unit wide around that day (half a unit either side; less for 半个月前);
+    一个多月前: from a unit further back to that day."""
+    groups = m.groupdict()
+    n = _number(_first(groups, "n"), 1)
+    unit = _unit_days(_first(groups, "unit"))
+    if _more(groups):
+        return today - timedelta(days=round((n + 1) * unit)), today - timedelta(days=round(n * unit))
+    centre = n * unit
+    half = unit / 2 if n >= 1 else centre / 2
+    return today - timedelta(days=math.ceil(centre + half)), today - timedelta(days=math.floor(centre - half))
+
+
+def _month_part(m: re.Match[str], today: date) -> tuple[date, date]:
+    groups = m.groupdict()
+    back = (groups.get("prev") or "").count("上")  # 上个月底: one month back, 上上个月初: two
+    first = today.replace(day=1)
+    for _ in range(back):
+        first = (first - timedelta(days=1)).replace(day=1)
+    low, high = _tables()["month_parts"][_first(groups, "part")]
+    last = calendar.monthrange(first.year, first.month)[1]
+    return first.replace(day=low), first.replace(day=min(high, last))
+
+
+def _year_part(m: re.Match[str], today: date) -> tuple[date, date]:
+    groups = m.groupdict()
+    year = today.year - 1 if groups.get("y") == "去" else today.year
+    low, high = _tables()["year_parts"][_first(groups, "part")]
+    return date(year, low, 1), _month_span(year, high)[1]
+
+
+def _holiday(m: re.Match[str], today: date):
+    """The span a holiday word names (holidays.HolidaySpan), or None."""
+    from pixiu_cli.selection import holidays  # only for a message that names a holiday
+
+    groups = m.groupdict()
+    if groups.get("h2"):
+        return holidays.span(groups["h2"], holidays.AFTER, today)
+    return holidays.span(groups["h"], holidays.sides()[groups["side"]], today)
 
 
 def _span(rule: _Rule, m: re.Match[str], today: date) -> tuple[date, date] | None:
@@ -169,6 +272,9 @@ def _span(rule: _Rule, m: re.Match[str], today: date) -> tuple[date, date] | Non
     if kind == "month":
         first = (today.replace(day=1) - timedelta(days=1)).replace(day=1) if rule.offset == -1 else today.replace(day=1)
         return _month_span(first.year, first.month)
+    if kind == "holiday":
+        found = _holiday(m, today)
+        return (found.start, found.end) if found else None
     if kind == "month_day":
         return _month_day(m, today)
     if kind == "named_month":
@@ -180,8 +286,19 @@ def _span(rule: _Rule, m: re.Match[str], today: date) -> tuple[date, date] | Non
         return _half(m, today, rule.offset)
     if kind == "quarter":
         return _quarter(m, today)
+    return _span_more(rule, m, today)
+
+
+def _span_more(rule: _Rule, m: re.Match[str], today: date) -> tuple[date, date] | None:
+    kind = rule.kind
     if kind == "recent":
         return _recent(m, today)
+    if kind == "ago":
+        return _ago(m, today)
+    if kind == "month_part":
+        return _month_part(m, today)
+    if kind == "year_part":
+        return _year_part(m, today)
     raise ValueError(f"selection rules: period {rule.name!r} has an unknown kind {kind!r}")
 
 
@@ -204,10 +321,12 @@ def _chinese_day(text: str) -> int:
 
 
 def period(text: str, today: date) -> Period | None:
-    """The period a normalised message names (several joined), or None."""
+    """The period a normalised message names (several joined), or None. A period followed by
+    以来 / 到现在 (`since`) runs until today."""
     taken: list[tuple[int, int]] = []
     spans: list[tuple[date, date]] = []
     words: list[tuple[int, str]] = []
+    readings: list[str] = []
     for rule in _rules():
         for m in rule.pattern.finditer(text):
             if any(lo < m.end() and m.start() < hi for lo, hi in taken):
@@ -215,16 +334,20 @@ def period(text: str, today: date) -> Period | None:
             found = _span(rule, m, today)
             if found is None:
                 continue
-            taken.append(m.span())
-            spans.append(found)
-            words.append((m.start(), m.group().strip()))
+            since = _tables()["since"].match(text, m.end())
+            end = m.end() if since is None else since.end()
+            taken.append((m.start(), end))
+            spans.append(found if since is None else (found[0], today))
+            words.append((m.start(), text[m.start() : end].strip()))
+            if rule.kind == "holiday":
+                readings.append(_holiday(m, today).reading)
     if not spans:
         return None
     start = min(s for s, _ in spans)
     end = min(max(e for _, e in spans), today)
     if start > today:
         return None
-    return Period(start, end, "、".join(w for _, w in sorted(words)))
+    return Period(start, end, "、".join(w for _, w in sorted(words)), "；".join(readings))
 
 
 def moves(found: Period | None, targets: Iterable[str], trade_review: bool) -> tuple[WindowMove, ...]:
@@ -234,11 +357,11 @@ def moves(found: Period | None, targets: Iterable[str], trade_review: bool) -> t
     governed = [t for t in targets if t in GOVERNED] or (["trades"] if trade_review else [])
     out = []
     for target in governed:
-        why = (
-            f"时间词“{found.words}”（{found.start.isoformat()} 至 {found.end.isoformat()}）："
-            f"{_CLASS_NAMES[target]}的窗口按它放宽或移动"
+        said = WindowMove(target, found.start, found.end, found.words, "", found.reading).said()
+        why = f"{said}：{_CLASS_NAMES[target]}的窗口按它放宽或移动"
+        out.extend(
+            WindowMove(section, found.start, found.end, found.words, why, found.reading) for section in GOVERNED[target]
         )
-        out.extend(WindowMove(section, found.start, found.end, found.words, why) for section in GOVERNED[target])
     return tuple(out)
 
 
@@ -248,5 +371,6 @@ def spans_text(text: str) -> list[tuple[int, int]]:
     for rule in _rules():
         for m in rule.pattern.finditer(text):
             if not any(lo < m.end() and m.start() < hi for lo, hi in found):
-                found.append(m.span())
+                since = _tables()["since"].match(text, m.end())
+                found.append((m.start(), m.end() if since is None else since.end()))
     return sorted(found)

@@ -125,8 +125,9 @@ _TARGET_NAMES = {
     "news": "公告与新闻",
     "brief": "简报与报告",
     "rules": "纪律",
-    "plans": "计划",
+    "plans": "计划 / 观点",
     "watchlist": "自选列表",
+    "alerts": "预警",
 }
 
 

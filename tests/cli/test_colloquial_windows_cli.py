@@ -1,0 +1,79 @@
+"""A colloquial time word as a user meets it in `pixiu context` (issue 53): on a real home,
+节后 moves the alerts' window and 国庆后 the notes' (plans and views older than their 30 days
+come in), a cost question brings the fills of stocks since sold out, and `--explain` names
+the word, the closure it was read as, the period and the section."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import pixiu_for_result
+
+ACCOUNT = Path(__file__).resolve().parents[2] / "data" / "selection" / "tune_5" / "datasets" / "windows_he.json"
+NOW = "2026-12-02T20:30:00+08:00"  # a Wednesday; National Day 2026 closed 10-01..10-07
+
+
+@pytest.fixture
+def home(offline_env):
+    env = {**offline_env, "PIXIU_NOW": NOW}
+    done = pixiu_for_result(env, "import", str(ACCOUNT))
+    assert done.returncode == 0, done.stderr
+    return env
+
+
+def explain(env, text: str) -> dict:
+    done = pixiu_for_result(env, "context", "--explain", text)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def section(info: dict, key: str) -> dict:
+    return next(s for s in info["sections"] if s["key"] == key)
+
+
+def test_a_holiday_moves_the_alerts_window_and_explain_says_so(home):
+    usual = explain(home, "最近有什么预警")
+    assert section(usual, "alerts")["memory_ids"] == ["alert:1"]  # the last day only
+    assert usual["selection"]["windows"] == []
+    info = explain(home, "节后触发了哪些预警")
+    # today's, 11-19's and 10-13's alerts; not 09-28's, before the holiday
+    assert section(info, "alerts")["memory_ids"] == ["alert:1", "alert:2", "alert:3"]
+    [move] = info["selection"]["windows"]
+    assert (move["section"], move["start"], move["end"], move["words"]) == (
+        "alerts",
+        "2026-10-08",
+        "2026-12-02",
+        "节后",
+    )
+    assert move["reading"] == "最近一次长假休市 2026-10-01 至 2026-10-07，取复市至今"
+    assert move["why"] == (
+        "时间词“节后”（最近一次长假休市 2026-10-01 至 2026-10-07，取复市至今：2026-10-08 至 2026-12-02）："
+        "预警的窗口放宽到 2026-10-08 至 2026-12-02（平时为近 1 天）"
+    )
+
+
+def test_a_holiday_moves_the_notes_window_and_context_shows_it(home):
+    assert section(explain(home, "最近的想法"), "notes")["memory_ids"] == ["note:1"]  # 30 days: 11-25's plan
+    info = explain(home, "国庆后记的那些想法翻出来看看")
+    assert section(info, "notes")["memory_ids"] == ["note:1", "note:2"]  # with 10-08's view
+    assert [(w["section"], w["start"]) for w in info["selection"]["windows"]] == [("notes", "2026-10-08")]
+    table = pixiu_for_result(home, "context", "国庆后记的那些想法翻出来看看").stdout
+    assert "问到的记忆：计划 / 观点" in table
+    assert (
+        "窗口：时间词“国庆后”（国庆节休市 2026-10-01 至 2026-10-07，取复市至今：2026-10-08 至 2026-12-02）："
+        "计划 / 观点的窗口放宽到 2026-10-08 至 2026-12-02（平时为近 30 天）"
+    ) in table
+
+
+def test_a_cost_question_brings_the_fills_of_stocks_sold_since(home):
+    info = explain(home, "今年交了多少手续费")
+    assert info["intent"] == "trade_review"
+    trades = section(info, "trades")
+    # the year's fills, 比亚迪, 中免 and 隆基 sold out among them, and the dividend (12 shown)
+    assert trades["items"] >= 12 and {"decision:1", "decision:2", "decision:3"} <= set(trades["memory_ids"])
+    cues = [c["name"] for c in info["selection"]["cues"]]
+    assert "一段时间的费用" in cues or "费用、税与分红到账" in cues
+    assert explain(home, "印花税怎么算")["intent"] == "general"
