@@ -68,6 +68,7 @@ class _Rules:
     others: re.Pattern[str]  # the other holdings, anywhere
     exclude: re.Pattern[str]  # leaving the focus out (除了它)
     compare: re.Pattern[str]  # a comparison without its first term
+    compares: re.Pattern[str]  # a comparison at all
     whole: re.Pattern[str]  # the portfolio
     pronoun: re.Pattern[str]  # the stock just discussed, at the start
     elliptical: re.Pattern[str]  # leans on the previous turn at all
@@ -212,7 +213,7 @@ def _pointing(current: Selection, state: ConversationState, reading: _Reading) -
     if not carried or (pair and len(carried) < 2):
         return None
     symbols = [c.symbol for c in carried]
-    if _asks_portfolio(current):
+    if _asks_portfolio(current) or memory.against_rest(text):  # 它和其他几只比: it against the rest
         why = f"“{marker.group()}”指前面点名的个股，又问到自己的持仓：个股 + 概览。{_where(carried)}"
         operation = state.operation(WIDEN, carried)
         return _with(current, Intent.PORTFOLIO_REVIEW, symbols, True, why, operation, carried)
@@ -285,11 +286,12 @@ def _class_follow_up(current: Selection, state: ConversationState, reading: _Rea
 
 
 def _stands_alone(current: Selection, reading: _Reading) -> bool:
-    """A concept asked in general (什么是市盈率) leans on no earlier turn, unless it points at one."""
-    rules = _rules()
-    return asks_concept(current.normalized) and not (
-        rules.pointer.search(reading.text) or rules.pair.search(reading.text)
-    )
+    """A concept asked in general (什么是市盈率) leans on no earlier turn, unless it points at
+    one; nor does a comparison with both its terms (洋河和双汇比呢)."""
+    rules, text = _rules(), reading.text
+    if len(current.symbols) > 1 and rules.compares.search(text):
+        return True
+    return asks_concept(current.normalized) and not (rules.pointer.search(text) or rules.pair.search(text))
 
 
 def resolve(current: Selection, earlier: Sequence[EarlierTurn]) -> Selection:
