@@ -56,7 +56,7 @@ optional), ``now`` (ISO 8601 with an offset, e.g. ``2026-03-04T10:15:00+08:00``)
     follow-up such as "其他几只呢" is judged against them). Each is read with the ones
     before it and leaves its own focus (stocks, overview, topic), so a follow-up can operate
     on any of the last four: ``["神华的分红怎么样", "今天大盘怎么样", "谢谢"]`` then
-    "和汾酒比呢" adds 汾酒 to 神华, three turns back (`selection/conversation.py`).
+    "和汾酒比呢" adds 汾酒 to 神华, three turns back (`selection/follow_up.py`).
 
 Checks (at least one):
 

@@ -1,32 +1,38 @@
-"""How a follow-up operates on the conversation's state (`conversation.ConversationState`).
+"""The conversation's state, and the one operation a follow-up applies to it.
 
-`resolve(current, earlier)` takes the selection of a message read on its own and the earlier
-turns (oldest first, each with its own selection, itself resolved). The message is read on
-its own — English markers first read as the Chinese ones (what about its PE → 那它pe,
-compare it with X → 它对比X) — and applies one operation to the focus of those turns:
+Each earlier turn's selection (itself resolved against the turns before it) leaves a focus
+(`ConversationState`): the stocks it named or carried (and those the brief it read named,
+`Selection.objects`), the portfolio overview, the topic it asked (a stock's 基本面, the
+holdings' valuation lines: `selection/topics.py`) and the memory classes it asked about
+(`selection/targets.py`). `resolve(current, earlier)` takes the selection of a message read
+on its own — English markers first read as the Chinese ones (what about its PE → 那它pe,
+compare it with X → 它对比X, apart from it → 除了它) — and applies exactly one operation:
 
-* complement — the others with no stock named (其他几只呢, 除了它其他的呢, apart from it,
-  how are the others): the rest of the portfolio, the focus stocks left out;
-* add — a comparison whose first term is missing or a pronoun (和汾酒比呢, 这俩和兴业比呢,
-  vs 青啤): the focus stocks, then the named ones, with the last turn's topic;
-* keep — "这俩 / 它俩 / them" → the two stocks last named (in one turn or over two); "它 /
-  这只 / it" → the one last named; a short question about one memory class (有公告吗, 按计划
-  该咋办, 钱够吗) → the stocks of the last turn that named some, in that class; a short
-  question that needs an object and names none (加多少合适, 分红稳定吗, 哪只最弱) → the last
-  turn's object (its stocks, or the portfolio with its topic); 继续说 → the last turn's;
-* widen — a pointer with a portfolio word (那它能不能放进我的组合: the stock and the overview),
-  整体呢 / overall (the portfolio), or a portfolio question of its own after a stock question
-  (组合防守够不够: recorded, the question chose the portfolio itself);
-* replace / same_topic — 那三一呢, what about X: the same question about another stock, with
-  the last turn's topic and memory classes when it asked some.
+* keep — the same focus: "这俩 / 它俩 / them" → the two stocks last named (in one turn or
+  over two); "它 / 这只 / it" → the one last named; a short question about one memory class
+  (有公告吗, 按计划该咋办, 钱够吗) → the stocks of the last turn that named some, in that
+  class; a short question that needs an object and names none (加多少合适, 分红稳定吗) → the
+  last turn's object; after a portfolio question 哪只最弱 keeps the portfolio and its topic;
+* replace — a new stock, the same kind of question (那三一呢, what about X);
+* same_topic — a replace after a turn that asked a topic or a memory class: the new stock
+  with it (那汾酒呢 after a dividend question gets 汾酒's 基本面);
+* add — a comparison whose first term is missing or a pronoun: the focus stocks, then the
+  named ones (和汾酒比呢, 拿它和万华对比下, 这俩和兴业比呢, vs 青啤, compare it with 三一);
+* complement — the others, no stock named: the rest of the portfolio, the focus stocks left
+  out (其他几只呢, 除了它其他几只怎么样, apart from it, how are the others);
+* widen — the portfolio: 整体呢 / overall, a portfolio question of its own after a stock
+  question (组合防守够不够: recorded, the question chose the portfolio itself), and a pointer
+  with a portfolio word or measured against the rest (那它能不能放进我的组合, 它和其他几只比:
+  the stock and the overview).
 
-A turn that asks a concept (什么是市盈率) or names its own comparison (A和B比呢) stands alone.
-A turn that read the brief has the stocks the brief named as objects (`Selection.objects`):
-它 / 那只 / 点名的那只 after it point at them. Every stock taken from an earlier turn is
-recorded with the turn it came from (`Carried`), and the operation with the turn whose focus
-it used (`Operation`), so `/context --explain` says which question it came from (and, for a
-brief's stock, which brief named it). The patterns are data (``[follow_up]`` of
-``data/selection/rules/mentions.toml`` and of ``targets.toml``).
+A topic goes with the focus only to a follow-up that asks nothing of its own (它呢, 那汾酒呢,
+哪只最弱); one that names what it asks (它的走势呢) is a new question. A concept question
+(什么是市盈率) and a comparison with both its terms (洋河和双汇比呢) stand alone. Every stock
+taken from an earlier turn is recorded with the turn it came from (`Carried`), and the
+operation with the turn whose focus it used (`Operation`), so `/context --explain` says what
+the follow-up did and to which question (and, for a brief's stock, which brief named it). The
+patterns are data (``[follow_up]`` of ``data/selection/rules/mentions.toml`` and of
+``targets.toml``).
 """
 
 from __future__ import annotations
@@ -37,20 +43,10 @@ from dataclasses import dataclass, replace
 from functools import cache
 
 from pixiu_cli.selection import targets as memory
-from pixiu_cli.selection.conversation import (
-    ADD,
-    COMPLEMENT,
-    KEEP,
-    REPLACE,
-    SAME_TOPIC,
-    WIDEN,
-    ConversationState,
-    EarlierTurn,
-)
 from pixiu_cli.selection.intent import Group, Intent
 from pixiu_cli.selection.result import Carried, Operation, Selection
 from pixiu_cli.selection.rules import compiled, joined, table
-from pixiu_cli.selection.topics import NO_TOPICS, Topics, asks_concept
+from pixiu_cli.selection.topics import FUNDAMENTALS, NO_TOPICS, Topics, asks_concept
 from pixiu_cli.selection.topics import words as topic_words
 
 __all__ = ["EARLIER_TURNS", "EarlierTurn", "resolve", "warm"]
@@ -59,6 +55,84 @@ __all__ = ["EARLIER_TURNS", "EarlierTurn", "resolve", "warm"]
 EARLIER_TURNS = 4
 # A follow-up is short; a longer message stands on its own. An English word counts as one.
 _SHORT, _POINTER_SHORT = 14, 24
+
+KEEP, REPLACE, SAME_TOPIC, ADD, COMPLEMENT, WIDEN = ("keep", "replace", "same_topic", "add", "complement", "widen")
+
+
+@dataclass(frozen=True)
+class EarlierTurn:
+    message: str
+    selection: Selection
+
+
+@dataclass(frozen=True)
+class ConversationState:
+    """The earlier turns within reach, oldest first, and the focus they leave."""
+
+    turns: tuple[EarlierTurn, ...]
+
+    @property
+    def last(self) -> Selection:
+        return self.turns[-1].selection
+
+    def named(self, count: int) -> list[Carried]:
+        """The `count` stocks last named, most recent turn first, then returned oldest
+        first; each with the turn that first named it."""
+        found: dict[str, tuple[int, int, Carried]] = {}  # symbol → (turn distance, position, origin)
+        for distance, turn in enumerate(reversed(self.turns), 1):
+            for position, carried in _turn_stocks(turn, distance):
+                if carried.symbol not in found and len(found) < count:
+                    found[carried.symbol] = (distance, position, carried)
+            if len(found) >= count:
+                break
+        return [c for _, _, c in sorted(found.values(), key=lambda f: (-f[0], f[1]))]
+
+    def focus_stocks(self) -> list[Carried]:
+        """Every stock of the latest turn that named some (its own or its brief's)."""
+        for turn in reversed(self.turns):
+            count = len({*turn.selection.symbols, *(c.symbol for c in turn.selection.objects)})
+            if count:
+                return self.named(count)
+        return []
+
+    def operation(self, name: str, carried: Sequence[Carried] = ()) -> Operation:
+        """`name` applied to the focus of the nearest turn it used (the last turn when it
+        took no stock)."""
+        if carried:
+            nearest = min(carried, key=lambda c: c.turns_ago)
+            return Operation(name, nearest.turns_ago, nearest.message)
+        return Operation(name, 1, self.turns[-1].message)
+
+    def topics_for(self, symbols: Sequence[str], overview: bool) -> Topics:
+        """The last turn's fundamentals topic, aimed at the new object: the named stocks'
+        基本面, or for the portfolio every holding's valuation line. The market section is
+        a question of its own and is not carried."""
+        topics = self.last.topics
+        if not (topics.fundamentals or topics.holdings_fundamentals):
+            return NO_TOPICS
+        cues = tuple(c for c in topics.cues if c.group == FUNDAMENTALS)
+        return Topics(bool(symbols), not symbols and overview, False, cues)
+
+
+def _turn_stocks(turn: EarlierTurn, distance: int) -> list[tuple[int, Carried]]:
+    """A turn's stocks, last first, with their origin: carried from a turn before it, named
+    by the brief it read, or named by its question."""
+    selection = turn.selection
+    origin = {c.symbol: c for c in selection.carried}
+    objects = {c.symbol: c for c in selection.objects}
+    symbols = [*selection.symbols, *(s for s in objects if s not in selection.symbols)]
+    found = []
+    for position in range(len(symbols) - 1, -1, -1):
+        symbol = symbols[position]
+        source = origin.get(symbol)
+        via = objects[symbol].via if symbol in objects and symbol not in selection.symbols else ""
+        carried = (
+            Carried(symbol, source.turns_ago + distance, source.message, source.via)
+            if source
+            else Carried(symbol, distance, turn.message, via)
+        )
+        found.append((position, carried))
+    return found
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ class Carried:
 
 @dataclass(frozen=True)
 class Operation:
-    """The one operation a follow-up applied to the conversation's focus (selection/conversation.py):
+    """The one operation a follow-up applied to the conversation's focus (selection/follow_up.py):
     keep, replace, add, complement, same_topic or widen; and the turn whose focus it used."""
 
     name: str

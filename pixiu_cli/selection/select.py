@@ -16,8 +16,9 @@
 4. intent cues (`intent.analyze`), then the memory classes the message asks about
    (`targets.refine`: the account, trades, news, the brief, rules, plans, the watch list;
    one stock against the rest; somebody else's money and knowledge stay out);
-5. the conversation (`conversation.resolve`): the last few turns, for pronouns and pairs
-   (它, 这俩), questions that need an object, and the older short follow-ups (其他几只呢);
+5. the conversation (`follow_up.resolve`): the focus the last few turns left, and the one
+   operation a follow-up applies to it (keep 它 / 这俩, replace 那三一呢, same topic, add
+   和汾酒比呢, complement 其他几只呢, widen 整体呢);
 6. given today, the windows a named period moves (`windows`: 上个月, 上周三, 上半年…).
 
 The word lists and patterns of steps 3 and 5 are data: ``data/selection/rules/mentions.toml``.

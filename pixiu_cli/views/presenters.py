@@ -130,7 +130,7 @@ _TARGET_NAMES = {
 }
 
 
-# What a follow-up did to the conversation's focus (selection/conversation.py), as /context names it.
+# What a follow-up did to the conversation's focus (selection/follow_up.py), as /context names it.
 _OPERATION_NAMES = {
     "keep": "沿用焦点",
     "replace": "换一只股票",
