@@ -150,13 +150,14 @@ class _Rules:
     pointer: re.Pattern[str]  # the stock just discussed, anywhere
     needs_object: re.Pattern[str]  # a question that needs an object
     criterion: re.Pattern[str]  # asks something of its own (走势, 回撤): the last turn's topic is not
-    english: tuple[tuple[re.Pattern[str], str], ...]  # English markers → the Chinese ones
+    english: tuple[tuple[re.Pattern[str], str, bool], ...]  # English markers → the Chinese ones (weak?)
+    english_evidence: re.Pattern[str]  # company for a weak English marker
 
 
 @cache
 def _rules() -> _Rules:
     data = dict(table("mentions.toml")["follow_up"])
-    english = tuple((compiled(pattern), chinese) for pattern, chinese in data.pop("english"))
+    english = tuple((compiled(row[0]), row[1], "weak" in row[2:]) for row in data.pop("english"))
     data["needs_object"] = [joined(data["needs_object"]), "|", topic_words("needs_object")]  # topics.toml's too
     data["criterion"] = [joined(table("mentions.toml")["mention"]["investing"]), "|", topic_words("investing")]
     return _Rules(**{key: compiled(joined(value)) for key, value in data.items()}, english=english)
@@ -174,11 +175,17 @@ class _Reading:
     length: int  # characters, an English word counting as one
 
 
-def _reading(normalized: str) -> _Reading:
+def _reading(current: Selection) -> _Reading:
     rules = _rules()
-    text = normalized
-    for pattern, chinese in rules.english:
-        text = pattern.sub(chinese, text)
+    text, strong = current.normalized, False
+    for pattern, chinese, weak in rules.english:
+        if not weak:
+            text, found = pattern.subn(chinese, text)
+            strong = strong or found > 0
+    weak = [(pattern, chinese) for pattern, chinese, is_weak in rules.english if is_weak and pattern.search(text)]
+    if weak and (strong or current.symbols or len(weak) > 1 or rules.english_evidence.search(text)):
+        for pattern, chinese in weak:
+            text = pattern.sub(chinese, text)
     bare = rules.punctuation.sub("", text)
     words = rules.punctuation.sub(" ", text)
     return _Reading(bare, len(re.sub(r"[a-z0-9.]+", "a", words).replace(" ", "")))
@@ -372,7 +379,7 @@ def resolve(current: Selection, earlier: Sequence[EarlierTurn]) -> Selection:
     """`current` read against the earlier turns (oldest first): one operation on their focus."""
     if not earlier:
         return current
-    state, reading = ConversationState(tuple(earlier)), _reading(current.normalized)
+    state, reading = ConversationState(tuple(earlier)), _reading(current)
     if _stands_alone(current, reading):
         return current
     for step in (_complement, _add, _pointing, _class_follow_up, _same_object):

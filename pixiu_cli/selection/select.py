@@ -209,7 +209,7 @@ def _evidence(after: str, name, investing, portfolio_context: bool, conversation
     if name.held and portfolio_context:
         return True, "持有股票的简称，出现在关于持仓的问题里"
     if conversation:
-        return True, "简称，上一轮在谈股票"
+        return True, "简称，最近几轮在谈股票"
     return False, "简称也是日常用语，句中没有投资相关的证据"
 
 
@@ -315,8 +315,10 @@ _EARLIER: dict[tuple, tuple[NameTable, tuple[EarlierTurn, ...]]] = {}
 
 def _select_one(text: str, table: NameTable, earlier: tuple[EarlierTurn, ...], today: date | None = None) -> Selection:
     normalized = normalize(text)
+    # the conversation is about stocks while a turn within reach had some (谢谢 between them
+    # does not end it): evidence that a short name is the stock
     conversation = any(
-        t.selection.symbols or t.selection.objects or t.selection.intent is not Intent.GENERAL for t in earlier[-1:]
+        t.selection.symbols or t.selection.objects or t.selection.intent is not Intent.GENERAL for t in earlier
     )
     symbols, notes, result, targets = _own(normalized, table, table.held, table.symbols_named, conversation)
     selection = Selection(

@@ -253,3 +253,24 @@ def test_the_explanation_view_names_the_operation_and_its_turn(table):
     chosen = select("跟片仔癀比一下", table, ["老窖的分红怎么样", "今天大盘怎么样", "谢谢"])
     lines = selection_lines(chosen.explanation())
     assert "  操作：加入比较（add），作用于前 3 轮的问题“老窖的分红怎么样”" in lines
+
+
+@pytest.mark.parametrize(
+    ("text", "earlier"),
+    [
+        ("哪个板块最强", ["老窖怎么样"]),  # a which-question with its own object
+        ("今天哪只股票涨停了", ["老窖怎么样"]),
+        ("防守型基金有哪些", ["我的持仓怎么样"]),
+        ("it is raining today", ["老窖怎么样"]),  # an English pronoun with no company
+        ("and you?", ["老窖怎么样"]),
+        ("which index is better", ["老窖怎么样"]),
+    ],
+)
+def test_a_which_question_with_its_own_object_or_a_lone_english_word_takes_no_focus(table, text, earlier):
+    chosen = select(text, table, earlier)
+    assert chosen.symbols == [] and not chosen.overview and chosen.operation is None
+
+
+def test_a_short_name_is_the_stock_while_the_conversation_is_about_stocks(table):
+    chosen = select("再跟白药对比一下", table, ["老窖怎么样", "谢谢"])
+    assert chosen.symbols == ["000568", "000538"] and _operation(chosen) == ("add", 2)
