@@ -143,6 +143,7 @@ class _Rules:
     exclude: re.Pattern[str]  # leaving the focus out (除了它)
     compare: re.Pattern[str]  # a comparison without its first term
     compares: re.Pattern[str]  # a comparison at all
+    joined_pointer: re.Pattern[str]  # a pronoun joined to a named stock (那它和白药呢)
     whole: re.Pattern[str]  # the portfolio
     pronoun: re.Pattern[str]  # the stock just discussed, at the start
     elliptical: re.Pattern[str]  # leans on the previous turn at all
@@ -255,22 +256,21 @@ def _complement(current: Selection, state: ConversationState, reading: _Reading)
     pointed = rules.pair.search(text) or rules.pointer.search(text)
     if pointed and not rules.exclude.search(text):
         return None
-    left_out = state.named(2) if rules.pair.search(text) else state.named(1) if pointed else state.focus_stocks()
+    left_out = _focus(state, text)
     why = "追问“其他 / 剩下的”：转向其余持仓，注入持仓概览" + (f"（不含 {_where(left_out)}）" if left_out else "")
     operation = state.operation(COMPLEMENT, left_out)
     return _with(current, Intent.PORTFOLIO_REVIEW, [], True, why, operation)
 
 
 def _add(current: Selection, state: ConversationState, reading: _Reading) -> Selection | None:
-    """A comparison without its first term: the focus stocks, then the ones named."""
+    """A comparison without its first term, or a pronoun joined to a named stock: the focus
+    stocks, then the ones named."""
     rules, text = _rules(), reading.text
-    if not current.symbols or reading.length > _POINTER_SHORT or not rules.compare.search(text):
+    if not current.symbols or reading.length > _POINTER_SHORT:
         return None
-    if rules.pair.search(text):
-        focus = state.named(2)
-    else:
-        focus = state.named(1) if rules.pointer.search(text) else state.focus_stocks()
-    focus = [c for c in focus if c.symbol not in current.symbols]
+    if not (rules.compare.search(text) or rules.joined_pointer.search(text)):
+        return None
+    focus = [c for c in _focus(state, text) if c.symbol not in current.symbols]
     if not focus:
         return None
     symbols = [*(c.symbol for c in focus), *current.symbols]
@@ -279,6 +279,28 @@ def _add(current: Selection, state: ConversationState, reading: _Reading) -> Sel
     targets = current.targets or state.last.targets
     operation = state.operation(ADD, focus)
     return _with(current, Intent.SINGLE_STOCK, symbols, False, why, operation, focus, targets, topics)
+
+
+def _against_rest(current: Selection, state: ConversationState, reading: _Reading) -> Selection | None:
+    """A comparison with the rest of the holdings whose first term is missing (跟我其他持仓比呢):
+    the focus stocks and the overview."""
+    rules, text = _rules(), reading.text
+    if current.symbols or reading.length > _POINTER_SHORT or not rules.compare.search(text):
+        return None
+    focus = _focus(state, text) if memory.against_rest(text) else []
+    if not focus:
+        return None
+    why = f"和其余持仓比，缺了前一项：前面的个股 + 概览。{_where(focus)}"
+    operation = state.operation(WIDEN, focus)
+    return _with(current, Intent.PORTFOLIO_REVIEW, [c.symbol for c in focus], True, why, operation, focus)
+
+
+def _focus(state: ConversationState, text: str) -> list[Carried]:
+    """The stocks a follow-up's pronoun points at (这俩: two, 它: one), else the last turn's that named some."""
+    rules = _rules()
+    if rules.pair.search(text):
+        return state.named(2)
+    return state.named(1) if rules.pointer.search(text) else state.focus_stocks()
 
 
 def _pointing(current: Selection, state: ConversationState, reading: _Reading) -> Selection | None:
@@ -382,7 +404,7 @@ def resolve(current: Selection, earlier: Sequence[EarlierTurn]) -> Selection:
     state, reading = ConversationState(tuple(earlier)), _reading(current)
     if _stands_alone(current, reading):
         return current
-    for step in (_complement, _add, _pointing, _class_follow_up, _same_object):
+    for step in (_complement, _add, _against_rest, _pointing, _class_follow_up, _same_object):
         resolved = step(current, state, reading)
         if resolved is not None:
             return resolved

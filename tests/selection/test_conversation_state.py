@@ -274,3 +274,30 @@ def test_a_which_question_with_its_own_object_or_a_lone_english_word_takes_no_fo
 def test_a_short_name_is_the_stock_while_the_conversation_is_about_stocks(table):
     chosen = select("再跟白药对比一下", table, ["老窖怎么样", "谢谢"])
     assert chosen.symbols == ["000568", "000538"] and _operation(chosen) == ("add", 2)
+
+
+@pytest.mark.parametrize(
+    ("text", "earlier", "symbols"),
+    [
+        ("那它和白药呢", ["老窖怎么样"], ["000568", "000538"]),
+        ("白药比它贵吗", ["老窖怎么样"], ["000568", "000538"]),
+        ("it vs 白药?", ["老窖怎么样"], ["000568", "000538"]),
+        ("片仔癀和它们比呢", ["老窖和白药怎么样"], ["000568", "000538", "600436"]),
+    ],
+)
+def test_a_pronoun_joined_to_a_named_stock_adds_it(table, text, earlier, symbols):
+    chosen = select(text, table, earlier)
+    assert chosen.symbols == symbols and _operation(chosen) == ("add", 1)
+
+
+@pytest.mark.parametrize(
+    ("text", "earlier", "symbols"),
+    [
+        ("跟我的其他持仓比呢", ["老窖怎么样"], ["000568"]),
+        ("这俩和其他几只比呢", ["老窖和白药怎么样"], ["000568", "000538"]),
+    ],
+)
+def test_a_comparison_with_the_rest_missing_its_first_term_is_the_focus_and_the_overview(table, text, earlier, symbols):
+    chosen = select(text, table, earlier)
+    assert (chosen.intent, chosen.symbols, chosen.overview) == (Intent.PORTFOLIO_REVIEW, symbols, True)
+    assert _operation(chosen) == ("widen", 1)
