@@ -16,21 +16,24 @@ compare it with X → 它对比X, apart from it → 除了它) — and applies e
 * replace — a new stock, the same kind of question (那三一呢, what about X);
 * same_topic — a replace after a turn that asked a topic or a memory class: the new stock
   with it (那汾酒呢 after a dividend question gets 汾酒's 基本面);
-* add — a comparison whose first term is missing or a pronoun: the focus stocks, then the
-  named ones (和汾酒比呢, 拿它和万华对比下, 这俩和兴业比呢, vs 青啤, compare it with 三一);
+* add — a comparison whose first term is missing or a pronoun, or a pronoun joined to a
+  named stock: the focus stocks, then the named ones (和汾酒比呢, 拿它和万华对比下, 这俩和兴业
+  比呢, 那它和兴业呢, vs 青啤, compare it with 三一);
 * complement — the others, no stock named: the rest of the portfolio, the focus stocks left
   out (其他几只呢, 除了它其他几只怎么样, apart from it, how are the others);
 * widen — the portfolio: 整体呢 / overall, a portfolio question of its own after a stock
   question (组合防守够不够: recorded, the question chose the portfolio itself), and a pointer
-  with a portfolio word or measured against the rest (那它能不能放进我的组合, 它和其他几只比:
-  the stock and the overview).
+  with a portfolio word or measured against the rest (那它能不能放进我的组合, 它和其他几只比,
+  跟我其他持仓比呢: the stock and the overview).
 
 A topic goes with the focus only to a follow-up that asks nothing of its own (它呢, 那汾酒呢,
 哪只最弱); one that names what it asks (它的走势呢) is a new question. A concept question
 (什么是市盈率) and a comparison with both its terms (洋河和双汇比呢) stand alone. Every stock
 taken from an earlier turn is recorded with the turn it came from (`Carried`), and the
 operation with the turn whose focus it used (`Operation`), so `/context --explain` says what
-the follow-up did and to which question (and, for a brief's stock, which brief named it). The
+the follow-up did and to which question (and, for a brief's stock, which brief named it).
+English it / they / and / what about count only with company (a second marker, a named stock,
+an investing word): "it is raining" and "and you?" are no follow-ups. The
 patterns are data (``[follow_up]`` of ``data/selection/rules/mentions.toml`` and of
 ``targets.toml``).
 """
