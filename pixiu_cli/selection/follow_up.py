@@ -177,6 +177,7 @@ class _Reading:
 
     text: str
     length: int  # characters, an English word counting as one
+    asked: str  # the text without the stocks it names and its pronouns: what it asks of its own
 
 
 def _reading(current: Selection) -> _Reading:
@@ -192,7 +193,11 @@ def _reading(current: Selection) -> _Reading:
             text = pattern.sub(chinese, text)
     bare = rules.punctuation.sub("", text)
     words = rules.punctuation.sub(" ", text)
-    return _Reading(bare, len(re.sub(r"[a-z0-9.]+", "a", words).replace(" ", "")))
+    asked = rules.pointer.sub("", rules.pair.sub("", bare))
+    for mention in current.mentions:
+        if mention.accepted:
+            asked = asked.replace(mention.text, "")  # 牧原股份's 股 asks nothing
+    return _Reading(bare, len(re.sub(r"[a-z0-9.]+", "a", words).replace(" ", "")), asked)
 
 
 def _where(carried: Sequence[Carried]) -> str:
@@ -239,9 +244,7 @@ def _asks_portfolio(current: Selection) -> bool:
 def _topics(state: ConversationState, reading: _Reading, symbols: Sequence[str], overview: bool) -> Topics:
     """The last turn's topic for a follow-up that asks nothing of its own (它呢, 那汾酒呢,
     哪只最弱); one that names what it asks (它的走势呢, 加多少) is a new question."""
-    rules = _rules()
-    asked = rules.pointer.sub("", rules.pair.sub("", reading.text))
-    return NO_TOPICS if rules.criterion.search(asked) else state.topics_for(symbols, overview)
+    return NO_TOPICS if _rules().criterion.search(reading.asked) else state.topics_for(symbols, overview)
 
 
 def _topic_note(topics: Topics) -> str:

@@ -301,3 +301,10 @@ def test_a_comparison_with_the_rest_missing_its_first_term_is_the_focus_and_the_
     chosen = select(text, table, earlier)
     assert (chosen.intent, chosen.symbols, chosen.overview) == (Intent.PORTFOLIO_REVIEW, symbols, True)
     assert _operation(chosen) == ("widen", 1)
+
+
+def test_a_named_stocks_own_characters_ask_nothing_of_their_own(table):
+    """伊利股份's 股 is no investing word of the question: the dividend topic goes with the add."""
+    chosen = select("和伊利股份相比呢", table, ["白药的分红怎么样"])
+    assert chosen.symbols == ["000538", "600887"] and chosen.topics.fundamentals
+    assert _operation(chosen) == ("add", 1)
