@@ -41,7 +41,9 @@ optional), ``now`` (ISO 8601 with an offset, e.g. ``2026-03-04T10:15:00+08:00``)
     the reply is "好的"), ``{"forget": "n1"}`` (`/forget`: delete a note or undo a merge;
     ``d1`` undoes a trade) or ``{"edit": "n1", "text": "新文本"}`` (`/memory edit`). With
     ``earlier`` the checked block is the one `build_messages` sends for ``message`` in that
-    conversation (delta layout); without it, a fresh block as before.
+    conversation (delta layout); without it, a fresh block as before. Each ``ask`` is a
+    stored turn, and the message is selected against the earlier ones as the REPL selects
+    it (their focus, as for ``history``).
 ``stored`` (optional)
     A file of ``datasets/stored/`` with market data stored as the syncs would: valuation
     days, report periods, dividends, benchmark bars, a whole-market session
@@ -51,7 +53,10 @@ optional), ``now`` (ISO 8601 with an offset, e.g. ``2026-03-04T10:15:00+08:00``)
     master first, standing in for a market-data sync: every name there is known.
 ``history`` (optional)
     The user's earlier messages in this conversation, oldest first (an elliptical
-    follow-up such as "其他几只呢" is judged against them).
+    follow-up such as "其他几只呢" is judged against them). Each is read with the ones
+    before it and leaves its own focus (stocks, overview, topic), so a follow-up can operate
+    on any of the last four: ``["神华的分红怎么样", "今天大盘怎么样", "谢谢"]`` then
+    "和汾酒比呢" adds 汾酒 to 神华, three turns back (`selection/follow_up.py`).
 
 Checks (at least one):
 

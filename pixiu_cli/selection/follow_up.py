@@ -1,25 +1,41 @@
-"""How a follow-up leans on the last few turns: pronouns, pairs and ellipsis.
+"""The conversation's state, and the one operation a follow-up applies to it.
 
-`resolve(current, earlier)` takes the selection of a message read on its own and the
-earlier turns (oldest first, each with its own selection, itself resolved), and
+Each earlier turn's selection (itself resolved against the turns before it) leaves a focus
+(`ConversationState`): the stocks it named or carried (and those the brief it read named,
+`Selection.objects`), the portfolio overview, the topic it asked (a stock's 基本面, the
+holdings' valuation lines: `selection/topics.py`) and the memory classes it asked about
+(`selection/targets.py`). `resolve(current, earlier)` takes the selection of a message read
+on its own — English markers first read as the Chinese ones (what about its PE → 那它pe,
+compare it with X → 它对比X, apart from it → 除了它) — and applies exactly one operation:
 
-* "这俩 / 它俩" → the two stocks last named, over the last few turns (two named in one turn,
-  or one in each of two turns); "它 / 这只 / 这票" → the one last named;
-* a pointer with a portfolio word (那它能不能放进我的组合) keeps both: that stock and the
-  overview;
-* the older short follow-ups: 其他几只呢 / 剩下的呢 (the rest of the portfolio), 那整体呢
-  (the portfolio), 那茅台呢 (the same question about another stock), 它的回撤呢;
-* no marker, but a short question that needs an object and names none (加多少合适, 给个方案,
-  分红稳定吗) → the last turn's object (its stocks, or the overview);
-* a short question about one memory class that names no stock (有公告吗, 按计划该咋办,
-  上次那笔卖出赚了多少, 钱够吗) → the stocks of the last turn that named some, in that class;
-* a turn that read the brief has the stocks the brief named as objects (`Selection.objects`):
-  它 / 那只 / 点名的那只 after it point at them.
+* keep — the same focus: "这俩 / 它俩 / them" → the two stocks last named (in one turn or
+  over two); "它 / 这只 / it" → the one last named; a short question about one memory class
+  (有公告吗, 按计划该咋办, 钱够吗) → the stocks of the last turn that named some, in that
+  class; a short question that needs an object and names none (加多少合适, 分红稳定吗) → the
+  last turn's object; after a portfolio question 哪只最弱 keeps the portfolio and its topic;
+* replace — a new stock, the same kind of question (那三一呢, what about X);
+* same_topic — a replace after a turn that asked a topic or a memory class: the new stock
+  with it (那汾酒呢 after a dividend question gets 汾酒's 基本面);
+* add — a comparison whose first term is missing or a pronoun, or a pronoun joined to a
+  named stock: the focus stocks, then the named ones (和汾酒比呢, 拿它和万华对比下, 这俩和兴业
+  比呢, 那它和兴业呢, vs 青啤, compare it with 三一);
+* complement — the others, no stock named: the rest of the portfolio, the focus stocks left
+  out (其他几只呢, 除了它其他几只怎么样, apart from it, how are the others);
+* widen — the portfolio: 整体呢 / overall, a portfolio question of its own after a stock
+  question (组合防守够不够: recorded, the question chose the portfolio itself), and a pointer
+  with a portfolio word or measured against the rest (那它能不能放进我的组合, 它和其他几只比,
+  跟我其他持仓比呢: the stock and the overview).
 
-Every stock taken from an earlier turn is recorded with the turn it came from (`Carried`),
-so `/context --explain` says which question it came from (and, for a brief's stock, which
-brief named it). The patterns are data (``[follow_up]`` of ``data/selection/rules/mentions.toml``
-and of ``targets.toml``).
+A topic goes with the focus only to a follow-up that asks nothing of its own (它呢, 那汾酒呢,
+哪只最弱); one that names what it asks (它的走势呢) is a new question. A concept question
+(什么是市盈率) and a comparison with both its terms (洋河和双汇比呢) stand alone. Every stock
+taken from an earlier turn is recorded with the turn it came from (`Carried`), and the
+operation with the turn whose focus it used (`Operation`), so `/context --explain` says what
+the follow-up did and to which question (and, for a brief's stock, which brief named it).
+English it / they / and / what about count only with company (a second marker, a named stock,
+an investing word): "it is raining" and "and you?" are no follow-ups. The
+patterns are data (``[follow_up]`` of ``data/selection/rules/mentions.toml`` and of
+``targets.toml``).
 """
 
 from __future__ import annotations
@@ -31,14 +47,19 @@ from functools import cache
 
 from pixiu_cli.selection import targets as memory
 from pixiu_cli.selection.intent import Group, Intent
-from pixiu_cli.selection.result import Carried, Selection
+from pixiu_cli.selection.result import Carried, Operation, Selection
 from pixiu_cli.selection.rules import compiled, joined, table
+from pixiu_cli.selection.topics import FUNDAMENTALS, NO_TOPICS, Topics, asks_concept
 from pixiu_cli.selection.topics import words as topic_words
+
+__all__ = ["EARLIER_TURNS", "EarlierTurn", "resolve", "warm"]
 
 # How many earlier user messages a follow-up can reach back to.
 EARLIER_TURNS = 4
-# A follow-up is short; a longer message stands on its own.
+# A follow-up is short; a longer message stands on its own. An English word counts as one.
 _SHORT, _POINTER_SHORT = 14, 24
+
+KEEP, REPLACE, SAME_TOPIC, ADD, COMPLEMENT, WIDEN = ("keep", "replace", "same_topic", "add", "complement", "widen")
 
 
 @dataclass(frozen=True)
@@ -48,50 +69,135 @@ class EarlierTurn:
 
 
 @dataclass(frozen=True)
+class ConversationState:
+    """The earlier turns within reach, oldest first, and the focus they leave."""
+
+    turns: tuple[EarlierTurn, ...]
+
+    @property
+    def last(self) -> Selection:
+        return self.turns[-1].selection
+
+    def named(self, count: int) -> list[Carried]:
+        """The `count` stocks last named, most recent turn first, then returned oldest
+        first; each with the turn that first named it."""
+        found: dict[str, tuple[int, int, Carried]] = {}  # symbol → (turn distance, position, origin)
+        for distance, turn in enumerate(reversed(self.turns), 1):
+            for position, carried in _turn_stocks(turn, distance):
+                if carried.symbol not in found and len(found) < count:
+                    found[carried.symbol] = (distance, position, carried)
+            if len(found) >= count:
+                break
+        return [c for _, _, c in sorted(found.values(), key=lambda f: (-f[0], f[1]))]
+
+    def focus_stocks(self) -> list[Carried]:
+        """Every stock of the latest turn that named some (its own or its brief's)."""
+        for turn in reversed(self.turns):
+            count = len({*turn.selection.symbols, *(c.symbol for c in turn.selection.objects)})
+            if count:
+                return self.named(count)
+        return []
+
+    def operation(self, name: str, carried: Sequence[Carried] = ()) -> Operation:
+        """`name` applied to the focus of the nearest turn it used (the last turn when it
+        took no stock)."""
+        if carried:
+            nearest = min(carried, key=lambda c: c.turns_ago)
+            return Operation(name, nearest.turns_ago, nearest.message)
+        return Operation(name, 1, self.turns[-1].message)
+
+    def topics_for(self, symbols: Sequence[str], overview: bool) -> Topics:
+        """The last turn's fundamentals topic, aimed at the new object: the named stocks'
+        基本面, or for the portfolio every holding's valuation line. The market section is
+        a question of its own and is not carried."""
+        topics = self.last.topics
+        if not (topics.fundamentals or topics.holdings_fundamentals):
+            return NO_TOPICS
+        cues = tuple(c for c in topics.cues if c.group == FUNDAMENTALS)
+        return Topics(bool(symbols), not symbols and overview, False, cues)
+
+
+def _turn_stocks(turn: EarlierTurn, distance: int) -> list[tuple[int, Carried]]:
+    """A turn's stocks, last first, with their origin: carried from a turn before it, named
+    by the brief it read, or named by its question."""
+    selection = turn.selection
+    origin = {c.symbol: c for c in selection.carried}
+    objects = {c.symbol: c for c in selection.objects}
+    symbols = [*selection.symbols, *(s for s in objects if s not in selection.symbols)]
+    found = []
+    for position in range(len(symbols) - 1, -1, -1):
+        symbol = symbols[position]
+        source = origin.get(symbol)
+        via = objects[symbol].via if symbol in objects and symbol not in selection.symbols else ""
+        carried = (
+            Carried(symbol, source.turns_ago + distance, source.message, source.via)
+            if source
+            else Carried(symbol, distance, turn.message, via)
+        )
+        found.append((position, carried))
+    return found
+
+
+@dataclass(frozen=True)
 class _Rules:
     punctuation: re.Pattern[str]
-    rest: re.Pattern[str]  # the other holdings
+    rest: re.Pattern[str]  # the other holdings, the whole message
+    others: re.Pattern[str]  # the other holdings, anywhere
+    exclude: re.Pattern[str]  # leaving the focus out (除了它)
+    compare: re.Pattern[str]  # a comparison without its first term
+    compares: re.Pattern[str]  # a comparison at all
+    joined_pointer: re.Pattern[str]  # a pronoun joined to a named stock (那它和白药呢)
     whole: re.Pattern[str]  # the portfolio
     pronoun: re.Pattern[str]  # the stock just discussed, at the start
     elliptical: re.Pattern[str]  # leans on the previous turn at all
     pair: re.Pattern[str]  # the two stocks just discussed
     pointer: re.Pattern[str]  # the stock just discussed, anywhere
     needs_object: re.Pattern[str]  # a question that needs an object
+    criterion: re.Pattern[str]  # asks something of its own (走势, 回撤): the last turn's topic is not
+    english: tuple[tuple[re.Pattern[str], str, bool], ...]  # English markers → the Chinese ones (weak?)
+    english_evidence: re.Pattern[str]  # company for a weak English marker
 
 
 @cache
 def _rules() -> _Rules:
     data = dict(table("mentions.toml")["follow_up"])
+    english = tuple((compiled(row[0]), row[1], "weak" in row[2:]) for row in data.pop("english"))
     data["needs_object"] = [joined(data["needs_object"]), "|", topic_words("needs_object")]  # topics.toml's too
-    return _Rules(**{key: compiled(joined(value)) for key, value in data.items()})
+    data["criterion"] = [joined(table("mentions.toml")["mention"]["investing"]), "|", topic_words("investing")]
+    return _Rules(**{key: compiled(joined(value)) for key, value in data.items()}, english=english)
 
 
 def warm() -> None:
     _rules()
 
 
-def _named(earlier: Sequence[EarlierTurn], count: int) -> list[Carried]:
-    """The `count` stocks last named, most recent turn first, then returned oldest first;
-    each with the turn that first named it."""
-    found: dict[str, tuple[int, int, Carried]] = {}  # symbol → (turn distance, position, origin)
-    for distance, turn in enumerate(reversed(earlier), 1):
-        origin = {c.symbol: c for c in turn.selection.carried}
-        objects = {c.symbol: c for c in turn.selection.objects}
-        symbols = [*turn.selection.symbols, *(s for s in objects if s not in turn.selection.symbols)]
-        for position in range(len(symbols) - 1, -1, -1):
-            symbol = symbols[position]
-            if symbol not in found and len(found) < count:
-                source = origin.get(symbol)
-                via = objects[symbol].via if symbol in objects and symbol not in turn.selection.symbols else ""
-                carried = (
-                    Carried(symbol, source.turns_ago + distance, source.message, source.via)
-                    if source
-                    else Carried(symbol, distance, turn.message, via)
-                )
-                found[symbol] = (distance, position, carried)
-        if len(found) >= count:
-            break
-    return [c for _, _, c in sorted(found.values(), key=lambda f: (-f[0], f[1]))]
+@dataclass(frozen=True)
+class _Reading:
+    """A message as a follow-up is read: English markers in Chinese, no punctuation."""
+
+    text: str
+    length: int  # characters, an English word counting as one
+    asked: str  # the text without the stocks it names and its pronouns: what it asks of its own
+
+
+def _reading(current: Selection) -> _Reading:
+    rules = _rules()
+    text, strong = current.normalized, False
+    for pattern, chinese, weak in rules.english:
+        if not weak:
+            text, found = pattern.subn(chinese, text)
+            strong = strong or found > 0
+    weak = [(pattern, chinese) for pattern, chinese, is_weak in rules.english if is_weak and pattern.search(text)]
+    if weak and (strong or current.symbols or len(weak) > 1 or rules.english_evidence.search(text)):
+        for pattern, chinese in weak:
+            text = pattern.sub(chinese, text)
+    bare = rules.punctuation.sub("", text)
+    words = rules.punctuation.sub(" ", text)
+    asked = rules.pointer.sub("", rules.pair.sub("", bare))
+    for mention in current.mentions:
+        if mention.accepted:
+            asked = asked.replace(mention.text, "")  # 牧原股份's 股 asks nothing
+    return _Reading(bare, len(re.sub(r"[a-z0-9.]+", "a", words).replace(" ", "")), asked)
 
 
 def _where(carried: Sequence[Carried]) -> str:
@@ -105,10 +211,18 @@ def _ago(turns: int) -> str:
 
 
 def _with(
-    current: Selection, intent: Intent, symbols: list[str], overview: bool, why: str, carried=(), targets=None
+    current: Selection,
+    intent: Intent,
+    symbols: list[str],
+    overview: bool,
+    why: str,
+    operation: Operation,
+    carried: Sequence[Carried] = (),
+    targets=None,
+    topics: Topics = NO_TOPICS,
 ) -> Selection:
-    """The current selection resolved against an earlier turn; it keeps the classes it asks
-    about (or takes `targets`)."""
+    """The current selection resolved against the conversation; it keeps the classes it asks
+    about (or takes `targets`), and the topic carried (its own, if any, is read later)."""
     return replace(
         current,
         intent=intent,
@@ -118,6 +232,8 @@ def _with(
         carried=tuple(carried),
         compact_overview=False,
         targets=current.targets if targets is None else tuple(targets),
+        topics=topics,
+        operation=operation,
     )
 
 
@@ -125,41 +241,120 @@ def _asks_portfolio(current: Selection) -> bool:
     return current.overview and any(c.group == Group.SET for c in current.cues)
 
 
-def _pointing(current: Selection, earlier: Sequence[EarlierTurn], bare: str) -> Selection | None:
-    """这俩 / 它俩 → the two last named; 它 / 这只 → the one last named."""
-    rules = _rules()
-    if current.symbols or len(bare) > _POINTER_SHORT:
+def _topics(state: ConversationState, reading: _Reading, symbols: Sequence[str], overview: bool) -> Topics:
+    """The last turn's topic for a follow-up that asks nothing of its own (它呢, 那汾酒呢,
+    哪只最弱); one that names what it asks (它的走势呢, 加多少) is a new question."""
+    return NO_TOPICS if _rules().criterion.search(reading.asked) else state.topics_for(symbols, overview)
+
+
+def _topic_note(topics: Topics) -> str:
+    return "，沿用上一轮的基本面话题" if topics.fundamentals or topics.holdings_fundamentals else ""
+
+
+def _complement(current: Selection, state: ConversationState, reading: _Reading) -> Selection | None:
+    """The others, no stock named: the portfolio without the focus (a pronoun here is what is
+    left out only with an exclusion word: 它和其他几只比 measures it against the rest)."""
+    rules, text = _rules(), reading.text
+    if current.symbols or reading.length > _POINTER_SHORT:
         return None
-    pair = rules.pair.search(bare)
-    marker = pair or rules.pointer.search(bare) or memory.rules().object_pointer.search(bare)
+    if not (rules.rest.search(text) or rules.others.search(text)):
+        return None
+    pointed = rules.pair.search(text) or rules.pointer.search(text)
+    if pointed and not rules.exclude.search(text):
+        return None
+    left_out = _focus(state, text)
+    why = "追问“其他 / 剩下的”：转向其余持仓，注入持仓概览" + (f"（不含 {_where(left_out)}）" if left_out else "")
+    operation = state.operation(COMPLEMENT, left_out)
+    return _with(current, Intent.PORTFOLIO_REVIEW, [], True, why, operation)
+
+
+def _add(current: Selection, state: ConversationState, reading: _Reading) -> Selection | None:
+    """A comparison without its first term, or a pronoun joined to a named stock: the focus
+    stocks, then the ones named."""
+    rules, text = _rules(), reading.text
+    if not current.symbols or reading.length > _POINTER_SHORT:
+        return None
+    if not (rules.compare.search(text) or rules.joined_pointer.search(text)):
+        return None
+    focus = [c for c in _focus(state, text) if c.symbol not in current.symbols]
+    if not focus:
+        return None
+    symbols = [*(c.symbol for c in focus), *current.symbols]
+    topics = _topics(state, reading, symbols, False)
+    why = f"比较缺了前一项：前面的个股 + 点名的个股{_topic_note(topics)}。{_where(focus)}"
+    targets = current.targets or state.last.targets
+    operation = state.operation(ADD, focus)
+    return _with(current, Intent.SINGLE_STOCK, symbols, False, why, operation, focus, targets, topics)
+
+
+def _against_rest(current: Selection, state: ConversationState, reading: _Reading) -> Selection | None:
+    """A comparison with the rest of the holdings whose first term is missing (跟我其他持仓比呢):
+    the focus stocks and the overview."""
+    rules, text = _rules(), reading.text
+    if current.symbols or reading.length > _POINTER_SHORT or not rules.compare.search(text):
+        return None
+    focus = _focus(state, text) if memory.against_rest(text) else []
+    if not focus:
+        return None
+    why = f"和其余持仓比，缺了前一项：前面的个股 + 概览。{_where(focus)}"
+    operation = state.operation(WIDEN, focus)
+    return _with(current, Intent.PORTFOLIO_REVIEW, [c.symbol for c in focus], True, why, operation, focus)
+
+
+def _focus(state: ConversationState, text: str) -> list[Carried]:
+    """The stocks a follow-up's pronoun points at (这俩: two, 它: one), else the last turn's that named some."""
+    rules = _rules()
+    if rules.pair.search(text):
+        return state.named(2)
+    return state.named(1) if rules.pointer.search(text) else state.focus_stocks()
+
+
+def _pointing(current: Selection, state: ConversationState, reading: _Reading) -> Selection | None:
+    """这俩 / 它俩 → the two last named; 它 / 这只 → the one last named."""
+    rules, text = _rules(), reading.text
+    if current.symbols or reading.length > _POINTER_SHORT:
+        return None
+    pair = rules.pair.search(text)
+    marker = pair or rules.pointer.search(text) or memory.rules().object_pointer.search(text)
     if marker is None:
         return None
-    carried = _named(earlier, 2 if pair else 1)
+    carried = state.named(2 if pair else 1)
     if not carried or (pair and len(carried) < 2):
         return None
     symbols = [c.symbol for c in carried]
-    if _asks_portfolio(current):
+    if _asks_portfolio(current) or memory.against_rest(text):  # 它和其他几只比: it against the rest
         why = f"“{marker.group()}”指前面点名的个股，又问到自己的持仓：个股 + 概览。{_where(carried)}"
-        return _with(current, Intent.PORTFOLIO_REVIEW, symbols, True, why, carried)
+        operation = state.operation(WIDEN, carried)
+        return _with(current, Intent.PORTFOLIO_REVIEW, symbols, True, why, operation, carried)
     intent = Intent.TRADE_REVIEW if current.intent is Intent.TRADE_REVIEW else Intent.SINGLE_STOCK
-    why = f"“{marker.group()}”指{'最近点名的两只' if pair else '上次点名的那只'}：{_where(carried)}"
-    return _with(current, intent, symbols, False, why, carried)
+    topics = _topics(state, reading, symbols, False)
+    why = (
+        f"“{marker.group()}”指{'最近点名的两只' if pair else '上次点名的那只'}{_topic_note(topics)}：{_where(carried)}"
+    )
+    return _with(current, intent, symbols, False, why, state.operation(KEEP, carried), carried, topics=topics)
 
 
-def _same_object(current: Selection, earlier: Sequence[EarlierTurn], bare: str) -> Selection | None:
+def _same_object(current: Selection, state: ConversationState, reading: _Reading) -> Selection | None:
     """No marker, no stock, a question that needs an object: the last turn's object."""
-    if current.symbols or len(bare) > _SHORT or _asks_portfolio(current):
+    if current.symbols or reading.length > _SHORT or _asks_portfolio(current):
         return None
-    if current.intent not in (Intent.GENERAL, Intent.PORTFOLIO_REVIEW) or not _rules().needs_object.search(bare):
+    if current.intent not in (Intent.GENERAL, Intent.PORTFOLIO_REVIEW) or not _rules().needs_object.search(
+        reading.text
+    ):
         return None
-    previous = earlier[-1].selection
+    previous = state.last
     if previous.symbols:
-        carried = _named(earlier[-1:], len(previous.symbols))
+        carried = state.named(len(previous.symbols))
+        symbols = [c.symbol for c in carried]
         intent = Intent.PORTFOLIO_REVIEW if previous.overview else Intent.SINGLE_STOCK
-        why = f"没有指代词，但问题需要对象：沿用上一轮的对象。{_where(carried)}"
-        return _with(current, intent, [c.symbol for c in carried], previous.overview, why, carried)
+        topics = _topics(state, reading, symbols, previous.overview)
+        why = f"没有指代词，但问题需要对象：沿用上一轮的对象{_topic_note(topics)}。{_where(carried)}"
+        operation = state.operation(KEEP, carried)
+        return _with(current, intent, symbols, previous.overview, why, operation, carried, topics=topics)
     if previous.overview:
-        return _with(current, Intent.PORTFOLIO_REVIEW, [], True, "没有指代词，但问题需要对象：沿用上一轮的持仓问题")
+        topics = _topics(state, reading, [], True)
+        why = f"没有指代词，但问题需要对象：沿用上一轮的持仓问题{_topic_note(topics)}"
+        return _with(current, Intent.PORTFOLIO_REVIEW, [], True, why, state.operation(KEEP), topics=topics)
     return None
 
 
@@ -174,61 +369,96 @@ _OBJECT_CLASSES = {
 }
 
 
-def _class_follow_up(current: Selection, earlier: Sequence[EarlierTurn], bare: str) -> Selection | None:
+def _class_follow_up(current: Selection, state: ConversationState, reading: _Reading) -> Selection | None:
     """A short question about one class, naming no stock: the stocks of the last turn (of
     the last two) that named some, in that class."""
-    if current.symbols or len(bare) > memory.rules().follow_up_chars or _asks_portfolio(current):
+    if current.symbols or reading.length > memory.rules().follow_up_chars or _asks_portfolio(current):
         return None
     asked = [t for t in current.targets if t in _OBJECT_CLASSES]
     if not asked or (current.intent is Intent.GENERAL and memory.ACCOUNT in asked and len(asked) == 1):
         return None
-    recent = list(earlier[-2:])
-    named = [t for t in recent if t.selection.symbols or t.selection.objects]
-    if not named or (memory.TRADES in asked and recent[-1].selection.intent is Intent.TRADE_REVIEW):
+    recent = ConversationState(state.turns[-2:])
+    named = [t for t in recent.turns if t.selection.symbols or t.selection.objects]
+    if not named or (memory.TRADES in asked and recent.last.intent is Intent.TRADE_REVIEW):
         # after a trade review, another trade (那上上笔呢) may be of another stock
         return None
     last = named[-1].selection
-    carried = _named(recent, len({*last.symbols, *(c.symbol for c in last.objects)}))
+    carried = recent.named(len({*last.symbols, *(c.symbol for c in last.objects)}))
     symbols = [c.symbol for c in carried]
     what = _OBJECT_CLASSES[asked[0]]
     why = f"追问{what}，没有点名个股：沿用前面点名的个股。{_where(carried)}"
+    operation = state.operation(KEEP, carried)
     if memory.ACCOUNT in asked and current.intent is Intent.PORTFOLIO_REVIEW:
-        return _with(current, Intent.PORTFOLIO_REVIEW, symbols, True, why, carried)
+        return _with(current, Intent.PORTFOLIO_REVIEW, symbols, True, why, operation, carried)
     intent = Intent.TRADE_REVIEW if memory.TRADES in asked else Intent.SINGLE_STOCK
-    return _with(current, intent, symbols, False, why, carried)
+    return _with(current, intent, symbols, False, why, operation, carried)
+
+
+def _stands_alone(current: Selection, reading: _Reading) -> bool:
+    """A concept asked in general (什么是市盈率) leans on no earlier turn, unless it points at
+    one; nor does a comparison with both its terms (洋河和双汇比呢)."""
+    rules, text = _rules(), reading.text
+    if len(current.symbols) > 1 and rules.compares.search(text):
+        return True
+    return asks_concept(current.normalized) and not (rules.pointer.search(text) or rules.pair.search(text))
 
 
 def resolve(current: Selection, earlier: Sequence[EarlierTurn]) -> Selection:
-    """`current` read against the earlier turns (oldest first)."""
+    """`current` read against the earlier turns (oldest first): one operation on their focus."""
     if not earlier:
         return current
-    bare = _rules().punctuation.sub("", current.normalized)
-    for step in (_pointing, _class_follow_up, _same_object):
-        resolved = step(current, earlier, bare)
+    state, reading = ConversationState(tuple(earlier)), _reading(current)
+    if _stands_alone(current, reading):
+        return current
+    for step in (_complement, _add, _against_rest, _pointing, _class_follow_up, _same_object):
+        resolved = step(current, state, reading)
         if resolved is not None:
             return resolved
-    return _elliptical(current, earlier[-1], bare)
+    return _elliptical(current, state, reading)
 
 
-def _elliptical(current: Selection, last: EarlierTurn, bare: str) -> Selection:
-    """The short follow-ups that lean on the previous turn (其他几只呢, 那整体呢, 那茅台呢)."""
-    rules, previous = _rules(), last.selection
-    if len(bare) > _SHORT or not rules.elliptical.search(bare):
-        return current
-    if rules.rest.search(bare) and not current.symbols:
-        return _with(current, Intent.PORTFOLIO_REVIEW, [], True, "追问“其他 / 剩下的”：转向其余持仓，注入持仓概览")
-    if rules.whole.search(bare) and not current.symbols:
-        return _with(current, Intent.PORTFOLIO_REVIEW, [], True, "追问整体：注入持仓概览")
+def _elliptical(current: Selection, state: ConversationState, reading: _Reading) -> Selection:
+    """The short follow-ups that lean on the previous turn (那整体呢, 那三一呢, 继续说)."""
+    rules, previous, text = _rules(), state.last, reading.text
+    if reading.length > _SHORT or not rules.elliptical.search(text):
+        return _widened(current, state, reading)
+    if rules.whole.search(text) and not current.symbols:
+        return _with(current, Intent.PORTFOLIO_REVIEW, [], True, "追问整体：注入持仓概览", state.operation(WIDEN))
     if current.symbols:
-        if previous.intent is Intent.PORTFOLIO_REVIEW and previous.overview:
-            why = "承接上一轮的持仓问题，换成点名的个股：概览 + 个股"
-            return _with(current, Intent.PORTFOLIO_REVIEW, current.symbols, True, why)
-        if current.intent is Intent.GENERAL:
-            return _with(current, Intent.SINGLE_STOCK, current.symbols, False, "承接上一轮，换一只股票问同样的问题")
-        return current
+        return _replaced(current, state, reading)
     if current.intent is not Intent.GENERAL:
         return current
-    carried = _named([last], len(previous.symbols)) if previous.symbols else []
+    carried = state.named(len(previous.symbols)) if previous.symbols else []
     why = "省略式追问：沿用上一轮的意图和个股" + (f"。{_where(carried)}" if carried else "")
     targets = current.targets or previous.targets
-    return _with(current, previous.intent, list(previous.symbols), previous.overview, why, carried, targets)
+    operation = state.operation(KEEP, carried)
+    symbols = list(previous.symbols)
+    topics = previous.topics if _topics(state, reading, symbols, previous.overview) is not NO_TOPICS else NO_TOPICS
+    return _with(current, previous.intent, symbols, previous.overview, why, operation, carried, targets, topics)
+
+
+def _replaced(current: Selection, state: ConversationState, reading: _Reading) -> Selection:
+    """Another stock, the same question: with the last turn's topic and memory classes."""
+    previous = state.last
+    if previous.intent is Intent.PORTFOLIO_REVIEW and previous.overview:
+        why = "承接上一轮的持仓问题，换成点名的个股：概览 + 个股"
+        return _with(current, Intent.PORTFOLIO_REVIEW, current.symbols, True, why, state.operation(REPLACE))
+    if current.intent not in (Intent.GENERAL, Intent.SINGLE_STOCK):
+        return current
+    topics = _topics(state, reading, current.symbols, False)
+    targets = current.targets or previous.targets
+    same_topic = topics is not NO_TOPICS or bool(set(targets) - set(current.targets))
+    why = "承接上一轮，换一只股票问同样的问题" + (
+        _topic_note(topics) or ("，沿用上一轮问到的记忆" if same_topic else "")
+    )
+    operation = state.operation(SAME_TOPIC if same_topic else REPLACE)
+    return _with(current, Intent.SINGLE_STOCK, current.symbols, False, why, operation, (), targets, topics)
+
+
+def _widened(current: Selection, state: ConversationState, reading: _Reading) -> Selection:
+    """A short portfolio question of its own after a turn about stocks (组合防守够不够): the
+    question chose the portfolio; the operation says it widened the focus."""
+    if reading.length > _SHORT or current.symbols or not current.overview or not state.last.symbols:
+        return current
+    why = "从上一轮的个股转向整个组合：注入持仓概览"
+    return replace(current, follow_up=why, operation=state.operation(WIDEN))

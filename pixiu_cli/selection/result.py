@@ -20,6 +20,16 @@ class Carried:
 
 
 @dataclass(frozen=True)
+class Operation:
+    """The one operation a follow-up applied to the conversation's focus (selection/follow_up.py):
+    keep, replace, add, complement, same_topic or widen; and the turn whose focus it used."""
+
+    name: str
+    turns_ago: int  # 1 = the previous turn
+    message: str  # that turn's question
+
+
+@dataclass(frozen=True)
 class MentionNote:
     text: str
     symbol: str | None
@@ -44,6 +54,7 @@ class Selection:
     targets: tuple[str, ...] = ()  # the memory classes asked about (selection/targets.py)
     windows: tuple[WindowMove, ...] = ()  # windows a time word moved (selection/windows.py)
     objects: tuple[Carried, ...] = ()  # stocks the memory this turn read named (the brief's), for follow-ups
+    operation: Operation | None = None  # what this turn did to the conversation's focus, if a follow-up
 
     def window(self, section: str) -> WindowMove | None:
         return next((w for w in self.windows if w.section == section), None)
@@ -57,6 +68,7 @@ class Selection:
             "compact_overview": self.compact_overview,
             "reason": self.reason,
             "follow_up": self.follow_up,
+            "operation": _operation(self.operation),
             "normalized": self.normalized,
             "cues": [{"name": c.name, "group": c.group, "matched": c.matched, "why": c.why} for c in self.cues],
             "mentions": [
@@ -81,3 +93,7 @@ class Selection:
 def _carried(c: Carried) -> dict:
     said = {"symbol": c.symbol, "turns_ago": c.turns_ago, "message": c.message}
     return {**said, "via": c.via} if c.via else said
+
+
+def _operation(o: Operation | None) -> dict | None:
+    return None if o is None else {"name": o.name, "turns_ago": o.turns_ago, "message": o.message}

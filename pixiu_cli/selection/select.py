@@ -16,8 +16,9 @@
 4. intent cues (`intent.analyze`), then the memory classes the message asks about
    (`targets.refine`: the account, trades, news, the brief, rules, plans, the watch list;
    one stock against the rest; somebody else's money and knowledge stay out);
-5. the conversation (`conversation.resolve`): the last few turns, for pronouns and pairs
-   (它, 这俩), questions that need an object, and the older short follow-ups (其他几只呢);
+5. the conversation (`follow_up.resolve`): the focus the last few turns left, and the one
+   operation a follow-up applies to it (keep 它 / 这俩, replace 那三一呢, same topic, add
+   和汾酒比呢, complement 其他几只呢, widen 整体呢);
 6. given today, the windows a named period moves (`windows`: 上个月, 上周三, 上半年…).
 
 The word lists and patterns of steps 3 and 5 are data: ``data/selection/rules/mentions.toml``.
@@ -208,7 +209,7 @@ def _evidence(after: str, name, investing, portfolio_context: bool, conversation
     if name.held and portfolio_context:
         return True, "持有股票的简称，出现在关于持仓的问题里"
     if conversation:
-        return True, "简称，上一轮在谈股票"
+        return True, "简称，最近几轮在谈股票"
     return False, "简称也是日常用语，句中没有投资相关的证据"
 
 
@@ -314,8 +315,10 @@ _EARLIER: dict[tuple, tuple[NameTable, tuple[EarlierTurn, ...]]] = {}
 
 def _select_one(text: str, table: NameTable, earlier: tuple[EarlierTurn, ...], today: date | None = None) -> Selection:
     normalized = normalize(text)
+    # the conversation is about stocks while a turn within reach had some (谢谢 between them
+    # does not end it): evidence that a short name is the stock
     conversation = any(
-        t.selection.symbols or t.selection.objects or t.selection.intent is not Intent.GENERAL for t in earlier[-1:]
+        t.selection.symbols or t.selection.objects or t.selection.intent is not Intent.GENERAL for t in earlier
     )
     symbols, notes, result, targets = _own(normalized, table, table.held, table.symbols_named, conversation)
     selection = Selection(

@@ -78,6 +78,11 @@ def turns_to_market(text: str) -> bool:
     return _to_market().search(text) is not None
 
 
+def asks_concept(text: str) -> bool:
+    """A concept asked about in general (什么是市盈率): no stock's figures, no earlier turn's."""
+    return _rules()[1]["concept"].search(text) is not None
+
+
 @lru_cache(maxsize=256)
 def read_topics(text: str, named_stocks: bool, portfolio: bool) -> Topics:
     """The topics of a normalised message; `named_stocks`: the selection took stocks for it,

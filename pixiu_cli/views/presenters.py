@@ -131,11 +131,31 @@ _TARGET_NAMES = {
 }
 
 
+# What a follow-up did to the conversation's focus (selection/follow_up.py), as /context names it.
+_OPERATION_NAMES = {
+    "keep": "沿用焦点",
+    "replace": "换一只股票",
+    "same_topic": "换一只股票，沿用话题",
+    "add": "加入比较",
+    "complement": "转向其余持仓",
+    "widen": "扩大到整个组合",
+}
+
+
+def _operation_line(operation: dict) -> str:
+    turns = operation["turns_ago"]
+    ago = "上一轮" if turns == 1 else f"前 {turns} 轮"
+    name = _OPERATION_NAMES.get(operation["name"], operation["name"])
+    return f"  操作：{name}（{operation['name']}），作用于{ago}的问题“{operation['message'][:20]}”"
+
+
 def selection_lines(selection: dict) -> list[str]:
     """Why these sections: the intent's reason, the cues that fired, each name or code
     accepted or rejected, and how the previous turn was used."""
     overview = "，注入持仓画像概览" if selection.get("overview") else ""
     lines = [f"选择依据：{selection.get('reason', '')}{overview}"]
+    if selection.get("operation"):
+        lines.append(_operation_line(selection["operation"]))
     if selection.get("follow_up"):
         lines.append(f"  追问：{selection['follow_up']}")
     if selection.get("targets"):

@@ -11,6 +11,7 @@ import pytest
 from tests.helpers import pixiu_for_result
 
 CORPUS_PORTFOLIO = Path(__file__).resolve().parents[2] / "data" / "selection" / "datasets" / "energy_consumer.json"
+CONVO_PORTFOLIO = Path(__file__).resolve().parents[2] / "data" / "selection" / "tune_5" / "datasets" / "convo_chen.json"
 
 
 def pixiu(env, *args, timeout=120):
@@ -106,6 +107,7 @@ def test_eval_reports_shipped_tune_and_held_out(offline_env, monkeypatch):
     splits = summary["selection"]
     assert set(splits) == {
         "tune",
+        "tune_5",
         "heldout",
         "frozen",
         "frozen_2",
@@ -163,3 +165,26 @@ def test_explain_says_why_a_window_moved_and_context_shows_it(offline_env, tmp_p
     )
     table = pixiu(env, "context", "上个月的操作帮我列一下")
     assert "问到的记忆：成交与已实现盈亏" in table.stdout and "窗口：时间词“上个月”" in table.stdout, table.stdout
+
+
+@pytest.mark.slow
+def test_a_conversation_adds_a_stock_then_turns_to_the_others(offline_env):
+    """Follow-ups through the real conversation store, as the REPL sends them: 和X比呢 adds X
+    to the stock in focus, 除了这俩… turns to the rest of the portfolio, and each stored call
+    names its operation and the turn it came from."""
+    assert pixiu(offline_env, "import", str(CONVO_PORTFOLIO)).returncode == 0
+    first = json.loads(pixiu(offline_env, "ask", "--json", "神华的分红怎么样").stdout)
+    assert pixiu(offline_env, "ask", "--continue", "和汾酒比呢").returncode == 0
+    added = explain(offline_env)
+    assert added["symbols"] == ["601088", "600809"] and added["intent"] == "single_stock"
+    assert added["selection"]["operation"] == {"name": "add", "turns_ago": 1, "message": "神华的分红怎么样"}
+    assert added["selection"]["topics"]["fundamentals"] is True  # the dividend question's topic, for both
+    assert pixiu(offline_env, "ask", "--continue", "除了这俩，其他的怎么样").returncode == 0
+    rest = explain(offline_env)
+    assert rest["intent"] == "portfolio_review" and rest["symbols"] == []
+    assert "portfolio_profiles" in [s["key"] for s in rest["sections"]]
+    assert rest["selection"]["operation"] == {"name": "complement", "turns_ago": 1, "message": "和汾酒比呢"}
+    table = pixiu(offline_env, "context").stdout
+    assert "操作：转向其余持仓（complement），作用于上一轮的问题“和汾酒比呢”" in table, table
+    asked = explain(offline_env, "--conversation", str(first["conversation_id"]), "compare it with 兴业")
+    assert asked["symbols"] == ["600809", "601166"] and asked["selection"]["operation"]["turns_ago"] == 2
