@@ -57,13 +57,13 @@ from pixiu_cli.selection.names import (
 from pixiu_cli.selection.normalize import normalize
 from pixiu_cli.selection.result import Carried, MentionNote, Selection
 from pixiu_cli.selection.rules import compiled, joined, table
-from pixiu_cli.selection.targets import BRIEF, against_rest, refine
+from pixiu_cli.selection.targets import BRIEF, against_rest, fired_names, refine
 from pixiu_cli.selection.targets import rules as target_rules
 from pixiu_cli.selection.targets import warm as warm_targets
 from pixiu_cli.selection.topics import NO_TOPICS, read_topics, turns_to_market
 from pixiu_cli.selection.topics import warm as warm_topics
 from pixiu_cli.selection.topics import words as topic_words
-from pixiu_cli.selection.windows import moves, period
+from pixiu_cli.selection.windows import moves, period, unsaid_period
 from pixiu_cli.selection.windows import warm as warm_windows
 
 __all__ = ["Carried", "MentionNote", "Selection", "extract_symbols", "select", "warm"]
@@ -341,7 +341,7 @@ def _select_one(text: str, table: NameTable, earlier: tuple[EarlierTurn, ...], t
         resolved = replace(resolved, topics=topics)
     if today is None:
         return resolved
-    found = period(normalized, today)
+    found = period(normalized, today) or unsaid_period(fired_names(normalized, bool(symbols)), today)
     return replace(resolved, windows=moves(found, resolved.targets, resolved.intent is Intent.TRADE_REVIEW))
 
 

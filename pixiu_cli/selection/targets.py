@@ -176,6 +176,11 @@ def read(text: str, named: bool) -> Reading:
     return Reading(text, tuple(fired), weak)
 
 
+def fired_names(text: str, named: bool) -> tuple[str, ...]:
+    """The names of the target cues a normalised message fires, whichever step decided its intent."""
+    return tuple(c.name for c in read(text, named).fired)
+
+
 def _after_period(pattern: re.Pattern[str], text: str, periods: list[tuple[int, int]]) -> re.Match[str] | None:
     for _, end in periods:
         match = pattern.match(text, end)

@@ -63,7 +63,8 @@ class WindowMove:
     def said(self) -> str:
         """The time word and its period, as every explanation of the move names them."""
         reading = f"{self.reading}：" if self.reading else ""
-        return f"时间词“{self.words}”（{reading}{self.start.isoformat()} 至 {self.end.isoformat()}）"
+        said = f"时间词“{self.words}”" if self.words else "没有时间词"
+        return f"{said}（{reading}{self.start.isoformat()} 至 {self.end.isoformat()}）"
 
     def explanation(self) -> dict:
         said = {
@@ -112,7 +113,7 @@ def _with_holidays(pattern: str) -> str:
 @cache
 def _tables() -> dict:
     data = table("windows.toml")
-    keys = ("numerals", "weekdays", "days_ago", "english_months", "month_parts", "year_parts", "unit_days")
+    keys = ("numerals", "weekdays", "days_ago", "english_months", "month_parts", "year_parts", "unit_days", "unsaid")
     return {**{key: data[key] for key in keys}, "since": compiled(data["since"])}
 
 
@@ -363,6 +364,15 @@ def moves(found: Period | None, targets: Iterable[str], trade_review: bool) -> t
             WindowMove(section, found.start, found.end, found.words, why, found.reading) for section in GOVERNED[target]
         )
     return tuple(out)
+
+
+def unsaid_period(cue_names: Iterable[str], today: date) -> Period | None:
+    """The period a tally question means when it names none (`unsaid` in windows.toml):
+    the last year for what the fees, taxes and dividends came to; None for other questions."""
+    unsaid = _tables()["unsaid"]
+    if not set(unsaid["cues"]) & set(cue_names):
+        return None
+    return Period(today - timedelta(days=unsaid["days"]), today, "", unsaid["reading"])
 
 
 def spans_text(text: str) -> list[tuple[int, int]]:

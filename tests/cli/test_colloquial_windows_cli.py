@@ -77,3 +77,17 @@ def test_a_cost_question_brings_the_fills_of_stocks_sold_since(home):
     cues = [c["name"] for c in info["selection"]["cues"]]
     assert "一段时间的费用" in cues or "费用、税与分红到账" in cues
     assert explain(home, "印花税怎么算")["intent"] == "general"
+
+
+def test_a_cost_question_without_a_time_word_reckons_the_last_year(home):
+    """Fees and dividends are tallied by the year: with no time word the trades' window is the
+    last year, so a sale of two months ago is there; a plain trade question keeps its week."""
+    info = explain(home, "那笔卖出的印花税扣了我多少钱")
+    trades = section(info, "trades")
+    assert {"decision:1", "decision:2", "decision:3"} <= set(trades["memory_ids"])  # 09-29, 10-16, 11-30
+    move = next(w for w in info["selection"]["windows"] if w["section"] == "trades")
+    assert (move["start"], move["end"]) == ("2025-12-02", "2026-12-02")
+    assert move["why"].startswith("没有时间词（问的是费用、税或分红的合计，按近一年算")
+    plain = explain(home, "最近卖了啥")
+    assert not plain["selection"]["windows"]
+    assert "decision:1" not in section(plain, "trades")["memory_ids"]
