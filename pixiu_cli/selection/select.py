@@ -56,6 +56,8 @@ from pixiu_cli.selection.names import (
 from pixiu_cli.selection.normalize import normalize
 from pixiu_cli.selection.result import Carried, MentionNote, Selection
 from pixiu_cli.selection.rules import compiled, joined, table
+from pixiu_cli.selection.senses import compared, everyday_reason
+from pixiu_cli.selection.senses import warm as warm_senses
 from pixiu_cli.selection.targets import BRIEF, against_rest, refine
 from pixiu_cli.selection.targets import rules as target_rules
 from pixiu_cli.selection.targets import warm as warm_targets
@@ -153,19 +155,46 @@ def _inside_word(text: str, start: int, end: int, table: NameTable) -> str | Non
 _COMMON_WORD = 100
 
 
+def _everyday(text: str, start: int, end: int, name) -> str | None:
+    """Why a name is not the stock here: no stock at all (a shadow word, an index), product,
+    place or service words right around it, or a sentence of daily life (`senses`)."""
+    if name.kind == SHADOW:
+        return "日常用语或其他公司的名字，包含了简称"
+    if name.kind == INDEX:
+        return "指数，不是股票"
+    context = _not_stock_context(text, start, end)
+    if context and not _near(_mention_rules().evidence, text, start, end):
+        return f"“{context}”说明指的是产品、地方或服务，不是股票（句中没有股价、代码、持仓等投资证据）"
+    return everyday_reason(text, start, end)
+
+
+def _counted_or_visited(before: str, name) -> bool:
+    """A measure word or a place verb right before a name that needs evidence (两瓶茅台, 去宁德)."""
+    rules = _mention_rules()
+    place = rules.place_before.search(before)
+    visited = place is not None and place.group() not in ("在", "买", "买了")
+    return name.kind not in _ALWAYS and bool(rules.measure_before.search(before) or visited)
+
+
 def _judge_name(
-    text: str, start: int, end: int, name, portfolio_context: bool, conversation: bool, table: NameTable
+    text: str,
+    start: int,
+    end: int,
+    name,
+    portfolio_context: bool,
+    conversation: bool,
+    table: NameTable,
+    in_comparison: bool = False,
 ) -> tuple[bool, str]:
     rules = _mention_rules()
     before, after = text[max(0, start - 4) : start], text[end : end + 12]
-    if name.kind == SHADOW:
-        return False, "日常用语或其他公司的名字，包含了简称"
-    if name.kind == INDEX:
-        return False, "指数，不是股票"
+    everyday = _everyday(text, start, end, name)
+    if everyday:
+        return False, everyday
+    if in_comparison and not _counted_or_visited(before, name):
+        return True, "和另一只股票放在一起比较（跟、还是…哪个）：是股票"
     context = _not_stock_context(text, start, end)
     evidence = _near(rules.evidence, text, start, end) if context else None
-    if context and not evidence:
-        return False, f"“{context}”说明指的是产品、地方或服务，不是股票（句中没有股价、代码、持仓等投资证据）"
     # A name asked about directly (茅台最近怎么样) or a holding in a question about holdings
     # is not inside a word; otherwise, without investing words, it may be (心灵美的人).
     plain = name.held and portfolio_context or rules.asked_about.match(after)
@@ -223,8 +252,12 @@ def _mentions(
     hits: list[tuple[int, MentionNote]] = []
     matches = table.matches(text)
     named = set()
+    stocks = [m for m in matches if m.name.kind not in (SHADOW, INDEX)]
+    in_comparison = {stocks[i].start for i in compared(text, [(m.start, m.end) for m in stocks])}
     for m in matches:
-        accepted, why = _judge_name(text, m.start, m.end, m.name, portfolio_context, conversation, table)
+        accepted, why = _judge_name(
+            text, m.start, m.end, m.name, portfolio_context, conversation, table, m.start in in_comparison
+        )
         if accepted:
             named.add(m.name.symbol)
         hits.append(
@@ -347,6 +380,7 @@ def warm() -> None:
     warm_codes()
     warm_intent()
     _mention_rules()
+    warm_senses()
     warm_conversation()
     warm_topics()
     warm_targets()
