@@ -97,6 +97,7 @@ def test_names_compared_with_each_other_are_stocks_held_or_not(table):
     assert "比较" in _note(picked, "茅台").why
     assert select("格力和美的选哪个", table).symbols == ["000651", "000333"]
     assert select("比亚迪还是宁德，二选一", table).symbols == ["002594", "300750"]
+    assert select("茅台好还是五粮液好", table).symbols == ["600519", "000858"]
 
 
 def test_a_comparison_in_daily_life_stays_daily_life(table):
