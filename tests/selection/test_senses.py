@@ -136,17 +136,12 @@ def test_the_users_own_account_mentioning_others_in_passing_stays_theirs(table, 
     assert picked.intent is Intent.PORTFOLIO_REVIEW and picked.overview
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        "一共浮亏多少了",
-        "亏钱的票有几只",
-        "还要涨多少才能回本啊",
-        "现在持有的能扛住下跌吗",
-        "七只票太多了，想砍掉几只",
-        "资金利用率高不高",
-    ],
-)
+# Floating P&L, counts of winners and losers, break-even, defensiveness, trimming, cash use.
+ACCOUNT_QUESTIONS = ("一共浮亏多少了", "亏钱的票有几只", "还要涨多少才能回本啊", "现在持有的能扛住下跌吗")
+ACCOUNT_QUESTIONS += ("七只票太多了，想砍掉几只", "资金利用率高不高")
+
+
+@pytest.mark.parametrize("text", ACCOUNT_QUESTIONS)
 def test_colloquial_account_questions_ask_about_the_portfolio(table, text):
     picked = select(text, table)
     assert picked.intent is Intent.PORTFOLIO_REVIEW and picked.overview, picked.reason
