@@ -56,7 +56,7 @@ from pixiu_cli.selection.names import (
 from pixiu_cli.selection.normalize import normalize
 from pixiu_cli.selection.result import Carried, MentionNote, Selection
 from pixiu_cli.selection.rules import compiled, joined, table
-from pixiu_cli.selection.senses import compared, everyday_reason
+from pixiu_cli.selection.senses import compared, everyday_reason, sense_of
 from pixiu_cli.selection.senses import warm as warm_senses
 from pixiu_cli.selection.targets import BRIEF, against_rest, refine
 from pixiu_cli.selection.targets import rules as target_rules
@@ -205,7 +205,8 @@ def _judge_name(
     if name.kind in _ALWAYS:
         if evidence:
             return True, f"{_ALWAYS[name.kind]}：虽有“{context}”，句中有投资证据“{evidence.group()}”"
-        return True, _ALWAYS[name.kind]
+        overruled = sense_of(text, start, end).why()  # life words, with investing evidence near
+        return True, f"{_ALWAYS[name.kind]}：{overruled}" if overruled else _ALWAYS[name.kind]
     if rules.measure_before.search(before):
         return False, "前面是数量词（两瓶、一箱…），指的是商品"
     place = rules.place_before.search(before)

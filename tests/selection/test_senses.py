@@ -155,3 +155,10 @@ def test_measures_of_the_market_others_or_a_concept_are_not_the_portfolio(table,
 def test_a_measure_with_a_named_holding_is_about_that_stock(table):
     picked = select("广深铁路还要涨多少才能回本", table)
     assert picked.symbols == ["601333"] and picked.intent is Intent.SINGLE_STOCK
+
+
+def test_a_full_name_kept_against_life_words_says_what_overruled_them(table):
+    picked = select("喜临门的床垫卖得好，股价能涨吗", table)
+    assert picked.symbols == ["603008"]
+    why = _note(picked, "喜临门").why
+    assert "床垫" in why and "股价" in why
