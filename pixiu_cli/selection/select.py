@@ -12,10 +12,14 @@
    full name, nickname or user alias is otherwise the stock; a short name needs evidence —
    investing words, a holding asked about (宁德还能拿吗), a portfolio question
    (这几只里长电…), or the conversation — never counts after a place verb or a measure
-   word (去宁德出差, 两瓶茅台), nor inside an everyday word (心灵美的人, `words`);
+   word (去宁德出差, 两瓶茅台), nor inside an everyday word (心灵美的人, `words`); any name,
+   a held full name too, in a sentence of daily life without investing evidence is that
+   thing (`senses`: 用道道全的油炒菜, 益丰药房几点关门, 老婆，我爱我家), and names set against
+   each other in a choice are stocks, held or not (茅台跟五粮液哪个好, `senses.compared`);
 4. intent cues (`intent.analyze`), then the memory classes the message asks about
    (`targets.refine`: the account, trades, news, the brief, rules, plans, the watch list;
-   one stock against the rest; somebody else's money and knowledge stay out);
+   one stock against the rest; a question about no account of the user's — others' money,
+   the crowd's talk, money in daily life, knowledge — is a class that stays out);
 5. the conversation (`conversation.resolve`): the last few turns, for pronouns and pairs
    (它, 这俩), questions that need an object, and the older short follow-ups (其他几只呢);
 6. given today, the windows a named period moves (`windows`: 上个月, 上周三, 上半年…).
