@@ -162,3 +162,9 @@ def test_a_full_name_kept_against_life_words_says_what_overruled_them(table):
     assert picked.symbols == ["603008"]
     why = _note(picked, "喜临门").why
     assert "床垫" in why and "股价" in why
+
+
+def test_seeing_a_name_is_not_going_there_and_a_trade_question_overrules_a_product(table):
+    assert select("中午吃饭时看到光明乳业大涨", table).symbols == ["600597"]
+    assert select("道道全的菜籽油卖不动了，我要不要减", table).symbols == ["002852"]
+    assert select("周末到益丰药房买点感冒药", table).symbols == []
