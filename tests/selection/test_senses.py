@@ -168,3 +168,9 @@ def test_seeing_a_name_is_not_going_there_and_a_trade_question_overrules_a_produ
     assert select("中午吃饭时看到光明乳业大涨", table).symbols == ["600597"]
     assert select("道道全的菜籽油卖不动了，我要不要减", table).symbols == ["002852"]
     assert select("周末到益丰药房买点感冒药", table).symbols == []
+
+
+def test_a_trading_mechanism_asked_about_in_general_gets_no_market_overview(table):
+    for concept in ("涨停是怎么回事", "涨停板为什么封不住", "跌停了还能卖吗"):
+        assert not select(concept, table).topics.market, concept
+    assert select("今天涨停的多吗", table).topics.market
