@@ -28,6 +28,10 @@ Groups and how they decide:
   and position cues are not the user's and are dropped.
 * ``knowledge`` — a definition or rule question with no first-person word (止损的原则,
   什么是分散投资): position cues are dropped, the user asked about a concept.
+* ``measure`` — a measure of the holdings asked in everyday words: the total floating P&L
+  (一共浮亏多少), how many are up or down (亏钱的票有几只), breaking even (还要涨多少才能回本),
+  whether they hold up in a fall (扛得住下跌吗). Without a named stock the portfolio (with
+  one, that stock), unless the sentence is about the market and names no holding (大盘扛得住吗).
 * ``plan`` — a plan or a modal (该, 准备, 打算, 明天): 该割肉了 is not a look back at a trade.
 * ``money`` — the user's own money (亏, 套, 钱, 梭哈…): with a first-person word and no other
   cue, the overview is included anyway (recall first, `_own_money`).
@@ -78,10 +82,13 @@ class Group(StrEnum):
     TECH = "tech"
     PLAN = "plan"
     MONEY = "money"
+    MEASURE = "measure"
 
 
 # Somebody else's positions make these the other person's, not the user's.
-_MINE_ONLY = frozenset({Group.SET, Group.POSITION, Group.WHICH, Group.WHICH_ANY, Group.CONFIGURE, Group.MONEY})
+_MINE_ONLY = frozenset(
+    {Group.SET, Group.POSITION, Group.WHICH, Group.WHICH_ANY, Group.CONFIGURE, Group.MONEY, Group.MEASURE}
+)
 # The cues that show a trade review in the explanation.
 _TRADE_EVIDENCE = frozenset({Group.TRADE, Group.REPLAY, Group.PERSONAL})
 
@@ -352,6 +359,8 @@ def _weak_cues(r: _Reading) -> list[FiredCue]:
     configure = last.get(Group.CONFIGURE)
     if configure and not r.has(Group.TECH):
         weak.append(configure)
+    if not r.has(Group.MARKET) or _context().which.search(text):
+        weak += r.of(Group.MEASURE)
     return weak
 
 

@@ -12,10 +12,14 @@
    full name, nickname or user alias is otherwise the stock; a short name needs evidence —
    investing words, a holding asked about (宁德还能拿吗), a portfolio question
    (这几只里长电…), or the conversation — never counts after a place verb or a measure
-   word (去宁德出差, 两瓶茅台), nor inside an everyday word (心灵美的人, `words`);
+   word (去宁德出差, 两瓶茅台), nor inside an everyday word (心灵美的人, `words`); any name,
+   a held full name too, in a sentence of daily life without investing evidence is that
+   thing (`senses`: 用道道全的油炒菜, 益丰药房几点关门, 老婆，我爱我家), and names set against
+   each other in a choice are stocks, held or not (茅台跟五粮液哪个好, `senses.compared`);
 4. intent cues (`intent.analyze`), then the memory classes the message asks about
    (`targets.refine`: the account, trades, news, the brief, rules, plans, the watch list;
-   one stock against the rest; somebody else's money and knowledge stay out);
+   one stock against the rest; a question about no account of the user's — others' money,
+   the crowd's talk, money in daily life, knowledge — is a class that stays out);
 5. the conversation (`follow_up.resolve`): the focus the last few turns left, and the one
    operation a follow-up applies to it (keep 它 / 这俩, replace 那三一呢, same topic, add
    和汾酒比呢, complement 其他几只呢, widen 整体呢);
@@ -57,6 +61,8 @@ from pixiu_cli.selection.names import (
 from pixiu_cli.selection.normalize import normalize
 from pixiu_cli.selection.result import Carried, MentionNote, Selection
 from pixiu_cli.selection.rules import compiled, joined, table
+from pixiu_cli.selection.senses import compared, everyday_reason, sense_of
+from pixiu_cli.selection.senses import warm as warm_senses
 from pixiu_cli.selection.targets import BRIEF, against_rest, fired_names, refine
 from pixiu_cli.selection.targets import rules as target_rules
 from pixiu_cli.selection.targets import warm as warm_targets
@@ -154,19 +160,46 @@ def _inside_word(text: str, start: int, end: int, table: NameTable) -> str | Non
 _COMMON_WORD = 100
 
 
+def _everyday(text: str, start: int, end: int, name) -> str | None:
+    """Why a name is not the stock here: no stock at all (a shadow word, an index), product,
+    place or service words right around it, or a sentence of daily life (`senses`)."""
+    if name.kind == SHADOW:
+        return "日常用语或其他公司的名字，包含了简称"
+    if name.kind == INDEX:
+        return "指数，不是股票"
+    context = _not_stock_context(text, start, end)
+    if context and not _near(_mention_rules().evidence, text, start, end):
+        return f"“{context}”说明指的是产品、地方或服务，不是股票（句中没有股价、代码、持仓等投资证据）"
+    return everyday_reason(text, start, end)
+
+
+def _counted_or_visited(before: str, name) -> bool:
+    """A measure word or a place verb right before a name that needs evidence (两瓶茅台, 去宁德)."""
+    rules = _mention_rules()
+    place = rules.place_before.search(before)
+    visited = place is not None and place.group() not in ("在", "买", "买了")
+    return name.kind not in _ALWAYS and bool(rules.measure_before.search(before) or visited)
+
+
 def _judge_name(
-    text: str, start: int, end: int, name, portfolio_context: bool, conversation: bool, table: NameTable
+    text: str,
+    start: int,
+    end: int,
+    name,
+    portfolio_context: bool,
+    conversation: bool,
+    table: NameTable,
+    in_comparison: bool = False,
 ) -> tuple[bool, str]:
     rules = _mention_rules()
     before, after = text[max(0, start - 4) : start], text[end : end + 12]
-    if name.kind == SHADOW:
-        return False, "日常用语或其他公司的名字，包含了简称"
-    if name.kind == INDEX:
-        return False, "指数，不是股票"
+    everyday = _everyday(text, start, end, name)
+    if everyday:
+        return False, everyday
+    if in_comparison and not _counted_or_visited(before, name):
+        return True, "和另一只股票放在一起比较（跟、还是…哪个）：是股票"
     context = _not_stock_context(text, start, end)
     evidence = _near(rules.evidence, text, start, end) if context else None
-    if context and not evidence:
-        return False, f"“{context}”说明指的是产品、地方或服务，不是股票（句中没有股价、代码、持仓等投资证据）"
     # A name asked about directly (茅台最近怎么样) or a holding in a question about holdings
     # is not inside a word; otherwise, without investing words, it may be (心灵美的人).
     plain = name.held and portfolio_context or rules.asked_about.match(after)
@@ -177,7 +210,8 @@ def _judge_name(
     if name.kind in _ALWAYS:
         if evidence:
             return True, f"{_ALWAYS[name.kind]}：虽有“{context}”，句中有投资证据“{evidence.group()}”"
-        return True, _ALWAYS[name.kind]
+        overruled = sense_of(text, start, end).why()  # life words, with investing evidence near
+        return True, f"{_ALWAYS[name.kind]}：{overruled}" if overruled else _ALWAYS[name.kind]
     if rules.measure_before.search(before):
         return False, "前面是数量词（两瓶、一箱…），指的是商品"
     place = rules.place_before.search(before)
@@ -224,8 +258,12 @@ def _mentions(
     hits: list[tuple[int, MentionNote]] = []
     matches = table.matches(text)
     named = set()
+    stocks = [m for m in matches if m.name.kind not in (SHADOW, INDEX)]
+    in_comparison = {stocks[i].start for i in compared(text, [(m.start, m.end) for m in stocks])}
     for m in matches:
-        accepted, why = _judge_name(text, m.start, m.end, m.name, portfolio_context, conversation, table)
+        accepted, why = _judge_name(
+            text, m.start, m.end, m.name, portfolio_context, conversation, table, m.start in in_comparison
+        )
         if accepted:
             named.add(m.name.symbol)
         hits.append(
@@ -350,6 +388,7 @@ def warm() -> None:
     warm_codes()
     warm_intent()
     _mention_rules()
+    warm_senses()
     warm_conversation()
     warm_topics()
     warm_targets()

@@ -14,8 +14,11 @@ English cue words one letter off (wacthlist) are read as the word here. `refine`
 * the watch list → neither the holdings overview nor a portfolio question: the list itself;
 * one named stock measured against the rest (除了讯飞其他几只, 拖累了组合) → the stock's
   section and the overview;
-* somebody else's money, or a question of knowledge asked without a first person → none of
-  the account's classes, and no overview.
+* a question about no account of the user's, each a class with its reason (`outside`):
+  somebody else's money (relatives, friends, fund managers, 大V, 股吧), the crowd's talk
+  (网上都说…该信吗), money in daily life (微信支付, 余额宝, 零花钱, 房贷), a question of
+  knowledge asked without a first person → none of the account's classes, and no overview;
+  the user's own words (我的仓位, 我持仓) keep a question theirs though others are named.
 
 Each decision adds its cues to the explanation (`FiredCue`, group ``target:<class>``)."""
 
@@ -57,12 +60,22 @@ class _Cue:
 
 
 @dataclass(frozen=True)
+class _Outside:
+    """A class of questions about no account of the user's (somebody else's money, the
+    crowd's talk, money in daily life, general knowledge)."""
+
+    name: str
+    pattern: re.Pattern[str]
+    unless: re.Pattern[str]  # the user's own after all
+    why: str  # Chinese; {} is the words that matched
+    named: bool | None  # only with a named stock (True), only without (False), either (None)
+
+
+@dataclass(frozen=True)
 class _Rules:
     cues: tuple[_Cue, ...]
-    others: re.Pattern[str]
-    knowledge: re.Pattern[str]
+    outside: tuple[_Outside, ...]
     market: re.Pattern[str]
-    own: re.Pattern[str]
     first_person: re.Pattern[str]
     rest: re.Pattern[str]
     rest_why: str
@@ -96,10 +109,11 @@ def rules() -> _Rules:
     plain = [joined(c["pattern"]) for c in data["cue"] if not c.get("period")]
     return _Rules(
         cues,
-        _compiled(negative["others"]),
-        _compiled(negative["knowledge"]),
+        tuple(
+            _Outside(o["name"], _compiled(o["pattern"]), _compiled(o["unless"]), o["why"], o.get("named"))
+            for o in data["outside"]
+        ),
         _compiled(negative["market"]),
-        _compiled(negative["own"]),
         _compiled(negative["first_person"]),
         _compiled(rest["pattern"]),
         rest["why"],
@@ -194,18 +208,24 @@ def against_rest(text: str) -> bool:
     return rules().rest.search(text) is not None
 
 
-def not_the_users(text: str, named: bool = False) -> str | None:
-    """Why a message is about no account of the user's: somebody else's money, or a question
-    of knowledge asked without a first person and about no stock of theirs (`named`: 双汇的
-    计划是什么 asks about the user's plan); None when it may be the user's."""
-    r = rules()
-    others = r.others.search(text)
-    if others and not r.own.search(text):
-        return f"说的是别人的钱（“{others.group()}”），不是用户自己的账户"
-    knowledge = None if named else r.knowledge.search(text)
-    if knowledge and not r.first_person.search(text):
-        return f"问的是一般知识（“{knowledge.group()}”），没有第一人称：不涉及自己的账户"
+def outside(text: str, named: bool = False) -> FiredCue | None:
+    """The class of a message about no account of the user's — somebody else's money, the
+    crowd's talk, money in daily life, a question of knowledge asked without a first person
+    and about no stock of theirs (`named`: 双汇的计划是什么 asks about the user's plan) — as
+    a cue for the explanation; None when it may be the user's."""
+    for kind in rules().outside:
+        if kind.named is not None and kind.named != named:
+            continue
+        found = kind.pattern.search(text)
+        if found and not kind.unless.search(text):
+            return FiredCue(kind.name, "not_mine", found.group(), kind.why.format(found.group()))
     return None
+
+
+def not_the_users(text: str, named: bool = False) -> str | None:
+    """Why a message is about no account of the user's (`outside`), None when it may be."""
+    found = outside(text, named)
+    return found.why if found else None
 
 
 def refine(result: IntentResult, text: str, symbols: Sequence[str]) -> tuple[IntentResult, tuple[str, ...]]:
@@ -213,11 +233,12 @@ def refine(result: IntentResult, text: str, symbols: Sequence[str]) -> tuple[Int
     reading = read(text, bool(symbols))
     # somebody else's positions, as the intent's cues read them (北向今天加仓了多少)
     others = [c for c in result.cues if c.group == Group.OTHERS and _whole_word(text, c.matched)]
-    outside = not_the_users(text, bool(symbols)) or (
-        f"说的是别人的仓位或交易（“{others[0].matched}”）" if others else None
-    )
-    if outside is not None:
-        return _outside(result, symbols, outside), ()
+    not_mine = outside(text, bool(symbols))
+    if not_mine is None and others:
+        why = f"说的是别人的仓位或交易（“{others[0].matched}”）"
+        not_mine = FiredCue(others[0].name, "not_mine", others[0].matched, why)
+    if not_mine is not None:
+        return _outside(result, symbols, not_mine), ()
     targets = reading.targets
     if TRADES in targets and rules().market.search(text) and not rules().first_person.search(text):
         reading = Reading(reading.text, tuple(c for c in reading.fired if c.group != f"target:{TRADES}"), reading.weak)
@@ -240,10 +261,13 @@ def _whole_word(text: str, word: str) -> bool:
     return start < 0 or segment(text).whole(start, start + len(word))
 
 
-def _outside(result: IntentResult, symbols: Sequence[str], why: str) -> IntentResult:
-    if symbols or result.intent is Intent.GENERAL:
-        return result
-    return IntentResult(Intent.GENERAL, False, result.cues, why)
+def _outside(result: IntentResult, symbols: Sequence[str], not_mine: FiredCue) -> IntentResult:
+    """No account of the user's: the class shows in the explanation; with no stock named,
+    no portfolio either."""
+    cues = (*result.cues, not_mine) if not_mine not in result.cues else result.cues
+    if symbols:
+        return IntentResult(result.intent, result.overview, cues, result.reason, result.compact)
+    return IntentResult(Intent.GENERAL, False, cues, not_mine.why)
 
 
 def _with_cues(result: IntentResult, intent: Intent, overview: bool, cues, reason: str) -> IntentResult:

@@ -39,10 +39,11 @@ BOUNDS = {
     "config show": (54, TYPER),  # +2: inert (moved out of render), publication
     "data status": (85, STORE),  # +6: as holdings, less the tax table
     "context TEXT": (
-        113,  # +1: store/packed_text, as sessions; +5: the fee, tax and plausibility tables, inert, publication
+        114,  # +1: store/packed_text, as sessions; +5: the fee, tax and plausibility tables, inert, publication;
+        # +1: selection/senses (a name's everyday sense in its sentence: every mention kind's one veto)
         {"pixiu_cli.agent", "sqlite_utils"},
     ),  # the request preview: agent/preview.py, no loop, no SDK
-    "ask": (132, {"openai", "pixiu_cli.agent", "sqlite_utils"}),  # +1: store/packed_text
+    "ask": (133, {"openai", "pixiu_cli.agent", "sqlite_utils"}),  # +1: store/packed_text; +1: selection/senses
 }
 
 

@@ -19,6 +19,7 @@ from pixiu_cli.selection import (
     normalize,
     rules,
     select,
+    senses,
     targets,
     topics,
     windows,
@@ -32,6 +33,7 @@ _CACHED = (
     rules.table,
     rules.vocabulary,
     targets.rules,
+    senses._rules,
     windows._rules,
     windows._tables,
     normalize.dialect,
@@ -83,6 +85,7 @@ def test_every_rules_file_loads_and_every_cue_has_a_known_group():
         "topics.toml",
         "targets.toml",
         "windows.toml",
+        "senses.toml",
     }
     loaded = intent.cues()
     assert len(loaded) == len(rules.table("intent.toml")["cue"]) > 40
