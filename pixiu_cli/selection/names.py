@@ -32,13 +32,14 @@ so it needs evidence. All names are matched at once with an Aho–Corasick autom
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 from pathlib import Path
 
 from pixiu_cli.domain.securities import FORMER_NAME_SOURCE
 from pixiu_cli.market.security_list import ListedName, parse_name, shipped_names
 from pixiu_cli.resources import data_dir
+from pixiu_cli.selection.forms import HOMOPHONE, SoundIndex, generated_forms, is_han, latin_forms, latin_token
 from pixiu_cli.selection.normalize import fold_width_case, to_simplified
 from pixiu_cli.selection.rules import words
 
@@ -69,6 +70,8 @@ class Name:
     symbol: str | None  # None for shadow words; the index code for an index
     kind: str
     held: bool = False
+    form: str = ""  # how a form of the investor's own stock was made (selection/forms.py)
+    of: str = ""  # the name it was made from
 
 
 @dataclass(frozen=True)
@@ -137,7 +140,8 @@ class Holder:
 class NameTable:
     """Every name, normalised, in one automaton."""
 
-    def __init__(self, names: Iterable[Name]):
+    def __init__(self, names: Iterable[Name], sounds: bool = False):
+        """`sounds`: also match the investor's own names by their sound (IME typos)."""
         import ahocorasick  # C extension, imported only when a table is built
 
         best: dict[str, Name] = {}
@@ -155,6 +159,7 @@ class NameTable:
             self.automaton.add_word(alias, name)
         if self.automaton is not None:
             self.automaton.make_automaton()
+        self.sounds = SoundIndex(n for n in best.values() if n.held and n.symbol and is_han(n.alias)) if sounds else None
 
     def stocks_named(self, typed: str, limit: int = 6) -> list[tuple[str, str]]:
         """The stocks a name typed on its own stands for: the one whose name, short name or
@@ -174,14 +179,27 @@ class NameTable:
         if self.automaton is None or not text:
             return []
         found = [(end - len(name.alias) + 1, end + 1, name) for end, name in self.automaton.iter(text)]
-        found.sort(key=lambda m: (m[0], -(m[1] - m[0])))
-        chosen: list[Match] = []
-        edge = 0
-        for start, end, name in found:
-            if start >= edge:
-                chosen.append(Match(start, end, name))
-                edge = end
-        return chosen
+        # Pinyin typed in Latin letters is a whole token (sxmy), never part of a word.
+        found = [m for m in found if not m[2].alias.isascii() or latin_token(text, m[0], m[1])]
+        if self.sounds is not None:  # a typo of a whole name beats the half of it typed right (落阳钼业)
+            found += [
+                (start, end, replace(name, form=HOMOPHONE, of=name.of or name.alias))
+                for start, end, name in self.sounds.matches(text)
+            ]
+        return _leftmost_longest(found)
+
+
+def _leftmost_longest(found: list[tuple[int, int, Name]]) -> list[Match]:
+    """The leftmost match, the longest there, then the next after it; a name typed right
+    before a typo of the same length."""
+    found.sort(key=lambda m: (m[0], -(m[1] - m[0]), m[2].form == HOMOPHONE))
+    chosen: list[Match] = []
+    edge = 0
+    for start, end, name in found:
+        if start >= edge:
+            chosen.append(Match(start, end, name))
+            edge = end
+    return chosen
 
 
 @dataclass(frozen=True)
@@ -212,6 +230,22 @@ def names_from(
     for alias, symbol, *source in aliases:
         kind = FORMER if source and source[0] == FORMER_NAME_SOURCE else USER
         yield Name(_norm(alias), symbol, kind, symbol in held)
+    yield from own_forms(holders, [(alias, symbol) for alias, symbol, *source in aliases if symbol in held])
+
+
+def own_forms(holders: Sequence[Holder], aliases: Sequence[tuple[str, str]]) -> Iterable[Name]:
+    """The everyday forms of the investor's own stocks (selection/forms.py): generated from
+    each holder's name, and the pinyin of its name, short names and aliases."""
+    for h in holders:
+        name, symbol = _norm(_as_text(h.name)), _as_text(h.symbol)
+        for form in generated_forms(name) if name else ():
+            yield Name(form.text, symbol, SHORT, True, form.kind, name)
+        typed = [name, *(_norm(_as_text(a)) for a in h.short_names)]
+        typed += [_norm(alias) for alias, of in aliases if of == h.symbol]
+        typed += [f.text for f in generated_forms(name)] if name else []
+        for text in dict.fromkeys(t for t in typed if t):
+            for form in latin_forms(text):
+                yield Name(form.text, symbol, SHORT, True, form.kind, text)
 
 
 def _shipped_names(shipped: dict[str, ShippedSecurity], held: set[str]) -> Iterable[Name]:
@@ -300,7 +334,7 @@ def _table_for(holders: tuple[Holder, ...], known: tuple[Known, ...], aliases: t
     """One table per distinct set of names in a process: databases with the same holdings,
     master and aliases (every eval case of one data set) share it. A table is never changed
     once built."""
-    return NameTable(names_from(holders, known, aliases))
+    return NameTable(names_from(holders, known, aliases), sounds=True)
 
 
 @cache
@@ -311,13 +345,13 @@ def _table_files() -> tuple[Path, ...]:
 
     from pixiu_cli.domain import securities
     from pixiu_cli.market import security_list
-    from pixiu_cli.selection import normalize, rules
+    from pixiu_cli.selection import forms, homophones, normalize, rules
 
     selection = data_dir() / "selection"
     shipped = [selection / f for f in ("securities.tsv", "indexes.tsv", "traditional_chars.txt")]
     shipped += sorted((selection / "rules").iterdir())
     shipped.append(data_dir() / "securities" / "stock_basic.csv")
-    code = [Path(m.__file__) for m in (securities, security_list, normalize, rules, opencc)]
+    code = [Path(m.__file__) for m in (securities, security_list, normalize, rules, forms, homophones, opencc)]
     return (Path(__file__), *code, *shipped)
 
 

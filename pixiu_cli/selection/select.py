@@ -38,6 +38,7 @@ from pixiu_cli.selection.codes import find_codes
 from pixiu_cli.selection.codes import warm as warm_codes
 from pixiu_cli.selection.follow_up import EARLIER_TURNS, EarlierTurn, resolve
 from pixiu_cli.selection.follow_up import warm as warm_conversation
+from pixiu_cli.selection.forms import HOMOPHONE
 from pixiu_cli.selection.intent import Intent, analyze
 from pixiu_cli.selection.intent import warm as warm_intent
 from pixiu_cli.selection.names import (
@@ -162,6 +163,8 @@ def _judge_name(
         return False, "日常用语或其他公司的名字，包含了简称"
     if name.kind == INDEX:
         return False, "指数，不是股票"
+    if name.form == HOMOPHONE and (weak := _weak_typo(text, start, end, name)):
+        return False, weak
     context = _not_stock_context(text, start, end)
     evidence = _near(rules.evidence, text, start, end) if context else None
     if context and not evidence:
@@ -189,6 +192,26 @@ def _judge_name(
     return _evidence(after, name, investing, portfolio_context, conversation)
 
 
+def _weak_typo(text: str, start: int, end: int, name) -> str | None:
+    """Why a homophone of the investor's own name is not the stock, if it is not: the run is
+    an everyday word (同音的常用词), or a two-syllable one with nothing about investing."""
+    from pixiu_cli.selection.words import frequency
+
+    run = text[start:end]
+    if frequency(run) >= _COMMON_WORD:
+        return f"“{run}”与“{name.alias}”同音，但它本身是常用词"
+    if len(name.alias) >= _STRONG_TYPO or _investing_near(text, start, end):
+        return None
+    if _mention_rules().asked_about.match(text[end : end + 12]):
+        return None
+    return f"“{run}”与“{name.alias}”同音，两个字的同音词还需要投资用语或直接问它"
+
+
+# A typo this many characters long reads as the name it sounds like (陕西没业); a shorter one
+# (华路) needs more support (data: forms.toml's homophone_min_syllables).
+_STRONG_TYPO = 3
+
+
 def _listed_name(after: str, name) -> tuple[bool, str]:
     """A market list's or former name: a company's name when long enough; a short one is
     the stock only when the question is about it (值得买怎么样, not 哪只股票值得买)."""
@@ -207,9 +230,16 @@ def _evidence(after: str, name, investing, portfolio_context: bool, conversation
         return True, "股票简称，问的是它怎么样" if not name.held else "持有股票的简称，问的是它怎么样"
     if name.held and portfolio_context:
         return True, "持有股票的简称，出现在关于持仓的问题里"
+    if name.held:
+        return True, _OWN
     if conversation:
         return True, "简称，上一轮在谈股票"
     return False, "简称也是日常用语，句中没有投资相关的证据"
+
+
+# Recall first for the investor's own stocks: their forms are the stock unless the words
+# around say otherwise (the vetoes of `_judge_name`), where the rest of the market needs evidence.
+_OWN = "你自己的股票（持有、自选或笔记里提到的）：没有产品、地名或日常用语的迹象，就是股票"
 
 
 def _mentions(
@@ -231,7 +261,13 @@ def _mentions(
             (
                 m.start,
                 MentionNote(
-                    text[m.start : m.end], m.name.symbol if m.name.kind != INDEX else None, m.name.kind, accepted, why
+                    text[m.start : m.end],
+                    m.name.symbol if m.name.kind != INDEX else None,
+                    m.name.kind,
+                    accepted,
+                    why,
+                    m.name.form,
+                    m.name.of,
                 ),
             )
         )
