@@ -58,6 +58,11 @@ def _rules() -> dict:
     return dict(table("forms.toml")["forms"])
 
 
+def stock_only_frequency() -> int:
+    """Below this count in the segmenter's dictionary a form is no everyday word."""
+    return int(_rules()["stock_only_frequency"])
+
+
 def is_han(text: str) -> bool:
     return bool(text) and all("\u4e00" <= ch <= "\u9fff" for ch in text)
 

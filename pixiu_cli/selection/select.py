@@ -38,7 +38,7 @@ from pixiu_cli.selection.codes import find_codes
 from pixiu_cli.selection.codes import warm as warm_codes
 from pixiu_cli.selection.follow_up import EARLIER_TURNS, EarlierTurn, resolve
 from pixiu_cli.selection.follow_up import warm as warm_conversation
-from pixiu_cli.selection.forms import HOMOPHONE
+from pixiu_cli.selection.forms import HOMOPHONE, stock_only_frequency
 from pixiu_cli.selection.intent import Intent, analyze
 from pixiu_cli.selection.intent import warm as warm_intent
 from pixiu_cli.selection.names import (
@@ -189,7 +189,7 @@ def _judge_name(
         return False, f"前面的“{place.group()}”说明是地名或商品"
     if name.kind != SHORT:
         return _listed_name(after, name)
-    return _evidence(after, name, investing, portfolio_context, conversation)
+    return _evidence(text, end, name, investing, portfolio_context, conversation)
 
 
 def _weak_typo(text: str, start: int, end: int, name) -> str | None:
@@ -223,23 +223,33 @@ def _listed_name(after: str, name) -> tuple[bool, str]:
     return False, f"{label}只有 {len(name.alias)} 个字，也是日常用语：直接问它（怎么样、能买吗）才算股票"
 
 
-def _evidence(after: str, name, investing, portfolio_context: bool, conversation: bool) -> tuple[bool, str]:
+def _evidence(text: str, end: int, name, investing, portfolio_context: bool, conversation: bool) -> tuple[bool, str]:
     if investing:
         return True, f"简称，句中有投资用语“{investing.group()}”"
-    if _mention_rules().asked_about.match(after):
+    if _mention_rules().asked_about.match(text[end : end + 12]):
         return True, "股票简称，问的是它怎么样" if not name.held else "持有股票的简称，问的是它怎么样"
     if name.held and portfolio_context:
         return True, "持有股票的简称，出现在关于持仓的问题里"
-    if name.held:
-        return True, _OWN
+    if name.held and (why := _own_evidence(text, name)):
+        return True, why
     if conversation:
         return True, "简称，上一轮在谈股票"
     return False, "简称也是日常用语，句中没有投资相关的证据"
 
 
-# Recall first for the investor's own stocks: their forms are the stock unless the words
-# around say otherwise (the vetoes of `_judge_name`), where the rest of the market needs evidence.
-_OWN = "你自己的股票（持有、自选或笔记里提到的）：没有产品、地名或日常用语的迹象，就是股票"
+def _own_evidence(text: str, name) -> str | None:
+    """Recall first for the investor's own stocks: a form that is no everyday word (陕煤, 华鲁,
+    sxmy: not in the segmenter's dictionary) is the stock unless the words around say
+    otherwise (the vetoes of `_judge_name`); one that is (宁德, 海天) is the stock when the
+    question is about a company's fundamentals (负债率, 现金流: topics.toml's cues)."""
+    from pixiu_cli.selection.words import frequency
+
+    if frequency(name.alias) < stock_only_frequency():
+        return "你自己的股票（持有、自选或笔记里提到的），这个叫法不是日常用语：没有相反的迹象就是股票"
+    cues = read_topics(text, True, False).cues
+    if cues:
+        return f"你自己的股票，问的是公司的基本面（“{cues[0].matched}”）"
+    return None
 
 
 def _mentions(
