@@ -58,9 +58,13 @@ def _rules() -> dict:
     return dict(table("forms.toml")["forms"])
 
 
-def stock_only_frequency() -> int:
-    """Below this count in the segmenter's dictionary a form is no everyday word."""
-    return int(_rules()["stock_only_frequency"])
+def everyday_word(form: str) -> bool:
+    """Whether the investor's own form is also an everyday word (宁德 the city, 海天 the
+    sauce). Only a two-character Chinese form can tell: longer names are added to the
+    segmenter's dictionary as names (words.use_names), and Latin ones passed `english`."""
+    from pixiu_cli.selection.words import frequency
+
+    return len(form) == 2 and is_han(form) and frequency(form) >= int(_rules()["stock_only_frequency"])
 
 
 def is_han(text: str) -> bool:

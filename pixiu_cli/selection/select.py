@@ -38,7 +38,7 @@ from pixiu_cli.selection.codes import find_codes
 from pixiu_cli.selection.codes import warm as warm_codes
 from pixiu_cli.selection.follow_up import EARLIER_TURNS, EarlierTurn, resolve
 from pixiu_cli.selection.follow_up import warm as warm_conversation
-from pixiu_cli.selection.forms import HOMOPHONE, stock_only_frequency
+from pixiu_cli.selection.forms import HOMOPHONE, everyday_word
 from pixiu_cli.selection.intent import Intent, analyze
 from pixiu_cli.selection.intent import warm as warm_intent
 from pixiu_cli.selection.names import (
@@ -234,7 +234,10 @@ def _evidence(text: str, end: int, name, investing, portfolio_context: bool, con
         return True, why
     if conversation:
         return True, "简称，上一轮在谈股票"
-    return False, "简称也是日常用语，句中没有投资相关的证据"
+    return False, _NO_EVIDENCE
+
+
+_NO_EVIDENCE = "简称也是日常用语，句中没有投资相关的证据"
 
 
 def _own_evidence(text: str, name) -> str | None:
@@ -242,9 +245,7 @@ def _own_evidence(text: str, name) -> str | None:
     sxmy: not in the segmenter's dictionary) is the stock unless the words around say
     otherwise (the vetoes of `_judge_name`); one that is (宁德, 海天) is the stock when the
     question is about a company's fundamentals (负债率, 现金流: topics.toml's cues)."""
-    from pixiu_cli.selection.words import frequency
-
-    if frequency(name.alias) < stock_only_frequency():
+    if not everyday_word(name.alias):
         return "你自己的股票（持有、自选或笔记里提到的），这个叫法不是日常用语：没有相反的迹象就是股票"
     cues = read_topics(text, True, False).cues
     if cues:
@@ -285,12 +286,29 @@ def _mentions(
     for start, note in _code_notes(text, held, known, named):
         if not any(lo <= start < hi for lo, hi in covered):
             hits.append((start, note))
+    hits = _keep_own_in_pairs(hits, {m.name.symbol for m in matches if m.name.held})
     hits.sort(key=lambda h: h[0])
     symbols: dict[str, None] = {}
     for _, note in hits:
         if note.accepted and note.symbol:
             symbols.setdefault(note.symbol, None)
     return list(symbols), [note for _, note in hits]
+
+
+def _keep_own_in_pairs(hits: list[tuple[int, MentionNote]], own: set[str | None]) -> list[tuple[int, MentionNote]]:
+    """Two stocks compared (陕煤和中煤二选一, 把宁德换成比亚迪): when another stock is taken, the
+    investor's own one, left out only for want of investing words, is taken too — the other
+    stock is the evidence that the sentence is about stocks."""
+    taken = {note.symbol for _, note in hits if note.accepted and note.symbol}
+    return [
+        (start, replace(note, accepted=True, why=_PAIRED))
+        if not note.accepted and note.why == _NO_EVIDENCE and note.symbol in own and taken - {note.symbol}
+        else (start, note)
+        for start, note in hits
+    ]
+
+
+_PAIRED = "你自己的股票，和另一只股票一起提到（比较或换股）：两只都是股票"
 
 
 def _own(
