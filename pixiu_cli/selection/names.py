@@ -159,7 +159,9 @@ class NameTable:
             self.automaton.add_word(alias, name)
         if self.automaton is not None:
             self.automaton.make_automaton()
-        self.sounds = SoundIndex(n for n in best.values() if n.held and n.symbol and is_han(n.alias)) if sounds else None
+        self.sounds = (
+            SoundIndex(n for n in best.values() if n.held and n.symbol and is_han(n.alias)) if sounds else None
+        )
 
     def stocks_named(self, typed: str, limit: int = 6) -> list[tuple[str, str]]:
         """The stocks a name typed on its own stands for: the one whose name, short name or

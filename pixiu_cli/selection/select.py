@@ -177,9 +177,10 @@ def _judge_name(
         if word := _inside_word(text, start, end, table):
             return False, f"简称在词语“{word}”里面，句中也没有投资用语：不是股票"
     if name.kind in _ALWAYS:
+        label = _ALWAYS[name.kind] if name.form != HOMOPHONE else f"与{_ALWAYS[name.kind]}同音（输入法选错了字）"
         if evidence:
-            return True, f"{_ALWAYS[name.kind]}：虽有“{context}”，句中有投资证据“{evidence.group()}”"
-        return True, _ALWAYS[name.kind]
+            return True, f"{label}：虽有“{context}”，句中有投资证据“{evidence.group()}”"
+        return True, label
     if rules.measure_before.search(before):
         return False, "前面是数量词（两瓶、一箱…），指的是商品"
     place = rules.place_before.search(before)
