@@ -183,9 +183,11 @@ class NameTable:
         found = [(end - len(name.alias) + 1, end + 1, name) for end, name in self.automaton.iter(text)]
         # Pinyin typed in Latin letters is a whole token (sxmy), never part of a word.
         found = [m for m in found if not m[2].alias.isascii() or latin_token(text, m[0], m[1])]
-        if self.sounds is not None:  # a typo of a whole name beats the half of it typed right (落阳钼业)
+        # A typo of a whole name beats the half of it typed right (落阳钼业); it names the form
+        # it sounds like.
+        if self.sounds is not None:
             found += [
-                (start, end, replace(name, form=HOMOPHONE, of=name.of or name.alias))
+                (start, end, replace(name, form=HOMOPHONE, of=name.alias))
                 for start, end, name in self.sounds.matches(text)
             ]
         return _leftmost_longest(found)
