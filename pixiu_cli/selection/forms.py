@@ -18,8 +18,8 @@ Forms, each with its kind (shown by ``--explain``):
 * 拼音 / 拼音首字母 — the full pinyin and the initials of a name, a short name or an alias,
   every reading of a polyphonic character (行: xing, hang), matched only as a whole Latin
   token and never an English word or abbreviation (``english``);
-* 同音 — `SoundIndex`: the message's characters read as their usual pinyin, matched against
-  every reading of every form (one Aho–Corasick pass over syllable codes).
+* 同音 — `names.SoundIndex`: the message's characters read as their usual pinyin, matched
+  against every reading of every form (one Aho–Corasick pass over syllable codes).
 
 The lists and thresholds are data: ``data/selection/rules/forms.toml``. Building needs
 pypinyin's character dictionary; it happens when the name table is built, and the table
@@ -36,15 +36,16 @@ from dataclasses import dataclass
 from functools import cache
 from itertools import product
 
+from pixiu_cli.selection.names import HOMOPHONE
 from pixiu_cli.selection.rules import table
 
 FIRST_TWO, LAST_TWO, INITIALS, AFFIX = "前两字", "后两字", "首字缩写", "去掉前后缀"
-ALIAS, HOMOPHONE, PINYIN, PINYIN_INITIALS = "别名", "同音", "拼音", "拼音首字母"
+PINYIN, PINYIN_INITIALS = "拼音", "拼音首字母"
+__all__ = ["AFFIX", "FIRST_TWO", "HOMOPHONE", "INITIALS", "LAST_TWO", "PINYIN", "PINYIN_INITIALS"]
 _MAX_READINGS = 16  # spellings of one polyphonic form (4 characters with 2 readings each)
 # A polyphonic character's first readings are its living ones (行: xing, hang); pypinyin
 # also lists rare and literary ones (宁: zhu) that nobody types for a stock.
 _READINGS_PER_CHAR = 2
-_SOUND_CODES = 0xE000  # a syllable is one private-use character in the coded text
 
 
 @dataclass(frozen=True)
@@ -171,53 +172,5 @@ def latin_forms(text: str) -> list[Form]:
     return list(found.values())
 
 
-def latin_token(text: str, start: int, end: int) -> bool:
-    """True when text[start:end] is a whole Latin token: no ASCII letter either side."""
-    before = text[start - 1] if start > 0 else ""
-    after = text[end] if end < len(text) else ""
-    return not (before.isascii() and before.isalpha()) and not (after.isascii() and after.isalpha())
-
-
-class SoundIndex:
-    """Forms by their sound: an IME typo of a form (陕西没业, 华路) reads as the form does.
-    `matches` codes the text one syllable a character (its usual reading) and finds every
-    form reading in one pass; the caller (`NameTable`) keeps the ones that differ from the
-    form in few enough characters."""
-
-    def __init__(self, names: Iterable):
-        import ahocorasick
-
-        codes: dict[str, str] = {}
-        self.automaton = ahocorasick.Automaton()
-        for name in names:
-            for syllables in spellings(name.alias):
-                key = "".join(codes.setdefault(s, chr(_SOUND_CODES + len(codes))) for s in syllables)
-                if key not in self.automaton:
-                    self.automaton.add_word(key, name)
-        self.sound_of = {ch: codes[r[0]] for ch, r in readings_table().items() if r and r[0] in codes}
-        self.empty = not codes
-        if not self.empty:
-            self.automaton.make_automaton()
-
-    def matches(self, text: str) -> list[tuple[int, int, object]]:
-        """(start, end, name) of each typo of a form in `text` (not the form itself)."""
-        if self.empty or not text:
-            return []
-        coded = "".join(self.sound_of.get(ch, " ") for ch in text)
-        found = []
-        for end, name in self.automaton.iter(coded):
-            start = end - len(name.alias) + 1
-            if _typo(text[start : end + 1], name.alias):
-                found.append((start, end + 1, name))
-        return found
-
-
-def _typo(run: str, form: str) -> bool:
-    """A run that reads as `form` is its typo when it differs in Chinese characters only, and
-    in one character for a two-syllable form (two typos of two characters are another word)."""
-    differ = [a for a, b in zip(run, form) if a != b]
-    if not differ or not is_han(run):
-        return False
-    if len(form) < int(_rules()["homophone_min_syllables"]):
-        return len(differ) == 1
-    return len(differ) <= len(form) // 2
+def homophone_min_syllables() -> int:
+    return int(_rules()["homophone_min_syllables"])

@@ -39,11 +39,11 @@ from pathlib import Path
 from pixiu_cli.domain.securities import FORMER_NAME_SOURCE
 from pixiu_cli.market.security_list import ListedName, parse_name, shipped_names
 from pixiu_cli.resources import data_dir
-from pixiu_cli.selection.forms import HOMOPHONE, SoundIndex, generated_forms, is_han, latin_forms, latin_token
 from pixiu_cli.selection.normalize import fold_width_case, to_simplified
 from pixiu_cli.selection.rules import words
 
 FULL, NICKNAME, USER, SHORT, INDEX, SHADOW = "full", "nickname", "user", "short", "index", "shadow"
+HOMOPHONE = "同音"  # the form of a name typed with the wrong characters of its sound (selection/forms.py)
 LISTED, FORMER = "listed", "former"
 # When two sources give one alias to different symbols, the first kind here wins; a
 # holding beats everything (长电 is 长电科技 for its holder, 长江电力 for another), and a
@@ -159,9 +159,7 @@ class NameTable:
             self.automaton.add_word(alias, name)
         if self.automaton is not None:
             self.automaton.make_automaton()
-        self.sounds = (
-            SoundIndex(n for n in best.values() if n.held and n.symbol and is_han(n.alias)) if sounds else None
-        )
+        self.sounds = _sound_index(best.values()) if sounds else None
 
     def stocks_named(self, typed: str, limit: int = 6) -> list[tuple[str, str]]:
         """The stocks a name typed on its own stands for: the one whose name, short name or
@@ -182,7 +180,7 @@ class NameTable:
             return []
         found = [(end - len(name.alias) + 1, end + 1, name) for end, name in self.automaton.iter(text)]
         # Pinyin typed in Latin letters is a whole token (sxmy), never part of a word.
-        found = [m for m in found if not m[2].alias.isascii() or latin_token(text, m[0], m[1])]
+        found = [m for m in found if not m[2].alias.isascii() or _latin_token(text, m[0], m[1])]
         # A typo of a whole name beats the half of it typed right (落阳钼业); it names the form
         # it sounds like.
         if self.sounds is not None:
@@ -191,6 +189,71 @@ class NameTable:
                 for start, end, name in self.sounds.matches(text)
             ]
         return _leftmost_longest(found)
+
+
+def _sound_index(names: Iterable[Name]) -> SoundIndex:
+    return SoundIndex(n for n in names if n.held and n.symbol and _is_han(n.alias))
+
+
+def _is_han(text: str) -> bool:
+    return bool(text) and all("\u4e00" <= ch <= "\u9fff" for ch in text)
+
+
+_SOUND_CODES = 0xE000  # a syllable is one private-use character in the coded text
+
+
+class SoundIndex:
+    """The investor's own names by their sound: an IME typo of a form (陕西没业, 华路) reads as
+    the form does. `matches` codes the text one syllable a character (its usual reading) and
+    finds every reading of every form in one pass (selection/forms.py reads them when the
+    table is built; a question needs no pypinyin)."""
+
+    def __init__(self, names: Iterable[Name]):
+        import ahocorasick
+
+        from pixiu_cli.selection.forms import homophone_min_syllables, readings_table, spellings
+
+        codes: dict[str, str] = {}
+        self.automaton = ahocorasick.Automaton()
+        for name in names:
+            for syllables in spellings(name.alias):
+                key = "".join(codes.setdefault(s, chr(_SOUND_CODES + len(codes))) for s in syllables)
+                if key not in self.automaton:
+                    self.automaton.add_word(key, name)
+        self.sound_of = {ch: codes[r[0]] for ch, r in readings_table().items() if r and r[0] in codes}
+        self.min_syllables = homophone_min_syllables()
+        self.empty = not codes
+        if not self.empty:
+            self.automaton.make_automaton()
+
+    def matches(self, text: str) -> list[tuple[int, int, Name]]:
+        """(start, end, name) of each typo of a form in `text` (not the form itself)."""
+        if self.empty or not text:
+            return []
+        coded = "".join(self.sound_of.get(ch, " ") for ch in text)
+        found = []
+        for end, name in self.automaton.iter(coded):
+            start = end - len(name.alias) + 1
+            if self._typo(text[start : end + 1], name.alias):
+                found.append((start, end + 1, name))
+        return found
+
+    def _typo(self, run: str, form: str) -> bool:
+        """A run that reads as `form` is its typo when it differs in Chinese characters only,
+        and in one character for a two-syllable form (two typos of two are another word)."""
+        differ = [a for a, b in zip(run, form) if a != b]
+        if not differ or not _is_han(run):
+            return False
+        if len(form) < self.min_syllables:
+            return len(differ) == 1
+        return len(differ) <= len(form) // 2
+
+
+def _latin_token(text: str, start: int, end: int) -> bool:
+    """True when text[start:end] is a whole Latin token: no ASCII letter either side."""
+    before = text[start - 1] if start > 0 else ""
+    after = text[end] if end < len(text) else ""
+    return not (before.isascii() and before.isalpha()) and not (after.isascii() and after.isalpha())
 
 
 def _leftmost_longest(found: list[tuple[int, int, Name]]) -> list[Match]:
@@ -240,6 +303,8 @@ def names_from(
 def own_forms(holders: Sequence[Holder], aliases: Sequence[tuple[str, str]]) -> Iterable[Name]:
     """The everyday forms of the investor's own stocks (selection/forms.py): generated from
     each holder's name, and the pinyin of its name, short names and aliases."""
+    from pixiu_cli.selection.forms import generated_forms, latin_forms
+
     for h in holders:
         name, symbol = _norm(_as_text(h.name)), _as_text(h.symbol)
         for form in generated_forms(name) if name else ():
@@ -349,13 +414,14 @@ def _table_files() -> tuple[Path, ...]:
 
     from pixiu_cli.domain import securities
     from pixiu_cli.market import security_list
-    from pixiu_cli.selection import forms, homophones, normalize, rules
+    from pixiu_cli.selection import homophones, normalize, rules
 
     selection = data_dir() / "selection"
     shipped = [selection / f for f in ("securities.tsv", "indexes.tsv", "traditional_chars.txt")]
     shipped += sorted((selection / "rules").iterdir())
     shipped.append(data_dir() / "securities" / "stock_basic.csv")
-    code = [Path(m.__file__) for m in (securities, security_list, normalize, rules, forms, homophones, opencc)]
+    code = [Path(m.__file__) for m in (securities, security_list, normalize, rules, homophones, opencc)]
+    code.append(Path(__file__).with_name("forms.py"))  # not imported: only a build needs it
     return (Path(__file__), *code, *shipped)
 
 

@@ -38,12 +38,12 @@ from pixiu_cli.selection.codes import find_codes
 from pixiu_cli.selection.codes import warm as warm_codes
 from pixiu_cli.selection.follow_up import EARLIER_TURNS, EarlierTurn, resolve
 from pixiu_cli.selection.follow_up import warm as warm_conversation
-from pixiu_cli.selection.forms import HOMOPHONE, everyday_word
 from pixiu_cli.selection.intent import Intent, analyze
 from pixiu_cli.selection.intent import warm as warm_intent
 from pixiu_cli.selection.names import (
     FORMER,
     FULL,
+    HOMOPHONE,
     INDEX,
     LISTED,
     SHADOW,
@@ -246,6 +246,8 @@ def _own_evidence(text: str, name) -> str | None:
     sxmy: not in the segmenter's dictionary) is the stock unless the words around say
     otherwise (the vetoes of `_judge_name`); one that is (宁德, 海天) is the stock when the
     question is about a company's fundamentals (负债率, 现金流: topics.toml's cues)."""
+    from pixiu_cli.selection.forms import everyday_word
+
     if not everyday_word(name.alias):
         return "你自己的股票（持有、自选或笔记里提到的），这个叫法不是日常用语：没有相反的迹象就是股票"
     cues = read_topics(text, True, False).cues

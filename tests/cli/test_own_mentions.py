@@ -19,11 +19,24 @@ DOCUMENT = {
         {"symbol": "000792", "name": "盐湖股份", "short_names": [], "shares": 500, "cost": 17.5, "role": "satellite"},
     ],
     "decisions": [
-        {"symbol": "000338", "side": "sell", "price": 16.2, "quantity": 1000, "reason": "周期见顶", "decided_at": "2026-10-10T10:00:00+08:00"}
+        {
+            "symbol": "000338",
+            "side": "sell",
+            "price": 16.2,
+            "quantity": 1000,
+            "reason": "周期见顶",
+            "decided_at": "2026-10-10T10:00:00+08:00",
+        }
     ],
-    "notes": [{"kind": "plan", "symbol": "000425", "text": "徐工机械跌到6块再建仓", "created_at": "2026-11-03T20:00:00+08:00"}],
+    "notes": [
+        {"kind": "plan", "symbol": "000425", "text": "徐工机械跌到6块再建仓", "created_at": "2026-11-03T20:00:00+08:00"}
+    ],
 }
-MORE = {"holdings": [{"symbol": "600362", "name": "江西铜业", "short_names": [], "shares": 100, "cost": 21.4, "role": "satellite"}]}
+MORE = {
+    "holdings": [
+        {"symbol": "600362", "name": "江西铜业", "short_names": [], "shares": 100, "cost": 21.4, "role": "satellite"}
+    ]
+}
 
 
 def run(env, *args):
