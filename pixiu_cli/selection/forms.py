@@ -36,12 +36,12 @@ from dataclasses import dataclass
 from functools import cache
 from itertools import product
 
-from pixiu_cli.selection.names import HOMOPHONE
 from pixiu_cli.selection.rules import table
 
 FIRST_TWO, LAST_TWO, INITIALS, AFFIX = "前两字", "后两字", "首字缩写", "去掉前后缀"
 PINYIN, PINYIN_INITIALS = "拼音", "拼音首字母"
-__all__ = ["AFFIX", "FIRST_TWO", "HOMOPHONE", "INITIALS", "LAST_TWO", "PINYIN", "PINYIN_INITIALS"]
+# 同音, the form of a typo, is names.HOMOPHONE: the name table marks typos at question time,
+# when this module is not loaded.
 _MAX_READINGS = 16  # spellings of one polyphonic form (4 characters with 2 readings each)
 # A polyphonic character's first readings are its living ones (行: xing, hang); pypinyin
 # also lists rare and literary ones (宁: zhu) that nobody types for a stock.

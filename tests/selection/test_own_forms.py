@@ -9,7 +9,6 @@ import pytest
 from pixiu_cli.selection.forms import (
     AFFIX,
     FIRST_TWO,
-    HOMOPHONE,
     INITIALS,
     LAST_TWO,
     PINYIN,
@@ -17,7 +16,7 @@ from pixiu_cli.selection.forms import (
     generated_forms,
     latin_forms,
 )
-from pixiu_cli.selection.names import Holder, NameTable, names_from
+from pixiu_cli.selection.names import HOMOPHONE, Holder, NameTable, names_from
 from pixiu_cli.selection.select import select
 
 
