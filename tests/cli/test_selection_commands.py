@@ -106,6 +106,7 @@ def test_eval_reports_shipped_tune_and_held_out(offline_env, monkeypatch):
     splits = summary["selection"]
     assert set(splits) == {
         "tune",
+        "tune_5",
         "heldout",
         "frozen",
         "frozen_2",
