@@ -289,7 +289,7 @@ def _mentions(
     for start, note in _code_notes(text, held, known, named):
         if not any(lo <= start < hi for lo, hi in covered):
             hits.append((start, note))
-    hits = _keep_own_in_pairs(hits, {m.name.symbol for m in matches if m.name.held})
+    hits = _keep_own_in_pairs(text, hits, {m.name.symbol for m in matches if m.name.held})
     hits.sort(key=lambda h: h[0])
     symbols: dict[str, None] = {}
     for _, note in hits:
@@ -298,14 +298,24 @@ def _mentions(
     return list(symbols), [note for _, note in hits]
 
 
-def _keep_own_in_pairs(hits: list[tuple[int, MentionNote]], own: set[str | None]) -> list[tuple[int, MentionNote]]:
-    """Two stocks compared (陕煤和中煤二选一, 把宁德换成比亚迪): when another stock is taken, the
-    investor's own one, left out only for want of investing words, is taken too — the other
-    stock is the evidence that the sentence is about stocks."""
-    taken = {note.symbol for _, note in hits if note.accepted and note.symbol}
+def _keep_own_in_pairs(
+    text: str, hits: list[tuple[int, MentionNote]], own: set[str | None]
+) -> list[tuple[int, MentionNote]]:
+    """Two stocks compared (陕煤和中煤二选一, 把宁德换成比亚迪, 平安和招行哪个好): when another
+    stock is taken, or another of the investor's own is named too, the investor's own one,
+    left out only for want of investing words, is taken — the other stock is the evidence
+    that the sentence is about stocks."""
+    from pixiu_cli.selection.words import segment
+
+    wanting_at = [(at, n) for at, n in hits if not n.accepted and n.why == _NO_EVIDENCE and n.symbol in own]
+    if not wanting_at:  # most questions: no boundary needed
+        return hits
+    words = segment(text)  # a form inside a longer word (万事亨通, 如日中天) is that word's
+    wanting = {n.symbol for at, n in wanting_at if words.whole(at, at + len(n.text))}
+    named = {note.symbol for _, note in hits if note.accepted and note.symbol} | wanting
     return [
         (start, replace(note, accepted=True, why=_PAIRED))
-        if not note.accepted and note.why == _NO_EVIDENCE and note.symbol in own and taken - {note.symbol}
+        if note.symbol in wanting and not note.accepted and note.why == _NO_EVIDENCE and named - {note.symbol}
         else (start, note)
         for start, note in hits
     ]

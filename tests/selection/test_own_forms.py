@@ -116,3 +116,19 @@ def test_forms_of_a_stock_nobody_holds_are_not_generated():
 )
 def test_own_forms_are_judged_recall_first_through_the_vetoes(table, text, symbols):
     assert select(text, table).symbols == symbols
+
+
+def test_two_own_stocks_named_together_are_both_taken():
+    # 宁德 is a city and 海天 a sauce: alone each needs investing words, together they are stocks
+    holders = (Holder("300750", "宁德时代", ("宁德",)), Holder("603288", "海天味业", ("海天",)))
+    table = NameTable(names_from(holders, (), ()), sounds=True)
+    assert select("宁德二选一", table).symbols == []
+    assert select("宁德和海天二选一", table).symbols == ["300750", "603288"]
+    assert select("下周去宁德出差，带点海天酱油", table).symbols == []  # vetoed, not wanting evidence
+
+
+def test_a_form_inside_a_longer_word_is_not_taken_by_a_pair():
+    holders = (Holder("600487", "亨通光电", ()), Holder("600522", "中天科技", ()))
+    table = NameTable(names_from(holders, (), ()), sounds=True)
+    assert select("亨通和中天换一个", table).symbols == ["600487", "600522"]
+    assert select("祝你万事亨通，事业如日中天", table).symbols == []
