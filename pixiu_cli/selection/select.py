@@ -12,7 +12,10 @@
    full name, nickname or user alias is otherwise the stock; a short name needs evidence —
    investing words, a holding asked about (宁德还能拿吗), a portfolio question
    (这几只里长电…), or the conversation — never counts after a place verb or a measure
-   word (去宁德出差, 两瓶茅台), nor inside an everyday word (心灵美的人, `words`);
+   word (去宁德出差, 两瓶茅台), nor inside an everyday word (心灵美的人, `words`); the
+   investor's own stocks (held, watched, noted) are recall first: their everyday forms
+   (selection/forms.py: 陕煤, 华鲁, sxmy, IME typos) are the stock unless these vetoes say
+   otherwise, and one compared with another stock is never the one dropped;
 4. intent cues (`intent.analyze`), then the memory classes the message asks about
    (`targets.refine`: the account, trades, news, the brief, rules, plans, the watch list;
    one stock against the rest; somebody else's money and knowledge stay out);
