@@ -166,7 +166,7 @@ def _judge_name(
         return False, "日常用语或其他公司的名字，包含了简称"
     if name.kind == INDEX:
         return False, "指数，不是股票"
-    if name.form == HOMOPHONE and (weak := _weak_typo(text, start, end, name)):
+    if name.form == HOMOPHONE and (weak := _weak_typo(text, start, end, name, table.sounds.min_syllables)):
         return False, weak
     context = _not_stock_context(text, start, end)
     evidence = _near(rules.evidence, text, start, end) if context else None
@@ -196,24 +196,21 @@ def _judge_name(
     return _evidence(text, end, name, investing, portfolio_context, conversation)
 
 
-def _weak_typo(text: str, start: int, end: int, name) -> str | None:
+def _weak_typo(text: str, start: int, end: int, name, strong: int) -> str | None:
     """Why a homophone of the investor's own name is not the stock, if it is not: the run is
-    an everyday word (同音的常用词), or a two-syllable one with nothing about investing."""
+    an everyday word (同音的常用词), or one shorter than `strong` syllables (华路, not 陕西没业:
+    forms.toml's homophone_min_syllables) with nothing about investing, no question about it
+    and no question about a company's fundamentals."""
     from pixiu_cli.selection.words import frequency
 
     run = text[start:end]
     if frequency(run) >= _COMMON_WORD:
         return f"“{run}”与“{name.alias}”同音，但它本身是常用词"
-    if len(name.alias) >= _STRONG_TYPO or _investing_near(text, start, end):
+    if len(name.alias) >= strong or _investing_near(text, start, end):
         return None
-    if _mention_rules().asked_about.match(text[end : end + 12]):
+    if _mention_rules().asked_about.match(text[end : end + 12]) or read_topics(text, True, False).cues:
         return None
     return f"“{run}”与“{name.alias}”同音，两个字的同音词还需要投资用语或直接问它"
-
-
-# A typo this many characters long reads as the name it sounds like (陕西没业); a shorter one
-# (华路) needs more support (data: forms.toml's homophone_min_syllables).
-_STRONG_TYPO = 3
 
 
 def _listed_name(after: str, name) -> tuple[bool, str]:

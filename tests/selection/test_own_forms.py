@@ -110,6 +110,7 @@ def test_forms_of_a_stock_nobody_holds_are_not_generated():
         ("洛钼负债率多少", ["603993"]),  # no investing word the lists know: recall first
         ("华路有没有新公告", ["600426"]),  # a two-syllable typo with an investing word
         ("华路上堵车了", []),  # the same typo with nothing about investing
+        ("华路的现金流", ["600426"]),  # a question about a company's fundamentals
         ("下周去洛阳旅游", []),
         ("洛钼和招商银行二选一", ["603993", "600036"]),
     ],
