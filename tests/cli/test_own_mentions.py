@@ -118,3 +118,7 @@ def test_the_table_is_kept_per_home_and_built_again_for_a_new_holding(home):
     run(env, "import", str(document))
     assert explained(env, "江铜呢")["symbols"] == ["600362"]
     assert len(set(kept.glob("names-*.pickle")) - before) == 1
+    assert explained(env, "招轮最近咋样")["symbols"] == []
+    run(env, "watch", "add", "601872")  # the watch list is part of the universe too
+    assert explained(env, "招轮最近咋样")["symbols"] == ["601872"]
+    assert len(set(kept.glob("names-*.pickle")) - before) == 2
