@@ -201,11 +201,13 @@ def _weak_typo(text: str, start: int, end: int, name, strong: int) -> str | None
     an everyday word (同音的常用词), or one shorter than `strong` syllables (华路, not 陕西没业:
     forms.toml's homophone_min_syllables) with nothing about investing, no question about it
     and no question about a company's fundamentals."""
-    from pixiu_cli.selection.words import frequency
+    from pixiu_cli.selection.words import frequency, segment
 
     run = text[start:end]
     if frequency(run) >= _COMMON_WORD:
         return f"“{run}”与“{name.alias}”同音，但它本身是常用词"
+    if cut := [w for w in segment(text).cut_by(start, end) if frequency(w) >= _COMMON_WORD]:
+        return f"“{run}”与“{name.alias}”同音，但它拆开了词语“{cut[0]}”"
     if len(name.alias) >= strong or _investing_near(text, start, end):
         return None
     if _mention_rules().asked_about.match(text[end : end + 12]) or read_topics(text, True, False).cues:

@@ -111,6 +111,7 @@ def test_forms_of_a_stock_nobody_holds_are_not_generated():
         ("华路有没有新公告", ["600426"]),  # a two-syllable typo with an investing word
         ("华路上堵车了", []),  # the same typo with nothing about investing
         ("华路的现金流", ["600426"]),  # a question about a company's fundamentals
+        ("南京因行的分红", ["601009"]),
         ("下周去洛阳旅游", []),
         ("洛钼和招商银行二选一", ["603993", "600036"]),
     ],
@@ -125,6 +126,7 @@ def test_two_own_stocks_named_together_are_both_taken():
     table = NameTable(names_from(holders, (), ()), sounds=True)
     assert select("宁德二选一", table).symbols == []
     assert select("宁德和海天二选一", table).symbols == ["300750", "603288"]
+    assert select("宁德还天天跌", table).symbols == ["300750"]  # 还天 sounds like 海天 but cuts 天天
     assert select("下周去宁德出差，带点海天酱油", table).symbols == []  # vetoed, not wanting evidence
 
 
