@@ -307,11 +307,11 @@ def _keep_own_in_pairs(
     stock is taken, or another of the investor's own is named too, the investor's own one,
     left out only for want of investing words, is taken — the other stock is the evidence
     that the sentence is about stocks."""
+    wanting_at = [(at, n) for at, n in hits if not n.accepted and n.why == _NO_EVIDENCE and n.symbol in own]
+    if not wanting_at:  # most questions: no boundary needed, and the segmenter stays unloaded
+        return hits
     from pixiu_cli.selection.words import segment
 
-    wanting_at = [(at, n) for at, n in hits if not n.accepted and n.why == _NO_EVIDENCE and n.symbol in own]
-    if not wanting_at:  # most questions: no boundary needed
-        return hits
     words = segment(text)  # a form inside a longer word (万事亨通, 如日中天) is that word's
     wanting = {n.symbol for at, n in wanting_at if words.whole(at, at + len(n.text))}
     named = {note.symbol for _, note in hits if note.accepted and note.symbol} | wanting
