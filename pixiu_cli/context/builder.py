@@ -225,6 +225,7 @@ class ContextBuilder:
         watch = watched(self.domain) if watch is None else watch
         held = {text(h.symbol) for h in holdings}
         named = [*holdings, *watch_holders(watch, self.names, held), *self._closed_holders(closed, held)]
+        named += self._noted_holders({text(h.symbol) for h in named})
         table = self.names.table(named)
         if now is None:
             return select(user_text, table, earlier=earlier)
@@ -240,6 +241,11 @@ class ContextBuilder:
             for s in closed
             if s not in held
         ]
+
+    def _noted_holders(self, named: set[str]) -> list[Holder]:
+        """The stocks the user's notes and decisions name and nothing else does: the rest of
+        the investor's own universe, whose everyday forms are matched recall-first too."""
+        return [Holder(s, self.names.security_name(s) or "", ()) for s in self.domain.noted_symbols() if s not in named]
 
     def _named(self, holdings: list) -> list:
         """Holdings recorded without a name (a trade that named none stores the code as its

@@ -103,6 +103,15 @@ def _pinyin():
     return pinyin, Style.NORMAL
 
 
+def pinyin_dict() -> dict[int, str]:
+    """pypinyin's character dictionary: code point → its readings with tones, comma-separated,
+    the usual one first (imported lean, as `_pinyin` does)."""
+    _pinyin()
+    from pypinyin.pinyin_dict import pinyin_dict as readings
+
+    return readings
+
+
 SOUNDS_FILE = "homophones.tsv"
 
 

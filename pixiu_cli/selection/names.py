@@ -32,7 +32,7 @@ so it needs evidence. All names are matched at once with an Aho–Corasick autom
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 from pathlib import Path
 
@@ -43,6 +43,7 @@ from pixiu_cli.selection.normalize import fold_width_case, to_simplified
 from pixiu_cli.selection.rules import words
 
 FULL, NICKNAME, USER, SHORT, INDEX, SHADOW = "full", "nickname", "user", "short", "index", "shadow"
+HOMOPHONE = "同音"  # the form of a name typed with the wrong characters of its sound (selection/forms.py)
 LISTED, FORMER = "listed", "former"
 # When two sources give one alias to different symbols, the first kind here wins; a
 # holding beats everything (长电 is 长电科技 for its holder, 长江电力 for another), and a
@@ -69,6 +70,8 @@ class Name:
     symbol: str | None  # None for shadow words; the index code for an index
     kind: str
     held: bool = False
+    form: str = ""  # how a form of the investor's own stock was made (selection/forms.py)
+    of: str = ""  # the name it was made from
 
 
 @dataclass(frozen=True)
@@ -137,7 +140,8 @@ class Holder:
 class NameTable:
     """Every name, normalised, in one automaton."""
 
-    def __init__(self, names: Iterable[Name]):
+    def __init__(self, names: Iterable[Name], sounds: bool = False):
+        """`sounds`: also match the investor's own names by their sound (IME typos)."""
         import ahocorasick  # C extension, imported only when a table is built
 
         best: dict[str, Name] = {}
@@ -155,6 +159,7 @@ class NameTable:
             self.automaton.add_word(alias, name)
         if self.automaton is not None:
             self.automaton.make_automaton()
+        self.sounds = _sound_index(best.values()) if sounds else None
 
     def stocks_named(self, typed: str, limit: int = 6) -> list[tuple[str, str]]:
         """The stocks a name typed on its own stands for: the one whose name, short name or
@@ -174,14 +179,94 @@ class NameTable:
         if self.automaton is None or not text:
             return []
         found = [(end - len(name.alias) + 1, end + 1, name) for end, name in self.automaton.iter(text)]
-        found.sort(key=lambda m: (m[0], -(m[1] - m[0])))
-        chosen: list[Match] = []
-        edge = 0
-        for start, end, name in found:
-            if start >= edge:
-                chosen.append(Match(start, end, name))
-                edge = end
-        return chosen
+        # Pinyin typed in Latin letters is a whole token (sxmy), never part of a word.
+        found = [m for m in found if not m[2].alias.isascii() or _latin_token(text, m[0], m[1])]
+        # A typo of a whole name beats the half of it typed right (落阳钼业); it names the form
+        # it sounds like.
+        if self.sounds is not None:
+            found += [
+                (start, end, replace(name, form=HOMOPHONE, of=name.alias))
+                for start, end, name in self.sounds.matches(text)
+            ]
+        return _leftmost_longest(found)
+
+
+def _sound_index(names: Iterable[Name]) -> SoundIndex:
+    return SoundIndex(n for n in names if n.held and n.symbol and _is_han(n.alias))
+
+
+def _is_han(text: str) -> bool:
+    return bool(text) and all("\u4e00" <= ch <= "\u9fff" for ch in text)
+
+
+_SOUND_CODES = 0xE000  # a syllable is one private-use character in the coded text
+
+
+class SoundIndex:
+    """The investor's own names by their sound: an IME typo of a form (陕西没业, 华路) reads as
+    the form does. `matches` codes the text one syllable a character (its usual reading) and
+    finds every reading of every form in one pass (selection/forms.py reads them when the
+    table is built; a question needs no pypinyin)."""
+
+    def __init__(self, names: Iterable[Name]):
+        import ahocorasick
+
+        from pixiu_cli.selection.forms import homophone_min_syllables, readings_table, spellings
+
+        codes: dict[str, str] = {}
+        self.automaton = ahocorasick.Automaton()
+        for name in names:
+            for syllables in spellings(name.alias):
+                key = "".join(codes.setdefault(s, chr(_SOUND_CODES + len(codes))) for s in syllables)
+                if key not in self.automaton:
+                    self.automaton.add_word(key, name)
+        self.sound_of = {ch: codes[r[0]] for ch, r in readings_table().items() if r and r[0] in codes}
+        self.min_syllables = homophone_min_syllables()
+        self.empty = not codes
+        if not self.empty:
+            self.automaton.make_automaton()
+
+    def matches(self, text: str) -> list[tuple[int, int, Name]]:
+        """(start, end, name) of each typo of a form in `text` (not the form itself)."""
+        if self.empty or not text:
+            return []
+        coded = "".join(self.sound_of.get(ch, " ") for ch in text)
+        found = []
+        for end, name in self.automaton.iter(coded):
+            start = end - len(name.alias) + 1
+            if self._typo(text[start : end + 1], name.alias):
+                found.append((start, end + 1, name))
+        return found
+
+    def _typo(self, run: str, form: str) -> bool:
+        """A run that reads as `form` is its typo when it differs in Chinese characters only,
+        and in one character for a two-syllable form (two typos of two are another word)."""
+        differ = [a for a, b in zip(run, form) if a != b]
+        if not differ or not _is_han(run):
+            return False
+        if len(form) < self.min_syllables:
+            return len(differ) == 1
+        return len(differ) <= len(form) // 2
+
+
+def _latin_token(text: str, start: int, end: int) -> bool:
+    """True when text[start:end] is a whole Latin token: no ASCII letter either side."""
+    before = text[start - 1] if start > 0 else ""
+    after = text[end] if end < len(text) else ""
+    return not (before.isascii() and before.isalpha()) and not (after.isascii() and after.isalpha())
+
+
+def _leftmost_longest(found: list[tuple[int, int, Name]]) -> list[Match]:
+    """The leftmost match, the longest there, then the next after it; a name typed right
+    before a typo of the same length."""
+    found.sort(key=lambda m: (m[0], -(m[1] - m[0]), m[2].form == HOMOPHONE))
+    chosen: list[Match] = []
+    edge = 0
+    for start, end, name in found:
+        if start >= edge:
+            chosen.append(Match(start, end, name))
+            edge = end
+    return chosen
 
 
 @dataclass(frozen=True)
@@ -212,6 +297,24 @@ def names_from(
     for alias, symbol, *source in aliases:
         kind = FORMER if source and source[0] == FORMER_NAME_SOURCE else USER
         yield Name(_norm(alias), symbol, kind, symbol in held)
+    yield from own_forms(holders, [(alias, symbol) for alias, symbol, *source in aliases if symbol in held])
+
+
+def own_forms(holders: Sequence[Holder], aliases: Sequence[tuple[str, str]]) -> Iterable[Name]:
+    """The everyday forms of the investor's own stocks (selection/forms.py): generated from
+    each holder's name, and the pinyin of its name, short names and aliases."""
+    from pixiu_cli.selection.forms import generated_forms, latin_forms
+
+    for h in holders:
+        name, symbol = _norm(_as_text(h.name)), _as_text(h.symbol)
+        for form in generated_forms(name) if name else ():
+            yield Name(form.text, symbol, SHORT, True, form.kind, name)
+        typed = [name, *(_norm(_as_text(a)) for a in h.short_names)]
+        typed += [_norm(alias) for alias, of in aliases if of == h.symbol]
+        typed += [f.text for f in generated_forms(name)] if name else []
+        for text in dict.fromkeys(t for t in typed if t):
+            for form in latin_forms(text):
+                yield Name(form.text, symbol, SHORT, True, form.kind, text)
 
 
 def _shipped_names(shipped: dict[str, ShippedSecurity], held: set[str]) -> Iterable[Name]:
@@ -300,7 +403,7 @@ def _table_for(holders: tuple[Holder, ...], known: tuple[Known, ...], aliases: t
     """One table per distinct set of names in a process: databases with the same holdings,
     master and aliases (every eval case of one data set) share it. A table is never changed
     once built."""
-    return NameTable(names_from(holders, known, aliases))
+    return NameTable(names_from(holders, known, aliases), sounds=True)
 
 
 @cache
@@ -311,13 +414,14 @@ def _table_files() -> tuple[Path, ...]:
 
     from pixiu_cli.domain import securities
     from pixiu_cli.market import security_list
-    from pixiu_cli.selection import normalize, rules
+    from pixiu_cli.selection import homophones, normalize, rules
 
     selection = data_dir() / "selection"
     shipped = [selection / f for f in ("securities.tsv", "indexes.tsv", "traditional_chars.txt")]
     shipped += sorted((selection / "rules").iterdir())
     shipped.append(data_dir() / "securities" / "stock_basic.csv")
-    code = [Path(m.__file__) for m in (securities, security_list, normalize, rules, opencc)]
+    code = [Path(m.__file__) for m in (securities, security_list, normalize, rules, homophones, opencc)]
+    code.append(Path(__file__).with_name("forms.py"))  # not imported: only a build needs it
     return (Path(__file__), *code, *shipped)
 
 

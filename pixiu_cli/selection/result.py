@@ -36,6 +36,12 @@ class MentionNote:
     kind: str  # code | full | nickname | user | short | index | shadow
     accepted: bool
     why: str  # Chinese
+    form: str = ""  # for the investor's own stocks: how the form matched was made (前两字, 同音 …)
+    of: str = ""  # the name that form was made from
+
+    def explanation(self) -> dict:
+        said = {"text": self.text, "symbol": self.symbol, "kind": self.kind, "accepted": self.accepted}
+        return {**said, "why": self.why, **({"form": self.form, "of": self.of} if self.form else {})}
 
 
 @dataclass(frozen=True)
@@ -71,10 +77,7 @@ class Selection:
             "operation": _operation(self.operation),
             "normalized": self.normalized,
             "cues": [{"name": c.name, "group": c.group, "matched": c.matched, "why": c.why} for c in self.cues],
-            "mentions": [
-                {"text": m.text, "symbol": m.symbol, "kind": m.kind, "accepted": m.accepted, "why": m.why}
-                for m in self.mentions
-            ],
+            "mentions": [m.explanation() for m in self.mentions],
             "carried": [_carried(c) for c in self.carried],
             "targets": list(self.targets),
             "windows": [w.explanation() for w in self.windows],

@@ -16,6 +16,9 @@
    a held full name too, in a sentence of daily life without investing evidence is that
    thing (`senses`: 用道道全的油炒菜, 益丰药房几点关门, 老婆，我爱我家), and names set against
    each other in a choice are stocks, held or not (茅台跟五粮液哪个好, `senses.compared`);
+   the investor's own stocks (held, watched, noted) are recall first: their everyday forms
+   (selection/forms.py: 陕煤, 华鲁, sxmy, IME typos) are the stock unless these vetoes say
+   otherwise, and one compared with another stock is never the one dropped;
 4. intent cues (`intent.analyze`), then the memory classes the message asks about
    (`targets.refine`: the account, trades, news, the brief, rules, plans, the watch list;
    one stock against the rest; a question about no account of the user's — others' money,
@@ -48,6 +51,7 @@ from pixiu_cli.selection.intent import warm as warm_intent
 from pixiu_cli.selection.names import (
     FORMER,
     FULL,
+    HOMOPHONE,
     INDEX,
     LISTED,
     SHADOW,
@@ -196,6 +200,8 @@ def _judge_name(
     everyday = _everyday(text, start, end, name)
     if everyday:
         return False, everyday
+    if name.form == HOMOPHONE and (weak := _weak_typo(text, start, end, name, table.sounds.min_syllables)):
+        return False, weak
     if in_comparison and not _counted_or_visited(before, name):
         return True, "和另一只股票放在一起比较（跟、还是…哪个）：是股票"
     context = _not_stock_context(text, start, end)
@@ -208,10 +214,11 @@ def _judge_name(
         if word := _inside_word(text, start, end, table):
             return False, f"简称在词语“{word}”里面，句中也没有投资用语：不是股票"
     if name.kind in _ALWAYS:
+        label = _ALWAYS[name.kind] if name.form != HOMOPHONE else f"与{_ALWAYS[name.kind]}同音（输入法选错了字）"
         if evidence:
-            return True, f"{_ALWAYS[name.kind]}：虽有“{context}”，句中有投资证据“{evidence.group()}”"
+            return True, f"{label}：虽有“{context}”，句中有投资证据“{evidence.group()}”"
         overruled = sense_of(text, start, end).why()  # life words, with investing evidence near
-        return True, f"{_ALWAYS[name.kind]}：{overruled}" if overruled else _ALWAYS[name.kind]
+        return True, f"{label}：{overruled}" if overruled else label
     if rules.measure_before.search(before):
         return False, "前面是数量词（两瓶、一箱…），指的是商品"
     place = rules.place_before.search(before)
@@ -221,7 +228,26 @@ def _judge_name(
         return False, f"前面的“{place.group()}”说明是地名或商品"
     if name.kind != SHORT:
         return _listed_name(after, name)
-    return _evidence(after, name, investing, portfolio_context, conversation)
+    return _evidence(text, end, name, investing, portfolio_context, conversation)
+
+
+def _weak_typo(text: str, start: int, end: int, name, strong: int) -> str | None:
+    """Why a homophone of the investor's own name is not the stock, if it is not: the run is
+    an everyday word (同音的常用词), or one shorter than `strong` syllables (华路, not 陕西没业:
+    forms.toml's homophone_min_syllables) with nothing about investing, no question about it
+    and no question about a company's fundamentals."""
+    from pixiu_cli.selection.words import frequency, segment
+
+    run = text[start:end]
+    if frequency(run) >= _COMMON_WORD:
+        return f"“{run}”与“{name.alias}”同音，但它本身是常用词"
+    if cut := [w for w in segment(text).cut_by(start, end) if frequency(w) >= _COMMON_WORD]:
+        return f"“{run}”与“{name.alias}”同音，但它拆开了词语“{cut[0]}”"
+    if len(name.alias) >= strong or _investing_near(text, start, end):
+        return None
+    if _mention_rules().asked_about.match(text[end : end + 12]) or read_topics(text, True, False).cues:
+        return None
+    return f"“{run}”与“{name.alias}”同音，两个字的同音词还需要投资用语或直接问它"
 
 
 def _listed_name(after: str, name) -> tuple[bool, str]:
@@ -235,16 +261,36 @@ def _listed_name(after: str, name) -> tuple[bool, str]:
     return False, f"{label}只有 {len(name.alias)} 个字，也是日常用语：直接问它（怎么样、能买吗）才算股票"
 
 
-def _evidence(after: str, name, investing, portfolio_context: bool, conversation: bool) -> tuple[bool, str]:
+def _evidence(text: str, end: int, name, investing, portfolio_context: bool, conversation: bool) -> tuple[bool, str]:
     if investing:
         return True, f"简称，句中有投资用语“{investing.group()}”"
-    if _mention_rules().asked_about.match(after):
+    if _mention_rules().asked_about.match(text[end : end + 12]):
         return True, "股票简称，问的是它怎么样" if not name.held else "持有股票的简称，问的是它怎么样"
     if name.held and portfolio_context:
         return True, "持有股票的简称，出现在关于持仓的问题里"
+    if name.held and (why := _own_evidence(text, name)):
+        return True, why
     if conversation:
         return True, "简称，最近几轮在谈股票"
-    return False, "简称也是日常用语，句中没有投资相关的证据"
+    return False, _NO_EVIDENCE
+
+
+_NO_EVIDENCE = "简称也是日常用语，句中没有投资相关的证据"
+
+
+def _own_evidence(text: str, name) -> str | None:
+    """Recall first for the investor's own stocks: a form that is no everyday word (陕煤, 华鲁,
+    sxmy: not in the segmenter's dictionary) is the stock unless the words around say
+    otherwise (the vetoes of `_judge_name`); one that is (宁德, 海天) is the stock when the
+    question is about a company's fundamentals (负债率, 现金流: topics.toml's cues)."""
+    from pixiu_cli.selection.forms import everyday_word
+
+    if not everyday_word(name.alias):
+        return "你自己的股票（持有、自选或笔记里提到的），这个叫法不是日常用语：没有相反的迹象就是股票"
+    cues = read_topics(text, True, False).cues
+    if cues:
+        return f"你自己的股票，问的是公司的基本面（“{cues[0].matched}”）"
+    return None
 
 
 def _mentions(
@@ -270,7 +316,13 @@ def _mentions(
             (
                 m.start,
                 MentionNote(
-                    text[m.start : m.end], m.name.symbol if m.name.kind != INDEX else None, m.name.kind, accepted, why
+                    text[m.start : m.end],
+                    m.name.symbol if m.name.kind != INDEX else None,
+                    m.name.kind,
+                    accepted,
+                    why,
+                    m.name.form,
+                    m.name.of,
                 ),
             )
         )
@@ -278,12 +330,39 @@ def _mentions(
     for start, note in _code_notes(text, held, known, named):
         if not any(lo <= start < hi for lo, hi in covered):
             hits.append((start, note))
+    hits = _keep_own_in_pairs(text, hits, {m.name.symbol for m in matches if m.name.held})
     hits.sort(key=lambda h: h[0])
     symbols: dict[str, None] = {}
     for _, note in hits:
         if note.accepted and note.symbol:
             symbols.setdefault(note.symbol, None)
     return list(symbols), [note for _, note in hits]
+
+
+def _keep_own_in_pairs(
+    text: str, hits: list[tuple[int, MentionNote]], own: set[str | None]
+) -> list[tuple[int, MentionNote]]:
+    """Two stocks compared (陕煤和中煤二选一, 把宁德换成比亚迪, 平安和招行哪个好): when another
+    stock is taken, or another of the investor's own is named too, the investor's own one,
+    left out only for want of investing words, is taken — the other stock is the evidence
+    that the sentence is about stocks."""
+    wanting_at = [(at, n) for at, n in hits if not n.accepted and n.why == _NO_EVIDENCE and n.symbol in own]
+    if not wanting_at:  # most questions: no boundary needed, and the segmenter stays unloaded
+        return hits
+    from pixiu_cli.selection.words import segment
+
+    words = segment(text)  # a form inside a longer word (万事亨通, 如日中天) is that word's
+    wanting = {n.symbol for at, n in wanting_at if words.whole(at, at + len(n.text))}
+    named = {note.symbol for _, note in hits if note.accepted and note.symbol} | wanting
+    return [
+        (start, replace(note, accepted=True, why=_PAIRED))
+        if note.symbol in wanting and not note.accepted and note.why == _NO_EVIDENCE and named - {note.symbol}
+        else (start, note)
+        for start, note in hits
+    ]
+
+
+_PAIRED = "你自己的股票，和另一只股票一起提到（比较或换股）：两只都是股票"
 
 
 def _own(

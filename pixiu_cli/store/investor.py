@@ -96,6 +96,16 @@ class InvestorStore:
             )
         )
 
+    def noted_symbols(self) -> list[str]:
+        """The stocks the user's live notes (views, plans, rules) and decisions name, in code
+        order: with the holdings and the watch list, the investor's own universe."""
+        sql = (
+            f"select symbol from memory_events where symbol is not null and symbol != '' and {_LIVE_NOTE} "
+            "union select symbol from decisions where symbol is not null and symbol != '' and deleted_at is null "
+            "order by symbol"
+        )
+        return [str(row[0]) for row in self.db.conn.execute(sql).fetchall()]
+
     def decision(self, decision_id: int) -> Decision | None:
         rows = dict_rows(self.db, "select * from decisions where id = ? and deleted_at is null", [decision_id])
         return decision_from_row(rows[0]) if rows else None

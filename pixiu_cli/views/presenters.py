@@ -167,7 +167,8 @@ def selection_lines(selection: dict) -> list[str]:
     for mention in selection.get("mentions", []):
         mark = "✓" if mention["accepted"] else "✗"
         target = f" → {mention['symbol']}" if mention.get("symbol") else ""
-        lines.append(f"  {mark} {mention['text']}{target}：{mention['why']}")
+        form = f"（{mention['form']}：{mention['of']}）" if mention.get("form") else ""
+        lines.append(f"  {mark} {mention['text']}{target}{form}：{mention['why']}")
     return lines
 
 

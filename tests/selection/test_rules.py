@@ -79,6 +79,7 @@ def test_every_rules_file_loads_and_every_cue_has_a_known_group():
         "codes.toml",
         "intent.toml",
         "mentions.toml",
+        "forms.toml",
         "shadow_words.txt",
         "dialect.tsv",
         "words.toml",

@@ -1,0 +1,176 @@
+"""The everyday forms of the investor's own stocks, and a matcher for their sounds.
+
+An investor types their own stocks the way they say them: 陕煤 for 陕西煤业, 宁行 for 宁波银行,
+神华 for 中国神华, a homophone the IME offered first (陕西没业), or the pinyin itself typed in
+Latin letters (sxmy, shanximeiye). The investor's universe — every held and watched stock
+and every stock a note or a decision names (context/builder.py passes them as holders) — is
+small, so every such form of it is generated (`generated_forms`, `latin_forms`) and matched
+recall-first (selection/select.py), where the rest of the market stays precision-first.
+
+Forms, each with its kind (shown by ``--explain``):
+
+* 前两字 / 后两字 — a four-character name's halves, unless the half is an everyday word (洛阳,
+  时代: the segmenter's frequency) or, for the last two, an industry word that other listed
+  names end in too (能源, 银行);
+* 首字缩写 — the first character of each two-character word (陕西煤业 → 陕煤), and a bank's
+  first character with 行 (宁波银行 → 宁行; ``contractions``);
+* 去掉前后缀 — the name without 中国, 股份, 集团 … (``prefixes``, ``suffixes``);
+* 拼音 / 拼音首字母 — the full pinyin and the initials of a name, a short name or an alias,
+  every reading of a polyphonic character (行: xing, hang), matched only as a whole Latin
+  token and never an English word or abbreviation (``english``);
+* 同音 — `names.SoundIndex`: the message's characters read as their usual pinyin, matched
+  against every reading of every form (one Aho–Corasick pass over syllable codes).
+
+The lists and thresholds are data: ``data/selection/rules/forms.toml``. Building needs
+pypinyin's character dictionary; it happens when the name table is built, and the table
+(with this index) is kept on disk per home (selection/name_cache.py), so a question never
+imports pypinyin.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache
+from itertools import product
+
+from pixiu_cli.selection.rules import table
+
+FIRST_TWO, LAST_TWO, INITIALS, AFFIX = "前两字", "后两字", "首字缩写", "去掉前后缀"
+PINYIN, PINYIN_INITIALS = "拼音", "拼音首字母"
+# 同音, the form of a typo, is names.HOMOPHONE: the name table marks typos at question time,
+# when this module is not loaded.
+_MAX_READINGS = 16  # spellings of one polyphonic form (4 characters with 2 readings each)
+# A polyphonic character's first readings are its living ones (行: xing, hang); pypinyin
+# also lists rare and literary ones (宁: zhu) that nobody types for a stock.
+_READINGS_PER_CHAR = 2
+
+
+@dataclass(frozen=True)
+class Form:
+    text: str
+    kind: str  # one of the labels above (Chinese)
+
+
+@cache
+def _rules() -> dict:
+    return dict(table("forms.toml")["forms"])
+
+
+def everyday_word(form: str) -> bool:
+    """Whether the investor's own form is also an everyday word (宁德 the city, 海天 the
+    sauce). Only a two-character Chinese form can tell: longer names are added to the
+    segmenter's dictionary as names (words.use_names), and Latin ones passed `english`."""
+    from pixiu_cli.selection.words import frequency
+
+    return len(form) == 2 and is_han(form) and frequency(form) >= int(_rules()["stock_only_frequency"])
+
+
+def is_han(text: str) -> bool:
+    return bool(text) and all("\u4e00" <= ch <= "\u9fff" for ch in text)
+
+
+def _without_affixes(name: str) -> str:
+    rules = _rules()
+    for prefix in rules["prefixes"]:
+        if name.startswith(prefix) and len(name) - len(prefix) >= 2:
+            name = name[len(prefix) :]
+            break
+    for suffix in rules["suffixes"]:
+        if name.endswith(suffix) and len(name) - len(suffix) >= 2:
+            return name[: -len(suffix)]
+    return name
+
+
+def _raw_forms(name: str) -> Iterable[Form]:
+    bare = _without_affixes(name)
+    if bare != name:
+        yield Form(bare, AFFIX)
+    for contracted, char in _rules()["contractions"].items():
+        if name.endswith(contracted) and len(name) > len(contracted):
+            yield Form(name[0] + char, INITIALS)
+    for base in dict.fromkeys((name, bare)):
+        if len(base) == 4:
+            yield Form(base[:2], FIRST_TWO)
+            yield Form(base[2:], LAST_TWO)
+            if base[2:] not in _rules()["suffixes"]:  # 上港集团 is not 上集
+                yield Form(base[0] + base[2], INITIALS)
+
+
+def generated_forms(name: str) -> list[Form]:
+    """The everyday forms of one (normalised) name, without those that are everyday or
+    industry words: each text once, the first kind found."""
+    found: dict[str, Form] = {}
+    for form in _raw_forms(name):
+        if form.text != name and is_han(form.text) and form.text not in found and _distinctive(form):
+            found[form.text] = form
+    return list(found.values())
+
+
+def _distinctive(form: Form) -> bool:
+    from pixiu_cli.selection.words import frequency
+
+    if len(form.text) > 2:
+        return True
+    if frequency(form.text) >= int(_rules()["common_word_frequency"]):
+        return False
+    return form.kind != LAST_TWO or _listed_endings()[form.text] <= int(_rules()["shared_ending_names"])
+
+
+@cache
+def _listed_endings() -> Counter[str]:
+    """How many listed names end in each two characters (能源: dozens, 钼业: one)."""
+    from pixiu_cli.market.security_list import shipped_names
+
+    return Counter(stock.short_name[-2:] for stock in shipped_names() if len(stock.short_name) >= 4)
+
+
+def _toneless(reading: str) -> str:
+    reading = reading.replace("ü", "v").replace("ǖ", "v").replace("ǘ", "v").replace("ǚ", "v").replace("ǜ", "v")
+    return "".join(ch for ch in unicodedata.normalize("NFD", reading) if not unicodedata.combining(ch))
+
+
+@cache
+def readings_table() -> dict[str, tuple[str, ...]]:
+    """Every character pypinyin knows → its readings, toneless, the usual one first."""
+    from pixiu_cli.selection.homophones import pinyin_dict
+
+    return {
+        chr(cp): tuple(dict.fromkeys(_toneless(r) for r in value.split(","))) for cp, value in pinyin_dict().items()
+    }
+
+
+def spellings(text: str) -> list[tuple[str, ...]]:
+    """Every way `text` reads (a polyphonic character gives each of its readings), as
+    syllables; none when a character has no reading."""
+    readings = readings_table()
+    per_char = [readings.get(ch, ())[:_READINGS_PER_CHAR] for ch in text]
+    if not all(per_char):
+        return []
+    combos = []
+    for combo in product(*per_char):
+        combos.append(combo)
+        if len(combos) >= _MAX_READINGS:
+            break
+    return combos
+
+
+def latin_forms(text: str) -> list[Form]:
+    """The full pinyin and the initials of a Chinese form, as a user types them in Latin
+    letters (sxmy, shanximeiye), without English words."""
+    rules = _rules()
+    english = frozenset(rules["english"])
+    found: dict[str, Form] = {}
+    for syllables in spellings(text) if is_han(text) else ():
+        full = "".join(syllables)
+        initials = "".join(s[0] for s in syllables)
+        for latin, kind in ((full, PINYIN), (initials, PINYIN_INITIALS)):
+            if len(latin) >= int(rules["latin_min_letters"]) and latin not in english and latin not in found:
+                found[latin] = Form(latin, kind)
+    return list(found.values())
+
+
+def homophone_min_syllables() -> int:
+    return int(_rules()["homophone_min_syllables"])

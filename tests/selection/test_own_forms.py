@@ -1,0 +1,137 @@
+"""The everyday forms of the investor's own stocks (selection/forms.py): which forms a name
+gives and which it does not (everyday and industry words, English), and how the name table
+finds them — halves, initials, affix-free names, pinyin as a whole Latin token, IME typos."""
+
+from __future__ import annotations
+
+import pytest
+
+from pixiu_cli.selection.forms import (
+    AFFIX,
+    FIRST_TWO,
+    INITIALS,
+    LAST_TWO,
+    PINYIN,
+    PINYIN_INITIALS,
+    generated_forms,
+    latin_forms,
+)
+from pixiu_cli.selection.names import HOMOPHONE, Holder, NameTable, names_from
+from pixiu_cli.selection.select import select
+
+
+def forms(name: str) -> dict[str, str]:
+    return {f.text: f.kind for f in generated_forms(name)}
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("陕西煤业", {"陕煤": INITIALS}),
+        ("华鲁恒升", {"华鲁": FIRST_TWO, "恒升": LAST_TWO, "华恒": INITIALS}),
+        ("宁波银行", {"宁行": INITIALS, "宁银": INITIALS}),
+        ("中国神华", {"神华": AFFIX}),
+        ("盐湖股份", {"盐湖": AFFIX}),
+        ("中国铝业", {"中铝": INITIALS}),
+        ("特变电工", {"特变": FIRST_TWO, "特电": INITIALS}),
+    ],
+)
+def test_a_name_gives_its_everyday_forms(name, expected):
+    assert expected.items() <= forms(name).items()
+
+
+@pytest.mark.parametrize(
+    ("name", "not_a_form", "why"),
+    [
+        ("洛阳钼业", "洛阳", "a city: an everyday word"),
+        ("宁德时代", "时代", "an everyday word"),
+        ("兖矿能源", "能源", "an industry word many listed names end in"),
+        ("招商银行", "招商", "an everyday word"),
+        ("南京银行", "银行", "an industry word"),
+        ("上港集团", "上集", "集团 is an affix: no initials across it"),
+        ("中国神华", "中国", "an everyday word"),
+        ("成都银行", "成行", "an everyday word (the trip takes place)"),
+    ],
+)
+def test_everyday_and_industry_words_are_no_forms(name, not_a_form, why):
+    assert not_a_form not in forms(name), why
+
+
+def test_pinyin_forms_take_every_reading_and_no_english_word():
+    latin = {f.text: f.kind for f in latin_forms("宁波银行")}
+    assert latin["nbyh"] == latin["nbyx"] == PINYIN_INITIALS  # 行: hang and xing
+    assert latin["ningboyinhang"] == PINYIN
+    assert {f.text for f in latin_forms("陕西煤业")} == {"shanximeiye", "sxmy"}
+    assert not [f for f in latin_forms("茅台") if len(f.text) < 3]  # mt: too many things
+    spelled = {f.text for f in latin_forms("安宁德")}
+    assert "anningde" in spelled and "and" not in spelled  # its initials are an English word
+
+
+HOLDERS = (Holder("603993", "洛阳钼业", ()), Holder("600426", "华鲁恒升", ()), Holder("601009", "南京银行", ()))
+
+
+@pytest.fixture(scope="module")
+def table() -> NameTable:
+    return NameTable(names_from(HOLDERS, (), ()), sounds=True)
+
+
+def found(table: NameTable, text: str) -> list[tuple[str, str | None, str]]:
+    return [(text[m.start : m.end], m.name.symbol, m.name.form) for m in table.matches(text)]
+
+
+def test_the_table_matches_own_forms_with_their_kind(table):
+    assert found(table, "洛钼负债率多少") == [("洛钼", "603993", INITIALS)]
+    assert found(table, "帮我看下hlhs") == [("hlhs", "600426", PINYIN_INITIALS)]
+    assert found(table, "NJYH呢".lower()) == [("njyh", "601009", PINYIN_INITIALS)]
+
+
+def test_pinyin_is_a_whole_token_only(table):
+    assert found(table, "xhlhsx") == []
+    assert found(table, "hlhs2026") == [("hlhs", "600426", PINYIN_INITIALS)]
+
+
+def test_an_ime_typo_of_a_whole_name_beats_the_half_typed_right(table):
+    assert found(table, "落阳钼业跌了") == [("落阳钼业", "603993", HOMOPHONE)]
+    assert found(table, "华路恒升最近怎么样") == [("华路恒升", "600426", HOMOPHONE)]
+
+
+def test_two_typos_of_a_two_syllable_form_are_another_word(table):
+    assert found(table, "滑路今天") == []  # 华鲁 read as hua lu, both characters other
+
+
+def test_forms_of_a_stock_nobody_holds_are_not_generated():
+    market = NameTable(names_from((), (), ()), sounds=True)
+    assert found(market, "洛钼负债率多少") == [] and found(market, "lymy") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "symbols"),
+    [
+        ("洛钼负债率多少", ["603993"]),  # no investing word the lists know: recall first
+        ("华路有没有新公告", ["600426"]),  # a two-syllable typo with an investing word
+        ("华路上堵车了", []),  # the same typo with nothing about investing
+        ("华路的现金流", ["600426"]),  # a question about a company's fundamentals
+        ("南京因行的分红", ["601009"]),
+        ("下周去洛阳旅游", []),
+        ("洛钼和招商银行二选一", ["603993", "600036"]),
+    ],
+)
+def test_own_forms_are_judged_recall_first_through_the_vetoes(table, text, symbols):
+    assert select(text, table).symbols == symbols
+
+
+def test_two_own_stocks_named_together_are_both_taken():
+    # 宁德 is a city and 海天 a sauce: alone each needs investing words, together they are stocks
+    holders = (Holder("300750", "宁德时代", ("宁德",)), Holder("603288", "海天味业", ("海天",)))
+    table = NameTable(names_from(holders, (), ()), sounds=True)
+    assert select("宁德二选一", table).symbols == []
+    assert select("宁德和海天二选一", table).symbols == ["300750", "603288"]
+    assert select("宁德还天天跌", table).symbols == ["300750"]  # 还天 sounds like 海天 but cuts 天天
+    assert select("下周去宁德出差，带点海天酱油", table).symbols == []  # vetoed, not wanting evidence
+
+
+def test_a_form_inside_a_longer_word_is_not_taken_by_a_pair():
+    holders = (Holder("600487", "亨通光电", ()), Holder("600522", "中天科技", ()))
+    table = NameTable(names_from(holders, (), ()), sounds=True)
+    assert select("亨通和中天换一个", table).symbols == ["600487", "600522"]
+    assert select("祝你万事亨通，事业如日中天", table).symbols == []
