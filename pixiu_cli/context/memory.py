@@ -409,14 +409,14 @@ class MemoryAssembler:
     def _reports_section(self, now: datetime, move=None) -> Section:
         limits, today = self.limits, now.date()
         since, until = window_bounds(now, limits.reports_days, move)
-        reports = self.domain.recent_reports(since, until, limits.reports_limit)
+        reports = self.domain.recent_reports(since, until, limits.count(limits.reports_limit, move))
         rule = limits.rule("reports")
         return Section(
             "reports",
             "近期报告结论",
             _fresh_first([_report_item(r, today, rule) for r in reports]),
             PRIORITY["reports"],
-            note=_window_note(move, limits.reports_days, limits.reports_limit, now),
+            note=_window_note(move, limits.reports_days, limits.count(limits.reports_limit, move), now),
         )
 
     def _trades_section(self, now: datetime, symbols: list[str], asked: Asked) -> Section | None:
@@ -428,13 +428,13 @@ class MemoryAssembler:
         if move is not None:
             first, last, widened = _applied(now, limits.trades_days, move)
             start, end = first.date(), None if widened else last.date()
-            what = _window_note(move, limits.trades_days, limits.trades_limit, now)
+            what = _window_note(move, limits.trades_days, limits.count(limits.trades_limit, move), now)
         elif symbols:
             start, end, what = None, None, f"{'、'.join(symbols)} 的全部成交，最多 {limits.trades_limit} 笔"
         else:
             start, end = (now - timedelta(days=limits.trades_days)).date(), None
             what = f"近 {limits.trades_days:g} 天，最多 {limits.trades_limit} 笔"
-        history = asked.history(now, start, end, list(symbols) or None, limits.trades_limit)
+        history = asked.history(now, start, end, list(symbols) or None, limits.count(limits.trades_limit, move))
         ids = {f.decision_id for f in history.fills if f.decision_id}
         reasons = {i: d.reason for i in ids if (d := self.domain.decision(i)) is not None and d.reason}
         return trades_section(history, what, reasons)
@@ -442,7 +442,7 @@ class MemoryAssembler:
     def _decisions_section(self, now: datetime, held: dict[str, Holding], shown: set, move=None) -> Section:
         limits = self.limits
         since, until = window_bounds(now, limits.decisions_days, move)
-        decisions = self.domain.recent_decisions(since, until, limits.decisions_limit)
+        decisions = self.domain.recent_decisions(since, until, limits.count(limits.decisions_limit, move))
         return Section(
             "decisions",
             "近期操作决策",
@@ -452,7 +452,7 @@ class MemoryAssembler:
                 if MemoryId("decision", d.id) not in shown
             ),
             PRIORITY["decisions"],
-            note=_window_note(move, limits.decisions_days, limits.decisions_limit, now),
+            note=_window_note(move, limits.decisions_days, limits.count(limits.decisions_limit, move), now),
         )
 
     def _holdings_news_section(self, now: datetime, ranked: list[Holding], move=None) -> list[Section]:
@@ -476,9 +476,9 @@ class MemoryAssembler:
     def _alerts_section(self, now: datetime, move=None) -> Section:
         limits, today = self.limits, now.date()
         since, until = window_bounds(now, limits.alerts_days, move)
-        alerts = self.domain.recent_alerts(since, until, limits.alerts_limit)
+        alerts = self.domain.recent_alerts(since, until, limits.count(limits.alerts_limit, move))
         rule = limits.rule("alerts")
-        window = _window_note(move, limits.alerts_days, limits.alerts_limit, now) if move else None
+        window = _window_note(move, limits.alerts_days, limits.count(limits.alerts_limit, move), now) if move else None
         return Section(
             "alerts",
             "待办预警",
@@ -502,16 +502,17 @@ class MemoryAssembler:
         limits = self.limits
         since, until = window_bounds(now, limits.notes_days, move)
         pinned = self.domain.pinned_notes(_until(now), limits.notes_limit)
-        recent = self.domain.recent_notes(since, until, limits.notes_limit)
+        count = limits.count(limits.notes_limit, move)
+        recent = self.domain.recent_notes(since, until, count)
         pinned_ids = {n.id for n in pinned}
-        notes = (pinned + [n for n in recent if n.id not in pinned_ids])[: max(limits.notes_limit, len(pinned))]
+        notes = (pinned + [n for n in recent if n.id not in pinned_ids])[: max(count, len(pinned))]
         notes = sorted(notes, key=lambda n: NOTE_KIND_ORDER.get(n.note_kind or "", 2))
         return Section(
             "notes",
             "用户计划 / 观点",
             tuple(_note_item(n) for n in notes if MemoryId("note", n.id) not in shown),
             PRIORITY["notes"],
-            note="用户自己说过的话，" + _window_note(move, limits.notes_days, limits.notes_limit, now),
+            note="用户自己说过的话，" + _window_note(move, limits.notes_days, count, now),
         )
 
     def _holdings_section(
@@ -640,7 +641,7 @@ class MemoryAssembler:
         notes = self.domain.recent_notes_for(symbol, "", until, limits.per_symbol_limit)
         items = [_note_item(note) for note in notes]
         since, until = window_bounds(now, limits.decisions_days, move)
-        decisions = self.domain.recent_decisions_for(symbol, since, until, limits.per_symbol_limit)
+        decisions = self.domain.recent_decisions_for(symbol, since, until, limits.count(limits.per_symbol_limit, move))
         items.extend(_decision_item(d, held, self.domain.decision_returns(d.id)) for d in decisions)
         return items
 
@@ -648,7 +649,9 @@ class MemoryAssembler:
         limits, today = self.limits, now.date()
         rule = limits.rule("news")
         since, until = window_bounds(now, limits.news_days, move)
-        news = self.domain.recent_news(symbol, since, limits.news_per_symbol, until if move else None)
+        news = self.domain.recent_news(
+            symbol, since, limits.count(limits.news_per_symbol, move), until if move else None
+        )
         return [_news_item(n, today, rule) for n in news]
 
     def _signal_item(self, signal: Signal, today: date) -> BlockItem:

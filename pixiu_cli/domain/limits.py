@@ -33,6 +33,10 @@ class MemoryLimits:
     trades_limit: int = 12
     holdings_news_limit: int = 10  # the holdings' news together, for a question about all of them
     per_symbol_limit: int = 3  # the symbol's own notes and decisions inside its section
+    # A window a time word moved (上个月, 节后, 今年的手续费) lists up to this many of the
+    # period's items, not the few of a default window: the question asked for the period
+    # (the budget still cuts, by priority)
+    period_limit: int = 20
     budget_tokens: int = 3000
     history_budget_tokens: int = 24000  # past this, an old chunk of history is summarised at once
     profiles_fresh_days: float = 90.0
@@ -47,6 +51,10 @@ class MemoryLimits:
     def from_mapping(cls, values: dict) -> MemoryLimits:
         known = {k: type(getattr(cls(), k))(v) for k, v in values.items() if k in cls.__dataclass_fields__}
         return cls(**known)
+
+    def count(self, limit: int, move: object | None) -> int:
+        """How many items a class lists: its own limit, or `period_limit` over a moved window."""
+        return limit if move is None else max(limit, self.period_limit)
 
     def rule(self, kind: str) -> FreshnessRule:
         if kind == "signals":

@@ -91,3 +91,14 @@ def test_a_cost_question_without_a_time_word_reckons_the_last_year(home):
     plain = explain(home, "最近卖了啥")
     assert not plain["selection"]["windows"]
     assert "decision:1" not in section(plain, "trades")["memory_ids"]
+
+
+def test_a_moved_window_lists_the_whole_period_not_the_default_few(offline_env):
+    """今年的印花税 asks about the year: every told trade of the year is listed (nine), not the
+    five of the default week's list; the note says the period's limit."""
+    account = ACCOUNT.parent / "outsider5_a.json"
+    env = {**offline_env, "PIXIU_NOW": "2026-12-04T10:15:00+08:00"}
+    assert pixiu_for_result(env, "import", str(account)).returncode == 0
+    decisions = section(explain(env, "今年交了多少印花税"), "decisions")
+    assert len(decisions["memory_ids"]) == 9
+    assert len(section(explain(env, "最近买卖了啥"), "decisions")["memory_ids"]) <= 5

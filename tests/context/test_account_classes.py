@@ -100,7 +100,7 @@ def test_last_months_trades_with_fees_reasons_and_what_they_realised(builder):
         in block.text
     )
     assert "[事实 · 2026-11-20] 卖出" not in block.text  # the window moved to October: November's sale is not listed
-    assert "（窗口按“上个月”移到 2026-10-01 至 2026-10-31，最多 12 条）" in block.text
+    assert "（窗口按“上个月”移到 2026-10-01 至 2026-10-31，最多 20 条）" in block.text
 
 
 def test_a_period_reaching_into_the_window_widens_it(builder):
