@@ -46,8 +46,8 @@ optional), ``now`` (ISO 8601 with an offset, e.g. ``2026-03-04T10:15:00+08:00``)
     it (their focus, as for ``history``).
 ``stored`` (optional)
     A file of ``datasets/stored/`` with market data stored as the syncs would: valuation
-    days, report periods, dividends, benchmark bars, a whole-market session
-    (`pixiu_cli.evals.stored_data`).
+    days, report periods, dividends, benchmark bars and each holding's closes (per-holding
+    prices), a whole-market session (`pixiu_cli.evals.stored_data`).
 ``market_list`` (optional, boolean)
     Load the shipped security names (``data/selection/securities.tsv``) into the security
     master first, standing in for a market-data sync: every name there is known.

@@ -5,7 +5,8 @@ them. A file of ``data/evals/datasets/stored/`` holds:
 ``valuations``  ``{symbol: {"source": s, "rows": [[date, close, pe_ttm, pb_mrq, ps_ttm], …]}}``
 ``reports``     ``[{symbol, period, source, published, revenue, …}]`` (FinancialReport's fields)
 ``dividends``   ``[{symbol, source, announced, ex_date, cash, summary, …}]``
-``bars``        ``{symbol: {"source": s, "closes": [[date, close], …]}}`` (the index benchmarks)
+``bars``        ``{symbol: {"source": s, "closes": [[date, close], …]}}``: the index benchmarks, and
+                the holdings' own closes (a holding with bars is valued at its last close)
 ``snapshot``    ``{"breadth": {…Breadth's fields}, "industries": [{…IndustryMove's fields}]}``
 
 Numbers are written as JSON numbers or strings and stored as the decimals they spell."""
