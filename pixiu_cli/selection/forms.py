@@ -68,6 +68,20 @@ def everyday_word(form: str) -> bool:
     return len(form) == 2 and is_han(form) and frequency(form) >= int(_rules()["stock_only_frequency"])
 
 
+def everyday_sense(form: str) -> str | None:
+    """The everyday sense of an own form too common for the vetoes to tell, or None: one on
+    forms.toml's list (with its sense), or one as frequent as the words no form is generated
+    from (长城, 金山: a name the user gave; `common_word_frequency`)."""
+    from pixiu_cli.selection.words import frequency
+
+    rules = _rules()
+    if form in rules["everyday_senses"]:
+        return str(rules["everyday_senses"][form])
+    if is_han(form) and frequency(form) >= int(rules["common_word_frequency"]):
+        return "日常词语（词频很高）"
+    return None
+
+
 def is_han(text: str) -> bool:
     return bool(text) and all("\u4e00" <= ch <= "\u9fff" for ch in text)
 
