@@ -85,9 +85,6 @@ def test_own_stocks_by_their_everyday_forms(home, text, typed, symbol, form):
 
 
 def test_a_held_stock_is_kept_when_compared_with_another(home):
-    # 盐湖 is also an everyday word: alone it needs investing words, beside another stock not
-    alone = explained(home[0], "盐湖二选一")
-    assert alone["symbols"] == [] and not mention(alone, "盐湖")["accepted"]
     selection = explained(home[0], "盐湖和紫金矿业二选一")
     assert selection["symbols"] == ["000792", "601899"]
     assert "比较" in mention(selection, "盐湖")["why"] and mention(selection, "盐湖")["form"] == "去掉前后缀"
