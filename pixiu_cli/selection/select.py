@@ -261,7 +261,9 @@ def _listed_name(after: str, name) -> tuple[bool, str]:
     return False, f"{label}只有 {len(name.alias)} 个字，也是日常用语：直接问它（怎么样、能买吗）才算股票"
 
 
-def _evidence(text: str, start: int, end: int, name, investing, portfolio_context: bool, conversation: bool) -> tuple[bool, str]:
+def _evidence(
+    text: str, start: int, end: int, name, investing, portfolio_context: bool, conversation: bool
+) -> tuple[bool, str]:
     if investing:
         return True, f"简称，句中有投资用语“{investing.group()}”"
     if _mention_rules().asked_about.match(text[end : end + 12]):
