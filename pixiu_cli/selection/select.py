@@ -286,8 +286,9 @@ def _own_evidence(text: str, start: int, end: int, name) -> str | None:
     measure word, a common word around it) said otherwise. A form that is an everyday word
     also stays out inside any longer word (如日中天) and still needs investing words or a
     question about a company's fundamentals (topics.toml's cues) when it is a name's last
-    two characters (稀土, 快递: the business, not the company) or on forms.toml's list of
-    everyday senses (平安: a wish far more often than the insurer)."""
+    two characters (稀土, 快递: the business, not the company), as common as the words no
+    form is generated from (长城, 金山: names the user gave) or on forms.toml's list of
+    everyday senses (万能, 通通: an adjective, an adverb far more often than the company)."""
     from pixiu_cli.selection.forms import LAST_TWO, everyday_sense, everyday_word
 
     if not everyday_word(name.alias):
