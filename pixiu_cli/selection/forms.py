@@ -14,6 +14,10 @@ Forms, each with its kind (shown by ``--explain``):
   names end in too (能源, 银行);
 * 首字缩写 — the first character of each two-character word (陕西煤业 → 陕煤), and a bank's
   first character with 行 (宁波银行 → 宁行; ``contractions``);
+* 每词一字 — the first word's first character and the second word's last (山东黄金 → 山金),
+  unless it is an everyday word, another listed stock's name or first-characters
+  abbreviation, or ends in a character dozens of listed names end in (业 of 煤业: 陕业 is
+  nobody's word for 陕西煤业);
 * 去掉前后缀 — the name without 中国, 股份, 集团 … (``prefixes``, ``suffixes``);
 * 拼音 / 拼音首字母 — the full pinyin and the initials of a name, a short name or an alias,
   every reading of a polyphonic character (行: xing, hang), matched only as a whole Latin
@@ -39,6 +43,7 @@ from itertools import product
 from pixiu_cli.selection.rules import table
 
 FIRST_TWO, LAST_TWO, INITIALS, AFFIX = "前两字", "后两字", "首字缩写", "去掉前后缀"
+EACH_WORD = "每词一字"
 PINYIN, PINYIN_INITIALS = "拼音", "拼音首字母"
 # 同音, the form of a typo, is names.HOMOPHONE: the name table marks typos at question time,
 # when this module is not loaded.
@@ -66,6 +71,20 @@ def everyday_word(form: str) -> bool:
     from pixiu_cli.selection.words import frequency
 
     return len(form) == 2 and is_han(form) and frequency(form) >= int(_rules()["stock_only_frequency"])
+
+
+def everyday_sense(form: str) -> str | None:
+    """The everyday sense of an own form too common for the vetoes to tell, or None: one on
+    forms.toml's list (with its sense), or one as frequent as the words no form is generated
+    from (长城, 金山: a name the user gave; `common_word_frequency`)."""
+    from pixiu_cli.selection.words import frequency
+
+    rules = _rules()
+    if form in rules["everyday_senses"]:
+        return str(rules["everyday_senses"][form])
+    if is_han(form) and frequency(form) >= int(rules["common_word_frequency"]):
+        return "日常词语（词频很高）"
+    return None
 
 
 def is_han(text: str) -> bool:
@@ -97,6 +116,7 @@ def _raw_forms(name: str) -> Iterable[Form]:
             yield Form(base[2:], LAST_TWO)
             if base[2:] not in _rules()["suffixes"]:  # 上港集团 is not 上集
                 yield Form(base[0] + base[2], INITIALS)
+                yield Form(base[0] + base[3], EACH_WORD)
 
 
 def generated_forms(name: str) -> list[Form]:
@@ -116,7 +136,38 @@ def _distinctive(form: Form) -> bool:
         return True
     if frequency(form.text) >= int(_rules()["common_word_frequency"]):
         return False
+    if form.kind == EACH_WORD:
+        return not everyday_word(form.text) and form.text not in _listed_short_forms() and _telling_end(form.text[-1])
     return form.kind != LAST_TWO or _listed_endings()[form.text] <= int(_rules()["shared_ending_names"])
+
+
+def _telling_end(char: str) -> bool:
+    """Whether a name's last character tells the company apart (金 of 黄金), not one that
+    dozens of listed names end in (业, 力, 券: 煤业, 电力, 证券)."""
+    return _listed_last_chars()[char] <= int(_rules()["shared_last_char_names"])
+
+
+@cache
+def _listed_last_chars() -> Counter[str]:
+    from pixiu_cli.market.security_list import shipped_names
+
+    return Counter(stock.short_name[-1] for stock in shipped_names() if len(stock.short_name) == 4)
+
+
+@cache
+def _listed_short_forms() -> frozenset[str]:
+    """Every listed stock's short name and its first-characters abbreviation (中国铝业 →
+    中铝): a first-and-last abbreviation (山东黄金 → 山金) that is one of them names
+    another stock."""
+    from pixiu_cli.market.security_list import shipped_names
+
+    found: set[str] = set()
+    for stock in shipped_names():
+        name = stock.short_name
+        found.add(name)
+        if len(name) == 4:
+            found.add(name[0] + name[2])
+    return frozenset(found)
 
 
 @cache

@@ -228,7 +228,7 @@ def _judge_name(
         return False, f"前面的“{place.group()}”说明是地名或商品"
     if name.kind != SHORT:
         return _listed_name(after, name)
-    return _evidence(text, end, name, investing, portfolio_context, conversation)
+    return _evidence(text, start, end, name, investing, portfolio_context, conversation)
 
 
 def _weak_typo(text: str, start: int, end: int, name, strong: int) -> str | None:
@@ -261,36 +261,71 @@ def _listed_name(after: str, name) -> tuple[bool, str]:
     return False, f"{label}只有 {len(name.alias)} 个字，也是日常用语：直接问它（怎么样、能买吗）才算股票"
 
 
-def _evidence(text: str, end: int, name, investing, portfolio_context: bool, conversation: bool) -> tuple[bool, str]:
+def _evidence(
+    text: str, start: int, end: int, name, investing, portfolio_context: bool, conversation: bool
+) -> tuple[bool, str]:
     if investing:
         return True, f"简称，句中有投资用语“{investing.group()}”"
     if _mention_rules().asked_about.match(text[end : end + 12]):
         return True, "股票简称，问的是它怎么样" if not name.held else "持有股票的简称，问的是它怎么样"
     if name.held and portfolio_context:
         return True, "持有股票的简称，出现在关于持仓的问题里"
-    if name.held and (why := _own_evidence(text, name)):
+    if name.held and (why := _own_evidence(text, start, end, name)):
         return True, why
     if conversation:
         return True, "简称，最近几轮在谈股票"
-    return False, _NO_EVIDENCE
+    return False, _wanting(text, start, end, name)
 
 
 _NO_EVIDENCE = "简称也是日常用语，句中没有投资相关的证据"
 
 
-def _own_evidence(text: str, name) -> str | None:
-    """Recall first for the investor's own stocks: a form that is no everyday word (陕煤, 华鲁,
-    sxmy: not in the segmenter's dictionary) is the stock unless the words around say
-    otherwise (the vetoes of `_judge_name`); one that is (宁德, 海天) is the stock when the
-    question is about a company's fundamentals (负债率, 现金流: topics.toml's cues)."""
-    from pixiu_cli.selection.forms import everyday_word
+def _own_evidence(text: str, start: int, end: int, name) -> str | None:
+    """Recall first for the investor's own stocks: any form of one is the stock unless the
+    vetoes of `_judge_name` (daily-life senses, product or place words, a place verb, a
+    measure word, a common word around it) said otherwise. A form that is an everyday word
+    also stays out inside any longer word (如日中天) and still needs investing words or a
+    question about a company's fundamentals (topics.toml's cues) when it is a name's last
+    two characters (稀土, 快递: the business, not the company), as common as the words no
+    form is generated from (长城, 金山: names the user gave) or on forms.toml's list of
+    everyday senses (万能, 通通: an adjective, an adverb far more often than the company)."""
+    from pixiu_cli.selection.forms import LAST_TWO, everyday_sense, everyday_word
 
     if not everyday_word(name.alias):
         return "你自己的股票（持有、自选或笔记里提到的），这个叫法不是日常用语：没有相反的迹象就是股票"
+    if name.form != LAST_TWO and everyday_sense(name.alias) is None:
+        return None if _word_around(text, start, end) else _OWN_EVERYDAY_WORD
     cues = read_topics(text, True, False).cues
     if cues:
         return f"你自己的股票，问的是公司的基本面（“{cues[0].matched}”）"
     return None
+
+
+def _word_around(text: str, start: int, end: int) -> str | None:
+    """The dictionary word, however rare, an own form cuts through (如日中天 holds 中天)."""
+    from pixiu_cli.selection.words import segment
+
+    return next((word for word in segment(text).cut_by(start, end) if len(word) > 1), None)
+
+
+_OWN_EVERYDAY_WORD = (
+    "你自己的股票（持有、自选或笔记里提到的）：这个叫法也是日常用语，"
+    "但句中没有日常用法的迹象（生活场景、地名用法、量词、更长的词语）：按股票算"
+)
+
+
+def _wanting(text: str, start: int, end: int, name) -> str:
+    """Why a short name without evidence is not the stock; for the investor's own everyday
+    form, which of `_own_evidence`'s exceptions held it back."""
+    from pixiu_cli.selection.forms import LAST_TWO, everyday_sense, everyday_word
+
+    if not name.held or not everyday_word(name.alias):
+        return _NO_EVIDENCE
+    if sense := everyday_sense(name.alias):
+        return f"{_NO_EVIDENCE}（“{name.alias}”常作{sense}）"
+    if name.form == LAST_TWO:
+        return f"{_NO_EVIDENCE}（名字的后两字“{name.alias}”是它的行业或产品）"
+    return f"{_NO_EVIDENCE}（在词语“{_word_around(text, start, end)}”里面）"
 
 
 def _mentions(
@@ -346,7 +381,7 @@ def _keep_own_in_pairs(
     stock is taken, or another of the investor's own is named too, the investor's own one,
     left out only for want of investing words, is taken — the other stock is the evidence
     that the sentence is about stocks."""
-    wanting_at = [(at, n) for at, n in hits if not n.accepted and n.why == _NO_EVIDENCE and n.symbol in own]
+    wanting_at = [(at, n) for at, n in hits if not n.accepted and n.why.startswith(_NO_EVIDENCE) and n.symbol in own]
     if not wanting_at:  # most questions: no boundary needed, and the segmenter stays unloaded
         return hits
     from pixiu_cli.selection.words import segment
@@ -356,7 +391,7 @@ def _keep_own_in_pairs(
     named = {note.symbol for _, note in hits if note.accepted and note.symbol} | wanting
     return [
         (start, replace(note, accepted=True, why=_PAIRED))
-        if note.symbol in wanting and not note.accepted and note.why == _NO_EVIDENCE and named - {note.symbol}
+        if note.symbol in wanting and not note.accepted and note.why.startswith(_NO_EVIDENCE) and named - {note.symbol}
         else (start, note)
         for start, note in hits
     ]

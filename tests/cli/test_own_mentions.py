@@ -85,9 +85,6 @@ def test_own_stocks_by_their_everyday_forms(home, text, typed, symbol, form):
 
 
 def test_a_held_stock_is_kept_when_compared_with_another(home):
-    # 盐湖 is also an everyday word: alone it needs investing words, beside another stock not
-    alone = explained(home[0], "盐湖二选一")
-    assert alone["symbols"] == [] and not mention(alone, "盐湖")["accepted"]
     selection = explained(home[0], "盐湖和紫金矿业二选一")
     assert selection["symbols"] == ["000792", "601899"]
     assert "比较" in mention(selection, "盐湖")["why"] and mention(selection, "盐湖")["form"] == "去掉前后缀"
@@ -122,3 +119,22 @@ def test_the_table_is_kept_per_home_and_built_again_for_a_new_holding(home):
     run(env, "watch", "add", "601872")  # the watch list is part of the universe too
     assert explained(env, "招轮最近咋样")["symbols"] == ["601872"]
     assert len(set(kept.glob("names-*.pickle")) - before) == 2
+
+
+def test_an_everyday_word_form_is_the_stock_unless_daily_life_says_otherwise(home):
+    # 盐湖 (盐湖股份, held) is also a lake: with no investing word from any list it is the stock,
+    # and the sentence about swimming in it is the lake
+    taken = explained(home[0], "盐湖的锂价影响大不大")
+    assert taken["symbols"] == ["000792"]
+    why = mention(taken, "盐湖")["why"]
+    assert mention(taken, "盐湖")["accepted"] and "日常用语" in why and "没有日常用法的迹象" in why
+    vetoed = explained(home[0], "盐湖里能游泳吗")
+    assert vetoed["symbols"] == []
+    assert not mention(vetoed, "盐湖")["accepted"] and "“游泳”" in mention(vetoed, "盐湖")["why"]
+
+
+def test_one_character_of_each_word_names_a_watched_stock(home):
+    env = home[0]
+    run(env, "watch", "add", "600547")
+    shown = run(env, "context", "山金有没有减持公告")
+    assert "✓ 山金 → 600547（每词一字：山东黄金）" in shown

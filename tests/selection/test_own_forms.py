@@ -8,6 +8,7 @@ import pytest
 
 from pixiu_cli.selection.forms import (
     AFFIX,
+    EACH_WORD,
     FIRST_TWO,
     INITIALS,
     LAST_TWO,
@@ -34,6 +35,8 @@ def forms(name: str) -> dict[str, str]:
         ("盐湖股份", {"盐湖": AFFIX}),
         ("中国铝业", {"中铝": INITIALS}),
         ("特变电工", {"特变": FIRST_TWO, "特电": INITIALS}),
+        ("山东黄金", {"山金": EACH_WORD, "山黄": INITIALS}),
+        ("抚顺特钢", {"抚钢": EACH_WORD}),
     ],
 )
 def test_a_name_gives_its_everyday_forms(name, expected):
@@ -51,6 +54,10 @@ def test_a_name_gives_its_everyday_forms(name, expected):
         ("上港集团", "上集", "集团 is an affix: no initials across it"),
         ("中国神华", "中国", "an everyday word"),
         ("成都银行", "成行", "an everyday word (the trip takes place)"),
+        ("陕西煤业", "陕业", "业 ends hundreds of listed names: it tells nothing of the company"),
+        ("兴业证券", "兴券", "券 ends dozens of listed names (证券)"),
+        ("西安旅游", "西游", "an everyday word (the novel, a trip west)"),
+        ("四川黄金", "四金", "四川金顶's first-characters abbreviation: another stock"),
     ],
 )
 def test_everyday_and_industry_words_are_no_forms(name, not_a_form, why):
@@ -121,13 +128,15 @@ def test_own_forms_are_judged_recall_first_through_the_vetoes(table, text, symbo
 
 
 def test_two_own_stocks_named_together_are_both_taken():
-    # 宁德 is a city and 海天 a sauce: alone each needs investing words, together they are stocks
-    holders = (Holder("300750", "宁德时代", ("宁德",)), Holder("603288", "海天味业", ("海天",)))
+    # 长城 is too common a word to be taken alone without investing words; beside 海天 (a
+    # sauce too) both are stocks
+    holders = (Holder("601633", "长城汽车", ("长城",)), Holder("603288", "海天味业", ("海天",)))
     table = NameTable(names_from(holders, (), ()), sounds=True)
-    assert select("宁德二选一", table).symbols == []
-    assert select("宁德和海天二选一", table).symbols == ["300750", "603288"]
-    assert select("宁德还天天跌", table).symbols == ["300750"]  # 还天 sounds like 海天 but cuts 天天
-    assert select("下周去宁德出差，带点海天酱油", table).symbols == []  # vetoed, not wanting evidence
+    assert select("长城二选一", table).symbols == []
+    assert select("长城和海天二选一", table).symbols == ["601633", "603288"]
+    ningde = NameTable(names_from((Holder("300750", "宁德时代", ("宁德",)), holders[1]), (), ()), sounds=True)
+    assert select("宁德还天天跌", ningde).symbols == ["300750"]  # 还天 sounds like 海天 but cuts 天天
+    assert select("下周去宁德出差，带点海天酱油", ningde).symbols == []  # vetoed, not wanting evidence
 
 
 def test_a_form_inside_a_longer_word_is_not_taken_by_a_pair():
@@ -135,3 +144,67 @@ def test_a_form_inside_a_longer_word_is_not_taken_by_a_pair():
     table = NameTable(names_from(holders, (), ()), sounds=True)
     assert select("亨通和中天换一个", table).symbols == ["600487", "600522"]
     assert select("祝你万事亨通，事业如日中天", table).symbols == []
+
+
+OWN = (
+    Holder("300750", "宁德时代", ()),
+    Holder("600111", "北方稀土", ()),
+    Holder("600522", "中天科技", ()),
+    Holder("601333", "广深铁路", ()),
+    Holder("601633", "长城汽车", ("长城",)),
+    Holder("600547", "山东黄金", ()),
+    Holder("002396", "星网锐捷", ("万能",)),
+)
+
+
+@pytest.fixture(scope="module")
+def own() -> NameTable:
+    return NameTable(names_from(OWN, (), ()), sounds=True)
+
+
+def judged(table: NameTable, text: str) -> list[tuple[str, bool, str]]:
+    return [(m.text, m.accepted, m.why) for m in select(text, table).mentions]
+
+
+@pytest.mark.parametrize(
+    ("text", "symbols"),
+    [
+        ("宁德的订单多不多", ["300750"]),  # an everyday word (the city), no investing word: recall first
+        ("中天这两天咋回事", ["600522"]),
+        ("山金有没有减持公告", ["600547"]),  # 山东黄金 by one character of each word
+        ("山金咋样了", ["600547"]),
+        ("宁德那边下暴雨了", []),  # the city's weather
+        ("周末去宁德玩两天", []),
+        ("他的事业如日中天", []),  # inside a longer word the dictionary knows, however rare
+        ("广深高速堵不堵", []),  # the road, not the railway company
+        ("稀土是什么东西", []),  # the word's meaning
+        ("稀土储量中国第一吗", []),  # a name's last two characters: the business, not the company
+        ("稀土的产量配额涨了", ["600111"]),  # ... with investing words it is the stock
+        ("长城真壮观", []),  # a name the user gave that is a very common word: needs evidence
+        ("长城最近涨了", ["601633"]),
+        ("这个工具是万能的", []),  # on forms.toml's list of everyday senses
+        ("万能和长城二选一", ["002396", "601633"]),  # ... kept in a pair all the same
+    ],
+)
+def test_every_own_form_is_the_stock_unless_a_veto_says_otherwise(own, text, symbols):
+    assert select(text, own).symbols == symbols
+
+
+def test_explain_says_why_an_everyday_own_form_is_taken_or_held_back(own):
+    [(_, taken, why)] = judged(own, "宁德的订单多不多")
+    assert taken and "日常用语" in why and "没有日常用法的迹象" in why
+    [(_, taken, why)] = judged(own, "宁德那边下暴雨了")
+    assert not taken and "暴雨" in why and "地方" in why
+    [(_, taken, why)] = judged(own, "他的事业如日中天")
+    assert not taken and "如日中天" in why
+    [(_, taken, why)] = judged(own, "稀土储量中国第一吗")
+    assert not taken and "后两字" in why
+    [(_, taken, why)] = judged(own, "这个工具是万能的")
+    assert not taken and "形容词" in why
+    [(_, taken, why)] = judged(own, "广深高速堵不堵")
+    assert not taken and "堵不堵" in why
+
+
+def test_the_each_word_form_names_its_kind():
+    table = NameTable(names_from((Holder("600547", "山东黄金", ()),), (), ()), sounds=True)
+    assert found(table, "山金咋样了") == [("山金", "600547", EACH_WORD)]
