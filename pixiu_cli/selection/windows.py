@@ -255,7 +255,7 @@ def _holiday(m: re.Match[str], today: date):
 
     groups = m.groupdict()
     if groups.get("h2"):
-        return holidays.span(groups["h2"], holidays.AFTER, today)
+        return holidays.span(groups["h2"], holidays.FIRST if groups.get("first") else holidays.AFTER, today)
     return holidays.span(groups["h"], holidays.sides()[groups["side"]], today)
 
 
