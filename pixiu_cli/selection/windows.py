@@ -101,10 +101,15 @@ def _alternation(words) -> str:
 
 def _with_holidays(pattern: str) -> str:
     """<HOLIDAY> and <SIDE> in a pattern: every holiday's words and every side word (read
-    from the rules here: selection/holidays.py loads only for a message that names one)."""
+    from the rules here: selection/holidays.py loads only for a message that names one);
+    <NAMED_DAY> and <DAY_SIDE>: the days named by their date and their side words."""
+    data = table("windows.toml")
+    if "<NAMED_DAY>" in pattern:
+        days = _alternation(re.escape(w) for w in data["named_days"])
+        sides = _alternation(re.escape(w) for words in data["named_day_sides"].values() for w in words)
+        return pattern.replace("<NAMED_DAY>", days).replace("<DAY_SIDE>", sides)
     if "<HOLIDAY>" not in pattern:
         return pattern
-    data = table("windows.toml")
     named = _alternation(w for h in data["holiday"] for w in h["words"])
     said = _alternation(re.escape(w) for words in data["holidays"]["sides"].values() for w in words)
     return pattern.replace("<HOLIDAY>", named).replace("<SIDE>", said)
@@ -296,11 +301,26 @@ def _span_more(rule: _Rule, m: re.Match[str], today: date) -> tuple[date, date] 
         return _recent(m, today)
     if kind == "ago":
         return _ago(m, today)
+    if kind == "named_day":
+        return _named_day(m, today)
     if kind == "month_part":
         return _month_part(m, today)
     if kind == "year_part":
         return _year_part(m, today)
     raise ValueError(f"selection rules: period {rule.name!r} has an unknown kind {kind!r}")
+
+
+def _named_day(m: re.Match[str], today: date) -> tuple[date, date]:
+    """双十一前后: the most recent such day by today, and the days its side word says."""
+    data = table("windows.toml")
+    month, day_of = (int(x) for x in data["named_days"][m.group("day")].split("-"))
+    day = date(today.year, month, day_of)
+    if day > today:
+        day = day.replace(year=today.year - 1)
+    side = next((k for k, words in data["named_day_sides"].items() if m.group("side") in words), "around")
+    width = timedelta(days=int(data["named_day_around"]))
+    spans = {"around": (day - width, day + width), "before": (day - width, day), "after": (day, today), "day": (day, day)}
+    return spans[side]
 
 
 def _month_day(m: re.Match[str], today: date) -> tuple[date, date] | None:
