@@ -319,7 +319,12 @@ def _named_day(m: re.Match[str], today: date) -> tuple[date, date]:
         day = day.replace(year=today.year - 1)
     side = next((k for k, words in data["named_day_sides"].items() if m.group("side") in words), "around")
     width = timedelta(days=int(data["named_day_around"]))
-    spans = {"around": (day - width, day + width), "before": (day - width, day), "after": (day, today), "day": (day, day)}
+    spans = {
+        "around": (day - width, day + width),
+        "before": (day - width, day),
+        "after": (day, today),
+        "day": (day, day),
+    }
     return spans[side]
 
 

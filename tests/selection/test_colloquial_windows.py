@@ -92,16 +92,7 @@ def test_colloquial_spans_from_a_fixed_today(text, start, end):
 
 
 @pytest.mark.parametrize(
-    "text",
-    [
-        "节日快乐",
-        "最近怎么样",
-        "季节后",
-        "三月前",
-        "十一月前要不要减仓",
-        "过年要不要持股过节",
-        "三年后",
-    ],
+    "text", ["节日快乐", "最近怎么样", "季节后", "三月前", "十一月前要不要减仓", "过年要不要持股过节", "三年后"]
 )
 def test_words_that_name_no_period_move_nothing(text):
     assert period(text, date(2026, 12, 2)) is None
@@ -162,7 +153,11 @@ def test_a_rule_or_rate_of_costs_is_no_trade_question(text):
 
 OWN = NameTable(
     names_from(
-        [Holder("600916", "中国黄金", ()), Holder("600309", "万华化学", ("万华",)), Holder("600887", "伊利股份", ("伊利",))],
+        [
+            Holder("600916", "中国黄金", ()),
+            Holder("600309", "万华化学", ("万华",)),
+            Holder("600887", "伊利股份", ("伊利",)),
+        ],
         [],
         [],
     )
