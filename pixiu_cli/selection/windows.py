@@ -311,21 +311,29 @@ def _span_more(rule: _Rule, m: re.Match[str], today: date) -> tuple[date, date] 
 
 
 def _named_day(m: re.Match[str], today: date) -> tuple[date, date]:
-    """双十一前后: the most recent such day by today, and the days its side word says."""
+    start, end, _ = _named_day_span(m, today)
+    return start, end
+
+
+def _named_day_span(m: re.Match[str], today: date) -> tuple[date, date, str]:
+    """双十一前后: the most recent such day by today, the days its side word says, and how it
+    was read (Chinese, for --explain)."""
     data = table("windows.toml")
     month, day_of = (int(x) for x in data["named_days"][m.group("day")].split("-"))
     day = date(today.year, month, day_of)
     if day > today:
         day = day.replace(year=today.year - 1)
     side = next((k for k, words in data["named_day_sides"].items() if m.group("side") in words), "around")
-    width = timedelta(days=int(data["named_day_around"]))
+    width = int(data["named_day_around"])
+    before, after = day - timedelta(days=width), day + timedelta(days=width)
     spans = {
-        "around": (day - width, day + width),
-        "before": (day - width, day),
-        "after": (day, today),
-        "day": (day, day),
+        "around": (before, after, f"前后各 {width} 天"),
+        "before": (before, day, f"之前 {width} 天"),
+        "after": (day, today, "当天至今"),
+        "day": (day, day, "当天"),
     }
-    return spans[side]
+    start, end, said = spans[side]
+    return start, end, f"{m.group('day')}即 {day.isoformat()}，取{said}"
 
 
 def _month_day(m: re.Match[str], today: date) -> tuple[date, date] | None:
@@ -367,6 +375,8 @@ def period(text: str, today: date) -> Period | None:
             words.append((m.start(), text[m.start() : end].strip()))
             if rule.kind == "holiday":
                 readings.append(_holiday(m, today).reading)
+            elif rule.kind == "named_day":
+                readings.append(_named_day_span(m, today)[2])
     if not spans:
         return None
     start = min(s for s, _ in spans)

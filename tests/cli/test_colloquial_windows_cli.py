@@ -136,3 +136,14 @@ def test_a_holidays_first_session_and_its_days_reach_the_alerts_and_the_stocks_n
     [move] = news["selection"]["windows"]
     assert (move["section"], move["start"], move["end"]) == ("news", "2026-10-01", "2026-10-08")
     assert "到复市首日" in move["why"]
+
+
+def test_a_day_named_by_its_date_moves_the_trades_and_explain_says_how_it_was_read(qian):
+    info = explain(qian, "双十一后加仓的那只手续费多少")
+    assert section(info, "decisions")["memory_ids"] == ["decision:10", "decision:9", "decision:8"]  # 11-13 on
+    move = next(w for w in info["selection"]["windows"] if w["section"] == "decisions")
+    assert (move["start"], move["words"], move["reading"]) == (
+        "2026-11-11",
+        "双十一后",
+        "双十一即 2026-11-11，取当天至今",
+    )

@@ -105,6 +105,7 @@ def test_a_holiday_period_says_which_closure_and_which_side():
     [move] = moves(found, ("alerts",), False)
     assert move.section == "alerts" and move.explanation()["reading"] == found.reading
     assert "国庆节休市" in period("国庆前后", date(2026, 11, 18)).reading
+    assert period("双十一前后", date(2026, 11, 18)).reading == "双十一即 2026-11-11，取前后各 7 天"
 
 
 TABLE = NameTable(
