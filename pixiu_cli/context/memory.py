@@ -613,7 +613,7 @@ class MemoryAssembler:
         if signal:
             items.append(self._signal_item(signal, today))
         items.append(self._holding_link_item(holding, today))
-        items.extend(self._own_items(symbol, now, held, asked.windows.get("decisions")))
+        items.extend(self._own_items(symbol, now, held, asked.windows.get("decisions"), TRADES in asked.targets))
         items.extend(self._news_items(symbol, now, asked.windows.get("news")))
         items = list(_fresh_first(items))
         if not profile and not signal:
@@ -633,14 +633,20 @@ class MemoryAssembler:
             stale_label(day(holding.updated_at), today, self.limits.rule("holdings")),
         )
 
-    def _own_items(self, symbol: str, now: datetime, held: dict[str, Holding], move=None) -> list[BlockItem]:
+    def _own_items(
+        self, symbol: str, now: datetime, held: dict[str, Holding], move=None, trades_asked: bool = False
+    ) -> list[BlockItem]:
         """The user's own plans, views and rules on this stock in force, whatever their age
         (the question names the stock), and its trades in the window, even when newer ones
-        about other stocks push them out of the global notes / decisions lists."""
+        about other stocks push them out of the global notes / decisions lists. A question
+        about its trades with no time word (卖X那次印花税多少) gets its told trades of any age,
+        as the trades section gets all its fills: the sale asked about may be months old."""
         limits, until = self.limits, _until(now)
         notes = self.domain.recent_notes_for(symbol, "", until, limits.per_symbol_limit)
         items = [_note_item(note) for note in notes]
         since, until = window_bounds(now, limits.decisions_days, move)
+        if trades_asked and move is None:
+            since = ""
         decisions = self.domain.recent_decisions_for(symbol, since, until, limits.count(limits.per_symbol_limit, move))
         items.extend(_decision_item(d, held, self.domain.decision_returns(d.id)) for d in decisions)
         return items

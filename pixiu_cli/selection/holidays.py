@@ -11,7 +11,9 @@ The closure meant is the most recent one that began by today.
 
 Each side of it is a span of trading days: before it the ``sessions_before`` sessions up to
 the closure, after it from the reopening until today, around it from those sessions before
-to ``sessions_after`` sessions after the reopening, during it the closure itself."""
+to ``sessions_after`` sessions after the reopening, during it the closure itself up to the
+reopening (what happened while the market was shut is reported and traded on that day), its
+first session (节后第一天, 节后首日) the reopening alone."""
 
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ from pixiu_cli.selection.rules import table
 
 # How far back a closure is looked for: a named holiday comes round once a year.
 _LOOK_BACK_DAYS = 400
-BEFORE, AFTER, AROUND, DURING = "before", "after", "around", "during"
+BEFORE, AFTER, AROUND, DURING, FIRST = "before", "after", "around", "during", "first"
 
 
 @dataclass(frozen=True)
@@ -133,8 +135,10 @@ def span(word: str, side: str, today: date) -> HolidaySpan | None:
         return None
     settings = _settings()
     reopening = _sessions(closure.last, 1, 1)
-    if side == DURING:
-        start, end = closure.first, closure.last
+    if side == DURING:  # what happened while closed is published and traded on by the reopening
+        start, end = closure.first, reopening
+    elif side == FIRST:
+        start, end = reopening, reopening
     elif side == BEFORE:
         start, end = _sessions(closure.first, int(settings["sessions_before"]), -1), _sessions(closure.first, 1, -1)
     elif side == AFTER:
@@ -156,4 +160,6 @@ def _side_said(side: str) -> str:
         return "复市至今"
     if side == AROUND:
         return f"休市前 {settings['sessions_before']} 个至复市后 {settings['sessions_after']} 个交易日"
-    return "休市期间"
+    if side == FIRST:
+        return "复市首日"
+    return "休市期间（到复市首日）"

@@ -26,7 +26,8 @@
 5. the conversation (`follow_up.resolve`): the focus the last few turns left, and the one
    operation a follow-up applies to it (keep 它 / 这俩, replace 那三一呢, same topic, add
    和汾酒比呢, complement 其他几只呢, widen 整体呢);
-6. given today, the windows a named period moves (`windows`: 上个月, 上周三, 上半年…).
+6. given today, the windows a named period moves (`windows`: 上个月, 上周三, 上半年…), read
+   with the accepted names blanked out (十月份中国黄金: October, not mid-October).
 
 The word lists and patterns of steps 3 and 5 are data: ``data/selection/rules/mentions.toml``.
 Every caller finds names with the same `NameTable`: a turn here, a note (`/remember`, the
@@ -493,8 +494,18 @@ def _select_one(text: str, table: NameTable, earlier: tuple[EarlierTurn, ...], t
         resolved = replace(resolved, topics=topics)
     if today is None:
         return resolved
-    found = period(normalized, today) or unsaid_period(fired_names(normalized, bool(symbols)), today)
+    timed = _without_names(normalized, selection.mentions)
+    found = period(timed, today) or unsaid_period(fired_names(normalized, bool(symbols)), today)
     return replace(resolved, windows=moves(found, resolved.targets, resolved.intent is Intent.TRADE_REVIEW))
+
+
+def _without_names(text: str, mentions: Sequence[MentionNote]) -> str:
+    """The text with the names taken as stocks blanked out: a time word never reaches into a
+    name (十月份中国黄金 is October and 中国黄金, not mid-October)."""
+    for mention in mentions:
+        if mention.accepted and mention.text:
+            text = text.replace(mention.text, "\u3000" * len(mention.text))
+    return text
 
 
 def warm() -> None:

@@ -101,10 +101,15 @@ def _alternation(words) -> str:
 
 def _with_holidays(pattern: str) -> str:
     """<HOLIDAY> and <SIDE> in a pattern: every holiday's words and every side word (read
-    from the rules here: selection/holidays.py loads only for a message that names one)."""
+    from the rules here: selection/holidays.py loads only for a message that names one);
+    <NAMED_DAY> and <DAY_SIDE>: the days named by their date and their side words."""
+    data = table("windows.toml")
+    if "<NAMED_DAY>" in pattern:
+        days = _alternation(re.escape(w) for w in data["named_days"])
+        sides = _alternation(re.escape(w) for words in data["named_day_sides"].values() for w in words)
+        return pattern.replace("<NAMED_DAY>", days).replace("<DAY_SIDE>", sides)
     if "<HOLIDAY>" not in pattern:
         return pattern
-    data = table("windows.toml")
     named = _alternation(w for h in data["holiday"] for w in h["words"])
     said = _alternation(re.escape(w) for words in data["holidays"]["sides"].values() for w in words)
     return pattern.replace("<HOLIDAY>", named).replace("<SIDE>", said)
@@ -255,7 +260,7 @@ def _holiday(m: re.Match[str], today: date):
 
     groups = m.groupdict()
     if groups.get("h2"):
-        return holidays.span(groups["h2"], holidays.AFTER, today)
+        return holidays.span(groups["h2"], holidays.FIRST if groups.get("first") else holidays.AFTER, today)
     return holidays.span(groups["h"], holidays.sides()[groups["side"]], today)
 
 
@@ -296,11 +301,39 @@ def _span_more(rule: _Rule, m: re.Match[str], today: date) -> tuple[date, date] 
         return _recent(m, today)
     if kind == "ago":
         return _ago(m, today)
+    if kind == "named_day":
+        return _named_day(m, today)
     if kind == "month_part":
         return _month_part(m, today)
     if kind == "year_part":
         return _year_part(m, today)
     raise ValueError(f"selection rules: period {rule.name!r} has an unknown kind {kind!r}")
+
+
+def _named_day(m: re.Match[str], today: date) -> tuple[date, date]:
+    start, end, _ = _named_day_span(m, today)
+    return start, end
+
+
+def _named_day_span(m: re.Match[str], today: date) -> tuple[date, date, str]:
+    """双十一前后: the most recent such day by today, the days its side word says, and how it
+    was read (Chinese, for --explain)."""
+    data = table("windows.toml")
+    month, day_of = (int(x) for x in data["named_days"][m.group("day")].split("-"))
+    day = date(today.year, month, day_of)
+    if day > today:
+        day = day.replace(year=today.year - 1)
+    side = next((k for k, words in data["named_day_sides"].items() if m.group("side") in words), "around")
+    width = int(data["named_day_around"])
+    before, after = day - timedelta(days=width), day + timedelta(days=width)
+    spans = {
+        "around": (before, after, f"前后各 {width} 天"),
+        "before": (before, day, f"之前 {width} 天"),
+        "after": (day, today, "当天至今"),
+        "day": (day, day, "当天"),
+    }
+    start, end, said = spans[side]
+    return start, end, f"{m.group('day')}即 {day.isoformat()}，取{said}"
 
 
 def _month_day(m: re.Match[str], today: date) -> tuple[date, date] | None:
@@ -342,6 +375,8 @@ def period(text: str, today: date) -> Period | None:
             words.append((m.start(), text[m.start() : end].strip()))
             if rule.kind == "holiday":
                 readings.append(_holiday(m, today).reading)
+            elif rule.kind == "named_day":
+                readings.append(_named_day_span(m, today)[2])
     if not spans:
         return None
     start = min(s for s, _ in spans)

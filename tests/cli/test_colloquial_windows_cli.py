@@ -102,3 +102,48 @@ def test_a_moved_window_lists_the_whole_period_not_the_default_few(offline_env):
     decisions = section(explain(env, "今年交了多少印花税"), "decisions")
     assert len(decisions["memory_ids"]) == 9
     assert len(section(explain(env, "最近买卖了啥"), "decisions")["memory_ids"]) <= 5
+
+
+@pytest.fixture
+def qian(offline_env):
+    """A home with the windows_more account (now Friday 2026-12-04): told trades only, 首旅
+    sold out in April, 比音勒芬 in August."""
+    env = {**offline_env, "PIXIU_NOW": "2026-12-04T10:15:00+08:00"}
+    done = pixiu_for_result(env, "import", str(ACCOUNT.parent / "windows_qian.json"))
+    assert done.returncode == 0, done.stderr
+    return env
+
+
+def test_a_named_stocks_trade_question_brings_its_told_trades_of_any_age(qian):
+    """首旅 was sold in April: asked about that sale (no time word), its section holds the
+    April sale and the buy before it, not only the last week's."""
+    info = explain(qian, "首旅那笔卖出咋回事")
+    assert section(info, "symbol:600258")["memory_ids"] == ["decision:3", "decision:2"]
+    fee = explain(qian, "比音勒芬清仓的时候手续费多少")  # a trade's fee asked by its time
+    assert "费用、税与分红到账" in [c["name"] for c in fee["selection"]["cues"]]
+    assert "decision:5" in section(fee, "symbol:002832")["memory_ids"]
+
+
+def test_a_holidays_first_session_and_its_days_reach_the_alerts_and_the_stocks_news(qian):
+    info = explain(qian, "节后第一天那条提醒说的啥")
+    assert section(info, "alerts")["memory_ids"] == ["alert:1"]  # 10-08's, not 11-18's
+    [move] = info["selection"]["windows"]
+    assert (move["start"], move["end"]) == ("2026-10-08", "2026-10-08")
+    assert move["reading"].endswith("取复市首日")
+    # news of the closure published on the reopening evening is the closure's
+    news = explain(qian, "国庆那几天妙可蓝多出啥消息了")
+    assert section(news, "symbol:600882")["memory_ids"] == ["news:3"]
+    [move] = news["selection"]["windows"]
+    assert (move["section"], move["start"], move["end"]) == ("news", "2026-10-01", "2026-10-08")
+    assert "到复市首日" in move["why"]
+
+
+def test_a_day_named_by_its_date_moves_the_trades_and_explain_says_how_it_was_read(qian):
+    info = explain(qian, "双十一后加仓的那只手续费多少")
+    assert section(info, "decisions")["memory_ids"] == ["decision:10", "decision:9", "decision:8"]  # 11-13 on
+    move = next(w for w in info["selection"]["windows"] if w["section"] == "decisions")
+    assert (move["start"], move["words"], move["reading"]) == (
+        "2026-11-11",
+        "双十一后",
+        "双十一即 2026-11-11，取当天至今",
+    )
