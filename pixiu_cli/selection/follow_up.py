@@ -47,12 +47,13 @@ from functools import cache
 
 from pixiu_cli.selection import targets as memory
 from pixiu_cli.selection.intent import Group, Intent
-from pixiu_cli.selection.result import Carried, Operation, Selection
+from pixiu_cli.selection.names import FULL, INDEX, SHADOW, SHORT, NameTable
+from pixiu_cli.selection.result import Carried, MentionNote, Operation, Selection
 from pixiu_cli.selection.rules import compiled, joined, table
 from pixiu_cli.selection.topics import FUNDAMENTALS, NO_TOPICS, Topics, asks_concept
 from pixiu_cli.selection.topics import words as topic_words
 
-__all__ = ["EARLIER_TURNS", "EarlierTurn", "resolve", "warm"]
+__all__ = ["EARLIER_TURNS", "EarlierTurn", "named_in_place", "resolve", "warm"]
 
 # How many earlier user messages a follow-up can reach back to.
 EARLIER_TURNS = 4
@@ -156,15 +157,18 @@ class _Rules:
     criterion: re.Pattern[str]  # asks something of its own (走势, 回撤): the last turn's topic is not
     english: tuple[tuple[re.Pattern[str], str, bool], ...]  # English markers → the Chinese ones (weak?)
     english_evidence: re.Pattern[str]  # company for a weak English marker
+    slots: tuple[re.Pattern[str], ...]  # where a follow-up puts a stock (和X比, 那X呢): group "name"
 
 
 @cache
 def _rules() -> _Rules:
     data = dict(table("mentions.toml")["follow_up"])
     english = tuple((compiled(row[0]), row[1], "weak" in row[2:]) for row in data.pop("english"))
+    slots = tuple(compiled(pattern) for pattern in data.pop("slots"))
     data["needs_object"] = [joined(data["needs_object"]), "|", topic_words("needs_object")]  # topics.toml's too
     data["criterion"] = [joined(table("mentions.toml")["mention"]["investing"]), "|", topic_words("investing")]
-    return _Rules(**{key: compiled(joined(value)) for key, value in data.items()}, english=english)
+    compiled_rules = {key: compiled(joined(value)) for key, value in data.items()}
+    return _Rules(**compiled_rules, english=english, slots=slots)
 
 
 def warm() -> None:
@@ -198,6 +202,95 @@ def _reading(current: Selection) -> _Reading:
         if mention.accepted:
             asked = asked.replace(mention.text, "")  # 牧原股份's 股 asks nothing
     return _Reading(bare, len(re.sub(r"[a-z0-9.]+", "a", words).replace(" ", "")), asked)
+
+
+def named_in_place(text: str, table: NameTable, notes: Sequence[MentionNote]) -> list[MentionNote] | None:
+    """The mentions of `text` (normalised, in a conversation about stocks) with the stock its
+    follow-up's place names (和广汽比呢, and 丽江?, 水井坊年报几号出): a name judged there
+    for want of evidence is the stock, a term the table does not match is the stock whose
+    name it starts (`_stock_starting`). None when the place holds nothing new."""
+    found = _place_term(text, notes)
+    if found is None:
+        return None
+    term, label = found
+    at = [i for i, n in enumerate(notes) if n.text == term]
+    if at:
+        note = notes[at[0]]
+        if note.accepted or not note.symbol or note.kind in (INDEX, SHADOW):
+            return None
+        why = f"追问里{label}的位置是一只股票（最近几轮在谈股票），不再需要别的证据"
+        return [*notes[: at[0]], replace(note, accepted=True, why=why), *notes[at[0] + 1 :]]
+    if any(n.text in term or term in n.text for n in notes):
+        return None
+    stock = _stock_starting(term, table)
+    if stock is None:
+        return None
+    symbol, name, own = stock
+    whose = "你自己的股票" if own else "唯一以它开头的上市股票，它也不是日常用语"
+    why = f"追问里{label}的位置是一只股票（最近几轮在谈股票）：“{term}”是{name}名称的开头，{whose}"
+    return [*notes, MentionNote(term, symbol, SHORT, True, why, of=name)]
+
+
+# What each of `[follow_up] slots` is, in the order written, and a question of its own.
+_PLACES = ("“和…比”", "“对比…”", "“那…呢”")
+_OWN_QUESTION = "“点名 + 自己的问题”"
+_HAN = re.compile("[\u4e00-\u9fff]+")
+
+
+def _place_term(text: str, notes: Sequence[MentionNote]) -> tuple[str, str] | None:
+    """The term in a stock's place in a short follow-up (English markers read as Chinese),
+    and what the place is: a comparison's second term, a replaced stock, or the name a
+    question of its own starts with (a word about investing right after it)."""
+    rules = _rules()
+    bare = text
+    for pattern, chinese, _ in rules.english:
+        bare = pattern.sub(chinese, bare)
+    bare = rules.punctuation.sub("", bare)
+    if len(bare) > _POINTER_SHORT:
+        return None
+    for pattern, label in zip(rules.slots, _PLACES, strict=True):
+        if found := pattern.search(bare):
+            return found.group("name"), label
+    named = [n.text for n in notes if bare.startswith(n.text)]
+    starts = named or [bare[:size] for size in range(2, 6)]
+    for term in starts:
+        if _HAN.fullmatch(term) and rules.criterion.match(bare, len(term)):
+            return term, _OWN_QUESTION
+    return None
+
+
+def _stock_starting(term: str, table: NameTable) -> tuple[str, str, bool] | None:
+    """(symbol, name, own) of the one stock whose name starts with `term`: one of the
+    investor's own (held, watched, noted; the name without 中国 …: 黄金 of 中国黄金), else
+    one listed stock only, when `term` is no everyday word (广汽, not 东方 or 长城)."""
+    own = {n.symbol: alias for alias, n in table.names.items() if n.held and n.kind == FULL and n.symbol}
+    starting = {s: alias for s, alias in own.items() if alias != term and _without_prefix(alias).startswith(term)}
+    if starting:
+        return (*next(iter(starting.items())), True) if len(starting) == 1 else None
+    from pixiu_cli.selection.words import frequency
+
+    if frequency(term) >= _forms()[1]:
+        return None
+    listed = {
+        n.symbol: alias
+        for alias, n in table.names.items()
+        if n.symbol and n.kind not in (INDEX, SHADOW) and alias.startswith(term)
+    }
+    return (*next(iter(listed.items())), False) if len(listed) == 1 else None
+
+
+@cache
+def _forms() -> tuple[tuple[str, ...], int]:
+    """forms.toml's prefixes (中国) and the frequency that makes a term an everyday word."""
+    forms = table("forms.toml")["forms"]
+    return tuple(forms["prefixes"]), int(forms["common_word_frequency"])
+
+
+def _without_prefix(name: str) -> str:
+    for prefix in _forms()[0]:
+        if name.startswith(prefix) and len(name) - len(prefix) >= 2:
+            return name[len(prefix) :]
+    return name
 
 
 def _where(carried: Sequence[Carried]) -> str:

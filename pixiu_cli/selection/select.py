@@ -44,7 +44,7 @@ from functools import cache, lru_cache
 
 from pixiu_cli.selection.codes import find_codes
 from pixiu_cli.selection.codes import warm as warm_codes
-from pixiu_cli.selection.follow_up import EARLIER_TURNS, EarlierTurn, resolve
+from pixiu_cli.selection.follow_up import EARLIER_TURNS, EarlierTurn, named_in_place, resolve
 from pixiu_cli.selection.follow_up import warm as warm_conversation
 from pixiu_cli.selection.intent import Intent, analyze
 from pixiu_cli.selection.intent import warm as warm_intent
@@ -438,6 +438,9 @@ def _select_one(text: str, table: NameTable, earlier: tuple[EarlierTurn, ...], t
         t.selection.symbols or t.selection.objects or t.selection.intent is not Intent.GENERAL for t in earlier
     )
     symbols, notes, result, targets = _own(normalized, table, table.held, table.symbols_named, conversation)
+    if conversation and (placed := named_in_place(normalized, table, notes)) is not None:
+        notes, symbols = placed, list(dict.fromkeys(n.symbol for n in placed if n.accepted and n.symbol))
+        result, targets = refine(analyze(normalized, symbols), normalized, symbols)
     selection = Selection(
         result.intent,
         symbols,
