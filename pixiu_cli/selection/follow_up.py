@@ -204,11 +204,13 @@ def _reading(current: Selection) -> _Reading:
     return _Reading(bare, len(re.sub(r"[a-z0-9.]+", "a", words).replace(" ", "")), asked)
 
 
-def named_in_place(text: str, table: NameTable, notes: Sequence[MentionNote]) -> list[MentionNote] | None:
-    """The mentions of `text` (normalised, in a conversation about stocks) with the stock its
-    follow-up's place names (和广汽比呢, and 丽江?, 水井坊年报几号出): a name judged there
-    for want of evidence is the stock, a term the table does not match is the stock whose
-    name it starts (`_stock_starting`). None when the place holds nothing new."""
+def named_in_place(
+    text: str, table: NameTable, notes: Sequence[MentionNote], earlier: Sequence[EarlierTurn]
+) -> list[MentionNote] | None:
+    """The mentions of `text` (normalised, in a conversation about stocks: the `earlier`
+    turns) with the stock its follow-up's place names (和广汽比呢, and 丽江?, 水井坊年报几号出):
+    a name judged there for want of evidence is the stock, a term the table does not match
+    is the stock whose name it starts (`_stock_starting`). None when the place holds nothing new."""
     found = _place_term(text, notes)
     if found is None:
         return None
@@ -222,7 +224,8 @@ def named_in_place(text: str, table: NameTable, notes: Sequence[MentionNote]) ->
         return [*notes[: at[0]], replace(note, accepted=True, why=why), *notes[at[0] + 1 :]]
     if any(n.text in term or term in n.text for n in notes):
         return None
-    stock = _stock_starting(term, table)
+    focus = [c.symbol for c in ConversationState(tuple(earlier)).focus_stocks()] if earlier else []
+    stock = _stock_starting(term, table, focus)
     if stock is None:
         return None
     symbol, name, own = stock
@@ -259,14 +262,15 @@ def _place_term(text: str, notes: Sequence[MentionNote]) -> tuple[str, str] | No
     return None
 
 
-def _stock_starting(term: str, table: NameTable) -> tuple[str, str, bool] | None:
-    """(symbol, name, own) of the one stock whose name starts with `term`: one of the
-    investor's own (held, watched, noted; the name without 中国 …: 黄金 of 中国黄金), else
-    one listed stock only, when `term` is no everyday word (广汽, not 东方 or 长城)."""
+def _stock_starting(term: str, table: NameTable, focus: Sequence[str]) -> tuple[str, str, bool] | None:
+    """(symbol, name, own) of the stock whose name starts with `term`: one of the investor's
+    own (held, watched, noted; the name without 中国 …: 黄金 of 中国黄金), else a listed one
+    when `term` is no everyday word (广汽, not 东方); of several, the one in an industry of
+    the stocks in `focus`."""
     own = {n.symbol: alias for alias, n in table.names.items() if n.held and n.kind == FULL and n.symbol}
     starting = {s: alias for s, alias in own.items() if alias != term and _without_prefix(alias).startswith(term)}
     if starting:
-        return (*next(iter(starting.items())), True) if len(starting) == 1 else None
+        return (*found, True) if (found := _one_of(starting, focus)) else None
     from pixiu_cli.selection.words import frequency
 
     if frequency(term) >= _forms()[1]:
@@ -276,7 +280,19 @@ def _stock_starting(term: str, table: NameTable) -> tuple[str, str, bool] | None
         for alias, n in table.names.items()
         if n.symbol and n.kind not in (INDEX, SHADOW) and alias.startswith(term)
     }
-    return (*next(iter(listed.items())), False) if len(listed) == 1 else None
+    return (*found, False) if (found := _one_of(listed, focus)) else None
+
+
+def _one_of(found: dict[str, str], focus: Sequence[str]) -> tuple[str, str] | None:
+    """The one stock found; of several, the one in an industry of the stocks in focus: a
+    follow-up compares or swaps within an industry (申通 after 韵达 is 申通快递, not 申通地铁)."""
+    if len(found) > 1 and focus:
+        from pixiu_cli.market.security_list import shipped_security_list
+
+        listing = shipped_security_list()
+        industries = {stock.industry for s in focus if (stock := listing.get(s)) and stock.industry}
+        found = {s: name for s, name in found.items() if (stock := listing.get(s)) and stock.industry in industries}
+    return next(iter(found.items())) if len(found) == 1 else None
 
 
 @cache

@@ -438,7 +438,7 @@ def _select_one(text: str, table: NameTable, earlier: tuple[EarlierTurn, ...], t
         t.selection.symbols or t.selection.objects or t.selection.intent is not Intent.GENERAL for t in earlier
     )
     symbols, notes, result, targets = _own(normalized, table, table.held, table.symbols_named, conversation)
-    if conversation and (placed := named_in_place(normalized, table, notes)) is not None:
+    if conversation and (placed := named_in_place(normalized, table, notes, earlier)) is not None:
         notes, symbols = placed, list(dict.fromkeys(n.symbol for n in placed if n.accepted and n.symbol))
         result, targets = refine(analyze(normalized, symbols), normalized, symbols)
     selection = Selection(
