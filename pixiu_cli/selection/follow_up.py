@@ -50,7 +50,7 @@ from pixiu_cli.selection.intent import Group, Intent
 from pixiu_cli.selection.names import FULL, INDEX, SHADOW, SHORT, NameTable
 from pixiu_cli.selection.result import Carried, MentionNote, Operation, Selection
 from pixiu_cli.selection.rules import compiled, joined, table
-from pixiu_cli.selection.topics import FUNDAMENTALS, NO_TOPICS, Topics, asks_concept
+from pixiu_cli.selection.topics import FUNDAMENTALS, NO_TOPICS, Topics, asks_concept, read_topics
 from pixiu_cli.selection.topics import words as topic_words
 
 __all__ = ["EARLIER_TURNS", "EarlierTurn", "named_in_place", "resolve", "warm"]
@@ -225,11 +225,13 @@ def named_in_place(
     if any(n.text in term or term in n.text for n in notes):
         return None
     focus = [c.symbol for c in ConversationState(tuple(earlier)).focus_stocks()] if earlier else []
-    stock = _stock_starting(term, table, focus)
+    # an everyday word (黄金, 黄山) starting a question of its own is that thing unless the
+    # question is about a company's fundamentals (黄山分红稳吗, not 黄金涨了)
+    everyday = label != _OWN_QUESTION or bool(read_topics(text, True, False).cues)
+    stock = _stock_starting(term, table, focus, everyday)
     if stock is None:
         return None
-    symbol, name, own = stock
-    whose = "你自己的股票" if own else "唯一以它开头的上市股票，它也不是日常用语"
+    symbol, name, whose = stock
     why = f"追问里{label}的位置是一只股票（最近几轮在谈股票）：“{term}”是{name}名称的开头，{whose}"
     return [*notes, MentionNote(term, symbol, SHORT, True, why, of=name)]
 
@@ -262,37 +264,46 @@ def _place_term(text: str, notes: Sequence[MentionNote]) -> tuple[str, str] | No
     return None
 
 
-def _stock_starting(term: str, table: NameTable, focus: Sequence[str]) -> tuple[str, str, bool] | None:
-    """(symbol, name, own) of the stock whose name starts with `term`: one of the investor's
-    own (held, watched, noted; the name without 中国 …: 黄金 of 中国黄金), else a listed one
-    when `term` is no everyday word (广汽, not 东方); of several, the one in an industry of
-    the stocks in `focus`."""
+def _stock_starting(term: str, table: NameTable, focus: Sequence[str], everyday: bool) -> tuple[str, str, str] | None:
+    """(symbol, name, why) of the stock whose name starts with `term`: one of the investor's
+    own (held, watched, noted; the name without 中国 …: 黄金 of 中国黄金), an everyday word
+    only when `everyday`, else a listed one when `term` is no everyday word (广汽, not 东方);
+    of several, the one in an industry of the stocks in `focus`."""
+    from pixiu_cli.selection.words import frequency
+
+    common = frequency(term) >= _forms()[1]
     own = {n.symbol: alias for alias, n in table.names.items() if n.held and n.kind == FULL and n.symbol}
     starting = {s: alias for s, alias in own.items() if alias != term and _without_prefix(alias).startswith(term)}
     if starting:
-        return (*found, True) if (found := _one_of(starting, focus)) else None
-    from pixiu_cli.selection.words import frequency
-
-    if frequency(term) >= _forms()[1]:
+        found = _one_of(starting, focus) if everyday or not common else None
+        return (*found[:2], "你自己的股票" + found[2]) if found else None
+    if common:
         return None
     listed = {
         n.symbol: alias
         for alias, n in table.names.items()
         if n.symbol and n.kind not in (INDEX, SHADOW) and alias.startswith(term)
     }
-    return (*found, False) if (found := _one_of(listed, focus)) else None
+    found = _one_of(listed, focus)
+    return (*found[:2], "它不是日常用语，" + (found[2] or "只有这一只上市股票以它开头")) if found else None
 
 
-def _one_of(found: dict[str, str], focus: Sequence[str]) -> tuple[str, str] | None:
+def _one_of(found: dict[str, str], focus: Sequence[str]) -> tuple[str, str, str] | None:
     """The one stock found; of several, the one in an industry of the stocks in focus: a
     follow-up compares or swaps within an industry (申通 after 韵达 is 申通快递, not 申通地铁)."""
-    if len(found) > 1 and focus:
-        from pixiu_cli.market.security_list import shipped_security_list
+    if len(found) == 1:
+        return (*next(iter(found.items())), "")
+    if not focus:
+        return None
+    from pixiu_cli.market.security_list import shipped_security_list
 
-        listing = shipped_security_list()
-        industries = {stock.industry for s in focus if (stock := listing.get(s)) and stock.industry}
-        found = {s: name for s, name in found.items() if (stock := listing.get(s)) and stock.industry in industries}
-    return next(iter(found.items())) if len(found) == 1 else None
+    listing = shipped_security_list()
+    industries = {stock.industry for s in focus if (stock := listing.get(s)) and stock.industry}
+    same = {s: name for s, name in found.items() if (stock := listing.get(s)) and stock.industry in industries}
+    if len(same) != 1:
+        return None
+    symbol, name = next(iter(same.items()))
+    return symbol, name, f"以它开头的几只里，只有它和前面的个股同属“{listing.get(symbol).industry}”"
 
 
 @cache
