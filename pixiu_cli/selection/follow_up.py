@@ -47,7 +47,7 @@ from functools import cache
 
 from pixiu_cli.selection import targets as memory
 from pixiu_cli.selection.intent import Group, Intent
-from pixiu_cli.selection.names import FULL, INDEX, SHADOW, SHORT, NameTable
+from pixiu_cli.selection.names import FULL, HOMOPHONE, INDEX, SHADOW, SHORT, NameTable
 from pixiu_cli.selection.result import Carried, MentionNote, Operation, Selection
 from pixiu_cli.selection.rules import compiled, joined, table
 from pixiu_cli.selection.topics import FUNDAMENTALS, NO_TOPICS, Topics, asks_concept, read_topics
@@ -215,15 +215,24 @@ def named_in_place(
     if found is None:
         return None
     term, label = found
-    at = [i for i, n in enumerate(notes) if n.text == term]
-    if at:
-        note = notes[at[0]]
-        if note.accepted or not note.symbol or note.kind in (INDEX, SHADOW):
-            return None
-        why = f"追问里{label}的位置是一只股票（最近几轮在谈股票），不再需要别的证据"
-        return [*notes[: at[0]], replace(note, accepted=True, why=why), *notes[at[0] + 1 :]]
-    if any(n.text in term or term in n.text for n in notes):
+    at = next((i for i, n in enumerate(notes) if n.text == term), None)
+    if at is None and any(n.text in term or term in n.text for n in notes):
         return None
+    note = notes[at] if at is not None else None
+    if note is not None and (note.accepted or not note.symbol or note.kind in (INDEX, SHADOW)):
+        return None
+    started = _started(text, term, table, earlier, label) if note is None or note.form == HOMOPHONE else None
+    kept = [n for n in notes if n is not note]
+    if started is not None:  # a typo's reading gives way to a name the term starts (包钢, not 宝钢)
+        return [*kept, started]
+    if note is None:
+        return None
+    why = f"追问里{label}的位置是一只股票（最近几轮在谈股票），不再需要别的证据"
+    return [*notes[:at], replace(note, accepted=True, why=why), *notes[at + 1 :]]
+
+
+def _started(text: str, term: str, table: NameTable, earlier: Sequence[EarlierTurn], label: str) -> MentionNote | None:
+    """The mention of the stock whose name `term` starts, if one (`_stock_starting`)."""
     focus = [c.symbol for c in ConversationState(tuple(earlier)).focus_stocks()] if earlier else []
     # an everyday word (黄金, 黄山) starting a question of its own is that thing unless the
     # question is about a company's fundamentals (黄山分红稳吗, not 黄金涨了)
@@ -233,7 +242,7 @@ def named_in_place(
         return None
     symbol, name, whose = stock
     why = f"追问里{label}的位置是一只股票（最近几轮在谈股票）：“{term}”是{name}名称的开头，{whose}"
-    return [*notes, MentionNote(term, symbol, SHORT, True, why, of=name)]
+    return MentionNote(term, symbol, SHORT, True, why, of=name)
 
 
 # What each of `[follow_up] slots` is, in the order written, and a question of its own.
