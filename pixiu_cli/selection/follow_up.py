@@ -32,6 +32,12 @@ A topic goes with the focus only to a follow-up that asks nothing of its own (�
 taken from an earlier turn is recorded with the turn it came from (`Carried`), and the
 operation with the turn whose focus it used (`Operation`), so `/context --explain` says what
 the follow-up did and to which question (and, for a brief's stock, which brief named it).
+A follow-up's place is evidence of a stock (`named_in_place`, read before the operation): in
+a conversation about stocks, the term after 和…比 / 对比 / 那…呢 / vs / and, or at the start
+of a short question of its own (水井坊年报几号出), is a stock even when alone it would need
+evidence, and a term the table does not match is the stock whose name it starts — one of the
+investor's own (and 丽江? → 丽江股份), else one listed stock if the term is no everyday word
+(和广汽比呢 → 广汽集团), of several the one in the focus stock's industry (申通 after 韵达).
 English it / they / and / what about count only with company (a second marker, a named stock,
 an investing word): "it is raining" and "and you?" are no follow-ups. The
 patterns are data (``[follow_up]`` of ``data/selection/rules/mentions.toml`` and of
@@ -285,7 +291,7 @@ def _stock_starting(term: str, table: NameTable, focus: Sequence[str], everyday:
     starting = {s: alias for s, alias in own.items() if alias != term and _without_prefix(alias).startswith(term)}
     if starting:
         found = _one_of(starting, focus) if everyday or not common else None
-        return (*found[:2], "你自己的股票" + found[2]) if found else None
+        return (*found[:2], "你自己的股票" + (f"，{found[2]}" if found[2] else "")) if found else None
     if common:
         return None
     listed = {

@@ -25,7 +25,8 @@
    the crowd's talk, money in daily life, knowledge — is a class that stays out);
 5. the conversation (`follow_up.resolve`): the focus the last few turns left, and the one
    operation a follow-up applies to it (keep 它 / 这俩, replace 那三一呢, same topic, add
-   和汾酒比呢, complement 其他几只呢, widen 整体呢);
+   和汾酒比呢, complement 其他几只呢, widen 整体呢); first, the stock in a follow-up's place
+   (和广汽比呢, and 丽江?: `follow_up.named_in_place`) is taken as named;
 6. given today, the windows a named period moves (`windows`: 上个月, 上周三, 上半年…).
 
 The word lists and patterns of steps 3 and 5 are data: ``data/selection/rules/mentions.toml``.
