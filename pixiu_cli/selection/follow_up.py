@@ -47,7 +47,7 @@ patterns are data (``[follow_up]`` of ``data/selection/rules/mentions.toml`` and
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
 
@@ -281,26 +281,35 @@ def _place_term(text: str, notes: Sequence[MentionNote]) -> tuple[str, str] | No
 
 def _stock_starting(term: str, table: NameTable, focus: Sequence[str], everyday: bool) -> tuple[str, str, str] | None:
     """(symbol, name, why) of the stock whose name starts with `term`: one of the investor's
-    own (held, watched, noted; the name without 中国 …: 黄金 of 中国黄金), an everyday word
-    only when `everyday`, else a listed one when `term` is no everyday word (广汽, not 东方);
-    of several, the one in an industry of the stocks in `focus`."""
+    own, an everyday word only when `everyday` (丽江 of 丽江股份; without 中国 only a word no
+    other name holds: 巨石 of 中国巨石, not 电影 of 中国电影), else a listed one when `term` is
+    no everyday word (广汽, not 东方); of several, the one in an industry of the stocks in `focus`."""
     from pixiu_cli.selection.words import frequency
 
     common = frequency(term) >= _forms()[1]
+    bare_ok = not common or len(_stocks_named(table, lambda alias: term in alias)) == 1
     own = {n.symbol: alias for alias, n in table.names.items() if n.held and n.kind == FULL and n.symbol}
-    starting = {s: alias for s, alias in own.items() if alias != term and _without_prefix(alias).startswith(term)}
+    starting = {
+        s: alias
+        for s, alias in own.items()
+        if alias != term and (alias.startswith(term) or bare_ok and _without_prefix(alias).startswith(term))
+    }
     if starting:
         found = _one_of(starting, focus) if everyday or not common else None
         return (*found[:2], "你自己的股票" + (f"，{found[2]}" if found[2] else "")) if found else None
     if common:
         return None
-    listed = {
+    found = _one_of(_stocks_named(table, lambda alias: alias.startswith(term)), focus)
+    return (*found[:2], "它不是日常用语，" + (found[2] or "只有这一只上市股票以它开头")) if found else None
+
+
+def _stocks_named(table: NameTable, test: Callable[[str], bool]) -> dict[str, str]:
+    """symbol → a name of it that passes `test`, over every stock's names."""
+    return {
         n.symbol: alias
         for alias, n in table.names.items()
-        if n.symbol and n.kind not in (INDEX, SHADOW) and alias.startswith(term)
+        if n.symbol and n.kind not in (INDEX, SHADOW) and test(alias)
     }
-    found = _one_of(listed, focus)
-    return (*found[:2], "它不是日常用语，" + (found[2] or "只有这一只上市股票以它开头")) if found else None
 
 
 def _one_of(found: dict[str, str], focus: Sequence[str]) -> tuple[str, str, str] | None:
