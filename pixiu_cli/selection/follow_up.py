@@ -286,7 +286,10 @@ def _stock_starting(term: str, table: NameTable, focus: Sequence[str], everyday:
     no everyday word (广汽, not 东方); of several, the one in an industry of the stocks in `focus`."""
     from pixiu_cli.selection.words import frequency
 
-    common = frequency(term) >= _forms()[1]
+    prefixes, everyday_frequency = _forms()
+    if term in prefixes:  # 中国 is every 中国… stock's, so none's
+        return None
+    common = frequency(term) >= everyday_frequency
     bare_ok = not common or len(_stocks_named(table, lambda alias: term in alias)) == 1
     own = {n.symbol: alias for alias, n in table.names.items() if n.held and n.kind == FULL and n.symbol}
     starting = {
