@@ -2,7 +2,7 @@
 和…比 / 对比 / 那…呢 / vs / and, or at the start of a short question of its own, is the stock
 whose name it starts — the investor's own first, else the one listed stock (of several, the
 one in the industry of the stock in focus) — and `pixiu context --explain` says why. Without
-the conversation, or for a word that is no stock's (去年, 大盘, 东方), nothing is added."""
+the conversation, or for a word that is no stock's (去年, 大盘, 东方, 中国: every 中国… stock's), nothing is added."""
 
 from __future__ import annotations
 
@@ -78,7 +78,10 @@ def test_a_new_stock_with_its_own_question_replaces_the_one_before(conversation)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("text", "symbols"), [("和去年比呢", [EXPRESS]), ("和东方比呢", [EXPRESS]), ("那大盘呢", [])])
+@pytest.mark.parametrize(
+    ("text", "symbols"),
+    [("和去年比呢", [EXPRESS]), ("和东方比呢", [EXPRESS]), ("和中国比呢", [EXPRESS]), ("那大盘呢", [])],
+)
 def test_a_word_that_is_no_single_stock_adds_nothing(conversation, text, symbols):
     env, conversation_id = conversation
     info = explain(env, "--conversation", conversation_id, text)
