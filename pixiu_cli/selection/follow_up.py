@@ -32,6 +32,12 @@ A topic goes with the focus only to a follow-up that asks nothing of its own (�
 taken from an earlier turn is recorded with the turn it came from (`Carried`), and the
 operation with the turn whose focus it used (`Operation`), so `/context --explain` says what
 the follow-up did and to which question (and, for a brief's stock, which brief named it).
+A follow-up's place is evidence of a stock (`named_in_place`, read before the operation): in
+a conversation about stocks, the term after 和…比 / 对比 / 那…呢 / vs / and, or at the start
+of a short question of its own (水井坊年报几号出), is a stock even when alone it would need
+evidence, and a term the table does not match is the stock whose name it starts — one of the
+investor's own (and 丽江? → 丽江股份), else one listed stock if the term is no everyday word
+(和广汽比呢 → 广汽集团), of several the one in the focus stock's industry (申通 after 韵达).
 English it / they / and / what about count only with company (a second marker, a named stock,
 an investing word): "it is raining" and "and you?" are no follow-ups. The
 patterns are data (``[follow_up]`` of ``data/selection/rules/mentions.toml`` and of
@@ -41,18 +47,19 @@ patterns are data (``[follow_up]`` of ``data/selection/rules/mentions.toml`` and
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
 
 from pixiu_cli.selection import targets as memory
 from pixiu_cli.selection.intent import Group, Intent
-from pixiu_cli.selection.result import Carried, Operation, Selection
+from pixiu_cli.selection.names import FULL, HOMOPHONE, INDEX, SHADOW, SHORT, NameTable
+from pixiu_cli.selection.result import Carried, MentionNote, Operation, Selection
 from pixiu_cli.selection.rules import compiled, joined, table
-from pixiu_cli.selection.topics import FUNDAMENTALS, NO_TOPICS, Topics, asks_concept
+from pixiu_cli.selection.topics import FUNDAMENTALS, NO_TOPICS, Topics, asks_concept, read_topics
 from pixiu_cli.selection.topics import words as topic_words
 
-__all__ = ["EARLIER_TURNS", "EarlierTurn", "resolve", "warm"]
+__all__ = ["EARLIER_TURNS", "EarlierTurn", "named_in_place", "resolve", "warm"]
 
 # How many earlier user messages a follow-up can reach back to.
 EARLIER_TURNS = 4
@@ -156,15 +163,18 @@ class _Rules:
     criterion: re.Pattern[str]  # asks something of its own (走势, 回撤): the last turn's topic is not
     english: tuple[tuple[re.Pattern[str], str, bool], ...]  # English markers → the Chinese ones (weak?)
     english_evidence: re.Pattern[str]  # company for a weak English marker
+    slots: tuple[re.Pattern[str], ...]  # where a follow-up puts a stock (和X比, 那X呢): group "name"
 
 
 @cache
 def _rules() -> _Rules:
     data = dict(table("mentions.toml")["follow_up"])
     english = tuple((compiled(row[0]), row[1], "weak" in row[2:]) for row in data.pop("english"))
+    slots = tuple(compiled(pattern) for pattern in data.pop("slots"))
     data["needs_object"] = [joined(data["needs_object"]), "|", topic_words("needs_object")]  # topics.toml's too
     data["criterion"] = [joined(table("mentions.toml")["mention"]["investing"]), "|", topic_words("investing")]
-    return _Rules(**{key: compiled(joined(value)) for key, value in data.items()}, english=english)
+    compiled_rules = {key: compiled(joined(value)) for key, value in data.items()}
+    return _Rules(**compiled_rules, english=english, slots=slots)
 
 
 def warm() -> None:
@@ -198,6 +208,143 @@ def _reading(current: Selection) -> _Reading:
         if mention.accepted:
             asked = asked.replace(mention.text, "")  # 牧原股份's 股 asks nothing
     return _Reading(bare, len(re.sub(r"[a-z0-9.]+", "a", words).replace(" ", "")), asked)
+
+
+def named_in_place(
+    text: str, table: NameTable, notes: Sequence[MentionNote], earlier: Sequence[EarlierTurn]
+) -> list[MentionNote] | None:
+    """The mentions of `text` (normalised, in a conversation about stocks: the `earlier`
+    turns) with the stock its follow-up's place names (和广汽比呢, and 丽江?, 水井坊年报几号出):
+    a name judged there for want of evidence is the stock, a term the table does not match
+    is the stock whose name it starts (`_stock_starting`). None when the place holds nothing new."""
+    found = _place_term(text, notes)
+    if found is None:
+        return None
+    term, label = found
+    at = next((i for i, n in enumerate(notes) if n.text == term), None)
+    if at is None and any(n.text in term or term in n.text for n in notes):
+        return None
+    note = notes[at] if at is not None else None
+    if note is not None and (note.accepted or not note.symbol or note.kind in (INDEX, SHADOW)):
+        return None
+    started = _started(text, term, table, earlier, label) if note is None or note.form == HOMOPHONE else None
+    kept = [n for n in notes if n is not note]
+    if started is not None:  # a typo's reading gives way to a name the term starts (包钢, not 宝钢)
+        return [*kept, started]
+    if note is None:
+        return None
+    why = f"追问里{label}的位置是一只股票（最近几轮在谈股票），不再需要别的证据"
+    return [*notes[:at], replace(note, accepted=True, why=why), *notes[at + 1 :]]
+
+
+def _started(text: str, term: str, table: NameTable, earlier: Sequence[EarlierTurn], label: str) -> MentionNote | None:
+    """The mention of the stock whose name `term` starts, if one (`_stock_starting`)."""
+    focus = [c.symbol for c in ConversationState(tuple(earlier)).focus_stocks()] if earlier else []
+    # an everyday word (黄金, 黄山) starting a question of its own is that thing unless the
+    # question is about a company's fundamentals (黄山分红稳吗, not 黄金涨了)
+    everyday = label != _OWN_QUESTION or bool(read_topics(text, True, False).cues)
+    stock = _stock_starting(term, table, focus, everyday)
+    if stock is None:
+        return None
+    symbol, name, whose = stock
+    why = f"追问里{label}的位置是一只股票（最近几轮在谈股票）：“{term}”是{name}名称的开头，{whose}"
+    return MentionNote(term, symbol, SHORT, True, why, of=name)
+
+
+# What each of `[follow_up] slots` is, in the order written, and a question of its own.
+_PLACES = ("“和…比”", "“对比…”", "“那…呢”")
+_OWN_QUESTION = "“点名 + 自己的问题”"
+_HAN = re.compile("[\u4e00-\u9fff]+")
+
+
+def _place_term(text: str, notes: Sequence[MentionNote]) -> tuple[str, str] | None:
+    """The term in a stock's place in a short follow-up (English markers read as Chinese),
+    and what the place is: a comparison's second term, a replaced stock, or the name a
+    question of its own starts with (a word about investing right after it)."""
+    rules = _rules()
+    bare = text
+    for pattern, chinese, _ in rules.english:
+        bare = pattern.sub(chinese, bare)
+    bare = rules.punctuation.sub("", bare)
+    if len(bare) > _POINTER_SHORT:
+        return None
+    for pattern, label in zip(rules.slots, _PLACES, strict=True):
+        if found := pattern.search(bare):
+            return found.group("name"), label
+    named = [n.text for n in notes if bare.startswith(n.text)]
+    starts = named or [bare[:size] for size in range(2, 6)]
+    for term in starts:
+        if _HAN.fullmatch(term) and rules.criterion.match(bare, len(term)):
+            return term, _OWN_QUESTION
+    return None
+
+
+def _stock_starting(term: str, table: NameTable, focus: Sequence[str], everyday: bool) -> tuple[str, str, str] | None:
+    """(symbol, name, why) of the stock whose name starts with `term`: one of the investor's
+    own, an everyday word only when `everyday` (丽江 of 丽江股份; without 中国 only a word no
+    other name holds: 巨石 of 中国巨石, not 电影 of 中国电影), else a listed one when `term` is
+    no everyday word (广汽, not 东方); of several, the one in an industry of the stocks in `focus`."""
+    from pixiu_cli.selection.words import frequency
+
+    prefixes, everyday_frequency = _forms()
+    if term in prefixes:  # 中国 is every 中国… stock's, so none's
+        return None
+    common = frequency(term) >= everyday_frequency
+    bare_ok = not common or len(_stocks_named(table, lambda alias: term in alias)) == 1
+    own = {n.symbol: alias for alias, n in table.names.items() if n.held and n.kind == FULL and n.symbol}
+    starting = {
+        s: alias
+        for s, alias in own.items()
+        if alias != term and (alias.startswith(term) or bare_ok and _without_prefix(alias).startswith(term))
+    }
+    if starting:
+        found = _one_of(starting, focus) if everyday or not common else None
+        return (*found[:2], "你自己的股票" + (f"，{found[2]}" if found[2] else "")) if found else None
+    if common:
+        return None
+    found = _one_of(_stocks_named(table, lambda alias: alias.startswith(term)), focus)
+    return (*found[:2], "它不是日常用语，" + (found[2] or "只有这一只上市股票以它开头")) if found else None
+
+
+def _stocks_named(table: NameTable, test: Callable[[str], bool]) -> dict[str, str]:
+    """symbol → a name of it that passes `test`, over every stock's names."""
+    return {
+        n.symbol: alias
+        for alias, n in table.names.items()
+        if n.symbol and n.kind not in (INDEX, SHADOW) and test(alias)
+    }
+
+
+def _one_of(found: dict[str, str], focus: Sequence[str]) -> tuple[str, str, str] | None:
+    """The one stock found; of several, the one in an industry of the stocks in focus: a
+    follow-up compares or swaps within an industry (申通 after 韵达 is 申通快递, not 申通地铁)."""
+    if len(found) == 1:
+        return (*next(iter(found.items())), "")
+    if not focus:
+        return None
+    from pixiu_cli.market.security_list import shipped_security_list
+
+    listing = shipped_security_list()
+    industries = {stock.industry for s in focus if (stock := listing.get(s)) and stock.industry}
+    same = {s: name for s, name in found.items() if (stock := listing.get(s)) and stock.industry in industries}
+    if len(same) != 1:
+        return None
+    symbol, name = next(iter(same.items()))
+    return symbol, name, f"以它开头的几只里，只有它和前面的个股同属“{listing.get(symbol).industry}”"
+
+
+@cache
+def _forms() -> tuple[tuple[str, ...], int]:
+    """forms.toml's prefixes (中国) and the frequency that makes a term an everyday word."""
+    forms = table("forms.toml")["forms"]
+    return tuple(forms["prefixes"]), int(forms["common_word_frequency"])
+
+
+def _without_prefix(name: str) -> str:
+    for prefix in _forms()[0]:
+        if name.startswith(prefix) and len(name) - len(prefix) >= 2:
+            return name[len(prefix) :]
+    return name
 
 
 def _where(carried: Sequence[Carried]) -> str:

@@ -25,7 +25,8 @@
    the crowd's talk, money in daily life, knowledge — is a class that stays out);
 5. the conversation (`follow_up.resolve`): the focus the last few turns left, and the one
    operation a follow-up applies to it (keep 它 / 这俩, replace 那三一呢, same topic, add
-   和汾酒比呢, complement 其他几只呢, widen 整体呢);
+   和汾酒比呢, complement 其他几只呢, widen 整体呢); first, the stock in a follow-up's place
+   (和广汽比呢, and 丽江?: `follow_up.named_in_place`) is taken as named;
 6. given today, the windows a named period moves (`windows`: 上个月, 上周三, 上半年…), read
    with the accepted names blanked out (十月份中国黄金: October, not mid-October).
 
@@ -45,7 +46,7 @@ from functools import cache, lru_cache
 
 from pixiu_cli.selection.codes import find_codes
 from pixiu_cli.selection.codes import warm as warm_codes
-from pixiu_cli.selection.follow_up import EARLIER_TURNS, EarlierTurn, resolve
+from pixiu_cli.selection.follow_up import EARLIER_TURNS, EarlierTurn, named_in_place, resolve
 from pixiu_cli.selection.follow_up import warm as warm_conversation
 from pixiu_cli.selection.intent import Intent, analyze
 from pixiu_cli.selection.intent import warm as warm_intent
@@ -474,6 +475,9 @@ def _select_one(text: str, table: NameTable, earlier: tuple[EarlierTurn, ...], t
         t.selection.symbols or t.selection.objects or t.selection.intent is not Intent.GENERAL for t in earlier
     )
     symbols, notes, result, targets = _own(normalized, table, table.held, table.symbols_named, conversation)
+    if conversation and (placed := named_in_place(normalized, table, notes, earlier)) is not None:
+        notes, symbols = placed, list(dict.fromkeys(n.symbol for n in placed if n.accepted and n.symbol))
+        result, targets = refine(analyze(normalized, symbols), normalized, symbols)
     selection = Selection(
         result.intent,
         symbols,
