@@ -217,7 +217,14 @@ def show_recorded_trade(renderer: Renderer, recorded, spell=None) -> None:
     renderer.info(recorded.notice())
 
 
-def trades_record(trades) -> list[dict]:
-    from dataclasses import asdict
+# what a listed trade says in `pixiu trades --json` and the MCP server's trades
+TRADE_RECORD = ("day", "time", "kind", "symbol", "name", "quantity", "price", "amount", "fees", "balance", "origin",
+                "ref", "fees_estimated")  # fmt: skip
 
-    return [asdict(t) for t in trades]
+
+def trade_record(line) -> dict:
+    return {key: getattr(line, key) for key in TRADE_RECORD}
+
+
+def trades_record(trades) -> list[dict]:
+    return [trade_record(t) for t in trades]
