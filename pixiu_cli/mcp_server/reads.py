@@ -115,13 +115,12 @@ def holdings(reader: Reader) -> dict:
 
 def trades(reader: Reader, code: str | None = None, since: str | None = None) -> dict:
     from pixiu_cli.services.account import list_trades
-    from pixiu_cli.views.account import trade_record
 
     if since is not None and not _is_day(since):
         raise RequestError(f"since 应为 YYYY-MM-DD 日期，而不是 {since!r}")
     with reader.db() as db:
         lines = list_trades(db, _code(db, code))
-    rows = [trade_record(t) for t in lines if since is None or (t.day or "") >= since]
+    rows = [t.record() for t in lines if since is None or (t.day or "") >= since]
     return reader.stamped({"trades": rows})
 
 

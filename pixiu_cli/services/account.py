@@ -457,6 +457,14 @@ class TradeLine:
         """The fees are the account's rates applied, until a statement's fill replaces them."""
         return self.fill.fee_estimated
 
+    def record(self) -> dict:
+        """What `pixiu trades --json` and the MCP server's trades say of it."""
+        return {key: getattr(self, key) for key in _TRADE_RECORD}
+
+
+_TRADE_RECORD = ("day", "time", "kind", "symbol", "name", "quantity", "price", "amount", "fees", "balance", "origin",
+                 "ref", "fees_estimated")  # fmt: skip
+
 
 class TradeList(list):
     """The trades listed, and the stored rows left out of them (unreadable)."""

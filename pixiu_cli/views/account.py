@@ -217,14 +217,5 @@ def show_recorded_trade(renderer: Renderer, recorded, spell=None) -> None:
     renderer.info(recorded.notice())
 
 
-# what a listed trade says in `pixiu trades --json` and the MCP server's trades
-TRADE_RECORD = ("day", "time", "kind", "symbol", "name", "quantity", "price", "amount", "fees", "balance", "origin",
-                "ref", "fees_estimated")  # fmt: skip
-
-
-def trade_record(line) -> dict:
-    return {key: getattr(line, key) for key in TRADE_RECORD}
-
-
 def trades_record(trades) -> list[dict]:
-    return [trade_record(t) for t in trades]
+    return [t.record() for t in trades]
