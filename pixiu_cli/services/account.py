@@ -12,7 +12,16 @@ from datetime import date, datetime, timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, NamedTuple
 
-from pixiu_cli.domain.account import COST_METHODS, KIND_NAMES, CashBalance, Fill, SkippedRow
+from pixiu_cli.domain.account import (
+    COST_METHODS,
+    KIND_NAMES,
+    MANUAL,
+    ORIGIN_NAMES,
+    STATEMENT,
+    CashBalance,
+    Fill,
+    SkippedRow,
+)
 from pixiu_cli.domain.codes import is_finite_number
 from pixiu_cli.domain.dates import DateWordsError, day_label, parse_date_words
 from pixiu_cli.domain.investor import LEDGER, STATED, Holding
@@ -450,7 +459,7 @@ class TradeLine:
 
     @property
     def origin(self) -> str:
-        return "对账单" if self.fill.origin == "statement" else "手工"
+        return ORIGIN_NAMES[STATEMENT if self.fill.origin == STATEMENT else MANUAL]
 
     @property
     def fees_estimated(self) -> bool:
