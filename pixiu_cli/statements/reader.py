@@ -170,7 +170,7 @@ class StatementStream:
         for _, moment in groupby(self._rows, key=lambda r: r[:2]):
             group = list(moment)
             for row in reversed(group) if self._descending else group:
-                p = Parsed(**dict(zip(_FIELDS, row[4:], strict=True)))
+                p = Parsed(*row[4:-1], line=row[-1])  # astuple_parsed's order: the fill's fields, then the line
                 yield self._signs.sign(p) if row[3] else p
 
     def days(self) -> Iterator[list[Fill]]:
