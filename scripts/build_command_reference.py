@@ -63,7 +63,7 @@ def _cell(text: str) -> str:
 
 def _slash_section() -> str:
     from pixiu_cli.repl import loop  # noqa: F401  (importing registers every slash command)
-    from pixiu_cli.repl.registry import registry
+    from pixiu_cli.repl.slash_commands import registry
 
     rows = [
         f"| `{_cell(getattr(c, 'usage', '') or '/' + c.name)}` | {_cell(getattr(c, 'summary', ''))} |"

@@ -1,18 +1,55 @@
 """No module of pixiu_cli imports itself round a circle, directly or through others: for
 every import a → b in grimp's graph of the package (the graph lint-imports checks, with
-function-level imports), b never leads back to a. The layer contracts keep packages
-pointing one way; this keeps the modules inside a package, and its __init__, from going
-round as well."""
+function-level imports) and every import by name a string makes (`importlib.import_module
+("pixiu_cli.x")`, a lazy "pixiu_cli.x:function"), b never leads back to a. The layer contracts
+keep packages pointing one way; this keeps the modules inside a package, and its __init__,
+from going round as well."""
 
 from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
 
 import grimp
 import pytest
 
+import pixiu_cli
+
+_MODULE_NAMED = re.compile(r"(pixiu_cli(?:\.\w+)+)(?::\w+)?")
+
+
+def string_imports(module: str, source: str, modules: set[str]) -> set[tuple[str, str]]:
+    """(module, imported) for each string in `source` that is a whole module path, or a
+    "module:name" target, of one of `modules` (a longer path names an attribute of its module)."""
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        named = (
+            _MODULE_NAMED.fullmatch(node.value)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            else None
+        )
+        target = named.group(1) if named else None
+        while target is not None and target not in modules and "." in target:
+            target = target.rsplit(".", 1)[0]
+        if target in modules and target != module:
+            found.add((module, target))
+    return found
+
+
+def _module_of(path: Path, root: Path) -> str:
+    parts = path.relative_to(root.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
 
 @pytest.fixture(scope="module")
 def graph():
-    return grimp.build_graph("pixiu_cli")
+    graph = grimp.build_graph("pixiu_cli")
+    root = Path(pixiu_cli.__file__).parent
+    for path in sorted(root.rglob("*.py")):
+        for importer, imported in string_imports(_module_of(path, root), path.read_text(), graph.modules):
+            graph.add_import(importer=importer, imported=imported)
+    return graph
 
 
 def circles(graph) -> list[tuple[str, str]]:
@@ -30,10 +67,30 @@ def test_no_module_imports_round_a_circle(graph):
     assert circles(graph) == []
 
 
+def test_the_check_sees_imports_by_name():
+    source = (
+        'importlib.import_module("pixiu_cli.repl.turn")\nlazy("pixiu_cli.views.account:show_cash")\n"pixiu_cli docs"'
+    )
+    modules = {"pixiu_cli.repl.turn", "pixiu_cli.views.account", "pixiu_cli.repl.registry"}
+    assert string_imports("pixiu_cli.repl.registry", source, modules) == {
+        ("pixiu_cli.repl.registry", "pixiu_cli.repl.turn"),
+        ("pixiu_cli.repl.registry", "pixiu_cli.views.account"),
+    }
+
+
+def test_the_graph_holds_the_lazy_targets(graph):
+    """A declaration names its view as a string; the check follows it as an import."""
+    assert graph.direct_import_exists(importer="pixiu_cli.commands.account", imported="pixiu_cli.views.account")
+    assert graph.direct_import_exists(
+        importer="pixiu_cli.repl.slash_commands", imported="pixiu_cli.repl.declared_commands"
+    )
+
+
 def test_the_check_finds_the_circle_the_repl_once_had(graph):
-    """/retry's once imported the loop, which imported the slash commands' module. The
-    registry now loads that module by name on first use (no edge in the graph); the module
-    still imports the turn's, so the turn importing it back is that circle again."""
+    """/retry's once imported the loop, which imported the slash commands' module; later the
+    registry loaded that module by name while the module imported the registry, the REPL's
+    state and its turn (a circle only string imports showed). The module still imports the
+    turn's, so the turn importing it back is that circle again."""
     graph.add_import(importer="pixiu_cli.repl.turn", imported="pixiu_cli.repl.declared_commands")
     try:
         found = circles(graph)

@@ -127,6 +127,7 @@ class Context:
     open_app: Callable[[str | None, bool], Any] | None = None
     turn_status: Callable[[Any], Any] | None = None  # the REPL: a turn's status line figures
     after_turn: Callable[[Any], None] | None = None  # the REPL: what an asked turn leaves (repl/turn.py)
+    commands: Callable[[], list[tuple[str, str]]] | None = None  # the REPL: its commands' usage and summary
     _db: Any = field(default=None, repr=False)
 
     @property

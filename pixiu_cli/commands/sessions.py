@@ -109,7 +109,7 @@ def _new(ctx, _: Nothing) -> str:
 
 
 def _help(ctx, _: Nothing) -> list[tuple[str, str]]:
-    return ctx.state.command_rows()
+    return ctx.commands()
 
 
 def _exit(ctx, _: Nothing) -> None:

@@ -40,6 +40,11 @@ KIND_NAMES = {
     IPO_PAYMENT: "新股缴款（待入账）",
 }
 
+# Where a fill came from (its `origin`), as a trade list names it: anything not read from a
+# statement was told by hand.
+STATEMENT, MANUAL = "statement", "manual"
+ORIGIN_NAMES = {STATEMENT: "对账单", MANUAL: "手工"}
+
 # Which of the broker's numbers a fill's `contract` is: an order's 合同编号 (its partial
 # fills share it) or a fill's own 成交编号 (unique). Numbers of one kind are comparable.
 ORDER_NUMBER, TRADE_NUMBER = "order", "trade"

@@ -15,9 +15,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 
-from pixiu_cli.domain.account import ALLOTMENT, BUY, IPO_PAYMENT, SELL, Fill
-
-MANUAL = "manual"
+from pixiu_cli.domain.account import ALLOTMENT, BUY, IPO_PAYMENT, MANUAL, SELL, Fill
 
 
 def loose_key(f: Fill) -> tuple:

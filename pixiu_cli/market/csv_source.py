@@ -35,6 +35,8 @@ from pixiu_cli.domain.plausible import (
 )
 from pixiu_cli.errors import UserError
 from pixiu_cli.market.gate import off_session, session_problem
+from pixiu_cli.statements.decode import decode
+from pixiu_cli.statements.errors import StatementError
 
 _ALIASES = {
     "date": ("date", "datetime", "日期", "交易日期", "trade_date", "时间"),
@@ -76,12 +78,10 @@ def read_text(path: Path) -> str:
         raise CsvImportError(f"找不到文件 {path}") from None
     except OSError as exc:
         raise CsvImportError(f"无法读取 {path}：{exc.strerror}") from None
-    for encoding in ("utf-8-sig", "gb18030"):  # 通达信 and most broker exports are GBK
-        try:
-            return raw.decode(encoding)
-        except UnicodeDecodeError:
-            continue
-    raise CsvImportError(f"{path.name} 不是 UTF-8 或 GBK 文本")
+    try:
+        return decode(raw)  # 通达信 and most broker exports are GBK; its "Unicode" export UTF-16
+    except StatementError:
+        raise CsvImportError(f"{path.name} 不是 UTF-8、UTF-16 或 GBK 文本") from None
 
 
 def _key(header: str) -> str:

@@ -120,7 +120,7 @@ def trades(reader: Reader, code: str | None = None, since: str | None = None) ->
         raise RequestError(f"since 应为 YYYY-MM-DD 日期，而不是 {since!r}")
     with reader.db() as db:
         lines = list_trades(db, _code(db, code))
-    rows = [asdict(t) for t in lines if since is None or (t.day or "") >= since]
+    rows = [t.record() for t in lines if since is None or (t.day or "") >= since]
     return reader.stamped({"trades": rows})
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from itertools import islice
 
 from pixiu_cli.repl.completion import Choice, CompletionSources
-from pixiu_cli.repl.registry import registry
+from pixiu_cli.repl.slash_commands import registry
 from pixiu_cli.repl.state import ReplState
 
 MAX_STOCKS = 30

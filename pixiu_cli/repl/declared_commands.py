@@ -6,12 +6,12 @@ from __future__ import annotations
 from pixiu_cli.commands.catalog import DECLARED
 from pixiu_cli.commands.declaration import REPL, Context
 from pixiu_cli.commands.slash import Slash, slash_commands
-from pixiu_cli.repl.registry import ParsedCommand, registry
+from pixiu_cli.repl.registry import CommandRegistry, ParsedCommand
 from pixiu_cli.repl.state import ReplState
 from pixiu_cli.repl.turn import show_asked, turn_status
 
 
-def context_of(state: ReplState) -> Context:
+def context_of(state: ReplState, registry: CommandRegistry) -> Context:
     app = state.app
     return Context(
         REPL,
@@ -26,15 +26,18 @@ def context_of(state: ReplState) -> Context:
         demo=app.demo,
         turn_status=lambda turn: turn_status(state, turn),
         after_turn=lambda asked: show_asked(state, asked),
+        commands=registry.rows,
     )
 
 
-def _handler(slash: Slash):
+def _handler(slash: Slash, registry: CommandRegistry):
     def handle(state: ReplState, cmd: ParsedCommand) -> None:
-        slash.run(context_of(state), cmd.args, cmd.raw_args)
+        slash.run(context_of(state, registry), cmd.args, cmd.raw_args)
 
     return handle
 
 
-for _slash in slash_commands(DECLARED):
-    registry.command(_slash.name, _slash.summary, _slash.usage, declaration=_slash)(_handler(_slash))
+def register_declared(registry: CommandRegistry) -> None:
+    """Each declared /name into `registry`, its handler running it in a context over the REPL."""
+    for slash in slash_commands(DECLARED):
+        registry.command(slash.name, slash.summary, slash.usage, declaration=slash)(_handler(slash, registry))

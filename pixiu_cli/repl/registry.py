@@ -1,20 +1,18 @@
-"""The slash-command registry. A command is one registered function with its help text;
-/help and completion are generated from the registry. Declared commands
-(pixiu_cli/commands/) are registered by repl/declared_commands.py with the usage and the
-completion their declaration gives — on first use (a `/` typed, a slash command, the warm-up),
-not before the prompt: importing every declaration module costs the prompt ~60 ms."""
+"""How a slash command is registered and read: a command is one registered function with its
+help text; /help and completion are generated from a registry. The REPL's registry, filled
+with the declared commands on first use, is repl/slash_commands.py's."""
 
 from __future__ import annotations
 
-import importlib
 import re
 import shlex
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from pixiu_cli.commands.values import CommandError
 
-__all__ = ["CommandError", "CommandRegistry", "ParsedCommand", "SlashCommand", "registry"]
+__all__ = ["CommandError", "CommandRegistry", "ParsedCommand", "SlashCommand"]
 
 
 @dataclass(frozen=True)
@@ -39,6 +37,7 @@ class CommandRegistry:
         """`loader`: registers the commands, run once before the first look-up."""
         self._commands: dict[str, SlashCommand] = {}
         self._loader = loader
+        self._loading = threading.Lock()
 
     def command(self, name: str, summary: str, usage: str = "", declaration=None):
         def register(handler: Callable) -> Callable:
@@ -51,13 +50,12 @@ class CommandRegistry:
         return register
 
     def load(self) -> None:
-        """Registers the commands if not yet done. The loader imports a module that registers
-        on import: a second thread arriving meanwhile waits on Python's import lock for the
-        first one to finish, and nothing is registered twice."""
-        loader = self._loader
-        if loader is not None:
-            loader()
-            self._loader = None
+        """Registers the commands if not yet done: the warm-up thread and a `/` typed meanwhile
+        may both ask, and the second waits for the first to finish; nothing is registered twice."""
+        with self._loading:
+            if self._loader is not None:
+                self._loader()
+                self._loader = None
 
     def get(self, name: str) -> SlashCommand | None:
         self.load()
@@ -69,6 +67,10 @@ class CommandRegistry:
 
     def names(self) -> list[str]:
         return [c.name for c in self.all()]
+
+    def rows(self) -> list[tuple[str, str]]:
+        """/help: each command's usage and summary."""
+        return [(c.usage, c.summary) for c in self.all()]
 
 
 def is_command(line: str) -> bool:
@@ -89,10 +91,3 @@ def parse_command(line: str) -> ParsedCommand:
     except ValueError:
         args = raw_args.split()
     return ParsedCommand(name=name.lower(), args=args, raw_args=raw_args.strip())
-
-
-def _load_declared() -> None:
-    importlib.import_module("pixiu_cli.repl.declared_commands")
-
-
-registry = CommandRegistry(_load_declared)

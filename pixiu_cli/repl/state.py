@@ -16,8 +16,8 @@ class ExitRepl(Exception):
 
 
 def _copy(text: str) -> str:
+    from pixiu_cli.commands.values import CommandError
     from pixiu_cli.repl.clipboard import NoClipboard, copy
-    from pixiu_cli.repl.registry import CommandError
 
     try:
         return copy(text)
@@ -48,12 +48,6 @@ class ReplState:
     def leave(self) -> None:
         """/exit: the loop ends the session."""
         raise ExitRepl()
-
-    def command_rows(self) -> list[tuple[str, str]]:
-        """/help: each slash command's usage and summary."""
-        from pixiu_cli.repl.registry import registry
-
-        return [(c.usage, c.summary) for c in registry.all()]
 
     def copy_text(self, text: str) -> str:
         """/copy: the text on the clipboard; the tool that took it."""

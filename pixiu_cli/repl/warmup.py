@@ -124,7 +124,7 @@ class Warmup:
         """What only some turns need, or what is built once for all later starts (the
         segmenter's dictionary, ~1 s, the first time): run while the prompt waits, never during
         a turn."""
-        from pixiu_cli.repl.registry import registry
+        from pixiu_cli.repl.slash_commands import registry
         from pixiu_cli.selection import homophones, words
 
         return (registry.load, homophones.warm, words.warm)

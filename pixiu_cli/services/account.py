@@ -12,7 +12,16 @@ from datetime import date, datetime, timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, NamedTuple
 
-from pixiu_cli.domain.account import COST_METHODS, KIND_NAMES, CashBalance, Fill, SkippedRow
+from pixiu_cli.domain.account import (
+    COST_METHODS,
+    KIND_NAMES,
+    MANUAL,
+    ORIGIN_NAMES,
+    STATEMENT,
+    CashBalance,
+    Fill,
+    SkippedRow,
+)
 from pixiu_cli.domain.codes import is_finite_number
 from pixiu_cli.domain.dates import DateWordsError, day_label, parse_date_words
 from pixiu_cli.domain.investor import LEDGER, STATED, Holding
@@ -430,19 +439,40 @@ def set_cash(db: Database, amount: float, day_words: str | None, now: datetime) 
 # fills ------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class TradeLine:
-    day: str
-    time: str | None
-    kind: str  # 买入 / 卖出 / 红股入账 …
-    symbol: str | None
+    """A fill as a trade list shows it: the fill's own figures (day, time, symbol, quantity,
+    price, amount, fees, balance are read from it), its kind and source in words, the stock
+    named by the security master, and the memory id of the trade it records."""
+
+    fill: Fill
     name: str | None
-    quantity: float
-    price: float
-    amount: float
-    fees: float
-    balance: float | None
-    origin: str  # 对账单 | 手工
     ref: str | None  # d5: the trade's memory id, for /forget
-    fees_estimated: bool = False  # the fees are the account's rates applied, until a statement's fill replaces them
+
+    def __getattr__(self, attribute: str):
+        if attribute.startswith("_") or attribute == "fill":  # copying and pickling look before `fill` is set
+            raise AttributeError(attribute)
+        return getattr(self.fill, attribute)
+
+    @property
+    def kind(self) -> str:
+        """买入 / 卖出 / 红股入账 …"""
+        return KIND_NAMES.get(self.fill.kind, self.fill.kind)
+
+    @property
+    def origin(self) -> str:
+        return ORIGIN_NAMES[STATEMENT if self.fill.origin == STATEMENT else MANUAL]
+
+    @property
+    def fees_estimated(self) -> bool:
+        """The fees are the account's rates applied, until a statement's fill replaces them."""
+        return self.fill.fee_estimated
+
+    def record(self) -> dict:
+        """What `pixiu trades --json` and the MCP server's trades say of it."""
+        return {key: getattr(self, key) for key in _TRADE_RECORD}
+
+
+_TRADE_RECORD = ("day", "time", "kind", "symbol", "name", "quantity", "price", "amount", "fees", "balance", "origin",
+                 "ref", "fees_estimated")  # fmt: skip
 
 
 class TradeList(list):
@@ -469,21 +499,7 @@ def list_trades(db: Database, symbol: str | None = None) -> TradeList:
 def _trade_line(f: Fill, name: str | None) -> TradeLine:
     from pixiu_cli.store.memory import decision_ref  # the memory store: only for trade lists
 
-    return TradeLine(
-        f.day,
-        f.time,
-        KIND_NAMES.get(f.kind, f.kind),
-        f.symbol,
-        name,
-        f.quantity,
-        f.price,
-        f.amount,
-        f.fees,
-        f.balance,
-        "对账单" if f.origin == "statement" else "手工",
-        decision_ref(f.decision_id) if f.decision_id else None,
-        f.fee_estimated,
-    )
+    return TradeLine(f, name, decision_ref(f.decision_id) if f.decision_id else None)
 
 
 # trade history: the ledger's fills over a span, and what the span realised -----------------------

@@ -24,18 +24,28 @@ def _utf16_without_bom(data: bytes) -> str | None:
     return None
 
 
+_UNKNOWN = "无法识别文件编码（试过 UTF-8、UTF-16、GBK/GB18030）：请在券商软件里另存为 CSV 或 TXT"
+
+
+def _candidates(head: bytes) -> list[str]:
+    """The encodings the first bytes allow, the likeliest first: a byte-order mark decides
+    alone; else UTF-16 when every other byte is zero, then UTF-8, then GB18030 (a superset of GBK)."""
+    if head.startswith(codecs.BOM_UTF8):
+        return ["utf-8-sig"]
+    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return ["utf-16"]
+    wide = _utf16_without_bom(head)
+    return ([wide] if wide else []) + ["utf-8", "gb18030"]
+
+
 def decode(data: bytes) -> str:
-    if data.startswith(codecs.BOM_UTF8):
-        return data[len(codecs.BOM_UTF8) :].decode("utf-8", errors="strict")
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return data.decode("utf-16")
-    wide = _utf16_without_bom(data)
-    for encoding in ([wide] if wide else []) + ["utf-8", "gb18030"]:
+    """The bytes as text, in the first of their candidate encodings that reads them whole."""
+    for encoding in _candidates(data):
         try:
             return data.decode(encoding)
         except UnicodeDecodeError:
             continue
-    raise StatementError("无法识别文件编码（试过 UTF-8、UTF-16、GBK/GB18030）：请在券商软件里另存为 CSV 或 TXT")
+    raise StatementError(_UNKNOWN)
 
 
 _BLOCK = 1 << 20
@@ -58,15 +68,10 @@ def encoding_of(path: Path) -> str:
     never held whole)."""
     with open(path, "rb") as f:
         head = f.read(4096)
-    if head.startswith(codecs.BOM_UTF8):
-        return "utf-8-sig"
-    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return "utf-16"
-    wide = _utf16_without_bom(head)
-    for encoding in ([wide] if wide else []) + ["utf-8", "gb18030"]:
+    for encoding in _candidates(head):
         if _decodes(path, encoding):
             return encoding
-    raise StatementError("无法识别文件编码（试过 UTF-8、UTF-16、GBK/GB18030）：请在券商软件里另存为 CSV 或 TXT")
+    raise StatementError(_UNKNOWN)
 
 
 def text_lines(path: Path, encoding: str) -> Iterator[str]:

@@ -170,7 +170,7 @@ class StatementStream:
         for _, moment in groupby(self._rows, key=lambda r: r[:2]):
             group = list(moment)
             for row in reversed(group) if self._descending else group:
-                p = Parsed(*row[4:])
+                p = Parsed(*row[4:-1], line=row[-1])  # astuple_parsed's order: the fill's fields, then the line
                 yield self._signs.sign(p) if row[3] else p
 
     def days(self) -> Iterator[list[Fill]]:
@@ -189,10 +189,7 @@ class StatementStream:
             if fill_id in out:
                 self.skipped.append(Skipped(p.line, _REPEATED, p.day))
                 continue
-            out[fill_id] = fill = Fill(
-                fill_id, p.day, p.time, p.kind, p.symbol, p.name, p.quantity, p.price, p.amount, p.fees,
-                p.cash_change, p.balance, p.account, p.contract, contract_kind=p.contract_kind,
-            )  # fmt: skip
+            out[fill_id] = fill = p.numbered(fill_id)
             if fill.kind == ALLOTMENT and fill.price == 0:
                 self.unpaid.append(fill)
         return list(out.values())

@@ -7,9 +7,9 @@ the money and the shares of a new issue may come on two rows (ipo.py pairs them)
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass, fields
 
-from pixiu_cli.domain.account import ALLOTMENT, BONUS, HOLDING_CASH_KINDS, ORDER_NUMBER, SHARE_KINDS, TRADE_NUMBER
+from pixiu_cli.domain.account import ALLOTMENT, BONUS, HOLDING_CASH_KINDS, ORDER_NUMBER, SHARE_KINDS, TRADE_NUMBER, Fill
 from pixiu_cli.statements.columns import FEE_FIELDS, Columns
 from pixiu_cli.statements.kinds import IPO_PAYMENT, REPO_CODE, REPO_REASON, kind_of
 from pixiu_cli.statements.table import Row
@@ -48,24 +48,20 @@ class FutureRow(BadCell):
 
 
 @dataclass(frozen=True)
-class Parsed:
-    """A row that counts, before it gets its id."""
+class Parsed(Fill):
+    """A row that counts: the fill it is, before it gets its id (`fill_id` is ""), and the
+    line of the file it was read from."""
 
+    _: KW_ONLY
     line: int
-    day: str
-    time: str | None
-    kind: str
-    symbol: str | None
-    name: str | None
-    quantity: float
-    price: float
-    amount: float
-    fees: float
-    cash_change: float | None
-    balance: float | None
-    account: str | None
-    contract: str | None
-    contract_kind: str | None = None  # ORDER_NUMBER | TRADE_NUMBER
+
+    def numbered(self, fill_id: str) -> Fill:
+        """The fill itself, with its id (positional: a statement of a million rows makes a
+        million of them)."""
+        return Fill(fill_id, *(getattr(self, name) for name in _AFTER_THE_ID))
+
+
+_AFTER_THE_ID = tuple(f.name for f in fields(Fill))[1:]
 
 
 @dataclass(frozen=True)
@@ -196,7 +192,7 @@ def _parsed(cells: _Cells, day, time, kind, symbol, quantity, price, amount) -> 
     contract = trade_no or cells.text("contract") or None
     name = cells.text("name")
     return Parsed(
-        cells.row.line,
+        "",
         day,
         time,
         kind,
@@ -210,5 +206,6 @@ def _parsed(cells: _Cells, day, time, kind, symbol, quantity, price, amount) -> 
         cells.number("balance"),
         cells.text("account") or None,
         contract,
-        (TRADE_NUMBER if trade_no else ORDER_NUMBER) if contract else None,
+        contract_kind=(TRADE_NUMBER if trade_no else ORDER_NUMBER) if contract else None,
+        line=cells.row.line,
     )

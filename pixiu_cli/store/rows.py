@@ -53,23 +53,26 @@ def optional_text(value: Any) -> str | None:
     return None if value is None else text(value)
 
 
-def _parsed(value: Any) -> float | None:
-    """The float a stored value spells, or None when it spells none."""
-    if isinstance(value, bool):
+def spelled_number(value: Any) -> float | None:
+    """The finite float a stored value spells (a number, or text such as `１００` or ` 12.5`),
+    or None when it spells none: NULL, a bool, a BLOB, NaN, ±Infinity, a number too large for
+    a float. The one reading of a stored number; `number`, `count` and `exact_number` give
+    their fields' answer to None."""
+    if value is None or isinstance(value, bool):
         return None
     try:
-        if isinstance(value, (int, float)):
-            return float(value)
-        return float(text(value).strip())  # float() also reads full-width digits (１００)
-    except (ValueError, OverflowError):
-        return None
+        result = float(value) if isinstance(value, (int, float)) else float(text(value).strip())
+    except (ValueError, OverflowError, TypeError):
+        return None  # float() also reads full-width digits (１００)
+    return result if math.isfinite(result) else None
 
 
 def number(value: Any) -> float | None:
-    """NULL is None; a number (or text spelling one) its float; anything else NaN."""
-    if type(value) is float or value is None:
+    """NULL is None; a finite number (or text spelling one) its float; anything else, ±Infinity
+    included, NaN: the investor's value is shown as 无效值 and no figure is made from it."""
+    if type(value) is float and math.isfinite(value) or value is None:
         return value
-    parsed = _parsed(value)
+    parsed = spelled_number(value)
     return INVALID if parsed is None else parsed
 
 
@@ -77,7 +80,7 @@ def count(value: Any) -> int:
     """A whole number; NULL or anything that is not one (or one past MAX_READABLE) is 0."""
     if type(value) is int and -MAX_READABLE <= value <= MAX_READABLE:
         return value
-    parsed = _parsed(value)
+    parsed = spelled_number(value)
     return int(parsed) if parsed is not None and parsed.is_integer() and readable(parsed) else 0
 
 
@@ -95,7 +98,7 @@ def exact_number(value: Any, where: Callable[[], str]) -> float | None:
     anything else is refused."""
     if type(value) is float and readable(value) or value is None:
         return value
-    parsed = _parsed(value)
+    parsed = spelled_number(value)
     if parsed is None or not readable(parsed):
         shown = repr(value if not isinstance(value, (bytes, bytearray, memoryview)) else bytes(value))
         raise StoredValueError(
@@ -119,8 +122,8 @@ def unreadable(table: str, row: str, values: Mapping[str, Any], bounds: Mapping[
         value = values[column]
         if value is None:
             continue
-        parsed = _parsed(value)
-        if parsed is None or not math.isfinite(parsed):
+        parsed = spelled_number(value)
+        if parsed is None:
             shown = repr(value if not isinstance(value, (bytes, bytearray, memoryview)) else bytes(value))
             return SkippedRow(table, row, column, shown[:40], "invalid")
         if not readable(parsed, bound):

@@ -218,6 +218,4 @@ def show_recorded_trade(renderer: Renderer, recorded, spell=None) -> None:
 
 
 def trades_record(trades) -> list[dict]:
-    from dataclasses import asdict
-
-    return [asdict(t) for t in trades]
+    return [t.record() for t in trades]

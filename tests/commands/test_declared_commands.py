@@ -17,7 +17,7 @@ from pixiu_cli.commands.declaration import CLI, REPL, Command
 from pixiu_cli.commands.slash import parse, slash_commands, usage
 from pixiu_cli.commands.values import CommandError
 from pixiu_cli.repl import loop  # noqa: F401  (registers every slash command)
-from pixiu_cli.repl.registry import registry
+from pixiu_cli.repl.slash_commands import registry
 from pixiu_cli.services import alerts as alert_service
 from tests.commands.requests import cli_request as _cli_request
 from tests.commands.requests import context as _context

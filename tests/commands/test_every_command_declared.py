@@ -13,7 +13,7 @@ from pixiu_cli.commands.declaration import CLI, REPL
 from pixiu_cli.commands.slash import usage
 from pixiu_cli.commands.values import CommandError
 from pixiu_cli.repl import loop  # noqa: F401  (registers every slash command)
-from pixiu_cli.repl.registry import registry
+from pixiu_cli.repl.slash_commands import registry
 from tests.commands.requests import cli_request as _cli_request
 from tests.commands.requests import declared as _declared
 from tests.commands.requests import leaves as _leaves

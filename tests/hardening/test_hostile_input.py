@@ -42,7 +42,8 @@ from pixiu_cli.domain.account import FILL_KINDS
 from pixiu_cli.domain.codes import normalise_code
 from pixiu_cli.domain.investor import AccountLedger, DomainData
 from pixiu_cli.offline.script import ScriptedReply
-from pixiu_cli.repl.registry import CommandError, ParsedCommand, parse_command, registry
+from pixiu_cli.repl.registry import CommandError, ParsedCommand, parse_command
+from pixiu_cli.repl.slash_commands import registry
 from pixiu_cli.repl.state import ExitRepl, ReplState
 from pixiu_cli.selection.intent import Intent, detect_intent, is_portfolio_question
 from pixiu_cli.selection.names import Holder

@@ -1,9 +1,11 @@
 """A ledger row's fields are declared once, on the domain type (domain/account.py Fill and
 CashBalance): the store reads each by its declared type, the export writes the table's own
-columns, and `trades --json` is the dataclass as data. Adding a field is one line."""
+columns, a statement row before its id is a Fill with its line, and a listed trade holds its
+Fill. Adding a field is one line."""
 
 from __future__ import annotations
 
+import ast
 import inspect
 from dataclasses import asdict, fields, replace
 
@@ -11,6 +13,7 @@ from pixiu_cli.domain.account import CashBalance, Fill
 from pixiu_cli.store import account
 from pixiu_cli.store.account import AccountStore
 from pixiu_cli.store.database import open_database
+from tests.helpers import package_syntax_trees, walked
 
 _LENIENT = {"quantity", "price", "amount", "fees"}  # NULL reads as 0: named once, with the reason
 
@@ -37,3 +40,21 @@ def test_every_field_of_a_fill_comes_back_as_it_was_written(tmp_path):
         assert set(asdict(back)) == {f.name for f in fields(Fill)}
     finally:
         db.close()
+
+
+def _declared_fields(node: ast.ClassDef) -> set[str]:
+    return {s.target.id for s in node.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)}
+
+
+def test_no_other_record_declares_the_fills_fields_again():
+    """A record that names six of a fill's fields again is a second fill record: it drifts
+    (statements/rows.py once had its own copy of the fields; services/account.py another)."""
+    fill = {f.name for f in fields(Fill)}
+    again = {
+        f"{path}:{node.name}": sorted(shared)
+        for path, tree in package_syntax_trees()
+        for node in walked(tree)
+        if isinstance(node, ast.ClassDef) and node.name != "Fill"
+        if len(shared := _declared_fields(node) & fill) >= 6
+    }
+    assert again == {}

@@ -219,3 +219,19 @@ def test_sqlite_keeps_such_text_in_a_real_column():
     conn.execute("create table t (x real)")
     conn.executemany("insert into t values (?)", [("１００",), ("1,500",), ("12.5",)])
     assert conn.execute("select typeof(x) from t").fetchall() == [("text",), ("text",), ("real",)]
+
+
+@pytest.mark.parametrize("stored", ["1e999", "-inf", math.inf, "nan"])
+def test_an_infinite_or_nan_number_is_invalid_like_any_value_that_is_no_number(tmp_path, stored):
+    """One reading of a stored number (store/rows.py spelled_number): a finite float or
+    nothing. Text spelling infinity once came out as an infinite figure the views printed."""
+    db = open_database(tmp_path / "p.db")
+    insert(
+        db, "holdings", {"symbol": "600519", "name": "贵州茅台", "shares": 100, "cost": stored, "updated_at": RECENT}
+    )
+    db.conn.commit()
+    assert math.isnan(InvestorStore(db).holding("600519").cost)
+    builder = ContextBuilder(ConversationStore(db), InvestorStore(db), MemoryLimits(), clock=lambda: NOW)
+    block, _, _ = builder.context_block("茅台 600519 怎么样", now=NOW)
+    assert "100 股，成本 无效值" in block.text and "inf" not in block.text.lower()
+    db.close()
