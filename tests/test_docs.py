@@ -311,7 +311,8 @@ def test_every_repository_path_named_exists():
 
 
 def test_the_shipped_case_count_the_docs_give_is_pixiu_evals():
-    stated = {int(n) for path in DOCS for n in re.findall(r"(\d+) shipped (?:context |eval )?cases", _text(path))}
+    current = [path for path in DOCS if path.name != "changelog.md"]  # history keeps its own counts
+    stated = {int(n) for path in current for n in re.findall(r"(\d+) shipped (?:context |eval )?cases", _text(path))}
     assert stated == {len(load_cases())}, f"pixiu eval runs {len(load_cases())} shipped cases; the docs say {stated}"
 
 
