@@ -164,7 +164,7 @@ def _inside_word(text: str, start: int, end: int, table: NameTable) -> str | Non
 _COMMON_WORD = 100
 
 
-def _everyday(text: str, start: int, end: int, name) -> str | None:
+def _everyday(text: str, start: int, end: int, name, life_text: str = "") -> str | None:
     """Why a name is not the stock here: no stock at all (a shadow word, an index), product,
     place or service words right around it, or a sentence of daily life (`senses`)."""
     if name.kind == SHADOW:
@@ -174,7 +174,19 @@ def _everyday(text: str, start: int, end: int, name) -> str | None:
     context = _not_stock_context(text, start, end)
     if context and not _near(_mention_rules().evidence, text, start, end):
         return f"“{context}”说明指的是产品、地方或服务，不是股票（句中没有股价、代码、持仓等投资证据）"
-    return everyday_reason(text, start, end)
+    return everyday_reason(life_text or text, start, end)
+
+
+def _without_names(text: str, spans: Sequence[tuple[int, int]]) -> str:
+    """The text with every company's name blanked out, each character by a space: another
+    name's own words (旅游 of 西藏旅游) say nothing of how this one is used. A shorter name
+    stays: it may be the very word of daily life (快递 in 快递员)."""
+    chars = list(text)
+    for start, end in spans:
+        if end - start < _LISTED_NAME_CHARS:
+            continue
+        chars[start:end] = " " * (end - start)
+    return "".join(chars)
 
 
 def _counted_or_visited(before: str, name) -> bool:
@@ -194,10 +206,11 @@ def _judge_name(
     conversation: bool,
     table: NameTable,
     in_comparison: bool = False,
+    life_text: str = "",
 ) -> tuple[bool, str]:
     rules = _mention_rules()
     before, after = text[max(0, start - 4) : start], text[end : end + 12]
-    everyday = _everyday(text, start, end, name)
+    everyday = _everyday(text, start, end, name, life_text)
     if everyday:
         return False, everyday
     if name.form == HOMOPHONE and (weak := _weak_typo(text, start, end, name, table.sounds.min_syllables)):
@@ -340,10 +353,12 @@ def _mentions(
     matches = table.matches(text)
     named = set()
     stocks = [m for m in matches if m.name.kind not in (SHADOW, INDEX)]
-    in_comparison = {stocks[i].start for i in compared(text, [(m.start, m.end) for m in stocks])}
+    spans = [(m.start, m.end) for m in stocks]
+    in_comparison = {stocks[i].start for i in compared(text, spans)}
+    life_text = _without_names(text, spans) if len(spans) > 1 else ""
     for m in matches:
         accepted, why = _judge_name(
-            text, m.start, m.end, m.name, portfolio_context, conversation, table, m.start in in_comparison
+            text, m.start, m.end, m.name, portfolio_context, conversation, table, m.start in in_comparison, life_text
         )
         if accepted:
             named.add(m.name.symbol)
