@@ -122,7 +122,7 @@ def _raw_forms(name: str) -> Iterable[Form]:
         if name.endswith(contracted) and len(name) > len(contracted):
             yield Form(name[0] + char, INITIALS)
     for base in dict.fromkeys((name, bare)):
-        if len(base) == 4:
+        if len(base) == 4 and is_han(base):
             yield Form(base[:2], FIRST_TWO)
             yield Form(base[2:], LAST_TWO)
             if base[2:] not in _rules()["suffixes"]:  # 上港集团 is not 上集
