@@ -67,7 +67,8 @@ def test_the_same_forms_without_investing_words_stay_out_and_say_why(env):
         ("长春高新和丽珠哪个好", ["000661", "000513"]),  # 丽珠集团 without its affix
         ("七匹狼和报喜鸟选哪个", ["002029", "002154"]),  # a three-character listed name
         ("韶能vs山推", ["000601", "000680"]),  # vs with no space, two names nobody holds
-        ("华侨城A跟首旅酒店对比下", ["000069", "600258"]),  # a share-class letter
+        ("华侨城A跟首旅酒店对比下", ["000069", "600258"]),
+        ("南玻A和百润股份", ["000012", "002568"]),  # a share-class letter: no everyday word
     ],
 )
 def test_a_stock_nobody_holds_set_against_another_is_the_stock(env, text, symbols):
