@@ -10,15 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import clean_env, pixiu_in_process
+from tests.helpers import clean_env, pixiu_in_process_ok
 
 ACCOUNT = Path(__file__).resolve().parents[2] / "data" / "selection" / "tune_5" / "datasets" / "mentions_gu.json"
 
 
 def run(env, *args) -> str:
-    done = pixiu_in_process(env, *args, text=True)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
+    return pixiu_in_process_ok(env, *args)
 
 
 @pytest.fixture(scope="module")
