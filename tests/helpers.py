@@ -547,6 +547,13 @@ class CsvSource:
 # -- akshare 1.19.5's return shapes (pandas frames built as akshare builds them, no network) --
 
 
+def pixiu_in_process_ok(env: dict[str, str], *args: str) -> str:
+    """`pixiu ARGS` in this process (`pixiu_in_process`), which must succeed: its output."""
+    done = pixiu_in_process(env, *args, text=True)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
 def akshare_frame(records, date_column=None):
     """A DataFrame of `records`; akshare's bar functions end with
     `pd.to_datetime(df[date_column], errors="coerce").dt.date`, and so does this."""

@@ -19,6 +19,10 @@ Forms, each with its kind (shown by ``--explain``):
   abbreviation, or ends in a character dozens of listed names end in (业 of 煤业: 陕业 is
   nobody's word for 陕西煤业);
 * 去掉前后缀 — the name without 中国, 股份, 集团 … (``prefixes``, ``suffixes``);
+* 三字名前两字 — a three-character name's first two (口子窖 → 口子), never another listed
+  name; like 后两字 it is the stock only with investing words or a question about it;
+* a frequent word is no form (招商 of 招商银行 is mostly 招商引资), except a name's first part
+  below ``everyday_form_max_frequency`` (民生, 丽江): generated, it needs investing words;
 * 拼音 / 拼音首字母 — the full pinyin and the initials of a name, a short name or an alias,
   every reading of a polyphonic character (行: xing, hang), matched only as a whole Latin
   token and never an English word or abbreviation (``english``);
@@ -44,6 +48,11 @@ from pixiu_cli.selection.rules import table
 
 FIRST_TWO, LAST_TWO, INITIALS, AFFIX = "前两字", "后两字", "首字缩写", "去掉前后缀"
 EACH_WORD = "每词一字"
+FIRST_TWO_OF_THREE = "三字名前两字"
+# Forms that, when an everyday word, are the stock only with investing words or a question
+# about the company: a name's business (稀土 of 北方稀土); a three-character name cut short
+# (口子 of 口子窖) needs them always.
+NEEDS_EVIDENCE = frozenset({LAST_TWO, FIRST_TWO_OF_THREE})
 PINYIN, PINYIN_INITIALS = "拼音", "拼音首字母"
 # 同音, the form of a typo, is names.HOMOPHONE: the name table marks typos at question time,
 # when this module is not loaded.
@@ -107,11 +116,13 @@ def _raw_forms(name: str) -> Iterable[Form]:
     bare = _without_affixes(name)
     if bare != name:
         yield Form(bare, AFFIX)
+    if len(name) == 3:
+        yield Form(name[:2], FIRST_TWO_OF_THREE)
     for contracted, char in _rules()["contractions"].items():
         if name.endswith(contracted) and len(name) > len(contracted):
             yield Form(name[0] + char, INITIALS)
     for base in dict.fromkeys((name, bare)):
-        if len(base) == 4:
+        if len(base) == 4 and is_han(base):
             yield Form(base[:2], FIRST_TWO)
             yield Form(base[2:], LAST_TWO)
             if base[2:] not in _rules()["suffixes"]:  # 上港集团 is not 上集
@@ -123,22 +134,53 @@ def generated_forms(name: str) -> list[Form]:
     """The everyday forms of one (normalised) name, without those that are everyday or
     industry words: each text once, the first kind found."""
     found: dict[str, Form] = {}
+    prefixed = any(name.startswith(prefix) for prefix in _rules()["prefixes"])
     for form in _raw_forms(name):
-        if form.text != name and is_han(form.text) and form.text not in found and _distinctive(form):
+        if form.text != name and is_han(form.text) and form.text not in found and _distinctive(form, prefixed):
             found[form.text] = form
     return list(found.values())
 
 
-def _distinctive(form: Form) -> bool:
+def market_affix_forms(listed: Iterable[tuple[str, str]]) -> list[tuple[str, str, str]]:
+    """(form, code, name): the market's names without their affix (广汽集团 → 广汽, 中国中免 → 中免)
+    where that form is no everyday word, no other listed name's name or abbreviation, and
+    one stock's only. A stock nobody holds is named this way too (上汽和广汽哪个好), and like
+    any short name of the market it needs investing words, a question or a comparison."""
+    found: dict[str, list[tuple[str, str]]] = {}
+    for code, name in listed:
+        bare = _without_affixes(name)
+        if bare != name and is_han(bare) and not everyday_word(bare) and bare not in _listed_short_forms():
+            found.setdefault(bare, []).append((code, name))
+    return [(form, *stocks[0]) for form, stocks in found.items() if len(stocks) == 1]
+
+
+def _distinctive(form: Form, prefixed: bool) -> bool:
     from pixiu_cli.selection.words import frequency
 
+    rules = _rules()
     if len(form.text) > 2:
         return True
-    if frequency(form.text) >= int(_rules()["common_word_frequency"]):
-        return False
+    if frequency(form.text) >= int(rules["common_word_frequency"]):
+        return _frequent_but_named(form)
+    if form.kind == FIRST_TWO_OF_THREE:
+        return form.text not in _listed_short_forms()
     if form.kind == EACH_WORD:
-        return not everyday_word(form.text) and form.text not in _listed_short_forms() and _telling_end(form.text[-1])
-    return form.kind != LAST_TWO or _listed_endings()[form.text] <= int(_rules()["shared_ending_names"])
+        # 中国电影 → 中影: after a prefix, the dictionary counts the abbreviation as the company
+        ordinary = prefixed or not everyday_word(form.text)
+        return ordinary and form.text not in _listed_short_forms() and _telling_end(form.text[-1])
+    return form.kind != LAST_TWO or _listed_endings()[form.text] <= int(rules["shared_ending_names"])
+
+
+def _frequent_but_named(form: Form) -> bool:
+    """A frequent word that is still what people call the company (民生 of 民生银行, 丽江 of
+    丽江股份, 口子 of 口子窖): a name's first part, below `everyday_form_max_frequency`;
+    `everyday_sense` then asks investing words of it. A city or a word of every day (北京,
+    东方, 完美) is more frequent than that and is never generated."""
+    from pixiu_cli.selection.words import frequency
+
+    rules = _rules()
+    first_part = form.kind in (FIRST_TWO, AFFIX, FIRST_TWO_OF_THREE) and form.text not in rules["prefixes"]
+    return first_part and frequency(form.text) < int(rules["everyday_form_max_frequency"])
 
 
 def _telling_end(char: str) -> bool:

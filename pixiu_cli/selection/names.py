@@ -298,6 +298,17 @@ def names_from(
         kind = FORMER if source and source[0] == FORMER_NAME_SOURCE else USER
         yield Name(_norm(alias), symbol, kind, symbol in held)
     yield from own_forms(holders, [(alias, symbol) for alias, symbol, *source in aliases if symbol in held])
+    yield from _market_forms(listed, held)
+
+
+def _market_forms(listed: Sequence[ListedName], held: set[str]) -> Iterable[Name]:
+    """The market's names without their affix (广汽 of 广汽集团), for stocks the investor
+    does not own (their own forms are generated with the rest, recall first)."""
+    from pixiu_cli.selection.forms import AFFIX, market_affix_forms
+
+    pairs = ((stock.code, _norm(stock.short_name)) for stock in listed if stock.code not in held)
+    for form, code, name in market_affix_forms(pairs):
+        yield Name(form, code, SHORT, False, AFFIX, name)
 
 
 def own_forms(holders: Sequence[Holder], aliases: Sequence[tuple[str, str]]) -> Iterable[Name]:

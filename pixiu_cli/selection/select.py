@@ -130,6 +130,8 @@ _ALWAYS = {FULL: "股票全称", "nickname": "常用昵称", "user": "用户设�
 # 值得买) is also an everyday word, and investing words around it are no evidence.
 _LISTED_NAME_CHARS = 4
 _EVIDENCE_LABEL = {LISTED: "证券列表中的名称", FORMER: "股票的曾用名"}
+# A name with its share class (张裕a, 万科b): no everyday word ends in a Latin letter.
+_SHARE_CLASS = re.compile(r"[\u4e00-\u9fff][ab]$")
 
 
 def _near(pattern: re.Pattern[str], text: str, start: int, end: int, reach: int = 80) -> re.Match[str] | None:
@@ -166,7 +168,7 @@ def _inside_word(text: str, start: int, end: int, table: NameTable) -> str | Non
 _COMMON_WORD = 100
 
 
-def _everyday(text: str, start: int, end: int, name) -> str | None:
+def _everyday(text: str, start: int, end: int, name, life_text: str = "") -> str | None:
     """Why a name is not the stock here: no stock at all (a shadow word, an index), product,
     place or service words right around it, or a sentence of daily life (`senses`)."""
     if name.kind == SHADOW:
@@ -176,7 +178,19 @@ def _everyday(text: str, start: int, end: int, name) -> str | None:
     context = _not_stock_context(text, start, end)
     if context and not _near(_mention_rules().evidence, text, start, end):
         return f"“{context}”说明指的是产品、地方或服务，不是股票（句中没有股价、代码、持仓等投资证据）"
-    return everyday_reason(text, start, end)
+    return everyday_reason(life_text or text, start, end)
+
+
+def _without_names(text: str, spans: Sequence[tuple[int, int]]) -> str:
+    """The text with every company's name blanked out, each character by a space: another
+    name's own words (旅游 of 西藏旅游) say nothing of how this one is used. A shorter name
+    stays: it may be the very word of daily life (快递 in 快递员)."""
+    chars = list(text)
+    for start, end in spans:
+        if end - start < _LISTED_NAME_CHARS:
+            continue
+        chars[start:end] = " " * (end - start)
+    return "".join(chars)
 
 
 def _counted_or_visited(before: str, name) -> bool:
@@ -196,10 +210,11 @@ def _judge_name(
     conversation: bool,
     table: NameTable,
     in_comparison: bool = False,
+    life_text: str = "",
 ) -> tuple[bool, str]:
     rules = _mention_rules()
     before, after = text[max(0, start - 4) : start], text[end : end + 12]
-    everyday = _everyday(text, start, end, name)
+    everyday = _everyday(text, start, end, name, life_text)
     if everyday:
         return False, everyday
     if name.form == HOMOPHONE and (weak := _weak_typo(text, start, end, name, table.sounds.min_syllables)):
@@ -256,7 +271,7 @@ def _listed_name(after: str, name) -> tuple[bool, str]:
     """A market list's or former name: a company's name when long enough; a short one is
     the stock only when the question is about it (值得买怎么样, not 哪只股票值得买)."""
     label = _EVIDENCE_LABEL[name.kind]
-    if len(name.alias) >= _LISTED_NAME_CHARS:
+    if len(name.alias) >= _LISTED_NAME_CHARS or _SHARE_CLASS.search(name.alias):
         return True, "股票全称（证券列表）" if name.kind == LISTED else label
     if _mention_rules().asked_about.match(after):
         return True, f"{label}，问的是它怎么样"
@@ -266,6 +281,9 @@ def _listed_name(after: str, name) -> tuple[bool, str]:
 def _evidence(
     text: str, start: int, end: int, name, investing, portfolio_context: bool, conversation: bool
 ) -> tuple[bool, str]:
+    # own forms are always held: a form of a stock not held is the market's (names._market_forms)
+    if name.form and not name.held and not _mention_rules().asked_about.match(text[end : end + 12]):
+        return False, _MARKET_AFFIX
     if investing:
         return True, f"简称，句中有投资用语“{investing.group()}”"
     if _mention_rules().asked_about.match(text[end : end + 12]):
@@ -280,6 +298,10 @@ def _evidence(
 
 
 _NO_EVIDENCE = "简称也是日常用语，句中没有投资相关的证据"
+# Any two characters of a sentence may spell a market name without its affix (抖音上大v
+# holds 上大 of 上大股份): for a stock the investor does not own, only a comparison with
+# another stock or a question about it right after tells.
+_MARKET_AFFIX = "市场上某只股票去掉后缀的叫法（不是你的股票）：只有和另一只股票比较或直接问它时才算"
 
 
 def _own_evidence(text: str, start: int, end: int, name) -> str | None:
@@ -290,12 +312,13 @@ def _own_evidence(text: str, start: int, end: int, name) -> str | None:
     question about a company's fundamentals (topics.toml's cues) when it is a name's last
     two characters (稀土, 快递: the business, not the company), as common as the words no
     form is generated from (长城, 金山: names the user gave) or on forms.toml's list of
-    everyday senses (万能, 通通: an adjective, an adverb far more often than the company)."""
-    from pixiu_cli.selection.forms import LAST_TWO, everyday_sense, everyday_word
+    everyday senses (万能, 通通: an adjective, an adverb far more often than the company).
+    A three-character name's first two (口子 of 口子窖) needs them whatever its frequency."""
+    from pixiu_cli.selection.forms import FIRST_TWO_OF_THREE, NEEDS_EVIDENCE, everyday_sense, everyday_word
 
-    if not everyday_word(name.alias):
+    if name.form != FIRST_TWO_OF_THREE and not everyday_word(name.alias):
         return "你自己的股票（持有、自选或笔记里提到的），这个叫法不是日常用语：没有相反的迹象就是股票"
-    if name.form != LAST_TWO and everyday_sense(name.alias) is None:
+    if name.form not in NEEDS_EVIDENCE and everyday_sense(name.alias) is None:
         return None if _word_around(text, start, end) else _OWN_EVERYDAY_WORD
     cues = read_topics(text, True, False).cues
     if cues:
@@ -319,8 +342,10 @@ _OWN_EVERYDAY_WORD = (
 def _wanting(text: str, start: int, end: int, name) -> str:
     """Why a short name without evidence is not the stock; for the investor's own everyday
     form, which of `_own_evidence`'s exceptions held it back."""
-    from pixiu_cli.selection.forms import LAST_TWO, everyday_sense, everyday_word
+    from pixiu_cli.selection.forms import FIRST_TWO_OF_THREE, LAST_TWO, everyday_sense, everyday_word
 
+    if name.form == FIRST_TWO_OF_THREE and name.held:
+        return f"{_NO_EVIDENCE}（“{name.alias}”只是“{name.of}”的前两字）"
     if not name.held or not everyday_word(name.alias):
         return _NO_EVIDENCE
     if sense := everyday_sense(name.alias):
@@ -342,10 +367,12 @@ def _mentions(
     matches = table.matches(text)
     named = set()
     stocks = [m for m in matches if m.name.kind not in (SHADOW, INDEX)]
-    in_comparison = {stocks[i].start for i in compared(text, [(m.start, m.end) for m in stocks])}
+    spans = [(m.start, m.end) for m in stocks]
+    in_comparison = {stocks[i].start for i in compared(text, spans)}
+    life_text = _without_names(text, spans) if len(spans) > 1 else ""
     for m in matches:
         accepted, why = _judge_name(
-            text, m.start, m.end, m.name, portfolio_context, conversation, table, m.start in in_comparison
+            text, m.start, m.end, m.name, portfolio_context, conversation, table, m.start in in_comparison, life_text
         )
         if accepted:
             named.add(m.name.symbol)

@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from tests.helpers import clean_env, pixiu_in_process
+from tests.helpers import clean_env, pixiu_in_process_ok
 
 DOCUMENT = {
     "holdings": [
@@ -39,10 +39,8 @@ MORE = {
 }
 
 
-def run(env, *args):
-    done = pixiu_in_process(env, *args, text=True)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
+def run(env, *args) -> str:
+    return pixiu_in_process_ok(env, *args)
 
 
 @pytest.fixture(scope="module")
