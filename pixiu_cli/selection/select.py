@@ -181,7 +181,7 @@ def _everyday(text: str, start: int, end: int, name, life_text: str = "") -> str
     return everyday_reason(life_text or text, start, end)
 
 
-def _without_names(text: str, spans: Sequence[tuple[int, int]]) -> str:
+def _long_names_blanked(text: str, spans: Sequence[tuple[int, int]]) -> str:
     """The text with every company's name blanked out, each character by a space: another
     name's own words (旅游 of 西藏旅游) say nothing of how this one is used. A shorter name
     stays: it may be the very word of daily life (快递 in 快递员)."""
@@ -369,7 +369,7 @@ def _mentions(
     stocks = [m for m in matches if m.name.kind not in (SHADOW, INDEX)]
     spans = [(m.start, m.end) for m in stocks]
     in_comparison = {stocks[i].start for i in compared(text, spans)}
-    life_text = _without_names(text, spans) if len(spans) > 1 else ""
+    life_text = _long_names_blanked(text, spans) if len(spans) > 1 else ""
     for m in matches:
         accepted, why = _judge_name(
             text, m.start, m.end, m.name, portfolio_context, conversation, table, m.start in in_comparison, life_text
@@ -525,12 +525,12 @@ def _select_one(text: str, table: NameTable, earlier: tuple[EarlierTurn, ...], t
         resolved = replace(resolved, topics=topics)
     if today is None:
         return resolved
-    timed = _without_names(normalized, selection.mentions)
+    timed = _stock_names_blanked(normalized, selection.mentions)
     found = period(timed, today) or unsaid_period(fired_names(normalized, bool(symbols)), today)
     return replace(resolved, windows=moves(found, resolved.targets, resolved.intent is Intent.TRADE_REVIEW))
 
 
-def _without_names(text: str, mentions: Sequence[MentionNote]) -> str:
+def _stock_names_blanked(text: str, mentions: Sequence[MentionNote]) -> str:
     """The text with the names taken as stocks blanked out: a time word never reaches into a
     name (十月份中国黄金 is October and 中国黄金, not mid-October)."""
     for mention in mentions:
