@@ -15,20 +15,16 @@ from tests.helpers import clean_env, pixiu_in_process_ok
 ACCOUNT = Path(__file__).resolve().parents[2] / "data" / "selection" / "tune_5" / "datasets" / "mentions_gu.json"
 
 
-def run(env, *args) -> str:
-    return pixiu_in_process_ok(env, *args)
-
-
 @pytest.fixture(scope="module")
 def env(tmp_path_factory):
     root = tmp_path_factory.mktemp("mention-families")
     env = clean_env(root / "home", XDG_CACHE_HOME=str(root / "cache"), PIXIU_NOW="2026-12-04T10:15")
-    run(env, "import", str(ACCOUNT))
+    pixiu_in_process_ok(env, "import", str(ACCOUNT))
     return env
 
 
 def explained(env, text: str) -> dict:
-    return json.loads(run(env, "context", "--explain", text))
+    return json.loads(pixiu_in_process_ok(env, "context", "--explain", text))
 
 
 def mention(info: dict, text: str) -> dict:

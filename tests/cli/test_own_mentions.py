@@ -39,23 +39,19 @@ MORE = {
 }
 
 
-def run(env, *args) -> str:
-    return pixiu_in_process_ok(env, *args)
-
-
 @pytest.fixture(scope="module")
 def home(tmp_path_factory):
     root = tmp_path_factory.mktemp("own-mentions")
     env = clean_env(root / "home", XDG_CACHE_HOME=str(root / "cache"), PIXIU_NOW="2026-11-25T20:30")
     document = root / "account.json"
     document.write_text(json.dumps(DOCUMENT, ensure_ascii=False), encoding="utf-8")
-    run(env, "import", str(document))
-    run(env, "watch", "add", "601600")
+    pixiu_in_process_ok(env, "import", str(document))
+    pixiu_in_process_ok(env, "watch", "add", "601600")
     return env, root
 
 
 def explained(env, text: str) -> dict:
-    return json.loads(run(env, "context", "--explain", text))["selection"]
+    return json.loads(pixiu_in_process_ok(env, "context", "--explain", text))["selection"]
 
 
 def mention(selection: dict, text: str) -> dict:
@@ -97,24 +93,24 @@ def test_everyday_senses_stay_out_and_say_why(home):
 
 
 def test_the_table_view_names_the_form(home):
-    shown = run(home[0], "context", "洛钼负债率多少")
+    shown = pixiu_in_process_ok(home[0], "context", "洛钼负债率多少")
     assert "✓ 洛钼 → 603993（首字缩写：洛阳钼业）" in shown
 
 
 def test_the_table_is_kept_per_home_and_built_again_for_a_new_holding(home):
     env, root = home
     kept = root / "cache" / "pixiu" / "names"
-    run(env, "context", "江铜呢")
+    pixiu_in_process_ok(env, "context", "江铜呢")
     before = set(kept.glob("names-*.pickle"))
     assert before and explained(env, "江铜呢")["symbols"] == []
     assert set(kept.glob("names-*.pickle")) == before  # the same holdings: the same table
     document = root / "more.json"
     document.write_text(json.dumps(MORE, ensure_ascii=False), encoding="utf-8")
-    run(env, "import", str(document))
+    pixiu_in_process_ok(env, "import", str(document))
     assert explained(env, "江铜呢")["symbols"] == ["600362"]
     assert len(set(kept.glob("names-*.pickle")) - before) == 1
     assert explained(env, "招轮最近咋样")["symbols"] == []
-    run(env, "watch", "add", "601872")  # the watch list is part of the universe too
+    pixiu_in_process_ok(env, "watch", "add", "601872")  # the watch list is part of the universe too
     assert explained(env, "招轮最近咋样")["symbols"] == ["601872"]
     assert len(set(kept.glob("names-*.pickle")) - before) == 2
 
@@ -133,6 +129,6 @@ def test_an_everyday_word_form_is_the_stock_unless_daily_life_says_otherwise(hom
 
 def test_one_character_of_each_word_names_a_watched_stock(home):
     env = home[0]
-    run(env, "watch", "add", "600547")
-    shown = run(env, "context", "山金有没有减持公告")
+    pixiu_in_process_ok(env, "watch", "add", "600547")
+    shown = pixiu_in_process_ok(env, "context", "山金有没有减持公告")
     assert "✓ 山金 → 600547（每词一字：山东黄金）" in shown
