@@ -180,6 +180,8 @@ def test_a_sector_view_asked_with_a_time_word_moves_the_notes(sun):
     assert moved(info) == [("notes", "2026-09-20", "2026-10-20", "两个月前")]
     assert section(info, "notes")["memory_ids"] == ["note:3"]  # 10-02's view on 白酒, no stock
     assert "白酒板块估值到底了" in shown(sun, "两个月前我对白酒咋看的")
+    assistant = explain(sun, "上个月光模块那波行情你怎么看的")  # the assistant's view, not the user's
+    assert "plans" not in assistant["selection"]["targets"] and moved(assistant) == []
 
 
 def test_a_goal_and_a_strategy_set_at_the_start_of_the_year_come_in(sun):
