@@ -526,7 +526,10 @@ def _select_one(text: str, table: NameTable, earlier: tuple[EarlierTurn, ...], t
     if today is None:
         return resolved
     timed = _stock_names_blanked(normalized, selection.mentions)
-    found = period(timed, today) or unsaid_period(fired_names(normalized, bool(symbols)), today)
+    # a named stock's costs are its own trades of any age (its buy's date decides a dividend's
+    # tax), so the tally year of `unsaid` holds only when no stock is named
+    unsaid = None if symbols else unsaid_period(fired_names(normalized, False), today)
+    found = period(timed, today) or unsaid
     return replace(resolved, windows=moves(found, resolved.targets, resolved.intent is Intent.TRADE_REVIEW))
 
 

@@ -1,7 +1,10 @@
 """A colloquial time word as a user meets it in `pixiu context` (issue 53): on a real home,
 节后 moves the alerts' window and 国庆后 the notes' (plans and views older than their 30 days
 come in), a cost question brings the fills of stocks since sold out, and `--explain` names
-the word, the closure it was read as, the period and the section."""
+the word, the closure it was read as, the period and the section. Views, goals and reports
+asked with a time word (两个月前我对白酒咋看的, 年初定的目标, 节前那份组合体检) move their
+windows too, a named stock's fee or dividend tax brings its fills of any age, and wallet cash
+is no account question."""
 
 from __future__ import annotations
 
@@ -147,3 +150,87 @@ def test_a_day_named_by_its_date_moves_the_trades_and_explain_says_how_it_was_re
         "双十一后",
         "双十一即 2026-11-11，取当天至今",
     )
+
+
+@pytest.fixture
+def sun(offline_env):
+    """A home with 老孙's account (windows_round3, now Friday 2026-12-04 evening): views on
+    sectors naming no stock, a strategy and a goal written in January, reports named by their
+    kind (组合体检, 仓位检查), 长江电力 bought in June 2025, 中际旭创 cleared in November."""
+    env = {**offline_env, "PIXIU_NOW": "2026-12-04T20:00:00+08:00"}
+    done = pixiu_for_result(env, "import", str(ACCOUNT.parent / "windows_sun.json"))
+    assert done.returncode == 0, done.stderr
+    return env
+
+
+def shown(env, text: str) -> str:
+    """The messages the model would be sent, as one text."""
+    done = pixiu_for_result(env, "context", "--json", text)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def moved(info: dict) -> list[tuple[str, str, str, str]]:
+    return [(w["section"], w["start"], w["end"], w["words"]) for w in info["selection"]["windows"]]
+
+
+def test_a_sector_view_asked_with_a_time_word_moves_the_notes(sun):
+    info = explain(sun, "两个月前我对白酒咋看的")
+    assert "plans" in info["selection"]["targets"]
+    assert moved(info) == [("notes", "2026-09-20", "2026-10-20", "两个月前")]
+    assert section(info, "notes")["memory_ids"] == ["note:3"]  # 10-02's view on 白酒, no stock
+    assert "白酒板块估值到底了" in shown(sun, "两个月前我对白酒咋看的")
+    assistant = explain(sun, "上个月光模块那波行情你怎么看的")  # the assistant's view, not the user's
+    assert "plans" not in assistant["selection"]["targets"] and moved(assistant) == []
+
+
+def test_a_goal_and_a_strategy_set_at_the_start_of_the_year_come_in(sun):
+    info = explain(sun, "年初定的目标完成没")
+    assert moved(info) == [("notes", "2026-01-01", "2026-02-28", "年初")]
+    assert set(section(info, "notes")["memory_ids"]) == {"note:4", "note:5"}
+    assert "今年的策略" in shown(sun, "年初写的那份策略拿出来看看")
+    price = explain(sun, "年初老窖的目标价是多少")  # a price target is no plan of the user's
+    assert "plans" not in price["selection"]["targets"]
+
+
+def test_a_report_asked_by_its_kind_moves_the_reports(sun):
+    info = explain(sun, "节前那份组合体检说了啥")
+    assert "brief" in info["selection"]["targets"]
+    assert moved(info) == [("reports", "2026-09-16", "2026-09-30", "节前")]
+    assert section(info, "reports")["memory_ids"] == ["report:4"]
+
+
+def test_a_top_up_asked_with_a_period_moves_the_trades(sun):
+    info = explain(sun, "国庆前补过哪些仓")
+    assert info["intent"] == "trade_review"
+    assert ("trades", "2026-09-16", "2026-09-30", "国庆前") in moved(info)
+    assert section(info, "trades")["memory_ids"] == ["decision:2"]  # 09-24's 补仓 of 老窖
+
+
+def test_a_named_stocks_fee_without_a_verb_brings_its_fills(sun):
+    info = explain(sun, "买老窖的过户费多少")
+    assert "点名个股的交易费用" in [c["name"] for c in info["selection"]["cues"]]
+    text = shown(sun, "买老窖的过户费多少")
+    assert "买入 000568 泸州老窖 300 股" in text and "买入 000568 泸州老窖 200 股" in text
+
+
+def test_a_named_stocks_dividend_tax_reaches_a_buy_more_than_a_year_back(sun):
+    """The tax on 长江电力's dividend depends on the June 2025 buy: no one-year window."""
+    info = explain(sun, "长江电力分红到账了 红利税扣了没")
+    assert moved(info) == []
+    text = shown(sun, "长江电力分红到账了 红利税扣了没")
+    assert "买入 600900 长江电力 2,000 股" in text and "股息入账 600900" in text
+
+
+def test_dividends_received_this_year_are_the_ledgers_dividend_rows(sun):
+    info = explain(sun, "今年收了多少分红")
+    assert ("trades", "2026-01-01", "2026-12-04", "今年") in moved(info)
+    text = shown(sun, "今年收了多少分红")
+    assert "股息入账 600900" in text and "股息入账 000568" in text
+
+
+def test_wallet_cash_is_no_account_question(sun):
+    info = explain(sun, "现在出门还用带现金吗 都微信付了")
+    assert info["intent"] == "general" and info["selection"]["targets"] == []
+    assert "生活里的钱" in info["selection"]["reason"]
+    assert explain(sun, "我现金还剩多少")["selection"]["targets"] == ["account"]
