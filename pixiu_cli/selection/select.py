@@ -67,7 +67,7 @@ from pixiu_cli.selection.names import (
 from pixiu_cli.selection.normalize import normalize
 from pixiu_cli.selection.result import Carried, MentionNote, Selection
 from pixiu_cli.selection.rules import compiled, joined, table
-from pixiu_cli.selection.senses import compared, everyday_reason, sense_of
+from pixiu_cli.selection.senses import compared, everyday_reason, sense_of, slang
 from pixiu_cli.selection.senses import warm as warm_senses
 from pixiu_cli.selection.targets import BRIEF, against_rest, fired_names, refine
 from pixiu_cli.selection.targets import rules as target_rules
@@ -102,7 +102,8 @@ def _compiled(section: dict, kind):
 @cache
 def _mention_rules() -> _MentionRules:
     section = dict(table("mentions.toml")["mention"])
-    section["investing"] = [joined(section["investing"]), "|", topic_words("investing")]  # topics.toml's words too
+    # topics.toml's investing words and the trader's slang too
+    section["investing"] = [joined(section["investing"]), "|", topic_words("investing"), "|", slang()]
     return _compiled(section, _MentionRules)
 
 
