@@ -48,11 +48,15 @@ from pixiu_cli.selection.rules import table
 
 FIRST_TWO, LAST_TWO, INITIALS, AFFIX = "前两字", "后两字", "首字缩写", "去掉前后缀"
 EACH_WORD = "每词一字"
-FIRST_TWO_OF_THREE = "三字名前两字"
+FIRST_TWO_OF_THREE, LAST_TWO_OF_THREE = "三字名前两字", "三字名后两字"
 # Forms that, when an everyday word, are the stock only with investing words or a question
 # about the company: a name's business (稀土 of 北方稀土); a three-character name cut short
-# (口子 of 口子窖) needs them always.
-NEEDS_EVIDENCE = frozenset({LAST_TWO, FIRST_TWO_OF_THREE})
+# (口子 of 口子窖, 易盛 of 新易盛) needs them always.
+NEEDS_EVIDENCE = frozenset({LAST_TWO, FIRST_TWO_OF_THREE, LAST_TWO_OF_THREE})
+# A name's last part, shared with no other name, that is a word of every day: the product
+# (阿胶 of 东阿阿胶, 芝麻 of 黑芝麻). Generated however frequent, it is the stock only with
+# clear investing evidence (`product_word`).
+LAST_PARTS = frozenset({LAST_TWO, LAST_TWO_OF_THREE})
 PINYIN, PINYIN_INITIALS = "拼音", "拼音首字母"
 # 同音, the form of a typo, is names.HOMOPHONE: the name table marks typos at question time,
 # when this module is not loaded.
@@ -118,6 +122,7 @@ def _raw_forms(name: str) -> Iterable[Form]:
         yield Form(bare, AFFIX)
     if len(name) == 3:
         yield Form(name[:2], FIRST_TWO_OF_THREE)
+        yield Form(name[1:], LAST_TWO_OF_THREE)
     for contracted, char in _rules()["contractions"].items():
         if name.endswith(contracted) and len(name) > len(contracted):
             yield Form(name[0] + char, INITIALS)
@@ -160,15 +165,27 @@ def _distinctive(form: Form, prefixed: bool) -> bool:
     rules = _rules()
     if len(form.text) > 2:
         return True
+    if form.kind in (FIRST_TWO_OF_THREE, LAST_TWO_OF_THREE) and form.text in _listed_short_forms():
+        return False
+    if form.kind in LAST_PARTS:
+        return _listed_endings()[form.text] <= int(rules["shared_ending_names"])
     if frequency(form.text) >= int(rules["common_word_frequency"]):
         return _frequent_but_named(form)
     if form.kind == FIRST_TWO_OF_THREE:
-        return form.text not in _listed_short_forms()
+        return True
     if form.kind == EACH_WORD:
         # 中国电影 → 中影: after a prefix, the dictionary counts the abbreviation as the company
         ordinary = prefixed or not everyday_word(form.text)
         return ordinary and form.text not in _listed_short_forms() and _telling_end(form.text[-1])
-    return form.kind != LAST_TWO or _listed_endings()[form.text] <= int(rules["shared_ending_names"])
+    return True
+
+
+def product_word(form: str, kind: str | None) -> bool:
+    """Whether an own form is a name's last part that is a word of every day (阿胶, 芝麻):
+    the product far more often than the company."""
+    from pixiu_cli.selection.words import frequency
+
+    return kind in LAST_PARTS and frequency(form) >= int(_rules()["common_word_frequency"])
 
 
 def _frequent_but_named(form: Form) -> bool:
@@ -217,7 +234,7 @@ def _listed_endings() -> Counter[str]:
     """How many listed names end in each two characters (能源: dozens, 钼业: one)."""
     from pixiu_cli.market.security_list import shipped_names
 
-    return Counter(stock.short_name[-2:] for stock in shipped_names() if len(stock.short_name) >= 4)
+    return Counter(stock.short_name[-2:] for stock in shipped_names() if len(stock.short_name) >= 3)
 
 
 def _toneless(reading: str) -> str:

@@ -285,6 +285,8 @@ def _evidence(
     # own forms are always held: a form of a stock not held is the market's (names._market_forms)
     if name.form and not name.held and not _mention_rules().asked_about.match(text[end : end + 12]):
         return False, _MARKET_AFFIX
+    if name.held and (product := _product_word(text, start, end, name)):
+        return product
     if investing:
         return True, f"简称，句中有投资用语“{investing.group()}”"
     if _mention_rules().asked_about.match(text[end : end + 12]):
@@ -299,6 +301,24 @@ def _evidence(
 
 
 _NO_EVIDENCE = "简称也是日常用语，句中没有投资相关的证据"
+
+
+def _product_word(text: str, start: int, end: int, name) -> tuple[bool, str] | None:
+    """An own form that is the product the company is named after (阿胶 of 东阿阿胶, 芝麻 of
+    黑芝麻): the stock only with clear investing evidence — the price, a position, a report,
+    a disclosure, trader's slang — never with a plain 涨 or 怎么样 (阿胶涨价了, 芝麻怎么样)."""
+    from pixiu_cli.selection.forms import product_word
+
+    if not product_word(name.alias, name.form):
+        return None
+    if clear := _near(_mention_rules().evidence, text, start, end) or _near(_slang(), text, start, end):
+        return True, f"你自己的股票，“{name.alias}”也是它的产品：句中有明确的投资证据“{clear.group()}”"
+    return False, f"{_NO_EVIDENCE}（“{name.alias}”是“{name.of}”的产品，要有披露、公告、股价等明确证据才算股票）"
+
+
+@cache
+def _slang() -> re.Pattern[str]:
+    return compiled(slang())
 # Any two characters of a sentence may spell a market name without its affix (抖音上大v
 # holds 上大 of 上大股份): for a stock the investor does not own, only a comparison with
 # another stock or a question about it right after tells.
