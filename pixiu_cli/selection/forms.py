@@ -44,11 +44,12 @@ from dataclasses import dataclass
 from functools import cache
 from itertools import product
 
+from pixiu_cli.selection.names import LAST_TWO_OF_THREE
 from pixiu_cli.selection.rules import table
 
 FIRST_TWO, LAST_TWO, INITIALS, AFFIX = "前两字", "后两字", "首字缩写", "去掉前后缀"
 EACH_WORD = "每词一字"
-FIRST_TWO_OF_THREE, LAST_TWO_OF_THREE = "三字名前两字", "三字名后两字"
+FIRST_TWO_OF_THREE = "三字名前两字"
 # Forms that, when an everyday word, are the stock only with investing words or a question
 # about the company: a name's business (稀土 of 北方稀土); a three-character name cut short
 # (口子 of 口子窖, 易盛 of 新易盛) needs them always.
