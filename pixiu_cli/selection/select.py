@@ -93,6 +93,7 @@ class _MentionRules:
     measure_before: re.Pattern[str]  # counting bottles (两瓶茅台)
     not_stock_after: re.Pattern[str]  # a product, a place, an employer (格力空调)
     index_context: re.Pattern[str]  # a bare index code is the index
+    wish: re.Pattern[str]  # a wish or a greeting: a name inside a set phrase is the phrase
 
 
 def _compiled(section: dict, kind):
@@ -176,10 +177,33 @@ def _everyday(text: str, start: int, end: int, name, life_text: str = "") -> str
         return "日常用语或其他公司的名字，包含了简称"
     if name.kind == INDEX:
         return "指数，不是股票"
+    if phrase := _set_phrase(text, start, end):
+        return f"名字在祝福语“{phrase}”里面（整句是祝福、问候）：说的是这句吉祥话，不是股票"
     context = _not_stock_context(text, start, end)
     if context and not _near(_mention_rules().evidence, text, start, end):
         return f"“{context}”说明指的是产品、地方或服务，不是股票（句中没有股价、代码、持仓等投资证据）"
     return everyday_reason(life_text or text, start, end)
+
+
+# A set phrase (成语, 吉祥话) has four characters; a name this long or longer is no part of one.
+_SET_PHRASE_CHARS = 4
+
+
+def _set_phrase(text: str, start: int, end: int) -> str | None:
+    """The set phrase of four characters, a word of the segmenter's dictionary, that holds
+    the name and more (步步高升 holds 步步高, 万事亨通 亨通), in a wish or a greeting."""
+    from pixiu_cli.selection.words import frequency
+
+    if end - start >= _SET_PHRASE_CHARS or not _mention_rules().wish.search(text):
+        return None
+    for lo in range(max(0, end - _SET_PHRASE_CHARS), start + 1):
+        phrase = text[lo : lo + _SET_PHRASE_CHARS]
+        if len(phrase) == _SET_PHRASE_CHARS and _HAN_RUN.fullmatch(phrase) and frequency(phrase) > 0:
+            return phrase
+    return None
+
+
+_HAN_RUN = re.compile("[\u4e00-\u9fff]+")
 
 
 def _long_names_blanked(text: str, spans: Sequence[tuple[int, int]]) -> str:
