@@ -399,19 +399,17 @@ def _topic_note(topics: Topics) -> str:
 
 
 def _complement(current: Selection, state: ConversationState, reading: _Reading) -> Selection | None:
-    """The others, no other stock named: the portfolio without the focus (a pronoun or the
-    focus stock's own name is what is left out only with an exclusion word: 除了同花顺别的几只,
-    but 它和其他几只比 measures it against the rest)."""
+    """The others, no stock named: the portfolio without the focus (a pronoun here is what is
+    left out only with an exclusion word: 它和其他几只比 measures it against the rest)."""
     rules, text = _rules(), reading.text
-    if reading.length > _POINTER_SHORT or not (rules.rest.search(text) or rules.others.search(text)):
+    if current.symbols or reading.length > _POINTER_SHORT:
         return None
-    pointed = current.symbols or rules.pair.search(text) or rules.pointer.search(text)
+    if not (rules.rest.search(text) or rules.others.search(text)):
+        return None
+    pointed = rules.pair.search(text) or rules.pointer.search(text)
     if pointed and not rules.exclude.search(text):
         return None
     left_out = _focus(state, text)
-    if not set(current.symbols) <= {c.symbol for c in left_out}:
-        return None  # 除了茅台, with 宁德 in focus: a question of its own about the others
-    left_out = [c for c in left_out if c.symbol in current.symbols] if current.symbols else left_out
     why = "追问“其他 / 剩下的”：转向其余持仓，注入持仓概览" + (f"（不含 {_where(left_out)}）" if left_out else "")
     operation = state.operation(COMPLEMENT, left_out)
     return _with(current, Intent.PORTFOLIO_REVIEW, [], True, why, operation)

@@ -2,8 +2,8 @@
 trader's slang is evidence for an own form that needs it (同花还能格局吗, 卓胜扛得住吗: 拿得住 is
 no hotel stay), a three-character name's last two is a form (胜微 of 卓胜微), a name's last part
 that is the product (芝麻 of 黑芝麻) is the stock only with clear investing words, pinyin
-initials of a polyphonic name are found beside slang (cqpj, cjdl), a name inside a wish's set
-phrase (步步高升, 福星高照) is the phrase, and 除了X 别的几只 after a turn about X leaves X out."""
+initials of a polyphonic name are found beside slang (cqpj, cjdl), and a name inside a wish's set
+phrase (步步高升, 福星高照) is the phrase."""
 
 from __future__ import annotations
 
@@ -95,13 +95,3 @@ def test_outside_a_set_phrase_the_same_names_are_stocks(env):
     assert explained(env, "新年快乐，吉祥最近扛得住吗")["symbols"] == [JIXIANG]
     assert explained(env, "步步高股价咋样")["symbols"] == [BUBUGAO]
 
-
-def test_apart_from_the_stock_just_discussed_the_others_get_no_section_for_it(env):
-    asked = json.loads(pixiu_in_process_ok(env, "ask", "--json", "同花顺还能拿吗"))
-    conversation = str(asked["conversation_id"])
-    info = explained(env, "除了同花顺 别的几只咋样", "--conversation", conversation)
-    assert info["selection"]["operation"]["name"] == "complement"
-    assert info["symbols"] == []
-    assert f"symbol:{TONGHUASHUN}" not in [s["key"] for s in info["sections"]]
-    alone = explained(env, "除了同花顺 别的几只咋样")  # without the conversation: one against the rest
-    assert alone["symbols"] == [TONGHUASHUN]
