@@ -195,9 +195,7 @@ class NameTable:
 
 
 def _sound_index(names: Iterable[Name]) -> SoundIndex:
-    return SoundIndex(
-        n for n in names if n.held and n.symbol and _is_han(n.alias) and n.form != LAST_TWO_OF_THREE
-    )
+    return SoundIndex(n for n in names if n.held and n.symbol and _is_han(n.alias) and n.form != LAST_TWO_OF_THREE)
 
 
 def _is_han(text: str) -> bool:

@@ -343,6 +343,8 @@ def _product_word(text: str, start: int, end: int, name) -> tuple[bool, str] | N
 @cache
 def _slang() -> re.Pattern[str]:
     return compiled(slang())
+
+
 # Any two characters of a sentence may spell a market name without its affix (抖音上大v
 # holds 上大 of 上大股份): for a stock the investor does not own, only a comparison with
 # another stock or a question about it right after tells.

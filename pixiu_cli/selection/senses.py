@@ -46,7 +46,7 @@ class _Rules:
 @cache
 def _rules() -> _Rules:
     data = table("senses.toml")
-    evidence = f'{joined(table("mentions.toml")["mention"]["evidence"])}|{slang()}'
+    evidence = f"{joined(table('mentions.toml')['mention']['evidence'])}|{slang()}"
     domains = tuple(_Domain(d["name"], d["what"], compiled(joined(d["pattern"]))) for d in data["domain"])
     return _Rules(
         domains,

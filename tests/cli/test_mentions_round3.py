@@ -94,4 +94,3 @@ def test_a_name_inside_a_wishs_set_phrase_is_the_phrase(env, text, name):
 def test_outside_a_set_phrase_the_same_names_are_stocks(env):
     assert explained(env, "新年快乐，吉祥最近扛得住吗")["symbols"] == [JIXIANG]
     assert explained(env, "步步高股价咋样")["symbols"] == [BUBUGAO]
-
