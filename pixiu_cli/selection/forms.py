@@ -19,8 +19,12 @@ Forms, each with its kind (shown by ``--explain``):
   abbreviation, or ends in a character dozens of listed names end in (业 of 煤业: 陕业 is
   nobody's word for 陕西煤业);
 * 去掉前后缀 — the name without 中国, 股份, 集团 … (``prefixes``, ``suffixes``);
-* 三字名前两字 — a three-character name's first two (口子窖 → 口子), never another listed
-  name; like 后两字 it is the stock only with investing words or a question about it;
+* 三字名前两字 / 三字名后两字 — a three-character name's first or last two (口子窖 → 口子,
+  卓胜微 → 胜微), never another listed name; like 后两字 it is the stock only with investing
+  words or a question about it;
+* a name's last part that is a product word (芝麻 of 黑芝麻, 阿胶 of 东阿阿胶: no other listed
+  name ends in it) is generated however frequent, and is the stock only with clear investing
+  evidence (`product_word`, judged in select.py);
 * a frequent word is no form (招商 of 招商银行 is mostly 招商引资), except a name's first part
   below ``everyday_form_max_frequency`` (民生, 丽江): generated, it needs investing words;
 * 拼音 / 拼音首字母 — the full pinyin and the initials of a name, a short name or an alias,
