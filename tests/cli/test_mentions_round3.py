@@ -7,12 +7,12 @@ phrase (步步高升, 福星高照) is the phrase."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import clean_env, pixiu_in_process_ok
+from tests.helpers import explained, imported_env
+from tests.helpers import mention_of as mention
 
 ACCOUNT = Path(__file__).resolve().parents[2] / "data" / "selection" / "tune_5" / "datasets" / "mentions_lu.json"
 TONGHUASHUN, ZHUOSHENGWEI, YINGWEIKE, HEIZHIMA = "300033", "300782", "002837", "000716"
@@ -21,18 +21,7 @@ CHONGQING_BEER, YANGTZE_POWER, LEPU, JIXIANG, BUBUGAO = "600132", "600900", "300
 
 @pytest.fixture(scope="module")
 def env(tmp_path_factory):
-    root = tmp_path_factory.mktemp("mentions-round3")
-    env = clean_env(root / "home", XDG_CACHE_HOME=str(root / "cache"), PIXIU_NOW="2026-12-04T10:15")
-    pixiu_in_process_ok(env, "import", str(ACCOUNT))
-    return env
-
-
-def explained(env, text: str, *options: str) -> dict:
-    return json.loads(pixiu_in_process_ok(env, "context", "--explain", *options, text))
-
-
-def mention(info: dict, text: str) -> dict:
-    return next(m for m in info["selection"]["mentions"] if m["text"] == text)
+    return imported_env(tmp_path_factory.mktemp("mentions-round3"), ACCOUNT)
 
 
 @pytest.mark.parametrize(
