@@ -48,12 +48,19 @@ from dataclasses import dataclass
 from functools import cache
 from itertools import product
 
-from pixiu_cli.selection.names import LAST_TWO_OF_THREE
+from pixiu_cli.selection.form_kinds import (
+    AFFIX,
+    EACH_WORD,
+    FIRST_TWO,
+    FIRST_TWO_OF_THREE,
+    INITIALS,
+    LAST_TWO,
+    LAST_TWO_OF_THREE,
+    PINYIN,
+    PINYIN_INITIALS,
+)
 from pixiu_cli.selection.rules import table
 
-FIRST_TWO, LAST_TWO, INITIALS, AFFIX = "前两字", "后两字", "首字缩写", "去掉前后缀"
-EACH_WORD = "每词一字"
-FIRST_TWO_OF_THREE = "三字名前两字"
 # Forms that, when an everyday word, are the stock only with investing words or a question
 # about the company: a name's business (稀土 of 北方稀土); a three-character name cut short
 # (口子 of 口子窖, 易盛 of 新易盛) needs them always.
@@ -62,7 +69,6 @@ NEEDS_EVIDENCE = frozenset({LAST_TWO, FIRST_TWO_OF_THREE, LAST_TWO_OF_THREE})
 # (阿胶 of 东阿阿胶, 芝麻 of 黑芝麻). Generated however frequent, it is the stock only with
 # clear investing evidence (`product_word`).
 LAST_PARTS = frozenset({LAST_TWO, LAST_TWO_OF_THREE})
-PINYIN, PINYIN_INITIALS = "拼音", "拼音首字母"
 # 同音, the form of a typo, is names.HOMOPHONE: the name table marks typos at question time,
 # when this module is not loaded.
 _MAX_READINGS = 16  # spellings of one polyphonic form (4 characters with 2 readings each)

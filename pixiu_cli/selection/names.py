@@ -39,14 +39,12 @@ from pathlib import Path
 from pixiu_cli.domain.securities import FORMER_NAME_SOURCE
 from pixiu_cli.market.security_list import ListedName, parse_name, shipped_names
 from pixiu_cli.resources import data_dir
+from pixiu_cli.selection.form_kinds import LAST_TWO_OF_THREE
 from pixiu_cli.selection.normalize import fold_width_case, to_simplified
 from pixiu_cli.selection.rules import words
 
 FULL, NICKNAME, USER, SHORT, INDEX, SHADOW = "full", "nickname", "user", "short", "index", "shadow"
 HOMOPHONE = "同音"  # the form of a name typed with the wrong characters of its sound (selection/forms.py)
-# A three-character name's last two (易盛 of 新易盛, selection/forms.py): matched as typed only —
-# its sound alone (不高 for 步高 of 步步高) is any two syllables of a sentence.
-LAST_TWO_OF_THREE = "三字名后两字"
 LISTED, FORMER = "listed", "former"
 # When two sources give one alias to different symbols, the first kind here wins; a
 # holding beats everything (长电 is 长电科技 for its holder, 长江电力 for another), and a
@@ -195,6 +193,8 @@ class NameTable:
 
 
 def _sound_index(names: Iterable[Name]) -> SoundIndex:
+    # A three-character name's last two (易盛 of 新易盛) is matched as typed only: its sound
+    # alone (不高 for 步高 of 步步高) is any two syllables of a sentence.
     return SoundIndex(n for n in names if n.held and n.symbol and _is_han(n.alias) and n.form != LAST_TWO_OF_THREE)
 
 
