@@ -428,13 +428,13 @@ def _table_files() -> tuple[Path, ...]:
 
     from pixiu_cli.domain import securities
     from pixiu_cli.market import security_list
-    from pixiu_cli.selection import homophones, normalize, rules
+    from pixiu_cli.selection import form_kinds, homophones, normalize, rules
 
     selection = data_dir() / "selection"
     shipped = [selection / f for f in ("securities.tsv", "indexes.tsv", "traditional_chars.txt")]
     shipped += sorted((selection / "rules").iterdir())
     shipped.append(data_dir() / "securities" / "stock_basic.csv")
-    code = [Path(m.__file__) for m in (securities, security_list, normalize, rules, homophones, opencc)]
+    code = [Path(m.__file__) for m in (securities, security_list, normalize, rules, homophones, form_kinds, opencc)]
     code.append(Path(__file__).with_name("forms.py"))  # not imported: only a build needs it
     return (Path(__file__), *code, *shipped)
 
