@@ -933,3 +933,22 @@ def drive_mcp(env, agent: str, flags: tuple[str, ...], steps, *, process: bool =
 
     with mock.patch.dict(os.environ, env, clear=True), mock.patch.object(redact, "_SECRETS", set()):
         return asyncio.run(run(mcp_in_memory))
+
+
+def imported_env(root: Path, account: Path, now: str = "2026-12-04T10:15") -> dict[str, str]:
+    """A home under `root` (its cache beside it) with `account` imported, the clock at `now`."""
+    env = clean_env(root / "home", XDG_CACHE_HOME=str(root / "cache"), PIXIU_NOW=now)
+    pixiu_in_process_ok(env, "import", str(account))
+    return env
+
+
+def explained(env: dict[str, str], text: str, *options: str) -> dict:
+    """`pixiu context --explain [OPTIONS] TEXT`, read as JSON."""
+    import json
+
+    return json.loads(pixiu_in_process_ok(env, "context", "--explain", *options, text))
+
+
+def mention_of(info: dict, text: str) -> dict:
+    """The mention of `text` in an `explained` answer."""
+    return next(m for m in info["selection"]["mentions"] if m["text"] == text)

@@ -19,8 +19,12 @@ Forms, each with its kind (shown by ``--explain``):
   abbreviation, or ends in a character dozens of listed names end in (业 of 煤业: 陕业 is
   nobody's word for 陕西煤业);
 * 去掉前后缀 — the name without 中国, 股份, 集团 … (``prefixes``, ``suffixes``);
-* 三字名前两字 — a three-character name's first two (口子窖 → 口子), never another listed
-  name; like 后两字 it is the stock only with investing words or a question about it;
+* 三字名前两字 / 三字名后两字 — a three-character name's first or last two (口子窖 → 口子,
+  卓胜微 → 胜微), never another listed name; like 后两字 it is the stock only with investing
+  words or a question about it;
+* a name's last part that is a product word (芝麻 of 黑芝麻, 阿胶 of 东阿阿胶: no other listed
+  name ends in it) is generated however frequent, and is the stock only with clear investing
+  evidence (`product_word`, judged in select.py);
 * a frequent word is no form (招商 of 招商银行 is mostly 招商引资), except a name's first part
   below ``everyday_form_max_frequency`` (民生, 丽江): generated, it needs investing words;
 * 拼音 / 拼音首字母 — the full pinyin and the initials of a name, a short name or an alias,
@@ -44,16 +48,27 @@ from dataclasses import dataclass
 from functools import cache
 from itertools import product
 
+from pixiu_cli.selection.form_kinds import (
+    AFFIX,
+    EACH_WORD,
+    FIRST_TWO,
+    FIRST_TWO_OF_THREE,
+    INITIALS,
+    LAST_TWO,
+    LAST_TWO_OF_THREE,
+    PINYIN,
+    PINYIN_INITIALS,
+)
 from pixiu_cli.selection.rules import table
 
-FIRST_TWO, LAST_TWO, INITIALS, AFFIX = "前两字", "后两字", "首字缩写", "去掉前后缀"
-EACH_WORD = "每词一字"
-FIRST_TWO_OF_THREE = "三字名前两字"
 # Forms that, when an everyday word, are the stock only with investing words or a question
 # about the company: a name's business (稀土 of 北方稀土); a three-character name cut short
-# (口子 of 口子窖) needs them always.
-NEEDS_EVIDENCE = frozenset({LAST_TWO, FIRST_TWO_OF_THREE})
-PINYIN, PINYIN_INITIALS = "拼音", "拼音首字母"
+# (口子 of 口子窖, 易盛 of 新易盛) needs them always.
+NEEDS_EVIDENCE = frozenset({LAST_TWO, FIRST_TWO_OF_THREE, LAST_TWO_OF_THREE})
+# A name's last part, shared with no other name, that is a word of every day: the product
+# (阿胶 of 东阿阿胶, 芝麻 of 黑芝麻). Generated however frequent, it is the stock only with
+# clear investing evidence (`product_word`).
+LAST_PARTS = frozenset({LAST_TWO, LAST_TWO_OF_THREE})
 # 同音, the form of a typo, is names.HOMOPHONE: the name table marks typos at question time,
 # when this module is not loaded.
 _MAX_READINGS = 16  # spellings of one polyphonic form (4 characters with 2 readings each)
@@ -118,6 +133,7 @@ def _raw_forms(name: str) -> Iterable[Form]:
         yield Form(bare, AFFIX)
     if len(name) == 3:
         yield Form(name[:2], FIRST_TWO_OF_THREE)
+        yield Form(name[1:], LAST_TWO_OF_THREE)
     for contracted, char in _rules()["contractions"].items():
         if name.endswith(contracted) and len(name) > len(contracted):
             yield Form(name[0] + char, INITIALS)
@@ -160,15 +176,27 @@ def _distinctive(form: Form, prefixed: bool) -> bool:
     rules = _rules()
     if len(form.text) > 2:
         return True
+    if form.kind in (FIRST_TWO_OF_THREE, LAST_TWO_OF_THREE) and form.text in _listed_short_forms():
+        return False
+    if form.kind in LAST_PARTS:
+        return _listed_endings()[form.text] <= int(rules["shared_ending_names"])
     if frequency(form.text) >= int(rules["common_word_frequency"]):
         return _frequent_but_named(form)
     if form.kind == FIRST_TWO_OF_THREE:
-        return form.text not in _listed_short_forms()
+        return True
     if form.kind == EACH_WORD:
         # 中国电影 → 中影: after a prefix, the dictionary counts the abbreviation as the company
         ordinary = prefixed or not everyday_word(form.text)
         return ordinary and form.text not in _listed_short_forms() and _telling_end(form.text[-1])
-    return form.kind != LAST_TWO or _listed_endings()[form.text] <= int(rules["shared_ending_names"])
+    return True
+
+
+def product_word(form: str, kind: str | None) -> bool:
+    """Whether an own form is a name's last part that is a word of every day (阿胶, 芝麻):
+    the product far more often than the company."""
+    from pixiu_cli.selection.words import frequency
+
+    return kind in LAST_PARTS and frequency(form) >= int(_rules()["common_word_frequency"])
 
 
 def _frequent_but_named(form: Form) -> bool:
@@ -217,7 +245,7 @@ def _listed_endings() -> Counter[str]:
     """How many listed names end in each two characters (能源: dozens, 钼业: one)."""
     from pixiu_cli.market.security_list import shipped_names
 
-    return Counter(stock.short_name[-2:] for stock in shipped_names() if len(stock.short_name) >= 4)
+    return Counter(stock.short_name[-2:] for stock in shipped_names() if len(stock.short_name) >= 3)
 
 
 def _toneless(reading: str) -> str:

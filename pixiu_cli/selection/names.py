@@ -39,6 +39,7 @@ from pathlib import Path
 from pixiu_cli.domain.securities import FORMER_NAME_SOURCE
 from pixiu_cli.market.security_list import ListedName, parse_name, shipped_names
 from pixiu_cli.resources import data_dir
+from pixiu_cli.selection.form_kinds import LAST_TWO_OF_THREE
 from pixiu_cli.selection.normalize import fold_width_case, to_simplified
 from pixiu_cli.selection.rules import words
 
@@ -192,7 +193,9 @@ class NameTable:
 
 
 def _sound_index(names: Iterable[Name]) -> SoundIndex:
-    return SoundIndex(n for n in names if n.held and n.symbol and _is_han(n.alias))
+    # A three-character name's last two (易盛 of 新易盛) is matched as typed only: its sound
+    # alone (不高 for 步高 of 步步高) is any two syllables of a sentence.
+    return SoundIndex(n for n in names if n.held and n.symbol and _is_han(n.alias) and n.form != LAST_TWO_OF_THREE)
 
 
 def _is_han(text: str) -> bool:
@@ -425,13 +428,13 @@ def _table_files() -> tuple[Path, ...]:
 
     from pixiu_cli.domain import securities
     from pixiu_cli.market import security_list
-    from pixiu_cli.selection import homophones, normalize, rules
+    from pixiu_cli.selection import form_kinds, homophones, normalize, rules
 
     selection = data_dir() / "selection"
     shipped = [selection / f for f in ("securities.tsv", "indexes.tsv", "traditional_chars.txt")]
     shipped += sorted((selection / "rules").iterdir())
     shipped.append(data_dir() / "securities" / "stock_basic.csv")
-    code = [Path(m.__file__) for m in (securities, security_list, normalize, rules, homophones, opencc)]
+    code = [Path(m.__file__) for m in (securities, security_list, normalize, rules, homophones, form_kinds, opencc)]
     code.append(Path(__file__).with_name("forms.py"))  # not imported: only a build needs it
     return (Path(__file__), *code, *shipped)
 

@@ -67,7 +67,7 @@ from pixiu_cli.selection.names import (
 from pixiu_cli.selection.normalize import normalize
 from pixiu_cli.selection.result import Carried, MentionNote, Selection
 from pixiu_cli.selection.rules import compiled, joined, table
-from pixiu_cli.selection.senses import compared, everyday_reason, sense_of
+from pixiu_cli.selection.senses import compared, everyday_reason, sense_of, slang
 from pixiu_cli.selection.senses import warm as warm_senses
 from pixiu_cli.selection.targets import BRIEF, against_rest, fired_names, refine
 from pixiu_cli.selection.targets import rules as target_rules
@@ -93,6 +93,7 @@ class _MentionRules:
     measure_before: re.Pattern[str]  # counting bottles (两瓶茅台)
     not_stock_after: re.Pattern[str]  # a product, a place, an employer (格力空调)
     index_context: re.Pattern[str]  # a bare index code is the index
+    wish: re.Pattern[str]  # a wish or a greeting: a name inside a set phrase is the phrase
 
 
 def _compiled(section: dict, kind):
@@ -102,7 +103,8 @@ def _compiled(section: dict, kind):
 @cache
 def _mention_rules() -> _MentionRules:
     section = dict(table("mentions.toml")["mention"])
-    section["investing"] = [joined(section["investing"]), "|", topic_words("investing")]  # topics.toml's words too
+    # topics.toml's investing words and the trader's slang too
+    section["investing"] = [joined(section["investing"]), "|", topic_words("investing"), "|", slang()]
     return _compiled(section, _MentionRules)
 
 
@@ -175,10 +177,33 @@ def _everyday(text: str, start: int, end: int, name, life_text: str = "") -> str
         return "日常用语或其他公司的名字，包含了简称"
     if name.kind == INDEX:
         return "指数，不是股票"
+    if phrase := _set_phrase(text, start, end):
+        return f"名字在祝福语“{phrase}”里面（整句是祝福、问候）：说的是这句吉祥话，不是股票"
     context = _not_stock_context(text, start, end)
     if context and not _near(_mention_rules().evidence, text, start, end):
         return f"“{context}”说明指的是产品、地方或服务，不是股票（句中没有股价、代码、持仓等投资证据）"
     return everyday_reason(life_text or text, start, end)
+
+
+# A set phrase (成语, 吉祥话) has four characters; a name this long or longer is no part of one.
+_SET_PHRASE_CHARS = 4
+
+
+def _set_phrase(text: str, start: int, end: int) -> str | None:
+    """The set phrase of four characters, a word of the segmenter's dictionary, that holds
+    the name and more (步步高升 holds 步步高, 万事亨通 亨通), in a wish or a greeting."""
+    from pixiu_cli.selection.words import frequency
+
+    if end - start >= _SET_PHRASE_CHARS or not _mention_rules().wish.search(text):
+        return None
+    for lo in range(max(0, end - _SET_PHRASE_CHARS), start + 1):
+        phrase = text[lo : lo + _SET_PHRASE_CHARS]
+        if len(phrase) == _SET_PHRASE_CHARS and _HAN_RUN.fullmatch(phrase) and frequency(phrase) > 0:
+            return phrase
+    return None
+
+
+_HAN_RUN = re.compile("[\u4e00-\u9fff]+")
 
 
 def _long_names_blanked(text: str, spans: Sequence[tuple[int, int]]) -> str:
@@ -284,6 +309,8 @@ def _evidence(
     # own forms are always held: a form of a stock not held is the market's (names._market_forms)
     if name.form and not name.held and not _mention_rules().asked_about.match(text[end : end + 12]):
         return False, _MARKET_AFFIX
+    if name.held and (product := _product_word(text, start, end, name)):
+        return product
     if investing:
         return True, f"简称，句中有投资用语“{investing.group()}”"
     if _mention_rules().asked_about.match(text[end : end + 12]):
@@ -298,6 +325,26 @@ def _evidence(
 
 
 _NO_EVIDENCE = "简称也是日常用语，句中没有投资相关的证据"
+
+
+def _product_word(text: str, start: int, end: int, name) -> tuple[bool, str] | None:
+    """An own form that is the product the company is named after (阿胶 of 东阿阿胶, 芝麻 of
+    黑芝麻): the stock only with clear investing evidence — the price, a position, a report,
+    a disclosure, trader's slang — never with a plain 涨 or 怎么样 (阿胶涨价了, 芝麻怎么样)."""
+    from pixiu_cli.selection.forms import product_word
+
+    if not product_word(name.alias, name.form):
+        return None
+    if clear := _near(_mention_rules().evidence, text, start, end) or _near(_slang(), text, start, end):
+        return True, f"你自己的股票，“{name.alias}”也是它的产品：句中有明确的投资证据“{clear.group()}”"
+    return False, f"{_NO_EVIDENCE}（“{name.alias}”是“{name.of}”的产品，要有披露、公告、股价等明确证据才算股票）"
+
+
+@cache
+def _slang() -> re.Pattern[str]:
+    return compiled(slang())
+
+
 # Any two characters of a sentence may spell a market name without its affix (抖音上大v
 # holds 上大 of 上大股份): for a stock the investor does not own, only a comparison with
 # another stock or a question about it right after tells.

@@ -46,7 +46,7 @@ class _Rules:
 @cache
 def _rules() -> _Rules:
     data = table("senses.toml")
-    evidence = joined(table("mentions.toml")["mention"]["evidence"])
+    evidence = f"{joined(table('mentions.toml')['mention']['evidence'])}|{slang()}"
     domains = tuple(_Domain(d["name"], d["what"], compiled(joined(d["pattern"]))) for d in data["domain"])
     return _Rules(
         domains,
@@ -57,6 +57,13 @@ def _rules() -> _Rules:
         compiled(joined(data["compare"]["connector"])),
         compiled(joined(data["compare"]["choice"])),
     )
+
+
+@cache
+def slang() -> str:
+    """Trader's slang (holding on, price action, disclosures: mentions.toml's ``[slang]``),
+    one pattern: investing evidence around a name, here and in select.py."""
+    return "|".join(joined(words) for words in table("mentions.toml")["slang"].values())
 
 
 def warm() -> None:

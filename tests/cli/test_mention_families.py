@@ -5,30 +5,19 @@ names used in daily life (staying, clothing, bedding, a charger, medicine, an ou
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import clean_env, pixiu_in_process_ok
+from tests.helpers import explained, imported_env
+from tests.helpers import mention_of as mention
 
 ACCOUNT = Path(__file__).resolve().parents[2] / "data" / "selection" / "tune_5" / "datasets" / "mentions_gu.json"
 
 
 @pytest.fixture(scope="module")
 def env(tmp_path_factory):
-    root = tmp_path_factory.mktemp("mention-families")
-    env = clean_env(root / "home", XDG_CACHE_HOME=str(root / "cache"), PIXIU_NOW="2026-12-04T10:15")
-    pixiu_in_process_ok(env, "import", str(ACCOUNT))
-    return env
-
-
-def explained(env, text: str) -> dict:
-    return json.loads(pixiu_in_process_ok(env, "context", "--explain", text))
-
-
-def mention(info: dict, text: str) -> dict:
-    return next(m for m in info["selection"]["mentions"] if m["text"] == text)
+    return imported_env(tmp_path_factory.mktemp("mention-families"), ACCOUNT)
 
 
 @pytest.mark.parametrize(

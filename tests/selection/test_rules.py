@@ -167,5 +167,6 @@ def test_a_pattern_written_in_parts_is_one_pattern():
     assert rules.joined(["股|仓|", "涨|跌"]) == "股|仓|涨|跌"
     investing = rules.table("mentions.toml")["mention"]["investing"]
     assert isinstance(investing, list)  # a long list is written in parts in the file
-    # the topics' evidence words (topics.toml) are one alternative more
-    assert select._mention_rules().investing.pattern == "".join(investing) + "|" + topics.words("investing")
+    # the topics' evidence words (topics.toml) and the trader's slang are alternatives more
+    expected = "|".join(("".join(investing), topics.words("investing"), senses.slang()))
+    assert select._mention_rules().investing.pattern == expected
