@@ -63,6 +63,8 @@ def eval_command(
             "frozen_2": "冻结留出集二（账户与日常：新账户，本轮规则之前写成，只测量）",
             "frozen_3": "冻结留出集三（选择第五轮：项目之外写成，规则改动之前，只测量）",
             "frozen_4": "冻结留出集四（选择第五轮：项目之外写成，规则改动之前，只测量）",
+            "frozen_5": "冻结留出集五（选择第五轮复测：项目之外写成，不看规则，只测量）",
+            "frozen_6": "冻结留出集六（选择第五轮复测：项目之外写成，不看规则，只测量）",
         }
         for split, split_report in splits.items():
             show_eval_table(renderer, f"选择语料 · {names.get(split, split)}", split_report)

@@ -113,6 +113,8 @@ def test_eval_reports_shipped_tune_and_held_out(offline_env, monkeypatch):
         "frozen_2",
         "frozen_3",
         "frozen_4",
+        "frozen_5",
+        "frozen_6",
         "topics_tune",
         "topics_heldout",
     }
