@@ -52,19 +52,19 @@ def test_a_short_name_in_a_comparison_is_the_listed_stock_of_the_focus_industry(
 
 
 @pytest.mark.slow
-def test_an_english_versus_adds_the_only_listed_stock_the_short_name_starts(conversation):
+def test_an_english_versus_adds_the_stock_in_the_comparisons_place(conversation):
     env, conversation_id = conversation
     versus = explain(env, "--conversation", conversation_id, "vs 旗滨?")
     assert versus["symbols"] == [EXPRESS, QIBIN] and versus["selection"]["operation"]["name"] == "add"
-    assert "只有这一只上市股票以它开头" in mention(versus, "旗滨")["why"]
+    assert "“对比…”的位置是一只股票" in mention(versus, "旗滨")["why"]
 
 
 @pytest.mark.slow
-def test_an_english_and_swaps_to_the_investors_own_stock_by_an_everyday_word(conversation):
+def test_an_english_and_swaps_to_the_investors_own_stock_named_by_an_everyday_word(conversation):
     env, conversation_id = conversation
     swapped = explain(env, "--conversation", conversation_id, "and 黄山?")  # 黄山旅游, held
     assert swapped["symbols"] == [HUANGSHAN] and swapped["selection"]["operation"]["name"] == "replace"
-    assert "你自己的股票" in mention(swapped, "黄山")["why"]
+    assert "最近几轮在谈股票" in mention(swapped, "黄山")["why"]
 
 
 @pytest.mark.slow

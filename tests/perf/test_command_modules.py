@@ -34,16 +34,19 @@ BOUNDS = {
     "trades": (87, STORE),  # +7: as holdings
     "cash": (88, STORE),  # +7: as holdings
     "alert list": (73, STORE),  # +4: fees (settings), plausible, inert, publication
-    "memory list": (83, STORE),  # +4: as alert list
+    "memory list": (84, STORE),  # +4: as alert list; +1: selection/form_kinds (a note's stock by its own forms)
     "sessions": (80, STORE),  # +1: store/packed_text (turn texts packed against a dictionary); +4: as alert list
     "config show": (54, TYPER),  # +2: inert (moved out of render), publication
     "data status": (85, STORE),  # +6: as holdings, less the tax table
     "context TEXT": (
-        114,  # +1: store/packed_text, as sessions; +5: the fee, tax and plausibility tables, inert, publication;
-        # +1: selection/senses (a name's everyday sense in its sentence: every mention kind's one veto)
+        116,  # +1: store/packed_text, as sessions; +5: the fee, tax and plausibility tables, inert, publication;
+        # +1: selection/senses (a name's everyday sense in its sentence: every mention kind's one veto);
+        # +1: selection/form_kinds (the name table tells an own form's kind without the generator);
+        # +1: selection/words (whether an own form that needs evidence sits inside a longer word)
         {"pixiu_cli.agent", "sqlite_utils"},
     ),  # the request preview: agent/preview.py, no loop, no SDK
-    "ask": (133, {"openai", "pixiu_cli.agent", "sqlite_utils"}),  # +1: store/packed_text; +1: selection/senses
+    # +1: store/packed_text; +1: selection/senses; +2: selection/form_kinds and words, as context TEXT
+    "ask": (135, {"openai", "pixiu_cli.agent", "sqlite_utils"}),
 }
 
 
