@@ -7,12 +7,12 @@ money stay out."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import clean_env, pixiu_for_result
+from tests.helpers import explained as explain
+from tests.helpers import imported_env
 
 ACCOUNT = Path(__file__).resolve().parents[2] / "data" / "selection" / "tune_5" / "datasets" / "account_feng.json"
 NOW = "2026-12-04T20:00:00+08:00"
@@ -20,16 +20,7 @@ NOW = "2026-12-04T20:00:00+08:00"
 
 @pytest.fixture(scope="module")
 def home(tmp_path_factory):
-    env = {**clean_env(tmp_path_factory.mktemp("feng")), "PIXIU_NOW": NOW}
-    done = pixiu_for_result(env, "import", str(ACCOUNT))
-    assert done.returncode == 0, done.stderr
-    return env
-
-
-def explain(env, text: str) -> dict:
-    done = pixiu_for_result(env, "context", "--explain", text)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    return imported_env(tmp_path_factory.mktemp("feng"), ACCOUNT, NOW)
 
 
 def keys(info: dict) -> set[str]:
@@ -62,8 +53,7 @@ def test_money_set_aside_for_a_purpose_is_the_account(home, text):
 
 
 @pytest.mark.parametrize(
-    ("text", "symbol"),
-    [("股息红利税怎么扣的 我的招行", "600036"), ("长电的红利税按多久算", "600900")],
+    ("text", "symbol"), [("股息红利税怎么扣的 我的招行", "600036"), ("长电的红利税按多久算", "600900")]
 )
 def test_a_named_stocks_dividend_tax_brings_its_buys(home, text, symbol):
     info = explain(home, text)
@@ -73,8 +63,7 @@ def test_a_named_stocks_dividend_tax_brings_its_buys(home, text, symbol):
 
 
 @pytest.mark.parametrize(
-    "text",
-    ["股息红利税怎么算的", "红利税按持股时间怎么分档", "所有股票都要交印花税吗", "老妈的养老钱放银行存款够不够"],
+    "text", ["股息红利税怎么算的", "红利税按持股时间怎么分档", "所有股票都要交印花税吗", "老妈的养老钱放银行存款够不够"]
 )
 def test_a_rule_alone_or_somebody_elses_money_stays_out(home, text):
     found = keys(explain(home, text))
