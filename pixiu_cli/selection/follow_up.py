@@ -154,6 +154,7 @@ class _Rules:
     compare: re.Pattern[str]  # a comparison without its first term
     compares: re.Pattern[str]  # a comparison at all
     joined_pointer: re.Pattern[str]  # a pronoun joined to a named stock (那它和白药呢)
+    joined_alone: re.Pattern[str]  # a stock joined without 比 (和中国重汽呢): both when of one industry
     whole: re.Pattern[str]  # the portfolio
     pronoun: re.Pattern[str]  # the stock just discussed, at the start
     elliptical: re.Pattern[str]  # leans on the previous turn at all
@@ -324,8 +325,7 @@ def _one_of(found: dict[str, str], focus: Sequence[str]) -> tuple[str, str, str]
         return None
     from pixiu_cli.market.security_list import shipped_security_list
 
-    listing = shipped_security_list()
-    industries = {stock.industry for s in focus if (stock := listing.get(s)) and stock.industry}
+    listing, industries = shipped_security_list(), _industries(focus)
     same = {s: name for s, name in found.items() if (stock := listing.get(s)) and stock.industry in industries}
     if len(same) != 1:
         return None
@@ -421,17 +421,33 @@ def _add(current: Selection, state: ConversationState, reading: _Reading) -> Sel
     rules, text = _rules(), reading.text
     if not current.symbols or reading.length > _POINTER_SHORT:
         return None
-    if not (rules.compare.search(text) or rules.joined_pointer.search(text)):
+    compared = rules.compare.search(text) or rules.joined_pointer.search(text)
+    if not (compared or rules.joined_alone.search(text)):
         return None
     focus = [c for c in _focus(state, text) if c.symbol not in current.symbols]
-    if not focus:
+    if not focus or not (compared or _one_industry([c.symbol for c in focus], current.symbols)):
         return None
     symbols = [*(c.symbol for c in focus), *current.symbols]
     topics = _topics(state, reading, symbols, False)
-    why = f"比较缺了前一项：前面的个股 + 点名的个股{_topic_note(topics)}。{_where(focus)}"
+    lead = "比较缺了前一项" if compared else "“和 / 跟”接上同行业的另一只"
+    why = f"{lead}：前面的个股 + 点名的个股{_topic_note(topics)}。{_where(focus)}"
     targets = current.targets or state.last.targets
     operation = state.operation(ADD, focus)
     return _with(current, Intent.SINGLE_STOCK, symbols, False, why, operation, focus, targets, topics)
+
+
+def _one_industry(focus: Sequence[str], named: Sequence[str]) -> bool:
+    """Whether every stock named is of an industry of the stocks in focus (和中国重汽呢 after
+    一汽解放: two truck makers side by side, not one instead of the other)."""
+    industries = _industries(focus)
+    return bool(industries) and _industries(named) <= industries and len(_industries(named)) == 1
+
+
+def _industries(symbols: Sequence[str]) -> set[str]:
+    from pixiu_cli.market.security_list import shipped_security_list
+
+    listing = shipped_security_list()
+    return {stock.industry for s in symbols if (stock := listing.get(s)) and stock.industry}
 
 
 def _against_rest(current: Selection, state: ConversationState, reading: _Reading) -> Selection | None:
