@@ -9,6 +9,21 @@ import typer
 from pixiu_cli.cli import common
 from pixiu_cli.commands import typer_surface
 
+# What `pixiu eval` calls each selection split.
+_SPLIT_NAMES = {
+    "tune": "调参集（规则据此调整）",
+    "tune_5": "调参集五（选择第五轮的规则据此调整）",
+    "heldout": "留出集（只测量，从不据此调整）",
+    "frozen": "冻结留出集（新账户，规则之前写成，只测量）",
+    "topics_tune": "基本面与市场 · 调参集",
+    "topics_heldout": "基本面与市场 · 留出集（规则之前写成，只测量）",
+    "frozen_2": "冻结留出集二（账户与日常：新账户，本轮规则之前写成，只测量）",
+    "frozen_3": "冻结留出集三（选择第五轮：项目之外写成，规则改动之前，只测量）",
+    "frozen_4": "冻结留出集四（选择第五轮：项目之外写成，规则改动之前，只测量）",
+    "frozen_5": "冻结留出集五（选择第五轮复测：项目之外写成，不看规则，只测量）",
+    "frozen_6": "冻结留出集六（选择第五轮复测：项目之外写成，不看规则，只测量）",
+}
+
 
 def eval_command(
     cases: Annotated[
@@ -53,21 +68,8 @@ def eval_command(
         renderer.json(summary)
     else:
         show_eval_table(renderer, "上下文评测（类别低于 100% 是上下文缺口，不是该删的用例）", report)
-        names = {
-            "tune": "调参集（规则据此调整）",
-            "tune_5": "调参集五（选择第五轮的规则据此调整）",
-            "heldout": "留出集（只测量，从不据此调整）",
-            "frozen": "冻结留出集（新账户，规则之前写成，只测量）",
-            "topics_tune": "基本面与市场 · 调参集",
-            "topics_heldout": "基本面与市场 · 留出集（规则之前写成，只测量）",
-            "frozen_2": "冻结留出集二（账户与日常：新账户，本轮规则之前写成，只测量）",
-            "frozen_3": "冻结留出集三（选择第五轮：项目之外写成，规则改动之前，只测量）",
-            "frozen_4": "冻结留出集四（选择第五轮：项目之外写成，规则改动之前，只测量）",
-            "frozen_5": "冻结留出集五（选择第五轮复测：项目之外写成，不看规则，只测量）",
-            "frozen_6": "冻结留出集六（选择第五轮复测：项目之外写成，不看规则，只测量）",
-        }
         for split, split_report in splits.items():
-            show_eval_table(renderer, f"选择语料 · {names.get(split, split)}", split_report)
+            show_eval_table(renderer, f"选择语料 · {_SPLIT_NAMES.get(split, split)}", split_report)
         for split, split_report in consent.items():
             show_eval_table(renderer, f"记账同意 · {_CONSENT_NAMES.get(split, split)}", split_report)
     if report.passed != report.total:
