@@ -72,6 +72,10 @@ def env_for(home: Path) -> dict[str, str]:
         if not k.startswith("PIXIU_") and k not in ("DEEPSEEK_API_KEY", "OPENAI_API_KEY")
     }
     env.update(PIXIU_HOME=str(home), PIXIU_NOW=PINNED, NO_COLOR="1", LANG="C.UTF-8", PYTHONIOENCODING="utf-8")
+    # The home's own cache: a name table depends on the home's stocks, and a shared cache keeps
+    # only a few tables, so other runs (parallel tests) could evict this one between the warm-up
+    # ask and the measurement, which would then count the table's build as a repeat's
+    env["XDG_CACHE_HOME"] = str(home.parent / "cache")
     return env
 
 
