@@ -323,14 +323,12 @@ def _one_of(found: dict[str, str], focus: Sequence[str]) -> tuple[str, str, str]
         return (*next(iter(found.items())), "")
     if not focus:
         return None
-    from pixiu_cli.market.security_list import shipped_security_list
-
-    listing, industries = shipped_security_list(), _industries(focus)
-    same = {s: name for s, name in found.items() if (stock := listing.get(s)) and stock.industry in industries}
+    industries = _industries(focus)
+    same = {s: name for s, name in found.items() if _industry(s) in industries}
     if len(same) != 1:
         return None
     symbol, name = next(iter(same.items()))
-    return symbol, name, f"以它开头的几只里，只有它和前面的个股同属“{listing.get(symbol).industry}”"
+    return symbol, name, f"以它开头的几只里，只有它和前面的个股同属“{_industry(symbol)}”"
 
 
 @cache
@@ -444,10 +442,15 @@ def _one_industry(focus: Sequence[str], named: Sequence[str]) -> bool:
 
 
 def _industries(symbols: Sequence[str]) -> set[str]:
+    return {industry for s in symbols if (industry := _industry(s))}
+
+
+def _industry(symbol: str) -> str:
+    """The stock's industry in the shipped security list ("" when it names none)."""
     from pixiu_cli.market.security_list import shipped_security_list
 
-    listing = shipped_security_list()
-    return {stock.industry for s in symbols if (stock := listing.get(s)) and stock.industry}
+    stock = shipped_security_list().get(symbol)
+    return (stock.industry or "") if stock else ""
 
 
 def _against_rest(current: Selection, state: ConversationState, reading: _Reading) -> Selection | None:
