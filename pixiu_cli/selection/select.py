@@ -206,15 +206,11 @@ def _set_phrase(text: str, start: int, end: int) -> str | None:
 _HAN_RUN = re.compile("[\u4e00-\u9fff]+")
 
 
-def _long_names_blanked(text: str, spans: Sequence[tuple[int, int]]) -> str:
-    """The text with every company's name blanked out, each character by a space: another
-    name's own words (旅游 of 西藏旅游) say nothing of how this one is used. A shorter name
-    stays: it may be the very word of daily life (快递 in 快递员)."""
+def _blanked(text: str, spans: Sequence[tuple[int, int]], filler: str = " ") -> str:
+    """The text with each span's characters replaced by `filler`, offsets kept."""
     chars = list(text)
     for start, end in spans:
-        if end - start < _LISTED_NAME_CHARS:
-            continue
-        chars[start:end] = " " * (end - start)
+        chars[start:end] = filler * (end - start)
     return "".join(chars)
 
 
@@ -416,7 +412,10 @@ def _mentions(
     stocks = [m for m in matches if m.name.kind not in (SHADOW, INDEX)]
     spans = [(m.start, m.end) for m in stocks]
     in_comparison = {stocks[i].start for i in compared(text, spans)}
-    life_text = _long_names_blanked(text, spans) if len(spans) > 1 else ""
+    # another company's name's own words (旅游 of 西藏旅游) say nothing of how this one is used;
+    # a shorter name stays: it may be the very word of daily life (快递 in 快递员)
+    long_names = [(lo, hi) for lo, hi in spans if hi - lo >= _LISTED_NAME_CHARS]
+    life_text = _blanked(text, long_names) if len(spans) > 1 else ""
     for m in matches:
         accepted, why = _judge_name(
             text, m.start, m.end, m.name, portfolio_context, conversation, table, m.start in in_comparison, life_text
@@ -583,10 +582,9 @@ def _select_one(text: str, table: NameTable, earlier: tuple[EarlierTurn, ...], t
 def _stock_names_blanked(text: str, mentions: Sequence[MentionNote]) -> str:
     """The text with the names taken as stocks blanked out: a time word never reaches into a
     name (十月份中国黄金 is October and 中国黄金, not mid-October)."""
-    for mention in mentions:
-        if mention.accepted and mention.text:
-            text = text.replace(mention.text, "\u3000" * len(mention.text))
-    return text
+    taken = {m.text for m in mentions if m.accepted and m.text}
+    spans = [(m.start(), m.end()) for name in taken for m in re.finditer(re.escape(name), text)]
+    return _blanked(text, spans, "\u3000")
 
 
 def warm() -> None:
