@@ -157,17 +157,32 @@ def generated_forms(name: str) -> list[Form]:
     return list(found.values())
 
 
-def market_affix_forms(listed: Iterable[tuple[str, str]]) -> list[tuple[str, str, str]]:
-    """(form, code, name): the market's names without their affix (广汽集团 → 广汽, 中国中免 → 中免)
-    where that form is no everyday word, no other listed name's name or abbreviation, and
-    one stock's only. A stock nobody holds is named this way too (上汽和广汽哪个好), and like
-    any short name of the market it needs investing words, a question or a comparison."""
-    found: dict[str, list[tuple[str, str]]] = {}
+def market_forms(listed: Iterable[tuple[str, str]]) -> list[tuple[str, str, str, str]]:
+    """(form, kind, code, name): the market's everyday short forms — the name without its affix
+    (广汽集团 → 广汽, 中国中免 → 中免) and a four-character name's first two characters (隆鑫通用 →
+    隆鑫) — where that form is no everyday word, no other listed name's name or abbreviation,
+    and one stock's only among every listed name. A stock nobody holds is named this way too
+    (上汽和广汽哪个好, 春风比隆鑫), and like any short name of the market it needs a question
+    about it or a comparison with another stock."""
+    found: dict[str, set[tuple[str, str, str]]] = {}
+    prefixes = tuple(_rules()["prefixes"])
     for code, name in listed:
         bare = _without_affixes(name)
-        if bare != name and is_han(bare) and not everyday_word(bare) and bare not in _listed_short_forms():
-            found.setdefault(bare, []).append((code, name))
-    return [(form, *stocks[0]) for form, stocks in found.items() if len(stocks) == 1]
+        if bare != name:
+            found.setdefault(bare, set()).add((AFFIX, code, name))
+        if len(name) == 4 and is_han(name) and not name.startswith(prefixes):
+            found.setdefault(name[:2], set()).add((FIRST_TWO, code, name))
+    out = []
+    for form, stocks in found.items():
+        # the name without its affix says which stock more than a first two shared with it
+        # (方大集团 → 方大, though 方大特钢 and 方大炭素 start so too)
+        affixed = {stock for stock in stocks if stock[0] == AFFIX}
+        named = affixed or stocks
+        if len({code for _, code, _ in named}) == 1 and is_han(form) and len(form) >= 2:
+            if not everyday_word(form) and form not in _listed_short_forms():
+                kind, code, name = min(named)
+                out.append((form, kind, code, name))
+    return out
 
 
 def _distinctive(form: Form, prefixed: bool) -> bool:

@@ -305,13 +305,13 @@ def names_from(
 
 
 def _market_forms(listed: Sequence[ListedName], held: set[str]) -> Iterable[Name]:
-    """The market's names without their affix (广汽 of 广汽集团), for stocks the investor
+    """The market's short forms (广汽 of 广汽集团, 隆鑫 of 隆鑫通用), for stocks the investor
     does not own (their own forms are generated with the rest, recall first)."""
-    from pixiu_cli.selection.forms import AFFIX, market_affix_forms
+    from pixiu_cli.selection.forms import market_forms
 
-    pairs = ((stock.code, _norm(stock.short_name)) for stock in listed if stock.code not in held)
-    for form, code, name in market_affix_forms(pairs):
-        yield Name(form, code, SHORT, False, AFFIX, name)
+    for form, kind, code, name in market_forms((stock.code, _norm(stock.short_name)) for stock in listed):
+        if code not in held:
+            yield Name(form, code, SHORT, False, kind, name)
 
 
 def own_forms(holders: Sequence[Holder], aliases: Sequence[tuple[str, str]]) -> Iterable[Name]:

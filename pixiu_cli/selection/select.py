@@ -344,7 +344,7 @@ def _slang() -> re.Pattern[str]:
 # Any two characters of a sentence may spell a market name without its affix (抖音上大v
 # holds 上大 of 上大股份): for a stock the investor does not own, only a comparison with
 # another stock or a question about it right after tells.
-_MARKET_AFFIX = "市场上某只股票去掉后缀的叫法（不是你的股票）：只有和另一只股票比较或直接问它时才算"
+_MARKET_AFFIX = "市场上某只股票的简称（不是你的股票）：只有和另一只股票比较或直接问它时才算"
 
 
 def _own_evidence(text: str, start: int, end: int, name) -> str | None:

@@ -207,9 +207,14 @@ def _half(m: re.Match[str], today: date, offset: int) -> tuple[date, date]:
     return (date(year, 1, 1), date(year, 6, 30)) if first else (date(year, 7, 1), date(year, 12, 31))
 
 
-def _quarter(m: re.Match[str], today: date) -> tuple[date, date] | None:
+def _quarter(m: re.Match[str], today: date, offset: int) -> tuple[date, date] | None:
     groups = m.groupdict()
-    q = int(_number(groups.get("q") or groups.get("qx"), 0))
+    said = groups.get("q") or groups.get("qx")
+    if not said:  # 上个季度 / 本季度: the quarter `offset` quarters from today's
+        index = today.year * 4 + (today.month - 1) // 3 + offset
+        year, q = divmod(index, 4)
+        return date(year, 3 * q + 1, 1), _month_span(year, 3 * q + 3)[1]
+    q = int(_number(said, 0))
     if not 1 <= q <= 4:
         return None
     year = today.year - 1 if groups.get("year") == "去年" else today.year
@@ -243,6 +248,8 @@ def _month_part(m: re.Match[str], today: date) -> tuple[date, date]:
     for _ in range(back):
         first = (first - timedelta(days=1)).replace(day=1)
     low, high = _tables()["month_parts"][_first(groups, "part")]
+    if not groups.get("prev") and first.replace(day=low) > today:  # 月中 on the 4th: last month's
+        first = (first - timedelta(days=1)).replace(day=1)
     last = calendar.monthrange(first.year, first.month)[1]
     return first.replace(day=low), first.replace(day=min(high, last))
 
@@ -291,7 +298,7 @@ def _span(rule: _Rule, m: re.Match[str], today: date) -> tuple[date, date] | Non
     if kind == "half":
         return _half(m, today, rule.offset)
     if kind == "quarter":
-        return _quarter(m, today)
+        return _quarter(m, today, rule.offset)
     return _span_more(rule, m, today)
 
 
@@ -303,6 +310,8 @@ def _span_more(rule: _Rule, m: re.Match[str], today: date) -> tuple[date, date] 
         return _ago(m, today)
     if kind == "named_day":
         return _named_day(m, today)
+    if kind == "lately":
+        return today - timedelta(days=rule.offset), today
     if kind == "month_part":
         return _month_part(m, today)
     if kind == "year_part":
