@@ -394,13 +394,16 @@ class MemoryAssembler:
         about_all = NEWS in asked.targets and not symbols
         news = self._holdings_news_section(now, ranked, asked.windows.get("news")) if about_all else []
         trades = self._trades_section(now, symbols, asked) if TRADES in asked.targets else None
+        # a question about trades keeps the told trades in their own section, where the trade
+        # review's scene points, the named stocks' of any age (as the trades section's fills)
+        named = tuple(symbols) if TRADES in asked.targets else ()
         if trades is not None:
             shown = shown | {i.memory_id for i in trades.items if i.memory_id}
         return [
             *news,
             self._reports_section(now, asked.windows.get("reports")),
             *([trades] if trades is not None else []),
-            self._decisions_section(now, held, shown, asked.windows.get("decisions")),
+            self._decisions_section(now, held, shown, asked.windows.get("decisions"), named),
             self._alerts_section(now, asked.windows.get("alerts")),
             self._rules_section(now, shown),
             self._notes_section(now, shown, asked.windows.get("notes")),
@@ -439,10 +442,20 @@ class MemoryAssembler:
         reasons = {i: d.reason for i in ids if (d := self.domain.decision(i)) is not None and d.reason}
         return trades_section(history, what, reasons)
 
-    def _decisions_section(self, now: datetime, held: dict[str, Holding], shown: set, move=None) -> Section:
+    def _decisions_section(
+        self, now: datetime, held: dict[str, Holding], shown: set, move=None, named: tuple[str, ...] = ()
+    ) -> Section:
         limits = self.limits
         since, until = window_bounds(now, limits.decisions_days, move)
-        decisions = self.domain.recent_decisions(since, until, limits.count(limits.decisions_limit, move))
+        limit = limits.count(limits.decisions_limit, move)
+        note = _window_note(move, limits.decisions_days, limit, now)
+        if named:
+            since = since if move is not None else ""
+            found = [d for s in named for d in self.domain.recent_decisions_for(s, since, until, limit)]
+            decisions = sorted(found, key=lambda d: d.decided_at, reverse=True)[:limit]
+            note = note if move is not None else f"{'、'.join(named)} 的全部操作决策，最多 {limit} 条"
+        else:
+            decisions = self.domain.recent_decisions(since, until, limit)
         return Section(
             "decisions",
             "近期操作决策",
@@ -452,7 +465,7 @@ class MemoryAssembler:
                 if MemoryId("decision", d.id) not in shown
             ),
             PRIORITY["decisions"],
-            note=_window_note(move, limits.decisions_days, limits.count(limits.decisions_limit, move), now),
+            note=note,
         )
 
     def _holdings_news_section(self, now: datetime, ranked: list[Holding], move=None) -> list[Section]:
@@ -639,14 +652,13 @@ class MemoryAssembler:
         """The user's own plans, views and rules on this stock in force, whatever their age
         (the question names the stock), and its trades in the window, even when newer ones
         about other stocks push them out of the global notes / decisions lists. A question
-        about its trades with no time word (卖X那次印花税多少) gets its told trades of any age,
-        as the trades section gets all its fills: the sale asked about may be months old."""
+        about its trades (卖X那次印花税多少) finds them in the decisions section instead."""
         limits, until = self.limits, _until(now)
         notes = self.domain.recent_notes_for(symbol, "", until, limits.per_symbol_limit)
         items = [_note_item(note) for note in notes]
+        if trades_asked:  # its trades are in the decisions section, asked for
+            return items
         since, until = window_bounds(now, limits.decisions_days, move)
-        if trades_asked and move is None:
-            since = ""
         decisions = self.domain.recent_decisions_for(symbol, since, until, limits.count(limits.per_symbol_limit, move))
         items.extend(_decision_item(d, held, self.domain.decision_returns(d.id)) for d in decisions)
         return items
