@@ -40,6 +40,7 @@ from pixiu_cli.selection.intent import Intent
 from pixiu_cli.selection.names import Holder, NameSource
 from pixiu_cli.selection.select import Selection, select
 from pixiu_cli.selection.targets import ACCOUNT, WATCHLIST
+from pixiu_cli.selection.windows import GOVERNED
 from pixiu_cli.store.conversations import Conversation, ConversationStore, Turn
 from pixiu_cli.store.investor import InvestorStore
 from pixiu_cli.store.securities import SecurityMaster
@@ -164,6 +165,15 @@ def asked_first(sections: list[Section], budget: int) -> list[Section]:
         if "holdings" not in assemble(raised, budget).omitted:
             return raised
     return sections
+
+
+def asked_classes_first(sections: list[Section], targets) -> list[Section]:
+    """The sections of the memory classes the question asks about (selection/windows.py
+    `GOVERNED`: the trades and decisions, the reports, the news, the notes, the alerts) rise
+    above the stocks' sections and the profiles when the budget is short."""
+    keys = {key for target in targets for key in GOVERNED.get(target, ())}
+    raised = PRIORITY["asked_class"]
+    return [replace(s, priority=raised) if s.key in keys and s.priority < raised else s for s in sections]
 
 
 def _raised(section: Section) -> Section:
@@ -316,6 +326,7 @@ class ContextBuilder:
             sections.insert(1, withdrawn)
         if self.ablate:
             sections = [s for s in sections if not ablated(s.key, self.ablate)]
+        sections = asked_classes_first(sections, selection.targets)
         if _asks_account(selection):
             sections = asked_first(sections, self.limits.budget_tokens)
         return assemble(sections, self.limits.budget_tokens), selection

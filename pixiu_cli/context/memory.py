@@ -78,6 +78,9 @@ PRIORITY = {
     # be checked against and which are a few lines; the scene comes right after.
     "asked_holdings": 95,
     "asked_scene": 80,
+    # A windowed class the question asks about (那份报告, 上周的交易, 前阵子的提醒): kept before the
+    # stocks' sections and the profiles, as what the answer is about (builder.asked_classes_first).
+    "asked_class": 93,
     "reports": 40,
     "scene": 30,
 }
