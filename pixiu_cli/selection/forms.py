@@ -91,9 +91,12 @@ def _rules() -> dict:
 def everyday_word(form: str) -> bool:
     """Whether the investor's own form is also an everyday word (宁德 the city, 海天 the
     sauce). Only a two-character Chinese form can tell: longer names are added to the
-    segmenter's dictionary as names (words.use_names), and Latin ones passed `english`."""
+    segmenter's dictionary as names (words.use_names), and Latin ones passed `english`; of
+    those, chat initials (kdl) are everyday words too."""
     from pixiu_cli.selection.words import frequency
 
+    if form in _rules()["chat_initials"]:
+        return True
     return len(form) == 2 and is_han(form) and frequency(form) >= int(_rules()["stock_only_frequency"])
 
 
@@ -106,6 +109,9 @@ def everyday_sense(form: str) -> str | None:
     rules = _rules()
     if form in rules["everyday_senses"]:
         return str(rules["everyday_senses"][form])
+    if form in rules["chat_initials"]:
+        return "聊天用的拼音缩写"
+
     if is_han(form) and frequency(form) >= int(rules["common_word_frequency"]):
         return "日常词语（词频很高）"
     return None
@@ -202,7 +208,9 @@ def _distinctive(form: Form, prefixed: bool) -> bool:
     if form.kind == EACH_WORD:
         # 中国电影 → 中影: after a prefix, the dictionary counts the abbreviation as the company
         ordinary = prefixed or not everyday_word(form.text)
-        return ordinary and form.text not in _listed_short_forms() and _telling_end(form.text[-1])
+        # a bank is its first character and 行 (宁行, 张行), unless that is another's nickname (中行)
+        banking = form.text.endswith("行") and form.text not in _shipped_nicknames()
+        return ordinary and form.text not in _listed_short_forms() and (_telling_end(form.text[-1]) or banking)
     return True
 
 
@@ -224,6 +232,13 @@ def _frequent_but_named(form: Form) -> bool:
     rules = _rules()
     first_part = form.kind in (FIRST_TWO, AFFIX, FIRST_TWO_OF_THREE) and form.text not in rules["prefixes"]
     return first_part and frequency(form.text) < int(rules["everyday_form_max_frequency"])
+
+
+@cache
+def _shipped_nicknames() -> frozenset[str]:
+    from pixiu_cli.selection.names import shipped_securities
+
+    return frozenset(nick for stock in shipped_securities().values() for nick in stock.nicknames + stock.short_names)
 
 
 def _telling_end(char: str) -> bool:

@@ -238,7 +238,7 @@ def _judge_name(
     everyday = _everyday(text, start, end, name, life_text)
     if everyday:
         return False, everyday
-    if name.form == HOMOPHONE and (weak := _weak_typo(text, start, end, name, table.sounds.min_syllables)):
+    if name.form == HOMOPHONE and (weak := _weak_typo(text, start, end, name, table.sounds.min_syllables, in_comparison)):
         return False, weak
     if in_comparison and not _counted_or_visited(before, name):
         return True, "和另一只股票放在一起比较（跟、还是…哪个）：是股票"
@@ -269,11 +269,11 @@ def _judge_name(
     return _evidence(text, start, end, name, investing, portfolio_context, conversation)
 
 
-def _weak_typo(text: str, start: int, end: int, name, strong: int) -> str | None:
+def _weak_typo(text: str, start: int, end: int, name, strong: int, in_comparison: bool = False) -> str | None:
     """Why a homophone of the investor's own name is not the stock, if it is not: the run is
     an everyday word (同音的常用词), or one shorter than `strong` syllables (华路, not 陕西没业:
-    forms.toml's homophone_min_syllables) with nothing about investing, no question about it
-    and no question about a company's fundamentals."""
+    forms.toml's homophone_min_syllables) with nothing about investing, no question about it,
+    no question about a company's fundamentals and no other stock it is compared with."""
     from pixiu_cli.selection.words import frequency, segment
 
     run = text[start:end]
@@ -281,7 +281,7 @@ def _weak_typo(text: str, start: int, end: int, name, strong: int) -> str | None
         return f"“{run}”与“{name.alias}”同音，但它本身是常用词"
     if cut := [w for w in segment(text).cut_by(start, end) if frequency(w) >= _COMMON_WORD]:
         return f"“{run}”与“{name.alias}”同音，但它拆开了词语“{cut[0]}”"
-    if len(name.alias) >= strong or _investing_near(text, start, end):
+    if len(name.alias) >= strong or in_comparison or _investing_near(text, start, end):
         return None
     if _mention_rules().asked_about.match(text[end : end + 12]) or read_topics(text, True, False).cues:
         return None
