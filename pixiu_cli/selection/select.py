@@ -238,7 +238,9 @@ def _judge_name(
     everyday = _everyday(text, start, end, name, life_text)
     if everyday:
         return False, everyday
-    if name.form == HOMOPHONE and (weak := _weak_typo(text, start, end, name, table.sounds.min_syllables, in_comparison)):
+    if name.form == HOMOPHONE and (
+        weak := _weak_typo(text, start, end, name, table.sounds.min_syllables, in_comparison)
+    ):
         return False, weak
     if in_comparison and not _counted_or_visited(before, name):
         return True, "和另一只股票放在一起比较（跟、还是…哪个）：是股票"

@@ -233,6 +233,8 @@ def refine(result: IntentResult, text: str, symbols: Sequence[str]) -> tuple[Int
     reading = read(text, bool(symbols))
     # somebody else's positions, as the intent's cues read them (北向今天加仓了多少)
     others = [c for c in result.cues if c.group == Group.OTHERS and _whole_word(text, c.matched)]
+    if others and set(reading.targets) <= _STORED_ITEMS and reading.targets:
+        others = []  # 券商那份报告: an item of the user's memory named by what it is about
     not_mine = outside(text, bool(symbols))
     if not_mine is None and others:
         why = f"说的是别人的仓位或交易（“{others[0].matched}”）"
@@ -251,6 +253,11 @@ def refine(result: IntentResult, text: str, symbols: Sequence[str]) -> tuple[Int
     if result.intent is Intent.TRADE_REVIEW and TRADES not in targets:
         targets = (*targets, TRADES)
     return result, targets
+
+
+# The classes of the user's stored items (a report, a news item, a plan, an alert) that a
+# question names by its subject, a fund or a broker, without being about their money.
+_STORED_ITEMS = frozenset({"brief", "news", "plans", "alerts", "rules"})
 
 
 def _whole_word(text: str, word: str) -> bool:
