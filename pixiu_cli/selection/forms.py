@@ -208,8 +208,9 @@ def _distinctive(form: Form, prefixed: bool) -> bool:
     if form.kind == EACH_WORD:
         # 中国电影 → 中影: after a prefix, the dictionary counts the abbreviation as the company
         ordinary = prefixed or not everyday_word(form.text)
-        # a bank is its first character and 行 (宁行, 张行), unless that is another's nickname (中行)
-        banking = form.text.endswith("行") and form.text not in _shipped_nicknames()
+        # a bank is its first character and 行 (宁行, 张行); one that is another's nickname (中行
+        # of 中国银行) is left out where the nicknames are known (names.own_forms)
+        banking = form.text.endswith("行")
         return ordinary and form.text not in _listed_short_forms() and (_telling_end(form.text[-1]) or banking)
     return True
 
@@ -232,13 +233,6 @@ def _frequent_but_named(form: Form) -> bool:
     rules = _rules()
     first_part = form.kind in (FIRST_TWO, AFFIX, FIRST_TWO_OF_THREE) and form.text not in rules["prefixes"]
     return first_part and frequency(form.text) < int(rules["everyday_form_max_frequency"])
-
-
-@cache
-def _shipped_nicknames() -> frozenset[str]:
-    from pixiu_cli.selection.names import shipped_securities
-
-    return frozenset(nick for stock in shipped_securities().values() for nick in stock.nicknames + stock.short_names)
 
 
 def _telling_end(char: str) -> bool:

@@ -319,16 +319,28 @@ def own_forms(holders: Sequence[Holder], aliases: Sequence[tuple[str, str]]) -> 
     each holder's name, and the pinyin of its name, short names and aliases."""
     from pixiu_cli.selection.forms import generated_forms, latin_forms
 
+    others = _nicknames_by_symbol()
     for h in holders:
         name, symbol = _norm(_as_text(h.name)), _as_text(h.symbol)
         for form in generated_forms(name) if name else ():
-            yield Name(form.text, symbol, SHORT, True, form.kind, name)
+            if others.get(form.text, symbol) == symbol:  # not another stock's nickname (中行)
+                yield Name(form.text, symbol, SHORT, True, form.kind, name)
         typed = [name, *(_norm(_as_text(a)) for a in h.short_names)]
         typed += [_norm(alias) for alias, of in aliases if of == h.symbol]
         typed += [f.text for f in generated_forms(name)] if name else []
         for text in dict.fromkeys(t for t in typed if t):
             for form in latin_forms(text):
                 yield Name(form.text, symbol, SHORT, True, form.kind, text)
+
+
+@cache
+def _nicknames_by_symbol() -> dict[str, str]:
+    """Every shipped nickname and short name → its stock."""
+    return {
+        _norm(alias): symbol
+        for symbol, entry in shipped_securities().items()
+        for alias in (*entry.nicknames, *entry.short_names)
+    }
 
 
 def _shipped_names(shipped: dict[str, ShippedSecurity], held: set[str]) -> Iterable[Name]:
