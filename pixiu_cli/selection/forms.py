@@ -165,8 +165,8 @@ def generated_forms(name: str) -> list[Form]:
 
 def market_forms(listed: Iterable[tuple[str, str]]) -> list[tuple[str, str, str, str]]:
     """(form, kind, code, name): the market's everyday short forms — the name without its affix
-    (广汽集团 → 广汽, 中国中免 → 中免) and a four-character name's first two characters (隆鑫通用 →
-    隆鑫) — where that form is no everyday word, no other listed name's name or abbreviation,
+    (广汽集团 → 广汽, 中国中免 → 中免) and a three- or four-character name's first two characters
+    (金新农 → 金新, 隆鑫通用 → 隆鑫) — where that form is no everyday word, no other listed name's name or abbreviation,
     and one stock's only among every listed name. A stock nobody holds is named this way too
     (上汽和广汽哪个好, 春风比隆鑫), and like any short name of the market it needs a question
     about it or a comparison with another stock."""
@@ -178,6 +178,8 @@ def market_forms(listed: Iterable[tuple[str, str]]) -> list[tuple[str, str, str,
             found.setdefault(bare, set()).add((AFFIX, code, name))
         if len(name) == 4 and is_han(name) and not name.startswith(prefixes):
             found.setdefault(name[:2], set()).add((FIRST_TWO, code, name))
+        elif len(name) == 3 and is_han(name):
+            found.setdefault(name[:2], set()).add((FIRST_TWO_OF_THREE, code, name))
     out = []
     for form, stocks in found.items():
         # the name without its affix says which stock more than a first two shared with it

@@ -361,6 +361,8 @@ def _own_evidence(text: str, start: int, end: int, name) -> str | None:
     A three-character name's first two (口子 of 口子窖) needs them whatever its frequency."""
     from pixiu_cli.selection.forms import FIRST_TWO_OF_THREE, NEEDS_EVIDENCE, everyday_sense, everyday_word
 
+    if name.form and _word_around(text, start, end):  # 张仲景 holds 仲景: a person, a book, a place
+        return None
     if name.form != FIRST_TWO_OF_THREE and not everyday_word(name.alias):
         return "你自己的股票（持有、自选或笔记里提到的），这个叫法不是日常用语：没有相反的迹象就是股票"
     if name.form not in NEEDS_EVIDENCE and everyday_sense(name.alias) is None:
@@ -389,6 +391,8 @@ def _wanting(text: str, start: int, end: int, name) -> str:
     form, which of `_own_evidence`'s exceptions held it back."""
     from pixiu_cli.selection.forms import FIRST_TWO_OF_THREE, LAST_TWO, everyday_sense, everyday_word
 
+    if name.form and name.held and (word := _word_around(text, start, end)):
+        return f"{_NO_EVIDENCE}（“{name.alias}”在词语“{word}”里面）"
     if name.form == FIRST_TWO_OF_THREE and name.held:
         return f"{_NO_EVIDENCE}（“{name.alias}”只是“{name.of}”的前两字）"
     if not name.held or not everyday_word(name.alias):

@@ -138,3 +138,78 @@ def test_a_banks_first_character_with_hang_is_its_form(clerk):
     info = explain(clerk, "青银和张行二选一留哪个")
     assert info["selection"]["symbols"] == ["002948", "002839"]
     assert mention_of(info, "张行")["form"] == "每词一字"
+
+
+@pytest.fixture(scope="module")
+def railway(tmp_path_factory):
+    return home_of(tmp_path_factory.mktemp("railway"), "o7t4_railway_retiree.json", "2026-12-07T09:40:00+08:00")
+
+
+@pytest.fixture(scope="module")
+def vendor(tmp_path_factory):
+    return home_of(tmp_path_factory.mktemp("vendor"), "o7t4_vendor_account.json", "2026-12-07T09:40:00+08:00")
+
+
+@pytest.fixture(scope="module")
+def farmer(tmp_path_factory):
+    return home_of(tmp_path_factory.mktemp("farmer"), "o7t6_pig_farmer.json", "2026-12-01T12:00:00+08:00")
+
+
+@pytest.fixture(scope="module")
+def police(tmp_path_factory):
+    return home_of(tmp_path_factory.mktemp("police"), "o7t6_retired_police.json", "2026-12-01T12:00:00+08:00")
+
+
+@pytest.mark.parametrize(
+    ("home", "text", "name"),
+    [
+        ("railway", "给孙女买的海伦钢琴到货了", "海伦钢琴"),  # bought, arrived: the piano
+        ("railway", "浴室装了个奥普浴霸 冬天洗澡不冷了", "奥普"),  # the product after the name
+        ("farmer", "今天买了二十袋史丹利复合肥 又涨价了", "史丹利"),  # counted in bags
+        ("farmer", "昨晚电视上看到个巨星 唱得真好", "巨星"),  # a star on television
+        ("vendor", "你是火星人吗 这都不知道", "火星人"),  # a person described by the name
+        ("vendor", "张仲景的伤寒论真难懂", "仲景"),  # inside a person's name
+    ],
+)
+def test_a_name_in_daily_life_is_no_stock(request, home, text, name):
+    info = explain(request.getfixturevalue(home), text)
+    assert info["selection"]["symbols"] == []
+    assert not mention_of(info, name)["accepted"]
+
+
+def test_the_same_names_asked_as_stocks_stay_stocks(railway, farmer):
+    assert explain(railway, "海伦钢琴最近怎么样")["selection"]["symbols"] == ["300329"]
+    assert explain(farmer, "史丹利的股价跌了")["selection"]["symbols"] == ["002588"]
+
+
+@pytest.mark.parametrize(
+    ("home", "text"),
+    [
+        ("vendor", "摊位费涨到一千二了 扛不住"),  # a stall's rent, not the account
+        ("police", "老战友把退休金都拿去炒股了 满仓"),  # a comrade's money
+    ],
+)
+def test_somebody_elses_or_daily_money_is_not_the_account(request, home, text):
+    info = explain(request.getfixturevalue(home), text)
+    assert info["selection"]["intent"] == "general"
+    assert "portfolio_profiles" not in keys(info)
+
+
+def test_money_to_buy_stocks_with_is_the_account(vendor):
+    assert "account" in explain(vendor, "卡里还有多少能买股的钱")["selection"]["targets"]
+
+
+def test_a_reminder_asked_with_a_measure_word_reads_the_alerts(tmp_path_factory):
+    env = home_of(tmp_path_factory.mktemp("mother"), "o7t6_young_mother.json", "2026-12-01T12:00:00+08:00")
+    info = explain(env, "节后第一天是不是有个提醒")
+    assert "alerts" in info["selection"]["targets"]
+    assert "梦百合节后第一天跌破12元" in block_of(env, "节后第一天是不是有个提醒")
+
+
+def test_a_fee_tallied_over_a_named_period_brings_its_trades(police):
+    block = block_of(police, "过户费上个月多少")
+    assert "月初券商冲高，减一创" in block
+
+
+def test_a_shipped_nickname_names_the_stock_in_a_comparison(police):
+    assert explain(police, "苏农和一创哪个股息高")["selection"]["symbols"] == ["603323", "002797"]
