@@ -119,6 +119,7 @@ def _with_holidays(pattern: str) -> str:
 def _tables() -> dict:
     data = table("windows.toml")
     keys = ("numerals", "weekdays", "days_ago", "english_months", "month_parts", "year_parts", "unit_days", "unsaid")
+    keys += ("seasons", "year_ago_days")
     return {**{key: data[key] for key in keys}, "since": compiled(data["since"])}
 
 
@@ -268,6 +269,8 @@ def _holiday(m: re.Match[str], today: date):
     groups = m.groupdict()
     if groups.get("h2"):
         return holidays.span(groups["h2"], holidays.FIRST if groups.get("first") else holidays.AFTER, today)
+    if groups.get("year") == "去年":  # last year's closure, its sides within that year
+        today = date(today.year - 1, 12, 31)
     return holidays.span(groups["h"], holidays.sides()[groups["side"]], today)
 
 
@@ -283,7 +286,9 @@ def _span(rule: _Rule, m: re.Match[str], today: date) -> tuple[date, date] | Non
         day = _monday(today, rule.offset) + timedelta(days=int(_tables()["weekdays"][m.group("wd")]))
         return day, day
     if kind == "month":
-        first = (today.replace(day=1) - timedelta(days=1)).replace(day=1) if rule.offset == -1 else today.replace(day=1)
+        first = today.replace(day=1)
+        for _ in range(-rule.offset):  # 上个月, 上上个月
+            first = (first - timedelta(days=1)).replace(day=1)
         return _month_span(first.year, first.month)
     if kind == "holiday":
         found = _holiday(m, today)
@@ -312,11 +317,45 @@ def _span_more(rule: _Rule, m: re.Match[str], today: date) -> tuple[date, date] 
         return _named_day(m, today)
     if kind == "lately":
         return today - timedelta(days=rule.offset), today
+    return _span_of_day(rule, m, today)
+
+
+def _span_of_day(rule: _Rule, m: re.Match[str], today: date) -> tuple[date, date] | None:
+    """The kinds that name a day or a season by itself: 周一, 11号, 夏天, 去年这个时候."""
+    kind = rule.kind
+    if kind == "last_weekday":  # the most recent such day, today included
+        back = (today.weekday() - int(_tables()["weekdays"][m.group("wd")])) % 7
+        day = today - timedelta(days=back)
+        return day, day
+    if kind == "day_of_month":
+        number = int(m.group("d"))
+        first = (
+            today.replace(day=1) if number <= today.day else (today.replace(day=1) - timedelta(days=1)).replace(day=1)
+        )
+        if number > calendar.monthrange(first.year, first.month)[1]:
+            return None
+        return first.replace(day=number), first.replace(day=number)
+    if kind == "season":
+        return _season(m, today)
+    if kind == "year_ago":
+        width, centre = timedelta(days=int(_tables()["year_ago_days"])), today - timedelta(days=365)
+        return centre - width, centre + width
     if kind == "month_part":
         return _month_part(m, today)
     if kind == "year_part":
         return _year_part(m, today)
     raise ValueError(f"selection rules: period {rule.name!r} has an unknown kind {kind!r}")
+
+
+def _season(m: re.Match[str], today: date) -> tuple[date, date]:
+    """夏天, 暑假: the months of the season, the most recent by today (this year's once it has
+    begun, with 去年 last year's); winter runs from December into the next year."""
+    first, last = _tables()["seasons"][m.group("s")]
+    year = today.year if (today.month, today.day) >= (first, 1) else today.year - 1
+    if m.group("year") == "去年":
+        year = today.year - 1
+    end_year = year + 1 if last < first else year
+    return date(year, first, 1), _month_span(end_year, last)[1]
 
 
 def _named_day(m: re.Match[str], today: date) -> tuple[date, date]:
@@ -346,7 +385,7 @@ def _named_day_span(m: re.Match[str], today: date) -> tuple[date, date, str]:
 
 
 def _month_day(m: re.Match[str], today: date) -> tuple[date, date] | None:
-    month, day_text = _month(m), m.group("d")
+    month, day_text = _month(m) or _month(m, "m2"), m.group("d") or m.group("d2")
     day_number = int(day_text) if day_text.isdigit() else _chinese_day(day_text)
     if not month or not 1 <= day_number <= calendar.monthrange(today.year, month)[1]:
         return None
@@ -364,8 +403,8 @@ def _chinese_day(text: str) -> int:
 
 
 def period(text: str, today: date) -> Period | None:
-    """The period a normalised message names (several joined), or None. A period followed by
-    以来 / 到现在 (`since`) runs until today."""
+    """The period a normalised message names (several joined, one inside another narrowing
+    it), or None. A period followed by 以来 / 到现在 / 以后 (`since`) runs until today."""
     taken: list[tuple[int, int]] = []
     spans: list[tuple[date, date]] = []
     words: list[tuple[int, str]] = []
@@ -388,6 +427,9 @@ def period(text: str, today: date) -> Period | None:
                 readings.append(_named_day_span(m, today)[2])
     if not spans:
         return None
+    # a period inside another narrows it (今年春节前: before this year's Spring Festival);
+    # periods apart are joined (上周和上上周)
+    spans = [s for s in spans if not any(o != s and s[0] <= o[0] and o[1] <= s[1] for o in spans)]
     start = min(s for s, _ in spans)
     end = min(max(e for _, e in spans), today)
     if start > today:
