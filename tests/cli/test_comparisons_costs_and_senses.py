@@ -225,3 +225,31 @@ def test_a_fee_tallied_over_a_named_period_brings_its_trades(police):
 
 def test_a_shipped_nickname_names_the_stock_in_a_comparison(police):
     assert explain(police, "苏农和一创哪个股息高")["selection"]["symbols"] == ["603323", "002797"]
+
+
+@pytest.fixture(scope="module")
+def yoga(tmp_path_factory):
+    return home_of(tmp_path_factory.mktemp("yoga"), "o7t9_yoga_teacher.json", "2026-12-05T09:20:00+08:00")
+
+
+def test_advising_a_friend_is_not_the_users_own_account(yoga):
+    info = explain(yoga, "闺蜜满仓医药股 我该劝她吗")
+    assert "portfolio_profiles" not in keys(info)
+    assert explain(yoga, "我该减仓吗")["selection"]["intent"] == "portfolio_review"
+
+
+@pytest.mark.parametrize("text", ["还能腾出多少钱来", "总共投了多少 现在值多少", "钱都用上了没 还闲着多少"])
+def test_money_freed_invested_or_idle_is_the_account(yoga, text):
+    info = explain(yoga, text)
+    assert info["selection"]["intent"] == "portfolio_review"
+    assert "account" in info["selection"]["targets"]
+
+
+@pytest.mark.slow
+def test_an_english_follow_up_on_a_market_figure_keeps_the_stock(tmp_path_factory):
+    env = home_of(tmp_path_factory.mktemp("pharmacy"), "o7t8_pharmacy_zhou.json", "2026-11-24T14:30:00+08:00")
+    asked = json.loads(pixiu_in_process_ok(env, "ask", "--json", "药易购跌了好多"))
+    conversation = str(asked["conversation_id"])
+    info = explain(env, "its volume today?", "--conversation", conversation)
+    assert "symbol:300937" in keys(info)
+    assert "symbol:300937" not in keys(explain(env, "its raining today", "--conversation", conversation))
