@@ -59,7 +59,11 @@ ROLE_NAMES = {"core": "核心仓", "satellite": "卫星仓"}
 # The section the conversation's summary is sent in: the cache report reads it back from a
 # stored request to tell a compaction from a withdrawn turn.
 SUMMARY_TITLE = "对话摘要"
-TRADES, NEWS = "trades", "news"  # the memory classes a question asks about that get a section of their own
+TRADES, NEWS, PLANS = (
+    "trades",
+    "news",
+    "plans",
+)  # the memory classes a question asks about that get a section of their own
 NOTE_KIND_ORDER = {"rule": 0, "plan": 1}  # the user's own rules and plans go last when trimming
 
 # Trimming priority: higher survives longer (see the module docstring).
@@ -409,7 +413,9 @@ class MemoryAssembler:
             self._decisions_section(now, held, shown, asked.windows.get("decisions"), named),
             self._alerts_section(now, asked.windows.get("alerts")),
             self._rules_section(now, shown),
-            self._notes_section(now, shown, asked.windows.get("notes")),
+            self._notes_section(
+                now, shown, asked.windows.get("notes"), tuple(symbols) if PLANS in asked.targets else ()
+            ),
         ]
 
     def _reports_section(self, now: datetime, move=None) -> Section:
@@ -514,12 +520,17 @@ class MemoryAssembler:
             note=f"撤回前一直有效，最多 {limits.rules_limit} 条；建议须先对照",
         )
 
-    def _notes_section(self, now: datetime, shown: set, move=None) -> Section:
+    def _notes_section(self, now: datetime, shown: set, move=None, named: tuple[str, ...] = ()) -> Section:
+        """The user's plans and views in the window; asked about named stocks' (给X定的计划), theirs
+        of any age first, as the stock's section would hold them."""
         limits = self.limits
         since, until = window_bounds(now, limits.notes_days, move)
         pinned = self.domain.pinned_notes(_until(now), limits.notes_limit)
         count = limits.count(limits.notes_limit, move)
         recent = self.domain.recent_notes(since, until, count)
+        if named:
+            own = [n for s in named for n in self.domain.recent_notes_for(s, "", until, count)]
+            recent = [*own, *(n for n in recent if n.id not in {o.id for o in own})]
         pinned_ids = {n.id for n in pinned}
         notes = (pinned + [n for n in recent if n.id not in pinned_ids])[: max(count, len(pinned))]
         notes = sorted(notes, key=lambda n: NOTE_KIND_ORDER.get(n.note_kind or "", 2))
@@ -629,7 +640,7 @@ class MemoryAssembler:
         if signal:
             items.append(self._signal_item(signal, today))
         items.append(self._holding_link_item(holding, today))
-        items.extend(self._own_items(symbol, now, held, asked.windows.get("decisions"), TRADES in asked.targets))
+        items.extend(self._own_items(symbol, now, held, asked))
         items.extend(self._news_items(symbol, now, asked.windows.get("news")))
         items = list(_fresh_first(items))
         if not profile and not signal:
@@ -649,17 +660,18 @@ class MemoryAssembler:
             stale_label(day(holding.updated_at), today, self.limits.rule("holdings")),
         )
 
-    def _own_items(
-        self, symbol: str, now: datetime, held: dict[str, Holding], move=None, trades_asked: bool = False
-    ) -> list[BlockItem]:
+    def _own_items(self, symbol: str, now: datetime, held: dict[str, Holding], asked: Asked) -> list[BlockItem]:
         """The user's own plans, views and rules on this stock in force, whatever their age
         (the question names the stock), and its trades in the window, even when newer ones
         about other stocks push them out of the global notes / decisions lists. A question
-        about its trades (卖X那次印花税多少) finds them in the decisions section instead."""
-        limits, until = self.limits, _until(now)
-        notes = self.domain.recent_notes_for(symbol, "", until, limits.per_symbol_limit)
+        about its trades (卖X那次印花税多少) or its plans and views (两个月前给X定的计划) finds them
+        in the decisions or the notes section instead, where the question points."""
+        limits, until, move = self.limits, _until(now), asked.windows.get("decisions")
+        notes = (
+            [] if PLANS in asked.targets else self.domain.recent_notes_for(symbol, "", until, limits.per_symbol_limit)
+        )
         items = [_note_item(note) for note in notes]
-        if trades_asked:  # its trades are in the decisions section, asked for
+        if TRADES in asked.targets:
             return items
         since, until = window_bounds(now, limits.decisions_days, move)
         decisions = self.domain.recent_decisions_for(symbol, since, until, limits.count(limits.per_symbol_limit, move))

@@ -41,6 +41,7 @@ imports pypinyin.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable
@@ -121,7 +122,11 @@ def is_han(text: str) -> bool:
     return bool(text) and all("\u4e00" <= ch <= "\u9fff" for ch in text)
 
 
+_LATIN_PREFIX = re.compile(r"^[a-z]+(?=[\u4e00-\u9fff]{2,}$)")
+
+
 def _without_affixes(name: str) -> str:
+    name = _LATIN_PREFIX.sub("", name)  # tcl智家 → 智家: a brand's letters before the Chinese name
     rules = _rules()
     for prefix in rules["prefixes"]:
         if name.startswith(prefix) and len(name) - len(prefix) >= 2:

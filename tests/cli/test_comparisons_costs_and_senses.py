@@ -253,3 +253,46 @@ def test_an_english_follow_up_on_a_market_figure_keeps_the_stock(tmp_path_factor
     info = explain(env, "its volume today?", "--conversation", conversation)
     assert "symbol:300937" in keys(info)
     assert "symbol:300937" not in keys(explain(env, "its raining today", "--conversation", conversation))
+
+
+@pytest.fixture(scope="module")
+def accountant_small(tmp_path_factory):
+    return home_of(tmp_path_factory.mktemp("kuaiji"), "o7t11_t11_kuaiji.json", "2026-11-23T20:30:00+08:00")
+
+
+@pytest.fixture(scope="module")
+def guard(tmp_path_factory):
+    return home_of(tmp_path_factory.mktemp("baoan"), "o7t11_t11_baoan.json", "2026-11-23T20:30:00+08:00")
+
+
+def test_a_question_about_a_stocks_plan_keeps_it_in_the_notes_section(accountant_small):
+    info = explain(accountant_small, "两个月前给乔治白定的计划是啥")
+    assert "notes" in keys(info)
+    block = block_of(accountant_small, "两个月前给乔治白定的计划是啥")
+    notes = block.split("## 用户计划 / 观点", 1)[1].split("## ", 1)[0]
+    assert "乔治白拿到年报分红登记日再决定去留" in notes
+    assert block.count("乔治白拿到年报分红登记日再决定去留") == 1
+
+
+def test_a_stored_document_named_by_that_one_is_a_report(guard):
+    assert "brief" in explain(guard, "春节前那份持仓快照呢")["selection"]["targets"]
+
+
+def test_a_brands_latin_letters_before_its_name_leave_the_name_as_a_form(guard):
+    info = explain(guard, "智家和致欧二选一 留哪个")
+    assert "symbol:002668" in keys(info)  # TCL智家
+    assert mention_of(info, "智家")["form"] == "去掉前后缀"
+
+
+def test_adding_a_stock_to_a_comparison_keeps_the_compared_ones(tmp_path_factory):
+    env = home_of(tmp_path_factory.mktemp("hotel"), "o7t12_lin_hotel.json", "2026-12-02T09:20:00+08:00")
+    asked = json.loads(pixiu_in_process_ok(env, "ask", "--json", "曲美家居和梦天家居哪个现金流好"))
+    info = explain(env, "再加个好莱客", "--conversation", str(asked["conversation_id"]))
+    assert {"symbol:603818", "symbol:603216", "symbol:603898"} <= keys(info)
+    assert info["selection"]["operation"]["name"] == "add"
+
+
+def test_another_names_characters_are_no_daily_life_word(tmp_path_factory):
+    env = home_of(tmp_path_factory.mktemp("hotel2"), "o7t12_lin_hotel.json", "2026-12-02T09:20:00+08:00")
+    info = explain(env, "乔治白跟南山智尚哪个做西服强")  # 治 of 乔治白 is no medicine
+    assert info["selection"]["symbols"] == ["002687", "300918"]

@@ -191,7 +191,7 @@ def test_every_own_form_is_the_stock_unless_a_veto_says_otherwise(own, text, sym
 
 
 def test_explain_says_why_an_everyday_own_form_is_taken_or_held_back(own):
-    [(_, taken, why)] = judged(own, "宁德的订单多不多")
+    [(_, taken, why)] = judged(own, "宁德的产能多不多")
     assert taken and "日常用语" in why and "没有日常用法的迹象" in why
     [(_, taken, why)] = judged(own, "宁德那边下暴雨了")
     assert not taken and "暴雨" in why and "地方" in why
