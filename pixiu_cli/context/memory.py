@@ -529,7 +529,7 @@ class MemoryAssembler:
         count = limits.count(limits.notes_limit, move)
         recent = self.domain.recent_notes(since, until, count)
         if named:
-            own = [n for s in named for n in self.domain.recent_notes_for(s, "", until, count)]
+            own = [n for s in named for n in self.domain.recent_notes_for(s, "", _until(now), count)]
             recent = [*own, *(n for n in recent if n.id not in {o.id for o in own})]
         pinned_ids = {n.id for n in pinned}
         notes = (pinned + [n for n in recent if n.id not in pinned_ids])[: max(count, len(pinned))]

@@ -296,3 +296,11 @@ def test_another_names_characters_are_no_daily_life_word(tmp_path_factory):
     env = home_of(tmp_path_factory.mktemp("hotel2"), "o7t12_lin_hotel.json", "2026-12-02T09:20:00+08:00")
     info = explain(env, "乔治白跟南山智尚哪个做西服强")  # 治 of 乔治白 is no medicine
     assert info["selection"]["symbols"] == ["002687", "300918"]
+
+
+@pytest.mark.parametrize("text", ["片仔癀也看看", "同样问下片仔癀"])
+def test_the_same_question_of_another_stock_keeps_the_topic(tmp_path_factory, text):
+    env = home_of(tmp_path_factory.mktemp("same"), "account_feng.json", "2026-12-04T20:00:00+08:00")
+    asked = json.loads(pixiu_in_process_ok(env, "ask", "--json", "泸州老窖的市盈率多少"))
+    info = explain(env, text, "--conversation", str(asked["conversation_id"]))
+    assert info["selection"]["operation"]["name"] == "same_topic"
