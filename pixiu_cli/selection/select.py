@@ -418,9 +418,14 @@ def _mentions(
     stocks = [m for m in matches if m.name.kind not in (SHADOW, INDEX)]
     spans = [(m.start, m.end) for m in stocks]
     in_comparison = {stocks[i].start for i in compared(text, spans)}
-    # another company's name's own words (旅游 of 西藏旅游, 治 of 乔治白) say nothing of how this
-    # one is used; a shorter form stays: it may be the very word of daily life (快递 in 快递员)
-    long_names = [(m.start, m.end) for m in stocks if m.end - m.start >= _LISTED_NAME_CHARS or m.name.kind != SHORT]
+    # another company's name's own words (旅游 of 西藏旅游, 治 of 乔治白, 彩虹 compared with 太力)
+    # say nothing of how this one is used; a shorter form stays: it may be the very word of daily
+    # life (快递 in 快递员)
+    long_names = [
+        (m.start, m.end)
+        for m in stocks
+        if m.end - m.start >= _LISTED_NAME_CHARS or m.name.kind != SHORT or m.start in in_comparison
+    ]
     life_text = _blanked(text, long_names) if len(spans) > 1 else ""
     for m in matches:
         accepted, why = _judge_name(

@@ -304,3 +304,45 @@ def test_the_same_question_of_another_stock_keeps_the_topic(tmp_path_factory, te
     asked = json.loads(pixiu_in_process_ok(env, "ask", "--json", "泸州老窖的市盈率多少"))
     info = explain(env, text, "--conversation", str(asked["conversation_id"]))
     assert info["selection"]["operation"]["name"] == "same_topic"
+
+
+@pytest.fixture(scope="module")
+def dental(tmp_path_factory):
+    return home_of(tmp_path_factory.mktemp("dental"), "o7t13_nurse.json", "2026-12-10T20:30:00+08:00")
+
+
+@pytest.mark.parametrize(
+    ("text", "name"), [("安利你们一个冲牙器 科室都在用", "安利"), ("儿子要扫地机器人 两千左右哪款好", "机器人")]
+)
+def test_slang_and_a_household_gadget_are_no_stock(dental, text, name):
+    info = explain(dental, text)
+    assert info["selection"]["symbols"] == []
+
+
+@pytest.fixture(scope="module")
+def seller(tmp_path_factory):
+    return home_of(tmp_path_factory.mktemp("seller"), "o7t14_live_seller.json", "2026-11-20T09:40:00+08:00")
+
+
+def test_cantonese_particles_read_as_mandarin(seller):
+    assert "十月份青木科技清仓" in block_of(seller, "十月份清咗边只")
+
+
+def test_a_typo_of_an_account_word_is_read_as_the_word(seller):
+    assert explain(seller, "资金利用绿高不高")["selection"]["intent"] == "portfolio_review"
+
+
+def test_a_compared_short_forms_word_is_no_daily_life(tmp_path_factory):
+    env = home_of(tmp_path_factory.mktemp("tea"), "o7t14_tea_farmer.json", "2026-11-20T09:40:00+08:00")
+    assert explain(env, "彩虹换成太力划不划算")["selection"]["symbols"] == ["003023", "301595"]
+
+
+@pytest.mark.slow
+def test_the_two_just_discussed_joined_to_a_third(tmp_path_factory):
+    env = home_of(tmp_path_factory.mktemp("prof"), "o7t15_prof_t15.json", "2026-12-03T20:30:00+08:00")
+    first = json.loads(pixiu_in_process_ok(env, "ask", "--json", "国检集团分红怎么样"))
+    conversation = str(first["conversation_id"])
+    pixiu_in_process_ok(env, "ask", "--json", "--conversation", conversation, "上海建科呢")
+    info = explain(env, "两个一起跟建研院比", "--conversation", conversation)
+    assert {"symbol:603060", "symbol:603153", "symbol:603183"} <= keys(info)
+    assert explain(env, "成长和红利的比例现在多少")["selection"]["intent"] == "portfolio_review"
