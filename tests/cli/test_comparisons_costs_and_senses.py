@@ -35,29 +35,42 @@ def block_of(env: dict[str, str], text: str) -> str:
     return json.loads(pixiu_in_process_ok(env, "context", "--json", text))[-2]["content"]
 
 
-@pytest.fixture(scope="module")
-def driver(tmp_path_factory):
-    return home_of(tmp_path_factory.mktemp("driver"), "o7t1_driver.json", "2026-12-02T20:30:00+08:00")
+ACCOUNTS = {
+    "driver": ("o7t1_driver.json", "2026-12-02T20:30:00+08:00"),
+    "teacher": ("o7t1_teacher.json", "2026-12-02T20:30:00+08:00"),
+    "accountant": ("o7t1_accountant.json", "2026-12-02T20:30:00+08:00"),
+    "veteran": ("o7t3_veteran.json", "2026-12-03T10:15:00+08:00"),
+    "clerk": ("o7t3_clerk.json", "2026-12-03T10:15:00+08:00"),
+    "railway": ("o7t4_railway_retiree.json", "2026-12-07T09:40:00+08:00"),
+    "vendor": ("o7t4_vendor_account.json", "2026-12-07T09:40:00+08:00"),
+    "farmer": ("o7t6_pig_farmer.json", "2026-12-01T12:00:00+08:00"),
+    "police": ("o7t6_retired_police.json", "2026-12-01T12:00:00+08:00"),
+    "yoga": ("o7t9_yoga_teacher.json", "2026-12-05T09:20:00+08:00"),
+    "accountant_small": ("o7t11_t11_kuaiji.json", "2026-11-23T20:30:00+08:00"),
+    "guard": ("o7t11_t11_baoan.json", "2026-11-23T20:30:00+08:00"),
+    "dental": ("o7t13_nurse.json", "2026-12-10T20:30:00+08:00"),
+    "seller": ("o7t14_live_seller.json", "2026-11-20T09:40:00+08:00"),
+    "hairdresser": ("o7t2_hairdresser.json", "2026-11-26T10:15:00+08:00"),
+    "mother": ("o7t6_young_mother.json", "2026-12-01T12:00:00+08:00"),
+    "pharmacy": ("o7t8_pharmacy_zhou.json", "2026-11-24T14:30:00+08:00"),
+    "hotel": ("o7t12_lin_hotel.json", "2026-12-02T09:20:00+08:00"),
+    "same": ("account_feng.json", "2026-12-04T20:00:00+08:00"),
+    "tea": ("o7t14_tea_farmer.json", "2026-11-20T09:40:00+08:00"),
+    "prof": ("o7t15_prof_t15.json", "2026-12-03T20:30:00+08:00"),
+}
 
 
 @pytest.fixture(scope="module")
-def teacher(tmp_path_factory):
-    return home_of(tmp_path_factory.mktemp("teacher"), "o7t1_teacher.json", "2026-12-02T20:30:00+08:00")
+def homes(tmp_path_factory):
+    """A home per account of `ACCOUNTS`, imported once for the module on first use."""
+    opened: dict[str, dict[str, str]] = {}
 
+    def home(name: str) -> dict[str, str]:
+        if name not in opened:
+            opened[name] = home_of(tmp_path_factory.mktemp(name), *ACCOUNTS[name])
+        return opened[name]
 
-@pytest.fixture(scope="module")
-def accountant(tmp_path_factory):
-    return home_of(tmp_path_factory.mktemp("accountant"), "o7t1_accountant.json", "2026-12-02T20:30:00+08:00")
-
-
-@pytest.fixture(scope="module")
-def veteran(tmp_path_factory):
-    return home_of(tmp_path_factory.mktemp("veteran"), "o7t3_veteran.json", "2026-12-03T10:15:00+08:00")
-
-
-@pytest.fixture(scope="module")
-def clerk(tmp_path_factory):
-    return home_of(tmp_path_factory.mktemp("clerk"), "o7t3_clerk.json", "2026-12-03T10:15:00+08:00")
+    return home
 
 
 def keys(info: dict) -> set[str]:
@@ -72,32 +85,37 @@ def keys(info: dict) -> set[str]:
         ("继锋二选一 继锋还是新泉", ["603997", "603179"]),
     ],
 )
-def test_two_names_compared_are_both_stocks(driver, text, symbols):
+def test_two_names_compared_are_both_stocks(homes, text, symbols):
+    driver = homes("driver")
     info = explain(driver, text)
     assert info["selection"]["symbols"] == symbols
     assert {f"symbol:{s}" for s in symbols} <= keys(info)
 
 
-def test_the_markets_first_two_characters_count_only_in_a_comparison(driver):
+def test_the_markets_first_two_characters_count_only_in_a_comparison(homes):
+    driver = homes("driver")
     compared = mention_of(explain(driver, "春风 比 隆鑫 咋样"), "隆鑫")
     assert compared["accepted"] and compared["form"] == "前两字" and compared["of"] == "隆鑫通用"
     alone = mention_of(explain(driver, "隆鑫那边下雨了"), "隆鑫")
     assert not alone["accepted"]
 
 
-def test_a_question_about_a_trade_keeps_it_in_the_decisions_section(teacher):
+def test_a_question_about_a_trade_keeps_it_in_the_decisions_section(homes):
+    teacher = homes("teacher")
     block = block_of(teacher, "卖丸美那笔印花税多少")
     decisions = block.split("## 近期操作决策", 1)[1].split("## ", 1)[0]
     assert "丸美冲高减半仓锁定利润" in decisions
     assert block.count("丸美冲高减半仓锁定利润") == 1  # not again in the stock's section
 
 
-def test_a_named_stocks_fee_asked_as_a_sum_brings_its_trades_of_any_age(teacher):
+def test_a_named_stocks_fee_asked_as_a_sum_brings_its_trades_of_any_age(homes):
+    teacher = homes("teacher")
     block = block_of(teacher, "金牌家居来回一趟佣金多少")
     assert "春节前买金牌家居" in block and "国庆前清仓金牌家居" in block
 
 
-def test_the_report_asked_for_outlasts_the_profiles_on_a_large_account(accountant):
+def test_the_report_asked_for_outlasts_the_profiles_on_a_large_account(homes):
+    accountant = homes("accountant")
     info = explain(accountant, "国庆前后组合对比那份报告再给我看看")
     assert "reports" in keys(info)
     assert "reports" not in info["omitted"]
@@ -126,7 +144,8 @@ def test_the_report_asked_for_outlasts_the_profiles_on_a_large_account(accountan
         ("去年国庆前的操作", "2025-09-17", "2025-09-30"),  # last year's closure
     ],
 )
-def test_colloquial_periods_move_the_trades_window(driver, text, start, end):
+def test_colloquial_periods_move_the_trades_window(homes, text, start, end):
+    driver = homes("driver")
     windows = explain(driver, text)["selection"]["windows"]
     moved = next(w for w in windows if w["section"] == "decisions")
     assert (moved["start"], moved["end"]) == (start, end)
@@ -135,41 +154,23 @@ def test_colloquial_periods_move_the_trades_window(driver, text, start, end):
 @pytest.mark.parametrize(
     "text", ["电脑屏幕上有个蓝色光标一直闪怎么办", "我孙子考上南大了 光电专业好不好", "我想稳健一点 医疗保险怎么买"]
 )
-def test_a_device_a_school_or_insurance_is_daily_life(tmp_path_factory, text):
-    env = home_of(tmp_path_factory.mktemp("hairdresser"), "o7t2_hairdresser.json", "2026-11-26T10:15:00+08:00")
+def test_a_device_a_school_or_insurance_is_daily_life(homes, text):
+    env = homes("hairdresser")
     info = explain(env, text)
     assert info["selection"]["symbols"] == []
 
 
-def test_chat_initials_that_are_an_own_stocks_initials_need_investing_words(veteran):
+def test_chat_initials_that_are_an_own_stocks_initials_need_investing_words(homes):
+    veteran = homes("veteran")
     assert explain(veteran, "kdl负债率是不是上去了")["selection"]["symbols"] == ["002850"]
     assert explain(veteran, "kdl")["selection"]["symbols"] == []
 
 
-def test_a_banks_first_character_with_hang_is_its_form(clerk):
+def test_a_banks_first_character_with_hang_is_its_form(homes):
+    clerk = homes("clerk")
     info = explain(clerk, "青银和张行二选一留哪个")
     assert info["selection"]["symbols"] == ["002948", "002839"]
     assert mention_of(info, "张行")["form"] == "每词一字"
-
-
-@pytest.fixture(scope="module")
-def railway(tmp_path_factory):
-    return home_of(tmp_path_factory.mktemp("railway"), "o7t4_railway_retiree.json", "2026-12-07T09:40:00+08:00")
-
-
-@pytest.fixture(scope="module")
-def vendor(tmp_path_factory):
-    return home_of(tmp_path_factory.mktemp("vendor"), "o7t4_vendor_account.json", "2026-12-07T09:40:00+08:00")
-
-
-@pytest.fixture(scope="module")
-def farmer(tmp_path_factory):
-    return home_of(tmp_path_factory.mktemp("farmer"), "o7t6_pig_farmer.json", "2026-12-01T12:00:00+08:00")
-
-
-@pytest.fixture(scope="module")
-def police(tmp_path_factory):
-    return home_of(tmp_path_factory.mktemp("police"), "o7t6_retired_police.json", "2026-12-01T12:00:00+08:00")
 
 
 @pytest.mark.parametrize(
@@ -183,13 +184,15 @@ def police(tmp_path_factory):
         ("vendor", "张仲景的伤寒论真难懂", "仲景"),  # inside a person's name
     ],
 )
-def test_a_name_in_daily_life_is_no_stock(request, home, text, name):
-    info = explain(request.getfixturevalue(home), text)
+def test_a_name_in_daily_life_is_no_stock(homes, home, text, name):
+    info = explain(homes(home), text)
     assert info["selection"]["symbols"] == []
     assert not mention_of(info, name)["accepted"]
 
 
-def test_the_same_names_asked_as_stocks_stay_stocks(railway, farmer):
+def test_the_same_names_asked_as_stocks_stay_stocks(homes):
+    railway = homes("railway")
+    farmer = homes("farmer")
     assert explain(railway, "海伦钢琴最近怎么样")["selection"]["symbols"] == ["300329"]
     assert explain(farmer, "史丹利的股价跌了")["selection"]["symbols"] == ["002588"]
 
@@ -201,53 +204,53 @@ def test_the_same_names_asked_as_stocks_stay_stocks(railway, farmer):
         ("police", "老战友把退休金都拿去炒股了 满仓"),  # a comrade's money
     ],
 )
-def test_somebody_elses_or_daily_money_is_not_the_account(request, home, text):
-    info = explain(request.getfixturevalue(home), text)
+def test_somebody_elses_or_daily_money_is_not_the_account(homes, home, text):
+    info = explain(homes(home), text)
     assert info["selection"]["intent"] == "general"
     assert "portfolio_profiles" not in keys(info)
 
 
-def test_money_to_buy_stocks_with_is_the_account(vendor):
+def test_money_to_buy_stocks_with_is_the_account(homes):
+    vendor = homes("vendor")
     assert "account" in explain(vendor, "卡里还有多少能买股的钱")["selection"]["targets"]
 
 
-def test_a_reminder_asked_with_a_measure_word_reads_the_alerts(tmp_path_factory):
-    env = home_of(tmp_path_factory.mktemp("mother"), "o7t6_young_mother.json", "2026-12-01T12:00:00+08:00")
+def test_a_reminder_asked_with_a_measure_word_reads_the_alerts(homes):
+    env = homes("mother")
     info = explain(env, "节后第一天是不是有个提醒")
     assert "alerts" in info["selection"]["targets"]
     assert "梦百合节后第一天跌破12元" in block_of(env, "节后第一天是不是有个提醒")
 
 
-def test_a_fee_tallied_over_a_named_period_brings_its_trades(police):
+def test_a_fee_tallied_over_a_named_period_brings_its_trades(homes):
+    police = homes("police")
     block = block_of(police, "过户费上个月多少")
     assert "月初券商冲高，减一创" in block
 
 
-def test_a_shipped_nickname_names_the_stock_in_a_comparison(police):
+def test_a_shipped_nickname_names_the_stock_in_a_comparison(homes):
+    police = homes("police")
     assert explain(police, "苏农和一创哪个股息高")["selection"]["symbols"] == ["603323", "002797"]
 
 
-@pytest.fixture(scope="module")
-def yoga(tmp_path_factory):
-    return home_of(tmp_path_factory.mktemp("yoga"), "o7t9_yoga_teacher.json", "2026-12-05T09:20:00+08:00")
-
-
-def test_advising_a_friend_is_not_the_users_own_account(yoga):
+def test_advising_a_friend_is_not_the_users_own_account(homes):
+    yoga = homes("yoga")
     info = explain(yoga, "闺蜜满仓医药股 我该劝她吗")
     assert "portfolio_profiles" not in keys(info)
     assert explain(yoga, "我该减仓吗")["selection"]["intent"] == "portfolio_review"
 
 
 @pytest.mark.parametrize("text", ["还能腾出多少钱来", "总共投了多少 现在值多少", "钱都用上了没 还闲着多少"])
-def test_money_freed_invested_or_idle_is_the_account(yoga, text):
+def test_money_freed_invested_or_idle_is_the_account(homes, text):
+    yoga = homes("yoga")
     info = explain(yoga, text)
     assert info["selection"]["intent"] == "portfolio_review"
     assert "account" in info["selection"]["targets"]
 
 
 @pytest.mark.slow
-def test_an_english_follow_up_on_a_market_figure_keeps_the_stock(tmp_path_factory):
-    env = home_of(tmp_path_factory.mktemp("pharmacy"), "o7t8_pharmacy_zhou.json", "2026-11-24T14:30:00+08:00")
+def test_an_english_follow_up_on_a_market_figure_keeps_the_stock(homes):
+    env = homes("pharmacy")
     asked = json.loads(pixiu_in_process_ok(env, "ask", "--json", "药易购跌了好多"))
     conversation = str(asked["conversation_id"])
     info = explain(env, "its volume today?", "--conversation", conversation)
@@ -255,17 +258,8 @@ def test_an_english_follow_up_on_a_market_figure_keeps_the_stock(tmp_path_factor
     assert "symbol:300937" not in keys(explain(env, "its raining today", "--conversation", conversation))
 
 
-@pytest.fixture(scope="module")
-def accountant_small(tmp_path_factory):
-    return home_of(tmp_path_factory.mktemp("kuaiji"), "o7t11_t11_kuaiji.json", "2026-11-23T20:30:00+08:00")
-
-
-@pytest.fixture(scope="module")
-def guard(tmp_path_factory):
-    return home_of(tmp_path_factory.mktemp("baoan"), "o7t11_t11_baoan.json", "2026-11-23T20:30:00+08:00")
-
-
-def test_a_question_about_a_stocks_plan_keeps_it_in_the_notes_section(accountant_small):
+def test_a_question_about_a_stocks_plan_keeps_it_in_the_notes_section(homes):
+    accountant_small = homes("accountant_small")
     info = explain(accountant_small, "两个月前给乔治白定的计划是啥")
     assert "notes" in keys(info)
     block = block_of(accountant_small, "两个月前给乔治白定的计划是啥")
@@ -274,72 +268,67 @@ def test_a_question_about_a_stocks_plan_keeps_it_in_the_notes_section(accountant
     assert block.count("乔治白拿到年报分红登记日再决定去留") == 1
 
 
-def test_a_stored_document_named_by_that_one_is_a_report(guard):
+def test_a_stored_document_named_by_that_one_is_a_report(homes):
+    guard = homes("guard")
     assert "brief" in explain(guard, "春节前那份持仓快照呢")["selection"]["targets"]
 
 
-def test_a_brands_latin_letters_before_its_name_leave_the_name_as_a_form(guard):
+def test_a_brands_latin_letters_before_its_name_leave_the_name_as_a_form(homes):
+    guard = homes("guard")
     info = explain(guard, "智家和致欧二选一 留哪个")
     assert "symbol:002668" in keys(info)  # TCL智家
     assert mention_of(info, "智家")["form"] == "去掉前后缀"
 
 
-def test_adding_a_stock_to_a_comparison_keeps_the_compared_ones(tmp_path_factory):
-    env = home_of(tmp_path_factory.mktemp("hotel"), "o7t12_lin_hotel.json", "2026-12-02T09:20:00+08:00")
+def test_adding_a_stock_to_a_comparison_keeps_the_compared_ones(homes):
+    env = homes("hotel")
     asked = json.loads(pixiu_in_process_ok(env, "ask", "--json", "曲美家居和梦天家居哪个现金流好"))
     info = explain(env, "再加个好莱客", "--conversation", str(asked["conversation_id"]))
     assert {"symbol:603818", "symbol:603216", "symbol:603898"} <= keys(info)
     assert info["selection"]["operation"]["name"] == "add"
 
 
-def test_another_names_characters_are_no_daily_life_word(tmp_path_factory):
-    env = home_of(tmp_path_factory.mktemp("hotel2"), "o7t12_lin_hotel.json", "2026-12-02T09:20:00+08:00")
+def test_another_names_characters_are_no_daily_life_word(homes):
+    env = homes("hotel")
     info = explain(env, "乔治白跟南山智尚哪个做西服强")  # 治 of 乔治白 is no medicine
     assert info["selection"]["symbols"] == ["002687", "300918"]
 
 
 @pytest.mark.parametrize("text", ["片仔癀也看看", "同样问下片仔癀"])
-def test_the_same_question_of_another_stock_keeps_the_topic(tmp_path_factory, text):
-    env = home_of(tmp_path_factory.mktemp("same"), "account_feng.json", "2026-12-04T20:00:00+08:00")
+def test_the_same_question_of_another_stock_keeps_the_topic(homes, text):
+    env = homes("same")
     asked = json.loads(pixiu_in_process_ok(env, "ask", "--json", "泸州老窖的市盈率多少"))
     info = explain(env, text, "--conversation", str(asked["conversation_id"]))
     assert info["selection"]["operation"]["name"] == "same_topic"
 
 
-@pytest.fixture(scope="module")
-def dental(tmp_path_factory):
-    return home_of(tmp_path_factory.mktemp("dental"), "o7t13_nurse.json", "2026-12-10T20:30:00+08:00")
-
-
 @pytest.mark.parametrize(
     ("text", "name"), [("安利你们一个冲牙器 科室都在用", "安利"), ("儿子要扫地机器人 两千左右哪款好", "机器人")]
 )
-def test_slang_and_a_household_gadget_are_no_stock(dental, text, name):
+def test_slang_and_a_household_gadget_are_no_stock(homes, text, name):
+    dental = homes("dental")
     info = explain(dental, text)
     assert info["selection"]["symbols"] == []
 
 
-@pytest.fixture(scope="module")
-def seller(tmp_path_factory):
-    return home_of(tmp_path_factory.mktemp("seller"), "o7t14_live_seller.json", "2026-11-20T09:40:00+08:00")
-
-
-def test_cantonese_particles_read_as_mandarin(seller):
+def test_cantonese_particles_read_as_mandarin(homes):
+    seller = homes("seller")
     assert "十月份青木科技清仓" in block_of(seller, "十月份清咗边只")
 
 
-def test_a_typo_of_an_account_word_is_read_as_the_word(seller):
+def test_a_typo_of_an_account_word_is_read_as_the_word(homes):
+    seller = homes("seller")
     assert explain(seller, "资金利用绿高不高")["selection"]["intent"] == "portfolio_review"
 
 
-def test_a_compared_short_forms_word_is_no_daily_life(tmp_path_factory):
-    env = home_of(tmp_path_factory.mktemp("tea"), "o7t14_tea_farmer.json", "2026-11-20T09:40:00+08:00")
+def test_a_compared_short_forms_word_is_no_daily_life(homes):
+    env = homes("tea")
     assert explain(env, "彩虹换成太力划不划算")["selection"]["symbols"] == ["003023", "301595"]
 
 
 @pytest.mark.slow
-def test_the_two_just_discussed_joined_to_a_third(tmp_path_factory):
-    env = home_of(tmp_path_factory.mktemp("prof"), "o7t15_prof_t15.json", "2026-12-03T20:30:00+08:00")
+def test_the_two_just_discussed_joined_to_a_third(homes):
+    env = homes("prof")
     first = json.loads(pixiu_in_process_ok(env, "ask", "--json", "国检集团分红怎么样"))
     conversation = str(first["conversation_id"])
     pixiu_in_process_ok(env, "ask", "--json", "--conversation", conversation, "上海建科呢")
