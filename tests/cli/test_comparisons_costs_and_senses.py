@@ -73,6 +73,11 @@ def homes(tmp_path_factory):
     return home
 
 
+def section_text(block: str, title: str) -> str:
+    """The lines of the block's section with this title."""
+    return block.split(f"## {title}", 1)[1].split("## ", 1)[0]
+
+
 def keys(info: dict) -> set[str]:
     return {s["key"] for s in info["sections"]}
 
@@ -103,7 +108,7 @@ def test_the_markets_first_two_characters_count_only_in_a_comparison(homes):
 def test_a_question_about_a_trade_keeps_it_in_the_decisions_section(homes):
     teacher = homes("teacher")
     block = block_of(teacher, "卖丸美那笔印花税多少")
-    decisions = block.split("## 近期操作决策", 1)[1].split("## ", 1)[0]
+    decisions = section_text(block, "近期操作决策")
     assert "丸美冲高减半仓锁定利润" in decisions
     assert block.count("丸美冲高减半仓锁定利润") == 1  # not again in the stock's section
 
@@ -263,7 +268,7 @@ def test_a_question_about_a_stocks_plan_keeps_it_in_the_notes_section(homes):
     info = explain(accountant_small, "两个月前给乔治白定的计划是啥")
     assert "notes" in keys(info)
     block = block_of(accountant_small, "两个月前给乔治白定的计划是啥")
-    notes = block.split("## 用户计划 / 观点", 1)[1].split("## ", 1)[0]
+    notes = section_text(block, "用户计划 / 观点")
     assert "乔治白拿到年报分红登记日再决定去留" in notes
     assert block.count("乔治白拿到年报分红登记日再决定去留") == 1
 
