@@ -454,11 +454,13 @@ def moves(found: Period | None, targets: Iterable[str], trade_review: bool) -> t
 
 def unsaid_period(cue_names: Iterable[str], today: date) -> Period | None:
     """The period a tally question means when it names none (`unsaid` in windows.toml):
-    the last year for what the fees, taxes and dividends came to; None for other questions."""
-    unsaid = _tables()["unsaid"]
-    if not set(unsaid["cues"]) & set(cue_names):
-        return None
-    return Period(today - timedelta(days=unsaid["days"]), today, "", unsaid["reading"])
+    the last year for what the fees, taxes and dividends came to and for the last few trades;
+    None for other questions."""
+    named = set(cue_names)
+    for unsaid in _tables()["unsaid"]:
+        if set(unsaid["cues"]) & named:
+            return Period(today - timedelta(days=unsaid["days"]), today, "", unsaid["reading"])
+    return None
 
 
 def spans_text(text: str) -> list[tuple[int, int]]:

@@ -50,6 +50,8 @@ ACCOUNTS = {
     "guard": ("o7t11_t11_baoan.json", "2026-11-23T20:30:00+08:00"),
     "dental": ("o7t13_nurse.json", "2026-12-10T20:30:00+08:00"),
     "seller": ("o7t14_live_seller.json", "2026-11-20T09:40:00+08:00"),
+    "doctor": ("o7t16_village_doctor.json", "2026-12-11T15:30:00+08:00"),
+    "tailor": ("o7t18_tailor.json", "2026-12-01T20:30:00+08:00"),
     "hairdresser": ("o7t2_hairdresser.json", "2026-11-26T10:15:00+08:00"),
     "mother": ("o7t6_young_mother.json", "2026-12-01T12:00:00+08:00"),
     "pharmacy": ("o7t8_pharmacy_zhou.json", "2026-11-24T14:30:00+08:00"),
@@ -340,3 +342,16 @@ def test_the_two_just_discussed_joined_to_a_third(homes):
     info = explain(env, "两个一起跟建研院比", "--conversation", conversation)
     assert {"symbol:603060", "symbol:603153", "symbol:603183"} <= keys(info)
     assert explain(env, "成长和红利的比例现在多少")["selection"]["intent"] == "portfolio_review"
+
+
+def test_the_last_few_trades_are_the_newest_whatever_their_week(homes):
+    info = explain(homes("doctor"), "佣金万几 帮我算下最近几笔")
+    moved = next(w for w in info["selection"]["windows"] if w["section"] == "decisions")
+    assert (moved["start"], moved["end"]) == ("2025-12-11", "2026-12-11")
+    block = block_of(homes("doctor"), "佣金万几 帮我算下最近几笔")
+    assert "五洲月初加仓" in block and "健尔康减仓" in block
+
+
+def test_suits_counted_in_sets_are_no_stuck_position(homes):
+    info = explain(homes("tailor"), "云中马的老板来店里定了两套西装")
+    assert info["selection"]["symbols"] == []
