@@ -298,6 +298,8 @@ def _listed_name(after: str, name) -> tuple[bool, str]:
         return True, "股票全称（证券列表）" if name.kind == LISTED else label
     if _mention_rules().asked_about.match(after):
         return True, f"{label}，问的是它怎么样"
+    if strong := _mention_rules().evidence.search(after[:_EVIDENCE_AFTER]):  # 大悦城这只股票分红
+        return True, f"{label}，紧跟着投资用语“{strong.group()}”"
     return False, f"{label}只有 {len(name.alias)} 个字，也是日常用语：直接问它（怎么样、能买吗）才算股票"
 
 
@@ -346,6 +348,8 @@ def _slang() -> re.Pattern[str]:
 # Any two characters of a sentence may spell a market name without its affix (抖音上大v
 # holds 上大 of 上大股份): for a stock the investor does not own, only a comparison with
 # another stock or a question about it right after tells.
+# How far after a short listed name strong investing evidence makes it the stock.
+_EVIDENCE_AFTER = 6
 _MARKET_AFFIX = "市场上某只股票的简称（不是你的股票）：只有和另一只股票比较或直接问它时才算"
 
 

@@ -52,6 +52,8 @@ ACCOUNTS = {
     "seller": ("o7t14_live_seller.json", "2026-11-20T09:40:00+08:00"),
     "doctor": ("o7t16_village_doctor.json", "2026-12-11T15:30:00+08:00"),
     "tailor": ("o7t18_tailor.json", "2026-12-01T20:30:00+08:00"),
+    "warehouse": ("o7t21_cangguan.json", "2026-12-04T20:30:00+08:00"),
+    "teller": ("o7t20_teller_lin.json", "2026-11-17T20:30:00+08:00"),
     "hairdresser": ("o7t2_hairdresser.json", "2026-11-26T10:15:00+08:00"),
     "mother": ("o7t6_young_mother.json", "2026-12-01T12:00:00+08:00"),
     "pharmacy": ("o7t8_pharmacy_zhou.json", "2026-11-24T14:30:00+08:00"),
@@ -355,3 +357,13 @@ def test_the_last_few_trades_are_the_newest_whatever_their_week(homes):
 def test_suits_counted_in_sets_are_no_stuck_position(homes):
     info = explain(homes("tailor"), "云中马的老板来店里定了两套西装")
     assert info["selection"]["symbols"] == []
+
+
+def test_a_short_listed_name_followed_by_investing_words_is_the_stock(homes):
+    assert explain(homes("warehouse"), "大悦城这只股票分红怎么样")["selection"]["symbols"] == ["000031"]
+
+
+def test_what_a_price_drives_is_no_meal(homes):
+    info = explain(homes("teller"), "湖南白银跟顺博合金哪个更吃金属价格")  # 吃 as depends on
+    assert info["selection"]["symbols"] == ["002716", "002996"]
+    assert "trades" in explain(homes("teller"), "春节前那波红包行情我买了啥")["selection"]["targets"]
