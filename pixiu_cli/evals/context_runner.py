@@ -234,7 +234,8 @@ def summarize(report: EvalReport) -> Mapping[str, Any]:
 # held-out set written on accounts of its own before the rules that it measures (frozen: issue
 # 27's; frozen_2: issue 38's, the whole account and the daily routine; frozen_3 and frozen_4:
 # selection round five's, written by outsiders before its rules; frozen_5 and frozen_6: written
-# by outsiders apart from the rules to measure the round again; tune_5: the cases round five
+# by outsiders apart from the rules to measure the round again; frozen_7 and frozen_8: a third
+# pair, written while the rules were tuned on other outsiders' sets; tune_5: the cases round five
 # tuned on instead, a folder with a file per mechanism); the topic corpus (fundamentals and the
 # market review) split the same way, reported apart
 SELECTION_FOLDER = "selection"
@@ -248,6 +249,8 @@ SELECTION_SPLITS = (
     "frozen_4",
     "frozen_5",
     "frozen_6",
+    "frozen_7",
+    "frozen_8",
     "topics_tune",
     "topics_heldout",
 )

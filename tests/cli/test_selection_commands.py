@@ -115,6 +115,8 @@ def test_eval_reports_shipped_tune_and_held_out(offline_env, monkeypatch):
         "frozen_4",
         "frozen_5",
         "frozen_6",
+        "frozen_7",
+        "frozen_8",
         "topics_tune",
         "topics_heldout",
     }
