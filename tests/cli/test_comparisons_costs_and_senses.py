@@ -82,6 +82,11 @@ def section_text(block: str, title: str) -> str:
     return block.split(f"## {title}", 1)[1].split("## ", 1)[0]
 
 
+def targets_of(env: dict[str, str], text: str) -> list[str]:
+    """The memory classes `pixiu context --explain` says the question asks about."""
+    return explain(env, text)["selection"]["targets"]
+
+
 def keys(info: dict) -> set[str]:
     return {s["key"] for s in info["sections"]}
 
@@ -220,8 +225,7 @@ def test_somebody_elses_or_daily_money_is_not_the_account(homes, home, text):
 
 
 def test_money_to_buy_stocks_with_is_the_account(homes):
-    vendor = homes("vendor")
-    assert "account" in explain(vendor, "卡里还有多少能买股的钱")["selection"]["targets"]
+    assert "account" in targets_of(homes("vendor"), "卡里还有多少能买股的钱")
 
 
 def test_a_reminder_asked_with_a_measure_word_reads_the_alerts(homes):
@@ -278,8 +282,7 @@ def test_a_question_about_a_stocks_plan_keeps_it_in_the_notes_section(homes):
 
 
 def test_a_stored_document_named_by_that_one_is_a_report(homes):
-    guard = homes("guard")
-    assert "brief" in explain(guard, "春节前那份持仓快照呢")["selection"]["targets"]
+    assert "brief" in targets_of(homes("guard"), "春节前那份持仓快照呢")
 
 
 def test_a_brands_latin_letters_before_its_name_leave_the_name_as_a_form(homes):
@@ -366,4 +369,4 @@ def test_a_short_listed_name_followed_by_investing_words_is_the_stock(homes):
 def test_what_a_price_drives_is_no_meal(homes):
     info = explain(homes("teller"), "湖南白银跟顺博合金哪个更吃金属价格")  # 吃 as depends on
     assert info["selection"]["symbols"] == ["002716", "002996"]
-    assert "trades" in explain(homes("teller"), "春节前那波红包行情我买了啥")["selection"]["targets"]
+    assert "trades" in targets_of(homes("teller"), "春节前那波红包行情我买了啥")
