@@ -105,7 +105,14 @@ def test_the_routine_set_is_large_in_every_family_and_on_accounts_of_its_own():
 
 @pytest.mark.parametrize(
     "split, prefix",
-    [("frozen_3", "f3"), ("frozen_4", "f4"), ("frozen_5", "a"), ("frozen_6", "b"), ("frozen_7", "a7"), ("frozen_8", "b")],
+    [
+        ("frozen_3", "f3"),
+        ("frozen_4", "f4"),
+        ("frozen_5", "a"),
+        ("frozen_6", "b"),
+        ("frozen_7", "a7"),
+        ("frozen_8", "b"),
+    ],
 )
 def test_round_five_sets_are_large_and_on_stocks_no_earlier_set_used(split, prefix):
     cases = _selection_json(f"{split}.json")
