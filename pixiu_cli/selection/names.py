@@ -261,7 +261,15 @@ def _latin_token(text: str, start: int, end: int) -> bool:
 
 def _leftmost_longest(found: list[tuple[int, int, Name]]) -> list[Match]:
     """The leftmost match, the longest there, then the next after it; a name typed right
-    before a typo of the same length."""
+    before a typo of the same length. A market stock's short form (和晶 of 和晶科技), which
+    counts only in a comparison, never takes the place of a longer name it overlaps (晶澳科技
+    in 太阳纸业和晶澳科技)."""
+    strong = [(start, end) for start, end, name in found if not _market_form(name)]
+    found = [
+        (start, end, name)
+        for start, end, name in found
+        if not _market_form(name) or not any(s < end and start < e and e - s > end - start for s, e in strong)
+    ]
     found.sort(key=lambda m: (m[0], -(m[1] - m[0]), m[2].form == HOMOPHONE))
     chosen: list[Match] = []
     edge = 0
@@ -270,6 +278,11 @@ def _leftmost_longest(found: list[tuple[int, int, Name]]) -> list[Match]:
             chosen.append(Match(start, end, name))
             edge = end
     return chosen
+
+
+def _market_form(name: Name) -> bool:
+    """A short form of a stock the investor does not own (names._market_forms)."""
+    return name.kind == SHORT and name.form is not None and not name.held
 
 
 @dataclass(frozen=True)

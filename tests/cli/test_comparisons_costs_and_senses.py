@@ -370,3 +370,10 @@ def test_what_a_price_drives_is_no_meal(homes):
     info = explain(homes("teller"), "湖南白银跟顺博合金哪个更吃金属价格")  # 吃 as depends on
     assert info["selection"]["symbols"] == ["002716", "002996"]
     assert "trades" in targets_of(homes("teller"), "春节前那波红包行情我买了啥")
+
+
+def test_a_market_short_form_never_takes_a_longer_names_place(homes):
+    """和晶 of 和晶科技 starts one character before 晶澳科技: the short form, a stock only in a
+    comparison, gives way to the full name it overlaps."""
+    info = explain(homes("teller"), "太阳纸业和晶澳科技哪个跌得多")
+    assert info["selection"]["symbols"] == ["002078", "002459"]
