@@ -59,11 +59,8 @@ ROLE_NAMES = {"core": "核心仓", "satellite": "卫星仓"}
 # The section the conversation's summary is sent in: the cache report reads it back from a
 # stored request to tell a compaction from a withdrawn turn.
 SUMMARY_TITLE = "对话摘要"
-TRADES, NEWS, PLANS = (
-    "trades",
-    "news",
-    "plans",
-)  # the memory classes a question asks about that get a section of their own
+# The memory classes a question asks about that get a section of their own.
+TRADES, NEWS, PLANS = "trades", "news", "plans"
 NOTE_KIND_ORDER = {"rule": 0, "plan": 1}  # the user's own rules and plans go last when trimming
 
 # Trimming priority: higher survives longer (see the module docstring).
@@ -530,7 +527,8 @@ class MemoryAssembler:
         recent = self.domain.recent_notes(since, until, count)
         if named:
             own = [n for s in named for n in self.domain.recent_notes_for(s, "", _until(now), count)]
-            recent = [*own, *(n for n in recent if n.id not in {o.id for o in own})]
+            own_ids = {n.id for n in own}
+            recent = [*own, *(n for n in recent if n.id not in own_ids)]
         pinned_ids = {n.id for n in pinned}
         notes = (pinned + [n for n in recent if n.id not in pinned_ids])[: max(count, len(pinned))]
         notes = sorted(notes, key=lambda n: NOTE_KIND_ORDER.get(n.note_kind or "", 2))
@@ -667,10 +665,9 @@ class MemoryAssembler:
         about its trades (卖X那次印花税多少) or its plans and views (两个月前给X定的计划) finds them
         in the decisions or the notes section instead, where the question points."""
         limits, until, move = self.limits, _until(now), asked.windows.get("decisions")
-        notes = (
-            [] if PLANS in asked.targets else self.domain.recent_notes_for(symbol, "", until, limits.per_symbol_limit)
-        )
-        items = [_note_item(note) for note in notes]
+        items = []
+        if PLANS not in asked.targets:  # else its plans and views are in the notes section
+            items = [_note_item(n) for n in self.domain.recent_notes_for(symbol, "", until, limits.per_symbol_limit)]
         if TRADES in asked.targets:
             return items
         since, until = window_bounds(now, limits.decisions_days, move)

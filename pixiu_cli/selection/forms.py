@@ -112,7 +112,6 @@ def everyday_sense(form: str) -> str | None:
         return str(rules["everyday_senses"][form])
     if form in rules["chat_initials"]:
         return "聊天用的拼音缩写"
-
     if is_han(form) and frequency(form) >= int(rules["common_word_frequency"]):
         return "日常词语（词频很高）"
     return None

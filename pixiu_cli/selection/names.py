@@ -332,7 +332,7 @@ def own_forms(holders: Sequence[Holder], aliases: Sequence[tuple[str, str]]) -> 
     each holder's name, and the pinyin of its name, short names and aliases."""
     from pixiu_cli.selection.forms import generated_forms, latin_forms
 
-    others = _nicknames_by_symbol()
+    others = _shipped_nickname_owners()
     for h in holders:
         name, symbol = _norm(_as_text(h.name)), _as_text(h.symbol)
         for form in generated_forms(name) if name else ():
@@ -347,8 +347,8 @@ def own_forms(holders: Sequence[Holder], aliases: Sequence[tuple[str, str]]) -> 
 
 
 @cache
-def _nicknames_by_symbol() -> dict[str, str]:
-    """Every shipped nickname and short name → its stock."""
+def _shipped_nickname_owners() -> dict[str, str]:
+    """Every shipped nickname and short name → the stock it names."""
     return {
         _norm(alias): symbol
         for symbol, entry in shipped_securities().items()

@@ -184,6 +184,11 @@ def _month_span(year: int, month: int, part: str | None = None) -> tuple[date, d
     return date(year, month, first), date(year, month, end)
 
 
+def _month_before(first: date) -> date:
+    """The first day of the month before the one `first` opens."""
+    return (first - timedelta(days=1)).replace(day=1)
+
+
 def _monday(today: date, weeks: int) -> date:
     return today - timedelta(days=today.weekday()) + timedelta(weeks=weeks)
 
@@ -247,10 +252,10 @@ def _month_part(m: re.Match[str], today: date) -> tuple[date, date]:
     back = (groups.get("prev") or "").count("上")  # 上个月底: one month back, 上上个月初: two
     first = today.replace(day=1)
     for _ in range(back):
-        first = (first - timedelta(days=1)).replace(day=1)
+        first = _month_before(first)
     low, high = _tables()["month_parts"][_first(groups, "part")]
     if not groups.get("prev") and first.replace(day=low) > today:  # 月中 on the 4th: last month's
-        first = (first - timedelta(days=1)).replace(day=1)
+        first = _month_before(first)
     last = calendar.monthrange(first.year, first.month)[1]
     return first.replace(day=low), first.replace(day=min(high, last))
 
@@ -288,7 +293,7 @@ def _span(rule: _Rule, m: re.Match[str], today: date) -> tuple[date, date] | Non
     if kind == "month":
         first = today.replace(day=1)
         for _ in range(-rule.offset):  # 上个月, 上上个月
-            first = (first - timedelta(days=1)).replace(day=1)
+            first = _month_before(first)
         return _month_span(first.year, first.month)
     if kind == "holiday":
         found = _holiday(m, today)
@@ -329,9 +334,7 @@ def _span_of_day(rule: _Rule, m: re.Match[str], today: date) -> tuple[date, date
         return day, day
     if kind == "day_of_month":
         number = int(m.group("d"))
-        first = (
-            today.replace(day=1) if number <= today.day else (today.replace(day=1) - timedelta(days=1)).replace(day=1)
-        )
+        first = today.replace(day=1) if number <= today.day else _month_before(today.replace(day=1))
         if number > calendar.monthrange(first.year, first.month)[1]:
             return None
         return first.replace(day=number), first.replace(day=number)
