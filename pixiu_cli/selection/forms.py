@@ -122,10 +122,14 @@ def is_han(text: str) -> bool:
 
 
 _LATIN_PREFIX = re.compile(r"^[a-z]+(?=[\u4e00-\u9fff]{2,}$)")
+# 盛科通信-u: the board's marks of a loss-making or dual-class company are no part of its name
+_SHARE_CLASS_MARK = re.compile(r"-[uw]{1,2}d?$", re.IGNORECASE)
 
 
 def _without_affixes(name: str) -> str:
-    name = _LATIN_PREFIX.sub("", name)  # tcl智家 → 智家: a brand's letters before the Chinese name
+    name = _LATIN_PREFIX.sub(
+        "", _SHARE_CLASS_MARK.sub("", name)
+    )  # tcl智家 → 智家: a brand's letters before the Chinese name
     rules = _rules()
     for prefix in rules["prefixes"]:
         if name.startswith(prefix) and len(name) - len(prefix) >= 2:
@@ -141,6 +145,7 @@ def _raw_forms(name: str) -> Iterable[Form]:
     bare = _without_affixes(name)
     if bare != name:
         yield Form(bare, AFFIX)
+    name = _SHARE_CLASS_MARK.sub("", name)
     if len(name) == 3:
         yield Form(name[:2], FIRST_TWO_OF_THREE)
         yield Form(name[1:], LAST_TWO_OF_THREE)
@@ -170,7 +175,7 @@ def generated_forms(name: str) -> list[Form]:
 def market_forms(listed: Iterable[tuple[str, str]]) -> list[tuple[str, str, str, str]]:
     """(form, kind, code, name): the market's everyday short forms — the name without its affix
     (广汽集团 → 广汽, 中国中免 → 中免) and a three- or four-character name's first two characters
-    (金新农 → 金新, 隆鑫通用 → 隆鑫) — where that form is no everyday word, no other listed name's name or abbreviation,
+    (金新农 → 金新, 隆鑫通用 → 隆鑫) — where that form is no common word, no other listed name's name or abbreviation,
     and one stock's only among every listed name. A stock nobody holds is named this way too
     (上汽和广汽哪个好, 春风比隆鑫), and like any short name of the market it needs a question
     about it or a comparison with another stock."""
@@ -180,10 +185,11 @@ def market_forms(listed: Iterable[tuple[str, str]]) -> list[tuple[str, str, str,
         bare = _without_affixes(name)
         if bare != name:
             found.setdefault(bare, set()).add((AFFIX, code, name))
-        if len(name) == 4 and is_han(name) and not name.startswith(prefixes):
-            found.setdefault(name[:2], set()).add((FIRST_TWO, code, name))
-        elif len(name) == 3 and is_han(name):
-            found.setdefault(name[:2], set()).add((FIRST_TWO_OF_THREE, code, name))
+        plain = _SHARE_CLASS_MARK.sub("", name)
+        if len(plain) == 4 and is_han(plain) and not plain.startswith(prefixes):
+            found.setdefault(plain[:2], set()).add((FIRST_TWO, code, name))
+        elif len(plain) == 3 and is_han(plain):
+            found.setdefault(plain[:2], set()).add((FIRST_TWO_OF_THREE, code, name))
     out = []
     for form, stocks in found.items():
         # the name without its affix says which stock more than a first two shared with it
@@ -191,10 +197,19 @@ def market_forms(listed: Iterable[tuple[str, str]]) -> list[tuple[str, str, str,
         affixed = {stock for stock in stocks if stock[0] == AFFIX}
         named = affixed or stocks
         if len({code for _, code, _ in named}) == 1 and is_han(form) and len(form) >= 2:
-            if not everyday_word(form) and form not in _listed_short_forms():
+            if _rare_enough(form) and form not in _listed_short_forms():
                 kind, code, name = min(named)
                 out.append((form, kind, code, name))
     return out
+
+
+def _rare_enough(form: str) -> bool:
+    """A market form below the frequency of the words no form is generated from. One that is
+    an everyday word too (新城, 金地) is named so only next to another stock it is compared
+    with (select.py asks that of it)."""
+    from pixiu_cli.selection.words import frequency
+
+    return frequency(form) < int(_rules()["common_word_frequency"])
 
 
 def _distinctive(form: Form, prefixed: bool) -> bool:

@@ -259,16 +259,25 @@ def _latin_token(text: str, start: int, end: int) -> bool:
     return not (before.isascii() and before.isalpha()) and not (after.isascii() and after.isalpha())
 
 
+_CONJUNCTIONS = frozenset("和跟与及或同")
+
+
 def _leftmost_longest(found: list[tuple[int, int, Name]]) -> list[Match]:
     """The leftmost match, the longest there, then the next after it; a name typed right
     before a typo of the same length. A market stock's short form (和晶 of 和晶科技), which
     counts only in a comparison, never takes the place of a longer name it overlaps (晶澳科技
     in 太阳纸业和晶澳科技)."""
     strong = [(start, end) for start, end, name in found if not _market_form(name)]
+    ends = {end for _, end, _ in found}
     found = [
         (start, end, name)
         for start, end, name in found
-        if not _market_form(name) or not any(s < end and start < e and e - s > end - start for s, e in strong)
+        if not _market_form(name)
+        or not (
+            any(s < end and start < e and e - s > end - start for s, e in strong)
+            # right after another name, 和 / 跟 joins the two (九安和达安), it starts no third
+            or (start in ends and name.alias[0] in _CONJUNCTIONS)
+        )
     ]
     found.sort(key=lambda m: (m[0], -(m[1] - m[0]), m[2].form == HOMOPHONE))
     chosen: list[Match] = []

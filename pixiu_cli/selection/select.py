@@ -90,6 +90,7 @@ class _MentionRules:
     product_before: re.Pattern[str]  # drinking, using or going to it (喝五粮液), also a full name
     asked_about: re.Pattern[str]  # right after a short name: a question about it as a stock
     place_before: re.Pattern[str]  # going somewhere, or buying a product (去宁德出差)
+    degree_before: re.Pattern[str]  # 更, 最: a listed name that is a phrase (谁更值得买)
     measure_before: re.Pattern[str]  # counting bottles (两瓶茅台)
     not_stock_after: re.Pattern[str]  # a product, a place, an employer (格力空调)
     index_context: re.Pattern[str]  # a bare index code is the index
@@ -242,6 +243,8 @@ def _judge_name(
         weak := _weak_typo(text, start, end, name, table.sounds.min_syllables, in_comparison)
     ):
         return False, weak
+    if name.kind in _EVIDENCE_LABEL and (degree := rules.degree_before.search(before)):
+        return False, f"前面是“{degree.group()}”：“{name.alias}”在这里是一句话，不是股票"
     if in_comparison and not _counted_or_visited(before, name):
         return True, "和另一只股票放在一起比较（跟、还是…哪个）：是股票"
     context = _not_stock_context(text, start, end)
@@ -307,8 +310,13 @@ def _evidence(
     text: str, start: int, end: int, name, investing, portfolio_context: bool, conversation: bool
 ) -> tuple[bool, str]:
     # own forms are always held: a form of a stock not held is the market's (names._market_forms)
-    if name.form and not name.held and not _mention_rules().asked_about.match(text[end : end + 12]):
-        return False, _MARKET_AFFIX
+    if name.form and not name.held:
+        from pixiu_cli.selection.forms import everyday_word
+
+        if everyday_word(name.alias):  # 新城, 金地: only a comparison with another stock tells
+            return False, _MARKET_EVERYDAY
+        if not _mention_rules().asked_about.match(text[end : end + 12]):
+            return False, _MARKET_AFFIX
     if name.held and (product := _product_word(text, start, end, name)):
         return product
     if investing:
@@ -351,6 +359,7 @@ def _slang() -> re.Pattern[str]:
 # How far after a short listed name strong investing evidence makes it the stock.
 _EVIDENCE_AFTER = 6
 _MARKET_AFFIX = "市场上某只股票的简称（不是你的股票）：只有和另一只股票比较或直接问它时才算"
+_MARKET_EVERYDAY = "市场上某只股票的简称，也是日常用语（不是你的股票）：只有和另一只股票比较时才算"
 
 
 def _own_evidence(text: str, start: int, end: int, name) -> str | None:
@@ -415,9 +424,10 @@ def _mentions(
     known: frozenset[str],
     portfolio_context: bool,
     conversation: bool,
+    matches: list | None = None,
 ) -> tuple[list[str], list[MentionNote]]:
     hits: list[tuple[int, MentionNote]] = []
-    matches = table.matches(text)
+    matches = table.matches(text) if matches is None else matches
     named = set()
     stocks = [m for m in matches if m.name.kind not in (SHADOW, INDEX)]
     spans = [(m.start, m.end) for m in stocks]
@@ -495,10 +505,13 @@ def _own(
 ) -> tuple[list[str], list[MentionNote], object]:
     # A question about the user's holdings or trades is evidence that a held short name
     # in it is the stock (这几只里长电…, 中芯我前几天追高了吗, 除了宁德其他几只).
-    portfolio = analyze(text, ())
+    matches = table.matches(text)
+    # a cue never reaches into a company's full name (我那台钱江摩托 is no 我的…钱)
+    words = _blanked(text, [(m.start, m.end) for m in matches if m.name.kind in (FULL, LISTED)], "\u3000")
+    portfolio = analyze(words, ())
     about_mine = portfolio.overview or portfolio.intent is Intent.TRADE_REVIEW or against_rest(text)
-    symbols, notes = _mentions(text, table, held, known, about_mine, conversation)
-    result, targets = refine(analyze(text, symbols), text, symbols)
+    symbols, notes = _mentions(text, table, held, known, about_mine, conversation, matches)
+    result, targets = refine(analyze(words, symbols), text, symbols)
     return symbols, notes, result, targets
 
 

@@ -236,6 +236,8 @@ def refine(result: IntentResult, text: str, symbols: Sequence[str]) -> tuple[Int
     if others and set(reading.targets) <= _STORED_ITEMS and reading.targets:
         others = []  # 券商那份报告: an item of the user's memory named by what it is about
     not_mine = outside(text, bool(symbols))
+    if not_mine is not None and not_mine.name == _LIFE_MONEY and _names_an_item(text, not_mine.matched, reading):
+        not_mine = None  # 红包简报: the report is named by what it was about
     if not_mine is None and others:
         why = f"说的是别人的仓位或交易（“{others[0].matched}”）"
         not_mine = FiredCue(others[0].name, "not_mine", others[0].matched, why)
@@ -258,6 +260,20 @@ def refine(result: IntentResult, text: str, symbols: Sequence[str]) -> tuple[Int
 # The classes of the user's stored items (a report, a news item, a plan, an alert) that a
 # question names by its subject, a fund or a broker, without being about their money.
 _STORED_ITEMS = frozenset({"brief", "news", "plans", "alerts", "rules"})
+
+
+_LIFE_MONEY = "生活里的钱"  # targets.toml's class of money of daily life
+
+
+def _names_an_item(text: str, word: str, reading: Reading) -> bool:
+    """Whether `word`, money of daily life, names one of the user's
+    stored items right after it (红包简报, 压岁钱那条计划): the item, not the money, is asked."""
+    if not reading.targets or not set(reading.targets) <= _STORED_ITEMS:
+        return False
+    after = text[text.find(word) + len(word) :]
+    return any(
+        re.match(rf"(?:的|那份|那篇|那条|那个|这份|这条)?{re.escape(cue.matched)}", after) for cue in reading.fired
+    )
 
 
 def _whole_word(text: str, word: str) -> bool:
