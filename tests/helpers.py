@@ -952,3 +952,32 @@ def explained(env: dict[str, str], text: str, *options: str) -> dict:
 def mention_of(info: dict, text: str) -> dict:
     """The mention of `text` in an `explained` answer."""
     return next(m for m in info["selection"]["mentions"] if m["text"] == text)
+
+
+# The accounts of the outsiders' tune sets, imported as a user imports them.
+TUNE_DATASETS = Path(__file__).resolve().parents[1] / "data" / "selection" / "tune_5" / "datasets"
+
+
+def home_of(root: Path, dataset: str, now: str) -> dict[str, str]:
+    """A home with the data set imported (its eval-only watch list left out: `pixiu import`
+    takes no watch list)."""
+    data = json.loads((TUNE_DATASETS / dataset).read_text(encoding="utf-8"))
+    data.pop("watch", None)
+    account = root / dataset
+    account.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    return imported_env(root, account, now)
+
+
+def block_of(env: dict[str, str], text: str) -> str:
+    """The [上下文信息] block `pixiu context --json TEXT` would send."""
+    return json.loads(pixiu_in_process_ok(env, "context", "--json", text))[-2]["content"]
+
+
+def section_text(block: str, title: str) -> str:
+    """The lines of the block's section with this title."""
+    return block.split(f"## {title}", 1)[1].split("## ", 1)[0]
+
+
+def targets_of(env: dict[str, str], text: str) -> list[str]:
+    """The memory classes `pixiu context --explain` says the question asks about."""
+    return explained(env, text)["selection"]["targets"]

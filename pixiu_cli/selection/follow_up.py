@@ -535,13 +535,24 @@ _OBJECT_CLASSES = {
 }
 
 
+def _buying(current: Selection) -> bool:
+    """Whether an account question is about buying the stock before (够不够买, 还能买几手, 钱够吗:
+    enough for it); the cash or the total alone (我现金还有多少) is the account's, whatever
+    was asked before."""
+    return any(cue.group == _ACCOUNT_CUES and _ENOUGH_FOR.search(cue.matched) for cue in current.cues)
+
+
+_ACCOUNT_CUES = f"target:{memory.ACCOUNT}"
+_ENOUGH_FOR = re.compile("够|买")
+
+
 def _class_follow_up(current: Selection, state: ConversationState, reading: _Reading) -> Selection | None:
     """A short question about one class, naming no stock: the stocks of the last turn (of
     the last two) that named some, in that class."""
     if current.symbols or reading.length > memory.rules().follow_up_chars or _asks_portfolio(current):
         return None
     asked = [t for t in current.targets if t in _OBJECT_CLASSES]
-    if not asked or (current.intent is Intent.GENERAL and memory.ACCOUNT in asked and len(asked) == 1):
+    if not asked or (asked == [memory.ACCOUNT] and (current.intent is Intent.GENERAL or not _buying(current))):
         return None
     recent = ConversationState(state.turns[-2:])
     named = [t for t in recent.turns if t.selection.symbols or t.selection.objects]

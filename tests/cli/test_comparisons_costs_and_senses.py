@@ -10,30 +10,11 @@ with 行 is its form."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
+from tests.helpers import block_of, home_of, mention_of, pixiu_in_process_ok, section_text, targets_of
 from tests.helpers import explained as explain
-from tests.helpers import imported_env, mention_of, pixiu_in_process_ok
-
-DATASETS = Path(__file__).resolve().parents[2] / "data" / "selection" / "tune_5" / "datasets"
-
-
-def home_of(root: Path, dataset: str, now: str) -> dict[str, str]:
-    """A home with the data set imported (its eval-only watch list left out: `pixiu import`
-    takes no watch list)."""
-    data = json.loads((DATASETS / dataset).read_text(encoding="utf-8"))
-    data.pop("watch", None)
-    account = root / dataset
-    account.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
-    return imported_env(root, account, now)
-
-
-def block_of(env: dict[str, str], text: str) -> str:
-    """The [上下文信息] block `pixiu context --json TEXT` would send."""
-    return json.loads(pixiu_in_process_ok(env, "context", "--json", text))[-2]["content"]
-
 
 ACCOUNTS = {
     "driver": ("o7t1_driver.json", "2026-12-02T20:30:00+08:00"),
@@ -75,16 +56,6 @@ def homes(tmp_path_factory):
         return opened[name]
 
     return home
-
-
-def section_text(block: str, title: str) -> str:
-    """The lines of the block's section with this title."""
-    return block.split(f"## {title}", 1)[1].split("## ", 1)[0]
-
-
-def targets_of(env: dict[str, str], text: str) -> list[str]:
-    """The memory classes `pixiu context --explain` says the question asks about."""
-    return explain(env, text)["selection"]["targets"]
 
 
 def keys(info: dict) -> set[str]:

@@ -208,3 +208,19 @@ def test_explain_says_why_an_everyday_own_form_is_taken_or_held_back(own):
 def test_the_each_word_form_names_its_kind():
     table = NameTable(names_from((Holder("600547", "山东黄金", ()),), (), ()), sounds=True)
     assert found(table, "山金咋样了") == [("山金", "600547", EACH_WORD)]
+
+
+def test_the_users_cost_price_is_clear_evidence_for_a_product_named_form():
+    table = NameTable(names_from((Holder("600059", "古越龙山", ()),), (), ()), sounds=True)
+    assert select("龙山成本价多少", table).symbols == ["600059"]  # the user's position
+    assert select("龙山的持仓成本多少", table).symbols == ["600059"]
+    assert select("龙山的黄酒过年喝正好", table).symbols == []  # the product
+
+
+@pytest.mark.parametrize(
+    ("name", "bare", "first_two"), [("盛科通信-u", "盛科通信", "盛科"), ("云天励飞-u", "云天励飞", "云天")]
+)
+def test_a_share_class_mark_is_no_part_of_a_names_forms(name, bare, first_two):
+    found = forms(name)
+    assert found[bare] == AFFIX and found[first_two] == FIRST_TWO
+    assert not any("-" in form for form in found)

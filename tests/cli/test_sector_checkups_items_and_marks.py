@@ -1,0 +1,183 @@
+"""Mechanisms a sixth round of outsiders' sets found missing, as a user meets them in `pixiu
+context`: one kind of stock weighing too much, a check-up of the whole account and a sort by
+sector are portfolio questions; a trade act with its result (卖光的那只), 调仓 and a bare 费 read
+the trades, a kind of reminder (除息提醒) the alerts, money of daily life that names a report
+(红包简报) its subject; 腊月 and 刚过 are periods; a share-class mark (-U) leaves a name's forms;
+a conjunction starts no market form; a degree word makes a listed phrase (更值得买) a phrase;
+a demonstrative with a measure word, a vehicle, a medicine's form or a person's name around a
+name is daily life; a pronoun with an attribute compared (its dividend yield vs X) adds the
+stock; the cash asked after a stock is the account's."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.helpers import block_of, home_of, mention_of, pixiu_in_process_ok, section_text
+from tests.helpers import explained as explain
+
+ACCOUNTS = {
+    "officer": ("o7t22_army_retiree.json", "2026-12-09T20:30:00+08:00"),
+    "coder": ("o7t22_delivery_coder.json", "2026-12-09T20:30:00+08:00"),
+    "tea": ("o7t22_tea_shop.json", "2026-12-09T20:30:00+08:00"),
+    "nurses": ("o7t23_nurse_couple.json", "2026-12-10T12:00:00+08:00"),
+    "trucker": ("o7t23_truck_driver.json", "2026-12-10T12:00:00+08:00"),
+    "noodles": ("o7t24_noodle_shop.json", "2026-12-04T20:30:00+08:00"),
+    "kindergarten": ("o7t24_kg_teacher.json", "2026-12-04T20:30:00+08:00"),
+    "professor": ("o7t24_retired_prof.json", "2026-12-04T20:30:00+08:00"),
+}
+
+
+@pytest.fixture(scope="module")
+def homes(tmp_path_factory):
+    """A home per account of `ACCOUNTS`, imported once for the module on first use."""
+    opened: dict[str, dict[str, str]] = {}
+
+    def home(name: str) -> dict[str, str]:
+        if name not in opened:
+            opened[name] = home_of(tmp_path_factory.mktemp(name), *ACCOUNTS[name])
+        return opened[name]
+
+    return home
+
+
+def selection(env: dict[str, str], text: str, *options: str) -> dict:
+    return explain(env, text, *options)["selection"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "医药股占得是不是太多了",  # one kind of stock too heavy
+        "我感觉军工偏重了",
+        "帮忙把仓位按行业归归类",  # a sort by sector
+        "年底了 给持仓做个体检",  # a check-up of the whole account
+        "诊断一下所有股票",
+        "现在是亏的多还是赚的多",  # which side has more
+    ],
+)
+def test_the_whole_account_asked_in_new_ways_is_a_portfolio_question(homes, text):
+    info = explain(homes("officer"), text)
+    assert info["selection"]["intent"] == "portfolio_review"
+    assert "holdings" in {s["key"] for s in info["sections"]}
+
+
+@pytest.mark.parametrize("text", ["箱子是不是太重了", "下周去医院体检", "这些衣服按颜色分一下"])
+def test_the_same_words_about_things_of_daily_life_are_not(homes, text):
+    assert selection(homes("officer"), text)["intent"] == "general"
+
+
+def test_a_trade_act_with_its_result_reads_the_trades_of_the_period(homes):
+    block = block_of(homes("nurses"), "国庆前清光的是哪只")
+    assert "海翔药业国庆前卖光" in section_text(block, "近期操作决策")
+
+
+def test_moving_money_between_stocks_reads_the_trades_around_a_holiday(homes):
+    block = block_of(homes("officer"), "国庆前后都调过哪些仓")
+    assert "国庆前清仓中远海发" in block and "节后加仓长城军工" in block
+
+
+def test_a_bare_fee_and_an_english_fee_word_read_the_trades(homes):
+    coder = homes("coder")
+    assert "trades" in selection(coder, "上个月卖天风交了多少费")["targets"]
+    assert "trades" in selection(coder, "这个月stamp duty一共多少")["targets"]
+    assert "双十一后减天风" in block_of(coder, "最近一个月commission加起来多少")
+
+
+def test_a_kind_of_reminder_reads_the_alerts_of_the_period(homes):
+    nurses = homes("nurses")
+    assert "alerts" in selection(nurses, "有啥除权提醒没")["targets"]
+    assert "电投能源国庆前除息提醒" in block_of(nurses, "国庆前后有没有除息提醒")
+
+
+def test_money_of_daily_life_that_names_a_report_is_its_subject(homes):
+    nurses = homes("nurses")
+    assert "红包简报" in block_of(nurses, "春节前那份红包简报写了啥")
+    assert selection(nurses, "春节的红包发多少合适")["targets"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        ("腊月里买了啥", "2026-01-01", "2026-02-28"),  # the lunar month as the months it falls in
+        ("正月里卖了啥", "2026-02-01", "2026-03-31"),
+    ],
+)
+def test_lunar_months_move_the_trades_window(homes, text, start, end):
+    windows = selection(homes("officer"), text)["windows"]
+    moved = next(w for w in windows if w["section"] == "decisions")
+    assert (moved["start"], moved["end"]) == (start, end)
+
+
+def test_just_after_a_holiday_is_its_after_side(homes):
+    windows = selection(homes("officer"), "国庆刚过那阵买了啥")["windows"]
+    moved = next(w for w in windows if w["section"] == "decisions")
+    assert moved["start"] == "2026-10-08"
+
+
+def test_a_share_class_mark_leaves_the_names_everyday_forms(homes):
+    coder = homes("coder")
+    info = selection(coder, "盛科最近有公告吗")
+    assert info["symbols"] == ["688702"]
+    assert mention_of({"selection": info}, "盛科")["of"] == "盛科通信-u"
+
+
+def test_a_conjunction_starts_no_market_short_form(homes):
+    info = selection(homes("nurses"), "九安和达安谁更稳")
+    assert info["symbols"] == ["002432", "002030"]
+
+
+def test_a_degree_word_makes_a_listed_phrase_a_phrase(homes):
+    info = selection(homes("noodles"), "柯力传感跟汉桑科技 哪个最值得买")
+    assert info["symbols"] == ["603662", "301491"]
+    assert not mention_of({"selection": info}, "值得买")["accepted"]
+
+
+def test_an_everyday_market_form_is_a_stock_only_in_a_comparison(homes):
+    tea = homes("tea")
+    assert "600383" in selection(tea, "万科和金地二选一")["symbols"]
+    assert selection(tea, "金地那边新开了家超市")["symbols"] == []
+
+
+@pytest.mark.parametrize(
+    ("home", "text"),
+    [
+        ("tea", "我那台钱江摩托又打不着火了"),  # a demonstrative with a measure word
+        ("trucker", "传化公路港的停车场又满了"),  # a place of the company
+        ("nurses", "奇正的膏药贴着挺管用"),  # a medicine's form
+        ("kindergarten", "今天分了金帝巧克力"),
+        ("kindergarten", "新来的小朋友名叫雪峰"),  # a person's name
+        ("coder", "千里之行始于足下 大家加油"),  # a set phrase in a cheer
+    ],
+)
+def test_things_people_and_phrases_of_daily_life_are_no_stock(homes, home, text):
+    info = selection(homes(home), text)
+    assert info["symbols"] == []
+    assert info["intent"] == "general"
+
+
+def test_a_pronoun_with_an_attribute_compared_adds_the_stock(homes):
+    env = homes("professor")
+    asked = json.loads(pixiu_in_process_ok(env, "ask", "--json", "中衡设计分红多少"))
+    conversation = str(asked["conversation_id"])
+    info = selection(env, "它的股息率比聚合顺高吗", "--conversation", conversation)
+    assert set(info["symbols"]) == {"603017", "605166"}
+    english = selection(env, "what about its dividend yield vs 聚合顺", "--conversation", conversation)
+    assert set(english["symbols"]) == {"603017", "605166"}
+
+
+def test_the_cash_asked_after_a_stock_is_the_accounts(homes):
+    env = homes("tea")
+    asked = json.loads(pixiu_in_process_ok(env, "ask", "--json", "赛轮轮胎还能拿吗"))
+    conversation = str(asked["conversation_id"])
+    cash = selection(env, "我现金还有多少", "--conversation", conversation)
+    assert cash["symbols"] == [] and "account" in cash["targets"]
+    buying = selection(env, "钱还够再买一手吗", "--conversation", conversation)
+    assert buying["symbols"] == ["601058"]
+
+
+def test_money_taken_out_for_a_relative_is_the_users_account(homes):
+    info = selection(homes("officer"), "能不能抽出五万给外孙交学费")
+    assert info["intent"] == "portfolio_review" and "account" in info["targets"]
+    assert selection(homes("officer"), "外孙的学费涨了")["intent"] == "general"
