@@ -467,11 +467,24 @@ def _against_rest(current: Selection, state: ConversationState, reading: _Readin
     return _with(current, Intent.PORTFOLIO_REVIEW, [c.symbol for c in focus], True, why, operation, focus)
 
 
+_SAID_COUNT = {2: "两", 3: "三", 4: "四", 5: "五"}
+_COUNTS = {"仨": 3, "三": 3, "四": 4, "五": 5, "3": 3, "4": 4, "5": 5}
+
+
+def _pointed_count(text: str) -> int | None:
+    """How many stocks just discussed a pronoun of several points at (这俩: 2, 这三只: 3)."""
+    found = _rules().pair.search(text)
+    if found is None:
+        return None
+    counted = found.groupdict().get("count")
+    return _COUNTS[counted[0]] if counted else 2
+
+
 def _focus(state: ConversationState, text: str) -> list[Carried]:
     """The stocks a follow-up's pronoun points at (这俩: two, 它: one), else the last turn's that named some."""
     rules = _rules()
-    if rules.pair.search(text):
-        return state.named(2)
+    if count := _pointed_count(text):
+        return state.named(count)
     return state.named(1) if rules.pointer.search(text) else state.focus_stocks()
 
 
@@ -484,8 +497,9 @@ def _pointing(current: Selection, state: ConversationState, reading: _Reading) -
     marker = pair or rules.pointer.search(text) or memory.rules().object_pointer.search(text)
     if marker is None:
         return None
-    carried = state.named(2 if pair else 1)
-    if not carried or (pair and len(carried) < 2):
+    count = _pointed_count(text) or 1
+    carried = state.named(count)
+    if not carried or len(carried) < count:
         return None
     symbols = [c.symbol for c in carried]
     if _asks_portfolio(current) or memory.against_rest(text):  # 它和其他几只比: it against the rest
@@ -494,9 +508,7 @@ def _pointing(current: Selection, state: ConversationState, reading: _Reading) -
         return _with(current, Intent.PORTFOLIO_REVIEW, symbols, True, why, operation, carried)
     intent = Intent.TRADE_REVIEW if current.intent is Intent.TRADE_REVIEW else Intent.SINGLE_STOCK
     topics = _topics(state, reading, symbols, False)
-    why = (
-        f"“{marker.group()}”指{'最近点名的两只' if pair else '上次点名的那只'}{_topic_note(topics)}：{_where(carried)}"
-    )
+    why = f"“{marker.group()}”指{f'最近点名的{_SAID_COUNT[count]}只' if pair else '上次点名的那只'}{_topic_note(topics)}：{_where(carried)}"
     return _with(current, intent, symbols, False, why, state.operation(KEEP, carried), carried, topics=topics)
 
 

@@ -10,7 +10,7 @@ month-days (the lunar holidays fall on a span of Gregorian dates); a bare 节 / 
 The closure meant is the most recent one that began by today.
 
 Each side of it is a span of trading days: before it the ``sessions_before`` sessions up to
-the closure, after it from the reopening until today, around it from those sessions before
+the closure (and a weekend that opens it, still before the holiday itself), after it from the reopening until today, around it from those sessions before
 to ``sessions_after`` sessions after the reopening, during it the closure itself up to the
 reopening (what happened while the market was shut is reported and traded on that day), its
 first session (节后第一天, 节后首日) the reopening alone."""
@@ -125,6 +125,15 @@ def _sessions(start: date, count: int, step: int) -> date:
     return day
 
 
+def _eve(closure: Closure) -> date:
+    """The last day before the holiday itself: a weekend that opens the closure (春节 2026 closed
+    from Saturday 02-14) is still before it, and a report written then is 节前."""
+    day = closure.first
+    while day.weekday() >= 5 and day < closure.last:
+        day += timedelta(days=1)
+    return day - timedelta(days=1)
+
+
 def span(word: str, side: str, today: date) -> HolidaySpan | None:
     """The trading days `side` of the most recent closure of the holiday `word` names."""
     from pixiu_cli.market.trading_days import trading_calendar
@@ -140,7 +149,7 @@ def span(word: str, side: str, today: date) -> HolidaySpan | None:
     elif side == FIRST:
         start, end = reopening, reopening
     elif side == BEFORE:
-        start, end = _sessions(closure.first, int(settings["sessions_before"]), -1), _sessions(closure.first, 1, -1)
+        start, end = _sessions(closure.first, int(settings["sessions_before"]), -1), _eve(closure)
     elif side == AFTER:
         start, end = reopening, today
     else:

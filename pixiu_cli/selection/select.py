@@ -75,7 +75,7 @@ from pixiu_cli.selection.targets import warm as warm_targets
 from pixiu_cli.selection.topics import NO_TOPICS, read_topics, turns_to_market
 from pixiu_cli.selection.topics import warm as warm_topics
 from pixiu_cli.selection.topics import words as topic_words
-from pixiu_cli.selection.windows import moves, period, unsaid_period
+from pixiu_cli.selection.windows import moves, period, reviewed, unsaid_period
 from pixiu_cli.selection.windows import warm as warm_windows
 
 __all__ = ["Carried", "MentionNote", "Selection", "extract_symbols", "select", "warm"]
@@ -91,6 +91,7 @@ class _MentionRules:
     asked_about: re.Pattern[str]  # right after a short name: a question about it as a stock
     place_before: re.Pattern[str]  # going somewhere, or buying a product (去宁德出差)
     degree_before: re.Pattern[str]  # 更, 最: a listed name that is a phrase (谁更值得买)
+    surname_before: re.Pattern[str]  # 谢 of 谢永强: an own form that is a person's given name
     measure_before: re.Pattern[str]  # counting bottles (两瓶茅台)
     not_stock_after: re.Pattern[str]  # a product, a place, an employer (格力空调)
     index_context: re.Pattern[str]  # a bare index code is the index
@@ -376,6 +377,8 @@ def _own_evidence(text: str, start: int, end: int, name) -> str | None:
 
     if name.form and _word_around(text, start, end):  # 张仲景 holds 仲景: a person, a book, a place
         return None
+    if name.form and _given_name(text, start, end):
+        return None
     if name.form != FIRST_TWO_OF_THREE and not everyday_word(name.alias):
         return "你自己的股票（持有、自选或笔记里提到的），这个叫法不是日常用语：没有相反的迹象就是股票"
     if name.form not in NEEDS_EVIDENCE and everyday_sense(name.alias) is None:
@@ -384,6 +387,19 @@ def _own_evidence(text: str, start: int, end: int, name) -> str | None:
     if cues:
         return f"你自己的股票，问的是公司的基本面（“{cues[0].matched}”）"
     return None
+
+
+def _given_name(text: str, start: int, end: int) -> str | None:
+    """The surname right before a two-character own form that makes it a person (谢永强)."""
+    from pixiu_cli.selection.words import frequency
+
+    if end - start != 2:
+        return None
+    found = _mention_rules().surname_before.search(text[max(0, start - 1) : start])
+    # not the end of a word (感谢, 多谢): a surname starts the name
+    if found is None or (start >= 2 and frequency(text[start - 2 : start]) >= _COMMON_WORD):
+        return None
+    return found.group()
 
 
 def _word_around(text: str, start: int, end: int) -> str | None:
@@ -406,6 +422,8 @@ def _wanting(text: str, start: int, end: int, name) -> str:
 
     if name.form and name.held and (word := _word_around(text, start, end)):
         return f"{_NO_EVIDENCE}（“{name.alias}”在词语“{word}”里面）"
+    if name.form and name.held and (surname := _given_name(text, start, end)):
+        return f"{_NO_EVIDENCE}（前面是姓“{surname}”：“{surname}{name.alias}”是人名）"
     if name.form == FIRST_TWO_OF_THREE and name.held:
         return f"{_NO_EVIDENCE}（“{name.alias}”只是“{name.of}”的前两字）"
     if not name.held or not everyday_word(name.alias):
@@ -603,7 +621,7 @@ def _select_one(text: str, table: NameTable, earlier: tuple[EarlierTurn, ...], t
     # a named stock's costs are its own trades of any age (its buy's date decides a dividend's
     # tax), so the tally year of `unsaid` holds only when no stock is named
     unsaid = None if symbols else unsaid_period(fired_names(normalized, False), today)
-    found = period(timed, today) or unsaid
+    found = reviewed(period(timed, today), timed, today) or unsaid
     return replace(resolved, windows=moves(found, resolved.targets, resolved.intent is Intent.TRADE_REVIEW))
 
 

@@ -119,8 +119,8 @@ def _with_holidays(pattern: str) -> str:
 def _tables() -> dict:
     data = table("windows.toml")
     keys = ("numerals", "weekdays", "days_ago", "english_months", "month_parts", "year_parts", "unit_days", "unsaid")
-    keys += ("seasons", "year_ago_days")
-    return {**{key: data[key] for key in keys}, "since": compiled(data["since"])}
+    keys += ("seasons", "year_ago_days", "review_days")
+    return {**{key: data[key] for key in keys}, "since": compiled(data["since"]), "review": compiled(data["review"])}
 
 
 def warm() -> None:
@@ -453,6 +453,18 @@ def moves(found: Period | None, targets: Iterable[str], trade_review: bool) -> t
             WindowMove(section, found.start, found.end, found.words, why, found.reading) for section in GOVERNED[target]
         )
     return tuple(out)
+
+
+def reviewed(found: Period | None, text: str, today: date) -> Period | None:
+    """A review of a period (上半年回顾, 十月的复盘总结) is written as the period ends or after
+    it: its window runs `review_days` past the period's end."""
+    if found is None or not found.words:
+        return found
+    at = text.find(found.words.split("、")[-1])
+    if at < 0 or not _tables()["review"].match(text, at + len(found.words.split("、")[-1])):
+        return found
+    end = min(found.end + timedelta(days=int(_tables()["review_days"])), today)
+    return Period(found.start, end, found.words, found.reading)
 
 
 def unsaid_period(cue_names: Iterable[str], today: date) -> Period | None:

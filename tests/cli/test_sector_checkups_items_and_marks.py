@@ -26,6 +26,13 @@ ACCOUNTS = {
     "noodles": ("o7t24_noodle_shop.json", "2026-12-04T20:30:00+08:00"),
     "kindergarten": ("o7t24_kg_teacher.json", "2026-12-04T20:30:00+08:00"),
     "professor": ("o7t24_retired_prof.json", "2026-12-04T20:30:00+08:00"),
+    "student": ("o7t25_t25_student.json", "2026-12-08T09:20:00+08:00"),
+    "pharmacists": ("o7t25_t25_pharmacists.json", "2026-12-08T09:20:00+08:00"),
+    "streamer": ("o7t26_streamer_xiaomei.json", "2026-12-10T20:30:00+08:00"),
+    "banker": ("o7t26_banker_laoqian.json", "2026-12-10T20:30:00+08:00"),
+    "guard": ("o7t27_guard_night.json", "2026-12-04T22:30:00+08:00"),
+    "photographer": ("o7t27_photog_wedding.json", "2026-12-04T22:30:00+08:00"),
+    "engineer": ("o7t27_engineer_large.json", "2026-12-04T22:30:00+08:00"),
 }
 
 
@@ -55,6 +62,10 @@ def selection(env: dict[str, str], text: str, *options: str) -> dict:
         "年底了 给持仓做个体检",  # a check-up of the whole account
         "诊断一下所有股票",
         "现在是亏的多还是赚的多",  # which side has more
+        "券商比重是不是过高了",  # a sector's weight: not the brokers' positions
+        "医药股占比是不是超了",
+        "帮我们老两口把持仓都过一遍",  # the user's stocks gone through
+        "几只挣钱几只赔钱",  # dialect of 赚钱 / 亏钱
     ],
 )
 def test_the_whole_account_asked_in_new_ways_is_a_portfolio_question(homes, text):
@@ -181,3 +192,70 @@ def test_money_taken_out_for_a_relative_is_the_users_account(homes):
     info = selection(homes("officer"), "能不能抽出五万给外孙交学费")
     assert info["intent"] == "portfolio_review" and "account" in info["targets"]
     assert selection(homes("officer"), "外孙的学费涨了")["intent"] == "general"
+
+
+@pytest.mark.parametrize("text", ["钱都换成股票了吗 还剩多少没投", "卡里还有多少可以买的", "现在拢共多少钱了"])
+def test_what_is_left_and_what_it_all_comes_to_are_the_accounts(homes, text):
+    info = selection(homes("photographer"), text)
+    assert "account" in info["targets"]
+
+
+def test_a_bill_that_comes_to_a_sum_is_no_account(homes):
+    assert "account" not in selection(homes("photographer"), "这几样菜一共多少钱")["targets"]
+
+
+@pytest.mark.parametrize(
+    ("home", "text"),
+    [
+        ("engineer", "电视剧里谢永强演得真好"),  # a surname before an own form: a person
+        ("guard", "电驴换了块天能电池"),  # a purchase counted by 块
+        ("photographer", "收了台老海鸥相机"),  # a purchase with 收, an age word
+        ("pharmacists", "海鸥牌的钟还在走"),  # a brand
+        ("streamer", "来包利群"),  # an order in a shop
+    ],
+)
+def test_a_person_a_brand_or_an_order_is_no_stock(homes, home, text):
+    assert selection(homes(home), text)["symbols"] == []
+
+
+def test_a_word_that_ends_in_a_surname_makes_no_person(homes):
+    assert selection(homes("engineer"), "感谢永强这两年的分红")["symbols"] == ["002489"]
+
+
+def test_a_counted_pronoun_points_at_that_many_stocks_just_discussed(homes):
+    env = homes("banker")
+    conversation = None
+    for text in ("三星医疗最近咋样", "节能风电呢", "海天精工呢"):
+        options = ("--conversation", conversation) if conversation else ()
+        asked = json.loads(pixiu_in_process_ok(env, "ask", "--json", *options, text))
+        conversation = str(asked["conversation_id"])
+    info = selection(env, "这三只里哪只该先减", "--conversation", conversation)
+    assert set(info["symbols"]) == {"601567", "601016", "601882"}
+
+
+def test_the_others_after_two_stocks_is_the_rest_of_the_portfolio(homes):
+    env = homes("streamer")
+    asked = json.loads(pixiu_in_process_ok(env, "ask", "--json", "维海德最近怎么样"))
+    conversation = str(asked["conversation_id"])
+    pixiu_in_process_ok(env, "ask", "--json", "--conversation", conversation, "奥尼呢")
+    info = selection(env, "这俩以外的咋样", "--conversation", conversation)
+    assert info["intent"] == "portfolio_review" and info["operation"]["name"] == "complement"
+
+
+def test_a_review_of_a_period_is_found_after_the_period_ends(homes):
+    assert "上半年组合回顾" in block_of(homes("banker"), "上半年的回顾说了啥")  # written on 07-01
+
+
+def test_a_weekend_that_opens_a_closure_is_still_before_the_holiday(homes):
+    assert "二月持仓体检" in block_of(homes("pharmacists"), "春节前那份体检报告")  # written on 02-14
+
+
+def test_a_quick_take_is_a_report(homes):
+    assert "长假后开盘速评" in block_of(homes("student"), "节后头一天那份速评")
+
+
+def test_the_users_own_last_trades_and_fees_read_the_year(homes):
+    student = homes("student")
+    assert "用剩下的生活费买电科网安" in block_of(student, "我那几笔小单是不是亏在佣金上")
+    assert "拿到一等奖学金第一笔" in block_of(student, "我付的佣金占收益多少")
+    assert "trades" in selection(student, "上个月的手续废交了多少")["targets"]  # a typo of 手续费
