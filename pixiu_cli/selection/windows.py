@@ -457,13 +457,15 @@ def moves(found: Period | None, targets: Iterable[str], trade_review: bool) -> t
 
 def reviewed(found: Period | None, text: str, today: date) -> Period | None:
     """A review of a period (上半年回顾, 十月的复盘总结) is written as the period ends or after
-    it: its window runs `review_days` past the period's end."""
+    it: its window runs past the period's end as long as the period lasts, up to `review_days`."""
     if found is None or not found.words:
         return found
     at = text.find(found.words.split("、")[-1])
     if at < 0 or not _tables()["review"].match(text, at + len(found.words.split("、")[-1])):
         return found
-    end = min(found.end + timedelta(days=int(_tables()["review_days"])), today)
+    # a day's review is written that day, a week's by the next, a half year's within a month
+    late = min(int(_tables()["review_days"]), (found.end - found.start).days)
+    end = min(found.end + timedelta(days=late), today)
     return Period(found.start, end, found.words, found.reading)
 
 
