@@ -285,7 +285,10 @@ def _weak_typo(text: str, start: int, end: int, name, strong: int, in_comparison
     run = text[start:end]
     if frequency(run) >= _COMMON_WORD:
         return f"“{run}”与“{name.alias}”同音，但它本身是常用词"
-    if cut := [w for w in segment(text).cut_by(start, end) if frequency(w) >= _COMMON_WORD]:
+    # a typo of a long name cuts a word only when it shares more than one character with it
+    # (维海得出 is 维海德 + 出, not 得出 cut)
+    shared = 1 if len(name.alias) < strong else 2
+    if cut := [w for w, inside in segment(text).cuts(start, end) if frequency(w) >= _COMMON_WORD and inside >= shared]:
         return f"“{run}”与“{name.alias}”同音，但它拆开了词语“{cut[0]}”"
     if len(name.alias) >= strong or in_comparison or _investing_near(text, start, end):
         return None

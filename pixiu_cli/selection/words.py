@@ -65,10 +65,17 @@ class Words:
 
     def cut_by(self, start: int, end: int) -> list[str]:
         """The words text[start:end] cuts through at either end."""
+        return [word for word, _ in self.cuts(start, end)]
+
+    def cuts(self, start: int, end: int) -> list[tuple[str, int]]:
+        """The words text[start:end] cuts through at either end, each with how many of its
+        characters lie inside the span."""
         cut = []
         for offset in (start, end):
             if not self.boundary(offset):
-                cut.append(self.words[bisect_right(self.starts, offset) - 1])
+                at = bisect_right(self.starts, offset) - 1
+                word, word_start = self.words[at], self.starts[at]
+                cut.append((word, min(end, word_start + len(word)) - max(start, word_start)))
         return cut
 
 
