@@ -75,7 +75,7 @@ from pixiu_cli.selection.targets import warm as warm_targets
 from pixiu_cli.selection.topics import NO_TOPICS, read_topics, turns_to_market
 from pixiu_cli.selection.topics import warm as warm_topics
 from pixiu_cli.selection.topics import words as topic_words
-from pixiu_cli.selection.windows import moves, period, reviewed, unsaid_period
+from pixiu_cli.selection.windows import followed, moves, period, reviewed, unsaid_period
 from pixiu_cli.selection.windows import warm as warm_windows
 
 __all__ = ["Carried", "MentionNote", "Selection", "extract_symbols", "select", "warm"]
@@ -382,6 +382,8 @@ def _own_evidence(text: str, start: int, end: int, name) -> str | None:
         return None
     if name.form and _given_name(text, start, end):
         return None
+    if name.form and _about_somebody_else(text):  # 儿子在背少年闰土: the text, not the stock
+        return None
     if name.form != FIRST_TWO_OF_THREE and not everyday_word(name.alias):
         return "你自己的股票（持有、自选或笔记里提到的），这个叫法不是日常用语：没有相反的迹象就是股票"
     if name.form not in NEEDS_EVIDENCE and everyday_sense(name.alias) is None:
@@ -390,6 +392,15 @@ def _own_evidence(text: str, start: int, end: int, name) -> str | None:
     if cues:
         return f"你自己的股票，问的是公司的基本面（“{cues[0].matched}”）"
     return None
+
+
+def _about_somebody_else(text: str) -> bool:
+    """Whether the sentence is about another person's doings (儿子在背…, 孙子最喜欢…): recall
+    first for the user's own forms does not hold there; investing words still do."""
+    from pixiu_cli.selection.targets import RELATIVE_CLASS, outside
+
+    found = outside(text)
+    return found is not None and found.name == RELATIVE_CLASS
 
 
 def _given_name(text: str, start: int, end: int) -> str | None:
@@ -425,6 +436,8 @@ def _wanting(text: str, start: int, end: int, name) -> str:
 
     if name.form and name.held and (word := _word_around(text, start, end)):
         return f"{_NO_EVIDENCE}（“{name.alias}”在词语“{word}”里面）"
+    if name.form and name.held and _about_somebody_else(text):
+        return f"{_NO_EVIDENCE}（说的是别人的事，不是投资）"
     if name.form and name.held and (surname := _given_name(text, start, end)):
         return f"{_NO_EVIDENCE}（前面是姓“{surname}”：“{surname}{name.alias}”是人名）"
     if name.form == FIRST_TWO_OF_THREE and name.held:
@@ -624,7 +637,7 @@ def _select_one(text: str, table: NameTable, earlier: tuple[EarlierTurn, ...], t
     # a named stock's costs are its own trades of any age (its buy's date decides a dividend's
     # tax), so the tally year of `unsaid` holds only when no stock is named
     unsaid = None if symbols else unsaid_period(fired_names(normalized, False), today)
-    found = reviewed(period(timed, today), timed, today) or unsaid
+    found = followed(reviewed(period(timed, today), timed, today), timed, today) or unsaid
     return replace(resolved, windows=moves(found, resolved.targets, resolved.intent is Intent.TRADE_REVIEW))
 
 

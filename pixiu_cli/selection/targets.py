@@ -263,6 +263,7 @@ _STORED_ITEMS = frozenset({"brief", "news", "plans", "alerts", "rules"})
 
 
 _LIFE_MONEY = "生活里的钱"  # targets.toml's class of money of daily life
+RELATIVE_CLASS = "别人的钱"  # targets.toml's class of somebody else's money or doings
 
 
 def _names_an_item(text: str, word: str, reading: Reading) -> bool:

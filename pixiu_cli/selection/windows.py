@@ -120,7 +120,8 @@ def _tables() -> dict:
     data = table("windows.toml")
     keys = ("numerals", "weekdays", "days_ago", "english_months", "month_parts", "year_parts", "unit_days", "unsaid")
     keys += ("seasons", "year_ago_days", "review_days")
-    return {**{key: data[key] for key in keys}, "since": compiled(data["since"]), "review": compiled(data["review"])}
+    patterns = {key: compiled(data[key]) for key in ("since", "review", "later")}
+    return {**{key: data[key] for key in keys}, **patterns}
 
 
 def warm() -> None:
@@ -467,6 +468,17 @@ def reviewed(found: Period | None, text: str, today: date) -> Period | None:
     late = min(int(_tables()["review_days"]), (found.end - found.start).days)
     end = min(found.end + timedelta(days=late), today)
     return Period(found.start, end, found.words, found.reading)
+
+
+def followed(found: Period | None, text: str, today: date) -> Period | None:
+    """A period whose act is asked after (春节前买的那只 后来咋处理的): what came of it runs
+    until today."""
+    if found is None or not found.words:
+        return found
+    at = text.find(found.words.split("、")[-1])
+    if at < 0 or not _tables()["later"].search(text, at + len(found.words.split("、")[-1])):
+        return found
+    return Period(found.start, today, found.words, found.reading)
 
 
 def unsaid_period(cue_names: Iterable[str], today: date) -> Period | None:
