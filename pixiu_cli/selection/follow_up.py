@@ -585,10 +585,11 @@ def _class_follow_up(current: Selection, state: ConversationState, reading: _Rea
 
 def _stands_alone(current: Selection, reading: _Reading) -> bool:
     """A concept asked in general (什么是市盈率) leans on no earlier turn, unless it points at
-    one; nor does a comparison with both its terms (洋河和双汇比呢)."""
+    one; nor does a comparison with both its terms (洋河和双汇比呢), unless it starts with 和 /
+    跟 and so lacks its first."""
     rules, text = _rules(), reading.text
-    if len(current.symbols) > 1 and rules.compares.search(text):
-        return True
+    if len(current.symbols) > 1 and rules.compares.search(text) and not rules.compare.search(text):
+        return True  # 和伟创、新风光三个比呢 lacks its first term: the stock before
     return asks_concept(current.normalized) and not (rules.pointer.search(text) or rules.pair.search(text))
 
 
