@@ -33,6 +33,12 @@ ACCOUNTS = {
     "guard": ("o7t27_guard_night.json", "2026-12-04T22:30:00+08:00"),
     "photographer": ("o7t27_photog_wedding.json", "2026-12-04T22:30:00+08:00"),
     "engineer": ("o7t27_engineer_large.json", "2026-12-04T22:30:00+08:00"),
+    "cook": ("o7t28_cook_sichuan.json", "2026-12-11T12:10:00+08:00"),
+    "farmers": ("o7t28_farmer_couple.json", "2026-12-11T12:10:00+08:00"),
+    "opera": ("o7t29_opera.json", "2026-12-07T20:30:00+08:00"),
+    "coach": ("o7t30_gym_coach.json", "2026-12-09T10:05:00+08:00"),
+    "dealer": ("o7t30_car_dealer.json", "2026-12-09T10:05:00+08:00"),
+    "postman": ("o7t30_postman.json", "2026-12-09T10:05:00+08:00"),
 }
 
 
@@ -259,3 +265,77 @@ def test_the_users_own_last_trades_and_fees_read_the_year(homes):
     assert "用剩下的生活费买电科网安" in block_of(student, "我那几笔小单是不是亏在佣金上")
     assert "拿到一等奖学金第一笔" in block_of(student, "我付的佣金占收益多少")
     assert "trades" in selection(student, "上个月的手续废交了多少")["targets"]  # a typo of 手续费
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "我家股票哪只能长拿",  # 我家 is the user's
+        "十几只股是不是多了",  # the count held, too many
+        "股票占了多少 超没超一半",  # the position level
+        "连股带钱一共多少",  # stocks and cash together
+    ],
+)
+def test_the_whole_account_in_household_words_is_a_portfolio_question(homes, text):
+    assert selection(homes("farmers"), text)["intent"] == "portfolio_review"
+
+
+def test_a_parents_in_law_account_is_somebody_elses(homes):
+    info = selection(homes("dealer"), "老丈人的账户亏了一半")
+    assert info["intent"] == "general" and info["symbols"] == []
+
+
+@pytest.mark.parametrize(
+    ("home", "text"),
+    [
+        ("postman", "买了本广博的本子"),  # a purchase counted by 本, a product after the name
+        ("farmers", "海南发展得真快"),  # a name that ends in a verb, used as one
+        ("farmers", "歌华有线的收视费咋交"),  # a service's bill
+        ("opera", "拉普拉斯是哪国人"),  # a person asked about
+        ("coach", "女儿在背少年闰土"),  # somebody else's doings
+    ],
+)
+def test_a_product_a_phrase_a_bill_a_person_or_a_relatives_doing_is_no_stock(homes, home, text):
+    assert selection(homes(home), text)["symbols"] == []
+
+
+def test_investing_words_keep_an_own_form_in_a_sentence_about_a_relative(homes):
+    assert selection(homes("coach"), "女儿问闰土分红到账没")["symbols"] == ["002440"]
+
+
+def test_a_companys_count_of_holders_is_no_holder(homes):
+    info = selection(homes("postman"), "英威腾股东户数又少了")
+    assert info["symbols"] == ["002334"] and info["intent"] != "general"
+
+
+def test_a_difference_asked_between_two_names_compares_them(homes):
+    assert selection(homes("postman"), "英威腾 跟 新时达 差多少")["symbols"] == ["002334", "002527"]
+
+
+def test_what_came_of_a_periods_trade_reads_until_today(homes):
+    windows = selection(homes("coach"), "春节前买的那只 后来咋处理的")["windows"]
+    moved = next(w for w in windows if w["section"] == "decisions")
+    assert moved["start"] == "2026-02-02" and moved["end"] == "2026-12-09"
+
+
+@pytest.mark.parametrize(
+    ("home", "text", "target"),
+    [
+        ("cook", "春节前那分复盘咋说的", "brief"),  # 那分 for 那份
+        ("farmers", "咱俩上回商量的啥", "plans"),  # what was agreed at home
+        ("cook", "今年交了不少手续费", "trades"),
+    ],
+)
+def test_household_and_loose_words_read_their_class(homes, home, text, target):
+    assert target in selection(homes(home), text)["targets"]
+
+
+def test_three_compared_with_the_stock_before(homes):
+    env = homes("opera")
+    asked = json.loads(pixiu_in_process_ok(env, "ask", "--json", "金盘科技还能拿吗"))
+    info = selection(env, "和伟创、新风光三个比呢", "--conversation", str(asked["conversation_id"]))
+    assert set(info["symbols"]) == {"688676", "688698", "688663"}
+
+
+def test_a_typo_of_a_long_name_may_touch_a_word_by_one_character(homes):
+    assert selection(homes("streamer"), "维海得出新品了吗")["symbols"] == ["301318"]
