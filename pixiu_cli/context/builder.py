@@ -304,6 +304,7 @@ class ContextBuilder:
             frozenset(selection.targets),
             {w.section: w for w in selection.windows},
             getattr(self.valuer, "history", None),
+            tuple(cue.matched for cue in selection.topics.cues),
         )
         sections = MemoryAssembler(self.domain, self.limits, prices).sections(
             now=now,

@@ -90,12 +90,14 @@ PRIORITY = {
 @dataclass(frozen=True)
 class Asked:
     """What the question asks of the memory (selection/targets.py, selection/windows.py): the
-    classes, the windows its time words moved (section key → move), and the ledger's trade
-    history (`trades.History`; None: no ledger to read)."""
+    classes, the windows its time words moved (section key → move), the ledger's trade
+    history (`trades.History`; None: no ledger to read) and the words of the company's figures
+    it asks about (selection/topics.py)."""
 
     targets: frozenset[str] = frozenset()
     windows: Mapping = field(default_factory=dict)
     history: History | None = None
+    topic_words: tuple[str, ...] = ()  # what the question asks of a company (负债率, 分红)
 
 
 def _shown_day(stamp) -> str:
@@ -639,7 +641,7 @@ class MemoryAssembler:
             items.append(self._signal_item(signal, today))
         items.append(self._holding_link_item(holding, today))
         items.extend(self._own_items(symbol, now, held, asked))
-        items.extend(self._news_items(symbol, now, asked.windows.get("news")))
+        items.extend(self._news_items(symbol, now, asked.windows.get("news"), asked.topic_words))
         items = list(_fresh_first(items))
         if not profile and not signal:
             items.insert(0, BlockItem(f"数据库中没有 {symbol} 的画像和信号"))
@@ -675,13 +677,18 @@ class MemoryAssembler:
         items.extend(_decision_item(d, held, self.domain.decision_returns(d.id)) for d in decisions)
         return items
 
-    def _news_items(self, symbol: str, now: datetime, move=None) -> list[BlockItem]:
+    def _news_items(self, symbol: str, now: datetime, move=None, words: tuple[str, ...] = ()) -> list[BlockItem]:
         limits, today = self.limits, now.date()
         rule = limits.rule("news")
         since, until = window_bounds(now, limits.news_days, move)
         news = self.domain.recent_news(
             symbol, since, limits.count(limits.news_per_symbol, move), until if move else None
         )
+        if words and move is None:  # an older item on what is asked (负债率升至62%), past the window
+            older_since, _ = window_bounds(now, limits.topic_news_days, None)
+            shown = {n.id for n in news}
+            older = self.domain.recent_news(symbol, older_since, limits.period_limit, since)
+            news += [n for n in older if n.id not in shown and _on_topic(n, words)][: limits.topic_news_limit]
         return [_news_item(n, today, rule) for n in news]
 
     def _signal_item(self, signal: Signal, today: date) -> BlockItem:
@@ -903,6 +910,11 @@ def _profile_item(profile: Profile, name: str, today: date, rule: FreshnessRule)
         MemoryId("profile", profile.id),
         stale_label(day(profile.as_of), today, rule),
     )
+
+
+def _on_topic(news: NewsItem, words: tuple[str, ...]) -> bool:
+    text = f"{news.title} {news.summary or ''}"
+    return any(word in text for word in words)
 
 
 def _news_item(news: NewsItem, today: date, rule: FreshnessRule) -> BlockItem:

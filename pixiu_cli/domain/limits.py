@@ -29,6 +29,10 @@ class MemoryLimits:
     rules_limit: int = 10  # rules have no window: in force until withdrawn or replaced
     news_days: float = 14.0
     news_per_symbol: int = 3
+    # A named stock's older news on what the question asks (负债率 in 鑫铂负债率62%了?) is
+    # looked for this far back, past the news window
+    topic_news_days: float = 180.0
+    topic_news_limit: int = 2
     trades_days: float = 7.0  # the ledger's fills, for a question that looks back at trades
     trades_limit: int = 12
     holdings_news_limit: int = 10  # the holdings' news together, for a question about all of them

@@ -339,3 +339,9 @@ def test_three_compared_with_the_stock_before(homes):
 
 def test_a_typo_of_a_long_name_may_touch_a_word_by_one_character(homes):
     assert selection(homes("streamer"), "维海得出新品了吗")["symbols"] == ["301318"]
+
+
+def test_a_named_stocks_older_news_on_the_figure_asked_is_shown(homes):
+    dealer = homes("dealer")
+    assert "鑫铂股份资产负债率升至62%" in block_of(dealer, "鑫铂 负债率62%了?")  # 33 days old
+    assert "鑫铂股份资产负债率升至62%" not in block_of(dealer, "鑫铂最近咋样")  # past the news window
