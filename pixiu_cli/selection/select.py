@@ -69,7 +69,7 @@ from pixiu_cli.selection.result import Carried, MentionNote, Selection
 from pixiu_cli.selection.rules import compiled, joined, table
 from pixiu_cli.selection.senses import compared, everyday_reason, sense_of, slang
 from pixiu_cli.selection.senses import warm as warm_senses
-from pixiu_cli.selection.targets import BRIEF, against_rest, fired_names, refine
+from pixiu_cli.selection.targets import BRIEF, against_rest, fired_names, refine, without_asker
 from pixiu_cli.selection.targets import rules as target_rules
 from pixiu_cli.selection.targets import warm as warm_targets
 from pixiu_cli.selection.topics import NO_TOPICS, read_topics, turns_to_market
@@ -540,12 +540,13 @@ def _own(
     # A question about the user's holdings or trades is evidence that a held short name
     # in it is the stock (这几只里长电…, 中芯我前几天追高了吗, 除了宁德其他几只).
     matches = table.matches(text)
+    asked = without_asker(text)
     # a cue never reaches into a company's full name (我那台钱江摩托 is no 我的…钱)
-    words = _blanked(text, [(m.start, m.end) for m in matches if m.name.kind in (FULL, LISTED)], "\u3000")
+    words = _blanked(asked, [(m.start, m.end) for m in matches if m.name.kind in (FULL, LISTED)], "\u3000")
     portfolio = analyze(words, ())
     about_mine = portfolio.overview or portfolio.intent is Intent.TRADE_REVIEW or against_rest(text)
     symbols, notes = _mentions(text, table, held, known, about_mine, conversation, matches)
-    result, targets = refine(analyze(words, symbols), text, symbols)
+    result, targets = refine(analyze(words, symbols), asked, symbols)
     return symbols, notes, result, targets
 
 

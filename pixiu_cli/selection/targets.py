@@ -83,6 +83,7 @@ class _Rules:
     follow_up_chars: int
     english: tuple[str, ...]
     evidence: re.Pattern[str]  # any cue word: evidence that a short name next to it is the stock
+    asker: re.Pattern[str]  # 老伴问的, 儿子打的字: who asks or types for the user, at the end
 
 
 def _compiled(value) -> re.Pattern[str]:
@@ -121,6 +122,7 @@ def rules() -> _Rules:
         int(follow["max_chars"]),
         tuple(data["english"]),
         compiled("|".join(f"(?:{p})" for p in plain), re.IGNORECASE | re.ASCII),
+        _compiled(negative["asker"]),
     )
 
 
@@ -226,6 +228,13 @@ def not_the_users(text: str, named: bool = False) -> str | None:
     """Why a message is about no account of the user's (`outside`), None when it may be."""
     found = outside(text, named)
     return found.why if found else None
+
+
+def without_asker(text: str) -> str:
+    """The text without a closing note of who asks or types for the user (整体仓位呢 老伴问,
+    儿子打的字): the question is about the user's account all the same; offsets kept."""
+    found = rules().asker.search(text)
+    return text if found is None else text[: found.start()] + "\u3000" * (found.end() - found.start())
 
 
 def refine(result: IntentResult, text: str, symbols: Sequence[str]) -> tuple[IntentResult, tuple[str, ...]]:
