@@ -39,6 +39,12 @@ ACCOUNTS = {
     "coach": ("o7t30_gym_coach.json", "2026-12-09T10:05:00+08:00"),
     "dealer": ("o7t30_car_dealer.json", "2026-12-09T10:05:00+08:00"),
     "postman": ("o7t30_postman.json", "2026-12-09T10:05:00+08:00"),
+    "customs": ("o7t31_customs_retiree.json", "2026-12-14T09:20:00+08:00"),
+    "salon": ("o7t31_nail_salon.json", "2026-12-14T09:20:00+08:00"),
+    "agent": ("o7t32_agent_lin.json", "2026-12-03T14:35:00+08:00"),
+    "physics": ("o7t32_teacher_wang.json", "2026-12-03T15:20:00+08:00"),
+    "director": ("o7t33_retired_director.json", "2026-12-12T20:30:00+08:00"),
+    "kiwi": ("o7t33_kiwi_farmer.json", "2026-12-12T20:30:00+08:00"),
 }
 
 
@@ -345,3 +351,56 @@ def test_a_named_stocks_older_news_on_the_figure_asked_is_shown(homes):
     dealer = homes("dealer")
     assert "鑫铂股份资产负债率升至62%" in block_of(dealer, "鑫铂 负债率62%了?")  # 33 days old
     assert "鑫铂股份资产负债率升至62%" not in block_of(dealer, "鑫铂最近咋样")  # past the news window
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        ("帮我把所有持仓过一遍 儿子打的字", "portfolio_review"),  # who types for the user
+        ("有几只是赚的 老伴问的", "portfolio_review"),
+        ("今年交易费用一共多少 老公想知道", "trade_review"),
+    ],
+)
+def test_a_closing_note_of_who_asks_leaves_the_account_the_users(homes, text, intent):
+    assert selection(homes("salon"), text)["intent"] == intent
+
+
+def test_somebody_elses_holdings_stay_somebody_elses(homes):
+    salon = homes("salon")
+    assert selection(salon, "妹夫持仓全是银行股 这样配合理吗")["intent"] == "general"
+    assert selection(salon, "我师傅持仓全是银行股 他稳不稳")["intent"] == "general"
+
+
+def test_a_household_follow_up_on_the_whole_account_widens(homes):
+    env = homes("customs")
+    asked = json.loads(pixiu_in_process_ok(env, "ask", "--json", "巨力索具今天涨停了"))
+    info = selection(env, "整体仓位呢 老伴问", "--conversation", str(asked["conversation_id"]))
+    assert info["intent"] == "portfolio_review"
+
+
+def test_a_sale_asked_by_what_it_made_reads_the_trades_of_the_period(homes):
+    assert "超研股份涨停打开就走" in block_of(homes("agent"), "上上周卖超研赚了多少")
+
+
+def test_ranking_every_stock_is_a_portfolio_question(homes):
+    assert selection(homes("physics"), "全部股票从强到弱排个序")["intent"] == "portfolio_review"
+
+
+def test_money_stuck_in_the_market_is_the_accounts(homes):
+    assert selection(homes("physics"), "钱是不是全套在里面了")["intent"] == "portfolio_review"
+
+
+def test_a_customer_named_like_a_stock_is_a_person(homes):
+    info = selection(homes("salon"), "老顾客安洁周六约了做指甲")
+    assert info["symbols"] == []
+
+
+def test_the_last_sessions_alerts_outlast_a_weekend(homes):
+    block = block_of(homes("director"), "宇环数控涨停了 下周一咋办")  # Friday 10:30, asked Saturday night
+    assert "宇环数控盘中涨停提醒" in section_text(block, "待办预警")
+
+
+def test_a_farms_and_a_shops_money_is_daily_life(homes):
+    kiwi = homes("kiwi")
+    assert selection(kiwi, "化肥钱够不够")["intent"] == "general"
+    assert "trades" in selection(kiwi, "今年总共交多少佣金了")["targets"]
