@@ -12,7 +12,8 @@ The closure meant is the most recent one that began by today.
 Each side of it is a span of trading days: before it the ``sessions_before`` sessions up to
 the closure (and a weekend that opens it, still before the holiday itself), after it from the reopening until today, around it from those sessions before
 to ``sessions_after`` sessions after the reopening, during it the closure itself up to the
-reopening (what happened while the market was shut is reported and traded on that day), its
+session after the reopening (what happened while the market was shut is reported and traded
+on in those days), its
 first session (节后第一天, 节后首日) the reopening alone."""
 
 from __future__ import annotations
@@ -144,8 +145,8 @@ def span(word: str, side: str, today: date) -> HolidaySpan | None:
         return None
     settings = _settings()
     reopening = _sessions(closure.last, 1, 1)
-    if side == DURING:  # what happened while closed is published and traded on by the reopening
-        start, end = closure.first, reopening
+    if side == DURING:  # what happened while closed is published and traded on after the reopening
+        start, end = closure.first, _sessions(reopening, 1, 1)
     elif side == FIRST:
         start, end = reopening, reopening
     elif side == BEFORE:
@@ -171,4 +172,4 @@ def _side_said(side: str) -> str:
         return f"休市前 {settings['sessions_before']} 个至复市后 {settings['sessions_after']} 个交易日"
     if side == FIRST:
         return "复市首日"
-    return "休市期间（到复市首日）"
+    return "休市期间（到复市后第二个交易日）"

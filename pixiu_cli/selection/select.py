@@ -639,7 +639,8 @@ def _select_one(text: str, table: NameTable, earlier: tuple[EarlierTurn, ...], t
     # tax), so the tally year of `unsaid` holds only when no stock is named
     unsaid = None if symbols else unsaid_period(fired_names(normalized, False), today)
     found = followed(reviewed(period(timed, today), timed, today), timed, today) or unsaid
-    return replace(resolved, windows=moves(found, resolved.targets, resolved.intent is Intent.TRADE_REVIEW))
+    trade_review = resolved.intent is Intent.TRADE_REVIEW
+    return replace(resolved, windows=moves(found, resolved.targets, trade_review, bool(resolved.symbols)))
 
 
 def _stock_names_blanked(text: str, mentions: Sequence[MentionNote]) -> str:

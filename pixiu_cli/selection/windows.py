@@ -441,11 +441,14 @@ def period(text: str, today: date) -> Period | None:
     return Period(start, end, "、".join(w for _, w in sorted(words)), "；".join(readings))
 
 
-def moves(found: Period | None, targets: Iterable[str], trade_review: bool) -> tuple[WindowMove, ...]:
-    """The windows the period moves: of the classes asked about, or of the trades for a trade review."""
+def moves(
+    found: Period | None, targets: Iterable[str], trade_review: bool, named: bool = False
+) -> tuple[WindowMove, ...]:
+    """The windows the period moves: of the classes asked about, or of the trades for a trade
+    review, or of the news for a named stock asked about in a period (东航物流国庆假期货运数据咋样)."""
     if found is None:
         return ()
-    governed = [t for t in targets if t in GOVERNED] or (["trades"] if trade_review else [])
+    governed = [t for t in targets if t in GOVERNED] or (["trades"] if trade_review else ["news"] if named else [])
     out = []
     for target in governed:
         said = WindowMove(target, found.start, found.end, found.words, "", found.reading).said()

@@ -135,12 +135,12 @@ def test_a_holidays_first_session_and_its_days_reach_the_alerts_and_the_stocks_n
     [move] = info["selection"]["windows"]
     assert (move["start"], move["end"]) == ("2026-10-08", "2026-10-08")
     assert move["reading"].endswith("取复市首日")
-    # news of the closure published on the reopening evening is the closure's
+    # news of the closure published by the session after the reopening is the closure's
     news = explain(qian, "国庆那几天妙可蓝多出啥消息了")
     assert section(news, "symbol:600882")["memory_ids"] == ["news:3"]
     [move] = news["selection"]["windows"]
-    assert (move["section"], move["start"], move["end"]) == ("news", "2026-10-01", "2026-10-08")
-    assert "到复市首日" in move["why"]
+    assert (move["section"], move["start"], move["end"]) == ("news", "2026-10-01", "2026-10-09")
+    assert "到复市后第二个交易日" in move["why"]
 
 
 def test_a_day_named_by_its_date_moves_the_trades_and_explain_says_how_it_was_read(qian):

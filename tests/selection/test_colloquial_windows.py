@@ -40,10 +40,10 @@ def _span(text: str, today: str) -> tuple[str, str] | None:
         ("节后", "2026-06-25", "2026-06-22", "2026-06-25"),  # a bare 节 in June: the Dragon Boat closure
         ("端午前", "2026-07-01", "2026-06-05", "2026-06-18"),
         # 中秋 2026 is its own closure by the calendar's names, not the National Day one after it;
-        # during a closure runs to the reopening (09-28), where what happened is reported
-        ("中秋期间的公告", "2026-11-01", "2026-09-25", "2026-09-28"),
+        # during a closure runs to the session after the reopening (09-28), where what happened is reported
+        ("中秋期间的公告", "2026-11-01", "2026-09-25", "2026-09-29"),
         # in 2025 the calendar names one closure 国庆节、中秋节: both words find it
-        ("中秋期间", "2025-11-01", "2025-10-01", "2025-10-09"),
+        ("中秋期间", "2025-11-01", "2025-10-01", "2025-10-10"),
         # the first session after a closure: the reopening alone
         ("节后第一天那个提醒", "2026-11-18", "2026-10-08", "2026-10-08"),
         ("节后首日买的", "2026-11-18", "2026-10-08", "2026-10-08"),
