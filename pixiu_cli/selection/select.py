@@ -283,7 +283,7 @@ def _weak_typo(text: str, start: int, end: int, name, strong: int, in_comparison
     from pixiu_cli.selection.words import frequency, segment
 
     run = text[start:end]
-    if frequency(run) >= _COMMON_WORD:
+    if frequency(run) >= _COMMON_WORD and not in_comparison:  # 世家和闽铝二选一: 世嘉 all the same
         return f"“{run}”与“{name.alias}”同音，但它本身是常用词"
     # a typo of a long name cuts a word only when it shares more than one character with it
     # (维海得出 is 维海德 + 出, not 得出 cut)
