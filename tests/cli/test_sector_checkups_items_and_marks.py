@@ -45,6 +45,12 @@ ACCOUNTS = {
     "physics": ("o7t32_teacher_wang.json", "2026-12-03T15:20:00+08:00"),
     "director": ("o7t33_retired_director.json", "2026-12-12T20:30:00+08:00"),
     "kiwi": ("o7t33_kiwi_farmer.json", "2026-12-12T20:30:00+08:00"),
+    "butcher": ("o7t34_butcher.json", "2026-12-08T20:30:00+08:00"),
+    "novelist": ("o7t34_novelist.json", "2026-12-08T20:30:00+08:00"),
+    "waterworks": ("o7t34_engineer.json", "2026-12-08T20:30:00+08:00"),
+    "pilates": ("o7t35_pilates.json", "2026-12-11T09:20:00+08:00"),
+    "pigs": ("o7t36_pig_farmer.json", "2026-12-15T12:00:00+08:00"),
+    "tellers": ("o7t36_retired_tellers.json", "2026-12-15T12:00:00+08:00"),
 }
 
 
@@ -404,3 +410,51 @@ def test_a_farms_and_a_shops_money_is_daily_life(homes):
     kiwi = homes("kiwi")
     assert selection(kiwi, "化肥钱够不够")["intent"] == "general"
     assert "trades" in selection(kiwi, "今年总共交多少佣金了")["targets"]
+
+
+def test_a_typo_that_is_a_common_word_is_the_stock_in_a_comparison(homes):
+    assert selection(homes("butcher"), "世家跟闽铝选哪个")["symbols"] == ["002796", "002578"]
+
+
+@pytest.mark.parametrize(
+    ("home", "text"),
+    [
+        ("butcher", "下围棋开局下天元好不好"),  # a board game
+        ("butcher", "卫生间地砖选亚光的还是亮面的"),  # floor tiles
+        ("pilates", "正强哥约我周六吃饭"),  # a person with a kinship word
+        ("pigs", "走皖通高速去合肥 过路费好多"),  # a road driven on
+    ],
+)
+def test_games_tiles_people_and_roads_are_daily_life(homes, home, text):
+    assert selection(homes(home), text)["symbols"] == []
+
+
+def test_a_question_put_to_the_user_about_another_account_is_not_theirs(homes):
+    info = selection(homes("waterworks"), "老同事账户里有二十只票 他问我要不要清掉一些")
+    assert info["intent"] == "general"
+
+
+@pytest.mark.parametrize(
+    ("home", "text", "item"),
+    [
+        ("novelist", "上上周提醒我的是哪只", "上海亚虹盘中大跌7%提醒"),
+        ("waterworks", "国庆前我在电缆股上干了啥", "国庆前卖通达股份"),
+        ("waterworks", "十月份中晟高科是不是报过警", "中晟高科跌破5元提醒"),
+        ("pigs", "今年佣金一共给券商好多", "年初卖了一圈肥猪"),  # the broker paid, no holder
+    ],
+)
+def test_loose_words_of_alerts_trades_and_fees_read_their_items(homes, home, text, item):
+    assert item in block_of(homes(home), text)
+
+
+@pytest.mark.parametrize(
+    ("home", "text"),
+    [
+        ("butcher", "总共多少钱了现在"),
+        ("pilates", "账上一共多少钱"),
+        ("pigs", "今年到底是赚了还是亏了"),
+        ("tellers", "电力设备的票是不是买太多了"),
+    ],
+)
+def test_the_account_as_a_whole_in_loose_words_is_a_portfolio_question(homes, home, text):
+    assert selection(homes(home), text)["intent"] == "portfolio_review"
