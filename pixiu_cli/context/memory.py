@@ -497,8 +497,9 @@ class MemoryAssembler:
     def _alerts_section(self, now: datetime, move=None) -> Section:
         limits, today = self.limits, now.date()
         since, until = window_bounds(now, limits.alerts_days, move)
-        if move is None:  # a weekend or a holiday does not age the last session's alerts
-            since = min(since, _last_session_start(now))
+        closed_day = move is None and _last_session_start(now)
+        if closed_day:  # a weekend or a holiday does not age the last session's alerts
+            since = min(since, closed_day)
         alerts = self.domain.recent_alerts(since, until, limits.count(limits.alerts_limit, move))
         rule = limits.rule("alerts")
         window = _window_note(move, limits.alerts_days, limits.count(limits.alerts_limit, move), now) if move else None
@@ -507,7 +508,8 @@ class MemoryAssembler:
             "待办预警",
             _fresh_first([_alert_item(a, today, rule) for a in alerts]),
             PRIORITY["alerts"],
-            note=window or f"近 {limits.alerts_days:g} 天触发（不少于上个交易日以来），最多 {limits.alerts_limit} 条",
+            note=window
+            or f"近 {limits.alerts_days:g} 天触发{'（休市日：含上个交易日）' if closed_day else ''}，最多 {limits.alerts_limit} 条",
         )
 
     def _rules_section(self, now: datetime, shown: set) -> Section:
@@ -878,15 +880,17 @@ def _window_note(move, days: float, limit: int, now: datetime | None = None) -> 
     return f"窗口按“{move.words}”{how} {start.date().isoformat()} 至 {end.date().isoformat()}，最多 {limit} 条"
 
 
-def _last_session_start(now: datetime) -> str:
-    """The start of the trading day before today's date: on a Saturday evening or a Monday
-    morning, Friday's alerts are the last the user has not acted on."""
-    from pixiu_cli.market.trading_days import CalendarEnd, previous_trading_day
+def _last_session_start(now: datetime) -> str | None:
+    """On a day the market is closed, the start of the last trading day: on a Saturday
+    evening, Friday's alerts are the last the user has not acted on. None on a trading day."""
+    from pixiu_cli.market.trading_days import CalendarEnd, is_trading_day, previous_trading_day
 
     try:
+        if is_trading_day(now.date()):
+            return None
         last = previous_trading_day(now.date())
     except CalendarEnd:
-        return _since(now, 1)
+        return None
     return datetime.combine(last, time(0), now.tzinfo).isoformat(timespec="seconds")
 
 
