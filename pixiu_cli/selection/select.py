@@ -244,8 +244,8 @@ def _judge_name(
         weak := _weak_typo(text, start, end, name, table.sounds.min_syllables, in_comparison)
     ):
         return False, weak
-    if name.kind in _EVIDENCE_LABEL and (degree := rules.degree_before.search(before)):
-        return False, f"前面是“{degree.group()}”：“{name.alias}”在这里是一句话，不是股票"
+    if phrase := _in_a_phrase(text, start, end, name, before):
+        return False, phrase
     if in_comparison and not _counted_or_visited(before, name):
         return True, "和另一只股票放在一起比较（跟、还是…哪个）：是股票"
     context = _not_stock_context(text, start, end)
@@ -414,6 +414,25 @@ def _given_name(text: str, start: int, end: int) -> str | None:
     if found is None or (start >= 2 and frequency(text[start - 2 : start]) >= _COMMON_WORD):
         return None
     return found.group()
+
+
+def _in_a_phrase(text: str, start: int, end: int, name, before: str) -> str | None:
+    """Why a name is part of a phrase here: a listed name after a degree word (谁更值得买), a
+    short form inside an idiom (生意如日中天) with no clear investing evidence near."""
+    rules = _mention_rules()
+    if name.kind in _EVIDENCE_LABEL and (degree := rules.degree_before.search(before)):
+        return f"前面是“{degree.group()}”：“{name.alias}”在这里是一句话，不是股票"
+    if name.kind == SHORT and name.form and (idiom := _idiom_around(text, start, end)):
+        if not _near(rules.evidence, text, start, end):
+            return f"简称在成语“{idiom}”里面，附近没有股价、持仓等明确的投资证据：是成语"
+    return None
+
+
+def _idiom_around(text: str, start: int, end: int) -> str | None:
+    """The four-character dictionary word (an idiom: 如日中天, 同心同德) a short form sits in."""
+    from pixiu_cli.selection.words import frequency, segment
+
+    return next((w for w in segment(text).cut_by(start, end) if len(w) == _SET_PHRASE_CHARS and frequency(w) > 0), None)
 
 
 def _word_around(text: str, start: int, end: int) -> str | None:

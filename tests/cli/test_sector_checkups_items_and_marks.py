@@ -51,6 +51,12 @@ ACCOUNTS = {
     "pilates": ("o7t35_pilates.json", "2026-12-11T09:20:00+08:00"),
     "pigs": ("o7t36_pig_farmer.json", "2026-12-15T12:00:00+08:00"),
     "tellers": ("o7t36_retired_tellers.json", "2026-12-15T12:00:00+08:00"),
+    "principal": ("o7t37_principal.json", "2026-12-09T21:30:00+08:00"),
+    "surgeon": ("o7t37_surgeon.json", "2026-12-09T21:30:00+08:00"),
+    "tattoo": ("o7t38_tattoo_artist.json", "2026-12-04T12:10:00+08:00"),
+    "captain": ("o7t38_ship_captain.json", "2026-12-04T12:10:00+08:00"),
+    "wedding": ("o7t39_hunche.json", "2026-12-16T09:35:00+08:00"),
+    "headmaster": ("o7t39_xiaozhang.json", "2026-12-16T09:35:00+08:00"),
 }
 
 
@@ -457,4 +463,29 @@ def test_loose_words_of_alerts_trades_and_fees_read_their_items(homes, home, tex
     ],
 )
 def test_the_account_as_a_whole_in_loose_words_is_a_portfolio_question(homes, home, text):
+    assert selection(homes(home), text)["intent"] == "portfolio_review"
+
+
+@pytest.mark.parametrize(
+    ("home", "text"),
+    [
+        ("principal", "新买的空调是美芝的 靠谱吗"),  # an appliance at home
+        ("tattoo", "周末又看了一遍蓝宇"),  # a film seen again
+        ("wedding", "明天给美芝接亲"),  # a wedding: a person
+        ("headmaster", "朋友家生意如日中天"),  # an idiom, 生意 or not
+    ],
+)
+def test_an_appliance_a_film_a_wedding_or_an_idiom_is_no_stock(homes, home, text):
+    assert selection(homes(home), text)["symbols"] == []
+
+
+def test_a_tax_asked_of_a_sale_and_a_top_up_asked_by_its_fee_read_the_trades(homes):
+    assert "清仓金辰股份" in block_of(homes("surgeon"), "金辰股份卖的时候交了啥税")
+    assert "吉贝尔十月份补五百股" in block_of(homes("captain"), "十月份补吉贝尔的佣金")
+
+
+@pytest.mark.parametrize(
+    ("home", "text"), [("captain", "二十几只票帮我过一遍"), ("headmaster", "总共多少钱 各只占多少")]
+)
+def test_every_holding_counted_or_weighed_is_a_portfolio_question(homes, home, text):
     assert selection(homes(home), text)["intent"] == "portfolio_review"
