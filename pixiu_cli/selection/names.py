@@ -279,7 +279,9 @@ def _leftmost_longest(found: list[tuple[int, int, Name]]) -> list[Match]:
             or (start in ends and name.alias[0] in _CONJUNCTIONS)
         )
     ]
-    found.sort(key=lambda m: (m[0], -(m[1] - m[0]), m[2].form == HOMOPHONE))
+    # the investor's own name, even typed as a homophone, before a market stock's short form of
+    # the same span (建邦 for the watched 键邦, not the unowned 建邦科技)
+    found.sort(key=lambda m: (m[0], -(m[1] - m[0]), _market_form(m[2]), m[2].form == HOMOPHONE))
     chosen: list[Match] = []
     edge = 0
     for start, end, name in found:
