@@ -92,6 +92,7 @@ class _MentionRules:
     place_before: re.Pattern[str]  # going somewhere, or buying a product (去宁德出差)
     degree_before: re.Pattern[str]  # 更, 最: a listed name that is a phrase (谁更值得买)
     surname_before: re.Pattern[str]  # 谢 of 谢永强: an own form that is a person's given name
+    keep_choice: re.Pattern[str]  # 留哪个, 二选一: a choice among the investor's stocks
     measure_before: re.Pattern[str]  # counting bottles (两瓶茅台)
     not_stock_after: re.Pattern[str]  # a product, a place, an employer (格力空调)
     index_context: re.Pattern[str]  # a bare index code is the index
@@ -172,9 +173,13 @@ def _inside_word(text: str, start: int, end: int, table: NameTable) -> str | Non
 _COMMON_WORD = 100
 
 
-def _everyday(text: str, start: int, end: int, name, life_text: str = "") -> str | None:
+def _everyday(text: str, start: int, end: int, name, life_text: str = "", in_comparison: bool = False) -> str | None:
     """Why a name is not the stock here: no stock at all (a shadow word, an index), product,
-    place or service words right around it, or a sentence of daily life (`senses`)."""
+    place or service words right around it, or a sentence of daily life (`senses`) — never
+    for the investor's own stocks compared in a choice to keep or to sell (全筑跟恒尚都是搞装修的
+    留哪个)."""
+    if in_comparison and name.held and _mention_rules().keep_choice.search(text):
+        return None
     if name.kind == SHADOW:
         return "日常用语或其他公司的名字，包含了简称"
     if name.kind == INDEX:
@@ -237,7 +242,7 @@ def _judge_name(
 ) -> tuple[bool, str]:
     rules = _mention_rules()
     before, after = text[max(0, start - 4) : start], text[end : end + 12]
-    everyday = _everyday(text, start, end, name, life_text)
+    everyday = _everyday(text, start, end, name, life_text, in_comparison)
     if everyday:
         return False, everyday
     if name.form == HOMOPHONE and (

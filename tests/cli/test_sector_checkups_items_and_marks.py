@@ -57,6 +57,12 @@ ACCOUNTS = {
     "captain": ("o7t38_ship_captain.json", "2026-12-04T12:10:00+08:00"),
     "wedding": ("o7t39_hunche.json", "2026-12-16T09:35:00+08:00"),
     "headmaster": ("o7t39_xiaozhang.json", "2026-12-16T09:35:00+08:00"),
+    "comedian": ("o7t40_xiju.json", "2026-12-10T14:30:00+08:00"),
+    "controller": ("o7t40_kongguan.json", "2026-12-10T14:30:00+08:00"),
+    "beekeeper": ("o7t41_beekeeper.json", "2026-12-07T12:10:00+08:00"),
+    "fishmonger": ("o7t42_yu_fishmonger.json", "2026-12-13T20:30:00+08:00"),
+    "pe": ("o7t42_pe_teacher.json", "2026-12-13T20:30:00+08:00"),
+    "noodle_factory": ("o7t42_noodle_couple.json", "2026-12-13T20:30:00+08:00"),
 }
 
 
@@ -488,4 +494,50 @@ def test_a_tax_asked_of_a_sale_and_a_top_up_asked_by_its_fee_read_the_trades(hom
     ("home", "text"), [("captain", "二十几只票帮我过一遍"), ("headmaster", "总共多少钱 各只占多少")]
 )
 def test_every_holding_counted_or_weighed_is_a_portfolio_question(homes, home, text):
+    assert selection(homes(home), text)["intent"] == "portfolio_review"
+
+
+def test_a_homophone_of_the_investors_own_name_beats_a_market_short_form(homes):
+    info = selection(homes("pe"), "建邦现在能买不")  # 键邦股份 watched; 建邦科技 nobody owns
+    assert info["symbols"] == ["603285"]
+
+
+def test_own_stocks_in_a_choice_to_keep_are_stocks_whatever_their_business(homes):
+    assert selection(homes("comedian"), "全筑跟恒尚都是搞装修的 留哪个")["symbols"] == ["603030", "603137"]
+
+
+@pytest.mark.parametrize(
+    ("home", "text"),
+    [
+        ("controller", "电动车电机是安乃达的"),  # a part made by the company
+        ("beekeeper", "今年国光苹果多少钱一斤"),  # fruit
+        ("beekeeper", "中研院的朋友来买蜂蜜"),  # an institute
+        ("fishmonger", "给孙子买了个勤上的台灯"),  # a lamp
+    ],
+)
+def test_a_part_fruit_an_institute_or_a_lamp_is_no_stock(homes, home, text):
+    assert selection(homes(home), text)["symbols"] == []
+
+
+@pytest.mark.parametrize(
+    ("home", "text", "item"),
+    [
+        ("comedian", "十一月的月报呢", "巍华、键邦贡献主要收益"),  # November's report, written 12-01
+        ("pe", "春节前那个持仓梳理说了啥", "春节前梳理"),
+        ("noodle_factory", "上上周那个贝肯提醒", "贝肯跌破八块提醒"),
+    ],
+)
+def test_a_months_report_a_written_review_and_a_named_reminder_are_found(homes, home, text, item):
+    assert item in block_of(homes(home), text)
+
+
+@pytest.mark.parametrize(
+    ("home", "text"),
+    [
+        ("controller", "哪些适合长期拿"),
+        ("controller", "ST的占比超没超我的纪律"),
+        ("noodle_factory", "老伴问账上还剩多少钱"),
+    ],
+)
+def test_keeping_weighing_and_the_account_asked_by_a_spouse_are_portfolio_questions(homes, home, text):
     assert selection(homes(home), text)["intent"] == "portfolio_review"
