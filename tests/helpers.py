@@ -968,6 +968,18 @@ def home_of(root: Path, dataset: str, now: str) -> dict[str, str]:
     return imported_env(root, account, now)
 
 
+def lazy_homes(tmp_path_factory, accounts: dict[str, tuple[str, str]]):
+    """name → a home with that account (data set, clock) of `accounts` imported, made on first use."""
+    opened: dict[str, dict[str, str]] = {}
+
+    def home(name: str) -> dict[str, str]:
+        if name not in opened:
+            opened[name] = home_of(tmp_path_factory.mktemp(name), *accounts[name])
+        return opened[name]
+
+    return home
+
+
 def block_of(env: dict[str, str], text: str) -> str:
     """The [上下文信息] block `pixiu context --json TEXT` would send."""
     return json.loads(pixiu_in_process_ok(env, "context", "--json", text))[-2]["content"]

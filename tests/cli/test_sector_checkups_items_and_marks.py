@@ -14,7 +14,7 @@ import json
 
 import pytest
 
-from tests.helpers import block_of, home_of, mention_of, pixiu_in_process_ok, section_text
+from tests.helpers import block_of, lazy_homes, mention_of, pixiu_in_process_ok, section_text
 from tests.helpers import explained as explain
 
 ACCOUNTS = {
@@ -69,14 +69,7 @@ ACCOUNTS = {
 @pytest.fixture(scope="module")
 def homes(tmp_path_factory):
     """A home per account of `ACCOUNTS`, imported once for the module on first use."""
-    opened: dict[str, dict[str, str]] = {}
-
-    def home(name: str) -> dict[str, str]:
-        if name not in opened:
-            opened[name] = home_of(tmp_path_factory.mktemp(name), *ACCOUNTS[name])
-        return opened[name]
-
-    return home
+    return lazy_homes(tmp_path_factory, ACCOUNTS)
 
 
 def selection(env: dict[str, str], text: str, *options: str) -> dict:
