@@ -84,6 +84,7 @@ class _Rules:
     english: tuple[str, ...]
     evidence: re.Pattern[str]  # any cue word: evidence that a short name next to it is the stock
     asker: re.Pattern[str]  # 老伴问的, 儿子打的字: who asks or types for the user, at the end
+    asker_first: re.Pattern[str]  # 孙子帮问：爷爷的…: the same, opening the message
 
 
 def _compiled(value) -> re.Pattern[str]:
@@ -123,6 +124,7 @@ def rules() -> _Rules:
         tuple(data["english"]),
         compiled("|".join(f"(?:{p})" for p in plain), re.IGNORECASE | re.ASCII),
         _compiled(negative["asker"]),
+        _compiled(negative["asker_first"]),
     )
 
 
@@ -233,8 +235,10 @@ def not_the_users(text: str, named: bool = False) -> str | None:
 def without_asker(text: str) -> str:
     """The text without a closing note of who asks or types for the user (整体仓位呢 老伴问,
     儿子打的字): the question is about the user's account all the same; offsets kept."""
-    found = rules().asker.search(text)
-    return text if found is None else text[: found.start()] + "\u3000" * (found.end() - found.start())
+    for pattern in (rules().asker, rules().asker_first):
+        if found := pattern.search(text):
+            text = text[: found.start()] + "\u3000" * (found.end() - found.start()) + text[found.end() :]
+    return text
 
 
 def refine(result: IntentResult, text: str, symbols: Sequence[str]) -> tuple[IntentResult, tuple[str, ...]]:

@@ -63,6 +63,11 @@ ACCOUNTS = {
     "fishmonger": ("o7t42_yu_fishmonger.json", "2026-12-13T20:30:00+08:00"),
     "pe": ("o7t42_pe_teacher.json", "2026-12-13T20:30:00+08:00"),
     "noodle_factory": ("o7t42_noodle_couple.json", "2026-12-13T20:30:00+08:00"),
+    "retired_pharmacist": ("o7t44_pharmacist.json", "2026-12-11T20:30:00+08:00"),
+    "stall": ("o7t44_stall.json", "2026-12-11T20:30:00+08:00"),
+    "carpenter": ("o7t45_carpenter_zhou.json", "2026-12-14T09:05:00+08:00"),
+    "radio": ("o7t45_radio_lin.json", "2026-12-14T09:05:00+08:00"),
+    "miner": ("o7t45_coalminer_zhao.json", "2026-12-14T09:05:00+08:00"),
 }
 
 
@@ -534,3 +539,44 @@ def test_a_months_report_a_written_review_and_a_named_reminder_are_found(homes, 
 )
 def test_keeping_weighing_and_the_account_asked_by_a_spouse_are_portfolio_questions(homes, home, text):
     assert selection(homes(home), text)["intent"] == "portfolio_review"
+
+
+@pytest.mark.parametrize(
+    ("home", "text"),
+    [
+        ("miner", "孙子帮问：爷爷的仓位重不重"),  # the typist opens, the grandparent is the user
+        ("miner", "孙子问爷爷账户余额多少"),
+        ("stall", "整体风险大不大 老婆担心"),  # who worries, closing the message
+        ("stall", "二十几只票合并成十五只怎么选"),
+        ("stall", "每只都点评一下"),
+        ("stall", "我们俩的股票一共值多少"),
+        ("miner", "煤炭股占多少了 超没超一半"),
+        ("miner", "总共多少家当"),
+    ],
+)
+def test_a_family_account_asked_in_household_words_is_a_portfolio_question(homes, home, text):
+    assert selection(homes(home), text)["intent"] == "portfolio_review"
+
+
+def test_a_live_streams_crowd_is_the_crowds_talk(homes):
+    assert selection(homes("radio"), "直播间都在喊满仓干 靠谱不")["intent"] == "general"
+
+
+@pytest.mark.parametrize(("home", "text"), [("carpenter", "依依狗尿垫哪里买便宜"), ("radio", "中视的纪录片频道几点播")])
+def test_pet_supplies_and_a_channel_are_no_stock(homes, home, text):
+    assert selection(homes(home), text)["symbols"] == []
+
+
+def test_a_companys_officer_resigning_is_news_of_the_company(homes):
+    assert selection(homes("radio"), "华媒控股董事长辞职影响大不")["symbols"] == ["000607"]
+
+
+def test_an_english_follow_up_asking_what_to_do_keeps_the_stock(homes):
+    env = homes("retired_pharmacist")
+    asked = json.loads(pixiu_in_process_ok(env, "ask", "--json", "赛诺医疗跌破9块了"))
+    info = selection(env, "what should I do with it", "--conversation", str(asked["conversation_id"]))
+    assert info["symbols"] == ["688108"]
+
+
+def test_a_dip_bought_before_a_holiday_reads_the_trades_of_that_window(homes):
+    assert "天邑股份国庆前低吸光猫" in block_of(homes("radio"), "国庆前低吸的天邑几块钱")
