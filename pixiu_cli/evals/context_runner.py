@@ -235,7 +235,8 @@ def summarize(report: EvalReport) -> Mapping[str, Any]:
 # 27's; frozen_2: issue 38's, the whole account and the daily routine; frozen_3 and frozen_4:
 # selection round five's, written by outsiders before its rules; frozen_5 and frozen_6: written
 # by outsiders apart from the rules to measure the round again; frozen_7 and frozen_8: a third
-# pair, written while the rules were tuned on other outsiders' sets; tune_5: the cases round five
+# pair, written while the rules were tuned on other outsiders' sets; frozen_9 and frozen_10: a
+# fourth pair, the same way; tune_5: the cases round five
 # tuned on instead, a folder with a file per mechanism); the topic corpus (fundamentals and the
 # market review) split the same way, reported apart
 SELECTION_FOLDER = "selection"
@@ -251,6 +252,8 @@ SELECTION_SPLITS = (
     "frozen_6",
     "frozen_7",
     "frozen_8",
+    "frozen_9",
+    "frozen_10",
     "topics_tune",
     "topics_heldout",
 )

@@ -117,6 +117,8 @@ def test_eval_reports_shipped_tune_and_held_out(offline_env, monkeypatch):
         "frozen_6",
         "frozen_7",
         "frozen_8",
+        "frozen_9",
+        "frozen_10",
         "topics_tune",
         "topics_heldout",
     }
