@@ -138,6 +138,8 @@ def _without_affixes(name: str) -> str:
     for suffix in rules["suffixes"]:
         if name.endswith(suffix) and len(name) - len(suffix) >= 2:
             return name[: -len(suffix)]
+    if name[-1:] in rules["industry_last_chars"] and len(name) >= 4:
+        return name[:-1]
     return name
 
 
@@ -156,7 +158,7 @@ def _raw_forms(name: str) -> Iterable[Form]:
         if len(base) == 4 and is_han(base):
             yield Form(base[:2], FIRST_TWO)
             yield Form(base[2:], LAST_TWO)
-            if base[2:] not in _rules()["suffixes"]:  # 上港集团 is not 上集
+            if base[2:] not in _rules()["entity_suffixes"]:  # 上港集团 is not 上集
                 yield Form(base[0] + base[2], INITIALS)
                 yield Form(base[0] + base[3], EACH_WORD)
 

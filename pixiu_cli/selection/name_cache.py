@@ -17,7 +17,7 @@ from pathlib import Path
 
 from pixiu_cli.resources import keep_derived
 
-FORMAT = 4  # bump when what is pickled changes shape or what the forms are
+FORMAT = 5  # bump when what is pickled changes shape or what the forms are
 KEPT = 4  # tables kept (the real home's and the demo's, a change or two in between)
 _PREFIX, _SUFFIX = "names-", ".pickle"
 

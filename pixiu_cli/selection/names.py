@@ -268,6 +268,14 @@ def _leftmost_longest(found: list[tuple[int, int, Name]]) -> list[Match]:
     counts only in a comparison, never takes the place of a longer name it overlaps (晶澳科技
     in 太阳纸业和晶澳科技)."""
     strong = [(start, end) for start, end, name in found if not _market_form(name)]
+    exact = [(start, end) for start, end, name in found if name.form != HOMOPHONE and not _market_form(name)]
+    # a typo never takes the place of a name typed right that is as long (成科 of 换成科士达),
+    # but an own name's typo does of a market stock's short form (建邦 for the watched 键邦)
+    found = [
+        (start, end, name)
+        for start, end, name in found
+        if name.form != HOMOPHONE or not any(s < end and start < e and e - s >= end - start for s, e in exact)
+    ]
     ends = {end for _, end, _ in found}
     found = [
         (start, end, name)

@@ -224,3 +224,23 @@ def test_a_share_class_mark_is_no_part_of_a_names_forms(name, bare, first_two):
     found = forms(name)
     assert found[bare] == AFFIX and found[first_two] == FIRST_TWO
     assert not any("-" in form for form in found)
+
+
+@pytest.mark.parametrize(
+    ("name", "form", "kind"),
+    [
+        ("漳州发展", "漳发", INITIALS),  # 发展 is a word of the name, not the kind of company
+        ("北部湾港", "北部湾", AFFIX),  # the port left out, as people say it
+    ],
+)
+def test_a_names_own_words_give_its_abbreviation(name, form, kind):
+    assert forms(name)[form] == kind
+    assert "上集" not in forms("上港集团")  # 集团 says only what kind of company it is
+
+
+def test_a_typo_never_takes_the_place_of_a_name_typed_right():
+    holders = (Holder("002724", "海洋王", ()), Holder("002990", "盛视科技", ()), Holder("002518", "科士达", ()))
+    table = NameTable(names_from(holders, (), ()), sounds=True)
+    found = select("海洋王要不要换成科士达", table)
+    assert found.symbols == ["002724", "002518"]  # 成科 sounds like 盛科 but 科士达 is typed right
+    assert "成科" not in {m.text for m in found.mentions}

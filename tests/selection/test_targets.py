@@ -104,3 +104,20 @@ def test_a_fee_words_typo_is_read_as_the_fee_but_no_company_is():
 
     assert normalize("上个月的手续废交了多少") == "上个月的手续费交了多少"
     assert normalize("甬金的股息率还行不") == "甬金的股息率还行不"  # 甬金股份, not 佣金
+
+
+@pytest.mark.parametrize("text", ["国庆前卖广弘控股为啥", "上回清掉的那只怎么想的"])
+def test_why_a_past_act_was_done_reads_the_trades(text):
+    table = NameTable(names_from((Holder("000529", "广弘控股", ()),), (), ()))
+    assert "trades" in select(text, table).targets
+
+
+@pytest.mark.parametrize("text", ["帮我看看全部股票", "给我瞅瞅所有持仓"])
+def test_looking_over_every_stock_is_a_portfolio_question(text):
+    assert select(text, NameTable(names_from((), (), ()))).intent is Intent.PORTFOLIO_REVIEW
+
+
+def test_a_companys_operating_figure_is_investing_evidence():
+    table = NameTable(names_from((Holder("000088", "盐田港", ()),), (), ()))
+    assert select("盐田吞吐量出来没", table).symbols == ["000088"]
+    assert select("盐田那边渔船多", table).symbols == []
