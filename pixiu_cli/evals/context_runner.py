@@ -236,7 +236,8 @@ def summarize(report: EvalReport) -> Mapping[str, Any]:
 # selection round five's, written by outsiders before its rules; frozen_5 and frozen_6: written
 # by outsiders apart from the rules to measure the round again; frozen_7 and frozen_8: a third
 # pair, written while the rules were tuned on other outsiders' sets; frozen_9 and frozen_10: a
-# fourth pair, the same way; tune_5: the cases round five
+# fourth pair, the same way; frozen_11 and frozen_12: a fifth, written when the fourth was read,
+# the round's measure; tune_5: the cases round five
 # tuned on instead, a folder with a file per mechanism); the topic corpus (fundamentals and the
 # market review) split the same way, reported apart
 SELECTION_FOLDER = "selection"
@@ -254,6 +255,8 @@ SELECTION_SPLITS = (
     "frozen_8",
     "frozen_9",
     "frozen_10",
+    "frozen_11",
+    "frozen_12",
     "topics_tune",
     "topics_heldout",
 )

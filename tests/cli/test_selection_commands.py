@@ -119,6 +119,8 @@ def test_eval_reports_shipped_tune_and_held_out(offline_env, monkeypatch):
         "frozen_8",
         "frozen_9",
         "frozen_10",
+        "frozen_11",
+        "frozen_12",
         "topics_tune",
         "topics_heldout",
     }
