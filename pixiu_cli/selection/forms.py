@@ -187,11 +187,10 @@ def market_forms(listed: Iterable[tuple[str, str]]) -> list[tuple[str, str, str,
         bare = _without_affixes(name)
         if bare != name:
             found.setdefault(bare, set()).add((AFFIX, code, name))
-        plain = _SHARE_CLASS_MARK.sub("", name)
-        if len(plain) == 4 and is_han(plain) and not plain.startswith(prefixes):
-            found.setdefault(plain[:2], set()).add((FIRST_TWO, code, name))
-        elif len(plain) == 3 and is_han(plain):
-            found.setdefault(plain[:2], set()).add((FIRST_TWO_OF_THREE, code, name))
+        if len(name) == 4 and is_han(name) and not name.startswith(prefixes):
+            found.setdefault(name[:2], set()).add((FIRST_TWO, code, name))
+        elif len(name) == 3 and is_han(name):
+            found.setdefault(name[:2], set()).add((FIRST_TWO_OF_THREE, code, name))
     out = []
     for form, stocks in found.items():
         # the name without its affix says which stock more than a first two shared with it

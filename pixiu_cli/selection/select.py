@@ -427,8 +427,9 @@ def _in_a_phrase(text: str, start: int, end: int, name, before: str) -> str | No
     rules = _mention_rules()
     if name.kind in _EVIDENCE_LABEL and (degree := rules.degree_before.search(before)):
         return f"前面是“{degree.group()}”：“{name.alias}”在这里是一句话，不是股票"
-    if name.kind == SHORT and name.form and (idiom := _idiom_around(text, start, end)):
-        if not _near(rules.evidence, text, start, end):
+    # the cheap test first: most questions then need no word boundaries at all
+    if name.kind == SHORT and name.form and not _near(rules.evidence, text, start, end):
+        if idiom := _idiom_around(text, start, end):
             return f"简称在成语“{idiom}”里面，附近没有股价、持仓等明确的投资证据：是成语"
     return None
 

@@ -459,13 +459,20 @@ def moves(
     return tuple(out)
 
 
+def _after_words(found: Period | None, text: str) -> int | None:
+    """Where the text goes on after the period's last words, None when it names none."""
+    if found is None or not found.words:
+        return None
+    last = found.words.split("、")[-1]
+    at = text.find(last)
+    return None if at < 0 else at + len(last)
+
+
 def reviewed(found: Period | None, text: str, today: date) -> Period | None:
     """A review of a period (上半年回顾, 十月的复盘总结) is written as the period ends or after
     it: its window runs past the period's end as long as the period lasts, up to `review_days`."""
-    if found is None or not found.words:
-        return found
-    at = text.find(found.words.split("、")[-1])
-    if at < 0 or not _tables()["review"].match(text, at + len(found.words.split("、")[-1])):
+    after = _after_words(found, text)
+    if after is None or not _tables()["review"].match(text, after):
         return found
     # a day's review is written that day, a week's by the next, a half year's within a month
     late = min(int(_tables()["review_days"]), (found.end - found.start).days)
@@ -476,10 +483,8 @@ def reviewed(found: Period | None, text: str, today: date) -> Period | None:
 def followed(found: Period | None, text: str, today: date) -> Period | None:
     """A period whose act is asked after (春节前买的那只 后来咋处理的): what came of it runs
     until today."""
-    if found is None or not found.words:
-        return found
-    at = text.find(found.words.split("、")[-1])
-    if at < 0 or not _tables()["later"].search(text, at + len(found.words.split("、")[-1])):
+    after = _after_words(found, text)
+    if after is None or not _tables()["later"].search(text, after):
         return found
     return Period(found.start, today, found.words, found.reading)
 
