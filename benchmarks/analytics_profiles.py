@@ -15,14 +15,14 @@ import time
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
-from pixiu_cli.analytics.costs import CostModel
-from pixiu_cli.analytics.profiles import profile_symbol
-from pixiu_cli.domain.bars import Bar, SeriesWrite
+from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.market.analytics.costs import CostModel
+from pixiu_cli.market.analytics.profiles import profile_symbol
+from pixiu_cli.market.analytics.store import AnalyticsStore
+from pixiu_cli.market.bars import Bar, SeriesWrite
 from pixiu_cli.market.data import MarketData
+from pixiu_cli.market.store import MarketStore
 from pixiu_cli.market.trading_days import SHANGHAI, is_trading_day
-from pixiu_cli.store.analytics import AnalyticsStore
-from pixiu_cli.store.database import open_database
-from pixiu_cli.store.market import MarketStore
 
 
 def trading_days(start: date, end: date) -> list[str]:

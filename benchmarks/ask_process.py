@@ -56,7 +56,7 @@ for chunk in stream:
         sys.stdout.write(chunk.choices[0].delta.content)
 print()
 """
-SERVER = """from pixiu_cli.offline.server import OfflineServer
+SERVER = """from pixiu_cli.conversation.offline.server import OfflineServer
 server = OfflineServer(cache_profile="deepseek").bind()
 print(server.base_url, flush=True)
 server.serve_in_foreground()

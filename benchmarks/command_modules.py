@@ -42,7 +42,17 @@ COMMANDS: dict[str, tuple[str, ...]] = {
 }
 
 # Third-party packages a one-shot command should load only when it uses them.
-HEAVY = ("numpy", "pandas", "openai", "prompt_toolkit", "rich", "jieba", "pixiu_cli.agent", "typer", "sqlite_utils")
+HEAVY = (
+    "numpy",
+    "pandas",
+    "openai",
+    "prompt_toolkit",
+    "rich",
+    "jieba",
+    "pixiu_cli.conversation.agent",
+    "typer",
+    "sqlite_utils",
+)
 
 # Run as `python -c`: count at exit what the command left loaded, and the settings it read.
 _PROBE = """\

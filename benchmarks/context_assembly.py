@@ -53,15 +53,15 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # `python benchmarks/context_assembly.py` from a checkout
     sys.path.insert(0, str(ROOT))
 
-from pixiu_cli.context.block import assemble  # noqa: E402
-from pixiu_cli.context.builder import SHANGHAI, ContextBuilder, scene_fragment  # noqa: E402
-from pixiu_cli.context.memory import MemoryAssembler, MemoryLimits  # noqa: E402
-from pixiu_cli.selection.intent import Intent, detect_intent  # noqa: E402
-from pixiu_cli.selection.names import Holder  # noqa: E402
-from pixiu_cli.selection.select import extract_symbols  # noqa: E402
-from pixiu_cli.store.conversations import ConversationStore  # noqa: E402
-from pixiu_cli.store.database import open_database  # noqa: E402
-from pixiu_cli.store.investor import InvestorStore  # noqa: E402
+from pixiu_cli.conversation.context.block import assemble  # noqa: E402
+from pixiu_cli.conversation.context.builder import SHANGHAI, ContextBuilder, scene_fragment  # noqa: E402
+from pixiu_cli.conversation.context.memory import MemoryAssembler, MemoryLimits  # noqa: E402
+from pixiu_cli.conversation.selection.intent import Intent, detect_intent  # noqa: E402
+from pixiu_cli.conversation.selection.names import Holder  # noqa: E402
+from pixiu_cli.conversation.selection.select import extract_symbols  # noqa: E402
+from pixiu_cli.conversation.store import ConversationStore  # noqa: E402
+from pixiu_cli.home.store import InvestorStore  # noqa: E402
+from pixiu_cli.kernel.db.database import open_database  # noqa: E402
 
 NOW = datetime(2026, 6, 16, 10, 30, tzinfo=SHANGHAI)  # a Tuesday, during the session
 YEARS = 5

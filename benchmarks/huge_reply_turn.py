@@ -66,7 +66,7 @@ enqueue(sys.argv[2], sys.argv[3], reply(sys.argv[4]), "好的，接着说。")
 """
 SERVER = """import sys
 sys.path.insert(0, sys.argv[1])
-from pixiu_cli.offline.server import OfflineServer
+from pixiu_cli.conversation.offline.server import OfflineServer
 server = OfflineServer(cache_profile="deepseek", control=True).bind()
 print(server.base_url, server.control_token, flush=True)
 server.serve_in_foreground()
@@ -75,7 +75,7 @@ server.serve_in_foreground()
 
 def enqueue(base_url: str, token: str, *texts: str) -> None:
     sys.path.insert(0, str(ROOT))
-    from pixiu_cli.offline.server import CONTROL_TOKEN_HEADER
+    from pixiu_cli.conversation.offline.server import CONTROL_TOKEN_HEADER
 
     body = json.dumps([{"text": t, "chunk_chars": 1_000_000} for t in texts], ensure_ascii=False).encode("utf-8")
     root = base_url.rstrip("/").removesuffix("/v1")

@@ -46,28 +46,34 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # `python benchmarks/layouts.py` from a checkout
     sys.path.insert(0, str(ROOT))
 
-from pixiu_cli.accounting.explain import wait_for_explanations  # noqa: E402
-from pixiu_cli.agent.compaction import Compactor  # noqa: E402
-from pixiu_cli.agent.guardrails import Guardrails  # noqa: E402
-from pixiu_cli.agent.loop import Agent  # noqa: E402
-from pixiu_cli.agent.tools import ToolContext  # noqa: E402
-from pixiu_cli.context.block import ContextBlock  # noqa: E402
-from pixiu_cli.context.builder import SHANGHAI, BuiltMessages, ContextBuilder, scene_fragment, system_prompt  # noqa: E402
-from pixiu_cli.context.memory import MemoryLimits  # noqa: E402
-from pixiu_cli.llm.client import ChatClient  # noqa: E402
-from pixiu_cli.offline.script import ScriptedReply, ToolCallSpec  # noqa: E402
-from pixiu_cli.offline.server import OfflineServer  # noqa: E402
-from pixiu_cli.resources import data_dir  # noqa: E402
-from pixiu_cli.selection.intent import Intent, detect_intent  # noqa: E402
-from pixiu_cli.selection.names import Holder  # noqa: E402
-from pixiu_cli.selection.select import extract_symbols  # noqa: E402
-from pixiu_cli.services.model_tools import model_tools  # noqa: E402
-from pixiu_cli.store.conversations import ConversationStore  # noqa: E402
-from pixiu_cli.store.database import open_database  # noqa: E402
-from pixiu_cli.store.document_file import load_document  # noqa: E402
-from pixiu_cli.store.investor import InvestorStore  # noqa: E402
-from pixiu_cli.store.memory import MemoryStore  # noqa: E402
-from pixiu_cli.store.portfolio import PortfolioStore  # noqa: E402
+from pixiu_cli.account.explain import wait_for_explanations  # noqa: E402
+from pixiu_cli.account.store_reported import PortfolioStore  # noqa: E402
+from pixiu_cli.conversation.agent.compaction import Compactor  # noqa: E402
+from pixiu_cli.conversation.agent.guardrails import Guardrails  # noqa: E402
+from pixiu_cli.conversation.agent.loop import Agent  # noqa: E402
+from pixiu_cli.conversation.agent.tools import ToolContext  # noqa: E402
+from pixiu_cli.conversation.context.block import ContextBlock  # noqa: E402
+from pixiu_cli.conversation.context.builder import (  # noqa: E402
+    SHANGHAI,
+    BuiltMessages,
+    ContextBuilder,
+    scene_fragment,
+    system_prompt,
+)
+from pixiu_cli.conversation.context.memory import MemoryLimits  # noqa: E402
+from pixiu_cli.conversation.llm.client import ChatClient  # noqa: E402
+from pixiu_cli.conversation.model_tools import model_tools  # noqa: E402
+from pixiu_cli.conversation.offline.script import ScriptedReply, ToolCallSpec  # noqa: E402
+from pixiu_cli.conversation.offline.server import OfflineServer  # noqa: E402
+from pixiu_cli.conversation.selection.intent import Intent, detect_intent  # noqa: E402
+from pixiu_cli.conversation.selection.names import Holder  # noqa: E402
+from pixiu_cli.conversation.selection.select import extract_symbols  # noqa: E402
+from pixiu_cli.conversation.store import ConversationStore  # noqa: E402
+from pixiu_cli.home.document_file import load_document  # noqa: E402
+from pixiu_cli.home.store import InvestorStore  # noqa: E402
+from pixiu_cli.kernel.db.database import open_database  # noqa: E402
+from pixiu_cli.kernel.resources import data_dir  # noqa: E402
+from pixiu_cli.memory.store import MemoryStore  # noqa: E402
 
 UNIT = 64  # DeepSeek caches in 64-token units
 # Assumed DeepSeek-like prices, CNY per million tokens (printed with every run).
@@ -104,7 +110,7 @@ def without_scene(block: ContextBlock) -> ContextBlock:
     kept = [p for p in parts if not p.startswith(SCENE_TITLE)]
     if len(kept) == len(parts):
         return block
-    from pixiu_cli.tokenizer.counts import count_tokens
+    from pixiu_cli.conversation.tokenizer.counts import count_tokens
 
     text = "\n\n".join(kept)
     return replace(

@@ -40,16 +40,16 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from pixiu_cli.context.builder import SHANGHAI, ContextBuilder  # noqa: E402
+from pixiu_cli.account.overview import AccountReader, read_account  # noqa: E402
+from pixiu_cli.conversation.context.builder import SHANGHAI, ContextBuilder  # noqa: E402
+from pixiu_cli.conversation.store import ConversationStore  # noqa: E402
+from pixiu_cli.home.store import InvestorStore  # noqa: E402
+from pixiu_cli.kernel.db.database import open_database  # noqa: E402
 from pixiu_cli.market.data import MarketData  # noqa: E402
 from pixiu_cli.market.importer import import_csv  # noqa: E402
+from pixiu_cli.market.store import MarketStore  # noqa: E402
+from pixiu_cli.market.store_securities import SecurityMaster  # noqa: E402
 from pixiu_cli.market.trading_days import is_trading_day  # noqa: E402
-from pixiu_cli.services.account import AccountReader, read_account  # noqa: E402
-from pixiu_cli.store.conversations import ConversationStore  # noqa: E402
-from pixiu_cli.store.database import open_database  # noqa: E402
-from pixiu_cli.store.investor import InvestorStore  # noqa: E402
-from pixiu_cli.store.market import MarketStore  # noqa: E402
-from pixiu_cli.store.securities import SecurityMaster  # noqa: E402
 
 END = date(2026, 6, 15)
 NOW = datetime(2026, 6, 16, 16, 0, tzinfo=SHANGHAI)

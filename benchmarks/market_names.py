@@ -53,12 +53,12 @@ def measure_in_process(reps: int) -> dict:
     """Run inside a child whose sys.path starts with the tree being measured."""
     from datetime import datetime
 
-    from pixiu_cli.context.builder import ContextBuilder
-    from pixiu_cli.context.memory import MemoryLimits
+    from pixiu_cli.conversation.context.builder import ContextBuilder
+    from pixiu_cli.conversation.context.memory import MemoryLimits
+    from pixiu_cli.conversation.store import ConversationStore
+    from pixiu_cli.home.store import InvestorStore
+    from pixiu_cli.kernel.db.database import open_database
     from pixiu_cli.market.trading_days import SHANGHAI
-    from pixiu_cli.store.conversations import ConversationStore
-    from pixiu_cli.store.database import open_database
-    from pixiu_cli.store.investor import InvestorStore
 
     now = datetime(2026, 11, 24, 10, 15, tzinfo=SHANGHAI)
     with tempfile.TemporaryDirectory(prefix="pixiu-names-") as home:

@@ -127,10 +127,10 @@ def run_turn(env: dict[str, str], turn: int, question: str) -> TurnResult:
 
 def measure(home: Path, report: SessionReport) -> None:
     """Reported vs predicted (ideal) hits of every call of the session, as /cache sees them."""
-    from pixiu_cli.accounting.prices import PriceTable, call_cost
-    from pixiu_cli.accounting.report import build_report
-    from pixiu_cli.store.conversations import ConversationStore
-    from pixiu_cli.store.database import open_database
+    from pixiu_cli.account.prices import PriceTable, call_cost
+    from pixiu_cli.account.report import build_report
+    from pixiu_cli.conversation.store import ConversationStore
+    from pixiu_cli.kernel.db.database import open_database
 
     db = open_database(home / "demo.db")
     try:
@@ -171,7 +171,7 @@ def run_session(turns: int, mode: str, home: Path, progress=None, context_budget
         (home / "config.toml").write_text(f"[context]\nbudget_tokens = {context_budget}\n", encoding="utf-8")
     server = None
     if mode == "shared-server":
-        from pixiu_cli.offline.server import OfflineServer
+        from pixiu_cli.conversation.offline.server import OfflineServer
 
         server = OfflineServer(cache_profile="deepseek").start()
     try:

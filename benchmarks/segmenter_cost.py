@@ -51,7 +51,9 @@ def _wall_ms(argv: list[str], env: dict[str, str], reps: int) -> float:
 
 
 JIEBAS_LOADER = "import jieba, logging; jieba.setLogLevel(logging.WARNING); jieba.Tokenizer().initialize()"
-PIXIUS_LOADER = "from pixiu_cli.selection import rules, words; import pixiu_cli.resources; words.warm()"
+PIXIUS_LOADER = (
+    "from pixiu_cli.conversation.selection import rules, words; import pixiu_cli.kernel.resources; words.warm()"
+)
 
 
 def _loader_ms(code: str, reps: int) -> float:
@@ -60,7 +62,9 @@ def _loader_ms(code: str, reps: int) -> float:
     user cache)."""
     env = dict(os.environ)
     subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, check=True)
-    empty = _wall_ms([sys.executable, "-c", "import pixiu_cli.selection.rules, pixiu_cli.resources"], env, reps)
+    empty = _wall_ms(
+        [sys.executable, "-c", "import pixiu_cli.conversation.selection.rules, pixiu_cli.kernel.resources"], env, reps
+    )
     return _wall_ms([sys.executable, "-c", code], env, reps) - empty
 
 

@@ -33,13 +33,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from context_assembly import NOW, generate, holding_rows  # noqa: E402
 
-from pixiu_cli.context.builder import ContextBuilder  # noqa: E402
-from pixiu_cli.context.memory import MemoryLimits  # noqa: E402
-from pixiu_cli.domain.securities import Security  # noqa: E402
-from pixiu_cli.store.conversations import ConversationStore  # noqa: E402
-from pixiu_cli.store.database import open_database  # noqa: E402
-from pixiu_cli.store.investor import InvestorStore  # noqa: E402
-from pixiu_cli.store.securities import SecurityMaster  # noqa: E402
+from pixiu_cli.conversation.context.builder import ContextBuilder  # noqa: E402
+from pixiu_cli.conversation.context.memory import MemoryLimits  # noqa: E402
+from pixiu_cli.conversation.store import ConversationStore  # noqa: E402
+from pixiu_cli.home.store import InvestorStore  # noqa: E402
+from pixiu_cli.kernel.db.database import open_database  # noqa: E402
+from pixiu_cli.market.securities import Security  # noqa: E402
+from pixiu_cli.market.store_securities import SecurityMaster  # noqa: E402
 
 GOAL_MS = 5.0
 SYLLABLES = "安宝北博昌辰成诚达大德东方丰福港光广国海汉航和恒宏华环汇佳建江金锦京晶景巨凯康科蓝力联隆美明南宁鹏启庆仁瑞润山上深盛"

@@ -41,13 +41,13 @@ NOW = "2026-11-25T10:30:00+08:00"
 def _database(folder: Path):
     from datetime import datetime
 
-    from pixiu_cli.domain.securities import Security
+    from pixiu_cli.home.document_file import parse_document
+    from pixiu_cli.home.store import InvestorStore
+    from pixiu_cli.kernel.db.database import open_database
+    from pixiu_cli.kernel.resources import data_dir
+    from pixiu_cli.market.securities import Security
     from pixiu_cli.market.security_list import shipped_names
-    from pixiu_cli.resources import data_dir
-    from pixiu_cli.store.database import open_database
-    from pixiu_cli.store.document_file import parse_document
-    from pixiu_cli.store.investor import InvestorStore
-    from pixiu_cli.store.securities import SecurityMaster
+    from pixiu_cli.market.store_securities import SecurityMaster
 
     document = json.loads((data_dir() / "selection" / "datasets" / "energy_consumer.json").read_text("utf-8"))
     db = open_database(folder / "bench.db")
@@ -68,9 +68,9 @@ def measure(reps: int, questions: list[tuple[str, list[str]]]) -> dict:
     """This process's engine: first question, and the median of the mean per question."""
     from datetime import datetime
 
-    from pixiu_cli.context.builder import ContextBuilder
-    from pixiu_cli.store.conversations import ConversationStore
-    from pixiu_cli.store.investor import InvestorStore
+    from pixiu_cli.conversation.context.builder import ContextBuilder
+    from pixiu_cli.conversation.store import ConversationStore
+    from pixiu_cli.home.store import InvestorStore
 
     now = datetime.fromisoformat(NOW)
     with tempfile.TemporaryDirectory(prefix="pixiu-sel-engine-") as tmp:

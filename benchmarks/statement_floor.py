@@ -35,8 +35,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from statement_scale import IMPORT_GOAL, env_for, pandas_baseline, run_child, write_statement  # noqa: E402
 
-from pixiu_cli.domain import ledger  # noqa: E402
-from pixiu_cli.domain.account import BUY, SELL, Fill  # noqa: E402
+from pixiu_cli.account import ledger  # noqa: E402
+from pixiu_cli.account.model import BUY, SELL, Fill  # noqa: E402
 
 KINDS = {"买入": BUY, "卖出": SELL}
 

@@ -49,15 +49,15 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # `python benchmarks/store_growth.py` from a checkout
     sys.path.insert(0, str(ROOT))
 
-from pixiu_cli.accounting.explain import wait_for_explanations  # noqa: E402
-from pixiu_cli.accounting.prices import PriceTable  # noqa: E402
-from pixiu_cli.accounting.report import build_report  # noqa: E402
-from pixiu_cli.agent.loop import SilentSink  # noqa: E402
+from pixiu_cli.account.explain import wait_for_explanations  # noqa: E402
+from pixiu_cli.account.prices import PriceTable  # noqa: E402
+from pixiu_cli.account.report import build_report  # noqa: E402
 from pixiu_cli.app import open_app  # noqa: E402
-from pixiu_cli.context.builder import history_messages  # noqa: E402
-from pixiu_cli.offline.script import ScriptedReply, ToolCallSpec  # noqa: E402
-from pixiu_cli.settings import load_settings  # noqa: E402
-from pixiu_cli.store.conversations import ConversationStore, _turn, add_request_function  # noqa: E402
+from pixiu_cli.conversation.agent.loop import SilentSink  # noqa: E402
+from pixiu_cli.conversation.context.builder import history_messages  # noqa: E402
+from pixiu_cli.conversation.offline.script import ScriptedReply, ToolCallSpec  # noqa: E402
+from pixiu_cli.conversation.store import ConversationStore, _turn, add_request_function  # noqa: E402
+from pixiu_cli.kernel.settings import load_settings  # noqa: E402
 
 GOAL_BYTES = 12 * 1024
 GOAL_WINDOW_BYTES = 10 * 1024

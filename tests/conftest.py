@@ -21,7 +21,7 @@ import pytest
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 sys.dont_write_bytecode = False
 
-# Derived files — the tokenizer's compact tables (pixiu_cli/tokenizer/bpe.py), the segmenter's compact
+# Derived files — the tokenizer's compact tables (pixiu_cli/conversation/tokenizer/bpe.py), the segmenter's compact
 # dictionary (selection/words.py), built name tables — live under XDG_CACHE_HOME, here the
 # checkout's own `.test-cache/` (ignored by git), never the user's: the workers and every
 # `pixiu` a test starts inherit it. Each file is keyed by what it is built from, so like the
@@ -63,13 +63,13 @@ def _build_derived_files() -> None:
     """Build the tokenizer tables and the segmenter's dictionary before any worker or child
     needs them, when no earlier run has: else the first processes to count a token or cut a
     question each build them at once (~0.5 s and ~1.4 s of CPU apiece)."""
-    from pixiu_cli import resources
-    from pixiu_cli.tokenizer import bpe
-    from pixiu_cli.tokenizer import counts as tokens
+    from pixiu_cli.conversation.tokenizer import bpe
+    from pixiu_cli.conversation.tokenizer import counts as tokens
+    from pixiu_cli.kernel import resources
 
     bpe.load_tables(tokens.tokenizer_file(), bpe.default_cache_dir())
     if not (resources.user_cache_dir() / "segmenter.words").exists():
-        from pixiu_cli.selection import words
+        from pixiu_cli.conversation.selection import words
 
         words.warm()
 
@@ -118,7 +118,7 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(scope="session")
 def _server_deepseek():
-    from pixiu_cli.offline.server import OfflineServer  # not in xdist's controller, which runs no test
+    from pixiu_cli.conversation.offline.server import OfflineServer  # not in xdist's controller, which runs no test
 
     server = OfflineServer(cache_profile="deepseek").start()
     yield server
@@ -136,7 +136,7 @@ def server(_server_deepseek):
 def model():
     """The deterministic offline model in process: scripted like the server (`enqueue`,
     `inject`), for tests of the loop that need a model but not the wire."""
-    from pixiu_cli.offline.model import OfflineModel
+    from pixiu_cli.conversation.offline.model import OfflineModel
 
     return OfflineModel()
 

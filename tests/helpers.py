@@ -21,11 +21,11 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from pixiu_cli.analytics.costs import CostModel
-from pixiu_cli.analytics.frame import build_frame
-from pixiu_cli.domain.bars import Bar, BarSeries, CorporateAction
-from pixiu_cli.offline.script import Fault, ScriptedReply
-from pixiu_cli.store.document_file import SHANGHAI
+from pixiu_cli.conversation.offline.script import Fault, ScriptedReply
+from pixiu_cli.home.document_file import SHANGHAI
+from pixiu_cli.market.analytics.costs import CostModel
+from pixiu_cli.market.analytics.frame import build_frame
+from pixiu_cli.market.bars import Bar, BarSeries, CorporateAction
 
 # A key-shaped secret planted in the environment; tests grep every artefact for it.
 PLANTED_KEY = "sk-pixiutest" + "0123456789abcdef" * 2
@@ -88,9 +88,9 @@ NOT_IMPORTED_BY_CONTEXT = (
     "pydantic",
     "typer._adapters",
     "openai",
-    "pixiu_cli.agent.loop",
-    "pixiu_cli.agent.compaction",
-    "pixiu_cli.agent.calls",
+    "pixiu_cli.conversation.agent.loop",
+    "pixiu_cli.conversation.agent.compaction",
+    "pixiu_cli.conversation.agent.calls",
 )
 
 
@@ -201,9 +201,9 @@ def offline_repl(home: Path, **extra: str):
     from unittest import mock
 
     from pixiu_cli.app import open_app
+    from pixiu_cli.kernel.render import Renderer
+    from pixiu_cli.kernel.settings import load_settings
     from pixiu_cli.repl.state import ReplState
-    from pixiu_cli.settings import load_settings
-    from pixiu_cli.views.render import Renderer
 
     with mock.patch.dict(os.environ, clean_env(home, **extra), clear=True):
         app = open_app(load_settings(force_offline=True))
@@ -245,17 +245,17 @@ class App:
 def http_model(server, *, provider: str = "deepseek", model: str = "deepseek-test", **options):
     """The product's HTTP client on `server` (the offline server), with the planted key;
     `options`: timeout (10 s), max_retries (0), thinking, reasoning_effort."""
-    from pixiu_cli.llm.client import ChatClient
+    from pixiu_cli.conversation.llm.client import ChatClient
 
     options = {"timeout": 10, "max_retries": 0, **options}
     return ChatClient(base_url=server.base_url, api_key=PLANTED_KEY, model=model, provider=provider, **options)
 
 
 def _agent(db, domain, model, *, now=None, tools=None, guardrails=None, limits=None, history_blocks=None):
-    from pixiu_cli.agent.guardrails import Guardrails
-    from pixiu_cli.agent.tools import ToolRegistry
     from pixiu_cli.app import build_agent
-    from pixiu_cli.context.memory import MemoryLimits
+    from pixiu_cli.conversation.agent.guardrails import Guardrails
+    from pixiu_cli.conversation.agent.tools import ToolRegistry
+    from pixiu_cli.conversation.context.memory import MemoryLimits
 
     return build_agent(
         db,
@@ -290,14 +290,14 @@ def build_app(
     the tools."""
     from dataclasses import replace
 
-    from pixiu_cli.context.memory import MemoryLimits
-    from pixiu_cli.store.database import open_database
-    from pixiu_cli.store.investor import InvestorStore
+    from pixiu_cli.conversation.context.memory import MemoryLimits
+    from pixiu_cli.home.store import InvestorStore
+    from pixiu_cli.kernel.db.database import open_database
 
     db = open_database(db_path)
     domain = InvestorStore(db)
     if portfolio is not None:
-        from pixiu_cli.store.document_file import load_document
+        from pixiu_cli.home.document_file import load_document
 
         domain.replace_all(load_document(portfolio, now or NOW))
     limits = limits or MemoryLimits()
@@ -314,7 +314,7 @@ def tool_messages(store, conversation_id):
 
 
 def call(name, args):
-    from pixiu_cli.offline.script import ToolCallSpec
+    from pixiu_cli.conversation.offline.script import ToolCallSpec
 
     return ToolCallSpec(name, args if isinstance(args, str) else json.dumps(args, ensure_ascii=False))
 
@@ -325,8 +325,8 @@ def call(name, args):
 def load(db, code: str, *, actions: bool = True, path: Path | None = None, **kw):
     """Import one real history from tests/fixtures/market/ into `db`."""
     from pixiu_cli.market.importer import import_csv
-    from pixiu_cli.store.market import MarketStore
-    from pixiu_cli.store.securities import SecurityMaster
+    from pixiu_cli.market.store import MarketStore
+    from pixiu_cli.market.store_securities import SecurityMaster
 
     action_file = MARKET_FIXTURES / f"{code}_actions.csv"
     return import_csv(
@@ -480,7 +480,7 @@ class OfflineControl:
     def _call(self, method: str, path: str, payload: Any = None) -> Any:
         import urllib.request
 
-        from pixiu_cli.offline.server import CONTROL_TOKEN_HEADER
+        from pixiu_cli.conversation.offline.server import CONTROL_TOKEN_HEADER
 
         data = None if payload is None else json.dumps(payload, ensure_ascii=False).encode("utf-8")
         request = urllib.request.Request(
@@ -842,13 +842,13 @@ class StandIn:
 def every_surface(env: dict[str, str], home: Path, now: str, demo: bool = False):
     """The account as `pixiu holdings --json`, the context block of a holdings question, the
     brief's facts and the `get_holdings` tool show it, at `now`."""
-    from pixiu_cli.agent.tools import ToolContext
-    from pixiu_cli.services.brief_facts import brief_facts
-    from pixiu_cli.services.model_tools import model_tools
-    from pixiu_cli.store.database import open_database
-    from pixiu_cli.store.investor import InvestorStore
-    from pixiu_cli.store.memory import MemoryStore
-    from pixiu_cli.store.portfolio import PortfolioStore
+    from pixiu_cli.account.store_reported import PortfolioStore
+    from pixiu_cli.brief.facts import brief_facts
+    from pixiu_cli.conversation.agent.tools import ToolContext
+    from pixiu_cli.conversation.model_tools import model_tools
+    from pixiu_cli.home.store import InvestorStore
+    from pixiu_cli.kernel.db.database import open_database
+    from pixiu_cli.memory.store import MemoryStore
 
     flag = ("--demo",) if demo else ()
     record = json.loads(in_process_ok(env, "holdings", "--json", *flag))
@@ -866,7 +866,7 @@ def every_surface(env: dict[str, str], home: Path, now: str, demo: bool = False)
 
 def surfaces_agree(record: dict, block: str, facts, tool: dict) -> None:
     """What `every_surface` returned shows the same figures to the cent."""
-    from pixiu_cli.context.values import show_money, show_number
+    from pixiu_cli.conversation.context.values import show_money, show_number
 
     assert facts.account == record
     assert {m.symbol: round(m.value, 2) for m in facts.moves} == {h["symbol"]: h["value"] for h in record["holdings"]}
@@ -908,9 +908,9 @@ def mcp_in_memory(agent: str, *flags: str):
     from mcp import Client
     from mcp.types import Implementation
 
-    from pixiu_cli.mcp_server.reads import Reader
-    from pixiu_cli.mcp_server.server import build_server
-    from pixiu_cli.settings import load_settings
+    from pixiu_cli.kernel.settings import load_settings
+    from pixiu_cli.mcp.reads import Reader
+    from pixiu_cli.mcp.server import build_server
 
     server = build_server(Reader(load_settings()), allow_proposals="--allow-proposals" in flags)
     return Client(server, client_info=Implementation(name=agent, version="1.0"), read_timeout_seconds=60)
@@ -929,7 +929,7 @@ def drive_mcp(env, agent: str, flags: tuple[str, ...], steps, *, process: bool =
 
     if process:
         return asyncio.run(run(lambda *a: mcp_session(env, *a)))
-    from pixiu_cli.domain import redact
+    from pixiu_cli.kernel import redact
 
     with mock.patch.dict(os.environ, env, clear=True), mock.patch.object(redact, "_SECRETS", set()):
         return asyncio.run(run(mcp_in_memory))

@@ -100,4 +100,4 @@ def test_a_changed_contract_or_a_renamed_use_case_is_caught():
     moved = pyproject.replace('  "services",\n  "agent | offline",\n', '  "agent | offline",\n  "services",\n')
     assert moved != pyproject and pictured_layers(doc) != contract_layers(moved)
     renamed = doc.replace("| `ask` |", "| `ask_question` |")
-    assert renamed != doc and missing(renamed) == ["ask a question: pixiu_cli/services/ask.py has no ask_question"]
+    assert renamed != doc and missing(renamed) == ["ask a question: pixiu_cli/conversation/ask.py has no ask_question"]

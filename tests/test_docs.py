@@ -18,7 +18,7 @@ import typer
 import typer.main
 
 from pixiu_cli.cli.app import app
-from pixiu_cli.evals.context_cases import load_cases
+from pixiu_cli.conversation.evals.context_cases import load_cases
 from pixiu_cli.repl import loop  # noqa: F401  (registers every slash command)
 from pixiu_cli.repl.slash_commands import registry
 from tests.helpers import REPO
@@ -291,7 +291,7 @@ def test_the_anchor_rule_is_githubs():
     )
 
 
-# `pixiu_cli/context/builder.py`, `tests/helpers.py`, `data/calendar/`, or a module named from its
+# `pixiu_cli/conversation/context/builder.py`, `tests/helpers.py`, `data/calendar/`, or a module named from its
 # package down (`services/grounding.py`, `domain/ledger.py`: under pixiu_cli/).
 _PATH = re.compile(r"`((?:[a-z_]+/)+(?:[\w*-]+\.(?:py|toml|json|md|txt|tsv|csv|marshal))?)`")
 
@@ -351,7 +351,7 @@ def test_pixiu_now_pins_a_backups_name_as_configuration_says(tmp_path):
 
 
 def test_usage_names_every_tool_the_model_has():
-    from pixiu_cli.services.model_tools import TOOLS
+    from pixiu_cli.conversation.model_tools import TOOLS
 
     intro = _text(USAGE).split("## Memory and tools", 1)[1].split("\n\n", 2)[1]
     named = set(re.findall(r"`([a-z_]+)`", intro))

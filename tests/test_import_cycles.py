@@ -69,18 +69,18 @@ def test_no_module_imports_round_a_circle(graph):
 
 def test_the_check_sees_imports_by_name():
     source = (
-        'importlib.import_module("pixiu_cli.repl.turn")\nlazy("pixiu_cli.views.account:show_cash")\n"pixiu_cli docs"'
+        'importlib.import_module("pixiu_cli.repl.turn")\nlazy("pixiu_cli.account.views:show_cash")\n"pixiu_cli docs"'
     )
-    modules = {"pixiu_cli.repl.turn", "pixiu_cli.views.account", "pixiu_cli.repl.registry"}
+    modules = {"pixiu_cli.repl.turn", "pixiu_cli.account.views", "pixiu_cli.repl.registry"}
     assert string_imports("pixiu_cli.repl.registry", source, modules) == {
         ("pixiu_cli.repl.registry", "pixiu_cli.repl.turn"),
-        ("pixiu_cli.repl.registry", "pixiu_cli.views.account"),
+        ("pixiu_cli.repl.registry", "pixiu_cli.account.views"),
     }
 
 
 def test_the_graph_holds_the_lazy_targets(graph):
     """A declaration names its view as a string; the check follows it as an import."""
-    assert graph.direct_import_exists(importer="pixiu_cli.commands.account", imported="pixiu_cli.views.account")
+    assert graph.direct_import_exists(importer="pixiu_cli.account.commands", imported="pixiu_cli.account.views")
     assert graph.direct_import_exists(
         importer="pixiu_cli.repl.slash_commands", imported="pixiu_cli.repl.declared_commands"
     )

@@ -62,47 +62,52 @@ PROBE = "\n\ndef _layer_probe():\n    from {module} import {name}  # noqa: F401\
 BREAKS = {
     "store imports llm inside a function": (
         "store/conversations.py",
-        "pixiu_cli.llm.types",
+        "pixiu_cli.conversation.llm.types",
         "Usage",
-        "pixiu_cli.store is not allowed to import pixiu_cli.llm",
+        "pixiu_cli.kernel.db is not allowed to import pixiu_cli.conversation.llm",
     ),
     "llm imports the store": (
         "llm/types.py",
-        "pixiu_cli.store.conversations",
+        "pixiu_cli.conversation.store",
         "CallRecord",
-        "pixiu_cli.llm is not allowed to import pixiu_cli.store",
+        "pixiu_cli.conversation.llm is not allowed to import pixiu_cli.kernel.db",
     ),
     "market imports context": (
         "market/calendar.py",
-        "pixiu_cli.context.session_time",
+        "pixiu_cli.conversation.context.session_time",
         "market_state",
-        "pixiu_cli.market is not allowed to import pixiu_cli.context",
+        "pixiu_cli.market is not allowed to import pixiu_cli.conversation.context",
     ),
     "the token counts import settings": (
         "tokenizer/counts.py",
-        "pixiu_cli.settings",
+        "pixiu_cli.kernel.settings",
         "load_settings",
-        "pixiu_cli.tokenizer is not allowed to import pixiu_cli.settings",
+        "pixiu_cli.conversation.tokenizer is not allowed to import pixiu_cli.kernel.settings",
     ),
     "the product imports the offline server": (
         "accounting/explain.py",
-        "pixiu_cli.offline.server",
+        "pixiu_cli.conversation.offline.server",
         "OfflineServer",
-        "pixiu_cli.accounting is not allowed to import pixiu_cli.offline",
+        "pixiu_cli.accounting is not allowed to import pixiu_cli.conversation.offline",
     ),
     "the offline server imports context": (
         "offline/cache.py",
-        "pixiu_cli.context.block",
+        "pixiu_cli.conversation.context.block",
         "CONTEXT_OPEN",
-        "pixiu_cli.offline is not allowed to import pixiu_cli.context",
+        "pixiu_cli.conversation.offline is not allowed to import pixiu_cli.conversation.context",
     ),
     "the agent imports a service": (  # services sit above it: app.py hands the tools theirs
         "agent/tools.py",
-        "pixiu_cli.services.notes",
+        "pixiu_cli.memory.notes",
         "add_note",
-        "pixiu_cli.agent is not allowed to import pixiu_cli.services",
+        "pixiu_cli.conversation.agent is not allowed to import pixiu_cli.services",
     ),
-    "a second module imports openai": ("agent/tools.py", "openai", "OpenAI", "pixiu_cli.agent.tools -> openai"),
+    "a second module imports openai": (
+        "agent/tools.py",
+        "openai",
+        "OpenAI",
+        "pixiu_cli.conversation.agent.tools -> openai",
+    ),
 }
 
 

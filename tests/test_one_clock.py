@@ -1,4 +1,4 @@
-"""One wall clock: nothing in the product reads the time but pixiu_cli/clock.py, so PIXIU_NOW
+"""One wall clock: nothing in the product reads the time but pixiu_cli/kernel/clock.py, so PIXIU_NOW
 (read by the settings only, turned into the app's clock by app.clock_of) reaches every
 surface. A sixth clock — datetime.now(), date.today(), time.time(), SQLite's 'now' —
 anywhere else fails here; time.monotonic (durations, deadlines) is no wall clock."""

@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from pixiu_cli.settings import DEEPSEEK_BASE_URL, SettingsError, load_settings
+from pixiu_cli.kernel.settings import DEEPSEEK_BASE_URL, SettingsError, load_settings
 
 
 @pytest.fixture
@@ -99,11 +99,11 @@ def test_config_tables_become_typed_objects_built_once_by_the_app(env, tmp_path)
 
 
 def test_defaults_without_config_tables(env):
-    from pixiu_cli.accounting.prices import PriceTable
-    from pixiu_cli.agent.guardrails import Guardrails
-    from pixiu_cli.analytics.costs import CostModel
+    from pixiu_cli.account.prices import PriceTable
     from pixiu_cli.app import configured
-    from pixiu_cli.context.memory import MemoryLimits
+    from pixiu_cli.conversation.agent.guardrails import Guardrails
+    from pixiu_cli.conversation.context.memory import MemoryLimits
+    from pixiu_cli.market.analytics.costs import CostModel
 
     t = configured(load_settings())
     assert (t.limits, t.guardrails, t.prices, t.costs) == (MemoryLimits(), Guardrails(), PriceTable(), CostModel())
@@ -142,7 +142,7 @@ chat_id = "42"
 
 _COUNT = (
     "import sys\n"
-    "from pixiu_cli.settings import load_settings\n"
+    "from pixiu_cli.kernel.settings import load_settings\n"
     "s = load_settings()\n"
     "print(s.provider, sorted(m for m in sys.modules if m == 'pixiu_cli' or m.startswith('pixiu_cli.')))\n"
 )
@@ -166,12 +166,18 @@ def test_loading_the_settings_imports_at_most_five_pixiu_modules(tmp_path, confi
     provider, listed = done.stdout.split(" ", 1)
     loaded = json.loads(listed.replace("'", '"'))
     assert provider == ("deepseek" if configured else "offline")
-    assert loaded == ["pixiu_cli", "pixiu_cli.clock", "pixiu_cli.errors", "pixiu_cli.resources", "pixiu_cli.settings"]
+    assert loaded == [
+        "pixiu_cli",
+        "pixiu_cli.kernel.clock",
+        "pixiu_cli.kernel.errors",
+        "pixiu_cli.kernel.resources",
+        "pixiu_cli.kernel.settings",
+    ]
 
 
 def test_the_settings_default_model_is_the_llm_packages(env):
-    from pixiu_cli.llm.model_names import DEFAULT_DEEPSEEK_MODEL
-    from pixiu_cli.settings import DEFAULT_DEEPSEEK_MODEL as in_settings
+    from pixiu_cli.conversation.llm.model_names import DEFAULT_DEEPSEEK_MODEL
+    from pixiu_cli.kernel.settings import DEFAULT_DEEPSEEK_MODEL as in_settings
 
     assert in_settings == DEFAULT_DEEPSEEK_MODEL
 

@@ -51,7 +51,7 @@ def test_wheel_installs_and_runs_offline(tmp_path):
         [
             str(python),
             "-c",
-            "import pixiu_cli.resources as r; print(r.__file__); print(r.prompts_dir()); print(r.data_dir())",
+            "import pixiu_cli.kernel.resources as r; print(r.__file__); print(r.prompts_dir()); print(r.data_dir())",
         ],
         cwd=outside,
         env=env,

@@ -1,7 +1,7 @@
 """app.py is the only wiring: outside store/ and app.py no module builds a store (it takes
 them from the one `Stores` of its database, store/shared.py), no service takes an untyped
 database, the product hands every store and builder the app's clock, and sqlite-utils is
-imported at run time only behind pixiu_cli.store (which hides numpy and pandas from it)."""
+imported at run time only behind pixiu_cli.kernel.db (which hides numpy and pandas from it)."""
 
 from __future__ import annotations
 
@@ -64,8 +64,8 @@ def test_no_module_but_the_wiring_builds_a_store():
 
 
 def test_the_stores_of_a_database_are_built_once(tmp_path):
-    from pixiu_cli.store.database import open_database
-    from pixiu_cli.store.shared import Stores, stores_of
+    from pixiu_cli.kernel.db.database import open_database
+    from pixiu_cli.kernel.db.stores import Stores, stores_of
 
     db = open_database(tmp_path / "p.db")
     try:

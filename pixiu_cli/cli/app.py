@@ -10,7 +10,7 @@ import sys
 
 from pixiu_cli.cli import common
 from pixiu_cli.cli.fast import fast_call
-from pixiu_cli.errors import UserError
+from pixiu_cli.kernel.errors import UserError
 
 
 def _talk(name: str):
@@ -83,7 +83,7 @@ def _main() -> None:
         sys.exit(exc.exit_code)
     except Exception as exc:
         _exit_typer(exc)
-        from pixiu_cli.views.presenters import error_line
+        from pixiu_cli.conversation.presenters import error_line
 
         common.renderer().error(error_line(exc))
         sys.exit(1)

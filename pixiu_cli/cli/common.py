@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from datetime import datetime
 
 from pixiu_cli.commands.values import read_stdin_text, require_utf8  # noqa: F401  (the ask's and the context's)
-from pixiu_cli.errors import UserError
+from pixiu_cli.kernel.errors import UserError
 
 
 class CliError(UserError):
@@ -18,7 +18,7 @@ class CliError(UserError):
 
 
 def renderer(**kw):
-    from pixiu_cli.views.render import Renderer
+    from pixiu_cli.kernel.render import Renderer
 
     return Renderer(**kw)
 
@@ -69,7 +69,7 @@ def opened(
     """Open the app, show configuration warnings (on `shown`, a renderer, or a new one), and
     pick the conversation to continue (None for a new one, also for `continue_` with none
     when `new_if_none`); the app is closed however the command ends."""
-    from pixiu_cli.services.conversations import pick_conversation
+    from pixiu_cli.conversation.conversations import pick_conversation
 
     shown = shown or renderer()
     app_ = open_app(model, offline, demo)
@@ -81,7 +81,7 @@ def opened(
             _continue_with_its_model(app_, conversation_id)
         yield shown, app_, conversation_id
     except Exception as exc:
-        from pixiu_cli.views.presenters import error_line
+        from pixiu_cli.conversation.presenters import error_line
 
         try:  # a turn this error cut off is labelled with its real cause
             app_.store.fail_own_pending(error_line(exc))
@@ -93,7 +93,7 @@ def opened(
 
 
 def _continue_with_its_model(app_, conversation_id: int) -> None:
-    from pixiu_cli.services.conversations import resumed_model
+    from pixiu_cli.conversation.conversations import resumed_model
 
     conversation = app_.store.get_conversation(conversation_id)
     if conversation is not None:

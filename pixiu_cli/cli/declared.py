@@ -46,9 +46,9 @@ def open_context(demo: bool):
 # declares them: importing the catalog would import every command's declaration.
 # tests/cli/test_fast_path.py checks these against the catalog.
 FAST_DECLARED = {
-    ("context",): "pixiu_cli.commands.context",
-    ("cache",): "pixiu_cli.commands.context",
-    ("data", "sync"): "pixiu_cli.commands.market_data",
+    ("context",): "pixiu_cli.conversation.commands_context",
+    ("cache",): "pixiu_cli.conversation.commands_context",
+    ("data", "sync"): "pixiu_cli.market.commands",
 }
 
 

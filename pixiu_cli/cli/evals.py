@@ -51,14 +51,14 @@ def eval_command(
     不指定用例时，另外报告选择语料（data/selection）的调参集和留出集通过率；加 --live 做回答评测（含消融对照）。"""
     from pathlib import Path
 
-    from pixiu_cli.views.tools import show_eval_table
+    from pixiu_cli.conversation.views_tools import show_eval_table
 
     if live or history:
         _live_eval(cases, as_json, live, ablate or [], yes, history, model, offline)
         return
-    from pixiu_cli.evals.consent_runner import run_consent_sets
-    from pixiu_cli.evals.context_cases import load_cases
-    from pixiu_cli.evals.context_runner import run_evals, run_selection_corpus, summarize, summarize_splits
+    from pixiu_cli.conversation.evals.consent_runner import run_consent_sets
+    from pixiu_cli.conversation.evals.context_cases import load_cases
+    from pixiu_cli.conversation.evals.context_runner import run_evals, run_selection_corpus, summarize, summarize_splits
 
     loaded = load_cases([Path(c) for c in cases] if cases else None)
     splits = run_selection_corpus() if not cases else {}
@@ -93,7 +93,7 @@ def _live_eval(
 ) -> None:
     from pathlib import Path
 
-    from pixiu_cli.evals.answer_command import LiveOptions, render_history, render_report, run_command
+    from pixiu_cli.conversation.evals.answer_command import LiveOptions, render_history, render_report, run_command
 
     settings = common.settings(model, offline)
     renderer = common.renderer()

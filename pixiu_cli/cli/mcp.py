@@ -30,12 +30,12 @@ def mcp_command(
     if ctx.invoked_subcommand is not None:
         return
     try:
-        from pixiu_cli.mcp_server.server import serve
+        from pixiu_cli.mcp.server import serve
     except ImportError as exc:
         if (exc.name or "").split(".")[0] != "mcp":
             raise
         raise common.CliError(INSTALL_LINE) from None
-    from pixiu_cli.mcp_server.reads import Reader
+    from pixiu_cli.mcp.reads import Reader
 
     serve(Reader(common.settings()), allow_proposals=allow_proposals, http_port=http)
 
@@ -46,11 +46,11 @@ def mcp_log(
     as_json: typer_surface.JsonOpt = False,
 ) -> None:
     """其他代理通过 pixiu mcp 的调用：哪个代理、哪个工具、何时、结果。"""
-    from pixiu_cli.store.shared import stores_of
+    from pixiu_cli.kernel.db.stores import stores_of
 
     with common.database() as db:
         calls = stores_of(db).mcp_calls.recent(limit)
-    from pixiu_cli.views.tools import mcp_log_record, show_mcp_log
+    from pixiu_cli.conversation.views_tools import mcp_log_record, show_mcp_log
 
     shown = common.renderer()
     if as_json:

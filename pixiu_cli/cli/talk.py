@@ -28,8 +28,8 @@ def chat(demo: bool, resume: int | None, continue_: bool, model: str | None, off
 
 def _recap(renderer, app_, conversation_id: int) -> None:
     """The recap /resume shows, for `chat --resume N` and `chat --continue`."""
-    from pixiu_cli.services.conversations import resume
-    from pixiu_cli.views.sessions import show_recap
+    from pixiu_cli.conversation.conversations import resume
+    from pixiu_cli.conversation.views import show_recap
 
     resumed = resume(app_.store, conversation_id)
     if resumed is not None:
@@ -56,8 +56,8 @@ def ask(
     common.require_utf8(text)
     if not text.strip():
         raise common.CliError("问题为空")
-    from pixiu_cli.services.ask import AskRequest
-    from pixiu_cli.services.ask import ask as ask_question
+    from pixiu_cli.conversation.ask import AskRequest
+    from pixiu_cli.conversation.ask import ask as ask_question
 
     loaded = common.settings(model, offline)
     shown = common.renderer()
@@ -81,7 +81,7 @@ def ask(
 def _opened(shown, model, offline, demo, conversation, continue_):
     """The app and the conversation `ask` continues (None: a new one), explanations of a
     cache miss waited for before the process ends."""
-    from pixiu_cli.accounting.explain import one_shot_explanations
+    from pixiu_cli.account.explain import one_shot_explanations
 
     with (
         one_shot_explanations(),
@@ -91,7 +91,7 @@ def _opened(shown, model, offline, demo, conversation, continue_):
 
 
 def _silent():
-    from pixiu_cli.agent.calls import SilentSink
+    from pixiu_cli.conversation.agent.calls import SilentSink
 
     return nullcontext(SilentSink())
 
@@ -104,7 +104,7 @@ class _ReaderSafeReply:
         self.shown, self.gone, self._reply = shown, False, None
 
     def __enter__(self):
-        from pixiu_cli.agent.calls import ReaderSafeSink
+        from pixiu_cli.conversation.agent.calls import ReaderSafeSink
 
         self._reply = self.shown.reply()
         self._sink = ReaderSafeSink(self._reply.__enter__())
@@ -117,8 +117,8 @@ class _ReaderSafeReply:
 
 def _refuse_unstored(result) -> None:
     """A turn that could not be stored: its cause and where the question was kept, one line."""
-    from pixiu_cli.views.presenters import error_line
-    from pixiu_cli.views.turn_end import ask_kept_line
+    from pixiu_cli.conversation.presenters import error_line
+    from pixiu_cli.conversation.views_turn_end import ask_kept_line
 
     if result.unstored is None:
         return

@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-from pixiu_cli.commands import (
-    account,
-    alerts,
-    aliases,
-    brief,
-    config,
-    context,
-    documents,
-    market_data,
-    memory,
-    news,
-    push,
-    sessions,
-    tools,
-)
+from pixiu_cli.account import commands as account
+from pixiu_cli.brief import commands as brief
+from pixiu_cli.brief.push import commands as push
+from pixiu_cli.conversation import commands as sessions
+from pixiu_cli.conversation import commands_context as context
+from pixiu_cli.conversation import commands_tools as tools
+from pixiu_cli.home import commands as documents
+from pixiu_cli.home import commands_config as config
+from pixiu_cli.market import commands as market_data
+from pixiu_cli.market.news import commands as news
+from pixiu_cli.memory import commands as memory
+from pixiu_cli.memory import commands_alerts as alerts
+from pixiu_cli.memory import commands_aliases as aliases
 
 DECLARED = (
     *account.DECLARED,

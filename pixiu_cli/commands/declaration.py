@@ -144,14 +144,14 @@ class Context:
         return configured(self.settings())
 
     def securities(self):
-        from pixiu_cli.store.shared import stores_of
+        from pixiu_cli.kernel.db.stores import stores_of
 
         return self.master() if self.master else stores_of(self.db).securities
 
     def resolve_stock(self, typed: str) -> str:
         """A name, short name or alias → its code, through the conversation's name matcher."""
         from pixiu_cli.app import names_cache_dir
-        from pixiu_cli.services.stock_codes import resolve_stock
+        from pixiu_cli.market.stock_codes import resolve_stock
 
         return resolve_stock(self.db, typed, names_cache_dir())
 

@@ -15,7 +15,7 @@ from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from pixiu_cli.domain.bars import Bar, BarSeries, CorporateAction
+from pixiu_cli.market.bars import Bar, BarSeries, CorporateAction
 
 ADJUST_MODES = ("none", "qfq", "hfq")
 

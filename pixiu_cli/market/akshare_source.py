@@ -12,10 +12,10 @@ import math
 import unicodedata
 from datetime import date, datetime
 
-from pixiu_cli.domain.bars import Bar, CorporateAction
-from pixiu_cli.domain.boards import board_for
-from pixiu_cli.domain.index_benchmarks import benchmark_for
-from pixiu_cli.domain.securities import Security
+from pixiu_cli.market.bars import Bar, CorporateAction
+from pixiu_cli.market.boards import board_for
+from pixiu_cli.market.index_benchmarks import benchmark_for
+from pixiu_cli.market.securities import Security
 from pixiu_cli.market.sources import SourceError, exchange_code
 from pixiu_cli.market.timeout import CallTimeout, call_with_timeout
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta
 
 from pixiu_cli.market.publication import MARKET_CLOSE
+from pixiu_cli.market.store import MarketStore
 from pixiu_cli.market.trading_days import (
     SHANGHAI,
     calendar_end,
@@ -16,7 +17,6 @@ from pixiu_cli.market.trading_days import (
     sessions_between,
     trading_calendar,
 )
-from pixiu_cli.store.market import MarketStore
 
 
 def last_complete_session(now: datetime) -> date:

@@ -7,11 +7,11 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass
 
-from pixiu_cli.domain.plausible import price_problem
-from pixiu_cli.domain.vocabulary import SIDE_NAMES, SIDES
-from pixiu_cli.errors import UserError
+from pixiu_cli.home.store import InvestorStore
+from pixiu_cli.kernel.errors import UserError
+from pixiu_cli.kernel.vocabulary import SIDE_NAMES, SIDES
 from pixiu_cli.market.data import MarketData
-from pixiu_cli.store.investor import InvestorStore
+from pixiu_cli.market.plausible import price_problem
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 

@@ -22,9 +22,13 @@ from datetime import date
 from itertools import repeat
 from pathlib import Path
 
-from pixiu_cli.clock import system_clock
-from pixiu_cli.domain.bars import Bar, BarSeries, CorporateAction
-from pixiu_cli.domain.plausible import (
+from pixiu_cli.account.statements.decode import decode
+from pixiu_cli.account.statements.errors import StatementError
+from pixiu_cli.kernel.clock import system_clock
+from pixiu_cli.kernel.errors import UserError
+from pixiu_cli.market.bars import Bar, BarSeries, CorporateAction
+from pixiu_cli.market.gate import off_session, session_problem
+from pixiu_cli.market.plausible import (
     MAX_SHARES,
     action_problem,
     bar_problem,
@@ -33,10 +37,6 @@ from pixiu_cli.domain.plausible import (
     market_date_problem,
     price_problem,
 )
-from pixiu_cli.errors import UserError
-from pixiu_cli.market.gate import off_session, session_problem
-from pixiu_cli.statements.decode import decode
-from pixiu_cli.statements.errors import StatementError
 
 _ALIASES = {
     "date": ("date", "datetime", "日期", "交易日期", "trade_date", "时间"),

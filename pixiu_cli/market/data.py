@@ -8,20 +8,20 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from pixiu_cli.domain.bars import BarSeries
-from pixiu_cli.domain.index_benchmarks import benchmark_for
+from pixiu_cli.kernel.db.stores import stores_of
 from pixiu_cli.market.adjust import ADJUST_MODES
 from pixiu_cli.market.adjust import adjust as adjust_series
+from pixiu_cli.market.bars import BarSeries
 from pixiu_cli.market.calendar import TradingCalendar, beyond_calendar
 from pixiu_cli.market.gaps import MIN_DIVIDEND_GAP, SuspectGap, market_wide_days, series_dividend_gaps, series_gaps
+from pixiu_cli.market.index_benchmarks import benchmark_for
 from pixiu_cli.market.security_master import security_name
 from pixiu_cli.market.source_by_name import SOURCE_NAMES
-from pixiu_cli.store.shared import stores_of
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
 
-if TYPE_CHECKING:  # only named: importing it before pixiu_cli.store would load numpy and pandas
+if TYPE_CHECKING:  # only named: importing it before pixiu_cli.kernel.db would load numpy and pandas
     from sqlite_utils import Database
 
 

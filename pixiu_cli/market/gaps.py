@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from datetime import date
 from typing import NamedTuple
 
-from pixiu_cli.domain.bars import Bar, BarSeries, CorporateAction
-from pixiu_cli.domain.boards import daily_limit
+from pixiu_cli.market.bars import Bar, BarSeries, CorporateAction
+from pixiu_cli.market.boards import daily_limit
 
 TOLERANCE = 0.005  # limit prices are rounded to the fen: −10.04% is still a limit-down open
 

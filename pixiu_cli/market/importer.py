@@ -8,17 +8,17 @@ from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
 
-from pixiu_cli.clock import system_clock
-from pixiu_cli.domain.bars import BarSeries, CorporateAction, SeriesWrite
-from pixiu_cli.domain.boards import board_for
-from pixiu_cli.domain.index_benchmarks import benchmark_for
-from pixiu_cli.domain.securities import Security
+from pixiu_cli.kernel.clock import system_clock
 from pixiu_cli.market.adjust import ADJUST_MODES, unadjust
+from pixiu_cli.market.bars import BarSeries, CorporateAction, SeriesWrite
+from pixiu_cli.market.boards import board_for
 from pixiu_cli.market.csv_source import CsvImportError, bar_columns, check_title, parse_actions, parse_bars, read_text
 from pixiu_cli.market.gaps import PriceColumns, SuspectGap, series_gaps
 from pixiu_cli.market.gate import action_refusal
-from pixiu_cli.store.market import MarketStore
-from pixiu_cli.store.securities import SecurityMaster
+from pixiu_cli.market.index_benchmarks import benchmark_for
+from pixiu_cli.market.securities import Security
+from pixiu_cli.market.store import MarketStore
+from pixiu_cli.market.store_securities import SecurityMaster
 
 
 @dataclass(frozen=True)

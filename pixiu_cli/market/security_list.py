@@ -10,9 +10,9 @@ import re
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 
-from pixiu_cli.domain.boards import board_for
-from pixiu_cli.domain.securities import Security
-from pixiu_cli.resources import data_dir
+from pixiu_cli.kernel.resources import data_dir
+from pixiu_cli.market.boards import board_for
+from pixiu_cli.market.securities import Security
 
 SHIPPED_FILE = ("securities", "stock_basic.csv")
 SHIPPED_SOURCE = "shipped"

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from pixiu_cli.domain.bars import Bar, CorporateAction
-from pixiu_cli.domain.boards import board_for
-from pixiu_cli.domain.securities import Security
-from pixiu_cli.errors import UserError
+from pixiu_cli.kernel.errors import UserError
+from pixiu_cli.market.bars import Bar, CorporateAction
+from pixiu_cli.market.boards import board_for
+from pixiu_cli.market.securities import Security
 
 
 class SourceError(UserError):

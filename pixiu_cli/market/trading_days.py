@@ -18,8 +18,8 @@ from datetime import date, datetime, timedelta
 from functools import cache
 from pathlib import Path
 
-from pixiu_cli.clock import SHANGHAI
-from pixiu_cli.resources import data_dir, default_home
+from pixiu_cli.kernel.clock import SHANGHAI
+from pixiu_cli.kernel.resources import data_dir, default_home
 
 SHIPPED_FILE = ("calendar", "xshg_trading_days.json")
 REFRESH_FILE = "calendar_refresh.json"

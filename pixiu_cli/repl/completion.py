@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from prompt_toolkit.completion import Completer, Completion
 
-from pixiu_cli.domain.vocabulary import NOTE_KINDS
+from pixiu_cli.kernel.vocabulary import NOTE_KINDS
 
 _FLAG = re.compile(r"--[a-z][a-z-]*")
 Choice = tuple[str, str]  # (what is inserted, what is shown beside it)

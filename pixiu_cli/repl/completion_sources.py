@@ -21,8 +21,8 @@ def _conversations(state: ReplState) -> list[Choice]:
 
 def _stocks(state: ReplState, typed: str) -> list[Choice]:
     """Held and watched stocks first, then every listed one whose code or name starts so."""
+    from pixiu_cli.kernel.db.stores import stores_of
     from pixiu_cli.market.security_list import shipped_names
-    from pixiu_cli.store.shared import stores_of
 
     db = state.app.store.db
     own = {h.symbol: h.name for h in state.app.builder.domain.holdings()}
@@ -37,7 +37,7 @@ def _stocks(state: ReplState, typed: str) -> list[Choice]:
 
 
 def _models(state: ReplState) -> list[str]:
-    from pixiu_cli.accounting.prices import PUBLISHED_RATES
+    from pixiu_cli.account.prices import PUBLISHED_RATES
 
     return [m for m in PUBLISHED_RATES if m != "pixiu-offline"]
 

@@ -6,9 +6,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from pixiu_cli.app import App
-from pixiu_cli.clock import Clock
-from pixiu_cli.services.conversations import start_conversation
-from pixiu_cli.views.render import Renderer
+from pixiu_cli.conversation.conversations import start_conversation
+from pixiu_cli.kernel.clock import Clock
+from pixiu_cli.kernel.render import Renderer
 
 
 class ExitRepl(Exception):

@@ -12,7 +12,7 @@ from pixiu_cli.repl.state import ReplState
 
 
 def _request(state: ReplState, source: str):
-    from pixiu_cli.services.market import SyncRequest, sync_targets
+    from pixiu_cli.market.service import SyncRequest, sync_targets
 
     return SyncRequest(sync_targets(state.app.store.db, None), source, daily=True)
 
@@ -47,9 +47,9 @@ class BackgroundSync:
         self.done += 1
 
     def _run(self) -> None:
-        from pixiu_cli.services.market import sync_market
-        from pixiu_cli.store.database import open_database
-        from pixiu_cli.views.presenters import error_line
+        from pixiu_cli.conversation.presenters import error_line
+        from pixiu_cli.kernel.db.database import open_database
+        from pixiu_cli.market.service import sync_market
 
         try:
             db = open_database(self._path)
@@ -79,7 +79,7 @@ def offer_sync(state: ReplState) -> None:
     report_background(state)
     if state.background_sync is not None or state.app.demo:  # the demo's bars are dated on purpose
         return
-    from pixiu_cli.services.daily import stale_market  # after the demo's return: its prompt does without it
+    from pixiu_cli.market.daily import stale_market  # after the demo's return: its prompt does without it
 
     stale = stale_market(state.app.store.db, state.clock())
     if stale is None or stale.session == state.offered_session:
@@ -108,7 +108,7 @@ def report_background(state: ReplState) -> None:
     if running.error:
         state.renderer.error(f"后台同步失败：{running.error}")
         return
-    from pixiu_cli.views.market_data import show_sync
+    from pixiu_cli.market.views import show_sync
 
     state.renderer.dim(f"后台同步完成（{running.source}，{running.total} 只）：")
     show_sync(state.renderer, running.source, running.result)

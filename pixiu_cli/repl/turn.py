@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from contextlib import nullcontext
 
+from pixiu_cli.conversation.ask import AskRequest, AskResult, ask
+from pixiu_cli.conversation.presenters import error_line
+from pixiu_cli.conversation.views_turn_end import RETRY_HINT, show_interrupted, show_kept, show_turn_end
+from pixiu_cli.kernel.db.stores import stores_of
+from pixiu_cli.kernel.render import StatusFigures
+from pixiu_cli.memory.views_notices import change_question, show_change_left
 from pixiu_cli.repl.state import ReplState
-from pixiu_cli.services.ask import AskRequest, AskResult, ask
-from pixiu_cli.store.shared import stores_of
-from pixiu_cli.views.notices import change_question, show_change_left
-from pixiu_cli.views.presenters import error_line
-from pixiu_cli.views.render import StatusFigures
-from pixiu_cli.views.turn_end import RETRY_HINT, show_interrupted, show_kept, show_turn_end
 
 __all__ = ["RETRY_HINT", "recover", "run_chat_turn", "show_asked", "turn_status"]
 
@@ -49,8 +49,8 @@ def _answer(state: ReplState, question: str) -> bool:
 def confirm_changes(state: ReplState, after_id: int) -> None:
     """Each change to the account the turn's model proposed, asked y/N with its arguments: a
     yes makes it (once, services/proposals.py), a no leaves it pending in /memory."""
-    from pixiu_cli.services.errors import RequestError
-    from pixiu_cli.services.proposals import accept_change, pending_changes
+    from pixiu_cli.kernel.refusal import RequestError
+    from pixiu_cli.memory.proposals import accept_change, pending_changes
 
     db = state.app.store.db
     for proposal in pending_changes(db, after_id):
@@ -95,7 +95,7 @@ def turn_status(state: ReplState, result) -> StatusFigures:
 
 
 def _cost(state: ReplState, turn_id: int) -> str | None:
-    from pixiu_cli.accounting.report import money_text, turn_cost
+    from pixiu_cli.account.report import money_text, turn_cost
 
     prices = state.app.prices
     cost = turn_cost(state.app.store, turn_id, prices)

@@ -18,24 +18,28 @@ import asyncio
 import importlib
 import threading
 
-from pixiu_cli.tokenizer import counts as tokens
-from pixiu_cli.views import render
+from pixiu_cli.conversation.tokenizer import counts as tokens
+from pixiu_cli.kernel import render
 
 # What a first turn imports that the prompt has not: the name table's automaton, the account
 # and market stores, the calendar, the cost report, the offline server's responder, rich's
 # live view, the proposals a turn's end asks about. tests/perf/test_warmup.py fails when a turn after the warm-up imports anything.
 TURN_MODULES = (
-    "pixiu_cli.selection.name_cache",
+    "pixiu_cli.conversation.selection.name_cache",
     "ahocorasick",
-    "pixiu_cli.store.account",
-    "pixiu_cli.store.market",
+    "pixiu_cli.account.store",
+    "pixiu_cli.market.store",
     "pixiu_cli.market.calendar",
     "pixiu_cli.market.security_master",
-    "pixiu_cli.accounting.prices",
-    "pixiu_cli.accounting.report",
-    "pixiu_cli.services.proposals",
+    "pixiu_cli.account.prices",
+    "pixiu_cli.account.report",
+    "pixiu_cli.memory.proposals",
 )
-OFFLINE_MODULES = ("pixiu_cli.offline.responder", "pixiu_cli.offline.grounded", "pixiu_cli.offline.tool_intents")
+OFFLINE_MODULES = (
+    "pixiu_cli.conversation.offline.responder",
+    "pixiu_cli.conversation.offline.grounded",
+    "pixiu_cli.conversation.offline.tool_intents",
+)
 RENDER_MODULES = ("rich.live", "rich.live_render", "rich.file_proxy", "rich.ansi", "termios")
 
 
@@ -59,7 +63,7 @@ def _count_system_prompt() -> None:
     """Encode the system prompt once: every request starts with it, and the tokenizer
     remembers each word it merged, so the first turn's counts (the context's, and the
     offline server's of the whole prompt) do not merge it word by word while the user waits."""
-    from pixiu_cli.context.builder import system_prompt
+    from pixiu_cli.conversation.context.builder import system_prompt
 
     tokens.count_tokens(system_prompt())
 
@@ -104,8 +108,8 @@ class Warmup:
         """What every turn needs, in the order it needs it: the question's selection (rules,
         word boundaries, names), the context's modules, its token counts, the call, the
         reply's rendering."""
-        from pixiu_cli.selection import names, words
-        from pixiu_cli.selection.select import warm as warm_selection
+        from pixiu_cli.conversation.selection import names, words
+        from pixiu_cli.conversation.selection.select import warm as warm_selection
 
         offline = getattr(self._client, "provider", None) == "offline"  # the in-process server answers
         return (
@@ -124,8 +128,8 @@ class Warmup:
         """What only some turns need, or what is built once for all later starts (the
         segmenter's dictionary, ~1 s, the first time): run while the prompt waits, never during
         a turn."""
+        from pixiu_cli.conversation.selection import homophones, words
         from pixiu_cli.repl.slash_commands import registry
-        from pixiu_cli.selection import homophones, words
 
         return (registry.load, homophones.warm, words.warm)
 

@@ -7,11 +7,11 @@ from datetime import UTC, datetime
 
 import pytest
 
-from pixiu_cli.accounting.explain import explain
-from pixiu_cli.accounting.prices import PriceTable, call_cost
-from pixiu_cli.accounting.report import build_report
-from pixiu_cli.offline.model import OfflineModel
-from pixiu_cli.offline.script import ScriptedReply
+from pixiu_cli.account.explain import explain
+from pixiu_cli.account.prices import PriceTable, call_cost
+from pixiu_cli.account.report import build_report
+from pixiu_cli.conversation.offline.model import OfflineModel
+from pixiu_cli.conversation.offline.script import ScriptedReply
 from tests.helpers import build_app
 
 
@@ -57,7 +57,7 @@ def test_first_call_and_append_only(rig):
 def test_system_prompt_changed(rig, monkeypatch):
     conv = rig.store.create_conversation().id
     rig.turn(conv, "第一问")
-    import pixiu_cli.context.builder as builder_module
+    import pixiu_cli.conversation.context.builder as builder_module
 
     monkeypatch.setattr(builder_module, "system_prompt", lambda: "完全不同的系统提示")
     rig.turn(conv, "第二问")
@@ -192,7 +192,7 @@ def test_price_table_rejects_unknown_settings():
 
 @pytest.mark.parametrize("how", ["retry", "undo"])
 def test_a_turn_withdrawn_by_retry_or_undo_is_named_as_such(rig, how):
-    from pixiu_cli.services.conversations import undo_last_turn
+    from pixiu_cli.conversation.conversations import undo_last_turn
 
     conv = rig.store.create_conversation().id
     rig.turn(conv, "第一问")

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from pixiu_cli.offline.script import ScriptedReply
+from pixiu_cli.conversation.offline.script import ScriptedReply
 from tests.helpers import PROMPT, leave, pixiu_for_result, repl_session, say
 
 

@@ -8,12 +8,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pixiu_cli.accounting.explain import explain, previous_with_reply
-from pixiu_cli.llm.template import ASSISTANT, EOS, MARKERS, USER, render_prompt
-from pixiu_cli.offline.model import OfflineModel
-from pixiu_cli.offline.script import ScriptedReply
-from pixiu_cli.tokenizer import counts as tokens
-from pixiu_cli.tokenizer.counts import NeedsTokenizer, common_prefix_tokens, encode, markers_pattern
+from pixiu_cli.account.explain import explain, previous_with_reply
+from pixiu_cli.conversation.llm.template import ASSISTANT, EOS, MARKERS, USER, render_prompt
+from pixiu_cli.conversation.offline.model import OfflineModel
+from pixiu_cli.conversation.offline.script import ScriptedReply
+from pixiu_cli.conversation.tokenizer import counts as tokens
+from pixiu_cli.conversation.tokenizer.counts import NeedsTokenizer, common_prefix_tokens, encode, markers_pattern
 from tests.helpers import build_app
 
 AT_MARKERS = markers_pattern(MARKERS)

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pixiu_cli.accounting.explain import UNIT, explain
-from pixiu_cli.store.conversations import CallRecord, CallUsage
+from pixiu_cli.account.explain import UNIT, explain
+from pixiu_cli.conversation.store import CallRecord, CallUsage
 
 RECORDED = Path(__file__).resolve().parents[1] / "fixtures" / "cache" / "deepseek_usage.json"
 EXPECTED = [  # cause, flagged

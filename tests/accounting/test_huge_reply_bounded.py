@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import pytest
 
-from pixiu_cli.accounting.explain import stored_explanation, wait_for_explanations
-from pixiu_cli.agent.loop import SilentSink
-from pixiu_cli.context.oversize import HISTORY_REPLY_CHARS
-from pixiu_cli.offline.script import ScriptedReply
-from pixiu_cli.tokenizer import counts as tokens
+from pixiu_cli.account.explain import stored_explanation, wait_for_explanations
+from pixiu_cli.conversation.agent.loop import SilentSink
+from pixiu_cli.conversation.context.oversize import HISTORY_REPLY_CHARS
+from pixiu_cli.conversation.offline.script import ScriptedReply
+from pixiu_cli.conversation.tokenizer import counts as tokens
 from tests.helpers import build_app, http_model
 
 # The most characters one encode may get in these turns: a clipped reply's line (16,000
@@ -108,8 +108,8 @@ def test_a_cache_explanation_encodes_at_most_its_spend(encoded):
 
 
 def test_the_offline_server_counts_a_pasted_megabyte_without_encoding_it(encoded):
-    from pixiu_cli.llm.template import render_prompt
-    from pixiu_cli.offline.usage import counted_prompt
+    from pixiu_cli.conversation.llm.template import render_prompt
+    from pixiu_cli.conversation.offline.usage import counted_prompt
 
     pasted = "行情数据," * 250_000  # 1,250,000 characters in one user message
     prompt = render_prompt(
@@ -123,7 +123,7 @@ def test_the_offline_server_counts_a_pasted_megabyte_without_encoding_it(encoded
 
 
 def test_a_reply_is_read_only_as_far_as_a_later_request_can_reach(tmp_path, model):
-    from pixiu_cli.accounting.explain import REPLY_REACH
+    from pixiu_cli.account.explain import REPLY_REACH
 
     reply = "前" + "é" * 30_000 + "尾"  # 30,002 characters, 2-byte ones: a cut may split none of them
     model.enqueue(ScriptedReply(text=reply, reasoning="想" * 25_000), "好")

@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from pixiu_cli.agent.guardrails import Guardrails
-from pixiu_cli.agent.tools import Tool, ToolOutcome
-from pixiu_cli.services.model_tools import TOOLS
+from pixiu_cli.conversation.agent.guardrails import Guardrails
+from pixiu_cli.conversation.agent.tools import Tool, ToolOutcome
+from pixiu_cli.conversation.model_tools import TOOLS
 from tests.helpers import FIXTURE, NOW, build_app
 
 

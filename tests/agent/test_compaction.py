@@ -6,9 +6,9 @@ import _thread
 import threading
 import time
 
-from pixiu_cli.accounting.explain import wait_for_explanations
-from pixiu_cli.context.memory import MemoryLimits
-from pixiu_cli.offline.script import ScriptedReply
+from pixiu_cli.account.explain import wait_for_explanations
+from pixiu_cli.conversation.context.memory import MemoryLimits
+from pixiu_cli.conversation.offline.script import ScriptedReply
 from tests.helpers import build_app
 
 LONG_REPLY = "这是一段比较长的回答，用来让历史尽快超过预算。" * 12

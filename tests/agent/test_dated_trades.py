@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from pixiu_cli.offline.script import ScriptedReply
-from pixiu_cli.offline.tool_intents import planned_tool_calls
+from pixiu_cli.conversation.offline.script import ScriptedReply
+from pixiu_cli.conversation.offline.tool_intents import planned_tool_calls
 from tests.helpers import call, tool_messages
 
 
@@ -70,7 +70,7 @@ def test_offline_planner_passes_the_users_day_words():
 
 
 def test_get_holdings_says_the_cash_once_it_is_known(rig, model):
-    from pixiu_cli.services.account import set_cash
+    from pixiu_cli.account.overview import set_cash
 
     make, store, domain, ctx = rig
     agent, conv = make()

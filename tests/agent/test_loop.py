@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from pixiu_cli.agent.guardrails import Guardrails
-from pixiu_cli.context.block import MemoryId, parsed_digests
-from pixiu_cli.offline.script import Fault, ScriptedReply
+from pixiu_cli.conversation.agent.guardrails import Guardrails
+from pixiu_cli.conversation.context.block import MemoryId, parsed_digests
+from pixiu_cli.conversation.offline.script import Fault, ScriptedReply
 from tests.helpers import NOW, call, tool_messages
 
 
@@ -134,7 +134,7 @@ def test_record_decision_updates_holdings_and_memory(rig, model):
     )
     result = agent.run_turn(conv, "29.5 买了 1000 股海康")
     assert result.notices and "已记录" in result.notices[0]
-    from pixiu_cli.services.account import read_account
+    from pixiu_cli.account.overview import read_account
 
     held = read_account(domain.db, NOW).account.holding("002415")
     # the stated 2,000 @ 31.2 and the recorded 1,000 @ 29.5 with its estimated fee (万2.5 of
@@ -218,7 +218,7 @@ def test_notes_shown_are_counted_once_per_turn(rig, model):
 
 
 def test_a_remembered_plan_that_restates_an_older_one_only_offers_to_replace_it(rig, model):
-    from pixiu_cli.services import notes
+    from pixiu_cli.memory import notes
 
     make, store, domain, ctx = rig
     agent, conv = make()

@@ -5,11 +5,11 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from pixiu_cli.store.database import open_database
-from pixiu_cli.store.document_file import SHANGHAI
-from pixiu_cli.store.investor import InvestorStore
-from pixiu_cli.store.memory import MemoryRefError, MemoryStore
-from pixiu_cli.store.portfolio import PortfolioStore
+from pixiu_cli.account.store_reported import PortfolioStore
+from pixiu_cli.home.document_file import SHANGHAI
+from pixiu_cli.home.store import InvestorStore
+from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.memory.store import MemoryRefError, MemoryStore
 
 NOW = datetime(2026, 11, 24, 10, 0, tzinfo=SHANGHAI)
 
@@ -202,7 +202,7 @@ def test_old_notes_stay_searchable(memory):
 
 def _holding(db, symbol):
     """Shares and cost as the account derives them (the one valuation)."""
-    from pixiu_cli.services.account import account_record, read_account
+    from pixiu_cli.account.overview import account_record, read_account
 
     record = account_record(read_account(db, datetime.fromisoformat(at(9))))
     h = next((h for h in record["holdings"] if h["symbol"] == symbol), None)
@@ -210,7 +210,7 @@ def _holding(db, symbol):
 
 
 def _trade(db, *, symbol, side, price, quantity, when, name=None):
-    from pixiu_cli.services.trades import NewTrade, record_trade
+    from pixiu_cli.account.trades import NewTrade, record_trade
 
     return record_trade(db, NewTrade(symbol, side, price, quantity, None, name, "model", fee=0.0), when).decision
 
@@ -256,7 +256,7 @@ def test_typed_ids_resolve_and_plain_numbers_ask_when_ambiguous(tmp_path):
 )
 def test_forgetting_a_trade_reverses_it(tmp_path, trades, undo, expected):
     db = open_database(tmp_path / "m.db")
-    from pixiu_cli.services.trades import undo_trade
+    from pixiu_cli.account.trades import undo_trade
 
     domain = InvestorStore(db)
     symbol = "002415" if trades[0][1] == 30 else "600519"
@@ -285,8 +285,8 @@ def test_forgetting_a_trade_reverses_it(tmp_path, trades, undo, expected):
 
 def test_undoing_a_buy_sold_since_is_refused_with_one_line(tmp_path):
     db = open_database(tmp_path / "m.db")
-    from pixiu_cli.services.errors import RequestError
-    from pixiu_cli.services.trades import undo_trade
+    from pixiu_cli.account.trades import undo_trade
+    from pixiu_cli.kernel.refusal import RequestError
 
     buy = _trade(db, symbol="002415", side="buy", price=30, quantity=200, name="海康威视", when=at())
     _trade(db, symbol="002415", side="sell", price=31, quantity=100, when=at(1))
@@ -320,7 +320,7 @@ def test_a_trade_never_stores_a_non_finite_holding(tmp_path, price, quantity):
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from pixiu_cli.store.dedup import note_key, same_memory  # noqa: E402
+from pixiu_cli.memory.dedup import note_key, same_memory  # noqa: E402
 
 _PAIRS = [
     ("加仓", "减仓"),

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import os
 
-from pixiu_cli.accounting.explain import wait_for_explanations
-from pixiu_cli.accounting.prices import PriceTable
-from pixiu_cli.accounting.report import build_report
-from pixiu_cli.agent.loop import SilentSink
+from pixiu_cli.account.explain import wait_for_explanations
+from pixiu_cli.account.prices import PriceTable
+from pixiu_cli.account.report import build_report
 from pixiu_cli.app import open_app
-from pixiu_cli.offline.script import ScriptedReply, ToolCallSpec
-from pixiu_cli.settings import load_settings
+from pixiu_cli.conversation.agent.loop import SilentSink
+from pixiu_cli.conversation.offline.script import ScriptedReply, ToolCallSpec
+from pixiu_cli.kernel.settings import load_settings
 
 
 def _turn(app, conversation, tool: bool, i: int) -> None:

@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 from datetime import datetime
 
+from pixiu_cli.conversation.model_tools import TOOLS
+from pixiu_cli.conversation.offline.script import ScriptedReply
 from pixiu_cli.market.trading_days import SHANGHAI
-from pixiu_cli.offline.script import ScriptedReply
-from pixiu_cli.services.model_tools import TOOLS
 from tests.helpers import FIXTURE, build_app, call, tool_messages
 
 SUNDAY = datetime(2026, 11, 29, 10, 0, tzinfo=SHANGHAI)

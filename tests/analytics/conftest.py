@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from pixiu_cli.analytics.costs import CostModel
+from pixiu_cli.market.analytics.costs import CostModel
 from tests.helpers import NO_COSTS
 
 
@@ -16,7 +16,7 @@ def no_costs() -> CostModel:
 
 @pytest.fixture
 def db(tmp_path):
-    from pixiu_cli.store.database import open_database
+    from pixiu_cli.kernel.db.database import open_database
 
     database = open_database(tmp_path / "pixiu.db")
     yield database

@@ -8,11 +8,11 @@ from datetime import datetime
 
 import pytest
 
-from pixiu_cli.analytics.refresh import refresh
-from pixiu_cli.context.builder import SHANGHAI, ContextBuilder
-from pixiu_cli.store.conversations import ConversationStore
-from pixiu_cli.store.investor import InvestorStore
-from pixiu_cli.store.portfolio import PortfolioStore
+from pixiu_cli.account.store_reported import PortfolioStore
+from pixiu_cli.conversation.context.builder import SHANGHAI, ContextBuilder
+from pixiu_cli.conversation.store import ConversationStore
+from pixiu_cli.home.store import InvestorStore
+from pixiu_cli.market.analytics.refresh import refresh
 from tests.helpers import PROMPT, leave, load, pixiu_ok, repl_session, say
 
 HOLDING = {

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pixiu_cli.analytics.costs import CostModel
-from pixiu_cli.analytics.engine import run
-from pixiu_cli.analytics.metrics import measure
-from pixiu_cli.domain.bars import CorporateAction
+from pixiu_cli.market.analytics.costs import CostModel
+from pixiu_cli.market.analytics.engine import run
+from pixiu_cli.market.analytics.metrics import measure
+from pixiu_cli.market.bars import CorporateAction
 from tests.helpers import NO_COSTS, frame_of
 
 
@@ -94,7 +94,7 @@ def test_no_limit_in_the_first_days_after_listing():
     ],
 )
 def test_listing_sessions_without_a_limit_by_board_and_listing_date(symbol, list_date, free):
-    from pixiu_cli.domain.boards import listing_free_sessions
+    from pixiu_cli.market.boards import listing_free_sessions
 
     assert listing_free_sessions(symbol, list_date) == free
     frame = frame_of(symbol, [(10, 10)] * 7, start=list_date, list_date=list_date)
@@ -163,14 +163,14 @@ def test_transfer_fee_and_st_limit_are_dated():
     assert costs.fees(1_000_000, "2022-04-28", selling=False) == pytest.approx(20.0)  # 0.002%
     assert costs.fees(1_000_000, "2022-04-29", selling=False) == pytest.approx(10.0)  # 0.001%
     assert "过户费0.002%(2022-04-29起0.001%)" in costs.describe() and "未计红利税" in costs.describe()
-    from pixiu_cli.domain.boards import daily_limit
+    from pixiu_cli.market.boards import daily_limit
 
     assert daily_limit("600000", "2026-07-03", is_st=True) == 0.05
     assert daily_limit("600000", "2026-07-06", is_st=True) == 0.10  # main-board ST aligned with the board
     assert daily_limit("000001", "2026-07-06", is_st=True) == 0.10
     assert daily_limit("300001", "2020-08-21", is_st=True) == 0.05 and daily_limit("300001", "2020-08-24", True) == 0.20
     assert daily_limit("688001", "2026-07-03", is_st=True) == 0.20  # STAR ST never had a 5% limit
-    from pixiu_cli.analytics.frame import limit_array
+    from pixiu_cli.market.analytics.frame import limit_array
 
     days = np.asarray(["2026-07-02", "2026-07-03", "2026-07-06", "2026-07-07"])
     limits = limit_array("600000", days, np.array([True, True, True, False]))

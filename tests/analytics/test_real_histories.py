@@ -8,10 +8,10 @@ from datetime import datetime
 import numpy as np
 import pytest
 
-from pixiu_cli.analytics.costs import CostModel
-from pixiu_cli.analytics.engine import run
-from pixiu_cli.analytics.metrics import measure
-from pixiu_cli.analytics.profiles import ENGINE_VERSION, load_frame, profile_symbol
+from pixiu_cli.market.analytics.costs import CostModel
+from pixiu_cli.market.analytics.engine import run
+from pixiu_cli.market.analytics.metrics import measure
+from pixiu_cli.market.analytics.profiles import ENGINE_VERSION, load_frame, profile_symbol
 from pixiu_cli.market.data import MarketData
 from pixiu_cli.market.trading_days import SHANGHAI
 from tests.helpers import load
@@ -85,7 +85,7 @@ def test_profile_names_its_suspected_missing_actions_and_unmodelled_rules(db):
 
 
 def test_a_window_that_holds_the_listing_says_the_listing_day_is_not_traded(db):
-    from pixiu_cli.store.securities import Security, SecurityMaster
+    from pixiu_cli.market.store_securities import Security, SecurityMaster
 
     load(db, "000333")
     SecurityMaster(db).upsert([Security("000333", "美的集团", list_date="2022-07-01")])  # as if it listed then

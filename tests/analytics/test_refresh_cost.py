@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pixiu_cli.analytics import engine
-from pixiu_cli.analytics.costs import CostModel
-from pixiu_cli.analytics.frame import three_year_start
-from pixiu_cli.analytics.profiles import load_frame
-from pixiu_cli.analytics.strategies import buy_and_hold, ma_trend
+from pixiu_cli.market.analytics import engine
+from pixiu_cli.market.analytics.costs import CostModel
+from pixiu_cli.market.analytics.frame import three_year_start
+from pixiu_cli.market.analytics.profiles import load_frame
+from pixiu_cli.market.analytics.strategies import buy_and_hold, ma_trend
 from pixiu_cli.market.data import MarketData
 from pixiu_cli.market.trading_days import SHANGHAI
 from tests.helpers import load, sqlite_steps

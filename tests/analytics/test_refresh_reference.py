@@ -21,16 +21,16 @@ import numpy as np
 if __name__ == "__main__":  # run as a script to rewrite the expected figures
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from pixiu_cli.analytics.costs import CostModel
-from pixiu_cli.analytics.engine import run
-from pixiu_cli.analytics.frame import three_year_start
-from pixiu_cli.analytics.profiles import load_frame
-from pixiu_cli.analytics.strategies import STRATEGIES
+from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.market.analytics.costs import CostModel
+from pixiu_cli.market.analytics.engine import run
+from pixiu_cli.market.analytics.frame import three_year_start
+from pixiu_cli.market.analytics.profiles import load_frame
+from pixiu_cli.market.analytics.service import refresh
+from pixiu_cli.market.analytics.store import AnalyticsStore
+from pixiu_cli.market.analytics.strategies import STRATEGIES
 from pixiu_cli.market.data import MarketData
 from pixiu_cli.market.trading_days import SHANGHAI
-from pixiu_cli.services.analytics import refresh
-from pixiu_cli.store.analytics import AnalyticsStore
-from pixiu_cli.store.database import open_database
 from tests.helpers import MARKET_FIXTURES, load
 
 EXPECTED = MARKET_FIXTURES / "refresh_expected.json"

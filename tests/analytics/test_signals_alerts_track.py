@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pixiu_cli.analytics.alerts import evaluate
-from pixiu_cli.analytics.signals import fused_signal
-from pixiu_cli.analytics.track import score
-from pixiu_cli.domain.bars import CorporateAction
-from pixiu_cli.domain.investor import Decision
-from pixiu_cli.domain.local_analytics import AlertRule
+from pixiu_cli.home.model import Decision
+from pixiu_cli.market.analytics.alerts import evaluate
+from pixiu_cli.market.analytics.model import AlertRule
+from pixiu_cli.market.analytics.signals import fused_signal
+from pixiu_cli.market.analytics.track import score
+from pixiu_cli.market.bars import CorporateAction
 from tests.helpers import frame_of
 
 

@@ -9,9 +9,9 @@ import sys
 
 def test_the_store_does_not_import_numpy_but_analytics_can():
     code = (
-        "import sys; import pixiu_cli.store.database, sqlite_utils; "
+        "import sys; import pixiu_cli.kernel.db.database, sqlite_utils; "
         "assert 'numpy' not in sys.modules and 'pandas' not in sys.modules, 'eager numpy'; "
-        "import pixiu_cli.analytics.engine, numpy; print(numpy.ones(2).sum())"
+        "import pixiu_cli.market.analytics.engine, numpy; print(numpy.ones(2).sum())"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import json
 
-from pixiu_cli.store.database import open_database
-from pixiu_cli.store.market import MarketStore
+from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.market.store import MarketStore
 from tests.helpers import PLANTED_KEY, clean_env, demo_brief_env, pixiu_in_process
 
 NOW = "2026-11-30T16:30:00"  # a Monday, after the close

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from pixiu_cli.offline.script import Fault, ScriptedReply
+from pixiu_cli.conversation.offline.script import Fault, ScriptedReply
 from tests.helpers import NOW, PIXIU_BIN, PLANTED_KEY, pixiu, pixiu_in_process
 
 
@@ -127,7 +127,7 @@ def test_invalid_utf8_argument_is_one_line_and_stores_nothing(online_env, pixiu_
 
 @pytest.mark.slow
 def test_deeply_nested_tool_arguments_become_a_tool_error(server, online_env):
-    from pixiu_cli.offline.script import ToolCallSpec
+    from pixiu_cli.conversation.offline.script import ToolCallSpec
 
     server.enqueue(
         ScriptedReply(
@@ -142,7 +142,7 @@ def test_deeply_nested_tool_arguments_become_a_tool_error(server, online_env):
 
 
 def test_credentials_in_base_url_never_shown():
-    from pixiu_cli.domain.redact import without_credentials as _without_credentials
+    from pixiu_cli.kernel.redact import without_credentials as _without_credentials
 
     assert _without_credentials("http://user:secretpw@127.0.0.1:9/v1") == "http://127.0.0.1:9/v1"
     assert _without_credentials("https://api.deepseek.com") == "https://api.deepseek.com"
@@ -169,7 +169,7 @@ def test_offline_responder_records_a_reported_trade(offline_env, pixiu_home):
 @pytest.mark.slow
 def test_ask_json_carries_the_confirmation_lines_as_notices(server, online_env, pixiu_home):
     online_env = {**online_env, "PIXIU_NOW": NOW.isoformat()}  # a trading day: a trade told on one
-    from pixiu_cli.offline.script import ToolCallSpec
+    from pixiu_cli.conversation.offline.script import ToolCallSpec
 
     server.enqueue(
         ScriptedReply(

@@ -8,9 +8,9 @@ import sqlite3
 
 import pytest
 
-from pixiu_cli.agent.loop import RETRIED_PARTIAL
-from pixiu_cli.llm.client import DROPPED
-from pixiu_cli.offline.script import Fault, ScriptedReply
+from pixiu_cli.conversation.agent.loop import RETRIED_PARTIAL
+from pixiu_cli.conversation.llm.client import DROPPED
+from pixiu_cli.conversation.offline.script import Fault, ScriptedReply
 from tests.helpers import pixiu_in_process
 
 CUT = ScriptedReply(text="这是一段会被掐断的回复内容", chunk_chars=2, fault=Fault("drop_stream", after_chunks=3))

@@ -10,9 +10,9 @@ import sqlite3
 
 import pytest
 
-from pixiu_cli.offline.script import ScriptedReply, ToolCallSpec
-from pixiu_cli.store.conversations import add_request_function
-from pixiu_cli.tokenizer.counts import count_tokens
+from pixiu_cli.conversation.offline.script import ScriptedReply, ToolCallSpec
+from pixiu_cli.conversation.store import add_request_function
+from pixiu_cli.conversation.tokenizer.counts import count_tokens
 from tests.helpers import FIXTURE, pixiu_for_result
 
 QUESTION = "我的持仓组合怎么样"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pixiu_cli.offline.script import ScriptedReply
+from pixiu_cli.conversation.offline.script import ScriptedReply
 from tests.helpers import pixiu_for_result, pixiu_in_process
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.json"

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from pixiu_cli.services.trades import undo_trade
-from pixiu_cli.store.database import open_database
+from pixiu_cli.account.trades import undo_trade
+from pixiu_cli.kernel.db.database import open_database
 from tests.helpers import clean_env, pixiu_in_process
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"

@@ -16,8 +16,8 @@ from unittest import mock
 
 import pytest
 
-from pixiu_cli.analytics.refresh import RefreshSummary, refresh
-from pixiu_cli.store.database import open_database
+from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.market.analytics.refresh import RefreshSummary, refresh
 from tests.helpers import MARKET_FIXTURES, clean_env, in_process_ok, pixiu_in_process
 
 IMPORTED = "2025-06-03T16:00"
@@ -60,10 +60,10 @@ def test_a_failed_data_sync_is_one_line_exits_1_and_rescores_nothing(scored_home
 
 def test_the_repl_sync_that_fetched_nothing_rescores_nothing(scored_home):
     from pixiu_cli.app import open_app
+    from pixiu_cli.kernel.render import Renderer
+    from pixiu_cli.kernel.settings import load_settings
     from pixiu_cli.repl.loop import run_command
     from pixiu_cli.repl.state import ReplState
-    from pixiu_cli.settings import load_settings
-    from pixiu_cli.views.render import Renderer
 
     before = _scores(scored_home)
     with mock.patch.dict(os.environ, clean_env(scored_home, PIXIU_NOW=SYNCED), clear=True):
@@ -92,7 +92,7 @@ class _Counted:
     """Wraps the per-symbol and per-decision work of a refresh, counting its calls."""
 
     def __init__(self, monkeypatch):
-        import pixiu_cli.analytics.refresh as module
+        import pixiu_cli.market.analytics.refresh as module
 
         self.frames, self.scores = [], 0
         real_load, real_score = module.load_frame, module.score
@@ -184,7 +184,7 @@ OFFLINE_BAOSTOCK = 'def login():\n    raise OSError(101, "Network is unreachable
 @pytest.mark.slow  # a new process (or a terminal) is what is checked: whole suite only
 def test_a_sync_with_no_network_loads_no_analytics_numpy_or_pandas(scored_home, tmp_path):
     """The process the user waits for: what it imports is what it costs (sqlite-utils loads
-    pandas and numpy when it is imported before pixiu_cli.store hides them; typer's parsing
+    pandas and numpy when it is imported before pixiu_cli.kernel.db hides them; typer's parsing
     pydantic; the error line rich; the daily sync's views the fundamentals, review and push)."""
     package = tmp_path / "offline" / "baostock"
     package.mkdir(parents=True)
@@ -193,12 +193,12 @@ def test_a_sync_with_no_network_loads_no_analytics_numpy_or_pandas(scored_home, 
     heavy = (
         "numpy",
         "pandas",
-        "pixiu_cli.analytics.refresh",
+        "pixiu_cli.market.analytics.refresh",
         "pydantic",
         "rich.console",
-        "pixiu_cli.views.fundamentals",
-        "pixiu_cli.market.review",
-        "pixiu_cli.push.deliver",
+        "pixiu_cli.market.fundamentals.views",
+        "pixiu_cli.market.review.breadth",
+        "pixiu_cli.brief.push.deliver",
     )
     script = (
         "import sys, atexit\n"

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from datetime import datetime
 
-from pixiu_cli.services import notes
-from pixiu_cli.store.database import open_database
-from pixiu_cli.store.document_file import SHANGHAI
+from pixiu_cli.home.document_file import SHANGHAI
+from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.memory import notes
 from tests.helpers import clean_env, in_process_ok, pixiu_in_process
 
 NOW = "2026-12-01T10:00:00"

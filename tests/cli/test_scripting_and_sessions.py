@@ -11,7 +11,7 @@ import subprocess
 import pytest
 
 from pixiu_cli import __version__
-from pixiu_cli.store.conversations import add_request_function
+from pixiu_cli.conversation.store import add_request_function
 from tests.helpers import PIXIU_BIN, PLANTED_KEY, PROMPT, leave, pixiu_in_process, repl_session
 
 
@@ -125,8 +125,8 @@ def test_chat_resume_shows_the_recap(offline_env):
 
 
 def test_ask_continue_uses_the_model_the_conversation_was_switched_to(offline_env, pixiu_home):
-    from pixiu_cli.store.conversations import ConversationStore
-    from pixiu_cli.store.database import open_database
+    from pixiu_cli.conversation.store import ConversationStore
+    from pixiu_cli.kernel.db.database import open_database
 
     env = dict(offline_env, PIXIU_MODEL="deepseek-flash")
     db = open_database(pixiu_home / "pixiu.db")

@@ -10,22 +10,22 @@ import pytest
 
 import pixiu_cli
 from pixiu_cli.cli.common import CliError
-from pixiu_cli.errors import UserError
-from pixiu_cli.evals.answer_command import LiveEvalError
-from pixiu_cli.evals.case_files import EvalError
-from pixiu_cli.llm.types import LLMError
+from pixiu_cli.conversation.evals.answer_command import LiveEvalError
+from pixiu_cli.conversation.evals.case_files import EvalError
+from pixiu_cli.conversation.llm.types import LLMError
+from pixiu_cli.conversation.presenters import NothingToShow
+from pixiu_cli.conversation.selection.aliases import AliasError
+from pixiu_cli.home.config_file import ConfigError
+from pixiu_cli.home.document_file import DatasetError
+from pixiu_cli.kernel.db.database import StoreError
+from pixiu_cli.kernel.errors import UserError
+from pixiu_cli.kernel.refusal import RequestError
+from pixiu_cli.kernel.settings import SettingsError
 from pixiu_cli.market.chart import ChartError
 from pixiu_cli.market.csv_source import CsvImportError
 from pixiu_cli.market.sources import SourceError
+from pixiu_cli.memory.store import MemoryRefError
 from pixiu_cli.repl.registry import CommandError
-from pixiu_cli.selection.aliases import AliasError
-from pixiu_cli.services.config_file import ConfigError
-from pixiu_cli.services.errors import RequestError
-from pixiu_cli.settings import SettingsError
-from pixiu_cli.store.database import StoreError
-from pixiu_cli.store.document_file import DatasetError
-from pixiu_cli.store.memory import MemoryRefError
-from pixiu_cli.views.presenters import NothingToShow
 from tests.helpers import pixiu_in_process
 
 ONE_LINE_FAILURES = [

@@ -10,15 +10,15 @@ import pytest
 import typer.main
 
 from pixiu_cli.cli.app import app
-from pixiu_cli.commands import alerts as alert_declarations
-from pixiu_cli.commands.alerts import AlertRequest
 from pixiu_cli.commands.catalog import DECLARED
 from pixiu_cli.commands.declaration import CLI, REPL, Command
 from pixiu_cli.commands.slash import parse, slash_commands, usage
 from pixiu_cli.commands.values import CommandError
+from pixiu_cli.memory import alerts as alert_service
+from pixiu_cli.memory import commands_alerts as alert_declarations
+from pixiu_cli.memory.commands_alerts import AlertRequest
 from pixiu_cli.repl import loop  # noqa: F401  (registers every slash command)
 from pixiu_cli.repl.slash_commands import registry
-from pixiu_cli.services import alerts as alert_service
 from tests.commands.requests import cli_request as _cli_request
 from tests.commands.requests import context as _context
 from tests.commands.requests import declared as _declared

@@ -9,15 +9,15 @@ from datetime import datetime
 
 import pytest
 
-from pixiu_cli.context.builder import ContextBuilder
-from pixiu_cli.context.memory import MemoryLimits
+from pixiu_cli.account.overview import AccountReader
+from pixiu_cli.conversation.context.builder import ContextBuilder
+from pixiu_cli.conversation.context.memory import MemoryLimits
+from pixiu_cli.conversation.store import ConversationStore
+from pixiu_cli.home.document_file import parse_document
+from pixiu_cli.home.store import InvestorStore
+from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.market.store import MarketStore
 from pixiu_cli.market.trading_days import SHANGHAI
-from pixiu_cli.services.account import AccountReader
-from pixiu_cli.store.conversations import ConversationStore
-from pixiu_cli.store.database import open_database
-from pixiu_cli.store.document_file import parse_document
-from pixiu_cli.store.investor import InvestorStore
-from pixiu_cli.store.market import MarketStore
 from tests.helpers import fill_row
 
 NOW = datetime(2026, 11, 25, 20, 30, tzinfo=SHANGHAI)  # a Wednesday evening

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pixiu_cli.context.block import (
+from pixiu_cli.conversation.context.block import (
     CONTEXT_CLOSE,
     BlockItem,
     ContextBlock,
@@ -21,7 +21,7 @@ from pixiu_cli.context.block import (
     delta_block,
     render_sections,
 )
-from pixiu_cli.tokenizer.counts import count_tokens, count_tokens_by_line
+from pixiu_cli.conversation.tokenizer.counts import count_tokens, count_tokens_by_line
 
 PIECES = st.sampled_from(
     [

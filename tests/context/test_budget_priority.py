@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from pixiu_cli.domain.limits import MemoryLimits
-from pixiu_cli.tokenizer.counts import count_tokens
+from pixiu_cli.conversation.tokenizer.counts import count_tokens
+from pixiu_cli.kernel.limits import MemoryLimits
 from tests.helpers import in_process_ok
 
 MARKET = Path(__file__).resolve().parents[1] / "fixtures" / "market"

@@ -15,25 +15,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pixiu_cli.context.block import is_context_message
-from pixiu_cli.context.builder import ContextBuilder
-from pixiu_cli.context.memory import MemoryLimits
-from pixiu_cli.domain.investor import (
-    Alert,
-    Decision,
-    DomainData,
-    Holding,
-    MemoryEvent,
-    NewsItem,
-    Profile,
-    Report,
-    Signal,
-)
-from pixiu_cli.store.conversations import ConversationStore
-from pixiu_cli.store.database import open_database
-from pixiu_cli.store.document_file import load_document
-from pixiu_cli.store.investor import InvestorStore
-from pixiu_cli.tokenizer.counts import count_tokens
+from pixiu_cli.conversation.context.block import is_context_message
+from pixiu_cli.conversation.context.builder import ContextBuilder
+from pixiu_cli.conversation.context.memory import MemoryLimits
+from pixiu_cli.conversation.store import ConversationStore
+from pixiu_cli.conversation.tokenizer.counts import count_tokens
+from pixiu_cli.home.document_file import load_document
+from pixiu_cli.home.model import Alert, Decision, DomainData, Holding, MemoryEvent, NewsItem, Profile, Report, Signal
+from pixiu_cli.home.store import InvestorStore
+from pixiu_cli.kernel.db.database import open_database
 from tests.helpers import NOW
 
 DEMO = Path(__file__).resolve().parents[2] / "data" / "demo" / "portfolio.json"

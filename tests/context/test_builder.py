@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from pixiu_cli.context.block import CONTEXT_CLOSE, CONTEXT_OPEN
-from pixiu_cli.context.builder import ContextBuilder, system_prompt
-from pixiu_cli.context.memory import MemoryLimits
-from pixiu_cli.selection.intent import Intent
-from pixiu_cli.store.conversations import ConversationStore
-from pixiu_cli.store.database import open_database
-from pixiu_cli.store.document_file import SHANGHAI, DatasetError, load_document, parse_document, to_document
-from pixiu_cli.store.investor import InvestorStore
-from pixiu_cli.tokenizer.counts import count_tokens
+from pixiu_cli.conversation.context.block import CONTEXT_CLOSE, CONTEXT_OPEN
+from pixiu_cli.conversation.context.builder import ContextBuilder, system_prompt
+from pixiu_cli.conversation.context.memory import MemoryLimits
+from pixiu_cli.conversation.selection.intent import Intent
+from pixiu_cli.conversation.store import ConversationStore
+from pixiu_cli.conversation.tokenizer.counts import count_tokens
+from pixiu_cli.home.document_file import SHANGHAI, DatasetError, load_document, parse_document, to_document
+from pixiu_cli.home.store import InvestorStore
+from pixiu_cli.kernel.db.database import open_database
 from tests.helpers import build_app, http_model
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.json"
@@ -192,8 +192,8 @@ def test_system_and_tools_identical_across_conversations(world):
 def test_tools_identical_on_the_wire_across_conversations(server, tmp_path):
     """What the cache prefix needs besides the system prompt: the same tool list, byte for byte,
     whatever the conversation, question or time."""
-    from pixiu_cli.offline.script import ScriptedReply
-    from pixiu_cli.services.model_tools import TOOLS
+    from pixiu_cli.conversation.model_tools import TOOLS
+    from pixiu_cli.conversation.offline.script import ScriptedReply
 
     client = http_model(server)
     app = build_app(client, tmp_path / "t.db", portfolio=FIXTURE, now=NOW, tools=TOOLS)

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from pixiu_cli.context.builder import ContextBuilder
-from pixiu_cli.context.memory import MemoryLimits
-from pixiu_cli.domain.investor import Alert, DomainData, Holding, MemoryEvent, NewsItem, Profile, Signal
-from pixiu_cli.store.conversations import ConversationStore
-from pixiu_cli.store.database import open_database
-from pixiu_cli.store.investor import InvestorStore
-from pixiu_cli.tokenizer.counts import count_tokens
+from pixiu_cli.conversation.context.builder import ContextBuilder
+from pixiu_cli.conversation.context.memory import MemoryLimits
+from pixiu_cli.conversation.store import ConversationStore
+from pixiu_cli.conversation.tokenizer.counts import count_tokens
+from pixiu_cli.home.model import Alert, DomainData, Holding, MemoryEvent, NewsItem, Profile, Signal
+from pixiu_cli.home.store import InvestorStore
+from pixiu_cli.kernel.db.database import open_database
 from tests.helpers import NOW
 
 
@@ -141,7 +141,7 @@ def test_a_500_holding_portfolio_question_keeps_rules_alerts_and_the_largest_pos
 
 
 def test_prices_weight_by_market_value(tmp_path):
-    from pixiu_cli.context.memory import position_weight
+    from pixiu_cli.conversation.context.memory import position_weight
 
     h = Holding("600519", "贵州茅台", (), 100, 1500.0, "core")
     assert position_weight(h, {}) == 150_000 and position_weight(h, {"600519": 1400.0}) == 140_000
@@ -149,7 +149,7 @@ def test_prices_weight_by_market_value(tmp_path):
 
 
 def test_the_system_prompt_says_how_to_treat_stale_and_undated_items():
-    from pixiu_cli.context.builder import system_prompt
+    from pixiu_cli.conversation.context.builder import system_prompt
 
     prompt = system_prompt()
     assert "（已过期 N 天）" in prompt and "日期未知" in prompt and "不能当作当前状态" in prompt

@@ -8,18 +8,18 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from pixiu_cli.context.builder import ContextBuilder, system_prompt
-from pixiu_cli.context.memory import MemoryLimits
-from pixiu_cli.services import notes
-from pixiu_cli.services.errors import RequestError
-from pixiu_cli.services.memory_search import search_memories
-from pixiu_cli.services.trades import NewTrade, record_trade
-from pixiu_cli.store.conversations import ConversationStore
-from pixiu_cli.store.database import open_database
-from pixiu_cli.store.document_file import SHANGHAI, parse_document
-from pixiu_cli.store.investor import InvestorStore
-from pixiu_cli.store.memory import MemoryStore
-from pixiu_cli.views.notices import forget_notice, pin_notice, replacement_notice
+from pixiu_cli.account.trades import NewTrade, record_trade
+from pixiu_cli.conversation.context.builder import ContextBuilder, system_prompt
+from pixiu_cli.conversation.context.memory import MemoryLimits
+from pixiu_cli.conversation.store import ConversationStore
+from pixiu_cli.home.document_file import SHANGHAI, parse_document
+from pixiu_cli.home.store import InvestorStore
+from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.kernel.refusal import RequestError
+from pixiu_cli.memory import notes
+from pixiu_cli.memory.search import search_memories
+from pixiu_cli.memory.store import MemoryStore
+from pixiu_cli.memory.views_notices import forget_notice, pin_notice, replacement_notice
 
 NOW = datetime(2026, 12, 1, 10, 15, tzinfo=SHANGHAI)
 
@@ -194,8 +194,8 @@ def test_memory_search_finds_the_note_tagged_with_the_stock(db, query):
 
 
 def test_memory_search_by_a_short_name_and_an_alias(db):
-    from pixiu_cli.selection.aliases import add_alias
-    from pixiu_cli.store.securities import SecurityMaster
+    from pixiu_cli.conversation.selection.aliases import add_alias
+    from pixiu_cli.market.store_securities import SecurityMaster
 
     holding = {"symbol": "002415", "name": "海康威视", "short_names": ["海康"], "shares": 100, "cost": 30}
     InvestorStore(db).replace_all(parse_document({"holdings": [dict(holding, role="satellite")]}, NOW))

@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pixiu_cli.context.layers import Layer, layer_for, parse_layer
-from pixiu_cli.context.quoting import quote_data
+from pixiu_cli.conversation.context.layers import Layer, layer_for, parse_layer
+from pixiu_cli.conversation.context.quoting import quote_data
 
 FORBIDDEN = ("[上下文信息]", "[/上下文信息]", "<|", "|>", "【", "】")
 
@@ -230,7 +230,7 @@ def test_layer_for(kind, declared, layer):
 def test_layer_values_and_guidance():
     assert [layer.value for layer in Layer] == ["事实", "逻辑工具", "情绪观点", "混合"]
     # how the model treats each layer is taught by the knowledge prompt, next to the layer names
-    from pixiu_cli.resources import prompts_dir
+    from pixiu_cli.kernel.resources import prompts_dir
 
     guide = (prompts_dir() / "knowledge" / "information_layers.md").read_text(encoding="utf-8")
     assert all(layer.value in guide for layer in Layer) and "不单独作为依据" in guide

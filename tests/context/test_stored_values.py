@@ -11,12 +11,12 @@ from datetime import timedelta
 
 import pytest
 
-from pixiu_cli.context.block import CONTEXT_CLOSE, CONTEXT_OPEN
-from pixiu_cli.context.builder import ContextBuilder
-from pixiu_cli.context.memory import MemoryLimits
-from pixiu_cli.store.conversations import ConversationStore
-from pixiu_cli.store.database import open_database
-from pixiu_cli.store.investor import InvestorStore
+from pixiu_cli.conversation.context.block import CONTEXT_CLOSE, CONTEXT_OPEN
+from pixiu_cli.conversation.context.builder import ContextBuilder
+from pixiu_cli.conversation.context.memory import MemoryLimits
+from pixiu_cli.conversation.store import ConversationStore
+from pixiu_cli.home.store import InvestorStore
+from pixiu_cli.kernel.db.database import open_database
 from tests.helpers import NOW
 
 HOSTILE = [

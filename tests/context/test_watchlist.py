@@ -8,15 +8,15 @@ from datetime import datetime
 
 import pytest
 
-from pixiu_cli.context.builder import ContextBuilder
-from pixiu_cli.context.memory import MemoryLimits
-from pixiu_cli.services.market import watch, watchlist
-from pixiu_cli.services.trades import NewTrade, record_trade
-from pixiu_cli.store.conversations import ConversationStore
-from pixiu_cli.store.database import open_database
-from pixiu_cli.store.document_file import SHANGHAI
-from pixiu_cli.store.investor import InvestorStore
-from pixiu_cli.store.market import MarketStore
+from pixiu_cli.account.trades import NewTrade, record_trade
+from pixiu_cli.conversation.context.builder import ContextBuilder
+from pixiu_cli.conversation.context.memory import MemoryLimits
+from pixiu_cli.conversation.store import ConversationStore
+from pixiu_cli.home.document_file import SHANGHAI
+from pixiu_cli.home.store import InvestorStore
+from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.market.service import watch, watchlist
+from pixiu_cli.market.store import MarketStore
 
 NOW = datetime(2026, 12, 1, 10, 15, tzinfo=SHANGHAI)
 

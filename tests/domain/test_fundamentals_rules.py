@@ -9,7 +9,7 @@ from decimal import Decimal
 
 import pytest
 
-from pixiu_cli.domain.fundamentals import (
+from pixiu_cli.market.fundamentals.model import (
     next_period,
     percentile,
     period_deadline,
@@ -17,7 +17,7 @@ from pixiu_cli.domain.fundamentals import (
     recent_periods,
     refresh_due,
 )
-from pixiu_cli.domain.market_review import SpotRow, breadth_of, limit_prices
+from pixiu_cli.market.review.model import SpotRow, breadth_of, limit_prices
 
 
 @pytest.mark.parametrize(

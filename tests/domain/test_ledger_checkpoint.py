@@ -11,9 +11,9 @@ from datetime import date, timedelta
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pixiu_cli.domain.account import BONUS, BUY, DIVIDEND, DIVIDEND_TAX, SELL, Fill
-from pixiu_cli.domain.bars import CorporateAction
-from pixiu_cli.domain.ledger import BOOKED_AFTER, checkpointed, position, resume_fills_from
+from pixiu_cli.account.ledger import BOOKED_AFTER, checkpointed, position, resume_fills_from
+from pixiu_cli.account.model import BONUS, BUY, DIVIDEND, DIVIDEND_TAX, SELL, Fill
+from pixiu_cli.market.bars import CorporateAction
 
 START = date(2024, 1, 2)
 SYMBOL = "600036"

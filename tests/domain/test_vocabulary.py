@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 import functools
 
-from pixiu_cli.domain.vocabulary import (
+from pixiu_cli.kernel.vocabulary import (
     CONTEXT_CLOSE,
     CONTEXT_OPEN,
     MEMORY_KIND_NAMES,

@@ -9,14 +9,14 @@ import subprocess
 
 import pytest
 
-from pixiu_cli.context.builder import ContextBuilder
-from pixiu_cli.offline import grounded
-from pixiu_cli.offline.server import OfflineServer
-from pixiu_cli.resources import data_dir
-from pixiu_cli.store.conversations import ConversationStore
-from pixiu_cli.store.database import open_database
-from pixiu_cli.store.document_file import load_document
-from pixiu_cli.store.investor import InvestorStore
+from pixiu_cli.conversation.context.builder import ContextBuilder
+from pixiu_cli.conversation.offline import grounded
+from pixiu_cli.conversation.offline.server import OfflineServer
+from pixiu_cli.conversation.store import ConversationStore
+from pixiu_cli.home.document_file import load_document
+from pixiu_cli.home.store import InvestorStore
+from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.kernel.resources import data_dir
 from tests.helpers import PIXIU_BIN, PLANTED_KEY, clean_env, pixiu_in_process
 
 ANSWERS = data_dir() / "evals" / "answers"
@@ -102,7 +102,7 @@ def test_builder_ablation_removes_sections_or_the_whole_block(tmp_path):
     domain = InvestorStore(db)
     from datetime import datetime
 
-    from pixiu_cli.context.builder import SHANGHAI
+    from pixiu_cli.conversation.context.builder import SHANGHAI
 
     now = datetime(2026, 3, 4, 10, 15, tzinfo=SHANGHAI)
     domain.replace_all(load_document(data_dir() / "evals" / "datasets" / "portfolio.json", now))

@@ -8,8 +8,8 @@ import hashlib
 
 import pytest
 
-from pixiu_cli.evals.consent_runner import consent_sets, run_consent
-from pixiu_cli.resources import data_dir
+from pixiu_cli.conversation.evals.consent_runner import consent_sets, run_consent
+from pixiu_cli.kernel.resources import data_dir
 
 FROZEN = {
     "heldout.json": "ddb62d88b43e90fd3fc473e8052bc2e6bea25b367bc54c01b1c6011ae551e4e9",

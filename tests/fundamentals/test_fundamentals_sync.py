@@ -13,7 +13,7 @@ from decimal import Decimal
 
 import pytest
 
-from pixiu_cli.store.database import open_database
+from pixiu_cli.kernel.db.database import open_database
 from tests.helpers import MARKET_FIXTURES, ResultData, StandIn, clean_env, pixiu_in_process
 
 NOW = "2026-11-24T16:00:00"  # a Tuesday, after the close
@@ -421,7 +421,7 @@ def test_a_daily_sync_refreshes_the_kept_valuation_and_reports_only_when_due(mon
     # year's quarter ends on 12-31) and the bars of the default sync come from the same source.
     later = FakeBaostock()
     monkeypatch.setitem(sys.modules, "baostock", later)
-    from pixiu_cli.services.fundamentals import refresh_due
+    from pixiu_cli.market.fundamentals.service import refresh_due
 
     db = open_database(home / "pixiu.db")
     try:

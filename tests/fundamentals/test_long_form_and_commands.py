@@ -13,22 +13,22 @@ from unittest import mock
 
 import pytest
 
-from pixiu_cli.agent.tools import ToolArgumentError, ToolContext
+from pixiu_cli.account.store_reported import PortfolioStore
 from pixiu_cli.app import open_app
-from pixiu_cli.domain.fundamentals import Dividend, FinancialReport, FundamentalsWrite, ValuationDay
-from pixiu_cli.domain.market_review import Breadth, IndustryMove, Snapshot
+from pixiu_cli.conversation.agent.tools import ToolArgumentError, ToolContext
+from pixiu_cli.conversation.model_tools import model_tools
+from pixiu_cli.home.store import InvestorStore
+from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.kernel.render import Renderer
+from pixiu_cli.kernel.settings import load_settings
+from pixiu_cli.market.fundamentals.model import Dividend, FinancialReport, FundamentalsWrite, ValuationDay
+from pixiu_cli.market.fundamentals.store import FundamentalsStore
+from pixiu_cli.market.review.model import Breadth, IndustryMove, Snapshot
+from pixiu_cli.market.review.store import MarketReviewStore
 from pixiu_cli.market.trading_days import SHANGHAI
+from pixiu_cli.memory.store import MemoryStore
 from pixiu_cli.repl.loop import run_command
 from pixiu_cli.repl.state import ReplState
-from pixiu_cli.services.model_tools import model_tools
-from pixiu_cli.settings import load_settings
-from pixiu_cli.store.database import open_database
-from pixiu_cli.store.fundamentals import FundamentalsStore
-from pixiu_cli.store.investor import InvestorStore
-from pixiu_cli.store.market_review import MarketReviewStore
-from pixiu_cli.store.memory import MemoryStore
-from pixiu_cli.store.portfolio import PortfolioStore
-from pixiu_cli.views.render import Renderer
 from tests.helpers import clean_env, fresh_python
 
 NOW = datetime(2026, 11, 30, 16, 0, tzinfo=SHANGHAI)

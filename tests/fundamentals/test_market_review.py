@@ -13,10 +13,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from pixiu_cli.domain.bars import Bar, SeriesWrite
+from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.market.bars import Bar, SeriesWrite
+from pixiu_cli.market.store import MarketStore
 from pixiu_cli.market.trading_days import SHANGHAI
-from pixiu_cli.store.database import open_database
-from pixiu_cli.store.market import MarketStore
 from tests.helpers import StandIn, clean_env, pixiu_in_process
 
 NOW = "2026-11-30T16:00:00"  # a Monday, after the close
@@ -268,7 +268,7 @@ def test_a_truncated_or_failed_snapshot_writes_nothing(monkeypatch, home, cli):
 
 
 def test_a_daily_sync_refreshes_a_kept_snapshot(monkeypatch, home, cli):
-    from pixiu_cli.services.fundamentals import refresh_kept
+    from pixiu_cli.market.fundamentals.service import refresh_kept
 
     db = open_database(home / "pixiu.db")
     monkeypatch.setitem(sys.modules, "akshare", fake_akshare())

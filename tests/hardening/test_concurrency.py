@@ -44,8 +44,8 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from pixiu_cli.store.conversations import ConversationStore, add_request_function
-from pixiu_cli.store.database import open_database
+from pixiu_cli.conversation.store import ConversationStore, add_request_function
+from pixiu_cli.kernel.db.database import open_database
 from tests.helpers import PIXIU_BIN, PROMPT, say, spawn
 
 TURNS_PER_WRITER = int(os.environ.get("PIXIU_STRESS_TURNS", "40"))
@@ -57,11 +57,11 @@ FORBIDDEN = ("database is locked", "database is busy", "Traceback", "Operational
 # One writer process: the body of `pixiu ask --continue --json`, TURNS times, in one process.
 WRITER = r"""
 import dataclasses, json, random, string, sys, threading, time
-from pixiu_cli.agent.loop import SilentSink
+from pixiu_cli.conversation.agent.loop import SilentSink
 from pixiu_cli.app import open_app
-from pixiu_cli.services.conversations import pick_conversation
-from pixiu_cli.settings import load_settings
-from pixiu_cli.store import memory
+from pixiu_cli.conversation.conversations import pick_conversation
+from pixiu_cli.kernel.settings import load_settings
+from pixiu_cli.kernel.db import memory
 
 name, turns, plan_every, go = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
 slow_every = int(sys.argv[5])
@@ -345,7 +345,7 @@ print("released", flush=True)
 @pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_a_write_lock_held_past_the_busy_timeout_is_one_clear_line(server, online_env, pixiu_home):
-    from pixiu_cli.offline.script import ScriptedReply
+    from pixiu_cli.conversation.offline.script import ScriptedReply
 
     server.enqueue(ScriptedReply(text="一"))
     first = subprocess.run([PIXIU_BIN, "ask", "--json", "第一问"], env=online_env, capture_output=True, timeout=60)

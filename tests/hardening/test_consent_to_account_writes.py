@@ -12,8 +12,8 @@ import json
 
 import pytest
 
-from pixiu_cli.offline.script import ScriptedReply, ToolCallSpec
-from pixiu_cli.services.proposals import PROPOSAL_LONGEST, PROPOSALS_PER_DAY, PROPOSALS_PER_TURN
+from pixiu_cli.conversation.offline.script import ScriptedReply, ToolCallSpec
+from pixiu_cli.memory.proposals import PROPOSAL_LONGEST, PROPOSALS_PER_DAY, PROPOSALS_PER_TURN
 from tests.helpers import FIXTURE, NOW, in_process_ok, in_process_refused
 
 SELL_ALL = {"symbol": "600519", "side": "sell", "price": 1500, "quantity": 100}  # 600519: 100 shares held

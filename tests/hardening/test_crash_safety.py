@@ -33,8 +33,8 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from pixiu_cli.offline.script import Fault, ScriptedReply, ToolCallSpec
-from pixiu_cli.store.conversations import add_request_function
+from pixiu_cli.conversation.offline.script import Fault, ScriptedReply, ToolCallSpec
+from pixiu_cli.conversation.store import add_request_function
 from tests.helpers import PIXIU_BIN, PROMPT, pixiu_in_process, say, spawn
 
 SLOW = "这是一段很慢的流式回复，用来在中途杀掉进程。" * 40
@@ -336,8 +336,8 @@ class InterruptAfterBegin:
 
 
 def test_ctrl_c_right_after_begin_leaves_no_open_transaction(tmp_path):
-    from pixiu_cli.store.conversations import ConversationStore
-    from pixiu_cli.store.database import open_database
+    from pixiu_cli.conversation.store import ConversationStore
+    from pixiu_cli.kernel.db.database import open_database
 
     db = open_database(tmp_path / "pixiu.db")
     store = ConversationStore(db)
@@ -366,9 +366,9 @@ def test_reopening_leaves_a_live_processs_turn_alone(tmp_path):
     conversation must not mark that turn interrupted; once that process is gone, it must."""
     import subprocess
 
-    from pixiu_cli.store.conversations import ConversationStore
-    from pixiu_cli.store.database import open_database
-    from pixiu_cli.store.liveness import process_start_time
+    from pixiu_cli.conversation.store import ConversationStore
+    from pixiu_cli.kernel.db.database import open_database
+    from pixiu_cli.kernel.db.liveness import process_start_time
 
     db = open_database(tmp_path / "pixiu.db")
     store = ConversationStore(db)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from pixiu_cli.domain.redact import scrub
+from pixiu_cli.kernel.redact import scrub
 from tests.bad_server import BadServer, chunk, send_body, send_events
 from tests.helpers import PLANTED_KEY, clean_env, pixiu_in_process
 
@@ -72,7 +72,7 @@ def echoing():
 
 
 def test_credentials_in_the_url_and_the_key_are_never_shown_or_stored(echoing, tmp_path, monkeypatch):
-    from pixiu_cli.domain import redact
+    from pixiu_cli.kernel import redact
 
     monkeypatch.setattr(redact, "_SECRETS", set())  # no secret known beforehand, as in a new process
     seen: list[dict[str, str]] = []
@@ -142,7 +142,7 @@ def test_anything_shaped_like_a_credential_is_masked(text, kept):
 
 
 def test_the_base64_of_a_known_secret_is_masked_wherever_it_sits():
-    from pixiu_cli.domain.redact import remember_secret, remember_url
+    from pixiu_cli.kernel.redact import remember_secret, remember_url
 
     remember_url("https://carol:Zq9-unique-pw@proxy.example/v1")
     remember_secret("sk-echo-test-" + "9" * 20)
@@ -154,7 +154,7 @@ def test_the_base64_of_a_known_secret_is_masked_wherever_it_sits():
 
 
 def test_the_sdk_gets_the_url_without_credentials_and_the_key(echoing):
-    from pixiu_cli.llm.client import ChatClient
+    from pixiu_cli.conversation.llm.client import ChatClient
 
     url = echoing.base_url.replace("http://", f"http://{USER}:{PASSWORD}@")
     client = ChatClient(base_url=url, api_key=PLANTED_KEY, model="m", provider="openai-compatible")
@@ -180,7 +180,7 @@ def test_a_credentials_url_with_a_key_says_the_credentials_are_not_sent(tmp_path
 
 
 def test_errors_stored_before_are_scrubbed_when_the_database_is_opened(tmp_path):
-    from pixiu_cli.store.database import open_database
+    from pixiu_cli.kernel.db.database import open_database
 
     path = tmp_path / "old.db"
     db = open_database(path)
@@ -201,8 +201,8 @@ def test_errors_stored_before_are_scrubbed_when_the_database_is_opened(tmp_path)
 
 
 def test_a_sync_error_carrying_a_proxys_credentials_is_stored_masked(tmp_path):
-    from pixiu_cli.store.database import open_database
-    from pixiu_cli.store.market import MarketStore
+    from pixiu_cli.kernel.db.database import open_database
+    from pixiu_cli.market.store import MarketStore
 
     db = open_database(tmp_path / "pixiu.db")
     cause = f"ProxyError('http://carl:{PASSWORD}@10.0.0.1:3128'), Proxy-Authorization: Basic {b64('carl:' + PASSWORD)}"
@@ -244,7 +244,7 @@ def needles(form: str, start: int) -> list[bytes]:
 
 
 def test_a_key_echoed_in_another_form_is_never_shown_or_stored(echoing, tmp_path, monkeypatch):
-    from pixiu_cli.domain import redact
+    from pixiu_cli.kernel import redact
 
     monkeypatch.setattr(redact, "_SECRETS", set())  # no secret known beforehand, as in a new process
     home = tmp_path / "home"

@@ -111,12 +111,12 @@ def test_restore_refuses_nothing_when_the_database_is_fine_and_salvage_says_so(e
 def test_a_restore_during_a_turn_keeps_the_turn_out_of_the_restored_database(tmp_path):
     from datetime import datetime
 
-    from pixiu_cli.agent.loop import SilentSink
-    from pixiu_cli.offline.model import OfflineModel
-    from pixiu_cli.offline.script import ScriptedReply
-    from pixiu_cli.services.documents import BackupPlace, backup, restore
-    from pixiu_cli.store.conversations import RestoredElsewhere
-    from pixiu_cli.store.document_file import SHANGHAI
+    from pixiu_cli.conversation.agent.loop import SilentSink
+    from pixiu_cli.conversation.offline.model import OfflineModel
+    from pixiu_cli.conversation.offline.script import ScriptedReply
+    from pixiu_cli.conversation.store import RestoredElsewhere
+    from pixiu_cli.home.document_file import SHANGHAI
+    from pixiu_cli.home.documents import BackupPlace, backup, restore
     from tests.helpers import build_app
 
     now = datetime(2026, 3, 10, 10, 30, tzinfo=SHANGHAI)

@@ -12,8 +12,8 @@ import sys
 import pexpect
 import pytest
 
-from pixiu_cli.offline.script import ScriptedReply
-from pixiu_cli.store.database import DISK_FULL
+from pixiu_cli.conversation.offline.script import ScriptedReply
+from pixiu_cli.kernel.db.database import DISK_FULL
 from tests.helpers import PIXIU_BIN, PROMPT, PROMPT_READING, fill_until_full, say
 
 UNSHARE = ["unshare", "--user", "--map-root-user", "--mount"]
@@ -128,7 +128,7 @@ def test_disk_full_in_the_repl(server, online_env, pixiu_home, tiny_disk):
 # A real defect stands in for any unexpected error inside a turn: the context builder
 # raising as it did before the KeyError('scene') fix.
 CRASHING = (
-    "import sys; import pixiu_cli.context.builder as b\n"
+    "import sys; import pixiu_cli.conversation.context.builder as b\n"
     "def boom(*args, **kwargs): raise KeyError('scene')\n"
     "b.ContextBuilder.build_messages = boom\n"
     "from pixiu_cli.cli import main; sys.argv = ['pixiu', *sys.argv[1:]]; main()"

@@ -59,7 +59,7 @@ def test_json_on_a_terminal_escapes_controls_and_keeps_the_value(env, tmp_path):
 def test_every_json_printer_escapes_on_a_terminal_and_is_exact_when_piped():
     import io
 
-    from pixiu_cli.views.render import Renderer
+    from pixiu_cli.kernel.render import Renderer
 
     value = {"reply": "答\u202e案\u2066\x85\x9b\x7f\ud800", "n": 1}
     terminal, piped = io.StringIO(), io.StringIO()

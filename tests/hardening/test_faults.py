@@ -26,8 +26,8 @@ from unittest import mock
 import pexpect
 import pytest
 
-from pixiu_cli.offline.script import Fault, ScriptedReply, ToolCallSpec
-from pixiu_cli.store.conversations import add_request_function
+from pixiu_cli.conversation.offline.script import Fault, ScriptedReply, ToolCallSpec
+from pixiu_cli.conversation.store import add_request_function
 from tests.helpers import PLANTED_KEY, PROMPT, pixiu_for_result, pixiu_in_process, refused_port, spawn
 
 TIMEOUT = 2.0  # PIXIU_TIMEOUT (seconds) for these tests: the timeout fault outlasts it
@@ -238,7 +238,7 @@ def assert_stored(db_path: Path, question: str, case: Case, expected: dict) -> N
 def seed(env: dict, server) -> None:
     """One completed turn, run in-process by the same code `pixiu ask` runs (setup only)."""
     from pixiu_cli.app import open_app
-    from pixiu_cli.settings import load_settings
+    from pixiu_cli.kernel.settings import load_settings
 
     server.enqueue(_ok(SEED_A))
     with mock.patch.dict(os.environ, env, clear=True):
@@ -449,7 +449,7 @@ def test_unreadable_import_file_is_one_line(offline_env, tmp_path, content, mess
 
 def test_import_file_without_read_permission(tmp_path, monkeypatch):
     """Root (as in CI containers) can read a chmod 000 file, so the OSError is simulated."""
-    from pixiu_cli.store.document_file import DatasetError, load_document
+    from pixiu_cli.home.document_file import DatasetError, load_document
 
     path = tmp_path / "import.json"
     path.write_text("{}", encoding="utf-8")
@@ -530,8 +530,8 @@ def shape_server():
 
 @pytest.mark.parametrize("chunk", WRONG_SHAPES)
 def test_wrongly_shaped_stream_chunk_is_one_line(shape_server, chunk):
-    from pixiu_cli.llm.client import ChatClient
-    from pixiu_cli.llm.types import CallOutcome, ChatRequest, LLMError
+    from pixiu_cli.conversation.llm.client import ChatClient
+    from pixiu_cli.conversation.llm.types import CallOutcome, ChatRequest, LLMError
 
     httpd, state = shape_server
     state["chunk"] = chunk
@@ -589,7 +589,7 @@ def test_200_with_a_plain_json_completion_is_the_answer(bad_server, online_env, 
 
 @pytest.mark.slow
 def test_200_with_an_html_page_is_named_in_one_line(bad_server, online_env):
-    from pixiu_cli.llm.client import HTML_PAGE
+    from pixiu_cli.conversation.llm.client import HTML_PAGE
     from tests.bad_server import send_body
 
     page = "<html><head><title>登录以使用 Wi-Fi</title></head><body><form>…</form></body></html>".encode()
@@ -601,7 +601,7 @@ def test_200_with_an_html_page_is_named_in_one_line(bad_server, online_env):
 
 @pytest.mark.slow
 def test_200_with_an_html_page_under_a_json_content_type(bad_server, online_env):
-    from pixiu_cli.llm.client import HTML_PAGE
+    from pixiu_cli.conversation.llm.client import HTML_PAGE
     from tests.bad_server import send_body
 
     bad_server.respond = lambda h: send_body(h, "application/json", b"\n<!DOCTYPE html><html>portal</html>")
@@ -617,7 +617,7 @@ def test_200_with_an_html_page_under_a_json_content_type(bad_server, online_env)
 def test_a_server_that_never_finishes_cannot_hang_ask(bad_server, online_env, pixiu_home, piece):
     import time
 
-    from pixiu_cli.llm.client import DEADLINE
+    from pixiu_cli.conversation.llm.client import DEADLINE
     from tests.bad_server import trickle_forever
 
     bad_server.respond = trickle_forever(bad_server, piece, pause=0.3)
@@ -636,7 +636,7 @@ def test_a_server_that_never_finishes_cannot_hang_ask(bad_server, online_env, pi
 def test_deadline_is_configurable_in_config_toml(online_env, pixiu_home):
     (pixiu_home / "config.toml").write_text("[llm]\ndeadline_seconds = 42\n", encoding="utf-8")
     with mock.patch.dict(os.environ, online_env, clear=True):
-        from pixiu_cli.settings import load_settings
+        from pixiu_cli.kernel.settings import load_settings
 
         assert load_settings().deadline_seconds == 42.0
     (pixiu_home / "config.toml").write_text("[llm]\ndeadline_seconds = -1\n", encoding="utf-8")

@@ -35,7 +35,7 @@ def test_every_file_pixiu_writes_is_owner_only(env, tmp_path):
 
 
 def test_the_line_counts_and_the_demo_state_are_saved_owner_only(tmp_path):
-    from pixiu_cli.tokenizer.counts import LineCounts
+    from pixiu_cli.conversation.tokenizer.counts import LineCounts
 
     counts_path = tmp_path / LineCounts.FILE
     counts_path.write_bytes(b"")
@@ -48,8 +48,8 @@ def test_the_line_counts_and_the_demo_state_are_saved_owner_only(tmp_path):
 
     from datetime import datetime
 
-    from pixiu_cli.services.demo_state import DemoState
-    from pixiu_cli.store.database import open_database
+    from pixiu_cli.home.demo_state import DemoState
+    from pixiu_cli.kernel.db.database import open_database
 
     db = open_database(tmp_path / "demo.db")
     state_path = tmp_path / "demo_state.json"

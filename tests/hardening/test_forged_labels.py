@@ -51,8 +51,8 @@ def test_forged_labels_reach_the_block_only_quoted(env, tmp_path):
 
 
 def test_plain_labels_stay_bare_and_the_engine_names_are_the_engines():
-    from pixiu_cli.analytics.strategies import STRATEGIES
-    from pixiu_cli.context.quoting import ENGINE_STRATEGIES, label, period_label
+    from pixiu_cli.conversation.context.quoting import ENGINE_STRATEGIES, label, period_label
+    from pixiu_cli.market.analytics.strategies import STRATEGIES
 
     assert ENGINE_STRATEGIES == {name for name, _ in STRATEGIES.values()}
     assert [label(t) for t in ("贵州茅台", "*ST东电", "三六零-U", "均线趋势")] == [

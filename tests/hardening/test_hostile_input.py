@@ -34,25 +34,25 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from pixiu_cli.context.block import CONTEXT_CLOSE, CONTEXT_OPEN
-from pixiu_cli.context.builder import SHANGHAI, ContextBuilder
-from pixiu_cli.context.memory import MemoryLimits
-from pixiu_cli.context.quoting import CLOSE_QUOTE, OPEN_QUOTE, quote_data
-from pixiu_cli.domain.account import FILL_KINDS
-from pixiu_cli.domain.codes import normalise_code
-from pixiu_cli.domain.investor import AccountLedger, DomainData
-from pixiu_cli.offline.script import ScriptedReply
+from pixiu_cli.account.model import FILL_KINDS
+from pixiu_cli.conversation.context.block import CONTEXT_CLOSE, CONTEXT_OPEN
+from pixiu_cli.conversation.context.builder import SHANGHAI, ContextBuilder
+from pixiu_cli.conversation.context.memory import MemoryLimits
+from pixiu_cli.conversation.context.quoting import CLOSE_QUOTE, OPEN_QUOTE, quote_data
+from pixiu_cli.conversation.offline.script import ScriptedReply
+from pixiu_cli.conversation.selection.intent import Intent, detect_intent, is_portfolio_question
+from pixiu_cli.conversation.selection.names import Holder
+from pixiu_cli.conversation.selection.select import extract_symbols
+from pixiu_cli.conversation.store import ConversationStore
+from pixiu_cli.home.document_file import SECTIONS, DatasetError, parse_document, to_document
+from pixiu_cli.home.merge import merge_document
+from pixiu_cli.home.model import AccountLedger, DomainData
+from pixiu_cli.home.store import InvestorStore
+from pixiu_cli.kernel.codes import normalise_code
+from pixiu_cli.kernel.db.database import open_database
 from pixiu_cli.repl.registry import CommandError, ParsedCommand, parse_command
 from pixiu_cli.repl.slash_commands import registry
 from pixiu_cli.repl.state import ExitRepl, ReplState
-from pixiu_cli.selection.intent import Intent, detect_intent, is_portfolio_question
-from pixiu_cli.selection.names import Holder
-from pixiu_cli.selection.select import extract_symbols
-from pixiu_cli.store.conversations import ConversationStore
-from pixiu_cli.store.database import open_database
-from pixiu_cli.store.document_file import SECTIONS, DatasetError, parse_document, to_document
-from pixiu_cli.store.investor import InvestorStore
-from pixiu_cli.store.merge import merge_document
 from tests.helpers import PLANTED_KEY, PROMPT, clean_env, pixiu_in_process, say, spawn
 
 NOW = datetime(2026, 3, 10, 10, 30, tzinfo=SHANGHAI)  # a Tuesday, market open
@@ -158,8 +158,8 @@ def repl_state(tmp_path_factory):
     from unittest import mock
 
     from pixiu_cli.app import open_app
-    from pixiu_cli.settings import load_settings
-    from pixiu_cli.views.render import Renderer
+    from pixiu_cli.kernel.render import Renderer
+    from pixiu_cli.kernel.settings import load_settings
 
     home = tmp_path_factory.mktemp("pixiu-home")
     # /save with hostile arguments writes a file in the working directory: keep it out of the repository.
@@ -962,7 +962,7 @@ def test_block_from_hostile_notes_and_news_has_one_pair_of_markers(domain_db, fi
 
 @given(texts(max_pieces=30))
 def test_block_cut_to_a_tiny_budget_still_closes_once(text):
-    from pixiu_cli.context.block import BlockItem, Section, assemble
+    from pixiu_cli.conversation.context.block import BlockItem, Section, assemble
 
     sections = [
         Section("time", "当前时间", (BlockItem(quote_data(text) * 3, "事实"),), 100, trimmable=False),

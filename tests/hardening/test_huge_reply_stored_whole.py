@@ -10,9 +10,9 @@ import pytest
 def test_a_huge_reply_is_stored_whole_counted_cheaply_and_clipped_in_what_is_sent_later(tmp_path):
     import time
 
-    from pixiu_cli.agent.loop import SilentSink
-    from pixiu_cli.offline.model import OfflineModel
-    from pixiu_cli.offline.script import ScriptedReply
+    from pixiu_cli.conversation.agent.loop import SilentSink
+    from pixiu_cli.conversation.offline.model import OfflineModel
+    from pixiu_cli.conversation.offline.script import ScriptedReply
     from tests.helpers import build_app
 
     model = OfflineModel()

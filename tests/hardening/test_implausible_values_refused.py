@@ -113,11 +113,11 @@ def test_settings_nobody_could_mean_are_refused_in_one_line(env, config, named):
 def test_a_sync_source_returning_far_future_or_absurd_bars_keeps_what_it_could_mean(tmp_path):
     from datetime import datetime
 
-    from pixiu_cli.domain.bars import Bar
+    from pixiu_cli.home.document_file import SHANGHAI
+    from pixiu_cli.kernel.db.database import open_database
+    from pixiu_cli.market.bars import Bar
+    from pixiu_cli.market.store import MarketStore
     from pixiu_cli.market.sync import sync_symbol
-    from pixiu_cli.store.database import open_database
-    from pixiu_cli.store.document_file import SHANGHAI
-    from pixiu_cli.store.market import MarketStore
 
     class FarFuture:
         name = "stand-in"

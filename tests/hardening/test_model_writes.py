@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from pixiu_cli.offline.script import ScriptedReply, ToolCallSpec
+from pixiu_cli.conversation.offline.script import ScriptedReply, ToolCallSpec
 from tests.helpers import FIXTURE, NOW, pixiu_in_process
 
 SELL_ALL = {"symbol": "600519", "side": "sell", "price": 1, "quantity": 100, "reason": "用户要求清仓"}

@@ -15,7 +15,7 @@ from tests.helpers import clean_env, in_process_clean
 def test_ask_json_ends_within_its_deadline_however_often_a_trickling_reply_is_retried(server, online_env):
     import time
 
-    from pixiu_cli.offline.script import ScriptedReply
+    from pixiu_cli.conversation.offline.script import ScriptedReply
 
     trickle = ScriptedReply(text="慢" * 400, chunk_chars=1, chunk_delay=0.02)  # 8 s at one character a time
     server.enqueue(*[trickle] * 6)
@@ -53,7 +53,7 @@ def bad_env(tmp_path):
 
 
 def test_html_labelled_as_an_event_stream_is_named_as_a_web_page(bad_env):
-    from pixiu_cli.llm.client import HTML_PAGE
+    from pixiu_cli.conversation.llm.client import HTML_PAGE
     from tests.bad_server import send_body
 
     server, env = bad_env

@@ -7,8 +7,8 @@ from __future__ import annotations
 import io
 import sqlite3
 
-from pixiu_cli.offline.script import ScriptedReply
-from pixiu_cli.views.render import Renderer
+from pixiu_cli.conversation.offline.script import ScriptedReply
+from pixiu_cli.kernel.render import Renderer
 from tests.helpers import call, pixiu_in_process
 
 RULE = "单只个股仓位不超过三成"

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from rich.console import Console
 from rich.text import Text
 
-from pixiu_cli.views.render import Renderer, visible
+from pixiu_cli.kernel.render import Renderer, visible
 
 CORPUS = [
     "",
@@ -88,7 +88,7 @@ ERR_STYLES = {"error": ("错误：", "bold red"), "warn": ("注意：", "yellow"
 def test_an_error_or_warning_on_a_piped_stderr_is_what_rich_writes(method, text, monkeypatch):
     monkeypatch.delenv("FORCE_COLOR", raising=False)
     monkeypatch.delenv("TTY_COMPATIBLE", raising=False)
-    from pixiu_cli.views.render import one_line, scrub
+    from pixiu_cli.kernel.render import one_line, scrub
 
     prefix, style = ERR_STYLES[method]
     line = prefix + one_line(scrub(text))
@@ -102,7 +102,7 @@ def test_an_error_or_warning_on_a_piped_stderr_is_what_rich_writes(method, text,
 
 @given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=60))
 def test_any_error_piped_is_what_rich_writes(text):
-    from pixiu_cli.views.render import one_line, scrub
+    from pixiu_cli.kernel.render import one_line, scrub
 
     out = io.StringIO()
     Console(file=out, highlight=False, soft_wrap=True).print(Text("错误：" + one_line(scrub(text)), style="bold red"))

@@ -29,7 +29,7 @@ from unittest import mock
 import pexpect
 import pytest
 
-from pixiu_cli.offline.script import Fault, ScriptedReply, ToolCallSpec
+from pixiu_cli.conversation.offline.script import Fault, ScriptedReply, ToolCallSpec
 from tests.helpers import PIXIU_BIN, PLANTED_KEY, PROMPT, pixiu_in_process, refused_port, say
 
 ENV_DEEPSEEK_KEY = "sk-pixiuenvds" + "0f1e2d3c4b5a6978" * 2
@@ -68,7 +68,7 @@ class Transcript:
         no secret beforehand as a new process does; with `python`, that script in a process
         of its own (a crash, a raw traceback)."""
         if python is None:
-            from pixiu_cli.domain import redact
+            from pixiu_cli.kernel import redact
 
             with mock.patch.object(redact, "_SECRETS", set()):
                 done = pixiu_in_process(env, *args, input_bytes=input_bytes)
@@ -90,7 +90,7 @@ BIG_CHUNK = 8192  # streamed in a dozen chunks, not 25,000: the size under test 
 # ("无保护"). Any other question goes through unchanged.
 CRASHING_CLIENT = (
     "import sys\n"
-    "import pixiu_cli.llm.client as c\n"
+    "import pixiu_cli.conversation.llm.client as c\n"
     "original = c.ChatClient.stream\n"
     "def stream(self, request, outcome, **options):\n"
     "    asked = str(request.messages[-1].get('content'))\n"
@@ -253,8 +253,8 @@ def test_key_never_leaves_memory(server, online_env, pixiu_home, tmp_path):
 
 def test_repr_of_settings_app_and_client_hide_the_key(server, pixiu_home):
     from pixiu_cli.app import open_app
-    from pixiu_cli.llm.client import ChatClient
-    from pixiu_cli.settings import load_settings
+    from pixiu_cli.conversation.llm.client import ChatClient
+    from pixiu_cli.kernel.settings import load_settings
 
     write_config(pixiu_home)
     env = {
@@ -304,7 +304,7 @@ def test_error_messages_never_echo_the_key(status):
         import httpx
     import openai
 
-    from pixiu_cli.llm.client import ChatClient, translated_error
+    from pixiu_cli.conversation.llm.client import ChatClient, translated_error
 
     client = ChatClient(base_url="https://api.example.com/v1", api_key=PLANTED_KEY, model="m", provider="x")
     body = {"error": {"message": f"Incorrect API key provided: {PLANTED_KEY} (sk-pix…{PLANTED_KEY[-8:]})"}}
@@ -329,8 +329,8 @@ def test_config_file_permission_warning_names_the_file_not_the_key(online_env, p
 
 
 def test_error_lines_scrub_every_known_secret_and_url_credentials(pixiu_home):
-    from pixiu_cli.settings import load_settings
-    from pixiu_cli.views.render import Renderer
+    from pixiu_cli.kernel.render import Renderer
+    from pixiu_cli.kernel.settings import load_settings
 
     write_config(pixiu_home)
     env = {

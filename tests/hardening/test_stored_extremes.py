@@ -22,11 +22,11 @@ from unittest import mock
 
 import pytest
 
-from pixiu_cli.domain.fundamentals import Dividend, FinancialReport, FundamentalsWrite, ReportNotice, ValuationDay
-from pixiu_cli.domain.market_review import Breadth, IndustryMove, Snapshot
-from pixiu_cli.store.database import open_database
-from pixiu_cli.store.fundamentals import FundamentalsStore
-from pixiu_cli.store.market_review import MarketReviewStore
+from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.market.fundamentals.model import Dividend, FinancialReport, FundamentalsWrite, ReportNotice, ValuationDay
+from pixiu_cli.market.fundamentals.store import FundamentalsStore
+from pixiu_cli.market.review.model import Breadth, IndustryMove, Snapshot
+from pixiu_cli.market.review.store import MarketReviewStore
 from tests.helpers import clean_env, demo_brief_env, pixiu_in_process
 
 NOW = "2025-06-03T16:00:00"
@@ -125,10 +125,10 @@ def mcp_reads(env) -> dict:
     from mcp import Client
     from mcp.types import Implementation
 
-    from pixiu_cli.domain import redact
-    from pixiu_cli.mcp_server.reads import Reader
-    from pixiu_cli.mcp_server.server import build_server
-    from pixiu_cli.settings import load_settings
+    from pixiu_cli.kernel import redact
+    from pixiu_cli.kernel.settings import load_settings
+    from pixiu_cli.mcp.reads import Reader
+    from pixiu_cli.mcp.server import build_server
 
     calls = {"context_for": {"question": "我的持仓怎么样"}, "holdings": {}, "trades": {}, "alerts": {}, "profiles": {},
              "signals": {}, "news": {}, "latest_brief": {}, "search_memory": {"text": "追高"}}  # fmt: skip

@@ -10,8 +10,8 @@ from types import SimpleNamespace
 
 import pyte
 
-import pixiu_cli.views.render as render
-from pixiu_cli.views.render import Renderer
+import pixiu_cli.kernel.render as render
+from pixiu_cli.kernel.render import Renderer
 
 HEADER = "| 代码 | 名称 | 收盘 | 涨跌幅 |\n|:---|:---|---:|---:|\n"
 ROWS = [f"| {600000 + i:06d} | 样本股{i} | {10 + i * 0.37:.2f} | {(i % 17 - 8) * 0.41:+.2f}% |\n" for i in range(120)]

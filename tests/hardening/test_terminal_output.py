@@ -14,8 +14,8 @@ import tracemalloc
 import pyte
 import pytest
 
-from pixiu_cli.domain.inert import inert_json
-from pixiu_cli.views.render import SCREEN_CHARS, Renderer, visible
+from pixiu_cli.kernel.inert import inert_json
+from pixiu_cli.kernel.render import SCREEN_CHARS, Renderer, visible
 
 OSC8 = "\x1b]8;"
 BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
@@ -168,7 +168,7 @@ import subprocess  # noqa: E402
 
 import pexpect  # noqa: E402
 
-from pixiu_cli.offline.script import ScriptedReply  # noqa: E402
+from pixiu_cli.conversation.offline.script import ScriptedReply  # noqa: E402
 from tests.helpers import PIXIU_BIN, PROMPT, say, spawn  # noqa: E402
 
 HOSTILE_TITLE = f"茅台{BIDI}公告{C1}\x7f结束"

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from pixiu_cli.llm.client import ChatClient
-from pixiu_cli.llm.types import CallOutcome, ChatRequest, LLMError
-from pixiu_cli.offline.script import Fault, ScriptedReply, ToolCallSpec
-from pixiu_cli.offline.server import OfflineServer
+from pixiu_cli.conversation.llm.client import ChatClient
+from pixiu_cli.conversation.llm.types import CallOutcome, ChatRequest, LLMError
+from pixiu_cli.conversation.offline.script import Fault, ScriptedReply, ToolCallSpec
+from pixiu_cli.conversation.offline.server import OfflineServer
 from tests.helpers import PLANTED_KEY
 
 SYSTEM = "你是测试助手。" + "规则说明。" * 80  # long enough to span several 64-token units

@@ -9,10 +9,10 @@ import time
 
 import pytest
 
-from pixiu_cli.llm.client import DEADLINE, HTML_PAGE, RETRYING, ChatClient
-from pixiu_cli.llm.retry import RetryPolicy, parse_retry_after
-from pixiu_cli.llm.types import CallOutcome, ChatRequest, LLMError
-from pixiu_cli.offline.script import Fault, ScriptedReply, ToolCallSpec
+from pixiu_cli.conversation.llm.client import DEADLINE, HTML_PAGE, RETRYING, ChatClient
+from pixiu_cli.conversation.llm.retry import RetryPolicy, parse_retry_after
+from pixiu_cli.conversation.llm.types import CallOutcome, ChatRequest, LLMError
+from pixiu_cli.conversation.offline.script import Fault, ScriptedReply, ToolCallSpec
 from tests.bad_server import USAGE, BadServer, chunk, completion, send_body, send_events, trickle_forever
 from tests.helpers import PLANTED_KEY
 
@@ -245,7 +245,7 @@ def test_a_server_that_never_finishes_meets_the_deadline(bad, piece, shown):
 
 
 def test_event_framing_survives_any_split_of_the_bytes():
-    from pixiu_cli.llm.wire import SSEDecoder
+    from pixiu_cli.conversation.llm.wire import SSEDecoder
 
     raw = 'data: {"a": "一"}\r\n\r\n: keep-alive\n\ndata: x\ndata: y\n\nevent: e\ndata:[DONE]\n\n'.encode()
     for size in (1, 2, 3, 7, len(raw)):

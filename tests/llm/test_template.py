@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from pixiu_cli.llm.template import ASSISTANT, BOS, USER, render_completion, render_prompt
-from pixiu_cli.offline.script import ToolCallSpec
+from pixiu_cli.conversation.llm.template import ASSISTANT, BOS, USER, render_completion, render_prompt
+from pixiu_cli.conversation.offline.script import ToolCallSpec
 
 TOOLS = [
     {

@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-from pixiu_cli.store.database import open_database
-from pixiu_cli.store.market import MarketStore
+from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.market.store import MarketStore
 
 
 def pytest_collection_modifyitems(config, items):

@@ -9,6 +9,7 @@ from datetime import date, datetime, timedelta
 import pytest
 
 from pixiu_cli.market.calendar import TradingCalendar, beyond_calendar, calendar_mismatches, last_complete_session
+from pixiu_cli.market.store import MarketStore
 from pixiu_cli.market.trading_days import (
     SHANGHAI,
     CalendarEnd,
@@ -19,7 +20,6 @@ from pixiu_cli.market.trading_days import (
     trading_calendar,
     write_refresh,
 )
-from pixiu_cli.store.market import MarketStore
 
 
 def at(text: str) -> datetime:

@@ -8,10 +8,10 @@ from decimal import Decimal
 
 import pytest
 
+from pixiu_cli.home.store import InvestorStore
 from pixiu_cli.market.chart import ChartError, build, chart_data, moving_average
 from pixiu_cli.market.data import MarketData
 from pixiu_cli.market.trading_days import SHANGHAI
-from pixiu_cli.store.investor import InvestorStore
 from tests.helpers import load
 
 
@@ -22,8 +22,8 @@ def test_moving_average():
 
 def test_trade_markers_sit_on_the_adjusted_scale(db):
     load(db, "000333", name="美的集团")
-    from pixiu_cli.services.account import read_account
-    from pixiu_cli.services.trades import NewTrade, record_trade
+    from pixiu_cli.account.overview import read_account
+    from pixiu_cli.account.trades import NewTrade, record_trade
 
     record_trade(
         db, NewTrade("000333", "buy", 32.99, 1000, None, "美的集团", "user", fee=0.0), "2016-05-05T14:00:00+08:00"
@@ -55,7 +55,7 @@ def test_the_chart_fits_the_terminal_width_with_chinese_title_and_legend(db, wid
     from wcwidth import wcswidth
 
     load(db, "000333", name="美的集团")
-    from pixiu_cli.services.trades import NewTrade, record_trade
+    from pixiu_cli.account.trades import NewTrade, record_trade
 
     record_trade(db, NewTrade("000333", "buy", 70.0, 1000, None, "美的集团", "user"), "2025-03-03T14:00:00+08:00")
     text = build(MarketData(db), InvestorStore(db), "000333", 120, 70.0, color=False, width=width, height=24)

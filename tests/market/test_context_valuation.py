@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pixiu_cli.context.builder import SHANGHAI, ContextBuilder
-from pixiu_cli.services.account import AccountReader
-from pixiu_cli.store.conversations import ConversationStore
-from pixiu_cli.store.investor import InvestorStore
+from pixiu_cli.account.overview import AccountReader
+from pixiu_cli.conversation.context.builder import SHANGHAI, ContextBuilder
+from pixiu_cli.conversation.store import ConversationStore
+from pixiu_cli.home.store import InvestorStore
 from tests.helpers import MARKET_FIXTURES as FIXTURES
 from tests.helpers import load
 

@@ -12,7 +12,7 @@ import pytest
 from pixiu_cli.market.adjust import adjust
 from pixiu_cli.market.csv_source import CsvImportError, parse_actions, parse_bars
 from pixiu_cli.market.data import MarketData
-from pixiu_cli.store.market import MarketStore
+from pixiu_cli.market.store import MarketStore
 from tests.helpers import MARKET_FIXTURES as FIXTURES
 from tests.helpers import load
 
@@ -238,7 +238,7 @@ def test_gaps_over_columns_are_the_gaps_over_bars(code):
 
 
 def test_a_plain_file_is_imported_without_a_bar_per_row(db, monkeypatch):
-    from pixiu_cli.domain.bars import Bar
+    from pixiu_cli.market.bars import Bar
 
     made = []
     init = Bar.__init__

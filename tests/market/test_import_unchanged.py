@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from pixiu_cli.domain.bars import Bar, BarSeries, SeriesWrite
+from pixiu_cli.market.bars import Bar, BarSeries, SeriesWrite
 from pixiu_cli.market.csv_source import parse_bars, read_text
-from pixiu_cli.store.market import MarketStore
+from pixiu_cli.market.store import MarketStore
 from tests.helpers import MARKET_FIXTURES, load
 
 AT = "2026-11-30T16:00:00+08:00"

@@ -14,14 +14,14 @@ from types import SimpleNamespace
 
 import pytest
 
-from pixiu_cli.domain.bars import CorporateAction
 from pixiu_cli.market.akshare_source import AkshareSource
 from pixiu_cli.market.baostock_source import BaostockSource
+from pixiu_cli.market.bars import CorporateAction
 from pixiu_cli.market.csv_source import CsvImportError, parse_bars
+from pixiu_cli.market.store import MarketStore
+from pixiu_cli.market.store_securities import SecurityMaster
 from pixiu_cli.market.sync import sync
 from pixiu_cli.market.trading_days import SHANGHAI
-from pixiu_cli.store.market import MarketStore
-from pixiu_cli.store.securities import SecurityMaster
 from tests.helpers import (
     ResultData,
     akshare_dividend_frame,

@@ -16,10 +16,10 @@ from pixiu_cli.market.baostock_source import BaostockSource
 from pixiu_cli.market.data import MarketData
 from pixiu_cli.market.source_by_name import SOURCE_NAMES, open_source
 from pixiu_cli.market.sources import SourceError
+from pixiu_cli.market.store import MarketStore
+from pixiu_cli.market.store_securities import SecurityMaster
 from pixiu_cli.market.sync import sync
 from pixiu_cli.market.trading_days import SHANGHAI
-from pixiu_cli.store.market import MarketStore
-from pixiu_cli.store.securities import SecurityMaster
 from tests.helpers import ResultData, akshare_dividend_frame, akshare_frame, akshare_trade_date_frame, load
 
 NOW = datetime(2016, 5, 9, 16, 0, tzinfo=SHANGHAI)
@@ -428,7 +428,7 @@ def test_akshare_trade_dates_are_read_from_their_date_column():
 
 
 def test_bse_920_codes_are_beijing_not_shanghai():
-    from pixiu_cli.domain.boards import board_for
+    from pixiu_cli.market.boards import board_for
     from pixiu_cli.market.sources import exchange_code
 
     assert board_for("920002") == "bse" and exchange_code("920002") == "bj"

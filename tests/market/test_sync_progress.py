@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from pixiu_cli.views.render import Renderer
+from pixiu_cli.kernel.render import Renderer
 
 
 def test_progress_bar_on_a_terminal_only():

@@ -6,10 +6,10 @@ from __future__ import annotations
 import re
 from datetime import date, datetime, timedelta
 
-from pixiu_cli.context.builder import SHANGHAI
-from pixiu_cli.domain.bars import Bar, CorporateAction, SeriesWrite
+from pixiu_cli.conversation.context.builder import SHANGHAI
+from pixiu_cli.market.bars import Bar, CorporateAction, SeriesWrite
 from pixiu_cli.market.data import MarketData
-from pixiu_cli.store.market import MarketStore
+from pixiu_cli.market.store import MarketStore
 from tests.helpers import load, sqlite_steps
 
 
@@ -67,7 +67,7 @@ def _traced(db, action) -> list[str]:
 
 
 def test_a_profile_refresh_of_two_symbols_reads_only_their_bars_decisions_and_profiles(db, market):
-    from pixiu_cli.services.analytics import profiles
+    from pixiu_cli.market.analytics.service import profiles
 
     load(db, "000333")  # with its 2016 action: its unpaid seasons are checked against the market
     load(db, "000001")
@@ -132,7 +132,7 @@ def _kept_days(db) -> dict[str, tuple[int, int]]:
 
 
 def test_a_refresh_keeps_the_days_it_counted_and_the_next_one_reads_them(db, market):
-    from pixiu_cli.services.analytics import profiles
+    from pixiu_cli.market.analytics.service import profiles
 
     load(db, "000333")
     load(db, "000001")

@@ -160,7 +160,7 @@ def test_without_the_extra_pixiu_mcp_is_one_line_and_exit_1(tmp_path, monkeypatc
 
     for name in [n for n in sys.modules if n == "mcp" or n.startswith("mcp.")] or ["mcp"]:
         monkeypatch.setitem(sys.modules, name, None)  # as if the SDK were not installed
-    monkeypatch.delitem(sys.modules, "pixiu_cli.mcp_server.server", raising=False)  # imported again
+    monkeypatch.delitem(sys.modules, "pixiu_cli.mcp.server", raising=False)  # imported again
     done = pixiu_in_process(clean_env(tmp_path / "home"), "mcp", text=True)
     assert done.returncode == 1, done.stderr
     (line,) = done.stderr.strip().splitlines()
@@ -171,7 +171,7 @@ def test_help_does_not_import_the_sdk(tmp_path):
     script = (
         "import sys\nsys.argv = ['pixiu', '--help']\nfrom pixiu_cli.cli.app import main\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        "print('SDK', 'mcp' in sys.modules, 'pixiu_cli.mcp_server' in sys.modules, file=sys.stderr)\n"
+        "print('SDK', 'mcp' in sys.modules, 'pixiu_cli.mcp' in sys.modules, file=sys.stderr)\n"
     )
     env = clean_env(tmp_path / "home")
     done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60)

@@ -9,7 +9,7 @@ import json
 import sys
 from types import SimpleNamespace
 
-from pixiu_cli.store.database import open_database
+from pixiu_cli.kernel.db.database import open_database
 from tests.helpers import clean_env, cninfo_frame, news_sync, pixiu_in_process, stock_news_em_frame
 
 NOW = "2026-11-30T16:00:00"  # a Monday, after the close
@@ -120,11 +120,11 @@ def test_a_stock_with_no_news_is_no_news_not_a_failure(monkeypatch, home):
 
 def test_news_sync_in_the_repl_is_the_service_pixiu_news_sync_calls(monkeypatch, home):
     from pixiu_cli.app import open_app
+    from pixiu_cli.kernel.render import Renderer
+    from pixiu_cli.kernel.settings import load_settings
+    from pixiu_cli.market.news import service as news_service
     from pixiu_cli.repl.loop import run_command
     from pixiu_cli.repl.state import ReplState
-    from pixiu_cli.services import news as news_service
-    from pixiu_cli.settings import load_settings
-    from pixiu_cli.views.render import Renderer
 
     for name, value in clean_env(home, PIXIU_NOW=NOW).items():
         monkeypatch.setenv(name, value)

@@ -8,7 +8,7 @@ import json
 import sys
 from types import SimpleNamespace
 
-from pixiu_cli.store.database import open_database
+from pixiu_cli.kernel.db.database import open_database
 from tests.helpers import clean_env, cninfo_frame, news_sync, pixiu_in_process, stock_news_em_frame
 
 NOW = "2026-11-30T16:00:00"  # a Monday, after the close
@@ -146,7 +146,7 @@ def test_default_targets_are_the_holdings_and_a_feed_failure_is_one_line_that_lo
 
 
 def test_layers_follow_the_stated_source_rules():
-    from pixiu_cli.context.news_layers import source_layer
+    from pixiu_cli.conversation.context.news_layers import source_layer
 
     assert source_layer("announcement", None) == "事实"
     assert source_layer("media", "国家统计局") == "事实"  # an official statistic

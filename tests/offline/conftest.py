@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from openai import DefaultHttpx2Client, OpenAI
 
-from pixiu_cli.llm.client import verified_tls_context
-from pixiu_cli.offline import OfflineServer
+from pixiu_cli.conversation.llm.client import verified_tls_context
+from pixiu_cli.conversation.offline import OfflineServer
 
 
 @pytest.fixture
@@ -33,7 +33,7 @@ def offline(make_server) -> OfflineServer:
 
 @pytest.fixture
 def control_headers(offline) -> dict[str, str]:
-    from pixiu_cli.offline.server import CONTROL_TOKEN_HEADER
+    from pixiu_cli.conversation.offline.server import CONTROL_TOKEN_HEADER
 
     return {CONTROL_TOKEN_HEADER: offline.control_token}
 

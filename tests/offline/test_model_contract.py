@@ -10,10 +10,10 @@ import json
 
 import pytest
 
-from pixiu_cli.llm.model import ChatModel, request_json
-from pixiu_cli.llm.types import CallOutcome, ChatRequest, LLMError
-from pixiu_cli.offline.model import OfflineModel
-from pixiu_cli.offline.script import Fault, ScriptedReply
+from pixiu_cli.conversation.llm.model import ChatModel, request_json
+from pixiu_cli.conversation.llm.types import CallOutcome, ChatRequest, LLMError
+from pixiu_cli.conversation.offline.model import OfflineModel
+from pixiu_cli.conversation.offline.script import Fault, ScriptedReply
 from tests.helpers import FIXTURE, NOW, build_app, call, http_model
 
 SYSTEM = "你是测试助手。" + "规则说明。" * 80  # long enough to span several 64-token units

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pixiu_cli.offline.cache import PrefixCache
+from pixiu_cli.conversation.offline.cache import PrefixCache
 
 
 class FakeClock:
@@ -92,7 +92,7 @@ def test_persisted_units_outlive_the_instance(tmp_path):
 
 
 def test_persisted_units_expire_after_idle_hours_unless_used(tmp_path):
-    from pixiu_cli.offline.cache import PERSISTED_TTL_SECONDS
+    from pixiu_cli.conversation.offline.cache import PERSISTED_TTL_SECONDS
 
     clock = FakeClock()
     path = tmp_path / "offline_cache.db"

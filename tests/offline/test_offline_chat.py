@@ -10,7 +10,7 @@ import urllib.error
 import openai
 import pytest
 
-from pixiu_cli.offline import Fault, OfflineServer, ScriptedReply, ToolCallSpec
+from pixiu_cli.conversation.offline import Fault, OfflineServer, ScriptedReply, ToolCallSpec
 from tests.helpers import OfflineControl
 
 MODEL = "deepseek-flash"

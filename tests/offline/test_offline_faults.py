@@ -8,7 +8,7 @@ import time
 import openai
 import pytest
 
-from pixiu_cli.offline import Fault, ScriptedReply
+from pixiu_cli.conversation.offline import Fault, ScriptedReply
 
 MODEL = "deepseek-flash"
 HELLO = [{"role": "user", "content": "你好"}]

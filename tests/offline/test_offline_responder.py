@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pixiu_cli.offline import respond
+from pixiu_cli.conversation.offline import respond
 
 CONTEXT = """[上下文信息]
 ## 当前时间

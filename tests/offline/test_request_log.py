@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from pixiu_cli.offline.server import CONTROL_TOKEN_HEADER, DEFAULT_REQUEST_LOG
+from pixiu_cli.conversation.offline.server import CONTROL_TOKEN_HEADER, DEFAULT_REQUEST_LOG
 
 
 def _ask(client, text: str) -> None:
@@ -34,7 +34,7 @@ def test_the_default_log_is_bounded_and_zero_keeps_none(make_server, make_client
 
 def test_the_apps_in_process_server_keeps_a_few(tmp_path, monkeypatch):
     from pixiu_cli.app import OFFLINE_REQUEST_LOG, start_offline_server
-    from pixiu_cli.settings import load_settings
+    from pixiu_cli.kernel.settings import load_settings
 
     monkeypatch.setenv("PIXIU_HOME", str(tmp_path))
     server = start_offline_server(load_settings())

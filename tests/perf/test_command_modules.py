@@ -43,10 +43,10 @@ BOUNDS = {
         # +1: selection/senses (a name's everyday sense in its sentence: every mention kind's one veto);
         # +1: selection/form_kinds (the name table tells an own form's kind without the generator);
         # +1: selection/words (whether an own form that needs evidence sits inside a longer word)
-        {"pixiu_cli.agent", "sqlite_utils"},
+        {"pixiu_cli.conversation.agent", "sqlite_utils"},
     ),  # the request preview: agent/preview.py, no loop, no SDK
     # +1: store/packed_text; +1: selection/senses; +2: selection/form_kinds and words, as context TEXT
-    "ask": (135, {"openai", "pixiu_cli.agent", "sqlite_utils"}),
+    "ask": (135, {"openai", "pixiu_cli.conversation.agent", "sqlite_utils"}),
 }
 
 

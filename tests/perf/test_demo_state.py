@@ -11,10 +11,10 @@ import pytest
 
 from pixiu_cli import app as app_module
 from pixiu_cli.app import DEMO_STATE_FILE, refresh_demo_data
-from pixiu_cli.clock import system_clock
-from pixiu_cli.store.database import open_database
-from pixiu_cli.store.investor import InvestorStore
-from pixiu_cli.store.memory import MemoryStore
+from pixiu_cli.home.store import InvestorStore
+from pixiu_cli.kernel.clock import system_clock
+from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.memory.store import MemoryStore
 from tests.helpers import clean_env, pixiu_in_process
 
 
@@ -95,6 +95,6 @@ def test_another_day_or_an_unreadable_state_file_refreshes(pixiu_home, refreshes
 
 def test_a_changed_shipped_file_refreshes(pixiu_home, refreshes, monkeypatch):
     start(pixiu_home).close()
-    monkeypatch.setattr("pixiu_cli.services.demo_state.shipped_digest", lambda folder: "another document")
+    monkeypatch.setattr("pixiu_cli.home.demo_state.shipped_digest", lambda folder: "another document")
     start(pixiu_home).close()
     assert len(refreshes) == 2

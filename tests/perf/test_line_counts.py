@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pixiu_cli.tokenizer.counts import LineCounts, count_tokens, digit_free_key
+from pixiu_cli.conversation.tokenizer.counts import LineCounts, count_tokens, digit_free_key
 
 CORPUS = (
     "## 贵州茅台（600519）\n\n持仓 100 股，成本 1,620.50 元；止损 -8%。\r\n"
@@ -24,9 +24,9 @@ CORPUS = (
 
 COUNT = (
     "import sys\n"
-    "from pixiu_cli.tokenizer.counts import count_tokens, count_tokens_by_line\n"
+    "from pixiu_cli.conversation.tokenizer.counts import count_tokens, count_tokens_by_line\n"
     "by_line = count_tokens_by_line(sys.argv[1])\n"
-    "loaded = 'pixiu_cli.tokenizer.bpe' in sys.modules\n"
+    "loaded = 'pixiu_cli.conversation.tokenizer.bpe' in sys.modules\n"
     "print(by_line, loaded, count_tokens(sys.argv[1]))\n"
 )
 
@@ -81,7 +81,7 @@ def test_the_file_keeps_only_the_newest_lines(tmp_path):
 # Loaded by any thread counts: a one-shot ask starts no thread that could load it either.
 ASK_WATCHING_THE_TOKENIZER = (
     "import sys, atexit\n"
-    "atexit.register(lambda: print('TOKENIZER', 'pixiu_cli.tokenizer.bpe' in sys.modules, file=sys.stderr))\n"
+    "atexit.register(lambda: print('TOKENIZER', 'pixiu_cli.conversation.tokenizer.bpe' in sys.modules, file=sys.stderr))\n"
     "sys.argv = ['pixiu', 'ask', '--json', sys.argv[1]]\n"
     "from pixiu_cli.cli import main\nmain()\n"
 )
@@ -89,7 +89,7 @@ ASK_WATCHING_THE_TOKENIZER = (
 
 @pytest.mark.slow  # a new process is what is measured: whole suite only
 def test_a_repeated_ask_does_not_load_the_tokenizer(server, online_env):
-    from pixiu_cli.offline.script import ScriptedReply
+    from pixiu_cli.conversation.offline.script import ScriptedReply
 
     script = ASK_WATCHING_THE_TOKENIZER
     seen = []

@@ -1,4 +1,4 @@
-"""pixiu's encoder of DeepSeek's tokenizer.json (pixiu_cli/tokenizer/bpe.py) against the reference
+"""pixiu's encoder of DeepSeek's tokenizer.json (pixiu_cli/conversation/tokenizer/bpe.py) against the reference
 implementation of that file, the Rust `tokenizers` library: identical ids on mixed
 Chinese/English/number/emoji/whitespace text, the shipped prompts and the demo's block."""
 
@@ -11,10 +11,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pixiu_cli.resources import prompts_dir
-from pixiu_cli.tokenizer import bpe
-from pixiu_cli.tokenizer import counts as tokens
-from pixiu_cli.tokenizer.counts import count_tokens, count_tokens_by_line, encode
+from pixiu_cli.conversation.tokenizer import bpe
+from pixiu_cli.conversation.tokenizer import counts as tokens
+from pixiu_cli.conversation.tokenizer.counts import count_tokens, count_tokens_by_line, encode
+from pixiu_cli.kernel.resources import prompts_dir
 from tests.helpers import clean_env, pixiu_in_process
 
 pytest.importorskip("tokenizers")

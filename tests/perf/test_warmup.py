@@ -14,12 +14,12 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from pixiu_cli.app import open_app
+from pixiu_cli.conversation.selection import intent
+from pixiu_cli.conversation.tokenizer import counts as tokens
+from pixiu_cli.kernel.render import Renderer
+from pixiu_cli.kernel.settings import load_settings
 from pixiu_cli.repl.loop import run_repl
 from pixiu_cli.repl.state import ReplState
-from pixiu_cli.selection import intent
-from pixiu_cli.settings import load_settings
-from pixiu_cli.tokenizer import counts as tokens
-from pixiu_cli.views.render import Renderer
 from tests.helpers import clean_env, fresh_python
 
 PROMPT_MARK = "你"  # the prompt "你 ›", drawn one wide character at a time
@@ -59,7 +59,7 @@ def _modules_after(argv: list[str], env_extra: dict[str, str], tmp_path) -> str:
         f"sys.argv = {['pixiu', *argv]!r}\n"
         "from pixiu_cli.cli import main\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        "print('MODULES', 'openai' in sys.modules, 'pixiu_cli.tokenizer.bpe' in sys.modules, file=sys.stderr)\n"
+        "print('MODULES', 'openai' in sys.modules, 'pixiu_cli.conversation.tokenizer.bpe' in sys.modules, file=sys.stderr)\n"
     )
     import os
 
@@ -158,10 +158,10 @@ def test_only_what_every_turn_needs_is_loaded_while_a_turn_runs():
 
 
 def test_the_steps_come_in_the_order_a_turn_needs_them():
+    from pixiu_cli.conversation.selection import homophones, words
+    from pixiu_cli.kernel import render
     from pixiu_cli.repl.slash_commands import registry
     from pixiu_cli.repl.warmup import Warmup
-    from pixiu_cli.selection import homophones, words
-    from pixiu_cli.views import render
 
     class Client:
         provider = "deepseek"
@@ -179,8 +179,8 @@ def test_the_steps_come_in_the_order_a_turn_needs_them():
 
 
 def test_a_dictionary_not_built_yet_is_built_while_the_prompt_waits(tmp_path, monkeypatch):
+    from pixiu_cli.conversation.selection import words
     from pixiu_cli.repl.warmup import Warmup
-    from pixiu_cli.selection import words
 
     class Client:
         def warm(self):
@@ -201,8 +201,8 @@ from pixiu_cli.app import open_app
 from pixiu_cli.repl.state import ReplState
 from pixiu_cli.repl.turn import run_chat_turn
 from pixiu_cli.repl.warmup import Warmup
-from pixiu_cli.settings import load_settings
-from pixiu_cli.views.render import Renderer
+from pixiu_cli.kernel.settings import load_settings
+from pixiu_cli.kernel.render import Renderer
 
 app = open_app(load_settings(force_offline=True))
 state = ReplState(app=app, renderer=Renderer(file=io.StringIO(), rich_output=True))

@@ -13,7 +13,7 @@ from unittest import mock
 
 import pytest
 
-from pixiu_cli.store.database import open_database
+from pixiu_cli.kernel.db.database import open_database
 from tests.helpers import demo_brief_env, pixiu_in_process
 from tests.push_receivers import FEISHU_SECRET, FEISHU_TOKEN, WECOM_KEY, Receiver
 
@@ -118,10 +118,10 @@ def test_the_json_brief_carries_each_channels_result_and_no_secret_is_stored_or_
 
 def test_brief_push_in_the_repl_sends_the_stored_brief(tmp_path, receiver):
     from pixiu_cli.app import open_app
+    from pixiu_cli.kernel.render import Renderer
+    from pixiu_cli.kernel.settings import load_settings
     from pixiu_cli.repl.loop import run_command
     from pixiu_cli.repl.state import ReplState
-    from pixiu_cli.settings import load_settings
-    from pixiu_cli.views.render import Renderer
 
     home = tmp_path / "home"
     env = demo_home(home, receiver, "webhook")

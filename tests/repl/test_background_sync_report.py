@@ -12,12 +12,12 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from pixiu_cli.app import open_app
+from pixiu_cli.kernel.render import Renderer
+from pixiu_cli.kernel.settings import load_settings
 from pixiu_cli.repl import sync_commands
 from pixiu_cli.repl.loop import run_repl
 from pixiu_cli.repl.state import ReplState
 from pixiu_cli.repl.sync_commands import BackgroundSync
-from pixiu_cli.settings import load_settings
-from pixiu_cli.views.render import Renderer
 
 
 def _send_eof_once_shown(pipe, out: io.StringIO, text: str, seconds: float) -> threading.Thread:

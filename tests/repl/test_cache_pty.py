@@ -8,7 +8,7 @@ import re
 import pexpect
 import pytest
 
-from pixiu_cli.offline.script import ScriptedReply
+from pixiu_cli.conversation.offline.script import ScriptedReply
 from tests.helpers import PROMPT, say, spawn
 
 

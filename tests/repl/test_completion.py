@@ -9,14 +9,14 @@ import pytest
 from prompt_toolkit.document import Document
 
 from pixiu_cli.app import App
+from pixiu_cli.home.document_file import SHANGHAI
+from pixiu_cli.kernel.render import Renderer
+from pixiu_cli.market.service import watch
+from pixiu_cli.memory import notes
 from pixiu_cli.repl import loop  # noqa: F401  (registers every command)
 from pixiu_cli.repl.completion import PixiuCompleter
 from pixiu_cli.repl.completion_sources import sources_for
 from pixiu_cli.repl.state import ReplState
-from pixiu_cli.services import notes
-from pixiu_cli.services.market import watch
-from pixiu_cli.store.document_file import SHANGHAI
-from pixiu_cli.views.render import Renderer
 from tests.helpers import build_app
 
 NOW = datetime(2026, 12, 1, 10, 15, tzinfo=SHANGHAI)

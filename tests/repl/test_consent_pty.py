@@ -11,7 +11,7 @@ import subprocess
 import pexpect
 import pytest
 
-from pixiu_cli.offline.script import ScriptedReply, ToolCallSpec
+from pixiu_cli.conversation.offline.script import ScriptedReply, ToolCallSpec
 from tests.helpers import FIXTURE, NOW, PIXIU_BIN, PROMPT, say, spawn
 
 SELL_ALL = {"symbol": "600519", "side": "sell", "price": 1500, "quantity": 100}  # 600519: 100 shares held

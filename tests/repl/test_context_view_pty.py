@@ -12,7 +12,7 @@ import subprocess
 import pexpect
 import pytest
 
-from pixiu_cli.offline.script import ScriptedReply, ToolCallSpec
+from pixiu_cli.conversation.offline.script import ScriptedReply, ToolCallSpec
 from tests.helpers import FIXTURE, PIXIU_BIN, PROMPT, say, spawn
 
 QUESTION = "我的持仓组合怎么样"

@@ -11,8 +11,8 @@ import sqlite3
 import pexpect
 import pytest
 
-from pixiu_cli.offline.script import ScriptedReply
-from pixiu_cli.store.conversations import add_request_function
+from pixiu_cli.conversation.offline.script import ScriptedReply
+from pixiu_cli.conversation.store import add_request_function
 from tests.helpers import PROMPT, say, spawn
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from pixiu_cli.offline.script import ScriptedReply
+from pixiu_cli.conversation.offline.script import ScriptedReply
 from tests.helpers import PIXIU_BIN, PROMPT, say, spawn
 
 ACCOUNT = Path(__file__).resolve().parents[2] / "data" / "selection" / "tune_5" / "datasets" / "convo_chen.json"

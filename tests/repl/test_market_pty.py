@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pixiu_cli.offline.script import ScriptedReply
+from pixiu_cli.conversation.offline.script import ScriptedReply
 from tests.helpers import PROMPT, leave, pixiu_ok, repl_session, say
 
 MARKET = Path(__file__).resolve().parents[1] / "fixtures" / "market"

@@ -7,9 +7,9 @@ import io
 
 import pytest
 
+from pixiu_cli.memory.notes import NewNote, add_note
 from pixiu_cli.repl.loop import run_command
 from pixiu_cli.repl.state import ReplState
-from pixiu_cli.services.notes import NewNote, add_note
 from tests.helpers import offline_repl
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from pixiu_cli.store.conversations import add_request_function
+from pixiu_cli.conversation.store import add_request_function
 from tests.helpers import NOW, PIXIU_BIN, PROMPT, say, spawn
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.json"
@@ -132,7 +132,7 @@ def test_memory_commands(offline_env, tmp_path, pixiu_home):
 @pytest.mark.pty
 @pytest.mark.slow
 def test_one_id_space_undo_a_trade_and_find_the_stock(server, online_env, tmp_path, pixiu_home):
-    from pixiu_cli.offline.script import ScriptedReply, ToolCallSpec
+    from pixiu_cli.conversation.offline.script import ScriptedReply, ToolCallSpec
 
     online_env = {**online_env, "PIXIU_NOW": NOW.isoformat()}  # a trading day: trades are told on one
     import_without_notes(online_env, tmp_path)
@@ -190,7 +190,7 @@ def test_one_id_space_undo_a_trade_and_find_the_stock(server, online_env, tmp_pa
 @pytest.mark.pty
 @pytest.mark.slow
 def test_forget_and_edit_take_effect_in_the_same_conversation(server, online_env, tmp_path, pixiu_home):
-    from pixiu_cli.offline.script import ScriptedReply
+    from pixiu_cli.conversation.offline.script import ScriptedReply
 
     import_without_notes(online_env, tmp_path)
     server.enqueue(ScriptedReply(text="一"), ScriptedReply(text="二"))

@@ -20,11 +20,11 @@ from pixiu_cli.app import open_app
 from pixiu_cli.repl import warmup
 from pixiu_cli.repl.loop import run_repl
 from pixiu_cli.repl.state import ReplState
-from pixiu_cli.settings import load_settings
-from pixiu_cli.views.render import Renderer
+from pixiu_cli.kernel.settings import load_settings
+from pixiu_cli.kernel.render import Renderer
 
 def loaded():
-    return sorted(m for m in sys.modules if m.startswith(("pixiu_cli.commands.", "pixiu_cli.offline.")))
+    return sorted(m for m in sys.modules if m.startswith(("pixiu_cli.commands.", "pixiu_cli.conversation.offline.")))
 
 at_prompt = []
 original = warmup.Warmup.start
@@ -65,6 +65,6 @@ def test_the_prompt_waits_for_no_declaration_nor_the_offline_server(tmp_path, de
     assert len(declarations) > 10
     assert set(lines["PROMPT"].split()) & declarations == set(), lines["PROMPT"]
     assert set(lines["AFTER"].split()) >= declarations  # the warm-up loaded them for the first `/`
-    assert "pixiu_cli.offline.server" not in lines["PROMPT"].split()
-    assert "pixiu_cli.offline.server" in lines["AFTER"].split()
+    assert "pixiu_cli.conversation.offline.server" not in lines["PROMPT"].split()
+    assert "pixiu_cli.conversation.offline.server" in lines["AFTER"].split()
     assert lines["SERVER"] == "True True"  # the warm-up started it, and the client is addressed to it

@@ -11,8 +11,8 @@ import pexpect
 import pyte
 import pytest
 
-from pixiu_cli.offline.script import ScriptedReply
-from pixiu_cli.store.conversations import add_request_function
+from pixiu_cli.conversation.offline.script import ScriptedReply
+from pixiu_cli.conversation.store import add_request_function
 from tests.helpers import PLANTED_KEY, PROMPT, PROMPT_READING, say, spawn, wait_for_new_prompt
 
 

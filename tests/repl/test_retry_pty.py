@@ -9,9 +9,9 @@ import sqlite3
 import pexpect
 import pytest
 
-from pixiu_cli.offline.script import Fault, ScriptedReply
-from pixiu_cli.services.ask import RETRIED_LABEL
-from pixiu_cli.views.turn_end import RETRY_HINT
+from pixiu_cli.conversation.ask import RETRIED_LABEL
+from pixiu_cli.conversation.offline.script import Fault, ScriptedReply
+from pixiu_cli.conversation.views_turn_end import RETRY_HINT
 from tests.helpers import PROMPT, say, spawn
 
 DIM = "\x1b[2m"

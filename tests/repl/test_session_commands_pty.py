@@ -9,7 +9,7 @@ import sqlite3
 
 import pytest
 
-from pixiu_cli.offline.script import ScriptedReply
+from pixiu_cli.conversation.offline.script import ScriptedReply
 from tests.helpers import MARKET_FIXTURES, PROMPT, PROMPT_DONE, PROMPT_READING, leave, pixiu_ok, repl_session, say
 
 

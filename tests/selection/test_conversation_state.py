@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from pixiu_cli.selection.intent import Intent
-from pixiu_cli.selection.names import Holder, NameTable, names_from
-from pixiu_cli.selection.select import select
+from pixiu_cli.conversation.selection.intent import Intent
+from pixiu_cli.conversation.selection.names import Holder, NameTable, names_from
+from pixiu_cli.conversation.selection.select import select
 
 HOLDINGS = [
     Holder("000568", "泸州老窖", ("老窖",)),
@@ -96,7 +96,7 @@ def test_another_trade_after_a_trade_review_may_be_of_another_stock(table):
 
 def _brief_objects(selection):
     """Stands in for the builder's reading of the briefs a turn asked about: one named 白药."""
-    from pixiu_cli.selection.result import Carried
+    from pixiu_cli.conversation.selection.result import Carried
 
     return (Carried("000538", 0, "", "简报「每日简报 2026-11-24 收盘」点名"),)
 
@@ -248,7 +248,7 @@ def test_a_question_of_its_own_applies_no_operation(table, text, earlier):
 
 
 def test_the_explanation_view_names_the_operation_and_its_turn(table):
-    from pixiu_cli.views.presenters import selection_lines
+    from pixiu_cli.conversation.presenters import selection_lines
 
     chosen = select("跟片仔癀比一下", table, ["老窖的分红怎么样", "今天大盘怎么样", "谢谢"])
     lines = selection_lines(chosen.explanation())

@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from pixiu_cli.resources import data_dir
+from pixiu_cli.kernel.resources import data_dir
 
 FROZEN = {
     "frozen_1.txt": "7e4e6ba62851fb92a05889ea55538af5137cdbefd24b1b843eb8d8be0883f0d1",

@@ -2,7 +2,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pixiu_cli.selection.intent import Intent, detect_intent, is_portfolio_question
+from pixiu_cli.conversation.selection.intent import Intent, detect_intent, is_portfolio_question
 
 PORTFOLIO_QUESTIONS = [
     # the plain wording of portfolio questions
@@ -127,14 +127,14 @@ def test_total(text, symbols):
 
 def test_dapei_bijiao_is_not_a_portfolio_ratio():
     # "搭配比较" contains 配比 but asks about combining products, not the user's allocation
-    from pixiu_cli.selection.intent import Intent, detect_intent
+    from pixiu_cli.conversation.selection.intent import Intent, detect_intent
 
     assert detect_intent("ETF 和个股怎么搭配比较好？", []) != Intent.PORTFOLIO_REVIEW
     assert detect_intent("仓位配比怎么样", []) == Intent.PORTFOLIO_REVIEW
 
 
 def test_the_intent_reason_names_position_words_only_when_there_are_some():
-    from pixiu_cli.selection.intent import analyze
+    from pixiu_cli.conversation.selection.intent import analyze
 
     assert analyze("茅台最近怎么样", ["600519"]).reason == "点名了个股"
     assert "仓位词" in analyze("茅台仓位要不要减", ["600519"]).reason

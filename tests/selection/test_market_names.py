@@ -11,8 +11,8 @@ import sys
 
 import pytest
 
-from pixiu_cli.selection.names import Known, NameTable, names_from
-from pixiu_cli.selection.select import select
+from pixiu_cli.conversation.selection.names import Known, NameTable, names_from
+from pixiu_cli.conversation.selection.select import select
 from tests.helpers import REPO, clean_env, pixiu_in_process
 
 
@@ -80,10 +80,10 @@ def test_an_unheld_listed_stock_is_named_in_its_section(tmp_path):
 
 def test_the_list_is_read_when_a_name_table_is_built_not_on_import():
     probe = (
-        "import pixiu_cli.context.builder, pixiu_cli.selection.select\n"
+        "import pixiu_cli.conversation.context.builder, pixiu_cli.conversation.selection.select\n"
         "from pixiu_cli.market.security_list import shipped_names\n"
         "print(shipped_names.cache_info().currsize)\n"
-        "from pixiu_cli.selection.names import NameTable, names_from\n"
+        "from pixiu_cli.conversation.selection.names import NameTable, names_from\n"
         "NameTable(names_from((), (), ()))\n"
         "print(shipped_names.cache_info().currsize)\n"
     )

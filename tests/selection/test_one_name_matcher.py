@@ -9,16 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from pixiu_cli.context.builder import ContextBuilder
-from pixiu_cli.selection.aliases import add_alias
-from pixiu_cli.selection.names import Holder, shipped_market_list
-from pixiu_cli.selection.select import extract_symbols
-from pixiu_cli.services.note_symbol import symbol_in_text
-from pixiu_cli.store.conversations import ConversationStore
-from pixiu_cli.store.database import open_database
-from pixiu_cli.store.document_file import SHANGHAI, load_document
-from pixiu_cli.store.investor import InvestorStore
-from pixiu_cli.store.securities import SecurityMaster
+from pixiu_cli.conversation.context.builder import ContextBuilder
+from pixiu_cli.conversation.selection.aliases import add_alias
+from pixiu_cli.conversation.selection.names import Holder, shipped_market_list
+from pixiu_cli.conversation.selection.select import extract_symbols
+from pixiu_cli.conversation.store import ConversationStore
+from pixiu_cli.home.document_file import SHANGHAI, load_document
+from pixiu_cli.home.store import InvestorStore
+from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.market.store_securities import SecurityMaster
+from pixiu_cli.memory.note_symbol import symbol_in_text
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.json"
 NOW = datetime(2026, 11, 24, 10, 15, tzinfo=SHANGHAI)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from pixiu_cli.selection.forms import (
+from pixiu_cli.conversation.selection.forms import (
     AFFIX,
     EACH_WORD,
     FIRST_TWO,
@@ -17,8 +17,8 @@ from pixiu_cli.selection.forms import (
     generated_forms,
     latin_forms,
 )
-from pixiu_cli.selection.names import HOMOPHONE, Holder, NameTable, names_from
-from pixiu_cli.selection.select import select
+from pixiu_cli.conversation.selection.names import HOMOPHONE, Holder, NameTable, names_from
+from pixiu_cli.conversation.selection.select import select
 
 
 def forms(name: str) -> dict[str, str]:

@@ -9,8 +9,7 @@ import shutil
 
 import pytest
 
-from pixiu_cli.resources import data_dir
-from pixiu_cli.selection import (
+from pixiu_cli.conversation.selection import (
     codes,
     follow_up,
     homophones,
@@ -24,7 +23,8 @@ from pixiu_cli.selection import (
     topics,
     windows,
 )
-from pixiu_cli.selection.intent import Group, Intent, analyze
+from pixiu_cli.conversation.selection.intent import Group, Intent, analyze
+from pixiu_cli.kernel.resources import data_dir
 
 RULES = data_dir() / "selection" / "rules"
 _CACHED = (

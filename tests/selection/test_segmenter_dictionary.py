@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from pixiu_cli.selection import words
+from pixiu_cli.conversation.selection import words
 from tests.helpers import fresh_python
 
 jieba = pytest.importorskip("jieba")
@@ -115,7 +115,7 @@ def test_added_words_and_the_cut_are_jiebas(kept, word_list):
 def test_the_word_list_is_found_without_importing_jieba():
     code = (
         "import sys\n"
-        "from pixiu_cli.selection import words\n"
+        "from pixiu_cli.conversation.selection import words\n"
         "print(words.word_list_path().is_file(), 'jieba' in sys.modules)\n"
     )
     assert fresh_python(code).split() == ["True", "False"]
@@ -127,7 +127,7 @@ _CORPUS_CUT = """
 import sys, logging
 from pathlib import Path
 import jieba
-from pixiu_cli.selection import names, words
+from pixiu_cli.conversation.selection import names, words
 jieba.setLogLevel(logging.WARNING)
 theirs = jieba.Tokenizer(); theirs.initialize()
 for word in words.vocabulary(): theirs.add_word(word, freq=10_000)
@@ -151,7 +151,7 @@ print(len(texts))
 
 @pytest.mark.slow  # jieba's whole word list in a fresh interpreter (~3 s); CI runs it
 def test_the_selection_corpus_is_cut_as_jieba_cuts_it(kept):
-    from pixiu_cli.resources import data_dir
+    from pixiu_cli.kernel.resources import data_dir
 
     corpus = str(data_dir() / "selection")
     for _ in range(2):  # built, then mapped back

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import pytest
 
-from pixiu_cli.selection.intent import Intent
-from pixiu_cli.selection.names import Holder, NameTable, names_from, shipped_market_list
-from pixiu_cli.selection.normalize import normalize
-from pixiu_cli.selection.select import select
-from pixiu_cli.selection.senses import compared, everyday_reason, sense_of
+from pixiu_cli.conversation.selection.intent import Intent
+from pixiu_cli.conversation.selection.names import Holder, NameTable, names_from, shipped_market_list
+from pixiu_cli.conversation.selection.normalize import normalize
+from pixiu_cli.conversation.selection.select import select
+from pixiu_cli.conversation.selection.senses import compared, everyday_reason, sense_of
 
 HOLDERS = (
     Holder("002852", "道道全", ()),

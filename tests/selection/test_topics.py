@@ -10,11 +10,11 @@ import hashlib
 
 import pytest
 
-from pixiu_cli.resources import data_dir
-from pixiu_cli.selection import follow_up as conversation
-from pixiu_cli.selection import rules, select, topics
-from pixiu_cli.selection.names import Holder, NameTable, names_from
-from pixiu_cli.selection.select import select as pick
+from pixiu_cli.conversation.selection import follow_up as conversation
+from pixiu_cli.conversation.selection import rules, select, topics
+from pixiu_cli.conversation.selection.names import Holder, NameTable, names_from
+from pixiu_cli.conversation.selection.select import select as pick
+from pixiu_cli.kernel.resources import data_dir
 
 HOLDERS = (
     Holder("600519", "贵州茅台", ("茅台",)),

@@ -9,9 +9,9 @@ from datetime import date
 
 import pytest
 
-from pixiu_cli.selection.names import Holder, NameTable, names_from
-from pixiu_cli.selection.select import select
-from pixiu_cli.selection.windows import moves, period
+from pixiu_cli.conversation.selection.names import Holder, NameTable, names_from
+from pixiu_cli.conversation.selection.select import select
+from pixiu_cli.conversation.selection.windows import moves, period
 
 TODAY = date(2026, 11, 25)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pixiu_cli.services.alerts import DEFAULT_COOLDOWN_DAYS
+from pixiu_cli.memory.alerts import DEFAULT_COOLDOWN_DAYS
 from tests.helpers import MARKET_FIXTURES, PROMPT, in_process_ok, leave, repl_session, say
 
 HOLDING = {
@@ -115,7 +115,7 @@ def test_a_drawdown_alert_needs_a_holding(offline_env):
 
 
 def test_one_reading_of_a_rule_id_serves_forget_and_alert_remove():
-    from pixiu_cli.services.alerts import parse_rule_id, rule_ref
+    from pixiu_cli.memory.alerts import parse_rule_id, rule_ref
 
     for typed in ("a3", "A3", "#a3", "ａ3", "Ａ3", " a3 "):
         assert rule_ref(typed) == parse_rule_id(typed) == 3, typed

@@ -14,22 +14,22 @@ from unittest import mock
 
 import pytest
 
-from pixiu_cli.agent.calls import SilentSink
 from pixiu_cli.app import App, build_agent, configured
-from pixiu_cli.offline.script import Fault, ScriptedReply
+from pixiu_cli.brief.daily_brief import BriefRequest, brief
+from pixiu_cli.brief.views import cost_line
+from pixiu_cli.conversation.agent.calls import SilentSink
+from pixiu_cli.conversation.ask import INTERRUPTED, RETRIED_LABEL, AskRequest, RetryRequest, ask, retry
+from pixiu_cli.conversation.offline.script import Fault, ScriptedReply
+from pixiu_cli.conversation.presenters import error_line
+from pixiu_cli.conversation.views_turn_end import ask_kept_line
+from pixiu_cli.home.document_file import load_document
+from pixiu_cli.home.store import InvestorStore
+from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.kernel.render import Renderer
+from pixiu_cli.kernel.settings import load_settings
 from pixiu_cli.repl.loop import run_command
 from pixiu_cli.repl.state import ReplState
 from pixiu_cli.repl.turn import show_asked
-from pixiu_cli.services.ask import INTERRUPTED, RETRIED_LABEL, AskRequest, RetryRequest, ask, retry
-from pixiu_cli.services.brief import BriefRequest, brief
-from pixiu_cli.settings import load_settings
-from pixiu_cli.store.database import open_database
-from pixiu_cli.store.document_file import load_document
-from pixiu_cli.store.investor import InvestorStore
-from pixiu_cli.views.brief import cost_line
-from pixiu_cli.views.presenters import error_line
-from pixiu_cli.views.render import Renderer
-from pixiu_cli.views.turn_end import ask_kept_line
 from tests.helpers import FIXTURE, NOW, clean_env
 
 QUESTION = "茅台最近怎么样？"
@@ -158,7 +158,7 @@ def test_a_locked_database_keeps_the_question_in_unsent_and_the_line_says_where(
 
 
 def test_a_question_nowhere_can_keep_goes_back_to_the_prompt(app, model, monkeypatch):
-    from pixiu_cli.services import ask as use_case
+    from pixiu_cli.conversation import ask as use_case
 
     def full(*_):
         raise OSError(28, "No space left on device")
@@ -299,7 +299,7 @@ def test_an_offline_brief_is_not_estimated_and_never_asks(app, model):
 
 
 def test_a_brief_asked_to_push_without_channels_stops_before_the_model(paid, model):
-    from pixiu_cli.services.errors import RequestError
+    from pixiu_cli.kernel.refusal import RequestError
 
     with pytest.raises(RequestError):
         briefed(paid, lambda estimate: True, BriefRequest(push=True))

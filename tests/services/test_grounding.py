@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from pixiu_cli.selection.aliases import add_alias
-from pixiu_cli.services.alerts import NewAlert
-from pixiu_cli.services.grounding import ground_alert, ground_note, ground_trade
-from pixiu_cli.services.trades import NewTrade
-from pixiu_cli.store.database import open_database
-from pixiu_cli.store.document_file import load_document
-from pixiu_cli.store.investor import InvestorStore
-from pixiu_cli.store.securities import SecurityMaster
+from pixiu_cli.account.trades import NewTrade
+from pixiu_cli.conversation.grounding import ground_alert, ground_note, ground_trade
+from pixiu_cli.conversation.selection.aliases import add_alias
+from pixiu_cli.home.document_file import load_document
+from pixiu_cli.home.store import InvestorStore
+from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.market.store_securities import SecurityMaster
+from pixiu_cli.memory.alerts import NewAlert
 from tests.helpers import FIXTURE, NOW  # NOW: 2026-11-24
 
 

@@ -75,8 +75,8 @@ def ipo_fills(env, symbol: str) -> list[tuple]:
 
 
 def mcp_holdings(env) -> dict:
-    from pixiu_cli.mcp_server.reads import Reader, holdings
-    from pixiu_cli.settings import load_settings
+    from pixiu_cli.kernel.settings import load_settings
+    from pixiu_cli.mcp.reads import Reader, holdings
 
     with mock.patch.dict(os.environ, env, clear=True):
         return holdings(Reader(load_settings()))["account"]

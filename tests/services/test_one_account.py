@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pixiu_cli.domain.account import BONUS, BUY, DIVIDEND, DIVIDEND_TAX, SELL, CashBalance, Fill
-from pixiu_cli.domain.ledger import cash_after, cash_effect, positions
-from pixiu_cli.domain.valuation import Close, account_cash, value_account
+from pixiu_cli.account.ledger import cash_after, cash_effect, positions
+from pixiu_cli.account.model import BONUS, BUY, DIVIDEND, DIVIDEND_TAX, SELL, CashBalance, Fill
+from pixiu_cli.account.valuation import Close, account_cash, value_account
 from tests.helpers import MARKET_FIXTURES, clean_env, every_surface, in_process_ok, surfaces_agree
 
 STATEMENTS = Path(__file__).resolve().parents[1] / "fixtures" / "statements"

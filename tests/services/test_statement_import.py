@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from pixiu_cli.account.overview import account_record, read_account
+from pixiu_cli.account.statement_import import import_statement
+from pixiu_cli.account.statements.errors import StatementError
+from pixiu_cli.account.store import AccountStore
+from pixiu_cli.account.trades import NewTrade, record_trade, undo_trade
+from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.kernel.refusal import RequestError
 from pixiu_cli.market.trading_days import SHANGHAI
-from pixiu_cli.services.account import account_record, read_account
-from pixiu_cli.services.errors import RequestError
-from pixiu_cli.services.statements import import_statement
-from pixiu_cli.services.trades import NewTrade, record_trade, undo_trade
-from pixiu_cli.statements.errors import StatementError
-from pixiu_cli.store.account import AccountStore
-from pixiu_cli.store.database import open_database
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "statements"
 THS = FIXTURES / "ths_jiaogedan.csv"
@@ -197,9 +197,9 @@ def test_a_sale_of_shares_bought_before_the_statement_is_reported(db, tmp_path):
 def test_the_holding_an_import_reports_is_the_one_it_writes_with_bonus_shares_it_did_not_book(db):
     """A 10送5 in the stored market data after the statement's last row of 603375 (500 new
     shares): the holding is 750 shares, and the import says so, not the rows' own 500."""
-    from pixiu_cli.domain.bars import Bar, CorporateAction, SeriesWrite
-    from pixiu_cli.store.shared import stores_of
-    from pixiu_cli.views.account import import_lines
+    from pixiu_cli.account.views import import_lines
+    from pixiu_cli.kernel.db.stores import stores_of
+    from pixiu_cli.market.bars import Bar, CorporateAction, SeriesWrite
 
     bars = [Bar(day, 10.0, 10.0, 10.0, 10.0, 1000.0, None, 1, False) for day in ("2025-06-02", "2025-08-19")]
     bonus = CorporateAction("603375", "2025-06-03", 0.0, 0.5, None, "import", "cash_shares", None)
@@ -217,7 +217,7 @@ def test_the_holding_an_import_reports_is_the_one_it_writes_with_bonus_shares_it
 
 
 def test_the_brief_reads_the_accounts_cash(db):
-    from pixiu_cli.services.brief_facts import brief_facts
+    from pixiu_cli.brief.facts import brief_facts
 
     assert brief_facts(db, NOW).cash is None
     import_statement(db, THS, NOW)

@@ -9,11 +9,11 @@ from decimal import Decimal
 
 import pytest
 
+from pixiu_cli.account.overview import trade_history
+from pixiu_cli.home.document_file import parse_document
+from pixiu_cli.home.store import InvestorStore
+from pixiu_cli.kernel.db.database import open_database
 from pixiu_cli.market.trading_days import SHANGHAI
-from pixiu_cli.services.account import trade_history
-from pixiu_cli.store.database import open_database
-from pixiu_cli.store.document_file import parse_document
-from pixiu_cli.store.investor import InvestorStore
 from tests.helpers import fill_row
 
 NOW = datetime(2026, 11, 25, 20, 30, tzinfo=SHANGHAI)

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from pixiu_cli.domain.account import (
+from pixiu_cli.account.ledger import positions
+from pixiu_cli.account.model import (
     ALLOTMENT,
     BONUS,
     BUY,
@@ -25,10 +26,9 @@ from pixiu_cli.domain.account import (
     TRANSFER_IN,
     TRANSFER_OUT,
 )
-from pixiu_cli.domain.ledger import positions
-from pixiu_cli.statements.errors import StatementError
-from pixiu_cli.statements.kinds import IPO_PAYMENT, kind_of
-from pixiu_cli.statements.reader import read_statement
+from pixiu_cli.account.statements.errors import StatementError
+from pixiu_cli.account.statements.kinds import IPO_PAYMENT, kind_of
+from pixiu_cli.account.statements.reader import read_statement
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "statements"
 TDX_JGD = FIXTURES / "tdx_jiaogedan.csv"

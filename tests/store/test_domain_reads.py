@@ -7,9 +7,9 @@ import sqlite3
 
 import pytest
 
-from pixiu_cli.store.database import open_database, write_transaction
-from pixiu_cli.store.investor import InvestorStore
-from pixiu_cli.store.portfolio import set_position
+from pixiu_cli.account.store_reported import set_position
+from pixiu_cli.home.store import InvestorStore
+from pixiu_cli.kernel.db.database import open_database, write_transaction
 
 
 def _holding(symbol: str, name: str, shares: float = 100.0) -> dict:
@@ -98,12 +98,12 @@ def test_profiles_for_many_symbols_take_each_ones_latest(domain):
 def test_portfolio_reads_survive_conversation_writes_but_not_trades(tmp_path):
     from datetime import datetime
 
-    from pixiu_cli.domain.investor import Holding
-    from pixiu_cli.store.conversations import ConversationStore
-    from pixiu_cli.store.database import open_database
-    from pixiu_cli.store.document_file import SHANGHAI
-    from pixiu_cli.store.investor import InvestorStore
-    from pixiu_cli.store.portfolio import set_position
+    from pixiu_cli.account.store_reported import set_position
+    from pixiu_cli.conversation.store import ConversationStore
+    from pixiu_cli.home.document_file import SHANGHAI
+    from pixiu_cli.home.model import Holding
+    from pixiu_cli.home.store import InvestorStore
+    from pixiu_cli.kernel.db.database import open_database
 
     db = open_database(tmp_path / "v.db")
     domain = InvestorStore(db)

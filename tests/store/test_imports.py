@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from pixiu_cli.store.database import open_database
-from pixiu_cli.store.document_file import SHANGHAI, parse_document, to_document
-from pixiu_cli.store.investor import InvestorStore
-from pixiu_cli.store.memory import MemoryStore
-from pixiu_cli.store.merge import ShareConflict, merge_document
+from pixiu_cli.home.document_file import SHANGHAI, parse_document, to_document
+from pixiu_cli.home.merge import ShareConflict, merge_document
+from pixiu_cli.home.store import InvestorStore
+from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.memory.store import MemoryStore
 
 NOW = datetime(2026, 11, 27, 10, 0, tzinfo=SHANGHAI)
 FIXTURE = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.json").read_text())
@@ -87,7 +87,7 @@ def test_notes_and_decisions_made_in_conversation_are_never_touched(db):
         at="2026-11-27T10:00:00+08:00",
     ).event
     memory.forget(gone.id, "2026-11-27T10:01:00+08:00")
-    from pixiu_cli.services.trades import NewTrade, record_trade
+    from pixiu_cli.account.trades import NewTrade, record_trade
 
     record_trade(db, NewTrade("002415", "buy", 30, 200, "对话里说的", "海康威视", "model"), "2026-11-27T10:02:00+08:00")
     doc = copy.deepcopy(FIXTURE)
@@ -121,7 +121,7 @@ def test_notes_and_decisions_made_in_conversation_are_never_touched(db):
 
 
 def _trade(db, symbol, side, price, quantity, at):
-    from pixiu_cli.services.trades import NewTrade, record_trade
+    from pixiu_cli.account.trades import NewTrade, record_trade
 
     record_trade(db, NewTrade(symbol, side, price, quantity, None, None, "model", fee=0.0), at)
 
@@ -129,7 +129,7 @@ def _trade(db, symbol, side, price, quantity, at):
 def _held(db) -> dict:
     from datetime import datetime
 
-    from pixiu_cli.services.account import account_record, read_account
+    from pixiu_cli.account.overview import account_record, read_account
 
     record = account_record(read_account(db, datetime.fromisoformat("2026-11-28T10:00:00+08:00")))
     return {h["symbol"]: h for h in record["holdings"]}
@@ -178,9 +178,9 @@ def test_a_failing_merge_changes_nothing(db):
 
 def _sourced_home(db) -> None:
     """A synced news item and a brief's report, as `pixiu news sync` and `pixiu brief` store them."""
-    from pixiu_cli.domain.news import MEDIA, FetchedNews
-    from pixiu_cli.store.brief_reports import BriefReport, BriefStore
-    from pixiu_cli.store.news import NewsStore
+    from pixiu_cli.brief.store import BriefReport, BriefStore
+    from pixiu_cli.market.news.model import MEDIA, FetchedNews
+    from pixiu_cli.market.news.store import NewsStore
 
     item = FetchedNews(
         "600519",
@@ -247,8 +247,8 @@ def test_a_news_item_pairs_by_its_feed_key_first(db, tmp_path):
     """The feed retitled an item: the file's row has another title (another natural key)
     but the stored item's dedup_key, so it is that item, not a second row the unique key
     would refuse; and a sync after the import adds nothing."""
-    from pixiu_cli.domain.news import MEDIA, FetchedNews
-    from pixiu_cli.store.news import NewsStore
+    from pixiu_cli.market.news.model import MEDIA, FetchedNews
+    from pixiu_cli.market.news.store import NewsStore
 
     _sourced_home(db)
     doc = to_document(InvestorStore(db).export())

@@ -12,12 +12,12 @@ from types import ModuleType
 
 import pytest
 
-from pixiu_cli.optional_imports import Deferred, LazyPattern, import_hiding
+from pixiu_cli.kernel.optional_imports import Deferred, LazyPattern, import_hiding
 
 PROBE = """\
 import sys
-import pixiu_cli.store
-from pixiu_cli.store.database import open_database
+import pixiu_cli.kernel.db
+from pixiu_cli.kernel.db.database import open_database
 from pathlib import Path
 db = open_database(Path(sys.argv[1]))
 db["t"].insert({"a": 1})

@@ -8,9 +8,9 @@ import threading
 
 from sqlite_utils import Database
 
-from pixiu_cli.store.database import open_database
-from pixiu_cli.store.schema import migrations
-from pixiu_cli.store.template import create_migrated
+from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.kernel.db.schema import migrations
+from pixiu_cli.kernel.db.template import create_migrated
 
 
 def _contents(path) -> tuple[list, dict]:

@@ -9,10 +9,10 @@ import ast
 import inspect
 from dataclasses import asdict, fields, replace
 
-from pixiu_cli.domain.account import CashBalance, Fill
-from pixiu_cli.store import account
-from pixiu_cli.store.account import AccountStore
-from pixiu_cli.store.database import open_database
+from pixiu_cli.account import store as account
+from pixiu_cli.account.model import CashBalance, Fill
+from pixiu_cli.account.store import AccountStore
+from pixiu_cli.kernel.db.database import open_database
 from tests.helpers import package_syntax_trees, walked
 
 _LENIENT = {"quantity", "price", "amount", "fees"}  # NULL reads as 0: named once, with the reason

@@ -13,7 +13,7 @@ PAIRS = 40  # before the fix about one pair in seven failed: 40 pairs miss it wi
 
 
 def _open_main(path: str, start, results) -> None:
-    from pixiu_cli.store.database import StoreError, open_database
+    from pixiu_cli.kernel.db.database import StoreError, open_database
 
     start.wait()
     try:
@@ -24,7 +24,7 @@ def _open_main(path: str, start, results) -> None:
 
 
 def _open_cache(path: str, start, results) -> None:
-    from pixiu_cli.store.prefix_units import PrefixUnitFile
+    from pixiu_cli.conversation.offline.prefix_units import PrefixUnitFile
 
     start.wait()
     units = PrefixUnitFile(Path(path))

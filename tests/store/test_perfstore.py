@@ -8,12 +8,12 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pixiu_cli.accounting.prices import PriceTable
-from pixiu_cli.accounting.report import build_report
-from pixiu_cli.llm.types import Usage
-from pixiu_cli.store.conversations import ConversationStore, add_request_function
-from pixiu_cli.store.database import open_database
-from pixiu_cli.store.requests import MAX_DEPTH, pack, unpack
+from pixiu_cli.account.prices import PriceTable
+from pixiu_cli.account.report import build_report
+from pixiu_cli.conversation.llm.types import Usage
+from pixiu_cli.conversation.store import ConversationStore, add_request_function
+from pixiu_cli.conversation.store_requests import MAX_DEPTH, pack, unpack
+from pixiu_cli.kernel.db.database import open_database
 
 
 def _store(tmp_path, name="p.db") -> ConversationStore:
@@ -149,7 +149,7 @@ def test_the_explanation_worker_never_recreates_a_deleted_database(tmp_path):
     the file again, and the deletion would find the folder not empty."""
     import shutil
 
-    from pixiu_cli.accounting.explain import explain_finished_call, wait_for_explanations
+    from pixiu_cli.account.explain import explain_finished_call, wait_for_explanations
 
     folder = tmp_path / "copy"
     folder.mkdir()

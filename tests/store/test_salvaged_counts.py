@@ -3,10 +3,10 @@ those counts wrong, so they are counted again from what was saved when first ask
 
 from __future__ import annotations
 
-from pixiu_cli.domain.bars import Bar, SeriesWrite
-from pixiu_cli.store.database import open_database
-from pixiu_cli.store.market import MarketStore
-from pixiu_cli.store.salvage import salvage
+from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.kernel.db.salvage import salvage
+from pixiu_cli.market.bars import Bar, SeriesWrite
+from pixiu_cli.market.store import MarketStore
 
 
 def test_a_salvage_copies_no_counts_kept_of_the_bars(tmp_path):

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from pixiu_cli.account.trades import NewTrade, record_trade
+from pixiu_cli.home.documents import BackupPlace, backup, export, import_document, restore
+from pixiu_cli.kernel.db.database import open_database
 from pixiu_cli.market.trading_days import SHANGHAI
-from pixiu_cli.services.documents import BackupPlace, backup, export, import_document, restore
-from pixiu_cli.services.notes import NewNote, add_note
-from pixiu_cli.services.trades import NewTrade, record_trade
-from pixiu_cli.store.database import open_database
-from pixiu_cli.store.memory import MemoryStore
+from pixiu_cli.memory.notes import NewNote, add_note
+from pixiu_cli.memory.store import MemoryStore
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.json"
 NOW = datetime(2026, 11, 30, 10, 0, tzinfo=SHANGHAI)
@@ -95,7 +95,7 @@ def test_a_restore_of_an_older_backup_never_reissues_an_id(db, tmp_path):
 
 def test_the_demo_refresh_keeps_the_ids_of_its_notes(tmp_path):
     from pixiu_cli.app import refresh_demo_data
-    from pixiu_cli.store.investor import InvestorStore
+    from pixiu_cli.home.store import InvestorStore
 
     path = tmp_path / "demo.db"
     db = open_database(path)

@@ -8,10 +8,10 @@ import sqlite3
 import threading
 import time
 
-from pixiu_cli.context.builder import system_prompt
-from pixiu_cli.offline.script import Fault, ScriptedReply
-from pixiu_cli.store.database import open_database
-from pixiu_cli.store.schema import migrations
+from pixiu_cli.conversation.context.builder import system_prompt
+from pixiu_cli.conversation.offline.script import Fault, ScriptedReply
+from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.kernel.db.schema import migrations
 from tests.helpers import PLANTED_KEY, build_app, http_model
 
 
@@ -115,7 +115,7 @@ def test_key_never_reaches_the_database(server, tmp_path):
 def test_listed_conversations_read_like_one_conversation(tmp_path):
     """One row mapper: a listed conversation carries everything get_conversation does,
     including how far its summary reaches."""
-    from pixiu_cli.store.conversations import ConversationStore
+    from pixiu_cli.conversation.store import ConversationStore
 
     db = open_database(tmp_path / "p.db")
     store = ConversationStore(db)

@@ -14,16 +14,16 @@ from pathlib import Path
 
 import pytest
 
-import pixiu_cli.context.memory as memory_module
-from pixiu_cli.context.builder import ContextBuilder
-from pixiu_cli.context.memory import MemoryLimits
-from pixiu_cli.store.analytics import AnalyticsStore
-from pixiu_cli.store.conversations import ConversationStore
-from pixiu_cli.store.database import open_database
-from pixiu_cli.store.investor import InvestorStore
-from pixiu_cli.store.market import MarketStore
-from pixiu_cli.store.rows import StoredValueError
-from pixiu_cli.store.securities import SecurityMaster
+import pixiu_cli.conversation.context.memory as memory_module
+from pixiu_cli.conversation.context.builder import ContextBuilder
+from pixiu_cli.conversation.context.memory import MemoryLimits
+from pixiu_cli.conversation.store import ConversationStore
+from pixiu_cli.home.store import InvestorStore
+from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.kernel.db.rows import StoredValueError
+from pixiu_cli.market.analytics.store import AnalyticsStore
+from pixiu_cli.market.store import MarketStore
+from pixiu_cli.market.store_securities import SecurityMaster
 from tests.helpers import NOW, load, pixiu_in_process
 
 RECENT = NOW.isoformat(timespec="seconds")

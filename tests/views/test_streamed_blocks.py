@@ -12,8 +12,8 @@ import pytest
 from rich.console import Console
 from rich.live import Live
 
-import pixiu_cli.views.render as render
-from pixiu_cli.views.render import Renderer
+import pixiu_cli.kernel.render as render
+from pixiu_cli.kernel.render import Renderer
 
 SENTENCES = [
     "茅台最近三个月走势偏弱，成交量温和，估值回到近五年的中位附近。",

@@ -1,0 +1,646 @@
+"""The investor's account as one view: `read_account` gathers the ledger, the stated
+holdings, the corporate actions, the closes and the cash, and the domain derives and values
+it once (domain/ledger.py, domain/valuation.py). `pixiu holdings`, `/holdings`, the context
+block, the brief, the tools and the evals all show that one result."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from datetime import date, datetime, timedelta
+from decimal import Decimal
+from typing import TYPE_CHECKING, NamedTuple
+
+from pixiu_cli.account.ledger import Position, StatedLot, cash_after, checkpointed, dec, position, resume_fills_from
+from pixiu_cli.account.model import (
+    COST_METHODS,
+    KIND_NAMES,
+    MANUAL,
+    ORIGIN_NAMES,
+    STATEMENT,
+    CashBalance,
+    Fill,
+    SkippedRow,
+)
+from pixiu_cli.account.valuation import AccountView, Close, account_cash, applied_dividends, value_account
+from pixiu_cli.home.model import LEDGER, STATED, Holding
+from pixiu_cli.kernel.codes import is_finite_number
+from pixiu_cli.kernel.dates import DateWordsError, day_label, parse_date_words
+from pixiu_cli.kernel.db.database import write_transaction
+from pixiu_cli.kernel.db.stores import stores_of
+from pixiu_cli.kernel.refusal import RequestError
+from pixiu_cli.market.plausible import money_problem, price_problem, shares_problem
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
+
+
+def check_cost_method(method: str) -> str:
+    if method not in COST_METHODS:
+        raise RequestError(f"成本算法只能是 {' / '.join(COST_METHODS)}，而不是 {method!r}")
+    return method
+
+
+def stated_lots(holdings: list[Holding]) -> dict[str, StatedLot]:
+    """The holdings the user or a document stated (not made by the ledger): each a lot at its
+    cost on the day it was stated."""
+    lots = {}
+    for h in holdings:
+        if h.basis != STATED or not is_finite_number(h.shares) or not is_finite_number(h.cost):
+            continue
+        if shares_problem(h.shares) or price_problem(h.cost):  # past any holding: not a lot to count
+            continue
+        if h.shares > 0 and h.cost > 0:
+            lots[h.symbol] = StatedLot(h.symbol, dec(h.shares), dec(h.cost), (h.updated_at or "")[:10])
+    return lots
+
+
+def derive_positions(
+    db: Database,
+    now: datetime,
+    symbols: list[str] | None = None,
+    day: str | None = None,
+    *,
+    fills: list[Fill] | None = None,
+    skipped: list[SkippedRow] | None = None,
+) -> dict[str, Position]:
+    """Every stock's position from the ledger, the stated holdings and the stored corporate
+    actions up to today (or the stock's last close: its price is from before a later
+    ex-date). `day`: the positions at that day's close instead (later events left out);
+    `fills`: the ledger when the caller has already read it; `skipped` (a read): the stored
+    rows no figure can be made from are left out and added to it (a write refuses them)."""
+
+    holdings = stores_of(db).investor.holdings()
+    lots = {s: lot for s, lot in stated_lots(holdings).items() if day is None or lot.day <= day}
+    if fills is None and day is None:
+        return _from_checkpoints(db, now, symbols, lots, skipped)
+    store = stores_of(db).account
+    if fills is not None:
+        ledger = fills
+    elif symbols is None:
+        ledger = store.fills(skipped=skipped)
+    else:  # the named stocks' fills only: one indexed read each, not the whole ledger
+        ledger = [f for s in symbols for f in store.fills(s, skipped=skipped)]
+    fills = [f for f in ledger if day is None or f.day <= day]
+    wanted = sorted({f.symbol for f in fills if f.symbol} | set(lots)) if symbols is None else symbols
+    market = stores_of(db).market
+    closes = market.last_closes(wanted)
+    actions = market.actions_for(wanted, skipped)
+    today = day or now.date().isoformat()
+    by_symbol: dict[str, list[Fill]] = {}
+    for f in fills:
+        if f.symbol in wanted:
+            by_symbol.setdefault(f.symbol, []).append(f)
+    out = {}
+    for s in wanted:
+        if s in by_symbol or s in lots:
+            until = min(closes[s][0], today) if s in closes else today
+            out[s] = position(s, by_symbol.get(s, []), lot=lots.get(s), actions=actions.get(s, ()), until=until)
+    return out
+
+
+def trade_price_refusal(db: Database, symbol: str, day: str, price: float, bars=None) -> str | None:
+    """A trade's price far from the stock's stored bars around its day (None: believable, or
+    no bars stored there). `bars`: the stock's stored series when the caller has read it."""
+    from pixiu_cli.market.gate import fill_refusal, fill_window
+
+    if bars is None:
+        bars = stores_of(db).market.bars(symbol, *fill_window(day))
+    return fill_refusal(bars, day, price)
+
+
+def dividend_refusal(db: Database, fill: Fill, now: datetime, ledger: Sequence[Fill] | None = None) -> str | None:
+    """A dividend that comes to more a share than the stock's price, for the shares held at
+    the close before its day (by the stored ledger, or `ledger` when the caller has one)."""
+    from pixiu_cli.market.plausible import dividend_problem
+
+    before = (date.fromisoformat(fill.day) - timedelta(days=1)).isoformat()
+    held = derive_positions(db, now, [fill.symbol], before, fills=None if ledger is None else list(ledger)).get(
+        fill.symbol
+    )
+    close = stores_of(db).market.close_before(fill.symbol, fill.day)
+    return dividend_problem(float(fill.amount), float(held.shares) if held else None, close[1] if close else None)
+
+
+class FillRefusal(NamedTuple):
+    """A new fill no account could have, against what is stored: the fill, and why."""
+
+    fill: Fill
+    problem: str
+
+
+class FillGate:
+    """New fills checked against what is stored as they arrive (a statement a day at a time):
+    a trade's price against its stock's stored bars (each stock's read once), and, once the
+    fills are written, each dividend against the shares held the day before."""
+
+    def __init__(self, db: Database, now: datetime):
+        self.db, self.now = db, now
+        self.series: dict = {}
+        self.dividends: list[Fill] = []
+
+    def see(self, fills: Sequence[Fill]) -> FillRefusal | None:
+        from pixiu_cli.account.model import BUY, DIVIDEND, SELL
+
+        for f in fills:
+            if f.symbol is None or not is_finite_number(f.price) or not is_finite_number(f.amount):
+                continue
+            if f.kind == DIVIDEND:
+                self.dividends.append(f)
+            elif f.kind in (BUY, SELL) and f.price:
+                if f.symbol not in self.series:
+                    self.series[f.symbol] = stores_of(self.db).market.bars(f.symbol)
+                bars = self.series[f.symbol]
+                if len(bars) and (problem := trade_price_refusal(self.db, f.symbol, f.day, float(f.price), bars)):
+                    return FillRefusal(f, problem)
+        return None
+
+    def settle(self, ledger: Sequence[Fill] | None = None) -> FillRefusal | None:
+        """The dividends seen, against the stored ledger (or `ledger`), each stock's read once."""
+        by_symbol: dict[str, list[Fill]] = {}
+        for f in self.dividends:
+            if f.symbol not in by_symbol:
+                held = stores_of(self.db).account.fills(f.symbol) if ledger is None else ledger
+                by_symbol[f.symbol] = [g for g in held if g.symbol == f.symbol]
+            if problem := dividend_refusal(self.db, f, self.now, by_symbol[f.symbol]):
+                return FillRefusal(f, problem)
+        return None
+
+
+def fills_refusal(db: Database, fills: Sequence[Fill], now: datetime, ledger: Sequence[Fill]) -> FillRefusal | None:
+    """The first of `fills` not believable against what is stored and `ledger` (the fills
+    their dividends are held by)."""
+    gate = FillGate(db, now)
+    return gate.see(fills) or gate.settle(ledger)
+
+
+def ledger_rows_refusal(db: Database, rows: Sequence[dict], now: datetime) -> str | None:
+    """A document's fills (rows by column name, `pixiu import`) checked as a statement's: a
+    trade's price against the stock's stored bars, a dividend against the shares the stored
+    ledger and the document's own fills hold the day before; the row named by its place."""
+    from pixiu_cli.account.model import DIVIDEND
+
+    fills = [_document_fill(row) for row in rows]
+    ids = {f.fill_id for f in fills}
+    symbols = sorted({f.symbol for f in fills if f.kind == DIVIDEND and f.symbol})  # read only for a dividend
+    stored = [f for s in symbols for f in stores_of(db).account.fills(s) if f.fill_id not in ids]
+    refused = fills_refusal(db, fills, now, sorted(stored + fills, key=lambda f: (f.day, f.time or "")))
+    if refused is None:
+        return None
+    field = "amount" if refused.fill.kind == DIVIDEND else "price"
+    return f"account.fills[{fills.index(refused.fill)}].{field}：{refused.problem}"
+
+
+def _document_fill(row: dict) -> Fill:
+    values = {name: row.get(name) for name in Fill.__dataclass_fields__ if name in row}
+    for name in ("quantity", "price", "amount", "fees"):
+        values.setdefault(name, 0.0)
+    for name in ("time", "symbol", "name", "cash_change", "balance"):
+        values.setdefault(name, None)  # a cash row of the account's own: no stock
+    return Fill(**values)
+
+
+def ledger_positions(db: Database, now: datetime, symbols: list[str]) -> dict[str, Position]:
+    """The named stocks' positions as their fills and the stored corporate actions make them,
+    a stated holding left out: what a holding row becomes when it gives way to the ledger
+    (a statement import). Inside a write transaction the new checkpoints are stored."""
+    return _from_checkpoints(db, now, symbols, {})
+
+
+def _from_checkpoints(
+    db: Database,
+    now: datetime,
+    symbols: list[str] | None,
+    lots: dict[str, StatedLot],
+    skipped: list[SkippedRow] | None = None,
+) -> dict[str, Position]:
+    """derive_positions of today, each stock from its stored checkpoint (when one applies)
+    and the fills after it: reading the fills since its day, not the whole ledger, gives the
+    same Decimals (tests/services/test_position_checkpoints.py). A caller inside a write
+    transaction (an import, a trade) stores the new checkpoints; a read leaves them, and a
+    derivation that left a row out keeps none (the row mended must be read again)."""
+    store, market = stores_of(db).account, stores_of(db).market
+    wanted = sorted(set(store.symbols()) | set(lots)) if symbols is None else symbols
+    closes = market.last_closes(wanted)
+    actions = market.actions_for(wanted, skipped)
+    marks = store.checkpoints(list(wanted))
+    today = now.date().isoformat()
+    out, fresh = {}, []
+    for s in wanted:
+        until = min(closes[s][0], today) if s in closes else today
+        lot, mark = lots.get(s), marks.get(s)
+        if mark is not None and (lot is not None or mark.through > until or not mark.usable()):
+            mark = None
+        own = store.fills(s, since=resume_fills_from(mark) if mark is not None else None, skipped=skipped)
+        if not own and mark is None and lot is None:
+            continue
+        out[s], new_mark = checkpointed(s, own, lot=lot, actions=actions.get(s, ()), until=until, resume=mark)
+        if new_mark is not None and new_mark != mark:
+            fresh.append(new_mark)
+    if fresh and not skipped:
+        store.save_checkpoints(fresh)
+    return out
+
+
+def _closes(db: Database, symbols: list[str], now: datetime) -> dict[str, Close]:
+    from pixiu_cli.market.calendar import TradingCalendar, beyond_calendar
+
+    market = stores_of(db).market
+    calendar = TradingCalendar(market)
+    at_least = beyond_calendar(now) is not None
+    stale: dict[str, int | None] = {}
+    out = {}
+    for symbol, (day, price) in market.last_closes(symbols).items():
+        if day not in stale:
+            stale[day] = calendar.stale_days(day, now)
+        out[symbol] = Close(day, dec(price), stale[day], at_least)
+    return out
+
+
+def read_account(db: Database, now: datetime, cost_method: str = "diluted") -> AccountView:
+    """The account as of `now`: the one derivation every surface reads."""
+    from pixiu_cli.market.security_master import security_name
+    from pixiu_cli.market.trading_days import as_shanghai
+
+    method = check_cost_method(cost_method)
+    store = stores_of(db).account
+    skipped: list[SkippedRow] = []
+    positions = derive_positions(db, now, skipped=skipped)
+    stated = store.cash(as_shanghai(now).date().isoformat(), skipped)
+    flows = None
+    if stated is not None:
+        after = stated.fills_before if stated.source == "user" else None
+        applied = applied_dividends(list(positions.values()))
+        # the flows after the balance: the fills dated on its day or later
+        flows = cash_after(stated.as_of, store.fills(since=stated.as_of, skipped=skipped), applied, after_seq=after)
+    account = value_account(positions, _closes(db, list(positions), now), account_cash(stated, flows), method)
+    rows = {h.symbol: h for h in stores_of(db).investor.holdings()}
+    master = stores_of(db).securities
+    names = {}
+    for symbol, p in positions.items():
+        row = rows.get(symbol)
+        names[symbol] = (
+            security_name(master, symbol) or (row.name if row and row.name != symbol else None) or p.name or symbol
+        )
+    roles = {s: (rows[s].role if s in rows else "satellite") for s in positions}
+    held = tuple(_as_holding(h, rows.get(h.symbol), names[h.symbol], roles[h.symbol]) for h in account.holdings)
+    return AccountView(account, names, roles, held, tuple(dict.fromkeys(skipped)))
+
+
+def _as_holding(h, row: Holding | None, name: str, role: str) -> Holding:
+    """Dated by the position's last ledger event, never by when its row was last written."""
+    p = h.position
+    return Holding(
+        h.symbol,
+        name,
+        row.short_names if row else (),
+        float(h.shares),
+        float(h.cost),
+        role,
+        p.last_event_day or None,
+        row.basis if row else LEDGER,
+    )
+
+
+class AccountReader:
+    """read_account for the context block: derived again only when the ledger, the holdings,
+    the stored market data or the last closed session changed, not every turn."""
+
+    def __init__(self, db: Database, cost_method: str = "diluted"):
+        self.db = db
+        self.cost_method = check_cost_method(cost_method)
+        self._key: tuple | None = None
+        self._view: AccountView | None = None
+
+    def history(
+        self, now: datetime, start: date | None, end: date | None, symbols: list[str] | None = None, limit: int = 12
+    ) -> TradeHistory:
+        """The trade history for the context block (`trade_history`)."""
+        return trade_history(self.db, now, start, end, symbols, limit)
+
+    def __call__(self, now: datetime) -> AccountView:
+        from pixiu_cli.market.calendar import last_complete_session
+
+        key = (
+            stores_of(self.db).investor.portfolio_version(),
+            stores_of(self.db).account.version(),
+            stores_of(self.db).market.version(),
+            last_complete_session(now),
+            now.date(),
+        )
+        if key != self._key or key[0] is None:
+            self._view = read_account(self.db, now, self.cost_method)
+            self._key = key
+        return self._view
+
+
+@dataclass(frozen=True)
+class Held:
+    """One stock's shares and cost (by the account's method) as the ledger leaves them."""
+
+    shares: Decimal
+    cost: Decimal | None
+
+    def line(self, prefix: str = "持仓") -> str:
+        if self.shares <= 0 or self.cost is None:
+            return "已清仓"
+        return f"{prefix} {float(self.shares):g} 股，成本 {float(self.cost):.2f}"
+
+
+def held_position(
+    db: Database, symbol: str, now: datetime, method: str = "diluted", skipped: list[SkippedRow] | None = None
+) -> Held:
+    p = derive_positions(db, now, [symbol], skipped=skipped).get(symbol)
+    return Held(p.shares, p.cost(method)) if p is not None else Held(Decimal(0), None)
+
+
+def refuse_unreadable_ledger(db: Database, symbol: str, now: datetime) -> None:
+    """Refuses (StoredValueError, one line naming the row) when a stored row the stock's
+    position is derived from cannot be read: a write must not build on a guess."""
+    derive_positions(db, now, [symbol])
+
+
+def sync_holding(db: Database, symbol: str, now: datetime, method: str, at: str) -> Holding | None:
+    """The holding row after the ledger changed: a stated holding stands (the ledger's later
+    events move it when the account is read); any other row is the ledger's copy."""
+    from pixiu_cli.account.store_reported import set_position  # a write: reading the account needs none
+
+    row = stores_of(db).investor.holding(symbol)
+    if row is not None and row.basis == STATED:
+        return row
+    p = derive_positions(db, now, [symbol]).get(symbol)
+    if p is None or not p.held:
+        set_position(db, symbol, None, 0, None, at)
+        return None
+    from pixiu_cli.market.security_master import security_name
+
+    name = (row.name if row else None) or security_name(stores_of(db).securities, symbol) or p.name
+    set_position(db, symbol, name, float(p.shares), float(p.cost(method)), at)
+    return stores_of(db).investor.holding(symbol)
+
+
+# the day of a trade ----------------------------------------------------------------------
+def _check_session(day: date, today: date) -> None:
+    """Trades happen on trading days: a closed day is refused with the sessions around it."""
+    from pixiu_cli.market.trading_days import (
+        CalendarEnd,
+        holiday_name,
+        is_trading_day,
+        knows,
+        next_trading_day,
+        previous_trading_day,
+        trading_calendar,
+    )
+
+    first = trading_calendar().first
+    if day < first:
+        raise RequestError(
+            f"{day.isoformat()} 早于 A 股第一个交易日 {first.isoformat()}（上交所开业）：没有这一天的交易"
+        )
+    if is_trading_day(day) if knows(day) else day.weekday() < 5:
+        return  # past the calendar's end a weekday cannot be known closed
+    closed = holiday_name(day) or "周末"
+    sessions = [f"上一个交易日是 {day_label(previous_trading_day(day))}"]
+    try:
+        after = next_trading_day(day)
+    except CalendarEnd:
+        after = None  # none known yet
+    if after is not None and after <= today:
+        sessions.append(f"下一个是 {day_label(after)}")
+    raise RequestError(f"{day_label(day)} {closed}休市，没有成交：{'，'.join(sessions)}")
+
+
+def trade_day(words: str | None, now: datetime, sessions_only: bool = True) -> date:
+    """The day the user named (今天 / 昨天 / 周五 / 上周五 / 3月3日 / 2025-03-03), never
+    after today and, for a trade (`sessions_only`), a day the exchanges were open."""
+    today = now.date()
+    try:
+        day = parse_date_words(words, today) if words and words.strip() else today
+    except DateWordsError as exc:
+        raise RequestError(str(exc)) from None
+    if sessions_only:
+        _check_session(day, today)
+    return day
+
+
+# cash -------------------------------------------------------------------------------------
+def set_cash(db: Database, amount: float, day_words: str | None, now: datetime) -> CashBalance:
+    if not (isinstance(amount, int | float) and math.isfinite(amount) and amount >= 0):
+        raise RequestError(f"现金余额应为非负数字，而不是 {amount!r}")
+    if problem := money_problem(float(amount)):
+        raise RequestError(f"现金余额不合理：{problem}")
+    cash = CashBalance(round(float(amount), 2), trade_day(day_words, now, sessions_only=False).isoformat(), "user")
+    with write_transaction(db):
+        stores_of(db).account.set_cash(cash, now.isoformat(timespec="seconds"))
+    return cash
+
+
+# fills ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class TradeLine:
+    """A fill as a trade list shows it: the fill's own figures (day, time, symbol, quantity,
+    price, amount, fees, balance are read from it), its kind and source in words, the stock
+    named by the security master, and the memory id of the trade it records."""
+
+    fill: Fill
+    name: str | None
+    ref: str | None  # d5: the trade's memory id, for /forget
+
+    def __getattr__(self, attribute: str):
+        if attribute.startswith("_") or attribute == "fill":  # copying and pickling look before `fill` is set
+            raise AttributeError(attribute)
+        return getattr(self.fill, attribute)
+
+    @property
+    def kind(self) -> str:
+        """买入 / 卖出 / 红股入账 …"""
+        return KIND_NAMES.get(self.fill.kind, self.fill.kind)
+
+    @property
+    def origin(self) -> str:
+        return ORIGIN_NAMES[STATEMENT if self.fill.origin == STATEMENT else MANUAL]
+
+    @property
+    def fees_estimated(self) -> bool:
+        """The fees are the account's rates applied, until a statement's fill replaces them."""
+        return self.fill.fee_estimated
+
+    def record(self) -> dict:
+        """What `pixiu trades --json` and the MCP server's trades say of it."""
+        return {key: getattr(self, key) for key in _TRADE_RECORD}
+
+
+_TRADE_RECORD = ("day", "time", "kind", "symbol", "name", "quantity", "price", "amount", "fees", "balance", "origin",
+                 "ref", "fees_estimated")  # fmt: skip
+
+
+class TradeList(list):
+    """The trades listed, and the stored rows left out of them (unreadable)."""
+
+    skipped: tuple[SkippedRow, ...] = ()
+
+
+def list_trades(db: Database, symbol: str | None = None) -> TradeList:
+    """The ledger's readable fills, each stock named by the security master (a statement's
+    证券名称 is the broker's spelling, never the name pixiu shows)."""
+    from pixiu_cli.market.security_master import security_name
+
+    master, names = stores_of(db).securities, {}
+    lines, skipped = TradeList(), []
+    for f in stores_of(db).account.fills(symbol, skipped=skipped):
+        if f.symbol and f.symbol not in names:
+            names[f.symbol] = security_name(master, f.symbol) or f.name
+        lines.append(_trade_line(f, names.get(f.symbol) if f.symbol else f.name))
+    lines.skipped = tuple(skipped)
+    return lines
+
+
+def _trade_line(f: Fill, name: str | None) -> TradeLine:
+    from pixiu_cli.memory.store import decision_ref  # the memory store: only for trade lists
+
+    return TradeLine(f, name, decision_ref(f.decision_id) if f.decision_id else None)
+
+
+# trade history: the ledger's fills over a span, and what the span realised -----------------------
+@dataclass(frozen=True)
+class HistoryFill:
+    line: TradeLine
+    decision_id: int | None  # the recorded trade (decisions) the fill is, if any
+
+
+@dataclass(frozen=True)
+class Realised:
+    symbol: str
+    name: str
+    amount: Decimal  # realised P&L over the span (sales against average cost, dividends)
+    closed: bool  # no shares left at the span's end
+
+
+@dataclass(frozen=True)
+class TradeHistory:
+    fills: tuple[HistoryFill, ...]  # oldest first: the newest `limit` of the span
+    left_out: int  # older fills of the span not listed
+    realised: tuple[Realised, ...]
+
+
+def trade_history(
+    db: Database, now: datetime, start: date | None, end: date | None, symbols: list[str] | None = None, limit: int = 12
+) -> TradeHistory:
+    """The stocks' fills dated from `start` to `end` (None: without that bound), and each
+    traded stock's realised P&L over the span: the ledger's realised P&L at the span's end
+    less that of the day before it starts (both `derive_positions`), never worked out here."""
+    first, last = start.isoformat() if start else "", end.isoformat() if end else "9999-12-31"
+    skipped: list[SkippedRow] = []  # the account's own view says which rows it left out
+    fills = [
+        f
+        for f in stores_of(db).account.fills(skipped=skipped)
+        if f.symbol and first <= f.day <= last and (symbols is None or f.symbol in symbols)
+    ]
+    names = {line.symbol: line.name for line in list_trades(db) if line.symbol}
+    shown = fills[-limit:] if limit else fills
+    lines = tuple(HistoryFill(_trade_line(f, names.get(f.symbol) or f.name), f.decision_id) for f in shown)
+    traded = sorted({f.symbol for f in fills})
+    at_end = derive_positions(db, now, traded, day=last if end else None, skipped=skipped)
+    before = (
+        derive_positions(db, now, traded, day=(start - timedelta(days=1)).isoformat(), skipped=skipped) if start else {}
+    )
+    realised = []
+    for symbol in traded:
+        p = at_end.get(symbol)
+        if p is None:
+            continue
+        amount = p.realised_pnl - (before[symbol].realised_pnl if symbol in before else Decimal(0))
+        realised.append(Realised(symbol, names.get(symbol) or p.name or symbol, amount, not p.held))
+    return TradeHistory(lines, len(fills) - len(shown), tuple(r for r in realised if r.amount or r.closed))
+
+
+# the account as plain data: `holdings --json`, the get_holdings tool, the brief's facts ---------
+def _money(value: Decimal | None) -> float | None:
+    return None if value is None else float(round(value, 2))
+
+
+def _price(value: Decimal | None) -> float | None:
+    return None if value is None else float(round(value, 4))
+
+
+def _ratio(value: Decimal | None) -> float | None:
+    return None if value is None else float(round(value, 6))
+
+
+def _holding_record(view: AccountView, h) -> dict:
+    p = h.position
+    return {
+        "symbol": h.symbol,
+        "name": view.name(h.symbol),
+        "role": view.roles.get(h.symbol, "satellite"),
+        "shares": float(p.shares),
+        "cost": _price(h.cost),
+        "average_cost": _price(p.average_cost),
+        "diluted_cost": _price(p.diluted_cost),
+        "last_close": _price(h.close.price) if h.close else None,
+        "close_date": h.close.day if h.close else None,
+        "stale_days": h.close.stale_days if h.close else None,
+        "stale_at_least": h.close.stale_at_least if h.close else False,
+        "priced": h.priced,
+        "value": _money(h.value),
+        "unrealised_pnl": _money(h.unrealised_pnl),
+        "unrealised_pct": _ratio(h.unrealised_pct),
+        "realised_pnl": _money(h.realised_pnl),
+        "holding_pnl": _money(h.holding_pnl),
+        "total_pnl": _money(h.total_pnl),
+        "cost_in": _money(p.cost_in),
+        "proceeds": _money(p.proceeds),
+        "fees": _money(p.fees),
+        "dividends": _money(p.dividends),
+        "estimated_dividend_tax": _money(sum((t.amount for t in p.taxes), Decimal(0))),
+        "bonus_shares": float(p.bonus_shares),
+        "weight": _ratio(h.weight),
+        "stated_on": p.stated_day,
+        "first_day": p.first_day or None,
+        "last_day": p.last_day or None,
+    }
+
+
+def _cash_record(cash) -> dict | None:
+    if cash is None:
+        return None
+    return {
+        "amount": _money(cash.amount),
+        "as_of": cash.as_of,
+        "stated_amount": _money(dec(cash.stated.amount)),
+        "stated_as_of": cash.stated.as_of,
+        "source": cash.stated.source,
+        "rolled": cash.rolled,
+        "missing": cash.missing,
+    }
+
+
+def account_record(view: AccountView) -> dict:
+    """The account as JSON-ready data, every figure from the one derivation (money to the
+    cent, costs to 4 decimals, rounded here and only here)."""
+    a = view.account
+    return {
+        "cost_method": a.cost_method,
+        "holdings": [_holding_record(view, h) for h in a.holdings],
+        "cash": _cash_record(a.cash),
+        "stock_value": _money(a.stock_value),
+        "total_assets": _money(a.total_assets),
+        "unpriced": a.unpriced,
+        "unrealised_pnl": _money(a.unrealised_pnl),
+        "realised_pnl": _money(a.realised_pnl),
+        "closed": [
+            {
+                "symbol": p.symbol,
+                "name": view.name(p.symbol),
+                "realised_pnl": _money(p.realised_pnl),
+                "cost_in": _money(p.cost_in),
+                "proceeds": _money(p.proceeds),
+                "fees": _money(p.fees),
+                "dividends": _money(p.dividends),
+                "last_day": p.last_day or None,
+            }
+            for p in a.closed
+        ],
+        "skipped_rows": [asdict(row) for row in view.skipped],
+    }

@@ -1,0 +1,283 @@
+"""What /cache shows: per call, per turn and totals (conversation, today, all time), with
+cost and savings, and for each call why it missed. Unknown stays unknown."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime, time
+
+from pixiu_cli.account.explain import REPLY_REACH, BreakExplanation, explain, explanation_json, stored_explanation
+from pixiu_cli.account.prices import PriceTable, call_cost
+from pixiu_cli.conversation.store import CallRecord, ConversationStore, UsageRow, usage_rows
+from pixiu_cli.market.trading_days import SHANGHAI
+
+
+@dataclass(frozen=True)
+class CallLine:
+    call_id: int
+    turn_seq: int
+    step: int
+    prompt_tokens: int | None
+    cache_hit_tokens: int | None
+    cache_miss_tokens: int | None
+    completion_tokens: int | None
+    latency_ms: float | None
+    status: str
+    explanation: BreakExplanation
+    cost: float | None
+
+    @property
+    def hit_rate(self) -> float | None:
+        if self.cache_hit_tokens is None or not self.prompt_tokens:
+            return None
+        return self.cache_hit_tokens / self.prompt_tokens
+
+
+@dataclass(frozen=True)
+class Totals:
+    calls: int = 0
+    prompt_tokens: int = 0
+    cache_hit_tokens: int | None = 0  # None: no call reported cache data
+    cache_miss_tokens: int | None = 0
+    completion_tokens: int = 0
+    unreported_calls: int = 0  # calls whose provider reported no cache fields
+    cost: float = 0.0
+    cost_without_cache: float = 0.0
+    unpriced_calls: int = 0  # calls to a model the price table does not know: tokens only
+
+    @property
+    def hit_rate(self) -> float | None:
+        if self.cache_hit_tokens is None or not self.prompt_tokens:
+            return None
+        return self.cache_hit_tokens / self.prompt_tokens
+
+    @property
+    def priced(self) -> bool:
+        """Whether any call here has a price (no calls at all: a cost of zero is right)."""
+        return not self.calls or self.unpriced_calls < self.calls
+
+    @property
+    def savings(self) -> float:
+        return self.cost_without_cache - self.cost
+
+
+@dataclass(frozen=True)
+class TurnLine:
+    seq: int
+    calls: int
+    totals: Totals
+
+
+@dataclass(frozen=True)
+class CacheReport:
+    conversation_id: int | None
+    calls: list[CallLine]
+    turns: list[TurnLine]
+    conversation: Totals
+    today: Totals
+    all_time: Totals
+    prices: PriceTable = field(default_factory=PriceTable)
+
+    def as_json(self) -> dict:
+        def totals(t: Totals) -> dict:
+            priced = {} if t.priced else {"cost": None, "cost_without_cache": None}
+            return {**asdict(t), **priced, "hit_rate": t.hit_rate, "savings": t.savings if t.priced else None}
+
+        return {
+            "conversation_id": self.conversation_id,
+            "prices": asdict(self.prices),
+            "calls": [
+                {
+                    **{k: v for k, v in asdict(c).items() if k != "explanation"},
+                    "hit_rate": c.hit_rate,
+                    "break": {
+                        "cause": c.explanation.cause,
+                        "label": c.explanation.label,
+                        "common_tokens": c.explanation.common_tokens,
+                        "predicted_hit": c.explanation.predicted_hit,
+                        "reported_hit": c.explanation.reported_hit,
+                        "gap": c.explanation.gap,
+                        "flagged": c.explanation.flagged,
+                        "detail": c.explanation.detail,
+                    },
+                }
+                for c in self.calls
+            ],
+            "turns": [{"turn": t.seq, "calls": t.calls, **totals(t.totals)} for t in self.turns],
+            "totals": {
+                "conversation": totals(self.conversation),
+                "today": totals(self.today),
+                "all_time": totals(self.all_time),
+            },
+        }
+
+
+def _moment(stamp: str | None) -> datetime | None:
+    try:
+        return datetime.fromisoformat(stamp) if stamp else None
+    except ValueError:
+        return None
+
+
+def totals_of(rows: list[UsageRow], prices: PriceTable) -> Totals:
+    calls = prompt = completion = hit = miss = unreported = unpriced = 0
+    cost = without = 0.0
+    for row in rows:
+        calls += 1
+        prompt += row.prompt_tokens or 0
+        completion += row.completion_tokens or 0
+        if row.cache_hit_tokens is None:
+            unreported += 1
+        else:
+            hit += row.cache_hit_tokens
+            miss += (
+                row.cache_miss_tokens
+                if row.cache_miss_tokens is not None
+                else (row.prompt_tokens or 0) - row.cache_hit_tokens
+            )
+        if not prices.knows(row.model):
+            unpriced += 1
+            continue
+        priced = _cost_of(row, prices)
+        if priced is not None:
+            cost += priced.actual
+            without += priced.without_cache
+    known = calls - unreported
+    return Totals(
+        calls, prompt, hit if known else None, miss if known else None, completion, unreported, cost, without, unpriced
+    )
+
+
+def _cost_of(row: UsageRow, prices: PriceTable):
+    """One call's cost at the prices of its day (None: not priced or tokens not reported)."""
+    return call_cost(
+        prices,
+        model=row.model,
+        hit=row.cache_hit_tokens,
+        miss=row.cache_miss_tokens,
+        prompt=row.prompt_tokens,
+        completion=row.completion_tokens,
+        at=_moment(row.started_at),
+    )
+
+
+def _row(call: CallRecord) -> UsageRow:
+    u = call.usage
+    return UsageRow(
+        call.started_at, u.prompt_tokens, u.completion_tokens, u.cache_hit_tokens, u.cache_miss_tokens, call.model
+    )
+
+
+def _previous_for(call: CallRecord, earlier: list[CallRecord]) -> CallRecord | None:
+    """The call whose cached prefix this one should reuse: the last earlier call of the same
+    kind (answer vs summary) in this conversation, else the last call at all."""
+    same_kind = [c for c in earlier if c.conversation_id == call.conversation_id and (c.step < 0) == (call.step < 0)]
+    if same_kind:
+        return same_kind[-1]
+    return earlier[-1] if earlier else None
+
+
+def build_report(
+    store: ConversationStore,
+    conversation_id: int | None,
+    prices: PriceTable,
+    now: datetime | None = None,
+    explain_last: int | None = None,
+) -> CacheReport:
+    """Reads each call's stored explanation; a call stored without one (made before they
+    were worked out at the end of every call) is explained here once and kept. With
+    `explain_last`, older such calls are left unexplained."""
+    now = now or store.clock()  # the clock the calls were stamped by: today is the same day
+    calls = store.calls_for_conversation(conversation_id, REPLY_REACH) if conversation_id is not None else []
+    calls = [c for c in calls if c.status != "pending"]
+    earlier_than_first = store.last_call_before(calls[0].id, REPLY_REACH) if calls else None
+    seq_of_turn = store.turn_seqs(conversation_id) if conversation_id is not None else {}
+    before = [earlier_than_first] if earlier_than_first else []
+    lines: list[CallLine] = []
+    for index, call in enumerate(calls):
+        if explain_last is None or index >= len(calls) - explain_last:
+            explanation = stored_explanation(call) or _worked_out(store, call, before + calls[:index])
+        else:  # their figures still count
+            explanation = BreakExplanation("append_only", 0, 0, call.usage.cache_hit_tokens, "未分析")
+        lines.append(_call_line(call, seq_of_turn.get(call.turn_id, 0), explanation, prices))
+    midnight = datetime.combine(now.astimezone(SHANGHAI).date(), time(0), SHANGHAI).astimezone(UTC)
+    return CacheReport(
+        conversation_id,
+        lines,
+        _turn_lines(lines, calls, prices),
+        conversation=totals_of([_row(c) for c in calls], prices),
+        today=totals_of(usage_rows(store.db, since_utc=midnight.isoformat(timespec="milliseconds")), prices),
+        all_time=totals_of(usage_rows(store.db), prices),
+        prices=prices,
+    )
+
+
+def _worked_out(store: ConversationStore, call: CallRecord, earlier: list[CallRecord]) -> BreakExplanation:
+    """Explain a call nothing explained yet (a one-shot `ask` leaves that to /cache) and keep
+    the result, so the next view only reads it. Keeping it is an optimisation: a database
+    another process holds locked costs only the saving."""
+    explanation = explain(_previous_for(call, earlier), call)
+    try:
+        store.set_cache_explanation(call.id, explanation_json(explanation))
+    except Exception:  # noqa: BLE001 - the report is shown either way
+        pass
+    return explanation
+
+
+def _call_line(call: CallRecord, turn_seq: int, explanation: BreakExplanation, prices: PriceTable) -> CallLine:
+    """One call's figures; its cost only when the price table knows its model."""
+    priced = (
+        call_cost(
+            prices,
+            model=call.model,
+            hit=call.usage.cache_hit_tokens,
+            miss=call.usage.cache_miss_tokens,
+            prompt=call.usage.prompt_tokens,
+            completion=call.usage.completion_tokens,
+            at=_moment(call.started_at),
+        )
+        if prices.knows(call.model)
+        else None
+    )
+    return CallLine(
+        call.id,
+        turn_seq,
+        call.step,
+        call.usage.prompt_tokens,
+        call.usage.cache_hit_tokens,
+        call.usage.cache_miss_tokens,
+        call.usage.completion_tokens,
+        call.latency_ms,
+        call.status,
+        explanation,
+        priced.actual if priced else None,
+    )
+
+
+def _turn_lines(lines: list[CallLine], calls: list[CallRecord], prices: PriceTable) -> list[TurnLine]:
+    by_turn: dict[int, list[CallRecord]] = {}
+    for line, call in zip(lines, calls):
+        by_turn.setdefault(line.turn_seq, []).append(call)
+    return [
+        TurnLine(seq, len(group), totals_of([_row(c) for c in group], prices)) for seq, group in sorted(by_turn.items())
+    ]
+
+
+def turn_cost(store: ConversationStore, turn_id: int, prices: PriceTable) -> float | None:
+    """What a turn's calls cost, or None when any of them cannot be priced (an unpriced
+    model, or a provider that did not report the tokens)."""
+    total = 0.0
+    calls = store.calls_for_turn(turn_id)
+    for call in calls:
+        priced = _cost_of(_row(call), prices)
+        if priced is None:
+            return None
+        total += priced.actual
+    return total if calls else None
+
+
+def money_text(value: float, currency: str) -> str:
+    """¥0.0031 for CNY (the status line's few-cent figures need four places), else the code."""
+    sign = {"CNY": "¥", "RMB": "¥", "USD": "$"}.get(currency.upper())
+    amount = f"{value:.4f}" if value < 1 else f"{value:,.2f}"
+    return f"{sign}{amount}" if sign else f"{amount} {currency}"

@@ -1,0 +1,273 @@
+"""A statement file as fills: find the header among title lines, map its columns, read
+every row, sign its cash from the row, pair new shares with their payment, give each fill
+its stable id, and say what was skipped and which business names are unknown. A file with
+a bad cell or a row dated after today reads as nothing (StatementError) unless the caller
+asks to skip bad rows. Today is the caller's: the reader has no clock."""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import date
+from itertools import chain, groupby, islice
+from pathlib import Path
+
+from pixiu_cli.account.model import ALLOTMENT, TRADE_NUMBER, CashBalance, Fill
+from pixiu_cli.account.statements.checks import Closed, check_parsed, check_skipped
+from pixiu_cli.account.statements.columns import Columns, looks_like_header, map_header, needed_text
+from pixiu_cli.account.statements.decode import decode, encoding_of, text_lines
+from pixiu_cli.account.statements.errors import StatementError
+from pixiu_cli.account.statements.ipo import placed_new_shares
+from pixiu_cli.account.statements.kinds import IPO_PAYMENT
+from pixiu_cli.account.statements.layouts import BROKERS, detect_layout, require_layout
+from pixiu_cli.account.statements.rows import BadCell, Parsed, Skipped, read_row
+from pixiu_cli.account.statements.signs import Signs
+from pixiu_cli.account.statements.spill import SortedSpill
+from pixiu_cli.account.statements.table import Row, line_rows, looks_like_html, rows, separator
+
+
+@dataclass(frozen=True)
+class Statement:
+    layout: str  # the client whose columns these are (同花顺 …), or 通用
+    fills: tuple[Fill, ...]  # in the order they happened
+    skipped: tuple[Skipped, ...]  # rows of a business pixiu knows and does not count
+    bad: tuple[BadCell, ...]  # only with skip_bad
+    accounts: frozenset[str]
+    cash: CashBalance | None  # the balance after the last row that states one
+    unknown: dict[str, int]  # business names pixiu does not know → rows, the most first
+    unpaid: tuple[Fill, ...]  # new shares at price 0: no payment for them in the file
+
+
+_FIELDS = tuple(Parsed.__dataclass_fields__)
+_SAMPLE = 1000  # lines that decide a text file's separator
+
+
+def _text_table(path: Path) -> Iterator[Row]:
+    """A text statement's rows, read a line at a time; an HTML table or a workbook whole."""
+    encoding = encoding_of(path)
+    lines = text_lines(path, encoding)
+    head = list(islice(lines, _SAMPLE))
+    if looks_like_html("\n".join(head)):
+        return iter(rows(decode(path.read_bytes()), looks_like_header))
+    return line_rows(chain(head, lines), separator(head), looks_like_header)
+
+
+def _table(path: Path) -> Iterator[Row]:
+    try:
+        with open(path, "rb") as f:
+            magic = f.read(4)
+        if magic.startswith((b"PK\x03\x04", b"\xd0\xcf\x11\xe0")):  # a workbook: only then its reader
+            from pixiu_cli.account.statements.workbook import XLSX_MAGIC, xls_rows, xlsx_rows
+
+            return iter(xlsx_rows(path.read_bytes()) if magic.startswith(XLSX_MAGIC) else xls_rows(path.read_bytes()))
+        return _text_table(path)
+    except OSError as exc:
+        raise StatementError(f"无法读取 {path}：{exc.strerror or type(exc).__name__}") from None
+
+
+def _header(table: Iterator[Row]) -> Columns:
+    seen = []
+    for row in table:
+        if looks_like_header(row.cells):
+            return map_header(row.cells)
+        if len(seen) < 20:
+            seen.append(row)
+    widest = max(seen, key=lambda r: len(r.cells), default=None)
+    found = "、".join(c for c in widest.cells if c)[:200] if widest else "（空文件）"
+    raise StatementError(f"无法识别对账单的列：找到 {found}；需要 {needed_text()}")
+
+
+def _fill_id(p: Parsed, seen: Counter) -> str:
+    """The broker's own number where the statement has one, else a digest of the fields;
+    with the n-th occurrence of the same key, so two identical rows (partial fills of one
+    order, under its 合同编号, or rows without a number) stay two. A 成交编号 names one fill:
+    the same one twice is one row written twice."""
+    if p.contract:
+        key = f"c|{p.account or ''}|{p.day}|{p.symbol or ''}|{p.kind}|{p.contract}"
+    else:
+        key = f"h|{p.account or ''}|{p.day}|{p.time or ''}|{p.symbol or ''}|{p.kind}|{p.quantity:g}|{p.price:g}|{p.amount:.2f}"
+    seen[key] = 1 if p.contract_kind == TRADE_NUMBER else seen[key] + 1
+    return hashlib.sha256(f"{key}|{seen[key]}".encode()).hexdigest()[:16]
+
+
+_REPEATED = "重复的成交编号（同一笔成交写了两次）"
+
+
+@dataclass
+class _Facts:
+    """What the whole file says, learnt a row at a time: how its cash column is signed,
+    its first and last day, the balance after the last row that states one (skipped rows
+    included: what they moved is in the balance even when pixiu does not count them)."""
+
+    signs: Signs = field(default_factory=Signs)
+    first_day: str | None = None
+    last_day: str | None = None
+    parsed: int = 0
+    first_stated: tuple[int, str] | None = None  # (line, day) of the first and last rows stating a balance
+    last_stated: tuple[int, str] | None = None
+    latest: tuple | None = None  # the balance latest by (day, line), and by (day, −line)
+    latest_reversed: tuple | None = None
+    top_day: str = ""  # the latest day of a row that counts, new shares apart
+
+    def saw(self, p: Parsed) -> None:
+        self.signs.saw(p)
+        self.first_day = self.first_day or p.day
+        self.last_day = p.day
+        self.parsed += 1
+        self.stated(p.line, p.day, p.balance)
+
+    def stated(self, line: int, day: str | None, balance: float | None) -> None:
+        if balance is None or not day:
+            return
+        if self.first_stated is None or line < self.first_stated[0]:
+            self.first_stated = (line, day)
+        if self.last_stated is None or line > self.last_stated[0]:
+            self.last_stated = (line, day)
+        if self.latest is None or (day, line) > self.latest[:2]:
+            self.latest = (day, line, balance)
+        if self.latest_reversed is None or (day, -line) > self.latest_reversed[:2]:
+            self.latest_reversed = (day, -line, balance)
+
+    def descending(self) -> bool:
+        """Listed newest first (its rows then read oldest first)."""
+        return self.parsed > 1 and self.first_day > self.last_day
+
+    def cash(self) -> CashBalance | None:
+        if self.latest is None:
+            return None
+        newest_first = self.first_stated[1] > self.last_stated[1]
+        day, _, balance = self.latest_reversed if newest_first else self.latest
+        return CashBalance(balance, day, "statement")
+
+
+def _order(row: tuple) -> tuple:
+    return row[:3]
+
+
+@dataclass
+class StatementStream:
+    """A statement read once: what it says of itself, and its fills a day at a time
+    (`days`), oldest first. `skipped` gains the rows `days` finds written twice, and
+    `unpaid` the new shares at price 0, as it goes."""
+
+    layout: str
+    skipped: list[Skipped]  # rows of a business pixiu knows and does not count
+    bad: tuple[BadCell, ...]  # only with skip_bad
+    accounts: frozenset[str]
+    cash: CashBalance | None
+    unknown: dict[str, int]
+    unpaid: list[Fill]
+    last_day: str  # of the last fill ("" for none)
+    _rows: SortedSpill
+    _signs: Signs
+    _descending: bool
+
+    def _ordered(self) -> Iterator[Parsed]:
+        """Oldest first; rows of one moment in the file's order (reversed when it lists the
+        newest first)."""
+        for _, moment in groupby(self._rows, key=lambda r: r[:2]):
+            group = list(moment)
+            for row in reversed(group) if self._descending else group:
+                p = Parsed(*row[4:-1], line=row[-1])  # astuple_parsed's order: the fill's fields, then the line
+                yield self._signs.sign(p) if row[3] else p
+
+    def days(self) -> Iterator[list[Fill]]:
+        try:
+            for _, rows_of_day in groupby(self._ordered(), key=lambda p: p.day):
+                yield self._day(rows_of_day)
+        finally:
+            self._rows.close()
+
+    def _day(self, parsed: Iterable[Parsed]) -> list[Fill]:
+        # a fill's id is made of its day: the counts that tell repeated rows apart are the day's
+        seen: Counter = Counter()
+        out: dict[str, Fill] = {}
+        for p in parsed:
+            fill_id = _fill_id(p, seen)
+            if fill_id in out:
+                self.skipped.append(Skipped(p.line, _REPEATED, p.day))
+                continue
+            out[fill_id] = fill = p.numbered(fill_id)
+            if fill.kind == ALLOTMENT and fill.price == 0:
+                self.unpaid.append(fill)
+        return list(out.values())
+
+
+def _read_rows(table: Iterator[Row], columns: Columns, skip_bad: bool, today: date, closed: Closed | None):
+    """Every row read and checked once: the rows that count into `spill` (unsigned: the
+    sign is known only at the end), new shares and their payments kept apart for pairing."""
+    facts, spill = _Facts(), SortedSpill(_order)
+    new_shares: list[Parsed] = []
+    skipped: list[Skipped] = []
+    bad: list[BadCell] = []
+    accounts: set[str] = set()
+    for row in table:
+        try:
+            result = read_row(row, columns, today.isoformat())
+            if isinstance(result, Parsed):
+                check_parsed(result, columns, today, closed)
+            elif isinstance(result, Skipped):
+                check_skipped(result, columns, today)
+        except BadCell as exc:
+            bad.append(exc)
+            continue
+        if isinstance(result, Parsed):
+            facts.saw(result)
+            if result.kind in (IPO_PAYMENT, ALLOTMENT):
+                new_shares.append(result)
+            else:
+                accounts.add(result.account)
+                facts.top_day = max(facts.top_day, result.day)
+                spill.add((result.day, result.time or "", result.line, True, *astuple_parsed(result)))
+        elif isinstance(result, Skipped):
+            skipped.append(result)
+            facts.stated(result.line, result.day, result.balance)
+    if bad and not skip_bad:
+        spill.close()
+        more = f"（另有 {len(bad) - 1} 行有误）" if len(bad) > 1 else ""
+        raise StatementError(f"{bad[0]}{more}；未导入任何内容（加 --skip-bad 可跳过有误的行）")
+    return facts, spill, new_shares, skipped, bad, accounts
+
+
+def astuple_parsed(p: Parsed) -> tuple:
+    return tuple(getattr(p, name) for name in _FIELDS)
+
+
+def _unknown(skipped: list[Skipped]) -> dict[str, int]:
+    counts = Counter(s.unknown for s in skipped if s.unknown)
+    return dict(counts.most_common())
+
+
+def open_statement(
+    path: Path, broker: str = "auto", skip_bad: bool = False, *, today: date, closed: Closed | None = None
+) -> StatementStream:
+    """The statement read through once, its fills left in a sorted spill for `days`."""
+    if broker not in BROKERS:
+        raise StatementError(f"--broker 只能是 {'、'.join(BROKERS)}，而不是 {broker!r}")
+    table = _table(path)
+    columns = _header(table)
+    layout = require_layout(columns, broker) if broker != "auto" else detect_layout(columns)
+    facts, spill, new_shares, skipped, bad, accounts = _read_rows(table, columns, skip_bad, today, closed)
+    placed, unanswered = placed_new_shares([facts.signs.sign(p) for p in new_shares])
+    for line, p in placed:
+        accounts.add(p.account)
+        spill.add((p.day, p.time or "", line, False, *astuple_parsed(p)))
+    last_day = max([facts.top_day, *(p.day for _, p in placed)])
+    return StatementStream(
+        layout, skipped + unanswered, tuple(bad), frozenset(a for a in accounts if a), facts.cash(), _unknown(skipped),
+        [], last_day, spill, facts.signs, facts.descending(),
+    )  # fmt: skip
+
+
+def read_statement(
+    path: Path, broker: str = "auto", skip_bad: bool = False, *, today: date, closed: Closed | None = None
+) -> Statement:
+    """`closed` says why the exchanges were shut on a day (a trade dated then is refused)."""
+    stream = open_statement(path, broker, skip_bad, today=today, closed=closed)
+    fills = tuple(f for day in stream.days() for f in day)
+    known = tuple(sorted((s for s in stream.skipped if not s.unknown), key=lambda s: s.line))
+    return Statement(
+        stream.layout, fills, known, stream.bad, stream.accounts, stream.cash, stream.unknown, tuple(stream.unpaid)
+    )

@@ -1,0 +1,195 @@
+"""The account's fills and cash in the database (SQL only; the arithmetic is in
+domain/ledger.py, the use cases in services/account.py)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from sqlite_utils import Database
+
+from pixiu_cli.account.ledger import Checkpoint
+from pixiu_cli.account.model import CashBalance, Fill, SkippedRow
+from pixiu_cli.kernel.db.rows import dict_rows, number, record, skip_or_refuse, unreadable
+from pixiu_cli.market.plausible import CASH_BOUNDS, LEDGER_BOUNDS, MAX_MONEY, MAX_PRICE, MAX_SHARES, readable
+
+# a statement's fill is never an estimate: only the record path (store/portfolio.py) sets fee_estimated
+_FILL_COLUMNS = tuple(f for f in Fill.__dataclass_fields__ if f not in ("recorded_at", "seq", "fee_estimated"))
+
+
+# Money columns an older statement import left NULL on cash rows: they read as 0.
+_ZERO_WHEN_NULL = ("quantity", "price", "amount", "fees")
+
+
+def _fill(r: dict) -> Fill:
+    """A ledger row (every number readable: `unreadable` said so) as its Fill, every field read
+    by its declared type (store/rows.py): a field added to Fill is read without a line here."""
+    lenient = {k: number(r[k]) or 0.0 for k in _ZERO_WHEN_NULL}
+    given = {k: number(r[k]) for k in LEDGER_BOUNDS.keys() - _ZERO_WHEN_NULL}  # the others: NULL stays
+    return record(Fill, r, "account_fills", seq=r["id"], origin=r["origin"] or "statement", **lenient, **given)
+
+
+_ORDER = "order by day, coalesce(time, ''), id"
+# the columns a Fill reads, in its fields' order, with the row id (its seq) last
+_SELECT = ", ".join(f for f in Fill.__dataclass_fields__ if f != "seq") + ", id"
+
+
+def _plain(row: tuple) -> Fill | None:
+    """The row as its Fill when every value already has its field's type (what pixiu writes):
+    the per-field readers of `_fill` cost more than the rest of reading a large ledger."""
+    (fill_id, day, time, kind, symbol, name, quantity, price, amount, fees, cash_change, balance, account,
+     contract, origin, decision_id, recorded_at, contract_kind, fee_estimated, seq) = row  # fmt: skip
+    for value, bound in ((quantity, MAX_SHARES), (price, MAX_PRICE), (amount, MAX_MONEY), (fees, MAX_MONEY)):
+        if type(value) is not float or not readable(value, bound):
+            return None
+    for value in (cash_change, balance):
+        if value is not None and (type(value) is not float or not readable(value, MAX_MONEY)):
+            return None
+    for value in (fill_id, day, time, kind, symbol, name, account, contract, recorded_at, contract_kind):
+        if value is not None and type(value) is not str:
+            return None
+    if type(fill_id) is not str or type(day) is not str or type(kind) is not str or fee_estimated not in (None, 1):
+        return None
+    if (decision_id is not None and type(decision_id) is not int) or type(origin) not in (str, type(None)):
+        return None
+    return Fill(
+        fill_id, day, time, kind, symbol, name, quantity, price, amount, fees, cash_change, balance, account,
+        contract, origin or "statement", decision_id, recorded_at, seq, contract_kind, bool(fee_estimated),
+    )  # fmt: skip
+
+
+class AccountStore:
+    def __init__(self, db: Database):
+        self.db = db
+
+    def fills(
+        self,
+        symbol: str | None = None,
+        *,
+        since: str | None = None,
+        on: str | None = None,
+        kind: str | None = None,
+        skipped: list[SkippedRow] | None = None,
+    ) -> list[Fill]:
+        """Live fills in the order they happened (day, time, then the order recorded); with
+        `since` (a day), only those dated on it or later; with `on`, those of that day; with
+        `kind`, those of that kind. A row with a number no account could hold is refused
+        (StoredValueError), or, with `skipped` (a read), left out and added to it."""
+        where, params = "deleted_at is null", []
+        clauses = ((" and symbol = ?", symbol), (" and day >= ?", since), (" and day = ?", on), (" and kind = ?", kind))
+        for clause, value in clauses:
+            if value:
+                where += clause
+                params.append(value)
+        cursor = self.db.conn.execute(f"select {_SELECT} from account_fills where {where} {_ORDER}", params)
+        out = []
+        for row in cursor:
+            fill = _plain(row)
+            if fill is None:
+                fill = self._checked(row[-1], skipped)
+            if fill is not None:
+                out.append(fill)
+        return out
+
+    def _checked(self, row_id: int, skipped: list[SkippedRow] | None) -> Fill | None:
+        r = dict_rows(self.db, "select * from account_fills where id = ?", [row_id])[0]
+        bad = unreadable("account_fills", str(row_id), r, LEDGER_BOUNDS)
+        if bad is None:
+            return _fill(r)
+        skip_or_refuse(bad, skipped)
+        return None
+
+    def last_id(self) -> int:
+        return self.db.conn.execute("select coalesce(max(id), 0) from account_fills").fetchone()[0]
+
+    def symbols(self) -> list[str]:
+        """The stocks the ledger has fills of (withdrawn ones may be among them: their fills
+        read as none). One probe of the (symbol, day) index per stock: `select distinct` with
+        the live filter reads every row of a large ledger."""
+        rows = self.db.conn.execute(
+            "with recursive s(symbol) as (select min(symbol) from account_fills union all "
+            "select (select min(symbol) from account_fills where symbol > s.symbol) from s where s.symbol is not null) "
+            "select symbol from s where symbol is not null"
+        )
+        return [r[0] for r in rows]
+
+    def version(self) -> tuple:
+        """Changes with every write to the ledger or the stated balances (the account is
+        derived again only then)."""
+        fills = self.db.conn.execute(
+            "select count(*), coalesce(max(id), 0), max(deleted_at), max(recorded_at) from account_fills"
+        ).fetchone()
+        cash = self.db.conn.execute("select count(*), coalesce(max(id), 0) from account_cash").fetchone()
+        return (*fills, *cash)
+
+    def accounts(self) -> set[str]:
+        rows = dict_rows(self.db, "select distinct account from account_fills where account is not null")
+        return {r["account"] for r in rows}
+
+    def add_fill(self, fill: Fill, *, source_file: str | None, at: str) -> None:
+        # one plain INSERT: sqlite-utils' insert() reads the table's schema on every call,
+        # which a statement of thousands of fills would pay thousands of times
+        row = {**{k: v for k, v in asdict(fill).items() if k in _FILL_COLUMNS}, "source_file": source_file}
+        row["recorded_at"] = at
+        self.db.conn.execute(
+            f"insert into account_fills ({', '.join(row)}) values ({', '.join('?' * len(row))})", list(row.values())
+        )
+
+    def add_fills(self, fills: list[Fill], *, source_file: str | None, at: str) -> None:
+        """`add_fill` for many fills: one prepared INSERT run over all of them."""
+        names = [*_FILL_COLUMNS, "source_file", "recorded_at"]
+        rows = [(*(getattr(f, k) for k in _FILL_COLUMNS), source_file, at) for f in fills]
+        self.db.conn.executemany(
+            f"insert into account_fills ({', '.join(names)}) values ({', '.join('?' * len(names))})", rows
+        )
+
+    def take_over(self, stored: Fill, statement: Fill, *, source_file: str | None, at: str) -> None:
+        """A stored fill is the statement's fill: it takes the statement's id, fees and balance
+        and keeps its decision (a trade told one at a time, half of an allotment joined)."""
+        row = {k: v for k, v in asdict(statement).items() if k in _FILL_COLUMNS and k != "decision_id"}
+        self.db.conn.execute(
+            f"update account_fills set {', '.join(f'{k} = ?' for k in row)}, source_file = ?, recorded_at = ?, "
+            "fee_estimated = null where fill_id = ? and deleted_at is null",
+            [*row.values(), source_file, at, stored.fill_id],
+        )
+
+    # checkpoints (the triggers of schema.py m034 drop those a change of the ledger alters) --
+    def checkpoints(self, symbols: list[str]) -> dict[str, Checkpoint]:
+        out = {}
+        for start in range(0, len(symbols), 500):
+            part = symbols[start : start + 500]
+            rows = self.db.conn.execute(
+                f"select symbol, through, state from position_checkpoints where symbol in ({', '.join('?' * len(part))})",
+                part,
+            )
+            out.update({r[0]: Checkpoint(*r) for r in rows if all(type(v) is str for v in r)})
+        return out
+
+    def save_checkpoints(self, checkpoints: list[Checkpoint]) -> None:
+        """Inside a writer's transaction (an import, a trade) only: a read never takes the write
+        lock for a cache."""
+        if not self.db.conn.in_transaction:
+            return
+        self.db.conn.executemany(
+            "insert or replace into position_checkpoints (symbol, through, state) values (?, ?, ?)",
+            [(c.symbol, c.through, c.state) for c in checkpoints],
+        )
+
+    # cash -------------------------------------------------------------------------------
+    def set_cash(self, cash: CashBalance, at: str) -> None:
+        last = self.db.conn.execute("select coalesce(max(id), 0) from account_fills").fetchone()[0]
+        self.db["account_cash"].insert(
+            {"amount": cash.amount, "as_of": cash.as_of, "source": cash.source, "set_at": at, "fills_before": last}
+        )
+
+    def cash(self, through: str | None = None, skipped: list[SkippedRow] | None = None) -> CashBalance | None:
+        """The latest statement of the balance: by its day, then the one said last; with
+        `through` (a day), none dated after it (a balance from the future pins nothing). One
+        whose amount is no balance is refused, or, with `skipped` (a read), passed over for
+        the one stated before it."""
+        where, params = ("where as_of <= ?", [through]) if through else ("", [])
+        for r in dict_rows(self.db, f"select * from account_cash {where} order by as_of desc, id desc", params):
+            bad = unreadable("account_cash", str(r["id"]), r, CASH_BOUNDS)
+            if bad is None:
+                return record(CashBalance, r, "account_cash", amount=number(r["amount"]) or 0.0)
+            skip_or_refuse(bad, skipped)
+        return None

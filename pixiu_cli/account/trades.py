@@ -1,0 +1,236 @@
+"""Trades the user reports one at a time: one record path (the `record_decision` tool and
+`pixiu trade buy|sell`; statements: services/statements.py) and one undo path
+(`/forget dN`). A recorded trade carries the line that confirms it (the tool shows it too);
+an undone one is confirmed by views/notices.py."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import date, datetime
+from decimal import Decimal
+from typing import TYPE_CHECKING
+
+from pixiu_cli.account.fees import Commission, trade_cost
+from pixiu_cli.account.overview import (
+    Held,
+    derive_positions,
+    held_position,
+    refuse_unreadable_ledger,
+    sync_holding,
+    trade_day,
+    trade_price_refusal,
+)
+from pixiu_cli.account.store_reported import UndoneTrade
+from pixiu_cli.home.model import Decision, Holding
+from pixiu_cli.kernel.codes import is_finite_number
+from pixiu_cli.kernel.db.database import write_transaction
+from pixiu_cli.kernel.db.stores import stores_of
+from pixiu_cli.kernel.refusal import RequestError
+from pixiu_cli.kernel.vocabulary import SIDES, side_name
+from pixiu_cli.market.boards import fits_order, odd_part, order_rule, order_size, sellable_size
+from pixiu_cli.market.plausible import fill_problems
+from pixiu_cli.memory.store import decision_ref
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
+
+    from pixiu_cli.account.ledger import Position
+
+
+@dataclass(frozen=True)
+class NewTrade:
+    symbol: str
+    side: str  # one of SIDES
+    price: float
+    quantity: float
+    reason: str | None
+    name: str | None  # the stock's name, for a first buy
+    source: str  # user | model | import
+    day: str | None = None  # the user's words for the day (今天 / 昨天 / 3月3日 / 2025-03-03); None: today
+    fee: float | None = None  # commission, stamp duty and transfer fee together; None: estimated
+
+
+@dataclass(frozen=True)
+class RecordedTrade:
+    decision: Decision
+    holding: Holding | None  # the holding row after the trade; None when it sold the whole position
+    backdated: bool = False  # told on a later day than it happened
+    held: Held | None = None  # the account's shares and cost after it (corporate actions included)
+    dividend_tax: Decimal = Decimal(0)  # the ledger's dividend tax on a sale's day (domain/dividend_tax.py)
+    fee: float = 0.0
+    fee_estimated: bool = False  # the fee is the account's rates applied, not the user's figure
+
+    @property
+    def ref(self) -> str:
+        return decision_ref(self.decision.id)
+
+    def holding_line(self) -> str:
+        line = self.held.line() if self.held is not None else "已清仓"
+        if self.dividend_tax:
+            line += f"，按持有期扣股息红利税 {self.dividend_tax:,.2f}"
+        return line
+
+    def notice(self) -> str:
+        d = self.decision
+        return (
+            f"已记录 #{self.ref}：{d.decided_at[:10] + ' ' if self.backdated else ''}{side_name(d.side)} {d.symbol} {d.quantity:g} 股 @ {d.price:g}，"
+            f"{self.holding_line()}；{self.fee_words()}（/forget {self.ref} 可撤销并恢复持仓）"
+        )
+
+    def fee_words(self) -> str:
+        return f"费用 {self.fee:.2f} 元{'（估算，导入对账单后以实际为准）' if self.fee_estimated else ''}"
+
+
+def trade_key(trade: NewTrade, now: datetime) -> tuple:
+    """What makes two statements of a trade the same trade: its stock, side, shares, price and
+    day (as resolved); the reason, the name, the fee and what was left unstated are not."""
+    return (
+        trade.symbol,
+        trade.side,
+        Decimal(repr(float(trade.quantity))).normalize(),
+        Decimal(repr(float(trade.price))).normalize(),
+        trade_day(trade.day, now),
+    )
+
+
+def _decided_at(day: date, at: str) -> str:
+    """When the trade happened: now for today, the day's start for an earlier day."""
+    return at if day == datetime.fromisoformat(at).date() else f"{day.isoformat()}T00:00:00{at[19:] or '+08:00'}"
+
+
+def _sized(trade: NewTrade) -> bool:
+    """A whole, finite number of shares to check (_check_values refused a fraction; the store
+    refuses what is not a number)."""
+    return is_finite_number(trade.quantity) and float(trade.quantity) == int(trade.quantity)
+
+
+def _check_buy_size(trade: NewTrade, day: date) -> None:
+    size = order_size(trade.symbol, day.isoformat())
+    if trade.side == "buy" and _sized(trade) and not fits_order(int(trade.quantity), size):
+        raise RequestError(f"不能买入 {float(trade.quantity):g} 股 {trade.symbol}：{order_rule(trade.symbol, size)}")
+
+
+def _bought_on(db: Database, symbol: str, day: date) -> Decimal:
+    fills = stores_of(db).account.fills(symbol, on=day.isoformat())
+    return sum((Decimal(repr(f.quantity)) for f in fills if f.kind == "buy"), Decimal(0))
+
+
+def _check_sell(db: Database, trade: NewTrade, now: datetime, day: date) -> None:
+    """Shares held, T+1 (a day's buys are not sold that day) and the sell's size: whole
+    orders, or the holding's odd part sold at once."""
+    if trade.side != "sell" or not _sized(trade):
+        return
+    shares = int(trade.quantity)
+    held = held_position(db, trade.symbol, now).shares
+    if shares > held:
+        raise RequestError(f"卖出数量 {shares} 超过持仓 {float(held):g} 股")
+    p = derive_positions(db, now, [trade.symbol], day.isoformat()).get(trade.symbol)
+    at_day, bought = (p.shares if p is not None else Decimal(0)), _bought_on(db, trade.symbol, day)
+    if bought and shares > at_day - bought:
+        raise RequestError(
+            f"T+1：{day.isoformat()} 买入的 {float(bought):g} 股当天不能卖出，"
+            f"当天只能卖出此前持有的 {float(max(at_day - bought, Decimal(0))):g} 股"
+        )
+    size = order_size(trade.symbol, day.isoformat())
+    if not sellable_size(shares, int(at_day), size):
+        raise RequestError(
+            f"不能卖出 {shares} 股 {trade.symbol}：{order_rule(trade.symbol, size)}，"
+            f"不足一笔的零股须一次全部卖出（现有零股 {odd_part(int(at_day), size)} 股）"
+        )
+
+
+def _check_values(trade: NewTrade) -> None:
+    """The checks a statement's trade passes: one told one at a time is no more believable."""
+    price, quantity, fee = trade.price, trade.quantity, trade.fee or 0.0
+    if not all(is_finite_number(v) for v in (price, quantity, fee)) or fee < 0:
+        return  # not a price, a size or a fee at all: the store says so
+    values = dict(quantity=float(quantity), price=float(price), amount=float(price) * float(quantity), fees=float(fee))
+    for _, problem in fill_problems(moves_shares=True, **values):
+        raise RequestError(f"不能记录这笔交易：{problem}")
+
+
+def _fee(trade: NewTrade, day: date, commission: Commission) -> tuple[float, bool]:
+    """The user's fee, else the account's rates on the day (estimated)."""
+    if trade.fee is not None:
+        return float(trade.fee), False
+    amount = float(trade.price) * float(trade.quantity)
+    cost = trade_cost(amount, day.isoformat(), trade.side == "sell", commission, trade.symbol, float(trade.quantity))
+    return round(cost.total, 2), True
+
+
+def record_trade(
+    db: Database, trade: NewTrade, at: str, cost_method: str = "diluted", commission: Commission | None = None
+) -> RecordedTrade:
+    if trade.side not in SIDES:
+        raise RequestError(f"买卖方向只能是 {' / '.join(SIDES)}，而不是 {trade.side!r}")
+    _check_values(trade)
+    now = datetime.fromisoformat(at)
+    day = trade_day(trade.day, now)
+    decided_at = _decided_at(day, at)
+    if is_finite_number(trade.price) and (
+        problem := trade_price_refusal(db, trade.symbol, day.isoformat(), float(trade.price))
+    ):
+        raise RequestError(f"不能记录这笔交易：{problem}")
+    fee, estimated = _fee(trade, day, commission or Commission())
+    before = derive_positions(db, now, [trade.symbol]).get(trade.symbol) if trade.side == "sell" else None
+    taxed_before = _taxes_on(before, trade, day.isoformat())
+    try:
+        _check_buy_size(trade, day)
+        with write_transaction(db):
+            refuse_unreadable_ledger(db, trade.symbol, now)
+            _check_sell(db, trade, now, day)
+            decision = stores_of(db).portfolio.record_trade(
+                symbol=trade.symbol,
+                side=trade.side,
+                price=float(trade.price),
+                quantity=float(trade.quantity),
+                reason=trade.reason,
+                at=at,
+                source=trade.source,
+                fee=fee,
+                decided_at=decided_at,
+                name=trade.name,
+                fee_estimated=estimated,
+            )
+            holding = sync_holding(db, trade.symbol, now, cost_method, at)
+    except ValueError as exc:  # e.g. a price that is not a number: nothing was written
+        raise RequestError(str(exc)) from None
+    after = derive_positions(db, now, [trade.symbol]).get(trade.symbol)
+    held = Held(after.shares, after.cost(cost_method)) if after is not None else Held(Decimal(0), None)
+    tax = _taxes_on(after, trade, day.isoformat()) - taxed_before
+    return RecordedTrade(decision, holding, decided_at != at, held, tax, fee, estimated)
+
+
+def _taxes_on(p: Position | None, trade: NewTrade, day: str) -> Decimal:
+    """The dividend tax the ledger takes on a sale's day (a statement row would replace it);
+    the sale's own is the difference it makes, another sale that day having taken its part."""
+    if p is None or trade.side != "sell":
+        return Decimal(0)
+    return sum((t.amount for t in p.taxes if t.day == day), Decimal(0))
+
+
+def _opening(db: Database, symbol: str | None, now: datetime) -> Decimal:
+    """Around any unreadable row (before and after the undo alike): undoing the trade that
+    row is must stay possible, it is how the row is mended."""
+    p = derive_positions(db, now, [symbol], skipped=[]).get(symbol) if symbol else None
+    return p.opening_shares if p is not None else Decimal(0)
+
+
+def undo_trade(db: Database, decision_id: int, at: str, cost_method: str = "diluted") -> UndoneTrade | None:
+    """The trade's fill leaves the ledger and the holding follows; None when there is no such trade."""
+    now = datetime.fromisoformat(at)
+    try:
+        with write_transaction(db):
+            row = stores_of(db).investor.decision(decision_id)
+            before = _opening(db, row.symbol if row else None, now)
+            undone = stores_of(db).portfolio.undo_trade(decision_id, at)
+            if undone is None:
+                return None
+            if _opening(db, undone.decision.symbol, now) > before:
+                # without the buy, a later sale sells shares the ledger never had
+                raise RequestError("无法撤销这笔买入：之后卖出的股数多于其余买入（之后有卖出，请先撤销那笔卖出）")
+            holding = sync_holding(db, undone.decision.symbol, now, cost_method, at)
+            held = held_position(db, undone.decision.symbol, now, cost_method, skipped=[])
+            return replace(undone, holding=holding, held=held)
+    except ValueError as exc:
+        raise RequestError(str(exc)) from None

@@ -1,0 +1,221 @@
+"""What `pixiu holdings|trades|trades import` and `/holdings`, `/trades` show, on top of the
+renderer's primitives; the same functions for the CLI and the REPL."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from pixiu_cli.account.model import COST_METHOD_NAMES, KIND_NAMES
+from pixiu_cli.conversation.context.values import cash_said, sessions_said, skipped_said
+from pixiu_cli.kernel.render import Renderer
+
+
+def _money(value: float | None) -> str:
+    return "—" if value is None else f"{value:,.2f}"
+
+
+def _signed(value: float | None) -> str:
+    return "—" if value is None else f"{value:+,.2f}"
+
+
+def _shares(value: float | None) -> str:
+    return "—" if value is None else f"{value:,.0f}" if float(value).is_integer() else f"{value:,.4g}"
+
+
+def _close(h: dict) -> str:
+    if not h["priced"]:
+        return "无行情（按成本计）"
+    stale = f"，{sessions_said('过期', h['stale_days'], h['stale_at_least'])}" if h["stale_days"] else ""
+    return f"{h['last_close']:.2f}（{h['close_date']}{stale}）"
+
+
+def _pct(value: float | None) -> str:
+    return f"（{value * 100:+.1f}%）" if value is not None else ""
+
+
+def holdings_rows(record: dict) -> list[list[str]]:
+    """One row a holding, from the account's record (services/account.py account_record)."""
+    return [
+        [
+            f"{h['symbol']} {h['name']}",
+            _shares(h["shares"]),
+            _money(h["cost"]),
+            _close(h),
+            _money(h["value"]),
+            _signed(h["unrealised_pnl"]) + _pct(h["unrealised_pct"]),
+            _signed(h["realised_pnl"]),
+            _signed(h["holding_pnl"]),
+            f"{h['weight'] * 100:.1f}%",
+        ]
+        for h in record["holdings"]
+    ]
+
+
+def cash_line(record: dict) -> str:
+    """The cash and total assets, saying what the figure is as of and what it leaves out."""
+    cash = record["cash"]
+    if cash is None:
+        return "现金：未知（pixiu cash set 金额，或导入带资金余额的对账单）；仓位按股票市值计"
+    said = cash_said(
+        _money(cash["amount"]), cash["stated_as_of"], _money(cash["stated_amount"]), cash["rolled"], cash["missing"]
+    )
+    return f"{said}；总资产 {_money(record['total_assets'])}；仓位按总资产计"
+
+
+def holdings_summary(record: dict) -> list[str]:
+    method = COST_METHOD_NAMES[record["cost_method"]]
+    at_cost = f"（其中 {record['unpriced']} 只无行情，按{method}计）" if record["unpriced"] else ""
+    lines = [f"股票市值 {_money(record['stock_value'])}{at_cost}", cash_line(record)]
+    if record["closed"]:
+        closed = "、".join(f"{p['symbol']} {p['name']} {_signed(p['realised_pnl'])}" for p in record["closed"])
+        lines.append(f"已清仓：{closed}")
+    left_out = f"，不含 {record['unpriced']} 只无行情的持仓" if record["unpriced"] else ""
+    lines.append(
+        f"浮动盈亏合计 {_signed(record['unrealised_pnl'])}（按持仓均价{left_out}）；已实现盈亏合计 {_signed(record['realised_pnl'])}"
+        "（卖出对持仓均价的盈亏与股息，扣费用）；持仓盈亏 = 市值 − 摊薄成本，已含已实现部分，不可与两者相加"
+    )
+    lines.append(f"成本列为{method}（config.toml [account] cost_method = diluted 摊薄 | average 均价）")
+    return lines
+
+
+def _skipped(renderer: Renderer, rows) -> None:
+    """Stored rows the figures leave out, said wherever the account is shown."""
+    if rows:
+        renderer.warn(skipped_said(rows))
+
+
+def show_holdings(renderer: Renderer, record: dict, spell=None) -> None:
+    _skipped(renderer, record.get("skipped_rows"))
+    if not record["holdings"] and record["cash"] is None and not record["closed"]:
+        renderer.info("还没有持仓：pixiu trades import 交割单.csv 导入券商对账单，或 pixiu trade buy 代码 数量 价格")
+        return
+    columns = [
+        "股票",
+        "股数",
+        COST_METHOD_NAMES[record["cost_method"]],
+        "最新收盘",
+        "市值",
+        "浮动盈亏",
+        "已实现",
+        "持仓盈亏",
+        "仓位",
+    ]
+    renderer.table(f"持仓（{len(record['holdings'])} 只）", columns, holdings_rows(record))
+    for line in holdings_summary(record):
+        renderer.line(line)
+
+
+def show_trades(renderer: Renderer, trades, spell=None) -> None:
+    _skipped(renderer, [asdict(row) for row in getattr(trades, "skipped", ())])
+    if not trades:
+        renderer.info("还没有成交记录：pixiu trades import 交割单.csv，或 pixiu trade buy 代码 数量 价格")
+        return
+    rows = [
+        [
+            t.day,
+            t.kind,
+            f"{t.symbol or ''} {t.name or ''}".strip() or "—",
+            _shares(t.quantity) if t.quantity else "",
+            f"{t.price:g}" if t.price else "",
+            _money(t.amount),
+            (_money(t.fees) + ("（估算）" if t.fees_estimated else "")) if t.fees else "",
+            _money(t.balance) if t.balance is not None else "",
+            t.origin,
+            t.ref or "",
+        ]
+        for t in trades
+    ]
+    renderer.table(
+        f"成交与资金流水（{len(trades)} 笔）",
+        ["日期", "业务", "股票", "数量", "价格", "金额", "费用", "资金余额", "来源", "ID"],
+        rows,
+    )
+
+
+def import_lines(done) -> tuple[list[str], list[str]]:
+    """(summary lines, warnings) of a statement import or its dry run."""
+    verb = "将" if done.dry_run else "已"
+    matched = f"，{verb}与对话中记录的同一笔交易合并 {len(done.matched)} 笔（补上费用和编号）" if done.matched else ""
+    lines = [f"识别为{done.layout}：{verb}新增 {done.added} 笔{matched}，已有 {done.duplicates} 笔（不重复导入）"]
+    if done.dry_run:
+        lines += [
+            f"  + {f.day} {KIND_NAMES.get(f.kind, f.kind)} {f.symbol or ''} {_shares(f.quantity) if f.quantity else ''}"
+            f" {_money(f.amount)}".rstrip()
+            for f in done.listed
+        ]
+    lines += [
+        f"新股 {f.symbol} {f.name or ''} {_shares(f.quantity)} 股：{verb}与之前导入的缴款或入账合为一笔"
+        f"（{f.day} 缴款 {_money(f.amount)}，每股 {f.price:g}）"
+        for f in done.joined
+    ]
+    lines += [
+        f"新股 {f.symbol} {f.name or ''} {f.day} 缴款 {_money(f.amount)}：股份尚未入账（不计入持仓），"
+        "导入含新股入账的对账单后合为一笔"
+        for f in done.awaiting
+    ]
+    for reason, count in sorted(done.skipped.items()):
+        lines.append(f"跳过 {count} 行：{reason}")
+    for change in done.holdings:
+        lines.append(_holding_change(change, done.dry_run))
+    if done.cash is not None:
+        lines.append(f"现金：{verb}按对账单设为 {_money(done.cash.amount)}（{done.cash.as_of} 资金余额）")
+    warnings = [f"已跳过有误的行：{message}" for message in done.bad_rows]
+    if done.unknown:
+        listed = "、".join(f"{name} {count}" for name, count in done.unknown.items())
+        warnings.append(f"未识别的业务 {sum(done.unknown.values())} 行：{listed}（未计入）")
+    warnings += [
+        f"{f.day} 新股入账 {f.symbol} {_shares(f.quantity)} 股：对账单和已导入的记录中都没有对应的缴款，暂按成本 0 计入"
+        "（导入含缴款的对账单后自动合并）"
+        for f in done.unpaid
+    ]
+    if done.newer_cash is not None:
+        warnings.append(f"对账单的资金余额早于已记录的现金（{done.newer_cash.as_of}），现金保留不变")
+    if done.dry_run:
+        lines.append("（试运行：没有写入任何内容）")
+    return lines, warnings
+
+
+def _holding_change(change, dry_run: bool) -> str:
+    line = _shares_change(change, dry_run)
+    if change.opening:
+        line += f"（卖出比成交记录中的买入多 {_shares(change.opening)} 股：按对账单之前已持有、成本按卖出价计）"
+    return line
+
+
+def _shares_change(change, dry_run: bool) -> str:
+    before = "未持有" if change.before is None else f"{_shares(change.before)} 股"
+    if change.kept:
+        return (
+            f"持仓 {change.symbol} {change.name}：现有记录 {before}（日期晚于对账单），按对账单推算 "
+            f"{_shares(change.stated)} 股；保留现有记录"
+        )
+    verb = "将改为" if dry_run else "已改为"
+    line = f"持仓 {change.symbol} {change.name}：导入前 {before}，按对账单推算 {_shares(change.stated)} 股，{verb} {_shares(change.after)} 股"
+    if change.unbooked:
+        line += f"（含行情数据中对账单未记的送转股 {_shares(change.unbooked)} 股）"
+    return line
+
+
+def show_import(renderer: Renderer, done, spell=None) -> None:
+    lines, warnings = import_lines(done)
+    for line in lines:
+        renderer.line(line)
+    for warning in warnings:
+        renderer.warn(warning)
+
+
+def show_cash(renderer: Renderer, record: dict, spell=None) -> None:
+    _skipped(renderer, record.get("skipped_rows"))
+    renderer.info(cash_line(record))
+
+
+def show_cash_set(renderer: Renderer, cash, spell=None) -> None:
+    renderer.info(f"已设置现金 {cash.amount:,.2f}（截至 {cash.as_of}）")
+
+
+def show_recorded_trade(renderer: Renderer, recorded, spell=None) -> None:
+    renderer.info(recorded.notice())
+
+
+def trades_record(trades) -> list[dict]:
+    return [t.record() for t in trades]

@@ -1,0 +1,109 @@
+"""Daily briefs: each one's conclusion as a `reports` row (the 近期报告结论 memory class),
+saying which brief and which turn produced it, and the brief's own figures, from which the
+next brief says what changed since."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from sqlite_utils import Database
+
+from pixiu_cli.home.model import Signal
+from pixiu_cli.kernel.db.database import write_transaction
+from pixiu_cli.kernel.db.rows import dict_rows, json_column, signal_from_row
+
+BRIEF_ORIGIN = "brief"
+
+
+@dataclass(frozen=True)
+class StoredBrief:
+    id: int
+    report_id: int
+    as_of: str
+    created_at: str
+    conversation_id: int
+    turn_seq: int
+    facts: dict  # what the brief computed (see services/brief_facts.py: BriefFacts.snapshot)
+
+
+@dataclass(frozen=True)
+class BriefReport:
+    title: str
+    symbols: list[str]
+    conclusion: str
+    as_of: str
+    created_at: str
+    conversation_id: int
+    turn_id: int
+    turn_seq: int
+
+
+def _brief(r: dict) -> StoredBrief:
+    return StoredBrief(
+        r["id"],
+        r["report_id"],
+        r["as_of"],
+        r["created_at"],
+        r["conversation_id"],
+        r["turn_seq"],
+        json_column(r["facts_json"], {}),
+    )
+
+
+class BriefStore:
+    def __init__(self, db: Database):
+        self.db = db
+
+    def last(self) -> StoredBrief | None:
+        rows = dict_rows(self.db, "select * from briefs order by created_at desc, id desc limit 1")
+        return _brief(rows[0]) if rows else None
+
+    def of_report(self, report_id: int) -> StoredBrief | None:
+        """The brief whose conclusion is report `report_id`."""
+        rows = dict_rows(self.db, "select * from briefs where report_id = ? order by id desc limit 1", [report_id])
+        return _brief(rows[0]) if rows else None
+
+    def save(self, report: BriefReport, facts: dict) -> tuple[int, int]:
+        """The report row and the brief row, in one transaction: (report id, brief id)."""
+        with write_transaction(self.db):
+            report_id = (
+                self.db["reports"]
+                .insert(
+                    {
+                        "title": report.title,
+                        "symbols": json.dumps(report.symbols, ensure_ascii=False),
+                        "conclusion": report.conclusion,
+                        "created_at": report.created_at,
+                        "as_of": report.as_of,
+                        "origin": BRIEF_ORIGIN,
+                        "conversation_id": report.conversation_id,
+                        "turn_id": report.turn_id,
+                        "turn_seq": report.turn_seq,
+                    }
+                )
+                .last_pk
+            )
+            brief_id = (
+                self.db["briefs"]
+                .insert(
+                    {
+                        "report_id": report_id,
+                        "as_of": report.as_of,
+                        "created_at": report.created_at,
+                        "conversation_id": report.conversation_id,
+                        "turn_id": report.turn_id,
+                        "turn_seq": report.turn_seq,
+                        "facts_json": json.dumps(facts, ensure_ascii=False),
+                    }
+                )
+                .last_pk
+            )
+        return report_id, brief_id
+
+    def signals(self, symbol: str, limit: int = 2) -> list[Signal]:
+        """The newest signals of a stock, newest first."""
+        rows = dict_rows(
+            self.db, "select * from signals where symbol = ? order by as_of desc, id desc limit ?", [symbol, limit]
+        )
+        return [signal_from_row(r) for r in rows]

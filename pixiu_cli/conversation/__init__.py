@@ -1,0 +1,1 @@
+"""The conversation: the loop, the context and its selection, the model client, tokens, cache accounting, the offline server and the evals."""

@@ -1,0 +1,76 @@
+"""Built name tables kept on disk between processes (`NameSource(cache_dir=…)`).
+
+Building a table normalises every listed name (about 11,000 spellings) and builds the
+automaton: most of what a one-shot `pixiu context TEXT` or `pixiu ask` spends on its
+question. A table depends only on the names it is given and on the shipped files and code
+that turn them into names, so it is stored under a fingerprint of all of them and reused
+while none changes. Anything unreadable is rebuilt; a home that cannot be written to only
+loses the speed-up."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from pixiu_cli.kernel.resources import keep_derived
+
+FORMAT = 5  # bump when what is pickled changes shape or what the forms are
+KEPT = 4  # tables kept (the real home's and the demo's, a change or two in between)
+_PREFIX, _SUFFIX = "names-", ".pickle"
+
+
+def fingerprint(inputs: object, files: Iterable[Path]) -> str:
+    """A digest of `inputs` (their repr: plain dataclasses, tuples and strings) and of each
+    file's size and modification time."""
+    digest = hashlib.sha256(repr((FORMAT, inputs)).encode("utf-8", "surrogatepass"))
+    for path in files:
+        try:
+            stat = path.stat()
+        except OSError:
+            digest.update(f"{path}:missing".encode())
+            continue
+        digest.update(f"{path}:{stat.st_size}:{stat.st_mtime_ns}".encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()[:32]
+
+
+def cached(directory: Path, key: str, build: Callable[[], object]) -> object:
+    """The object stored under `key`, else `build()`, stored for the next process."""
+    path = directory / f"{_PREFIX}{key}{_SUFFIX}"
+    try:
+        if _own(directory) and _own(path):
+            return pickle.loads(path.read_bytes())
+    except Exception:  # missing, truncated, from an incompatible library: built again
+        pass
+    built = build()
+    try:
+        blob = pickle.dumps(built, protocol=pickle.HIGHEST_PROTOCOL)
+    except pickle.PicklingError:
+        return built
+    if keep_derived(path, blob):  # refused (a read-only or full disk): still used in this process
+        _prune(directory)
+    return built
+
+
+def _own(path: Path) -> bool:
+    """Loading a pickle runs what it says: only a file (and folder) this user owns and no one
+    else may write is read. A home in a shared folder (PIXIU_HOME=/tmp/…) then cannot be
+    handed a table by another user."""
+    stat = path.stat()
+    owner = os.getuid() if hasattr(os, "getuid") else stat.st_uid
+    return stat.st_uid == owner and not stat.st_mode & 0o022
+
+
+def _prune(directory: Path) -> None:
+    stored = sorted(directory.glob(f"{_PREFIX}*{_SUFFIX}"), key=_mtime, reverse=True)
+    for old in stored[KEPT:]:
+        old.unlink(missing_ok=True)
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0

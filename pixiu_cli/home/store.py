@@ -1,0 +1,365 @@
+"""The investor's data set in the database: holdings, profiles, news, signals, reports,
+decisions, alerts, memory events and the persona, read into the types of domain/investor.py.
+
+Windows and limits are applied in SQL on indexed columns, so assembling a context stays
+fast however many years of events pile up."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict, deque
+from collections.abc import Callable
+from datetime import datetime
+
+from sqlite_utils import Database
+
+from pixiu_cli.home.ledger_rows import export_ledger, insert_row, replace_ledger
+from pixiu_cli.home.model import Alert, Decision, DomainData, Holding, MemoryEvent, NewsItem, Profile, Report, Signal
+from pixiu_cli.kernel.db.database import write_transaction
+from pixiu_cli.kernel.db.rows import (
+    alert_from_row,
+    decision_from_row,
+    dict_rows,
+    event_from_row,
+    holding_from_row,
+    news_from_row,
+    number,
+    optional_text,
+    profile_from_row,
+    report_from_row,
+    signal_from_row,
+    text,
+)
+from pixiu_cli.kernel.vocabulary import CONVERSATION_SOURCES, USERS_OWN
+
+
+def iso(moment: datetime) -> str:
+    return moment.isoformat(timespec="seconds")
+
+
+# The user's own notes in force: a proposal the user has not accepted is never one of them.
+_USERS_OWN = f"author in ({', '.join(repr(a) for a in USERS_OWN)})"
+_LIVE_NOTE = f"kind = 'user_note' and deleted_at is null and replaced_by = 0 and {_USERS_OWN}"
+_RULE = f"{_LIVE_NOTE} and note_kind = 'rule'"
+_WINDOWED_NOTE = f"{_LIVE_NOTE} and coalesce(note_kind, '') != 'rule'"
+
+
+class InvestorStore:
+    def __init__(self, db: Database):
+        self.db = db
+        self._memo: dict[str, tuple[int, object, object]] = {}
+
+    def _unchanged_since(self) -> int | None:
+        """The portfolio's version (bumped by triggers on holdings and profiles), or None
+        inside a transaction, where an uncommitted change may still be rolled back."""
+        conn = self.db.conn
+        if conn.in_transaction:
+            return None
+        return conn.execute("select version from portfolio_version where id = 1").fetchone()[0]
+
+    def portfolio_version(self) -> int | None:
+        """Bumped by every change to holdings or profiles; None inside a transaction."""
+        return self._unchanged_since()
+
+    def _remembered(self, name: str, key, compute):
+        """compute() once, reused while the database is unchanged and `key` is the same."""
+        stamp = self._unchanged_since()
+        seen = self._memo.get(name)
+        if stamp is not None and seen is not None and seen[0] == stamp and seen[1] == key:
+            return seen[2]
+        value = compute()
+        if stamp is not None:
+            self._memo[name] = (stamp, key, value)
+        return value
+
+    # reads used by the context engine -------------------------------------------------
+    def holdings(self) -> list[Holding]:
+        """Every holding. Built on every turn, and there may be hundreds: the list is kept
+        and reused while the database has not changed since it was read."""
+        return list(
+            self._remembered(
+                "holdings",
+                None,
+                lambda: tuple(
+                    holding_from_row(r) for r in dict_rows(self.db, "select * from holdings order by role, symbol")
+                ),
+            )
+        )
+
+    def noted_symbols(self) -> list[str]:
+        """The stocks the user's live notes (views, plans, rules) and decisions name, in code
+        order: with the holdings and the watch list, the investor's own universe."""
+        sql = (
+            f"select symbol from memory_events where symbol is not null and symbol != '' and {_LIVE_NOTE} "
+            "union select symbol from decisions where symbol is not null and symbol != '' and deleted_at is null "
+            "order by symbol"
+        )
+        return [str(row[0]) for row in self.db.conn.execute(sql).fetchall()]
+
+    def decision(self, decision_id: int) -> Decision | None:
+        rows = dict_rows(self.db, "select * from decisions where id = ? and deleted_at is null", [decision_id])
+        return decision_from_row(rows[0]) if rows else None
+
+    def holding(self, symbol: str) -> Holding | None:
+        rows = dict_rows(self.db, "select * from holdings where symbol = ?", [symbol])
+        return holding_from_row(rows[0]) if rows else None
+
+    def latest_profile(self, symbol: str) -> Profile | None:
+        rows = dict_rows(
+            self.db, "select * from profiles where symbol = ? order by as_of desc, id desc limit 1", [symbol]
+        )
+        return profile_from_row(rows[0]) if rows else None
+
+    def profiles_for(self, symbols: list[str]) -> dict[str, Profile]:
+        """latest_profile of each symbol, in one statement (a portfolio question asks for
+        every holding's, and one query per holding is several times slower), reused while
+        the database is unchanged."""
+        return dict(self._remembered("profiles_for", tuple(symbols), lambda: self._read_profiles(symbols)))
+
+    def _read_profiles(self, symbols: list[str]) -> dict[str, Profile]:
+        rows = dict_rows(
+            self.db,
+            "select p.* from json_each(?) s join profiles p on p.id = ("
+            "select id from profiles where symbol = s.value order by as_of desc, id desc limit 1)",
+            [json.dumps(list(symbols))],
+        )
+        latest = {r["symbol"]: profile_from_row(r) for r in rows}
+        return {s: latest[s] for s in symbols if s in latest}
+
+    def recent_news(self, symbol: str, since: str, limit: int, until: str | None = None) -> list[NewsItem]:
+        """The stock's newest `limit` items published since `since` (and by `until`)."""
+        bound, params = ("and published_at <= ? ", [until]) if until is not None else ("", [])
+        return [
+            news_from_row(r)
+            for r in dict_rows(
+                self.db,
+                f"select * from news where symbol = ? and published_at >= ? {bound}"
+                "order by published_at desc, id desc limit ?",
+                [symbol, since, *params, limit],
+            )
+        ]
+
+    def latest_signal(self, symbol: str) -> Signal | None:
+        rows = dict_rows(
+            self.db, "select * from signals where symbol = ? order by as_of desc, id desc limit 1", [symbol]
+        )
+        return signal_from_row(rows[0]) if rows else None
+
+    def _window(
+        self,
+        table: str,
+        time_column: str,
+        mapper,
+        since: str,
+        until: str,
+        limit: int,
+        where: str = "",
+        params: tuple = (),
+    ) -> list:
+        """The newest `limit` rows of `table` with since <= time_column <= until (one memory
+        class's window and limit, applied in SQL on an indexed time column)."""
+        condition = f"{where} and " if where else ""
+        sql = (
+            f"select * from {table} where {condition}{time_column} >= ? and {time_column} <= ? "
+            f"order by {time_column} desc, id desc limit ?"
+        )
+        return [mapper(r) for r in dict_rows(self.db, sql, [*params, since, until, limit])]
+
+    def recent_reports(self, since: str, until: str, limit: int) -> list[Report]:
+        return self._window("reports", "created_at", report_from_row, since, until, limit)
+
+    def recent_decisions(self, since: str, until: str, limit: int) -> list[Decision]:
+        return self._window("decisions", "decided_at", decision_from_row, since, until, limit, "deleted_at is null")
+
+    def recent_alerts(self, since: str, until: str, limit: int) -> list[Alert]:
+        return self._window("alerts", "triggered_at", alert_from_row, since, until, limit)
+
+    def alerts_found_between(self, after: str, until: str) -> list[Alert]:
+        """Every alert pixiu found after `after` and by `until`, in the order they fired. Found
+        is when a check recorded it (a sync can bring in a close that fired days ago), else,
+        for an imported alert, when it fired."""
+        found = "coalesce(recorded_at, triggered_at)"
+        sql = f"select * from alerts where {found} > ? and {found} <= ? order by triggered_at, id"
+        return [alert_from_row(r) for r in dict_rows(self.db, sql, [after, until])]
+
+    def recent_notes(self, since: str, until: str, limit: int) -> list[MemoryEvent]:
+        """The views and plans in force inside the window (rules have no window: `rules`)."""
+        return self._window("memory_events", "created_at", event_from_row, since, until, limit, _WINDOWED_NOTE)
+
+    def rules(self, until: str, limit: int) -> list[MemoryEvent]:
+        """The user's rules in force: every one not withdrawn, whatever its age, newest first."""
+        return self._window("memory_events", "created_at", event_from_row, "", until, limit, _RULE)
+
+    def pinned_notes(self, until: str, limit: int) -> list[MemoryEvent]:
+        """Pinned views and plans in force, whatever their age, newest first."""
+        return self._window(
+            "memory_events", "created_at", event_from_row, "", until, limit, f"{_WINDOWED_NOTE} and pinned"
+        )
+
+    def recent_decisions_for(self, symbol: str, since: str, until: str, limit: int) -> list[Decision]:
+        return self._window(
+            "decisions",
+            "decided_at",
+            decision_from_row,
+            since,
+            until,
+            limit,
+            "symbol = ? and deleted_at is null",
+            (symbol,),
+        )
+
+    def decision_returns(self, decision_id: int) -> tuple[float | None, float | None]:
+        """The stock's move 5 and 20 sessions after a decision, as local analytics scored it
+        (None until enough bars exist)."""
+        row = self.db.conn.execute("select return_5d, return_20d from decisions where id = ?", [decision_id]).fetchone()
+        return (number(row[0]), number(row[1])) if row else (None, None)
+
+    def recent_notes_for(self, symbol: str, since: str, until: str, limit: int) -> list[MemoryEvent]:
+        return self._window(
+            "memory_events",
+            "created_at",
+            event_from_row,
+            since,
+            until,
+            limit,
+            f"symbol = ? and {_LIVE_NOTE}",
+            (symbol,),
+        )
+
+    def persona(self) -> dict[str, str]:
+        return {
+            text(r["key"]): text(r["value"]) for r in dict_rows(self.db, "select key, value from persona order by key")
+        }
+
+    def persona_updated_at(self) -> str | None:
+        """When the persona was last written (its newest row), or None if never stamped."""
+        rows = dict_rows(self.db, "select max(updated_at) as at from persona")
+        return optional_text(rows[0]["at"]) if rows else None
+
+    def count_injection(self, event_ids: list[int], decision_ids: list[int] = ()) -> None:
+        """One more use of each note and of each trade."""
+        if not event_ids and not decision_ids:
+            return
+        with write_transaction(self.db):
+            for table, ids in (("memory_events", event_ids), ("decisions", decision_ids)):
+                if ids:
+                    self.db.execute(
+                        f"update {table} set inject_count = inject_count + 1 where id in "
+                        "(select value from json_each(?))",
+                        [json.dumps(list(ids))],
+                    )
+
+    # the whole data set ---------------------------------------------------------------
+    def export(self) -> DomainData:
+        db = self.db
+        return DomainData(
+            holdings=self.holdings(),
+            profiles=[profile_from_row(r) for r in dict_rows(db, "select * from profiles order by id")],
+            news=[news_from_row(r) for r in dict_rows(db, "select * from news order by id")],
+            signals=[signal_from_row(r) for r in dict_rows(db, "select * from signals order by id")],
+            reports=[report_from_row(r) for r in dict_rows(db, "select * from reports order by id")],
+            decisions=[
+                decision_from_row(r)
+                for r in dict_rows(db, "select * from decisions where deleted_at is null order by id")
+            ],
+            alerts=[alert_from_row(r) for r in dict_rows(db, "select * from alerts order by id")],
+            notes=[
+                event_from_row(r)
+                for r in dict_rows(
+                    db, "select * from memory_events where kind = 'user_note' and deleted_at is null order by id"
+                )
+            ],
+            persona=self.persona(),
+            account=export_ledger(db),
+        )
+
+    def replace_all(self, data: DomainData, keep_own_notes: bool = False) -> None:
+        """Import: one transaction, so a failure leaves the previous data untouched.
+        `keep_own_notes` keeps what was said in conversation (the demo's refresh on every
+        start): notes and recorded trades, whose fills stay in the ledger and move the new holdings.
+        The account's fills and cash are replaced when the document has an account section,
+        else left as they are."""
+
+        def plain(items, drop_id=True):
+            out = []
+            for item in items:
+                row = dict(item.__dict__)
+                if drop_id:
+                    row.pop("id", None)
+                out.append(row)
+            return out
+
+        own = f"coalesce(source, '') in ({', '.join(repr(s) for s in CONVERSATION_SOURCES)})"
+        replaced = f"not {own}" if keep_own_notes else "1"
+        decisions, notes = plain(data.decisions), plain(data.notes)
+        with write_transaction(self.db):
+            # before the rows go: each incoming memory that is one already stored keeps its id
+            _keep_ids(self.db, "decisions", f"deleted_at is null and {replaced}", decisions, _decision_identity)
+            _keep_ids(
+                self.db,
+                "memory_events",
+                f"kind = 'user_note' and deleted_at is null and {replaced}",
+                notes,
+                _note_identity,
+            )
+            for table in ("holdings", "profiles", "news", "signals", "reports", "alerts", "persona"):
+                self.db.execute(f"delete from {table}")
+            if keep_own_notes:
+                self.db.execute(f"delete from decisions where not {own}")
+                self.db.execute(f"delete from memory_events where kind = 'user_note' and not {own}")
+            else:
+                self.db.execute("delete from decisions")
+                self.db.execute("delete from memory_events where kind = 'user_note'")
+            ids = _insert_document(self.db, data, decisions, notes, plain)
+            if data.account is not None:
+                replace_ledger(self.db, data.account, {d.id: i for d, i in zip(data.decisions, ids) if d.id})
+            self.db.execute(
+                "update account_fills set decision_id = null where decision_id is not null "
+                "and decision_id not in (select id from decisions)"
+            )
+            self.db["persona"].insert_all(
+                [{"key": k, "value": v, "updated_at": data.read_at} for k, v in data.persona.items()]
+            )
+
+
+def _insert_document(db: Database, data: DomainData, decisions: list[dict], notes: list[dict], plain) -> list[int]:
+    """Every row of the document; the ids its decisions got (the account's fills link them)."""
+    rows = plain(data.holdings)
+    for row in rows:
+        row["short_names"] = json.dumps(list(row["short_names"]), ensure_ascii=False)
+    db["holdings"].insert_all(rows)
+    db["profiles"].insert_all(plain(data.profiles))
+    db["news"].insert_all(plain(data.news))
+    signals = plain(data.signals)
+    for row in signals:
+        row["components"] = json.dumps(row["components"], ensure_ascii=False)
+    db["signals"].insert_all(signals)
+    reports = plain(data.reports)
+    for row in reports:
+        row["symbols"] = json.dumps(list(row["symbols"]), ensure_ascii=False)
+    db["reports"].insert_all(reports)
+    ids = [insert_row(db, "decisions", row) for row in decisions]
+    db["alerts"].insert_all(plain(data.alerts))
+    db["memory_events"].insert_all(notes)
+    return ids
+
+
+def _decision_identity(row: dict) -> tuple:
+    # not the date: the demo's refresh moves every date to today's distance
+    return (row["symbol"], row["side"], row["price"], row["quantity"], row["reason"] or "")
+
+
+def _note_identity(row: dict) -> tuple:
+    return (row["note_kind"], row["text"], row["symbol"] or "")
+
+
+def _keep_ids(db: Database, table: str, where: str, rows: list[dict], identity: Callable[[dict], tuple]) -> None:
+    """Give each incoming row the id of the stored row (among those about to be replaced)
+    that is the same memory; the rest get ids never used before (AUTOINCREMENT), so an id
+    once shown to the user (n12, d5) never names another memory."""
+    stored: dict[tuple, deque[int]] = defaultdict(deque)
+    for r in dict_rows(db, f"select * from {table} where {where} order by id"):
+        stored[identity(r)].append(r["id"])
+    for row in rows:
+        ids = stored.get(identity(row))
+        row["id"] = ids.popleft() if ids else None

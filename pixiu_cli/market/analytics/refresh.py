@@ -1,0 +1,111 @@
+"""After bars are imported or synced: recompute the profiles and signals of those symbols,
+evaluate their alert rules, and score the decisions that now have enough bars after them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from pixiu_cli.home.store import iso
+from pixiu_cli.kernel.db.stores import stores_of
+from pixiu_cli.market.analytics.alerts import evaluate
+from pixiu_cli.market.analytics.costs import CostModel
+from pixiu_cli.market.analytics.profiles import load_frame, profile_symbol
+from pixiu_cli.market.analytics.rules import describe
+from pixiu_cli.market.analytics.signals import fused_signal
+from pixiu_cli.market.analytics.store import AnalyticsStore
+from pixiu_cli.market.analytics.track import score
+from pixiu_cli.market.data import MarketData
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
+
+if TYPE_CHECKING:  # only named: importing it before pixiu_cli.kernel.db would load numpy and pandas
+    from sqlite_utils import Database
+
+
+@dataclass
+class RefreshSummary:
+    profiles: list[str] = field(default_factory=list)
+    signals: list[str] = field(default_factory=list)
+    fired: list[str] = field(default_factory=list)  # one line per new alert
+    scored: int = 0
+    too_short: list[str] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        out = []
+        if self.profiles:
+            out.append(f"已更新回测画像 {len(self.profiles)} 只、融合信号 {len(self.signals)} 只（本地计算）")
+        if self.too_short:
+            out.append(f"数据不足 120 根日线，未计算画像：{'、'.join(self.too_short)}")
+        out += [f"预警触发：{line}" for line in self.fired]
+        if self.scored:
+            out.append(f"已为 {self.scored} 条操作决策计算事后表现")
+        return out
+
+
+def _alerts(
+    db: Database,
+    market: MarketData,
+    store: AnalyticsStore,
+    symbols: Sequence[str],
+    now: datetime,
+    summary: RefreshSummary,
+) -> None:
+    domain = stores_of(db).investor
+    for rule in store.rules(symbols):
+        holding = domain.holding(rule.symbol)
+        cost_day = (holding.updated_at or "")[:10] or None if holding else None
+        since = min(rule.checked_through or rule.created_at[:10], rule.created_at[:10])
+        if rule.kind == "drawdown_from_cost" and cost_day:
+            since = min(since, cost_day)  # every ex-rights event since the purchase moves the cost
+        frame = load_frame(market, rule.symbol, now, since=since)
+        if frame is None:
+            continue
+        firings = evaluate(rule, frame, cost=holding.cost if holding else None, cost_day=cost_day)
+        security = market.master.get(rule.symbol)
+        text = describe(rule.kind, rule.threshold, rule.symbol, security.name if security else None)
+        # dated at the close of the bar that fired it, not when the import or sync ran
+        fired = [(f.bar_date, text, f"{text}：{f.message}", _close_of(f.bar_date, now)) for f in firings]
+        store.record_check(rule.id, through=frame.dates[-1], fired=fired, at=iso(now))
+        summary.fired += [f"a{rule.id} {message}" for _, _, message, _ in fired]
+
+
+def _close_of(bar_date: str, now: datetime) -> str:
+    """The moment a daily bar closed (15:00 Beijing time), never later than now."""
+    close = datetime.fromisoformat(f"{bar_date}T15:00:00+08:00")
+    return iso(min(close, now) if now.tzinfo else close)
+
+
+def refresh(db: Database, symbols: Sequence[str], now: datetime, costs: CostModel | None = None) -> RefreshSummary:
+    """Only the symbols named: none changed (a sync that failed or fetched nothing) is
+    nothing to recompute, never every stored decision and rule."""
+    if not symbols:
+        return RefreshSummary()
+    costs = costs or CostModel()
+    market, store, summary = MarketData(db, keep_gaps=True), stores_of(db).analytics, RefreshSummary()
+    stamp = iso(now)
+    for symbol in symbols:
+        frame = load_frame(market, symbol, now)  # read once for the profile and the signal
+        computed = profile_symbol(market, symbol, now, costs, frame) if frame is not None else None
+        if computed is None:
+            summary.too_short.append(symbol)
+            continue
+        rows, profile = computed
+        store.save_profile(rows, profile)
+        summary.profiles.append(symbol)
+        signal = fused_signal(frame) if frame is not None else None
+        if signal is not None:
+            store.save_signal(symbol, signal.score, signal.direction, signal.components, signal.as_of)
+            summary.signals.append(symbol)
+    _alerts(db, market, store, symbols, now, summary)
+    scores = []
+    for decision in store.decisions(symbols):
+        frame = load_frame(market, decision.symbol, now, since=decision.decided_at[:10])
+        if frame is not None:
+            scores.append(score(decision, frame, stamp))
+    store.save_scores(scores)
+    summary.scored = sum(1 for s in scores if s.return_5d is not None)
+    return summary

@@ -1,0 +1,87 @@
+"""What follows the bars: profiles, signals, alerts and the decisions' track record are
+recomputed when bars arrive (import, sync) or on request (`pixiu profile --refresh`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from pixiu_cli.kernel.db.stores import stores_of
+from pixiu_cli.kernel.refusal import RequestError
+from pixiu_cli.market.analytics.model import BacktestRow
+from pixiu_cli.market.index_benchmarks import benchmark_for
+
+if TYPE_CHECKING:  # the engine loads numpy: imported by the functions that compute
+    from sqlite_utils import Database
+
+    from pixiu_cli.market.analytics.costs import CostModel
+    from pixiu_cli.market.analytics.record import TrackRecord
+    from pixiu_cli.market.analytics.refresh import RefreshSummary
+
+
+def refresh(db: Database, symbols: Sequence[str], now: datetime, costs: CostModel | None) -> RefreshSummary:
+    """Recompute what depends on these symbols' bars. An index gets no profile, signal or
+    alert of its own: it is what stocks are measured against (read when they are shown)."""
+    from pixiu_cli.market.analytics.refresh import refresh as recompute
+
+    return recompute(db, [s for s in symbols if not benchmark_for(s)], now, costs)
+
+
+def held_and_watched(db: Database) -> list[str]:
+    """The holdings and the watch list: what sync, profile and the rest work on by default."""
+    return sorted(
+        {h.symbol for h in stores_of(db).investor.holdings()} | {s for s, _ in stores_of(db).market.watchlist()}
+    )
+
+
+@dataclass(frozen=True)
+class ProfileListing:
+    refreshed: list[str]  # the summary lines of the recomputation, when one was needed
+    rows: list[BacktestRow]
+    # each row's annual return minus 沪深300's over the same window (None where its bars do not
+    # cover the window); empty when no 沪深300 bars are stored
+    vs_csi300: list[float | None] = field(default_factory=list)
+
+
+def profiles(
+    db: Database, symbols: list[str] | None, now: datetime, costs: CostModel | None, again: bool
+) -> ProfileListing:
+    """The backtest rows of `symbols` (by default the holdings and watch list that have bars),
+    recomputing the ones older than their bars (all of them with `again`)."""
+    market, asked = stores_of(db).market, symbols or held_and_watched(db)
+    newest = {s: market.last_date(s) for s in asked}  # one probe each: never every stored series' extent
+    with_bars = {s: last for s, last in newest.items() if last}
+    wanted = symbols if symbols else [s for s in asked if s in with_bars]
+    missing = [s for s in wanted if s not in with_bars]
+    if missing:
+        raise RequestError(f"没有 {'、'.join(missing)} 的日线：先 pixiu data import 或 pixiu data sync")
+    if not wanted:
+        raise RequestError("没有可计算的股票：先导入持仓和日线（pixiu data import FILE.csv --symbol CODE）")
+    store = stores_of(db).analytics
+    stored = {r.symbol: r.window_end for r in store.backtests(wanted)}
+    stale = [s for s in wanted if again or s not in stored or stored[s] < with_bars[s]]
+    lines = refresh(db, stale, now, costs).lines() if stale else []
+    rows = store.backtests(wanted)
+    return ProfileListing(lines, rows, _vs_csi300(db, rows))
+
+
+def _vs_csi300(db: Database, rows: list[BacktestRow]) -> list[float | None]:
+    from pixiu_cli.market.analytics.versus_csi300 import BenchmarkCloses
+    from pixiu_cli.market.data import MarketData
+
+    index = BenchmarkCloses(MarketData(db))
+    if not index:
+        return []
+    out = []
+    for r in rows:
+        index_return = index.annual_return(r.window_start, r.window_end)
+        out.append(None if index_return is None else r.annual_return - index_return)
+    return out
+
+
+def track(db: Database, now: datetime) -> TrackRecord:
+    from pixiu_cli.market.analytics.record import track_record
+
+    return track_record(db, now)

@@ -1,0 +1,1 @@
+"""News and announcements: the feeds, their store, their information layers and views."""

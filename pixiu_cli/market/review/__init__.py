@@ -1,0 +1,1 @@
+"""The market as a whole on one session: breadth from a snapshot, industry boards, the review."""

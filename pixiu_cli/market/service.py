@@ -1,0 +1,269 @@
+"""Market data: import a CSV, sync from a network source, the status of every series, the
+bars and actions of one stock, the watch list and the chart (`pixiu data|watch|chart`,
+`/chart`). Imports and syncs recompute what depends on the bars they wrote."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pixiu_cli.kernel.db.stores import stores_of
+from pixiu_cli.kernel.refusal import RequestError
+from pixiu_cli.market.analytics.service import held_and_watched, refresh
+from pixiu_cli.market.data import MarketData
+from pixiu_cli.market.import_symbol import BareCode, ImportSymbol, import_symbol, spelling_in_name
+from pixiu_cli.market.index_benchmarks import BENCHMARKS
+from pixiu_cli.market.trading_days import as_shanghai
+
+if TYPE_CHECKING:  # what the import and the sync load, so /chart and the watch list do not
+    from sqlite_utils import Database
+
+    from pixiu_cli.market.analytics.costs import CostModel
+    from pixiu_cli.market.analytics.refresh import RefreshSummary
+    from pixiu_cli.market.fundamentals.service import KeptRefresh
+    from pixiu_cli.market.importer import ImportResult
+    from pixiu_cli.market.security_master import MasterRefresh
+    from pixiu_cli.market.sync import SyncOutcome
+
+
+def _stamp(now: datetime) -> str:
+    return now.isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True)
+class BarImport:
+    path: Path
+    symbol: str  # as written: 600519, sh000300, 000300.SH, 沪深300 (services/import_symbol.py)
+    name: str | None = None
+    adjusted: str = "none"  # how the file's prices are adjusted: none | qfq | hfq
+    actions_path: Path | None = None
+    volume_unit: str = "auto"
+
+
+@dataclass(frozen=True)
+class BarsImported:
+    result: ImportResult
+    refreshed: RefreshSummary
+    target: ImportSymbol  # what the spelling named: a stock, or an index benchmark
+
+
+def import_bars(db: Database, request: BarImport, now: datetime, costs: CostModel | None) -> BarsImported:
+    """One stock's (or index benchmark's) daily bars, stored unadjusted with their provenance;
+    a bad file writes nothing."""
+    from pixiu_cli.market.csv_source import CsvImportError
+    from pixiu_cli.market.importer import import_csv
+
+    target = import_symbol(stores_of(db).securities, request.symbol)
+    try:
+        result = import_csv(
+            stores_of(db).market,
+            stores_of(db).securities,
+            request.path,
+            target.symbol,
+            at=_stamp(now),
+            name=request.name,
+            adjusted=request.adjusted,
+            actions_path=request.actions_path,
+            volume_unit=request.volume_unit,
+            today=as_shanghai(now).date(),
+        )
+    except CsvImportError as exc:
+        raise RequestError(f"导入失败，未做任何修改：{exc}") from None
+    return BarsImported(result, refresh(db, [target.symbol], now, costs), target)
+
+
+@dataclass(frozen=True)
+class ManyImported:
+    imported: list[ImportResult]
+    failed: list[tuple[Path, str]]  # the file and why (one line); its bars were not written
+    refreshed: RefreshSummary | None  # None with refresh=False
+    notes: list[tuple[Path, BareCode]] = field(default_factory=list)  # a bare code an index shares
+
+
+BAR_FILE_SUFFIXES = (".csv", ".txt", ".tsv")
+
+
+def bar_files(paths: list[Path]) -> list[Path]:
+    """The files named, a folder standing for its bar files (sorted); `X_actions.csv` files
+    are the actions of `X.csv`, not bars."""
+    out: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            out += sorted(f for f in path.iterdir() if f.suffix.lower() in BAR_FILE_SUFFIXES and f.is_file())
+        else:
+            out.append(path)
+    return [f for f in out if not f.stem.lower().endswith("_actions")]
+
+
+def import_many(
+    db: Database,
+    files: list[Path],
+    now: datetime,
+    costs: CostModel | None,
+    *,
+    advance: Callable[[], None] = lambda: None,
+    refresh_after: bool = True,
+) -> ManyImported:
+    """Every file in one process, each in its own transaction (a bad file is reported and
+    writes nothing; the others are kept), then one refresh of every imported symbol."""
+    from pixiu_cli.market.csv_source import CsvImportError
+    from pixiu_cli.market.importer import import_csv
+
+    market, master, stamp = stores_of(db).market, stores_of(db).securities, _stamp(now)
+    imported, failed, notes = [], [], []
+    for path in files:
+        spelling = spelling_in_name(path)
+        actions = path.with_name(f"{path.stem}_actions{path.suffix}")
+        try:
+            if spelling is None:
+                raise CsvImportError("文件名里没有 6 位股票代码（单个文件可用 --symbol 指定）")
+            target = import_symbol(master, spelling)
+            found = actions if actions.is_file() else None
+            imported.append(
+                import_csv(
+                    market, master, path, target.symbol, at=stamp, actions_path=found, today=as_shanghai(now).date()
+                )
+            )
+            notes += [(path, target.decided)] if target.decided else []
+        except (CsvImportError, RequestError) as exc:
+            failed.append((path, str(exc)))
+        advance()
+    symbols = [r.symbol for r in imported]
+    refreshed = refresh(db, symbols, now, costs) if refresh_after and symbols else None
+    return ManyImported(imported, failed, refreshed, notes)
+
+
+def sync_targets(db: Database, symbols: list[str] | None) -> list[str]:
+    """The series a sync fetches: those given, else the holdings, the watch list and the
+    index benchmarks (stored under their prefixed keys, see domain/benchmarks.py)."""
+    if symbols:
+        return symbols
+    return held_and_watched(db) + [b.key for b in BENCHMARKS]
+
+
+@dataclass(frozen=True)
+class SyncRequest:
+    symbols: list[str]
+    source: str  # one of market.source_by_name.SOURCE_NAMES
+    since: str | None = None  # refetch from this day (default: incremental)
+    timeout: float = 20.0
+    daily: bool = False  # the default sync: also what is kept beside the bars (services/fundamentals.py)
+
+
+@dataclass(frozen=True)
+class SyncResult:
+    outcomes: list[SyncOutcome]
+    calendar_notes: list[str]  # days where the source's trading dates disagree with the calendar file
+    refreshed: RefreshSummary | None  # None: no series got bars, so nothing was recomputed
+    pushed: list = field(default_factory=list)  # [push] alerts: each new alert's delivery (push/deliver.py)
+    kept: KeptRefresh | None = None  # the daily sync's fundamentals and market snapshot
+
+    @property
+    def failed(self) -> list[SyncOutcome]:
+        return [o for o in self.outcomes if o.error]
+
+
+def sync_market(
+    db: Database,
+    request: SyncRequest,
+    now: datetime,
+    costs: CostModel | None,
+    on_symbol: Callable[[SyncOutcome], None] = lambda outcome: None,
+    push=None,
+) -> SyncResult:
+    """Fetch each stock's new bars and actions (one transaction per stock), then recompute
+    what depends on the ones that got bars. A stock that fails keeps its data, marked stale.
+    With `push` ([push], alerts = true) the alerts this sync found are pushed, each once."""
+    from pixiu_cli.market.source_by_name import open_source
+    from pixiu_cli.market.sync import sync
+
+    pushing = push is not None and push.alerts and push.channels  # else the push modules stay unloaded
+    if pushing:
+        from pixiu_cli.brief.push_service import push_new_alerts
+
+        mark = stores_of(db).push_log.last_alert_id()  # the alerts this sync finds come after it
+
+    notes: list[str] = []
+    source = open_source(request.source, request.timeout)
+    try:
+        outcomes = sync(
+            stores_of(db).market,
+            stores_of(db).securities,
+            source,
+            request.symbols,
+            since=request.since,
+            now=now,
+            on_symbol=on_symbol,
+            on_calendar=notes.extend,
+        )
+    finally:
+        source.close()
+    changed = [o.symbol for o in outcomes if not o.error and o.rows]
+    refreshed = refresh(db, changed, now, costs) if changed else None  # nothing new: no numpy, no work
+    pushed = push_new_alerts(db, push, mark, now) if pushing else []
+    kept = None
+    if request.daily:
+        from pixiu_cli.market.fundamentals.service import refresh_kept
+
+        kept = refresh_kept(db, request.source, request.timeout, now)
+    return SyncResult(outcomes, notes, refreshed, pushed, kept)
+
+
+@dataclass(frozen=True)
+class SecuritiesRequest:
+    source: str  # one of market.source_by_name.SOURCE_NAMES
+    timeout: float = 20.0
+
+
+def sync_securities(db: Database, request: SecuritiesRequest, now: datetime) -> MasterRefresh:
+    """Refresh the security master from a source's list of every listed stock. A failure
+    (network, a missing library, an empty or truncated list) writes nothing: the shipped
+    list and any earlier sync stay in force."""
+    from pixiu_cli.market.security_master import refresh_master
+    from pixiu_cli.market.source_by_name import open_source
+    from pixiu_cli.market.sources import SourceError
+
+    try:
+        source = open_source(request.source, request.timeout)
+        try:
+            listed = source.securities()
+            if not listed:
+                raise SourceError(f"{request.source} 没有返回证券列表")
+            return refresh_master(stores_of(db).securities, source.name, listed, _stamp(now), whole_market=True)
+        finally:
+            source.close()
+    except SourceError as exc:
+        raise RequestError(f"证券列表未更新：{exc}；已保留现有列表") from None
+
+
+def watch(db: Database, symbol: str, now: datetime) -> bool:
+    """False when it was already watched."""
+    return stores_of(db).market.watch(symbol, _stamp(now))
+
+
+@dataclass(frozen=True)
+class Watched:
+    symbol: str
+    name: str | None
+    added_at: str
+
+
+def watchlist(db: Database) -> list[Watched]:
+    """Each watched stock with its name: the security master's, else the shipped list's."""
+    from pixiu_cli.conversation.selection.names import NameSource
+
+    names = NameSource(stores_of(db).securities)
+    return [Watched(symbol, names.security_name(symbol), at) for symbol, at in stores_of(db).market.watchlist()]
+
+
+def chart(db: Database, symbol: str, days: int, now: datetime, cost_method: str = "diluted", **style) -> str:
+    """The terminal chart: front-adjusted closes, MA20/MA60, the account's cost line and the trades."""
+    from pixiu_cli.account.overview import read_account
+    from pixiu_cli.market.chart import build
+
+    held = read_account(db, now, cost_method).account.holding(symbol)
+    cost = float(held.cost) if held is not None else None
+    return build(MarketData(db), stores_of(db).investor, symbol, days, cost, **style)

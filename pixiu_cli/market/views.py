@@ -1,0 +1,251 @@
+"""What `pixiu data …`, `pixiu chart`, `pixiu market`, `pixiu fundamentals`, `pixiu signal`
+and /sync show: the stored bars, actions and their freshness, the import and sync reports."""
+
+from __future__ import annotations
+
+import math
+
+from pixiu_cli.conversation.context.values import sessions_said
+from pixiu_cli.kernel.render import Renderer
+
+ADJUST_LABELS = {"none": "不复权", "qfq": "前复权", "hfq": "后复权"}
+NO_SIGNAL = "无已存信号（导入或同步日线后本地计算）"
+
+
+def actions_record(found) -> list[dict]:
+    keys = ("symbol", "ex_date", "cash_per_share", "shares_per_share", "ratio", "source", "method", "fetched_at")
+    return [{k: getattr(a, k) for k in keys} for a in found.actions]
+
+
+def show_actions(renderer: Renderer, found, spell=None) -> None:
+    if not found.actions:
+        renderer.line(f"{found.symbol} 没有除权除息记录")
+        return
+    rows = [
+        [
+            a.ex_date,
+            f"{a.cash_per_share:g}",
+            f"{a.shares_per_share:g}",
+            f"{a.ratio:.6f}" if a.ratio else "—",
+            a.source,
+            a.fetched_at or "—",
+        ]
+        for a in found.actions
+    ]
+    columns = ["除权除息日", "每股派现", "每股送转", "复权比例", "来源", "获取时间"]
+    renderer.table(f"{found.symbol} 除权除息", columns, rows)
+
+
+def bars_record(found) -> list[dict]:
+    return [
+        {
+            "date": b.date,
+            "open": round(b.open, 4),
+            "high": round(b.high, 4),
+            "low": round(b.low, 4),
+            "close": round(b.close, 4),
+            "volume": b.volume,
+            "amount": b.amount,
+            "adjust": found.adjust,
+        }
+        for b in found.bars
+    ]
+
+
+def show_bars(renderer: Renderer, found, spell=None) -> int | None:
+    bars = found.bars
+    if not bars:
+        renderer.error(f"没有 {found.symbol} 在该区间的日线：先用 pixiu data import 或 pixiu data sync")
+        return 1
+    rows = [
+        [b.date, f"{b.open:.2f}", f"{b.high:.2f}", f"{b.low:.2f}", f"{b.close:.2f}", f"{b.volume:,.0f}"] for b in bars
+    ]
+    title = f"{found.symbol} 日线（{ADJUST_LABELS[found.adjust]}，{len(bars)} 条）"
+    renderer.table(title, ["日期", "开盘", "最高", "最低", "收盘", "成交量(股)"], rows)
+    return None
+
+
+def status_record(found) -> list[dict]:
+    return [
+        {
+            "symbol": s.symbol,
+            "name": s.name,
+            "rows": s.rows,
+            "first": s.first,
+            "last": s.last,
+            "source": s.source,
+            "origin": s.origin,
+            "adjusted": s.file_adjusted,
+            "stored_as": "none",
+            "last_sync": s.last_sync,
+            "stale": s.stale,
+            "stale_trading_days": s.stale_days,
+            "calendar_note": s.calendar_note,
+            "suspected_missing_actions": s.missing_actions,
+            "last_error": s.last_error,
+        }
+        for s in found.statuses
+    ]
+
+
+def _freshness(s) -> str:
+    behind = sessions_said("过期", s.stale_days, s.calendar_note is not None) if s.stale_days else "过期"
+    fresh = "最新" if not s.stale else behind
+    if s.calendar_note:
+        fresh += f"（{s.calendar_note}，之后未计）"
+    if s.missing_actions:
+        fresh += f"；疑似缺少除权记录（{s.missing_actions} 处）"
+    if s.last_error:
+        fresh += f"（同步失败：{s.last_error}）"
+    return fresh
+
+
+def show_status(renderer: Renderer, found, spell=None) -> None:
+    for line in found.notes:
+        renderer.line(line)
+    if not found.statuses:
+        renderer.line("还没有行情数据：pixiu data import FILE.csv --symbol CODE，或 pixiu data sync")
+        return
+    rows = [
+        [
+            s.symbol,
+            s.name or "—",
+            str(s.rows),
+            s.first or "—",
+            s.last or "—",
+            s.source or "—",
+            f"不复权（文件 {s.file_adjusted}）" if s.file_adjusted else "不复权",
+            s.last_sync or "—",
+            _freshness(s),
+        ]
+        for s in found.statuses
+    ]
+    columns = ["代码", "名称", "条数", "首日", "末日", "来源", "存储", "最近同步", "新鲜度"]
+    renderer.table("行情数据状态", columns, rows)
+
+
+def show_imported_one(renderer: Renderer, done, spell=None) -> None:
+    from pixiu_cli.market.views_sync import suspect_line
+
+    result, index = done.result, done.target.index
+    unit = "手（已换算为股）" if result.volume_unit == "lots" else "股"
+    what = f"指数 {index.name}（{index.key}）" if index else result.symbol
+    renderer.info(
+        f"已导入 {what}：{result.rows} 条日线，{result.first} 至 {result.last}；格式 {result.shape}，"
+        f"成交量单位 {unit}" + ("。" if index else f"；除权除息 {len(result.actions)} 条。")
+    )
+    from pixiu_cli.market.views_sync import bare_code_line
+
+    if done.target.decided:
+        renderer.info(bare_code_line(done.target.decided))
+    for gap in result.suspects:
+        renderer.line(suspect_line(result.symbol, gap))
+    for line in done.refreshed.lines():
+        renderer.line(line)
+
+
+def show_imported_many(renderer: Renderer, done, spell=None) -> None:
+    rows = sum(r.rows for r in done.imported)
+    renderer.info(f"已导入 {len(done.imported)} 个文件，共 {rows:,} 条日线；失败 {len(done.failed)} 个。")
+    for path, why in done.failed:
+        renderer.warn(f"{path.name}：{why}（该文件未写入）")
+    from pixiu_cli.market.views_sync import bare_code_line
+
+    for path, decided in done.notes:
+        renderer.info(f"{path.name}：{bare_code_line(decided)}")
+    for line in done.refreshed.lines() if done.refreshed else []:
+        renderer.line(line)
+
+
+def show_sync(renderer: Renderer, source: str, done) -> int | None:
+    """A price sync's report (`pixiu data sync`, /sync, the background sync): 1 when it failed."""
+    from pixiu_cli.market.views_sync import show_report, sync_report
+
+    report = sync_report(source, done)
+    if report.warning:
+        renderer.warn(report.warning)
+    return show_report(renderer, report.lines, report.error)
+
+
+def show_securities(renderer: Renderer, done) -> None:
+    renderer.info(
+        f"证券列表已从 {done.source} 更新：{done.stocks:,} 只股票，新增 {done.added} 只，改名 {len(done.renamed)} 只"
+    )
+    for rename in done.renamed[:5]:
+        renderer.line(f"{rename.symbol}：{rename.old} → {rename.new}（旧名保留为别名）")
+    if len(done.renamed) > 5:
+        renderer.line(f"…另有 {len(done.renamed) - 5} 只改名，旧名均保留为别名")
+
+
+def show_fundamentals_sync(renderer: Renderer, done) -> int | None:
+    from pixiu_cli.market.fundamentals.views import fundamentals_sync_lines
+    from pixiu_cli.market.views_sync import show_report
+
+    return show_report(renderer, *fundamentals_sync_lines(done))
+
+
+def show_data_sync(renderer: Renderer, synced, spell=None) -> int | None:
+    """What `pixiu data sync` did, by what it was asked to sync."""
+    if synced.kind == "closed":
+        renderer.info(f"{synced.done}：什么也不做（--if-trading-day）")
+        return None
+    if synced.kind == "securities":
+        show_securities(renderer, synced.done)
+        return None
+    if synced.kind == "market":
+        from pixiu_cli.market.fundamentals.views import snapshot_line
+
+        renderer.info(snapshot_line(synced.done))
+        for line in synced.done.refused:
+            renderer.line(line)
+        return None
+    if synced.kind == "fundamentals":
+        return show_fundamentals_sync(renderer, synced.done)
+    return show_sync(renderer, synced.source, synced.done)
+
+
+def show_chart(renderer: Renderer, text: str, spell=None) -> None:
+    renderer.chart(text)
+
+
+def show_market(renderer: Renderer, done, spell=None) -> None:
+    from pixiu_cli.market.fundamentals.views import market_lines
+
+    renderer.line("市场概况")
+    for line in market_lines(done):
+        renderer.line(line)
+
+
+def fundamentals_record(found) -> dict:
+    from pixiu_cli.market.fundamentals.service import fundamentals_record as record
+
+    return record(found.fundamentals, found.name, found.today)
+
+
+def show_fundamentals(renderer: Renderer, found, spell=None) -> None:
+    from pixiu_cli.market.fundamentals.views import fundamentals_view, show
+
+    show(renderer, fundamentals_view(found.fundamentals, found.name, found.today))
+
+
+def _figure(value) -> str:
+    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+        return f"{value:+.2f}"
+    return "—" if value is None else "无效值"
+
+
+def signals_record(views) -> list[dict]:
+    return [view.__dict__ for view in views]
+
+
+def show_signals(renderer: Renderer, views, spell=None) -> None:
+    names = list(dict.fromkeys(k for view in views for k in view.components))
+    rows = []
+    for view in views:
+        if view.as_of is None:
+            rows.append([view.symbol, view.name or "—", NO_SIGNAL, "", *([""] * len(names)), "—"])
+            continue
+        parts = [_figure(view.components.get(k)) if k in view.components else "—" for k in names]
+        rows.append([view.symbol, view.name or "—", _figure(view.score), view.direction or "—", *parts, view.as_of])
+    columns = ["代码", "名称", "融合分", "方向", *names, "日期"]
+    renderer.table("融合信号（分项 −1…+1；分数为加权和）", columns, rows)
