@@ -47,7 +47,7 @@ if str(ROOT) not in sys.path:  # `python benchmarks/layouts.py` from a checkout
     sys.path.insert(0, str(ROOT))
 
 from pixiu_cli.account.explain import wait_for_explanations  # noqa: E402
-from pixiu_cli.account.store_reported import PortfolioStore  # noqa: E402
+from pixiu_cli.account.store import PortfolioStore  # noqa: E402
 from pixiu_cli.conversation.agent.compaction import Compactor  # noqa: E402
 from pixiu_cli.conversation.agent.guardrails import Guardrails  # noqa: E402
 from pixiu_cli.conversation.agent.loop import Agent  # noqa: E402

@@ -127,8 +127,7 @@ def run_turn(env: dict[str, str], turn: int, question: str) -> TurnResult:
 
 def measure(home: Path, report: SessionReport) -> None:
     """Reported vs predicted (ideal) hits of every call of the session, as /cache sees them."""
-    from pixiu_cli.account.prices import PriceTable, call_cost
-    from pixiu_cli.account.report import build_report
+    from pixiu_cli.account.report import PriceTable, build_report, call_cost
     from pixiu_cli.conversation.store import ConversationStore
     from pixiu_cli.kernel.db.database import open_database
 

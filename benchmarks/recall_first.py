@@ -18,8 +18,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pixiu_cli.conversation.evals.context_cases import load_cases  # noqa: E402
-from pixiu_cli.conversation.evals.context_runner import run_evals, selection_corpus  # noqa: E402
+from pixiu_cli.conversation.evals.contexts import (  # noqa: E402
+    load_cases,  # noqa: E402
+    run_evals,
+    selection_corpus,
+)
 from pixiu_cli.conversation.selection import intent  # noqa: E402
 
 

@@ -39,7 +39,7 @@ from pixiu_cli.conversation.store import ConversationStore  # noqa: E402
 from pixiu_cli.home.store import InvestorStore  # noqa: E402
 from pixiu_cli.kernel.db.database import open_database  # noqa: E402
 from pixiu_cli.market.securities import Security  # noqa: E402
-from pixiu_cli.market.store_securities import SecurityMaster  # noqa: E402
+from pixiu_cli.market.store import SecurityMaster  # noqa: E402
 
 GOAL_MS = 5.0
 SYLLABLES = "安宝北博昌辰成诚达大德东方丰福港光广国海汉航和恒宏华环汇佳建江金锦京晶景巨凯康科蓝力联隆美明南宁鹏启庆仁瑞润山上深盛"

@@ -45,9 +45,8 @@ def _database(folder: Path):
     from pixiu_cli.home.store import InvestorStore
     from pixiu_cli.kernel.db.database import open_database
     from pixiu_cli.kernel.resources import data_dir
-    from pixiu_cli.market.securities import Security
-    from pixiu_cli.market.security_list import shipped_names
-    from pixiu_cli.market.store_securities import SecurityMaster
+    from pixiu_cli.market.securities import Security, shipped_names
+    from pixiu_cli.market.store import SecurityMaster
 
     document = json.loads((data_dir() / "selection" / "datasets" / "energy_consumer.json").read_text("utf-8"))
     db = open_database(folder / "bench.db")

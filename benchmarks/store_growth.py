@@ -50,8 +50,7 @@ if str(ROOT) not in sys.path:  # `python benchmarks/store_growth.py` from a chec
     sys.path.insert(0, str(ROOT))
 
 from pixiu_cli.account.explain import wait_for_explanations  # noqa: E402
-from pixiu_cli.account.prices import PriceTable  # noqa: E402
-from pixiu_cli.account.report import build_report  # noqa: E402
+from pixiu_cli.account.report import PriceTable, build_report  # noqa: E402
 from pixiu_cli.app import open_app  # noqa: E402
 from pixiu_cli.conversation.agent.loop import SilentSink  # noqa: E402
 from pixiu_cli.conversation.context.builder import history_messages  # noqa: E402

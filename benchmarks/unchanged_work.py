@@ -91,7 +91,7 @@ def factor(n: int) -> float:
 
 def codes(count: int) -> list[str]:
     """Real listed codes (the shipped security list), main board and ChiNext first."""
-    from pixiu_cli.market.security_list import shipped_security_list
+    from pixiu_cli.market.securities import shipped_security_list
 
     stocks = sorted(shipped_security_list().stocks, key=lambda s: (s.board not in ("main", "chinext"), s.code))
     return [s.code for s in stocks[:count]]

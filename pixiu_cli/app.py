@@ -20,15 +20,15 @@ from typing import TYPE_CHECKING
 from pixiu_cli.account.fees import Commission
 from pixiu_cli.kernel.clock import Clock, clock_at, system_clock
 from pixiu_cli.kernel.db.stores import Stores, stores_of
-from pixiu_cli.kernel.redact import mask_url
 from pixiu_cli.kernel.resources import user_cache_dir
+from pixiu_cli.kernel.safe_text import mask_url
 from pixiu_cli.kernel.settings import Settings, shared_config_line
 from pixiu_cli.kernel.settings import load_settings as plain_settings
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
 
-    from pixiu_cli.account.prices import PriceTable
+    from pixiu_cli.account.report import PriceTable
     from pixiu_cli.brief.push.config import PushConfig
     from pixiu_cli.conversation.agent.loop import Agent
     from pixiu_cli.conversation.agent.preview import RequestPreview
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from pixiu_cli.conversation.context.builder import ContextBuilder
     from pixiu_cli.conversation.llm.model import ChatModel
     from pixiu_cli.conversation.store import ConversationStore
-    from pixiu_cli.home.config_tables import ConfigTables
+    from pixiu_cli.home.config import ConfigTables
     from pixiu_cli.home.store import InvestorStore
     from pixiu_cli.kernel.limits import Guardrails, MemoryLimits
     from pixiu_cli.market.analytics.costs import CostModel
@@ -185,7 +185,7 @@ def _warnings(settings: Settings) -> tuple[str, ...]:
         if retired:  # DeepSeek itself refuses the name; say so before the first call fails
             warnings.append(retired)
     if not settings.offline and "@" in (settings.base_url or ""):
-        from pixiu_cli.kernel.redact import has_credentials
+        from pixiu_cli.kernel.safe_text import has_credentials
 
         if has_credentials(settings.base_url):
             warnings.append(CREDENTIALS_NOT_SENT)
@@ -202,7 +202,7 @@ def configured(settings: Settings) -> ConfigTables:
 
 @lru_cache(maxsize=8)
 def _configured(settings: Settings) -> ConfigTables:
-    from pixiu_cli.home.config_tables import ConfigTables, check_base_url
+    from pixiu_cli.home.config import ConfigTables, check_base_url
 
     _remember_secrets(settings)
     if settings.chosen_base_url is not None:
@@ -215,7 +215,7 @@ def _configured(settings: Settings) -> ConfigTables:
 
 def validate_config(config: dict) -> None:
     """Raise a one-line error if `config` (a parsed config.toml) would not load (`config set`)."""
-    from pixiu_cli.home.config_tables import ConfigTables
+    from pixiu_cli.home.config import ConfigTables
     from pixiu_cli.kernel.settings import push_variables
     from pixiu_cli.kernel.settings import validate_config as plain_config
 
@@ -224,7 +224,7 @@ def validate_config(config: dict) -> None:
 
 
 def _remember_secrets(settings: Settings) -> None:
-    from pixiu_cli.kernel.redact import remember_secret, remember_url
+    from pixiu_cli.kernel.safe_text import remember_secret, remember_url
 
     for secret in settings.secrets:
         remember_secret(secret)
@@ -237,7 +237,7 @@ def _remember_push(push) -> None:
     its path or query) are masked in every line, like an API key."""
     from urllib.parse import parse_qsl, urlsplit
 
-    from pixiu_cli.kernel.redact import remember_secret
+    from pixiu_cli.kernel.safe_text import remember_secret
 
     for secret in push.secrets() if push else ():
         remember_secret(secret)

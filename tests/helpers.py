@@ -24,7 +24,7 @@ from typing import Any
 from pixiu_cli.conversation.offline.script import Fault, ScriptedReply
 from pixiu_cli.home.document_file import SHANGHAI
 from pixiu_cli.market.analytics.costs import CostModel
-from pixiu_cli.market.analytics.frame import build_frame
+from pixiu_cli.market.analytics.engine import build_frame
 from pixiu_cli.market.bars import Bar, BarSeries, CorporateAction
 
 # A key-shaped secret planted in the environment; tests grep every artefact for it.
@@ -325,8 +325,7 @@ def call(name, args):
 def load(db, code: str, *, actions: bool = True, path: Path | None = None, **kw):
     """Import one real history from tests/fixtures/market/ into `db`."""
     from pixiu_cli.market.importer import import_csv
-    from pixiu_cli.market.store import MarketStore
-    from pixiu_cli.market.store_securities import SecurityMaster
+    from pixiu_cli.market.store import MarketStore, SecurityMaster
 
     action_file = MARKET_FIXTURES / f"{code}_actions.csv"
     return import_csv(
@@ -842,7 +841,7 @@ class StandIn:
 def every_surface(env: dict[str, str], home: Path, now: str, demo: bool = False):
     """The account as `pixiu holdings --json`, the context block of a holdings question, the
     brief's facts and the `get_holdings` tool show it, at `now`."""
-    from pixiu_cli.account.store_reported import PortfolioStore
+    from pixiu_cli.account.store import PortfolioStore
     from pixiu_cli.brief.facts import brief_facts
     from pixiu_cli.conversation.agent.tools import ToolContext
     from pixiu_cli.conversation.model_tools import model_tools
@@ -866,7 +865,7 @@ def every_surface(env: dict[str, str], home: Path, now: str, demo: bool = False)
 
 def surfaces_agree(record: dict, block: str, facts, tool: dict) -> None:
     """What `every_surface` returned shows the same figures to the cent."""
-    from pixiu_cli.conversation.context.values import show_money, show_number
+    from pixiu_cli.conversation.context.quoting import show_money, show_number
 
     assert facts.account == record
     assert {m.symbol: round(m.value, 2) for m in facts.moves} == {h["symbol"]: h["value"] for h in record["holdings"]}
@@ -929,7 +928,7 @@ def drive_mcp(env, agent: str, flags: tuple[str, ...], steps, *, process: bool =
 
     if process:
         return asyncio.run(run(lambda *a: mcp_session(env, *a)))
-    from pixiu_cli.kernel import redact
+    from pixiu_cli.kernel import safe_text as redact
 
     with mock.patch.dict(os.environ, env, clear=True), mock.patch.object(redact, "_SECRETS", set()):
         return asyncio.run(run(mcp_in_memory))

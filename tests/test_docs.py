@@ -18,7 +18,7 @@ import typer
 import typer.main
 
 from pixiu_cli.cli.app import app
-from pixiu_cli.conversation.evals.context_cases import load_cases
+from pixiu_cli.conversation.evals.contexts import load_cases
 from pixiu_cli.repl import loop  # noqa: F401  (registers every slash command)
 from pixiu_cli.repl.slash_commands import registry
 from tests.helpers import REPO

@@ -99,7 +99,7 @@ def test_config_tables_become_typed_objects_built_once_by_the_app(env, tmp_path)
 
 
 def test_defaults_without_config_tables(env):
-    from pixiu_cli.account.prices import PriceTable
+    from pixiu_cli.account.report import PriceTable
     from pixiu_cli.app import configured
     from pixiu_cli.conversation.agent.guardrails import Guardrails
     from pixiu_cli.conversation.context.memory import MemoryLimits

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pixiu_cli.conversation.context.oversize import HISTORY_REPLY_CHARS
+from pixiu_cli.conversation.context.quoting import HISTORY_REPLY_CHARS
 from pixiu_cli.conversation.llm.template import MARKERS, render_completion, render_prompt
 from pixiu_cli.conversation.tokenizer.counts import (
     COMPARE_SLACK,

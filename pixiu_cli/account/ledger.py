@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, fields
 from datetime import date, timedelta
 from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal
 
-from pixiu_cli.account.dividend_tax import dividend_tax_rate, never_taxed
+from pixiu_cli.account.fees import dividend_tax_rate, never_taxed
 from pixiu_cli.account.model import (
     ALLOTMENT,
     BONUS,

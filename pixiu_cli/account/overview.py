@@ -25,11 +25,11 @@ from pixiu_cli.account.model import (
 )
 from pixiu_cli.account.valuation import AccountView, Close, account_cash, applied_dividends, value_account
 from pixiu_cli.home.model import LEDGER, STATED, Holding
-from pixiu_cli.kernel.codes import is_finite_number
 from pixiu_cli.kernel.dates import DateWordsError, day_label, parse_date_words
 from pixiu_cli.kernel.db.database import write_transaction
 from pixiu_cli.kernel.db.stores import stores_of
-from pixiu_cli.kernel.refusal import RequestError
+from pixiu_cli.kernel.errors import RequestError
+from pixiu_cli.kernel.vocabulary import is_finite_number
 from pixiu_cli.market.plausible import money_problem, price_problem, shares_problem
 
 if TYPE_CHECKING:
@@ -260,8 +260,8 @@ def _closes(db: Database, symbols: list[str], now: datetime) -> dict[str, Close]
 
 def read_account(db: Database, now: datetime, cost_method: str = "diluted") -> AccountView:
     """The account as of `now`: the one derivation every surface reads."""
+    from pixiu_cli.market.calendar import as_shanghai
     from pixiu_cli.market.security_master import security_name
-    from pixiu_cli.market.trading_days import as_shanghai
 
     method = check_cost_method(cost_method)
     store = stores_of(db).account
@@ -364,7 +364,7 @@ def refuse_unreadable_ledger(db: Database, symbol: str, now: datetime) -> None:
 def sync_holding(db: Database, symbol: str, now: datetime, method: str, at: str) -> Holding | None:
     """The holding row after the ledger changed: a stated holding stands (the ledger's later
     events move it when the account is read); any other row is the ledger's copy."""
-    from pixiu_cli.account.store_reported import set_position  # a write: reading the account needs none
+    from pixiu_cli.account.store import set_position  # a write: reading the account needs none
 
     row = stores_of(db).investor.holding(symbol)
     if row is not None and row.basis == STATED:
@@ -383,7 +383,7 @@ def sync_holding(db: Database, symbol: str, now: datetime, method: str, at: str)
 # the day of a trade ----------------------------------------------------------------------
 def _check_session(day: date, today: date) -> None:
     """Trades happen on trading days: a closed day is refused with the sessions around it."""
-    from pixiu_cli.market.trading_days import (
+    from pixiu_cli.market.calendar import (
         CalendarEnd,
         holiday_name,
         is_trading_day,

@@ -20,13 +20,12 @@ from pixiu_cli.account.overview import (
     trade_day,
     trade_price_refusal,
 )
-from pixiu_cli.account.store_reported import UndoneTrade
+from pixiu_cli.account.store import UndoneTrade
 from pixiu_cli.home.model import Decision, Holding
-from pixiu_cli.kernel.codes import is_finite_number
 from pixiu_cli.kernel.db.database import write_transaction
 from pixiu_cli.kernel.db.stores import stores_of
-from pixiu_cli.kernel.refusal import RequestError
-from pixiu_cli.kernel.vocabulary import SIDES, side_name
+from pixiu_cli.kernel.errors import RequestError
+from pixiu_cli.kernel.vocabulary import SIDES, is_finite_number, side_name
 from pixiu_cli.market.boards import fits_order, odd_part, order_rule, order_size, sellable_size
 from pixiu_cli.market.plausible import fill_problems
 from pixiu_cli.memory.store import decision_ref

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import asdict
 
 from pixiu_cli.account.model import COST_METHOD_NAMES, KIND_NAMES
-from pixiu_cli.conversation.context.values import cash_said, sessions_said, skipped_said
+from pixiu_cli.conversation.context.quoting import cash_said, sessions_said, skipped_said
 from pixiu_cli.kernel.render import Renderer
 
 

@@ -68,7 +68,7 @@ def _confirm(ctx, r: BriefCommand, settings):
 
 
 def _resend(ctx, app_, r: BriefCommand, now) -> Briefed:
-    from pixiu_cli.brief.push_service import last_brief, push_brief, require_channels
+    from pixiu_cli.brief.push.deliver import last_brief, push_brief, require_channels
 
     db = app_.store.db
     config = require_channels(app_.push)
@@ -110,7 +110,7 @@ def _brief(ctx, r: BriefCommand) -> Briefed:
 
 def _retry(ctx, _: Nothing) -> None:
     from pixiu_cli.conversation.ask import RetryRequest, retry
-    from pixiu_cli.conversation.views_turn_end import retried_then_reply
+    from pixiu_cli.conversation.views import retried_then_reply
 
     state = ctx.state
     request = RetryRequest(state.conversation_id)

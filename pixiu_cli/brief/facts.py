@@ -1,4 +1,8 @@
-"""The facts of the daily brief, computed locally from what is stored — never by the model:
+"""The user's stated caps, stops and plan prices, gathered from their rule notes (in force
+until withdrawn, whatever their age), their live plans and the persona: the rules the
+brief checks against stored prices and the valuation's weights.
+
+The facts of the daily brief, computed locally from what is stored — never by the model:
 as of the newest stored bar of the holdings (and how many sessions that is behind), each
 holding's move and P&L since the last brief (or, for the first one, since the previous
 bar), the trades, changed signals and news since then, every alert fired since then, and
@@ -17,17 +21,40 @@ from typing import TYPE_CHECKING
 from pixiu_cli.account.ledger import dec
 from pixiu_cli.account.overview import account_record, derive_positions, read_account
 from pixiu_cli.account.valuation import AccountView, ValuedPosition
-from pixiu_cli.brief.rules import user_rules
 from pixiu_cli.brief.store import BriefStore, StoredBrief
 from pixiu_cli.home.model import Alert, Decision
-from pixiu_cli.home.store import iso
+from pixiu_cli.home.store import InvestorStore, iso
 from pixiu_cli.kernel.db.stores import stores_of
-from pixiu_cli.market.analytics.stated_rules import CAP, PLAN_ABOVE, PLAN_BELOW, ROLE_CAP, STOP, StatedRule
-from pixiu_cli.market.calendar import TradingCalendar, beyond_calendar
+from pixiu_cli.market.analytics.rules import (
+    CAP,
+    PLAN_ABOVE,
+    PLAN_BELOW,
+    ROLE_CAP,
+    STOP,
+    StatedRule,
+    stated_rules,
+    unique,
+)
+from pixiu_cli.market.calendar import TradingCalendar, as_shanghai, beyond_calendar
 from pixiu_cli.market.news.model import StoredNews
 from pixiu_cli.market.review.breadth import MarketReview, market_review
 from pixiu_cli.market.store import MarketStore
-from pixiu_cli.market.trading_days import as_shanghai
+from pixiu_cli.memory.store import note_ref
+
+NOTES_READ = 500
+
+
+def user_rules(domain: InvestorStore, until: str) -> list[StatedRule]:
+    rules: list[StatedRule] = []
+    for key, value in domain.persona().items():
+        rules += stated_rules(value, None, f"画像 {key}")
+    # the rule notes are no windowed note: recent_notes leaves them to rules()
+    notes = [*domain.rules(until, NOTES_READ), *domain.recent_notes("", until, NOTES_READ)]
+    for note in notes:
+        if note.note_kind in ("rule", "plan"):
+            rules += stated_rules(note.text, note.symbol, f"笔记 {note_ref(note.id)}", is_plan=note.note_kind == "plan")
+    return unique(rules)
+
 
 if TYPE_CHECKING:
     from sqlite_utils import Database

@@ -69,7 +69,7 @@ def opened(
     """Open the app, show configuration warnings (on `shown`, a renderer, or a new one), and
     pick the conversation to continue (None for a new one, also for `continue_` with none
     when `new_if_none`); the app is closed however the command ends."""
-    from pixiu_cli.conversation.conversations import pick_conversation
+    from pixiu_cli.conversation.ask import pick_conversation
 
     shown = shown or renderer()
     app_ = open_app(model, offline, demo)
@@ -93,7 +93,7 @@ def opened(
 
 
 def _continue_with_its_model(app_, conversation_id: int) -> None:
-    from pixiu_cli.conversation.conversations import resumed_model
+    from pixiu_cli.conversation.ask import resumed_model
 
     conversation = app_.store.get_conversation(conversation_id)
     if conversation is not None:

@@ -57,8 +57,13 @@ def eval_command(
         _live_eval(cases, as_json, live, ablate or [], yes, history, model, offline)
         return
     from pixiu_cli.conversation.evals.consent_runner import run_consent_sets
-    from pixiu_cli.conversation.evals.context_cases import load_cases
-    from pixiu_cli.conversation.evals.context_runner import run_evals, run_selection_corpus, summarize, summarize_splits
+    from pixiu_cli.conversation.evals.contexts import (
+        load_cases,
+        run_evals,
+        run_selection_corpus,
+        summarize,
+        summarize_splits,
+    )
 
     loaded = load_cases([Path(c) for c in cases] if cases else None)
     splits = run_selection_corpus() if not cases else {}

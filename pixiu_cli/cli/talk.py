@@ -28,7 +28,7 @@ def chat(demo: bool, resume: int | None, continue_: bool, model: str | None, off
 
 def _recap(renderer, app_, conversation_id: int) -> None:
     """The recap /resume shows, for `chat --resume N` and `chat --continue`."""
-    from pixiu_cli.conversation.conversations import resume
+    from pixiu_cli.conversation.ask import resume
     from pixiu_cli.conversation.views import show_recap
 
     resumed = resume(app_.store, conversation_id)
@@ -118,7 +118,7 @@ class _ReaderSafeReply:
 def _refuse_unstored(result) -> None:
     """A turn that could not be stored: its cause and where the question was kept, one line."""
     from pixiu_cli.conversation.presenters import error_line
-    from pixiu_cli.conversation.views_turn_end import ask_kept_line
+    from pixiu_cli.conversation.views import ask_kept_line
 
     if result.unstored is None:
         return

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal, InvalidOperation
 
-from pixiu_cli.kernel.codes import normalise_code
 from pixiu_cli.kernel.errors import UserError
+from pixiu_cli.kernel.vocabulary import normalise_code
 
 
 class CommandError(UserError):
@@ -217,7 +217,7 @@ class Words:
 def _series(word: str, resolve):
     """An index benchmark's stored key for any spelling of it (sh000300, 000300.SH, 沪深300),
     else a stock read as `StockCode` reads it."""
-    from pixiu_cli.market.import_symbol import spelled_benchmark
+    from pixiu_cli.market.importer import spelled_benchmark
 
     index = spelled_benchmark(word)
     return index.key if index else StockCode().read(word, "", resolve)

@@ -57,7 +57,7 @@ def _limit_or_text(words: str | None) -> tuple[int, str | None]:
 
 
 def _sessions(ctx, r: SessionsRequest) -> Listed:
-    from pixiu_cli.conversation import conversations as service
+    from pixiu_cli.conversation import ask as service
 
     store = conversation_store(ctx)
     changes = {"rename": r.rename, "delete": r.delete, "restore": r.restore}
@@ -92,7 +92,7 @@ class ResumedIn:
 
 
 def _resume(ctx, r: ResumeRequest) -> ResumedIn:
-    from pixiu_cli.conversation.conversations import resume, resumed_model
+    from pixiu_cli.conversation.ask import resume, resumed_model
 
     state = ctx.state
     resumed = resume(state.app.store, r.conversation_id)
@@ -159,8 +159,8 @@ class Saved:
 
 
 def _save(ctx, r: SaveRequest) -> Saved:
-    from pixiu_cli.conversation.conversations import conversation_to_save
-    from pixiu_cli.conversation.transcript import conversation_markdown
+    from pixiu_cli.conversation.ask import conversation_to_save
+    from pixiu_cli.conversation.views import conversation_markdown
     from pixiu_cli.kernel.errors import os_reason
 
     state = ctx.state
@@ -196,7 +196,7 @@ def _copy(ctx, _: Nothing) -> Copied:
 
 
 def _undo(ctx, _: Nothing):
-    from pixiu_cli.conversation.conversations import undo_last_turn
+    from pixiu_cli.conversation.ask import undo_last_turn
 
     return undo_last_turn(ctx.state.app.store, ctx.state.conversation_id)
 

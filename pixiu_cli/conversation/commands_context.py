@@ -9,7 +9,7 @@ from pixiu_cli.commands.declaration import CLI, REPL, Command, argument, lazy, o
 from pixiu_cli.commands.values import CommandError, Int, Question
 
 CLI_ONLY, REPL_ONLY = frozenset({CLI}), frozenset({REPL})
-VIEWS = "pixiu_cli.conversation.views_calls"
+VIEWS = "pixiu_cli.conversation.views"
 
 
 def _app(ctx):

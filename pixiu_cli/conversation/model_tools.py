@@ -31,7 +31,7 @@ def _stamp(ctx: ToolContext) -> str:
 
 def _requested(use_case: Callable, *args):
     """A use case's refusal (bad or impossible arguments) goes back to the model."""
-    from pixiu_cli.kernel.refusal import RequestError
+    from pixiu_cli.kernel.errors import RequestError
 
     try:
         return use_case(*args)

@@ -64,7 +64,7 @@ class Exported:
 
 def _export(ctx, r: ExportRequest) -> Exported:
     from pixiu_cli.home.documents import export
-    from pixiu_cli.kernel.inert import inert_json
+    from pixiu_cli.kernel.safe_text import inert_json
 
     exported = export(ctx.db, ctx.now())
     # Bidi overrides and C1 controls in stored text are written as \uXXXX escapes: the same

@@ -34,8 +34,8 @@ class Written:
 
 def _set(ctx, r: SetRequest) -> Written:
     from pixiu_cli.app import validate_config
-    from pixiu_cli.home.config_file import set_value
-    from pixiu_cli.home.views_config import shown_value
+    from pixiu_cli.home.config import set_value
+    from pixiu_cli.home.views import shown_value
 
     value = sys.stdin.readline().strip() if r.value == "-" else r.value
     path = _config_path()
@@ -50,7 +50,7 @@ class Shown:
 
 
 def _show(ctx, _: Nothing) -> Shown:
-    from pixiu_cli.home.config_file import read_config
+    from pixiu_cli.home.config import read_config
 
     path = _config_path()
     return Shown(path, read_config(path))
@@ -67,7 +67,7 @@ DECLARED = (
         ),
         SetRequest,
         _set,
-        lazy("pixiu_cli.home.views_config:show_written"),
+        lazy("pixiu_cli.home.views:show_written"),
         surfaces=CLI_ONLY,
         # `config set timeout -5` is a value to check, not an unknown option
         context_settings={"ignore_unknown_options": True},
@@ -78,7 +78,7 @@ DECLARED = (
         (),
         Nothing,
         _show,
-        lazy("pixiu_cli.home.views_config:show_config"),
+        lazy("pixiu_cli.home.views:show_config"),
         surfaces=CLI_ONLY,
     ),
 )

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pixiu_cli import __version__
-from pixiu_cli.kernel.db.stamp import content_digest
+from pixiu_cli.kernel.db.database import content_digest
 from pixiu_cli.kernel.resources import write_private
 
 if TYPE_CHECKING:

@@ -31,9 +31,8 @@ from pixiu_cli.home.model import (
     Signal,
 )
 from pixiu_cli.kernel.clock import SHANGHAI
-from pixiu_cli.kernel.codes import normalise_code
 from pixiu_cli.kernel.errors import UserError, os_reason
-from pixiu_cli.kernel.vocabulary import AUTHOR_IMPORT, AUTHORS, NOTE_KINDS, SIDES
+from pixiu_cli.kernel.vocabulary import AUTHOR_IMPORT, AUTHORS, NOTE_KINDS, SIDES, normalise_code
 from pixiu_cli.market.plausible import (
     fill_problems,
     future_problem,

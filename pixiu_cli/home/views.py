@@ -1,7 +1,13 @@
 """What `pixiu import|export|backup|restore` say: each section merged, each backup written or
-removed, what a salvage could read."""
+removed, what a salvage could read.
+
+What `pixiu config show` and `config set` print of the settings: a credential is said to be
+set, never shown; an address's user and password are masked."""
 
 from __future__ import annotations
+
+from pixiu_cli.home.config import is_secret
+from pixiu_cli.kernel.safe_text import mask_url
 
 SECTION_LABELS = {
     "holdings": "持仓",
@@ -117,3 +123,33 @@ def show_restored(renderer, restored, spell=None) -> None:
     renderer.info(f"已抢救 {done.salvaged.total} 行到新数据库：{rows or '没有能读出的行'}")
     if done.salvaged.unreadable:
         renderer.warn(f"这些表无法读出：{'、'.join(done.salvaged.unreadable)}")
+
+
+def masked(data: dict) -> dict:
+    def mask(path, value):
+        if isinstance(value, dict):
+            return {k: mask([*path, k], v) for k, v in value.items()}
+        if is_secret(path) and isinstance(value, str | int):
+            return "已设置（隐藏）" if value else ""
+        return mask_url(value) if isinstance(value, str) else value
+
+    return {k: mask([k], v) for k, v in data.items()}
+
+
+def shown_value(key: str, value: str) -> str:
+    """How `config set` echoes a value: secrets hidden, URL credentials masked."""
+    if is_secret(key.split(".")) or "key" in key:
+        return "（已隐藏）"
+    return mask_url(value)
+
+
+def show_written(renderer, written, spell=None) -> None:
+    renderer.info(f"已写入 {written.path}：{written.key} = {written.shown}")
+
+
+def show_config(renderer, shown, spell=None) -> None:
+    from pixiu_cli.home.config import dump_toml
+
+    renderer.dim(f"# {shown.path}" + ("" if shown.path.exists() else "（尚不存在）"))
+    if shown.data:
+        renderer.raw(dump_toml(masked(shown.data)))

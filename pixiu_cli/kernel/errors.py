@@ -1,5 +1,7 @@
 """The one base class for failures the user is meant to read. Imports nothing from pixiu_cli,
-so every layer can raise it and every entry point can catch it once."""
+so every layer can raise it and every entry point can catch it once.
+
+The one error a use case raises for a request it refuses; nothing was changed."""
 
 from __future__ import annotations
 
@@ -40,3 +42,7 @@ def os_reason(exc: BaseException) -> str:
     if name is None:
         return f"系统错误（{type(exc).__name__}）"
     return _OS_REASONS.get(name, f"系统错误 {name}")
+
+
+class RequestError(UserError):
+    """The message is one line for the user (or, from a tool, for the model)."""

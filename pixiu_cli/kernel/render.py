@@ -11,8 +11,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache, cached_property
 
-from pixiu_cli.kernel.inert import UNSAFE, inert_json, visible
-from pixiu_cli.kernel.redact import scrub
+from pixiu_cli.kernel.safe_text import UNSAFE, inert_json, scrub, visible
 
 # Colour is the one escape a printer itself writes (a chart's lines); every other sequence in
 # text bound for a terminal came from data and is made visible.

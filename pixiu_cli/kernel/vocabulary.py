@@ -1,9 +1,17 @@
 """The stored vocabulary: note kinds, memory kinds and trade sides with their Chinese labels,
 and the marker that opens and closes a context block in every stored and sent request.
 Defined once here, in the lowest layer that stores them (the offline provider reads the
-marker too, and may not import context/); every other layer imports them."""
+marker too, and may not import context/); every other layer imports them.
+
+Stock codes as every layer must see them: six ASCII digits. Input arrives full-width
+(６００５１９), in other scripts' digits (٦٠٠٥١٩) or with stray whitespace; all of it is folded
+to one spelling before validation so one stock never becomes several rows."""
 
 from __future__ import annotations
+
+import math
+import re
+import unicodedata
 
 NOTE_KINDS = ("view", "plan", "rule")
 NOTE_KIND_NAMES = {"view": "观点", "plan": "计划", "rule": "纪律"}
@@ -205,3 +213,21 @@ ALERT_INSTRUCTIONS = (
 )
 # The classes that keep a sentence from being the user's own statement of a rule, plan or view.
 NOT_A_STATEMENT = ("提问", "他人的交易或说法")
+
+
+_ASCII_CODE = re.compile(r"[0-9]{6}")
+
+
+def normalise_code(raw: object) -> str | None:
+    """The six-ASCII-digit code `raw` spells, or None when it spells none."""
+    if not isinstance(raw, str):
+        return None
+    text = unicodedata.normalize("NFKC", raw).strip()
+    # NFKC leaves non-Latin decimal digits (Arabic-Indic, Devanagari...) alone: map them.
+    folded = "".join(str(unicodedata.decimal(ch)) if ch.isdecimal() else ch for ch in text)
+    return folded if _ASCII_CODE.fullmatch(folded) else None
+
+
+def is_finite_number(value: object) -> bool:
+    """A real, finite number (not bool, NaN or ±Infinity): what prices, shares and costs must be."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)

@@ -12,8 +12,7 @@ from pixiu_cli.market.bars import Bar, CorporateAction
 from pixiu_cli.market.boards import board_for
 from pixiu_cli.market.index_benchmarks import benchmark_for
 from pixiu_cli.market.securities import Security
-from pixiu_cli.market.sources import SourceError, exchange_code
-from pixiu_cli.market.timeout import CallTimeout, call_with_timeout
+from pixiu_cli.market.sources import CallTimeout, SourceError, call_with_timeout, exchange_code
 
 BAR_FIELDS = "date,open,high,low,close,volume,amount,tradestatus,isST"
 INDEX_FIELDS = "date,open,high,low,close,volume,amount"  # an index has no trade status or ST flag

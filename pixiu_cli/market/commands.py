@@ -108,7 +108,7 @@ def _import(ctx, r: ImportRequest):
 
 
 def _code_in_name(path: Path) -> str:
-    from pixiu_cli.market.import_symbol import spelling_in_name
+    from pixiu_cli.market.importer import spelling_in_name
 
     code = spelling_in_name(path)
     if code is None:
@@ -185,7 +185,7 @@ def closed_today(ctx) -> str | None:
     """--if-trading-day: the holiday's name when the exchanges are closed today (Beijing time,
     the shipped calendar); a scheduled run then does nothing. A calendar note is said first."""
     from pixiu_cli.brief.schedule import closed_day
-    from pixiu_cli.brief.views_schedule import calendar_line, closed_line
+    from pixiu_cli.brief.views import calendar_line, closed_line
     from pixiu_cli.market.calendar import beyond_calendar
 
     moment = ctx.now()
@@ -223,8 +223,8 @@ class SourceRequest:
 
 def _repl_sync(ctx, r: SourceRequest) -> Synced:
     """/sync: the default sync on the REPL's database (never while the background one runs)."""
+    from pixiu_cli.market.calendar import as_shanghai
     from pixiu_cli.market.service import SyncRequest, sync_market, sync_targets
-    from pixiu_cli.market.trading_days import as_shanghai
 
     state = ctx.state
     running = state.background_sync
@@ -285,7 +285,7 @@ class CodesRequest:
 
 
 def _signals(ctx, r: CodesRequest):
-    from pixiu_cli.market.analytics.signals_service import stored_signals
+    from pixiu_cli.market.analytics.signals import stored_signals
 
     return stored_signals(ctx.db, list(r.codes) if r.codes else None)
 

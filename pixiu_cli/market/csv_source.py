@@ -23,7 +23,7 @@ from itertools import repeat
 from pathlib import Path
 
 from pixiu_cli.account.statements.decode import decode
-from pixiu_cli.account.statements.errors import StatementError
+from pixiu_cli.account.statements.rows import StatementError
 from pixiu_cli.kernel.clock import system_clock
 from pixiu_cli.kernel.errors import UserError
 from pixiu_cli.market.bars import Bar, BarSeries, CorporateAction

@@ -9,11 +9,17 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from pixiu_cli.kernel.db.stores import stores_of
-from pixiu_cli.market.adjust import ADJUST_MODES
-from pixiu_cli.market.adjust import adjust as adjust_series
-from pixiu_cli.market.bars import BarSeries
+from pixiu_cli.market.bars import (
+    ADJUST_MODES,
+    MIN_DIVIDEND_GAP,
+    BarSeries,
+    SuspectGap,
+    market_wide_days,
+    series_dividend_gaps,
+    series_gaps,
+)
+from pixiu_cli.market.bars import adjust as adjust_series
 from pixiu_cli.market.calendar import TradingCalendar, beyond_calendar
-from pixiu_cli.market.gaps import MIN_DIVIDEND_GAP, SuspectGap, market_wide_days, series_dividend_gaps, series_gaps
 from pixiu_cli.market.index_benchmarks import benchmark_for
 from pixiu_cli.market.security_master import security_name
 from pixiu_cli.market.source_by_name import SOURCE_NAMES
@@ -76,8 +82,8 @@ class MarketData:
 
     def reference_notes(self) -> list[str]:
         """What `data status` says about the security list and the trading calendar."""
-        from pixiu_cli.market.security_list import shipped_security_list
-        from pixiu_cli.market.trading_days import trading_calendar
+        from pixiu_cli.market.calendar import trading_calendar
+        from pixiu_cli.market.securities import shipped_security_list
 
         shipped = shipped_security_list()
         lines = [f"证券列表：内置 {len(shipped):,} 只股票，截至 {shipped.as_of}"]

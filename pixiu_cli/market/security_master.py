@@ -8,9 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cache
 
-from pixiu_cli.market.securities import FORMER_NAME_SOURCE, Security
-from pixiu_cli.market.security_list import ListedName, parse_name, shipped_names
-from pixiu_cli.market.store_securities import SecurityMaster
+from pixiu_cli.market.securities import FORMER_NAME_SOURCE, ListedName, Security, parse_name, shipped_names
+from pixiu_cli.market.store import SecurityMaster
 
 # A list this much shorter than the shipped one is a truncated answer (baostock can end a
 # query early without an error): writing it would not lose rows, but the count would lie.

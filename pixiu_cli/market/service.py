@@ -1,6 +1,10 @@
 """Market data: import a CSV, sync from a network source, the status of every series, the
 bars and actions of one stock, the watch list and the chart (`pixiu data|watch|chart`,
-`/chart`). Imports and syncs recompute what depends on the bars they wrote."""
+`/chart`). Imports and syncs recompute what depends on the bars they wrote.
+
+Daily data without effort: after the close of a trading day, which of the series a default
+sync keeps (holdings, watch list, index benchmarks) are a session or more behind, so the
+REPL can offer the sync (or run it, with `[market] auto_sync`)."""
 
 from __future__ import annotations
 
@@ -11,12 +15,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pixiu_cli.kernel.db.stores import stores_of
-from pixiu_cli.kernel.refusal import RequestError
+from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.market.analytics.service import held_and_watched, refresh
+from pixiu_cli.market.calendar import MARKET_CLOSE, TradingCalendar, as_shanghai, is_trading_day, knows
 from pixiu_cli.market.data import MarketData
-from pixiu_cli.market.import_symbol import BareCode, ImportSymbol, import_symbol, spelling_in_name
+from pixiu_cli.market.importer import BareCode, ImportSymbol, import_symbol, spelling_in_name
 from pixiu_cli.market.index_benchmarks import BENCHMARKS
-from pixiu_cli.market.trading_days import as_shanghai
 
 if TYPE_CHECKING:  # what the import and the sync load, so /chart and the watch list do not
     from sqlite_utils import Database
@@ -182,7 +186,7 @@ def sync_market(
 
     pushing = push is not None and push.alerts and push.channels  # else the push modules stay unloaded
     if pushing:
-        from pixiu_cli.brief.push_service import push_new_alerts
+        from pixiu_cli.brief.push.deliver import push_new_alerts
 
         mark = stores_of(db).push_log.last_alert_id()  # the alerts this sync finds come after it
 
@@ -267,3 +271,38 @@ def chart(db: Database, symbol: str, days: int, now: datetime, cost_method: str 
     held = read_account(db, now, cost_method).account.holding(symbol)
     cost = float(held.cost) if held is not None else None
     return build(MarketData(db), stores_of(db).investor, symbol, days, cost, **style)
+
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
+
+
+@dataclass(frozen=True)
+class StaleMarket:
+    session: str  # today's session, closed: what the data should reach
+    symbols: tuple[str, ...]  # the stored series behind it
+    behind: int  # the most sessions any of them is behind
+
+
+def after_close(now: datetime) -> bool:
+    """Past 15:00 Beijing time on a day the calendar knows is a trading day."""
+    local = as_shanghai(now)
+    return knows(local.date()) and is_trading_day(local.date()) and local.time() >= MARKET_CLOSE
+
+
+def stale_market(db: Database, now: datetime) -> StaleMarket | None:
+    """None before the close, on a day without a session, past the calendar's end, or when
+    every stored series of the default sync has today's bar. Series never stored are left
+    out: a user who keeps no market data is not asked to sync every day."""
+    if not after_close(now):
+        return None
+    market = stores_of(db).market
+    calendar = TradingCalendar(market)
+    behind = {}
+    for info in market.series(sync_targets(db, None)):
+        days = calendar.stale_days(info.last, now)
+        if days:  # None: nothing stored
+            behind[info.symbol] = days
+    if not behind:
+        return None
+    return StaleMarket(as_shanghai(now).date().isoformat(), tuple(behind), max(behind.values()))

@@ -1,10 +1,15 @@
 """The PriceSource interface every market-data source implements, and the error it raises.
 The sources themselves (and how one is picked by name: source_by_name.py) import this module,
-never the other way round."""
+never the other way round.
+
+Calling a library that can block forever (baostock has no socket timeout of its own):
+the call runs in a daemon thread, so a hung call is abandoned, never waited on at exit."""
 
 from __future__ import annotations
 
-from typing import Protocol
+import threading
+from collections.abc import Callable
+from typing import Protocol, TypeVar
 
 from pixiu_cli.kernel.errors import UserError
 from pixiu_cli.market.bars import Bar, CorporateAction
@@ -47,3 +52,29 @@ def exchange_code(symbol: str) -> str:
     if symbol.startswith(("4", "8")):
         return "bj"
     return "sz"
+
+
+T = TypeVar("T")
+
+
+class CallTimeout(Exception):
+    pass
+
+
+def call_with_timeout(fn: Callable[[], T], seconds: float) -> T:
+    box: dict[str, object] = {}
+
+    def run() -> None:
+        try:
+            box["value"] = fn()
+        except BaseException as exc:  # handed to the caller's thread
+            box["error"] = exc
+
+    worker = threading.Thread(target=run, daemon=True, name="pixiu-source-call")
+    worker.start()
+    worker.join(seconds)
+    if worker.is_alive():
+        raise CallTimeout(f"{seconds:g} 秒内没有响应")
+    if "error" in box:
+        raise box["error"]  # type: ignore[misc]
+    return box["value"]  # type: ignore[return-value]

@@ -8,9 +8,9 @@ import unicodedata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pixiu_cli.kernel.codes import normalise_code
 from pixiu_cli.kernel.db.stores import stores_of
-from pixiu_cli.kernel.refusal import RequestError
+from pixiu_cli.kernel.errors import RequestError
+from pixiu_cli.kernel.vocabulary import normalise_code
 
 if TYPE_CHECKING:
     from sqlite_utils import Database

@@ -11,15 +11,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from pixiu_cli.market.bars import Bar, SeriesWrite
-from pixiu_cli.market.calendar import calendar_mismatches
-from pixiu_cli.market.gaps import PriceColumns, SuspectGap, suspect_gaps
+from pixiu_cli.market.bars import Bar, PriceColumns, SeriesWrite, SuspectGap, suspect_gaps
+from pixiu_cli.market.calendar import calendar_mismatches, write_refresh
 from pixiu_cli.market.gate import screen_actions, screen_bars
 from pixiu_cli.market.security_master import refresh_master
 from pixiu_cli.market.sources import PriceSource, SourceError
-from pixiu_cli.market.store import MarketStore
-from pixiu_cli.market.store_securities import SecurityMaster
-from pixiu_cli.market.trading_days import write_refresh
+from pixiu_cli.market.store import MarketStore, SecurityMaster
 
 DEFAULT_YEARS = 10
 CALENDAR_AHEAD_DAYS = 400  # sources publish the next year's sessions once the holidays are announced

@@ -1,17 +1,21 @@
 """What each MCP tool answers: one service call each, the same as the CLI and the REPL make,
 as JSON-ready dicts stamped with the moment they were read. Stored free text is quoted as the
-context block quotes it, and no result carries a secret. No SDK here: tests call these too."""
+context block quotes it, and no result carries a secret. No SDK here: tests call these too.
+
+What other agents asked through `pixiu mcp`: each call recorded as it is answered or
+refused, and the latest listed (`pixiu mcp log`)."""
 
 from __future__ import annotations
 
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from datetime import date, datetime
+from typing import TYPE_CHECKING
 
 from pixiu_cli.conversation.context.quoting import quote_data
 from pixiu_cli.kernel.db.stores import stores_of
-from pixiu_cli.kernel.redact import scrub
-from pixiu_cli.kernel.refusal import RequestError
+from pixiu_cli.kernel.errors import RequestError
+from pixiu_cli.kernel.safe_text import scrub
 from pixiu_cli.kernel.settings import Settings
 
 
@@ -146,7 +150,7 @@ def profiles(reader: Reader, codes: list[str] | None = None) -> dict:
 
 
 def signals(reader: Reader, codes: list[str] | None = None) -> dict:
-    from pixiu_cli.market.analytics.signals_service import stored_signals
+    from pixiu_cli.market.analytics.signals import stored_signals
 
     with reader.db() as db:
         views = stored_signals(db, [_code(db, c) for c in codes] if codes else None)
@@ -161,7 +165,7 @@ def news(reader: Reader, code: str | None = None) -> dict:
 
 
 def latest_brief(reader: Reader) -> dict:
-    from pixiu_cli.brief.push_service import brief_message, last_brief
+    from pixiu_cli.brief.push.deliver import brief_message, last_brief
 
     with reader.db() as db:
         try:
@@ -217,7 +221,7 @@ def _code(db, raw: str | None) -> str | None:
     """A code in any spelling, or a name (services/stock_codes.py), as the CLI reads one."""
     if not raw:
         return None
-    from pixiu_cli.kernel.codes import normalise_code
+    from pixiu_cli.kernel.vocabulary import normalise_code
 
     code = normalise_code(raw)
     if code is not None:
@@ -226,3 +230,13 @@ def _code(db, raw: str | None) -> str | None:
     from pixiu_cli.market.stock_codes import resolve_stock
 
     return resolve_stock(db, raw, names_cache_dir())
+
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
+
+UNKNOWN_AGENT = "未知"
+
+
+def record_call(db: Database, agent: str | None, kind: str, name: str, at: str, outcome: str, detail: str = "") -> None:
+    stores_of(db).mcp_calls.record((agent or "").strip() or UNKNOWN_AGENT, kind, name, at, outcome, detail[:200])

@@ -12,7 +12,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp_types import CallToolResult, TextContent
 
 from pixiu_cli.kernel.errors import UserError
-from pixiu_cli.kernel.redact import scrub
+from pixiu_cli.kernel.safe_text import scrub
 from pixiu_cli.mcp import reads
 
 INSTRUCTIONS = (
@@ -57,7 +57,7 @@ class CallLog:
         return result
 
     def _record(self, ctx, kind: str, name: str, outcome: str, detail: str) -> None:
-        from pixiu_cli.mcp.calls import record_call
+        from pixiu_cli.mcp.reads import record_call
 
         with self.reader.db() as db:
             at = self.reader.now().isoformat(timespec="seconds")

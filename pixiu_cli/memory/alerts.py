@@ -8,9 +8,9 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from pixiu_cli.kernel.codes import is_finite_number, normalise_code
 from pixiu_cli.kernel.db.stores import stores_of
-from pixiu_cli.kernel.refusal import RequestError
+from pixiu_cli.kernel.errors import RequestError
+from pixiu_cli.kernel.vocabulary import is_finite_number, normalise_code
 from pixiu_cli.market.analytics.model import FiredAlert
 from pixiu_cli.market.analytics.rules import describe
 from pixiu_cli.market.security_master import security_name

@@ -75,8 +75,8 @@ DECLARED = (
         (),
         Nothing,
         _rules,
-        lazy("pixiu_cli.memory.views_alerts:show_rules"),
-        record=lazy("pixiu_cli.memory.views_alerts:rules_record"),
+        lazy("pixiu_cli.memory.views:show_rules"),
+        record=lazy("pixiu_cli.memory.views:rules_record"),
     ),
     Command(
         ("alert", "add"),
@@ -91,7 +91,7 @@ DECLARED = (
         ),
         AlertRequest,
         _add,
-        lazy("pixiu_cli.memory.views_alerts:show_added"),
+        lazy("pixiu_cli.memory.views:show_added"),
     ),
     Command(
         ("alert", "remove"),
@@ -99,7 +99,7 @@ DECLARED = (
         (argument("rule_id", RuleId(), "预警编号，如 a3"),),
         RemoveRequest,
         _remove,
-        lazy("pixiu_cli.memory.views_alerts:show_removed"),
+        lazy("pixiu_cli.memory.views:show_removed"),
     ),
     Command(
         ("track",),

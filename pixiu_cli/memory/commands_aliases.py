@@ -75,8 +75,8 @@ DECLARED = (
         ),
         AliasRequest,
         _alias,
-        lazy("pixiu_cli.memory.views_aliases:show_alias"),
-        record=lazy("pixiu_cli.memory.views_aliases:alias_record"),
+        lazy("pixiu_cli.memory.views:show_alias"),
+        record=lazy("pixiu_cli.memory.views:alias_record"),
         demo=True,
     ),
     Group(("watch",), "自选股（同步时与持仓一起更新）。", default="list"),
@@ -86,8 +86,8 @@ DECLARED = (
         (),
         Nothing,
         _watchlist,
-        lazy("pixiu_cli.memory.views_watch:show_watchlist"),
-        record=lazy("pixiu_cli.memory.views_watch:watchlist_record"),
+        lazy("pixiu_cli.memory.views:show_watchlist"),
+        record=lazy("pixiu_cli.memory.views:watchlist_record"),
     ),
     Command(
         ("watch", "add"),
@@ -95,7 +95,7 @@ DECLARED = (
         (argument("symbol", StockCode(), "股票代码"),),
         StockRequest,
         _watch,
-        lazy("pixiu_cli.memory.views_watch:show_watched"),
+        lazy("pixiu_cli.memory.views:show_watched"),
     ),
     Command(
         ("watch", "remove"),
@@ -103,6 +103,6 @@ DECLARED = (
         (argument("symbol", StockCode(), "股票代码"),),
         StockRequest,
         _unwatch,
-        lazy("pixiu_cli.memory.views_watch:show_unwatched"),
+        lazy("pixiu_cli.memory.views:show_unwatched"),
     ),
 )

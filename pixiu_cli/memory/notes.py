@@ -1,4 +1,9 @@
-"""Notes the user states (a view, a plan, a rule): one add path for `/remember` and the
+"""The stock a note is about when nobody said which: the one stock its text names, found
+by the same rules as a turn's stocks (the turn's name table, `selection.select`): by code,
+by a holding's name or short name, a security master name, a shipped nickname or a user's
+alias, with a short name taken only on the same evidence a question would need.
+
+Notes the user states (a view, a plan, a rule): one add path for `/remember` and the
 `remember` tool, the stock found in the text by the same rules when nobody named it, and
 the one confirmation line both show. A new plan that restates an older one only offers to
 replace it (a tool call inside a streamed turn cannot stop for a y/N): the user accepts with
@@ -9,9 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from pixiu_cli.conversation.selection.names import NameSource
+from pixiu_cli.conversation.selection.select import select
 from pixiu_cli.home.model import MemoryEvent
+from pixiu_cli.home.store import InvestorStore
 from pixiu_cli.kernel.db.stores import stores_of
-from pixiu_cli.kernel.refusal import RequestError
+from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.kernel.vocabulary import (
     AUTHOR_PROPOSAL,
     AUTHOR_USER,
@@ -20,9 +28,17 @@ from pixiu_cli.kernel.vocabulary import (
     NOTE_NAME,
     PROPOSAL_NAME,
 )
-from pixiu_cli.memory.note_symbol import symbol_in_text
 from pixiu_cli.memory.plans import restates
 from pixiu_cli.memory.store import MemoryStore, NoteWrite, note_ref
+
+
+def symbol_in_text(domain: InvestorStore, text: str) -> str | None:
+    """The one stock `text` names, or None when it names none or several (a note comparing
+    two stocks belongs to neither)."""
+    table = NameSource(stores_of(domain.db).securities).table(domain.holdings())
+    found = select(text, table).symbols
+    return found[0] if len(found) == 1 else None
+
 
 if TYPE_CHECKING:
     from sqlite_utils import Database

@@ -22,7 +22,7 @@ def _conversations(state: ReplState) -> list[Choice]:
 def _stocks(state: ReplState, typed: str) -> list[Choice]:
     """Held and watched stocks first, then every listed one whose code or name starts so."""
     from pixiu_cli.kernel.db.stores import stores_of
-    from pixiu_cli.market.security_list import shipped_names
+    from pixiu_cli.market.securities import shipped_names
 
     db = state.app.store.db
     own = {h.symbol: h.name for h in state.app.builder.domain.holdings()}
@@ -37,7 +37,7 @@ def _stocks(state: ReplState, typed: str) -> list[Choice]:
 
 
 def _models(state: ReplState) -> list[str]:
-    from pixiu_cli.account.prices import PUBLISHED_RATES
+    from pixiu_cli.account.report import PUBLISHED_RATES
 
     return [m for m in PUBLISHED_RATES if m != "pixiu-offline"]
 

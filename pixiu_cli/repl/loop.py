@@ -35,7 +35,7 @@ def run_command(state: ReplState, line: str) -> None:
 def _show_new_alerts(state: ReplState) -> None:
     """Alerts fired by imports or syncs since the REPL last showed them."""
     from pixiu_cli.memory.alerts import take_unseen_alerts
-    from pixiu_cli.memory.views_alerts import show_new_alerts
+    from pixiu_cli.memory.views import show_new_alerts
 
     show_new_alerts(state.renderer, take_unseen_alerts(state.app.store.db, state.stamp()))
 

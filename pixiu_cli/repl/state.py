@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from pixiu_cli.app import App
-from pixiu_cli.conversation.conversations import start_conversation
+from pixiu_cli.conversation.ask import start_conversation
 from pixiu_cli.kernel.clock import Clock
 from pixiu_cli.kernel.render import Renderer
 

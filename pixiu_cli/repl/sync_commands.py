@@ -79,7 +79,7 @@ def offer_sync(state: ReplState) -> None:
     report_background(state)
     if state.background_sync is not None or state.app.demo:  # the demo's bars are dated on purpose
         return
-    from pixiu_cli.market.daily import stale_market  # after the demo's return: its prompt does without it
+    from pixiu_cli.market.service import stale_market  # after the demo's return: its prompt does without it
 
     stale = stale_market(state.app.store.db, state.clock())
     if stale is None or stale.session == state.offered_session:

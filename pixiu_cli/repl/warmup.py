@@ -31,7 +31,7 @@ TURN_MODULES = (
     "pixiu_cli.market.store",
     "pixiu_cli.market.calendar",
     "pixiu_cli.market.security_master",
-    "pixiu_cli.account.prices",
+    "pixiu_cli.account.report",
     "pixiu_cli.account.report",
     "pixiu_cli.memory.proposals",
 )

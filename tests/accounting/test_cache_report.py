@@ -8,8 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from pixiu_cli.account.explain import explain
-from pixiu_cli.account.prices import PriceTable, call_cost
-from pixiu_cli.account.report import build_report
+from pixiu_cli.account.report import PriceTable, build_report, call_cost
 from pixiu_cli.conversation.offline.model import OfflineModel
 from pixiu_cli.conversation.offline.script import ScriptedReply
 from tests.helpers import build_app
@@ -192,7 +191,7 @@ def test_price_table_rejects_unknown_settings():
 
 @pytest.mark.parametrize("how", ["retry", "undo"])
 def test_a_turn_withdrawn_by_retry_or_undo_is_named_as_such(rig, how):
-    from pixiu_cli.conversation.conversations import undo_last_turn
+    from pixiu_cli.conversation.ask import undo_last_turn
 
     conv = rig.store.create_conversation().id
     rig.turn(conv, "第一问")

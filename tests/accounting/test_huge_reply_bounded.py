@@ -11,7 +11,7 @@ import pytest
 
 from pixiu_cli.account.explain import stored_explanation, wait_for_explanations
 from pixiu_cli.conversation.agent.loop import SilentSink
-from pixiu_cli.conversation.context.oversize import HISTORY_REPLY_CHARS
+from pixiu_cli.conversation.context.quoting import HISTORY_REPLY_CHARS
 from pixiu_cli.conversation.offline.script import ScriptedReply
 from pixiu_cli.conversation.tokenizer import counts as tokens
 from tests.helpers import build_app, http_model
@@ -109,7 +109,7 @@ def test_a_cache_explanation_encodes_at_most_its_spend(encoded):
 
 def test_the_offline_server_counts_a_pasted_megabyte_without_encoding_it(encoded):
     from pixiu_cli.conversation.llm.template import render_prompt
-    from pixiu_cli.conversation.offline.usage import counted_prompt
+    from pixiu_cli.conversation.offline.chunks import counted_prompt
 
     pasted = "行情数据," * 250_000  # 1,250,000 characters in one user message
     prompt = render_prompt(

@@ -5,7 +5,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from pixiu_cli.account.store_reported import PortfolioStore
+from pixiu_cli.account.store import PortfolioStore
 from pixiu_cli.home.document_file import SHANGHAI
 from pixiu_cli.home.store import InvestorStore
 from pixiu_cli.kernel.db.database import open_database
@@ -286,7 +286,7 @@ def test_forgetting_a_trade_reverses_it(tmp_path, trades, undo, expected):
 def test_undoing_a_buy_sold_since_is_refused_with_one_line(tmp_path):
     db = open_database(tmp_path / "m.db")
     from pixiu_cli.account.trades import undo_trade
-    from pixiu_cli.kernel.refusal import RequestError
+    from pixiu_cli.kernel.errors import RequestError
 
     buy = _trade(db, symbol="002415", side="buy", price=30, quantity=200, name="海康威视", when=at())
     _trade(db, symbol="002415", side="sell", price=31, quantity=100, when=at(1))

@@ -7,8 +7,7 @@ from __future__ import annotations
 import os
 
 from pixiu_cli.account.explain import wait_for_explanations
-from pixiu_cli.account.prices import PriceTable
-from pixiu_cli.account.report import build_report
+from pixiu_cli.account.report import PriceTable, build_report
 from pixiu_cli.app import open_app
 from pixiu_cli.conversation.agent.loop import SilentSink
 from pixiu_cli.conversation.offline.script import ScriptedReply, ToolCallSpec

@@ -10,7 +10,7 @@ from datetime import datetime
 
 from pixiu_cli.conversation.model_tools import TOOLS
 from pixiu_cli.conversation.offline.script import ScriptedReply
-from pixiu_cli.market.trading_days import SHANGHAI
+from pixiu_cli.market.calendar import SHANGHAI
 from tests.helpers import FIXTURE, build_app, call, tool_messages
 
 SUNDAY = datetime(2026, 11, 29, 10, 0, tzinfo=SHANGHAI)

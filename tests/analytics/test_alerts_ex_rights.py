@@ -11,7 +11,7 @@ from pixiu_cli.home.document_file import parse_document
 from pixiu_cli.home.store import InvestorStore
 from pixiu_cli.market.analytics.refresh import refresh
 from pixiu_cli.market.analytics.store import AnalyticsStore
-from pixiu_cli.market.trading_days import SHANGHAI
+from pixiu_cli.market.calendar import SHANGHAI
 from tests.helpers import load, truncated_history
 
 NOW = datetime(2022, 6, 2, 16, 0, tzinfo=SHANGHAI)

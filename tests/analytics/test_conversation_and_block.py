@@ -8,7 +8,7 @@ from datetime import datetime
 
 import pytest
 
-from pixiu_cli.account.store_reported import PortfolioStore
+from pixiu_cli.account.store import PortfolioStore
 from pixiu_cli.conversation.context.builder import SHANGHAI, ContextBuilder
 from pixiu_cli.conversation.store import ConversationStore
 from pixiu_cli.home.store import InvestorStore

@@ -170,7 +170,7 @@ def test_transfer_fee_and_st_limit_are_dated():
     assert daily_limit("000001", "2026-07-06", is_st=True) == 0.10
     assert daily_limit("300001", "2020-08-21", is_st=True) == 0.05 and daily_limit("300001", "2020-08-24", True) == 0.20
     assert daily_limit("688001", "2026-07-03", is_st=True) == 0.20  # STAR ST never had a 5% limit
-    from pixiu_cli.market.analytics.frame import limit_array
+    from pixiu_cli.market.analytics.engine import limit_array
 
     days = np.asarray(["2026-07-02", "2026-07-03", "2026-07-06", "2026-07-07"])
     limits = limit_array("600000", days, np.array([True, True, True, False]))

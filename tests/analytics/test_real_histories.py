@@ -12,8 +12,8 @@ from pixiu_cli.market.analytics.costs import CostModel
 from pixiu_cli.market.analytics.engine import run
 from pixiu_cli.market.analytics.metrics import measure
 from pixiu_cli.market.analytics.profiles import ENGINE_VERSION, load_frame, profile_symbol
+from pixiu_cli.market.calendar import SHANGHAI
 from pixiu_cli.market.data import MarketData
-from pixiu_cli.market.trading_days import SHANGHAI
 from tests.helpers import load
 
 AFTER_DATA = datetime(2025, 6, 3, 16, 0, tzinfo=SHANGHAI)
@@ -85,7 +85,7 @@ def test_profile_names_its_suspected_missing_actions_and_unmodelled_rules(db):
 
 
 def test_a_window_that_holds_the_listing_says_the_listing_day_is_not_traded(db):
-    from pixiu_cli.market.store_securities import Security, SecurityMaster
+    from pixiu_cli.market.store import Security, SecurityMaster
 
     load(db, "000333")
     SecurityMaster(db).upsert([Security("000333", "美的集团", list_date="2022-07-01")])  # as if it listed then

@@ -8,11 +8,11 @@ from datetime import datetime
 
 from pixiu_cli.market.analytics import engine
 from pixiu_cli.market.analytics.costs import CostModel
-from pixiu_cli.market.analytics.frame import three_year_start
+from pixiu_cli.market.analytics.engine import three_year_start
 from pixiu_cli.market.analytics.profiles import load_frame
 from pixiu_cli.market.analytics.strategies import buy_and_hold, ma_trend
+from pixiu_cli.market.calendar import SHANGHAI
 from pixiu_cli.market.data import MarketData
-from pixiu_cli.market.trading_days import SHANGHAI
 from tests.helpers import load, sqlite_steps
 
 AFTER_DATA = datetime(2025, 6, 3, 16, 0, tzinfo=SHANGHAI)

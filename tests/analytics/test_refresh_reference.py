@@ -23,14 +23,13 @@ if __name__ == "__main__":  # run as a script to rewrite the expected figures
 
 from pixiu_cli.kernel.db.database import open_database
 from pixiu_cli.market.analytics.costs import CostModel
-from pixiu_cli.market.analytics.engine import run
-from pixiu_cli.market.analytics.frame import three_year_start
+from pixiu_cli.market.analytics.engine import run, three_year_start
 from pixiu_cli.market.analytics.profiles import load_frame
 from pixiu_cli.market.analytics.service import refresh
 from pixiu_cli.market.analytics.store import AnalyticsStore
 from pixiu_cli.market.analytics.strategies import STRATEGIES
+from pixiu_cli.market.calendar import SHANGHAI
 from pixiu_cli.market.data import MarketData
-from pixiu_cli.market.trading_days import SHANGHAI
 from tests.helpers import MARKET_FIXTURES, load
 
 EXPECTED = MARKET_FIXTURES / "refresh_expected.json"

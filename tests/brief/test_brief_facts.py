@@ -13,8 +13,8 @@ from datetime import datetime, timedelta
 import pytest
 
 from pixiu_cli.brief.daily_brief import plan_brief, write_brief
+from pixiu_cli.market.calendar import SHANGHAI
 from pixiu_cli.market.store import MarketStore
-from pixiu_cli.market.trading_days import SHANGHAI
 from tests.helpers import build_app, load, truncated_history
 
 FIRST = datetime(2026, 11, 30, 16, 0, tzinfo=SHANGHAI)  # a Monday, after the close

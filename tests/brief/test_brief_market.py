@@ -11,11 +11,11 @@ from decimal import Decimal
 
 from pixiu_cli.brief.daily_brief import plan_brief
 from pixiu_cli.market.bars import Bar, SeriesWrite
+from pixiu_cli.market.calendar import SHANGHAI
 from pixiu_cli.market.review.breadth import discontinued_series
 from pixiu_cli.market.review.model import Breadth, IndustryMove, Snapshot
 from pixiu_cli.market.review.store import MarketReviewStore
 from pixiu_cli.market.store import MarketStore
-from pixiu_cli.market.trading_days import SHANGHAI
 from tests.helpers import FIXTURE, build_app
 
 NOW = datetime(2026, 11, 30, 16, 0, tzinfo=SHANGHAI)

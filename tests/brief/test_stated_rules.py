@@ -3,7 +3,7 @@ sentence without a number it can act on yields nothing (never a guessed rule).""
 
 from __future__ import annotations
 
-from pixiu_cli.market.analytics.stated_rules import CAP, PLAN_ABOVE, PLAN_BELOW, ROLE_CAP, STOP, stated_rules, unique
+from pixiu_cli.market.analytics.rules import CAP, PLAN_ABOVE, PLAN_BELOW, ROLE_CAP, STOP, stated_rules, unique
 
 
 def kinds(text, symbol=None, plan=False):

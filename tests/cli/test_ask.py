@@ -142,7 +142,7 @@ def test_deeply_nested_tool_arguments_become_a_tool_error(server, online_env):
 
 
 def test_credentials_in_base_url_never_shown():
-    from pixiu_cli.kernel.redact import without_credentials as _without_credentials
+    from pixiu_cli.kernel.safe_text import without_credentials as _without_credentials
 
     assert _without_credentials("http://user:secretpw@127.0.0.1:9/v1") == "http://127.0.0.1:9/v1"
     assert _without_credentials("https://api.deepseek.com") == "https://api.deepseek.com"

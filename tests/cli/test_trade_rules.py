@@ -10,7 +10,7 @@ from datetime import date, datetime, timedelta
 import pytest
 
 from pixiu_cli.market.analytics.costs import CostModel
-from pixiu_cli.market.trading_days import SHANGHAI
+from pixiu_cli.market.calendar import SHANGHAI
 from tests.helpers import MARKET_FIXTURES, clean_env, in_process_ok, in_process_refused
 
 run = in_process_ok
@@ -195,7 +195,7 @@ def test_the_days_a_trade_may_be_told_on_are_xshgs_sessions():
     import exchange_calendars
 
     from pixiu_cli.account.overview import trade_day
-    from pixiu_cli.kernel.refusal import RequestError
+    from pixiu_cli.kernel.errors import RequestError
 
     xshg = exchange_calendars.get_calendar("XSHG", start="2018-01-01", end="2025-12-31")
     sessions = {ts.date() for ts in xshg.sessions}

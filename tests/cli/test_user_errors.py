@@ -11,15 +11,14 @@ import pytest
 import pixiu_cli
 from pixiu_cli.cli.common import CliError
 from pixiu_cli.conversation.evals.answer_command import LiveEvalError
-from pixiu_cli.conversation.evals.case_files import EvalError
+from pixiu_cli.conversation.evals.cases import EvalError
 from pixiu_cli.conversation.llm.types import LLMError
 from pixiu_cli.conversation.presenters import NothingToShow
 from pixiu_cli.conversation.selection.aliases import AliasError
-from pixiu_cli.home.config_file import ConfigError
+from pixiu_cli.home.config import ConfigError
 from pixiu_cli.home.document_file import DatasetError
 from pixiu_cli.kernel.db.database import StoreError
-from pixiu_cli.kernel.errors import UserError
-from pixiu_cli.kernel.refusal import RequestError
+from pixiu_cli.kernel.errors import RequestError, UserError
 from pixiu_cli.kernel.settings import SettingsError
 from pixiu_cli.market.chart import ChartError
 from pixiu_cli.market.csv_source import CsvImportError

@@ -42,7 +42,7 @@ def test_no_surface_module_but_the_stock_code_type_checks_a_code():
 def test_the_scan_sees_each_way_of_checking_a_code(tmp_path):
     sample = tmp_path / "sample.py"
     sample.write_text(
-        "from pixiu_cli.kernel.codes import normalise_code\n"
+        "from pixiu_cli.kernel.vocabulary import normalise_code\n"
         "import re\nCODE = re.compile(r'[0-9]{6}')\nOTHER = r'\\d{6}'\n"
         "def f(x):\n    return codes.normalise_code(x)\n",
         encoding="utf-8",

@@ -16,8 +16,8 @@ from pixiu_cli.conversation.store import ConversationStore
 from pixiu_cli.home.document_file import parse_document
 from pixiu_cli.home.store import InvestorStore
 from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.market.calendar import SHANGHAI
 from pixiu_cli.market.store import MarketStore
-from pixiu_cli.market.trading_days import SHANGHAI
 from tests.helpers import fill_row
 
 NOW = datetime(2026, 11, 25, 20, 30, tzinfo=SHANGHAI)  # a Wednesday evening

@@ -15,11 +15,11 @@ from pixiu_cli.conversation.store import ConversationStore
 from pixiu_cli.home.document_file import SHANGHAI, parse_document
 from pixiu_cli.home.store import InvestorStore
 from pixiu_cli.kernel.db.database import open_database
-from pixiu_cli.kernel.refusal import RequestError
+from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.memory import notes
 from pixiu_cli.memory.search import search_memories
 from pixiu_cli.memory.store import MemoryStore
-from pixiu_cli.memory.views_notices import forget_notice, pin_notice, replacement_notice
+from pixiu_cli.memory.views import forget_notice, pin_notice, replacement_notice
 
 NOW = datetime(2026, 12, 1, 10, 15, tzinfo=SHANGHAI)
 
@@ -195,7 +195,7 @@ def test_memory_search_finds_the_note_tagged_with_the_stock(db, query):
 
 def test_memory_search_by_a_short_name_and_an_alias(db):
     from pixiu_cli.conversation.selection.aliases import add_alias
-    from pixiu_cli.market.store_securities import SecurityMaster
+    from pixiu_cli.market.store import SecurityMaster
 
     holding = {"symbol": "002415", "name": "海康威视", "short_names": ["海康"], "shares": 100, "cost": 30}
     InvestorStore(db).replace_all(parse_document({"holdings": [dict(holding, role="satellite")]}, NOW))

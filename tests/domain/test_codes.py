@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from pixiu_cli.kernel.codes import is_finite_number, normalise_code
+from pixiu_cli.kernel.vocabulary import is_finite_number, normalise_code
 
 
 @pytest.mark.parametrize("raw", ["600519", "６００５１９", "٦٠٠٥١٩", "600519\n", " 600519 ", "\u3000600519"])

@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pixiu_cli.conversation.evals.answer_cases import CHECK_FIELDS, load_answer_cases
-from pixiu_cli.conversation.evals.answer_grading import Reply, grade
-from pixiu_cli.conversation.evals.case_files import EvalError
+from pixiu_cli.conversation.evals.answers import CHECK_FIELDS, Reply, grade, load_answer_cases
+from pixiu_cli.conversation.evals.cases import EvalError
 
 NOW = "2026-03-04T10:15:00+08:00"
 

@@ -427,7 +427,7 @@ def test_a_daily_sync_refreshes_the_kept_valuation_and_reports_only_when_due(mon
     try:
         from datetime import datetime
 
-        from pixiu_cli.market.trading_days import SHANGHAI
+        from pixiu_cli.market.calendar import SHANGHAI
 
         done = refresh_due(db, "baostock", 5, datetime(2026, 11, 25, 16, 0, tzinfo=SHANGHAI), module=later)
     finally:

@@ -13,7 +13,7 @@ from unittest import mock
 
 import pytest
 
-from pixiu_cli.account.store_reported import PortfolioStore
+from pixiu_cli.account.store import PortfolioStore
 from pixiu_cli.app import open_app
 from pixiu_cli.conversation.agent.tools import ToolArgumentError, ToolContext
 from pixiu_cli.conversation.model_tools import model_tools
@@ -21,11 +21,11 @@ from pixiu_cli.home.store import InvestorStore
 from pixiu_cli.kernel.db.database import open_database
 from pixiu_cli.kernel.render import Renderer
 from pixiu_cli.kernel.settings import load_settings
+from pixiu_cli.market.calendar import SHANGHAI
 from pixiu_cli.market.fundamentals.model import Dividend, FinancialReport, FundamentalsWrite, ValuationDay
 from pixiu_cli.market.fundamentals.store import FundamentalsStore
 from pixiu_cli.market.review.model import Breadth, IndustryMove, Snapshot
 from pixiu_cli.market.review.store import MarketReviewStore
-from pixiu_cli.market.trading_days import SHANGHAI
 from pixiu_cli.memory.store import MemoryStore
 from pixiu_cli.repl.loop import run_command
 from pixiu_cli.repl.state import ReplState

@@ -15,8 +15,8 @@ import pytest
 
 from pixiu_cli.kernel.db.database import open_database
 from pixiu_cli.market.bars import Bar, SeriesWrite
+from pixiu_cli.market.calendar import SHANGHAI
 from pixiu_cli.market.store import MarketStore
-from pixiu_cli.market.trading_days import SHANGHAI
 from tests.helpers import StandIn, clean_env, pixiu_in_process
 
 NOW = "2026-11-30T16:00:00"  # a Monday, after the close

@@ -59,7 +59,7 @@ WRITER = r"""
 import dataclasses, json, random, string, sys, threading, time
 from pixiu_cli.conversation.agent.loop import SilentSink
 from pixiu_cli.app import open_app
-from pixiu_cli.conversation.conversations import pick_conversation
+from pixiu_cli.conversation.ask import pick_conversation
 from pixiu_cli.kernel.settings import load_settings
 from pixiu_cli.kernel.db import memory
 

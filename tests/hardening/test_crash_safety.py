@@ -367,8 +367,7 @@ def test_reopening_leaves_a_live_processs_turn_alone(tmp_path):
     import subprocess
 
     from pixiu_cli.conversation.store import ConversationStore
-    from pixiu_cli.kernel.db.database import open_database
-    from pixiu_cli.kernel.db.liveness import process_start_time
+    from pixiu_cli.kernel.db.database import open_database, process_start_time
 
     db = open_database(tmp_path / "pixiu.db")
     store = ConversationStore(db)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from pixiu_cli.kernel.redact import scrub
+from pixiu_cli.kernel.safe_text import scrub
 from tests.bad_server import BadServer, chunk, send_body, send_events
 from tests.helpers import PLANTED_KEY, clean_env, pixiu_in_process
 
@@ -72,7 +72,7 @@ def echoing():
 
 
 def test_credentials_in_the_url_and_the_key_are_never_shown_or_stored(echoing, tmp_path, monkeypatch):
-    from pixiu_cli.kernel import redact
+    from pixiu_cli.kernel import safe_text as redact
 
     monkeypatch.setattr(redact, "_SECRETS", set())  # no secret known beforehand, as in a new process
     seen: list[dict[str, str]] = []
@@ -142,7 +142,7 @@ def test_anything_shaped_like_a_credential_is_masked(text, kept):
 
 
 def test_the_base64_of_a_known_secret_is_masked_wherever_it_sits():
-    from pixiu_cli.kernel.redact import remember_secret, remember_url
+    from pixiu_cli.kernel.safe_text import remember_secret, remember_url
 
     remember_url("https://carol:Zq9-unique-pw@proxy.example/v1")
     remember_secret("sk-echo-test-" + "9" * 20)
@@ -244,7 +244,7 @@ def needles(form: str, start: int) -> list[bytes]:
 
 
 def test_a_key_echoed_in_another_form_is_never_shown_or_stored(echoing, tmp_path, monkeypatch):
-    from pixiu_cli.kernel import redact
+    from pixiu_cli.kernel import safe_text as redact
 
     monkeypatch.setattr(redact, "_SECRETS", set())  # no secret known beforehand, as in a new process
     home = tmp_path / "home"

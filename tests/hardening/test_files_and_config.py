@@ -117,7 +117,7 @@ def test_bad_value_is_refused_before_writing(offline_env, pixiu_home, key, value
 
 def test_free_text_with_del_is_written_as_readable_toml(offline_env, pixiu_home):
     """A value pixiu does not check (an unknown top-level key) still round-trips."""
-    from pixiu_cli.home.config_file import dump_toml, read_config
+    from pixiu_cli.home.config import dump_toml, read_config
 
     data = {"note": "a\x7fb\x1bc\td"}
     path = pixiu_home / "config.toml"

@@ -1,14 +1,14 @@
 """The model's reply carrying terminal escapes — OSC 52 (write the clipboard), ESC[2J (clear
 the screen), an OSC 8 link, a C1 CSI — leaves pixiu inert wherever it goes: a pipe
 (`pixiu ask … | cat`, `pixiu brief --yes | …`), a file (/save) and every push payload. Each is
-shown as the terminal shows it (␛ …), by the one sanitiser (pixiu_cli/kernel/inert.py)."""
+shown as the terminal shows it (␛ …), by the one sanitiser (pixiu_cli/kernel/safe_text.py)."""
 
 from __future__ import annotations
 
 import pytest
 
 from pixiu_cli.conversation.offline.script import ScriptedReply
-from pixiu_cli.kernel.inert import visible
+from pixiu_cli.kernel.safe_text import visible
 from tests.helpers import FIXTURE, PROMPT, leave, pixiu_in_process, repl_session, say, wait_for_new_prompt
 from tests.push_receivers import Receiver
 

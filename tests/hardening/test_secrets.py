@@ -68,7 +68,7 @@ class Transcript:
         no secret beforehand as a new process does; with `python`, that script in a process
         of its own (a crash, a raw traceback)."""
         if python is None:
-            from pixiu_cli.kernel import redact
+            from pixiu_cli.kernel import safe_text as redact
 
             with mock.patch.object(redact, "_SECRETS", set()):
                 done = pixiu_in_process(env, *args, input_bytes=input_bytes)

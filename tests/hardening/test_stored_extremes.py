@@ -125,7 +125,7 @@ def mcp_reads(env) -> dict:
     from mcp import Client
     from mcp.types import Implementation
 
-    from pixiu_cli.kernel import redact
+    from pixiu_cli.kernel import safe_text as redact
     from pixiu_cli.kernel.settings import load_settings
     from pixiu_cli.mcp.reads import Reader
     from pixiu_cli.mcp.server import build_server

@@ -14,8 +14,8 @@ import tracemalloc
 import pyte
 import pytest
 
-from pixiu_cli.kernel.inert import inert_json
 from pixiu_cli.kernel.render import SCREEN_CHARS, Renderer, visible
+from pixiu_cli.kernel.safe_text import inert_json
 
 OSC8 = "\x1b]8;"
 BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"

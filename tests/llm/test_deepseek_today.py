@@ -12,8 +12,8 @@ import openai
 import pytest
 
 from pixiu_cli.conversation.llm.model_names import CURRENT_DEEPSEEK_MODELS
+from pixiu_cli.conversation.offline.responder import REASONING_MISSING
 from pixiu_cli.conversation.offline.script import ScriptedReply
-from pixiu_cli.conversation.offline.thinking import REASONING_MISSING
 from pixiu_cli.conversation.tokenizer.counts import count_tokens
 from tests.helpers import PLANTED_KEY, clean_env, pixiu_in_process
 

@@ -8,18 +8,21 @@ from datetime import date, datetime, timedelta
 
 import pytest
 
-from pixiu_cli.market.calendar import TradingCalendar, beyond_calendar, calendar_mismatches, last_complete_session
-from pixiu_cli.market.store import MarketStore
-from pixiu_cli.market.trading_days import (
+from pixiu_cli.market.calendar import (
     SHANGHAI,
     CalendarEnd,
+    TradingCalendar,
+    beyond_calendar,
     calendar_end,
+    calendar_mismatches,
     holiday_name,
     is_trading_day,
+    last_complete_session,
     reload_calendar,
     trading_calendar,
     write_refresh,
 )
+from pixiu_cli.market.store import MarketStore
 
 
 def at(text: str) -> datetime:

@@ -9,9 +9,9 @@ from decimal import Decimal
 import pytest
 
 from pixiu_cli.home.store import InvestorStore
+from pixiu_cli.market.calendar import SHANGHAI
 from pixiu_cli.market.chart import ChartError, build, chart_data, moving_average
 from pixiu_cli.market.data import MarketData
-from pixiu_cli.market.trading_days import SHANGHAI
 from tests.helpers import load
 
 

@@ -9,7 +9,7 @@ from datetime import date
 
 import pytest
 
-from pixiu_cli.market.adjust import adjust
+from pixiu_cli.market.bars import adjust
 from pixiu_cli.market.csv_source import CsvImportError, parse_actions, parse_bars
 from pixiu_cli.market.data import MarketData
 from pixiu_cli.market.store import MarketStore
@@ -228,8 +228,8 @@ def test_a_plain_file_is_stored_exactly_as_parsed(db):
 
 @pytest.mark.parametrize("code", ["000001", "000002", "000333"])
 def test_gaps_over_columns_are_the_gaps_over_bars(code):
+    from pixiu_cli.market.bars import series_gaps, suspect_gaps
     from pixiu_cli.market.csv_source import read_text
-    from pixiu_cli.market.gaps import series_gaps, suspect_gaps
 
     series = replace(parse_bars(read_text(FIXTURES / f"{code}.csv")).series, symbol=code)
     found = series_gaps(series, [])

@@ -12,14 +12,13 @@ import json
 import pytest
 
 from pixiu_cli.kernel.db.database import open_database
-from pixiu_cli.kernel.refusal import RequestError
+from pixiu_cli.kernel.errors import RequestError
+from pixiu_cli.market.analytics.metrics import BenchmarkCloses
 from pixiu_cli.market.analytics.store import AnalyticsStore
-from pixiu_cli.market.analytics.versus_csi300 import BenchmarkCloses
 from pixiu_cli.market.data import MarketData
-from pixiu_cli.market.import_symbol import import_symbol, spelling_in_name
-from pixiu_cli.market.store import MarketStore
-from pixiu_cli.market.store_securities import SecurityMaster
-from pixiu_cli.market.views_sync import bare_code_line
+from pixiu_cli.market.importer import import_symbol, spelling_in_name
+from pixiu_cli.market.store import MarketStore, SecurityMaster
+from pixiu_cli.market.views import bare_code_line
 from tests.helpers import MARKET_FIXTURES, clean_env, pixiu_in_process
 
 SCALE = 200  # 万科A's real closes × 200 stand in for an index's level (the shipped histories hold no index)

@@ -4,9 +4,8 @@ the 2016 events, though both companies paid cash dividends most later years."""
 
 from __future__ import annotations
 
-from pixiu_cli.market.bars import Bar, CorporateAction
+from pixiu_cli.market.bars import Bar, CorporateAction, missing_actions_note, missing_dividend_gaps
 from pixiu_cli.market.data import MarketData
-from pixiu_cli.market.gaps import missing_actions_note, missing_dividend_gaps
 from pixiu_cli.market.store import MarketStore
 from tests.helpers import load
 
@@ -34,7 +33,7 @@ def test_a_day_the_other_series_opened_as_low_is_the_market_not_a_dividend(db):
 
 def test_a_recorded_dividend_closes_its_year_and_a_stock_without_actions_is_not_judged(db, tmp_path):
     from pixiu_cli.market.importer import import_csv
-    from pixiu_cli.market.store_securities import SecurityMaster
+    from pixiu_cli.market.store import SecurityMaster
     from tests.helpers import MARKET_FIXTURES
 
     actions = tmp_path / "000333_actions.csv"

@@ -17,11 +17,10 @@ import pytest
 from pixiu_cli.market.akshare_source import AkshareSource
 from pixiu_cli.market.baostock_source import BaostockSource
 from pixiu_cli.market.bars import CorporateAction
+from pixiu_cli.market.calendar import SHANGHAI
 from pixiu_cli.market.csv_source import CsvImportError, parse_bars
-from pixiu_cli.market.store import MarketStore
-from pixiu_cli.market.store_securities import SecurityMaster
+from pixiu_cli.market.store import MarketStore, SecurityMaster
 from pixiu_cli.market.sync import sync
-from pixiu_cli.market.trading_days import SHANGHAI
 from tests.helpers import (
     ResultData,
     akshare_dividend_frame,
@@ -127,7 +126,7 @@ def test_an_action_is_checked_against_the_gap_on_its_ex_date(db, row, refusal):
 
 
 def test_the_ex_date_band_is_the_boards_limit_around_the_reference_price():
-    from pixiu_cli.market.gaps import PriceColumns
+    from pixiu_cli.market.bars import PriceColumns
     from pixiu_cli.market.gate import action_refusal
 
     def refused(symbol, ex_open, cash=1.0, day="2024-03-05", before="2024-03-04", st=False):
@@ -228,7 +227,7 @@ def test_a_sync_of_an_absurd_bonus_leaves_profiles_free_of_overflow(monkeypatch,
 
 def parse_ok(day: str) -> bool:
     """Whether the shipped calendar has `day` as a session (weekdays() knows no holidays)."""
-    from pixiu_cli.market.trading_days import is_trading_day
+    from pixiu_cli.market.calendar import is_trading_day
 
     return is_trading_day(date.fromisoformat(day))
 

@@ -9,9 +9,9 @@ from decimal import Decimal
 import pytest
 
 from pixiu_cli.account.overview import AccountReader, read_account
+from pixiu_cli.market.calendar import SHANGHAI
 from pixiu_cli.market.data import MarketData
 from pixiu_cli.market.store import MarketStore
-from pixiu_cli.market.trading_days import SHANGHAI
 from tests.helpers import load
 from tests.helpers import truncated_history as _truncated
 

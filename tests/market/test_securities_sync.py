@@ -15,8 +15,8 @@ import pytest
 
 from pixiu_cli.kernel.db.database import open_database
 from pixiu_cli.kernel.resources import data_dir
-from pixiu_cli.market.store_securities import SecurityMaster
-from pixiu_cli.market.trading_days import SHANGHAI
+from pixiu_cli.market.calendar import SHANGHAI
+from pixiu_cli.market.store import SecurityMaster
 from tests.helpers import ResultData, clean_env, pixiu_in_process
 
 RENAMED = ("300750", "宁德新能")  # a made-up rename of a stock the shipped list calls 宁德时代

@@ -10,7 +10,7 @@ from collections import Counter
 import pytest
 
 from pixiu_cli.kernel.resources import data_dir
-from pixiu_cli.market.security_list import as_securities, parse_name, shipped_security_list
+from pixiu_cli.market.securities import as_securities, parse_name, shipped_security_list
 
 
 def test_every_row_of_the_shipped_file_is_a_stock():

@@ -13,13 +13,12 @@ import pytest
 
 from pixiu_cli.market.akshare_source import AkshareSource
 from pixiu_cli.market.baostock_source import BaostockSource
+from pixiu_cli.market.calendar import SHANGHAI
 from pixiu_cli.market.data import MarketData
 from pixiu_cli.market.source_by_name import SOURCE_NAMES, open_source
 from pixiu_cli.market.sources import SourceError
-from pixiu_cli.market.store import MarketStore
-from pixiu_cli.market.store_securities import SecurityMaster
+from pixiu_cli.market.store import MarketStore, SecurityMaster
 from pixiu_cli.market.sync import sync
-from pixiu_cli.market.trading_days import SHANGHAI
 from tests.helpers import ResultData, akshare_dividend_frame, akshare_frame, akshare_trade_date_frame, load
 
 NOW = datetime(2016, 5, 9, 16, 0, tzinfo=SHANGHAI)
@@ -513,7 +512,7 @@ def test_baostock_lost_page_is_named_not_a_short_history(db):
 
 
 def test_a_sync_whose_source_knows_next_year_extends_the_calendar(db, tmp_path, monkeypatch):
-    from pixiu_cli.market.trading_days import CalendarEnd, calendar_end, is_trading_day, reload_calendar
+    from pixiu_cli.market.calendar import CalendarEnd, calendar_end, is_trading_day, reload_calendar
 
     monkeypatch.setenv("PIXIU_HOME", str(tmp_path))
     reload_calendar()

@@ -103,7 +103,7 @@ def test_a_day_the_market_opened_low_is_counted_over_the_other_series(db, market
 
 
 def test_a_listed_stock_is_found_without_hashing_the_whole_list():
-    from pixiu_cli.market.security_list import ListedStock, SecurityList
+    from pixiu_cli.market.securities import ListedStock, SecurityList
 
     # flags as a set: hashing a row fails, so any lookup that hashes the list's rows fails
     row = ListedStock("600519", "SH", "贵州茅台", "贵州茅台", "main", "2001-08-27", None, None, {"U"})

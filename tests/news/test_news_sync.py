@@ -146,7 +146,7 @@ def test_default_targets_are_the_holdings_and_a_feed_failure_is_one_line_that_lo
 
 
 def test_layers_follow_the_stated_source_rules():
-    from pixiu_cli.conversation.context.news_layers import source_layer
+    from pixiu_cli.conversation.context.layers import source_layer
 
     assert source_layer("announcement", None) == "事实"
     assert source_layer("media", "国家统计局") == "事实"  # an official statistic

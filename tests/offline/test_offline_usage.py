@@ -172,7 +172,7 @@ def test_prompt_tokens_piece_by_piece_are_the_tokenizers_own():
     remembers each piece; the tokens must be exactly those of the whole prompt, also when a
     message holds marker text, half a marker, line-break runs around spaces or digits."""
     from pixiu_cli.conversation.llm.template import render_completion, render_prompt
-    from pixiu_cli.conversation.offline.usage import prompt_tokens
+    from pixiu_cli.conversation.offline.chunks import prompt_tokens
     from pixiu_cli.conversation.tokenizer.counts import encode
 
     hostile = [

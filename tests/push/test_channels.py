@@ -12,7 +12,7 @@ import pytest
 from pixiu_cli.brief.push.config import read_push
 from pixiu_cli.brief.push.deliver import deliver
 from pixiu_cli.brief.push.message import SHORTENED, Message
-from pixiu_cli.brief.push.views import delivery_line
+from pixiu_cli.brief.views import delivery_line
 from tests.helpers import refused_port
 from tests.push_receivers import DINGTALK_TOKEN, FEISHU_SECRET, TELEGRAM_CHAT, WECOM_KEY, Receiver
 
@@ -168,7 +168,7 @@ def test_one_channel_down_does_not_keep_the_message_from_the_others(receiver):
 
 
 def test_a_rate_limit_longer_than_a_minute_is_given_up_at_once(receiver, monkeypatch):
-    from pixiu_cli.brief.push import http
+    from pixiu_cli.brief.push import channels as http
 
     real = http.Reply
 

@@ -9,7 +9,7 @@ import stat
 import pytest
 
 from pixiu_cli.brief.push.config import PushConfigError, read_push
-from pixiu_cli.kernel.redact import scrub
+from pixiu_cli.kernel.safe_text import scrub
 from tests.helpers import clean_env, pixiu_in_process
 
 WEBHOOK = "https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=693a91f6-7aoc-4bc4-97a0-0ec2sifa5aaa"
@@ -109,7 +109,7 @@ def test_a_readable_config_with_a_push_secret_warns_and_the_secret_is_scrubbed_f
 
 
 def test_a_secret_inside_another_is_masked_whole():
-    from pixiu_cli.kernel.redact import remember_secret
+    from pixiu_cli.kernel.safe_text import remember_secret
 
     key = "c0ffee00-1111-2222-3333-444455556666"
     remember_secret(f"https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key={key}")
@@ -121,7 +121,7 @@ def test_a_secret_inside_another_is_masked_whole():
 def test_nested_tables_are_written_back_whole():
     import tomllib
 
-    from pixiu_cli.home.config_file import dump_toml
+    from pixiu_cli.home.config import dump_toml
 
     data = {"model": "m", "push": {"alerts": True, "wecom": {"webhook": "https://x/y"}, "email": {"to": ["a@b.c"]}}}
     assert tomllib.loads(dump_toml(data)) == data

@@ -11,7 +11,7 @@ import pytest
 
 from pixiu_cli.conversation.ask import RETRIED_LABEL
 from pixiu_cli.conversation.offline.script import Fault, ScriptedReply
-from pixiu_cli.conversation.views_turn_end import RETRY_HINT
+from pixiu_cli.conversation.views import RETRY_HINT
 from tests.helpers import PROMPT, say, spawn
 
 DIM = "\x1b[2m"

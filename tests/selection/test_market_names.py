@@ -81,7 +81,7 @@ def test_an_unheld_listed_stock_is_named_in_its_section(tmp_path):
 def test_the_list_is_read_when_a_name_table_is_built_not_on_import():
     probe = (
         "import pixiu_cli.conversation.context.builder, pixiu_cli.conversation.selection.select\n"
-        "from pixiu_cli.market.security_list import shipped_names\n"
+        "from pixiu_cli.market.securities import shipped_names\n"
         "print(shipped_names.cache_info().currsize)\n"
         "from pixiu_cli.conversation.selection.names import NameTable, names_from\n"
         "NameTable(names_from((), (), ()))\n"

@@ -17,8 +17,8 @@ from pixiu_cli.conversation.store import ConversationStore
 from pixiu_cli.home.document_file import SHANGHAI, load_document
 from pixiu_cli.home.store import InvestorStore
 from pixiu_cli.kernel.db.database import open_database
-from pixiu_cli.market.store_securities import SecurityMaster
-from pixiu_cli.memory.note_symbol import symbol_in_text
+from pixiu_cli.market.store import SecurityMaster
+from pixiu_cli.memory.notes import symbol_in_text
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.json"
 NOW = datetime(2026, 11, 24, 10, 15, tzinfo=SHANGHAI)

@@ -21,7 +21,7 @@ from pixiu_cli.conversation.agent.calls import SilentSink
 from pixiu_cli.conversation.ask import INTERRUPTED, RETRIED_LABEL, AskRequest, RetryRequest, ask, retry
 from pixiu_cli.conversation.offline.script import Fault, ScriptedReply
 from pixiu_cli.conversation.presenters import error_line
-from pixiu_cli.conversation.views_turn_end import ask_kept_line
+from pixiu_cli.conversation.views import ask_kept_line
 from pixiu_cli.home.document_file import load_document
 from pixiu_cli.home.store import InvestorStore
 from pixiu_cli.kernel.db.database import open_database
@@ -299,7 +299,7 @@ def test_an_offline_brief_is_not_estimated_and_never_asks(app, model):
 
 
 def test_a_brief_asked_to_push_without_channels_stops_before_the_model(paid, model):
-    from pixiu_cli.kernel.refusal import RequestError
+    from pixiu_cli.kernel.errors import RequestError
 
     with pytest.raises(RequestError):
         briefed(paid, lambda estimate: True, BriefRequest(push=True))

@@ -12,12 +12,12 @@ import pytest
 
 from pixiu_cli.account.overview import account_record, read_account
 from pixiu_cli.account.statement_import import import_statement
-from pixiu_cli.account.statements.errors import StatementError
+from pixiu_cli.account.statements.rows import StatementError
 from pixiu_cli.account.store import AccountStore
 from pixiu_cli.account.trades import NewTrade, record_trade, undo_trade
 from pixiu_cli.kernel.db.database import open_database
-from pixiu_cli.kernel.refusal import RequestError
-from pixiu_cli.market.trading_days import SHANGHAI
+from pixiu_cli.kernel.errors import RequestError
+from pixiu_cli.market.calendar import SHANGHAI
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "statements"
 THS = FIXTURES / "ths_jiaogedan.csv"

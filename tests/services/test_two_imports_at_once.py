@@ -12,7 +12,7 @@ from datetime import datetime
 from pixiu_cli.account.overview import account_record, read_account
 from pixiu_cli.account.statement_import import import_statement
 from pixiu_cli.kernel.db.database import open_database
-from pixiu_cli.market.trading_days import SHANGHAI
+from pixiu_cli.market.calendar import SHANGHAI
 
 NOW = datetime(2025, 8, 20, 16, 0, tzinfo=SHANGHAI)
 HEADER = "成交日期,成交时间,证券代码,证券名称,操作,成交数量,成交均价,成交金额,发生金额,成交编号"

@@ -26,9 +26,8 @@ from pixiu_cli.account.model import (
     TRANSFER_IN,
     TRANSFER_OUT,
 )
-from pixiu_cli.account.statements.errors import StatementError
-from pixiu_cli.account.statements.kinds import IPO_PAYMENT, kind_of
 from pixiu_cli.account.statements.reader import read_statement
+from pixiu_cli.account.statements.rows import IPO_PAYMENT, StatementError, kind_of
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "statements"
 TDX_JGD = FIXTURES / "tdx_jiaogedan.csv"

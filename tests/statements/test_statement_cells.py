@@ -9,7 +9,7 @@ import io
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pixiu_cli.account.statements.kinds import kind_of
+from pixiu_cli.account.statements.rows import kind_of
 from pixiu_cli.account.statements.table import clean, line_rows
 
 _CELL = st.text(alphabet=st.sampled_from(list("0123456789.-= \"'ab买入卖出　６\t")), max_size=8)

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from pixiu_cli.account.ledger import positions
-from pixiu_cli.account.statements.errors import StatementError
 from pixiu_cli.account.statements.reader import read_statement
+from pixiu_cli.account.statements.rows import StatementError
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "statements"
 THS = FIXTURES / "ths_jiaogedan.csv"

@@ -7,7 +7,7 @@ import sqlite3
 
 import pytest
 
-from pixiu_cli.account.store_reported import set_position
+from pixiu_cli.account.store import set_position
 from pixiu_cli.home.store import InvestorStore
 from pixiu_cli.kernel.db.database import open_database, write_transaction
 
@@ -98,7 +98,7 @@ def test_profiles_for_many_symbols_take_each_ones_latest(domain):
 def test_portfolio_reads_survive_conversation_writes_but_not_trades(tmp_path):
     from datetime import datetime
 
-    from pixiu_cli.account.store_reported import set_position
+    from pixiu_cli.account.store import set_position
     from pixiu_cli.conversation.store import ConversationStore
     from pixiu_cli.home.document_file import SHANGHAI
     from pixiu_cli.home.model import Holding

@@ -7,12 +7,12 @@ from __future__ import annotations
 import pytest
 from sqlite_utils import Database
 
-from pixiu_cli.brief.rules import user_rules
+from pixiu_cli.brief.facts import user_rules
 from pixiu_cli.home.document_file import load_document, parse_document, to_document
 from pixiu_cli.home.store import InvestorStore
 from pixiu_cli.kernel.db.database import open_database
 from pixiu_cli.kernel.db.schema import migrations
-from pixiu_cli.kernel.refusal import RequestError
+from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.memory.notes import NewNote, accept_proposal, add_note
 from pixiu_cli.memory.store import MemoryStore
 from tests.helpers import FIXTURE, NOW

@@ -13,8 +13,7 @@ from hypothesis import strategies as st
 from sqlite_utils import Database
 
 from pixiu_cli.conversation.packed_text import dictionary, pack_text, unpack_text
-from pixiu_cli.conversation.store import ConversationStore, add_request_function
-from pixiu_cli.conversation.store_requests import pack, unpack
+from pixiu_cli.conversation.store import ConversationStore, add_request_function, pack, unpack
 from pixiu_cli.kernel.db.database import open_database
 from pixiu_cli.kernel.db.schema import migrations
 

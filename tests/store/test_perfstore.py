@@ -8,11 +8,9 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pixiu_cli.account.prices import PriceTable
-from pixiu_cli.account.report import build_report
+from pixiu_cli.account.report import PriceTable, build_report
 from pixiu_cli.conversation.llm.types import Usage
-from pixiu_cli.conversation.store import ConversationStore, add_request_function
-from pixiu_cli.conversation.store_requests import MAX_DEPTH, pack, unpack
+from pixiu_cli.conversation.store import MAX_DEPTH, ConversationStore, add_request_function, pack, unpack
 from pixiu_cli.kernel.db.database import open_database
 
 

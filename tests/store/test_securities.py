@@ -1,6 +1,6 @@
 from pixiu_cli.kernel.db.database import open_database
 from pixiu_cli.market.securities import Security
-from pixiu_cli.market.store_securities import SecurityMaster
+from pixiu_cli.market.store import SecurityMaster
 
 
 def test_upsert_aliases_and_version(tmp_path):

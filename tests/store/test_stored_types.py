@@ -22,8 +22,7 @@ from pixiu_cli.home.store import InvestorStore
 from pixiu_cli.kernel.db.database import open_database
 from pixiu_cli.kernel.db.rows import StoredValueError
 from pixiu_cli.market.analytics.store import AnalyticsStore
-from pixiu_cli.market.store import MarketStore
-from pixiu_cli.market.store_securities import SecurityMaster
+from pixiu_cli.market.store import MarketStore, SecurityMaster
 from tests.helpers import NOW, load, pixiu_in_process
 
 RECENT = NOW.isoformat(timespec="seconds")

@@ -7,7 +7,7 @@ import codecs
 from collections.abc import Iterator
 from pathlib import Path
 
-from pixiu_cli.account.statements.errors import StatementError
+from pixiu_cli.account.statements.rows import StatementError
 
 
 def _utf16_without_bom(data: bytes) -> str | None:

@@ -9,8 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from pixiu_cli.account.model import ALLOTMENT
-from pixiu_cli.account.statements.kinds import IPO_PAYMENT
-from pixiu_cli.account.statements.rows import Parsed, Skipped
+from pixiu_cli.account.statements.rows import IPO_PAYMENT, Parsed, Skipped
 
 _REFUNDED = "新股中签扣款已退回（未成交）"
 _NO_SHARES = "新股缴款（没有证券代码，无法与新股入账对应，股份未计入）"

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pixiu_cli.account.statements.columns import Columns
-from pixiu_cli.account.statements.errors import StatementError
+from pixiu_cli.account.statements.rows import StatementError
 
 
 @dataclass(frozen=True)

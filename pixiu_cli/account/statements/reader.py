@@ -15,15 +15,22 @@ from itertools import chain, groupby, islice
 from pathlib import Path
 
 from pixiu_cli.account.model import ALLOTMENT, TRADE_NUMBER, CashBalance, Fill
-from pixiu_cli.account.statements.checks import Closed, check_parsed, check_skipped
 from pixiu_cli.account.statements.columns import Columns, looks_like_header, map_header, needed_text
 from pixiu_cli.account.statements.decode import decode, encoding_of, text_lines
-from pixiu_cli.account.statements.errors import StatementError
 from pixiu_cli.account.statements.ipo import placed_new_shares
-from pixiu_cli.account.statements.kinds import IPO_PAYMENT
 from pixiu_cli.account.statements.layouts import BROKERS, detect_layout, require_layout
-from pixiu_cli.account.statements.rows import BadCell, Parsed, Skipped, read_row
-from pixiu_cli.account.statements.signs import Signs
+from pixiu_cli.account.statements.rows import (
+    IPO_PAYMENT,
+    BadCell,
+    Closed,
+    Parsed,
+    Signs,
+    Skipped,
+    StatementError,
+    check_parsed,
+    check_skipped,
+    read_row,
+)
 from pixiu_cli.account.statements.spill import SortedSpill
 from pixiu_cli.account.statements.table import Row, line_rows, looks_like_html, rows, separator
 

@@ -1,19 +1,223 @@
-"""One statement row as a fill, a skipped row (with its reason) or a summary line; a cell
+"""What a statement row's business name (业务名称 / 操作 / 摘要) means: a kind of fill, a
+row pixiu does not count (with the reason, reported), or a name pixiu does not know
+(listed with its count, never dropped unseen).
+
+The names are the ones mainland clients write: 通达信, 同花顺, 东方财富 and the brokers'
+own exports (华泰, 中信, 招商, 国泰君安 …) name one business many ways (股息红利税补缴,
+股息红利差异扣税, 红利差异税扣税, 股息个税征收 …).
+
+One cell as a value: a day, a time, a number, a stock code, as clients spell them
+(2025-03-03, 2025/3/3, 20250303, 2025年3月3日; 09:31:05, 093105; 1,234.50, ¥-12.00).
+
+One statement row as a fill, a skipped row (with its reason) or a summary line; a cell
 that does not read, or a day after today, raises BadCell naming the row.
 
 A cash row keeps the sign its cash column gives (signs.py decides its direction from it);
-the money and the shares of a new issue may come on two rows (ipo.py pairs them)."""
+the money and the shares of a new issue may come on two rows (ipo.py pairs them).
+
+Which way a cash row's money went: the sign of its cash column (发生金额, 清算金额 …),
+never the name alone. A 股息红利扣税 of −12.30 is 12.30 out; a name pixiu files as a
+dividend whose row says −5.00 (a reversal) is 5.00 out, a tax row that says +5.00 (a
+refund) is 5.00 in. Only a column that is never negative although money left the account
+(a buy, a transfer out) is unsigned: then the kind says the direction.
+
+Values no statement row could mean, refused with the row and the column they are in, as
+the market CSVs are (domain/plausible.py): a day before the market opened or one the
+exchanges were shut (a trade on a Saturday), shares nobody could hold or not whole, a price
+no A-share had, money no account moves, fees that are most of the trade. The calendar is the
+caller's (`closed`): the statement reader knows none.
+
+The one error a statement that cannot be read raises."""
 
 from __future__ import annotations
 
+import math
 import re
-from dataclasses import KW_ONLY, dataclass, fields
+from collections.abc import Callable, Iterator
+from dataclasses import KW_ONLY, dataclass, fields, replace
+from datetime import date
+from functools import lru_cache
 
-from pixiu_cli.account.model import ALLOTMENT, BONUS, HOLDING_CASH_KINDS, ORDER_NUMBER, SHARE_KINDS, TRADE_NUMBER, Fill
-from pixiu_cli.account.statements.columns import FEE_FIELDS, Columns
-from pixiu_cli.account.statements.kinds import IPO_PAYMENT, REPO_CODE, REPO_REASON, kind_of
+from pixiu_cli.account.model import (
+    ALLOTMENT,
+    BONUS,
+    BUY,
+    DIVIDEND,
+    DIVIDEND_TAX,
+    FEE,
+    FILL_KINDS,
+    HOLDING_CASH_KINDS,
+    INTEREST,
+    IPO_PAYMENT,
+    ORDER_NUMBER,
+    RIGHTS,
+    SELL,
+    SHARE_KINDS,
+    TRADE_NUMBER,
+    TRANSFER_IN,
+    TRANSFER_OUT,
+    Fill,
+)
+from pixiu_cli.account.statements.columns import FEE_FIELDS, FIELD_NAMES, Columns
 from pixiu_cli.account.statements.table import Row
-from pixiu_cli.account.statements.values import code_of, day_of, number_of, time_of
+from pixiu_cli.kernel.errors import UserError
+from pixiu_cli.kernel.vocabulary import normalise_code
+from pixiu_cli.market.plausible import fill_problems
+
+_REPO = "国债逆回购（借出的资金在资金余额中）"
+_SUBSCRIPTION = "新股申购、配号或退款（中签后按新股入账计入）"
+_RIGHTS_SHARES = "配股股份到账（已按配股缴款计入）"
+_CASH_PRODUCT = "现金理财或货币基金申赎（资金在资金余额中）"
+_FROZEN = "资金或证券冻结、解冻（资金在资金余额中）"
+_CORRECTION = "资金冲正（已在资金余额中）"
+
+# The money paid for new shares (新股申购确认缴款, 中签缴款 …) on its own row is IPO_PAYMENT:
+# ipo.py pairs it with the row that credits the shares (新股入帐).
+# Checked in order, the first pattern the name contains wins: the longer business before
+# the word it contains (新股申购确认缴款 before 申购, 股息红利扣税 before 股息, 配股缴款
+# before 缴款, 利息税 before 利息). A str is the reason a row is skipped.
+_RULES: tuple[tuple[str, str], ...] = (
+    ("确认缴款", IPO_PAYMENT),
+    ("中签缴款", IPO_PAYMENT),
+    ("缴中签款", IPO_PAYMENT),
+    ("中签扣款", IPO_PAYMENT),
+    ("中签款", IPO_PAYMENT),
+    ("中签资金", IPO_PAYMENT),
+    ("中签成本", IPO_PAYMENT),
+    ("配售缴款", IPO_PAYMENT),
+    ("申购中签", IPO_PAYMENT),
+    ("中签通知", IPO_PAYMENT),
+    ("新股入", ALLOTMENT),
+    ("中签入", ALLOTMENT),
+    ("配股缴款", RIGHTS),
+    ("配股认购", RIGHTS),
+    ("配股入", _RIGHTS_SHARES),
+    ("配股上市", _RIGHTS_SHARES),
+    ("配股权证", "配股权证到账（认购时按配股缴款计入）"),
+    ("配股", RIGHTS),
+    ("回购", _REPO),
+    ("购回", _REPO),
+    ("拆出", _REPO),
+    ("基金资金拨", _CASH_PRODUCT),
+    ("保证金产品", _CASH_PRODUCT),
+    ("货币基金", _CASH_PRODUCT),
+    ("申购", _SUBSCRIPTION),
+    ("配号", _SUBSCRIPTION),
+    ("撤单", "撤单"),
+    ("指定", "指定交易"),
+    ("冻结", _FROZEN),
+    ("红冲", _CORRECTION),
+    ("蓝补", _CORRECTION),
+    ("红利税", DIVIDEND_TAX),
+    ("股息税", DIVIDEND_TAX),
+    ("差异税", DIVIDEND_TAX),
+    ("差别税", DIVIDEND_TAX),
+    ("红利差异", DIVIDEND_TAX),
+    ("扣税", DIVIDEND_TAX),
+    ("个税", DIVIDEND_TAX),
+    ("所得税", DIVIDEND_TAX),
+    ("利息税", FEE),  # after 红利税, which contains 利税
+    ("利税", FEE),
+    ("红股", BONUS),
+    ("送股", BONUS),
+    ("转增", BONUS),
+    ("股息", DIVIDEND),
+    ("红利", DIVIDEND),
+    ("派息", DIVIDEND),
+    ("分红", DIVIDEND),
+    ("银证转入", TRANSFER_IN),
+    ("银行转证券", TRANSFER_IN),
+    ("银行转存", TRANSFER_IN),
+    ("银行转入", TRANSFER_IN),
+    ("银证转帐存", TRANSFER_IN),
+    ("银证转账存", TRANSFER_IN),
+    ("入金", TRANSFER_IN),
+    ("银证转出", TRANSFER_OUT),
+    ("证券转银行", TRANSFER_OUT),
+    ("银行转取", TRANSFER_OUT),
+    ("银行转出", TRANSFER_OUT),
+    ("银证转帐取", TRANSFER_OUT),
+    ("银证转账取", TRANSFER_OUT),
+    ("出金", TRANSFER_OUT),
+    ("利息", INTEREST),
+    ("结息", INTEREST),
+    ("扣费", FEE),
+    ("扣收", FEE),
+    ("收费", FEE),
+    ("组合费", FEE),
+    ("卖", SELL),
+    ("买", BUY),
+)
+_COUNTED = {*FILL_KINDS, IPO_PAYMENT}
+
+# 国债逆回购 codes (上交所 204xxx, 深交所 1318xx): a "sell" of one lends cash overnight
+REPO_CODE = re.compile(r"204\d{3}|1318\d{2}")
+REPO_REASON = _REPO
+
+
+@lru_cache(maxsize=4096)  # a statement repeats a few business names over every row
+def kind_of(action: str) -> tuple[str | None, str | None]:
+    """(kind, None) for a counted row, (None, reason) for a skipped one, (None, None) for a
+    name pixiu does not know."""
+    text = action.replace(" ", "")
+    for pattern, meaning in _RULES:
+        if pattern in text:
+            return (meaning, None) if meaning in _COUNTED else (None, meaning)
+    return None, None
+
+
+_DAY = re.compile(r"(\d{4})\s*[-/.年]\s*(\d{1,2})\s*[-/.月]\s*(\d{1,2})\s*日?")
+_COMPACT_DAY = re.compile(r"(\d{4})(\d{2})(\d{2})")
+_TIME = re.compile(r"(\d{1,2}):?(\d{2}):?(\d{2})?")
+_EMPTY = {"", "-", "--", "—", "null", "none"}
+
+
+def day_of(text: str) -> str | None:
+    """YYYY-MM-DD, or None when the cell is no date."""
+    match = _DAY.fullmatch(text) or _COMPACT_DAY.fullmatch(text)
+    if not match:
+        return None
+    try:
+        return date(*(int(g) for g in match.groups())).isoformat()
+    except ValueError:
+        return None
+
+
+def time_of(text: str) -> str | None:
+    match = _TIME.fullmatch(text.strip())
+    if not match:
+        return None
+    hour, minute, second = match.group(1), match.group(2), match.group(3) or "00"
+    if int(hour) > 23 or int(minute) > 59 or int(second) > 59:
+        return None
+    return f"{int(hour):02d}:{minute}:{second}"
+
+
+def number_of(text: str) -> float | None:
+    """The number a cell spells, None for an empty one; ValueError for anything else."""
+    try:  # most cells are a plain number; the rest are read as below
+        value = float(text)
+    except ValueError:
+        pass
+    else:
+        if not math.isfinite(value):
+            raise ValueError(text)
+        return value
+    cleaned = text.replace(",", "").replace("¥", "").replace("￥", "").replace(" ", "")
+    if cleaned.lower() in _EMPTY:
+        return None
+    value = float(cleaned)  # raises ValueError
+    if not math.isfinite(value):
+        raise ValueError(text)
+    return value
+
+
+def code_of(text: str) -> str | None:
+    """Six ASCII digits, however the client spelled them (６００５１９); a code Excel stripped
+    of its leading zeros (333) gets them back."""
+    digits = text.strip()
+    return normalise_code(digits.zfill(6)) if 0 < len(digits) <= 6 else None
+
 
 _SUMMARY = re.compile(r"合计|汇总|总计|共计|小计|^共\s*\d+|查询|打印|币种|人民币|^[-=\s]+$")
 # A security's name as clients print it (*ST康美, 万科A, N盛景微, 平银转债): letters, digits
@@ -209,3 +413,109 @@ def _parsed(cells: _Cells, day, time, kind, symbol, quantity, price, amount) -> 
         contract_kind=(TRADE_NUMBER if trade_no else ORDER_NUMBER) if contract else None,
         line=cells.row.line,
     )
+
+
+_INFLOWS = {SELL, DIVIDEND, TRANSFER_IN, INTEREST}
+_OUTFLOWS = {BUY, ALLOTMENT, RIGHTS, IPO_PAYMENT, DIVIDEND_TAX, TRANSFER_OUT, FEE}
+# the cash kind the same money is when it went the other way
+_OPPOSITE = {
+    DIVIDEND: DIVIDEND_TAX,
+    DIVIDEND_TAX: DIVIDEND,
+    TRANSFER_IN: TRANSFER_OUT,
+    TRANSFER_OUT: TRANSFER_IN,
+    INTEREST: FEE,
+    FEE: INTEREST,
+}
+
+
+@dataclass
+class Signs:
+    """What `signed` learns from every row, seen one at a time: a cash column that is never
+    negative although money left the account is unsigned."""
+
+    moved: bool = False
+    negative: bool = False
+    outflow: bool = False
+
+    def saw(self, p: Parsed) -> None:
+        if p.cash_change:
+            self.moved = True
+            self.negative = self.negative or p.cash_change < 0
+            self.outflow = self.outflow or p.kind in _OUTFLOWS
+
+    def unsigned(self) -> bool:
+        return self.moved and not self.negative and self.outflow
+
+    def sign(self, p: Parsed) -> Parsed:
+        return _by_kind(p) if self.unsigned() else _by_row(p)
+
+
+def _by_row(p: Parsed) -> Parsed:
+    """A cash kind in the direction its row's sign says; amount the money that moved."""
+    if p.kind not in _OPPOSITE or not p.cash_change:
+        return p
+    inflow = p.cash_change > 0
+    kind = p.kind if (p.kind in _INFLOWS) == inflow else _OPPOSITE[p.kind]
+    return replace(p, kind=kind, amount=round(p.cash_change if inflow else -p.cash_change, 2))
+
+
+def _by_kind(p: Parsed) -> Parsed:
+    """An unsigned column: the row's money, signed the way its kind moves it."""
+    if not p.cash_change or p.kind not in _INFLOWS | _OUTFLOWS:
+        return p
+    return replace(p, cash_change=p.cash_change if p.kind in _INFLOWS else -p.cash_change)
+
+
+def signed(parsed: list[Parsed]) -> list[Parsed]:
+    """Every row with the kind and the signed cash change its money says."""
+    signs = Signs()
+    for p in parsed:
+        signs.saw(p)
+    return [signs.sign(p) for p in parsed]
+
+
+Closed = Callable[[str], str | None]  # a day → why the exchanges were shut that day, or None
+_SHARES = (*SHARE_KINDS, IPO_PAYMENT)
+
+
+class Implausible(BadCell):
+    def __init__(self, line: int, header: str, problem: str):
+        ValueError.__init__(self, f"第 {line} 行「{header}」：{problem}")
+        self.line = line
+
+
+def _header(columns: Columns, field: str) -> str:
+    return columns.headers[columns.index[field]] if columns.has(field) else FIELD_NAMES[field]
+
+
+def _problems(p: Parsed, today: date, closed: Closed | None) -> Iterator[tuple[str, str | None]]:
+    day = date.fromisoformat(p.day)
+    yield from fill_problems(
+        moves_shares=p.kind in _SHARES, day=day, today=today, quantity=p.quantity, price=p.price, amount=p.amount,
+        fees=p.fees, cash_change=p.cash_change, balance=p.balance,
+    )  # fmt: skip
+    if p.kind in (BUY, SELL) and closed is not None:
+        yield "day", closed(p.day)
+
+
+def check_parsed(p: Parsed, columns: Columns, today: date, closed: Closed | None) -> None:
+    """Raises Implausible, naming the row and the column, for the first value no row could mean."""
+    for field, problem in _problems(p, today, closed):
+        if problem:
+            header = _fee_header(columns) if field == "fees" else _header(columns, field)
+            raise Implausible(p.line, header, problem)
+
+
+def check_skipped(s: Skipped, columns: Columns, today: date) -> None:
+    """A row pixiu does not count still states a day and a balance the cash is read from."""
+    day = date.fromisoformat(s.day) if s.day else None
+    for field, problem in fill_problems(moves_shares=False, day=day, today=today, balance=s.balance):
+        raise Implausible(s.line, _header(columns, field), problem)
+
+
+def _fee_header(columns: Columns) -> str:
+    return next((_header(columns, f) for f in FEE_FIELDS if columns.has(f)), FIELD_NAMES["commission"])
+
+
+class StatementError(UserError):
+    """The message is one line: what was found and what was needed, or the row and field."""

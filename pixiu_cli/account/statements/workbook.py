@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 from datetime import date, datetime, time
 
-from pixiu_cli.account.statements.errors import StatementError
+from pixiu_cli.account.statements.rows import StatementError
 from pixiu_cli.account.statements.table import Row, clean
 
 XLSX_MAGIC = b"PK\x03\x04"

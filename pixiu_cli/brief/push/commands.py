@@ -7,14 +7,14 @@ from dataclasses import dataclass
 
 from pixiu_cli.commands.declaration import CLI, Command, Group, lazy, option, switch
 from pixiu_cli.commands.values import Choice, Text
-from pixiu_cli.market.publication import default_at, too_early
+from pixiu_cli.market.calendar import default_at, too_early
 from pixiu_cli.market.source_by_name import SOURCE_NAMES
 
 # what --at is when not given, per source (its publication time plus a margin)
 DEFAULT_TIMES = "、".join(f"{name} {default_at(name):%H:%M}" for name in SOURCE_NAMES)
 
 CLI_ONLY = frozenset({CLI})
-VIEWS = "pixiu_cli.brief.push.views"
+VIEWS = "pixiu_cli.brief.views"
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,7 @@ class Tested:
 
 
 def _test(ctx, r: TestRequest) -> Tested:
-    from pixiu_cli.brief.push_service import push_test
+    from pixiu_cli.brief.push.deliver import push_test
 
     loaded = ctx.settings()
     return Tested(push_test(ctx.tables().push, ctx.now()), list(loaded.warnings), r.json_out)
@@ -88,7 +88,7 @@ DECLARED = (
         ),
         ScheduleRequest,
         _schedule,
-        lazy("pixiu_cli.brief.views_schedule:show_schedule"),
+        lazy("pixiu_cli.brief.views:show_schedule"),
         surfaces=CLI_ONLY,
     ),
 )

@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from pixiu_cli.kernel.inert import visible
+from pixiu_cli.kernel.safe_text import visible
 
 MAX_PARTS = 5  # the bots allow 20 messages a minute; a brief in more parts is no longer read on a phone
 SHORTENED = "…（内容过长，其余部分未推送；完整内容见 pixiu）"

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from pixiu_cli.conversation.agent.calls import ModelCaller, SilentSink
-from pixiu_cli.conversation.context.oversize import clipped
+from pixiu_cli.conversation.context.quoting import clipped
 from pixiu_cli.conversation.llm.model import ChatModel
 from pixiu_cli.conversation.llm.types import ChatRequest
 from pixiu_cli.conversation.store import Conversation, ConversationStore, Turn

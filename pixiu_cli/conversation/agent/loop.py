@@ -23,7 +23,7 @@ from pixiu_cli.conversation.agent.guardrails import Guardrails, run_tool
 from pixiu_cli.conversation.agent.preview import RequestPreview, context_summary_json
 from pixiu_cli.conversation.agent.tools import ToolContext, ToolRegistry
 from pixiu_cli.conversation.context.builder import BuiltMessages, ContextBuilder, sent_back
-from pixiu_cli.conversation.context.oversize import clipped_message, clipped_notice
+from pixiu_cli.conversation.context.quoting import clipped_message, clipped_notice
 from pixiu_cli.conversation.llm.model import ChatModel
 from pixiu_cli.conversation.llm.types import CallOutcome, ChatRequest, ToolCall, Usage
 from pixiu_cli.conversation.store import ConversationStore, Turn

@@ -26,13 +26,10 @@ from pixiu_cli.conversation.context.block import (
     is_context_message,
     parsed_digests,
 )
-from pixiu_cli.conversation.context.brief_objects import BriefObjects
 from pixiu_cli.conversation.context.memory import PRIORITY, Asked, MemoryAssembler, MemoryLimits, applied_moves
-from pixiu_cli.conversation.context.oversize import clipped_message
-from pixiu_cli.conversation.context.topics import with_topics
-from pixiu_cli.conversation.context.values import text
+from pixiu_cli.conversation.context.quoting import clipped_message, text
+from pixiu_cli.conversation.context.sections import BriefObjects, with_topics, withdrawn_section
 from pixiu_cli.conversation.context.watch import watch_holders, watch_section, watched
-from pixiu_cli.conversation.context.withdrawals import withdrawn_section
 from pixiu_cli.conversation.selection.intent import Intent
 from pixiu_cli.conversation.selection.names import Holder, NameSource
 from pixiu_cli.conversation.selection.select import Selection, select
@@ -43,8 +40,8 @@ from pixiu_cli.home.store import InvestorStore
 from pixiu_cli.kernel.clock import Clock, system_clock
 from pixiu_cli.kernel.db.stores import stores_of
 from pixiu_cli.kernel.resources import prompts_dir, read_prompt
-from pixiu_cli.market.store_securities import SecurityMaster
-from pixiu_cli.market.trading_days import SHANGHAI
+from pixiu_cli.market.calendar import SHANGHAI
+from pixiu_cli.market.store import SecurityMaster
 
 
 @cache

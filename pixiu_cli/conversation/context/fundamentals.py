@@ -10,7 +10,7 @@ from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 
 from pixiu_cli.conversation.context.block import BlockItem, Section
-from pixiu_cli.conversation.context.freshness import FreshnessRule, stale_label
+from pixiu_cli.conversation.context.layers import FreshnessRule, stale_label
 from pixiu_cli.conversation.context.quoting import defuse, label, quote_data
 from pixiu_cli.market.fundamentals.model import NOTICE_NAMES, FinancialReport, Percentile, ReportNotice, period_name
 from pixiu_cli.market.fundamentals.sources import DividendYield, MarketValue, StockFundamentals

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from datetime import date
 
 from pixiu_cli.conversation.context.block import BlockItem, Section
-from pixiu_cli.conversation.context.freshness import FreshnessRule, stale_label
 from pixiu_cli.conversation.context.fundamentals import pct, yi
+from pixiu_cli.conversation.context.layers import FreshnessRule, stale_label
 from pixiu_cli.conversation.context.quoting import defuse
 from pixiu_cli.market.review.breadth import MarketReview
 from pixiu_cli.market.review.model import IndustryMove

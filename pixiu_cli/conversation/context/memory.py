@@ -26,22 +26,17 @@ from functools import lru_cache
 
 from pixiu_cli.account.model import COST_METHOD_NAMES
 from pixiu_cli.conversation.context.block import BlockItem, MemoryId, Section
-from pixiu_cli.conversation.context.freshness import FreshnessRule, stale_label
-from pixiu_cli.conversation.context.layers import layer_for
+from pixiu_cli.conversation.context.layers import FreshnessRule, layer_for, stale_label
 from pixiu_cli.conversation.context.quoting import (
     ENGINE_STRATEGIES,
     SIGNAL_DIRECTIONS,
+    UNKNOWN_DAY,
+    cash_said,
+    day,
     defuse,
     label,
     period_label,
     quote_data,
-)
-from pixiu_cli.conversation.context.session_time import market_state
-from pixiu_cli.conversation.context.trades import History, trades_section
-from pixiu_cli.conversation.context.values import (
-    UNKNOWN_DAY,
-    cash_said,
-    day,
     sessions_said,
     show_money,
     show_number,
@@ -50,6 +45,8 @@ from pixiu_cli.conversation.context.values import (
     show_signed,
     skipped_said,
 )
+from pixiu_cli.conversation.context.session_time import market_state
+from pixiu_cli.conversation.context.trades import History, trades_section
 from pixiu_cli.conversation.context.watch import watch_note
 from pixiu_cli.conversation.selection.intent import Intent
 from pixiu_cli.home.model import Alert, Decision, Holding, MemoryEvent, NewsItem, Profile, Report, Signal
@@ -890,7 +887,7 @@ def _window_note(move, days: float, limit: int, now: datetime | None = None) -> 
 def _last_session_start(now: datetime) -> str | None:
     """On a day the market is closed, the start of the last trading day: on a Saturday
     evening, Friday's alerts are the last the user has not acted on. None on a trading day."""
-    from pixiu_cli.market.trading_days import CalendarEnd, is_trading_day, previous_trading_day
+    from pixiu_cli.market.calendar import CalendarEnd, is_trading_day, previous_trading_day
 
     try:
         if is_trading_day(now.date()):

@@ -10,7 +10,7 @@ Sessions on a trading day (SSE/SZSE/BSE continuous trading):
     15:00 ≤ t           收盘后
 
 Weekends and exchange holidays are 非交易日 all day; the trading days and Beijing time
-come from the market layer (pixiu_cli/market/trading_days.py). A day past the calendar's
+come from the market layer (pixiu_cli/market/calendar.py). A day past the calendar's
 last known day is 交易日未知: the note says how far the calendar reaches and which session
 the clock time would be if the exchanges are open, never that they are.
 """
@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, datetime, time
 
-from pixiu_cli.market.trading_days import (
+from pixiu_cli.market.calendar import (
     CalendarEnd,
     as_shanghai,
     calendar_end,

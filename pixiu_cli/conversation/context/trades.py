@@ -13,8 +13,7 @@ from decimal import Decimal
 
 from pixiu_cli.conversation.context.block import BlockItem, MemoryId, Section
 from pixiu_cli.conversation.context.layers import layer_for
-from pixiu_cli.conversation.context.quoting import defuse, label, quote_data
-from pixiu_cli.conversation.context.values import show_number, show_price
+from pixiu_cli.conversation.context.quoting import defuse, label, quote_data, show_number, show_price
 
 KEY = "trades"
 PRIORITY = 85  # over the recorded decisions, under the asked-about stocks' sections

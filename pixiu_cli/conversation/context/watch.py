@@ -9,8 +9,7 @@ from collections.abc import Mapping
 from datetime import date
 
 from pixiu_cli.conversation.context.block import BlockItem, Section
-from pixiu_cli.conversation.context.quoting import defuse
-from pixiu_cli.conversation.context.values import day, show_signed
+from pixiu_cli.conversation.context.quoting import day, defuse, show_signed
 from pixiu_cli.conversation.selection.names import Holder, NameSource
 from pixiu_cli.home.store import InvestorStore
 from pixiu_cli.kernel.db.stores import stores_of

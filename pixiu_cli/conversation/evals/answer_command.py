@@ -9,14 +9,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pixiu_cli.app import chat_client, clock_of, configured
-from pixiu_cli.conversation.evals.answer_cases import load_answer_cases
-from pixiu_cli.conversation.evals.answer_runner import (
+from pixiu_cli.conversation.evals.answers import (
     ABLATIONS,
     EXPECTED_CALLS_PER_CASE,
     EXPECTED_OUTPUT_TOKENS,
     FULL,
     LiveReport,
     estimate_prompt_tokens,
+    load_answer_cases,
     run_live,
 )
 from pixiu_cli.conversation.evals.store import EvalResultRow

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
-from pixiu_cli.conversation.evals.context_runner import CaseResult, EvalReport
+from pixiu_cli.conversation.evals.contexts import CaseResult, EvalReport
 from pixiu_cli.kernel.resources import data_dir
 
 # A Tuesday mid-morning: every case's 今天 is a trading day.

@@ -9,7 +9,7 @@ from sqlite_utils import Database
 
 from pixiu_cli.kernel.db.database import write_transaction
 from pixiu_cli.kernel.db.rows import dict_rows
-from pixiu_cli.kernel.redact import scrub
+from pixiu_cli.kernel.safe_text import scrub
 
 
 @dataclass(frozen=True)

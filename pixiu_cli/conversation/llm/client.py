@@ -17,7 +17,7 @@ from pixiu_cli.conversation.llm.model import request_json
 from pixiu_cli.conversation.llm.model_names import THINKING_PROVIDERS, retired_model_line
 from pixiu_cli.conversation.llm.retry import RETRYABLE_KINDS, RetryPolicy, parse_retry_after, retryable_status
 from pixiu_cli.conversation.llm.types import CallOutcome, ChatRequest, LLMError
-from pixiu_cli.kernel.redact import remember_secret, remember_url, scrub, without_credentials
+from pixiu_cli.kernel.safe_text import remember_secret, remember_url, scrub, without_credentials
 
 DROPPED = "回复中途断开（连接提前结束），已保存收到的部分。"
 BAD_KEY = "API key 含有换行、控制字符或非 ASCII 字符（多半是复制时带入的），请检查 DEEPSEEK_API_KEY / PIXIU_API_KEY 或 config.toml。"

@@ -4,9 +4,8 @@ only the request, so its brief is as right as the facts it was given, and no mor
 
 from __future__ import annotations
 
+from pixiu_cli.conversation.offline.script import ScriptedReply
 from pixiu_cli.kernel.vocabulary import BRIEF_FACTS, CONCLUSION_MARK
-
-from .script import ScriptedReply
 
 NOTICE = "（离线评测模型：只复述本次请求中 pixiu 算出的事实，不做判断，不是真实模型）"
 NO_FACTS = "本次请求中没有 pixiu 算出的简报事实，我不做猜测。"

@@ -1,13 +1,20 @@
 """OpenAI-format response bodies: the non-streaming ``chat.completion`` object and the
-sequence of streaming ``chat.completion.chunk`` objects for one reply."""
+sequence of streaming ``chat.completion.chunk`` objects for one reply.
+
+The ``usage`` object each cache profile reports, shaped like the provider it imitates."""
 
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
-from typing import Any
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
-from .script import ScriptedReply
+from pixiu_cli.conversation.llm import template
+from pixiu_cli.conversation.llm.template import render_completion
+from pixiu_cli.conversation.offline.script import ScriptedReply
+from pixiu_cli.conversation.tokenizer.counts import EXACT_COUNT_CHARS, count_tokens, encode, estimated_tokens
 
 SYSTEM_FINGERPRINT = "fp_pixiu_offline"
 
@@ -108,3 +115,108 @@ def stream_chunks(
         final["usage"] = usage
         chunks.append(final)
     return chunks
+
+
+if TYPE_CHECKING:
+    from .cache import PrefixCache
+    from .script import ScriptedReply
+
+
+def build_usage(
+    profile: str, prompt_tokens: int, completion_tokens: int, cached_tokens: int, reasoning_tokens: int = 0
+) -> dict[str, Any]:
+    usage: dict[str, Any] = {
+        "prompt_tokens": prompt_tokens,
+        "completion_tokens": completion_tokens,
+        "total_tokens": prompt_tokens + completion_tokens,
+    }
+    if profile == "deepseek":
+        usage["prompt_cache_hit_tokens"] = cached_tokens
+        usage["prompt_cache_miss_tokens"] = prompt_tokens - cached_tokens
+        usage["prompt_tokens_details"] = {"cached_tokens": cached_tokens}
+        if reasoning_tokens:
+            usage["completion_tokens_details"] = {"reasoning_tokens": reasoning_tokens}
+    elif profile == "openai":
+        usage["prompt_tokens_details"] = {"cached_tokens": cached_tokens}
+        if reasoning_tokens:
+            usage["completion_tokens_details"] = {"reasoning_tokens": reasoning_tokens}
+    return usage
+
+
+# The template's markers, each one special token of DeepSeek's tokenizer. The tokenizer
+# matches special tokens before anything else and tokenises the text between two of them on
+# its own (none strips the whitespace beside it), so a prompt's tokens are its pieces'
+# tokens in order. A conversation's prompts share most pieces (the system prompt with the
+# tools, every earlier message), and the tokenizer is pure Python: each piece is encoded once.
+_MARKERS = sorted(
+    (
+        template.BOS,
+        template.EOS,
+        template.USER,
+        template.ASSISTANT,
+        template.CALLS_BEGIN,
+        template.CALLS_END,
+        template.CALL_BEGIN,
+        template.CALL_END,
+        template.TOOL_SEP,
+        template.OUTPUTS_BEGIN,
+        template.OUTPUTS_END,
+        template.OUTPUT_BEGIN,
+        template.OUTPUT_END,
+    ),
+    key=len,
+    reverse=True,
+)
+_AT_MARKERS = re.compile("(" + "|".join(map(re.escape, _MARKERS)) + ")")
+
+
+@lru_cache(maxsize=8192)
+def _piece_tokens(piece: str) -> tuple[int, ...]:
+    return tuple(encode(piece))
+
+
+def prompt_tokens(text: str) -> list[int]:
+    """`encode(text)`, piece by piece between the template's markers, each piece remembered
+    (up to a piece too long to encode: see counted_prompt)."""
+    return counted_prompt(text)[0]
+
+
+def counted_prompt(text: str) -> tuple[list[int], int]:
+    """The prompt's tokens and how many it has. A piece too long to encode (a pasted file of
+    megabytes) is counted by estimate and ends the tokens, so the cache holds nothing past it."""
+    tokens: list[int] = []
+    count, cut = 0, False
+    for piece in _AT_MARKERS.split(text):
+        if not piece:
+            continue
+        if len(piece) > EXACT_COUNT_CHARS:
+            cut = True
+            count += estimated_tokens(piece)
+            continue
+        ids = _piece_tokens(piece)
+        count += len(ids)
+        if not cut:
+            tokens.extend(ids)
+    return tokens, count
+
+
+def account_call(
+    cache: PrefixCache, api_key: str, prompt: str, reply: ScriptedReply, truncated: bool
+) -> dict[str, Any]:
+    """Usage for one call, with the prefix cache consulted and updated (a cut-off answer
+    caches only the prompt). The HTTP server and the in-process model both count here."""
+    input_tokens, input_count = counted_prompt(prompt)
+    completion = render_completion(reply.text, reply.reasoning, reply.tool_calls)
+    # a reply of megabytes is counted by estimate (as the client counts it) and not cached
+    huge = len(completion) > EXACT_COUNT_CHARS
+    output_tokens = [] if huge else prompt_tokens(completion)
+    cached = cache.lookup(api_key, input_tokens)
+    whole = not (truncated or huge or len(input_tokens) < input_count)
+    cache.store(api_key, input_tokens + output_tokens if whole else input_tokens)
+    return build_usage(
+        cache.profile,
+        input_count,
+        estimated_tokens(completion) if huge else len(output_tokens),
+        cached,
+        reasoning_tokens=count_tokens(reply.reasoning) if reply.reasoning else 0,
+    )

@@ -15,10 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pixiu_cli.conversation.llm.template import SYSTEM_ROLES, content_text
+from pixiu_cli.conversation.offline.script import ScriptedReply
+from pixiu_cli.conversation.offline.tool_intents import planned_tool_calls
 from pixiu_cli.kernel.vocabulary import BRIEF_OPEN, CONTEXT_OPEN
-
-from .script import ScriptedReply
-from .tool_intents import planned_tool_calls
 
 NOTICE = "（离线评测模型：只根据本次请求里的资料作答，不是真实模型）"
 NOTHING = "本次请求中没有与这个问题相关的资料，我不做猜测。"

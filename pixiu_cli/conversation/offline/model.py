@@ -23,13 +23,11 @@ from pixiu_cli.conversation.llm.client import DROPPED, ChatClient, status_error,
 from pixiu_cli.conversation.llm.model import request_json
 from pixiu_cli.conversation.llm.template import render_prompt
 from pixiu_cli.conversation.llm.types import CallOutcome, ChatRequest, LLMError
+from pixiu_cli.conversation.offline.cache import PrefixCache
+from pixiu_cli.conversation.offline.chunks import ReplyMeta, account_call, stream_chunks, tool_call_ids
+from pixiu_cli.conversation.offline.responder import refusal_of, thought
+from pixiu_cli.conversation.offline.script import REJECTING_FAULT_KINDS, Fault, ScriptedReply
 from pixiu_cli.kernel.clock import machine_seconds
-
-from .cache import PrefixCache
-from .chunks import ReplyMeta, stream_chunks, tool_call_ids
-from .script import REJECTING_FAULT_KINDS, Fault, ScriptedReply
-from .thinking import refusal_of, thought
-from .usage import account_call
 
 IN_PROCESS_URL = "in-process://offline/v1"
 DEFAULT_KEY = "sk-pixiu-in-process"

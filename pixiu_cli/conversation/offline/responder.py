@@ -3,21 +3,29 @@
 It answers only from what the request contains, always says it is offline, echoes the
 real question (the last user message) and summarises the context it can see. The same
 request always gets the same reply.
-"""
+
+DeepSeek's thinking mode, as the offline server imitates it.
+
+A request asks for thinking with ``{"thinking": {"type": "enabled"}}``. Then the reply
+carries ``reasoning_content`` and DeepSeek's rule for tool-using turns holds: between two
+user messages, if the model made tool calls, every assistant message there must come back
+with its ``reasoning_content`` in all later requests, or the request is refused (400).
+The server thinks only when asked, so requests that do not mention thinking behave as
+they always did."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from pixiu_cli.conversation.llm.model_names import RETIRED_MODELS
 from pixiu_cli.conversation.llm.template import SYSTEM_ROLES, content_text
+from pixiu_cli.conversation.offline.grounded import is_context_block
+from pixiu_cli.conversation.offline.script import ScriptedReply
+from pixiu_cli.conversation.offline.tool_intents import planned_tool_calls
 from pixiu_cli.kernel.vocabulary import BRIEF_OPEN
-
-from .grounded import is_context_block
-from .script import ScriptedReply
-from .tool_intents import planned_tool_calls
 
 OFFLINE_NOTICE = "（离线模式：未配置 API key，以下回答由本地离线应答器根据本次请求内容生成，不是真实模型）"
 # `pixiu offline-server` answers clients that do send a key: no claim about keys there.
@@ -181,3 +189,52 @@ def _tool_result_lines(messages: list[Mapping[str, Any]], tool_results: list[Map
         f"- 工具结果：{len(tool_results)} 条（{described}）",
         *(f"  - {_quote(content_text(m.get('content')))}" for m in tool_results),
     ]
+
+
+REASONING_MISSING = "The reasoning_content in the thinking mode must be passed back to the API."
+RETIRED = tuple(RETIRED_MODELS)  # DeepSeek answers these with "Model Not Exist"
+
+
+def refusal_of(request: Mapping[str, Any], model: str | None) -> str | None:
+    """DeepSeek's own refusals of a well-formed request: a retired model name, and reasoning
+    missing from a tool-using turn in thinking mode."""
+    if model in RETIRED:
+        return "Model Not Exist"
+    if thinking_requested(request) and missing_reasoning(request["messages"]):
+        return REASONING_MISSING
+    return None
+
+
+def thinking_requested(request: Mapping[str, Any]) -> bool:
+    thinking = request.get("thinking")
+    return isinstance(thinking, Mapping) and thinking.get("type") == "enabled"
+
+
+def missing_reasoning(messages: list[Any]) -> bool:
+    """Whether a user-to-user span with tool calls has an assistant message without its reasoning."""
+    span: list[Mapping[str, Any]] = []
+    for message in [*messages, {"role": "user"}]:
+        if not isinstance(message, Mapping):
+            continue
+        if message.get("role") == "user":
+            if any(m.get("tool_calls") for m in span) and any(not m.get("reasoning_content") for m in span):
+                return True
+            span = []
+        elif message.get("role") == "assistant":
+            span.append(message)
+    return False
+
+
+def thought(reply: ScriptedReply, request: Mapping[str, Any]) -> ScriptedReply:
+    """The responder's reply with reasoning of its own, when the request asked for thinking.
+    The reasoning depends only on the request, so the same request thinks the same."""
+    if reply.reasoning or not thinking_requested(request):
+        return reply
+    users = [m for m in request.get("messages") or [] if isinstance(m, Mapping) and m.get("role") == "user"]
+    question = " ".join(content_text(users[-1].get("content")).split())[:40] if users else ""
+    if reply.tool_calls:
+        names = "、".join(call.name for call in reply.tool_calls)
+        reasoning = f"（离线思考）问题「{question}」需要先调用工具：{names}。"
+    else:
+        reasoning = f"（离线思考）先读 [上下文信息]，再回答「{question}」。"
+    return replace(reply, reasoning=reasoning)

@@ -36,13 +36,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from pixiu_cli.conversation.llm.template import render_prompt
+from pixiu_cli.conversation.offline.cache import PROFILES, PrefixCache
+from pixiu_cli.conversation.offline.chunks import ReplyMeta, account_call, completion_body, stream_chunks, tool_call_ids
+from pixiu_cli.conversation.offline.responder import refusal_of, thought
+from pixiu_cli.conversation.offline.script import REJECTING_FAULT_KINDS, Fault, ScriptedReply
 from pixiu_cli.kernel.clock import machine_seconds
-
-from .cache import PROFILES, PrefixCache
-from .chunks import ReplyMeta, completion_body, stream_chunks, tool_call_ids
-from .script import REJECTING_FAULT_KINDS, Fault, ScriptedReply
-from .thinking import refusal_of, thought
-from .usage import account_call
 
 
 def respond_offline(request, **options):

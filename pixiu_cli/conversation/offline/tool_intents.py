@@ -7,9 +7,8 @@ from __future__ import annotations
 import json
 import re
 
+from pixiu_cli.conversation.offline.script import ToolCallSpec
 from pixiu_cli.kernel.dates import find_date_words
-
-from .script import ToolCallSpec
 
 _QUESTION = re.compile(
     r"[?？]\s*$|[吗呢么嘛]\s*[。！!]?\s*$|能不能|可不可以|可以吗|怎么|如何|是否|该不该|要不要|多少|哪"

@@ -8,9 +8,9 @@ from datetime import datetime
 
 from pixiu_cli.conversation.selection.names import shipped_indexes, shipped_securities
 from pixiu_cli.conversation.selection.normalize import normalize
-from pixiu_cli.kernel.codes import normalise_code
 from pixiu_cli.kernel.errors import UserError
-from pixiu_cli.market.store_securities import SecurityMaster
+from pixiu_cli.kernel.vocabulary import normalise_code
+from pixiu_cli.market.store import SecurityMaster
 
 MAX_ALIAS = 20
 

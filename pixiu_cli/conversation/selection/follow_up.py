@@ -447,7 +447,7 @@ def _industries(symbols: Sequence[str]) -> set[str]:
 
 def _industry(symbol: str) -> str:
     """The stock's industry in the shipped security list ("" when it names none)."""
-    from pixiu_cli.market.security_list import shipped_security_list
+    from pixiu_cli.market.securities import shipped_security_list
 
     stock = shipped_security_list().get(symbol)
     return (stock.industry or "") if stock else ""

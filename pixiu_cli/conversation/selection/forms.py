@@ -1,4 +1,8 @@
-"""The everyday forms of the investor's own stocks, and a matcher for their sounds.
+"""The kinds of the investor's own forms (selection/forms.py generates them), shown by
+``--explain``: a module of their own, so the name table (selection/names.py) can tell a kind
+without importing the generator.
+
+The everyday forms of the investor's own stocks, and a matcher for their sounds.
 
 An investor types their own stocks the way they say them: 陕煤 for 陕西煤业, 宁行 for 宁波银行,
 神华 for 中国神华, a homophone the IME offered first (陕西没业), or the pinyin itself typed in
@@ -36,8 +40,7 @@ Forms, each with its kind (shown by ``--explain``):
 The lists and thresholds are data: ``data/selection/rules/forms.toml``. Building needs
 pypinyin's character dictionary; it happens when the name table is built, and the table
 (with this index) is kept on disk per home (selection/name_cache.py), so a question never
-imports pypinyin.
-"""
+imports pypinyin."""
 
 from __future__ import annotations
 
@@ -49,18 +52,13 @@ from dataclasses import dataclass
 from functools import cache
 from itertools import product
 
-from pixiu_cli.conversation.selection.form_kinds import (
-    AFFIX,
-    EACH_WORD,
-    FIRST_TWO,
-    FIRST_TWO_OF_THREE,
-    INITIALS,
-    LAST_TWO,
-    LAST_TWO_OF_THREE,
-    PINYIN,
-    PINYIN_INITIALS,
-)
 from pixiu_cli.conversation.selection.rules import table
+
+FIRST_TWO, LAST_TWO, INITIALS, AFFIX = "前两字", "后两字", "首字缩写", "去掉前后缀"
+EACH_WORD = "每词一字"
+FIRST_TWO_OF_THREE, LAST_TWO_OF_THREE = "三字名前两字", "三字名后两字"
+PINYIN, PINYIN_INITIALS = "拼音", "拼音首字母"
+
 
 # Forms that, when an everyday word, are the stock only with investing words or a question
 # about the company: a name's business (稀土 of 北方稀土); a three-character name cut short
@@ -265,7 +263,7 @@ def _telling_end(char: str) -> bool:
 
 @cache
 def _listed_last_chars() -> Counter[str]:
-    from pixiu_cli.market.security_list import shipped_names
+    from pixiu_cli.market.securities import shipped_names
 
     return Counter(stock.short_name[-1] for stock in shipped_names() if len(stock.short_name) == 4)
 
@@ -275,7 +273,7 @@ def _listed_short_forms() -> frozenset[str]:
     """Every listed stock's short name and its first-characters abbreviation (中国铝业 →
     中铝): a first-and-last abbreviation (山东黄金 → 山金) that is one of them names
     another stock."""
-    from pixiu_cli.market.security_list import shipped_names
+    from pixiu_cli.market.securities import shipped_names
 
     found: set[str] = set()
     for stock in shipped_names():
@@ -289,7 +287,7 @@ def _listed_short_forms() -> frozenset[str]:
 @cache
 def _listed_endings() -> Counter[str]:
     """How many listed names end in each two characters (能源: dozens, 钼业: one)."""
-    from pixiu_cli.market.security_list import shipped_names
+    from pixiu_cli.market.securities import shipped_names
 
     return Counter(stock.short_name[-2:] for stock in shipped_names() if len(stock.short_name) >= 3)
 

@@ -36,12 +36,11 @@ from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 from pathlib import Path
 
-from pixiu_cli.conversation.selection.form_kinds import LAST_TWO_OF_THREE
+from pixiu_cli.conversation.selection.forms import LAST_TWO_OF_THREE
 from pixiu_cli.conversation.selection.normalize import fold_width_case, to_simplified
 from pixiu_cli.conversation.selection.rules import words
 from pixiu_cli.kernel.resources import data_dir
-from pixiu_cli.market.securities import FORMER_NAME_SOURCE
-from pixiu_cli.market.security_list import ListedName, parse_name, shipped_names
+from pixiu_cli.market.securities import FORMER_NAME_SOURCE, ListedName, parse_name, shipped_names
 
 FULL, NICKNAME, USER, SHORT, INDEX, SHADOW = "full", "nickname", "user", "short", "index", "shadow"
 HOMOPHONE = "同音"  # the form of a name typed with the wrong characters of its sound (selection/forms.py)
@@ -470,8 +469,10 @@ def _table_files() -> tuple[Path, ...]:
     the code (and opencc's) that turns them into names."""
     import opencc
 
-    from pixiu_cli.conversation.selection import form_kinds, homophones, normalize, rules
-    from pixiu_cli.market import securities, security_list
+    from pixiu_cli.conversation.selection import forms as form_kinds
+    from pixiu_cli.conversation.selection import homophones, normalize, rules
+    from pixiu_cli.market import securities
+    from pixiu_cli.market import securities as security_list
 
     selection = data_dir() / "selection"
     shipped = [selection / f for f in ("securities.tsv", "indexes.tsv", "traditional_chars.txt")]

@@ -52,7 +52,7 @@ def warm() -> None:
 
 # Past this many characters a text is counted by estimate: the tokenizer's time and memory
 # grow with the text (a 20 MB reply took minutes and gigabytes), and history carries no text
-# this long whole (pixiu_cli/conversation/context/oversize.py). No text longer than this is ever encoded.
+# this long whole (pixiu_cli/conversation/context/quoting.py). No text longer than this is ever encoded.
 EXACT_COUNT_CHARS = 200_000
 
 

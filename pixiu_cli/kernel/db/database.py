@@ -1,10 +1,38 @@
-"""Opening the one SQLite file: WAL for concurrent readers, a busy timeout so two pixiu
-processes wait for each other instead of failing, and pending migrations applied."""
+"""Switching a SQLite file to WAL, which lets pixiu processes read while another writes.
+
+Which process owns a pending turn, and whether it is still running.
+
+A turn stays 'pending' while its process streams the reply. When a conversation is
+reopened (`--continue`, `--resume`, `/resume`), only the pending turns of processes that
+are gone were cut off; a turn another pixiu process is still answering must be left alone.
+WAL needs every process on the same host, so a process id (with its start time where
+/proc has it, against pid reuse) identifies the owner.
+
+A damaged database file, found and named: SQLite's `PRAGMA quick_check` when opening or a
+query fails, and a message that names the newest backup to restore. What the user can do
+about it (`pixiu restore`, which never opens the damaged file, and `--salvage`) lives in
+store/backup.py and store/salvage.py.
+
+A new database file written in one piece from an image of a freshly migrated one.
+
+Migrating an empty file statement by statement costs about 30 ms of CPU (sqlite-utils reads
+the schema back after every change); the image is built once per process, in memory, and
+each new file after that costs a single write. Creation is atomic: the image goes to a
+private file that is then hard-linked into place, so a file that another process created
+first is never overwritten.
+
+Opening the one SQLite file: WAL for concurrent readers, a busy timeout so two pixiu
+processes wait for each other instead of failing, and pending migrations applied.
+
+A digest of what some tables hold, so a caller can tell that nothing changed since it
+last wrote them (the demo skips recomputing its analytics when its data is as it left it)."""
 
 from __future__ import annotations
 
 import errno
+import hashlib
 import os
+import re
 import sqlite3
 import threading
 import time
@@ -14,18 +42,199 @@ from pathlib import Path
 
 from sqlite_utils import Database
 
-from pixiu_cli.kernel.db.damage import (
-    DamagedDatabase,
-    backups_of,
-    damaged_message,
-    is_damage,
-    quick_check,
-    remember_opened,
-)
 from pixiu_cli.kernel.db.schema import migrations
-from pixiu_cli.kernel.db.template import create_migrated
-from pixiu_cli.kernel.db.wal import enable_wal
 from pixiu_cli.kernel.errors import UserError, os_reason
+
+
+def enable_wal(conn: sqlite3.Connection, timeout_ms: int) -> None:
+    """`PRAGMA journal_mode = WAL`, retried until `timeout_ms`: when two processes open a
+    brand-new file at once, the one that did not switch it may get SQLITE_BUSY straight
+    away (SQLite's busy handler does not wait on this step), about one start in seven."""
+    deadline = time.monotonic() + timeout_ms / 1000
+    pause = 0.002
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            busy = "locked" in str(exc) or "busy" in str(exc)
+            if not busy or time.monotonic() + pause > deadline:
+                raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.1)
+
+
+_PROC = Path("/proc")
+
+
+def process_start_time(pid: int) -> str | None:
+    """The process's start time in clock ticks since boot; None if it is gone, a zombie,
+    or there is no /proc."""
+    try:
+        stat = (_PROC / str(pid) / "stat").read_text()
+    except (OSError, ValueError):
+        return None
+    fields = stat[stat.rindex(")") + 2 :].split()  # after "pid (comm) ": state is field 3, starttime 22
+    if not fields or fields[0] in ("Z", "X"):
+        return None
+    return fields[19] if len(fields) > 19 else None
+
+
+def this_process() -> str:
+    pid = os.getpid()
+    return f"{pid}:{process_start_time(pid) or ''}"
+
+
+def owned_by_another_live_process(owner: str | None) -> bool:
+    """False for no owner (rows from before owners were recorded), for this process (it
+    asks only about a turn it has abandoned itself) and for a process that has exited."""
+    if not owner or os.name == "nt":  # os.kill(pid, 0) would terminate the process on Windows
+        return False
+    pid_text, _, started = owner.partition(":")
+    try:
+        pid = int(pid_text)
+    except ValueError:
+        return False
+    if pid == os.getpid() or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # exists, belongs to someone else
+    except OSError:
+        return False
+    if _PROC.is_dir():
+        current = process_start_time(pid)
+        return current is not None and (not started or current == started)
+    return True
+
+
+# What SQLite says when the file itself is bad (not when it is busy, full or read-only).
+_DAMAGE_WORDS = ("malformed", "not a database", "corrupt", "database disk image")
+# The database this process opened last: an unexpected error is checked against it.
+_opened: list[Path] = []
+
+
+class DamagedDatabase(UserError):
+    """The database file is damaged; the message names the newest backup to restore."""
+
+
+def backup_name(stem: str) -> re.Pattern[str]:
+    """`<stem>-YYYYmmdd-HHMMSS[-n].db`, the names `pixiu backup` gives (groups: time, n)."""
+    return re.compile(rf"{re.escape(stem)}-(\d{{8}}-\d{{6}})(?:-(\d+))?\.db")
+
+
+def backups_of(path: Path) -> list[Path]:
+    """The backups of the database at `path` in PIXIU_HOME/backups, oldest first."""
+    pattern, folder = backup_name(path.stem), path.parent / "backups"
+    try:
+        found = [(m.group(1), int(m.group(2) or 1), p) for p in folder.iterdir() if (m := pattern.fullmatch(p.name))]
+    except OSError:
+        return []
+    return [p for *_, p in sorted(found)]
+
+
+def quick_check(path: Path) -> str:
+    """ "ok", or what is wrong with the file (SQLite's first complaint), read-only."""
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            return str(conn.execute("PRAGMA quick_check").fetchone()[0])
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        return str(exc)
+
+
+def is_damage(exc: BaseException) -> bool:
+    return isinstance(exc, sqlite3.DatabaseError) and any(w in str(exc).lower() for w in _DAMAGE_WORDS)
+
+
+def _newest_intact(path: Path) -> Path | None:
+    """The newest backup that passes its own check (an older pixiu could back up a damaged file)."""
+    for backup in reversed(backups_of(path)[-5:]):
+        if quick_check(backup) == "ok":
+            return backup
+    return None
+
+
+def damaged_message(path: Path, reason: str) -> str:
+    newest = _newest_intact(path)
+    what = f"数据库 {path} 已损坏（{reason[:120]}）"
+    if newest is None:
+        return (
+            f"{what}；没有找到完好的备份：可用 pixiu restore --salvage 抢救能读出的数据（损坏的文件会先移到 backups/）"
+        )
+    return (
+        f"{what}；最新的完好备份是 {newest}：用 pixiu restore {newest} 还原"
+        "（损坏的文件会先移到 backups/，不会被打开），或 pixiu restore --salvage 抢救能读出的数据"
+    )
+
+
+def remember_opened(path: Path) -> None:
+    """Only the last database opened is judged: a list of every path opened would grow with
+    each one (thousands in one test process) and be searched on every open."""
+    _opened[:] = [path]
+
+
+def damaged_line(exc: BaseException) -> str | None:
+    """For an error nothing expected (a TypeError from a garbled row, SQLite's "malformed"):
+    the damaged-database message when the database this process opened last fails its check."""
+    if not _opened or not (is_damage(exc) or isinstance(exc, (TypeError, ValueError, KeyError, sqlite3.Error))):
+        return None
+    path = _opened[-1]
+    if not path.exists():
+        return None
+    verdict = quick_check(path)
+    return None if verdict == "ok" else damaged_message(path, verdict)
+
+
+_lock = threading.Lock()
+_image: bytes | None = None
+
+
+def _migrated_image() -> bytes:
+    global _image
+    with _lock:
+        if _image is None:
+            conn = sqlite3.connect(":memory:")
+            try:
+                db = Database(conn, execute_plugins=False)
+                db.execute("PRAGMA foreign_keys = ON")
+                migrations.apply(db)
+                _image = conn.serialize()
+            finally:
+                conn.close()
+        return _image
+
+
+def create_migrated(path: Path) -> bool:
+    """Write a new, fully migrated database at `path` (mode 0600) if nothing is there yet.
+    False when a file exists or the file system cannot link: the caller then opens and
+    migrates as usual."""
+    if path.exists():
+        return False
+    image = _migrated_image()
+    private = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.new")
+    try:
+        fd = os.open(private, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            os.write(fd, image)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.link(private, path)  # fails if a file appeared meanwhile: that one is kept
+        return True
+    except OSError:
+        return False
+    finally:
+        try:
+            os.unlink(private)
+        except OSError:
+            pass
+
 
 BUSY_TIMEOUT_MS = 15_000
 
@@ -278,3 +487,42 @@ def _folder_of(db: Database) -> Path | None:
     except sqlite3.Error:
         return None
     return Path(row[2]).parent if row and row[2] else None
+
+
+# What the demo's refresh reads or writes: the document's tables, the analytics it computes
+# and their inputs (bars, alert rules, notes and trades made in conversation), and the
+# version counters. A note's inject_count is left out: every turn that shows a note bumps
+# it, and it is neither an input nor an output of the refresh.
+DEMO_CONTENT = (
+    ("holdings", "*", "1"),
+    ("profiles", "*", "1"),
+    ("news", "*", "1"),
+    ("signals", "*", "1"),
+    ("reports", "*", "1"),
+    ("decisions", "*", "1"),
+    ("alerts", "*", "1"),
+    ("persona", "*", "1"),
+    (
+        "memory_events",
+        "id, kind, note_kind, symbol, text, created_at, source, author, deleted_at, decision_id",
+        "kind = 'user_note'",
+    ),
+    ("alert_rules", "*", "1"),
+    ("backtests", "*", "1"),
+    ("securities", "*", "1"),
+    ("security_aliases", "*", "1"),
+    ("market_series", "*", "1"),
+    ("corporate_actions", "*", "1"),
+    ("market_version", "*", "1"),
+    ("securities_version", "*", "1"),
+)
+
+
+def content_digest(db: Database, content: tuple[tuple[str, str, str], ...] = DEMO_CONTENT) -> str:
+    """sha256 over the rows of each (table, columns, where) in rowid order."""
+    digest = hashlib.sha256()
+    for table, columns, where in content:
+        digest.update(f"{table}|{columns}|{where}\n".encode())
+        for row in db.conn.execute(f"select {columns} from [{table}] where {where} order by rowid"):
+            digest.update(repr(row).encode())
+    return digest.hexdigest()

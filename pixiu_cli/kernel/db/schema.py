@@ -680,7 +680,7 @@ def m030_push_log(db: Database) -> None:
 def m030_scrub_echoed_credentials(db: Database) -> None:
     # A server that echoed the request's headers left `Authorization: Basic …` (and the like)
     # in stored errors, and so in every backup since: mask what has the shape of a credential.
-    from pixiu_cli.kernel.redact import scrub
+    from pixiu_cli.kernel.safe_text import scrub
 
     for table in ("turns", "calls"):
         rows = db.execute(f"select id, error from {table} where error is not null").fetchall()

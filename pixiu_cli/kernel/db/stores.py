@@ -14,18 +14,15 @@ from weakref import WeakKeyDictionary
 if TYPE_CHECKING:
     from sqlite_utils import Database
 
-    from pixiu_cli.account.store import AccountStore
-    from pixiu_cli.account.store_reported import PortfolioStore
-    from pixiu_cli.brief.push.store import PushLog
-    from pixiu_cli.brief.store import BriefStore
+    from pixiu_cli.account.store import AccountStore, PortfolioStore
+    from pixiu_cli.brief.store import BriefStore, PushLog
     from pixiu_cli.conversation.evals.store import EvalRunStore
     from pixiu_cli.home.store import InvestorStore
     from pixiu_cli.market.analytics.store import AnalyticsStore
     from pixiu_cli.market.fundamentals.store import FundamentalsStore
     from pixiu_cli.market.news.store import NewsStore
     from pixiu_cli.market.review.store import MarketReviewStore
-    from pixiu_cli.market.store import MarketStore
-    from pixiu_cli.market.store_securities import SecurityMaster
+    from pixiu_cli.market.store import MarketStore, SecurityMaster
     from pixiu_cli.mcp.store import McpCallLog
     from pixiu_cli.memory.store import MemoryStore
 
@@ -56,7 +53,7 @@ class Stores:
 
     @cached_property
     def securities(self) -> SecurityMaster:
-        from pixiu_cli.market.store_securities import SecurityMaster
+        from pixiu_cli.market.store import SecurityMaster
 
         return SecurityMaster(self.db)
 
@@ -68,7 +65,7 @@ class Stores:
 
     @cached_property
     def portfolio(self) -> PortfolioStore:
-        from pixiu_cli.account.store_reported import PortfolioStore
+        from pixiu_cli.account.store import PortfolioStore
 
         return PortfolioStore(self.db)
 
@@ -104,7 +101,7 @@ class Stores:
 
     @cached_property
     def push_log(self) -> PushLog:
-        from pixiu_cli.brief.push.store import PushLog
+        from pixiu_cli.brief.store import PushLog
 
         return PushLog(self.db)
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pixiu_cli.market.analytics.frame import Frame
+from pixiu_cli.market.analytics.engine import Frame
 from pixiu_cli.market.analytics.model import AlertRule
 
 

@@ -9,8 +9,7 @@ from datetime import date, datetime, timedelta
 
 from pixiu_cli.home.store import iso
 from pixiu_cli.market.analytics.costs import CostModel
-from pixiu_cli.market.analytics.engine import INITIAL_CASH, run
-from pixiu_cli.market.analytics.frame import Frame, build_frame, three_year_start
+from pixiu_cli.market.analytics.engine import INITIAL_CASH, Frame, build_frame, run, three_year_start
 from pixiu_cli.market.analytics.metrics import Metrics, measure, part
 from pixiu_cli.market.analytics.model import BacktestRow, ComputedProfile
 from pixiu_cli.market.analytics.strategies import STRATEGIES
@@ -51,7 +50,7 @@ def list_date(market: MarketData, symbol: str) -> str | None:
     security = market.master.get(symbol)
     if security and security.list_date:
         return security.list_date
-    from pixiu_cli.market.security_list import shipped_security_list
+    from pixiu_cli.market.securities import shipped_security_list
 
     listed = shipped_security_list().get(symbol)
     return listed.list_date if listed else None

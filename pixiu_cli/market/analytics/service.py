@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from pixiu_cli.kernel.db.stores import stores_of
-from pixiu_cli.kernel.refusal import RequestError
+from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.market.analytics.model import BacktestRow
 from pixiu_cli.market.index_benchmarks import benchmark_for
 
@@ -17,8 +17,7 @@ if TYPE_CHECKING:  # the engine loads numpy: imported by the functions that comp
     from sqlite_utils import Database
 
     from pixiu_cli.market.analytics.costs import CostModel
-    from pixiu_cli.market.analytics.record import TrackRecord
-    from pixiu_cli.market.analytics.refresh import RefreshSummary
+    from pixiu_cli.market.analytics.refresh import RefreshSummary, TrackRecord
 
 
 def refresh(db: Database, symbols: Sequence[str], now: datetime, costs: CostModel | None) -> RefreshSummary:
@@ -68,7 +67,7 @@ def profiles(
 
 
 def _vs_csi300(db: Database, rows: list[BacktestRow]) -> list[float | None]:
-    from pixiu_cli.market.analytics.versus_csi300 import BenchmarkCloses
+    from pixiu_cli.market.analytics.metrics import BenchmarkCloses
     from pixiu_cli.market.data import MarketData
 
     index = BenchmarkCloses(MarketData(db))
@@ -82,6 +81,6 @@ def _vs_csi300(db: Database, rows: list[BacktestRow]) -> list[float | None]:
 
 
 def track(db: Database, now: datetime) -> TrackRecord:
-    from pixiu_cli.market.analytics.record import track_record
+    from pixiu_cli.market.analytics.refresh import track_record
 
     return track_record(db, now)

@@ -1,16 +1,23 @@
 """The fused signal (融合信号): a deterministic composite of trend, momentum, volatility and
 drawdown from the high, on completed front-adjusted bars, with each component kept so the
-block can show what the score is made of."""
+block can show what the score is made of.
+
+`pixiu signal`: the stored fused signal of each holding (or each given code) with its
+components, as the context block has them."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from pixiu_cli.market.analytics.frame import Frame
+from pixiu_cli.kernel.db.stores import stores_of
+from pixiu_cli.kernel.errors import RequestError
+from pixiu_cli.market.analytics.engine import Frame
 from pixiu_cli.market.analytics.metrics import TRADING_DAYS
 from pixiu_cli.market.analytics.strategies import moving_average
+from pixiu_cli.market.security_master import security_name
 
 WEIGHTS = {"趋势": 0.35, "动量": 0.35, "波动": 0.15, "回撤": 0.15}
 LEAN = 0.15  # |score| above this leans one way
@@ -46,3 +53,35 @@ def fused_signal(frame: Frame) -> FusedSignal | None:
     score = round(sum(WEIGHTS[k] * v for k, v in components.items()), 2)
     direction = "偏多" if score > LEAN else "偏空" if score < -LEAN else "中性"
     return FusedSignal(frame.symbol, score, direction, components, frame.dates[-1])
+
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
+
+
+@dataclass(frozen=True)
+class SignalView:
+    symbol: str
+    name: str | None
+    score: float | None  # None, like the rest, when nothing is stored for the stock
+    direction: str | None
+    components: dict[str, float]
+    as_of: str | None
+
+
+def stored_signals(db: Database, symbols: list[str] | None) -> list[SignalView]:
+    """The latest stored signal of each symbol (default: every holding), in the order asked."""
+    store, master = stores_of(db).investor, stores_of(db).securities
+    names = {h.symbol: h.name for h in store.holdings()}
+    wanted = symbols or list(names)
+    if not wanted:
+        raise RequestError("没有持仓：给出股票代码（pixiu signal 600519），或先导入持仓")
+    out = []
+    for symbol in dict.fromkeys(wanted):
+        signal = store.latest_signal(symbol)
+        name = names.get(symbol) or security_name(master, symbol)
+        if signal is None:
+            out.append(SignalView(symbol, name, None, None, {}, None))
+        else:
+            out.append(SignalView(symbol, name, signal.score, signal.direction, dict(signal.components), signal.as_of))
+    return out

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from pixiu_cli.market.analytics.frame import Frame
+from pixiu_cli.market.analytics.engine import Frame
 
 
 def moving_average(values: np.ndarray, window: int) -> np.ndarray:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from pixiu_cli.home.model import Decision
-from pixiu_cli.market.analytics.frame import Frame
+from pixiu_cli.market.analytics.engine import Frame
 from pixiu_cli.market.analytics.model import DecisionScore
 
 HORIZONS = (5, 20)

@@ -100,7 +100,7 @@ def show_sync(renderer, synced, spell=None) -> int | None:
     """What `news sync` fetched (`--json`: as one document); 1 when it failed."""
     done = synced.done
     report = sync_report(done)
-    from pixiu_cli.market.views_sync import show_report
+    from pixiu_cli.market.views import show_report
 
     if synced.json_out:
         outcomes = [o.__dict__ | {"errors": list(o.errors)} for o in done.outcomes]

@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from pixiu_cli.kernel.db.stores import stores_of
-from pixiu_cli.kernel.refusal import RequestError
+from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.market.review.breadth import MarketReview
 
 if TYPE_CHECKING:
@@ -26,7 +26,7 @@ class SnapshotRequest:
 
 def sync_snapshot(db: Database, request: SnapshotRequest, now: datetime, module=None):
     """The whole market now: breadth and industry boards, stored for their session."""
-    from pixiu_cli.market.review.snapshot import AkshareMarket
+    from pixiu_cli.market.review.breadth import AkshareMarket
     from pixiu_cli.market.sources import SourceError
 
     try:

@@ -1,4 +1,16 @@
-"""`## 已撤回或更正`: what the model was shown earlier in this conversation and is no longer
+"""What the selection's topics add to the block (selection/topics.py decides): each named
+stock's section gains its dated 基本面 part, a portfolio question about valuation gets one
+valuation line a holding, and a question about the market as a whole gets 市场概况.
+
+A brief's items are objects a follow-up can point to: the stocks the briefs a turn read
+named (今天的简报说了什么 → 里面点名的那只该怎么办).
+
+Given the selection of an earlier turn that asked about the brief, `BriefObjects` reads the
+reports that turn's block showed (its reports window, moved by its time words, else the
+configured one) and finds the stocks each conclusion names with the turn's own name table —
+the one name matcher — oldest report first, so the newest brief's stock is the one last named.
+
+`## 已撤回或更正`: what the model was shown earlier in this conversation and is no longer
 true. Under the keep / delta layout earlier `[上下文信息]` blocks and tool results stay in
 the history as sent, so a note the user forgot (or a trade undone, a note edited) would
 still be in front of the model; the next block says so explicitly instead.
@@ -13,12 +25,85 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
+from dataclasses import replace
+from datetime import datetime, time
 
 from pixiu_cli.conversation.context.block import BlockItem, Section, is_context_message
+from pixiu_cli.conversation.context.memory import MemoryLimits, window_bounds
 from pixiu_cli.conversation.context.quoting import quote_data
+from pixiu_cli.conversation.selection.names import INDEX, SHADOW, NameTable
+from pixiu_cli.conversation.selection.normalize import normalize
+from pixiu_cli.conversation.selection.result import Carried, Selection
 from pixiu_cli.home.store import InvestorStore
 from pixiu_cli.kernel.db.stores import stores_of
 from pixiu_cli.memory.store import Withdrawal
+
+
+def _ranked(holdings: list, account) -> list:
+    """Largest positions first: the valuation's values where there is one, else cost × shares."""
+    if account is not None:
+        values = {v.symbol: float(v.value) for v in account.account.holdings}
+        return sorted(holdings, key=lambda h: -values.get(h.symbol, 0.0))
+    return sorted(holdings, key=lambda h: -((h.shares or 0) * (h.cost or 0)))
+
+
+def with_topics(
+    sections: list[Section], selection: Selection, db, holdings: list, account, now: datetime
+) -> list[Section]:
+    topics = selection.topics
+    if not (topics.fundamentals or topics.holdings_fundamentals or topics.market):
+        return sections
+    # Loaded for the questions that need them only: most turns ask about neither.
+    from pixiu_cli.conversation.context.fundamentals import fundamentals_items, holding_line, holdings_section
+    from pixiu_cli.conversation.context.market_review import market_section
+    from pixiu_cli.market.fundamentals.sources import read_fundamentals
+    from pixiu_cli.market.review.breadth import market_review
+
+    store, today = stores_of(db).fundamentals, now.date()
+    out = []
+    for section in sections:
+        if topics.fundamentals and section.key.startswith("symbol:"):
+            f = read_fundamentals(store, section.key.removeprefix("symbol:"))
+            # first: for a valuation question they are the answer, trimmed last of the section
+            section = replace(section, items=tuple(fundamentals_items(f, today)) + section.items)
+        if topics.market and section.key == "holdings":
+            out.append(market_section(market_review(db, now), today))
+        out.append(section)
+        if topics.holdings_fundamentals and section.key == "portfolio_profiles":
+            lines = [
+                holding_line(h.symbol, h.name, read_fundamentals(store, h.symbol, 1))
+                for h in _ranked(holdings, account)
+            ]
+            out.append(holdings_section(lines))
+    return out
+
+
+class BriefObjects:
+    def __init__(self, domain: InvestorStore, table: NameTable, limits: MemoryLimits, now: datetime):
+        self.domain, self.table, self.limits, self.now = domain, table, limits, now
+
+    def __call__(self, selection: Selection) -> tuple[Carried, ...]:
+        found: dict[str, Carried] = {}
+        for report in reversed(self._reports(selection)):
+            for match in self.table.matches(normalize(report.conclusion or "")):
+                name = match.name
+                if name.symbol and name.kind not in (SHADOW, INDEX):
+                    found.pop(name.symbol, None)  # the newest brief naming it is the one said
+                    found[name.symbol] = Carried(name.symbol, 0, "", f"简报「{report.title}」点名")
+        return tuple(found.values())
+
+    def _reports(self, selection: Selection) -> list:
+        """The reports of the period the turn named (昨天的简报: yesterday's alone, though
+        its block also showed the days after), else of the configured window."""
+        move = selection.window("reports")
+        if move is None:
+            since, until = window_bounds(self.now, self.limits.reports_days)
+        else:
+            since = datetime.combine(move.start, time(0, 0), self.now.tzinfo).isoformat(timespec="seconds")
+            end = min(datetime.combine(move.end, time(23, 59, 59), self.now.tzinfo), self.now)
+            until = end.isoformat(timespec="seconds")
+        return self.domain.recent_reports(since, until, self.limits.reports_limit)
+
 
 KEY = "withdrawn"
 TITLE = "已撤回或更正"
