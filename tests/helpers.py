@@ -53,6 +53,12 @@ def package_syntax_trees() -> tuple[tuple[str, ast.Module], ...]:
     )
 
 
+def is_store_module(path: str) -> bool:
+    """Where SQL may live (a path inside the package): the kernel's database package and each
+    area's store module (`account/store.py`, `market/news/store.py`…)."""
+    return path.startswith("kernel/db/") or path.rsplit("/", 1)[-1] == "store.py"
+
+
 _WALKED: dict[int, tuple[ast.AST, tuple[ast.AST, ...]]] = {}
 
 

@@ -1,4 +1,4 @@
-"""SQL lives in `pixiu_cli/store/` only: no module outside it runs a statement, spells one,
+"""SQL lives in the store modules only (each area's `store.py`, the kernel's `db/`): no other module runs a statement, spells one,
 reaches a table through sqlite-utils or touches the raw connection. A read another layer
 needs is a store method with a name, so a schema change is one package's business."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 import re
 
-from tests.helpers import package_syntax_trees, walked
+from tests.helpers import is_store_module, package_syntax_trees, walked
 
 # Methods of sqlite3 connections and sqlite-utils databases and tables that reach the data.
 _DATABASE_METHODS = {
@@ -90,23 +90,20 @@ def sql_outside_store(tree: ast.Module) -> list[tuple[int, str]]:
 
 def test_no_sql_outside_the_store():
     trees = package_syntax_trees()
-    assert sum(path.startswith("store/") for path, _ in trees) > 20  # the walk reached the store
+    assert sum(is_store_module(path) for path, _ in trees) > 15  # the walk reached the stores
     offenders = [
         f"{path}:{line} {what}"
         for path, tree in trees
-        if not path.startswith("store/")
+        if not is_store_module(path)
         for line, what in sql_outside_store(tree)
     ]
     assert offenders == []
 
 
 def test_the_store_itself_is_what_the_check_finds():
-    """The same check over store/ finds its SQL: it can see every form it forbids."""
+    """The same check over the stores finds their SQL: it can see every form it forbids."""
     found = {
-        what
-        for path, tree in package_syntax_trees()
-        if path.startswith("store/")
-        for _, what in sql_outside_store(tree)
+        what for path, tree in package_syntax_trees() if is_store_module(path) for _, what in sql_outside_store(tree)
     }
     assert {".execute()", ".conn", "import sqlite3"} <= found
     assert any(w.startswith("'select") or w.startswith("'SELECT") for w in found)

@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 
 from pixiu_cli.home.document_file import SHANGHAI, parse_document, to_document
-from pixiu_cli.home.documents import ShareConflict, merge_document
-from pixiu_cli.home.store import InvestorStore
+from pixiu_cli.home.store import InvestorStore, ShareConflict, merge_document
 from pixiu_cli.kernel.db.database import open_database
 from pixiu_cli.memory.store import MemoryStore
 

@@ -24,7 +24,7 @@ def _open_main(path: str, start, results) -> None:
 
 
 def _open_cache(path: str, start, results) -> None:
-    from pixiu_cli.conversation.offline.prefix_units import PrefixUnitFile
+    from pixiu_cli.conversation.offline.store import PrefixUnitFile
 
     start.wait()
     units = PrefixUnitFile(Path(path))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from pixiu_cli.conversation.offline.prefix_units import PrefixUnitFile
+from pixiu_cli.conversation.offline.store import PrefixUnitFile
 
 
 def test_a_write_while_another_process_holds_the_lock_is_skipped(tmp_path):

@@ -16,7 +16,7 @@ Profiles:
 Entries are kept per API key (under an opaque id derived from it). With ``ttl_seconds`` a
 unit expires that many seconds after it was last stored or matched.
 
-With ``path`` the units live in a file (``pixiu_cli.conversation.offline.prefix_units``) instead of
+With ``path`` the units live in a file (``pixiu_cli.conversation.offline.store``) instead of
 memory, so the cache outlives the process like a provider's: one `pixiu ask` per turn
 hits what the previous process stored. The file is bounded (``max_units``, least recently
 used go first) and units expire after a few idle hours, as DeepSeek's do.
@@ -135,7 +135,7 @@ class PrefixCache:
         self._lock = threading.Lock()
         self._units: UnitStore
         if path is not None:
-            from pixiu_cli.conversation.offline.prefix_units import PrefixUnitFile
+            from pixiu_cli.conversation.offline.store import PrefixUnitFile
 
             self._units = PrefixUnitFile(path)
         else:
