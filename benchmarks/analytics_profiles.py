@@ -20,9 +20,10 @@ from pixiu_cli.market.analytics.costs import CostModel
 from pixiu_cli.market.analytics.profiles import profile_symbol
 from pixiu_cli.market.analytics.store import AnalyticsStore
 from pixiu_cli.market.bars import Bar, SeriesWrite
-from pixiu_cli.market.calendar import SHANGHAI, is_trading_day
+from pixiu_cli.market.calendar import SHANGHAI
 from pixiu_cli.market.data import MarketData
 from pixiu_cli.market.store import MarketStore
+from pixiu_cli.market.trading_days import is_trading_day
 
 
 def trading_days(start: date, end: date) -> list[str]:

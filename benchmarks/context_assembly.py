@@ -55,7 +55,7 @@ if str(ROOT) not in sys.path:  # `python benchmarks/context_assembly.py` from a 
 
 from pixiu_cli.conversation.context.block import assemble  # noqa: E402
 from pixiu_cli.conversation.context.builder import SHANGHAI, ContextBuilder, scene_fragment  # noqa: E402
-from pixiu_cli.conversation.context.memory import MemoryAssembler, MemoryLimits  # noqa: E402
+from pixiu_cli.conversation.context.memory_classes import MemoryAssembler, MemoryLimits  # noqa: E402
 from pixiu_cli.conversation.selection.intent import Intent, detect_intent  # noqa: E402
 from pixiu_cli.conversation.selection.names import Holder  # noqa: E402
 from pixiu_cli.conversation.selection.select import extract_symbols  # noqa: E402

@@ -60,7 +60,7 @@ from pixiu_cli.conversation.context.builder import (  # noqa: E402
     scene_fragment,
     system_prompt,
 )
-from pixiu_cli.conversation.context.memory import MemoryLimits  # noqa: E402
+from pixiu_cli.conversation.context.memory_classes import MemoryLimits  # noqa: E402
 from pixiu_cli.conversation.llm.client import ChatClient  # noqa: E402
 from pixiu_cli.conversation.model_tools import model_tools  # noqa: E402
 from pixiu_cli.conversation.offline.script import ScriptedReply, ToolCallSpec  # noqa: E402

@@ -45,10 +45,10 @@ from pixiu_cli.conversation.context.builder import SHANGHAI, ContextBuilder  # n
 from pixiu_cli.conversation.store import ConversationStore  # noqa: E402
 from pixiu_cli.home.store import InvestorStore  # noqa: E402
 from pixiu_cli.kernel.db.database import open_database  # noqa: E402
-from pixiu_cli.market.calendar import is_trading_day  # noqa: E402
 from pixiu_cli.market.data import MarketData  # noqa: E402
 from pixiu_cli.market.importer import import_csv  # noqa: E402
 from pixiu_cli.market.store import MarketStore, SecurityMaster  # noqa: E402
+from pixiu_cli.market.trading_days import is_trading_day  # noqa: E402
 
 END = date(2026, 6, 15)
 NOW = datetime(2026, 6, 16, 16, 0, tzinfo=SHANGHAI)

@@ -54,7 +54,7 @@ def measure_in_process(reps: int) -> dict:
     from datetime import datetime
 
     from pixiu_cli.conversation.context.builder import ContextBuilder
-    from pixiu_cli.conversation.context.memory import MemoryLimits
+    from pixiu_cli.conversation.context.memory_classes import MemoryLimits
     from pixiu_cli.conversation.store import ConversationStore
     from pixiu_cli.home.store import InvestorStore
     from pixiu_cli.kernel.db.database import open_database

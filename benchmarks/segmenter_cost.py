@@ -10,7 +10,7 @@ wall time of
 
 for `pixiu context --json Q` and `pixiu ask --offline --json Q`. Also printed: loading the
 dictionary alone in a fresh interpreter, by jieba (imported, its own cache loader) and by
-pixiu (selection/words.py: the compact dictionary's sample read from the user cache, jieba
+pixiu (conversation/selection/words.py: the compact dictionary's sample read from the user cache, jieba
 not imported), both in the same run. `pixiu --help` never loads it (tests/cli/test_ask.py).
 Exits 0.
 

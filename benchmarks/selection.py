@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from context_assembly import NOW, generate, holding_rows  # noqa: E402
 
 from pixiu_cli.conversation.context.builder import ContextBuilder  # noqa: E402
-from pixiu_cli.conversation.context.memory import MemoryLimits  # noqa: E402
+from pixiu_cli.conversation.context.memory_classes import MemoryLimits  # noqa: E402
 from pixiu_cli.conversation.store import ConversationStore  # noqa: E402
 from pixiu_cli.home.store import InvestorStore  # noqa: E402
 from pixiu_cli.kernel.db.database import open_database  # noqa: E402

@@ -42,7 +42,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SRC = Path(sys.argv[sys.argv.index("--src") + 1]).resolve() if "--src" in sys.argv else ROOT
 sys.path.insert(0, str(SRC))
 
-from pixiu_cli.market.calendar import is_trading_day  # noqa: E402
+from pixiu_cli.market.trading_days import is_trading_day  # noqa: E402
 
 PIXIU = str(Path(sys.executable).with_name("pixiu"))
 COMMAND = [PIXIU] if SRC == ROOT else [sys.executable, "-m", "pixiu_cli"]

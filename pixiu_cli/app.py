@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from pixiu_cli.account.fees import Commission
 from pixiu_cli.kernel.clock import Clock, clock_at, system_clock
-from pixiu_cli.kernel.db.stores import Stores, stores_of
+from pixiu_cli.kernel.db.shared_stores import Stores, stores_of
 from pixiu_cli.kernel.resources import user_cache_dir
 from pixiu_cli.kernel.safe_text import mask_url
 from pixiu_cli.kernel.settings import Settings, shared_config_line

@@ -22,7 +22,7 @@ os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 sys.dont_write_bytecode = False
 
 # Derived files — the tokenizer's compact tables (pixiu_cli/conversation/tokenizer/bpe.py), the segmenter's compact
-# dictionary (selection/words.py), built name tables — live under XDG_CACHE_HOME, here the
+# dictionary (conversation/selection/words.py), built name tables — live under XDG_CACHE_HOME, here the
 # checkout's own `.test-cache/` (ignored by git), never the user's: the workers and every
 # `pixiu` a test starts inherit it. Each file is keyed by what it is built from, so like the
 # bytecode it is built by the first run that needs it and read by the later ones. A test of

@@ -59,6 +59,48 @@ def is_store_module(path: str) -> bool:
     return path.startswith("kernel/db/") or path.rsplit("/", 1)[-1] == "store.py"
 
 
+def is_view_module(path: str) -> bool:
+    """What the user reads is composed here: each area's `views.py` (or `views_*.py`), the
+    /context presenters and the renderer's primitives."""
+    stem = path.rsplit("/", 1)[-1].removesuffix(".py")
+    return stem == "views" or stem.startswith("views_") or path in ("kernel/render.py", "conversation/presenters.py")
+
+
+# The use cases every surface calls (a command, a slash command, a model tool, MCP): each in
+# the area its name says. They return what happened; the views say it.
+USE_CASE_MODULES = frozenset(
+    {
+        "account/overview.py",
+        "account/statement_import.py",
+        "account/trades.py",
+        "brief/daily_brief.py",
+        "brief/facts.py",
+        "brief/push/deliver.py",
+        "brief/schedule.py",
+        "conversation/ask.py",
+        "conversation/grounding.py",
+        "conversation/model_tools.py",
+        "home/config.py",
+        "home/demo_state.py",
+        "home/documents.py",
+        "market/analytics/service.py",
+        "market/analytics/signals.py",
+        "market/fundamentals/service.py",
+        "market/importer.py",
+        "market/news/service.py",
+        "market/review/service.py",
+        "market/service.py",
+        "market/stock_codes.py",
+        "mcp/reads.py",
+        "memory/alerts.py",
+        "memory/changes.py",
+        "memory/notes.py",
+        "memory/proposals.py",
+        "memory/search.py",
+    }
+)
+
+
 _WALKED: dict[int, tuple[ast.AST, tuple[ast.AST, ...]]] = {}
 
 
@@ -261,7 +303,7 @@ def _agent(db, domain, model, *, now=None, tools=None, guardrails=None, limits=N
     from pixiu_cli.app import build_agent
     from pixiu_cli.conversation.agent.guardrails import Guardrails
     from pixiu_cli.conversation.agent.tools import ToolRegistry
-    from pixiu_cli.conversation.context.memory import MemoryLimits
+    from pixiu_cli.conversation.context.memory_classes import MemoryLimits
 
     return build_agent(
         db,
@@ -296,7 +338,7 @@ def build_app(
     the tools."""
     from dataclasses import replace
 
-    from pixiu_cli.conversation.context.memory import MemoryLimits
+    from pixiu_cli.conversation.context.memory_classes import MemoryLimits
     from pixiu_cli.home.store import InvestorStore
     from pixiu_cli.kernel.db.database import open_database
 

@@ -61,13 +61,13 @@ def copy(tmp_path) -> Path:
 PROBE = "\n\ndef _layer_probe():\n    from {module} import {name}  # noqa: F401\n"
 BREAKS = {
     "store imports llm inside a function": (
-        "store/conversations.py",
+        "conversation/store.py",
         "pixiu_cli.conversation.llm.types",
         "Usage",
         "pixiu_cli.kernel.db is not allowed to import pixiu_cli.conversation.llm",
     ),
     "llm imports the store": (
-        "llm/types.py",
+        "conversation/llm/types.py",
         "pixiu_cli.conversation.store",
         "CallRecord",
         "pixiu_cli.conversation.llm is not allowed to import pixiu_cli.kernel.db",
@@ -79,31 +79,31 @@ BREAKS = {
         "pixiu_cli.market is not allowed to import pixiu_cli.conversation.context",
     ),
     "the token counts import settings": (
-        "tokenizer/counts.py",
+        "conversation/tokenizer/counts.py",
         "pixiu_cli.kernel.settings",
         "load_settings",
         "pixiu_cli.conversation.tokenizer is not allowed to import pixiu_cli.kernel.settings",
     ),
     "the product imports the offline server": (
-        "accounting/explain.py",
+        "account/explain.py",
         "pixiu_cli.conversation.offline.server",
         "OfflineServer",
         "pixiu_cli.accounting is not allowed to import pixiu_cli.conversation.offline",
     ),
     "the offline server imports context": (
-        "offline/cache.py",
+        "conversation/offline/cache.py",
         "pixiu_cli.conversation.context.block",
         "CONTEXT_OPEN",
         "pixiu_cli.conversation.offline is not allowed to import pixiu_cli.conversation.context",
     ),
     "the agent imports a service": (  # services sit above it: app.py hands the tools theirs
-        "agent/tools.py",
+        "conversation/agent/tools.py",
         "pixiu_cli.memory.notes",
         "add_note",
         "pixiu_cli.conversation.agent is not allowed to import pixiu_cli.services",
     ),
     "a second module imports openai": (
-        "agent/tools.py",
+        "conversation/agent/tools.py",
         "openai",
         "OpenAI",
         "pixiu_cli.conversation.agent.tools -> openai",

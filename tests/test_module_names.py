@@ -1,7 +1,8 @@
-"""Names a newcomer can read the house by: at most 8 modules beside the packages, no two
-modules whose names are one letter apart (`model` / `models`), and no module named after a
-package it is not the adapter, use case, store or view of (`store/domain.py` beside
-`domain/`)."""
+"""Names a newcomer can read the house by: at most 3 modules beside the packages (the
+package's face, its entry point and the composition root), no two modules whose names are one
+letter apart (`model` / `models`), and no module named after an area it is not in
+(`memory/market.py` beside `market/`): a module that serves another area lives in that area.
+The surfaces (cli, repl, mcp) may name a module after the area whose commands it serves."""
 
 from __future__ import annotations
 
@@ -9,13 +10,10 @@ import itertools
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "pixiu_cli"
-MAX_TOP_LEVEL = 8
-# Layers where a module is named after the area it serves: `services/market.py` is the market's
-# use cases, `store/market.py` its table, `cli/market.py` its commands.
-PER_AREA = {"cli", "commands", "repl", "services", "store", "views"}
-# Packages that are layers, not areas: a module named after one (`store/domain.py`,
-# `repl/commands.py`) reads as that layer wherever it is.
-LAYERS = {"agent", "cli", "commands", "domain", "llm", "repl", "services", "store", "tokenizer", "views"}
+MAX_TOP_LEVEL = 3
+SURFACES = {"cli", "repl", "mcp"}
+# The parts every area has: its commands, its views, its store.
+PER_AREA = {"commands", "views", "store"}
 # One letter apart but different words, which no reader takes for each other.
 DIFFERENT_WORDS = {
     frozenset({"chart", "chat"}),
@@ -57,12 +55,12 @@ def named_after_a_package(paths: list[Path], root: Path = PACKAGE) -> list[str]:
     for path in paths:
         where = path.relative_to(root).parts
         home = where[0] if len(where) > 1 else None
-        if path.stem in packages and path.stem != home and (home not in PER_AREA or path.stem in LAYERS):
+        if path.stem in packages - PER_AREA and path.stem != home and home not in SURFACES:
             found.append(str(path.relative_to(root)))
     return found
 
 
-def test_at_most_eight_top_level_modules():
+def test_at_most_three_top_level_modules():
     assert len(top_level()) <= MAX_TOP_LEVEL, top_level()
 
 
@@ -75,12 +73,21 @@ def test_no_module_is_named_after_a_package_it_does_not_serve():
 
 
 def test_the_checks_see_what_they_forbid(tmp_path):
-    for name in ("llm/model.py", "llm/models.py", "store/domain.py", "domain/codes.py", "market/bars.py"):
-        (tmp_path / name).parent.mkdir(exist_ok=True)
+    for name in (
+        "conversation/llm/model.py",
+        "llm/models.py",
+        "memory/market.py",
+        "kernel/vocabulary.py",
+        "market/bars.py",
+        "cli/market.py",
+        "market/commands.py",
+    ):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).parent.joinpath("__init__.py").touch()
         (tmp_path / name).touch()
-    (tmp_path / "domain" / "market.py").touch()
+    (tmp_path / "commands").mkdir()
+    (tmp_path / "commands" / "__init__.py").touch()
     paths = modules(tmp_path)
     assert confusable_pairs(paths) == [("model", "models")]
-    assert named_after_a_package(paths, tmp_path) == ["domain/market.py", "store/domain.py"]
+    assert named_after_a_package(paths, tmp_path) == ["memory/market.py"]
     assert one_letter_apart("signal", "signals") and not one_letter_apart("brief", "briefing")

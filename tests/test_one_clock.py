@@ -10,8 +10,8 @@ import re
 
 from tests.helpers import package_syntax_trees, walked
 
-CLOCK_MODULE = "clock.py"
-SETTINGS_MODULE = "settings.py"
+CLOCK_MODULE = "kernel/clock.py"
+SETTINGS_MODULE = "kernel/settings.py"
 _MOMENT_METHODS = {"now", "utcnow", "today"}
 _MOMENT_CLASSES = {"datetime", "date", "Timestamp"}
 _TIME_READS = {"time", "time_ns", "localtime", "gmtime", "ctime", "asctime", "strftime", "clock_gettime"}

@@ -1,7 +1,7 @@
 """A `_name` is its module's own: no module of the product imports one from another module
 (`from pixiu_cli.home.store import _rows`) or reaches one through another module
 (`investor._rows`). What two modules share has a public name in the module that owns it
-(the store's row mapping: store/rows.py). A test imports no private name of the product
+(the store's row mapping: kernel/db/rows.py). A test imports no private name of the product
 either: what it calls is public. It may still reach a module's state through the module
 (`counts._tokenizer.cache_clear()`, a monkeypatched `_stored_table`): resetting a cache or
 standing in for a dependency is what a seam is for, and it is named where it is used."""
@@ -17,7 +17,7 @@ TESTS = Path(__file__).resolve().parent
 
 
 def _module_name(path: str) -> str:
-    """`store/rows.py` → `pixiu_cli.kernel.db.rows`; a package's `__init__.py` is the package."""
+    """`kernel/db/rows.py` → `pixiu_cli.kernel.db.rows`; a package's `__init__.py` is the package."""
     parts = path.removesuffix(".py").split("/")
     return ".".join(["pixiu_cli", *(parts[:-1] if parts[-1] == "__init__" else parts)])
 

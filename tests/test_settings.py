@@ -102,7 +102,7 @@ def test_defaults_without_config_tables(env):
     from pixiu_cli.account.report import PriceTable
     from pixiu_cli.app import configured
     from pixiu_cli.conversation.agent.guardrails import Guardrails
-    from pixiu_cli.conversation.context.memory import MemoryLimits
+    from pixiu_cli.conversation.context.memory_classes import MemoryLimits
     from pixiu_cli.market.analytics.costs import CostModel
 
     t = configured(load_settings())
@@ -149,7 +149,7 @@ _COUNT = (
 
 
 @pytest.mark.parametrize("configured", [False, True], ids=["no config", "every table, a key and a URL"])
-def test_loading_the_settings_imports_at_most_five_pixiu_modules(tmp_path, configured):
+def test_loading_the_settings_imports_only_the_kernel_modules_it_needs(tmp_path, configured):
     """Plain data: env + config.toml read into values, no core module (the context's limits,
     the agent's guardrails, the selection's intents and the stores were 61 modules)."""
     import json
@@ -168,6 +168,7 @@ def test_loading_the_settings_imports_at_most_five_pixiu_modules(tmp_path, confi
     assert provider == ("deepseek" if configured else "offline")
     assert loaded == [
         "pixiu_cli",
+        "pixiu_cli.kernel",
         "pixiu_cli.kernel.clock",
         "pixiu_cli.kernel.errors",
         "pixiu_cli.kernel.resources",

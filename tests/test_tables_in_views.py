@@ -1,11 +1,11 @@
-"""Every table the user sees is drawn in views/: a `.table(title, columns, rows)` call with a
-title outside views/ is a table drawn by an adapter or a service."""
+"""Every table the user sees is drawn in a views module (`is_view_module`): a
+`.table(title, columns, rows)` call with a title elsewhere is a table drawn by an adapter or a use case."""
 
 from __future__ import annotations
 
 import ast
 
-from tests.helpers import package_syntax_trees, walked
+from tests.helpers import is_view_module, package_syntax_trees, walked
 
 
 def drawn_tables(source: str | ast.Module) -> list[int]:
@@ -23,7 +23,7 @@ def test_every_table_is_drawn_in_views():
     outside = [
         f"{path}:{line}"
         for path, tree in package_syntax_trees()
-        if not path.startswith("views/")
+        if not is_view_module(path)
         for line in drawn_tables(tree)
     ]
     assert outside == []

@@ -1,4 +1,4 @@
-"""The lines the user reads are written in `views/`: a service returns what happened (a
+"""The lines the user reads are written in views modules: a use case (`USE_CASE_MODULES`) returns what happened (a
 data class, a kind) and a view says it. A service function that builds Chinese text and
 returns text is found here; the few that remain say why below (text the model reads, an
 import's error line, the model's own tool confirmations)."""
@@ -8,26 +8,26 @@ from __future__ import annotations
 import ast
 import re
 
-from tests.helpers import package_syntax_trees
+from tests.helpers import USE_CASE_MODULES, package_syntax_trees
 
 _CHINESE = re.compile(r"[\u4e00-\u9fff]")
 
-# module (or module::function) → why its Chinese text is made below views/
+# module (or module::function) → why its Chinese text is made outside the views
 ALLOWED = {
-    "services/brief_text.py": "the brief's facts: the prompt the model reads, not a screen",
-    "services/grounding.py": "a refused tool call's reason: a tool result the model reads",
-    "services/statements.py::closed_problem": "why a statement's row is refused: an error line of the import",
+    "brief/daily_brief.py": "the brief's facts: the prompt the model reads, not a screen",
+    "conversation/grounding.py": "a refused tool call's reason: a tool result the model reads",
+    "account/statement_import.py::closed_problem": "why a statement's row is refused: an error line of the import",
     # The model's tools confirm a note or a trade in the turn (ToolOutcome.notice, `ask --json`
-    # notices), below views/; `/remember`, `/memory accept` and `pixiu trade` show the same line.
-    "services/notes.py::accept_notice": "the tool's note confirmation (shared)",
-    "services/notes.py::note_notice": "the tool's note confirmation",
-    "services/notes.py::_offer_text": "part of the tool's note confirmation",
-    "services/trades.py::RecordedTrade.notice": "the tool's trade confirmation",
-    "services/trades.py::RecordedTrade.holding_line": "the tool's trade result (holding_after)",
-    "services/trades.py::RecordedTrade.fee_words": "part of the tool's trade confirmation",
-    "services/account.py::Held.line": "part of the tool's trade confirmation",
-    "services/alerts.py::AddedAlert.notice": "the tool's alert confirmation (shared with /memory accept)",
-    "services/proposals.py::change_notice": "the tool's proposal line (a tool notice, like note_notice)",
+    # notices), outside the views; `/remember`, `/memory accept` and `pixiu trade` show the same line.
+    "memory/notes.py::accept_notice": "the tool's note confirmation (shared)",
+    "memory/notes.py::note_notice": "the tool's note confirmation",
+    "memory/notes.py::_offer_text": "part of the tool's note confirmation",
+    "account/trades.py::RecordedTrade.notice": "the tool's trade confirmation",
+    "account/trades.py::RecordedTrade.holding_line": "the tool's trade result (holding_after)",
+    "account/trades.py::RecordedTrade.fee_words": "part of the tool's trade confirmation",
+    "account/overview.py::Held.line": "part of the tool's trade confirmation",
+    "memory/alerts.py::AddedAlert.notice": "the tool's alert confirmation (shared with /memory accept)",
+    "memory/proposals.py::change_notice": "the tool's proposal line (a tool notice, like note_notice)",
 }
 
 
@@ -70,7 +70,7 @@ def text_builders(tree: ast.Module) -> list[str]:
 
 
 def test_services_return_data_and_views_say_it():
-    services = [(path, tree) for path, tree in package_syntax_trees() if path.startswith("services/")]
+    services = [(path, tree) for path, tree in package_syntax_trees() if path in USE_CASE_MODULES]
     assert len(services) > 20  # the walk reached the services
     found = [f"{path}::{name}" for path, tree in services for name in text_builders(tree)]
     assert [f for f in found if f not in ALLOWED and f.split("::")[0] not in ALLOWED] == []

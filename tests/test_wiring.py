@@ -1,5 +1,5 @@
 """app.py is the only wiring: outside store/ and app.py no module builds a store (it takes
-them from the one `Stores` of its database, store/shared.py), no service takes an untyped
+them from the one `Stores` of its database, kernel/db/shared_stores.py), no service takes an untyped
 database, the product hands every store and builder the app's clock, and sqlite-utils is
 imported at run time only behind pixiu_cli.kernel.db (which hides numpy and pandas from it)."""
 
@@ -7,15 +7,15 @@ from __future__ import annotations
 
 import ast
 
-from tests.helpers import package_syntax_trees, walked
+from tests.helpers import USE_CASE_MODULES, is_store_module, package_syntax_trees, walked
 
 WIRING = "app.py"
 # Where a store is still built outside the wiring, and why.
 OWN_STORE = {
-    "accounting/explain.py",  # the explaining worker thread: its own connection per database
-    "commands/sessions.py",  # sessions and cache over the command's own database (no demo re-dating)
-    "services/push.py",  # reads one turn of a stored brief: the conversations' store needs a clock
-    "evals/context_runner.py",  # each case's own database, clock and limits
+    "account/explain.py",  # the explaining worker thread: its own connection per database
+    "conversation/commands.py",  # sessions and cache over the command's own database (no demo re-dating)
+    "brief/push/deliver.py",  # reads one turn of a stored brief: the conversations' store needs a clock
+    "conversation/evals/contexts.py",  # each case's own database, clock and limits
 }
 
 
@@ -23,7 +23,7 @@ def _store_classes() -> set[str]:
     """Every class in store/ whose constructor takes the database."""
     names = set()
     for path, tree in package_syntax_trees():
-        if not path.startswith("store/"):
+        if not is_store_module(path):
             continue
         for node in tree.body:
             if isinstance(node, ast.ClassDef):
@@ -46,7 +46,7 @@ def store_constructions() -> dict[str, int]:
     classes = _store_classes()
     found = {}
     for path, tree in package_syntax_trees():
-        if not path.startswith("store/") and (calls := _calls(tree, classes)):
+        if not is_store_module(path) and (calls := _calls(tree, classes)):
             found[path] = len(calls)
     return found
 
@@ -65,7 +65,7 @@ def test_no_module_but_the_wiring_builds_a_store():
 
 def test_the_stores_of_a_database_are_built_once(tmp_path):
     from pixiu_cli.kernel.db.database import open_database
-    from pixiu_cli.kernel.db.stores import Stores, stores_of
+    from pixiu_cli.kernel.db.shared_stores import Stores, stores_of
 
     db = open_database(tmp_path / "p.db")
     try:
@@ -84,7 +84,7 @@ def test_no_service_takes_an_untyped_database():
     untyped = [
         f"{path}:{node.name}"
         for path, tree in package_syntax_trees()
-        if path.startswith("services/")
+        if path in USE_CASE_MODULES
         for node in walked(tree)
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
         for arg in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)
@@ -95,7 +95,7 @@ def test_no_service_takes_an_untyped_database():
 
 # Calls whose clock defaults to the machine's (for tests): the product always hands its own.
 _CLOCKED = {"ConversationStore": "clock", "ContextBuilder": "clock", "import_csv": "today", "parse_bars": "today"}
-_CLOCK_EXEMPT = {"accounting/explain.py", "services/push.py"}  # a worker and one read: they stamp nothing
+_CLOCK_EXEMPT = {"account/explain.py", "brief/push/deliver.py"}  # a worker and one read: they stamp nothing
 
 
 def test_the_product_hands_every_store_and_builder_the_apps_clock():
@@ -110,11 +110,11 @@ def test_the_product_hands_every_store_and_builder_the_apps_clock():
 
 
 def test_sqlite_utils_is_imported_at_run_time_only_behind_the_store_package():
-    """Imported first, sqlite-utils imports numpy and pandas (store/__init__.py hides them):
+    """Imported first, sqlite-utils imports numpy and pandas (kernel/db/__init__.py hides them):
     `pixiu data status` loaded 847 modules through market/data.py."""
     found = []
     for path, tree in package_syntax_trees():
-        if path.startswith("store/"):
+        if path.startswith("kernel/db/"):
             continue
         guarded = {
             id(node)

@@ -219,7 +219,7 @@ def _summaries(request: dict) -> list[str]:
     """The conversation summaries a request's context blocks carry (the line under the
     summary section's heading), oldest first."""
     from pixiu_cli.conversation.context.block import is_context_message, message_text
-    from pixiu_cli.conversation.context.memory import SUMMARY_TITLE
+    from pixiu_cli.conversation.context.memory_classes import SUMMARY_TITLE
 
     heading = f"\n## {SUMMARY_TITLE}\n"
     texts = [message_text(m) for m in request.get("messages", []) if is_context_message(m)]

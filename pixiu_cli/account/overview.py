@@ -27,7 +27,7 @@ from pixiu_cli.account.valuation import AccountView, Close, account_cash, applie
 from pixiu_cli.home.model import LEDGER, STATED, Holding
 from pixiu_cli.kernel.dates import DateWordsError, day_label, parse_date_words
 from pixiu_cli.kernel.db.database import write_transaction
-from pixiu_cli.kernel.db.stores import stores_of
+from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.kernel.vocabulary import is_finite_number
 from pixiu_cli.market.plausible import money_problem, price_problem, shares_problem
@@ -260,8 +260,8 @@ def _closes(db: Database, symbols: list[str], now: datetime) -> dict[str, Close]
 
 def read_account(db: Database, now: datetime, cost_method: str = "diluted") -> AccountView:
     """The account as of `now`: the one derivation every surface reads."""
-    from pixiu_cli.market.calendar import as_shanghai
     from pixiu_cli.market.security_master import security_name
+    from pixiu_cli.market.trading_days import as_shanghai
 
     method = check_cost_method(cost_method)
     store = stores_of(db).account
@@ -383,7 +383,7 @@ def sync_holding(db: Database, symbol: str, now: datetime, method: str, at: str)
 # the day of a trade ----------------------------------------------------------------------
 def _check_session(day: date, today: date) -> None:
     """Trades happen on trading days: a closed day is refused with the sessions around it."""
-    from pixiu_cli.market.calendar import (
+    from pixiu_cli.market.trading_days import (
         CalendarEnd,
         holiday_name,
         is_trading_day,

@@ -15,7 +15,8 @@ from datetime import UTC, datetime, time
 
 from pixiu_cli.account.explain import REPLY_REACH, BreakExplanation, explain, explanation_json, stored_explanation
 from pixiu_cli.conversation.store import CallRecord, ConversationStore, UsageRow, usage_rows
-from pixiu_cli.market.calendar import SHANGHAI, holiday_name
+from pixiu_cli.market.calendar import SHANGHAI
+from pixiu_cli.market.trading_days import holiday_name
 
 
 @dataclass(frozen=True)

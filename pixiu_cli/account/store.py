@@ -9,11 +9,10 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass
 
-from sqlite_utils import Database
-
 from pixiu_cli.account.ledger import Checkpoint
 from pixiu_cli.account.model import CashBalance, Fill, SkippedRow
 from pixiu_cli.home.model import Decision, Holding
+from pixiu_cli.kernel.db.database import Database
 from pixiu_cli.kernel.db.rows import (
     decision_from_row,
     dict_rows,

@@ -23,7 +23,7 @@ from pixiu_cli.account.overview import (
 from pixiu_cli.account.store import UndoneTrade
 from pixiu_cli.home.model import Decision, Holding
 from pixiu_cli.kernel.db.database import write_transaction
-from pixiu_cli.kernel.db.stores import stores_of
+from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.kernel.vocabulary import SIDES, is_finite_number, side_name
 from pixiu_cli.market.boards import fits_order, odd_part, order_rule, order_size, sellable_size

@@ -33,7 +33,7 @@ from pixiu_cli.conversation.context.quoting import (
     skipped_said,
 )
 from pixiu_cli.conversation.tokenizer.counts import count_message_tokens
-from pixiu_cli.kernel.db.stores import stores_of
+from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.kernel.vocabulary import BRIEF_FACTS, BRIEF_OPEN, CONCLUSION_MARK, side_name
 from pixiu_cli.market.analytics.rules import CAP, PLAN_ABOVE, PLAN_BELOW, ROLE_CAP, STOP

@@ -24,7 +24,7 @@ from pixiu_cli.account.valuation import AccountView, ValuedPosition
 from pixiu_cli.brief.store import BriefStore, StoredBrief
 from pixiu_cli.home.model import Alert, Decision
 from pixiu_cli.home.store import InvestorStore, iso
-from pixiu_cli.kernel.db.stores import stores_of
+from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.market.analytics.rules import (
     CAP,
     PLAN_ABOVE,
@@ -35,10 +35,11 @@ from pixiu_cli.market.analytics.rules import (
     stated_rules,
     unique,
 )
-from pixiu_cli.market.calendar import TradingCalendar, as_shanghai, beyond_calendar
+from pixiu_cli.market.calendar import TradingCalendar, beyond_calendar
 from pixiu_cli.market.news.model import StoredNews
 from pixiu_cli.market.review.breadth import MarketReview, market_review
 from pixiu_cli.market.store import MarketStore
+from pixiu_cli.market.trading_days import as_shanghai
 from pixiu_cli.memory.store import note_ref
 
 NOTES_READ = 500

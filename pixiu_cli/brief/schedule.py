@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pixiu_cli.kernel.clock import SHANGHAI
 from pixiu_cli.kernel.errors import RequestError
-from pixiu_cli.market.calendar import MARKET_CLOSE, CalendarEnd, holiday_name, is_trading_day
+from pixiu_cli.market.trading_days import MARKET_CLOSE, CalendarEnd, holiday_name, is_trading_day
 
 _AT = re.compile(r"(\d{1,2}):(\d{2})")
 

@@ -19,8 +19,8 @@ from pixiu_cli.brief.daily_brief import BriefEstimate, BriefOutcome, BriefPlan
 from pixiu_cli.brief.facts import BriefFacts
 from pixiu_cli.brief.push.deliver import Delivery
 from pixiu_cli.brief.schedule import ClosedDay, Schedule, local_day_shift
-from pixiu_cli.market.calendar import PUBLICATIONS, Publication
 from pixiu_cli.market.review.service import review_record
+from pixiu_cli.market.trading_days import PUBLICATIONS, Publication
 
 UNIT = "pixiu-brief"
 AGENT = "com.pixiu.brief"

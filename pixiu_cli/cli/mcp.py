@@ -46,7 +46,7 @@ def mcp_log(
     as_json: typer_surface.JsonOpt = False,
 ) -> None:
     """其他代理通过 pixiu mcp 的调用：哪个代理、哪个工具、何时、结果。"""
-    from pixiu_cli.kernel.db.stores import stores_of
+    from pixiu_cli.kernel.db.shared_stores import stores_of
 
     with common.database() as db:
         calls = stores_of(db).mcp_calls.recent(limit)

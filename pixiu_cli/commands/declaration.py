@@ -144,7 +144,7 @@ class Context:
         return configured(self.settings())
 
     def securities(self):
-        from pixiu_cli.kernel.db.stores import stores_of
+        from pixiu_cli.kernel.db.shared_stores import stores_of
 
         return self.master() if self.master else stores_of(self.db).securities
 

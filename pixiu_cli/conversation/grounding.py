@@ -22,7 +22,7 @@ from pixiu_cli.conversation.selection.names import INDEX, SHADOW, NameSource
 from pixiu_cli.conversation.selection.normalize import normalize
 from pixiu_cli.conversation.selection.numbers import Figure, arabic, figures, fold_digits
 from pixiu_cli.kernel.dates import find_date_words
-from pixiu_cli.kernel.db.stores import stores_of
+from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.kernel.vocabulary import (
     ALERT_INSTRUCTIONS,

@@ -19,7 +19,7 @@ from pixiu_cli.conversation.agent.tools import (
     code_argument,
 )
 from pixiu_cli.conversation.context.quoting import quote_data
-from pixiu_cli.kernel.db.stores import stores_of
+from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.resources import prompts_dir
 from pixiu_cli.kernel.vocabulary import NOTE_KIND_NAMES, NOTE_KINDS, SIDES
 from pixiu_cli.memory.store import note_ref

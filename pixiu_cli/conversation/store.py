@@ -22,12 +22,16 @@ from datetime import UTC
 from functools import cached_property
 from typing import Protocol
 
-from sqlite_utils import Database
-
 from pixiu_cli.conversation.packed_text import pack_text, text_of, unpack_text
 from pixiu_cli.conversation.tokenizer.counts import count_message_tokens
 from pixiu_cli.kernel.clock import Clock, system_clock
-from pixiu_cli.kernel.db.database import StoreError, owned_by_another_live_process, this_process, write_transaction
+from pixiu_cli.kernel.db.database import (
+    Database,
+    StoreError,
+    owned_by_another_live_process,
+    this_process,
+    write_transaction,
+)
 from pixiu_cli.kernel.safe_text import scrub
 
 MAX_DEPTH = 16

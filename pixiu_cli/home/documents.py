@@ -11,8 +11,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sqlite_utils import Database
-
 from pixiu_cli.account.overview import ledger_rows_refusal
 from pixiu_cli.home.document_file import DatasetError, export_document, load_document
 from pixiu_cli.home.model import DomainData
@@ -28,8 +26,8 @@ from pixiu_cli.kernel.db.backup import (
     salvage,
     set_aside,
 )
-from pixiu_cli.kernel.db.database import open_database
-from pixiu_cli.kernel.db.stores import stores_of
+from pixiu_cli.kernel.db.database import Database, open_database
+from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.errors import RequestError
 
 if TYPE_CHECKING:

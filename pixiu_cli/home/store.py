@@ -29,8 +29,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from sqlite_utils import Database
-
 from pixiu_cli.home.model import (
     LEDGER,
     AccountLedger,
@@ -44,7 +42,7 @@ from pixiu_cli.home.model import (
     Report,
     Signal,
 )
-from pixiu_cli.kernel.db.database import write_transaction
+from pixiu_cli.kernel.db.database import Database, write_transaction
 from pixiu_cli.kernel.db.rows import (
     alert_from_row,
     decision_from_row,

@@ -48,7 +48,7 @@ class Found:
 
 
 def _actions(ctx, r: CodeRequest) -> Found:
-    from pixiu_cli.kernel.db.stores import stores_of
+    from pixiu_cli.kernel.db.shared_stores import stores_of
 
     return Found(r.code, actions=tuple(stores_of(ctx.db).market.actions(r.code)))
 
@@ -223,8 +223,8 @@ class SourceRequest:
 
 def _repl_sync(ctx, r: SourceRequest) -> Synced:
     """/sync: the default sync on the REPL's database (never while the background one runs)."""
-    from pixiu_cli.market.calendar import as_shanghai
     from pixiu_cli.market.service import SyncRequest, sync_market, sync_targets
+    from pixiu_cli.market.trading_days import as_shanghai
 
     state = ctx.state
     running = state.background_sync

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from pixiu_cli.kernel.db.stores import stores_of
+from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.market.bars import (
     ADJUST_MODES,
     MIN_DIVIDEND_GAP,
@@ -82,8 +82,8 @@ class MarketData:
 
     def reference_notes(self) -> list[str]:
         """What `data status` says about the security list and the trading calendar."""
-        from pixiu_cli.market.calendar import trading_calendar
         from pixiu_cli.market.securities import shipped_security_list
+        from pixiu_cli.market.trading_days import trading_calendar
 
         shipped = shipped_security_list()
         lines = [f"证券列表：内置 {len(shipped):,} 只股票，截至 {shipped.as_of}"]

@@ -17,7 +17,6 @@ from decimal import Decimal
 
 from pixiu_cli.market.bars import RESUMPTION_DAYS, Bar, BarSeries, CorporateAction, PriceColumns
 from pixiu_cli.market.boards import daily_limit, limit_schedule
-from pixiu_cli.market.calendar import holiday_name, is_trading_day, knows, trading_calendar
 from pixiu_cli.market.fundamentals.model import Dividend, FinancialReport, FundamentalsWrite, ReportNotice, ValuationDay
 from pixiu_cli.market.plausible import (
     BREADTH_FIGURES,
@@ -37,6 +36,7 @@ from pixiu_cli.market.plausible import (
     reference_price,
 )
 from pixiu_cli.market.review.model import Snapshot
+from pixiu_cli.market.trading_days import holiday_name, is_trading_day, knows, trading_calendar
 
 _WEEKEND = ("周六", "周日")
 

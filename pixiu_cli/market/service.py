@@ -14,13 +14,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pixiu_cli.kernel.db.stores import stores_of
+from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.market.analytics.service import held_and_watched, refresh
-from pixiu_cli.market.calendar import MARKET_CLOSE, TradingCalendar, as_shanghai, is_trading_day, knows
+from pixiu_cli.market.calendar import TradingCalendar
 from pixiu_cli.market.data import MarketData
 from pixiu_cli.market.importer import BareCode, ImportSymbol, import_symbol, spelling_in_name
 from pixiu_cli.market.index_benchmarks import BENCHMARKS
+from pixiu_cli.market.trading_days import MARKET_CLOSE, as_shanghai, is_trading_day, knows
 
 if TYPE_CHECKING:  # what the import and the sync load, so /chart and the watch list do not
     from sqlite_utils import Database

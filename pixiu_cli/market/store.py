@@ -12,10 +12,8 @@ from collections.abc import Iterable, Sequence
 from functools import cache, partial
 from itertools import chain
 
-from sqlite_utils import Database
-
 from pixiu_cli.account.model import SkippedRow
-from pixiu_cli.kernel.db.database import write_transaction
+from pixiu_cli.kernel.db.database import Database, write_transaction
 from pixiu_cli.kernel.db.rows import count, dict_rows, flag, number, record, skip_or_refuse, text, unreadable
 from pixiu_cli.kernel.safe_text import scrub
 from pixiu_cli.market.bars import BarSeries, CorporateAction, SeriesInfo, SeriesWrite

@@ -12,11 +12,12 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from pixiu_cli.market.bars import Bar, PriceColumns, SeriesWrite, SuspectGap, suspect_gaps
-from pixiu_cli.market.calendar import calendar_mismatches, write_refresh
+from pixiu_cli.market.calendar import calendar_mismatches
 from pixiu_cli.market.gate import screen_actions, screen_bars
 from pixiu_cli.market.security_master import refresh_master
 from pixiu_cli.market.sources import PriceSource, SourceError
 from pixiu_cli.market.store import MarketStore, SecurityMaster
+from pixiu_cli.market.trading_days import write_refresh
 
 DEFAULT_YEARS = 10
 CALENDAR_AHEAD_DAYS = 400  # sources publish the next year's sessions once the holidays are announced

@@ -13,7 +13,7 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING
 
 from pixiu_cli.conversation.context.quoting import quote_data
-from pixiu_cli.kernel.db.stores import stores_of
+from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.kernel.safe_text import scrub
 from pixiu_cli.kernel.settings import Settings
@@ -217,7 +217,7 @@ def _is_day(text: str) -> bool:
         return False
 
 
-def _code(db, raw: str | None) -> str | None:
+def _code(db: Database, raw: str | None) -> str | None:
     """A code in any spelling, or a name (services/stock_codes.py), as the CLI reads one."""
     if not raw:
         return None

@@ -39,7 +39,7 @@ def _add(ctx, r: AlertRequest):
 
 
 def _rules(ctx, _: Nothing):
-    from pixiu_cli.kernel.db.stores import stores_of
+    from pixiu_cli.kernel.db.shared_stores import stores_of
 
     return stores_of(ctx.db).analytics.rules()
 
@@ -50,7 +50,7 @@ class RemoveRequest:
 
 
 def _remove(ctx, r: RemoveRequest) -> int:
-    from pixiu_cli.kernel.db.stores import stores_of
+    from pixiu_cli.kernel.db.shared_stores import stores_of
 
     if not stores_of(ctx.db).analytics.remove_rule(r.rule_id, ctx.stamp()):
         raise CommandError(f"没有预警规则 a{r.rule_id}")

@@ -51,7 +51,7 @@ def _watch(ctx, r: StockRequest) -> tuple[str, bool]:
 
 
 def _unwatch(ctx, r: StockRequest) -> str:
-    from pixiu_cli.kernel.db.stores import stores_of
+    from pixiu_cli.kernel.db.shared_stores import stores_of
 
     if not stores_of(ctx.db).market.unwatch(r.symbol):
         raise CommandError(f"{r.symbol} 不在自选中")

@@ -18,7 +18,7 @@ from pixiu_cli.conversation.selection.names import NameSource
 from pixiu_cli.conversation.selection.select import select
 from pixiu_cli.home.model import MemoryEvent
 from pixiu_cli.home.store import InvestorStore
-from pixiu_cli.kernel.db.stores import stores_of
+from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.kernel.vocabulary import (
     AUTHOR_PROPOSAL,

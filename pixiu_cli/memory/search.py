@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from pixiu_cli.conversation.selection.codes import find_codes
 from pixiu_cli.conversation.selection.names import INDEX, SHADOW, NameSource
 from pixiu_cli.conversation.selection.normalize import normalize
-from pixiu_cli.kernel.db.stores import stores_of
+from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.vocabulary import MEMORY_KIND_NAMES
 from pixiu_cli.memory.store import MemoryEntry
 

@@ -13,10 +13,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from sqlite_utils import Database
-
 from pixiu_cli.home.model import MemoryEvent
-from pixiu_cli.kernel.db.database import write_transaction
+from pixiu_cli.kernel.db.database import Database, write_transaction
 from pixiu_cli.kernel.db.rows import count, dict_rows, event_from_row, number
 from pixiu_cli.kernel.db.rows import text as stored_text
 from pixiu_cli.kernel.errors import UserError

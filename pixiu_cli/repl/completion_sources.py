@@ -21,7 +21,7 @@ def _conversations(state: ReplState) -> list[Choice]:
 
 def _stocks(state: ReplState, typed: str) -> list[Choice]:
     """Held and watched stocks first, then every listed one whose code or name starts so."""
-    from pixiu_cli.kernel.db.stores import stores_of
+    from pixiu_cli.kernel.db.shared_stores import stores_of
     from pixiu_cli.market.securities import shipped_names
 
     db = state.app.store.db

@@ -8,7 +8,7 @@ from contextlib import nullcontext
 from pixiu_cli.conversation.ask import AskRequest, AskResult, ask
 from pixiu_cli.conversation.presenters import error_line
 from pixiu_cli.conversation.views import RETRY_HINT, show_interrupted, show_kept, show_turn_end
-from pixiu_cli.kernel.db.stores import stores_of
+from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.render import StatusFigures
 from pixiu_cli.memory.views import change_question, show_change_left
 from pixiu_cli.repl.state import ReplState

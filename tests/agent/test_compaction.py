@@ -7,7 +7,7 @@ import threading
 import time
 
 from pixiu_cli.account.explain import wait_for_explanations
-from pixiu_cli.conversation.context.memory import MemoryLimits
+from pixiu_cli.conversation.context.memory_classes import MemoryLimits
 from pixiu_cli.conversation.offline.script import ScriptedReply
 from tests.helpers import build_app
 

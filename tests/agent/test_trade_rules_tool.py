@@ -1,5 +1,5 @@
 """The exchanges' rules on a trade the model records with `record_decision`: the same record
-path as `pixiu trade` (services/trades.py), so T+1, lots, the estimated fee and the day the
+path as `pixiu trade` (account/trades.py), so T+1, lots, the estimated fee and the day the
 user named (weekday words resolved with the trading calendar) hold there too; a refusal goes
 back to the model and nothing is written."""
 

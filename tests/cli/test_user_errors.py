@@ -53,7 +53,7 @@ def test_every_one_line_failure_is_a_user_error(cls):
 
 
 def test_the_error_base_depends_on_nothing_in_pixiu():
-    tree = ast.parse((Path(pixiu_cli.__file__).parent / "errors.py").read_text(encoding="utf-8"))
+    tree = ast.parse((Path(pixiu_cli.__file__).parent / "kernel" / "errors.py").read_text(encoding="utf-8"))
     imported = [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
     imported += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
     assert not [m for m in imported if m and m.startswith("pixiu_cli")]

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from pixiu_cli.conversation.context.block import is_context_message
 from pixiu_cli.conversation.context.builder import ContextBuilder
-from pixiu_cli.conversation.context.memory import MemoryLimits
+from pixiu_cli.conversation.context.memory_classes import MemoryLimits
 from pixiu_cli.conversation.store import ConversationStore
 from pixiu_cli.conversation.tokenizer.counts import count_tokens
 from pixiu_cli.home.document_file import load_document

@@ -10,7 +10,7 @@ import pytest
 
 from pixiu_cli.conversation.context.block import CONTEXT_CLOSE, CONTEXT_OPEN
 from pixiu_cli.conversation.context.builder import ContextBuilder, system_prompt
-from pixiu_cli.conversation.context.memory import MemoryLimits
+from pixiu_cli.conversation.context.memory_classes import MemoryLimits
 from pixiu_cli.conversation.selection.intent import Intent
 from pixiu_cli.conversation.store import ConversationStore
 from pixiu_cli.conversation.tokenizer.counts import count_tokens

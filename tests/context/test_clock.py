@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 
 from pixiu_cli.conversation.context.session_time import market_state
 from pixiu_cli.kernel.resources import data_dir
-from pixiu_cli.market.calendar import SHANGHAI, CalendarEnd, holiday_name, is_trading_day, knows, next_trading_day
+from pixiu_cli.market.calendar import SHANGHAI
+from pixiu_cli.market.trading_days import CalendarEnd, holiday_name, is_trading_day, knows, next_trading_day
 
 SH = ZoneInfo("Asia/Shanghai")
 LABELS = {"盘前", "盘中", "午休", "收盘后", "非交易日", "交易日未知"}

@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from pixiu_cli.conversation.context.builder import ContextBuilder
-from pixiu_cli.conversation.context.memory import MemoryLimits
+from pixiu_cli.conversation.context.memory_classes import MemoryLimits
 from pixiu_cli.conversation.store import ConversationStore
 from pixiu_cli.conversation.tokenizer.counts import count_tokens
 from pixiu_cli.home.model import Alert, DomainData, Holding, MemoryEvent, NewsItem, Profile, Signal
@@ -141,7 +141,7 @@ def test_a_500_holding_portfolio_question_keeps_rules_alerts_and_the_largest_pos
 
 
 def test_prices_weight_by_market_value(tmp_path):
-    from pixiu_cli.conversation.context.memory import position_weight
+    from pixiu_cli.conversation.context.memory_classes import position_weight
 
     h = Holding("600519", "贵州茅台", (), 100, 1500.0, "core")
     assert position_weight(h, {}) == 150_000 and position_weight(h, {"600519": 1400.0}) == 140_000

@@ -10,7 +10,7 @@ import pytest
 
 from pixiu_cli.account.trades import NewTrade, record_trade
 from pixiu_cli.conversation.context.builder import ContextBuilder, system_prompt
-from pixiu_cli.conversation.context.memory import MemoryLimits
+from pixiu_cli.conversation.context.memory_classes import MemoryLimits
 from pixiu_cli.conversation.store import ConversationStore
 from pixiu_cli.home.document_file import SHANGHAI, parse_document
 from pixiu_cli.home.store import InvestorStore

@@ -13,7 +13,7 @@ import pytest
 
 from pixiu_cli.conversation.context.block import CONTEXT_CLOSE, CONTEXT_OPEN
 from pixiu_cli.conversation.context.builder import ContextBuilder
-from pixiu_cli.conversation.context.memory import MemoryLimits
+from pixiu_cli.conversation.context.memory_classes import MemoryLimits
 from pixiu_cli.conversation.store import ConversationStore
 from pixiu_cli.home.store import InvestorStore
 from pixiu_cli.kernel.db.database import open_database

@@ -44,12 +44,12 @@ def test_labels_are_mapped_in_one_module():
     for name, node in _nodes()[ast.Tuple]:
         if [getattr(e, "value", None) for e in node.elts] in (["buy", "sell"], ["view", "plan", "rule"]):
             owners.setdefault(name, []).append("tuple")
-    assert set(owners) == {"domain/vocabulary.py"}, owners
+    assert set(owners) == {"kernel/vocabulary.py"}, owners
 
 
 def test_the_block_marker_is_spelled_in_one_module():
     spelled = sorted(name for name, node in _nodes()[ast.Constant] if node.value in (CONTEXT_OPEN, CONTEXT_CLOSE))
-    assert spelled == ["domain/vocabulary.py", "domain/vocabulary.py"]
+    assert spelled == ["kernel/vocabulary.py", "kernel/vocabulary.py"]
 
 
 def test_vocabulary_values():

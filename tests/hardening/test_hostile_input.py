@@ -37,7 +37,7 @@ from hypothesis import strategies as st
 from pixiu_cli.account.model import FILL_KINDS
 from pixiu_cli.conversation.context.block import CONTEXT_CLOSE, CONTEXT_OPEN
 from pixiu_cli.conversation.context.builder import SHANGHAI, ContextBuilder
-from pixiu_cli.conversation.context.memory import MemoryLimits
+from pixiu_cli.conversation.context.memory_classes import MemoryLimits
 from pixiu_cli.conversation.context.quoting import CLOSE_QUOTE, OPEN_QUOTE, quote_data
 from pixiu_cli.conversation.offline.script import ScriptedReply
 from pixiu_cli.conversation.selection.intent import Intent, detect_intent, is_portfolio_question
@@ -331,7 +331,7 @@ codes = st.one_of(disguised_codes, disguised_codes, not_codes)
 ASCII_CODE = re.compile(r"\A[0-9]{6}\Z", re.ASCII)
 storable = texts(max_pieces=6)
 positive = st.one_of(st.integers(1, 10**6), st.floats(0.001, 1e6))
-# a price a stock could have: above ¥100,000 is refused as nobody's (domain/plausible.py)
+# a price a stock could have: above ¥100,000 is refused as nobody's (market/plausible.py)
 price = st.one_of(st.integers(1, 10**5), st.floats(0.001, 1e5))
 non_finite = st.sampled_from([math.nan, math.inf, -math.inf, float("1e999")])
 moments = st.one_of(
@@ -629,7 +629,7 @@ valid_documents = st.fixed_dictionaries(
                             "day": ledger_days,
                             "kind": st.sampled_from(FILL_KINDS),
                             "symbol": disguised_codes,
-                            # what a ledger can hold (domain/plausible.py): whole shares, an
+                            # what a ledger can hold (market/plausible.py): whole shares, an
                             # A-share price, money below ¥1 trillion, fees below ¥100
                             "quantity": st.integers(0, 10**12).map(float),
                             "price": st.floats(0, 1e5),

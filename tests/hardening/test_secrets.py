@@ -83,7 +83,7 @@ class Transcript:
 
 
 RAW_APP = "import sys; from pixiu_cli.cli.app import app; sys.argv = ['pixiu', *sys.argv[1:]]; app()"
-DEEP_ARGUMENTS = "[" * 100_000  # json.loads raises RecursionError on it (agent/guardrails.py)
+DEEP_ARGUMENTS = "[" * 100_000  # json.loads raises RecursionError on it (conversation/agent/guardrails.py)
 BIG_CHUNK = 8192  # streamed in a dozen chunks, not 25,000: the size under test is the arguments'
 # Real crashes, in the real process: the model client is made to fail the way a library may,
 # with the request's Authorization header in its message ("崩溃测试"), or with a plain bug

@@ -10,19 +10,21 @@ import pytest
 
 from pixiu_cli.market.calendar import (
     SHANGHAI,
-    CalendarEnd,
     TradingCalendar,
     beyond_calendar,
-    calendar_end,
     calendar_mismatches,
+    last_complete_session,
+)
+from pixiu_cli.market.store import MarketStore
+from pixiu_cli.market.trading_days import (
+    CalendarEnd,
+    calendar_end,
     holiday_name,
     is_trading_day,
-    last_complete_session,
     reload_calendar,
     trading_calendar,
     write_refresh,
 )
-from pixiu_cli.market.store import MarketStore
 
 
 def at(text: str) -> datetime:

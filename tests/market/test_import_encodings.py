@@ -1,6 +1,6 @@
 """`pixiu data import` reads a price file in whatever encoding the client saved it: GBK, UTF-8
 with or without a byte-order mark, and UTF-16 (通达信's "Unicode" export), the same way a
-broker statement is read (one decoder, statements/decode.py)."""
+broker statement is read (one decoder, account/statements/decode.py)."""
 
 from __future__ import annotations
 

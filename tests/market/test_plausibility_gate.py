@@ -227,7 +227,7 @@ def test_a_sync_of_an_absurd_bonus_leaves_profiles_free_of_overflow(monkeypatch,
 
 def parse_ok(day: str) -> bool:
     """Whether the shipped calendar has `day` as a session (weekdays() knows no holidays)."""
-    from pixiu_cli.market.calendar import is_trading_day
+    from pixiu_cli.market.trading_days import is_trading_day
 
     return is_trading_day(date.fromisoformat(day))
 

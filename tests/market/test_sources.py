@@ -512,7 +512,7 @@ def test_baostock_lost_page_is_named_not_a_short_history(db):
 
 
 def test_a_sync_whose_source_knows_next_year_extends_the_calendar(db, tmp_path, monkeypatch):
-    from pixiu_cli.market.calendar import CalendarEnd, calendar_end, is_trading_day, reload_calendar
+    from pixiu_cli.market.trading_days import CalendarEnd, calendar_end, is_trading_day, reload_calendar
 
     monkeypatch.setenv("PIXIU_HOME", str(tmp_path))
     reload_calendar()

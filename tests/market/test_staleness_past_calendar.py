@@ -10,7 +10,7 @@ from datetime import date
 
 import pytest
 
-from pixiu_cli.market.calendar import calendar_end, sessions_between
+from pixiu_cli.market.trading_days import calendar_end, sessions_between
 from tests.helpers import clean_env, in_process_ok
 
 BARS = "tests/fixtures/market/000333.csv"

@@ -45,7 +45,7 @@ def make_client():
     def make(server: OfflineServer, api_key: str = "sk-test", **options) -> OpenAI:
         options.setdefault("max_retries", 0)
         # The SDK's default HTTP client loads the CA store again for every client (~20 ms);
-        # the product builds one context per process (llm/client.py), and so do these.
+        # the product builds one context per process (conversation/llm/client.py), and so do these.
         options.setdefault("http_client", DefaultHttpx2Client(verify=verified_tls_context()))
         client = OpenAI(base_url=server.base_url, api_key=api_key, **options)
         clients.append(client)

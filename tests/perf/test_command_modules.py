@@ -44,7 +44,7 @@ BOUNDS = {
         # +1: selection/form_kinds (the name table tells an own form's kind without the generator);
         # +1: selection/words (whether an own form that needs evidence sits inside a longer word)
         {"pixiu_cli.conversation.agent", "sqlite_utils"},
-    ),  # the request preview: agent/preview.py, no loop, no SDK
+    ),  # the request preview: conversation/agent/preview.py, no loop, no SDK
     # +1: store/packed_text; +1: selection/senses; +2: selection/form_kinds and words, as context TEXT
     "ask": (135, {"openai", "pixiu_cli.conversation.agent", "sqlite_utils"}),
 }

@@ -1,4 +1,4 @@
-"""The everyday forms of the investor's own stocks (selection/forms.py): which forms a name
+"""The everyday forms of the investor's own stocks (conversation/selection/forms.py): which forms a name
 gives and which it does not (everyday and industry words, English), and how the name table
 finds them — halves, initials, affix-free names, pinyin as a whole Latin token, IME typos."""
 

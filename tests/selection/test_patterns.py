@@ -1,4 +1,4 @@
-"""The selection rules' compiled patterns kept between processes (selection/rules.py, `compiled`):
+"""The selection rules' compiled patterns kept between processes (conversation/selection/rules.py, `compiled`):
 a pattern handed back from the kept opcodes is the pattern `re.compile` makes (`==` on a
 `re.Pattern` compares its opcodes), and a process that finds them kept compiles none."""
 

@@ -1,4 +1,4 @@
-"""A character's reading as the homophone fixer takes it (selection/homophones.py), with
+"""A character's reading as the homophone fixer takes it (conversation/selection/homophones.py), with
 pypinyin imported without its phrase dictionary: the same as pypinyin's full import gives,
 for every character pypinyin knows."""
 

@@ -1,4 +1,4 @@
-"""The segmenter (selection/words.py): jieba's word list in a compact form kept in pixiu's
+"""The segmenter (conversation/selection/words.py): jieba's word list in a compact form kept in pixiu's
 user cache — the same frequencies jieba's own prefix dictionary holds, read back on the
 next start, rebuilt when the kept file is damaged or was built from another word list —
 and jieba's `cut(text, HMM=False)` over it, word for word, without importing jieba."""

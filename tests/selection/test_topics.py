@@ -1,4 +1,4 @@
-"""Topics (selection/topics.py, data/selection/rules/topics.toml): a valuation or financial
+"""Topics (conversation/selection/topics.py, data/selection/rules/topics.toml): a valuation or financial
 question about named stocks gets their 基本面 part, one about the portfolio every holding's
 valuation line, one about the market as a whole the 市场概况 section; cancelling words,
 concept questions and words that are also the user's own money turn them off; the rules

@@ -1,5 +1,5 @@
-"""The conversation's use cases in process (services/ask.py `ask` and `retry`,
-services/brief.py `brief`): the product's app over a real SQLite file, the deterministic
+"""The conversation's use cases in process (conversation/ask.py `ask` and `retry`,
+brief/daily_brief.py `brief`): the product's app over a real SQLite file, the deterministic
 in-process model, the sink and the confirm callback a surface would pass. What `pixiu ask`,
 a REPL turn, /retry, `pixiu brief` and /brief have in common is checked here once."""
 

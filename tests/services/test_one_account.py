@@ -1,4 +1,4 @@
-"""One account: every figure derived once from the ledger (domain/ledger.py) and shown the
+"""One account: every figure derived once from the ledger (account/ledger.py) and shown the
 same by `pixiu holdings --json`, the holdings table, the context block, the brief's facts and
 the get_holdings tool. Each expectation is a hand computation written out beside it."""
 

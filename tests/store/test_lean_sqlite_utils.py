@@ -1,4 +1,4 @@
-"""sqlite-utils is imported without what pixiu never uses at start-up (store/__init__.py):
+"""sqlite-utils is imported without what pixiu never uses at start-up (kernel/db/__init__.py):
 click and dateutil's parser load when first used, the plugin manager is a stand-in that loads
 no plugin, its patterns compile when first used, and every feature still works; a later
 import of any of them gets the real one."""

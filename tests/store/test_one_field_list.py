@@ -1,4 +1,4 @@
-"""A ledger row's fields are declared once, on the domain type (domain/account.py Fill and
+"""A ledger row's fields are declared once, on the domain type (account/model.py Fill and
 CashBalance): the store reads each by its declared type, the export writes the table's own
 columns, a statement row before its id is a Fill with its line, and a listed trade holds its
 Fill. Adding a field is one line."""
@@ -48,7 +48,7 @@ def _declared_fields(node: ast.ClassDef) -> set[str]:
 
 def test_no_other_record_declares_the_fills_fields_again():
     """A record that names six of a fill's fields again is a second fill record: it drifts
-    (statements/rows.py once had its own copy of the fields; services/account.py another)."""
+    (account/statements/rows.py once had its own copy of the fields; account/overview.py another)."""
     fill = {f.name for f in fields(Fill)}
     again = {
         f"{path}:{node.name}": sorted(shared)

@@ -1,7 +1,7 @@
 """What leaves the store has the types the domain declares, whatever SQLite holds: a number an
 old import wrote as text is read as that number, a BLOB in a text column as its text, a value
 that is no number as NaN (shown 无效值, never a figure), and a market figure nobody can
-compute with is refused in one line that says where it is. context/memory.py trusts the
+compute with is refused in one line that says where it is. conversation/context/memory.py trusts the
 types and has no defensive wrappers left."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-import pixiu_cli.conversation.context.memory as memory_module
+import pixiu_cli.conversation.context.memory_classes as memory_module
 from pixiu_cli.conversation.context.builder import ContextBuilder
-from pixiu_cli.conversation.context.memory import MemoryLimits
+from pixiu_cli.conversation.context.memory_classes import MemoryLimits
 from pixiu_cli.conversation.store import ConversationStore
 from pixiu_cli.home.store import InvestorStore
 from pixiu_cli.kernel.db.database import open_database
@@ -222,7 +222,7 @@ def test_sqlite_keeps_such_text_in_a_real_column():
 
 @pytest.mark.parametrize("stored", ["1e999", "-inf", math.inf, "nan"])
 def test_an_infinite_or_nan_number_is_invalid_like_any_value_that_is_no_number(tmp_path, stored):
-    """One reading of a stored number (store/rows.py spelled_number): a finite float or
+    """One reading of a stored number (kernel/db/rows.py spelled_number): a finite float or
     nothing. Text spelling infinity once came out as an infinite figure the views printed."""
     db = open_database(tmp_path / "p.db")
     insert(

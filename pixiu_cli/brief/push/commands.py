@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 from pixiu_cli.commands.declaration import CLI, Command, Group, lazy, option, switch
 from pixiu_cli.commands.values import Choice, Text
-from pixiu_cli.market.calendar import default_at, too_early
 from pixiu_cli.market.source_by_name import SOURCE_NAMES
+from pixiu_cli.market.trading_days import default_at, too_early
 
 # what --at is when not given, per source (its publication time plus a margin)
 DEFAULT_TIMES = "、".join(f"{name} {default_at(name):%H:%M}" for name in SOURCE_NAMES)

@@ -26,7 +26,7 @@ from pixiu_cli.brief.push.message import Message, plain
 from pixiu_cli.brief.store import StoredBrief
 from pixiu_cli.conversation.store import ConversationStore
 from pixiu_cli.home.store import iso
-from pixiu_cli.kernel.db.stores import stores_of
+from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.kernel.safe_text import scrub
 

@@ -26,7 +26,7 @@ from pixiu_cli.conversation.context.block import (
     is_context_message,
     parsed_digests,
 )
-from pixiu_cli.conversation.context.memory import PRIORITY, Asked, MemoryAssembler, MemoryLimits, applied_moves
+from pixiu_cli.conversation.context.memory_classes import PRIORITY, Asked, MemoryAssembler, MemoryLimits, applied_moves
 from pixiu_cli.conversation.context.quoting import clipped_message, text
 from pixiu_cli.conversation.context.sections import BriefObjects, with_topics, withdrawn_section
 from pixiu_cli.conversation.context.watch import watch_holders, watch_section, watched
@@ -38,7 +38,7 @@ from pixiu_cli.conversation.selection.windows import GOVERNED
 from pixiu_cli.conversation.store import Conversation, ConversationStore, Turn
 from pixiu_cli.home.store import InvestorStore
 from pixiu_cli.kernel.clock import Clock, system_clock
-from pixiu_cli.kernel.db.stores import stores_of
+from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.resources import prompts_dir, read_prompt
 from pixiu_cli.market.calendar import SHANGHAI
 from pixiu_cli.market.store import SecurityMaster

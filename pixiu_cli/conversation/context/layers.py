@@ -48,7 +48,7 @@ from functools import lru_cache
 from pixiu_cli.conversation.context.quoting import sessions_said
 from pixiu_cli.kernel.limits import FreshnessRule
 from pixiu_cli.kernel.resources import data_dir
-from pixiu_cli.market.calendar import CalendarEnd, calendar_end, knows, next_trading_day, sessions_between
+from pixiu_cli.market.trading_days import CalendarEnd, calendar_end, knows, next_trading_day, sessions_between
 
 
 class Layer(StrEnum):

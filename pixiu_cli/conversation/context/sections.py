@@ -29,13 +29,13 @@ from dataclasses import replace
 from datetime import datetime, time
 
 from pixiu_cli.conversation.context.block import BlockItem, Section, is_context_message
-from pixiu_cli.conversation.context.memory import MemoryLimits, window_bounds
+from pixiu_cli.conversation.context.memory_classes import MemoryLimits, window_bounds
 from pixiu_cli.conversation.context.quoting import quote_data
 from pixiu_cli.conversation.selection.names import INDEX, SHADOW, NameTable
 from pixiu_cli.conversation.selection.normalize import normalize
 from pixiu_cli.conversation.selection.result import Carried, Selection
 from pixiu_cli.home.store import InvestorStore
-from pixiu_cli.kernel.db.stores import stores_of
+from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.memory.store import Withdrawal
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, datetime, time
 
-from pixiu_cli.market.calendar import (
+from pixiu_cli.market.trading_days import (
     CalendarEnd,
     as_shanghai,
     calendar_end,

@@ -12,7 +12,7 @@ from pixiu_cli.conversation.context.block import BlockItem, Section
 from pixiu_cli.conversation.context.quoting import day, defuse, show_signed
 from pixiu_cli.conversation.selection.names import Holder, NameSource
 from pixiu_cli.home.store import InvestorStore
-from pixiu_cli.kernel.db.stores import stores_of
+from pixiu_cli.kernel.db.shared_stores import stores_of
 
 KEY = "watchlist"
 PRIORITY = 88  # under the asked-about stocks' sections, above the persona

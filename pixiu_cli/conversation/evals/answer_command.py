@@ -22,7 +22,7 @@ from pixiu_cli.conversation.evals.answers import (
 from pixiu_cli.conversation.evals.store import EvalResultRow
 from pixiu_cli.home.store import iso
 from pixiu_cli.kernel.db.database import open_database
-from pixiu_cli.kernel.db.stores import stores_of
+from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.errors import UserError
 from pixiu_cli.kernel.settings import Settings
 

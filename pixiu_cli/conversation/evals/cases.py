@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from pixiu_cli.home.document_file import ACCOUNT, SECTIONS, DatasetError, normalise_timestamp
-from pixiu_cli.kernel.db.stores import stores_of
+from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.errors import UserError
 from pixiu_cli.kernel.resources import data_dir
 from pixiu_cli.kernel.vocabulary import normalise_code

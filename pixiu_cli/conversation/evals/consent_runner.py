@@ -83,7 +83,7 @@ def _recorded(base: Path, index: int, case: dict) -> bool:
     from pixiu_cli.conversation.agent.tools import ToolArgumentError, ToolContext
     from pixiu_cli.conversation.model_tools import model_tools
     from pixiu_cli.kernel.db.database import open_database
-    from pixiu_cli.kernel.db.stores import stores_of
+    from pixiu_cli.kernel.db.shared_stores import stores_of
 
     path = base / f"case{index}.db"
     shutil.copyfile(base / "template.db", path)

@@ -116,7 +116,7 @@ from typing import Any
 
 from pixiu_cli.conversation.context.block import ContextBlock
 from pixiu_cli.conversation.context.builder import ContextBuilder
-from pixiu_cli.conversation.context.memory import ACCOUNT_LABELS, MemoryLimits, account_figures
+from pixiu_cli.conversation.context.memory_classes import ACCOUNT_LABELS, MemoryLimits, account_figures
 from pixiu_cli.conversation.evals.cases import (
     EvalError,
     EvalSetup,
@@ -133,7 +133,7 @@ from pixiu_cli.conversation.selection.names import securities_for_document, ship
 from pixiu_cli.conversation.store import ConversationStore
 from pixiu_cli.home.document_file import DatasetError, parse_document
 from pixiu_cli.kernel.db.database import open_database
-from pixiu_cli.kernel.db.stores import stores_of
+from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.resources import data_dir
 
 _REQUIRED = ("id", "category", "now", "dataset", "message")

@@ -5,9 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from sqlite_utils import Database
-
-from pixiu_cli.kernel.db.database import write_transaction
+from pixiu_cli.kernel.db.database import Database, write_transaction
 from pixiu_cli.kernel.db.rows import dict_rows
 from pixiu_cli.kernel.safe_text import scrub
 

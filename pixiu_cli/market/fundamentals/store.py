@@ -8,9 +8,7 @@ from collections.abc import Sequence
 from dataclasses import fields
 from decimal import Decimal
 
-from sqlite_utils import Database
-
-from pixiu_cli.kernel.db.database import write_transaction
+from pixiu_cli.kernel.db.database import Database, write_transaction
 from pixiu_cli.kernel.db.rows import dict_rows, optional_text, text
 from pixiu_cli.market.fundamentals.model import (
     Dividend,

@@ -23,7 +23,7 @@ class Listed:
 
 
 def _list(ctx, r: NewsRequest) -> Listed:
-    from pixiu_cli.kernel.db.stores import stores_of
+    from pixiu_cli.kernel.db.shared_stores import stores_of
 
     return Listed(stores_of(ctx.db).news.listing(r.code, r.limit), r.code)
 

@@ -6,9 +6,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 
-from sqlite_utils import Database
-
-from pixiu_cli.kernel.db.database import write_transaction
+from pixiu_cli.kernel.db.database import Database, write_transaction
 from pixiu_cli.kernel.db.rows import dict_rows, record
 from pixiu_cli.market.news.model import FetchedNews, StoredNews
 

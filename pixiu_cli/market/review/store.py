@@ -4,9 +4,7 @@ replaced by the close's)."""
 
 from __future__ import annotations
 
-from sqlite_utils import Database
-
-from pixiu_cli.kernel.db.database import write_transaction
+from pixiu_cli.kernel.db.database import Database, write_transaction
 from pixiu_cli.kernel.db.rows import count, dict_rows, flag, optional_text, text
 from pixiu_cli.market.fundamentals.store import decimal_text, read_decimal
 from pixiu_cli.market.plausible import BREADTH_FIGURES, INDUSTRY_FIGURES, MAX_LISTED, within_bounds

@@ -887,7 +887,7 @@ def _window_note(move, days: float, limit: int, now: datetime | None = None) -> 
 def _last_session_start(now: datetime) -> str | None:
     """On a day the market is closed, the start of the last trading day: on a Saturday
     evening, Friday's alerts are the last the user has not acted on. None on a trading day."""
-    from pixiu_cli.market.calendar import CalendarEnd, is_trading_day, previous_trading_day
+    from pixiu_cli.market.trading_days import CalendarEnd, is_trading_day, previous_trading_day
 
     try:
         if is_trading_day(now.date()):
