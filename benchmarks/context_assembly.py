@@ -57,11 +57,11 @@ from pixiu_cli.conversation.context.block import assemble  # noqa: E402
 from pixiu_cli.conversation.context.builder import SHANGHAI, ContextBuilder, scene_fragment  # noqa: E402
 from pixiu_cli.conversation.context.memory_classes import MemoryAssembler, MemoryLimits  # noqa: E402
 from pixiu_cli.conversation.selection.intent import Intent, detect_intent  # noqa: E402
-from pixiu_cli.conversation.selection.names import Holder  # noqa: E402
 from pixiu_cli.conversation.selection.select import extract_symbols  # noqa: E402
 from pixiu_cli.conversation.store import ConversationStore  # noqa: E402
 from pixiu_cli.home.store import InvestorStore  # noqa: E402
 from pixiu_cli.kernel.db.database import open_database  # noqa: E402
+from pixiu_cli.market.names.table import Holder  # noqa: E402
 
 NOW = datetime(2026, 6, 16, 10, 30, tzinfo=SHANGHAI)  # a Tuesday, during the session
 YEARS = 5

@@ -66,13 +66,13 @@ from pixiu_cli.conversation.model_tools import model_tools  # noqa: E402
 from pixiu_cli.conversation.offline.script import ScriptedReply, ToolCallSpec  # noqa: E402
 from pixiu_cli.conversation.offline.server import OfflineServer  # noqa: E402
 from pixiu_cli.conversation.selection.intent import Intent, detect_intent  # noqa: E402
-from pixiu_cli.conversation.selection.names import Holder  # noqa: E402
 from pixiu_cli.conversation.selection.select import extract_symbols  # noqa: E402
 from pixiu_cli.conversation.store import ConversationStore  # noqa: E402
 from pixiu_cli.home.document_file import load_document  # noqa: E402
 from pixiu_cli.home.store import InvestorStore  # noqa: E402
 from pixiu_cli.kernel.db.database import open_database  # noqa: E402
 from pixiu_cli.kernel.resources import data_dir  # noqa: E402
+from pixiu_cli.market.names.table import Holder  # noqa: E402
 from pixiu_cli.memory.store import MemoryStore  # noqa: E402
 
 UNIT = 64  # DeepSeek caches in 64-token units

@@ -52,7 +52,7 @@ def _wall_ms(argv: list[str], env: dict[str, str], reps: int) -> float:
 
 JIEBAS_LOADER = "import jieba, logging; jieba.setLogLevel(logging.WARNING); jieba.Tokenizer().initialize()"
 PIXIUS_LOADER = (
-    "from pixiu_cli.conversation.selection import rules, words; import pixiu_cli.kernel.resources; words.warm()"
+    "from pixiu_cli.market.names import rules, words; import pixiu_cli.kernel.resources; words.warm()"
 )
 
 
@@ -63,7 +63,7 @@ def _loader_ms(code: str, reps: int) -> float:
     env = dict(os.environ)
     subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, check=True)
     empty = _wall_ms(
-        [sys.executable, "-c", "import pixiu_cli.conversation.selection.rules, pixiu_cli.kernel.resources"], env, reps
+        [sys.executable, "-c", "import pixiu_cli.market.names.rules, pixiu_cli.kernel.resources"], env, reps
     )
     return _wall_ms([sys.executable, "-c", code], env, reps) - empty
 

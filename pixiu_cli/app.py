@@ -17,12 +17,11 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pixiu_cli.account.fees import Commission
 from pixiu_cli.kernel.clock import Clock, clock_at, system_clock
 from pixiu_cli.kernel.db.shared_stores import Stores, stores_of
 from pixiu_cli.kernel.resources import user_cache_dir
 from pixiu_cli.kernel.safe_text import mask_url
-from pixiu_cli.kernel.settings import Settings, shared_config_line
+from pixiu_cli.kernel.settings import Commission, Settings, shared_config_line
 from pixiu_cli.kernel.settings import load_settings as plain_settings
 
 if TYPE_CHECKING:
@@ -280,9 +279,9 @@ def refresh_demo_data(domain: InvestorStore, now: datetime, state_file: Path | N
 
 
 def _refresh_demo_data(domain: InvestorStore, now: datetime) -> None:
-    from pixiu_cli.conversation.selection.names import securities_for_document
     from pixiu_cli.home.document_file import load_document
     from pixiu_cli.kernel.resources import data_dir
+    from pixiu_cli.market.names.table import securities_for_document
 
     data = load_document(data_dir() / "demo" / "portfolio.json", now)
     shipped = sorted(p.stem for p in (data_dir() / "demo" / "market").glob("[0-9][0-9][0-9][0-9][0-9][0-9].csv"))

@@ -10,7 +10,7 @@ after changing the vocabulary or its fuzzy rules, or upgrading pypinyin
 
 from pathlib import Path
 
-from pixiu_cli.conversation.selection.homophones import SOUNDS_FILE, sound_table
+from pixiu_cli.market.names.homophones import SOUNDS_FILE, sound_table
 
 OUT = Path(__file__).resolve().parent.parent / "data" / "selection" / SOUNDS_FILE
 

@@ -69,7 +69,7 @@ def _build_derived_files() -> None:
 
     bpe.load_tables(tokens.tokenizer_file(), bpe.default_cache_dir())
     if not (resources.user_cache_dir() / "segmenter.words").exists():
-        from pixiu_cli.conversation.selection import words
+        from pixiu_cli.market.names import words
 
         words.warm()
 

@@ -27,8 +27,7 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 
-DEFAULT_COMMISSION_RATE = 0.00025  # 万2.5, each side: what most retail accounts pay
-DEFAULT_COMMISSION_MIN = 5.0  # yuan per order
+from pixiu_cli.kernel.settings import Commission
 
 # (in force from, rate of the amount, sells only): the latest row in force wins.
 STAMP_DUTY: tuple[tuple[str, float, bool], ...] = (
@@ -54,17 +53,6 @@ TRANSFER_FEE: tuple[tuple[str, str, float, str], ...] = (
     ("SH", "2022-04-29", 0.00001, "amount"),
     ("SZ", "2022-04-29", 0.00001, "amount"),
 )
-
-
-@dataclass(frozen=True)
-class Commission:
-    """The broker's commission: a rate of the amount with a minimum per order."""
-
-    rate: float = DEFAULT_COMMISSION_RATE
-    minimum: float = DEFAULT_COMMISSION_MIN
-
-    def on(self, amount: float) -> float:
-        return max(amount * self.rate, self.minimum) if amount > 0 else 0.0
 
 
 def _in_force(rows, day: str):

@@ -85,18 +85,6 @@ class Fill:
 
 
 @dataclass(frozen=True)
-class SkippedRow:
-    """A stored row of the ledger no figure can be made from (a value an older version or a
-    damaged file left): a read leaves it out of the account and says so."""
-
-    table: str  # account_fills | account_cash | corporate_actions
-    row: str  # its id, or its stock and day
-    column: str
-    value: str  # as stored, shortened
-    problem: str  # "invalid": no number; "range": past any account's bounds
-
-
-@dataclass(frozen=True)
 class CashBalance:
     """A balance as stated (a statement's 资金余额, or `pixiu cash set`): the ledger's later
     flows move it (domain/ledger.py cash_after)."""

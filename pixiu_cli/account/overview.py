@@ -13,20 +13,12 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, NamedTuple
 
 from pixiu_cli.account.ledger import Position, StatedLot, cash_after, checkpointed, dec, position, resume_fills_from
-from pixiu_cli.account.model import (
-    COST_METHODS,
-    KIND_NAMES,
-    MANUAL,
-    ORIGIN_NAMES,
-    STATEMENT,
-    CashBalance,
-    Fill,
-    SkippedRow,
-)
+from pixiu_cli.account.model import COST_METHODS, KIND_NAMES, MANUAL, ORIGIN_NAMES, STATEMENT, CashBalance, Fill
 from pixiu_cli.account.valuation import AccountView, Close, account_cash, applied_dividends, value_account
 from pixiu_cli.home.model import LEDGER, STATED, Holding
 from pixiu_cli.kernel.dates import DateWordsError, day_label, parse_date_words
 from pixiu_cli.kernel.db.database import write_transaction
+from pixiu_cli.kernel.db.rows import SkippedRow
 from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.kernel.vocabulary import is_finite_number

@@ -10,20 +10,12 @@ import json
 from dataclasses import asdict, dataclass
 
 from pixiu_cli.account.ledger import Checkpoint
-from pixiu_cli.account.model import CashBalance, Fill, SkippedRow
-from pixiu_cli.home.model import Decision, Holding
+from pixiu_cli.account.model import CashBalance, Fill
+from pixiu_cli.home.model import Decision, Holding, decision_from_row, holding_from_row
 from pixiu_cli.kernel.db.database import Database
-from pixiu_cli.kernel.db.rows import (
-    decision_from_row,
-    dict_rows,
-    holding_from_row,
-    number,
-    record,
-    skip_or_refuse,
-    unreadable,
-)
+from pixiu_cli.kernel.db.rows import SkippedRow, dict_rows, number, readable, record, skip_or_refuse, unreadable
 from pixiu_cli.kernel.vocabulary import decision_author, is_finite_number
-from pixiu_cli.market.plausible import CASH_BOUNDS, LEDGER_BOUNDS, MAX_MONEY, MAX_PRICE, MAX_SHARES, readable
+from pixiu_cli.market.plausible import CASH_BOUNDS, LEDGER_BOUNDS, MAX_MONEY, MAX_PRICE, MAX_SHARES
 from pixiu_cli.memory.store import trade_text
 
 # a statement's fill is never an estimate: only the record path (store/portfolio.py) sets fee_estimated

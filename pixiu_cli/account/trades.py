@@ -10,7 +10,7 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from pixiu_cli.account.fees import Commission, trade_cost
+from pixiu_cli.account.fees import trade_cost
 from pixiu_cli.account.overview import (
     Held,
     derive_positions,
@@ -25,6 +25,7 @@ from pixiu_cli.home.model import Decision, Holding
 from pixiu_cli.kernel.db.database import write_transaction
 from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.errors import RequestError
+from pixiu_cli.kernel.settings import Commission
 from pixiu_cli.kernel.vocabulary import SIDES, is_finite_number, side_name
 from pixiu_cli.market.boards import fits_order, odd_part, order_rule, order_size, sellable_size
 from pixiu_cli.market.plausible import fill_problems

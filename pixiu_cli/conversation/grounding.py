@@ -18,8 +18,6 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from pixiu_cli.account.overview import trade_day
-from pixiu_cli.conversation.selection.names import INDEX, SHADOW, NameSource
-from pixiu_cli.conversation.selection.normalize import normalize
 from pixiu_cli.conversation.selection.numbers import Figure, arabic, figures, fold_digits
 from pixiu_cli.kernel.dates import find_date_words
 from pixiu_cli.kernel.db.shared_stores import stores_of
@@ -40,6 +38,8 @@ from pixiu_cli.kernel.vocabulary import (
     SIDE_WORDS,
     VOCATIVES,
 )
+from pixiu_cli.market.names.normalize import normalize
+from pixiu_cli.market.names.table import INDEX, SHADOW, NameSource
 
 if TYPE_CHECKING:
     from sqlite_utils import Database

@@ -22,7 +22,6 @@ from datetime import UTC
 from functools import cached_property
 from typing import Protocol
 
-from pixiu_cli.conversation.packed_text import pack_text, text_of, unpack_text
 from pixiu_cli.conversation.tokenizer.counts import count_message_tokens
 from pixiu_cli.kernel.clock import Clock, system_clock
 from pixiu_cli.kernel.db.database import (
@@ -32,6 +31,7 @@ from pixiu_cli.kernel.db.database import (
     this_process,
     write_transaction,
 )
+from pixiu_cli.kernel.db.packed_text import pack_text, text_of, unpack_text
 from pixiu_cli.kernel.safe_text import scrub
 
 MAX_DEPTH = 16

@@ -132,7 +132,7 @@ def _stated_now(db: Database, data: DomainData, now: datetime) -> DomainData:
 def _register_securities(db: Database, data) -> None:
     """Every stock the import has data about joins the security master, so its name is
     recognised in questions even when it is not held (五粮液 with a stored profile)."""
-    from pixiu_cli.conversation.selection.names import securities_for_document
+    from pixiu_cli.market.names.table import securities_for_document
 
     stores_of(db).securities.upsert(securities_for_document(data), keep_names=True)
 

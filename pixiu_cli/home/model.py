@@ -9,6 +9,9 @@ value that is no number as NaN, which every view shows as 无效值 (pixiu_cli/k
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
+
+from pixiu_cli.kernel.db.rows import json_column, record
 
 # What a holding row's shares and cost are: the user's (or a document's) statement of the
 # position on its day, which the ledger's later events move; or a copy of what the ledger
@@ -144,3 +147,44 @@ class DomainData:
     persona: dict[str, str] = field(default_factory=dict)
     account: AccountLedger | None = None  # None: the document has none (older exports, the demo)
     read_at: str | None = None  # when the document was read: the as-of of the persona it sets
+
+
+# The data set row by row: each type read from its stored row.
+
+
+@lru_cache(maxsize=4096)
+def _short_names(raw) -> tuple[str, ...]:
+    return tuple(name for name in json_column(raw, []) if isinstance(name, str))
+
+
+def holding_from_row(r) -> Holding:
+    return record(Holding, r, "holdings", short_names=_short_names(r["short_names"]))
+
+
+def profile_from_row(r) -> Profile:
+    return record(Profile, r, "profiles")
+
+
+def news_from_row(r) -> NewsItem:
+    return record(NewsItem, r, "news")
+
+
+def signal_from_row(r) -> Signal:
+    return record(Signal, r, "signals", components=json_column(r["components"], {}))
+
+
+def report_from_row(r) -> Report:
+    symbols = tuple(s for s in json_column(r["symbols"], []) if isinstance(s, str))
+    return record(Report, r, "reports", symbols=symbols)
+
+
+def decision_from_row(r) -> Decision:
+    return record(Decision, r, "decisions")
+
+
+def alert_from_row(r) -> Alert:
+    return record(Alert, r, "alerts")
+
+
+def event_from_row(r) -> MemoryEvent:
+    return record(MemoryEvent, r, "memory_events")

@@ -41,22 +41,17 @@ from pixiu_cli.home.model import (
     Profile,
     Report,
     Signal,
-)
-from pixiu_cli.kernel.db.database import Database, write_transaction
-from pixiu_cli.kernel.db.rows import (
     alert_from_row,
     decision_from_row,
-    dict_rows,
     event_from_row,
     holding_from_row,
     news_from_row,
-    number,
-    optional_text,
     profile_from_row,
     report_from_row,
     signal_from_row,
-    text,
 )
+from pixiu_cli.kernel.db.database import Database, write_transaction
+from pixiu_cli.kernel.db.rows import dict_rows, number, optional_text, text
 from pixiu_cli.kernel.vocabulary import CONVERSATION_SOURCES, USERS_OWN
 
 FILLS, CASH = "account_fills", "account_cash"

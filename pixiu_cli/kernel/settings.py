@@ -18,14 +18,11 @@ import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pixiu_cli.kernel.clock import pinned_moment
 from pixiu_cli.kernel.errors import UserError, os_reason
 from pixiu_cli.kernel.resources import default_home
-
-if TYPE_CHECKING:
-    from pixiu_cli.account.fees import Commission
 
 DEEPSEEK_BASE_URL = "https://api.deepseek.com"
 OFFLINE_MODEL = "pixiu-offline"
@@ -42,6 +39,21 @@ BUILT_TABLES = ("context", "agent", "prices", "backtest", "push")
 
 class SettingsError(UserError):
     """A configuration problem the user can fix; the message is one line."""
+
+
+DEFAULT_COMMISSION_RATE = 0.00025  # 万2.5, each side: what most retail accounts pay
+DEFAULT_COMMISSION_MIN = 5.0  # yuan per order
+
+
+@dataclass(frozen=True)
+class Commission:
+    """The broker's commission: a rate of the amount with a minimum per order."""
+
+    rate: float = DEFAULT_COMMISSION_RATE
+    minimum: float = DEFAULT_COMMISSION_MIN
+
+    def on(self, amount: float) -> float:
+        return max(amount * self.rate, self.minimum) if amount > 0 else 0.0
 
 
 @dataclass(frozen=True)
@@ -78,8 +90,6 @@ class Settings:
 
     @property
     def commission(self) -> Commission:
-        from pixiu_cli.account.fees import Commission
-
         given = {"rate": self.commission_rate, "minimum": self.commission_min}
         return Commission(**{k: v for k, v in given.items() if v is not None})
 

@@ -148,8 +148,8 @@ def spelled_benchmark(raw: str) -> Benchmark | None:
 def _named_index(raw: str) -> tuple[str | None, Benchmark | None]:
     """(its code, its benchmark) when `raw` is a shipped index name; the benchmark is None for
     an index pixiu does not measure against (中证500)."""
-    from pixiu_cli.conversation.selection.names import shipped_indexes
-    from pixiu_cli.conversation.selection.normalize import fold_width_case
+    from pixiu_cli.market.names.normalize import fold_width_case
+    from pixiu_cli.market.names.table import shipped_indexes
 
     wanted = fold_width_case(raw.strip())
     for code, names in shipped_indexes().items():

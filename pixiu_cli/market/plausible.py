@@ -296,12 +296,6 @@ INDUSTRY_FIGURES = {
 # No gate lets a figure past 1e14 (FIGURE_BOUNDS, MAX_MONEY, MAX_SHARES); one stored beyond
 # this came from an older version or a damaged file, and reads as no number at all: past it,
 # decimal arithmetic (28 digits) cannot round it to the fen.
-MAX_READABLE = 1e15
-
-
-def readable(value: float, bound: float = MAX_READABLE) -> bool:
-    """A stored float finite and within ±bound."""
-    return math.isfinite(value) and -bound <= value <= bound
 
 
 # The ledger's columns read back within the bounds they were written with (fill_problems):

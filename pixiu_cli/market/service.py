@@ -258,7 +258,7 @@ class Watched:
 
 def watchlist(db: Database) -> list[Watched]:
     """Each watched stock with its name: the security master's, else the shipped list's."""
-    from pixiu_cli.conversation.selection.names import NameSource
+    from pixiu_cli.market.names.table import NameSource
 
     names = NameSource(stores_of(db).securities)
     return [Watched(symbol, names.security_name(symbol), at) for symbol, at in stores_of(db).market.watchlist()]

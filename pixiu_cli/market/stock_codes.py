@@ -22,7 +22,7 @@ def resolve_stock(db: Database, typed: str, names_cache: Path | None = None) -> 
         return code
     if unicodedata.normalize("NFKC", typed).strip().isdigit():  # a code mistyped, not a name
         raise RequestError(f"股票代码应为 6 位数字，而不是 {typed!r}")
-    from pixiu_cli.conversation.selection.names import NameSource
+    from pixiu_cli.market.names.table import NameSource
 
     table = NameSource(stores_of(db).securities, cache_dir=names_cache).table(stores_of(db).investor.holdings())
     found = table.stocks_named(typed) if typed.strip() else []

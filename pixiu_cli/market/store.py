@@ -12,12 +12,23 @@ from collections.abc import Iterable, Sequence
 from functools import cache, partial
 from itertools import chain
 
-from pixiu_cli.account.model import SkippedRow
 from pixiu_cli.kernel.db.database import Database, write_transaction
-from pixiu_cli.kernel.db.rows import count, dict_rows, flag, number, record, skip_or_refuse, text, unreadable
+from pixiu_cli.kernel.db.rows import (
+    MAX_READABLE,
+    SkippedRow,
+    count,
+    dict_rows,
+    flag,
+    number,
+    readable,
+    record,
+    skip_or_refuse,
+    text,
+    unreadable,
+)
 from pixiu_cli.kernel.safe_text import scrub
 from pixiu_cli.market.bars import BarSeries, CorporateAction, SeriesInfo, SeriesWrite
-from pixiu_cli.market.plausible import ACTION_BOUNDS, MAX_PRICE, MAX_READABLE, MAX_SHARES, readable
+from pixiu_cli.market.plausible import ACTION_BOUNDS, MAX_PRICE, MAX_SHARES
 from pixiu_cli.market.securities import Alias, Security
 
 

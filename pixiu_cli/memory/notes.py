@@ -14,7 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from pixiu_cli.conversation.selection.names import NameSource
 from pixiu_cli.conversation.selection.select import select
 from pixiu_cli.home.model import MemoryEvent
 from pixiu_cli.home.store import InvestorStore
@@ -28,6 +27,7 @@ from pixiu_cli.kernel.vocabulary import (
     NOTE_NAME,
     PROPOSAL_NAME,
 )
+from pixiu_cli.market.names.table import NameSource
 from pixiu_cli.memory.plans import restates
 from pixiu_cli.memory.store import MemoryStore, NoteWrite, note_ref
 
@@ -43,7 +43,7 @@ def symbol_in_text(domain: InvestorStore, text: str) -> str | None:
 if TYPE_CHECKING:
     from sqlite_utils import Database
 
-    from pixiu_cli.account.fees import Commission
+    from pixiu_cli.kernel.settings import Commission
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from pixiu_cli.memory.store import decision_ref, note_ref
 if TYPE_CHECKING:
     from sqlite_utils import Database
 
-    from pixiu_cli.account.fees import Commission
+    from pixiu_cli.kernel.settings import Commission
 
 TRADE, ALERT = "trade", "alert"
 PROPOSALS_PER_TURN = 5

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pixiu_cli.conversation.selection.codes import find_codes
-from pixiu_cli.conversation.selection.names import INDEX, SHADOW, NameSource
-from pixiu_cli.conversation.selection.normalize import normalize
 from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.vocabulary import MEMORY_KIND_NAMES
+from pixiu_cli.market.names.codes import find_codes
+from pixiu_cli.market.names.normalize import normalize
+from pixiu_cli.market.names.table import INDEX, SHADOW, NameSource
 from pixiu_cli.memory.store import MemoryEntry
 
 if TYPE_CHECKING:

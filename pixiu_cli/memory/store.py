@@ -13,9 +13,9 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from pixiu_cli.home.model import MemoryEvent
+from pixiu_cli.home.model import MemoryEvent, event_from_row
 from pixiu_cli.kernel.db.database import Database, write_transaction
-from pixiu_cli.kernel.db.rows import count, dict_rows, event_from_row, number
+from pixiu_cli.kernel.db.rows import count, dict_rows, number
 from pixiu_cli.kernel.db.rows import text as stored_text
 from pixiu_cli.kernel.errors import UserError
 from pixiu_cli.kernel.vocabulary import AUTHOR_PROPOSAL, AUTHOR_USER, NOTE_KINDS, decision_author, side_name

@@ -25,7 +25,7 @@ from pixiu_cli.kernel import render
 # and market stores, the calendar, the cost report, the offline server's responder, rich's
 # live view, the proposals a turn's end asks about. tests/perf/test_warmup.py fails when a turn after the warm-up imports anything.
 TURN_MODULES = (
-    "pixiu_cli.conversation.selection.name_cache",
+    "pixiu_cli.market.names.cache",
     "ahocorasick",
     "pixiu_cli.account.store",
     "pixiu_cli.market.store",
@@ -108,8 +108,9 @@ class Warmup:
         """What every turn needs, in the order it needs it: the question's selection (rules,
         word boundaries, names), the context's modules, its token counts, the call, the
         reply's rendering."""
-        from pixiu_cli.conversation.selection import names, words
         from pixiu_cli.conversation.selection.select import warm as warm_selection
+        from pixiu_cli.market.names import table as names
+        from pixiu_cli.market.names import words
 
         offline = getattr(self._client, "provider", None) == "offline"  # the in-process server answers
         return (
@@ -128,7 +129,7 @@ class Warmup:
         """What only some turns need, or what is built once for all later starts (the
         segmenter's dictionary, ~1 s, the first time): run while the prompt waits, never during
         a turn."""
-        from pixiu_cli.conversation.selection import homophones, words
+        from pixiu_cli.market.names import homophones, words
         from pixiu_cli.repl.slash_commands import registry
 
         return (registry.load, homophones.warm, words.warm)

@@ -11,11 +11,11 @@ from sqlite_utils import Database
 
 from pixiu_cli.conversation.context.block import CONTEXT_CLOSE, CONTEXT_OPEN, MemoryId
 from pixiu_cli.conversation.context.builder import ContextBuilder
-from pixiu_cli.conversation.packed_text import pack_text, unpack_text
 from pixiu_cli.conversation.store import ConversationStore
 from pixiu_cli.home.document_file import load_document
 from pixiu_cli.home.store import InvestorStore
 from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.kernel.db.packed_text import pack_text, unpack_text
 from pixiu_cli.kernel.db.schema import migrations
 from tests.helpers import FIXTURE, NOW
 

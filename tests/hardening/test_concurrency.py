@@ -61,7 +61,7 @@ from pixiu_cli.conversation.agent.loop import SilentSink
 from pixiu_cli.app import open_app
 from pixiu_cli.conversation.ask import pick_conversation
 from pixiu_cli.kernel.settings import load_settings
-from pixiu_cli.kernel.db import memory
+from pixiu_cli.memory import store as memory
 
 name, turns, plan_every, go = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
 slow_every = int(sys.argv[5])

@@ -41,7 +41,6 @@ from pixiu_cli.conversation.context.memory_classes import MemoryLimits
 from pixiu_cli.conversation.context.quoting import CLOSE_QUOTE, OPEN_QUOTE, quote_data
 from pixiu_cli.conversation.offline.script import ScriptedReply
 from pixiu_cli.conversation.selection.intent import Intent, detect_intent, is_portfolio_question
-from pixiu_cli.conversation.selection.names import Holder
 from pixiu_cli.conversation.selection.select import extract_symbols
 from pixiu_cli.conversation.store import ConversationStore
 from pixiu_cli.home.document_file import SECTIONS, DatasetError, parse_document, to_document
@@ -49,6 +48,7 @@ from pixiu_cli.home.model import AccountLedger, DomainData
 from pixiu_cli.home.store import InvestorStore, merge_document
 from pixiu_cli.kernel.db.database import open_database
 from pixiu_cli.kernel.vocabulary import normalise_code
+from pixiu_cli.market.names.table import Holder
 from pixiu_cli.repl.registry import CommandError, ParsedCommand, parse_command
 from pixiu_cli.repl.slash_commands import registry
 from pixiu_cli.repl.state import ExitRepl, ReplState

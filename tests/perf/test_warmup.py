@@ -158,8 +158,8 @@ def test_only_what_every_turn_needs_is_loaded_while_a_turn_runs():
 
 
 def test_the_steps_come_in_the_order_a_turn_needs_them():
-    from pixiu_cli.conversation.selection import homophones, words
     from pixiu_cli.kernel import render
+    from pixiu_cli.market.names import homophones, words
     from pixiu_cli.repl.slash_commands import registry
     from pixiu_cli.repl.warmup import Warmup
 
@@ -179,7 +179,7 @@ def test_the_steps_come_in_the_order_a_turn_needs_them():
 
 
 def test_a_dictionary_not_built_yet_is_built_while_the_prompt_waits(tmp_path, monkeypatch):
-    from pixiu_cli.conversation.selection import words
+    from pixiu_cli.market.names import words
     from pixiu_cli.repl.warmup import Warmup
 
     class Client:

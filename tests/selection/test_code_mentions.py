@@ -5,9 +5,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pixiu_cli.conversation.selection.names import Holder
 from pixiu_cli.conversation.selection.select import extract_symbols
 from pixiu_cli.kernel.resources import data_dir
+from pixiu_cli.market.names.table import Holder
 
 HOLDINGS = (
     Holder("600519", "贵州茅台", ("茅台",)),

@@ -11,9 +11,9 @@ from datetime import date
 
 import pytest
 
-from pixiu_cli.conversation.selection.names import Holder, NameTable, names_from
 from pixiu_cli.conversation.selection.select import select
 from pixiu_cli.conversation.selection.windows import moves, period
+from pixiu_cli.market.names.table import Holder, NameTable, names_from
 
 
 def _span(text: str, today: str) -> tuple[str, str] | None:

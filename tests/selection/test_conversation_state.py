@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from pixiu_cli.conversation.selection.intent import Intent
-from pixiu_cli.conversation.selection.names import Holder, NameTable, names_from
 from pixiu_cli.conversation.selection.select import select
+from pixiu_cli.market.names.table import Holder, NameTable, names_from
 
 HOLDINGS = [
     Holder("000568", "泸州老窖", ("老窖",)),

@@ -11,8 +11,8 @@ import sys
 
 import pytest
 
-from pixiu_cli.conversation.selection.names import Known, NameTable, names_from
 from pixiu_cli.conversation.selection.select import select
+from pixiu_cli.market.names.table import Known, NameTable, names_from
 from tests.helpers import REPO, clean_env, pixiu_in_process
 
 
@@ -83,7 +83,7 @@ def test_the_list_is_read_when_a_name_table_is_built_not_on_import():
         "import pixiu_cli.conversation.context.builder, pixiu_cli.conversation.selection.select\n"
         "from pixiu_cli.market.securities import shipped_names\n"
         "print(shipped_names.cache_info().currsize)\n"
-        "from pixiu_cli.conversation.selection.names import NameTable, names_from\n"
+        "from pixiu_cli.market.names.table import NameTable, names_from\n"
         "NameTable(names_from((), (), ()))\n"
         "print(shipped_names.cache_info().currsize)\n"
     )

@@ -9,9 +9,10 @@ import os
 
 import pytest
 
-from pixiu_cli.conversation.selection import name_cache, names
-from pixiu_cli.conversation.selection.names import Holder, NameSource
 from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.market.names import cache as name_cache
+from pixiu_cli.market.names import table as names
+from pixiu_cli.market.names.table import Holder, NameSource
 from pixiu_cli.market.store import SecurityMaster
 
 TEXTS = ["宁德时代能买吗", "寧德時代怎麼樣", "茅台还能拿吗", "平安夜快乐", "上证指数跌了"]

@@ -11,12 +11,12 @@ import pytest
 
 from pixiu_cli.conversation.context.builder import ContextBuilder
 from pixiu_cli.conversation.selection.aliases import add_alias
-from pixiu_cli.conversation.selection.names import Holder, shipped_market_list
 from pixiu_cli.conversation.selection.select import extract_symbols
 from pixiu_cli.conversation.store import ConversationStore
 from pixiu_cli.home.document_file import SHANGHAI, load_document
 from pixiu_cli.home.store import InvestorStore
 from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.market.names.table import Holder, shipped_market_list
 from pixiu_cli.market.store import SecurityMaster
 from pixiu_cli.memory.notes import symbol_in_text
 

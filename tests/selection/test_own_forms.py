@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from pixiu_cli.conversation.selection.forms import (
+from pixiu_cli.conversation.selection.select import select
+from pixiu_cli.market.names.forms import (
     AFFIX,
     EACH_WORD,
     FIRST_TWO,
@@ -17,8 +18,7 @@ from pixiu_cli.conversation.selection.forms import (
     generated_forms,
     latin_forms,
 )
-from pixiu_cli.conversation.selection.names import HOMOPHONE, Holder, NameTable, names_from
-from pixiu_cli.conversation.selection.select import select
+from pixiu_cli.market.names.table import HOMOPHONE, Holder, NameTable, names_from
 
 
 def forms(name: str) -> dict[str, str]:

@@ -9,8 +9,9 @@ import re
 
 import pytest
 
-from pixiu_cli.conversation.selection import codes, follow_up, intent, select, targets, topics, windows
-from pixiu_cli.conversation.selection import rules as patterns
+from pixiu_cli.conversation.selection import follow_up, intent, select, targets, topics, windows
+from pixiu_cli.market.names import codes
+from pixiu_cli.market.names import rules as patterns
 
 BUILDERS = (
     intent.cues,

@@ -10,8 +10,8 @@ import sys
 
 import pytest
 
-from pixiu_cli.conversation.selection import homophones
 from pixiu_cli.kernel.resources import data_dir
+from pixiu_cli.market.names import homophones
 from tests.helpers import fresh_python
 
 
@@ -38,7 +38,7 @@ def test_the_lean_import_leaves_the_environment_as_it_was():
     code = (
         "import os, sys\n"
         "os.environ['PYPINYIN_NO_DICT_COPY'] = 'mine'\n"
-        "from pixiu_cli.conversation.selection import homophones\n"
+        "from pixiu_cli.market.names import homophones\n"
         "assert homophones.readings('迟') == homophones.readings('持') == {'ci'}  # chi, fuzzy-folded\n"
         "from pypinyin.constants import PHRASES_DICT\n"
         "print(len(PHRASES_DICT), os.environ.get('PYPINYIN_NO_PHRASES'), os.environ['PYPINYIN_NO_DICT_COPY'])\n"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from pixiu_cli.conversation.selection import words
+from pixiu_cli.market.names import words
 from tests.helpers import fresh_python
 
 jieba = pytest.importorskip("jieba")
@@ -115,7 +115,7 @@ def test_added_words_and_the_cut_are_jiebas(kept, word_list):
 def test_the_word_list_is_found_without_importing_jieba():
     code = (
         "import sys\n"
-        "from pixiu_cli.conversation.selection import words\n"
+        "from pixiu_cli.market.names import words\n"
         "print(words.word_list_path().is_file(), 'jieba' in sys.modules)\n"
     )
     assert fresh_python(code).split() == ["True", "False"]
@@ -127,7 +127,7 @@ _CORPUS_CUT = """
 import sys, logging
 from pathlib import Path
 import jieba
-from pixiu_cli.conversation.selection import names, words
+from pixiu_cli.market.names import table as names, words
 jieba.setLogLevel(logging.WARNING)
 theirs = jieba.Tokenizer(); theirs.initialize()
 for word in words.vocabulary(): theirs.add_word(word, freq=10_000)

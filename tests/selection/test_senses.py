@@ -8,10 +8,10 @@ from __future__ import annotations
 import pytest
 
 from pixiu_cli.conversation.selection.intent import Intent
-from pixiu_cli.conversation.selection.names import Holder, NameTable, names_from, shipped_market_list
-from pixiu_cli.conversation.selection.normalize import normalize
 from pixiu_cli.conversation.selection.select import select
 from pixiu_cli.conversation.selection.senses import compared, everyday_reason, sense_of
+from pixiu_cli.market.names.normalize import normalize
+from pixiu_cli.market.names.table import Holder, NameTable, names_from, shipped_market_list
 
 HOLDERS = (
     Holder("002852", "道道全", ()),

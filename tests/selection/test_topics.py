@@ -11,10 +11,11 @@ import hashlib
 import pytest
 
 from pixiu_cli.conversation.selection import follow_up as conversation
-from pixiu_cli.conversation.selection import rules, select, topics
-from pixiu_cli.conversation.selection.names import Holder, NameTable, names_from
+from pixiu_cli.conversation.selection import select, topics
 from pixiu_cli.conversation.selection.select import select as pick
 from pixiu_cli.kernel.resources import data_dir
+from pixiu_cli.market.names import rules
+from pixiu_cli.market.names.table import Holder, NameTable, names_from
 
 HOLDERS = (
     Holder("600519", "贵州茅台", ("茅台",)),

@@ -9,9 +9,9 @@ from datetime import date
 
 import pytest
 
-from pixiu_cli.conversation.selection.names import Holder, NameTable, names_from
 from pixiu_cli.conversation.selection.select import select
 from pixiu_cli.conversation.selection.windows import moves, period
+from pixiu_cli.market.names.table import Holder, NameTable, names_from
 
 TODAY = date(2026, 11, 25)
 

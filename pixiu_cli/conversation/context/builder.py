@@ -31,7 +31,6 @@ from pixiu_cli.conversation.context.quoting import clipped_message, text
 from pixiu_cli.conversation.context.sections import BriefObjects, with_topics, withdrawn_section
 from pixiu_cli.conversation.context.watch import watch_holders, watch_section, watched
 from pixiu_cli.conversation.selection.intent import Intent
-from pixiu_cli.conversation.selection.names import Holder, NameSource
 from pixiu_cli.conversation.selection.select import Selection, select
 from pixiu_cli.conversation.selection.targets import ACCOUNT, WATCHLIST
 from pixiu_cli.conversation.selection.windows import GOVERNED
@@ -41,6 +40,7 @@ from pixiu_cli.kernel.clock import Clock, system_clock
 from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.resources import prompts_dir, read_prompt
 from pixiu_cli.market.calendar import SHANGHAI
+from pixiu_cli.market.names.table import Holder, NameSource
 from pixiu_cli.market.store import SecurityMaster
 
 

@@ -31,11 +31,11 @@ from datetime import datetime, time
 from pixiu_cli.conversation.context.block import BlockItem, Section, is_context_message
 from pixiu_cli.conversation.context.memory_classes import MemoryLimits, window_bounds
 from pixiu_cli.conversation.context.quoting import quote_data
-from pixiu_cli.conversation.selection.names import INDEX, SHADOW, NameTable
-from pixiu_cli.conversation.selection.normalize import normalize
 from pixiu_cli.conversation.selection.result import Carried, Selection
 from pixiu_cli.home.store import InvestorStore
 from pixiu_cli.kernel.db.shared_stores import stores_of
+from pixiu_cli.market.names.normalize import normalize
+from pixiu_cli.market.names.table import INDEX, SHADOW, NameTable
 from pixiu_cli.memory.store import Withdrawal
 
 

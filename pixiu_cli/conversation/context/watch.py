@@ -10,9 +10,9 @@ from datetime import date
 
 from pixiu_cli.conversation.context.block import BlockItem, Section
 from pixiu_cli.conversation.context.quoting import day, defuse, show_signed
-from pixiu_cli.conversation.selection.names import Holder, NameSource
 from pixiu_cli.home.store import InvestorStore
 from pixiu_cli.kernel.db.shared_stores import stores_of
+from pixiu_cli.market.names.table import Holder, NameSource
 
 KEY = "watchlist"
 PRIORITY = 88  # under the asked-about stocks' sections, above the persona

@@ -33,7 +33,6 @@ from pixiu_cli.conversation.context.builder import ABLATE_ALL, SYMBOL_CONTEXT
 from pixiu_cli.conversation.context.memory_classes import MemoryLimits
 from pixiu_cli.conversation.evals.cases import EvalError, apply_patch, case_dataset, case_files
 from pixiu_cli.conversation.llm.types import Usage
-from pixiu_cli.conversation.selection.names import securities_for_document
 from pixiu_cli.conversation.tokenizer.counts import count_tokens
 from pixiu_cli.home.document_file import DatasetError, parse_document
 from pixiu_cli.home.model import DomainData, Profile
@@ -41,6 +40,7 @@ from pixiu_cli.kernel.db.database import open_database
 from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.resources import data_dir
 from pixiu_cli.kernel.vocabulary import side_name
+from pixiu_cli.market.names.table import securities_for_document
 
 ANSWERS_FOLDER = "answers"
 _REQUIRED = ("id", "category", "now", "dataset", "message", "checks")

@@ -129,12 +129,12 @@ from pixiu_cli.conversation.evals.cases import (
     write_stored,
 )
 from pixiu_cli.conversation.selection.intent import Intent
-from pixiu_cli.conversation.selection.names import securities_for_document, shipped_market_list
 from pixiu_cli.conversation.store import ConversationStore
 from pixiu_cli.home.document_file import DatasetError, parse_document
 from pixiu_cli.kernel.db.database import open_database
 from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.resources import data_dir
+from pixiu_cli.market.names.table import securities_for_document, shipped_market_list
 
 _REQUIRED = ("id", "category", "now", "dataset", "message")
 _OPTIONAL = ("description", "dataset_patch", "limits", "summary", "earlier", "history", "market_list", "stored")

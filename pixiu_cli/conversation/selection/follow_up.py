@@ -53,11 +53,11 @@ from functools import cache
 
 from pixiu_cli.conversation.selection import targets as memory
 from pixiu_cli.conversation.selection.intent import Group, Intent
-from pixiu_cli.conversation.selection.names import FULL, HOMOPHONE, INDEX, SHADOW, SHORT, NameTable
 from pixiu_cli.conversation.selection.result import Carried, MentionNote, Operation, Selection
-from pixiu_cli.conversation.selection.rules import compiled, joined, table
 from pixiu_cli.conversation.selection.topics import FUNDAMENTALS, NO_TOPICS, Topics, asks_concept, read_topics
 from pixiu_cli.conversation.selection.topics import words as topic_words
+from pixiu_cli.market.names.rules import compiled, joined, table
+from pixiu_cli.market.names.table import FULL, HOMOPHONE, INDEX, SHADOW, SHORT, NameTable
 
 __all__ = ["EARLIER_TURNS", "EarlierTurn", "named_in_place", "resolve", "warm"]
 
@@ -285,7 +285,7 @@ def _stock_starting(term: str, table: NameTable, focus: Sequence[str], everyday:
     own, an everyday word only when `everyday` (丽江 of 丽江股份; without 中国 only a word no
     other name holds: 巨石 of 中国巨石, not 电影 of 中国电影), else a listed one when `term` is
     no everyday word (广汽, not 东方); of several, the one in an industry of the stocks in `focus`."""
-    from pixiu_cli.conversation.selection.words import frequency
+    from pixiu_cli.market.names.words import frequency
 
     prefixes, everyday_frequency = _forms()
     if term in prefixes:  # 中国 is every 中国… stock's, so none's

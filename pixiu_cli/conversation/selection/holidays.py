@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from functools import cache
 
-from pixiu_cli.conversation.selection.rules import table
+from pixiu_cli.market.names.rules import table
 
 # How far back a closure is looked for: a named holiday comes round once a year.
 _LOOK_BACK_DAYS = 400

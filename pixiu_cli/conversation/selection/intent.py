@@ -53,7 +53,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache, lru_cache
 
-from pixiu_cli.conversation.selection.rules import compiled, joined, table
+from pixiu_cli.market.names.rules import compiled, joined, table
 
 
 class Intent(StrEnum):
@@ -209,7 +209,7 @@ def _without_others_positions(text: str) -> str:
     is the user's other holdings, not 他的持仓."""
 
     def whole_only(match: re.Match[str]) -> str:
-        from pixiu_cli.conversation.selection.words import segment
+        from pixiu_cli.market.names.words import segment
 
         return "" if segment(text).whole(*match.span()) else match.group()
 
@@ -217,7 +217,7 @@ def _without_others_positions(text: str) -> str:
 
 
 def _whole_word_match(cue: Cue, text: str) -> re.Match[str] | None:
-    from pixiu_cli.conversation.selection.words import segment  # the segmenter loads only for such a cue
+    from pixiu_cli.market.names.words import segment  # the segmenter loads only for such a cue
 
     for match in cue.pattern.finditer(text):
         if segment(text).whole(*match.span()):
@@ -381,14 +381,14 @@ def analyze(text: str, symbols: Sequence[str] = ()) -> IntentResult:
 
 def detect_intent(text: str, symbols: Sequence[str] = ()) -> Intent:
     """Classify a user message; `symbols` are the stocks found in it."""
-    from pixiu_cli.conversation.selection.normalize import normalize
+    from pixiu_cli.market.names.normalize import normalize
 
     return analyze(normalize(text), symbols).intent
 
 
 def is_portfolio_question(text: str) -> bool:
     """True when a message that names no stock asks about the portfolio as a whole."""
-    from pixiu_cli.conversation.selection.normalize import normalize
+    from pixiu_cli.market.names.normalize import normalize
 
     result = analyze(normalize(text), ())
     return result.intent is Intent.PORTFOLIO_REVIEW

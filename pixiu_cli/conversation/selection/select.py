@@ -44,13 +44,26 @@ from dataclasses import dataclass, replace
 from datetime import date
 from functools import cache, lru_cache
 
-from pixiu_cli.conversation.selection.codes import find_codes
-from pixiu_cli.conversation.selection.codes import warm as warm_codes
 from pixiu_cli.conversation.selection.follow_up import EARLIER_TURNS, EarlierTurn, named_in_place, resolve
 from pixiu_cli.conversation.selection.follow_up import warm as warm_conversation
 from pixiu_cli.conversation.selection.intent import Intent, analyze
 from pixiu_cli.conversation.selection.intent import warm as warm_intent
-from pixiu_cli.conversation.selection.names import (
+from pixiu_cli.conversation.selection.result import Carried, MentionNote, Selection
+from pixiu_cli.conversation.selection.senses import compared, everyday_reason, sense_of, slang
+from pixiu_cli.conversation.selection.senses import warm as warm_senses
+from pixiu_cli.conversation.selection.targets import BRIEF, against_rest, fired_names, refine, without_asker
+from pixiu_cli.conversation.selection.targets import rules as target_rules
+from pixiu_cli.conversation.selection.targets import warm as warm_targets
+from pixiu_cli.conversation.selection.topics import NO_TOPICS, read_topics, turns_to_market
+from pixiu_cli.conversation.selection.topics import warm as warm_topics
+from pixiu_cli.conversation.selection.topics import words as topic_words
+from pixiu_cli.conversation.selection.windows import followed, moves, period, reviewed, unsaid_period
+from pixiu_cli.conversation.selection.windows import warm as warm_windows
+from pixiu_cli.market.names.codes import find_codes
+from pixiu_cli.market.names.codes import warm as warm_codes
+from pixiu_cli.market.names.normalize import normalize
+from pixiu_cli.market.names.rules import compiled, joined, table
+from pixiu_cli.market.names.table import (
     FORMER,
     FULL,
     HOMOPHONE,
@@ -64,19 +77,6 @@ from pixiu_cli.conversation.selection.names import (
     index_codes,
     shadow_names,
 )
-from pixiu_cli.conversation.selection.normalize import normalize
-from pixiu_cli.conversation.selection.result import Carried, MentionNote, Selection
-from pixiu_cli.conversation.selection.rules import compiled, joined, table
-from pixiu_cli.conversation.selection.senses import compared, everyday_reason, sense_of, slang
-from pixiu_cli.conversation.selection.senses import warm as warm_senses
-from pixiu_cli.conversation.selection.targets import BRIEF, against_rest, fired_names, refine, without_asker
-from pixiu_cli.conversation.selection.targets import rules as target_rules
-from pixiu_cli.conversation.selection.targets import warm as warm_targets
-from pixiu_cli.conversation.selection.topics import NO_TOPICS, read_topics, turns_to_market
-from pixiu_cli.conversation.selection.topics import warm as warm_topics
-from pixiu_cli.conversation.selection.topics import words as topic_words
-from pixiu_cli.conversation.selection.windows import followed, moves, period, reviewed, unsaid_period
-from pixiu_cli.conversation.selection.windows import warm as warm_windows
 
 __all__ = ["Carried", "MentionNote", "Selection", "extract_symbols", "select", "warm"]
 
@@ -162,7 +162,7 @@ def _not_stock_context(text: str, start: int, end: int) -> str | None:
 
 def _inside_word(text: str, start: int, end: int, table: NameTable) -> str | None:
     """The common word a short name sits inside (心灵美的 holds 心灵美, 不到长城非好汉)."""
-    from pixiu_cli.conversation.selection.words import frequency, segment, use_names
+    from pixiu_cli.market.names.words import frequency, segment, use_names
 
     use_names(table)
     common = [w for w in segment(text).cut_by(start, end) if frequency(w) >= _COMMON_WORD]
@@ -199,7 +199,7 @@ _SET_PHRASE_CHARS = 4
 def _set_phrase(text: str, start: int, end: int) -> str | None:
     """The set phrase of four characters, a word of the segmenter's dictionary, that holds
     the name and more (步步高升 holds 步步高, 万事亨通 亨通), in a wish or a greeting."""
-    from pixiu_cli.conversation.selection.words import frequency
+    from pixiu_cli.market.names.words import frequency
 
     if end - start >= _SET_PHRASE_CHARS or not _mention_rules().wish.search(text):
         return None
@@ -285,7 +285,7 @@ def _weak_typo(text: str, start: int, end: int, name, strong: int, in_comparison
     an everyday word (同音的常用词), or one shorter than `strong` syllables (华路, not 陕西没业:
     forms.toml's homophone_min_syllables) with nothing about investing, no question about it,
     no question about a company's fundamentals and no other stock it is compared with."""
-    from pixiu_cli.conversation.selection.words import frequency, segment
+    from pixiu_cli.market.names.words import frequency, segment
 
     run = text[start:end]
     if frequency(run) >= _COMMON_WORD and not in_comparison:  # 世家和闽铝二选一: 世嘉 all the same
@@ -320,7 +320,7 @@ def _evidence(
 ) -> tuple[bool, str]:
     # own forms are always held: a form of a stock not held is the market's (names._market_forms)
     if name.form and not name.held:
-        from pixiu_cli.conversation.selection.forms import everyday_word
+        from pixiu_cli.market.names.forms import everyday_word
 
         if everyday_word(name.alias):  # 新城, 金地: only a comparison with another stock tells
             return False, _MARKET_EVERYDAY
@@ -348,7 +348,7 @@ def _product_word(text: str, start: int, end: int, name) -> tuple[bool, str] | N
     """An own form that is the product the company is named after (阿胶 of 东阿阿胶, 芝麻 of
     黑芝麻): the stock only with clear investing evidence — the price, a position, a report,
     a disclosure, trader's slang — never with a plain 涨 or 怎么样 (阿胶涨价了, 芝麻怎么样)."""
-    from pixiu_cli.conversation.selection.forms import product_word
+    from pixiu_cli.market.names.forms import product_word
 
     if not product_word(name.alias, name.form):
         return None
@@ -381,7 +381,7 @@ def _own_evidence(text: str, start: int, end: int, name) -> str | None:
     form is generated from (长城, 金山: names the user gave) or on forms.toml's list of
     everyday senses (万能, 通通: an adjective, an adverb far more often than the company).
     A three-character name's first two (口子 of 口子窖) needs them whatever its frequency."""
-    from pixiu_cli.conversation.selection.forms import FIRST_TWO_OF_THREE, NEEDS_EVIDENCE, everyday_sense, everyday_word
+    from pixiu_cli.market.names.forms import FIRST_TWO_OF_THREE, NEEDS_EVIDENCE, everyday_sense, everyday_word
 
     if name.form and _word_around(text, start, end):  # 张仲景 holds 仲景: a person, a book, a place
         return None
@@ -410,7 +410,7 @@ def _about_somebody_else(text: str) -> bool:
 
 def _given_name(text: str, start: int, end: int) -> str | None:
     """The surname right before a two-character own form that makes it a person (谢永强)."""
-    from pixiu_cli.conversation.selection.words import frequency
+    from pixiu_cli.market.names.words import frequency
 
     if end - start != 2:
         return None
@@ -436,14 +436,14 @@ def _in_a_phrase(text: str, start: int, end: int, name, before: str) -> str | No
 
 def _idiom_around(text: str, start: int, end: int) -> str | None:
     """The four-character dictionary word (an idiom: 如日中天, 同心同德) a short form sits in."""
-    from pixiu_cli.conversation.selection.words import frequency, segment
+    from pixiu_cli.market.names.words import frequency, segment
 
     return next((w for w in segment(text).cut_by(start, end) if len(w) == _SET_PHRASE_CHARS and frequency(w) > 0), None)
 
 
 def _word_around(text: str, start: int, end: int) -> str | None:
     """The dictionary word, however rare, an own form cuts through (如日中天 holds 中天)."""
-    from pixiu_cli.conversation.selection.words import segment
+    from pixiu_cli.market.names.words import segment
 
     return next((word for word in segment(text).cut_by(start, end) if len(word) > 1), None)
 
@@ -457,7 +457,7 @@ _OWN_EVERYDAY_WORD = (
 def _wanting(text: str, start: int, end: int, name) -> str:
     """Why a short name without evidence is not the stock; for the investor's own everyday
     form, which of `_own_evidence`'s exceptions held it back."""
-    from pixiu_cli.conversation.selection.forms import FIRST_TWO_OF_THREE, LAST_TWO, everyday_sense, everyday_word
+    from pixiu_cli.market.names.forms import FIRST_TWO_OF_THREE, LAST_TWO, everyday_sense, everyday_word
 
     if name.form and name.held and (word := _word_around(text, start, end)):
         return f"{_NO_EVIDENCE}（“{name.alias}”在词语“{word}”里面）"
@@ -543,7 +543,7 @@ def _keep_own_in_pairs(
     wanting_at = [(at, n) for at, n in hits if not n.accepted and n.why.startswith(_NO_EVIDENCE) and n.symbol in own]
     if not wanting_at:  # most questions: no boundary needed, and the segmenter stays unloaded
         return hits
-    from pixiu_cli.conversation.selection.words import segment
+    from pixiu_cli.market.names.words import segment
 
     words = segment(text)  # a form inside a longer word (万事亨通, 如日中天) is that word's
     wanting = {n.symbol for at, n in wanting_at if words.whole(at, at + len(n.text))}

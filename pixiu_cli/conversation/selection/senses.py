@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from pixiu_cli.conversation.selection.rules import compiled, joined, table
+from pixiu_cli.market.names.rules import compiled, joined, table
 
 
 @dataclass(frozen=True)

@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from functools import cache
 
 from pixiu_cli.conversation.selection.intent import FiredCue, Group, Intent, IntentResult, fired_cues
-from pixiu_cli.conversation.selection.rules import compiled, joined, table
 from pixiu_cli.conversation.selection.windows import spans_text
+from pixiu_cli.market.names.rules import compiled, joined, table
 
 ACCOUNT, TRADES, NEWS, BRIEF, RULES, PLANS, WATCHLIST, ALERTS = (
     "account",
@@ -292,7 +292,7 @@ def _names_an_item(text: str, word: str, reading: Reading) -> bool:
 
 def _whole_word(text: str, word: str) -> bool:
     """`word` stands as whole words where it first occurs (其他的 holds no 他的)."""
-    from pixiu_cli.conversation.selection.words import segment  # the segmenter loads only for such a cue
+    from pixiu_cli.market.names.words import segment  # the segmenter loads only for such a cue
 
     start = text.find(word)
     return start < 0 or segment(text).whole(start, start + len(word))

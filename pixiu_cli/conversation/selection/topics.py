@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 
 from pixiu_cli.conversation.selection.intent import FiredCue
-from pixiu_cli.conversation.selection.rules import compiled, joined, table
+from pixiu_cli.market.names.rules import compiled, joined, table
 
 FUNDAMENTALS = "fundamentals"
 MARKET = "market"

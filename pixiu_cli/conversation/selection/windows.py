@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from functools import cache
 
-from pixiu_cli.conversation.selection.rules import compiled, joined, table
+from pixiu_cli.market.names.rules import compiled, joined, table
 
 # The sections each class's time word governs (context/memory.py section keys).
 GOVERNED = {

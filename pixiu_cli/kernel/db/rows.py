@@ -21,14 +21,11 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import fields
-from functools import cache, lru_cache
+from dataclasses import dataclass, fields
+from functools import cache
 from typing import Any, TypeVar
 
-from pixiu_cli.account.model import SkippedRow
-from pixiu_cli.home.model import Alert, Decision, Holding, MemoryEvent, NewsItem, Profile, Report, Signal
 from pixiu_cli.kernel.errors import UserError
-from pixiu_cli.market.plausible import MAX_READABLE, readable
 
 T = TypeVar("T")
 INVALID = math.nan  # a stored number that is no number
@@ -113,6 +110,26 @@ def required_number(value: Any, where: Callable[[], str]) -> float:
     if result is None:
         raise StoredValueError(f"数据库中 {where()} 缺少数值：请重新导入或同步这部分数据（pixiu data import / sync）")
     return result
+
+
+MAX_READABLE = 1e15
+
+
+def readable(value: float, bound: float = MAX_READABLE) -> bool:
+    """A stored float finite and within ±bound."""
+    return math.isfinite(value) and -bound <= value <= bound
+
+
+@dataclass(frozen=True)
+class SkippedRow:
+    """A stored row of the ledger no figure can be made from (a value an older version or a
+    damaged file left): a read leaves it out of the account and says so."""
+
+    table: str  # account_fills | account_cash | corporate_actions
+    row: str  # its id, or its stock and day
+    column: str
+    value: str  # as stored, shortened
+    problem: str  # "invalid": no number; "range": past any account's bounds
 
 
 def unreadable(table: str, row: str, values: Mapping[str, Any], bounds: Mapping[str, float]) -> SkippedRow | None:
@@ -206,9 +223,6 @@ def dict_rows(db, sql: str, params=()) -> list[dict]:
     return [dict(zip(keys, row)) for row in cursor]
 
 
-# The investor's data set, row by row (store/investor.py and the stores beside it).
-
-
 def json_column(raw, default):
     """A stored JSON column, or `default` when it holds anything else (the database can
     hold any value; reading one must not fail a turn)."""
@@ -217,41 +231,3 @@ def json_column(raw, default):
     except (ValueError, RecursionError):
         return default
     return value if isinstance(value, type(default)) else default
-
-
-@lru_cache(maxsize=4096)
-def _short_names(raw) -> tuple[str, ...]:
-    return tuple(name for name in json_column(raw, []) if isinstance(name, str))
-
-
-def holding_from_row(r) -> Holding:
-    return record(Holding, r, "holdings", short_names=_short_names(r["short_names"]))
-
-
-def profile_from_row(r) -> Profile:
-    return record(Profile, r, "profiles")
-
-
-def news_from_row(r) -> NewsItem:
-    return record(NewsItem, r, "news")
-
-
-def signal_from_row(r) -> Signal:
-    return record(Signal, r, "signals", components=json_column(r["components"], {}))
-
-
-def report_from_row(r) -> Report:
-    symbols = tuple(s for s in json_column(r["symbols"], []) if isinstance(s, str))
-    return record(Report, r, "reports", symbols=symbols)
-
-
-def decision_from_row(r) -> Decision:
-    return record(Decision, r, "decisions")
-
-
-def alert_from_row(r) -> Alert:
-    return record(Alert, r, "alerts")
-
-
-def event_from_row(r) -> MemoryEvent:
-    return record(MemoryEvent, r, "memory_events")

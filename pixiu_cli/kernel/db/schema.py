@@ -787,7 +787,7 @@ def m032_packed_turn_texts(db: Database) -> None:
     # dictionary (store/packed_text.py), the plain column left NULL; rows written before are
     # packed here, so every row reads one way from now on. A request's middle may be packed
     # with the previous request as its dictionary (request_dict: how many bytes of it).
-    from pixiu_cli.conversation.packed_text import pack_text  # a home migrated once never loads it here
+    from pixiu_cli.kernel.db.packed_text import pack_text  # a home migrated once never loads it here
 
     db["turns"].add_column("messages_z", bytes)
     db["calls"].add_column("context_z", bytes)

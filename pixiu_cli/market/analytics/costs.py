@@ -6,14 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pixiu_cli.account.fees import (
-    DEFAULT_COMMISSION_MIN,
-    DEFAULT_COMMISSION_RATE,
-    Commission,
-    stamp_duty_rate,
-    trade_cost,
-    transfer_row,
-)
+from pixiu_cli.account.fees import stamp_duty_rate, trade_cost, transfer_row
+from pixiu_cli.kernel.settings import DEFAULT_COMMISSION_MIN, DEFAULT_COMMISSION_RATE, Commission
 
 
 @dataclass(frozen=True)

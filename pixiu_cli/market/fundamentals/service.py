@@ -99,7 +99,7 @@ def refresh_due(db: Database, source: str, timeout: float, now: datetime, module
 
 def stock_fundamentals(db: Database, symbol: str) -> tuple[StockFundamentals, str | None]:
     """What is stored of one stock's fundamentals, and the stock's name."""
-    from pixiu_cli.conversation.selection.names import NameSource
+    from pixiu_cli.market.names.table import NameSource
 
     stores = stores_of(db)
     name = NameSource(stores.securities).security_name(symbol)

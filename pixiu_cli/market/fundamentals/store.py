@@ -9,7 +9,7 @@ from dataclasses import fields
 from decimal import Decimal
 
 from pixiu_cli.kernel.db.database import Database, write_transaction
-from pixiu_cli.kernel.db.rows import dict_rows, optional_text, text
+from pixiu_cli.kernel.db.rows import MAX_READABLE, dict_rows, optional_text, text
 from pixiu_cli.market.fundamentals.model import (
     Dividend,
     FinancialReport,
@@ -20,7 +20,6 @@ from pixiu_cli.market.fundamentals.model import (
 )
 from pixiu_cli.market.plausible import (
     DIVIDEND_FIGURES,
-    MAX_READABLE,
     NOTICE_FIGURES,
     REPORT_FIGURES,
     VALUATION_FIGURES,

@@ -18,8 +18,7 @@ around each one a binary search touches.
 The dictionary is opened on the first question that needs a boundary (once per process;
 never on `pixiu --help`). Its added words are the vocabulary of position words
 (``data/selection/rules/words.toml``) and the names of the name table the caller passes
-(`add_names`), so 泸州老窖 and 核心仓 stay whole.
-"""
+(`add_names`), so 泸州老窖 and 核心仓 stay whole."""
 
 from __future__ import annotations
 
@@ -36,8 +35,8 @@ from functools import lru_cache
 from math import log
 from pathlib import Path
 
-from pixiu_cli.conversation.selection.rules import vocabulary
 from pixiu_cli.kernel.resources import keep_derived, user_cache_dir
+from pixiu_cli.market.names.rules import vocabulary
 
 _DICTIONARY_FORMAT = 3  # bump when what is kept changes shape
 _MAGIC = b"pixiu-segmenter\n"

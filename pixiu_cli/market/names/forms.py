@@ -52,7 +52,7 @@ from dataclasses import dataclass
 from functools import cache
 from itertools import product
 
-from pixiu_cli.conversation.selection.rules import table
+from pixiu_cli.market.names.rules import table
 
 FIRST_TWO, LAST_TWO, INITIALS, AFFIX = "前两字", "后两字", "首字缩写", "去掉前后缀"
 EACH_WORD = "每词一字"
@@ -92,7 +92,7 @@ def everyday_word(form: str) -> bool:
     sauce). Only a two-character Chinese form can tell: longer names are added to the
     segmenter's dictionary as names (words.use_names), and Latin ones passed `english`; of
     those, chat initials (kdl) are everyday words too."""
-    from pixiu_cli.conversation.selection.words import frequency
+    from pixiu_cli.market.names.words import frequency
 
     if form in _rules()["chat_initials"]:
         return True
@@ -103,7 +103,7 @@ def everyday_sense(form: str) -> str | None:
     """The everyday sense of an own form too common for the vetoes to tell, or None: one on
     forms.toml's list (with its sense), or one as frequent as the words no form is generated
     from (长城, 金山: a name the user gave; `common_word_frequency`)."""
-    from pixiu_cli.conversation.selection.words import frequency
+    from pixiu_cli.market.names.words import frequency
 
     rules = _rules()
     if form in rules["everyday_senses"]:
@@ -206,13 +206,13 @@ def _rare_enough(form: str) -> bool:
     """A market form below the frequency of the words no form is generated from. One that is
     an everyday word too (新城, 金地) is named so only next to another stock it is compared
     with (select.py asks that of it)."""
-    from pixiu_cli.conversation.selection.words import frequency
+    from pixiu_cli.market.names.words import frequency
 
     return frequency(form) < int(_rules()["common_word_frequency"])
 
 
 def _distinctive(form: Form, prefixed: bool) -> bool:
-    from pixiu_cli.conversation.selection.words import frequency
+    from pixiu_cli.market.names.words import frequency
 
     rules = _rules()
     if len(form.text) > 2:
@@ -238,7 +238,7 @@ def _distinctive(form: Form, prefixed: bool) -> bool:
 def product_word(form: str, kind: str | None) -> bool:
     """Whether an own form is a name's last part that is a word of every day (阿胶, 芝麻):
     the product far more often than the company."""
-    from pixiu_cli.conversation.selection.words import frequency
+    from pixiu_cli.market.names.words import frequency
 
     return kind in LAST_PARTS and frequency(form) >= int(_rules()["common_word_frequency"])
 
@@ -248,7 +248,7 @@ def _frequent_but_named(form: Form) -> bool:
     丽江股份, 口子 of 口子窖): a name's first part, below `everyday_form_max_frequency`;
     `everyday_sense` then asks investing words of it. A city or a word of every day (北京,
     东方, 完美) is more frequent than that and is never generated."""
-    from pixiu_cli.conversation.selection.words import frequency
+    from pixiu_cli.market.names.words import frequency
 
     rules = _rules()
     first_part = form.kind in (FIRST_TWO, AFFIX, FIRST_TWO_OF_THREE) and form.text not in rules["prefixes"]
@@ -300,7 +300,7 @@ def _toneless(reading: str) -> str:
 @cache
 def readings_table() -> dict[str, tuple[str, ...]]:
     """Every character pypinyin knows → its readings, toneless, the usual one first."""
-    from pixiu_cli.conversation.selection.homophones import pinyin_dict
+    from pixiu_cli.market.names.homophones import pinyin_dict
 
     return {
         chr(cp): tuple(dict.fromkeys(_toneless(r) for r in value.split(","))) for cp, value in pinyin_dict().items()

@@ -26,8 +26,7 @@ when three characters or fewer (老百姓, 张家界), only with evidence; ``sho
 short name is an everyday word more often than a stock (宁德 is a city, 紫金 a mountain),
 so it needs evidence. All names are matched at once with an Aho–Corasick automaton
 (`pyahocorasick`), leftmost-longest, so a message costs one pass however many names there are.
-`NameTable` is the only name matcher: turns, notes and `select.extract_symbols` use it.
-"""
+`NameTable` is the only name matcher: turns, notes and `select.extract_symbols` use it."""
 
 from __future__ import annotations
 
@@ -36,10 +35,10 @@ from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 from pathlib import Path
 
-from pixiu_cli.conversation.selection.forms import LAST_TWO_OF_THREE
-from pixiu_cli.conversation.selection.normalize import fold_width_case, to_simplified
-from pixiu_cli.conversation.selection.rules import words
 from pixiu_cli.kernel.resources import data_dir
+from pixiu_cli.market.names.forms import LAST_TWO_OF_THREE
+from pixiu_cli.market.names.normalize import fold_width_case, to_simplified
+from pixiu_cli.market.names.rules import words
 from pixiu_cli.market.securities import FORMER_NAME_SOURCE, ListedName, parse_name, shipped_names
 
 FULL, NICKNAME, USER, SHORT, INDEX, SHADOW = "full", "nickname", "user", "short", "index", "shadow"
@@ -213,7 +212,7 @@ class SoundIndex:
     def __init__(self, names: Iterable[Name]):
         import ahocorasick
 
-        from pixiu_cli.conversation.selection.forms import homophone_min_syllables, readings_table, spellings
+        from pixiu_cli.market.names.forms import homophone_min_syllables, readings_table, spellings
 
         codes: dict[str, str] = {}
         self.automaton = ahocorasick.Automaton()
@@ -338,7 +337,7 @@ def names_from(
 def _market_forms(listed: Sequence[ListedName], held: set[str]) -> Iterable[Name]:
     """The market's short forms (广汽 of 广汽集团, 隆鑫 of 隆鑫通用), for stocks the investor
     does not own (their own forms are generated with the rest, recall first)."""
-    from pixiu_cli.conversation.selection.forms import market_forms
+    from pixiu_cli.market.names.forms import market_forms
 
     for form, kind, code, name in market_forms((stock.code, _norm(stock.short_name)) for stock in listed):
         if code not in held:
@@ -348,7 +347,7 @@ def _market_forms(listed: Sequence[ListedName], held: set[str]) -> Iterable[Name
 def own_forms(holders: Sequence[Holder], aliases: Sequence[tuple[str, str]]) -> Iterable[Name]:
     """The everyday forms of the investor's own stocks (selection/forms.py): generated from
     each holder's name, and the pinyin of its name, short names and aliases."""
-    from pixiu_cli.conversation.selection.forms import generated_forms, latin_forms
+    from pixiu_cli.market.names.forms import generated_forms, latin_forms
 
     others = _shipped_nickname_owners()
     for h in holders:
@@ -469,10 +468,10 @@ def _table_files() -> tuple[Path, ...]:
     the code (and opencc's) that turns them into names."""
     import opencc
 
-    from pixiu_cli.conversation.selection import forms as form_kinds
-    from pixiu_cli.conversation.selection import homophones, normalize, rules
     from pixiu_cli.market import securities
     from pixiu_cli.market import securities as security_list
+    from pixiu_cli.market.names import forms as form_kinds
+    from pixiu_cli.market.names import homophones, normalize, rules
 
     selection = data_dir() / "selection"
     shipped = [selection / f for f in ("securities.tsv", "indexes.tsv", "traditional_chars.txt")]
@@ -488,7 +487,7 @@ def _stored_table(
     directory: Path, holders: tuple[Holder, ...], known: tuple[Known, ...], aliases: tuple[tuple, ...]
 ) -> NameTable:
     """The table for these names from `directory` (built and stored there when it has none)."""
-    from pixiu_cli.conversation.selection.name_cache import cached, fingerprint
+    from pixiu_cli.market.names.cache import cached, fingerprint
 
     key = fingerprint((holders, known, aliases), _table_files())
     return cached(directory, key, lambda: _table_for(holders, known, aliases))

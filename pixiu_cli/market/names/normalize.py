@@ -9,16 +9,15 @@ length), so an offset in the normalised text is the same offset in the original:
    — importing the converter and its dictionaries is slow, and most messages need none;
 3. dialect pronouns and particles (俺 / 咱 → 我, 我滴 → 我的; ``data/selection/rules/dialect.tsv``);
 4. IME homophones of position and portfolio words (藏位 → 仓位, 组和 → 组合), found by pinyin
-   similarity against a vocabulary (`homophones.fix_homophones`), not from a table of typos.
-"""
+   similarity against a vocabulary (`homophones.fix_homophones`), not from a table of typos."""
 
 from __future__ import annotations
 
 from functools import cache
 
-from pixiu_cli.conversation.selection.homophones import fix_homophones
-from pixiu_cli.conversation.selection.rules import pairs
 from pixiu_cli.kernel.resources import data_dir
+from pixiu_cli.market.names.homophones import fix_homophones
+from pixiu_cli.market.names.rules import pairs
 
 
 def _fold_char(cp: int) -> int:

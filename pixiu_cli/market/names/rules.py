@@ -17,8 +17,7 @@ that depends only on the pattern, its flags and the interpreter, so it is kept i
 cache under the interpreter's version and the engine's magic number, and handed back to
 the engine as it was; a pattern not kept yet is compiled and kept when the process ends.
 The result is the same `re.Pattern` (`==` compares the opcodes). Anything unreadable,
-another Python, or an `re` without these internals: compiled as usual.
-"""
+another Python, or an `re` without these internals: compiled as usual."""
 
 from __future__ import annotations
 

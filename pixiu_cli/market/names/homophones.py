@@ -17,15 +17,14 @@ The fix has the same length as the typo, so offsets in the text do not move. Whi
 characters sound like each vocabulary character is shipped, worked out from pypinyin, in
 ``data/selection/homophones.tsv`` (``scripts/build_homophones.py``; a test checks it against
 pypinyin), so a message is read without importing pypinyin and its 41,923-character
-dictionary (~40 ms of CPU in every process with a candidate, which is most questions).
-"""
+dictionary (~40 ms of CPU in every process with a candidate, which is most questions)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
 
-from pixiu_cli.conversation.selection.rules import table, vocabulary
+from pixiu_cli.market.names.rules import table, vocabulary
 
 # A long paste is read for its question: its head and tail (see intent.HEAD, TAIL).
 _HEAD, _TAIL = 1000, 500
@@ -160,7 +159,7 @@ def _candidates(text: str, start: int, vocabulary: _Vocabulary) -> list[str]:
 
 
 def _plausible(text: str, start: int, run: str) -> bool:
-    from pixiu_cli.conversation.selection.words import frequency, segment
+    from pixiu_cli.market.names.words import frequency, segment
 
     common = _vocabulary().min_freq
     if frequency(run) >= common:

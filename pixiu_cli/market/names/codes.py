@@ -11,8 +11,7 @@ words and units are data (``data/selection/rules/codes.toml``); tests/selection/
 lists the spellings that are and are not codes, including the known ambiguity (a bare
 YYMMDD or postal code written without context cannot be told from a code).
 
-Names are matched by `names.NameTable`, the one name matcher, and judged in `select`.
-"""
+Names are matched by `names.NameTable`, the one name matcher, and judged in `select`."""
 
 from __future__ import annotations
 
@@ -20,7 +19,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from pixiu_cli.conversation.selection.rules import compiled, table
+from pixiu_cli.market.names.rules import compiled, table
 
 
 @dataclass(frozen=True)
