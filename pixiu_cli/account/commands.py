@@ -1,184 +1,142 @@
-"""The account's commands: holdings, trade, trades (list, import) and cash (show, set)."""
+"""The account's commands, the same functions for `pixiu X` and `/X`: holdings, trade,
+trades (list, import) and cash (show, set). Each calls the account's use case and shows the
+result through account/views.py."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from decimal import Decimal
 from pathlib import Path
 
-from pixiu_cli.commands.declaration import Command, Group, argument, lazy, option, switch
-from pixiu_cli.commands.values import Choice, Number, StockCode, Text
+import click
+
+from pixiu_cli.cli import common
+from pixiu_cli.cli.params import Choice, Number, StockCode, Text, argument, demo_option, group, json_option
 from pixiu_cli.kernel.vocabulary import SIDES
 
 BROKERS = ("auto", "ths", "eastmoney", "tdx")
-
-
-@dataclass(frozen=True)
-class Nothing:
-    """The request of a command that takes no parameters."""
-
-
-def _account(ctx, _: Nothing) -> dict:
-    from pixiu_cli.account.overview import account_record, read_account
-
-    return account_record(read_account(ctx.db, ctx.now(), ctx.cost_method()))
-
-
-@dataclass(frozen=True)
-class TradeRequest:
-    side: str
-    symbol: str
-    quantity: Decimal
-    price: Decimal
-    day: str | None
-    fee: Decimal | None
-    reason: str | None
-
-
-def _trade(ctx, r: TradeRequest):
-    from pixiu_cli.account.trades import NewTrade, record_trade
-
-    fee = None if r.fee is None else float(r.fee)
-    trade = NewTrade(r.symbol, r.side, float(r.price), float(r.quantity), r.reason, None, "user", r.day, fee)
-    commission = ctx.settings().commission if ctx.settings is not None else None
-    return record_trade(ctx.db, trade, ctx.stamp(), ctx.cost_method(), commission)
-
-
-@dataclass(frozen=True)
-class TradesRequest:
-    symbol: str | None
-
-
-def _trades(ctx, r: TradesRequest):
-    from pixiu_cli.account.overview import list_trades
-
-    return list_trades(ctx.db, r.symbol)
-
-
-@dataclass(frozen=True)
-class ImportRequest:
-    file: str
-    broker: str
-    dry_run: bool
-    skip_bad: bool
-    new_account: bool
-
-
-def _import(ctx, r: ImportRequest):
-    from pixiu_cli.account.statement_import import import_statement
-
-    return import_statement(
-        ctx.db,
-        Path(r.file),
-        ctx.now(),
-        broker=r.broker,
-        dry_run=r.dry_run,
-        skip_bad=r.skip_bad,
-        new_account=r.new_account,
-        cost_method=ctx.cost_method(),
-    )
-
-
-@dataclass(frozen=True)
-class CashRequest:
-    amount: Decimal
-    day: str | None
-
-
-def _set_cash(ctx, r: CashRequest):
-    from pixiu_cli.account.overview import set_cash
-
-    return set_cash(ctx.db, float(r.amount), r.day, ctx.now())
-
-
 DAY_HELP = "成交日期：2025-03-03、3月3日、昨天、周五、上周五（默认今天；须为交易日）"
 
-DECLARED = (
-    Command(
-        ("holdings",),
-        "持仓：股数、成本、最新收盘及日期、市值、浮动和已实现盈亏、占总资产的仓位（含现金）。",
-        (),
-        Nothing,
-        _account,
-        lazy("pixiu_cli.account.views:show_holdings"),
-        record=lambda record: record,
-        demo=True,
-    ),
-    Command(
-        ("trade",),
-        "记录一笔买入或卖出（更新持仓与现金；/forget dN 可撤销）。",
-        (
-            argument("side", Choice(SIDES, "buy|sell"), "buy 买入 | sell 卖出", label="买卖方向"),
-            argument("symbol", StockCode(), "六位股票代码（或名称、别名）"),
-            argument("quantity", Number("股数", positive=True), "股数", label="股数"),
-            argument("price", Number("价格", positive=True), "成交价（元）", label="成交价"),
-            option("--date", "day", Text("日期"), DAY_HELP),
-            option(
-                "--fee",
-                "fee",
-                Number("元"),
-                "手续费合计（元）；不写则按 [account] 佣金费率与当日税费估算",
-                label="手续费",
-            ),
-            option("--reason", "reason", Text("理由"), "理由"),
-        ),
-        TradeRequest,
-        _trade,
-        lazy("pixiu_cli.account.views:show_recorded_trade"),
-        demo=True,
-    ),
-    Group(
-        ("trades",),
-        "成交与资金流水：trades [代码] 列出；trades import 交割单.csv 导入（重复导入不会重复记录）。",
-        default="list",
-    ),
-    Command(
-        ("trades", "list"),
-        "列出成交与资金流水（对账单导入的和对话中记录的）；可只看一只股票。",
-        (argument("symbol", StockCode(), "只看这只股票", optional=True),),
-        TradesRequest,
-        _trades,
-        lazy("pixiu_cli.account.views:show_trades"),
-        record=lazy("pixiu_cli.account.views:trades_record"),
-        demo=True,
-    ),
-    Command(
-        ("trades", "import"),
-        "导入券商对账单（交割单 CSV / Excel；重复导入不会重复记录）。",
-        (
-            argument("file", Text("文件"), "对账单文件（交割单.csv / .xlsx）"),
-            option(
-                "--broker", "broker", Choice(BROKERS), "auto | ths 同花顺 | eastmoney 东方财富 | tdx 通达信", "auto"
-            ),
-            switch("--dry-run", "dry_run", "只显示将新增、合并和跳过什么，不写入"),
-            switch("--skip-bad", "skip_bad", "跳过无法读取的行（并列出），而不是整个文件不导入"),
-            switch("--new-account", "new_account", "股东代码与之前导入的不同时，确认合并"),
-        ),
-        ImportRequest,
-        _import,
-        lazy("pixiu_cli.account.views:show_import"),
-        demo=True,
-    ),
-    Group(("cash",), "现金余额：cash set 50000 [--date 2025-03-03] 设置；不带参数显示当前余额。", default="show"),
-    Command(
-        ("cash", "show"),
-        "显示现金余额与总资产。",
-        (),
-        Nothing,
-        _account,
-        lazy("pixiu_cli.account.views:show_cash"),
-        demo=True,
-    ),
-    Command(
-        ("cash", "set"),
-        "设置现金余额（元）。",
-        (
-            argument("amount", Number("金额"), "现金余额（元）", label="现金余额"),
-            option("--date", "day", Text("日期"), "余额对应的日期（默认今天）"),
-        ),
-        CashRequest,
-        _set_cash,
-        lazy("pixiu_cli.account.views:show_cash_set"),
-        demo=True,
-    ),
+
+def _account_record() -> dict:
+    from pixiu_cli.account.overview import account_record, read_account
+
+    ws = common.on_workspace()
+    return account_record(read_account(ws.db, ws.now(), ws.settings.cost_method))
+
+
+@click.command("holdings", help="持仓：股数、成本、最新收盘及日期、市值、浮动和已实现盈亏、占总资产的仓位（含现金）。")
+@json_option
+@demo_option
+def holdings(as_json: bool, demo: bool) -> None:
+    from pixiu_cli.account.views import show_holdings
+
+    record = _account_record()
+    if as_json:
+        common.shown().json(record)
+    else:
+        common.finish(show_holdings(common.shown(), record, common.spell))
+
+
+@click.command("trade", help="记录一笔买入或卖出（更新持仓与现金；/forget dN 可撤销）。")
+@argument("side", Choice(SIDES, "buy|sell", label="买卖方向"), "buy 买入 | sell 卖出")
+@argument("symbol", StockCode(), "六位股票代码（或名称、别名）")
+@argument("quantity", Number("股数", positive=True, label="股数"), "股数")
+@argument("price", Number("价格", positive=True, label="成交价"), "成交价（元）")
+@click.option("--date", "day", type=Text("日期"), metavar="DATE", help=DAY_HELP)
+@click.option(
+    "--fee",
+    type=Number("元", label="手续费"),
+    metavar="FEE",
+    help="手续费合计（元）；不写则按 [account] 佣金费率与当日税费估算",
 )
+@click.option("--reason", type=Text("理由"), metavar="REASON", help="理由")
+@demo_option
+def trade(side, symbol, quantity, price, day, fee, reason, demo) -> None:
+    from pixiu_cli.account.trades import NewTrade, record_trade
+    from pixiu_cli.account.views import show_recorded_trade
+
+    ws = common.on_workspace()
+    fee = None if fee is None else float(fee)
+    new = NewTrade(symbol, side, float(price), float(quantity), reason, None, "user", day, fee)
+    stamp = ws.now().isoformat(timespec="seconds")
+    recorded = record_trade(ws.db, new, stamp, ws.settings.cost_method, ws.settings.commission)
+    common.finish(show_recorded_trade(common.shown(), recorded, common.spell))
+
+
+trades = group(
+    "trades",
+    "成交与资金流水：trades [代码] 列出；trades import 交割单.csv 导入（重复导入不会重复记录）。",
+    default="list",
+)
+
+
+@trades.command("list", help="列出成交与资金流水（对账单导入的和对话中记录的）；可只看一只股票。")
+@argument("symbol", StockCode(), "只看这只股票", required=False)
+@json_option
+@demo_option
+def trades_list(symbol, as_json: bool, demo: bool) -> None:
+    from pixiu_cli.account.overview import list_trades
+    from pixiu_cli.account.views import show_trades, trades_record
+
+    found = list_trades(common.on_workspace().db, symbol)
+    if as_json:
+        common.shown().json(trades_record(found))
+    else:
+        common.finish(show_trades(common.shown(), found, common.spell))
+
+
+@trades.command("import", help="导入券商对账单（交割单 CSV / Excel；重复导入不会重复记录）。")
+@argument("file", Text("文件"), "对账单文件（交割单.csv / .xlsx）")
+@click.option(
+    "--broker",
+    type=Choice(BROKERS),
+    default="auto",
+    metavar="BROKER",
+    help="auto | ths 同花顺 | eastmoney 东方财富 | tdx 通达信",
+)
+@click.option("--dry-run", is_flag=True, help="只显示将新增、合并和跳过什么，不写入")
+@click.option("--skip-bad", is_flag=True, help="跳过无法读取的行（并列出），而不是整个文件不导入")
+@click.option("--new-account", is_flag=True, help="股东代码与之前导入的不同时，确认合并")
+@demo_option
+def trades_import(file, broker, dry_run, skip_bad, new_account, demo) -> None:
+    from pixiu_cli.account.statement_import import import_statement
+    from pixiu_cli.account.views import show_import
+
+    ws = common.on_workspace()
+    done = import_statement(
+        ws.db,
+        Path(file),
+        ws.now(),
+        broker=broker,
+        dry_run=dry_run,
+        skip_bad=skip_bad,
+        new_account=new_account,
+        cost_method=ws.settings.cost_method,
+    )
+    common.finish(show_import(common.shown(), done, common.spell))
+
+
+cash = group("cash", "现金余额：cash set 50000 [--date 2025-03-03] 设置；不带参数显示当前余额。", default="show")
+
+
+@cash.command("show", help="显示现金余额与总资产。")
+@demo_option
+def cash_show(demo: bool) -> None:
+    from pixiu_cli.account.views import show_cash
+
+    common.finish(show_cash(common.shown(), _account_record(), common.spell))
+
+
+@cash.command("set", help="设置现金余额（元）。")
+@argument("amount", Number("金额", label="现金余额"), "现金余额（元）")
+@click.option("--date", "day", type=Text("日期"), metavar="DATE", help="余额对应的日期（默认今天）")
+@demo_option
+def cash_set(amount, day, demo: bool) -> None:
+    from pixiu_cli.account.overview import set_cash
+    from pixiu_cli.account.views import show_cash_set
+
+    ws = common.on_workspace()
+    done = set_cash(ws.db, float(amount), day, ws.now())
+    common.finish(show_cash_set(common.shown(), done, common.spell))
+
+
+COMMANDS = {"holdings": holdings, "trade": trade, "trades": trades, "cash": cash}

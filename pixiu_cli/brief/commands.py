@@ -9,8 +9,7 @@ import sys
 from contextlib import nullcontext
 from dataclasses import dataclass
 
-from pixiu_cli.account.commands import Nothing
-from pixiu_cli.commands.declaration import CLI, REPL, Command, lazy, option, switch
+from pixiu_cli.commands.declaration import CLI, REPL, Command, Nothing, lazy, option, switch
 from pixiu_cli.commands.values import CommandError, Text
 
 CLI_ONLY, REPL_ONLY = frozenset({CLI}), frozenset({REPL})

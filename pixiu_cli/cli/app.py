@@ -42,20 +42,21 @@ FAST_COMMANDS = {
 
 
 def __getattr__(name: str):
-    if name == "app":  # the typer app, for `from pixiu_cli.cli.app import app` (tests, scripts)
-        from pixiu_cli.cli.typer_app import app
+    if name == "app":  # the `pixiu` group, for `from pixiu_cli.cli.app import app` (tests, scripts)
+        from pixiu_cli.cli.root import root
 
-        return app
+        return root
     raise AttributeError(name)
 
 
 def _click_command():
-    from pixiu_cli.cli.typer_app import click_command
+    from pixiu_cli.cli.root import root
 
-    return click_command()
+    return root
 
 
 def main() -> None:
+    common.command_group = _click_command
     with common.one_invocation():
         _main()
 
@@ -90,17 +91,19 @@ def _main() -> None:
 
 
 def _exit_typer(exc: Exception) -> None:
-    """Exit as typer's own exceptions ask; return for any other. Only a command that went
-    through typer can raise one, so typer is imported only if it is already."""
-    if "typer" not in sys.modules:
-        return
-    import typer
-
-    if isinstance(exc, typer.Exit):
+    """Exit as click's (or typer's copy of click's) own exceptions ask; return for any other.
+    Only a command that went through the parser can raise one, so neither is imported here."""
+    found = {}
+    for module in ("click.exceptions", "typer._click.exceptions", "typer.exceptions"):
+        for name in ("Exit", "Abort", "ClickException"):
+            kind = getattr(sys.modules.get(module), name, None)
+            if kind is not None:
+                found.setdefault(name, []).append(kind)
+    if isinstance(exc, tuple(found.get("Exit", ()))):
         sys.exit(exc.exit_code)
-    if isinstance(exc, typer.Abort):
+    if isinstance(exc, tuple(found.get("Abort", ()))):
         sys.exit(130)
-    if isinstance(exc, typer.TyperException):  # usage errors (bad flags): one Chinese line naming the flag
+    if isinstance(exc, tuple(found.get("ClickException", ()))):  # usage errors: one Chinese line naming the flag
         from pixiu_cli.cli.usage import is_usage_error, usage_line
 
         if is_usage_error(exc):

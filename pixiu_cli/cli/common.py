@@ -12,6 +12,10 @@ from datetime import datetime
 from pixiu_cli.commands.values import read_stdin_text, require_utf8  # noqa: F401  (the ask's and the context's)
 from pixiu_cli.kernel.errors import UserError
 
+# The `pixiu` command group (cli/root.py), handed down by the entry point: the REPL runs
+# `/X` through it, and it holds the REPL (its default command), so the REPL cannot name it.
+command_group = None  # () -> click.Group
+
 
 class CliError(UserError):
     """One line for the user, exit status 1."""
@@ -155,3 +159,64 @@ def configured(loaded=None):
     from pixiu_cli.app import configured as tables
 
     return tables(loaded or settings())
+
+
+# What a command runs against, from click's context: the REPL invokes the command group with
+# its session as `obj` (repl/slash.py), the command line with none. A one-shot command's
+# workspace is opened on first use and closed when the command ends.
+
+
+def _root():
+    import click
+
+    return click.get_current_context().find_root()
+
+
+def repl_state():
+    """The REPL's session when the REPL runs the command, else None."""
+    return _root().obj
+
+
+def on_workspace(demo: bool | None = None):
+    """The one workspace (app.Workspace) of the running command: the REPL's app, or one over
+    the settings' database (the demo's with --demo)."""
+    root = _root()
+    if root.obj is not None:
+        return root.obj.app
+    opened = root.meta.get("pixiu.workspace")
+    if opened is None:
+        import click
+
+        if demo is None:
+            demo = bool(click.get_current_context().params.get("demo"))
+        opened = root.meta["pixiu.workspace"] = root.with_resource(workspace(demo))
+    return opened
+
+
+def shown():
+    """The renderer the running command shows its result on."""
+    root = _root()
+    if root.obj is not None:
+        return root.obj.renderer
+    return root.meta.setdefault("pixiu.renderer", renderer())
+
+
+def spell(words: str) -> str:
+    """A command as the surface running it spells it: `pixiu alert remove` / `/alert remove`."""
+    return f"pixiu {words}" if repl_state() is None else f"/{words}"
+
+
+def resolve_stock(typed: str) -> str:
+    """A name, short name or alias → its code, through the conversation's name matcher."""
+    from pixiu_cli.app import names_cache_dir
+    from pixiu_cli.market.stock_codes import resolve_stock as resolve
+
+    return resolve(on_workspace().db, typed, names_cache_dir())
+
+
+def finish(status) -> None:
+    """A view that showed a failure returns 1: the command line exits so."""
+    if status:
+        import click
+
+        click.get_current_context().exit(status)

@@ -1,6 +1,6 @@
-"""The typer app: the root command and every command group (one module each in this
-package), in the order of `pixiu --help`. Built only when a command goes through typer:
-cli/app.py runs the common calls of `pixiu`, `chat`, `ask`, `context` and `cache` without it."""
+"""The typer app of the commands not yet plain click commands (the declared framework's and
+cli/'s typer functions). Built only when one of them runs: the root group (cli/root.py)
+passes the words to it through `COMMANDS`, one pass-through click command per top word."""
 
 from __future__ import annotations
 
@@ -9,21 +9,7 @@ from typing import Annotated
 
 import typer
 
-from pixiu_cli.cli import (
-    account,
-    alias,
-    analytics,
-    chat,
-    common,
-    config,
-    declared,
-    documents,
-    evals,
-    market,
-    mcp,
-    memory,
-    push,
-)
+from pixiu_cli.cli import alias, analytics, chat, common, config, declared, documents, evals, market, mcp, memory, push
 from pixiu_cli.cli.fast import defaults_of
 
 app = typer.Typer(
@@ -63,7 +49,6 @@ for group in (
     push,
     ("context",),
     documents,
-    account,
     memory,
     ("cache",),
     evals,
@@ -86,3 +71,30 @@ def click_command():
     """typer converts the app to a click command on every call; a process that runs main more
     than once (the in-process runner) converts it once."""
     return typer.main.get_command(app)
+
+
+def _pass_through(word: str):
+    """A click command handing its words to the typer command of `word`."""
+    import click
+
+    def run(words: tuple[str, ...]) -> None:
+        code = click_command().commands[word].main(list(words), prog_name=f"pixiu {word}", standalone_mode=False)
+        if isinstance(code, int) and code:
+            click.get_current_context().exit(code)
+
+    return click.Command(
+        word,
+        callback=run,
+        params=[click.Argument(["words"], nargs=-1, type=click.UNPROCESSED)],
+        context_settings={"ignore_unknown_options": True, "allow_extra_args": True, "help_option_names": []},
+        add_help_option=False,
+    )
+
+
+class _Legacy(dict):
+    def __missing__(self, word: str):
+        self[word] = _pass_through(word)
+        return self[word]
+
+
+COMMANDS = _Legacy()

@@ -9,10 +9,21 @@ from __future__ import annotations
 import re
 import sys
 
-import typer
+import click.exceptions
 
-# The parser's exception classes, wherever this typer keeps them (its own copy of click, or click).
-_errors = sys.modules[typer.BadParameter.__module__]
+
+class _Errors:
+    """The parser's exception classes: click's, and typer's own copy of click's when a
+    command went through typer (the commands not yet plain click commands)."""
+
+    def __getattr__(self, name: str) -> tuple[type, ...]:
+        modules = [click.exceptions]
+        if "typer" in sys.modules:
+            modules.append(sys.modules[sys.modules["typer"].BadParameter.__module__])
+        return tuple(getattr(m, name) for m in modules if hasattr(m, name))
+
+
+_errors = _Errors()
 
 _NEGATIVE = re.compile(r"-\d")
 _UNEXPECTED = re.compile(r"unexpected extra argument(?:\(s\)|s)?\s*\((.*)\)", re.S)
@@ -28,14 +39,14 @@ def usage_line(exc: BaseException, argv: list[str], root=None) -> str:
     command of `pixiu`, to name the subcommand when the parser did not (an option's value)."""
     ctx = getattr(exc, "ctx", None)
     path = ctx.command_path if ctx is not None else _command_path(root, argv)
-    return f"{_what(exc, argv)}（{path} --help 查看用法）"
+    return f"{what(exc, argv)}（{path} --help 查看用法）"
 
 
 def _command_path(root, argv: list[str]) -> str:
     """`pixiu data sync` for argv `data sync --since`: the leading words that name commands."""
     words, command = ["pixiu"], root
     for word in argv:
-        found = getattr(command, "commands", {}).get(word)
+        found = command.get_command(None, word) if hasattr(command, "get_command") else None
         if found is None:
             break
         words.append(word)
@@ -43,7 +54,7 @@ def _command_path(root, argv: list[str]) -> str:
     return " ".join(words)
 
 
-def _what(exc, argv: list[str]) -> str:
+def what(exc, argv: list[str]) -> str:
     if isinstance(exc, _errors.NoSuchOption):
         return _no_such_option(exc, argv)
     if isinstance(exc, _errors.MissingParameter):
@@ -128,6 +139,8 @@ def _plain_type(annotation) -> type | None:
 
 def _given(exc) -> str | None:
     """The value typed, where the parser kept it (its validation error's input)."""
+    if getattr(exc, "given", None) is not None:  # a click type of cli/params.py keeps it
+        return exc.given
     cause = exc.__cause__
     errors = getattr(cause, "errors", None)
     if callable(errors):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pixiu_cli.account import commands as account
 from pixiu_cli.brief import commands as brief
 from pixiu_cli.brief.push import commands as push
 from pixiu_cli.conversation import commands as sessions
@@ -17,7 +16,6 @@ from pixiu_cli.memory import commands_alerts as alerts
 from pixiu_cli.memory import commands_aliases as aliases
 
 DECLARED = (
-    *account.DECLARED,
     *memory.DECLARED,
     *aliases.DECLARED,
     *alerts.DECLARED,

@@ -18,6 +18,11 @@ REQUIRED = object()  # a parameter without a default: the command cannot run wit
 
 
 @dataclass(frozen=True)
+class Nothing:
+    """The request of a command that takes no parameters."""
+
+
+@dataclass(frozen=True)
 class Param:
     name: str  # the request field it fills
     kind: Any  # a value type of commands/values.py

@@ -7,8 +7,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from pixiu_cli.account.commands import Nothing
-from pixiu_cli.commands.declaration import CLI, REPL, Command, argument, lazy, option
+from pixiu_cli.commands.declaration import CLI, REPL, Command, Nothing, argument, lazy, option
 from pixiu_cli.commands.values import CommandError, Int, Text, whole_number
 
 CLI_ONLY, REPL_ONLY = frozenset({CLI}), frozenset({REPL})

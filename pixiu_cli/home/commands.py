@@ -6,8 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from pixiu_cli.account.commands import Nothing
-from pixiu_cli.commands.declaration import CLI, Command, argument, lazy, option, switch
+from pixiu_cli.commands.declaration import CLI, Command, Nothing, argument, lazy, option, switch
 from pixiu_cli.commands.values import CommandError, Text
 
 CLI_ONLY = frozenset({CLI})

@@ -6,8 +6,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from pixiu_cli.account.commands import Nothing
-from pixiu_cli.commands.declaration import CLI, Command, Group, argument, lazy
+from pixiu_cli.commands.declaration import CLI, Command, Group, Nothing, argument, lazy
 from pixiu_cli.commands.values import Text
 
 CLI_ONLY = frozenset({CLI})

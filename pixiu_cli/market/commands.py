@@ -7,8 +7,7 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
-from pixiu_cli.account.commands import Nothing
-from pixiu_cli.commands.declaration import CLI, REPL, Command, Group, Param, argument, lazy, option, switch
+from pixiu_cli.commands.declaration import CLI, REPL, Command, Group, Nothing, Param, argument, lazy, option, switch
 from pixiu_cli.commands.values import (
     Choice,
     Codes,

@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
-from pixiu_cli.account.commands import Nothing
-from pixiu_cli.commands.declaration import Command, Group, argument, lazy, option
+from pixiu_cli.commands.declaration import Command, Group, Nothing, argument, lazy, option
 from pixiu_cli.commands.values import CommandError, Int, Number, RuleId, StockCode
 
 MAX_COOLDOWN_DAYS = 250  # services/alerts.py's bound, said here so `pixiu --help` need not import it

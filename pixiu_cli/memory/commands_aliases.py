@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pixiu_cli.account.commands import Nothing
-from pixiu_cli.commands.declaration import Command, Group, argument, lazy, switch
+from pixiu_cli.commands.declaration import Command, Group, Nothing, argument, lazy, switch
 from pixiu_cli.commands.values import CommandError, StockCode, Text
 
 

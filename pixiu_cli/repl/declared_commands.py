@@ -37,7 +37,33 @@ def _handler(slash: Slash, registry: CommandRegistry):
     return handle
 
 
+class _ClickSlash:
+    """A /word that is a plain click command of cli/root.py's group (repl/slash.py)."""
+
+    def __init__(self, word: str):
+        self.word = word
+
+    def completing(self, before: list[str]):
+        from pixiu_cli.repl.slash import completing
+
+        return completing(self.word, before)
+
+
+def _click_handler(word: str):
+    def handle(state: ReplState, cmd: ParsedCommand) -> None:
+        from pixiu_cli.repl.slash import run_slash
+
+        run_slash(state, word, cmd.args)
+
+    return handle
+
+
 def register_declared(registry: CommandRegistry) -> None:
-    """Each declared /name into `registry`, its handler running it in a context over the REPL."""
+    """Each /name into `registry`: the declared ones run in a context over the REPL; the plain
+    click commands of cli/root.py through that group. /help lists them by name."""
+    from pixiu_cli.repl.slash import usage, words
+
+    for word, summary in words():
+        registry.command(word, summary, usage(word), declaration=_ClickSlash(word))(_click_handler(word))
     for slash in slash_commands(DECLARED):
         registry.command(slash.name, slash.summary, slash.usage, declaration=slash)(_handler(slash, registry))

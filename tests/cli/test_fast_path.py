@@ -14,9 +14,9 @@ import typer
 
 from pixiu_cli.cli import chat, talk
 from pixiu_cli.cli.app import FAST_COMMANDS as COMMANDS
-from pixiu_cli.cli.app import app
 from pixiu_cli.cli.declared import FAST_DECLARED, open_context
 from pixiu_cli.cli.fast import declared_signature, defaults_of, fast_call, fast_signature
+from pixiu_cli.cli.typer_app import app  # the commands still declared (cli/root.py passes them on)
 from pixiu_cli.commands.catalog import DECLARED
 from pixiu_cli.commands.declaration import CLI, Command
 from pixiu_cli.commands.typer_surface import typer_function

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 import typer.main
 
-from pixiu_cli.cli.app import app
+from pixiu_cli.cli.typer_app import app  # the commands still declared
 from pixiu_cli.commands.catalog import DECLARED
 from pixiu_cli.commands.declaration import CLI, REPL
 from pixiu_cli.commands.slash import usage

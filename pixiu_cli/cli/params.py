@@ -1,0 +1,160 @@
+"""The kinds of value a command's parameter takes, as click parameter types: each reads one
+typed word the same way for `pixiu X` and `/X`, and a word that does not fit is one Chinese
+line (a `CommandError`, raised past click so neither surface rewords it; nothing has been
+done yet). Bounds are click's own (IntRange-like `low`/`high`, reported through cli/usage.py,
+which names them). `shown`: the placeholder the REPL's usage line shows; `complete`: what Tab
+offers for it (a completion source's name, or the words)."""
+
+from __future__ import annotations
+
+import click
+
+from pixiu_cli.commands.values import Choice as _Choice
+from pixiu_cli.commands.values import CommandError, whole_number
+from pixiu_cli.commands.values import Number as _Number
+from pixiu_cli.commands.values import StockCode as _StockCode
+from pixiu_cli.commands.values import Text as _Text
+
+__all__ = ["CommandError", "Choice", "Int", "Number", "StockCode", "Text"]
+
+
+class Kind(click.ParamType):
+    """A click type over one of the kinds' readers; `label` names the value in a refusal."""
+
+    name = "text"
+    shown = "文本"
+    complete: str | tuple[str, ...] | None = None
+
+    def __init__(self, shown: str | None = None, label: str | None = None):
+        self.shown = shown or self.shown
+        self.label = label
+
+    def called(self, param) -> str:
+        if self.label:
+            return self.label
+        flags = [o for o in getattr(param, "opts", ()) if o.startswith("-")]
+        return flags[0] if flags else self.shown
+
+    def read(self, word: str, label: str):
+        return word
+
+    def convert(self, value, param, ctx):
+        if not isinstance(value, str):
+            return value  # a default, already a value
+        return self.read(value, self.called(param))
+
+
+class Text(Kind):
+    def __init__(self, shown: str = "文本", label: str | None = None, complete: str | None = None):
+        super().__init__(shown, label)
+        self.complete = complete
+
+    def read(self, word, label):
+        return _Text().read(word, label)
+
+
+class Number(Kind):
+    """A decimal number (money, shares) read exactly; `positive`: above zero."""
+
+    name = "number"
+    shown = "数值"
+
+    def __init__(self, shown: str = "数值", positive: bool = False, label: str | None = None):
+        super().__init__(shown, label)
+        self.positive = positive
+
+    def read(self, word, label):
+        return _Number(self.shown, self.positive).read(word, label)
+
+
+class Choice(Kind):
+    """One of a few words; completion offers them."""
+
+    name = "choice"
+
+    def __init__(self, choices: tuple[str, ...], shown: str = "", label: str | None = None):
+        super().__init__(shown or "|".join(choices), label)
+        self.choices = choices
+        self.complete = choices
+
+    def read(self, word, label):
+        return _Choice(self.choices).read(word, label)
+
+
+class StockCode(Kind):
+    """A stock: a code in any spelling, or a name, short name or alias (through the name
+    matcher, with the command's database)."""
+
+    name = "code"
+    shown = "代码"
+    complete = "stock"
+
+    def read(self, word, label):
+        from pixiu_cli.cli.common import resolve_stock
+
+        return _StockCode().read(word, label, resolve_stock)
+
+
+class Int(Kind):
+    """A whole number within [low, high]: out of bounds it is click's refusal, worded by
+    cli/usage.py on both surfaces ("--limit 应为 1 到 1000 之间的整数，而不是 0")."""
+
+    name = "integer"
+    shown = "N"
+
+    def __init__(self, low: int | None = None, high: int | None = None, shown: str = "N", label=None):
+        super().__init__(shown, label)
+        self.min, self.max = low, high
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int):
+            return value
+        number = whole_number(str(value))
+        if (
+            number is None
+            or (self.min is not None and number < self.min)
+            or (self.max is not None and number > self.max)
+        ):
+            error = click.BadParameter(str(value), ctx=ctx, param=param)
+            error.given = str(value)
+            raise error
+        return number
+
+
+class DefaultGroup(click.Group):
+    """A group whose `default` subcommand takes the words when the first one names no other
+    (`pixiu trades 600036` is `pixiu trades list 600036`; `/cash` is `/cash show`)."""
+
+    def __init__(self, *args, default: str | None = None, **kwargs):
+        kwargs.setdefault("invoke_without_command", False)
+        super().__init__(*args, **kwargs)
+        self.default = default
+        self.no_args_is_help = default is None
+
+    def list_commands(self, ctx):
+        return list(self.commands)  # the declared order, not sorted
+
+    def parse_args(self, ctx, args):
+        if self.default and (not args or (args[0] not in self.commands and args[0] != "--help")):
+            args = [self.default, *args]
+        return super().parse_args(ctx, args)
+
+
+def group(name: str, help: str, default: str | None = None) -> DefaultGroup:
+    return DefaultGroup(name, help=help, default=default)
+
+
+json_option = click.option("--json", "as_json", is_flag=True, help="输出一个 JSON 文档")
+demo_option = click.option("--demo", is_flag=True, is_eager=True, help="使用演示数据库")
+
+
+class Argument(click.Argument):
+    """A positional parameter with its help: a refusal of a missing one names what it is."""
+
+    def __init__(self, *args, help: str | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.help = help
+
+
+def argument(name: str, type: Kind, help: str, required: bool = True):
+    return click.argument(name, cls=Argument, type=type, help=help, required=required, metavar=name.upper())

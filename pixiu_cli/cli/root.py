@@ -1,0 +1,188 @@
+"""The `pixiu` command group: each top word's area module and one-line summary, in the order of
+`pixiu --help`. A word's module is imported only when that command runs (click's lazily
+loaded subcommands), so `--help` lists every command without importing any. The REPL runs
+`/X` through this same group (repl/slash.py); `repl: False` keeps a word off the REPL,
+`cli: False` off the command line. An area module holds plain click commands in `COMMANDS`
+(word → command). Words whose module is cli/typer_app.py are still the declared framework's
+and run through typer (`legacy`)."""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+
+import click
+
+LEGACY = "pixiu_cli.cli.typer_app"
+
+
+@dataclass(frozen=True)
+class Top:
+    module: str
+    summary: str
+    cli: bool = True
+    repl: bool = True
+
+
+TABLE: dict[str, Top] = {
+    "chat": Top(LEGACY, "交互式对话（默认命令）。", repl=False),
+    "ask": Top(LEGACY, "问一个问题并退出（不进入交互界面）。", repl=False),
+    "sessions": Top(LEGACY, "列出、搜索、改名、删除或恢复对话。", repl=False),
+    "brief": Top(
+        LEGACY,
+        "每日简报：本地算出持仓涨跌、盈亏变动、预警、信号变化、新闻和纪律风险，由模型写成简报，结论存为报告（费用超过设定金额时需加 --yes；--push 推送）。",
+        repl=False,
+    ),
+    "schedule": Top(
+        LEGACY,
+        "打印收盘后每个交易日运行 同步 + 简报 + 推送 的 crontab 行（及 systemd 定时器、launchd 配置）；不修改任何系统设置。",
+        repl=False,
+    ),
+    "context": Top(
+        LEGACY,
+        "显示模型看到（或将要看到）的完整上下文，不调用模型；在对话中：上一次（或第 N 轮）真正看到的内容。",
+        repl=False,
+    ),
+    "import": Top(
+        LEGACY, "导入领域数据：默认按自然键合并（对话中记下的笔记和交易不受影响）；文件有误时一条也不导入。", repl=False
+    ),
+    "export": Top(LEGACY, "导出全部领域数据为一个 JSON 文档（可再导入）。", repl=False),
+    "backup": Top(
+        LEGACY, "把数据库完整备份到 PIXIU_HOME/backups/（SQLite 在线备份，可在其他终端使用时进行）。", repl=False
+    ),
+    "restore": Top(
+        LEGACY,
+        "用备份文件还原数据库（先检查文件，并先备份当前数据库；当前数据库损坏时先把它移到 backups/）。",
+        repl=False,
+    ),
+    "holdings": Top(
+        "pixiu_cli.account.commands",
+        "持仓：股数、成本、最新收盘及日期、市值、浮动和已实现盈亏、占总资产的仓位（含现金）。",
+    ),
+    "trade": Top("pixiu_cli.account.commands", "记录一笔买入或卖出（更新持仓与现金；/forget dN 可撤销）。"),
+    "remember": Top(LEGACY, "手动记下一条观点 / 计划 / 纪律（不写 --symbol 时从文字里认出股票）。", repl=False),
+    "forget": Top(LEGACY, "撤销一条记忆：删除笔记、撤销合并，或撤销一笔交易（持仓恢复）；预警规则如 a3。", repl=False),
+    "cache": Top(LEGACY, "缓存命中、费用与节省（本对话 / 今天 / 全部），以及每次调用未命中的原因。", repl=False),
+    "eval": Top(
+        LEGACY,
+        "上下文评测：每个用例检查组装出的 [上下文信息] 中必须出现 / 不得出现的事实，按类别给出通过率。\n"
+        "不指定用例时，另外报告选择语料（data/selection）的调参集和留出集通过率；加 --live 做回答评测（含消融对照）。",
+        repl=False,
+    ),
+    "alias": Top(
+        LEGACY,
+        "股票别名：alias 宁王 300750 设置（之后提到别名就会加载这只股票）；alias --remove 宁王 删除；不带参数列出全部。",
+        repl=False,
+    ),
+    "offline-server": Top(LEGACY, "在前台运行离线 OpenAI 兼容服务（127.0.0.1），用于测试和无 key 体验。", repl=False),
+    "chart": Top(LEGACY, "终端走势图：前复权收盘、MA20/MA60、持仓成本线和买卖点。", repl=False),
+    "market": Top(
+        LEGACY,
+        "市场概况：指数基准的收盘与涨跌、全市场涨跌家数与涨跌停、成交额、最强和最弱的行业，均注明日期和来源。",
+        repl=False,
+    ),
+    "fundamentals": Top(
+        LEGACY,
+        "一只股票已存的基本面：估值（PE/PB 在自身历史中的分位）、最近的财报摘要、分红和报告日，均注明报告期和来源。",
+        repl=False,
+    ),
+    "profile": Top(
+        LEGACY, "本地回测画像：3 年窗口、4 个策略、A 股成交规则与成本；样本内选优、样本外检验。", repl=False
+    ),
+    "track": Top(
+        LEGACY, "操作决策的事后表现：5 日、20 日收益，对比不操作和该股自身走势（命中率、最好与最差）。", repl=False
+    ),
+    "signal": Top(LEGACY, "融合信号及其分项（趋势、动量、波动、回撤），取自已存的信号。", repl=False),
+    "push": Top(
+        LEGACY, "推送渠道（config.toml 的 [push]）：企业微信、飞书、钉钉、Telegram、邮件和通用 webhook。", repl=False
+    ),
+    "trades": Top(
+        "pixiu_cli.account.commands",
+        "成交与资金流水：trades [代码] 列出；trades import 交割单.csv 导入（重复导入不会重复记录）。",
+    ),
+    "cash": Top(
+        "pixiu_cli.account.commands", "现金余额：cash set 50000 [--date 2025-03-03] 设置；不带参数显示当前余额。"
+    ),
+    "memory": Top(LEGACY, "记忆：列出、搜索笔记和交易（含作者），采纳模型提议，确认计划替换，置顶与修改。", repl=False),
+    "config": Top(LEGACY, "查看或修改 PIXIU_HOME 下的 config.toml（写入时权限为 600）。", repl=False),
+    "data": Top(LEGACY, "行情数据：导入、同步、查看（不复权存储，读取时复权）。", repl=False),
+    "watch": Top(LEGACY, "自选股（同步时与持仓一起更新）。", repl=False),
+    "news": Top(
+        LEGACY,
+        "新闻和公告：已存的条目（含信息层次、来源、链接）；sync 从 akshare 同步持仓和自选股的新闻与巨潮公告。",
+        repl=False,
+    ),
+    "alert": Top(LEGACY, "价格预警：收盘价穿越、单日涨跌幅、较成本回撤（导入或同步日线后检查）。", repl=False),
+    "mcp": Top(LEGACY, "MCP 服务：让其他代理（Claude、Cursor 等）只读地使用 pixiu 的记忆。", repl=False),
+}
+# repl=False above on a legacy word: the REPL still runs it through its own registry
+# (repl/registry.py) until the word's area holds plain click commands.
+
+
+def command_of(word: str) -> click.Command | None:
+    """The command of a top word, its area module imported now."""
+    top = TABLE.get(word)
+    if top is None:
+        return None
+    return importlib.import_module(top.module).COMMANDS[word]
+
+
+class LazyGroup(click.Group):
+    """The top words from TABLE; a command's module is imported when it is looked up."""
+
+    def list_commands(self, ctx):
+        surface_repl = ctx is not None and ctx.find_root().obj is not None
+        return [w for w, t in TABLE.items() if (t.repl if surface_repl else t.cli)]
+
+    def repl_words(self) -> list[tuple[str, str]]:
+        """The REPL's words run through this group, with their summaries."""
+        return [(w, t.summary) for w, t in TABLE.items() if t.repl and t.module != LEGACY]
+
+    def get_command(self, ctx, name):
+        if ctx is None:  # a look-up outside a run (the REPL's usage lines, a refusal's path)
+            return command_of(name)
+        if name not in self.list_commands(ctx):
+            return None
+        return command_of(name)
+
+    def resolve_command(self, ctx, args):
+        name = args[0] if args else ""
+        if args and self.get_command(ctx, name) is None and not name.startswith("-"):
+            from difflib import get_close_matches
+
+            near = get_close_matches(name, self.list_commands(ctx), n=1)
+            hint = f". Did you mean '{near[0]}'?" if near else "."
+            raise click.UsageError(f"No such command '{name}'{hint}", ctx)  # cli/usage.py words it
+        return super().resolve_command(ctx, args)
+
+    def format_commands(self, ctx, formatter):
+        """`pixiu --help`'s list, from the table's summaries: no area is imported for it."""
+        limit = formatter.width - 6 - max(len(w) for w in TABLE)
+        rows = [(w, click.utils.make_default_short_help(TABLE[w].summary, limit)) for w in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+def _version(ctx, param, shown: bool) -> None:
+    if shown and not ctx.resilient_parsing:
+        from pixiu_cli import __version__
+        from pixiu_cli.cli import common
+
+        common.renderer().line(f"pixiu {__version__}")
+        ctx.exit()
+
+
+@click.group(
+    "pixiu",
+    cls=LazyGroup,
+    invoke_without_command=True,
+    subcommand_metavar="COMMAND [ARGS]...",
+    help="貔貅 pixiu：A 股投资者的终端助理（DeepSeek 或任意 OpenAI 兼容接口；无 key 时离线）。",
+)
+@click.option("--version", is_flag=True, is_eager=True, expose_value=False, callback=_version, help="显示版本并退出")
+@click.pass_context
+def root(ctx: click.Context) -> None:
+    if ctx.invoked_subcommand is None:
+        from pixiu_cli.cli import talk
+
+        talk.chat(False, None, False, None, False)
