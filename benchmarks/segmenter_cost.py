@@ -51,9 +51,7 @@ def _wall_ms(argv: list[str], env: dict[str, str], reps: int) -> float:
 
 
 JIEBAS_LOADER = "import jieba, logging; jieba.setLogLevel(logging.WARNING); jieba.Tokenizer().initialize()"
-PIXIUS_LOADER = (
-    "from pixiu_cli.market.names import rules, words; import pixiu_cli.kernel.resources; words.warm()"
-)
+PIXIUS_LOADER = "from pixiu_cli.market.names import rules, words; import pixiu_cli.kernel.resources; words.warm()"
 
 
 def _loader_ms(code: str, reps: int) -> float:
