@@ -268,6 +268,22 @@ def write_brief(agent: TurnRunner, stored: Brief, conversation_id: int, plan: Br
     return BriefOutcome(plan, turn, conclusion, report_id, brief_id)
 
 
+def _push(workspace: Briefing, outcome: BriefOutcome, now: datetime) -> list:
+    """The brief just written, pushed from what this use case holds — the turn's reply and the
+    plan's fact lines, as they were sent — not read back; nothing when the brief did not
+    complete, so nothing was stored to send."""
+    from pixiu_cli.brief.push.deliver import push_written, pushed_brief
+
+    if outcome.report_id is None:
+        return []
+    turn, plan = outcome.turn, outcome.plan
+    facts = "\n".join(plan.lines).strip()
+    message = pushed_brief(
+        turn.reply.strip(), facts, plan.facts.as_of, outcome.report_id, turn.conversation_id, turn.seq
+    )
+    return push_written(workspace.brief, workspace.push, message, outcome.brief_id, now)
+
+
 def over_budget(estimate: BriefEstimate, limit: float) -> bool:
     """Over [brief] confirm_above: the call is asked for before it is made."""
     return estimate.cost is not None and estimate.cost > limit
@@ -319,7 +335,7 @@ def brief(
     to `confirm` (False: stop, nothing sent or written); the turn run with its reply streamed
     to `reply(plan)` (entered around the turn: a surface shows the facts there); the report
     stored, and pushed with `request.push`."""
-    from pixiu_cli.brief.push.deliver import push_written, require_channels
+    from pixiu_cli.brief.push.deliver import require_channels
     from pixiu_cli.conversation.ask import start_conversation
 
     settings, db = workspace.settings, workspace.store.db
@@ -336,5 +352,5 @@ def brief(
         conversation_id = start_conversation(workspace.store, settings.model, workspace.model_switched)
     with reply(plan) as sink:
         outcome = write_brief(workspace.agent, workspace.brief, conversation_id, plan, sink)
-    sent = push_written(workspace.brief, workspace.push, outcome, clock()) if request.push else []
+    sent = _push(workspace, outcome, clock()) if request.push else []
     return BriefResult(plan, guess, False, outcome, sent)

@@ -90,15 +90,16 @@ def turn_status(state: ReplState, result) -> StatusFigures:
         result.usage.completion_tokens,
         result.latency_ms,
         result.calls,
-        _cost(state, result.turn_id),
+        _cost(state, result),
     )
 
 
-def _cost(state: ReplState, turn_id: int) -> str | None:
-    from pixiu_cli.account.report import money_text, turn_cost
+def _cost(state: ReplState, result) -> str | None:
+    """The turn's calls priced as the turn kept them: nothing is read back."""
+    from pixiu_cli.account.report import money_text, rows_cost
 
     prices = state.app.prices
-    cost = turn_cost(state.app.store, turn_id, prices)
+    cost = rows_cost(result.call_rows, prices)
     return None if cost is None else money_text(cost, prices.currency)
 
 

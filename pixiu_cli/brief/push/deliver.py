@@ -137,7 +137,6 @@ if TYPE_CHECKING:
     from sqlite_utils import Database
 
     from pixiu_cli.brief.api import Brief
-    from pixiu_cli.brief.daily_brief import BriefOutcome
 
 NO_CHANNELS = (
     "没有配置推送渠道：在 config.toml 中加一个 [push.wecom] / [push.feishu] / [push.dingtalk] / "
@@ -157,7 +156,7 @@ def _facts_of(user_text: str) -> str:
     return facts.strip()
 
 
-def _message(reply: str, facts: str, as_of: str, report_id: int, conversation_id: int, turn_seq: int) -> Message:
+def pushed_brief(reply: str, facts: str, as_of: str, report_id: int, conversation_id: int, turn_seq: int) -> Message:
     """A brief as it is pushed: the model's brief first (what a phone shows), then the facts
     pixiu computed, and where the brief's call can be inspected."""
     title = f"pixiu 每日简报 {as_of}"
@@ -174,15 +173,7 @@ def brief_message(db: Database, brief: StoredBrief) -> Message:
     if turn is None or not (turn.reply_text or "").strip():
         raise RequestError(f"简报 {brief.id} 的正文没有保存（对话 {brief.conversation_id} 第 {brief.turn_seq} 轮）")
     reply, facts = turn.reply_text.strip(), _facts_of(turn.user_text or "")
-    return _message(reply, facts, brief.as_of, brief.report_id, brief.conversation_id, brief.turn_seq)
-
-
-def written_message(outcome: BriefOutcome) -> Message:
-    """The brief just written, from what the brief holds: the turn's reply and the plan's fact
-    lines, as they were sent, not read back from the conversation."""
-    turn, plan = outcome.turn, outcome.plan
-    facts = "\n".join(plan.lines).strip()
-    return _message(turn.reply.strip(), facts, plan.facts.as_of, outcome.report_id, turn.conversation_id, turn.seq)
+    return pushed_brief(reply, facts, brief.as_of, brief.report_id, brief.conversation_id, brief.turn_seq)
 
 
 def last_brief(db: Database) -> StoredBrief:
@@ -206,14 +197,11 @@ def push_brief(
 
 
 def push_written(
-    stored: Brief, config: PushConfig, outcome: BriefOutcome, now: datetime, sleep: Callable[[float], None] = time.sleep
+    stored: Brief, config: PushConfig, message: Message, brief_id: int, now: datetime, sleep=time.sleep
 ) -> list[Delivery]:
-    """After a brief was written: push it (nothing when the brief did not complete, so there
-    is nothing stored to send)."""
-    if outcome.report_id is None:
-        return []
-    deliveries = deliver(written_message(outcome), require_channels(config), sleep)
-    _log(stored.push_log, "brief", outcome.brief_id, deliveries, iso(now))
+    """The brief just written, pushed as its use case holds it (daily_brief.py)."""
+    deliveries = deliver(message, require_channels(config), sleep)
+    _log(stored.push_log, "brief", brief_id, deliveries, iso(now))
     return deliveries
 
 
