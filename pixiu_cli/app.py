@@ -27,7 +27,9 @@ from pixiu_cli.kernel.settings import load_settings as plain_settings
 if TYPE_CHECKING:
     from sqlite_utils import Database
 
+    from pixiu_cli.account.api import Account
     from pixiu_cli.account.report import PriceTable
+    from pixiu_cli.brief.api import Brief
     from pixiu_cli.brief.push.config import PushConfig
     from pixiu_cli.conversation.agent.loop import Agent
     from pixiu_cli.conversation.agent.preview import RequestPreview
@@ -35,11 +37,13 @@ if TYPE_CHECKING:
     from pixiu_cli.conversation.context.builder import ContextBuilder
     from pixiu_cli.conversation.llm.model import ChatModel
     from pixiu_cli.conversation.store import ConversationStore
+    from pixiu_cli.home.api import Home
     from pixiu_cli.home.config import ConfigTables
     from pixiu_cli.home.store import InvestorStore
     from pixiu_cli.kernel.limits import Guardrails, MemoryLimits
     from pixiu_cli.market.analytics.costs import CostModel
-    from pixiu_cli.memory.store import MemoryStore
+    from pixiu_cli.market.api import Market
+    from pixiu_cli.memory.api import Memory
 
 OFFLINE_PLACEHOLDER_KEY = "pixiu-offline"
 OFFLINE_CACHE_FILE = "offline_cache.db"
@@ -70,6 +74,38 @@ class Workspace:
         from pixiu_cli.conversation.store import ConversationStore
 
         return ConversationStore(self.db, clock=self.clock)
+
+    # The areas' handles (each area's api.py), built on first use over the one database: what
+    # a use case of another area asks of that area instead of opening its store.
+    @cached_property
+    def account(self) -> Account:
+        from pixiu_cli.account.api import Account
+
+        return Account(self.db, self.settings.cost_method)
+
+    @cached_property
+    def market(self) -> Market:
+        from pixiu_cli.market.api import Market
+
+        return Market(self.db)
+
+    @cached_property
+    def memory(self) -> Memory:
+        from pixiu_cli.memory.api import Memory
+
+        return Memory(self.db)
+
+    @cached_property
+    def home(self) -> Home:
+        from pixiu_cli.home.api import Home
+
+        return Home(self.db)
+
+    @cached_property
+    def brief(self) -> Brief:
+        from pixiu_cli.brief.api import Brief
+
+        return Brief(self.db)
 
     def now(self) -> datetime:
         return self.clock()
@@ -110,7 +146,6 @@ class App(Workspace):
     store: ConversationStore
     agent: Agent
     builder: ContextBuilder
-    memory: MemoryStore | None = None
     _offline_server: object | None = field(default=None, repr=False)
     default_model: str = ""  # the model configured (or given with --model) when the app opened
 
@@ -125,6 +160,11 @@ class App(Workspace):
     @property
     def conversations(self) -> ConversationStore:
         return self.store
+
+    @property
+    def account(self) -> Account:
+        """The account the agent's context block values: one derivation, one memo."""
+        return self.builder.account
 
     def use_model(self, name: str) -> None:
         """Requests from now on go to `name` (/model, or a resumed conversation's switch)."""
@@ -319,13 +359,6 @@ def _demo_market(db, symbols: list[str], now: datetime) -> None:
     refresh(db, symbols, now)
 
 
-def _valuer(db, cost_method: str):
-    """The account (one derivation, services/account.py) for the holdings section of the block."""
-    from pixiu_cli.account.overview import AccountReader
-
-    return AccountReader(db, cost_method)
-
-
 def offline_cache_path(settings: Settings) -> Path:
     return settings.home / OFFLINE_CACHE_FILE
 
@@ -447,7 +480,6 @@ def open_app(settings: Settings, *, demo: bool = False, calls_model: bool = True
         store=agent.store,
         agent=agent,
         builder=agent.builder,
-        memory=agent.tool_context.memory,
         demo=demo,
         _offline_server=server,
         clock=clock,
@@ -501,9 +533,15 @@ def _builder(
         clock=clock,
         history_blocks=history_blocks,
         ablate=ablate,
-        valuer=_valuer(domain.db, cost_method),
+        account=_account(domain.db, cost_method),
         names_cache=names_cache,
     )
+
+
+def _account(db, cost_method: str) -> Account:
+    from pixiu_cli.account.api import Account
+
+    return Account(db, cost_method)
 
 
 def build_agent(

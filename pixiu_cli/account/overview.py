@@ -295,38 +295,6 @@ def _as_holding(h, row: Holding | None, name: str, role: str) -> Holding:
     )
 
 
-class AccountReader:
-    """read_account for the context block: derived again only when the ledger, the holdings,
-    the stored market data or the last closed session changed, not every turn."""
-
-    def __init__(self, db: Database, cost_method: str = "diluted"):
-        self.db = db
-        self.cost_method = check_cost_method(cost_method)
-        self._key: tuple | None = None
-        self._view: AccountView | None = None
-
-    def history(
-        self, now: datetime, start: date | None, end: date | None, symbols: list[str] | None = None, limit: int = 12
-    ) -> TradeHistory:
-        """The trade history for the context block (`trade_history`)."""
-        return trade_history(self.db, now, start, end, symbols, limit)
-
-    def __call__(self, now: datetime) -> AccountView:
-        from pixiu_cli.market.calendar import last_complete_session
-
-        key = (
-            stores_of(self.db).investor.portfolio_version(),
-            stores_of(self.db).account.version(),
-            stores_of(self.db).market.version(),
-            last_complete_session(now),
-            now.date(),
-        )
-        if key != self._key or key[0] is None:
-            self._view = read_account(self.db, now, self.cost_method)
-            self._key = key
-        return self._view
-
-
 @dataclass(frozen=True)
 class Held:
     """One stock's shares and cost (by the account's method) as the ledger leaves them."""

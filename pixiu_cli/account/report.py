@@ -10,6 +10,7 @@ cost and savings, and for each call why it missed. Unknown stays unknown."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, time
 
@@ -386,14 +387,19 @@ def _turn_lines(lines: list[CallLine], calls: list[CallRecord], prices: PriceTab
 def turn_cost(store: ConversationStore, turn_id: int, prices: PriceTable) -> float | None:
     """What a turn's calls cost, or None when any of them cannot be priced (an unpriced
     model, or a provider that did not report the tokens)."""
+    return rows_cost([_row(call) for call in store.calls_for_turn(turn_id)], prices)
+
+
+def rows_cost(rows: Sequence[UsageRow], prices: PriceTable) -> float | None:
+    """What these calls cost (a turn's, as it kept them), or None when any of them cannot be
+    priced, or there are none."""
     total = 0.0
-    calls = store.calls_for_turn(turn_id)
-    for call in calls:
-        priced = _cost_of(_row(call), prices)
+    for row in rows:
+        priced = _cost_of(row, prices)
         if priced is None:
             return None
         total += priced.actual
-    return total if calls else None
+    return total if rows else None
 
 
 def money_text(value: float, currency: str) -> str:

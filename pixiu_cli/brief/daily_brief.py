@@ -33,7 +33,6 @@ from pixiu_cli.conversation.context.quoting import (
     skipped_said,
 )
 from pixiu_cli.conversation.tokenizer.counts import count_message_tokens
-from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.kernel.vocabulary import BRIEF_FACTS, BRIEF_OPEN, CONCLUSION_MARK, side_name
 from pixiu_cli.market.analytics.rules import CAP, PLAN_ABOVE, PLAN_BELOW, ROLE_CAP, STOP
@@ -172,6 +171,8 @@ def fact_lines(f: BriefFacts) -> list[str]:
 if TYPE_CHECKING:
     from sqlite_utils import Database
 
+    from pixiu_cli.brief.api import Brief
+
 EXPECTED_OUTPUT_TOKENS = 1200  # a brief of a dozen holdings runs to several hundred words
 CONCLUSION_LIMIT = 300
 INSTRUCTION = (
@@ -212,6 +213,7 @@ class BriefOutcome:
     turn: object  # the loop's TurnResult
     conclusion: str | None  # None when the turn did not complete
     report_id: int | None
+    brief_id: int | None = None  # the stored brief's row, with its report
 
 
 def plan_brief(db: Database, now: datetime, cost_method: str = "diluted") -> BriefPlan:
@@ -243,7 +245,7 @@ def conclusion_of(reply: str) -> str:
     return first[:CONCLUSION_LIMIT]
 
 
-def write_brief(agent: TurnRunner, db: Database, conversation_id: int, plan: BriefPlan, sink=None) -> BriefOutcome:
+def write_brief(agent: TurnRunner, stored: Brief, conversation_id: int, plan: BriefPlan, sink=None) -> BriefOutcome:
     """Run the brief's turn; on a complete reply, store its conclusion as a report. pixiu wrote
     the turn's message, not the user: its tools change neither the account nor the memory."""
     turn = agent.run_turn(conversation_id, plan.prompt, sink, user_spoke=False)
@@ -262,8 +264,24 @@ def write_brief(agent: TurnRunner, db: Database, conversation_id: int, plan: Bri
         turn_id=turn.turn_id,
         turn_seq=turn.seq,
     )
-    report_id, _ = stores_of(db).briefs.save(report, facts.snapshot())
-    return BriefOutcome(plan, turn, conclusion, report_id)
+    report_id, brief_id = stored.briefs.save(report, facts.snapshot())
+    return BriefOutcome(plan, turn, conclusion, report_id, brief_id)
+
+
+def _push(workspace: Briefing, outcome: BriefOutcome, now: datetime) -> list:
+    """The brief just written, pushed from what this use case holds — the turn's reply and the
+    plan's fact lines, as they were sent — not read back; nothing when the brief did not
+    complete, so nothing was stored to send."""
+    from pixiu_cli.brief.push.deliver import push_written, pushed_brief
+
+    if outcome.report_id is None:
+        return []
+    turn, plan = outcome.turn, outcome.plan
+    facts = "\n".join(plan.lines).strip()
+    message = pushed_brief(
+        turn.reply.strip(), facts, plan.facts.as_of, outcome.report_id, turn.conversation_id, turn.seq
+    )
+    return push_written(workspace.brief, workspace.push, message, outcome.brief_id, now)
 
 
 def over_budget(estimate: BriefEstimate, limit: float) -> bool:
@@ -278,6 +296,7 @@ class Briefing(Protocol):
 
     agent: TurnRunner
     store: object  # store/conversations.py ConversationStore
+    brief: Brief  # the stored briefs and the push log (brief/api.py)
     settings: object
     prices: object
     push: object
@@ -316,7 +335,7 @@ def brief(
     to `confirm` (False: stop, nothing sent or written); the turn run with its reply streamed
     to `reply(plan)` (entered around the turn: a surface shows the facts there); the report
     stored, and pushed with `request.push`."""
-    from pixiu_cli.brief.push.deliver import push_report, require_channels
+    from pixiu_cli.brief.push.deliver import require_channels
     from pixiu_cli.conversation.ask import start_conversation
 
     settings, db = workspace.settings, workspace.store.db
@@ -332,6 +351,6 @@ def brief(
     if conversation_id is None:
         conversation_id = start_conversation(workspace.store, settings.model, workspace.model_switched)
     with reply(plan) as sink:
-        outcome = write_brief(workspace.agent, db, conversation_id, plan, sink)
-    sent = push_report(db, workspace.push, outcome.report_id, clock()) if request.push else []
+        outcome = write_brief(workspace.agent, workspace.brief, conversation_id, plan, sink)
+    sent = _push(workspace, outcome, clock()) if request.push else []
     return BriefResult(plan, guess, False, outcome, sent)

@@ -16,7 +16,7 @@ def context_of(state: ReplState, registry: CommandRegistry) -> Context:
     return Context(
         REPL,
         state.renderer,
-        connect=lambda: app.memory.db,
+        connect=lambda: app.db,
         clock=state.clock,
         cost_method=lambda: app.settings.cost_method,
         master=lambda: app.builder.securities,

@@ -8,7 +8,6 @@ from contextlib import nullcontext
 from pixiu_cli.conversation.ask import AskRequest, AskResult, ask
 from pixiu_cli.conversation.presenters import error_line
 from pixiu_cli.conversation.views import RETRY_HINT, show_interrupted, show_kept, show_turn_end
-from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.render import StatusFigures
 from pixiu_cli.memory.views import change_question, show_change_left
 from pixiu_cli.repl.state import ReplState
@@ -33,7 +32,7 @@ def _memory_mark(state: ReplState) -> int | None:
     """The last memory id before the turn (its proposals are the ones after); None when the
     database cannot be read now, so the question still goes to `ask`, which keeps it."""
     try:
-        return stores_of(state.app.store.db).memory.last_event_id()
+        return state.app.memory.last_event_id()
     except Exception:
         return None  # the proposals wait in /memory, their notices say how to accept them
 
@@ -52,7 +51,7 @@ def confirm_changes(state: ReplState, after_id: int) -> None:
     from pixiu_cli.kernel.errors import RequestError
     from pixiu_cli.memory.proposals import accept_change, pending_changes
 
-    db = state.app.store.db
+    db = state.app.db
     for proposal in pending_changes(db, after_id):
         if not _answer(state, change_question(proposal)):
             show_change_left(state.renderer, proposal.ref)
@@ -90,15 +89,16 @@ def turn_status(state: ReplState, result) -> StatusFigures:
         result.usage.completion_tokens,
         result.latency_ms,
         result.calls,
-        _cost(state, result.turn_id),
+        _cost(state, result),
     )
 
 
-def _cost(state: ReplState, turn_id: int) -> str | None:
-    from pixiu_cli.account.report import money_text, turn_cost
+def _cost(state: ReplState, result) -> str | None:
+    """The turn's calls priced as the turn kept them: nothing is read back."""
+    from pixiu_cli.account.report import money_text, rows_cost
 
     prices = state.app.prices
-    cost = turn_cost(state.app.store, turn_id, prices)
+    cost = rows_cost(result.call_rows, prices)
     return None if cost is None else money_text(cost, prices.currency)
 
 

@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
+from pixiu_cli.brief.api import Brief
 from pixiu_cli.brief.daily_brief import plan_brief, write_brief
 from pixiu_cli.market.calendar import SHANGHAI
 from pixiu_cli.market.store import MarketStore
@@ -157,7 +158,7 @@ def test_every_number_of_the_first_brief_comes_from_the_stored_data(app):
 
 
 def test_the_next_brief_measures_from_the_last_one_and_its_conclusion_is_remembered(app, tmp_path):
-    first = write_brief(app.agent, app.db, app.new_conversation(), plan_brief(app.db, FIRST))
+    first = write_brief(app.agent, Brief(app.db), app.new_conversation(), plan_brief(app.db, FIRST))
     assert first.report_id and first.turn.status == "complete" and first.conclusion
     load(app.db, "000333")  # the sessions after the first brief arrive (to 2025-05-30)
     load(app.db, "000002")
@@ -177,7 +178,7 @@ def test_the_next_brief_measures_from_the_last_one_and_its_conclusion_is_remembe
 
 def test_the_conclusion_is_a_report_with_date_layer_holdings_and_turn(app):
     conversation = app.new_conversation()
-    outcome = write_brief(app.agent, app.db, conversation, plan_brief(app.db, FIRST))
+    outcome = write_brief(app.agent, Brief(app.db), conversation, plan_brief(app.db, FIRST))
     assert outcome.turn.reply.startswith("（离线评测模型")  # the labelled reading model wrote it
     assert outcome.conclusion in outcome.turn.reply
     row = app.db.execute(
@@ -234,6 +235,6 @@ def test_without_bars_the_brief_says_so_and_is_of_its_day(model, tmp_path):
     plan = plan_brief(app.db, FIRST)
     assert header(plan) == "截至：没有已存的行情（持仓按成本计）"
     assert plan.facts.session is None and plan.facts.as_of == "2026-11-30"
-    outcome = write_brief(app.agent, app.db, app.new_conversation(), plan)
+    outcome = write_brief(app.agent, Brief(app.db), app.new_conversation(), plan)
     title, as_of = app.db.execute("select title, as_of from reports where id = ?", [outcome.report_id]).fetchone()
     assert as_of == "2026-11-30" and title.startswith("每日简报 2026-11-30（无已存行情；覆盖 3 只持仓")

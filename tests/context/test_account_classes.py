@@ -9,7 +9,7 @@ from datetime import datetime
 
 import pytest
 
-from pixiu_cli.account.overview import AccountReader
+from pixiu_cli.account.api import Account
 from pixiu_cli.conversation.context.builder import ContextBuilder
 from pixiu_cli.conversation.context.memory_classes import MemoryLimits
 from pixiu_cli.conversation.store import ConversationStore
@@ -75,7 +75,7 @@ def builder(tmp_path):
     InvestorStore(db).replace_all(parse_document(DOCUMENT, NOW))
     MarketStore(db).watch("600809", "2026-10-01T09:00:00+08:00")
     yield ContextBuilder(
-        ConversationStore(db), InvestorStore(db), MemoryLimits(), clock=lambda: NOW, valuer=AccountReader(db)
+        ConversationStore(db), InvestorStore(db), MemoryLimits(), clock=lambda: NOW, account=Account(db)
     )
     db.conn.close()
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pixiu_cli.account.overview import AccountReader
+from pixiu_cli.account.api import Account
 from pixiu_cli.conversation.context.builder import SHANGHAI, ContextBuilder
 from pixiu_cli.conversation.store import ConversationStore
 from pixiu_cli.home.store import InvestorStore
@@ -24,7 +24,7 @@ def _holdings(db, rows):
 
 
 def _block(db, valued=True):
-    builder = ContextBuilder(ConversationStore(db), InvestorStore(db), valuer=AccountReader(db) if valued else None)
+    builder = ContextBuilder(ConversationStore(db), InvestorStore(db), account=Account(db) if valued else None)
     return builder.context_block("美的集团最近怎么样", now=NOW)[0].text
 
 
@@ -68,7 +68,7 @@ def test_without_market_data_the_block_is_unchanged(db):
 def test_stale_price_says_how_many_sessions_old(db):
     load(db, "000333")
     _holdings(db, [("000333", "美的集团", 1000, 60.5, "2025-01-02T10:00:00+08:00")])
-    builder = ContextBuilder(ConversationStore(db), InvestorStore(db), valuer=AccountReader(db))
+    builder = ContextBuilder(ConversationStore(db), InvestorStore(db), account=Account(db))
     block = builder.context_block("美的集团", now=datetime(2025, 6, 5, 16, 0, tzinfo=SHANGHAI))[0].text
     # 2025-05-30 (Fri) → 06-03, 06-04, 06-05 after 端午 (06-02): three sessions
     assert "收盘 79.06（2025-05-30 不复权，已过期 3 个交易日）" in block

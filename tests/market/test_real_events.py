@@ -8,7 +8,8 @@ from decimal import Decimal
 
 import pytest
 
-from pixiu_cli.account.overview import AccountReader, read_account
+from pixiu_cli.account.api import Account
+from pixiu_cli.account.overview import read_account
 from pixiu_cli.market.calendar import SHANGHAI
 from pixiu_cli.market.data import MarketData
 from pixiu_cli.market.store import MarketStore
@@ -160,7 +161,7 @@ def test_a_window_read_equals_the_same_days_of_the_full_read(db, mode, start, en
 def test_cached_valuation_follows_new_market_data(db, tmp_path):
     load(db, "000333", path=_truncated(tmp_path, "000333", "2016-05-05"))
     _state(db, [("000333", "美的集团", 1000, 30.0, "2016-04-01T10:00:00+08:00")])
-    reader = AccountReader(db)
+    reader = Account(db).read
     now = datetime(2026, 11, 30, 16, tzinfo=SHANGHAI)
     first = reader(now)
     assert reader(now) is first  # nothing changed: not recomputed

@@ -25,9 +25,7 @@ NOW = datetime(2026, 12, 1, 10, 15, tzinfo=SHANGHAI)
 @pytest.fixture
 def completer(tmp_path, model):
     wired = build_app(model, tmp_path / "p.db")
-    app = App(
-        settings=None, store=wired.store, agent=wired.agent, builder=wired.builder, memory=wired.tool_context.memory
-    )
+    app = App(settings=None, store=wired.store, agent=wired.agent, builder=wired.builder)
     state = ReplState(app=app, renderer=Renderer())
     return state, PixiuCompleter(sources_for(state))
 
@@ -46,7 +44,7 @@ def test_command_names_and_each_commands_flags(completer):
 
 def test_memory_ids_for_forget_and_memory_subcommands(completer):
     state, c = completer
-    added = notes.add_note(state.app.memory.db, notes.NewNote("rule", "永远不融资", None, "user"), NOW.isoformat())
+    added = notes.add_note(state.app.db, notes.NewNote("rule", "永远不融资", None, "user"), NOW.isoformat())
     ref = f"n{added.event.id}"
     assert complete(c, "/forget ") == [ref] and complete(c, "/forget n") == [ref]
     assert complete(c, "/memory pin ") == [ref] and complete(c, "/memory edit n") == [ref]

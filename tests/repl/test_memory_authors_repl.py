@@ -31,7 +31,7 @@ def row(listing: str, ref: str) -> str:
 
 def test_memory_lists_authors_and_accept_makes_a_proposal_the_users(repl):
     state, out = repl
-    db = state.app.memory.db
+    db = state.app.db
     typed = add_note(db, NewNote("rule", "不追高", None, "user", "user"), state.stamp()).event
     proposed = add_note(db, NewNote("rule", "单只个股可以满仓", None, "model", "proposal"), state.stamp()).event
     listing = said(state, out, "/memory")

@@ -23,7 +23,7 @@ from pixiu_cli.brief.push import channels
 from pixiu_cli.brief.push.channels import AnswerTooLarge, Channel, Outcome, fail, later
 from pixiu_cli.brief.push.config import ChannelConfig, PushConfig
 from pixiu_cli.brief.push.message import Message, plain
-from pixiu_cli.brief.store import StoredBrief
+from pixiu_cli.brief.store import PushLog, StoredBrief
 from pixiu_cli.conversation.store import ConversationStore
 from pixiu_cli.home.store import iso
 from pixiu_cli.kernel.db.shared_stores import stores_of
@@ -136,6 +136,8 @@ def deliver(
 if TYPE_CHECKING:
     from sqlite_utils import Database
 
+    from pixiu_cli.brief.api import Brief
+
 NO_CHANNELS = (
     "没有配置推送渠道：在 config.toml 中加一个 [push.wecom] / [push.feishu] / [push.dingtalk] / "
     "[push.telegram] / [push.email] / [push.webhook] 表（或 PIXIU_PUSH_… 环境变量），再用 pixiu push test 检查"
@@ -154,18 +156,24 @@ def _facts_of(user_text: str) -> str:
     return facts.strip()
 
 
+def pushed_brief(reply: str, facts: str, as_of: str, report_id: int, conversation_id: int, turn_seq: int) -> Message:
+    """A brief as it is pushed: the model's brief first (what a phone shows), then the facts
+    pixiu computed, and where the brief's call can be inspected."""
+    title = f"pixiu 每日简报 {as_of}"
+    footer = f"结论已存为报告 report:{report_id}；对话 {conversation_id} 第 {turn_seq} 轮"
+    markdown = "\n\n".join(p for p in (reply, "---", facts, f"*{footer}*") if p)
+    text = "\n\n".join(p for p in (plain(reply), facts, footer) if p)
+    return Message(title, text, markdown, as_of, "brief")
+
+
 def brief_message(db: Database, brief: StoredBrief) -> Message:
-    """The stored brief as it is pushed: the model's brief first (what a phone shows), then
-    the facts pixiu computed, and where the brief's call can be inspected."""
+    """A brief stored earlier (`--last`, the MCP read), as it was pushed when it was written:
+    its reply and its facts read back from its turn."""
     turn = ConversationStore(db).turn_by_seq(brief.conversation_id, brief.turn_seq)
     if turn is None or not (turn.reply_text or "").strip():
         raise RequestError(f"简报 {brief.id} 的正文没有保存（对话 {brief.conversation_id} 第 {brief.turn_seq} 轮）")
     reply, facts = turn.reply_text.strip(), _facts_of(turn.user_text or "")
-    title = f"pixiu 每日简报 {brief.as_of}"
-    footer = f"结论已存为报告 report:{brief.report_id}；对话 {brief.conversation_id} 第 {brief.turn_seq} 轮"
-    markdown = "\n\n".join(p for p in (reply, "---", facts, f"*{footer}*") if p)
-    text = "\n\n".join(p for p in (plain(reply), facts, footer) if p)
-    return Message(title, text, markdown, brief.as_of, "brief")
+    return pushed_brief(reply, facts, brief.as_of, brief.report_id, brief.conversation_id, brief.turn_seq)
 
 
 def last_brief(db: Database) -> StoredBrief:
@@ -175,15 +183,7 @@ def last_brief(db: Database) -> StoredBrief:
     return brief
 
 
-def brief_of_report(db: Database, report_id: int) -> StoredBrief:
-    brief = stores_of(db).briefs.of_report(report_id)
-    if brief is None:
-        raise RequestError(f"找不到报告 report:{report_id} 的简报")
-    return brief
-
-
-def _log(db: Database, kind: str, ref: int, deliveries: Sequence[Delivery], at: str) -> None:
-    log = stores_of(db).push_log
+def _log(log: PushLog, kind: str, ref: int, deliveries: Sequence[Delivery], at: str) -> None:
     for d in deliveries:
         log.record(kind, ref, d.kind, "sent" if d.ok else "failed", d.parts, d.reason, at)
 
@@ -192,18 +192,17 @@ def push_brief(
     db: Database, config: PushConfig, brief: StoredBrief, now: datetime, sleep: Callable[[float], None] = time.sleep
 ) -> list[Delivery]:
     deliveries = deliver(brief_message(db, brief), require_channels(config), sleep)
-    _log(db, "brief", brief.id, deliveries, iso(now))
+    _log(stores_of(db).push_log, "brief", brief.id, deliveries, iso(now))
     return deliveries
 
 
-def push_report(
-    db: Database, config: PushConfig, report_id: int | None, now: datetime, sleep: Callable[[float], None] = time.sleep
+def push_written(
+    stored: Brief, config: PushConfig, message: Message, brief_id: int, now: datetime, sleep=time.sleep
 ) -> list[Delivery]:
-    """After a brief was written: push the brief stored with report `report_id` (nothing when
-    the brief did not complete, so there is nothing stored to send)."""
-    if report_id is None:
-        return []
-    return push_brief(db, config, brief_of_report(db, report_id), now, sleep)
+    """The brief just written, pushed as its use case holds it (daily_brief.py)."""
+    deliveries = deliver(message, require_channels(config), sleep)
+    _log(stored.push_log, "brief", brief_id, deliveries, iso(now))
+    return deliveries
 
 
 def probe_message(now: datetime) -> Message:

@@ -13,7 +13,7 @@ from pixiu_cli.account.explain import explain_finished_call
 from pixiu_cli.conversation.llm.client import RETRYING
 from pixiu_cli.conversation.llm.model import ChatModel, request_json
 from pixiu_cli.conversation.llm.types import CallOutcome, ChatRequest, LLMError
-from pixiu_cli.conversation.store import ConversationStore, Turn
+from pixiu_cli.conversation.store import ConversationStore, Turn, UsageRow, utc_stamp
 
 # While a reply streams, what has arrived is saved at most this often (a killed process
 # loses at most this much of what was shown; a fast reply is never saved half-way).
@@ -88,9 +88,15 @@ class CallResult:
     status: str  # complete | error | interrupted
     error: str | None
     attempts: int  # HTTP requests, retries included
+    rows: tuple[UsageRow, ...] = ()  # each call row it made, as the usage report prices it
 
     def stop(self) -> TurnStopped:
         return TurnStopped("error" if self.status == "error" else "interrupted", self.error)
+
+
+def _usage_row(started_at: str, outcome: CallOutcome, model: str) -> UsageRow:
+    u = outcome.usage
+    return UsageRow(started_at, u.prompt_tokens, u.completion_tokens, u.cache_hit_tokens, u.cache_miss_tokens, model)
 
 
 class ModelCaller:
@@ -118,9 +124,10 @@ class ModelCaller:
             deadline = time.monotonic() + self.client.policy.deadline_seconds
         body = self.client.body_for(request)
         sent = request_json(body)
-        used, latency = 0, 0.0
+        used, latency, rows = 0, 0.0, []
         while True:
             outcome = CallOutcome(request_json=sent)
+            started_at = utc_stamp(self.store.clock)
             call_id = self.store.start_call(
                 turn_id=turn.id,
                 conversation_id=turn.conversation_id,
@@ -142,9 +149,10 @@ class ModelCaller:
                 and time.monotonic() + wait < deadline
             )
             self._finish(call_id, outcome, status, f"{error}{RETRIED_PARTIAL}" if retry else error)
+            rows.append(_usage_row(started_at, outcome, self.client.model))
             if not retry:
                 outcome.latency_ms = latency
-                return CallResult(outcome, status, error, used)
+                return CallResult(outcome, status, error, used, tuple(rows))
             sink.retrying(RETRYING)
             time.sleep(wait)
 

@@ -27,6 +27,7 @@ class Compaction:
     tokens_after: int
     method: str  # model | extractive
     summary: str
+    rows: tuple = ()  # the summary call's rows (conversation/store.py UsageRow), priced with the turn
 
     def applied_to(self, conversation: Conversation) -> Conversation:
         return replace(conversation, summary=self.summary, summary_upto_turn=self.upto_seq)
@@ -79,13 +80,13 @@ class Compactor:
             remaining -= old.history_tokens or 0
         if not chunk:
             return None
-        summary, method = self._summarise(conversation.summary, chunk, turn)
+        summary, method, rows = self._summarise(conversation.summary, chunk, turn)
         self.store.set_summary(conversation.id, summary, chunk[-1].seq)
-        return Compaction(chunk[-1].seq, len(chunk), total, remaining, method, summary)
+        return Compaction(chunk[-1].seq, len(chunk), total, remaining, method, summary, rows)
 
-    def _summarise(self, previous: str | None, chunk: list[Turn], turn: Turn) -> tuple[str, str]:
+    def _summarise(self, previous: str | None, chunk: list[Turn], turn: Turn) -> tuple[str, str, tuple]:
         if self.client is None or self.client.provider == "offline":
-            return extractive_summary(previous, chunk), "extractive"
+            return extractive_summary(previous, chunk), "extractive", ()
         material = (f"已有摘要：\n{previous}\n\n" if previous else "") + "需要压缩的对话：\n" + transcript(chunk)
         request = ChatRequest(
             messages=[{"role": "system", "content": read_prompt("summarize.md")}, {"role": "user", "content": material}]
@@ -94,8 +95,8 @@ class Compactor:
         if result.status == "interrupted":  # Ctrl-C while summarising stops the turn, as while answering
             raise result.stop()
         if result.status != "complete" or not result.outcome.text.strip():
-            return extractive_summary(previous, chunk), "extractive"
-        return result.outcome.text.strip()[:SUMMARY_CHAR_LIMIT], "model"
+            return extractive_summary(previous, chunk), "extractive", result.rows
+        return result.outcome.text.strip()[:SUMMARY_CHAR_LIMIT], "model", result.rows
 
 
 turn_history_tokens = count_message_tokens

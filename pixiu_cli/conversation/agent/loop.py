@@ -46,6 +46,7 @@ class TurnResult:
     calls: int
     notices: tuple[str, ...] = ()
     attempts: int = 0  # HTTP requests to the model service, retries included
+    call_rows: tuple = ()  # every call row of the turn (conversation/store.py UsageRow): its cost, priced here
 
 
 def sum_usage(usages: list[Usage]) -> Usage:
@@ -80,6 +81,7 @@ class TurnProgress:
     built: BuiltMessages | None = None
     reply: str = ""
     usages: list[Usage] = field(default_factory=list)
+    rows: list = field(default_factory=list)  # UsageRow of each call row, the summary's too
     latency: float = 0.0
     attempts: int = 0
     notices: list[str] = field(default_factory=list)
@@ -90,8 +92,25 @@ class TurnProgress:
     def record(self, result: CallResult) -> None:
         self.attempts += result.attempts
         self.usages.append(result.outcome.usage)
+        self.rows.extend(result.rows)
         self.latency += result.outcome.latency_ms or 0.0
         self.reply = result.outcome.text
+
+    def result(self, turn: Turn, status: str, error: str | None) -> TurnResult:
+        return TurnResult(
+            turn.conversation_id,
+            turn.id,
+            turn.seq,
+            self.reply,
+            status,
+            error,
+            sum_usage(self.usages),
+            self.latency,
+            len(self.usages),
+            tuple(self.notices),
+            self.attempts,
+            tuple(self.rows),
+        )
 
     def notice(self, line: str, sink: TurnSink) -> None:
         self.notices.append(line)
@@ -179,19 +198,7 @@ class Agent:
         except TurnStopped as stop:
             status, error = stop.status, stop.error
         self._finish(turn, progress, status, error, sink)
-        return TurnResult(
-            conversation_id,
-            turn.id,
-            turn.seq,
-            progress.reply,
-            status,
-            error,
-            sum_usage(progress.usages),
-            progress.latency,
-            len(progress.usages),
-            tuple(progress.notices),
-            progress.attempts,
-        )
+        return progress.result(turn, status, error)
 
     def _tools_for(self, said: str | None) -> ToolContext | None:
         return self.tool_context.for_turn(said) if self.tool_context is not None else None
@@ -202,6 +209,7 @@ class Agent:
         if self.compactor is not None and conversation is not None:
             compaction = self.compactor.maybe_compact(conversation, turn)
             if compaction is not None:
+                progress.rows.extend(compaction.rows)
                 sink.notice(compaction_notice(compaction))
                 conversation = compaction.applied_to(conversation)
         built = self.builder.build_messages(

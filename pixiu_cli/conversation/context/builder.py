@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pixiu_cli.conversation.context.block import (
     ContextBlock,
@@ -42,6 +43,9 @@ from pixiu_cli.kernel.resources import prompts_dir, read_prompt
 from pixiu_cli.market.calendar import SHANGHAI
 from pixiu_cli.market.names.table import Holder, NameSource
 from pixiu_cli.market.store import SecurityMaster
+
+if TYPE_CHECKING:
+    from pixiu_cli.account.api import Account
 
 
 @cache
@@ -192,7 +196,7 @@ class ContextBuilder:
         limits: MemoryLimits | None = None,
         clock: Clock | None = None,
         history_blocks: str = "delta",
-        valuer=None,
+        account: Account | None = None,
         prices=None,
         ablate: frozenset[str] = frozenset(),
         names_cache: Path | None = None,
@@ -210,7 +214,7 @@ class ContextBuilder:
         self.limits = limits or MemoryLimits()
         self.clock = clock or system_clock
         self.history_blocks = history_blocks
-        self.valuer = valuer  # now -> the account's AccountView (domain/valuation.py), or None
+        self.account = account  # the account's derivation (account/api.py), or None: the stated holdings
         self.prices = prices
         self.names = NameSource(stores_of(domain.db).securities, cache_dir=names_cache)
         self.ablate = frozenset(ablate)
@@ -290,7 +294,7 @@ class ContextBuilder:
         withdrawn: Section | None = None,
     ) -> tuple[ContextBlock, Selection]:
         now = (now or self.clock()).astimezone(SHANGHAI)
-        account = self.valuer(now) if self.valuer else None
+        account = self.account.read(now) if self.account else None
         holdings = list(account.holdings) if account is not None else self._named(self.domain.holdings())
         watch = watched(self.domain)
         closed = tuple(p.symbol for p in account.account.closed) if account is not None else ()
@@ -300,7 +304,7 @@ class ContextBuilder:
         asked = Asked(
             frozenset(selection.targets),
             {w.section: w for w in selection.windows},
-            getattr(self.valuer, "history", None),
+            self.account.history if self.account else None,
             tuple(cue.matched for cue in selection.topics.cues),
         )
         sections = MemoryAssembler(self.domain, self.limits, prices).sections(

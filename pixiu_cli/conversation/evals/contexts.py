@@ -84,7 +84,7 @@ Checks (at least one):
 ``account``
     ``{figure: text}`` for the account line of the holdings section, figures ``cash``,
     ``total_assets``, ``stock_value``, ``realised``: the product's valuation
-    (`AccountReader`, what every surface shows) must give that text, and the block's line
+    (`Account.read`, what every surface shows) must give that text, and the block's line
     must say it (``"cash": "62,751.30"``: 现金 62,751.30).
 
 Unknown keys, wrong types, an unknown data set or an invalid document raise `EvalError`
@@ -604,16 +604,16 @@ def _build(case: EvalCase, path: Path) -> _Built:
     _populated(case, path)
     db = open_database(path)
     try:
-        from pixiu_cli.account.overview import AccountReader
+        from pixiu_cli.account.api import Account
 
         domain = stores_of(db).investor
-        reader = AccountReader(db)  # the product's one valuation of the account
+        account = Account(db)  # the product's one valuation of the account
         builder = ContextBuilder(
             ConversationStore(db, clock=lambda: case.now),
             domain,
             limits=MemoryLimits.from_mapping(case.limits),
             clock=lambda: case.now,
-            valuer=reader,
+            account=account,
         )
         if case.earlier:
             block, intent, symbols = _converse(case, builder, db)
@@ -622,7 +622,7 @@ def _build(case: EvalCase, path: Path) -> _Built:
                 case.message, summary=case.summary, now=case.now, earlier=case.history
             )
             block, intent, symbols = block, found.value, list(named)
-        figures = account_figures(reader(case.now)) if case.account else {}
+        figures = account_figures(account.read(case.now)) if case.account else {}
         return _Built(block, intent, symbols, figures)
     finally:
         db.close()

@@ -1,0 +1,24 @@
+"""The home as the workspace hands it out (`ws.home`): the investor's data set as one document
+over the one database (home/store.py's InvestorStore: the holdings, profiles and signals the
+document carries), read by the areas through this handle rather than by opening the store."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
+
+    from pixiu_cli.home.store import InvestorStore
+
+
+class Home:
+    def __init__(self, db: Database):
+        self._db = db
+
+    @cached_property
+    def investor(self) -> InvestorStore:
+        from pixiu_cli.kernel.db.shared_stores import stores_of
+
+        return stores_of(self._db).investor
