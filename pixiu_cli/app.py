@@ -27,9 +27,9 @@ from pixiu_cli.kernel.settings import load_settings as plain_settings
 if TYPE_CHECKING:
     from sqlite_utils import Database
 
-    from pixiu_cli.account.api import Account
+    from pixiu_cli.account.handle import Account
     from pixiu_cli.account.report import PriceTable
-    from pixiu_cli.brief.api import Brief
+    from pixiu_cli.brief.handle import Brief
     from pixiu_cli.brief.push.config import PushConfig
     from pixiu_cli.conversation.agent.loop import Agent
     from pixiu_cli.conversation.agent.preview import RequestPreview
@@ -37,13 +37,13 @@ if TYPE_CHECKING:
     from pixiu_cli.conversation.context.builder import ContextBuilder
     from pixiu_cli.conversation.llm.model import ChatModel
     from pixiu_cli.conversation.store import ConversationStore
-    from pixiu_cli.home.api import Home
     from pixiu_cli.home.config import ConfigTables
+    from pixiu_cli.home.handle import Home
     from pixiu_cli.home.store import InvestorStore
     from pixiu_cli.kernel.limits import Guardrails, MemoryLimits
     from pixiu_cli.market.analytics.costs import CostModel
-    from pixiu_cli.market.api import Market
-    from pixiu_cli.memory.api import Memory
+    from pixiu_cli.market.handle import Market
+    from pixiu_cli.memory.handle import Memory
 
 OFFLINE_PLACEHOLDER_KEY = "pixiu-offline"
 OFFLINE_CACHE_FILE = "offline_cache.db"
@@ -79,31 +79,31 @@ class Workspace:
     # a use case of another area asks of that area instead of opening its store.
     @cached_property
     def account(self) -> Account:
-        from pixiu_cli.account.api import Account
+        from pixiu_cli.account.handle import Account
 
         return Account(self.db, self.settings.cost_method)
 
     @cached_property
     def market(self) -> Market:
-        from pixiu_cli.market.api import Market
+        from pixiu_cli.market.handle import Market
 
         return Market(self.db)
 
     @cached_property
     def memory(self) -> Memory:
-        from pixiu_cli.memory.api import Memory
+        from pixiu_cli.memory.handle import Memory
 
         return Memory(self.db)
 
     @cached_property
     def home(self) -> Home:
-        from pixiu_cli.home.api import Home
+        from pixiu_cli.home.handle import Home
 
         return Home(self.db)
 
     @cached_property
     def brief(self) -> Brief:
-        from pixiu_cli.brief.api import Brief
+        from pixiu_cli.brief.handle import Brief
 
         return Brief(self.db)
 
@@ -539,7 +539,7 @@ def _builder(
 
 
 def _account(db, cost_method: str) -> Account:
-    from pixiu_cli.account.api import Account
+    from pixiu_cli.account.handle import Account
 
     return Account(db, cost_method)
 

@@ -171,7 +171,7 @@ def fact_lines(f: BriefFacts) -> list[str]:
 if TYPE_CHECKING:
     from sqlite_utils import Database
 
-    from pixiu_cli.brief.api import Brief
+    from pixiu_cli.brief.handle import Brief
 
 EXPECTED_OUTPUT_TOKENS = 1200  # a brief of a dozen holdings runs to several hundred words
 CONCLUSION_LIMIT = 300

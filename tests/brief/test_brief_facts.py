@@ -12,8 +12,8 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from pixiu_cli.brief.api import Brief
 from pixiu_cli.brief.daily_brief import plan_brief, write_brief
+from pixiu_cli.brief.handle import Brief
 from pixiu_cli.market.calendar import SHANGHAI
 from pixiu_cli.market.store import MarketStore
 from tests.helpers import build_app, load, truncated_history

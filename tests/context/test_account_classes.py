@@ -9,7 +9,7 @@ from datetime import datetime
 
 import pytest
 
-from pixiu_cli.account.api import Account
+from pixiu_cli.account.handle import Account
 from pixiu_cli.conversation.context.builder import ContextBuilder
 from pixiu_cli.conversation.context.memory_classes import MemoryLimits
 from pixiu_cli.conversation.store import ConversationStore

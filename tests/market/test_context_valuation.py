@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pixiu_cli.account.api import Account
+from pixiu_cli.account.handle import Account
 from pixiu_cli.conversation.context.builder import SHANGHAI, ContextBuilder
 from pixiu_cli.conversation.store import ConversationStore
 from pixiu_cli.home.store import InvestorStore

@@ -8,7 +8,7 @@ from decimal import Decimal
 
 import pytest
 
-from pixiu_cli.account.api import Account
+from pixiu_cli.account.handle import Account
 from pixiu_cli.account.overview import read_account
 from pixiu_cli.market.calendar import SHANGHAI
 from pixiu_cli.market.data import MarketData

@@ -136,7 +136,7 @@ def deliver(
 if TYPE_CHECKING:
     from sqlite_utils import Database
 
-    from pixiu_cli.brief.api import Brief
+    from pixiu_cli.brief.handle import Brief
 
 NO_CHANNELS = (
     "没有配置推送渠道：在 config.toml 中加一个 [push.wecom] / [push.feishu] / [push.dingtalk] / "

@@ -45,7 +45,7 @@ from pixiu_cli.market.names.table import Holder, NameSource
 from pixiu_cli.market.store import SecurityMaster
 
 if TYPE_CHECKING:
-    from pixiu_cli.account.api import Account
+    from pixiu_cli.account.handle import Account
 
 
 @cache

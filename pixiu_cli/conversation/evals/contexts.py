@@ -604,7 +604,7 @@ def _build(case: EvalCase, path: Path) -> _Built:
     _populated(case, path)
     db = open_database(path)
     try:
-        from pixiu_cli.account.api import Account
+        from pixiu_cli.account.handle import Account
 
         domain = stores_of(db).investor
         account = Account(db)  # the product's one valuation of the account
