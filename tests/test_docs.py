@@ -2,7 +2,7 @@
 CLI and must equal docs/commands.md; every `pixiu …` command shown parses with the real CLI
 (a usage line's command path and flags exist); the README is short and opens with the two
 commands of the quick start, the second being what .ci/run runs; every command and slash
-command is in usage.md's tables; links, anchors and repository paths resolve."""
+command is in usage.md's tables; each area has a page with its commands and its data; links, anchors and repository paths resolve."""
 
 from __future__ import annotations
 
@@ -349,16 +349,43 @@ def test_pixiu_now_pins_a_backups_name_as_configuration_says(tmp_path):
     assert "backups" in _text(CONFIGURATION).split("`PIXIU_NOW` pins", 1)[1].split("It does", 1)[0]
 
 
-def test_usage_names_every_tool_the_model_has():
+MEMORY = REPO / "docs" / "memory.md"
+
+
+def test_the_memory_page_names_every_tool_the_model_has():
     from pixiu_cli.conversation.model_tools import TOOLS
 
-    intro = _text(USAGE).split("## Memory and tools", 1)[1].split("\n\n", 2)[1]
+    intro = _text(MEMORY).split("## Memory and tools", 1)[1].split("\n\n", 2)[1]
     named = set(re.findall(r"`([a-z_]+)`", intro))
     assert named == {t.name for t in TOOLS}
     assert (
         f"The model has {['no', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'][len(TOOLS)]} tools"
         in intro
     )
+
+
+# --- a page per area --------------------------------------------------------------------------
+
+AREAS = ("account", "market", "memory", "conversation", "brief", "home")  # the order of the index
+
+
+def test_each_area_has_a_page_with_its_commands_and_its_data():
+    problems = []
+    for area in AREAS:
+        assert (REPO / "pixiu_cli" / area).is_dir(), f"no area {area}"
+        text = _text(REPO / "docs" / f"{area}.md")
+        headings = re.findall(r"^## (.+)$", _FENCE.sub("", text), re.MULTILINE)
+        if headings[:2] != ["Commands", "Data"]:
+            problems.append(f"docs/{area}.md: its first parts are {headings[:2]}, not Commands and Data")
+        if f"`pixiu_cli/{area}/`" not in text:
+            problems.append(f"docs/{area}.md does not say where its code lives (`pixiu_cli/{area}/`)")
+    assert not problems, "\n".join(problems)
+
+
+def test_the_index_lists_the_area_pages_first_in_the_order_of_the_folders():
+    rows = re.findall(r"^\| \[([\w-]+\.md)\]", _text(REPO / "docs" / "README.md"), re.MULTILINE)
+    assert rows[: len(AREAS)] == [f"{area}.md" for area in AREAS]
+    assert set(rows) == {path.name for path in (REPO / "docs").glob("*.md")} - {"README.md"}
 
 
 def test_no_doc_holds_a_merge_conflict_marker():
