@@ -27,7 +27,7 @@ from pixiu_cli.conversation.tokenizer.counts import (
 )
 
 if TYPE_CHECKING:  # `pixiu cache` reads stored explanations: the store and context load when explaining
-    from pixiu_cli.conversation.store import CallRecord
+    from pixiu_cli.conversation.handle import CallRecord, ConversationStore
 
 UNIT = 64
 # How much of a call's reply a later request can share with it: no message carries more of
@@ -111,8 +111,7 @@ _queue: queue.Queue[tuple[str, int]] | None = None
 
 
 def _worker(jobs) -> None:
-    from pixiu_cli.conversation.store import ConversationStore
-    from pixiu_cli.kernel.db.database import open_database
+    from pixiu_cli.conversation.handle import conversations_at
 
     stores: dict[str, ConversationStore] = {}
     while True:
@@ -121,7 +120,7 @@ def _worker(jobs) -> None:
             if path not in stores:
                 if not Path(path).exists():  # deleted meanwhile: opening would create it again
                     continue
-                stores[path] = ConversationStore(open_database(Path(path), migrate=False))
+                stores[path] = conversations_at(Path(path))
             record_explanation(stores[path], call_id)
         except Exception:  # noqa: BLE001 - /cache works an explanation out itself when none is stored
             pass

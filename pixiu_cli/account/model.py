@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pixiu_cli.home.model import Decision, Holding
 from pixiu_cli.kernel.vocabulary import SIDE_NAMES, SIDES
 
 # What a statement row does to the account. Share kinds move shares, cash kinds only cash.
@@ -94,3 +95,11 @@ class CashBalance:
     source: str  # statement | user
     set_at: str | None = None  # when it was stated
     fills_before: int | None = None  # the ledger's last seq when it was stated: later fills of its day move it
+
+
+@dataclass(frozen=True)
+class UndoneTrade:
+    decision: Decision
+    holding: Holding | None  # after the undo
+    holding_changed: bool  # False for an imported decision, which never moved the holding
+    held: object = None  # the account's shares and cost after the undo (services/account.py Held)

@@ -457,7 +457,7 @@ def list_trades(db: Database, symbol: str | None = None) -> TradeList:
 
 
 def _trade_line(f: Fill, name: str | None) -> TradeLine:
-    from pixiu_cli.memory.store import decision_ref  # the memory store: only for trade lists
+    from pixiu_cli.memory.model import decision_ref
 
     return TradeLine(f, name, decision_ref(f.decision_id) if f.decision_id else None)
 

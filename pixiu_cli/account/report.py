@@ -13,11 +13,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, time
+from typing import TYPE_CHECKING
 
 from pixiu_cli.account.explain import REPLY_REACH, BreakExplanation, explain, explanation_json, stored_explanation
-from pixiu_cli.conversation.store import CallRecord, ConversationStore, UsageRow, usage_rows
+from pixiu_cli.conversation.model import UsageRow
 from pixiu_cli.market.calendar import SHANGHAI
 from pixiu_cli.market.trading_days import holiday_name
+
+if TYPE_CHECKING:
+    from pixiu_cli.conversation.handle import CallRecord, ConversationStore
 
 
 @dataclass(frozen=True)
@@ -327,8 +331,8 @@ def build_report(
         lines,
         _turn_lines(lines, calls, prices),
         conversation=totals_of([_row(c) for c in calls], prices),
-        today=totals_of(usage_rows(store.db, since_utc=midnight.isoformat(timespec="milliseconds")), prices),
-        all_time=totals_of(usage_rows(store.db), prices),
+        today=totals_of(store.usage_rows(since_utc=midnight.isoformat(timespec="milliseconds")), prices),
+        all_time=totals_of(store.usage_rows(), prices),
         prices=prices,
     )
 

@@ -7,16 +7,16 @@ fill in the account's ledger; and the holding row the ledger's derivation leaves
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 
 from pixiu_cli.account.ledger import Checkpoint
-from pixiu_cli.account.model import CashBalance, Fill
-from pixiu_cli.home.model import Decision, Holding, decision_from_row, holding_from_row
+from pixiu_cli.account.model import CashBalance, Fill, UndoneTrade
+from pixiu_cli.home.model import Decision, decision_from_row, holding_from_row
 from pixiu_cli.kernel.db.database import Database
 from pixiu_cli.kernel.db.rows import SkippedRow, dict_rows, number, readable, record, skip_or_refuse, unreadable
 from pixiu_cli.kernel.vocabulary import decision_author, is_finite_number
 from pixiu_cli.market.plausible import CASH_BOUNDS, LEDGER_BOUNDS, MAX_MONEY, MAX_PRICE, MAX_SHARES
-from pixiu_cli.memory.store import trade_text
+from pixiu_cli.memory.model import trade_text
 
 # a statement's fill is never an estimate: only the record path (store/portfolio.py) sets fee_estimated
 _FILL_COLUMNS = tuple(f for f in Fill.__dataclass_fields__ if f not in ("recorded_at", "seq", "fee_estimated"))
@@ -199,14 +199,6 @@ class AccountStore:
                 return record(CashBalance, r, "account_cash", amount=number(r["amount"]) or 0.0)
             skip_or_refuse(bad, skipped)
         return None
-
-
-@dataclass(frozen=True)
-class UndoneTrade:
-    decision: Decision
-    holding: Holding | None  # after the undo
-    holding_changed: bool  # False for an imported decision, which never moved the holding
-    held: object = None  # the account's shares and cost after the undo (services/account.py Held)
 
 
 class PortfolioStore:

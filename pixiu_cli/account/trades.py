@@ -11,6 +11,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from pixiu_cli.account.fees import trade_cost
+from pixiu_cli.account.model import UndoneTrade
 from pixiu_cli.account.overview import (
     Held,
     derive_positions,
@@ -20,7 +21,6 @@ from pixiu_cli.account.overview import (
     trade_day,
     trade_price_refusal,
 )
-from pixiu_cli.account.store import UndoneTrade
 from pixiu_cli.home.model import Decision, Holding
 from pixiu_cli.kernel.db.database import write_transaction
 from pixiu_cli.kernel.db.shared_stores import stores_of
@@ -29,7 +29,7 @@ from pixiu_cli.kernel.settings import Commission
 from pixiu_cli.kernel.vocabulary import SIDES, is_finite_number, side_name
 from pixiu_cli.market.boards import fits_order, odd_part, order_rule, order_size, sellable_size
 from pixiu_cli.market.plausible import fill_problems
-from pixiu_cli.memory.store import decision_ref
+from pixiu_cli.memory.model import decision_ref
 
 if TYPE_CHECKING:
     from sqlite_utils import Database

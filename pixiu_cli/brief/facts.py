@@ -23,7 +23,7 @@ from pixiu_cli.account.overview import account_record, derive_positions, read_ac
 from pixiu_cli.account.valuation import AccountView, ValuedPosition
 from pixiu_cli.brief.store import BriefStore, StoredBrief
 from pixiu_cli.home.model import Alert, Decision
-from pixiu_cli.home.store import InvestorStore, iso
+from pixiu_cli.kernel.clock import iso
 from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.market.analytics.rules import (
     CAP,
@@ -38,9 +38,8 @@ from pixiu_cli.market.analytics.rules import (
 from pixiu_cli.market.calendar import TradingCalendar, beyond_calendar
 from pixiu_cli.market.news.model import StoredNews
 from pixiu_cli.market.review.breadth import MarketReview, market_review
-from pixiu_cli.market.store import MarketStore
 from pixiu_cli.market.trading_days import as_shanghai
-from pixiu_cli.memory.store import note_ref
+from pixiu_cli.memory.model import note_ref
 
 NOTES_READ = 500
 
@@ -59,6 +58,9 @@ def user_rules(domain: InvestorStore, until: str) -> list[StatedRule]:
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
+
+    from pixiu_cli.home.handle import InvestorStore
+    from pixiu_cli.market.handle import MarketStore
 
 FIRST_WINDOW_DAYS = 1  # the first brief looks back one day for trades, alerts and news
 LIST_LIMIT = 50

@@ -22,7 +22,7 @@ from pixiu_cli.conversation.context.quoting import quote_data
 from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.resources import prompts_dir
 from pixiu_cli.kernel.vocabulary import NOTE_KIND_NAMES, NOTE_KINDS, SIDES
-from pixiu_cli.memory.store import note_ref
+from pixiu_cli.memory.model import note_ref
 
 
 def _stamp(ctx: ToolContext) -> str:

@@ -22,6 +22,7 @@ from datetime import UTC
 from functools import cached_property
 from typing import Protocol
 
+from pixiu_cli.conversation.model import UsageRow
 from pixiu_cli.conversation.tokenizer.counts import count_message_tokens
 from pixiu_cli.kernel.clock import Clock, system_clock
 from pixiu_cli.kernel.db.database import (
@@ -589,6 +590,10 @@ class ConversationStore:
             "select coalesce(max(seq), 0) from turns where conversation_id = ?", [conversation_id]
         ).fetchone()[0]
 
+    def usage_rows(self, *, since_utc: str | None = None, conversation_id: int | None = None) -> list[UsageRow]:
+        """The token counts of the calls (since `since_utc`, of one conversation), for totals and cost."""
+        return usage_rows(self.db, since_utc=since_utc, conversation_id=conversation_id)
+
     def turn_by_seq(self, conversation_id: int, seq: int) -> Turn | None:
         rows = self._rows("select * from turns where conversation_id = ? and seq = ?", [conversation_id, seq])
         return _turn(rows[0]) if rows else None
@@ -791,16 +796,6 @@ class ConversationStore:
         except sqlite3.Error:  # the row went meanwhile
             return ""
         return codecs.getincrementaldecoder("utf-8")().decode(data)[:chars]  # a cut character is left out
-
-
-@dataclass(frozen=True)
-class UsageRow:
-    started_at: str
-    prompt_tokens: int | None
-    completion_tokens: int | None
-    cache_hit_tokens: int | None
-    cache_miss_tokens: int | None
-    model: str | None = None
 
 
 def usage_rows(db: Database, *, since_utc: str | None = None, conversation_id: int | None = None) -> list[UsageRow]:

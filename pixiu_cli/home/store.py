@@ -27,7 +27,6 @@ import re
 from collections import Counter, defaultdict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
 
 from pixiu_cli.home.model import (
     LEDGER,
@@ -156,10 +155,6 @@ def merge_ledger(db: Database, ledger: AccountLedger, decisions: dict[int, int])
 
 def _cash_key(row: dict) -> tuple:
     return tuple(sorted(row.items()))
-
-
-def iso(moment: datetime) -> str:
-    return moment.isoformat(timespec="seconds")
 
 
 # The user's own notes in force: a proposal the user has not accepted is never one of them.

@@ -56,3 +56,8 @@ def clock_at(pinned: datetime | None) -> Clock:
 def machine_seconds() -> float:
     """Seconds since the epoch on the machine's clock, never pinned (see the module docstring)."""
     return time.time()
+
+
+def iso(moment: datetime) -> str:
+    """A moment as the database stores it: ISO 8601 to the second."""
+    return moment.isoformat(timespec="seconds")

@@ -6,12 +6,15 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from pixiu_cli.home.store import InvestorStore
 from pixiu_cli.kernel.errors import UserError
 from pixiu_cli.kernel.vocabulary import SIDE_NAMES, SIDES
 from pixiu_cli.market.data import MarketData
 from pixiu_cli.market.plausible import price_problem
+
+if TYPE_CHECKING:
+    from pixiu_cli.home.handle import InvestorStore
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # also the store types other areas' signatures name: they import them from here
     from sqlite_utils import Database
 
     from pixiu_cli.market.analytics.store import AnalyticsStore

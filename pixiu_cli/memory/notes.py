@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 
 from pixiu_cli.conversation.selection.select import select
 from pixiu_cli.home.model import MemoryEvent
-from pixiu_cli.home.store import InvestorStore
 from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.kernel.vocabulary import (
@@ -28,8 +27,9 @@ from pixiu_cli.kernel.vocabulary import (
     PROPOSAL_NAME,
 )
 from pixiu_cli.market.names.table import NameSource
+from pixiu_cli.memory.model import note_ref
 from pixiu_cli.memory.plans import restates
-from pixiu_cli.memory.store import MemoryStore, NoteWrite, note_ref
+from pixiu_cli.memory.store import MemoryStore, NoteWrite
 
 
 def symbol_in_text(domain: InvestorStore, text: str) -> str | None:
@@ -43,6 +43,7 @@ def symbol_in_text(domain: InvestorStore, text: str) -> str | None:
 if TYPE_CHECKING:
     from sqlite_utils import Database
 
+    from pixiu_cli.home.handle import InvestorStore
     from pixiu_cli.kernel.settings import Commission
 
 

@@ -24,7 +24,7 @@ from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.kernel.vocabulary import AUTHOR_PROPOSAL, PROPOSAL_NAME, side_name
 from pixiu_cli.market.analytics.rules import describe
 from pixiu_cli.memory.alerts import SOURCE_CONVERSATION, AddedAlert, NewAlert, add_alert, stock_name
-from pixiu_cli.memory.store import decision_ref, note_ref
+from pixiu_cli.memory.model import decision_ref, note_ref
 
 if TYPE_CHECKING:
     from sqlite_utils import Database

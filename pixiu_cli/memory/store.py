@@ -15,12 +15,12 @@ from dataclasses import dataclass
 
 from pixiu_cli.home.model import MemoryEvent, event_from_row
 from pixiu_cli.kernel.db.database import Database, write_transaction
-from pixiu_cli.kernel.db.rows import count, dict_rows, number
+from pixiu_cli.kernel.db.rows import count, dict_rows
 from pixiu_cli.kernel.db.rows import text as stored_text
 from pixiu_cli.kernel.errors import UserError
-from pixiu_cli.kernel.vocabulary import AUTHOR_PROPOSAL, AUTHOR_USER, NOTE_KINDS, decision_author, side_name
-from pixiu_cli.market.plausible import price_problem, shares_problem
+from pixiu_cli.kernel.vocabulary import AUTHOR_PROPOSAL, AUTHOR_USER, NOTE_KINDS, decision_author
 from pixiu_cli.memory.dedup import FUZZY_MAX_CHARS, could_match, normalise, note_key, same_memory
+from pixiu_cli.memory.model import Withdrawal, decision_ref, note_ref, trade_text
 
 CANDIDATES = 200  # live notes of the same symbol compared with a new one
 
@@ -39,14 +39,6 @@ class MemoryRef:
 
 
 _REF = re.compile(r"#?([nd]?)([0-9]{1,12})")
-
-
-def note_ref(event_id: int) -> str:
-    return f"n{event_id}"
-
-
-def decision_ref(decision_id: int) -> str:
-    return f"d{decision_id}"
 
 
 @dataclass(frozen=True)
@@ -83,20 +75,6 @@ class MemoryEntry:
     replaced_by: int = 0  # a plan: the id of the plan that replaced it
     replace_offered_by: int = 0  # a plan: the id of a newer plan offering to replace it
     author: str = AUTHOR_PROPOSAL  # who wrote it (vocabulary.AUTHORS)
-
-
-@dataclass(frozen=True)
-class Withdrawal:
-    ref: str  # n3 | d5
-    action: str  # deleted | edited | undone | replaced
-    old_text: str | None
-    new_text: str | None = None  # edited: the new text; replaced: the ref of the plan in force
-
-
-def trade_text(side: str, symbol: str, quantity: float, price: float, reason: str | None) -> str:
-    checks = ((quantity, shares_problem), (price, price_problem))
-    shown = [f"{n:g}" if (n := number(v)) is not None and n >= 0 and not bad(n) else "无效值" for v, bad in checks]
-    return f"{side_name(side)} {symbol} {shown[0]} 股 @ {shown[1]}" + (f"，理由：{reason}" if reason else "")
 
 
 class MemoryStore:

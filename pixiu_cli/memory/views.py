@@ -16,11 +16,12 @@ What `pixiu watch …` and `/watch …` show."""
 
 from __future__ import annotations
 
-from pixiu_cli.account.store import UndoneTrade
+from pixiu_cli.account.model import UndoneTrade
 from pixiu_cli.kernel.render import Renderer
 from pixiu_cli.kernel.vocabulary import AUTHOR_NAMES, MEMORY_KIND_NAMES
+from pixiu_cli.memory.model import note_ref, trade_text
 from pixiu_cli.memory.notes import Pinned, Replacement, plans_text
-from pixiu_cli.memory.store import Forgotten, note_ref, trade_text
+from pixiu_cli.memory.store import Forgotten
 
 RULE_COLUMNS = ["编号", "条件", "冷却", "来源", "已检查到", "上次触发"]
 

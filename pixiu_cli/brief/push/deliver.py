@@ -24,8 +24,8 @@ from pixiu_cli.brief.push.channels import AnswerTooLarge, Channel, Outcome, fail
 from pixiu_cli.brief.push.config import ChannelConfig, PushConfig
 from pixiu_cli.brief.push.message import Message, plain
 from pixiu_cli.brief.store import PushLog, StoredBrief
-from pixiu_cli.conversation.store import ConversationStore
-from pixiu_cli.home.store import iso
+from pixiu_cli.conversation.handle import stored_turn
+from pixiu_cli.kernel.clock import iso
 from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.kernel.safe_text import scrub
@@ -169,7 +169,7 @@ def pushed_brief(reply: str, facts: str, as_of: str, report_id: int, conversatio
 def brief_message(db: Database, brief: StoredBrief) -> Message:
     """A brief stored earlier (`--last`, the MCP read), as it was pushed when it was written:
     its reply and its facts read back from its turn."""
-    turn = ConversationStore(db).turn_by_seq(brief.conversation_id, brief.turn_seq)
+    turn = stored_turn(db, brief.conversation_id, brief.turn_seq)
     if turn is None or not (turn.reply_text or "").strip():
         raise RequestError(f"简报 {brief.id} 的正文没有保存（对话 {brief.conversation_id} 第 {brief.turn_seq} 轮）")
     reply, facts = turn.reply_text.strip(), _facts_of(turn.user_text or "")

@@ -13,14 +13,16 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pixiu_cli.account.store import PortfolioStore
-from pixiu_cli.home.store import InvestorStore
 from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.settings import Commission
 from pixiu_cli.kernel.vocabulary import is_finite_number, normalise_code
-from pixiu_cli.memory.store import MemoryStore
+
+if TYPE_CHECKING:
+    from pixiu_cli.account.handle import PortfolioStore
+    from pixiu_cli.home.handle import InvestorStore
+    from pixiu_cli.memory.handle import MemoryStore
 
 
 class ToolArgumentError(Exception):

@@ -36,16 +36,16 @@ from pixiu_cli.conversation.selection.select import Selection, select
 from pixiu_cli.conversation.selection.targets import ACCOUNT, WATCHLIST
 from pixiu_cli.conversation.selection.windows import GOVERNED
 from pixiu_cli.conversation.store import Conversation, ConversationStore, Turn
-from pixiu_cli.home.store import InvestorStore
 from pixiu_cli.kernel.clock import Clock, system_clock
 from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.resources import prompts_dir, read_prompt
 from pixiu_cli.market.calendar import SHANGHAI
 from pixiu_cli.market.names.table import Holder, NameSource
-from pixiu_cli.market.store import SecurityMaster
 
 if TYPE_CHECKING:
     from pixiu_cli.account.handle import Account
+    from pixiu_cli.home.handle import InvestorStore
+    from pixiu_cli.market.handle import SecurityMaster
 
 
 @cache

@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from pixiu_cli.account.model import COST_METHOD_NAMES
 from pixiu_cli.conversation.context.block import BlockItem, MemoryId, Section
@@ -50,9 +51,11 @@ from pixiu_cli.conversation.context.trades import History, trades_section
 from pixiu_cli.conversation.context.watch import watch_note
 from pixiu_cli.conversation.selection.intent import Intent
 from pixiu_cli.home.model import Alert, Decision, Holding, MemoryEvent, NewsItem, Profile, Report, Signal
-from pixiu_cli.home.store import InvestorStore
 from pixiu_cli.kernel.limits import MemoryLimits
 from pixiu_cli.kernel.vocabulary import NOTE_KIND_NAMES, NOTE_LAYER_NAMES, NOTE_NAME, SIDE_NAMES
+
+if TYPE_CHECKING:
+    from pixiu_cli.home.handle import InvestorStore
 
 # Said under the compact holdings list, so the model knows the short lines are complete
 # positions, not a summary of them.

@@ -27,16 +27,19 @@ import re
 from collections.abc import Iterable
 from dataclasses import replace
 from datetime import datetime, time
+from typing import TYPE_CHECKING
 
 from pixiu_cli.conversation.context.block import BlockItem, Section, is_context_message
 from pixiu_cli.conversation.context.memory_classes import MemoryLimits, window_bounds
 from pixiu_cli.conversation.context.quoting import quote_data
 from pixiu_cli.conversation.selection.result import Carried, Selection
-from pixiu_cli.home.store import InvestorStore
 from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.market.names.normalize import normalize
 from pixiu_cli.market.names.table import INDEX, SHADOW, NameTable
-from pixiu_cli.memory.store import Withdrawal
+from pixiu_cli.memory.model import Withdrawal
+
+if TYPE_CHECKING:
+    from pixiu_cli.home.handle import InvestorStore
 
 
 def _ranked(holdings: list, account) -> list:

@@ -7,12 +7,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import date
+from typing import TYPE_CHECKING
 
 from pixiu_cli.conversation.context.block import BlockItem, Section
 from pixiu_cli.conversation.context.quoting import day, defuse, show_signed
-from pixiu_cli.home.store import InvestorStore
 from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.market.names.table import Holder, NameSource
+
+if TYPE_CHECKING:
+    from pixiu_cli.home.handle import InvestorStore
 
 KEY = "watchlist"
 PRIORITY = 88  # under the asked-about stocks' sections, above the persona

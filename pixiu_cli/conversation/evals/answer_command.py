@@ -20,7 +20,7 @@ from pixiu_cli.conversation.evals.answers import (
     run_live,
 )
 from pixiu_cli.conversation.evals.store import EvalResultRow
-from pixiu_cli.home.store import iso
+from pixiu_cli.kernel.clock import iso
 from pixiu_cli.kernel.db.database import open_database
 from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.errors import UserError

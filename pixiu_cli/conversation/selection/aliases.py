@@ -5,12 +5,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from pixiu_cli.kernel.errors import UserError
 from pixiu_cli.kernel.vocabulary import normalise_code
 from pixiu_cli.market.names.normalize import normalize
 from pixiu_cli.market.names.table import shipped_indexes, shipped_securities
-from pixiu_cli.market.store import SecurityMaster
+
+if TYPE_CHECKING:
+    from pixiu_cli.market.handle import SecurityMaster
 
 MAX_ALIAS = 20
 

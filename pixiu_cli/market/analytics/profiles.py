@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from pixiu_cli.home.store import iso
+from pixiu_cli.kernel.clock import iso
 from pixiu_cli.market.analytics.costs import CostModel
 from pixiu_cli.market.analytics.engine import INITIAL_CASH, Frame, build_frame, run, three_year_start
 from pixiu_cli.market.analytics.metrics import Metrics, measure, part

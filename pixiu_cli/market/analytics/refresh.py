@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from pixiu_cli.home.model import Decision
-from pixiu_cli.home.store import iso
+from pixiu_cli.kernel.clock import iso
 from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.vocabulary import side_name
 from pixiu_cli.market.analytics.alerts import evaluate
