@@ -12,9 +12,10 @@ from tests.helpers import USE_CASE_MODULES, is_store_module, package_syntax_tree
 WIRING = "app.py"
 # Where a store is still built outside the wiring, and why.
 OWN_STORE = {
-    "account/explain.py",  # the explaining worker thread: its own connection per database
+    # the explaining worker thread's own connection per database, and one turn of a stored brief
+    # read back (the conversations' store needs a clock; neither stamps anything)
+    "conversation/handle.py",
     "conversation/commands.py",  # sessions and cache over the command's own database (no demo re-dating)
-    "brief/push/deliver.py",  # reads one turn of a stored brief: the conversations' store needs a clock
     "conversation/evals/contexts.py",  # each case's own database, clock and limits
 }
 
@@ -95,7 +96,7 @@ def test_no_service_takes_an_untyped_database():
 
 # Calls whose clock defaults to the machine's (for tests): the product always hands its own.
 _CLOCKED = {"ConversationStore": "clock", "ContextBuilder": "clock", "import_csv": "today", "parse_bars": "today"}
-_CLOCK_EXEMPT = {"account/explain.py", "brief/push/deliver.py"}  # a worker and one read: they stamp nothing
+_CLOCK_EXEMPT = {"conversation/handle.py"}  # a worker's store and one read: they stamp nothing
 
 
 def test_the_product_hands_every_store_and_builder_the_apps_clock():
