@@ -1,6 +1,6 @@
 """Warming up what the first turn would otherwise wait for, in a background thread once the
 prompt is on the screen, while the user reads and types: the selection's rules (~50 ms to
-compile), the shipped names, the modules a turn imports, the tokenizer, the openai SDK
+compile), the stored name table, the shipped names, the modules a turn imports, the tokenizer, the openai SDK
 (most of a second of CPU on a busy machine), rich's Markdown, the homophone table.
 
 The steps run in the order a turn needs them, so that a question typed before the thread is
@@ -21,11 +21,12 @@ import threading
 from pixiu_cli.conversation.tokenizer import counts as tokens
 from pixiu_cli.kernel import render
 
-# What a first turn imports that the prompt has not: the name table's automaton, the account
+# What a first turn imports that the prompt has not: the name table's key and automaton, the account
 # and market stores, the calendar, the cost report, the offline server's responder, rich's
 # live view, the proposals a turn's end asks about. tests/perf/test_warmup.py fails when a turn after the warm-up imports anything.
 TURN_MODULES = (
     "pixiu_cli.conversation.selection.name_cache",
+    "pixiu_cli.kernel.db.stamp",
     "ahocorasick",
     "pixiu_cli.account.store",
     "pixiu_cli.market.store",
@@ -49,6 +50,15 @@ def _import_all(names: tuple[str, ...]) -> None:
             importlib.import_module(name)
         except ImportError:  # termios off POSIX: the turn does without it too
             pass
+
+
+def _preload_name_table() -> None:
+    """The stored name table the last process used (about 1 MB of pickle): a turn's selection
+    loads it first thing, and it is most likely this home's."""
+    from pixiu_cli.app import names_cache_dir
+    from pixiu_cli.conversation.selection import name_cache
+
+    name_cache.preload(names_cache_dir())
 
 
 def _import_turn_modules() -> None:
@@ -115,6 +125,7 @@ class Warmup:
         return (
             warm_selection,
             *((words.warm,) if words.dictionary_kept() else ()),  # a sample of the dictionary: milliseconds
+            _preload_name_table,
             names.warm,
             _import_turn_modules,
             tokens.warm,
