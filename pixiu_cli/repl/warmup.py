@@ -69,6 +69,19 @@ def _import_offline_modules() -> None:
     _import_all(OFFLINE_MODULES)
 
 
+def _count_offline_prompt() -> None:
+    """The offline server encodes each prompt piece between the template's markers and
+    remembers it; the first piece of every request is the system prompt with the tools'
+    schemas (some 10,000 characters), which the first turn would otherwise encode."""
+    from pixiu_cli.conversation.context.builder import system_prompt
+    from pixiu_cli.conversation.llm.template import render_prompt
+    from pixiu_cli.conversation.model_tools import model_tools
+    from pixiu_cli.conversation.offline.usage import prompt_tokens
+
+    system = {"role": "system", "content": system_prompt()}
+    prompt_tokens(render_prompt({"messages": [system], "tools": model_tools().schemas()}))
+
+
 def _count_system_prompt() -> None:
     """Encode the system prompt once: every request starts with it, and the tokenizer
     remembers each word it merged, so the first turn's counts (the context's, and the
@@ -131,7 +144,7 @@ class Warmup:
             tokens.warm,
             _count_system_prompt,
             self._client.warm,
-            *((_import_offline_modules,) if offline else ()),
+            *((_import_offline_modules, _count_offline_prompt) if offline else ()),
             _warm_render,
         )
 
