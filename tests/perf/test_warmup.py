@@ -224,6 +224,27 @@ def test_after_the_warmup_the_first_turn_imports_nothing(tmp_path, question):
     assert printed.split() == ["-"], printed
 
 
+def test_what_the_warmup_loaded_is_kept_out_of_later_collections(tmp_path, monkeypatch):
+    """A first turn's allocations used to set off a full collection over everything the start
+    and the warm-up loaded (0.1-0.4 s); once the prompt waits again, it is frozen."""
+    import gc
+
+    monkeypatch.setenv("PIXIU_HOME", str(tmp_path))
+    for name in ("DEEPSEEK_API_KEY", "OPENAI_API_KEY", "PIXIU_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    app = open_app(load_settings(force_offline=True))
+    try:
+        state = ReplState(app=app, renderer=Renderer(file=io.StringIO(), rich_output=False))
+        frozen = gc.get_freeze_count()
+        with create_pipe_input() as pipe:
+            pipe.send_bytes(b"\x04")
+            run_repl(state, input=pipe, output=DummyOutput())
+        _join_warmups()
+        assert gc.get_freeze_count() > frozen and gc.isenabled()
+    finally:
+        app.close()
+
+
 def test_the_warmup_loads_the_stored_name_table_the_first_turn_takes(tmp_path, monkeypatch):
     """The first question's selection would load the stored name table (~1 MB of pickle):
     the warm-up has it in memory by then, and the turn takes that object."""
