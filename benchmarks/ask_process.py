@@ -4,26 +4,35 @@ One offline server (`OfflineServer(cache_profile="deepseek")`) runs in a child p
 this process stays small: a child's peak RSS starts from its parent's at fork). Each
 run starts, on that server, the same question as
 
-    llm       `llm -m pixiu-bench --key KEY TEXT` (simonw/llm, `pip install -e '.[bench]'`):
-              an `extra-openai-models.yaml` in a temporary LLM_USER_PATH registers the
-              server as an OpenAI-compatible model; llm streams the reply and logs it to
-              its own SQLite database (its defaults). The issue's baseline.
+    llm       `llm -m pixiu-bench --key KEY TEXT` (simonw/llm) from a virtualenv of its own, as
+              its users install it: `python3 -m venv V && V/bin/pip install llm==0.36`, then
+              --llm V/bin/llm (or PIXIU_BENCH_LLM=V/bin/llm). Not the `llm` of this virtualenv:
+              pixiu's test extra (pandas and more) would slow llm's plugin scan and imports,
+              and the baseline would look slower than what llm's users run. An
+              `extra-openai-models.yaml` in a temporary LLM_USER_PATH registers the server as
+              an OpenAI-compatible model; llm streams the reply and logs it to its own SQLite
+              database (its defaults). The issue's baseline.
     raw       `python -c` a script that imports openai, streams one chat completion of
               the same question and prints it (what a minimal one-shot client does).
     ask       `pixiu ask TEXT` with PIXIU_BASE_URL pointing at the server and a key set (as
-              with a real provider), in a PIXIU_HOME prepared once (demo-free, empty);
+              with a real provider), in a PIXIU_HOME prepared once (demo-free, empty). Also
+              as its users install it: --pixiu P/bin/pixiu (or PIXIU_BENCH_PIXIU) from
+              `python3 -m venv P && P/bin/pip install -e .`, without the test extra: with
+              pandas installed, sqlite-utils imports it (~0.3 s of CPU, ~40 MiB) in every
+              process that opens a database. Default: this virtualenv's pixiu;
     json      `pixiu ask --json TEXT`, the same home.
     before    with --before SRC: `pixiu ask TEXT` run from the source tree SRC (e.g. an
-              export of an older commit) on this virtualenv: before/after in one run.
+              export of an older commit) on the interpreter of that pixiu: before/after in
+              one run.
 
 Wall time per process (median of --runs, interleaved), its CPU time (user + system; less
 sensitive than wall time to a loaded machine) and peak RSS (ru_maxrss of that child, via
-os.wait4). Ratios are to llm (and to raw). Goals: ask ≤ 1.0× llm's time and ≤ its
-memory. Printed, never asserted. Without llm installed its column is skipped and the
+os.wait4). Ratios are to llm (and to raw). Goals: ask ≤ 1.0× llm's CPU time and ≤ its
+peak RSS. Printed, never asserted. Without llm installed its column is skipped and the
 goal is checked against raw. --new-question asks a question no run asked before in every
 timed run (each client gets the same one), so pixiu counts a new line, as a user's asks do.
 
-Run:  python benchmarks/ask_process.py [--runs 7] [--before SRC] [--new-question] [--quick]
+Run:  python benchmarks/ask_process.py --llm V/bin/llm --pixiu P/bin/pixiu [--runs 7] [--before SRC] [--new-question] [--quick]
 """
 
 from __future__ import annotations
@@ -44,7 +53,8 @@ from startup import FROM_SOURCE, PIXIU, PYTHON, clean_env  # noqa: E402 - a sibl
 
 QUESTION = "茅台最近怎么样"
 KEY = "sk-bench-0000"
-LLM = Path(sys.executable).with_name("llm")
+LLM_ENV = "PIXIU_BENCH_LLM"
+PIXIU_ENV = "PIXIU_BENCH_PIXIU"
 LLM_MODEL = "pixiu-bench"
 RAW = """import sys
 from openai import OpenAI
@@ -87,14 +97,19 @@ def llm_user_dir(folder: Path, base_url: str) -> Path:
     return folder
 
 
-def commands(base_url: str, before: str | None, question: str = QUESTION) -> dict[str, list[str]]:
-    found = {"raw": [PYTHON, "-c", RAW, base_url, KEY, question]}
-    if LLM.exists():
-        found["llm"] = [str(LLM), "-m", LLM_MODEL, "--key", KEY, question]
-    found["ask"] = [PIXIU, "ask", question]
-    found["json"] = [PIXIU, "ask", "--json", question]
+def commands(
+    base_url: str, before: str | None, llm: Path | None, pixiu: Path, question: str = QUESTION
+) -> dict[str, list[str]]:
+    # The raw script runs on pixiu's interpreter: the SDK and the packages installed with it.
+    beside = pixiu.with_name(Path(PYTHON).name)
+    python = str(beside) if beside.exists() else PYTHON
+    found = {"raw": [python, "-c", RAW, base_url, KEY, question]}
+    if llm is not None:
+        found["llm"] = [str(llm), "-m", LLM_MODEL, "--key", KEY, question]
+    found["ask"] = [str(pixiu), "ask", question]
+    found["json"] = [str(pixiu), "ask", "--json", question]
     if before:
-        found["before"] = [PYTHON, "-c", FROM_SOURCE, str(Path(before).resolve()), "ask", question]
+        found["before"] = [python, "-c", FROM_SOURCE, str(Path(before).resolve()), "ask", question]
     return found
 
 
@@ -113,7 +128,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--before", metavar="SRC", help="also time `pixiu ask` from this source tree")
     parser.add_argument("--quick", action="store_true", help="one run of each (a smoke test)")
     parser.add_argument("--new-question", action="store_true", help="a question never asked before in every run")
+    parser.add_argument(
+        "--llm",
+        type=Path,
+        default=os.environ.get(LLM_ENV) or None,
+        help=f"the llm executable of a clean llm virtualenv (default: ${LLM_ENV})",
+    )
+    parser.add_argument(
+        "--pixiu",
+        type=Path,
+        default=Path(os.environ.get(PIXIU_ENV) or PIXIU),
+        help=f"the pixiu executable to time (default: ${PIXIU_ENV}, else this virtualenv's)",
+    )
     args = parser.parse_args(argv)
+    for program in (args.llm, args.pixiu):
+        if program is not None and not Path(program).exists():
+            raise SystemExit(f"no such program: {program}")
     runs = 1 if args.quick else max(1, args.runs)
     server = subprocess.Popen([PYTHON, "-c", SERVER], cwd=ROOT, stdout=subprocess.PIPE, text=True)
     try:
@@ -130,12 +160,14 @@ def main(argv: list[str] | None = None) -> int:
             # The older source tree gets a home of its own: its stored line counts may be
             # stamped for another tokenizer, and each would discard the other's.
             envs = {"before": {**env, "PIXIU_HOME": str(Path(tmp) / "home-before")}}
-            argvs = commands(base_url, args.before)
+            argvs = commands(base_url, args.before, args.llm, args.pixiu)
             results: dict[str, list[tuple[float, float, float]]] = {name: [] for name in argvs}
             for name, argv_ in argvs.items():  # warm-up: page cache, .pyc files, the databases
                 measure(argv_, envs.get(name, env))
             for run in range(runs):
-                for name, argv_ in commands(base_url, args.before, asked(run, args.new_question)).items():
+                for name, argv_ in commands(
+                    base_url, args.before, args.llm, args.pixiu, asked(run, args.new_question)
+                ).items():
                     results[name].append(measure(argv_, envs.get(name, env)))
     finally:
         server.terminate()
@@ -158,7 +190,9 @@ def report(results: dict[str, list[tuple[float, float, float]]], runs: int) -> N
         "before": "pixiu ask from --before SRC",
     }
     if "llm" not in results:
-        print(f"llm       not installed ({LLM}): pip install -e '.[bench]'; the goal is checked against raw")
+        print(
+            f"llm       not given (--llm or ${LLM_ENV}, a clean llm virtualenv's llm); the goal is checked against raw"
+        )
     goal_base = "llm" if "llm" in results else "raw"
     for name in results:
         text = (
@@ -174,7 +208,7 @@ def report(results: dict[str, list[tuple[float, float, float]]], runs: int) -> N
             ]
             text += "  " + "; ".join(versus)
             if name in ("ask", "json"):
-                ok = time_ms[name] <= time_ms[goal_base] and mib[name] <= mib[goal_base]
+                ok = cpu_ms[name] <= cpu_ms[goal_base] and mib[name] <= mib[goal_base]
                 text += f"  goal <= 1.00x {goal_base}  {'OK' if ok else 'MISSED'}"
         print(text)
 

@@ -96,7 +96,7 @@ def test_ask_process_prints_pixiu_against_llm_and_the_raw_sdk():
     lines = run_quick("ask_process.py")
     figures = r"median +\d+\.\d+ ms +cpu +\d+\.\d+ ms +peak +\d+\.\d+ MiB"
     assert re.search(figures, line(lines, "raw "))
-    llm_installed = not any(candidate.startswith("llm       not installed") for candidate in lines)
+    llm_installed = not any(candidate.startswith("llm       not given") for candidate in lines)
     if llm_installed:
         assert re.search(figures, line(lines, "llm "))
     for name in ("ask ", "json "):

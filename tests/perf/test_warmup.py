@@ -222,3 +222,58 @@ app.close()
 def test_after_the_warmup_the_first_turn_imports_nothing(tmp_path, question):
     printed = fresh_python(_FIRST_TURN.replace("QUESTION", repr(question)), clean_env(tmp_path), timeout=180)
     assert printed.split() == ["-"], printed
+
+
+def test_what_the_warmup_loaded_is_kept_out_of_later_collections(tmp_path, monkeypatch):
+    """A first turn's allocations used to set off a full collection over everything the start
+    and the warm-up loaded (0.1-0.4 s); once the prompt waits again, it is frozen."""
+    import gc
+
+    monkeypatch.setenv("PIXIU_HOME", str(tmp_path))
+    for name in ("DEEPSEEK_API_KEY", "OPENAI_API_KEY", "PIXIU_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    app = open_app(load_settings(force_offline=True))
+    try:
+        state = ReplState(app=app, renderer=Renderer(file=io.StringIO(), rich_output=False))
+        frozen = gc.get_freeze_count()
+        with create_pipe_input() as pipe:
+            pipe.send_bytes(b"\x04")
+            run_repl(state, input=pipe, output=DummyOutput())
+        _join_warmups()
+        assert gc.get_freeze_count() > frozen and gc.isenabled()
+    finally:
+        app.close()
+
+
+def test_the_warmup_loads_the_stored_name_table_the_first_turn_takes(tmp_path, monkeypatch):
+    """The first question's selection would load the stored name table (~1 MB of pickle):
+    the warm-up has it in memory by then, and the turn takes that object."""
+    from pixiu_cli.kernel.db.stores import stores_of
+
+    from pixiu_cli.app import names_cache_dir
+    from pixiu_cli.market.names import cache as name_cache
+    from pixiu_cli.market.names import table as names
+
+    monkeypatch.setenv("PIXIU_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    for name in ("DEEPSEEK_API_KEY", "OPENAI_API_KEY", "PIXIU_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    app = open_app(load_settings(force_offline=True))
+    try:
+        app.agent.builder.select("茅台最近怎么样")  # an earlier process stored the table
+        assert list(names_cache_dir().glob("names-*.pickle"))
+        names._stored_table.cache_clear()
+        monkeypatch.setattr(name_cache, "_asked", False)  # as in a new process
+        monkeypatch.setattr(name_cache, "_preloaded", {})
+        state = ReplState(app=app, renderer=Renderer(file=io.StringIO(), rich_output=False))
+        with create_pipe_input() as pipe:
+            pipe.send_bytes(b"\x04")
+            run_repl(state, input=pipe, output=DummyOutput())
+        _join_warmups()
+        (ahead,) = name_cache._preloaded.values()
+        master = stores_of(app.store.db).securities
+        assert names.NameSource(master, cache_dir=names_cache_dir()).table([]) is ahead
+        assert not name_cache._preloaded
+    finally:
+        names._stored_table.cache_clear()
+        app.close()

@@ -118,3 +118,42 @@ def test_the_commands_keep_tables_in_the_user_cache_shared_by_homes_with_the_sam
         assert done.returncode == 0 and "300750" in done.stdout, done.stderr
         assert not (tmp_path / home / "cache").exists()
     assert len(list((xdg / "pixiu" / "names").glob("names-*.pickle"))) == 1
+
+
+def test_a_stored_table_is_found_without_reading_the_masters_rows_into_objects(master, tmp_path, builds, monkeypatch):
+    """The key is a digest of the master's stored rows: a table already stored is loaded
+    without turning thousands of securities into objects (a synced master has ~5,500)."""
+    from pixiu_cli.market.securities import Security
+
+    master.upsert([Security("300750", "宁德时代", "stock", source="sync")])
+    cache = tmp_path / "cache"
+    first = NameSource(master, cache_dir=cache).table([HOLDING])
+    read: list[str] = []
+    for method in ("all", "aliases"):
+        original = getattr(SecurityMaster, method)
+        monkeypatch.setattr(SecurityMaster, method, lambda self, m=method, f=original: read.append(m) or f(self))
+    names._stored_table.cache_clear()
+    loaded = NameSource(master, cache_dir=cache).table([HOLDING])
+    assert builds == [1] and not read and matched(loaded) == matched(first)
+    master.add_alias("宁小宝", "300750")  # a changed master is another key: built again
+    names._stored_table.cache_clear()
+    changed = NameSource(master, cache_dir=cache).table([HOLDING])
+    assert len(builds) == 2 and read == ["all", "aliases"]
+    assert changed.matches("宁小宝怎么样") and not first.matches("宁小宝怎么样")
+
+
+def test_a_preloaded_table_is_taken_without_reading_its_file_and_a_wrong_guess_is_dropped(tmp_path, monkeypatch):
+    monkeypatch.setattr(name_cache, "_asked", False)  # as in a new REPL process
+    monkeypatch.setattr(name_cache, "_preloaded", {})
+    name_cache.cached(tmp_path, "a" * 32, lambda: "older")
+    name_cache.cached(tmp_path, "b" * 32, lambda: "newer")
+    os.utime(tmp_path / f"names-{'a' * 32}.pickle", ns=(1, 1))
+    monkeypatch.setattr(name_cache, "_asked", False)
+    name_cache.preload(tmp_path)  # the most recently used one
+    (tmp_path / f"names-{'b' * 32}.pickle").write_bytes(b"not read again")
+    assert name_cache.cached(tmp_path, "b" * 32, lambda: "built") == "newer"
+    monkeypatch.setattr(name_cache, "_asked", False)
+    name_cache.preload(tmp_path)  # guesses the unreadable newest: nothing is kept
+    assert name_cache.cached(tmp_path, "a" * 32, lambda: "built") == "older"
+    name_cache.preload(tmp_path)  # a table was asked for: too late to guess
+    assert name_cache.cached(tmp_path, "c" * 32, lambda: "built") == "built"

@@ -30,8 +30,9 @@ so it needs evidence. All names are matched at once with an Aho–Corasick autom
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cache, lru_cache
 from pathlib import Path
 
@@ -465,11 +466,13 @@ def _table_for(holders: tuple[Holder, ...], known: tuple[Known, ...], aliases: t
 @cache
 def _table_files() -> tuple[Path, ...]:
     """What a table is made from besides the names given: the shipped lists and rules, and
-    the code (and opencc's) that turns them into names."""
+    the code (and opencc's) that turns them into names, and the rows into them."""
     import opencc
 
+    from pixiu_cli.kernel.db import rows
     from pixiu_cli.market import securities
     from pixiu_cli.market import securities as security_list
+    from pixiu_cli.market import store as store_securities
     from pixiu_cli.market.names import forms as form_kinds
     from pixiu_cli.market.names import homophones, normalize, rules
 
@@ -477,20 +480,49 @@ def _table_files() -> tuple[Path, ...]:
     shipped = [selection / f for f in ("securities.tsv", "indexes.tsv", "traditional_chars.txt")]
     shipped += sorted((selection / "rules").iterdir())
     shipped.append(data_dir() / "securities" / "stock_basic.csv")
-    code = [Path(m.__file__) for m in (securities, security_list, normalize, rules, homophones, form_kinds, opencc)]
+    modules = (securities, security_list, store_securities, rows, normalize, rules, homophones, form_kinds, opencc)
+    code = [Path(m.__file__) for m in modules]
     code.append(Path(__file__).with_name("forms.py"))  # not imported: only a build needs it
     return (Path(__file__), *code, *shipped)
 
 
+# The master's rows a table is made from, as they are stored: a digest over them is the
+# table's key, so a stored table is found without turning thousands of rows into objects.
+MASTER_ROWS = (("securities", "symbol, name, source, kind", "1"), ("security_aliases", "alias, symbol, source", "1"))
+
+
+def _master_names(master) -> tuple[tuple[Known, ...], tuple[tuple, ...]]:
+    known = tuple(Known(s.symbol, s.name, s.source) for s in master.all() if s.kind != "index")
+    aliases = tuple((a.alias, a.symbol, a.source) for a in master.aliases())
+    return known, aliases
+
+
+@dataclass(frozen=True)
+class _Listed:
+    """A master's names as a cache key, by the digest of its rows (MASTER_ROWS); the rows are
+    read only when a table has to be built. The master is held weakly: a remembered table
+    keeps no database open."""
+
+    stamp: str
+    master: weakref.ref = field(compare=False, repr=False)
+
+    @classmethod
+    def of(cls, master) -> _Listed:
+        from pixiu_cli.kernel.db.database import content_digest
+
+        return cls(content_digest(master.db, MASTER_ROWS), weakref.ref(master))
+
+    def names(self) -> tuple[tuple[Known, ...], tuple[tuple, ...]]:
+        return _master_names(self.master())
+
+
 @lru_cache(maxsize=8)
-def _stored_table(
-    directory: Path, holders: tuple[Holder, ...], known: tuple[Known, ...], aliases: tuple[tuple, ...]
-) -> NameTable:
+def _stored_table(directory: Path, holders: tuple[Holder, ...], listed: _Listed) -> NameTable:
     """The table for these names from `directory` (built and stored there when it has none)."""
     from pixiu_cli.market.names.cache import cached, fingerprint
 
-    key = fingerprint((holders, known, aliases), _table_files())
-    return cached(directory, key, lambda: _table_for(holders, known, aliases))
+    key = fingerprint((holders, listed.stamp), _table_files())
+    return cached(directory, key, lambda: _table_for(holders, *listed.names()))
 
 
 class NameSource:
@@ -511,12 +543,10 @@ class NameSource:
         key = (self.master.version(), tuple(holdings))
         if key != self._key or self._table is None:
             holders = tuple(Holder(h.symbol, h.name, tuple(h.short_names)) for h in holdings)
-            known = tuple(Known(s.symbol, s.name, s.source) for s in self.master.all() if s.kind != "index")
-            aliases = tuple((a.alias, a.symbol, a.source) for a in self.master.aliases())
             if self.cache_dir is None:
-                self._table = _table_for(holders, known, aliases)
+                self._table = _table_for(holders, *_master_names(self.master))
             else:
-                self._table = _stored_table(self.cache_dir, holders, known, aliases)
+                self._table = _stored_table(self.cache_dir, holders, _Listed.of(self.master))
             self._key = key
         return self._table
 
