@@ -1,6 +1,7 @@
-"""The command line's entry point with its one-line error handling. The common calls of
-`pixiu`, `pixiu chat`, `pixiu ask`, `pixiu context`, `pixiu cache` and `pixiu data sync` run without typer
-(cli/fast.py); everything else goes through the typer app (cli/typer_app.py), imported then.
+"""The command line's entry point with its one-line error handling. Every command goes through
+the `pixiu` click group (cli/root.py), which imports only the typed command's module; the
+common calls of `pixiu context`, `pixiu cache` and `pixiu data sync` (still declared) skip
+typer (cli/fast.py).
 Commands import heavy modules inside themselves so `pixiu --help` stays fast (it never
 imports openai)."""
 
@@ -11,15 +12,6 @@ import sys
 from pixiu_cli.cli import common
 from pixiu_cli.cli.fast import fast_call
 from pixiu_cli.kernel.errors import UserError
-
-
-def _talk(name: str):
-    def load():
-        from pixiu_cli.cli import talk
-
-        return getattr(talk, name)
-
-    return load
 
 
 def _declared(*path: str):
@@ -33,8 +25,6 @@ def _declared(*path: str):
 
 # The commands whose common calls skip typer (cli/fast.py): only the one typed is loaded.
 FAST_COMMANDS = {
-    "chat": _talk("CHAT"),
-    "ask": _talk("ASK"),
     "cache": _declared("cache"),
     "context": _declared("context"),
     "data sync": _declared("data", "sync"),  # a failed sync says so before pydantic loads
@@ -68,8 +58,8 @@ def _main() -> None:
             command, kwargs = fast
             command(**kwargs)
             return
-        code = _click_command()(standalone_mode=False, prog_name="pixiu")
-        if isinstance(code, int) and code:
+        code = _run(_click_command(), sys.argv[1:])
+        if code:
             sys.exit(code)
     except KeyboardInterrupt:
         sys.exit(130)
@@ -88,6 +78,19 @@ def _main() -> None:
 
         common.renderer().error(error_line(exc))
         sys.exit(1)
+
+
+def _run(group, argv: list[str]) -> int:
+    """The command's exit status. Not click's `main`: it would print a blank line on Ctrl-C and
+    turn a reader gone (`pixiu ask … | head -1`) into status 1; both are handled below."""
+    import click
+
+    try:
+        with group.make_context("pixiu", list(argv)) as ctx:
+            group.invoke(ctx)
+    except click.exceptions.Exit as done:
+        return done.exit_code
+    return 0
 
 
 def _exit_typer(exc: Exception) -> None:

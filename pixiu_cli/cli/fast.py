@@ -1,15 +1,14 @@
-"""Calling `pixiu`, `pixiu chat …`, `pixiu ask TEXT …`, `pixiu cache …`, `pixiu context
-[TEXT] …` and `pixiu data sync [CODES] …` without typer's parsing when their argv holds only on/off flags, whole-number or
-text options given as `--name VALUE`, and plain arguments: typer's parameter coercion
-imports pydantic just to check the values' types, and typer itself and every command's
-declaration are imported just to build the app, before the prompt can show or the answer
-can be printed. What a command accepts here is what its typer signature says (the flag
-names its options declare, their types, bounds and defaults): a declared command's is read
-from its declaration (`declared_signature`), `chat`'s and `ask`'s are written out in
-cli/talk.py, and tests/cli/test_fast_path.py checks each against typer's own reading
-(`fast_signature`), so they cannot drift. Anything else (a value typer would refuse,
---help, an unknown flag, `--name=VALUE`, a word starting with "-") goes through typer,
-which gives its own message."""
+"""Calling `pixiu cache …`, `pixiu context [TEXT] …` and `pixiu data sync [CODES] …` (still
+declared; `pixiu`, `chat` and `ask` are plain click commands of the root group) without
+typer's parsing when their argv holds only on/off flags, whole-number or text options given
+as `--name VALUE`, and plain arguments: typer's parameter coercion imports pydantic just to
+check the values' types, and typer itself and every command's declaration are imported just
+to build the app, before the answer can be printed. What a command accepts here is what its
+typer signature says (the flag names its options declare, their types, bounds and
+defaults): a declared command's is read from its declaration (`declared_signature`), and
+tests/cli/test_fast_path.py checks each against typer's own reading (`fast_signature`), so
+they cannot drift. Anything else (a value typer would refuse, --help, an unknown flag,
+`--name=VALUE`, a word starting with "-") goes through typer, which gives its own message."""
 
 from __future__ import annotations
 

@@ -25,8 +25,8 @@ class Top:
 
 
 TABLE: dict[str, Top] = {
-    "chat": Top(LEGACY, "交互式对话（默认命令）。", repl=False),
-    "ask": Top(LEGACY, "问一个问题并退出（不进入交互界面）。", repl=False),
+    "chat": Top("pixiu_cli.cli.talk", "交互式对话（默认命令）。", repl=False),
+    "ask": Top("pixiu_cli.cli.talk", "问一个问题并退出（不进入交互界面）。", repl=False),
     "sessions": Top(LEGACY, "列出、搜索、改名、删除或恢复对话。", repl=False),
     "brief": Top(
         LEGACY,
@@ -64,7 +64,7 @@ TABLE: dict[str, Top] = {
     "forget": Top(LEGACY, "撤销一条记忆：删除笔记、撤销合并，或撤销一笔交易（持仓恢复）；预警规则如 a3。", repl=False),
     "cache": Top(LEGACY, "缓存命中、费用与节省（本对话 / 今天 / 全部），以及每次调用未命中的原因。", repl=False),
     "eval": Top(
-        LEGACY,
+        "pixiu_cli.conversation.evals.commands",
         "上下文评测：每个用例检查组装出的 [上下文信息] 中必须出现 / 不得出现的事实，按类别给出通过率。\n"
         "不指定用例时，另外报告选择语料（data/selection）的调参集和留出集通过率；加 --live 做回答评测（含消融对照）。",
         repl=False,
@@ -113,7 +113,9 @@ TABLE: dict[str, Top] = {
         repl=False,
     ),
     "alert": Top(LEGACY, "价格预警：收盘价穿越、单日涨跌幅、较成本回撤（导入或同步日线后检查）。", repl=False),
-    "mcp": Top(LEGACY, "MCP 服务：让其他代理（Claude、Cursor 等）只读地使用 pixiu 的记忆。", repl=False),
+    "mcp": Top(
+        "pixiu_cli.mcp.commands", "MCP 服务：让其他代理（Claude、Cursor 等）只读地使用 pixiu 的记忆。", repl=False
+    ),
 }
 # repl=False above on a legacy word: the REPL still runs it through its own registry
 # (repl/registry.py) until the word's area holds plain click commands.
@@ -185,4 +187,4 @@ def root(ctx: click.Context) -> None:
     if ctx.invoked_subcommand is None:
         from pixiu_cli.cli import talk
 
-        talk.chat(False, None, False, None, False)
+        talk.run_chat(False, None, False, None, False)

@@ -1,16 +1,25 @@
-"""What `pixiu chat` (the REPL) and `pixiu ask` (one question, then exit) do, without typer:
-the entry point calls these directly for their common argv (cli/fast.py), and the typer
-commands in chat.py declare their options and call them."""
+"""`pixiu chat` (the REPL, the default command) and `pixiu ask` (one question, then exit):
+plain click commands of the root group (cli/root.py), command-line only."""
 
 from __future__ import annotations
 
 from contextlib import contextmanager, nullcontext
 
+import click
+
 from pixiu_cli.cli import common
-from pixiu_cli.cli.fast import FastCommand, FastSignature, ValueOption
+from pixiu_cli.cli.params import Argument, Int, Text
+from pixiu_cli.conversation import ask as asking
+
+# Imported where used: the REPL (prompt_toolkit) only for chat; the reply sinks (the model
+# client), the cache explanations (the tokenizer) and the views only when ask needs them,
+# so a piped `ask` and the REPL's first prompt load no more than they did.
+
+_MODEL_HELP = "模型名（覆盖 PIXIU_MODEL）"
+_OFFLINE_HELP = "即使设置了 API key 也使用离线应答器"
 
 
-def chat(demo: bool, resume: int | None, continue_: bool, model: str | None, offline: bool) -> None:
+def run_chat(demo: bool, resume: int | None, continue_: bool, model: str | None, offline: bool) -> None:
     """`pixiu chat`: the REPL."""
     if resume is not None and continue_:
         raise common.CliError("--resume 和 --continue 只能选一个")
@@ -28,15 +37,14 @@ def chat(demo: bool, resume: int | None, continue_: bool, model: str | None, off
 
 def _recap(renderer, app_, conversation_id: int) -> None:
     """The recap /resume shows, for `chat --resume N` and `chat --continue`."""
-    from pixiu_cli.conversation.ask import resume
     from pixiu_cli.conversation.views import show_recap
 
-    resumed = resume(app_.store, conversation_id)
+    resumed = asking.resume(app_.store, conversation_id)
     if resumed is not None:
         show_recap(renderer, resumed, app_.settings.model)
 
 
-def ask(
+def run_ask(
     text: str | None,
     as_json: bool,
     continue_: bool,
@@ -56,9 +64,6 @@ def ask(
     common.require_utf8(text)
     if not text.strip():
         raise common.CliError("问题为空")
-    from pixiu_cli.conversation.ask import AskRequest
-    from pixiu_cli.conversation.ask import ask as ask_question
-
     loaded = common.settings(model, offline)
     shown = common.renderer()
     retry_partial = as_json if retry_partial is None else retry_partial
@@ -66,8 +71,8 @@ def ask(
     whole = as_json or retry_partial
     sink = _silent() if whole else _ReaderSafeReply(shown)
     opened = _opened(shown, model, offline, demo, conversation, continue_)
-    request = AskRequest(text, retry_partial=retry_partial, must_keep=True)
-    result = ask_question(request, opened, sink, home=loaded.home, now=common.now(loaded))
+    request = asking.AskRequest(text, retry_partial=retry_partial, must_keep=True)
+    result = asking.ask(request, opened, sink, home=loaded.home, now=common.now(loaded))
     _refuse_unstored(result)
     if not whole and sink.gone:
         raise BrokenPipeError  # the turn completed and is stored; the exit is the pipe's
@@ -158,41 +163,33 @@ def _json_result(result, model: str | None, offline: bool) -> dict:
     }
 
 
-# What cli/fast.py reads from argv for each: chat.py's typer signatures, written out here so
-# the entry point need not import typer to read them (tests/cli/test_fast_path.py checks
-# that they are what typer reads from chat.py).
-_MODEL = ValueOption("model", str)
-CHAT = FastCommand(
-    chat,
-    FastSignature(
-        flags={"--demo": "demo", "--continue": "continue_", "-c": "continue_", "--offline": "offline"},
-        values={"--resume": ValueOption("resume", int), "--model": _MODEL},
-        defaults={"demo": False, "resume": None, "continue_": False, "model": None, "offline": False},
-        arguments=(),
-        required=0,
-    ),
+@click.command("chat", help="交互式对话（默认命令）。")
+@click.option("--demo", is_flag=True, help="使用演示数据库（真实 A 股名称的示例持仓）")
+@click.option("--resume", type=Int(), metavar="<int>", help="继续指定 ID 的对话")
+@click.option("--continue", "-c", "continue_", is_flag=True, help="继续最近的对话")
+@click.option("--model", type=Text("模型名"), metavar="<str>", help=_MODEL_HELP)
+@click.option("--offline", is_flag=True, help=_OFFLINE_HELP)
+def chat(demo: bool, resume: int | None, continue_: bool, model: str | None, offline: bool) -> None:
+    run_chat(demo, resume, continue_, model, offline)
+
+
+@click.command("ask", help="问一个问题并退出（不进入交互界面）。")
+@click.argument(
+    "text", cls=Argument, required=False, metavar="[text]", help="问题；为 - 或省略（从管道输入）时从标准输入读取"
 )
-ASK = FastCommand(
-    ask,
-    FastSignature(
-        flags={
-            "--json": "as_json",
-            "--continue": "continue_",
-            "-c": "continue_",
-            "--offline": "offline",
-            "--demo": "demo",
-        },
-        values={"--conversation": ValueOption("conversation", int), "--model": _MODEL},
-        defaults={
-            "as_json": False,
-            "continue_": False,
-            "conversation": None,
-            "model": None,
-            "offline": False,
-            "demo": False,
-            "retry_partial": None,
-        },
-        arguments=("text",),
-        required=0,
-    ),
+@click.option("--json", "as_json", is_flag=True, help="输出一个 JSON 对象")
+@click.option("--continue", "-c", "continue_", is_flag=True, help="接着最近的对话问")
+@click.option("--conversation", type=Int(), metavar="<int>", help="接着指定 ID 的对话问")
+@click.option("--model", type=Text("模型名"), metavar="<str>", help=_MODEL_HELP)
+@click.option("--offline", is_flag=True, help=_OFFLINE_HELP)
+@click.option("--demo", is_flag=True, help="使用演示数据库")
+@click.option(
+    "--retry-partial/--no-retry-partial",
+    default=None,
+    help="回复中途断开时自动重新生成（--json 时默认开启）；开启后回答在完成后一次输出",
 )
+def ask(text, as_json, continue_, conversation, model, offline, demo, retry_partial) -> None:
+    run_ask(text, as_json, continue_, conversation, model, offline, demo, retry_partial)
+
+
+COMMANDS = {"chat": chat, "ask": ask}

@@ -9,8 +9,7 @@ from typing import Annotated
 
 import typer
 
-from pixiu_cli.cli import alias, analytics, chat, common, config, declared, documents, evals, market, mcp, memory, push
-from pixiu_cli.cli.fast import defaults_of
+from pixiu_cli.cli import alias, analytics, common, config, declared, documents, market, memory, push
 
 app = typer.Typer(
     name="pixiu",
@@ -38,12 +37,13 @@ def root(
     ] = False,
 ) -> None:
     if ctx.invoked_subcommand is None:
-        chat.chat(**defaults_of(chat.chat))
+        from pixiu_cli.cli import talk
+
+        talk.run_chat(False, None, False, None, False)
 
 
 # The order of `pixiu --help`.
 for group in (
-    chat,
     ("sessions",),
     ("brief",),
     push,
@@ -51,7 +51,6 @@ for group in (
     documents,
     memory,
     ("cache",),
-    evals,
     alias,
     config,
     ("offline-server",),
@@ -60,7 +59,6 @@ for group in (
     ("news",),
     analytics,
     ("signal",),
-    mcp,
 ):
     # a tuple: top-level words declared in pixiu_cli/commands/
     declared.register(app, group) if isinstance(group, tuple) else group.register(app)

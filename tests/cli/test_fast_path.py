@@ -1,21 +1,22 @@
-"""`pixiu`, `pixiu chat …`, `pixiu ask …`, `pixiu cache …`, `pixiu context …` and `pixiu data
-sync …` with on/off
-flags, plain int/str values and arguments skip typer's parsing; what that path accepts is read
-from the commands' typer signatures, so it passes exactly the arguments typer would, and
-leaves everything else to typer."""
+"""`pixiu cache …`, `pixiu context …` and `pixiu data sync …` with on/off flags, plain int/str
+values and arguments skip typer's parsing; what that path accepts is read from the commands'
+typer signatures, so it passes exactly the arguments typer would, and leaves everything else
+to typer. `pixiu`, `pixiu chat …` and `pixiu ask …` are plain click commands of the root group
+(cli/talk.py): they take no fast path, and click reads what typer read."""
 
 from __future__ import annotations
 
 import functools
 import importlib
 
+import click
 import pytest
 import typer
 
-from pixiu_cli.cli import chat, talk
+from pixiu_cli.cli import talk
 from pixiu_cli.cli.app import FAST_COMMANDS as COMMANDS
 from pixiu_cli.cli.declared import FAST_DECLARED, open_context
-from pixiu_cli.cli.fast import declared_signature, defaults_of, fast_call, fast_signature
+from pixiu_cli.cli.fast import declared_signature, fast_call, fast_signature
 from pixiu_cli.cli.typer_app import app  # the commands still declared (cli/root.py passes them on)
 from pixiu_cli.commands.catalog import DECLARED
 from pixiu_cli.commands.declaration import CLI, Command
@@ -46,17 +47,6 @@ def _parsed(command, name: str, rest: list[str], parent) -> dict:
 
 
 FAST = [
-    ["ask", "茅台怎么样"],
-    ["ask", "--json", "茅台怎么样"],
-    ["ask", "-c", "--offline", "--demo", "茅台怎么样"],
-    ["ask", "茅台怎么样", "--continue"],
-    ["ask", "-"],
-    ["chat"],
-    ["chat", "--demo", "--offline", "-c"],
-    ["chat", "--resume", "3"],
-    ["ask"],  # no question: the command reads stdin, as under typer
-    ["ask", "--model", "x", "茅台怎么样"],
-    ["ask", "--conversation", "007", "茅台怎么样"],
     ["cache", "--conversation", "2", "--json"],
     ["context"],
     ["context", "--demo", "宁德时代能买吗"],
@@ -82,22 +72,17 @@ def test_the_fast_path_passes_what_typer_would(argv):
 
 
 SLOW = [
-    ["ask", "--retry-partial", "茅台怎么样"],  # an on/off pair, not a plain flag
-    ["ask", "--help"],
-    ["ask", "--jsn", "茅台怎么样"],  # unknown: typer's own message
-    ["ask", "-x"],  # a question starting with "-"
-    ["ask", "one", "two"],
-    ["chat", "stray"],
-    ["chat", "--resume", "x"],  # not a whole number: typer's message
-    ["chat", "--resume"],  # no value
-    ["chat", "--resume=3"],
-    ["ask", "--model", "-x", "茅台怎么样"],
     ["context", "--turn", "0"],  # below the option's min=1: typer's message
     ["context", "--turn", "-1"],
     ["context", "--conversation", "+4"],
     ["context", "a", "b"],
     ["context", "--", "-x"],
     ["sessions"],  # not a fast command
+    [],  # bare pixiu: the root group's default, chat
+    ["chat"],
+    ["chat", "--demo", "--offline", "-c"],
+    ["ask", "茅台怎么样"],
+    ["ask", "--json", "茅台怎么样"],
     ["data", "sync", "--timeout", "5"],  # a float option: typer reads it
     ["data", "sync", "--help"],
     ["data", "status"],
@@ -109,16 +94,76 @@ def test_anything_else_goes_through_typer(argv):
     assert fast_call(argv, COMMANDS, default="chat") is None
 
 
-def test_bare_pixiu_is_chat_with_every_default():
-    command, kwargs = fast_call([], COMMANDS, default="chat")
-    assert command is talk.chat and kwargs == defaults_of(chat.chat) == typer_arguments(["chat"])
+ASK_DEFAULTS = {
+    "text": None,
+    "as_json": False,
+    "continue_": False,
+    "conversation": None,
+    "model": None,
+    "offline": False,
+    "demo": False,
+    "retry_partial": None,
+}
+CHAT_DEFAULTS = {"demo": False, "resume": None, "continue_": False, "model": None, "offline": False}
+
+# What typer passed chat's and ask's functions for these command lines (the fast path's cases
+# when they had one): click's reading of the commands in cli/talk.py must be the same.
+TALK = [
+    (["ask", "茅台怎么样"], {"text": "茅台怎么样"}),
+    (["ask", "--json", "茅台怎么样"], {"text": "茅台怎么样", "as_json": True}),
+    (
+        ["ask", "-c", "--offline", "--demo", "茅台怎么样"],
+        {"text": "茅台怎么样", "continue_": True, "offline": True, "demo": True},
+    ),
+    (["ask", "茅台怎么样", "--continue"], {"text": "茅台怎么样", "continue_": True}),
+    (["ask", "-"], {"text": "-"}),
+    (["ask"], {}),  # no question: the command reads stdin
+    (["ask", "--model", "x", "茅台怎么样"], {"text": "茅台怎么样", "model": "x"}),
+    (["ask", "--model", "-x", "茅台怎么样"], {"text": "茅台怎么样", "model": "-x"}),  # as typer read it
+    (["ask", "--conversation", "007", "茅台怎么样"], {"text": "茅台怎么样", "conversation": 7}),
+    (["ask", "--retry-partial", "茅台怎么样"], {"text": "茅台怎么样", "retry_partial": True}),
+    (["ask", "--no-retry-partial", "茅台怎么样"], {"text": "茅台怎么样", "retry_partial": False}),
+    (["chat"], {}),
+    (["chat", "--demo", "--offline", "-c"], {"demo": True, "offline": True, "continue_": True}),
+    (["chat", "--resume", "3"], {"resume": 3}),
+    (["chat", "--resume=3"], {"resume": 3}),
+]
 
 
-def test_every_plain_flag_of_the_signature_is_a_fast_flag():
-    signature = fast_signature(chat.ask)
-    assert set(signature.flags) == {"--json", "--continue", "-c", "--offline", "--demo"}
-    assert signature.arguments == ("text",)
-    assert set(signature.values) == {"--conversation", "--model"}
+@pytest.mark.parametrize("argv, given", TALK, ids=[" ".join(argv) for argv, _ in TALK])
+def test_chat_and_ask_read_what_typer_read(argv, given):
+    command = talk.COMMANDS[argv[0]]
+    with command.make_context(argv[0], argv[1:]) as ctx:
+        assert ctx.params == dict(CHAT_DEFAULTS if argv[0] == "chat" else ASK_DEFAULTS, **given)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["ask", "--jsn", "x"],
+        ["ask", "-x"],
+        ["ask", "one", "two"],
+        ["chat", "stray"],
+        ["chat", "--resume", "x"],
+        ["chat", "--resume"],
+    ],
+    ids=" ".join,
+)
+def test_chat_and_ask_refuse_what_typer_refused(argv):
+    command = talk.COMMANDS[argv[0]]
+    with pytest.raises(click.UsageError):
+        command.make_context(argv[0], argv[1:])
+
+
+def test_bare_pixiu_is_chat_with_every_default(monkeypatch):
+    from pixiu_cli.cli.root import root
+
+    ran = []
+    monkeypatch.setattr(talk, "run_chat", lambda *given: ran.append(given))
+    assert fast_call([], COMMANDS, default="chat") is None
+    root.main([], standalone_mode=False)
+    with talk.chat.make_context("chat", []) as ctx:
+        assert ran == [tuple(ctx.params.values())] == [tuple(CHAT_DEFAULTS.values())]
 
 
 def test_context_reads_its_value_options_with_their_bounds():
@@ -132,11 +177,6 @@ def test_a_list_argument_takes_the_words_left():
     assert signature.arguments == ("codes",) and signature.many == "codes" and signature.required == 0
     assert fast_call(["data", "sync"], COMMANDS, default="chat")[1]["codes"] == ()
     assert fast_call(["data", "sync", "1", "2"], COMMANDS, default="chat")[1]["codes"] == ["1", "2"]
-
-
-@pytest.mark.parametrize("typed, written", [(chat.chat, talk.CHAT), (chat.ask, talk.ASK)], ids=["chat", "ask"])
-def test_chat_and_ask_signatures_written_out_are_what_typer_reads(typed, written):
-    assert written.signature == fast_signature(typed)
 
 
 @pytest.mark.parametrize(
