@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from pixiu_cli.cli import alias, analytics, chat, common, config, declared, documents, evals, market, mcp, memory, push
+from pixiu_cli.cli import analytics, chat, common, declared, evals, market, mcp, push
 from pixiu_cli.cli.fast import defaults_of
 
 app = typer.Typer(
@@ -48,12 +48,8 @@ for group in (
     ("brief",),
     push,
     ("context",),
-    documents,
-    memory,
     ("cache",),
     evals,
-    alias,
-    config,
     ("offline-server",),
     market,
     ("market", "fundamentals"),
