@@ -13,18 +13,9 @@ from datetime import datetime
 from pixiu_cli.commands.values import read_stdin_text, require_utf8  # noqa: F401  (the ask's and the context's)
 from pixiu_cli.kernel.errors import UserError
 
-
-def _root_group():
-    from pixiu_cli.cli.root import root
-
-    return root
-
-
 # The `pixiu` command group (cli/root.py), handed down by the entry point: the REPL runs
 # `/X` through it, and it holds the REPL (its default command), so the REPL cannot name it.
-# Until then it is the root group itself: a REPL opened without the entry point (a test's)
-# registers the same /words whichever command the process ran first.
-command_group = _root_group  # () -> click.Group
+command_group = None  # () -> click.Group
 
 
 class CliError(UserError):

@@ -14,14 +14,18 @@ from pixiu_cli.cli import common
 from pixiu_cli.cli.params import CommandError, Text, argument, demo_option, group
 from pixiu_cli.home import views
 from pixiu_cli.home.config import read_config, set_value
-from pixiu_cli.home.documents import BackupPlace, backup, export, import_document, restore, restore_salvaged
 from pixiu_cli.kernel.errors import os_reason
 from pixiu_cli.kernel.resources import write_private
 from pixiu_cli.kernel.safe_text import inert_json
 from pixiu_cli.kernel.settings import default_home, ensure_home
 
+# home/documents.py brings the database's modules (sqlite-utils): each data-set command
+# imports it when it runs, so `config set|show` stays without them.
 
-def _place(demo: bool) -> BackupPlace:
+
+def _place(demo: bool):
+    from pixiu_cli.home.documents import BackupPlace
+
     loaded = common.settings()
     return BackupPlace(loaded.home / "backups", "pixiu-demo" if demo else "pixiu", loaded.backups_kept)
 
@@ -47,6 +51,8 @@ def _show(view, result) -> None:
 @click.option("--replace", is_flag=True, help="整体替换现有数据（替换前自动备份数据库）")
 @demo_option
 def import_command(file: str, replace: bool, demo: bool) -> None:
+    from pixiu_cli.home.documents import import_document
+
     ws = common.on_workspace()
     on_backup = _backed_up("已备份当前数据库到 {saved}（pixiu restore 该文件可还原）")
     done = import_document(ws.db, Path(file), ws.now(), replace=replace, place=_place(demo), on_backup=on_backup)
@@ -64,6 +70,8 @@ class Exported:
 @click.option("--output", "-o", "output", type=Text("FILE"), metavar="FILE", help="写入文件（默认标准输出）")
 @demo_option
 def export_command(output: str | None, demo: bool) -> None:
+    from pixiu_cli.home.documents import export
+
     ws = common.on_workspace()
     exported = export(ws.db, ws.now())
     # Bidi overrides and C1 controls in stored text are written as \uXXXX escapes: the same
@@ -80,6 +88,8 @@ def export_command(output: str | None, demo: bool) -> None:
 @click.command("backup", help="把数据库完整备份到 PIXIU_HOME/backups/（SQLite 在线备份，可在其他终端使用时进行）。")
 @demo_option
 def backup_command(demo: bool) -> None:
+    from pixiu_cli.home.documents import backup
+
     ws = common.on_workspace()
     _show(views.show_backup, backup(ws.db, _place(demo), ws.now()))
 
@@ -97,6 +107,8 @@ class Restored:
 @click.option("--salvage", is_flag=True, help="数据库损坏时：抢救能读出的数据到新数据库")
 @demo_option
 def restore_command(file: str | None, salvage: bool, demo: bool) -> None:
+    from pixiu_cli.home.documents import restore, restore_salvaged
+
     if salvage == (file is not None):
         raise CommandError("用法：pixiu restore FILE（从备份还原）或 pixiu restore --salvage（抢救损坏的数据库）")
     # The database is not opened: it may be the damaged one being replaced.
