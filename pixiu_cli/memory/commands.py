@@ -145,8 +145,15 @@ def memory_list(query, kind, symbol, as_json: bool, demo: bool) -> None:
     _show(views.show_memories, found, views.memories_record(found) if as_json else None)
 
 
+def _named(name: str, kind: Kind, help: str):
+    """A required positional parameter the command line names by its placeholder when that is
+    ASCII ("ID", "aN"), else by its name, as before."""
+    metavar = kind.shown if kind.shown.isascii() else name.upper()
+    return click.argument(name, cls=Argument, type=kind, help=help, required=True, metavar=metavar)
+
+
 def _by_id(metavar: str):
-    return argument("ref", Text(metavar, complete="memory"), f"{metavar}（见 memory list 的 ID 一栏，如 n13）")
+    return _named("ref", Text(metavar, complete="memory"), f"{metavar}（见 memory list 的 ID 一栏，如 n13）")
 
 
 @memory.command(
@@ -183,7 +190,7 @@ MEMORY_ID = Text("ID", complete="memory")
 
 
 @memory.command("edit", cls=TypedText, help="修改一条笔记的文字（不写新文本时在原文上编辑）。")
-@argument("ref", MEMORY_ID, "笔记 ID，如 n12")
+@_named("ref", MEMORY_ID, "笔记 ID，如 n12")
 @_words("text", Text("新文本"), "新文本")
 def memory_edit(ref: str, text) -> None:
     ws = common.on_workspace()
@@ -208,7 +215,7 @@ def remember(text, kind: str, symbol, demo: bool) -> None:
 
 
 @click.command("forget", help="撤销一条记忆：删除笔记、撤销合并，或撤销一笔交易（持仓恢复）；预警规则如 a3。")
-@argument("ref", MEMORY_ID, "ID：笔记如 n12，交易如 d5，预警规则如 a3")
+@_named("ref", MEMORY_ID, "ID：笔记如 n12，交易如 d5，预警规则如 a3")
 @demo_option
 def forget(ref: str, demo: bool) -> None:
     ws = common.on_workspace()
@@ -278,7 +285,7 @@ def alert_add(symbol: str, below, above, change_pct, drawdown, cooldown: int) ->
 
 
 @alert.command("remove", help="删除一条预警规则。")
-@argument("rule_id", RuleId(), "预警编号，如 a3")
+@_named("rule_id", RuleId(), "预警编号，如 a3")
 def alert_remove(rule_id: int) -> None:
     ws = common.on_workspace()
     if not stores_of(ws.db).analytics.remove_rule(rule_id, _stamp(ws)):
