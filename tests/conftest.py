@@ -32,6 +32,19 @@ os.environ.setdefault(_SESSION_CACHE, str(Path(__file__).resolve().parent.parent
 os.environ["XDG_CACHE_HOME"] = os.environ[_SESSION_CACHE]
 
 
+def _the_entry_points_group() -> None:
+    """The `pixiu` group handed down as the entry point hands it (cli/app.py): a REPL a test
+    opens without `main` (tests/helpers.py offline_repl) runs the same /words, whichever test
+    of this process loaded the REPL's commands first."""
+    from pixiu_cli.cli import common
+    from pixiu_cli.cli.root import root
+
+    common.command_group = lambda: root
+
+
+_the_entry_points_group()
+
+
 def pytest_configure(config):
     """Every test process (pytest-xdist workers too) handles Ctrl-C as one started from a
     terminal does. A run started as a background job of a shell without job control

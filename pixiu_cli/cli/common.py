@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sys
 from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import datetime
 
 from pixiu_cli.commands.values import read_stdin_text, require_utf8  # noqa: F401  (the ask's and the context's)
@@ -170,6 +171,25 @@ def _root():
     import click
 
     return click.get_current_context().find_root()
+
+
+# The REPL's line after `/word`, exactly as typed, while the command runs (repl/slash.py): a
+# command reading free text takes it from there (quotes, line breaks). None on the command line.
+_TYPED: ContextVar[str | None] = ContextVar("typed_args", default=None)
+
+
+def typed_args() -> str | None:
+    return _TYPED.get() if repl_state() is not None else None
+
+
+@contextmanager
+def typed(raw: str | None):
+    """`raw` as the typed line of the command run inside."""
+    token = _TYPED.set(raw)
+    try:
+        yield
+    finally:
+        _TYPED.reset(token)
 
 
 def repl_state():

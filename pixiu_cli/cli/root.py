@@ -44,14 +44,18 @@ TABLE: dict[str, Top] = {
         repl=False,
     ),
     "import": Top(
-        LEGACY, "导入领域数据：默认按自然键合并（对话中记下的笔记和交易不受影响）；文件有误时一条也不导入。", repl=False
+        "pixiu_cli.home.commands",
+        "导入领域数据：默认按自然键合并（对话中记下的笔记和交易不受影响）；文件有误时一条也不导入。",
+        repl=False,
     ),
-    "export": Top(LEGACY, "导出全部领域数据为一个 JSON 文档（可再导入）。", repl=False),
+    "export": Top("pixiu_cli.home.commands", "导出全部领域数据为一个 JSON 文档（可再导入）。", repl=False),
     "backup": Top(
-        LEGACY, "把数据库完整备份到 PIXIU_HOME/backups/（SQLite 在线备份，可在其他终端使用时进行）。", repl=False
+        "pixiu_cli.home.commands",
+        "把数据库完整备份到 PIXIU_HOME/backups/（SQLite 在线备份，可在其他终端使用时进行）。",
+        repl=False,
     ),
     "restore": Top(
-        LEGACY,
+        "pixiu_cli.home.commands",
         "用备份文件还原数据库（先检查文件，并先备份当前数据库；当前数据库损坏时先把它移到 backups/）。",
         repl=False,
     ),
@@ -60,8 +64,12 @@ TABLE: dict[str, Top] = {
         "持仓：股数、成本、最新收盘及日期、市值、浮动和已实现盈亏、占总资产的仓位（含现金）。",
     ),
     "trade": Top("pixiu_cli.account.commands", "记录一笔买入或卖出（更新持仓与现金；/forget dN 可撤销）。"),
-    "remember": Top(LEGACY, "手动记下一条观点 / 计划 / 纪律（不写 --symbol 时从文字里认出股票）。", repl=False),
-    "forget": Top(LEGACY, "撤销一条记忆：删除笔记、撤销合并，或撤销一笔交易（持仓恢复）；预警规则如 a3。", repl=False),
+    "remember": Top(
+        "pixiu_cli.memory.commands", "手动记下一条观点 / 计划 / 纪律（不写 --symbol 时从文字里认出股票）。"
+    ),
+    "forget": Top(
+        "pixiu_cli.memory.commands", "撤销一条记忆：删除笔记、撤销合并，或撤销一笔交易（持仓恢复）；预警规则如 a3。"
+    ),
     "cache": Top(LEGACY, "缓存命中、费用与节省（本对话 / 今天 / 全部），以及每次调用未命中的原因。", repl=False),
     "eval": Top(
         "pixiu_cli.conversation.evals.commands",
@@ -70,9 +78,8 @@ TABLE: dict[str, Top] = {
         repl=False,
     ),
     "alias": Top(
-        LEGACY,
+        "pixiu_cli.memory.commands",
         "股票别名：alias 宁王 300750 设置（之后提到别名就会加载这只股票）；alias --remove 宁王 删除；不带参数列出全部。",
-        repl=False,
     ),
     "offline-server": Top(LEGACY, "在前台运行离线 OpenAI 兼容服务（127.0.0.1），用于测试和无 key 体验。", repl=False),
     "chart": Top(LEGACY, "终端走势图：前复权收盘、MA20/MA60、持仓成本线和买卖点。", repl=False),
@@ -103,8 +110,12 @@ TABLE: dict[str, Top] = {
     "cash": Top(
         "pixiu_cli.account.commands", "现金余额：cash set 50000 [--date 2025-03-03] 设置；不带参数显示当前余额。"
     ),
-    "memory": Top(LEGACY, "记忆：列出、搜索笔记和交易（含作者），采纳模型提议，确认计划替换，置顶与修改。", repl=False),
-    "config": Top(LEGACY, "查看或修改 PIXIU_HOME 下的 config.toml（写入时权限为 600）。", repl=False),
+    "memory": Top(
+        "pixiu_cli.memory.commands", "记忆：列出、搜索笔记和交易（含作者），采纳模型提议，确认计划替换，置顶与修改。"
+    ),
+    "config": Top(
+        "pixiu_cli.home.commands", "查看或修改 PIXIU_HOME 下的 config.toml（写入时权限为 600）。", repl=False
+    ),
     "data": Top(LEGACY, "行情数据：导入、同步、查看（不复权存储，读取时复权）。", repl=False),
     "watch": Top(LEGACY, "自选股（同步时与持仓一起更新）。", repl=False),
     "news": Top(
@@ -112,7 +123,7 @@ TABLE: dict[str, Top] = {
         "新闻和公告：已存的条目（含信息层次、来源、链接）；sync 从 akshare 同步持仓和自选股的新闻与巨潮公告。",
         repl=False,
     ),
-    "alert": Top(LEGACY, "价格预警：收盘价穿越、单日涨跌幅、较成本回撤（导入或同步日线后检查）。", repl=False),
+    "alert": Top("pixiu_cli.memory.commands", "价格预警：收盘价穿越、单日涨跌幅、较成本回撤（导入或同步日线后检查）。"),
     "mcp": Top(
         "pixiu_cli.mcp.commands", "MCP 服务：让其他代理（Claude、Cursor 等）只读地使用 pixiu 的记忆。", repl=False
     ),

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from pixiu_cli.cli import alias, analytics, common, config, declared, documents, market, memory, push
+from pixiu_cli.cli import analytics, common, declared, market, push
 
 app = typer.Typer(
     name="pixiu",
@@ -48,11 +48,7 @@ for group in (
     ("brief",),
     push,
     ("context",),
-    documents,
-    memory,
     ("cache",),
-    alias,
-    config,
     ("offline-server",),
     market,
     ("market", "fundamentals"),

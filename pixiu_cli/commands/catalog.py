@@ -7,16 +7,12 @@ from pixiu_cli.brief.push import commands as push
 from pixiu_cli.conversation import commands as sessions
 from pixiu_cli.conversation import commands_context as context
 from pixiu_cli.conversation import commands_tools as tools
-from pixiu_cli.home import commands as documents
-from pixiu_cli.home import commands_config as config
 from pixiu_cli.market import commands as market_data
 from pixiu_cli.market.news import commands as news
-from pixiu_cli.memory import commands as memory
 from pixiu_cli.memory import commands_alerts as alerts
 from pixiu_cli.memory import commands_aliases as aliases
 
 DECLARED = (
-    *memory.DECLARED,
     *aliases.DECLARED,
     *alerts.DECLARED,
     *market_data.DECLARED,
@@ -24,8 +20,6 @@ DECLARED = (
     *brief.DECLARED,
     *context.DECLARED,
     *news.DECLARED,
-    *config.DECLARED,
     *push.DECLARED,
-    *documents.DECLARED,
     *tools.DECLARED,
 )

@@ -53,7 +53,7 @@ def _click_handler(word: str):
     def handle(state: ReplState, cmd: ParsedCommand) -> None:
         from pixiu_cli.repl.slash import run_slash
 
-        run_slash(state, word, cmd.args)
+        run_slash(state, word, cmd.args, cmd.raw_args)
 
     return handle
 

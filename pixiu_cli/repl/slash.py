@@ -77,13 +77,25 @@ def _refusal(exc: click.UsageError, word: str, args: list[str]) -> str:
     return f"用法：{usage(word)}"
 
 
-def run_slash(state, word: str, args: list[str]) -> None:
-    """Run `/word args` in the REPL's session."""
+def _reads_typed(word: str, args: list[str]) -> bool:
+    """Whether the command `/word args` runs reads its free text as typed."""
+    command = command_of(word)
+    if isinstance(command, click.Group):
+        command = command.commands.get(args[0]) if args else None
+    return getattr(command, "reads_typed", False)
+
+
+def run_slash(state, word: str, args: list[str], raw: str | None = None) -> None:
+    """Run `/word args` in the REPL's session; `raw`: the line after `/word` as typed (a
+    command reading free text as typed gets its plain words, and reads the text from it)."""
+    if raw is not None and _reads_typed(word, raw.split()):
+        args = raw.split()
     for arg in args:
         if arg in ("--json", "--demo"):
             raise CommandError(f"未知选项 {arg}")
     try:
-        common.command_group().main([word, *args], prog_name="", standalone_mode=False, obj=state)
+        with common.typed(raw):
+            common.command_group().main([word, *args], prog_name="", standalone_mode=False, obj=state)
     except click.UsageError as exc:
         raise CommandError(_refusal(exc, word, args)) from None
     except click.Abort as exc:  # click turns Ctrl-C into Abort: the REPL handles the interrupt
