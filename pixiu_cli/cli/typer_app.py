@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from pixiu_cli.cli import alias, analytics, chat, common, config, declared, documents, evals, market, mcp, memory, push
+from pixiu_cli.cli import alias, analytics, chat, common, config, declared, documents, evals, market, mcp, memory
 from pixiu_cli.cli.fast import defaults_of
 
 app = typer.Typer(
@@ -44,17 +44,11 @@ def root(
 # The order of `pixiu --help`.
 for group in (
     chat,
-    ("sessions",),
-    ("brief",),
-    push,
-    ("context",),
     documents,
     memory,
-    ("cache",),
     evals,
     alias,
     config,
-    ("offline-server",),
     market,
     ("market", "fundamentals"),
     ("news",),

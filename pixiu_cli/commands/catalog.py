@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 from pixiu_cli.brief import commands as brief
-from pixiu_cli.brief.push import commands as push
 from pixiu_cli.conversation import commands as sessions
-from pixiu_cli.conversation import commands_context as context
-from pixiu_cli.conversation import commands_tools as tools
 from pixiu_cli.home import commands as documents
 from pixiu_cli.home import commands_config as config
 from pixiu_cli.market import commands as market_data
@@ -22,10 +19,7 @@ DECLARED = (
     *market_data.DECLARED,
     *sessions.DECLARED,
     *brief.DECLARED,
-    *context.DECLARED,
     *news.DECLARED,
     *config.DECLARED,
-    *push.DECLARED,
     *documents.DECLARED,
-    *tools.DECLARED,
 )
