@@ -32,6 +32,23 @@ os.environ.setdefault(_SESSION_CACHE, str(Path(__file__).resolve().parent.parent
 os.environ["XDG_CACHE_HOME"] = os.environ[_SESSION_CACHE]
 
 
+def _the_command_group():
+    from pixiu_cli.cli.root import root
+
+    return root
+
+
+def _hand_down_the_command_group() -> None:
+    """What the entry point (cli/app.py `main`) does before anything runs: a REPL driven in
+    process (tests.helpers.offline_repl) runs its plain click /words through the `pixiu` group."""
+    from pixiu_cli.cli import common
+
+    common.command_group = _the_command_group
+
+
+_hand_down_the_command_group()
+
+
 def pytest_configure(config):
     """Every test process (pytest-xdist workers too) handles Ctrl-C as one started from a
     terminal does. A run started as a background job of a shell without job control

@@ -20,7 +20,7 @@ from pixiu_cli.brief.daily_brief import brief as write_brief
 from pixiu_cli.brief.push.deliver import last_brief, push_brief, require_channels
 from pixiu_cli.brief.schedule import closed_day
 from pixiu_cli.cli import common
-from pixiu_cli.cli.params import CLI, SurfaceCommand, Text, demo_option, on_repl, option
+from pixiu_cli.cli.params import CLI, SurfaceCommand, Text, demo_option, option
 from pixiu_cli.commands.declaration import REPL, Command, Nothing, lazy
 from pixiu_cli.commands.values import CommandError
 from pixiu_cli.market.calendar import beyond_calendar
@@ -106,9 +106,7 @@ def brief(json_out, yes, model, offline, push, last, if_trading_day, demo) -> No
 def _brief(json_out, yes, model, offline, push, last, if_trading_day, demo) -> Briefed:
     ctx = click.get_current_context()
     state = common.repl_state()
-    if last and not push:
-        if on_repl(ctx):  # the REPL says the usage line (repl/slash.py)
-            raise click.UsageError("--last 只与 --push 一起使用", ctx)
+    if last and not push:  # (the REPL refused it as its usage line: cli/params.py SurfaceCommand)
         raise CommandError(f"--last 只与 --push 一起使用：{common.spell('brief --push --last')}")
     shown = common.shown()
     now = state.clock if state is not None else common.now
@@ -122,9 +120,9 @@ def _brief(json_out, yes, model, offline, push, last, if_trading_day, demo) -> B
         app_ = ctx.find_root().with_resource(common.opened(model, offline, demo, None, False, shown=shown))[1]
         clock = app_.clock
     if last:
-        db = app_.store.db
+        db, config = app_.store.db, require_channels(app_.push)
         stored = last_brief(db)
-        deliveries = push_brief(db, require_channels(app_.push), stored, clock())
+        deliveries = push_brief(db, config, stored, clock())
         return Briefed(resent=(stored, deliveries), announce=state is None, json_out=json_out)
 
     def reply(plan):

@@ -161,6 +161,11 @@ class Argument(click.Argument):
         self.help = help
         self.surfaces = surfaces
 
+    def make_metavar(self, *args, **kwargs) -> str:
+        """An optional one in brackets, as typer showed it: `pixiu sessions [OPTIONS] [TEXT]`."""
+        shown = super().make_metavar(*args, **kwargs)
+        return shown if self.required or shown.startswith("[") else f"[{shown}]"
+
 
 def argument(name: str, type: Kind, help: str, required: bool = True, **more):
     more.setdefault("metavar", name.upper())
@@ -202,6 +207,9 @@ class SurfaceCommand(click.Command):
             if param not in taken and param.name not in ctx.params:
                 value, _ = param.handle_parse_result(ctx, {}, [])  # its default, as click reads it
                 ctx.params[param.name] = None if value is _NO_VALUE else value
+        alone = [p for p in taken if getattr(p, "within", None) and ctx.params[p.name] and not ctx.params[p.within]]
+        if alone and on_repl(ctx):  # the REPL says its usage line (repl/slash.py); the command says why
+            raise click.UsageError(f"{alone[0].opts[0]} 只与 --{alone[0].within} 一起使用", ctx)
         return rest
 
 

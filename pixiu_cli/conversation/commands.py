@@ -93,10 +93,10 @@ def _limit_or_text(words: str | None) -> tuple[int, str | None]:
     required=False,
     surfaces=(CLI,),
 )
-@option("--limit", type=kinds.Int(1), default=20, metavar="N", help="最多列出几个", surfaces=(CLI,))
-@option("--rename", type=kinds.Int(), metavar="ID", help="把对话 ID 改名为 TEXT", surfaces=(CLI,))
-@option("--delete", type=kinds.Int(), metavar="ID", help="删除对话 ID（--restore 可恢复）", surfaces=(CLI,))
-@option("--restore", type=kinds.Int(), metavar="ID", help="恢复删除的对话 ID", surfaces=(CLI,))
+@option("--limit", type=kinds.Int(1), default=20, metavar="N", help="最多列出几个", show_default=True, surfaces=(CLI,))
+@option("--rename", type=kinds.Int(), metavar="N", help="把对话 ID 改名为 TEXT", surfaces=(CLI,))
+@option("--delete", type=kinds.Int(), metavar="N", help="删除对话 ID（--restore 可恢复）", surfaces=(CLI,))
+@option("--restore", type=kinds.Int(), metavar="N", help="恢复删除的对话 ID", surfaces=(CLI,))
 @argument(
     "words",
     kinds.Text("数量|文字"),
@@ -182,7 +182,7 @@ def _app(demo: bool):
 @option("--pretty", is_flag=True, help="输出缩进后的请求 JSON")
 @option("--diff", is_flag=True, help="与上一次调用的请求比较")
 @option("--explain", is_flag=True, help="输出上下文块的 JSON 摘要，含选择依据（selection）", surfaces=(CLI,))
-@option("--conversation", type=kinds.Int(), metavar="ID", help=CONVERSATION_HELP, surfaces=(CLI,))
+@option("--conversation", type=kinds.Int(), metavar="N", help=CONVERSATION_HELP, surfaces=(CLI,))
 @option("--turn", "turn_option", type=kinds.Int(1), metavar="N", help="查看第 N 轮的调用", surfaces=(CLI,))
 @demo_option
 def context(text, turn, json_out, raw, pretty, diff, explain, conversation, turn_option, demo) -> None:
@@ -206,7 +206,7 @@ def context(text, turn, json_out, raw, pretty, diff, explain, conversation, turn
 @click.command(
     "cache", cls=SurfaceCommand, help="缓存命中、费用与节省（本对话 / 今天 / 全部），以及每次调用未命中的原因。"
 )
-@option("--conversation", type=kinds.Int(), metavar="ID", help=CONVERSATION_HELP, surfaces=(CLI,))
+@option("--conversation", type=kinds.Int(), metavar="N", help=CONVERSATION_HELP, surfaces=(CLI,))
 @json_option
 @demo_option
 def cache(conversation, as_json: bool, demo: bool) -> None:
@@ -219,17 +219,25 @@ def cache(conversation, as_json: bool, demo: bool) -> None:
 
 
 @click.command("offline-server", help="在前台运行离线 OpenAI 兼容服务（127.0.0.1），用于测试和无 key 体验。")
-@click.option("--port", type=kinds.Int(0, 65535), default=8765, metavar="PORT", help="监听端口（0 表示随机）")
+@click.option(
+    "--port", type=kinds.Int(0, 65535), default=8765, metavar="N", show_default=True, help="监听端口（0 表示随机）"
+)
 @click.option(
     "--cache-profile",
     type=kinds.Choice(("deepseek", "openai", "none")),
     default="deepseek",
-    metavar="PROFILE",
+    metavar="CACHE_PROFILE",
+    show_default=True,
     help="deepseek | openai | none",
 )
 @click.option("--control", is_flag=True, help="开启 /_pixiu 控制接口（仅用于测试，需要启动时显示的令牌）")
 @click.option(
-    "--request-log", type=kinds.Int(0), default=256, metavar="N", help="控制接口保留最近多少个请求（内存上限）"
+    "--request-log",
+    type=kinds.Int(0),
+    default=256,
+    metavar="N",
+    show_default=True,
+    help="控制接口保留最近多少个请求（内存上限）",
 )
 def offline_server(port: int, cache_profile: str, control: bool, request_log: int) -> None:
     # the server's own modules (http.server, the responder): `sessions` and `cache` share this module

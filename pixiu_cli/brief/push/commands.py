@@ -63,6 +63,7 @@ def push_test_command(as_json: bool) -> None:
     type=Choice(SOURCE_NAMES),
     default=SOURCE_NAMES[0],
     metavar="SOURCE",
+    show_default=True,
     help="同步用的数据源（baostock | akshare）",
 )
 def schedule(at: str, source: str) -> None:
