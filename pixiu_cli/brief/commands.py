@@ -1,10 +1,8 @@
 """The brief's commands, the same function for `pixiu brief` and `/brief`: the daily brief
 (brief/daily_brief.py's use case, plan → estimate → confirm → write → push) or the last one
 pushed again. The brief's confirmation is the surface's: `--yes`, else a question on the
-command line's terminal, else one line saying how to confirm.
-
-The REPL's /retry (conversation/ask.py's) is still declared (DECLARED) until it too is a
-plain click command."""
+command line's terminal, else one line saying how to confirm. (The REPL's /retry is
+conversation/commands_repl.py's.)"""
 
 from __future__ import annotations
 
@@ -21,19 +19,12 @@ from pixiu_cli.brief.push.deliver import last_brief, push_brief, require_channel
 from pixiu_cli.brief.schedule import closed_day
 from pixiu_cli.cli import common
 from pixiu_cli.cli.params import CLI, SurfaceCommand, Text, demo_option, option
-from pixiu_cli.commands.declaration import REPL, Command, Nothing, lazy
 from pixiu_cli.commands.values import CommandError
 from pixiu_cli.market.calendar import beyond_calendar
 
-REPL_ONLY = frozenset({REPL})
 NOT_CONFIRMED = {
     "cli": "这次简报会调用付费模型且超过设定金额：确认后加 --yes 再运行（或调高 [brief] confirm_above）",
     "repl": "确认后输入 /brief --yes（没有调用模型）",
-}
-RETRY_REFUSED = {
-    "no_turn": "当前对话还没有可以重试的一轮",
-    "complete": "第 {seq} 轮已完整回答，无需重试",
-    "busy": "第 {seq} 轮正在由另一个 pixiu 进程回答，请稍后再试",
 }
 
 
@@ -142,29 +133,3 @@ def _brief(json_out, yes, model, offline, push, last, if_trading_day, demo) -> B
 
 
 COMMANDS = {"brief": brief}
-
-
-def _retry(ctx, _: Nothing) -> None:
-    from pixiu_cli.conversation.ask import RetryRequest, retry
-    from pixiu_cli.conversation.views import retried_then_reply
-
-    state = ctx.state
-    request = RetryRequest(state.conversation_id)
-    reply = lambda turn: retried_then_reply(ctx.renderer, turn)  # noqa: E731
-    done = retry(request, state.app, reply, home=state.app.settings.home, now=ctx.now())
-    if done.refused is not None:
-        raise CommandError(RETRY_REFUSED[done.refused].format(seq=done.retried.seq if done.retried else ""))
-    ctx.after_turn(done.asked)
-
-
-DECLARED = (
-    Command(
-        ("retry",),
-        "重新生成上一轮中断或出错的回答（原来的部分回答保留在记录中）",
-        (),
-        Nothing,
-        _retry,
-        lazy("pixiu_cli.conversation.views:show_nothing"),
-        surfaces=REPL_ONLY,
-    ),
-)

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from pixiu_cli.brief import commands as brief
-from pixiu_cli.conversation import commands as sessions
+from pixiu_cli.conversation import commands_repl as repl_own
 from pixiu_cli.home import commands as documents
 from pixiu_cli.home import commands_config as config
 from pixiu_cli.market import commands as market_data
@@ -17,8 +16,7 @@ DECLARED = (
     *aliases.DECLARED,
     *alerts.DECLARED,
     *market_data.DECLARED,
-    *sessions.DECLARED,
-    *brief.DECLARED,
+    *repl_own.DECLARED,
     *news.DECLARED,
     *config.DECLARED,
     *documents.DECLARED,
