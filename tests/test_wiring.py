@@ -15,7 +15,6 @@ OWN_STORE = {
     # the explaining worker thread's own connection per database, and one turn of a stored brief
     # read back (the conversations' store needs a clock; neither stamps anything)
     "conversation/handle.py",
-    "conversation/commands.py",  # sessions and cache over the command's own database (no demo re-dating)
     "conversation/evals/contexts.py",  # each case's own database, clock and limits
 }
 
@@ -61,7 +60,7 @@ def test_no_module_but_the_wiring_builds_a_store():
     InvestorStore's memo of the portfolio)."""
     built = store_constructions()
     assert set(built) - {WIRING} == OWN_STORE, sorted(set(built) - {WIRING} - OWN_STORE)
-    assert sum(built[path] for path in OWN_STORE) == 4
+    assert sum(built[path] for path in OWN_STORE) == 3
 
 
 def test_the_stores_of_a_database_are_built_once(tmp_path):

@@ -1,7 +1,8 @@
-"""The conversation layer's commands: the daily brief (`pixiu brief`, `/brief`: services/brief.py's
-use case, plan → estimate → confirm → write → push) and the REPL's /retry (services/ask.py's).
-The brief's confirmation is the surface's: `--yes`, else a question on the command line's
-terminal, else one line saying how to confirm."""
+"""The brief's commands, the same function for `pixiu brief` and `/brief`: the daily brief
+(brief/daily_brief.py's use case, plan → estimate → confirm → write → push) or the last one
+pushed again. The brief's confirmation is the surface's: `--yes`, else a question on the
+command line's terminal, else one line saying how to confirm. (The REPL's /retry is
+conversation/commands_repl.py's.)"""
 
 from __future__ import annotations
 
@@ -9,31 +10,22 @@ import sys
 from contextlib import nullcontext
 from dataclasses import dataclass
 
-from pixiu_cli.commands.declaration import CLI, REPL, Command, Nothing, lazy, option, switch
-from pixiu_cli.commands.values import CommandError, Text
+import click
 
-CLI_ONLY, REPL_ONLY = frozenset({CLI}), frozenset({REPL})
-VIEWS = "pixiu_cli.brief.views"
+from pixiu_cli.brief import views
+from pixiu_cli.brief.daily_brief import BriefRequest
+from pixiu_cli.brief.daily_brief import brief as write_brief
+from pixiu_cli.brief.push.deliver import last_brief, push_brief, require_channels
+from pixiu_cli.brief.schedule import closed_day
+from pixiu_cli.cli import common
+from pixiu_cli.cli.params import CLI, SurfaceCommand, Text, demo_option, option
+from pixiu_cli.commands.values import CommandError
+from pixiu_cli.market.calendar import beyond_calendar
+
 NOT_CONFIRMED = {
-    CLI: "这次简报会调用付费模型且超过设定金额：确认后加 --yes 再运行（或调高 [brief] confirm_above）",
-    REPL: "确认后输入 /brief --yes（没有调用模型）",
+    "cli": "这次简报会调用付费模型且超过设定金额：确认后加 --yes 再运行（或调高 [brief] confirm_above）",
+    "repl": "确认后输入 /brief --yes（没有调用模型）",
 }
-RETRY_REFUSED = {
-    "no_turn": "当前对话还没有可以重试的一轮",
-    "complete": "第 {seq} 轮已完整回答，无需重试",
-    "busy": "第 {seq} 轮正在由另一个 pixiu 进程回答，请稍后再试",
-}
-
-
-@dataclass(frozen=True)
-class BriefCommand:
-    json_out: bool
-    yes: bool
-    push: bool
-    last: bool
-    model: str | None
-    offline: bool
-    if_trading_day: bool
 
 
 @dataclass(frozen=True)
@@ -41,7 +33,7 @@ class Briefed:
     """What the brief did: written (`done`), the last one pushed again (`resent`), or nothing
     on a closed day (`closed`: the holiday's line)."""
 
-    done: object = None  # services/brief.py BriefResult
+    done: object = None  # brief/daily_brief.py BriefResult
     resent: tuple | None = None  # (StoredBrief, deliveries)
     closed: str | None = None
     offline: bool = False
@@ -51,106 +43,93 @@ class Briefed:
     json_out: bool = False  # one document, and still exit status 1 when not written or not pushed
 
 
-def _confirm(ctx, r: BriefCommand, settings):
+def closed_today(now, shown) -> str | None:
+    """--if-trading-day: the holiday's line when the exchanges are closed today (Beijing time,
+    the shipped calendar); a scheduled run then does nothing. A calendar note is said first."""
+    closed = closed_day(now)
+    if closed:
+        return views.closed_line(closed)
+    beyond = beyond_calendar(now)
+    if beyond:
+        shown.warn(views.calendar_line(beyond))
+    return None
+
+
+def _confirm(yes: bool, settings):
     """The surface's answer to a paid call over [brief] confirm_above."""
-    from pixiu_cli.brief.views import show_cost
+    shown, in_repl = common.shown(), common.repl_state() is not None
 
     def confirm(estimate) -> bool:
-        show_cost(ctx.renderer, estimate, settings)
-        if r.yes or ctx.surface == REPL:
-            return r.yes
+        views.show_cost(shown, estimate, settings)
+        if yes or in_repl:
+            return yes
         if not sys.stdin.isatty():
-            raise CommandError(NOT_CONFIRMED[CLI])
-        return ctx.renderer.confirm("继续吗？")
+            raise CommandError(NOT_CONFIRMED["cli"])
+        return shown.confirm("继续吗？")
 
     return confirm
 
 
-def _resend(ctx, app_, r: BriefCommand, now) -> Briefed:
-    from pixiu_cli.brief.push.deliver import last_brief, push_brief, require_channels
+@click.command(
+    "brief",
+    cls=SurfaceCommand,
+    help="每日简报：本地算出持仓涨跌、盈亏变动、预警、信号变化、新闻和纪律风险，由模型写成简报，结论存为报告"
+    "（费用超过设定金额时需加 --yes；--push 推送）。",
+)
+@option(
+    "--json", "json_out", is_flag=True, help="输出一个 JSON 文档", surfaces=(CLI,)
+)  # the view writes it: see Briefed
+@option("--yes", "-y", "yes", is_flag=True, help="费用超过 [brief] confirm_above 时不再询问")
+@option("--model", type=Text("M"), metavar="M", help="模型名（覆盖 PIXIU_MODEL）", surfaces=(CLI,))
+@option("--offline", is_flag=True, help="即使设置了 API key 也使用离线应答器", surfaces=(CLI,))
+@option("--push", is_flag=True, help="写好并保存后推送到 [push] 中的每个渠道")
+@option("--last", is_flag=True, help="与 --push 一起：重新推送最近一份已存的简报（不调用模型）", within="push")
+@option("--if-trading-day", is_flag=True, help="今天（北京时间）休市时什么也不做（定时任务用）", surfaces=(CLI,))
+@demo_option
+def brief(json_out, yes, model, offline, push, last, if_trading_day, demo) -> None:
+    common.finish(
+        views.show_briefed(
+            common.shown(), _brief(json_out, yes, model, offline, push, last, if_trading_day, demo), common.spell
+        )
+    )
 
-    db = app_.store.db
-    config = require_channels(app_.push)
-    brief = last_brief(db)
-    deliveries = push_brief(db, config, brief, now)
-    return Briefed(resent=(brief, deliveries), announce=ctx.surface == CLI, json_out=r.json_out)
 
-
-def _brief(ctx, r: BriefCommand) -> Briefed:
-    from pixiu_cli.brief.daily_brief import BriefRequest, brief
-    from pixiu_cli.brief.views import facts_then_reply
-    from pixiu_cli.market.commands import closed_today
-
-    if r.last and not r.push:
-        raise CommandError(f"--last 只与 --push 一起使用：{ctx.spell('brief --push --last')}")
-    closed = closed_today(ctx) if r.if_trading_day else None
+def _brief(json_out, yes, model, offline, push, last, if_trading_day, demo) -> Briefed:
+    ctx = click.get_current_context()
+    state = common.repl_state()
+    if last and not push:  # (the REPL refused it as its usage line: cli/params.py SurfaceCommand)
+        raise CommandError(f"--last 只与 --push 一起使用：{common.spell('brief --push --last')}")
+    shown = common.shown()
+    now = state.clock if state is not None else common.now
+    closed = closed_today(now(), shown) if if_trading_day else None
     if closed:
         return Briefed(closed=closed)
-    state = ctx.state
-    app_ = state.app if state is not None else ctx.open_app(r.model, r.offline)
-    # the command line's app reads the settings of --model/--offline: its clock, not a second read
-    clock = ctx.clock if state is not None else app_.clock
-    if r.last:
-        return _resend(ctx, app_, r, clock())
+    if state is not None:
+        app_, clock = state.app, state.clock
+    else:
+        # the command line's app reads the settings of --model/--offline: its clock, not a second read
+        app_ = ctx.find_root().with_resource(common.opened(model, offline, demo, None, False, shown=shown))[1]
+        clock = app_.clock
+    if last:
+        db, config = app_.store.db, require_channels(app_.push)
+        stored = last_brief(db)
+        deliveries = push_brief(db, config, stored, clock())
+        return Briefed(resent=(stored, deliveries), announce=state is None, json_out=json_out)
 
     def reply(plan):
-        return nullcontext(None) if r.json_out else facts_then_reply(ctx.renderer, plan, gap=ctx.surface == CLI)
+        return nullcontext(None) if json_out else views.facts_then_reply(shown, plan, gap=state is None)
 
-    request = BriefRequest(state.conversation_id if state is not None else None, push=r.push)
-    done = brief(request, app_, _confirm(ctx, r, app_.settings), reply, clock)
+    request = BriefRequest(state.conversation_id if state is not None else None, push=push)
+    done = write_brief(request, app_, _confirm(yes, app_.settings), reply, clock)
     if done.declined:
-        raise CommandError(NOT_CONFIRMED[REPL] if ctx.surface == REPL else "已取消，没有调用模型")
+        raise CommandError(NOT_CONFIRMED["repl"] if state is not None else "已取消，没有调用模型")
     status = None
     if state is not None:
+        from pixiu_cli.repl.turn import turn_status  # the REPL's status line: loaded with the REPL
+
         state.conversation_id = done.outcome.turn.conversation_id
-        status = ctx.turn_status(done.outcome.turn)
-    return Briefed(done=done, offline=app_.settings.offline, push=r.push, status=status, json_out=r.json_out)
+        status = turn_status(state, done.outcome.turn)
+    return Briefed(done=done, offline=app_.settings.offline, push=push, status=status, json_out=json_out)
 
 
-def _retry(ctx, _: Nothing) -> None:
-    from pixiu_cli.conversation.ask import RetryRequest, retry
-    from pixiu_cli.conversation.views import retried_then_reply
-
-    state = ctx.state
-    request = RetryRequest(state.conversation_id)
-    reply = lambda turn: retried_then_reply(ctx.renderer, turn)  # noqa: E731
-    done = retry(request, state.app, reply, home=state.app.settings.home, now=ctx.now())
-    if done.refused is not None:
-        raise CommandError(RETRY_REFUSED[done.refused].format(seq=done.retried.seq if done.retried else ""))
-    ctx.after_turn(done.asked)
-
-
-DECLARED = (
-    Command(
-        ("brief",),
-        "每日简报：本地算出持仓涨跌、盈亏变动、预警、信号变化、新闻和纪律风险，由模型写成简报，结论存为报告"
-        "（费用超过设定金额时需加 --yes；--push 推送）。",
-        (
-            switch("--json", "json_out", "输出一个 JSON 文档", surfaces=CLI_ONLY),  # the view writes it: see Briefed
-            switch("--yes", "yes", "费用超过 [brief] confirm_above 时不再询问", aliases=("-y",)),
-            option("--model", "model", Text("M"), "模型名（覆盖 PIXIU_MODEL）", surfaces=CLI_ONLY),
-            switch("--offline", "offline", "即使设置了 API key 也使用离线应答器", surfaces=CLI_ONLY),
-            switch("--push", "push", "写好并保存后推送到 [push] 中的每个渠道"),
-            switch("--last", "last", "与 --push 一起：重新推送最近一份已存的简报（不调用模型）", within="push"),
-            switch(
-                "--if-trading-day",
-                "if_trading_day",
-                "今天（北京时间）休市时什么也不做（定时任务用）",
-                surfaces=CLI_ONLY,
-            ),
-        ),
-        BriefCommand,
-        _brief,
-        lazy(f"{VIEWS}:show_briefed"),
-        demo=True,
-    ),
-    Command(
-        ("retry",),
-        "重新生成上一轮中断或出错的回答（原来的部分回答保留在记录中）",
-        (),
-        Nothing,
-        _retry,
-        lazy("pixiu_cli.conversation.views:show_nothing"),
-        surfaces=REPL_ONLY,
-    ),
-)
+COMMANDS = {"brief": brief}

@@ -1,7 +1,6 @@
 """The command line's entry point with its one-line error handling. Every command goes through
 the `pixiu` click group (cli/root.py), which imports only the typed command's module; the
-common calls of `pixiu context`, `pixiu cache` and `pixiu data sync` (still declared) skip
-typer (cli/fast.py).
+common call of `pixiu data sync` (still declared) skips typer (cli/fast.py).
 Commands import heavy modules inside themselves so `pixiu --help` stays fast (it never
 imports openai)."""
 
@@ -25,9 +24,7 @@ def _declared(*path: str):
 
 # The commands whose common calls skip typer (cli/fast.py): only the one typed is loaded.
 FAST_COMMANDS = {
-    "cache": _declared("cache"),
-    "context": _declared("context"),
-    "data sync": _declared("data", "sync"),  # a failed sync says so before pydantic loads
+    "data sync": _declared("data", "sync")  # a failed sync says so before pydantic loads
 }
 
 

@@ -45,11 +45,7 @@ def open_context(demo: bool):
 # The declared commands the entry point runs without typer (cli/fast.py), by the module that
 # declares them: importing the catalog would import every command's declaration.
 # tests/cli/test_fast_path.py checks these against the catalog.
-FAST_DECLARED = {
-    ("context",): "pixiu_cli.conversation.commands_context",
-    ("cache",): "pixiu_cli.conversation.commands_context",
-    ("data", "sync"): "pixiu_cli.market.commands",
-}
+FAST_DECLARED = {("data", "sync"): "pixiu_cli.market.commands"}
 
 
 @cache

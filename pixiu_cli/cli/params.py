@@ -148,13 +148,69 @@ json_option = click.option("--json", "as_json", is_flag=True, help="输出一个
 demo_option = click.option("--demo", is_flag=True, is_eager=True, help="使用演示数据库")
 
 
-class Argument(click.Argument):
-    """A positional parameter with its help: a refusal of a missing one names what it is."""
+CLI, REPL = "cli", "repl"
+BOTH = (CLI, REPL)
 
-    def __init__(self, *args, help: str | None = None, **kwargs):
+
+class Argument(click.Argument):
+    """A positional parameter with its help: a refusal of a missing one names what it is.
+    `surfaces`: where it is taken (a `SurfaceCommand` drops it elsewhere)."""
+
+    def __init__(self, *args, help: str | None = None, surfaces=BOTH, **kwargs):
         super().__init__(*args, **kwargs)
         self.help = help
+        self.surfaces = surfaces
+
+    def make_metavar(self, *args, **kwargs) -> str:
+        """An optional one in brackets, as typer showed it: `pixiu sessions [OPTIONS] [TEXT]`."""
+        shown = super().make_metavar(*args, **kwargs)
+        return shown if self.required or shown.startswith("[") else f"[{shown}]"
 
 
-def argument(name: str, type: Kind, help: str, required: bool = True):
-    return click.argument(name, cls=Argument, type=type, help=help, required=required, metavar=name.upper())
+def argument(name: str, type: Kind, help: str, required: bool = True, **more):
+    more.setdefault("metavar", name.upper())
+    return click.argument(name, cls=Argument, type=type, help=help, required=required, **more)
+
+
+class Option(click.Option):
+    """An option taken on `surfaces` only (see `SurfaceCommand`); `within`: the flag it goes
+    with (`--last` with `--push`), which the REPL's usage line shows it inside."""
+
+    def __init__(self, *args, surfaces=BOTH, within: str | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.surfaces = surfaces
+        self.within = within
+
+
+def option(*decls, **kwargs):
+    return click.option(*decls, cls=Option, **kwargs)
+
+
+def on_repl(ctx: click.Context | None) -> bool:
+    """The REPL runs the group with its session as the root's `obj` (repl/slash.py)."""
+    return ctx is not None and ctx.find_root().obj is not None
+
+
+class SurfaceCommand(click.Command):
+    """A command some of whose parameters are one surface's alone (`surfaces=(CLI,)`): the
+    other surface neither shows nor takes them (typed there, it is an unknown option or an
+    extra word), and the command is called with their defaults."""
+
+    def get_params(self, ctx):
+        surface = REPL if on_repl(ctx) else CLI
+        return [p for p in super().get_params(ctx) if surface in getattr(p, "surfaces", BOTH)]
+
+    def parse_args(self, ctx, args):
+        rest = super().parse_args(ctx, args)
+        taken = self.get_params(ctx)
+        for param in self.params:
+            if param not in taken and param.name not in ctx.params:
+                value, _ = param.handle_parse_result(ctx, {}, [])  # its default, as click reads it
+                ctx.params[param.name] = None if value is _NO_VALUE else value
+        alone = [p for p in taken if getattr(p, "within", None) and ctx.params[p.name] and not ctx.params[p.within]]
+        if alone and on_repl(ctx):  # the REPL says its usage line (repl/slash.py); the command says why
+            raise click.UsageError(f"{alone[0].opts[0]} 只与 --{alone[0].within} 一起使用", ctx)
+        return rest
+
+
+_NO_VALUE = getattr(click.core, "UNSET", None)  # click 8.3+: what an absent value is before the command sees it

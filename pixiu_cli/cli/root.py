@@ -27,21 +27,19 @@ class Top:
 TABLE: dict[str, Top] = {
     "chat": Top("pixiu_cli.cli.talk", "交互式对话（默认命令）。", repl=False),
     "ask": Top("pixiu_cli.cli.talk", "问一个问题并退出（不进入交互界面）。", repl=False),
-    "sessions": Top(LEGACY, "列出、搜索、改名、删除或恢复对话。", repl=False),
+    "sessions": Top("pixiu_cli.conversation.commands", "列出、搜索、改名、删除或恢复对话。"),
     "brief": Top(
-        LEGACY,
+        "pixiu_cli.brief.commands",
         "每日简报：本地算出持仓涨跌、盈亏变动、预警、信号变化、新闻和纪律风险，由模型写成简报，结论存为报告（费用超过设定金额时需加 --yes；--push 推送）。",
-        repl=False,
     ),
     "schedule": Top(
-        LEGACY,
+        "pixiu_cli.brief.push.commands",
         "打印收盘后每个交易日运行 同步 + 简报 + 推送 的 crontab 行（及 systemd 定时器、launchd 配置）；不修改任何系统设置。",
         repl=False,
     ),
     "context": Top(
-        LEGACY,
+        "pixiu_cli.conversation.commands",
         "显示模型看到（或将要看到）的完整上下文，不调用模型；在对话中：上一次（或第 N 轮）真正看到的内容。",
-        repl=False,
     ),
     "import": Top(
         "pixiu_cli.home.commands",
@@ -70,7 +68,9 @@ TABLE: dict[str, Top] = {
     "forget": Top(
         "pixiu_cli.memory.commands", "撤销一条记忆：删除笔记、撤销合并，或撤销一笔交易（持仓恢复）；预警规则如 a3。"
     ),
-    "cache": Top(LEGACY, "缓存命中、费用与节省（本对话 / 今天 / 全部），以及每次调用未命中的原因。", repl=False),
+    "cache": Top(
+        "pixiu_cli.conversation.commands", "缓存命中、费用与节省（本对话 / 今天 / 全部），以及每次调用未命中的原因。"
+    ),
     "eval": Top(
         "pixiu_cli.conversation.evals.commands",
         "上下文评测：每个用例检查组装出的 [上下文信息] 中必须出现 / 不得出现的事实，按类别给出通过率。\n"
@@ -81,7 +81,11 @@ TABLE: dict[str, Top] = {
         "pixiu_cli.memory.commands",
         "股票别名：alias 宁王 300750 设置（之后提到别名就会加载这只股票）；alias --remove 宁王 删除；不带参数列出全部。",
     ),
-    "offline-server": Top(LEGACY, "在前台运行离线 OpenAI 兼容服务（127.0.0.1），用于测试和无 key 体验。", repl=False),
+    "offline-server": Top(
+        "pixiu_cli.conversation.commands",
+        "在前台运行离线 OpenAI 兼容服务（127.0.0.1），用于测试和无 key 体验。",
+        repl=False,
+    ),
     "chart": Top(LEGACY, "终端走势图：前复权收盘、MA20/MA60、持仓成本线和买卖点。", repl=False),
     "market": Top(
         LEGACY,
@@ -101,7 +105,9 @@ TABLE: dict[str, Top] = {
     ),
     "signal": Top(LEGACY, "融合信号及其分项（趋势、动量、波动、回撤），取自已存的信号。", repl=False),
     "push": Top(
-        LEGACY, "推送渠道（config.toml 的 [push]）：企业微信、飞书、钉钉、Telegram、邮件和通用 webhook。", repl=False
+        "pixiu_cli.brief.push.commands",
+        "推送渠道（config.toml 的 [push]）：企业微信、飞书、钉钉、Telegram、邮件和通用 webhook。",
+        repl=False,
     ),
     "trades": Top(
         "pixiu_cli.account.commands",

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from pixiu_cli.cli import analytics, common, declared, market, push
+from pixiu_cli.cli import analytics, common, declared, market
 
 app = typer.Typer(
     name="pixiu",
@@ -43,19 +43,7 @@ def root(
 
 
 # The order of `pixiu --help`.
-for group in (
-    ("sessions",),
-    ("brief",),
-    push,
-    ("context",),
-    ("cache",),
-    ("offline-server",),
-    market,
-    ("market", "fundamentals"),
-    ("news",),
-    analytics,
-    ("signal",),
-):
+for group in (market, ("market", "fundamentals"), ("news",), analytics, ("signal",)):
     # a tuple: top-level words declared in pixiu_cli/commands/
     declared.register(app, group) if isinstance(group, tuple) else group.register(app)
 

@@ -1,36 +1,59 @@
-"""The conversation commands: sessions (list, search, rename, delete, restore), and the
-REPL's /resume, /new, /model, /save, /copy, /undo, /help and /exit."""
+"""The conversation's commands, the same functions for `pixiu X` and `/X`: sessions (list,
+search, rename, delete, restore), context (a stored call, or the request a question would
+send now), cache (hits, cost and why each call missed) and the command line's offline-server.
+Each calls the conversation's use cases and shows through conversation/views.py.
+
+The REPL's own /resume, /new, /model, /save, /copy, /undo, /help, /exit and /retry are still
+declared, in conversation/commands_repl.py."""
 
 from __future__ import annotations
 
-import os
+import errno
 from dataclasses import dataclass
-from pathlib import Path
 
-from pixiu_cli.commands.declaration import CLI, REPL, Command, Nothing, argument, lazy, option
-from pixiu_cli.commands.values import CommandError, Int, Text, whole_number
+import click
 
-CLI_ONLY, REPL_ONLY = frozenset({CLI}), frozenset({REPL})
-VIEWS = "pixiu_cli.conversation.views"
+from pixiu_cli import app
+from pixiu_cli.account.report import build_report
+from pixiu_cli.cli import common
+from pixiu_cli.cli import params as kinds
+from pixiu_cli.cli.params import CLI, REPL, SurfaceCommand, argument, demo_option, json_option, option
+from pixiu_cli.commands.values import CommandError, read_stdin_text, require_utf8, whole_number
+from pixiu_cli.conversation import ask as service
+from pixiu_cli.conversation import views, views_tools
+from pixiu_cli.kernel.errors import os_reason
 
-
-def conversation_store(ctx):
-    """The REPL's conversation store, or one over the command's database."""
-    if ctx.state is not None:
-        return ctx.state.app.store
-    from pixiu_cli.conversation.store import ConversationStore
-
-    return ConversationStore(ctx.db, clock=ctx.clock)
+CONVERSATION_HELP = "对话 ID（默认最近的对话）"
 
 
-@dataclass(frozen=True)
-class SessionsRequest:
-    text: str | None
-    limit: int
-    rename: int | None
-    delete: int | None
-    restore: int | None
-    words: str | None  # /sessions N | /sessions 文字
+class Question(kinds.Kind):
+    """A question to ask: "-" reads it from standard input; undecodable bytes are refused."""
+
+    shown = "TEXT"
+
+    def read(self, word, label):
+        text = read_stdin_text() if word == "-" else word
+        require_utf8(text)
+        return text
+
+
+def _conversations():
+    """The REPL's conversation store, or one over the command's workspace."""
+    state = common.repl_state()
+    return state.app.store if state is not None else common.on_workspace().conversations
+
+
+def _conversation(store, asked: int | None) -> int | None:
+    """The conversation asked for (it must exist), else the REPL's, else the latest one."""
+    if asked is not None and store.get_conversation(asked) is None:
+        raise CommandError(f"没有 ID 为 {asked} 的对话")
+    if asked is not None:
+        return asked
+    state = common.repl_state()
+    if state is not None:
+        return state.conversation_id
+    latest = store.latest_conversation()
+    return latest.id if latest else None
 
 
 @dataclass(frozen=True)
@@ -55,214 +78,173 @@ def _limit_or_text(words: str | None) -> tuple[int, str | None]:
     return limit, None
 
 
-def _sessions(ctx, r: SessionsRequest) -> Listed:
-    from pixiu_cli.conversation import ask as service
+@click.command("sessions", cls=SurfaceCommand, help="列出、搜索、改名、删除或恢复对话。")
+@argument(
+    "text",
+    kinds.Text("TEXT"),
+    "只列出标题或内容含有这段文字的对话；配合 --rename 时是新标题",
+    required=False,
+    surfaces=(CLI,),
+)
+@option("--limit", type=kinds.Int(1), default=20, metavar="N", help="最多列出几个", show_default=True, surfaces=(CLI,))
+@option("--rename", type=kinds.Int(), metavar="N", help="把对话 ID 改名为 TEXT", surfaces=(CLI,))
+@option("--delete", type=kinds.Int(), metavar="N", help="删除对话 ID（--restore 可恢复）", surfaces=(CLI,))
+@option("--restore", type=kinds.Int(), metavar="N", help="恢复删除的对话 ID", surfaces=(CLI,))
+@argument(
+    "words",
+    kinds.Text("数量|文字"),
+    "最多列出几个，或要找的文字",
+    required=False,
+    nargs=-1,
+    metavar="WORDS",
+    surfaces=(REPL,),
+)
+@json_option
+@demo_option
+def sessions(text, limit, rename, delete, restore, words, as_json: bool, demo: bool) -> None:
+    listed = _sessions(text, limit, rename, delete, restore, " ".join(words) if words else None)
+    record = views.conversations_record(listed) if as_json else None
+    if record is not None:
+        common.shown().json(record)
+    else:
+        common.finish(views.show_conversations(common.shown(), listed, common.spell))
 
-    store = conversation_store(ctx)
-    changes = {"rename": r.rename, "delete": r.delete, "restore": r.restore}
+
+def _sessions(text, limit, rename, delete, restore, words) -> Listed:
+    store = _conversations()
+    changes = {"rename": rename, "delete": delete, "restore": restore}
     chosen = [(action, i) for action, i in changes.items() if i is not None]
     if len(chosen) > 1:
         raise CommandError("--rename、--delete、--restore 只能选一个")
     if chosen:
         action, conversation_id = chosen[0]
         if action == "rename":
-            done = service.rename_conversation(store, conversation_id, r.text or "")
+            done = service.rename_conversation(store, conversation_id, text or "")
         elif action == "delete":
-            done = service.delete_conversation(store, conversation_id, ctx.stamp())
+            done = service.delete_conversation(
+                store, conversation_id, common.on_workspace().now().isoformat(timespec="seconds")
+            )
         else:
             done = service.restore_conversation(store, conversation_id)
-        return Listed([], r.text, False, action=action, done=done)
-    if ctx.state is None:
-        return Listed(service.recent_conversations(store, r.limit, r.text), r.text, False)
-    limit, text = _limit_or_text(r.words)
-    found = service.recent_conversations(store, limit, text)
-    return Listed(found, text, True, current=ctx.state.conversation_id)
+        return Listed([], text, False, action=action, done=done)
+    state = common.repl_state()
+    if state is None:
+        return Listed(service.recent_conversations(store, limit, text), text, False)
+    limit, text = _limit_or_text(words)
+    return Listed(service.recent_conversations(store, limit, text), text, True, current=state.conversation_id)
 
 
 @dataclass(frozen=True)
-class ResumeRequest:
-    conversation_id: int
+class StoredCall:
+    """A call already made: the latest of the conversation, or the one of turn N."""
+
+    store: object
+    conversation_id: int | None
+    turn: int | None
+    mode: str
 
 
 @dataclass(frozen=True)
-class ResumedIn:
-    resumed: object
-    model: str
+class Preview:
+    """The request a question would send now, built without calling the model."""
+
+    request: dict
+    info: dict | None
+    mode: str
 
 
-def _resume(ctx, r: ResumeRequest) -> ResumedIn:
-    from pixiu_cli.conversation.ask import resume, resumed_model
-
-    state = ctx.state
-    resumed = resume(state.app.store, r.conversation_id)
-    if resumed is None:
-        raise CommandError(f"没有 ID 为 {r.conversation_id} 的对话，见 /sessions")
-    state.conversation_id = resumed.conversation.id
-    state.app.use_model(resumed_model(resumed.conversation, state.app.default_model))
-    return ResumedIn(resumed, state.app.settings.model)
+def _app(demo: bool):
+    """The REPL's app, or on the command line one that assembles context without a model."""
+    state = common.repl_state()
+    if state is not None:
+        return state.app
+    preview = app.open_preview(common.settings(), demo=demo)
+    click.get_current_context().find_root().call_on_close(preview.close)
+    return preview
 
 
-def _new(ctx, _: Nothing) -> str:
-    ctx.state.conversation_id = None
-    return "已开始新对话。"
-
-
-def _help(ctx, _: Nothing) -> list[tuple[str, str]]:
-    return ctx.commands()
-
-
-def _exit(ctx, _: Nothing) -> None:
-    ctx.state.leave()
-
-
-@dataclass(frozen=True)
-class ModelRequest:
-    name: str | None
-
-
-@dataclass(frozen=True)
-class ModelShown:
-    name: str
-    priced: bool
-    current: bool = False
-    unchanged: bool = False
-    offline: bool = False
-
-
-def _model(ctx, r: ModelRequest) -> ModelShown:
-    state = ctx.state
-    app = state.app
-    prices = app.prices
-    if r.name is None:
-        return ModelShown(app.settings.model, prices.knows(app.settings.model), current=True)
-    name = r.name.strip()
-    if not name or not name.isprintable() or len(name) > 100:
-        raise CommandError("用法：/model 模型名（如 deepseek-flash、deepseek-v4-pro）")
-    if name == app.settings.model:
-        return ModelShown(name, prices.knows(name), unchanged=True)
-    app.use_model(name)
-    if state.conversation_id is not None:
-        app.store.set_model(state.conversation_id, name)
-    return ModelShown(name, prices.knows(name), offline=app.settings.offline)
-
-
-@dataclass(frozen=True)
-class SaveRequest:
-    file: str | None
-
-
-@dataclass(frozen=True)
-class Saved:
-    conversation_id: int
-    path: Path
-
-
-def _save(ctx, r: SaveRequest) -> Saved:
-    from pixiu_cli.conversation.ask import conversation_to_save
-    from pixiu_cli.conversation.views import conversation_markdown
-    from pixiu_cli.kernel.errors import os_reason
-
-    state = ctx.state
-    if state.conversation_id is None:
-        raise CommandError("当前还没有对话可以保存")
-    if "\x00" in (r.file or ""):  # no file system takes it; Path and open() raise ValueError on it
-        raise CommandError("文件名不能包含空字符（\\x00）")
-    target = Path(os.path.expanduser(r.file or f"pixiu-conversation-{state.conversation_id}.md"))
-    if target.exists():
-        raise CommandError(f"文件已存在：{target}（换一个文件名，不会覆盖）")
-    text = conversation_markdown(*conversation_to_save(state.app.store, state.conversation_id))
-    try:
-        with open(target, "x", encoding="utf-8") as out:
-            out.write(text)
-    except OSError as exc:
-        raise CommandError(f"无法写入 {target}：{os_reason(exc)}") from None
-    return Saved(state.conversation_id, target)
-
-
-@dataclass(frozen=True)
-class Copied:
-    turn: object
-    tool: str
-
-
-def _copy(ctx, _: Nothing) -> Copied:
-    state = ctx.state
-    turns = state.app.store.turns(state.conversation_id) if state.conversation_id is not None else []
-    replies = [t for t in turns if t.reply_text]
-    if not replies:
-        raise CommandError("还没有可以复制的回复")
-    return Copied(replies[-1], state.copy_text(replies[-1].reply_text))
-
-
-def _undo(ctx, _: Nothing):
-    from pixiu_cli.conversation.ask import undo_last_turn
-
-    return undo_last_turn(ctx.state.app.store, ctx.state.conversation_id)
-
-
-def _repl(path: str, summary: str, call, view: str, params=(), request=Nothing) -> Command:
-    return Command((path,), summary, params, request, call, lazy(f"{VIEWS}:{view}"), surfaces=REPL_ONLY)
-
-
-DECLARED = (
-    _repl("help", "列出所有命令", _help, "show_help"),
-    _repl("exit", "退出 pixiu", _exit, "show_nothing"),
-    _repl("new", "开始新对话", _new, "show_line"),
-    Command(
-        ("sessions",),
-        "列出、搜索、改名、删除或恢复对话。",
-        (
-            argument(
-                "text",
-                Text("TEXT"),
-                "只列出标题或内容含有这段文字的对话；配合 --rename 时是新标题",
-                optional=True,
-                surfaces=CLI_ONLY,
-            ),
-            option("--limit", "limit", Int(1), "最多列出几个", 20, surfaces=CLI_ONLY),
-            option("--rename", "rename", Int(), "把对话 ID 改名为 TEXT", surfaces=CLI_ONLY),
-            option("--delete", "delete", Int(), "删除对话 ID（--restore 可恢复）", surfaces=CLI_ONLY),
-            option("--restore", "restore", Int(), "恢复删除的对话 ID", surfaces=CLI_ONLY),
-            argument(
-                "words",
-                Text("数量|文字"),
-                "最多列出几个，或要找的文字",
-                optional=True,
-                many=True,
-                as_typed=True,
-                surfaces=REPL_ONLY,
-            ),
-        ),
-        SessionsRequest,
-        _sessions,
-        lazy(f"{VIEWS}:show_conversations"),
-        record=lazy(f"{VIEWS}:conversations_record"),
-        demo=True,
-    ),
-    _repl(
-        "resume",
-        "继续之前的对话",
-        _resume,
-        "show_resumed",
-        (argument("conversation_id", Int(1, metavar="ID", complete="conversation"), "对话 ID（见 /sessions）"),),
-        ResumeRequest,
-    ),
-    _repl(
-        "model",
-        "查看或切换本对话使用的模型",
-        _model,
-        "show_model",
-        (argument("name", Text("模型名", complete="model"), "模型名", optional=True),),
-        ModelRequest,
-    ),
-    _repl(
-        "save",
-        "把当前对话保存为 Markdown 文件（每轮带状态）",
-        _save,
-        "show_saved",
-        (argument("file", Text("文件"), "文件", optional=True, many=True, as_typed=True),),
-        SaveRequest,
-    ),
-    _repl("copy", "把上一条回复复制到剪贴板", _copy, "show_copied"),
-    _repl("undo", "撤回上一轮：模型不再看到它（记录保留）", _undo, "show_undone"),
+@click.command(
+    "context",
+    cls=SurfaceCommand,
+    help="显示模型看到（或将要看到）的完整上下文，不调用模型；在对话中：上一次（或第 N 轮）真正看到的内容。",
 )
+@argument("text", Question(), "假设要问的问题；省略时显示最近一次真实调用", required=False, surfaces=(CLI,))
+@argument("turn", kinds.Int(1), "查看第 N 轮的调用", required=False, metavar="N", surfaces=(REPL,))
+@option("--json", "json_out", is_flag=True, help="输出消息列表 JSON")
+@option("--raw", is_flag=True, help="原样输出发送的请求字节")
+@option("--pretty", is_flag=True, help="输出缩进后的请求 JSON")
+@option("--diff", is_flag=True, help="与上一次调用的请求比较")
+@option("--explain", is_flag=True, help="输出上下文块的 JSON 摘要，含选择依据（selection）", surfaces=(CLI,))
+@option("--conversation", type=kinds.Int(), metavar="N", help=CONVERSATION_HELP, surfaces=(CLI,))
+@option("--turn", "turn_option", type=kinds.Int(1), metavar="N", help="查看第 N 轮的调用", surfaces=(CLI,))
+@demo_option
+def context(text, turn, json_out, raw, pretty, diff, explain, conversation, turn_option, demo) -> None:
+    turn = turn if turn is not None else turn_option
+    if sum([json_out, raw, pretty, diff, explain]) > 1:
+        raise CommandError("--json、--raw、--pretty、--diff、--explain 只能选一个")
+    flags = (("json", json_out), ("raw", raw), ("pretty", pretty), ("diff", diff))
+    mode = next((mode for mode, on in flags if on), "explain" if explain else "table")
+    app_ = _app(demo)
+    conversation_id = _conversation(app_.store, conversation)
+    if text is None:
+        shown = StoredCall(app_.store, conversation_id, turn, mode)
+    else:
+        if diff or turn:
+            raise CommandError("--diff / --turn 用于查看已发生的调用，不能与 TEXT 一起用")
+        request, info = app_.requests.preview(conversation, text)
+        shown = Preview(request, info, mode)
+    common.finish(views.show_context(common.shown(), shown, common.spell))
+
+
+@click.command(
+    "cache", cls=SurfaceCommand, help="缓存命中、费用与节省（本对话 / 今天 / 全部），以及每次调用未命中的原因。"
+)
+@option("--conversation", type=kinds.Int(), metavar="N", help=CONVERSATION_HELP, surfaces=(CLI,))
+@json_option
+@demo_option
+def cache(conversation, as_json: bool, demo: bool) -> None:
+    store = _conversations()
+    report = build_report(store, _conversation(store, conversation), common.on_workspace().prices)
+    if as_json:
+        common.shown().json(report.as_json())
+    else:
+        common.finish(views.show_cache_report(common.shown(), report, common.spell))
+
+
+@click.command("offline-server", help="在前台运行离线 OpenAI 兼容服务（127.0.0.1），用于测试和无 key 体验。")
+@click.option(
+    "--port", type=kinds.Int(0, 65535), default=8765, metavar="N", show_default=True, help="监听端口（0 表示随机）"
+)
+@click.option(
+    "--cache-profile",
+    type=kinds.Choice(("deepseek", "openai", "none")),
+    default="deepseek",
+    metavar="CACHE_PROFILE",
+    show_default=True,
+    help="deepseek | openai | none",
+)
+@click.option("--control", is_flag=True, help="开启 /_pixiu 控制接口（仅用于测试，需要启动时显示的令牌）")
+@click.option(
+    "--request-log",
+    type=kinds.Int(0),
+    default=256,
+    metavar="N",
+    show_default=True,
+    help="控制接口保留最近多少个请求（内存上限）",
+)
+def offline_server(port: int, cache_profile: str, control: bool, request_log: int) -> None:
+    # the server's own modules (http.server, the responder): `sessions` and `cache` share this module
+    from pixiu_cli.conversation.offline.server import OfflineServer
+
+    server = OfflineServer(cache_profile=cache_profile, port=port, control=control, request_log=request_log)
+    try:
+        server = server.bind()
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            raise CommandError(f"端口 {port} 已被占用：请用 --port 换一个端口（--port 0 表示随机）") from None
+        raise CommandError(f"无法在端口 {port} 上启动离线服务：{os_reason(exc)}") from None
+    views_tools.show_serving(common.shown(), server, cache_profile)
+    server.serve_in_foreground()  # until Ctrl-C
+
+
+COMMANDS = {"sessions": sessions, "context": context, "cache": cache, "offline-server": offline_server}

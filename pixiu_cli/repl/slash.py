@@ -29,7 +29,12 @@ def command_of(word: str) -> click.Command:
 
 
 def _params(command: click.Command) -> list[click.Parameter]:
-    return [p for p in command.params if p.name not in CLI_ONLY and p.name != "help"]
+    """The parameters the REPL takes: not the command line's alone (cli/params.py `surfaces`)."""
+    return [
+        p
+        for p in command.params
+        if p.name not in CLI_ONLY and p.name != "help" and "repl" in getattr(p, "surfaces", ("repl",))
+    ]
 
 
 def _shown(param: click.Parameter) -> str:
@@ -41,14 +46,24 @@ def _shown(param: click.Parameter) -> str:
 
 def _usage_of(command: click.Command, path: list[str]) -> str:
     parts = ["/" + " ".join(path)]
-    for p in _params(command):
+    params = _params(command)
+    for p in params:
         if isinstance(p, click.Argument):
             parts.append(_shown(p) if p.required else f"[{_shown(p)}]")
-        elif p.is_flag:
-            parts.append(f"[{p.opts[0]}]")
-        else:
-            parts.append(f"[{p.opts[0]} {_shown(p)}]")
+        elif getattr(p, "within", None) is None:  # a flag that goes only with this one is shown inside it
+            nested = "".join(f" [{_spelled(q)}]" for q in params if getattr(q, "within", None) == p.name)
+            parts.append(f"[{_spelled(p)}{nested}]")
     return " ".join(parts)
+
+
+def _spelled(p: click.Option) -> str:
+    return p.opts[0] if p.is_flag else f"{p.opts[0]} {_shown(p)}"
+
+
+def _takes(command: click.Command, flag: str) -> bool:
+    """Whether `/word` (or one of its subcommands) takes `flag` in the REPL."""
+    subcommands = getattr(command, "commands", {}).values()
+    return any(flag in getattr(p, "opts", ()) for p in _params(command)) or any(_takes(c, flag) for c in subcommands)
 
 
 def usage(word: str) -> str:
@@ -91,7 +106,7 @@ def run_slash(state, word: str, args: list[str], raw: str | None = None) -> None
     if raw is not None and _reads_typed(word, raw.split()):
         args = raw.split()
     for arg in args:
-        if arg in ("--json", "--demo"):
+        if arg in ("--json", "--demo") and not _takes(command_of(word), arg):
             raise CommandError(f"未知选项 {arg}")
     try:
         with common.typed(raw):

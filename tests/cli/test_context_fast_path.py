@@ -1,6 +1,8 @@
-"""`pixiu context [TEXT]` takes the fast path (no typer coercion, so no pydantic) and a
-composition without the agent loop, compaction or the SDK; what it prints is byte for byte
-what typer's path prints for the same home and question. In process, on one demo home."""
+"""`pixiu context [TEXT]` is a plain click command of the root group (no typer, so no
+pydantic; it no longer needs a fast path of its own) over a composition without the agent
+loop, compaction or the SDK. What it printed through typer's path and the fast path (byte
+for byte the same, checked when it moved) is what each mode prints here. In process, on one
+demo home."""
 
 from __future__ import annotations
 
@@ -26,31 +28,53 @@ def demo_env(tmp_path_factory):
     return env
 
 
-def through_typer(monkeypatch, env, *args):
-    with monkeypatch.context() as patched:
-        patched.setattr(cli_app, "fast_call", lambda *a, **k: None)
-        return pixiu_in_process(env, *args)
+def _json(text: str):
+    import json
+
+    return json.loads(text)
 
 
 @pytest.mark.parametrize(
-    "args",
+    "args, shows",
     [
-        ("context", "--demo", QUESTION),
-        ("context", "--demo", "--json", QUESTION),
-        ("context", QUESTION, "--demo", "--raw"),
-        ("context", "--demo", "--pretty", QUESTION),
-        ("context", "--demo", "--explain", QUESTION),
-        ("context", "--demo"),  # no question: the latest call (none yet)
-        ("context", "--demo", "--conversation", "99", QUESTION),  # an unknown conversation: one line
+        (
+            ("context", "--demo", QUESTION),
+            lambda out: out.startswith("将要发送的请求（未调用模型） · 模型 pixiu-offline"),
+        ),
+        (
+            ("context", "--demo", "--json", QUESTION),
+            lambda out: _json(out)[-1] == {"role": "user", "content": QUESTION},
+        ),
+        (
+            ("context", QUESTION, "--demo", "--raw"),
+            lambda out: _json(out)["model"] == "pixiu-offline" and out.count("\n") == 1,
+        ),
+        (("context", "--demo", "--pretty", QUESTION), lambda out: out.startswith('{\n  "model": "pixiu-offline",')),
+        (("context", "--demo", "--explain", QUESTION), lambda out: _json(out)["symbols"] == ["300750"]),
     ],
-    ids=" ".join,
+    ids=lambda a: " ".join(a) if isinstance(a, tuple) else "",
 )
-def test_the_fast_path_prints_what_typers_path_prints(demo_env, monkeypatch, args):
-    assert fast_call(list(args), cli_app.FAST_COMMANDS, default="chat") is not None
-    fast = pixiu_in_process(demo_env, *args)
-    slow = through_typer(monkeypatch, demo_env, *args)
-    assert (fast.returncode, fast.stdout, fast.stderr) == (slow.returncode, slow.stdout, slow.stderr)
-    assert fast.stdout or fast.stderr
+def test_the_root_group_prints_each_mode(demo_env, args, shows):
+    assert fast_call(list(args), cli_app.FAST_COMMANDS, default="chat") is None  # the root group's
+    done = pixiu_in_process(demo_env, *args, text=True)
+    assert (done.returncode, done.stderr) == (0, ""), done.stderr
+    assert shows(done.stdout), done.stdout[:300]
+
+
+@pytest.mark.parametrize(
+    "args, said",
+    [
+        (
+            ("context", "--demo"),
+            "错误：当前对话还没有调用过模型；可先提问，或用 pixiu context TEXT 预览将要发送的内容\n",
+        ),
+        (("context", "--demo", "--conversation", "99", QUESTION), "错误：没有 ID 为 99 的对话\n"),  # one line
+    ],
+    ids=lambda a: " ".join(a) if isinstance(a, tuple) else "",
+)
+def test_what_there_is_not_is_one_line(demo_env, args, said):
+    done = pixiu_in_process(demo_env, *args, text=True)
+    assert (done.returncode, done.stdout, done.stderr) == (1, "", said)
 
 
 def test_context_needs_no_pydantic_agent_loop_or_rich(demo_env, monkeypatch):

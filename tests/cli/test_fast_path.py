@@ -1,8 +1,8 @@
-"""`pixiu cache …`, `pixiu context …` and `pixiu data sync …` with on/off flags, plain int/str
-values and arguments skip typer's parsing; what that path accepts is read from the commands'
-typer signatures, so it passes exactly the arguments typer would, and leaves everything else
-to typer. `pixiu`, `pixiu chat …` and `pixiu ask …` are plain click commands of the root group
-(cli/talk.py): they take no fast path, and click reads what typer read."""
+"""`pixiu data sync …` with on/off flags, plain int/str values and arguments skips typer's parsing;
+what that path accepts is read from the command's typer signature, so it passes exactly the
+arguments typer would, and leaves everything else to typer. `pixiu`, `pixiu chat …`, `pixiu ask …`,
+`pixiu cache` and `pixiu context` are plain click commands of the root group: they take no fast
+path, and click reads what typer read."""
 
 from __future__ import annotations
 
@@ -47,13 +47,6 @@ def _parsed(command, name: str, rest: list[str], parent) -> dict:
 
 
 FAST = [
-    ["cache", "--conversation", "2", "--json"],
-    ["context"],
-    ["context", "--demo", "宁德时代能买吗"],
-    ["context", "宁德时代能买吗", "--demo", "--json"],
-    ["context", "--turn", "1", "--conversation", "4", "--raw"],
-    ["context", "--turn", "1", "--turn", "2"],  # the last one counts
-    ["context", "-", "--explain"],
     ["data", "sync"],
     ["data", "sync", "600519"],
     ["data", "sync", "600519", "000001", "sh000300"],
@@ -166,10 +159,37 @@ def test_bare_pixiu_is_chat_with_every_default(monkeypatch):
         assert ran == [tuple(ctx.params.values())] == [tuple(CHAT_DEFAULTS.values())]
 
 
+# What the fast path passed for them, now the root group's own parsing (no typer either).
+ROOT_PARSED = [
+    (["cache", "--conversation", "2", "--json"], {"conversation": 2, "as_json": True}),
+    (["context"], {"text": None, "turn_option": None, "demo": False}),
+    (["context", "--demo", "宁德时代能买吗"], {"text": "宁德时代能买吗", "demo": True}),
+    (["context", "宁德时代能买吗", "--demo", "--json"], {"text": "宁德时代能买吗", "demo": True, "json_out": True}),
+    (["context", "--turn", "1", "--conversation", "4", "--raw"], {"turn_option": 1, "conversation": 4, "raw": True}),
+    (["context", "--turn", "1", "--turn", "2"], {"turn_option": 2}),  # the last one counts
+    (["context", "-", "--explain"], {"text": "从标准输入读到的问题", "explain": True}),  # "-": read from stdin
+]
+
+
+@pytest.mark.parametrize("argv, want", ROOT_PARSED, ids=lambda a: " ".join(a) if isinstance(a, list) else "")
+def test_cache_and_context_go_through_the_root_group(argv, want, monkeypatch):
+    from pixiu_cli.cli.root import root
+    from pixiu_cli.conversation import commands
+
+    monkeypatch.setattr(commands, "read_stdin_text", lambda: "从标准输入读到的问题")
+    assert fast_call(argv, COMMANDS, default="chat") is None
+    command = root.get_command(None, argv[0])
+    with root.make_context("pixiu", [argv[0]], resilient_parsing=True) as parent:
+        with command.make_context(argv[0], argv[1:], parent=parent) as ctx:
+            assert {name: ctx.params[name] for name in want} == want
+
+
 def test_context_reads_its_value_options_with_their_bounds():
-    signature = COMMANDS["context"]().signature
-    assert set(signature.values) == {"--conversation", "--turn"}
-    assert signature.values["--turn"].low == 1 and signature.required == 0
+    from pixiu_cli.conversation.commands import context
+
+    options = {o: p for p in context.params for o in getattr(p, "opts", ()) if o.startswith("--")}
+    assert {"--conversation", "--turn"} <= set(options)
+    assert options["--turn"].type.min == 1 and not any(p.required for p in context.params)
 
 
 def test_a_list_argument_takes_the_words_left():
