@@ -1,6 +1,6 @@
-"""docs/architecture.md says what the code is: its layer picture is the import contract in
+"""docs/architecture.md says what the code is: its layer picture is the top import contract in
 pyproject.toml, top to bottom, and every use case it lists is where it says, a module that
-exists holding the names it gives; every module of services/ is listed."""
+exists holding the names it gives; every use-case module is listed."""
 
 from __future__ import annotations
 
@@ -9,24 +9,32 @@ import re
 import tomllib
 from pathlib import Path
 
+from tests.helpers import USE_CASE_MODULES
+
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "architecture.md"
 
 
+def _spaced(layer: str) -> str:
+    """`a|b` and `a : b` written one way: `a | b`, `a : b`."""
+    for mark in ("|", ":"):
+        layer = f" {mark} ".join(part.strip() for part in layer.split(mark))
+    return layer
+
+
 def contract_layers(pyproject: str) -> list[str]:
-    """The layers of the one layers contract, top to bottom, each as `a | b`."""
+    """The layers of the top layers contract (the package's, `containers = ["pixiu_cli"]`),
+    top to bottom."""
     contracts = tomllib.loads(pyproject)["tool"]["importlinter"]["contracts"]
-    (layered,) = [c for c in contracts if c["type"] == "layers"]
-    return [" | ".join(part.strip() for part in layer.split("|")) for layer in layered["layers"]]
+    (layered,) = [c for c in contracts if c["type"] == "layers" and c.get("containers") == ["pixiu_cli"]]
+    return [_spaced(layer) for layer in layered["layers"]]
 
 
 def pictured_layers(doc: str) -> list[str]:
     """The first column of the text block under `## Layers` (a column ends at two spaces)."""
     section = doc.split("\n## Layers\n", 1)[1]
     block = re.search(r"```text\n(.*?)```", section, re.S).group(1)
-    return [
-        " | ".join(p.strip() for p in re.split(r"\s{2,}", line.strip())[0].split("|")) for line in block.splitlines()
-    ]
+    return [_spaced(re.split(r"\s{2,}", line.strip())[0]) for line in block.splitlines()]
 
 
 def table_rows(doc: str, heading: str) -> list[list[str]]:
@@ -75,9 +83,13 @@ def test_the_layer_picture_is_the_import_contract():
     assert pictured_layers(DOC.read_text(encoding="utf-8")) == contract_layers(pyproject)
 
 
-def test_services_sit_above_the_agent_in_the_contract():
+AREAS = "brief : conversation : home : memory : account : market"
+
+
+def test_the_areas_sit_between_the_composition_root_and_the_kernel():
     layers = contract_layers((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    assert layers.index("services") < layers.index("agent | offline")  # the agent is handed to the use cases
+    assert layers.index("app") + 1 == layers.index(AREAS) == layers.index("kernel") - 1
+    assert {p.name for p in (ROOT / "pixiu_cli").iterdir() if (p / "__init__.py").exists()} >= set(AREAS.split(" : "))
 
 
 def test_every_listed_use_case_is_in_the_module_the_doc_names():
@@ -86,18 +98,19 @@ def test_every_listed_use_case_is_in_the_module_the_doc_names():
     assert missing(doc) == []
 
 
-def test_every_module_of_services_is_listed():
+def test_every_use_case_module_is_listed():
     doc = DOC.read_text(encoding="utf-8")
     listed = {m for row in table_rows(doc, "Use cases") for m in ticked(row[1]) if m.endswith(".py")}
-    modules = {f"pixiu_cli/services/{p.name}" for p in (ROOT / "pixiu_cli" / "services").glob("*.py")}
-    assert sorted(modules - listed - {"pixiu_cli/services/__init__.py"}) == []
+    assert sorted({f"pixiu_cli/{m}" for m in USE_CASE_MODULES} - listed) == []
 
 
 def test_a_changed_contract_or_a_renamed_use_case_is_caught():
     """The checks above can fail: a layer moved in the contract, a function renamed."""
     doc = DOC.read_text(encoding="utf-8")
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
-    moved = pyproject.replace('  "services",\n  "agent | offline",\n', '  "agent | offline",\n  "services",\n')
+    moved = pyproject.replace('  "app",\n  "brief : conversation', '  "brief : conversation').replace(
+        '  "kernel",\n]', '  "app",\n  "kernel",\n]', 1
+    )
     assert moved != pyproject and pictured_layers(doc) != contract_layers(moved)
     renamed = doc.replace("| `ask` |", "| `ask_question` |")
     assert renamed != doc and missing(renamed) == ["ask a question: pixiu_cli/conversation/ask.py has no ask_question"]
