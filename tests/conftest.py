@@ -167,3 +167,16 @@ def offline_env(pixiu_home):
     from tests.helpers import clean_env
 
     return clean_env(pixiu_home)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _the_command_group_handed_down():
+    """What the entry point does (cli/app.py main): a REPL built in this process runs its /words
+    that are plain click commands (/news, /chart, /holdings…) through the `pixiu` group."""
+    from pixiu_cli.cli import common
+
+    if common.command_group is None:
+        from pixiu_cli.cli.root import root
+
+        common.command_group = lambda: root
+    yield

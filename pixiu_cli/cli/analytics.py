@@ -1,5 +1,4 @@
-"""`pixiu profile`, `pixiu alert …` and `pixiu track`: declared in commands/market_data.py and
-commands/alerts.py."""
+"""`pixiu alert …`: declared in memory/commands_alerts.py."""
 
 from __future__ import annotations
 
@@ -9,4 +8,4 @@ from pixiu_cli.cli import declared
 
 
 def register(app: typer.Typer) -> None:
-    declared.register(app, ("profile", "alert", "track"))
+    declared.register(app, ("alert",))

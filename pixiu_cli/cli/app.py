@@ -1,5 +1,5 @@
 """The command line's entry point with its one-line error handling. The common calls of
-`pixiu`, `pixiu chat`, `pixiu ask`, `pixiu context`, `pixiu cache` and `pixiu data sync` run without typer
+`pixiu`, `pixiu chat`, `pixiu ask`, `pixiu context` and `pixiu cache` run without typer
 (cli/fast.py); everything else goes through the typer app (cli/typer_app.py), imported then.
 Commands import heavy modules inside themselves so `pixiu --help` stays fast (it never
 imports openai)."""
@@ -37,7 +37,6 @@ FAST_COMMANDS = {
     "ask": _talk("ASK"),
     "cache": _declared("cache"),
     "context": _declared("context"),
-    "data sync": _declared("data", "sync"),  # a failed sync says so before pydantic loads
 }
 
 

@@ -48,7 +48,6 @@ def open_context(demo: bool):
 FAST_DECLARED = {
     ("context",): "pixiu_cli.conversation.commands_context",
     ("cache",): "pixiu_cli.conversation.commands_context",
-    ("data", "sync"): "pixiu_cli.market.commands",
 }
 
 

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from pixiu_cli.cli import alias, analytics, chat, common, config, declared, documents, evals, market, mcp, memory, push
+from pixiu_cli.cli import alias, analytics, chat, common, config, declared, documents, evals, mcp, memory, push
 from pixiu_cli.cli.fast import defaults_of
 
 app = typer.Typer(
@@ -55,11 +55,7 @@ for group in (
     alias,
     config,
     ("offline-server",),
-    market,
-    ("market", "fundamentals"),
-    ("news",),
     analytics,
-    ("signal",),
     mcp,
 ):
     # a tuple: top-level words declared in pixiu_cli/commands/

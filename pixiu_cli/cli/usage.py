@@ -125,7 +125,8 @@ def _bounds(param) -> tuple[object, object, str]:
     info = getattr(getattr(param, "type_descriptor", None), "parameter_info", None)
     kind_of = getattr(getattr(param, "type_descriptor", None), "annotation", None)
     if info is None:  # a click-typed parameter: IntRange / FloatRange
-        info, kind_of = getattr(param, "type", None), type(getattr(getattr(param, "type", None), "min", None))
+        info = getattr(param, "type", None)
+        kind_of = getattr(info, "kind", None) or type(getattr(info, "min", None))  # a Real's bound may be whole
     kind = {int: "整数", float: "数字"}.get(_plain_type(kind_of), "有效值")
     return getattr(info, "min", None), getattr(info, "max", None), kind
 

@@ -9,8 +9,6 @@ from pixiu_cli.conversation import commands_context as context
 from pixiu_cli.conversation import commands_tools as tools
 from pixiu_cli.home import commands as documents
 from pixiu_cli.home import commands_config as config
-from pixiu_cli.market import commands as market_data
-from pixiu_cli.market.news import commands as news
 from pixiu_cli.memory import commands as memory
 from pixiu_cli.memory import commands_alerts as alerts
 from pixiu_cli.memory import commands_aliases as aliases
@@ -19,11 +17,9 @@ DECLARED = (
     *memory.DECLARED,
     *aliases.DECLARED,
     *alerts.DECLARED,
-    *market_data.DECLARED,
     *sessions.DECLARED,
     *brief.DECLARED,
     *context.DECLARED,
-    *news.DECLARED,
     *config.DECLARED,
     *push.DECLARED,
     *documents.DECLARED,

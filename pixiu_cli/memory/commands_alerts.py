@@ -1,4 +1,4 @@
-"""Price alerts (`alert list|add|remove`) and the decisions' track record (`track`)."""
+"""Price alerts (`alert list|add|remove`); `track` is the market's (market/commands.py)."""
 
 from __future__ import annotations
 
@@ -56,12 +56,6 @@ def _remove(ctx, r: RemoveRequest) -> int:
     return r.rule_id
 
 
-def _track(ctx, _: Nothing):
-    from pixiu_cli.market.analytics.service import track
-
-    return track(ctx.db, ctx.now())
-
-
 def _threshold(flag: str, name: str, help: str):
     return option(flag, name, Number("P" if name in ("below", "above") else "N", positive=True), help, label="阈值")
 
@@ -99,14 +93,5 @@ DECLARED = (
         RemoveRequest,
         _remove,
         lazy("pixiu_cli.memory.views:show_removed"),
-    ),
-    Command(
-        ("track",),
-        "操作决策的事后表现：5 日、20 日收益，对比不操作和该股自身走势（命中率、最好与最差）。",
-        (),
-        Nothing,
-        _track,
-        lazy("pixiu_cli.market.analytics.views_track:show_track"),
-        record=lazy("pixiu_cli.market.analytics.views_track:track_record"),
     ),
 )

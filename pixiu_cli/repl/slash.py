@@ -43,7 +43,8 @@ def _usage_of(command: click.Command, path: list[str]) -> str:
     parts = ["/" + " ".join(path)]
     for p in _params(command):
         if isinstance(p, click.Argument):
-            parts.append(_shown(p) if p.required else f"[{_shown(p)}]")
+            shown = _shown(p) + ("…" if p.nargs == -1 else "")  # every word left: /news sync [代码…]
+            parts.append(shown if p.required else f"[{shown}]")
         elif p.is_flag:
             parts.append(f"[{p.opts[0]}]")
         else:

@@ -25,7 +25,7 @@ from tests.commands.requests import declared as _declared
 from tests.commands.requests import leaves as _leaf_paths
 from tests.commands.requests import slash_request as _slash_request
 
-MIGRATED = ("alias", "alert", "track", "watch", "memory", "remember", "forget")
+MIGRATED = ("alias", "alert", "memory", "remember", "forget")  # track and watch: market/commands.py
 
 
 def test_every_migrated_command_on_both_surfaces_comes_from_a_declaration():

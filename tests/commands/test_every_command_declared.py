@@ -9,7 +9,7 @@ import typer.main
 
 from pixiu_cli.cli.typer_app import app  # the commands still declared
 from pixiu_cli.commands.catalog import DECLARED
-from pixiu_cli.commands.declaration import CLI, REPL
+from pixiu_cli.commands.declaration import REPL
 from pixiu_cli.commands.slash import usage
 from pixiu_cli.commands.values import CommandError
 from pixiu_cli.repl import loop  # noqa: F401  (registers every slash command)
@@ -44,21 +44,46 @@ def test_every_slash_command_comes_from_a_declaration_but_the_named_few():
         assert registry.get(name).declaration is not None, name
 
 
+def _market_call(monkeypatch, module, name: str) -> list:
+    """What the market's command passes to its use case `module.name` (which is not run)."""
+    calls = []
+    monkeypatch.setattr(module, name, lambda *a, **k: calls.append((a[1:], k)))
+    return calls
+
+
+def _slash_refusal(line: str) -> str:
+    """The one line /word refuses `line` with (nothing has run: the values are read first)."""
+    from pixiu_cli.repl.slash import run_slash
+
+    word, *args = line.split()
+    with pytest.raises(CommandError) as refused:
+        run_slash(object(), word, args)
+    return str(refused.value)
+
+
 def test_the_chart_reads_one_request_from_either_surface(monkeypatch, tmp_path):
+    """chart is a plain click command (market/commands.py): `pixiu chart` and /chart are one
+    command, so they read the same values and refuse bad ones with the same lines."""
+    from pixiu_cli.market import service
+    from pixiu_cli.repl.loop import run_command
+    from tests.helpers import clean_env, offline_repl, pixiu_in_process
+
+    calls = _market_call(monkeypatch, service, "chart")
+    monkeypatch.setattr("pixiu_cli.market.views.show_chart", lambda *a: None)
     # a full-width code is the same stock; 120 trading days within 5…5000
-    slash = _slash_request(("chart",), "６００５１９ --days 120")
-    done, built = _cli_request(("chart",), monkeypatch, tmp_path, "600519", "--days", "120")
+    done = pixiu_in_process(clean_env(tmp_path), "chart", "600519", "--days", "120", text=True)
     assert done.returncode == 0, done.stderr
-    assert built == [slash] and (slash.code, slash.days) == ("600519", 120)
-    assert _slash_request(("chart",), "600519").days == 250
+    with offline_repl(tmp_path / "repl") as (state, out):
+        run_command(state, "/chart ６００５１９ --days 120")
+        run_command(state, "/chart 600519")
+    assert [c[0][:2] for c in calls] == [("600519", 120), ("600519", 120), ("600519", 250)], out.getvalue()
     for bad, said in (
-        ("600519 --days 4", "--days 应为 5 到 5000 之间的整数，而不是 4"),
-        ("600519 --days", "--days 需要一个值"),
-        ("60051", "股票代码应为 6 位数字，而不是 '60051'"),
-        ("600519 600036", "用法：/chart 代码 \\[--days N\\]"),
+        ("chart 600519 --days 4", "--days 应为 5 到 5000 之间的整数，而不是 4"),
+        ("chart 600519 --days", "--days 需要一个值"),
+        ("chart 60051", "股票代码应为 6 位数字，而不是 '60051'"),
+        ("chart 600519 600036", "用法：/chart 代码 [--days N]"),
     ):
-        with pytest.raises(CommandError, match=said):
-            _slash_request(("chart",), bad)
+        assert _slash_refusal(bad) == said, bad
 
 
 def test_the_context_reads_the_turn_as_a_word_in_the_repl_and_as_an_option_on_the_command_line(monkeypatch, tmp_path):
@@ -75,12 +100,25 @@ def test_the_context_reads_the_turn_as_a_word_in_the_repl_and_as_an_option_on_th
 
 
 def test_news_sync_is_a_subcommand_on_both_surfaces(monkeypatch, tmp_path):
-    slash = _slash_request(("news", "sync"), "600519 000333")
-    done, built = _cli_request(("news", "sync"), monkeypatch, tmp_path, "600519", "000333")
+    from pixiu_cli.market.news import service
+    from pixiu_cli.repl.loop import run_command
+    from tests.helpers import clean_env, offline_repl, pixiu_in_process
+
+    calls = _market_call(monkeypatch, service, "sync_news")
+    monkeypatch.setattr("pixiu_cli.market.news.views.show_sync", lambda *a: None)
+    done = pixiu_in_process(clean_env(tmp_path), "news", "sync", "600519", "000333", text=True)
     assert done.returncode == 0, done.stderr
-    assert built == [slash] and slash.codes == ("600519", "000333") and slash.timeout == 20.0
-    listed = _slash_request(("news", "list"), "600519")
-    assert (listed.code, listed.limit) == ("600519", 20)
+    with offline_repl(tmp_path / "repl") as (state, out):
+        run_command(state, "/news sync 600519 000333")
+    requests = [c[0][0] for c in calls]
+    assert len(requests) == 2 and requests[0] == requests[1], out.getvalue()
+    assert requests[0].symbols == ["600519", "000333"] and requests[0].timeout == 20.0
+    listed = []
+    monkeypatch.setattr("pixiu_cli.market.news.views.show_news", lambda r, found, spell: listed.append(found))
+    with offline_repl(tmp_path / "repl") as (state, out):
+        run_command(state, "/news 600519")
+    assert [f.symbol for f in listed] == ["600519"], out.getvalue()
+    assert _slash_refusal("news list 600519 --limit 0") == "--limit 应为 1 到 1000 之间的整数，而不是 0"
 
 
 def test_sessions_takes_a_count_or_words_in_the_repl_and_options_on_the_command_line(monkeypatch, tmp_path):
@@ -101,10 +139,12 @@ def test_resume_wants_one_conversation_id():
 
 
 def test_the_data_commands_are_the_command_lines_alone():
-    for d in DECLARED:
-        if d.path[0] == "data":
-            assert d.surfaces == frozenset({CLI}), d.path
-    assert _declared(("sync",)).surfaces == frozenset({REPL})
+    from pixiu_cli.cli.root import TABLE
+
+    assert not any(d.path[0] in ("data", "sync") for d in DECLARED)  # market/commands.py's now
+    assert (TABLE["data"].cli, TABLE["data"].repl) == (True, False)
+    assert (TABLE["sync"].cli, TABLE["sync"].repl) == (False, True)
+    assert registry.get("data") is None and registry.get("sync") is not None
 
 
 def test_the_repl_reads_a_stock_name_where_the_command_line_does(tmp_path):
