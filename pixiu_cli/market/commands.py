@@ -43,7 +43,6 @@ from pixiu_cli.market.fundamentals.service import (
     sync_fundamentals,
 )
 from pixiu_cli.market.importer import spelling_in_name
-from pixiu_cli.market.review.service import SnapshotRequest, review_record, sync_snapshot
 from pixiu_cli.market.source_by_name import SOURCE_NAMES
 from pixiu_cli.market.trading_days import as_shanghai
 
@@ -235,6 +234,8 @@ def data_sync(codes, source, since, timeout, securities, if_trading_day, fundame
             "securities", service.sync_securities(ws.db, service.SecuritiesRequest(source, timeout), _now())
         )
     elif market:
+        from pixiu_cli.market.review.service import SnapshotRequest, sync_snapshot  # the review: akshare's sources
+
         synced = Synced("market", sync_snapshot(ws.db, SnapshotRequest(max(timeout, 30.0)), _now()))
     elif fundamentals:
         synced = Synced("fundamentals", _sync_fundamentals(ws, list(codes), source, timeout))
@@ -343,7 +344,9 @@ def chart(code, days: int) -> None:
 )
 @json_option
 def market(as_json: bool) -> None:
-    from pixiu_cli.market.review.breadth import market_review  # akshare's sources: only when it runs
+    # the review reads akshare's sources: a price sync that fails offline must not load it
+    from pixiu_cli.market.review.breadth import market_review
+    from pixiu_cli.market.review.service import review_record
 
     _show(market_review(_db(), _now()), market_views.show_market, review_record, as_json)
 
