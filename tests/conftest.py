@@ -61,6 +61,7 @@ def pytest_configure(config):
         _build_derived_files()
     if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
         _no_example_deadline()
+    _hand_down_the_command_group()
 
 
 def _no_example_deadline() -> None:
@@ -180,3 +181,14 @@ def offline_env(pixiu_home):
     from tests.helpers import clean_env
 
     return clean_env(pixiu_home)
+
+
+def _hand_down_the_command_group() -> None:
+    """What the entry point does (cli/app.py main), before any test module is collected (one
+    reads the REPL's registry as it is imported): a REPL built in this process runs its /words
+    that are plain click commands (/news, /chart, /holdings…) through the `pixiu` group."""
+    from pixiu_cli.cli import common
+    from pixiu_cli.cli.root import root
+
+    if common.command_group is None:
+        common.command_group = lambda: root

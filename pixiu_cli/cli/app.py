@@ -1,31 +1,13 @@
 """The command line's entry point with its one-line error handling. Every command goes through
-the `pixiu` click group (cli/root.py), which imports only the typed command's module; the
-common call of `pixiu data sync` (still declared) skips typer (cli/fast.py).
-Commands import heavy modules inside themselves so `pixiu --help` stays fast (it never
-imports openai)."""
+the `pixiu` click group (cli/root.py), which imports only the typed command's module.
+`pixiu --help` reads the group's table and imports no area (it never imports openai)."""
 
 from __future__ import annotations
 
 import sys
 
 from pixiu_cli.cli import common
-from pixiu_cli.cli.fast import fast_call
 from pixiu_cli.kernel.errors import UserError
-
-
-def _declared(*path: str):
-    def load():
-        from pixiu_cli.cli.declared import fast_command
-
-        return fast_command(*path)
-
-    return load
-
-
-# The commands whose common calls skip typer (cli/fast.py): only the one typed is loaded.
-FAST_COMMANDS = {
-    "data sync": _declared("data", "sync")  # a failed sync says so before pydantic loads
-}
 
 
 def __getattr__(name: str):
@@ -50,11 +32,6 @@ def main() -> None:
 
 def _main() -> None:
     try:
-        fast = fast_call(sys.argv[1:], FAST_COMMANDS, default="chat")
-        if fast is not None:
-            command, kwargs = fast
-            command(**kwargs)
-            return
         code = _run(_click_command(), sys.argv[1:])
         if code:
             sys.exit(code)

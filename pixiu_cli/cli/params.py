@@ -11,11 +11,13 @@ import click
 
 from pixiu_cli.commands.values import Choice as _Choice
 from pixiu_cli.commands.values import CommandError, whole_number
+from pixiu_cli.commands.values import Day as _Day
 from pixiu_cli.commands.values import Number as _Number
+from pixiu_cli.commands.values import SeriesCode as _SeriesCode
 from pixiu_cli.commands.values import StockCode as _StockCode
 from pixiu_cli.commands.values import Text as _Text
 
-__all__ = ["CommandError", "Choice", "Int", "Number", "StockCode", "Text"]
+__all__ = ["CommandError", "Choice", "Codes", "Day", "Int", "Number", "Real", "SeriesCode", "StockCode", "Text"]
 
 
 class Kind(click.ParamType):
@@ -121,9 +123,78 @@ class Int(Kind):
         return number
 
 
+class Real(Kind):
+    """A number of seconds within [low, high]: out of bounds (or not a number) it is click's
+    refusal, worded by cli/usage.py as a number's ("--timeout 应为不小于 1 的数字，而不是 0.5")."""
+
+    name = "float"
+    shown = "秒"
+    kind = float  # cli/usage.py: a number, though the bound is written whole
+
+    def __init__(self, low: float | None = None, high: float | None = None, shown: str = "秒", label=None):
+        super().__init__(shown, label)
+        self.min, self.max = low, high
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int | float):
+            return float(value)
+        try:
+            number = float(value)
+        except ValueError:
+            number = None
+        if (
+            number is None
+            or number != number
+            or (self.min is not None and number < self.min)
+            or (self.max is not None and number > self.max)
+        ):
+            error = click.BadParameter(str(value), ctx=ctx, param=param)
+            error.given = str(value)
+            raise error
+        return number
+
+
+class Day(Kind):
+    """A calendar day written YYYY-MM-DD, kept as that text."""
+
+    name = "day"
+    shown = "YYYY-MM-DD"
+
+    def read(self, word, label):
+        return _Day().read(word, label)
+
+
+class SeriesCode(StockCode):
+    """A stock, or an index benchmark (sh000300, 沪深300)."""
+
+    def read(self, word, label):
+        from pixiu_cli.cli.common import resolve_stock
+
+        return _SeriesCode().read(word, label, resolve_stock)
+
+
+def Codes(series: bool = False) -> Kind:
+    """Each of several words a stock (`series`: or an index benchmark): a `many` argument's type."""
+    return SeriesCode() if series else StockCode()
+
+
+class Command(click.Command):
+    """A command that refuses words it takes no place for before it reads any value: `/news
+    bogus x` is the usage line, as under the declared framework, not a look-up of "bogus"."""
+
+    def parse_args(self, ctx, args):
+        if not ctx.resilient_parsing and not ctx.allow_extra_args:
+            _, rest, _ = self.make_parser(ctx).parse_args(args=list(args))
+            if rest:
+                ctx.fail(f"Got unexpected extra argument{'s' if len(rest) > 1 else ''} ({' '.join(rest)})")
+        return super().parse_args(ctx, args)
+
+
 class DefaultGroup(click.Group):
     """A group whose `default` subcommand takes the words when the first one names no other
     (`pixiu trades 600036` is `pixiu trades list 600036`; `/cash` is `/cash show`)."""
+
+    command_class = Command
 
     def __init__(self, *args, default: str | None = None, **kwargs):
         kwargs.setdefault("invoke_without_command", False)
@@ -161,14 +232,17 @@ class Argument(click.Argument):
         self.help = help
         self.surfaces = surfaces
 
-    def make_metavar(self, *args, **kwargs) -> str:
-        """An optional one in brackets, as typer showed it: `pixiu sessions [OPTIONS] [TEXT]`."""
-        shown = super().make_metavar(*args, **kwargs)
-        return shown if self.required or shown.startswith("[") else f"[{shown}]"
+    def make_metavar(self, *_) -> str:
+        """The placeholder, bracketed when optional and dotted when it takes every word left
+        (`[CODES]...`), as --help's usage line showed it."""
+        shown = self.metavar if self.required else f"[{self.metavar}]"
+        return shown + ("..." if self.nargs != 1 else "")
 
 
-def argument(name: str, type: Kind, help: str, required: bool = True, **more):
+def argument(name: str, type: Kind, help: str, required: bool = True, many: bool = False, **more):
+    """`many`: every remaining word (a tuple, empty when none is given)."""
     more.setdefault("metavar", name.upper())
+    more.setdefault("nargs", -1 if many else 1)
     return click.argument(name, cls=Argument, type=type, help=help, required=required, **more)
 
 

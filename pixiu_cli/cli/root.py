@@ -13,8 +13,6 @@ from dataclasses import dataclass
 
 import click
 
-LEGACY = "pixiu_cli.cli.typer_app"
-
 
 @dataclass(frozen=True)
 class Top:
@@ -86,24 +84,27 @@ TABLE: dict[str, Top] = {
         "在前台运行离线 OpenAI 兼容服务（127.0.0.1），用于测试和无 key 体验。",
         repl=False,
     ),
-    "chart": Top(LEGACY, "终端走势图：前复权收盘、MA20/MA60、持仓成本线和买卖点。", repl=False),
+    "chart": Top("pixiu_cli.market.commands", "终端走势图：前复权收盘、MA20/MA60、持仓成本线和买卖点。"),
     "market": Top(
-        LEGACY,
+        "pixiu_cli.market.commands",
         "市场概况：指数基准的收盘与涨跌、全市场涨跌家数与涨跌停、成交额、最强和最弱的行业，均注明日期和来源。",
-        repl=False,
     ),
     "fundamentals": Top(
-        LEGACY,
+        "pixiu_cli.market.commands",
         "一只股票已存的基本面：估值（PE/PB 在自身历史中的分位）、最近的财报摘要、分红和报告日，均注明报告期和来源。",
-        repl=False,
     ),
     "profile": Top(
-        LEGACY, "本地回测画像：3 年窗口、4 个策略、A 股成交规则与成本；样本内选优、样本外检验。", repl=False
+        "pixiu_cli.market.commands",
+        "本地回测画像：3 年窗口、4 个策略、A 股成交规则与成本；样本内选优、样本外检验。",
+        repl=False,
     ),
     "track": Top(
-        LEGACY, "操作决策的事后表现：5 日、20 日收益，对比不操作和该股自身走势（命中率、最好与最差）。", repl=False
+        "pixiu_cli.market.commands",
+        "操作决策的事后表现：5 日、20 日收益，对比不操作和该股自身走势（命中率、最好与最差）。",
     ),
-    "signal": Top(LEGACY, "融合信号及其分项（趋势、动量、波动、回撤），取自已存的信号。", repl=False),
+    "signal": Top(
+        "pixiu_cli.market.commands", "融合信号及其分项（趋势、动量、波动、回撤），取自已存的信号。", repl=False
+    ),
     "push": Top(
         "pixiu_cli.brief.push.commands",
         "推送渠道（config.toml 的 [push]）：企业微信、飞书、钉钉、Telegram、邮件和通用 webhook。",
@@ -122,12 +123,14 @@ TABLE: dict[str, Top] = {
     "config": Top(
         "pixiu_cli.home.commands", "查看或修改 PIXIU_HOME 下的 config.toml（写入时权限为 600）。", repl=False
     ),
-    "data": Top(LEGACY, "行情数据：导入、同步、查看（不复权存储，读取时复权）。", repl=False),
-    "watch": Top(LEGACY, "自选股（同步时与持仓一起更新）。", repl=False),
+    "data": Top("pixiu_cli.market.commands", "行情数据：导入、同步、查看（不复权存储，读取时复权）。", repl=False),
+    "watch": Top("pixiu_cli.market.commands", "自选股（同步时与持仓一起更新）。"),
+    "sync": Top(
+        "pixiu_cli.market.commands", "同步行情：持仓、自选股和指数基准的日线与除权除息（同 pixiu data sync）", cli=False
+    ),
     "news": Top(
-        LEGACY,
+        "pixiu_cli.market.news.commands",
         "新闻和公告：已存的条目（含信息层次、来源、链接）；sync 从 akshare 同步持仓和自选股的新闻与巨潮公告。",
-        repl=False,
     ),
     "alert": Top("pixiu_cli.memory.commands", "价格预警：收盘价穿越、单日涨跌幅、较成本回撤（导入或同步日线后检查）。"),
     "mcp": Top(
@@ -155,7 +158,7 @@ class LazyGroup(click.Group):
 
     def repl_words(self) -> list[tuple[str, str]]:
         """The REPL's words run through this group, with their summaries."""
-        return [(w, t.summary) for w, t in TABLE.items() if t.repl and t.module != LEGACY]
+        return [(w, t.summary) for w, t in TABLE.items() if t.repl]
 
     def get_command(self, ctx, name):
         if ctx is None:  # a look-up outside a run (the REPL's usage lines, a refusal's path)

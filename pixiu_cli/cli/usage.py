@@ -124,9 +124,10 @@ def _bounds(param) -> tuple[object, object, str]:
     """(min, max, what kind of value) as the command declares the parameter."""
     info = getattr(getattr(param, "type_descriptor", None), "parameter_info", None)
     kind_of = getattr(getattr(param, "type_descriptor", None), "annotation", None)
-    if info is None:  # a click-typed parameter: IntRange / FloatRange, or cli/params.py's Int
+    if info is None:  # a click-typed parameter: IntRange / FloatRange, or cli/params.py's Int and Real
         info = getattr(param, "type", None)
-        kind_of = int if getattr(info, "name", None) == "integer" else type(getattr(info, "min", None))
+        named_int = getattr(info, "name", None) == "integer"
+        kind_of = int if named_int else getattr(info, "kind", None) or type(getattr(info, "min", None))
     kind = {int: "整数", float: "数字"}.get(_plain_type(kind_of), "有效值")
     return getattr(info, "min", None), getattr(info, "max", None), kind
 

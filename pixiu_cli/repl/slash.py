@@ -49,7 +49,8 @@ def _usage_of(command: click.Command, path: list[str]) -> str:
     params = _params(command)
     for p in params:
         if isinstance(p, click.Argument):
-            parts.append(_shown(p) if p.required else f"[{_shown(p)}]")
+            shown = _shown(p) + ("…" if p.nargs == -1 else "")  # every word left: /news sync [代码…]
+            parts.append(shown if p.required else f"[{shown}]")
         elif getattr(p, "within", None) is None:  # a flag that goes only with this one is shown inside it
             nested = "".join(f" [{_spelled(q)}]" for q in params if getattr(q, "within", None) == p.name)
             parts.append(f"[{_spelled(p)}{nested}]")

@@ -39,8 +39,6 @@ def new_command(monkeypatch):
 def test_every_command_is_one_function_in_the_module_its_row_names():
     homes = set()
     for word, top in root.TABLE.items():
-        if top.module == root.LEGACY:
-            continue
         command = importlib.import_module(top.module).COMMANDS[word]
         assert isinstance(command, click.Command) and command.name == word, word
         homes.add(top.module)
@@ -84,4 +82,3 @@ def test_help_imports_no_area(tmp_path):
 
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
     assert done.stderr.strip().splitlines()[-1] == "[]", done.stderr
-

@@ -5,11 +5,8 @@ of both surfaces is generated from its declaration (no second registration)."""
 from __future__ import annotations
 
 import pytest
-import typer.main
 
-from pixiu_cli.cli.typer_app import app  # the commands still declared
 from pixiu_cli.commands.catalog import DECLARED
-from pixiu_cli.commands.declaration import CLI, Command
 from pixiu_cli.commands.values import CommandError
 from pixiu_cli.memory import alerts as alert_service
 from pixiu_cli.memory import commands as memory_commands
@@ -19,24 +16,10 @@ from pixiu_cli.repl.registry import parse_command
 from pixiu_cli.repl.slash import completing, run_slash
 from pixiu_cli.repl.slash import usage as slash_usage
 from pixiu_cli.repl.slash_commands import registry
-from tests.commands.requests import leaves as _leaf_paths
 from tests.helpers import clean_env, offline_repl, pixiu_in_process
 
-MIGRATED = ("track", "watch")
 # plain click commands (memory/commands.py), the same function for `pixiu X` and `/X`
 CLICK = ("alias", "alert", "memory", "remember", "forget")
-
-
-def test_every_migrated_command_on_both_surfaces_comes_from_a_declaration():
-    root = typer.main.get_command(app)
-    for name in MIGRATED:
-        slash = registry.get(name)
-        assert slash is not None and slash.declaration is not None, name
-        command = root.commands[name]
-        leaves = list(getattr(command, "commands", {}).values()) or [command]
-        assert all(getattr(leaf.callback, "declaration", None) is not None for leaf in leaves), name
-    declared_tops = {d.path[0] for d in DECLARED}
-    assert set(MIGRATED) <= declared_tops
 
 
 def test_the_memorys_commands_are_one_click_command_on_both_surfaces():
@@ -148,11 +131,6 @@ def test_a_declaration_appears_only_on_its_surfaces():
         assert memory.get_command(on_the_command_line, "edit") is None
     with click.Context(root, obj=object()) as in_the_repl:
         assert "edit" in memory.list_commands(in_the_repl)
-    root_ = typer.main.get_command(app)
-    on_the_command_line = {path for path, _ in _leaf_paths(root_)}
-    for d in DECLARED:
-        if isinstance(d, Command):
-            assert (d.path in on_the_command_line) == (CLI in d.surfaces), d.path
 
 
 def test_words_no_subcommand_takes_are_the_groups_usage(tmp_path):

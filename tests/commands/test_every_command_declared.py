@@ -5,19 +5,15 @@ cross-surface tests of /chart, /sessions, /context and /news checked by running 
 from __future__ import annotations
 
 import pytest
-import typer.main
 
-from pixiu_cli.cli.typer_app import app  # the commands still declared
 from pixiu_cli.commands.catalog import DECLARED
-from pixiu_cli.commands.declaration import CLI, REPL
+from pixiu_cli.commands.declaration import REPL
+from pixiu_cli.commands.slash import usage
 from pixiu_cli.commands.values import CommandError
 from pixiu_cli.repl import loop  # noqa: F401  (registers every slash command)
-from pixiu_cli.repl.slash import usage as slash_usage
 from pixiu_cli.repl.slash_commands import registry
-from tests.commands.requests import cli_params, slash_params
 from tests.commands.requests import cli_request as _cli_request
 from tests.commands.requests import declared as _declared
-from tests.commands.requests import leaves as _leaves
 from tests.commands.requests import slash_request as _slash_request
 
 # Not generated, and why:
@@ -26,76 +22,91 @@ ABOVE_COMMANDS = {"eval", "mcp"}  # they run evals/ and mcp_server/, layers abov
 NOT_DECLARED = CONVERSATION | ABOVE_COMMANDS
 
 
-def test_every_command_line_command_comes_from_a_declaration_but_the_named_few():
-    hand_written = {
-        " ".join(path)
-        for path, leaf in _leaves(typer.main.get_command(app))
-        if getattr(leaf.callback, "declaration", None) is None
-    }
-    assert {name.split()[0] for name in hand_written} <= NOT_DECLARED, hand_written
-    # the allow-list names no command that is declared after all
-    declared_tops = {d.path[0] for d in DECLARED}
-    assert not (NOT_DECLARED & declared_tops), NOT_DECLARED & declared_tops
+def _market_call(monkeypatch, module, name: str) -> list:
+    """What the market's command passes to its use case `module.name` (which is not run)."""
+    calls = []
+    monkeypatch.setattr(module, name, lambda *a, **k: calls.append((a[1:], k)))
+    return calls
 
 
-def test_every_slash_command_comes_from_a_declaration_but_the_named_few():
-    hand_written = {c.name for c in registry.all() if c.declaration is None}
-    assert hand_written <= NOT_DECLARED, hand_written
-    for name in ("help", "exit", "new", "sessions", "resume", "model", "save", "copy", "undo", "sync"):
-        assert registry.get(name).declaration is not None, name
+def _slash_refusal(line: str) -> str:
+    """The one line /word refuses `line` with (nothing has run: the values are read first)."""
+    from pixiu_cli.repl.slash import run_slash
+
+    word, *args = line.split()
+    with pytest.raises(CommandError) as refused:
+        run_slash(object(), word, args)
+    return str(refused.value)
 
 
 def test_the_chart_reads_one_request_from_either_surface(monkeypatch, tmp_path):
+    """chart is a plain click command (market/commands.py): `pixiu chart` and /chart are one
+    command, so they read the same values and refuse bad ones with the same lines."""
+    from pixiu_cli.market import service
+    from pixiu_cli.repl.loop import run_command
+    from tests.helpers import clean_env, offline_repl, pixiu_in_process
+
+    calls = _market_call(monkeypatch, service, "chart")
+    monkeypatch.setattr("pixiu_cli.market.views.show_chart", lambda *a: None)
     # a full-width code is the same stock; 120 trading days within 5…5000
-    slash = _slash_request(("chart",), "６００５１９ --days 120")
-    done, built = _cli_request(("chart",), monkeypatch, tmp_path, "600519", "--days", "120")
+    done = pixiu_in_process(clean_env(tmp_path), "chart", "600519", "--days", "120", text=True)
     assert done.returncode == 0, done.stderr
-    assert built == [slash] and (slash.code, slash.days) == ("600519", 120)
-    assert _slash_request(("chart",), "600519").days == 250
+    with offline_repl(tmp_path / "repl") as (state, out):
+        run_command(state, "/chart ６００５１９ --days 120")
+        run_command(state, "/chart 600519")
+    assert [c[0][:2] for c in calls] == [("600519", 120), ("600519", 120), ("600519", 250)], out.getvalue()
     for bad, said in (
-        ("600519 --days 4", "--days 应为 5 到 5000 之间的整数，而不是 4"),
-        ("600519 --days", "--days 需要一个值"),
-        ("60051", "股票代码应为 6 位数字，而不是 '60051'"),
-        ("600519 600036", "用法：/chart 代码 \\[--days N\\]"),
+        ("chart 600519 --days 4", "--days 应为 5 到 5000 之间的整数，而不是 4"),
+        ("chart 600519 --days", "--days 需要一个值"),
+        ("chart 60051", "股票代码应为 6 位数字，而不是 '60051'"),
+        ("chart 600519 600036", "用法：/chart 代码 [--days N]"),
     ):
-        with pytest.raises(CommandError, match=said):
-            _slash_request(("chart",), bad)
+        assert _slash_refusal(bad) == said, bad
 
 
-def test_the_context_reads_the_turn_as_a_word_in_the_repl_and_as_an_option_on_the_command_line():
-    """context is a plain click command (conversation/commands.py): the REPL's N and the
-    command line's --turn N are one turn to the one function."""
-    slash = slash_params("context", "2 --raw")
-    cli = cli_params("context", "--turn", "2", "--raw")
-    turn = lambda values: values["turn"] if values["turn"] is not None else values["turn_option"]  # noqa: E731
-    assert turn(slash) == turn(cli) == 2 and slash["raw"] and cli["raw"]
-    others = lambda values: {k: v for k, v in values.items() if k not in ("turn", "turn_option")}  # noqa: E731
-    assert others(slash) == others(cli)
-    plain = slash_params("context", "")
-    assert not any(plain[flag] for flag in ("json_out", "raw", "pretty", "diff", "explain"))  # the table
-    assert slash_usage("context") == "/context [N] [--json] [--raw] [--pretty] [--diff]"
+def test_the_context_reads_the_turn_as_a_word_in_the_repl_and_as_an_option_on_the_command_line(monkeypatch, tmp_path):
+    slash = _slash_request(("context",), "2 --raw")
+    done, built = _cli_request(("context",), monkeypatch, tmp_path, "--turn", "2", "--raw")
+    assert done.returncode == 0, done.stderr
+    assert built == [slash] and (slash.turn, slash.mode()) == (2, "raw")
+    assert _slash_request(("context",), "").mode() == "table"
+    assert usage(_declared(("context",))) == "/context [N] [--json] [--raw] [--pretty] [--diff]"
     with pytest.raises(CommandError, match="未知选项 --explain"):  # the command line's alone
-        slash_params("context", "--explain")
+        _slash_request(("context",), "--explain")
     with pytest.raises(CommandError, match="N 应为不小于 1 的整数，而不是 0"):
-        slash_params("context", "0")
+        _slash_request(("context",), "0")
 
 
 def test_news_sync_is_a_subcommand_on_both_surfaces(monkeypatch, tmp_path):
-    slash = _slash_request(("news", "sync"), "600519 000333")
-    done, built = _cli_request(("news", "sync"), monkeypatch, tmp_path, "600519", "000333")
+    from pixiu_cli.market.news import service
+    from pixiu_cli.repl.loop import run_command
+    from tests.helpers import clean_env, offline_repl, pixiu_in_process
+
+    calls = _market_call(monkeypatch, service, "sync_news")
+    monkeypatch.setattr("pixiu_cli.market.news.views.show_sync", lambda *a: None)
+    done = pixiu_in_process(clean_env(tmp_path), "news", "sync", "600519", "000333", text=True)
     assert done.returncode == 0, done.stderr
-    assert built == [slash] and slash.codes == ("600519", "000333") and slash.timeout == 20.0
-    listed = _slash_request(("news", "list"), "600519")
-    assert (listed.code, listed.limit) == ("600519", 20)
+    with offline_repl(tmp_path / "repl") as (state, out):
+        run_command(state, "/news sync 600519 000333")
+    requests = [c[0][0] for c in calls]
+    assert len(requests) == 2 and requests[0] == requests[1], out.getvalue()
+    assert requests[0].symbols == ["600519", "000333"] and requests[0].timeout == 20.0
+    listed = []
+    monkeypatch.setattr("pixiu_cli.market.news.views.show_news", lambda r, found, spell: listed.append(found))
+    with offline_repl(tmp_path / "repl") as (state, out):
+        run_command(state, "/news 600519")
+    assert [f.symbol for f in listed] == ["600519"], out.getvalue()
+    assert _slash_refusal("news list 600519 --limit 0") == "--limit 应为 1 到 1000 之间的整数，而不是 0"
 
 
-def test_sessions_takes_a_count_or_words_in_the_repl_and_options_on_the_command_line():
-    searched = slash_params("sessions", "茅台 怎么样")
-    assert (" ".join(searched["words"]), searched["limit"], searched["rename"]) == ("茅台 怎么样", 20, None)
-    cli = cli_params("sessions", "茅台", "--limit", "5")
-    assert (cli["text"], cli["limit"], cli["words"]) == ("茅台", 5, ())
+def test_sessions_takes_a_count_or_words_in_the_repl_and_options_on_the_command_line(monkeypatch, tmp_path):
+    searched = _slash_request(("sessions",), "茅台 怎么样")
+    assert (searched.words, searched.limit, searched.rename) == ("茅台 怎么样", 20, None)
+    done, built = _cli_request(("sessions",), monkeypatch, tmp_path, "茅台", "--limit", "5")
+    assert done.returncode == 0, done.stderr
+    assert (built[0].text, built[0].limit, built[0].words) == ("茅台", 5, None)
     with pytest.raises(CommandError, match="未知选项 --rename"):
-        slash_params("sessions", "--rename 3 新标题")
+        _slash_request(("sessions",), "--rename 3 新标题")
 
 
 def test_resume_wants_one_conversation_id():
@@ -106,10 +117,12 @@ def test_resume_wants_one_conversation_id():
 
 
 def test_the_data_commands_are_the_command_lines_alone():
-    for d in DECLARED:
-        if d.path[0] == "data":
-            assert d.surfaces == frozenset({CLI}), d.path
-    assert _declared(("sync",)).surfaces == frozenset({REPL})
+    from pixiu_cli.cli.root import TABLE
+
+    assert not any(d.path[0] in ("data", "sync") for d in DECLARED)  # market/commands.py's now
+    assert (TABLE["data"].cli, TABLE["data"].repl) == (True, False)
+    assert (TABLE["sync"].cli, TABLE["sync"].repl) == (False, True)
+    assert registry.get("data") is None and registry.get("sync") is not None
 
 
 def test_the_repl_reads_a_stock_name_where_the_command_line_does(tmp_path):
@@ -129,25 +142,29 @@ def test_the_repl_reads_a_stock_name_where_the_command_line_does(tmp_path):
 BRIEF_USAGE = "/brief [--yes] [--push [--last]]"
 
 
-def test_the_brief_reads_one_request_from_either_surface():
-    slash = slash_params("brief", "--yes --push --last")
-    assert cli_params("brief", "-y", "--push", "--last") == slash
-    assert (slash["yes"], slash["push"], slash["last"]) == (True, True, True)
+def test_the_brief_reads_one_request_from_either_surface(monkeypatch, tmp_path):
+    slash = _slash_request(("brief",), "--yes --push --last")
+    done, built = _cli_request(("brief",), monkeypatch, tmp_path, "-y", "--push", "--last")
+    assert done.returncode == 0, done.stderr
+    assert built == [slash] and (slash.yes, slash.push, slash.last) == (True, True, True)
     # the command line's own options keep their defaults in the REPL
-    assert (slash["json_out"], slash["model"], slash["offline"], slash["if_trading_day"]) == (False, None, False, False)
-    cli = cli_params("brief", "--json", "--model", "deepseek-flash", "--offline", "--if-trading-day")
-    assert (cli["json_out"], cli["model"], cli["offline"], cli["if_trading_day"]) == (
+    assert (slash.json_out, slash.model, slash.offline, slash.if_trading_day) == (False, None, False, False)
+    done, built = _cli_request(
+        ("brief",), monkeypatch, tmp_path, "--json", "--model", "deepseek-flash", "--offline", "--if-trading-day"
+    )
+    assert done.returncode == 0, done.stderr
+    assert (built[0].json_out, built[0].model, built[0].offline, built[0].if_trading_day) == (
         True,
         "deepseek-flash",
         True,
         True,
     )
-    assert (cli["yes"], cli["push"], cli["last"]) == (False, False, False)
-    assert slash_usage("brief") == BRIEF_USAGE == registry.get("brief").usage
+    assert (built[0].yes, built[0].push, built[0].last) == (False, False, False)
+    assert usage(_declared(("brief",))) == BRIEF_USAGE == registry.get("brief").usage
 
 
 def test_brief_last_without_push_is_the_usage_line_and_nothing_else_is_taken():
-    assert slash_params("brief", "--push")["push"] and not slash_params("brief", "")["push"]
+    assert _slash_request(("brief",), "--push").push and not _slash_request(("brief",), "").push
     for bad, said in (
         ("--last", f"^用法：{BRIEF_USAGE}$"),
         ("--yes --last", f"^用法：{BRIEF_USAGE}$"),
@@ -156,7 +173,7 @@ def test_brief_last_without_push_is_the_usage_line_and_nothing_else_is_taken():
         ("--json", "^未知选项 --json$"),
     ):
         with pytest.raises(CommandError, match=said.replace("[", r"\[").replace("]", r"\]")):
-            slash_params("brief", bad)
+            _slash_request(("brief",), bad)
 
 
 def test_retry_is_the_repls_alone_and_takes_no_words():
