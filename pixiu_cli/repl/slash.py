@@ -10,6 +10,7 @@ import re
 import click
 
 from pixiu_cli.cli import common
+from pixiu_cli.cli.params import Text
 from pixiu_cli.commands.values import CommandError
 
 CLI_ONLY = ("as_json", "demo")  # the command line's --json and --demo
@@ -49,7 +50,8 @@ def _usage_of(command: click.Command, path: list[str]) -> str:
     params = _params(command)
     for p in params:
         if isinstance(p, click.Argument):
-            shown = _shown(p) + ("…" if p.nargs == -1 else "")  # every word left: /news sync [代码…]
+            # every word left: /news sync [代码…]; free text reads as one: /remember [文本]
+            shown = _shown(p) + ("…" if p.nargs == -1 and not isinstance(p.type, Text) else "")
             parts.append(shown if p.required else f"[{shown}]")
         elif getattr(p, "within", None) is None:  # a flag that goes only with this one is shown inside it
             nested = "".join(f" [{_spelled(q)}]" for q in params if getattr(q, "within", None) == p.name)

@@ -8,11 +8,11 @@ import pytest
 
 from pixiu_cli.commands.catalog import DECLARED
 from pixiu_cli.commands.declaration import REPL
-from pixiu_cli.commands.slash import usage
 from pixiu_cli.commands.values import CommandError
 from pixiu_cli.repl import loop  # noqa: F401  (registers every slash command)
+from pixiu_cli.repl.slash import usage as slash_usage
 from pixiu_cli.repl.slash_commands import registry
-from tests.commands.requests import cli_request as _cli_request
+from tests.commands.requests import cli_params, slash_params
 from tests.commands.requests import declared as _declared
 from tests.commands.requests import slash_request as _slash_request
 
@@ -64,17 +64,22 @@ def test_the_chart_reads_one_request_from_either_surface(monkeypatch, tmp_path):
         assert _slash_refusal(bad) == said, bad
 
 
-def test_the_context_reads_the_turn_as_a_word_in_the_repl_and_as_an_option_on_the_command_line(monkeypatch, tmp_path):
-    slash = _slash_request(("context",), "2 --raw")
-    done, built = _cli_request(("context",), monkeypatch, tmp_path, "--turn", "2", "--raw")
-    assert done.returncode == 0, done.stderr
-    assert built == [slash] and (slash.turn, slash.mode()) == (2, "raw")
-    assert _slash_request(("context",), "").mode() == "table"
-    assert usage(_declared(("context",))) == "/context [N] [--json] [--raw] [--pretty] [--diff]"
+def test_the_context_reads_the_turn_as_a_word_in_the_repl_and_as_an_option_on_the_command_line():
+    """context is a plain click command (conversation/commands.py): the REPL's N and the
+    command line's --turn N are one turn to the one function."""
+    slash = slash_params("context", "2 --raw")
+    cli = cli_params("context", "--turn", "2", "--raw")
+    turn = lambda values: values["turn"] if values["turn"] is not None else values["turn_option"]  # noqa: E731
+    assert turn(slash) == turn(cli) == 2 and slash["raw"] and cli["raw"]
+    others = lambda values: {k: v for k, v in values.items() if k not in ("turn", "turn_option")}  # noqa: E731
+    assert others(slash) == others(cli)
+    plain = slash_params("context", "")
+    assert not any(plain[flag] for flag in ("json_out", "raw", "pretty", "diff", "explain"))  # the table
+    assert slash_usage("context") == "/context [N] [--json] [--raw] [--pretty] [--diff]"
     with pytest.raises(CommandError, match="未知选项 --explain"):  # the command line's alone
-        _slash_request(("context",), "--explain")
+        slash_params("context", "--explain")
     with pytest.raises(CommandError, match="N 应为不小于 1 的整数，而不是 0"):
-        _slash_request(("context",), "0")
+        slash_params("context", "0")
 
 
 def test_news_sync_is_a_subcommand_on_both_surfaces(monkeypatch, tmp_path):
@@ -99,14 +104,13 @@ def test_news_sync_is_a_subcommand_on_both_surfaces(monkeypatch, tmp_path):
     assert _slash_refusal("news list 600519 --limit 0") == "--limit 应为 1 到 1000 之间的整数，而不是 0"
 
 
-def test_sessions_takes_a_count_or_words_in_the_repl_and_options_on_the_command_line(monkeypatch, tmp_path):
-    searched = _slash_request(("sessions",), "茅台 怎么样")
-    assert (searched.words, searched.limit, searched.rename) == ("茅台 怎么样", 20, None)
-    done, built = _cli_request(("sessions",), monkeypatch, tmp_path, "茅台", "--limit", "5")
-    assert done.returncode == 0, done.stderr
-    assert (built[0].text, built[0].limit, built[0].words) == ("茅台", 5, None)
+def test_sessions_takes_a_count_or_words_in_the_repl_and_options_on_the_command_line():
+    searched = slash_params("sessions", "茅台 怎么样")
+    assert (" ".join(searched["words"]), searched["limit"], searched["rename"]) == ("茅台 怎么样", 20, None)
+    cli = cli_params("sessions", "茅台", "--limit", "5")
+    assert (cli["text"], cli["limit"], cli["words"]) == ("茅台", 5, ())
     with pytest.raises(CommandError, match="未知选项 --rename"):
-        _slash_request(("sessions",), "--rename 3 新标题")
+        slash_params("sessions", "--rename 3 新标题")
 
 
 def test_resume_wants_one_conversation_id():
@@ -142,29 +146,25 @@ def test_the_repl_reads_a_stock_name_where_the_command_line_does(tmp_path):
 BRIEF_USAGE = "/brief [--yes] [--push [--last]]"
 
 
-def test_the_brief_reads_one_request_from_either_surface(monkeypatch, tmp_path):
-    slash = _slash_request(("brief",), "--yes --push --last")
-    done, built = _cli_request(("brief",), monkeypatch, tmp_path, "-y", "--push", "--last")
-    assert done.returncode == 0, done.stderr
-    assert built == [slash] and (slash.yes, slash.push, slash.last) == (True, True, True)
+def test_the_brief_reads_one_request_from_either_surface():
+    slash = slash_params("brief", "--yes --push --last")
+    assert cli_params("brief", "-y", "--push", "--last") == slash
+    assert (slash["yes"], slash["push"], slash["last"]) == (True, True, True)
     # the command line's own options keep their defaults in the REPL
-    assert (slash.json_out, slash.model, slash.offline, slash.if_trading_day) == (False, None, False, False)
-    done, built = _cli_request(
-        ("brief",), monkeypatch, tmp_path, "--json", "--model", "deepseek-flash", "--offline", "--if-trading-day"
-    )
-    assert done.returncode == 0, done.stderr
-    assert (built[0].json_out, built[0].model, built[0].offline, built[0].if_trading_day) == (
+    assert (slash["json_out"], slash["model"], slash["offline"], slash["if_trading_day"]) == (False, None, False, False)
+    cli = cli_params("brief", "--json", "--model", "deepseek-flash", "--offline", "--if-trading-day")
+    assert (cli["json_out"], cli["model"], cli["offline"], cli["if_trading_day"]) == (
         True,
         "deepseek-flash",
         True,
         True,
     )
-    assert (built[0].yes, built[0].push, built[0].last) == (False, False, False)
-    assert usage(_declared(("brief",))) == BRIEF_USAGE == registry.get("brief").usage
+    assert (cli["yes"], cli["push"], cli["last"]) == (False, False, False)
+    assert slash_usage("brief") == BRIEF_USAGE == registry.get("brief").usage
 
 
 def test_brief_last_without_push_is_the_usage_line_and_nothing_else_is_taken():
-    assert _slash_request(("brief",), "--push").push and not _slash_request(("brief",), "").push
+    assert slash_params("brief", "--push")["push"] and not slash_params("brief", "")["push"]
     for bad, said in (
         ("--last", f"^用法：{BRIEF_USAGE}$"),
         ("--yes --last", f"^用法：{BRIEF_USAGE}$"),
@@ -173,7 +173,7 @@ def test_brief_last_without_push_is_the_usage_line_and_nothing_else_is_taken():
         ("--json", "^未知选项 --json$"),
     ):
         with pytest.raises(CommandError, match=said.replace("[", r"\[").replace("]", r"\]")):
-            _slash_request(("brief",), bad)
+            slash_params("brief", bad)
 
 
 def test_retry_is_the_repls_alone_and_takes_no_words():
