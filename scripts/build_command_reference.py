@@ -1,5 +1,5 @@
 """Write docs/commands.md: the `--help` of every pixiu command and subcommand, read from the
-typer app itself, and the REPL's slash commands from their registry. The reference is what
+`pixiu` click group itself, and the REPL's slash commands as /help lists them. The reference is what
 the CLI says, never a second description of it; tests/test_docs.py regenerates it in
 process and fails when the file differs.
 
@@ -41,19 +41,17 @@ def _walk(command, path: list[str], parent=None):
     every subcommand under it."""
     text, ctx = _help(command, path, parent)
     yield path, text
-    subcommands = getattr(command, "commands", None) or {}
-    for name in command.list_commands(ctx) if subcommands else ():
+    import click
+
+    for name in command.list_commands(ctx) if isinstance(command, click.Group) else ():
         sub = command.get_command(ctx, name)
         if sub is not None and not getattr(sub, "hidden", False):
             yield from _walk(sub, [*path, name], ctx)
 
 
 def _cli_sections() -> list[str]:
-    import typer.main
+    from pixiu_cli.cli.root import root
 
-    from pixiu_cli.cli.app import app
-
-    root = typer.main.get_command(app)
     return [f"## {' '.join(path)}\n\n```text\n{text.rstrip()}\n```\n" for path, text in _walk(root, ["pixiu"])]
 
 

@@ -7,17 +7,14 @@ command is in usage.md's tables; each area has a page with its commands and its 
 from __future__ import annotations
 
 import contextlib
-import functools
 import importlib.util
 import io
 import re
 import shlex
 import unicodedata
 
-import typer
-import typer.main
+import click
 
-from pixiu_cli.cli.app import app
 from pixiu_cli.conversation.evals.contexts import load_cases
 from pixiu_cli.repl import loop  # noqa: F401  (registers every slash command)
 from pixiu_cli.repl.slash_commands import registry
@@ -41,9 +38,10 @@ def _generator():
     return module
 
 
-@functools.cache
 def _root():
-    return typer.main.get_command(app)
+    from pixiu_cli.cli.root import root
+
+    return root
 
 
 # --- the generated reference ------------------------------------------------------------------
@@ -125,9 +123,9 @@ def _run_problem(line: str) -> str | None:
             while hasattr(ctx.command, "commands") and (ctx._protected_args or ctx.args):
                 _, sub, rest = ctx.command.resolve_command(ctx, [*ctx._protected_args, *ctx.args])
                 ctx = sub.make_context(sub.name, rest, parent=ctx)
-    except typer.Exit:  # --version, --help: they parse
+    except click.exceptions.Exit:  # --version, --help: they parse
         return None
-    except Exception as exc:  # typer's usage errors (its own click), one message each
+    except Exception as exc:  # click's usage errors, one message each
         return exc.format_message() if hasattr(exc, "format_message") else repr(exc)
     return None
 
