@@ -18,11 +18,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pixiu_cli.kernel.clock import Clock, clock_at, system_clock
+from pixiu_cli.kernel.db.database import open_database
 from pixiu_cli.kernel.db.shared_stores import Stores, stores_of
-from pixiu_cli.kernel.resources import user_cache_dir
-from pixiu_cli.kernel.safe_text import mask_url
-from pixiu_cli.kernel.settings import Commission, Settings, shared_config_line
+from pixiu_cli.kernel.resources import data_dir, user_cache_dir
+from pixiu_cli.kernel.safe_text import has_credentials, mask_url, remember_secret, remember_url
+from pixiu_cli.kernel.settings import Commission, Settings, push_variables, shared_config_line
 from pixiu_cli.kernel.settings import load_settings as plain_settings
+from pixiu_cli.kernel.settings import validate_config as plain_config
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
@@ -224,8 +226,6 @@ def _warnings(settings: Settings) -> tuple[str, ...]:
         if retired:  # DeepSeek itself refuses the name; say so before the first call fails
             warnings.append(retired)
     if not settings.offline and "@" in (settings.base_url or ""):
-        from pixiu_cli.kernel.safe_text import has_credentials
-
         if has_credentials(settings.base_url):
             warnings.append(CREDENTIALS_NOT_SENT)
     return tuple(warnings)
@@ -255,15 +255,12 @@ def _configured(settings: Settings) -> ConfigTables:
 def validate_config(config: dict) -> None:
     """Raise a one-line error if `config` (a parsed config.toml) would not load (`config set`)."""
     from pixiu_cli.home.config import ConfigTables
-    from pixiu_cli.kernel.settings import push_variables
-    from pixiu_cli.kernel.settings import validate_config as plain_config
 
     plain_config(config)
     ConfigTables(config, push_variables())
 
 
 def _remember_secrets(settings: Settings) -> None:
-    from pixiu_cli.kernel.safe_text import remember_secret, remember_url
 
     for secret in settings.secrets:
         remember_secret(secret)
@@ -275,8 +272,6 @@ def _remember_push(push) -> None:
     """A bot's address is its key: the whole address and its long parts (the key or token in
     its path or query) are masked in every line, like an API key."""
     from urllib.parse import parse_qsl, urlsplit
-
-    from pixiu_cli.kernel.safe_text import remember_secret
 
     for secret in push.secrets() if push else ():
         remember_secret(secret)
@@ -320,7 +315,6 @@ def refresh_demo_data(domain: InvestorStore, now: datetime, state_file: Path | N
 
 def _refresh_demo_data(domain: InvestorStore, now: datetime) -> None:
     from pixiu_cli.home.document_file import load_document
-    from pixiu_cli.kernel.resources import data_dir
     from pixiu_cli.market.names.table import securities_for_document
 
     data = load_document(data_dir() / "demo" / "portfolio.json", now)
@@ -338,7 +332,6 @@ def _refresh_demo_data(domain: InvestorStore, now: datetime) -> None:
 
 def _demo_market(db, symbols: list[str], now: datetime) -> None:
     """Import the demo's shipped bars once, then compute profiles and signals from them."""
-    from pixiu_cli.kernel.resources import data_dir
     from pixiu_cli.market.analytics.refresh import refresh
     from pixiu_cli.market.importer import import_csv
 
@@ -448,7 +441,6 @@ def _client_of(settings: Settings, server) -> ChatModel:
 
 def _opened_domain(settings: Settings, demo: bool, clock: Clock) -> InvestorStore:
     """The settings' database (the demo's, re-dated, with `demo`)."""
-    from pixiu_cli.kernel.db.database import open_database
 
     domain = stores_of(open_database(settings.demo_db_path if demo else settings.db_path)).investor
     if demo:

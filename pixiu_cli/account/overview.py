@@ -13,7 +13,19 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, NamedTuple
 
 from pixiu_cli.account.ledger import Position, StatedLot, cash_after, checkpointed, dec, position, resume_fills_from
-from pixiu_cli.account.model import COST_METHODS, KIND_NAMES, MANUAL, ORIGIN_NAMES, STATEMENT, CashBalance, Fill
+from pixiu_cli.account.model import (
+    BUY,
+    COST_METHODS,
+    DIVIDEND,
+    KIND_NAMES,
+    MANUAL,
+    ORIGIN_NAMES,
+    SELL,
+    STATEMENT,
+    CashBalance,
+    Fill,
+)
+from pixiu_cli.account.store import set_position
 from pixiu_cli.account.valuation import AccountView, Close, account_cash, applied_dividends, value_account
 from pixiu_cli.home.model import LEDGER, STATED, Holding
 from pixiu_cli.kernel.dates import DateWordsError, day_label, parse_date_words
@@ -22,7 +34,8 @@ from pixiu_cli.kernel.db.rows import SkippedRow
 from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.kernel.vocabulary import is_finite_number
-from pixiu_cli.market.plausible import money_problem, price_problem, shares_problem
+from pixiu_cli.market.plausible import dividend_problem, money_problem, price_problem, shares_problem
+from pixiu_cli.memory.model import decision_ref
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
@@ -105,7 +118,6 @@ def trade_price_refusal(db: Database, symbol: str, day: str, price: float, bars=
 def dividend_refusal(db: Database, fill: Fill, now: datetime, ledger: Sequence[Fill] | None = None) -> str | None:
     """A dividend that comes to more a share than the stock's price, for the shares held at
     the close before its day (by the stored ledger, or `ledger` when the caller has one)."""
-    from pixiu_cli.market.plausible import dividend_problem
 
     before = (date.fromisoformat(fill.day) - timedelta(days=1)).isoformat()
     held = derive_positions(db, now, [fill.symbol], before, fills=None if ledger is None else list(ledger)).get(
@@ -133,7 +145,6 @@ class FillGate:
         self.dividends: list[Fill] = []
 
     def see(self, fills: Sequence[Fill]) -> FillRefusal | None:
-        from pixiu_cli.account.model import BUY, DIVIDEND, SELL
 
         for f in fills:
             if f.symbol is None or not is_finite_number(f.price) or not is_finite_number(f.amount):
@@ -171,7 +182,6 @@ def ledger_rows_refusal(db: Database, rows: Sequence[dict], now: datetime) -> st
     """A document's fills (rows by column name, `pixiu import`) checked as a statement's: a
     trade's price against the stock's stored bars, a dividend against the shares the stored
     ledger and the document's own fills hold the day before; the row named by its place."""
-    from pixiu_cli.account.model import DIVIDEND
 
     fills = [_document_fill(row) for row in rows]
     ids = {f.fill_id for f in fills}
@@ -324,7 +334,6 @@ def refuse_unreadable_ledger(db: Database, symbol: str, now: datetime) -> None:
 def sync_holding(db: Database, symbol: str, now: datetime, method: str, at: str) -> Holding | None:
     """The holding row after the ledger changed: a stated holding stands (the ledger's later
     events move it when the account is read); any other row is the ledger's copy."""
-    from pixiu_cli.account.store import set_position  # a write: reading the account needs none
 
     row = stores_of(db).investor.holding(symbol)
     if row is not None and row.basis == STATED:
@@ -457,7 +466,6 @@ def list_trades(db: Database, symbol: str | None = None) -> TradeList:
 
 
 def _trade_line(f: Fill, name: str | None) -> TradeLine:
-    from pixiu_cli.memory.model import decision_ref
 
     return TradeLine(f, name, decision_ref(f.decision_id) if f.decision_id else None)
 

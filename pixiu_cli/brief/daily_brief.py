@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from pixiu_cli.account.report import PriceTable, call_cost
 from pixiu_cli.brief.facts import BriefFacts, HoldingMove, RuleAtRisk, brief_facts
+from pixiu_cli.brief.push.deliver import push_written, pushed_brief, require_channels
 from pixiu_cli.brief.store import BriefReport
 from pixiu_cli.conversation.context.market_review import NOTHING_STORED, review_facts
 from pixiu_cli.conversation.context.quoting import (
@@ -272,7 +273,6 @@ def _push(workspace: Briefing, outcome: BriefOutcome, now: datetime) -> list:
     """The brief just written, pushed from what this use case holds — the turn's reply and the
     plan's fact lines, as they were sent — not read back; nothing when the brief did not
     complete, so nothing was stored to send."""
-    from pixiu_cli.brief.push.deliver import push_written, pushed_brief
 
     if outcome.report_id is None:
         return []
@@ -335,7 +335,6 @@ def brief(
     to `confirm` (False: stop, nothing sent or written); the turn run with its reply streamed
     to `reply(plan)` (entered around the turn: a surface shows the facts there); the report
     stored, and pushed with `request.push`."""
-    from pixiu_cli.brief.push.deliver import require_channels
     from pixiu_cli.conversation.ask import start_conversation
 
     settings, db = workspace.settings, workspace.store.db

@@ -308,7 +308,6 @@ def show_briefed(renderer, briefed, spell=None) -> int | None:
     """What `pixiu brief` and `/brief` leave: the holiday's line (--if-trading-day), the last
     brief pushed again (--push --last), or the stored conclusion, the REPL's status line and
     the pushes; 1 when the brief was not written or a channel did not get it."""
-    pass
 
     if briefed.closed:
         renderer.info(f"{briefed.closed}：什么也不做（--if-trading-day）")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import click
 
+from pixiu_cli.cli.common import resolve_stock
 from pixiu_cli.commands.values import Choice as _Choice
 from pixiu_cli.commands.values import CommandError, whole_number
 from pixiu_cli.commands.values import Day as _Day
@@ -92,7 +93,6 @@ class StockCode(Kind):
     complete = "stock"
 
     def read(self, word, label):
-        from pixiu_cli.cli.common import resolve_stock
 
         return _StockCode().read(word, label, resolve_stock)
 
@@ -168,7 +168,6 @@ class SeriesCode(StockCode):
     """A stock, or an index benchmark (sh000300, 沪深300)."""
 
     def read(self, word, label):
-        from pixiu_cli.cli.common import resolve_stock
 
         return _SeriesCode().read(word, label, resolve_stock)
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from pixiu_cli.commands.values import CommandError
+from pixiu_cli.commands.values import CommandError, Flag
 
 CLI, REPL = "cli", "repl"
 BOTH = frozenset({CLI, REPL})
@@ -58,7 +58,6 @@ def option(flag: str, name: str, kind, help: str, default=None, **more) -> Param
 
 
 def switch(flag: str, name: str, help: str, **more) -> Param:
-    from pixiu_cli.commands.values import Flag
 
     return Param(name, Flag(), help, flag=flag, default=False, **more)
 

@@ -29,13 +29,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from pixiu_cli.conversation.store import Conversation, ConversationStore, RestoredElsewhere, Turn
+from pixiu_cli.kernel.db.database import DISK_FULL, disk_full, lock_timeout_line
 from pixiu_cli.kernel.errors import RequestError
+from pixiu_cli.kernel.resources import write_private
 
 
 def keep(home: Path, text: str, now: datetime) -> Path:
     """The question in unsent/, whole or not at all: a full disk leaves no empty or cut-off
     file that would look like a kept question."""
-    from pixiu_cli.kernel.resources import write_private
 
     folder = home / "unsent"
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -52,8 +53,6 @@ def sent(path: Path | None) -> None:
 def not_stored(exc: BaseException) -> bool:
     """The turn failed because it could not be written (the lock held past the busy timeout,
     a full disk, a restore by another process): the question is worth keeping."""
-    from pixiu_cli.conversation.store import RestoredElsewhere
-    from pixiu_cli.kernel.db.database import DISK_FULL, disk_full, lock_timeout_line
 
     return (
         bool(lock_timeout_line(exc))

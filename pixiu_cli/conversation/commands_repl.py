@@ -12,6 +12,7 @@ from pathlib import Path
 from pixiu_cli.commands.declaration import REPL, Command, Nothing, lazy
 from pixiu_cli.commands.declaration import argument as declared_argument
 from pixiu_cli.commands.values import CommandError, Int, Text
+from pixiu_cli.kernel.errors import os_reason
 
 REPL_ONLY = frozenset({REPL})
 VIEWS = "pixiu_cli.conversation.views"
@@ -103,7 +104,6 @@ class Saved:
 def _save(ctx, r: SaveRequest) -> Saved:
     from pixiu_cli.conversation.ask import conversation_to_save
     from pixiu_cli.conversation.views import conversation_markdown
-    from pixiu_cli.kernel.errors import os_reason
 
     state = ctx.state
     if state.conversation_id is None:

@@ -20,8 +20,9 @@ from pixiu_cli.conversation.agent.tools import (
 )
 from pixiu_cli.conversation.context.quoting import quote_data
 from pixiu_cli.kernel.db.shared_stores import stores_of
+from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.kernel.resources import prompts_dir
-from pixiu_cli.kernel.vocabulary import NOTE_KIND_NAMES, NOTE_KINDS, SIDES
+from pixiu_cli.kernel.vocabulary import AUTHOR_MODEL, AUTHOR_PROPOSAL, NOTE_KIND_NAMES, NOTE_KINDS, SIDES
 from pixiu_cli.memory.model import note_ref
 
 
@@ -31,7 +32,6 @@ def _stamp(ctx: ToolContext) -> str:
 
 def _requested(use_case: Callable, *args):
     """A use case's refusal (bad or impossible arguments) goes back to the model."""
-    from pixiu_cli.kernel.errors import RequestError
 
     try:
         return use_case(*args)
@@ -41,7 +41,6 @@ def _requested(use_case: Callable, *args):
 
 def _remember(ctx: ToolContext, args: dict) -> ToolOutcome:
     from pixiu_cli.conversation.grounding import ground_note, note_refusal
-    from pixiu_cli.kernel.vocabulary import AUTHOR_MODEL, AUTHOR_PROPOSAL
     from pixiu_cli.memory.notes import NewNote, add_note, note_notice
     from pixiu_cli.memory.proposals import PROPOSAL_LONGEST, check_room
 

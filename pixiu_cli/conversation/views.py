@@ -43,7 +43,6 @@ def _changed_line(listed) -> str:
 
 def show_conversations(renderer: Renderer, listed, spell=None) -> None:
     """`pixiu sessions` (with what it changed) and /sessions (the current conversation starred)."""
-    from pixiu_cli.conversation.ask import beijing_minute
 
     if listed.done is not None:
         renderer.info(_changed_line(listed))

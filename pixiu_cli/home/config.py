@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pixiu_cli.kernel.errors import UserError, os_reason
+from pixiu_cli.kernel.limits import Guardrails, MemoryLimits
 
 SECRET_KEYS = ("api_key", "deepseek_api_key")
 # Keys of a [push.<channel>] table that hold credentials (push/config.py SECRET_KEYS).
@@ -198,7 +199,6 @@ def _push_table(config: Mapping, env: Mapping[str, str]) -> PushConfig:
 
 
 def _context_table(config: Mapping) -> MemoryLimits:
-    from pixiu_cli.kernel.limits import MemoryLimits
 
     table = config.get("context", {})
     if not isinstance(table, dict):
@@ -229,7 +229,6 @@ def _check_limit(name: str, value: float) -> None:
 
 
 def _agent_table(config: Mapping) -> Guardrails:
-    from pixiu_cli.kernel.limits import Guardrails
 
     table = config.get("agent", {})
     if not isinstance(table, dict) or set(table) - set(Guardrails.__dataclass_fields__):

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from pixiu_cli import __version__
 from pixiu_cli.kernel.db.database import content_digest
-from pixiu_cli.kernel.resources import write_private
+from pixiu_cli.kernel.resources import data_dir, write_private
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
@@ -37,7 +37,6 @@ def shipped_digest(folder: Path) -> str:
 class DemoState:
     def __init__(self, path: Path, db: Database, now: datetime):
         self.path, self.db = path, db
-        from pixiu_cli.kernel.resources import data_dir
 
         self.inputs = {
             "version": __version__,

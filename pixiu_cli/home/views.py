@@ -6,7 +6,7 @@ set, never shown; an address's user and password are masked."""
 
 from __future__ import annotations
 
-from pixiu_cli.home.config import is_secret
+from pixiu_cli.home.config import dump_toml, is_secret
 from pixiu_cli.kernel.safe_text import mask_url
 
 SECTION_LABELS = {
@@ -148,7 +148,6 @@ def show_written(renderer, written, spell=None) -> None:
 
 
 def show_config(renderer, shown, spell=None) -> None:
-    from pixiu_cli.home.config import dump_toml
 
     renderer.dim(f"# {shown.path}" + ("" if shown.path.exists() else "（尚不存在）"))
     if shown.data:

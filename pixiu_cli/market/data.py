@@ -21,8 +21,10 @@ from pixiu_cli.market.bars import (
 from pixiu_cli.market.bars import adjust as adjust_series
 from pixiu_cli.market.calendar import TradingCalendar, beyond_calendar
 from pixiu_cli.market.index_benchmarks import benchmark_for
+from pixiu_cli.market.securities import shipped_security_list
 from pixiu_cli.market.security_master import security_name
 from pixiu_cli.market.source_by_name import SOURCE_NAMES
+from pixiu_cli.market.trading_days import trading_calendar
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
@@ -82,8 +84,6 @@ class MarketData:
 
     def reference_notes(self) -> list[str]:
         """What `data status` says about the security list and the trading calendar."""
-        from pixiu_cli.market.securities import shipped_security_list
-        from pixiu_cli.market.trading_days import trading_calendar
 
         shipped = shipped_security_list()
         lines = [f"证券列表：内置 {len(shipped):,} 只股票，截至 {shipped.as_of}"]

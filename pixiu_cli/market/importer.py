@@ -39,7 +39,7 @@ from pixiu_cli.market.index_benchmarks import (
     benchmark_with_code,
     exchange_spelling,
 )
-from pixiu_cli.market.securities import Security
+from pixiu_cli.market.securities import Security, shipped_security_list
 from pixiu_cli.market.store import MarketStore, SecurityMaster
 
 
@@ -197,7 +197,6 @@ def _listed_there(raw: str, exchange: str, code: str) -> str:
 
 def _stock_name(master: SecurityMaster, code: str) -> str | None:
     """The stock's name, from the security master or the shipped list of listed stocks."""
-    from pixiu_cli.market.securities import shipped_security_list
 
     known = master.get(code)
     if known and known.kind == "stock":

@@ -18,9 +18,12 @@ from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.market.analytics.service import held_and_watched, refresh
 from pixiu_cli.market.calendar import TradingCalendar
+from pixiu_cli.market.csv_source import CsvImportError
 from pixiu_cli.market.data import MarketData
-from pixiu_cli.market.importer import BareCode, ImportSymbol, import_symbol, spelling_in_name
+from pixiu_cli.market.importer import BareCode, ImportSymbol, import_csv, import_symbol, spelling_in_name
 from pixiu_cli.market.index_benchmarks import BENCHMARKS
+from pixiu_cli.market.security_master import refresh_master
+from pixiu_cli.market.source_by_name import open_source
 from pixiu_cli.market.trading_days import MARKET_CLOSE, as_shanghai, is_trading_day, knows
 
 if TYPE_CHECKING:  # what the import and the sync load, so /chart and the watch list do not
@@ -58,8 +61,6 @@ class BarsImported:
 def import_bars(db: Database, request: BarImport, now: datetime, costs: CostModel | None) -> BarsImported:
     """One stock's (or index benchmark's) daily bars, stored unadjusted with their provenance;
     a bad file writes nothing."""
-    from pixiu_cli.market.csv_source import CsvImportError
-    from pixiu_cli.market.importer import import_csv
 
     target = import_symbol(stores_of(db).securities, request.symbol)
     try:
@@ -114,8 +115,6 @@ def import_many(
 ) -> ManyImported:
     """Every file in one process, each in its own transaction (a bad file is reported and
     writes nothing; the others are kept), then one refresh of every imported symbol."""
-    from pixiu_cli.market.csv_source import CsvImportError
-    from pixiu_cli.market.importer import import_csv
 
     market, master, stamp = stores_of(db).market, stores_of(db).securities, _stamp(now)
     imported, failed, notes = [], [], []
@@ -182,7 +181,6 @@ def sync_market(
     """Fetch each stock's new bars and actions (one transaction per stock), then recompute
     what depends on the ones that got bars. A stock that fails keeps its data, marked stale.
     With `push` ([push], alerts = true) the alerts this sync found are pushed, each once."""
-    from pixiu_cli.market.source_by_name import open_source
     from pixiu_cli.market.sync import sync
 
     pushing = push is not None and push.alerts and push.channels  # else the push modules stay unloaded
@@ -227,8 +225,6 @@ def sync_securities(db: Database, request: SecuritiesRequest, now: datetime) -> 
     """Refresh the security master from a source's list of every listed stock. A failure
     (network, a missing library, an empty or truncated list) writes nothing: the shipped
     list and any earlier sync stay in force."""
-    from pixiu_cli.market.security_master import refresh_master
-    from pixiu_cli.market.source_by_name import open_source
     from pixiu_cli.market.sources import SourceError
 
     try:

@@ -225,7 +225,6 @@ def show_status(renderer: Renderer, found, spell=None) -> None:
 
 
 def show_imported_one(renderer: Renderer, done, spell=None) -> None:
-    pass
 
     result, index = done.result, done.target.index
     unit = "手（已换算为股）" if result.volume_unit == "lots" else "股"
@@ -234,7 +233,6 @@ def show_imported_one(renderer: Renderer, done, spell=None) -> None:
         f"已导入 {what}：{result.rows} 条日线，{result.first} 至 {result.last}；格式 {result.shape}，"
         f"成交量单位 {unit}" + ("。" if index else f"；除权除息 {len(result.actions)} 条。")
     )
-    pass
 
     if done.target.decided:
         renderer.info(bare_code_line(done.target.decided))
@@ -249,7 +247,6 @@ def show_imported_many(renderer: Renderer, done, spell=None) -> None:
     renderer.info(f"已导入 {len(done.imported)} 个文件，共 {rows:,} 条日线；失败 {len(done.failed)} 个。")
     for path, why in done.failed:
         renderer.warn(f"{path.name}：{why}（该文件未写入）")
-    pass
 
     for path, decided in done.notes:
         renderer.info(f"{path.name}：{bare_code_line(decided)}")
@@ -259,7 +256,6 @@ def show_imported_many(renderer: Renderer, done, spell=None) -> None:
 
 def show_sync(renderer: Renderer, source: str, done) -> int | None:
     """A price sync's report (`pixiu data sync`, /sync, the background sync): 1 when it failed."""
-    pass
 
     report = sync_report(source, done)
     if report.warning:
@@ -279,8 +275,6 @@ def show_securities(renderer: Renderer, done) -> None:
 
 def show_fundamentals_sync(renderer: Renderer, done) -> int | None:
     from pixiu_cli.market.fundamentals.views import fundamentals_sync_lines
-
-    pass
 
     return show_report(renderer, *fundamentals_sync_lines(done))
 

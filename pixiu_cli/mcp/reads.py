@@ -13,10 +13,12 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING
 
 from pixiu_cli.conversation.context.quoting import quote_data
+from pixiu_cli.kernel.db.database import open_database
 from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.kernel.safe_text import scrub
 from pixiu_cli.kernel.settings import Settings
+from pixiu_cli.kernel.vocabulary import AUTHOR_PROPOSAL, NOTE_KIND_NAMES, normalise_code
 
 
 @dataclass(frozen=True)
@@ -37,7 +39,6 @@ class Reader:
 
     @contextmanager
     def db(self):
-        from pixiu_cli.kernel.db.database import open_database
 
         db = open_database(self.settings.db_path)
         try:
@@ -194,7 +195,6 @@ def search_memory(reader: Reader, text: str) -> dict:
 
 def propose_note(reader: Reader, kind: str, text: str, code: str | None = None) -> dict:
     """Stored as a proposal (author `proposal`): the user's only once accepted."""
-    from pixiu_cli.kernel.vocabulary import AUTHOR_PROPOSAL, NOTE_KIND_NAMES
     from pixiu_cli.memory.notes import NewNote, add_note
 
     with reader.db() as db:
@@ -221,7 +221,6 @@ def _code(db: Database, raw: str | None) -> str | None:
     """A code in any spelling, or a name (services/stock_codes.py), as the CLI reads one."""
     if not raw:
         return None
-    from pixiu_cli.kernel.vocabulary import normalise_code
 
     code = normalise_code(raw)
     if code is not None:

@@ -14,6 +14,7 @@ from mcp_types import CallToolResult, TextContent
 from pixiu_cli.kernel.errors import UserError
 from pixiu_cli.kernel.safe_text import scrub
 from pixiu_cli.mcp import reads
+from pixiu_cli.mcp.reads import record_call
 
 INSTRUCTIONS = (
     "pixiu 是 A 股投资者的本地助理。这些工具只读地返回投资者的持仓、成交、预警、回测画像、信号、新闻、"
@@ -57,7 +58,6 @@ class CallLog:
         return result
 
     def _record(self, ctx, kind: str, name: str, outcome: str, detail: str) -> None:
-        from pixiu_cli.mcp.reads import record_call
 
         with self.reader.db() as db:
             at = self.reader.now().isoformat(timespec="seconds")

@@ -20,7 +20,7 @@ from pixiu_cli.account.model import UndoneTrade
 from pixiu_cli.kernel.render import Renderer
 from pixiu_cli.kernel.vocabulary import AUTHOR_NAMES, MEMORY_KIND_NAMES
 from pixiu_cli.memory.model import note_ref, trade_text
-from pixiu_cli.memory.notes import Pinned, Replacement, plans_text
+from pixiu_cli.memory.notes import Pinned, Replacement, accept_notice, note_notice, plans_text
 from pixiu_cli.memory.store import Forgotten
 
 RULE_COLUMNS = ["编号", "条件", "冷却", "来源", "已检查到", "上次触发"]
@@ -173,26 +173,22 @@ def memories_record(entries) -> list[dict]:
 
 
 def show_note(renderer: Renderer, write, spell=None) -> None:
-    from pixiu_cli.memory.notes import note_notice
 
     renderer.info(note_notice(write))
 
 
 def show_accepted(renderer: Renderer, write, spell=None) -> None:
     """A note taken as the user's, or the trade or alert a proposal made (its own line)."""
-    from pixiu_cli.memory.notes import accept_notice
 
     renderer.info(write.notice() if hasattr(write, "notice") else accept_notice(write))
 
 
 def show_replaced(renderer: Renderer, done, spell=None) -> None:
-    pass
 
     renderer.info(replacement_notice(done))
 
 
 def show_pinned(renderer: Renderer, pinned, spell=None) -> None:
-    pass
 
     renderer.info(pin_notice(pinned))
 
@@ -205,12 +201,8 @@ def show_forgotten(renderer: Renderer, forgetting, spell=None) -> None:
     if forgetting.kind == "alert":
         renderer.info(f"已撤销预警 {forgetting.ref}")
     elif forgetting.kind == "trade":
-        pass
-
         renderer.info(undo_notice(forgetting.ref, forgetting.done))
     else:
-        pass
-
         renderer.info(forget_notice(forgetting.ref, forgetting.done))
 
 

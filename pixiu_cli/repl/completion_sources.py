@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from itertools import islice
 
+from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.repl.completion import Choice, CompletionSources
 from pixiu_cli.repl.slash_commands import registry
 from pixiu_cli.repl.state import ReplState
@@ -21,7 +22,6 @@ def _conversations(state: ReplState) -> list[Choice]:
 
 def _stocks(state: ReplState, typed: str) -> list[Choice]:
     """Held and watched stocks first, then every listed one whose code or name starts so."""
-    from pixiu_cli.kernel.db.shared_stores import stores_of
     from pixiu_cli.market.securities import shipped_names
 
     db = state.app.store.db

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 
 from pixiu_cli.kernel.errors import UserError
+from pixiu_cli.memory.alerts import take_unseen_alerts
+from pixiu_cli.memory.views import show_new_alerts
 from pixiu_cli.repl import sync_commands
 from pixiu_cli.repl.completion import PixiuCompleter
 from pixiu_cli.repl.completion_sources import sources_for
@@ -34,8 +36,6 @@ def run_command(state: ReplState, line: str) -> None:
 
 def _show_new_alerts(state: ReplState) -> None:
     """Alerts fired by imports or syncs since the REPL last showed them."""
-    from pixiu_cli.memory.alerts import take_unseen_alerts
-    from pixiu_cli.memory.views import show_new_alerts
 
     show_new_alerts(state.renderer, take_unseen_alerts(state.app.store.db, state.stamp()))
 

@@ -9,6 +9,7 @@ from pixiu_cli.app import App
 from pixiu_cli.conversation.ask import start_conversation
 from pixiu_cli.kernel.clock import Clock
 from pixiu_cli.kernel.render import Renderer
+from pixiu_cli.repl.clipboard import NoClipboard, copy
 
 
 class ExitRepl(Exception):
@@ -17,7 +18,6 @@ class ExitRepl(Exception):
 
 def _copy(text: str) -> str:
     from pixiu_cli.commands.values import CommandError
-    from pixiu_cli.repl.clipboard import NoClipboard, copy
 
     try:
         return copy(text)

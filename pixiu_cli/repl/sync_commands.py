@@ -8,6 +8,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
+from pixiu_cli.kernel.db.database import open_database
 from pixiu_cli.repl.state import ReplState
 
 
@@ -48,7 +49,6 @@ class BackgroundSync:
 
     def _run(self) -> None:
         from pixiu_cli.conversation.presenters import error_line
-        from pixiu_cli.kernel.db.database import open_database
         from pixiu_cli.market.service import sync_market
 
         try:

@@ -8,7 +8,9 @@ from contextlib import nullcontext
 from pixiu_cli.conversation.ask import AskRequest, AskResult, ask
 from pixiu_cli.conversation.presenters import error_line
 from pixiu_cli.conversation.views import RETRY_HINT, show_interrupted, show_kept, show_turn_end
+from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.kernel.render import StatusFigures
+from pixiu_cli.memory.proposals import accept_change, pending_changes
 from pixiu_cli.memory.views import change_question, show_change_left
 from pixiu_cli.repl.state import ReplState
 
@@ -48,8 +50,6 @@ def _answer(state: ReplState, question: str) -> bool:
 def confirm_changes(state: ReplState, after_id: int) -> None:
     """Each change to the account the turn's model proposed, asked y/N with its arguments: a
     yes makes it (once, services/proposals.py), a no leaves it pending in /memory."""
-    from pixiu_cli.kernel.errors import RequestError
-    from pixiu_cli.memory.proposals import accept_change, pending_changes
 
     db = state.app.db
     for proposal in pending_changes(db, after_id):

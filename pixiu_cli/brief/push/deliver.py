@@ -20,7 +20,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, TypeVar
 
 from pixiu_cli.brief.push import channels
-from pixiu_cli.brief.push.channels import AnswerTooLarge, Channel, Outcome, fail, later
+from pixiu_cli.brief.push.channels import AnswerTooLarge, Channel, Email, Outcome, fail, later
 from pixiu_cli.brief.push.config import ChannelConfig, PushConfig
 from pixiu_cli.brief.push.message import Message, plain
 from pixiu_cli.brief.store import PushLog, StoredBrief
@@ -98,8 +98,6 @@ def deliver_one(channel: Channel, message: Message, sleep=time.sleep) -> Deliver
 
 def channel_for(config: ChannelConfig, timeout: float, until: float = math.inf) -> Channel:
     if config.kind == "email":
-        from pixiu_cli.brief.push.channels import Email  # smtplib and ssl only when a mail is sent
-
         return Email(config, timeout, until)
     kinds = {
         "wecom": channels.WeCom,

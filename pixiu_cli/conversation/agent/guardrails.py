@@ -6,7 +6,13 @@ import json
 import threading
 from dataclasses import dataclass
 
-from pixiu_cli.conversation.agent.tools import ToolArgumentError, ToolContext, ToolRegistry, encode_result
+from pixiu_cli.conversation.agent.tools import (
+    ToolArgumentError,
+    ToolContext,
+    ToolRegistry,
+    encode_result,
+    validate_arguments,
+)
 from pixiu_cli.conversation.llm.types import ToolCall
 from pixiu_cli.kernel.db.database import CommitRefused, commit_gate
 from pixiu_cli.kernel.limits import Guardrails
@@ -77,7 +83,6 @@ def _run_in_thread(tool, ctx: ToolContext, args: dict, timeout: float) -> dict:
     gate = CommitGate()
 
     def work() -> None:
-        from pixiu_cli.conversation.agent.tools import validate_arguments
 
         own = None
         try:

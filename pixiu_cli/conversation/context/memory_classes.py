@@ -53,6 +53,7 @@ from pixiu_cli.conversation.selection.intent import Intent
 from pixiu_cli.home.model import Alert, Decision, Holding, MemoryEvent, NewsItem, Profile, Report, Signal
 from pixiu_cli.kernel.limits import MemoryLimits
 from pixiu_cli.kernel.vocabulary import NOTE_KIND_NAMES, NOTE_LAYER_NAMES, NOTE_NAME, SIDE_NAMES
+from pixiu_cli.market.trading_days import CalendarEnd, is_trading_day, previous_trading_day
 
 if TYPE_CHECKING:
     from pixiu_cli.home.handle import InvestorStore
@@ -890,7 +891,6 @@ def _window_note(move, days: float, limit: int, now: datetime | None = None) -> 
 def _last_session_start(now: datetime) -> str | None:
     """On a day the market is closed, the start of the last trading day: on a Saturday
     evening, Friday's alerts are the last the user has not acted on. None on a trading day."""
-    from pixiu_cli.market.trading_days import CalendarEnd, is_trading_day, previous_trading_day
 
     try:
         if is_trading_day(now.date()):

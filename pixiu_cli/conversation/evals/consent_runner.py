@@ -17,6 +17,8 @@ from datetime import datetime
 from pathlib import Path
 
 from pixiu_cli.conversation.evals.contexts import CaseResult, EvalReport
+from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.resources import data_dir
 
 # A Tuesday mid-morning: every case's 今天 is a trading day.
@@ -64,7 +66,6 @@ def _account_document(path: Path, held: tuple) -> None:
 def _template(held: tuple) -> Iterator[Path]:
     """A database holding the account, built once through the import use case."""
     from pixiu_cli.home.documents import BackupPlace, import_document
-    from pixiu_cli.kernel.db.database import open_database
 
     with tempfile.TemporaryDirectory(prefix="pixiu-consent-") as folder:
         base = Path(folder)
@@ -82,8 +83,6 @@ def _recorded(base: Path, index: int, case: dict) -> bool:
     """The call made on a copy of the account: whether it recorded a trade."""
     from pixiu_cli.conversation.agent.tools import ToolArgumentError, ToolContext
     from pixiu_cli.conversation.model_tools import model_tools
-    from pixiu_cli.kernel.db.database import open_database
-    from pixiu_cli.kernel.db.shared_stores import stores_of
 
     path = base / f"case{index}.db"
     shutil.copyfile(base / "template.db", path)

@@ -58,6 +58,7 @@ from pixiu_cli.conversation.selection.topics import FUNDAMENTALS, NO_TOPICS, Top
 from pixiu_cli.conversation.selection.topics import words as topic_words
 from pixiu_cli.market.names.rules import compiled, joined, table
 from pixiu_cli.market.names.table import FULL, HOMOPHONE, INDEX, SHADOW, SHORT, NameTable
+from pixiu_cli.market.securities import shipped_security_list
 
 __all__ = ["EARLIER_TURNS", "EarlierTurn", "named_in_place", "resolve", "warm"]
 
@@ -447,7 +448,6 @@ def _industries(symbols: Sequence[str]) -> set[str]:
 
 def _industry(symbol: str) -> str:
     """The stock's industry in the shipped security list ("" when it names none)."""
-    from pixiu_cli.market.securities import shipped_security_list
 
     stock = shipped_security_list().get(symbol)
     return (stock.industry or "") if stock else ""

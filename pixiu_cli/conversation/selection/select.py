@@ -51,7 +51,15 @@ from pixiu_cli.conversation.selection.intent import warm as warm_intent
 from pixiu_cli.conversation.selection.result import Carried, MentionNote, Selection
 from pixiu_cli.conversation.selection.senses import compared, everyday_reason, sense_of, slang
 from pixiu_cli.conversation.selection.senses import warm as warm_senses
-from pixiu_cli.conversation.selection.targets import BRIEF, against_rest, fired_names, refine, without_asker
+from pixiu_cli.conversation.selection.targets import (
+    BRIEF,
+    RELATIVE_CLASS,
+    against_rest,
+    fired_names,
+    outside,
+    refine,
+    without_asker,
+)
 from pixiu_cli.conversation.selection.targets import rules as target_rules
 from pixiu_cli.conversation.selection.targets import warm as warm_targets
 from pixiu_cli.conversation.selection.topics import NO_TOPICS, read_topics, turns_to_market
@@ -61,6 +69,14 @@ from pixiu_cli.conversation.selection.windows import followed, moves, period, re
 from pixiu_cli.conversation.selection.windows import warm as warm_windows
 from pixiu_cli.market.names.codes import find_codes
 from pixiu_cli.market.names.codes import warm as warm_codes
+from pixiu_cli.market.names.forms import (
+    FIRST_TWO_OF_THREE,
+    LAST_TWO,
+    NEEDS_EVIDENCE,
+    everyday_sense,
+    everyday_word,
+    product_word,
+)
 from pixiu_cli.market.names.normalize import normalize
 from pixiu_cli.market.names.rules import compiled, joined, table
 from pixiu_cli.market.names.table import (
@@ -320,8 +336,6 @@ def _evidence(
 ) -> tuple[bool, str]:
     # own forms are always held: a form of a stock not held is the market's (names._market_forms)
     if name.form and not name.held:
-        from pixiu_cli.market.names.forms import everyday_word
-
         if everyday_word(name.alias):  # 新城, 金地: only a comparison with another stock tells
             return False, _MARKET_EVERYDAY
         if not _mention_rules().asked_about.match(text[end : end + 12]):
@@ -348,7 +362,6 @@ def _product_word(text: str, start: int, end: int, name) -> tuple[bool, str] | N
     """An own form that is the product the company is named after (阿胶 of 东阿阿胶, 芝麻 of
     黑芝麻): the stock only with clear investing evidence — the price, a position, a report,
     a disclosure, trader's slang — never with a plain 涨 or 怎么样 (阿胶涨价了, 芝麻怎么样)."""
-    from pixiu_cli.market.names.forms import product_word
 
     if not product_word(name.alias, name.form):
         return None
@@ -381,7 +394,6 @@ def _own_evidence(text: str, start: int, end: int, name) -> str | None:
     form is generated from (长城, 金山: names the user gave) or on forms.toml's list of
     everyday senses (万能, 通通: an adjective, an adverb far more often than the company).
     A three-character name's first two (口子 of 口子窖) needs them whatever its frequency."""
-    from pixiu_cli.market.names.forms import FIRST_TWO_OF_THREE, NEEDS_EVIDENCE, everyday_sense, everyday_word
 
     if name.form and _word_around(text, start, end):  # 张仲景 holds 仲景: a person, a book, a place
         return None
@@ -402,7 +414,6 @@ def _own_evidence(text: str, start: int, end: int, name) -> str | None:
 def _about_somebody_else(text: str) -> bool:
     """Whether the sentence is about another person's doings (儿子在背…, 孙子最喜欢…): recall
     first for the user's own forms does not hold there; investing words still do."""
-    from pixiu_cli.conversation.selection.targets import RELATIVE_CLASS, outside
 
     found = outside(text)
     return found is not None and found.name == RELATIVE_CLASS
@@ -457,7 +468,6 @@ _OWN_EVERYDAY_WORD = (
 def _wanting(text: str, start: int, end: int, name) -> str:
     """Why a short name without evidence is not the stock; for the investor's own everyday
     form, which of `_own_evidence`'s exceptions held it back."""
-    from pixiu_cli.market.names.forms import FIRST_TWO_OF_THREE, LAST_TWO, everyday_sense, everyday_word
 
     if name.form and name.held and (word := _word_around(text, start, end)):
         return f"{_NO_EVIDENCE}（“{name.alias}”在词语“{word}”里面）"

@@ -10,7 +10,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
 
-from pixiu_cli.kernel.resources import write_private
+from pixiu_cli.kernel.resources import default_home, write_private
 
 _loaded = None
 _load_lock = threading.Lock()  # warm() loads it in the background; one load, not two
@@ -181,8 +181,6 @@ def _line_counts() -> LineCounts:
     global _counts
     if _counts is None:
         import atexit
-
-        from pixiu_cli.kernel.resources import default_home
 
         _counts = LineCounts(default_home() / LineCounts.FILE, _tokenizer_stamp())
         atexit.register(_counts.save)

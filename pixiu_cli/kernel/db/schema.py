@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from sqlite_utils import Database, Migrations
 
+from pixiu_cli.kernel.db.packed_text import pack_text
+from pixiu_cli.kernel.safe_text import scrub
+
 migrations = Migrations("pixiu")
 
 
@@ -680,7 +683,6 @@ def m030_push_log(db: Database) -> None:
 def m030_scrub_echoed_credentials(db: Database) -> None:
     # A server that echoed the request's headers left `Authorization: Basic …` (and the like)
     # in stored errors, and so in every backup since: mask what has the shape of a credential.
-    from pixiu_cli.kernel.safe_text import scrub
 
     for table in ("turns", "calls"):
         rows = db.execute(f"select id, error from {table} where error is not null").fetchall()
@@ -787,7 +789,6 @@ def m032_packed_turn_texts(db: Database) -> None:
     # dictionary (store/packed_text.py), the plain column left NULL; rows written before are
     # packed here, so every row reads one way from now on. A request's middle may be packed
     # with the previous request as its dictionary (request_dict: how many bytes of it).
-    from pixiu_cli.kernel.db.packed_text import pack_text  # a home migrated once never loads it here
 
     db["turns"].add_column("messages_z", bytes)
     db["calls"].add_column("context_z", bytes)

@@ -15,6 +15,7 @@ from pixiu_cli.market.analytics.model import BacktestRow, ComputedProfile
 from pixiu_cli.market.analytics.strategies import STRATEGIES
 from pixiu_cli.market.calendar import last_complete_session
 from pixiu_cli.market.data import MarketData
+from pixiu_cli.market.securities import shipped_security_list
 
 ENGINE_VERSION = "pixiu-bt-1"
 MIN_BARS = 120
@@ -50,7 +51,6 @@ def list_date(market: MarketData, symbol: str) -> str | None:
     security = market.master.get(symbol)
     if security and security.list_date:
         return security.list_date
-    from pixiu_cli.market.securities import shipped_security_list
 
     listed = shipped_security_list().get(symbol)
     return listed.list_date if listed else None

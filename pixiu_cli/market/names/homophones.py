@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
+from pixiu_cli.kernel.resources import data_dir
 from pixiu_cli.market.names.rules import table, vocabulary
 
 # A long paste is read for its question: its head and tail (see intent.HEAD, TAIL).
@@ -134,7 +135,6 @@ def sound_table() -> dict[str, str]:
 @cache
 def _sounds() -> dict[str, frozenset[str]]:
     """The shipped sound table (``data/selection/homophones.tsv``)."""
-    from pixiu_cli.kernel.resources import data_dir
 
     lines = (data_dir() / "selection" / SOUNDS_FILE).read_text(encoding="utf-8").splitlines()
     return {ch: frozenset(alike) for ch, alike in (line.split("\t") for line in lines if line)}

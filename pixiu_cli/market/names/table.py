@@ -37,10 +37,22 @@ from functools import cache, lru_cache
 from pathlib import Path
 
 from pixiu_cli.kernel.resources import data_dir
-from pixiu_cli.market.names.forms import LAST_TWO_OF_THREE
+from pixiu_cli.market import securities
+from pixiu_cli.market import securities as security_list
+from pixiu_cli.market.names import forms as form_kinds
+from pixiu_cli.market.names import homophones, normalize, rules
+from pixiu_cli.market.names.forms import (
+    LAST_TWO_OF_THREE,
+    generated_forms,
+    homophone_min_syllables,
+    latin_forms,
+    market_forms,
+    readings_table,
+    spellings,
+)
 from pixiu_cli.market.names.normalize import fold_width_case, to_simplified
 from pixiu_cli.market.names.rules import words
-from pixiu_cli.market.securities import FORMER_NAME_SOURCE, ListedName, parse_name, shipped_names
+from pixiu_cli.market.securities import FORMER_NAME_SOURCE, ListedName, Security, parse_name, shipped_names
 
 FULL, NICKNAME, USER, SHORT, INDEX, SHADOW = "full", "nickname", "user", "short", "index", "shadow"
 HOMOPHONE = "同音"  # the form of a name typed with the wrong characters of its sound (selection/forms.py)
@@ -213,8 +225,6 @@ class SoundIndex:
     def __init__(self, names: Iterable[Name]):
         import ahocorasick
 
-        from pixiu_cli.market.names.forms import homophone_min_syllables, readings_table, spellings
-
         codes: dict[str, str] = {}
         self.automaton = ahocorasick.Automaton()
         for name in names:
@@ -338,7 +348,6 @@ def names_from(
 def _market_forms(listed: Sequence[ListedName], held: set[str]) -> Iterable[Name]:
     """The market's short forms (广汽 of 广汽集团, 隆鑫 of 隆鑫通用), for stocks the investor
     does not own (their own forms are generated with the rest, recall first)."""
-    from pixiu_cli.market.names.forms import market_forms
 
     for form, kind, code, name in market_forms((stock.code, _norm(stock.short_name)) for stock in listed):
         if code not in held:
@@ -348,7 +357,6 @@ def _market_forms(listed: Sequence[ListedName], held: set[str]) -> Iterable[Name
 def own_forms(holders: Sequence[Holder], aliases: Sequence[tuple[str, str]]) -> Iterable[Name]:
     """The everyday forms of the investor's own stocks (selection/forms.py): generated from
     each holder's name, and the pinyin of its name, short names and aliases."""
-    from pixiu_cli.market.names.forms import generated_forms, latin_forms
 
     others = _shipped_nickname_owners()
     for h in holders:
@@ -470,11 +478,7 @@ def _table_files() -> tuple[Path, ...]:
     import opencc
 
     from pixiu_cli.kernel.db import rows
-    from pixiu_cli.market import securities
-    from pixiu_cli.market import securities as security_list
     from pixiu_cli.market import store as store_securities
-    from pixiu_cli.market.names import forms as form_kinds
-    from pixiu_cli.market.names import homophones, normalize, rules
 
     selection = data_dir() / "selection"
     shipped = [selection / f for f in ("securities.tsv", "indexes.tsv", "traditional_chars.txt")]
@@ -566,7 +570,6 @@ def _listed_by_code() -> dict[str, ListedName]:
 def securities_for_document(data, source: str = "import") -> list:
     """Every stock an import document has data about, named from its holding or the shipped
     lists (a profile or a news item carries only the code); unnamed codes are skipped."""
-    from pixiu_cli.market.securities import Security
 
     names = {h.symbol: h.name for h in data.holdings}
     symbols: dict[str, None] = {}
@@ -591,7 +594,6 @@ def securities_for_document(data, source: str = "import") -> list:
 
 def shipped_market_list(source: str = "shipped") -> list:
     """The shipped names as security rows: stands in for a market-data sync in evals."""
-    from pixiu_cli.market.securities import Security
 
     return [Security(s.symbol, s.name, "stock", source=source) for s in shipped_securities().values()]
 

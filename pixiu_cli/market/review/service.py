@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 
 from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.errors import RequestError
-from pixiu_cli.market.review.breadth import MarketReview
+from pixiu_cli.market.review.breadth import AkshareMarket, MarketReview
+from pixiu_cli.market.sources import SourceError
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
@@ -26,8 +27,6 @@ class SnapshotRequest:
 
 def sync_snapshot(db: Database, request: SnapshotRequest, now: datetime, module=None):
     """The whole market now: breadth and industry boards, stored for their session."""
-    from pixiu_cli.market.review.breadth import AkshareMarket
-    from pixiu_cli.market.sources import SourceError
 
     try:
         snapshot = AkshareMarket(timeout=request.timeout, module=module).snapshot(now)
