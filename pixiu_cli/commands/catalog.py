@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from pixiu_cli.conversation import commands_repl as repl_own
 from pixiu_cli.market import commands as market_data
 from pixiu_cli.market.news import commands as news
 from pixiu_cli.memory import commands_alerts as alerts
 from pixiu_cli.memory import commands_aliases as aliases
 
-DECLARED = (*aliases.DECLARED, *alerts.DECLARED, *market_data.DECLARED, *repl_own.DECLARED, *news.DECLARED)
+DECLARED = (*aliases.DECLARED, *alerts.DECLARED, *market_data.DECLARED, *news.DECLARED)
