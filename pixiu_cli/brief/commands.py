@@ -2,7 +2,7 @@
 (brief/daily_brief.py's use case, plan → estimate → confirm → write → push) or the last one
 pushed again. The brief's confirmation is the surface's: `--yes`, else a question on the
 command line's terminal, else one line saying how to confirm. (The REPL's /retry is
-conversation/commands_repl.py's.)"""
+conversation/commands.py's.)"""
 
 from __future__ import annotations
 

@@ -136,6 +136,18 @@ TABLE: dict[str, Top] = {
     "mcp": Top(
         "pixiu_cli.mcp.commands", "MCP 服务：让其他代理（Claude、Cursor 等）只读地使用 pixiu 的记忆。", repl=False
     ),
+    # the REPL's own words, its session's alone
+    "help": Top("pixiu_cli.repl.commands", "列出所有命令", cli=False),
+    "exit": Top("pixiu_cli.repl.commands", "退出 pixiu", cli=False),
+    "new": Top("pixiu_cli.conversation.commands", "开始新对话", cli=False),
+    "resume": Top("pixiu_cli.conversation.commands", "继续之前的对话", cli=False),
+    "model": Top("pixiu_cli.conversation.commands", "查看或切换本对话使用的模型", cli=False),
+    "save": Top("pixiu_cli.conversation.commands", "把当前对话保存为 Markdown 文件（每轮带状态）", cli=False),
+    "copy": Top("pixiu_cli.repl.commands", "把上一条回复复制到剪贴板", cli=False),
+    "undo": Top("pixiu_cli.conversation.commands", "撤回上一轮：模型不再看到它（记录保留）", cli=False),
+    "retry": Top(
+        "pixiu_cli.conversation.commands", "重新生成上一轮中断或出错的回答（原来的部分回答保留在记录中）", cli=False
+    ),
 }
 # repl=False above on a legacy word: the REPL still runs it through its own registry
 # (repl/registry.py) until the word's area holds plain click commands.

@@ -2,6 +2,4 @@
 
 from __future__ import annotations
 
-from pixiu_cli.conversation import commands_repl as repl_own
-
-DECLARED = (*repl_own.DECLARED,)
+DECLARED = ()

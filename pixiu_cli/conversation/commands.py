@@ -1,15 +1,16 @@
 """The conversation's commands, the same functions for `pixiu X` and `/X`: sessions (list,
 search, rename, delete, restore), context (a stored call, or the request a question would
-send now), cache (hits, cost and why each call missed) and the command line's offline-server.
-Each calls the conversation's use cases and shows through conversation/views.py.
-
-The REPL's own /resume, /new, /model, /save, /copy, /undo, /help, /exit and /retry are still
-declared, in conversation/commands_repl.py."""
+send now), cache (hits, cost and why each call missed) and the command line's offline-server;
+and the REPL's alone, on its session: /new, /resume, /model, /save, /undo and /retry. Each
+calls the conversation's use cases and shows through conversation/views.py."""
 
 from __future__ import annotations
 
 import errno
+import os
+import re
 from dataclasses import dataclass
+from pathlib import Path
 
 import click
 
@@ -247,4 +248,159 @@ def offline_server(port: int, cache_profile: str, control: bool, request_log: in
     server.serve_in_foreground()  # until Ctrl-C
 
 
-COMMANDS = {"sessions": sessions, "context": context, "cache": cache, "offline-server": offline_server}
+# The REPL's own commands (cli=False in cli/root.py's TABLE): they act on its session. They take
+# no --help (/help lists them; a --help typed is an unknown option, as it always was).
+
+
+def _session():
+    return common.repl_state()
+
+
+class ConversationId(kinds.Int):
+    complete = "conversation"
+
+
+@click.command("new", add_help_option=False, help="开始新对话")
+def new() -> None:
+    _session().conversation_id = None
+    views.show_line(common.shown(), "已开始新对话。")
+
+
+@dataclass(frozen=True)
+class ResumedIn:
+    resumed: object
+    model: str
+
+
+@click.command("resume", add_help_option=False, help="继续之前的对话")
+@argument("conversation_id", ConversationId(1, shown="ID"), "对话 ID（见 /sessions）", metavar="ID")
+def resume(conversation_id: int) -> None:
+    state = _session()
+    resumed = service.resume(state.app.store, conversation_id)
+    if resumed is None:
+        raise CommandError(f"没有 ID 为 {conversation_id} 的对话，见 /sessions")
+    state.conversation_id = resumed.conversation.id
+    state.app.use_model(service.resumed_model(resumed.conversation, state.app.default_model))
+    views.show_resumed(common.shown(), ResumedIn(resumed, state.app.settings.model))
+
+
+@dataclass(frozen=True)
+class ModelShown:
+    name: str
+    priced: bool
+    current: bool = False
+    unchanged: bool = False
+    offline: bool = False
+
+
+@click.command("model", add_help_option=False, help="查看或切换本对话使用的模型")
+@argument("name", kinds.Text("模型名", complete="model"), "模型名", required=False)
+def model(name: str | None) -> None:
+    views.show_model(common.shown(), _model(_session(), name))
+
+
+def _model(state, name: str | None) -> ModelShown:
+    app_ = state.app
+    prices = app_.prices
+    if name is None:
+        return ModelShown(app_.settings.model, prices.knows(app_.settings.model), current=True)
+    name = name.strip()
+    if not name or not name.isprintable() or len(name) > 100:
+        raise CommandError("用法：/model 模型名（如 deepseek-flash、deepseek-v4-pro）")
+    if name == app_.settings.model:
+        return ModelShown(name, prices.knows(name), unchanged=True)
+    app_.use_model(name)
+    if state.conversation_id is not None:
+        app_.store.set_model(state.conversation_id, name)
+    return ModelShown(name, prices.knows(name), offline=app_.settings.offline)
+
+
+_OPTION = re.compile(r"--[a-z][a-z-]*")  # "--" alone or "--5%" is part of a file name
+
+
+class TypedLine(click.Command):
+    """A command whose words the REPL hands over as typed (repl/slash.py): the file name keeps
+    its spaces and quotes; a word click does not know stays in it, the command refuses options."""
+
+    reads_typed = True
+
+    def parse_args(self, ctx, args):
+        ctx.ignore_unknown_options = True
+        return super().parse_args(ctx, args)
+
+
+@dataclass(frozen=True)
+class Saved:
+    conversation_id: int
+    path: Path
+
+
+@click.command("save", add_help_option=False, cls=TypedLine, help="把当前对话保存为 Markdown 文件（每轮带状态）")
+@argument("file", kinds.Text("文件"), "文件", required=False, nargs=-1)
+def save(file: tuple[str, ...]) -> None:
+    typed = common.typed_args()
+    typed = " ".join(file) if typed is None else typed.strip()
+    for word in typed.split():
+        if _OPTION.fullmatch(word):
+            raise CommandError(f"未知选项 {word}")
+    views.show_saved(common.shown(), _save(_session(), typed or None))
+
+
+def _save(state, file: str | None) -> Saved:
+    if state.conversation_id is None:
+        raise CommandError("当前还没有对话可以保存")
+    if "\x00" in (file or ""):  # no file system takes it; Path and open() raise ValueError on it
+        raise CommandError("文件名不能包含空字符（\\x00）")
+    target = Path(os.path.expanduser(file or f"pixiu-conversation-{state.conversation_id}.md"))
+    if target.exists():
+        raise CommandError(f"文件已存在：{target}（换一个文件名，不会覆盖）")
+    text = views.conversation_markdown(*service.conversation_to_save(state.app.store, state.conversation_id))
+    try:
+        with open(target, "x", encoding="utf-8") as out:
+            out.write(text)
+    except OSError as exc:
+        raise CommandError(f"无法写入 {target}：{os_reason(exc)}") from None
+    return Saved(state.conversation_id, target)
+
+
+@click.command("undo", add_help_option=False, help="撤回上一轮：模型不再看到它（记录保留）")
+def undo() -> None:
+    state = _session()
+    views.show_undone(common.shown(), service.undo_last_turn(state.app.store, state.conversation_id))
+
+
+RETRY_REFUSED = {
+    "no_turn": "当前对话还没有可以重试的一轮",
+    "complete": "第 {seq} 轮已完整回答，无需重试",
+    "busy": "第 {seq} 轮正在由另一个 pixiu 进程回答，请稍后再试",
+}
+
+
+@click.command("retry", add_help_option=False, help="重新生成上一轮中断或出错的回答（原来的部分回答保留在记录中）")
+def retry() -> None:
+    # the REPL's end of a turn (its status line): loaded with the REPL, which is running
+    from pixiu_cli.repl.turn import show_asked
+
+    state = _session()
+    shown = common.shown()
+    reply = lambda turn: views.retried_then_reply(shown, turn)  # noqa: E731
+    done = service.retry(
+        service.RetryRequest(state.conversation_id), state.app, reply, home=state.app.settings.home, now=state.clock()
+    )
+    if done.refused is not None:
+        raise CommandError(RETRY_REFUSED[done.refused].format(seq=done.retried.seq if done.retried else ""))
+    show_asked(state, done.asked)
+
+
+COMMANDS = {
+    "sessions": sessions,
+    "context": context,
+    "cache": cache,
+    "offline-server": offline_server,
+    "new": new,
+    "resume": resume,
+    "model": model,
+    "save": save,
+    "undo": undo,
+    "retry": retry,
+}

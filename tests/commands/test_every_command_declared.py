@@ -7,14 +7,11 @@ from __future__ import annotations
 import pytest
 
 from pixiu_cli.commands.catalog import DECLARED
-from pixiu_cli.commands.declaration import REPL
 from pixiu_cli.commands.values import CommandError
 from pixiu_cli.repl import loop  # noqa: F401  (registers every slash command)
 from pixiu_cli.repl.slash import usage as slash_usage
 from pixiu_cli.repl.slash_commands import registry
 from tests.commands.requests import cli_params, slash_params
-from tests.commands.requests import declared as _declared
-from tests.commands.requests import slash_request as _slash_request
 
 # Not generated, and why:
 CONVERSATION = {"chat", "ask"}  # the conversation surfaces themselves: a turn typed or asked, not a command
@@ -114,10 +111,10 @@ def test_sessions_takes_a_count_or_words_in_the_repl_and_options_on_the_command_
 
 
 def test_resume_wants_one_conversation_id():
-    assert _slash_request(("resume",), "12").conversation_id == 12
+    assert slash_params("resume", "12")["conversation_id"] == 12
     for bad, said in (("", "用法：/resume ID"), ("0", "ID 应为不小于 1 的整数"), ("1 2", "用法：/resume ID")):
         with pytest.raises(CommandError, match=said):
-            _slash_request(("resume",), bad)
+            slash_params("resume", bad)
 
 
 def test_the_data_commands_are_the_command_lines_alone():
@@ -176,11 +173,30 @@ def test_brief_last_without_push_is_the_usage_line_and_nothing_else_is_taken():
             slash_params("brief", bad)
 
 
+REPL_OWN = ("help", "exit", "new", "resume", "model", "save", "copy", "undo", "retry")
+
+
+def test_the_repls_own_commands_are_its_alone_and_declared_once():
+    """Plain click commands of the root group (conversation/commands.py, repl/commands.py)
+    that only the REPL runs: not on the command line, not in the old framework."""
+    import click
+
+    from pixiu_cli.cli.root import TABLE, command_of, root
+
+    declared_tops = {d.path[0] for d in DECLARED}
+    with click.Context(root) as on_the_command_line:
+        cli_words = set(root.list_commands(on_the_command_line))
+    for word in REPL_OWN:
+        assert not TABLE[word].cli and TABLE[word].repl, word
+        assert word not in cli_words and word not in declared_tops, word
+        assert isinstance(command_of(word), click.Command) and registry.get(word) is not None, word
+
+
 def test_retry_is_the_repls_alone_and_takes_no_words():
-    assert _declared(("retry",)).surfaces == frozenset({REPL})
-    assert _slash_request(("retry",), "").__class__.__name__ == "Nothing"
+    assert "retry" in REPL_OWN
+    assert slash_params("retry", "") == {}
     with pytest.raises(CommandError, match="^用法：/retry$"):
-        _slash_request(("retry",), "again")
+        slash_params("retry", "again")
 
 
 def test_retry_in_the_repl_refuses_as_before_and_asks_a_failed_turn_again(tmp_path):
