@@ -36,8 +36,8 @@ def _the_entry_points_group() -> None:
     """The `pixiu` group handed down as the entry point hands it (cli/app.py): a REPL a test
     opens without `main` (tests/helpers.py offline_repl) runs the same /words, whichever test
     of this process loaded the REPL's commands first."""
-    from pixiu_cli.cli import common
     from pixiu_cli.cli.root import root
+    from pixiu_cli.commands import common
 
     common.command_group = lambda: root
 
@@ -187,8 +187,8 @@ def _hand_down_the_command_group() -> None:
     """What the entry point does (cli/app.py main), before any test module is collected (one
     reads the REPL's registry as it is imported): a REPL built in this process runs its /words
     that are plain click commands (/news, /chart, /holdings…) through the `pixiu` group."""
-    from pixiu_cli.cli import common
     from pixiu_cli.cli.root import root
+    from pixiu_cli.commands import common
 
     if common.command_group is None:
         common.command_group = lambda: root

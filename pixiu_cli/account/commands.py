@@ -8,8 +8,8 @@ from pathlib import Path
 
 import click
 
-from pixiu_cli.cli import common
-from pixiu_cli.cli.params import Choice, Number, StockCode, Text, argument, demo_option, group, json_option
+from pixiu_cli.commands import common
+from pixiu_cli.commands.params import Choice, Number, StockCode, Text, argument, demo_option, group, json_option
 from pixiu_cli.kernel.vocabulary import SIDES
 
 BROKERS = ("auto", "ths", "eastmoney", "tdx")

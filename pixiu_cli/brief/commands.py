@@ -17,8 +17,8 @@ from pixiu_cli.brief.daily_brief import BriefRequest
 from pixiu_cli.brief.daily_brief import brief as write_brief
 from pixiu_cli.brief.push.deliver import last_brief, push_brief, require_channels
 from pixiu_cli.brief.schedule import closed_day
-from pixiu_cli.cli import common
-from pixiu_cli.cli.params import CLI, SurfaceCommand, Text, demo_option, option
+from pixiu_cli.commands import common
+from pixiu_cli.commands.params import CLI, SurfaceCommand, Text, demo_option, option
 from pixiu_cli.commands.values import CommandError
 from pixiu_cli.market.calendar import beyond_calendar
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sys
 
-from pixiu_cli.cli import common
+from pixiu_cli.commands import common
 from pixiu_cli.kernel.errors import UserError
 
 
@@ -81,7 +81,7 @@ def _exit_typer(exc: Exception) -> None:
     if isinstance(exc, tuple(found.get("Abort", ()))):
         sys.exit(130)
     if isinstance(exc, tuple(found.get("ClickException", ()))):  # usage errors: one Chinese line naming the flag
-        from pixiu_cli.cli.usage import is_usage_error, usage_line
+        from pixiu_cli.commands.usage import is_usage_error, usage_line
 
         if is_usage_error(exc):
             common.renderer().error(usage_line(exc, sys.argv[1:], _click_command()))

@@ -3,8 +3,7 @@
 loaded subcommands), so `--help` lists every command without importing any. The REPL runs
 `/X` through this same group (repl/slash.py); `repl: False` keeps a word off the REPL,
 `cli: False` off the command line. An area module holds plain click commands in `COMMANDS`
-(word → command). Words whose module is cli/typer_app.py are still the declared framework's
-and run through typer (`legacy`)."""
+(word → command)."""
 
 from __future__ import annotations
 
@@ -149,8 +148,6 @@ TABLE: dict[str, Top] = {
         "pixiu_cli.conversation.commands", "重新生成上一轮中断或出错的回答（原来的部分回答保留在记录中）", cli=False
     ),
 }
-# repl=False above on a legacy word: the REPL still runs it through its own registry
-# (repl/registry.py) until the word's area holds plain click commands.
 
 
 def command_of(word: str) -> click.Command | None:
@@ -200,7 +197,7 @@ class LazyGroup(click.Group):
 def _version(ctx, param, shown: bool) -> None:
     if shown and not ctx.resilient_parsing:
         from pixiu_cli import __version__
-        from pixiu_cli.cli import common
+        from pixiu_cli.commands import common
 
         common.renderer().line(f"pixiu {__version__}")
         ctx.exit()

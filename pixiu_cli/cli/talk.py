@@ -7,8 +7,8 @@ from contextlib import contextmanager, nullcontext
 
 import click
 
-from pixiu_cli.cli import common
-from pixiu_cli.cli.params import Argument, Int, Text
+from pixiu_cli.commands import common
+from pixiu_cli.commands.params import Argument, Int, Text
 from pixiu_cli.conversation import ask as asking
 
 # Imported where used: the REPL (prompt_toolkit) only for chat; the reply sinks (the model

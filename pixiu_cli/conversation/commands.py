@@ -16,9 +16,9 @@ import click
 
 from pixiu_cli import app
 from pixiu_cli.account.report import build_report
-from pixiu_cli.cli import common
-from pixiu_cli.cli import params as kinds
-from pixiu_cli.cli.params import CLI, REPL, SurfaceCommand, argument, demo_option, json_option, option
+from pixiu_cli.commands import common
+from pixiu_cli.commands import params as kinds
+from pixiu_cli.commands.params import CLI, REPL, SurfaceCommand, argument, demo_option, json_option, option
 from pixiu_cli.commands.values import CommandError, read_stdin_text, require_utf8, whole_number
 from pixiu_cli.conversation import ask as service
 from pixiu_cli.conversation import views, views_tools

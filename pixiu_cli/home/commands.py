@@ -10,8 +10,8 @@ from pathlib import Path
 
 import click
 
-from pixiu_cli.cli import common
-from pixiu_cli.cli.params import CommandError, Text, argument, demo_option, group
+from pixiu_cli.commands import common
+from pixiu_cli.commands.params import CommandError, Text, argument, demo_option, group
 from pixiu_cli.home import views
 from pixiu_cli.home.config import read_config, set_value
 from pixiu_cli.kernel.errors import os_reason

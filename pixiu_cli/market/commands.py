@@ -12,8 +12,8 @@ from pathlib import Path
 import click
 
 from pixiu_cli.brief.schedule import closed_day
-from pixiu_cli.cli import common
-from pixiu_cli.cli.params import (
+from pixiu_cli.commands import common
+from pixiu_cli.commands.params import (
     Choice,
     Codes,
     Command,

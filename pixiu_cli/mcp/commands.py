@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import click
 
-from pixiu_cli.cli import common
-from pixiu_cli.cli.params import Int, json_option
+from pixiu_cli.commands import common
+from pixiu_cli.commands.params import Int, json_option
 from pixiu_cli.conversation.views_tools import mcp_log_record, show_mcp_log
 from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.mcp.reads import Reader

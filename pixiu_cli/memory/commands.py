@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 import click
 
-from pixiu_cli.cli import common
-from pixiu_cli.cli.params import (
+from pixiu_cli.commands import common
+from pixiu_cli.commands.params import (
     Argument,
     Choice,
     CommandError,

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import click
 
-from pixiu_cli.cli import common
+from pixiu_cli.commands import common
 from pixiu_cli.commands.values import CommandError
 from pixiu_cli.conversation import views
 from pixiu_cli.repl import slash

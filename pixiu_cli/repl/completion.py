@@ -24,7 +24,7 @@ class CompletionSources:
     conversations: Callable[[], Iterable[Choice]]
     stocks: Callable[[str], Iterable[Choice]]  # given what was typed so far
     models: Callable[[], Iterable[str]]
-    # a declared command's next word (commands/slash.py): a source's name, the words to offer, or None
+    # a command's next word (repl/slash.py): a source's name, the words to offer, or None
     declared: Callable[[str, list[str]], object] = lambda name, before: None
 
 

@@ -22,7 +22,7 @@ class SlashCommand:
     usage: str
     handler: Callable
     completing: Callable[[list[str]], object] | None = None  # a declared command's next-word completion
-    declaration: object | None = None  # the commands/slash.py Slash it was generated from
+    declaration: object | None = None  # what completes its next word (repl/declared_commands.py)
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,8 @@ import re
 
 import click
 
-from pixiu_cli.cli import common
-from pixiu_cli.cli.params import Text
+from pixiu_cli.commands import common
+from pixiu_cli.commands.params import Text
 from pixiu_cli.commands.values import CommandError
 
 CLI_ONLY = ("as_json", "demo")  # the command line's --json and --demo
@@ -81,7 +81,7 @@ def usage(word: str) -> str:
 
 
 def _refusal(exc: click.UsageError, word: str, args: list[str]) -> str:
-    from pixiu_cli.cli.usage import what
+    from pixiu_cli.commands.usage import what
 
     if isinstance(exc, click.NoSuchOption):
         return f"未知选项 {exc.option_name}"

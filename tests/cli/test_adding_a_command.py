@@ -21,7 +21,7 @@ AREA_MODULE = "pixiu_cli.memory.greeting_probe"  # a stand-in for a new area mod
 @click.command("greet", help="问候：说一声你好（测试用的新命令）。")
 @click.argument("name")
 def greet(name: str) -> None:
-    from pixiu_cli.cli import common
+    from pixiu_cli.commands import common
 
     common.shown().line(f"你好，{name}")
 
@@ -58,7 +58,7 @@ def test_a_new_command_answers_on_the_command_line(new_command, tmp_path):
 
 
 def test_a_new_command_answers_in_the_repl(new_command, tmp_path, monkeypatch):
-    from pixiu_cli.cli import common
+    from pixiu_cli.commands import common
     from pixiu_cli.repl import slash
 
     monkeypatch.setattr(common, "command_group", lambda: root.root)

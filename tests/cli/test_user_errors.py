@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import pixiu_cli
-from pixiu_cli.cli.common import CliError
+from pixiu_cli.commands.common import CliError
 from pixiu_cli.conversation.evals.answer_command import LiveEvalError
 from pixiu_cli.conversation.evals.cases import EvalError
 from pixiu_cli.conversation.llm.types import LLMError

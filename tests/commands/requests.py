@@ -1,44 +1,9 @@
-"""What the declaration tests share: a declaration by its path, a context that needs no
-database, the request either surface builds from what was typed, and the command line's leaves."""
+"""What the command tests share: the command line's leaves, and the values either surface hands
+a command's one function."""
 
 from __future__ import annotations
 
-from datetime import datetime
-
-from pixiu_cli.commands.catalog import DECLARED
-from pixiu_cli.commands.declaration import REPL, Command, Context, read_values
-from pixiu_cli.commands.slash import parse
-from tests.helpers import clean_env, pixiu_in_process
-
-
-def declared(path: tuple[str, ...]) -> Command:
-    return next(d for d in DECLARED if isinstance(d, Command) and d.path == path)
-
-
-def context(surface: str) -> Context:
-    def no_database():
-        raise AssertionError("reading these values needs no database")
-
-    return Context(surface, None, no_database, lambda: datetime(2026, 12, 1, 10, 0), lambda: "diluted")
-
-
-def slash_request(path: tuple[str, ...], line: str):
-    command = declared(path)
-    return command.request(**read_values(command, parse(command, line.split(), line), context(REPL)))
-
-
-def cli_request(path: tuple[str, ...], monkeypatch, tmp_path, *argv: str):
-    """The request the command line's generated command builds from `argv` (the service is not called)."""
-    from pixiu_cli.commands import declaration
-
-    built = []
-
-    def build_only(command, ctx, given, as_json=False):
-        built.append(command.request(**read_values(command, given, ctx)))
-
-    monkeypatch.setattr(declaration, "run", build_only)  # what the command line runs (run_opened)
-    done = pixiu_in_process(clean_env(tmp_path), *path, *argv, text=True)
-    return done, built
+from tests.helpers import clean_env, pixiu_in_process  # noqa: F401
 
 
 def leaves(command, path=()):

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pytest
 
-from pixiu_cli.commands.catalog import DECLARED
 from pixiu_cli.commands.values import CommandError
 from pixiu_cli.memory import alerts as alert_service
 from pixiu_cli.memory import commands as memory_commands
@@ -25,12 +24,10 @@ CLICK = ("alias", "alert", "memory", "remember", "forget")
 def test_the_memorys_commands_are_one_click_command_on_both_surfaces():
     from pixiu_cli.cli.root import command_of
 
-    declared_tops = {d.path[0] for d in DECLARED}
     for name in CLICK:
         assert command_of(name) is memory_commands.COMMANDS[name], name
         slash = registry.get(name)
         assert slash is not None and slash.declaration is not None, name
-        assert name not in declared_tops, name  # declared once: not also in the old framework
 
 
 def _alerts_added(monkeypatch) -> list:

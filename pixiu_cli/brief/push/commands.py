@@ -13,8 +13,8 @@ from pixiu_cli.brief import views
 from pixiu_cli.brief.push.deliver import push_test
 from pixiu_cli.brief.schedule import machine_zone, parse_at
 from pixiu_cli.brief.schedule import schedule as plan_schedule
-from pixiu_cli.cli import common
-from pixiu_cli.cli.params import Choice, Text, group, json_option
+from pixiu_cli.commands import common
+from pixiu_cli.commands.params import Choice, Text, group, json_option
 from pixiu_cli.market.source_by_name import SOURCE_NAMES
 from pixiu_cli.market.trading_days import default_at, too_early
 

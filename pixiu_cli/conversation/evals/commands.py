@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from pixiu_cli.cli import common
-from pixiu_cli.cli.params import Argument, Text
+from pixiu_cli.commands import common
+from pixiu_cli.commands.params import Argument, Text
 from pixiu_cli.conversation.evals import answer_command, consent_runner, contexts
 from pixiu_cli.conversation.views_tools import show_eval_table
 

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 import click
 
-from pixiu_cli.cli import common
-from pixiu_cli.cli.params import Codes, Int, Real, StockCode, argument, group, json_option
+from pixiu_cli.commands import common
+from pixiu_cli.commands.params import Codes, Int, Real, StockCode, argument, group, json_option
 from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.market.news import service, views
 

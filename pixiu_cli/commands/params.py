@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from pixiu_cli.cli.common import resolve_stock
+from pixiu_cli.commands.common import resolve_stock
 from pixiu_cli.commands.values import Choice as _Choice
 from pixiu_cli.commands.values import CommandError, whole_number
 from pixiu_cli.commands.values import Day as _Day

@@ -1,7 +1,7 @@
-"""What the commands share: the one-line error, opening the settings, the app or the
-database, and checking the values typed on the command line (the typer options several
-commands share are in commands/typer_surface.py: `pixiu ask` runs without typer). Heavy
-modules are imported inside the functions so `pixiu --help` stays fast (no openai)."""
+"""What the commands share: the one-line error, opening the settings, the workspace a command
+runs on (the REPL's app, or one opened for the command), the renderer it shows through, and
+reading what was typed. Heavy modules are imported inside the functions so `pixiu --help`
+stays fast (no openai)."""
 
 from __future__ import annotations
 
