@@ -18,12 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pixiu_cli.conversation.evals.contexts import (  # noqa: E402
-    load_cases,  # noqa: E402
-    run_evals,
-    selection_corpus,
-)
 from pixiu_cli.conversation.selection import intent  # noqa: E402
+from pixiu_cli.evals.contexts import load_cases, run_evals, selection_corpus
 
 
 def _tokens(cases) -> dict[str, tuple[int, str]]:

@@ -15,7 +15,7 @@ import unicodedata
 
 import click
 
-from pixiu_cli.conversation.evals.contexts import load_cases
+from pixiu_cli.evals.contexts import load_cases
 from pixiu_cli.repl import loop  # noqa: F401  (registers every slash command)
 from pixiu_cli.repl.slash_commands import registry
 from tests.helpers import REPO

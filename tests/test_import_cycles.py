@@ -90,14 +90,14 @@ def test_the_check_finds_the_circle_the_repl_once_had(graph):
     """/retry's once imported the loop, which imported the slash commands' module; later the
     registry loaded that module by name while the module imported the registry, the REPL's
     state and its turn (a circle only string imports showed). The module still imports the
-    turn's, so the turn importing it back is that circle again."""
-    graph.add_import(importer="pixiu_cli.repl.turn", imported="pixiu_cli.repl.declared_commands")
+    REPL's state, so the state importing it back is that circle again."""
+    graph.add_import(importer="pixiu_cli.repl.state", imported="pixiu_cli.repl.declared_commands")
     try:
         found = circles(graph)
     finally:
-        graph.remove_import(importer="pixiu_cli.repl.turn", imported="pixiu_cli.repl.declared_commands")
-    assert ("pixiu_cli.repl.turn", "pixiu_cli.repl.declared_commands") in found
-    assert ("pixiu_cli.repl.declared_commands", "pixiu_cli.repl.turn") in found
+        graph.remove_import(importer="pixiu_cli.repl.state", imported="pixiu_cli.repl.declared_commands")
+    assert ("pixiu_cli.repl.state", "pixiu_cli.repl.declared_commands") in found
+    assert ("pixiu_cli.repl.declared_commands", "pixiu_cli.repl.state") in found
 
 
 def test_the_check_finds_the_circle_the_sources_once_had(graph):

@@ -15,7 +15,7 @@ OWN_STORE = {
     # the explaining worker thread's own connection per database, and one turn of a stored brief
     # read back (the conversations' store needs a clock; neither stamps anything)
     "conversation/handle.py",
-    "conversation/evals/contexts.py",  # each case's own database, clock and limits
+    "evals/contexts.py",  # each case's own database, clock and limits
 }
 
 

@@ -69,7 +69,7 @@ TABLE: dict[str, Top] = {
         "pixiu_cli.conversation.commands", "缓存命中、费用与节省（本对话 / 今天 / 全部），以及每次调用未命中的原因。"
     ),
     "eval": Top(
-        "pixiu_cli.conversation.evals.commands",
+        "pixiu_cli.evals.commands",
         "上下文评测：每个用例检查组装出的 [上下文信息] 中必须出现 / 不得出现的事实，按类别给出通过率。\n"
         "不指定用例时，另外报告选择语料（data/selection）的调参集和留出集通过率；加 --live 做回答评测（含消融对照）。",
         repl=False,

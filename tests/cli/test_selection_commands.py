@@ -94,7 +94,7 @@ def test_eval_reports_shipped_tune_and_held_out(offline_env, monkeypatch):
     real `pixiu eval` process is CI's own step (.ci/run)."""
     import functools
 
-    from pixiu_cli.conversation.evals import contexts as context_runner
+    from pixiu_cli.evals import contexts as context_runner
     from tests.helpers import pixiu_in_process
 
     monkeypatch.setattr(context_runner, "run_selection_corpus", functools.cache(context_runner.run_selection_corpus))

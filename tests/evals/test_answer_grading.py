@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pixiu_cli.conversation.evals.answers import CHECK_FIELDS, Reply, grade, load_answer_cases
-from pixiu_cli.conversation.evals.cases import EvalError
+from pixiu_cli.evals.answers import CHECK_FIELDS, Reply, grade, load_answer_cases
+from pixiu_cli.evals.cases import EvalError
 
 NOW = "2026-03-04T10:15:00+08:00"
 

@@ -7,16 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pixiu_cli.conversation.evals.cases import EvalError, default_cases_dir
-from pixiu_cli.conversation.evals.contexts import (
-    CaseResult,
-    EvalReport,
-    load_cases,
-    parse_case,
-    run_case,
-    run_evals,
-    summarize,
-)
+from pixiu_cli.evals.cases import EvalError, default_cases_dir
+from pixiu_cli.evals.contexts import CaseResult, EvalReport, load_cases, parse_case, run_case, run_evals, summarize
 
 NOW = "2026-03-04T10:15:00+08:00"
 EXPECTED_CATEGORIES = {
@@ -138,7 +130,7 @@ def test_counts_check_fails():
 
 
 def test_engine_crash_is_a_failed_case(monkeypatch):
-    import pixiu_cli.conversation.evals.contexts as evals
+    import pixiu_cli.evals.contexts as evals
 
     def boom(*args, **kwargs):
         raise RuntimeError("kaput")

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from pixiu_cli.conversation.evals.cases import EvalError
-from pixiu_cli.conversation.evals.contexts import parse_case, run_case
+from pixiu_cli.evals.cases import EvalError
+from pixiu_cli.evals.contexts import parse_case, run_case
 
 NOW = "2026-03-04T10:15:00+08:00"
 HOLDING = {"symbol": "000333", "name": "美的集团", "short_names": ["美的"], "shares": 100, "cost": 60, "role": "core"}

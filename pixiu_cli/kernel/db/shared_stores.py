@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
     from pixiu_cli.account.store import AccountStore, PortfolioStore
     from pixiu_cli.brief.store import BriefStore, PushLog
-    from pixiu_cli.conversation.evals.store import EvalRunStore
+    from pixiu_cli.evals.store import EvalRunStore
     from pixiu_cli.home.store import InvestorStore
     from pixiu_cli.market.analytics.store import AnalyticsStore
     from pixiu_cli.market.fundamentals.store import FundamentalsStore
@@ -113,7 +113,7 @@ class Stores:
 
     @cached_property
     def eval_runs(self) -> EvalRunStore:
-        from pixiu_cli.conversation.evals.store import EvalRunStore
+        from pixiu_cli.evals.store import EvalRunStore
 
         return EvalRunStore(self.db)
 

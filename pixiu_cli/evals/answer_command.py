@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pixiu_cli.app import chat_client, clock_of, configured
-from pixiu_cli.conversation.evals.answers import (
+from pixiu_cli.evals.answers import (
     ABLATIONS,
     EXPECTED_CALLS_PER_CASE,
     EXPECTED_OUTPUT_TOKENS,
@@ -19,7 +19,7 @@ from pixiu_cli.conversation.evals.answers import (
     load_answer_cases,
     run_live,
 )
-from pixiu_cli.conversation.evals.store import EvalResultRow
+from pixiu_cli.evals.store import EvalResultRow
 from pixiu_cli.kernel.clock import iso
 from pixiu_cli.kernel.db.database import open_database
 from pixiu_cli.kernel.db.shared_stores import stores_of

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
-from pixiu_cli.conversation.evals.contexts import CaseResult, EvalReport
+from pixiu_cli.evals.contexts import CaseResult, EvalReport
 from pixiu_cli.kernel.db.database import open_database
 from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.resources import data_dir

@@ -47,7 +47,7 @@ optional), ``now`` (ISO 8601 with an offset, e.g. ``2026-03-04T10:15:00+08:00``)
 ``stored`` (optional)
     A file of ``datasets/stored/`` with market data stored as the syncs would: valuation
     days, report periods, dividends, benchmark bars and each holding's closes (per-holding
-    prices), a whole-market session (`pixiu_cli.conversation.evals.cases`).
+    prices), a whole-market session (`pixiu_cli.evals.cases`).
 ``market_list`` (optional, boolean)
     Load the shipped security names (``data/selection/securities.tsv``) into the security
     master first, standing in for a market-data sync: every name there is known.
@@ -117,7 +117,9 @@ from typing import Any
 from pixiu_cli.conversation.context.block import ContextBlock
 from pixiu_cli.conversation.context.builder import ContextBuilder
 from pixiu_cli.conversation.context.memory_classes import ACCOUNT_LABELS, MemoryLimits, account_figures
-from pixiu_cli.conversation.evals.cases import (
+from pixiu_cli.conversation.selection.intent import Intent
+from pixiu_cli.conversation.store import ConversationStore
+from pixiu_cli.evals.cases import (
     EvalError,
     EvalSetup,
     apply_patch,
@@ -128,8 +130,6 @@ from pixiu_cli.conversation.evals.cases import (
     stored_data,
     write_stored,
 )
-from pixiu_cli.conversation.selection.intent import Intent
-from pixiu_cli.conversation.store import ConversationStore
 from pixiu_cli.home.document_file import DatasetError, parse_document
 from pixiu_cli.kernel.db.database import open_database
 from pixiu_cli.kernel.db.shared_stores import stores_of

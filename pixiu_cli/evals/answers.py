@@ -31,9 +31,9 @@ from pixiu_cli.app import build_agent
 from pixiu_cli.conversation.agent.guardrails import Guardrails
 from pixiu_cli.conversation.context.builder import ABLATE_ALL, SYMBOL_CONTEXT
 from pixiu_cli.conversation.context.memory_classes import MemoryLimits
-from pixiu_cli.conversation.evals.cases import EvalError, apply_patch, case_dataset, case_files
 from pixiu_cli.conversation.llm.types import Usage
 from pixiu_cli.conversation.tokenizer.counts import count_tokens
+from pixiu_cli.evals.cases import EvalError, apply_patch, case_dataset, case_files
 from pixiu_cli.home.document_file import DatasetError, parse_document
 from pixiu_cli.home.model import DomainData, Profile
 from pixiu_cli.kernel.db.database import open_database
