@@ -60,13 +60,12 @@ def _cell(text: str) -> str:
 
 
 def _slash_section() -> str:
-    from pixiu_cli.repl import loop  # noqa: F401  (importing registers every slash command)
-    from pixiu_cli.repl.slash_commands import registry
+    from pixiu_cli.cli.root import root
+    from pixiu_cli.commands import common
+    from pixiu_cli.repl.commands import help_rows
 
-    rows = [
-        f"| `{_cell(getattr(c, 'usage', '') or '/' + c.name)}` | {_cell(getattr(c, 'summary', ''))} |"
-        for c in registry.all()
-    ]
+    common.command_group = lambda: root  # as the entry point hands it down
+    rows = [f"| `{_cell(usage)}` | {_cell(summary)} |" for usage, summary in help_rows()]
     return "\n".join(
         [
             "## Slash commands (the REPL)",

@@ -12,15 +12,11 @@ from pixiu_cli.commands import common
 from pixiu_cli.commands.values import CommandError
 from pixiu_cli.conversation import views
 from pixiu_cli.repl import slash
-from pixiu_cli.repl.slash_commands import registry
 
 
 def help_rows() -> list[tuple[str, str]]:
-    """Each /word's usage line and summary, by name: the root group's click commands, and the
-    words the old declared framework still runs (the registry has them; their usage is its)."""
+    """Each /word's usage line and summary, by name: the root group's commands the REPL offers."""
     rows = {word: (slash.usage(word), summary) for word, summary in slash.words()}
-    for declared in registry.all():
-        rows.setdefault(declared.name, (declared.usage, declared.summary))
     return [rows[word] for word in sorted(rows)]
 
 
