@@ -81,7 +81,6 @@ USE_CASE_MODULES = frozenset(
         "conversation/grounding.py",
         "conversation/model_tools.py",
         "home/config.py",
-        "home/demo_state.py",
         "home/documents.py",
         "market/analytics/service.py",
         "market/analytics/signals.py",
@@ -96,7 +95,6 @@ USE_CASE_MODULES = frozenset(
         "memory/changes.py",
         "memory/notes.py",
         "memory/proposals.py",
-        "memory/search.py",
     }
 )
 

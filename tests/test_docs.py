@@ -18,7 +18,7 @@ import click
 
 from pixiu_cli.evals.contexts import load_cases
 from pixiu_cli.repl import loop  # noqa: F401  (registers every slash command)
-from pixiu_cli.repl.slash_commands import registry
+from pixiu_cli.repl.registry import registry
 from tests.helpers import REPO
 
 README = REPO / "README.md"

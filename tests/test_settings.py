@@ -177,7 +177,7 @@ def test_loading_the_settings_imports_only_the_kernel_modules_it_needs(tmp_path,
 
 
 def test_the_settings_default_model_is_the_llm_packages(env):
-    from pixiu_cli.conversation.llm.model_names import DEFAULT_DEEPSEEK_MODEL
+    from pixiu_cli.conversation.llm.model import DEFAULT_DEEPSEEK_MODEL
     from pixiu_cli.kernel.settings import DEFAULT_DEEPSEEK_MODEL as in_settings
 
     assert in_settings == DEFAULT_DEEPSEEK_MODEL

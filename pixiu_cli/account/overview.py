@@ -28,7 +28,7 @@ from pixiu_cli.account.model import (
 from pixiu_cli.account.store import set_position
 from pixiu_cli.account.valuation import AccountView, Close, account_cash, applied_dividends, value_account
 from pixiu_cli.home.model import LEDGER, STATED, Holding
-from pixiu_cli.kernel.dates import DateWordsError, day_label, parse_date_words
+from pixiu_cli.kernel.clock import DateWordsError, day_label, parse_date_words
 from pixiu_cli.kernel.db.database import write_transaction
 from pixiu_cli.kernel.db.rows import SkippedRow
 from pixiu_cli.kernel.db.shared_stores import stores_of

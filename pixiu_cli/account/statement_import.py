@@ -17,16 +17,22 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pixiu_cli.account.fill_match import (
+from pixiu_cli.account.ledger import Position, position
+from pixiu_cli.account.model import (
+    BUY,
+    DIVIDEND,
+    IPO_PAYMENT,
+    KIND_NAMES,
     NEW_SHARES_KINDS,
+    SELL,
+    CashBalance,
+    Fill,
     FillPlan,
     allotment_half,
     is_credit,
     joined_allotment,
     plan_fills,
 )
-from pixiu_cli.account.ledger import Position, position
-from pixiu_cli.account.model import BUY, DIVIDEND, IPO_PAYMENT, KIND_NAMES, SELL, CashBalance, Fill
 from pixiu_cli.account.overview import FillGate, FillRefusal, ledger_positions
 from pixiu_cli.account.statements.reader import StatementStream, open_statement
 from pixiu_cli.account.store import AccountStore, set_position

@@ -27,8 +27,8 @@ from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.kernel.settings import Commission
 from pixiu_cli.kernel.vocabulary import SIDES, is_finite_number, side_name
-from pixiu_cli.market.boards import fits_order, odd_part, order_rule, order_size, sellable_size
 from pixiu_cli.market.plausible import fill_problems
+from pixiu_cli.market.securities import fits_order, odd_part, order_rule, order_size, sellable_size
 from pixiu_cli.memory.model import decision_ref
 
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from pixiu_cli.account.overview import trade_day
 from pixiu_cli.conversation.selection.numbers import Figure, arabic, figures, fold_digits
-from pixiu_cli.kernel.dates import find_date_words
+from pixiu_cli.kernel.clock import find_date_words
 from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.kernel.vocabulary import (
@@ -38,7 +38,7 @@ from pixiu_cli.kernel.vocabulary import (
     SIDE_WORDS,
     VOCATIVES,
 )
-from pixiu_cli.market.names.normalize import normalize
+from pixiu_cli.market.names.codes import normalize
 from pixiu_cli.market.names.table import INDEX, SHADOW, NameSource
 
 if TYPE_CHECKING:

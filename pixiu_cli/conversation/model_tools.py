@@ -137,7 +137,7 @@ def _proposed(ctx: ToolContext, key: tuple, propose: Callable, request, refusal:
 def _record_decision(ctx: ToolContext, args: dict) -> ToolOutcome:
     from pixiu_cli.account.trades import NewTrade, record_trade, trade_key
     from pixiu_cli.conversation.grounding import ground_trade, trade_refusal
-    from pixiu_cli.kernel.dates import find_date_words
+    from pixiu_cli.kernel.clock import find_date_words
     from pixiu_cli.memory.proposals import propose_trade
 
     trade = NewTrade(

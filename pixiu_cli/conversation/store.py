@@ -32,7 +32,7 @@ from pixiu_cli.kernel.db.database import (
     this_process,
     write_transaction,
 )
-from pixiu_cli.kernel.db.packed_text import pack_text, text_of, unpack_text
+from pixiu_cli.kernel.db.rows import pack_text, text_of, unpack_text
 from pixiu_cli.kernel.safe_text import scrub
 
 MAX_DEPTH = 16

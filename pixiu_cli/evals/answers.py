@@ -13,32 +13,52 @@ Running answer cases through the real agent loop, with and without parts of the 
 
 Each case × ablation gets a throw-away SQLite file with the case's data set imported, the
 case's frozen `now` as the clock, and one turn of `Agent.run_turn` against the target model.
-The reply and the tools it called are graded against the data set (evals/answer_grading.py)."""
+The reply and the tools it called are graded against the data set (evals/answer_grading.py).
+
+The consent eval: does a trade the model states get recorded only when the user's words of
+the turn report their own fill? Each case of `data/consent/` is a message and the
+`record_decision` call an eager model would make for it; the call runs through the real tool
+(`services/model_tools.py`) on a copy of one account, and the case passes when the trade was
+recorded exactly when it should be ("record") and otherwise left unrecorded ("propose": a
+proposal, or refused). The held-out set was written apart from the project by someone who never
+read the parser's word lists; it is measured, never tuned on.
+
+`pixiu eval --live` and `pixiu eval --history`: choose the target model (the configured one,
+or the offline reading model without a key), show the expected cost and ask before spending
+money, run, store the results, and render the ablation table."""
 
 from __future__ import annotations
 
 import json
 import re
+import shutil
+import sys
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from pixiu_cli.account.explain import wait_for_explanations
-from pixiu_cli.app import build_agent
+from pixiu_cli.app import build_agent, chat_client, clock_of, configured
 from pixiu_cli.conversation.agent.guardrails import Guardrails
 from pixiu_cli.conversation.context.builder import ABLATE_ALL, SYMBOL_CONTEXT
 from pixiu_cli.conversation.context.memory_classes import MemoryLimits
 from pixiu_cli.conversation.llm.types import Usage
 from pixiu_cli.conversation.tokenizer.counts import count_tokens
 from pixiu_cli.evals.cases import EvalError, apply_patch, case_dataset, case_files
+from pixiu_cli.evals.contexts import CaseResult, EvalReport
+from pixiu_cli.evals.store import EvalResultRow
 from pixiu_cli.home.document_file import DatasetError, parse_document
 from pixiu_cli.home.model import DomainData, Profile
+from pixiu_cli.kernel.clock import iso
 from pixiu_cli.kernel.db.database import open_database
 from pixiu_cli.kernel.db.shared_stores import stores_of
+from pixiu_cli.kernel.errors import UserError
 from pixiu_cli.kernel.resources import data_dir
+from pixiu_cli.kernel.settings import Settings
 from pixiu_cli.kernel.vocabulary import side_name
 from pixiu_cli.market.names.table import securities_for_document
 
@@ -506,3 +526,264 @@ def run_live(
                 if progress:
                     progress(outcome)
     return report
+
+
+# A Tuesday mid-morning: every case's 今天 is a trading day.
+NOW = "2026-11-24T10:15:00+08:00"
+# The account every case starts from: each stock of the set held (so a reported sale is one
+# the ledger can make), stated the week before.
+HELD = (
+    ("600519", "贵州茅台", ["茅台"], 1000, 1600.0),
+    ("000858", "五粮液", [], 2000, 140.0),
+    ("300750", "宁德时代", ["宁王"], 2000, 220.0),
+    ("601318", "中国平安", ["平安"], 5000, 48.0),
+    ("600036", "招商银行", ["招行"], 5000, 35.0),
+    ("002594", "比亚迪", ["迪王"], 2000, 260.0),
+    ("000333", "美的集团", ["美的"], 2000, 70.0),
+    ("601012", "隆基绿能", ["隆基"], 10000, 20.0),
+    ("688981", "中芯国际", ["中芯"], 2000, 95.0),
+    ("002415", "海康威视", ["海康"], 5000, 31.0),
+)
+
+
+def consent_sets() -> dict[str, tuple[list[dict], tuple]]:
+    """split name → (its cases, the account they start from), from data/consent/*.json: a
+    list of cases (the account HELD), or {"account": [[symbol, name, short names, shares,
+    cost], …], "cases": […]}."""
+    sets = {}
+    for path in sorted((data_dir() / "consent").glob("*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if isinstance(data, list):
+            sets[path.stem] = (data, HELD)
+        else:
+            sets[path.stem] = (data["cases"], tuple(tuple(row) for row in data["account"]))
+    return sets
+
+
+def _account_document(path: Path, held: tuple) -> None:
+    holdings = [
+        {"symbol": s, "name": n, "short_names": list(short), "shares": q, "cost": c, "role": "core",
+         "updated_at": "2026-11-17T15:00:00+08:00"}
+        for s, n, short, q, c in held
+    ]  # fmt: skip
+    path.write_text(json.dumps({"holdings": holdings}, ensure_ascii=False), encoding="utf-8")
+
+
+@contextmanager
+def _template(held: tuple) -> Iterator[Path]:
+    """A database holding the account, built once through the import use case."""
+    from pixiu_cli.home.documents import BackupPlace, import_document
+
+    with tempfile.TemporaryDirectory(prefix="pixiu-consent-") as folder:
+        base = Path(folder)
+        _account_document(base / "account.json", held)
+        db = open_database(base / "template.db")
+        try:
+            place = BackupPlace(base / "backups", "pixiu")
+            import_document(db, base / "account.json", datetime.fromisoformat(NOW), replace=False, place=place)
+        finally:
+            db.close()
+        yield base
+
+
+def _recorded(base: Path, index: int, case: dict) -> bool:
+    """The call made on a copy of the account: whether it recorded a trade."""
+    from pixiu_cli.conversation.agent.tools import ToolArgumentError, ToolContext
+    from pixiu_cli.conversation.model_tools import model_tools
+
+    path = base / f"case{index}.db"
+    shutil.copyfile(base / "template.db", path)
+    db = open_database(path)
+    try:
+        before = len(stores_of(db).account.fills())
+        now = datetime.fromisoformat(NOW)
+        stores = stores_of(db)
+        ctx = ToolContext(stores.investor, stores.memory, stores.portfolio, lambda: now).for_turn(case["message"])
+        try:
+            model_tools().get("record_decision").handler(ctx, dict(case["call"], reason="用户说的"))
+        except ToolArgumentError:  # refused as the loop would refuse it: nothing recorded
+            pass
+        return len(stores_of(db).account.fills()) > before
+    finally:
+        db.close()
+        path.unlink(missing_ok=True)
+
+
+def run_consent(cases: list[dict], held: tuple = HELD) -> EvalReport:
+    results = []
+    with _template(held) as base:
+        for index, case in enumerate(cases):
+            recorded = _recorded(base, index, case)
+            passed = recorded == (case["expected"] == "record")
+            said = "记录了" if recorded else "没有记录"
+            failures = [] if passed else [f"{said}：{case['message']} → {json.dumps(case['call'], ensure_ascii=False)}"]
+            results.append(CaseResult(case["id"], case["family"], passed, failures))
+    return EvalReport(results)
+
+
+def run_consent_sets() -> dict[str, EvalReport]:
+    return {split: run_consent(cases, held) for split, (cases, held) in consent_sets().items()}
+
+
+class LiveEvalError(UserError):
+    """One line for the user."""
+
+
+@dataclass(frozen=True)
+class LiveOptions:
+    cases: list[Path] | None
+    ablate: list[str]
+    yes: bool
+    as_json: bool
+
+
+def parse_ablations(values: list[str]) -> list[str]:
+    names: list[str] = []
+    for value in values:
+        for name in (v.strip() for v in value.split(",")):
+            if name not in ABLATIONS:
+                raise LiveEvalError(f"未知的消融项 {name!r}（可用：{', '.join(ABLATIONS)}）")
+            names.append(name)
+    return list(dict.fromkeys(names))
+
+
+def _client(settings: Settings):
+    """The model to evaluate, and the offline server behind it when there is no key."""
+    if settings.offline:
+        from pixiu_cli.conversation.offline import grounded
+        from pixiu_cli.conversation.offline.server import OfflineServer
+
+        server = OfflineServer(cache_profile=settings.offline_cache_profile, responder=grounded.respond).start()
+        client = chat_client(
+            settings,
+            base_url=server.base_url,
+            api_key="pixiu-offline",
+            model="pixiu-offline-reader",
+            provider="offline",
+        )
+        return client, server
+    return chat_client(settings), None
+
+
+def _cost_line(settings: Settings, prompt_tokens: int, output_tokens: int) -> str:
+    prices = configured(settings).prices
+    rates = prices.rates_for(settings.model) or prices.rates_for("deepseek-flash")
+    cost = (prompt_tokens * rates.miss + output_tokens * rates.output) / 1e6
+    return (
+        f"预计约 {prompt_tokens:,} 输入 tokens、{output_tokens:,} 输出 tokens，"
+        f"最多约 {cost:.2f} {prices.currency}（按未命中缓存计；{prices.source}）"
+    )
+
+
+def run_command(settings: Settings, options: LiveOptions, renderer) -> LiveReport:
+    cases = load_answer_cases(options.cases)
+    ablations = [FULL, *parse_ablations(options.ablate)]
+    client, server = _client(settings)
+    try:
+        if settings.offline:
+            renderer.warn(
+                "离线：未设置 API key，回答来自本地离线评测模型（只会照读请求里的资料），不是真实模型；"
+                "结果只说明上下文里有没有所需资料。"
+            )
+        else:
+            runs = len(cases) * len(ablations)
+            prompt = estimate_prompt_tokens(cases, client, ablations)
+            output = int(runs * EXPECTED_CALLS_PER_CASE * EXPECTED_OUTPUT_TOKENS)
+            renderer.line(
+                f"将调用 {settings.provider} · {settings.model}：{len(cases)} 个用例 × {len(ablations)} 组，"
+                f"{_cost_line(settings, prompt, output)}"
+            )
+            if not options.yes:
+                if not sys.stdin.isatty():
+                    raise LiveEvalError("这会调用付费模型：确认后加 --yes 再运行")
+                if not renderer.confirm("继续吗？"):
+                    raise LiveEvalError("已取消，没有调用模型")
+        started = iso(clock_of(settings)())
+        report = run_live(
+            cases,
+            client,
+            ablations,
+            guardrails=configured(settings).guardrails,
+            temperature=settings.temperature,
+            progress=None
+            if options.as_json
+            else lambda o: renderer.dim(f"{'✓' if o.passed else '✗'} {o.case_id} [{o.ablation}]"),
+        )
+        _save(settings, report, started, client, len(cases))
+        return report
+    finally:
+        if server is not None:
+            server.stop()
+
+
+def _save(settings: Settings, report: LiveReport, started: str, client, cases: int) -> None:
+    db = open_database(settings.db_path)
+    try:
+        rows = [
+            EvalResultRow(
+                o.ablation,
+                o.case_id,
+                o.category,
+                o.passed,
+                o.reply,
+                list(o.tools),
+                [{"check": g.check, "passed": g.passed, "detail": g.detail} for g in o.grades],
+                o.error,
+                o.usage.prompt_tokens,
+                o.usage.completion_tokens,
+                o.usage.cache_hit_tokens,
+                o.usage.cache_miss_tokens,
+            )
+            for o in report.outcomes
+        ]
+        stores_of(db).eval_runs.save(
+            started_at=started,
+            finished_at=iso(clock_of(settings)()),
+            provider=client.provider,
+            model=client.model,
+            offline=settings.offline,
+            cases=cases,
+            ablations=report.ablations,
+            summary=report.summary(),
+            results=rows,
+        )
+    finally:
+        db.close()
+
+
+def render_report(report: LiveReport, renderer, *, offline: bool, as_json: bool) -> None:
+    summary = {**report.summary(), "offline": offline}
+    if as_json:
+        prompt, completion = report.tokens()
+        renderer.json({**summary, "usage": {"prompt_tokens": prompt, "completion_tokens": completion}})
+        return
+    from pixiu_cli.conversation.views_tools import show_live_report
+
+    show_live_report(renderer, report, offline=offline, full=FULL)
+
+
+def render_history(settings: Settings, renderer, *, as_json: bool) -> None:
+    db = open_database(settings.db_path)
+    try:
+        runs = stores_of(db).eval_runs.runs()
+    finally:
+        db.close()
+    if as_json:
+        renderer.json(
+            [
+                {
+                    "id": r.id,
+                    "started_at": r.started_at,
+                    "provider": r.provider,
+                    "model": r.model,
+                    "offline": r.offline,
+                    "cases": r.cases,
+                    **r.summary,
+                }
+                for r in runs
+            ]
+        )
+        return
+    from pixiu_cli.conversation.views_tools import show_eval_runs
+
+    show_eval_runs(renderer, runs)

@@ -10,7 +10,9 @@ import click
 from pixiu_cli.commands import common
 from pixiu_cli.commands.params import Argument, Text
 from pixiu_cli.conversation.views_tools import show_eval_table
-from pixiu_cli.evals import answer_command, consent_runner, contexts
+from pixiu_cli.evals import answers as answer_command
+from pixiu_cli.evals import answers as consent_runner
+from pixiu_cli.evals import contexts
 
 # What `pixiu eval` calls each selection split.
 _SPLIT_NAMES = {

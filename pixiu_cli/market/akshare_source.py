@@ -12,10 +12,8 @@ import math
 import unicodedata
 from datetime import date, datetime
 
-from pixiu_cli.market.bars import Bar, CorporateAction
-from pixiu_cli.market.boards import board_for
-from pixiu_cli.market.index_benchmarks import benchmark_for
-from pixiu_cli.market.securities import Security
+from pixiu_cli.market.bars import Bar, CorporateAction, benchmark_for
+from pixiu_cli.market.securities import Security, board_for
 from pixiu_cli.market.sources import CallTimeout, SourceError, call_with_timeout, exchange_code
 
 _BAR_KEYS = {

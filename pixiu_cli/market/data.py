@@ -14,13 +14,13 @@ from pixiu_cli.market.bars import (
     MIN_DIVIDEND_GAP,
     BarSeries,
     SuspectGap,
+    benchmark_for,
     market_wide_days,
     series_dividend_gaps,
     series_gaps,
 )
 from pixiu_cli.market.bars import adjust as adjust_series
 from pixiu_cli.market.calendar import TradingCalendar, beyond_calendar
-from pixiu_cli.market.index_benchmarks import benchmark_for
 from pixiu_cli.market.securities import shipped_security_list
 from pixiu_cli.market.security_master import security_name
 from pixiu_cli.market.source_by_name import SOURCE_NAMES

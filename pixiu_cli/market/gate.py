@@ -16,7 +16,6 @@ from datetime import date, timedelta
 from decimal import Decimal
 
 from pixiu_cli.market.bars import RESUMPTION_DAYS, Bar, BarSeries, CorporateAction, PriceColumns
-from pixiu_cli.market.boards import daily_limit, limit_schedule
 from pixiu_cli.market.fundamentals.model import Dividend, FinancialReport, FundamentalsWrite, ReportNotice, ValuationDay
 from pixiu_cli.market.plausible import (
     BREADTH_FIGURES,
@@ -36,6 +35,7 @@ from pixiu_cli.market.plausible import (
     reference_price,
 )
 from pixiu_cli.market.review.model import Snapshot
+from pixiu_cli.market.securities import daily_limit, limit_schedule
 from pixiu_cli.market.trading_days import holiday_name, is_trading_day, knows, trading_calendar
 
 _WEEKEND = ("周六", "周日")

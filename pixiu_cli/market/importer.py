@@ -21,25 +21,22 @@ from pixiu_cli.kernel.vocabulary import normalise_code
 from pixiu_cli.market.bars import (
     ADJUST_MODES,
     BarSeries,
+    Benchmark,
     CorporateAction,
     PriceColumns,
     SeriesWrite,
     SuspectGap,
-    series_gaps,
-    unadjust,
-)
-from pixiu_cli.market.boards import board_for
-from pixiu_cli.market.csv_source import CsvImportError, bar_columns, check_title, parse_actions, parse_bars, read_text
-from pixiu_cli.market.gate import action_refusal
-from pixiu_cli.market.index_benchmarks import (
-    Benchmark,
     benchmark_for,
     benchmark_list,
     benchmark_spelled,
     benchmark_with_code,
     exchange_spelling,
+    series_gaps,
+    unadjust,
 )
-from pixiu_cli.market.securities import Security, shipped_security_list
+from pixiu_cli.market.csv_source import CsvImportError, bar_columns, check_title, parse_actions, parse_bars, read_text
+from pixiu_cli.market.gate import action_refusal
+from pixiu_cli.market.securities import Security, board_for, shipped_security_list
 from pixiu_cli.market.store import MarketStore, SecurityMaster
 
 
@@ -148,7 +145,7 @@ def spelled_benchmark(raw: str) -> Benchmark | None:
 def _named_index(raw: str) -> tuple[str | None, Benchmark | None]:
     """(its code, its benchmark) when `raw` is a shipped index name; the benchmark is None for
     an index pixiu does not measure against (中证500)."""
-    from pixiu_cli.market.names.normalize import fold_width_case
+    from pixiu_cli.market.names.codes import fold_width_case
     from pixiu_cli.market.names.table import shipped_indexes
 
     wanted = fold_width_case(raw.strip())

@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING
 from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.market.analytics.service import held_and_watched, refresh
+from pixiu_cli.market.bars import BENCHMARKS
 from pixiu_cli.market.calendar import TradingCalendar
 from pixiu_cli.market.csv_source import CsvImportError
 from pixiu_cli.market.data import MarketData
 from pixiu_cli.market.importer import BareCode, ImportSymbol, import_csv, import_symbol, spelling_in_name
-from pixiu_cli.market.index_benchmarks import BENCHMARKS
 from pixiu_cli.market.security_master import refresh_master
 from pixiu_cli.market.source_by_name import open_source
 from pixiu_cli.market.trading_days import MARKET_CLOSE, as_shanghai, is_trading_day, knows

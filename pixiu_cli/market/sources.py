@@ -13,8 +13,7 @@ from typing import Protocol, TypeVar
 
 from pixiu_cli.kernel.errors import UserError
 from pixiu_cli.market.bars import Bar, CorporateAction
-from pixiu_cli.market.boards import board_for
-from pixiu_cli.market.securities import Security
+from pixiu_cli.market.securities import Security, board_for
 
 
 class SourceError(UserError):

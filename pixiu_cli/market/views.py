@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from pixiu_cli.conversation.context.quoting import sessions_said
 from pixiu_cli.kernel.render import Renderer
-from pixiu_cli.market.index_benchmarks import benchmark_for
+from pixiu_cli.market.bars import benchmark_for
 
 if TYPE_CHECKING:
     from pixiu_cli.market.importer import BareCode

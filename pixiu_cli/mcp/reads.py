@@ -185,7 +185,7 @@ def persona(reader: Reader) -> dict:
 
 
 def search_memory(reader: Reader, text: str) -> dict:
-    from pixiu_cli.memory.search import search_memories
+    from pixiu_cli.memory.changes import search_memories
 
     keys = ("ref", "kind", "symbol", "created_at", "author", "source", "text", "pinned")
     with reader.db() as db:

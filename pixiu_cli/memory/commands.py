@@ -37,9 +37,8 @@ from pixiu_cli.memory.alerts import (
     add_alert,
     parse_rule_id,
 )
-from pixiu_cli.memory.changes import edit_memory, forget_memory
+from pixiu_cli.memory.changes import edit_memory, forget_memory, search_memories
 from pixiu_cli.memory.notes import NewNote, accept_proposal, accept_replacement, add_note, pin_note
-from pixiu_cli.memory.search import search_memories
 
 _WORD = re.compile(r"\S+")
 _OPTION = re.compile(r"--[a-z][a-z-]*")  # "--" alone, "--5%" or an SQL comment are text

@@ -27,8 +27,7 @@ from pixiu_cli.kernel.vocabulary import (
     PROPOSAL_NAME,
 )
 from pixiu_cli.market.names.table import NameSource
-from pixiu_cli.memory.model import note_ref
-from pixiu_cli.memory.plans import restates
+from pixiu_cli.memory.model import note_ref, restates
 from pixiu_cli.memory.store import MemoryStore, NoteWrite
 
 

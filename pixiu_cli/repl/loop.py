@@ -8,11 +8,9 @@ from pixiu_cli.kernel.errors import UserError
 from pixiu_cli.memory.alerts import take_unseen_alerts
 from pixiu_cli.memory.views import show_new_alerts
 from pixiu_cli.repl import sync_commands
-from pixiu_cli.repl.completion import PixiuCompleter
-from pixiu_cli.repl.completion_sources import sources_for
+from pixiu_cli.repl.completion import PixiuCompleter, sources_for
 from pixiu_cli.repl.prompt import PROMPT, make_prompt_session, one_key_question
-from pixiu_cli.repl.registry import CommandError, is_command, parse_command
-from pixiu_cli.repl.slash_commands import registry
+from pixiu_cli.repl.registry import CommandError, is_command, parse_command, registry
 from pixiu_cli.repl.state import ExitRepl, ReplState
 from pixiu_cli.repl.turn import recover, run_chat_turn
 from pixiu_cli.repl.warmup import Warmup

@@ -1,6 +1,14 @@
 """How a slash command is registered and read: a command is one registered function with its
 help text; /help and completion are generated from a registry. The REPL's registry, filled
-with the declared commands on first use, is repl/slash_commands.py's."""
+with the declared commands on first use, is repl/slash_commands.py's.
+
+The REPL's /words: each plain click command of cli/root.py's group that the REPL offers,
+registered with its usage line and next-word completion (repl/slash.py), run through that group.
+
+The REPL's slash commands: one registry, filled with the declared commands
+(repl/declared_commands.py) on first use — a `/` typed, a slash command, the warm-up — not
+before the prompt: importing every declaration module costs the prompt ~60 ms. It sits above
+the modules the declared commands run through (state, turn), so they never import it back."""
 
 from __future__ import annotations
 
@@ -11,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from pixiu_cli.commands.values import CommandError
+from pixiu_cli.repl.state import ReplState
 
 __all__ = ["CommandError", "CommandRegistry", "ParsedCommand", "SlashCommand"]
 
@@ -91,3 +100,40 @@ def parse_command(line: str) -> ParsedCommand:
     except ValueError:
         args = raw_args.split()
     return ParsedCommand(name=name.lower(), args=args, raw_args=raw_args.strip())
+
+
+class _ClickSlash:
+    """A /word that is a plain click command of cli/root.py's group (repl/slash.py)."""
+
+    def __init__(self, word: str):
+        self.word = word
+
+    def completing(self, before: list[str]):
+        from pixiu_cli.repl.slash import completing
+
+        return completing(self.word, before)
+
+
+def _click_handler(word: str):
+    def handle(state: ReplState, cmd: ParsedCommand) -> None:
+        from pixiu_cli.repl.slash import run_slash
+
+        run_slash(state, word, cmd.args, cmd.raw_args)
+
+    return handle
+
+
+def register_declared(registry: CommandRegistry) -> None:
+    """Each /word into `registry`, run through cli/root.py's group. /help lists them by name."""
+    from pixiu_cli.repl.slash import usage, words
+
+    for word, summary in words():
+        registry.command(word, summary, usage(word), declaration=_ClickSlash(word))(_click_handler(word))
+
+
+def _register_declared() -> None:
+
+    register_declared(registry)
+
+
+registry = CommandRegistry(_register_declared)

@@ -81,7 +81,7 @@ def usage(word: str) -> str:
 
 
 def _refusal(exc: click.UsageError, word: str, args: list[str]) -> str:
-    from pixiu_cli.commands.usage import what
+    from pixiu_cli.commands.common import what
 
     if isinstance(exc, click.NoSuchOption):
         return f"未知选项 {exc.option_name}"

@@ -41,7 +41,7 @@ TURN_MODULES = (
 OFFLINE_MODULES = (
     "pixiu_cli.conversation.offline.responder",
     "pixiu_cli.conversation.offline.grounded",
-    "pixiu_cli.conversation.offline.tool_intents",
+    "pixiu_cli.conversation.offline.script",
 )
 RENDER_MODULES = ("rich.live", "rich.live_render", "rich.file_proxy", "rich.ansi", "termios")
 
@@ -166,7 +166,7 @@ class Warmup:
         segmenter's dictionary, ~1 s, the first time): run while the prompt waits, never during
         a turn."""
         from pixiu_cli.market.names import homophones, words
-        from pixiu_cli.repl.slash_commands import registry
+        from pixiu_cli.repl.registry import registry
 
         return (registry.load, homophones.warm, words.warm)
 

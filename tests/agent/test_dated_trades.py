@@ -8,8 +8,7 @@ import json
 
 import pytest
 
-from pixiu_cli.conversation.offline.script import ScriptedReply
-from pixiu_cli.conversation.offline.tool_intents import planned_tool_calls
+from pixiu_cli.conversation.offline.script import ScriptedReply, planned_tool_calls
 from tests.helpers import call, tool_messages
 
 

@@ -94,7 +94,7 @@ def test_no_limit_in_the_first_days_after_listing():
     ],
 )
 def test_listing_sessions_without_a_limit_by_board_and_listing_date(symbol, list_date, free):
-    from pixiu_cli.market.boards import listing_free_sessions
+    from pixiu_cli.market.securities import listing_free_sessions
 
     assert listing_free_sessions(symbol, list_date) == free
     frame = frame_of(symbol, [(10, 10)] * 7, start=list_date, list_date=list_date)
@@ -163,7 +163,7 @@ def test_transfer_fee_and_st_limit_are_dated():
     assert costs.fees(1_000_000, "2022-04-28", selling=False) == pytest.approx(20.0)  # 0.002%
     assert costs.fees(1_000_000, "2022-04-29", selling=False) == pytest.approx(10.0)  # 0.001%
     assert "过户费0.002%(2022-04-29起0.001%)" in costs.describe() and "未计红利税" in costs.describe()
-    from pixiu_cli.market.boards import daily_limit
+    from pixiu_cli.market.securities import daily_limit
 
     assert daily_limit("600000", "2026-07-03", is_st=True) == 0.05
     assert daily_limit("600000", "2026-07-06", is_st=True) == 0.10  # main-board ST aligned with the board

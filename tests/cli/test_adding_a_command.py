@@ -73,7 +73,7 @@ def test_help_imports_no_area(tmp_path):
     """The table is all `pixiu --help` reads: a command's area loads when the command runs."""
     env = clean_env(tmp_path)
     code = (
-        "import sys\nsys.argv = ['pixiu', '--help']\nfrom pixiu_cli.cli.app import main\n"
+        "import sys\nsys.argv = ['pixiu', '--help']\nfrom pixiu_cli.cli.root import main\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
         "areas = {'account', 'market', 'memory', 'conversation', 'brief', 'home'}\n"
         "print(sorted({m.split('.')[1] for m in sys.modules if m.startswith('pixiu_cli.')} & areas), file=sys.stderr)\n"

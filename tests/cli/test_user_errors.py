@@ -13,7 +13,7 @@ from pixiu_cli.commands.common import CliError
 from pixiu_cli.conversation.llm.types import LLMError
 from pixiu_cli.conversation.presenters import NothingToShow
 from pixiu_cli.conversation.selection.aliases import AliasError
-from pixiu_cli.evals.answer_command import LiveEvalError
+from pixiu_cli.evals.answers import LiveEvalError
 from pixiu_cli.evals.cases import EvalError
 from pixiu_cli.home.config import ConfigError
 from pixiu_cli.home.document_file import DatasetError

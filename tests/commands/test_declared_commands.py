@@ -11,10 +11,9 @@ from pixiu_cli.memory import alerts as alert_service
 from pixiu_cli.memory import commands as memory_commands
 from pixiu_cli.memory.alerts import SOURCE_BY_HAND, NewAlert
 from pixiu_cli.repl import loop  # noqa: F401  (registers every slash command)
-from pixiu_cli.repl.registry import parse_command
+from pixiu_cli.repl.registry import parse_command, registry
 from pixiu_cli.repl.slash import completing, run_slash
 from pixiu_cli.repl.slash import usage as slash_usage
-from pixiu_cli.repl.slash_commands import registry
 from tests.helpers import clean_env, offline_repl, pixiu_in_process
 
 # plain click commands (memory/commands.py), the same function for `pixiu X` and `/X`

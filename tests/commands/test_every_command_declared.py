@@ -8,8 +8,8 @@ import pytest
 
 from pixiu_cli.commands.values import CommandError
 from pixiu_cli.repl import loop  # noqa: F401  (registers every slash command)
+from pixiu_cli.repl.registry import registry
 from pixiu_cli.repl.slash import usage as slash_usage
-from pixiu_cli.repl.slash_commands import registry
 from tests.commands.requests import cli_params, slash_params
 
 # Not generated, and why:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pixiu_cli.conversation.tokenizer.counts import count_tokens
-from pixiu_cli.kernel.limits import MemoryLimits
+from pixiu_cli.kernel.vocabulary import MemoryLimits
 from tests.helpers import in_process_ok
 
 MARKET = Path(__file__).resolve().parents[1] / "fixtures" / "market"

@@ -17,7 +17,7 @@ from pixiu_cli.home.store import InvestorStore
 from pixiu_cli.kernel.db.database import open_database
 from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.memory import notes
-from pixiu_cli.memory.search import search_memories
+from pixiu_cli.memory.changes import search_memories
 from pixiu_cli.memory.store import MemoryStore
 from pixiu_cli.memory.views import forget_notice, pin_notice, replacement_notice
 

@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from pixiu_cli.kernel.dates import DateWordsError, find_date_words, parse_date_words
+from pixiu_cli.kernel.clock import DateWordsError, find_date_words, parse_date_words
 
 TODAY = date(2026, 3, 2)
 

@@ -8,7 +8,7 @@ import hashlib
 
 import pytest
 
-from pixiu_cli.evals.consent_runner import consent_sets, run_consent
+from pixiu_cli.evals.answers import consent_sets, run_consent
 from pixiu_cli.kernel.resources import data_dir
 
 FROZEN = {

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pixiu_cli.evals.consent_runner import run_consent
+from pixiu_cli.evals.answers import run_consent
 
 TUNE = Path(__file__).parents[1] / "fixtures" / "consent_tune.json"
 

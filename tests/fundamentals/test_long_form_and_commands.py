@@ -134,7 +134,7 @@ def test_market_and_fundamentals_in_the_repl(repl):
 def test_reading_imports_no_optional_source(tmp_path):
     env = clean_env(tmp_path / "home", PIXIU_NOW="2026-11-30T16:00:00")
     code = (
-        "import sys; from pixiu_cli.cli.app import main\n"
+        "import sys; from pixiu_cli.cli.root import main\n"
         "for args in (['market', '--json'], ['fundamentals', '600519', '--json']):\n"
         "    sys.argv = ['pixiu', *args]\n"
         "    main()\n"

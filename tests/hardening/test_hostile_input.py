@@ -49,8 +49,7 @@ from pixiu_cli.home.store import InvestorStore, merge_document
 from pixiu_cli.kernel.db.database import open_database
 from pixiu_cli.kernel.vocabulary import normalise_code
 from pixiu_cli.market.names.table import Holder
-from pixiu_cli.repl.registry import CommandError, ParsedCommand, parse_command
-from pixiu_cli.repl.slash_commands import registry
+from pixiu_cli.repl.registry import CommandError, ParsedCommand, parse_command, registry
 from pixiu_cli.repl.state import ExitRepl, ReplState
 from tests.helpers import PLANTED_KEY, PROMPT, clean_env, pixiu_in_process, say, spawn
 

@@ -82,7 +82,7 @@ class Transcript:
         self.parts.append((label, text.encode()))
 
 
-RAW_APP = "import sys; from pixiu_cli.cli.app import app; sys.argv = ['pixiu', *sys.argv[1:]]; app()"
+RAW_APP = "import sys; from pixiu_cli.cli.root import app; sys.argv = ['pixiu', *sys.argv[1:]]; app()"
 DEEP_ARGUMENTS = "[" * 100_000  # json.loads raises RecursionError on it (conversation/agent/guardrails.py)
 BIG_CHUNK = 8192  # streamed in a dozen chunks, not 25,000: the size under test is the arguments'
 # Real crashes, in the real process: the model client is made to fail the way a library may,
@@ -103,7 +103,7 @@ CRASHING_CLIENT = (
     "sys.argv = ['pixiu', *sys.argv[1:]]\n"
 )
 GUARDED = CRASHING_CLIENT + "from pixiu_cli.cli import main; main()\n"
-UNGUARDED = CRASHING_CLIENT + "from pixiu_cli.cli.app import app; app()\n"
+UNGUARDED = CRASHING_CLIENT + "from pixiu_cli.cli.root import app; app()\n"
 CRASH_LINE = "错误：意外错误（RuntimeError）：transport failed; headers: Authorization: Bearer ***\n"
 
 

@@ -11,7 +11,7 @@ import json
 import openai
 import pytest
 
-from pixiu_cli.conversation.llm.model_names import CURRENT_DEEPSEEK_MODELS
+from pixiu_cli.conversation.llm.model import CURRENT_DEEPSEEK_MODELS
 from pixiu_cli.conversation.offline.responder import REASONING_MISSING
 from pixiu_cli.conversation.offline.script import ScriptedReply
 from pixiu_cli.conversation.tokenizer.counts import count_tokens

@@ -427,7 +427,7 @@ def test_akshare_trade_dates_are_read_from_their_date_column():
 
 
 def test_bse_920_codes_are_beijing_not_shanghai():
-    from pixiu_cli.market.boards import board_for
+    from pixiu_cli.market.securities import board_for
     from pixiu_cli.market.sources import exchange_code
 
     assert board_for("920002") == "bse" and exchange_code("920002") == "bj"

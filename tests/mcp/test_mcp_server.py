@@ -169,7 +169,7 @@ def test_without_the_extra_pixiu_mcp_is_one_line_and_exit_1(tmp_path, monkeypatc
 
 def test_help_does_not_import_the_sdk(tmp_path):
     script = (
-        "import sys\nsys.argv = ['pixiu', '--help']\nfrom pixiu_cli.cli.app import main\n"
+        "import sys\nsys.argv = ['pixiu', '--help']\nfrom pixiu_cli.cli.root import main\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
         "print('SDK', 'mcp' in sys.modules, 'pixiu_cli.mcp' in sys.modules, file=sys.stderr)\n"
     )

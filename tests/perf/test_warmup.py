@@ -160,7 +160,7 @@ def test_only_what_every_turn_needs_is_loaded_while_a_turn_runs():
 def test_the_steps_come_in_the_order_a_turn_needs_them():
     from pixiu_cli.kernel import render
     from pixiu_cli.market.names import homophones, words
-    from pixiu_cli.repl.slash_commands import registry
+    from pixiu_cli.repl.registry import registry
     from pixiu_cli.repl.warmup import Warmup
 
     class Client:

@@ -12,7 +12,8 @@ import pytest
 from pixiu_cli.conversation.selection import follow_up, intent, select, senses, targets, topics, windows
 from pixiu_cli.conversation.selection.intent import Group, Intent, analyze
 from pixiu_cli.kernel.resources import data_dir
-from pixiu_cli.market.names import codes, homophones, normalize, rules
+from pixiu_cli.market.names import codes, homophones, rules
+from pixiu_cli.market.names import codes as normalize
 from pixiu_cli.market.names import table as names
 
 RULES = data_dir() / "selection" / "rules"

@@ -10,7 +10,7 @@ import pytest
 
 from pixiu_cli.conversation.selection.intent import Intent
 from pixiu_cli.conversation.selection.select import select
-from pixiu_cli.market.names.normalize import normalize
+from pixiu_cli.market.names.codes import normalize
 from pixiu_cli.market.names.table import Holder, NameTable, names_from, shipped_market_list
 
 HOLDERS = (
@@ -48,7 +48,7 @@ def test_normalize_is_length_preserving_and_folds_every_spelling():
 
 def test_opencc_is_imported_only_for_traditional_text():
     code = (
-        "import sys; from pixiu_cli.market.names.normalize import normalize; normalize('我的持仓怎么样'); "
+        "import sys; from pixiu_cli.market.names.codes import normalize; normalize('我的持仓怎么样'); "
         "a = 'opencc' in sys.modules; normalize('我的持倉'); print(a, 'opencc' in sys.modules)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

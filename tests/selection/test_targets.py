@@ -100,7 +100,7 @@ def test_the_explanation_names_the_classes_and_their_cues(table):
 
 
 def test_a_fee_words_typo_is_read_as_the_fee_but_no_company_is():
-    from pixiu_cli.market.names.normalize import normalize
+    from pixiu_cli.market.names.codes import normalize
 
     assert normalize("上个月的手续废交了多少") == "上个月的手续费交了多少"
     assert normalize("甬金的股息率还行不") == "甬金的股息率还行不"  # 甬金股份, not 佣金

@@ -13,8 +13,7 @@ import pytest
 from pixiu_cli.conversation.selection.intent import Intent, analyze, fired_cues
 from pixiu_cli.conversation.selection.select import select
 from pixiu_cli.kernel.resources import data_dir
-from pixiu_cli.market.names.codes import find_codes
-from pixiu_cli.market.names.normalize import normalize
+from pixiu_cli.market.names.codes import find_codes, normalize
 from pixiu_cli.market.names.table import Holder, NameTable, names_from
 
 
@@ -112,7 +111,7 @@ def test_own_money_with_an_uncertain_intent_gets_the_overview_and_says_so():
 def test_the_segmenter_loads_only_when_a_question_needs_it():
     code = (
         "import sys\n"
-        "from pixiu_cli.market.names.normalize import normalize\n"
+        "from pixiu_cli.market.names.codes import normalize\n"
         "from pixiu_cli.conversation.selection.intent import analyze\n"
         "analyze(normalize('茅台怎么样'))\n"
         "from pixiu_cli.market.names import words\n"

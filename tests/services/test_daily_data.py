@@ -11,10 +11,9 @@ from datetime import datetime
 import pytest
 
 from pixiu_cli.kernel.db.database import open_database
-from pixiu_cli.market.bars import SeriesWrite
+from pixiu_cli.market.bars import CSI300, SeriesWrite
 from pixiu_cli.market.calendar import SHANGHAI
 from pixiu_cli.market.csv_source import parse_bars, read_text
-from pixiu_cli.market.index_benchmarks import CSI300
 from pixiu_cli.market.service import stale_market, sync_targets
 from pixiu_cli.market.store import MarketStore
 from tests.helpers import MARKET_FIXTURES, clean_env, load, pixiu_in_process

@@ -12,7 +12,7 @@ from types import ModuleType
 
 import pytest
 
-from pixiu_cli.kernel.optional_imports import Deferred, LazyPattern, import_hiding
+from pixiu_cli.kernel.resources import Deferred, LazyPattern, import_hiding
 
 PROBE = """\
 import sys

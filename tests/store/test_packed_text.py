@@ -14,7 +14,7 @@ from sqlite_utils import Database
 
 from pixiu_cli.conversation.store import ConversationStore, add_request_function, pack, unpack
 from pixiu_cli.kernel.db.database import open_database
-from pixiu_cli.kernel.db.packed_text import dictionary, pack_text, unpack_text
+from pixiu_cli.kernel.db.rows import dictionary, pack_text, unpack_text
 from pixiu_cli.kernel.db.schema import migrations
 
 # Rows packed with dictionary 1 read only with these exact bytes: a change is a new file.

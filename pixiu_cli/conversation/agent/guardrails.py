@@ -15,7 +15,7 @@ from pixiu_cli.conversation.agent.tools import (
 )
 from pixiu_cli.conversation.llm.types import ToolCall
 from pixiu_cli.kernel.db.database import CommitRefused, commit_gate
-from pixiu_cli.kernel.limits import Guardrails
+from pixiu_cli.kernel.vocabulary import Guardrails
 
 
 @dataclass(frozen=True)

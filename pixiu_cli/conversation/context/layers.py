@@ -46,8 +46,8 @@ from enum import StrEnum
 from functools import lru_cache
 
 from pixiu_cli.conversation.context.quoting import sessions_said
-from pixiu_cli.kernel.limits import FreshnessRule
 from pixiu_cli.kernel.resources import data_dir
+from pixiu_cli.kernel.vocabulary import FreshnessRule
 from pixiu_cli.market.trading_days import CalendarEnd, calendar_end, knows, next_trading_day, sessions_between
 
 

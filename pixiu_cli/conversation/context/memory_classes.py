@@ -51,8 +51,7 @@ from pixiu_cli.conversation.context.trades import History, trades_section
 from pixiu_cli.conversation.context.watch import watch_note
 from pixiu_cli.conversation.selection.intent import Intent
 from pixiu_cli.home.model import Alert, Decision, Holding, MemoryEvent, NewsItem, Profile, Report, Signal
-from pixiu_cli.kernel.limits import MemoryLimits
-from pixiu_cli.kernel.vocabulary import NOTE_KIND_NAMES, NOTE_LAYER_NAMES, NOTE_NAME, SIDE_NAMES
+from pixiu_cli.kernel.vocabulary import NOTE_KIND_NAMES, NOTE_LAYER_NAMES, NOTE_NAME, SIDE_NAMES, MemoryLimits
 from pixiu_cli.market.trading_days import CalendarEnd, is_trading_day, previous_trading_day
 
 if TYPE_CHECKING:

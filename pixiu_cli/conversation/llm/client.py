@@ -15,8 +15,7 @@ import time
 from collections.abc import Callable, Iterator
 
 from pixiu_cli.conversation.llm import wire
-from pixiu_cli.conversation.llm.model import request_json
-from pixiu_cli.conversation.llm.model_names import THINKING_PROVIDERS, retired_model_line
+from pixiu_cli.conversation.llm.model import THINKING_PROVIDERS, request_json, retired_model_line
 from pixiu_cli.conversation.llm.retry import RETRYABLE_KINDS, RetryPolicy, parse_retry_after, retryable_status
 from pixiu_cli.conversation.llm.types import CallOutcome, ChatRequest, LLMError
 from pixiu_cli.kernel.safe_text import remember_secret, remember_url, scrub, without_credentials

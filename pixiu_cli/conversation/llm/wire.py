@@ -10,8 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from pixiu_cli.conversation.llm.types import CallOutcome, ToolCall
-from pixiu_cli.conversation.llm.usage import parse_usage
+from pixiu_cli.conversation.llm.types import CallOutcome, ToolCall, parse_usage
 
 
 class BadChunk(ValueError):

@@ -118,8 +118,8 @@ def stream_chunks(
 
 
 if TYPE_CHECKING:
-    from .cache import PrefixCache
-    from .script import ScriptedReply
+    from pixiu_cli.conversation.offline.cache import PrefixCache
+    from pixiu_cli.conversation.offline.script import ScriptedReply
 
 
 def build_usage(

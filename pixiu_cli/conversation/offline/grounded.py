@@ -15,8 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pixiu_cli.conversation.llm.template import SYSTEM_ROLES, content_text
-from pixiu_cli.conversation.offline.script import ScriptedReply
-from pixiu_cli.conversation.offline.tool_intents import planned_tool_calls
+from pixiu_cli.conversation.offline.script import ScriptedReply, planned_tool_calls
 from pixiu_cli.kernel.vocabulary import BRIEF_OPEN, CONTEXT_OPEN
 
 NOTICE = "（离线评测模型：只根据本次请求里的资料作答，不是真实模型）"
@@ -196,7 +195,7 @@ def _split(request: Mapping[str, Any]) -> tuple[str, list[str], list[str]]:
 def respond(request: Mapping[str, Any]) -> ScriptedReply:
     question, blocks, tool_results = _split(request)
     if question.startswith(BRIEF_OPEN):
-        from . import brief_writer
+        from pixiu_cli.conversation.offline import script as brief_writer
 
         return brief_writer.write(question)
     available = {

@@ -164,7 +164,7 @@ class OfflineModel(ChatClient):
 
     def _respond(self, parsed: Mapping[str, Any]) -> ScriptedReply:
         if self._responder is None:
-            from .responder import respond
+            from pixiu_cli.conversation.offline.responder import respond
 
             self._responder = respond
         return self._responder(parsed)
@@ -174,7 +174,7 @@ class OfflineModel(ChatClient):
         within its timeout (reported at once: nothing here waits for a socket)."""
         if fault.kind == "timeout":
             return timeout_error(self)
-        from .server import error_body
+        from pixiu_cli.conversation.offline.server import error_body
 
         status = int(fault.status or 500)
         return status_error(self, status, retries, error_body(status)["error"]["message"], fault.retry_after)

@@ -20,11 +20,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from pixiu_cli.conversation.llm.model_names import RETIRED_MODELS
+from pixiu_cli.conversation.llm.model import RETIRED_MODELS
 from pixiu_cli.conversation.llm.template import SYSTEM_ROLES, content_text
 from pixiu_cli.conversation.offline.grounded import is_context_block
-from pixiu_cli.conversation.offline.script import ScriptedReply
-from pixiu_cli.conversation.offline.tool_intents import planned_tool_calls
+from pixiu_cli.conversation.offline.script import ScriptedReply, planned_tool_calls
 from pixiu_cli.kernel.vocabulary import BRIEF_OPEN
 
 OFFLINE_NOTICE = "（离线模式：未配置 API key，以下回答由本地离线应答器根据本次请求内容生成，不是真实模型）"
@@ -122,7 +121,7 @@ def respond(request: Mapping[str, Any], *, keyless: bool = False, chosen: bool =
     turn = _split_turn(conversation)
     question = turn.question
     if question.startswith(BRIEF_OPEN):  # the daily brief: the reading model writes it from the facts
-        from . import brief_writer
+        from pixiu_cli.conversation.offline import script as brief_writer
 
         return brief_writer.write(question)
 

@@ -46,7 +46,7 @@ from pixiu_cli.kernel.clock import machine_seconds
 def respond_offline(request, **options):
     """The offline responder, imported on the first request: its tables and patterns are
     not needed before then (an offline REPL draws its prompt without them)."""
-    from .responder import respond
+    from pixiu_cli.conversation.offline.responder import respond
 
     return respond(request, **options)
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from pixiu_cli.kernel.errors import UserError
 from pixiu_cli.kernel.vocabulary import normalise_code
-from pixiu_cli.market.names.normalize import normalize
+from pixiu_cli.market.names.codes import normalize
 from pixiu_cli.market.names.table import shipped_indexes, shipped_securities
 
 if TYPE_CHECKING:

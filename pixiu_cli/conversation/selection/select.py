@@ -67,7 +67,7 @@ from pixiu_cli.conversation.selection.topics import warm as warm_topics
 from pixiu_cli.conversation.selection.topics import words as topic_words
 from pixiu_cli.conversation.selection.windows import followed, moves, period, reviewed, unsaid_period
 from pixiu_cli.conversation.selection.windows import warm as warm_windows
-from pixiu_cli.market.names.codes import find_codes
+from pixiu_cli.market.names.codes import find_codes, normalize
 from pixiu_cli.market.names.codes import warm as warm_codes
 from pixiu_cli.market.names.forms import (
     FIRST_TWO_OF_THREE,
@@ -77,7 +77,6 @@ from pixiu_cli.market.names.forms import (
     everyday_word,
     product_word,
 )
-from pixiu_cli.market.names.normalize import normalize
 from pixiu_cli.market.names.rules import compiled, joined, table
 from pixiu_cli.market.names.table import (
     FORMER,

@@ -15,8 +15,8 @@ third of importing sqlite-utils."""
 
 from types import ModuleType, SimpleNamespace
 
-from pixiu_cli.kernel.optional_imports import Deferred as _Deferred
-from pixiu_cli.kernel.optional_imports import import_hiding as _import_hiding
+from pixiu_cli.kernel.resources import Deferred as _Deferred
+from pixiu_cli.kernel.resources import import_hiding as _import_hiding
 
 
 def _no_plugins() -> dict[str, ModuleType]:

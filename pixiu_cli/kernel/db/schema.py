@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlite_utils import Database, Migrations
 
-from pixiu_cli.kernel.db.packed_text import pack_text
+from pixiu_cli.kernel.db.rows import pack_text
 from pixiu_cli.kernel.safe_text import scrub
 
 migrations = Migrations("pixiu")

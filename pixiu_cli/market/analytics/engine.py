@@ -22,7 +22,7 @@ import numpy as np
 
 from pixiu_cli.market.analytics.costs import CostModel
 from pixiu_cli.market.bars import BarSeries, CorporateAction, ex_ratios
-from pixiu_cli.market.boards import OrderSize, limit_schedule, listing_free_sessions, order_size
+from pixiu_cli.market.securities import OrderSize, limit_schedule, listing_free_sessions, order_size
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from pixiu_cli.market.analytics.engine import Backtest
+from pixiu_cli.market.bars import CSI300
 from pixiu_cli.market.data import MarketData
-from pixiu_cli.market.index_benchmarks import CSI300
 
 TRADING_DAYS = 243  # A-share sessions in a year
 RISK_FREE = 0.015  # annual, for Sharpe

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.market.analytics.model import BacktestRow
-from pixiu_cli.market.index_benchmarks import benchmark_for
+from pixiu_cli.market.bars import benchmark_for
 
 if TYPE_CHECKING:  # the engine loads numpy: imported by the functions that compute
     from sqlite_utils import Database

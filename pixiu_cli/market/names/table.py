@@ -39,8 +39,10 @@ from pathlib import Path
 from pixiu_cli.kernel.resources import data_dir
 from pixiu_cli.market import securities
 from pixiu_cli.market import securities as security_list
+from pixiu_cli.market.names import codes as normalize
 from pixiu_cli.market.names import forms as form_kinds
-from pixiu_cli.market.names import homophones, normalize, rules
+from pixiu_cli.market.names import homophones, rules
+from pixiu_cli.market.names.codes import fold_width_case, to_simplified
 from pixiu_cli.market.names.forms import (
     LAST_TWO_OF_THREE,
     generated_forms,
@@ -50,7 +52,6 @@ from pixiu_cli.market.names.forms import (
     readings_table,
     spellings,
 )
-from pixiu_cli.market.names.normalize import fold_width_case, to_simplified
 from pixiu_cli.market.names.rules import words
 from pixiu_cli.market.securities import FORMER_NAME_SOURCE, ListedName, Security, parse_name, shipped_names
 

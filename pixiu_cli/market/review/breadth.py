@@ -23,10 +23,10 @@ from pixiu_cli.account.ledger import dec
 from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.resources import data_dir
 from pixiu_cli.market.akshare_source import AkshareSource
+from pixiu_cli.market.bars import BENCHMARKS
 from pixiu_cli.market.calendar import last_complete_session
 from pixiu_cli.market.fundamentals.akshare_source import akshare_decimal, akshare_rate
 from pixiu_cli.market.gate import WHOLE_MARKET, Refusal, screen_snapshot, spot_problem
-from pixiu_cli.market.index_benchmarks import BENCHMARKS
 from pixiu_cli.market.review.model import Discontinued, IndexMove, IndustryMove, Snapshot, SpotRow, breadth_of
 from pixiu_cli.market.sources import SourceError
 from pixiu_cli.market.store import MarketStore

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
-from pixiu_cli.market.boards import daily_limit
+from pixiu_cli.market.securities import daily_limit
 
 FEN = Decimal("0.01")
 
