@@ -13,9 +13,9 @@ by `open_database`.
               front-adjusted on read from its whole stored history
               baseline: the csv module reading that symbol's file (pandas too, if installed)
     context   `ContextBuilder.context_block` for a question naming one of 20 holdings,
-              with the valuation of the holdings section on (the app's AccountReader, which
+              with the valuation of the holdings section on (the workspace's account handle, which
               derives again only when the ledger, holdings, stored bars or the session date change) and
-              off (valuer=None); the figure with the valuation recomputed on every call is
+              off (no account handle); the figure with the valuation recomputed on every call is
               printed too
 
 Printed: medians and ratios (pixiu / baseline). Goals, printed and never asserted: reading
@@ -40,7 +40,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from pixiu_cli.account.overview import AccountReader, read_account  # noqa: E402
+from pixiu_cli.account.handle import Account  # noqa: E402
+from pixiu_cli.account.overview import read_account  # noqa: E402
 from pixiu_cli.conversation.context.builder import SHANGHAI, ContextBuilder  # noqa: E402
 from pixiu_cli.conversation.store import ConversationStore  # noqa: E402
 from pixiu_cli.home.store import InvestorStore  # noqa: E402
@@ -49,6 +50,14 @@ from pixiu_cli.market.data import MarketData  # noqa: E402
 from pixiu_cli.market.importer import import_csv  # noqa: E402
 from pixiu_cli.market.store import MarketStore, SecurityMaster  # noqa: E402
 from pixiu_cli.market.trading_days import is_trading_day  # noqa: E402
+
+
+class _Uncached(Account):
+    """The account derived again on every read: what the handle's cache saves."""
+
+    def read(self, now):
+        return read_account(self._db, now, self.cost_method)
+
 
 END = date(2026, 6, 15)
 NOW = datetime(2026, 6, 16, 16, 0, tzinfo=SHANGHAI)
@@ -174,8 +183,8 @@ def bench_context(files, db_path: Path, reps: int) -> tuple[float, float]:
     store = ConversationStore(db)
     question = f"股票{held[3][0]}最近怎么样"
     plain = ContextBuilder(store, domain)
-    valued = ContextBuilder(store, domain, valuer=AccountReader(db))
-    cold = ContextBuilder(store, domain, valuer=lambda now: read_account(db, now))
+    valued = ContextBuilder(store, domain, account=Account(db))
+    cold = ContextBuilder(store, domain, account=_Uncached(db))
     assert "浮动盈亏" in valued.context_block(question, now=NOW)[0].text
     off = timed(lambda: plain.context_block(question, now=NOW), reps)
     on = timed(lambda: valued.context_block(question, now=NOW), reps)

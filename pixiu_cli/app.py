@@ -33,8 +33,8 @@ if TYPE_CHECKING:
     from pixiu_cli.account.report import PriceTable
     from pixiu_cli.brief.handle import Brief
     from pixiu_cli.brief.push.config import PushConfig
-    from pixiu_cli.conversation.agent.calls import RequestPreview
     from pixiu_cli.conversation.agent.loop import Agent
+    from pixiu_cli.conversation.agent.preview import RequestPreview
     from pixiu_cli.conversation.agent.tools import ToolRegistry
     from pixiu_cli.conversation.context.builder import ContextBuilder
     from pixiu_cli.conversation.llm.model import ChatModel
@@ -303,7 +303,7 @@ def refresh_demo_data(domain: InvestorStore, now: datetime, state_file: Path | N
     notes made in conversation are kept. With `state_file`, a start on the same day as the
     last refresh, with the database as that refresh left it, keeps it as it is: re-dating
     would write the same rows and recomputing the analytics would give the same figures."""
-    from pixiu_cli.home.config import DemoState
+    from pixiu_cli.home.demo_state import DemoState
 
     state = DemoState(state_file, domain.db, now) if state_file is not None else None
     if state is not None and state.unchanged():
@@ -494,7 +494,7 @@ class Preview:
 def open_preview(settings: Settings, *, demo: bool = False) -> Preview:
     """The same store, builder, tools and client body as `open_app`'s agent, without the
     agent: assembling a request imports neither the loop nor the model's SDK."""
-    from pixiu_cli.conversation.agent.calls import RequestPreview
+    from pixiu_cli.conversation.agent.preview import RequestPreview
     from pixiu_cli.conversation.model_tools import model_tools
     from pixiu_cli.conversation.store import ConversationStore
 

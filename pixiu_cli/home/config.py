@@ -21,22 +21,17 @@ conversation, an import, an alert rule) changes the digest, and the next start r
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os
 import re
 import tomllib
 from collections.abc import Mapping
-from datetime import datetime
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pixiu_cli import __version__
-from pixiu_cli.kernel.db.database import content_digest
 from pixiu_cli.kernel.errors import UserError, os_reason
-from pixiu_cli.kernel.resources import data_dir, write_private
 from pixiu_cli.kernel.vocabulary import Guardrails, MemoryLimits
 
 SECRET_KEYS = ("api_key", "deepseek_api_key")
@@ -306,39 +301,4 @@ def _backtest_table(config: Mapping) -> CostModel:
 
 
 if TYPE_CHECKING:
-    from sqlite_utils import Database
-
-
-def shipped_digest(folder: Path) -> str:
-    """The demo's shipped files (the document and the bars), by name and content."""
-    digest = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        digest.update(str(path.relative_to(folder)).encode() + b"\n" + path.read_bytes())
-    return digest.hexdigest()
-
-
-class DemoState:
-    def __init__(self, path: Path, db: Database, now: datetime):
-        self.path, self.db = path, db
-
-        self.inputs = {
-            "version": __version__,
-            "day": now.date().isoformat(),
-            "shipped": shipped_digest(data_dir() / "demo"),
-        }
-
-    def unchanged(self) -> bool:
-        try:
-            saved = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return False
-        if not isinstance(saved, dict) or saved.get("inputs") != self.inputs:
-            return False
-        return saved.get("tables") == content_digest(self.db)
-
-    def save(self) -> None:
-        state = {"inputs": self.inputs, "tables": content_digest(self.db)}
-        try:
-            write_private(self.path, json.dumps(state).encode("utf-8"))
-        except OSError:
-            pass  # e.g. a read-only home: the next start simply refreshes again
+    pass

@@ -29,6 +29,8 @@ from pixiu_cli.kernel import render
 TURN_MODULES = (
     "pixiu_cli.market.names.cache",
     "pixiu_cli.kernel.db.database",
+    "pixiu_cli.conversation.handle",
+    "pixiu_cli.memory.handle",
     "ahocorasick",
     "pixiu_cli.account.store",
     "pixiu_cli.market.store",

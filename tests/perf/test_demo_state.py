@@ -95,6 +95,6 @@ def test_another_day_or_an_unreadable_state_file_refreshes(pixiu_home, refreshes
 
 def test_a_changed_shipped_file_refreshes(pixiu_home, refreshes, monkeypatch):
     start(pixiu_home).close()
-    monkeypatch.setattr("pixiu_cli.home.config.shipped_digest", lambda folder: "another document")
+    monkeypatch.setattr("pixiu_cli.home.demo_state.shipped_digest", lambda folder: "another document")
     start(pixiu_home).close()
     assert len(refreshes) == 2

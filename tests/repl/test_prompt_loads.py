@@ -1,10 +1,8 @@
-"""The REPL draws its prompt without importing the slash commands' declarations
-(pixiu_cli/commands/) or starting the offline server: both are loaded on first use, or by the
+"""The REPL draws its prompt without importing the areas' commands modules (the /words of
+cli/root.py's table) or starting the offline server: both are loaded on first use, or by the
 warm-up once the prompt is up."""
 
 from __future__ import annotations
-
-import os
 
 import pytest
 
@@ -24,7 +22,9 @@ from pixiu_cli.kernel.settings import load_settings
 from pixiu_cli.kernel.render import Renderer
 
 def loaded():
-    return sorted(m for m in sys.modules if m.startswith(("pixiu_cli.commands.", "pixiu_cli.conversation.offline.")))
+    return sorted(
+        m for m in sys.modules if m.endswith(".commands") or m.startswith("pixiu_cli.conversation.offline.")
+    )
 
 at_prompt = []
 original = warmup.Warmup.start
@@ -33,6 +33,9 @@ def start(self):
     original(self)
 warmup.Warmup.start = start
 
+from pixiu_cli.cli.root import root
+from pixiu_cli.commands import common
+common.command_group = lambda: root  # as the entry point hands it down
 app = open_app(load_settings(force_offline=True), demo=DEMO)
 state = ReplState(app=app, renderer=Renderer(file=io.StringIO(), rich_output=False))
 with create_pipe_input() as pipe:
@@ -49,11 +52,10 @@ app.close()
 
 
 def _declaration_modules() -> set[str]:
-    """Every module catalog.py gathers the declarations from, and the two that read them."""
-    from pixiu_cli.commands import catalog
+    """Every area's commands module the REPL offers a /word from (cli/root.py's table)."""
+    from pixiu_cli.cli.root import TABLE
 
-    gathered = {v.__name__ for v in vars(catalog).values() if type(v) is type(os) and "commands." in v.__name__}
-    return gathered | {"pixiu_cli.commands.catalog", "pixiu_cli.commands.slash"}
+    return {top.module for top in TABLE.values() if top.repl}
 
 
 @pytest.mark.slow  # a new process and the whole warm-up
@@ -62,7 +64,7 @@ def test_the_prompt_waits_for_no_declaration_nor_the_offline_server(tmp_path, de
     printed = fresh_python(_UP_TO_THE_PROMPT.replace("DEMO", repr(demo)), clean_env(tmp_path), timeout=180)
     lines = dict(line.split(" ", 1) for line in printed.splitlines() if line.startswith(("PROMPT", "AFTER", "SERVER")))
     declarations = _declaration_modules()
-    assert len(declarations) > 10
+    assert len(declarations) >= 6
     assert set(lines["PROMPT"].split()) & declarations == set(), lines["PROMPT"]
     assert set(lines["AFTER"].split()) >= declarations  # the warm-up loaded them for the first `/`
     assert "pixiu_cli.conversation.offline.server" not in lines["PROMPT"].split()

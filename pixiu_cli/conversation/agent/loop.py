@@ -14,14 +14,13 @@ from pixiu_cli.conversation.agent.calls import (
     RETRIED_PARTIAL,
     CallResult,
     ModelCaller,
-    RequestPreview,
     SilentSink,
     TurnSink,
     TurnStopped,
-    context_summary_json,
 )
 from pixiu_cli.conversation.agent.compaction import Compaction, Compactor, turn_history_tokens
 from pixiu_cli.conversation.agent.guardrails import Guardrails, run_tool
+from pixiu_cli.conversation.agent.preview import RequestPreview, context_summary_json
 from pixiu_cli.conversation.agent.tools import ToolContext, ToolRegistry
 from pixiu_cli.conversation.context.builder import BuiltMessages, ContextBuilder, sent_back
 from pixiu_cli.conversation.context.quoting import clipped_message, clipped_notice

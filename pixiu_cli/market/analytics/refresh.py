@@ -16,12 +16,13 @@ from pixiu_cli.home.model import Decision
 from pixiu_cli.kernel.clock import iso
 from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.vocabulary import side_name
+from pixiu_cli.market.analytics.alerts import evaluate
 from pixiu_cli.market.analytics.costs import CostModel
 from pixiu_cli.market.analytics.engine import Frame
 from pixiu_cli.market.analytics.metrics import BenchmarkCloses
 from pixiu_cli.market.analytics.model import DecisionScore
 from pixiu_cli.market.analytics.profiles import load_frame, profile_symbol
-from pixiu_cli.market.analytics.rules import describe, evaluate
+from pixiu_cli.market.analytics.rules import describe
 from pixiu_cli.market.analytics.signals import fused_signal
 from pixiu_cli.market.analytics.store import AnalyticsStore
 from pixiu_cli.market.analytics.track import HORIZONS, score
