@@ -5,19 +5,7 @@ The config.toml tables pixiu builds objects from — [context] (the context's li
 [agent] (the tool loop's guardrails), [prices] (the model's prices), [backtest] (trading
 costs) and [push] (the channels, with their PIXIU_PUSH_* variables) — each checked when the
 settings are opened (app.configured), so a typo is one line at the start of any command, not
-a failure deep inside the one that reads it.
-
-What the demo database looked like after its last refresh, kept in a small file in the
-pixiu home, so a later start can tell that refreshing again would change nothing.
-
-A refresh re-dates the shipped demo document to today and recomputes the profiles and
-signals of the holdings with shipped bars (which imports numpy and the analytics: most of
-a demo start). Its result depends only on the document, the shipped bars, the day, the
-pixiu version and what the database held before it. So the refresh is skipped when all of
-those are as they were right after the last one: same document and bars (a digest of the
-files), same day, same version, and a database whose demo tables hold exactly the rows that
-refresh left (a digest of their contents). Anything written since (a note or a trade made in
-conversation, an import, an alert rule) changes the digest, and the next start refreshes."""
+a failure deep inside the one that reads it."""
 
 from __future__ import annotations
 
