@@ -81,6 +81,7 @@ USE_CASE_MODULES = frozenset(
         "conversation/grounding.py",
         "conversation/model_tools.py",
         "home/config.py",
+        "home/demo_state.py",
         "home/documents.py",
         "market/analytics/service.py",
         "market/analytics/signals.py",
