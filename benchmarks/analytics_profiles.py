@@ -15,7 +15,7 @@ import time
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
-from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.kernel.store.database import open_database
 from pixiu_cli.market.analytics.costs import CostModel
 from pixiu_cli.market.analytics.profiles import profile_symbol
 from pixiu_cli.market.analytics.store import AnalyticsStore

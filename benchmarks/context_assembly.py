@@ -60,7 +60,7 @@ from pixiu_cli.conversation.selection.intent import Intent, detect_intent  # noq
 from pixiu_cli.conversation.selection.select import extract_symbols  # noqa: E402
 from pixiu_cli.conversation.store import ConversationStore  # noqa: E402
 from pixiu_cli.home.store import InvestorStore  # noqa: E402
-from pixiu_cli.kernel.db.database import open_database  # noqa: E402
+from pixiu_cli.kernel.store.database import open_database  # noqa: E402
 from pixiu_cli.market.names.table import Holder  # noqa: E402
 
 NOW = datetime(2026, 6, 16, 10, 30, tzinfo=SHANGHAI)  # a Tuesday, during the session

@@ -70,8 +70,8 @@ from pixiu_cli.conversation.selection.select import extract_symbols  # noqa: E40
 from pixiu_cli.conversation.store import ConversationStore  # noqa: E402
 from pixiu_cli.home.document_file import load_document  # noqa: E402
 from pixiu_cli.home.store import InvestorStore  # noqa: E402
-from pixiu_cli.kernel.db.database import open_database  # noqa: E402
 from pixiu_cli.kernel.resources import data_dir  # noqa: E402
+from pixiu_cli.kernel.store.database import open_database  # noqa: E402
 from pixiu_cli.market.names.table import Holder  # noqa: E402
 from pixiu_cli.memory.store import MemoryStore  # noqa: E402
 

@@ -45,7 +45,7 @@ from pixiu_cli.account.overview import read_account  # noqa: E402
 from pixiu_cli.conversation.context.builder import SHANGHAI, ContextBuilder  # noqa: E402
 from pixiu_cli.conversation.store import ConversationStore  # noqa: E402
 from pixiu_cli.home.store import InvestorStore  # noqa: E402
-from pixiu_cli.kernel.db.database import open_database  # noqa: E402
+from pixiu_cli.kernel.store.database import open_database  # noqa: E402
 from pixiu_cli.market.data import MarketData  # noqa: E402
 from pixiu_cli.market.importer import import_csv  # noqa: E402
 from pixiu_cli.market.store import MarketStore, SecurityMaster  # noqa: E402

@@ -57,7 +57,7 @@ def measure_in_process(reps: int) -> dict:
     from pixiu_cli.conversation.context.memory_classes import MemoryLimits
     from pixiu_cli.conversation.store import ConversationStore
     from pixiu_cli.home.store import InvestorStore
-    from pixiu_cli.kernel.db.database import open_database
+    from pixiu_cli.kernel.store.database import open_database
     from pixiu_cli.market.calendar import SHANGHAI
 
     now = datetime(2026, 11, 24, 10, 15, tzinfo=SHANGHAI)

@@ -129,7 +129,7 @@ def measure(home: Path, report: SessionReport) -> None:
     """Reported vs predicted (ideal) hits of every call of the session, as /cache sees them."""
     from pixiu_cli.account.report import PriceTable, build_report, call_cost
     from pixiu_cli.conversation.store import ConversationStore
-    from pixiu_cli.kernel.db.database import open_database
+    from pixiu_cli.kernel.store.database import open_database
 
     db = open_database(home / "demo.db")
     try:

@@ -37,7 +37,7 @@ from pixiu_cli.conversation.context.builder import ContextBuilder  # noqa: E402
 from pixiu_cli.conversation.context.memory_classes import MemoryLimits  # noqa: E402
 from pixiu_cli.conversation.store import ConversationStore  # noqa: E402
 from pixiu_cli.home.store import InvestorStore  # noqa: E402
-from pixiu_cli.kernel.db.database import open_database  # noqa: E402
+from pixiu_cli.kernel.store.database import open_database  # noqa: E402
 from pixiu_cli.market.securities import Security  # noqa: E402
 from pixiu_cli.market.store import SecurityMaster  # noqa: E402
 

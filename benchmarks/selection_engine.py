@@ -43,8 +43,8 @@ def _database(folder: Path):
 
     from pixiu_cli.home.document_file import parse_document
     from pixiu_cli.home.store import InvestorStore
-    from pixiu_cli.kernel.db.database import open_database
     from pixiu_cli.kernel.resources import data_dir
+    from pixiu_cli.kernel.store.database import open_database
     from pixiu_cli.market.securities import Security, shipped_names
     from pixiu_cli.market.store import SecurityMaster
 

@@ -259,7 +259,7 @@ def forget_kept_days(db) -> None:
 
 
 def bench_refresh(few: int, many: int, refreshed: int, runs: int) -> None:
-    from pixiu_cli.kernel.db.database import open_database
+    from pixiu_cli.kernel.store.database import open_database
 
     with tempfile.TemporaryDirectory(prefix="pixiu-refresh-bench-") as tmp:
         symbols = codes(many)

@@ -233,7 +233,7 @@ def numpy_lower_bound(db, symbols: list[str]) -> float:
 
 
 def bench_profile(count: int, years: int) -> None:
-    from pixiu_cli.kernel.db.database import open_database
+    from pixiu_cli.kernel.store.database import open_database
     from pixiu_cli.market.analytics.service import refresh
 
     with tempfile.TemporaryDirectory(prefix="pixiu-profile-bench-") as tmp:

@@ -18,13 +18,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pixiu_cli.kernel.clock import Clock, clock_at, system_clock
-from pixiu_cli.kernel.db.database import open_database
-from pixiu_cli.kernel.db.shared_stores import Stores, stores_of
 from pixiu_cli.kernel.resources import data_dir, user_cache_dir
 from pixiu_cli.kernel.safe_text import has_credentials, mask_url, remember_secret, remember_url
 from pixiu_cli.kernel.settings import Commission, Settings, push_variables, shared_config_line
 from pixiu_cli.kernel.settings import load_settings as plain_settings
 from pixiu_cli.kernel.settings import validate_config as plain_config
+from pixiu_cli.kernel.store.database import open_database
+from pixiu_cli.kernel.store.shared_stores import Stores, stores_of
 
 if TYPE_CHECKING:
     from sqlite_utils import Database

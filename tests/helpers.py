@@ -56,7 +56,7 @@ def package_syntax_trees() -> tuple[tuple[str, ast.Module], ...]:
 def is_store_module(path: str) -> bool:
     """Where SQL may live (a path inside the package): the kernel's database package and each
     area's store module (`account/store.py`, `market/news/store.py`…)."""
-    return path.startswith("kernel/db/") or path.rsplit("/", 1)[-1] == "store.py"
+    return path.startswith("kernel/store/") or path.rsplit("/", 1)[-1] == "store.py"
 
 
 def is_view_module(path: str) -> bool:
@@ -339,7 +339,7 @@ def build_app(
 
     from pixiu_cli.conversation.context.memory_classes import MemoryLimits
     from pixiu_cli.home.store import InvestorStore
-    from pixiu_cli.kernel.db.database import open_database
+    from pixiu_cli.kernel.store.database import open_database
 
     db = open_database(db_path)
     domain = InvestorStore(db)
@@ -893,7 +893,7 @@ def every_surface(env: dict[str, str], home: Path, now: str, demo: bool = False)
     from pixiu_cli.conversation.agent.tools import ToolContext
     from pixiu_cli.conversation.model_tools import model_tools
     from pixiu_cli.home.store import InvestorStore
-    from pixiu_cli.kernel.db.database import open_database
+    from pixiu_cli.kernel.store.database import open_database
     from pixiu_cli.memory.store import MemoryStore
 
     flag = ("--demo",) if demo else ()

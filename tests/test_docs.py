@@ -333,7 +333,7 @@ CONFIGURATION = REPO / "docs" / "configuration.md"
 UNPINNED = {
     "conversation/llm/retry.py": ("`Retry-After` date",),
     "brief/push/channels.py": ("signature timestamps", "a mail's `Date`"),
-    "kernel/db/backup.py": ("partial-backup age",),
+    "kernel/store/backup.py": ("partial-backup age",),
     "conversation/offline/model.py": ("completion stamps",),
     "conversation/offline/server.py": ("completion stamps",),
 }

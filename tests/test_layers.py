@@ -63,7 +63,7 @@ def copy(tmp_path) -> Path:
 PROBE = "\n\ndef _layer_probe():\n    from {module} import {name}  # noqa: F401\n"
 BREAKS = {
     "the kernel imports an area inside a function": (
-        "kernel/db/rows.py",
+        "kernel/store/rows.py",
         "pixiu_cli.account.ledger",
         "derive",
         "pixiu_cli.kernel is not allowed to import pixiu_cli.account",

@@ -1,7 +1,7 @@
 """A `_name` is its module's own: no module of the product imports one from another module
 (`from pixiu_cli.home.store import _rows`) or reaches one through another module
 (`investor._rows`). What two modules share has a public name in the module that owns it
-(the store's row mapping: kernel/db/rows.py). A test imports no private name of the product
+(the store's row mapping: kernel/store/rows.py). A test imports no private name of the product
 either: what it calls is public. It may still reach a module's state through the module
 (`counts._tokenizer.cache_clear()`, a monkeypatched `_stored_table`): resetting a cache or
 standing in for a dependency is what a seam is for, and it is named where it is used."""
@@ -17,7 +17,7 @@ TESTS = Path(__file__).resolve().parent
 
 
 def _module_name(path: str) -> str:
-    """`kernel/db/rows.py` → `pixiu_cli.kernel.db.rows`; a package's `__init__.py` is the package."""
+    """`kernel/store/rows.py` → `pixiu_cli.kernel.store.rows`; a package's `__init__.py` is the package."""
     parts = path.removesuffix(".py").split("/")
     return ".".join(["pixiu_cli", *(parts[:-1] if parts[-1] == "__init__" else parts)])
 
@@ -34,7 +34,7 @@ def private_names_used(tree: ast.Module, own: str, modules: set[str]) -> list[tu
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("pixiu_cli"):
             for alias in node.names:
                 full = f"{node.module}.{alias.name}"
-                if full in modules:  # `from pixiu_cli.kernel.db import rows`: a module, named
+                if full in modules:  # `from pixiu_cli.kernel.store import rows`: a module, named
                     aliases[alias.asname or alias.name] = full
                 elif _private(alias.name) and node.module != own:
                     found.append((node.lineno, full))
@@ -53,7 +53,7 @@ def private_names_used(tree: ast.Module, own: str, modules: set[str]) -> list[tu
 def test_no_module_uses_another_modules_private_names():
     trees = package_syntax_trees()
     modules = {_module_name(path) for path, _ in trees}
-    assert {"pixiu_cli.kernel.db.rows", "pixiu_cli.kernel.db"} <= modules  # the walk reached the package
+    assert {"pixiu_cli.kernel.store.rows", "pixiu_cli.kernel.store"} <= modules  # the walk reached the package
     offenders = [
         f"{path}:{line} {name}"
         for path, tree in trees
@@ -85,11 +85,11 @@ def test_no_test_imports_a_private_name_of_the_product():
 
 
 def test_each_way_of_reaching_a_private_name_is_found():
-    modules = {"pixiu_cli.kernel.db.rows", "pixiu_cli.home.store", "pixiu_cli.market.data", "pixiu_cli.kernel.db"}
+    modules = {"pixiu_cli.kernel.store.rows", "pixiu_cli.home.store", "pixiu_cli.market.data", "pixiu_cli.kernel.store"}
     source = """
 from pixiu_cli.home.store import InvestorStore, _rows
-from pixiu_cli.kernel.db import rows
-from pixiu_cli.kernel.db.rows import __doc__, dict_rows
+from pixiu_cli.kernel.store import rows
+from pixiu_cli.kernel.store.rows import __doc__, dict_rows
 import pixiu_cli.market.data as data
 from pixiu_cli.home.store import _own
 rows._plan(1)
@@ -97,16 +97,16 @@ data._private
 rows.record
 self._cache
 """
-    found = private_names_used(ast.parse(source), "pixiu_cli.kernel.db.other", modules)
+    found = private_names_used(ast.parse(source), "pixiu_cli.kernel.store.other", modules)
     assert sorted(found) == [
         (2, "pixiu_cli.home.store._rows"),
         (6, "pixiu_cli.home.store._own"),
-        (7, "pixiu_cli.kernel.db.rows._plan"),
+        (7, "pixiu_cli.kernel.store.rows._plan"),
         (8, "pixiu_cli.market.data._private"),
     ]
     # a module's own private names are its business
     assert sorted(private_names_used(ast.parse(source), "pixiu_cli.home.store", modules)) == [
-        (7, "pixiu_cli.kernel.db.rows._plan"),
+        (7, "pixiu_cli.kernel.store.rows._plan"),
         (8, "pixiu_cli.market.data._private"),
     ]
     # a test's imports: a private name is found, a dunder or a public one is not

@@ -1,7 +1,7 @@
 """app.py is the only wiring: outside store/ and app.py no module builds a store (it takes
-them from the one `Stores` of its database, kernel/db/shared_stores.py), no service takes an untyped
+them from the one `Stores` of its database, kernel/store/shared_stores.py), no service takes an untyped
 database, the product hands every store and builder the app's clock, and sqlite-utils is
-imported at run time only behind pixiu_cli.kernel.db (which hides numpy and pandas from it)."""
+imported at run time only behind pixiu_cli.kernel.store (which hides numpy and pandas from it)."""
 
 from __future__ import annotations
 
@@ -64,8 +64,8 @@ def test_no_module_but_the_wiring_builds_a_store():
 
 
 def test_the_stores_of_a_database_are_built_once(tmp_path):
-    from pixiu_cli.kernel.db.database import open_database
-    from pixiu_cli.kernel.db.shared_stores import Stores, stores_of
+    from pixiu_cli.kernel.store.database import open_database
+    from pixiu_cli.kernel.store.shared_stores import Stores, stores_of
 
     db = open_database(tmp_path / "p.db")
     try:
@@ -110,11 +110,11 @@ def test_the_product_hands_every_store_and_builder_the_apps_clock():
 
 
 def test_sqlite_utils_is_imported_at_run_time_only_behind_the_store_package():
-    """Imported first, sqlite-utils imports numpy and pandas (kernel/db/__init__.py hides them):
+    """Imported first, sqlite-utils imports numpy and pandas (kernel/store/__init__.py hides them):
     `pixiu data status` loaded 847 modules through market/data.py."""
     found = []
     for path, tree in package_syntax_trees():
-        if path.startswith("kernel/db/"):
+        if path.startswith("kernel/store/"):
             continue
         guarded = {
             id(node)

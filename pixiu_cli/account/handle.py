@@ -30,19 +30,19 @@ class Account:
 
     @cached_property
     def store(self) -> AccountStore:
-        from pixiu_cli.kernel.db.shared_stores import stores_of
+        from pixiu_cli.kernel.store.shared_stores import stores_of
 
         return stores_of(self._db).account
 
     @cached_property
     def portfolio(self) -> PortfolioStore:
-        from pixiu_cli.kernel.db.shared_stores import stores_of
+        from pixiu_cli.kernel.store.shared_stores import stores_of
 
         return stores_of(self._db).portfolio
 
     def read(self, now: datetime) -> AccountView:
         from pixiu_cli.account.overview import read_account
-        from pixiu_cli.kernel.db.shared_stores import stores_of
+        from pixiu_cli.kernel.store.shared_stores import stores_of
         from pixiu_cli.market.calendar import last_complete_session
 
         stores = stores_of(self._db)

@@ -29,10 +29,10 @@ from pixiu_cli.account.store import set_position
 from pixiu_cli.account.valuation import AccountView, Close, account_cash, applied_dividends, value_account
 from pixiu_cli.home.model import LEDGER, STATED, Holding
 from pixiu_cli.kernel.clock import DateWordsError, day_label, parse_date_words
-from pixiu_cli.kernel.db.database import write_transaction
-from pixiu_cli.kernel.db.rows import SkippedRow
-from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.errors import RequestError
+from pixiu_cli.kernel.store.database import write_transaction
+from pixiu_cli.kernel.store.rows import SkippedRow
+from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.kernel.vocabulary import is_finite_number
 from pixiu_cli.market.plausible import dividend_problem, money_problem, price_problem, shares_problem
 from pixiu_cli.memory.model import decision_ref

@@ -37,9 +37,9 @@ from pixiu_cli.account.overview import FillGate, FillRefusal, ledger_positions
 from pixiu_cli.account.statements.reader import StatementStream, open_statement
 from pixiu_cli.account.store import AccountStore, set_position
 from pixiu_cli.home.model import Holding
-from pixiu_cli.kernel.db.database import write_transaction
-from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.errors import RequestError
+from pixiu_cli.kernel.store.database import write_transaction
+from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.market.security_master import security_name
 from pixiu_cli.market.trading_days import CalendarEnd, holiday_name, is_trading_day
 

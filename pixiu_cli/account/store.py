@@ -12,8 +12,8 @@ from dataclasses import asdict
 from pixiu_cli.account.ledger import Checkpoint
 from pixiu_cli.account.model import CashBalance, Fill, UndoneTrade
 from pixiu_cli.home.model import Decision, decision_from_row, holding_from_row
-from pixiu_cli.kernel.db.database import Database
-from pixiu_cli.kernel.db.rows import SkippedRow, dict_rows, number, readable, record, skip_or_refuse, unreadable
+from pixiu_cli.kernel.store.database import Database
+from pixiu_cli.kernel.store.rows import SkippedRow, dict_rows, number, readable, record, skip_or_refuse, unreadable
 from pixiu_cli.kernel.vocabulary import decision_author, is_finite_number
 from pixiu_cli.market.plausible import CASH_BOUNDS, LEDGER_BOUNDS, MAX_MONEY, MAX_PRICE, MAX_SHARES
 from pixiu_cli.memory.model import trade_text

@@ -22,10 +22,10 @@ from pixiu_cli.account.overview import (
     trade_price_refusal,
 )
 from pixiu_cli.home.model import Decision, Holding
-from pixiu_cli.kernel.db.database import write_transaction
-from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.kernel.settings import Commission
+from pixiu_cli.kernel.store.database import write_transaction
+from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.kernel.vocabulary import SIDES, is_finite_number, side_name
 from pixiu_cli.market.plausible import fill_problems
 from pixiu_cli.market.securities import fits_order, odd_part, order_rule, order_size, sellable_size

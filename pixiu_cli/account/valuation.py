@@ -12,7 +12,7 @@ from decimal import Decimal
 from pixiu_cli.account.ledger import ZERO, CashFlows, Position, dec
 from pixiu_cli.account.model import CashBalance
 from pixiu_cli.home.model import Holding
-from pixiu_cli.kernel.db.rows import SkippedRow
+from pixiu_cli.kernel.store.rows import SkippedRow
 
 
 @dataclass(frozen=True)

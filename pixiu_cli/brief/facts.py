@@ -24,7 +24,7 @@ from pixiu_cli.account.valuation import AccountView, ValuedPosition
 from pixiu_cli.brief.store import BriefStore, StoredBrief
 from pixiu_cli.home.model import Alert, Decision
 from pixiu_cli.kernel.clock import iso
-from pixiu_cli.kernel.db.shared_stores import stores_of
+from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.market.analytics.rules import (
     CAP,
     PLAN_ABOVE,

@@ -18,12 +18,12 @@ class Brief:
 
     @cached_property
     def briefs(self) -> BriefStore:
-        from pixiu_cli.kernel.db.shared_stores import stores_of
+        from pixiu_cli.kernel.store.shared_stores import stores_of
 
         return stores_of(self._db).briefs
 
     @cached_property
     def push_log(self) -> PushLog:
-        from pixiu_cli.kernel.db.shared_stores import stores_of
+        from pixiu_cli.kernel.store.shared_stores import stores_of
 
         return stores_of(self._db).push_log

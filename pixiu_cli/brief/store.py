@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pixiu_cli.home.model import Signal, signal_from_row
-from pixiu_cli.kernel.db.database import Database, write_transaction
-from pixiu_cli.kernel.db.rows import dict_rows, json_column, record
+from pixiu_cli.kernel.store.database import Database, write_transaction
+from pixiu_cli.kernel.store.rows import dict_rows, json_column, record
 from pixiu_cli.market.analytics.model import FiredAlert
 
 BRIEF_ORIGIN = "brief"

@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from pixiu_cli.conversation.store import Conversation, ConversationStore, RestoredElsewhere, Turn
-from pixiu_cli.kernel.db.database import DISK_FULL, disk_full, lock_timeout_line
 from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.kernel.resources import write_private
+from pixiu_cli.kernel.store.database import DISK_FULL, disk_full, lock_timeout_line
 
 
 def keep(home: Path, text: str, now: datetime) -> Path:

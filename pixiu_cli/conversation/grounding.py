@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 from pixiu_cli.account.overview import trade_day
 from pixiu_cli.conversation.selection.numbers import Figure, arabic, figures, fold_digits
 from pixiu_cli.kernel.clock import find_date_words
-from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.errors import RequestError
+from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.kernel.vocabulary import (
     ALERT_INSTRUCTIONS,
     CLAUSE_TAIL,

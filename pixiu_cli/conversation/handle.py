@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # also the store types other areas' signatures name: they import them from here
     from pixiu_cli.conversation.store import ConversationStore, Turn
-    from pixiu_cli.kernel.db.database import Database
+    from pixiu_cli.kernel.store.database import Database
 
 
 def conversations_at(path: Path) -> ConversationStore:
     """The conversations of the database at `path` as it is (no migration): a worker that
     explains calls in a database another process owns."""
     from pixiu_cli.conversation.store import ConversationStore
-    from pixiu_cli.kernel.db.database import open_database
+    from pixiu_cli.kernel.store.database import open_database
 
     return ConversationStore(open_database(path, migrate=False))
 

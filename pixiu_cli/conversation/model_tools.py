@@ -19,9 +19,9 @@ from pixiu_cli.conversation.agent.tools import (
     code_argument,
 )
 from pixiu_cli.conversation.context.quoting import quote_data
-from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.kernel.resources import prompts_dir
+from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.kernel.vocabulary import AUTHOR_MODEL, AUTHOR_PROPOSAL, NOTE_KIND_NAMES, NOTE_KINDS, SIDES
 from pixiu_cli.memory.model import note_ref
 

@@ -473,11 +473,11 @@ def error_line(exc: BaseException) -> str:
     anything unexpected as one scrubbed line, never a traceback."""
     if isinstance(exc, UserError):
         return str(exc)
-    from pixiu_cli.kernel.db.database import DISK_FULL, disk_full, lock_timeout_line
+    from pixiu_cli.kernel.store.database import DISK_FULL, disk_full, lock_timeout_line
 
     if disk_full(exc):
         return DISK_FULL
-    from pixiu_cli.kernel.db.database import damaged_line, read_only_line
+    from pixiu_cli.kernel.store.database import damaged_line, read_only_line
 
     return (
         lock_timeout_line(exc)

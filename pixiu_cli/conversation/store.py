@@ -25,15 +25,15 @@ from typing import Protocol
 from pixiu_cli.conversation.model import UsageRow
 from pixiu_cli.conversation.tokenizer.counts import count_message_tokens
 from pixiu_cli.kernel.clock import Clock, system_clock
-from pixiu_cli.kernel.db.database import (
+from pixiu_cli.kernel.safe_text import scrub
+from pixiu_cli.kernel.store.database import (
     Database,
     StoreError,
     owned_by_another_live_process,
     this_process,
     write_transaction,
 )
-from pixiu_cli.kernel.db.rows import pack_text, text_of, unpack_text
-from pixiu_cli.kernel.safe_text import scrub
+from pixiu_cli.kernel.store.rows import pack_text, text_of, unpack_text
 
 MAX_DEPTH = 16
 WINDOW = 32 * 1024  # zlib looks back this far, so a longer dictionary adds nothing

@@ -54,11 +54,11 @@ from pixiu_cli.evals.store import EvalResultRow
 from pixiu_cli.home.document_file import DatasetError, parse_document
 from pixiu_cli.home.model import DomainData, Profile
 from pixiu_cli.kernel.clock import iso
-from pixiu_cli.kernel.db.database import open_database
-from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.errors import UserError
 from pixiu_cli.kernel.resources import data_dir
 from pixiu_cli.kernel.settings import Settings
+from pixiu_cli.kernel.store.database import open_database
+from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.kernel.vocabulary import side_name
 from pixiu_cli.market.names.table import securities_for_document
 

@@ -38,9 +38,9 @@ from pathlib import Path
 from typing import Any
 
 from pixiu_cli.home.document_file import ACCOUNT, SECTIONS, DatasetError, normalise_timestamp
-from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.errors import UserError
 from pixiu_cli.kernel.resources import data_dir
+from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.kernel.vocabulary import normalise_code
 from pixiu_cli.market.bars import Bar, SeriesWrite
 from pixiu_cli.market.fundamentals.model import Dividend, FinancialReport, FundamentalsWrite, ValuationDay

@@ -131,9 +131,9 @@ from pixiu_cli.evals.cases import (
     write_stored,
 )
 from pixiu_cli.home.document_file import DatasetError, parse_document
-from pixiu_cli.kernel.db.database import open_database
-from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.resources import data_dir
+from pixiu_cli.kernel.store.database import open_database
+from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.market.names.table import securities_for_document, shipped_market_list
 
 _REQUIRED = ("id", "category", "now", "dataset", "message")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from pixiu_cli.kernel.db.database import Database, write_transaction
-from pixiu_cli.kernel.db.rows import dict_rows
 from pixiu_cli.kernel.safe_text import scrub
+from pixiu_cli.kernel.store.database import Database, write_transaction
+from pixiu_cli.kernel.store.rows import dict_rows
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pixiu_cli import __version__
-from pixiu_cli.kernel.db.database import content_digest
 from pixiu_cli.kernel.resources import data_dir, write_private
+from pixiu_cli.kernel.store.database import content_digest
 
 if TYPE_CHECKING:
     from sqlite_utils import Database

@@ -15,7 +15,8 @@ from pixiu_cli.account.overview import ledger_rows_refusal
 from pixiu_cli.home.document_file import DatasetError, export_document, load_document
 from pixiu_cli.home.model import DomainData
 from pixiu_cli.home.store import MergeResult, merge_document, unknown_columns
-from pixiu_cli.kernel.db.backup import (
+from pixiu_cli.kernel.errors import RequestError
+from pixiu_cli.kernel.store.backup import (
     Salvaged,
     backup_database,
     check_pixiu_database,
@@ -26,9 +27,8 @@ from pixiu_cli.kernel.db.backup import (
     salvage,
     set_aside,
 )
-from pixiu_cli.kernel.db.database import Database, open_database
-from pixiu_cli.kernel.db.shared_stores import stores_of
-from pixiu_cli.kernel.errors import RequestError
+from pixiu_cli.kernel.store.database import Database, open_database
+from pixiu_cli.kernel.store.shared_stores import stores_of
 
 if TYPE_CHECKING:
     from sqlite_utils import Database

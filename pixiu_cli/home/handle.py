@@ -19,6 +19,6 @@ class Home:
 
     @cached_property
     def investor(self) -> InvestorStore:
-        from pixiu_cli.kernel.db.shared_stores import stores_of
+        from pixiu_cli.kernel.store.shared_stores import stores_of
 
         return stores_of(self._db).investor

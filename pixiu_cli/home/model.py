@@ -4,14 +4,14 @@ set as one document (import / export / demo).
 
 The store builds these from its rows with every field of the type it declares: text columns
 as str (None only where a field is optional), numeric columns as float or None, and a stored
-value that is no number as NaN, which every view shows as 无效值 (pixiu_cli/kernel/db/rows.py)."""
+value that is no number as NaN, which every view shows as 无效值 (pixiu_cli/kernel/store/rows.py)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from pixiu_cli.kernel.db.rows import json_column, record
+from pixiu_cli.kernel.store.rows import json_column, record
 
 # What a holding row's shares and cost are: the user's (or a document's) statement of the
 # position on its day, which the ledger's later events move; or a copy of what the ledger

@@ -49,8 +49,8 @@ from pixiu_cli.home.model import (
     report_from_row,
     signal_from_row,
 )
-from pixiu_cli.kernel.db.database import Database, write_transaction
-from pixiu_cli.kernel.db.rows import dict_rows, number, optional_text, text
+from pixiu_cli.kernel.store.database import Database, write_transaction
+from pixiu_cli.kernel.store.rows import dict_rows, number, optional_text, text
 from pixiu_cli.kernel.vocabulary import CONVERSATION_SOURCES, USERS_OWN
 
 FILLS, CASH = "account_fills", "account_cash"

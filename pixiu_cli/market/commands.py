@@ -28,7 +28,7 @@ from pixiu_cli.commands.params import (
     group,
     json_option,
 )
-from pixiu_cli.kernel.db.shared_stores import stores_of
+from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.market import service
 from pixiu_cli.market import views as market_views
 from pixiu_cli.market.analytics import views_profiles, views_track

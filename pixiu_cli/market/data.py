@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from pixiu_cli.kernel.db.shared_stores import stores_of
+from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.market.bars import (
     ADJUST_MODES,
     MIN_DIVIDEND_GAP,
@@ -29,7 +29,7 @@ from pixiu_cli.market.trading_days import trading_calendar
 if TYPE_CHECKING:
     from sqlite_utils import Database
 
-if TYPE_CHECKING:  # only named: importing it before pixiu_cli.kernel.db would load numpy and pandas
+if TYPE_CHECKING:  # only named: importing it before pixiu_cli.kernel.store would load numpy and pandas
     from sqlite_utils import Database
 
 

@@ -22,7 +22,7 @@ class Market:
 
     @cached_property
     def _stores(self):
-        from pixiu_cli.kernel.db.shared_stores import stores_of
+        from pixiu_cli.kernel.store.shared_stores import stores_of
 
         return stores_of(self._db)
 

@@ -14,8 +14,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.errors import RequestError
+from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.market.analytics.service import held_and_watched, refresh
 from pixiu_cli.market.bars import BENCHMARKS
 from pixiu_cli.market.calendar import TradingCalendar

@@ -8,8 +8,8 @@ import unicodedata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.errors import RequestError
+from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.kernel.vocabulary import normalise_code
 
 if TYPE_CHECKING:

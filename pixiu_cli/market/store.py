@@ -12,8 +12,9 @@ from collections.abc import Iterable, Sequence
 from functools import cache, partial
 from itertools import chain
 
-from pixiu_cli.kernel.db.database import Database, write_transaction
-from pixiu_cli.kernel.db.rows import (
+from pixiu_cli.kernel.safe_text import scrub
+from pixiu_cli.kernel.store.database import Database, write_transaction
+from pixiu_cli.kernel.store.rows import (
     MAX_READABLE,
     SkippedRow,
     count,
@@ -26,7 +27,6 @@ from pixiu_cli.kernel.db.rows import (
     text,
     unreadable,
 )
-from pixiu_cli.kernel.safe_text import scrub
 from pixiu_cli.market.bars import BarSeries, CorporateAction, SeriesInfo, SeriesWrite
 from pixiu_cli.market.plausible import ACTION_BOUNDS, MAX_PRICE, MAX_SHARES
 from pixiu_cli.market.securities import Alias, Security

@@ -10,7 +10,7 @@ import click
 from pixiu_cli.commands import common
 from pixiu_cli.commands.params import Int, json_option
 from pixiu_cli.conversation.views_tools import mcp_log_record, show_mcp_log
-from pixiu_cli.kernel.db.shared_stores import stores_of
+from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.mcp.reads import Reader
 
 INSTALL_LINE = "pixiu mcp 需要可选的 MCP SDK：pip install 'pixiu-cli[mcp]'（或 pip install 'mcp>=2.3'）"

@@ -13,11 +13,11 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING
 
 from pixiu_cli.conversation.context.quoting import quote_data
-from pixiu_cli.kernel.db.database import open_database
-from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.kernel.safe_text import scrub
 from pixiu_cli.kernel.settings import Settings
+from pixiu_cli.kernel.store.database import open_database
+from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.kernel.vocabulary import AUTHOR_PROPOSAL, NOTE_KIND_NAMES, normalise_code
 
 

@@ -8,8 +8,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.errors import RequestError
+from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.kernel.vocabulary import is_finite_number, normalise_code
 from pixiu_cli.market.analytics.model import FiredAlert
 from pixiu_cli.market.analytics.rules import describe

@@ -14,8 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.errors import RequestError
+from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.kernel.vocabulary import MEMORY_KIND_NAMES
 from pixiu_cli.market.names.codes import find_codes, normalize
 from pixiu_cli.market.names.table import INDEX, SHADOW, NameSource

@@ -26,7 +26,7 @@ from pixiu_cli.commands.params import (
     json_option,
 )
 from pixiu_cli.conversation.selection import aliases
-from pixiu_cli.kernel.db.shared_stores import stores_of
+from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.kernel.vocabulary import NOTE_KINDS
 from pixiu_cli.memory import views
 from pixiu_cli.memory.alerts import (

@@ -18,7 +18,7 @@ class Memory:
 
     @cached_property
     def store(self) -> MemoryStore:
-        from pixiu_cli.kernel.db.shared_stores import stores_of
+        from pixiu_cli.kernel.store.shared_stores import stores_of
 
         return stores_of(self._db).memory
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pixiu_cli.kernel.db.rows import number
+from pixiu_cli.kernel.store.rows import number
 from pixiu_cli.kernel.vocabulary import side_name
 from pixiu_cli.market.plausible import price_problem, shares_problem
 

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 
 from pixiu_cli.conversation.selection.select import select
 from pixiu_cli.home.model import MemoryEvent
-from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.errors import RequestError
+from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.kernel.vocabulary import (
     AUTHOR_PROPOSAL,
     AUTHOR_USER,

@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING
 from pixiu_cli.account.overview import trade_day
 from pixiu_cli.account.trades import NewTrade, RecordedTrade, record_trade
 from pixiu_cli.home.model import MemoryEvent
-from pixiu_cli.kernel.db.database import write_transaction
-from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.errors import RequestError
+from pixiu_cli.kernel.store.database import write_transaction
+from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.kernel.vocabulary import AUTHOR_PROPOSAL, PROPOSAL_NAME, side_name
 from pixiu_cli.market.analytics.rules import describe
 from pixiu_cli.memory.alerts import SOURCE_CONVERSATION, AddedAlert, NewAlert, add_alert, stock_name

@@ -14,10 +14,10 @@ import unicodedata
 from dataclasses import dataclass
 
 from pixiu_cli.home.model import MemoryEvent, event_from_row
-from pixiu_cli.kernel.db.database import Database, write_transaction
-from pixiu_cli.kernel.db.rows import count, dict_rows
-from pixiu_cli.kernel.db.rows import text as stored_text
 from pixiu_cli.kernel.errors import UserError
+from pixiu_cli.kernel.store.database import Database, write_transaction
+from pixiu_cli.kernel.store.rows import count, dict_rows
+from pixiu_cli.kernel.store.rows import text as stored_text
 from pixiu_cli.kernel.vocabulary import AUTHOR_PROPOSAL, AUTHOR_USER, NOTE_KINDS, decision_author
 from pixiu_cli.memory.dedup import FUZZY_MAX_CHARS, could_match, normalise, note_key, same_memory
 from pixiu_cli.memory.model import Withdrawal, decision_ref, note_ref, trade_text

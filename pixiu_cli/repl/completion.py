@@ -14,7 +14,7 @@ from itertools import islice
 
 from prompt_toolkit.completion import Completer, Completion
 
-from pixiu_cli.kernel.db.shared_stores import stores_of
+from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.kernel.vocabulary import NOTE_KINDS
 from pixiu_cli.repl.registry import registry
 from pixiu_cli.repl.state import ReplState

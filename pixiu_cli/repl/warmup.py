@@ -28,7 +28,7 @@ from pixiu_cli.kernel import render
 # live view, the proposals a turn's end asks about. tests/perf/test_warmup.py fails when a turn after the warm-up imports anything.
 TURN_MODULES = (
     "pixiu_cli.market.names.cache",
-    "pixiu_cli.kernel.db.database",
+    "pixiu_cli.kernel.store.database",
     "pixiu_cli.conversation.handle",
     "pixiu_cli.memory.handle",
     "ahocorasick",

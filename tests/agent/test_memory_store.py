@@ -8,7 +8,7 @@ import pytest
 from pixiu_cli.account.store import PortfolioStore
 from pixiu_cli.home.document_file import SHANGHAI
 from pixiu_cli.home.store import InvestorStore
-from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.kernel.store.database import open_database
 from pixiu_cli.memory.store import MemoryRefError, MemoryStore
 
 NOW = datetime(2026, 11, 24, 10, 0, tzinfo=SHANGHAI)

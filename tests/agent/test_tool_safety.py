@@ -15,7 +15,7 @@ from pixiu_cli.conversation.agent.guardrails import Guardrails
 from pixiu_cli.conversation.agent.tools import Tool, ToolOutcome
 from pixiu_cli.conversation.model_tools import TOOLS
 from pixiu_cli.conversation.offline.script import ScriptedReply
-from pixiu_cli.kernel.db.database import write_transaction
+from pixiu_cli.kernel.store.database import write_transaction
 from pixiu_cli.memory import store as memory_module
 from tests.helpers import NOW, call, tool_messages
 
@@ -82,7 +82,7 @@ def join_tool_threads() -> None:
 def wait_until_abandoned() -> None:
     """Inside a tool: until the loop has given up on it (its commit gate refuses new
     writes), so it cannot reach its commit first however the threads are scheduled."""
-    from pixiu_cli.kernel.db.database import current_gate
+    from pixiu_cli.kernel.store.database import current_gate
 
     gate, deadline = current_gate(), time.monotonic() + 30
     while gate.may_begin() and time.monotonic() < deadline:

@@ -16,7 +16,7 @@ def no_costs() -> CostModel:
 
 @pytest.fixture
 def db(tmp_path):
-    from pixiu_cli.kernel.db.database import open_database
+    from pixiu_cli.kernel.store.database import open_database
 
     database = open_database(tmp_path / "pixiu.db")
     yield database

@@ -21,7 +21,7 @@ import numpy as np
 if __name__ == "__main__":  # run as a script to rewrite the expected figures
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.kernel.store.database import open_database
 from pixiu_cli.market.analytics.costs import CostModel
 from pixiu_cli.market.analytics.engine import run, three_year_start
 from pixiu_cli.market.analytics.profiles import load_frame

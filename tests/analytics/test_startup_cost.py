@@ -9,7 +9,7 @@ import sys
 
 def test_the_store_does_not_import_numpy_but_analytics_can():
     code = (
-        "import sys; import pixiu_cli.kernel.db.database, sqlite_utils; "
+        "import sys; import pixiu_cli.kernel.store.database, sqlite_utils; "
         "assert 'numpy' not in sys.modules and 'pandas' not in sys.modules, 'eager numpy'; "
         "import pixiu_cli.market.analytics.engine, numpy; print(numpy.ones(2).sum())"
     )

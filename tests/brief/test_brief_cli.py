@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.kernel.store.database import open_database
 from pixiu_cli.market.store import MarketStore
 from tests.helpers import PLANTED_KEY, clean_env, demo_brief_env, pixiu_in_process
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from pixiu_cli.account.trades import undo_trade
-from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.kernel.store.database import open_database
 from tests.helpers import clean_env, pixiu_in_process
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"

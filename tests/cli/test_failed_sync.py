@@ -16,7 +16,7 @@ from unittest import mock
 
 import pytest
 
-from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.kernel.store.database import open_database
 from pixiu_cli.market.analytics.refresh import RefreshSummary, refresh
 from tests.helpers import MARKET_FIXTURES, clean_env, in_process_ok, pixiu_in_process
 
@@ -184,7 +184,7 @@ OFFLINE_BAOSTOCK = 'def login():\n    raise OSError(101, "Network is unreachable
 @pytest.mark.slow  # a new process (or a terminal) is what is checked: whole suite only
 def test_a_sync_with_no_network_loads_no_analytics_numpy_or_pandas(scored_home, tmp_path):
     """The process the user waits for: what it imports is what it costs (sqlite-utils loads
-    pandas and numpy when it is imported before pixiu_cli.kernel.db hides them; typer's parsing
+    pandas and numpy when it is imported before pixiu_cli.kernel.store hides them; typer's parsing
     pydantic; the error line rich; the daily sync's views the fundamentals, review and push)."""
     package = tmp_path / "offline" / "baostock"
     package.mkdir(parents=True)

@@ -274,7 +274,7 @@ def test_replace_without_a_backup_replaces_nothing(offline_env, pixiu_home, tmp_
 @pytest.mark.slow
 def test_a_process_that_cached_the_holdings_sees_the_restored_ones(offline_env, pixiu_home):
     from pixiu_cli.home.store import InvestorStore
-    from pixiu_cli.kernel.db.database import open_database
+    from pixiu_cli.kernel.store.database import open_database
 
     ok(offline_env, "import", str(FIXTURE))
     ok(offline_env, "backup")
@@ -315,7 +315,7 @@ def test_imports_while_trades_are_recorded_lose_nothing(offline_env, pixiu_home)
 
 
 def test_a_forgotten_imported_note_is_not_called_a_conversation_note(offline_env, pixiu_home):
-    from pixiu_cli.kernel.db.database import open_database
+    from pixiu_cli.kernel.store.database import open_database
     from pixiu_cli.memory.store import MemoryStore
     from tests.helpers import FIXTURE, pixiu_in_process
 

@@ -7,7 +7,7 @@ import json
 from datetime import datetime
 
 from pixiu_cli.home.document_file import SHANGHAI
-from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.kernel.store.database import open_database
 from pixiu_cli.memory import notes
 from tests.helpers import clean_env, in_process_ok, pixiu_in_process
 

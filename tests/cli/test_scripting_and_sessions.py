@@ -126,7 +126,7 @@ def test_chat_resume_shows_the_recap(offline_env):
 
 def test_ask_continue_uses_the_model_the_conversation_was_switched_to(offline_env, pixiu_home):
     from pixiu_cli.conversation.store import ConversationStore
-    from pixiu_cli.kernel.db.database import open_database
+    from pixiu_cli.kernel.store.database import open_database
 
     env = dict(offline_env, PIXIU_MODEL="deepseek-flash")
     db = open_database(pixiu_home / "pixiu.db")

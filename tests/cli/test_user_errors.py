@@ -17,9 +17,9 @@ from pixiu_cli.evals.answers import LiveEvalError
 from pixiu_cli.evals.cases import EvalError
 from pixiu_cli.home.config import ConfigError
 from pixiu_cli.home.document_file import DatasetError
-from pixiu_cli.kernel.db.database import StoreError
 from pixiu_cli.kernel.errors import RequestError, UserError
 from pixiu_cli.kernel.settings import SettingsError
+from pixiu_cli.kernel.store.database import StoreError
 from pixiu_cli.market.chart import ChartError
 from pixiu_cli.market.csv_source import CsvImportError
 from pixiu_cli.market.sources import SourceError

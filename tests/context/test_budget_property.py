@@ -23,7 +23,7 @@ from pixiu_cli.conversation.tokenizer.counts import count_tokens
 from pixiu_cli.home.document_file import load_document
 from pixiu_cli.home.model import Alert, Decision, DomainData, Holding, MemoryEvent, NewsItem, Profile, Report, Signal
 from pixiu_cli.home.store import InvestorStore
-from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.kernel.store.database import open_database
 from tests.helpers import NOW
 
 DEMO = Path(__file__).resolve().parents[2] / "data" / "demo" / "portfolio.json"

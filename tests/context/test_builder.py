@@ -16,7 +16,7 @@ from pixiu_cli.conversation.store import ConversationStore
 from pixiu_cli.conversation.tokenizer.counts import count_tokens
 from pixiu_cli.home.document_file import SHANGHAI, DatasetError, load_document, parse_document, to_document
 from pixiu_cli.home.store import InvestorStore
-from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.kernel.store.database import open_database
 from tests.helpers import build_app, http_model
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.json"

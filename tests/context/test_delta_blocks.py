@@ -14,9 +14,9 @@ from pixiu_cli.conversation.context.builder import ContextBuilder
 from pixiu_cli.conversation.store import ConversationStore
 from pixiu_cli.home.document_file import load_document
 from pixiu_cli.home.store import InvestorStore
-from pixiu_cli.kernel.db.database import open_database
-from pixiu_cli.kernel.db.rows import pack_text, unpack_text
-from pixiu_cli.kernel.db.schema import migrations
+from pixiu_cli.kernel.store.database import open_database
+from pixiu_cli.kernel.store.rows import pack_text, unpack_text
+from pixiu_cli.kernel.store.schema import migrations
 from tests.helpers import FIXTURE, NOW
 
 

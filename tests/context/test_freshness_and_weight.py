@@ -12,7 +12,7 @@ from pixiu_cli.conversation.store import ConversationStore
 from pixiu_cli.conversation.tokenizer.counts import count_tokens
 from pixiu_cli.home.model import Alert, DomainData, Holding, MemoryEvent, NewsItem, Profile, Signal
 from pixiu_cli.home.store import InvestorStore
-from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.kernel.store.database import open_database
 from tests.helpers import NOW
 
 

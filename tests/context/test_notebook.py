@@ -14,8 +14,8 @@ from pixiu_cli.conversation.context.memory_classes import MemoryLimits
 from pixiu_cli.conversation.store import ConversationStore
 from pixiu_cli.home.document_file import SHANGHAI, parse_document
 from pixiu_cli.home.store import InvestorStore
-from pixiu_cli.kernel.db.database import open_database
 from pixiu_cli.kernel.errors import RequestError
+from pixiu_cli.kernel.store.database import open_database
 from pixiu_cli.memory import notes
 from pixiu_cli.memory.changes import search_memories
 from pixiu_cli.memory.store import MemoryStore

@@ -16,7 +16,7 @@ from pixiu_cli.conversation.context.builder import ContextBuilder
 from pixiu_cli.conversation.context.memory_classes import MemoryLimits
 from pixiu_cli.conversation.store import ConversationStore
 from pixiu_cli.home.store import InvestorStore
-from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.kernel.store.database import open_database
 from tests.helpers import NOW
 
 HOSTILE = [

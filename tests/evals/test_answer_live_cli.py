@@ -15,8 +15,8 @@ from pixiu_cli.conversation.offline.server import OfflineServer
 from pixiu_cli.conversation.store import ConversationStore
 from pixiu_cli.home.document_file import load_document
 from pixiu_cli.home.store import InvestorStore
-from pixiu_cli.kernel.db.database import open_database
 from pixiu_cli.kernel.resources import data_dir
+from pixiu_cli.kernel.store.database import open_database
 from tests.helpers import PIXIU_BIN, PLANTED_KEY, clean_env, pixiu_in_process
 
 ANSWERS = data_dir() / "evals" / "answers"

@@ -13,7 +13,7 @@ from decimal import Decimal
 
 import pytest
 
-from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.kernel.store.database import open_database
 from tests.helpers import MARKET_FIXTURES, ResultData, StandIn, clean_env, pixiu_in_process
 
 NOW = "2026-11-24T16:00:00"  # a Tuesday, after the close

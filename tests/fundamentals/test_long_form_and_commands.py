@@ -18,9 +18,9 @@ from pixiu_cli.app import open_app
 from pixiu_cli.conversation.agent.tools import ToolArgumentError, ToolContext
 from pixiu_cli.conversation.model_tools import model_tools
 from pixiu_cli.home.store import InvestorStore
-from pixiu_cli.kernel.db.database import open_database
 from pixiu_cli.kernel.render import Renderer
 from pixiu_cli.kernel.settings import load_settings
+from pixiu_cli.kernel.store.database import open_database
 from pixiu_cli.market.calendar import SHANGHAI
 from pixiu_cli.market.fundamentals.model import Dividend, FinancialReport, FundamentalsWrite, ValuationDay
 from pixiu_cli.market.fundamentals.store import FundamentalsStore

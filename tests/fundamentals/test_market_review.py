@@ -13,7 +13,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.kernel.store.database import open_database
 from pixiu_cli.market.bars import Bar, SeriesWrite
 from pixiu_cli.market.calendar import SHANGHAI
 from pixiu_cli.market.store import MarketStore

@@ -45,7 +45,7 @@ import pexpect
 import pytest
 
 from pixiu_cli.conversation.store import ConversationStore, add_request_function
-from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.kernel.store.database import open_database
 from tests.helpers import PIXIU_BIN, PROMPT, say, spawn
 
 TURNS_PER_WRITER = int(os.environ.get("PIXIU_STRESS_TURNS", "40"))

@@ -337,7 +337,7 @@ class InterruptAfterBegin:
 
 def test_ctrl_c_right_after_begin_leaves_no_open_transaction(tmp_path):
     from pixiu_cli.conversation.store import ConversationStore
-    from pixiu_cli.kernel.db.database import open_database
+    from pixiu_cli.kernel.store.database import open_database
 
     db = open_database(tmp_path / "pixiu.db")
     store = ConversationStore(db)
@@ -367,7 +367,7 @@ def test_reopening_leaves_a_live_processs_turn_alone(tmp_path):
     import subprocess
 
     from pixiu_cli.conversation.store import ConversationStore
-    from pixiu_cli.kernel.db.database import open_database, process_start_time
+    from pixiu_cli.kernel.store.database import open_database, process_start_time
 
     db = open_database(tmp_path / "pixiu.db")
     store = ConversationStore(db)

@@ -180,7 +180,7 @@ def test_a_credentials_url_with_a_key_says_the_credentials_are_not_sent(tmp_path
 
 
 def test_errors_stored_before_are_scrubbed_when_the_database_is_opened(tmp_path):
-    from pixiu_cli.kernel.db.database import open_database
+    from pixiu_cli.kernel.store.database import open_database
 
     path = tmp_path / "old.db"
     db = open_database(path)
@@ -201,7 +201,7 @@ def test_errors_stored_before_are_scrubbed_when_the_database_is_opened(tmp_path)
 
 
 def test_a_sync_error_carrying_a_proxys_credentials_is_stored_masked(tmp_path):
-    from pixiu_cli.kernel.db.database import open_database
+    from pixiu_cli.kernel.store.database import open_database
     from pixiu_cli.market.store import MarketStore
 
     db = open_database(tmp_path / "pixiu.db")

@@ -13,7 +13,7 @@ import pexpect
 import pytest
 
 from pixiu_cli.conversation.offline.script import ScriptedReply
-from pixiu_cli.kernel.db.database import DISK_FULL
+from pixiu_cli.kernel.store.database import DISK_FULL
 from tests.helpers import PIXIU_BIN, PROMPT, PROMPT_READING, fill_until_full, say
 
 UNSHARE = ["unshare", "--user", "--map-root-user", "--mount"]

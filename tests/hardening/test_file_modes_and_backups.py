@@ -49,7 +49,7 @@ def test_the_line_counts_and_the_demo_state_are_saved_owner_only(tmp_path):
     from datetime import datetime
 
     from pixiu_cli.home.demo_state import DemoState
-    from pixiu_cli.kernel.db.database import open_database
+    from pixiu_cli.kernel.store.database import open_database
 
     db = open_database(tmp_path / "demo.db")
     state_path = tmp_path / "demo_state.json"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from pixiu_cli.kernel.db.database import DISK_FULL
+from pixiu_cli.kernel.store.database import DISK_FULL
 from tests.helpers import (
     HOLDING_600519,
     PIXIU_BIN,

@@ -46,7 +46,7 @@ from pixiu_cli.conversation.store import ConversationStore
 from pixiu_cli.home.document_file import SECTIONS, DatasetError, parse_document, to_document
 from pixiu_cli.home.model import AccountLedger, DomainData
 from pixiu_cli.home.store import InvestorStore, merge_document
-from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.kernel.store.database import open_database
 from pixiu_cli.kernel.vocabulary import normalise_code
 from pixiu_cli.market.names.table import Holder
 from pixiu_cli.repl.registry import CommandError, ParsedCommand, parse_command, registry

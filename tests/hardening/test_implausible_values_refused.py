@@ -114,7 +114,7 @@ def test_a_sync_source_returning_far_future_or_absurd_bars_keeps_what_it_could_m
     from datetime import datetime
 
     from pixiu_cli.home.document_file import SHANGHAI
-    from pixiu_cli.kernel.db.database import open_database
+    from pixiu_cli.kernel.store.database import open_database
     from pixiu_cli.market.bars import Bar
     from pixiu_cli.market.store import MarketStore
     from pixiu_cli.market.sync import sync_symbol

@@ -22,7 +22,7 @@ from unittest import mock
 
 import pytest
 
-from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.kernel.store.database import open_database
 from pixiu_cli.market.fundamentals.model import Dividend, FinancialReport, FundamentalsWrite, ReportNotice, ValuationDay
 from pixiu_cli.market.fundamentals.store import FundamentalsStore
 from pixiu_cli.market.review.model import Breadth, IndustryMove, Snapshot

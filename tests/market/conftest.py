@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.kernel.store.database import open_database
 from pixiu_cli.market.store import MarketStore
 
 

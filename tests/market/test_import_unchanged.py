@@ -25,7 +25,7 @@ def _stored(db, symbol: str) -> list[tuple]:
 
 def _one_statement_per_row(db, symbol: str, rows: list[tuple]) -> list[tuple]:
     """What the import wrote before: an executemany of one row per statement, on a copy."""
-    db.conn.execute(  # market_bars' own definition (kernel/db/schema.py), as a temp table
+    db.conn.execute(  # market_bars' own definition (kernel/store/schema.py), as a temp table
         "create temp table before (symbol text not null, date text not null, open real, high real, low real, "
         "close real, volume real, amount real, trade_status integer not null default 1, "
         "is_st integer not null default 0, primary key (symbol, date)) without rowid"

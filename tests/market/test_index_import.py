@@ -11,8 +11,8 @@ import json
 
 import pytest
 
-from pixiu_cli.kernel.db.database import open_database
 from pixiu_cli.kernel.errors import RequestError
+from pixiu_cli.kernel.store.database import open_database
 from pixiu_cli.market.analytics.metrics import BenchmarkCloses
 from pixiu_cli.market.analytics.store import AnalyticsStore
 from pixiu_cli.market.data import MarketData

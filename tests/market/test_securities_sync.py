@@ -13,8 +13,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from pixiu_cli.kernel.db.database import open_database
 from pixiu_cli.kernel.resources import data_dir
+from pixiu_cli.kernel.store.database import open_database
 from pixiu_cli.market.calendar import SHANGHAI
 from pixiu_cli.market.store import SecurityMaster
 from tests.helpers import ResultData, clean_env, pixiu_in_process

@@ -8,7 +8,7 @@ import json
 import sys
 from types import SimpleNamespace
 
-from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.kernel.store.database import open_database
 from tests.helpers import clean_env, cninfo_frame, news_sync, pixiu_in_process, stock_news_em_frame
 
 NOW = "2026-11-30T16:00:00"  # a Monday, after the close

@@ -13,7 +13,7 @@ from pixiu_cli import app as app_module
 from pixiu_cli.app import DEMO_STATE_FILE, refresh_demo_data
 from pixiu_cli.home.store import InvestorStore
 from pixiu_cli.kernel.clock import system_clock
-from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.kernel.store.database import open_database
 from pixiu_cli.memory.store import MemoryStore
 from tests.helpers import clean_env, pixiu_in_process
 

@@ -12,7 +12,7 @@ import pytest
 from pixiu_cli.brief.push.config import read_push
 from pixiu_cli.brief.push.deliver import push_new_alerts
 from pixiu_cli.brief.store import PushLog
-from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.kernel.store.database import open_database
 from pixiu_cli.market.analytics.store import AnalyticsStore
 from tests.helpers import MARKET_FIXTURES, fake_baostock_env, pixiu_ok
 from tests.push_receivers import Receiver

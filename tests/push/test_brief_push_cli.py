@@ -13,7 +13,7 @@ from unittest import mock
 
 import pytest
 
-from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.kernel.store.database import open_database
 from tests.helpers import demo_brief_env, pixiu_in_process
 from tests.push_receivers import FEISHU_SECRET, FEISHU_TOKEN, WECOM_KEY, Receiver
 

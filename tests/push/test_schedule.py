@@ -16,8 +16,8 @@ import pytest
 from pixiu_cli.brief.schedule import closed_day, local_day_shift, parse_at, schedule
 from pixiu_cli.brief.views import calendar_line, closed_line, schedule_text
 from pixiu_cli.kernel.clock import SHANGHAI
-from pixiu_cli.kernel.db.database import open_database
 from pixiu_cli.kernel.errors import RequestError
+from pixiu_cli.kernel.store.database import open_database
 from pixiu_cli.market.calendar import beyond_calendar
 from pixiu_cli.market.trading_days import PUBLICATIONS
 from tests.helpers import MARKET_FIXTURES, clean_env, fake_baostock_env, pixiu_in_process

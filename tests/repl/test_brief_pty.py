@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.kernel.store.database import open_database
 from tests.helpers import MARKET_FIXTURES, PROMPT, leave, pixiu_ok, repl_session, say
 
 

@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.kernel.store.database import open_database
 from pixiu_cli.market.names import cache as name_cache
 from pixiu_cli.market.names import table as names
 from pixiu_cli.market.names.table import Holder, NameSource

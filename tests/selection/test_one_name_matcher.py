@@ -15,7 +15,7 @@ from pixiu_cli.conversation.selection.select import extract_symbols
 from pixiu_cli.conversation.store import ConversationStore
 from pixiu_cli.home.document_file import SHANGHAI, load_document
 from pixiu_cli.home.store import InvestorStore
-from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.kernel.store.database import open_database
 from pixiu_cli.market.names.table import Holder, shipped_market_list
 from pixiu_cli.market.store import SecurityMaster
 from pixiu_cli.memory.notes import symbol_in_text

@@ -24,9 +24,9 @@ from pixiu_cli.conversation.presenters import error_line
 from pixiu_cli.conversation.views import ask_kept_line
 from pixiu_cli.home.document_file import load_document
 from pixiu_cli.home.store import InvestorStore
-from pixiu_cli.kernel.db.database import open_database
 from pixiu_cli.kernel.render import Renderer
 from pixiu_cli.kernel.settings import load_settings
+from pixiu_cli.kernel.store.database import open_database
 from pixiu_cli.repl.loop import run_command
 from pixiu_cli.repl.state import ReplState
 from pixiu_cli.repl.turn import show_asked

@@ -10,7 +10,7 @@ from datetime import datetime
 
 import pytest
 
-from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.kernel.store.database import open_database
 from pixiu_cli.market.bars import CSI300, SeriesWrite
 from pixiu_cli.market.calendar import SHANGHAI
 from pixiu_cli.market.csv_source import parse_bars, read_text

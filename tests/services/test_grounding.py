@@ -10,7 +10,7 @@ from pixiu_cli.conversation.grounding import ground_alert, ground_note, ground_t
 from pixiu_cli.conversation.selection.aliases import add_alias
 from pixiu_cli.home.document_file import load_document
 from pixiu_cli.home.store import InvestorStore
-from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.kernel.store.database import open_database
 from pixiu_cli.market.store import SecurityMaster
 from pixiu_cli.memory.alerts import NewAlert
 from tests.helpers import FIXTURE, NOW  # NOW: 2026-11-24

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from pixiu_cli.account.model import BONUS, BUY, DIVIDEND, SELL, Fill
 from pixiu_cli.account.overview import derive_positions
 from pixiu_cli.account.store import AccountStore
-from pixiu_cli.kernel.db.database import open_database, write_transaction
+from pixiu_cli.kernel.store.database import open_database, write_transaction
 from pixiu_cli.market.calendar import SHANGHAI
 
 NOW = datetime(2025, 12, 1, 16, 0, tzinfo=SHANGHAI)

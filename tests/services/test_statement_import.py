@@ -15,8 +15,8 @@ from pixiu_cli.account.statement_import import import_statement
 from pixiu_cli.account.statements.rows import StatementError
 from pixiu_cli.account.store import AccountStore
 from pixiu_cli.account.trades import NewTrade, record_trade, undo_trade
-from pixiu_cli.kernel.db.database import open_database
 from pixiu_cli.kernel.errors import RequestError
+from pixiu_cli.kernel.store.database import open_database
 from pixiu_cli.market.calendar import SHANGHAI
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "statements"
@@ -198,7 +198,7 @@ def test_the_holding_an_import_reports_is_the_one_it_writes_with_bonus_shares_it
     """A 10送5 in the stored market data after the statement's last row of 603375 (500 new
     shares): the holding is 750 shares, and the import says so, not the rows' own 500."""
     from pixiu_cli.account.views import import_lines
-    from pixiu_cli.kernel.db.shared_stores import stores_of
+    from pixiu_cli.kernel.store.shared_stores import stores_of
     from pixiu_cli.market.bars import Bar, CorporateAction, SeriesWrite
 
     bars = [Bar(day, 10.0, 10.0, 10.0, 10.0, 1000.0, None, 1, False) for day in ("2025-06-02", "2025-08-19")]

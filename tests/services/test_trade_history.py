@@ -12,7 +12,7 @@ import pytest
 from pixiu_cli.account.overview import trade_history
 from pixiu_cli.home.document_file import parse_document
 from pixiu_cli.home.store import InvestorStore
-from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.kernel.store.database import open_database
 from pixiu_cli.market.calendar import SHANGHAI
 from tests.helpers import fill_row
 

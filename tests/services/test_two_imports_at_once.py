@@ -11,7 +11,7 @@ from datetime import datetime
 
 from pixiu_cli.account.overview import account_record, read_account
 from pixiu_cli.account.statement_import import import_statement
-from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.kernel.store.database import open_database
 from pixiu_cli.market.calendar import SHANGHAI
 
 NOW = datetime(2025, 8, 20, 16, 0, tzinfo=SHANGHAI)

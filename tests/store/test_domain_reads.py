@@ -9,7 +9,7 @@ import pytest
 
 from pixiu_cli.account.store import set_position
 from pixiu_cli.home.store import InvestorStore
-from pixiu_cli.kernel.db.database import open_database, write_transaction
+from pixiu_cli.kernel.store.database import open_database, write_transaction
 
 
 def _holding(symbol: str, name: str, shares: float = 100.0) -> dict:
@@ -103,7 +103,7 @@ def test_portfolio_reads_survive_conversation_writes_but_not_trades(tmp_path):
     from pixiu_cli.home.document_file import SHANGHAI
     from pixiu_cli.home.model import Holding
     from pixiu_cli.home.store import InvestorStore
-    from pixiu_cli.kernel.db.database import open_database
+    from pixiu_cli.kernel.store.database import open_database
 
     db = open_database(tmp_path / "v.db")
     domain = InvestorStore(db)

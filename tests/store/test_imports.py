@@ -12,7 +12,7 @@ import pytest
 
 from pixiu_cli.home.document_file import SHANGHAI, parse_document, to_document
 from pixiu_cli.home.store import InvestorStore, ShareConflict, merge_document
-from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.kernel.store.database import open_database
 from pixiu_cli.memory.store import MemoryStore
 
 NOW = datetime(2026, 11, 27, 10, 0, tzinfo=SHANGHAI)

@@ -1,4 +1,4 @@
-"""sqlite-utils is imported without what pixiu never uses at start-up (kernel/db/__init__.py):
+"""sqlite-utils is imported without what pixiu never uses at start-up (kernel/store/__init__.py):
 click and dateutil's parser load when first used, the plugin manager is a stand-in that loads
 no plugin, its patterns compile when first used, and every feature still works; a later
 import of any of them gets the real one."""
@@ -16,8 +16,8 @@ from pixiu_cli.kernel.resources import Deferred, LazyPattern, import_hiding
 
 PROBE = """\
 import sys
-import pixiu_cli.kernel.db
-from pixiu_cli.kernel.db.database import open_database
+import pixiu_cli.kernel.store
+from pixiu_cli.kernel.store.database import open_database
 from pathlib import Path
 db = open_database(Path(sys.argv[1]))
 db["t"].insert({"a": 1})

@@ -10,9 +10,9 @@ from sqlite_utils import Database
 from pixiu_cli.brief.facts import user_rules
 from pixiu_cli.home.document_file import load_document, parse_document, to_document
 from pixiu_cli.home.store import InvestorStore
-from pixiu_cli.kernel.db.database import open_database
-from pixiu_cli.kernel.db.schema import migrations
 from pixiu_cli.kernel.errors import RequestError
+from pixiu_cli.kernel.store.database import open_database
+from pixiu_cli.kernel.store.schema import migrations
 from pixiu_cli.memory.notes import NewNote, accept_proposal, add_note
 from pixiu_cli.memory.store import MemoryStore
 from tests.helpers import FIXTURE, NOW

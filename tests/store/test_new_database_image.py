@@ -8,8 +8,8 @@ import threading
 
 from sqlite_utils import Database
 
-from pixiu_cli.kernel.db.database import create_migrated, open_database
-from pixiu_cli.kernel.db.schema import migrations
+from pixiu_cli.kernel.store.database import create_migrated, open_database
+from pixiu_cli.kernel.store.schema import migrations
 
 
 def _contents(path) -> tuple[list, dict]:

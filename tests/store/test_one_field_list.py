@@ -12,7 +12,7 @@ from dataclasses import asdict, fields, replace
 from pixiu_cli.account import store as account
 from pixiu_cli.account.model import CashBalance, Fill
 from pixiu_cli.account.store import AccountStore
-from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.kernel.store.database import open_database
 from tests.helpers import package_syntax_trees, walked
 
 _LENIENT = {"quantity", "price", "amount", "fees"}  # NULL reads as 0: named once, with the reason

@@ -13,7 +13,7 @@ PAIRS = 40  # before the fix about one pair in seven failed: 40 pairs miss it wi
 
 
 def _open_main(path: str, start, results) -> None:
-    from pixiu_cli.kernel.db.database import StoreError, open_database
+    from pixiu_cli.kernel.store.database import StoreError, open_database
 
     start.wait()
     try:

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 from sqlite_utils import Database
 
 from pixiu_cli.conversation.store import ConversationStore, add_request_function, pack, unpack
-from pixiu_cli.kernel.db.database import open_database
-from pixiu_cli.kernel.db.rows import dictionary, pack_text, unpack_text
-from pixiu_cli.kernel.db.schema import migrations
+from pixiu_cli.kernel.store.database import open_database
+from pixiu_cli.kernel.store.rows import dictionary, pack_text, unpack_text
+from pixiu_cli.kernel.store.schema import migrations
 
 # Rows packed with dictionary 1 read only with these exact bytes: a change is a new file.
 DICTIONARY_1 = "3531bc04878516cab1cfeb0bbf3cdc0707c176d35c09c29681e796f3b91e9bbe"

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from pixiu_cli.account.report import PriceTable, build_report
 from pixiu_cli.conversation.llm.types import Usage
 from pixiu_cli.conversation.store import MAX_DEPTH, ConversationStore, add_request_function, pack, unpack
-from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.kernel.store.database import open_database
 
 
 def _store(tmp_path, name="p.db") -> ConversationStore:

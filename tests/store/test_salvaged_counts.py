@@ -3,8 +3,8 @@ those counts wrong, so they are counted again from what was saved when first ask
 
 from __future__ import annotations
 
-from pixiu_cli.kernel.db.backup import salvage
-from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.kernel.store.backup import salvage
+from pixiu_cli.kernel.store.database import open_database
 from pixiu_cli.market.bars import Bar, SeriesWrite
 from pixiu_cli.market.store import MarketStore
 

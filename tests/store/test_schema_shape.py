@@ -7,7 +7,7 @@ from pathlib import Path
 
 from sqlite_utils import Database
 
-from pixiu_cli.kernel.db.schema import migrations
+from pixiu_cli.kernel.store.schema import migrations
 
 # Dumped from a database migrated by the code before the migration functions were split.
 EXPECTED = Path(__file__).resolve().parents[1] / "fixtures" / "schema" / "through_m011.txt"

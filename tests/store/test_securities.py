@@ -1,4 +1,4 @@
-from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.kernel.store.database import open_database
 from pixiu_cli.market.securities import Security
 from pixiu_cli.market.store import SecurityMaster
 

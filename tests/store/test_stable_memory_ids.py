@@ -12,7 +12,7 @@ import pytest
 
 from pixiu_cli.account.trades import NewTrade, record_trade
 from pixiu_cli.home.documents import BackupPlace, backup, export, import_document, restore
-from pixiu_cli.kernel.db.database import open_database
+from pixiu_cli.kernel.store.database import open_database
 from pixiu_cli.market.calendar import SHANGHAI
 from pixiu_cli.memory.notes import NewNote, add_note
 from pixiu_cli.memory.store import MemoryStore

@@ -10,8 +10,8 @@ import time
 
 from pixiu_cli.conversation.context.builder import system_prompt
 from pixiu_cli.conversation.offline.script import Fault, ScriptedReply
-from pixiu_cli.kernel.db.database import open_database
-from pixiu_cli.kernel.db.schema import migrations
+from pixiu_cli.kernel.store.database import open_database
+from pixiu_cli.kernel.store.schema import migrations
 from tests.helpers import PLANTED_KEY, build_app, http_model
 
 

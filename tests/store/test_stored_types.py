@@ -19,8 +19,8 @@ from pixiu_cli.conversation.context.builder import ContextBuilder
 from pixiu_cli.conversation.context.memory_classes import MemoryLimits
 from pixiu_cli.conversation.store import ConversationStore
 from pixiu_cli.home.store import InvestorStore
-from pixiu_cli.kernel.db.database import open_database
-from pixiu_cli.kernel.db.rows import StoredValueError
+from pixiu_cli.kernel.store.database import open_database
+from pixiu_cli.kernel.store.rows import StoredValueError
 from pixiu_cli.market.analytics.store import AnalyticsStore
 from pixiu_cli.market.store import MarketStore, SecurityMaster
 from tests.helpers import NOW, load, pixiu_in_process
@@ -222,7 +222,7 @@ def test_sqlite_keeps_such_text_in_a_real_column():
 
 @pytest.mark.parametrize("stored", ["1e999", "-inf", math.inf, "nan"])
 def test_an_infinite_or_nan_number_is_invalid_like_any_value_that_is_no_number(tmp_path, stored):
-    """One reading of a stored number (kernel/db/rows.py spelled_number): a finite float or
+    """One reading of a stored number (kernel/store/rows.py spelled_number): a finite float or
     nothing. Text spelling infinity once came out as an infinite figure the views printed."""
     db = open_database(tmp_path / "p.db")
     insert(

@@ -26,9 +26,9 @@ from pixiu_cli.brief.push.message import Message, plain
 from pixiu_cli.brief.store import PushLog, StoredBrief
 from pixiu_cli.conversation.handle import stored_turn
 from pixiu_cli.kernel.clock import iso
-from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.kernel.safe_text import scrub
+from pixiu_cli.kernel.store.shared_stores import stores_of
 
 ATTEMPTS = 3
 BACKOFF = 1.0  # seconds before the second attempt, doubled after

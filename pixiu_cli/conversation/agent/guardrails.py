@@ -14,7 +14,7 @@ from pixiu_cli.conversation.agent.tools import (
     validate_arguments,
 )
 from pixiu_cli.conversation.llm.types import ToolCall
-from pixiu_cli.kernel.db.database import CommitRefused, commit_gate
+from pixiu_cli.kernel.store.database import CommitRefused, commit_gate
 from pixiu_cli.kernel.vocabulary import Guardrails
 
 

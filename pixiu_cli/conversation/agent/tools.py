@@ -15,8 +15,8 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.settings import Commission
+from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.kernel.vocabulary import is_finite_number, normalise_code
 
 if TYPE_CHECKING:
@@ -66,7 +66,7 @@ class ToolContext:
         waiting for: an abandoned thread must never hold a transaction open on the
         connection the turn itself writes through (its writes would be rolled back with
         it). An in-memory database has no second connection: the context itself."""
-        from pixiu_cli.kernel.db.database import database_path, open_database
+        from pixiu_cli.kernel.store.database import database_path, open_database
 
         path = database_path(self.domain.db)
         if path is None:

@@ -37,8 +37,8 @@ from pixiu_cli.conversation.selection.targets import ACCOUNT, WATCHLIST
 from pixiu_cli.conversation.selection.windows import GOVERNED
 from pixiu_cli.conversation.store import Conversation, ConversationStore, Turn
 from pixiu_cli.kernel.clock import Clock, system_clock
-from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.resources import prompts_dir, read_prompt
+from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.market.calendar import SHANGHAI
 from pixiu_cli.market.names.table import Holder, NameSource
 

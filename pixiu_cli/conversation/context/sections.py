@@ -33,7 +33,7 @@ from pixiu_cli.conversation.context.block import BlockItem, Section, is_context_
 from pixiu_cli.conversation.context.memory_classes import MemoryLimits, window_bounds
 from pixiu_cli.conversation.context.quoting import quote_data
 from pixiu_cli.conversation.selection.result import Carried, Selection
-from pixiu_cli.kernel.db.shared_stores import stores_of
+from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.market.names.codes import normalize
 from pixiu_cli.market.names.table import INDEX, SHADOW, NameTable
 from pixiu_cli.memory.model import Withdrawal

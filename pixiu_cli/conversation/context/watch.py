@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from pixiu_cli.conversation.context.block import BlockItem, Section
 from pixiu_cli.conversation.context.quoting import day, defuse, show_signed
-from pixiu_cli.kernel.db.shared_stores import stores_of
+from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.market.names.table import Holder, NameSource
 
 if TYPE_CHECKING:

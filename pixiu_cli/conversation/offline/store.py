@@ -14,7 +14,7 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from pixiu_cli.kernel.db.database import disk_full, enable_wal, no_room, owner_only, read_only_line
+from pixiu_cli.kernel.store.database import disk_full, enable_wal, no_room, owner_only, read_only_line
 
 log = logging.getLogger(__name__)
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from pixiu_cli.home.model import Decision
 from pixiu_cli.kernel.clock import iso
-from pixiu_cli.kernel.db.shared_stores import stores_of
+from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.kernel.vocabulary import side_name
 from pixiu_cli.market.analytics.alerts import evaluate
 from pixiu_cli.market.analytics.costs import CostModel
@@ -32,7 +32,7 @@ from pixiu_cli.market.security_master import security_name
 if TYPE_CHECKING:
     from sqlite_utils import Database
 
-if TYPE_CHECKING:  # only named: importing it before pixiu_cli.kernel.db would load numpy and pandas
+if TYPE_CHECKING:  # only named: importing it before pixiu_cli.kernel.store would load numpy and pandas
     from sqlite_utils import Database
 
 
@@ -124,7 +124,7 @@ def refresh(db: Database, symbols: Sequence[str], now: datetime, costs: CostMode
 if TYPE_CHECKING:
     from sqlite_utils import Database
 
-if TYPE_CHECKING:  # only named: importing it before pixiu_cli.kernel.db would load numpy and pandas
+if TYPE_CHECKING:  # only named: importing it before pixiu_cli.kernel.store would load numpy and pandas
     from sqlite_utils import Database
 
 

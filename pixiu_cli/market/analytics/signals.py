@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.errors import RequestError
+from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.market.analytics.engine import Frame
 from pixiu_cli.market.analytics.metrics import TRADING_DAYS
 from pixiu_cli.market.analytics.strategies import moving_average

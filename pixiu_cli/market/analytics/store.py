@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from dataclasses import fields
 
 from pixiu_cli.home.model import Decision, decision_from_row
-from pixiu_cli.kernel.db.database import Database, write_transaction
-from pixiu_cli.kernel.db.rows import dict_rows, record
+from pixiu_cli.kernel.store.database import Database, write_transaction
+from pixiu_cli.kernel.store.rows import dict_rows, record
 from pixiu_cli.market.analytics.model import AlertRule, BacktestRow, ComputedProfile, DecisionScore, FiredAlert
 
 

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import TYPE_CHECKING
 
-from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.errors import RequestError
+from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.market.analytics.service import held_and_watched
 from pixiu_cli.market.fundamentals.model import period_name
 from pixiu_cli.market.fundamentals.sources import StockFundamentals, read_fundamentals

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from dataclasses import fields
 from decimal import Decimal
 
-from pixiu_cli.kernel.db.database import Database, write_transaction
-from pixiu_cli.kernel.db.rows import MAX_READABLE, dict_rows, optional_text, text
+from pixiu_cli.kernel.store.database import Database, write_transaction
+from pixiu_cli.kernel.store.rows import MAX_READABLE, dict_rows, optional_text, text
 from pixiu_cli.market.fundamentals.model import (
     Dividend,
     FinancialReport,

@@ -478,7 +478,7 @@ def _table_files() -> tuple[Path, ...]:
     the code (and opencc's) that turns them into names, and the rows into them."""
     import opencc
 
-    from pixiu_cli.kernel.db import rows
+    from pixiu_cli.kernel.store import rows
     from pixiu_cli.market import store as store_securities
 
     selection = data_dir() / "selection"
@@ -513,7 +513,7 @@ class _Listed:
 
     @classmethod
     def of(cls, master) -> _Listed:
-        from pixiu_cli.kernel.db.database import content_digest
+        from pixiu_cli.kernel.store.database import content_digest
 
         return cls(content_digest(master.db, MASTER_ROWS), weakref.ref(master))
 

@@ -9,7 +9,7 @@ import click
 
 from pixiu_cli.commands import common
 from pixiu_cli.commands.params import Codes, Int, Real, StockCode, argument, group, json_option
-from pixiu_cli.kernel.db.shared_stores import stores_of
+from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.market.news import service, views
 
 

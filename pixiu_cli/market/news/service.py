@@ -21,8 +21,8 @@ from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from pixiu_cli.conversation.context.layers import source_layer
-from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.errors import RequestError
+from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.market.akshare_source import AkshareSource
 from pixiu_cli.market.analytics.service import held_and_watched
 from pixiu_cli.market.news.model import ANNOUNCEMENT, MEDIA, FetchedNews, screen_news

@@ -6,8 +6,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 
-from pixiu_cli.kernel.db.database import Database, write_transaction
-from pixiu_cli.kernel.db.rows import dict_rows, record
+from pixiu_cli.kernel.store.database import Database, write_transaction
+from pixiu_cli.kernel.store.rows import dict_rows, record
 from pixiu_cli.market.news.model import FetchedNews, StoredNews
 
 

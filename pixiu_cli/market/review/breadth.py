@@ -20,8 +20,8 @@ from datetime import datetime
 from functools import cache
 
 from pixiu_cli.account.ledger import dec
-from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.resources import data_dir
+from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.market.akshare_source import AkshareSource
 from pixiu_cli.market.bars import BENCHMARKS
 from pixiu_cli.market.calendar import last_complete_session

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from pixiu_cli.kernel.db.shared_stores import stores_of
 from pixiu_cli.kernel.errors import RequestError
+from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.market.review.breadth import AkshareMarket, MarketReview
 from pixiu_cli.market.sources import SourceError
 

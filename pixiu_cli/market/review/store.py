@@ -4,8 +4,8 @@ replaced by the close's)."""
 
 from __future__ import annotations
 
-from pixiu_cli.kernel.db.database import Database, write_transaction
-from pixiu_cli.kernel.db.rows import count, dict_rows, flag, optional_text, text
+from pixiu_cli.kernel.store.database import Database, write_transaction
+from pixiu_cli.kernel.store.rows import count, dict_rows, flag, optional_text, text
 from pixiu_cli.market.fundamentals.store import decimal_text, read_decimal
 from pixiu_cli.market.plausible import BREADTH_FIGURES, INDUSTRY_FIGURES, MAX_LISTED, within_bounds
 from pixiu_cli.market.review.model import Breadth, IndustryMove, Snapshot

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from sqlite_utils import Database, Migrations
 
-from pixiu_cli.kernel.db.rows import pack_text
 from pixiu_cli.kernel.safe_text import scrub
+from pixiu_cli.kernel.store.rows import pack_text
 
 migrations = Migrations("pixiu")
 

@@ -19,7 +19,8 @@ from pathlib import Path
 from sqlite_utils import Database
 
 from pixiu_cli.kernel.clock import machine_seconds
-from pixiu_cli.kernel.db.database import (
+from pixiu_cli.kernel.errors import os_reason
+from pixiu_cli.kernel.store.database import (
     DamagedDatabase,
     StoreError,
     backup_name,
@@ -28,8 +29,7 @@ from pixiu_cli.kernel.db.database import (
     quick_check,
     write_transaction,
 )
-from pixiu_cli.kernel.db.schema import migrations
-from pixiu_cli.kernel.errors import os_reason
+from pixiu_cli.kernel.store.schema import migrations
 
 # Tables every pixiu database has had since its first migrations.
 _REQUIRED_TABLES = {"conversations", "turns", "calls", "holdings", "memory_events", "persona"}

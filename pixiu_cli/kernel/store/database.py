@@ -42,8 +42,8 @@ from pathlib import Path
 
 from sqlite_utils import Database
 
-from pixiu_cli.kernel.db.schema import migrations
 from pixiu_cli.kernel.errors import UserError, os_reason
+from pixiu_cli.kernel.store.schema import migrations
 
 
 def enable_wal(conn: sqlite3.Connection, timeout_ms: int) -> None:
