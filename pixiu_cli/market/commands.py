@@ -31,7 +31,6 @@ from pixiu_cli.commands.params import (
 from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.market import service
 from pixiu_cli.market import views as market_views
-from pixiu_cli.market.analytics import views_profiles, views_track
 from pixiu_cli.market.analytics.service import profiles, track
 from pixiu_cli.market.bars import VOLUME_UNITS
 from pixiu_cli.market.calendar import beyond_calendar
@@ -383,7 +382,7 @@ def signal(codes, as_json: bool) -> None:
 def profile(codes, again: bool, as_json: bool) -> None:
     ws = common.on_workspace()
     listing = profiles(ws.db, list(codes) if codes else None, _now(), ws.costs, again)
-    _show(listing, views_profiles.show_profiles, views_profiles.profiles_record, as_json)
+    _show(listing, market_views.show_profiles, market_views.profiles_record, as_json)
 
 
 @click.command(
@@ -391,7 +390,7 @@ def profile(codes, again: bool, as_json: bool) -> None:
 )
 @json_option
 def track_command(as_json: bool) -> None:
-    _show(track(_db(), _now()), views_track.show_track, views_track.track_record, as_json)
+    _show(track(_db(), _now()), market_views.show_track, market_views.track_record, as_json)
 
 
 # -- the watch list -------------------------------------------------------------------------

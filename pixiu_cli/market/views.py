@@ -4,7 +4,12 @@ gate kept out, what was recomputed, and at most one warning (the calendar) and o
 failure, with what was kept).
 
 What `pixiu data …`, `pixiu chart`, `pixiu market`, `pixiu fundamentals`, `pixiu signal`
-and /sync show: the stored bars, actions and their freshness, the import and sync reports."""
+and /sync show: the stored bars, actions and their freshness, the import and sync reports.
+
+What `pixiu profile` shows: each stock's backtest profile, its strategies side by side.
+
+What `pixiu track` and `/track` show: every recorded decision scored after 5 and 20
+sessions, against not acting and against the stock itself (and 沪深300 when stored)."""
 
 from __future__ import annotations
 
@@ -344,3 +349,105 @@ def show_signals(renderer: Renderer, views, spell=None) -> None:
         rows.append([view.symbol, view.name or "—", _figure(view.score), view.direction or "—", *parts, view.as_of])
     columns = ["代码", "名称", "融合分", "方向", *names, "日期"]
     renderer.table("融合信号（分项 −1…+1；分数为加权和）", columns, rows)
+
+
+def _pct(value: float | None, digits: int = 1) -> str:
+    return "—" if value is None else f"{value:+.{digits}%}" if digits else f"{value:.0%}"
+
+
+def _num(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f}"
+
+
+def _profile_row(r) -> list[str]:
+    return [
+        r.symbol,
+        ("★ " if r.selected else "") + r.label,
+        _pct(r.annual_return),
+        _pct(r.max_drawdown),
+        _num(r.sharpe),
+        _pct(r.win_rate, 0) if r.win_rate is not None else "—",
+        f"{r.trades}{'（样本不足）' if r.trades < 10 else ''}",
+        f"{r.exposure:.0%}",
+        _pct(r.excess_return),
+        f"{_pct(r.out_annual_return)} / {_num(r.out_sharpe)}",
+        f"{r.window_start}~{r.window_end}",
+    ]
+
+
+def profile_table(renderer, rows: list, vs_index: list) -> None:
+    columns = [
+        "代码",
+        "策略",
+        "年化",
+        "最大回撤",
+        "夏普",
+        "胜率",
+        "交易次数",
+        "持仓占比",
+        "超额",
+        "样本外 年化/夏普",
+        "窗口",
+    ]
+    table = [_profile_row(r) for r in rows]
+    if vs_index:  # said only when 沪深300's bars are stored
+        columns.insert(9, "超额沪深300")
+        for line, excess in zip(table, vs_index):
+            line.insert(9, _pct(excess))
+    renderer.table("回测画像（★ 为前 2/3 样本内夏普最优；后 1/3 为样本外检验）", columns, table)
+    if rows:
+        first = rows[0]
+        renderer.dim(
+            f"引擎 {first.engine_version} · 数据 {first.data_source} · 成本 {first.cost_model} · "
+            "夏普按日收益、无风险利率 1.5%、一年 243 个交易日年化；胜率按已平仓的完整买卖计算"
+            + ("；超额 = 对比买入持有，超额沪深300 = 年化减去沪深300 同窗口年化" if vs_index else "")
+        )
+
+
+def profiles_record(listing) -> list[dict]:
+    rows, vs_index = listing.rows, listing.vs_csi300
+    extra = [{"excess_vs_csi300": v} for v in vs_index] or [{} for _ in rows]
+    return [{**r.__dict__, "sample_note": "样本不足" if r.trades < 10 else None, **e} for r, e in zip(rows, extra)]
+
+
+def show_profiles(renderer, listing, spell=None) -> None:
+    for line in listing.refreshed:
+        renderer.dim(line)
+    profile_table(renderer, listing.rows, listing.vs_csi300)
+
+
+def track_table(record) -> tuple[str, list[str], list[list[str]]]:
+    rows = [
+        [
+            r.id,
+            f"{r.symbol} {r.name or ''}".strip(),
+            r.side_label(),
+            f"{r.quantity:g} 股 @ {r.price:.2f}",
+            r.decided_at[:16].replace("T", " "),
+            _pct(r.return_5d),
+            _pct(r.return_20d),
+            _pct(r.outcome),
+            _pct(r.vs_stock_20d if r.vs_stock_20d is not None else r.vs_stock_5d),
+        ]
+        + ([_pct(r.vs_csi300_20d if r.vs_csi300_20d is not None else r.vs_csi300_5d)] if record.benchmark else [])
+        for r in record.rows
+    ]
+    columns = ["编号", "股票", "方向", "数量与价格", "时间", "5 日涨跌", "20 日涨跌", "结果", "对比走势"]
+    title = "操作决策的事后表现（结果 = 对比不操作；对比走势 = 对比当日收盘价成交"
+    if record.benchmark:  # said only when 沪深300's bars are stored
+        columns.append("对比沪深300")
+        title += "；对比沪深300 = 扣除同期沪深300 涨跌"
+    return title + "）", columns, rows
+
+
+def show_track(renderer: Renderer, record, spell=None) -> None:
+    if not record.rows:
+        renderer.line("还没有记录的操作决策（对话中说出买卖，或在导入文件的 decisions 中提供）。")
+        return
+    renderer.table(*track_table(record))
+    for line in record.summary_lines():
+        renderer.line(line)
+
+
+def track_record(record) -> list[dict]:
+    return [row.__dict__ for row in record.rows]

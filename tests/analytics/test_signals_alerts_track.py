@@ -6,10 +6,9 @@ import numpy as np
 import pytest
 
 from pixiu_cli.home.model import Decision
-from pixiu_cli.market.analytics.alerts import evaluate
 from pixiu_cli.market.analytics.model import AlertRule
+from pixiu_cli.market.analytics.refresh import evaluate, score
 from pixiu_cli.market.analytics.signals import fused_signal
-from pixiu_cli.market.analytics.track import score
 from pixiu_cli.market.bars import CorporateAction
 from tests.helpers import frame_of
 

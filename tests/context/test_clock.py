@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pixiu_cli.conversation.context.session_time import market_state
+from pixiu_cli.conversation.context.memory_classes import market_state
 from pixiu_cli.kernel.resources import data_dir
 from pixiu_cli.market.calendar import SHANGHAI
 from pixiu_cli.market.trading_days import CalendarEnd, holiday_name, is_trading_day, knows, next_trading_day

@@ -40,12 +40,12 @@ BOUNDS = {
     "data status": (85, STORE),  # +6: as holdings, less the tax table
     "context TEXT": (
         116,  # +1: store/packed_text, as sessions; +5: the fee, tax and plausibility tables, inert, publication;
-        # +1: selection/senses (a name's everyday sense in its sentence: every mention kind's one veto);
+        # +1: the senses, now in selection/select (a name's everyday sense in its sentence: every mention kind's one veto);
         # +1: selection/form_kinds (the name table tells an own form's kind without the generator);
         # +1: selection/words (whether an own form that needs evidence sits inside a longer word)
         {"pixiu_cli.conversation.agent", "sqlite_utils"},
     ),  # the request preview: conversation/agent/preview.py, no loop, no SDK
-    # +1: store/packed_text; +1: selection/senses; +2: selection/form_kinds and words, as context TEXT
+    # +1: store/packed_text; +1: the senses (selection/select); +2: selection/form_kinds and words, as context TEXT
     "ask": (135, {"openai", "pixiu_cli.conversation.agent", "sqlite_utils"}),
 }
 

@@ -9,9 +9,9 @@ import tomllib
 
 import pytest
 
+from pixiu_cli.brief.push.channels import SHORTENED, Message
 from pixiu_cli.brief.push.config import read_push
 from pixiu_cli.brief.push.deliver import deliver
-from pixiu_cli.brief.push.message import SHORTENED, Message
 from pixiu_cli.brief.views import delivery_line
 from tests.helpers import refused_port
 from tests.push_receivers import DINGTALK_TOKEN, FEISHU_SECRET, TELEGRAM_CHAT, WECOM_KEY, Receiver

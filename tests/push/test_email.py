@@ -8,9 +8,9 @@ import tomllib
 
 import pytest
 
+from pixiu_cli.brief.push.channels import Message
 from pixiu_cli.brief.push.config import PushConfigError, read_push
 from pixiu_cli.brief.push.deliver import deliver
-from pixiu_cli.brief.push.message import Message
 from tests.push_receivers import SmtpReceiver
 
 BODY = "今天：组合 +1.20%\n" + "- 一行很长的简报内容。" * 2000  # ~44 KB: one mail, never split

@@ -3,7 +3,7 @@ that never split a character, at most five parts and a last part that says the r
 
 from __future__ import annotations
 
-from pixiu_cli.brief.push.message import SHORTENED, json_bytes, plain, split, utf8, utf16
+from pixiu_cli.brief.push.channels import SHORTENED, json_bytes, plain, split, utf8, utf16
 
 
 def test_lines_are_kept_whole_and_in_order():

@@ -14,10 +14,9 @@ from prompt_toolkit.output import DummyOutput
 from pixiu_cli.app import open_app
 from pixiu_cli.kernel.render import Renderer
 from pixiu_cli.kernel.settings import load_settings
-from pixiu_cli.repl import sync_commands
-from pixiu_cli.repl.loop import run_repl
+from pixiu_cli.repl import loop
+from pixiu_cli.repl.loop import BackgroundSync, run_repl
 from pixiu_cli.repl.state import ReplState
-from pixiu_cli.repl.sync_commands import BackgroundSync
 
 
 def _send_eof_once_shown(pipe, out: io.StringIO, text: str, seconds: float) -> threading.Thread:
@@ -52,7 +51,7 @@ def test_a_sync_that_ended_before_the_prompt_is_reported_unasked(tmp_path, monke
             sync.wait(30)
             started_syncs.append(sync)
 
-        monkeypatch.setattr(sync_commands, "offer_sync", start_a_sync_that_ends_at_once)
+        monkeypatch.setattr(loop, "offer_sync", start_a_sync_that_ends_at_once)
         with create_pipe_input() as pipe:
             sender = _send_eof_once_shown(pipe, out, "后台同步完成", seconds=10)
             started = time.monotonic()

@@ -14,7 +14,7 @@ from pixiu_cli.kernel.render import Renderer
 from pixiu_cli.market.service import watch
 from pixiu_cli.memory import notes
 from pixiu_cli.repl import loop  # noqa: F401  (registers every command)
-from pixiu_cli.repl.completion import PixiuCompleter, sources_for
+from pixiu_cli.repl.prompt import PixiuCompleter, sources_for
 from pixiu_cli.repl.state import ReplState
 from tests.helpers import build_app
 

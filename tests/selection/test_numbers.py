@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from pixiu_cli.conversation.selection.numbers import arabic, chinese_value, figures
+from pixiu_cli.conversation.grounding import arabic, chinese_value, figures
 
 
 @pytest.mark.parametrize(

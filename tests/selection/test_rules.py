@@ -9,7 +9,8 @@ import shutil
 
 import pytest
 
-from pixiu_cli.conversation.selection import follow_up, intent, select, senses, targets, topics, windows
+from pixiu_cli.conversation.selection import follow_up, intent, select, targets, topics, windows
+from pixiu_cli.conversation.selection import select as senses
 from pixiu_cli.conversation.selection.intent import Group, Intent, analyze
 from pixiu_cli.kernel.resources import data_dir
 from pixiu_cli.market.names import codes, homophones, rules

@@ -8,8 +8,7 @@ from __future__ import annotations
 import pytest
 
 from pixiu_cli.conversation.selection.intent import Intent
-from pixiu_cli.conversation.selection.select import select
-from pixiu_cli.conversation.selection.senses import compared, everyday_reason, sense_of
+from pixiu_cli.conversation.selection.select import compared, everyday_reason, select, sense_of
 from pixiu_cli.market.names.codes import normalize
 from pixiu_cli.market.names.table import Holder, NameTable, names_from, shipped_market_list
 

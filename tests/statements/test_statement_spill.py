@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from pixiu_cli.account.statements import spill
-from pixiu_cli.account.statements.reader import read_statement
-from pixiu_cli.account.statements.spill import SortedSpill
+from pixiu_cli.account.statements import reader as spill
+from pixiu_cli.account.statements.reader import SortedSpill, read_statement
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "statements"
 TODAY = date(2025, 8, 20)

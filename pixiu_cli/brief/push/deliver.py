@@ -20,9 +20,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING, TypeVar
 
 from pixiu_cli.brief.push import channels
-from pixiu_cli.brief.push.channels import AnswerTooLarge, Channel, Email, Outcome, fail, later
+from pixiu_cli.brief.push.channels import AnswerTooLarge, Channel, Email, Message, Outcome, fail, later, plain
 from pixiu_cli.brief.push.config import ChannelConfig, PushConfig
-from pixiu_cli.brief.push.message import Message, plain
 from pixiu_cli.brief.store import PushLog, StoredBrief
 from pixiu_cli.conversation.handle import stored_turn
 from pixiu_cli.kernel.clock import iso

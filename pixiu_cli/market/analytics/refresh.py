@@ -1,4 +1,16 @@
-"""After bars are imported or synced: recompute the profiles and signals of those symbols,
+"""The decision track record: every recorded buy or sell scored from the bars 5 and 20
+sessions after it. `return_Nd` is the stock's move from the decision price; `outcome_Nd` is
+what the decision earned against doing nothing (a buy gains the move, a sell avoids it);
+`vs_stock_Nd` is the outcome against the stock's own move from that day's close, i.e. whether
+the price and timing beat simply trading at the close.
+
+Alert rules evaluated on completed bars: a rule fires on the bar where its condition
+becomes true (a cross, not every day below), at most once per bar date, and then rests for
+its cooldown. Prices are real (unadjusted); "yesterday" is the ex-rights reference price, so
+a dividend gap never looks like a cross. The cost of a drawdown-from-cost rule is adjusted
+from the day it was recorded, so the frame handed in must reach back to that day.
+
+After bars are imported or synced: recompute the profiles and signals of those symbols,
 evaluate their alert rules, and score the decisions that now have enough bars after them.
 
 The track record the investor reads: every decision with its outcome so far, the hit
@@ -12,22 +24,107 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from pixiu_cli.home.model import Decision
 from pixiu_cli.kernel.clock import iso
 from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.kernel.vocabulary import side_name
-from pixiu_cli.market.analytics.alerts import evaluate
 from pixiu_cli.market.analytics.costs import CostModel
 from pixiu_cli.market.analytics.engine import Frame
 from pixiu_cli.market.analytics.metrics import BenchmarkCloses
-from pixiu_cli.market.analytics.model import DecisionScore
+from pixiu_cli.market.analytics.model import AlertRule, DecisionScore
 from pixiu_cli.market.analytics.profiles import load_frame, profile_symbol
 from pixiu_cli.market.analytics.rules import describe
 from pixiu_cli.market.analytics.signals import fused_signal
 from pixiu_cli.market.analytics.store import AnalyticsStore
-from pixiu_cli.market.analytics.track import HORIZONS, score
 from pixiu_cli.market.data import MarketData
 from pixiu_cli.market.security_master import security_name
+
+HORIZONS = (5, 20)
+
+
+def score(decision: Decision, frame: Frame, scored_at: str) -> DecisionScore:
+    values: dict[str, float | None] = {}
+    t0 = int(np.searchsorted(np.asarray(frame.dates), decision.decided_at[:10]))
+    sign = 1.0 if decision.side == "buy" else -1.0
+    for n in HORIZONS:
+        ret = outcome = vs = None
+        if frame.dates and decision.decided_at[:10] >= frame.dates[0] and t0 + n < len(frame):
+            factor = frame.adj_close[t0] / frame.close[t0]
+            later = frame.adj_close[t0 + n]
+            ret = float(later / (decision.price * factor) - 1)
+            own = float(later / frame.adj_close[t0] - 1)
+            outcome, vs = sign * ret, sign * (ret - own)
+        values[f"return_{n}d"], values[f"outcome_{n}d"], values[f"vs_stock_{n}d"] = ret, outcome, vs
+    return DecisionScore(
+        decision.id,
+        values["return_5d"],
+        values["return_20d"],
+        values["outcome_5d"],
+        values["outcome_20d"],
+        values["vs_stock_5d"],
+        values["vs_stock_20d"],
+        scored_at,
+    )
+
+
+@dataclass(frozen=True)
+class Firing:
+    bar_date: str
+    message: str
+
+
+def _conditions(
+    rule: AlertRule, frame: Frame, cost: float | None, cost_day: str | None
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Per bar: is the rule's condition true at that close, and was it true the day before?
+    For a price line "the day before" is the reference price (yesterday's close after any
+    ex-rights that morning), so a dividend gap across the line is no cross."""
+    c, ref = frame.close, frame.reference
+    if rule.kind == "below":
+        return c < rule.threshold, ref < rule.threshold
+    if rule.kind == "above":
+        return c > rule.threshold, ref > rule.threshold
+    if rule.kind == "change_pct":
+        today = np.abs(c / ref - 1) * 100 >= rule.threshold - 1e-9
+        return today, np.zeros(len(frame), dtype=bool)  # a big daily move is an event every day it happens
+    if cost is None:
+        return None
+    # the cost in today's front-adjusted terms: bonus shares and dividends since the purchase lower it
+    base = int(np.searchsorted(np.asarray(frame.dates), cost_day)) if cost_day else 0
+    factor = frame.adj_close / frame.close
+    adjusted_cost = cost * factor[min(base, len(frame) - 1)]
+    today = (frame.adj_close / adjusted_cost - 1) * 100 <= -rule.threshold + 1e-9
+    return today, np.concatenate([[False], today[:-1]])
+
+
+def _message(rule: AlertRule, frame: Frame, i: int) -> str:
+    price, day = frame.close[i], frame.dates[i]
+    change = (frame.close[i] / frame.reference[i] - 1) * 100 if i else 0.0
+    return f"{day} 收盘 {price:.2f} 元（当日 {change:+.2f}%）"
+
+
+def evaluate(rule: AlertRule, frame: Frame, *, cost: float | None = None, cost_day: str | None = None) -> list[Firing]:
+    """Firings on bars after `rule.checked_through` (the rule's creation day when never checked)."""
+    conditions = _conditions(rule, frame, cost, cost_day)
+    if conditions is None or len(frame) < 2:
+        return []
+    condition, before = conditions
+    dates = frame.dates
+    after = rule.checked_through or rule.created_at[:10]
+    start = max(int(np.searchsorted(np.asarray(dates), after, side="right")), 1)
+    rest_until = -1
+    if rule.last_fired_on and rule.last_fired_on in dates:
+        rest_until = dates.index(rule.last_fired_on) + rule.cooldown_days
+    firings = []
+    for i in range(start, len(dates)):
+        if not condition[i] or before[i] or i <= rest_until or not frame.traded[i]:
+            continue
+        firings.append(Firing(dates[i], _message(rule, frame, i)))
+        rest_until = i + rule.cooldown_days
+    return firings
+
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
