@@ -1,9 +1,4 @@
-"""Figures as a user types them: ASCII or full-width digits, thousands commas, decimals,
-Chinese numerals (三百, 两千五, 一万二, 十五, 三十二点五, 一五零零), 万 or 亿 after digits
-(1.5万), and the unit written after each (股, 手, 元, 块, %, 月 …). A figure the model wants
-to store is checked against these (services/grounding.py).
-
-Whether a tool call that changes the account or the memory comes from the user: the
+"""Whether a tool call that changes the account or the memory comes from the user: the
 stock, side, quantity and price of a trade, the stock, direction and threshold of an alert,
 and the substance of a note must be in what the user wrote in the turn — their own words,
 not the context block, an earlier turn or the model's. What the words lack is named in
@@ -11,7 +6,12 @@ Chinese, for the model to read.
 
 Figures are read as typed (full-width digits, 手 = 100 股, 1.5万, Chinese numerals, 元 / 块:
 below); a stock by its code or any name the one name matcher knows (a
-holding's name or short name, the security master, nicknames, the user's aliases)."""
+holding's name or short name, the security master, nicknames, the user's aliases).
+
+Figures as a user types them: ASCII or full-width digits, thousands commas, decimals,
+Chinese numerals (三百, 两千五, 一万二, 十五, 三十二点五, 一五零零), 万 or 亿 after digits
+(1.5万), and the unit written after each (股, 手, 元, 块, %, 月 …). A figure the model wants
+to store is checked against these (services/grounding.py)."""
 
 from __future__ import annotations
 

@@ -6,10 +6,10 @@ failure, with what was kept).
 What `pixiu data …`, `pixiu chart`, `pixiu market`, `pixiu fundamentals`, `pixiu signal`
 and /sync show: the stored bars, actions and their freshness, the import and sync reports.
 
-What `pixiu profile` shows: each stock's backtest profile, its strategies side by side.
-
 What `pixiu track` and `/track` show: every recorded decision scored after 5 and 20
-sessions, against not acting and against the stock itself (and 沪深300 when stored)."""
+sessions, against not acting and against the stock itself (and 沪深300 when stored).
+
+What `pixiu profile` shows: each stock's backtest profile, its strategies side by side."""
 
 from __future__ import annotations
 

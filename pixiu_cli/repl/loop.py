@@ -1,9 +1,9 @@
-"""The daily offer (/sync itself is declared in commands/market_data.py): after the close of a trading day the REPL says, once per
-session, that the holdings', watch list's or benchmarks' bars are behind and how to fetch
-them; with `[market] auto_sync = true` it fetches them in the background instead, its
-progress on the right of the prompt line and its result printed above the prompt when done.
+"""The read–eval–print loop: slash commands go to the registry, everything else is a turn.
 
-The read–eval–print loop: slash commands go to the registry, everything else is a turn."""
+The daily offer (/sync itself is the market area's command): after the close of a trading
+day the REPL says, once per session, that the holdings', watch list's or benchmarks' bars are behind and how to fetch
+them; with `[market] auto_sync = true` it fetches them in the background instead, its
+progress on the right of the prompt line and its result printed above the prompt when done."""
 
 from __future__ import annotations
 

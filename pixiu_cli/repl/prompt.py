@@ -1,5 +1,5 @@
 """The prompt-toolkit session: persistent history, Enter sends, Alt-Enter / Ctrl-J insert a
-newline, bracketed paste keeps a multi-line paste as one message, completion (completion.py).
+newline, bracketed paste keeps a multi-line paste as one message, Tab completion (below).
 
 Tab completion beyond command names: each command's flags (read from its usage text, so
 the two cannot drift), memory ids for /forget and /memory edit|pin|unpin|replace, conversation ids

@@ -1,8 +1,8 @@
-"""The system clipboard, through the tool each platform ships (pbcopy, wl-copy, xclip,
-xsel, clip.exe): no dependency, and no guess when there is none (an SSH session, a bare
-console): the caller says so instead.
+"""What the REPL knows between inputs: the app, where output goes, the current conversation.
 
-What the REPL knows between inputs: the app, where output goes, the current conversation."""
+The system clipboard, through the tool each platform ships (pbcopy, wl-copy, xclip,
+xsel, clip.exe): no dependency, and no guess when there is none (an SSH session, a bare
+console): the caller says so instead."""
 
 from __future__ import annotations
 

@@ -1,4 +1,10 @@
-"""The clients' statement layouts pixiu knows by name, each by the columns that tell it
+"""A statement file as fills: find the header among title lines, map its columns, read
+every row, sign its cash from the row, pair new shares with their payment, give each fill
+its stable id, and say what was skipped and which business names are unknown. A file with
+a bad cell or a row dated after today reads as nothing (StatementError) unless the caller
+asks to skip bad rows. Today is the caller's: the reader has no clock.
+
+The clients' statement layouts pixiu knows by name, each by the columns that tell it
 apart. Any file whose header maps (columns.py) is read; the name is what the user sees, and
 `--broker NAME` checks the file has that client's columns (one client may export more than
 one layout: 通达信's 交割单 and 资金对账单).
@@ -11,13 +17,7 @@ New shares whose money and shares come on separate rows: 通达信 and the broke
 exports book the payment (新股申购确认缴款, 中签缴款, 市值申购中签扣款 and its 回冲 …) on
 one row and the shares (新股入帐, at price 0, sometimes under the listing code rather than
 the subscription code) on another. Paired, they are one allotment: the shares at the price
-paid. Counting both would count the shares twice, or at nothing.
-
-A statement file as fills: find the header among title lines, map its columns, read
-every row, sign its cash from the row, pair new shares with their payment, give each fill
-its stable id, and say what was skipped and which business names are unknown. A file with
-a bad cell or a row dated after today reads as nothing (StatementError) unless the caller
-asks to skip bad rows. Today is the caller's: the reader has no clock."""
+paid. Counting both would count the shares twice, or at nothing."""
 
 from __future__ import annotations
 

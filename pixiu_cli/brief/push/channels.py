@@ -1,8 +1,4 @@
-"""What is pushed, and how a text too long for a channel is cut: at line breaks into parts no
-larger than the channel's limit (measured as that channel counts: UTF-8 bytes, UTF-16 units,
-the JSON body), at most a few parts; past that the rest is left out and the last part says so.
-
-One JSON POST over urllib, and what its answer means for a retry. A refused connection
+"""One JSON POST over urllib, and what its answer means for a retry. A refused connection
 never reached the service, so it is tried again; a timeout may have delivered the message,
 so it is not (a second copy on the investor's phone is worse than one line saying so).
 A request has one deadline for its whole exchange, a redirect is an answer (never followed),
@@ -21,7 +17,11 @@ retry_after. The generic webhook gets the message's fields as JSON; any 2xx is s
 
 E-mail over SMTP: implicit TLS (`security = "ssl"`, port 465), STARTTLS (587), or plain on
 this machine only; the whole message in one mail (no size limit worth splitting for). A 4xx
-reply and a dropped connection are "later", a 5xx or a refused login a failure."""
+reply and a dropped connection are "later", a 5xx or a refused login a failure.
+
+What is pushed, and how a text too long for a channel is cut: at line breaks into parts no
+larger than the channel's limit (measured as that channel counts: UTF-8 bytes, UTF-16 units,
+the JSON body), at most a few parts; past that the rest is left out and the last part says so."""
 
 from __future__ import annotations
 

@@ -1,20 +1,4 @@
-"""Current time in Asia/Shanghai and the A-share trading-session state, so every answer
-knows whether the market is open.
-
-Sessions on a trading day (SSE/SZSE/BSE continuous trading):
-
-    before 09:30        盘前    (09:15–09:25 opening call auction, 09:25–09:30 waiting to open)
-    09:30 ≤ t < 11:30   盘中
-    11:30 ≤ t < 13:00   午休
-    13:00 ≤ t < 15:00   盘中    (14:57–15:00 closing call auction)
-    15:00 ≤ t           收盘后
-
-Weekends and exchange holidays are 非交易日 all day; the trading days and Beijing time
-come from the market layer (pixiu_cli/market/calendar.py). A day past the calendar's
-last known day is 交易日未知: the note says how far the calendar reaches and which session
-the clock time would be if the exchanges are open, never that they are.
-
-The six memory classes, each on demand and limited, plus the every-turn
+"""The six memory classes, each on demand and limited, plus the every-turn
 sections (time, holdings, persona, summary). Produces `Section`s; `block.assemble` renders
 and trims them.
 
@@ -29,7 +13,23 @@ holdings list opens with the account's total. A question about the account raise
 holdings and the scene above the rest (builder.asked_first), in compact lines if need be.
 
 Stored values arrive typed from the store (store/rows.py): text as str, numbers as float or
-None, and a number that is none as NaN, which values.py shows as 无效值."""
+None, and a number that is none as NaN, which values.py shows as 无效值.
+
+Current time in Asia/Shanghai and the A-share trading-session state, so every answer
+knows whether the market is open.
+
+Sessions on a trading day (SSE/SZSE/BSE continuous trading):
+
+    before 09:30        盘前    (09:15–09:25 opening call auction, 09:25–09:30 waiting to open)
+    09:30 ≤ t < 11:30   盘中
+    11:30 ≤ t < 13:00   午休
+    13:00 ≤ t < 15:00   盘中    (14:57–15:00 closing call auction)
+    15:00 ≤ t           收盘后
+
+Weekends and exchange holidays are 非交易日 all day; the trading days and Beijing time
+come from the market layer (pixiu_cli/market/calendar.py). A day past the calendar's
+last known day is 交易日未知: the note says how far the calendar reaches and which session
+the clock time would be if the exchanges are open, never that they are."""
 
 from __future__ import annotations
 

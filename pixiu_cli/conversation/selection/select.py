@@ -1,21 +1,4 @@
-"""The sense of a name in its sentence: the stock, or the thing of daily life it also names.
-
-A stock's name is often also a brand people cook with (道道全的油炒菜), a shop they visit
-(益丰药房几点关门), a train they ride (坐广深铁路去广州), a gift (良品铺子的坚果礼盒) or a
-phrase of feeling or a wish (老婆，我爱我家; 祝大家步步高升). `sense_of` reads the name's
-sentence for words of a domain of daily life (food, shopping, services, travel, things at
-home, feelings and wishes) and the text around it for investing evidence (the price, a
-position, P&L, a report: ``mentions.toml``'s ``evidence`` and this file's ``investing``);
-life words without investing evidence make the name everyday. It judges any kind of name —
-a held full name, a short name, a nickname, a listed name, or a spelling another step found
-(a homophone, pinyin initials) — from the text and the name's span only.
-
-`compared` finds the names that stand in a comparison (茅台跟五粮液哪个好, 比亚迪还是宁德):
-a name set against another stock is the stock, held or not.
-
-The word lists are data: ``data/selection/rules/senses.toml``.
-
-Which sections does this message need? Symbols, intent and overview, with reasons.
+"""Which sections does this message need? Symbols, intent and overview, with reasons.
 
 `select(text, table, earlier)`:
 
@@ -50,7 +33,24 @@ Which sections does this message need? Symbols, intent and overview, with reason
 The word lists and patterns of steps 3 and 5 are data: ``data/selection/rules/mentions.toml``.
 Every caller finds names with the same `NameTable`: a turn here, a note (`/remember`, the
 remember tool: `services/note_symbol.py` calls `select`), and `extract_symbols` below, which
-lists what a text names without judging it."""
+lists what a text names without judging it.
+
+The sense of a name in its sentence: the stock, or the thing of daily life it also names.
+
+A stock's name is often also a brand people cook with (道道全的油炒菜), a shop they visit
+(益丰药房几点关门), a train they ride (坐广深铁路去广州), a gift (良品铺子的坚果礼盒) or a
+phrase of feeling or a wish (老婆，我爱我家; 祝大家步步高升). `sense_of` reads the name's
+sentence for words of a domain of daily life (food, shopping, services, travel, things at
+home, feelings and wishes) and the text around it for investing evidence (the price, a
+position, P&L, a report: ``mentions.toml``'s ``evidence`` and this file's ``investing``);
+life words without investing evidence make the name everyday. It judges any kind of name —
+a held full name, a short name, a nickname, a listed name, or a spelling another step found
+(a homophone, pinyin initials) — from the text and the name's span only.
+
+`compared` finds the names that stand in a comparison (茅台跟五粮液哪个好, 比亚迪还是宁德):
+a name set against another stock is the stock, held or not.
+
+The word lists are data: ``data/selection/rules/senses.toml``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,10 @@
-"""The decision track record: every recorded buy or sell scored from the bars 5 and 20
+"""After bars are imported or synced: recompute the profiles and signals of those symbols,
+evaluate their alert rules, and score the decisions that now have enough bars after them.
+
+The track record the investor reads: every decision with its outcome so far, the hit
+rate, the average outcome and the best and worst, scored fresh from the stored bars.
+
+The decision track record: every recorded buy or sell scored from the bars 5 and 20
 sessions after it. `return_Nd` is the stock's move from the decision price; `outcome_Nd` is
 what the decision earned against doing nothing (a buy gains the move, a sell avoids it);
 `vs_stock_Nd` is the outcome against the stock's own move from that day's close, i.e. whether
@@ -8,13 +14,7 @@ Alert rules evaluated on completed bars: a rule fires on the bar where its condi
 becomes true (a cross, not every day below), at most once per bar date, and then rests for
 its cooldown. Prices are real (unadjusted); "yesterday" is the ex-rights reference price, so
 a dividend gap never looks like a cross. The cost of a drawdown-from-cost rule is adjusted
-from the day it was recorded, so the frame handed in must reach back to that day.
-
-After bars are imported or synced: recompute the profiles and signals of those symbols,
-evaluate their alert rules, and score the decisions that now have enough bars after them.
-
-The track record the investor reads: every decision with its outcome so far, the hit
-rate, the average outcome and the best and worst, scored fresh from the stored bars."""
+from the day it was recorded, so the frame handed in must reach back to that day."""
 
 from __future__ import annotations
 
