@@ -83,7 +83,7 @@ class Workspace:
     def account(self) -> Account:
         from pixiu_cli.account.handle import Account
 
-        return Account(self.db, self.settings.cost_method)
+        return Account(self.db, self.settings.cost_method, home=self.home, market=self.market)
 
     @cached_property
     def market(self) -> Market:
@@ -107,7 +107,7 @@ class Workspace:
     def brief(self) -> Brief:
         from pixiu_cli.brief.handle import Brief
 
-        return Brief(self.db)
+        return Brief(self.db, account=self.account)
 
     def now(self) -> datetime:
         return self.clock()

@@ -10,12 +10,23 @@ import ast
 from tests.helpers import USE_CASE_MODULES, is_store_module, package_syntax_trees, walked
 
 WIRING = "app.py"
+# The areas' handles (ws.account, ws.home, ...): each builds its area's stores over the
+# workspace's database, once per workspace (app.py hands one handle to another).
+HANDLES = {
+    "account/books.py",
+    "account/handle.py",
+    "brief/handle.py",
+    "home/handle.py",
+    "market/handle.py",
+    "memory/handle.py",
+}
 # Where a store is still built outside the wiring, and why.
 OWN_STORE = {
     # the explaining worker thread's own connection per database, and one turn of a stored brief
     # read back (the conversations' store needs a clock; neither stamps anything)
     "conversation/handle.py",
     "evals/contexts.py",  # each case's own database, clock and limits
+    "mcp/reads.py",  # the MCP surface's own log of calls (no area's handle hands it out)
 }
 
 
@@ -59,8 +70,23 @@ def test_no_module_but_the_wiring_builds_a_store():
     """Stores were built ad hoc 130 times in 43 modules besides app.py (each throwing away, for one, the
     InvestorStore's memo of the portfolio)."""
     built = store_constructions()
-    assert set(built) - {WIRING} == OWN_STORE, sorted(set(built) - {WIRING} - OWN_STORE)
-    assert sum(built[path] for path in OWN_STORE) == 3
+    assert set(built) - {WIRING} - HANDLES == OWN_STORE, sorted(set(built) - {WIRING} - HANDLES - OWN_STORE)
+    assert sum(built[path] for path in OWN_STORE) == 4
+
+
+def test_the_workspace_hands_one_home_and_one_market_to_every_handle(tmp_path, monkeypatch):
+    """One InvestorStore per workspace (it keeps its memo of the portfolio): the account and
+    the brief read the home and the market the workspace hands out, not stores of their own."""
+    from pixiu_cli.app import load_settings, open_workspace
+
+    monkeypatch.setenv("PIXIU_HOME", str(tmp_path))
+    ws = open_workspace(load_settings(force_offline=True, home=tmp_path))
+    try:
+        assert ws.account.home is ws.home and ws.account.market is ws.market
+        assert ws.brief.account is ws.account and ws.brief.home.investor is ws.home.investor
+        assert ws.account.home.investor.db is ws.db
+    finally:
+        ws.close()
 
 
 def test_the_stores_of_a_database_are_built_once(tmp_path):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cache
+from typing import TYPE_CHECKING
 
 from pixiu_cli.conversation.agent.tools import (
     CODE,
@@ -24,6 +25,9 @@ from pixiu_cli.kernel.resources import prompts_dir
 from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.kernel.vocabulary import AUTHOR_MODEL, AUTHOR_PROPOSAL, NOTE_KIND_NAMES, NOTE_KINDS, SIDES
 from pixiu_cli.memory.model import note_ref
+
+if TYPE_CHECKING:
+    from pixiu_cli.account.handle import Account
 
 
 def _stamp(ctx: ToolContext) -> str:
@@ -92,11 +96,19 @@ def _get_stock_profiles(ctx: ToolContext, args: dict) -> ToolOutcome:
     )
 
 
+def _account(ctx: ToolContext) -> Account:
+    """The account over the tools' connection (the turn's, or an isolated tool thread's own),
+    valued by the account's cost method."""
+    from pixiu_cli.account.handle import Account
+
+    return Account(ctx.domain.db, ctx.cost_method)
+
+
 def _get_holdings(ctx: ToolContext, args: dict) -> ToolOutcome:
     """The account as `pixiu holdings --json` gives it (one derivation), names quoted as data."""
     from pixiu_cli.account.overview import account_record, read_account
 
-    record = account_record(read_account(ctx.domain.db, ctx.now(), ctx.cost_method))
+    record = account_record(read_account(_account(ctx), ctx.now()))
     shorts = {h.symbol: h.short_names for h in ctx.domain.holdings()}
     for h in record["holdings"]:
         h["name"] = _quoted(h["name"])
@@ -157,7 +169,7 @@ def _record_decision(ctx: ToolContext, args: dict) -> ToolOutcome:
     grounding = ground_trade(ctx.domain.db, ctx.said or "", trade, ctx.now())
     if not grounding.grounded:
         return _proposed(ctx, key, propose_trade, trade, trade_refusal, grounding)
-    recorded = _requested(record_trade, ctx.domain.db, trade, _stamp(ctx), ctx.cost_method, ctx.commission)
+    recorded = _requested(record_trade, _account(ctx), trade, _stamp(ctx), ctx.commission)
     ctx.turn.refs[key] = (recorded.ref, False)
     return ToolOutcome(
         {

@@ -185,6 +185,7 @@ def sync_market(
 
     pushing = push is not None and push.alerts and push.channels  # else the push modules stay unloaded
     if pushing:
+        from pixiu_cli.brief.handle import Brief
         from pixiu_cli.brief.push.deliver import push_new_alerts
 
         mark = stores_of(db).push_log.last_alert_id()  # the alerts this sync finds come after it
@@ -206,7 +207,7 @@ def sync_market(
         source.close()
     changed = [o.symbol for o in outcomes if not o.error and o.rows]
     refreshed = refresh(db, changed, now, costs) if changed else None  # nothing new: no numpy, no work
-    pushed = push_new_alerts(db, push, mark, now) if pushing else []
+    pushed = push_new_alerts(Brief(db), push, mark, now) if pushing else []
     kept = None
     if request.daily:
         from pixiu_cli.market.fundamentals.service import refresh_kept
@@ -262,10 +263,11 @@ def watchlist(db: Database) -> list[Watched]:
 
 def chart(db: Database, symbol: str, days: int, now: datetime, cost_method: str = "diluted", **style) -> str:
     """The terminal chart: front-adjusted closes, MA20/MA60, the account's cost line and the trades."""
+    from pixiu_cli.account.handle import Account
     from pixiu_cli.account.overview import read_account
     from pixiu_cli.market.chart import build
 
-    held = read_account(db, now, cost_method).account.holding(symbol)
+    held = read_account(Account(db, cost_method), now).account.holding(symbol)
     cost = float(held.cost) if held is not None else None
     return build(MarketData(db), stores_of(db).investor, symbol, days, cost, **style)
 

@@ -7,6 +7,7 @@ refused, and the latest listed (`pixiu mcp log`)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from datetime import date, datetime
@@ -16,14 +17,13 @@ from pixiu_cli.conversation.context.quoting import quote_data
 from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.kernel.safe_text import scrub
 from pixiu_cli.kernel.settings import Settings
-from pixiu_cli.kernel.store.database import open_database
-from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.kernel.vocabulary import AUTHOR_PROPOSAL, NOTE_KIND_NAMES, normalise_code
 
 
 @dataclass(frozen=True)
 class Reader:
-    """The settings every read opens the database and the clock from."""
+    """The settings every read opens its workspace (the database and its handles) and the
+    clock from."""
 
     settings: Settings
 
@@ -38,13 +38,23 @@ class Reader:
         return configured(self.settings).costs
 
     @contextmanager
-    def db(self):
+    def workspace(self) -> Iterator[Workspace]:
+        from pixiu_cli.app import open_workspace
 
-        db = open_database(self.settings.db_path)
+        ws = open_workspace(self.settings)
         try:
-            yield db
+            yield ws
         finally:
-            db.close()
+            ws.close()
+
+    @contextmanager
+    def call_log(self) -> Iterator[McpCallLog]:
+        """The log of what other agents asked: the MCP surface's own store (no area's handle
+        hands it out), over the settings' database."""
+        from pixiu_cli.mcp.store import McpCallLog
+
+        with self.workspace() as ws:
+            yield McpCallLog(ws.db)
 
     def stamped(self, payload: dict) -> dict:
         return scrubbed({"as_of": self.now().isoformat(timespec="seconds"), **payload})
@@ -113,8 +123,8 @@ def holdings(reader: Reader) -> dict:
     """`pixiu holdings --json`'s record: services/account.py, the one derivation."""
     from pixiu_cli.account.overview import account_record, read_account
 
-    with reader.db() as db:
-        record = account_record(read_account(db, reader.now(), reader.settings.cost_method))
+    with reader.workspace() as ws:
+        record = account_record(read_account(ws.account, reader.now()))
     return reader.stamped({"account": record})
 
 
@@ -123,8 +133,8 @@ def trades(reader: Reader, code: str | None = None, since: str | None = None) ->
 
     if since is not None and not _is_day(since):
         raise RequestError(f"since 应为 YYYY-MM-DD 日期，而不是 {since!r}")
-    with reader.db() as db:
-        lines = list_trades(db, _code(db, code))
+    with reader.workspace() as ws:
+        lines = list_trades(ws.account, _code(ws.db, code))
     rows = [t.record() for t in lines if since is None or (t.day or "") >= since]
     return reader.stamped({"trades": rows})
 
@@ -132,8 +142,8 @@ def trades(reader: Reader, code: str | None = None, since: str | None = None) ->
 def alerts(reader: Reader) -> dict:
     from pixiu_cli.market.analytics.rules import describe_rule
 
-    with reader.db() as db:
-        rules = stores_of(db).analytics.rules()
+    with reader.workspace() as ws:
+        rules = ws.market.analytics.rules()
     rows = [
         {"id": f"a{r.id}", "rule": describe_rule(r), **{k: v for k, v in r.__dict__.items() if k != "id"}}
         for r in rules
@@ -144,34 +154,34 @@ def alerts(reader: Reader) -> dict:
 def profiles(reader: Reader, codes: list[str] | None = None) -> dict:
     from pixiu_cli.market.analytics.service import profiles as listed
 
-    with reader.db() as db:
-        symbols = [_code(db, c) for c in codes] if codes else None
-        listing = listed(db, symbols, reader.now(), reader.costs(), False)
+    with reader.workspace() as ws:
+        symbols = [_code(ws.db, c) for c in codes] if codes else None
+        listing = listed(ws.db, symbols, reader.now(), reader.costs(), False)
     return reader.stamped({"profiles": [dict(r.__dict__) for r in listing.rows]})
 
 
 def signals(reader: Reader, codes: list[str] | None = None) -> dict:
     from pixiu_cli.market.analytics.signals import stored_signals
 
-    with reader.db() as db:
-        views = stored_signals(db, [_code(db, c) for c in codes] if codes else None)
+    with reader.workspace() as ws:
+        views = stored_signals(ws.db, [_code(ws.db, c) for c in codes] if codes else None)
     return reader.stamped({"signals": [dict(v.__dict__) for v in views]})
 
 
 def news(reader: Reader, code: str | None = None) -> dict:
 
-    with reader.db() as db:
-        items = stores_of(db).news.listing(_code(db, code), 20)
+    with reader.workspace() as ws:
+        items = ws.market.news.listing(_code(ws.db, code), 20)
     return reader.stamped({"news": _quoted([asdict(n) for n in items], ("title", "summary"))})
 
 
 def latest_brief(reader: Reader) -> dict:
     from pixiu_cli.brief.push.deliver import brief_message, last_brief
 
-    with reader.db() as db:
+    with reader.workspace() as ws:
         try:
-            brief = last_brief(db)
-            message = brief_message(db, brief)
+            brief = last_brief(ws.brief)
+            message = brief_message(ws.brief, brief)
         except RequestError as exc:  # none yet, or its text lost: said, not an error of the call
             return reader.stamped({"brief": None, "message": str(exc)})
     return reader.stamped({"brief": {"as_of": brief.as_of, "title": message.title, "text": message.text}})
@@ -179,8 +189,8 @@ def latest_brief(reader: Reader) -> dict:
 
 def persona(reader: Reader) -> dict:
 
-    with reader.db() as db:
-        items = stores_of(db).investor.persona()
+    with reader.workspace() as ws:
+        items = ws.home.investor.persona()
     return reader.stamped({"persona": {k: quote_data(v) for k, v in items.items()}})
 
 
@@ -188,8 +198,8 @@ def search_memory(reader: Reader, text: str) -> dict:
     from pixiu_cli.memory.changes import search_memories
 
     keys = ("ref", "kind", "symbol", "created_at", "author", "source", "text", "pinned")
-    with reader.db() as db:
-        entries = search_memories(db, text, limit=50)
+    with reader.workspace() as ws:
+        entries = search_memories(ws.db, text, limit=50)
     return reader.stamped({"memories": _quoted([{k: getattr(e, k) for k in keys} for e in entries], ("text",))})
 
 
@@ -197,9 +207,9 @@ def propose_note(reader: Reader, kind: str, text: str, code: str | None = None) 
     """Stored as a proposal (author `proposal`): the user's only once accepted."""
     from pixiu_cli.memory.notes import NewNote, add_note
 
-    with reader.db() as db:
-        note = NewNote(kind, text, _code(db, code), "model", AUTHOR_PROPOSAL)
-        write = add_note(db, note, reader.now().isoformat(timespec="seconds"))
+    with reader.workspace() as ws:
+        note = NewNote(kind, text, _code(ws.db, code), "model", AUTHOR_PROPOSAL)
+        write = add_note(ws.db, note, reader.now().isoformat(timespec="seconds"))
     ref, name = f"n{write.event.id}", NOTE_KIND_NAMES.get(kind, kind)
     notice = (
         f"已存为其他代理的提议 #{ref}（{name}）：它不算用户自己的{name}，也不会注入 pixiu 的对话，"
@@ -234,8 +244,13 @@ def _code(db: Database, raw: str | None) -> str | None:
 if TYPE_CHECKING:
     from sqlite_utils import Database
 
+    from pixiu_cli.app import Workspace
+    from pixiu_cli.mcp.store import McpCallLog
+
 UNKNOWN_AGENT = "未知"
 
 
-def record_call(db: Database, agent: str | None, kind: str, name: str, at: str, outcome: str, detail: str = "") -> None:
-    stores_of(db).mcp_calls.record((agent or "").strip() or UNKNOWN_AGENT, kind, name, at, outcome, detail[:200])
+def record_call(
+    log: McpCallLog, agent: str | None, kind: str, name: str, at: str, outcome: str, detail: str = ""
+) -> None:
+    log.record((agent or "").strip() or UNKNOWN_AGENT, kind, name, at, outcome, detail[:200])

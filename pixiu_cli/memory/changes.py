@@ -34,6 +34,7 @@ class Forgetting:
 
 def forget_memory(db: Database, typed: str, at: str, cost_method: str) -> Forgetting:
     from pixiu_cli.account import trades
+    from pixiu_cli.account.handle import Account
     from pixiu_cli.memory.alerts import rule_ref
 
     rule_id = rule_ref(typed)
@@ -44,7 +45,7 @@ def forget_memory(db: Database, typed: str, at: str, cost_method: str) -> Forget
     memory = stores_of(db).memory
     ref = memory.resolve(typed)
     if ref.kind == "d":
-        undone = trades.undo_trade(db, ref.id, at, cost_method)
+        undone = trades.undo_trade(Account(db, cost_method), ref.id, at)
         if undone is None:
             raise RequestError(f"没有 ID 为 {ref} 的记忆")
         return Forgetting(str(ref), "trade", undone)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime, time
 from typing import TYPE_CHECKING
 
+from pixiu_cli.account.handle import Account
 from pixiu_cli.account.overview import trade_day
 from pixiu_cli.account.trades import NewTrade, RecordedTrade, record_trade
 from pixiu_cli.home.model import MemoryEvent
@@ -146,7 +147,7 @@ def _make(
             day=arguments.get("day"),
             fee=arguments.get("fee"),  # none stated: the account's rates estimate it, as for a told trade
         )
-        return record_trade(db, trade, at, cost_method, commission)
+        return record_trade(Account(db, cost_method), trade, at, commission)
     alert = NewAlert(arguments["symbol"], arguments["kind"], arguments["threshold"], SOURCE_CONVERSATION)
     return add_alert(db, alert, at)
 
