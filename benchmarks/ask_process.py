@@ -157,9 +157,16 @@ def main(argv: list[str] | None = None) -> int:
                 LLM_USER_PATH=str(llm_user_dir(Path(tmp) / "llm", base_url)),
                 XDG_CACHE_HOME=str(Path(tmp) / "cache"),
             )
-            # The older source tree gets a home of its own: its stored line counts may be
-            # stamped for another tokenizer, and each would discard the other's.
-            envs = {"before": {**env, "PIXIU_HOME": str(Path(tmp) / "home-before")}}
+            # The older source tree gets a home and a cache of its own: its stored line counts
+            # may be stamped for another tokenizer, its cached tables (patterns, tokenizer) be
+            # of another format under the same file name, and each would discard the other's.
+            envs = {
+                "before": {
+                    **env,
+                    "PIXIU_HOME": str(Path(tmp) / "home-before"),
+                    "XDG_CACHE_HOME": str(Path(tmp) / "cache-before"),
+                }
+            }
             argvs = commands(base_url, args.before, args.llm, args.pixiu)
             results: dict[str, list[tuple[float, float, float]]] = {name: [] for name in argvs}
             for name, argv_ in argvs.items():  # warm-up: page cache, .pyc files, the databases

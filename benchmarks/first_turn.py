@@ -34,7 +34,9 @@ STATUS = "缓存命中"
 
 def one_start(base: Path, run: int, turns: int, settle: float, source: str | None = None) -> list[float]:
     home = base / f"home-{run}{'-before' if source else ''}"
-    env = {**clean_env(home), "XDG_CACHE_HOME": str(base / "cache")}
+    # a cache of each tree's own: an older tree's cached tables may be of another format
+    # under the same file name, and each would rebuild the other's
+    env = {**clean_env(home), "XDG_CACHE_HOME": str(base / ("cache-before" if source else "cache"))}
     times = []
     with repl_child(env, source=source, timeout=60) as child:
         child.expect_exact(PROMPT)

@@ -215,25 +215,32 @@ def scrub(text: str) -> str:
 
 _VISIBLE = {c: chr(0x2400 + c) for c in range(0x20) if chr(c) not in "\n\t\r"}
 _VISIBLE.update({ord("\r"): None, 0x7F: "\ufffd"})
-_VISIBLE.update({c: "\ufffd" for c in (*range(0x80, 0xA0), *range(0xD800, 0xE000))})
+# Lone surrogates (U+D800-DFFF) are replaced by _SURROGATES, not by 2,048 entries of these
+# tables (kept in every process: ~0.3 MiB of keys and values).
+_VISIBLE.update({c: "\ufffd" for c in range(0x80, 0xA0)})
 BIDI_CONTROLS = (*range(0x202A, 0x202F), *range(0x2066, 0x206A))
 _VISIBLE.update({c: "\ufffd" for c in BIDI_CONTROLS})
 # In JSON the same characters are written as \uXXXX escapes: the
 # document still decodes to exactly the same strings.
-_JSON_ESCAPES = {c: f"\\u{c:04x}" for c in (0x7F, *range(0x80, 0xA0), *BIDI_CONTROLS, *range(0xD800, 0xE000))}
+_JSON_ESCAPES = {c: f"\\u{c:04x}" for c in (0x7F, *range(0x80, 0xA0), *BIDI_CONTROLS)}
+_SURROGATES = re.compile("[\ud800-\udfff]")
 
 
 def inert_json(text: str) -> str:
     """JSON text (as json.dumps with ensure_ascii=False writes it) with DEL, C1 controls and
     bidi overrides escaped. They can only occur inside strings, so the result is valid JSON
     with the same value."""
-    return text.translate(_JSON_ESCAPES)
+    text = text.translate(_JSON_ESCAPES)
+    return _SURROGATES.sub(lambda m: f"\\u{ord(m.group()):04x}", text) if _SURROGATES.search(text) else text
 
 
-UNSAFE = re.compile("[" + "".join(re.escape(chr(c)) for c in _VISIBLE if c < 0xD800 or c >= 0xE000) + "\ud800-\udfff]")
+UNSAFE = re.compile("[" + "".join(re.escape(chr(c)) for c in _VISIBLE) + "\ud800-\udfff]")
 
 
 def visible(text: str) -> str:
     """`text` with every control character made inert (see above); newlines and tabs kept."""
     # Most text has none: a search is much cheaper than translating character by character.
-    return text.translate(_VISIBLE) if UNSAFE.search(text) else text
+    if not UNSAFE.search(text):
+        return text
+    text = text.translate(_VISIBLE)
+    return _SURROGATES.sub("\ufffd", text) if _SURROGATES.search(text) else text

@@ -21,7 +21,7 @@ from __future__ import annotations
 import csv
 import re
 from dataclasses import dataclass, field
-from functools import cache, cached_property
+from functools import cache, cached_property, lru_cache
 
 from pixiu_cli.kernel.resources import data_dir
 
@@ -294,6 +294,25 @@ def shipped_names() -> tuple[ListedName, ...]:
             if len(code) == 6 and code.isascii() and code.isdigit() and name:
                 out.append(ListedName(code, name, parse_name(name).short_name if _MARKED.search(name) else name))
     return tuple(out)
+
+
+@lru_cache(maxsize=1024)
+def shipped_name(code: str) -> str | None:
+    """One stock's quoted name in the shipped list, as `shipped_names` has it (of two rows of
+    one code, the last), found in the file's text: naming one stock the master lacks (every
+    stock of a fresh home) should not make ~11,000 rows into objects (~1.2 MiB)."""
+    if not (type(code) is str and len(code) == 6 and code.isascii() and code.isdigit()):
+        return None
+    data = data_dir().joinpath(*SHIPPED_FILE).read_text(encoding="utf-8")
+    header = next(csv.reader([data[: data.find("\n")]]), [])
+    code_at, name_at = header.index("symbol"), header.index("name")
+    at = len(data)
+    while (at := data.rfind(code, 0, at)) > 0:
+        start, end = data.rfind("\n", 0, at) + 1, data.find("\n", at)
+        row = next(csv.reader([data[start : end if end >= 0 else len(data)]]), [])
+        if start and len(row) > max(code_at, name_at) and row[code_at].strip() == code and row[name_at].strip():
+            return row[name_at].strip()
+    return None
 
 
 def as_securities(listing: SecurityList) -> list[Security]:

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from functools import cache
 
-from pixiu_cli.market.securities import FORMER_NAME_SOURCE, ListedName, Security, parse_name, shipped_names
+from pixiu_cli.market.securities import FORMER_NAME_SOURCE, Security, parse_name, shipped_name, shipped_names
 from pixiu_cli.market.store import SecurityMaster
 
 # A list this much shorter than the shipped one is a truncated answer (baostock can end a
@@ -77,11 +76,4 @@ def security_name(master: SecurityMaster, symbol: str) -> str | None:
     security = master.get(symbol)
     if security is not None and security.name:
         return security.name
-    listed = _shipped_by_code().get(symbol)
-    return listed.full_name if listed else None
-
-
-@cache
-def _shipped_by_code() -> dict[str, ListedName]:
-    # the light name rows every name-matching process reads already, not the full stock rows
-    return {n.code: n for n in shipped_names()}
+    return shipped_name(symbol)

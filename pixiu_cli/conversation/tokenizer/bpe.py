@@ -7,14 +7,18 @@ isolated), each piece's UTF-8 bytes start as one symbol each, and the pair of ne
 with the lowest merge rank is merged (the leftmost of equal ones) until none is a merge.
 The file's byte-to-character map only names the byte symbols in its vocabulary, so the
 compact form keeps, per byte, its symbol's id, and per merge, the pair's ids and the merged
-id; building it reads the 6 MB JSON once (~0.3 s), loading it is one `marshal.loads`.
+id; building it reads the 6 MB JSON once (~0.3 s). The cached file is a marshal header and
+the two merge arrays after it, mapped, not read: a new question looks up a few hundred
+merges, so only the pages its binary searches touch are ever in memory (~2 MB read whole).
 tests/perf/test_tokenizer_parity.py compares ids with `tokenizers` on the same file."""
 
 from __future__ import annotations
 
 import json
 import marshal
+import mmap
 import re
+import struct
 import sys
 from array import array
 from bisect import bisect_left
@@ -22,7 +26,7 @@ from pathlib import Path
 
 from pixiu_cli.kernel.resources import keep_derived, user_cache_dir
 
-_FORMAT = 2  # bump when the compact form changes
+_FORMAT = 3  # bump when the compact form changes
 _ID_BITS = 17  # every id of the file is below 2**17 (131,072): pairs pack into one int
 _ID_MASK = (1 << _ID_BITS) - 1
 _NO_MERGE = 1 << 62
@@ -66,9 +70,9 @@ def gpt2_byte_chars() -> list[str]:
 
 class CompactTables:
     """What encoding needs from tokenizer.json: per byte its symbol's id; the merges as
-    `left << 17 | right` (sorted) and `rank << 17 | merged id`, two arrays of 64-bit ints;
-    the added tokens as (text, id, matched before the normalizer) in the file's order; the
-    pre-tokenizer's regexes."""
+    `left << 17 | right` (sorted) and `rank << 17 | merged id`, two arrays of 64-bit ints
+    (bytes, or a mapped file's memory); the added tokens as (text, id, matched before the
+    normalizer) in the file's order; the pre-tokenizer's regexes."""
 
     def __init__(self, byte_ids: list[int], pairs: bytes, merged: bytes, added: list, patterns: list[str]):
         self.byte_ids, self.pairs, self.merged, self.added, self.patterns = byte_ids, pairs, merged, added, patterns
@@ -89,18 +93,34 @@ class CompactTables:
         return cls(byte_ids, *packed, added, patterns)
 
     def dumps(self, stamp: str) -> bytes:
-        return marshal.dumps((_FORMAT, stamp, self.byte_ids, self.pairs, self.merged, self.added, self.patterns))
+        """The header's length, the header (marshal), then the arrays at a multiple of 8."""
+        header = marshal.dumps((_FORMAT, stamp, self.byte_ids, len(self.pairs), self.added, self.patterns))
+        start = _arrays_at(len(header))
+        return b"".join(
+            (struct.pack("<Q", len(header)), header, bytes(start - 8 - len(header)), self.pairs, self.merged)
+        )
 
     @classmethod
-    def loads(cls, blob: bytes, stamp: str) -> CompactTables | None:
-        """The tables saved under `stamp`, or None (another file, format, or damaged)."""
+    def loads(cls, blob, stamp: str) -> CompactTables | None:
+        """The tables saved under `stamp` in `blob` (bytes or a mapped file; the arrays are
+        views of it), or None (another file, format, or damaged)."""
         try:
-            saved = marshal.loads(blob)
-        except (ValueError, EOFError, TypeError):
+            (length,) = struct.unpack_from("<Q", blob)
+            saved = marshal.loads(blob[8 : 8 + length])
+        except (ValueError, EOFError, TypeError, struct.error):
             return None
-        if not (isinstance(saved, tuple) and len(saved) == 7 and saved[:2] == (_FORMAT, stamp)):
+        if not (isinstance(saved, tuple) and len(saved) == 6 and saved[:2] == (_FORMAT, stamp)):
             return None
-        return cls(*saved[2:])
+        byte_ids, size, added, patterns = saved[2:]
+        start = _arrays_at(length)
+        if not isinstance(size, int) or size % 8 or len(blob) != start + 2 * size:
+            return None
+        view = memoryview(blob)
+        return cls(byte_ids, view[start : start + size], view[start + size :], added, patterns)
+
+
+def _arrays_at(header: int) -> int:
+    return -(-(8 + header) // 8) * 8
 
 
 class MergeRanks:
@@ -111,9 +131,8 @@ class MergeRanks:
     DICT_AFTER_LOOKUPS = 30_000
 
     def __init__(self, pairs: bytes, merged: bytes):
-        self._pairs, self._merged = array("q"), array("q")
-        self._pairs.frombytes(pairs)
-        self._merged.frombytes(merged)
+        # views, not copies: of a mapped file, only the pages searched are read
+        self._pairs, self._merged = memoryview(pairs).cast("B").cast("q"), memoryview(merged).cast("B").cast("q")
         self._dict: dict[int, int] | None = None
         self.lookups = 0
 
@@ -159,16 +178,27 @@ def load_tables(tokenizer_json: Path, cache_dir: Path | None) -> CompactTables:
     stamp = f"{tokenizer_json.resolve()}:{info.st_size}:{info.st_mtime_ns}:{sys.byteorder}"
     cached = cache_dir / "deepseek_bpe.marshal" if cache_dir else None
     if cached is not None:
-        try:
-            tables = CompactTables.loads(cached.read_bytes(), stamp)
-        except OSError:
-            tables = None
+        tables = _mapped(cached, stamp)
         if tables is not None:
             return tables
     with tokenizer_json.open("rb") as f:
         tables = CompactTables.from_tokenizer_json(json.load(f))
     if cached is not None:
         keep_derived(cached, tables.dumps(stamp))  # refused: built again next time
+    return tables
+
+
+def _mapped(path: Path, stamp: str) -> CompactTables | None:
+    """The tables saved at `path`, its arrays left in the mapped file (read only: a rebuild
+    replaces the file, never writes into it), or None."""
+    try:
+        with path.open("rb") as handle:
+            mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):  # absent, empty, or a system that cannot map it
+        return None
+    tables = CompactTables.loads(mapped, stamp)
+    if tables is None:
+        mapped.close()
     return tables
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from pixiu_cli.kernel.resources import keep_derived
 
-FORMAT = 5  # bump when what is pickled changes shape or what the forms are
+FORMAT = 6  # bump when what is pickled changes shape or what the forms are
 KEPT = 4  # tables kept (the real home's and the demo's, a change or two in between)
 _PREFIX, _SUFFIX = "names-", ".pickle"
 
@@ -60,7 +60,7 @@ def cached(directory: Path, key: str, build: Callable[[], object]) -> object:
         return ahead
     try:
         if _own(directory) and _own(path):
-            table = pickle.loads(path.read_bytes())
+            table = _load(path)
             _used(path)
             return table
     except Exception:  # missing, truncated, from an incompatible library: built again
@@ -84,9 +84,15 @@ def preload(directory: Path) -> None:
             stored = sorted(directory.glob(f"{_PREFIX}*{_SUFFIX}"), key=_mtime, reverse=True)
             if stored and _own(directory) and _own(stored[0]):
                 _preloaded.clear()
-                _preloaded[stored[0]] = pickle.loads(stored[0].read_bytes())
+                _preloaded[stored[0]] = _load(stored[0])
         except Exception:  # unreadable: the turn builds or loads its table as without it
             _preloaded.clear()
+
+
+def _load(path: Path) -> object:
+    # from the file, a frame at a time: the whole file's bytes never sit beside the table
+    with path.open("rb") as handle:
+        return pickle.load(handle)
 
 
 def _used(path: Path) -> None:

@@ -109,18 +109,24 @@ def _expand_all(value, fragments: dict[str, str]):
 # -- compiled patterns ------------------------------------------------------------------
 
 
-PATTERNS_FORMAT = 1  # bump when what is kept changes shape
+PATTERNS_FORMAT = 2  # bump when what is kept changes shape
 KEPT = 1000  # past this many patterns (rule files edited often), only those of this process stay
-Entry = tuple[int, list[int], int, dict[str, int], tuple[str | None, ...]]
+# (flags, opcodes as 32-bit words, groups, groupindex, indexgroup): the opcodes as one bytes
+# object, not a list of ints (~2 MiB as objects for the ~190 patterns, a quarter of that so)
+Entry = tuple[int, bytes, int, dict[str, int], tuple[str | None, ...]]
 
-_stored: dict[tuple[str, int], Entry] | None = None
-_used: dict[tuple[str, int], Entry] = {}
+_stored: dict[tuple[str, int], Entry] | None = None  # the kept file's entries not used yet
+_used: dict[tuple[str, int], re.Pattern[str]] = {}  # every pattern compiled in this process
+_new: dict[tuple[str, int], Entry] = {}  # compiled here, not kept yet
 _dirty = False
 
 try:
     import _sre
+    from array import array
 
     _parse, _code = re._parser.parse, re._compiler._code
+    if array("I").itemsize != _sre.CODESIZE:
+        raise ImportError("the engine's opcode is not a C unsigned int")
     _ENGINE = (sys.hexversion, _sre.MAGIC, PATTERNS_FORMAT)
 except (ImportError, AttributeError):  # an interpreter without CPython's re internals
     _sre = None
@@ -133,18 +139,28 @@ def compiled(source: str, flags: int = 0) -> re.Pattern[str]:
     if _ENGINE is None or flags & re.DEBUG:
         return re.compile(source, flags)
     key = (source, flags)
-    entry = _load().get(key)
+    pattern = _used.get(key)
+    if pattern is not None:  # as re.compile's own cache would hand it back
+        return pattern
+    # a kept entry is dropped once used: its opcodes now live in the pattern
+    entry = _load().pop(key, None)
     if entry is not None:
         try:
-            pattern = _sre.compile(source, *entry)
+            pattern = _compile(source, entry)
         except Exception:  # a damaged entry: compiled again below
             entry = None
     if entry is None:
         entry = _entry(source, flags)
-        pattern = _sre.compile(source, *entry)
+        pattern = _compile(source, entry)
+        _new[key] = entry
         _mark_dirty()
-    _used[key] = entry
+    _used[key] = pattern
     return pattern
+
+
+def _compile(source: str, entry: Entry) -> re.Pattern[str]:
+    flags, code, groups, groupindex, indexgroup = entry
+    return _sre.compile(source, flags, array("I", code).tolist(), groups, groupindex, indexgroup)
 
 
 def _entry(source: str, flags: int) -> Entry:
@@ -155,8 +171,8 @@ def _entry(source: str, flags: int) -> Entry:
     indexgroup: list[str | None] = [None] * parsed.state.groups
     for name, index in groupindex.items():
         indexgroup[index] = name
-    # the opcodes are int subclasses (named constants): plain ints for marshal
-    code = [int(op) for op in code]
+    # the opcodes are int subclasses (named constants): plain words for marshal
+    code = array("I", [int(op) for op in code]).tobytes()
     return int(flags | parsed.state.flags), code, parsed.state.groups - 1, groupindex, tuple(indexgroup)
 
 
@@ -167,14 +183,18 @@ def cache_path() -> Path:
 def _load() -> dict[tuple[str, int], Entry]:
     global _stored
     if _stored is None:
-        _stored = {}
-        try:
-            engine, entries = marshal.loads(cache_path().read_bytes())
-            if engine == _ENGINE and isinstance(entries, dict):
-                _stored = entries
-        except Exception:  # missing, truncated, another format: compiled as used
-            pass
+        _stored = _read()
     return _stored
+
+
+def _read() -> dict[tuple[str, int], Entry]:
+    try:
+        engine, entries = marshal.loads(cache_path().read_bytes())
+        if engine == _ENGINE and isinstance(entries, dict):
+            return entries
+    except Exception:  # missing, truncated, another format: compiled as used
+        pass
+    return {}
 
 
 def _mark_dirty() -> None:
@@ -186,12 +206,13 @@ def _mark_dirty() -> None:
 
 def save() -> None:
     """Keep the patterns compiled in this process (with those kept before) for the next."""
-    global _dirty, _stored
+    global _dirty
     if not _dirty:
         return
-    kept = {**_load(), **_used}
+    # the kept file is read again: the entries this process used were dropped from memory
+    kept = {**_read(), **_new}
     if len(kept) > KEPT:
-        kept = dict(_used)
+        kept = {key: kept[key] for key in _used if key in kept}
     if keep_derived(cache_path(), marshal.dumps((_ENGINE, kept))):
-        _stored = kept
+        _new.clear()
     _dirty = False

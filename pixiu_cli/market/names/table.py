@@ -31,7 +31,8 @@ so it needs evidence. All names are matched at once with an Aho–Corasick autom
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterable, Sequence
+from array import array
+from collections.abc import Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, field, replace
 from functools import cache, lru_cache
 from pathlib import Path
@@ -155,8 +156,6 @@ class NameTable:
 
     def __init__(self, names: Iterable[Name], sounds: bool = False):
         """`sounds`: also match the investor's own names by their sound (IME typos)."""
-        import ahocorasick  # C extension, imported only when a table is built
-
         best: dict[str, Name] = {}
         for name in names:
             if len(name.alias) < 2:
@@ -164,14 +163,9 @@ class NameTable:
             current = best.get(name.alias)
             if current is None or (name.held, -_RANK[name.kind]) > (current.held, -_RANK[current.kind]):
                 best[name.alias] = name
-        self.names = best
-        self.symbols_named = frozenset(n.symbol for n in best.values() if n.kind != INDEX and n.symbol)
+        self.names = Names(best)
+        self.symbols_named = Codes(n.symbol for n in best.values() if n.kind != INDEX and n.symbol)
         self.held = frozenset(n.symbol for n in best.values() if n.held and n.symbol)
-        self.automaton = ahocorasick.Automaton() if best else None
-        for alias, name in best.items():
-            self.automaton.add_word(alias, name)
-        if self.automaton is not None:
-            self.automaton.make_automaton()
         self.sounds = _sound_index(best.values()) if sounds else None
 
     def stocks_named(self, typed: str, limit: int = 6) -> list[tuple[str, str]]:
@@ -189,9 +183,9 @@ class NameTable:
 
     def matches(self, text: str) -> list[Match]:
         """Leftmost-longest, non-overlapping name matches in normalised `text`."""
-        if self.automaton is None or not text:
+        if not text:
             return []
-        found = [(end - len(name.alias) + 1, end + 1, name) for end, name in self.automaton.iter(text)]
+        found = self.names.found_in(text)
         # Pinyin typed in Latin letters is a whole token (sxmy), never part of a word.
         found = [m for m in found if not m[2].alias.isascii() or _latin_token(text, m[0], m[1])]
         # A typo of a whole name beats the half of it typed right (落阳钼业); it names the form
@@ -202,6 +196,143 @@ class NameTable:
                 for start, end, name in self.sounds.matches(text)
             ]
         return _leftmost_longest(found)
+
+
+_NONE = 0xFFFFFFFF  # no symbol (a shadow word)
+_KINDS = tuple(_RANK)
+_HELD = 0x80  # the kind's byte with the held flag
+
+
+class Names(Mapping[str, Name]):
+    """alias → Name, kept as one string of every text the names hold and arrays of numbers
+    into it, with an automaton from each alias to its number. A table holds ~9,000 names (every
+    listed stock's): as objects they were most of a one-shot `pixiu ask`'s own memory (~6 MiB
+    of a stored table loaded, against ~1 MiB this way). A Name is made when a question
+    matches it; iterating every name (a follow-up's prefix search) makes them all, once."""
+
+    def __init__(self, best: dict[str, Name]):
+        import ahocorasick  # C extension, imported only when a table is built
+
+        numbers: dict[str, int] = {}
+        parts: list[str] = []
+        ends = array("I", [0])
+
+        def number(text: str) -> int:
+            found = numbers.get(text)
+            if found is None:
+                found = numbers[text] = len(parts)
+                parts.append(text)
+                ends.append(ends[-1] + len(text))
+            return found
+
+        fields = array("I")
+        kinds = bytearray()
+        self.automaton = ahocorasick.Automaton(ahocorasick.STORE_INTS)
+        self.odd: dict[int, Name] = {}  # a name with a field no plain text (a stored BLOB): kept whole
+        for at, (alias, name) in enumerate(best.items()):
+            self.automaton.add_word(alias, at)
+            if _plain(name):
+                symbol = _NONE if name.symbol is None else number(name.symbol)
+                fields.extend((number(alias), symbol, number(name.form), number(name.of)))
+                kinds.append(_KINDS.index(name.kind) | (_HELD if name.held else 0))
+            else:
+                self.odd[at] = name
+                fields.extend((0, 0, 0, 0))
+                kinds.append(0)
+        if best:
+            self.automaton.make_automaton()
+        self.text, self.ends, self.fields, self.kinds = "".join(parts), ends, fields, bytes(kinds)
+        self._made: dict[int, Name] = dict(self.odd)
+        self._all: dict[str, Name] | None = None
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k not in ("_made", "_all")}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state, _made=dict(state["odd"]), _all=None)
+
+    def _text(self, number: int) -> str:
+        return self.text[self.ends[number] : self.ends[number + 1]]
+
+    def at(self, number: int) -> Name:
+        """The name numbered `number` (made once)."""
+        name = self._made.get(number)
+        if name is None:
+            alias, symbol, form, of = self.fields[4 * number : 4 * number + 4]
+            kind = self.kinds[number]
+            name = Name(
+                self._text(alias),
+                None if symbol == _NONE else self._text(symbol),
+                _KINDS[kind & ~_HELD],
+                bool(kind & _HELD),
+                self._text(form),
+                self._text(of),
+            )
+            self._made[number] = name
+        return name
+
+    def found_in(self, text: str) -> list[tuple[int, int, Name]]:
+        """(start, end, name) of every alias in `text`, overlapping ones included."""
+        if not self.kinds:
+            return []
+        found = []
+        for end, number in self.automaton.iter(text):
+            name = self.at(number)
+            found.append((end - len(name.alias) + 1, end + 1, name))
+        return found
+
+    def __getitem__(self, alias: str) -> Name:
+        number = self.automaton.get(alias, -1) if isinstance(alias, str) and self.kinds else -1
+        if number < 0:
+            raise KeyError(alias)
+        return self.at(number)
+
+    def __contains__(self, alias: object) -> bool:
+        return isinstance(alias, str) and bool(self.kinds) and self.automaton.get(alias, -1) >= 0
+
+    def __len__(self) -> int:
+        return len(self.kinds)
+
+    def __iter__(self) -> Iterator[str]:
+        return (self._text(self.fields[4 * n]) for n in range(len(self.kinds)))
+
+    def items(self):
+        if self._all is None:
+            self._all = {name.alias: name for name in map(self.at, range(len(self.kinds)))}
+        return self._all.items()
+
+    def values(self):
+        return self.items().mapping.values()
+
+
+def _plain(name: Name) -> bool:
+    texts = (name.alias, name.form, name.of) + ((name.symbol,) if name.symbol is not None else ())
+    return all(type(t) is str for t in texts) and name.kind in _RANK and type(name.held) is bool
+
+
+class Codes(Set[str]):
+    """The codes a table names, as one string ("\n600519\n000001\n…"): a question only asks
+    whether a code it holds is one of them."""
+
+    def __init__(self, codes: Iterable[str]):
+        unique = set(codes)
+        # a code with a line break in it, or no text at all (a stored BLOB), is kept apart
+        self.odd = frozenset(c for c in unique if type(c) is not str or "\n" in c or not c)
+        plain = sorted(unique - self.odd)
+        self.text = "\n" + "".join(f"{code}\n" for code in plain)
+        self.count = len(plain)
+
+    def __contains__(self, code: object) -> bool:
+        if type(code) is str and code and "\n" not in code:
+            return f"\n{code}\n" in self.text
+        return code in self.odd
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self.text[1:-1].split("\n") if self.count else ()
+        yield from self.odd
+
+    def __len__(self) -> int:
+        return self.count + len(self.odd)
 
 
 def _sound_index(names: Iterable[Name]) -> SoundIndex:
