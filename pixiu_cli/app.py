@@ -89,13 +89,13 @@ class Workspace:
     def market(self) -> Market:
         from pixiu_cli.market.handle import Market
 
-        return Market(self.db)
+        return Market(self.db, home=self.home)
 
     @cached_property
     def memory(self) -> Memory:
         from pixiu_cli.memory.handle import Memory
 
-        return Memory(self.db)
+        return Memory(self.db, home=self.home, market=self.market, account=self.account)
 
     @cached_property
     def home(self) -> Home:
@@ -167,6 +167,15 @@ class App(Workspace):
     def account(self) -> Account:
         """The account the agent's context block values: one derivation, one memo."""
         return self.builder.account
+
+    @property
+    def market(self) -> Market:
+        return self.builder.market
+
+    @property
+    def memory(self) -> Memory:
+        """The memory the agent's tools write through."""
+        return self.builder.memory
 
     def use_model(self, name: str) -> None:
         """Requests from now on go to `name` (/model, or a resumed conversation's switch)."""
@@ -517,7 +526,11 @@ def _builder(
     store, domain, limits, clock, *, history_blocks="delta", ablate=frozenset(), cost_method="diluted", names_cache=None
 ):
     from pixiu_cli.conversation.context.builder import ContextBuilder
+    from pixiu_cli.market.handle import Market
+    from pixiu_cli.memory.handle import Memory
 
+    account = _account(domain.db, cost_method)
+    market = Market(domain.db)
     return ContextBuilder(
         store,
         domain,
@@ -525,8 +538,10 @@ def _builder(
         clock=clock,
         history_blocks=history_blocks,
         ablate=ablate,
-        account=_account(domain.db, cost_method),
+        account=account,
         names_cache=names_cache,
+        market=market,
+        memory=Memory(domain.db, market=market, account=account),
     )
 
 
@@ -575,12 +590,7 @@ def build_agent(
         names_cache=names_cache,
     )
     tool_context = ToolContext(
-        domain=domain,
-        memory=stores_of(db).memory,
-        portfolio=stores_of(db).portfolio,
-        now=clock,
-        cost_method=cost_method,
-        commission=commission or Commission(),
+        memory=builder.memory, now=clock, cost_method=cost_method, commission=commission or Commission()
     )
     return Agent(
         store,

@@ -260,6 +260,12 @@ def _risks(moves: tuple[HoldingMove, ...], rules: list[StatedRule], closes: dict
     return tuple(out)
 
 
+def _market_of(db: Database):
+    from pixiu_cli.market.handle import Market
+
+    return Market(db)
+
+
 def _as_of(market: MarketStore, moves: tuple[HoldingMove, ...], now: datetime) -> tuple[str | None, int | None]:
     """The newest bar of the holdings, and the sessions closed since it (the trading calendar's count)."""
     newest = max((m.as_of for m in moves if m.as_of), default=None)
@@ -298,5 +304,5 @@ def brief_facts(db: Database, now: datetime, cost_method: str = "diluted") -> Br
         news=tuple(stores_of(db).news.since(symbols, since, LIST_LIMIT)),
         risks=_risks(moves, rules, closes),
         directions=directions,
-        market=market_review(db, now),
+        market=market_review(_market_of(db), now),
     )

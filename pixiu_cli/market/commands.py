@@ -84,6 +84,10 @@ def _db():
     return common.on_workspace().db
 
 
+def _market():
+    return common.on_workspace().market
+
+
 def _show(result, view, record=None, as_json: bool = False) -> None:
     """--json: the record of the result, when it has one; else the view (its status the exit's)."""
     document = record(result) if as_json and record is not None else None
@@ -347,7 +351,7 @@ def market(as_json: bool) -> None:
     from pixiu_cli.market.review.breadth import market_review
     from pixiu_cli.market.review.service import review_record
 
-    _show(market_review(_db(), _now()), market_views.show_market, review_record, as_json)
+    _show(market_review(_market(), _now()), market_views.show_market, review_record, as_json)
 
 
 @click.command(

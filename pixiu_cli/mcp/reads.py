@@ -186,20 +186,22 @@ def persona(reader: Reader) -> dict:
 
 def search_memory(reader: Reader, text: str) -> dict:
     from pixiu_cli.memory.changes import search_memories
+    from pixiu_cli.memory.handle import Memory
 
     keys = ("ref", "kind", "symbol", "created_at", "author", "source", "text", "pinned")
     with reader.db() as db:
-        entries = search_memories(db, text, limit=50)
+        entries = search_memories(Memory(db), text, limit=50)
     return reader.stamped({"memories": _quoted([{k: getattr(e, k) for k in keys} for e in entries], ("text",))})
 
 
 def propose_note(reader: Reader, kind: str, text: str, code: str | None = None) -> dict:
     """Stored as a proposal (author `proposal`): the user's only once accepted."""
+    from pixiu_cli.memory.handle import Memory
     from pixiu_cli.memory.notes import NewNote, add_note
 
     with reader.db() as db:
         note = NewNote(kind, text, _code(db, code), "model", AUTHOR_PROPOSAL)
-        write = add_note(db, note, reader.now().isoformat(timespec="seconds"))
+        write = add_note(Memory(db), note, reader.now().isoformat(timespec="seconds"))
     ref, name = f"n{write.event.id}", NOTE_KIND_NAMES.get(kind, kind)
     notice = (
         f"已存为其他代理的提议 #{ref}（{name}）：它不算用户自己的{name}，也不会注入 pixiu 的对话，"

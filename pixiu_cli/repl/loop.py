@@ -150,7 +150,7 @@ def run_command(state: ReplState, line: str) -> None:
 def _show_new_alerts(state: ReplState) -> None:
     """Alerts fired by imports or syncs since the REPL last showed them."""
 
-    show_new_alerts(state.renderer, take_unseen_alerts(state.app.store.db, state.stamp()))
+    show_new_alerts(state.renderer, take_unseen_alerts(state.app.memory, state.stamp()))
 
 
 def run_repl(state: ReplState, **prompt_io) -> None:

@@ -43,7 +43,7 @@ def test_command_names_and_each_commands_flags(completer):
 
 def test_memory_ids_for_forget_and_memory_subcommands(completer):
     state, c = completer
-    added = notes.add_note(state.app.db, notes.NewNote("rule", "永远不融资", None, "user"), NOW.isoformat())
+    added = notes.add_note(state.app.memory, notes.NewNote("rule", "永远不融资", None, "user"), NOW.isoformat())
     ref = f"n{added.event.id}"
     assert complete(c, "/forget ") == [ref] and complete(c, "/forget n") == [ref]
     assert complete(c, "/memory pin ") == [ref] and complete(c, "/memory edit n") == [ref]
