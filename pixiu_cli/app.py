@@ -342,23 +342,24 @@ def _refresh_demo_data(domain: InvestorStore, now: datetime) -> None:
 def _demo_market(db, symbols: list[str], now: datetime) -> None:
     """Import the demo's shipped bars once, then compute profiles and signals from them."""
     from pixiu_cli.market.analytics.refresh import refresh
+    from pixiu_cli.market.handle import Market
     from pixiu_cli.market.importer import import_csv
 
-    market, folder = stores_of(db).market, data_dir() / "demo" / "market"
-    stored = {s.symbol for s in market.series(symbols) if s.rows}
+    market, folder = Market(db), data_dir() / "demo" / "market"
+    stored = {s.symbol for s in market.bars.series(symbols) if s.rows}
     for symbol in symbols:
         if symbol not in stored:
             actions = folder / f"{symbol}_actions.csv"
             import_csv(
-                market,
-                stores_of(db).securities,
+                market.bars,
+                market.securities,
                 folder / f"{symbol}.csv",
                 symbol,
                 at=now.isoformat(timespec="seconds"),
                 actions_path=actions if actions.exists() else None,
                 today=now.date(),
             )
-    refresh(db, symbols, now)
+    refresh(market, symbols, now)
 
 
 def offline_cache_path(settings: Settings) -> Path:

@@ -143,18 +143,20 @@ def alerts(reader: Reader) -> dict:
 
 def profiles(reader: Reader, codes: list[str] | None = None) -> dict:
     from pixiu_cli.market.analytics.service import profiles as listed
+    from pixiu_cli.market.handle import Market
 
     with reader.db() as db:
         symbols = [_code(db, c) for c in codes] if codes else None
-        listing = listed(db, symbols, reader.now(), reader.costs(), False)
+        listing = listed(Market(db), symbols, reader.now(), reader.costs(), False)
     return reader.stamped({"profiles": [dict(r.__dict__) for r in listing.rows]})
 
 
 def signals(reader: Reader, codes: list[str] | None = None) -> dict:
     from pixiu_cli.market.analytics.signals import stored_signals
+    from pixiu_cli.market.handle import Market
 
     with reader.db() as db:
-        views = stored_signals(db, [_code(db, c) for c in codes] if codes else None)
+        views = stored_signals(Market(db), [_code(db, c) for c in codes] if codes else None)
     return reader.stamped({"signals": [dict(v.__dict__) for v in views]})
 
 
@@ -228,9 +230,10 @@ def _code(db: Database, raw: str | None) -> str | None:
     if code is not None:
         return code
     from pixiu_cli.app import names_cache_dir
+    from pixiu_cli.market.handle import Market
     from pixiu_cli.market.stock_codes import resolve_stock
 
-    return resolve_stock(db, raw, names_cache_dir())
+    return resolve_stock(Market(db), raw, names_cache_dir())
 
 
 if TYPE_CHECKING:

@@ -60,7 +60,7 @@ def test_conversation_ids_for_resume(completer):
 
 def test_stock_codes_and_names_for_chart_alert_and_symbol(completer):
     state, c = completer
-    watch(state.app.store.db, "603883", NOW)
+    watch(state.app.market, "603883", NOW)
     assert complete(c, "/chart 6038")[0] == "603883"  # the watched stock first
     assert "300750" in complete(c, "/chart 宁德")  # by name: the code is inserted
     assert "600519" in complete(c, "/alert add 贵州")
