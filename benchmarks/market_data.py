@@ -57,7 +57,7 @@ class _Uncached(Account):
     """The account derived again on every read: what the handle's cache saves."""
 
     def read(self, now):
-        return read_account(self._db, now, self.cost_method)
+        return read_account(self, now)
 
 
 END = date(2026, 6, 15)

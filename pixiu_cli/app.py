@@ -83,7 +83,7 @@ class Workspace:
     def account(self) -> Account:
         from pixiu_cli.account.handle import Account
 
-        return Account(self.db, self.settings.cost_method)
+        return Account(self.db, self.settings.cost_method, home=self.home, market=self.market)
 
     @cached_property
     def market(self) -> Market:
@@ -107,7 +107,7 @@ class Workspace:
     def brief(self) -> Brief:
         from pixiu_cli.brief.handle import Brief
 
-        return Brief(self.db)
+        return Brief(self.db, account=self.account)
 
     def now(self) -> datetime:
         return self.clock()
@@ -167,6 +167,10 @@ class App(Workspace):
     def account(self) -> Account:
         """The account the agent's context block values: one derivation, one memo."""
         return self.builder.account
+
+    @property
+    def home(self) -> Home:
+        return self.builder.market.home
 
     @property
     def market(self) -> Market:
@@ -526,12 +530,16 @@ def open_preview(settings: Settings, *, demo: bool = False) -> Preview:
 def _builder(
     store, domain, limits, clock, *, history_blocks="delta", ablate=frozenset(), cost_method="diluted", names_cache=None
 ):
+    from pixiu_cli.account.handle import Account
     from pixiu_cli.conversation.context.builder import ContextBuilder
+    from pixiu_cli.home.handle import Home
     from pixiu_cli.market.handle import Market
     from pixiu_cli.memory.handle import Memory
 
-    account = _account(domain.db, cost_method)
-    market = Market(domain.db)
+    # One home, market and account for the context block and the tools, as the workspace's.
+    home = Home(domain.db)
+    market = Market(domain.db, home=home)
+    account = Account(domain.db, cost_method, home=home, market=market)
     return ContextBuilder(
         store,
         domain,
@@ -542,14 +550,8 @@ def _builder(
         account=account,
         names_cache=names_cache,
         market=market,
-        memory=Memory(domain.db, market=market, account=account),
+        memory=Memory(domain.db, home=home, market=market, account=account),
     )
-
-
-def _account(db, cost_method: str) -> Account:
-    from pixiu_cli.account.handle import Account
-
-    return Account(db, cost_method)
 
 
 def build_agent(
@@ -590,9 +592,7 @@ def build_agent(
         cost_method=cost_method,
         names_cache=names_cache,
     )
-    tool_context = ToolContext(
-        memory=builder.memory, now=clock, cost_method=cost_method, commission=commission or Commission()
-    )
+    tool_context = ToolContext(memory=builder.memory, now=clock, commission=commission or Commission())
     return Agent(
         store,
         client,

@@ -21,6 +21,7 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from pixiu_cli.brief.handle import Brief
 from pixiu_cli.conversation.offline.script import Fault, ScriptedReply
 from pixiu_cli.home.document_file import SHANGHAI
 from pixiu_cli.market.analytics.costs import CostModel
@@ -900,7 +901,7 @@ def every_surface(env: dict[str, str], home: Path, now: str, demo: bool = False)
     at = datetime.fromisoformat(now).replace(tzinfo=SHANGHAI)
     db = open_database(home / ("demo.db" if demo else "pixiu.db"))
     try:
-        facts = brief_facts(db, at)
+        facts = brief_facts(Brief(db), at)
         ctx = ToolContext(Memory(db), lambda: at)
         tool = model_tools().get("get_holdings").handler(ctx, {}).content
     finally:

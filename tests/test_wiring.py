@@ -10,6 +10,16 @@ import ast
 from tests.helpers import USE_CASE_MODULES, is_store_module, package_syntax_trees, walked
 
 WIRING = "app.py"
+# The areas' handles (ws.account, ws.home, ...): each builds its area's stores over the
+# workspace's database, once per workspace (app.py hands one handle to another).
+HANDLES = {
+    "account/books.py",
+    "account/handle.py",
+    "brief/handle.py",
+    "home/handle.py",
+    "market/handle.py",
+    "memory/handle.py",
+}
 # Where a store is still built outside the wiring, and why.
 OWN_STORE = {
     # the explaining worker thread's own connection per database, and one turn of a stored brief
@@ -17,12 +27,8 @@ OWN_STORE = {
     "conversation/handle.py",
     "evals/contexts.py",  # each case's own database, clock and limits
     "evals/answers.py",  # the runs kept in the home's database: the evals' own store
+    "mcp/reads.py",  # the MCP surface's own log of calls (no area's handle hands it out)
 }
-
-
-def _is_handle(path: str) -> bool:
-    """An area's handle (`market/handle.py`): it builds the stores of its area."""
-    return path.endswith("/handle.py") and path != "conversation/handle.py"
 
 
 def _store_classes() -> set[str]:
@@ -64,9 +70,26 @@ def test_the_scan_knows_the_stores():
 def test_no_module_but_the_wiring_builds_a_store():
     """Stores were built ad hoc 130 times in 43 modules besides app.py (each throwing away, for one, the
     InvestorStore's memo of the portfolio)."""
-    built = {path: n for path, n in store_constructions().items() if not _is_handle(path)}
-    assert set(built) - {WIRING} == OWN_STORE, sorted(set(built) - {WIRING} - OWN_STORE)
-    assert sum(built[path] for path in OWN_STORE) == 5
+    built = store_constructions()
+    assert set(built) - {WIRING} - HANDLES == OWN_STORE, sorted(set(built) - {WIRING} - HANDLES - OWN_STORE)
+    assert sum(built[path] for path in OWN_STORE) == 6
+
+
+def test_the_workspace_hands_one_home_and_one_market_to_every_handle(tmp_path, monkeypatch):
+    """One InvestorStore per workspace (it keeps its memo of the portfolio): the account and
+    the brief read the home and the market the workspace hands out, not stores of their own."""
+    from pixiu_cli.app import load_settings, open_workspace
+
+    monkeypatch.setenv("PIXIU_HOME", str(tmp_path))
+    ws = open_workspace(load_settings(force_offline=True, home=tmp_path))
+    try:
+        assert ws.account.home is ws.home and ws.account.market is ws.market
+        assert ws.brief.account is ws.account and ws.brief.home.investor is ws.home.investor
+        assert ws.account.home.investor.db is ws.db
+        assert ws.market.home is ws.home
+        assert (ws.memory.home, ws.memory.market, ws.memory.account) == (ws.home, ws.market, ws.account)
+    finally:
+        ws.close()
 
 
 def test_the_stores_of_a_database_are_built_once(tmp_path):

@@ -20,7 +20,7 @@ def _account_record() -> dict:
     from pixiu_cli.account.overview import account_record, read_account
 
     ws = common.on_workspace()
-    return account_record(read_account(ws.db, ws.now(), ws.settings.cost_method))
+    return account_record(read_account(ws.account, ws.now()))
 
 
 @click.command("holdings", help="持仓：股数、成本、最新收盘及日期、市值、浮动和已实现盈亏、占总资产的仓位（含现金）。")
@@ -58,7 +58,7 @@ def trade(side, symbol, quantity, price, day, fee, reason, demo) -> None:
     fee = None if fee is None else float(fee)
     new = NewTrade(symbol, side, float(price), float(quantity), reason, None, "user", day, fee)
     stamp = ws.now().isoformat(timespec="seconds")
-    recorded = record_trade(ws.db, new, stamp, ws.settings.cost_method, ws.settings.commission)
+    recorded = record_trade(ws.account, new, stamp, ws.settings.commission)
     common.finish(show_recorded_trade(common.shown(), recorded, common.spell))
 
 
@@ -77,7 +77,7 @@ def trades_list(symbol, as_json: bool, demo: bool) -> None:
     from pixiu_cli.account.overview import list_trades
     from pixiu_cli.account.views import show_trades, trades_record
 
-    found = list_trades(common.on_workspace().db, symbol)
+    found = list_trades(common.on_workspace().account, symbol)
     if as_json:
         common.shown().json(trades_record(found))
     else:
@@ -103,14 +103,7 @@ def trades_import(file, broker, dry_run, skip_bad, new_account, demo) -> None:
 
     ws = common.on_workspace()
     done = import_statement(
-        ws.db,
-        Path(file),
-        ws.now(),
-        broker=broker,
-        dry_run=dry_run,
-        skip_bad=skip_bad,
-        new_account=new_account,
-        cost_method=ws.settings.cost_method,
+        ws.account, Path(file), ws.now(), broker=broker, dry_run=dry_run, skip_bad=skip_bad, new_account=new_account
     )
     common.finish(show_import(common.shown(), done, common.spell))
 
@@ -135,7 +128,7 @@ def cash_set(amount, day, demo: bool) -> None:
     from pixiu_cli.account.views import show_cash_set
 
     ws = common.on_workspace()
-    done = set_cash(ws.db, float(amount), day, ws.now())
+    done = set_cash(ws.account, float(amount), day, ws.now())
     common.finish(show_cash_set(common.shown(), done, common.spell))
 
 

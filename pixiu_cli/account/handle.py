@@ -1,60 +1,49 @@
-"""The account as the workspace hands it out (`ws.account`): its stores over the one database,
-and its derivation — what the other areas ask of the account instead of opening its store."""
+"""The account as the workspace hands it out (`ws.account`): its books (books.py: the stores,
+the home and the market it is derived from) and its derivation, kept between reads — what the
+use cases of the account take, and what the other areas ask of the account instead of opening
+its store."""
 
 from __future__ import annotations
 
 from datetime import date, datetime
-from functools import cached_property
 from typing import TYPE_CHECKING
+
+from pixiu_cli.account.books import AccountBooks
 
 if TYPE_CHECKING:  # also the store types other areas' signatures name: they import them from here
     from sqlite_utils import Database
 
     from pixiu_cli.account.overview import TradeHistory
-    from pixiu_cli.account.store import AccountStore, PortfolioStore
+    from pixiu_cli.account.store import AccountStore, PortfolioStore  # noqa: F401
     from pixiu_cli.account.valuation import AccountView
+    from pixiu_cli.home.handle import Home
+    from pixiu_cli.market.handle import Market
 
 
-class Account:
-    """The account over `db`, valued by `cost_method`. `read` derives the account again only
-    when the ledger, the holdings, the stored market data or the last closed session changed:
-    the context block asks every turn."""
+class Account(AccountBooks):
+    """`read` derives the account again only when the ledger, the holdings, the stored market
+    data or the last closed session changed: the context block asks every turn."""
 
-    def __init__(self, db: Database, cost_method: str = "diluted"):
-        from pixiu_cli.account.overview import check_cost_method
-
-        self._db = db
-        self.cost_method = check_cost_method(cost_method)
+    def __init__(
+        self, db: Database, cost_method: str = "diluted", *, home: Home | None = None, market: Market | None = None
+    ):
+        super().__init__(db, cost_method, home=home, market=market)
         self._key: tuple | None = None
         self._view: AccountView | None = None
 
-    @cached_property
-    def store(self) -> AccountStore:
-        from pixiu_cli.kernel.store.shared_stores import stores_of
-
-        return stores_of(self._db).account
-
-    @cached_property
-    def portfolio(self) -> PortfolioStore:
-        from pixiu_cli.kernel.store.shared_stores import stores_of
-
-        return stores_of(self._db).portfolio
-
     def read(self, now: datetime) -> AccountView:
         from pixiu_cli.account.overview import read_account
-        from pixiu_cli.kernel.store.shared_stores import stores_of
         from pixiu_cli.market.calendar import last_complete_session
 
-        stores = stores_of(self._db)
         key = (
-            stores.investor.portfolio_version(),
+            self.home.investor.portfolio_version(),
             self.store.version(),
-            stores.market.version(),
+            self.market.bars.version(),
             last_complete_session(now),
             now.date(),
         )
         if key != self._key or key[0] is None:
-            self._view = read_account(self._db, now, self.cost_method)
+            self._view = read_account(self, now)
             self._key = key
         return self._view
 
@@ -64,4 +53,4 @@ class Account:
         """The trade history for the context block (`trade_history`)."""
         from pixiu_cli.account.overview import trade_history
 
-        return trade_history(self._db, now, start, end, symbols, limit)
+        return trade_history(self, now, start, end, symbols, limit)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 
 from pixiu_cli.home.model import Decision, Holding
+from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.kernel.vocabulary import SIDE_NAMES, SIDES
 
 # What a statement row does to the account. Share kinds move shares, cash kinds only cash.
@@ -64,6 +65,14 @@ ORIGIN_NAMES = {STATEMENT: "对账单", MANUAL: "手工"}
 ORDER_NUMBER, TRADE_NUMBER = "order", "trade"
 
 COST_METHODS = ("diluted", "average")  # 摊薄成本 | 买入均价
+
+
+def check_cost_method(method: str) -> str:
+    if method not in COST_METHODS:
+        raise RequestError(f"成本算法只能是 {' / '.join(COST_METHODS)}，而不是 {method!r}")
+    return method
+
+
 COST_METHOD_NAMES = {"diluted": "摊薄成本", "average": "持仓均价"}
 
 

@@ -13,18 +13,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, NamedTuple
 
 from pixiu_cli.account.ledger import Position, StatedLot, cash_after, checkpointed, dec, position, resume_fills_from
-from pixiu_cli.account.model import (
-    BUY,
-    COST_METHODS,
-    DIVIDEND,
-    KIND_NAMES,
-    MANUAL,
-    ORIGIN_NAMES,
-    SELL,
-    STATEMENT,
-    CashBalance,
-    Fill,
-)
+from pixiu_cli.account.model import BUY, DIVIDEND, KIND_NAMES, MANUAL, ORIGIN_NAMES, SELL, STATEMENT, CashBalance, Fill
 from pixiu_cli.account.store import set_position
 from pixiu_cli.account.valuation import AccountView, Close, account_cash, applied_dividends, value_account
 from pixiu_cli.home.model import LEDGER, STATED, Holding
@@ -32,19 +21,12 @@ from pixiu_cli.kernel.clock import DateWordsError, day_label, parse_date_words
 from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.kernel.store.database import write_transaction
 from pixiu_cli.kernel.store.rows import SkippedRow
-from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.kernel.vocabulary import is_finite_number
 from pixiu_cli.market.plausible import dividend_problem, money_problem, price_problem, shares_problem
 from pixiu_cli.memory.model import decision_ref
 
 if TYPE_CHECKING:
-    from sqlite_utils import Database
-
-
-def check_cost_method(method: str) -> str:
-    if method not in COST_METHODS:
-        raise RequestError(f"成本算法只能是 {' / '.join(COST_METHODS)}，而不是 {method!r}")
-    return method
+    from pixiu_cli.account.books import AccountBooks
 
 
 def stated_lots(holdings: list[Holding]) -> dict[str, StatedLot]:
@@ -62,7 +44,7 @@ def stated_lots(holdings: list[Holding]) -> dict[str, StatedLot]:
 
 
 def derive_positions(
-    db: Database,
+    account: AccountBooks,
     now: datetime,
     symbols: list[str] | None = None,
     day: str | None = None,
@@ -76,11 +58,11 @@ def derive_positions(
     `fills`: the ledger when the caller has already read it; `skipped` (a read): the stored
     rows no figure can be made from are left out and added to it (a write refuses them)."""
 
-    holdings = stores_of(db).investor.holdings()
+    holdings = account.home.investor.holdings()
     lots = {s: lot for s, lot in stated_lots(holdings).items() if day is None or lot.day <= day}
     if fills is None and day is None:
-        return _from_checkpoints(db, now, symbols, lots, skipped)
-    store = stores_of(db).account
+        return _from_checkpoints(account, now, symbols, lots, skipped)
+    store = account.store
     if fills is not None:
         ledger = fills
     elif symbols is None:
@@ -89,7 +71,7 @@ def derive_positions(
         ledger = [f for s in symbols for f in store.fills(s, skipped=skipped)]
     fills = [f for f in ledger if day is None or f.day <= day]
     wanted = sorted({f.symbol for f in fills if f.symbol} | set(lots)) if symbols is None else symbols
-    market = stores_of(db).market
+    market = account.market.bars
     closes = market.last_closes(wanted)
     actions = market.actions_for(wanted, skipped)
     today = day or now.date().isoformat()
@@ -105,25 +87,27 @@ def derive_positions(
     return out
 
 
-def trade_price_refusal(db: Database, symbol: str, day: str, price: float, bars=None) -> str | None:
+def trade_price_refusal(account: AccountBooks, symbol: str, day: str, price: float, bars=None) -> str | None:
     """A trade's price far from the stock's stored bars around its day (None: believable, or
     no bars stored there). `bars`: the stock's stored series when the caller has read it."""
     from pixiu_cli.market.gate import fill_refusal, fill_window
 
     if bars is None:
-        bars = stores_of(db).market.bars(symbol, *fill_window(day))
+        bars = account.market.bars.bars(symbol, *fill_window(day))
     return fill_refusal(bars, day, price)
 
 
-def dividend_refusal(db: Database, fill: Fill, now: datetime, ledger: Sequence[Fill] | None = None) -> str | None:
+def dividend_refusal(
+    account: AccountBooks, fill: Fill, now: datetime, ledger: Sequence[Fill] | None = None
+) -> str | None:
     """A dividend that comes to more a share than the stock's price, for the shares held at
     the close before its day (by the stored ledger, or `ledger` when the caller has one)."""
 
     before = (date.fromisoformat(fill.day) - timedelta(days=1)).isoformat()
-    held = derive_positions(db, now, [fill.symbol], before, fills=None if ledger is None else list(ledger)).get(
+    held = derive_positions(account, now, [fill.symbol], before, fills=None if ledger is None else list(ledger)).get(
         fill.symbol
     )
-    close = stores_of(db).market.close_before(fill.symbol, fill.day)
+    close = account.market.bars.close_before(fill.symbol, fill.day)
     return dividend_problem(float(fill.amount), float(held.shares) if held else None, close[1] if close else None)
 
 
@@ -139,8 +123,8 @@ class FillGate:
     a trade's price against its stock's stored bars (each stock's read once), and, once the
     fills are written, each dividend against the shares held the day before."""
 
-    def __init__(self, db: Database, now: datetime):
-        self.db, self.now = db, now
+    def __init__(self, account: AccountBooks, now: datetime):
+        self.account, self.now = account, now
         self.series: dict = {}
         self.dividends: list[Fill] = []
 
@@ -153,9 +137,9 @@ class FillGate:
                 self.dividends.append(f)
             elif f.kind in (BUY, SELL) and f.price:
                 if f.symbol not in self.series:
-                    self.series[f.symbol] = stores_of(self.db).market.bars(f.symbol)
+                    self.series[f.symbol] = self.account.market.bars.bars(f.symbol)
                 bars = self.series[f.symbol]
-                if len(bars) and (problem := trade_price_refusal(self.db, f.symbol, f.day, float(f.price), bars)):
+                if len(bars) and (problem := trade_price_refusal(self.account, f.symbol, f.day, float(f.price), bars)):
                     return FillRefusal(f, problem)
         return None
 
@@ -164,21 +148,23 @@ class FillGate:
         by_symbol: dict[str, list[Fill]] = {}
         for f in self.dividends:
             if f.symbol not in by_symbol:
-                held = stores_of(self.db).account.fills(f.symbol) if ledger is None else ledger
+                held = self.account.store.fills(f.symbol) if ledger is None else ledger
                 by_symbol[f.symbol] = [g for g in held if g.symbol == f.symbol]
-            if problem := dividend_refusal(self.db, f, self.now, by_symbol[f.symbol]):
+            if problem := dividend_refusal(self.account, f, self.now, by_symbol[f.symbol]):
                 return FillRefusal(f, problem)
         return None
 
 
-def fills_refusal(db: Database, fills: Sequence[Fill], now: datetime, ledger: Sequence[Fill]) -> FillRefusal | None:
+def fills_refusal(
+    account: AccountBooks, fills: Sequence[Fill], now: datetime, ledger: Sequence[Fill]
+) -> FillRefusal | None:
     """The first of `fills` not believable against what is stored and `ledger` (the fills
     their dividends are held by)."""
-    gate = FillGate(db, now)
+    gate = FillGate(account, now)
     return gate.see(fills) or gate.settle(ledger)
 
 
-def ledger_rows_refusal(db: Database, rows: Sequence[dict], now: datetime) -> str | None:
+def ledger_rows_refusal(account: AccountBooks, rows: Sequence[dict], now: datetime) -> str | None:
     """A document's fills (rows by column name, `pixiu import`) checked as a statement's: a
     trade's price against the stock's stored bars, a dividend against the shares the stored
     ledger and the document's own fills hold the day before; the row named by its place."""
@@ -186,8 +172,8 @@ def ledger_rows_refusal(db: Database, rows: Sequence[dict], now: datetime) -> st
     fills = [_document_fill(row) for row in rows]
     ids = {f.fill_id for f in fills}
     symbols = sorted({f.symbol for f in fills if f.kind == DIVIDEND and f.symbol})  # read only for a dividend
-    stored = [f for s in symbols for f in stores_of(db).account.fills(s) if f.fill_id not in ids]
-    refused = fills_refusal(db, fills, now, sorted(stored + fills, key=lambda f: (f.day, f.time or "")))
+    stored = [f for s in symbols for f in account.store.fills(s) if f.fill_id not in ids]
+    refused = fills_refusal(account, fills, now, sorted(stored + fills, key=lambda f: (f.day, f.time or "")))
     if refused is None:
         return None
     field = "amount" if refused.fill.kind == DIVIDEND else "price"
@@ -203,15 +189,15 @@ def _document_fill(row: dict) -> Fill:
     return Fill(**values)
 
 
-def ledger_positions(db: Database, now: datetime, symbols: list[str]) -> dict[str, Position]:
+def ledger_positions(account: AccountBooks, now: datetime, symbols: list[str]) -> dict[str, Position]:
     """The named stocks' positions as their fills and the stored corporate actions make them,
     a stated holding left out: what a holding row becomes when it gives way to the ledger
     (a statement import). Inside a write transaction the new checkpoints are stored."""
-    return _from_checkpoints(db, now, symbols, {})
+    return _from_checkpoints(account, now, symbols, {})
 
 
 def _from_checkpoints(
-    db: Database,
+    account: AccountBooks,
     now: datetime,
     symbols: list[str] | None,
     lots: dict[str, StatedLot],
@@ -222,7 +208,7 @@ def _from_checkpoints(
     same Decimals (tests/services/test_position_checkpoints.py). A caller inside a write
     transaction (an import, a trade) stores the new checkpoints; a read leaves them, and a
     derivation that left a row out keeps none (the row mended must be read again)."""
-    store, market = stores_of(db).account, stores_of(db).market
+    store, market = account.store, account.market.bars
     wanted = sorted(set(store.symbols()) | set(lots)) if symbols is None else symbols
     closes = market.last_closes(wanted)
     actions = market.actions_for(wanted, skipped)
@@ -245,10 +231,10 @@ def _from_checkpoints(
     return out
 
 
-def _closes(db: Database, symbols: list[str], now: datetime) -> dict[str, Close]:
+def _closes(account: AccountBooks, symbols: list[str], now: datetime) -> dict[str, Close]:
     from pixiu_cli.market.calendar import TradingCalendar, beyond_calendar
 
-    market = stores_of(db).market
+    market = account.market.bars
     calendar = TradingCalendar(market)
     at_least = beyond_calendar(now) is not None
     stale: dict[str, int | None] = {}
@@ -260,15 +246,16 @@ def _closes(db: Database, symbols: list[str], now: datetime) -> dict[str, Close]
     return out
 
 
-def read_account(db: Database, now: datetime, cost_method: str = "diluted") -> AccountView:
-    """The account as of `now`: the one derivation every surface reads."""
+def read_account(account: AccountBooks, now: datetime) -> AccountView:
+    """The account as of `now`, valued by the account's cost method: the one derivation every
+    surface reads."""
     from pixiu_cli.market.security_master import security_name
     from pixiu_cli.market.trading_days import as_shanghai
 
-    method = check_cost_method(cost_method)
-    store = stores_of(db).account
+    method = account.cost_method
+    store = account.store
     skipped: list[SkippedRow] = []
-    positions = derive_positions(db, now, skipped=skipped)
+    positions = derive_positions(account, now, skipped=skipped)
     stated = store.cash(as_shanghai(now).date().isoformat(), skipped)
     flows = None
     if stated is not None:
@@ -276,9 +263,9 @@ def read_account(db: Database, now: datetime, cost_method: str = "diluted") -> A
         applied = applied_dividends(list(positions.values()))
         # the flows after the balance: the fills dated on its day or later
         flows = cash_after(stated.as_of, store.fills(since=stated.as_of, skipped=skipped), applied, after_seq=after)
-    account = value_account(positions, _closes(db, list(positions), now), account_cash(stated, flows), method)
-    rows = {h.symbol: h for h in stores_of(db).investor.holdings()}
-    master = stores_of(db).securities
+    valued = value_account(positions, _closes(account, list(positions), now), account_cash(stated, flows), method)
+    rows = {h.symbol: h for h in account.home.investor.holdings()}
+    master = account.market.securities
     names = {}
     for symbol, p in positions.items():
         row = rows.get(symbol)
@@ -286,8 +273,8 @@ def read_account(db: Database, now: datetime, cost_method: str = "diluted") -> A
             security_name(master, symbol) or (row.name if row and row.name != symbol else None) or p.name or symbol
         )
     roles = {s: (rows[s].role if s in rows else "satellite") for s in positions}
-    held = tuple(_as_holding(h, rows.get(h.symbol), names[h.symbol], roles[h.symbol]) for h in account.holdings)
-    return AccountView(account, names, roles, held, tuple(dict.fromkeys(skipped)))
+    held = tuple(_as_holding(h, rows.get(h.symbol), names[h.symbol], roles[h.symbol]) for h in valued.holdings)
+    return AccountView(valued, names, roles, held, tuple(dict.fromkeys(skipped)))
 
 
 def _as_holding(h, row: Holding | None, name: str, role: str) -> Holding:
@@ -318,35 +305,33 @@ class Held:
         return f"{prefix} {float(self.shares):g} 股，成本 {float(self.cost):.2f}"
 
 
-def held_position(
-    db: Database, symbol: str, now: datetime, method: str = "diluted", skipped: list[SkippedRow] | None = None
-) -> Held:
-    p = derive_positions(db, now, [symbol], skipped=skipped).get(symbol)
-    return Held(p.shares, p.cost(method)) if p is not None else Held(Decimal(0), None)
+def held_position(account: AccountBooks, symbol: str, now: datetime, skipped: list[SkippedRow] | None = None) -> Held:
+    p = derive_positions(account, now, [symbol], skipped=skipped).get(symbol)
+    return Held(p.shares, p.cost(account.cost_method)) if p is not None else Held(Decimal(0), None)
 
 
-def refuse_unreadable_ledger(db: Database, symbol: str, now: datetime) -> None:
+def refuse_unreadable_ledger(account: AccountBooks, symbol: str, now: datetime) -> None:
     """Refuses (StoredValueError, one line naming the row) when a stored row the stock's
     position is derived from cannot be read: a write must not build on a guess."""
-    derive_positions(db, now, [symbol])
+    derive_positions(account, now, [symbol])
 
 
-def sync_holding(db: Database, symbol: str, now: datetime, method: str, at: str) -> Holding | None:
+def sync_holding(account: AccountBooks, symbol: str, now: datetime, at: str) -> Holding | None:
     """The holding row after the ledger changed: a stated holding stands (the ledger's later
     events move it when the account is read); any other row is the ledger's copy."""
 
-    row = stores_of(db).investor.holding(symbol)
+    row = account.home.investor.holding(symbol)
     if row is not None and row.basis == STATED:
         return row
-    p = derive_positions(db, now, [symbol]).get(symbol)
+    p = derive_positions(account, now, [symbol]).get(symbol)
     if p is None or not p.held:
-        set_position(db, symbol, None, 0, None, at)
+        set_position(account.db, symbol, None, 0, None, at)
         return None
     from pixiu_cli.market.security_master import security_name
 
-    name = (row.name if row else None) or security_name(stores_of(db).securities, symbol) or p.name
-    set_position(db, symbol, name, float(p.shares), float(p.cost(method)), at)
-    return stores_of(db).investor.holding(symbol)
+    name = (row.name if row else None) or security_name(account.market.securities, symbol) or p.name
+    set_position(account.db, symbol, name, float(p.shares), float(p.cost(account.cost_method)), at)
+    return account.home.investor.holding(symbol)
 
 
 # the day of a trade ----------------------------------------------------------------------
@@ -394,14 +379,14 @@ def trade_day(words: str | None, now: datetime, sessions_only: bool = True) -> d
 
 
 # cash -------------------------------------------------------------------------------------
-def set_cash(db: Database, amount: float, day_words: str | None, now: datetime) -> CashBalance:
+def set_cash(account: AccountBooks, amount: float, day_words: str | None, now: datetime) -> CashBalance:
     if not (isinstance(amount, int | float) and math.isfinite(amount) and amount >= 0):
         raise RequestError(f"现金余额应为非负数字，而不是 {amount!r}")
     if problem := money_problem(float(amount)):
         raise RequestError(f"现金余额不合理：{problem}")
     cash = CashBalance(round(float(amount), 2), trade_day(day_words, now, sessions_only=False).isoformat(), "user")
-    with write_transaction(db):
-        stores_of(db).account.set_cash(cash, now.isoformat(timespec="seconds"))
+    with write_transaction(account.db):
+        account.store.set_cash(cash, now.isoformat(timespec="seconds"))
     return cash
 
 
@@ -450,14 +435,14 @@ class TradeList(list):
     skipped: tuple[SkippedRow, ...] = ()
 
 
-def list_trades(db: Database, symbol: str | None = None) -> TradeList:
+def list_trades(account: AccountBooks, symbol: str | None = None) -> TradeList:
     """The ledger's readable fills, each stock named by the security master (a statement's
     证券名称 is the broker's spelling, never the name pixiu shows)."""
     from pixiu_cli.market.security_master import security_name
 
-    master, names = stores_of(db).securities, {}
+    master, names = account.market.securities, {}
     lines, skipped = TradeList(), []
-    for f in stores_of(db).account.fills(symbol, skipped=skipped):
+    for f in account.store.fills(symbol, skipped=skipped):
         if f.symbol and f.symbol not in names:
             names[f.symbol] = security_name(master, f.symbol) or f.name
         lines.append(_trade_line(f, names.get(f.symbol) if f.symbol else f.name))
@@ -493,7 +478,12 @@ class TradeHistory:
 
 
 def trade_history(
-    db: Database, now: datetime, start: date | None, end: date | None, symbols: list[str] | None = None, limit: int = 12
+    account: AccountBooks,
+    now: datetime,
+    start: date | None,
+    end: date | None,
+    symbols: list[str] | None = None,
+    limit: int = 12,
 ) -> TradeHistory:
     """The stocks' fills dated from `start` to `end` (None: without that bound), and each
     traded stock's realised P&L over the span: the ledger's realised P&L at the span's end
@@ -502,16 +492,18 @@ def trade_history(
     skipped: list[SkippedRow] = []  # the account's own view says which rows it left out
     fills = [
         f
-        for f in stores_of(db).account.fills(skipped=skipped)
+        for f in account.store.fills(skipped=skipped)
         if f.symbol and first <= f.day <= last and (symbols is None or f.symbol in symbols)
     ]
-    names = {line.symbol: line.name for line in list_trades(db) if line.symbol}
+    names = {line.symbol: line.name for line in list_trades(account) if line.symbol}
     shown = fills[-limit:] if limit else fills
     lines = tuple(HistoryFill(_trade_line(f, names.get(f.symbol) or f.name), f.decision_id) for f in shown)
     traded = sorted({f.symbol for f in fills})
-    at_end = derive_positions(db, now, traded, day=last if end else None, skipped=skipped)
+    at_end = derive_positions(account, now, traded, day=last if end else None, skipped=skipped)
     before = (
-        derive_positions(db, now, traded, day=(start - timedelta(days=1)).isoformat(), skipped=skipped) if start else {}
+        derive_positions(account, now, traded, day=(start - timedelta(days=1)).isoformat(), skipped=skipped)
+        if start
+        else {}
     )
     realised = []
     for symbol in traded:

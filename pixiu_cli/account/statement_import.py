@@ -39,12 +39,11 @@ from pixiu_cli.account.store import AccountStore, set_position
 from pixiu_cli.home.model import Holding
 from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.kernel.store.database import write_transaction
-from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.market.security_master import security_name
 from pixiu_cli.market.trading_days import CalendarEnd, holiday_name, is_trading_day
 
 if TYPE_CHECKING:
-    from sqlite_utils import Database
+    from pixiu_cli.account.handle import Account
 
 
 _CHUNK = 10_000  # fills written per prepared INSERT
@@ -110,7 +109,7 @@ def _check_account(store: AccountStore, accounts: frozenset[str], new_account: b
 
 
 def _changes(
-    db: Database, now: datetime, touched: set[str], first_new: int, as_of: str
+    account: Account, now: datetime, touched: set[str], first_new: int, as_of: str
 ) -> list[tuple[HoldingChange, Position]]:
     """Each stock the statement added fills for: its holding change and its position, derived
     once from all its fills (the new ones, written, included) and the stored corporate
@@ -119,17 +118,16 @@ def _changes(
     told (`first_new`: the first id this import wrote)."""
     if not touched:
         return []
-    stores = stores_of(db)
-    stored = {h.symbol: h for h in stores.investor.holdings()}
-    derived = ledger_positions(db, now, sorted(touched))
+    stored = {h.symbol: h for h in account.home.investor.holdings()}
+    derived = ledger_positions(account, now, sorted(touched))
     # a stock left without fills: the code a payment was stored under before its shares came
     derived.update({s: position(s, []) for s in touched - derived.keys() if s in stored})
     out = []
     for symbol, p in sorted(derived.items()):  # every touched stock: each has the fills just written
         row = stored.get(symbol)
-        kept = row is not None and _newer_than_fills(row, stores.account, symbol, first_new, max(p.last_day, as_of))
+        kept = row is not None and _newer_than_fills(row, account.store, symbol, first_new, max(p.last_day, as_of))
         before = row.shares if row else None
-        name = security_name(stores.securities, symbol) or (row.name if row else None) or symbol
+        name = security_name(account.market.securities, symbol) or (row.name if row else None) or symbol
         if before is None or not math.isclose(before, p.shares, abs_tol=1e-6) or not kept:
             unbooked = float(sum(a.bonus for a in p.actions))
             change = HoldingChange(symbol, name, before, float(p.shares), kept, float(p.opening_shares), unbooked)
@@ -198,8 +196,8 @@ class _Written:
         self.joined.append(one)
         return True
 
-    def day(self, db: Database, plan: FillPlan) -> None:
-        store = stores_of(db).account
+    def day(self, account: Account, plan: FillPlan) -> None:
+        store = account.store
         for manual, fill in plan.matched:
             store.take_over(manual, fill, source_file=self.where, at=self.at)
             self.matched.append(fill)
@@ -212,25 +210,25 @@ class _Written:
             self.listed += plan.added
         self.pending += plan.added
         if len(self.pending) >= _CHUNK:
-            self.flush(db)
+            self.flush(account)
 
-    def flush(self, db: Database) -> None:
+    def flush(self, account: Account) -> None:
         trades = [f for f in self.pending if f.kind in (BUY, SELL)]
-        decisions = dict(zip((id(f) for f in trades), stores_of(db).portfolio.statement_decisions(trades)))
+        decisions = dict(zip((id(f) for f in trades), account.portfolio.statement_decisions(trades)))
         fills = [replace(f, decision_id=decisions.get(id(f))) for f in self.pending]
-        stores_of(db).account.add_fills(fills, source_file=self.where, at=self.at)
+        account.store.add_fills(fills, source_file=self.where, at=self.at)
         self.pending = []
 
 
-def _holdings(db: Database, changes, method: str, as_of: str) -> None:
+def _holdings(account: Account, changes, as_of: str) -> None:
     """The ledger's row from now on for each stock whose holding gives way to the fills: the
     position `_changes` derived, written as it is (no second derivation)."""
     for change, p in changes:
         if change.kept:
             continue
-        cost = p.cost(method)  # None when nothing is held: set_position then removes the row
+        cost = p.cost(account.cost_method)  # None when nothing is held: set_position then removes the row
         day = f"{max(p.last_day, as_of)}T15:00:00+08:00"
-        set_position(db, p.symbol, change.name, float(p.shares), None if cost is None else float(cost), day)
+        set_position(account.db, p.symbol, change.name, float(p.shares), None if cost is None else float(cost), day)
 
 
 def _refuse(refused: FillRefusal | None) -> None:
@@ -250,24 +248,22 @@ class _DryRun(Exception):
         self.done = done
 
 
-def _run(
-    db: Database, stream: StatementStream, now: datetime, dry_run: bool, new_account: bool, method: str, where: str
-):
-    store = stores_of(db).account
+def _run(account: Account, stream: StatementStream, now: datetime, dry_run: bool, new_account: bool, where: str):
+    store = account.store
     _check_account(store, stream.accounts, new_account)
     first_new = store.last_id() + 1
     written = _Written(where, now.isoformat(timespec="seconds"), keep=dry_run)
-    gate = FillGate(db, now)
+    gate = FillGate(account, now)
     for fills in stream.days():  # a fill's twin in the account is on its day
         _refuse(gate.see(fills))
-        written.day(db, plan_fills(store.fills(on=fills[0].day), tuple(fills)))
-    written.flush(db)
+        written.day(account, plan_fills(store.fills(on=fills[0].day), tuple(fills)))
+    written.flush(account)
     _refuse(gate.settle())
-    changes = _changes(db, now, written.touched, first_new, stream.last_day)
+    changes = _changes(account, now, written.touched, first_new, stream.last_day)
     cash, newer_cash = _cash(store, stream.cash, now.date())
     if cash is not None:
         store.set_cash(cash, written.at)
-    _holdings(db, changes, method, stream.last_day)
+    _holdings(account, changes, stream.last_day)
     return StatementImport(
         stream.layout, dry_run, written.added, tuple(written.listed), tuple(written.matched), written.duplicates,
         dict(Counter(s.reason for s in stream.skipped if not s.unknown)), tuple(str(b) for b in stream.bad),
@@ -278,7 +274,7 @@ def _run(
 
 
 def import_statement(
-    db: Database,
+    account: Account,
     path: Path,
     now: datetime,
     *,
@@ -286,15 +282,14 @@ def import_statement(
     dry_run: bool = False,
     skip_bad: bool = False,
     new_account: bool = False,
-    cost_method: str = "diluted",
 ) -> StatementImport:
     stream = open_statement(path, broker, skip_bad, today=now.date(), closed=closed_problem)
     # what the account has is read under the write lock: an import running at the same time
     # waits, then sees this one's fills. A dry run writes as an import does (a day at a time,
     # to compare each day with what is stored) and rolls it all back.
     try:
-        with write_transaction(db):
-            done = _run(db, stream, now, dry_run, new_account, cost_method, path.name)
+        with write_transaction(account.db):
+            done = _run(account, stream, now, dry_run, new_account, path.name)
             if dry_run:
                 raise _DryRun(done)
     except _DryRun as rolled_back:

@@ -25,15 +25,13 @@ from pixiu_cli.home.model import Decision, Holding
 from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.kernel.settings import Commission
 from pixiu_cli.kernel.store.database import write_transaction
-from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.kernel.vocabulary import SIDES, is_finite_number, side_name
 from pixiu_cli.market.plausible import fill_problems
 from pixiu_cli.market.securities import fits_order, odd_part, order_rule, order_size, sellable_size
 from pixiu_cli.memory.model import decision_ref
 
 if TYPE_CHECKING:
-    from sqlite_utils import Database
-
+    from pixiu_cli.account.handle import Account
     from pixiu_cli.account.ledger import Position
 
 
@@ -110,22 +108,22 @@ def _check_buy_size(trade: NewTrade, day: date) -> None:
         raise RequestError(f"不能买入 {float(trade.quantity):g} 股 {trade.symbol}：{order_rule(trade.symbol, size)}")
 
 
-def _bought_on(db: Database, symbol: str, day: date) -> Decimal:
-    fills = stores_of(db).account.fills(symbol, on=day.isoformat())
+def _bought_on(account: Account, symbol: str, day: date) -> Decimal:
+    fills = account.store.fills(symbol, on=day.isoformat())
     return sum((Decimal(repr(f.quantity)) for f in fills if f.kind == "buy"), Decimal(0))
 
 
-def _check_sell(db: Database, trade: NewTrade, now: datetime, day: date) -> None:
+def _check_sell(account: Account, trade: NewTrade, now: datetime, day: date) -> None:
     """Shares held, T+1 (a day's buys are not sold that day) and the sell's size: whole
     orders, or the holding's odd part sold at once."""
     if trade.side != "sell" or not _sized(trade):
         return
     shares = int(trade.quantity)
-    held = held_position(db, trade.symbol, now).shares
+    held = held_position(account, trade.symbol, now).shares
     if shares > held:
         raise RequestError(f"卖出数量 {shares} 超过持仓 {float(held):g} 股")
-    p = derive_positions(db, now, [trade.symbol], day.isoformat()).get(trade.symbol)
-    at_day, bought = (p.shares if p is not None else Decimal(0)), _bought_on(db, trade.symbol, day)
+    p = derive_positions(account, now, [trade.symbol], day.isoformat()).get(trade.symbol)
+    at_day, bought = (p.shares if p is not None else Decimal(0)), _bought_on(account, trade.symbol, day)
     if bought and shares > at_day - bought:
         raise RequestError(
             f"T+1：{day.isoformat()} 买入的 {float(bought):g} 股当天不能卖出，"
@@ -158,9 +156,7 @@ def _fee(trade: NewTrade, day: date, commission: Commission) -> tuple[float, boo
     return round(cost.total, 2), True
 
 
-def record_trade(
-    db: Database, trade: NewTrade, at: str, cost_method: str = "diluted", commission: Commission | None = None
-) -> RecordedTrade:
+def record_trade(account: Account, trade: NewTrade, at: str, commission: Commission | None = None) -> RecordedTrade:
     if trade.side not in SIDES:
         raise RequestError(f"买卖方向只能是 {' / '.join(SIDES)}，而不是 {trade.side!r}")
     _check_values(trade)
@@ -168,18 +164,18 @@ def record_trade(
     day = trade_day(trade.day, now)
     decided_at = _decided_at(day, at)
     if is_finite_number(trade.price) and (
-        problem := trade_price_refusal(db, trade.symbol, day.isoformat(), float(trade.price))
+        problem := trade_price_refusal(account, trade.symbol, day.isoformat(), float(trade.price))
     ):
         raise RequestError(f"不能记录这笔交易：{problem}")
     fee, estimated = _fee(trade, day, commission or Commission())
-    before = derive_positions(db, now, [trade.symbol]).get(trade.symbol) if trade.side == "sell" else None
+    before = derive_positions(account, now, [trade.symbol]).get(trade.symbol) if trade.side == "sell" else None
     taxed_before = _taxes_on(before, trade, day.isoformat())
     try:
         _check_buy_size(trade, day)
-        with write_transaction(db):
-            refuse_unreadable_ledger(db, trade.symbol, now)
-            _check_sell(db, trade, now, day)
-            decision = stores_of(db).portfolio.record_trade(
+        with write_transaction(account.db):
+            refuse_unreadable_ledger(account, trade.symbol, now)
+            _check_sell(account, trade, now, day)
+            decision = account.portfolio.record_trade(
                 symbol=trade.symbol,
                 side=trade.side,
                 price=float(trade.price),
@@ -192,11 +188,11 @@ def record_trade(
                 name=trade.name,
                 fee_estimated=estimated,
             )
-            holding = sync_holding(db, trade.symbol, now, cost_method, at)
+            holding = sync_holding(account, trade.symbol, now, at)
     except ValueError as exc:  # e.g. a price that is not a number: nothing was written
         raise RequestError(str(exc)) from None
-    after = derive_positions(db, now, [trade.symbol]).get(trade.symbol)
-    held = Held(after.shares, after.cost(cost_method)) if after is not None else Held(Decimal(0), None)
+    after = derive_positions(account, now, [trade.symbol]).get(trade.symbol)
+    held = Held(after.shares, after.cost(account.cost_method)) if after is not None else Held(Decimal(0), None)
     tax = _taxes_on(after, trade, day.isoformat()) - taxed_before
     return RecordedTrade(decision, holding, decided_at != at, held, tax, fee, estimated)
 
@@ -209,28 +205,28 @@ def _taxes_on(p: Position | None, trade: NewTrade, day: str) -> Decimal:
     return sum((t.amount for t in p.taxes if t.day == day), Decimal(0))
 
 
-def _opening(db: Database, symbol: str | None, now: datetime) -> Decimal:
+def _opening(account: Account, symbol: str | None, now: datetime) -> Decimal:
     """Around any unreadable row (before and after the undo alike): undoing the trade that
     row is must stay possible, it is how the row is mended."""
-    p = derive_positions(db, now, [symbol], skipped=[]).get(symbol) if symbol else None
+    p = derive_positions(account, now, [symbol], skipped=[]).get(symbol) if symbol else None
     return p.opening_shares if p is not None else Decimal(0)
 
 
-def undo_trade(db: Database, decision_id: int, at: str, cost_method: str = "diluted") -> UndoneTrade | None:
+def undo_trade(account: Account, decision_id: int, at: str) -> UndoneTrade | None:
     """The trade's fill leaves the ledger and the holding follows; None when there is no such trade."""
     now = datetime.fromisoformat(at)
     try:
-        with write_transaction(db):
-            row = stores_of(db).investor.decision(decision_id)
-            before = _opening(db, row.symbol if row else None, now)
-            undone = stores_of(db).portfolio.undo_trade(decision_id, at)
+        with write_transaction(account.db):
+            row = account.home.investor.decision(decision_id)
+            before = _opening(account, row.symbol if row else None, now)
+            undone = account.portfolio.undo_trade(decision_id, at)
             if undone is None:
                 return None
-            if _opening(db, undone.decision.symbol, now) > before:
+            if _opening(account, undone.decision.symbol, now) > before:
                 # without the buy, a later sale sells shares the ledger never had
                 raise RequestError("无法撤销这笔买入：之后卖出的股数多于其余买入（之后有卖出，请先撤销那笔卖出）")
-            holding = sync_holding(db, undone.decision.symbol, now, cost_method, at)
-            held = held_position(db, undone.decision.symbol, now, cost_method, skipped=[])
+            holding = sync_holding(account, undone.decision.symbol, now, at)
+            held = held_position(account, undone.decision.symbol, now, skipped=[])
             return replace(undone, holding=holding, held=held)
     except ValueError as exc:
         raise RequestError(str(exc)) from None

@@ -111,9 +111,9 @@ def _brief(json_out, yes, model, offline, push, last, if_trading_day, demo) -> B
         app_ = ctx.find_root().with_resource(common.opened(model, offline, demo, None, False, shown=shown))[1]
         clock = app_.clock
     if last:
-        db, config = app_.store.db, require_channels(app_.push)
-        stored = last_brief(db)
-        deliveries = push_brief(db, config, stored, clock())
+        config = require_channels(app_.push)
+        stored = last_brief(app_.brief)
+        deliveries = push_brief(app_.brief, config, stored, clock())
         return Briefed(resent=(stored, deliveries), announce=state is None, json_out=json_out)
 
     def reply(plan):

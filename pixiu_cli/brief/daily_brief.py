@@ -170,8 +170,6 @@ def fact_lines(f: BriefFacts) -> list[str]:
 
 
 if TYPE_CHECKING:
-    from sqlite_utils import Database
-
     from pixiu_cli.brief.handle import Brief
 
 EXPECTED_OUTPUT_TOKENS = 1200  # a brief of a dozen holdings runs to several hundred words
@@ -217,8 +215,8 @@ class BriefOutcome:
     brief_id: int | None = None  # the stored brief's row, with its report
 
 
-def plan_brief(db: Database, now: datetime, cost_method: str = "diluted") -> BriefPlan:
-    facts = brief_facts(db, now, cost_method)
+def plan_brief(stored: Brief, now: datetime) -> BriefPlan:
+    facts = brief_facts(stored, now)
     if not facts.moves:
         raise RequestError("没有持仓，无法生成简报：先导入持仓（pixiu import）或在对话中记录交易")
     lines = fact_lines(facts)
@@ -337,10 +335,10 @@ def brief(
     stored, and pushed with `request.push`."""
     from pixiu_cli.conversation.ask import start_conversation
 
-    settings, db = workspace.settings, workspace.store.db
+    settings = workspace.settings
     if request.push:
         require_channels(workspace.push)  # before any model call: nothing could receive it
-    plan = plan_brief(db, clock(), settings.cost_method)
+    plan = plan_brief(workspace.brief, clock())
     guess = None
     if not settings.offline:
         guess = estimate(workspace.agent, request.conversation_id, plan, workspace.prices, settings.model)

@@ -24,7 +24,6 @@ from pixiu_cli.account.valuation import AccountView, ValuedPosition
 from pixiu_cli.brief.store import BriefStore, StoredBrief
 from pixiu_cli.home.model import Alert, Decision
 from pixiu_cli.kernel.clock import iso
-from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.market.analytics.rules import (
     CAP,
     PLAN_ABOVE,
@@ -57,8 +56,8 @@ def user_rules(domain: InvestorStore, until: str) -> list[StatedRule]:
 
 
 if TYPE_CHECKING:
-    from sqlite_utils import Database
-
+    from pixiu_cli.account.handle import Account
+    from pixiu_cli.brief.handle import Brief
     from pixiu_cli.home.handle import InvestorStore
     from pixiu_cli.market.handle import MarketStore
 
@@ -176,7 +175,7 @@ def _reference(market: MarketStore, symbol: str, as_of: str, previous: StoredBri
 
 
 def _move(
-    db: Database, market: MarketStore, view: AccountView, h: ValuedPosition, previous, now: datetime
+    account: Account, market: MarketStore, view: AccountView, h: ValuedPosition, previous, now: datetime
 ) -> HoldingMove:
     """A holding's figures from the account, and its P&L since the reference close: the
     position then (the same derivation at that day) against the position now, counting the
@@ -203,7 +202,7 @@ def _move(
         return move
     ref_date, ref_close = ref
     # a row left out is left out of the account too, and the account's note says so
-    then = derive_positions(db, now, [h.symbol], day=ref_date, skipped=[]).get(h.symbol)
+    then = derive_positions(account, now, [h.symbol], day=ref_date, skipped=[]).get(h.symbol)
     worth_then = then.shares * dec(ref_close) + then.proceeds - then.cost_in if then else Decimal(0)
     base = then.shares * dec(ref_close) if then else Decimal(0)
     change = h.value + p.proceeds - p.cost_in - worth_then
@@ -260,25 +259,22 @@ def _risks(moves: tuple[HoldingMove, ...], rules: list[StatedRule], closes: dict
     return tuple(out)
 
 
-def _market_of(db: Database):
-    from pixiu_cli.market.handle import Market
-
-    return Market(db)
-
-
 def _as_of(market: MarketStore, moves: tuple[HoldingMove, ...], now: datetime) -> tuple[str | None, int | None]:
     """The newest bar of the holdings, and the sessions closed since it (the trading calendar's count)."""
     newest = max((m.as_of for m in moves if m.as_of), default=None)
     return newest, TradingCalendar(market).stale_days(newest, now)
 
 
-def brief_facts(db: Database, now: datetime, cost_method: str = "diluted") -> BriefFacts:
-    view = read_account(db, now, cost_method)
-    market, domain, briefs = stores_of(db).market, stores_of(db).investor, stores_of(db).briefs
+def brief_facts(brief: Brief, now: datetime) -> BriefFacts:
+    """The brief's facts from its account (valued by the account's cost method), the market and
+    the stored briefs."""
+    account = brief.account
+    view = read_account(account, now)
+    market, domain, briefs = brief.market.bars, brief.home.investor, brief.briefs
     previous = briefs.last()
     since = previous.created_at if previous else iso(as_shanghai(now) - timedelta(days=FIRST_WINDOW_DAYS))
     until = iso(as_shanghai(now))
-    moves = tuple(_move(db, market, view, h, previous, now) for h in view.account.holdings)
+    moves = tuple(_move(account, market, view, h, previous, now) for h in view.account.holdings)
     cash = view.account.cash
     rules = user_rules(domain, until)
     closes = {m.symbol: m.close for m in moves if m.priced}
@@ -301,8 +297,8 @@ def brief_facts(db: Database, now: datetime, cost_method: str = "diluted") -> Br
         trades=tuple(domain.recent_decisions(since, until, LIST_LIMIT)),
         alerts=tuple(domain.alerts_found_between(since, until)),
         signals=changes,
-        news=tuple(stores_of(db).news.since(symbols, since, LIST_LIMIT)),
+        news=tuple(brief.market.news.since(symbols, since, LIST_LIMIT)),
         risks=_risks(moves, rules, closes),
         directions=directions,
-        market=market_review(_market_of(db), now),
+        market=market_review(brief.market, now),
     )

@@ -95,7 +95,7 @@ def _get_holdings(ctx: ToolContext, args: dict) -> ToolOutcome:
     """The account as `pixiu holdings --json` gives it (one derivation), names quoted as data."""
     from pixiu_cli.account.overview import account_record, read_account
 
-    record = account_record(read_account(ctx.domain.db, ctx.now(), ctx.cost_method))
+    record = account_record(read_account(ctx.account, ctx.now()))
     shorts = {h.symbol: h.short_names for h in ctx.domain.holdings()}
     for h in record["holdings"]:
         h["name"] = _quoted(h["name"])
@@ -156,7 +156,7 @@ def _record_decision(ctx: ToolContext, args: dict) -> ToolOutcome:
     grounding = ground_trade(ctx.market, ctx.said or "", trade, ctx.now())
     if not grounding.grounded:
         return _proposed(ctx, key, propose_trade, trade, trade_refusal, grounding)
-    recorded = _requested(record_trade, ctx.domain.db, trade, _stamp(ctx), ctx.cost_method, ctx.commission)
+    recorded = _requested(record_trade, ctx.account, trade, _stamp(ctx), ctx.commission)
     ctx.turn.refs[key] = (recorded.ref, False)
     return ToolOutcome(
         {

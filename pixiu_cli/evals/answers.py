@@ -574,7 +574,9 @@ def _account_document(path: Path, held: tuple) -> None:
 @contextmanager
 def _template(held: tuple) -> Iterator[Path]:
     """A database holding the account, built once through the import use case."""
+    from pixiu_cli.account.handle import Account
     from pixiu_cli.home.documents import BackupPlace, import_document
+    from pixiu_cli.home.handle import Home
 
     with tempfile.TemporaryDirectory(prefix="pixiu-consent-") as folder:
         base = Path(folder)
@@ -582,7 +584,10 @@ def _template(held: tuple) -> Iterator[Path]:
         db = open_database(base / "template.db")
         try:
             place = BackupPlace(base / "backups", "pixiu")
-            import_document(db, base / "account.json", datetime.fromisoformat(NOW), replace=False, place=place)
+            home, account = Home(db), Account(db)
+            import_document(
+                home, account, base / "account.json", datetime.fromisoformat(NOW), replace=False, place=place
+            )
         finally:
             db.close()
         yield base

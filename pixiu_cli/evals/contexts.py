@@ -633,6 +633,7 @@ def _build(case: EvalCase, path: Path) -> _Built:
 
 def _converse(case: EvalCase, builder: ContextBuilder, db) -> tuple[ContextBlock, str, list[str]]:
     """The case's earlier steps in one conversation, then the block sent with its message."""
+    from pixiu_cli.account.handle import Account
     from pixiu_cli.account.trades import undo_trade
 
     store, memory = builder.store, builder.memory.store
@@ -651,7 +652,7 @@ def _converse(case: EvalCase, builder: ContextBuilder, db) -> tuple[ContextBlock
         if "edit" in step:
             memory.edit(ref.id, step["text"], stamp)
         elif ref.kind == "d":
-            undo_trade(db, ref.id, stamp)
+            undo_trade(Account(db), ref.id, stamp)
         else:
             memory.forget(ref.id, stamp)
     built = builder.build_messages(conversation, case.message, now=case.now)

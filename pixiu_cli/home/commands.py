@@ -55,7 +55,8 @@ def import_command(file: str, replace: bool, demo: bool) -> None:
 
     ws = common.on_workspace()
     on_backup = _backed_up("已备份当前数据库到 {saved}（pixiu restore 该文件可还原）")
-    done = import_document(ws.db, Path(file), ws.now(), replace=replace, place=_place(demo), on_backup=on_backup)
+    place = _place(demo)
+    done = import_document(ws.home, ws.account, Path(file), ws.now(), replace=replace, place=place, on_backup=on_backup)
     _show(views.show_imported, done)
 
 
@@ -73,7 +74,7 @@ def export_command(output: str | None, demo: bool) -> None:
     from pixiu_cli.home.documents import export
 
     ws = common.on_workspace()
-    exported = export(ws.db, ws.now())
+    exported = export(ws.home, ws.now())
     # Bidi overrides and C1 controls in stored text are written as \uXXXX escapes: the same
     # JSON value (a re-import restores them exactly), but nothing that acts on a terminal.
     text = inert_json(exported.text)
@@ -91,7 +92,7 @@ def backup_command(demo: bool) -> None:
     from pixiu_cli.home.documents import backup
 
     ws = common.on_workspace()
-    _show(views.show_backup, backup(ws.db, _place(demo), ws.now()))
+    _show(views.show_backup, backup(ws.home, _place(demo), ws.now()))
 
 
 @dataclass(frozen=True)

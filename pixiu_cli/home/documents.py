@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from pixiu_cli.account.overview import ledger_rows_refusal
 from pixiu_cli.home.document_file import DatasetError, export_document, load_document
+from pixiu_cli.home.handle import Home
 from pixiu_cli.home.model import DomainData
 from pixiu_cli.home.store import MergeResult, merge_document, unknown_columns
 from pixiu_cli.kernel.errors import RequestError
@@ -27,12 +28,10 @@ from pixiu_cli.kernel.store.backup import (
     salvage,
     set_aside,
 )
-from pixiu_cli.kernel.store.database import Database, open_database
-from pixiu_cli.kernel.store.shared_stores import stores_of
+from pixiu_cli.kernel.store.database import open_database
 
 if TYPE_CHECKING:
-    from sqlite_utils import Database
-
+    from pixiu_cli.account.handle import Account
     from pixiu_cli.home.model import DomainData
 
 
@@ -73,10 +72,10 @@ class DocumentExport:
     notes: list[str]  # what had to change so it re-imports
 
 
-def backup(db: Database, place: BackupPlace, now: datetime) -> SavedBackup:
-    """A new backup, then the folder tidied: interrupted backups' partial files removed and
-    only the newest `place.keep` backups kept."""
-    path = backup_database(db, place.directory, now, place.stem)
+def backup(home: Home, place: BackupPlace, now: datetime) -> SavedBackup:
+    """A new backup of the home's database, then the folder tidied: interrupted backups'
+    partial files removed and only the newest `place.keep` backups kept."""
+    path = backup_database(home.db, place.directory, now, place.stem)
     cleaned = clean_partials(place.directory)
     pruned = prune_backups(place.directory, place.stem, place.keep)
     return SavedBackup(path, tuple(pruned), tuple(cleaned), place.keep)
@@ -86,10 +85,19 @@ OnBackup = Callable[[SavedBackup], None]  # told where the backup went before th
 
 
 def import_document(
-    db: Database, path: Path, now: datetime, *, replace: bool, place: BackupPlace, on_backup: OnBackup | None = None
+    home: Home,
+    account: Account,
+    path: Path,
+    now: datetime,
+    *,
+    replace: bool,
+    place: BackupPlace,
+    on_backup: OnBackup | None = None,
 ) -> DocumentImport:
     """Merge by natural keys (notes and trades recorded in conversation are never touched),
-    or replace everything after a backup. A file with any error imports nothing."""
+    or replace everything after a backup. A file with any error imports nothing. The
+    document's ledger is checked against the account's (its fills, the market's bars)."""
+    db = home.db
     try:
         data = load_document(path, now)
     except DatasetError as exc:
@@ -98,29 +106,29 @@ def import_document(
         raise RequestError(
             f"导入失败，未做任何修改：{unknown[0]}：这个版本的 pixiu 没有这一项（文件可能由更新版本的 pixiu 导出）"
         )
-    if data.account is not None and (refused := ledger_rows_refusal(db, data.account.fills, now)):
+    if data.account is not None and (refused := ledger_rows_refusal(account, data.account.fills, now)):
         raise RequestError(f"导入失败，未做任何修改：{refused}")
     saved, merged = None, None
     if replace:
-        saved = backup(db, place, now)
+        saved = backup(home, place, now)
         if on_backup:
             on_backup(saved)
-        stores_of(db).investor.replace_all(_stated_now(db, data, now))
+        home.investor.replace_all(_stated_now(account, data, now))
     else:
         merged = merge_document(db, data)
-    _register_securities(db, data)
+    _register_securities(account, data)
     counts = {name: len(getattr(data, name)) for name in SECTIONS}
     ledger = (len(data.account.fills), len(data.account.cash)) if data.account is not None else None
     return DocumentImport(replace, saved.path if saved else None, counts, len(data.persona), merged, ledger)
 
 
-def _stated_now(db: Database, data: DomainData, now: datetime) -> DomainData:
+def _stated_now(account: Account, data: DomainData, now: datetime) -> DomainData:
     """With --replace the file's holdings win. One without a date, of a stock whose fills the
     ledger keeps (the document brings no account), is the holding as of this import: else
     every kept fill would move it again, the file's shares plus the statements'."""
     if data.account is not None:
         return data
-    traded = set(stores_of(db).account.symbols())
+    traded = set(account.store.symbols())
     at = now.isoformat(timespec="seconds")
     holdings = [
         dataclasses.replace(h, updated_at=at) if h.updated_at is None and h.symbol in traded else h
@@ -129,16 +137,16 @@ def _stated_now(db: Database, data: DomainData, now: datetime) -> DomainData:
     return dataclasses.replace(data, holdings=holdings)
 
 
-def _register_securities(db: Database, data) -> None:
+def _register_securities(account: Account, data) -> None:
     """Every stock the import has data about joins the security master, so its name is
     recognised in questions even when it is not held (五粮液 with a stored profile)."""
     from pixiu_cli.market.names.table import securities_for_document
 
-    stores_of(db).securities.upsert(securities_for_document(data), keep_names=True)
+    account.market.securities.upsert(securities_for_document(data), keep_names=True)
 
 
-def export(db: Database, now: datetime) -> DocumentExport:
-    document, notes = export_document(stores_of(db).investor.export(), now)
+def export(home: Home, now: datetime) -> DocumentExport:
+    document, notes = export_document(home.investor.export(), now)
     return DocumentExport(json.dumps(document, ensure_ascii=False, indent=2, allow_nan=False), notes)
 
 
@@ -171,7 +179,7 @@ def restore(
         return kept
     db = open_database(target)
     try:
-        saved = backup(db, place, now)
+        saved = backup(Home(db), place, now)
         if on_backup:
             on_backup(saved)
         restore_database(db, source)

@@ -15,10 +15,11 @@ if TYPE_CHECKING:  # also the store types other areas' signatures name: they imp
 
 class Home:
     def __init__(self, db: Database):
-        self._db = db
+        self.db = db
 
     @cached_property
     def investor(self) -> InvestorStore:
-        from pixiu_cli.kernel.store.shared_stores import stores_of
+        """The one InvestorStore of the workspace: it keeps its memo of the portfolio between reads."""
+        from pixiu_cli.home.store import InvestorStore
 
-        return stores_of(self._db).investor
+        return InvestorStore(self.db)

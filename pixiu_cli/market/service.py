@@ -187,7 +187,8 @@ def sync_market(
         from pixiu_cli.brief.handle import Brief
         from pixiu_cli.brief.push.deliver import push_new_alerts
 
-        mark = Brief(market.db).push_log.last_alert_id()  # the alerts this sync finds come after it
+        brief = Brief(market.db)  # the push log and channels' deliveries over this connection
+        mark = brief.push_log.last_alert_id()  # the alerts this sync finds come after it
 
     notes: list[str] = []
     source = open_source(request.source, request.timeout)
@@ -206,7 +207,7 @@ def sync_market(
         source.close()
     changed = [o.symbol for o in outcomes if not o.error and o.rows]
     refreshed = refresh(market, changed, now, costs) if changed else None  # nothing new: no numpy, no work
-    pushed = push_new_alerts(market.db, push, mark, now) if pushing else []
+    pushed = push_new_alerts(brief, push, mark, now) if pushing else []
     kept = None
     if request.daily:
         from pixiu_cli.market.fundamentals.service import refresh_kept

@@ -10,7 +10,6 @@ import click
 from pixiu_cli.commands import common
 from pixiu_cli.commands.params import Int, json_option
 from pixiu_cli.conversation.views_tools import mcp_log_record, show_mcp_log
-from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.mcp.reads import Reader
 
 INSTALL_LINE = "pixiu mcp 需要可选的 MCP SDK：pip install 'pixiu-cli[mcp]'（或 pip install 'mcp>=2.3'）"
@@ -48,8 +47,8 @@ def mcp(ctx: click.Context, http: int | None, allow_proposals: bool) -> None:
 )
 @json_option
 def mcp_log(limit: int, as_json: bool) -> None:
-    with common.database() as db:
-        calls = stores_of(db).mcp_calls.recent(limit)
+    with Reader(common.settings()).call_log() as log:
+        calls = log.recent(limit)
     shown = common.renderer()
     if as_json:
         shown.json(mcp_log_record(calls))

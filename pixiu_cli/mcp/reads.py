@@ -7,6 +7,7 @@ refused, and the latest listed (`pixiu mcp log`)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from datetime import date, datetime
@@ -16,14 +17,13 @@ from pixiu_cli.conversation.context.quoting import quote_data
 from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.kernel.safe_text import scrub
 from pixiu_cli.kernel.settings import Settings
-from pixiu_cli.kernel.store.database import open_database
-from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.kernel.vocabulary import AUTHOR_PROPOSAL, NOTE_KIND_NAMES, normalise_code
 
 
 @dataclass(frozen=True)
 class Reader:
-    """The settings every read opens the database and the clock from."""
+    """The settings every read opens its workspace (the database and its handles) and the
+    clock from."""
 
     settings: Settings
 
@@ -38,13 +38,23 @@ class Reader:
         return configured(self.settings).costs
 
     @contextmanager
-    def db(self):
+    def workspace(self) -> Iterator[Workspace]:
+        from pixiu_cli.app import open_workspace
 
-        db = open_database(self.settings.db_path)
+        ws = open_workspace(self.settings)
         try:
-            yield db
+            yield ws
         finally:
-            db.close()
+            ws.close()
+
+    @contextmanager
+    def call_log(self) -> Iterator[McpCallLog]:
+        """The log of what other agents asked: the MCP surface's own store (no area's handle
+        hands it out), over the settings' database."""
+        from pixiu_cli.mcp.store import McpCallLog
+
+        with self.workspace() as ws:
+            yield McpCallLog(ws.db)
 
     def stamped(self, payload: dict) -> dict:
         return scrubbed({"as_of": self.now().isoformat(timespec="seconds"), **payload})
@@ -113,8 +123,8 @@ def holdings(reader: Reader) -> dict:
     """`pixiu holdings --json`'s record: services/account.py, the one derivation."""
     from pixiu_cli.account.overview import account_record, read_account
 
-    with reader.db() as db:
-        record = account_record(read_account(db, reader.now(), reader.settings.cost_method))
+    with reader.workspace() as ws:
+        record = account_record(read_account(ws.account, reader.now()))
     return reader.stamped({"account": record})
 
 
@@ -123,8 +133,8 @@ def trades(reader: Reader, code: str | None = None, since: str | None = None) ->
 
     if since is not None and not _is_day(since):
         raise RequestError(f"since 应为 YYYY-MM-DD 日期，而不是 {since!r}")
-    with reader.db() as db:
-        lines = list_trades(db, _code(db, code))
+    with reader.workspace() as ws:
+        lines = list_trades(ws.account, _code(ws.market, code))
     rows = [t.record() for t in lines if since is None or (t.day or "") >= since]
     return reader.stamped({"trades": rows})
 
@@ -132,8 +142,8 @@ def trades(reader: Reader, code: str | None = None, since: str | None = None) ->
 def alerts(reader: Reader) -> dict:
     from pixiu_cli.market.analytics.rules import describe_rule
 
-    with reader.db() as db:
-        rules = stores_of(db).analytics.rules()
+    with reader.workspace() as ws:
+        rules = ws.market.analytics.rules()
     rows = [
         {"id": f"a{r.id}", "rule": describe_rule(r), **{k: v for k, v in r.__dict__.items() if k != "id"}}
         for r in rules
@@ -143,37 +153,35 @@ def alerts(reader: Reader) -> dict:
 
 def profiles(reader: Reader, codes: list[str] | None = None) -> dict:
     from pixiu_cli.market.analytics.service import profiles as listed
-    from pixiu_cli.market.handle import Market
 
-    with reader.db() as db:
-        symbols = [_code(db, c) for c in codes] if codes else None
-        listing = listed(Market(db), symbols, reader.now(), reader.costs(), False)
+    with reader.workspace() as ws:
+        symbols = [_code(ws.market, c) for c in codes] if codes else None
+        listing = listed(ws.market, symbols, reader.now(), reader.costs(), False)
     return reader.stamped({"profiles": [dict(r.__dict__) for r in listing.rows]})
 
 
 def signals(reader: Reader, codes: list[str] | None = None) -> dict:
     from pixiu_cli.market.analytics.signals import stored_signals
-    from pixiu_cli.market.handle import Market
 
-    with reader.db() as db:
-        views = stored_signals(Market(db), [_code(db, c) for c in codes] if codes else None)
+    with reader.workspace() as ws:
+        views = stored_signals(ws.market, [_code(ws.market, c) for c in codes] if codes else None)
     return reader.stamped({"signals": [dict(v.__dict__) for v in views]})
 
 
 def news(reader: Reader, code: str | None = None) -> dict:
 
-    with reader.db() as db:
-        items = stores_of(db).news.listing(_code(db, code), 20)
+    with reader.workspace() as ws:
+        items = ws.market.news.listing(_code(ws.market, code), 20)
     return reader.stamped({"news": _quoted([asdict(n) for n in items], ("title", "summary"))})
 
 
 def latest_brief(reader: Reader) -> dict:
     from pixiu_cli.brief.push.deliver import brief_message, last_brief
 
-    with reader.db() as db:
+    with reader.workspace() as ws:
         try:
-            brief = last_brief(db)
-            message = brief_message(db, brief)
+            brief = last_brief(ws.brief)
+            message = brief_message(ws.brief, brief)
         except RequestError as exc:  # none yet, or its text lost: said, not an error of the call
             return reader.stamped({"brief": None, "message": str(exc)})
     return reader.stamped({"brief": {"as_of": brief.as_of, "title": message.title, "text": message.text}})
@@ -181,29 +189,27 @@ def latest_brief(reader: Reader) -> dict:
 
 def persona(reader: Reader) -> dict:
 
-    with reader.db() as db:
-        items = stores_of(db).investor.persona()
+    with reader.workspace() as ws:
+        items = ws.home.investor.persona()
     return reader.stamped({"persona": {k: quote_data(v) for k, v in items.items()}})
 
 
 def search_memory(reader: Reader, text: str) -> dict:
     from pixiu_cli.memory.changes import search_memories
-    from pixiu_cli.memory.handle import Memory
 
     keys = ("ref", "kind", "symbol", "created_at", "author", "source", "text", "pinned")
-    with reader.db() as db:
-        entries = search_memories(Memory(db), text, limit=50)
+    with reader.workspace() as ws:
+        entries = search_memories(ws.memory, text, limit=50)
     return reader.stamped({"memories": _quoted([{k: getattr(e, k) for k in keys} for e in entries], ("text",))})
 
 
 def propose_note(reader: Reader, kind: str, text: str, code: str | None = None) -> dict:
     """Stored as a proposal (author `proposal`): the user's only once accepted."""
-    from pixiu_cli.memory.handle import Memory
     from pixiu_cli.memory.notes import NewNote, add_note
 
-    with reader.db() as db:
-        note = NewNote(kind, text, _code(db, code), "model", AUTHOR_PROPOSAL)
-        write = add_note(Memory(db), note, reader.now().isoformat(timespec="seconds"))
+    with reader.workspace() as ws:
+        note = NewNote(kind, text, _code(ws.market, code), "model", AUTHOR_PROPOSAL)
+        write = add_note(ws.memory, note, reader.now().isoformat(timespec="seconds"))
     ref, name = f"n{write.event.id}", NOTE_KIND_NAMES.get(kind, kind)
     notice = (
         f"已存为其他代理的提议 #{ref}（{name}）：它不算用户自己的{name}，也不会注入 pixiu 的对话，"
@@ -221,7 +227,7 @@ def _is_day(text: str) -> bool:
         return False
 
 
-def _code(db: Database, raw: str | None) -> str | None:
+def _code(market: Market, raw: str | None) -> str | None:
     """A code in any spelling, or a name (services/stock_codes.py), as the CLI reads one."""
     if not raw:
         return None
@@ -230,17 +236,20 @@ def _code(db: Database, raw: str | None) -> str | None:
     if code is not None:
         return code
     from pixiu_cli.app import names_cache_dir
-    from pixiu_cli.market.handle import Market
     from pixiu_cli.market.stock_codes import resolve_stock
 
-    return resolve_stock(Market(db), raw, names_cache_dir())
+    return resolve_stock(market, raw, names_cache_dir())
 
 
 if TYPE_CHECKING:
-    from sqlite_utils import Database
+    from pixiu_cli.app import Workspace
+    from pixiu_cli.market.handle import Market
+    from pixiu_cli.mcp.store import McpCallLog
 
 UNKNOWN_AGENT = "未知"
 
 
-def record_call(db: Database, agent: str | None, kind: str, name: str, at: str, outcome: str, detail: str = "") -> None:
-    stores_of(db).mcp_calls.record((agent or "").strip() or UNKNOWN_AGENT, kind, name, at, outcome, detail[:200])
+def record_call(
+    log: McpCallLog, agent: str | None, kind: str, name: str, at: str, outcome: str, detail: str = ""
+) -> None:
+    log.record((agent or "").strip() or UNKNOWN_AGENT, kind, name, at, outcome, detail[:200])

@@ -59,9 +59,9 @@ class CallLog:
 
     def _record(self, ctx, kind: str, name: str, outcome: str, detail: str) -> None:
 
-        with self.reader.db() as db:
+        with self.reader.call_log() as log:
             at = self.reader.now().isoformat(timespec="seconds")
-            record_call(db, _agent(ctx), kind, name, at, outcome, scrub(detail))
+            record_call(log, _agent(ctx), kind, name, at, outcome, scrub(detail))
 
 
 def _failure(result) -> tuple[bool, str]:

@@ -31,7 +31,7 @@ class Forgetting:
     done: object  # store.memory.Forgotten | store.portfolio.UndoneTrade | None for a rule
 
 
-def forget_memory(memory: Memory, typed: str, at: str, cost_method: str) -> Forgetting:
+def forget_memory(memory: Memory, typed: str, at: str) -> Forgetting:
     from pixiu_cli.account import trades
     from pixiu_cli.memory.alerts import rule_ref
 
@@ -43,7 +43,7 @@ def forget_memory(memory: Memory, typed: str, at: str, cost_method: str) -> Forg
     store = memory.store
     ref = store.resolve(typed)
     if ref.kind == "d":
-        undone = trades.undo_trade(memory.db, ref.id, at, cost_method)
+        undone = trades.undo_trade(memory.account, ref.id, at)
         if undone is None:
             raise RequestError(f"没有 ID 为 {ref} 的记忆")
         return Forgetting(str(ref), "trade", undone)

@@ -161,7 +161,7 @@ def _by_id(metavar: str):
 @demo_option
 def memory_accept(ref: str, demo: bool) -> None:
     ws = common.on_workspace()
-    done = accept_proposal(ws.memory, ref, _stamp(ws), ws.settings.cost_method, ws.settings.commission)
+    done = accept_proposal(ws.memory, ref, _stamp(ws), ws.settings.commission)
     _show(views.show_accepted, done)
 
 
@@ -217,7 +217,7 @@ def remember(text, kind: str, symbol, demo: bool) -> None:
 @demo_option
 def forget(ref: str, demo: bool) -> None:
     ws = common.on_workspace()
-    _show(views.show_forgotten, forget_memory(ws.memory, ref, _stamp(ws), ws.settings.cost_method))
+    _show(views.show_forgotten, forget_memory(ws.memory, ref, _stamp(ws)))
 
 
 # Price alerts.

@@ -53,7 +53,7 @@ class Memory:
             return self._account
         from pixiu_cli.account.handle import Account
 
-        return Account(self.db)
+        return Account(self.db, home=self.home, market=self.market)
 
     @property
     def investor(self) -> InvestorStore:

@@ -79,13 +79,7 @@ def _offering_to_replace(store: MemoryStore, write: NoteWrite) -> NoteWrite:
     return replace(write, offered=tuple(older))
 
 
-def accept_proposal(
-    memory: Memory,
-    typed: str,
-    at: str | None = None,
-    cost_method: str = "diluted",
-    commission: Commission | None = None,
-):
+def accept_proposal(memory: Memory, typed: str, at: str | None = None, commission: Commission | None = None):
     """The user takes the model's proposal as their own: from now on a note is shown as theirs
     (a plan then offers to replace the older plans it restates, as one the user wrote); a
     proposed trade or alert is made, once (services/proposals.py). Returns the NoteWrite, or
@@ -96,7 +90,7 @@ def accept_proposal(
     if event is not None and event.kind == "proposal":
         from pixiu_cli.memory.proposals import accept_change
 
-        return accept_change(memory, event, at or event.created_at, cost_method, commission)
+        return accept_change(memory, event, at or event.created_at, commission)
     if event is None or event.author != AUTHOR_PROPOSAL:
         raise RequestError(f"#{ref} 不是待确认的模型提议：/memory accept 后面写提议的 ID（见 /memory 的作者一栏）")
     accepted = store.accept(ref.id)

@@ -108,10 +108,11 @@ def pending_changes(memory: Memory, after_id: int) -> list[ProposedChange]:
 
 
 def accept_change(
-    memory: Memory, event: MemoryEvent, at: str, cost_method: str, commission: Commission | None = None
+    memory: Memory, event: MemoryEvent, at: str, commission: Commission | None = None
 ) -> RecordedTrade | AddedAlert:
     """The user confirms a proposed change: the trade recorded (or the alert set) once, in one
-    transaction with the proposal taken, so a second accept records nothing."""
+    transaction with the proposal taken, so a second accept records nothing; a trade is valued
+    by the memory's account (its cost method)."""
     store = memory.store
     ref = note_ref(event.id)
     with write_transaction(memory.db):
@@ -124,13 +125,13 @@ def accept_change(
             recorded = f"，已记录为 #{decision_ref(taken)}" if taken else ""
             raise RequestError(f"#{ref} 已经采纳过{recorded}，没有再记录一次")
         change, encoded = proposed
-        done = _make(memory, change, json.loads(encoded or "{}"), at, cost_method, commission)
+        done = _make(memory, change, json.loads(encoded or "{}"), at, commission)
         store.take_proposal(event.id, done.decision.id if isinstance(done, RecordedTrade) else None)
     return done
 
 
 def _make(
-    memory: Memory, change: str, arguments: dict, at: str, cost_method: str, commission: Commission | None
+    memory: Memory, change: str, arguments: dict, at: str, commission: Commission | None
 ) -> RecordedTrade | AddedAlert:
     if change == TRADE:
         trade = NewTrade(
@@ -144,7 +145,7 @@ def _make(
             day=arguments.get("day"),
             fee=arguments.get("fee"),  # none stated: the account's rates estimate it, as for a told trade
         )
-        return record_trade(memory.db, trade, at, cost_method, commission)
+        return record_trade(memory.account, trade, at, commission)
     alert = NewAlert(arguments["symbol"], arguments["kind"], arguments["threshold"], SOURCE_CONVERSATION)
     return add_alert(memory, alert, at)
 

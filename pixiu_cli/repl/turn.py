@@ -58,7 +58,7 @@ def confirm_changes(state: ReplState, after_id: int) -> None:
             continue
         try:
             settings = state.app.settings
-            done = accept_change(memory, proposal.event, state.stamp(), settings.cost_method, settings.commission)
+            done = accept_change(memory, proposal.event, state.stamp(), settings.commission)
         except RequestError as exc:
             state.renderer.error(str(exc))
             continue

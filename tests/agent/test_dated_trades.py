@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from pixiu_cli.account.handle import Account
 from pixiu_cli.conversation.offline.script import ScriptedReply, planned_tool_calls
 from tests.helpers import call, tool_messages
 
@@ -76,7 +77,7 @@ def test_get_holdings_says_the_cash_once_it_is_known(rig, model):
     model.enqueue(ScriptedReply(tool_calls=[call("get_holdings", {})]), ScriptedReply(text="好"))
     agent.run_turn(conv, "我的持仓")
     assert json.loads(tool_messages(store, conv)[0][0]["content"])["cash"] is None
-    set_cash(domain.db, 50000, "昨天", ctx.now())
+    set_cash(Account(domain.db), 50000, "昨天", ctx.now())
     model.enqueue(ScriptedReply(tool_calls=[call("get_holdings", {})]), ScriptedReply(text="好"))
     agent.run_turn(conv, "我的持仓和现金")
     yesterday = ctx.now().date().fromordinal(ctx.now().date().toordinal() - 1).isoformat()

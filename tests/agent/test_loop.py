@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from pixiu_cli.account.handle import Account
 from pixiu_cli.conversation.agent.guardrails import Guardrails
 from pixiu_cli.conversation.context.block import MemoryId, parsed_digests
 from pixiu_cli.conversation.offline.script import Fault, ScriptedReply
@@ -137,7 +138,7 @@ def test_record_decision_updates_holdings_and_memory(rig, model):
     assert result.notices and "已记录" in result.notices[0]
     from pixiu_cli.account.overview import read_account
 
-    held = read_account(domain.db, NOW).account.holding("002415")
+    held = read_account(Account(domain.db), NOW).account.holding("002415")
     # the stated 2,000 @ 31.2 and the recorded 1,000 @ 29.5 with its estimated fee (万2.5 of
     # 29,500 = 7.375 and the 0.001% transfer fee 0.295, 7.67): the ledger adds them
     assert held.shares == 3000 and float(held.cost) == pytest.approx((2000 * 31.2 + 1000 * 29.5 + 7.67) / 3000)

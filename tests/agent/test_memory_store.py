@@ -5,6 +5,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
+from pixiu_cli.account.handle import Account
 from pixiu_cli.account.store import PortfolioStore
 from pixiu_cli.home.document_file import SHANGHAI
 from pixiu_cli.home.store import InvestorStore
@@ -204,7 +205,7 @@ def _holding(db, symbol):
     """Shares and cost as the account derives them (the one valuation)."""
     from pixiu_cli.account.overview import account_record, read_account
 
-    record = account_record(read_account(db, datetime.fromisoformat(at(9))))
+    record = account_record(read_account(Account(db), datetime.fromisoformat(at(9))))
     h = next((h for h in record["holdings"] if h["symbol"] == symbol), None)
     return None if h is None else (h["shares"], h["cost"])
 
@@ -212,7 +213,9 @@ def _holding(db, symbol):
 def _trade(db, *, symbol, side, price, quantity, when, name=None):
     from pixiu_cli.account.trades import NewTrade, record_trade
 
-    return record_trade(db, NewTrade(symbol, side, price, quantity, None, name, "model", fee=0.0), when).decision
+    return record_trade(
+        Account(db), NewTrade(symbol, side, price, quantity, None, name, "model", fee=0.0), when
+    ).decision
 
 
 def test_typed_ids_resolve_and_plain_numbers_ask_when_ambiguous(tmp_path):
@@ -275,12 +278,12 @@ def test_forgetting_a_trade_reverses_it(tmp_path, trades, undo, expected):
         _trade(db, symbol=symbol, side=s, price=p, quantity=q, name="海康威视", when=at(i)).id
         for i, (s, p, q) in enumerate(trades)
     ]
-    undone = undo_trade(db, ids[undo], at(5))
+    undone = undo_trade(Account(db), ids[undo], at(5))
     assert undone.holding_changed
     assert _holding(db, symbol) == expected
     assert all(d.id != ids[undo] for d in domain.recent_decisions(at(-1), at(9), 10))
     assert MemoryStore(db).search(kind="decision", symbol=symbol, limit=10).__len__() == len(trades) - 1
-    assert undo_trade(db, ids[undo], at(5)) is None
+    assert undo_trade(Account(db), ids[undo], at(5)) is None
 
 
 def test_undoing_a_buy_sold_since_is_refused_with_one_line(tmp_path):
@@ -291,7 +294,7 @@ def test_undoing_a_buy_sold_since_is_refused_with_one_line(tmp_path):
     buy = _trade(db, symbol="002415", side="buy", price=30, quantity=200, name="海康威视", when=at())
     _trade(db, symbol="002415", side="sell", price=31, quantity=100, when=at(1))
     with pytest.raises(RequestError, match="先撤销那笔卖出"):
-        undo_trade(db, buy.id, at(2))
+        undo_trade(Account(db), buy.id, at(2))
     assert _holding(db, "002415") == (100, 30.0 - 100 * (31 - 30) / 100)
 
 

@@ -126,7 +126,7 @@ def formatted(now, ref, fig):
 
 
 def test_every_number_of_the_first_brief_comes_from_the_stored_data(app):
-    plan = plan_brief(app.db, FIRST)
+    plan = plan_brief(Brief(app.db), FIRST)
     now, ref = expected_first(app.db)
     fig = figures(now, ref)
     lines = plan.lines
@@ -158,11 +158,11 @@ def test_every_number_of_the_first_brief_comes_from_the_stored_data(app):
 
 
 def test_the_next_brief_measures_from_the_last_one_and_its_conclusion_is_remembered(app, tmp_path):
-    first = write_brief(app.agent, Brief(app.db), app.new_conversation(), plan_brief(app.db, FIRST))
+    first = write_brief(app.agent, Brief(app.db), app.new_conversation(), plan_brief(Brief(app.db), FIRST))
     assert first.report_id and first.turn.status == "complete" and first.conclusion
     load(app.db, "000333")  # the sessions after the first brief arrive (to 2025-05-30)
     load(app.db, "000002")
-    plan = plan_brief(app.db, SECOND)
+    plan = plan_brief(Brief(app.db), SECOND)
     c333, c002 = closes(app.db, "000333"), closes(app.db, "000002")
     now = {"000333": c333["2025-05-30"], "000002": c002["2025-05-30"]}
     ref = {"000333": c333["2025-05-23"], "000002": c002["2025-05-23"]}  # the first brief's closes
@@ -178,7 +178,7 @@ def test_the_next_brief_measures_from_the_last_one_and_its_conclusion_is_remembe
 
 def test_the_conclusion_is_a_report_with_date_layer_holdings_and_turn(app):
     conversation = app.new_conversation()
-    outcome = write_brief(app.agent, Brief(app.db), conversation, plan_brief(app.db, FIRST))
+    outcome = write_brief(app.agent, Brief(app.db), conversation, plan_brief(Brief(app.db), FIRST))
     assert outcome.turn.reply.startswith("（离线评测模型")  # the labelled reading model wrote it
     assert outcome.conclusion in outcome.turn.reply
     row = app.db.execute(
@@ -206,7 +206,7 @@ def header(plan) -> str:
 
 def test_the_brief_is_as_of_its_newest_bar_however_late_it_is_written(app):
     # written on 2026-11-30 over bars that end on 2025-05-23: never 截至 2026-11-30
-    plan = plan_brief(app.db, FIRST)
+    plan = plan_brief(Brief(app.db), FIRST)
     behind = {m.stale_days for m in plan.facts.moves if m.priced}
     assert len(behind) == 1 and header(plan) == f"截至 2025-05-23 收盘（行情已过期 {behind.pop()} 个交易日）"
     assert plan.facts.session == plan.facts.as_of == "2025-05-23"
@@ -217,22 +217,24 @@ def test_bars_of_the_last_closed_session_are_current(model, tmp_path):
     app = build_app(model, tmp_path / "pixiu.db", portfolio=document(tmp_path), now=morning)
     for code in ("000333", "000002"):
         load(app.db, code)  # through 2025-05-30, the last closed session at 10:00 on 06-03
-    plan = plan_brief(app.db, morning)
+    plan = plan_brief(Brief(app.db), morning)
     assert header(plan) == "截至 2025-05-30 收盘" and plan.facts.stale_days == 0
 
 
 def test_past_the_calendar_the_count_stops_at_its_end_and_says_so(app):
     later = datetime(2027, 1, 5, 16, 0, tzinfo=SHANGHAI)  # the shipped calendar ends on 2026-12-31
-    plan = plan_brief(app.db, later)
+    plan = plan_brief(Brief(app.db), later)
     shown = header(plan)
     assert shown.startswith("截至 2025-05-23 收盘（行情已过期至少 ") and shown.endswith("；交易日历只到 2026-12-31）")
     counted = int(shown.split("至少 ")[1].split(" ")[0])
-    assert counted == plan.facts.stale_days > plan_brief(app.db, FIRST).facts.stale_days  # December 2026 counted too
+    assert (
+        counted == plan.facts.stale_days > plan_brief(Brief(app.db), FIRST).facts.stale_days
+    )  # December 2026 counted too
 
 
 def test_without_bars_the_brief_says_so_and_is_of_its_day(model, tmp_path):
     app = build_app(model, tmp_path / "pixiu.db", portfolio=document(tmp_path), now=FIRST)
-    plan = plan_brief(app.db, FIRST)
+    plan = plan_brief(Brief(app.db), FIRST)
     assert header(plan) == "截至：没有已存的行情（持仓按成本计）"
     assert plan.facts.session is None and plan.facts.as_of == "2026-11-30"
     outcome = write_brief(app.agent, Brief(app.db), app.new_conversation(), plan)

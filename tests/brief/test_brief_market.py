@@ -10,6 +10,7 @@ from datetime import datetime
 from decimal import Decimal
 
 from pixiu_cli.brief.daily_brief import plan_brief
+from pixiu_cli.brief.handle import Brief
 from pixiu_cli.market.bars import Bar, SeriesWrite
 from pixiu_cli.market.calendar import SHANGHAI
 from pixiu_cli.market.review.breadth import discontinued_series
@@ -88,7 +89,7 @@ def market_lines(lines: list[str]) -> list[str]:
 def test_the_facts_begin_with_the_review_and_each_number_is_a_stored_figure(model, tmp_path):
     app = build_app(model, tmp_path / "pixiu.db", portfolio=FIXTURE, now=NOW)
     store_market(app.db)
-    lines = plan_brief(app.db, NOW).lines
+    lines = plan_brief(Brief(app.db), NOW).lines
     header_end = next(i for i, line in enumerate(lines) if line.startswith("组合："))
     assert lines[header_end + 1] == "市场概况（各项注明日期和来源）："  # the first of the facts after the header
     shown = market_lines(lines)
@@ -105,7 +106,7 @@ def test_the_facts_begin_with_the_review_and_each_number_is_a_stored_figure(mode
 
 def test_with_nothing_stored_the_brief_says_so_in_one_line_without_figures(model, tmp_path):
     app = build_app(model, tmp_path / "pixiu.db", portfolio=FIXTURE, now=NOW)
-    lines = plan_brief(app.db, NOW).lines
+    lines = plan_brief(Brief(app.db), NOW).lines
     said = [line for line in lines if line.startswith("市场概况")]
     assert len(said) == 1 and said[0].startswith("市场概况：没有已存的指数日线和全市场快照")
     assert numbers(said) == []

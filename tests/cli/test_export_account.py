@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from pixiu_cli.account.handle import Account
 from pixiu_cli.account.trades import undo_trade
 from pixiu_cli.kernel.store.database import open_database
 from tests.helpers import clean_env, pixiu_in_process
@@ -140,7 +141,7 @@ def test_decisions_that_get_other_ids_keep_their_fills(tmp_path):
     run(source, "trade", "buy", "000001", "200", "10", "--date", "2025-08-01")  # d2
     db = open_database(Path(source["PIXIU_HOME"]) / "pixiu.db")
     try:
-        undo_trade(db, 1, "2025-08-20T16:00:00+08:00")
+        undo_trade(Account(db), 1, "2025-08-20T16:00:00+08:00")
     finally:
         db.close()
     run(source, "trade", "buy", "600519", "100", "1500", "--fee", "1")  # d3

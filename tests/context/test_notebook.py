@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
+from pixiu_cli.account.handle import Account
 from pixiu_cli.account.trades import NewTrade, record_trade
 from pixiu_cli.conversation.context.builder import ContextBuilder, system_prompt
 from pixiu_cli.conversation.context.memory_classes import MemoryLimits
@@ -181,7 +182,7 @@ def test_a_pinned_note_is_injected_whatever_its_age(db):
 
 
 def test_a_trade_cannot_be_pinned(db):
-    trade = record_trade(db, NewTrade("600519", "buy", 1500, 100, None, "贵州茅台", "user"), ago(1))
+    trade = record_trade(Account(db), NewTrade("600519", "buy", 1500, 100, None, "贵州茅台", "user"), ago(1))
     with pytest.raises(RequestError, match="只有笔记可以置顶"):
         notes.pin_note(Memory(db), trade.ref, True)
 
@@ -214,7 +215,7 @@ def test_memory_search_by_kind_word(db):
 
 
 def test_a_trade_shown_in_a_block_counts_as_injected(db):
-    trade = record_trade(db, NewTrade("600519", "buy", 1500, 100, "回调买入", "贵州茅台", "user"), ago(1))
+    trade = record_trade(Account(db), NewTrade("600519", "buy", 1500, 100, "回调买入", "贵州茅台", "user"), ago(1))
     store = ConversationStore(db)
     builder = ContextBuilder(store, InvestorStore(db), MemoryLimits(), clock=lambda: NOW)
     built = builder.build_messages(None, "最近的操作怎么样", now=NOW)

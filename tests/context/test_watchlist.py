@@ -8,6 +8,7 @@ from datetime import datetime
 
 import pytest
 
+from pixiu_cli.account.handle import Account
 from pixiu_cli.account.trades import NewTrade, record_trade
 from pixiu_cli.conversation.context.builder import ContextBuilder
 from pixiu_cli.conversation.context.memory_classes import MemoryLimits
@@ -62,7 +63,7 @@ def test_a_question_about_the_watch_list_gets_the_list_compactly(db):
 
 
 def test_a_holding_recorded_without_a_name_is_shown_under_the_known_name(db):
-    record_trade(db, NewTrade("600519", "buy", 1500, 100, None, None, "user"), "2026-11-30T10:00:00+08:00")
+    record_trade(Account(db), NewTrade("600519", "buy", 1500, 100, None, None, "user"), "2026-11-30T10:00:00+08:00")
     block, _ = selected(db, "600519 怎么样")
     assert "## 标的上下文：600519 贵州茅台" in block.text
     assert "600519 贵州茅台 · 卫星仓" in block.text and "600519 600519" not in block.text

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from pixiu_cli.home.handle import Home
 from tests.helpers import clean_env, in_process_clean
 
 
@@ -126,7 +127,7 @@ def test_a_restore_during_a_turn_keeps_the_turn_out_of_the_restored_database(tmp
     other_conversation = other.new_conversation()
     for question in ("备份里的问题一", "备份里的问题二"):
         other.agent.run_turn(other_conversation, question, SilentSink())
-    saved = backup(other.db, place, now).path
+    saved = backup(Home(other.db), place, now).path
     other.db.close()
 
     db_path = tmp_path / "pixiu.db"

@@ -8,6 +8,7 @@ from decimal import Decimal
 
 import pytest
 
+from pixiu_cli.account.handle import Account
 from pixiu_cli.home.store import InvestorStore
 from pixiu_cli.market.calendar import SHANGHAI
 from pixiu_cli.market.chart import ChartError, build, chart_data, moving_average
@@ -27,11 +28,13 @@ def test_trade_markers_sit_on_the_adjusted_scale(db):
     from pixiu_cli.account.trades import NewTrade, record_trade
 
     record_trade(
-        db, NewTrade("000333", "buy", 32.99, 1000, None, "美的集团", "user", fee=0.0), "2016-05-05T14:00:00+08:00"
+        Account(db),
+        NewTrade("000333", "buy", 32.99, 1000, None, "美的集团", "user", fee=0.0),
+        "2016-05-05T14:00:00+08:00",
     )
     # bought before the 2016-05-31 10转5派12: 1,500 shares, the 32,990 paid less the 1,200
     # received over 1,500 shares = 21.19 real yuan (the qfq scale of the last bar is 1)
-    held = read_account(db, datetime(2025, 6, 3, tzinfo=SHANGHAI)).account.holding("000333")
+    held = read_account(Account(db), datetime(2025, 6, 3, tzinfo=SHANGHAI)).account.holding("000333")
     assert held.shares == 1500 and round(held.cost, 2) == Decimal("21.19")
     data = chart_data(MarketData(Market(db)), InvestorStore(db), "000333", 2400, float(held.cost))
     assert data.name == "美的集团" and len(data.dates) == 2380
@@ -60,7 +63,9 @@ def test_the_chart_fits_the_terminal_width_with_chinese_title_and_legend(db, wid
     load(db, "000333", name="美的集团")
     from pixiu_cli.account.trades import NewTrade, record_trade
 
-    record_trade(db, NewTrade("000333", "buy", 70.0, 1000, None, "美的集团", "user"), "2025-03-03T14:00:00+08:00")
+    record_trade(
+        Account(db), NewTrade("000333", "buy", 70.0, 1000, None, "美的集团", "user"), "2025-03-03T14:00:00+08:00"
+    )
     text = build(MarketData(Market(db)), InvestorStore(db), "000333", 120, 70.0, color=False, width=width, height=24)
     widest = max(wcswidth(line) for line in text.splitlines())
     assert widest <= width and widest >= width - 12  # fits, and still uses the terminal

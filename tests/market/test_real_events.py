@@ -100,7 +100,7 @@ def test_holding_bought_before_ex_rights_keeps_its_real_value(db, tmp_path):
     # 1,000 shares bought at 30.00 on 2016-04-01; the market data ends on the ex-rights day.
     load(db, "000333", path=_truncated(tmp_path, "000333", "2016-05-06"))
     _state(db, [("000333", "美的集团", 1000, 30.0, "2016-04-01T10:00:00+08:00")])
-    account = read_account(db, datetime(2016, 5, 6, 16, tzinfo=SHANGHAI)).account
+    account = read_account(Account(db), datetime(2016, 5, 6, 16, tzinfo=SHANGHAI)).account
     v = account.holding("000333")
     assert (v.close.day, v.close.price, v.shares, v.position.dividends) == ("2016-05-06", Decimal("20.35"), 1500, 1200)
     assert v.value == Decimal("30525.00")
@@ -130,7 +130,7 @@ def test_holding_recorded_after_the_event_is_not_multiplied_again(db):
     _state(
         db, [("000333", "美的集团", 1000, 60.5, "2024-01-02T10:00:00+08:00"), ("000001", "平安银行", 100, 10.0, None)]
     )
-    account = read_account(db, now).account
+    account = read_account(Account(db), now).account
     v = account.holding("000333")
     # the 2024 and 2025 dividends after the stated day are paid on the 1,000 shares, no bonus
     paid = sum(a.cash for a in v.position.actions)

@@ -9,6 +9,7 @@ import json
 
 import pytest
 
+from pixiu_cli.brief.handle import Brief
 from pixiu_cli.brief.push.config import read_push
 from pixiu_cli.brief.push.deliver import push_new_alerts
 from pixiu_cli.brief.store import PushLog
@@ -116,11 +117,11 @@ def test_a_claimed_alert_is_never_sent_to_that_channel_again(tmp_path, receiver)
         mark = PushLog(db).last_alert_id()
         ids = _fired(db, 2)
         now = __import__("datetime").datetime.fromisoformat("2025-06-03T16:00:00+08:00")
-        first = push_new_alerts(db, config, mark, now, sleep=lambda s: None)
-        second = push_new_alerts(db, config, mark, now, sleep=lambda s: None)  # the same firings again
+        first = push_new_alerts(Brief(db), config, mark, now, sleep=lambda s: None)
+        second = push_new_alerts(Brief(db), config, mark, now, sleep=lambda s: None)  # the same firings again
         assert [d.ok for d in first] == [True] and second == []
         unasked = read_push({**tomllib.loads(receiver.config("webhook"))["push"], "alerts": False}, {})
-        assert push_new_alerts(db, unasked, 0, now) == []  # [push] alerts unset: nothing is claimed or sent
+        assert push_new_alerts(Brief(db), unasked, 0, now) == []  # [push] alerts unset: nothing is claimed or sent
         [body] = receiver.received["webhook"]
         assert body["title"] == "pixiu 预警 2025-05-13（2 条）" and body["text"].count("\n") == 1
         rows = db.execute("select ref, channel, status from push_log where kind = 'alert' order by ref").fetchall()
@@ -140,9 +141,9 @@ def test_a_failed_alert_push_is_one_line_and_not_repeated(tmp_path, receiver):
         _fired(db, 1)
         receiver.faults["webhook"] = ["error"]
         now = __import__("datetime").datetime.fromisoformat("2025-06-03T16:00:00+08:00")
-        [failed] = push_new_alerts(db, config, mark, now, sleep=lambda s: None)
+        [failed] = push_new_alerts(Brief(db), config, mark, now, sleep=lambda s: None)
         assert not failed.ok and failed.reason == "HTTP 400"
-        assert push_new_alerts(db, config, mark, now, sleep=lambda s: None) == []  # it may have half-arrived
+        assert push_new_alerts(Brief(db), config, mark, now, sleep=lambda s: None) == []  # it may have half-arrived
         assert db.execute("select status, detail from push_log").fetchall() == [("failed", "HTTP 400")]
     finally:
         db.close()

@@ -13,6 +13,7 @@ from datetime import date, datetime, timedelta
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pixiu_cli.account.handle import Account
 from pixiu_cli.account.model import BONUS, BUY, DIVIDEND, SELL, Fill
 from pixiu_cli.account.overview import derive_positions
 from pixiu_cli.account.store import AccountStore
@@ -43,8 +44,8 @@ WRITE = st.tuples(
 def _same(db) -> int:
     store = AccountStore(db)
     with write_transaction(db):  # a writer's read stores the checkpoints it makes
-        fast = derive_positions(db, NOW)
-    whole = derive_positions(db, NOW, fills=store.fills())
+        fast = derive_positions(Account(db), NOW)
+    whole = derive_positions(Account(db), NOW, fills=store.fills())
     assert fast == whole and repr(fast) == repr(whole)
     return db.conn.execute("select count(*) from position_checkpoints").fetchone()[0]
 
@@ -87,7 +88,7 @@ def test_a_read_after_an_import_reads_only_the_fills_after_each_checkpoint(tmp_p
     fills = [_fill(i, "600036", BUY if i % 3 else SELL, i // 2, 1, 10.0) for i in range(400)]
     with write_transaction(db):
         store.add_fills(fills, source_file="t.csv", at="2025-12-01")
-        derive_positions(db, NOW)
+        derive_positions(Account(db), NOW)
     read: list[int] = []
     original = AccountStore.fills
 
@@ -98,13 +99,13 @@ def test_a_read_after_an_import_reads_only_the_fills_after_each_checkpoint(tmp_p
 
     AccountStore.fills = counting
     try:
-        derive_positions(db, NOW)
+        derive_positions(Account(db), NOW)
         since = (date.fromisoformat(max(f.day for f in fills)) - timedelta(days=7)).isoformat()
         assert read == [sum(f.day >= since for f in fills)] and read[0] < 20
         with write_transaction(db):
             store.add_fills([replace(fills[0], fill_id="late")], source_file="t.csv", at="2025-12-01")
         read.clear()
-        derive_positions(db, NOW)
+        derive_positions(Account(db), NOW)
         assert read == [401]
     finally:
         AccountStore.fills = original
@@ -126,9 +127,9 @@ def test_a_dividend_row_after_the_checkpoint_books_the_action_it_had_applied(tmp
             [(START + timedelta(days=10)).isoformat()],
         )
         _same(db)
-    assert derive_positions(db, NOW)["600036"].dividends == 500
+    assert derive_positions(Account(db), NOW)["600036"].dividends == 500
     with write_transaction(db):
         store.add_fills([_fill(3, "600036", DIVIDEND, 40, 0, 45.0)], source_file="t", at="x")
     _same(db)
-    assert derive_positions(db, NOW)["600036"].dividends == 445  # the row's 450 less its 5 fee
+    assert derive_positions(Account(db), NOW)["600036"].dividends == 445  # the row's 450 less its 5 fee
     db.conn.close()

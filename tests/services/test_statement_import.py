@@ -10,11 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from pixiu_cli.account.handle import Account
 from pixiu_cli.account.overview import account_record, read_account
 from pixiu_cli.account.statement_import import import_statement
 from pixiu_cli.account.statements.rows import StatementError
 from pixiu_cli.account.store import AccountStore
 from pixiu_cli.account.trades import NewTrade, record_trade, undo_trade
+from pixiu_cli.brief.handle import Brief
 from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.kernel.store.database import open_database
 from pixiu_cli.market.calendar import SHANGHAI
@@ -44,17 +46,17 @@ def digest(db) -> str:
 
 def holdings(db, method: str = "diluted") -> dict[str, tuple]:
     """Shares and cost (to 4 decimals, as shown) of every holding the account derives."""
-    record = account_record(read_account(db, NOW, method))
+    record = account_record(read_account(Account(db, method), NOW))
     return {h["symbol"]: (h["shares"], h["cost"]) for h in record["holdings"]}
 
 
 def cash(db) -> float | None:
-    record = account_record(read_account(db, NOW))
+    record = account_record(read_account(Account(db), NOW))
     return record["cash"]["amount"] if record["cash"] else None
 
 
 def test_import_sets_holdings_cost_and_cash(db):
-    done = import_statement(db, THS, NOW)
+    done = import_statement(Account(db), THS, NOW)
     assert (done.added, done.duplicates, done.layout) == (12, 0, "同花顺交割单")
     # 摊薄成本 by default (hand computation: tests/statements/test_statement_layouts.py)
     assert holdings(db) == {"000333": (290, 38.4313), "600036": (1300, 39.6255), "603375": (500, 10.5)}
@@ -69,9 +71,11 @@ def test_import_sets_holdings_cost_and_cash(db):
 
 
 def test_the_average_cost_method(db):
-    import_statement(db, THS, NOW, cost_method="average")
+    import_statement(Account(db, "average"), THS, NOW)
     assert holdings(db, "average")["000333"] == (290, 53.8544)
-    line = next(h for h in account_record(read_account(db, NOW, "average"))["holdings"] if h["symbol"] == "000333")
+    line = next(
+        h for h in account_record(read_account(Account(db, "average"), NOW))["holdings"] if h["symbol"] == "000333"
+    )
     assert (line["cost"], line["diluted_cost"], line["average_cost"], line["realised_pnl"]) == (
         53.8544,
         38.4313,
@@ -81,17 +85,17 @@ def test_the_average_cost_method(db):
 
 
 def test_reimporting_the_same_or_another_clients_export_changes_nothing(db):
-    import_statement(db, THS, NOW)
+    import_statement(Account(db), THS, NOW)
     before = digest(db)
-    again = import_statement(db, THS, NOW)
+    again = import_statement(Account(db), THS, NOW)
     assert (again.added, again.duplicates, again.holdings, again.cash) == (0, 12, (), None)
-    other = import_statement(db, TDX, NOW)  # other ids (成交编号), the same fills
+    other = import_statement(Account(db), TDX, NOW)  # other ids (成交编号), the same fills
     assert (other.added, other.duplicates) == (0, 12)
     assert digest(db) == before
 
 
 def test_a_later_overlapping_statement_adds_only_what_is_new(db, tmp_path):
-    import_statement(db, THS, NOW)
+    import_statement(Account(db), THS, NOW)
     lines = THS.read_bytes().decode("utf-8-sig").splitlines()
     later = [lines[0], *[x for x in lines[1:] if x[:8] >= "20250701"]]
     later.append(
@@ -99,7 +103,7 @@ def test_a_later_overlapping_statement_adds_only_what_is_new(db, tmp_path):
     )
     path = tmp_path / "later.csv"
     path.write_text("\n".join(later) + "\n", encoding="utf-8")
-    done = import_statement(db, path, datetime(2025, 9, 2, 16, tzinfo=SHANGHAI))
+    done = import_statement(Account(db), path, datetime(2025, 9, 2, 16, tzinfo=SHANGHAI))
     assert (done.added, done.duplicates) == (1, 4)  # 配股缴款, a sale, the tax, a transfer: had
     # 11,145.08 + 7,805.08 = 18,950.16 over 390 shares = 48.5902
     assert holdings(db)["000333"] == (390, 48.5902)
@@ -109,10 +113,10 @@ def test_a_later_overlapping_statement_adds_only_what_is_new(db, tmp_path):
 
 def test_a_trade_told_in_conversation_is_the_statements_fill(db):
     told = NewTrade("000333", "buy", 70, 500, "看好家电", "美的集团", "model", day="2025年3月3日")
-    recorded = record_trade(db, told, NOW.isoformat())
+    recorded = record_trade(Account(db), told, NOW.isoformat())
     assert recorded.decision.decided_at.startswith("2025-03-03")
     assert (recorded.fee, recorded.fee_estimated) == (8.75 + 0.35, True)  # 万2.5 and 0.001% of 35,000
-    done = import_statement(db, THS, NOW)
+    done = import_statement(Account(db), THS, NOW)
     assert (done.added, len(done.matched)) == (11, 1)
     # one decision for that buy (the model's, with its reason), now carrying the statement's fees
     rows = db.execute("select source, reason from decisions where symbol = '000333' and side = 'buy'").fetchall()
@@ -123,7 +127,7 @@ def test_a_trade_told_in_conversation_is_the_statements_fill(db):
 
 
 def test_a_statement_for_another_account_is_flagged_before_it_is_merged(db, tmp_path):
-    import_statement(db, THS, NOW)
+    import_statement(Account(db), THS, NOW)
     text = THS.read_bytes().decode("utf-8-sig").replace("0123456789", "0999999999").replace("A123456789", "A999999999")
     other = tmp_path / "other.csv"
     other.write_text(text.replace("1001", "2001").replace("70.000", "71.000"), encoding="utf-8")
@@ -131,19 +135,19 @@ def test_a_statement_for_another_account_is_flagged_before_it_is_merged(db, tmp_
     with pytest.raises(
         RequestError, match="股东代码 0999999999、A999999999 与之前导入的 0123456789、A123456789 都不同"
     ):
-        import_statement(db, other, NOW)
+        import_statement(Account(db), other, NOW)
     assert digest(db) == before
-    assert import_statement(db, other, NOW, new_account=True, dry_run=True).added >= 1
+    assert import_statement(Account(db), other, NOW, new_account=True, dry_run=True).added >= 1
 
 
 def test_dry_run_and_a_bad_file_write_nothing(db, tmp_path):
     before = digest(db)
-    preview = import_statement(db, THS, NOW, dry_run=True)
+    preview = import_statement(Account(db), THS, NOW, dry_run=True)
     assert preview.added == 12 and [c.after for c in preview.holdings] == [290, 1300, 500]
     bad = tmp_path / "bad.csv"
     bad.write_text(THS.read_bytes().decode("utf-8-sig").replace("42.500", "四十二"), encoding="utf-8")
     with pytest.raises(StatementError, match="成交均价"):
-        import_statement(db, bad, NOW)
+        import_statement(Account(db), bad, NOW)
     assert digest(db) == before
 
 
@@ -156,7 +160,7 @@ def test_a_json_holding_that_disagrees_is_reported_with_both_figures(db):
              "role": "core", "updated_at": "2025-11-01T09:00:00+08:00"},
         ]
     )  # fmt: skip
-    done = import_statement(db, THS, NOW)
+    done = import_statement(Account(db), THS, NOW)
     changes = {c.symbol: (c.before, c.after, c.kept) for c in done.holdings}
     # dated before the fills: the statement's figure wins; dated after them: kept
     assert changes["000333"] == (1000, 290, False)
@@ -166,21 +170,23 @@ def test_a_json_holding_that_disagrees_is_reported_with_both_figures(db):
 
 
 def test_forgetting_a_trade_takes_its_fill_out_of_the_account(db):
-    import_statement(db, THS, NOW)
+    import_statement(Account(db), THS, NOW)
     recorded = record_trade(
-        db, NewTrade("000333", "sell", 81, 90, None, None, "user", day="昨天", fee=5), NOW.isoformat()
+        Account(db), NewTrade("000333", "sell", 81, 90, None, None, "user", day="昨天", fee=5), NOW.isoformat()
     )
     # the holding follows the fills: 200 left; cash 27,094.95 + 90 × 81 − 5 = 34,379.95
     assert holdings(db)["000333"][0] == 200
     assert cash(db) == 34379.95
-    undo_trade(db, recorded.decision.id, NOW.isoformat())
+    undo_trade(Account(db), recorded.decision.id, NOW.isoformat())
     assert cash(db) == 27094.95
     assert len(AccountStore(db).fills("000333")) == 6
 
 
 def test_a_future_day_is_refused(db):
     with pytest.raises(RequestError, match="之后：不能记录未来的交易"):
-        record_trade(db, NewTrade("000333", "buy", 70, 100, None, None, "user", day="2025-08-21"), NOW.isoformat())
+        record_trade(
+            Account(db), NewTrade("000333", "buy", 70, 100, None, None, "user", day="2025-08-21"), NOW.isoformat()
+        )
     assert db.execute("select count(*) from decisions").fetchone() == (0,)
 
 
@@ -188,7 +194,7 @@ def test_a_sale_of_shares_bought_before_the_statement_is_reported(db, tmp_path):
     path = tmp_path / "sale_only.csv"
     lines = THS.read_bytes().decode("utf-8-sig").splitlines()
     path.write_text("\n".join([lines[0], lines[4]]) + "\n", encoding="utf-8")  # the 200 @ 75 sale alone
-    done = import_statement(db, path, NOW)
+    done = import_statement(Account(db), path, NOW)
     (change,) = done.holdings
     assert (change.symbol, change.before, change.after, change.opening) == ("000333", None, 0, 200)
     assert "000333" not in holdings(db)
@@ -204,7 +210,7 @@ def test_the_holding_an_import_reports_is_the_one_it_writes_with_bonus_shares_it
     bars = [Bar(day, 10.0, 10.0, 10.0, 10.0, 1000.0, None, 1, False) for day in ("2025-06-02", "2025-08-19")]
     bonus = CorporateAction("603375", "2025-06-03", 0.0, 0.5, None, "import", "cash_shares", None)
     stores_of(db).market.write_series(SeriesWrite("603375", bars, "csv", NOW.isoformat(), actions=[bonus]))
-    done = import_statement(db, THS, NOW)
+    done = import_statement(Account(db), THS, NOW)
     change = next(c for c in done.holdings if c.symbol == "603375")
     assert (change.stated, change.unbooked, change.after) == (500, 250, 750)
     assert holdings(db)["603375"][0] == 750
@@ -212,20 +218,20 @@ def test_the_holding_an_import_reports_is_the_one_it_writes_with_bonus_shares_it
     lines, _ = import_lines(done)
     assert any("按对账单推算 500 股，已改为 750 股（含行情数据中对账单未记的送转股 250 股）" in x for x in lines)
     # the same import once the row stands: nothing for the import to change
-    again = import_statement(db, THS, NOW)
+    again = import_statement(Account(db), THS, NOW)
     assert again.added == 0 and [c.symbol for c in again.holdings] == []
 
 
 def test_the_brief_reads_the_accounts_cash(db):
     from pixiu_cli.brief.facts import brief_facts
 
-    assert brief_facts(db, NOW).cash is None
-    import_statement(db, THS, NOW)
-    facts = brief_facts(db, NOW)
+    assert brief_facts(Brief(db), NOW).cash is None
+    import_statement(Account(db), THS, NOW)
+    facts = brief_facts(Brief(db), NOW)
     assert facts.cash == 27094.95
     # no bars stored: every holding valued at its (diluted) cost, weights over stocks + cash;
     # the costs unrounded: 000333's diluted cost is 11,145.08 money in for 290 shares
-    assert facts.account == account_record(read_account(db, NOW))
+    assert facts.account == account_record(read_account(Account(db), NOW))
     assert facts.account["total_assets"] == round(facts.account["stock_value"] + 27094.95, 2)
 
 
@@ -233,12 +239,12 @@ def test_the_import_finds_a_fills_twin_by_its_day_through_an_index(db):
     """Work done: each day of the statement is compared with the fills of that day only, and
     every read of the ledger the import and the account make goes through an index, so a
     statement of a million rows is never matched against the whole ledger held in memory."""
-    import_statement(db, THS, NOW)
+    import_statement(Account(db), THS, NOW)
     statements: list[str] = []
     db.conn.set_trace_callback(statements.append)
     try:
-        again = import_statement(db, THS, NOW)
-        read_account(db, NOW)
+        again = import_statement(Account(db), THS, NOW)
+        read_account(Account(db), NOW)
     finally:
         db.conn.set_trace_callback(None)
     assert (again.added, again.duplicates) == (0, 12)

@@ -9,6 +9,7 @@ from decimal import Decimal
 
 import pytest
 
+from pixiu_cli.account.handle import Account
 from pixiu_cli.account.overview import trade_history
 from pixiu_cli.home.document_file import parse_document
 from pixiu_cli.home.store import InvestorStore
@@ -41,7 +42,7 @@ def db(tmp_path):
 
 
 def test_october_realised_stock_by_stock(db):
-    history = trade_history(db, NOW, date(2026, 10, 1), date(2026, 10, 31))
+    history = trade_history(Account(db), NOW, date(2026, 10, 1), date(2026, 10, 31))
     assert [(f.line.day, f.line.symbol) for f in history.fills] == [
         ("2026-10-10", "600028"),
         ("2026-10-12", "601328"),
@@ -55,13 +56,13 @@ def test_october_realised_stock_by_stock(db):
 
 
 def test_a_span_counts_only_what_it_realised(db):
-    history = trade_history(db, NOW, date(2026, 11, 1), None)
+    history = trade_history(Account(db), NOW, date(2026, 11, 1), None)
     # November: 500 × 6.50 − 5.00 − 500 × 5.005 = 3,245.00 − 2,502.50 = 742.50
     assert [(r.symbol, r.amount) for r in history.realised] == [("600028", Decimal("742.50"))]
 
 
 def test_one_stocks_whole_history_and_the_newest_fills_first_left_out(db):
-    history = trade_history(db, NOW, None, None, ["600028"], limit=2)
+    history = trade_history(Account(db), NOW, None, None, ["600028"], limit=2)
     assert [f.line.day for f in history.fills] == ["2026-10-20", "2026-11-05"] and history.left_out == 2
     # all of it: 492.50 + 300.00 + 742.50 = 1,535.00
     assert [(r.symbol, r.amount) for r in history.realised] == [("600028", Decimal("1535.00"))]

@@ -9,6 +9,7 @@ import threading
 import time
 from datetime import datetime
 
+from pixiu_cli.account.handle import Account
 from pixiu_cli.account.overview import account_record, read_account
 from pixiu_cli.account.statement_import import import_statement
 from pixiu_cli.kernel.store.database import open_database
@@ -28,7 +29,7 @@ def test_an_import_waiting_for_the_lock_sees_the_fills_written_meanwhile(tmp_pat
 
     def later() -> None:
         try:
-            outcome["done"] = import_statement(second, path, NOW)
+            outcome["done"] = import_statement(Account(second), path, NOW)
         except Exception as exc:  # the failure the test looks for, whatever its type
             outcome["error"] = exc
 
@@ -37,13 +38,13 @@ def test_an_import_waiting_for_the_lock_sees_the_fills_written_meanwhile(tmp_pat
         waiting = threading.Thread(target=later)
         waiting.start()
         time.sleep(0.5)  # the second import has started and waits for the lock
-        assert import_statement(first, path, NOW).added == 20
+        assert import_statement(Account(first), path, NOW).added == 20
         first.conn.execute("COMMIT")
         waiting.join(timeout=30)
         assert "error" not in outcome, outcome.get("error")
         assert (outcome["done"].added, outcome["done"].duplicates) == (0, 20)
         # 20 × 100 = 2,000 shares at 40.00, once
-        held = account_record(read_account(first, NOW))["holdings"]
+        held = account_record(read_account(Account(first), NOW))["holdings"]
         assert [(h["symbol"], h["shares"], h["cost"]) for h in held] == [("600036", 2000, 40.0)]
         assert first.execute("select count(*) from account_fills").fetchone() == (20,)
     finally:

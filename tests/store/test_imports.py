@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from pixiu_cli.account.handle import Account
 from pixiu_cli.home.document_file import SHANGHAI, parse_document, to_document
 from pixiu_cli.home.store import InvestorStore, ShareConflict, merge_document
 from pixiu_cli.kernel.store.database import open_database
@@ -88,7 +89,9 @@ def test_notes_and_decisions_made_in_conversation_are_never_touched(db):
     memory.forget(gone.id, "2026-11-27T10:01:00+08:00")
     from pixiu_cli.account.trades import NewTrade, record_trade
 
-    record_trade(db, NewTrade("002415", "buy", 30, 200, "对话里说的", "海康威视", "model"), "2026-11-27T10:02:00+08:00")
+    record_trade(
+        Account(db), NewTrade("002415", "buy", 30, 200, "对话里说的", "海康威视", "model"), "2026-11-27T10:02:00+08:00"
+    )
     doc = copy.deepcopy(FIXTURE)
     # the file names the conversation's note and trade (as an old export would), with other details
     doc["notes"] += [
@@ -122,7 +125,7 @@ def test_notes_and_decisions_made_in_conversation_are_never_touched(db):
 def _trade(db, symbol, side, price, quantity, at):
     from pixiu_cli.account.trades import NewTrade, record_trade
 
-    record_trade(db, NewTrade(symbol, side, price, quantity, None, None, "model", fee=0.0), at)
+    record_trade(Account(db), NewTrade(symbol, side, price, quantity, None, None, "model", fee=0.0), at)
 
 
 def _held(db) -> dict:
@@ -130,7 +133,7 @@ def _held(db) -> dict:
 
     from pixiu_cli.account.overview import account_record, read_account
 
-    record = account_record(read_account(db, datetime.fromisoformat("2026-11-28T10:00:00+08:00")))
+    record = account_record(read_account(Account(db), datetime.fromisoformat("2026-11-28T10:00:00+08:00")))
     return {h["symbol"]: h for h in record["holdings"]}
 
 

@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from pixiu_cli.account.handle import Account
 from pixiu_cli.account.trades import NewTrade, record_trade
 from pixiu_cli.home.documents import BackupPlace, backup, export, import_document, restore
+from pixiu_cli.home.handle import Home
 from pixiu_cli.kernel.store.database import open_database
 from pixiu_cli.market.calendar import SHANGHAI
 from pixiu_cli.memory.handle import Memory
@@ -43,16 +45,16 @@ def texts(db) -> dict[int, str]:
 
 
 def test_import_replace_of_its_own_export_keeps_every_id(db, tmp_path):
-    import_document(db, FIXTURE, NOW, replace=False, place=place(tmp_path))
+    import_document(Home(db), Account(db), FIXTURE, NOW, replace=False, place=place(tmp_path))
     mine = note(db, "白酒估值偏高，不追")
     # a trade told in conversation writes a memory event a replace keeps: before AUTOINCREMENT
     # and kept ids, every note re-inserted after it came back under a new number
-    record_trade(db, NewTrade("600519", "buy", 1500, 100, None, "贵州茅台", "user"), NOW.isoformat())
+    record_trade(Account(db), NewTrade("600519", "buy", 1500, 100, None, "贵州茅台", "user"), NOW.isoformat())
     shown = texts(db)
     decisions = dict(db.execute("select id, symbol || side || quantity from decisions").fetchall())
     exported = tmp_path / "export.json"
-    exported.write_text(export(db, NOW).text, encoding="utf-8")
-    import_document(db, exported, NOW, replace=True, place=place(tmp_path))
+    exported.write_text(export(Home(db), NOW).text, encoding="utf-8")
+    import_document(Home(db), Account(db), exported, NOW, replace=True, place=place(tmp_path))
     assert texts(db) == shown
     assert dict(db.execute("select id, symbol || side || quantity from decisions").fetchall()) == decisions
     # /forget n<id> forgets what that id named when it was shown
@@ -61,13 +63,13 @@ def test_import_replace_of_its_own_export_keeps_every_id(db, tmp_path):
 
 
 def test_a_replace_that_drops_a_note_never_gives_its_id_to_another(db, tmp_path):
-    import_document(db, FIXTURE, NOW, replace=False, place=place(tmp_path))
+    import_document(Home(db), Account(db), FIXTURE, NOW, replace=False, place=place(tmp_path))
     highest = note(db, "最后一条笔记")  # the largest id: SQLite would hand it out again
     doc = json.loads(FIXTURE.read_text())
     doc["notes"] = [{"kind": "rule", "text": "一条全新的纪律", "created_at": "2026-11-29"}]
     replaced = tmp_path / "other.json"
     replaced.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
-    import_document(db, replaced, NOW, replace=True, place=place(tmp_path))
+    import_document(Home(db), Account(db), replaced, NOW, replace=True, place=place(tmp_path))
     (new_id,) = texts(db)
     assert new_id > highest
     with pytest.raises(ValueError, match=f"没有 ID 为 n{highest} 的记忆"):
@@ -78,9 +80,9 @@ def test_a_replace_that_drops_a_note_never_gives_its_id_to_another(db, tmp_path)
 
 def test_a_restore_of_an_older_backup_never_reissues_an_id(db, tmp_path):
     note(db, "第一条")
-    saved = backup(db, place(tmp_path), NOW)
+    saved = backup(Home(db), place(tmp_path), NOW)
     shown = note(db, "备份之后写的")  # shown to the user, then the restore takes it away
-    trade = record_trade(db, NewTrade("600519", "buy", 1500, 100, None, "贵州茅台", "user"), NOW.isoformat())
+    trade = record_trade(Account(db), NewTrade("600519", "buy", 1500, 100, None, "贵州茅台", "user"), NOW.isoformat())
     path = Path(db.conn.execute("pragma database_list").fetchone()[2])
     db.close()
     restore(path, saved.path, place(tmp_path), NOW)
@@ -88,7 +90,9 @@ def test_a_restore_of_an_older_backup_never_reissues_an_id(db, tmp_path):
     try:
         assert shown not in texts(again)
         assert note(again, "还原之后写的") > shown
-        after = record_trade(again, NewTrade("600519", "buy", 1500, 100, None, "贵州茅台", "user"), NOW.isoformat())
+        after = record_trade(
+            Account(again), NewTrade("600519", "buy", 1500, 100, None, "贵州茅台", "user"), NOW.isoformat()
+        )
         assert after.decision.id > trade.decision.id
     finally:
         again.close()

@@ -27,7 +27,6 @@ from pixiu_cli.conversation.handle import stored_turn
 from pixiu_cli.kernel.clock import iso
 from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.kernel.safe_text import scrub
-from pixiu_cli.kernel.store.shared_stores import stores_of
 
 ATTEMPTS = 3
 BACKOFF = 1.0  # seconds before the second attempt, doubled after
@@ -131,8 +130,6 @@ def deliver(
 
 
 if TYPE_CHECKING:
-    from sqlite_utils import Database
-
     from pixiu_cli.brief.handle import Brief
 
 NO_CHANNELS = (
@@ -163,18 +160,18 @@ def pushed_brief(reply: str, facts: str, as_of: str, report_id: int, conversatio
     return Message(title, text, markdown, as_of, "brief")
 
 
-def brief_message(db: Database, brief: StoredBrief) -> Message:
+def brief_message(stored: Brief, brief: StoredBrief) -> Message:
     """A brief stored earlier (`--last`, the MCP read), as it was pushed when it was written:
     its reply and its facts read back from its turn."""
-    turn = stored_turn(db, brief.conversation_id, brief.turn_seq)
+    turn = stored_turn(stored.db, brief.conversation_id, brief.turn_seq)
     if turn is None or not (turn.reply_text or "").strip():
         raise RequestError(f"简报 {brief.id} 的正文没有保存（对话 {brief.conversation_id} 第 {brief.turn_seq} 轮）")
     reply, facts = turn.reply_text.strip(), _facts_of(turn.user_text or "")
     return pushed_brief(reply, facts, brief.as_of, brief.report_id, brief.conversation_id, brief.turn_seq)
 
 
-def last_brief(db: Database) -> StoredBrief:
-    brief = stores_of(db).briefs.last()
+def last_brief(stored: Brief) -> StoredBrief:
+    brief = stored.briefs.last()
     if brief is None:
         raise RequestError("还没有已存的简报：先运行 pixiu brief --push")
     return brief
@@ -186,10 +183,10 @@ def _log(log: PushLog, kind: str, ref: int, deliveries: Sequence[Delivery], at: 
 
 
 def push_brief(
-    db: Database, config: PushConfig, brief: StoredBrief, now: datetime, sleep: Callable[[float], None] = time.sleep
+    stored: Brief, config: PushConfig, brief: StoredBrief, now: datetime, sleep: Callable[[float], None] = time.sleep
 ) -> list[Delivery]:
-    deliveries = deliver(brief_message(db, brief), require_channels(config), sleep)
-    _log(stores_of(db).push_log, "brief", brief.id, deliveries, iso(now))
+    deliveries = deliver(brief_message(stored, brief), require_channels(config), sleep)
+    _log(stored.push_log, "brief", brief.id, deliveries, iso(now))
     return deliveries
 
 
@@ -221,14 +218,14 @@ def alerts_message(alerts) -> Message:
 
 
 def push_new_alerts(
-    db: Database, config: PushConfig, after: int, now: datetime, sleep: Callable[[float], None] = time.sleep
+    stored: Brief, config: PushConfig, after: int, now: datetime, sleep: Callable[[float], None] = time.sleep
 ) -> list[Delivery]:
     """The alerts found since `after`, once to each channel: each is claimed for a channel
     before it is sent there, so no later sync (nor one running at the same time) sends it again."""
     if config is None or not (config.alerts and config.channels):
         return []
-    alerts = stores_of(db).push_log.alerts_after(after)
-    log, at, until = stores_of(db).push_log, iso(now), deadline_of(config)
+    log, at, until = stored.push_log, iso(now), deadline_of(config)
+    alerts = log.alerts_after(after)
     claims = []  # claimed here, on the database's thread; sent side by side
     for channel in config.channels:
         claimed = log.claim_alerts([a.id for a in alerts], channel.kind, at)

@@ -47,10 +47,10 @@ class TurnWrites:
 
 @dataclass
 class ToolContext:
-    # The workspace's memory, and through it the home, the market and the account it was handed.
+    # The workspace's memory, and through it the home, the market and the account it was handed
+    # (the account is valued by [account] cost_method).
     memory: Memory
     now: Callable[[], datetime]
-    cost_method: str = "diluted"  # [account] cost_method: the cost a holding the fills explain shows
     commission: Commission = Commission()  # [account] commission_rate / commission_min: a trade's estimated fee
     # The user's words of the turn the tools run in: what every change to the account or the
     # memory must come from. None: no user spoke this turn (the brief), so nothing is changed.
@@ -81,19 +81,21 @@ class ToolContext:
         waiting for: an abandoned thread must never hold a transaction open on the
         connection the turn itself writes through (its writes would be rolled back with
         it). An in-memory database has no second connection: the context itself."""
+        from pixiu_cli.account.handle import Account
+        from pixiu_cli.home.handle import Home
         from pixiu_cli.kernel.store.database import database_path, open_database
+        from pixiu_cli.market.handle import Market
         from pixiu_cli.memory.handle import Memory
 
         path = database_path(self.memory.db)
         if path is None:
             return self
+        db = open_database(path, migrate=False)
+        home = Home(db)
+        market = Market(db, home=home)
+        account = Account(db, self.account.cost_method, home=home, market=market)
         return ToolContext(
-            Memory(open_database(path, migrate=False)),
-            self.now,
-            self.cost_method,
-            self.commission,
-            self.said,
-            self.turn,
+            Memory(db, home=home, market=market, account=account), self.now, self.commission, self.said, self.turn
         )
 
     def close(self) -> None:

@@ -197,7 +197,7 @@ def _market_over(domain: InvestorStore) -> Market:
 def _memory_over(domain: InvestorStore, market: Market) -> Memory:
     from pixiu_cli.memory.handle import Memory
 
-    return Memory(domain.db, market=market)
+    return Memory(domain.db, home=market.home, market=market)
 
 
 class ContextBuilder:
