@@ -536,8 +536,8 @@ def _builder(
     from pixiu_cli.market.handle import Market
     from pixiu_cli.memory.handle import Memory
 
-    # One home, market and account for the context block and the tools, as the workspace's.
-    home = Home(domain.db)
+    # One home (over `domain`), market and account for the context block and the tools.
+    home = Home(domain.db, investor=domain)
     market = Market(domain.db, home=home)
     account = Account(domain.db, cost_method, home=home, market=market)
     return ContextBuilder(

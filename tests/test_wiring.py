@@ -161,3 +161,15 @@ def test_sqlite_utils_is_imported_at_run_time_only_behind_the_store_package():
             )
         ]
     assert found == []
+
+
+def test_the_agent_reads_one_home_market_and_account(tmp_path):
+    """The context block, the tools and the app's handles share the agent's InvestorStore."""
+    from tests.helpers import offline_repl
+
+    with offline_repl(tmp_path) as (state, _):
+        app = state.app
+        tools = app.agent.tool_context
+        assert app.home.investor is app.builder.domain and app.market.home is app.home
+        assert tools.memory is app.memory and tools.account is app.account is app.builder.account
+        assert (app.memory.home, app.memory.market) == (app.home, app.market)
