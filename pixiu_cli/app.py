@@ -1,8 +1,8 @@
 """The composition root, and the only wiring: the plain settings (settings.py) are checked
 whole and their tables built into limits, guardrails, prices, costs and push channels here
 (`load_settings`, `configured`); the one clock is built from them (`clock_of`); a surface
-gets one `Workspace` — the settings, the clock, the database opened on first use and its
-stores (store/shared.py, each built once) — or an `App`, the workspace with the agent over
+gets one `Workspace` — the settings, the clock, the database opened on first use and the
+areas' handles over it (each built once, handed to one another) — or an `App`, the workspace with the agent over
 it (the REPL, `ask`, `brief`). `open_preview` composes only what assembling a request needs
 (`pixiu context TEXT`): the agent loop, compaction and guardrails are imported by
 `build_agent`, when an agent is built. Each builder imports what it builds, so a one-shot
@@ -24,7 +24,6 @@ from pixiu_cli.kernel.settings import Commission, Settings, push_variables, shar
 from pixiu_cli.kernel.settings import load_settings as plain_settings
 from pixiu_cli.kernel.settings import validate_config as plain_config
 from pixiu_cli.kernel.store.database import open_database
-from pixiu_cli.kernel.store.shared_stores import Stores, stores_of
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
@@ -55,8 +54,8 @@ DEMO_STATE_FILE = "demo_state.json"
 @dataclass
 class Workspace:
     """What a surface works on: the settings, the one clock, one database (opened on first
-    use; the demo's, re-dated, with `demo`), the stores over it (store/shared.py: each built
-    once) and what the settings' tables configure. A one-shot command gets one of these
+    use; the demo's, re-dated, with `demo`), the areas' handles over it (each built once and
+    handed to the others that read it) and what the settings' tables configure. A one-shot command gets one of these
     (cli/common.workspace); the REPL, `ask` and `brief` get an `App`, which is one too."""
 
     settings: Settings
@@ -66,10 +65,6 @@ class Workspace:
     @cached_property
     def db(self) -> Database:
         return _opened_domain(self.settings, self.demo, self.clock).db
-
-    @property
-    def stores(self) -> Stores:
-        return stores_of(self.db)
 
     @cached_property
     def conversations(self) -> ConversationStore:
@@ -328,6 +323,8 @@ def refresh_demo_data(domain: InvestorStore, now: datetime, state_file: Path | N
 
 def _refresh_demo_data(domain: InvestorStore, now: datetime) -> None:
     from pixiu_cli.home.document_file import load_document
+    from pixiu_cli.home.handle import Home
+    from pixiu_cli.market.handle import Market
     from pixiu_cli.market.names.table import securities_for_document
 
     data = load_document(data_dir() / "demo" / "portfolio.json", now)
@@ -339,17 +336,17 @@ def _refresh_demo_data(domain: InvestorStore, now: datetime) -> None:
         signals=[s for s in data.signals if s.symbol not in shipped],
     )
     domain.replace_all(data, keep_own_notes=True)
-    stores_of(domain.db).securities.upsert(securities_for_document(data, source="demo"), keep_names=True)
-    _demo_market(domain.db, shipped, now)
+    market = Market(domain.db, home=Home(domain.db, investor=domain))
+    market.securities.upsert(securities_for_document(data, source="demo"), keep_names=True)
+    _demo_market(market, shipped, now)
 
 
-def _demo_market(db, symbols: list[str], now: datetime) -> None:
+def _demo_market(market: Market, symbols: list[str], now: datetime) -> None:
     """Import the demo's shipped bars once, then compute profiles and signals from them."""
     from pixiu_cli.market.analytics.refresh import refresh
-    from pixiu_cli.market.handle import Market
     from pixiu_cli.market.importer import import_csv
 
-    market, folder = Market(db), data_dir() / "demo" / "market"
+    folder = data_dir() / "demo" / "market"
     stored = {s.symbol for s in market.bars.series(symbols) if s.rows}
     for symbol in symbols:
         if symbol not in stored:
@@ -456,7 +453,9 @@ def _client_of(settings: Settings, server) -> ChatModel:
 def _opened_domain(settings: Settings, demo: bool, clock: Clock) -> InvestorStore:
     """The settings' database (the demo's, re-dated, with `demo`)."""
 
-    domain = stores_of(open_database(settings.demo_db_path if demo else settings.db_path)).investor
+    from pixiu_cli.home.handle import Home
+
+    domain = Home(open_database(settings.demo_db_path if demo else settings.db_path)).investor
     if demo:
         refresh_demo_data(domain, clock(), settings.home / DEMO_STATE_FILE)
     return domain
@@ -581,7 +580,10 @@ def build_agent(
     from pixiu_cli.conversation.store import ConversationStore
 
     store = ConversationStore(db, clock=clock)
-    domain = domain or stores_of(db).investor
+    if domain is None:
+        from pixiu_cli.home.handle import Home
+
+        domain = Home(db).investor
     builder = _builder(
         store,
         domain,
