@@ -2,10 +2,10 @@
 whole and their tables built into limits, guardrails, prices, costs and push channels here
 (`load_settings`, `configured`); the one clock is built from them (`clock_of`); a surface
 gets one `Workspace` — the settings, the clock, the database opened on first use and the
-areas' handles over it (each built once, handed to one another) — or an `App`, the workspace with the agent over
-it (the REPL, `ask`, `brief`). `open_preview` composes only what assembling a request needs
-(`pixiu context TEXT`): the agent loop, compaction and guardrails are imported by
-`build_agent`, when an agent is built. Each builder imports what it builds, so a one-shot
+areas' handles over it (each built once, handed to one another) — or an `App`, the workspace
+with the agent over it (the REPL, `ask`, `brief`). `open_preview` composes only what
+assembling a request needs (`pixiu context TEXT`): the agent loop, compaction and guardrails
+are imported by `build_agent`, when an agent is built. Each builder imports what it builds, so a one-shot
 command loads only what it uses (tests/perf/test_command_modules.py)."""
 
 from __future__ import annotations
@@ -55,8 +55,9 @@ DEMO_STATE_FILE = "demo_state.json"
 class Workspace:
     """What a surface works on: the settings, the one clock, one database (opened on first
     use; the demo's, re-dated, with `demo`), the areas' handles over it (each built once and
-    handed to the others that read it) and what the settings' tables configure. A one-shot command gets one of these
-    (cli/common.workspace); the REPL, `ask` and `brief` get an `App`, which is one too."""
+    handed to the others that read it) and what the settings' tables configure. A one-shot
+    command gets one of these (cli/common.workspace); the REPL, `ask` and `brief` get an
+    `App`, which is one too."""
 
     settings: Settings
     demo: bool = False

@@ -608,7 +608,7 @@ def _build(case: EvalCase, path: Path) -> _Built:
         from pixiu_cli.account.handle import Account
 
         account = Account(db)  # the product's one valuation of the account
-        memory = Memory(db, account=account)
+        memory = Memory(db, home=account.home, market=account.market, account=account)
         builder = ContextBuilder(
             ConversationStore(db, clock=lambda: case.now),
             memory.investor,

@@ -189,9 +189,10 @@ def _worth_saying(account) -> bool:
 
 
 def _market_over(domain: InvestorStore) -> Market:
+    from pixiu_cli.home.handle import Home
     from pixiu_cli.market.handle import Market
 
-    return Market(domain.db)
+    return Market(domain.db, home=Home(domain.db, investor=domain))
 
 
 def _memory_over(domain: InvestorStore, market: Market) -> Memory:
