@@ -22,6 +22,7 @@ from pixiu_cli.market.analytics.store import AnalyticsStore
 from pixiu_cli.market.bars import Bar, SeriesWrite
 from pixiu_cli.market.calendar import SHANGHAI
 from pixiu_cli.market.data import MarketData
+from pixiu_cli.market.handle import Market
 from pixiu_cli.market.store import MarketStore
 from pixiu_cli.market.trading_days import is_trading_day
 
@@ -67,7 +68,7 @@ def main() -> None:
         symbols = [f"{600000 + i:06d}" for i in range(args.symbols)]
         for i, symbol in enumerate(symbols):
             market.write_series(SeriesWrite(symbol, synthetic_bars(i, days), source="bench", at=now.isoformat()))
-        data, store, costs = MarketData(db), AnalyticsStore(db), CostModel()
+        data, store, costs = MarketData(Market(db)), AnalyticsStore(db), CostModel()
 
         start = time.perf_counter()
         for symbol in symbols:

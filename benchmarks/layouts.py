@@ -47,7 +47,6 @@ if str(ROOT) not in sys.path:  # `python benchmarks/layouts.py` from a checkout
     sys.path.insert(0, str(ROOT))
 
 from pixiu_cli.account.explain import wait_for_explanations  # noqa: E402
-from pixiu_cli.account.store import PortfolioStore  # noqa: E402
 from pixiu_cli.conversation.agent.compaction import Compactor  # noqa: E402
 from pixiu_cli.conversation.agent.guardrails import Guardrails  # noqa: E402
 from pixiu_cli.conversation.agent.loop import Agent  # noqa: E402
@@ -73,6 +72,7 @@ from pixiu_cli.home.store import InvestorStore  # noqa: E402
 from pixiu_cli.kernel.resources import data_dir  # noqa: E402
 from pixiu_cli.kernel.store.database import open_database  # noqa: E402
 from pixiu_cli.market.names.table import Holder  # noqa: E402
+from pixiu_cli.memory.handle import Memory  # noqa: E402
 from pixiu_cli.memory.store import MemoryStore  # noqa: E402
 
 UNIT = 64  # DeepSeek caches in 64-token units
@@ -646,7 +646,7 @@ def run_layout(
                 guardrails=Guardrails(),
                 compactor=compactor,
                 tools=model_tools(),
-                tool_context=ToolContext(domain=domain, memory=memory, portfolio=PortfolioStore(db), now=clock),
+                tool_context=ToolContext(memory=Memory(db), now=clock),
             )
             conv = store.create_conversation(title=f"bench {layout.key}").id
             budget = history_at_compaction = None

@@ -47,6 +47,7 @@ from pixiu_cli.conversation.store import ConversationStore  # noqa: E402
 from pixiu_cli.home.store import InvestorStore  # noqa: E402
 from pixiu_cli.kernel.store.database import open_database  # noqa: E402
 from pixiu_cli.market.data import MarketData  # noqa: E402
+from pixiu_cli.market.handle import Market  # noqa: E402
 from pixiu_cli.market.importer import import_csv  # noqa: E402
 from pixiu_cli.market.store import MarketStore, SecurityMaster  # noqa: E402
 from pixiu_cli.market.trading_days import is_trading_day  # noqa: E402
@@ -150,7 +151,7 @@ def bench_import(files, db_path: Path) -> tuple[float, float, float | None, int]
 def bench_read(files, db_path: Path, reps: int) -> tuple[float, float, float | None, int]:
     code, bars_path, _ = files[len(files) // 2]
     db = open_database(db_path)
-    data = MarketData(db)
+    data = MarketData(Market(db))
     start = END.replace(year=END.year - 3).isoformat()
     series = data.bars(code, "qfq", start, END.isoformat())
     pixiu_ms = timed(lambda: data.bars(code, "qfq", start, END.isoformat()), reps)

@@ -46,6 +46,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from startup import PIXIU, clean_env  # noqa: E402
 
 from pixiu_cli.conversation.context.builder import SHANGHAI  # noqa: E402
+from pixiu_cli.market.handle import Market  # noqa: E402
 
 # the command as the user runs it; another tree through the same interpreter
 COMMAND = [PIXIU] if SRC == ROOT else [sys.executable, "-m", "pixiu_cli"]
@@ -243,7 +244,7 @@ def timed_profiles(db, symbols: list[str]) -> float:
     from pixiu_cli.market.analytics.service import profiles
 
     started = time.process_time()
-    profiles(db, symbols, NOW, None, True)
+    profiles(Market(db), symbols, NOW, None, True)
     return time.process_time() - started
 
 

@@ -58,6 +58,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from startup import FROM_SOURCE, PIXIU, clean_env  # noqa: E402
 
 from pixiu_cli.conversation.context.builder import SHANGHAI  # noqa: E402
+from pixiu_cli.market.handle import Market  # noqa: E402
 
 NOW = datetime(2026, 6, 16, 16, 0, tzinfo=SHANGHAI)
 END = date(2026, 6, 15)
@@ -241,15 +242,15 @@ def bench_profile(count: int, years: int) -> None:
         symbols = store_series(db, 0, count, years)
         floor = numpy_lower_bound(db, symbols)
         started = time.process_time()
-        refresh(db, symbols, NOW, None)
+        refresh(Market(db), symbols, NOW, None)
         whole = time.process_time() - started
         hundred = symbols[: min(100, count)]
         started = time.process_time()
-        refresh(db, hundred, NOW, None)
+        refresh(Market(db), hundred, NOW, None)
         few_stored = time.process_time() - started
         store_series(db, count, 9 * count, years)
         started = time.process_time()
-        refresh(db, hundred, NOW, None)
+        refresh(Market(db), hundred, NOW, None)
         many_stored = time.process_time() - started
         db.close()
     print(

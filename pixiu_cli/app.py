@@ -1,11 +1,11 @@
 """The composition root, and the only wiring: the plain settings (settings.py) are checked
 whole and their tables built into limits, guardrails, prices, costs and push channels here
 (`load_settings`, `configured`); the one clock is built from them (`clock_of`); a surface
-gets one `Workspace` — the settings, the clock, the database opened on first use and its
-stores (store/shared.py, each built once) — or an `App`, the workspace with the agent over
-it (the REPL, `ask`, `brief`). `open_preview` composes only what assembling a request needs
-(`pixiu context TEXT`): the agent loop, compaction and guardrails are imported by
-`build_agent`, when an agent is built. Each builder imports what it builds, so a one-shot
+gets one `Workspace` — the settings, the clock, the database opened on first use and the
+areas' handles over it (each built once, handed to one another) — or an `App`, the workspace
+with the agent over it (the REPL, `ask`, `brief`). `open_preview` composes only what
+assembling a request needs (`pixiu context TEXT`): the agent loop, compaction and guardrails
+are imported by `build_agent`, when an agent is built. Each builder imports what it builds, so a one-shot
 command loads only what it uses (tests/perf/test_command_modules.py)."""
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ from pixiu_cli.kernel.settings import Commission, Settings, push_variables, shar
 from pixiu_cli.kernel.settings import load_settings as plain_settings
 from pixiu_cli.kernel.settings import validate_config as plain_config
 from pixiu_cli.kernel.store.database import open_database
-from pixiu_cli.kernel.store.shared_stores import Stores, stores_of
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
@@ -55,9 +54,10 @@ DEMO_STATE_FILE = "demo_state.json"
 @dataclass
 class Workspace:
     """What a surface works on: the settings, the one clock, one database (opened on first
-    use; the demo's, re-dated, with `demo`), the stores over it (store/shared.py: each built
-    once) and what the settings' tables configure. A one-shot command gets one of these
-    (cli/common.workspace); the REPL, `ask` and `brief` get an `App`, which is one too."""
+    use; the demo's, re-dated, with `demo`), the areas' handles over it (each built once and
+    handed to the others that read it) and what the settings' tables configure. A one-shot
+    command gets one of these (cli/common.workspace); the REPL, `ask` and `brief` get an
+    `App`, which is one too."""
 
     settings: Settings
     demo: bool = False
@@ -66,10 +66,6 @@ class Workspace:
     @cached_property
     def db(self) -> Database:
         return _opened_domain(self.settings, self.demo, self.clock).db
-
-    @property
-    def stores(self) -> Stores:
-        return stores_of(self.db)
 
     @cached_property
     def conversations(self) -> ConversationStore:
@@ -89,13 +85,13 @@ class Workspace:
     def market(self) -> Market:
         from pixiu_cli.market.handle import Market
 
-        return Market(self.db)
+        return Market(self.db, home=self.home)
 
     @cached_property
     def memory(self) -> Memory:
         from pixiu_cli.memory.handle import Memory
 
-        return Memory(self.db)
+        return Memory(self.db, home=self.home, market=self.market, account=self.account)
 
     @cached_property
     def home(self) -> Home:
@@ -167,6 +163,19 @@ class App(Workspace):
     def account(self) -> Account:
         """The account the agent's context block values: one derivation, one memo."""
         return self.builder.account
+
+    @property
+    def home(self) -> Home:
+        return self.builder.market.home
+
+    @property
+    def market(self) -> Market:
+        return self.builder.market
+
+    @property
+    def memory(self) -> Memory:
+        """The memory the agent's tools write through."""
+        return self.builder.memory
 
     def use_model(self, name: str) -> None:
         """Requests from now on go to `name` (/model, or a resumed conversation's switch)."""
@@ -315,6 +324,8 @@ def refresh_demo_data(domain: InvestorStore, now: datetime, state_file: Path | N
 
 def _refresh_demo_data(domain: InvestorStore, now: datetime) -> None:
     from pixiu_cli.home.document_file import load_document
+    from pixiu_cli.home.handle import Home
+    from pixiu_cli.market.handle import Market
     from pixiu_cli.market.names.table import securities_for_document
 
     data = load_document(data_dir() / "demo" / "portfolio.json", now)
@@ -326,30 +337,31 @@ def _refresh_demo_data(domain: InvestorStore, now: datetime) -> None:
         signals=[s for s in data.signals if s.symbol not in shipped],
     )
     domain.replace_all(data, keep_own_notes=True)
-    stores_of(domain.db).securities.upsert(securities_for_document(data, source="demo"), keep_names=True)
-    _demo_market(domain.db, shipped, now)
+    market = Market(domain.db, home=Home(domain.db, investor=domain))
+    market.securities.upsert(securities_for_document(data, source="demo"), keep_names=True)
+    _demo_market(market, shipped, now)
 
 
-def _demo_market(db, symbols: list[str], now: datetime) -> None:
+def _demo_market(market: Market, symbols: list[str], now: datetime) -> None:
     """Import the demo's shipped bars once, then compute profiles and signals from them."""
     from pixiu_cli.market.analytics.refresh import refresh
     from pixiu_cli.market.importer import import_csv
 
-    market, folder = stores_of(db).market, data_dir() / "demo" / "market"
-    stored = {s.symbol for s in market.series(symbols) if s.rows}
+    folder = data_dir() / "demo" / "market"
+    stored = {s.symbol for s in market.bars.series(symbols) if s.rows}
     for symbol in symbols:
         if symbol not in stored:
             actions = folder / f"{symbol}_actions.csv"
             import_csv(
-                market,
-                stores_of(db).securities,
+                market.bars,
+                market.securities,
                 folder / f"{symbol}.csv",
                 symbol,
                 at=now.isoformat(timespec="seconds"),
                 actions_path=actions if actions.exists() else None,
                 today=now.date(),
             )
-    refresh(db, symbols, now)
+    refresh(market, symbols, now)
 
 
 def offline_cache_path(settings: Settings) -> Path:
@@ -442,7 +454,9 @@ def _client_of(settings: Settings, server) -> ChatModel:
 def _opened_domain(settings: Settings, demo: bool, clock: Clock) -> InvestorStore:
     """The settings' database (the demo's, re-dated, with `demo`)."""
 
-    domain = stores_of(open_database(settings.demo_db_path if demo else settings.db_path)).investor
+    from pixiu_cli.home.handle import Home
+
+    domain = Home(open_database(settings.demo_db_path if demo else settings.db_path)).investor
     if demo:
         refresh_demo_data(domain, clock(), settings.home / DEMO_STATE_FILE)
     return domain
@@ -516,8 +530,16 @@ def open_preview(settings: Settings, *, demo: bool = False) -> Preview:
 def _builder(
     store, domain, limits, clock, *, history_blocks="delta", ablate=frozenset(), cost_method="diluted", names_cache=None
 ):
+    from pixiu_cli.account.handle import Account
     from pixiu_cli.conversation.context.builder import ContextBuilder
+    from pixiu_cli.home.handle import Home
+    from pixiu_cli.market.handle import Market
+    from pixiu_cli.memory.handle import Memory
 
+    # One home (over `domain`), market and account for the context block and the tools.
+    home = Home(domain.db, investor=domain)
+    market = Market(domain.db, home=home)
+    account = Account(domain.db, cost_method, home=home, market=market)
     return ContextBuilder(
         store,
         domain,
@@ -525,15 +547,11 @@ def _builder(
         clock=clock,
         history_blocks=history_blocks,
         ablate=ablate,
-        account=_account(domain.db, cost_method),
+        account=account,
         names_cache=names_cache,
+        market=market,
+        memory=Memory(domain.db, home=home, market=market, account=account),
     )
-
-
-def _account(db, cost_method: str) -> Account:
-    from pixiu_cli.account.handle import Account
-
-    return Account(db, cost_method)
 
 
 def build_agent(
@@ -563,7 +581,10 @@ def build_agent(
     from pixiu_cli.conversation.store import ConversationStore
 
     store = ConversationStore(db, clock=clock)
-    domain = domain or stores_of(db).investor
+    if domain is None:
+        from pixiu_cli.home.handle import Home
+
+        domain = Home(db).investor
     builder = _builder(
         store,
         domain,
@@ -574,14 +595,7 @@ def build_agent(
         cost_method=cost_method,
         names_cache=names_cache,
     )
-    tool_context = ToolContext(
-        domain=domain,
-        memory=stores_of(db).memory,
-        portfolio=stores_of(db).portfolio,
-        now=clock,
-        cost_method=cost_method,
-        commission=commission or Commission(),
-    )
+    tool_context = ToolContext(memory=builder.memory, now=clock, commission=commission or Commission())
     return Agent(
         store,
         client,

@@ -889,13 +889,11 @@ class StandIn:
 def every_surface(env: dict[str, str], home: Path, now: str, demo: bool = False):
     """The account as `pixiu holdings --json`, the context block of a holdings question, the
     brief's facts and the `get_holdings` tool show it, at `now`."""
-    from pixiu_cli.account.store import PortfolioStore
     from pixiu_cli.brief.facts import brief_facts
     from pixiu_cli.conversation.agent.tools import ToolContext
     from pixiu_cli.conversation.model_tools import model_tools
-    from pixiu_cli.home.store import InvestorStore
     from pixiu_cli.kernel.store.database import open_database
-    from pixiu_cli.memory.store import MemoryStore
+    from pixiu_cli.memory.handle import Memory
 
     flag = ("--demo",) if demo else ()
     record = json.loads(in_process_ok(env, "holdings", "--json", *flag))
@@ -904,7 +902,7 @@ def every_surface(env: dict[str, str], home: Path, now: str, demo: bool = False)
     db = open_database(home / ("demo.db" if demo else "pixiu.db"))
     try:
         facts = brief_facts(Brief(db), at)
-        ctx = ToolContext(InvestorStore(db), MemoryStore(db), PortfolioStore(db), lambda: at)
+        ctx = ToolContext(Memory(db), lambda: at)
         tool = model_tools().get("get_holdings").handler(ctx, {}).content
     finally:
         db.close()

@@ -1,5 +1,5 @@
-"""app.py is the only wiring: outside store/ and app.py no module builds a store (it takes
-them from the one `Stores` of its database, kernel/store/shared_stores.py), no service takes an untyped
+"""app.py is the only wiring: outside store/, app.py and the areas' handles (each builds its own
+stores, and is handed the other areas' handles by app.py) no module builds a store, no service takes an untyped
 database, the product hands every store and builder the app's clock, and sqlite-utils is
 imported at run time only behind pixiu_cli.kernel.store (which hides numpy and pandas from it)."""
 
@@ -26,6 +26,7 @@ OWN_STORE = {
     # read back (the conversations' store needs a clock; neither stamps anything)
     "conversation/handle.py",
     "evals/contexts.py",  # each case's own database, clock and limits
+    "evals/answers.py",  # the runs kept in the home's database: the evals' own store
     "mcp/reads.py",  # the MCP surface's own log of calls (no area's handle hands it out)
 }
 
@@ -71,7 +72,7 @@ def test_no_module_but_the_wiring_builds_a_store():
     InvestorStore's memo of the portfolio)."""
     built = store_constructions()
     assert set(built) - {WIRING} - HANDLES == OWN_STORE, sorted(set(built) - {WIRING} - HANDLES - OWN_STORE)
-    assert sum(built[path] for path in OWN_STORE) == 4
+    assert sum(built[path] for path in OWN_STORE) == 6
 
 
 def test_the_workspace_hands_one_home_and_one_market_to_every_handle(tmp_path, monkeypatch):
@@ -85,6 +86,8 @@ def test_the_workspace_hands_one_home_and_one_market_to_every_handle(tmp_path, m
         assert ws.account.home is ws.home and ws.account.market is ws.market
         assert ws.brief.account is ws.account and ws.brief.home.investor is ws.home.investor
         assert ws.account.home.investor.db is ws.db
+        assert ws.market.home is ws.home
+        assert (ws.memory.home, ws.memory.market, ws.memory.account) == (ws.home, ws.market, ws.account)
     finally:
         ws.close()
 
@@ -158,3 +161,15 @@ def test_sqlite_utils_is_imported_at_run_time_only_behind_the_store_package():
             )
         ]
     assert found == []
+
+
+def test_the_agent_reads_one_home_market_and_account(tmp_path):
+    """The context block, the tools and the app's handles share the agent's InvestorStore."""
+    from tests.helpers import offline_repl
+
+    with offline_repl(tmp_path) as (state, _):
+        app = state.app
+        tools = app.agent.tool_context
+        assert app.home.investor is app.builder.domain and app.market.home is app.home
+        assert tools.memory is app.memory and tools.account is app.account is app.builder.account
+        assert (app.memory.home, app.memory.market) == (app.home, app.market)

@@ -41,7 +41,7 @@ class AccountBooks:
 
     @cached_property
     def market(self) -> Market:
-        return Market(self.db)
+        return Market(self.db, home=self.home)
 
     @cached_property
     def store(self) -> AccountStore:

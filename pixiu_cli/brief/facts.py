@@ -300,5 +300,5 @@ def brief_facts(brief: Brief, now: datetime) -> BriefFacts:
         news=tuple(brief.market.news.since(symbols, since, LIST_LIMIT)),
         risks=_risks(moves, rules, closes),
         directions=directions,
-        market=market_review(brief.db, now),
+        market=market_review(brief.market, now),
     )

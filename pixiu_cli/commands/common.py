@@ -240,7 +240,7 @@ def resolve_stock(typed: str) -> str:
     from pixiu_cli.app import names_cache_dir
     from pixiu_cli.market.stock_codes import resolve_stock as resolve
 
-    return resolve(on_workspace().db, typed, names_cache_dir())
+    return resolve(on_workspace().market, typed, names_cache_dir())
 
 
 def finish(status) -> None:

@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING
 from pixiu_cli.account.overview import trade_day
 from pixiu_cli.kernel.clock import find_date_words
 from pixiu_cli.kernel.errors import RequestError
-from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.kernel.vocabulary import (
     ALERT_INSTRUCTIONS,
     CLAUSE_TAIL,
@@ -150,7 +149,7 @@ def figures(text: str) -> list[Figure]:
 
 
 if TYPE_CHECKING:
-    from sqlite_utils import Database
+    from pixiu_cli.market.handle import Market
 
 _CODE = re.compile(r"(?<!\d)\d{6}(?!\d)")
 _ALERT_WORDS = {
@@ -197,8 +196,8 @@ def _plain(value: float) -> str:
 class _Said:
     """The user's words of the turn, read once: the stocks they name and their figures."""
 
-    def __init__(self, db: Database, text: str):
-        self.db = db
+    def __init__(self, market: Market, text: str):
+        self.market = market
         self.text = text
         self.folded = normalize(text)
         self.figures = figures(text)
@@ -208,12 +207,12 @@ class _Said:
 
     def names(self) -> NameSource:
         if self._names is None:
-            self._names = NameSource(stores_of(self.db).securities)
+            self._names = NameSource(self.market.securities)
         return self._names
 
     def stocks(self) -> set[str]:
         if self._stocks is None:
-            table = self.names().table(stores_of(self.db).investor.holdings())
+            table = self.names().table(self.market.investor.holdings())
             matched = table.matches(self.folded)
             named = {m.name.symbol for m in matched if m.name.symbol and m.name.kind not in (INDEX, SHADOW)}
             self._stocks = named | set(_CODE.findall(fold_digits(self.text)))
@@ -395,10 +394,10 @@ def _is_code(figure: Figure, code: str | None) -> bool:
     return code is not None and figure.unit == "" and figure.value == Decimal(code)
 
 
-def ground_trade(db: Database, said: str, trade, now: datetime) -> Grounding:
+def ground_trade(market: Market, said: str, trade, now: datetime) -> Grounding:
     """A trade the user reported this turn: its stock, side, shares and price (and its fee
     and day, when the call gives them) are in `said`."""
-    words = _Said(db, said)
+    words = _Said(market, said)
     missing = []
     if trade.symbol not in words.stocks():
         missing.append(words.stock_label(trade.symbol))
@@ -432,9 +431,9 @@ def _missing_day(said: str, day: str | None, now: datetime) -> list[str]:
     return [] if given == named else [f"日期 {given.isoformat()}"]
 
 
-def ground_alert(db: Database, said: str, request) -> Grounding:
+def ground_alert(market: Market, said: str, request) -> Grounding:
     """An alert the user asked for this turn: its stock, direction and threshold are in `said`."""
-    words = _Said(db, said)
+    words = _Said(market, said)
     missing = []
     if request.symbol not in words.stocks():
         missing.append(words.stock_label(request.symbol))
@@ -447,10 +446,10 @@ def ground_alert(db: Database, said: str, request) -> Grounding:
     return Grounding(tuple(missing))
 
 
-def ground_note(db: Database, said: str, text: str, symbol: str | None) -> Grounding:
+def ground_note(market: Market, said: str, text: str, symbol: str | None) -> Grounding:
     """A note in the user's words of this turn: most of its characters copied from `said`,
     every negation with them, every figure one the user wrote, its stock one they named."""
-    words = _Said(db, said)
+    words = _Said(market, said)
     note = _comparable(text)
     missing = _missing_words(note, _comparable(words.statements()))
     if missing and not _missing_words(note, _comparable(said)):

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cache
-from typing import TYPE_CHECKING
 
 from pixiu_cli.conversation.agent.tools import (
     CODE,
@@ -22,12 +21,8 @@ from pixiu_cli.conversation.agent.tools import (
 from pixiu_cli.conversation.context.quoting import quote_data
 from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.kernel.resources import prompts_dir
-from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.kernel.vocabulary import AUTHOR_MODEL, AUTHOR_PROPOSAL, NOTE_KIND_NAMES, NOTE_KINDS, SIDES
 from pixiu_cli.memory.model import note_ref
-
-if TYPE_CHECKING:
-    from pixiu_cli.account.handle import Account
 
 
 def _stamp(ctx: ToolContext) -> str:
@@ -51,14 +46,14 @@ def _remember(ctx: ToolContext, args: dict) -> ToolOutcome:
     if not args["text"].strip():
         raise ToolArgumentError("text 不能为空")
     if len(args["text"]) > PROPOSAL_LONGEST and args["text"] not in (ctx.said or ""):  # a proposal at most
-        _requested(check_room, ctx.domain.db, len(args["text"]), ctx.turn.proposals, ctx.now())
-    grounding = ground_note(ctx.domain.db, ctx.said or "", args["text"], args.get("symbol"))
+        _requested(check_room, ctx.memory, len(args["text"]), ctx.turn.proposals, ctx.now())
+    grounding = ground_note(ctx.market, ctx.said or "", args["text"], args.get("symbol"))
     author = AUTHOR_MODEL if grounding.grounded else AUTHOR_PROPOSAL
     if author == AUTHOR_PROPOSAL:
-        _requested(check_room, ctx.domain.db, len(args["text"]), ctx.turn.proposals, ctx.now())
+        _requested(check_room, ctx.memory, len(args["text"]), ctx.turn.proposals, ctx.now())
         ctx.turn.proposals += 1
     request = NewNote(args["kind"], args["text"], args.get("symbol"), "model", author)
-    write = _requested(add_note, ctx.domain.db, request, _stamp(ctx))
+    write = _requested(add_note, ctx.memory, request, _stamp(ctx))
     event = write.event
     content = {
         "ok": True,
@@ -96,19 +91,11 @@ def _get_stock_profiles(ctx: ToolContext, args: dict) -> ToolOutcome:
     )
 
 
-def _account(ctx: ToolContext) -> Account:
-    """The account over the tools' connection (the turn's, or an isolated tool thread's own),
-    valued by the account's cost method."""
-    from pixiu_cli.account.handle import Account
-
-    return Account(ctx.domain.db, ctx.cost_method)
-
-
 def _get_holdings(ctx: ToolContext, args: dict) -> ToolOutcome:
     """The account as `pixiu holdings --json` gives it (one derivation), names quoted as data."""
     from pixiu_cli.account.overview import account_record, read_account
 
-    record = account_record(read_account(_account(ctx), ctx.now()))
+    record = account_record(read_account(ctx.account, ctx.now()))
     shorts = {h.symbol: h.short_names for h in ctx.domain.holdings()}
     for h in record["holdings"]:
         h["name"] = _quoted(h["name"])
@@ -134,7 +121,7 @@ def _proposed(ctx: ToolContext, key: tuple, propose: Callable, request, refusal:
     """The change kept as a proposal the user confirms; the model is told it awaits them."""
     from pixiu_cli.memory.proposals import change_notice
 
-    proposal = _requested(propose, ctx.domain.db, request, ctx.turn.proposals, ctx.now())
+    proposal = _requested(propose, ctx.memory, request, ctx.turn.proposals, ctx.now())
     ctx.turn.proposals += 1
     ctx.turn.refs[key] = (proposal.ref, True)
     content = {
@@ -166,10 +153,10 @@ def _record_decision(ctx: ToolContext, args: dict) -> ToolOutcome:
     key = ("trade", *_requested(trade_key, trade, ctx.now()))
     if (already := _already(ctx, key)) is not None:
         return already
-    grounding = ground_trade(ctx.domain.db, ctx.said or "", trade, ctx.now())
+    grounding = ground_trade(ctx.market, ctx.said or "", trade, ctx.now())
     if not grounding.grounded:
         return _proposed(ctx, key, propose_trade, trade, trade_refusal, grounding)
-    recorded = _requested(record_trade, _account(ctx), trade, _stamp(ctx), ctx.commission)
+    recorded = _requested(record_trade, ctx.account, trade, _stamp(ctx), ctx.commission)
     ctx.turn.refs[key] = (recorded.ref, False)
     return ToolOutcome(
         {
@@ -197,10 +184,10 @@ def _set_alert(ctx: ToolContext, args: dict) -> ToolOutcome:
     key = ("alert", request.symbol, request.kind, Decimal(repr(float(request.threshold))).normalize())
     if (already := _already(ctx, key)) is not None:
         return already
-    grounding = ground_alert(ctx.domain.db, ctx.said or "", request)
+    grounding = ground_alert(ctx.market, ctx.said or "", request)
     if not grounding.grounded:
         return _proposed(ctx, key, propose_alert, request, alert_refusal, grounding)
-    added = _requested(add_alert, ctx.domain.db, request, _stamp(ctx))
+    added = _requested(add_alert, ctx.memory, request, _stamp(ctx))
     ctx.turn.refs[key] = (added.ref, False)
     return ToolOutcome(
         {
@@ -214,7 +201,7 @@ def _set_alert(ctx: ToolContext, args: dict) -> ToolOutcome:
 
 
 def _search_memory(ctx: ToolContext, args: dict) -> ToolOutcome:
-    events = ctx.memory.search(
+    events = ctx.memory.store.search(
         text=args.get("text"),
         kind=args.get("kind"),
         symbol=args.get("symbol"),
@@ -226,7 +213,7 @@ def _search_memory(ctx: ToolContext, args: dict) -> ToolOutcome:
         {
             "results": [
                 {
-                    "id": ctx.memory.ref_of(e),
+                    "id": ctx.memory.store.ref_of(e),
                     "kind": e.note_kind or e.kind,
                     "symbol": e.symbol,
                     "text": quote_data(e.text),
@@ -258,10 +245,10 @@ def _stored_long_form(ctx: ToolContext, topic: str, symbol: str | None) -> ToolO
 
     now = ctx.now()
     if topic == "market":
-        return ToolOutcome({"topic": topic, "content": "\n".join(market_long_form(market_review(ctx.domain.db, now)))})
+        return ToolOutcome({"topic": topic, "content": "\n".join(market_long_form(market_review(ctx.market, now)))})
     if symbol is None:
         raise ToolArgumentError("topic 为 fundamentals 时需要 symbol（六位股票代码）")
-    found = read_fundamentals(stores_of(ctx.domain.db).fundamentals, symbol, report_limit=12)
+    found = read_fundamentals(ctx.market.fundamentals, symbol, report_limit=12)
     return ToolOutcome({"topic": topic, "symbol": symbol, "content": "\n".join(long_form(found, now.date()))})
 
 

@@ -50,7 +50,7 @@ from pixiu_cli.conversation.llm.types import Usage
 from pixiu_cli.conversation.tokenizer.counts import count_tokens
 from pixiu_cli.evals.cases import EvalError, apply_patch, case_dataset, case_files
 from pixiu_cli.evals.contexts import CaseResult, EvalReport
-from pixiu_cli.evals.store import EvalResultRow
+from pixiu_cli.evals.store import EvalResultRow, EvalRunStore
 from pixiu_cli.home.document_file import DatasetError, parse_document
 from pixiu_cli.home.model import DomainData, Profile
 from pixiu_cli.kernel.clock import iso
@@ -58,9 +58,10 @@ from pixiu_cli.kernel.errors import UserError
 from pixiu_cli.kernel.resources import data_dir
 from pixiu_cli.kernel.settings import Settings
 from pixiu_cli.kernel.store.database import open_database
-from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.kernel.vocabulary import side_name
+from pixiu_cli.market.handle import Market
 from pixiu_cli.market.names.table import securities_for_document
+from pixiu_cli.memory.handle import Memory
 
 ANSWERS_FOLDER = "answers"
 _REQUIRED = ("id", "category", "now", "dataset", "message", "checks")
@@ -457,10 +458,11 @@ def _tools_called(agent, turn_id: int) -> tuple[str, ...]:
 def _open_case(case: AnswerCase, client, ablation: str, workdir: Path, guardrails: Guardrails, temperature):
     safe = re.sub(r"[^0-9A-Za-z_.-]", "_", f"{case.id}-{ablation}")[:100]
     db = open_database(workdir / f"{safe}.db")
-    domain = stores_of(db).investor
+    market = Market(db)
+    domain = market.investor
     domain.replace_all(case.data)
     # as `pixiu import` does: every stock the data set mentions has a name the questions can use
-    stores_of(db).securities.upsert(securities_for_document(case.data), keep_names=True)
+    market.securities.upsert(securities_for_document(case.data), keep_names=True)
     agent = build_agent(
         db,
         client,
@@ -600,15 +602,14 @@ def _recorded(base: Path, index: int, case: dict) -> bool:
     shutil.copyfile(base / "template.db", path)
     db = open_database(path)
     try:
-        before = len(stores_of(db).account.fills())
         now = datetime.fromisoformat(NOW)
-        stores = stores_of(db)
-        ctx = ToolContext(stores.investor, stores.memory, stores.portfolio, lambda: now).for_turn(case["message"])
+        ctx = ToolContext(Memory(db), lambda: now).for_turn(case["message"])
+        before = len(ctx.account.store.fills())
         try:
             model_tools().get("record_decision").handler(ctx, dict(case["call"], reason="用户说的"))
         except ToolArgumentError:  # refused as the loop would refuse it: nothing recorded
             pass
-        return len(stores_of(db).account.fills()) > before
+        return len(ctx.account.store.fills()) > before
     finally:
         db.close()
         path.unlink(missing_ok=True)
@@ -741,7 +742,7 @@ def _save(settings: Settings, report: LiveReport, started: str, client, cases: i
             )
             for o in report.outcomes
         ]
-        stores_of(db).eval_runs.save(
+        EvalRunStore(db).save(
             started_at=started,
             finished_at=iso(clock_of(settings)()),
             provider=client.provider,
@@ -770,7 +771,7 @@ def render_report(report: LiveReport, renderer, *, offline: bool, as_json: bool)
 def render_history(settings: Settings, renderer, *, as_json: bool) -> None:
     db = open_database(settings.db_path)
     try:
-        runs = stores_of(db).eval_runs.runs()
+        runs = EvalRunStore(db).runs()
     finally:
         db.close()
     if as_json:

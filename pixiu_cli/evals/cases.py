@@ -35,16 +35,19 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pixiu_cli.home.document_file import ACCOUNT, SECTIONS, DatasetError, normalise_timestamp
 from pixiu_cli.kernel.errors import UserError
 from pixiu_cli.kernel.resources import data_dir
-from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.kernel.vocabulary import normalise_code
 from pixiu_cli.market.bars import Bar, SeriesWrite
 from pixiu_cli.market.fundamentals.model import Dividend, FinancialReport, FundamentalsWrite, ValuationDay
 from pixiu_cli.market.review.model import Breadth, IndustryMove, Snapshot
+
+if TYPE_CHECKING:
+    from pixiu_cli.market.handle import Market
+    from pixiu_cli.memory.handle import Memory
 
 WATCH = "watch"
 REF, REPLACED_BY = "ref", "replaced_by"
@@ -111,20 +114,18 @@ def _added_at(entry: dict, index: int, now: datetime, fail) -> str:
         raise fail(str(exc)) from None
 
 
-def apply_setup(db, setup: EvalSetup, notes: list) -> None:
+def apply_setup(memory: Memory, setup: EvalSetup, notes: list) -> None:
     """Write the setup after the import: `notes` are the document's notes as parsed (in its
     order), matched to the stored ones by kind, text and time."""
 
-    market = stores_of(db).market
     for symbol, added_at in setup.watch:
-        market.watch(symbol, added_at)
+        memory.market.bars.watch(symbol, added_at)
     if not setup.replaced:
         return
-    stored = {(n.note_kind, n.text, n.created_at): n.id for n in stores_of(db).investor.export().notes}
+    stored = {(n.note_kind, n.text, n.created_at): n.id for n in memory.investor.export().notes}
     ids = [stored[(n.note_kind, n.text, n.created_at)] for n in notes]
-    memory = stores_of(db).memory
     for old, new in setup.replaced:
-        memory.replace([ids[old]], ids[new])
+        memory.store.replace([ids[old]], ids[new])
 
 
 EVALS_FOLDER = "evals"
@@ -252,8 +253,8 @@ def _typed(cls, row: dict):
     return cls(**{k: _decimal(v) if "Decimal" in names[k] else v for k, v in row.items()})
 
 
-def write_stored(db, data: dict, at: str) -> None:
-    store = stores_of(db).fundamentals
+def write_stored(market: Market, data: dict, at: str) -> None:
+    store = market.fundamentals
     reports, dividends = data.get("reports", []), data.get("dividends", [])
     symbols = set(data.get("valuations", {})) | {r["symbol"] for r in reports} | {d["symbol"] for d in dividends}
     for symbol in sorted(symbols):
@@ -266,8 +267,8 @@ def write_stored(db, data: dict, at: str) -> None:
         store.write(FundamentalsWrite(symbol, spec["source"], at, days, mine, paid))
     for symbol, spec in data.get("bars", {}).items():
         bars = [Bar(d, c, c, c, c, 1e9) for d, c in spec["closes"]]
-        stores_of(db).market.write_series(SeriesWrite(symbol, bars, spec["source"], at))
+        market.bars.write_series(SeriesWrite(symbol, bars, spec["source"], at))
     if "snapshot" in data:
         breadth = _typed(Breadth, data["snapshot"]["breadth"])
         industries = tuple(_typed(IndustryMove, i) for i in data["snapshot"].get("industries", []))
-        stores_of(db).market_review.write(Snapshot(breadth, industries))
+        market.review.write(Snapshot(breadth, industries))

@@ -133,8 +133,8 @@ from pixiu_cli.evals.cases import (
 from pixiu_cli.home.document_file import DatasetError, parse_document
 from pixiu_cli.kernel.resources import data_dir
 from pixiu_cli.kernel.store.database import open_database
-from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.market.names.table import securities_for_document, shipped_market_list
+from pixiu_cli.memory.handle import Memory
 
 _REQUIRED = ("id", "category", "now", "dataset", "message")
 _OPTIONAL = ("description", "dataset_patch", "limits", "summary", "earlier", "history", "market_list", "stored")
@@ -574,14 +574,15 @@ def _populated(case: EvalCase, path: Path) -> None:
         path.write_bytes(_template_bytes())
         db = open_database(path)
         data = parse_document(case.document, case.now)
-        stores_of(db).investor.replace_all(data)
-        master = stores_of(db).securities
+        memory = Memory(db)  # the case's home, market and memory, as the workspace hands them out
+        memory.investor.replace_all(data)
+        master = memory.market.securities
         if case.market_list:
             master.upsert(shipped_market_list())
         master.upsert(securities_for_document(data), keep_names=True)
         if case.stored:
-            write_stored(db, case.stored, case.now.isoformat(timespec="seconds"))
-        apply_setup(db, case.setup, data.notes)
+            write_stored(memory.market, case.stored, case.now.isoformat(timespec="seconds"))
+        apply_setup(memory, case.setup, data.notes)
         db.close()  # checkpoints the WAL into the file
         cached = _POPULATED[key] = path.read_bytes()
         if len(_POPULATED) > 64:
@@ -606,14 +607,16 @@ def _build(case: EvalCase, path: Path) -> _Built:
     try:
         from pixiu_cli.account.handle import Account
 
-        domain = stores_of(db).investor
         account = Account(db)  # the product's one valuation of the account
+        memory = Memory(db, home=account.home, market=account.market, account=account)
         builder = ContextBuilder(
             ConversationStore(db, clock=lambda: case.now),
-            domain,
+            memory.investor,
             limits=MemoryLimits.from_mapping(case.limits),
             clock=lambda: case.now,
             account=account,
+            market=memory.market,
+            memory=memory,
         )
         if case.earlier:
             block, intent, symbols = _converse(case, builder, db)
@@ -633,7 +636,7 @@ def _converse(case: EvalCase, builder: ContextBuilder, db) -> tuple[ContextBlock
     from pixiu_cli.account.handle import Account
     from pixiu_cli.account.trades import undo_trade
 
-    store, memory = builder.store, stores_of(db).memory
+    store, memory = builder.store, builder.memory.store
     conversation = store.create_conversation(title=case.id).id
     stamp = case.now.isoformat(timespec="seconds")
     for step in case.earlier:

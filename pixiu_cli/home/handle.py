@@ -14,8 +14,13 @@ if TYPE_CHECKING:  # also the store types other areas' signatures name: they imp
 
 
 class Home:
-    def __init__(self, db: Database):
+    """The home over `db`; `investor`: the InvestorStore already open over it (the agent's,
+    which the demo was re-dated through), else one is built on first use."""
+
+    def __init__(self, db: Database, *, investor: InvestorStore | None = None):
         self.db = db
+        if investor is not None:
+            self.investor = investor
 
     @cached_property
     def investor(self) -> InvestorStore:

@@ -28,7 +28,6 @@ from pixiu_cli.commands.params import (
     group,
     json_option,
 )
-from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.market import service
 from pixiu_cli.market import views as market_views
 from pixiu_cli.market.analytics.service import profiles, track
@@ -80,8 +79,8 @@ def _now():
     return state.clock() if state is not None else common.on_workspace().now()
 
 
-def _db():
-    return common.on_workspace().db
+def _market():
+    return common.on_workspace().market
 
 
 def _show(result, view, record=None, as_json: bool = False) -> None:
@@ -147,7 +146,7 @@ def data_import(files, symbol, name, adjusted, actions, volume_unit, refresh) ->
     if len(paths) == 1 and not paths[0].is_dir():
         spelling = symbol if symbol else _code_in_name(paths[0])
         request = service.BarImport(paths[0], spelling, name, adjusted, Path(actions) if actions else None, volume_unit)
-        done = service.import_bars(ws.db, request, _now(), ws.costs)
+        done = service.import_bars(ws.market, request, _now(), ws.costs)
     else:
         if symbol or name or actions or adjusted != "none" or volume_unit != "auto":
             raise CommandError("--symbol、--name、--actions、--adjusted、--volume-unit 只用于导入单个文件")
@@ -172,14 +171,14 @@ def _import_many(ws, paths: list[Path], refresh: bool):
         raise CommandError("没有找到日线文件（.csv、.txt、.tsv）")
     costs = ws.costs
     with common.shown().progress(len(chosen), "导入日线", show=len(chosen) > 3) as advance:
-        return service.import_many(ws.db, chosen, _now(), costs, advance=advance, refresh_after=refresh)
+        return service.import_many(ws.market, chosen, _now(), costs, advance=advance, refresh_after=refresh)
 
 
 @data.command("actions", help="列出一只股票的除权除息记录（任何来源）。")
 @argument("code", StockCode(), "股票代码")
 @json_option
 def data_actions(code, as_json: bool) -> None:
-    found = Found(code, actions=tuple(stores_of(_db()).market.actions(code)))
+    found = Found(code, actions=tuple(_market().bars.actions(code)))
     _show(found, market_views.show_actions, market_views.actions_record, as_json)
 
 
@@ -197,14 +196,14 @@ def data_actions(code, as_json: bool) -> None:
 @click.option("--to", "end", type=Day(), metavar="YYYY-MM-DD", help="截止日期 YYYY-MM-DD")
 @json_option
 def data_bars(code, adjust, start, end, as_json: bool) -> None:
-    found = MarketData(_db()).bars(code, adjust, start, end).bars()
+    found = MarketData(_market()).bars(code, adjust, start, end).bars()
     _show(Found(code, bars=tuple(found), adjust=adjust), market_views.show_bars, market_views.bars_record, as_json)
 
 
 @data.command("status", help="每只股票的数据范围、来源、最近同步，以及按交易日计的新鲜度。")
 @json_option
 def data_status(as_json: bool) -> None:
-    market = MarketData(_db())
+    market = MarketData(_market())
     found = Found(statuses=tuple(market.status(_now())), notes=tuple(market.reference_notes()))
     _show(found, market_views.show_status, market_views.status_record, as_json)
 
@@ -230,12 +229,12 @@ def data_sync(codes, source, since, timeout, securities, if_trading_day, fundame
     ws = common.on_workspace()
     if securities:
         synced = Synced(
-            "securities", service.sync_securities(ws.db, service.SecuritiesRequest(source, timeout), _now())
+            "securities", service.sync_securities(ws.market, service.SecuritiesRequest(source, timeout), _now())
         )
     elif market:
         from pixiu_cli.market.review.service import SnapshotRequest, sync_snapshot  # the review: akshare's sources
 
-        synced = Synced("market", sync_snapshot(ws.db, SnapshotRequest(max(timeout, 30.0)), _now()))
+        synced = Synced("market", sync_snapshot(ws.market, SnapshotRequest(max(timeout, 30.0)), _now()))
     elif fundamentals:
         synced = Synced("fundamentals", _sync_fundamentals(ws, list(codes), source, timeout))
     else:
@@ -282,17 +281,17 @@ def closed_today(ctx) -> str | None:
 
 
 def _sync_prices(ws, codes, source: str, since, timeout: float):
-    symbols = service.sync_targets(ws.db, list(codes) if codes else None)
+    symbols = service.sync_targets(ws.market, list(codes) if codes else None)
     with common.shown().progress(len(symbols), f"同步（{source}）", show=len(symbols) > 3) as advance:
         request = service.SyncRequest(symbols, source, since, timeout, daily=not codes)
-        return service.sync_market(ws.db, request, _now(), ws.costs, on_symbol=lambda o: advance(), push=ws.push)
+        return service.sync_market(ws.market, request, _now(), ws.costs, on_symbol=lambda o: advance(), push=ws.push)
 
 
 def _sync_fundamentals(ws, symbols: list[str], source: str, timeout: float):
-    targets = fundamentals_targets(ws.db, symbols)
+    targets = fundamentals_targets(ws.market, symbols)
     with common.shown().progress(len(targets), f"同步基本面（{source}）", show=len(targets) > 3) as advance:
         request = FundamentalsRequest(targets, source, timeout)
-        return sync_fundamentals(ws.db, request, _now(), lambda o: advance())
+        return sync_fundamentals(ws.market, request, _now(), lambda o: advance())
 
 
 @click.command("sync", cls=Command, help="同步行情：持仓、自选股和指数基准的日线与除权除息（同 pixiu data sync）")
@@ -306,11 +305,11 @@ def repl_sync(source: str) -> None:
     if running is not None and running.running:
         raise CommandError("后台同步进行中，完成后会在这里报告")
     ws = common.on_workspace()
-    request = service.SyncRequest(service.sync_targets(ws.db, None), source, daily=True)
+    request = service.SyncRequest(service.sync_targets(ws.market, None), source, daily=True)
     count = len(request.symbols)
     with common.shown().progress(count, f"同步（{source}）", show=count > 3) as advance:
         done = service.sync_market(
-            ws.db,
+            ws.market,
             request,
             _now(),
             ws.costs,
@@ -330,9 +329,7 @@ def repl_sync(source: str) -> None:
 @click.option("--days", type=Int(5, 5000), default=250, show_default=True, metavar="N", help="显示最近 N 个交易日")
 def chart(code, days: int) -> None:
     ws, shown = common.on_workspace(), common.shown()
-    text = service.chart(
-        ws.db, code, days, _now(), ws.settings.cost_method, color=shown.rich_output, **shown.chart_size()
-    )
+    text = service.chart(ws.market, ws.account, code, days, _now(), color=shown.rich_output, **shown.chart_size())
     _show(text, market_views.show_chart)
 
 
@@ -347,7 +344,7 @@ def market(as_json: bool) -> None:
     from pixiu_cli.market.review.breadth import market_review
     from pixiu_cli.market.review.service import review_record
 
-    _show(market_review(_db(), _now()), market_views.show_market, review_record, as_json)
+    _show(market_review(_market(), _now()), market_views.show_market, review_record, as_json)
 
 
 @click.command(
@@ -358,7 +355,7 @@ def market(as_json: bool) -> None:
 @argument("code", StockCode(), "股票代码或名称")
 @json_option
 def fundamentals(code, as_json: bool) -> None:
-    found, name = stock_fundamentals(_db(), code)
+    found, name = stock_fundamentals(_market(), code)
     result = StockFundamentals(found, name, _now().date())
     _show(result, market_views.show_fundamentals, market_views.fundamentals_record, as_json)
 
@@ -369,7 +366,7 @@ def fundamentals(code, as_json: bool) -> None:
 def signal(codes, as_json: bool) -> None:
     from pixiu_cli.market.analytics.signals import stored_signals  # numpy: only when it runs
 
-    found = stored_signals(_db(), list(codes) if codes else None)
+    found = stored_signals(_market(), list(codes) if codes else None)
     _show(found, market_views.show_signals, market_views.signals_record, as_json)
 
 
@@ -381,7 +378,7 @@ def signal(codes, as_json: bool) -> None:
 @json_option
 def profile(codes, again: bool, as_json: bool) -> None:
     ws = common.on_workspace()
-    listing = profiles(ws.db, list(codes) if codes else None, _now(), ws.costs, again)
+    listing = profiles(ws.market, list(codes) if codes else None, _now(), ws.costs, again)
     _show(listing, market_views.show_profiles, market_views.profiles_record, as_json)
 
 
@@ -390,7 +387,7 @@ def profile(codes, again: bool, as_json: bool) -> None:
 )
 @json_option
 def track_command(as_json: bool) -> None:
-    _show(track(_db(), _now()), market_views.show_track, market_views.track_record, as_json)
+    _show(track(_market(), _now()), market_views.show_track, market_views.track_record, as_json)
 
 
 # -- the watch list -------------------------------------------------------------------------
@@ -405,7 +402,7 @@ watch = group("watch", "自选股（同步时与持仓一起更新）。", defau
 def watch_list(as_json: bool) -> None:
     from pixiu_cli.memory import views as memory_views
 
-    _show(service.watchlist(_db()), memory_views.show_watchlist, memory_views.watchlist_record, as_json)
+    _show(service.watchlist(_market()), memory_views.show_watchlist, memory_views.watchlist_record, as_json)
 
 
 @watch.command("add", help="加入自选股。")
@@ -413,7 +410,7 @@ def watch_list(as_json: bool) -> None:
 def watch_add(symbol) -> None:
     from pixiu_cli.memory import views as memory_views
 
-    _show((symbol, service.watch(_db(), symbol, _now())), memory_views.show_watched)
+    _show((symbol, service.watch(_market(), symbol, _now())), memory_views.show_watched)
 
 
 @watch.command("remove", help="移出自选股。")
@@ -421,7 +418,7 @@ def watch_add(symbol) -> None:
 def watch_remove(symbol) -> None:
     from pixiu_cli.memory import views as memory_views
 
-    if not stores_of(_db()).market.unwatch(symbol):
+    if not _market().bars.unwatch(symbol):
         raise CommandError(f"{symbol} 不在自选中")
     _show(symbol, memory_views.show_unwatched)
 

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.market.bars import (
     ADJUST_MODES,
     MIN_DIVIDEND_GAP,
@@ -27,10 +26,7 @@ from pixiu_cli.market.source_by_name import SOURCE_NAMES
 from pixiu_cli.market.trading_days import trading_calendar
 
 if TYPE_CHECKING:
-    from sqlite_utils import Database
-
-if TYPE_CHECKING:  # only named: importing it before pixiu_cli.kernel.store would load numpy and pandas
-    from sqlite_utils import Database
+    from pixiu_cli.market.handle import Market
 
 
 WHOLE_MARKET = 100  # a status of more series reads every bar once for the market's gaps
@@ -55,11 +51,11 @@ class SeriesStatus:
 
 
 class MarketData:
-    def __init__(self, db: Database, keep_gaps: bool = False):
+    def __init__(self, market: Market, keep_gaps: bool = False):
         """keep_gaps: a market-wide day's counts, once probed, are kept in the store for the
         next refresh (a reader such as `data status` only reads kept ones)."""
-        self.store = stores_of(db).market
-        self.master = stores_of(db).securities
+        self.store = market.bars
+        self.master = market.securities
         self.keep_gaps = keep_gaps
         # version, day → gaps, and whether every day is in it
         self._market_gaps: tuple[int, dict[str, tuple[int, int]], bool] | None = None

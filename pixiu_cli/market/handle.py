@@ -1,5 +1,7 @@
 """The market as the workspace hands it out (`ws.market`): bars, the security list and what is
-computed or gathered from them, each store over the one database, built on first use."""
+computed or gathered from them, each store over the one database, built on first use. The
+holdings the market's use cases read (what to sync, what the watch list shows) are the home's:
+the composition root hands its `Home` in, so the workspace keeps one investor store."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # also the store types other areas' signatures name: they import them from here
     from sqlite_utils import Database
 
+    from pixiu_cli.home.handle import Home, InvestorStore
     from pixiu_cli.market.analytics.store import AnalyticsStore
     from pixiu_cli.market.fundamentals.store import FundamentalsStore
     from pixiu_cli.market.news.store import NewsStore
@@ -17,35 +20,57 @@ if TYPE_CHECKING:  # also the store types other areas' signatures name: they imp
 
 
 class Market:
-    def __init__(self, db: Database):
-        self._db = db
+    """The market over `db`; `home` is the workspace's (a market built alone builds its own)."""
+
+    def __init__(self, db: Database, home: Home | None = None):
+        self.db = db
+        self._home = home
 
     @cached_property
-    def _stores(self):
-        from pixiu_cli.kernel.store.shared_stores import stores_of
+    def home(self) -> Home:
+        if self._home is not None:
+            return self._home
+        from pixiu_cli.home.handle import Home
 
-        return stores_of(self._db)
+        return Home(self.db)
 
     @property
+    def investor(self) -> InvestorStore:
+        """The holdings and the data set the market's use cases read (the home's store)."""
+        return self.home.investor
+
+    @cached_property
     def bars(self) -> MarketStore:
-        return self._stores.market
+        from pixiu_cli.market.store import MarketStore
 
-    @property
+        return MarketStore(self.db)
+
+    @cached_property
     def securities(self) -> SecurityMaster:
-        return self._stores.securities
+        from pixiu_cli.market.store import SecurityMaster
 
-    @property
+        return SecurityMaster(self.db)
+
+    @cached_property
     def analytics(self) -> AnalyticsStore:
-        return self._stores.analytics
+        from pixiu_cli.market.analytics.store import AnalyticsStore
 
-    @property
+        return AnalyticsStore(self.db)
+
+    @cached_property
     def fundamentals(self) -> FundamentalsStore:
-        return self._stores.fundamentals
+        from pixiu_cli.market.fundamentals.store import FundamentalsStore
 
-    @property
+        return FundamentalsStore(self.db)
+
+    @cached_property
     def news(self) -> NewsStore:
-        return self._stores.news
+        from pixiu_cli.market.news.store import NewsStore
 
-    @property
+        return NewsStore(self.db)
+
+    @cached_property
     def review(self) -> MarketReviewStore:
-        return self._stores.market_review
+        from pixiu_cli.market.review.store import MarketReviewStore
+
+        return MarketReviewStore(self.db)

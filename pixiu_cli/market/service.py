@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pixiu_cli.kernel.errors import RequestError
-from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.market.analytics.service import held_and_watched, refresh
 from pixiu_cli.market.bars import BENCHMARKS
 from pixiu_cli.market.calendar import TradingCalendar
@@ -27,11 +26,11 @@ from pixiu_cli.market.source_by_name import open_source
 from pixiu_cli.market.trading_days import MARKET_CLOSE, as_shanghai, is_trading_day, knows
 
 if TYPE_CHECKING:  # what the import and the sync load, so /chart and the watch list do not
-    from sqlite_utils import Database
-
+    from pixiu_cli.account.handle import Account
     from pixiu_cli.market.analytics.costs import CostModel
     from pixiu_cli.market.analytics.refresh import RefreshSummary
     from pixiu_cli.market.fundamentals.service import KeptRefresh
+    from pixiu_cli.market.handle import Market
     from pixiu_cli.market.importer import ImportResult
     from pixiu_cli.market.security_master import MasterRefresh
     from pixiu_cli.market.sync import SyncOutcome
@@ -58,15 +57,15 @@ class BarsImported:
     target: ImportSymbol  # what the spelling named: a stock, or an index benchmark
 
 
-def import_bars(db: Database, request: BarImport, now: datetime, costs: CostModel | None) -> BarsImported:
+def import_bars(market: Market, request: BarImport, now: datetime, costs: CostModel | None) -> BarsImported:
     """One stock's (or index benchmark's) daily bars, stored unadjusted with their provenance;
     a bad file writes nothing."""
 
-    target = import_symbol(stores_of(db).securities, request.symbol)
+    target = import_symbol(market.securities, request.symbol)
     try:
         result = import_csv(
-            stores_of(db).market,
-            stores_of(db).securities,
+            market.bars,
+            market.securities,
             request.path,
             target.symbol,
             at=_stamp(now),
@@ -78,7 +77,7 @@ def import_bars(db: Database, request: BarImport, now: datetime, costs: CostMode
         )
     except CsvImportError as exc:
         raise RequestError(f"导入失败，未做任何修改：{exc}") from None
-    return BarsImported(result, refresh(db, [target.symbol], now, costs), target)
+    return BarsImported(result, refresh(market, [target.symbol], now, costs), target)
 
 
 @dataclass(frozen=True)
@@ -105,7 +104,7 @@ def bar_files(paths: list[Path]) -> list[Path]:
 
 
 def import_many(
-    db: Database,
+    market: Market,
     files: list[Path],
     now: datetime,
     costs: CostModel | None,
@@ -116,7 +115,7 @@ def import_many(
     """Every file in one process, each in its own transaction (a bad file is reported and
     writes nothing; the others are kept), then one refresh of every imported symbol."""
 
-    market, master, stamp = stores_of(db).market, stores_of(db).securities, _stamp(now)
+    bars, master, stamp = market.bars, market.securities, _stamp(now)
     imported, failed, notes = [], [], []
     for path in files:
         spelling = spelling_in_name(path)
@@ -128,7 +127,7 @@ def import_many(
             found = actions if actions.is_file() else None
             imported.append(
                 import_csv(
-                    market, master, path, target.symbol, at=stamp, actions_path=found, today=as_shanghai(now).date()
+                    bars, master, path, target.symbol, at=stamp, actions_path=found, today=as_shanghai(now).date()
                 )
             )
             notes += [(path, target.decided)] if target.decided else []
@@ -136,16 +135,16 @@ def import_many(
             failed.append((path, str(exc)))
         advance()
     symbols = [r.symbol for r in imported]
-    refreshed = refresh(db, symbols, now, costs) if refresh_after and symbols else None
+    refreshed = refresh(market, symbols, now, costs) if refresh_after and symbols else None
     return ManyImported(imported, failed, refreshed, notes)
 
 
-def sync_targets(db: Database, symbols: list[str] | None) -> list[str]:
+def sync_targets(market: Market, symbols: list[str] | None) -> list[str]:
     """The series a sync fetches: those given, else the holdings, the watch list and the
     index benchmarks (stored under their prefixed keys, see domain/benchmarks.py)."""
     if symbols:
         return symbols
-    return held_and_watched(db) + [b.key for b in BENCHMARKS]
+    return held_and_watched(market) + [b.key for b in BENCHMARKS]
 
 
 @dataclass(frozen=True)
@@ -171,7 +170,7 @@ class SyncResult:
 
 
 def sync_market(
-    db: Database,
+    market: Market,
     request: SyncRequest,
     now: datetime,
     costs: CostModel | None,
@@ -188,14 +187,15 @@ def sync_market(
         from pixiu_cli.brief.handle import Brief
         from pixiu_cli.brief.push.deliver import push_new_alerts
 
-        mark = stores_of(db).push_log.last_alert_id()  # the alerts this sync finds come after it
+        brief = Brief(market.db)  # the push log and channels' deliveries over this connection
+        mark = brief.push_log.last_alert_id()  # the alerts this sync finds come after it
 
     notes: list[str] = []
     source = open_source(request.source, request.timeout)
     try:
         outcomes = sync(
-            stores_of(db).market,
-            stores_of(db).securities,
+            market.bars,
+            market.securities,
             source,
             request.symbols,
             since=request.since,
@@ -206,13 +206,13 @@ def sync_market(
     finally:
         source.close()
     changed = [o.symbol for o in outcomes if not o.error and o.rows]
-    refreshed = refresh(db, changed, now, costs) if changed else None  # nothing new: no numpy, no work
-    pushed = push_new_alerts(Brief(db), push, mark, now) if pushing else []
+    refreshed = refresh(market, changed, now, costs) if changed else None  # nothing new: no numpy, no work
+    pushed = push_new_alerts(brief, push, mark, now) if pushing else []
     kept = None
     if request.daily:
         from pixiu_cli.market.fundamentals.service import refresh_kept
 
-        kept = refresh_kept(db, request.source, request.timeout, now)
+        kept = refresh_kept(market, request.source, request.timeout, now)
     return SyncResult(outcomes, notes, refreshed, pushed, kept)
 
 
@@ -222,7 +222,7 @@ class SecuritiesRequest:
     timeout: float = 20.0
 
 
-def sync_securities(db: Database, request: SecuritiesRequest, now: datetime) -> MasterRefresh:
+def sync_securities(market: Market, request: SecuritiesRequest, now: datetime) -> MasterRefresh:
     """Refresh the security master from a source's list of every listed stock. A failure
     (network, a missing library, an empty or truncated list) writes nothing: the shipped
     list and any earlier sync stay in force."""
@@ -234,16 +234,16 @@ def sync_securities(db: Database, request: SecuritiesRequest, now: datetime) -> 
             listed = source.securities()
             if not listed:
                 raise SourceError(f"{request.source} 没有返回证券列表")
-            return refresh_master(stores_of(db).securities, source.name, listed, _stamp(now), whole_market=True)
+            return refresh_master(market.securities, source.name, listed, _stamp(now), whole_market=True)
         finally:
             source.close()
     except SourceError as exc:
         raise RequestError(f"证券列表未更新：{exc}；已保留现有列表") from None
 
 
-def watch(db: Database, symbol: str, now: datetime) -> bool:
+def watch(market: Market, symbol: str, now: datetime) -> bool:
     """False when it was already watched."""
-    return stores_of(db).market.watch(symbol, _stamp(now))
+    return market.bars.watch(symbol, _stamp(now))
 
 
 @dataclass(frozen=True)
@@ -253,27 +253,22 @@ class Watched:
     added_at: str
 
 
-def watchlist(db: Database) -> list[Watched]:
+def watchlist(market: Market) -> list[Watched]:
     """Each watched stock with its name: the security master's, else the shipped list's."""
     from pixiu_cli.market.names.table import NameSource
 
-    names = NameSource(stores_of(db).securities)
-    return [Watched(symbol, names.security_name(symbol), at) for symbol, at in stores_of(db).market.watchlist()]
+    names = NameSource(market.securities)
+    return [Watched(symbol, names.security_name(symbol), at) for symbol, at in market.bars.watchlist()]
 
 
-def chart(db: Database, symbol: str, days: int, now: datetime, cost_method: str = "diluted", **style) -> str:
-    """The terminal chart: front-adjusted closes, MA20/MA60, the account's cost line and the trades."""
-    from pixiu_cli.account.handle import Account
-    from pixiu_cli.account.overview import read_account
+def chart(market: Market, account: Account, symbol: str, days: int, now: datetime, **style) -> str:
+    """The terminal chart: front-adjusted closes, MA20/MA60, the account's cost line (as the
+    account values it) and the trades."""
     from pixiu_cli.market.chart import build
 
-    held = read_account(Account(db, cost_method), now).account.holding(symbol)
+    held = account.read(now).account.holding(symbol)
     cost = float(held.cost) if held is not None else None
-    return build(MarketData(db), stores_of(db).investor, symbol, days, cost, **style)
-
-
-if TYPE_CHECKING:
-    from sqlite_utils import Database
+    return build(MarketData(market), market.investor, symbol, days, cost, **style)
 
 
 @dataclass(frozen=True)
@@ -289,16 +284,16 @@ def after_close(now: datetime) -> bool:
     return knows(local.date()) and is_trading_day(local.date()) and local.time() >= MARKET_CLOSE
 
 
-def stale_market(db: Database, now: datetime) -> StaleMarket | None:
+def stale_market(market: Market, now: datetime) -> StaleMarket | None:
     """None before the close, on a day without a session, past the calendar's end, or when
     every stored series of the default sync has today's bar. Series never stored are left
     out: a user who keeps no market data is not asked to sync every day."""
     if not after_close(now):
         return None
-    market = stores_of(db).market
-    calendar = TradingCalendar(market)
+    bars = market.bars
+    calendar = TradingCalendar(bars)
     behind = {}
-    for info in market.series(sync_targets(db, None)):
+    for info in bars.series(sync_targets(market, None)):
         days = calendar.stale_days(info.last, now)
         if days:  # None: nothing stored
             behind[info.symbol] = days

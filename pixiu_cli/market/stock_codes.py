@@ -9,14 +9,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pixiu_cli.kernel.errors import RequestError
-from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.kernel.vocabulary import normalise_code
 
 if TYPE_CHECKING:
-    from sqlite_utils import Database
+    from pixiu_cli.market.handle import Market
 
 
-def resolve_stock(db: Database, typed: str, names_cache: Path | None = None) -> str:
+def resolve_stock(market: Market, typed: str, names_cache: Path | None = None) -> str:
     code = normalise_code(typed)
     if code is not None:
         return code
@@ -24,7 +23,7 @@ def resolve_stock(db: Database, typed: str, names_cache: Path | None = None) -> 
         raise RequestError(f"股票代码应为 6 位数字，而不是 {typed!r}")
     from pixiu_cli.market.names.table import NameSource
 
-    table = NameSource(stores_of(db).securities, cache_dir=names_cache).table(stores_of(db).investor.holdings())
+    table = NameSource(market.securities, cache_dir=names_cache).table(market.investor.holdings())
     found = table.stocks_named(typed) if typed.strip() else []
     if len(found) == 1:
         return found[0][0]

@@ -134,7 +134,7 @@ def trades(reader: Reader, code: str | None = None, since: str | None = None) ->
     if since is not None and not _is_day(since):
         raise RequestError(f"since 应为 YYYY-MM-DD 日期，而不是 {since!r}")
     with reader.workspace() as ws:
-        lines = list_trades(ws.account, _code(ws.db, code))
+        lines = list_trades(ws.account, _code(ws.market, code))
     rows = [t.record() for t in lines if since is None or (t.day or "") >= since]
     return reader.stamped({"trades": rows})
 
@@ -155,8 +155,8 @@ def profiles(reader: Reader, codes: list[str] | None = None) -> dict:
     from pixiu_cli.market.analytics.service import profiles as listed
 
     with reader.workspace() as ws:
-        symbols = [_code(ws.db, c) for c in codes] if codes else None
-        listing = listed(ws.db, symbols, reader.now(), reader.costs(), False)
+        symbols = [_code(ws.market, c) for c in codes] if codes else None
+        listing = listed(ws.market, symbols, reader.now(), reader.costs(), False)
     return reader.stamped({"profiles": [dict(r.__dict__) for r in listing.rows]})
 
 
@@ -164,14 +164,14 @@ def signals(reader: Reader, codes: list[str] | None = None) -> dict:
     from pixiu_cli.market.analytics.signals import stored_signals
 
     with reader.workspace() as ws:
-        views = stored_signals(ws.db, [_code(ws.db, c) for c in codes] if codes else None)
+        views = stored_signals(ws.market, [_code(ws.market, c) for c in codes] if codes else None)
     return reader.stamped({"signals": [dict(v.__dict__) for v in views]})
 
 
 def news(reader: Reader, code: str | None = None) -> dict:
 
     with reader.workspace() as ws:
-        items = ws.market.news.listing(_code(ws.db, code), 20)
+        items = ws.market.news.listing(_code(ws.market, code), 20)
     return reader.stamped({"news": _quoted([asdict(n) for n in items], ("title", "summary"))})
 
 
@@ -199,7 +199,7 @@ def search_memory(reader: Reader, text: str) -> dict:
 
     keys = ("ref", "kind", "symbol", "created_at", "author", "source", "text", "pinned")
     with reader.workspace() as ws:
-        entries = search_memories(ws.db, text, limit=50)
+        entries = search_memories(ws.memory, text, limit=50)
     return reader.stamped({"memories": _quoted([{k: getattr(e, k) for k in keys} for e in entries], ("text",))})
 
 
@@ -208,8 +208,8 @@ def propose_note(reader: Reader, kind: str, text: str, code: str | None = None) 
     from pixiu_cli.memory.notes import NewNote, add_note
 
     with reader.workspace() as ws:
-        note = NewNote(kind, text, _code(ws.db, code), "model", AUTHOR_PROPOSAL)
-        write = add_note(ws.db, note, reader.now().isoformat(timespec="seconds"))
+        note = NewNote(kind, text, _code(ws.market, code), "model", AUTHOR_PROPOSAL)
+        write = add_note(ws.memory, note, reader.now().isoformat(timespec="seconds"))
     ref, name = f"n{write.event.id}", NOTE_KIND_NAMES.get(kind, kind)
     notice = (
         f"已存为其他代理的提议 #{ref}（{name}）：它不算用户自己的{name}，也不会注入 pixiu 的对话，"
@@ -227,7 +227,7 @@ def _is_day(text: str) -> bool:
         return False
 
 
-def _code(db: Database, raw: str | None) -> str | None:
+def _code(market: Market, raw: str | None) -> str | None:
     """A code in any spelling, or a name (services/stock_codes.py), as the CLI reads one."""
     if not raw:
         return None
@@ -238,13 +238,12 @@ def _code(db: Database, raw: str | None) -> str | None:
     from pixiu_cli.app import names_cache_dir
     from pixiu_cli.market.stock_codes import resolve_stock
 
-    return resolve_stock(db, raw, names_cache_dir())
+    return resolve_stock(market, raw, names_cache_dir())
 
 
 if TYPE_CHECKING:
-    from sqlite_utils import Database
-
     from pixiu_cli.app import Workspace
+    from pixiu_cli.market.handle import Market
     from pixiu_cli.mcp.store import McpCallLog
 
 UNKNOWN_AGENT = "未知"

@@ -9,14 +9,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pixiu_cli.kernel.errors import RequestError
-from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.kernel.vocabulary import is_finite_number, normalise_code
 from pixiu_cli.market.analytics.model import FiredAlert
 from pixiu_cli.market.analytics.rules import describe
 from pixiu_cli.market.security_master import security_name
 
 if TYPE_CHECKING:
-    from sqlite_utils import Database
+    from pixiu_cli.memory.handle import Memory
 
 ALERT_KINDS = ("below", "above", "change_pct", "drawdown_from_cost")
 DEFAULT_COOLDOWN_DAYS = 5
@@ -63,23 +62,23 @@ def _checked(request: NewAlert) -> NewAlert:
     return NewAlert(symbol, request.kind, float(request.threshold), request.source, days)
 
 
-def stock_name(db: Database, symbol: str) -> str | None:
+def stock_name(memory: Memory, symbol: str) -> str | None:
     """The name a rule is described with: the holding's, else the security master's (the
     one the alert's firing messages use)."""
-    holding = stores_of(db).investor.holding(symbol)
+    holding = memory.investor.holding(symbol)
     if holding and holding.name and holding.name != symbol:
         return holding.name
-    return security_name(stores_of(db).securities, symbol)
+    return security_name(memory.market.securities, symbol)
 
 
-def add_alert(db: Database, request: NewAlert, at: str) -> AddedAlert:
+def add_alert(memory: Memory, request: NewAlert, at: str) -> AddedAlert:
     """Store the rule. Bars already stored are history: the rule is checked from the close
     after the last of them (from its creation day when there are none yet)."""
     request = _checked(request)
-    if request.kind == "drawdown_from_cost" and stores_of(db).investor.holding(request.symbol) is None:
+    if request.kind == "drawdown_from_cost" and memory.investor.holding(request.symbol) is None:
         raise RequestError(f"没有持有 {request.symbol}：较成本回撤预警需要持仓成本（可改用 --below 价格）")
-    last_bar = stores_of(db).market.series([request.symbol])[0].last
-    rule_id = stores_of(db).analytics.add_rule(
+    last_bar = memory.market.bars.series([request.symbol])[0].last
+    rule_id = memory.market.analytics.add_rule(
         symbol=request.symbol,
         kind=request.kind,
         threshold=request.threshold,
@@ -88,7 +87,7 @@ def add_alert(db: Database, request: NewAlert, at: str) -> AddedAlert:
         source=request.source,
         checked_through=last_bar,
     )
-    text = describe(request.kind, request.threshold, request.symbol, stock_name(db, request.symbol))
+    text = describe(request.kind, request.threshold, request.symbol, stock_name(memory, request.symbol))
     return AddedAlert(rule_id, request.symbol, text, last_bar)
 
 
@@ -113,9 +112,9 @@ def parse_rule_id(raw: str) -> int | None:
     return int(text) if text.isascii() and text.isdigit() and len(text) <= 18 else None
 
 
-def take_unseen_alerts(db: Database, at: str) -> list[FiredAlert]:
+def take_unseen_alerts(memory: Memory, at: str) -> list[FiredAlert]:
     """Alerts fired by imports or syncs since they were last shown, marked shown."""
-    store = stores_of(db).analytics
+    store = memory.market.analytics
     fired = store.unseen_alerts()
     store.mark_seen([a.id for a in fired], at)
     return fired

@@ -15,14 +15,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pixiu_cli.kernel.errors import RequestError
-from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.kernel.vocabulary import MEMORY_KIND_NAMES
 from pixiu_cli.market.names.codes import find_codes, normalize
 from pixiu_cli.market.names.table import INDEX, SHADOW, NameSource
 from pixiu_cli.memory.store import MemoryEntry
 
 if TYPE_CHECKING:
-    from sqlite_utils import Database
+    from pixiu_cli.memory.handle import Memory
 
 
 @dataclass(frozen=True)
@@ -32,24 +31,23 @@ class Forgetting:
     done: object  # store.memory.Forgotten | store.portfolio.UndoneTrade | None for a rule
 
 
-def forget_memory(db: Database, typed: str, at: str, cost_method: str) -> Forgetting:
+def forget_memory(memory: Memory, typed: str, at: str) -> Forgetting:
     from pixiu_cli.account import trades
-    from pixiu_cli.account.handle import Account
     from pixiu_cli.memory.alerts import rule_ref
 
     rule_id = rule_ref(typed)
     if rule_id is not None:
-        if not stores_of(db).analytics.remove_rule(rule_id, at):
+        if not memory.market.analytics.remove_rule(rule_id, at):
             raise RequestError(f"没有预警规则 a{rule_id}")
         return Forgetting(f"a{rule_id}", "alert", None)
-    memory = stores_of(db).memory
-    ref = memory.resolve(typed)
+    store = memory.store
+    ref = store.resolve(typed)
     if ref.kind == "d":
-        undone = trades.undo_trade(Account(db, cost_method), ref.id, at)
+        undone = trades.undo_trade(memory.account, ref.id, at)
         if undone is None:
             raise RequestError(f"没有 ID 为 {ref} 的记忆")
         return Forgetting(str(ref), "trade", undone)
-    forgotten = memory.forget(ref.id, at)
+    forgotten = store.forget(ref.id, at)
     if forgotten is None:
         raise RequestError(f"没有 ID 为 {ref} 的记忆")
     return Forgetting(str(ref), "note", forgotten)
@@ -61,25 +59,24 @@ class Edited:
     text: str
 
 
-def edit_memory(db: Database, typed: str, text: str | None, at: str, ask: Callable[[str], str] | None = None) -> Edited:
+def edit_memory(
+    memory: Memory, typed: str, text: str | None, at: str, ask: Callable[[str], str] | None = None
+) -> Edited:
     """A note's new text; without one, `ask` is handed the old text to edit in place."""
-    memory = stores_of(db).memory
-    ref = memory.resolve(typed)
+    store = memory.store
+    ref = store.resolve(typed)
     if ref.kind == "d":
         raise RequestError(f"交易记录 #{ref} 不能修改：撤销（持仓会恢复）后重新记录")
-    event = memory.get(ref.id)
+    event = store.get(ref.id)
     new_text = (text or "").strip()
     if not new_text and ask is not None and event is not None:
         new_text = ask(event.text).strip()
     if not new_text:
         raise RequestError("新文本为空，记忆未修改")
-    if not memory.edit(ref.id, new_text, at):
+    if not store.edit(ref.id, new_text, at):
         raise RequestError(f"没有 ID 为 {ref} 的记忆")
     return Edited(str(ref), new_text)
 
-
-if TYPE_CHECKING:
-    from sqlite_utils import Database
 
 # 纪律 → rule, 交易 → decision …, and the English kinds themselves.
 _KIND_WORDS = {**{name: kind for kind, name in MEMORY_KIND_NAMES.items()}, **{k: k for k in MEMORY_KIND_NAMES}}
@@ -89,14 +86,13 @@ def kind_of_query(query: str) -> str | None:
     return _KIND_WORDS.get(query.strip().lower())
 
 
-def stock_of_query(db: Database, query: str) -> str | None:
+def stock_of_query(memory: Memory, query: str) -> str | None:
     """The one stock the whole query names, or None."""
     folded = normalize(query.strip())
     if not folded:
         return None
-    domain = stores_of(db).investor
-    holdings = domain.holdings()
-    table = NameSource(stores_of(db).securities).table(holdings)
+    holdings = memory.investor.holdings()
+    table = NameSource(memory.market.securities).table(holdings)
     codes = {code for _, code in find_codes(folded, table.held | {h.symbol for h in holdings})}
     if len(codes) == 1 and len(folded) <= 12:  # the code with an exchange mark at most (sz300750, 300750.SZ)
         return codes.pop()
@@ -107,16 +103,16 @@ def stock_of_query(db: Database, query: str) -> str | None:
 
 
 def search_memories(
-    db: Database, query: str | None, *, kind: str | None = None, symbol: str | None = None, limit: int = 50
+    memory: Memory, query: str | None, *, kind: str | None = None, symbol: str | None = None, limit: int = 50
 ) -> list[MemoryEntry]:
     """Notes and trades, newest first: by kind, by stock, by words, as `/memory` reads them."""
-    memory = stores_of(db).memory
+    store = memory.store
     query = (query or "").strip() or None
     if query and kind is None and kind_of_query(query):
-        return memory.listing(kind=kind_of_query(query), symbol=symbol, limit=limit)
-    about = stock_of_query(db, query) if query and symbol is None else None
-    entries = memory.listing(text=query, kind=kind, symbol=symbol, limit=limit)
+        return store.listing(kind=kind_of_query(query), symbol=symbol, limit=limit)
+    about = stock_of_query(memory, query) if query and symbol is None else None
+    entries = store.listing(text=query, kind=kind, symbol=symbol, limit=limit)
     if about is None:
         return entries
-    by_ref = {e.ref: e for e in [*memory.listing(kind=kind, symbol=about, limit=limit), *entries]}
+    by_ref = {e.ref: e for e in [*store.listing(kind=kind, symbol=about, limit=limit), *entries]}
     return sorted(by_ref.values(), key=lambda e: e.created_at, reverse=True)[:limit]

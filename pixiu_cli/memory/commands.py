@@ -26,7 +26,6 @@ from pixiu_cli.commands.params import (
     json_option,
 )
 from pixiu_cli.conversation.selection import aliases
-from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.kernel.vocabulary import NOTE_KINDS
 from pixiu_cli.memory import views
 from pixiu_cli.memory.alerts import (
@@ -140,7 +139,7 @@ def _words(name: str, kind: Kind, help: str):
 @json_option
 @demo_option
 def memory_list(query, kind, symbol, as_json: bool, demo: bool) -> None:
-    found = search_memories(common.on_workspace().db, " ".join(query) or None, kind=kind, symbol=symbol, limit=200)
+    found = search_memories(common.on_workspace().memory, " ".join(query) or None, kind=kind, symbol=symbol, limit=200)
     _show(views.show_memories, found, views.memories_record(found) if as_json else None)
 
 
@@ -162,7 +161,7 @@ def _by_id(metavar: str):
 @demo_option
 def memory_accept(ref: str, demo: bool) -> None:
     ws = common.on_workspace()
-    done = accept_proposal(ws.db, ref, _stamp(ws), ws.settings.cost_method, ws.settings.commission)
+    done = accept_proposal(ws.memory, ref, _stamp(ws), ws.settings.commission)
     _show(views.show_accepted, done)
 
 
@@ -170,19 +169,19 @@ def memory_accept(ref: str, demo: bool) -> None:
 @_by_id("新计划ID")
 @demo_option
 def memory_replace(ref: str, demo: bool) -> None:
-    _show(views.show_replaced, accept_replacement(common.on_workspace().db, ref))
+    _show(views.show_replaced, accept_replacement(common.on_workspace().memory, ref))
 
 
 @memory.command("pin", help="置顶一条笔记：不受天数窗口限制，每轮都注入。")
 @_by_id("ID")
 def memory_pin(ref: str) -> None:
-    _show(views.show_pinned, pin_note(common.on_workspace().db, ref, True))
+    _show(views.show_pinned, pin_note(common.on_workspace().memory, ref, True))
 
 
 @memory.command("unpin", help="取消置顶。")
 @_by_id("ID")
 def memory_unpin(ref: str) -> None:
-    _show(views.show_pinned, pin_note(common.on_workspace().db, ref, False))
+    _show(views.show_pinned, pin_note(common.on_workspace().memory, ref, False))
 
 
 MEMORY_ID = Text("ID", complete="memory")
@@ -195,7 +194,7 @@ def memory_edit(ref: str, text) -> None:
     ws = common.on_workspace()
     typed = _typed_text(text, (), skip=2)  # the line's first words: "edit" and the ID
     state = common.repl_state()
-    edited = edit_memory(ws.db, ref, typed, _stamp(ws), state.edit_text if state is not None else None)
+    edited = edit_memory(ws.memory, ref, typed, _stamp(ws), state.edit_text if state is not None else None)
     _show(views.show_edited, edited)
 
 
@@ -210,7 +209,7 @@ def remember(text, kind: str, symbol, demo: bool) -> None:
     ws = common.on_workspace()
     typed = _typed_text(text, ("--kind", "--symbol"))
     note = NewNote(kind=kind, text=typed or "", symbol=symbol, source="user")
-    _show(views.show_note, add_note(ws.db, note, _stamp(ws)))
+    _show(views.show_note, add_note(ws.memory, note, _stamp(ws)))
 
 
 @click.command("forget", help="撤销一条记忆：删除笔记、撤销合并，或撤销一笔交易（持仓恢复）；预警规则如 a3。")
@@ -218,7 +217,7 @@ def remember(text, kind: str, symbol, demo: bool) -> None:
 @demo_option
 def forget(ref: str, demo: bool) -> None:
     ws = common.on_workspace()
-    _show(views.show_forgotten, forget_memory(ws.db, ref, _stamp(ws), ws.settings.cost_method))
+    _show(views.show_forgotten, forget_memory(ws.memory, ref, _stamp(ws)))
 
 
 # Price alerts.
@@ -250,7 +249,7 @@ alert = group("alert", "价格预警：收盘价穿越、单日涨跌幅、较�
 @alert.command("list", help="列出预警规则和最近触发的预警。")
 @json_option
 def alert_list(as_json: bool) -> None:
-    rules = stores_of(common.on_workspace().db).analytics.rules()
+    rules = common.on_workspace().market.analytics.rules()
     _show(views.show_rules, rules, views.rules_record(rules) if as_json else None)
 
 
@@ -279,7 +278,7 @@ def alert_add(symbol: str, below, above, change_pct, drawdown, cooldown: int) ->
         raise CommandError("请给出且只给出一个条件：--below、--above、--change-pct 或 --drawdown-from-cost")
     ((kind, threshold),) = chosen
     ws = common.on_workspace()
-    added = add_alert(ws.db, NewAlert(symbol, kind, float(threshold), SOURCE_BY_HAND, cooldown), _stamp(ws))
+    added = add_alert(ws.memory, NewAlert(symbol, kind, float(threshold), SOURCE_BY_HAND, cooldown), _stamp(ws))
     _show(views.show_added, added)
 
 
@@ -287,7 +286,7 @@ def alert_add(symbol: str, below, above, change_pct, drawdown, cooldown: int) ->
 @_named("rule_id", RuleId(), "预警编号，如 a3")
 def alert_remove(rule_id: int) -> None:
     ws = common.on_workspace()
-    if not stores_of(ws.db).analytics.remove_rule(rule_id, _stamp(ws)):
+    if not ws.market.analytics.remove_rule(rule_id, _stamp(ws)):
         raise CommandError(f"没有预警规则 a{rule_id}")
     _show(views.show_removed, rule_id)
 
@@ -306,7 +305,7 @@ def _master(ws):
     """The security master names are read from: the REPL's context builder's (so a new alias
     is known to the next turn), else the database's."""
     builder = getattr(ws, "builder", None)
-    return builder.securities if builder is not None else stores_of(ws.db).securities
+    return builder.securities if builder is not None else ws.market.securities
 
 
 @click.command(

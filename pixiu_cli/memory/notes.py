@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 from pixiu_cli.conversation.selection.select import select
 from pixiu_cli.home.model import MemoryEvent
 from pixiu_cli.kernel.errors import RequestError
-from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.kernel.vocabulary import (
     AUTHOR_PROPOSAL,
     AUTHOR_USER,
@@ -31,19 +30,17 @@ from pixiu_cli.memory.model import note_ref, restates
 from pixiu_cli.memory.store import MemoryStore, NoteWrite
 
 
-def symbol_in_text(domain: InvestorStore, text: str) -> str | None:
+def symbol_in_text(memory: Memory, text: str) -> str | None:
     """The one stock `text` names, or None when it names none or several (a note comparing
     two stocks belongs to neither)."""
-    table = NameSource(stores_of(domain.db).securities).table(domain.holdings())
+    table = NameSource(memory.market.securities).table(memory.investor.holdings())
     found = select(text, table).symbols
     return found[0] if len(found) == 1 else None
 
 
 if TYPE_CHECKING:
-    from sqlite_utils import Database
-
-    from pixiu_cli.home.handle import InvestorStore
     from pixiu_cli.kernel.settings import Commission
+    from pixiu_cli.memory.handle import Memory
 
 
 @dataclass(frozen=True)
@@ -55,14 +52,14 @@ class NewNote:
     author: str = AUTHOR_USER  # who wrote it (vocabulary.AUTHORS): the model's is grounded or a proposal
 
 
-def add_note(db: Database, request: NewNote, at: str) -> NoteWrite:
+def add_note(memory: Memory, request: NewNote, at: str) -> NoteWrite:
     text = request.text.strip()
     if not text:
         raise RequestError("要记住的内容为空")
     if request.kind not in NOTE_KINDS:
         raise RequestError(f"记忆类型只能是 {' / '.join(NOTE_KINDS)}，而不是 {request.kind!r}")
-    symbol = request.symbol or symbol_in_text(stores_of(db).investor, text)
-    store = stores_of(db).memory
+    symbol = request.symbol or symbol_in_text(memory, text)
+    store = memory.store
     write = store.add_note(
         note_kind=request.kind, text=text, symbol=symbol, source=request.source, at=at, author=request.author
     )
@@ -82,20 +79,18 @@ def _offering_to_replace(store: MemoryStore, write: NoteWrite) -> NoteWrite:
     return replace(write, offered=tuple(older))
 
 
-def accept_proposal(
-    db: Database, typed: str, at: str | None = None, cost_method: str = "diluted", commission: Commission | None = None
-):
+def accept_proposal(memory: Memory, typed: str, at: str | None = None, commission: Commission | None = None):
     """The user takes the model's proposal as their own: from now on a note is shown as theirs
     (a plan then offers to replace the older plans it restates, as one the user wrote); a
     proposed trade or alert is made, once (services/proposals.py). Returns the NoteWrite, or
     the RecordedTrade or AddedAlert."""
-    store = stores_of(db).memory
+    store = memory.store
     ref = store.resolve(typed)
     event = store.get(ref.id) if ref.kind == "n" else None
     if event is not None and event.kind == "proposal":
         from pixiu_cli.memory.proposals import accept_change
 
-        return accept_change(db, event, at or event.created_at, cost_method, commission)
+        return accept_change(memory, event, at or event.created_at, commission)
     if event is None or event.author != AUTHOR_PROPOSAL:
         raise RequestError(f"#{ref} 不是待确认的模型提议：/memory accept 后面写提议的 ID（见 /memory 的作者一栏）")
     accepted = store.accept(ref.id)
@@ -121,10 +116,10 @@ class Replacement:
     replaced: tuple[MemoryEvent, ...]  # the older plans it replaced, as they were
 
 
-def accept_replacement(db: Database, typed: str) -> Replacement:
+def accept_replacement(memory: Memory, typed: str) -> Replacement:
     """The user accepts a plan's offer: the older plans it restates leave the block
     (/forget of the new plan puts them back)."""
-    store = stores_of(db).memory
+    store = memory.store
     ref = store.resolve(typed)
     event = store.get(ref.id) if ref.kind == "n" else None
     if event is None or event.note_kind != "plan":
@@ -176,9 +171,9 @@ class Pinned:
     text: str
 
 
-def pin_note(db: Database, typed: str, pinned: bool) -> Pinned:
+def pin_note(memory: Memory, typed: str, pinned: bool) -> Pinned:
     """Pin a note (injected whatever its age) or unpin it; a trade is not a note."""
-    store = stores_of(db).memory
+    store = memory.store
     ref = store.resolve(typed)
     if ref.kind != "n":
         raise RequestError(f"#{ref} 是交易记录，只有笔记可以置顶")

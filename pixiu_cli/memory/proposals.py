@@ -15,22 +15,19 @@ from dataclasses import dataclass
 from datetime import datetime, time
 from typing import TYPE_CHECKING
 
-from pixiu_cli.account.handle import Account
 from pixiu_cli.account.overview import trade_day
 from pixiu_cli.account.trades import NewTrade, RecordedTrade, record_trade
 from pixiu_cli.home.model import MemoryEvent
 from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.kernel.store.database import write_transaction
-from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.kernel.vocabulary import AUTHOR_PROPOSAL, PROPOSAL_NAME, side_name
 from pixiu_cli.market.analytics.rules import describe
 from pixiu_cli.memory.alerts import SOURCE_CONVERSATION, AddedAlert, NewAlert, add_alert, stock_name
 from pixiu_cli.memory.model import decision_ref, note_ref
 
 if TYPE_CHECKING:
-    from sqlite_utils import Database
-
     from pixiu_cli.kernel.settings import Commission
+    from pixiu_cli.memory.handle import Memory
 
 TRADE, ALERT = "trade", "alert"
 PROPOSALS_PER_TURN = 5
@@ -49,7 +46,7 @@ class ProposedChange:
         return note_ref(self.event.id)
 
 
-def check_room(db: Database, size: int, this_turn: int, now: datetime) -> None:
+def check_room(memory: Memory, size: int, this_turn: int, now: datetime) -> None:
     """Refuse a proposal past the bounds: too long, too many this turn, too many pending today."""
     if size > PROPOSAL_LONGEST:
         raise RequestError(
@@ -60,22 +57,22 @@ def check_room(db: Database, size: int, this_turn: int, now: datetime) -> None:
             f"本轮已有 {this_turn} 条提议（每轮上限 {PROPOSALS_PER_TURN} 条），没有再保存：请先请用户确认已有的提议"
         )
     day_start = datetime.combine(now.date(), time(), now.tzinfo).isoformat(timespec="seconds")
-    if stores_of(db).memory.proposals_since(day_start) >= PROPOSALS_PER_DAY:
+    if memory.store.proposals_since(day_start) >= PROPOSALS_PER_DAY:
         raise RequestError(
             f"今天待确认的提议已有 {PROPOSALS_PER_DAY} 条（上限），没有再保存：请用户先在 /memory 里处理已有的提议"
         )
 
 
-def _propose(db: Database, change: str, symbol: str, text: str, arguments: dict, this_turn: int, now: datetime):
+def _propose(memory: Memory, change: str, symbol: str, text: str, arguments: dict, this_turn: int, now: datetime):
     encoded = json.dumps(arguments, ensure_ascii=False)
-    check_room(db, max(len(text), len(encoded)), this_turn, now)
-    event = stores_of(db).memory.add_proposal(
+    check_room(memory, max(len(text), len(encoded)), this_turn, now)
+    event = memory.store.add_proposal(
         change=change, symbol=symbol, text=text, arguments=encoded, at=now.isoformat(timespec="seconds")
     )
     return ProposedChange(event, change, arguments)
 
 
-def propose_trade(db: Database, trade: NewTrade, this_turn: int, now: datetime) -> ProposedChange:
+def propose_trade(memory: Memory, trade: NewTrade, this_turn: int, now: datetime) -> ProposedChange:
     """A trade kept for the user to confirm, its day resolved now (accepted later, it is
     recorded on the day it was said to happen)."""
     day = trade_day(trade.day, now).isoformat()
@@ -91,18 +88,18 @@ def propose_trade(db: Database, trade: NewTrade, this_turn: int, now: datetime) 
     }
     fee = f"，手续费 {float(trade.fee):g} 元" if trade.fee else ""
     text = f"{side_name(trade.side)} {trade.symbol} {float(trade.quantity):g} 股 @ {float(trade.price):g}，{day}{fee}"
-    return _propose(db, TRADE, trade.symbol, text, arguments, this_turn, now)
+    return _propose(memory, TRADE, trade.symbol, text, arguments, this_turn, now)
 
 
-def propose_alert(db: Database, alert: NewAlert, this_turn: int, now: datetime) -> ProposedChange:
+def propose_alert(memory: Memory, alert: NewAlert, this_turn: int, now: datetime) -> ProposedChange:
     arguments = {"symbol": alert.symbol, "kind": alert.kind, "threshold": float(alert.threshold)}
-    text = describe(alert.kind, float(alert.threshold), alert.symbol, stock_name(db, alert.symbol))
-    return _propose(db, ALERT, alert.symbol, text, arguments, this_turn, now)
+    text = describe(alert.kind, float(alert.threshold), alert.symbol, stock_name(memory, alert.symbol))
+    return _propose(memory, ALERT, alert.symbol, text, arguments, this_turn, now)
 
 
-def pending_changes(db: Database, after_id: int) -> list[ProposedChange]:
+def pending_changes(memory: Memory, after_id: int) -> list[ProposedChange]:
     """The proposed changes still pending, of memory ids above `after_id` (a turn's own)."""
-    store = stores_of(db).memory
+    store = memory.store
     found = []
     for event in store.pending_changes(after_id):
         change, encoded = store.proposed(event.id) or ("", None)
@@ -111,13 +108,14 @@ def pending_changes(db: Database, after_id: int) -> list[ProposedChange]:
 
 
 def accept_change(
-    db: Database, event: MemoryEvent, at: str, cost_method: str, commission: Commission | None = None
+    memory: Memory, event: MemoryEvent, at: str, commission: Commission | None = None
 ) -> RecordedTrade | AddedAlert:
     """The user confirms a proposed change: the trade recorded (or the alert set) once, in one
-    transaction with the proposal taken, so a second accept records nothing."""
-    store = stores_of(db).memory
+    transaction with the proposal taken, so a second accept records nothing; a trade is valued
+    by the memory's account (its cost method)."""
+    store = memory.store
     ref = note_ref(event.id)
-    with write_transaction(db):
+    with write_transaction(memory.db):
         current = store.get(event.id)
         proposed = store.proposed(event.id)
         if current is None or proposed is None:
@@ -127,13 +125,13 @@ def accept_change(
             recorded = f"，已记录为 #{decision_ref(taken)}" if taken else ""
             raise RequestError(f"#{ref} 已经采纳过{recorded}，没有再记录一次")
         change, encoded = proposed
-        done = _make(db, change, json.loads(encoded or "{}"), at, cost_method, commission)
+        done = _make(memory, change, json.loads(encoded or "{}"), at, commission)
         store.take_proposal(event.id, done.decision.id if isinstance(done, RecordedTrade) else None)
     return done
 
 
 def _make(
-    db: Database, change: str, arguments: dict, at: str, cost_method: str, commission: Commission | None
+    memory: Memory, change: str, arguments: dict, at: str, commission: Commission | None
 ) -> RecordedTrade | AddedAlert:
     if change == TRADE:
         trade = NewTrade(
@@ -147,9 +145,9 @@ def _make(
             day=arguments.get("day"),
             fee=arguments.get("fee"),  # none stated: the account's rates estimate it, as for a told trade
         )
-        return record_trade(Account(db, cost_method), trade, at, commission)
+        return record_trade(memory.account, trade, at, commission)
     alert = NewAlert(arguments["symbol"], arguments["kind"], arguments["threshold"], SOURCE_CONVERSATION)
-    return add_alert(db, alert, at)
+    return add_alert(memory, alert, at)
 
 
 def change_notice(proposal: ProposedChange) -> str:

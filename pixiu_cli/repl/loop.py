@@ -25,7 +25,7 @@ from pixiu_cli.repl.warmup import Warmup
 def _request(state: ReplState, source: str):
     from pixiu_cli.market.service import SyncRequest, sync_targets
 
-    return SyncRequest(sync_targets(state.app.store.db, None), source, daily=True)
+    return SyncRequest(sync_targets(state.app.market, None), source, daily=True)
 
 
 class BackgroundSync:
@@ -59,13 +59,14 @@ class BackgroundSync:
 
     def _run(self) -> None:
         from pixiu_cli.conversation.presenters import error_line
+        from pixiu_cli.market.handle import Market
         from pixiu_cli.market.service import sync_market
 
         try:
             db = open_database(self._path)
             try:
                 self.result = sync_market(
-                    db, self._request, self._now, self._costs, on_symbol=self._advance, push=self._push
+                    Market(db), self._request, self._now, self._costs, on_symbol=self._advance, push=self._push
                 )
             finally:
                 db.close()
@@ -91,7 +92,7 @@ def offer_sync(state: ReplState) -> None:
         return
     from pixiu_cli.market.service import stale_market  # after the demo's return: its prompt does without it
 
-    stale = stale_market(state.app.store.db, state.clock())
+    stale = stale_market(state.app.market, state.clock())
     if stale is None or stale.session == state.offered_session:
         return
     state.offered_session = stale.session
@@ -150,7 +151,7 @@ def run_command(state: ReplState, line: str) -> None:
 def _show_new_alerts(state: ReplState) -> None:
     """Alerts fired by imports or syncs since the REPL last showed them."""
 
-    show_new_alerts(state.renderer, take_unseen_alerts(state.app.store.db, state.stamp()))
+    show_new_alerts(state.renderer, take_unseen_alerts(state.app.memory, state.stamp()))
 
 
 def run_repl(state: ReplState, **prompt_io) -> None:

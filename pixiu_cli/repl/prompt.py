@@ -22,7 +22,6 @@ from prompt_toolkit.completion import Completer, Completion
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings
 
-from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.kernel.vocabulary import NOTE_KINDS
 from pixiu_cli.repl.registry import registry
 from pixiu_cli.repl.state import ReplState
@@ -209,9 +208,8 @@ def _stocks(state: ReplState, typed: str) -> list[Choice]:
     """Held and watched stocks first, then every listed one whose code or name starts so."""
     from pixiu_cli.market.securities import shipped_names
 
-    db = state.app.store.db
     own = {h.symbol: h.name for h in state.app.builder.domain.holdings()}
-    for symbol, _ in stores_of(db).market.watchlist():
+    for symbol, _ in state.app.market.bars.watchlist():
         own.setdefault(symbol, state.app.builder.names.security_name(symbol) or "")
     listed = ((s.code, s.short_name) for s in shipped_names())
     found: dict[str, str] = {}

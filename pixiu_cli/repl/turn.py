@@ -51,14 +51,14 @@ def confirm_changes(state: ReplState, after_id: int) -> None:
     """Each change to the account the turn's model proposed, asked y/N with its arguments: a
     yes makes it (once, services/proposals.py), a no leaves it pending in /memory."""
 
-    db = state.app.db
-    for proposal in pending_changes(db, after_id):
+    memory = state.app.memory
+    for proposal in pending_changes(memory, after_id):
         if not _answer(state, change_question(proposal)):
             show_change_left(state.renderer, proposal.ref)
             continue
         try:
             settings = state.app.settings
-            done = accept_change(db, proposal.event, state.stamp(), settings.cost_method, settings.commission)
+            done = accept_change(memory, proposal.event, state.stamp(), settings.commission)
         except RequestError as exc:
             state.renderer.error(str(exc))
             continue

@@ -10,6 +10,7 @@ from pixiu_cli.account.handle import Account
 from pixiu_cli.conversation.agent.guardrails import Guardrails
 from pixiu_cli.conversation.context.block import MemoryId, parsed_digests
 from pixiu_cli.conversation.offline.script import Fault, ScriptedReply
+from pixiu_cli.memory.handle import Memory
 from tests.helpers import NOW, call, tool_messages
 
 
@@ -81,7 +82,7 @@ def test_repeated_identical_call_is_not_run_twice(rig, model):
     tools, _ = tool_messages(store, conv)
     assert json.loads(tools[0]["content"])["ok"] is True
     assert "重复调用" in json.loads(tools[1]["content"])["error"]
-    assert len(ctx.memory.search(text="不追高")) == 1
+    assert len(ctx.memory.store.search(text="不追高")) == 1
 
 
 @pytest.mark.parametrize(
@@ -141,7 +142,7 @@ def test_record_decision_updates_holdings_and_memory(rig, model):
     # the stated 2,000 @ 31.2 and the recorded 1,000 @ 29.5 with its estimated fee (万2.5 of
     # 29,500 = 7.375 and the 0.001% transfer fee 0.295, 7.67): the ledger adds them
     assert held.shares == 3000 and float(held.cost) == pytest.approx((2000 * 31.2 + 1000 * 29.5 + 7.67) / 3000)
-    assert ctx.memory.search(kind="decision", symbol="002415")[0].text.startswith("买入 002415 1000 股")
+    assert ctx.memory.store.search(kind="decision", symbol="002415")[0].text.startswith("买入 002415 1000 股")
     block, _, _ = agent.builder.context_block("你好", now=NOW)
     assert "回踩到位" in block.text  # lands in the recent-decisions class
 
@@ -223,7 +224,9 @@ def test_a_remembered_plan_that_restates_an_older_one_only_offers_to_replace_it(
 
     make, store, domain, ctx = rig
     agent, conv = make()
-    older = notes.add_note(domain.db, notes.NewNote("plan", "美的回踩60加仓", "000333", "user"), NOW.isoformat())
+    older = notes.add_note(
+        Memory(domain.db), notes.NewNote("plan", "美的回踩60加仓", "000333", "user"), NOW.isoformat()
+    )
     model.enqueue(
         ScriptedReply(tool_calls=[call("remember", {"kind": "plan", "text": "美的回踩58加仓", "symbol": "000333"})]),
         ScriptedReply(text="记下了"),
@@ -236,5 +239,5 @@ def test_a_remembered_plan_that_restates_an_older_one_only_offers_to_replace_it(
     assert new["offers_to_replace"] == [{"id": old_ref, "text": "「美的回踩60加仓」"}]
     notice = next(n for n in result.notices if "替换旧计划吗" in n)  # what the REPL shows after the reply
     assert f"#{old_ref}「美的回踩60加仓」" in notice and f"/memory replace {new['id']}" in notice
-    in_force = [p.text for p in ctx.memory.plans_in_force("000333")]
+    in_force = [p.text for p in ctx.memory.store.plans_in_force("000333")]
     assert in_force == ["美的回踩58加仓", "美的回踩60加仓"]  # both hold until the user accepts

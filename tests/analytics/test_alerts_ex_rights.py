@@ -12,6 +12,7 @@ from pixiu_cli.home.store import InvestorStore
 from pixiu_cli.market.analytics.refresh import refresh
 from pixiu_cli.market.analytics.store import AnalyticsStore
 from pixiu_cli.market.calendar import SHANGHAI
+from pixiu_cli.market.handle import Market
 from tests.helpers import load, truncated_history
 
 NOW = datetime(2022, 6, 2, 16, 0, tzinfo=SHANGHAI)
@@ -36,7 +37,7 @@ def _fired(db, kind, threshold, parts, created="2016-06-01"):
     )
     for path in parts:
         load(db, "000001", path=path)
-        refresh(db, ["000001"], NOW)
+        refresh(Market(db), ["000001"], NOW)
     return [(a.bar_date, a.message) for a in AnalyticsStore(db).unseen_alerts()]
 
 

@@ -13,6 +13,7 @@ from pixiu_cli.conversation.context.builder import SHANGHAI, ContextBuilder
 from pixiu_cli.conversation.store import ConversationStore
 from pixiu_cli.home.store import InvestorStore
 from pixiu_cli.market.analytics.refresh import refresh
+from pixiu_cli.market.handle import Market
 from tests.helpers import PROMPT, leave, load, pixiu_ok, repl_session, say
 
 HOLDING = {
@@ -64,7 +65,7 @@ def test_the_decisions_class_carries_the_outcome_so_far(db):
         at="2025-05-21T17:00:00+08:00",
         source="model",
     )
-    refresh(db, ["000333"], now)
+    refresh(Market(db), ["000333"], now)
     builder = ContextBuilder(ConversationStore(db), domain, clock=lambda: now)
     block, _, _ = builder.context_block("我最近的操作怎么样", now=now)
     line = next(line for line in block.text.splitlines() if "买入 000333" in line)

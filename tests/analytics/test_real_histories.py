@@ -14,6 +14,7 @@ from pixiu_cli.market.analytics.metrics import measure
 from pixiu_cli.market.analytics.profiles import ENGINE_VERSION, load_frame, profile_symbol
 from pixiu_cli.market.calendar import SHANGHAI
 from pixiu_cli.market.data import MarketData
+from pixiu_cli.market.handle import Market
 from tests.helpers import load
 
 AFTER_DATA = datetime(2025, 6, 3, 16, 0, tzinfo=SHANGHAI)
@@ -21,7 +22,7 @@ AFTER_DATA = datetime(2025, 6, 3, 16, 0, tzinfo=SHANGHAI)
 
 def _frame(db, code, since, until):
     load(db, code)
-    frame = load_frame(MarketData(db), code, datetime.fromisoformat(until + "T16:00:00+08:00"), since=since)
+    frame = load_frame(MarketData(Market(db)), code, datetime.fromisoformat(until + "T16:00:00+08:00"), since=since)
     return frame
 
 
@@ -56,7 +57,7 @@ def test_suspension_has_no_invented_bars_in_the_frame(db):
 
 def test_profile_fields_and_provenance(db):
     load(db, "000333")
-    rows, profile = profile_symbol(MarketData(db), "000333", AFTER_DATA, CostModel())
+    rows, profile = profile_symbol(MarketData(Market(db)), "000333", AFTER_DATA, CostModel())
     assert {r.strategy for r in rows} == {"buy_and_hold", "ma_trend", "breakout", "rsi_reversion"}
     assert sum(r.selected for r in rows) == 1 and profile.as_of == "2025-05-30"
     assert profile.period.startswith("2022-") and profile.engine_version == ENGINE_VERSION
@@ -65,19 +66,19 @@ def test_profile_fields_and_provenance(db):
     hold = next(r for r in rows if r.strategy == "buy_and_hold")
     assert hold.trades == 0 and hold.win_rate is None and hold.excess_return == 0
     # deterministic: the same bars give the same profile
-    assert profile_symbol(MarketData(db), "000333", AFTER_DATA, CostModel())[1] == profile
+    assert profile_symbol(MarketData(Market(db)), "000333", AFTER_DATA, CostModel())[1] == profile
 
 
 def test_last_completed_bar_only(db):
     load(db, "000333")
     during = datetime(2025, 5, 30, 10, 0, tzinfo=SHANGHAI)  # the session of the last bar is still open
-    _, profile = profile_symbol(MarketData(db), "000333", during, CostModel())
+    _, profile = profile_symbol(MarketData(Market(db)), "000333", during, CostModel())
     assert profile.as_of == "2025-05-29"
 
 
 def test_profile_names_its_suspected_missing_actions_and_unmodelled_rules(db):
     load(db, "000333")  # the shipped actions file holds only 2016: 2022–2024's ex-dividend opens are missing
-    _, profile = profile_symbol(MarketData(db), "000333", AFTER_DATA, CostModel())
+    _, profile = profile_symbol(MarketData(Market(db)), "000333", AFTER_DATA, CostModel())
     assert "疑似缺少除权记录（3 处）" in profile.conclusion
     assert "2023-06-01" in profile.conclusion and "2024-05-15" in profile.conclusion
     assert "未计红利税" in profile.cost_model and "过户费0.002%(2022-04-29起0.001%)" in profile.cost_model
@@ -89,5 +90,5 @@ def test_a_window_that_holds_the_listing_says_the_listing_day_is_not_traded(db):
 
     load(db, "000333")
     SecurityMaster(db).upsert([Security("000333", "美的集团", list_date="2022-07-01")])  # as if it listed then
-    _, profile = profile_symbol(MarketData(db), "000333", AFTER_DATA, CostModel())
+    _, profile = profile_symbol(MarketData(Market(db)), "000333", AFTER_DATA, CostModel())
     assert "窗口含上市日 2022-07-01：上市首日没有前收盘、当日不成交，回测从次日开盘起" in profile.conclusion

@@ -13,6 +13,7 @@ from pixiu_cli.market.analytics.profiles import load_frame
 from pixiu_cli.market.analytics.strategies import buy_and_hold, ma_trend
 from pixiu_cli.market.calendar import SHANGHAI
 from pixiu_cli.market.data import MarketData
+from pixiu_cli.market.handle import Market
 from tests.helpers import load, sqlite_steps
 
 AFTER_DATA = datetime(2025, 6, 3, 16, 0, tzinfo=SHANGHAI)
@@ -20,7 +21,7 @@ AFTER_DATA = datetime(2025, 6, 3, 16, 0, tzinfo=SHANGHAI)
 
 def test_a_frame_costs_one_read_of_its_bars(db):
     load(db, "000002", actions=False)  # 2,295 bars; a frame reads the last four years of them
-    market = MarketData(db)
+    market = MarketData(Market(db))
     frame = load_frame(market, "000002", AFTER_DATA)
     read = sqlite_steps(db, lambda: market.store.bars("000002", frame.dates[0], frame.dates[-1]))
     whole = sqlite_steps(db, lambda: load_frame(market, "000002", AFTER_DATA))
@@ -29,7 +30,7 @@ def test_a_frame_costs_one_read_of_its_bars(db):
 
 def test_the_engine_visits_the_days_something_can_happen(db, monkeypatch):
     load(db, "000333")
-    frame = load_frame(MarketData(db), "000333", datetime(2018, 6, 1, 16, 0, tzinfo=SHANGHAI))
+    frame = load_frame(MarketData(Market(db)), "000333", datetime(2018, 6, 1, 16, 0, tzinfo=SHANGHAI))
     window = frame.window(three_year_start(frame.dates))
     visited = []
     session = engine._session

@@ -30,6 +30,7 @@ from pixiu_cli.market.analytics.store import AnalyticsStore
 from pixiu_cli.market.analytics.strategies import STRATEGIES
 from pixiu_cli.market.calendar import SHANGHAI
 from pixiu_cli.market.data import MarketData
+from pixiu_cli.market.handle import Market
 from tests.helpers import MARKET_FIXTURES, load
 
 EXPECTED = MARKET_FIXTURES / "refresh_expected.json"
@@ -61,9 +62,9 @@ def _engine_runs(market: MarketData, code: str, now: datetime) -> dict[str, str]
 def computed(db) -> dict:
     for code in CODES:
         load(db, code)
-    market, store, out = MarketData(db), AnalyticsStore(db), {}
+    market, store, out = MarketData(Market(db)), AnalyticsStore(db), {}
     for label, now in NOWS.items():
-        refresh(db, CODES, now, None)
+        refresh(Market(db), CODES, now, None)
         rows = store.backtests(list(CODES))
         out[label] = {
             "backtests": [asdict(r) for r in rows],

@@ -18,6 +18,7 @@ import pytest
 
 from pixiu_cli.kernel.store.database import open_database
 from pixiu_cli.market.analytics.refresh import RefreshSummary, refresh
+from pixiu_cli.market.handle import Market
 from tests.helpers import MARKET_FIXTURES, clean_env, in_process_ok, pixiu_in_process
 
 IMPORTED = "2025-06-03T16:00"
@@ -81,7 +82,7 @@ def test_the_repl_sync_that_fetched_nothing_rescores_nothing(scored_home):
 def test_a_refresh_of_no_symbols_touches_nothing(scored_home):
     db = open_database(scored_home / "pixiu.db")
     try:
-        summary = refresh(db, [], datetime.fromisoformat(SYNCED + ":00+08:00"))
+        summary = refresh(Market(db), [], datetime.fromisoformat(SYNCED + ":00+08:00"))
     finally:
         db.close()
     assert summary == RefreshSummary()

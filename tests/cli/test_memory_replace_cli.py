@@ -9,6 +9,7 @@ from datetime import datetime
 from pixiu_cli.home.document_file import SHANGHAI
 from pixiu_cli.kernel.store.database import open_database
 from pixiu_cli.memory import notes
+from pixiu_cli.memory.handle import Memory
 from tests.helpers import clean_env, in_process_ok, pixiu_in_process
 
 NOW = "2026-12-01T10:00:00"
@@ -18,8 +19,8 @@ def _plans(home):
     db = open_database(home / "pixiu.db")
     try:
         at = datetime(2026, 11, 28, 10, tzinfo=SHANGHAI).isoformat()
-        old = notes.add_note(db, notes.NewNote("plan", "宁德时代回踩30加仓", "300750", "user"), at)
-        new = notes.add_note(db, notes.NewNote("plan", "宁德时代回踩28加仓", "300750", "user"), at)
+        old = notes.add_note(Memory(db), notes.NewNote("plan", "宁德时代回踩30加仓", "300750", "user"), at)
+        new = notes.add_note(Memory(db), notes.NewNote("plan", "宁德时代回踩28加仓", "300750", "user"), at)
     finally:
         db.close()
     return old, new

@@ -50,7 +50,8 @@ def test_the_chart_reads_one_request_from_either_surface(monkeypatch, tmp_path):
     with offline_repl(tmp_path / "repl") as (state, out):
         run_command(state, "/chart ６００５１９ --days 120")
         run_command(state, "/chart 600519")
-    assert [c[0][:2] for c in calls] == [("600519", 120), ("600519", 120), ("600519", 250)], out.getvalue()
+    # after the market: the account whose cost line it draws, then what was typed
+    assert [c[0][1:3] for c in calls] == [("600519", 120), ("600519", 120), ("600519", 250)], out.getvalue()
     for bad, said in (
         ("chart 600519 --days 4", "--days 应为 5 到 5000 之间的整数，而不是 4"),
         ("chart 600519 --days", "--days 需要一个值"),

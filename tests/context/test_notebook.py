@@ -19,6 +19,7 @@ from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.kernel.store.database import open_database
 from pixiu_cli.memory import notes
 from pixiu_cli.memory.changes import search_memories
+from pixiu_cli.memory.handle import Memory
 from pixiu_cli.memory.store import MemoryStore
 from pixiu_cli.memory.views import forget_notice, pin_notice, replacement_notice
 
@@ -40,7 +41,7 @@ def block(db, text: str, **limits):
 
 
 def note(db, kind: str, text: str, days_ago: float, symbol: str | None = None, source: str = "user"):
-    return notes.add_note(db, notes.NewNote(kind, text, symbol, source), ago(days_ago))
+    return notes.add_note(Memory(db), notes.NewNote(kind, text, symbol, source), ago(days_ago))
 
 
 def test_a_rule_stays_in_force_past_the_notes_window(db):
@@ -91,12 +92,12 @@ def test_a_new_plan_offers_to_replace_the_one_it_restates_and_both_hold_until_ac
     assert "回踩28加仓" in offered and "跌破25止损" in offered
     old_line = next(line for line in offered.splitlines() if "回踩30加仓" in line)
     assert f"新计划 note:{new.event.id} 待用户确认是否替换它" in old_line
-    done = notes.accept_replacement(db, ref)
+    done = notes.accept_replacement(Memory(db), ref)
     assert f"替换旧计划 #n{old.event.id}「宁德时代回踩30加仓」" in replacement_notice(done)
     text = block(db, "宁德时代怎么样").text
     assert "回踩28加仓" in text and "回踩30加仓" not in text and "跌破25止损" in text
     with pytest.raises(RequestError, match="没有待确认替换的旧计划"):
-        notes.accept_replacement(db, ref)  # accepted once; nothing left to replace
+        notes.accept_replacement(Memory(db), ref)  # accepted once; nothing left to replace
     forgotten = MemoryStore(db).forget(new.event.id, ago(0))
     assert f"旧计划 #n{old.event.id} 恢复有效" in forget_notice(ref, forgotten)
     text = block(db, "宁德时代怎么样").text
@@ -109,7 +110,7 @@ def test_declining_the_offer_keeps_both_plans_and_forget_clears_the_mark(db):
     note(db, "view", "电池行业景气", 0)  # the user moves on without /memory replace
     text = block(db, "宁德时代怎么样").text
     assert "回踩30加仓" in text and "回踩28加仓" in text
-    listed = {e.ref: e for e in search_memories(db, "300750")}
+    listed = {e.ref: e for e in search_memories(Memory(db), "300750")}
     assert listed[f"n{old.event.id}"].replace_offered_by == new.event.id
     MemoryStore(db).forget(new.event.id, ago(0))
     text = block(db, "宁德时代怎么样").text
@@ -119,10 +120,10 @@ def test_declining_the_offer_keeps_both_plans_and_forget_clears_the_mark(db):
 def test_only_a_plan_with_an_offer_can_replace(db):
     view = note(db, "view", "宁德时代还能涨", 1, "300750")
     with pytest.raises(RequestError, match="不是一条计划"):
-        notes.accept_replacement(db, f"n{view.event.id}")
+        notes.accept_replacement(Memory(db), f"n{view.event.id}")
     plan = note(db, "plan", "宁德时代回踩30加仓", 1, "300750")
     with pytest.raises(RequestError, match="没有待确认替换的旧计划"):
-        notes.accept_replacement(db, f"n{plan.event.id}")
+        notes.accept_replacement(Memory(db), f"n{plan.event.id}")
 
 
 def test_an_earlier_block_that_showed_a_replaced_plan_is_corrected(db):
@@ -139,7 +140,7 @@ def test_an_earlier_block_that_showed_a_replaced_plan_is_corrected(db):
         messages=[*built.messages[1:], {"role": "assistant", "content": "答"}],
     )
     new = note(db, "plan", "宁德时代回踩28加仓", 0, "300750")
-    notes.accept_replacement(db, f"n{new.event.id}")
+    notes.accept_replacement(Memory(db), f"n{new.event.id}")
     again = builder.build_messages(conversation, "那现在呢", now=NOW)
     withdrawn = next(s for s in again.context_block.sections if s.key == "withdrawn")
     assert f"#n{old.event.id} 已被新计划 #n{new.event.id} 替换" in withdrawn.render()
@@ -160,7 +161,7 @@ def test_withdrawing_the_replacing_plan_tells_the_model_the_old_one_is_in_force_
     conversation = store.create_conversation().id
     _turn(store, builder, conversation, "宁德时代怎么样")
     new = note(db, "plan", "宁德时代回踩28加仓", 0, "300750")
-    notes.accept_replacement(db, f"n{new.event.id}")
+    notes.accept_replacement(Memory(db), f"n{new.event.id}")
     told = _turn(store, builder, conversation, "那现在呢")  # this block says the old plan was replaced
     assert "不再有效" in next(s for s in told.context_block.sections if s.key == "withdrawn").render()
     MemoryStore(db).forget(new.event.id, ago(0))
@@ -173,24 +174,24 @@ def test_withdrawing_the_replacing_plan_tells_the_model_the_old_one_is_in_force_
 def test_a_pinned_note_is_injected_whatever_its_age(db):
     old = note(db, "view", "茅台是长期核心资产", 200)
     assert "茅台是长期核心资产" not in block(db, "你好").text
-    pinned = notes.pin_note(db, f"n{old.event.id}", True)
+    pinned = notes.pin_note(Memory(db), f"n{old.event.id}", True)
     assert "已置顶" in pin_notice(pinned)
     assert "茅台是长期核心资产" in block(db, "你好").text
-    notes.pin_note(db, f"n{old.event.id}", False)
+    notes.pin_note(Memory(db), f"n{old.event.id}", False)
     assert "茅台是长期核心资产" not in block(db, "你好").text
 
 
 def test_a_trade_cannot_be_pinned(db):
     trade = record_trade(Account(db), NewTrade("600519", "buy", 1500, 100, None, "贵州茅台", "user"), ago(1))
     with pytest.raises(RequestError, match="只有笔记可以置顶"):
-        notes.pin_note(db, trade.ref, True)
+        notes.pin_note(Memory(db), trade.ref, True)
 
 
 @pytest.mark.parametrize("query", ["300750", "sz300750", "300750.SZ", "３００７５０", "宁德时代", "宁王"])
 def test_memory_search_finds_the_note_tagged_with_the_stock(db, query):
     tagged = note(db, "plan", "回踩 28 加仓", 1, "300750")  # the text names no stock
     note(db, "plan", "回踩 1500 加仓", 1, "600519")
-    found = [e.ref for e in search_memories(db, query)]
+    found = [e.ref for e in search_memories(Memory(db), query)]
     assert found == [f"n{tagged.event.id}"]
 
 
@@ -203,14 +204,14 @@ def test_memory_search_by_a_short_name_and_an_alias(db):
     tagged = note(db, "view", "估值偏高", 1, "002415")
     add_alias(SecurityMaster(db), "老海", "002415", NOW)
     for query in ("海康", "海康威视", "老海", "002415"):
-        assert [e.ref for e in search_memories(db, query)] == [f"n{tagged.event.id}"], query
+        assert [e.ref for e in search_memories(Memory(db), query)] == [f"n{tagged.event.id}"], query
 
 
 def test_memory_search_by_kind_word(db):
     rule = note(db, "rule", "永远不融资", 1)
     note(db, "view", "消费会复苏", 1)
-    assert [e.ref for e in search_memories(db, "纪律")] == [f"n{rule.event.id}"]
-    assert [e.ref for e in search_memories(db, "rule")] == [f"n{rule.event.id}"]
+    assert [e.ref for e in search_memories(Memory(db), "纪律")] == [f"n{rule.event.id}"]
+    assert [e.ref for e in search_memories(Memory(db), "rule")] == [f"n{rule.event.id}"]
 
 
 def test_a_trade_shown_in_a_block_counts_as_injected(db):
@@ -220,5 +221,5 @@ def test_a_trade_shown_in_a_block_counts_as_injected(db):
     built = builder.build_messages(None, "最近的操作怎么样", now=NOW)
     assert ("decision", trade.decision.id) in built.memory_ids
     builder.count_injection(built)
-    (entry,) = [e for e in search_memories(db, None) if e.ref == trade.ref]
+    (entry,) = [e for e in search_memories(Memory(db), None) if e.ref == trade.ref]
     assert entry.inject_count == 1

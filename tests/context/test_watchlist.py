@@ -16,6 +16,7 @@ from pixiu_cli.conversation.store import ConversationStore
 from pixiu_cli.home.document_file import SHANGHAI
 from pixiu_cli.home.store import InvestorStore
 from pixiu_cli.kernel.store.database import open_database
+from pixiu_cli.market.handle import Market
 from pixiu_cli.market.service import watch, watchlist
 from pixiu_cli.market.store import MarketStore
 
@@ -37,7 +38,7 @@ def test_a_watched_stock_named_in_passing_gets_its_section_like_a_holding(db):
     # watches it is an everyday word and needs more evidence
     block, selection = selected(db, "老百姓今天涨了")
     assert selection.symbols == []
-    watch(db, "603883", NOW)
+    watch(Market(db), "603883", NOW)
     block, selection = selected(db, "老百姓今天涨了")
     assert selection.symbols == ["603883"]
     section = next(s for s in block.sections if s.key == "symbol:603883")
@@ -49,7 +50,7 @@ def test_a_watched_stock_named_in_passing_gets_its_section_like_a_holding(db):
 
 def test_a_question_about_the_watch_list_gets_the_list_compactly(db):
     for code in ("300750", "603883"):
-        watch(db, code, NOW)
+        watch(Market(db), code, NOW)
     block, _ = selected(db, "我的自选股最近怎么样")
     section = next(s for s in block.sections if s.key == "watchlist")
     assert section.title == "自选股（2 只）"
@@ -69,5 +70,5 @@ def test_a_holding_recorded_without_a_name_is_shown_under_the_known_name(db):
 
 
 def test_watch_list_names_a_stock_the_master_does_not_hold(db):
-    watch(db, "300750", NOW)
-    assert [(w.symbol, w.name) for w in watchlist(db)] == [("300750", "宁德时代")]
+    watch(Market(db), "300750", NOW)
+    assert [(w.symbol, w.name) for w in watchlist(Market(db))] == [("300750", "宁德时代")]

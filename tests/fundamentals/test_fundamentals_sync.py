@@ -14,6 +14,7 @@ from decimal import Decimal
 import pytest
 
 from pixiu_cli.kernel.store.database import open_database
+from pixiu_cli.market.handle import Market
 from tests.helpers import MARKET_FIXTURES, ResultData, StandIn, clean_env, pixiu_in_process
 
 NOW = "2026-11-24T16:00:00"  # a Tuesday, after the close
@@ -429,7 +430,7 @@ def test_a_daily_sync_refreshes_the_kept_valuation_and_reports_only_when_due(mon
 
         from pixiu_cli.market.calendar import SHANGHAI
 
-        done = refresh_due(db, "baostock", 5, datetime(2026, 11, 25, 16, 0, tzinfo=SHANGHAI), module=later)
+        done = refresh_due(Market(db), "baostock", 5, datetime(2026, 11, 25, 16, 0, tzinfo=SHANGHAI), module=later)
     finally:
         db.close()
     assert [(o.symbol, o.reports_fetched, o.error) for o in done.outcomes] == [("600519", False, None)]

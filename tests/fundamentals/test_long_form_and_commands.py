@@ -13,11 +13,9 @@ from unittest import mock
 
 import pytest
 
-from pixiu_cli.account.store import PortfolioStore
 from pixiu_cli.app import open_app
 from pixiu_cli.conversation.agent.tools import ToolArgumentError, ToolContext
 from pixiu_cli.conversation.model_tools import model_tools
-from pixiu_cli.home.store import InvestorStore
 from pixiu_cli.kernel.render import Renderer
 from pixiu_cli.kernel.settings import load_settings
 from pixiu_cli.kernel.store.database import open_database
@@ -26,7 +24,7 @@ from pixiu_cli.market.fundamentals.model import Dividend, FinancialReport, Funda
 from pixiu_cli.market.fundamentals.store import FundamentalsStore
 from pixiu_cli.market.review.model import Breadth, IndustryMove, Snapshot
 from pixiu_cli.market.review.store import MarketReviewStore
-from pixiu_cli.memory.store import MemoryStore
+from pixiu_cli.memory.handle import Memory
 from pixiu_cli.repl.loop import run_command
 from pixiu_cli.repl.state import ReplState
 from tests.helpers import clean_env, fresh_python
@@ -76,7 +74,7 @@ def store(db) -> None:
 def ctx(tmp_path):
     db = open_database(tmp_path / "pixiu.db")
     store(db)
-    yield ToolContext(InvestorStore(db), MemoryStore(db), PortfolioStore(db), lambda: NOW)
+    yield ToolContext(Memory(db), lambda: NOW)
     db.close()
 
 

@@ -16,6 +16,7 @@ import pytest
 from pixiu_cli.kernel.store.database import open_database
 from pixiu_cli.market.bars import Bar, SeriesWrite
 from pixiu_cli.market.calendar import SHANGHAI
+from pixiu_cli.market.handle import Market
 from pixiu_cli.market.store import MarketStore
 from tests.helpers import StandIn, clean_env, pixiu_in_process
 
@@ -273,9 +274,11 @@ def test_a_daily_sync_refreshes_a_kept_snapshot(monkeypatch, home, cli):
     db = open_database(home / "pixiu.db")
     monkeypatch.setitem(sys.modules, "akshare", fake_akshare())
     try:
-        assert refresh_kept(db, "baostock", 5, datetime(2026, 11, 30, 16, 0, tzinfo=SHANGHAI)) is None  # nothing kept
+        assert (
+            refresh_kept(Market(db), "baostock", 5, datetime(2026, 11, 30, 16, 0, tzinfo=SHANGHAI)) is None
+        )  # nothing kept
         cli.ok(fake_akshare(), "data", "sync", "--market", now="2026-11-27T16:00:00")
-        kept = refresh_kept(db, "baostock", 5, datetime(2026, 11, 30, 16, 0, tzinfo=SHANGHAI))
+        kept = refresh_kept(Market(db), "baostock", 5, datetime(2026, 11, 30, 16, 0, tzinfo=SHANGHAI))
     finally:
         db.close()
     assert kept.fundamentals is None and kept.snapshot.breadth.session == "2026-11-30"

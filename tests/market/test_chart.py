@@ -13,6 +13,7 @@ from pixiu_cli.home.store import InvestorStore
 from pixiu_cli.market.calendar import SHANGHAI
 from pixiu_cli.market.chart import ChartError, build, chart_data, moving_average
 from pixiu_cli.market.data import MarketData
+from pixiu_cli.market.handle import Market
 from tests.helpers import load
 
 
@@ -35,7 +36,7 @@ def test_trade_markers_sit_on_the_adjusted_scale(db):
     # received over 1,500 shares = 21.19 real yuan (the qfq scale of the last bar is 1)
     held = read_account(Account(db), datetime(2025, 6, 3, tzinfo=SHANGHAI)).account.holding("000333")
     assert held.shares == 1500 and round(held.cost, 2) == Decimal("21.19")
-    data = chart_data(MarketData(db), InvestorStore(db), "000333", 2400, float(held.cost))
+    data = chart_data(MarketData(Market(db)), InvestorStore(db), "000333", 2400, float(held.cost))
     assert data.name == "美的集团" and len(data.dates) == 2380
     assert data.cost_line == pytest.approx((32.99 - 1.2) / 1.5)
     (mark,) = data.trades
@@ -44,13 +45,15 @@ def test_trade_markers_sit_on_the_adjusted_scale(db):
     i = data.dates.index("2016-05-05")
     assert data.close[i] == pytest.approx(mark.price)
     assert data.ma20[18] is None and data.ma20[19] == pytest.approx(sum(data.close[:20]) / 20)
-    text = build(MarketData(db), InvestorStore(db), "000333", 2400, float(held.cost), color=False, width=100, height=25)
+    text = build(
+        MarketData(Market(db)), InvestorStore(db), "000333", 2400, float(held.cost), color=False, width=100, height=25
+    )
     assert "收盘(前复权)" in text and "买入" in text and "成本 21.19" in text
 
 
 def test_no_bars_is_a_chart_error(db):
     with pytest.raises(ChartError, match="没有 000333 的行情数据"):
-        chart_data(MarketData(db), InvestorStore(db), "000333", 60)
+        chart_data(MarketData(Market(db)), InvestorStore(db), "000333", 60)
 
 
 @pytest.mark.parametrize("width", [80, 120, 160])
@@ -63,7 +66,7 @@ def test_the_chart_fits_the_terminal_width_with_chinese_title_and_legend(db, wid
     record_trade(
         Account(db), NewTrade("000333", "buy", 70.0, 1000, None, "美的集团", "user"), "2025-03-03T14:00:00+08:00"
     )
-    text = build(MarketData(db), InvestorStore(db), "000333", 120, 70.0, color=False, width=width, height=24)
+    text = build(MarketData(Market(db)), InvestorStore(db), "000333", 120, 70.0, color=False, width=width, height=24)
     widest = max(wcswidth(line) for line in text.splitlines())
     assert widest <= width and widest >= width - 12  # fits, and still uses the terminal
     assert "000333 美的集团" in text and "收盘(前复权)" in text
@@ -74,7 +77,7 @@ def test_the_title_is_kept_at_80_columns_with_a_long_name_and_the_cost(db):
 
     long_name = "美的集团股份有限公司长名字测试一二三"  # 19 characters, 38 cells
     load(db, "000333", name=long_name)
-    text = build(MarketData(db), InvestorStore(db), "000333", 2400, 21.19, color=False, width=80, height=24)
+    text = build(MarketData(Market(db)), InvestorStore(db), "000333", 2400, 21.19, color=False, width=80, height=24)
     lines = text.splitlines()
     assert max(wcswidth(line) for line in lines) <= 80
     title = " ".join(line.strip() for line in lines[:2])  # 6 + 1 + 38 + 3 + 24 = 72 cells, then 收盘 and 成本

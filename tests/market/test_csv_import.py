@@ -12,6 +12,7 @@ import pytest
 from pixiu_cli.market.bars import adjust
 from pixiu_cli.market.csv_source import CsvImportError, parse_actions, parse_bars
 from pixiu_cli.market.data import MarketData
+from pixiu_cli.market.handle import Market
 from pixiu_cli.market.store import MarketStore
 from tests.helpers import MARKET_FIXTURES as FIXTURES
 from tests.helpers import load
@@ -141,7 +142,7 @@ def test_actions_file_format():
 @pytest.mark.parametrize("mode", ["qfq", "hfq"])
 def test_adjusted_file_is_stored_unadjusted(db, tmp_path, mode):
     load(db, "000333")
-    data = MarketData(db)
+    data = MarketData(Market(db))
     real = data.bars("000333", "none")
     adjusted = adjust(real, MarketStore(db).actions("000333"), mode)
     path = tmp_path / f"{mode}.csv"

@@ -16,6 +16,7 @@ from pixiu_cli.kernel.store.database import open_database
 from pixiu_cli.market.analytics.metrics import BenchmarkCloses
 from pixiu_cli.market.analytics.store import AnalyticsStore
 from pixiu_cli.market.data import MarketData
+from pixiu_cli.market.handle import Market
 from pixiu_cli.market.importer import import_symbol, spelling_in_name
 from pixiu_cli.market.store import MarketStore, SecurityMaster
 from pixiu_cli.market.views import bare_code_line
@@ -121,7 +122,7 @@ def test_import_stores_an_index_where_a_sync_does_and_excess_return_works_offlin
         assert MarketStore(db).actions("sh000300") == []
         analytics = AnalyticsStore(db)
         assert analytics.backtests(["sh000300"]) == [] and {r.symbol for r in analytics.backtests(None)} == {"000333"}
-        index = BenchmarkCloses(MarketData(db))  # what excess returns read
+        index = BenchmarkCloses(MarketData(Market(db)))  # what excess returns read
         assert (index.dates[0], index.close[0]) == ("2015-06-01", 2976.0)  # 14.88 × 200
     finally:
         db.close()

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 from pixiu_cli.market.bars import Bar, CorporateAction, missing_actions_note, missing_dividend_gaps
 from pixiu_cli.market.data import MarketData
+from pixiu_cli.market.handle import Market
 from pixiu_cli.market.store import MarketStore
 from tests.helpers import load
 
 
 def test_one_suspected_ex_dividend_day_per_unpaid_season(db):
     load(db, "000333")
-    gaps = MarketData(db).missing_actions("000333")
+    gaps = MarketData(Market(db)).missing_actions("000333")
     assert [g.date[:4] for g in gaps] == [str(y) for y in range(2017, 2025)]  # 2015, 2025: season not covered
     days = {g.date for g in gaps}
     assert {"2017-05-10", "2023-06-01", "2024-05-15"} <= days  # −2.4%, −4.5%, −3.3% opens
@@ -22,11 +23,11 @@ def test_one_suspected_ex_dividend_day_per_unpaid_season(db):
 
 def test_a_day_the_other_series_opened_as_low_is_the_market_not_a_dividend(db):
     load(db, "000333")
-    alone = {g.date for g in MarketData(db).missing_actions("000333")}
+    alone = {g.date for g in MarketData(Market(db)).missing_actions("000333")}
     assert "2019-05-06" in alone  # −4.8%: the largest gap of 2019's season
     load(db, "000001")
     load(db, "000002", actions=False)
-    with_peers = {g.date for g in MarketData(db).missing_actions("000333")}
+    with_peers = {g.date for g in MarketData(Market(db)).missing_actions("000333")}
     assert "2019-05-06" not in with_peers  # all three opened 3–5% lower that day
     assert {"2017-05-10", "2023-06-01", "2024-05-15"} <= with_peers
 
@@ -48,10 +49,10 @@ def test_a_recorded_dividend_closes_its_year_and_a_stock_without_actions_is_not_
         at="2026-11-30T16:00:00+08:00",
         actions_path=actions,
     )
-    days = {g.date for g in MarketData(db).missing_actions("000333")}
+    days = {g.date for g in MarketData(Market(db)).missing_actions("000333")}
     assert len(days) == 7 and not any(d.startswith("2023") for d in days)
     load(db, "000002", actions=False)
-    assert MarketData(db).missing_actions("000002") == []  # not known to pay: no guess
+    assert MarketData(Market(db)).missing_actions("000002") == []  # not known to pay: no guess
 
 
 def test_limit_opens_and_resumptions_are_not_dividends():

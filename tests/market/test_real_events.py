@@ -12,6 +12,7 @@ from pixiu_cli.account.handle import Account
 from pixiu_cli.account.overview import read_account
 from pixiu_cli.market.calendar import SHANGHAI
 from pixiu_cli.market.data import MarketData
+from pixiu_cli.market.handle import Market
 from pixiu_cli.market.store import MarketStore
 from tests.helpers import load
 from tests.helpers import truncated_history as _truncated
@@ -33,7 +34,7 @@ def _change_on(series, day: str) -> float:
 )
 def test_ex_rights_day_moves_by_the_real_market_move(db, code, day, raw_change, real_change):
     load(db, code)
-    data = MarketData(db)
+    data = MarketData(Market(db))
     raw = data.bars(code, "none")
     assert _change_on(raw, day) == pytest.approx(raw_change, abs=0.002)  # the fake crash is stored as is
     i = raw.dates.index(day)
@@ -49,14 +50,14 @@ def test_ex_rights_day_moves_by_the_real_market_move(db, code, day, raw_change, 
 @pytest.mark.parametrize("code", ["000333", "000001", "000002"])
 def test_adjusted_series_has_no_move_beyond_the_daily_limit(db, code):
     load(db, code)
-    qfq = MarketData(db).bars(code, "qfq")
+    qfq = MarketData(Market(db)).bars(code, "qfq")
     moves = [b / a - 1 for a, b in zip(qfq.close, qfq.close[1:])]
     assert max(abs(m) for m in moves) <= 0.1 + 0.005
 
 
 def test_qfq_ends_on_real_prices_and_hfq_starts_on_them(db):
     load(db, "000333")
-    data = MarketData(db)
+    data = MarketData(Market(db))
     raw, qfq, hfq = data.bars("000333", "none"), data.bars("000333", "qfq"), data.bars("000333", "hfq")
     assert qfq.close[-1] == raw.close[-1] == 79.06
     assert hfq.close[0] == raw.close[0] == 38.4
@@ -67,7 +68,7 @@ def test_qfq_ends_on_real_prices_and_hfq_starts_on_them(db):
 
 def test_reading_a_window_adjusts_with_the_whole_history(db):
     load(db, "000333")
-    data = MarketData(db)
+    data = MarketData(Market(db))
     window = data.bars("000333", "qfq", "2016-05-04", "2016-05-09")
     assert window.dates == ("2016-05-04", "2016-05-05", "2016-05-06", "2016-05-09")
     assert window.close[1] == pytest.approx(21.1933, abs=1e-4)  # adjusted though the window starts late
@@ -75,7 +76,7 @@ def test_reading_a_window_adjusts_with_the_whole_history(db):
 
 def test_long_suspension_leaves_no_invented_bars(db):
     load(db, "000002")
-    data = MarketData(db)
+    data = MarketData(Market(db))
     for mode in ("none", "qfq"):
         series = data.bars("000002", mode)
         i = series.dates.index("2015-12-18")
@@ -85,7 +86,7 @@ def test_long_suspension_leaves_no_invented_bars(db):
     assert [b.close for b in limit_down] == [21.99, 19.79]
     assert all(b.open == b.high == b.low == b.close for b in limit_down)  # 一字跌停: no one could sell
     assert raw.close[1] / raw.close[0] - 1 == pytest.approx(-0.10, abs=0.001)
-    assert MarketData(db).bars("000333", "none", "2016-05-17", "2016-05-31").dates == ()
+    assert MarketData(Market(db)).bars("000333", "none", "2016-05-17", "2016-05-31").dates == ()
 
 
 def test_unexplained_gaps_are_reported_as_suspected_ex_rights(db):
@@ -107,7 +108,7 @@ def test_holding_bought_before_ex_rights_keeps_its_real_value(db, tmp_path):
     assert (v.unrealised_pnl, v.realised_pnl, v.holding_pnl) == (Decimal("525.00"), 1200, Decimal("1725.00"))
     before = 1000 * 32.99  # the holding's value at the close before
     held_move = float(v.value + v.position.dividends) / before - 1
-    qfq_move = _change_on(MarketData(db).bars("000333", "qfq"), "2016-05-06")
+    qfq_move = _change_on(MarketData(Market(db)).bars("000333", "qfq"), "2016-05-06")
     # the holder lost what the market lost that day (≈ −4%), as the adjusted series says;
     # they differ only by the dividend not being reinvested
     assert held_move == pytest.approx(qfq_move, abs=0.002) and -0.05 < held_move < -0.03
@@ -150,7 +151,7 @@ def test_holding_recorded_after_the_event_is_not_multiplied_again(db):
 )
 def test_a_window_read_equals_the_same_days_of_the_full_read(db, mode, start, end):
     load(db, "000333")
-    data = MarketData(db)
+    data = MarketData(Market(db))
     full = data.bars("000333", mode)
     window = data.bars("000333", mode, start, end)
     lo, hi = full.dates.index(window.dates[0]), full.dates.index(window.dates[-1]) + 1

@@ -15,6 +15,7 @@ from pixiu_cli.market.akshare_source import AkshareSource
 from pixiu_cli.market.baostock_source import BaostockSource
 from pixiu_cli.market.calendar import SHANGHAI
 from pixiu_cli.market.data import MarketData
+from pixiu_cli.market.handle import Market
 from pixiu_cli.market.source_by_name import SOURCE_NAMES, open_source
 from pixiu_cli.market.sources import SourceError
 from pixiu_cli.market.store import MarketStore, SecurityMaster
@@ -88,7 +89,7 @@ def test_baostock_native_shapes(db):
     outcomes = sync(MarketStore(db), SecurityMaster(db), source, ["000333"], since="2016-05-05", now=NOW)
     assert outcomes[0].error is None and outcomes[0].rows == 2
     assert fake.calls[0] == ("k", "sz.000333", "2016-05-05", "2016-05-09", "3")  # unadjusted, sz. prefix
-    series = MarketData(db).bars("000333", "none")
+    series = MarketData(Market(db)).bars("000333", "none")
     assert series.dates == ("2016-05-05", "2016-05-06")  # the suspended day (tradestatus 0) is not a bar
     action = MarketStore(db).actions("000333")[0]
     assert (action.ex_date, action.cash_per_share, action.shares_per_share, action.source) == (
@@ -98,7 +99,7 @@ def test_baostock_native_shapes(db):
         "baostock",
     )
     assert action.ratio == pytest.approx(1.556638)  # the source's own factor, used for adjustment
-    qfq = MarketData(db).bars("000333", "qfq")
+    qfq = MarketData(Market(db)).bars("000333", "qfq")
     assert qfq.close[1] / qfq.close[0] - 1 == pytest.approx(20.35 * 1.556638 / 32.99 - 1)
     master = SecurityMaster(db)
     assert master.get("000001").name == "平安银行"  # the index sharing its digits did not overwrite it
@@ -154,7 +155,7 @@ def test_offline_sync_keeps_stored_data_and_marks_it_stale(db):
     )
     assert [o.error for o in outcomes] == ["baostock 登录：OSError [Errno 101] Network is unreachable"] * 2
     assert MarketStore(db).bars("000333") == before
-    status = {s.symbol: s for s in MarketData(db).status(datetime(2026, 11, 30, 16, tzinfo=SHANGHAI))}
+    status = {s.symbol: s for s in MarketData(Market(db)).status(datetime(2026, 11, 30, 16, tzinfo=SHANGHAI))}
     assert status["000333"].stale and "Network is unreachable" in status["000333"].last_error
     assert status["000002"].rows == 0 and status["000002"].stale
 
@@ -290,7 +291,7 @@ def test_akshare_prefers_sina_and_reads_eastmoney_chinese_columns_in_lots(db):
     assert [b.volume for b in stored] == [19547600, 38785800]  # 手 × 100
     action = MarketStore(db).actions("000333")[0]  # per 10 shares → per share; the 预案 row is skipped
     assert (action.ex_date, action.cash_per_share, action.shares_per_share) == ("2016-05-06", 1.2, 0.5)
-    qfq = MarketData(db).bars("000333", "qfq")
+    qfq = MarketData(Market(db)).bars("000333", "qfq")
     assert qfq.close[1] / qfq.close[0] - 1 == pytest.approx(20.35 / ((32.99 - 1.2) / 1.5) - 1)
     assert MarketStore(db).trading_days("2016-05-01", "2016-05-31") == ["2016-05-06", "2016-05-09"]
 
@@ -391,10 +392,10 @@ def test_csv_files_are_a_price_source_too(db):
         now=datetime(2025, 6, 3, 16, tzinfo=SHANGHAI),
     )
     assert outcomes[0].first == "2016-05-03" and outcomes[0].last == "2025-05-30"
-    qfq = MarketData(db).bars("000333", "qfq", "2016-05-05", "2016-05-06")
+    qfq = MarketData(Market(db)).bars("000333", "qfq", "2016-05-05", "2016-05-06")
     assert qfq.close[1] / qfq.close[0] - 1 == pytest.approx(20.35 / ((32.99 - 1.2) / 1.5) - 1)
     # Friday 2025-05-30 → Tuesday 2025-06-03 after the close: Monday was 端午节, so one session
-    assert MarketData(db).status(datetime(2025, 6, 3, 16, tzinfo=SHANGHAI))[0].stale_days == 1
+    assert MarketData(Market(db)).status(datetime(2025, 6, 3, 16, tzinfo=SHANGHAI))[0].stale_days == 1
 
 
 def test_incremental_sync_checks_the_first_new_bar_against_the_stored_close(db, tmp_path):

@@ -9,6 +9,7 @@ from datetime import date, datetime, timedelta
 from pixiu_cli.conversation.context.builder import SHANGHAI
 from pixiu_cli.market.bars import Bar, CorporateAction, SeriesWrite
 from pixiu_cli.market.data import MarketData
+from pixiu_cli.market.handle import Market
 from pixiu_cli.market.store import MarketStore
 from tests.helpers import load, sqlite_steps
 
@@ -81,8 +82,8 @@ def test_a_profile_refresh_of_two_symbols_reads_only_their_bars_decisions_and_pr
             [symbol, "2024-03-04T10:00:00+08:00"],
         )
     now = datetime(2025, 6, 3, 16, 0, tzinfo=SHANGHAI)
-    profiles(db, ["600003"], now, None, True)  # another symbol's stored profile rows
-    statements = _traced(db, lambda: profiles(db, ["000333", "000001"], now, None, True))
+    profiles(Market(db), ["600003"], now, None, True)  # another symbol's stored profile rows
+    statements = _traced(db, lambda: profiles(Market(db), ["000333", "000001"], now, None, True))
     assert _scans(db, statements, ("market_bars", "decisions", "backtests")) == []
     assert any("from market_series s cross join" in s for s in statements)  # the market-wide check ran
     assert not any(
@@ -99,7 +100,7 @@ def test_a_day_the_market_opened_low_is_counted_over_the_other_series(db, market
     # (-3.0 %): three series with a bar and a close before it, all three at least 1.5 % lower
     assert market.open_gaps_on("2019-05-06", 0.015) == (3, 3)
     assert market.open_gaps_on("2019-05-05", 0.015) == (0, 0)  # a Sunday: no bar anywhere
-    assert MarketData(db).market_open_gaps("2019-05-06") == (3, 3)
+    assert MarketData(Market(db)).market_open_gaps("2019-05-06") == (3, 3)
 
 
 def test_a_listed_stock_is_found_without_hashing_the_whole_list():
@@ -121,9 +122,9 @@ def test_every_days_gaps_in_one_read_equal_the_gaps_asked_day_by_day(db, market,
     days = sorted(every_day)[::40] + ["2019-05-05"]  # a Sunday: (0, 0) either way
     assert {d: market.open_gaps_on(d, 0.015) for d in days} == {d: every_day.get(d, (0, 0)) for d in days}
     now = datetime(2025, 6, 3, 16, 0, tzinfo=SHANGHAI)
-    one_by_one = [s.missing_actions for s in MarketData(db).status(now)]
+    one_by_one = [s.missing_actions for s in MarketData(Market(db)).status(now)]
     monkeypatch.setattr(data_module, "WHOLE_MARKET", 1)  # 3 series: as a status of the whole market reads
-    assert [s.missing_actions for s in MarketData(db).status(now)] == one_by_one
+    assert [s.missing_actions for s in MarketData(Market(db)).status(now)] == one_by_one
     assert one_by_one[2] == 8  # 000333: one suspected day in each of 2017-2024 (test_missing_actions.py)
 
 
@@ -138,12 +139,12 @@ def test_a_refresh_keeps_the_days_it_counted_and_the_next_one_reads_them(db, mar
     load(db, "000001")
     load(db, "000002", actions=False)
     now = datetime(2025, 6, 3, 16, 0, tzinfo=SHANGHAI)
-    first = profiles(db, ["000333"], now, None, True)
+    first = profiles(Market(db), ["000333"], now, None, True)
     kept = _kept_days(db)
     assert kept and kept == {d: market.open_gaps_by_date(0.015).get(d, (0, 0)) for d in kept}
-    statements = _traced(db, lambda: profiles(db, ["000333"], now, None, True))
+    statements = _traced(db, lambda: profiles(Market(db), ["000333"], now, None, True))
     assert not any("from market_series s cross join" in s for s in statements)  # no series probed
-    assert profiles(db, ["000333"], now, None, True) == first  # the same caveats from kept counts
+    assert profiles(Market(db), ["000333"], now, None, True) == first  # the same caveats from kept counts
 
 
 def test_bars_written_from_a_day_drop_the_kept_days_from_that_day_on(db, market):
@@ -166,5 +167,5 @@ def test_bars_written_from_a_day_drop_the_kept_days_from_that_day_on(db, market)
 def test_a_reader_counts_but_keeps_nothing(db, market):
     load(db, "000333")
     load(db, "000001")
-    assert MarketData(db).market_open_gaps("2019-05-06") == (2, 2)
+    assert MarketData(Market(db)).market_open_gaps("2019-05-06") == (2, 2)
     assert market.open_gaps_on("2019-05-06", 0.015) == (2, 2) and _kept_days(db) == {}

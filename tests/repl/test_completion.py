@@ -43,7 +43,7 @@ def test_command_names_and_each_commands_flags(completer):
 
 def test_memory_ids_for_forget_and_memory_subcommands(completer):
     state, c = completer
-    added = notes.add_note(state.app.db, notes.NewNote("rule", "永远不融资", None, "user"), NOW.isoformat())
+    added = notes.add_note(state.app.memory, notes.NewNote("rule", "永远不融资", None, "user"), NOW.isoformat())
     ref = f"n{added.event.id}"
     assert complete(c, "/forget ") == [ref] and complete(c, "/forget n") == [ref]
     assert complete(c, "/memory pin ") == [ref] and complete(c, "/memory edit n") == [ref]
@@ -60,7 +60,7 @@ def test_conversation_ids_for_resume(completer):
 
 def test_stock_codes_and_names_for_chart_alert_and_symbol(completer):
     state, c = completer
-    watch(state.app.store.db, "603883", NOW)
+    watch(state.app.market, "603883", NOW)
     assert complete(c, "/chart 6038")[0] == "603883"  # the watched stock first
     assert "300750" in complete(c, "/chart 宁德")  # by name: the code is inserted
     assert "600519" in complete(c, "/alert add 贵州")

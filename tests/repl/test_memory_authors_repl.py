@@ -7,6 +7,7 @@ import io
 
 import pytest
 
+from pixiu_cli.memory.handle import Memory
 from pixiu_cli.memory.notes import NewNote, add_note
 from pixiu_cli.repl.loop import run_command
 from pixiu_cli.repl.state import ReplState
@@ -32,8 +33,8 @@ def row(listing: str, ref: str) -> str:
 def test_memory_lists_authors_and_accept_makes_a_proposal_the_users(repl):
     state, out = repl
     db = state.app.db
-    typed = add_note(db, NewNote("rule", "不追高", None, "user", "user"), state.stamp()).event
-    proposed = add_note(db, NewNote("rule", "单只个股可以满仓", None, "model", "proposal"), state.stamp()).event
+    typed = add_note(Memory(db), NewNote("rule", "不追高", None, "user", "user"), state.stamp()).event
+    proposed = add_note(Memory(db), NewNote("rule", "单只个股可以满仓", None, "model", "proposal"), state.stamp()).event
     listing = said(state, out, "/memory")
     assert "作者" in listing and "用户" in row(listing, f"n{typed.id}")
     assert "模型提议（未经用户确认）" in row(listing, f"n{proposed.id}")

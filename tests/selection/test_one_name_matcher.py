@@ -18,6 +18,7 @@ from pixiu_cli.home.store import InvestorStore
 from pixiu_cli.kernel.store.database import open_database
 from pixiu_cli.market.names.table import Holder, shipped_market_list
 from pixiu_cli.market.store import SecurityMaster
+from pixiu_cli.memory.handle import Memory
 from pixiu_cli.memory.notes import symbol_in_text
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "small_portfolio.json"
@@ -60,14 +61,14 @@ def world(tmp_path_factory):
 def test_a_note_and_a_turn_find_the_same_stock(world, text, expected):
     domain, builder = world
     turn = builder.select(text).symbols
-    assert symbol_in_text(domain, text) == (turn[0] if len(turn) == 1 else None)
-    assert symbol_in_text(domain, text) == expected
+    assert symbol_in_text(Memory(domain.db), text) == (turn[0] if len(turn) == 1 else None)
+    assert symbol_in_text(Memory(domain.db), text) == expected
 
 
 def test_two_stocks_in_a_note_are_the_two_a_turn_sees(world):
     domain, builder = world
     assert builder.select("茅台和宁德时代哪个更稳").symbols == ["600519", "300750"]
-    assert symbol_in_text(domain, "茅台和宁德时代哪个更稳") is None
+    assert symbol_in_text(Memory(domain.db), "茅台和宁德时代哪个更稳") is None
 
 
 def test_extract_symbols_matches_names_as_a_turn_does(world):

@@ -14,6 +14,7 @@ from pixiu_cli.kernel.store.database import open_database
 from pixiu_cli.market.bars import CSI300, SeriesWrite
 from pixiu_cli.market.calendar import SHANGHAI
 from pixiu_cli.market.csv_source import parse_bars, read_text
+from pixiu_cli.market.handle import Market
 from pixiu_cli.market.service import stale_market, sync_targets
 from pixiu_cli.market.store import MarketStore
 from tests.helpers import MARKET_FIXTURES, clean_env, load, pixiu_in_process
@@ -51,27 +52,27 @@ def home_env(pixiu_home):
 
 def test_default_sync_covers_holdings_watch_list_and_the_three_benchmarks(db):
     MarketStore(db).watch("000001", "2026-11-30T16:00:00+08:00")  # 平安银行, the stock
-    assert sync_targets(db, None) == ["000001", "sh000300", "sh000001", "sz399006"]
-    assert sync_targets(db, ["600519"]) == ["600519"]  # codes given: only those
+    assert sync_targets(Market(db), None) == ["000001", "sh000300", "sh000001", "sz399006"]
+    assert sync_targets(Market(db), ["600519"]) == ["600519"]  # codes given: only those
 
 
 def test_stale_after_the_close_counts_sessions_on_the_real_calendar(db):
     load(db, "000333")  # last bar Friday 2025-05-30
     MarketStore(db).watch("000333", "2025-05-30T16:00:00+08:00")
     # 2025-06-02 (Monday) was the Dragon Boat Festival: after Tuesday's close one session is missing.
-    stale = stale_market(db, _beijing("2025-06-03T15:30"))
+    stale = stale_market(Market(db), _beijing("2025-06-03T15:30"))
     assert stale is not None and (stale.session, stale.symbols, stale.behind) == ("2025-06-03", ("000333",), 1)
-    assert stale_market(db, _beijing("2025-06-03T14:59")) is None  # before the close
-    assert stale_market(db, _beijing("2025-06-02T16:00")) is None  # a holiday: no session closed today
-    assert stale_market(db, _beijing("2025-05-31T16:00")) is None  # Saturday
-    assert stale_market(db, _beijing("2025-05-30T15:01")) is None  # today's bar is stored
-    assert stale_market(db, _beijing("2027-01-04T16:00")) is None  # past the calendar: not guessed
-    assert stale_market(db, _beijing("2025-06-10T16:00")).behind == 6
+    assert stale_market(Market(db), _beijing("2025-06-03T14:59")) is None  # before the close
+    assert stale_market(Market(db), _beijing("2025-06-02T16:00")) is None  # a holiday: no session closed today
+    assert stale_market(Market(db), _beijing("2025-05-31T16:00")) is None  # Saturday
+    assert stale_market(Market(db), _beijing("2025-05-30T15:01")) is None  # today's bar is stored
+    assert stale_market(Market(db), _beijing("2027-01-04T16:00")) is None  # past the calendar: not guessed
+    assert stale_market(Market(db), _beijing("2025-06-10T16:00")).behind == 6
 
 
 def test_stale_leaves_out_series_never_stored(db):
     MarketStore(db).watch("600519", "2025-05-30T16:00:00+08:00")  # watched, no bars: no daily nagging
-    assert stale_market(db, _beijing("2025-06-03T15:30")) is None
+    assert stale_market(Market(db), _beijing("2025-06-03T15:30")) is None
 
 
 def _profile(env) -> list[dict]:

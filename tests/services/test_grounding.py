@@ -11,6 +11,7 @@ from pixiu_cli.conversation.selection.aliases import add_alias
 from pixiu_cli.home.document_file import load_document
 from pixiu_cli.home.store import InvestorStore
 from pixiu_cli.kernel.store.database import open_database
+from pixiu_cli.market.handle import Market
 from pixiu_cli.market.store import SecurityMaster
 from pixiu_cli.memory.alerts import NewAlert
 from tests.helpers import FIXTURE, NOW  # NOW: 2026-11-24
@@ -46,7 +47,7 @@ def trade(symbol, side, price, quantity, fee=0.0, day=None):
     ],
 )
 def test_a_trade_the_user_states_is_grounded(db, said, call):
-    assert ground_trade(db, said, call, NOW).missing == ()
+    assert ground_trade(Market(db), said, call, NOW).missing == ()
 
 
 @pytest.mark.parametrize(
@@ -63,7 +64,7 @@ def test_a_trade_the_user_states_is_grounded(db, said, call):
     ],
 )
 def test_what_the_words_lack_is_named(db, said, call, missing):
-    assert ground_trade(db, said, call, NOW).missing == missing
+    assert ground_trade(Market(db), said, call, NOW).missing == missing
 
 
 @pytest.mark.parametrize(
@@ -78,7 +79,7 @@ def test_what_the_words_lack_is_named(db, said, call, missing):
     ],
 )
 def test_a_question_or_an_intention_is_no_trade(db, said, classes):
-    (missing,) = ground_trade(db, said, trade("600519", "sell", 1800, 100), NOW).missing
+    (missing,) = ground_trade(Market(db), said, trade("600519", "sell", 1800, 100), NOW).missing
     assert missing.startswith("已成交的卖出（用户的话是") and all(c in missing for c in classes)
 
 
@@ -117,7 +118,7 @@ FAMILIES = {
     "said, family", [(said, family) for family, phrasings in FAMILIES.items() for said in phrasings]
 )
 def test_a_sentence_of_each_class_is_no_report(db, said, family):
-    (missing,) = ground_trade(db, said, trade("600519", "sell", 1800, 100), NOW).missing
+    (missing,) = ground_trade(Market(db), said, trade("600519", "sell", 1800, 100), NOW).missing
     assert missing.startswith("已成交的卖出（用户的话是") and family in missing
 
 
@@ -126,7 +127,7 @@ def test_a_sentence_of_each_class_is_no_report(db, said, family):
     ["我的茅台买入价是 1580 元，一共 200 股", "茅台成本价 1580 元买的 200 股", "我持有 200 股茅台，买入均价 1580 元"],
 )
 def test_a_holding_described_is_no_buy(db, said):
-    assert "描述已有持仓" in "".join(ground_trade(db, said, trade("600519", "buy", 1580, 200), NOW).missing)
+    assert "描述已有持仓" in "".join(ground_trade(Market(db), said, trade("600519", "buy", 1580, 200), NOW).missing)
 
 
 @pytest.mark.parametrize(
@@ -139,7 +140,7 @@ def test_a_holding_described_is_no_buy(db, said):
     ],
 )
 def test_a_note_in_the_users_words_is_grounded(db, said, text, symbol):
-    assert ground_note(db, said, text, symbol).missing == ()
+    assert ground_note(Market(db), said, text, symbol).missing == ()
 
 
 @pytest.mark.parametrize(
@@ -153,27 +154,27 @@ def test_a_note_in_the_users_words_is_grounded(db, said, text, symbol):
     ],
 )
 def test_a_note_not_in_the_users_words_names_what_is_not(db, said, text, symbol, missing):
-    assert ground_note(db, said, text, symbol).missing == missing
+    assert ground_note(Market(db), said, text, symbol).missing == missing
 
 
 def test_an_alert_needs_its_stock_direction_and_threshold(db):
     below = NewAlert("600519", "below", 1500, "对话")
-    assert ground_alert(db, "茅台跌破1500就止损", below).missing == ()
-    assert ground_alert(db, "茅台涨破1500提醒我", below).missing == ("条件 below",)
-    assert ground_alert(db, "你好", below).missing[:3] == ("股票 600519（贵州茅台）", "条件 below", "阈值 1500")
+    assert ground_alert(Market(db), "茅台跌破1500就止损", below).missing == ()
+    assert ground_alert(Market(db), "茅台涨破1500提醒我", below).missing == ("条件 below",)
+    assert ground_alert(Market(db), "你好", below).missing[:3] == ("股票 600519（贵州茅台）", "条件 below", "阈值 1500")
 
 
 @pytest.mark.parametrize(
     "said", ["茅台不会跌破 1500 的", "茅台会跌破 1500 吗？", "有人说茅台要跌破 1500", "茅台跌破 1500 了"]
 )
 def test_an_alert_needs_the_users_instruction(db, said):
-    (missing,) = ground_alert(db, said, NewAlert("600519", "below", 1500, "对话")).missing
+    (missing,) = ground_alert(Market(db), said, NewAlert("600519", "below", 1500, "对话")).missing
     assert missing.startswith("设预警的要求")
 
 
 @pytest.mark.parametrize("said", ["单只个股可以满仓吗？", '有人说"单只个股可以满仓"，对吗', "单只个股可以满仓？"])
 def test_a_question_is_no_rule(db, said):
-    assert ground_note(db, said, "单只个股可以满仓", None).missing != ()
+    assert ground_note(Market(db), said, "单只个股可以满仓", None).missing != ()
 
 
 @pytest.mark.parametrize(
@@ -184,12 +185,12 @@ def test_a_question_is_no_rule(db, said):
     ],
 )
 def test_a_negation_the_note_skips_over_is_named(db, said, text):
-    (missing, *_) = ground_note(db, said, text, None).missing
+    (missing, *_) = ground_note(Market(db), said, text, None).missing
     assert missing.startswith("否定词「不要」")
 
 
 def test_a_question_is_no_plan(db):
-    assert ground_note(db, "宁德时代跌到 200 元要不要加仓", "宁德时代跌到200元要加仓", None).missing
+    assert ground_note(Market(db), "宁德时代跌到 200 元要不要加仓", "宁德时代跌到200元要加仓", None).missing
 
 
 @pytest.mark.parametrize(
@@ -207,7 +208,7 @@ def test_a_question_is_no_plan(db):
     ],
 )
 def test_a_trade_is_judged_in_its_own_clauses_and_needs_a_sign_it_was_done(db, said, call, why):
-    (missing,) = ground_trade(db, said, call, NOW).missing
+    (missing,) = ground_trade(Market(db), said, call, NOW).missing
     assert missing.startswith("已成交的") and why in missing
 
 
@@ -223,4 +224,4 @@ def test_a_trade_is_judged_in_its_own_clauses_and_needs_a_sign_it_was_done(db, s
     ],
 )
 def test_a_fill_beside_other_words_is_grounded(db, said, call):
-    assert ground_trade(db, said, call, NOW).missing == ()
+    assert ground_trade(Market(db), said, call, NOW).missing == ()

@@ -13,6 +13,7 @@ from pixiu_cli.home.store import InvestorStore
 from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.kernel.store.database import open_database
 from pixiu_cli.kernel.store.schema import migrations
+from pixiu_cli.memory.handle import Memory
 from pixiu_cli.memory.notes import NewNote, accept_proposal, add_note
 from pixiu_cli.memory.store import MemoryStore
 from tests.helpers import FIXTURE, NOW
@@ -30,7 +31,7 @@ def db(tmp_path):
 
 def note(db, text, author, kind="rule", source=None, symbol=None):
     source = source or {"user": "user", "import": "import"}.get(author, "model")
-    return add_note(db, NewNote(kind, text, symbol, source, author), AT)
+    return add_note(Memory(db), NewNote(kind, text, symbol, source, author), AT)
 
 
 def authors(db) -> dict[str, str]:
@@ -72,7 +73,7 @@ def test_only_the_users_own_notes_are_in_force(db):
     proposal = note(db, "单只个股仓位不超过90%", "proposal").event
     assert sorted(r.text for r in domain.rules(LATER, 10)) == ["单只个股不超过两成", "我不追高", "白酒股不碰"]
     assert [r.text for r in user_rules(domain, LATER)] == []  # nor does the brief check it
-    assert accept_proposal(db, f"n{proposal.id}").event.author == "user"
+    assert accept_proposal(Memory(db), f"n{proposal.id}").event.author == "user"
     assert "单只个股仓位不超过90%" in {r.text for r in domain.rules(LATER, 10)}
     assert [(r.level, r.text) for r in user_rules(domain, LATER)] == [(0.9, "单只个股仓位不超过90%")]
 
@@ -99,7 +100,7 @@ def test_a_proposal_rewrites_nothing_and_nothing_but_the_user_rewrites_a_proposa
 def test_only_a_proposal_can_be_accepted(db):
     mine = note(db, "单只个股不超过两成", "user").event
     with pytest.raises(RequestError, match=f"#n{mine.id} 不是待确认的模型提议"):
-        accept_proposal(db, f"n{mine.id}")
+        accept_proposal(Memory(db), f"n{mine.id}")
 
 
 def test_a_proposal_exported_and_imported_back_is_still_one(db, tmp_path):

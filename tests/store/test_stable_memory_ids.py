@@ -16,6 +16,7 @@ from pixiu_cli.home.documents import BackupPlace, backup, export, import_documen
 from pixiu_cli.home.handle import Home
 from pixiu_cli.kernel.store.database import open_database
 from pixiu_cli.market.calendar import SHANGHAI
+from pixiu_cli.memory.handle import Memory
 from pixiu_cli.memory.notes import NewNote, add_note
 from pixiu_cli.memory.store import MemoryStore
 
@@ -35,7 +36,7 @@ def place(tmp_path) -> BackupPlace:
 
 
 def note(db, text: str, kind: str = "view") -> int:
-    return add_note(db, NewNote(kind=kind, text=text, symbol=None, source="user"), NOW.isoformat()).event.id
+    return add_note(Memory(db), NewNote(kind=kind, text=text, symbol=None, source="user"), NOW.isoformat()).event.id
 
 
 def texts(db) -> dict[int, str]:

@@ -16,13 +16,13 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from pixiu_cli.kernel.settings import Commission
-from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.kernel.vocabulary import is_finite_number, normalise_code
 
 if TYPE_CHECKING:
-    from pixiu_cli.account.handle import PortfolioStore
+    from pixiu_cli.account.handle import Account, PortfolioStore
     from pixiu_cli.home.handle import InvestorStore
-    from pixiu_cli.memory.handle import MemoryStore
+    from pixiu_cli.market.handle import Market
+    from pixiu_cli.memory.handle import Memory
 
 
 class ToolArgumentError(Exception):
@@ -47,16 +47,31 @@ class TurnWrites:
 
 @dataclass
 class ToolContext:
-    domain: InvestorStore
-    memory: MemoryStore
-    portfolio: PortfolioStore
+    # The workspace's memory, and through it the home, the market and the account it was handed
+    # (the account is valued by [account] cost_method).
+    memory: Memory
     now: Callable[[], datetime]
-    cost_method: str = "diluted"  # [account] cost_method: the cost a holding the fills explain shows
     commission: Commission = Commission()  # [account] commission_rate / commission_min: a trade's estimated fee
     # The user's words of the turn the tools run in: what every change to the account or the
     # memory must come from. None: no user spoke this turn (the brief), so nothing is changed.
     said: str | None = None
     turn: TurnWrites = field(default_factory=TurnWrites)
+
+    @property
+    def domain(self) -> InvestorStore:
+        return self.memory.investor
+
+    @property
+    def market(self) -> Market:
+        return self.memory.market
+
+    @property
+    def account(self) -> Account:
+        return self.memory.account
+
+    @property
+    def portfolio(self) -> PortfolioStore:
+        return self.memory.account.portfolio
 
     def for_turn(self, said: str | None) -> ToolContext:
         return replace(self, said=said, turn=TurnWrites())
@@ -66,25 +81,25 @@ class ToolContext:
         waiting for: an abandoned thread must never hold a transaction open on the
         connection the turn itself writes through (its writes would be rolled back with
         it). An in-memory database has no second connection: the context itself."""
+        from pixiu_cli.account.handle import Account
+        from pixiu_cli.home.handle import Home
         from pixiu_cli.kernel.store.database import database_path, open_database
+        from pixiu_cli.market.handle import Market
+        from pixiu_cli.memory.handle import Memory
 
-        path = database_path(self.domain.db)
+        path = database_path(self.memory.db)
         if path is None:
             return self
         db = open_database(path, migrate=False)
+        home = Home(db)
+        market = Market(db, home=home)
+        account = Account(db, self.account.cost_method, home=home, market=market)
         return ToolContext(
-            stores_of(db).investor,
-            stores_of(db).memory,
-            stores_of(db).portfolio,
-            self.now,
-            self.cost_method,
-            self.commission,
-            self.said,
-            self.turn,
+            Memory(db, home=home, market=market, account=account), self.now, self.commission, self.said, self.turn
         )
 
     def close(self) -> None:
-        self.domain.db.close()
+        self.memory.db.close()
 
 
 @dataclass(frozen=True)

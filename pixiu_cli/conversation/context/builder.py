@@ -38,14 +38,14 @@ from pixiu_cli.conversation.selection.windows import GOVERNED
 from pixiu_cli.conversation.store import Conversation, ConversationStore, Turn
 from pixiu_cli.kernel.clock import Clock, system_clock
 from pixiu_cli.kernel.resources import prompts_dir, read_prompt
-from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.market.calendar import SHANGHAI
 from pixiu_cli.market.names.table import Holder, NameSource
 
 if TYPE_CHECKING:
     from pixiu_cli.account.handle import Account
     from pixiu_cli.home.handle import InvestorStore
-    from pixiu_cli.market.handle import SecurityMaster
+    from pixiu_cli.market.handle import Market, SecurityMaster
+    from pixiu_cli.memory.handle import Memory
 
 
 @cache
@@ -188,6 +188,19 @@ def _worth_saying(account) -> bool:
     return account.cash is not None or any(h.priced for h in account.holdings)
 
 
+def _market_over(domain: InvestorStore) -> Market:
+    from pixiu_cli.home.handle import Home
+    from pixiu_cli.market.handle import Market
+
+    return Market(domain.db, home=Home(domain.db, investor=domain))
+
+
+def _memory_over(domain: InvestorStore, market: Market) -> Memory:
+    from pixiu_cli.memory.handle import Memory
+
+    return Memory(domain.db, home=market.home, market=market)
+
+
 class ContextBuilder:
     def __init__(
         self,
@@ -200,13 +213,16 @@ class ContextBuilder:
         prices=None,
         ablate: frozenset[str] = frozenset(),
         names_cache: Path | None = None,
+        market: Market | None = None,
+        memory: Memory | None = None,
     ):
         """history_blocks: what happens to earlier turns' [上下文信息] blocks — "keep" them as
         sent, "drop" them, or keep them and send only the sections that changed ("delta").
         prices: a callable giving symbol → latest price where one is known, so positions
         are weighted by market value (by cost × shares without it).
         ablate: parts of the block never to send (see `ablated`); empty in normal use.
-        names_cache: where built name tables are kept between processes (None: not kept)."""
+        names_cache: where built name tables are kept between processes (None: not kept).
+        market, memory: the workspace's (a builder made alone over `domain` makes its own)."""
         if history_blocks not in HISTORY_BLOCK_POLICIES:
             raise ValueError(f"history_blocks must be one of {HISTORY_BLOCK_POLICIES}")
         self.store = store
@@ -216,7 +232,9 @@ class ContextBuilder:
         self.history_blocks = history_blocks
         self.account = account  # the account's derivation (account/api.py), or None: the stated holdings
         self.prices = prices
-        self.names = NameSource(stores_of(domain.db).securities, cache_dir=names_cache)
+        self.market = market or _market_over(domain)
+        self.memory = memory or _memory_over(domain, self.market)
+        self.names = NameSource(self.market.securities, cache_dir=names_cache)
         self.ablate = frozenset(ablate)
 
     def select(
@@ -233,7 +251,7 @@ class ContextBuilder:
         (context/watch.py). With `now`, the windows its time words move, and the stocks the
         briefs an earlier turn read named."""
         holdings = self.domain.holdings() if holdings is None else holdings
-        watch = watched(self.domain) if watch is None else watch
+        watch = watched(self.market) if watch is None else watch
         held = {text(h.symbol) for h in holdings}
         named = [*holdings, *watch_holders(watch, self.names, held), *self._closed_holders(closed, held)]
         named += self._noted_holders({text(h.symbol) for h in named})
@@ -296,7 +314,7 @@ class ContextBuilder:
         now = (now or self.clock()).astimezone(SHANGHAI)
         account = self.account.read(now) if self.account else None
         holdings = list(account.holdings) if account is not None else self._named(self.domain.holdings())
-        watch = watched(self.domain)
+        watch = watched(self.market)
         closed = tuple(p.symbol for p in account.account.closed) if account is not None else ()
         selection = self.select(user_text, earlier, holdings, watch, now, closed)
         selection = replace(selection, windows=applied_moves(selection.windows, self.limits, now))
@@ -321,7 +339,7 @@ class ContextBuilder:
             watched=watch,
             asked=asked,
         )
-        sections = with_topics(sections, selection, self.domain.db, holdings, account, now)
+        sections = with_topics(sections, selection, self.market, holdings, account, now)
         if WATCHLIST in selection.targets:
             sections.append(watch_section(watch, self.names, self.domain, now.date()))
         if withdrawn is not None:  # right after the time: never trimmed, read before the rest
@@ -366,7 +384,7 @@ class ContextBuilder:
                 conversation.id, after_seq=conversation.summary_upto_turn or 0, before_seq=before_seq, replies=False
             )
         earlier_messages = _messages(turns, self.history_blocks != "drop")
-        withdrawn = withdrawn_section(self.domain, earlier_messages) if earlier_messages else None
+        withdrawn = withdrawn_section(self.memory, earlier_messages) if earlier_messages else None
         earlier = [
             m["content"]
             for m in earlier_messages

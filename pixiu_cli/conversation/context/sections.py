@@ -33,13 +33,14 @@ from pixiu_cli.conversation.context.block import BlockItem, Section, is_context_
 from pixiu_cli.conversation.context.memory_classes import MemoryLimits, window_bounds
 from pixiu_cli.conversation.context.quoting import quote_data
 from pixiu_cli.conversation.selection.result import Carried, Selection
-from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.market.names.codes import normalize
 from pixiu_cli.market.names.table import INDEX, SHADOW, NameTable
 from pixiu_cli.memory.model import Withdrawal
 
 if TYPE_CHECKING:
     from pixiu_cli.home.handle import InvestorStore
+    from pixiu_cli.market.handle import Market
+    from pixiu_cli.memory.handle import Memory
 
 
 def _ranked(holdings: list, account) -> list:
@@ -51,7 +52,7 @@ def _ranked(holdings: list, account) -> list:
 
 
 def with_topics(
-    sections: list[Section], selection: Selection, db, holdings: list, account, now: datetime
+    sections: list[Section], selection: Selection, market: Market, holdings: list, account, now: datetime
 ) -> list[Section]:
     topics = selection.topics
     if not (topics.fundamentals or topics.holdings_fundamentals or topics.market):
@@ -62,7 +63,7 @@ def with_topics(
     from pixiu_cli.market.fundamentals.sources import read_fundamentals
     from pixiu_cli.market.review.breadth import market_review
 
-    store, today = stores_of(db).fundamentals, now.date()
+    store, today = market.fundamentals, now.date()
     out = []
     for section in sections:
         if topics.fundamentals and section.key.startswith("symbol:"):
@@ -70,7 +71,7 @@ def with_topics(
             # first: for a valuation question they are the answer, trimmed last of the section
             section = replace(section, items=tuple(fundamentals_items(f, today)) + section.items)
         if topics.market and section.key == "holdings":
-            out.append(market_section(market_review(db, now), today))
+            out.append(market_section(market_review(market, now), today))
         out.append(section)
         if topics.holdings_fundamentals and section.key == "portfolio_profiles":
             lines = [
@@ -182,13 +183,13 @@ def _item(w: Withdrawal) -> BlockItem:
     return BlockItem(text)
 
 
-def withdrawn_section(domain: InvestorStore, history: list[dict]) -> Section | None:
+def withdrawn_section(memory: Memory, history: list[dict]) -> Section | None:
     seen = shown_memories(history)
     if not seen:
         return None
     notes = {int(r[1:]) for r in seen if r.startswith("n")}
     decisions = {int(r[1:]) for r in seen if r.startswith("d")}
-    found = stores_of(domain.db).memory.withdrawals(notes, decisions, seen, said_replaced(history))
+    found = memory.store.withdrawals(notes, decisions, seen, said_replaced(history))
     if not found:
         return None
     items = tuple(_item(w) for w in found[-MAX_ITEMS:])

@@ -11,19 +11,19 @@ from typing import TYPE_CHECKING
 
 from pixiu_cli.conversation.context.block import BlockItem, Section
 from pixiu_cli.conversation.context.quoting import day, defuse, show_signed
-from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.market.names.table import Holder, NameSource
 
 if TYPE_CHECKING:
     from pixiu_cli.home.handle import InvestorStore
+    from pixiu_cli.market.handle import Market
 
 KEY = "watchlist"
 PRIORITY = 88  # under the asked-about stocks' sections, above the persona
 
 
-def watched(domain: InvestorStore) -> dict[str, str]:
+def watched(market: Market) -> dict[str, str]:
     """symbol → when it was added (the store's stamp)."""
-    return dict(stores_of(domain.db).market.watchlist())
+    return dict(market.bars.watchlist())
 
 
 def watch_holders(watch: Mapping[str, str], names: NameSource, held: set[str]) -> list[Holder]:

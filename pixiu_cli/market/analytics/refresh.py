@@ -28,7 +28,6 @@ import numpy as np
 
 from pixiu_cli.home.model import Decision
 from pixiu_cli.kernel.clock import iso
-from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.kernel.vocabulary import side_name
 from pixiu_cli.market.analytics.costs import CostModel
 from pixiu_cli.market.analytics.engine import Frame
@@ -127,10 +126,7 @@ def evaluate(rule: AlertRule, frame: Frame, *, cost: float | None = None, cost_d
 
 
 if TYPE_CHECKING:
-    from sqlite_utils import Database
-
-if TYPE_CHECKING:  # only named: importing it before pixiu_cli.kernel.store would load numpy and pandas
-    from sqlite_utils import Database
+    from pixiu_cli.market.handle import Market
 
 
 @dataclass
@@ -154,25 +150,25 @@ class RefreshSummary:
 
 
 def _alerts(
-    db: Database,
-    market: MarketData,
+    market: Market,
+    data: MarketData,
     store: AnalyticsStore,
     symbols: Sequence[str],
     now: datetime,
     summary: RefreshSummary,
 ) -> None:
-    domain = stores_of(db).investor
+    domain = market.investor
     for rule in store.rules(symbols):
         holding = domain.holding(rule.symbol)
         cost_day = (holding.updated_at or "")[:10] or None if holding else None
         since = min(rule.checked_through or rule.created_at[:10], rule.created_at[:10])
         if rule.kind == "drawdown_from_cost" and cost_day:
             since = min(since, cost_day)  # every ex-rights event since the purchase moves the cost
-        frame = load_frame(market, rule.symbol, now, since=since)
+        frame = load_frame(data, rule.symbol, now, since=since)
         if frame is None:
             continue
         firings = evaluate(rule, frame, cost=holding.cost if holding else None, cost_day=cost_day)
-        security = market.master.get(rule.symbol)
+        security = data.master.get(rule.symbol)
         text = describe(rule.kind, rule.threshold, rule.symbol, security.name if security else None)
         # dated at the close of the bar that fired it, not when the import or sync ran
         fired = [(f.bar_date, text, f"{text}：{f.message}", _close_of(f.bar_date, now)) for f in firings]
@@ -186,17 +182,17 @@ def _close_of(bar_date: str, now: datetime) -> str:
     return iso(min(close, now) if now.tzinfo else close)
 
 
-def refresh(db: Database, symbols: Sequence[str], now: datetime, costs: CostModel | None = None) -> RefreshSummary:
+def refresh(market: Market, symbols: Sequence[str], now: datetime, costs: CostModel | None = None) -> RefreshSummary:
     """Only the symbols named: none changed (a sync that failed or fetched nothing) is
     nothing to recompute, never every stored decision and rule."""
     if not symbols:
         return RefreshSummary()
     costs = costs or CostModel()
-    market, store, summary = MarketData(db, keep_gaps=True), stores_of(db).analytics, RefreshSummary()
+    data, store, summary = MarketData(market, keep_gaps=True), market.analytics, RefreshSummary()
     stamp = iso(now)
     for symbol in symbols:
-        frame = load_frame(market, symbol, now)  # read once for the profile and the signal
-        computed = profile_symbol(market, symbol, now, costs, frame) if frame is not None else None
+        frame = load_frame(data, symbol, now)  # read once for the profile and the signal
+        computed = profile_symbol(data, symbol, now, costs, frame) if frame is not None else None
         if computed is None:
             summary.too_short.append(symbol)
             continue
@@ -207,22 +203,15 @@ def refresh(db: Database, symbols: Sequence[str], now: datetime, costs: CostMode
         if signal is not None:
             store.save_signal(symbol, signal.score, signal.direction, signal.components, signal.as_of)
             summary.signals.append(symbol)
-    _alerts(db, market, store, symbols, now, summary)
+    _alerts(market, data, store, symbols, now, summary)
     scores = []
     for decision in store.decisions(symbols):
-        frame = load_frame(market, decision.symbol, now, since=decision.decided_at[:10])
+        frame = load_frame(data, decision.symbol, now, since=decision.decided_at[:10])
         if frame is not None:
             scores.append(score(decision, frame, stamp))
     store.save_scores(scores)
     summary.scored = sum(1 for s in scores if s.return_5d is not None)
     return summary
-
-
-if TYPE_CHECKING:
-    from sqlite_utils import Database
-
-if TYPE_CHECKING:  # only named: importing it before pixiu_cli.kernel.store would load numpy and pandas
-    from sqlite_utils import Database
 
 
 @dataclass(frozen=True)
@@ -278,13 +267,13 @@ class TrackRecord:
         ]
 
 
-def track_record(db: Database, now: datetime) -> TrackRecord:
-    market, store = MarketData(db), stores_of(db).analytics
-    index = BenchmarkCloses(market)
+def track_record(market: Market, now: datetime) -> TrackRecord:
+    data, store = MarketData(market), market.analytics
+    index = BenchmarkCloses(data)
     decisions = store.decisions()
     scores, vs_index = [], {}
     for d in decisions:
-        frame = load_frame(market, d.symbol, now, since=d.decided_at[:10])
+        frame = load_frame(data, d.symbol, now, since=d.decided_at[:10])
         if frame is not None:
             scores.append(score(d, frame, iso(now)))
             vs_index[d.id] = _vs_index(d, frame, scores[-1], index)
@@ -297,7 +286,7 @@ def track_record(db: Database, now: datetime) -> TrackRecord:
             TrackRow(
                 f"d{d.id}",
                 d.symbol,
-                security_name(market.master, d.symbol),
+                security_name(data.master, d.symbol),
                 d.side,
                 d.price,
                 d.quantity,

@@ -9,30 +9,26 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from pixiu_cli.kernel.errors import RequestError
-from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.market.analytics.model import BacktestRow
 from pixiu_cli.market.bars import benchmark_for
 
 if TYPE_CHECKING:  # the engine loads numpy: imported by the functions that compute
-    from sqlite_utils import Database
-
     from pixiu_cli.market.analytics.costs import CostModel
     from pixiu_cli.market.analytics.refresh import RefreshSummary, TrackRecord
+    from pixiu_cli.market.handle import Market
 
 
-def refresh(db: Database, symbols: Sequence[str], now: datetime, costs: CostModel | None) -> RefreshSummary:
+def refresh(market: Market, symbols: Sequence[str], now: datetime, costs: CostModel | None) -> RefreshSummary:
     """Recompute what depends on these symbols' bars. An index gets no profile, signal or
     alert of its own: it is what stocks are measured against (read when they are shown)."""
     from pixiu_cli.market.analytics.refresh import refresh as recompute
 
-    return recompute(db, [s for s in symbols if not benchmark_for(s)], now, costs)
+    return recompute(market, [s for s in symbols if not benchmark_for(s)], now, costs)
 
 
-def held_and_watched(db: Database) -> list[str]:
+def held_and_watched(market: Market) -> list[str]:
     """The holdings and the watch list: what sync, profile and the rest work on by default."""
-    return sorted(
-        {h.symbol for h in stores_of(db).investor.holdings()} | {s for s, _ in stores_of(db).market.watchlist()}
-    )
+    return sorted({h.symbol for h in market.investor.holdings()} | {s for s, _ in market.bars.watchlist()})
 
 
 @dataclass(frozen=True)
@@ -45,12 +41,12 @@ class ProfileListing:
 
 
 def profiles(
-    db: Database, symbols: list[str] | None, now: datetime, costs: CostModel | None, again: bool
+    market: Market, symbols: list[str] | None, now: datetime, costs: CostModel | None, again: bool
 ) -> ProfileListing:
     """The backtest rows of `symbols` (by default the holdings and watch list that have bars),
     recomputing the ones older than their bars (all of them with `again`)."""
-    market, asked = stores_of(db).market, symbols or held_and_watched(db)
-    newest = {s: market.last_date(s) for s in asked}  # one probe each: never every stored series' extent
+    bars, asked = market.bars, symbols or held_and_watched(market)
+    newest = {s: bars.last_date(s) for s in asked}  # one probe each: never every stored series' extent
     with_bars = {s: last for s, last in newest.items() if last}
     wanted = symbols if symbols else [s for s in asked if s in with_bars]
     missing = [s for s in wanted if s not in with_bars]
@@ -58,19 +54,19 @@ def profiles(
         raise RequestError(f"没有 {'、'.join(missing)} 的日线：先 pixiu data import 或 pixiu data sync")
     if not wanted:
         raise RequestError("没有可计算的股票：先导入持仓和日线（pixiu data import FILE.csv --symbol CODE）")
-    store = stores_of(db).analytics
+    store = market.analytics
     stored = {r.symbol: r.window_end for r in store.backtests(wanted)}
     stale = [s for s in wanted if again or s not in stored or stored[s] < with_bars[s]]
-    lines = refresh(db, stale, now, costs).lines() if stale else []
+    lines = refresh(market, stale, now, costs).lines() if stale else []
     rows = store.backtests(wanted)
-    return ProfileListing(lines, rows, _vs_csi300(db, rows))
+    return ProfileListing(lines, rows, _vs_csi300(market, rows))
 
 
-def _vs_csi300(db: Database, rows: list[BacktestRow]) -> list[float | None]:
+def _vs_csi300(market: Market, rows: list[BacktestRow]) -> list[float | None]:
     from pixiu_cli.market.analytics.metrics import BenchmarkCloses
     from pixiu_cli.market.data import MarketData
 
-    index = BenchmarkCloses(MarketData(db))
+    index = BenchmarkCloses(MarketData(market))
     if not index:
         return []
     out = []
@@ -80,7 +76,7 @@ def _vs_csi300(db: Database, rows: list[BacktestRow]) -> list[float | None]:
     return out
 
 
-def track(db: Database, now: datetime) -> TrackRecord:
+def track(market: Market, now: datetime) -> TrackRecord:
     from pixiu_cli.market.analytics.refresh import track_record
 
-    return track_record(db, now)
+    return track_record(market, now)

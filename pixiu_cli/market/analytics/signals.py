@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from pixiu_cli.kernel.errors import RequestError
-from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.market.analytics.engine import Frame
 from pixiu_cli.market.analytics.metrics import TRADING_DAYS
 from pixiu_cli.market.analytics.strategies import moving_average
@@ -56,7 +55,7 @@ def fused_signal(frame: Frame) -> FusedSignal | None:
 
 
 if TYPE_CHECKING:
-    from sqlite_utils import Database
+    from pixiu_cli.market.handle import Market
 
 
 @dataclass(frozen=True)
@@ -69,9 +68,9 @@ class SignalView:
     as_of: str | None
 
 
-def stored_signals(db: Database, symbols: list[str] | None) -> list[SignalView]:
+def stored_signals(market: Market, symbols: list[str] | None) -> list[SignalView]:
     """The latest stored signal of each symbol (default: every holding), in the order asked."""
-    store, master = stores_of(db).investor, stores_of(db).securities
+    store, master = market.investor, market.securities
     names = {h.symbol: h.name for h in store.holdings()}
     wanted = symbols or list(names)
     if not wanted:

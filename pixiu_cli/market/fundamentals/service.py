@@ -11,14 +11,13 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING
 
 from pixiu_cli.kernel.errors import RequestError
-from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.market.analytics.service import held_and_watched
 from pixiu_cli.market.fundamentals.model import period_name
 from pixiu_cli.market.fundamentals.sources import StockFundamentals, read_fundamentals
 from pixiu_cli.market.trading_days import as_shanghai
 
 if TYPE_CHECKING:
-    from sqlite_utils import Database
+    from pixiu_cli.market.handle import Market
 
 FUNDAMENTALS_SOURCES = ("baostock", "akshare")
 
@@ -52,8 +51,8 @@ def open_fundamentals(name: str, timeout: float, module=None):
     raise RequestError(f"未知数据源 {name!r}（可选：{'、'.join(FUNDAMENTALS_SOURCES)}）")
 
 
-def fundamentals_targets(db: Database, symbols: list[str]) -> list[str]:
-    targets = symbols or held_and_watched(db)
+def fundamentals_targets(market: Market, symbols: list[str]) -> list[str]:
+    targets = symbols or held_and_watched(market)
     if not targets:
         raise RequestError(
             "没有要同步基本面的股票：持仓和自选股都为空（可指定代码：pixiu data sync --fundamentals 600519）"
@@ -62,17 +61,16 @@ def fundamentals_targets(db: Database, symbols: list[str]) -> list[str]:
 
 
 def _run(
-    db: Database, symbols: list[str], source_name: str, timeout: float, now: datetime, force: bool, on_symbol, module
+    market: Market, symbols: list[str], source_name: str, timeout: float, now: datetime, force: bool, on_symbol, module
 ):
     from pixiu_cli.market.fundamentals.sync import stored_closes
     from pixiu_cli.market.fundamentals.sync import sync_fundamentals as run
 
     source = open_fundamentals(source_name, timeout, module)
-    stores = stores_of(db)
     try:
         outcomes = run(
-            stores.fundamentals, source, symbols, as_shanghai(now), force=force, on_symbol=on_symbol,
-            closes=stored_closes(stores.market),
+            market.fundamentals, source, symbols, as_shanghai(now), force=force, on_symbol=on_symbol,
+            closes=stored_closes(market.bars),
         )  # fmt: skip
     finally:
         source.close()
@@ -80,30 +78,29 @@ def _run(
 
 
 def sync_fundamentals(
-    db: Database, request: FundamentalsRequest, now: datetime, on_symbol: Callable = lambda o: None, module=None
+    market: Market, request: FundamentalsRequest, now: datetime, on_symbol: Callable = lambda o: None, module=None
 ) -> FundamentalsResult:
     """Every stock asked for: its valuation since the last stored day, and its reports, dividends
     and notices (asked for again whether due or not). `module`: a stand-in library (tests)."""
-    targets = fundamentals_targets(db, request.symbols)
-    return _run(db, targets, request.source, request.timeout, now, True, on_symbol, module)
+    targets = fundamentals_targets(market, request.symbols)
+    return _run(market, targets, request.source, request.timeout, now, True, on_symbol, module)
 
 
-def refresh_due(db: Database, source: str, timeout: float, now: datetime, module=None) -> FundamentalsResult | None:
+def refresh_due(market: Market, source: str, timeout: float, now: datetime, module=None) -> FundamentalsResult | None:
     """The daily sync's part: the stocks whose fundamentals are kept get their new valuation
     days, and their reports only when a new period is due. None when none are kept."""
-    kept = stores_of(db).fundamentals.kept()
+    kept = market.fundamentals.kept()
     if not kept:
         return None
-    return _run(db, kept, source, timeout, now, False, lambda o: None, module)
+    return _run(market, kept, source, timeout, now, False, lambda o: None, module)
 
 
-def stock_fundamentals(db: Database, symbol: str) -> tuple[StockFundamentals, str | None]:
+def stock_fundamentals(market: Market, symbol: str) -> tuple[StockFundamentals, str | None]:
     """What is stored of one stock's fundamentals, and the stock's name."""
     from pixiu_cli.market.names.table import NameSource
 
-    stores = stores_of(db)
-    name = NameSource(stores.securities).security_name(symbol)
-    return read_fundamentals(stores.fundamentals, symbol), name
+    name = NameSource(market.securities).security_name(symbol)
+    return read_fundamentals(market.fundamentals, symbol), name
 
 
 # JSON ----------------------------------------------------------------------------------
@@ -232,19 +229,19 @@ class KeptRefresh:
     fundamentals_error: str | None = None
 
 
-def refresh_kept(db: Database, source: str, timeout: float, now: datetime) -> KeptRefresh | None:
+def refresh_kept(market: Market, source: str, timeout: float, now: datetime) -> KeptRefresh | None:
     """None when nothing is kept (a user who never asked for either is not asked for it)."""
     fundamentals, errors = None, {}
     try:
-        fundamentals = refresh_due(db, source, timeout, now)
+        fundamentals = refresh_due(market, source, timeout, now)
     except RequestError as exc:
         errors["fundamentals_error"] = str(exc)
     snapshot = None
-    if stores_of(db).market_review.kept():
+    if market.review.kept():
         from pixiu_cli.market.review.service import SnapshotRequest, sync_snapshot  # the review's modules
 
         try:
-            snapshot = sync_snapshot(db, SnapshotRequest(max(timeout, 30.0)), now)
+            snapshot = sync_snapshot(market, SnapshotRequest(max(timeout, 30.0)), now)
         except RequestError as exc:
             errors["snapshot_error"] = str(exc)
     if fundamentals is None and snapshot is None and not errors:

@@ -9,7 +9,6 @@ import click
 
 from pixiu_cli.commands import common
 from pixiu_cli.commands.params import Codes, Int, Real, StockCode, argument, group, json_option
-from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.market.news import service, views
 
 
@@ -43,7 +42,7 @@ news = group(
 @click.option("--limit", type=Int(1, 1000), default=20, show_default=True, metavar="N", help="最多显示 N 条")
 @json_option
 def news_list(code, limit: int, as_json: bool) -> None:
-    listed = Listed(stores_of(common.on_workspace().db).news.listing(code, limit), code)
+    listed = Listed(common.on_workspace().market.news.listing(code, limit), code)
     if as_json:
         common.shown().json(views.listed_json(listed))
     else:
@@ -57,7 +56,7 @@ def news_list(code, limit: int, as_json: bool) -> None:
 )
 @json_option
 def news_sync(codes, timeout: float, as_json: bool) -> None:
-    done = service.sync_news(common.on_workspace().db, service.NewsSyncRequest(list(codes), timeout), _now())
+    done = service.sync_news(common.on_workspace().market, service.NewsSyncRequest(list(codes), timeout), _now())
     common.finish(views.show_sync(common.shown(), Synced(done, as_json), common.spell))
 
 

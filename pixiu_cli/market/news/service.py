@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING
 
 from pixiu_cli.conversation.context.layers import source_layer
 from pixiu_cli.kernel.errors import RequestError
-from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.market.akshare_source import AkshareSource
 from pixiu_cli.market.analytics.service import held_and_watched
 from pixiu_cli.market.news.model import ANNOUNCEMENT, MEDIA, FetchedNews, screen_news
@@ -143,7 +142,7 @@ class AkshareNews:
 
 
 if TYPE_CHECKING:
-    from sqlite_utils import Database
+    from pixiu_cli.market.handle import Market
 
 ANNOUNCEMENT_DAYS = 30  # how far back the first sync of a stock asks for filings
 
@@ -179,8 +178,8 @@ class NewsSyncResult:
         return [e for o in self.outcomes for e in o.errors]
 
 
-def news_targets(db: Database, symbols: list[str]) -> list[str]:
-    targets = symbols or held_and_watched(db)
+def news_targets(market: Market, symbols: list[str]) -> list[str]:
+    targets = symbols or held_and_watched(market)
     if not targets:
         raise RequestError("没有要同步新闻的股票：持仓和自选股都为空（可指定代码：pixiu news sync 600519）")
     return targets
@@ -217,7 +216,7 @@ def _sync_one(feed, store: NewsStore, symbol: str, now: datetime) -> NewsOutcome
 
 
 def sync_news(
-    db: Database,
+    market: Market,
     request: NewsSyncRequest,
     now: datetime,
     on_symbol: Callable[[NewsOutcome], None] = lambda outcome: None,
@@ -225,9 +224,9 @@ def sync_news(
 ) -> NewsSyncResult:
     """`module`: an akshare stand-in (tests); by default akshare itself, imported on use."""
 
-    targets = news_targets(db, request.symbols)
+    targets = news_targets(market, request.symbols)
     feed = AkshareNews(timeout=request.timeout, module=module)
-    store = stores_of(db).news
+    store = market.news
     outcomes = []
     for symbol in targets:
         outcome = _sync_one(feed, store, symbol, now)

@@ -18,10 +18,10 @@ import tomllib
 from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import cache
+from typing import TYPE_CHECKING
 
 from pixiu_cli.account.ledger import dec
 from pixiu_cli.kernel.resources import data_dir
-from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.market.akshare_source import AkshareSource
 from pixiu_cli.market.bars import BENCHMARKS
 from pixiu_cli.market.calendar import last_complete_session
@@ -31,6 +31,9 @@ from pixiu_cli.market.review.model import Discontinued, IndexMove, IndustryMove,
 from pixiu_cli.market.sources import SourceError
 from pixiu_cli.market.store import MarketStore
 from pixiu_cli.market.trading_days import MARKET_CLOSE, as_shanghai, is_trading_day, knows
+
+if TYPE_CHECKING:
+    from pixiu_cli.market.handle import Market
 
 SHOWN_INDUSTRIES = 3
 
@@ -92,10 +95,10 @@ def _index_moves(market: MarketStore, today: str) -> tuple[list[IndexMove], list
     return moves, missing
 
 
-def market_review(db, now: datetime) -> MarketReview:
+def market_review(market: Market, now: datetime) -> MarketReview:
     today = as_shanghai(now).date().isoformat()
-    moves, missing = _index_moves(stores_of(db).market, today)
-    snapshot = stores_of(db).market_review.latest(today)
+    moves, missing = _index_moves(market.bars, today)
+    snapshot = market.review.latest(today)
     gone = tuple(d for d in discontinued_series() if d.since <= today)
     return MarketReview(today, tuple(moves), tuple(missing), snapshot, gone)
 

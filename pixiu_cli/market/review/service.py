@@ -10,12 +10,11 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from pixiu_cli.kernel.errors import RequestError
-from pixiu_cli.kernel.store.shared_stores import stores_of
 from pixiu_cli.market.review.breadth import AkshareMarket, MarketReview
 from pixiu_cli.market.sources import SourceError
 
 if TYPE_CHECKING:
-    from sqlite_utils import Database
+    from pixiu_cli.market.handle import Market
 
 SNAPSHOT_SOURCE = "akshare"
 
@@ -25,14 +24,14 @@ class SnapshotRequest:
     timeout: float = 30.0
 
 
-def sync_snapshot(db: Database, request: SnapshotRequest, now: datetime, module=None):
+def sync_snapshot(market: Market, request: SnapshotRequest, now: datetime, module=None):
     """The whole market now: breadth and industry boards, stored for their session."""
 
     try:
         snapshot = AkshareMarket(timeout=request.timeout, module=module).snapshot(now)
     except SourceError as exc:
         raise RequestError(f"市场快照未更新：{exc}；已保留已存数据") from None
-    stores_of(db).market_review.write(snapshot)
+    market.review.write(snapshot)
     return snapshot
 
 
