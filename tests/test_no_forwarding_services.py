@@ -39,7 +39,7 @@ def _builds_from(node: ast.AST, params: set[str]) -> bool:
 
 def _receiver(node: ast.AST, params: set[str]) -> bool:
     """What a method is called on, made only of what came in: a name, an attribute of one,
-    or a call with only what came in (`MarketStore(db)`, `stores_of(db).market`)."""
+    or a call with only what came in (`MarketStore(db)`, `Market(db).bars`)."""
     if isinstance(node, ast.Name):
         return True
     if isinstance(node, ast.Attribute):
@@ -95,7 +95,7 @@ def fundamentals(db, symbol):
 def everything(*args, **kwargs):
     return other(*args, **kwargs)
 def rules(db):
-    return stores_of(db).analytics.rules()
+    return Market(db).analytics.rules()
 def watch(db, symbol, now):
     return MarketStore(db).watch(symbol, _stamp(now))
 def recent(store, limit, text):

@@ -92,22 +92,6 @@ def test_the_workspace_hands_one_home_and_one_market_to_every_handle(tmp_path, m
         ws.close()
 
 
-def test_the_stores_of_a_database_are_built_once(tmp_path):
-    from pixiu_cli.kernel.store.database import open_database
-    from pixiu_cli.kernel.store.shared_stores import Stores, stores_of
-
-    db = open_database(tmp_path / "p.db")
-    try:
-        stores = stores_of(db)
-        assert stores is stores_of(db) and stores.investor is stores_of(db).investor
-        other = open_database(tmp_path / "q.db")
-        assert stores_of(other) is not stores and stores_of(other).investor.db is other
-        other.close()
-    finally:
-        db.close()
-    assert isinstance(stores, Stores)
-
-
 def test_no_service_takes_an_untyped_database():
     """84 functions and methods of services/ took `db` with no type (a5b5ad5)."""
     untyped = [

@@ -115,7 +115,7 @@ def import_document(
             on_backup(saved)
         home.investor.replace_all(_stated_now(account, data, now))
     else:
-        merged = merge_document(db, data)
+        merged = merge_document(db, data, account.store)
     _register_securities(account, data)
     counts = {name: len(getattr(data, name)) for name in SECTIONS}
     ledger = (len(data.account.fills), len(data.account.cash)) if data.account is not None else None

@@ -27,6 +27,7 @@ import re
 from collections import Counter, defaultdict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from pixiu_cli.home.model import (
     LEDGER,
@@ -662,7 +663,14 @@ def _last_conversation_trades(db: Database) -> dict[str, str]:
     }
 
 
-def _shares_after_trades(db: Database, current: dict | None) -> float:
+class LedgerFills(Protocol):
+    """What a merge reads of the account: a stock's fills (the account's store, handed in by
+    the import through the account's handle)."""
+
+    def fills(self, symbol: str | None = None) -> list: ...
+
+
+def _shares_after_trades(ledger: LedgerFills, current: dict | None) -> float:
     """The shares the ledger leaves the stored holding at (its stated lot and the fills after
     it; corporate actions are the account's to add when it is read)."""
     if current is None:
@@ -670,10 +678,9 @@ def _shares_after_trades(db: Database, current: dict | None) -> float:
     from decimal import Decimal
 
     from pixiu_cli.account.ledger import StatedLot, position
-    from pixiu_cli.account.store import AccountStore
 
     symbol = current["symbol"]
-    fills = AccountStore(db).fills(symbol)
+    fills = ledger.fills(symbol)
     if current.get("basis") == "ledger":
         return float(position(symbol, fills).shares) if fills else float(current["shares"] or 0)
     day = (current["updated_at"] or "")[:10]
@@ -683,29 +690,27 @@ def _shares_after_trades(db: Database, current: dict | None) -> float:
     return float(position(symbol, fills, lot=lot).shares)
 
 
-def _from_statements(db: Database, holding: Holding, current: dict | None) -> float | None:
+def _from_statements(ledger: LedgerFills, holding: Holding, current: dict | None) -> float | None:
     """The shares broker statements derive for the stock the file states a holding of (the
     ledger's copy of the holding, or none when they sold it all), or None when the holding is
     not theirs: no statement has its fills, or a holding stated (by a file, an edit) stands."""
-    from pixiu_cli.account.store import AccountStore
-
     if holding.basis == LEDGER:
         return None  # the file's row is a copy of its own ledger, stating nothing
     if current is not None and current.get("basis") != LEDGER:
         return None
-    if not any(f.origin == "statement" for f in AccountStore(db).fills(holding.symbol)):
+    if not any(f.origin == "statement" for f in ledger.fills(holding.symbol)):
         return None
     return float(current["shares"] or 0) if current is not None else 0.0
 
 
-def _file_row(db: Database, holding: Holding, current: dict | None, last_trade: str | None, merged: MergeResult):
+def _file_row(ledger: LedgerFills, holding: Holding, current: dict | None, last_trade: str | None, merged: MergeResult):
     """The row the file's holding writes, or None when it writes nothing: statements' fills
     and trades told in conversation keep what they left (each difference reported)."""
     row = _db_row("holdings", holding)
     if row["updated_at"] is None:  # a file without dates does not erase the stored one
         del row["updated_at"]
     row["short_names"] = json.dumps(list(holding.short_names), ensure_ascii=False)
-    derived = _from_statements(db, holding, current)
+    derived = _from_statements(ledger, holding, current)
     if derived is not None:
         if derived != holding.shares:
             merged.statement_conflicts.append(StatementConflict(holding.symbol, holding.name, holding.shares, derived))
@@ -713,7 +718,7 @@ def _file_row(db: Database, holding: Holding, current: dict | None, last_trade: 
         return None if current is None else {k: row[k] for k in ("symbol", "name", "short_names", "role")}
     if last_trade is None:
         return row
-    after_trades = _shares_after_trades(db, current)
+    after_trades = _shares_after_trades(ledger, current)
     file_wins = holding.updated_at is not None and holding.updated_at > last_trade
     if after_trades != holding.shares:
         merged.share_conflicts.append(
@@ -730,14 +735,14 @@ def _file_row(db: Database, holding: Holding, current: dict | None, last_trade: 
     return row
 
 
-def _merge_holdings(db: Database, items: list[Holding], merged: MergeResult) -> SectionResult:
+def _merge_holdings(db: Database, ledger: LedgerFills, items: list[Holding], merged: MergeResult) -> SectionResult:
     stored = {r["symbol"]: r for r in dict_rows(db, "select * from holdings")}
     traded = _last_conversation_trades(db)
     result = SectionResult(conversation=sum(symbol in traded for symbol in stored))
     table, added = db["holdings"], []
     for holding in items:
         current = stored.get(holding.symbol)
-        row = _file_row(db, holding, current, traded.get(holding.symbol), merged)
+        row = _file_row(ledger, holding, current, traded.get(holding.symbol), merged)
         if row is None:
             continue
         if current is None:
@@ -766,11 +771,13 @@ def _merge_persona(db: Database, persona: dict[str, str], at: str | None) -> Sec
     return result
 
 
-def merge_document(db: Database, data: DomainData) -> MergeResult:
-    """One transaction: a failure part-way leaves the data set as it was."""
+def merge_document(db: Database, data: DomainData, ledger: LedgerFills) -> MergeResult:
+    """One transaction: a failure part-way leaves the data set as it was. The file's holdings
+    are held against what `ledger` (the account's fills, read through the account's handle)
+    leaves them at."""
     merged, decisions = MergeResult(), {}
     with write_transaction(db):
-        merged.sections["holdings"] = _merge_holdings(db, data.holdings, merged)
+        merged.sections["holdings"] = _merge_holdings(db, ledger, data.holdings, merged)
         for spec in SPECS:
             merged.sections[spec.section], ids = _merge_rows(db, spec, getattr(data, spec.section))
             if spec.section == "decisions":

@@ -35,6 +35,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from pixiu_cli.account.model import FILL_KINDS
+from pixiu_cli.account.store import AccountStore
 from pixiu_cli.conversation.context.block import CONTEXT_CLOSE, CONTEXT_OPEN
 from pixiu_cli.conversation.context.builder import SHANGHAI, ContextBuilder
 from pixiu_cli.conversation.context.memory_classes import MemoryLimits
@@ -797,7 +798,7 @@ def test_merging_a_document_again_or_its_export_changes_nothing(domain_db, doc):
     data = parse_document(doc, NOW)
     store = InvestorStore(domain_db)
     store.replace_all(DomainData(account=AccountLedger()))
-    first = merge_document(domain_db, data)
+    first = merge_document(domain_db, data, AccountStore(domain_db))
     assert {name: r.added for name, r in first.sections.items()} == {
         name: len(data.persona if name == "persona" else getattr(data, name)) for name in SECTIONS
     }
@@ -808,7 +809,7 @@ def test_merging_a_document_again_or_its_export_changes_nothing(domain_db, doc):
         )
     exported = to_document(store.export())
     for again in (data, parse_document(json.loads(json.dumps(exported, allow_nan=False)), NOW)):
-        result = merge_document(domain_db, again)
+        result = merge_document(domain_db, again, AccountStore(domain_db))
         assert all(r.added == r.updated == 0 for r in result.sections.values()), result
         assert result.account is None or result.account.fills_added == result.account.cash_added == 0
         assert to_document(store.export()) == exported

@@ -249,7 +249,6 @@ def test_the_warmup_loads_the_stored_name_table_the_first_turn_takes(tmp_path, m
     """The first question's selection would load the stored name table (~1 MB of pickle):
     the warm-up has it in memory by then, and the turn takes that object."""
     from pixiu_cli.app import names_cache_dir
-    from pixiu_cli.kernel.store.shared_stores import stores_of
     from pixiu_cli.market.names import cache as name_cache
     from pixiu_cli.market.names import table as names
 
@@ -270,7 +269,7 @@ def test_the_warmup_loads_the_stored_name_table_the_first_turn_takes(tmp_path, m
             run_repl(state, input=pipe, output=DummyOutput())
         _join_warmups()
         (ahead,) = name_cache._preloaded.values()
-        master = stores_of(app.store.db).securities
+        master = app.market.securities
         assert names.NameSource(master, cache_dir=names_cache_dir()).table([]) is ahead
         assert not name_cache._preloaded
     finally:

@@ -204,12 +204,11 @@ def test_the_holding_an_import_reports_is_the_one_it_writes_with_bonus_shares_it
     """A 10送5 in the stored market data after the statement's last row of 603375 (500 new
     shares): the holding is 750 shares, and the import says so, not the rows' own 500."""
     from pixiu_cli.account.views import import_lines
-    from pixiu_cli.kernel.store.shared_stores import stores_of
     from pixiu_cli.market.bars import Bar, CorporateAction, SeriesWrite
 
     bars = [Bar(day, 10.0, 10.0, 10.0, 10.0, 1000.0, None, 1, False) for day in ("2025-06-02", "2025-08-19")]
     bonus = CorporateAction("603375", "2025-06-03", 0.0, 0.5, None, "import", "cash_shares", None)
-    stores_of(db).market.write_series(SeriesWrite("603375", bars, "csv", NOW.isoformat(), actions=[bonus]))
+    Account(db).market.bars.write_series(SeriesWrite("603375", bars, "csv", NOW.isoformat(), actions=[bonus]))
     done = import_statement(Account(db), THS, NOW)
     change = next(c for c in done.holdings if c.symbol == "603375")
     assert (change.stated, change.unbooked, change.after) == (500, 250, 750)

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from pixiu_cli.account.handle import Account
+from pixiu_cli.account.store import AccountStore
 from pixiu_cli.home.document_file import SHANGHAI, parse_document, to_document
 from pixiu_cli.home.store import InvestorStore, ShareConflict, merge_document
 from pixiu_cli.kernel.store.database import open_database
@@ -28,7 +29,7 @@ def db(tmp_path):
 
 
 def merge(db, doc):
-    return merge_document(db, parse_document(doc, NOW))
+    return merge_document(db, parse_document(doc, NOW), AccountStore(db))
 
 
 def counts(result) -> dict[str, tuple[int, int, int]]:
@@ -173,7 +174,7 @@ def test_a_failing_merge_changes_nothing(db):
     data = parse_document(dict(FIXTURE, news=[{"title": "x", "published_at": "2026-11-01"}]), NOW)
     db.execute("create trigger no_news before insert on news begin select raise(abort, 'boom'); end")
     with pytest.raises(Exception, match="boom"):
-        merge_document(db, data)
+        merge_document(db, data, AccountStore(db))
     db.execute("drop trigger no_news")
     assert to_document(InvestorStore(db).export()) == before
 
