@@ -13,10 +13,13 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from functools import cached_property, lru_cache
+from functools import cached_property, lru_cache, partial
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import parse_qsl, urlsplit
 
+from pixiu_cli.home.config import ConfigTables, check_base_url
+from pixiu_cli.home.handle import Home
 from pixiu_cli.kernel.clock import Clock, clock_at, system_clock
 from pixiu_cli.kernel.resources import data_dir, user_cache_dir
 from pixiu_cli.kernel.safe_text import has_credentials, mask_url, remember_secret, remember_url
@@ -24,6 +27,8 @@ from pixiu_cli.kernel.settings import Commission, Settings, push_variables, shar
 from pixiu_cli.kernel.settings import load_settings as plain_settings
 from pixiu_cli.kernel.settings import validate_config as plain_config
 from pixiu_cli.kernel.store.database import open_database
+from pixiu_cli.market.handle import Market
+from pixiu_cli.memory.handle import Memory
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
@@ -83,19 +88,16 @@ class Workspace:
 
     @cached_property
     def market(self) -> Market:
-        from pixiu_cli.market.handle import Market
 
         return Market(self.db, home=self.home)
 
     @cached_property
     def memory(self) -> Memory:
-        from pixiu_cli.memory.handle import Memory
 
         return Memory(self.db, home=self.home, market=self.market, account=self.account)
 
     @cached_property
     def home(self) -> Home:
-        from pixiu_cli.home.handle import Home
 
         return Home(self.db)
 
@@ -250,7 +252,6 @@ def configured(settings: Settings) -> ConfigTables:
 
 @lru_cache(maxsize=8)
 def _configured(settings: Settings) -> ConfigTables:
-    from pixiu_cli.home.config import ConfigTables, check_base_url
 
     _remember_secrets(settings)
     if settings.chosen_base_url is not None:
@@ -263,7 +264,6 @@ def _configured(settings: Settings) -> ConfigTables:
 
 def validate_config(config: dict) -> None:
     """Raise a one-line error if `config` (a parsed config.toml) would not load (`config set`)."""
-    from pixiu_cli.home.config import ConfigTables
 
     plain_config(config)
     ConfigTables(config, push_variables())
@@ -280,7 +280,6 @@ def _remember_secrets(settings: Settings) -> None:
 def _remember_push(push) -> None:
     """A bot's address is its key: the whole address and its long parts (the key or token in
     its path or query) are masked in every line, like an API key."""
-    from urllib.parse import parse_qsl, urlsplit
 
     for secret in push.secrets() if push else ():
         remember_secret(secret)
@@ -324,8 +323,6 @@ def refresh_demo_data(domain: InvestorStore, now: datetime, state_file: Path | N
 
 def _refresh_demo_data(domain: InvestorStore, now: datetime) -> None:
     from pixiu_cli.home.document_file import load_document
-    from pixiu_cli.home.handle import Home
-    from pixiu_cli.market.handle import Market
     from pixiu_cli.market.names.table import securities_for_document
 
     data = load_document(data_dir() / "demo" / "portfolio.json", now)
@@ -375,7 +372,6 @@ def start_offline_server(settings: Settings):
     """The in-process server of offline mode. Its prompt cache is a file in the pixiu home,
     so one `pixiu ask` per turn gets the hits one long REPL would; its replies say that no
     key is set, which only holds here."""
-    from functools import partial
 
     from pixiu_cli.conversation.offline.cache import PrefixCache
     from pixiu_cli.conversation.offline.server import OfflineServer, respond_offline
@@ -454,8 +450,6 @@ def _client_of(settings: Settings, server) -> ChatModel:
 def _opened_domain(settings: Settings, demo: bool, clock: Clock) -> InvestorStore:
     """The settings' database (the demo's, re-dated, with `demo`)."""
 
-    from pixiu_cli.home.handle import Home
-
     domain = Home(open_database(settings.demo_db_path if demo else settings.db_path)).investor
     if demo:
         refresh_demo_data(domain, clock(), settings.home / DEMO_STATE_FILE)
@@ -532,9 +526,6 @@ def _builder(
 ):
     from pixiu_cli.account.handle import Account
     from pixiu_cli.conversation.context.builder import ContextBuilder
-    from pixiu_cli.home.handle import Home
-    from pixiu_cli.market.handle import Market
-    from pixiu_cli.memory.handle import Memory
 
     # One home (over `domain`), market and account for the context block and the tools.
     home = Home(domain.db, investor=domain)
@@ -582,8 +573,6 @@ def build_agent(
 
     store = ConversationStore(db, clock=clock)
     if domain is None:
-        from pixiu_cli.home.handle import Home
-
         domain = Home(db).investor
     builder = _builder(
         store,

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from pixiu_cli.account.overview import account_record, list_trades, read_account, set_cash
 from pixiu_cli.commands import common
 from pixiu_cli.commands.params import Choice, Number, StockCode, Text, argument, demo_option, group, json_option
 from pixiu_cli.kernel.vocabulary import SIDES
@@ -17,7 +18,6 @@ DAY_HELP = "成交日期：2025-03-03、3月3日、昨天、周五、上周五�
 
 
 def _account_record() -> dict:
-    from pixiu_cli.account.overview import account_record, read_account
 
     ws = common.on_workspace()
     return account_record(read_account(ws.account, ws.now()))
@@ -74,7 +74,6 @@ trades = group(
 @json_option
 @demo_option
 def trades_list(symbol, as_json: bool, demo: bool) -> None:
-    from pixiu_cli.account.overview import list_trades
     from pixiu_cli.account.views import show_trades, trades_record
 
     found = list_trades(common.on_workspace().account, symbol)
@@ -124,7 +123,6 @@ def cash_show(demo: bool) -> None:
 @click.option("--date", "day", type=Text("日期"), metavar="DATE", help="余额对应的日期（默认今天）")
 @demo_option
 def cash_set(amount, day, demo: bool) -> None:
-    from pixiu_cli.account.overview import set_cash
     from pixiu_cli.account.views import show_cash_set
 
     ws = common.on_workspace()

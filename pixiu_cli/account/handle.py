@@ -9,6 +9,7 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING
 
 from pixiu_cli.account.books import AccountBooks
+from pixiu_cli.market.calendar import last_complete_session
 
 if TYPE_CHECKING:  # also the store types other areas' signatures name: they import them from here
     from sqlite_utils import Database
@@ -33,7 +34,6 @@ class Account(AccountBooks):
 
     def read(self, now: datetime) -> AccountView:
         from pixiu_cli.account.overview import read_account
-        from pixiu_cli.market.calendar import last_complete_session
 
         key = (
             self.home.investor.portfolio_version(),

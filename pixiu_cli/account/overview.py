@@ -22,7 +22,19 @@ from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.kernel.store.database import write_transaction
 from pixiu_cli.kernel.store.rows import SkippedRow
 from pixiu_cli.kernel.vocabulary import is_finite_number
+from pixiu_cli.market.calendar import TradingCalendar, beyond_calendar
 from pixiu_cli.market.plausible import dividend_problem, money_problem, price_problem, shares_problem
+from pixiu_cli.market.security_master import security_name
+from pixiu_cli.market.trading_days import (
+    CalendarEnd,
+    as_shanghai,
+    holiday_name,
+    is_trading_day,
+    knows,
+    next_trading_day,
+    previous_trading_day,
+    trading_calendar,
+)
 from pixiu_cli.memory.model import decision_ref
 
 if TYPE_CHECKING:
@@ -232,7 +244,6 @@ def _from_checkpoints(
 
 
 def _closes(account: AccountBooks, symbols: list[str], now: datetime) -> dict[str, Close]:
-    from pixiu_cli.market.calendar import TradingCalendar, beyond_calendar
 
     market = account.market.bars
     calendar = TradingCalendar(market)
@@ -249,8 +260,6 @@ def _closes(account: AccountBooks, symbols: list[str], now: datetime) -> dict[st
 def read_account(account: AccountBooks, now: datetime) -> AccountView:
     """The account as of `now`, valued by the account's cost method: the one derivation every
     surface reads."""
-    from pixiu_cli.market.security_master import security_name
-    from pixiu_cli.market.trading_days import as_shanghai
 
     method = account.cost_method
     store = account.store
@@ -327,7 +336,6 @@ def sync_holding(account: AccountBooks, symbol: str, now: datetime, at: str) -> 
     if p is None or not p.held:
         set_position(account.db, symbol, None, 0, None, at)
         return None
-    from pixiu_cli.market.security_master import security_name
 
     name = (row.name if row else None) or security_name(account.market.securities, symbol) or p.name
     set_position(account.db, symbol, name, float(p.shares), float(p.cost(account.cost_method)), at)
@@ -337,15 +345,6 @@ def sync_holding(account: AccountBooks, symbol: str, now: datetime, at: str) -> 
 # the day of a trade ----------------------------------------------------------------------
 def _check_session(day: date, today: date) -> None:
     """Trades happen on trading days: a closed day is refused with the sessions around it."""
-    from pixiu_cli.market.trading_days import (
-        CalendarEnd,
-        holiday_name,
-        is_trading_day,
-        knows,
-        next_trading_day,
-        previous_trading_day,
-        trading_calendar,
-    )
 
     first = trading_calendar().first
     if day < first:
@@ -438,7 +437,6 @@ class TradeList(list):
 def list_trades(account: AccountBooks, symbol: str | None = None) -> TradeList:
     """The ledger's readable fills, each stock named by the security master (a statement's
     证券名称 is the broker's spelling, never the name pixiu shows)."""
-    from pixiu_cli.market.security_master import security_name
 
     master, names = account.market.securities, {}
     lines, skipped = TradeList(), []

@@ -23,6 +23,7 @@ from pixiu_cli.account.report import PriceTable, call_cost
 from pixiu_cli.brief.facts import BriefFacts, HoldingMove, RuleAtRisk, brief_facts
 from pixiu_cli.brief.push.deliver import push_written, pushed_brief, require_channels
 from pixiu_cli.brief.store import BriefReport
+from pixiu_cli.conversation.ask import start_conversation
 from pixiu_cli.conversation.context.market_review import NOTHING_STORED, review_facts
 from pixiu_cli.conversation.context.quoting import (
     cash_said,
@@ -333,7 +334,6 @@ def brief(
     to `confirm` (False: stop, nothing sent or written); the turn run with its reply streamed
     to `reply(plan)` (entered around the turn: a surface shows the facts there); the report
     stored, and pushed with `request.push`."""
-    from pixiu_cli.conversation.ask import start_conversation
 
     settings = workspace.settings
     if request.push:

@@ -12,12 +12,15 @@ the `pixiu` click group (cli/root.py), which imports only the typed command's mo
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from dataclasses import dataclass
 
 import click
 
+from pixiu_cli import __version__
 from pixiu_cli.commands import common
+from pixiu_cli.commands.common import is_usage_error, usage_line
 from pixiu_cli.kernel.errors import UserError
 
 
@@ -204,9 +207,6 @@ class LazyGroup(click.Group):
 
 def _version(ctx, param, shown: bool) -> None:
     if shown and not ctx.resilient_parsing:
-        from pixiu_cli import __version__
-        from pixiu_cli.commands import common
-
         common.renderer().line(f"pixiu {__version__}")
         ctx.exit()
 
@@ -253,7 +253,6 @@ def _main() -> None:
         sys.exit(130)
     except BrokenPipeError:
         # Whoever read our output has gone; say nothing more and let the shell see SIGPIPE.
-        import os
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(141)
@@ -271,7 +270,6 @@ def _main() -> None:
 def _run(group, argv: list[str]) -> int:
     """The command's exit status. Not click's `main`: it would print a blank line on Ctrl-C and
     turn a reader gone (`pixiu ask … | head -1`) into status 1; both are handled below."""
-    import click
 
     try:
         with group.make_context("pixiu", list(argv)) as ctx:
@@ -295,8 +293,6 @@ def _exit_typer(exc: Exception) -> None:
     if isinstance(exc, tuple(found.get("Abort", ()))):
         sys.exit(130)
     if isinstance(exc, tuple(found.get("ClickException", ()))):  # usage errors: one Chinese line naming the flag
-        from pixiu_cli.commands.common import is_usage_error, usage_line
-
         if is_usage_error(exc):
             common.renderer().error(usage_line(exc, sys.argv[1:], _click_command()))
         elif hasattr(exc, "show"):

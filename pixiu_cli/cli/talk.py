@@ -7,9 +7,13 @@ from contextlib import contextmanager, nullcontext
 
 import click
 
+from pixiu_cli.account.explain import one_shot_explanations
 from pixiu_cli.commands import common
 from pixiu_cli.commands.params import Argument, Int, Text
 from pixiu_cli.conversation import ask as asking
+from pixiu_cli.conversation.agent.calls import ReaderSafeSink, SilentSink
+from pixiu_cli.conversation.presenters import error_line
+from pixiu_cli.conversation.views import ask_kept_line, show_recap
 
 # Imported where used: the REPL (prompt_toolkit) only for chat; the reply sinks (the model
 # client), the cache explanations (the tokenizer) and the views only when ask needs them,
@@ -37,7 +41,6 @@ def run_chat(demo: bool, resume: int | None, continue_: bool, model: str | None,
 
 def _recap(renderer, app_, conversation_id: int) -> None:
     """The recap /resume shows, for `chat --resume N` and `chat --continue`."""
-    from pixiu_cli.conversation.views import show_recap
 
     resumed = asking.resume(app_.store, conversation_id)
     if resumed is not None:
@@ -86,7 +89,6 @@ def run_ask(
 def _opened(shown, model, offline, demo, conversation, continue_):
     """The app and the conversation `ask` continues (None: a new one), explanations of a
     cache miss waited for before the process ends."""
-    from pixiu_cli.account.explain import one_shot_explanations
 
     with (
         one_shot_explanations(),
@@ -96,7 +98,6 @@ def _opened(shown, model, offline, demo, conversation, continue_):
 
 
 def _silent():
-    from pixiu_cli.conversation.agent.calls import SilentSink
 
     return nullcontext(SilentSink())
 
@@ -109,7 +110,6 @@ class _ReaderSafeReply:
         self.shown, self.gone, self._reply = shown, False, None
 
     def __enter__(self):
-        from pixiu_cli.conversation.agent.calls import ReaderSafeSink
 
         self._reply = self.shown.reply()
         self._sink = ReaderSafeSink(self._reply.__enter__())
@@ -122,8 +122,6 @@ class _ReaderSafeReply:
 
 def _refuse_unstored(result) -> None:
     """A turn that could not be stored: its cause and where the question was kept, one line."""
-    from pixiu_cli.conversation.presenters import error_line
-    from pixiu_cli.conversation.views import ask_kept_line
 
     if result.unstored is None:
         return

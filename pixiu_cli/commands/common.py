@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import datetime
 
-import click.exceptions
+import click
 
 from pixiu_cli.commands.values import read_stdin_text, require_utf8  # noqa: F401  (the ask's and the context's)
 from pixiu_cli.kernel.errors import UserError
@@ -177,8 +177,6 @@ def configured(loaded=None):
 
 
 def _root():
-    import click
-
     return click.get_current_context().find_root()
 
 
@@ -214,8 +212,6 @@ def on_workspace(demo: bool | None = None):
         return root.obj.app
     opened = root.meta.get("pixiu.workspace")
     if opened is None:
-        import click
-
         if demo is None:
             demo = bool(click.get_current_context().params.get("demo"))
         opened = root.meta["pixiu.workspace"] = root.with_resource(workspace(demo))
@@ -246,8 +242,6 @@ def resolve_stock(typed: str) -> str:
 def finish(status) -> None:
     """A view that showed a failure returns 1: the command line exits so."""
     if status:
-        import click
-
         click.get_current_context().exit(status)
 
 

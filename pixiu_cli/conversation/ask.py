@@ -24,7 +24,7 @@ import os
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -32,6 +32,7 @@ from pixiu_cli.conversation.store import Conversation, ConversationStore, Restor
 from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.kernel.resources import write_private
 from pixiu_cli.kernel.store.database import DISK_FULL, disk_full, lock_timeout_line
+from pixiu_cli.market.calendar import SHANGHAI
 
 
 def keep(home: Path, text: str, now: datetime) -> Path:
@@ -165,9 +166,6 @@ def conversation_to_save(store: ConversationStore, conversation_id: int) -> tupl
 
 def beijing_minute(stamp: str) -> str:
     """A stored UTC stamp as the user reads time everywhere else: Beijing, to the minute."""
-    from datetime import UTC, datetime
-
-    from pixiu_cli.market.calendar import SHANGHAI
 
     try:
         moment = datetime.fromisoformat(stamp)

@@ -7,6 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pixiu_cli.conversation.store import ConversationStore
+from pixiu_cli.kernel.store.database import open_database
+
 if TYPE_CHECKING:  # also the store types other areas' signatures name: they import them from here
     from pixiu_cli.conversation.store import ConversationStore, Turn
     from pixiu_cli.kernel.store.database import Database
@@ -15,14 +18,11 @@ if TYPE_CHECKING:  # also the store types other areas' signatures name: they imp
 def conversations_at(path: Path) -> ConversationStore:
     """The conversations of the database at `path` as it is (no migration): a worker that
     explains calls in a database another process owns."""
-    from pixiu_cli.conversation.store import ConversationStore
-    from pixiu_cli.kernel.store.database import open_database
 
     return ConversationStore(open_database(path, migrate=False))
 
 
 def stored_turn(db: Database, conversation_id: int, seq: int) -> Turn | None:
     """Turn `seq` of conversation `conversation_id`, or None when it is not stored."""
-    from pixiu_cli.conversation.store import ConversationStore
 
     return ConversationStore(db).turn_by_seq(conversation_id, seq)

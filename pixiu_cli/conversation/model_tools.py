@@ -6,8 +6,10 @@ for. They sit with the services they call, above the agent: app.py builds the re
 from __future__ import annotations
 
 from collections.abc import Callable
+from decimal import Decimal
 from functools import cache
 
+from pixiu_cli.account.overview import account_record, read_account
 from pixiu_cli.conversation.agent.tools import (
     CODE,
     DATE,
@@ -19,6 +21,7 @@ from pixiu_cli.conversation.agent.tools import (
     code_argument,
 )
 from pixiu_cli.conversation.context.quoting import quote_data
+from pixiu_cli.kernel.clock import find_date_words
 from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.kernel.resources import prompts_dir
 from pixiu_cli.kernel.vocabulary import AUTHOR_MODEL, AUTHOR_PROPOSAL, NOTE_KIND_NAMES, NOTE_KINDS, SIDES
@@ -93,7 +96,6 @@ def _get_stock_profiles(ctx: ToolContext, args: dict) -> ToolOutcome:
 
 def _get_holdings(ctx: ToolContext, args: dict) -> ToolOutcome:
     """The account as `pixiu holdings --json` gives it (one derivation), names quoted as data."""
-    from pixiu_cli.account.overview import account_record, read_account
 
     record = account_record(read_account(ctx.account, ctx.now()))
     shorts = {h.symbol: h.short_names for h in ctx.domain.holdings()}
@@ -136,7 +138,6 @@ def _proposed(ctx: ToolContext, key: tuple, propose: Callable, request, refusal:
 def _record_decision(ctx: ToolContext, args: dict) -> ToolOutcome:
     from pixiu_cli.account.trades import NewTrade, record_trade, trade_key
     from pixiu_cli.conversation.grounding import ground_trade, trade_refusal
-    from pixiu_cli.kernel.clock import find_date_words
     from pixiu_cli.memory.proposals import propose_trade
 
     trade = NewTrade(
@@ -172,7 +173,6 @@ def _record_decision(ctx: ToolContext, args: dict) -> ToolOutcome:
 
 
 def _set_alert(ctx: ToolContext, args: dict) -> ToolOutcome:
-    from decimal import Decimal
 
     from pixiu_cli.conversation.grounding import alert_refusal, ground_alert
     from pixiu_cli.memory.alerts import SOURCE_CONVERSATION, NewAlert, add_alert

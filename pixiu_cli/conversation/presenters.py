@@ -9,11 +9,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from pixiu_cli.account.explain import REPLY_REACH, explain
 from pixiu_cli.conversation.context.block import is_context_message
 from pixiu_cli.conversation.tokenizer.counts import count_tokens_by_line, message_text
 from pixiu_cli.kernel.errors import UserError
 from pixiu_cli.kernel.render import Renderer
 from pixiu_cli.kernel.safe_text import scrub
+from pixiu_cli.kernel.store.database import DISK_FULL, damaged_line, disk_full, lock_timeout_line, read_only_line
 from pixiu_cli.kernel.vocabulary import CONTEXT_OPEN
 
 
@@ -424,7 +426,6 @@ def show_stored_call(
 ) -> None:
     """/context and `pixiu context`: the last call of the conversation (or of turn N),
     exactly as stored, compared with the call before it for --diff."""
-    from pixiu_cli.account.explain import REPLY_REACH, explain
 
     calls = store.calls_for_conversation(conversation_id, REPLY_REACH) if conversation_id else []
     if turn_seq is not None:
@@ -473,11 +474,9 @@ def error_line(exc: BaseException) -> str:
     anything unexpected as one scrubbed line, never a traceback."""
     if isinstance(exc, UserError):
         return str(exc)
-    from pixiu_cli.kernel.store.database import DISK_FULL, disk_full, lock_timeout_line
 
     if disk_full(exc):
         return DISK_FULL
-    from pixiu_cli.kernel.store.database import damaged_line, read_only_line
 
     return (
         lock_timeout_line(exc)

@@ -14,6 +14,7 @@ that was already received."""
 
 from __future__ import annotations
 
+import codecs
 import json
 import sqlite3
 import zlib
@@ -788,7 +789,6 @@ class ConversationStore:
         return rows
 
     def _head(self, table: str, column: str, row_id: int, chars: int) -> str:
-        import codecs
 
         try:
             with self.db.conn.blobopen(table, column, row_id, readonly=True) as blob:

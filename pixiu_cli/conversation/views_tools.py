@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 from pixiu_cli.kernel.render import Renderer
 
 
@@ -59,7 +61,6 @@ def show_nothing(renderer: Renderer, result, spell=None) -> None:
 
 
 def mcp_log_record(calls) -> list[dict]:
-    from dataclasses import asdict
 
     return [asdict(c) for c in calls]
 

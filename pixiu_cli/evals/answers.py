@@ -44,14 +44,17 @@ from typing import Any
 from pixiu_cli.account.explain import wait_for_explanations
 from pixiu_cli.app import build_agent, chat_client, clock_of, configured
 from pixiu_cli.conversation.agent.guardrails import Guardrails
+from pixiu_cli.conversation.agent.tools import ToolArgumentError, ToolContext
 from pixiu_cli.conversation.context.builder import ABLATE_ALL, SYMBOL_CONTEXT
 from pixiu_cli.conversation.context.memory_classes import MemoryLimits
 from pixiu_cli.conversation.llm.types import Usage
 from pixiu_cli.conversation.tokenizer.counts import count_tokens
+from pixiu_cli.conversation.views_tools import show_eval_runs, show_live_report
 from pixiu_cli.evals.cases import EvalError, apply_patch, case_dataset, case_files
 from pixiu_cli.evals.contexts import CaseResult, EvalReport
 from pixiu_cli.evals.store import EvalResultRow, EvalRunStore
 from pixiu_cli.home.document_file import DatasetError, parse_document
+from pixiu_cli.home.handle import Home
 from pixiu_cli.home.model import DomainData, Profile
 from pixiu_cli.kernel.clock import iso
 from pixiu_cli.kernel.errors import UserError
@@ -576,7 +579,6 @@ def _template(held: tuple) -> Iterator[Path]:
     """A database holding the account, built once through the import use case."""
     from pixiu_cli.account.handle import Account
     from pixiu_cli.home.documents import BackupPlace, import_document
-    from pixiu_cli.home.handle import Home
 
     with tempfile.TemporaryDirectory(prefix="pixiu-consent-") as folder:
         base = Path(folder)
@@ -595,7 +597,6 @@ def _template(held: tuple) -> Iterator[Path]:
 
 def _recorded(base: Path, index: int, case: dict) -> bool:
     """The call made on a copy of the account: whether it recorded a trade."""
-    from pixiu_cli.conversation.agent.tools import ToolArgumentError, ToolContext
     from pixiu_cli.conversation.model_tools import model_tools
 
     path = base / f"case{index}.db"
@@ -763,7 +764,6 @@ def render_report(report: LiveReport, renderer, *, offline: bool, as_json: bool)
         prompt, completion = report.tokens()
         renderer.json({**summary, "usage": {"prompt_tokens": prompt, "completion_tokens": completion}})
         return
-    from pixiu_cli.conversation.views_tools import show_live_report
 
     show_live_report(renderer, report, offline=offline, full=FULL)
 
@@ -790,6 +790,5 @@ def render_history(settings: Settings, renderer, *, as_json: bool) -> None:
             ]
         )
         return
-    from pixiu_cli.conversation.views_tools import show_eval_runs
 
     show_eval_runs(renderer, runs)

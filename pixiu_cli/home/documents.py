@@ -29,6 +29,7 @@ from pixiu_cli.kernel.store.backup import (
     set_aside,
 )
 from pixiu_cli.kernel.store.database import open_database
+from pixiu_cli.market.names.table import securities_for_document
 
 if TYPE_CHECKING:
     from pixiu_cli.account.handle import Account
@@ -140,7 +141,6 @@ def _stated_now(account: Account, data: DomainData, now: datetime) -> DomainData
 def _register_securities(account: Account, data) -> None:
     """Every stock the import has data about joins the security master, so its name is
     recognised in questions even when it is not held (五粮液 with a stored profile)."""
-    from pixiu_cli.market.names.table import securities_for_document
 
     account.market.securities.upsert(securities_for_document(data), keep_names=True)
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from pixiu_cli.home.store import InvestorStore
+
 if TYPE_CHECKING:  # also the store types other areas' signatures name: they import them from here
     from sqlite_utils import Database
 
@@ -25,6 +27,5 @@ class Home:
     @cached_property
     def investor(self) -> InvestorStore:
         """The one InvestorStore of the workspace: it keeps its memo of the portfolio between reads."""
-        from pixiu_cli.home.store import InvestorStore
 
         return InvestorStore(self.db)

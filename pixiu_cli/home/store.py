@@ -27,6 +27,7 @@ import re
 from collections import Counter, defaultdict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Protocol
 
 from pixiu_cli.home.model import (
@@ -675,7 +676,6 @@ def _shares_after_trades(ledger: LedgerFills, current: dict | None) -> float:
     it; corporate actions are the account's to add when it is read)."""
     if current is None:
         return 0.0
-    from decimal import Decimal
 
     from pixiu_cli.account.ledger import StatedLot, position
 

@@ -5,6 +5,8 @@ The one error a use case raises for a request it refuses; nothing was changed.""
 
 from __future__ import annotations
 
+import errno
+
 
 class UserError(Exception):
     """A failure phrased as one line for the user (Simplified Chinese); nothing more is shown.
@@ -36,7 +38,6 @@ _OS_REASONS = {
 def os_reason(exc: BaseException) -> str:
     """Why an OS call failed, in one short Chinese phrase (the errno's name when it is not one
     of the common ones, never the OS's English text)."""
-    import errno
 
     name = errno.errorcode.get(getattr(exc, "errno", None) or -1)
     if name is None:

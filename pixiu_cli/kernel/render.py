@@ -7,6 +7,7 @@ import os
 import re
 import sys
 import time
+import unicodedata
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache, cached_property
@@ -268,7 +269,6 @@ def _simple_paragraph(text: str) -> _SimpleParagraph | None:
 
 
 def _not_a_letter(char: str) -> bool:
-    import unicodedata
 
     return char.isspace() or unicodedata.category(char)[0] in "PS"
 

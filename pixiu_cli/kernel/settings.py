@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import os
 import stat
+import tomllib
 import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -120,7 +121,6 @@ def _read_config(path: Path) -> tuple[dict, list[str], bool]:
     warnings: list[str] = []
     if not path.exists():
         return {}, warnings, False
-    import tomllib  # only when there is a file to parse: most starts have none
 
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))

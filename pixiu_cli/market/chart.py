@@ -1,4 +1,4 @@
-"""A terminal price chart (plotext, imported lazily): front-adjusted close, MA20 / MA60, the
+"""A terminal price chart (plotext, imported when a chart is drawn): front-adjusted close, MA20 / MA60, the
 user's cost line and trade markers. Built as text; render.py prints it."""
 
 from __future__ import annotations
@@ -7,6 +7,8 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from wcwidth import wcswidth, wcwidth
 
 from pixiu_cli.kernel.errors import UserError
 from pixiu_cli.kernel.vocabulary import SIDE_NAMES, SIDES
@@ -130,8 +132,6 @@ def _title(data: ChartData) -> list[str]:
 def _title_lines(parts: list[str], width: int) -> list[str]:
     """The parts on as few centred lines of at most `width` cells as fit; a part wider than
     a line (a long name) is cut with an ellipsis."""
-    from wcwidth import wcswidth
-
     lines: list[str] = []
     for part in (_fit(p, width) for p in parts):
         joined = f"{lines[-1]} · {part}" if lines else part
@@ -143,8 +143,6 @@ def _title_lines(parts: list[str], width: int) -> list[str]:
 
 
 def _fit(text: str, width: int) -> str:
-    from wcwidth import wcswidth, wcwidth
-
     if wcswidth(text) <= width:
         return text
     out, used = "", 1  # the ellipsis
@@ -157,8 +155,6 @@ def _fit(text: str, width: int) -> str:
 
 
 def _cells(text: str) -> int:
-    from wcwidth import wcswidth
-
     return max((wcswidth(_ANSI.sub("", line)) for line in text.splitlines()), default=0)
 
 

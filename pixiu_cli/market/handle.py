@@ -8,6 +8,9 @@ from __future__ import annotations
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from pixiu_cli.home.handle import Home
+from pixiu_cli.market.store import MarketStore, SecurityMaster
+
 if TYPE_CHECKING:  # also the store types other areas' signatures name: they import them from here
     from sqlite_utils import Database
 
@@ -30,7 +33,6 @@ class Market:
     def home(self) -> Home:
         if self._home is not None:
             return self._home
-        from pixiu_cli.home.handle import Home
 
         return Home(self.db)
 
@@ -41,13 +43,11 @@ class Market:
 
     @cached_property
     def bars(self) -> MarketStore:
-        from pixiu_cli.market.store import MarketStore
 
         return MarketStore(self.db)
 
     @cached_property
     def securities(self) -> SecurityMaster:
-        from pixiu_cli.market.store import SecurityMaster
 
         return SecurityMaster(self.db)
 

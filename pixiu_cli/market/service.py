@@ -20,9 +20,11 @@ from pixiu_cli.market.bars import BENCHMARKS
 from pixiu_cli.market.calendar import TradingCalendar
 from pixiu_cli.market.csv_source import CsvImportError
 from pixiu_cli.market.data import MarketData
+from pixiu_cli.market.fundamentals.service import refresh_kept
 from pixiu_cli.market.importer import BareCode, ImportSymbol, import_csv, import_symbol, spelling_in_name
 from pixiu_cli.market.security_master import refresh_master
 from pixiu_cli.market.source_by_name import open_source
+from pixiu_cli.market.sources import SourceError
 from pixiu_cli.market.trading_days import MARKET_CLOSE, as_shanghai, is_trading_day, knows
 
 if TYPE_CHECKING:  # what the import and the sync load, so /chart and the watch list do not
@@ -210,8 +212,6 @@ def sync_market(
     pushed = push_new_alerts(brief, push, mark, now) if pushing else []
     kept = None
     if request.daily:
-        from pixiu_cli.market.fundamentals.service import refresh_kept
-
         kept = refresh_kept(market, request.source, request.timeout, now)
     return SyncResult(outcomes, notes, refreshed, pushed, kept)
 
@@ -226,7 +226,6 @@ def sync_securities(market: Market, request: SecuritiesRequest, now: datetime) -
     """Refresh the security master from a source's list of every listed stock. A failure
     (network, a missing library, an empty or truncated list) writes nothing: the shipped
     list and any earlier sync stay in force."""
-    from pixiu_cli.market.sources import SourceError
 
     try:
         source = open_source(request.source, request.timeout)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from pixiu_cli.conversation.context.quoting import sessions_said
 from pixiu_cli.kernel.render import Renderer
 from pixiu_cli.market.bars import benchmark_for
+from pixiu_cli.market.fundamentals.service import fundamentals_record as record
 
 if TYPE_CHECKING:
     from pixiu_cli.market.importer import BareCode
@@ -317,7 +318,6 @@ def show_market(renderer: Renderer, done, spell=None) -> None:
 
 
 def fundamentals_record(found) -> dict:
-    from pixiu_cli.market.fundamentals.service import fundamentals_record as record
 
     return record(found.fundamentals, found.name, found.today)
 

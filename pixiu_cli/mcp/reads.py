@@ -13,11 +13,15 @@ from dataclasses import asdict, dataclass
 from datetime import date, datetime
 from typing import TYPE_CHECKING
 
+from pixiu_cli.conversation.context.block import is_context_message, message_text
 from pixiu_cli.conversation.context.quoting import quote_data
 from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.kernel.safe_text import scrub
 from pixiu_cli.kernel.settings import Settings
 from pixiu_cli.kernel.vocabulary import AUTHOR_PROPOSAL, NOTE_KIND_NAMES, normalise_code
+from pixiu_cli.market.analytics.rules import describe_rule
+from pixiu_cli.market.analytics.service import profiles as listed
+from pixiu_cli.market.stock_codes import resolve_stock
 
 
 @dataclass(frozen=True)
@@ -96,7 +100,6 @@ def _quoted(rows: list[dict], keys: tuple[str, ...]) -> list[dict]:
 def context_for(reader: Reader, question: str) -> dict:
     """The [上下文信息] block `pixiu context TEXT` would send now, its sections and tokens."""
     from pixiu_cli.app import open_preview
-    from pixiu_cli.conversation.context.block import is_context_message, message_text
 
     preview = open_preview(reader.settings)
     try:
@@ -140,7 +143,6 @@ def trades(reader: Reader, code: str | None = None, since: str | None = None) ->
 
 
 def alerts(reader: Reader) -> dict:
-    from pixiu_cli.market.analytics.rules import describe_rule
 
     with reader.workspace() as ws:
         rules = ws.market.analytics.rules()
@@ -152,7 +154,6 @@ def alerts(reader: Reader) -> dict:
 
 
 def profiles(reader: Reader, codes: list[str] | None = None) -> dict:
-    from pixiu_cli.market.analytics.service import profiles as listed
 
     with reader.workspace() as ws:
         symbols = [_code(ws.market, c) for c in codes] if codes else None
@@ -236,7 +237,6 @@ def _code(market: Market, raw: str | None) -> str | None:
     if code is not None:
         return code
     from pixiu_cli.app import names_cache_dir
-    from pixiu_cli.market.stock_codes import resolve_stock
 
     return resolve_stock(market, raw, names_cache_dir())
 

@@ -18,6 +18,7 @@ from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.kernel.vocabulary import MEMORY_KIND_NAMES
 from pixiu_cli.market.names.codes import find_codes, normalize
 from pixiu_cli.market.names.table import INDEX, SHADOW, NameSource
+from pixiu_cli.memory.alerts import rule_ref
 from pixiu_cli.memory.store import MemoryEntry
 
 if TYPE_CHECKING:
@@ -33,7 +34,6 @@ class Forgetting:
 
 def forget_memory(memory: Memory, typed: str, at: str) -> Forgetting:
     from pixiu_cli.account import trades
-    from pixiu_cli.memory.alerts import rule_ref
 
     rule_id = rule_ref(typed)
     if rule_id is not None:

@@ -9,6 +9,9 @@ from __future__ import annotations
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from pixiu_cli.home.handle import Home
+from pixiu_cli.market.handle import Market
+
 if TYPE_CHECKING:  # also the store types other areas' signatures name: they import them from here
     from sqlite_utils import Database
 
@@ -35,7 +38,6 @@ class Memory:
     def home(self) -> Home:
         if self._home is not None:
             return self._home
-        from pixiu_cli.home.handle import Home
 
         return Home(self.db)
 
@@ -43,7 +45,6 @@ class Memory:
     def market(self) -> Market:
         if self._market is not None:
             return self._market
-        from pixiu_cli.market.handle import Market
 
         return Market(self.db, home=self.home)
 

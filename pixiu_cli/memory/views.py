@@ -19,6 +19,7 @@ from __future__ import annotations
 from pixiu_cli.account.model import UndoneTrade
 from pixiu_cli.kernel.render import Renderer
 from pixiu_cli.kernel.vocabulary import AUTHOR_NAMES, MEMORY_KIND_NAMES
+from pixiu_cli.market.analytics.rules import describe_rule
 from pixiu_cli.memory.model import note_ref, trade_text
 from pixiu_cli.memory.notes import Pinned, Replacement, accept_notice, note_notice, plans_text
 from pixiu_cli.memory.store import Forgotten
@@ -27,7 +28,6 @@ RULE_COLUMNS = ["编号", "条件", "冷却", "来源", "已检查到", "上次�
 
 
 def rule_rows(rules) -> list[list[str]]:
-    from pixiu_cli.market.analytics.rules import describe_rule
 
     return [
         [

@@ -7,12 +7,18 @@ progress on the right of the prompt line and its result printed above the prompt
 
 from __future__ import annotations
 
+import asyncio
 import re
 import threading
 from collections.abc import Callable
 
+from prompt_toolkit.application import run_in_terminal
+
+from pixiu_cli.conversation.presenters import error_line
 from pixiu_cli.kernel.errors import UserError
 from pixiu_cli.kernel.store.database import open_database
+from pixiu_cli.market.handle import Market
+from pixiu_cli.market.source_by_name import SOURCE_NAMES
 from pixiu_cli.memory.alerts import take_unseen_alerts
 from pixiu_cli.memory.views import show_new_alerts
 from pixiu_cli.repl.prompt import PROMPT, PixiuCompleter, make_prompt_session, one_key_question, sources_for
@@ -58,8 +64,6 @@ class BackgroundSync:
         self.done += 1
 
     def _run(self) -> None:
-        from pixiu_cli.conversation.presenters import error_line
-        from pixiu_cli.market.handle import Market
         from pixiu_cli.market.service import sync_market
 
         try:
@@ -98,8 +102,6 @@ def offer_sync(state: ReplState) -> None:
     state.offered_session = stale.session
     count = f"{len(stale.symbols)} 只"
     if state.app.settings.auto_sync:
-        from pixiu_cli.market.source_by_name import SOURCE_NAMES
-
         state.background_sync = BackgroundSync(state, SOURCE_NAMES[0])
         state.background_sync.start()
         state.renderer.dim(f"行情数据落后 {stale.session} 收盘（{count}），已在后台同步；进度见输入行右侧")
@@ -213,7 +215,6 @@ def _report_when_done(session, state: ReplState) -> None:
     """From the sync's thread: print its result above the prompt now (run_in_terminal hides
     the prompt, prints, and draws it again with what was typed). Between prompts nothing is
     done here: the next offer_sync reports it."""
-    from prompt_toolkit.application import run_in_terminal
 
     loop = session.app.loop
     if session.app.is_running and loop is not None and not loop.is_closed():
@@ -226,10 +227,6 @@ def _pre_run(session, state: ReplState, warmup: Warmup) -> None:
     warmup.after_draw()
     running = state.background_sync
     if running is not None and not running.running:
-        import asyncio
-
-        from prompt_toolkit.application import run_in_terminal
-
         asyncio.get_running_loop().call_soon(lambda: run_in_terminal(lambda: report_background(state)))
 
 

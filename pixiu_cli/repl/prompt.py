@@ -23,6 +23,7 @@ from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings
 
 from pixiu_cli.kernel.vocabulary import NOTE_KINDS
+from pixiu_cli.market.securities import shipped_names
 from pixiu_cli.repl.registry import registry
 from pixiu_cli.repl.state import ReplState
 
@@ -206,7 +207,6 @@ def _conversations(state: ReplState) -> list[Choice]:
 
 def _stocks(state: ReplState, typed: str) -> list[Choice]:
     """Held and watched stocks first, then every listed one whose code or name starts so."""
-    from pixiu_cli.market.securities import shipped_names
 
     own = {h.symbol: h.name for h in state.app.builder.domain.holdings()}
     for symbol, _ in state.app.market.bars.watchlist():

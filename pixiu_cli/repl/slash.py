@@ -10,6 +10,7 @@ import re
 import click
 
 from pixiu_cli.commands import common
+from pixiu_cli.commands.common import what
 from pixiu_cli.commands.params import Text
 from pixiu_cli.commands.values import CommandError
 
@@ -81,7 +82,6 @@ def usage(word: str) -> str:
 
 
 def _refusal(exc: click.UsageError, word: str, args: list[str]) -> str:
-    from pixiu_cli.commands.common import what
 
     if isinstance(exc, click.NoSuchOption):
         return f"未知选项 {exc.option_name}"

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from pixiu_cli.app import App
+from pixiu_cli.commands.values import CommandError
 from pixiu_cli.conversation.ask import start_conversation
 from pixiu_cli.kernel.clock import Clock
 from pixiu_cli.kernel.render import Renderer
@@ -61,7 +62,6 @@ class ExitRepl(Exception):
 
 
 def _copy(text: str) -> str:
-    from pixiu_cli.commands.values import CommandError
 
     try:
         return copy(text)

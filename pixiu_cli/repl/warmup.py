@@ -20,8 +20,15 @@ import gc
 import importlib
 import threading
 
+from pixiu_cli.app import names_cache_dir
+from pixiu_cli.conversation.context.builder import system_prompt
+from pixiu_cli.conversation.llm.template import render_prompt
+from pixiu_cli.conversation.model_tools import model_tools
+from pixiu_cli.conversation.selection.select import warm as warm_selection
 from pixiu_cli.conversation.tokenizer import counts as tokens
 from pixiu_cli.kernel import render
+from pixiu_cli.market.names import table as names
+from pixiu_cli.repl.registry import registry
 
 # What a first turn imports that the prompt has not: the name table's key and automaton, the account
 # and market stores, the calendar, the cost report, the offline server's responder, rich's
@@ -59,7 +66,6 @@ def _import_all(names: tuple[str, ...]) -> None:
 def _preload_name_table() -> None:
     """The stored name table the last process used (about 1 MB of pickle): a turn's selection
     loads it first thing, and it is most likely this home's."""
-    from pixiu_cli.app import names_cache_dir
     from pixiu_cli.market.names import cache as name_cache
 
     name_cache.preload(names_cache_dir())
@@ -77,9 +83,6 @@ def _count_offline_prompt() -> None:
     """The offline server encodes each prompt piece between the template's markers and
     remembers it; the first piece of every request is the system prompt with the tools'
     schemas (some 10,000 characters), which the first turn would otherwise encode."""
-    from pixiu_cli.conversation.context.builder import system_prompt
-    from pixiu_cli.conversation.llm.template import render_prompt
-    from pixiu_cli.conversation.model_tools import model_tools
     from pixiu_cli.conversation.offline.chunks import prompt_tokens
 
     system = {"role": "system", "content": system_prompt()}
@@ -90,7 +93,6 @@ def _count_system_prompt() -> None:
     """Encode the system prompt once: every request starts with it, and the tokenizer
     remembers each word it merged, so the first turn's counts (the context's, and the
     offline server's of the whole prompt) do not merge it word by word while the user waits."""
-    from pixiu_cli.conversation.context.builder import system_prompt
 
     tokens.count_tokens(system_prompt())
 
@@ -145,8 +147,6 @@ class Warmup:
         """What every turn needs, in the order it needs it: the question's selection (rules,
         word boundaries, names), the context's modules, its token counts, the call, the
         reply's rendering."""
-        from pixiu_cli.conversation.selection.select import warm as warm_selection
-        from pixiu_cli.market.names import table as names
         from pixiu_cli.market.names import words
 
         offline = getattr(self._client, "provider", None) == "offline"  # the in-process server answers
@@ -168,7 +168,6 @@ class Warmup:
         segmenter's dictionary, ~1 s, the first time): run while the prompt waits, never during
         a turn."""
         from pixiu_cli.market.names import homophones, words
-        from pixiu_cli.repl.registry import registry
 
         return (registry.load, homophones.warm, words.warm)
 

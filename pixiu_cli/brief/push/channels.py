@@ -38,6 +38,7 @@ import socket
 import ssl
 import threading
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -223,8 +224,6 @@ def post_json(url: str, payload, timeout: float, headers: dict[str, str] | None 
 
 
 def _exchange(opener, request, timeout: float) -> Reply:
-    import urllib.error
-
     try:
         with opener.open(request, timeout=timeout) as response:
             return Reply(response.status, _lower(response.headers), _bounded(response))

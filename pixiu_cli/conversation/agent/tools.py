@@ -15,8 +15,12 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from pixiu_cli.home.handle import Home
 from pixiu_cli.kernel.settings import Commission
+from pixiu_cli.kernel.store.database import database_path, open_database
 from pixiu_cli.kernel.vocabulary import is_finite_number, normalise_code
+from pixiu_cli.market.handle import Market
+from pixiu_cli.memory.handle import Memory
 
 if TYPE_CHECKING:
     from pixiu_cli.account.handle import Account, PortfolioStore
@@ -82,10 +86,6 @@ class ToolContext:
         connection the turn itself writes through (its writes would be rolled back with
         it). An in-memory database has no second connection: the context itself."""
         from pixiu_cli.account.handle import Account
-        from pixiu_cli.home.handle import Home
-        from pixiu_cli.kernel.store.database import database_path, open_database
-        from pixiu_cli.market.handle import Market
-        from pixiu_cli.memory.handle import Memory
 
         path = database_path(self.memory.db)
         if path is None:

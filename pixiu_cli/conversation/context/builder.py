@@ -36,10 +36,13 @@ from pixiu_cli.conversation.selection.select import Selection, select
 from pixiu_cli.conversation.selection.targets import ACCOUNT, WATCHLIST
 from pixiu_cli.conversation.selection.windows import GOVERNED
 from pixiu_cli.conversation.store import Conversation, ConversationStore, Turn
+from pixiu_cli.home.handle import Home
 from pixiu_cli.kernel.clock import Clock, system_clock
 from pixiu_cli.kernel.resources import prompts_dir, read_prompt
 from pixiu_cli.market.calendar import SHANGHAI
+from pixiu_cli.market.handle import Market
 from pixiu_cli.market.names.table import Holder, NameSource
+from pixiu_cli.memory.handle import Memory
 
 if TYPE_CHECKING:
     from pixiu_cli.account.handle import Account
@@ -189,14 +192,11 @@ def _worth_saying(account) -> bool:
 
 
 def _market_over(domain: InvestorStore) -> Market:
-    from pixiu_cli.home.handle import Home
-    from pixiu_cli.market.handle import Market
 
     return Market(domain.db, home=Home(domain.db, investor=domain))
 
 
 def _memory_over(domain: InvestorStore, market: Market) -> Memory:
-    from pixiu_cli.memory.handle import Memory
 
     return Memory(domain.db, home=market.home, market=market)
 

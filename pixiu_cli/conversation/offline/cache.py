@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from pixiu_cli.conversation.offline.store import PrefixUnitFile
 from pixiu_cli.kernel.clock import machine_seconds
 
 # DeepSeek documents that an unused cache is cleared "within a few hours to a few days";
@@ -135,8 +136,6 @@ class PrefixCache:
         self._lock = threading.Lock()
         self._units: UnitStore
         if path is not None:
-            from pixiu_cli.conversation.offline.store import PrefixUnitFile
-
             self._units = PrefixUnitFile(path)
         else:
             self._units = MemoryUnits()

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pixiu_cli.conversation.llm.template import SYSTEM_ROLES, content_text
+from pixiu_cli.conversation.offline import script as brief_writer
 from pixiu_cli.conversation.offline.script import ScriptedReply, planned_tool_calls
 from pixiu_cli.kernel.vocabulary import BRIEF_OPEN, CONTEXT_OPEN
 
@@ -195,8 +196,6 @@ def _split(request: Mapping[str, Any]) -> tuple[str, list[str], list[str]]:
 def respond(request: Mapping[str, Any]) -> ScriptedReply:
     question, blocks, tool_results = _split(request)
     if question.startswith(BRIEF_OPEN):
-        from pixiu_cli.conversation.offline import script as brief_writer
-
         return brief_writer.write(question)
     available = {
         str((t.get("function") or {}).get("name", "")) for t in request.get("tools") or [] if isinstance(t, Mapping)

@@ -25,7 +25,7 @@ from pixiu_cli.conversation.llm.template import render_prompt
 from pixiu_cli.conversation.llm.types import CallOutcome, ChatRequest, LLMError
 from pixiu_cli.conversation.offline.cache import PrefixCache
 from pixiu_cli.conversation.offline.chunks import ReplyMeta, account_call, stream_chunks, tool_call_ids
-from pixiu_cli.conversation.offline.responder import refusal_of, thought
+from pixiu_cli.conversation.offline.responder import refusal_of, respond, thought
 from pixiu_cli.conversation.offline.script import REJECTING_FAULT_KINDS, Fault, ScriptedReply
 from pixiu_cli.kernel.clock import machine_seconds
 
@@ -164,8 +164,6 @@ class OfflineModel(ChatClient):
 
     def _respond(self, parsed: Mapping[str, Any]) -> ScriptedReply:
         if self._responder is None:
-            from pixiu_cli.conversation.offline.responder import respond
-
             self._responder = respond
         return self._responder(parsed)
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from pixiu_cli.conversation.llm.model import RETIRED_MODELS
 from pixiu_cli.conversation.llm.template import SYSTEM_ROLES, content_text
+from pixiu_cli.conversation.offline import script as brief_writer
 from pixiu_cli.conversation.offline.grounded import is_context_block
 from pixiu_cli.conversation.offline.script import ScriptedReply, planned_tool_calls
 from pixiu_cli.kernel.vocabulary import BRIEF_OPEN
@@ -121,8 +122,6 @@ def respond(request: Mapping[str, Any], *, keyless: bool = False, chosen: bool =
     turn = _split_turn(conversation)
     question = turn.question
     if question.startswith(BRIEF_OPEN):  # the daily brief: the reading model writes it from the facts
-        from pixiu_cli.conversation.offline import script as brief_writer
-
         return brief_writer.write(question)
 
     if not turn.tool_results and question.strip():

@@ -38,7 +38,7 @@ from typing import Any
 from pixiu_cli.conversation.llm.template import render_prompt
 from pixiu_cli.conversation.offline.cache import PROFILES, PrefixCache
 from pixiu_cli.conversation.offline.chunks import ReplyMeta, account_call, completion_body, stream_chunks, tool_call_ids
-from pixiu_cli.conversation.offline.responder import refusal_of, thought
+from pixiu_cli.conversation.offline.responder import refusal_of, respond, thought
 from pixiu_cli.conversation.offline.script import REJECTING_FAULT_KINDS, Fault, ScriptedReply
 from pixiu_cli.kernel.clock import machine_seconds
 
@@ -46,7 +46,6 @@ from pixiu_cli.kernel.clock import machine_seconds
 def respond_offline(request, **options):
     """The offline responder, imported on the first request: its tables and patterns are
     not needed before then (an offline REPL draws its prompt without them)."""
-    from pixiu_cli.conversation.offline.responder import respond
 
     return respond(request, **options)
 

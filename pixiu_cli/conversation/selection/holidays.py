@@ -24,6 +24,7 @@ from datetime import date, timedelta
 from functools import cache
 
 from pixiu_cli.market.names.rules import table
+from pixiu_cli.market.trading_days import CalendarEnd, next_trading_day, previous_trading_day, trading_calendar
 
 # How far back a closure is looked for: a named holiday comes round once a year.
 _LOOK_BACK_DAYS = 400
@@ -91,7 +92,6 @@ def _is(closure: Closure, holiday: Holiday, names: dict[date, str]) -> bool:
 
 def closures(today: date) -> tuple[Closure, ...]:
     """The long closures that began by `today`, newest first, from the trading calendar."""
-    from pixiu_cli.market.trading_days import trading_calendar
 
     calendar = trading_calendar()
     found: list[Closure] = []
@@ -115,7 +115,6 @@ def _keep(run: list[date], closed: frozenset[date], found: list[Closure]) -> Non
 
 def _sessions(start: date, count: int, step: int) -> date:
     """The `count`-th trading day from `start` (itself a session or not), backwards or forwards."""
-    from pixiu_cli.market.trading_days import CalendarEnd, next_trading_day, previous_trading_day
 
     day = start
     for _ in range(count):
@@ -137,7 +136,6 @@ def _eve(closure: Closure) -> date:
 
 def span(word: str, side: str, today: date) -> HolidaySpan | None:
     """The trading days `side` of the most recent closure of the holiday `word` names."""
-    from pixiu_cli.market.trading_days import trading_calendar
 
     holiday, names = holiday_of(word), trading_calendar().names
     closure = next((c for c in closures(today) if _is(c, holiday, names)), None)

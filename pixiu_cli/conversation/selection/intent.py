@@ -53,6 +53,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache, lru_cache
 
+from pixiu_cli.market.names.codes import normalize
 from pixiu_cli.market.names.rules import compiled, joined, table
 
 
@@ -381,14 +382,12 @@ def analyze(text: str, symbols: Sequence[str] = ()) -> IntentResult:
 
 def detect_intent(text: str, symbols: Sequence[str] = ()) -> Intent:
     """Classify a user message; `symbols` are the stocks found in it."""
-    from pixiu_cli.market.names.codes import normalize
 
     return analyze(normalize(text), symbols).intent
 
 
 def is_portfolio_question(text: str) -> bool:
     """True when a message that names no stock asks about the portfolio as a whole."""
-    from pixiu_cli.market.names.codes import normalize
 
     result = analyze(normalize(text), ())
     return result.intent is Intent.PORTFOLIO_REVIEW

@@ -14,6 +14,7 @@ tests/perf/test_tokenizer_parity.py compares ids with `tokenizers` on the same f
 
 from __future__ import annotations
 
+import heapq
 import json
 import marshal
 import mmap
@@ -23,6 +24,8 @@ import sys
 from array import array
 from bisect import bisect_left
 from pathlib import Path
+
+import regex
 
 from pixiu_cli.kernel.resources import keep_derived, user_cache_dir
 
@@ -213,7 +216,6 @@ class ByteLevelBPE:
     MEMO_PIECES = 100_000
 
     def __init__(self, tables: CompactTables):
-        import regex
 
         self._byte_ids, self._merges = tables.byte_ids, MergeRanks(tables.pairs, tables.merged)
         self._splits = [regex.compile(pattern) for pattern in tables.patterns]
@@ -336,7 +338,6 @@ def merge_heap(symbols: list[int], get) -> list[int]:
     """The same merges in the same order for a long piece, in O(n log n): candidate pairs in a
     heap ordered by (rank, position), symbols in a linked list; a popped pair whose symbols
     changed since it was pushed is skipped."""
-    import heapq
 
     n = len(symbols)
     ids, nxt, prev = list(symbols), list(range(1, n + 1)), list(range(-1, n - 1))

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import atexit
 import json
+import marshal
 import re
 import threading
 import unicodedata
@@ -145,8 +147,6 @@ class LineCounts:
         if path is None:
             return
         try:
-            import marshal
-
             saved = marshal.loads(path.read_bytes())
         except (OSError, ValueError, EOFError, TypeError):
             return  # absent or unreadable: counted afresh
@@ -164,7 +164,6 @@ class LineCounts:
     def save(self) -> None:
         if not self.dirty or self.path is None or not self.path.parent.is_dir():
             return
-        import marshal
 
         keep = dict(list(self.counts.items())[-self.MAX_LINES :])
         try:  # 0600: the lines are the block's, holding names and note texts verbatim
@@ -180,8 +179,6 @@ _counts: LineCounts | None = None
 def _line_counts() -> LineCounts:
     global _counts
     if _counts is None:
-        import atexit
-
         _counts = LineCounts(default_home() / LineCounts.FILE, _tokenizer_stamp())
         atexit.register(_counts.save)
     return _counts

@@ -13,6 +13,7 @@ loads no plugin, for a Database opened with plugins on too; and the four pattern
 compiles at its top are compiled when first used (one takes ~10 ms). Together about a
 third of importing sqlite-utils."""
 
+import importlib
 from types import ModuleType, SimpleNamespace
 
 from pixiu_cli.kernel.resources import Deferred as _Deferred
@@ -33,7 +34,6 @@ def _no_plugins() -> dict[str, ModuleType]:
 
 def _marker(name: str):
     def mark(*args, **kwargs):
-        import importlib
 
         return getattr(importlib.import_module("sqlite_utils.hookspecs"), name)(*args, **kwargs)
 

@@ -52,7 +52,9 @@ from dataclasses import dataclass
 from functools import cache
 from itertools import product
 
+from pixiu_cli.market.names.homophones import pinyin_dict
 from pixiu_cli.market.names.rules import table
+from pixiu_cli.market.securities import shipped_names
 
 FIRST_TWO, LAST_TWO, INITIALS, AFFIX = "前两字", "后两字", "首字缩写", "去掉前后缀"
 EACH_WORD = "每词一字"
@@ -263,7 +265,6 @@ def _telling_end(char: str) -> bool:
 
 @cache
 def _listed_last_chars() -> Counter[str]:
-    from pixiu_cli.market.securities import shipped_names
 
     return Counter(stock.short_name[-1] for stock in shipped_names() if len(stock.short_name) == 4)
 
@@ -273,7 +274,6 @@ def _listed_short_forms() -> frozenset[str]:
     """Every listed stock's short name and its first-characters abbreviation (中国铝业 →
     中铝): a first-and-last abbreviation (山东黄金 → 山金) that is one of them names
     another stock."""
-    from pixiu_cli.market.securities import shipped_names
 
     found: set[str] = set()
     for stock in shipped_names():
@@ -287,7 +287,6 @@ def _listed_short_forms() -> frozenset[str]:
 @cache
 def _listed_endings() -> Counter[str]:
     """How many listed names end in each two characters (能源: dozens, 钼业: one)."""
-    from pixiu_cli.market.securities import shipped_names
 
     return Counter(stock.short_name[-2:] for stock in shipped_names() if len(stock.short_name) >= 3)
 
@@ -300,7 +299,6 @@ def _toneless(reading: str) -> str:
 @cache
 def readings_table() -> dict[str, tuple[str, ...]]:
     """Every character pypinyin knows → its readings, toneless, the usual one first."""
-    from pixiu_cli.market.names.homophones import pinyin_dict
 
     return {
         chr(cp): tuple(dict.fromkeys(_toneless(r) for r in value.split(","))) for cp, value in pinyin_dict().items()

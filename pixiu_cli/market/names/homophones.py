@@ -21,6 +21,7 @@ dictionary (~40 ms of CPU in every process with a candidate, which is most quest
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from functools import cache
 
@@ -88,7 +89,6 @@ _PYPINYIN_LEAN = {"PYPINYIN_NO_PHRASES": "1", "PYPINYIN_NO_DICT_COPY": "1"}
 @cache
 def _pinyin():
     """pypinyin's `pinyin` and its toneless style, imported on the first candidate only."""
-    import os
 
     saved = {name: os.environ.get(name) for name in _PYPINYIN_LEAN}
     os.environ.update(_PYPINYIN_LEAN)

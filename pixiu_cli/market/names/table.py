@@ -38,8 +38,11 @@ from functools import cache, lru_cache
 from pathlib import Path
 
 from pixiu_cli.kernel.resources import data_dir
+from pixiu_cli.kernel.store import rows
+from pixiu_cli.kernel.store.database import content_digest
 from pixiu_cli.market import securities
 from pixiu_cli.market import securities as security_list
+from pixiu_cli.market import store as store_securities
 from pixiu_cli.market.names import codes as normalize
 from pixiu_cli.market.names import forms as form_kinds
 from pixiu_cli.market.names import homophones, rules
@@ -609,9 +612,6 @@ def _table_files() -> tuple[Path, ...]:
     the code (and opencc's) that turns them into names, and the rows into them."""
     import opencc
 
-    from pixiu_cli.kernel.store import rows
-    from pixiu_cli.market import store as store_securities
-
     selection = data_dir() / "selection"
     shipped = [selection / f for f in ("securities.tsv", "indexes.tsv", "traditional_chars.txt")]
     shipped += sorted((selection / "rules").iterdir())
@@ -644,7 +644,6 @@ class _Listed:
 
     @classmethod
     def of(cls, master) -> _Listed:
-        from pixiu_cli.kernel.store.database import content_digest
 
         return cls(content_digest(master.db, MASTER_ROWS), weakref.ref(master))
 

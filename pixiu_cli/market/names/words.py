@@ -32,6 +32,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
+from importlib.util import find_spec
 from math import log
 from pathlib import Path
 
@@ -181,7 +182,6 @@ def _open(blob: _Blob) -> _Dictionary | None:
 
 def word_list_path() -> Path:
     """jieba's shipped word list, found without importing jieba (that costs ~20 MiB)."""
-    from importlib.util import find_spec
 
     spec = find_spec("jieba")
     if spec is None or not spec.submodule_search_locations:

@@ -26,6 +26,7 @@ from pixiu_cli.market.akshare_source import AkshareSource
 from pixiu_cli.market.analytics.service import held_and_watched
 from pixiu_cli.market.news.model import ANNOUNCEMENT, MEDIA, FetchedNews, screen_news
 from pixiu_cli.market.news.store import NewsStore
+from pixiu_cli.market.sources import SourceError
 
 NEWS_PROVIDER = "akshare.stock_news_em"
 NOTICE_PROVIDER = "akshare.cninfo_disclosure"
@@ -190,7 +191,6 @@ def _layered(items: list[FetchedNews]) -> list[tuple[FetchedNews, str]]:
 
 
 def _sync_one(feed, store: NewsStore, symbol: str, now: datetime) -> NewsOutcome:
-    from pixiu_cli.market.sources import SourceError
 
     fetched_at = now.isoformat(timespec="seconds")
     last = store.last_fetch(symbol, NOTICE_PROVIDER, fetched_at)
