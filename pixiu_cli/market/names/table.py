@@ -609,15 +609,17 @@ def _table_for(holders: tuple[Holder, ...], known: tuple[Known, ...], aliases: t
 @cache
 def _table_files() -> tuple[Path, ...]:
     """What a table is made from besides the names given: the shipped lists and rules, and
-    the code (and opencc's) that turns them into names, and the rows into them."""
-    import opencc
+    the code (and opencc's, found without importing it: a question whose names are all
+    simplified never loads it) that turns them into names, and the rows into them."""
+    from importlib.util import find_spec  # not on the REPL's way to its prompt
 
     selection = data_dir() / "selection"
     shipped = [selection / f for f in ("securities.tsv", "indexes.tsv", "traditional_chars.txt")]
     shipped += sorted((selection / "rules").iterdir())
     shipped.append(data_dir() / "securities" / "stock_basic.csv")
-    modules = (securities, security_list, store_securities, rows, normalize, rules, homophones, form_kinds, opencc)
+    modules = (securities, security_list, store_securities, rows, normalize, rules, homophones, form_kinds)
     code = [Path(m.__file__) for m in modules]
+    code.append(Path(find_spec("opencc").origin))
     code.append(Path(__file__).with_name("forms.py"))  # not imported: only a build needs it
     return (Path(__file__), *code, *shipped)
 
