@@ -16,11 +16,9 @@ from pixiu_cli.brief import views
 from pixiu_cli.brief.daily_brief import BriefRequest
 from pixiu_cli.brief.daily_brief import brief as write_brief
 from pixiu_cli.brief.push.deliver import last_brief, push_brief, require_channels
-from pixiu_cli.brief.schedule import closed_day
 from pixiu_cli.commands import common
 from pixiu_cli.commands.params import CLI, SurfaceCommand, Text, demo_option, option
 from pixiu_cli.commands.values import CommandError
-from pixiu_cli.market.calendar import beyond_calendar
 
 NOT_CONFIRMED = {
     "cli": "这次简报会调用付费模型且超过设定金额：确认后加 --yes 再运行（或调高 [brief] confirm_above）",
@@ -41,18 +39,6 @@ class Briefed:
     status: object = None  # the REPL's status line figures of the brief's turn
     announce: bool = True  # the command line names the brief it pushes again
     json_out: bool = False  # one document, and still exit status 1 when not written or not pushed
-
-
-def closed_today(now, shown) -> str | None:
-    """--if-trading-day: the holiday's line when the exchanges are closed today (Beijing time,
-    the shipped calendar); a scheduled run then does nothing. A calendar note is said first."""
-    closed = closed_day(now)
-    if closed:
-        return views.closed_line(closed)
-    beyond = beyond_calendar(now)
-    if beyond:
-        shown.warn(views.calendar_line(beyond))
-    return None
 
 
 def _confirm(yes: bool, settings):
@@ -101,7 +87,7 @@ def _brief(json_out, yes, model, offline, push, last, if_trading_day, demo) -> B
         raise CommandError(f"--last 只与 --push 一起使用：{common.spell('brief --push --last')}")
     shown = common.shown()
     now = state.clock if state is not None else common.now
-    closed = closed_today(now(), shown) if if_trading_day else None
+    closed = views.closed_on(now(), shown) if if_trading_day else None
     if closed:
         return Briefed(closed=closed)
     if state is not None:

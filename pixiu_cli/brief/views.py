@@ -18,13 +18,27 @@ from xml.sax.saxutils import escape
 from pixiu_cli.brief.daily_brief import BriefEstimate, BriefOutcome, BriefPlan
 from pixiu_cli.brief.facts import BriefFacts
 from pixiu_cli.brief.push.deliver import Delivery
-from pixiu_cli.brief.schedule import ClosedDay, Schedule, local_day_shift
+from pixiu_cli.brief.schedule import ClosedDay, Schedule, closed_day, local_day_shift
+from pixiu_cli.market.calendar import beyond_calendar
 from pixiu_cli.market.review.service import review_record
 from pixiu_cli.market.trading_days import PUBLICATIONS, Publication
 
 UNIT = "pixiu-brief"
 AGENT = "com.pixiu.brief"
 WEEKDAY_NAMES = "一二三四五六日"
+
+
+def closed_on(moment, shown) -> str | None:
+    """--if-trading-day (`brief`, `data sync`): the holiday's line when the exchanges are closed
+    at `moment` (Beijing time, the shipped calendar); a scheduled run then does nothing. A
+    calendar note is said first, on the renderer `shown`."""
+    closed = closed_day(moment)
+    if closed:
+        return closed_line(closed)
+    beyond = beyond_calendar(moment)
+    if beyond:
+        shown.warn(calendar_line(beyond))
+    return None
 
 
 def closed_line(c: ClosedDay) -> str:

@@ -308,12 +308,19 @@ def what(exc, argv: list[str]) -> str:
     return "命令行参数有误"
 
 
+def negative_number(name: str, argv: list[str]) -> str | None:
+    """The refusal of a negative number click read as a short option ("-5" or "-100" read as
+    "-5", "-1"), naming the word as typed; None for any other option. Both surfaces say it."""
+    if not _NEGATIVE.match(name):
+        return None
+    word = next((w for w in argv if w.startswith(name) and _is_number(w)), name)
+    return f"{word} 不是选项：这里的数值不能为负"
+
+
 def _no_such_option(exc, argv: list[str]) -> str:
     name = exc.option_name
-    if _NEGATIVE.match(name):
-        # "-5" or "-100" read as short options "-5", "-1": name the word as typed
-        word = next((w for w in argv if w.startswith(name) and _is_number(w)), name)
-        return f"{word} 不是选项：这里的数值不能为负"
+    if negative := negative_number(name, argv):
+        return negative
     near = sorted(getattr(exc, "possibilities", None) or ())
     return f"没有 {name} 这个选项" + (f"，是否想用 {'、'.join(near)}" if near else "")
 

@@ -11,7 +11,7 @@ import click
 
 from pixiu_cli.commands.common import resolve_stock
 from pixiu_cli.commands.values import Choice as _Choice
-from pixiu_cli.commands.values import CommandError, whole_number
+from pixiu_cli.commands.values import CommandError, read_stdin_text, require_utf8, whole_number
 from pixiu_cli.commands.values import Day as _Day
 from pixiu_cli.commands.values import Number as _Number
 from pixiu_cli.commands.values import SeriesCode as _SeriesCode
@@ -54,6 +54,17 @@ class Text(Kind):
 
     def read(self, word, label):
         return _Text().read(word, label)
+
+
+class Question(Kind):
+    """A question to ask: "-" reads it from standard input; undecodable bytes are refused."""
+
+    shown = "TEXT"
+
+    def read(self, word, label):
+        text = read_stdin_text() if word == "-" else word
+        require_utf8(text)
+        return text
 
 
 class Number(Kind):

@@ -265,17 +265,3 @@ def require_utf8(text: str) -> None:
         text.encode("utf-8")
     except UnicodeEncodeError:
         raise CommandError("问题含有无效的 UTF-8 字节") from None
-
-
-@dataclass(frozen=True)
-class Question:
-    """A question to ask: "-" reads it from standard input; undecodable bytes are refused."""
-
-    metavar: str = "TEXT"
-    complete: str | None = None
-    cli_type: type = str
-
-    def read(self, word: str, label: str, resolve=None) -> str:
-        text = read_stdin_text() if word == "-" else word
-        require_utf8(text)
-        return text

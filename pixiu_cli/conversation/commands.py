@@ -19,23 +19,12 @@ from pixiu_cli.account.report import build_report
 from pixiu_cli.commands import common
 from pixiu_cli.commands import params as kinds
 from pixiu_cli.commands.params import CLI, REPL, SurfaceCommand, argument, demo_option, json_option, option
-from pixiu_cli.commands.values import CommandError, read_stdin_text, require_utf8, whole_number
+from pixiu_cli.commands.values import CommandError, whole_number
 from pixiu_cli.conversation import ask as service
 from pixiu_cli.conversation import views, views_tools
 from pixiu_cli.kernel.errors import os_reason
 
 CONVERSATION_HELP = "对话 ID（默认最近的对话）"
-
-
-class Question(kinds.Kind):
-    """A question to ask: "-" reads it from standard input; undecodable bytes are refused."""
-
-    shown = "TEXT"
-
-    def read(self, word, label):
-        text = read_stdin_text() if word == "-" else word
-        require_utf8(text)
-        return text
 
 
 def _conversations():
@@ -169,7 +158,7 @@ def _app(demo: bool):
     cls=SurfaceCommand,
     help="显示模型看到（或将要看到）的完整上下文，不调用模型；在对话中：上一次（或第 N 轮）真正看到的内容。",
 )
-@argument("text", Question(), "假设要问的问题；省略时显示最近一次真实调用", required=False, surfaces=(CLI,))
+@argument("text", kinds.Question(), "假设要问的问题；省略时显示最近一次真实调用", required=False, surfaces=(CLI,))
 @argument("turn", kinds.Int(1), "查看第 N 轮的调用", required=False, metavar="N", surfaces=(REPL,))
 @option("--json", "json_out", is_flag=True, help="输出消息列表 JSON")
 @option("--raw", is_flag=True, help="原样输出发送的请求字节")

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import click
 
-from pixiu_cli.brief.schedule import closed_day
 from pixiu_cli.commands import common
 from pixiu_cli.commands.params import (
     Choice,
@@ -32,7 +31,6 @@ from pixiu_cli.market import service
 from pixiu_cli.market import views as market_views
 from pixiu_cli.market.analytics.service import profiles, track
 from pixiu_cli.market.bars import VOLUME_UNITS
-from pixiu_cli.market.calendar import beyond_calendar
 from pixiu_cli.market.data import MarketData
 from pixiu_cli.market.fundamentals.service import (
     FundamentalsRequest,
@@ -238,7 +236,11 @@ def data_sync(codes, source, since, timeout, securities, if_trading_day, fundame
     elif fundamentals:
         synced = Synced("fundamentals", _sync_fundamentals(ws, list(codes), source, timeout))
     else:
-        closed = closed_on(_now(), common.shown()) if if_trading_day else None
+        closed = None
+        if if_trading_day:
+            from pixiu_cli.brief.views import closed_on  # the brief's views: only on a scheduled run
+
+            closed = closed_on(_now(), common.shown())
         synced = (
             Synced("closed", closed)
             if closed
@@ -258,26 +260,6 @@ def _check_sync(codes, since, securities: bool, fundamentals: bool, market: bool
         raise CommandError("--fundamentals 不用 --since：估值从上次存到的日子之后增量获取")
     if fundamentals and any(not c.isdigit() for c in codes):
         raise CommandError(f"股票代码应为 6 位数字，而不是 {next(c for c in codes if not c.isdigit())!r}")
-
-
-def closed_on(moment, shown) -> str | None:
-    """--if-trading-day: the holiday's name when the exchanges are closed at `moment` (Beijing
-    time, the shipped calendar); a scheduled run then does nothing. A calendar note is said
-    first, on the renderer `shown`."""
-    from pixiu_cli.brief.views import calendar_line, closed_line  # the brief's views: only on a scheduled run
-
-    closed = closed_day(moment)
-    if closed:
-        return closed_line(closed)
-    beyond = beyond_calendar(moment)
-    if beyond:
-        shown.warn(calendar_line(beyond))
-    return None
-
-
-def closed_today(ctx) -> str | None:
-    """`closed_on` for a declared command's context (the brief's, until it is a click command)."""
-    return closed_on(ctx.now(), ctx.renderer)
 
 
 def _sync_prices(ws, codes, source: str, since, timeout: float):

@@ -84,7 +84,7 @@ def usage(word: str) -> str:
 def _refusal(exc: click.UsageError, word: str, args: list[str]) -> str:
 
     if isinstance(exc, click.NoSuchOption):
-        return f"未知选项 {exc.option_name}"
+        return common.negative_number(exc.option_name, args) or f"未知选项 {exc.option_name}"
     if isinstance(exc, click.BadOptionUsage):
         return f"{exc.option_name} 需要一个值"
     if isinstance(exc, click.BadParameter) and not isinstance(exc, click.MissingParameter):

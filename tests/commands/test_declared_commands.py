@@ -136,3 +136,15 @@ def test_words_no_subcommand_takes_are_the_groups_usage(tmp_path):
             _slash(state, "alert", "nope")
         with pytest.raises(CommandError, match="^未知选项 --bogus$"):
             _slash(state, "memory", "--bogus")
+
+
+def test_a_negative_amount_is_refused_as_on_the_command_line(tmp_path):
+    """`/cash set -5`: click reads "-5" as an unknown short option; the REPL says what the
+    command line says (a negative amount), not that -5 is an unknown option."""
+    with offline_repl(tmp_path) as (state, _):
+        with pytest.raises(CommandError, match="^-5 不是选项：这里的数值不能为负$"):
+            _slash(state, "cash", "set -5")
+        with pytest.raises(CommandError, match="^-100.5 不是选项：这里的数值不能为负$"):
+            _slash(state, "cash", "set -100.5")
+        with pytest.raises(CommandError, match="^未知选项 --bogus$"):
+            _slash(state, "cash", "set 5 --bogus")
