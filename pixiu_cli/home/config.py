@@ -286,7 +286,3 @@ def _backtest_table(config: Mapping) -> CostModel:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1e6:
             raise ConfigError(f"config.toml 的 [backtest] {key} 应为非负数字，而不是 {value!r}")
     return CostModel.from_mapping(table)
-
-
-if TYPE_CHECKING:
-    pass
