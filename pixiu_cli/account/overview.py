@@ -319,24 +319,30 @@ def held_position(account: AccountBooks, symbol: str, now: datetime, skipped: li
     return Held(p.shares, p.cost(account.cost_method)) if p is not None else Held(Decimal(0), None)
 
 
-def refuse_unreadable_ledger(account: AccountBooks, symbol: str, now: datetime) -> None:
-    """Refuses (StoredValueError, one line naming the row) when a stored row the stock's
-    position is derived from cannot be read: a write must not build on a guess."""
-    derive_positions(account, now, [symbol])
-
-
 def sync_holding(account: AccountBooks, symbol: str, now: datetime, at: str) -> Holding | None:
     """The holding row after the ledger changed: a stated holding stands (the ledger's later
-    events move it when the account is read); any other row is the ledger's copy."""
-
+    events move it when the account is read); any other row is the ledger's copy, of the
+    stock's position derived now."""
     row = account.home.investor.holding(symbol)
     if row is not None and row.basis == STATED:
         return row
-    p = derive_positions(account, now, [symbol]).get(symbol)
+    return _ledger_copy(account, symbol, at, row, derive_positions(account, now, [symbol]).get(symbol))
+
+
+def sync_holding_to(account: AccountBooks, symbol: str, at: str, p: Position | None) -> Holding | None:
+    """`sync_holding` when the caller has just derived the stock's position `p`."""
+    row = account.home.investor.holding(symbol)
+    if row is not None and row.basis == STATED:
+        return row
+    return _ledger_copy(account, symbol, at, row, p)
+
+
+def _ledger_copy(
+    account: AccountBooks, symbol: str, at: str, row: Holding | None, p: Position | None
+) -> Holding | None:
     if p is None or not p.held:
         set_position(account.db, symbol, None, 0, None, at)
         return None
-
     name = (row.name if row else None) or security_name(account.market.securities, symbol) or p.name
     set_position(account.db, symbol, name, float(p.shares), float(p.cost(account.cost_method)), at)
     return account.home.investor.holding(symbol)

@@ -16,8 +16,8 @@ from pixiu_cli.account.overview import (
     Held,
     derive_positions,
     held_position,
-    refuse_unreadable_ledger,
     sync_holding,
+    sync_holding_to,
     trade_day,
     trade_price_refusal,
 )
@@ -113,13 +113,13 @@ def _bought_on(account: Account, symbol: str, day: date) -> Decimal:
     return sum((Decimal(repr(f.quantity)) for f in fills if f.kind == "buy"), Decimal(0))
 
 
-def _check_sell(account: Account, trade: NewTrade, now: datetime, day: date) -> None:
-    """Shares held, T+1 (a day's buys are not sold that day) and the sell's size: whole
-    orders, or the holding's odd part sold at once."""
+def _check_sell(account: Account, trade: NewTrade, now: datetime, day: date, position: Position | None) -> None:
+    """Shares held (`position`, derived under the write lock), T+1 (a day's buys are not sold
+    that day) and the sell's size: whole orders, or the holding's odd part sold at once."""
     if trade.side != "sell" or not _sized(trade):
         return
     shares = int(trade.quantity)
-    held = held_position(account, trade.symbol, now).shares
+    held = position.shares if position is not None else Decimal(0)
     if shares > held:
         raise RequestError(f"卖出数量 {shares} 超过持仓 {float(held):g} 股")
     p = derive_positions(account, now, [trade.symbol], day.isoformat()).get(trade.symbol)
@@ -168,13 +168,14 @@ def record_trade(account: Account, trade: NewTrade, at: str, commission: Commiss
     ):
         raise RequestError(f"不能记录这笔交易：{problem}")
     fee, estimated = _fee(trade, day, commission or Commission())
-    before = derive_positions(account, now, [trade.symbol]).get(trade.symbol) if trade.side == "sell" else None
-    taxed_before = _taxes_on(before, trade, day.isoformat())
     try:
         _check_buy_size(trade, day)
         with write_transaction(account.db):
-            refuse_unreadable_ledger(account, trade.symbol, now)
-            _check_sell(account, trade, now, day)
+            # the stock's position is derived once before the write and once after, under the
+            # lock: an unreadable stored row refuses the trade here (a write must not build on a
+            # guess), and the sale is checked and its dividend tax found against this one
+            before = derive_positions(account, now, [trade.symbol]).get(trade.symbol)
+            _check_sell(account, trade, now, day, before)
             decision = account.portfolio.record_trade(
                 symbol=trade.symbol,
                 side=trade.side,
@@ -188,12 +189,12 @@ def record_trade(account: Account, trade: NewTrade, at: str, commission: Commiss
                 name=trade.name,
                 fee_estimated=estimated,
             )
-            holding = sync_holding(account, trade.symbol, now, at)
+            after = derive_positions(account, now, [trade.symbol]).get(trade.symbol)
+            holding = sync_holding_to(account, trade.symbol, at, after)
     except ValueError as exc:  # e.g. a price that is not a number: nothing was written
         raise RequestError(str(exc)) from None
-    after = derive_positions(account, now, [trade.symbol]).get(trade.symbol)
     held = Held(after.shares, after.cost(account.cost_method)) if after is not None else Held(Decimal(0), None)
-    tax = _taxes_on(after, trade, day.isoformat()) - taxed_before
+    tax = _taxes_on(after, trade, day.isoformat()) - _taxes_on(before, trade, day.isoformat())
     return RecordedTrade(decision, holding, decided_at != at, held, tax, fee, estimated)
 
 

@@ -96,9 +96,9 @@ ROOT_PARSED = [
 @pytest.mark.parametrize("argv, want", ROOT_PARSED, ids=lambda a: " ".join(a) if isinstance(a, list) else "")
 def test_cache_and_context_go_through_the_root_group(argv, want, monkeypatch):
     from pixiu_cli.cli.root import root
-    from pixiu_cli.conversation import commands
+    from pixiu_cli.commands import params
 
-    monkeypatch.setattr(commands, "read_stdin_text", lambda: "从标准输入读到的问题")
+    monkeypatch.setattr(params, "read_stdin_text", lambda: "从标准输入读到的问题")
     command = root.get_command(None, argv[0])
     with root.make_context("pixiu", [argv[0]], resilient_parsing=True) as parent:
         with command.make_context(argv[0], argv[1:], parent=parent) as ctx:

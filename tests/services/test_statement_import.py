@@ -253,3 +253,26 @@ def test_the_import_finds_a_fills_twin_by_its_day_through_an_index(db):
     for sql in set(reads):
         plan = " ".join(r[3] for r in db.execute(f"explain query plan {sql}").fetchall())
         assert "USING INDEX" in plan and "SCAN account_fills" not in plan, (sql, plan)
+
+
+def test_a_trade_derives_its_stock_once_before_the_write_and_once_after(db, monkeypatch):
+    """A told sale is checked (shares held, T+1 aside), taxed and copied to the holding from
+    two derivations of the stock, both under the write lock, not five."""
+    from pixiu_cli.account import overview, trades
+
+    import_statement(Account(db), THS, NOW)
+    derived = []
+    original = overview.derive_positions
+
+    def counted(account, now, symbols=None, day=None, **kwargs):
+        derived.append((tuple(symbols or ()), day))
+        return original(account, now, symbols, day, **kwargs)
+
+    monkeypatch.setattr(trades, "derive_positions", counted)
+    monkeypatch.setattr(overview, "derive_positions", counted)
+    recorded = record_trade(
+        Account(db), NewTrade("000333", "sell", 81, 90, None, None, "user", day="昨天", fee=5), NOW.isoformat()
+    )
+    assert recorded.held.shares == 200
+    # the sale's day (T+1) is its own derivation; the position today is derived twice
+    assert [d for d in derived if d[1] is None] == [(("000333",), None)] * 2, derived
