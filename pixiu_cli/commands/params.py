@@ -108,6 +108,21 @@ class StockCode(Kind):
         return _StockCode().read(word, label, resolve_stock)
 
 
+def _within(kind, number, value, param, ctx):
+    """`number` when it was read (not None, not NaN) and lies within the kind's [min, max];
+    else click's refusal, carrying the word as typed for the Chinese wording."""
+    if (
+        number is None
+        or number != number
+        or (kind.min is not None and number < kind.min)
+        or (kind.max is not None and number > kind.max)
+    ):
+        error = click.BadParameter(str(value), ctx=ctx, param=param)
+        error.given = str(value)
+        raise error
+    return number
+
+
 class Int(Kind):
     """A whole number within [low, high]: out of bounds it is click's refusal, worded by
     cli/usage.py on both surfaces ("--limit 应为 1 到 1000 之间的整数，而不是 0")."""
@@ -122,16 +137,7 @@ class Int(Kind):
     def convert(self, value, param, ctx):
         if isinstance(value, int):
             return value
-        number = whole_number(str(value))
-        if (
-            number is None
-            or (self.min is not None and number < self.min)
-            or (self.max is not None and number > self.max)
-        ):
-            error = click.BadParameter(str(value), ctx=ctx, param=param)
-            error.given = str(value)
-            raise error
-        return number
+        return _within(self, whole_number(str(value)), value, param, ctx)
 
 
 class Real(Kind):
@@ -153,16 +159,7 @@ class Real(Kind):
             number = float(value)
         except ValueError:
             number = None
-        if (
-            number is None
-            or number != number
-            or (self.min is not None and number < self.min)
-            or (self.max is not None and number > self.max)
-        ):
-            error = click.BadParameter(str(value), ctx=ctx, param=param)
-            error.given = str(value)
-            raise error
-        return number
+        return _within(self, number, value, param, ctx)
 
 
 class Day(Kind):
