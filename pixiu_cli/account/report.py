@@ -388,12 +388,6 @@ def _turn_lines(lines: list[CallLine], calls: list[CallRecord], prices: PriceTab
     ]
 
 
-def turn_cost(store: ConversationStore, turn_id: int, prices: PriceTable) -> float | None:
-    """What a turn's calls cost, or None when any of them cannot be priced (an unpriced
-    model, or a provider that did not report the tokens)."""
-    return rows_cost([_row(call) for call in store.calls_for_turn(turn_id)], prices)
-
-
 def rows_cost(rows: Sequence[UsageRow], prices: PriceTable) -> float | None:
     """What these calls cost (a turn's, as it kept them), or None when any of them cannot be
     priced, or there are none."""

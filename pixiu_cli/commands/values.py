@@ -40,33 +40,6 @@ def whole_number(word: str) -> int | None:
 
 
 @dataclass(frozen=True)
-class Int:
-    """A whole number within [low, high]; on the command line typer checks the bounds (so its
-    refusal names them as every other bounded option's does)."""
-
-    low: int | None = None
-    high: int | None = None
-    metavar: str = "N"
-    complete: str | None = None
-    cli_type: type = int
-
-    def read(self, word: str, label: str, resolve=None) -> int:
-        if not _WHOLE.fullmatch(str(word)) or not self._within(int(word)):
-            raise CommandError(f"{label} 应为{self._range()}整数，而不是 {word}")
-        return int(word)
-
-    def _within(self, number: int) -> bool:
-        return (self.low is None or number >= self.low) and (self.high is None or number <= self.high)
-
-    def _range(self) -> str:
-        if self.low is not None and self.high is not None:
-            return f" {self.low} 到 {self.high} 之间的"
-        if self.low is not None:
-            return f"不小于 {self.low} 的"
-        return ""
-
-
-@dataclass(frozen=True)
 class Number:
     """A decimal number (money, shares, a threshold) read exactly; `positive`: above zero."""
 
@@ -149,71 +122,6 @@ class StockCode:
         raise CommandError(f"股票代码应为 6 位数字，而不是 {word!r}")
 
 
-@dataclass(frozen=True)
-class Flag:
-    """On when given, off otherwise."""
-
-    metavar: str = ""
-    complete: str | None = None
-    cli_type: type = bool
-
-    def read(self, word, label: str, resolve=None) -> bool:
-        return bool(word)
-
-
-@dataclass(frozen=True)
-class RuleId:
-    """An alert rule's id: a3 or 3."""
-
-    metavar: str = "aN"
-    complete: str | None = None
-    cli_type: type = str
-
-    def read(self, word: str, label: str, resolve=None) -> int:
-        from pixiu_cli.memory.alerts import parse_rule_id
-
-        rule_id = parse_rule_id(word)
-        if rule_id is None:
-            raise CommandError(f"预警编号应形如 a3 或 3，而不是 {word!r}")
-        return rule_id
-
-
-@dataclass(frozen=True)
-class Real:
-    """A number of seconds or a rate within [low, high]; typer checks the bounds on the
-    command line, as it does an `Int`'s."""
-
-    low: float | None = None
-    high: float | None = None
-    metavar: str = "秒"
-    complete: str | None = None
-    cli_type: type = float
-
-    def read(self, word, label: str, resolve=None) -> float:
-        try:
-            value = float(word)
-        except (TypeError, ValueError):
-            value = None
-        if value is None or value != value or (self.low is not None and value < self.low):
-            raise CommandError(f"{label} 应为不小于 {self.low} 的数字，而不是 {word}")
-        if self.high is not None and value > self.high:
-            raise CommandError(f"{label} 应为不大于 {self.high} 的数字，而不是 {word}")
-        return value
-
-
-@dataclass(frozen=True)
-class Words:
-    """Every remaining word kept apart (file names may hold spaces): a tuple of texts."""
-
-    metavar: str = "文件"
-    complete: str | None = None
-    cli_type: type = str
-    reads_list: bool = True  # a `many` parameter's words are handed over as a list, not joined
-
-    def read(self, words, label: str, resolve=None) -> tuple[str, ...]:
-        return tuple([words] if isinstance(words, str) else words)
-
-
 def _series(word: str, resolve):
     """An index benchmark's stored key for any spelling of it (sh000300, 000300.SH, 沪深300),
     else a stock read as `StockCode` reads it."""
@@ -233,23 +141,6 @@ class SeriesCode:
 
     def read(self, word: str, label: str, resolve=None) -> str:
         return _series(word, resolve)
-
-
-@dataclass(frozen=True)
-class Codes:
-    """Several stocks (`series`: or index benchmarks), each read as `StockCode` reads one."""
-
-    series: bool = False
-    metavar: str = "代码"
-    complete: str | None = "stock"
-    cli_type: type = str
-    reads_list: bool = True
-
-    def read(self, words, label: str, resolve=None) -> tuple[str, ...]:
-        words = [words] if isinstance(words, str) else words
-        if self.series:
-            return tuple(_series(w, resolve) for w in words)
-        return tuple(StockCode().read(w, label, resolve) for w in words)
 
 
 def read_stdin_text() -> str:

@@ -93,10 +93,6 @@ def show_line(renderer: Renderer, line: str, spell=None) -> None:
     renderer.info(line)
 
 
-def show_nothing(renderer: Renderer, result, spell=None) -> None:
-    """A command whose doing is its result (/exit)."""
-
-
 def model_line(model) -> str:
     if model.current:
         priced = "有价格，状态行显示费用" if model.priced else "没有价格，只显示 tokens"

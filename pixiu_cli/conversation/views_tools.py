@@ -56,10 +56,6 @@ def show_serving(renderer: Renderer, server, cache_profile: str) -> None:
         renderer.dim(f"控制接口令牌（请求头 X-Pixiu-Control-Token）：{server.control_token}")
 
 
-def show_nothing(renderer: Renderer, result, spell=None) -> None:
-    """A server's command: what it says, it says while it runs."""
-
-
 def mcp_log_record(calls) -> list[dict]:
 
     return [asdict(c) for c in calls]
