@@ -119,6 +119,15 @@ class CashBalance:
     fills_before: int | None = None  # the ledger's last seq when it was stated: later fills of its day move it
 
 
+# An account whose balance was never stated but whose bank transfers were told (`pixiu cash
+# in|out`) starts from nothing: its cash is what the ledger moved since.
+NEVER_STATED = "0001-01-01"
+
+
+def opening_balance() -> CashBalance:
+    return CashBalance(0.0, NEVER_STATED, "ledger")
+
+
 @dataclass(frozen=True)
 class UndoneTrade:
     decision: Decision

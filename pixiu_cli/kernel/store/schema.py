@@ -846,3 +846,12 @@ def m036_proposed_changes(db: Database) -> None:
     # alert): a memory event of kind 'proposal' whose `proposed` column holds its arguments as
     # JSON, made only when the user accepts it (services/proposals.py).
     db["memory_events"].add_column("proposed", str)
+
+
+@migrations()
+def m038_account_value_series(db: Database) -> None:
+    # The account's value at every session's close (account/performance.py), derived once per
+    # change of the ledger, the holdings, the stored market data or the last closed session,
+    # and kept by that key so a second `pixiu performance` costs a read. A scope is an account
+    # ("" for all of them together); a row is only ever a cache, dropped with no loss.
+    db.execute("create table account_value_series (scope text primary key, key text not null, series text not null)")
