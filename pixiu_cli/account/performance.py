@@ -695,22 +695,18 @@ def _benchmark_return(closes, days: Sequence[str], benchmark: Benchmark) -> tupl
 def account_series(account: AccountBooks, now: datetime) -> ValueSeries:
     """The value series, from the stored copy while the ledger, the holdings, the stored market
     data and the last closed session are those it was derived from."""
+    version = account.home.investor.portfolio_version()  # None inside a transaction: the key may not last
     key = json.dumps(
-        [
-            account.home.investor.portfolio_version(),
-            list(account.store.version()),
-            account.market.bars.version(),
-            last_complete_session(now).isoformat(),
-        ]
+        [version, list(account.store.version()), account.market.bars.version(), last_complete_session(now).isoformat()]
     )
-    stored = account.store.stored_series("", key)
+    stored = account.store.stored_series("", key) if version is not None else None
     if stored is not None:
         try:
             return ValueSeries.from_json(stored)
         except (ValueError, KeyError, TypeError, ArithmeticError):
             pass
     series = value_series(account, now)
-    if "null" not in key:  # inside a transaction the key may not last: derive, keep nothing
+    if version is not None:
         account.store.keep_series("", key, series.to_json())
     return series
 
