@@ -259,7 +259,8 @@ def value_series(account: AccountBooks, now: datetime) -> ValueSeries:
     end = last_complete_session(now).isoformat()
     event_days = [f.day for f in fills] + [lot.day for lot in lots.values() if lot.day]
     if not event_days:
-        return ValueSeries((), stocks_only, "", "账户里还没有成交或持仓记录")
+        why = "持仓没有记录日期，不知道从哪天算起" if lots else "账户里还没有成交或持仓记录"
+        return ValueSeries((), stocks_only, "", why)
     sessions = _sessions(min(event_days), end)
     if not sessions:
         return ValueSeries((), stocks_only, "", "账户的记录都在最后一个已收盘交易日之后")
