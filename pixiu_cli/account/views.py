@@ -279,13 +279,13 @@ def show_performance(renderer: Renderer, p, chart: str | None, spell=None) -> No
     if chart:
         renderer.chart(chart)
     if len(p.months) > 1:
-        renderer.table("月度收益率（%）", ["年份", *(f"{m}月" for m in range(1, 13)), "全年", "盈亏"], month_rows(p))
+        renderer.table("月度收益率（%）", ["年份", *(f"{m}月" for m in range(1, 13)), "合计", "盈亏"], month_rows(p))
     for note in performance_notes(p):
         renderer.warn(note)
 
 
 def month_rows(p) -> list[list[str]]:
-    """A year a row, its months' returns across and the year's at the end (a month outside the
+    """A year a row, its months' returns across and the year's within the period at the end (a month outside the
     period is blank)."""
     months = {m.month: m for m in p.months}
     rows = []

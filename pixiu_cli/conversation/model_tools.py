@@ -233,8 +233,8 @@ def knowledge_topics() -> tuple[str, ...]:
 
 
 # Stored data in its long form, beside the knowledge documents (context/fundamentals.py,
-# context/market_review.py).
-STORED_TOPICS = ("fundamentals", "market")
+# context/market_review.py, context/account_history.py).
+STORED_TOPICS = ("fundamentals", "market", "performance")
 
 
 def _stored_long_form(ctx: ToolContext, topic: str, symbol: str | None) -> ToolOutcome:
@@ -244,6 +244,10 @@ def _stored_long_form(ctx: ToolContext, topic: str, symbol: str | None) -> ToolO
     from pixiu_cli.market.review.breadth import market_review
 
     now = ctx.now()
+    if topic == "performance":
+        from pixiu_cli.conversation.context.account_history import returns_long_form
+
+        return ToolOutcome({"topic": topic, "content": "\n".join(returns_long_form(ctx.account.performance, now))})
     if topic == "market":
         return ToolOutcome({"topic": topic, "content": "\n".join(market_long_form(market_review(ctx.market, now)))})
     if symbol is None:
@@ -359,7 +363,7 @@ TOOLS: tuple[Tool, ...] = (
     ),
     Tool(
         "load_context",
-        "按主题加载知识文档，或已存数据的完整版：fundamentals（加 symbol：该股全部报告期、分红、业绩预告）、market（市场概况含全部行业板块）。主题列表见系统提示。",
+        "按主题加载知识文档，或已存数据的完整版：fundamentals（加 symbol：该股全部报告期、分红、业绩预告）、market（市场概况含全部行业板块）、performance（账户自成立以来的收益、逐月和逐年收益表）。主题列表见系统提示。",
         {
             "type": "object",
             "properties": {

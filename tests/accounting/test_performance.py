@@ -11,8 +11,10 @@ import math
 import shutil
 import sqlite3
 from dataclasses import dataclass
+from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -286,3 +288,61 @@ def test_growth_chart_and_unknown_benchmark(whole_account):
     wrong = in_process_clean(whole_account, "performance", "下个月")
     assert wrong.returncode != 0 and "不认识的区间" in wrong.stderr
     assert math.isfinite(figures(whole_account, "2020-03")["time_weighted_return"])
+
+
+def test_the_context_block_shows_the_years_return_equal_to_performance_json(whole_account):
+    done = figures(whole_account, "ytd")
+    block = in_process_ok(whole_account, "context", "我今年收益多少，跑赢沪深300没有", "--pretty")
+    assert "## 账户收益" in block
+    (line,) = [x for x in block.split("\n") if "今年以来（" in x and "时间加权收益率" in x]
+    assert f"今年以来（{done['from']} 至 {done['to']}）" in line
+    assert f"时间加权收益率 {done['time_weighted_return'] * 100:+.2f}%" in line
+    assert f"盈亏 {done['profit']:+,.2f} 元" in line
+    assert f"同期沪深300 {done['benchmark_return'] * 100:+.2f}%" in line
+    gap = done["excess_return"] * 100
+    assert (f"跑赢 {gap:.2f} 个百分点" if gap > 0 else f"跑输 {-gap:.2f} 个百分点") in line
+    assert "最大回撤" in line and done["max_drawdown"]["trough"] in line
+
+
+def test_a_question_naming_periods_gets_those_periods(whole_account):
+    block = in_process_ok(whole_account, "context", "去年和2024年3月我赚了多少", "--pretty")
+    last_year, march = figures(whole_account, "2024"), figures(whole_account, "2024-03")
+    assert f"2024 年（{last_year['from']} 至 {last_year['to']}）" in block
+    assert f"时间加权收益率 {march['time_weighted_return'] * 100:+.2f}%" in block
+    plain = in_process_ok(whole_account, "context", "我的持仓有哪些", "--pretty")
+    assert "## 账户收益" not in plain  # not a question about the account's return
+
+
+def test_load_context_returns_every_month(whole_account):
+    from pixiu_cli.app import open_workspace
+    from pixiu_cli.conversation.agent.tools import ToolContext
+    from pixiu_cli.conversation.model_tools import model_tools
+    from pixiu_cli.kernel.settings import load_settings
+
+    ws = open_workspace(load_settings(force_offline=True, home=Path(whole_account["PIXIU_HOME"])))
+    now = datetime.fromisoformat(NOW).replace(tzinfo=ZoneInfo("Asia/Shanghai"))
+    ctx = ToolContext(ws.memory, lambda: now)
+    content = model_tools().get("load_context").handler(ctx, {"topic": "performance"}).content["content"]
+    done = figures(whole_account, "all")
+    for month in done["months"]:
+        assert f"- {month['period']}：{month['return'] * 100:+.2f}%；{month['profit']:+,.2f}" in content
+    assert "逐年收益：" in content and len(done["months"]) > 100
+
+
+@pytest.mark.parametrize(
+    ("question", "periods"),
+    [
+        ("我今年收益多少", ("ytd",)),
+        ("去年和2024年3月我赚了多少", ("2024", "2024-03")),
+        ("3月份赚了多少", ("2025-03",)),
+        ("十二月亏了多少", ("2024-12",)),  # December has not come yet in 2025: last year's
+        ("这个月和上个月", ("2025-06", "2025-05")),
+        ("近3个月的回撤", ("3m",)),
+        ("开户以来累计赚了多少", ("all",)),
+        ("我跑赢大盘了吗", ("ytd", "1m")),  # none named: the year and the month
+    ],
+)
+def test_the_periods_a_question_names(question, periods):
+    from pixiu_cli.conversation.context.account_history import asked_periods
+
+    assert asked_periods(question, datetime(2025, 6, 3).date()) == periods

@@ -96,7 +96,11 @@ _PERIOD_WORDS = (
         "all",
     ),
 )
-_A_YEAR = re.compile(r"(20[0-9]{2})\s*年")
+_A_YEAR = re.compile(r"(20[0-9]{2})\s*年(?!\s*[0-9一二三四五六七八九十]{1,2}\s*月)")
+_A_MONTH = re.compile(
+    r"(?:(20[0-9]{2})\s*年\s*)?(?<![0-9])([0-9]{1,2}|十[一二]?|[一二三四五六七八九])\s*月份?(?!\s*[0-9一二三四五六七八九十]+\s*[日号])"
+)
+_MONTH_WORDS = {w: i for i, w in enumerate("一二三四五六七八九", 1)} | {"十": 10, "十一": 11, "十二": 12}
 
 
 def asked_periods(text: str, today: date) -> tuple[str, ...]:
@@ -107,8 +111,18 @@ def asked_periods(text: str, today: date) -> tuple[str, ...]:
         if m := pattern.search(text):
             found.append((m.start(), _period_of(key, today)))
     found += [(m.start(), m.group(1)) for m in _A_YEAR.finditer(text) if int(m.group(1)) <= today.year]
+    found += [(m.start(), month) for m in _A_MONTH.finditer(text) if (month := _month_of(m, today))]
     periods = tuple(dict.fromkeys(key for _, key in sorted(found)))
     return periods or DEFAULT_PERIODS
+
+
+def _month_of(m: re.Match, today: date) -> str | None:
+    """YYYY-MM of 2024年3月 or 3月 (this year's, or last year's when it has not come yet)."""
+    number = int(m.group(2)) if m.group(2).isdigit() else _MONTH_WORDS.get(m.group(2), 0)
+    if not 1 <= number <= 12:
+        return None
+    year = int(m.group(1)) if m.group(1) else today.year - (number > today.month)
+    return f"{year}-{number:02d}" if (year, number) <= (today.year, today.month) else None
 
 
 def _period_of(key: str, today: date) -> str:
@@ -166,3 +180,16 @@ def _returns_line(p) -> str:
 
 def _rate(value: float | None) -> str:
     return "—" if value is None else f"{value * 100:+.2f}%"
+
+
+def returns_long_form(returns: Returns, now: datetime) -> list[str]:
+    """The account since its known start, month by month and year by year (for `load_context`)."""
+    try:
+        p = returns(now, "all")
+    except RequestError as refused:
+        return [str(refused)]
+    lines = [_returns_line(p), "逐月收益（时间加权收益率；盈亏，元）："]
+    lines += [f"- {m.month}：{_rate(m.twr)}；{_signed(m.profit)}" for m in p.months]
+    lines.append("逐年收益：")
+    lines += [f"- {y.month}：{_rate(y.twr)}；{_signed(y.profit)}" for y in p.years]
+    return lines

@@ -77,6 +77,7 @@ class _Rules:
     cues: tuple[_Cue, ...]
     outside: tuple[_Outside, ...]
     market: re.Pattern[str]
+    company: re.Pattern[str]
     first_person: re.Pattern[str]
     rest: re.Pattern[str]
     rest_why: str
@@ -117,6 +118,7 @@ def rules() -> _Rules:
             for o in data["outside"]
         ),
         _compiled(negative["market"]),
+        _compiled(negative["company"]),
         _compiled(negative["first_person"]),
         _compiled(rest["pattern"]),
         rest["why"],
@@ -261,7 +263,10 @@ def refine(result: IntentResult, text: str, symbols: Sequence[str]) -> tuple[Int
     if TRADES in targets and rules().market.search(text) and not rules().first_person.search(text):
         reading = Reading(reading.text, tuple(c for c in reading.fired if c.group != f"target:{TRADES}"), reading.weak)
         targets = reading.targets
-    if PERFORMANCE in targets and _the_markets_own(reading, text):
+    if PERFORMANCE in targets and (
+        _the_markets_own(reading, text) or (TRADES in targets and TRADES not in reading.weak)
+    ):
+        # the market's own return; or a trade looked back on (上半年割肉的那只亏了多少): its review
         reading = Reading(
             reading.text, tuple(c for c in reading.fired if c.group != f"target:{PERFORMANCE}"), reading.weak
         )
@@ -354,9 +359,10 @@ def _account(result: IntentResult, reading: Reading, symbols: Sequence[str]) -> 
 
 
 def _the_markets_own(reading: Reading, text: str) -> bool:
-    """The market's or an index's own return (大盘今年收益怎么样), not the user's: a market word,
-    no first person, and nothing measured against the market (跑赢大盘 is the user's)."""
-    if not rules().market.search(text) or rules().first_person.search(text):
+    """The market's, an index's or a company's own return (大盘今年收益怎么样, 这家公司今年赚了多少),
+    not the user's: such a word, no first person, and nothing measured against the market (跑赢大盘
+    is the user's)."""
+    if rules().first_person.search(text) or not (rules().market.search(text) or rules().company.search(text)):
         return False
     return not any(c.name == "跑赢大盘" for c in _cues_of(reading, PERFORMANCE))
 
