@@ -20,19 +20,30 @@ BROKERS = ("auto", "ths", "eastmoney", "tdx")
 DAY_HELP = "成交日期：2025-03-03、3月3日、昨天、周五、上周五（默认今天；须为交易日）"
 
 
-def _account_record() -> dict:
+def _account_record(*, with_risk: bool = False) -> dict:
 
     ws = common.on_workspace()
-    return account_record(read_account(ws.account, ws.now()))
+    view = read_account(ws.account, ws.now())
+    record = account_record(view)
+    if with_risk:
+        from pixiu_cli.account.risk import account_risk, caps_in_force, risk_record
+
+        risk = account_risk(view, caps_in_force(ws.memory.investor, ws.now()))
+        record["risk"] = risk_record(risk, view)
+    return record
 
 
-@click.command("holdings", help="持仓：股数、成本、最新收盘及日期、市值、浮动和已实现盈亏、占总资产的仓位（含现金）。")
+@click.command(
+    "holdings",
+    help="持仓：股数、成本、最新收盘及日期、市值、浮动和已实现盈亏、占总资产的仓位（含现金）；"
+    "风险分布：行业权重、最大单只、你定的仓位上限是否超出。",
+)
 @json_option
 @demo_option
 def holdings(as_json: bool, demo: bool) -> None:
     from pixiu_cli.account.views import show_holdings
 
-    record = _account_record()
+    record = _account_record(with_risk=True)
     if as_json:
         common.shown().json(record)
     else:

@@ -42,6 +42,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from pixiu_cli.account.model import COST_METHOD_NAMES
+from pixiu_cli.account.risk import account_risk, caps_in_force
 from pixiu_cli.conversation.context.block import BlockItem, MemoryId, Section
 from pixiu_cli.conversation.context.layers import FreshnessRule, layer_for, stale_label
 from pixiu_cli.conversation.context.quoting import (
@@ -62,7 +63,6 @@ from pixiu_cli.conversation.context.quoting import (
     show_signed,
     skipped_said,
 )
-from pixiu_cli.conversation.context.trades import History, trades_section
 from pixiu_cli.conversation.context.watch import watch_note
 from pixiu_cli.conversation.selection.intent import Intent
 from pixiu_cli.home.model import Alert, Decision, Holding, MemoryEvent, NewsItem, Profile, Report, Signal
@@ -197,14 +197,18 @@ PRIORITY = {
     "asked_class": 93,
     "reports": 40,
     "scene": 30,
+    "trades": 85,  # over the recorded decisions, under the asked-about stocks' sections
 }
+
+# (now, start, end, symbols or None, limit) → the ledger's TradeHistory
+History = Callable[[datetime, date | None, date | None, list[str] | None, int], object]
 
 
 @dataclass(frozen=True)
 class Asked:
     """What the question asks of the memory (selection/targets.py, selection/windows.py): the
     classes, the windows its time words moved (section key → move), the ledger's trade
-    history (`trades.History`; None: no ledger to read) and the words of the company's figures
+    history (`History`; None: no ledger to read) and the words of the company's figures
     it asks about (selection/topics.py)."""
 
     targets: frozenset[str] = frozenset()
@@ -350,7 +354,9 @@ def _skipped_note(valuation) -> str | None:
     return "注意：" + skipped_said([asdict(row) for row in valuation.skipped])
 
 
-def _concentration_items(valuation) -> tuple[BlockItem, ...]:
+def _concentration_items(valuation, risk=None) -> tuple[BlockItem, ...]:
+    """The account's total and concentration; with `risk` (account/risk.py, a question about
+    the whole portfolio) its industries and the user's caps checked, one short line each."""
     if valuation is None or not (valuation.account.holdings or valuation.account.cash):
         return ()
     c = valuation.account.concentration
@@ -360,7 +366,49 @@ def _concentration_items(valuation) -> tuple[BlockItem, ...]:
             f"；集中度：最大仓位 {c.largest_symbol} {float(c.largest_weight) * 100:.1f}%，"
             f"前三 {float(c.top3_weight) * 100:.1f}%，HHI {float(c.hhi):.2f}（按股票市值）"
         )
-    return (BlockItem(text, "事实"),)
+    return (BlockItem(text, "事实"), *_risk_items(risk))
+
+
+BLOCK_INDUSTRIES = 5  # the block's industry line: the largest five, the rest in one figure
+
+
+def _pct1(value: Decimal) -> str:
+    return f"{float(value) * 100:.1f}%"
+
+
+def _risk_items(risk) -> tuple[BlockItem, ...]:
+    if risk is None or not risk.industries:
+        return ()
+    shown, rest = risk.industries[:BLOCK_INDUSTRIES], risk.industries[BLOCK_INDUSTRIES:]
+    parts = [f"{w.industry} {_pct1(w.weight)}" for w in shown]
+    if rest:
+        parts.append(f"其余 {len(rest)} 个行业 {_pct1(sum((w.weight for w in rest), Decimal(0)))}")
+    basis = "按总资产" if risk.of_assets else "按股票市值，现金未知"
+    items = [BlockItem(f"行业分布（{basis}，行业取自证券列表）：{'、'.join(parts)}", "事实")]
+    if risk.caps:
+        checks = "；".join(_cap_check_text(check) for check in risk.caps)
+        items.append(BlockItem(f"用户仓位上限核对（据用户纪律与画像中写明的上限计算）：{checks}", "事实"))
+    return tuple(items)
+
+
+def _cap_check_text(check) -> str:
+    rule, actual = check.rule, check.actual
+    limit = f"{float(check.limit) * 100:g}%"
+    subject = {
+        "cap": f"单只≤{limit}" if rule.symbol is None else f"{defuse(rule.symbol)} ≤{limit}",
+        "role_cap": f"{_role(rule.role)}合计≤{limit}",
+        "industry_cap": f"{'、'.join(rule.industries)}合计≤{limit}",
+        "total_cap": f"股票合计≤{limit}",
+        "cash_min": f"现金≥{limit}",
+    }[rule.kind]
+    if actual is None:
+        return f"{subject}：现金未知，无法核对"
+    figure = f"最大 {defuse(check.symbol)} {_pct1(actual)}" if rule.kind == "cap" and check.symbol else _pct1(actual)
+    if check.within:
+        return f"{subject}：{figure}，符合"
+    side = "低于下限" if rule.kind == "cash_min" else "超出"
+    more = f"（共 {len(check.over)} 只超出）" if len(check.over) > 1 else ""
+    return f"{subject}：{figure}，{side} {float(check.beyond) * 100:.1f} 个百分点{more}"
 
 
 @lru_cache(maxsize=4096)
@@ -491,7 +539,8 @@ class MemoryAssembler:
         )
         ranked = [h for _, h in weighed]
         weights = {h.symbol: w for w, h in weighed}
-        sections.append(self._holdings_section(ranked, [w for w, _ in weighed], today, values, valuation, briefs))
+        risk = self._risk(valuation, now) if with_overview else None
+        sections.append(self._holdings_section(ranked, [w for w, _ in weighed], today, values, valuation, briefs, risk))
         sections.extend(self._persona_section(today))
 
         for symbol in symbols:
@@ -667,6 +716,7 @@ class MemoryAssembler:
         values=None,
         valuation=None,
         briefs: Mapping[str, Profile] | None = None,
+        risk=None,
     ) -> Section:
         if not ranked:
             none = (BlockItem("数据库中没有持仓记录"),)
@@ -685,7 +735,7 @@ class MemoryAssembler:
             for h in ranked
         ]
         order = _stale_order(items)
-        account = _concentration_items(valuation)
+        account = _concentration_items(valuation, risk)
         rest = _after_account(_ranked_rest([weights[i] for i in order]), len(account))
         total = sum(weights)
         compact = [_compact_holding_item(ranked[i], values, weights[i] / total if total > 0 else None) for i in order]
@@ -702,6 +752,13 @@ class MemoryAssembler:
             full,
             compact=replace(full, title=f"持仓（{len(ranked)} 只，精简）", items=account + tuple(compact), note=note),
         )
+
+    def _risk(self, valuation, now: datetime):
+        """Where the account's risk sits and the user's caps checked (account/risk.py), for a
+        question about the whole portfolio."""
+        if valuation is None or not valuation.account.holdings:
+            return None
+        return account_risk(valuation, caps_in_force(self.domain, now))
 
     def _persona_section(self, today: date) -> list[Section]:
         persona = self.domain.persona()
@@ -1060,3 +1117,54 @@ def _news_item(news: NewsItem, today: date, rule: FreshnessRule) -> BlockItem:
         MemoryId("news", news.id),
         stale_label(day(news.published_at), today, rule),
     )
+
+
+# the trade history in front of the model ---------------------------------------------------
+# The ledger's fills over the window the question names (or all of the stocks it names), each
+# with its fees and its recorded reason, and what the window realised, stock by stock — for a
+# question that looks back at the user's trades. The figures are the ledger's (account
+# `trade_history`, handed in as a callable); nothing is computed here.
+def trades_section(history, what: str, reasons: dict[int, str]) -> Section | None:
+    """The section for a TradeHistory; `what`: the window, said in words; `reasons`: the
+    recorded decisions' reasons by id. None when the window holds no trade."""
+    if not history.fills:
+        return None
+    items = [_fill_item(f, reasons) for f in history.fills]
+    if history.left_out:
+        items.insert(0, BlockItem(f"更早的 {history.left_out} 笔未列出（需要时调用工具查询）", "事实"))
+    if history.realised:
+        items.append(BlockItem(_realised_text(history.realised), "事实"))
+    return Section(TRADES, "成交记录与已实现盈亏", tuple(items), PRIORITY["trades"], note=what)
+
+
+def _fill_item(f, reasons: dict[int, str]) -> BlockItem:
+    line = f.line
+    name = f" {label(line.name)}" if line.name else ""
+    what = f"{line.kind} {defuse(line.symbol or '')}{name}"
+    if line.quantity:
+        what += f" {show_number(line.quantity)} 股 @ {show_price(line.price)}"
+    else:
+        what += f" {_fen(line.amount)} 元"
+    fees = f"，费用 {_fen(line.fees)}{'（估算）' if line.fees_estimated else ''}" if line.fees else ""
+    reason = reasons.get(f.decision_id) if f.decision_id else None
+    why = f"，理由 {quote_data(reason)}" if reason else ""
+    memory = MemoryId("decision", f.decision_id) if f.decision_id else None
+    return BlockItem(f"{what}{fees}{why}（{line.origin}）", layer_for("decision"), line.day, memory)
+
+
+def _realised_text(realised) -> str:
+    parts = [
+        f"{defuse(r.symbol)} {label(r.name)} {_signed_fen(r.amount)}" + ("（已清仓）" if r.closed else "")
+        for r in realised
+    ]
+    total = sum((r.amount for r in realised), Decimal(0))
+    return "期间已实现盈亏（卖出相对持仓均价，含分红）：" + "；".join(parts) + f"；合计 {_signed_fen(total)}"
+
+
+def _fen(amount: float | None) -> str:
+    """Money to the fen, always with its two decimals (5.00, not 5); — when unknown."""
+    return "—" if amount is None else f"{round(float(amount), 2):,.2f}"
+
+
+def _signed_fen(amount: Decimal) -> str:
+    return f"{float(amount):+,.2f}"
