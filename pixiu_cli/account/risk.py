@@ -151,7 +151,7 @@ def caps_in_force(investor: InvestorStore, now: datetime) -> list[StatedRule]:
     rules: list[StatedRule] = []
     for key, value in investor.persona().items():
         rules += stated_rules(value, None, f"画像 {key}")
-    for note in investor.rules(until, RULES_READ):
+    for note in reversed(investor.rules(until, RULES_READ)):  # as they were written, oldest first
         rules += stated_rules(note.text, note.symbol, f"笔记 {note_ref(note.id)}")
     return [r for r in unique(rules) if r.kind in CAP_KINDS]
 

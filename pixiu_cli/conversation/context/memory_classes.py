@@ -186,6 +186,10 @@ PRIORITY = {
     "decisions": 84,
     "summary": 75,
     "portfolio_profiles": 72,
+    # where the risk sits (a portfolio question): a cap of the user's exceeded outranks the
+    # profiles and the scene; weights within every cap are the first thing the profiles keep
+    "risk_over": 83,
+    "risk": 71,
     "holdings": 70,
     # A question about the account (builder.asked_first): its holdings lines and total go
     # above every section but the user's own rules, plans and alerts, which any advice must
@@ -354,9 +358,7 @@ def _skipped_note(valuation) -> str | None:
     return "注意：" + skipped_said([asdict(row) for row in valuation.skipped])
 
 
-def _concentration_items(valuation, risk=None) -> tuple[BlockItem, ...]:
-    """The account's total and concentration; with `risk` (account/risk.py, a question about
-    the whole portfolio) its industries and the user's caps checked, one short line each."""
+def _concentration_items(valuation) -> tuple[BlockItem, ...]:
     if valuation is None or not (valuation.account.holdings or valuation.account.cash):
         return ()
     c = valuation.account.concentration
@@ -366,7 +368,7 @@ def _concentration_items(valuation, risk=None) -> tuple[BlockItem, ...]:
             f"；集中度：最大仓位 {c.largest_symbol} {float(c.largest_weight) * 100:.1f}%，"
             f"前三 {float(c.top3_weight) * 100:.1f}%，HHI {float(c.hhi):.2f}（按股票市值）"
         )
-    return (BlockItem(text, "事实"), *_risk_items(risk))
+    return (BlockItem(text, "事实"),)
 
 
 BLOCK_INDUSTRIES = 5  # the block's industry line: the largest five, the rest in one figure
@@ -376,19 +378,25 @@ def _pct1(value: Decimal) -> str:
     return f"{float(value) * 100:.1f}%"
 
 
-def _risk_items(risk) -> tuple[BlockItem, ...]:
+def risk_section(risk) -> Section | None:
+    """Where the risk sits (account/risk.py), for a question about the whole portfolio: the
+    user's caps checked, then the weights by industry, one line each. A cap exceeded outranks
+    the profiles when the budget is short; weights within every cap yield to them, the
+    industries first."""
     if risk is None or not risk.industries:
-        return ()
+        return None
     shown, rest = risk.industries[:BLOCK_INDUSTRIES], risk.industries[BLOCK_INDUSTRIES:]
     parts = [f"{w.industry} {_pct1(w.weight)}" for w in shown]
     if rest:
         parts.append(f"其余 {len(rest)} 个行业 {_pct1(sum((w.weight for w in rest), Decimal(0)))}")
-    basis = "按总资产" if risk.of_assets else "按股票市值，现金未知"
-    items = [BlockItem(f"行业分布（{basis}，行业取自证券列表）：{'、'.join(parts)}", "事实")]
+    items = []
     if risk.caps:
         checks = "；".join(_cap_check_text(check) for check in risk.caps)
         items.append(BlockItem(f"用户仓位上限核对（据用户纪律与画像中写明的上限计算）：{checks}", "事实"))
-    return tuple(items)
+    items.append(BlockItem(f"行业分布（行业取自证券列表）：{'、'.join(parts)}", "事实"))
+    over = any(check.within is False for check in risk.caps)
+    basis = "仓位按总资产计" if risk.of_assets else "现金未知，仓位按股票市值计"
+    return Section("risk", "风险分布", tuple(items), PRIORITY["risk_over" if over else "risk"], note=basis)
 
 
 def _cap_check_text(check) -> str:
@@ -539,8 +547,9 @@ class MemoryAssembler:
         )
         ranked = [h for _, h in weighed]
         weights = {h.symbol: w for w, h in weighed}
-        risk = self._risk(valuation, now) if with_overview else None
-        sections.append(self._holdings_section(ranked, [w for w, _ in weighed], today, values, valuation, briefs, risk))
+        sections.append(self._holdings_section(ranked, [w for w, _ in weighed], today, values, valuation, briefs))
+        risk = risk_section(self._risk(valuation, now)) if with_overview else None
+        sections.extend([risk] if risk is not None else [])
         sections.extend(self._persona_section(today))
 
         for symbol in symbols:
@@ -716,7 +725,6 @@ class MemoryAssembler:
         values=None,
         valuation=None,
         briefs: Mapping[str, Profile] | None = None,
-        risk=None,
     ) -> Section:
         if not ranked:
             none = (BlockItem("数据库中没有持仓记录"),)
@@ -735,7 +743,7 @@ class MemoryAssembler:
             for h in ranked
         ]
         order = _stale_order(items)
-        account = _concentration_items(valuation, risk)
+        account = _concentration_items(valuation)
         rest = _after_account(_ranked_rest([weights[i] for i in order]), len(account))
         total = sum(weights)
         compact = [_compact_holding_item(ranked[i], values, weights[i] / total if total > 0 else None) for i in order]
