@@ -36,7 +36,7 @@ def _account_record(*, with_risk: bool = False) -> dict:
 @click.command(
     "holdings",
     help="持仓：股数、成本、最新收盘及日期、市值、浮动和已实现盈亏、占总资产的仓位（含现金）；"
-    "风险分布：行业权重、最大单只、你定的仓位上限是否超出。",
+    "风险分布：行业权重、最大单只与你定的仓位上限。",
 )
 @json_option
 @demo_option
