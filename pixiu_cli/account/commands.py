@@ -10,6 +10,7 @@ import click
 
 from pixiu_cli.account.overview import account_record, list_trades, move_cash, read_account, set_cash, trade_day
 from pixiu_cli.account.performance import account_performance, performance_record
+from pixiu_cli.account.risk import account_risk, caps_in_force, risk_record
 from pixiu_cli.commands import common
 from pixiu_cli.commands.params import Choice, Number, StockCode, Text, argument, demo_option, group, json_option
 from pixiu_cli.kernel.errors import RequestError
@@ -26,8 +27,6 @@ def _account_record(*, with_risk: bool = False) -> dict:
     view = read_account(ws.account, ws.now())
     record = account_record(view)
     if with_risk:
-        from pixiu_cli.account.risk import account_risk, caps_in_force, risk_record
-
         risk = account_risk(view, caps_in_force(ws.memory.investor, ws.now()))
         record["risk"] = risk_record(risk, view)
     return record

@@ -27,6 +27,7 @@ from pixiu_cli.market.analytics.rules import (
     stated_rules,
     unique,
 )
+from pixiu_cli.market.securities import shipped_industries
 from pixiu_cli.memory.model import note_ref
 
 if TYPE_CHECKING:
@@ -134,8 +135,6 @@ def account_risk(
     """Where the risk of the valued account sits, and each of `rules` (the caps among them)
     checked; `industries`: code → industry (the shipped security list's when None)."""
     if industries is None:
-        from pixiu_cli.market.securities import shipped_industries
-
         industries = shipped_industries()
     account = view.account
     total = account.total_assets

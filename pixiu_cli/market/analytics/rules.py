@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from pixiu_cli.market.securities import shipped_industries
+
 
 def describe(kind: str, threshold: float, symbol: str, name: str | None = None) -> str:
     who = f"{symbol} {name}" if name else symbol
@@ -135,8 +137,6 @@ def level_fraction(level: str) -> float | None:
 @lru_cache(maxsize=1)
 def _industry_terms() -> tuple[re.Pattern, frozenset[str]]:
     """The pattern of a cap's subject that ends with industries, and every term it knows."""
-    from pixiu_cli.market.securities import shipped_industries  # read once, when a cap needs it
-
     names = frozenset(shipped_industries().values()) | frozenset(INDUSTRY_FORMS)
     # a one-character industry (铜, 铝) only with its 行业 / 板块 / 股
     terms = sorted((n for n in names if len(n) > 1), key=len, reverse=True)
