@@ -191,7 +191,7 @@ def risk_record(risk: Risk, view: AccountView) -> dict:
                 "limit": _ratio(check.limit),
                 "every_stock": check.rule.kind == CAP and check.rule.symbol is None,
                 "symbol": check.symbol,
-                "name": view.name(check.symbol) if check.symbol else None,
+                "name": view.names.get(check.symbol) if check.symbol else None,  # None: a stock not held
                 "role": check.rule.role,
                 "industries": list(check.rule.industries),
                 "actual": _ratio(check.actual),

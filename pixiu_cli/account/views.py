@@ -8,6 +8,7 @@ from dataclasses import asdict
 from pixiu_cli.account.model import COST_METHOD_NAMES, KIND_NAMES
 from pixiu_cli.conversation.context.quoting import cash_said, sessions_said, skipped_said
 from pixiu_cli.kernel.render import Renderer
+from pixiu_cli.kernel.vocabulary import ROLE_NAMES
 
 
 def _money(value: float | None) -> str:
@@ -110,7 +111,6 @@ def show_holdings(renderer: Renderer, record: dict, spell=None) -> None:
 
 
 TOP_INDUSTRIES = 5  # the rest in one figure
-ROLE_NAMES = {"core": "核心仓", "satellite": "卫星仓"}
 
 
 def _weight(value: float | None) -> str:
@@ -132,7 +132,7 @@ def _cap_subject(cap: dict) -> str:
     actual = _weight(cap["actual"])
     kind = cap["kind"]
     if kind == "cap":
-        stock = f"{cap['symbol']} {cap['name']}" if cap["symbol"] else "无持仓"
+        stock = " ".join(filter(None, (cap["symbol"], cap["name"]))) or "无持仓"
         return f"{'最大 ' if cap['every_stock'] else ''}{stock} {actual}"
     if kind == "role_cap":
         return f"{ROLE_NAMES.get(cap['role'], cap['role'])}合计 {actual}"

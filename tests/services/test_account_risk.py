@@ -14,7 +14,7 @@ from pixiu_cli.account.overview import read_account, set_cash
 from pixiu_cli.account.risk import UNCLASSIFIED, account_risk, caps_in_force, industry_weights
 from pixiu_cli.account.trades import NewTrade, record_trade
 from pixiu_cli.kernel.store.database import open_database
-from pixiu_cli.market.analytics.rules import CASH_MIN, INDUSTRY_CAP, TOTAL_CAP, stated_rules
+from pixiu_cli.market.analytics.rules import CAP, CASH_MIN, INDUSTRY_CAP, ROLE_CAP, TOTAL_CAP, stated_rules
 from pixiu_cli.market.calendar import SHANGHAI
 from pixiu_cli.memory.handle import Memory
 from pixiu_cli.memory.notes import NewNote, add_note
@@ -99,4 +99,19 @@ def test_the_caps_in_force_are_the_rule_notes_and_the_persona_not_views_or_withd
     assert sorted((r.kind, r.level, r.industries, r.origin[:2]) for r in found) == [
         (CASH_MIN, 0.1, (), "画像"),
         (INDUSTRY_CAP, 0.4, ("银行",), "笔记"),
+    ]
+
+
+def test_a_rule_about_one_stock_caps_that_stock_and_a_role_cap_its_role(account):
+    stated = [
+        *stated_rules("仓位上限10%", "688981", "n1"),
+        *stated_rules("卫星仓合计不超过35%", None, "n2"),
+        *stated_rules("仓位上限10%", "000001", "n3"),  # a stock not held
+        *stated_rules("跌破95元止损", "688981", "n4"),  # a stop is no cap: not checked here
+    ]
+    checks = account_risk(read_account(account, NOW), stated, {}).caps
+    assert [(c.rule.kind, c.symbol, c.actual, c.within) for c in checks] == [
+        (CAP, "688981", Decimal("0.125"), False),  # 50,000 of the 400,000 of stocks (no cash)
+        (ROLE_CAP, None, Decimal(1), False),  # a stock bought with `pixiu trade` is a 卫星仓
+        (CAP, "000001", Decimal(0), True),
     ]

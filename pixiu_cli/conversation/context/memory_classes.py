@@ -66,7 +66,14 @@ from pixiu_cli.conversation.context.quoting import (
 from pixiu_cli.conversation.context.watch import watch_note
 from pixiu_cli.conversation.selection.intent import Intent
 from pixiu_cli.home.model import Alert, Decision, Holding, MemoryEvent, NewsItem, Profile, Report, Signal
-from pixiu_cli.kernel.vocabulary import NOTE_KIND_NAMES, NOTE_LAYER_NAMES, NOTE_NAME, SIDE_NAMES, MemoryLimits
+from pixiu_cli.kernel.vocabulary import (
+    NOTE_KIND_NAMES,
+    NOTE_LAYER_NAMES,
+    NOTE_NAME,
+    ROLE_NAMES,
+    SIDE_NAMES,
+    MemoryLimits,
+)
 from pixiu_cli.market.trading_days import (
     CalendarEnd,
     as_shanghai,
@@ -168,7 +175,6 @@ if TYPE_CHECKING:
 COMPACT_HOLDINGS_NOTE = (
     "精简格式：持仓较多，每只一行（股数 · 仓位 · 浮动盈亏），全部持仓都在；收盘价、成本等明细可调用工具查询"
 )
-ROLE_NAMES = {"core": "核心仓", "satellite": "卫星仓"}
 # The section the conversation's summary is sent in: the cache report reads it back from a
 # stored request to tell a compaction from a withdrawn turn.
 SUMMARY_TITLE = "对话摘要"
@@ -378,7 +384,7 @@ def _pct1(value: Decimal) -> str:
     return f"{float(value) * 100:.1f}%"
 
 
-def risk_section(risk) -> Section | None:
+def _risk_section(risk) -> Section | None:
     """Where the risk sits (account/risk.py), for a question about the whole portfolio: the
     user's caps checked, then the weights by industry, one line each. A cap exceeded outranks
     the profiles when the budget is short; weights within every cap yield to them, the
@@ -548,7 +554,7 @@ class MemoryAssembler:
         ranked = [h for _, h in weighed]
         weights = {h.symbol: w for w, h in weighed}
         sections.append(self._holdings_section(ranked, [w for w, _ in weighed], today, values, valuation, briefs))
-        risk = risk_section(self._risk(valuation, now)) if with_overview else None
+        risk = _risk_section(self._risk(valuation, now)) if with_overview else None
         sections.extend([risk] if risk is not None else [])
         sections.extend(self._persona_section(today))
 
