@@ -897,6 +897,7 @@ def every_surface(env: dict[str, str], home: Path, now: str, demo: bool = False)
 
     flag = ("--demo",) if demo else ()
     record = json.loads(in_process_ok(env, "holdings", "--json", *flag))
+    _risk_agrees(record.pop("risk"), record)  # holdings' own part; the other surfaces are the rest
     block = json.loads(in_process_ok(env, "context", "我的持仓怎么样", "--json", *flag))[-2]["content"]
     at = datetime.fromisoformat(now).replace(tzinfo=SHANGHAI)
     db = open_database(home / ("demo.db" if demo else "pixiu.db"))
@@ -907,6 +908,15 @@ def every_surface(env: dict[str, str], home: Path, now: str, demo: bool = False)
     finally:
         db.close()
     return record, block, facts, tool
+
+
+def _risk_agrees(risk: dict, record: dict) -> None:
+    """`holdings --json`'s risk is over the holdings' own weights: its industries hold every
+    holding once, and its largest stock is the largest weight."""
+    weights = {h["symbol"]: h["weight"] for h in record["holdings"]}
+    assert sorted(s for w in risk["industries"] for s in w["symbols"]) == sorted(weights)
+    if weights:
+        assert risk["largest"]["weight"] == max(weights.values())
 
 
 def surfaces_agree(record: dict, block: str, facts, tool: dict) -> None:

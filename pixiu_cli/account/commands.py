@@ -10,6 +10,19 @@ import click
 
 from pixiu_cli.account.overview import account_record, list_trades, move_cash, read_account, set_cash, trade_day
 from pixiu_cli.account.performance import account_performance, performance_record
+from pixiu_cli.account.risk import account_risk, caps_in_force, risk_record
+from pixiu_cli.account.views import (
+    growth_chart,
+    show_cash,
+    show_cash_moved,
+    show_cash_set,
+    show_holdings,
+    show_import,
+    show_performance,
+    show_recorded_trade,
+    show_trades,
+    trades_record,
+)
 from pixiu_cli.commands import common
 from pixiu_cli.commands.params import Choice, Number, StockCode, Text, argument, demo_option, group, json_option
 from pixiu_cli.kernel.errors import RequestError
@@ -20,19 +33,26 @@ BROKERS = ("auto", "ths", "eastmoney", "tdx")
 DAY_HELP = "成交日期：2025-03-03、3月3日、昨天、周五、上周五（默认今天；须为交易日）"
 
 
-def _account_record() -> dict:
+def _account_record(*, with_risk: bool = False) -> dict:
 
     ws = common.on_workspace()
-    return account_record(read_account(ws.account, ws.now()))
+    view = read_account(ws.account, ws.now())
+    record = account_record(view)
+    if with_risk:
+        risk = account_risk(view, caps_in_force(ws.memory.investor, ws.now()))
+        record["risk"] = risk_record(risk, view)
+    return record
 
 
-@click.command("holdings", help="持仓：股数、成本、最新收盘及日期、市值、浮动和已实现盈亏、占总资产的仓位（含现金）。")
+@click.command(
+    "holdings",
+    help="持仓：股数、成本、最新收盘及日期、市值、浮动和已实现盈亏、占总资产的仓位（含现金）；"
+    "风险分布：行业权重、最大单只与你定的仓位上限。",
+)
 @json_option
 @demo_option
 def holdings(as_json: bool, demo: bool) -> None:
-    from pixiu_cli.account.views import show_holdings
-
-    record = _account_record()
+    record = _account_record(with_risk=True)
     if as_json:
         common.shown().json(record)
     else:
@@ -55,7 +75,6 @@ def holdings(as_json: bool, demo: bool) -> None:
 @demo_option
 def trade(side, symbol, quantity, price, day, fee, reason, demo) -> None:
     from pixiu_cli.account.trades import NewTrade, record_trade
-    from pixiu_cli.account.views import show_recorded_trade
 
     ws = common.on_workspace()
     fee = None if fee is None else float(fee)
@@ -77,8 +96,6 @@ trades = group(
 @json_option
 @demo_option
 def trades_list(symbol, as_json: bool, demo: bool) -> None:
-    from pixiu_cli.account.views import show_trades, trades_record
-
     found = list_trades(common.on_workspace().account, symbol)
     if as_json:
         common.shown().json(trades_record(found))
@@ -101,7 +118,6 @@ def trades_list(symbol, as_json: bool, demo: bool) -> None:
 @demo_option
 def trades_import(file, broker, dry_run, skip_bad, new_account, demo) -> None:
     from pixiu_cli.account.statement_import import import_statement
-    from pixiu_cli.account.views import show_import
 
     ws = common.on_workspace()
     done = import_statement(
@@ -120,8 +136,6 @@ cash = group(
 @cash.command("show", help="显示现金余额与总资产。")
 @demo_option
 def cash_show(demo: bool) -> None:
-    from pixiu_cli.account.views import show_cash
-
     common.finish(show_cash(common.shown(), _account_record(), common.spell))
 
 
@@ -130,16 +144,12 @@ def cash_show(demo: bool) -> None:
 @click.option("--date", "day", type=Text("日期"), metavar="DATE", help="余额对应的日期（默认今天）")
 @demo_option
 def cash_set(amount, day, demo: bool) -> None:
-    from pixiu_cli.account.views import show_cash_set
-
     ws = common.on_workspace()
     done = set_cash(ws.account, float(amount), day, ws.now())
     common.finish(show_cash_set(common.shown(), done, common.spell))
 
 
 def _move_cash(kind: str, amount, day) -> None:
-    from pixiu_cli.account.views import show_cash_moved
-
     ws = common.on_workspace()
     moved = move_cash(ws.account, kind, float(amount), day, ws.now())
     common.finish(show_cash_moved(common.shown(), moved, _account_record(), common.spell))
@@ -185,8 +195,6 @@ def cash_out(amount, day, demo: bool) -> None:
 @json_option
 @demo_option
 def performance(period, start, end, benchmark, no_chart: bool, as_json: bool, demo: bool) -> None:
-    from pixiu_cli.account.views import growth_chart, show_performance
-
     ws, shown = common.on_workspace(), common.shown()
     now = ws.now()
     first, last = (

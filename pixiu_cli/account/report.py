@@ -16,7 +16,7 @@ from datetime import UTC, datetime, time
 from typing import TYPE_CHECKING
 
 from pixiu_cli.account.explain import REPLY_REACH, BreakExplanation, explain, explanation_json, stored_explanation
-from pixiu_cli.conversation.model import UsageRow
+from pixiu_cli.conversation.handle import UsageRow
 from pixiu_cli.market.calendar import SHANGHAI
 from pixiu_cli.market.trading_days import holiday_name
 

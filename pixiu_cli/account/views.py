@@ -8,6 +8,7 @@ from dataclasses import asdict
 from pixiu_cli.account.model import COST_METHOD_NAMES, KIND_NAMES
 from pixiu_cli.conversation.context.quoting import cash_said, sessions_said, skipped_said
 from pixiu_cli.kernel.render import Renderer
+from pixiu_cli.kernel.vocabulary import ROLE_NAMES
 
 
 def _money(value: float | None) -> str:
@@ -103,6 +104,80 @@ def show_holdings(renderer: Renderer, record: dict, spell=None) -> None:
     renderer.table(f"持仓（{len(record['holdings'])} 只）", columns, holdings_rows(record))
     for line in holdings_summary(record):
         renderer.line(line)
+    if record.get("risk") and record["holdings"]:
+        renderer.line()
+        for line in risk_lines(record["risk"]):
+            renderer.line(line)
+
+
+TOP_INDUSTRIES = 5  # the rest in one figure
+
+
+def _weight(value: float | None) -> str:
+    return "—" if value is None else f"{value * 100:.1f}%"
+
+
+def _industries_line(risk: dict) -> str:
+    weight = "weight_of_assets" if risk["basis"] == "total_assets" else "weight_of_stocks"
+    shown = risk["industries"][:TOP_INDUSTRIES]
+    parts = [f"{w['industry']} {_weight(w[weight])}" for w in shown]
+    rest = risk["industries"][TOP_INDUSTRIES:]
+    if rest:
+        parts.append(f"其余 {len(rest)} 个行业 {_weight(sum(w[weight] for w in rest))}")
+    return "行业：" + "、".join(parts)
+
+
+def _cap_subject(cap: dict) -> str:
+    """What the cap bounds, with its figure."""
+    actual = _weight(cap["actual"])
+    kind = cap["kind"]
+    if kind == "cap":
+        stock = " ".join(filter(None, (cap["symbol"], cap["name"]))) or "无持仓"
+        return f"{'最大 ' if cap['every_stock'] else ''}{stock} {actual}"
+    if kind == "role_cap":
+        return f"{ROLE_NAMES.get(cap['role'], cap['role'])}合计 {actual}"
+    if kind == "industry_cap":
+        return f"{'、'.join(cap['industries'])}合计 {actual}"
+    if kind == "total_cap":
+        return f"股票合计 {actual}"
+    return f"现金 {actual}"
+
+
+def _cap_verdict(cap: dict) -> str:
+    if cap["within"] is None:
+        return "现金未知，无法核对"
+    if cap["within"]:
+        return "符合"
+    points = f"{cap['beyond'] * 100:.1f} 个百分点"
+    verdict = f"低于下限 {points}" if cap["kind"] == "cash_min" else f"超出 {points}"
+    if len(cap["over"]) > 1:
+        verdict += f"（共 {len(cap['over'])} 只超出：{'、'.join(cap['over'])}）"
+    return verdict
+
+
+def cap_line(cap: dict) -> str:
+    """One stated cap against the account: 「单票不超过两成」（笔记 n3）上限 20%：最大 600519 贵州茅台 32.0%，超出 12.0 个百分点"""
+    bound = "下限" if cap["kind"] == "cash_min" else "上限"
+    return (
+        f"「{cap['text']}」（{cap['origin']}）{bound} {cap['limit'] * 100:g}%：{_cap_subject(cap)}，{_cap_verdict(cap)}"
+    )
+
+
+def risk_lines(risk: dict) -> list[str]:
+    """The 风险分布 part of `pixiu holdings`: industries, the largest stock, the user's caps."""
+    basis = "仓位按总资产计" if risk["basis"] == "total_assets" else "现金未知，仓位按股票市值计"
+    lines = [f"风险分布（{basis}）", "  " + _industries_line(risk)]
+    largest = risk["largest"]
+    if largest:
+        lines.append(
+            f"  最大单只：{largest['symbol']} {largest['name']} {_weight(largest['weight'])}；"
+            f"前三合计 {_weight(largest['top3_weight'])}"
+        )
+    if risk["caps"]:
+        lines += ["  你定的上限："] + [f"    {cap_line(cap)}" for cap in risk["caps"]]
+    else:
+        lines.append("  没有可核对的仓位上限（如记下「单只股票仓位不超过20%」「银行股不超过四成」「现金至少留10%」）")
+    return lines
 
 
 def show_trades(renderer: Renderer, trades, spell=None) -> None:

@@ -36,11 +36,10 @@ from pixiu_cli.conversation.context.quoting import (
 )
 from pixiu_cli.conversation.tokenizer.counts import count_message_tokens
 from pixiu_cli.kernel.errors import RequestError
-from pixiu_cli.kernel.vocabulary import BRIEF_FACTS, BRIEF_OPEN, CONCLUSION_MARK, side_name
+from pixiu_cli.kernel.vocabulary import BRIEF_FACTS, BRIEF_OPEN, CONCLUSION_MARK, ROLE_NAMES, side_name
 from pixiu_cli.market.analytics.rules import CAP, PLAN_ABOVE, PLAN_BELOW, ROLE_CAP, STOP
 
 NONE = "- 无"
-ROLE_NAMES = {"core": "核心仓", "satellite": "卫星仓"}
 
 
 def money(value: float) -> str:

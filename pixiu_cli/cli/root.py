@@ -67,7 +67,7 @@ TABLE: dict[str, Top] = {
     ),
     "holdings": Top(
         "pixiu_cli.account.commands",
-        "持仓：股数、成本、最新收盘及日期、市值、浮动和已实现盈亏、占总资产的仓位（含现金）。",
+        "持仓：股数、成本、最新收盘及日期、市值、浮动和已实现盈亏、占总资产的仓位（含现金）；风险分布：行业权重、最大单只与你定的仓位上限。",
     ),
     "trade": Top("pixiu_cli.account.commands", "记录一笔买入或卖出（更新持仓与现金；/forget dN 可撤销）。"),
     "remember": Top(

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pixiu_cli.conversation.store import ConversationStore
+from pixiu_cli.conversation.store import ConversationStore, UsageRow  # noqa: F401  (the cost report's row)
 from pixiu_cli.kernel.store.database import open_database
 
 if TYPE_CHECKING:  # also the store types other areas' signatures name: they import them from here

@@ -23,7 +23,6 @@ from datetime import UTC
 from functools import cached_property
 from typing import Protocol
 
-from pixiu_cli.conversation.model import UsageRow
 from pixiu_cli.conversation.tokenizer.counts import count_message_tokens
 from pixiu_cli.kernel.clock import Clock, system_clock
 from pixiu_cli.kernel.safe_text import scrub
@@ -35,6 +34,18 @@ from pixiu_cli.kernel.store.database import (
     write_transaction,
 )
 from pixiu_cli.kernel.store.rows import pack_text, text_of, unpack_text
+
+
+# A call's token counts as the cost report adds them up (the account's report reads them).
+@dataclass(frozen=True)
+class UsageRow:
+    started_at: str
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    cache_hit_tokens: int | None
+    cache_miss_tokens: int | None
+    model: str | None = None
+
 
 MAX_DEPTH = 16
 WINDOW = 32 * 1024  # zlib looks back this far, so a longer dictionary adds nothing

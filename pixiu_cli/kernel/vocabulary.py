@@ -33,6 +33,7 @@ CONTEXT_CLOSE = "[/上下文信息]"
 
 SIDES = ("buy", "sell")
 SIDE_NAMES = {"buy": "买入", "sell": "卖出"}
+ROLE_NAMES = {"core": "核心仓", "satellite": "卫星仓"}  # a holding's role, as every surface says it
 # What a user says when they report a trade of each side (a word of it must be in their message).
 SIDE_WORDS = {
     "buy": ("买", "加", "补", "建仓", "增持", "抄底", "低吸", "上车"),

@@ -296,6 +296,19 @@ def shipped_names() -> tuple[ListedName, ...]:
     return tuple(out)
 
 
+@cache
+def shipped_industries() -> dict[str, str]:
+    """Every shipped stock's industry (the list's own names: 银行, 白酒, 半导体 …), code to
+    industry, read with a plain csv reader as `shipped_names` is: the account's risk read
+    asks for a handful of codes and should not build every ListedStock row."""
+    path = data_dir().joinpath(*SHIPPED_FILE)
+    with path.open(encoding="utf-8", newline="") as handle:
+        rows = csv.reader(handle)
+        header = next(rows, [])
+        code_at, industry_at = header.index("symbol"), header.index("industry")
+        return {row[code_at].strip(): row[industry_at].strip() for row in rows if row[industry_at].strip()}
+
+
 @lru_cache(maxsize=1024)
 def shipped_name(code: str) -> str | None:
     """One stock's quoted name in the shipped list, as `shipped_names` has it (of two rows of

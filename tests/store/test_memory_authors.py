@@ -72,10 +72,14 @@ def test_only_the_users_own_notes_are_in_force(db):
     note(db, "白酒股不碰", "import")
     proposal = note(db, "单只个股仓位不超过90%", "proposal").event
     assert sorted(r.text for r in domain.rules(LATER, 10)) == ["单只个股不超过两成", "我不追高", "白酒股不碰"]
-    assert [r.text for r in user_rules(domain, LATER)] == []  # nor does the brief check it
+    # the brief checks the user's own cap (两成), never the proposal's
+    assert [r.text for r in user_rules(domain, LATER)] == ["单只个股不超过两成"]
     assert accept_proposal(Memory(db), f"n{proposal.id}").event.author == "user"
     assert "单只个股仓位不超过90%" in {r.text for r in domain.rules(LATER, 10)}
-    assert [(r.level, r.text) for r in user_rules(domain, LATER)] == [(0.9, "单只个股仓位不超过90%")]
+    assert sorted((r.level, r.text) for r in user_rules(domain, LATER)) == [
+        (0.2, "单只个股不超过两成"),
+        (0.9, "单只个股仓位不超过90%"),
+    ]
 
 
 def test_a_proposal_rewrites_nothing_and_nothing_but_the_user_rewrites_a_proposal(db):

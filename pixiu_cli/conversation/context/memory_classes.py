@@ -42,6 +42,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from pixiu_cli.account.model import COST_METHOD_NAMES
+from pixiu_cli.account.risk import account_risk, caps_in_force
 from pixiu_cli.conversation.context.account_history import History, trades_section
 from pixiu_cli.conversation.context.block import BlockItem, MemoryId, Section
 from pixiu_cli.conversation.context.layers import FreshnessRule, layer_for, stale_label
@@ -66,7 +67,14 @@ from pixiu_cli.conversation.context.quoting import (
 from pixiu_cli.conversation.context.watch import watch_note
 from pixiu_cli.conversation.selection.intent import Intent
 from pixiu_cli.home.model import Alert, Decision, Holding, MemoryEvent, NewsItem, Profile, Report, Signal
-from pixiu_cli.kernel.vocabulary import NOTE_KIND_NAMES, NOTE_LAYER_NAMES, NOTE_NAME, SIDE_NAMES, MemoryLimits
+from pixiu_cli.kernel.vocabulary import (
+    NOTE_KIND_NAMES,
+    NOTE_LAYER_NAMES,
+    NOTE_NAME,
+    ROLE_NAMES,
+    SIDE_NAMES,
+    MemoryLimits,
+)
 from pixiu_cli.market.trading_days import (
     CalendarEnd,
     as_shanghai,
@@ -168,7 +176,6 @@ if TYPE_CHECKING:
 COMPACT_HOLDINGS_NOTE = (
     "精简格式：持仓较多，每只一行（股数 · 仓位 · 浮动盈亏），全部持仓都在；收盘价、成本等明细可调用工具查询"
 )
-ROLE_NAMES = {"core": "核心仓", "satellite": "卫星仓"}
 # The section the conversation's summary is sent in: the cache report reads it back from a
 # stored request to tell a compaction from a withdrawn turn.
 SUMMARY_TITLE = "对话摘要"
@@ -186,6 +193,10 @@ PRIORITY = {
     "decisions": 84,
     "summary": 75,
     "portfolio_profiles": 72,
+    # where the risk sits (a portfolio question): a cap of the user's exceeded outranks the
+    # profiles and the scene; weights within every cap are the first thing the profiles keep
+    "risk_over": 83,
+    "risk": 71,
     "holdings": 70,
     # A question about the account (builder.asked_first): its holdings lines and total go
     # above every section but the user's own rules, plans and alerts, which any advice must
@@ -204,7 +215,7 @@ PRIORITY = {
 class Asked:
     """What the question asks of the memory (selection/targets.py, selection/windows.py): the
     classes, the windows its time words moved (section key → move), the ledger's trade
-    history (`trades.History`; None: no ledger to read) and the words of the company's figures
+    history (`History`; None: no ledger to read) and the words of the company's figures
     it asks about (selection/topics.py)."""
 
     targets: frozenset[str] = frozenset()
@@ -363,6 +374,54 @@ def _concentration_items(valuation) -> tuple[BlockItem, ...]:
     return (BlockItem(text, "事实"),)
 
 
+BLOCK_INDUSTRIES = 5  # the block's industry line: the largest five, the rest in one figure
+
+
+def _pct1(value: Decimal) -> str:
+    return f"{float(value) * 100:.1f}%"
+
+
+def _risk_section(risk) -> Section | None:
+    """Where the risk sits (account/risk.py), for a question about the whole portfolio: the
+    user's caps checked, then the weights by industry, one line each. A cap exceeded outranks
+    the profiles when the budget is short; weights within every cap yield to them, the
+    industries first."""
+    if risk is None or not risk.industries:
+        return None
+    shown, rest = risk.industries[:BLOCK_INDUSTRIES], risk.industries[BLOCK_INDUSTRIES:]
+    parts = [f"{w.industry} {_pct1(w.weight)}" for w in shown]
+    if rest:
+        parts.append(f"其余 {len(rest)} 个行业 {_pct1(sum((w.weight for w in rest), Decimal(0)))}")
+    items = []
+    if risk.caps:
+        checks = "；".join(_cap_check_text(check) for check in risk.caps)
+        items.append(BlockItem(f"用户仓位上限核对（据用户纪律与画像中写明的上限计算）：{checks}", "事实"))
+    items.append(BlockItem(f"行业分布（行业取自证券列表）：{'、'.join(parts)}", "事实"))
+    over = any(check.within is False for check in risk.caps)
+    basis = "仓位按总资产计" if risk.of_assets else "现金未知，仓位按股票市值计"
+    return Section("risk", "风险分布", tuple(items), PRIORITY["risk_over" if over else "risk"], note=basis)
+
+
+def _cap_check_text(check) -> str:
+    rule, actual = check.rule, check.actual
+    limit = f"{float(check.limit) * 100:g}%"
+    subject = {
+        "cap": f"单只≤{limit}" if rule.symbol is None else f"{defuse(rule.symbol)} ≤{limit}",
+        "role_cap": f"{_role(rule.role)}合计≤{limit}",
+        "industry_cap": f"{'、'.join(rule.industries)}合计≤{limit}",
+        "total_cap": f"股票合计≤{limit}",
+        "cash_min": f"现金≥{limit}",
+    }[rule.kind]
+    if actual is None:
+        return f"{subject}：现金未知，无法核对"
+    figure = f"最大 {defuse(check.symbol)} {_pct1(actual)}" if rule.kind == "cap" and check.symbol else _pct1(actual)
+    if check.within:
+        return f"{subject}：{figure}，符合"
+    side = "低于下限" if rule.kind == "cash_min" else "超出"
+    more = f"（共 {len(check.over)} 只超出）" if len(check.over) > 1 else ""
+    return f"{subject}：{figure}，{side} {float(check.beyond) * 100:.1f} 个百分点{more}"
+
+
 @lru_cache(maxsize=4096)
 def _profile_text(profile: Profile, name: str) -> str:
     symbol = defuse(profile.symbol)
@@ -492,6 +551,8 @@ class MemoryAssembler:
         ranked = [h for _, h in weighed]
         weights = {h.symbol: w for w, h in weighed}
         sections.append(self._holdings_section(ranked, [w for w, _ in weighed], today, values, valuation, briefs))
+        risk = _risk_section(self._risk(valuation, now)) if with_overview else None
+        sections.extend([risk] if risk is not None else [])
         sections.extend(self._persona_section(today))
 
         for symbol in symbols:
@@ -702,6 +763,13 @@ class MemoryAssembler:
             full,
             compact=replace(full, title=f"持仓（{len(ranked)} 只，精简）", items=account + tuple(compact), note=note),
         )
+
+    def _risk(self, valuation, now: datetime):
+        """Where the account's risk sits and the user's caps checked (account/risk.py), for a
+        question about the whole portfolio."""
+        if valuation is None or not valuation.account.holdings:
+            return None
+        return account_risk(valuation, caps_in_force(self.domain, now))
 
     def _persona_section(self, today: date) -> list[Section]:
         persona = self.domain.persona()
