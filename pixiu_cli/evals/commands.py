@@ -88,7 +88,10 @@ def eval_command(cases, as_json, live, ablate, yes, history, model, offline) -> 
             show_eval_table(renderer, f"选择语料 · {_SPLIT_NAMES.get(split, split)}", split_report)
         for split, split_report in consent.items():
             show_eval_table(renderer, f"记账同意 · {_CONSENT_NAMES.get(split, split)}", split_report)
-    common.finish(1 if report.passed != report.total else 0)
+    shortfalls = contexts.held_out_shortfalls(splits)
+    for line in shortfalls:
+        renderer.warn(f"留出集未达标：{line}")
+    common.finish(1 if report.passed != report.total or shortfalls else 0)
 
 
 def _live_eval(cases, as_json: bool, ablate: list[str], yes: bool, history: bool, model, offline: bool) -> None:

@@ -732,6 +732,7 @@ SELECTION_SPLITS = (
     "frozen_10",
     "frozen_11",
     "frozen_12",
+    "frozen_13",
     "topics_tune",
     "topics_heldout",
 )
@@ -755,3 +756,27 @@ def run_selection_corpus() -> dict[str, EvalReport]:
 def summarize_splits(reports: Mapping[str, EvalReport]) -> dict[str, Any]:
     """JSON-ready, one summary per split (for `pixiu eval --json`'s "selection" key)."""
     return {split: dict(summarize(report)) for split, report in reports.items()}
+
+
+# What the measured splits must keep (CI's `pixiu eval` exits 1 below it): the held-out corpus
+# and the held-out topics, written before their rules and never tuned on.
+HELD_OUT_FLOOR = {"heldout": 0.95, "topics_heldout": 0.95}
+HELD_OUT_CATEGORY_FLOOR = 0.9  # every category of the held-out corpus
+
+
+def held_out_shortfalls(reports: Mapping[str, EvalReport]) -> list[str]:
+    """One line for each held-out split (or category of the held-out corpus) under its floor."""
+    out = []
+    for split, floor in HELD_OUT_FLOOR.items():
+        report = reports.get(split)
+        if report is None or not report.total:
+            continue
+        if report.passed / report.total < floor:
+            out.append(f"{split} {report.passed}/{report.total} 低于 {floor:.0%}")
+        if split == "heldout":
+            out += [
+                f"heldout 的类别 {name} {passed}/{total} 低于 {HELD_OUT_CATEGORY_FLOOR:.0%}"
+                for name, (passed, total) in report.by_category().items()
+                if passed / total < HELD_OUT_CATEGORY_FLOOR
+            ]
+    return out
