@@ -679,4 +679,29 @@ def account_record(view: AccountView) -> dict:
             for p in a.closed
         ],
         "skipped_rows": [asdict(row) for row in view.skipped],
+        "account": view.broker_account,
+        "accounts": [{"name": name, "cash": _cash_record(cash)} for name, cash in view.accounts],
     }
+
+
+def accounts_record(account: AccountBooks, now: datetime) -> list[dict]:
+    """Each broker account (`pixiu accounts`): its numbers, and its holdings and cash as the
+    one derivation narrowed to it gives them."""
+    out = []
+    for i, known in enumerate(account.store.broker_accounts()):
+        view = read_account(account, now, known.name)
+        cash = view.account.cash
+        out.append(
+            {
+                "name": known.name,
+                "default": i == 0,
+                "broker": known.broker,
+                "fund_account": known.fund_account,
+                "shareholder_codes": list(known.shareholder_codes),
+                "holdings": len(view.account.holdings),
+                "stock_value": _money(view.account.stock_value),
+                "cash": _money(cash.amount) if cash is not None else None,
+                "cash_as_of": cash.as_of if cash is not None else None,
+            }
+        )
+    return out

@@ -127,6 +127,7 @@ TABLE: dict[str, Top] = {
     "cash": Top(
         "pixiu_cli.account.commands", "现金余额：cash set 50000 [--date 2025-03-03] 设置；不带参数显示当前余额。"
     ),
+    "accounts": Top("pixiu_cli.account.commands", "券商账户：每个账户的名称、资金账号和股东代码、持仓只数、现金。"),
     "memory": Top(
         "pixiu_cli.memory.commands", "记忆：列出、搜索笔记和交易（含作者），采纳模型提议，确认计划替换，置顶与修改。"
     ),
