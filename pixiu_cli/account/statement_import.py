@@ -35,7 +35,7 @@ from pixiu_cli.account.model import (
     plan_fills,
 )
 from pixiu_cli.account.overview import FillGate, FillRefusal, ledger_positions
-from pixiu_cli.account.statements.reader import StatementStream, open_statement
+from pixiu_cli.account.statements.reader import StatementStream, client_of, open_statement
 from pixiu_cli.account.store import AccountStore, set_position
 from pixiu_cli.home.model import Holding
 from pixiu_cli.kernel.errors import RequestError
@@ -104,12 +104,6 @@ def closed_problem(day: str) -> str | None:
     return f"{day} 是{holiday_name(d) or '休市日'}，交易所休市，不可能有成交"
 
 
-def _client(layout: str) -> str:
-    """同花顺 of 同花顺交割单: what an account a statement made is named after."""
-    short = layout.removesuffix("交割单").removesuffix("对账单")
-    return short if short and short != "通用" else "账户"
-
-
 def _new_name(taken: list[str], client: str, numbers: frozenset[str]) -> str:
     number = sorted(numbers)[0]
     base = f"{client}-{number[-4:]}"
@@ -135,7 +129,7 @@ def _target(books: AccountBooks, stream: StatementStream, named: str | None, at:
         )
     if named is not None and owners and owners[0] != named:
         raise RequestError(f"对账单的股东代码/资金账号属于账户「{owners[0]}」，而不是「{named}」；未导入任何内容")
-    client, fund = _client(stream.layout), min(stream.fund_accounts, default=None)
+    client, fund = client_of(stream.layout), min(stream.fund_accounts, default=None)
     made = None
     if named is not None:
         name = named

@@ -167,9 +167,11 @@ class AccountStore:
         fills = self.db.conn.execute(
             "select count(*), coalesce(max(id), 0), max(deleted_at), max(recorded_at) from account_fills"
         ).fetchone()
-        cash = self.db.conn.execute("select count(*), coalesce(max(id), 0) from account_cash").fetchone()
-        accounts = self.db.conn.execute("select count(*), max(id) from broker_accounts").fetchone()
-        return (*fills, *cash, *accounts)
+        # the accounts in the same statement: one more account is a new way to add them up
+        cash = self.db.conn.execute(
+            "select count(*), coalesce(max(id), 0), (select count(*) from broker_accounts) from account_cash"
+        ).fetchone()
+        return (*fills, *cash)
 
     # the broker accounts ---------------------------------------------------------------------
     def broker_accounts(self) -> list[BrokerAccount]:

@@ -66,6 +66,13 @@ LAYOUTS = (
 )
 BROKERS = ("auto", *dict.fromkeys(layout.key for layout in LAYOUTS))
 GENERIC = "通用对账单"
+_ANY_CLIENT = "账户"  # what an account made from a statement of no known client is named after
+
+
+def client_of(layout: str) -> str:
+    """同花顺 of 同花顺交割单: the client an account a statement made is named after."""
+    short = layout.removesuffix("交割单").removesuffix("对账单")
+    return short if short and layout != GENERIC else _ANY_CLIENT
 
 
 def _headers(columns: Columns) -> set[str]:
