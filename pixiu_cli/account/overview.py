@@ -502,13 +502,14 @@ class TradeLine:
 
 
 _TRADE_RECORD = ("day", "time", "kind", "symbol", "name", "quantity", "price", "amount", "fees", "balance", "origin",
-                 "ref", "fees_estimated")  # fmt: skip
+                 "ref", "fees_estimated", "broker_account")  # fmt: skip
 
 
 class TradeList(list):
     """The trades listed, and the stored rows left out of them (unreadable)."""
 
     skipped: tuple[SkippedRow, ...] = ()
+    several: bool = False  # fills of more than one broker account: a list says each one's
 
 
 def list_trades(account: AccountBooks, symbol: str | None = None, broker_account: str | None = None) -> TradeList:
@@ -523,6 +524,7 @@ def list_trades(account: AccountBooks, symbol: str | None = None, broker_account
             names[f.symbol] = security_name(master, f.symbol) or f.name
         lines.append(_trade_line(f, names.get(f.symbol) if f.symbol else f.name))
     lines.skipped = tuple(skipped)
+    lines.several = broker_account is None and len({line.fill.broker_account for line in lines}) > 1
     return lines
 
 

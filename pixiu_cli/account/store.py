@@ -206,10 +206,6 @@ class AccountStore:
             [broker, fund_account, _codes(set(known.shareholder_codes) | codes), name],
         )
 
-    def accounts(self) -> set[str]:
-        rows = dict_rows(self.db, "select distinct account from account_fills where account is not null")
-        return {r["account"] for r in rows}
-
     def add_fill(self, fill: Fill, *, source_file: str | None, at: str) -> None:
         # one plain INSERT: sqlite-utils' insert() reads the table's schema on every call,
         # which a statement of thousands of fills would pay thousands of times

@@ -137,11 +137,12 @@ def show_trades(renderer: Renderer, trades, spell=None) -> None:
         ]
         for t in trades
     ]
-    renderer.table(
-        f"成交与资金流水（{len(trades)} 笔）",
-        ["日期", "业务", "股票", "数量", "价格", "金额", "费用", "资金余额", "来源", "ID"],
-        rows,
-    )
+    columns = ["日期", "业务", "股票", "数量", "价格", "金额", "费用", "资金余额", "来源", "ID"]
+    if getattr(trades, "several", False):  # fills of several accounts: each says whose it is
+        columns.append("账户")
+        for row, t in zip(rows, trades):
+            row.append(t.broker_account or "")
+    renderer.table(f"成交与资金流水（{len(trades)} 笔）", columns, rows)
 
 
 def import_lines(done) -> tuple[list[str], list[str]]:

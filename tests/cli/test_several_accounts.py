@@ -200,3 +200,10 @@ def test_a_document_carries_each_rows_account(two, tmp_path, pixiu_home):
     for args in ((), ("--account", "默认账户"), ("--account", "同花顺-2222")):
         mine, theirs = holdings(two, *args), holdings(other, *args)
         assert (theirs["holdings"], theirs["cash"]["amount"]) == (mine["holdings"], mine["cash"]["amount"]), args
+
+
+def test_a_trade_list_of_several_accounts_says_each_fills_account(two):
+    listed = json.loads(in_process_ok(two, "trades", "--json"))
+    assert [t["broker_account"] for t in listed] == ["默认账户", "默认账户", "同花顺-2222", "同花顺-2222", "同花顺-2222"]
+    assert "同花顺-2222" in in_process_ok(two, "trades")  # the table's 账户 column
+    assert "同花顺-2222" not in in_process_ok(two, "trades", "--account", "默认账户")
