@@ -45,6 +45,7 @@ ROWS = (
     Row("unchanged_work.py"),
     Row("statement_scale.py", quick=("--rows", "2000", "--reps", "1")),
     Row("statement_floor.py"),
+    Row("performance.py"),
     Row("huge_reply_turn.py"),
     Row("store_growth.py"),
     Row("repl_memory.py", quick=("--runs", "1")),

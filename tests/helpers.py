@@ -72,6 +72,7 @@ def is_view_module(path: str) -> bool:
 USE_CASE_MODULES = frozenset(
     {
         "account/overview.py",
+        "account/performance.py",
         "account/statement_import.py",
         "account/trades.py",
         "brief/daily_brief.py",
@@ -91,7 +92,6 @@ USE_CASE_MODULES = frozenset(
         "market/news/service.py",
         "market/review/service.py",
         "market/service.py",
-        "market/stock_codes.py",
         "mcp/reads.py",
         "memory/alerts.py",
         "memory/changes.py",

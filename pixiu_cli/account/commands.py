@@ -9,10 +9,13 @@ from pathlib import Path
 
 import click
 
-from pixiu_cli.account.overview import account_record, list_trades, read_account, set_cash
+from pixiu_cli.account.overview import account_record, list_trades, move_cash, read_account, set_cash, trade_day
+from pixiu_cli.account.performance import account_performance, performance_record
 from pixiu_cli.commands import common
 from pixiu_cli.commands.params import Choice, Number, StockCode, Text, argument, demo_option, group, json_option
+from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.kernel.vocabulary import SIDES
+from pixiu_cli.market.bars import benchmark_list, benchmark_spelled
 
 BROKERS = ("auto", "ths", "eastmoney", "tdx")
 DAY_HELP = "成交日期：2025-03-03、3月3日、昨天、周五、上周五（默认今天；须为交易日）"
@@ -121,7 +124,11 @@ def trades_import(file, broker, dry_run, skip_bad, broker_account, demo) -> None
     common.finish(show_import(common.shown(), done, common.spell))
 
 
-cash = group("cash", "现金余额：cash set 50000 [--date 2025-03-03] 设置；不带参数显示当前余额。", default="show")
+cash = group(
+    "cash",
+    "现金：cash set 50000 设置余额；cash in / cash out 金额 记录银证转入 / 转出；不带参数显示当前余额。",
+    default="show",
+)
 
 
 @cash.command("show", help="显示现金余额与总资产（多个账户时列出每个账户的现金）。")
@@ -146,6 +153,80 @@ def cash_set(amount, day, broker_account, demo: bool) -> None:
     common.finish(show_cash_set(common.shown(), done, common.spell))
 
 
+def _move_cash(kind: str, amount, day, broker_account: str | None) -> None:
+    from pixiu_cli.account.views import show_cash_moved
+
+    ws = common.on_workspace()
+    moved = move_cash(ws.account.narrowed(broker_account), kind, float(amount), day, ws.now())
+    common.finish(show_cash_moved(common.shown(), moved, _account_record(broker_account), common.spell))
+
+
+@cash.command("in", help="记录一笔银证转入（从银行转入证券账户）：算收益时的资金投入。")
+@argument("amount", Number("金额", positive=True, label="转入金额"), "转入金额（元）")
+@click.option("--date", "day", type=Text("日期"), metavar="DATE", help="转账日期（默认今天；须为交易日）")
+@account_option("记入这个账户（默认：默认账户，即第一个账户）")
+@demo_option
+def cash_in(amount, day, broker_account, demo: bool) -> None:
+    _move_cash("transfer_in", amount, day, broker_account)
+
+
+@cash.command("out", help="记录一笔银证转出（从证券账户转回银行）：算收益时的资金取出。")
+@argument("amount", Number("金额", positive=True, label="转出金额"), "转出金额（元）")
+@click.option("--date", "day", type=Text("日期"), metavar="DATE", help="转账日期（默认今天；须为交易日）")
+@account_option("记入这个账户（默认：默认账户，即第一个账户）")
+@demo_option
+def cash_out(amount, day, broker_account, demo: bool) -> None:
+    _move_cash("transfer_out", amount, day, broker_account)
+
+
+@click.command(
+    "performance",
+    help="账户收益：时间加权与资金加权收益率、盈亏、最大回撤、波动率、月度收益，对比沪深300（今年以来、近一年、自成立……）。",
+)
+@argument(
+    "period",
+    Text("区间"),
+    "今年以来 ytd（默认）| 近一月 1m | 近三月 3m | 近一年 1y | 自成立 all | 2025 | 2025-03",
+    required=False,
+)
+@click.option("--from", "start", type=Text("日期"), metavar="DATE", help="从这一天起（含）")
+@click.option("--to", "end", type=Text("日期"), metavar="DATE", help="到这一天（含；默认最近一个已收盘的交易日）")
+@click.option(
+    "--benchmark",
+    type=Text("指数"),
+    default="sh000300",
+    show_default=True,
+    metavar="INDEX",
+    help="对比的指数：sh000300 / sh000001 / sz399006",
+)
+@click.option("--no-chart", is_flag=True, help="不画走势图")
+@json_option
+@demo_option
+def performance(period, start, end, benchmark, no_chart: bool, as_json: bool, demo: bool) -> None:
+    from pixiu_cli.account.views import growth_chart, show_performance
+
+    ws, shown = common.on_workspace(), common.shown()
+    now = ws.now()
+    first, last = (
+        None if words is None else trade_day(words, now, sessions_only=False).isoformat() for words in (start, end)
+    )
+    done = account_performance(ws.account, now, period, start=first, end=last, benchmark=benchmark_named(benchmark))
+    if as_json:
+        shown.json(performance_record(done))
+        return
+    chart = None
+    if not no_chart and len(done.daily) > 2:
+        chart = growth_chart(done, color=shown.rich_output, **shown.chart_size())
+    common.finish(show_performance(shown, done, chart, common.spell))
+
+
+def benchmark_named(raw: str):
+    found = benchmark_spelled(raw)
+    if found is None:
+        raise RequestError(f"不认识的指数 {raw!r}：可以是 {benchmark_list()}")
+    return found
+
+
 @click.command("accounts", help="券商账户：名称、客户端、资金账号和股东代码、持仓只数、现金。")
 @json_option
 @demo_option
@@ -161,4 +242,11 @@ def accounts(as_json: bool, demo: bool) -> None:
         common.finish(show_accounts(common.shown(), record, common.spell))
 
 
-COMMANDS = {"holdings": holdings, "trade": trade, "trades": trades, "cash": cash, "accounts": accounts}
+COMMANDS = {
+    "holdings": holdings,
+    "trade": trade,
+    "trades": trades,
+    "cash": cash,
+    "performance": performance,
+    "accounts": accounts,
+}

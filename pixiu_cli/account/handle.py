@@ -15,6 +15,7 @@ if TYPE_CHECKING:  # also the store types other areas' signatures name: they imp
     from sqlite_utils import Database
 
     from pixiu_cli.account.overview import TradeHistory
+    from pixiu_cli.account.performance import Performance
     from pixiu_cli.account.store import AccountStore, PortfolioStore  # noqa: F401
     from pixiu_cli.account.valuation import AccountView
     from pixiu_cli.home.handle import Home
@@ -55,3 +56,10 @@ class Account(AccountBooks):
         from pixiu_cli.account.overview import trade_history
 
         return trade_history(self, now, start, end, symbols, limit)
+
+    def performance(self, now: datetime, words: str | None = None, **period) -> Performance:
+        """The returns over the period the words (or start=/end=) name (`account_performance`):
+        what the context block, the brief and the model's tools read."""
+        from pixiu_cli.account.performance import account_performance
+
+        return account_performance(self, now, words, **period)

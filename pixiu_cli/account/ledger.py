@@ -439,6 +439,47 @@ def checkpointed(
     return book.position(), mark or Checkpoint.of(book, through)
 
 
+@dataclass(frozen=True)
+class DayEnd:
+    """One stock at the end of a day it had an event: the shares held, and the cash the
+    ledger itself moved that day (a dividend of a stored corporate action no statement
+    booked, the dividend tax it took at a sale): the account's cash, as `applied_dividends`
+    counts it for today."""
+
+    day: str
+    shares: Decimal
+    applied_cash: Decimal
+    opening: Decimal  # shares sold so far that the ledger never bought (held before its first event)
+
+
+def day_ends(
+    symbol: str,
+    fills: Sequence[Fill],
+    *,
+    lot: StatedLot | None = None,
+    actions: Sequence[CorporateAction] = (),
+    until: str = "9999-12-31",
+) -> list[DayEnd]:
+    """The stock's book at the end of every day it had an event, by the same events and
+    arithmetic as `position`: what a history of the account's value is built from."""
+    book = _Book(symbol)
+    tax_days = sorted(f.day for f in fills if f.kind == DIVIDEND_TAX)
+    out: list[DayEnd] = []
+    applied = ZERO
+    current = None
+    for day, _, _, event in _events(lot, fills, actions, until):
+        if current is not None and day != current:
+            out.append(DayEnd(current, book.shares, applied, book.opening))
+            applied = ZERO
+        current = day
+        paid, taxed = len(book.actions), len(book.taxes)
+        _apply(book, event, tax_days)
+        applied += sum((a.cash for a in book.actions[paid:]), ZERO) - sum((t.amount for t in book.taxes[taxed:]), ZERO)
+    if current is not None:
+        out.append(DayEnd(current, book.shares, applied, book.opening))
+    return out
+
+
 def resume_fills_from(checkpoint: Checkpoint) -> str:
     """The first day of the fills `position(..., resume=checkpoint)` needs: those that tell
     whether a statement booked an action after the checkpoint."""

@@ -139,6 +139,15 @@ class BrokerAccount:
         return frozenset(self.shareholder_codes) | ({self.fund_account} if self.fund_account else set())
 
 
+# An account whose balance was never stated but whose bank transfers were told (`pixiu cash
+# in|out`) starts from nothing: its cash is what the ledger moved since.
+NEVER_STATED = "0001-01-01"
+
+
+def opening_balance() -> CashBalance:
+    return CashBalance(0.0, NEVER_STATED, "ledger")
+
+
 @dataclass(frozen=True)
 class UndoneTrade:
     decision: Decision

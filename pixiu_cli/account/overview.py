@@ -22,7 +22,18 @@ from pixiu_cli.account.ledger import (
     position,
     resume_fills_from,
 )
-from pixiu_cli.account.model import BUY, DIVIDEND, KIND_NAMES, MANUAL, ORIGIN_NAMES, SELL, STATEMENT, CashBalance, Fill
+from pixiu_cli.account.model import (
+    BUY,
+    DIVIDEND,
+    KIND_NAMES,
+    MANUAL,
+    ORIGIN_NAMES,
+    SELL,
+    STATEMENT,
+    CashBalance,
+    Fill,
+    opening_balance,
+)
 from pixiu_cli.account.store import set_position
 from pixiu_cli.account.valuation import (
     AccountCash,
@@ -312,6 +323,8 @@ def _positions_and_cash(
     store = account.store
     positions = derive_positions(account, now, skipped=skipped)
     stated = store.cash(as_shanghai(now).date().isoformat(), skipped)
+    if stated is None and store.has_transfers():
+        stated = opening_balance()
     flows = None
     if stated is not None:
         after = stated.fills_before if stated.source == "user" else None
@@ -464,6 +477,18 @@ def set_cash(account: AccountBooks, amount: float, day_words: str | None, now: d
     with write_transaction(account.db):
         account.store.set_cash(cash, now.isoformat(timespec="seconds"))
     return cash
+
+
+def move_cash(account: AccountBooks, kind: str, amount: float, day_words: str | None, now: datetime) -> Fill:
+    """银证转入 / 转出 told by hand (`pixiu cash in|out`): money the bank moved, the only
+    external flow of the account's returns (account/performance.py)."""
+    if not (isinstance(amount, int | float) and math.isfinite(amount) and amount > 0):
+        raise RequestError(f"金额应为正数，而不是 {amount!r}")
+    if problem := money_problem(float(amount)):
+        raise RequestError(f"金额不合理：{problem}")
+    day = trade_day(day_words, now).isoformat()
+    with write_transaction(account.db):
+        return account.store.add_transfer(kind, round(float(amount), 2), day, now.isoformat(timespec="seconds"))
 
 
 # fills ------------------------------------------------------------------------------------

@@ -7,12 +7,13 @@ fill in the account's ledger; and the holding row the ledger's derivation leaves
 from __future__ import annotations
 
 import json
+import sqlite3
 from dataclasses import asdict
 
 from pixiu_cli.account.ledger import Checkpoint
 from pixiu_cli.account.model import BrokerAccount, CashBalance, Fill, UndoneTrade
 from pixiu_cli.home.model import Decision, decision_from_row, holding_from_row
-from pixiu_cli.kernel.store.database import Database
+from pixiu_cli.kernel.store.database import Database, write_transaction
 from pixiu_cli.kernel.store.rows import (
     SkippedRow,
     dict_rows,
@@ -281,6 +282,61 @@ class AccountStore:
                 "broker_account": cash.broker_account or self.broker_account,
             }
         )
+
+    def cash_statements(self, broker_account: str | None = None) -> list[CashBalance]:
+        """Every balance stated (of `broker_account`, or the store's own, or every account's),
+        by its day, those of one day in the order they were said; one whose amount is no
+        balance is passed over."""
+        out = []
+        name = broker_account or self.broker_account
+        where, params = ("where broker_account = ?", [name]) if name else ("", [])
+        for r in dict_rows(self.db, f"select * from account_cash {where} order by as_of, id", params):
+            if unreadable("account_cash", str(r["id"]), r, CASH_BOUNDS) is None:
+                out.append(record(CashBalance, r, "account_cash", amount=number(r["amount"]) or 0.0))
+        return out
+
+    def add_transfer(self, kind: str, amount: float, day: str, at: str) -> Fill:
+        """Money moved between the bank and the account as the user told it (origin manual),
+        in the store's account (else the default one)."""
+        signed = amount if kind == "transfer_in" else -amount
+        last = self.db.conn.execute("select coalesce(max(id), 0) from account_fills").fetchone()[0]
+        fill_id = f"manual-{kind}-{last + 1}"
+        self.db.conn.execute(
+            "insert into account_fills (fill_id, day, kind, quantity, price, amount, fees, cash_change, origin, "
+            "recorded_at, broker_account) values (?, ?, ?, 0, 0, ?, 0, ?, 'manual', ?, ?)",
+            [fill_id, day, kind, amount, signed, at, self.broker_account],
+        )
+        return next(f for f in self.fills(on=day, kind=kind) if f.fill_id == fill_id)
+
+    def has_transfers(self, broker_account: str | None = None) -> bool:
+        name = broker_account or self.broker_account
+        mine = " and broker_account = ?" if name else ""
+        return (
+            self.db.conn.execute(
+                "select 1 from account_fills where deleted_at is null and kind in ('transfer_in', 'transfer_out')"
+                f"{mine} limit 1",
+                [name] if name else [],
+            ).fetchone()
+            is not None
+        )
+
+    # the value series (account/performance.py), kept while what it was derived from is unchanged
+    def stored_series(self, scope: str, key: str) -> str | None:
+        row = self.db.conn.execute(
+            "select series from account_value_series where scope = ? and key = ?", [scope, key]
+        ).fetchone()
+        return row[0] if row else None
+
+    def keep_series(self, scope: str, key: str, series: str) -> None:
+        """Best effort: a home opened read-only, or busy with another writer, derives again next time."""
+        try:
+            with write_transaction(self.db):
+                self.db.conn.execute(
+                    "insert or replace into account_value_series (scope, key, series) values (?, ?, ?)",
+                    [scope, key, series],
+                )
+        except sqlite3.OperationalError:
+            pass
 
     def cash(
         self, through: str | None = None, skipped: list[SkippedRow] | None = None, broker_account: str | None = None

@@ -261,3 +261,108 @@ def show_recorded_trade(renderer: Renderer, recorded, spell=None) -> None:
 
 def trades_record(trades) -> list[dict]:
     return [t.record() for t in trades]
+
+
+def show_cash_moved(renderer: Renderer, moved, record: dict, spell=None) -> None:
+    verb = "转入" if moved.kind == "transfer_in" else "转出"
+    renderer.info(f"已记录 {moved.day} 银证{verb} {moved.amount:,.2f}")
+    renderer.line(cash_line(record))
+
+
+def _rate(value: float | None) -> str:
+    return "—" if value is None else f"{value * 100:+.2f}%"
+
+
+def performance_lines(p) -> list[str]:
+    """The figures of `pixiu performance` in words, the same for the CLI, the REPL and the brief."""
+    lines = [
+        f"账户收益 · {p.period.label}（{p.first_day} 至 {p.last_day}）",
+        f"时间加权收益率 {_rate(p.twr)}；资金加权收益率 年化 {_rate(p.irr)}，区间 {_rate(p.irr_period)}",
+        f"盈亏 {_signed(float(p.profit))} 元（期初 {_money(float(p.start_value))} → 期末 {_money(float(p.end_value))}；"
+        f"{'买入' if p.stocks_only else '转入'} {_money(float(p.money_in))}，{'卖出与分红' if p.stocks_only else '转出'} "
+        f"{_money(float(p.money_out))}）",
+    ]
+    risk = []
+    if p.drawdown is not None:
+        risk.append(f"最大回撤 {_rate(p.drawdown.depth)}（{p.drawdown.peak} → {p.drawdown.trough}）")
+    if p.volatility is not None:
+        risk.append(f"年化波动率 {p.volatility * 100:.2f}%")
+    if risk:
+        lines.append("；".join(risk))
+    if len(p.months) > 1:
+        best, worst = p.best_month, p.worst_month
+        lines.append(f"最好的月份 {best.month} {_rate(best.twr)}，最差的月份 {worst.month} {_rate(worst.twr)}")
+    if p.benchmark is not None:
+        if p.benchmark_return is None:
+            lines.append(f"{p.benchmark.name}：{p.benchmark_note}")
+        else:
+            gap = p.excess * 100
+            said = f"跑赢 {gap:.2f} 个百分点" if gap > 0 else f"跑输 {-gap:.2f} 个百分点" if gap < 0 else "持平"
+            note = f"（{p.benchmark_note}）" if p.benchmark_note else ""
+            lines.append(f"同期{p.benchmark.name} {_rate(p.benchmark_return)}{note}，{said}")
+    return lines
+
+
+def performance_notes(p) -> list[str]:
+    notes = []
+    if p.stocks_only:
+        notes.append(
+            "没有设置过现金余额：只算股票部分，买入视为资金投入，卖出、分红视为取出"
+            "（pixiu cash set 或 cash in / out 之后按整个账户算）"
+        )
+    if p.carried_days:
+        notes.append(f"有 {p.carried_days} 个交易日有持仓股票没有当日收盘价，按此前最近的收盘价（或买入价）计")
+    return notes
+
+
+def show_performance(renderer: Renderer, p, chart: str | None, spell=None) -> None:
+    for line in performance_lines(p):
+        renderer.line(line)
+    if chart:
+        renderer.chart(chart)
+    if len(p.months) > 1:
+        renderer.table("月度收益率（%）", ["年份", *(f"{m}月" for m in range(1, 13)), "全年", "盈亏"], month_rows(p))
+    for note in performance_notes(p):
+        renderer.warn(note)
+
+
+def month_rows(p) -> list[list[str]]:
+    """A year a row, its months' returns across and the year's at the end (a month outside the
+    period is blank)."""
+    months = {m.month: m for m in p.months}
+    rows = []
+    for year in p.years:
+        cells = [months.get(f"{year.month}-{m:02d}") for m in range(1, 13)]
+        rows.append(
+            [
+                year.month,
+                *("" if c is None else f"{c.twr * 100:+.1f}" for c in cells),
+                f"{year.twr * 100:+.1f}",
+                _signed(float(year.profit)),
+            ]
+        )
+    return rows
+
+
+def growth_chart(p, *, width: int = 100, height: int = 24, color: bool = True) -> str:
+    """The account's growth of 1 against the benchmark's (plotext, imported when drawn). The
+    names are in the title, not plotext's legend, which counts a Chinese character as one cell."""
+    import plotext as plt
+
+    bench = p.benchmark.name if p.benchmark is not None and p.benchmark_return is not None else None
+    title = f"账户净值（{'青' if color else '实线'}）" + (
+        f" 对比 {bench}（{'黄' if color else '点'}）" if bench else ""
+    )
+    plt.clf()
+    plt.limit_size(False, False)
+    plt.plot_size(width, max(8, height - 1))
+    plt.theme("pro" if color else "clear")
+    xs = list(range(len(p.daily)))
+    plt.plot(xs, [g for _, _, g in p.daily], color="cyan", marker="braille" if color else "hd")
+    if bench:
+        points = [(x, b) for x, b in zip(xs, p.benchmark_daily) if b is not None]
+        plt.plot([x for x, _ in points], [b for _, b in points], color="yellow", marker="braille" if color else "dot")
+    step = max(1, len(xs) // 4)
+    plt.xticks(xs[::step], [p.daily[i][0] for i in xs[::step]])
+    text = plt.build()
+    return f"{title}\n{text}"

@@ -158,10 +158,31 @@ def _market(f: BriefFacts) -> list[str]:
     return ["市场概况（各项注明日期和来源）：", *(f"- {fact.text}" for fact in review_facts(f.market))]
 
 
+def _returns(f: BriefFacts) -> list[str]:
+    """The account's return on the day and this year, as `pixiu performance` computes it."""
+    if not f.returns:
+        return []
+    refusals = {p for _, p in f.returns if isinstance(p, str)}
+    if len(refusals) == 1 and all(isinstance(p, str) for _, p in f.returns):
+        return [f"账户收益：{refusals.pop()}"]
+    parts = []
+    for label, p in f.returns:
+        if isinstance(p, str):
+            parts.append(f"{label}：{p}")
+            continue
+        said = f"{label} {pct(p.twr)}（盈亏 {signed(float(p.profit))}"
+        if p.benchmark_return is not None:
+            said += f"，同期{p.benchmark.name} {pct(p.benchmark_return)}"
+        parts.append(said + "）")
+    day = next((p.last_day for _, p in f.returns if not isinstance(p, str)), None)
+    return [f"账户收益（时间加权，剔除银证转账{f'，截至 {day} 收盘' if day else ''}）：" + "；".join(parts)]
+
+
 def fact_lines(f: BriefFacts) -> list[str]:
     return [
         *_header(f),
         *_market(f),
+        *_returns(f),
         "持仓：",
         *(_move_line(m) for m in f.moves),
         *_events(f),

@@ -24,6 +24,7 @@ from pixiu_cli.account.valuation import AccountView, ValuedPosition
 from pixiu_cli.brief.store import BriefStore, StoredBrief
 from pixiu_cli.home.model import Alert, Decision
 from pixiu_cli.kernel.clock import iso
+from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.market.analytics.rules import (
     CAP,
     PLAN_ABOVE,
@@ -34,7 +35,7 @@ from pixiu_cli.market.analytics.rules import (
     stated_rules,
     unique,
 )
-from pixiu_cli.market.calendar import TradingCalendar, beyond_calendar
+from pixiu_cli.market.calendar import TradingCalendar, beyond_calendar, last_complete_session
 from pixiu_cli.market.news.model import StoredNews
 from pixiu_cli.market.review.breadth import MarketReview, market_review
 from pixiu_cli.market.trading_days import as_shanghai
@@ -125,6 +126,8 @@ class BriefFacts:
     directions: dict[str, str | None]  # each holding's latest signal direction
     account: dict = field(default_factory=dict)  # the account's record (services/account.py), as holdings --json
     market: MarketReview | None = None  # the market review the facts begin with (market/review.py)
+    # the account's return on the brief's day and this year (account/performance.py), or why not
+    returns: tuple[tuple[str, object], ...] = ()
 
     @property
     def as_of(self) -> str:
@@ -301,4 +304,18 @@ def brief_facts(brief: Brief, now: datetime) -> BriefFacts:
         risks=_risks(moves, rules, closes),
         directions=directions,
         market=market_review(brief.market, now),
+        returns=_returns(account, now, session),
     )
+
+
+def _returns(account, now: datetime, session: str | None) -> tuple[tuple[str, object], ...]:
+    """The return of the brief's day (its newest bar's session, else the last closed one) and
+    the year's up to it, each a Performance or the one line that says why it cannot be measured."""
+    day = session or last_complete_session(now).isoformat()
+    out = []
+    for label, words, period in (("当日", None, {"start": day, "end": day}), ("今年以来", "ytd", {"end": day})):
+        try:
+            out.append((label, account.performance(now, words, **period)))
+        except RequestError as refused:
+            out.append((label, str(refused)))
+    return tuple(out)

@@ -125,7 +125,12 @@ TABLE: dict[str, Top] = {
         "成交与资金流水：trades [代码] 列出；trades import 交割单.csv 导入（重复导入不会重复记录）。",
     ),
     "cash": Top(
-        "pixiu_cli.account.commands", "现金余额：cash set 50000 [--date 2025-03-03] 设置；不带参数显示当前余额。"
+        "pixiu_cli.account.commands",
+        "现金：cash set 50000 设置余额；cash in / cash out 金额 记录银证转入 / 转出；不带参数显示当前余额。",
+    ),
+    "performance": Top(
+        "pixiu_cli.account.commands",
+        "账户收益：时间加权与资金加权收益率、盈亏、最大回撤、波动率、月度收益，对比沪深300（今年以来、近一年、自成立……）。",
     ),
     "accounts": Top("pixiu_cli.account.commands", "券商账户：每个账户的名称、资金账号和股东代码、持仓只数、现金。"),
     "memory": Top(

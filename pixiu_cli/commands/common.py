@@ -234,7 +234,7 @@ def spell(words: str) -> str:
 def resolve_stock(typed: str) -> str:
     """A name, short name or alias → its code, through the conversation's name matcher."""
     from pixiu_cli.app import names_cache_dir
-    from pixiu_cli.market.stock_codes import resolve_stock as resolve
+    from pixiu_cli.market.handle import resolve_stock as resolve
 
     return resolve(on_workspace().market, typed, names_cache_dir())
 

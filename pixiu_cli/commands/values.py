@@ -107,7 +107,7 @@ def spelled_code(raw: str) -> str | None:
 @dataclass(frozen=True)
 class StockCode:
     """A stock: a code in any spelling (600519, ６００５１９), or where the surface can look
-    names up (`resolve`: services/stock_codes.py), a name, short name or alias."""
+    names up (`resolve`: market/handle.py), a name, short name or alias."""
 
     metavar: str = "代码"
     complete: str | None = "stock"

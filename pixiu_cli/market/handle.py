@@ -5,10 +5,14 @@ the composition root hands its `Home` in, so the workspace keeps one investor st
 
 from __future__ import annotations
 
+import unicodedata
 from functools import cached_property
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pixiu_cli.home.handle import Home
+from pixiu_cli.kernel.errors import RequestError
+from pixiu_cli.kernel.vocabulary import normalise_code
 from pixiu_cli.market.store import MarketStore, SecurityMaster
 
 if TYPE_CHECKING:  # also the store types other areas' signatures name: they import them from here
@@ -74,3 +78,24 @@ class Market:
         from pixiu_cli.market.review.store import MarketReviewStore
 
         return MarketReviewStore(self.db)
+
+
+# a stock named on the command line: a code in any spelling (600519, sh600519, 600519.SH,
+# ６００５１９), or a name, short name or alias through the one name matcher the conversation
+# uses; an ambiguous name is one line listing the candidates
+def resolve_stock(market: Market, typed: str, names_cache: Path | None = None) -> str:
+    code = normalise_code(typed)
+    if code is not None:
+        return code
+    if unicodedata.normalize("NFKC", typed).strip().isdigit():  # a code mistyped, not a name
+        raise RequestError(f"股票代码应为 6 位数字，而不是 {typed!r}")
+    from pixiu_cli.market.names.table import NameSource
+
+    table = NameSource(market.securities, cache_dir=names_cache).table(market.investor.holdings())
+    found = table.stocks_named(typed) if typed.strip() else []
+    if len(found) == 1:
+        return found[0][0]
+    if not found:
+        raise RequestError(f"找不到股票 {typed!r}：请输入 6 位代码、名称、简称或别名")
+    listed = "、".join(f"{symbol} {name}" for symbol, name in found)
+    raise RequestError(f"{typed} 可能是：{listed}；请用代码或更完整的名称")

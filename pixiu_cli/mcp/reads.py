@@ -21,7 +21,7 @@ from pixiu_cli.kernel.settings import Settings
 from pixiu_cli.kernel.vocabulary import AUTHOR_PROPOSAL, NOTE_KIND_NAMES, normalise_code
 from pixiu_cli.market.analytics.rules import describe_rule
 from pixiu_cli.market.analytics.service import profiles as listed
-from pixiu_cli.market.stock_codes import resolve_stock
+from pixiu_cli.market.handle import resolve_stock
 
 
 @dataclass(frozen=True)
@@ -229,7 +229,7 @@ def _is_day(text: str) -> bool:
 
 
 def _code(market: Market, raw: str | None) -> str | None:
-    """A code in any spelling, or a name (services/stock_codes.py), as the CLI reads one."""
+    """A code in any spelling, or a name (market/handle.py), as the CLI reads one."""
     if not raw:
         return None
 

@@ -16,7 +16,7 @@ from pixiu_cli.brief.daily_brief import plan_brief, write_brief
 from pixiu_cli.brief.handle import Brief
 from pixiu_cli.market.calendar import SHANGHAI
 from pixiu_cli.market.store import MarketStore
-from tests.helpers import build_app, load, truncated_history
+from tests.helpers import MARKET_FIXTURES, build_app, load, truncated_history
 
 FIRST = datetime(2026, 11, 30, 16, 0, tzinfo=SHANGHAI)  # a Monday, after the close
 SECOND = FIRST + timedelta(days=1)
@@ -125,6 +125,24 @@ def formatted(now, ref, fig):
     return shown
 
 
+def returns_shown(day: str = "2025-05-23", before: str = "2025-05-22") -> set[str]:
+    """The account's return on the brief's day (after the session `before`) and this year, as the brief prints
+    them, recomputed from the fixture closes: no cash was stated, so the stocks alone (the
+    holding without bars at its cost), with no flow since the holdings were stated."""
+
+    def close(symbol: str, day: str) -> float:
+        rows = (MARKET_FIXTURES / f"{symbol}.csv").read_text().splitlines()[1:]
+        return float([r for r in rows if r.split(",")[0] <= day][-1].split(",")[4])
+
+    def value(day: str) -> float:
+        return sum(HOLDINGS[s][0] * close(s, day) for s in ("000333", "000002")) + 100 * 1500.0
+
+    shown = set()
+    for base in (before, "2024-12-31"):
+        shown |= {f"{(value(day) / value(base) - 1) * 100:+.2f}%", f"{value(day) - value(base):+,.2f}"}
+    return shown
+
+
 def test_every_number_of_the_first_brief_comes_from_the_stored_data(app):
     plan = plan_brief(Brief(app.db), FIRST)
     now, ref = expected_first(app.db)
@@ -134,7 +152,9 @@ def test_every_number_of_the_first_brief_comes_from_the_stored_data(app):
     stale = {str(m.stale_days) for m in plan.facts.moves if m.stale_days}
     # the trade, the rules' own numbers and the weights that break them
     shown |= {"1,000", "6.70", "25.0%", "60.0%", "90.00", "7.00", "25%", "60%", "90", "7", "1"} | stale
-    assert set(numbers(lines)) <= shown, set(numbers(lines)) - shown
+    returned = next(x for x in lines if x.startswith("账户收益"))
+    assert set(numbers([returned])) == returns_shown(), returned  # the day's and the year's, each with its profit
+    assert set(numbers(lines)) <= shown | returns_shown(), set(numbers(lines)) - shown
 
     line = next(x for x in lines if x.startswith("- 000333 美的集团"))
     assert f"收盘 {now['000333']:.2f}（2025-05-23" in line and f"较 {ref['000333']:.2f}（2025-05-22）" in line
@@ -169,7 +189,11 @@ def test_the_next_brief_measures_from_the_last_one_and_its_conclusion_is_remembe
     fig = figures(now, ref)
     stale = {str(m.stale_days) for m in plan.facts.moves if m.stale_days}
     shown = formatted(now, ref, fig) | {"25.0%", "60.0%", "90.00", "7.00", "25%", "60%", "90", "7"} | stale
-    assert set(numbers(plan.lines)) <= shown, set(numbers(plan.lines)) - shown
+    returned = next(x for x in plan.lines if x.startswith("账户收益"))
+    assert set(numbers([returned])) == returns_shown("2025-05-30", "2025-05-29"), returned
+    assert set(numbers(plan.lines)) <= shown | returns_shown("2025-05-30", "2025-05-29"), (
+        set(numbers(plan.lines)) - shown
+    )
     text = "\n".join(plan.lines)
     assert f"较 {ref['000333']:.2f}（2025-05-23） {fig['000333']['pct'] * 100:+.2f}%" in text
     assert "上次简报 2026-11-30 16:00" in text

@@ -204,6 +204,12 @@ def test_a_document_carries_each_rows_account(two, tmp_path, pixiu_home):
 
 def test_a_trade_list_of_several_accounts_says_each_fills_account(two):
     listed = json.loads(in_process_ok(two, "trades", "--json"))
-    assert [t["broker_account"] for t in listed] == ["默认账户", "默认账户", "同花顺-2222", "同花顺-2222", "同花顺-2222"]
+    assert [t["broker_account"] for t in listed] == [
+        "默认账户",
+        "默认账户",
+        "同花顺-2222",
+        "同花顺-2222",
+        "同花顺-2222",
+    ]
     assert "同花顺-2222" in in_process_ok(two, "trades")  # the table's 账户 column
     assert "同花顺-2222" not in in_process_ok(two, "trades", "--account", "默认账户")

@@ -18,6 +18,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pixiu_cli.conversation.context.account_history import asked_periods, returns_section
 from pixiu_cli.conversation.context.block import (
     ContextBlock,
     MemoryId,
@@ -33,13 +34,13 @@ from pixiu_cli.conversation.context.sections import BriefObjects, with_topics, w
 from pixiu_cli.conversation.context.watch import watch_holders, watch_section, watched
 from pixiu_cli.conversation.selection.intent import Intent
 from pixiu_cli.conversation.selection.select import Selection, select
-from pixiu_cli.conversation.selection.targets import ACCOUNT, WATCHLIST
+from pixiu_cli.conversation.selection.targets import ACCOUNT, PERFORMANCE, WATCHLIST
 from pixiu_cli.conversation.selection.windows import GOVERNED
 from pixiu_cli.conversation.store import Conversation, ConversationStore, Turn
 from pixiu_cli.home.handle import Home
 from pixiu_cli.kernel.clock import Clock, system_clock
 from pixiu_cli.kernel.resources import prompts_dir, read_prompt
-from pixiu_cli.market.calendar import SHANGHAI
+from pixiu_cli.market.calendar import SHANGHAI, last_complete_session
 from pixiu_cli.market.handle import Market
 from pixiu_cli.market.names.table import Holder, NameSource
 from pixiu_cli.memory.handle import Memory
@@ -57,8 +58,10 @@ def system_prompt() -> str:
 
 
 @cache
-def scene_fragment(intent: Intent) -> str | None:
-    path = prompts_dir() / "scenes" / f"{intent.value}.md"
+def scene_fragment(intent: Intent, targets=()) -> str | None:
+    """The scene of the question's intent; a question about the account's returns has its own."""
+    name = PERFORMANCE if PERFORMANCE in targets else intent.value
+    path = prompts_dir() / "scenes" / f"{name}.md"
     return path.read_text(encoding="utf-8").strip() if path.exists() else None
 
 
@@ -331,7 +334,7 @@ class ContextBuilder:
             intent=selection.intent,
             holdings=holdings,
             summary=summary,
-            scene=scene_fragment(selection.intent),
+            scene=scene_fragment(selection.intent, selection.targets),
             overview=selection.overview,
             compact_overview=selection.compact_overview,
             names=self._unheld_names(selection.symbols, holdings),
@@ -342,6 +345,9 @@ class ContextBuilder:
         sections = with_topics(sections, selection, self.market, holdings, account, now)
         if WATCHLIST in selection.targets:
             sections.append(watch_section(watch, self.names, self.domain, now.date()))
+        if PERFORMANCE in selection.targets and self.account is not None:
+            periods = asked_periods(user_text, last_complete_session(now))
+            sections.append(returns_section(self.account.performance, now, periods))
         if withdrawn is not None:  # right after the time: never trimmed, read before the rest
             sections.insert(1, withdrawn)
         if self.ablate:

@@ -42,6 +42,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from pixiu_cli.account.model import COST_METHOD_NAMES
+from pixiu_cli.conversation.context.account_history import History, trades_section
 from pixiu_cli.conversation.context.block import BlockItem, MemoryId, Section
 from pixiu_cli.conversation.context.layers import FreshnessRule, layer_for, stale_label
 from pixiu_cli.conversation.context.quoting import (
@@ -62,7 +63,6 @@ from pixiu_cli.conversation.context.quoting import (
     show_signed,
     skipped_said,
 )
-from pixiu_cli.conversation.context.trades import History, trades_section
 from pixiu_cli.conversation.context.watch import watch_note
 from pixiu_cli.conversation.selection.intent import Intent
 from pixiu_cli.home.model import Alert, Decision, Holding, MemoryEvent, NewsItem, Profile, Report, Signal

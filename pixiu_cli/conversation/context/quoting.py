@@ -44,6 +44,8 @@ import unicodedata
 from datetime import date
 from functools import lru_cache
 
+from pixiu_cli.account.model import NEVER_STATED
+
 LINE_JOINER = " ↵ "
 OPEN_QUOTE = "「"
 CLOSE_QUOTE = "」"
@@ -277,6 +279,8 @@ def cash_said(amount: str, stated_as_of: str, stated_amount: str, rolled: int, m
     figure, the stated balance and its day it starts from, and the later flows counted or not."""
     counted = f"，其后 {rolled} 笔流水已计入" if rolled else ""
     left_out = f"；其后 {missing} 笔成交的资金变动未知，未计入" if missing else ""
+    if stated_as_of == NEVER_STATED:
+        return f"现金 {amount}（未设置过余额：由记录的 {rolled} 笔银证转账和成交推算{left_out}）"
     return f"现金 {amount}（{stated_as_of} 余额 {stated_amount}{counted}{left_out}）"
 
 

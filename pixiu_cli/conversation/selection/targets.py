@@ -33,8 +33,9 @@ from pixiu_cli.conversation.selection.intent import FiredCue, Group, Intent, Int
 from pixiu_cli.conversation.selection.windows import spans_text
 from pixiu_cli.market.names.rules import compiled, joined, table
 
-ACCOUNT, TRADES, NEWS, BRIEF, RULES, PLANS, WATCHLIST, ALERTS = (
+ACCOUNT, PERFORMANCE, TRADES, NEWS, BRIEF, RULES, PLANS, WATCHLIST, ALERTS = (
     "account",
+    "performance",
     "trades",
     "news",
     "brief",
@@ -43,7 +44,7 @@ ACCOUNT, TRADES, NEWS, BRIEF, RULES, PLANS, WATCHLIST, ALERTS = (
     "watchlist",
     "alerts",
 )
-CLASSES = (ACCOUNT, TRADES, NEWS, BRIEF, RULES, PLANS, WATCHLIST, ALERTS)
+CLASSES = (ACCOUNT, PERFORMANCE, TRADES, NEWS, BRIEF, RULES, PLANS, WATCHLIST, ALERTS)
 # Set cues a watch-list question may hold without being about the holdings (我关注的那几只).
 _LOOSE_SET_CUES = frozenset({"这几只", "我买的几只", "手上的票", "持有的几只", "我的票"})
 
@@ -260,7 +261,12 @@ def refine(result: IntentResult, text: str, symbols: Sequence[str]) -> tuple[Int
     if TRADES in targets and rules().market.search(text) and not rules().first_person.search(text):
         reading = Reading(reading.text, tuple(c for c in reading.fired if c.group != f"target:{TRADES}"), reading.weak)
         targets = reading.targets
-    for step in (_watchlist, _rest_of_portfolio, _account, _trades):
+    if PERFORMANCE in targets and _the_markets_own(reading, text):
+        reading = Reading(
+            reading.text, tuple(c for c in reading.fired if c.group != f"target:{PERFORMANCE}"), reading.weak
+        )
+        targets = reading.targets
+    for step in (_watchlist, _rest_of_portfolio, _performance, _account, _trades):
         decided = step(result, reading, symbols)
         if decided is not None:
             result = decided
@@ -345,6 +351,23 @@ def _account(result: IntentResult, reading: Reading, symbols: Sequence[str]) -> 
         return None
     reason = "问账户的现金 / 总资产 / 购买力" + ("，同时点名了个股：概览 + 个股" if symbols else "：注入持仓概览")
     return _with_cues(result, Intent.PORTFOLIO_REVIEW, True, _cues_of(reading, ACCOUNT), reason)
+
+
+def _the_markets_own(reading: Reading, text: str) -> bool:
+    """The market's or an index's own return (大盘今年收益怎么样), not the user's: a market word,
+    no first person, and nothing measured against the market (跑赢大盘 is the user's)."""
+    if not rules().market.search(text) or rules().first_person.search(text):
+        return False
+    return not any(c.name == "跑赢大盘" for c in _cues_of(reading, PERFORMANCE))
+
+
+def _performance(result: IntentResult, reading: Reading, symbols: Sequence[str]) -> IntentResult | None:
+    """The account's return over a period, its drawdown, or how it did against the market: the
+    returns section and the overview (with a named stock, its section too)."""
+    if not reading.has(PERFORMANCE) or result.intent is Intent.TRADE_REVIEW:
+        return None  # 复盘今年的表现: the trade review, with the returns section beside it
+    reason = "问账户一段时间的收益 / 回撤 / 与大盘比：注入账户收益和持仓概览" + ("，同时点名了个股" if symbols else "")
+    return _with_cues(result, Intent.PORTFOLIO_REVIEW, True, _cues_of(reading, PERFORMANCE), reason)
 
 
 def _trades(result: IntentResult, reading: Reading, symbols: Sequence[str]) -> IntentResult | None:

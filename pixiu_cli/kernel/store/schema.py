@@ -886,3 +886,12 @@ def m037_broker_accounts(db: Database) -> None:
         "create table position_checkpoints (broker_account text not null default '', symbol text not null, "
         "through text not null, state text not null, primary key (symbol, broker_account)) without rowid"
     )
+
+
+@migrations()
+def m038_account_value_series(db: Database) -> None:
+    # The account's value at every session's close (account/performance.py), derived once per
+    # change of the ledger, the holdings, the stored market data or the last closed session,
+    # and kept by that key so a second `pixiu performance` costs a read. A scope is an account
+    # ("" for all of them together); a row is only ever a cache, dropped with no loss.
+    db.execute("create table account_value_series (scope text primary key, key text not null, series text not null)")
