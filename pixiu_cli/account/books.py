@@ -11,6 +11,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from pixiu_cli.account.model import check_cost_method
+from pixiu_cli.account.store import AccountStore, PortfolioStore
 from pixiu_cli.home.handle import Home
 from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.kernel.vocabulary import DEFAULT_ACCOUNT
@@ -18,8 +19,6 @@ from pixiu_cli.market.handle import Market
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
-
-    from pixiu_cli.account.store import AccountStore, PortfolioStore
 
 
 class AccountBooks:
@@ -58,14 +57,10 @@ class AccountBooks:
 
     @cached_property
     def store(self) -> AccountStore:
-        from pixiu_cli.account.store import AccountStore
-
         return AccountStore(self.db, self.broker_account)
 
     @cached_property
     def portfolio(self) -> PortfolioStore:
-        from pixiu_cli.account.store import PortfolioStore
-
         return PortfolioStore(self.db, self.broker_account)
 
     # the broker accounts -----------------------------------------------------------------------

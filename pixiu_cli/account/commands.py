@@ -9,7 +9,15 @@ from pathlib import Path
 
 import click
 
-from pixiu_cli.account.overview import account_record, list_trades, move_cash, read_account, set_cash, trade_day
+from pixiu_cli.account.overview import (
+    account_record,
+    accounts_record,
+    list_trades,
+    move_cash,
+    read_account,
+    set_cash,
+    trade_day,
+)
 from pixiu_cli.account.performance import account_performance, performance_record
 from pixiu_cli.commands import common
 from pixiu_cli.commands.params import Choice, Number, StockCode, Text, argument, demo_option, group, json_option
@@ -231,7 +239,6 @@ def benchmark_named(raw: str):
 @json_option
 @demo_option
 def accounts(as_json: bool, demo: bool) -> None:
-    from pixiu_cli.account.overview import accounts_record
     from pixiu_cli.account.views import show_accounts
 
     ws = common.on_workspace()
