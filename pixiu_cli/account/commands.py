@@ -1,5 +1,6 @@
 """The account's commands, the same functions for `pixiu X` and `/X`: holdings, trade,
-trades (list, import) and cash (show, set). Each calls the account's use case and shows the
+trades (list, import), cash (show, set) and accounts. Each that reads or writes one broker
+account takes `--account NAME` (reads: that account only; without it, every account combined). Each calls the account's use case and shows the
 result through account/views.py."""
 
 from __future__ import annotations
@@ -8,11 +9,20 @@ from pathlib import Path
 
 import click
 
-from pixiu_cli.account.overview import account_record, list_trades, move_cash, read_account, set_cash, trade_day
+from pixiu_cli.account.overview import (
+    account_record,
+    accounts_record,
+    list_trades,
+    move_cash,
+    read_account,
+    set_cash,
+    trade_day,
+)
 from pixiu_cli.account.performance import account_performance, performance_record
 from pixiu_cli.account.risk import account_risk, caps_in_force, risk_record
 from pixiu_cli.account.views import (
     growth_chart,
+    show_accounts,
     show_cash,
     show_cash_moved,
     show_cash_set,
@@ -33,10 +43,14 @@ BROKERS = ("auto", "ths", "eastmoney", "tdx")
 DAY_HELP = "成交日期：2025-03-03、3月3日、昨天、周五、上周五（默认今天；须为交易日）"
 
 
-def _account_record(*, with_risk: bool = False) -> dict:
+def account_option(help: str = "只看这个账户（默认：所有账户合计）"):
+    return click.option("--account", "broker_account", type=Text("账户"), metavar="NAME", help=help)
+
+
+def _account_record(broker_account: str | None = None, *, with_risk: bool = False) -> dict:
 
     ws = common.on_workspace()
-    view = read_account(ws.account, ws.now())
+    view = read_account(ws.account, ws.now(), broker_account)
     record = account_record(view)
     if with_risk:
         risk = account_risk(view, caps_in_force(ws.memory.investor, ws.now()))
@@ -49,10 +63,11 @@ def _account_record(*, with_risk: bool = False) -> dict:
     help="持仓：股数、成本、最新收盘及日期、市值、浮动和已实现盈亏、占总资产的仓位（含现金）；"
     "风险分布：行业权重、最大单只与你定的仓位上限。",
 )
+@account_option()
 @json_option
 @demo_option
-def holdings(as_json: bool, demo: bool) -> None:
-    record = _account_record(with_risk=True)
+def holdings(broker_account: str | None, as_json: bool, demo: bool) -> None:
+    record = _account_record(broker_account, with_risk=True)
     if as_json:
         common.shown().json(record)
     else:
@@ -72,15 +87,16 @@ def holdings(as_json: bool, demo: bool) -> None:
     help="手续费合计（元）；不写则按 [account] 佣金费率与当日税费估算",
 )
 @click.option("--reason", type=Text("理由"), metavar="REASON", help="理由")
+@account_option("记入这个账户（默认：默认账户，即第一个账户）")
 @demo_option
-def trade(side, symbol, quantity, price, day, fee, reason, demo) -> None:
+def trade(side, symbol, quantity, price, day, fee, reason, broker_account, demo) -> None:
     from pixiu_cli.account.trades import NewTrade, record_trade
 
     ws = common.on_workspace()
     fee = None if fee is None else float(fee)
     new = NewTrade(symbol, side, float(price), float(quantity), reason, None, "user", day, fee)
     stamp = ws.now().isoformat(timespec="seconds")
-    recorded = record_trade(ws.account, new, stamp, ws.settings.commission)
+    recorded = record_trade(ws.account, new, stamp, ws.settings.commission, broker_account)
     common.finish(show_recorded_trade(common.shown(), recorded, common.spell))
 
 
@@ -93,10 +109,11 @@ trades = group(
 
 @trades.command("list", help="列出成交与资金流水（对账单导入的和对话中记录的）；可只看一只股票。")
 @argument("symbol", StockCode(), "只看这只股票", required=False)
+@account_option()
 @json_option
 @demo_option
-def trades_list(symbol, as_json: bool, demo: bool) -> None:
-    found = list_trades(common.on_workspace().account, symbol)
+def trades_list(symbol, broker_account, as_json: bool, demo: bool) -> None:
+    found = list_trades(common.on_workspace().account, symbol, broker_account)
     if as_json:
         common.shown().json(trades_record(found))
     else:
@@ -114,14 +131,20 @@ def trades_list(symbol, as_json: bool, demo: bool) -> None:
 )
 @click.option("--dry-run", is_flag=True, help="只显示将新增、合并和跳过什么，不写入")
 @click.option("--skip-bad", is_flag=True, help="跳过无法读取的行（并列出），而不是整个文件不导入")
-@click.option("--new-account", is_flag=True, help="股东代码与之前导入的不同时，确认合并")
+@account_option("导入到这个账户（不存在则新建；默认：按对账单的股东代码/资金账号）")
 @demo_option
-def trades_import(file, broker, dry_run, skip_bad, new_account, demo) -> None:
+def trades_import(file, broker, dry_run, skip_bad, broker_account, demo) -> None:
     from pixiu_cli.account.statement_import import import_statement
 
     ws = common.on_workspace()
     done = import_statement(
-        ws.account, Path(file), ws.now(), broker=broker, dry_run=dry_run, skip_bad=skip_bad, new_account=new_account
+        ws.account,
+        Path(file),
+        ws.now(),
+        broker=broker,
+        dry_run=dry_run,
+        skip_bad=skip_bad,
+        broker_account=broker_account,
     )
     common.finish(show_import(common.shown(), done, common.spell))
 
@@ -133,42 +156,46 @@ cash = group(
 )
 
 
-@cash.command("show", help="显示现金余额与总资产。")
+@cash.command("show", help="显示现金余额与总资产（多个账户时列出每个账户的现金）。")
+@account_option()
 @demo_option
-def cash_show(demo: bool) -> None:
-    common.finish(show_cash(common.shown(), _account_record(), common.spell))
+def cash_show(broker_account, demo: bool) -> None:
+    common.finish(show_cash(common.shown(), _account_record(broker_account), common.spell))
 
 
 @cash.command("set", help="设置现金余额（元）。")
 @argument("amount", Number("金额", label="现金余额"), "现金余额（元）")
 @click.option("--date", "day", type=Text("日期"), metavar="DATE", help="余额对应的日期（默认今天）")
+@account_option("这个账户的余额（默认：默认账户，即第一个账户）")
 @demo_option
-def cash_set(amount, day, demo: bool) -> None:
+def cash_set(amount, day, broker_account, demo: bool) -> None:
     ws = common.on_workspace()
-    done = set_cash(ws.account, float(amount), day, ws.now())
+    done = set_cash(ws.account.narrowed(broker_account), float(amount), day, ws.now())
     common.finish(show_cash_set(common.shown(), done, common.spell))
 
 
-def _move_cash(kind: str, amount, day) -> None:
+def _move_cash(kind: str, amount, day, broker_account: str | None) -> None:
     ws = common.on_workspace()
-    moved = move_cash(ws.account, kind, float(amount), day, ws.now())
-    common.finish(show_cash_moved(common.shown(), moved, _account_record(), common.spell))
+    moved = move_cash(ws.account.narrowed(broker_account), kind, float(amount), day, ws.now())
+    common.finish(show_cash_moved(common.shown(), moved, _account_record(broker_account), common.spell))
 
 
 @cash.command("in", help="记录一笔银证转入（从银行转入证券账户）：算收益时的资金投入。")
 @argument("amount", Number("金额", positive=True, label="转入金额"), "转入金额（元）")
 @click.option("--date", "day", type=Text("日期"), metavar="DATE", help="转账日期（默认今天；须为交易日）")
+@account_option("记入这个账户（默认：默认账户，即第一个账户）")
 @demo_option
-def cash_in(amount, day, demo: bool) -> None:
-    _move_cash("transfer_in", amount, day)
+def cash_in(amount, day, broker_account, demo: bool) -> None:
+    _move_cash("transfer_in", amount, day, broker_account)
 
 
 @cash.command("out", help="记录一笔银证转出（从证券账户转回银行）：算收益时的资金取出。")
 @argument("amount", Number("金额", positive=True, label="转出金额"), "转出金额（元）")
 @click.option("--date", "day", type=Text("日期"), metavar="DATE", help="转账日期（默认今天；须为交易日）")
+@account_option("记入这个账户（默认：默认账户，即第一个账户）")
 @demo_option
-def cash_out(amount, day, demo: bool) -> None:
-    _move_cash("transfer_out", amount, day)
+def cash_out(amount, day, broker_account, demo: bool) -> None:
+    _move_cash("transfer_out", amount, day, broker_account)
 
 
 @click.command(
@@ -192,15 +219,17 @@ def cash_out(amount, day, demo: bool) -> None:
     help="对比的指数：sh000300 / sh000001 / sz399006",
 )
 @click.option("--no-chart", is_flag=True, help="不画走势图")
+@account_option()
 @json_option
 @demo_option
-def performance(period, start, end, benchmark, no_chart: bool, as_json: bool, demo: bool) -> None:
+def performance(period, start, end, benchmark, no_chart: bool, broker_account, as_json: bool, demo: bool) -> None:
     ws, shown = common.on_workspace(), common.shown()
     now = ws.now()
     first, last = (
         None if words is None else trade_day(words, now, sessions_only=False).isoformat() for words in (start, end)
     )
-    done = account_performance(ws.account, now, period, start=first, end=last, benchmark=benchmark_named(benchmark))
+    books = ws.account.narrowed(broker_account)
+    done = account_performance(books, now, period, start=first, end=last, benchmark=benchmark_named(benchmark))
     if as_json:
         shown.json(performance_record(done))
         return
@@ -217,4 +246,23 @@ def benchmark_named(raw: str):
     return found
 
 
-COMMANDS = {"holdings": holdings, "trade": trade, "trades": trades, "cash": cash, "performance": performance}
+@click.command("accounts", help="券商账户：名称、客户端、资金账号和股东代码、持仓只数、现金。")
+@json_option
+@demo_option
+def accounts(as_json: bool, demo: bool) -> None:
+    ws = common.on_workspace()
+    record = accounts_record(ws.account, ws.now())
+    if as_json:
+        common.shown().json(record)
+    else:
+        common.finish(show_accounts(common.shown(), record, common.spell))
+
+
+COMMANDS = {
+    "holdings": holdings,
+    "trade": trade,
+    "trades": trades,
+    "cash": cash,
+    "performance": performance,
+    "accounts": accounts,
+}

@@ -30,10 +30,10 @@ class Account(AccountBooks):
         self, db: Database, cost_method: str = "diluted", *, home: Home | None = None, market: Market | None = None
     ):
         super().__init__(db, cost_method, home=home, market=market)
-        self._key: tuple | None = None
-        self._view: AccountView | None = None
+        self._kept: dict[str | None, tuple[tuple, AccountView]] = {}  # by the account read (None: all)
 
-    def read(self, now: datetime) -> AccountView:
+    def read(self, now: datetime, account: str | None = None) -> AccountView:
+        """The accounts combined, or (`account`, a name) that one; each kept on its own."""
         from pixiu_cli.account.overview import read_account
 
         key = (
@@ -43,10 +43,11 @@ class Account(AccountBooks):
             last_complete_session(now),
             now.date(),
         )
-        if key != self._key or key[0] is None:
-            self._view = read_account(self, now)
-            self._key = key
-        return self._view
+        kept = self._kept.get(account)
+        if kept is None or key != kept[0] or key[0] is None:
+            kept = (key, read_account(self, now, account))
+            self._kept[account] = kept
+        return kept[1]
 
     def history(
         self, now: datetime, start: date | None, end: date | None, symbols: list[str] | None = None, limit: int = 12

@@ -550,6 +550,33 @@ def positions(
     }
 
 
+def combined_position(parts: Sequence[Position]) -> Position:
+    """One stock held in several accounts as one line: each account's position derived on its
+    own (its lots, its sales, its dividend tax), then summed, so every figure of the line is
+    the sum of the accounts' to the last digit."""
+    if len(parts) == 1:
+        return parts[0]
+
+    def total(name: str) -> Decimal:
+        return sum((getattr(p, name) for p in parts), ZERO)
+
+    days = [p.first_day for p in parts if p.first_day]
+    return Position(
+        parts[0].symbol,
+        next((p.name for p in parts if p.name), None),
+        *(total(name) for name in _SUMMED),
+        min(days) if days else "",
+        max(p.last_day for p in parts),
+        next((p.stated_day for p in parts if p.stated_day is not None), None),
+        tuple(sorted((a for p in parts for a in p.actions), key=lambda a: a.ex_date)),
+        tuple(sorted((t for p in parts for t in p.taxes), key=lambda t: t.day)),
+    )
+
+
+_SUMMED = ("shares", "basis", "invested", "cost_in", "proceeds", "realised_pnl", "fees", "dividends", "bonus_shares",
+           "opening_shares")  # fmt: skip
+
+
 # cash ----------------------------------------------------------------------------------
 _CASH_SIGN = {
     BUY: -1,

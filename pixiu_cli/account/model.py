@@ -105,6 +105,9 @@ class Fill:
     seq: int | None = None  # its place in the ledger: later writes have higher numbers
     contract_kind: str | None = None  # ORDER_NUMBER | TRADE_NUMBER; None: not known (older rows)
     fee_estimated: bool = False  # fees are pixiu's estimate (a trade told without them): a statement's fill replaces it
+    broker_account: str | None = (
+        None  # the name of the broker account it belongs to (None: the store's own, else the default)
+    )
 
 
 @dataclass(frozen=True)
@@ -117,6 +120,23 @@ class CashBalance:
     source: str  # statement | user
     set_at: str | None = None  # when it was stated
     fills_before: int | None = None  # the ledger's last seq when it was stated: later fills of its day move it
+    broker_account: str | None = None  # the broker account whose balance it is
+
+
+@dataclass(frozen=True)
+class BrokerAccount:
+    """One broker account (券商, 资金账号, 股东代码): a statement goes to the one its numbers
+    name. The first one of a home is its default: trades told and balances set without an
+    account go there."""
+
+    name: str
+    broker: str | None = None  # the client whose statements filled it (同花顺 …), when one did
+    fund_account: str | None = None  # 资金账号
+    shareholder_codes: tuple[str, ...] = ()  # 股东代码: one for Shanghai, one for Shenzhen, …
+
+    @property
+    def numbers(self) -> frozenset[str]:
+        return frozenset(self.shareholder_codes) | ({self.fund_account} if self.fund_account else set())
 
 
 # An account whose balance was never stated but whose bank transfers were told (`pixiu cash

@@ -12,7 +12,16 @@ from datetime import date, datetime, timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, NamedTuple
 
-from pixiu_cli.account.ledger import Position, StatedLot, cash_after, checkpointed, dec, position, resume_fills_from
+from pixiu_cli.account.ledger import (
+    Position,
+    StatedLot,
+    cash_after,
+    checkpointed,
+    combined_position,
+    dec,
+    position,
+    resume_fills_from,
+)
 from pixiu_cli.account.model import (
     BUY,
     DIVIDEND,
@@ -26,7 +35,15 @@ from pixiu_cli.account.model import (
     opening_balance,
 )
 from pixiu_cli.account.store import set_position
-from pixiu_cli.account.valuation import AccountView, Close, account_cash, applied_dividends, value_account
+from pixiu_cli.account.valuation import (
+    AccountCash,
+    AccountView,
+    Close,
+    account_cash,
+    applied_dividends,
+    combined_cash,
+    value_account,
+)
 from pixiu_cli.home.model import LEDGER, STATED, Holding
 from pixiu_cli.kernel.clock import DateWordsError, day_label, parse_date_words
 from pixiu_cli.kernel.errors import RequestError
@@ -79,9 +96,26 @@ def derive_positions(
     actions up to today (or the stock's last close: its price is from before a later
     ex-date). `day`: the positions at that day's close instead (later events left out);
     `fills`: the ledger when the caller has already read it; `skipped` (a read): the stored
-    rows no figure can be made from are left out and added to it (a write refuses them)."""
+    rows no figure can be made from are left out and added to it (a write refuses them). The
+    books of several accounts: each account's positions, one line a stock (`_across`)."""
 
-    holdings = account.home.investor.holdings()
+    if names := account.several():
+        default = names[0]
+        return _across(
+            account,
+            names,
+            lambda books: derive_positions(
+                books,
+                now,
+                symbols,
+                day,
+                fills=None
+                if fills is None
+                else [f for f in fills if (f.broker_account or default) == books.broker_account],
+                skipped=skipped,
+            ),
+        )
+    holdings = account.home.investor.holdings() if account.holds_stated() else []
     lots = {s: lot for s, lot in stated_lots(holdings).items() if day is None or lot.day <= day}
     if fills is None and day is None:
         return _from_checkpoints(account, now, symbols, lots, skipped)
@@ -216,7 +250,20 @@ def ledger_positions(account: AccountBooks, now: datetime, symbols: list[str]) -
     """The named stocks' positions as their fills and the stored corporate actions make them,
     a stated holding left out: what a holding row becomes when it gives way to the ledger
     (a statement import). Inside a write transaction the new checkpoints are stored."""
+    if names := account.several():
+        return _across(account, names, lambda books: _from_checkpoints(books, now, symbols, {}))
     return _from_checkpoints(account, now, symbols, {})
+
+
+def _across(account: AccountBooks, names: list[str], derive) -> dict[str, Position]:
+    """The positions of several accounts as one: `derive` run on each account's books (the
+    one derivation, narrowed to its fills), a stock held in two of them one line whose
+    figures are the sums of the two (ledger.py `combined_position`)."""
+    parts: dict[str, list[Position]] = {}
+    for name in names:
+        for symbol, p in derive(account.narrowed(name)).items():
+            parts.setdefault(symbol, []).append(p)
+    return {symbol: combined_position(parts[symbol]) for symbol in sorted(parts)}
 
 
 def _from_checkpoints(
@@ -268,13 +315,12 @@ def _closes(account: AccountBooks, symbols: list[str], now: datetime) -> dict[st
     return out
 
 
-def read_account(account: AccountBooks, now: datetime) -> AccountView:
-    """The account as of `now`, valued by the account's cost method: the one derivation every
-    surface reads."""
-
-    method = account.cost_method
+def _positions_and_cash(
+    account: AccountBooks, now: datetime, skipped: list[SkippedRow]
+) -> tuple[dict[str, Position], AccountCash | None]:
+    """One account's positions and the cash its stated balance and later flows leave (the
+    books of a home of one account: that account's)."""
     store = account.store
-    skipped: list[SkippedRow] = []
     positions = derive_positions(account, now, skipped=skipped)
     stated = store.cash(as_shanghai(now).date().isoformat(), skipped)
     if stated is None and store.has_transfers():
@@ -285,7 +331,27 @@ def read_account(account: AccountBooks, now: datetime) -> AccountView:
         applied = applied_dividends(list(positions.values()))
         # the flows after the balance: the fills dated on its day or later
         flows = cash_after(stated.as_of, store.fills(since=stated.as_of, skipped=skipped), applied, after_seq=after)
-    valued = value_account(positions, _closes(account, list(positions), now), account_cash(stated, flows), method)
+    return positions, account_cash(stated, flows)
+
+
+def read_account(account: AccountBooks, now: datetime, broker_account: str | None = None) -> AccountView:
+    """The account as of `now`, valued by the account's cost method: the one derivation every
+    surface reads. `broker_account`: that account only; else every account, combined: each
+    account derived on its own, a stock held in two one line of their sums, the cash the sum
+    of each account's (listed one by one in the view's `accounts`)."""
+
+    method = account.cost_method
+    books = account.narrowed(broker_account)
+    skipped: list[SkippedRow] = []
+    if names := books.several():
+        parts = [_positions_and_cash(books.narrowed(name), now, skipped) for name in names]
+        positions = _across(books, names, lambda one: parts[names.index(one.broker_account)][0])
+        cash = combined_cash([c for _, c in parts])
+        accounts = tuple(zip(names, (c for _, c in parts)))
+    else:
+        positions, cash = _positions_and_cash(books, now, skipped)
+        accounts = ((books.broker_account or books.default_account(), cash),)
+    valued = value_account(positions, _closes(account, list(positions), now), cash, method)
     rows = {h.symbol: h for h in account.home.investor.holdings()}
     master = account.market.securities
     names = {}
@@ -296,7 +362,7 @@ def read_account(account: AccountBooks, now: datetime) -> AccountView:
         )
     roles = {s: (rows[s].role if s in rows else "satellite") for s in positions}
     held = tuple(_as_holding(h, rows.get(h.symbol), names[h.symbol], roles[h.symbol]) for h in valued.holdings)
-    return AccountView(valued, names, roles, held, tuple(dict.fromkeys(skipped)))
+    return AccountView(valued, names, roles, held, tuple(dict.fromkeys(skipped)), accounts, broker_account)
 
 
 def _as_holding(h, row: Holding | None, name: str, role: str) -> Holding:
@@ -339,7 +405,8 @@ def sync_holding(account: AccountBooks, symbol: str, now: datetime, at: str) -> 
     row = account.home.investor.holding(symbol)
     if row is not None and row.basis == STATED:
         return row
-    return _ledger_copy(account, symbol, at, row, derive_positions(account, now, [symbol]).get(symbol))
+    whole = account.whole  # the holding row is the stock's line of every account
+    return _ledger_copy(whole, symbol, at, row, derive_positions(whole, now, [symbol]).get(symbol))
 
 
 def sync_holding_to(account: AccountBooks, symbol: str, at: str, p: Position | None) -> Holding | None:
@@ -402,7 +469,11 @@ def set_cash(account: AccountBooks, amount: float, day_words: str | None, now: d
         raise RequestError(f"现金余额应为非负数字，而不是 {amount!r}")
     if problem := money_problem(float(amount)):
         raise RequestError(f"现金余额不合理：{problem}")
-    cash = CashBalance(round(float(amount), 2), trade_day(day_words, now, sessions_only=False).isoformat(), "user")
+    day = trade_day(day_words, now, sessions_only=False).isoformat()
+    # without a name, the default account's balance (a home of one account: its only one)
+    cash = CashBalance(
+        round(float(amount), 2), day, "user", broker_account=account.broker_account or account.default_account()
+    )
     with write_transaction(account.db):
         account.store.set_cash(cash, now.isoformat(timespec="seconds"))
     return cash
@@ -456,26 +527,29 @@ class TradeLine:
 
 
 _TRADE_RECORD = ("day", "time", "kind", "symbol", "name", "quantity", "price", "amount", "fees", "balance", "origin",
-                 "ref", "fees_estimated")  # fmt: skip
+                 "ref", "fees_estimated", "broker_account")  # fmt: skip
 
 
 class TradeList(list):
     """The trades listed, and the stored rows left out of them (unreadable)."""
 
     skipped: tuple[SkippedRow, ...] = ()
+    several: bool = False  # fills of more than one broker account: a list says each one's
 
 
-def list_trades(account: AccountBooks, symbol: str | None = None) -> TradeList:
-    """The ledger's readable fills, each stock named by the security master (a statement's
-    证券名称 is the broker's spelling, never the name pixiu shows)."""
+def list_trades(account: AccountBooks, symbol: str | None = None, broker_account: str | None = None) -> TradeList:
+    """The ledger's readable fills (of `broker_account` only, when named), each stock named
+    by the security master (a statement's 证券名称 is the broker's spelling, never the name
+    pixiu shows)."""
 
     master, names = account.market.securities, {}
     lines, skipped = TradeList(), []
-    for f in account.store.fills(symbol, skipped=skipped):
+    for f in account.narrowed(broker_account).store.fills(symbol, skipped=skipped):
         if f.symbol and f.symbol not in names:
             names[f.symbol] = security_name(master, f.symbol) or f.name
         lines.append(_trade_line(f, names.get(f.symbol) if f.symbol else f.name))
     lines.skipped = tuple(skipped)
+    lines.several = broker_account is None and len({line.fill.broker_account for line in lines}) > 1
     return lines
 
 
@@ -632,4 +706,29 @@ def account_record(view: AccountView) -> dict:
             for p in a.closed
         ],
         "skipped_rows": [asdict(row) for row in view.skipped],
+        "account": view.broker_account,
+        "accounts": [{"name": name, "cash": _cash_record(cash)} for name, cash in view.accounts],
     }
+
+
+def accounts_record(account: AccountBooks, now: datetime) -> list[dict]:
+    """Each broker account (`pixiu accounts`): its numbers, and its holdings and cash as the
+    one derivation narrowed to it gives them."""
+    out = []
+    for i, known in enumerate(account.store.broker_accounts()):
+        view = read_account(account, now, known.name)
+        cash = view.account.cash
+        out.append(
+            {
+                "name": known.name,
+                "default": i == 0,
+                "broker": known.broker,
+                "fund_account": known.fund_account,
+                "shareholder_codes": list(known.shareholder_codes),
+                "holdings": len(view.account.holdings),
+                "stock_value": _money(view.account.stock_value),
+                "cash": _money(cash.amount) if cash is not None else None,
+                "cash_as_of": cash.as_of if cash is not None else None,
+            }
+        )
+    return out

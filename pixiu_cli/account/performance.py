@@ -249,11 +249,14 @@ def _movements(fills: Sequence[Fill], applied: dict[str, Decimal], stocks_only: 
 def value_series(account: AccountBooks, now: datetime) -> ValueSeries:
     """The account's value at every session's close up to the last closed one (see the module's
     docstring); derived from the one ledger, the stated holdings and balances, the stored
-    corporate actions and closes."""
+    corporate actions and closes. Several broker accounts: each derived alone (its own cash
+    and balances), then added up day by day."""
 
+    if names := account.several():
+        return _added_up([value_series(account.narrowed(name), now) for name in names])
     store = account.store
     fills = store.fills(skipped=[])
-    lots = stated_lots(account.home.investor.holdings())
+    lots = stated_lots(account.home.investor.holdings()) if account.holds_stated() else {}
     balances = store.cash_statements() or ([opening_balance()] if store.has_transfers() else [])
     stocks_only = not balances
     end = last_complete_session(now).isoformat()
@@ -294,6 +297,39 @@ def value_series(account: AccountBooks, now: datetime) -> ValueSeries:
         )
     known = days[_position(days, unknown.day)] if unknown.day else days[0]
     return ValueSeries(tuple(out), stocks_only, known, unknown.why, cash_unknown)
+
+
+def _added_up(parts: Sequence[ValueSeries]) -> ValueSeries:
+    """Several accounts' series as one: on each day the sum of their values and flows (an
+    account not yet opened adds nothing); known from the latest day any of them is known from.
+    The stocks alone only when every account is (one with cash counts its cash)."""
+    parts = [p for p in parts if p.days]
+    if not parts:
+        return ValueSeries((), True, "", "账户里还没有成交或持仓记录")
+    days = sorted({d.day for p in parts for d in p.days})
+    out = []
+    cursors = [0] * len(parts)
+    for day in days:
+        stocks, cash, flow, carried, any_cash = ZERO, ZERO, ZERO, 0, False
+        for i, p in enumerate(parts):
+            while cursors[i] + 1 < len(p.days) and p.days[cursors[i] + 1].day <= day:
+                cursors[i] += 1
+            at = p.days[cursors[i]]
+            if at.day > day:
+                continue  # not opened yet
+            stocks += at.stocks
+            carried += at.carried
+            if at.cash is not None:
+                cash, any_cash = cash + at.cash, True
+            if at.day == day:
+                flow += at.flow
+        out.append(DayValue(day, stocks, cash if any_cash else None, flow, carried))
+    # an account opened later was worth nothing before: only a history it does not know holds the sum back
+    unknown = [p for p in parts if p.known_from > p.days[0].day]
+    latest = max(unknown, key=lambda p: p.known_from) if unknown else None
+    known, why = (latest.known_from, latest.unknown_why) if latest else (days[0], "")
+    stocks_only = all(p.stocks_only for p in parts)
+    return ValueSeries(tuple(out), stocks_only, known, why, sum(p.cash_unknown for p in parts))
 
 
 def _position(days: Sequence[str], day: str) -> int:
@@ -700,7 +736,8 @@ def account_series(account: AccountBooks, now: datetime) -> ValueSeries:
     key = json.dumps(
         [version, list(account.store.version()), account.market.bars.version(), last_complete_session(now).isoformat()]
     )
-    stored = account.store.stored_series("", key) if version is not None else None
+    scope = account.broker_account or ""
+    stored = account.store.stored_series(scope, key) if version is not None else None
     if stored is not None:
         try:
             return ValueSeries.from_json(stored)
@@ -708,7 +745,7 @@ def account_series(account: AccountBooks, now: datetime) -> ValueSeries:
             pass
     series = value_series(account, now)
     if version is not None:
-        account.store.keep_series("", key, series.to_json())
+        account.store.keep_series(scope, key, series.to_json())
     return series
 
 

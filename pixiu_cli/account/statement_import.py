@@ -25,6 +25,7 @@ from pixiu_cli.account.model import (
     KIND_NAMES,
     NEW_SHARES_KINDS,
     SELL,
+    BrokerAccount,
     CashBalance,
     Fill,
     FillPlan,
@@ -34,15 +35,17 @@ from pixiu_cli.account.model import (
     plan_fills,
 )
 from pixiu_cli.account.overview import FillGate, FillRefusal, ledger_positions
-from pixiu_cli.account.statements.reader import StatementStream, open_statement
+from pixiu_cli.account.statements.reader import StatementStream, client_of, open_statement
 from pixiu_cli.account.store import AccountStore, set_position
 from pixiu_cli.home.model import Holding
 from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.kernel.store.database import write_transaction
+from pixiu_cli.kernel.vocabulary import DEFAULT_ACCOUNT
 from pixiu_cli.market.security_master import security_name
 from pixiu_cli.market.trading_days import CalendarEnd, holiday_name, is_trading_day
 
 if TYPE_CHECKING:
+    from pixiu_cli.account.books import AccountBooks
     from pixiu_cli.account.handle import Account
 
 
@@ -82,6 +85,9 @@ class StatementImport:
     unpaid: tuple[Fill, ...]  # new shares at price 0: no payment for them in the statement or the account
     joined: tuple[Fill, ...] = ()  # allotments whose other half (payment or shares) an earlier import stored
     awaiting: tuple[Fill, ...] = ()  # payments for new shares no statement has credited yet
+    broker_account: str = DEFAULT_ACCOUNT  # the account it went to
+    created: str | None = None  # the numbers of an account it made (none matched), said in its line
+    several: bool = False  # the home has more than one account: the import says which
 
 
 def closed_problem(day: str) -> str | None:
@@ -98,14 +104,45 @@ def closed_problem(day: str) -> str | None:
     return f"{day} 是{holiday_name(d) or '休市日'}，交易所休市，不可能有成交"
 
 
-def _check_account(store: AccountStore, accounts: frozenset[str], new_account: bool) -> None:
-    known = store.accounts()
-    if new_account or not known or not accounts or accounts & known:
-        return
-    raise RequestError(
-        f"对账单的股东代码 {'、'.join(sorted(accounts))} 与之前导入的 {'、'.join(sorted(known))} 都不同："
-        "可能是另一个账户的对账单；未导入任何内容（确是同一投资者的新账户请加 --new-account）"
-    )
+def _new_name(taken: list[str], client: str, numbers: frozenset[str]) -> str:
+    number = sorted(numbers)[0]
+    base = f"{client}-{number[-4:]}"
+    name, n = base, 2
+    while name in taken:
+        name, n = f"{base}-{n}", n + 1
+    return name
+
+
+def _target(books: AccountBooks, stream: StatementStream, named: str | None, at: str) -> tuple[str, str | None]:
+    """The account the statement goes to, and the numbers of one it made: the account its
+    股东代码 / 资金账号 name; `named` (--account NAME, made when new); with neither, the
+    default account while no account has numbers (it takes these), else a new one named
+    after the client and the number's last 4 digits. A file whose numbers are two
+    accounts', or another account's than the one named, is refused."""
+    store = books.store
+    numbers = stream.accounts | stream.fund_accounts
+    known = store.broker_accounts()
+    owners = [a.name for a in known if a.numbers & numbers]
+    if len(owners) > 1:
+        raise RequestError(
+            f"对账单中的股东代码/资金账号分属账户 {'、'.join(owners)}：一个文件只能导入一个账户；未导入任何内容"
+        )
+    if named is not None and owners and owners[0] != named:
+        raise RequestError(f"对账单的股东代码/资金账号属于账户「{owners[0]}」，而不是「{named}」；未导入任何内容")
+    client, fund = client_of(stream.layout), min(stream.fund_accounts, default=None)
+    made = None
+    if named is not None:
+        name = named
+    elif owners:
+        name = owners[0]
+    elif not numbers or not any(a.numbers for a in known):
+        name = known[0].name if known else DEFAULT_ACCOUNT
+    else:
+        name, made = _new_name([a.name for a in known], client, numbers), "、".join(sorted(numbers))
+    if name not in {a.name for a in known}:
+        store.add_broker_account(BrokerAccount(name, client, fund, tuple(sorted(stream.accounts))), at)
+    store.note_numbers(name, client, fund, stream.accounts)
+    return name, made
 
 
 def _changes(
@@ -196,7 +233,7 @@ class _Written:
         self.joined.append(one)
         return True
 
-    def day(self, account: Account, plan: FillPlan) -> None:
+    def day(self, account: AccountBooks, plan: FillPlan) -> None:
         store = account.store
         for manual, fill in plan.matched:
             store.take_over(manual, fill, source_file=self.where, at=self.at)
@@ -212,7 +249,7 @@ class _Written:
         if len(self.pending) >= _CHUNK:
             self.flush(account)
 
-    def flush(self, account: Account) -> None:
+    def flush(self, account: AccountBooks) -> None:
         trades = [f for f in self.pending if f.kind in (BUY, SELL)]
         decisions = dict(zip((id(f) for f in trades), account.portfolio.statement_decisions(trades)))
         fills = [replace(f, decision_id=decisions.get(id(f))) for f in self.pending]
@@ -248,18 +285,25 @@ class _DryRun(Exception):
         self.done = done
 
 
-def _run(account: Account, stream: StatementStream, now: datetime, dry_run: bool, new_account: bool, where: str):
-    store = account.store
-    _check_account(store, stream.accounts, new_account)
-    first_new = store.last_id() + 1
+def _run(account: Account, stream: StatementStream, now: datetime, dry_run: bool, named: str | None, where: str):
     written = _Written(where, now.isoformat(timespec="seconds"), keep=dry_run)
-    gate = FillGate(account, now)
+    name, made = _target(account, stream, named, written.at)
+    # the fills it is matched against, its dividends' shares and its balance: the account's
+    books = account.narrowed(name)
+    store = books.store
+    first_new = store.last_id() + 1
+    gate = FillGate(books, now)
+    # a fill's id is unique in the home: another account's (a transfer of the same day and
+    # amount has the same digest in both) carries its account's name; the default's, as before
+    own = "" if name == account.default_account() else f"{name}/"
     for fills in stream.days():  # a fill's twin in the account is on its day
+        if own:
+            fills = [replace(f, fill_id=own + f.fill_id) for f in fills]
         _refuse(gate.see(fills))
-        written.day(account, plan_fills(store.fills(on=fills[0].day), tuple(fills)))
-    written.flush(account)
+        written.day(books, plan_fills(store.fills(on=fills[0].day), tuple(fills)))
+    written.flush(books)
     _refuse(gate.settle())
-    changes = _changes(account, now, written.touched, first_new, stream.last_day)
+    changes = _changes(account, now, written.touched, first_new, stream.last_day)  # the rows: every account's line
     cash, newer_cash = _cash(store, stream.cash, now.date())
     if cash is not None:
         store.set_cash(cash, written.at)
@@ -269,7 +313,7 @@ def _run(account: Account, stream: StatementStream, now: datetime, dry_run: bool
         dict(Counter(s.reason for s in stream.skipped if not s.unknown)), tuple(str(b) for b in stream.bad),
         tuple(c for c, _ in changes), cash, newer_cash, stream.unknown,
         tuple(f for f in stream.unpaid if f.fill_id not in written.credits_joined), tuple(written.joined),
-        tuple(written.awaiting),
+        tuple(written.awaiting), name, made, len(account.store.account_names()) > 1,
     )  # fmt: skip
 
 
@@ -281,15 +325,17 @@ def import_statement(
     broker: str = "auto",
     dry_run: bool = False,
     skip_bad: bool = False,
-    new_account: bool = False,
+    broker_account: str | None = None,
 ) -> StatementImport:
+    """`broker_account`: the account it goes to (--account NAME; made when new), else the one
+    its numbers name (`_target`)."""
     stream = open_statement(path, broker, skip_bad, today=now.date(), closed=closed_problem)
     # what the account has is read under the write lock: an import running at the same time
     # waits, then sees this one's fills. A dry run writes as an import does (a day at a time,
     # to compare each day with what is stored) and rolls it all back.
     try:
         with write_transaction(account.db):
-            done = _run(account, stream, now, dry_run, new_account, path.name)
+            done = _run(account, stream, now, dry_run, broker_account, path.name)
             if dry_run:
                 raise _DryRun(done)
     except _DryRun as rolled_back:

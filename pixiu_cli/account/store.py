@@ -11,10 +11,19 @@ import sqlite3
 from dataclasses import asdict
 
 from pixiu_cli.account.ledger import Checkpoint
-from pixiu_cli.account.model import CashBalance, Fill, UndoneTrade
+from pixiu_cli.account.model import BrokerAccount, CashBalance, Fill, UndoneTrade
 from pixiu_cli.home.model import Decision, decision_from_row, holding_from_row
 from pixiu_cli.kernel.store.database import Database, write_transaction
-from pixiu_cli.kernel.store.rows import SkippedRow, dict_rows, number, readable, record, skip_or_refuse, unreadable
+from pixiu_cli.kernel.store.rows import (
+    SkippedRow,
+    dict_rows,
+    json_column,
+    number,
+    readable,
+    record,
+    skip_or_refuse,
+    unreadable,
+)
 from pixiu_cli.kernel.vocabulary import decision_author, is_finite_number
 from pixiu_cli.market.plausible import CASH_BOUNDS, LEDGER_BOUNDS, MAX_MONEY, MAX_PRICE, MAX_SHARES
 from pixiu_cli.memory.model import trade_text
@@ -44,14 +53,26 @@ def _plain(row: tuple) -> Fill | None:
     """The row as its Fill when every value already has its field's type (what pixiu writes):
     the per-field readers of `_fill` cost more than the rest of reading a large ledger."""
     (fill_id, day, time, kind, symbol, name, quantity, price, amount, fees, cash_change, balance, account,
-     contract, origin, decision_id, recorded_at, contract_kind, fee_estimated, seq) = row  # fmt: skip
+     contract, origin, decision_id, recorded_at, contract_kind, fee_estimated, broker_account, seq) = row  # fmt: skip
     for value, bound in ((quantity, MAX_SHARES), (price, MAX_PRICE), (amount, MAX_MONEY), (fees, MAX_MONEY)):
         if type(value) is not float or not readable(value, bound):
             return None
     for value in (cash_change, balance):
         if value is not None and (type(value) is not float or not readable(value, MAX_MONEY)):
             return None
-    for value in (fill_id, day, time, kind, symbol, name, account, contract, recorded_at, contract_kind):
+    for value in (
+        fill_id,
+        day,
+        time,
+        kind,
+        symbol,
+        name,
+        account,
+        contract,
+        recorded_at,
+        contract_kind,
+        broker_account,
+    ):
         if value is not None and type(value) is not str:
             return None
     if type(fill_id) is not str or type(day) is not str or type(kind) is not str or fee_estimated not in (None, 1):
@@ -61,12 +82,17 @@ def _plain(row: tuple) -> Fill | None:
     return Fill(
         fill_id, day, time, kind, symbol, name, quantity, price, amount, fees, cash_change, balance, account,
         contract, origin or "statement", decision_id, recorded_at, seq, contract_kind, bool(fee_estimated),
+        broker_account,
     )  # fmt: skip
 
 
 class AccountStore:
-    def __init__(self, db: Database):
+    """The fills and balances of every broker account, or, built with `broker_account` (a
+    name), of that one only: its reads see, and its writes go to, that account."""
+
+    def __init__(self, db: Database, broker_account: str | None = None):
         self.db = db
+        self.broker_account = broker_account
 
     def fills(
         self,
@@ -76,13 +102,21 @@ class AccountStore:
         on: str | None = None,
         kind: str | None = None,
         skipped: list[SkippedRow] | None = None,
+        broker_account: str | None = None,
     ) -> list[Fill]:
         """Live fills in the order they happened (day, time, then the order recorded); with
         `since` (a day), only those dated on it or later; with `on`, those of that day; with
-        `kind`, those of that kind. A row with a number no account could hold is refused
-        (StoredValueError), or, with `skipped` (a read), left out and added to it."""
+        `kind`, those of that kind; with `broker_account` (or the store's own), that account's.
+        A row with a number no account could hold is refused (StoredValueError), or, with
+        `skipped` (a read), left out and added to it."""
         where, params = "deleted_at is null", []
-        clauses = ((" and symbol = ?", symbol), (" and day >= ?", since), (" and day = ?", on), (" and kind = ?", kind))
+        clauses = (
+            (" and broker_account = ?", broker_account or self.broker_account),
+            (" and symbol = ?", symbol),
+            (" and day >= ?", since),
+            (" and day = ?", on),
+            (" and kind = ?", kind),
+        )
         for clause, value in clauses:
             if value:
                 where += clause
@@ -108,15 +142,24 @@ class AccountStore:
     def last_id(self) -> int:
         return self.db.conn.execute("select coalesce(max(id), 0) from account_fills").fetchone()[0]
 
-    def symbols(self) -> list[str]:
-        """The stocks the ledger has fills of (withdrawn ones may be among them: their fills
-        read as none). One probe of the (symbol, day) index per stock: `select distinct` with
-        the live filter reads every row of a large ledger."""
-        rows = self.db.conn.execute(
-            "with recursive s(symbol) as (select min(symbol) from account_fills union all "
-            "select (select min(symbol) from account_fills where symbol > s.symbol) from s where s.symbol is not null) "
-            "select symbol from s where symbol is not null"
-        )
+    def symbols(self, broker_account: str | None = None) -> list[str]:
+        """The stocks the ledger (of `broker_account`, or the store's own) has fills of
+        (withdrawn ones may be among them: their fills read as none). One probe of an index
+        per stock: `select distinct` with the live filter reads every row of a large ledger."""
+        name = broker_account or self.broker_account
+        if name is None:
+            rows = self.db.conn.execute(
+                "with recursive s(symbol) as (select min(symbol) from account_fills union all "
+                "select (select min(symbol) from account_fills where symbol > s.symbol) from s "
+                "where s.symbol is not null) select symbol from s where symbol is not null"
+            )
+        else:
+            rows = self.db.conn.execute(
+                "with recursive s(symbol) as (select min(symbol) from account_fills where broker_account = ?1 "
+                "union all select (select min(symbol) from account_fills where broker_account = ?1 "
+                "and symbol > s.symbol) from s where s.symbol is not null) select symbol from s where symbol is not null",
+                [name],
+            )
         return [r[0] for r in rows]
 
     def version(self) -> tuple:
@@ -125,17 +168,50 @@ class AccountStore:
         fills = self.db.conn.execute(
             "select count(*), coalesce(max(id), 0), max(deleted_at), max(recorded_at) from account_fills"
         ).fetchone()
-        cash = self.db.conn.execute("select count(*), coalesce(max(id), 0) from account_cash").fetchone()
+        # the accounts in the same statement: one more account is a new way to add them up
+        cash = self.db.conn.execute(
+            "select count(*), coalesce(max(id), 0), (select count(*) from broker_accounts) from account_cash"
+        ).fetchone()
         return (*fills, *cash)
 
-    def accounts(self) -> set[str]:
-        rows = dict_rows(self.db, "select distinct account from account_fills where account is not null")
-        return {r["account"] for r in rows}
+    # the broker accounts ---------------------------------------------------------------------
+    def broker_accounts(self) -> list[BrokerAccount]:
+        """Every account, the default (the first) first."""
+        rows = self.db.conn.execute(
+            "select name, broker, fund_account, shareholder_codes from broker_accounts order by id"
+        )
+        return [
+            BrokerAccount(name, broker, fund, tuple(c for c in json_column(codes, []) if isinstance(c, str)))
+            for name, broker, fund, codes in rows
+        ]
+
+    def account_names(self) -> list[str]:
+        return [r[0] for r in self.db.conn.execute("select name from broker_accounts order by id")]
+
+    def add_broker_account(self, account: BrokerAccount, at: str) -> None:
+        self.db.conn.execute(
+            "insert into broker_accounts (name, broker, fund_account, shareholder_codes, created_at) "
+            "values (?, ?, ?, ?, ?)",
+            [account.name, account.broker, account.fund_account, _codes(account.shareholder_codes), at],
+        )
+
+    def note_numbers(self, name: str, broker: str | None, fund_account: str | None, codes: frozenset[str]) -> None:
+        """The account's numbers as a statement of it names them: its codes gain the new ones,
+        its broker and 资金账号 are filled in where unknown."""
+        known = next((a for a in self.broker_accounts() if a.name == name), None)
+        if known is None:
+            return
+        self.db.conn.execute(
+            "update broker_accounts set broker = coalesce(broker, ?), fund_account = coalesce(fund_account, ?), "
+            "shareholder_codes = ? where name = ?",
+            [broker, fund_account, _codes(set(known.shareholder_codes) | codes), name],
+        )
 
     def add_fill(self, fill: Fill, *, source_file: str | None, at: str) -> None:
         # one plain INSERT: sqlite-utils' insert() reads the table's schema on every call,
         # which a statement of thousands of fills would pay thousands of times
         row = {**{k: v for k, v in asdict(fill).items() if k in _FILL_COLUMNS}, "source_file": source_file}
+        row["broker_account"] = fill.broker_account or self.broker_account
         row["recorded_at"] = at
         self.db.conn.execute(
             f"insert into account_fills ({', '.join(row)}) values ({', '.join('?' * len(row))})", list(row.values())
@@ -144,7 +220,15 @@ class AccountStore:
     def add_fills(self, fills: list[Fill], *, source_file: str | None, at: str) -> None:
         """`add_fill` for many fills: one prepared INSERT run over all of them."""
         names = [*_FILL_COLUMNS, "source_file", "recorded_at"]
-        rows = [(*(getattr(f, k) for k in _FILL_COLUMNS), source_file, at) for f in fills]
+        mine = self.broker_account
+        rows = [
+            (
+                *(getattr(f, k) or mine if k == "broker_account" else getattr(f, k) for k in _FILL_COLUMNS),
+                source_file,
+                at,
+            )
+            for f in fills
+        ]
         self.db.conn.executemany(
             f"insert into account_fills ({', '.join(names)}) values ({', '.join('?' * len(names))})", rows
         )
@@ -153,6 +237,7 @@ class AccountStore:
         """A stored fill is the statement's fill: it takes the statement's id, fees and balance
         and keeps its decision (a trade told one at a time, half of an allotment joined)."""
         row = {k: v for k, v in asdict(statement).items() if k in _FILL_COLUMNS and k != "decision_id"}
+        row["broker_account"] = statement.broker_account or stored.broker_account or self.broker_account
         self.db.conn.execute(
             f"update account_fills set {', '.join(f'{k} = ?' for k in row)}, source_file = ?, recorded_at = ?, "
             "fee_estimated = null where fill_id = ? and deleted_at is null",
@@ -161,12 +246,15 @@ class AccountStore:
 
     # checkpoints (the triggers of schema.py m034 drop those a change of the ledger alters) --
     def checkpoints(self, symbols: list[str]) -> dict[str, Checkpoint]:
+        """The store's account's (or, for the whole ledger of a home of one account, those
+        kept under no name)."""
         out = {}
         for start in range(0, len(symbols), 500):
             part = symbols[start : start + 500]
             rows = self.db.conn.execute(
-                f"select symbol, through, state from position_checkpoints where symbol in ({', '.join('?' * len(part))})",
-                part,
+                "select symbol, through, state from position_checkpoints where broker_account = ? "
+                f"and symbol in ({', '.join('?' * len(part))})",
+                [self.broker_account or "", *part],
             )
             out.update({r[0]: Checkpoint(*r) for r in rows if all(type(v) is str for v in r)})
         return out
@@ -177,42 +265,57 @@ class AccountStore:
         if not self.db.conn.in_transaction:
             return
         self.db.conn.executemany(
-            "insert or replace into position_checkpoints (symbol, through, state) values (?, ?, ?)",
-            [(c.symbol, c.through, c.state) for c in checkpoints],
+            "insert or replace into position_checkpoints (broker_account, symbol, through, state) values (?, ?, ?, ?)",
+            [(self.broker_account or "", c.symbol, c.through, c.state) for c in checkpoints],
         )
 
     # cash -------------------------------------------------------------------------------
     def set_cash(self, cash: CashBalance, at: str) -> None:
         last = self.db.conn.execute("select coalesce(max(id), 0) from account_fills").fetchone()[0]
         self.db["account_cash"].insert(
-            {"amount": cash.amount, "as_of": cash.as_of, "source": cash.source, "set_at": at, "fills_before": last}
+            {
+                "amount": cash.amount,
+                "as_of": cash.as_of,
+                "source": cash.source,
+                "set_at": at,
+                "fills_before": last,
+                "broker_account": cash.broker_account or self.broker_account,
+            }
         )
 
-    def cash_statements(self) -> list[CashBalance]:
-        """Every balance stated, by its day, those of one day in the order they were said; one
-        whose amount is no balance is passed over."""
+    def cash_statements(self, broker_account: str | None = None) -> list[CashBalance]:
+        """Every balance stated (of `broker_account`, or the store's own, or every account's),
+        by its day, those of one day in the order they were said; one whose amount is no
+        balance is passed over."""
         out = []
-        for r in dict_rows(self.db, "select * from account_cash order by as_of, id", []):
+        name = broker_account or self.broker_account
+        where, params = ("where broker_account = ?", [name]) if name else ("", [])
+        for r in dict_rows(self.db, f"select * from account_cash {where} order by as_of, id", params):
             if unreadable("account_cash", str(r["id"]), r, CASH_BOUNDS) is None:
                 out.append(record(CashBalance, r, "account_cash", amount=number(r["amount"]) or 0.0))
         return out
 
     def add_transfer(self, kind: str, amount: float, day: str, at: str) -> Fill:
-        """Money moved between the bank and the account as the user told it (origin manual)."""
+        """Money moved between the bank and the account as the user told it (origin manual),
+        in the store's account (else the default one)."""
         signed = amount if kind == "transfer_in" else -amount
         last = self.db.conn.execute("select coalesce(max(id), 0) from account_fills").fetchone()[0]
         fill_id = f"manual-{kind}-{last + 1}"
         self.db.conn.execute(
             "insert into account_fills (fill_id, day, kind, quantity, price, amount, fees, cash_change, origin, "
-            "recorded_at) values (?, ?, ?, 0, 0, ?, 0, ?, 'manual', ?)",
-            [fill_id, day, kind, amount, signed, at],
+            "recorded_at, broker_account) values (?, ?, ?, 0, 0, ?, 0, ?, 'manual', ?, ?)",
+            [fill_id, day, kind, amount, signed, at, self.broker_account],
         )
         return next(f for f in self.fills(on=day, kind=kind) if f.fill_id == fill_id)
 
-    def has_transfers(self) -> bool:
+    def has_transfers(self, broker_account: str | None = None) -> bool:
+        name = broker_account or self.broker_account
+        mine = " and broker_account = ?" if name else ""
         return (
             self.db.conn.execute(
-                "select 1 from account_fills where deleted_at is null and kind in ('transfer_in', 'transfer_out') limit 1"
+                "select 1 from account_fills where deleted_at is null and kind in ('transfer_in', 'transfer_out')"
+                f"{mine} limit 1",
+                [name] if name else [],
             ).fetchone()
             is not None
         )
@@ -235,12 +338,20 @@ class AccountStore:
         except sqlite3.OperationalError:
             pass
 
-    def cash(self, through: str | None = None, skipped: list[SkippedRow] | None = None) -> CashBalance | None:
-        """The latest statement of the balance: by its day, then the one said last; with
-        `through` (a day), none dated after it (a balance from the future pins nothing). One
-        whose amount is no balance is refused, or, with `skipped` (a read), passed over for
-        the one stated before it."""
-        where, params = ("where as_of <= ?", [through]) if through else ("", [])
+    def cash(
+        self, through: str | None = None, skipped: list[SkippedRow] | None = None, broker_account: str | None = None
+    ) -> CashBalance | None:
+        """The latest statement of the balance (of `broker_account`, or the store's own, or
+        any when neither names one): by its day, then the one said last; with `through` (a
+        day), none dated after it (a balance from the future pins nothing). One whose amount
+        is no balance is refused, or, with `skipped` (a read), passed over for the one stated
+        before it."""
+        clauses, params = [], []
+        for clause, value in (("as_of <= ?", through), ("broker_account = ?", broker_account or self.broker_account)):
+            if value:
+                clauses.append(clause)
+                params.append(value)
+        where = f"where {' and '.join(clauses)}" if clauses else ""
         for r in dict_rows(self.db, f"select * from account_cash {where} order by as_of desc, id desc", params):
             bad = unreadable("account_cash", str(r["id"]), r, CASH_BOUNDS)
             if bad is None:
@@ -250,10 +361,12 @@ class AccountStore:
 
 
 class PortfolioStore:
-    """Trades the user reports (a decision row, a memory event and a fill) and undoing one."""
+    """Trades the user reports (a decision row, a memory event and a fill) and undoing one;
+    built with `broker_account`, their fills go to that account (else to the default one)."""
 
-    def __init__(self, db: Database):
+    def __init__(self, db: Database, broker_account: str | None = None):
         self.db = db
+        self.broker_account = broker_account
 
     def _holding_row(self, symbol: str) -> dict | None:
         rows = dict_rows(self.db, "select * from holdings where symbol = ?", [symbol])
@@ -325,8 +438,8 @@ class PortfolioStore:
         amount = round(price * quantity, 2)
         self.db.conn.execute(
             "insert into account_fills (fill_id, day, time, kind, symbol, name, quantity, price, amount, fees, "
-            "cash_change, origin, decision_id, recorded_at, fee_estimated) "
-            "values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'manual', ?, ?, ?)",
+            "cash_change, origin, decision_id, recorded_at, fee_estimated, broker_account) "
+            "values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'manual', ?, ?, ?, ?)",
             [
                 f"manual-{decision_id}",
                 decided_at[:10],
@@ -342,6 +455,7 @@ class PortfolioStore:
                 decision_id,
                 at,
                 1 if fee_estimated else None,
+                self.broker_account,
             ],
         )
 
@@ -416,6 +530,10 @@ class PortfolioStore:
         self.db.conn.execute("delete from holdings where symbol = ?", [symbol])
         if holding is not None:
             self.db["holdings"].insert(holding)
+
+
+def _codes(codes) -> str:
+    return json.dumps(sorted(codes), ensure_ascii=False)
 
 
 def set_position(db: Database, symbol: str, name: str | None, shares: float, cost: float | None, as_of: str) -> None:

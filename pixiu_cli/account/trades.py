@@ -156,7 +156,12 @@ def _fee(trade: NewTrade, day: date, commission: Commission) -> tuple[float, boo
     return round(cost.total, 2), True
 
 
-def record_trade(account: Account, trade: NewTrade, at: str, commission: Commission | None = None) -> RecordedTrade:
+def record_trade(
+    account: Account, trade: NewTrade, at: str, commission: Commission | None = None, broker_account: str | None = None
+) -> RecordedTrade:
+    """The trade in the ledger of `broker_account` (or of the books' own account); with no
+    account named, in the default one (a home of one account: its only one). Its shares,
+    cost and T+1 are that account's; the holding row is every account's line of the stock."""
     if trade.side not in SIDES:
         raise RequestError(f"买卖方向只能是 {' / '.join(SIDES)}，而不是 {trade.side!r}")
     _check_values(trade)
@@ -168,6 +173,10 @@ def record_trade(account: Account, trade: NewTrade, at: str, commission: Commiss
     ):
         raise RequestError(f"不能记录这笔交易：{problem}")
     fee, estimated = _fee(trade, day, commission or Commission())
+    whole = account.whole
+    if broker_account is None and account.broker_account is None and account.several():
+        broker_account = account.default_account()
+    account = account.narrowed(broker_account)
     try:
         _check_buy_size(trade, day)
         with write_transaction(account.db):
@@ -190,7 +199,8 @@ def record_trade(account: Account, trade: NewTrade, at: str, commission: Commiss
                 fee_estimated=estimated,
             )
             after = derive_positions(account, now, [trade.symbol]).get(trade.symbol)
-            holding = sync_holding_to(account, trade.symbol, at, after)
+            line = after if account is whole else derive_positions(whole, now, [trade.symbol]).get(trade.symbol)
+            holding = sync_holding_to(whole, trade.symbol, at, line)
     except ValueError as exc:  # e.g. a price that is not a number: nothing was written
         raise RequestError(str(exc)) from None
     held = Held(after.shares, after.cost(account.cost_method)) if after is not None else Held(Decimal(0), None)

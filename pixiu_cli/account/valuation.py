@@ -150,6 +150,8 @@ class AccountView:
     roles: dict[str, str]
     holdings: tuple[Holding, ...]  # the held positions as Holding rows, largest first
     skipped: tuple[SkippedRow, ...] = ()  # stored rows left out of every figure: unreadable
+    accounts: tuple[tuple[str, AccountCash | None], ...] = ()  # each broker account's name and cash
+    broker_account: str | None = None  # the one account it shows (None: every account, combined)
 
     def name(self, symbol: str) -> str:
         return self.names.get(symbol) or symbol
@@ -162,6 +164,27 @@ def account_cash(stated: CashBalance | None, flows: CashFlows | None) -> Account
         return AccountCash(dec(stated.amount), stated.as_of, stated, 0, flows.missing if flows else 0)
     as_of = max(stated.as_of, flows.last_day or stated.as_of)
     return AccountCash(dec(stated.amount) + flows.moved, as_of, stated, flows.rolled, flows.missing)
+
+
+def combined_cash(parts: Sequence[AccountCash | None]) -> AccountCash | None:
+    """The cash of several accounts: the sum of those whose balance is known (None when none
+    is); its day the latest of theirs, its stated balance the sum of their stated ones."""
+    known = [c for c in parts if c is not None]
+    if len(known) <= 1:
+        return known[0] if known else None
+    sources = {c.stated.source for c in known}
+    stated = CashBalance(
+        float(sum((dec(c.stated.amount) for c in known), ZERO)),
+        max(c.stated.as_of for c in known),
+        sources.pop() if len(sources) == 1 else "statement",
+    )
+    return AccountCash(
+        sum((c.amount for c in known), ZERO),
+        max(c.as_of for c in known),
+        stated,
+        sum(c.rolled for c in known),
+        sum(c.missing for c in known),
+    )
 
 
 def value_account(

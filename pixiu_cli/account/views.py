@@ -63,10 +63,21 @@ def cash_line(record: dict) -> str:
     return f"{said}；总资产 {_money(record['total_assets'])}；仓位按总资产计"
 
 
+def accounts_cash_line(record: dict) -> str | None:
+    """Each account's cash, when the record adds up several accounts (None for one)."""
+    accounts = record.get("accounts") or []
+    if len(accounts) < 2:
+        return None
+    each = "；".join(f"{a['name']} {_money(a['cash']['amount']) if a['cash'] else '未知'}" for a in accounts)
+    return f"各账户现金：{each}（合计为各账户之和）"
+
+
 def holdings_summary(record: dict) -> list[str]:
     method = COST_METHOD_NAMES[record["cost_method"]]
     at_cost = f"（其中 {record['unpriced']} 只无行情，按{method}计）" if record["unpriced"] else ""
     lines = [f"股票市值 {_money(record['stock_value'])}{at_cost}", cash_line(record)]
+    if each := accounts_cash_line(record):
+        lines.append(each)
     if record["closed"]:
         closed = "、".join(f"{p['symbol']} {p['name']} {_signed(p['realised_pnl'])}" for p in record["closed"])
         lines.append(f"已清仓：{closed}")
@@ -101,7 +112,8 @@ def show_holdings(renderer: Renderer, record: dict, spell=None) -> None:
         "持仓盈亏",
         "仓位",
     ]
-    renderer.table(f"持仓（{len(record['holdings'])} 只）", columns, holdings_rows(record))
+    which = f"账户「{record['account']}」，" if record.get("account") else ""
+    renderer.table(f"持仓（{which}{len(record['holdings'])} 只）", columns, holdings_rows(record))
     for line in holdings_summary(record):
         renderer.line(line)
     if record.get("risk") and record["holdings"]:
@@ -200,11 +212,12 @@ def show_trades(renderer: Renderer, trades, spell=None) -> None:
         ]
         for t in trades
     ]
-    renderer.table(
-        f"成交与资金流水（{len(trades)} 笔）",
-        ["日期", "业务", "股票", "数量", "价格", "金额", "费用", "资金余额", "来源", "ID"],
-        rows,
-    )
+    columns = ["日期", "业务", "股票", "数量", "价格", "金额", "费用", "资金余额", "来源", "ID"]
+    if getattr(trades, "several", False):  # fills of several accounts: each says whose it is
+        columns.append("账户")
+        for row, t in zip(rows, trades):
+            row.append(t.broker_account or "")
+    renderer.table(f"成交与资金流水（{len(trades)} 笔）", columns, rows)
 
 
 def import_lines(done) -> tuple[list[str], list[str]]:
@@ -212,6 +225,13 @@ def import_lines(done) -> tuple[list[str], list[str]]:
     verb = "将" if done.dry_run else "已"
     matched = f"，{verb}与对话中记录的同一笔交易合并 {len(done.matched)} 笔（补上费用和编号）" if done.matched else ""
     lines = [f"识别为{done.layout}：{verb}新增 {done.added} 笔{matched}，已有 {done.duplicates} 笔（不重复导入）"]
+    if done.created:
+        lines.append(
+            f"对账单的股东代码/资金账号 {done.created} 不属于已有账户：{verb}新建账户「{done.broker_account}」"
+            f"（之后可用 --account {done.broker_account} 指定）"
+        )
+    elif done.several:
+        lines.append(f"账户：{done.broker_account}")
     if done.dry_run:
         lines += [
             f"  + {f.day} {KIND_NAMES.get(f.kind, f.kind)} {f.symbol or ''} {_shares(f.quantity) if f.quantity else ''}"
@@ -281,7 +301,29 @@ def show_import(renderer: Renderer, done, spell=None) -> None:
 
 def show_cash(renderer: Renderer, record: dict, spell=None) -> None:
     _skipped(renderer, record.get("skipped_rows"))
-    renderer.info(cash_line(record))
+    which = f"账户「{record['account']}」" if record.get("account") else ""
+    renderer.info(which + cash_line(record))
+    if each := accounts_cash_line(record):
+        renderer.line(each)
+
+
+def show_accounts(renderer: Renderer, accounts: list[dict], spell=None) -> None:
+    rows = [
+        [
+            a["name"] + ("（默认）" if a["default"] else ""),
+            a["broker"] or "—",
+            "、".join(filter(None, [a["fund_account"], *a["shareholder_codes"]])) or "—",
+            str(a["holdings"]),
+            _money(a["stock_value"]),
+            _money(a["cash"]),
+        ]
+        for a in accounts
+    ]
+    renderer.table(
+        f"账户（{len(accounts)} 个）", ["账户", "客户端", "资金账号/股东代码", "持仓", "股票市值", "现金"], rows
+    )
+    if len(accounts) > 1:
+        renderer.line("holdings / cash / trades 默认显示所有账户合计；--account 名称 只看一个账户")
 
 
 def show_cash_set(renderer: Renderer, cash, spell=None) -> None:

@@ -132,6 +132,7 @@ TABLE: dict[str, Top] = {
         "pixiu_cli.account.commands",
         "账户收益：时间加权与资金加权收益率、盈亏、最大回撤、波动率、月度收益，对比沪深300（今年以来、近一年、自成立……）。",
     ),
+    "accounts": Top("pixiu_cli.account.commands", "券商账户：每个账户的名称、资金账号和股东代码、持仓只数、现金。"),
     "memory": Top(
         "pixiu_cli.memory.commands", "记忆：列出、搜索笔记和交易（含作者），采纳模型提议，确认计划替换，置顶与修改。"
     ),

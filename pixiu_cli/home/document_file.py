@@ -407,7 +407,8 @@ def _unique(items: list, value: Callable, section: str, name: str) -> None:
 
 
 _FILL_NUMBERS = ("quantity", "price", "amount", "fees", "cash_change", "balance")
-_FILL_TEXTS = ("time", "name", "account", "contract", "origin", "source_file", "recorded_at")
+# broker_account: the account a row belongs to (an older document has none: the default one)
+_FILL_TEXTS = ("time", "name", "account", "contract", "origin", "source_file", "recorded_at", "broker_account")
 
 
 def _ledger_day(r: _Row, name: str) -> str:
@@ -445,6 +446,7 @@ def _cash(r: _Row) -> dict:
         "source": r.text("source", False),
     }
     row["set_at"] = r.text("set_at", False)
+    row["broker_account"] = r.text("broker_account", False)
     row.update(r.carried(row))
     return {k: v for k, v in row.items() if v is not None}
 

@@ -76,17 +76,29 @@ def export_ledger(db: Database) -> AccountLedger:
     """Live fills in the order they were recorded, each balance as stated; a link to a
     decision withdrawn since is left out."""
     live = {r[0] for r in db.conn.execute("select id from decisions where deleted_at is null")}
+    default = _default_account(db)
     fills = []
     for row in dict_rows(db, f"select * from {FILLS} where deleted_at is null order by id"):
         if row.get("decision_id") not in live:
             row["decision_id"] = None
-        fills.append(_described(FILLS, row))
-    cash = [_described(CASH, row) for row in dict_rows(db, f"select * from {CASH} order by id")]
+        fills.append(_described(FILLS, row, default))
+    cash = [_described(CASH, row, default) for row in dict_rows(db, f"select * from {CASH} order by id")]
     return AccountLedger(tuple(fills), tuple(cash))
 
 
-def _described(table: str, row: dict) -> dict:
-    return {k: v for k, v in row.items() if k not in _INTERNAL[table] and v is not None}
+def _default_account(db: Database) -> str | None:
+    row = db.conn.execute("select name from broker_accounts order by id limit 1").fetchone()
+    return row[0] if row else None
+
+
+def _described(table: str, row: dict, default: str | None = None) -> dict:
+    """The row as a document holds it: a row of the default broker account names none (it
+    goes to the default account of the home it is imported into, as an older document's)."""
+    return {
+        k: v
+        for k, v in row.items()
+        if k not in _INTERNAL[table] and v is not None and not (k == "broker_account" and v == default)
+    }
 
 
 def unknown_columns(db: Database, ledger: AccountLedger) -> list[str]:
@@ -144,11 +156,12 @@ def merge_ledger(db: Database, ledger: AccountLedger, decisions: dict[int, int])
         else:
             kept += 1
             withdrawn += stored[row["fill_id"]] is not None
-    have = Counter(_cash_key(_described(CASH, r)) for r in dict_rows(db, f"select * from {CASH}"))
+    default = _default_account(db)
+    have = Counter(_cash_key(_described(CASH, r, default)) for r in dict_rows(db, f"select * from {CASH}"))
     cash_added = 0
     for row in ledger.cash:
-        if have[_cash_key(row)] > 0:
-            have[_cash_key(row)] -= 1
+        if have[_cash_key(_described(CASH, row, default))] > 0:
+            have[_cash_key(_described(CASH, row, default))] -= 1
             continue
         insert_row(db, CASH, row)
         cash_added += 1

@@ -311,3 +311,9 @@ class Guardrails:
     @classmethod
     def from_mapping(cls, values: dict) -> Guardrails:
         return cls(**{k: type(getattr(cls(), k))(v) for k, v in values.items() if k in cls.__dataclass_fields__})
+
+
+# The name a broker account takes when nothing names it: a home's first account, and the one
+# every row of an older home moved into (the layout of the statements it was read from is not
+# kept, so it cannot be named after them).
+DEFAULT_ACCOUNT = "默认账户"

@@ -346,3 +346,62 @@ def test_the_periods_a_question_names(question, periods):
     from pixiu_cli.conversation.context.account_history import asked_periods
 
     assert asked_periods(question, datetime(2025, 6, 3).date()) == periods
+
+
+STATEMENT_HEADER = (
+    "成交日期,成交时间,证券代码,证券名称,操作,成交数量,成交均价,成交金额,手续费,印花税,过户费,其他杂费,"
+    "发生金额,资金余额,合同编号,股东代码"
+)
+SECOND = "第二账户"
+SECOND_TRADES = [Trade("2017-03-02", "buy", "000333", 800), Trade("2019-06-03", "sell", "000333", 300)]
+SECOND_TRANSFERS = [Transfer("2017-03-01", Decimal(100000)), Transfer("2020-03-02", Decimal(-20000))]
+
+
+@pytest.fixture(scope="module")
+def two_accounts(tmp_path_factory):
+    """The whole account's ledger in the default account, and a second broker account made by a
+    statement of its first transfer, told by hand after it."""
+    tmp = tmp_path_factory.mktemp("two")
+    env = home(tmp, TRADES, TRANSFERS)
+    first, *later = SECOND_TRANSFERS
+    row = f"{first.day.replace('-', '')},09:30:00,,,银证转入,0,0.000,0.00,0.00,0.00,0.00,0.00,{first.amount}.00,{first.amount}.00,,"
+    path = tmp / "second.csv"
+    path.write_bytes(("\r\n".join([STATEMENT_HEADER, row]) + "\r\n").encode("gbk"))
+    in_process_ok(env, "trades", "import", str(path), "--account", SECOND)
+    for t in SECOND_TRADES:
+        day_price = str(price(t))
+        in_process_ok(
+            env,
+            "trade",
+            t.side,
+            t.symbol,
+            str(t.quantity),
+            day_price,
+            "--date",
+            t.day,
+            "--fee",
+            "5",
+            "--account",
+            SECOND,
+        )
+    for t in later:
+        in_process_ok(
+            env, "cash", "in" if t.amount > 0 else "out", str(abs(t.amount)), "--date", t.day, "--account", SECOND
+        )
+    return env
+
+
+@pytest.mark.parametrize("words", ["ytd", "all"])
+def test_two_accounts_each_and_together_equal_the_references(two_accounts, words):
+    alone = reference(TRADES, TRANSFERS, cash_known=True)
+    second = reference(SECOND_TRADES, SECOND_TRANSFERS, cash_known=True)
+    together = alone.add(second.reindex(alone.index, fill_value=Decimal(0)), fill_value=Decimal(0))
+    base = {"ytd": "2024-12-31", "all": "0000"}[words]
+    default = figures(two_accounts, words, "--account", "默认账户")
+    other = figures(two_accounts, words, "--account", SECOND)
+    combined = figures(two_accounts, words)
+    check_against_references(default, window(alone, base))
+    check_against_references(other, window(second, base))
+    check_against_references(combined, window(together, base), closes("000333"))
+    for key in ("end_value", "profit", "money_in", "money_out"):  # the accounts add up to the cent
+        assert combined[key] == pytest.approx(default[key] + other[key], abs=0.005), key

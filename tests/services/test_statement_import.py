@@ -126,18 +126,25 @@ def test_a_trade_told_in_conversation_is_the_statements_fill(db):
     assert holdings(db)["000333"] == (290, 38.4313)  # the buy counted once
 
 
-def test_a_statement_for_another_account_is_flagged_before_it_is_merged(db, tmp_path):
+def test_a_statement_for_another_account_goes_to_a_new_account(db, tmp_path):
     import_statement(Account(db), THS, NOW)
     text = THS.read_bytes().decode("utf-8-sig").replace("0123456789", "0999999999").replace("A123456789", "A999999999")
     other = tmp_path / "other.csv"
     other.write_text(text.replace("1001", "2001").replace("70.000", "71.000"), encoding="utf-8")
     before = digest(db)
-    with pytest.raises(
-        RequestError, match="股东代码 0999999999、A999999999 与之前导入的 0123456789、A123456789 都不同"
-    ):
-        import_statement(Account(db), other, NOW)
+    preview = import_statement(Account(db), other, NOW, dry_run=True)
+    assert (preview.broker_account, preview.created) == ("同花顺-9999", "0999999999、A999999999")
+    assert digest(db) == before  # a dry run makes no account either
+    done = import_statement(Account(db), other, NOW)
+    assert (done.broker_account, done.several) == ("同花顺-9999", True)
+    assert AccountStore(db).account_names() == ["默认账户", "同花顺-9999"]
+    # both accounts' numbers in one file: refused, nothing written
+    both = tmp_path / "both.csv"
+    both.write_text(text + "\n".join(THS.read_bytes().decode("utf-8-sig").splitlines()[1:]) + "\n", encoding="utf-8")
+    before = digest(db)
+    with pytest.raises(RequestError, match="分属账户 默认账户、同花顺-9999"):
+        import_statement(Account(db), both, NOW)
     assert digest(db) == before
-    assert import_statement(Account(db), other, NOW, new_account=True, dry_run=True).added >= 1
 
 
 def test_dry_run_and_a_bad_file_write_nothing(db, tmp_path):

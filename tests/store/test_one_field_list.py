@@ -31,7 +31,7 @@ def test_every_field_of_a_fill_comes_back_as_it_was_written(tmp_path):
         given = Fill(
             "T1", "2025-03-03", "10:05:12", "buy", "600519", "贵州茅台", 100.0, 1500.0, 150000.0, 5.5,
             -150005.5, 49994.5, account="A123", contract="9001", origin="statement", decision_id=None,
-            contract_kind="trade",
+            contract_kind="trade", broker_account="默认账户",
         )  # fmt: skip
         store = AccountStore(db)
         store.add_fill(given, source_file="x.csv", at="2025-03-03T16:00:00+08:00")

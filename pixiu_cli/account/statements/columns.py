@@ -38,6 +38,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "contract": ("合同编号", "委托编号", "合同号"),
     "trade_no": ("成交编号", "成交序号", "流水号"),
     "account": ("股东代码", "股东帐户", "股东账户", "股东帐号", "股东账号", "证券账户"),
+    "fund_account": ("资金账号", "资金帐号", "资金账户", "资金帐户"),
 }
 FEE_FIELDS = ("commission", "stamp", "transfer", "other")
 

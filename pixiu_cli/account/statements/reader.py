@@ -66,6 +66,13 @@ LAYOUTS = (
 )
 BROKERS = ("auto", *dict.fromkeys(layout.key for layout in LAYOUTS))
 GENERIC = "通用对账单"
+_ANY_CLIENT = "账户"  # what an account made from a statement of no known client is named after
+
+
+def client_of(layout: str) -> str:
+    """同花顺 of 同花顺交割单: the client an account a statement made is named after."""
+    short = layout.removesuffix("交割单").removesuffix("对账单")
+    return short if short and layout != GENERIC else _ANY_CLIENT
 
 
 def _headers(columns: Columns) -> set[str]:
@@ -394,6 +401,7 @@ class StatementStream:
     _rows: SortedSpill
     _signs: Signs
     _descending: bool
+    fund_accounts: frozenset[str] = frozenset()  # the 资金账号 its rows name
 
     def _ordered(self) -> Iterator[Parsed]:
         """Oldest first; rows of one moment in the file's order (reversed when it lists the
@@ -434,7 +442,11 @@ def _read_rows(table: Iterator[Row], columns: Columns, skip_bad: bool, today: da
     skipped: list[Skipped] = []
     bad: list[BadCell] = []
     accounts: set[str] = set()
+    funds: set[str] = set()
+    fund = columns.index.get("fund_account")
     for row in table:
+        if fund is not None and fund < len(row.cells) and row.cells[fund]:
+            funds.add(row.cells[fund])
         try:
             result = read_row(row, columns, today.isoformat())
             if isinstance(result, Parsed):
@@ -459,7 +471,7 @@ def _read_rows(table: Iterator[Row], columns: Columns, skip_bad: bool, today: da
         spill.close()
         more = f"（另有 {len(bad) - 1} 行有误）" if len(bad) > 1 else ""
         raise StatementError(f"{bad[0]}{more}；未导入任何内容（加 --skip-bad 可跳过有误的行）")
-    return facts, spill, new_shares, skipped, bad, accounts
+    return facts, spill, new_shares, skipped, bad, accounts, frozenset(funds)
 
 
 def astuple_parsed(p: Parsed) -> tuple:
@@ -480,7 +492,7 @@ def open_statement(
     table = _table(path)
     columns = _header(table)
     layout = require_layout(columns, broker) if broker != "auto" else detect_layout(columns)
-    facts, spill, new_shares, skipped, bad, accounts = _read_rows(table, columns, skip_bad, today, closed)
+    facts, spill, new_shares, skipped, bad, accounts, funds = _read_rows(table, columns, skip_bad, today, closed)
     placed, unanswered = placed_new_shares([facts.signs.sign(p) for p in new_shares])
     for line, p in placed:
         accounts.add(p.account)
@@ -488,7 +500,7 @@ def open_statement(
     last_day = max([facts.top_day, *(p.day for _, p in placed)])
     return StatementStream(
         layout, skipped + unanswered, tuple(bad), frozenset(a for a in accounts if a), facts.cash(), _unknown(skipped),
-        [], last_day, spill, facts.signs, facts.descending(),
+        [], last_day, spill, facts.signs, facts.descending(), funds,
     )  # fmt: skip
 
 

@@ -336,12 +336,24 @@ def _assets_text(view) -> str:
     at_cost = f"，其中 {account.unpriced} 只无行情按成本计" if account.unpriced else ""
     method = COST_METHOD_NAMES.get(account.cost_method, account.cost_method)
     if account.cash is None:
-        return f"股票市值 {stocks}（全部持仓{at_cost}；现金未知，仓位按股票市值计）；成本为{method}"
+        return (
+            f"股票市值 {stocks}（全部持仓{at_cost}；现金未知，仓位按股票市值计）；成本为{method}{_accounts_text(view)}"
+        )
     return (
         f"总资产 {figures['total_assets']} = 股票市值 {stocks}（全部持仓{at_cost}）"
         f" + {_cash_text(account.cash, figures['cash'])}；仓位按总资产计；成本为{method}；"
-        f"{_unrealised_total(account)}，已实现合计 {figures['realised']}"
+        f"{_unrealised_total(account)}，已实现合计 {figures['realised']}{_accounts_text(view)}"
     )
+
+
+def _accounts_text(view) -> str:
+    """With several broker accounts: the figures are their sum, and each one's cash (a home
+    of one account says nothing more)."""
+    accounts = getattr(view, "accounts", ())
+    if len(accounts) < 2:
+        return ""
+    each = "，".join(f"{label(name)} {_money(cash.amount) if cash else '未知'}" for name, cash in accounts)
+    return f"；以上为 {len(accounts)} 个券商账户合计，同一股票合并为一行（各账户现金：{each}）"
 
 
 def _unrealised_total(account) -> str:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 from sqlite_utils import Database, Migrations
 
 from pixiu_cli.kernel.safe_text import scrub
 from pixiu_cli.kernel.store.rows import pack_text
+from pixiu_cli.kernel.vocabulary import DEFAULT_ACCOUNT
 
 migrations = Migrations("pixiu")
 
@@ -846,6 +849,43 @@ def m036_proposed_changes(db: Database) -> None:
     # alert): a memory event of kind 'proposal' whose `proposed` column holds its arguments as
     # JSON, made only when the user accepts it (services/proposals.py).
     db["memory_events"].add_column("proposed", str)
+
+
+@migrations()
+def m037_broker_accounts(db: Database) -> None:
+    # Several broker accounts (券商, 资金账号, 股东代码): each fill and each stated balance
+    # belongs to one, by its name. A home always has one (the first: the default); an older
+    # home's rows all move into it, with the 股东代码 its statements named. A row written
+    # without an account (a writer that names none: a trade told, an older document) goes to
+    # the default one, and a row naming an account the registry lacks adds it: the triggers
+    # do both, whoever writes. The checkpoints become one per (account, stock): a cache, rebuilt.
+    db.execute(
+        "create table broker_accounts (id integer primary key autoincrement, name text not null unique, "
+        "broker text, fund_account text, shareholder_codes text not null default '[]', created_at text)"
+    )
+    codes = [r[0] for r in db.execute("select distinct account from account_fills where account is not null")]
+    db.execute(
+        "insert into broker_accounts (name, shareholder_codes) values (?, ?)",
+        [DEFAULT_ACCOUNT, json.dumps(sorted(codes), ensure_ascii=False)],
+    )
+    for table in ("account_fills", "account_cash"):
+        db[table].add_column("broker_account", str)
+        db.execute(f"update {table} set broker_account = ?", [DEFAULT_ACCOUNT])
+        db.execute(
+            f"create trigger {table}_default_account after insert on {table} when new.broker_account is null begin "
+            f"insert into broker_accounts (name) select '{DEFAULT_ACCOUNT}' where not exists (select 1 from broker_accounts); "
+            f"update {table} set broker_account = (select name from broker_accounts order by id limit 1) where rowid = new.rowid; end"
+        )
+        db.execute(
+            f"create trigger {table}_named_account after insert on {table} when new.broker_account is not null begin "
+            f"insert or ignore into broker_accounts (name) values (new.broker_account); end"
+        )
+    db.execute("create index account_fills_account on account_fills (broker_account, symbol, day)")
+    db.execute("drop table position_checkpoints")
+    db.execute(
+        "create table position_checkpoints (broker_account text not null default '', symbol text not null, "
+        "through text not null, state text not null, primary key (symbol, broker_account)) without rowid"
+    )
 
 
 @migrations()
