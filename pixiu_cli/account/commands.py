@@ -174,28 +174,26 @@ def cash_set(amount, day, broker_account, demo: bool) -> None:
     common.finish(show_cash_set(common.shown(), done, common.spell))
 
 
-def _move_cash(kind: str, amount, day, broker_account: str | None) -> None:
-    ws = common.on_workspace()
-    moved = move_cash(ws.account.narrowed(broker_account), kind, float(amount), day, ws.now())
-    common.finish(show_cash_moved(common.shown(), moved, _account_record(broker_account), common.spell))
+def _transfer_command(word: str, kind: str, said: str, help: str):
+    """`cash in` and `cash out`: one bank transfer, told by hand, into the account's ledger."""
+
+    @cash.command(word, help=help)
+    @argument("amount", Number("金额", positive=True, label=f"{said}金额"), f"{said}金额（元）")
+    @click.option("--date", "day", type=Text("日期"), metavar="DATE", help="转账日期（默认今天；须为交易日）")
+    @account_option("记入这个账户（默认：默认账户，即第一个账户）")
+    @demo_option
+    def transfer(amount, day, broker_account, demo: bool) -> None:
+        ws = common.on_workspace()
+        moved = move_cash(ws.account.narrowed(broker_account), kind, float(amount), day, ws.now())
+        common.finish(show_cash_moved(common.shown(), moved, _account_record(broker_account), common.spell))
+
+    return transfer
 
 
-@cash.command("in", help="记录一笔银证转入（从银行转入证券账户）：算收益时的资金投入。")
-@argument("amount", Number("金额", positive=True, label="转入金额"), "转入金额（元）")
-@click.option("--date", "day", type=Text("日期"), metavar="DATE", help="转账日期（默认今天；须为交易日）")
-@account_option("记入这个账户（默认：默认账户，即第一个账户）")
-@demo_option
-def cash_in(amount, day, broker_account, demo: bool) -> None:
-    _move_cash("transfer_in", amount, day, broker_account)
-
-
-@cash.command("out", help="记录一笔银证转出（从证券账户转回银行）：算收益时的资金取出。")
-@argument("amount", Number("金额", positive=True, label="转出金额"), "转出金额（元）")
-@click.option("--date", "day", type=Text("日期"), metavar="DATE", help="转账日期（默认今天；须为交易日）")
-@account_option("记入这个账户（默认：默认账户，即第一个账户）")
-@demo_option
-def cash_out(amount, day, broker_account, demo: bool) -> None:
-    _move_cash("transfer_out", amount, day, broker_account)
+cash_in = _transfer_command("in", "transfer_in", "转入", "记录一笔银证转入（从银行转入证券账户）：算收益时的资金投入。")
+cash_out = _transfer_command(
+    "out", "transfer_out", "转出", "记录一笔银证转出（从证券账户转回银行）：算收益时的资金取出。"
+)
 
 
 @click.command(
