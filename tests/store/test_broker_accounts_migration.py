@@ -1,4 +1,5 @@
-"""A home from before several accounts opens with one account, the default, holding every
+"""A home from before several accounts opens with one account, the default, named after its
+statements (the last digits of the 股东代码 they name), holding every
 fill and every stated balance, with the 股东代码 its statements named; a row written
 afterwards without an account goes to that one, and a row naming an unknown account adds it."""
 
@@ -42,13 +43,13 @@ def _older_home() -> Database:
 def test_an_older_home_opens_with_one_account_holding_everything():
     db = _older_home()
     assert db.execute("select name, shareholder_codes from broker_accounts").fetchall() == [
-        ("默认账户", json.dumps(["0123456789", "A123456789"]))
+        ("对账单-6789", json.dumps(["0123456789", "A123456789"]))
     ]
     for table in ("account_fills", "account_cash"):
-        assert db.execute(f"select distinct broker_account from {table}").fetchall() == [("默认账户",)], table
+        assert db.execute(f"select distinct broker_account from {table}").fetchall() == [("对账单-6789",)], table
     assert db.execute("select count(*) from position_checkpoints").fetchone()[0] == 0  # a cache: rebuilt
     record = account_record(read_account(Account(db), NOW))
-    by_account = account_record(read_account(Account(db), NOW, "默认账户"))
+    by_account = account_record(read_account(Account(db), NOW, "对账单-6789"))
     assert [h["shares"] for h in record["holdings"]] == [10, 100]
     assert {k: v for k, v in record.items() if k != "account"} == {
         k: v for k, v in by_account.items() if k != "account"
@@ -64,5 +65,5 @@ def test_rows_written_without_an_account_go_to_the_default_and_a_new_name_is_reg
     db.execute(
         "insert into account_cash (amount, as_of, source, set_at, broker_account) values (5.0, '2025-03-05', 'user', 'x', '招商')"
     )
-    assert db.execute("select broker_account from account_fills where fill_id = 'T4'").fetchone() == ("默认账户",)
-    assert [r[0] for r in db.execute("select name from broker_accounts order by id")] == ["默认账户", "招商"]
+    assert db.execute("select broker_account from account_fills where fill_id = 'T4'").fetchone() == ("对账单-6789",)
+    assert [r[0] for r in db.execute("select name from broker_accounts order by id")] == ["对账单-6789", "招商"]

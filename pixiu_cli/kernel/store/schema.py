@@ -863,14 +863,17 @@ def m037_broker_accounts(db: Database) -> None:
         "create table broker_accounts (id integer primary key autoincrement, name text not null unique, "
         "broker text, fund_account text, shareholder_codes text not null default '[]', created_at text)"
     )
-    codes = [r[0] for r in db.execute("select distinct account from account_fills where account is not null")]
+    codes = sorted(r[0] for r in db.execute("select distinct account from account_fills where account is not null"))
+    # named after the statements it holds (the last digits of the 股东代码 they name), as a new
+    # account a statement opens is; a home told by hand has nothing to name it after
+    name = f"对账单-{codes[0][-4:]}" if codes else DEFAULT_ACCOUNT
     db.execute(
         "insert into broker_accounts (name, shareholder_codes) values (?, ?)",
-        [DEFAULT_ACCOUNT, json.dumps(sorted(codes), ensure_ascii=False)],
+        [name, json.dumps(codes, ensure_ascii=False)],
     )
     for table in ("account_fills", "account_cash"):
         db[table].add_column("broker_account", str)
-        db.execute(f"update {table} set broker_account = ?", [DEFAULT_ACCOUNT])
+        db.execute(f"update {table} set broker_account = ?", [name])
         db.execute(
             f"create trigger {table}_default_account after insert on {table} when new.broker_account is null begin "
             f"insert into broker_accounts (name) select '{DEFAULT_ACCOUNT}' where not exists (select 1 from broker_accounts); "
