@@ -19,7 +19,7 @@ from pixiu_cli.account.overview import (
     trade_day,
 )
 from pixiu_cli.account.performance import account_performance, performance_record
-from pixiu_cli.account.risk import account_risk, caps_in_force, risk_record
+from pixiu_cli.account.risk import holdings_record
 from pixiu_cli.account.views import (
     growth_chart,
     show_accounts,
@@ -47,15 +47,10 @@ def account_option(help: str = "只看这个账户（默认：所有账户合计
     return click.option("--account", "broker_account", type=Text("账户"), metavar="NAME", help=help)
 
 
-def _account_record(broker_account: str | None = None, *, with_risk: bool = False) -> dict:
+def _account_record(broker_account: str | None = None) -> dict:
 
     ws = common.on_workspace()
-    view = read_account(ws.account, ws.now(), broker_account)
-    record = account_record(view)
-    if with_risk:
-        risk = account_risk(view, caps_in_force(ws.memory.investor, ws.now()))
-        record["risk"] = risk_record(risk, view)
-    return record
+    return account_record(read_account(ws.account, ws.now(), broker_account))
 
 
 @click.command(
@@ -67,7 +62,8 @@ def _account_record(broker_account: str | None = None, *, with_risk: bool = Fals
 @json_option
 @demo_option
 def holdings(broker_account: str | None, as_json: bool, demo: bool) -> None:
-    record = _account_record(broker_account, with_risk=True)
+    ws = common.on_workspace()
+    record = holdings_record(ws.account, ws.memory.investor, ws.now(), broker_account)
     if as_json:
         common.shown().json(record)
     else:

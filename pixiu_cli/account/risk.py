@@ -16,6 +16,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from pixiu_cli.account.ledger import ZERO, dec
+from pixiu_cli.account.overview import account_record, read_account
 from pixiu_cli.account.valuation import AccountView, Concentration
 from pixiu_cli.market.analytics.rules import (
     CAP,
@@ -31,6 +32,7 @@ from pixiu_cli.market.securities import shipped_industries
 from pixiu_cli.memory.model import note_ref
 
 if TYPE_CHECKING:
+    from pixiu_cli.account.books import AccountBooks
     from pixiu_cli.home.handle import InvestorStore
 
 UNCLASSIFIED = "未分类"  # a stock the security list gives no industry
@@ -202,3 +204,14 @@ def risk_record(risk: Risk, view: AccountView) -> dict:
             for check in risk.caps
         ],
     }
+
+
+def holdings_record(
+    account: AccountBooks, investor: InvestorStore, now: datetime, broker_account: str | None = None
+) -> dict:
+    """`pixiu holdings --json`'s record, where the risk sits included: what the command line,
+    the REPL and `pixiu mcp`'s holdings show."""
+    view = read_account(account, now, broker_account)
+    record = account_record(view)
+    record["risk"] = risk_record(account_risk(view, caps_in_force(investor, now)), view)
+    return record

@@ -13,6 +13,8 @@ from dataclasses import asdict, dataclass
 from datetime import date, datetime
 from typing import TYPE_CHECKING
 
+from pixiu_cli.account.performance import account_performance, performance_record
+from pixiu_cli.account.risk import holdings_record
 from pixiu_cli.conversation.context.block import is_context_message, message_text
 from pixiu_cli.conversation.context.quoting import quote_data
 from pixiu_cli.kernel.errors import RequestError
@@ -123,12 +125,17 @@ def context_for(reader: Reader, question: str) -> dict:
 
 
 def holdings(reader: Reader) -> dict:
-    """`pixiu holdings --json`'s record: services/account.py, the one derivation."""
-    from pixiu_cli.account.overview import account_record, read_account
-
+    """`pixiu holdings --json`'s record, where the risk sits included: the one derivation."""
     with reader.workspace() as ws:
-        record = account_record(read_account(ws.account, reader.now()))
+        record = holdings_record(ws.account, ws.memory.investor, reader.now())
     return reader.stamped({"account": record})
+
+
+def performance(reader: Reader, period: str | None = None) -> dict:
+    """`pixiu performance PERIOD --json`'s record, the daily series left out: account/performance.py."""
+    with reader.workspace() as ws:
+        done = account_performance(ws.account, reader.now(), period)
+    return reader.stamped({"performance": performance_record(done, with_daily=False)})
 
 
 def trades(reader: Reader, code: str | None = None, since: str | None = None) -> dict:

@@ -28,7 +28,18 @@ def _agent(ctx) -> str | None:
     return params.client_info.name if params is not None and params.client_info else None
 
 
-TOOLS = ("context_for", "holdings", "trades", "alerts", "profiles", "signals", "news", "latest_brief", "search_memory")
+TOOLS = (
+    "context_for",
+    "holdings",
+    "performance",
+    "trades",
+    "alerts",
+    "profiles",
+    "signals",
+    "news",
+    "latest_brief",
+    "search_memory",
+)
 _LOGGED = {"tools/call": "tool", "resources/read": "resource", "prompts/get": "prompt"}
 
 
@@ -105,6 +116,13 @@ def _read_tools(server: MCPServer, reader: reads.Reader) -> None:
     @server.tool(description="持仓、现金与盈亏：与 pixiu holdings --json 相同的数字")
     def holdings() -> dict[str, Any]:
         return _answer(lambda: reads.holdings(reader))
+
+    @server.tool(
+        description="账户一段时间的收益：时间加权与资金加权收益率、盈亏、最大回撤、波动率、逐月收益、同期沪深300；"
+        "与 pixiu performance --json 相同的数字。period：ytd（默认）、1m、3m、1y、all、2025、2025-03"
+    )
+    def performance(period: str | None = None) -> dict[str, Any]:
+        return _answer(lambda: reads.performance(reader, period), period=period)
 
     @server.tool(description="成交与资金流水；code：只看这只股票，since：YYYY-MM-DD 起")
     def trades(code: str | None = None, since: str | None = None) -> dict[str, Any]:

@@ -49,6 +49,7 @@ def test_another_agent_reads_the_same_block_and_figures_as_the_cli(env):
     assert set(got["tools"]) == {
         "context_for",
         "holdings",
+        "performance",
         "trades",
         "alerts",
         "profiles",
@@ -263,3 +264,19 @@ def test_oversized_arguments_are_refused_in_one_line_in_moments(env):
     assert got["fine"][0] is False and got["fine"][1]["block"].startswith("[上下文信息]")
     outcomes = [c["outcome"] for c in json.loads(in_process_ok(env, "mcp", "log", "--json"))]
     assert outcomes == ["error", "error", "error", "error", "ok"]
+
+
+def test_another_agent_reads_the_same_returns_as_performance_json(env):
+    in_process_ok(env, "cash", "in", "200000", "--date", "2025-08-01")  # the trade of the fixture: today
+
+    async def steps(client):
+        year = await client.call_tool("performance", {})
+        wrong = await client.call_tool("performance", {"period": "下个月"})
+        return {"year": year.structured_content, "wrong": (wrong.is_error, wrong.content[0].text)}
+
+    got = drive_mcp(env, "test-agent", (), steps)
+    cli = json.loads(in_process_ok(env, "performance", "--json"))
+    cli.pop("daily")
+    assert got["year"]["performance"] == cli
+    assert got["year"]["performance"]["money_in"] == 200000.0
+    assert got["wrong"][0] and got["wrong"][1].startswith("不认识的区间")
