@@ -180,7 +180,7 @@ COMPACT_HOLDINGS_NOTE = (
 # stored request to tell a compaction from a withdrawn turn.
 SUMMARY_TITLE = "对话摘要"
 # The memory classes a question asks about that get a section of their own.
-TRADES, NEWS, PLANS = "trades", "news", "plans"
+TRADES, NEWS, PLANS, RISK = "trades", "news", "plans", "risk"
 NOTE_KIND_ORDER = {"rule": 0, "plan": 1}  # the user's own rules and plans go last when trimming
 
 # Trimming priority: higher survives longer (see the module docstring).
@@ -193,9 +193,10 @@ PRIORITY = {
     "decisions": 84,
     "summary": 75,
     "portfolio_profiles": 72,
-    # where the risk sits (a portfolio question): a cap of the user's exceeded outranks the
-    # profiles and the scene; weights within every cap are the first thing the profiles keep
-    "risk_over": 83,
+    # where the risk sits (a portfolio question): asked about (仓位风险大吗, 太集中了吗), it
+    # outranks the profiles and the scene; otherwise (哪只适合核心仓) it is the first thing the
+    # profiles keep, a cap exceeded or not
+    "risk_asked": 83,
     "risk": 71,
     "holdings": 70,
     # A question about the account (builder.asked_first): its holdings lines and total go
@@ -393,11 +394,11 @@ def _pct1(value: Decimal) -> str:
     return f"{float(value) * 100:.1f}%"
 
 
-def _risk_section(risk) -> Section | None:
+def _risk_section(risk, asked: bool = False) -> Section | None:
     """Where the risk sits (account/risk.py), for a question about the whole portfolio: the
-    user's caps checked, then the weights by industry, one line each. A cap exceeded outranks
-    the profiles when the budget is short; weights within every cap yield to them, the
-    industries first."""
+    user's caps checked, then the weights by industry, one line each. Asked about (`asked`: the
+    question's risk cue), it outranks the profiles when the budget is short; otherwise it yields
+    to them."""
     if risk is None or not risk.industries:
         return None
     shown, rest = risk.industries[:BLOCK_INDUSTRIES], risk.industries[BLOCK_INDUSTRIES:]
@@ -409,9 +410,8 @@ def _risk_section(risk) -> Section | None:
         checks = "；".join(_cap_check_text(check) for check in risk.caps)
         items.append(BlockItem(f"用户仓位上限核对（据用户纪律与画像中写明的上限计算）：{checks}", "事实"))
     items.append(BlockItem(f"行业分布（行业取自证券列表）：{'、'.join(parts)}", "事实"))
-    over = any(check.within is False for check in risk.caps)
     basis = "仓位按总资产计" if risk.of_assets else "现金未知，仓位按股票市值计"
-    return Section("risk", "风险分布", tuple(items), PRIORITY["risk_over" if over else "risk"], note=basis)
+    return Section("risk", "风险分布", tuple(items), PRIORITY["risk_asked" if asked else "risk"], note=basis)
 
 
 def _cap_check_text(check) -> str:
@@ -563,7 +563,7 @@ class MemoryAssembler:
         ranked = [h for _, h in weighed]
         weights = {h.symbol: w for w, h in weighed}
         sections.append(self._holdings_section(ranked, [w for w, _ in weighed], today, values, valuation, briefs))
-        risk = _risk_section(self._risk(valuation, now)) if with_overview else None
+        risk = _risk_section(self._risk(valuation, now), RISK in asked.targets) if with_overview else None
         sections.extend([risk] if risk is not None else [])
         sections.extend(self._persona_section(today))
 

@@ -33,9 +33,10 @@ from pixiu_cli.conversation.selection.intent import FiredCue, Group, Intent, Int
 from pixiu_cli.conversation.selection.windows import spans_text
 from pixiu_cli.market.names.rules import compiled, joined, table
 
-ACCOUNT, PERFORMANCE, TRADES, NEWS, BRIEF, RULES, PLANS, WATCHLIST, ALERTS = (
+ACCOUNT, PERFORMANCE, RISK, TRADES, NEWS, BRIEF, RULES, PLANS, WATCHLIST, ALERTS = (
     "account",
     "performance",
+    "risk",
     "trades",
     "news",
     "brief",
@@ -44,7 +45,7 @@ ACCOUNT, PERFORMANCE, TRADES, NEWS, BRIEF, RULES, PLANS, WATCHLIST, ALERTS = (
     "watchlist",
     "alerts",
 )
-CLASSES = (ACCOUNT, PERFORMANCE, TRADES, NEWS, BRIEF, RULES, PLANS, WATCHLIST, ALERTS)
+CLASSES = (ACCOUNT, PERFORMANCE, RISK, TRADES, NEWS, BRIEF, RULES, PLANS, WATCHLIST, ALERTS)
 # Set cues a watch-list question may hold without being about the holdings (我关注的那几只).
 _LOOSE_SET_CUES = frozenset({"这几只", "我买的几只", "手上的票", "持有的几只", "我的票"})
 
