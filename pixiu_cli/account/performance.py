@@ -262,7 +262,8 @@ def value_series(account: AccountBooks, now: datetime) -> ValueSeries:
     end = last_complete_session(now).isoformat()
     event_days = [f.day for f in fills] + [lot.day for lot in lots.values() if lot.day]
     if not event_days:
-        why = "持仓没有记录日期，不知道从哪天算起" if lots else "账户里还没有成交或持仓记录"
+        told = "导入对账单，或用 pixiu trade、pixiu cash in 记下成交和转账后可算"
+        why = f"持仓没有记录日期，不知道从哪天算起（{told}）" if lots else f"账户里还没有成交或持仓记录（{told}）"
         return ValueSeries((), stocks_only, "", why)
     sessions = _sessions(min(event_days), end)
     if not sessions:

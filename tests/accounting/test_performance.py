@@ -405,3 +405,12 @@ def test_two_accounts_each_and_together_equal_the_references(two_accounts, words
     check_against_references(combined, window(together, base), closes("000333"))
     for key in ("end_value", "profit", "money_in", "money_out"):  # the accounts add up to the cent
         assert combined[key] == pytest.approx(default[key] + other[key], abs=0.005), key
+
+
+def test_holdings_stated_without_a_day_say_why_there_is_no_return(tmp_path):
+    env = clean_env(tmp_path / "home", PIXIU_NOW=NOW)
+    done = in_process_clean(env, "performance", "--demo")  # the demo states its holdings, undated
+    assert done.returncode == 1 and done.stderr.startswith("错误：算不出收益：持仓没有记录日期")
+    assert "pixiu cash in" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    block = in_process_ok(env, "context", "--demo", "我今年收益多少", "--pretty")
+    assert "## 账户收益" in block and "算不出收益：持仓没有记录日期" in block
