@@ -910,6 +910,14 @@ def every_surface(env: dict[str, str], home: Path, now: str, demo: bool = False)
     return record, block, facts, tool
 
 
+def without_risk(record: dict) -> dict:
+    """A holdings record (`pixiu holdings --json`, `pixiu mcp`'s holdings) without its risk part,
+    once that part is checked against the record's own weights."""
+    record = dict(record)
+    _risk_agrees(record.pop("risk"), record)
+    return record
+
+
 def _risk_agrees(risk: dict, record: dict) -> None:
     """`holdings --json`'s risk is over the holdings' own weights: its industries hold every
     holding once, and its largest stock is the largest weight."""
