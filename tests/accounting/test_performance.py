@@ -6,6 +6,7 @@ empyrical-reloaded on that series; the money-weighted return by pyxirr's xirr.""
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import shutil
@@ -45,11 +46,13 @@ class Transfer:
     amount: Decimal  # + in, − out
 
 
+@functools.cache
 def closes(symbol: str) -> pd.Series:
     frame = pd.read_csv(MARKET_FIXTURES / f"{symbol}.csv", dtype={"close": str})
     return pd.Series([Decimal(c) for c in frame["close"]], index=frame["datetime"])
 
 
+@functools.cache
 def actions(symbol: str) -> list[tuple[str, Decimal, Decimal]]:
     path = MARKET_FIXTURES / f"{symbol}_actions.csv"
     if not path.exists():
@@ -78,6 +81,7 @@ TRANSFERS = [
 ]
 
 
+@functools.cache
 def sessions(first: str) -> list[str]:
     xshg = exchange_calendars.get_calendar("XSHG", start="2015-01-05", end="2025-12-31")
     days = [d.strftime("%Y-%m-%d") for d in xshg.sessions_in_range(first, END)]
@@ -87,6 +91,11 @@ def sessions(first: str) -> list[str]:
 
 def reference(trades, transfers, cash_known: bool) -> pd.DataFrame:
     """The value at each session's close and the day's external flow, from the trades alone."""
+    return _reference(tuple(trades), tuple(transfers), cash_known).copy()
+
+
+@functools.cache
+def _reference(trades, transfers, cash_known: bool) -> pd.DataFrame:
     first = min([t.day for t in trades] + [t.day for t in transfers])
     days = sessions(first)
     shares = dict.fromkeys(SYMBOLS, Decimal(0))
