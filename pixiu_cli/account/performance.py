@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import json
 import math
+from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import date, datetime, timedelta
 from decimal import Decimal
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from pixiu_cli.account.ledger import ZERO, cash_effect, day_ends, dec
@@ -47,7 +49,7 @@ from pixiu_cli.account.overview import stated_lots
 from pixiu_cli.kernel.errors import RequestError
 from pixiu_cli.market.bars import CSI300, Benchmark
 from pixiu_cli.market.calendar import last_complete_session
-from pixiu_cli.market.trading_days import previous_trading_day, trading_calendar
+from pixiu_cli.market.trading_days import previous_trading_day, sessions_in
 
 if TYPE_CHECKING:
     from pixiu_cli.account.books import AccountBooks
@@ -84,14 +86,11 @@ class ValueSeries:
 
     def index(self, day: str) -> int:
         """The position of the last day on or before `day` (−1 when none)."""
-        lo, hi = 0, len(self.days)
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if self.days[mid].day <= day:
-                lo = mid + 1
-            else:
-                hi = mid
-        return lo - 1
+        return bisect_right(self._days, day) - 1
+
+    @cached_property
+    def _days(self) -> list[str]:
+        return [d.day for d in self.days]
 
     def to_json(self) -> str:
         return json.dumps(
@@ -119,32 +118,6 @@ class ValueSeries:
 
 
 # the series ---------------------------------------------------------------------------
-def _sessions(first: str, last: str) -> list[str]:
-    """The trading days in [first, last] by the shipped calendar (up to its end)."""
-    calendar = trading_calendar()
-    end = min(date.fromisoformat(last), calendar.last)
-    day = date.fromisoformat(first)
-    if day < calendar.first:
-        day = calendar.first
-    out = []
-    while day <= end:
-        if day.weekday() < 5 and day not in calendar.closed:
-            out.append(day.isoformat())
-        day += timedelta(days=1)
-    return out
-
-
-def _session_on_or_after(day: str, sessions: Sequence[str]) -> str | None:
-    lo, hi = 0, len(sessions)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if sessions[mid] < day:
-            lo = mid + 1
-        else:
-            hi = mid
-    return sessions[lo] if lo < len(sessions) else None
-
-
 def _stock_flow(f: Fill, effect: Decimal | None) -> Decimal:
     """Money into the stocks (+) or out of them (−) by a fill, when the stocks are the account:
     the cash the fill moved, seen from the other side. An IPO payment waits for its shares."""
@@ -265,7 +238,7 @@ def value_series(account: AccountBooks, now: datetime) -> ValueSeries:
         told = "导入对账单，或用 pixiu trade、pixiu cash in 记下成交和转账后可算"
         why = f"持仓没有记录日期，不知道从哪天算起（{told}）" if lots else f"账户里还没有成交或持仓记录（{told}）"
         return ValueSeries((), stocks_only, "", why)
-    sessions = _sessions(min(event_days), end)
+    sessions = [d.isoformat() for d in sessions_in(date.fromisoformat(min(event_days)), date.fromisoformat(end))]
     if not sessions:
         return ValueSeries((), stocks_only, "", "账户的记录都在最后一个已收盘交易日之后")
     days = [previous_trading_day(date.fromisoformat(sessions[0])).isoformat(), *sessions]
@@ -280,7 +253,7 @@ def value_series(account: AccountBooks, now: datetime) -> ValueSeries:
             unknown.before(after, f"{negative[-1]} 及之前的现金算出来是负数：更早的转入或成交没有记录")
     folded: dict[str, Decimal] = defaultdict(lambda: ZERO)  # a flow dated off a session: the next one's
     for day, amount in flows.items():
-        folded[_session_on_or_after(day, days) or days[-1]] += amount
+        folded[days[min(bisect_left(days, day), len(days) - 1)]] += amount
     out: list[DayValue] = []
     for i, day in enumerate(days):
         value, carried = ZERO, 0
@@ -296,7 +269,7 @@ def value_series(account: AccountBooks, now: datetime) -> ValueSeries:
         out.append(
             DayValue(day, value, None if cash_by_day is None else cash_by_day[i], folded.get(day, ZERO), carried)
         )
-    known = days[_position(days, unknown.day)] if unknown.day else days[0]
+    known = days[min(bisect_left(days, unknown.day), len(days) - 1)] if unknown.day else days[0]
     return ValueSeries(tuple(out), stocks_only, known, unknown.why, cash_unknown)
 
 
@@ -333,14 +306,6 @@ def _added_up(parts: Sequence[ValueSeries]) -> ValueSeries:
     return ValueSeries(tuple(out), stocks_only, known, why, sum(p.cash_unknown for p in parts))
 
 
-def _position(days: Sequence[str], day: str) -> int:
-    """The position of the first day on or after `day` (the last one when none)."""
-    for i, d in enumerate(days):
-        if d >= day:
-            return i
-    return len(days) - 1
-
-
 def _cash_by_day(
     days: Sequence[str], balances: Sequence[CashBalance], moved: dict[str, Decimal], effects
 ) -> list[Decimal]:
@@ -356,14 +321,8 @@ def _cash_by_day(
         cumulative.append((day, running))
 
     def through(day: str) -> Decimal:
-        lo, hi = 0, len(cumulative)
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if cumulative[mid][0] <= day:
-                lo = mid + 1
-            else:
-                hi = mid
-        return cumulative[lo - 1][1] if lo else ZERO
+        at = bisect_right(movement_days, day)
+        return cumulative[at - 1][1] if at else ZERO
 
     def anchor(b: CashBalance) -> Decimal:
         """The movement the balance already contains: every flow through the day before it, and

@@ -215,6 +215,13 @@ def sessions_between(after: date, until: date) -> int:
     return sum(1 for d in _weekdays(after, until) if d >= calendar.first and d not in calendar.closed)
 
 
+def sessions_in(first: date, last: date) -> list[date]:
+    """The trading days in [first, last], up to the calendar's last known day."""
+    calendar = trading_calendar()
+    after, until = max(first, calendar.first) - timedelta(days=1), min(last, calendar.last)
+    return [d for d in _weekdays(after, until) if d not in calendar.closed]
+
+
 # The exchanges' close: a source with no publication time is read after it.
 MARKET_CLOSE = time(15, 0)
 # How long after a source publishes the day's bars the daily chain starts: a slow publication
